@@ -1,0 +1,70 @@
+// Package repository is the service's only access to PostgreSQL: hand-written SQL over sqlx and
+// lib/pq, one file per resource.
+package repository
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+var (
+	// ErrNotFound: no such row, or not the caller's (the two are not told apart on purpose).
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a unique constraint refused the write (PostgreSQL 23505).
+	ErrConflict = errors.New("conflict")
+	// ErrPasswordRequired: privacy 2 asked for a website that has no password.
+	ErrPasswordRequired = errors.New("password required")
+)
+
+// Repository runs every query of the service.
+type Repository struct {
+	db  *sqlx.DB
+	now func() time.Time
+}
+
+// New wraps an open database. now is the clock for created_at/updated_at; nil means time.Now.
+func New(db *sqlx.DB, now func() time.Time) *Repository {
+	if now == nil {
+		now = time.Now
+	}
+	return &Repository{db: db, now: now}
+}
+
+// Open connects to PostgreSQL and checks the connection.
+func Open(ctx context.Context, url string) (*sqlx.DB, error) {
+	db, err := sqlx.Open("postgres", url)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	return db, nil
+}
+
+// Ping tells whether the database answers; /readyz uses it.
+func (r *Repository) Ping(ctx context.Context) error {
+	return r.db.PingContext(ctx)
+}
+
+func isUniqueViolation(err error) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code == "23505"
+}
+
+// likePattern turns a user's search text into an ILIKE pattern that matches it as a literal
+// substring: % and _ are not wildcards here.
+func likePattern(search string) string {
+	escaped := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(search)
+	return "%" + escaped + "%"
+}
