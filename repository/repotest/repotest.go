@@ -1,0 +1,143 @@
+// Package repotest gives each test its own fresh, migrated PostgreSQL database.
+//
+// DATABASE_URL names a server (any database on it, usually "postgres"); `make test` starts a
+// throw-away cluster and sets it. Without it tests fail: a test that needs PostgreSQL never
+// skips. The first use in a test binary migrates a template database; each test then gets a
+// clone of it, dropped when the test ends unless KEEP_TEST_DB=1 (to inspect it with psql).
+package repotest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+const templateName = "analytics_test_template"
+
+// templateLock serialises template migration and cloning across test binaries that run in
+// parallel: CREATE DATABASE refuses a template that has an open connection.
+const templateLock = 7_273_111_002
+
+var migrateOnce sync.Once
+var migrateErr error
+
+// ServerURL returns DATABASE_URL or fails the test.
+func ServerURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("DATABASE_URL")
+	if u == "" {
+		t.Fatal("DATABASE_URL is not set: tests need a real PostgreSQL. Run `make test`, which starts a throw-away cluster, or set DATABASE_URL to a server you own.")
+	}
+	return u
+}
+
+// New creates a fresh migrated database for the test and returns it open, with its URL.
+func New(t testing.TB) (*sqlx.DB, string) {
+	t.Helper()
+	server := ServerURL(t)
+	ctx := context.Background()
+	admin, err := repository.Open(ctx, server)
+	if err != nil {
+		t.Fatalf("connect to DATABASE_URL: %v", err)
+	}
+	defer admin.Close()
+
+	migrateOnce.Do(func() { migrateErr = migrateTemplate(ctx, admin, server) })
+	if migrateErr != nil {
+		t.Fatalf("prepare template database: %v", migrateErr)
+	}
+
+	name := "test_" + randomSuffix()
+	if err := withLock(ctx, admin, func(conn *sqlx.Conn) error {
+		_, err := conn.ExecContext(ctx, `CREATE DATABASE `+name+` TEMPLATE `+templateName)
+		return err
+	}); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	dbURL := WithDatabase(server, name)
+	db, err := repository.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("open test database: %v", err)
+	}
+	t.Cleanup(func() {
+		db.Close()
+		if os.Getenv("KEEP_TEST_DB") == "1" {
+			t.Logf("kept test database %s", name)
+			return
+		}
+		drop, err := repository.Open(ctx, server)
+		if err != nil {
+			t.Errorf("drop test database: %v", err)
+			return
+		}
+		defer drop.Close()
+		if _, err := drop.ExecContext(ctx, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
+			t.Errorf("drop test database: %v", err)
+		}
+	})
+	return db, dbURL
+}
+
+func migrateTemplate(ctx context.Context, admin *sqlx.DB, server string) error {
+	return withLock(ctx, admin, func(conn *sqlx.Conn) error {
+		var exists bool
+		if err := conn.GetContext(ctx, &exists,
+			`SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, templateName); err != nil {
+			return err
+		}
+		if !exists {
+			if _, err := conn.ExecContext(ctx, `CREATE DATABASE `+templateName); err != nil {
+				return err
+			}
+		}
+		tmpl, err := repository.Open(ctx, WithDatabase(server, templateName))
+		if err != nil {
+			return err
+		}
+		defer tmpl.Close()
+		return repository.Migrate(ctx, tmpl)
+	})
+}
+
+func withLock(ctx context.Context, admin *sqlx.DB, fn func(*sqlx.Conn) error) error {
+	conn, err := admin.Connx(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, templateLock); err != nil {
+		return err
+	}
+	defer conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, templateLock) //nolint:errcheck
+	return fn(conn)
+}
+
+// WithDatabase returns the connection string with its database replaced; it accepts both the
+// URL form (postgres://...) and the key=value form.
+func WithDatabase(conn, name string) string {
+	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
+		u, err := url.Parse(conn)
+		if err == nil {
+			u.Path = "/" + name
+			return u.String()
+		}
+	}
+	return conn + " dbname=" + name
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%d_%s", time.Now().Unix()%100000, hex.EncodeToString(b))
+}
