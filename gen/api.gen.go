@@ -152,6 +152,63 @@ func (e StatName) Valid() bool {
 	}
 }
 
+// Defines values for WebsiteStoreFormEmail.
+const (
+	WebsiteStoreFormEmailN0 WebsiteStoreFormEmail = 0
+	WebsiteStoreFormEmailN1 WebsiteStoreFormEmail = 1
+)
+
+// Valid indicates whether the value is a known member of the WebsiteStoreFormEmail enum.
+func (e WebsiteStoreFormEmail) Valid() bool {
+	switch e {
+	case WebsiteStoreFormEmailN0:
+		return true
+	case WebsiteStoreFormEmailN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebsiteStoreFormExcludeBots.
+const (
+	WebsiteStoreFormExcludeBotsN0 WebsiteStoreFormExcludeBots = 0
+	WebsiteStoreFormExcludeBotsN1 WebsiteStoreFormExcludeBots = 1
+)
+
+// Valid indicates whether the value is a known member of the WebsiteStoreFormExcludeBots enum.
+func (e WebsiteStoreFormExcludeBots) Valid() bool {
+	switch e {
+	case WebsiteStoreFormExcludeBotsN0:
+		return true
+	case WebsiteStoreFormExcludeBotsN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebsiteStoreFormPrivacy.
+const (
+	WebsiteStoreFormPrivacyN0 WebsiteStoreFormPrivacy = 0
+	WebsiteStoreFormPrivacyN1 WebsiteStoreFormPrivacy = 1
+	WebsiteStoreFormPrivacyN2 WebsiteStoreFormPrivacy = 2
+)
+
+// Valid indicates whether the value is a known member of the WebsiteStoreFormPrivacy enum.
+func (e WebsiteStoreFormPrivacy) Valid() bool {
+	switch e {
+	case WebsiteStoreFormPrivacyN0:
+		return true
+	case WebsiteStoreFormPrivacyN1:
+		return true
+	case WebsiteStoreFormPrivacyN2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ZeroOne.
 const (
 	ZeroOneN0 ZeroOne = 0
@@ -475,9 +532,9 @@ type WebsiteResponse struct {
 // WebsiteStoreForm defines model for WebsiteStoreForm.
 type WebsiteStoreForm struct {
 	// Domain A host name or IP address; a URL is accepted and normalised.
-	Domain      string   `json:"domain"`
-	Email       *ZeroOne `json:"email,omitempty"`
-	ExcludeBots *ZeroOne `json:"exclude_bots,omitempty"`
+	Domain      string                       `json:"domain"`
+	Email       *WebsiteStoreFormEmail       `json:"email,omitempty"`
+	ExcludeBots *WebsiteStoreFormExcludeBots `json:"exclude_bots,omitempty"`
 
 	// ExcludeIps One IPv4/IPv6 address or CIDR range per line.
 	ExcludeIps *string `json:"exclude_ips,omitempty"`
@@ -486,9 +543,20 @@ type WebsiteStoreForm struct {
 	ExcludeParams *string `json:"exclude_params,omitempty"`
 
 	// Password Needed when privacy is 2; stored as an argon2id hash.
-	Password *string  `json:"password,omitempty"`
-	Privacy  *Privacy `json:"privacy,omitempty"`
+	Password *string `json:"password,omitempty"`
+
+	// Privacy 0 private, 1 public, 2 password-protected.
+	Privacy *WebsiteStoreFormPrivacy `json:"privacy,omitempty"`
 }
+
+// WebsiteStoreFormEmail defines model for WebsiteStoreForm.Email.
+type WebsiteStoreFormEmail int
+
+// WebsiteStoreFormExcludeBots defines model for WebsiteStoreForm.ExcludeBots.
+type WebsiteStoreFormExcludeBots int
+
+// WebsiteStoreFormPrivacy 0 private, 1 public, 2 password-protected.
+type WebsiteStoreFormPrivacy int
 
 // WebsiteUpdateForm defines model for WebsiteUpdateForm.
 type WebsiteUpdateForm struct {
@@ -2022,81 +2090,82 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HyPbxs3sv+/Mtjv96E2sJJWitNLZQQHt03v/JomfokDv1xkeOndkcTzLrkluZJ1hv/3hyH3p7SSZcfX",
-	"ooe2AWJLS3I4nPnMhzOzufMimWZSoDDaG995c2QxKvvjB/w1R21OY/olRh0pnhkuhTf2zucIPIZcxKhg",
-	"OefRHMwcIUbDeKJBTsHMuQZUSipYokJI5GyGcd/zPYW/5lxh7I2NytH3dDTHlNEaZpWhN/a0UVzMvPt7",
-	"3/uARq1OpgbVpgwfMZIi1mAkLBk3cI1TqdDKIfDWgHLi77UkFwZnqOyaFxcXJ7mZozA8YgY3Fz5Jlmyl",
-	"IfwemUIV7l4ARZ564y+ee9i79Dd2ee97GVMsRVPo/YzNsFvlGZuhD1MlUxj24cT+DhnTxu4aRQxzpkFI",
-	"iJlhwEQMIT0cDkIjQxB5kpCwnKb7NUe18nxPsJSkoZm8ptwxTlmeGG889L2U3fKUtjEMyv98L+Wi+NDv",
-	"0uIZqnIfneuhutq+5svALxU3DPzRS/9l4A+D4LJzpY9SmW3LaPqucwmrXa9apvyV6ajrjHzvAq81N/gR",
-	"mYrmm6fzA9PY40Kj0NzwBYLOr91o5wwIsUwZF8cQ/lfoTuYqBEaOwQ0qtvVgtFuwuYeU3b5FMTNzbzx6",
-	"+bLToArb/17GHK1NFeJ/yuLCpCMpDAqrOJZlCZk6l2Jw21sul72pVGkvVwmKSMZo/R9vWZol6H6MkjzG",
-	"K55pb+x5vjdlC6k4zeuR+Xv3TWn/v8KpN/b+36DGmYH7Vg9aUv0kVeqkb6v2vUhWVoNTjkmsQaMwEM2Z",
-	"mGHfc5vVmRTabfRUGFSCJW8IenZs9J+aJm/tK0WtrclWk4BGtUDlcIxOSBtmck0GGuy9SSdJx8ZOBOQC",
-	"bzOMDMYwZTzJFR63gJRVyFlgbfi/vQKWe6exhZ4GYDe/2yZV8figBncr2TtpfpK5iJ+qseIkQUgDU5qo",
-	"qa2j4OjrtfVOgs6jOSyLlVgqxcwqK2JJguob3SfDO2OrRLL4XMq3TM3wqfshtC2cCK5lvAJOgUZCQpO2",
-	"9jZ88fV7o9XKVewKCsycCfj2CH7m39t9nUv5CxOr4tj0k/clJaRMrMrN6dZeRt89w17WV3DxyvKBKOEo",
-	"zDEoCuuQMINqzYRtwO9VEX+3BVfcwIrxSbDczKXi/8Inm7Gbowz9a0Y8fJ6DvkF7zinXmouZDylLCG8x",
-	"9kHhQt5gDFJBLm6EXIo19VxcXPTWyckuHa1zmUJRmZIR7fk6wTfCcLN6nL4sHFp5qjA+/uKlOfkKghRI",
-	"MW8YeI3Ife+vOdeML1A4nrJkGrhYsIS3FT4aPQPGQsWtSKs2hJD2i/WOIXSbCYHirQZk0Zx2YH3uk9B5",
-	"lkllMP4FY87ObaB9JkAp1fVg9G2jzcvnRRvC6/BBEUKrjgLj3//8OB3QGdsRCsmnrhixr1Ew+rYXDHvB",
-	"6HwYjAP68w/P9xxJ8sbl+H4kUyJpKeOJZZol97iWhIGNDywZIYZbf2RPnihKbtIrLXMV4USQwpqMxfF1",
-	"HnvjvxAP13opVUXjM8UXLFp545Hv5ZakrIv/4jx4NX7hxL9/LO/5UBCXbYdUhLp+Y2brdT9igsaBHItj",
-	"TiNYcqZkhspYvjdlibbi1x8RYa1GFaSXNlmT3WspE2SCTprbp8gI7G65MN8eeZvk2/fk9T8xMs17TiFz",
-	"N4mur0lfaI1qvF8JVw8rvrr3vYrK7dzspvoIiNwNlKzdh6lUgAtUK3DuBJM8CF7gazgKAnKytrpqkOte",
-	"9s7jBlPdcW+ttsCUYiuvg9DC0WgEUiSrYwc4BRoV8LTkZg7caCjQw8boDa1U0HK3MT3CPE+ZsEwZRYSN",
-	"8bWMJaR03TP/fn5+ViiJglKGZTDsuH41z7SUqZq96zh/Stis41INhf3BUnFjUADTEJKFhj6E9ozph2FI",
-	"MB4GlvqWNmcvHeTUiaa/h57vBR0G6HtvuTZvubjRj7QmOwZuELPCgKSZowJ7VasDzKYNTbnSptNCErbl",
-	"C4G39guCMorPJRRtPJgpXOzx4NoJOYmK9YtJikW7zooU9gs6/H4E1ES5UihMQQ3uOoCDOOGmEZxJbZco",
-	"78xWWiA/q1JKLgVCm24lPkj3WzTRWJV2vUOoms10fWvkwwLTAs8or5GGJXtB8doxtw7Ab2Zb3JRNVRSH",
-	"YTfYZQNnZRBc33wANj4a9GEIWX6d8MiHEZRBtJcpaezdtuGrgT/0R5dde/1omHkjjFo91tZk7mjIHuFq",
-	"wZIcuzONTe25x/xi6i6dkLDkG48NwQUVqiLHLpJQK6QjoiQliu2aoYY7Gy8M22eAdfd1jVjBiznKxbfp",
-	"5Z1NXNWMgIxswXHp+d6Ca26kIot0lqdwikohfRKxNGN8Jjzfu1Zyqe2HpDxmuJhd6ZU2mFqmsOARWgsW",
-	"s7xMISpEcaVQyyS31ulbgsppe+VB2qxaRJcd38MFtk62htWCmj3WCBvctmGJxBh7hqfYFYBLrtsVgAXN",
-	"kHCNMcylNvZyQoHv9AxYHCvUujOmFzx59yH/A5V8L2yWrs2mHz3Mcu6NQO7kQ22znD+c/vgBFBMz1HBw",
-	"erY4crtYfHtorx72YOjmS1wtQwUJF7gDGxtbXSP562L8Tzs2a4iVzDKMXTaCzE+3Vz2GkPjg6NsQWEJf",
-	"0ABt8Xo5lwm6aL+XbPXt4u5ryHV9G1nf3MUcLQFhFdjSXU6jcdnD+kOjMZnaex7xFlBociVaVK4hWFYD",
-	"/S5DKOPBfftOtJ/Zd10CCkeoBWhsvbTpNVvdOP+2UTaOwG/6ZkviLvwqvP/fDe0lyPxxgH39xvo05eyl",
-	"ky4Jd4j00Ujlagfju/VltyDsyTZQPQYGnz68JYdhUYSZwdiiWA3H5DnN+ktw9MqWwsoPhrtQmSXJ+6k3",
-	"/rIn0F76dbkq6EDrr5hu+BCK0yWS4HpAWF2qh5RVA3oLrxs6Gbr64KMRm5Zcu1G5I6oRmsBNczFL0H5Q",
-	"I/ZWrN5Dru0w+w4xxhiWcxRQYBOZxugYNBldTFdUJoCpmRQjbouv8/VFRw/bRwN39zvSCoHbFrLuOM76",
-	"d7hOo+624Tu/D5V4khntMagZkXdJZnMTazbx9NPc6wzvO86nVFDNogN/2F391hjlipvVR5rXHd21bTU4",
-	"yU1HnfpEwMnZqa1BpCxGuF5ByARLVoZHGnKNCly8dHmW+isaUXzTL6vRlj+4voZKtrkxmctncjGVZaaY",
-	"uSRhUdM+qWYlCzWMC1QUtHOVFDPo8WAw42aeX/cjmQ4qMXoaFdH/+pPN9Fqh2Z5LHlTlwnJAH4hghwOW",
-	"8cFiGNJlPJNcGA1TmSRy6RjUPKuFXAxJZz5oORF4yzXdR4pSVpEUWkp1w8XsmKBCrY1eMg2JlBpdPoC0",
-	"T1zNKB4Rwh24hBIdsz8RYXlTdz0C5J70tM0OsjIaMaGXxGiPRqPD/kRMxBs7xeaWAG8piLmFYxnlKQoD",
-	"AjHWEJ4UxTKbtx+D609xKdHo5Oz06uc3n11+NOxPRKOIxKUgkaI5RjdEp0nLY2BwzeIGcC+5mcvcALOG",
-	"U0kcDH3L+49Go/5EfKjrIRxdsXuPWsQxVAV/O+S/P75/14c3jcTuRDQyu9XiNq1qIwgFldBmlUObGm5U",
-	"gQ5cCrbnJqgysIe05Uyh7T2Qdf6WVOO8RiNq+xEtwRXIpShtz92ESDQ9BiZc7pAGfaOBN44zOPIBb1lk",
-	"khUk/IZsdiKKOiDwuD8RlqJFWBCw0pv+dva296If9Gj1DS9aLpf9mcj7Us0GxVg9YLMsoSH9uUkTy0K5",
-	"SdqeeXJ2Shd2VNp51bAf9AOb8s9QsIx7Y48meGHJuplb4CkMcFA80l+x1IaQGZqu9i21QO1s832Gghyj",
-	"tNE+vLNGKiSZT79OBEhxGntj729oiiHeWvvHKAh2VKdKgarqVLmbMdjNWA1v70frLNJsyE5KOhp9ty0A",
-	"VOIO1kv697730om/e1y7xaUZBLzxl0vf03maMrWy8hWI0xTb9wybaWII9kZwSROUJ2eNdHBXGO4Vj++3",
-	"nh/t3V7fbbsfXZhpMKFj5AOJgDHIhe1ksC0aKGKmIGaroiHAdaaBkRAaGU4EF1GSa75AOLAPceGc1QH+",
-	"NxroQgn/kgIP+xBOvIkXWp4OClkCNmUHKTJB4Fw6jVQTEXOFkenDOUFMkabVUhkLTNcK2Q0FQTee6QhF",
-	"zMXM+Vrb6OgO9ZH047Ub9r7cbS/dWQ/vwwn5L5g5M2XNtdm30kSAqg2MnKruAqsPZGez4UZSYXeTXpfg",
-	"1SH2ISwzd0XDWpG9C2HOFq7PMmYrOAg/f/78uffLL70ffwwPiRJbXfrA7IlNhEbFUTvybrFPO7txz2k4",
-	"KJIxZS7QXs60D0UWUPvQ7/cP3Yl0dcjZv3Zp5aEkq01YdqjjJ0sgYrbyoblHm82uAKSqBA+3iFck1/c4",
-	"NNua15ExWZfrLesSywXWognWOVe3pC+2SWrk88q5uyfSnv5v0Q7ZaeYuzIduupAI2g1BzrEL4aEVLtwt",
-	"xNX1aktraVk/KDPg7vfLTtG2da1un91VJerZy993rdLlAjWGDWwL7R7PlU29+zxqn7t8VHje2jzypSrz",
-	"DEdBVcbxBpnikbt2VQ9896rxvRWgyqgV1VhLjcaDQSIjlhDWjF8Fr4J2BPzLX+koXhMyuRQD+dPr2tfd",
-	"h0a+rp3KfUQjXg/LAutvtJarGbvmF1cWpp8bqcF2PXZYll+HrYrosFkAfRm4gueoKkKO9m9vqapjnd28",
-	"ro29goCamHNVEApHoYLhw1So1fNnBx09PKjqdbVEbbTPKpsNc78Dyato3ccyRltCw0qy0WB2jqe0qF15",
-	"GdlN6EpKUj5d1EjowJgpQvpDXIrHFXljRAAcA+NS0BWa5qIIYO/ApM9tVOuilHeDbT2APO1O/SfBv0ud",
-	"PRn/q4JG9XLBeipue3Cy3e5lukrDQdUCMwwPQSonoJCi13ymao8JwsNtQjcqIvt5scuFbUoY8tgyb5sN",
-	"sr0PKnbNL4+PZZbPllpqFoP+Y8PYVzdBBk9rgnSfPtj3WJVviiRmsK3xsSny46NsCS9/fVS83Bz1b4x8",
-	"wyryDR/d2LlP8Cs38xXB7o8Yu0g11d4bEauC+8t738uk7ghQJSy7O3TVIOHyvAdG8dQ20SdyiaoXMY3x",
-	"MTBIkNGNHsLCtFxiu0yPhT6wiaieWS6XffpIrIAu4D5kFN3ofmIU4wk9E0sDClO5oOk/CR7JGCFh15ho",
-	"cNV14MLIichysaIvD+142+5t5ihsz3e7AMlEowbpQy74rzkCi5TUGliS2GSh7k9EWPhlCKMijcvolu6c",
-	"N+xDWPp3WOYZqjLmHFVnqLXl04uKQNQvjq2+8i2xCsWamcg3NaINrhM5W6vbj71h0Lf/D15NxCgIhuP4",
-	"+tV4PPSakPRYb6wrxPftGhlh4P0GtA9/r/b2B5F9h3YegvsC158J75+70V3gsm52b73w8lY6zW9pk6rH",
-	"faPh04e3j3u/+P7JyDt88fCg9TfR7LiX+yzW8dbJHxXuT+K484LSgPuOO8rgrsg8u9cCNg//gwXgouJf",
-	"VfhiC5Zyapvn7eXap5sI3WCMYkIzewvZLCe49ymaIPhVXK98z6JFsco3JaoXJPb2ofJtj90viRDgz8oX",
-	"l36ru/PvZFROIw/ZlV9ec9cC3lwudx/1bsHqt6D+8xVNunpYzb91MeRZiyCXtn7Z9Ur/eVkqZhrOPp1v",
-	"wsYZjdtKnbq13ngtv/32u3f/RzHGP2Pfnt7jDrb2Hzg4Ozn/4e+HW/0oN11dcVv/9YNjCGuuFoKLiFIU",
-	"ryhVzN89Y/0O08ysJiJssMrX7j7U5o+vQ4gSZMoF2IRr06+SYhAx4SpNhRgxHBSdKBse4jTwp4v86SJ7",
-	"usgWhthucWh3uH25JAx3/1BHVwA6AZtMAi60YSKyFW5Snis7hCm7QVC5S/bWrTMbOSib5Cpk2xHj6EZu",
-	"+4GMYtGNfUujiFrVfjYzqiezmcKZ7e+KGU9WdRG+neBvzOYS/F3J7UarV+N51/x9ef9/AQAA//8=",
+	"7FwPbxs3sv8qg33voQ6wklaK3UtlBAe3Te/ymqZ+iYO8XGRk6d2RxPMuuSW5UnSGv/thSO4fSStZdtwW",
+	"PfSuQGxpSQ6HM7/5cWbWN0Ei80IKFEYH45tgjixFZX98g7+UqM3LlH5JUSeKF4ZLEYyDizkCT6EUKSpY",
+	"znkyBzNHSNEwnmmQUzBzrgGVkgqWqBAyOZth2g/CQOEvJVeYBmOjSgwDncwxZ7SGWRUYjANtFBez4PY2",
+	"DN6gUauzqUG1LcNbTKRINRgJS8YNXOFUKrRyCPxsQDnxD1qSC4MzVHbN9+/fn5VmjsLwhBncXvgsW7KV",
+	"hvhbZApVvH8BFGUejD8G7uHgMtza5W0YFEyxHI3X+zmbYbfKCzbDEKZK5jDsw5n9HQqmjd01ihTmTIOQ",
+	"kDLDgIkUYno4HsRGxiDKLCNhOU33S4lqFYSBYDlJQzMFbblTnLIyM8F4GAY5+8xz2sYwqv4XBjkX/sOw",
+	"S4vnqKp9dK6H6tPuNU+isFLcMApHJ+FJFA6j6LJzpbdSmV3LaPqucwmr3aBepvqV6aTrjMLgPV5pbvAt",
+	"MpXMt0/nO6axx4VGobnhCwRdXrnRzhkQUpkzLk4h/p/YncynGBg5Bjeo2M6D0W7B9h5y9vkVipmZB+PR",
+	"yUmnQXnb/1amHK1NefHfFak36UQKg8IqjhVFRqbOpRh87i2Xy95UqrxXqgxFIlO0/o+fWV5k6H5MsjLF",
+	"T7zQwTgIwmDKFlJxmjcg8w9u29L+t8JpMA7+a9DgzMB9qwdrUv0gVe6kX1ftzyJbWQ1OOWapBo3CQDJn",
+	"Yob9wG1WF1Jot9GXwqASLHtB0LNno//UNPnavnLU2ppsPQloVAtUDsfohLRhptRkoNHBm3SSdGzsTEAp",
+	"8HOBicEUpoxnpcLTNSBlNXJ6rI3/v+dhufcytdDTAuz2d7uk8o8PGnC3kr2W5gdZivShGvMnCUIamNJE",
+	"bW0dR8dfrq3XEnSZzGHpV2K5FDOrrIRlGaqvdJ8M75ytMsnSCylfMTXDh+6H0NY7EVzJdAWcAo2EjCZd",
+	"29vw6ZfvjVarVrErKDBzJuDrY/iRf2v3dSHlT0ys/LHpB+9LSsiZWFWb02t7GX3zCHvZXMHFK8sHkoyj",
+	"MKegKKxDxgyqDRO2Ab9XR/z9FlxzAyvGO8FKM5eK/wsfbMZujir0bxjx8HEO+hrtOedcay5mIeQsI7zF",
+	"NASFC3mNKUgFpbgWcik21PP+/fveJjnZp6NNLuMVVSiZ0J6vMnwhDDer++nLwqGVpw7j449BXpKvIEiB",
+	"FPOGUQijkxBOohCGURRc3oYb/jXjCxSOqiyZBi4WLOPrOh+NHgFmoaZXpFgbRegA/HqnELv9xEAhVwOy",
+	"ZE6bsG73TuiyKKQymP6EKWcXNtY+EqZUGrszAK8DzsnjAg5BdnynCLFVh4f5n3+8nw7ojO0IheRWnxgR",
+	"sFE0+roXDXvR6GIYjSP67x9BGDieFIyr8f1E5sTTcsYzSzYr+nElCQZbH1g+QiS3+ciePLGU0uSftCxV",
+	"ghNBCmuTFkfZeRqM/0JUXOulVDWTLxRfsGQVjEdhUFqesin+04vo2fipE//2vtTnjecuuw7JR7t+a2br",
+	"eN9jhsbhHEtTTiNYdq5kgcpYyjdlmbbiNx8RZ61Hed5Lm2z47pWUGTJBJ83tU2QEdrdcmK+Pg23+HQby",
+	"6p+YmPZVx8vczaObm9JHWqMeH9bCNcP8V7dhULO5vZvdVh9hkbuEkrWHMJUKcIFqBc6dYFJG0VN8DsdR",
+	"RE62rq4G57qXvQm4wVx3XF3rLTCl2Cro4LRwPBqBFNnq1AGORyMPT0tu5sCNBo8eNkxvaaWGlput6RHm",
+	"Zc6EJcsoEmyNb2SsIKXrqvn3i4tzrySKSwVW8bDjBtY+00qmevau4/whY7OOezV4+4Ol4sagAKYhJguN",
+	"Q4jtGdMPw5hgPI4s+61szt47yKkzTf8OgzCIOgwwDF5xbV5xca3vaU12DFwjFt6ApJmjAntbawLMtg1N",
+	"udKm00IytuMLgZ/tFwRlFKIrKNp6sFC4OODBjRNyEvn1/SR+0a6zIoX9hA6/7wE1SakUCuPZwU0HcBAt",
+	"3DaCc6ntEtW12UoL5Gd1VsllQWjTa7kP0v0OTbRWpV3vEaohNF3fGnm3wLTAI8prpGHZQVC8ccxrBxC2",
+	"Ey5uyrYq/GHYDXbZwHkVBDc3H4GNjwZDGEJRXmU8CWEEVRDtFUoae71t+WoUDsPRZdde3xpmXgijVve1",
+	"NVk6GnJAuFqwrMTuZGNbe+6x0E/dpRMSlnzjviHYU6E6cuwjCY1COiJKVqHYvhkauLPxwrBDBlh339SI",
+	"FdzPUS2+Sy+vbe6qYQRkZAuOyyAMFlxzIxVZpLM8hVNUCumThOUF4zMRhMGVkkttPyTlMcPF7JNeaYO5",
+	"ZQoLnqC1YDErqyyiQhSfFGqZldY6Q0tQOW2vOkibWEvovhMGuMC1k21g1VOz+xphi9u2LJEYY8/wHLsC",
+	"cMV1uwKwoBkyrjGFudTGXk4o8L08B5amCrXujOmeJ+8/5H+gkj8Lm6hbZ9P3HmY591Ygd/KhtonO715+",
+	"/wYUEzPUcPTyfHHsdrH4+om9etiDocsvcbUCFWRc4B5sbG11g+RvivF/67FZQ6pkUWDqEhJkfnp91VOI",
+	"iQ+Ovo6BZfQFDdAWr5dzmaGL9gfJ1twubr6EXDe3kc3NvZ+jJSCsBlu6y2k0LoHYfGg0ZlN7zyPeAgpN",
+	"qcQalWsJVjRAv88Qqnhwu34nOszsuy4B3hEaAVpbr2x6w1a3zn/dKFtHELZ9c03iLvzy3v9rQ3sFMn8c",
+	"YN+8sT5MOQfppEvCPSK9NVK58sH4ZnPZHQh7tgtUT4HBuzevyGFYkmBhMLUo1sAxeU67BBMdP7PVsOqD",
+	"4T5UrutPUZsPdbKhTWRuV+QOHNqJznQ5JBgeEAZX2yYlNEC9hsOtvQ5d6e/eSExLbtyUnOob5CXQ0lzM",
+	"MrQfNEi8E4MPkGs3fL5GTDGF5RwFeMyhIx+dgiZjSunqyQQwNZNixG1ddb656Ojucy/axLk5+V+PRG96",
+	"jjP/Pb7Tqr1tOc/vwyUeZG8HDGqH5H2S2eTEhvE8/NgPCqO3HedTKaih0d3efhsGGpNScbN6S/O6o7uy",
+	"7QZnpemoVZ8JODt/aesQOUsRrlYQM8GyleGJhlKjAhcwXaKl+YpG+G/6VUXaEgjX21DLNjemcAlNLqay",
+	"ShUzlyX0de2zelayUMO4QEVRu1SZn0GPB4MZN/Pyqp/IfFCL0dOoiP83n2zn17xmey57UJcMqwF9IIYd",
+	"D1jBB4thTLfxQnJhNExllsmlo1DzohFyMSSdhaDlROBnrulC4stZPiu0lOqai9kpYYraGL1kGjIpNbqE",
+	"AGmfyJpRPCEoPHIZJTrmcCLi6qru+gTIPelpmx5kVThiQi+J0h6PRk/6EzERL+wU21sC/ExRzC2cyqTM",
+	"URgQiKmG+MwXzGzifgyuR8XlRJOz85effnzxwSVI4/5EtApJXAoSKZljck18mrQ8BgZXLG0h/JKbuSwN",
+	"MGs4tcTRMLTE/3g06k/Em6YgwtEVvA8oRpxCXfS3Q/737c+v+/CildmdiFZqt17c5lVtqKHoE9u0cmxz",
+	"w60y0JHLwfbcBHUK9gltuVBo+w9kk8Al1Tiv0YjafkRLcAVyKSrbc1chEk2PgQmXPKRBX2ngreOMjkPA",
+	"zywx2Qoyfk02OxG+Fgg87U+E5WgJegZWedPfzl/1nvajHq2+5UXL5bI/E2VfqtnAj9UDNisyGtKfmzyz",
+	"NJSbbN0zz85f0o0dlXZeNexH/cjm/AsUrODBOKAJnlq2buYWeLwBDvwj/RXLbQiZoelq4VIL1M42fy5Q",
+	"kGNUNtqH19ZIhSTz6TeZAClepsE4+BsaPyTYaAEZRdGe8lQlUF2eqnYzBrsZq+HdPWmdVZot2UlJx6Nv",
+	"dgWAWtzBZln/NgxOnPj7x623ubSDQDD+eBkGusxzplZWPo84bbHDwLCZJoZgrwSXNEF1ctZIBzfecD/x",
+	"9Hbn+dHe7f3dtvzRjZkGEzomIZAImIJc2G4G26aBImUKUrbyTQGuOw2MhNjIeCK4SLJS8wXCkX2IC+es",
+	"DvC/0kA3SviXFPikD/EkmASxJeqgkGVgc3aQIxMEzpXTSDURKVeYmD5cEMT4PK2WylhgulLIrikIuvFM",
+	"JyhSLmbO19aNji5Rb0k/wXrT3seb3bU76+F9OCP/BTNnpiq6tntX2ghQt4KRUzWdYM2B7G043Moq7G/U",
+	"6xK8PsQ+xFXqzjet+fRdDHO2cL2WKVvBUfzhw4cPvZ9+6n3/ffyEuLPVZQjMnthEaFQctWP5Fvu0sxv3",
+	"nIYjn42pkoH2dqZD8GlAHUK/33/iTqSrS87+s08rd2VZbcayQx0/WAKRslUI7T1aJl4DSF0KHu4Qz2fX",
+	"Dzg0257XkTLZlOsV6xLLBVbfCOucq1vSp7skNfJx5dzfF2lP/7doiew0cxfmYzddTATtmiDn1IXw2AoX",
+	"7xfi09VqR3tpVUCoUuDu98tO0XZ1ru6e3ZUlmtmr3/et0uUCDYYNbBvtAc9Vjb2HPGqfu7xXeN7ZPfKx",
+	"rvMMR1FdxwkGheKJu3bVD3zzrPW9FaBOqflyrKVG48EgkwnLCGvGz6Jn0XoE/Mtf6SieEzK5XAT50/PG",
+	"192HRj5vnMp9RCOeD6sK62+0lisau+4XVxemn1u5wfWC7LCqvw7XSqLDdgX0JHIVz1FdhRwd3t9Sl8c6",
+	"O3pdK3sNAQ0x58oTCkehouHdVGit788OOr57UN3vaona6JBVtpvmfgeSV9O6t1WMtoSGVWSjxewcT1mj",
+	"dtVlZD+hqyhJ9bQvktCBMeND+l1ciqc1eWNEABwD41LQFZrmoghg78Ckz11U630l7xbbugN51rv1HwT/",
+	"LnX2YPyvKxr1Cwabqbjdwcl2vFfpKg1HdQ/MMH4CUjkBhRS99jN1f0wUP9kldKskcpgXu1zYtoQxTy3z",
+	"ttkg2/ygUtf9cv9YZvlspaV2Neg/Nox9cRdk9LAuSPfpnY2Pdf3GJzGjXZ2PbZHvH2UrePnrveLl9qhf",
+	"MfIN68g3vHdn5yHBr9rMFwS7P2LsItXUe29FrBruL2/DoJC6I0BVsOzu0HWHhMvzHhnFc9tIn8klql7C",
+	"NKanwCBDRjd6iL1pucR2lR6LQ2ATUT+zXC779JFYAV3AQygoutH9xCjGM3omlQYU5nJB078TPJEpQsau",
+	"MNPgyuvAhZETUZRiRV8+seNtv7eZo7BN3+sVSCZaRcgQSsF/KRFYoqTWwLLMJgt1fyJi75cxjHwal9Et",
+	"3Tlv3Ie48u+4yjPUdcw5qs5Qa+un72sC0bw8tvrCN8VqFGtnIl80iDa4yuRso3A/DoZR3/5/8GwiRlE0",
+	"HKdXz8bjYdCGpPt6Y1Mivl2vkREG3m5B+/D36m+/E9n3aOcuuPe4/kh4/9id7gKXTbf72ksvr6TT/I4+",
+	"qWbcVxrevXl1v3eMbx+MvMOndw/afBvNjjs5ZLGO107+qHB/lqadF5QW3HfcUQY3PvPs3gvYPvw3FoB9",
+	"a0Bd4UstWMqp7Z63l+uQbiJ0gzGKCc3sLWS7nOBeqGiD4BdxvepFizWKVb0qUb8hcbAPVa977H9LhAB/",
+	"Vr259FvdnX8no3IaucuuwuqauxHw5nK5/6j3C9a8BvWfr2jS1d1q/q2LIY9aBLm09cuu1/ovqlIx03D+",
+	"7mIbNs5p3E7q1K311qv562/AB7d/FGP8M/Yd6D3uYBv/gaPzs4vv/v5kpx+Vpqt9budfQDiFuOFqMbiI",
+	"KIV/R6lm/u4Z63eYF2Y1EXGLVT5396F1/vg8hiRDplyAzbg2/TopBgkTrtLkxUjhyHeibHmI08CfLvKn",
+	"ixzoIjsY4nqLw3qH28dLwnD3xzp2BSAutGEi8d0E9k9HtDuijjRm0x5dyelOH+fsGkGVInZ/AsT6lM1D",
+	"2dyqa69xpSUv656YRzd02x9kFEuu7WsbPorV+9vOsJ7NZgpntt8rZTxbNUX59YR/azaX8O9Kdrc22nre",
+	"dYNf3v47AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,0 +1,275 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/analytics-service/analytics/gen"
+)
+
+// apiError is an error that leaves as the contract's error body with its own status.
+type apiError struct {
+	status  int
+	message string
+	fields  map[string][]string // 422 only
+	cause   error               // logged, never sent
+}
+
+func (e *apiError) Error() string {
+	if e.cause != nil {
+		return fmt.Sprintf("%d %s: %v", e.status, e.message, e.cause)
+	}
+	return fmt.Sprintf("%d %s", e.status, e.message)
+}
+
+func (e *apiError) Unwrap() error { return e.cause }
+
+const invalidMessage = "The given data was invalid."
+
+// fieldErrors collects 422 messages per field.
+type fieldErrors map[string][]string
+
+func (f fieldErrors) add(field, message string) { f[field] = append(f[field], message) }
+
+func (f fieldErrors) body() gen.Error {
+	errs := map[string][]string(f)
+	return gen.Error{Message: invalidMessage, Status: http.StatusUnprocessableEntity, Errors: &errs}
+}
+
+func invalid(field, message string) gen.Error {
+	return fieldErrors{field: {message}}.body()
+}
+
+func notFound() gen.Error {
+	return gen.Error{Message: "Website not found.", Status: http.StatusNotFound}
+}
+
+// statusMessages are the sentences for errors that carry no message of their own.
+var statusMessages = map[int]string{
+	http.StatusBadRequest:            "The request is malformed.",
+	http.StatusUnauthorized:          "Unauthenticated.",
+	http.StatusForbidden:             "Forbidden.",
+	http.StatusNotFound:              "Not found.",
+	http.StatusMethodNotAllowed:      "Method not allowed.",
+	http.StatusRequestEntityTooLarge: "The request body is too large.",
+	http.StatusUnsupportedMediaType:  "The request body must be application/x-www-form-urlencoded.",
+	http.StatusTooManyRequests:       "Too many requests.",
+	http.StatusInternalServerError:   "Internal server error.",
+	http.StatusServiceUnavailable:    "Service unavailable.",
+}
+
+func statusMessage(status int) string {
+	if m, ok := statusMessages[status]; ok {
+		return m
+	}
+	return http.StatusText(status) + "."
+}
+
+// errorHandler writes every error as the contract's JSON body. A 5xx is logged with its
+// request id and cause; the client gets only a generic sentence and the id.
+func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		e := asAPIError(err)
+		if e.status >= 500 {
+			log.Error("request failed",
+				"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+				"method", c.Request().Method, "route", c.Path(), "status", e.status, "error", err)
+			e.message = statusMessage(e.status)
+		}
+		h := c.Response().Header()
+		switch e.status {
+		case http.StatusUnauthorized:
+			h.Set(echo.HeaderWWWAuthenticate, "Bearer")
+		case http.StatusTooManyRequests:
+			h.Set(echo.HeaderRetryAfter, "1")
+		}
+		body := gen.Error{Message: e.message, Status: e.status}
+		if e.status == http.StatusUnprocessableEntity {
+			fields := e.fields
+			if fields == nil {
+				fields = map[string][]string{}
+			}
+			body.Errors = &fields
+		}
+		if err := c.JSON(e.status, body); err != nil {
+			log.Error("write error response", "error", err)
+		}
+	}
+}
+
+func asAPIError(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if inner := new(apiError); errors.As(he.Internal, &inner) {
+			return inner
+		}
+		message := statusMessage(he.Code)
+		if he.Code == http.StatusNotFound && he.Internal == nil {
+			message = "No such route."
+		}
+		return &apiError{status: he.Code, message: message, cause: he.Internal}
+	}
+	return &apiError{status: http.StatusInternalServerError, cause: err}
+}
+
+// validationError turns the request validator's refusal into the contract's answer: the
+// authentication failure passes through; a path parameter that cannot be an id is an unknown
+// id (404); anything else about the input is a 422 naming the field.
+func validationError(_ echo.Context, err *echo.HTTPError) error {
+	var reqErr *openapi3filter.RequestError
+	var multi openapi3.MultiError
+	if !errors.As(err, &reqErr) && errors.As(err, &multi) {
+		return multiError(multi)
+	}
+	if reqErr == nil {
+		if err.Internal == nil {
+			return err
+		}
+		var inner *echo.HTTPError
+		if errors.As(err.Internal, &inner) {
+			return inner
+		}
+		return err
+	}
+	if p := reqErr.Parameter; p != nil {
+		if p.In == openapi3.ParameterInPath {
+			return &apiError{status: http.StatusNotFound, message: "Website not found."}
+		}
+		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
+			fields: fieldErrors{p.Name: {describe(reqErr.Err, p.Schema)}}}
+	}
+	if rb := reqErr.RequestBody; rb != nil {
+		return bodyError(reqErr, rb)
+	}
+	return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
+		fields: fieldErrors{"request": {reqErr.Error()}}}
+}
+
+// multiError reports the schema errors that kin-openapi groups (allOf, oneOf) before
+// echo-middleware can say which parameter or field they came from; each names its field by
+// its JSON pointer.
+func multiError(multi openapi3.MultiError) error {
+	fields := fieldErrors{}
+	for _, err := range multi {
+		field := "request"
+		var schemaErr *openapi3.SchemaError
+		if errors.As(err, &schemaErr) {
+			if path := schemaErr.JSONPointer(); len(path) > 0 {
+				field = path[0]
+			}
+		}
+		fields.add(field, describe(err, nil))
+	}
+	return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
+}
+
+func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) error {
+	var schema *openapi3.Schema
+	if mt := rb.Content.Get(echo.MIMEApplicationForm); mt != nil && mt.Schema != nil {
+		schema = mt.Schema.Value
+	}
+	fields := fieldErrors{}
+	if errors.Is(reqErr.Err, openapi3filter.ErrInvalidRequired) && schema != nil {
+		// No body at all: every required field is missing.
+		for _, name := range schema.Required {
+			fields.add(name, "is required")
+		}
+		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
+	}
+	field, fieldSchema := "body", schema
+	var schemaErr *openapi3.SchemaError
+	var parseErr *openapi3filter.ParseError
+	switch {
+	case errors.As(reqErr.Err, &schemaErr):
+		if path := schemaErr.JSONPointer(); len(path) > 0 {
+			field = path[0]
+		} else if schemaErr.SchemaField == "required" {
+			field = strings.TrimSuffix(strings.TrimPrefix(schemaErr.Reason, `property "`), `" is missing`)
+		}
+	case errors.As(reqErr.Err, &parseErr):
+		if path := parseErr.Path(); len(path) > 0 {
+			field = fmt.Sprint(path[0])
+		}
+	}
+	if schema != nil {
+		if prop, ok := schema.Properties[field]; ok {
+			fieldSchema = prop.Value
+		}
+	}
+	fields.add(field, describe(reqErr.Err, &openapi3.SchemaRef{Value: fieldSchema}))
+	return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
+}
+
+// describe says in a few words what a value must be, from the schema rule it broke.
+func describe(err error, ref *openapi3.SchemaRef) string {
+	var schema *openapi3.Schema
+	if ref != nil {
+		schema = ref.Value
+	}
+	var schemaErr *openapi3.SchemaError
+	if errors.As(err, &schemaErr) && schemaErr.Schema != nil {
+		schema = schemaErr.Schema
+		switch schemaErr.SchemaField {
+		case "required":
+			return "is required"
+		case "minimum":
+			return fmt.Sprintf("must be at least %v", *schema.Min)
+		case "maximum":
+			return fmt.Sprintf("must be at most %v", *schema.Max)
+		case "minLength":
+			return fmt.Sprintf("must be at least %d characters", schema.MinLength)
+		case "maxLength":
+			return fmt.Sprintf("must be at most %d characters", *schema.MaxLength)
+		case "format":
+			if schema.Format == "date" {
+				return "must be a date in the form YYYY-MM-DD"
+			}
+			return "must be a valid " + schema.Format
+		}
+	}
+	if errors.Is(err, openapi3filter.ErrInvalidRequired) {
+		return "is required"
+	}
+	if schema == nil {
+		return "is invalid"
+	}
+	if len(schema.Enum) > 0 {
+		values := make([]string, len(schema.Enum))
+		for i, v := range schema.Enum {
+			values[i] = fmt.Sprint(v)
+		}
+		return "must be one of " + strings.Join(values, ", ")
+	}
+	switch {
+	case schema.Type.Is(openapi3.TypeInteger):
+		return "must be an integer"
+	case schema.Type.Is(openapi3.TypeBoolean):
+		return "must be true or false"
+	}
+	return "is invalid"
+}
+
+// sortedKeys is used to report unknown form fields in a stable order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

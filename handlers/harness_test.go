@@ -1,0 +1,249 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/jmoiron/sqlx"
+	"github.com/labstack/echo/v4"
+
+	analytics "github.com/analytics-service/analytics"
+	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
+)
+
+// env is one test's server on its own fresh database.
+type env struct {
+	t     testing.TB
+	db    *sqlx.DB
+	repo  *repository.Repository
+	e     *echo.Echo
+	clock *clock
+	logs  *bytes.Buffer
+}
+
+// clock is an injectable time that only moves when told to.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func newEnv(t testing.TB, opts ...func(*handlers.Options)) *env {
+	t.Helper()
+	db, _ := repotest.New(t)
+	clk := &clock{now: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)}
+	repo := repository.New(db, clk.Now)
+	logs := &bytes.Buffer{}
+	o := handlers.Options{Repo: repo, Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil))}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	e, err := handlers.NewServer(o)
+	if err != nil {
+		t.Fatalf("new server: %v", err)
+	}
+	return &env{t: t, db: db, repo: repo, e: e, clock: clk, logs: logs}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// in returns the env reporting to t (a subtest's), so a failure stops the right test.
+func (e *env) in(t testing.TB) *env {
+	c := *e
+	c.t = t
+	return &c
+}
+
+// user creates a user with one API key and returns the key.
+func (e *env) user(email string) string {
+	e.t.Helper()
+	ctx := context.Background()
+	u, err := e.repo.CreateUser(ctx, email)
+	if err != nil {
+		e.t.Fatalf("create user: %v", err)
+	}
+	key, err := e.repo.CreateAPIKey(ctx, u.ID)
+	if err != nil {
+		e.t.Fatalf("create key: %v", err)
+	}
+	return key
+}
+
+// request is one HTTP request of a test.
+type request struct {
+	method  string
+	path    string // with query
+	key     string // "" sends no Authorization
+	form    url.Values
+	body    string // raw body, when form is nil
+	headers map[string]string
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// json decodes the body into a generic value for assertions.
+func (r response) json(t testing.TB) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		t.Fatalf("response is not a JSON object: %v: %s", err, r.body)
+	}
+	return v
+}
+
+// do sends a request through the real router and validates the response against openapi.yaml.
+func (e *env) do(r request) response {
+	e.t.Helper()
+	body := r.body
+	if r.form != nil {
+		body = r.form.Encode()
+	}
+	method := r.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	req := httptest.NewRequest(method, "http://api.test"+r.path, strings.NewReader(body))
+	if r.form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if r.key != "" {
+		req.Header.Set("Authorization", "Bearer "+r.key)
+	}
+	for k, v := range r.headers {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	e.e.ServeHTTP(rec, req)
+	res := response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+	validateResponse(e.t, method, "http://api.test"+r.path, res)
+	return res
+}
+
+var (
+	specOnce   sync.Once
+	spec       *openapi3.T
+	specRouter routers.Router
+	specErr    error
+)
+
+func loadSpec(t testing.TB) (*openapi3.T, routers.Router) {
+	t.Helper()
+	specOnce.Do(func() {
+		loader := openapi3.NewLoader()
+		spec, specErr = loader.LoadFromData(analytics.OpenAPI)
+		if specErr != nil {
+			return
+		}
+		if specErr = spec.Validate(loader.Context); specErr != nil {
+			return
+		}
+		spec.Servers = nil // match any host
+		specRouter, specErr = gorillamux.NewRouter(spec)
+	})
+	if specErr != nil {
+		t.Fatalf("load openapi.yaml: %v", specErr)
+	}
+	return spec, specRouter
+}
+
+// validateResponse fails the test when the response is not one the spec declares for the
+// operation (status, headers, content type and body). A request the spec has no operation for
+// (unknown route or method) must still answer with the spec's Error body.
+func validateResponse(t testing.TB, method, target string, res response) {
+	t.Helper()
+	doc, router := loadSpec(t)
+	req := httptest.NewRequest(method, target, nil)
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		if res.status < 400 {
+			t.Fatalf("%s %s: %d for a request the spec has no operation for", method, target, res.status)
+		}
+		var v any
+		if err := json.Unmarshal(res.body, &v); err != nil {
+			t.Fatalf("%s %s: error body is not JSON: %s", method, target, res.body)
+		}
+		if err := doc.Components.Schemas["Error"].Value.VisitJSON(v); err != nil {
+			t.Fatalf("%s %s: error body does not match the Error schema: %v\n%s", method, target, err, res.body)
+		}
+		return
+	}
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req, PathParams: params, Route: route,
+		},
+		Status:  res.status,
+		Header:  res.header,
+		Body:    io.NopCloser(bytes.NewReader(res.body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
+		t.Fatalf("%s %s: response %d does not match openapi.yaml: %v\n%s", method, target, res.status, err, res.body)
+	}
+}
+
+// want checks a status and, on errors, the contract's error body.
+func want(t testing.TB, res response, status int) map[string]any {
+	t.Helper()
+	if res.status != status {
+		t.Fatalf("status %d, want %d: %s", res.status, status, res.body)
+	}
+	body := res.json(t)
+	if status >= 400 {
+		if got := body["status"]; got != float64(status) {
+			t.Fatalf("body status %v, want %d", got, status)
+		}
+		if _, has := body["errors"]; has != (status == http.StatusUnprocessableEntity) {
+			t.Fatalf("errors present=%v on a %d: %s", has, status, res.body)
+		}
+	}
+	return body
+}
+
+// wantField checks a 422 that names exactly the given field.
+func wantField(t testing.TB, res response, field string) {
+	t.Helper()
+	body := want(t, res, http.StatusUnprocessableEntity)
+	errs, _ := body["errors"].(map[string]any)
+	if len(errs) != 1 || errs[field] == nil {
+		t.Fatalf("errors %v, want exactly the field %q", errs, field)
+	}
+	msgs, _ := errs[field].([]any)
+	if len(msgs) == 0 || msgs[0] == "" {
+		t.Fatalf("no message for %q: %v", field, errs)
+	}
+}

@@ -1,0 +1,261 @@
+// Package handlers implements the HTTP API: the generated strict server interface, the request
+// validator in front of it, and the one error format.
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	echomiddleware "github.com/oapi-codegen/echo-middleware"
+	"golang.org/x/time/rate"
+
+	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/repository"
+)
+
+// Options configure the HTTP server.
+type Options struct {
+	Repo   *repository.Repository
+	Logger *slog.Logger
+	// RateLimit is the sustained number of API requests a second allowed per client address,
+	// with bursts of twice as many; 0 turns the limit off.
+	RateLimit float64
+	// PasswordHasher hashes website passwords; nil means argon2id with production parameters.
+	PasswordHasher func(password string) (string, error)
+}
+
+// Server implements gen.StrictServerInterface.
+type Server struct {
+	repo         *repository.Repository
+	log          *slog.Logger
+	hashPassword func(string) (string, error)
+	formFields   map[string]map[string]bool // operation id (lower case) -> accepted form fields
+}
+
+var _ gen.StrictServerInterface = (*Server)(nil)
+
+// maxBodySize bounds API request bodies; the largest legitimate one is a few exclusion lists.
+const maxBodySize = "64K"
+
+// NewServer wires echo, the request validator and the handlers.
+func NewServer(opts Options) (*echo.Echo, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.PasswordHasher == nil {
+		opts.PasswordHasher = hashPassword
+	}
+	spec, err := gen.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("load embedded spec: %w", err)
+	}
+	s := &Server{
+		repo:         opts.Repo,
+		log:          opts.Logger,
+		hashPassword: opts.PasswordHasher,
+		formFields:   formFieldsByOperation(spec),
+	}
+
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	// The TCP peer, never a client-supplied header: the rate limit must not be dodged by
+	// sending X-Forwarded-For.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.HTTPErrorHandler = errorHandler(opts.Logger)
+	e.Use(middleware.RequestID())
+	e.Use(accessLog(opts.Logger))
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
+
+	validator := echomiddleware.OapiRequestValidatorWithOptions(spec, &echomiddleware.Options{
+		DoNotValidateServers: true,
+		ErrorHandler:         validationError,
+		Options: openapi3filter.Options{
+			AuthenticationFunc: s.authenticate,
+			// Defaults are applied by the handlers; written into the query they would leak into
+			// the paging links.
+			SkipSettingDefaults:     true,
+			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.WithStringFormatValidators(stringFormats)},
+		},
+	})
+	apiMiddleware := []echo.MiddlewareFunc{}
+	if opts.RateLimit > 0 {
+		apiMiddleware = append(apiMiddleware, rateLimit(opts.RateLimit))
+	}
+	apiMiddleware = append(apiMiddleware, middleware.BodyLimit(maxBodySize), requireForm, validator)
+
+	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope})
+	gen.RegisterHandlers(routerWith{e, apiMiddleware}, strict)
+	return e, nil
+}
+
+// stringFormats replaces kin-openapi's regexp for "date", which accepts 2026-02-30, with a
+// real calendar check.
+var stringFormats = map[string]openapi3.StringFormatValidator{
+	"date": openapi3.NewCallbackValidator(func(s string) error {
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
+			return fmt.Errorf("not a calendar date")
+		}
+		return nil
+	}),
+}
+
+// requireForm answers 415 for a body that is not a form, before the validator reads it. An
+// empty body needs no Content-Type.
+func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.ContentLength != 0 {
+			mediaType, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+			if err != nil || mediaType != echo.MIMEApplicationForm {
+				return &apiError{status: http.StatusUnsupportedMediaType, message: statusMessage(http.StatusUnsupportedMediaType)}
+			}
+		}
+		return next(c)
+	}
+}
+
+func rateLimit(perSecond float64) echo.MiddlewareFunc {
+	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate:      rate.Limit(perSecond),
+		Burst:     int(2 * perSecond),
+		ExpiresIn: 3 * time.Minute,
+	})
+	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store: store,
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			return &apiError{status: http.StatusTooManyRequests, message: statusMessage(http.StatusTooManyRequests)}
+		},
+	})
+}
+
+// requestScope runs inside the strict handler, after the validator: it refuses form fields the
+// operation does not accept (kin-openapi ignores them, and the contract wants `domain` on
+// update and `favorite` on store refused), and hands the request URL to the handlers for the
+// paging links.
+func (s *Server) requestScope(next gen.StrictHandlerFunc, operationID string) gen.StrictHandlerFunc {
+	accepted, hasForm := s.formFields[strings.ToLower(operationID)]
+	return func(c echo.Context, request any) (any, error) {
+		req := c.Request()
+		if hasForm {
+			if err := checkFormFields(req, accepted); err != nil {
+				return nil, err
+			}
+		}
+		u := *req.URL
+		u.Scheme, u.Host = c.Scheme(), req.Host
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestURLKey, &u)))
+		return next(c, request)
+	}
+}
+
+func checkFormFields(req *http.Request, accepted map[string]bool) error {
+	if err := req.ParseForm(); err != nil {
+		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
+			fields: fieldErrors{"body": {"is not a valid form"}}}
+	}
+	fields := fieldErrors{}
+	for _, name := range sortedKeys(req.PostForm) {
+		switch {
+		case !accepted[name]:
+			fields.add(name, "is not accepted here")
+		case len(req.PostForm[name]) > 1:
+			fields.add(name, "must be sent once")
+		}
+	}
+	if len(fields) > 0 {
+		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
+	}
+	return nil
+}
+
+// formFieldsByOperation reads, from the spec, which form fields each operation accepts.
+func formFieldsByOperation(spec *openapi3.T) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.RequestBody == nil || op.RequestBody.Value == nil {
+				continue
+			}
+			mt := op.RequestBody.Value.Content.Get(echo.MIMEApplicationForm)
+			if mt == nil || mt.Schema == nil {
+				continue
+			}
+			fields := map[string]bool{}
+			for name := range mt.Schema.Value.Properties {
+				fields[name] = true
+			}
+			out[strings.ToLower(op.OperationID)] = fields
+		}
+	}
+	return out
+}
+
+// accessLog writes one JSON line per request. It never logs the client's address, user agent
+// or query string: nothing personal reaches the logs.
+func accessLog(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			log.Info("request",
+				"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+				"method", c.Request().Method,
+				"route", c.Path(),
+				"status", c.Response().Status,
+				"duration_ms", float64(time.Since(start).Microseconds())/1000)
+			return nil
+		}
+	}
+}
+
+// routerWith registers each generated route with the API middleware, so that the validator
+// only ever sees routes the spec has: unknown paths and methods get echo's own 404 and 405.
+type routerWith struct {
+	e  *echo.Echo
+	mw []echo.MiddlewareFunc
+}
+
+func (r routerWith) with(m []echo.MiddlewareFunc) []echo.MiddlewareFunc {
+	return append(append([]echo.MiddlewareFunc{}, r.mw...), m...)
+}
+
+func (r routerWith) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.e.CONNECT(p, h, r.with(m)...)
+}
+func (r routerWith) DELETE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.e.DELETE(p, h, r.with(m)...)
+}
+func (r routerWith) GET(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.e.GET(p, h, r.with(m)...)
+}
+func (r routerWith) HEAD(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.e.HEAD(p, h, r.with(m)...)
+}
+func (r routerWith) OPTIONS(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.e.OPTIONS(p, h, r.with(m)...)
+}
+func (r routerWith) PATCH(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.e.PATCH(p, h, r.with(m)...)
+}
+func (r routerWith) POST(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.e.POST(p, h, r.with(m)...)
+}
+func (r routerWith) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.e.PUT(p, h, r.with(m)...)
+}
+func (r routerWith) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.e.TRACE(p, h, r.with(m)...)
+}

@@ -1,0 +1,56 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	analytics "github.com/analytics-service/analytics"
+	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/repository"
+)
+
+// ListStats answers GET /api/v1/stats/{website_id}.
+func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) (gen.ListStatsResponseObject, error) {
+	p := req.Params
+	if p.From.After(p.To.Time) {
+		return gen.ListStats422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(
+			invalid("to", "must be a date after or equal to from"))}, nil
+	}
+	err := s.repo.WebsiteOwned(ctx, userID(ctx), req.WebsiteId)
+	if errors.Is(err, repository.ErrNotFound) {
+		return gen.ListStats404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	pg := newPage(p.Page, (*int)(p.PerPage))
+	q := repository.StatQuery{
+		Name: string(p.Name), From: p.From.Time, To: p.To.Time,
+		SortBy: "count", Desc: true, Limit: pg.size, Offset: pg.offset(),
+	}
+	if p.Search != nil {
+		q.Search = *p.Search
+	}
+	if p.SortBy != nil {
+		q.SortBy = string(*p.SortBy)
+	}
+	if p.Sort != nil {
+		q.Desc = *p.Sort == gen.ListStatsParamsSortDesc
+	}
+	entries, total, err := s.repo.ListStats(ctx, req.WebsiteId, q)
+	if err != nil {
+		return nil, err
+	}
+	meta, links := pg.envelope(requestURL(ctx), total)
+	data := make([]gen.StatEntry, len(entries))
+	for i, e := range entries {
+		data[i] = gen.StatEntry{Value: e.Value, Count: e.Count}
+	}
+	return gen.ListStats200JSONResponse{Data: data, Meta: meta, Links: links}, nil
+}
+
+// GetOpenAPI answers GET /api/v1/openapi.yaml with the spec as written.
+func (s *Server) GetOpenAPI(_ context.Context, _ gen.GetOpenAPIRequestObject) (gen.GetOpenAPIResponseObject, error) {
+	return gen.GetOpenAPI200ApplicationyamlResponse{Body: bytes.NewReader(analytics.OpenAPI), ContentLength: int64(len(analytics.OpenAPI))}, nil
+}

@@ -1,0 +1,367 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/repository"
+)
+
+func form(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i < len(kv); i += 2 {
+		v.Add(kv[i], kv[i+1])
+	}
+	return v
+}
+
+func (e *env) store(key string, kv ...string) map[string]any {
+	e.t.Helper()
+	res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form(kv...)})
+	body := want(e.t, res, http.StatusCreated)
+	return body["data"].(map[string]any)
+}
+
+func TestStoreAppliesDefaults(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form("domain", "example.com")})
+	body := want(t, res, http.StatusCreated)
+	w := body["data"].(map[string]any)
+	if loc := res.header.Get("Location"); loc != fmt.Sprintf("/api/v1/websites/%v", w["id"]) {
+		t.Errorf("Location %q for id %v", loc, w["id"])
+	}
+	wantFields := map[string]any{
+		"domain": "example.com", "privacy": 0.0, "password": false, "email": 0.0,
+		"exclude_bots": 1.0, "exclude_params": nil, "exclude_ips": nil, "favorite": false,
+		"created_at": "2026-03-04T05:06:07Z", "updated_at": "2026-03-04T05:06:07Z",
+	}
+	for k, v := range wantFields {
+		if w[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, w[k], v)
+		}
+	}
+}
+
+func TestStoreKeepsEveryField(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	w := e.store(key, "domain", "example.org", "privacy", "2", "password", "s3cret", "email", "1",
+		"exclude_bots", "0", "exclude_params", "utm_source\r\n\r\n  ref  \n&", "exclude_ips", " 10.0.0.0/8\r\n2001:db8::1\n\n192.0.2.7")
+	checks := map[string]any{
+		"privacy": 2.0, "password": true, "email": 1.0, "exclude_bots": 0.0,
+		"exclude_params": "utm_source\nref\n&", "exclude_ips": "10.0.0.0/8\n2001:db8::1\n192.0.2.7",
+	}
+	for k, v := range checks {
+		if w[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, w[k], v)
+		}
+	}
+}
+
+func TestStoreNormalisesDomain(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"Example.COM", "example.com"},
+		{"  example.com  ", "example.com"},
+		{"https://www.example.com/blog/post?x=1#top", "example.com"},
+		{"http://WWW.Example.com:8080", "example.com"},
+		{"example.com.", "example.com"},
+		{"www.example.com.", "example.com"},
+		{"sub.www.example.com", "sub.www.example.com"},
+		{"localhost", "localhost"},
+		{"192.0.2.1", "192.0.2.1"},
+		{"http://192.0.2.1:8080/x", "192.0.2.1"},
+		{"[2001:DB8::1]:443", "2001:db8::1"},
+		{"2001:db8::2", "2001:db8::2"},
+		{"xn--mnchen-3ya.de", "xn--mnchen-3ya.de"},
+		{"https://www.münchen.de/", "xn--mnchen-3ya.de"},
+		{strings.Repeat("a", 63) + ".com", strings.Repeat("a", 63) + ".com"},
+	}
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			e := e.in(t)
+			w := e.store(key, "domain", c.in)
+			if w["domain"] != c.want {
+				t.Fatalf("domain %q, want %q", w["domain"], c.want)
+			}
+			e.do(request{method: "DELETE", path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), key: key})
+		})
+	}
+}
+
+func TestStoreRefusesBadInput(t *testing.T) {
+	long := strings.Repeat("a", 60) + "."
+	cases := []struct {
+		name  string
+		form  url.Values
+		field string
+	}{
+		{"no domain", form("privacy", "0"), "domain"},
+		{"empty domain", form("domain", ""), "domain"},
+		{"blank domain", form("domain", "   "), "domain"},
+		{"domain with space", form("domain", "exa mple.com"), "domain"},
+		{"domain with underscore", form("domain", "ex_ample.com"), "domain"},
+		{"label starting with hyphen", form("domain", "-example.com"), "domain"},
+		{"empty label", form("domain", "example..com"), "domain"},
+		{"label over 63", form("domain", strings.Repeat("a", 64)+".com"), "domain"},
+		{"domain over 255", form("domain", strings.Repeat(long, 5)+"com"), "domain"},
+		{"user info", form("domain", "user@example.com"), "domain"},
+		{"only scheme", form("domain", "https://"), "domain"},
+		{"privacy 3", form("domain", "a.com", "privacy", "3"), "privacy"},
+		{"privacy -1", form("domain", "a.com", "privacy", "-1"), "privacy"},
+		{"privacy text", form("domain", "a.com", "privacy", "public"), "privacy"},
+		{"privacy 2 without password", form("domain", "a.com", "privacy", "2"), "password"},
+		{"empty password", form("domain", "a.com", "password", ""), "password"},
+		{"password over 128", form("domain", "a.com", "password", strings.Repeat("p", 129)), "password"},
+		{"email 2", form("domain", "a.com", "email", "2"), "email"},
+		{"email true", form("domain", "a.com", "email", "true"), "email"},
+		{"exclude_bots 2", form("domain", "a.com", "exclude_bots", "2"), "exclude_bots"},
+		{"exclude_ips bad line", form("domain", "a.com", "exclude_ips", "10.0.0.1\nnot-an-ip"), "exclude_ips"},
+		{"exclude_ips bad cidr", form("domain", "a.com", "exclude_ips", "10.0.0.0/33"), "exclude_ips"},
+		{"exclude_ips v6 bad cidr", form("domain", "a.com", "exclude_ips", "2001:db8::/129"), "exclude_ips"},
+		{"exclude_params with space", form("domain", "a.com", "exclude_params", "utm source"), "exclude_params"},
+		{"exclude_params with =", form("domain", "a.com", "exclude_params", "a=b"), "exclude_params"},
+		{"exclude_params & among names", form("domain", "a.com", "exclude_params", "a&b"), "exclude_params"},
+		{"exclude_ips too long", form("domain", "a.com", "exclude_ips", strings.Repeat("1", 10001)), "exclude_ips"},
+		{"favorite on store", form("domain", "a.com", "favorite", "1"), "favorite"},
+		{"unknown field", form("domain", "a.com", "colour", "red"), "colour"},
+		{"field sent twice", form("domain", "a.com", "privacy", "0", "privacy", "1"), "privacy"},
+	}
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			wantField(t, e.in(t).do(request{method: "POST", path: "/api/v1/websites", key: key, form: c.form}), c.field)
+		})
+	}
+	// Nothing of the refused requests was written.
+	var n int
+	if err := e.db.Get(&n, `SELECT count(*) FROM websites`); err != nil || n != 0 {
+		t.Fatalf("%d websites stored after refused requests (err %v)", n, err)
+	}
+}
+
+func TestStoreRefusesDuplicateDomainAcrossUsers(t *testing.T) {
+	e := newEnv(t)
+	alice, bob := e.user("alice@example.com"), e.user("bob@example.com")
+	e.store(alice, "domain", "example.com")
+	for _, key := range []string{alice, bob} {
+		wantField(t, e.do(request{method: "POST", path: "/api/v1/websites", key: key,
+			form: form("domain", "https://www.EXAMPLE.com/")}), "domain")
+	}
+}
+
+func TestConcurrentStoreOfOneDomain(t *testing.T) {
+	e := newEnv(t)
+	alice, bob := e.user("alice@example.com"), e.user("bob@example.com")
+	for round := 0; round < 5; round++ {
+		domain := fmt.Sprintf("race%d.example.com", round)
+		statuses := make([]int, 2)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i, key := range []string{alice, bob} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form("domain", domain)})
+				statuses[i] = res.status
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if !(statuses[0] == 201 && statuses[1] == 422 || statuses[0] == 422 && statuses[1] == 201) {
+			t.Fatalf("round %d: statuses %v, want one 201 and one 422", round, statuses)
+		}
+	}
+}
+
+func TestWrongContentTypeAndSizes(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	w := e.store(key, "domain", "example.com")
+	path := fmt.Sprintf("/api/v1/websites/%v", w["id"])
+	json := map[string]string{"Content-Type": "application/json"}
+	want(t, e.do(request{method: "POST", path: "/api/v1/websites", key: key, body: `{"domain":"b.com"}`, headers: json}), http.StatusUnsupportedMediaType)
+	want(t, e.do(request{method: "PUT", path: path, key: key, body: `{"privacy":1}`, headers: json}), http.StatusUnsupportedMediaType)
+	want(t, e.do(request{method: "PATCH", path: path, key: key, body: `privacy=1`}), http.StatusUnsupportedMediaType)
+	big := form("domain", "b.com", "exclude_params", strings.Repeat("a", 70_000))
+	want(t, e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: big}), http.StatusRequestEntityTooLarge)
+	// An empty store body is a missing domain.
+	wantField(t, e.do(request{method: "POST", path: "/api/v1/websites", key: key}), "domain")
+	// An empty update changes nothing but updated_at.
+	e.clock.Advance(time.Minute)
+	body := want(t, e.do(request{method: "PATCH", path: path, key: key}), http.StatusOK)
+	if got := body["data"].(map[string]any)["updated_at"]; got != "2026-03-04T05:07:07Z" {
+		t.Fatalf("updated_at %v after an empty update", got)
+	}
+}
+
+func TestPasswordIsStoredAsSlowHash(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	password := strings.Repeat("é", 128) // 128 characters, 256 bytes
+	w := e.store(key, "domain", "example.com", "privacy", "2", "password", password)
+	if w["password"] != true {
+		t.Fatalf("password flag %v", w["password"])
+	}
+	var hash string
+	if err := e.db.Get(&hash, `SELECT password_hash FROM websites WHERE id = $1`, w["id"]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(hash, "$argon2id$") || strings.Contains(hash, password) {
+		t.Fatalf("stored %q, want an argon2id hash", hash)
+	}
+	if !handlers.VerifyPassword(hash, password) || handlers.VerifyPassword(hash, password+"x") {
+		t.Fatal("hash does not verify the password (or verifies another)")
+	}
+	if strings.Contains(string(e.do(request{path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), key: key}).body), "argon2") {
+		t.Fatal("hash leaked in a response")
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	w := e.store(key, "domain", "example.com", "exclude_ips", "10.0.0.1", "exclude_params", "ref")
+	path := fmt.Sprintf("/api/v1/websites/%v", w["id"])
+	steps := []struct {
+		name   string
+		method string
+		form   url.Values
+		status int
+		field  string         // for 422
+		want   map[string]any // fields after the step
+	}{
+		{"only sent fields change", "PUT", form("email", "1"), 200, "",
+			map[string]any{"email": 1.0, "exclude_ips": "10.0.0.1", "exclude_params": "ref", "privacy": 0.0, "exclude_bots": 1.0}},
+		{"favorite true", "PATCH", form("favorite", "true"), 200, "", map[string]any{"favorite": true}},
+		{"favorite 0", "PATCH", form("favorite", "0"), 200, "", map[string]any{"favorite": false}},
+		{"favorite 1", "PUT", form("favorite", "1"), 200, "", map[string]any{"favorite": true}},
+		{"favorite false", "PUT", form("favorite", "false"), 200, "", map[string]any{"favorite": false}},
+		{"favorite yes refused", "PUT", form("favorite", "yes"), 422, "favorite", nil},
+		{"domain refused", "PUT", form("domain", "other.com"), 422, "domain", nil},
+		{"domain refused with others", "PATCH", form("domain", "other.com", "email", "0"), 422, "domain", nil},
+		{"privacy 2 without any password", "PUT", form("privacy", "2"), 422, "password", nil},
+		{"privacy 2 with password", "PUT", form("privacy", "2", "password", "pw"), 200, "", map[string]any{"privacy": 2.0, "password": true}},
+		{"privacy 1", "PUT", form("privacy", "1"), 200, "", map[string]any{"privacy": 1.0, "password": true}},
+		{"privacy 2 again uses the stored password", "PATCH", form("privacy", "2"), 200, "", map[string]any{"privacy": 2.0}},
+		{"empty exclude_ips clears", "PUT", form("exclude_ips", ""), 200, "", map[string]any{"exclude_ips": nil, "exclude_params": "ref"}},
+		{"blank exclude_params clears", "PUT", form("exclude_params", " \r\n "), 200, "", map[string]any{"exclude_params": nil}},
+		{"new exclude_ips", "PUT", form("exclude_ips", "2001:db8::/32\r\n192.0.2.0/24"), 200, "", map[string]any{"exclude_ips": "2001:db8::/32\n192.0.2.0/24"}},
+		{"bad exclude_ips", "PUT", form("exclude_ips", "192.0.2.0/24\n300.1.1.1"), 422, "exclude_ips", nil},
+		{"bad exclude_bots", "PATCH", form("exclude_bots", "x"), 422, "exclude_bots", nil},
+		{"empty password", "PATCH", form("password", ""), 422, "password", nil},
+		{"unknown field", "PATCH", form("name", "x"), 422, "name", nil},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			e := e.in(t)
+			e.clock.Advance(time.Second)
+			before := e.do(request{path: path, key: key}).json(t)["data"].(map[string]any)
+			res := e.do(request{method: s.method, path: path, key: key, form: s.form})
+			if s.status == 422 {
+				wantField(t, res, s.field)
+				after := e.do(request{path: path, key: key}).json(t)["data"].(map[string]any)
+				if fmt.Sprint(after) != fmt.Sprint(before) {
+					t.Fatalf("a refused update changed the website:\n%v\n%v", before, after)
+				}
+				return
+			}
+			got := want(t, res, s.status)["data"].(map[string]any)
+			for k, v := range s.want {
+				if got[k] != v {
+					t.Errorf("%s = %#v, want %#v", k, got[k], v)
+				}
+			}
+			if got["updated_at"] == before["updated_at"] || got["created_at"] != before["created_at"] {
+				t.Errorf("updated_at %v (was %v), created_at %v (was %v)", got["updated_at"], before["updated_at"], got["created_at"], before["created_at"])
+			}
+			if got["domain"] != "example.com" {
+				t.Errorf("domain changed to %v", got["domain"])
+			}
+		})
+	}
+}
+
+func TestDeleteRemovesWebsiteAndStats(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	w := e.store(key, "domain", "example.com")
+	other := e.store(key, "domain", "other.com")
+	id, otherID := int64(w["id"].(float64)), int64(other["id"].(float64))
+	day := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	if err := e.repo.AddStats(context.Background(), []repository.StatCount{
+		{WebsiteID: id, Name: "page", Date: day, Value: "/", Count: 3},
+		{WebsiteID: otherID, Name: "page", Date: day, Value: "/", Count: 4},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("/api/v1/websites/%d", id)
+	body := want(t, e.do(request{method: "DELETE", path: path, key: key}), http.StatusOK)
+	if body["id"] != float64(id) || body["object"] != "website" || body["deleted"] != true {
+		t.Fatalf("delete body %v", body)
+	}
+	for _, table := range []string{"stats", "stats_monthly"} {
+		var mine, theirs int
+		e.db.Get(&mine, `SELECT count(*) FROM `+table+` WHERE website_id = $1`, id)
+		e.db.Get(&theirs, `SELECT count(*) FROM `+table+` WHERE website_id = $1`, otherID)
+		if mine != 0 || theirs != 1 {
+			t.Fatalf("%s: %d rows left of the deleted website, %d of the other (want 0 and 1)", table, mine, theirs)
+		}
+	}
+	want(t, e.do(request{path: path, key: key}), http.StatusNotFound)
+	want(t, e.do(request{method: "DELETE", path: path, key: key}), http.StatusNotFound)
+	want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31", id), key: key}), http.StatusNotFound)
+}
+
+func TestOtherUsersWebsitesAreNotFound(t *testing.T) {
+	e := newEnv(t)
+	alice, bob := e.user("alice@example.com"), e.user("bob@example.com")
+	w := e.store(alice, "domain", "alice.example.com")
+	path := fmt.Sprintf("/api/v1/websites/%v", w["id"])
+	unknown := "/api/v1/websites/999999"
+	cases := []request{
+		{path: path, key: bob},
+		{method: "PUT", path: path, key: bob, form: form("favorite", "1")},
+		{method: "PATCH", path: path, key: bob, form: form("privacy", "1")},
+		{method: "DELETE", path: path, key: bob},
+		{path: fmt.Sprintf("/api/v1/stats/%v?name=page&from=2026-01-01&to=2026-01-02", w["id"]), key: bob},
+		{path: unknown, key: bob},
+		{method: "PUT", path: unknown, key: bob, form: form("favorite", "1")},
+		{method: "DELETE", path: unknown, key: bob},
+		{path: "/api/v1/stats/999999?name=page&from=2026-01-01&to=2026-01-02", key: bob},
+		{path: "/api/v1/websites/abc", key: bob},
+		{path: "/api/v1/websites/0", key: bob},
+		{path: "/api/v1/stats/abc?name=page&from=2026-01-01&to=2026-01-02", key: bob},
+	}
+	var bodies []string
+	for _, c := range cases {
+		res := e.do(c)
+		want(t, res, http.StatusNotFound)
+		bodies = append(bodies, string(res.body))
+	}
+	for _, b := range bodies[1:] {
+		if b != bodies[0] {
+			t.Fatalf("404 bodies differ, so ids can be probed: %s vs %s", bodies[0], b)
+		}
+	}
+	// Alice's website is untouched and still hers.
+	got := want(t, e.do(request{path: path, key: alice}), http.StatusOK)["data"].(map[string]any)
+	if got["favorite"] != false || got["privacy"] != 0.0 {
+		t.Fatalf("another user's requests changed the website: %v", got)
+	}
+	list := want(t, e.do(request{path: "/api/v1/websites", key: bob}), http.StatusOK)
+	if n := len(list["data"].([]any)); n != 0 {
+		t.Fatalf("bob lists %d websites, want 0", n)
+	}
+}
