@@ -42,8 +42,19 @@ func ServerURL(t testing.TB) string {
 	return u
 }
 
+// NewEmpty creates a fresh database with no tables at all, for tests of the migrations.
+func NewEmpty(t testing.TB) (*sqlx.DB, string) {
+	t.Helper()
+	return create(t, "template0")
+}
+
 // New creates a fresh migrated database for the test and returns it open, with its URL.
 func New(t testing.TB) (*sqlx.DB, string) {
+	t.Helper()
+	return create(t, templateName)
+}
+
+func create(t testing.TB, template string) (*sqlx.DB, string) {
 	t.Helper()
 	server := ServerURL(t)
 	ctx := context.Background()
@@ -53,14 +64,16 @@ func New(t testing.TB) (*sqlx.DB, string) {
 	}
 	defer admin.Close()
 
-	migrateOnce.Do(func() { migrateErr = migrateTemplate(ctx, admin, server) })
-	if migrateErr != nil {
-		t.Fatalf("prepare template database: %v", migrateErr)
+	if template == templateName {
+		migrateOnce.Do(func() { migrateErr = migrateTemplate(ctx, admin, server) })
+		if migrateErr != nil {
+			t.Fatalf("prepare template database: %v", migrateErr)
+		}
 	}
 
 	name := "test_" + randomSuffix()
 	if err := withLock(ctx, admin, func(conn *sqlx.Conn) error {
-		_, err := conn.ExecContext(ctx, `CREATE DATABASE `+name+` TEMPLATE `+templateName)
+		_, err := conn.ExecContext(ctx, `CREATE DATABASE `+name+` TEMPLATE `+template)
 		return err
 	}); err != nil {
 		t.Fatalf("create test database: %v", err)

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
+)
+
+func runCmd(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := run(context.Background(), args, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return out.String(), err
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestUserAndKeyCommands(t *testing.T) {
+	db, url := repotest.New(t)
+	t.Setenv("DATABASE_URL", url)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+
+	out, err := runCmd(t, "user", "create", "--email", "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := lastLine(out)
+	if !strings.HasPrefix(first, "pa_") || strings.ContainsAny(first, " \t") {
+		t.Fatalf("last line %q is not a key alone", first)
+	}
+	owner, err := repo.UserIDByAPIKey(ctx, first)
+	if err != nil {
+		t.Fatalf("the printed key does not authenticate: %v", err)
+	}
+
+	out, err = runCmd(t, "key", "create", "--email", "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := lastLine(out)
+	if id, err := repo.UserIDByAPIKey(ctx, second); err != nil || id != owner || second == first {
+		t.Fatalf("second key %q: user %d, err %v", second, id, err)
+	}
+
+	if _, err := runCmd(t, "key", "revoke", first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.UserIDByAPIKey(ctx, first); err == nil {
+		t.Fatal("revoked key still authenticates")
+	}
+	if _, err := repo.UserIDByAPIKey(ctx, second); err != nil {
+		t.Fatalf("revoking one key stopped the other: %v", err)
+	}
+
+	// Only the hash is stored.
+	var stored int
+	if err := db.Get(&stored, `SELECT count(*) FROM api_keys WHERE key_hash::text LIKE '%' || $1 || '%'`, second); err != nil || stored != 0 {
+		t.Fatalf("the key is stored in clear (%d rows, %v)", stored, err)
+	}
+
+	for _, bad := range [][]string{
+		{"user", "create", "--email", "owner@example.com"}, // exists
+		{"key", "create", "--email", "nobody@example.com"}, // no such user
+		{"key", "revoke", first},                           // already revoked
+		{"user", "create"},                                 // no e-mail
+		{"key", "revoke"},
+		{"frobnicate"},
+		{},
+	} {
+		if _, err := runCmd(t, bad...); err == nil {
+			t.Errorf("%v succeeded", bad)
+		}
+	}
+}
+
+func TestConfigNeedsDatabaseURLAndValidTZ(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	if _, err := runCmd(t, "migrate"); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Fatalf("migrate without DATABASE_URL: %v", err)
+	}
+	t.Setenv("TZ", "Mars/Olympus_Mons")
+	if _, err := runCmd(t, "migrate"); err == nil || !strings.Contains(err.Error(), "TZ") {
+		t.Fatalf("bad TZ: %v", err)
+	}
+}

@@ -1,0 +1,51 @@
+package repository_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
+)
+
+// Several instances starting at once must apply each migration exactly once.
+func TestMigrateConcurrently(t *testing.T) {
+	db, url := repotest.NewEmpty(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := repository.Open(ctx, url)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer conn.Close()
+			errs[i] = repository.Migrate(ctx, conn)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("instance %d: %v", i, err)
+		}
+	}
+	var applied, tables int
+	if err := db.Get(&applied, `SELECT count(*) FROM schema_migrations`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Get(&tables, `SELECT count(*) FROM pg_tables WHERE tablename IN ('users', 'api_keys', 'websites', 'stats', 'stats_monthly')`); err != nil {
+		t.Fatal(err)
+	}
+	if applied != 1 || tables != 5 {
+		t.Fatalf("%d migrations recorded, %d tables; want 1 and 5", applied, tables)
+	}
+	// And again later: nothing to do, no error.
+	if err := repository.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+}
