@@ -1,0 +1,105 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// BenchmarkStatsThroughHTTP measures GET /api/v1/stats over real HTTP on a website with a
+// year of stats: 365 days x 1,000 distinct pages (365,000 daily rows, written through
+// AddStats so the monthly rollup is filled as in production). It reports latency percentiles
+// of the first page of 50 by count, over the whole year and over the last 30 days.
+//
+//	make bench
+func BenchmarkStatsThroughHTTP(b *testing.B) {
+	e := newEnv(b)
+	key := e.user("bench@example.com")
+	id := int64(e.store(key, "domain", "bench.example.com")["id"].(float64))
+	last := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	first := last.AddDate(0, 0, -364)
+
+	start := time.Now()
+	seedYear(b, e.repo, id, first, 1000)
+	// What autovacuum would have done by then on a live database.
+	for _, table := range []string{"stats", "stats_monthly"} {
+		if _, err := e.db.Exec(`VACUUM ANALYZE ` + table); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("seeded 365 x 1000 rows in %v", time.Since(start).Round(time.Millisecond))
+
+	srv := httptest.NewServer(e.e)
+	defer srv.Close()
+	client := srv.Client()
+	ranges := []struct {
+		name     string
+		from, to time.Time
+	}{
+		{"year", first, last},
+		{"last30days", last.AddDate(0, 0, -29), last},
+	}
+	for _, r := range ranges {
+		url := fmt.Sprintf("%s/api/v1/stats/%d?name=page&from=%s&to=%s&per_page=50", srv.URL, id,
+			r.from.Format(time.DateOnly), r.to.Format(time.DateOnly))
+		b.Run(r.name, func(b *testing.B) {
+			latencies := make([]time.Duration, 0, b.N)
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				req, _ := http.NewRequest(http.MethodGet, url, nil)
+				req.Header.Set("Authorization", "Bearer "+key)
+				res, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				latencies = append(latencies, time.Since(t0))
+				if res.StatusCode != http.StatusOK || len(body) < 1000 {
+					b.Fatalf("status %d: %s", res.StatusCode, body)
+				}
+			}
+			sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
+			pct := func(p float64) float64 {
+				return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds()) / 1000
+			}
+			b.ReportMetric(pct(0.50), "p50-ms")
+			b.ReportMetric(pct(0.95), "p95-ms")
+			b.ReportMetric(pct(0.99), "p99-ms")
+		})
+	}
+}
+
+// seedYear writes 365 days of `pages` distinct pages with skewed counts (a few popular pages,
+// a long tail), as real sites have.
+func seedYear(b *testing.B, repo *repository.Repository, websiteID int64, first time.Time, pages int) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	batch := make([]repository.StatCount, 0, 50_000)
+	flush := func() {
+		if err := repo.AddStats(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	for d := 0; d < 365; d++ {
+		date := first.AddDate(0, 0, d)
+		for p := 0; p < pages; p++ {
+			count := int64(1 + rng.IntN(10) + 5000/(p+1))
+			batch = append(batch, repository.StatCount{
+				WebsiteID: websiteID, Name: "page", Date: date, Value: fmt.Sprintf("/section-%d/page-%d", p%17, p), Count: count,
+			})
+			if len(batch) == cap(batch) {
+				flush()
+			}
+		}
+	}
+	flush()
+}
