@@ -36,12 +36,15 @@ type StatQuery struct {
 	Offset   int
 }
 
-// AddStats adds counts to the daily counters and to their monthly rollups, in one statement.
-// Rows are written in key order so that concurrent writers (several ingest nodes) take row
-// locks in the same order and cannot deadlock; the input may repeat a key.
-func (r *Repository) AddStats(ctx context.Context, counts []StatCount) error {
+// AddStats adds counts to the daily counters and to their monthly rollups, in one statement,
+// once per batch id: a batch id already claimed adds nothing and AddStats reports false, so a
+// writer that does not know whether its last attempt committed can simply retry it. Counts of
+// websites deleted meanwhile are dropped. Rows are written in key order so that concurrent
+// writers (several ingest nodes) take row locks in the same order and cannot deadlock; the input
+// may repeat a key.
+func (r *Repository) AddStats(ctx context.Context, batchID string, counts []StatCount) (bool, error) {
 	if len(counts) == 0 {
-		return nil
+		return true, nil
 	}
 	ids := make([]int64, len(counts))
 	names := make([]string, len(counts))
@@ -53,10 +56,17 @@ func (r *Repository) AddStats(ctx context.Context, counts []StatCount) error {
 			c.WebsiteID, c.Name, c.Date.Format(dateLayout), c.Value, c.Count
 	}
 	const query = `
-		WITH input AS (
-			SELECT website_id, name, date, value COLLATE "C" AS value, sum(count)::bigint AS count
+		WITH claim AS (
+			INSERT INTO ingest_batches (id, created_at)
+			VALUES ($6, now())
+			ON CONFLICT (id) DO NOTHING
+			RETURNING id
+		), input AS (
+			SELECT t.website_id, t.name, t.date, t.value COLLATE "C" AS value, sum(t.count)::bigint AS count
 			FROM unnest($1::bigint[], $2::text[], $3::date[], $4::text[], $5::bigint[])
 				AS t (website_id, name, date, value, count)
+			WHERE EXISTS (SELECT 1 FROM claim)
+				AND EXISTS (SELECT 1 FROM websites w WHERE w.id = t.website_id)
 			GROUP BY 1, 2, 3, 4
 		), daily AS (
 			INSERT INTO stats AS s (website_id, name, date, value, count)
@@ -65,18 +75,29 @@ func (r *Repository) AddStats(ctx context.Context, counts []StatCount) error {
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, date, value)
 			DO UPDATE SET count = s.count + EXCLUDED.count
+		), monthly AS (
+			INSERT INTO stats_monthly AS m (website_id, name, month, value, count)
+			SELECT website_id, name, date_trunc('month', date)::date, value, sum(count)::bigint
+			FROM input
+			GROUP BY 1, 2, 3, 4
+			ORDER BY 1, 2, 3, 4
+			ON CONFLICT (website_id, name, month, value)
+			DO UPDATE SET count = m.count + EXCLUDED.count
 		)
-		INSERT INTO stats_monthly AS m (website_id, name, month, value, count)
-		SELECT website_id, name, date_trunc('month', date)::date, value, sum(count)::bigint
-		FROM input
-		GROUP BY 1, 2, 3, 4
-		ORDER BY 1, 2, 3, 4
-		ON CONFLICT (website_id, name, month, value)
-		DO UPDATE SET count = m.count + EXCLUDED.count`
-	_, err := r.db.ExecContext(ctx, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
-		pq.Array(values), pq.Array(amounts))
+		SELECT count(*) FROM claim`
+	var claimed int
+	err := r.db.GetContext(ctx, &claimed, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
+		pq.Array(values), pq.Array(amounts), batchID)
 	if err != nil {
-		return fmt.Errorf("stats.add: %w", err)
+		return false, fmt.Errorf("stats.add: %w", err)
+	}
+	return claimed == 1, nil
+}
+
+// ForgetBatches deletes batch ids older than a cutoff; no retry is that late.
+func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error {
+	if _, err := r.db.ExecContext(ctx, `DELETE FROM ingest_batches WHERE created_at < $1`, before); err != nil {
+		return fmt.Errorf("stats.forget_batches: %w", err)
 	}
 	return nil
 }

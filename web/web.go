@@ -1,0 +1,159 @@
+// Package web holds the static assets the service serves to browsers: the
+// tracker script that sites embed (GET /js/script.js) and the snippet that
+// loads it.
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"html"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+//go:embed script.js
+var files embed.FS
+
+// asset is one representation of the script. The gzip copy is its own
+// representation, so it has its own strong ETag: a strong validator promises
+// byte-identical content.
+type asset struct {
+	body []byte
+	etag string
+}
+
+var (
+	plain   asset
+	gzipped asset
+)
+
+func init() {
+	body, err := files.ReadFile("script.js")
+	if err != nil {
+		panic(err) // the file is embedded at build time; missing means a broken build
+	}
+	plain = newAsset(body)
+
+	// Compressed once here rather than per request: the script is fetched on
+	// every tracked page view of every site.
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		panic(err)
+	}
+	if _, err := zw.Write(body); err != nil {
+		panic(err)
+	}
+	if err := zw.Close(); err != nil {
+		panic(err)
+	}
+	gzipped = newAsset(buf.Bytes())
+}
+
+func newAsset(b []byte) asset {
+	sum := sha256.Sum256(b)
+	return asset{body: b, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`}
+}
+
+// ScriptHandler serves the tracker script. It is a plain net/http handler so
+// it can be mounted anywhere (in echo with echo.WrapHandler).
+func ScriptHandler() http.Handler {
+	return http.HandlerFunc(serveScript)
+}
+
+func serveScript(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		// The service's one error body (CONTRACT.md section 1).
+		_, _ = w.Write([]byte(`{"message":"Method not allowed.","status":405}` + "\n"))
+		return
+	}
+
+	a := plain
+	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+		a = gzipped
+		h.Set("Content-Encoding", "gzip")
+	}
+	// Caches must key on Accept-Encoding, for 304s as well as for 200s.
+	h.Set("Vary", "Accept-Encoding")
+	h.Set("ETag", a.etag)
+	// An hour: browsers revalidate (cheap 304s) soon enough that a new
+	// version of the script reaches every site within the hour.
+	h.Set("Cache-Control", "public, max-age=3600")
+	h.Set("Content-Type", "application/javascript; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	// Sites that use Subresource Integrity (crossorigin attribute) need CORS,
+	// and sites that set Cross-Origin-Embedder-Policy need CORP to load it.
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
+
+	if etagMatches(r.Header.Values("If-None-Match"), a.etag) {
+		h.Del("Content-Encoding")
+		h.Del("Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		_, _ = w.Write(a.body)
+	}
+}
+
+// acceptsGzip reports whether Accept-Encoding allows gzip: listed as gzip,
+// x-gzip or *, with a q-value that is not zero ("gzip;q=0" refuses it).
+func acceptsGzip(values []string) bool {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			coding, params, _ := strings.Cut(part, ";")
+			coding = strings.ToLower(strings.TrimSpace(coding))
+			if coding != "gzip" && coding != "x-gzip" && coding != "*" {
+				continue
+			}
+			if !qZero(params) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func qZero(params string) bool {
+	for _, p := range strings.Split(params, ";") {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+			continue
+		}
+		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return err == nil && q == 0
+	}
+	return false
+}
+
+// etagMatches applies If-None-Match: "*" or any listed tag equal to etag
+// under weak comparison (RFC 9110 section 13.1.2), so W/"x" matches "x".
+func etagMatches(values []string, etag string) bool {
+	for _, v := range values {
+		for _, t := range strings.Split(v, ",") {
+			t = strings.TrimSpace(t)
+			if t == "*" || strings.TrimPrefix(t, "W/") == etag {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Snippet returns the tag a site adds to its pages to be tracked, for a
+// service reachable at baseURL (e.g. "https://analytics.example.com").
+func Snippet(baseURL string) string {
+	b := html.EscapeString(strings.TrimRight(baseURL, "/"))
+	return `<script async defer src="` + b + `/js/script.js" data-host="` + b + `"></script>`
+}
