@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the published user-agent corpora that the ingest tests measure the
+# bot detector against (TestBotDetectionOnPublishedCorpora):
+#   crawler-user-agents  real crawler user agents ("instances"): recall
+#   user-agents          real browser user agents: false positives
+#
+# Usage: ingest/testdata/fetch-corpora.sh [DIR]   (default: <repo>/.cache/corpora)
+# then:  UA_CORPUS_DIR=DIR go test ./ingest/
+#
+# The corpora are test data, never committed: .cache/ is git-ignored.
+set -euo pipefail
+
+# Exact versions, with the registry's integrity for each tarball, so that the
+# recorded figures (docs/enrichment.md) stay reproducible and a re-published
+# tarball fails loudly instead of shifting them.
+packages=(
+	"crawler-user-agents@1.60.0 sha512-p8hKVsnZl3msolBhGW8s86V0tmmcuBSwhTXkzkegGQzTt0A/ysKDHKzek9fichfqL5qBEgDrR9CuGBU0Y7bDrg=="
+	"user-agents@2.1.198 sha512-cpFqEfpW1DW7MZYfJaknK5mNJZBgUwfroY0y1jSVy8Y93T4pmP0wp5HhXTOqZUbUbFppp0fwCyfttG9rsl3vqw=="
+)
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+dest=${1:-$repo/.cache/corpora}
+mkdir -p "$dest"
+dest=$(cd "$dest" && pwd)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+for entry in "${packages[@]}"; do
+	read -r spec want <<<"$entry"
+	name=${spec%@*}
+	# npm pack fetches the tarball alone: no dependencies, no install scripts.
+	(cd "$work" && npm pack --json "$spec" 2>/dev/null) >"$work/$name.json"
+	read -r file got < <(node -e '
+		const [r] = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		console.log(r.filename, r.integrity);' "$work/$name.json")
+	if [[ $got != "$want" ]]; then
+		echo "fetch-corpora: $spec has integrity $got, want $want" >&2
+		exit 1
+	fi
+	rm -rf "${dest:?}/$name"
+	mkdir -p "$dest/$name"
+	tar -xzf "$work/$file" -C "$dest/$name" --strip-components=1
+	echo "fetch-corpora: $spec -> $dest/$name"
+done
+
+echo "Run the tests with: UA_CORPUS_DIR=$dest go test ./ingest/"
