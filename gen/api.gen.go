@@ -77,6 +77,24 @@ func (e Flag) Valid() bool {
 	}
 }
 
+// Defines values for HealthStatus.
+const (
+	Ok          HealthStatus = "ok"
+	Unavailable HealthStatus = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the HealthStatus enum.
+func (e HealthStatus) Valid() bool {
+	switch e {
+	case Ok:
+		return true
+	case Unavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Privacy.
 const (
 	PrivacyN0 Privacy = 0
@@ -447,6 +465,37 @@ type Error struct {
 // Flag A boolean written as `true`, `false`, `1` or `0`.
 type Flag string
 
+// Health defines model for Health.
+type Health struct {
+	Status HealthStatus `json:"status"`
+}
+
+// HealthStatus defines model for Health.Status.
+type HealthStatus string
+
+// Hit One pageview, or one event when `event` is present.
+type Hit struct {
+	Event *struct {
+		// Name Colons become spaces.
+		Name string `json:"name"`
+
+		// Unit Kept only when at most 32 characters.
+		Unit *string `json:"unit,omitempty"`
+
+		// Value Kept only when a positive number of at most 10 characters (a JSON number is accepted too).
+		Value *string `json:"value,omitempty"`
+	} `json:"event,omitempty"`
+
+	// Page The absolute http(s) URL of the page.
+	Page string `json:"page"`
+
+	// Referrer The referrer URL; empty for direct visits.
+	Referrer *string `json:"referrer,omitempty"`
+
+	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
+	ScreenResolution *string `json:"screen_resolution,omitempty"`
+}
+
 // ListLinks Links keep every other query parameter.
 type ListLinks struct {
 	First string  `json:"first"`
@@ -587,6 +636,9 @@ type Sort string
 
 // WebsiteSearch defines model for WebsiteSearch.
 type WebsiteSearch = string
+
+// BadHit The one error body, for every status >= 400.
+type BadHit = Error
 
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
@@ -1003,6 +1055,17 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
 
 }
+
+type BadHitResponseHeaders struct {
+	AccessControlAllowOrigin string
+}
+type BadHitJSONResponse struct {
+	Body Error
+
+	Headers BadHitResponseHeaders
+}
+
+type HealthJSONResponse Health
 
 type InternalErrorResponseHeaders struct {
 	XRequestId string
@@ -2090,82 +2153,93 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FwPbxs3sv8qg33voQ6wklaK3UtlBAe3Te/ymqZ+iYO8XGRk6d2RxPOK3JJcKTrD3/0wJPeftJJlx23R",
-	"Q+8KxJaW5HA4/M1v/qxvgkQucilQGB2Mb4I5shSV/fEN/lKgNi9T+iVFnSieGy5FMA4u5gg8hUKkqGA1",
-	"58kczBwhRcN4pkFOwcy5BlRKKlihQsjkbIZpPwgDhb8UXGEajI0qMAx0MscFozXMOsdgHGijuJgFt7dh",
-	"8AaNWp9NDaptGd5iIkWqwUhYMW7gCqdSoZVD4GcDyol/0JJcGJyhsmu+f//+rDBzFIYnzOD2wmfZiq01",
-	"xN8iU6ji/QugKBbB+GPgHg4uw61d3oZBzhRboPF6P2cz7FZ5zmYYwlTJBQz7cGZ/h5xpY3eNIoU50yAk",
-	"pMwwYCKFmB6OB7GRMYgiy0hYTtP9UqBaB2Eg2IKkoZmCptwpTlmRmWA8DIMF+8wXtI1hVP4vDBZc+A/D",
-	"Li2eoyr30bkeqk+71zyJwlJxwygcnYQnUTiMosvOld5KZXYto+m7ziWsdoNqmfJXppOuMwqD93ilucG3",
-	"yFQy3z6d75jGHhcaheaGLxF0ceVGu8uAkMoF4+IU4v+J3cl8ioHRxeAGFdt5MNot2NzDgn1+hWJm5sF4",
-	"dHLSaVDe9r+VKUdrU178d3nqTTqRwqCwimN5npGpcykGn3ur1ao3lWrRK1SGIpEp2vuPn9kiz9D9mGRF",
-	"ip94roNxEITBlC2l4jRvQOYf3Dal/W+F02Ac/NegxpmB+1YPWlL9INXCSd9W7c8iW1sNTjlmqQaNwkAy",
-	"Z2KG/cBtVudSaLfRl8KgEix7QdCzZ6P/1DR5a18L1NqabDUJaFRLVA7H6IS0YabQZKDRwZt0knRs7ExA",
-	"IfBzjonBFKaMZ4XC0xaQsgo5PdbG/9/zsNx7mVroaQB287tdUvnHBzW4W8leS/ODLET6UI35kwQhDUxp",
-	"oqa2jqPjL9fWawm6SOaw8iuxhRQzq6yEZRmqr3SfDO+crTPJ0gspXzE1w4fuh9DWXyK4kukaODkaCRlN",
-	"2trb8OmX741WK1exKygwcybg62P4kX9r93Uh5U9MrP2x6QfvS0pYMLEuN6dbexl98wh72VzB+SvLB5KM",
-	"ozCnoMitQ8YMqg0Ttg6/V3n8/RZccQMrxjvBCjOXiv8LH2zGbo7S9W8Y8fBxDvoa7TkvuNZczEJYsIzw",
-	"FtMQFC7lNaYgFRTiWsiV2FDP+/fve5vkZJ+ONrmMV1SuZEJ7vsrwhTDcrO+nLwuHVp7KjY8/BouC7gqC",
-	"FEg+bxiFMDoJ4SQKYRhFweVtuHG/ZnyJwlGVFdPAxZJlvK3z0egRYBYqekWKtV6EDsCvdwqx208M5HI1",
-	"IEvmtAl77d4JXeS5VAbTnzDl7ML62kfClFJjdzrgNuCcPC7gEGTHd4oQW3V4mP/5x/vpgM7YjlBI1+oT",
-	"IwI2ikZf96JhLxpdDKNxRP/9IwgDx5OCcTm+n8gF8bQF45klmyX9uJIEg40PLB8hklt/ZE+eWEphFp+0",
-	"LFSCE0EKa5IWR9l5Goz/QlRc65VUFZPPFV+yZB2MR2FQWJ6yKf7Ti+jZ+KkT//a+1OeN5y67Dsl7u35j",
-	"ZnvxvscMjcM5lqacRrDsXMkclbGUb8oybcWvPyLOWo3yvJc2WfPdKykzZIJOmtunyAjsbrkwXx8H2/w7",
-	"DOTVPzExzVDHy9zNo+tI6SOtUY0PK+HqYf6r2zCo2NzezW6rj7DIBaFk7SFMpQJcolqDu04wKaLoKT6H",
-	"4yiiS9ZWV41z3cveBNzgQneErtUWmFJsHXRwWjgejUCKbH3qAMejkYenFTdz4EaDRw/rpre0UkHLzdb0",
-	"CPNiwYQlyygSbIyvZSwhpSvU/PvFxblXEvmlHEt/2BGBNc+0lKmaves4f8jYrCOuBm9/sFLcGBTANMRk",
-	"oXEIsT1j+mEYE4zHkWW/pc3ZuIMudabp32EQBlGHAYbBK67NKy6u9T2tyY6Ba8TcG5A0c1Rgo7XawWzb",
-	"0JQrbTotJGM7vhD42X5BUEYuuoSirQdzhcsDHtw4ISeRX99P4hftOitS2E/o8PseUJMUSqEwnh3cdAAH",
-	"0cJtIziX2i5Rhs1WWqB7VmWVXBaENt3KfZDud2iisSrteo9QNaHp+tbIuwWmBR5RXiMNyw6C4o1jbh1A",
-	"2Ey4uCmbqvCHYTfYZQPnpRPc3HwE1j8aDGEIeXGV8SSEEZROtJcraWx427irUTgMR5dde31rmHkhjFrf",
-	"19Zk4WjIAe5qybICu5ONTe25x0I/dZdOSFi6G/d1wZ4KVZ5jH0moFdLhUbISxfbNUMOd9ReGHTLAXvdN",
-	"jVjB/Rzl4rv08trmrmpGQEa25LgKwmDJNTdSkUU6y1M4RaWQPknYImd8JoIwuFJype2HpDxmuJh90mtt",
-	"cGGZwpInaC1YzIoyi6gQxSeFWmaFtc7QElRO2ysP0ibWEop3wgCX2DrZGlY9NbuvETa4bcMSiTH2DF9g",
-	"lwMuuW6XAxY0Q8Y1pjCX2tjghBzfy3NgaapQ606f7nny/kP+Byr5s7CJujabvvcwy7m3HLmTD7VNdH73",
-	"8vs3oJiYoYajl+fLY7eL5ddPbOhhD4aCX+JqOSrIuMA92NjY6gbJ3xTj/9q+WUOqZJ5j6hISZH66veop",
-	"xMQHR1/HwDL6ggZoi9eruczQefuDZKuji5svIdd1NLK5ufdztASEVWBLsZxG4xKI9YdGYza1cR7xFlBo",
-	"CiVaVK4hWF4D/T5DKP3BbTsmOszsu4IAfxFqARpbL216w1a3zr9tlI0jCJt3syVxF3752/9rQ3sJMn8c",
-	"YN+MWB+mnIN00iXhHpHeGqlc+WB8s7nsDoQ92wWqp8Dg3ZtXdGFYkmBuMLUoVsMx3ZxmCSY6fmarYeUH",
-	"w32oXNWfoiYf6mRDm8jcrMgdOLQTnSk4JBgeEAaX2yYl1EDdwuHGXoeu9HdvJKYlNyIlp/oaeQm0NBez",
-	"DO0HNRLvxOAD5NoNn68RU0xhNUcBHnPoyEenoMmYUgo9mQCmZlKMuK2rzjcXHd197nmTONcn/+uR6M2b",
-	"48x/z91p1N62Ls/vwyUeZG8HDGq65H2S2eTEhvE8/NgPcqO3HedTKqim0d23/TYMNCaF4mb9luZ1R3dl",
-	"2w3OCtNRqz4TcHb+0tYhFixFuFpDzATL1oYnGgqNCpzDdImW+isa4b/plxVpSyBcb0Ml29yY3CU0uZjK",
-	"MlXMXJbQ17XPqlnJQg3jAhV57UJlfgY9Hgxm3MyLq34iF4NKjJ5GRfy//mQ7v+Y123PZg6pkWA7oAzHs",
-	"eMByPlgOY4rGc8mF0TCVWSZXjkLN81rI5ZB0FoKWE4GfuaaAxJezfFZoJdU1F7NTwhS1MXrFNGRSanQJ",
-	"AdI+kTWjeEJQeOQySnTM4UTEZaju+gToetLTNj3ISnfEhF4RpT0ejZ70J2IiXtgptrcE+Jm8mFs4lUmx",
-	"QGFAIKYa4jNfMLOJ+zG4HhWXE03Ozl9++vHFB5cgjfsT0SgkcSlIpGSOyTXxadLyGBhcsbSB8Ctu5rIw",
-	"wKzhVBJHw9AS/+PRqD8Rb+qCCEdX8D6gGHEKVdHfDvnftz+/7sOLRmZ3Ihqp3Wpxm1e1roa8T2zTyrHN",
-	"DTfKQEcuB9tzE1Qp2Ce05Vyh7T+QdQKXVONujUbU9iNagiuQK1HanguFSDQ9BiZc8pAGfaWBN44zOg4B",
-	"P7PEZGvI+DXZ7ET4WiDwtD8RlqMl6BlYeZv+dv6q97Qf9Wj1rVu0Wq36M1H0pZoN/Fg9YLM8oyH9uVlk",
-	"loZyk7Vv5tn5S4rYUWl3q4b9qB/ZnH+OguU8GAc0wVPL1s3cAo83wIF/pL9mC+tCZmi6WrjUErWzzZ9z",
-	"FHQxShvtw2trpEKS+fTrTIAUL9NgHPwNjR8SbLSAjKJoT3mqFKhRnipR6lE00C4BbSFvuc2n/aje6lbW",
-	"uJJo0ytU6950sR1/BhujNjhBOYVH53LcNkforkhtnRMtfTz6Zpezq45msNnCcBsGJ+6o9o9rt/Q0HV4w",
-	"/ngZBrpYLJhaW/k8ujbFDgPDZpp2bsOfS5qgtFJ7IQc3/pJ+4untTlulvdtchW1vlALtbSZPkIRAImAK",
-	"cmk7N2xLCoqUKUjZ2jdAuE48MBJiI+OJ4CLJCs2XCEf2IS4cMDnn9pUGip7hX1Lgkz7Ek2ASxDYoAYUs",
-	"A5ufhAUyQY6oBAipJiLlChPThwuCU5+T1lIZC8JXCtk1OXw3nukERcrFzOFK+4JRwPiW9BO0GxQ/3uyu",
-	"U1o068MZYRWYOTNlgbnZp9NEu6rtjYyw7nqrD2Rvc+VWBmV/U2KX4NUh9iEu05S+Qc+nKmOYs6XrK03Z",
-	"Go7iDx8+fOj99FPv++/jJxQnWF2GwOyJTYRGxVG7iMbivHZ2457TcOQzT2Xi00aiOgSf8tQh9Pv9J+5E",
-	"ujoC7T/7tHJXRtlmZzvU8YMlSylbh9Dco406SrCsy97DHeL5SsIBh2ZbETvSQ5tyvWJdYjkS4Zt+3eXq",
-	"lvTpLkmNfFw59/eA2tP/Ldo/O83cUZrYTRcTGb0myDl1dCW2wsX7hfh0td7RSlsWS8p0v/v9slO0XV26",
-	"u2d3JZh69vL3fat0XYEawwa2ZfiA58om5kMetc9d3ouK7OyU+VjVtIajqKpZBYNc8cQ5++qBb541vrcC",
-	"VOlDX3q2NHA8GGQyYRlhzfhZ9Cxqe8C//JWO4jkhk8u70H16Xt9196GRz+tL5T6iEc+HZTX5N1rLFchd",
-	"p4+rgdPPjTxou/g8LGvNw1b5d9is9p5Erro7qiquo8N7eapSYGf3smvbryCgDkK48oTCUahoeDcVavU4",
-	"2kHHdw+qenstURsdssp2g+DvQPIqWve29NGW0LCSbDSYneMpLWpXBl77CV1JScqnfUGIDowZ79Lv4lI8",
-	"rcgbIwLgGBiXIgQtaS7yADbeJ33uolrvS3m32NYdyNN+M+FB8O/ShA/G/6p6U71MsZl23O2cbHd/mZrT",
-	"cFT1+wzjJyCVE1BI0Ws+U/UCRfGTXUI3yj+H3WKX99uWMOapZd4282UbPVTqOn3u78ssny211Kx8/ce6",
-	"sS/u+Iwe1vHpPr2zybOqVfmEbbSry7Mp8v29bAkvf72Xv9we9St6vmHl+Yb37mI9xPmVm/kCZ/dH9F2k",
-	"mmrvDY9Vwf3lbRjkUnc4qBKWXQxddYO4nPaRUXxhXxrI5ApVL2Ea01NgkCGjiB5ib1ouiV+mAuMQ2ERU",
-	"z6xWqz59JNZAAXgIOXk3ik+MYjyjZ1JpQOFCLmn6d4InMkXI2BVmGlwrAXBh5ETkhVjTl0/seNvbbuYo",
-	"bIN7u9rKRKPgGkIh+C8FAkuU1BpYltnEqO5PROzvZQwjn7JmFKW7yxv3IS7vd1zmGaqa7RxVp6u1teL3",
-	"FYGoX5Rbf+FbcRWKNbOuL2pEG1xlcrbRpDAOhlHf/n/wbCJGUTQcp1fPxuNh0ISk+97Guhx+2879EQbe",
-	"bkH78Pfq5b8T2fdo5y6497j+SHj/2F39Ald1Z3/rBZ9X0ml+R09YPe4rDe/evLrf+9S3D0be4dO7B22+",
-	"eWfHnRyyWMcrNn9UuD9L084ApQH3HTHK4MZnnt07ENuH/8YCsG+DqKqZqQVLObVvCtjgOqRIhCIYo5jQ",
-	"zEYh26UT9/JIEwS/iOuVL5W0KFb5Wkj1NsjBd6h8tWX/GzEE+LPyLa3fKnb+nYzKaeQuuwrLMHfD4c3l",
-	"av9R7xesfuXrP1/RpKu71fxbF0MetQhyaet9XX/C4KIsizMN5+8utmHjnMbtpE7dWm/8GYL22/7B7R/F",
-	"GP/0fQfeHnew9f2Bo/Ozi+/+/mTnPSpMV6vgzr/2cApxzdVicB5RCv8+VsX83TP23uEiN+uJiBus8rmL",
-	"h9r88XkMSYZMOQebcW36VVIMEiZcpcmLkcKR77rZuiFOA39ekT+vyIFXZAdDbLc4tLv5Pl4Shrs/TLLL",
-	"AXGhDROJ7yawfyaj2f11pDGb9igkp5g+XrBrBFWI2P25E3unbB7K5lZdK5ErLXlZ9/g8itBtL5RRLLm2",
-	"r6h4L1btbzvDejabKZzZ3raU8WxdF+XbCf/GbC7h35Xsbmy08bzrfL+8/XcAAAD//w==",
+	"7FyNc9s2sv9Xdvjem9o3lEQpdi8nT+bGbdOLr2nilziT14s9IUSuJdQkwAKgFDXj//3NAuCHJEqWHV87",
+	"veldZ2JRBLBY7MdvP6DPQSLzQgoURgfjz8EMWYrK/nmaZXJxKpavFZ9yQU9S1IniheFSBOPgNFuwpYb4",
+	"L3EIWoKZMQNMLEFzg5CzJRRSG5hxo/tBGCj8peQK02BsVIlhoJMZ5oxmRVHmwfhD8JfgKgzMssBgHGij",
+	"uJgGt7dh8AZ/KVGbs3STgosZAk+hFCkqWMx4MgMzQ0jRMJ5pkNdgZlwDKiUVLFAhZHI6xXQ3PV0kGLU8",
+	"vTaoNml4i4kUqQYjYcG4gQleS4WWDoGfDChH/l5LcmFwisqu+f79+9PSzFAYnjCD29n/DTKFKt6Px+7l",
+	"LkbfhkHBFMvR+OM/Z1PsZnnBphjCtZI5DPtwaj9DwbSxu0aRwoxpEBJSZhgwkUJML8eD2MgYRJllRCyJ",
+	"VPBLiWoZhIFgOVFDMwVtulO8ZmVmgvEwDHL2iee0jWFU/S8Mci78w7CLi+eoqn10rofq4/Y1j6OwYtww",
+	"CkfH4XEUDqPoqnOlt1KZbcto+q5zCcvdoF6m+sh00q0M73FC6vUWmUpmm6fzLdPY40Kj0NzwOYIuJ260",
+	"UwaEVOaMixOI/yd2J/MxBkaKwQ0qtvVgtFuwvYecfXqJYmpmwXh0fNwpUF72v5EpRytTnvx3RepFOpHC",
+	"oLCMY0WRkahzKQafeovFonctVd4rVYYikSla/cdPLC8ydH8mWZniR17oYBwEYXDN5lJxmjcg8Q9u29T+",
+	"t8LrYBz816AxdwP3rR6sUPW9VLmjfpW1r0W2tBy85pilGjQKA8mMiSn2A7dZXUih3Ua/YekLbnbs8Gct",
+	"xdqGctTayqpVA8hLTdYEmAA20TIrDcLMmOJAH8K7Ny/ppLRhptTB+CiK9t7sczKGXRv8kWXEcEzhn29f",
+	"vwqBwUJJMYVv3QZ6F8sCQ5AKYiIvhpxrbQVLgZBmF5ltn5IkqHWP5lQy61kX02scTBfhfvRgzR3ZHbxA",
+	"lpnZ/dhcMS2QN/uLiF+og23vCjiQChSydHnYpxnPhEElWOY4/UARqCYBjWqOyvmw9pkfP8aZnwooBX4q",
+	"MDGYwjXjWanwZMWJstprej8b/1/Pu+TeWRqvnW/7u7sOtHHslrJX0nwvS5E+lGNei60wXtNEqxpy9OXc",
+	"eiVBl8kMFn4llpN+ELMSlmWovtL2/M/ZMpMsvZDyJVNTfOh+yNN6AwoTmS6BE8iQkNGkK3sbPvnyvdFq",
+	"1Sp2BUWATsDXR/AD/8bu60LKH5lY+mPTD96XlJATTvSb0yt7Gf3tEfayvoLDKhYLJhlHYU5AEaSDjBlU",
+	"ayJswV6vRnu7JbjGhZaMd4KVZiYV/xUfLMZujgr2rQnx8HEO+gbtOXsLHkJemf4QFM7lDaZk1UtxI+RC",
+	"rLHn/fv3vXVguotH6zjWM6pQkjwBm2T4XBhulvfjlzWHlp4awo0/BJXLlAIJ7wyjEEbHIRxHIQyjKLi6",
+	"Ddf0a8rnKBxMXTANXMxZxld5Pho9gpmFGloTYy2CoAPw651A7PYTA8EtDciSGW3Cqt07ocuikMpg+iOm",
+	"nF1YnPVINqUGGXeBr1WDc/y4BodMdnwnCbFlhzfzr3+4Hw/ojO0IhaRWHxmB71E0+roXDXvR6GIYjSP6",
+	"719BGDiMHIyr8f1E5oTRc8YzG2hU0HMiyQy2HlgsSgFO88iePMGN0uQftSxVgpeCGNYGrC5c42kw/iuF",
+	"YVovpKqjuELxOUuWwXgUBqXFqOvkP7mIno6fOPJv7wt733jcuu2QvLfrt2a2ivcdZmicnWNpymkEy86V",
+	"LFAZC/evWaYt+c0jilfqUT7moU02sc5EygyZoJPm9i0SArtbLszXR8Fm7BUGcvIzJqYd5nqau2OoJkr+",
+	"QGvU48OauGaY/+o2DGo0t3Ozm+wjW+QSECTtIVxLBThHtQSnTnBZRtETfAZHUURKtsquxs51L/s54AZz",
+	"3ZG2qLfAlGLLoCOegaPRCKTIlifO4Hhr5M3TgpsZcKPBWw/rpje4UpuWzxvTI8zKnAkbKKFIsDW+obEy",
+	"KV1phhcXF+eeSeSXCqz8YUf03T7TiqZ69q7j/D5j046cCnj5g4XixqAApiEmCY1DiO0Z0x/D2MZBkUW/",
+	"lczZmJOUOtP07zAIg6hDANtByz30pmFUtZ68CcKgFGzOeEZu9G5h38EOH6xuniG51jnHhY38rCzPKfBd",
+	"zFBAbP+OyYIXCumcOwR47u3z6mOXVthIX8hMCg0TTGSOoAuWOLFrpRq+PrI5n+rjsIO/pejazA9YGCvt",
+	"jnZmIJfawJMRBfGKJQaV7hTROctKvHs+KKTPuYgyn5Cjv64XGUatReCA2Qi7eo9rYEmCBUVgRsrDDiLW",
+	"ztEyr+sUi60pu67QvEoJ0ajOnSu8RqW6kp4OR7hvaaoTwLwwS2vcUq4wMTDn2md+N5U+UYjio0JLE5cd",
+	"ueX4/dl3Fy8+vXh+9o8XF/EJ3KxyeyLNzEam3gZoGPb7oyhyJnQ39yyTurj3kmvzkosbfU8rb8fADWLh",
+	"Dbs0M1RgM2gN8NtUjWuutOm03Bnb8oXAT/YLghhW5z1E2HixUDjf48U11jiK/Pp+Er/oNob9iA5X3cOU",
+	"JaVSKMzHSlo3HTqFa5sycW4VTIpKbi21QP6vzvS7zDRteiUfTbzfwonWqrTrHUQ1gUbXt0beTTAt8Ij0",
+	"GmlYthdEWjvmlQMI20lwN2WbFf4w7Aa7ZOC8Aqfrm4/A4laDIQyhKCcZT0IYQQVue4WSxqadWj40Cofh",
+	"6Kprr28NM8+FUcv7yposnfvZA0bWhn63krjXQj91F0+IWNKN+0JjH6LUiG4XeG8Y0oH0ssqK7ZqhMXcW",
+	"xxm2zwCr7uscsYT7OarFt/HllXf8FYqp8EUQBtZjSBWEVRmo9j9hkLC8YHwqgjCYKLnQ9iExjxkuph/1",
+	"UhvMLYKf8wStBItpWVV21t1NaANHTturDtIWOxJu6B+HWbqgmw+Z7iuErZizJYkUyfUMz7HLR1YxaJfn",
+	"FTRDxjWmMCN4QXiA4NnZObA0Vai73a6PX3cf8r9QydfCFk9Wo9x7D7Ox8AbAdvShtsWnb8++ewOKiSlq",
+	"ODg7nx+5Xcy/PrQpAXswmIYWdxaoIOMCd9jG1lbXgu91Mv531TdrSJUsCkxdopDET6+uegIxxWmjr2Ng",
+	"GX1BA7S114uZzNB5+71oa6L+z18S9DZZgvXNvZ+hBSCsNraEMTWaEw/3qodGY3Zt8y+EW0ChKZVYCbFa",
+	"hBWNod8lCJU/uF3NVewn9l3BuVeEhoDW1iuZXpPVjfNfFcrWEYRt3VyhuMt+ee3/d5v2ysj8cQz7eibp",
+	"YczZiyddFO4g6a2RypV0N0LQbRb2dJtRPQFmw6Z2wEZWrDHHa7HqKDp6eme0WlvluicgauOhTjS0bpnb",
+	"XRJ7Du20zhTwkxkekA2utk1MaAz1ih1u7XXo2jHubYlpybVIybG+sbxktDQX0wztg8YSb7XBe9C13Xy+",
+	"QkwxdXGmtzl05KMT0CRMKTBti91qKsWI216X2fqio7vPvWgD5+bk/30gel1znPjv0J1WP8SG8vw+WOJB",
+	"8rbHoLZL3kWZTRquCc/Dj30vN3rbcT4VgxoY3a3tt2GgMSkVN8u3NK87uoltATstTUf/0KmA0/MzWx/M",
+	"WYowWULMBMuWhicaSo0KnMN0CdDmKxrhv+lXXUIWQLh+s5q2mTGFKzRwcS2rEg5z2Xvfa3Raz0oSahgX",
+	"qMhrlyrzM+jxYDDlZlZO+onMBzUZPY2K8H/zZDPv7Tnbc9mDupRfDegDIex4wAo+mA9jisYLyYXRcC2z",
+	"TC4chJoVDZHzIfEsBC0vBX7imgISX2b2WaGFVDdcTE/Ipqi10QumIZNSo0sIEPcJrBnFEzKFBy6jRMcc",
+	"Xoq4CtVd7xapJ71t0/asckdM6AVB2qPR6LB/KS7FczvF5pYAP5EXcwunMilzFAYEYqohPvWFbFtQG4Pr",
+	"G3S1iuT0/OzjD89/coWLuH8pWgVeLgWRlMwwuSE8TVweA4MJS1sWfsHNTJYGmBWcmuJoGFrgfzQa9S/F",
+	"m6ZQydE1ouxRJDyBuhHLDvnn29ev+vC8VXG5FK2SS724rXdYV0PeJ7blntjWbFrl2QNXG+m5CerSyGEr",
+	"BQ6yKawQa5zWaETt8pdmhlyBXIhK9lwoRKTpMTDhkoc06CsNvHWc0VEI+IklJltCxm9IZi+Fr9EDT/uX",
+	"wmK0BD0Cq7TpH+cve0/6UY9W39CixWLRn4qyL9V04MfqAZsWGQ3pz0yeWRjKTbaqmafnZxSxo9JOq4b9",
+	"qB/ZWlyBghU8GAc0wROL1s3MGh4rgFU94DYMvEAO/JD+kuXWpUzRdLXZqjlqJ6uvCxSkKJXM9uGVFVoh",
+	"SZz6TWZAirM0GAf/QOOHBGtteqMo2lFGrghqlZErq/UoHFkt1W5Y4mqbT/pRs9WNLHJN0bqXqNf93IV+",
+	"/JmsjVrDCNUU3lpX4zYxQ3fleOOcaOmj0d+2Ob/6aAbrrUa3YXDsjmr3uNXWu7YDDMYfrsJAl3nO1NLS",
+	"561tm+wwMGyqaec2HLq6bUmpVdDBZ6+0H3l6u1VWae82d2Fb0KVAq93kGZIQiARMQc5th5VtHUORMgUp",
+	"W/pGJdctDUZCbGR8KbhIslLzOcKBfYkLZ6ics/tKA0XT8KsUeNiH+DK4DGxNjoFCloHNV0KOTJBjqgyG",
+	"VJfCVWr6cEHm1eeotVTGGuWJQnZDAMCNZzpBkXIxdXZmVcEogHxL/AlWm8g/fN7eT2CtWx9OyXa5uwO+",
+	"EaTdT9e2fnVrMglh05ncHMjOBviNjMruxvEuwutD7LsW2DnHhW+i9qnLGGZs7nr/U7aEg/inn376qffj",
+	"j73vvosPKW6wvAyB2RO7FBoVR+0iHGv3tZMb956GA5+JqkttFJnqEHwKVIfQ7/cP3Yl0dW3bf3Zx5a4M",
+	"s83WdrDjewueUrYMob1HG4VUxrJpTxluIc9XFvY4NNsu3pEuWqfrJesiy4EKfzHDKVc3pU+2UWrk49K5",
+	"u0/fnv5v0aLfKeYO4sRuupjA6Q2ZnBMHX2JLXLybiI+T5ZbrDlXxpEr/u89XnaRtu0mxfXZXkmlmrz7v",
+	"WqVLBRobNrDXOvZ4r7poss+r9r2re0GRrR1tH+oa13AU1TWsYFAonjhnX7/wt6et7y0BdTrRl6ItLBwP",
+	"BplMWEa2Zvw0ehqtesC//p2O4hlZJpeHIX161ui6e2jks0ap3CMa8WxYVZd/o7Vcwdx15LmaOP3dyouu",
+	"FqOHVe15uFIOHrarv8eRq/aO6grsaP+eu7o02HnDxPVi1CagCUq48oDCQahoeDcUWulFtoOO7h5U9+Bb",
+	"oDbaZ5XNRt7fAeTVsO5t5aMtoGEV2GghO4dTVqBdFYjtBnQVJKne9gUiOjBmvEu/C0vxtAZvjACAQ2Bc",
+	"CnuDsmBT8gA2/id+boNa7yt6N9DWHZZn9fbYg8y/Sxs+2P7X1Zz6wtt6GnK7c7I3sKpUnYaDui9vGB+6",
+	"7rRsCUKKXvudumcvig+3Ed0qB+2nxS4PuElhzFOLvG0mzDZ+qNR1/tzfl1k8W3GpXQn7j3VjX9yZHT2s",
+	"M9s9vbMZu65d+QRutK0bu03y/b1sZV7+fi9/uTnq3+j5hrXnG96723wf51dt5guc3R/RdxFr6r23PFZt",
+	"7q9uw6CQusNBVWbZxdB1d4jLcR8YxXN7uSeTC1S9hGlMT4BBhowieoi9aLmkfpUajENgl6J+Z7FY9OmR",
+	"WAIF4CEU5N0oPjGK8YzeSaUBhbmc0/TvBE9kipCxCWYaXGsBcGHkpShKsaQvD+14ewfF2LZOBLZafWWi",
+	"VYANoRT8lxKBJUpqDSzLbKJU9y9F7PUyhpFPYTOK0p3yxn2IK/2OqzxDXcOdoep0tbZ2/L4GEM1l5uUX",
+	"3lyurVg7C/u8sWiDSSana00L42AY9e3/B08vxSiKhuN08nQ8HgZtk3RfbWzK47eruT+ygbcbpn34e925",
+	"udOy7+DOXebe2/VHsvePfftG4KK5gbNyEe+ldJzf0iPWjPtKVxex9//Ni9sHW97hk7sHrd+QteOO91ms",
+	"4yrcH9Xcn6ZpZ4DSMvcdMcrgs888u7tKm4f/xhpg3xZRVzdTayzltb3RY4PrkCIRimCMYkIzG4Vslk7c",
+	"Ja+2EfwirFdd/lqBWNX1rfrW1t46VF1B231zjQz+tLpN+VvFzr+TUDmO3CVXYRXmrjm8mVzsPurdhDVX",
+	"M//zGU28upvNv3Ux5FGLIFe23tf1MzMXVZmcaTh/d7FpNs5p3Fbo1M311k/FrP4iS3D7RxHGP33fntrj",
+	"DrbRHzg4P7349sXhVj0qO68nbv1FnhOIG6wWg/OIUvj7WTXyd+9YvbP31y5F3EKVz1w8tIofn8WQZMiU",
+	"c7AZ16ZfJ8UgYcJVmjwZKRz4LpwNDXEc+FNF/lSRPVVkO0Kc2fvEv/qmmp8JHpGS9H/W/lGORvGk+mR/",
+	"qejXqv2kaY9Y7Qz8cEX23/340DbnxYU2TCS+E8H+FE67k+xAY3bdo3Ae0xOIc3aDoEoRu580svpoc1g2",
+	"L+vaklxZyu9zh7+k6N72VRnFkht73cV7wJo3m9nZ0+lU4dT2yaWMZ8umoL9aLGjN5ooFXYny1kZb77su",
+	"+s68uqUUFRRKGpnIDA7IVBRMmfoebrsv8PT87HDsKgV2InDbxnzi2/zMDC9F3crHjf21RW1/bhGMtG2M",
+	"GkHJkoYJxNS3R7lgQLlDwxRkaTRP0c2nC0x6TTvh6fkZHFgIIrPMFSps8ofQyYyJtFcwZfNMUoEuENPD",
+	"E1+tWunBuxTa8CwDg9o2KU4ZSc6qtDgb6dn4bb1cBzPd9XmXOXKCbdd35lUq105H9gMmLCPxVG35eF1Z",
+	"YR3cXt3+fwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -84,7 +84,7 @@ func seedYear(b *testing.B, repo *repository.Repository, websiteID int64, first 
 	rng := rand.New(rand.NewPCG(7, 7))
 	batch := make([]repository.StatCount, 0, 50_000)
 	flush := func() {
-		if err := repo.AddStats(context.Background(), batch); err != nil {
+		if _, err := repo.AddStats(context.Background(), newBatchID(), batch); err != nil {
 			b.Fatal(err)
 		}
 		batch = batch[:0]

@@ -18,8 +18,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
-	"github.com/labstack/echo/v4"
 
 	analytics "github.com/analytics-service/analytics"
 	"github.com/analytics-service/analytics/handlers"
@@ -32,7 +32,7 @@ type env struct {
 	t     testing.TB
 	db    *sqlx.DB
 	repo  *repository.Repository
-	e     *echo.Echo
+	e     http.Handler
 	clock *clock
 	logs  *bytes.Buffer
 }
@@ -77,6 +77,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// newBatchID returns a fresh id for AddStats.
+func newBatchID() string { return uuid.NewString() }
 
 // in returns the env reporting to t (a subtest's), so a failure stops the right test.
 func (e *env) in(t testing.TB) *env {

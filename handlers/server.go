@@ -15,11 +15,13 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
 	echomiddleware "github.com/oapi-codegen/echo-middleware"
 	"golang.org/x/time/rate"
 
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
 )
 
 // Options configure the HTTP server.
@@ -31,12 +33,20 @@ type Options struct {
 	RateLimit float64
 	// PasswordHasher hashes website passwords; nil means argon2id with production parameters.
 	PasswordHasher func(password string) (string, error)
+	// Collector serves POST and OPTIONS /api/event; nil serves no collection endpoint.
+	Collector http.Handler
+	// Registry collects the metrics served at /metrics; nil means a new one.
+	Registry *prometheus.Registry
+	// OnWebsiteChange runs after a website is stored, updated or deleted, so that this node's
+	// ingest settings cache sees the change at once.
+	OnWebsiteChange func(ctx context.Context, id int64) error
 }
 
 // Server implements gen.StrictServerInterface.
 type Server struct {
 	repo         *repository.Repository
 	log          *slog.Logger
+	onChange     func(ctx context.Context, id int64) error
 	hashPassword func(string) (string, error)
 	formFields   map[string]map[string]bool // operation id (lower case) -> accepted form fields
 }
@@ -46,11 +56,33 @@ var _ gen.StrictServerInterface = (*Server)(nil)
 // maxBodySize bounds API request bodies; the largest legitimate one is a few exclusion lists.
 const maxBodySize = "64K"
 
-// NewServer wires echo, the request validator and the handlers.
-func NewServer(opts Options) (*echo.Echo, error) {
+// NewServer wires the whole HTTP interface: the API (echo, the request validator and the
+// handlers) and, beside it on a plain mux so that they pay for none of that, the collection
+// endpoint, the tracker script, health and metrics.
+func NewServer(opts Options) (http.Handler, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.Registry == nil {
+		opts.Registry = prometheus.NewRegistry()
+	}
+	api, err := newAPI(opts)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	if opts.Collector != nil {
+		mux.Handle("/api/event", opts.Collector)
+	}
+	mux.Handle("/js/script.js", web.ScriptHandler())
+	mux.Handle("/healthz", health(nil))
+	mux.Handle("/readyz", health(opts.Repo.Ping))
+	mux.Handle("/metrics", metricsHandler(opts.Registry))
+	mux.Handle("/", api)
+	return mux, nil
+}
+
+func newAPI(opts Options) (*echo.Echo, error) {
 	if opts.PasswordHasher == nil {
 		opts.PasswordHasher = hashPassword
 	}
@@ -61,6 +93,7 @@ func NewServer(opts Options) (*echo.Echo, error) {
 	s := &Server{
 		repo:         opts.Repo,
 		log:          opts.Logger,
+		onChange:     opts.OnWebsiteChange,
 		hashPassword: opts.PasswordHasher,
 		formFields:   formFieldsByOperation(spec),
 	}
@@ -74,6 +107,7 @@ func NewServer(opts Options) (*echo.Echo, error) {
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
 	e.Use(middleware.RequestID())
 	e.Use(accessLog(opts.Logger))
+	e.Use(apiMetrics(opts.Registry))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
 
 	validator := echomiddleware.OapiRequestValidatorWithOptions(spec, &echomiddleware.Options{

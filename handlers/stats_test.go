@@ -30,7 +30,7 @@ func statsEnv(t *testing.T, counts []repository.StatCount) (*env, string, int64)
 	for i := range counts {
 		counts[i].WebsiteID = id
 	}
-	if err := e.repo.AddStats(context.Background(), counts); err != nil {
+	if _, err := e.repo.AddStats(context.Background(), newBatchID(), counts); err != nil {
 		t.Fatal(err)
 	}
 	return e, key, id

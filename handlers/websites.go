@@ -59,6 +59,7 @@ func (s *Server) StoreWebsite(ctx context.Context, req gen.StoreWebsiteRequestOb
 	if err != nil {
 		return nil, err
 	}
+	s.changed(ctx, w.ID)
 	return gen.StoreWebsite201JSONResponse{
 		Body:    gen.WebsiteResponse{Data: websiteJSON(w)},
 		Headers: gen.StoreWebsite201ResponseHeaders{Location: fmt.Sprintf("/api/v1/websites/%d", w.ID)},
@@ -187,6 +188,7 @@ func (s *Server) update(ctx context.Context, id int64, f *gen.WebsiteUpdateForm)
 	case err != nil:
 		return repository.Website{}, nil, err
 	}
+	s.changed(ctx, id)
 	return w, nil, nil
 }
 
@@ -199,7 +201,19 @@ func (s *Server) DeleteWebsite(ctx context.Context, req gen.DeleteWebsiteRequest
 	if err != nil {
 		return nil, err
 	}
+	s.changed(ctx, req.Id)
 	return gen.DeleteWebsite200JSONResponse{Id: req.Id, Object: gen.DeletedObjectWebsite, Deleted: gen.DeletedDeletedTrue}, nil
+}
+
+// changed tells this node's ingest cache about a write. A failure is only logged: the website
+// is written, and the cache's periodic reload catches up within its TTL.
+func (s *Server) changed(ctx context.Context, id int64) {
+	if s.onChange == nil {
+		return
+	}
+	if err := s.onChange(ctx, id); err != nil {
+		s.log.Warn("refresh ingest settings after a change", "website_id", id, "error", err)
+	}
 }
 
 func websiteJSON(w repository.Website) gen.Website {

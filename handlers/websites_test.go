@@ -300,7 +300,7 @@ func TestDeleteRemovesWebsiteAndStats(t *testing.T) {
 	other := e.store(key, "domain", "other.com")
 	id, otherID := int64(w["id"].(float64)), int64(other["id"].(float64))
 	day := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
-	if err := e.repo.AddStats(context.Background(), []repository.StatCount{
+	if _, err := e.repo.AddStats(context.Background(), newBatchID(), []repository.StatCount{
 		{WebsiteID: id, Name: "page", Date: day, Value: "/", Count: 3},
 		{WebsiteID: otherID, Name: "page", Date: day, Value: "/", Count: 4},
 	}); err != nil {

@@ -10,15 +10,21 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/repository"
 )
 
@@ -67,10 +73,16 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 
 // config is everything read from the environment.
 type config struct {
-	DatabaseURL string
-	ListenAddr  string
-	Location    *time.Location
-	RateLimit   float64
+	DatabaseURL     string
+	ListenAddr      string
+	Location        *time.Location
+	RateLimit       float64
+	GeoIPDB         string
+	TrustedProxies  []netip.Prefix
+	FlushInterval   time.Duration
+	SettingsTTL     time.Duration
+	BufferMaxKeys   int
+	ShutdownTimeout time.Duration
 }
 
 func loadConfig() (config, error) {
@@ -78,23 +90,38 @@ func loadConfig() (config, error) {
 		DatabaseURL: os.Getenv("DATABASE_URL"),
 		ListenAddr:  envOr("LISTEN_ADDR", ":8080"),
 		Location:    time.UTC,
-		RateLimit:   50,
+		GeoIPDB:     os.Getenv("GEOIP_DB"),
 	}
+	var errs []error
 	if tz := os.Getenv("TZ"); tz != "" {
 		loc, err := time.LoadLocation(tz)
 		if err != nil {
-			return config{}, fmt.Errorf("TZ: %w", err)
+			errs = append(errs, fmt.Errorf("TZ: %w", err))
 		}
 		cfg.Location = loc
 	}
-	if v := os.Getenv("API_RATE_LIMIT"); v != "" {
-		n, err := strconv.ParseFloat(v, 64)
-		if err != nil || n < 0 {
-			return config{}, fmt.Errorf("API_RATE_LIMIT: %q is not a number >= 0", v)
+	cfg.RateLimit = envFloat("API_RATE_LIMIT", 50, &errs)
+	cfg.FlushInterval = envDuration("FLUSH_INTERVAL", time.Second, &errs)
+	cfg.SettingsTTL = envDuration("SETTINGS_TTL", 10*time.Second, &errs)
+	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
+	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", 200_000, &errs))
+	for _, item := range strings.Split(os.Getenv("TRUSTED_PROXIES"), ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
 		}
-		cfg.RateLimit = n
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			if a, err2 := netip.ParseAddr(item); err2 == nil {
+				p, err = netip.PrefixFrom(a, a.BitLen()), nil
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %q is not an address or CIDR range", item))
+			continue
+		}
+		cfg.TrustedProxies = append(cfg.TrustedProxies, p.Masked())
 	}
-	return cfg, nil
+	return cfg, errors.Join(errs...)
 }
 
 func envOr(name, fallback string) string {
@@ -104,6 +131,30 @@ func envOr(name, fallback string) string {
 	return fallback
 }
 
+func envFloat(name string, fallback float64, errs *[]error) float64 {
+	v := os.Getenv(name)
+	if v == "" {
+		return fallback
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n < 0 {
+		*errs = append(*errs, fmt.Errorf("%s: %q is not a number >= 0", name, v))
+	}
+	return n
+}
+
+func envDuration(name string, fallback time.Duration, errs *[]error) time.Duration {
+	v := os.Getenv(name)
+	if v == "" {
+		return fallback
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		*errs = append(*errs, fmt.Errorf("%s: %q is not a positive duration such as 1s or 500ms", name, v))
+	}
+	return d
+}
+
 func openDB(ctx context.Context, cfg config) (*sqlx.DB, error) {
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is not set")
@@ -111,6 +162,8 @@ func openDB(ctx context.Context, cfg config) (*sqlx.DB, error) {
 	return repository.Open(ctx, cfg.DatabaseURL)
 }
 
+// serve runs the service until SIGTERM/SIGINT, then stops accepting, lets requests in flight
+// finish, writes every counter still in memory and exits.
 func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	db, err := openDB(ctx, cfg)
 	if err != nil {
@@ -120,17 +173,40 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	if err := repository.Migrate(ctx, db); err != nil {
 		return err
 	}
-	e, err := handlers.NewServer(handlers.Options{
-		Repo:      repository.New(db, nil),
-		Logger:    log,
-		RateLimit: cfg.RateLimit,
+	repo := repository.New(db, nil)
+	geo, err := openGeo(cfg.GeoIPDB, log)
+	if err != nil {
+		return err
+	}
+	defer geo.Close()
+
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	pipeline := ingest.NewPipeline(repo, ingest.Config{
+		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: geo,
+		FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
+	}, registry, log)
+	handler, err := handlers.NewServer(handlers.Options{
+		Repo:            repo,
+		Logger:          log,
+		RateLimit:       cfg.RateLimit,
+		Registry:        registry,
+		Collector:       pipeline.Collector,
+		OnWebsiteChange: pipeline.Sites.Refresh,
 	})
 	if err != nil {
 		return err
 	}
+	if err := pipeline.Start(ctx); err != nil {
+		return err
+	}
+	background, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBackground()
+	go forgetOldBatches(background, repo, log)
+
 	srv := &http.Server{
 		Addr:              cfg.ListenAddr,
-		Handler:           e,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -138,19 +214,56 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
-	log.Info("serving", "addr", cfg.ListenAddr, "time_zone", cfg.Location.String())
+	log.Info("serving", "addr", cfg.ListenAddr, "time_zone", cfg.Location.String(),
+		"flush_interval", cfg.FlushInterval.String(), "trusted_proxies", len(cfg.TrustedProxies))
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+
+	log.Info("shutting down: no new requests, writing the counters")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	shutdownErr := srv.Shutdown(shutdownCtx)
+	if err := pipeline.Stop(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	if shutdownErr != nil {
+		return fmt.Errorf("shutdown: %w", shutdownErr)
+	}
+	log.Info("stopped; every counter is written")
 	return nil
+}
+
+// openGeo opens the GeoIP database, or says once that there is none.
+func openGeo(path string, log *slog.Logger) (*ingest.GeoDB, error) {
+	if path == "" {
+		log.Warn("GEOIP_DB is not set: continent, country and city will be recorded as \"\"")
+		return nil, nil
+	}
+	geo, err := ingest.OpenGeoDB(path)
+	if err != nil {
+		return nil, fmt.Errorf("GEOIP_DB: %w", err)
+	}
+	return geo, nil
+}
+
+// forgetOldBatches deletes, hourly, the ids of flushes more than a week old: no retry of a
+// flush comes that late.
+func forgetOldBatches(ctx context.Context, repo *repository.Repository, log *slog.Logger) {
+	ticker := time.NewTicker(time.Hour)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if err := repo.ForgetBatches(ctx, time.Now().Add(-7*24*time.Hour)); err != nil && ctx.Err() == nil {
+				log.Warn("forget old flush ids", "error", err)
+			}
+		}
+	}
 }
 
 func manage(ctx context.Context, cfg config, args []string, stdout io.Writer) error {

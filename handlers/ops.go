@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// health answers /healthz (the process runs) and /readyz (the database answers).
+func health(check func(context.Context) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		status, body := http.StatusOK, "ok"
+		if check != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+			defer cancel()
+			if err := check(ctx); err != nil {
+				status, body = http.StatusServiceUnavailable, "unavailable"
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": body})
+	}
+}
+
+func metricsHandler(reg *prometheus.Registry) http.Handler {
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
+}
+
+// apiMetrics counts API requests and their latency by route, method and status.
+func apiMetrics(reg prometheus.Registerer) echo.MiddlewareFunc {
+	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "analytics_api_request_duration_seconds",
+		Help:    "API requests by route, method and status, and their latency.",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
+	}, []string{"route", "method", "status"})
+	reg.MustRegister(duration)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			duration.WithLabelValues(c.Path(), c.Request().Method, strconv.Itoa(c.Response().Status)).
+				Observe(time.Since(start).Seconds())
+			return nil
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxBodySize bounds a tracker request; real ones are a few hundred bytes.
+const MaxBodySize = 16 << 10
+
+// Collector answers POST /api/event: it parses and bounds the hit, finds the website in the
+// settings cache, applies the exclusions, enriches the hit and increments the counters. Nothing
+// on this path touches the database, and the IP and user agent are dropped when it returns.
+type Collector struct {
+	Sites          *Sites
+	Counters       *Counters
+	Geo            *GeoDB         // nil: geo values are ""
+	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For is believed
+	Location       *time.Location // whose calendar days the counters use
+	Now            func() time.Time
+	Metrics        *Metrics
+}
+
+// eventRequest is the tracker's body (CONTRACT.md section 4).
+type eventRequest struct {
+	Page             string     `json:"page"`
+	Referrer         string     `json:"referrer"`
+	ScreenResolution string     `json:"screen_resolution"`
+	Event            *eventBody `json:"event"`
+}
+
+type eventBody struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Unit  string `json:"unit"`
+}
+
+func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodOptions:
+		h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Content-Type")
+		h.Set("Access-Control-Max-Age", "86400")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		h.Set("Allow", "POST, OPTIONS")
+		c.fail(w, http.StatusMethodNotAllowed, "Method not allowed.")
+		return
+	}
+	status, message := c.collect(r)
+	if status != http.StatusAccepted {
+		c.fail(w, status, message)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// collect handles one hit and says how to answer it.
+func (c *Collector) collect(r *http.Request) (int, string) {
+	if !acceptedContentType(r.Header.Get("Content-Type")) {
+		return http.StatusBadRequest, "The body must be JSON sent as application/json or text/plain."
+	}
+	if r.ContentLength > MaxBodySize {
+		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB."
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodySize))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB."
+	}
+	if err != nil {
+		return http.StatusBadRequest, "The body could not be read."
+	}
+	var req eventRequest
+	if err := decodeEvent(body, &req); err != nil {
+		return http.StatusBadRequest, "The body is not valid JSON."
+	}
+	page, err := url.Parse(req.Page)
+	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
+		return http.StatusBadRequest, "page must be an absolute http(s) URL."
+	}
+	var event string
+	if req.Event != nil {
+		var ok bool
+		if event, ok = eventValue(req.Event); !ok {
+			return http.StatusBadRequest, "event.name must be 1 to 64 characters."
+		}
+	}
+	site, ok := c.Sites.Lookup(bareHost(page.Hostname()))
+	if !ok {
+		return http.StatusNotFound, "No website has this page's host."
+	}
+
+	ip := clientIP(r, c.TrustedProxies)
+	if site.excludesIP(ip) {
+		c.Metrics.ignore(reasonIP)
+		return http.StatusAccepted, ""
+	}
+	refHost := referrerHost(req.Referrer)
+	visit := req.Event == nil && isVisit(refHost, site)
+	var client Client
+	if site.ExcludeBots || visit {
+		client = ParseUserAgent(r.UserAgent())
+	}
+	if site.ExcludeBots && client.Bot {
+		c.Metrics.ignore(reasonBot)
+		return http.StatusAccepted, ""
+	}
+
+	day := c.today()
+	keys := make([]Key, 0, 14)
+	add := func(name, value string) {
+		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Date: day, Value: value})
+	}
+	switch {
+	case req.Event != nil:
+		add("event", event)
+	default:
+		date := day.Format(time.DateOnly)
+		add("pageview", date)
+		add("page", pageValue(page, site))
+		if visit {
+			geo := c.Geo.Lookup(ip)
+			add("visitor", date)
+			add("referrer", refHost)
+			if campaign, ok := campaignValue(page); ok {
+				add("campaign", campaign)
+			}
+			add("browser", client.Browser)
+			add("operating_system", client.OS)
+			add("device", client.Device)
+			add("language", languageValue(r.Header.Get("Accept-Language")))
+			add("screen_resolution", screenValue(req.ScreenResolution))
+			add("continent", geo.Continent)
+			add("country", geo.Country)
+			add("city", geo.City)
+		}
+	}
+	if err := c.Counters.Add(keys); err != nil {
+		return http.StatusServiceUnavailable, "The service cannot keep more events right now; retry later."
+	}
+	c.Metrics.accept()
+	return http.StatusAccepted, ""
+}
+
+func (c *Collector) today() time.Time {
+	now := c.Now().In(c.Location)
+	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+func (c *Collector) fail(w http.ResponseWriter, status int, message string) {
+	c.Metrics.reject(strconv.Itoa(status))
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", "1")
+	}
+	w.WriteHeader(status)
+	body, _ := json.Marshal(struct {
+		Message string `json:"message"`
+		Status  int    `json:"status"`
+	}{message, status})
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// acceptedContentType: JSON, or text/plain so that sendBeacon needs no CORS preflight.
+func acceptedContentType(header string) bool {
+	mediaType, _, err := mime.ParseMediaType(header)
+	return err == nil && (mediaType == "application/json" || mediaType == "text/plain")
+}
+
+// decodeEvent reads the body; event.value may be a JSON number or a string.
+func decodeEvent(body []byte, req *eventRequest) error {
+	var raw struct {
+		eventRequest
+		Event *struct {
+			Name  string          `json:"name"`
+			Value json.RawMessage `json:"value"`
+			Unit  string          `json:"unit"`
+		} `json:"event"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON object")
+	}
+	*req = raw.eventRequest
+	if raw.Event != nil {
+		req.Event = &eventBody{Name: raw.Event.Name, Unit: raw.Event.Unit}
+		if v := raw.Event.Value; len(v) > 0 && string(v) != "null" {
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				var n json.Number
+				if err := json.Unmarshal(v, &n); err != nil {
+					return err
+				}
+				s = n.String()
+			}
+			req.Event.Value = s
+		}
+	}
+	return nil
+}
+
+// clientIP is the TCP peer, or, when the peer is a trusted proxy, the first address of
+// X-Forwarded-For that is not a trusted proxy, walking from the right (the nearest hop) to the
+// left. Walking from the right means a client cannot choose its address by sending its own
+// X-Forwarded-For: what it wrote sits left of the first untrusted hop and is never read.
+func clientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	peerPort, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	addr := peerPort.Addr().Unmap()
+	if !contains(trusted, addr) {
+		return addr
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		if hop == "" {
+			continue
+		}
+		a, err := netip.ParseAddr(hop)
+		if err != nil {
+			return netip.Addr{} // garbage in the chain: the address is unknown
+		}
+		addr = a.Unmap()
+		if !contains(trusted, addr) {
+			return addr
+		}
+	}
+	return addr // every hop is a trusted proxy: the left-most is the best we know
+}
+
+func contains(prefixes []netip.Prefix, a netip.Addr) bool {
+	for _, p := range prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}

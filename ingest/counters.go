@@ -1,0 +1,80 @@
+package ingest
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// ErrFull: the counters hold as many distinct keys as they may; the endpoint answers 503 rather
+// than accept an event it could not keep.
+var ErrFull = errors.New("ingest: counter buffer is full")
+
+// Key is one daily counter.
+type Key struct {
+	WebsiteID int64
+	Name      string
+	Date      time.Time // midnight UTC of the calendar day in the service's time zone
+	Value     string
+}
+
+// Counters aggregate hits in memory between flushes. The hit path only takes a short lock and
+// increments map entries; the flusher swaps the whole map out.
+type Counters struct {
+	mu      sync.Mutex
+	counts  map[Key]int64
+	held    int // distinct keys taken by the flusher and not yet written
+	maxKeys int
+	// soon is signalled when the map passes half its bound, so the flusher writes early.
+	soon chan struct{}
+}
+
+// NewCounters bounds the distinct keys held in memory, live and awaiting a write together.
+func NewCounters(maxKeys int) *Counters {
+	return &Counters{counts: make(map[Key]int64, 1024), maxKeys: maxKeys, soon: make(chan struct{}, 1)}
+}
+
+// Add counts one hit's keys, all or none.
+func (c *Counters) Add(keys []Key) error {
+	c.mu.Lock()
+	if len(c.counts)+c.held+len(keys) > c.maxKeys {
+		c.mu.Unlock()
+		return ErrFull
+	}
+	for _, k := range keys {
+		c.counts[k]++
+	}
+	n := len(c.counts)
+	c.mu.Unlock()
+	if n > c.maxKeys/2 {
+		select {
+		case c.soon <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// take swaps the live map out; its keys stay counted against the bound until release.
+func (c *Counters) take() map[Key]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	taken := c.counts
+	c.counts = make(map[Key]int64, len(taken))
+	c.held += len(taken)
+	return taken
+}
+
+// release frees the bound of a batch that is now written.
+func (c *Counters) release(n int) {
+	c.mu.Lock()
+	c.held -= n
+	c.mu.Unlock()
+}
+
+// Size is the number of distinct keys in memory, live and held.
+func (c *Counters) Size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.counts) + c.held
+}

@@ -1,0 +1,139 @@
+package ingest
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// StatsWriter writes one batch of counts, at most once per batch id.
+type StatsWriter interface {
+	AddStats(ctx context.Context, batchID string, counts []repository.StatCount) (bool, error)
+}
+
+// batch is counts taken from the live map, with the id that makes their write idempotent.
+type batch struct {
+	id     string
+	counts []repository.StatCount
+}
+
+// Flusher drains the counters into the database every interval (or sooner when they grow past
+// half their bound). A failed write keeps its batch, with the same id, and is retried with
+// backoff; meanwhile new hits keep aggregating in the live map, so at most one batch of unknown
+// fate exists at a time and nothing is counted twice or dropped.
+type Flusher struct {
+	counters *Counters
+	writer   StatsWriter
+	interval time.Duration
+	maxWait  time.Duration
+	metrics  *Metrics
+	log      *slog.Logger
+	pending  *batch
+	failures int
+}
+
+// NewFlusher wires a flusher; metrics may be nil.
+func NewFlusher(counters *Counters, writer StatsWriter, interval time.Duration, metrics *Metrics, log *slog.Logger) *Flusher {
+	return &Flusher{counters: counters, writer: writer, interval: interval, maxWait: 30 * time.Second, metrics: metrics, log: log}
+}
+
+// Run flushes until ctx ends. It does not flush at the end: call Drain after the HTTP server
+// has stopped accepting events.
+func (f *Flusher) Run(ctx context.Context) {
+	timer := time.NewTimer(f.interval)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-f.counters.soon:
+			if f.pending != nil {
+				continue // a failing database: wait for the backoff, not for the next hit
+			}
+		}
+		err := f.Flush(ctx)
+		wait := f.interval
+		if err != nil {
+			wait = f.backoff()
+			if ctx.Err() == nil {
+				f.log.Warn("stats flush failed; will retry the same batch", "error", err, "retry_in", wait.String())
+			}
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(wait)
+	}
+}
+
+// backoff doubles the wait after each consecutive failure, up to maxWait.
+func (f *Flusher) backoff() time.Duration {
+	wait := f.interval << min(f.failures, 10)
+	return min(wait, f.maxWait)
+}
+
+// Flush writes the pending batch, or takes a new one from the live counters and writes it.
+func (f *Flusher) Flush(ctx context.Context) error {
+	if f.pending == nil {
+		f.pending = toBatch(f.counters.take())
+		if len(f.pending.counts) == 0 {
+			f.pending = nil
+			f.counters.release(0)
+			return nil
+		}
+	}
+	start := time.Now()
+	_, err := f.writer.AddStats(ctx, f.pending.id, f.pending.counts)
+	f.metrics.observeFlush(len(f.pending.counts), time.Since(start), err)
+	if err != nil {
+		f.failures++
+		return fmt.Errorf("flush %d counters: %w", len(f.pending.counts), err)
+	}
+	f.failures = 0
+	f.counters.release(len(f.pending.counts))
+	f.pending = nil
+	return nil
+}
+
+// Drain flushes until nothing is left in memory or ctx ends (shutdown: the HTTP server has
+// stopped, so no more hits arrive). It retries a failing database until then.
+func (f *Flusher) Drain(ctx context.Context) error {
+	for {
+		if f.pending == nil && f.counters.Size() == 0 {
+			return nil
+		}
+		err := f.Flush(ctx)
+		if err == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("drain: %d counters not written: %w", f.counters.Size(), err)
+		case <-time.After(f.backoff()):
+		}
+	}
+}
+
+// toBatch sorts the keys so that concurrent writers lock rows in the same order.
+func toBatch(counts map[Key]int64) *batch {
+	out := make([]repository.StatCount, 0, len(counts))
+	for k, n := range counts {
+		out = append(out, repository.StatCount{WebsiteID: k.WebsiteID, Name: k.Name, Date: k.Date, Value: k.Value, Count: n})
+	}
+	slices.SortFunc(out, func(a, b repository.StatCount) int {
+		return cmp.Or(cmp.Compare(a.WebsiteID, b.WebsiteID), cmp.Compare(a.Name, b.Name),
+			a.Date.Compare(b.Date), cmp.Compare(a.Value, b.Value))
+	})
+	return &batch{id: uuid.NewString(), counts: out}
+}

@@ -1,0 +1,165 @@
+package ingest
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of the contract's statistic values.
+const (
+	maxPageLength      = 255
+	maxEventNameLength = 64
+	maxEventValueLen   = 10
+	maxEventUnitLength = 32
+	maxScreenSide      = 20000
+)
+
+// pageValue is the page statistic: path plus the query left after the website's excluded
+// parameters, no fragment, "/" for an empty path, at most 255 characters.
+func pageValue(u *url.URL, site *Site) string {
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if query := filterQuery(u.RawQuery, site); query != "" {
+		path += "?" + query
+	}
+	return truncate(path, maxPageLength)
+}
+
+// filterQuery drops the excluded parameters from a raw query, keeping the others exactly as
+// sent and in their order.
+func filterQuery(raw string, site *Site) string {
+	if raw == "" || site.DropQuery {
+		return ""
+	}
+	if len(site.ExcludeParams) == 0 {
+		return raw
+	}
+	kept := make([]string, 0, 8)
+	for _, part := range strings.Split(raw, "&") {
+		if part == "" {
+			continue
+		}
+		name, _, _ := strings.Cut(part, "=")
+		if decoded, err := url.QueryUnescape(name); err == nil {
+			name = decoded
+		}
+		if !site.excludesParam(name) {
+			kept = append(kept, part)
+		}
+	}
+	return strings.Join(kept, "&")
+}
+
+// campaignValue is utm_campaign of the page, read before exclusions; ok is false when absent
+// or empty.
+func campaignValue(u *url.URL) (string, bool) {
+	if !strings.Contains(u.RawQuery, "utm_campaign") {
+		return "", false
+	}
+	v := u.Query().Get("utm_campaign")
+	return truncate(v, maxPageLength), v != ""
+}
+
+// referrerHost is the referrer statistic: the host as sent, "" for direct or unreadable.
+func referrerHost(referrer string) string {
+	if referrer == "" {
+		return ""
+	}
+	u, err := url.Parse(referrer)
+	if err != nil {
+		return ""
+	}
+	return truncate(u.Hostname(), maxPageLength)
+}
+
+// isVisit tells a visit from an internal navigation: the referrer is empty or from another
+// host than the website's own (a leading www. ignored).
+func isVisit(refHost string, site *Site) bool {
+	if refHost == "" {
+		return true
+	}
+	return bareHost(refHost) != site.Domain
+}
+
+// bareHost lower-cases a host and drops a leading "www.", as website domains are stored.
+func bareHost(host string) string {
+	host = strings.ToLower(host)
+	if rest, ok := strings.CutPrefix(host, "www."); ok && rest != "" {
+		return rest
+	}
+	return host
+}
+
+// languageValue is the primary subtag of the first Accept-Language entry, lower case; "" when
+// there is none or it is "*".
+func languageValue(header string) string {
+	first, _, _ := strings.Cut(header, ",")
+	first, _, _ = strings.Cut(first, ";")
+	first = strings.TrimSpace(first)
+	primary, _, _ := strings.Cut(first, "-")
+	primary, _, _ = strings.Cut(primary, "_")
+	if primary == "" || len(primary) > 8 {
+		return ""
+	}
+	for i := 0; i < len(primary); i++ {
+		c := primary[i] | 0x20
+		if c < 'a' || c > 'z' {
+			return ""
+		}
+	}
+	return strings.ToLower(primary)
+}
+
+// screenValue is "WIDTHxHEIGHT" when both are integers 1..20000, else "".
+func screenValue(s string) string {
+	w, h, ok := strings.Cut(s, "x")
+	if !ok {
+		return ""
+	}
+	width, err1 := strconv.Atoi(w)
+	height, err2 := strconv.Atoi(h)
+	if err1 != nil || err2 != nil || width < 1 || height < 1 || width > maxScreenSide || height > maxScreenSide {
+		return ""
+	}
+	return strconv.Itoa(width) + "x" + strconv.Itoa(height)
+}
+
+// eventValue is "name:value:unit". The name is required (1..64 characters) and its colons
+// become spaces, as do the unit's, so the three parts stay apart; value is kept only when it is
+// a positive number of at most 10 characters, unit only when at most 32 characters.
+func eventValue(e *eventBody) (string, bool) {
+	n := utf8.RuneCountInString(e.Name)
+	if n < 1 || n > maxEventNameLength {
+		return "", false
+	}
+	value := ""
+	if len(e.Value) <= maxEventValueLen {
+		if f, err := strconv.ParseFloat(e.Value, 64); err == nil && f > 0 && !strings.ContainsAny(e.Value, "xXpPnN_") {
+			value = e.Value
+		}
+	}
+	unit := ""
+	if utf8.RuneCountInString(e.Unit) <= maxEventUnitLength {
+		unit = strings.ReplaceAll(e.Unit, ":", " ")
+	}
+	return strings.ReplaceAll(e.Name, ":", " ") + ":" + value + ":" + unit, true
+}
+
+// truncate cuts s to at most n characters without splitting one.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i]
+		}
+		count++
+	}
+	return s
+}

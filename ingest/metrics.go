@@ -1,0 +1,84 @@
+package ingest
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics of the collection pipeline. A nil *Metrics records nothing (tests of parts).
+type Metrics struct {
+	accepted      prometheus.Counter
+	ignored       *prometheus.CounterVec
+	rejected      *prometheus.CounterVec
+	flushes       prometheus.Counter
+	flushFailures prometheus.Counter
+	flushRows     prometheus.Counter
+	flushDuration prometheus.Histogram
+}
+
+// NewMetrics registers the pipeline's metrics; the buffer size is read from counters when
+// scraped.
+func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
+	m := &Metrics{
+		accepted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_events_accepted_total", Help: "Events counted (answered 202)."}),
+		ignored: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "analytics_events_ignored_total", Help: "Events answered 202 but deliberately not counted, by reason."}, []string{"reason"}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "analytics_events_rejected_total", Help: "Events refused, by HTTP status."}, []string{"status"}),
+		flushes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_flushes_total", Help: "Successful writes of counters to the database."}),
+		flushFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_flush_failures_total", Help: "Failed writes (retried with the same batch)."}),
+		flushRows: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_flush_rows_total", Help: "Counter rows written."}),
+		flushDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "analytics_flush_duration_seconds", Help: "Duration of successful flushes.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
+	}
+	for _, reason := range []string{reasonBot, reasonIP} {
+		m.ignored.WithLabelValues(reason)
+	}
+	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "analytics_buffer_keys", Help: "Distinct counters in memory, not yet written."},
+			func() float64 { return float64(counters.Size()) }))
+	return m
+}
+
+const (
+	reasonBot = "bot"
+	reasonIP  = "excluded_ip"
+)
+
+func (m *Metrics) accept() {
+	if m != nil {
+		m.accepted.Inc()
+	}
+}
+
+func (m *Metrics) ignore(reason string) {
+	if m != nil {
+		m.ignored.WithLabelValues(reason).Inc()
+	}
+}
+
+func (m *Metrics) reject(status string) {
+	if m != nil {
+		m.rejected.WithLabelValues(status).Inc()
+	}
+}
+
+func (m *Metrics) observeFlush(rows int, d time.Duration, err error) {
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.flushFailures.Inc()
+		return
+	}
+	m.flushes.Inc()
+	m.flushRows.Add(float64(rows))
+	m.flushDuration.Observe(d.Seconds())
+}

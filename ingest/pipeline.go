@@ -1,0 +1,83 @@
+package ingest
+
+import (
+	"context"
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// Config is the collection pipeline's configuration.
+type Config struct {
+	Location       *time.Location // calendar days of the counters; nil means UTC
+	TrustedProxies []netip.Prefix
+	Geo            *GeoDB // nil: geo values are ""
+	FlushInterval  time.Duration
+	SettingsTTL    time.Duration
+	BufferMaxKeys  int
+	Now            func() time.Time // nil means time.Now
+}
+
+// Pipeline is the whole collection side of one node: the settings cache, the counters, the
+// flusher and the HTTP collector, wired together.
+type Pipeline struct {
+	Sites     *Sites
+	Counters  *Counters
+	Flusher   *Flusher
+	Collector *Collector
+	Metrics   *Metrics
+
+	stop        context.CancelFunc
+	flusherDone chan struct{}
+}
+
+// NewPipeline wires a pipeline on the repository; metrics go to reg.
+func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registerer, log *slog.Logger) *Pipeline {
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	counters := NewCounters(cfg.BufferMaxKeys)
+	metrics := NewMetrics(reg, counters)
+	sites := NewSites(repo, cfg.SettingsTTL, log)
+	return &Pipeline{
+		Sites:    sites,
+		Counters: counters,
+		Flusher:  NewFlusher(counters, repo, cfg.FlushInterval, metrics, log),
+		Collector: &Collector{
+			Sites: sites, Counters: counters, Geo: cfg.Geo, TrustedProxies: cfg.TrustedProxies,
+			Location: cfg.Location, Now: cfg.Now, Metrics: metrics,
+		},
+		Metrics: metrics,
+	}
+}
+
+// Start loads the website settings, then keeps them fresh and flushes in the background until
+// Stop. It fails when the settings cannot be loaded: a node must not answer 404 for every site.
+func (p *Pipeline) Start(ctx context.Context) error {
+	if err := p.Sites.Load(ctx); err != nil {
+		return err
+	}
+	background, stop := context.WithCancel(context.WithoutCancel(ctx))
+	p.stop = stop
+	p.flusherDone = make(chan struct{})
+	go p.Sites.Run(background)
+	go func() { p.Flusher.Run(background); close(p.flusherDone) }()
+	return nil
+}
+
+// Stop ends the background work and writes every counter still in memory, retrying a failing
+// database until ctx ends. Call it after the HTTP server has stopped accepting hits.
+func (p *Pipeline) Stop(ctx context.Context) error {
+	if p.stop != nil {
+		p.stop()
+		<-p.flusherDone
+	}
+	return p.Flusher.Drain(ctx)
+}

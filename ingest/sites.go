@@ -1,0 +1,166 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// Site is what the tracker endpoint knows of a website, parsed once when loaded.
+type Site struct {
+	ID            int64
+	Domain        string
+	ExcludeBots   bool
+	DropQuery     bool // exclude_params has the line "&"
+	ExcludeParams []string
+	ExcludeIPs    []netip.Prefix // single addresses as /32 or /128
+}
+
+func (s *Site) excludesParam(name string) bool {
+	for _, p := range s.ExcludeParams {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Site) excludesIP(ip netip.Addr) bool {
+	if !ip.IsValid() {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range s.ExcludeIPs {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// SiteSource is where the cache loads settings from.
+type SiteSource interface {
+	AllSiteSettings(ctx context.Context) ([]repository.SiteSettings, error)
+	SiteSettingsByID(ctx context.Context, id int64) (repository.SiteSettings, error)
+}
+
+// Sites is an in-memory map of website settings by domain, so that the tracker endpoint never
+// waits for the database. It is reloaded whole every TTL (changes made on other nodes show up
+// within it) and one website at a time, at once, when this node changes one.
+type Sites struct {
+	source SiteSource
+	ttl    time.Duration
+	log    *slog.Logger
+	byHost atomic.Pointer[map[string]*Site]
+	// reloadMu serialises writers of byHost (a copy-on-write map); readers never lock.
+	reloadMu chan struct{}
+}
+
+// NewSites makes an empty cache; call Load before serving.
+func NewSites(source SiteSource, ttl time.Duration, log *slog.Logger) *Sites {
+	s := &Sites{source: source, ttl: ttl, log: log, reloadMu: make(chan struct{}, 1)}
+	empty := map[string]*Site{}
+	s.byHost.Store(&empty)
+	return s
+}
+
+// Lookup finds the website of a page host (already lower-cased, www. stripped).
+func (s *Sites) Lookup(host string) (*Site, bool) {
+	site, ok := (*s.byHost.Load())[host]
+	return site, ok
+}
+
+// Load replaces the whole cache from the database.
+func (s *Sites) Load(ctx context.Context) error {
+	all, err := s.source.AllSiteSettings(ctx)
+	if err != nil {
+		return fmt.Errorf("sites.load: %w", err)
+	}
+	next := make(map[string]*Site, len(all))
+	for _, settings := range all {
+		next[settings.Domain] = newSite(settings)
+	}
+	s.reloadMu <- struct{}{}
+	s.byHost.Store(&next)
+	<-s.reloadMu
+	return nil
+}
+
+// Refresh reloads one website after this node changed it; a deleted website leaves the cache.
+func (s *Sites) Refresh(ctx context.Context, id int64) error {
+	settings, err := s.source.SiteSettingsByID(ctx, id)
+	if err != nil && !errors.Is(err, repository.ErrNotFound) {
+		return fmt.Errorf("sites.refresh: %w", err)
+	}
+	s.reloadMu <- struct{}{}
+	defer func() { <-s.reloadMu }()
+	current := *s.byHost.Load()
+	next := make(map[string]*Site, len(current)+1)
+	for host, site := range current {
+		if site.ID != id {
+			next[host] = site
+		}
+	}
+	if err == nil {
+		next[settings.Domain] = newSite(settings)
+	}
+	s.byHost.Store(&next)
+	return nil
+}
+
+// Run reloads the cache every TTL until ctx ends. A failed reload keeps the last good map.
+func (s *Sites) Run(ctx context.Context) {
+	ticker := time.NewTicker(s.ttl)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if err := s.Load(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("website settings reload failed; keeping the previous ones", "error", err)
+			}
+		}
+	}
+}
+
+func newSite(settings repository.SiteSettings) *Site {
+	site := &Site{ID: settings.ID, Domain: settings.Domain, ExcludeBots: settings.ExcludeBots == 1}
+	if settings.ExcludeParams != nil {
+		for _, line := range splitLines(*settings.ExcludeParams) {
+			if line == "&" {
+				site.DropQuery = true
+				continue
+			}
+			site.ExcludeParams = append(site.ExcludeParams, line)
+		}
+	}
+	if settings.ExcludeIPs != nil {
+		for _, line := range splitLines(*settings.ExcludeIPs) {
+			if p, err := netip.ParsePrefix(line); err == nil {
+				site.ExcludeIPs = append(site.ExcludeIPs, p.Masked())
+			} else if a, err := netip.ParseAddr(line); err == nil {
+				a = a.Unmap()
+				site.ExcludeIPs = append(site.ExcludeIPs, netip.PrefixFrom(a, a.BitLen()))
+			}
+		}
+	}
+	return site
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}

@@ -1,0 +1,46 @@
+package repository
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// SiteSettings is what the tracker endpoint needs of a website.
+type SiteSettings struct {
+	ID            int64   `db:"id"`
+	Domain        string  `db:"domain"`
+	ExcludeBots   int     `db:"exclude_bots"`
+	ExcludeParams *string `db:"exclude_params"`
+	ExcludeIPs    *string `db:"exclude_ips"`
+}
+
+// AllSiteSettings returns the settings of every website, for the ingest cache.
+func (r *Repository) AllSiteSettings(ctx context.Context) ([]SiteSettings, error) {
+	const query = `
+		SELECT id, domain, exclude_bots, exclude_params, exclude_ips
+		FROM websites`
+	var sites []SiteSettings
+	if err := r.db.SelectContext(ctx, &sites, query); err != nil {
+		return nil, fmt.Errorf("sites.all: %w", err)
+	}
+	return sites, nil
+}
+
+// SiteSettingsByID returns one website's settings; ErrNotFound once it is deleted.
+func (r *Repository) SiteSettingsByID(ctx context.Context, id int64) (SiteSettings, error) {
+	const query = `
+		SELECT id, domain, exclude_bots, exclude_params, exclude_ips
+		FROM websites
+		WHERE id = $1`
+	var s SiteSettings
+	err := r.db.GetContext(ctx, &s, query, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return SiteSettings{}, fmt.Errorf("sites.by_id: %w", ErrNotFound)
+	}
+	if err != nil {
+		return SiteSettings{}, fmt.Errorf("sites.by_id: %w", err)
+	}
+	return s, nil
+}
