@@ -14,15 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
-	analytics "github.com/analytics-service/analytics"
 	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 )
@@ -153,70 +149,8 @@ func (e *env) do(r request) response {
 	rec := httptest.NewRecorder()
 	e.e.ServeHTTP(rec, req)
 	res := response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
-	validateResponse(e.t, method, "http://api.test"+r.path, res)
+	spectest.ValidateResponse(e.t, method, "http://api.test"+r.path, res.status, res.header, res.body)
 	return res
-}
-
-var (
-	specOnce   sync.Once
-	spec       *openapi3.T
-	specRouter routers.Router
-	specErr    error
-)
-
-func loadSpec(t testing.TB) (*openapi3.T, routers.Router) {
-	t.Helper()
-	specOnce.Do(func() {
-		loader := openapi3.NewLoader()
-		spec, specErr = loader.LoadFromData(analytics.OpenAPI)
-		if specErr != nil {
-			return
-		}
-		if specErr = spec.Validate(loader.Context); specErr != nil {
-			return
-		}
-		spec.Servers = nil // match any host
-		specRouter, specErr = gorillamux.NewRouter(spec)
-	})
-	if specErr != nil {
-		t.Fatalf("load openapi.yaml: %v", specErr)
-	}
-	return spec, specRouter
-}
-
-// validateResponse fails the test when the response is not one the spec declares for the
-// operation (status, headers, content type and body). A request the spec has no operation for
-// (unknown route or method) must still answer with the spec's Error body.
-func validateResponse(t testing.TB, method, target string, res response) {
-	t.Helper()
-	doc, router := loadSpec(t)
-	req := httptest.NewRequest(method, target, nil)
-	route, params, err := router.FindRoute(req)
-	if err != nil {
-		if res.status < 400 {
-			t.Fatalf("%s %s: %d for a request the spec has no operation for", method, target, res.status)
-		}
-		var v any
-		if err := json.Unmarshal(res.body, &v); err != nil {
-			t.Fatalf("%s %s: error body is not JSON: %s", method, target, res.body)
-		}
-		if err := doc.Components.Schemas["Error"].Value.VisitJSON(v); err != nil {
-			t.Fatalf("%s %s: error body does not match the Error schema: %v\n%s", method, target, err, res.body)
-		}
-		return
-	}
-	input := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{
-			Request: req, PathParams: params, Route: route,
-		},
-		Status:  res.status,
-		Header:  res.header,
-		Body:    io.NopCloser(bytes.NewReader(res.body)),
-		Options: &openapi3filter.Options{IncludeResponseStatus: true},
-	}
-	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
-		t.Fatalf("%s %s: response %d does not match openapi.yaml: %v\n%s", method, target, res.status, err, res.body)
-	}
 }
 
 // want checks a status and, on errors, the contract's error body.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,6 +36,9 @@ type Flusher struct {
 	maxWait  time.Duration
 	metrics  *Metrics
 	log      *slog.Logger
+
+	// mu makes Flush safe to call while Run runs (tests, Drain); it guards the two fields below.
+	mu       sync.Mutex
 	pending  *batch
 	failures int
 }
@@ -55,7 +59,7 @@ func (f *Flusher) Run(ctx context.Context) {
 			return
 		case <-timer.C:
 		case <-f.counters.soon:
-			if f.pending != nil {
+			if f.failing() {
 				continue // a failing database: wait for the backoff, not for the next hit
 			}
 		}
@@ -79,12 +83,22 @@ func (f *Flusher) Run(ctx context.Context) {
 
 // backoff doubles the wait after each consecutive failure, up to maxWait.
 func (f *Flusher) backoff() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	wait := f.interval << min(f.failures, 10)
 	return min(wait, f.maxWait)
 }
 
+func (f *Flusher) failing() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pending != nil
+}
+
 // Flush writes the pending batch, or takes a new one from the live counters and writes it.
 func (f *Flusher) Flush(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.pending == nil {
 		f.pending = toBatch(f.counters.take())
 		if len(f.pending.counts) == 0 {
@@ -110,7 +124,7 @@ func (f *Flusher) Flush(ctx context.Context) error {
 // stopped, so no more hits arrive). It retries a failing database until then.
 func (f *Flusher) Drain(ctx context.Context) error {
 	for {
-		if f.pending == nil && f.counters.Size() == 0 {
+		if !f.failing() && f.counters.Size() == 0 {
 			return nil
 		}
 		err := f.Flush(ctx)

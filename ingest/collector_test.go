@@ -1,0 +1,533 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/handlers/spectest"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
+)
+
+const (
+	chromeWindows = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
+	safariIPhone  = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1"
+)
+
+// collectEnv is the whole server (API and collector) on a fresh database, with a pinned clock
+// and the test GeoIP database.
+type collectEnv struct {
+	t        testing.TB
+	db       *sqlx.DB
+	pipeline *Pipeline
+	server   http.Handler
+	key      string
+	logs     *bytes.Buffer
+}
+
+func newCollectEnv(t testing.TB, cfg Config) *collectEnv {
+	t.Helper()
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	user, err := repo.CreateUser(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := repo.CreateAPIKey(ctx, user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Geo == nil {
+		cfg.Geo = openTestGeoDB(t)
+	}
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) }
+	}
+	if cfg.BufferMaxKeys == 0 {
+		cfg.BufferMaxKeys = 100_000
+	}
+	cfg.FlushInterval, cfg.SettingsTTL = time.Hour, time.Hour // the test flushes itself
+	logs := &bytes.Buffer{}
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	registry := prometheus.NewRegistry()
+	p := NewPipeline(repo, cfg, registry, log)
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+	server, err := handlers.NewServer(handlers.Options{Repo: repo, Logger: log, Registry: registry,
+		Collector: p.Collector, OnWebsiteChange: p.Sites.Refresh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &collectEnv{t: t, db: db, pipeline: p, server: server, key: key, logs: logs}
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// serve sends a request through the whole server and checks the answer against openapi.yaml.
+func (c *collectEnv) serve(req *http.Request) response {
+	c.t.Helper()
+	rec := httptest.NewRecorder()
+	c.server.ServeHTTP(rec, req)
+	res := response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+	spectest.ValidateResponse(c.t, req.Method, req.URL.String(), res.status, res.header, res.body)
+	return res
+}
+
+// site creates a website through the API (so this node's cache learns it at once).
+func (c *collectEnv) site(domain string, kv ...string) int64 {
+	c.t.Helper()
+	form := url.Values{"domain": {domain}}
+	for i := 0; i < len(kv); i += 2 {
+		form.Set(kv[i], kv[i+1])
+	}
+	req := httptest.NewRequest("POST", "http://api.test/api/v1/websites", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	res := c.serve(req)
+	if res.status != http.StatusCreated {
+		c.t.Fatalf("create %s: %d %s", domain, res.status, res.body)
+	}
+	var body struct{ Data struct{ ID int64 } }
+	if err := json.Unmarshal(res.body, &body); err != nil {
+		c.t.Fatal(err)
+	}
+	return body.Data.ID
+}
+
+// hit is one tracker request.
+type hit struct {
+	body        string
+	contentType string // default text/plain, as sendBeacon sends
+	ua          string // default chromeWindows; "-" sends none
+	language    string
+	remote      string // TCP peer, default 198.51.100.7 (New York in the test GeoIP database)
+	forwarded   string // X-Forwarded-For
+	method      string
+}
+
+func (c *collectEnv) send(h hit) response {
+	c.t.Helper()
+	method := h.method
+	if method == "" {
+		method = http.MethodPost
+	}
+	req := httptest.NewRequest(method, "http://collector.test/api/event", strings.NewReader(h.body))
+	req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
+	if h.contentType != "" {
+		req.Header.Set("Content-Type", h.contentType)
+	}
+	switch h.ua {
+	case "":
+		req.Header.Set("User-Agent", chromeWindows)
+	case "-":
+	default:
+		req.Header.Set("User-Agent", h.ua)
+	}
+	if h.language != "" {
+		req.Header.Set("Accept-Language", h.language)
+	}
+	req.RemoteAddr = "198.51.100.7:51000"
+	if h.remote != "" {
+		req.RemoteAddr = h.remote
+	}
+	if h.forwarded != "" {
+		req.Header.Set("X-Forwarded-For", h.forwarded)
+	}
+	res := c.serve(req)
+	if got := res.header.Get("Access-Control-Allow-Origin"); got != "*" {
+		c.t.Fatalf("Access-Control-Allow-Origin %q", got)
+	}
+	return res
+}
+
+// stats flushes and returns every counter of a website: name -> value -> count.
+func (c *collectEnv) stats(websiteID int64) map[string]map[string]int64 {
+	c.t.Helper()
+	if err := c.pipeline.Flusher.Flush(context.Background()); err != nil {
+		c.t.Fatal(err)
+	}
+	var rows []struct {
+		Name  string `db:"name"`
+		Date  string `db:"date"`
+		Value string `db:"value"`
+		Count int64  `db:"count"`
+	}
+	if err := c.db.Select(&rows, `SELECT name, to_char(date, 'YYYY-MM-DD') AS date, value, count FROM stats WHERE website_id = $1`, websiteID); err != nil {
+		c.t.Fatal(err)
+	}
+	out := map[string]map[string]int64{}
+	for _, r := range rows {
+		if r.Date != "2026-03-04" {
+			c.t.Fatalf("counter on day %s, want 2026-03-04", r.Date)
+		}
+		if out[r.Name] == nil {
+			out[r.Name] = map[string]int64{}
+		}
+		out[r.Name][r.Value] += r.Count
+	}
+	return out
+}
+
+func body(page, referrer, screen string) string {
+	b, _ := json.Marshal(map[string]string{"page": page, "referrer": referrer, "screen_resolution": screen})
+	return string(b)
+}
+
+type counts = map[string]map[string]int64
+
+func wantStats(t testing.TB, got, want counts) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("stats\n got  %v\n want %v", got, want)
+	}
+}
+
+const day = "2026-03-04"
+
+// visit is what one visit with the default client records, besides page, referrer and campaign.
+func visit(extra counts) counts {
+	c := counts{
+		"pageview": {day: 1}, "visitor": {day: 1},
+		"browser": {"Chrome": 1}, "operating_system": {"Windows": 1}, "device": {"desktop": 1},
+		"language": {"": 1}, "screen_resolution": {"1920x1080": 1},
+		"continent": {"NA:North America": 1}, "country": {"US:United States": 1}, "city": {"US:New York, NY": 1},
+	}
+	for k, v := range extra {
+		c[k] = v
+	}
+	return c
+}
+
+func TestEachStatistic(t *testing.T) {
+	long := "/" + strings.Repeat("é", 300)
+	cases := []struct {
+		name     string
+		settings []string
+		hits     []hit
+		want     counts
+	}{
+		{"a visit records every statistic", nil,
+			[]hit{{body: body("https://www.SITE.test/a/b?x=1&utm_campaign=spring#top", "https://www.google.com/search?q=1", "1920x1080"), language: "de-CH,de;q=0.9,en;q=0.8"}},
+			visit(counts{"page": {"/a/b?x=1&utm_campaign=spring": 1}, "referrer": {"www.google.com": 1}, "campaign": {"spring": 1}, "language": {"de": 1}})},
+		{"a direct visit has the empty referrer and no campaign", nil,
+			[]hit{{body: body("https://site.test", "", "1920x1080")}},
+			visit(counts{"page": {"/": 1}, "referrer": {"": 1}})},
+		{"a navigation inside the site is a pageview, not a visit", nil,
+			[]hit{{body: body("https://site.test/next", "https://www.site.test/prev", "1920x1080")}},
+			counts{"pageview": {day: 1}, "page": {"/next": 1}}},
+		{"a subdomain referrer is another host: a visit", nil,
+			[]hit{{body: body("https://site.test/", "https://blog.site.test/post", "1920x1080")}},
+			visit(counts{"page": {"/": 1}, "referrer": {"blog.site.test": 1}})},
+		{"excluded parameters leave the page, the campaign is read first", []string{"exclude_params", "utm_campaign\nref\r\n"},
+			[]hit{{body: body("https://site.test/p?utm_campaign=c&a=1&ref=2&b=%20x", "", "1920x1080")}},
+			visit(counts{"page": {"/p?a=1&b=%20x": 1}, "referrer": {"": 1}, "campaign": {"c": 1}})},
+		{"& drops the whole query", []string{"exclude_params", "&"},
+			[]hit{{body: body("https://site.test/p?utm_campaign=c&a=1", "", "1920x1080")}},
+			visit(counts{"page": {"/p": 1}, "referrer": {"": 1}, "campaign": {"c": 1}})},
+		{"a page is cut at 255 characters", nil,
+			[]hit{{body: body("https://site.test"+long, "https://site.test/", "1x1")}},
+			counts{"pageview": {day: 1}, "page": {truncate((&url.URL{Path: long}).EscapedPath(), 255): 1}}},
+		{"screen resolutions out of range are unknown", nil,
+			[]hit{
+				{body: body("https://site.test/", "", "0x100")}, {body: body("https://site.test/", "", "20001x5")},
+				{body: body("https://site.test/", "", "axb")}, {body: body("https://site.test/", "", "")},
+				{body: body("https://site.test/", "", "1920x1080x2")}, {body: body("https://site.test/", "", "20000x1")},
+			},
+			counts{"pageview": {day: 6}, "visitor": {day: 6}, "page": {"/": 6}, "referrer": {"": 6},
+				"browser": {"Chrome": 6}, "operating_system": {"Windows": 6}, "device": {"desktop": 6}, "language": {"": 6},
+				"screen_resolution": {"": 5, "20000x1": 1},
+				"continent":         {"NA:North America": 6}, "country": {"US:United States": 6}, "city": {"US:New York, NY": 6}}},
+		{"languages: first entry, primary subtag, lower case", nil,
+			[]hit{
+				{body: body("https://site.test/", "", "1x1"), language: "EN-us"},
+				{body: body("https://site.test/", "", "1x1"), language: "fr;q=0.8, en"},
+				{body: body("https://site.test/", "", "1x1"), language: "zh_Hant"},
+				{body: body("https://site.test/", "", "1x1"), language: "*"},
+			},
+			counts{"pageview": {day: 4}, "visitor": {day: 4}, "page": {"/": 4}, "referrer": {"": 4},
+				"browser": {"Chrome": 4}, "operating_system": {"Windows": 4}, "device": {"desktop": 4},
+				"language": {"en": 1, "fr": 1, "zh": 1, "": 1}, "screen_resolution": {"1x1": 4},
+				"continent": {"NA:North America": 4}, "country": {"US:United States": 4}, "city": {"US:New York, NY": 4}}},
+		{"a phone", nil,
+			[]hit{{body: body("https://site.test/", "", "390x844"), ua: safariIPhone, remote: "[2001:db8:1::9]:443"}},
+			counts{"pageview": {day: 1}, "visitor": {day: 1}, "page": {"/": 1}, "referrer": {"": 1},
+				"browser": {"Safari": 1}, "operating_system": {"iOS": 1}, "device": {"mobile": 1}, "language": {"": 1},
+				"screen_resolution": {"390x844": 1}, "continent": {"AS:Asia": 1}, "country": {"JP:Japan": 1}, "city": {"JP:Tokyo, 13": 1}}},
+		{"an address unknown to GeoIP", nil,
+			[]hit{{body: body("https://site.test/", "", "1920x1080"), remote: "192.0.2.200:1"}},
+			visit(counts{"page": {"/": 1}, "referrer": {"": 1}, "continent": {"": 1}, "country": {"": 1}, "city": {"": 1}})},
+		{"events record only the event", nil,
+			[]hit{
+				{body: `{"page":"https://site.test/buy","event":{"name":"Purchase","value":"5","unit":"USD"}}`},
+				{body: `{"page":"https://site.test/buy","event":{"name":"Purchase","value":"5","unit":"USD"}}`},
+				{body: `{"page":"https://site.test/","event":{"name":"Sign:up"}}`},
+				{body: `{"page":"https://site.test/","event":{"name":"N","value":2.5,"unit":"a:b"}}`},
+				{body: `{"page":"https://site.test/","event":{"name":"Neg","value":"-3","unit":"` + strings.Repeat("u", 33) + `"}}`},
+				{body: `{"page":"https://site.test/","event":{"name":"Long","value":"12345678901"}}`},
+				{body: `{"page":"https://site.test/","event":{"name":"Zero","value":"0"}}`},
+				{body: `{"page":"https://site.test/","event":{"name":"NaN","value":"NaN"}}`},
+				{body: `{"page":"https://site.test/","event":{"name":"` + strings.Repeat("n", 64) + `","value":"1234567890","unit":"` + strings.Repeat("u", 32) + `"}}`},
+			},
+			counts{"event": {"Purchase:5:USD": 2, "Sign up::": 1, "N:2.5:a b": 1, "Neg::": 1, "Long::": 1, "Zero::": 1, "NaN::": 1,
+				strings.Repeat("n", 64) + ":1234567890:" + strings.Repeat("u", 32): 1}}},
+	}
+	e := newCollectEnv(t, Config{})
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e.t = t
+			domain := fmt.Sprintf("site%d.test", i)
+			id := e.site(domain, c.settings...)
+			for _, h := range c.hits {
+				h.body = strings.ReplaceAll(strings.ReplaceAll(h.body, "site.test", domain), "SITE.test", strings.ToUpper(domain))
+				if res := e.send(h); res.status != http.StatusAccepted {
+					t.Fatalf("status %d: %s", res.status, res.body)
+				}
+			}
+			want := counts{}
+			for name, values := range c.want {
+				want[name] = map[string]int64{}
+				for v, n := range values {
+					want[name][strings.ReplaceAll(v, "site.test", domain)] = n
+				}
+			}
+			wantStats(t, e.stats(id), want)
+		})
+	}
+}
+
+func TestExclusions(t *testing.T) {
+	e := newCollectEnv(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	page := func(domain string) string { return body("https://"+domain+"/", "", "1x1") }
+
+	ips := e.site("ips.test", "exclude_ips", "198.51.100.0/24\n2001:db8:1::5\n")
+	for _, remote := range []string{"198.51.100.9:1", "[2001:db8:1::5]:1", "[::ffff:198.51.100.10]:1"} {
+		if res := e.send(hit{body: page("ips.test"), remote: remote}); res.status != http.StatusAccepted {
+			t.Fatalf("%s: status %d", remote, res.status)
+		}
+	}
+	e.send(hit{body: page("ips.test"), remote: "203.0.113.1:1"}) // counted
+	if got := e.stats(ips)["pageview"][day]; got != 1 {
+		t.Fatalf("excluded addresses counted: %d pageviews, want 1", got)
+	}
+
+	bots := e.site("bots.test")
+	for _, ua := range []string{"curl/8.4.0", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+		"python-requests/2.31.0", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36", "-"} {
+		if res := e.send(hit{body: page("bots.test"), ua: ua}); res.status != http.StatusAccepted {
+			t.Fatalf("%s: status %d", ua, res.status)
+		}
+	}
+	if got := e.stats(bots); len(got) != 0 {
+		t.Fatalf("bots counted with exclude_bots=1: %v", got)
+	}
+	allowBots := e.site("allbots.test", "exclude_bots", "0")
+	e.send(hit{body: page("allbots.test"), ua: "curl/8.4.0"})
+	if got := e.stats(allowBots)["pageview"][day]; got != 1 {
+		t.Fatalf("exclude_bots=0 dropped a bot: %d", got)
+	}
+
+	// The client address: behind a trusted proxy the nearest untrusted hop, else the peer.
+	geo := e.site("geo.test")
+	proxied := []hit{
+		{remote: "10.1.1.1:1", forwarded: "203.0.113.50, 198.51.100.7"}, // NY: the nearest untrusted hop
+		{remote: "10.1.1.1:1", forwarded: "198.51.100.7, 10.2.2.2"},     // NY: the trusted hop skipped
+		{remote: "192.0.2.10:1", forwarded: "198.51.100.7"},             // Singapore: an untrusted peer's header is ignored
+		{remote: "10.1.1.1:1", forwarded: "garbage, 10.2.2.2"},          // unknown
+		{remote: "10.1.1.1:1", forwarded: "2001:db8:1::7"},              // Tokyo
+	}
+	for _, h := range proxied {
+		h.body = page("geo.test")
+		e.send(h)
+	}
+	wantStats(t, counts{"city": e.stats(geo)["city"]}, counts{"city": {"US:New York, NY": 2, "SG:Singapore": 1, "": 1, "JP:Tokyo, 13": 1}})
+}
+
+func TestBadHits(t *testing.T) {
+	e := newCollectEnv(t, Config{})
+	id := e.site("bad.test")
+	cases := []struct {
+		name   string
+		hit    hit
+		status int
+	}{
+		{"malformed JSON", hit{body: `{"page":`}, 400},
+		{"not an object", hit{body: `["https://bad.test/"]`}, 400},
+		{"trailing data", hit{body: `{"page":"https://bad.test/"} {}`}, 400},
+		{"empty body", hit{body: ``}, 400},
+		{"page missing", hit{body: `{"referrer":"https://a.test/"}`}, 400},
+		{"page relative", hit{body: `{"page":"/a"}`}, 400},
+		{"page without host", hit{body: `{"page":"https:///a"}`}, 400},
+		{"page not http", hit{body: `{"page":"ftp://bad.test/a"}`}, 400},
+		{"page javascript", hit{body: `{"page":"javascript:alert(1)"}`}, 400},
+		{"page not a string", hit{body: `{"page":7}`}, 400},
+		{"form content type", hit{body: `{"page":"https://bad.test/"}`, contentType: "application/x-www-form-urlencoded"}, 400},
+		{"event without name", hit{body: `{"page":"https://bad.test/","event":{"value":"1"}}`}, 400},
+		{"event name too long", hit{body: `{"page":"https://bad.test/","event":{"name":"` + strings.Repeat("n", 65) + `"}}`}, 400},
+		{"event value an object", hit{body: `{"page":"https://bad.test/","event":{"name":"a","value":{}}}`}, 400},
+		{"unknown website", hit{body: `{"page":"https://unknown.test/"}`}, 404},
+		{"too large", hit{body: `{"page":"https://bad.test/","referrer":"` + strings.Repeat("r", MaxBodySize) + `"}`}, 413},
+		{"GET", hit{method: "GET"}, 405},
+		{"DELETE", hit{method: "DELETE"}, 405},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e.t = t
+			res := e.send(c.hit)
+			if res.status != c.status {
+				t.Fatalf("status %d, want %d: %s", res.status, c.status, res.body)
+			}
+			var errBody struct {
+				Message string
+				Status  int
+			}
+			if err := json.Unmarshal(res.body, &errBody); err != nil || errBody.Status != c.status || errBody.Message == "" {
+				t.Fatalf("error body %s", res.body)
+			}
+		})
+	}
+	e.t = t
+	if got := e.stats(id); len(got) != 0 {
+		t.Fatalf("refused hits were counted: %v", got)
+	}
+	// JSON is accepted as application/json too.
+	if res := e.send(hit{body: `{"page":"https://bad.test/"}`, contentType: "application/json"}); res.status != 202 {
+		t.Fatalf("application/json: %d", res.status)
+	}
+}
+
+func TestPreflight(t *testing.T) {
+	e := newCollectEnv(t, Config{})
+	req := httptest.NewRequest("OPTIONS", "http://collector.test/api/event", nil)
+	req.Header.Set("Origin", "https://anywhere.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type")
+	res := e.serve(req)
+	if res.status != http.StatusNoContent || res.header.Get("Access-Control-Allow-Origin") != "*" ||
+		!strings.Contains(res.header.Get("Access-Control-Allow-Methods"), "POST") ||
+		!strings.Contains(strings.ToLower(res.header.Get("Access-Control-Allow-Headers")), "content-type") {
+		t.Fatalf("preflight: %d %v", res.status, res.header)
+	}
+}
+
+// Changes made through the API take effect on this node at once, without waiting for the TTL.
+func TestSettingsChangesApplyAtOnce(t *testing.T) {
+	e := newCollectEnv(t, Config{})
+	id := e.site("live.test")
+	hitLive := func() int { return e.send(hit{body: body("https://live.test/", "", "1x1")}).status }
+	if s := hitLive(); s != 202 {
+		t.Fatalf("new website: %d", s)
+	}
+	api := func(method, path, form string) {
+		req := httptest.NewRequest(method, "http://api.test"+path, strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Authorization", "Bearer "+e.key)
+		if res := e.serve(req); res.status != 200 {
+			t.Fatalf("%s %s: %d %s", method, path, res.status, res.body)
+		}
+	}
+	api("PATCH", fmt.Sprintf("/api/v1/websites/%d", id), "exclude_ips=198.51.100.0/24")
+	hitLive() // excluded now
+	if got := e.stats(id)["pageview"][day]; got != 1 {
+		t.Fatalf("exclude_ips not applied at once: %d pageviews, want 1", got)
+	}
+	api("DELETE", fmt.Sprintf("/api/v1/websites/%d", id), "")
+	if s := hitLive(); s != 404 {
+		t.Fatalf("deleted website: %d, want 404", s)
+	}
+}
+
+// Past its bound the buffer refuses (503) rather than dropping silently; what it accepted is
+// written exactly once.
+func TestFullBufferAnswers503(t *testing.T) {
+	e := newCollectEnv(t, Config{BufferMaxKeys: 40})
+	id := e.site("full.test")
+	accepted, refused := 0, 0
+	for i := 0; i < 60; i++ { // each hit adds one distinct page key
+		res := e.send(hit{body: body(fmt.Sprintf("https://full.test/p%d", i), "https://full.test/", "1x1")})
+		switch res.status {
+		case 202:
+			accepted++
+		case 503:
+			refused++
+			if res.header.Get("Retry-After") == "" {
+				t.Fatal("503 without Retry-After")
+			}
+		default:
+			t.Fatalf("status %d", res.status)
+		}
+	}
+	if refused == 0 || accepted == 0 {
+		t.Fatalf("%d accepted, %d refused: the bound did not apply", accepted, refused)
+	}
+	if got := e.stats(id)["pageview"][day]; got != int64(accepted) {
+		t.Fatalf("%d pageviews written for %d accepted", got, accepted)
+	}
+	if s := e.send(hit{body: body("https://full.test/after", "https://full.test/", "1x1")}).status; s != 202 {
+		t.Fatalf("after a flush: %d, want 202", s)
+	}
+}
+
+// Days are calendar days of the configured time zone.
+func TestDayInConfiguredTimeZone(t *testing.T) {
+	auckland, err := time.LoadLocation("Pacific/Auckland")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newCollectEnv(t, Config{Location: auckland}) // 2026-03-04 20:00 UTC is the 5th there
+	id := e.site("tz.test")
+	e.send(hit{body: body("https://tz.test/", "", "1x1")})
+	if err := e.pipeline.Flusher.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var date string
+	if err := e.db.Get(&date, `SELECT DISTINCT to_char(date, 'YYYY-MM-DD') FROM stats WHERE website_id = $1`, id); err != nil || date != "2026-03-05" {
+		t.Fatalf("day %q (%v), want 2026-03-05", date, err)
+	}
+}
+
+// Nothing personal is written: no address or user agent in the stats or the logs.
+func TestNothingPersonalIsKept(t *testing.T) {
+	e := newCollectEnv(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	id := e.site("private.test")
+	e.send(hit{body: body("https://private.test/", "", "1x1"), remote: "10.9.9.9:1", forwarded: "198.51.100.77", ua: safariIPhone})
+	e.stats(id)
+	var dump string
+	if err := e.db.Get(&dump, `SELECT coalesce(string_agg(name || value, ' '), '') FROM stats`); err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	if err := e.db.Select(&tables, `SELECT tablename FROM pg_tables WHERE schemaname = 'public'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"198.51.100.77", "10.9.9.9", "iPhone OS", "Mozilla"} {
+		if strings.Contains(dump, secret) || strings.Contains(e.logs.String(), secret) {
+			t.Fatalf("%q was written (stats or logs)", secret)
+		}
+	}
+	for _, table := range tables {
+		if strings.Contains(table, "hit") || strings.Contains(table, "visitor") || strings.Contains(table, "session") {
+			t.Fatalf("a per-visitor table exists: %s", table)
+		}
+	}
+}
