@@ -22,6 +22,13 @@ type Config struct {
 	Now            func() time.Time // nil means time.Now
 }
 
+// Defaults of a zero Config; cmd/analytics documents the same ones for its environment.
+const (
+	DefaultFlushInterval = time.Second
+	DefaultSettingsTTL   = 10 * time.Second
+	DefaultBufferMaxKeys = 200_000
+)
+
 // Pipeline is the whole collection side of one node: the settings cache, the counters, the
 // flusher and the HTTP collector, wired together.
 type Pipeline struct {
@@ -42,6 +49,15 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = DefaultFlushInterval
+	}
+	if cfg.SettingsTTL <= 0 {
+		cfg.SettingsTTL = DefaultSettingsTTL
+	}
+	if cfg.BufferMaxKeys <= 0 {
+		cfg.BufferMaxKeys = DefaultBufferMaxKeys
 	}
 	counters := NewCounters(cfg.BufferMaxKeys)
 	metrics := NewMetrics(reg, counters)

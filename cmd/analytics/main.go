@@ -101,10 +101,10 @@ func loadConfig() (config, error) {
 		cfg.Location = loc
 	}
 	cfg.RateLimit = envFloat("API_RATE_LIMIT", 50, &errs)
-	cfg.FlushInterval = envDuration("FLUSH_INTERVAL", time.Second, &errs)
-	cfg.SettingsTTL = envDuration("SETTINGS_TTL", 10*time.Second, &errs)
+	cfg.FlushInterval = envDuration("FLUSH_INTERVAL", ingest.DefaultFlushInterval, &errs)
+	cfg.SettingsTTL = envDuration("SETTINGS_TTL", ingest.DefaultSettingsTTL, &errs)
 	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
-	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", 200_000, &errs))
+	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", ingest.DefaultBufferMaxKeys, &errs))
 	for _, item := range strings.Split(os.Getenv("TRUSTED_PROXIES"), ",") {
 		if item = strings.TrimSpace(item); item == "" {
 			continue

@@ -1,0 +1,518 @@
+package ingest_test
+
+// The whole collection path, end to end, as a customer's visitor drives it: a real browser
+// (Debian's chromium) loads a page of a customer site that carries the official snippet, the
+// tracker script comes from the real server, its beacons reach the real collector, the real
+// flusher writes the counters to PostgreSQL, and the stats API reads them back. Nothing is
+// faked between the browser and the database; only the host names (site.test, other.test) are
+// mapped to 127.0.0.1 inside the browser, so the test needs no DNS and no network.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/maxmind/mmdbwriter"
+	"github.com/maxmind/mmdbwriter/mmdbtype"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/ingest"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/web"
+	"github.com/analytics-service/analytics/web/webtest"
+)
+
+const (
+	// e2eDomain is the tracked website; e2eOther links to it, so the visit has a referrer.
+	e2eDomain = "site.test"
+	e2eOther  = "other.test"
+
+	// e2eUA is a Windows desktop Chrome. Headless Chrome announces itself as HeadlessChrome,
+	// which the service rightly drops as a bot when exclude_bots=1; a visitor's real browser
+	// does not.
+	e2eUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+
+	// The browser window and screen. Headless Chromium reports an 800x600 screen whatever
+	// the window size unless --screen-info sets it; this is the screen_resolution the
+	// tracker sends.
+	e2eWidth, e2eHeight = 1280, 720
+
+	// e2eWait bounds every wait of the test: generous for a loaded CI machine, and still a
+	// clear failure rather than a hang.
+	e2eWait = 15 * time.Second
+)
+
+// e2eGeo is what the test GeoIP database says of 127.0.0.1, the address every hit of the
+// browser comes from.
+var e2eGeo = struct{ continent, country, city string }{"EU:Europe", "DE:Germany", "DE:Berlin, BE"}
+
+// e2e is one running service on its own fresh database, with one website created through the
+// API, and the customer's web server.
+type e2e struct {
+	t        *testing.T
+	api      *httptest.Server // the service: API, collector, tracker script, /metrics
+	pages    *httptest.Server // the customer's site (and the page that links to it)
+	pipeline *ingest.Pipeline
+	key      string
+	website  int64
+	day      string // the calendar day (UTC) of every hit
+}
+
+func newE2E(t *testing.T) *e2e {
+	t.Helper()
+	ctx := context.Background()
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	user, err := repo.CreateUser(ctx, "owner@site.test")
+	if err != nil {
+		t.Fatalf("create user: %v", err)
+	}
+	key, err := repo.CreateAPIKey(ctx, user.ID)
+	if err != nil {
+		t.Fatalf("create key: %v", err)
+	}
+	geo, err := ingest.OpenGeoDB(writeLoopbackGeoDB(t))
+	if err != nil {
+		t.Fatalf("OpenGeoDB: %v", err)
+	}
+	t.Cleanup(func() { _ = geo.Close() })
+
+	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// The clock is pinned to the start of the test, so that a run across midnight UTC still
+	// counts every hit on the one day the test asserts.
+	start := time.Now().UTC()
+	registry := prometheus.NewRegistry()
+	pipeline := ingest.NewPipeline(repo, ingest.Config{
+		Geo:           geo,
+		FlushInterval: 100 * time.Millisecond,
+		BufferMaxKeys: 10_000, // the zero value holds no key at all: every hit would be a 503
+		// An hour: the website created below can only be known to the collector through
+		// OnWebsiteChange, which is what this proves; a short TTL would hide a broken hook.
+		SettingsTTL: time.Hour,
+		Now:         func() time.Time { return start },
+	}, registry, logger)
+	if err := pipeline.Start(ctx); err != nil {
+		t.Fatalf("start pipeline: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+		defer cancel()
+		if err := pipeline.Stop(ctx); err != nil {
+			t.Errorf("stop pipeline: %v", err)
+		}
+	})
+	handler, err := handlers.NewServer(handlers.Options{
+		Repo:            repo,
+		Logger:          logger,
+		Registry:        registry,
+		Collector:       pipeline.Collector,
+		OnWebsiteChange: pipeline.Sites.Refresh,
+	})
+	if err != nil {
+		t.Fatalf("new server: %v", err)
+	}
+	// Closed before the pipeline stops (cleanups run last-in first-out), as in serve: no hit
+	// arrives while the counters are drained.
+	api := httptest.NewServer(handler)
+	t.Cleanup(api.Close)
+
+	e := &e2e{t: t, api: api, pipeline: pipeline, key: key, day: start.Format(time.DateOnly)}
+	e.website = e.createWebsite()
+	e.pages = e.customerSite()
+	return e
+}
+
+// writeLoopbackGeoDB writes a GeoLite2-City-shaped database that places 127.0.0.1 in Berlin.
+// Loopback is a reserved network, which the writer leaves out unless told otherwise.
+func writeLoopbackGeoDB(t *testing.T) string {
+	t.Helper()
+	tree, err := mmdbwriter.New(mmdbwriter.Options{
+		DatabaseType:            "GeoLite2-City",
+		Languages:               []string{"en"},
+		IncludeReservedNetworks: true,
+		RecordSize:              28,
+	})
+	if err != nil {
+		t.Fatalf("mmdbwriter.New: %v", err)
+	}
+	names := func(en string) mmdbtype.Map { return mmdbtype.Map{"en": mmdbtype.String(en)} }
+	record := mmdbtype.Map{
+		"continent":    mmdbtype.Map{"code": mmdbtype.String("EU"), "names": names("Europe")},
+		"country":      mmdbtype.Map{"iso_code": mmdbtype.String("DE"), "names": names("Germany")},
+		"city":         mmdbtype.Map{"names": names("Berlin")},
+		"subdivisions": mmdbtype.Slice{mmdbtype.Map{"iso_code": mmdbtype.String("BE"), "names": names("Land Berlin")}},
+	}
+	_, loopback, _ := net.ParseCIDR("127.0.0.1/32")
+	if err := tree.Insert(loopback, record); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "GeoLite2-City.mmdb")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree.WriteTo(f); err != nil {
+		t.Fatalf("write %s: %v", path, err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// call makes an API request with the key and decodes the JSON answer, which must have status
+// want.
+func (e *e2e) call(method, path string, form url.Values, want int) map[string]any {
+	e.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, e.api.URL+path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	res, err := e.api.Client().Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		e.t.Fatalf("%s %s: status %d, want %d: %s", method, path, res.StatusCode, want, raw)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		e.t.Fatalf("%s %s: %v: %s", method, path, err, raw)
+	}
+	return out
+}
+
+// createWebsite stores the website through the API, as its owner would, so that the
+// collector learns of it through OnWebsiteChange.
+func (e *e2e) createWebsite() int64 {
+	e.t.Helper()
+	out := e.call(http.MethodPost, "/api/v1/websites",
+		url.Values{"domain": {e2eDomain}, "exclude_bots": {"1"}}, http.StatusCreated)
+	data, _ := out["data"].(map[string]any)
+	id, ok := data["id"].(float64)
+	if !ok || data["domain"] != e2eDomain || data["exclude_bots"] != 1.0 {
+		e.t.Fatalf("created website: %v", out)
+	}
+	return int64(id)
+}
+
+// stats returns one statistic of the website for the test's day, as value -> count.
+func (e *e2e) stats(name string) map[string]int64 {
+	e.t.Helper()
+	q := url.Values{"name": {name}, "from": {e.day}, "to": {e.day}, "per_page": {"100"}}
+	out := e.call(http.MethodGet, fmt.Sprintf("/api/v1/stats/%d?%s", e.website, q.Encode()), nil, http.StatusOK)
+	data, ok := out["data"].([]any)
+	if !ok {
+		e.t.Fatalf("stats %s: %v", name, out)
+	}
+	got := map[string]int64{}
+	for _, d := range data {
+		entry, _ := d.(map[string]any)
+		value, ok1 := entry["value"].(string)
+		count, ok2 := entry["count"].(float64)
+		if !ok1 || !ok2 {
+			e.t.Fatalf("stats %s: entry %v", name, d)
+		}
+		got[value] = int64(count)
+	}
+	return got
+}
+
+// allStats is every statistic of the contract, as stats returns them.
+func (e *e2e) allStats() map[string]map[string]int64 {
+	e.t.Helper()
+	all := map[string]map[string]int64{}
+	for _, name := range []string{"pageview", "visitor", "page", "referrer", "campaign", "browser",
+		"operating_system", "device", "language", "screen_resolution", "continent", "country", "city", "event"} {
+		all[name] = e.stats(name)
+	}
+	return all
+}
+
+// waitFor polls cond until it holds, or fails the test after e2eWait.
+func (e *e2e) waitFor(what string, cond func() bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(e2eWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("waited %v for %s", e2eWait, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// metric reads one sample of the service's /metrics, e.g.
+// `analytics_events_ignored_total{reason="bot"}`; a sample that is absent reads as 0.
+func (e *e2e) metric(sample string) float64 {
+	e.t.Helper()
+	res, err := e.api.Client().Get(e.api.URL + "/metrics")
+	if err != nil {
+		e.t.Fatalf("GET /metrics: %v", err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, sample+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				e.t.Fatalf("metric %s: %q", sample, line)
+			}
+			return f
+		}
+	}
+	return 0
+}
+
+// customerSite serves, on one port for both host names, other.test/from, a page that links to
+// the site, and every page of site.test, which carries exactly the official snippet.
+func (e *e2e) customerSite() *httptest.Server {
+	snippet := web.Snippet(e.api.URL)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/favicon.ico" {
+			w.WriteHeader(http.StatusNoContent) // keeps the console free of 404s
+			return
+		}
+		host, port, _ := net.SplitHostPort(r.Host)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch host {
+		case e2eOther:
+			fmt.Fprintf(w, `<!doctype html><html><head><title>elsewhere</title></head><body>`+
+				`<a id="go" href="http://%s:%s/start?utm_campaign=launch">the site</a></body></html>`, e2eDomain, port)
+		case e2eDomain:
+			fmt.Fprintf(w, `<!doctype html><html><head><title>site</title>%s</head><body><h1>%s</h1></body></html>`,
+				snippet, r.URL.Path)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	e.t.Cleanup(srv.Close)
+	return srv
+}
+
+// url is the address of path on host, on the customer's server.
+func (e *e2e) url(host, path string) string {
+	_, port, _ := net.SplitHostPort(e.pages.Listener.Addr().String())
+	return "http://" + host + ":" + port + path
+}
+
+// browser starts chromium with both test host names mapped to the customer's server, a fixed
+// window, German as the language, and opts.
+func browser(t *testing.T, opts ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	opts = append([]chromedp.ExecAllocatorOption{
+		chromedp.Flag("host-resolver-rules", "MAP "+e2eDomain+" 127.0.0.1, MAP "+e2eOther+" 127.0.0.1"),
+		chromedp.WindowSize(e2eWidth, e2eHeight),
+		// screen.width/height, which the tracker sends; the window size alone leaves them at
+		// headless's 800x600.
+		chromedp.Flag("screen-info", fmt.Sprintf("{%dx%d}", e2eWidth, e2eHeight)),
+		// --lang sets navigator.language; --accept-lang the Accept-Language header, which is
+		// what the collector reads (headless ignores --lang for the header).
+		chromedp.Flag("lang", "de-DE"),
+		chromedp.Flag("accept-lang", "de-DE,de;q=0.9,en;q=0.8"),
+	}, opts...)
+	ctx := webtest.NewBrowser(t, opts...)
+	watchProblems(t, ctx)
+	return ctx
+}
+
+// watchProblems fails the test on any uncaught exception or console error in the tab: a broken
+// tracker must not pass just because some hits still arrive.
+func watchProblems(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var mu sync.Mutex
+	var problems []string
+	err := chromedp.Listen(ctx, func(ev any) {
+		var p string
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			p = "uncaught exception: " + e.ExceptionDetails.Text
+			if ex := e.ExceptionDetails.Exception; ex != nil {
+				p += " " + ex.Description
+			}
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError {
+				p = "console error: " + e.Entry.Text + " " + e.Entry.URL
+			}
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError {
+				p = "console.error called"
+			}
+		}
+		if p != "" {
+			mu.Lock()
+			problems = append(problems, p)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range problems {
+			t.Error(p)
+		}
+	})
+}
+
+// do runs browser steps, bounded by e2eWait.
+func do(t *testing.T, tab context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, e2eWait)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func evalString(t *testing.T, tab context.Context, js string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, e2eWait)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// visit is what a visitor does: arrive at the site from a link on other.test, move to /next
+// inside the single-page app, and buy something.
+func (e *e2e) visit(tab context.Context) {
+	t := e.t
+	t.Helper()
+	do(t, tab, chromedp.Navigate(e.url(e2eOther, "/from")), chromedp.Click(chromedp.ID("go")))
+	// The click starts a navigation that chromedp does not wait for. Until the new document
+	// runs the tracker, evaluating may fail (the old context is destroyed) or see the old page,
+	// so poll from Go. window.pa is set by the tracker's one synchronous run, which also
+	// patches history.pushState, so once it exists the SPA navigation below is tracked.
+	want := e.url(e2eDomain, "/start?utm_campaign=launch") + " true"
+	deadline := time.Now().Add(e2eWait)
+	for {
+		ctx, cancel := context.WithTimeout(tab, time.Second)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + !!window.pa`))
+		cancel()
+		if err == nil && got == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v the tab shows %q (error %v), want %q", e2eWait, got, err, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	do(t, tab, chromedp.Evaluate[chromedp.Void](`history.pushState({}, "", "/next")`))
+	do(t, tab, chromedp.Evaluate[chromedp.Void](`pa.track({name: "Purchase", value: "5", unit: "USD"})`))
+}
+
+// TestE2EBrowser drives the real tracker in a real browser against the real service and
+// database, and checks every statistic the API then reports.
+func TestE2EBrowser(t *testing.T) {
+	t.Run("a visit from a desktop browser", func(t *testing.T) {
+		start := time.Now()
+		e := newE2E(t)
+		tab := browser(t, chromedp.UserAgent(e2eUA))
+		e.visit(tab)
+		// The test's own assumption about headless screens, checked rather than trusted: if a
+		// chromium update changes it, the failure says so here, not as a stats mismatch.
+		screen := fmt.Sprintf("%dx%d", e2eWidth, e2eHeight)
+		if got := evalString(t, tab, `screen.width + "x" + screen.height`); got != screen {
+			t.Fatalf("the browser's screen is %s, want %s", got, screen)
+		}
+
+		want := map[string]map[string]int64{
+			"pageview":          {e.day: 2},
+			"visitor":           {e.day: 1},
+			"page":              {"/start?utm_campaign=launch": 1, "/next": 1},
+			"referrer":          {e2eOther: 1},
+			"campaign":          {"launch": 1},
+			"browser":           {"Chrome": 1},
+			"operating_system":  {"Windows": 1},
+			"device":            {"desktop": 1},
+			"language":          {"de": 1},
+			"screen_resolution": {screen: 1},
+			"continent":         {e2eGeo.continent: 1},
+			"country":           {e2eGeo.country: 1},
+			"city":              {e2eGeo.city: 1},
+			"event":             {"Purchase:5:USD": 1},
+		}
+		// The beacons are asynchronous and the flusher writes every 100ms: wait until the
+		// collector has counted the three hits and every counter is in the database. Then the
+		// stats are final, and one exact comparison catches a missing hit and a double count.
+		e.waitFor("three hits counted and written", func() bool {
+			return e.metric("analytics_events_accepted_total") >= 3 && e.pipeline.Counters.Size() == 0
+		})
+		got := e.allStats()
+		for name, w := range want {
+			if !maps.Equal(got[name], w) {
+				t.Errorf("%s = %v, want %v", name, got[name], w)
+			}
+		}
+		if n := e.metric("analytics_events_accepted_total"); n != 3 {
+			t.Errorf("events accepted: %v, want 3 (two pageviews and one event)", n)
+		}
+		t.Logf("visit recorded and read back in %v", time.Since(start).Round(time.Millisecond))
+	})
+
+	t.Run("headless chromium is a bot and counts for nothing", func(t *testing.T) {
+		e := newE2E(t)
+		tab := browser(t) // the browser's own user agent
+		if ua := evalString(t, tab, `navigator.userAgent`); !strings.Contains(ua, "HeadlessChrome") {
+			t.Fatalf("user agent %q does not say HeadlessChrome: this subtest would prove nothing", ua)
+		}
+		e.visit(tab)
+		// Wait until the collector has seen all three hits, so that "nothing recorded" is not
+		// just "nothing arrived yet". An ignored hit adds no counter: with none accepted and
+		// none in memory, the database has all it will ever get from this visit.
+		e.waitFor("three hits ignored as bots", func() bool {
+			return e.metric(`analytics_events_ignored_total{reason="bot"}`) >= 3
+		})
+		if n := e.metric(`analytics_events_ignored_total{reason="bot"}`); n != 3 {
+			t.Errorf("ignored as bots: %v, want 3", n)
+		}
+		if n := e.metric("analytics_events_accepted_total"); n != 0 {
+			t.Errorf("events accepted: %v, want 0", n)
+		}
+		if n := e.pipeline.Counters.Size(); n != 0 {
+			t.Errorf("%d counters in memory, want 0", n)
+		}
+		out := e.call(http.MethodGet, fmt.Sprintf("/api/v1/stats/%d?name=pageview&from=%s&to=%s", e.website, e.day, e.day), nil, http.StatusOK)
+		if meta, _ := out["meta"].(map[string]any); meta["total"] != 0.0 {
+			t.Errorf("pageview stats: %v, want a total of 0", out)
+		}
+		for name, values := range e.allStats() {
+			if len(values) != 0 {
+				t.Errorf("%s = %v, want nothing", name, values)
+			}
+		}
+	})
+}
