@@ -34,10 +34,17 @@ func NewCounters(maxKeys int) *Counters {
 	return &Counters{counts: make(map[Key]int64, 1024), maxKeys: maxKeys, soon: make(chan struct{}, 1)}
 }
 
-// Add counts one hit's keys, all or none.
+// Add counts one hit's keys, all or none. Only keys not yet in memory count against the
+// bound, so a full buffer still takes hits that repeat known counters.
 func (c *Counters) Add(keys []Key) error {
 	c.mu.Lock()
-	if len(c.counts)+c.held+len(keys) > c.maxKeys {
+	fresh := 0
+	for _, k := range keys {
+		if _, ok := c.counts[k]; !ok {
+			fresh++
+		}
+	}
+	if len(c.counts)+c.held+fresh > c.maxKeys {
 		c.mu.Unlock()
 		return ErrFull
 	}

@@ -45,7 +45,9 @@ type Flusher struct {
 
 // NewFlusher wires a flusher; metrics may be nil.
 func NewFlusher(counters *Counters, writer StatsWriter, interval time.Duration, metrics *Metrics, log *slog.Logger) *Flusher {
-	return &Flusher{counters: counters, writer: writer, interval: interval, maxWait: 30 * time.Second, metrics: metrics, log: log}
+	// Retries back off to at most a few seconds: a database that is back must be used soon,
+	// since a full buffer answers 503 until the failing batch is written.
+	return &Flusher{counters: counters, writer: writer, interval: interval, maxWait: max(interval, 5*time.Second), metrics: metrics, log: log}
 }
 
 // Run flushes until ctx ends. It does not flush at the end: call Drain after the HTTP server
@@ -85,7 +87,10 @@ func (f *Flusher) Run(ctx context.Context) {
 func (f *Flusher) backoff() time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	wait := f.interval << min(f.failures, 10)
+	wait := f.interval
+	for i := 0; i < f.failures && wait < f.maxWait; i++ {
+		wait *= 2
+	}
 	return min(wait, f.maxWait)
 }
 
