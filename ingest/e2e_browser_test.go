@@ -22,12 +22,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/maxmind/mmdbwriter"
 	"github.com/maxmind/mmdbwriter/mmdbtype"
@@ -340,49 +337,8 @@ func browser(t *testing.T, opts ...chromedp.ExecAllocatorOption) context.Context
 		chromedp.Flag("accept-lang", "de-DE,de;q=0.9,en;q=0.8"),
 	}, opts...)
 	ctx := webtest.NewBrowser(t, opts...)
-	watchProblems(t, ctx)
+	webtest.WatchProblems(t, ctx)
 	return ctx
-}
-
-// watchProblems fails the test on any uncaught exception or console error in the tab: a broken
-// tracker must not pass just because some hits still arrive.
-func watchProblems(t *testing.T, ctx context.Context) {
-	t.Helper()
-	var mu sync.Mutex
-	var problems []string
-	err := chromedp.Listen(ctx, func(ev any) {
-		var p string
-		switch e := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			p = "uncaught exception: " + e.ExceptionDetails.Text
-			if ex := e.ExceptionDetails.Exception; ex != nil {
-				p += " " + ex.Description
-			}
-		case *log.EventEntryAdded:
-			if e.Entry.Level == log.EntryLevelError {
-				p = "console error: " + e.Entry.Text + " " + e.Entry.URL
-			}
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError {
-				p = "console.error called"
-			}
-		}
-		if p != "" {
-			mu.Lock()
-			problems = append(problems, p)
-			mu.Unlock()
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range problems {
-			t.Error(p)
-		}
-	})
 }
 
 // do runs browser steps, bounded by e2eWait.

@@ -144,15 +144,27 @@ func newSite(settings repository.SiteSettings) *Site {
 	}
 	if settings.ExcludeIPs != nil {
 		for _, line := range splitLines(*settings.ExcludeIPs) {
-			if p, err := netip.ParsePrefix(line); err == nil {
-				site.ExcludeIPs = append(site.ExcludeIPs, p.Masked())
-			} else if a, err := netip.ParseAddr(line); err == nil {
-				a = a.Unmap()
-				site.ExcludeIPs = append(site.ExcludeIPs, netip.PrefixFrom(a, a.BitLen()))
+			// The API validated every line; one that no longer parses is skipped, not fatal.
+			if p, err := ParsePrefix(line); err == nil {
+				site.ExcludeIPs = append(site.ExcludeIPs, p)
 			}
 		}
 	}
 	return site
+}
+
+// ParsePrefix reads an address or a CIDR range as a range: "10.0.0.0/8", "192.0.2.7" (a /32),
+// "2001:db8::/32". IPv4-mapped IPv6 addresses become IPv4, as client addresses are compared.
+func ParsePrefix(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("%q is not an IP address or CIDR range", s)
+	}
+	return p.Masked(), nil
 }
 
 func splitLines(s string) []string {

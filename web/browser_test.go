@@ -22,9 +22,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/analytics-service/analytics/web/webtest"
@@ -157,42 +155,8 @@ func newTab(t *testing.T, browser context.Context, inits ...string) *tab {
 		return nil
 	}))
 
-	var mu sync.Mutex
-	var problems []string
-	err := chromedp.Listen(ctx, func(ev any) {
-		var p string
-		switch e := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			p = "uncaught exception: " + e.ExceptionDetails.Text
-			if ex := e.ExceptionDetails.Exception; ex != nil {
-				p += " " + ex.Description
-			}
-		case *log.EventEntryAdded:
-			if e.Entry.Level == log.EntryLevelError {
-				p = "console error: " + e.Entry.Text + " " + e.Entry.URL
-			}
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError {
-				p = "console.error called"
-			}
-		}
-		if p != "" {
-			mu.Lock()
-			problems = append(problems, p)
-			mu.Unlock()
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Runs before the tab closes (cleanups run last-in first-out).
-	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range problems {
-			t.Error(p)
-		}
-	})
+	webtest.WatchProblems(t, ctx)
 	return tb
 }
 

@@ -58,12 +58,11 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 	case "serve":
 		return serve(ctx, cfg, log)
 	case "migrate":
-		db, err := openDB(ctx, cfg)
+		db, _, err := openRepo(ctx, cfg)
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		return repository.Migrate(ctx, db)
+		return db.Close()
 	case "user", "key":
 		return manage(ctx, cfg, args, stdout)
 	default:
@@ -109,17 +108,12 @@ func loadConfig() (config, error) {
 		if item = strings.TrimSpace(item); item == "" {
 			continue
 		}
-		p, err := netip.ParsePrefix(item)
+		p, err := ingest.ParsePrefix(item)
 		if err != nil {
-			if a, err2 := netip.ParseAddr(item); err2 == nil {
-				p, err = netip.PrefixFrom(a, a.BitLen()), nil
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %q is not an address or CIDR range", item))
+			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 			continue
 		}
-		cfg.TrustedProxies = append(cfg.TrustedProxies, p.Masked())
+		cfg.TrustedProxies = append(cfg.TrustedProxies, p)
 	}
 	return cfg, errors.Join(errs...)
 }
@@ -155,25 +149,30 @@ func envDuration(name string, fallback time.Duration, errs *[]error) time.Durati
 	return d
 }
 
-func openDB(ctx context.Context, cfg config) (*sqlx.DB, error) {
+// openRepo connects to DATABASE_URL and brings its schema up to date.
+func openRepo(ctx context.Context, cfg config) (*sqlx.DB, *repository.Repository, error) {
 	if cfg.DatabaseURL == "" {
-		return nil, errors.New("DATABASE_URL is not set")
+		return nil, nil, errors.New("DATABASE_URL is not set")
 	}
-	return repository.Open(ctx, cfg.DatabaseURL)
+	db, err := repository.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := repository.Migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, repository.New(db, nil), nil
 }
 
 // serve runs the service until SIGTERM/SIGINT, then stops accepting, lets requests in flight
 // finish, writes every counter still in memory and exits.
 func serve(ctx context.Context, cfg config, log *slog.Logger) error {
-	db, err := openDB(ctx, cfg)
+	db, repo, err := openRepo(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := repository.Migrate(ctx, db); err != nil {
-		return err
-	}
-	repo := repository.New(db, nil)
 	geo, err := openGeo(cfg.GeoIPDB, log)
 	if err != nil {
 		return err
@@ -270,15 +269,11 @@ func manage(ctx context.Context, cfg config, args []string, stdout io.Writer) er
 	if len(args) < 2 {
 		return errors.New(usage)
 	}
-	db, err := openDB(ctx, cfg)
+	db, repo, err := openRepo(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := repository.Migrate(ctx, db); err != nil {
-		return err
-	}
-	repo := repository.New(db, nil)
 	what := args[0] + " " + args[1]
 	switch what {
 	case "user create", "key create":

@@ -6,8 +6,11 @@ package webtest
 import (
 	"context"
 	"os/exec"
+	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -70,4 +73,46 @@ func NewBrowser(t testing.TB, opts ...chromedp.ExecAllocatorOption) context.Cont
 		t.Fatalf("start chromium (%s): %v", path, err)
 	}
 	return ctx
+}
+
+// WatchProblems fails the test on any uncaught exception or console error in the tab of ctx:
+// a broken tracker must not pass just because some hits still arrive. The errors are reported
+// when the test ends, so call it before the tab's own cleanup is registered.
+func WatchProblems(t testing.TB, ctx context.Context) {
+	t.Helper()
+	var mu sync.Mutex
+	var problems []string
+	err := chromedp.Listen(ctx, func(ev any) {
+		var p string
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			p = "uncaught exception: " + e.ExceptionDetails.Text
+			if ex := e.ExceptionDetails.Exception; ex != nil {
+				p += " " + ex.Description
+			}
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError {
+				p = "console error: " + e.Entry.Text + " " + e.Entry.URL
+			}
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError {
+				p = "console.error called"
+			}
+		}
+		if p != "" {
+			mu.Lock()
+			problems = append(problems, p)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range problems {
+			t.Error(p)
+		}
+	})
 }
