@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate lint-spec bench build tools
+.PHONY: run test generate check-generate lint-spec bench bench-ingest build tools
 
 GO ?= go
 
@@ -35,3 +35,9 @@ lint-spec: tools
 # Benchmarks of the stats API through HTTP on a year of data (see README: Performance).
 bench:
 	scripts/test.sh go test -run '^$$' -bench . -benchtime 400x -count 1 ./handlers/
+
+# Load test of POST /api/event (see scripts/bench-ingest.sh): realistic mixed traffic against the
+# real service and PostgreSQL on this machine, closed loop then open loop at 15,000/s, 60 s each,
+# then the do-nothing ceiling. Knobs: BENCH_DURATION, BENCH_CONCURRENCY, BENCH_OPEN_RATE, GEOIP_DB.
+bench-ingest:
+	scripts/bench-ingest.sh
