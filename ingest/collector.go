@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -123,7 +122,7 @@ func (c *Collector) collect(r *http.Request) (int, string) {
 	day := c.today()
 	keys := make([]Key, 0, 14)
 	add := func(name, value string) {
-		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Date: day, Value: value})
+		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: dayNumber(day), Value: value})
 	}
 	switch {
 	case req.Event != nil:
@@ -178,6 +177,10 @@ func (c *Collector) fail(w http.ResponseWriter, status int, message string) {
 
 // acceptedContentType: JSON, or text/plain so that sendBeacon needs no CORS preflight.
 func acceptedContentType(header string) bool {
+	switch header { // what sendBeacon and fetch send, without ParseMediaType's map
+	case "text/plain;charset=UTF-8", "text/plain", "application/json":
+		return true
+	}
 	mediaType, _, err := mime.ParseMediaType(header)
 	return err == nil && (mediaType == "application/json" || mediaType == "text/plain")
 }
@@ -192,12 +195,9 @@ func decodeEvent(body []byte, req *eventRequest) error {
 			Unit  string          `json:"unit"`
 		} `json:"event"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&raw); err != nil {
+	// Unmarshal refuses trailing data itself.
+	if err := json.Unmarshal(body, &raw); err != nil {
 		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON object")
 	}
 	*req = raw.eventRequest
 	if raw.Event != nil {
@@ -230,9 +230,15 @@ func clientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	if !contains(trusted, addr) {
 		return addr
 	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		hop := strings.TrimSpace(hops[i])
+	chain := strings.Join(r.Header.Values("X-Forwarded-For"), ",")
+	for chain != "" {
+		hop := chain
+		if i := strings.LastIndexByte(chain, ','); i >= 0 {
+			hop, chain = chain[i+1:], chain[:i]
+		} else {
+			chain = ""
+		}
+		hop = strings.TrimSpace(hop)
 		if hop == "" {
 			continue
 		}

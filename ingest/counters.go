@@ -10,13 +10,20 @@ import (
 // than accept an event it could not keep.
 var ErrFull = errors.New("ingest: counter buffer is full")
 
-// Key is one daily counter.
+// Key is one daily counter. The day is a number (days since 1970-01-01) rather than a
+// time.Time: the key is hashed on every hit, and a small integer hashes faster.
 type Key struct {
 	WebsiteID int64
 	Name      string
-	Date      time.Time // midnight UTC of the calendar day in the service's time zone
+	Day       int32
 	Value     string
 }
+
+// dayNumber turns midnight UTC of a calendar day into its Key.Day.
+func dayNumber(t time.Time) int32 { return int32(t.Unix() / 86400) }
+
+// dayDate turns a Key.Day back into midnight UTC of its calendar day.
+func dayDate(day int32) time.Time { return time.Unix(int64(day)*86400, 0).UTC() }
 
 // Counters aggregate hits in memory between flushes. The hit path only takes a short lock and
 // increments map entries; the flusher swaps the whole map out.
