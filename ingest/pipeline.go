@@ -38,9 +38,15 @@ type Pipeline struct {
 	Collector *Collector
 	Metrics   *Metrics
 
+	repo        *repository.Repository
+	log         *slog.Logger
+	ttl         time.Duration
 	stop        context.CancelFunc
 	flusherDone chan struct{}
 }
+
+// batchIDRetention is how long flush ids are kept: no retry of a flush comes later than this.
+const batchIDRetention = 7 * 24 * time.Hour
 
 // NewPipeline wires a pipeline on the repository; metrics go to reg.
 func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registerer, log *slog.Logger) *Pipeline {
@@ -61,8 +67,11 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 	}
 	counters := NewCounters(cfg.BufferMaxKeys)
 	metrics := NewMetrics(reg, counters)
-	sites := NewSites(repo, cfg.SettingsTTL, log)
+	sites := NewSites(repo)
 	return &Pipeline{
+		repo:     repo,
+		log:      log,
+		ttl:      cfg.SettingsTTL,
 		Sites:    sites,
 		Counters: counters,
 		Flusher:  NewFlusher(counters, repo, cfg.FlushInterval, metrics, log),
@@ -83,9 +92,29 @@ func (p *Pipeline) Start(ctx context.Context) error {
 	background, stop := context.WithCancel(context.WithoutCancel(ctx))
 	p.stop = stop
 	p.flusherDone = make(chan struct{})
-	go p.Sites.Run(background)
+	go every(background, p.ttl, "reload website settings", p.Sites.Load, p.log)
+	go every(background, time.Hour, "forget old flush ids", func(ctx context.Context) error {
+		return p.repo.ForgetBatches(ctx, time.Now().Add(-batchIDRetention))
+	}, p.log)
 	go func() { p.Flusher.Run(background); close(p.flusherDone) }()
 	return nil
+}
+
+// every runs a background job each period until ctx ends. A failure is logged and the job
+// runs again next period (a failed settings reload keeps the previous settings).
+func every(ctx context.Context, period time.Duration, name string, job func(context.Context) error, log *slog.Logger) {
+	ticker := time.NewTicker(period)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if err := job(ctx); err != nil && ctx.Err() == nil {
+				log.Warn(name+" failed; will retry", "error", err)
+			}
+		}
+	}
 }
 
 // Stop ends the background work and writes every counter still in memory, retrying a failing

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/netip"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/analytics-service/analytics/repository"
 )
@@ -56,16 +54,15 @@ type SiteSource interface {
 // within it) and one website at a time, at once, when this node changes one.
 type Sites struct {
 	source SiteSource
-	ttl    time.Duration
-	log    *slog.Logger
 	byHost atomic.Pointer[map[string]*Site]
 	// reloadMu serialises writers of byHost (a copy-on-write map); readers never lock.
 	reloadMu chan struct{}
 }
 
-// NewSites makes an empty cache; call Load before serving.
-func NewSites(source SiteSource, ttl time.Duration, log *slog.Logger) *Sites {
-	s := &Sites{source: source, ttl: ttl, log: log, reloadMu: make(chan struct{}, 1)}
+// NewSites makes an empty cache; call Load before serving (Pipeline.Start does, and reloads it
+// every SettingsTTL).
+func NewSites(source SiteSource) *Sites {
+	s := &Sites{source: source, reloadMu: make(chan struct{}, 1)}
 	empty := map[string]*Site{}
 	s.byHost.Store(&empty)
 	return s
@@ -113,22 +110,6 @@ func (s *Sites) Refresh(ctx context.Context, id int64) error {
 	}
 	s.byHost.Store(&next)
 	return nil
-}
-
-// Run reloads the cache every TTL until ctx ends. A failed reload keeps the last good map.
-func (s *Sites) Run(ctx context.Context) {
-	ticker := time.NewTicker(s.ttl)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			if err := s.Load(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("website settings reload failed; keeping the previous ones", "error", err)
-			}
-		}
-	}
 }
 
 func newSite(settings repository.SiteSettings) *Site {

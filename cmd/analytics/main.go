@@ -201,9 +201,6 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	if err := pipeline.Start(ctx); err != nil {
 		return err
 	}
-	background, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopBackground()
-	go forgetOldBatches(background, repo, log)
 
 	srv := &http.Server{
 		Addr:              cfg.ListenAddr,
@@ -266,23 +263,6 @@ func openGeo(path string, log *slog.Logger) (*ingest.GeoDB, error) {
 		return nil, fmt.Errorf("GEOIP_DB: %w", err)
 	}
 	return geo, nil
-}
-
-// forgetOldBatches deletes, hourly, the ids of flushes more than a week old: no retry of a
-// flush comes that late.
-func forgetOldBatches(ctx context.Context, repo *repository.Repository, log *slog.Logger) {
-	ticker := time.NewTicker(time.Hour)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			if err := repo.ForgetBatches(ctx, time.Now().Add(-7*24*time.Hour)); err != nil && ctx.Err() == nil {
-				log.Warn("forget old flush ids", "error", err)
-			}
-		}
-	}
 }
 
 func manage(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
