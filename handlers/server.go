@@ -106,8 +106,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
 	e.Use(middleware.RequestID())
-	e.Use(accessLog(opts.Logger))
-	e.Use(apiMetrics(opts.Registry))
+	e.Use(observe(opts.Logger, opts.Registry))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
 
 	validator := echomiddleware.OapiRequestValidatorWithOptions(spec, &echomiddleware.Options{
@@ -232,27 +231,6 @@ func formFieldsByOperation(spec *openapi3.T) map[string]map[string]bool {
 		}
 	}
 	return out
-}
-
-// accessLog writes one JSON line per request. It never logs the client's address, user agent
-// or query string: nothing personal reaches the logs.
-func accessLog(log *slog.Logger) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			start := time.Now()
-			err := next(c)
-			if err != nil {
-				c.Error(err)
-			}
-			log.Info("request",
-				"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
-				"method", c.Request().Method,
-				"route", c.Path(),
-				"status", c.Response().Status,
-				"duration_ms", float64(time.Since(start).Microseconds())/1000)
-			return nil
-		}
-	}
 }
 
 // routerWith registers each generated route with the API middleware, so that the validator
