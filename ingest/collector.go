@@ -120,9 +120,10 @@ func (c *Collector) collect(r *http.Request) (int, string) {
 	}
 
 	day := c.today()
+	dayKey := dayNumber(day)
 	keys := make([]Key, 0, 14)
 	add := func(name, value string) {
-		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: dayNumber(day), Value: value})
+		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: dayKey, Value: value})
 	}
 	switch {
 	case req.Event != nil:
