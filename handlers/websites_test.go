@@ -66,6 +66,23 @@ func TestStoreKeepsEveryField(t *testing.T) {
 	}
 }
 
+// A password sent with privacy 0 or 1 is stored (the flag says so) but does not make the
+// website private: privacy stays as sent, and dropping to privacy 2 later needs no new one.
+func TestPasswordWithPublicPrivacyIsKept(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	for _, privacy := range []string{"0", "1"} {
+		w := e.store(key, "domain", "p"+privacy+".example.com", "privacy", privacy, "password", "pw")
+		if w["password"] != true || fmt.Sprint(w["privacy"]) != privacy {
+			t.Fatalf("privacy %s with a password: %v", privacy, w)
+		}
+		res := e.do(request{method: "PATCH", path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), key: key, form: form("privacy", "2")})
+		if got := want(t, res, http.StatusOK)["data"].(map[string]any); got["privacy"] != 2.0 {
+			t.Fatalf("privacy 2 with the stored password: %v", got)
+		}
+	}
+}
+
 func TestStoreNormalisesDomain(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"Example.COM", "example.com"},
