@@ -518,7 +518,8 @@ type ListMeta struct {
 	Total int64 `json:"total"`
 }
 
-// Privacy 0 private, 1 public, 2 password-protected.
+// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
+// 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
 
 // StatEntry defines model for StatEntry.
@@ -559,7 +560,8 @@ type Website struct {
 	// Password Whether a password is set; the password itself is never returned.
 	Password bool `json:"password"`
 
-	// Privacy 0 private, 1 public, 2 password-protected.
+	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
+	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy   Privacy   `json:"privacy"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -591,10 +593,12 @@ type WebsiteStoreForm struct {
 	// ExcludeParams One query parameter name per line; the single line `&` drops the whole query.
 	ExcludeParams *string `json:"exclude_params,omitempty"`
 
-	// Password Needed when privacy is 2; stored as an argon2id hash.
+	// Password Needed when privacy is 2; stored as an argon2id hash. Empty means no password. A
+	// password sent with privacy 0 or 1 is stored but has no effect until privacy is 2.
 	Password *string `json:"password,omitempty"`
 
-	// Privacy 0 private, 1 public, 2 password-protected.
+	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
+	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy *WebsiteStoreFormPrivacy `json:"privacy,omitempty"`
 }
 
@@ -604,7 +608,8 @@ type WebsiteStoreFormEmail int
 // WebsiteStoreFormExcludeBots defines model for WebsiteStoreForm.ExcludeBots.
 type WebsiteStoreFormExcludeBots int
 
-// WebsiteStoreFormPrivacy 0 private, 1 public, 2 password-protected.
+// WebsiteStoreFormPrivacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
+// 2 password (the owner, or a browser that entered the website's password).
 type WebsiteStoreFormPrivacy int
 
 // WebsiteUpdateForm defines model for WebsiteUpdateForm.
@@ -615,10 +620,14 @@ type WebsiteUpdateForm struct {
 	ExcludeParams *string  `json:"exclude_params,omitempty"`
 
 	// Favorite A boolean written as `true`, `false`, `1` or `0`.
-	Favorite *Flag   `json:"favorite,omitempty"`
+	Favorite *Flag `json:"favorite,omitempty"`
+
+	// Password A new password (stored as an argon2id hash). Empty removes the password, which is
+	// refused (422) while privacy is, or becomes, 2.
 	Password *string `json:"password,omitempty"`
 
-	// Privacy 0 private, 1 public, 2 password-protected.
+	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
+	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy *Privacy `json:"privacy,omitempty"`
 }
 
@@ -2153,93 +2162,95 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FyNc9s2sv9Xdvjem9o3lEQpdi8nT+bGbdOLr2nilziT14s9IUSuJdQkwAKgFDXj//3NAuCHJEqWHV87",
-	"veldZ2JRBLBY7MdvP6DPQSLzQgoURgfjz8EMWYrK/nmaZXJxKpavFZ9yQU9S1IniheFSBOPgNFuwpYb4",
-	"L3EIWoKZMQNMLEFzg5CzJRRSG5hxo/tBGCj8peQK02BsVIlhoJMZ5oxmRVHmwfhD8JfgKgzMssBgHGij",
-	"uJgGt7dh8AZ/KVGbs3STgosZAk+hFCkqWMx4MgMzQ0jRMJ5pkNdgZlwDKiUVLFAhZHI6xXQ3PV0kGLU8",
-	"vTaoNml4i4kUqQYjYcG4gQleS4WWDoGfDChH/l5LcmFwisqu+f79+9PSzFAYnjCD29n/DTKFKt6Px+7l",
-	"LkbfhkHBFMvR+OM/Z1PsZnnBphjCtZI5DPtwaj9DwbSxu0aRwoxpEBJSZhgwkUJML8eD2MgYRJllRCyJ",
-	"VPBLiWoZhIFgOVFDMwVtulO8ZmVmgvEwDHL2iee0jWFU/S8Mci78w7CLi+eoqn10rofq4/Y1j6OwYtww",
-	"CkfH4XEUDqPoqnOlt1KZbcto+q5zCcvdoF6m+sh00q0M73FC6vUWmUpmm6fzLdPY40Kj0NzwOYIuJ260",
-	"UwaEVOaMixOI/yd2J/MxBkaKwQ0qtvVgtFuwvYecfXqJYmpmwXh0fNwpUF72v5EpRytTnvx3RepFOpHC",
-	"oLCMY0WRkahzKQafeovFonctVd4rVYYikSla/cdPLC8ydH8mWZniR17oYBwEYXDN5lJxmjcg8Q9u29T+",
-	"t8LrYBz816AxdwP3rR6sUPW9VLmjfpW1r0W2tBy85pilGjQKA8mMiSn2A7dZXUih3Ua/YekLbnbs8Gct",
-	"xdqGctTayqpVA8hLTdYEmAA20TIrDcLMmOJAH8K7Ny/ppLRhptTB+CiK9t7sczKGXRv8kWXEcEzhn29f",
-	"vwqBwUJJMYVv3QZ6F8sCQ5AKYiIvhpxrbQVLgZBmF5ltn5IkqHWP5lQy61kX02scTBfhfvRgzR3ZHbxA",
-	"lpnZ/dhcMS2QN/uLiF+og23vCjiQChSydHnYpxnPhEElWOY4/UARqCYBjWqOyvmw9pkfP8aZnwooBX4q",
-	"MDGYwjXjWanwZMWJstprej8b/1/Pu+TeWRqvnW/7u7sOtHHslrJX0nwvS5E+lGNei60wXtNEqxpy9OXc",
-	"eiVBl8kMFn4llpN+ELMSlmWovtL2/M/ZMpMsvZDyJVNTfOh+yNN6AwoTmS6BE8iQkNGkK3sbPvnyvdFq",
-	"1Sp2BUWATsDXR/AD/8bu60LKH5lY+mPTD96XlJATTvSb0yt7Gf3tEfayvoLDKhYLJhlHYU5AEaSDjBlU",
-	"ayJswV6vRnu7JbjGhZaMd4KVZiYV/xUfLMZujgr2rQnx8HEO+gbtOXsLHkJemf4QFM7lDaZk1UtxI+RC",
-	"rLHn/fv3vXVguotH6zjWM6pQkjwBm2T4XBhulvfjlzWHlp4awo0/BJXLlAIJ7wyjEEbHIRxHIQyjKLi6",
-	"Ddf0a8rnKBxMXTANXMxZxld5Pho9gpmFGloTYy2CoAPw651A7PYTA8EtDciSGW3Cqt07ocuikMpg+iOm",
-	"nF1YnPVINqUGGXeBr1WDc/y4BodMdnwnCbFlhzfzr3+4Hw/ojO0IhaRWHxmB71E0+roXDXvR6GIYjSP6",
-	"719BGDiMHIyr8f1E5oTRc8YzG2hU0HMiyQy2HlgsSgFO88iePMGN0uQftSxVgpeCGNYGrC5c42kw/iuF",
-	"YVovpKqjuELxOUuWwXgUBqXFqOvkP7mIno6fOPJv7wt733jcuu2QvLfrt2a2ivcdZmicnWNpymkEy86V",
-	"LFAZC/evWaYt+c0jilfqUT7moU02sc5EygyZoJPm9i0SArtbLszXR8Fm7BUGcvIzJqYd5nqau2OoJkr+",
-	"QGvU48OauGaY/+o2DGo0t3Ozm+wjW+QSECTtIVxLBThHtQSnTnBZRtETfAZHUURKtsquxs51L/s54AZz",
-	"3ZG2qLfAlGLLoCOegaPRCKTIlifO4Hhr5M3TgpsZcKPBWw/rpje4UpuWzxvTI8zKnAkbKKFIsDW+obEy",
-	"KV1phhcXF+eeSeSXCqz8YUf03T7TiqZ69q7j/D5j046cCnj5g4XixqAApiEmCY1DiO0Z0x/D2MZBkUW/",
-	"lczZmJOUOtP07zAIg6hDANtByz30pmFUtZ68CcKgFGzOeEZu9G5h38EOH6xuniG51jnHhY38rCzPKfBd",
-	"zFBAbP+OyYIXCumcOwR47u3z6mOXVthIX8hMCg0TTGSOoAuWOLFrpRq+PrI5n+rjsIO/pejazA9YGCvt",
-	"jnZmIJfawJMRBfGKJQaV7hTROctKvHs+KKTPuYgyn5Cjv64XGUatReCA2Qi7eo9rYEmCBUVgRsrDDiLW",
-	"ztEyr+sUi60pu67QvEoJ0ajOnSu8RqW6kp4OR7hvaaoTwLwwS2vcUq4wMTDn2md+N5U+UYjio0JLE5cd",
-	"ueX4/dl3Fy8+vXh+9o8XF/EJ3KxyeyLNzEam3gZoGPb7oyhyJnQ39yyTurj3kmvzkosbfU8rb8fADWLh",
-	"Dbs0M1RgM2gN8NtUjWuutOm03Bnb8oXAT/YLghhW5z1E2HixUDjf48U11jiK/Pp+Er/oNob9iA5X3cOU",
-	"JaVSKMzHSlo3HTqFa5sycW4VTIpKbi21QP6vzvS7zDRteiUfTbzfwonWqrTrHUQ1gUbXt0beTTAt8Ij0",
-	"GmlYthdEWjvmlQMI20lwN2WbFf4w7Aa7ZOC8Aqfrm4/A4laDIQyhKCcZT0IYQQVue4WSxqadWj40Cofh",
-	"6Kprr28NM8+FUcv7yposnfvZA0bWhn63krjXQj91F0+IWNKN+0JjH6LUiG4XeG8Y0oH0ssqK7ZqhMXcW",
-	"xxm2zwCr7uscsYT7OarFt/HllXf8FYqp8EUQBtZjSBWEVRmo9j9hkLC8YHwqgjCYKLnQ9iExjxkuph/1",
-	"UhvMLYKf8wStBItpWVV21t1NaANHTturDtIWOxJu6B+HWbqgmw+Z7iuErZizJYkUyfUMz7HLR1YxaJfn",
-	"FTRDxjWmMCN4QXiA4NnZObA0Vai73a6PX3cf8r9QydfCFk9Wo9x7D7Ox8AbAdvShtsWnb8++ewOKiSlq",
-	"ODg7nx+5Xcy/PrQpAXswmIYWdxaoIOMCd9jG1lbXgu91Mv531TdrSJUsCkxdopDET6+uegIxxWmjr2Ng",
-	"GX1BA7S114uZzNB5+71oa6L+z18S9DZZgvXNvZ+hBSCsNraEMTWaEw/3qodGY3Zt8y+EW0ChKZVYCbFa",
-	"hBWNod8lCJU/uF3NVewn9l3BuVeEhoDW1iuZXpPVjfNfFcrWEYRt3VyhuMt+ee3/d5v2ysj8cQz7eibp",
-	"YczZiyddFO4g6a2RypV0N0LQbRb2dJtRPQFmw6Z2wEZWrDHHa7HqKDp6eme0WlvluicgauOhTjS0bpnb",
-	"XRJ7Du20zhTwkxkekA2utk1MaAz1ih1u7XXo2jHubYlpybVIybG+sbxktDQX0wztg8YSb7XBe9C13Xy+",
-	"QkwxdXGmtzl05KMT0CRMKTBti91qKsWI216X2fqio7vPvWgD5+bk/30gel1znPjv0J1WP8SG8vw+WOJB",
-	"8rbHoLZL3kWZTRquCc/Dj30vN3rbcT4VgxoY3a3tt2GgMSkVN8u3NK87uoltATstTUf/0KmA0/MzWx/M",
-	"WYowWULMBMuWhicaSo0KnMN0CdDmKxrhv+lXXUIWQLh+s5q2mTGFKzRwcS2rEg5z2Xvfa3Raz0oSahgX",
-	"qMhrlyrzM+jxYDDlZlZO+onMBzUZPY2K8H/zZDPv7Tnbc9mDupRfDegDIex4wAo+mA9jisYLyYXRcC2z",
-	"TC4chJoVDZHzIfEsBC0vBX7imgISX2b2WaGFVDdcTE/Ipqi10QumIZNSo0sIEPcJrBnFEzKFBy6jRMcc",
-	"Xoq4CtVd7xapJ71t0/asckdM6AVB2qPR6LB/KS7FczvF5pYAP5EXcwunMilzFAYEYqohPvWFbFtQG4Pr",
-	"G3S1iuT0/OzjD89/coWLuH8pWgVeLgWRlMwwuSE8TVweA4MJS1sWfsHNTJYGmBWcmuJoGFrgfzQa9S/F",
-	"m6ZQydE1ouxRJDyBuhHLDvnn29ev+vC8VXG5FK2SS724rXdYV0PeJ7blntjWbFrl2QNXG+m5CerSyGEr",
-	"BQ6yKawQa5zWaETt8pdmhlyBXIhK9lwoRKTpMTDhkoc06CsNvHWc0VEI+IklJltCxm9IZi+Fr9EDT/uX",
-	"wmK0BD0Cq7TpH+cve0/6UY9W39CixWLRn4qyL9V04MfqAZsWGQ3pz0yeWRjKTbaqmafnZxSxo9JOq4b9",
-	"qB/ZWlyBghU8GAc0wROL1s3MGh4rgFU94DYMvEAO/JD+kuXWpUzRdLXZqjlqJ6uvCxSkKJXM9uGVFVoh",
-	"SZz6TWZAirM0GAf/QOOHBGtteqMo2lFGrghqlZErq/UoHFkt1W5Y4mqbT/pRs9WNLHJN0bqXqNf93IV+",
-	"/JmsjVrDCNUU3lpX4zYxQ3fleOOcaOmj0d+2Ob/6aAbrrUa3YXDsjmr3uNXWu7YDDMYfrsJAl3nO1NLS",
-	"561tm+wwMGyqaec2HLq6bUmpVdDBZ6+0H3l6u1VWae82d2Fb0KVAq93kGZIQiARMQc5th5VtHUORMgUp",
-	"W/pGJdctDUZCbGR8KbhIslLzOcKBfYkLZ6ics/tKA0XT8KsUeNiH+DK4DGxNjoFCloHNV0KOTJBjqgyG",
-	"VJfCVWr6cEHm1eeotVTGGuWJQnZDAMCNZzpBkXIxdXZmVcEogHxL/AlWm8g/fN7eT2CtWx9OyXa5uwO+",
-	"EaTdT9e2fnVrMglh05ncHMjOBviNjMruxvEuwutD7LsW2DnHhW+i9qnLGGZs7nr/U7aEg/inn376qffj",
-	"j73vvosPKW6wvAyB2RO7FBoVR+0iHGv3tZMb956GA5+JqkttFJnqEHwKVIfQ7/cP3Yl0dW3bf3Zx5a4M",
-	"s83WdrDjewueUrYMob1HG4VUxrJpTxluIc9XFvY4NNsu3pEuWqfrJesiy4EKfzHDKVc3pU+2UWrk49K5",
-	"u0/fnv5v0aLfKeYO4sRuupjA6Q2ZnBMHX2JLXLybiI+T5ZbrDlXxpEr/u89XnaRtu0mxfXZXkmlmrz7v",
-	"WqVLBRobNrDXOvZ4r7poss+r9r2re0GRrR1tH+oa13AU1TWsYFAonjhnX7/wt6et7y0BdTrRl6ItLBwP",
-	"BplMWEa2Zvw0ehqtesC//p2O4hlZJpeHIX161ui6e2jks0ap3CMa8WxYVZd/o7Vcwdx15LmaOP3dyouu",
-	"FqOHVe15uFIOHrarv8eRq/aO6grsaP+eu7o02HnDxPVi1CagCUq48oDCQahoeDcUWulFtoOO7h5U9+Bb",
-	"oDbaZ5XNRt7fAeTVsO5t5aMtoGEV2GghO4dTVqBdFYjtBnQVJKne9gUiOjBmvEu/C0vxtAZvjACAQ2Bc",
-	"CnuDsmBT8gA2/id+boNa7yt6N9DWHZZn9fbYg8y/Sxs+2P7X1Zz6wtt6GnK7c7I3sKpUnYaDui9vGB+6",
-	"7rRsCUKKXvudumcvig+3Ed0qB+2nxS4PuElhzFOLvG0mzDZ+qNR1/tzfl1k8W3GpXQn7j3VjX9yZHT2s",
-	"M9s9vbMZu65d+QRutK0bu03y/b1sZV7+fi9/uTnq3+j5hrXnG96723wf51dt5guc3R/RdxFr6r23PFZt",
-	"7q9uw6CQusNBVWbZxdB1d4jLcR8YxXN7uSeTC1S9hGlMT4BBhowieoi9aLmkfpUajENgl6J+Z7FY9OmR",
-	"WAIF4CEU5N0oPjGK8YzeSaUBhbmc0/TvBE9kipCxCWYaXGsBcGHkpShKsaQvD+14ewfF2LZOBLZafWWi",
-	"VYANoRT8lxKBJUpqDSzLbKJU9y9F7PUyhpFPYTOK0p3yxn2IK/2OqzxDXcOdoep0tbZ2/L4GEM1l5uUX",
-	"3lyurVg7C/u8sWiDSSana00L42AY9e3/B08vxSiKhuN08nQ8HgZtk3RfbWzK47eruT+ygbcbpn34e925",
-	"udOy7+DOXebe2/VHsvePfftG4KK5gbNyEe+ldJzf0iPWjPtKVxex9//Ni9sHW97hk7sHrd+QteOO91ms",
-	"4yrcH9Xcn6ZpZ4DSMvcdMcrgs888u7tKm4f/xhpg3xZRVzdTayzltb3RY4PrkCIRimCMYkIzG4Vslk7c",
-	"Ja+2EfwirFdd/lqBWNX1rfrW1t46VF1B231zjQz+tLpN+VvFzr+TUDmO3CVXYRXmrjm8mVzsPurdhDVX",
-	"M//zGU28upvNv3Ux5FGLIFe23tf1MzMXVZmcaTh/d7FpNs5p3Fbo1M311k/FrP4iS3D7RxHGP33fntrj",
-	"DrbRHzg4P7349sXhVj0qO68nbv1FnhOIG6wWg/OIUvj7WTXyd+9YvbP31y5F3EKVz1w8tIofn8WQZMiU",
-	"c7AZ16ZfJ8UgYcJVmjwZKRz4LpwNDXEc+FNF/lSRPVVkO0Kc2fvEv/qmmp8JHpGS9H/W/lGORvGk+mR/",
-	"qejXqv2kaY9Y7Qz8cEX23/340DbnxYU2TCS+E8H+FE67k+xAY3bdo3Ae0xOIc3aDoEoRu580svpoc1g2",
-	"L+vaklxZyu9zh7+k6N72VRnFkht73cV7wJo3m9nZ0+lU4dT2yaWMZ8umoL9aLGjN5ooFXYny1kZb77su",
-	"+s68uqUUFRRKGpnIDA7IVBRMmfoebrsv8PT87HDsKgV2InDbxnzi2/zMDC9F3crHjf21RW1/bhGMtG2M",
-	"GkHJkoYJxNS3R7lgQLlDwxRkaTRP0c2nC0x6TTvh6fkZHFgIIrPMFSps8ofQyYyJtFcwZfNMUoEuENPD",
-	"E1+tWunBuxTa8CwDg9o2KU4ZSc6qtDgb6dn4bb1cBzPd9XmXOXKCbdd35lUq105H9gMmLCPxVG35eF1Z",
-	"YR3cXt3+fwAAAP//",
+	"7FyNc9s2sv9Xdvjem9o3lEQpTi8nT+bGbdOLr2nilziT14syIUSuJdQkwAKgFDXj//3NAuCHJEqWHV87",
+	"veldZ2JRBLBY7MdvP6DPQSLzQgoURgfjz8EcWYrK/nmWZXJ5JlavFJ9xQU9S1IniheFSBOPgLFuylYb4",
+	"L3EIWoKZMwNMrEBzg5CzFRRSG5hzo/tBGCj8peQK02BsVIlhoJM55oxmRVHmwfh98JfgQxiYVYHBONBG",
+	"cTELbm7C4DX+UqI25+k2BZdzBJ5CKVJUsJzzZA5mjpCiYTzTIK/AzLkGVEoqWKJCyORshul+erpIMGp1",
+	"dmVQbdPwBhMpUg1GwpJxA1O8kgotHQI/GVCO/IOW5MLgDJVd8927d2elmaMwPGEGd7P/G2QKVXwYj93L",
+	"XYy+CYOCKZaj8cd/wWbYzfKCzTCEKyVzGPbhzH6Ggmljd40ihTnTICSkzDBgIoWYXo4HsZExiDLLiFgS",
+	"qeCXEtUqCAPBcqKGZgradKd4xcrMBONhGOTsE89pG8Oo+l8Y5Fz4h2EXFy9QVfvoXA/Vx91rPo7CinHD",
+	"KBw9Dh9H4TCKPnSu9EYqs2sZTd91LmG5G9TLVB+ZTrqV4R1OSb3eIFPJfPt0vmUae1xoFJobvkDQ5dSN",
+	"dsqAkMqccXEK8f/E7mQ+xsBIMbhBxXYejHYLtveQs08vUMzMPBiPHj/uFCgv+9/IlKOVKU/+2yL1Ip1I",
+	"YVBYxrGiyEjUuRSDT73lctm7kirvlSpDkcgUrf7jJ5YXGbo/k6xM8SMvdDAOgjC4YgupOM0bkPgHN21q",
+	"/1vhVTAO/mvQmLuB+1YP1qj6XqrcUb/O2lciW1kOXnHMUg0ahYFkzsQM+4HbrC6k0G6j37D0OTd7dviz",
+	"lmJjQzlqbWXVqgHkpSZrAkwAm2qZlQZhbkxxpI/h7esXdFLaMFPqYHwSRQdv9hkZw64N/sgyYjim8M83",
+	"r16GwGCppJjBt24DvctVgSFIBTGRF0POtbaCpUBIs4/Mtk9JEtS6R3MqmfWsi+k1DqaLcD96sOGO7A6e",
+	"I8vM/G5srpgWyOvDRcQv1MG2twUcSQUKWbo67tOM58KgEixznL6nCFSTgEa1QOV8WPvMHz/EmZ8JKAV+",
+	"KjAxmMIV41mp8HTNibLaa3o/G/9fz7vk3nkab5xv+7vbDrRx7Jayl9J8L0uR3pdjXoutMF7RROsacvLl",
+	"3HopQZfJHJZ+JZaTfhCzEpZlqL7S9vwv2CqTLL2U8gVTM7zvfsjTegMKU5mugBPIkJDRpGt7Gz768r3R",
+	"atUqdgVFgE7A1yfwA//G7utSyh+ZWPlj0/fel5SQE070m9Nrexn97QH2srmCwyoWCyYZR2FOQRGkg4wZ",
+	"VBsibMFer0Z7+yW4xoWWjLeClWYuFf8V7y3Gbo4K9m0I8fBhDvoa7Tl7Cx5CXpn+EBQu5DWmZNVLcS3k",
+	"Umyw5927d71NYLqPR5s41jOqUJI8AZtm+EwYblZ345c1h5aeGsKN3weVy5QCCe8MoxBGj0N4HIUwjKLg",
+	"w024oV8zvkDhYOqSaeBiwTK+zvPR6AHMLNTQmhhrEQQdgF/vFGK3nxgIbmlAlsxpE1bt3gpdFoVUBtMf",
+	"MeXs0uKsB7IpNci4DXytG5zHD2twyGTHt5IQW3Z4M//qh7vxgM7YjlBIavWREfgeRaOve9GwF40uh9E4",
+	"ov/+FYSBw8jBuBrfT2ROGD1nPLOBRgU9p5LMYOuBxaIU4DSP7MkT3ChN/lHLUiU4EcSwNmB14RpPg/Ff",
+	"KQzTeilVHcUVii9YsgrGozAoLUbdJP/RZfRk/MiRf3NX2Pva49Zdh+S9Xb81s1W87zBD4+wcS1NOI1h2",
+	"oWSByli4f8UybclvHlG8Uo/yMQ9tsol1plJmyASdNLdvkRDY3XJhvj4JtmOvMJDTnzEx7TDX09wdQzVR",
+	"8ntaox4f1sQ1w/xXN2FQo7m9m91mH9kil4AgaQ/hSirABaoVOHWCSRlFj/ApnEQRKdk6uxo7173s54Ab",
+	"zHVH2qLeAlOKrYKOeAZORiOQIludOoPjrZE3T0tu5sCNBm89rJve4kptWj5vTY8wL3MmbKCEIsHW+IbG",
+	"yqR0pRmeX15eeCaRXyqw8ocd0Xf7TCua6tm7jvP7jM06cirg5Q+WihuDApiGmCQ0DiG2Z0x/DGMbB0UW",
+	"/VYyZ2NOUupM07/DIAyiDgFsBy130JuGUdV68joIg1KwBeMZudHbhX0PO3ywun2G5FoXHJc28rOyvKDA",
+	"dzlHAbH9OyYLXiikc+4Q4IW3z+uPXVphK30hMyk0TDGROYIuWOLErpVq+PrE5nyqj8MO/paiazM/YGGs",
+	"tDvamYFcagOPRhTEK5YYVLpTRBcsK/H2+aCQPuciynxKjv6qXmQYtRaBI2Yj7Oo9roElCRYUgRkpjzuI",
+	"2DhHy7yuUyx2puy6QvMqJUSjOneu8AqV6kp6OhzhvqWpTgHzwqyscUu5wsTAgmuf+d1W+kQhio8KLU1c",
+	"duSW43fn310+//T82fk/nl/Gp3C9zu2pNHMbmXoboGHY74+iyJnQ/dyzTOri3guuzQsurvUdrbwdA9eI",
+	"hTfs0sxRgc2gNcBvWzWuuNKm03JnbMcXAj/ZLwhiWJ33EGHrxULh4oAXN1jjKPLr+0n8orsY9iM6XHUH",
+	"U5aUSqEwHytp3XboFK5ty8SFVTApKrm11AL5vzrT7zLTtOm1fDTxfgcnWqvSrvcQ1QQaXd8aeTvBtMAD",
+	"0mukYdlBEGnjmNcOIGwnwd2UbVb4w7Ab7JKBiwqcbm4+gqKcZjyBIyZW5DhytrJZMrtJckVu+/o4hCFY",
+	"jGsQjmSVZpVLgSoEzWcCU+DiOJyIEVTYGI5a70gFDKZKLrXLWhggyKHQLeWx4Fe6Hnzcn4jGcUfhMBx9",
+	"6GLwG8PMM2HU6q4CLkvn8w7ArrV32a+Z7rXQT911EEQsKeRd8biPi2oYuS9iaBjSAS+zynTum6GxsRY8",
+	"GnbIAGtjNjliCfdzVIvv4stLjzYq6FSBmiAMrJuSKgir2lPt9MIgYXnB+IxkxUsXBQsFKma4mH3UK20w",
+	"t2HDgido1UbMyqqctOnjQhutctpedZC2wpJwQ/84oNSFF32cdlchbAW6LUmk8LFneI5djrkKfLvcvaAZ",
+	"Mq4xhTlhGgIhpHnnF8DSVKHu9vU+aN5/yP9CJV8JW7FZD63vPMwG4Fuo3tGH2la8vj3/7jUoJmao4ej8",
+	"YnHidrH4+tjmIezBYBpasFuggowL3GOQW1vdiPg3yfjfdUCgIVWyKDB12UlrC9dXPYWYgsPR1zGwjL6g",
+	"AdoZtbnM0EGMg2hrUg2fvyTSblITm5t7N0eLelhjorkGjebUY8zqodGYXdmkD4ElUGhKJdbiuhZhReNd",
+	"9glC5YRu1hMkh4l9V0bAK0JDQGvrlUxvyOrW+a8LZesIwrZurlHcZb+89v+7TXtlZP44hn0zfXU/5hzE",
+	"ky4K95D0xkjl6shbce8uC3u2y6ieArOxWjtKJCvWmOONAHkUnTy5NUSurXLdiBC18VAnGtq0zO3WjAOH",
+	"dlrnVwLJ/J4MyAZX2yYmNIZ6zQ639jp0PSB3tsS05EZ45ljfWF4LUrmYZWgfNJZ4pw0+gK7d5vMlYoqp",
+	"C269zaEjH52CJmFKgWlbYVczKUbcNtjM+/DMBt05MmHbbarp+3A2EbXFtY0KNptXTRwRd4fWPrvJp6Wp",
+	"Wnbw6oqi91IYnq1R4jBze5OjJ52BZyseaGTrPyw22DQITqv3mIRWb8mWTfh9INK91OiAQW2ksY8ym4Dd",
+	"qxNnIHDZOtXdmnBcqYLCXC5Qr0GO0HcGcm3rLiUh2KOT0eiYnmfYEnIrLS75qMP7SPxBGOWmQ0qqY2pi",
+	"lG5TehMGGpNScbN6Q/M6AZrapr6z0nR0hJ0JOLs4txXfnKUI0xXETLBsZXiioSStcGjEpbSbr2iE/6Zf",
+	"9X1ZdOY6CGva5sYUrnTExZWsinLM1WN899hZPSvpiWFcoCJIVKrMz6DHg8GMm3k57ScyH9Rk9DQqCq6a",
+	"J9uVDM/ZnssH1c0Z1YA+UPgSD1jBB4thDCjSQnJhNFzJLJNLJyzzoiFyMSSehaDlROAnrina840DPs+3",
+	"lOqai9kpGWy1MXrJNGRSanQpHuK+tbSKJ+RnjlyOkI45nIi4Sr64bjwyEvS2LcSwytczoZcUL5DQ9idi",
+	"Ip7ZKba3BPiJIIJbOJVJmZPtF4iphvjMtybYEukYXCeoqz4lZxfnH3949pMrRcX9iWiV7LkURFIyx+Sa",
+	"ghXi8piMKktb7pMcjCwNMCs4NcXRMLRR1cmI1Ol1U3rm6FqLDij7nkLdWmeH/PPNq5d9eNaqoU1Eq4hW",
+	"L259nnUo5NpjW8CLbRWuVXA/ctWunpugLnYdt4oaIJtSGbHGaY1G1FB5JK7I31Sy5+JM68bGwIRLB9Og",
+	"rzTw1nFGJyHgJ5aYbAUZvyaZnQjfdQE8dfYn4wl6eFtp0z8uXvQe9aMerb6lRcvlsj8TZV+q2cCP1QM2",
+	"KzIa0p+bPLMYn5tsXTPPLs6DMFig0k6rhv2oH9nqaoGCFTwYBzTBIxsKmbk1PFYAqwrPTRh4gRz4If0V",
+	"y61jm6HpapxWzlRzDa8KFKQolcz24aUVWiFJnPpN2kWK8zQYB/9A44cEG42Xoyja0xhQEdRqDKis1oNw",
+	"ZL34vmWJq20+6kfNVrfqAjVFm16iXvdzF7T0Z7IxagOpVFN4a12N20Yu3b0AW+dES5+M/rbL+dVHM9hs",
+	"HrsJg8fuqPaPW2+mbDvAYPz+QxjoMs+ZWln6vLVtkx0Ghs007dzGmh9uWlJqFXTw2SvtR57e7JRV2rtN",
+	"DNlLBYRYaTB5hiQEIgFTkAuLMG0zIIqUKUjZyreeuf53MBJiI+OJ4CLJSs0XCEf2JS6coXLO7isNhucI",
+	"v0qBx32IJ8EksFVWRiA5A5sMtrCfHFNlMKSaCFd768MlmVdfddBSGWuUpwrZNQEAN57pBEXKxczZmXUF",
+	"o+j8DfEnWL8W8P7z7g4Ra936cEa2y0Ft39rT7pBsW7+62ZyEsOk1bw5k75WGrXTV/qsAXYTXh9h3Tc0L",
+	"jkvfFu/zwjHM2cLd5kjZCo7in3766afejz/2vvsuPiYoankZArMnNhEaFUftwkdr97WTG/eehiOf5quL",
+	"pxT267CKUHQI/X7fxyBdffj2n31cuS19b1PhHez43oKnlK1CaO/RNjhUxrJpOBruIM/Xig44NHsBoCMX",
+	"t0nXC9ZFlgMV/qqNU65uSh/totTIh6Vz/80Le/q/xaWLTjF3ECd208UETq/J5Jw6+BJb4uL9RHycrnZc",
+	"YKkqU1VtxX3+0Enarrsxu2d39a5m9urzvlW6VKCxYQN7UeeA96qrQ4e8at/7cCcosrNH8X1dQByOorpA",
+	"GAwKxRPn7OsX/vak9b0loM7V+uYCCwvHg0EmE5aRrRk/iZ5E6x7wr3+no3hKlskluUifnja67h4a+bRR",
+	"KveIRjwdVv0Cv9FargXC9Vi6Lgf6u5V0Xm8vGFbdBMO1Av+wXc9/HLn6/aiuqY8O76Ks666dd4Zcd01t",
+	"ApqghCsPKByEioa3Q6G17nI76OT2QfWtCgvURoesst2a/TuAvBrWval8tAU0rAIbLWTncMoatKsCsf2A",
+	"roIk1du++kYHxox36bdhKZ7W4I0RAHAIjEth78QWbEYewMb/xM9dUOtdRe8W2rrF8qzfB7yX+XfJy3vb",
+	"/7pUVl9h3EyG7nZO9k5dlTDUcFR3Wg7jY9dvmK1ASNFrv1N3YUbx8S6iW7W2w7TYZSO3KYx5apG3zYTZ",
+	"Vh6Vul6uu/syi2crLrXLjP+xbuyLe+2j+/Xau6e3ttfXhUGfwI129de3Sb67l63My9/v5C+3R/0bPd+w",
+	"9nzDO98fOMT5VZv5Amf3R/RdxJp67y2PVZv7DzdhUEjd4aAqs+xi6Lr1xuW4j4ziub2ulcklql7CNKan",
+	"wCBDRhE9xF60XFK/Sg3GIbCJqN9ZLpd9eiRWQAF4CAV5N4pPjGI8o3dSaXxNJT2Ft4InMkXI2BQzDa5v",
+	"A7gwciKKUqzoy2M73t4qMrZRF4Gtl7aZaFW3QygF/6VEYImSWgPLMpso1f2JiL1exjDyKWxGUbpT3rgP",
+	"caXfcZVnqAvkc1SdrtYW5t/VAKK5nr76wrvotRVrZ2GfNRZtMM3kbKMjZBwMo779/+DJRIyiaDhOp0/G",
+	"42HQNkl31cam9+BmPfdHNvBmy7QPf69bVLda9j3cuc3ce7v+QPb+oe9TCVw2d6rWrla+kI7zOxrwmnFf",
+	"6epq/eG/YnJzb8s7fHT7oM07z3bc40MW67jc+Ec192dp2hmgtMx9R4wy+Owzz+722fbhv24VtZvqZmqN",
+	"pbyyd7RscB1SJEIRjFFMaGajkO3Sibu21zaCX4T1qut8axCrupBX38M7WIeqS4X77yKSwZ9V92N/q9j5",
+	"dxIqx5Hb5CqswtwNhzeXy/1HvZ+w5rLtfz6jiVe3s/m3LoY8aBHkg633df1w0GVVJmcaLt5ebpuNCxq3",
+	"Ezp1c7314z/rv7ET3PxRhPFP33eg9riDbfQHji7OLr99frxTj8rOC6c7f2PpFOIGq8XgPKIU/sZdjfzd",
+	"O1bv7I3EiYhbqPKpi4fW8ePTGJIMmXIONuPa9OukGCRMuEqTJ8O3jnUFF44Df6rInypyoIrsRohze0P8",
+	"V99U8zPBI1KS/s/aP8rRKJ5Un+xvT/1atZ807RHrnYHvP5D9dz8ntct5caENE4nvRLA/btTuJDvSmF31",
+	"KJzH9BTinF0jqFLE7keqrD7aHJbNy7q2JFeW8vvc4y8purd9VUax5NreJfIesObNdnb2bDZTOLN9cinj",
+	"2aop6K8XC1qzuWJBV6K8tdHW++6KQmde3VKKCgoljUxkBkdkKgqmTH2zut0XeHZxfjx2lQI7EbhtYz71",
+	"bX5mjhNRt/JxY38/U9sf0AQjbRujRlCypGECMfXtUS4YUO7QMAVZGs1TdPPpApNe0054dnHu2qMTmWWu",
+	"UGGTP4RO5kykvYIpm2eSCnSBmB6f+mrVWg/eRGjDswwMatukOGMkOevS4mykZ+O39XIdzHQ/iOAyR06w",
+	"7frOvErl2unIfsCUZSSeqi0fryorrIObDzf/HwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

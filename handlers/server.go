@@ -22,6 +22,7 @@ import (
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/web"
+	"github.com/analytics-service/analytics/website"
 )
 
 // Options configure the HTTP server.
@@ -44,11 +45,10 @@ type Options struct {
 
 // Server implements gen.StrictServerInterface.
 type Server struct {
-	repo         *repository.Repository
-	log          *slog.Logger
-	onChange     func(ctx context.Context, id int64) error
-	hashPassword func(string) (string, error)
-	formFields   map[string]map[string]bool // operation id (lower case) -> accepted form fields
+	repo       *repository.Repository
+	websites   *website.Service
+	log        *slog.Logger
+	formFields map[string]map[string]bool // operation id (lower case) -> accepted form fields
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -83,19 +83,15 @@ func NewServer(opts Options) (http.Handler, error) {
 }
 
 func newAPI(opts Options) (*echo.Echo, error) {
-	if opts.PasswordHasher == nil {
-		opts.PasswordHasher = hashPassword
-	}
 	spec, err := gen.GetSwagger()
 	if err != nil {
 		return nil, fmt.Errorf("load embedded spec: %w", err)
 	}
 	s := &Server{
-		repo:         opts.Repo,
-		log:          opts.Logger,
-		onChange:     opts.OnWebsiteChange,
-		hashPassword: opts.PasswordHasher,
-		formFields:   formFieldsByOperation(spec),
+		repo:       opts.Repo,
+		websites:   website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
+		log:        opts.Logger,
+		formFields: formFieldsByOperation(spec),
 	}
 
 	e := echo.New()

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/analytics-service/analytics/handlers"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/website"
 )
 
 func form(kv ...string) url.Values {
@@ -83,6 +83,16 @@ func TestPasswordWithPublicPrivacyIsKept(t *testing.T) {
 	}
 }
 
+// An empty password on store means none: with privacy 0 or 1 the website is stored without one.
+func TestStoreEmptyPasswordMeansNone(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	w := e.store(key, "domain", "example.com", "privacy", "1", "password", "")
+	if w["password"] != false || w["privacy"] != 1.0 {
+		t.Fatalf("stored %v", w)
+	}
+}
+
 func TestStoreNormalisesDomain(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"Example.COM", "example.com"},
@@ -137,7 +147,7 @@ func TestStoreRefusesBadInput(t *testing.T) {
 		{"privacy -1", form("domain", "a.com", "privacy", "-1"), "privacy"},
 		{"privacy text", form("domain", "a.com", "privacy", "public"), "privacy"},
 		{"privacy 2 without password", form("domain", "a.com", "privacy", "2"), "password"},
-		{"empty password", form("domain", "a.com", "password", ""), "password"},
+		{"empty password with privacy 2", form("domain", "a.com", "privacy", "2", "password", ""), "password"},
 		{"password over 128", form("domain", "a.com", "password", strings.Repeat("p", 129)), "password"},
 		{"email 2", form("domain", "a.com", "email", "2"), "email"},
 		{"email true", form("domain", "a.com", "email", "true"), "email"},
@@ -238,7 +248,7 @@ func TestPasswordIsStoredAsSlowHash(t *testing.T) {
 	if !strings.HasPrefix(hash, "$argon2id$") || strings.Contains(hash, password) {
 		t.Fatalf("stored %q, want an argon2id hash", hash)
 	}
-	if !handlers.VerifyPassword(hash, password) || handlers.VerifyPassword(hash, password+"x") {
+	if !website.VerifyPassword(hash, password) || website.VerifyPassword(hash, password+"x") {
 		t.Fatal("hash does not verify the password (or verifies another)")
 	}
 	if strings.Contains(string(e.do(request{path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), key: key}).body), "argon2") {
@@ -277,7 +287,12 @@ func TestUpdate(t *testing.T) {
 		{"new exclude_ips", "PUT", form("exclude_ips", "2001:db8::/32\r\n192.0.2.0/24"), 200, "", map[string]any{"exclude_ips": "2001:db8::/32\n192.0.2.0/24"}},
 		{"bad exclude_ips", "PUT", form("exclude_ips", "192.0.2.0/24\n300.1.1.1"), 422, "exclude_ips", nil},
 		{"bad exclude_bots", "PATCH", form("exclude_bots", "x"), 422, "exclude_bots", nil},
-		{"empty password", "PATCH", form("password", ""), 422, "password", nil},
+		{"empty password refused while privacy is 2", "PATCH", form("password", ""), 422, "password", nil},
+		{"empty password with privacy 1 removes it", "PATCH", form("privacy", "1", "password", ""), 200, "",
+			map[string]any{"privacy": 1.0, "password": false}},
+		{"privacy 2 after the removal needs a password", "PATCH", form("privacy", "2"), 422, "password", nil},
+		{"empty password with privacy 0 when there is none", "PUT", form("privacy", "0", "password", ""), 200, "",
+			map[string]any{"privacy": 0.0, "password": false}},
 		{"unknown field", "PATCH", form("name", "x"), 422, "name", nil},
 	}
 	for _, s := range steps {

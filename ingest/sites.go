@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"strings"
 	"sync/atomic"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/website"
 )
 
 // Site is what the tracker endpoint knows of a website, parsed once when loaded.
@@ -115,7 +115,7 @@ func (s *Sites) Refresh(ctx context.Context, id int64) error {
 func newSite(settings repository.SiteSettings) *Site {
 	site := &Site{ID: settings.ID, Domain: settings.Domain, ExcludeBots: settings.ExcludeBots == 1}
 	if settings.ExcludeParams != nil {
-		for _, line := range splitLines(*settings.ExcludeParams) {
+		for _, line := range website.Lines(*settings.ExcludeParams) {
 			if line == "&" {
 				site.DropQuery = true
 				continue
@@ -124,36 +124,12 @@ func newSite(settings repository.SiteSettings) *Site {
 		}
 	}
 	if settings.ExcludeIPs != nil {
-		for _, line := range splitLines(*settings.ExcludeIPs) {
+		for _, line := range website.Lines(*settings.ExcludeIPs) {
 			// The API validated every line; one that no longer parses is skipped, not fatal.
-			if p, err := ParsePrefix(line); err == nil {
+			if p, err := website.ParsePrefix(line); err == nil {
 				site.ExcludeIPs = append(site.ExcludeIPs, p)
 			}
 		}
 	}
 	return site
-}
-
-// ParsePrefix reads an address or a CIDR range as a range: "10.0.0.0/8", "192.0.2.7" (a /32),
-// "2001:db8::/32". IPv4-mapped IPv6 addresses become IPv4, as client addresses are compared.
-func ParsePrefix(s string) (netip.Prefix, error) {
-	if a, err := netip.ParseAddr(s); err == nil {
-		a = a.Unmap()
-		return netip.PrefixFrom(a, a.BitLen()), nil
-	}
-	p, err := netip.ParsePrefix(s)
-	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("%q is not an IP address or CIDR range", s)
-	}
-	return p.Masked(), nil
-}
-
-func splitLines(s string) []string {
-	var out []string
-	for _, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			out = append(out, line)
-		}
-	}
-	return out
 }

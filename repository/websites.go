@@ -41,13 +41,14 @@ type NewWebsite struct {
 // WebsiteChanges lists the fields an update sets; nil leaves a field as it is. For the two
 // lists, a non-nil empty string clears the list.
 type WebsiteChanges struct {
-	Privacy       *int
-	PasswordHash  *string
-	Email         *int
-	ExcludeBots   *int
-	ExcludeParams *string
-	ExcludeIPs    *string
-	Favorite      *bool
+	Privacy        *int
+	PasswordHash   *string
+	RemovePassword bool // clears the password; PasswordHash must then be nil
+	Email          *int
+	ExcludeBots    *int
+	ExcludeParams  *string
+	ExcludeIPs     *string
+	Favorite       *bool
 }
 
 // WebsiteQuery selects one page of a user's websites.
@@ -122,7 +123,8 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 	if ch.Privacy != nil {
 		privacy = *ch.Privacy
 	}
-	if privacy == 2 && ch.PasswordHash == nil && current.PasswordHash == nil {
+	hasPassword := ch.PasswordHash != nil || (current.PasswordHash != nil && !ch.RemovePassword)
+	if privacy == 2 && !hasPassword {
 		return Website{}, fmt.Errorf("websites.update: %w", ErrPasswordRequired)
 	}
 
@@ -137,6 +139,8 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 	}
 	if ch.PasswordHash != nil {
 		add("password_hash", *ch.PasswordHash, "$%d")
+	} else if ch.RemovePassword {
+		set = append(set, "password_hash = NULL")
 	}
 	if ch.Email != nil {
 		add("email", *ch.Email, "$%d")

@@ -27,6 +27,7 @@ import (
 	"github.com/analytics-service/analytics/handlers"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/website"
 )
 
 const usage = `usage:
@@ -109,7 +110,7 @@ func loadConfig() (config, error) {
 		if item = strings.TrimSpace(item); item == "" {
 			continue
 		}
-		p, err := ingest.ParsePrefix(item)
+		p, err := website.ParsePrefix(item)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 			continue

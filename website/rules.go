@@ -1,22 +1,21 @@
-package handlers
+// Package website holds the rules of a website's settings (domain normalisation, exclusion
+// lists, privacy and password) once, for every way of changing them: the API handlers and the
+// pages both call it, and neither calls the other.
+package website
 
 import (
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/base64"
 	"fmt"
 	"net/netip"
 	"strings"
 
-	"golang.org/x/crypto/argon2"
 	"golang.org/x/net/idna"
 )
 
 const maxDomainLength = 255
 
-// normaliseDomain turns what a user typed ("https://www.Example.com:8080/blog") into the host
+// NormaliseDomain turns what a user typed ("https://www.Example.com:8080/blog") into the host
 // the tracker will see ("example.com"), or says why it cannot be one.
-func normaliseDomain(raw string) (string, error) {
+func NormaliseDomain(raw string) (string, error) {
 	d := strings.ToLower(strings.TrimSpace(raw))
 	for _, scheme := range []string{"http://", "https://"} {
 		d = strings.TrimPrefix(d, scheme)
@@ -81,8 +80,8 @@ func validHostname(h string) bool {
 	return true
 }
 
-// lines splits a one-entry-per-line field: CRLF or LF, each line trimmed, empty lines dropped.
-func lines(s string) []string {
+// Lines splits a one-entry-per-line field: CRLF or LF, each line trimmed, empty lines dropped.
+func Lines(s string) []string {
 	var out []string
 	for _, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
@@ -95,12 +94,9 @@ func lines(s string) []string {
 // normaliseExcludeIPs checks that every line is an address or a CIDR range, and returns the
 // lines joined by LF ("" when there are none, which stores NULL).
 func normaliseExcludeIPs(s string) (string, error) {
-	entries := lines(s)
+	entries := Lines(s)
 	for i, line := range entries {
-		if _, err := netip.ParseAddr(line); err == nil {
-			continue
-		}
-		if _, err := netip.ParsePrefix(line); err == nil {
+		if _, err := ParsePrefix(line); err == nil {
 			continue
 		}
 		return "", fmt.Errorf("line %d (%q) is not an IP address or CIDR range", i+1, line)
@@ -111,7 +107,7 @@ func normaliseExcludeIPs(s string) (string, error) {
 // normaliseExcludeParams checks that every line can be a query parameter name ("&" alone means
 // the whole query string) and returns the lines joined by LF.
 func normaliseExcludeParams(s string) (string, error) {
-	entries := lines(s)
+	entries := Lines(s)
 	for i, line := range entries {
 		if line == "&" {
 			continue
@@ -123,44 +119,16 @@ func normaliseExcludeParams(s string) (string, error) {
 	return strings.Join(entries, "\n"), nil
 }
 
-// Argon2id parameters: the OWASP minimum (19 MiB, 2 passes), enough for a password that only
-// guards a public statistics page, cheap enough for an API request.
-const (
-	argonTime    = 2
-	argonMemory  = 19 * 1024
-	argonThreads = 1
-	argonKeyLen  = 32
-)
-
-// hashPassword returns an argon2id hash in the PHC string format.
-func hashPassword(password string) (string, error) {
-	salt := make([]byte, 16)
-	if _, err := rand.Read(salt); err != nil {
-		return "", fmt.Errorf("hash password: %w", err)
+// ParsePrefix reads an address or a CIDR range as a range: "10.0.0.0/8", "192.0.2.7" (a /32),
+// "2001:db8::/32". IPv4-mapped IPv6 addresses become IPv4, as client addresses are compared.
+func ParsePrefix(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), nil
 	}
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime,
-		argonThreads, base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key)), nil
-}
-
-// VerifyPassword checks a password against a hash made by hashPassword.
-func VerifyPassword(hash, password string) bool {
-	var version, memory, time, threads int
-	parts := strings.Split(hash, "$")
-	if len(parts) != 6 || parts[1] != "argon2id" {
-		return false
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("%q is not an IP address or CIDR range", s)
 	}
-	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
-		return false
-	}
-	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &memory, &time, &threads); err != nil {
-		return false
-	}
-	salt, err1 := base64.RawStdEncoding.DecodeString(parts[4])
-	key, err2 := base64.RawStdEncoding.DecodeString(parts[5])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	got := argon2.IDKey([]byte(password), salt, uint32(time), uint32(memory), uint8(threads), uint32(len(key)))
-	return subtle.ConstantTimeCompare(got, key) == 1
+	return p.Masked(), nil
 }

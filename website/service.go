@@ -1,0 +1,199 @@
+package website
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"unicode/utf8"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// Settings are the fields of a store or an update form, decoded but not checked yet; nil is a
+// field that was not sent.
+type Settings struct {
+	Privacy       *int
+	Password      *string // "" removes the password (update) or sets none (store)
+	Email         *int
+	ExcludeBots   *int
+	ExcludeParams *string // "" clears the list
+	ExcludeIPs    *string // "" clears the list
+	Favorite      *bool   // update only
+}
+
+// FieldErrors are a form's refusals, by field, in the contract's words.
+type FieldErrors map[string][]string
+
+func (f FieldErrors) add(field, message string) { f[field] = append(f[field], message) }
+
+// Privacy levels (CONTRACT.md section 5).
+const (
+	Public   = 0
+	Private  = 1
+	Password = 2
+)
+
+const maxPasswordLength = 128
+
+// Service creates, changes and deletes websites under the contract's rules. The request
+// validator of the API checks ranges before a handler runs; the service checks them again
+// because the pages have no validator in front of them.
+type Service struct {
+	repo     *repository.Repository
+	hash     func(string) (string, error)
+	onChange func(ctx context.Context, id int64) error
+	log      *slog.Logger
+}
+
+// NewService wires the rules to the repository. hash nil means HashPassword; onChange (may be
+// nil) runs after every accepted write so that this node's ingest cache sees it at once.
+func NewService(repo *repository.Repository, hash func(string) (string, error),
+	onChange func(ctx context.Context, id int64) error, log *slog.Logger) *Service {
+	if hash == nil {
+		hash = HashPassword
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{repo: repo, hash: hash, onChange: onChange, log: log}
+}
+
+// Create stores a website for a user. A refusal comes back as FieldErrors, a failure as an
+// error.
+func (s *Service) Create(ctx context.Context, userID int64, domain string, in Settings) (repository.Website, FieldErrors, error) {
+	errs := FieldErrors{}
+	out := repository.NewWebsite{Privacy: Public, Email: 0, ExcludeBots: 1}
+	d, err := NormaliseDomain(domain)
+	if err != nil {
+		errs.add("domain", err.Error())
+	}
+	out.Domain = d
+	if in.Favorite != nil {
+		errs.add("favorite", "is not accepted here")
+	}
+	checkRanges(in, errs)
+	setInt(&out.Privacy, in.Privacy)
+	setInt(&out.Email, in.Email)
+	setInt(&out.ExcludeBots, in.ExcludeBots)
+	hasPassword := in.Password != nil && *in.Password != ""
+	if out.Privacy == Password && !hasPassword {
+		errs.add("password", "is required when privacy is 2")
+	}
+	out.ExcludeParams, out.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
+	if len(errs) > 0 {
+		return repository.Website{}, errs, nil
+	}
+	if hasPassword {
+		hash, err := s.hash(*in.Password)
+		if err != nil {
+			return repository.Website{}, nil, fmt.Errorf("websites.create: %w", err)
+		}
+		out.PasswordHash = &hash
+	}
+	w, err := s.repo.CreateWebsite(ctx, userID, out)
+	if errors.Is(err, repository.ErrConflict) {
+		return repository.Website{}, FieldErrors{"domain": {"has already been taken"}}, nil
+	}
+	if err != nil {
+		return repository.Website{}, nil, err
+	}
+	s.changed(ctx, w.ID)
+	return w, nil, nil
+}
+
+// Update changes the fields sent of one of a user's websites; repository.ErrNotFound when it
+// is unknown or someone else's.
+func (s *Service) Update(ctx context.Context, userID, id int64, in Settings) (repository.Website, FieldErrors, error) {
+	errs := FieldErrors{}
+	checkRanges(in, errs)
+	ch := repository.WebsiteChanges{
+		Privacy: in.Privacy, Email: in.Email, ExcludeBots: in.ExcludeBots, Favorite: in.Favorite,
+	}
+	ch.ExcludeParams, ch.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
+	if len(errs) > 0 {
+		return repository.Website{}, errs, nil
+	}
+	switch {
+	case in.Password == nil:
+	case *in.Password == "":
+		ch.RemovePassword = true
+	default:
+		hash, err := s.hash(*in.Password)
+		if err != nil {
+			return repository.Website{}, nil, fmt.Errorf("websites.update: %w", err)
+		}
+		ch.PasswordHash = &hash
+	}
+	w, err := s.repo.UpdateWebsite(ctx, userID, id, ch)
+	if errors.Is(err, repository.ErrPasswordRequired) {
+		return repository.Website{}, FieldErrors{"password": {"is required when privacy is 2"}}, nil
+	}
+	if err != nil {
+		return repository.Website{}, nil, err
+	}
+	s.changed(ctx, id)
+	return w, nil, nil
+}
+
+// Delete removes one of a user's websites and its stats; repository.ErrNotFound when it is
+// unknown or someone else's.
+func (s *Service) Delete(ctx context.Context, userID, id int64) error {
+	if err := s.repo.DeleteWebsite(ctx, userID, id); err != nil {
+		return err
+	}
+	s.changed(ctx, id)
+	return nil
+}
+
+// changed tells this node's ingest cache about a write. A failure is only logged: the website
+// is written, and the cache's periodic reload catches up within its TTL.
+func (s *Service) changed(ctx context.Context, id int64) {
+	if s.onChange == nil {
+		return
+	}
+	if err := s.onChange(ctx, id); err != nil {
+		s.log.Warn("refresh ingest settings after a change", "website_id", id, "error", err)
+	}
+}
+
+func checkRanges(in Settings, errs FieldErrors) {
+	if in.Privacy != nil && (*in.Privacy < Public || *in.Privacy > Password) {
+		errs.add("privacy", "must be one of 0, 1, 2")
+	}
+	if in.Email != nil && *in.Email != 0 && *in.Email != 1 {
+		errs.add("email", "must be one of 0, 1")
+	}
+	if in.ExcludeBots != nil && *in.ExcludeBots != 0 && *in.ExcludeBots != 1 {
+		errs.add("exclude_bots", "must be one of 0, 1")
+	}
+	if in.Password != nil && utf8.RuneCountInString(*in.Password) > maxPasswordLength {
+		errs.add("password", fmt.Sprintf("must be at most %d characters", maxPasswordLength))
+	}
+}
+
+// exclusions validates and normalises the two exclusion lists; nil stays nil (not sent).
+func exclusions(params, ips *string, errs FieldErrors) (*string, *string) {
+	var outParams, outIPs *string
+	if params != nil {
+		v, err := normaliseExcludeParams(*params)
+		if err != nil {
+			errs.add("exclude_params", err.Error())
+		}
+		outParams = &v
+	}
+	if ips != nil {
+		v, err := normaliseExcludeIPs(*ips)
+		if err != nil {
+			errs.add("exclude_ips", err.Error())
+		}
+		outIPs = &v
+	}
+	return outParams, outIPs
+}
+
+func setInt(dst *int, v *int) {
+	if v != nil {
+		*dst = *v
+	}
+}
