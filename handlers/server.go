@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -41,6 +42,9 @@ type Options struct {
 	// OnWebsiteChange runs after a website is stored, updated or deleted, so that this node's
 	// ingest settings cache sees the change at once.
 	OnWebsiteChange func(ctx context.Context, id int64) error
+	// PublicURL is the service's public address (PUBLIC_URL, without a trailing slash); nil
+	// means unknown, and addresses are taken from each request.
+	PublicURL *url.URL
 }
 
 // Server implements gen.StrictServerInterface.

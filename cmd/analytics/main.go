@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -84,6 +85,9 @@ type config struct {
 	SettingsTTL     time.Duration
 	BufferMaxKeys   int
 	ShutdownTimeout time.Duration
+	// PublicURL is the service's address as people and e-mail readers reach it (links, the
+	// tracker snippet, Secure cookies); nil when PUBLIC_URL is unset.
+	PublicURL *url.URL
 }
 
 func loadConfig() (config, error) {
@@ -106,6 +110,13 @@ func loadConfig() (config, error) {
 	cfg.SettingsTTL = envDuration("SETTINGS_TTL", ingest.DefaultSettingsTTL, &errs)
 	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
 	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", ingest.DefaultBufferMaxKeys, &errs))
+	if v := os.Getenv("PUBLIC_URL"); v != "" {
+		u, err := parsePublicURL(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("PUBLIC_URL: %w", err))
+		}
+		cfg.PublicURL = u
+	}
 	for _, item := range strings.Split(os.Getenv("TRUSTED_PROXIES"), ",") {
 		if item = strings.TrimSpace(item); item == "" {
 			continue
@@ -118,6 +129,20 @@ func loadConfig() (config, error) {
 		cfg.TrustedProxies = append(cfg.TrustedProxies, p)
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// parsePublicURL accepts an absolute http or https URL with a host and at most a path prefix
+// ("https://stats.example.com", "https://example.com/analytics/"); the trailing slash is
+// dropped so that links are the URL plus "/stats/...".
+func parsePublicURL(v string) (*url.URL, error) {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("%q is not an http(s) address such as https://stats.example.com", v)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
 }
 
 func envOr(name, fallback string) string {
@@ -195,6 +220,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		Registry:        registry,
 		Collector:       pipeline.Collector,
 		OnWebsiteChange: pipeline.Sites.Refresh,
+		PublicURL:       cfg.PublicURL,
 	})
 	if err != nil {
 		return err

@@ -93,3 +93,29 @@ func TestConfigNeedsDatabaseURLAndValidTZ(t *testing.T) {
 		t.Fatalf("bad TZ: %v", err)
 	}
 }
+
+func TestParsePublicURL(t *testing.T) {
+	good := map[string]string{
+		"https://stats.example.com":      "https://stats.example.com",
+		"https://stats.example.com/":     "https://stats.example.com",
+		"http://localhost:8080":          "http://localhost:8080",
+		"https://example.com/analytics/": "https://example.com/analytics",
+		"https://example.com/a/b":        "https://example.com/a/b",
+	}
+	for in, want := range good {
+		u, err := parsePublicURL(in)
+		if err != nil || u.String() != want {
+			t.Errorf("%q: %v, %v; want %q", in, u, err, want)
+		}
+	}
+	for _, in := range []string{"stats.example.com", "ftp://example.com", "https://", "/stats",
+		"https://u:p@example.com", "https://example.com/?x=1", "https://example.com/#top", "https://exa mple.com"} {
+		if _, err := parsePublicURL(in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+	t.Setenv("PUBLIC_URL", "example.com")
+	if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "PUBLIC_URL") {
+		t.Fatalf("loadConfig with a bad PUBLIC_URL: %v", err)
+	}
+}
