@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -106,15 +107,10 @@ func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error 
 // with the number of distinct values in all. Whole calendar months inside the range are read
 // from the monthly rollup, the partial months at its edges from the daily table.
 func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
-	parts := splitRange(q.From, q.To)
-	search := ""
-	args := []any{websiteID, q.Name,
-		parts.headFrom.Format(dateLayout), parts.headTo.Format(dateLayout),
-		parts.tailFrom.Format(dateLayout), parts.tailTo.Format(dateLayout),
-		parts.monthFrom.Format(dateLayout), parts.monthTo.Format(dateLayout)}
+	from, args := rangeRows(websiteID, "name = $2", q.Name, q.From, q.To)
 	if q.Search != "" {
 		args = append(args, likePattern(q.Search))
-		search = "AND value ILIKE $9"
+		from = strings.ReplaceAll(from, "/*filter*/", fmt.Sprintf("AND value ILIKE $%d", len(args)))
 	}
 	order := "count DESC, value ASC"
 	switch {
@@ -125,15 +121,6 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 	case !q.Desc:
 		order = "count ASC, value ASC"
 	}
-	from := `
-			SELECT value, count FROM stats
-			WHERE website_id = $1 AND name = $2 AND date BETWEEN $3 AND $4 ` + search + `
-			UNION ALL
-			SELECT value, count FROM stats
-			WHERE website_id = $1 AND name = $2 AND date BETWEEN $5 AND $6 ` + search + `
-			UNION ALL
-			SELECT value, count FROM stats_monthly
-			WHERE website_id = $1 AND name = $2 AND month BETWEEN $7 AND $8 ` + search
 	query := `
 		SELECT value, count, count(*) OVER () AS total
 		FROM (
@@ -167,6 +154,54 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 		return nil, 0, fmt.Errorf("stats.list: count: %w", err)
 	}
 	return entries, total, nil
+}
+
+// SumStats returns, for each of the names, the sum of all of a website's counters of that
+// statistic over a range of days: the total pageviews and visitors of a dashboard or a report.
+// A name with no counter in the range is 0.
+func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []string, from, to time.Time) (map[string]int64, error) {
+	rows, args := rangeRows(websiteID, "name = ANY($2)", pq.Array(names), from, to)
+	query := `
+		SELECT name, sum(count)::bigint AS count
+		FROM (` + rows + `) AS rows
+		GROUP BY name`
+	var sums []struct {
+		Name  string `db:"name"`
+		Count int64  `db:"count"`
+	}
+	if err := r.db.SelectContext(ctx, &sums, query, args...); err != nil {
+		return nil, fmt.Errorf("stats.sum: %w", err)
+	}
+	out := make(map[string]int64, len(names))
+	for _, n := range names {
+		out[n] = 0
+	}
+	for _, s := range sums {
+		out[s.Name] = s.Count
+	}
+	return out, nil
+}
+
+// rangeRows is the SQL of every counter row of a website in [from, to] that matches nameCond
+// (on $2 = nameArg), with the arguments $1..$8: the edge days from stats, the whole months from
+// stats_monthly. It selects name, value and count; "/*filter*/" marks where each part takes
+// one more condition.
+func rangeRows(websiteID int64, nameCond string, nameArg any, from, to time.Time) (string, []any) {
+	parts := splitRange(from, to)
+	args := []any{websiteID, nameArg,
+		parts.headFrom.Format(dateLayout), parts.headTo.Format(dateLayout),
+		parts.tailFrom.Format(dateLayout), parts.tailTo.Format(dateLayout),
+		parts.monthFrom.Format(dateLayout), parts.monthTo.Format(dateLayout)}
+	sql := `
+			SELECT name, value, count FROM stats
+			WHERE website_id = $1 AND ` + nameCond + ` AND date BETWEEN $3 AND $4 /*filter*/
+			UNION ALL
+			SELECT name, value, count FROM stats
+			WHERE website_id = $1 AND ` + nameCond + ` AND date BETWEEN $5 AND $6 /*filter*/
+			UNION ALL
+			SELECT name, value, count FROM stats_monthly
+			WHERE website_id = $1 AND ` + nameCond + ` AND month BETWEEN $7 AND $8 /*filter*/`
+	return sql, args
 }
 
 // rangeParts cuts [from, to] into a head of days, a run of whole months and a tail of days.

@@ -2,6 +2,7 @@ package repository_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -54,5 +55,54 @@ func TestAddStatsOncePerBatch(t *testing.T) {
 	}
 	if err := repo.ForgetBatches(ctx, time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// SumStats reads whole months from the rollup and the edges from the daily table; its sums must
+// equal plain sums of the daily counters over any range, for each name asked and no other.
+func TestSumStatsMatchesDailySums(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	u, err := repo.CreateUser(ctx, "a@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := repo.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: "example.com", ExcludeBots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	start := time.Date(2027, 11, 20, 0, 0, 0, 0, time.UTC)
+	var counts []repository.StatCount
+	for d := 0; d < 130; d++ {
+		date := start.AddDate(0, 0, d)
+		for _, name := range []string{"pageview", "visitor", "page"} {
+			if rng.IntN(4) == 0 {
+				continue
+			}
+			counts = append(counts, repository.StatCount{WebsiteID: w.ID, Name: name, Date: date,
+				Value: date.Format(time.DateOnly), Count: int64(rng.IntN(90) + 1)})
+		}
+	}
+	if _, err := repo.AddStats(ctx, uuid.NewString(), counts); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		from := start.AddDate(0, 0, rng.IntN(140)-5)
+		to := from.AddDate(0, 0, rng.IntN(100))
+		want := map[string]int64{"pageview": 0, "visitor": 0}
+		for _, c := range counts {
+			if _, asked := want[c.Name]; asked && !c.Date.Before(from) && !c.Date.After(to) {
+				want[c.Name] += c.Count
+			}
+		}
+		got, err := repo.SumStats(ctx, w.ID, []string{"pageview", "visitor"}, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got["pageview"] != want["pageview"] || got["visitor"] != want["visitor"] {
+			t.Fatalf("%s..%s: got %v, want %v", from.Format(time.DateOnly), to.Format(time.DateOnly), got, want)
+		}
 	}
 }
