@@ -54,6 +54,54 @@ func (r *Repository) UserByEmail(ctx context.Context, email string) (User, error
 	return u, nil
 }
 
+// SetUserPassword sets the sign-in password (its hash) of the user with that e-mail and ends
+// all of the user's sessions, in one transaction: a new password signs every browser out.
+// ErrNotFound if there is no such user.
+func (r *Repository) SetUserPassword(ctx context.Context, email, hash string) error {
+	tx, err := r.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("users.set_password: begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	var id int64
+	err = tx.GetContext(ctx, &id, `UPDATE users SET password_hash = $2 WHERE email = $1 RETURNING id`,
+		strings.TrimSpace(email), hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("users.set_password: %w", ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("users.set_password: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, id); err != nil {
+		return fmt.Errorf("users.set_password: end sessions: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("users.set_password: commit: %w", err)
+	}
+	return nil
+}
+
+// UserPasswordHash returns the user with that e-mail and the hash of their sign-in password,
+// "" when none is set. ErrNotFound if there is no such user.
+func (r *Repository) UserPasswordHash(ctx context.Context, email string) (User, string, error) {
+	const query = `
+		SELECT id, email, coalesce(password_hash, '') AS password_hash
+		FROM users
+		WHERE email = $1`
+	var row struct {
+		User
+		PasswordHash string `db:"password_hash"`
+	}
+	err := r.db.GetContext(ctx, &row, query, strings.TrimSpace(email))
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, "", fmt.Errorf("users.password_hash: %w", ErrNotFound)
+	}
+	if err != nil {
+		return User{}, "", fmt.Errorf("users.password_hash: %w", err)
+	}
+	return row.User, row.PasswordHash, nil
+}
+
 // CreateAPIKey makes a new random key for a user and returns it. The key itself is shown once,
 // here; only its SHA-256 is stored.
 func (r *Repository) CreateAPIKey(ctx context.Context, userID int64) (string, error) {

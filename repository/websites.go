@@ -25,6 +25,9 @@ type Website struct {
 	Favorite      bool      `db:"favorite"`
 	CreatedAt     time.Time `db:"created_at"`
 	UpdatedAt     time.Time `db:"updated_at"`
+	// AccessVersion moves on every change of the password or the privacy; password grants
+	// are only good for the version they were made under.
+	AccessVersion int64 `db:"access_version"`
 }
 
 // NewWebsite is what a store needs, already validated and normalised.
@@ -62,7 +65,7 @@ type WebsiteQuery struct {
 }
 
 const websiteColumns = `id, user_id, domain, privacy, password_hash, email, exclude_bots,
-	exclude_params, exclude_ips, favorite, created_at, updated_at`
+	exclude_params, exclude_ips, favorite, created_at, updated_at, access_version`
 
 // CreateWebsite stores a website for a user; ErrConflict if the domain is taken by anyone.
 func (r *Repository) CreateWebsite(ctx context.Context, userID int64, in NewWebsite) (Website, error) {
@@ -129,6 +132,9 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 	}
 
 	set := []string{"updated_at = $3"}
+	if accessChanges(current, ch) {
+		set = append(set, "access_version = access_version + 1")
+	}
 	args := []any{id, userID, r.now().UTC().Truncate(time.Microsecond)}
 	add := func(column string, value any, wrap string) {
 		args = append(args, value)
@@ -168,6 +174,31 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 	}
 	if err := tx.Commit(); err != nil {
 		return Website{}, fmt.Errorf("websites.update: commit: %w", err)
+	}
+	return w, nil
+}
+
+// accessChanges tells whether an update changes who may read the stats pages: the privacy, or
+// the password (a new one, even the same text, or its removal).
+func accessChanges(current Website, ch WebsiteChanges) bool {
+	return (ch.Privacy != nil && *ch.Privacy != current.Privacy) ||
+		ch.PasswordHash != nil || (ch.RemovePassword && current.PasswordHash != nil)
+}
+
+// WebsiteByDomain finds a website by its normalised domain, whoever owns it; the stats pages
+// decide who may see it. ErrNotFound if there is none.
+func (r *Repository) WebsiteByDomain(ctx context.Context, domain string) (Website, error) {
+	const query = `
+		SELECT ` + websiteColumns + `
+		FROM websites
+		WHERE domain = $1`
+	var w Website
+	err := r.db.GetContext(ctx, &w, query, domain)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Website{}, fmt.Errorf("websites.by_domain: %w", ErrNotFound)
+	}
+	if err != nil {
+		return Website{}, fmt.Errorf("websites.by_domain: %w", err)
 	}
 	return w, nil
 }
