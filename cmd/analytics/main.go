@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 
@@ -37,19 +39,22 @@ const usage = `usage:
   analytics user create --email E      create a user; prints its API key on the last line
   analytics key create --email E       add an API key to a user; prints it on the last line
   analytics key revoke KEY             revoke an API key at once
+  analytics user password --email E    set a user's sign-in password for the stats pages, read
+                                       from the first line of stdin (8..128 characters); ends
+                                       the user's sessions
 `
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	if err := run(ctx, os.Args[1:], os.Stdout, log); err != nil {
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, log); err != nil {
 		fmt.Fprintln(os.Stderr, "analytics:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
 	if len(args) == 0 {
 		return errors.New("no command\n" + usage)
 	}
@@ -67,7 +72,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 		}
 		return db.Close()
 	case "user", "key":
-		return manage(ctx, cfg, args, stdout)
+		return manage(ctx, cfg, args, stdin, stdout)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}
@@ -292,7 +297,55 @@ func openGeo(path string, log *slog.Logger) (*ingest.GeoDB, error) {
 	return geo, nil
 }
 
-func manage(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
+// emailFlag reads the one flag of the user commands, --email, and refuses anything else.
+func emailFlag(what string, args []string) (string, error) {
+	fs := flag.NewFlagSet(what, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	email := fs.String("email", "", "the user's e-mail address")
+	if err := fs.Parse(args); err != nil {
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	if *email == "" || fs.NArg() > 0 {
+		return "", fmt.Errorf("%s needs --email and nothing else", what)
+	}
+	return *email, nil
+}
+
+// Sign-in passwords: long enough to resist guessing at the sign-in limit, short enough that
+// hashing one is cheap.
+const (
+	minSignInPassword = 8
+	maxSignInPassword = 128
+)
+
+// setPassword reads a sign-in password from the first line of stdin (so that it appears in no
+// process list or shell history) and stores its argon2id hash.
+func setPassword(ctx context.Context, repo *repository.Repository, email string, stdin io.Reader, stdout io.Writer) error {
+	line, err := bufio.NewReader(io.LimitReader(stdin, 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("read the password from stdin: %w", err)
+	}
+	password := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	if n := utf8.RuneCountInString(password); n < minSignInPassword || n > maxSignInPassword {
+		return fmt.Errorf("the password (first line of stdin) must be %d to %d characters, not %d",
+			minSignInPassword, maxSignInPassword, n)
+	}
+	hash, err := website.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	err = repo.SetUserPassword(ctx, email, hash)
+	if errors.Is(err, repository.ErrNotFound) {
+		return fmt.Errorf("no user with e-mail %q", email)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sign-in password set for %s; their other sessions are ended\n", email)
+	return nil
+}
+
+func manage(ctx context.Context, cfg config, args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) < 2 {
 		return errors.New(usage)
 	}
@@ -303,25 +356,27 @@ func manage(ctx context.Context, cfg config, args []string, stdout io.Writer) er
 	defer db.Close()
 	what := args[0] + " " + args[1]
 	switch what {
-	case "user create", "key create":
-		fs := flag.NewFlagSet(what, flag.ContinueOnError)
-		email := fs.String("email", "", "the user's e-mail address")
-		if err := fs.Parse(args[2:]); err != nil {
+	case "user password":
+		email, err := emailFlag(what, args[2:])
+		if err != nil {
 			return err
 		}
-		if *email == "" || fs.NArg() > 0 {
-			return fmt.Errorf("%s needs --email and nothing else", what)
+		return setPassword(ctx, repo, email, stdin, stdout)
+	case "user create", "key create":
+		email, err := emailFlag(what, args[2:])
+		if err != nil {
+			return err
 		}
 		var user repository.User
 		if what == "user create" {
-			user, err = repo.CreateUser(ctx, *email)
+			user, err = repo.CreateUser(ctx, email)
 			if errors.Is(err, repository.ErrConflict) {
-				return fmt.Errorf("a user with e-mail %q exists; use `analytics key create --email %s`", *email, *email)
+				return fmt.Errorf("a user with e-mail %q exists; use `analytics key create --email %s`", email, email)
 			}
 		} else {
-			user, err = repo.UserByEmail(ctx, *email)
+			user, err = repo.UserByEmail(ctx, email)
 			if errors.Is(err, repository.ErrNotFound) {
-				return fmt.Errorf("no user with e-mail %q", *email)
+				return fmt.Errorf("no user with e-mail %q", email)
 			}
 		}
 		if err != nil {

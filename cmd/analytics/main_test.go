@@ -3,19 +3,28 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/website"
 )
 
 func runCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	return runCmdIn(t, "", args...)
+}
+
+// runCmdIn runs a command with stdin.
+func runCmdIn(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
 	var out bytes.Buffer
-	err := run(context.Background(), args, &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	err := run(context.Background(), args, strings.NewReader(stdin), &out, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return out.String(), err
 }
 
@@ -117,5 +126,58 @@ func TestParsePublicURL(t *testing.T) {
 	t.Setenv("PUBLIC_URL", "example.com")
 	if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "PUBLIC_URL") {
 		t.Fatalf("loadConfig with a bad PUBLIC_URL: %v", err)
+	}
+}
+
+func TestUserPasswordCommand(t *testing.T) {
+	db, url := repotest.New(t)
+	t.Setenv("DATABASE_URL", url)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	if _, err := runCmd(t, "user", "create", "--email", "owner@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	user, err := repo.UserByEmail(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	session, err := repo.CreateSession(ctx, user.ID, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Only the first line counts, without its line ending; spaces inside are kept.
+	if _, err := runCmdIn(t, "correct horse battery\r\nsecond line\n", "user", "password", "--email", "owner@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	_, hash, err := repo.UserPasswordHash(ctx, "owner@example.com")
+	if err != nil || !website.VerifyPassword(hash, "correct horse battery") || strings.Contains(hash, "horse") {
+		t.Fatalf("stored %q (%v): does not verify the first line, or holds it", hash, err)
+	}
+	if _, err := repo.SessionUser(ctx, session); !errors.Is(err, repository.ErrNotFound) {
+		t.Fatalf("a session survived the new password: %v", err)
+	}
+
+	bad := []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"short12\n", []string{"--email", "owner@example.com"}, "8 to 128"},
+		{strings.Repeat("é", 129), []string{"--email", "owner@example.com"}, "8 to 128"},
+		{"", []string{"--email", "owner@example.com"}, "8 to 128"},
+		{"long enough\n", []string{"--email", "nobody@example.com"}, "no user"},
+		{"long enough\n", nil, "--email"},
+		{"long enough\n", []string{"--email", "owner@example.com", "extra"}, "--email"},
+	}
+	for _, b := range bad {
+		_, err := runCmdIn(t, b.stdin, append([]string{"user", "password"}, b.args...)...)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("stdin %q args %v: error %v, want one mentioning %q", b.stdin, b.args, err, b.want)
+		}
+	}
+	// A refused password leaves the stored one as it was.
+	if _, after, _ := repo.UserPasswordHash(ctx, "owner@example.com"); after != hash {
+		t.Fatal("a refused password changed the stored one")
 	}
 }
