@@ -33,7 +33,7 @@ type StatQuery struct {
 	Search   string    // literal, case-insensitive substring of value; "" for all
 	SortBy   string    // "count" or "value"
 	Desc     bool
-	Limit    int
+	Limit    int // 0 or less: every value (the CSV export)
 	Offset   int
 }
 
@@ -128,8 +128,7 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 			FROM (` + from + `) AS rows
 			GROUP BY value
 		) AS totals
-		ORDER BY ` + order + `
-		LIMIT ` + fmt.Sprint(q.Limit) + ` OFFSET ` + fmt.Sprint(q.Offset)
+		ORDER BY ` + order + limitOffset(q.Limit, q.Offset)
 	var rows []struct {
 		StatEntry
 		Total int64 `db:"total"`
@@ -154,6 +153,30 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 		return nil, 0, fmt.Errorf("stats.list: count: %w", err)
 	}
 	return entries, total, nil
+}
+
+func limitOffset(limit, offset int) string {
+	if limit <= 0 {
+		return ` OFFSET ` + fmt.Sprint(offset)
+	}
+	return ` LIMIT ` + fmt.Sprint(limit) + ` OFFSET ` + fmt.Sprint(offset)
+}
+
+// FirstStatDay is the first day a website has any pageview or event counted, for the "all
+// time" range of its dashboard; ErrNotFound when it has none.
+func (r *Repository) FirstStatDay(ctx context.Context, websiteID int64) (time.Time, error) {
+	const query = `
+		SELECT min(date)
+		FROM stats
+		WHERE website_id = $1 AND name IN ('pageview', 'event')`
+	var first *time.Time
+	if err := r.db.GetContext(ctx, &first, query, websiteID); err != nil {
+		return time.Time{}, fmt.Errorf("stats.first_day: %w", err)
+	}
+	if first == nil {
+		return time.Time{}, fmt.Errorf("stats.first_day: %w", ErrNotFound)
+	}
+	return civil(*first), nil
 }
 
 // SumStats returns, for each of the names, the sum of all of a website's counters of that

@@ -60,8 +60,11 @@ type WebsiteQuery struct {
 	Favorite *bool  // nil for all
 	SortBy   string // "id" or "domain"
 	Desc     bool
-	Limit    int
-	Offset   int
+	// FavoriteFirst puts favorites before the others, each part in the order asked (the
+	// owner's home page).
+	FavoriteFirst bool
+	Limit         int
+	Offset        int
 }
 
 const websiteColumns = `id, user_id, domain, privacy, password_hash, email, exclude_bots,
@@ -253,6 +256,9 @@ func (r *Repository) ListWebsites(ctx context.Context, userID int64, q WebsiteQu
 	order := "id " + direction
 	if q.SortBy == "domain" {
 		order = "domain " + direction + ", id " + direction
+	}
+	if q.FavoriteFirst {
+		order = "favorite DESC, " + order
 	}
 	whereSQL := strings.Join(where, " AND ")
 	query := `
