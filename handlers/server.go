@@ -42,6 +42,9 @@ type Options struct {
 	// OnWebsiteChange runs after a website is stored, updated or deleted, so that this node's
 	// ingest settings cache sees the change at once.
 	OnWebsiteChange func(ctx context.Context, id int64) error
+	// Pages serves the HTML side (stats pages, sign-in, the owner's websites) at every path
+	// outside /api/; nil serves the API alone, with its JSON 404 everywhere else.
+	Pages http.Handler
 	// PublicURL is the service's public address (PUBLIC_URL, without a trailing slash); nil
 	// means unknown, and addresses are taken from each request.
 	PublicURL *url.URL
@@ -62,7 +65,7 @@ const maxBodySize = "64K"
 
 // NewServer wires the whole HTTP interface: the API (echo, the request validator and the
 // handlers) and, beside it on a plain mux so that they pay for none of that, the collection
-// endpoint, the tracker script, health and metrics.
+// endpoint, the tracker script, health, metrics and the pages.
 func NewServer(opts Options) (http.Handler, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -82,7 +85,12 @@ func NewServer(opts Options) (http.Handler, error) {
 	mux.Handle("/healthz", health(nil))
 	mux.Handle("/readyz", health(opts.Repo.Ping))
 	mux.Handle("/metrics", metricsHandler(opts.Registry))
-	mux.Handle("/", api)
+	if opts.Pages != nil {
+		mux.Handle("/api/", api)
+		mux.Handle("/", opts.Pages)
+	} else {
+		mux.Handle("/", api)
+	}
 	return mux, nil
 }
 

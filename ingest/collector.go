@@ -218,6 +218,10 @@ func decodeEvent(body []byte, req *eventRequest) error {
 	return nil
 }
 
+// ClientIP is the address of the client that sent r, as the collector reads it (see clientIP):
+// the stats pages limit password attempts per client with the same rule.
+func ClientIP(r *http.Request, trusted []netip.Prefix) netip.Addr { return clientIP(r, trusted) }
+
 // clientIP is the TCP peer, or, when the peer is a trusted proxy, the first address of
 // X-Forwarded-For that is not a trusted proxy, walking from the right (the nearest hop) to the
 // left. Walking from the right means a client cannot choose its address by sending its own

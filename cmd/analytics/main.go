@@ -29,6 +29,7 @@ import (
 
 	"github.com/analytics-service/analytics/handlers"
 	"github.com/analytics-service/analytics/ingest"
+	"github.com/analytics-service/analytics/pages"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/website"
 )
@@ -218,6 +219,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: geo,
 		FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
 	}, registry, log)
+	site, err := pages.New(ctx, pages.Options{
+		Repo: repo, Logger: log, Location: cfg.Location, PublicURL: cfg.PublicURL,
+		TrustedProxies: cfg.TrustedProxies, OnWebsiteChange: pipeline.Sites.Refresh,
+	})
+	if err != nil {
+		return err
+	}
 	handler, err := handlers.NewServer(handlers.Options{
 		Repo:            repo,
 		Logger:          log,
@@ -226,6 +234,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		Collector:       pipeline.Collector,
 		OnWebsiteChange: pipeline.Sites.Refresh,
 		PublicURL:       cfg.PublicURL,
+		Pages:           site,
 	})
 	if err != nil {
 		return err

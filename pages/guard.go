@@ -1,0 +1,183 @@
+package pages
+
+import (
+	"crypto/hmac"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/website"
+)
+
+// GrantTTL is how long a right website password opens that website's pages in one browser.
+const GrantTTL = 7 * 24 * time.Hour
+
+// access is the guard's verdict.
+type access int
+
+const (
+	allowed access = iota
+	hidden         // answer exactly as for an unknown domain (404)
+	locked         // show the password form (401)
+)
+
+// guard is the privacy rule of CONTRACT.md section 5, the one function every stats page and
+// the export go through: the owner sees everything; privacy 0 is for anyone, 1 for the owner
+// only, 2 for the owner and for a browser holding a grant of the website's current access
+// version.
+func (p *Pages) guard(r *http.Request, site repository.Website) access {
+	if u := viewerOf(r); u != nil && u.ID == site.UserID {
+		return allowed
+	}
+	switch site.Privacy {
+	case website.Public:
+		return allowed
+	case website.Password:
+		if site.PasswordHash != nil && p.validGrant(r, site) {
+			return allowed
+		}
+		return locked
+	default:
+		return hidden
+	}
+}
+
+// site finds the website a stats URL names and applies the guard. It answers the request
+// itself (redirect to the canonical domain, 404, or the 401 password form) and returns false
+// unless the page may be shown.
+func (p *Pages) site(w http.ResponseWriter, r *http.Request) (repository.Website, bool) {
+	site, ok := p.lookupSite(w, r)
+	if !ok {
+		return site, false
+	}
+	switch p.guard(r, site) {
+	case allowed:
+		return site, true
+	case locked:
+		p.passwordForm(w, r, site, "")
+	default:
+		p.notFound(w, r)
+	}
+	return repository.Website{}, false
+}
+
+// lookupSite reads {domain} of the URL: a domain typed as a user would (www., upper case) is
+// redirected to its canonical form, an unknown one is the 404 page.
+func (p *Pages) lookupSite(w http.ResponseWriter, r *http.Request) (repository.Website, bool) {
+	raw := r.PathValue("domain")
+	domain, err := website.NormaliseDomain(raw)
+	if err != nil {
+		p.notFound(w, r)
+		return repository.Website{}, false
+	}
+	if domain != raw && r.Method != http.MethodPost {
+		u := *r.URL
+		u.Path = "/stats/" + domain + strings.TrimPrefix(r.URL.Path, "/stats/"+raw)
+		u.RawPath = ""
+		http.Redirect(w, r, u.RequestURI(), http.StatusMovedPermanently)
+		return repository.Website{}, false
+	}
+	site, err := p.repo.WebsiteByDomain(r.Context(), domain)
+	if errors.Is(err, repository.ErrNotFound) {
+		p.notFound(w, r)
+		return repository.Website{}, false
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return repository.Website{}, false
+	}
+	return site, true
+}
+
+// passwordPage is the data of password.html.
+type passwordPage struct {
+	Domain string
+	Action string
+	Error  string
+}
+
+// passwordForm is what a password website shows instead of its stats.
+func (p *Pages) passwordForm(w http.ResponseWriter, r *http.Request, site repository.Website, problem string) {
+	w.Header().Set("WWW-Authenticate", `Form realm="stats"`)
+	p.render(w, r, http.StatusUnauthorized, "password.html", "Password required",
+		passwordPage{Domain: site.Domain, Action: r.URL.RequestURI(), Error: problem})
+}
+
+// unlock takes the password form of a password website: a right password gives this browser a
+// grant for the website and sends it back to the page it asked for.
+func (p *Pages) unlock(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
+	if !p.parseForm(w, r) {
+		return
+	}
+	site, ok := p.lookupSite(w, r)
+	if !ok {
+		return
+	}
+	switch p.guard(r, site) {
+	case allowed:
+		http.Redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
+		return
+	case hidden:
+		p.notFound(w, r)
+		return
+	}
+	keys := []string{p.clientKey(r, "website"), "website:" + strconv.FormatInt(site.ID, 10)}
+	if wait := p.attempts.blocked(keys...); wait > 0 {
+		p.tooMany(w, r, wait)
+		return
+	}
+	right, err := p.checkPassword(r.Context(), *site.PasswordHash, r.PostForm.Get("password"))
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	if !right {
+		p.attempts.fail(keys...)
+		p.slowFailure(r.Context(), began)
+		p.passwordForm(w, r, site, "That password is not right.")
+		return
+	}
+	p.setCookie(w, grantCookie(site), p.grant(site), grantPath(site), GrantTTL)
+	http.Redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
+}
+
+// A grant is "EXPIRY.MAC": MAC signs the website id, its access version and the expiry (unix
+// seconds). A change of the website's password or privacy moves the version and voids it.
+func (p *Pages) grant(site repository.Website) string {
+	expiry := strconv.FormatInt(p.now().Add(GrantTTL).Unix(), 10)
+	return expiry + "." + p.sign(p.grantKey, grantMessage(site, expiry))
+}
+
+func (p *Pages) validGrant(r *http.Request, site repository.Website) bool {
+	c, err := r.Cookie(grantCookie(site))
+	if err != nil {
+		return false
+	}
+	expiry, mac, ok := strings.Cut(c.Value, ".")
+	if !ok {
+		return false
+	}
+	until, err := strconv.ParseInt(expiry, 10, 64)
+	if err != nil || p.now().Unix() >= until {
+		return false
+	}
+	return hmac.Equal([]byte(mac), []byte(p.sign(p.grantKey, grantMessage(site, expiry))))
+}
+
+func grantMessage(site repository.Website, expiry string) string {
+	return "grant|" + strconv.FormatInt(site.ID, 10) + "|" + strconv.FormatInt(site.AccessVersion, 10) + "|" + expiry
+}
+
+// One cookie per website, sent only to that website's pages.
+func grantCookie(site repository.Website) string {
+	return "grant_" + strconv.FormatInt(site.ID, 10)
+}
+
+func grantPath(site repository.Website) string {
+	return "/stats/" + url.PathEscape(site.Domain)
+}

@@ -1,0 +1,319 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
+	"github.com/analytics-service/analytics/website"
+)
+
+// homePageSize is how many websites the home page lists at once.
+const homePageSize = 50
+
+// homePage is the data of home.html.
+type homePage struct {
+	Sites   []siteRow
+	Search  string
+	Prev    string
+	Next    string
+	Total   int64
+	Notice  string
+	Form    websiteForm // the add form, refilled after a refusal
+	Snippet string
+}
+
+// siteRow is one of the owner's websites with its last 30 days.
+type siteRow struct {
+	Site      repository.Website
+	Visitors  int64
+	Pageviews int64
+	StatsURL  string
+	Privacy   string
+}
+
+// websiteForm is the add or edit form's values and refusals.
+type websiteForm struct {
+	Domain        string
+	Privacy       int
+	HasPassword   bool // edit: the website has a password now
+	Email         bool
+	ExcludeBots   bool
+	ExcludeParams string
+	ExcludeIPs    string
+	Favorite      bool
+	Errors        website.FieldErrors
+}
+
+// Privacy levels as the forms name them.
+var privacyNames = []string{website.Public: "Public", website.Private: "Private", website.Password: "Password"}
+
+// notices are the fixed messages a redirect may ask the home page to show.
+var notices = map[string]string{
+	"added":   "The website was added. Put the tracker snippet on its pages to start counting.",
+	"saved":   "The changes were saved.",
+	"deleted": "The website and all of its stats were deleted.",
+}
+
+func (p *Pages) home(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return
+	}
+	form := websiteForm{ExcludeBots: true}
+	p.renderHome(w, r, user, http.StatusOK, form)
+}
+
+func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *repository.User, status int, form websiteForm) {
+	q := r.URL.Query()
+	page, err := strconv.Atoi(q.Get("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	search := strings.TrimSpace(q.Get("search"))
+	sites, total, err := p.repo.ListWebsites(r.Context(), user.ID, repository.WebsiteQuery{
+		Search: search, SortBy: "domain", FavoriteFirst: true,
+		Limit: homePageSize, Offset: (page - 1) * homePageSize,
+	})
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	today := p.today()
+	last30 := dateRange{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
+	data := homePage{Search: search, Total: total, Notice: notices[q.Get("notice")], Form: form,
+		Snippet: web.Snippet(p.baseURL(r))}
+	for _, s := range sites {
+		sums, err := p.repo.SumStats(r.Context(), s.ID, []string{"visitor", "pageview"}, last30.From, last30.To)
+		if err != nil {
+			p.serverError(w, r, err)
+			return
+		}
+		data.Sites = append(data.Sites, siteRow{Site: s, Visitors: sums["visitor"], Pageviews: sums["pageview"],
+			StatsURL: statsPath(s.Domain), Privacy: privacyNames[s.Privacy]})
+	}
+	link := func(n int) string {
+		v := url.Values{"page": {strconv.Itoa(n)}}
+		if search != "" {
+			v.Set("search", search)
+		}
+		return "/?" + v.Encode()
+	}
+	if page > 1 {
+		data.Prev = link(page - 1)
+	}
+	if int64(page*homePageSize) < total {
+		data.Next = link(page + 1)
+	}
+	p.render(w, r, status, "home.html", "Your websites", data)
+}
+
+// addWebsite takes the add form: the same rules as POST /api/v1/websites.
+func (p *Pages) addWebsite(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	form, settings, errs := readWebsiteForm(r.PostForm, false)
+	if len(errs) == 0 {
+		var err error
+		_, errs, err = p.websites.Create(r.Context(), user.ID, form.Domain, settings)
+		switch {
+		case err != nil:
+			p.serverError(w, r, err)
+			return
+		case errs == nil:
+			http.Redirect(w, r, "/?notice=added", http.StatusSeeOther)
+			return
+		}
+	}
+	form.Errors = errs
+	p.renderHome(w, r, user, http.StatusUnprocessableEntity, form)
+}
+
+// readWebsiteForm reads the add or edit form into the service's settings. Checkboxes send
+// nothing when unticked, so a missing one is 0 (false). On edit, an empty password with
+// privacy 2 keeps the current password (the form never shows it); with privacy 0 or 1 it
+// removes it, as in the API.
+func readWebsiteForm(f url.Values, edit bool) (websiteForm, website.Settings, website.FieldErrors) {
+	errs := website.FieldErrors{}
+	form := websiteForm{
+		Domain: f.Get("domain"), ExcludeParams: f.Get("exclude_params"), ExcludeIPs: f.Get("exclude_ips"),
+		Email: f.Get("email") == "1", ExcludeBots: f.Get("exclude_bots") == "1", Favorite: f.Get("favorite") == "1",
+	}
+	privacy, err := strconv.Atoi(f.Get("privacy"))
+	if err != nil {
+		errs["privacy"] = []string{"must be one of 0, 1, 2"}
+	}
+	form.Privacy = privacy
+	email, bots := boolInt(form.Email), boolInt(form.ExcludeBots)
+	s := website.Settings{Privacy: &form.Privacy, Email: &email, ExcludeBots: &bots,
+		ExcludeParams: &form.ExcludeParams, ExcludeIPs: &form.ExcludeIPs}
+	password := f.Get("password")
+	if !(edit && password == "" && privacy == website.Password) {
+		s.Password = &password
+	}
+	if edit {
+		s.Favorite = &form.Favorite
+	}
+	return form, s, errs
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// editPage shows the edit form of one of the owner's websites.
+func (p *Pages) editPage(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return
+	}
+	site, ok := p.ownedSite(w, r, user)
+	if !ok {
+		return
+	}
+	p.renderEdit(w, r, http.StatusOK, site, formOf(site))
+}
+
+func formOf(s repository.Website) websiteForm {
+	return websiteForm{
+		Domain: s.Domain, Privacy: s.Privacy, HasPassword: s.PasswordHash != nil,
+		Email: s.Email == 1, ExcludeBots: s.ExcludeBots == 1, Favorite: s.Favorite,
+		ExcludeParams: deref(s.ExcludeParams), ExcludeIPs: deref(s.ExcludeIPs),
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// editSitePage is the data of edit.html.
+type editSitePage struct {
+	Site    repository.Website
+	Form    websiteForm
+	Snippet string
+}
+
+func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm) {
+	p.render(w, r, status, "edit.html", "Edit "+site.Domain,
+		editSitePage{Site: site, Form: form, Snippet: web.Snippet(p.baseURL(r))})
+}
+
+// editWebsite takes the edit form: the same rules as PUT /api/v1/websites/{id}.
+func (p *Pages) editWebsite(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	site, ok := p.ownedSite(w, r, user)
+	if !ok {
+		return
+	}
+	form, settings, errs := readWebsiteForm(r.PostForm, true)
+	form.Domain, form.HasPassword = site.Domain, site.PasswordHash != nil
+	if len(errs) == 0 {
+		var err error
+		_, errs, err = p.websites.Update(r.Context(), user.ID, site.ID, settings)
+		switch {
+		case errors.Is(err, repository.ErrNotFound):
+			p.notFound(w, r) // deleted meanwhile
+			return
+		case err != nil:
+			p.serverError(w, r, err)
+			return
+		case errs == nil:
+			http.Redirect(w, r, "/?notice=saved", http.StatusSeeOther)
+			return
+		}
+	}
+	form.Errors = errs
+	p.renderEdit(w, r, http.StatusUnprocessableEntity, site, form)
+}
+
+// favorite stars or unstars a website from the list.
+func (p *Pages) favorite(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	site, ok := p.ownedSite(w, r, user)
+	if !ok {
+		return
+	}
+	var on bool
+	switch r.PostForm.Get("favorite") {
+	case "1":
+		on = true
+	case "0":
+	default:
+		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid form", "favorite must be 1 or 0.")
+		return
+	}
+	_, _, err := p.websites.Update(r.Context(), user.ID, site.ID, website.Settings{Favorite: &on})
+	if err != nil && !errors.Is(err, repository.ErrNotFound) {
+		p.serverError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// deletePage asks to confirm a deletion (without JavaScript, a page is the way to ask).
+func (p *Pages) deletePage(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return
+	}
+	site, ok := p.ownedSite(w, r, user)
+	if !ok {
+		return
+	}
+	p.render(w, r, http.StatusOK, "delete.html", "Delete "+site.Domain, site)
+}
+
+func (p *Pages) deleteWebsite(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	site, ok := p.ownedSite(w, r, user)
+	if !ok {
+		return
+	}
+	err := p.websites.Delete(r.Context(), user.ID, site.ID)
+	if err != nil && !errors.Is(err, repository.ErrNotFound) {
+		p.serverError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/?notice=deleted", http.StatusSeeOther)
+}
+
+// ownedSite reads {id} of the URL: one of the user's websites, else the 404 page (another
+// owner's website looks exactly like no website).
+func (p *Pages) ownedSite(w http.ResponseWriter, r *http.Request, user *repository.User) (repository.Website, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id < 1 {
+		p.notFound(w, r)
+		return repository.Website{}, false
+	}
+	site, err := p.repo.Website(r.Context(), user.ID, id)
+	if errors.Is(err, repository.ErrNotFound) {
+		p.notFound(w, r)
+		return repository.Website{}, false
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return repository.Website{}, false
+	}
+	return site, true
+}

@@ -1,0 +1,184 @@
+package pages
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// The full list takes the API's parameters (CONTRACT.md section 3) with the API's values.
+var (
+	perPageValues = []int{10, 25, 50, 100}
+	sortByValues  = []string{"count", "value"}
+	sortValues    = []string{"desc", "asc"}
+)
+
+const defaultPerPage = 50
+
+// listParams are a full list's parameters, checked.
+type listParams struct {
+	Search  string
+	SortBy  string
+	Sort    string
+	PerPage int
+	Page    int
+}
+
+// listPage is the data of list.html.
+type listPage struct {
+	Domain    string
+	Stat      statistic
+	Range     dateRange
+	Params    listParams
+	Rows      []topRow
+	Total     int64
+	From, To  int64 // positions of the first and last row shown, 0 when none
+	Pages     []pageLink
+	Prev      string
+	Next      string
+	SortLinks map[string]string // "value", "count" -> the address sorting by it
+	Dashboard string
+	ExportURL string
+	PerPages  []int
+}
+
+type pageLink struct {
+	Number  int
+	URL     string
+	Current bool
+}
+
+func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
+	site, ok := p.site(w, r)
+	if !ok {
+		return
+	}
+	stat, known := statisticNamed(r.PathValue("name"))
+	if !known {
+		p.notFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	rng, errs := parseRange(q, p.today())
+	params := parseListParams(q, errs)
+	if len(errs) > 0 {
+		p.badParams(w, r, site.Domain, errs)
+		return
+	}
+	entries, total, err := p.repo.ListStats(r.Context(), site.ID, repository.StatQuery{
+		Name: stat.Name, From: rng.From, To: rng.To, Search: params.Search,
+		SortBy: params.SortBy, Desc: params.Sort == "desc",
+		Limit: params.PerPage, Offset: (params.Page - 1) * params.PerPage,
+	})
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	data := listPage{
+		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total,
+		Rows: topRows(stat.Name, entries), Dashboard: statsPath(site.Domain) + "?" + rng.Query().Encode(),
+		ExportURL: exportURL(site.Domain, stat.Name, rng), PerPages: perPageValues,
+	}
+	if len(entries) > 0 {
+		data.From = int64((params.Page-1)*params.PerPage) + 1
+		data.To = data.From + int64(len(entries)) - 1
+	}
+	p.pageLinks(&data, r.URL)
+	p.render(w, r, http.StatusOK, "list.html", stat.Title+" · "+site.Domain, data)
+}
+
+// parseListParams checks search, search_by, sort_by, sort, per_page and page as the API does.
+func parseListParams(q url.Values, errs fieldErrs) listParams {
+	out := listParams{SortBy: "count", Sort: "desc", PerPage: defaultPerPage, Page: 1}
+	one := func(name string) (string, bool) {
+		v, ok := q[name]
+		if !ok {
+			return "", false
+		}
+		if len(v) > 1 {
+			errs.add(name, "must be sent once")
+			return "", false
+		}
+		return v[0], true
+	}
+	if v, ok := one("search"); ok {
+		if len(v) > 255 {
+			errs.add("search", "must be at most 255 characters")
+		}
+		out.Search = v
+	}
+	if v, ok := one("search_by"); ok && v != "value" {
+		errs.add("search_by", "must be one of value")
+	}
+	if v, ok := one("sort_by"); ok {
+		if !contains(sortByValues, v) {
+			errs.add("sort_by", "must be one of count, value")
+		}
+		out.SortBy = v
+	}
+	if v, ok := one("sort"); ok {
+		if !contains(sortValues, v) {
+			errs.add("sort", "must be one of desc, asc")
+		}
+		out.Sort = v
+	}
+	if v, ok := one("per_page"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || !contains(perPageValues, n) {
+			errs.add("per_page", "must be one of 10, 25, 50, 100")
+		}
+		out.PerPage = n
+	}
+	if v, ok := one("page"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1_000_000 {
+			errs.add("page", "must be a whole number from 1")
+		}
+		out.Page = n
+	}
+	return out
+}
+
+// pageLinks fills the paging and sorting links; each keeps every other parameter.
+func (p *Pages) pageLinks(data *listPage, u *url.URL) {
+	with := func(changes map[string]string) string {
+		q := u.Query()
+		for k, v := range changes {
+			q.Set(k, v)
+		}
+		return u.Path + "?" + q.Encode()
+	}
+	per := int64(data.Params.PerPage)
+	last := max(1, int((data.Total+per-1)/per))
+	for n := max(1, data.Params.Page-3); n <= min(last, data.Params.Page+3); n++ {
+		data.Pages = append(data.Pages, pageLink{Number: n, URL: with(map[string]string{"page": strconv.Itoa(n)}), Current: n == data.Params.Page})
+	}
+	if data.Params.Page > 1 {
+		data.Prev = with(map[string]string{"page": strconv.Itoa(min(data.Params.Page-1, last))})
+	}
+	if data.Params.Page < last {
+		data.Next = with(map[string]string{"page": strconv.Itoa(data.Params.Page + 1)})
+	}
+	data.SortLinks = map[string]string{}
+	for _, by := range sortByValues {
+		order := "desc"
+		if data.Params.SortBy == by && data.Params.Sort == "desc" {
+			order = "asc"
+		}
+		if by == "value" && data.Params.SortBy != "value" {
+			order = "asc"
+		}
+		data.SortLinks[by] = with(map[string]string{"sort_by": by, "sort": order, "page": "1"})
+	}
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,115 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// loginPage is the data of login.html.
+type loginPage struct {
+	Email string
+	Next  string
+	Error string
+}
+
+func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
+	next := localPath(r.URL.Query().Get("next"))
+	if viewerOf(r) != nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	p.render(w, r, http.StatusOK, "login.html", "Sign in", loginPage{Next: next})
+}
+
+// login signs an owner in. Wrong e-mail and wrong password get the same answer, at the same
+// speed; failures are limited per account and per client.
+func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
+	if !p.parseForm(w, r) {
+		return
+	}
+	email := strings.TrimSpace(r.PostForm.Get("email"))
+	password := r.PostForm.Get("password")
+	next := localPath(r.PostForm.Get("next"))
+	again := loginPage{Email: email, Next: next}
+	if email == "" || password == "" {
+		again.Error = "Enter your e-mail address and your password."
+		p.render(w, r, http.StatusUnprocessableEntity, "login.html", "Sign in", again)
+		return
+	}
+	keys := []string{p.clientKey(r, "signin"), "account:" + strings.ToLower(email)}
+	if wait := p.attempts.blocked(keys...); wait > 0 {
+		p.tooMany(w, r, wait)
+		return
+	}
+	user, hash, err := p.repo.UserPasswordHash(r.Context(), email)
+	if err != nil && !errors.Is(err, repository.ErrNotFound) {
+		p.serverError(w, r, err)
+		return
+	}
+	right, err := p.checkPassword(r.Context(), hash, password)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	if !right {
+		p.attempts.fail(keys...)
+		p.slowFailure(r.Context(), began)
+		again.Error = "That e-mail address and password do not match an account."
+		p.render(w, r, http.StatusUnauthorized, "login.html", "Sign in", again)
+		return
+	}
+	token, err := p.repo.CreateSession(r.Context(), user.ID, SessionTTL)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.setCookie(w, sessionCookie, token, "/", SessionTTL)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
+	if !p.parseForm(w, r) {
+		return
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
+		if err := p.repo.DeleteSession(r.Context(), c.Value); err != nil {
+			p.serverError(w, r, err)
+			return
+		}
+	}
+	p.clearCookie(w, sessionCookie, "/")
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// requireUser sends a visitor who is not signed in to the sign-in page and returns nil.
+func (p *Pages) requireUser(w http.ResponseWriter, r *http.Request) *repository.User {
+	if u := viewerOf(r); u != nil {
+		return u
+	}
+	next := "/"
+	if r.Method == http.MethodGet {
+		next = r.URL.RequestURI()
+	}
+	http.Redirect(w, r, "/login?next="+url.QueryEscape(next), http.StatusSeeOther)
+	return nil
+}
+
+// localPath keeps a "next" address only when it is a path on this site, so the sign-in page
+// cannot be made to send someone elsewhere ("//evil.example", "https://...", "/\evil").
+func localPath(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
+		strings.ContainsAny(next, `\`+"\r\n\t") {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" {
+		return "/"
+	}
+	return next
+}

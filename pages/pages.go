@@ -1,0 +1,284 @@
+// Package pages is the HTML side of the service (CONTRACT.md section 5): the stats pages of a
+// website with the privacy guard in front of them, signing in, and the owner's websites. Pages
+// are rendered on the server with html/template and work without JavaScript; they read through
+// the same repository queries as the API and change websites through the same rules
+// (package website).
+package pages
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"runtime"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
+	"github.com/analytics-service/analytics/website"
+)
+
+// Options configure the pages.
+type Options struct {
+	Repo   *repository.Repository
+	Logger *slog.Logger
+	// Location is the time zone whose calendar days the stats use (TZ); nil means UTC.
+	Location *time.Location
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// PublicURL is the service's public address (PUBLIC_URL); nil means each request's own.
+	// An https address makes every cookie Secure.
+	PublicURL *url.URL
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client, as for
+	// collection; the limits on password attempts count per client.
+	TrustedProxies []netip.Prefix
+	// OnWebsiteChange runs after a website is stored, updated or deleted (the ingest cache).
+	OnWebsiteChange func(ctx context.Context, id int64) error
+	// PasswordHasher hashes website passwords; nil means argon2id (website.HashPassword).
+	PasswordHasher func(string) (string, error)
+	// FailureDelay is the least time a wrong password or sign-in takes to answer; 0 means
+	// DefaultFailureDelay.
+	FailureDelay time.Duration
+}
+
+// DefaultFailureDelay: a wrong password is answered no sooner than this, and never sooner than
+// a right one (which costs one argon2id hash, a few tens of milliseconds).
+const DefaultFailureDelay = time.Second
+
+// Pages serves the HTML side.
+type Pages struct {
+	repo          *repository.Repository
+	websites      *website.Service
+	log           *slog.Logger
+	loc           *time.Location
+	now           func() time.Time
+	publicURL     *url.URL
+	secure        bool
+	trusted       []netip.Prefix
+	failureDelay  time.Duration
+	templates     map[string]*template.Template
+	csrfKey       []byte
+	grantKey      []byte
+	attempts      *attemptLimiter
+	clientHashKey []byte        // keys the hash of client addresses in the attempt limiter
+	hashing       chan struct{} // bounds concurrent argon2id work (19 MiB each)
+	mux           *http.ServeMux
+	handler       http.Handler // mux behind the cross-origin check
+}
+
+// New builds the pages. It reads the service's signing keys, so the database must answer.
+func New(ctx context.Context, opts Options) (*Pages, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Location == nil {
+		opts.Location = time.UTC
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.FailureDelay <= 0 {
+		opts.FailureDelay = DefaultFailureDelay
+	}
+	templates, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	csrfKey, err := opts.Repo.SigningKey(ctx, "csrf")
+	if err != nil {
+		return nil, fmt.Errorf("pages: %w", err)
+	}
+	grantKey, err := opts.Repo.SigningKey(ctx, "grant")
+	if err != nil {
+		return nil, fmt.Errorf("pages: %w", err)
+	}
+	p := &Pages{
+		repo:          opts.Repo,
+		websites:      website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
+		log:           opts.Logger,
+		loc:           opts.Location,
+		now:           opts.Now,
+		publicURL:     opts.PublicURL,
+		secure:        opts.PublicURL != nil && opts.PublicURL.Scheme == "https",
+		trusted:       opts.TrustedProxies,
+		failureDelay:  opts.FailureDelay,
+		templates:     templates,
+		csrfKey:       csrfKey,
+		grantKey:      grantKey,
+		attempts:      newAttemptLimiter(opts.Now),
+		clientHashKey: randomKey(),
+		hashing:       make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+	}
+	p.mux = p.routes()
+	p.handler = p.crossOrigin()
+	return p, nil
+}
+
+func (p *Pages) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	page := func(pattern string, get, post http.HandlerFunc) {
+		mux.Handle(pattern, p.withViewer(methods(get, post, p)))
+	}
+	page("/{$}", p.home, nil)
+	page("/login", p.loginPage, p.login)
+	page("/logout", nil, p.logout)
+	page("/websites", nil, p.addWebsite)
+	page("/websites/{id}/edit", p.editPage, p.editWebsite)
+	page("/websites/{id}/delete", p.deletePage, p.deleteWebsite)
+	page("/websites/{id}/favorite", nil, p.favorite)
+	page("/stats/{domain}", p.dashboard, p.unlock)
+	page("/stats/{domain}/export", p.export, p.unlock)
+	page("/stats/{domain}/{name}", p.list, p.unlock)
+	mux.Handle("/static/", web.StaticHandler())
+	mux.Handle("/favicon.ico", http.RedirectHandler(web.AssetURL("favicon.svg"), http.StatusMovedPermanently))
+	mux.Handle("/", p.withViewer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.notFound(w, r)
+	})))
+	return mux
+}
+
+// ServeHTTP sends every page with the security headers, refuses cross-origin form posts, and
+// routes.
+func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	// No inline script or style anywhere: a stranger's value that slipped past escaping still
+	// could not run. Framing is refused (clickjacking of the owner's forms).
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; "+
+		"img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	if p.secure {
+		h.Set("Strict-Transport-Security", "max-age=31536000")
+	}
+	p.handler.ServeHTTP(w, r)
+}
+
+// crossOrigin refuses state-changing requests that a browser marks as coming from another
+// site (Sec-Fetch-Site, Origin), before any handler runs; the CSRF token of each form is the
+// second, independent check.
+func (p *Pages) crossOrigin() http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.fail(w, r, http.StatusForbidden, "Form refused",
+			"This form was sent from another site. Go back, reload the page and try again.")
+	}))
+	return cop.Handler(p.mux)
+}
+
+// methods answers GET (and HEAD) with get and POST with post; any other method, or one with no
+// handler, gets a readable 405 page.
+func methods(get, post http.HandlerFunc, p *Pages) http.Handler {
+	allow := ""
+	if get != nil {
+		allow = "GET, HEAD"
+	}
+	if post != nil {
+		if allow != "" {
+			allow += ", "
+		}
+		allow += "POST"
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case (r.Method == http.MethodGet || r.Method == http.MethodHead) && get != nil:
+			get(w, r)
+		case r.Method == http.MethodPost && post != nil:
+			post(w, r)
+		default:
+			w.Header().Set("Allow", allow)
+			p.fail(w, r, http.StatusMethodNotAllowed, "Method not allowed",
+				"This address does not take a "+r.Method+" request.")
+		}
+	})
+}
+
+// view is what every template gets: the page's own data and what the layout needs.
+type view struct {
+	Title string
+	User  *repository.User
+	CSRF  string // the token every state-changing form carries
+	Data  any
+}
+
+// render executes a page template into a buffer first, so a template failure becomes a clean
+// 500 page instead of half a page.
+func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name, title string, data any) {
+	t, ok := p.templates[name]
+	if !ok {
+		p.serverError(w, r, fmt.Errorf("render: no template %q", name))
+		return
+	}
+	v := view{Title: title, User: viewerOf(r), CSRF: p.csrfToken(w, r), Data: data}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		p.serverError(w, r, fmt.Errorf("render %s: %w", name, err))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	// Stats of private and password websites must not stay in shared caches.
+	h.Set("Cache-Control", "private, no-cache")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// errorPage is the data of error.html.
+type errorPage struct {
+	Status  int
+	Heading string
+	Message string
+	Details []string
+}
+
+// fail answers with a readable error page.
+func (p *Pages) fail(w http.ResponseWriter, r *http.Request, status int, heading, message string, details ...string) {
+	p.render(w, r, status, "error.html", heading, errorPage{Status: status, Heading: heading, Message: message, Details: details})
+}
+
+// notFound is the one 404 page: an unknown domain, a private website seen by anyone but its
+// owner, and an unknown address all look the same, so nothing can be probed.
+func (p *Pages) notFound(w http.ResponseWriter, r *http.Request) {
+	p.fail(w, r, http.StatusNotFound, "Page not found",
+		"There is no page at this address, or you may not see it.")
+}
+
+// serverError logs a failure with a request id and shows only the id.
+func (p *Pages) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	id := hex.EncodeToString(randomKey()[:8])
+	p.log.Error("page failed", "request_id", id, "method", r.Method, "path", r.URL.Path, "error", err)
+	h := w.Header()
+	h.Set("X-Request-Id", id)
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusInternalServerError)
+	// Written by hand: the template machinery may be what failed.
+	fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head>`+
+		`<body><main><h1>Something went wrong</h1><p>The error is logged as request %s. Please try again.</p>`+
+		`<p><a href="/">Home</a></p></main></body></html>`, id)
+}
+
+// baseURL is the service's public address, for the tracker snippet.
+func (p *Pages) baseURL(r *http.Request) string {
+	if p.publicURL != nil {
+		return p.publicURL.String()
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func randomKey() []byte {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // never fails on supported platforms (Go 1.24+ panics instead)
+	return b
+}

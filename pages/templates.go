@@ -1,0 +1,45 @@
+package pages
+
+import (
+	"fmt"
+	"html/template"
+	"io/fs"
+	"strings"
+
+	"github.com/analytics-service/analytics/web"
+)
+
+// templateFuncs are the helpers templates may call. None of them returns template.HTML: every
+// value, a stranger's page path included, goes through html/template's escaping.
+var templateFuncs = template.FuncMap{
+	"asset":   web.AssetURL,
+	"count":   formatCount,
+	"float":   func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"privacy": func(level int) string { return privacyNames[level] },
+	"add":     func(a, b float64) float64 { return a + b },
+	"sub":     func(a, b float64) float64 { return a - b },
+	"fieldError": func(errs map[string][]string, field string) string {
+		return strings.Join(errs[field], "; ")
+	},
+}
+
+// parseTemplates parses each page with the layout and the shared pieces.
+func parseTemplates() (map[string]*template.Template, error) {
+	files := web.Templates()
+	names, err := fs.Glob(files, "*.html")
+	if err != nil {
+		return nil, fmt.Errorf("templates: %w", err)
+	}
+	out := map[string]*template.Template{}
+	for _, name := range names {
+		if name == "layout.html" || strings.HasPrefix(name, "_") {
+			continue
+		}
+		t, err := template.New(name).Funcs(templateFuncs).ParseFS(files, "layout.html", "_*.html", name)
+		if err != nil {
+			return nil, fmt.Errorf("templates: %s: %w", name, err)
+		}
+		out[name] = t
+	}
+	return out, nil
+}
