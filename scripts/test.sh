@@ -17,5 +17,14 @@ fi
 UA_CORPUS_DIR=$PWD/.cache/corpora
 export UA_CORPUS_DIR
 
+# axe-core, injected into the stats pages by the browser tests (accessibility checks).
+AXE_VERSION=4.14.1
+if [ ! -f .cache/npm/axe-core/axe.min.js ] || ! grep -q "\"version\": \"$AXE_VERSION\"" .cache/npm/axe-core/package.json; then
+  scripts/npm-fetch.sh "axe-core@$AXE_VERSION" \
+    sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ== .cache/npm >/dev/null
+fi
+AXE_JS=$PWD/.cache/npm/axe-core/axe.min.js
+export AXE_JS
+
 if [ $# -eq 0 ]; then set -- go test -race -count=1 ./...; fi
 "$@"

@@ -20,28 +20,9 @@ packages=(
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 dest=${1:-$repo/.cache/corpora}
-mkdir -p "$dest"
-dest=$(cd "$dest" && pwd)
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
 for entry in "${packages[@]}"; do
 	read -r spec want <<<"$entry"
-	name=${spec%@*}
-	# npm pack fetches the tarball alone: no dependencies, no install scripts.
-	(cd "$work" && npm pack --json "$spec" 2>/dev/null) >"$work/$name.json"
-	read -r file got < <(node -e '
-		const [r] = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-		console.log(r.filename, r.integrity);' "$work/$name.json")
-	if [[ $got != "$want" ]]; then
-		echo "fetch-corpora: $spec has integrity $got, want $want" >&2
-		exit 1
-	fi
-	rm -rf "${dest:?}/$name"
-	mkdir -p "$dest/$name"
-	tar -xzf "$work/$file" -C "$dest/$name" --strip-components=1
-	echo "fetch-corpora: $spec -> $dest/$name"
+	"$repo/scripts/npm-fetch.sh" "$spec" "$want" "$dest"
 done
 
 echo "Run the tests with: UA_CORPUS_DIR=$dest go test ./ingest/"
