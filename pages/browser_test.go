@@ -1,0 +1,239 @@
+package pages_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web/webtest"
+)
+
+// seedMonth gives a website 45 days of every statistic, ending on the test clock's today, with
+// a stranger's markup among the values.
+func (e *env) seedMonth(id int64) {
+	e.t.Helper()
+	today := e.clock.Now().UTC().Truncate(24 * time.Hour)
+	values := map[string][]string{
+		"page":              {"/", "/pricing", "/blog/how-we-count-visitors-without-cookies", "/docs/getting-started", "/<script>alert(1)</script>", "/about", "/signup", "/contact", "/careers", "/changelog", "/legal/privacy", "/blog"},
+		"referrer":          {"", "www.google.com", "news.ycombinator.com", "duckduckgo.com", "github.com", "<img src=x onerror=alert(2)>"},
+		"campaign":          {"spring-sale", "newsletter"},
+		"continent":         {"EU:Europe", "NA:North America", "AS:Asia"},
+		"country":           {"US:United States", "DE:Germany", "FR:France", "GB:United Kingdom", "JP:Japan", ""},
+		"city":              {"US:New York, NY", "DE:Berlin, BE", "FR:Paris, IDF"},
+		"browser":           {"Chrome", "Safari", "Firefox", "Edge"},
+		"operating_system":  {"Windows", "macOS", "Android", "iOS", "Linux"},
+		"device":            {"desktop", "mobile", "tablet"},
+		"language":          {"en", "de", "fr"},
+		"screen_resolution": {"1920x1080", "390x844", "1440x900", ""},
+		"event":             {"Signup::", "Purchase:5:USD", "<b>bold</b>::"},
+	}
+	var counts []repository.StatCount
+	for d := 0; d < 45; d++ {
+		day := today.AddDate(0, 0, -d)
+		wave := 1 + 0.4*math.Sin(float64(d)/3)
+		pageviews := int64(300*wave) + int64(d)
+		visitors := int64(120*wave) + int64(d/2)
+		date := day.Format(time.DateOnly)
+		counts = append(counts,
+			repository.StatCount{WebsiteID: id, Name: "pageview", Date: day, Value: date, Count: pageviews},
+			repository.StatCount{WebsiteID: id, Name: "visitor", Date: day, Value: date, Count: visitors})
+		for name, vs := range values {
+			for i, v := range vs {
+				counts = append(counts, repository.StatCount{WebsiteID: id, Name: name, Date: day, Value: v,
+					Count: int64(float64(len(vs)-i)*wave*3) + 1})
+			}
+		}
+	}
+	if _, err := e.repo.AddStats(context.Background(), uuid.NewString(), counts); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// axeViolation is what axe-core reports of one rule.
+type axeViolation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []any  `json:"target"`
+		HTML   string `json:"html"`
+	} `json:"nodes"`
+}
+
+// The pages in a real browser at a desktop and a phone width: no console error, nothing
+// wider than the screen, and no serious or critical accessibility violation (axe-core).
+func TestPagesInChromium(t *testing.T) {
+	axePath := os.Getenv("AXE_JS")
+	if axePath == "" {
+		t.Fatal("AXE_JS is not set: run the tests with `make test`, which fetches axe-core from npm")
+	}
+	axe, err := os.ReadFile(axePath)
+	if err != nil {
+		t.Fatalf("read axe-core: %v", err)
+	}
+	shots := os.Getenv("SCREENSHOT_DIR") // to look at them; by default they go with the test
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "example.com")
+	e.site(owner, "private.example", "privacy", "1")
+	e.site(owner, "locked.example", "privacy", "2", "password", "letmein")
+	e.seedMonth(id)
+
+	browser := webtest.NewBrowser(t)
+	// The pages that answer 401 and 404 on purpose go in a tab of their own: Chromium logs
+	// every such answer as a console error. Every other page must log none.
+	errorTab, closeErrorTab := chromedp.NewContext(browser)
+	t.Cleanup(closeErrorTab)
+	ctx, closeTab := chromedp.NewContext(browser)
+	t.Cleanup(closeTab)
+	// A tab opens on its first run, which must not have a deadline (it would close the tab).
+	for _, tab := range []context.Context{errorTab, ctx} {
+		if err := chromedp.Do(tab); err != nil {
+			t.Fatal(err)
+		}
+	}
+	webtest.WatchProblems(t, ctx)
+	do := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Do(c, steps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eval := func(js string, out any) {
+		t.Helper()
+		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		raw, err := chromedp.Run(c, chromedp.Evaluate[json.RawMessage](js, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("%.80s: %v", js, err)
+		}
+		if out != nil {
+			if err := json.Unmarshal(raw, out); err != nil {
+				t.Fatalf("%.80s: %v", js, err)
+			}
+		}
+	}
+	viewport := func(width int64) chromedp.Action[chromedp.Void] {
+		if width < 600 {
+			return chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
+		}
+		return chromedp.EmulateViewport(width, 900)
+	}
+
+	check := func(name, path string, width int64) {
+		t.Helper()
+		ctx := ctx
+		if name == "password" || name == "not-found" {
+			ctx = errorTab
+		}
+		do := func(steps ...chromedp.Action[chromedp.Void]) {
+			t.Helper()
+			c, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			if err := chromedp.Do(c, steps...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		eval := func(js string, out any) {
+			t.Helper()
+			c, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			raw, err := chromedp.Run(c, chromedp.Evaluate[json.RawMessage](js, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatalf("%.80s: %v", js, err)
+			}
+			if out != nil {
+				if err := json.Unmarshal(raw, out); err != nil {
+					t.Fatalf("%.80s: %v", js, err)
+				}
+			}
+		}
+		do(viewport(width), chromedp.Navigate(e.srv.URL+path), chromedp.WaitReady(chromedp.CSS("main")))
+		var overflow int64
+		eval(`document.documentElement.scrollWidth - window.innerWidth`, &overflow)
+		if overflow > 0 {
+			t.Errorf("%s at %dpx: the page is %dpx wider than the screen", name, width, overflow)
+		}
+		var result []axeViolation
+		eval(string(axe)+";0", nil)
+		eval(`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &result)
+		for _, v := range result {
+			if v.Impact == "serious" || v.Impact == "critical" {
+				raw, _ := json.MarshalIndent(v.Nodes, "", "  ")
+				t.Errorf("%s at %dpx: axe %s (%s): %s\n%s", name, width, v.ID, v.Impact, v.Help, raw)
+			} else {
+				t.Logf("%s at %dpx: axe %s (%s): %s", name, width, v.ID, v.Impact, v.Help)
+			}
+		}
+		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		png, err := chromedp.Run(c, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, width := range []int64{1280, 375} {
+		check("dashboard", "/stats/example.com", width)
+	}
+	// The month of data is on the page: every day a bar with its numbers on hover, every top
+	// list filled, the stranger's markup shown as text.
+	var bars int
+	var text string
+	eval(`document.querySelectorAll("svg.chart-wide g.day > title").length`, &bars)
+	eval(`document.querySelector("main").innerText`, &text)
+	if bars != 30 || !strings.Contains(text, "/<script>alert(1)</script>") || !strings.Contains(text, "Purchase · 5 USD") {
+		t.Fatalf("dashboard: %d bars (want 30), or values missing:\n%s", bars, text)
+	}
+
+	for _, width := range []int64{1280, 375} {
+		check("list", "/stats/example.com/page?per_page=10", width)
+		check("password", "/stats/locked.example", width)
+		check("not-found", "/stats/private.example", width)
+		check("login", "/login", width)
+	}
+	// Sign in through the form, as a person would, then the owner's pages.
+	do(chromedp.Navigate(e.srv.URL+"/login"),
+		chromedp.SendKeys(chromedp.CSS("#email"), owner.email),
+		chromedp.SendKeys(chromedp.CSS("#password"), owner.password),
+		chromedp.Submit(chromedp.CSS("#password")),
+		chromedp.WaitVisible(chromedp.CSS("table.sites")))
+	for _, width := range []int64{1280, 375} {
+		check("home", "/", width)
+		check("edit", fmt.Sprintf("/websites/%d/edit", id), width)
+	}
+
+	// Without JavaScript the dashboard, chart included, is all there.
+	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}), viewport(1280), chromedp.Navigate(e.srv.URL+"/stats/example.com"), chromedp.WaitReady(chromedp.CSS("main")))
+	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("svg.chart-wide rect.bar-pageviews")))
+	if err != nil || len(nodes) != 30 {
+		t.Fatalf("without JavaScript the chart has %d bars (%v)", len(nodes), err)
+	}
+}

@@ -1,0 +1,140 @@
+package pages_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The CSV holds every value of the range with its exact count, in the API's default order,
+// quoted as RFC 4180 says, and defused for spreadsheets.
+func TestExport(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "csv.example")
+	values := map[string]int64{
+		`/plain`:                     9,
+		`/with,comma`:                9, // ties break by value ascending
+		`/with "quotes"`:             7,
+		"/with\nnewline":             5,
+		`=HYPERLINK("http://x","y")`: 4,
+		`+1`:                         3,
+		`-2`:                         3,
+		`@SUM(A1)`:                   2,
+		"\tTab":                      2,
+		"":                           1,
+	}
+	for i := 0; i < 150; i++ { // more than any page of the API
+		values[fmt.Sprintf("/many/%03d", i)] = 1
+	}
+	e.stats(id, "2026-03-10", "page", values)
+	e.stats(id, "2026-03-11", "page", map[string]int64{`/plain`: 1000})
+	e.stats(id, "2026-02-10", "page", map[string]int64{`/outside`: 50}) // before the range
+
+	p := e.browser().get("/stats/csv.example/export?name=page&from=2026-03-01&to=2026-03-31")
+	wantStatus(t, "export", p, http.StatusOK)
+	if cd := p.header.Get("Content-Disposition"); cd != `attachment; filename="csv.example-page-2026-03-01-2026-03-31.csv"` {
+		t.Fatalf("Content-Disposition %q", cd)
+	}
+	wantStart := "value,count\r\n" +
+		"/plain,1009\r\n" +
+		"\"/with,comma\",9\r\n" +
+		"\"/with \"\"quotes\"\"\",7\r\n" +
+		"\"/with\nnewline\",5\r\n" +
+		"\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",4\r\n" +
+		"'+1,3\r\n" +
+		"'-2,3\r\n" +
+		"'\tTab,2\r\n" + // byte order: tab before @
+		"'@SUM(A1),2\r\n" +
+		",1\r\n" +
+		"/many/000,1\r\n"
+	if !strings.HasPrefix(p.body, wantStart) {
+		t.Fatalf("export starts\n%q\nwant\n%q", p.body[:min(len(p.body), len(wantStart)+40)], wantStart)
+	}
+	if lines := strings.Count(p.body, "\r\n"); lines != 1+10+150 || strings.Contains(p.body, "/outside") {
+		t.Fatalf("%d lines (want 161), or a value outside the range", lines)
+	}
+	if !strings.HasSuffix(p.body, "/many/149,1\r\n") {
+		t.Fatalf("export ends %q", p.body[len(p.body)-40:])
+	}
+
+	// The same range through the API sums to the same numbers.
+	status, body := e.api("GET", fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-03-01&to=2026-03-31&per_page=10", id), owner.key, nil)
+	var api struct {
+		Data []struct {
+			Value string
+			Count int64
+		}
+		Meta struct{ Total int64 }
+	}
+	if status != 200 || json.Unmarshal([]byte(body), &api) != nil || api.Meta.Total != 160 ||
+		api.Data[0].Value != "/plain" || api.Data[0].Count != 1009 || api.Data[1].Value != "/with,comma" {
+		t.Fatalf("the API disagrees: %d %s", status, body)
+	}
+}
+
+// A stats page with parameters it cannot use says which, in a readable page; never a 500 and
+// never a silent fallback.
+func TestStatsPageParameters(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "params.example")
+	for i := 0; i < 30; i++ {
+		e.stats(id, "2026-03-10", "page", map[string]int64{fmt.Sprintf("/p%02d", i): int64(100 - i)})
+	}
+	b := e.browser()
+	bad := []struct{ path, says string }{
+		{"/stats/params.example?from=2026-02-30", "from must be a date in the form YYYY-MM-DD"},
+		{"/stats/params.example?from=2026-03-10&to=2026-03-01", "to must be a date after or equal to from"},
+		{"/stats/params.example?from=2000-01-01&to=2026-03-01", "from must be at most 10 years before to"},
+		{"/stats/params.example?from=2026-03-01&from=2026-03-02", "from must be sent once"},
+		{"/stats/params.example/page?per_page=7", "per_page must be one of 10, 25, 50, 100"},
+		{"/stats/params.example/page?sort=up", "sort must be one of desc, asc"},
+		{"/stats/params.example/page?sort_by=name", "sort_by must be one of count, value"},
+		{"/stats/params.example/page?page=0", "page must be a whole number from 1"},
+		{"/stats/params.example/page?page=x", "page must be a whole number from 1"},
+		{"/stats/params.example/page?search_by=domain", "search_by must be one of value"},
+		{"/stats/params.example/export", "name is required"},
+		{"/stats/params.example/export?name=pages", "name must be one of the statistics"},
+		{"/stats/params.example/export?name=page&to=nope", "to must be a date"},
+	}
+	for _, c := range bad {
+		p := b.get(c.path)
+		wantStatus(t, c.path, p, http.StatusUnprocessableEntity)
+		if !strings.Contains(p.body, c.says) || !strings.Contains(p.header.Get("Content-Type"), "text/html") {
+			t.Fatalf("%s: the page does not say %q:\n%s", c.path, c.says, p.body)
+		}
+	}
+	for _, path := range []string{"/stats/params.example/pages", "/stats/params.example/export/x", "/stats/-bad-/page", "/stats/"} {
+		wantStatus(t, path, b.get(path), http.StatusNotFound)
+	}
+	wantStatus(t, "DELETE a stats page", b.do(mustRequest(t, "DELETE", e.srv.URL+"/stats/params.example")), http.StatusMethodNotAllowed)
+
+	// A domain written as a person would is sent to its canonical address.
+	p := b.get("/stats/WWW.Params.Example/page?page=2")
+	wantStatus(t, "non-canonical domain", p, http.StatusMovedPermanently)
+	if loc := p.header.Get("Location"); loc != "/stats/params.example/page?page=2" {
+		t.Fatalf("canonical redirect to %q", loc)
+	}
+
+	// Paging, searching and sorting as in the API.
+	list := b.get("/stats/params.example/page?from=2026-03-01&to=2026-03-20&per_page=10&page=2")
+	wantStatus(t, "page 2", list, http.StatusOK)
+	if !strings.Contains(list.body, "11–20 of 30") || !strings.Contains(list.body, ">/p10<") || strings.Contains(list.body, ">/p09<") {
+		t.Fatalf("page 2 of 10:\n%s", list.body)
+	}
+	if !strings.Contains(list.body, `href="/stats/params.example/page?from=2026-03-01&amp;page=3&amp;per_page=10&amp;to=2026-03-20"`) {
+		t.Fatalf("the next link does not keep the parameters:\n%s", list.body)
+	}
+	past := b.get("/stats/params.example/page?from=2026-03-01&to=2026-03-20&per_page=10&page=9")
+	wantStatus(t, "past the end", past, http.StatusOK)
+	if !strings.Contains(past.body, "past the end") {
+		t.Fatal("a page past the end does not say so")
+	}
+	found := b.get("/stats/params.example/page?from=2026-03-01&to=2026-03-20&search=P2&sort_by=value&sort=desc")
+	if !strings.Contains(found.body, "1–10 of 10") || strings.Index(found.body, ">/p29<") > strings.Index(found.body, ">/p20<") {
+		t.Fatalf("search and sort:\n%s", found.body)
+	}
+}

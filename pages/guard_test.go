@@ -1,0 +1,223 @@
+package pages_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/analytics-service/analytics/pages"
+)
+
+// The three kinds of stats page go through the same guard.
+var statsPages = []struct{ name, path string }{
+	{"dashboard", "/stats/%s"},
+	{"full list", "/stats/%s/page"},
+	{"export", "/stats/%s/export?name=page"},
+}
+
+// what a viewer gets on every stats page of a website
+const (
+	shown   = http.StatusOK
+	hidden  = http.StatusNotFound
+	askPass = http.StatusUnauthorized
+)
+
+// wantAccess checks one viewer on every stats page of a domain. A shown page must hold the
+// stats (the page value "/secret-page"); a hidden one must be the unknown-domain page; a locked
+// one the password form.
+func wantAccess(t *testing.T, b *browser, who, domain string, want int) {
+	t.Helper()
+	unknown := b.get("/stats/no-such-site.example")
+	for _, sp := range statsPages {
+		p := b.get(fmt.Sprintf(sp.path, domain))
+		what := fmt.Sprintf("%s on the %s of %s", who, sp.name, domain)
+		wantStatus(t, what, p, want)
+		switch want {
+		case shown:
+			if !strings.Contains(p.body, "/secret-page") {
+				t.Fatalf("%s: the stats are not on the page:\n%.1500s", what, p.body)
+			}
+		case hidden:
+			if p.body != unknown.body {
+				t.Fatalf("%s: the 404 differs from an unknown domain's:\n%s\n---\n%s", what, p.body, unknown.body)
+			}
+		case askPass:
+			if !strings.Contains(p.body, `name="password"`) || strings.Contains(p.body, "/secret-page") {
+				t.Fatalf("%s: want the password form and no stats:\n%.1500s", what, p.body)
+			}
+		}
+	}
+}
+
+func TestPrivacyGuard(t *testing.T) {
+	e := newEnv(t)
+	owner, other := e.account("owner@example.com"), e.account("other@example.com")
+	ids := map[string]int64{
+		"public.example":   e.site(owner, "public.example", "privacy", "0"),
+		"private.example":  e.site(owner, "private.example", "privacy", "1"),
+		"password.example": e.site(owner, "password.example", "privacy", "2", "password", "open sesame"),
+		"second.example":   e.site(owner, "second.example", "privacy", "2", "password", "open sesame"),
+	}
+	for _, id := range ids {
+		e.stats(id, "2026-03-19", "page", map[string]int64{"/secret-page": 3})
+	}
+	stranger := e.browser()
+	ownerB := e.browser().signIn(owner)
+	otherB := e.browser().signIn(other)
+	holder := e.browser()
+
+	t.Run("before any password", func(t *testing.T) {
+		for _, v := range []struct {
+			who string
+			b   *browser
+		}{{"stranger", stranger}, {"another user", otherB}, {"holder", holder}} {
+			wantAccess(t, v.b, v.who, "public.example", shown)
+			wantAccess(t, v.b, v.who, "private.example", hidden)
+			wantAccess(t, v.b, v.who, "password.example", askPass)
+		}
+		for _, d := range []string{"public.example", "private.example", "password.example"} {
+			wantAccess(t, ownerB, "owner", d, shown)
+		}
+	})
+
+	t.Run("a wrong password", func(t *testing.T) {
+		began := time.Now()
+		p := holder.post("/stats/password.example", url.Values{"password": {"open sesame!"}})
+		wantStatus(t, "wrong password", p, askPass)
+		if took := time.Since(began); took < failureDelay {
+			t.Fatalf("a wrong password was answered in %v, before the %v floor", took, failureDelay)
+		}
+		if !strings.Contains(p.body, "not right") || holder.cookie("/stats/password.example", "grant_"+fmt.Sprint(ids["password.example"])) != nil {
+			t.Fatalf("wrong password: no error shown, or a grant given:\n%s", p.body)
+		}
+		wantAccess(t, holder, "holder", "password.example", askPass)
+	})
+
+	t.Run("the right password opens that website only", func(t *testing.T) {
+		// Entered on the full list: the answer goes back to it.
+		p := holder.post("/stats/password.example/page?sort=asc", url.Values{"password": {"open sesame"}})
+		wantStatus(t, "right password", p, http.StatusSeeOther)
+		if loc := p.header.Get("Location"); loc != "/stats/password.example/page?sort=asc" {
+			t.Fatalf("after the password: Location %q", loc)
+		}
+		grant := holder.cookie("/stats/password.example", fmt.Sprintf("grant_%d", ids["password.example"]))
+		if grant == nil {
+			t.Fatal("no grant cookie for the website's pages")
+		}
+		if holder.cookie("/stats/second.example", fmt.Sprintf("grant_%d", ids["password.example"])) != nil {
+			t.Fatal("the grant cookie is sent to another website's pages")
+		}
+		wantAccess(t, holder, "holder", "password.example", shown)
+		wantAccess(t, holder, "holder", "second.example", askPass) // same password, other website
+		wantAccess(t, stranger, "stranger", "password.example", askPass)
+	})
+
+	t.Run("a new password voids the grant", func(t *testing.T) {
+		status, body := e.api("PATCH", fmt.Sprintf("/api/v1/websites/%d", ids["password.example"]), owner.key,
+			url.Values{"password": {"new secret"}})
+		if status != 200 {
+			t.Fatalf("change password: %d %s", status, body)
+		}
+		wantAccess(t, holder, "holder after a password change", "password.example", askPass)
+		wantAccess(t, ownerB, "owner", "password.example", shown)
+		holder.post("/stats/password.example", url.Values{"password": {"new secret"}})
+		wantAccess(t, holder, "holder with the new password", "password.example", shown)
+	})
+
+	t.Run("a privacy change voids the grant, even undone", func(t *testing.T) {
+		path := fmt.Sprintf("/api/v1/websites/%d", ids["password.example"])
+		for _, privacy := range []string{"0", "2"} {
+			if status, body := e.api("PATCH", path, owner.key, url.Values{"privacy": {privacy}}); status != 200 {
+				t.Fatalf("privacy %s: %d %s", privacy, status, body)
+			}
+		}
+		wantAccess(t, holder, "holder after privacy 2 -> 0 -> 2", "password.example", askPass)
+		holder.post("/stats/password.example", url.Values{"password": {"new secret"}})
+		wantAccess(t, holder, "holder again", "password.example", shown)
+		if status, body := e.api("PATCH", path, owner.key, url.Values{"privacy": {"1"}}); status != 200 {
+			t.Fatalf("privacy 1: %d %s", status, body)
+		}
+		wantAccess(t, holder, "holder after privacy 1", "password.example", hidden)
+		wantAccess(t, ownerB, "owner", "password.example", shown)
+		// Entering the password of a private website gets the same 404, not a grant.
+		p := holder.post("/stats/password.example", url.Values{"password": {"new secret"}})
+		wantStatus(t, "password of a private website", p, hidden)
+	})
+
+	t.Run("removing the password makes a website with privacy 0 public", func(t *testing.T) {
+		path := fmt.Sprintf("/api/v1/websites/%d", ids["password.example"])
+		if status, body := e.api("PATCH", path, owner.key, url.Values{"privacy": {"0"}, "password": {""}}); status != 200 || !strings.Contains(body, `"password":false`) {
+			t.Fatalf("remove password: %d %s", status, body)
+		}
+		wantAccess(t, stranger, "stranger", "password.example", shown)
+	})
+
+	t.Run("another user sees nothing of the owner's", func(t *testing.T) {
+		for _, id := range ids {
+			for _, path := range []string{"/websites/%d/edit", "/websites/%d/delete"} {
+				wantStatus(t, "other user on "+path, otherB.get(fmt.Sprintf(path, id)), hidden)
+			}
+			p := otherB.post(fmt.Sprintf("/websites/%d/delete", id), nil)
+			wantStatus(t, "other user deleting", p, hidden)
+		}
+		home := otherB.get("/")
+		wantStatus(t, "other user's home", home, shown)
+		for domain := range ids {
+			if strings.Contains(home.body, domain) {
+				t.Fatalf("another user's home lists %s", domain)
+			}
+		}
+		if _, err := e.repo.Website(t.Context(), owner.id, ids["public.example"]); err != nil {
+			t.Fatalf("the owner's website is gone after another user's delete: %v", err)
+		}
+	})
+}
+
+// Wrong passwords are limited per client and per website: past the limit even the right
+// password is refused until the window ends; the owner is never locked out.
+func TestPasswordAttemptsAreLimited(t *testing.T) {
+	// The test server is its own trusted proxy, so X-Forwarded-For gives each browser its
+	// own client address.
+	e := newEnv(t, func(o *pages.Options) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")} })
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "locked.example", "privacy", "2", "password", "right one")
+	e.stats(id, "2026-03-19", "page", map[string]int64{"/secret-page": 3})
+	from := func(addr string) *browser {
+		b := e.browser()
+		b.header.Set("X-Forwarded-For", addr)
+		return b
+	}
+
+	guesser := from("203.0.113.1")
+	for i := 0; i < 10; i++ {
+		wantStatus(t, fmt.Sprintf("wrong password %d", i+1),
+			guesser.post("/stats/locked.example", url.Values{"password": {fmt.Sprintf("guess %d", i)}}), askPass)
+	}
+	p := guesser.post("/stats/locked.example", url.Values{"password": {"right one"}})
+	wantStatus(t, "right password past the client's limit", p, http.StatusTooManyRequests)
+	if p.header.Get("Retry-After") == "" || !strings.Contains(p.body, "Too many") {
+		t.Fatalf("429 without Retry-After or explanation: %v\n%s", p.header, p.body)
+	}
+	// Another client is not held by the first one's failures...
+	wantStatus(t, "another client", from("203.0.113.2").post("/stats/locked.example", url.Values{"password": {"right one"}}), http.StatusSeeOther)
+	// ...until the website itself has had too many, from any number of clients.
+	var wg sync.WaitGroup
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			from(fmt.Sprintf("198.51.100.%d", i+1)).post("/stats/locked.example", url.Values{"password": {"nope"}})
+		}()
+	}
+	wg.Wait()
+	wantStatus(t, "a new client past the website's limit", from("203.0.113.3").post("/stats/locked.example", url.Values{"password": {"right one"}}), http.StatusTooManyRequests)
+	wantAccess(t, from("203.0.113.1").signIn(owner), "owner", "locked.example", shown)
+
+	e.clock.Advance(16 * time.Minute)
+	wantStatus(t, "right password after the window", guesser.post("/stats/locked.example", url.Values{"password": {"right one"}}), http.StatusSeeOther)
+}

@@ -1,0 +1,311 @@
+package pages_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/ingest"
+	"github.com/analytics-service/analytics/pages"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/website"
+)
+
+// failureDelay is the tests' least time for a wrong password (production: one second).
+const failureDelay = 60 * time.Millisecond
+
+// env is one test's whole service (API, collector and pages) on its own database, served over
+// real HTTP.
+type env struct {
+	t        testing.TB
+	db       *sqlx.DB
+	repo     *repository.Repository
+	srv      *httptest.Server
+	pipeline *ingest.Pipeline
+	clock    *clock
+	logs     *syncBuffer
+}
+
+// clock only moves when told to; stats days are its calendar days (UTC).
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+type envOption func(*pages.Options)
+
+func newEnv(t testing.TB, opts ...envOption) *env {
+	t.Helper()
+	db, _ := repotest.New(t)
+	clk := &clock{now: time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC)}
+	repo := repository.New(db, clk.Now)
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	ctx := context.Background()
+	registry := prometheus.NewRegistry()
+	pipeline := ingest.NewPipeline(repo, ingest.Config{Now: clk.Now, FlushInterval: time.Hour, SettingsTTL: time.Hour},
+		registry, log)
+	if err := pipeline.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pipeline.Stop(context.Background()) })
+	o := pages.Options{Repo: repo, Logger: log, Now: clk.Now, OnWebsiteChange: pipeline.Sites.Refresh,
+		FailureDelay: failureDelay}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	site, err := pages.New(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler, err := handlers.NewServer(handlers.Options{Repo: repo, Logger: log, Registry: registry,
+		Collector: pipeline.Collector, OnWebsiteChange: pipeline.Sites.Refresh, Pages: site, RateLimit: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	return &env{t: t, db: db, repo: repo, srv: srv, pipeline: pipeline, clock: clk, logs: logs}
+}
+
+// account is a user who can sign in, with an API key.
+type account struct {
+	id       int64
+	email    string
+	password string
+	key      string
+}
+
+func (e *env) account(email string) account {
+	e.t.Helper()
+	ctx := context.Background()
+	u, err := e.repo.CreateUser(ctx, email)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	key, err := e.repo.CreateAPIKey(ctx, u.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	password := "pw of " + email
+	hash, err := website.HashPassword(password)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.repo.SetUserPassword(ctx, email, hash); err != nil {
+		e.t.Fatal(err)
+	}
+	return account{id: u.ID, email: email, password: password, key: key}
+}
+
+// api calls the JSON API with a key and returns the status and body.
+func (e *env) api(method, path, key string, form url.Values) (int, string) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(body)
+}
+
+// site creates a website through the API and returns its id.
+func (e *env) site(a account, domain string, kv ...string) int64 {
+	e.t.Helper()
+	form := url.Values{"domain": {domain}}
+	for i := 0; i < len(kv); i += 2 {
+		form.Set(kv[i], kv[i+1])
+	}
+	status, body := e.api("POST", "/api/v1/websites", a.key, form)
+	if status != http.StatusCreated {
+		e.t.Fatalf("create %s: %d %s", domain, status, body)
+	}
+	w, err := e.repo.WebsiteByDomain(context.Background(), domain)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return w.ID
+}
+
+// stats adds counters to a website, as a flush would.
+func (e *env) stats(id int64, day string, name string, values map[string]int64) {
+	e.t.Helper()
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var counts []repository.StatCount
+	for v, n := range values {
+		counts = append(counts, repository.StatCount{WebsiteID: id, Name: name, Date: d, Value: v, Count: n})
+	}
+	if _, err := e.repo.AddStats(context.Background(), uuid.NewString(), counts); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// browser is a cookie-keeping HTTP client that does not follow redirects, so tests see them.
+type browser struct {
+	e      *env
+	client *http.Client
+	header http.Header // sent with every request
+}
+
+func (e *env) browser() *browser {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &browser{e: e, header: http.Header{}, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+// page is one answer.
+type page struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (b *browser) do(req *http.Request) page {
+	b.e.t.Helper()
+	for k, v := range b.header {
+		req.Header[k] = v
+	}
+	res, err := b.client.Do(req)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	return page{status: res.StatusCode, header: res.Header, body: string(body)}
+}
+
+func (b *browser) get(path string) page {
+	b.e.t.Helper()
+	req, err := http.NewRequest("GET", b.e.srv.URL+path, nil)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	return b.do(req)
+}
+
+// post sends a form as a browser would, with this browser's CSRF token unless the form has one.
+func (b *browser) post(path string, form url.Values) page {
+	b.e.t.Helper()
+	copied := url.Values{}
+	for k, v := range form {
+		copied[k] = v
+	}
+	form = copied
+	if _, has := form["csrf"]; !has {
+		form.Set("csrf", b.token())
+	}
+	return b.postRaw(path, form)
+}
+
+func (b *browser) postRaw(path string, form url.Values) page {
+	b.e.t.Helper()
+	req, err := http.NewRequest("POST", b.e.srv.URL+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return b.do(req)
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// token reads this browser's CSRF token from a page that has a form: the sign-in page, or the
+// home page once signed in.
+func (b *browser) token() string {
+	b.e.t.Helper()
+	p := b.get("/login")
+	if p.status == http.StatusSeeOther {
+		p = b.get("/")
+	}
+	m := csrfField.FindStringSubmatch(p.body)
+	if m == nil {
+		b.e.t.Fatalf("no CSRF token on the page (%d):\n%s", p.status, p.body)
+	}
+	return m[1]
+}
+
+// signIn signs the browser in as a.
+func (b *browser) signIn(a account) *browser {
+	b.e.t.Helper()
+	p := b.post("/login", url.Values{"email": {a.email}, "password": {a.password}})
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/" {
+		b.e.t.Fatalf("sign in as %s: %d %s\n%s", a.email, p.status, p.header.Get("Location"), p.body)
+	}
+	return b
+}
+
+// cookie returns the browser's cookie of that name for the path, or nil.
+func (b *browser) cookie(path, name string) *http.Cookie {
+	u, _ := url.Parse(b.e.srv.URL + path)
+	for _, c := range b.client.Jar.Cookies(u) {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// wantStatus fails unless the page has the status.
+func wantStatus(t testing.TB, what string, p page, status int) {
+	t.Helper()
+	if p.status != status {
+		t.Fatalf("%s: status %d, want %d\n%.2000s", what, p.status, status, p.body)
+	}
+}
+
+// repoDB is the test's database, for checks of what is stored.
+func (e *env) repoDB() *sqlx.DB { return e.db }
