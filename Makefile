@@ -34,7 +34,7 @@ lint-spec: tools
 
 # Benchmarks of the stats API through HTTP on a year of data (see README: Performance).
 bench:
-	scripts/test.sh go test -run '^$$' -bench . -benchtime 400x -count 1 ./handlers/
+	scripts/test.sh go test -run '^$$' -bench . -benchtime 400x -count 1 ./handlers/ ./pages/
 
 # Load test of POST /api/event (see scripts/bench-ingest.sh): realistic mixed traffic against the
 # real service and PostgreSQL on this machine, closed loop then open loop at 15,000/s, 60 s each,

@@ -1,17 +1,15 @@
 package handlers_test
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"testing"
 	"time"
 
-	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
 )
 
 // BenchmarkStatsThroughHTTP measures GET /api/v1/stats over real HTTP on a website with a
@@ -28,7 +26,7 @@ func BenchmarkStatsThroughHTTP(b *testing.B) {
 	first := last.AddDate(0, 0, -364)
 
 	start := time.Now()
-	seedYear(b, e.repo, id, first, 1000)
+	repotest.SeedYear(b, e.repo, id, first, repotest.Year{Pages: 1000})
 	// What autovacuum would have done by then on a live database.
 	for _, table := range []string{"stats", "stats_monthly"} {
 		if _, err := e.db.Exec(`VACUUM ANALYZE ` + table); err != nil {
@@ -76,30 +74,4 @@ func BenchmarkStatsThroughHTTP(b *testing.B) {
 			b.ReportMetric(pct(0.99), "p99-ms")
 		})
 	}
-}
-
-// seedYear writes 365 days of `pages` distinct pages with skewed counts (a few popular pages,
-// a long tail), as real sites have.
-func seedYear(b *testing.B, repo *repository.Repository, websiteID int64, first time.Time, pages int) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	batch := make([]repository.StatCount, 0, 50_000)
-	flush := func() {
-		if _, err := repo.AddStats(context.Background(), newBatchID(), batch); err != nil {
-			b.Fatal(err)
-		}
-		batch = batch[:0]
-	}
-	for d := 0; d < 365; d++ {
-		date := first.AddDate(0, 0, d)
-		for p := 0; p < pages; p++ {
-			count := int64(1 + rng.IntN(10) + 5000/(p+1))
-			batch = append(batch, repository.StatCount{
-				WebsiteID: websiteID, Name: "page", Date: date, Value: fmt.Sprintf("/section-%d/page-%d", p%17, p), Count: count,
-			})
-			if len(batch) == cap(batch) {
-				flush()
-			}
-		}
-	}
-	flush()
 }

@@ -204,7 +204,7 @@ func TestPagesInChromium(t *testing.T) {
 	// list filled, the stranger's markup shown as text.
 	var bars int
 	var text string
-	eval(`document.querySelectorAll("svg.chart-wide g.day > title").length`, &bars)
+	eval(`document.querySelectorAll("svg.chart-wide rect.day > title").length`, &bars)
 	eval(`document.querySelector("main").innerText`, &text)
 	if bars != 30 || !strings.Contains(text, "/<script>alert(1)</script>") || !strings.Contains(text, "Purchase · 5 USD") {
 		t.Fatalf("dashboard: %d bars (want 30), or values missing:\n%s", bars, text)
@@ -232,8 +232,12 @@ func TestPagesInChromium(t *testing.T) {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
 	}), viewport(1280), chromedp.Navigate(e.srv.URL+"/stats/example.com"), chromedp.WaitReady(chromedp.CSS("main")))
-	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("svg.chart-wide rect.bar-pageviews")))
+	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("svg.chart-wide rect.day")))
 	if err != nil || len(nodes) != 30 {
-		t.Fatalf("without JavaScript the chart has %d bars (%v)", len(nodes), err)
+		t.Fatalf("without JavaScript the chart has %d days (%v)", len(nodes), err)
+	}
+	path, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("svg.chart-wide path.bar-pageviews"), "d"))
+	if err != nil || strings.Count(path.Value, "M") != 30 {
+		t.Fatalf("without JavaScript the pageview bars are %q (%v)", path.Value, err)
 	}
 }

@@ -3,12 +3,18 @@ package pages
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
 // The chart is an SVG drawn here, on the server: readable without JavaScript, and each bar's
 // <title> shows its day's numbers on hover. It is drawn twice, wide and compact; the
 // stylesheet shows the one that fits the screen, so its labels stay readable on a phone.
+//
+// Each series is one <path> whose bars are drawn here, and a day is one transparent <rect>
+// with its <title> (the wide chart only: phones have no hover): a year's chart is a few
+// hundred elements, not thousands, and costs little to render.
 const (
 	chartLeft   = 48.0 // room for the count labels
 	chartBottom = 22.0 // room for the date labels
@@ -25,86 +31,103 @@ type chartPoint struct {
 	Visitors  int64
 }
 
-type chartBar struct {
-	X, Width               float64 // the slot
-	PageviewsY, PageviewsH float64
-	VisitorsX, VisitorsW   float64
-	VisitorsY, VisitorsH   float64
-	Title                  string
+// chartRow is one line of the chart's table.
+type chartRow struct {
+	Label, Pageviews, Visitors string
+}
+
+// chartSlot is the hover target of one bar: its x and width (formatted) and its numbers.
+type chartSlot struct {
+	X, Width string
+	Title    string
 }
 
 type chartLine struct {
-	Y     float64
+	Y     string
 	Label string
 }
 
 type chartTick struct {
-	X     float64
+	X     string
 	Label string
 }
 
-// chartShape is a chart's size, in SVG units, and how many dates label its axis.
+// chartShape is a chart's size, in SVG units, how many dates label its axis, and whether its
+// days have hover targets.
 type chartShape struct {
 	Class         string // "wide" or "compact"
 	Width, Height float64
 	Ticks         int
+	Hover         bool
 }
 
 var chartShapes = []chartShape{
-	{Class: "wide", Width: 960, Height: 240, Ticks: 6},
+	{Class: "wide", Width: 960, Height: 240, Ticks: 6, Hover: true},
 	{Class: "compact", Width: 400, Height: 260, Ticks: 3},
 }
 
-// chart is the data of the chart in dashboard.html.
+// chart is the data of the chart in dashboard.html. Numbers are formatted here.
 type chart struct {
 	Class         string
-	Width, Height float64
-	Left, Right   float64
-	Bottom        float64
-	Bars          []chartBar
+	Width, Height string
+	Left, Right   string
+	Bottom        string
+	LabelX        string // x of the count labels
+	TickY         string // y of the date labels
+	Pageviews     string // path data of the pageview bars
+	Visitors      string // path data of the visitor bars
+	Slots         []chartSlot
 	Lines         []chartLine
 	Ticks         []chartTick
-	Points        []chartPoint // the same numbers as a table
 	PerMonth      bool
 	Summary       string
 }
 
 // newChart lays out the bars of a range from its points.
 func newChart(shape chartShape, r dateRange, points []chartPoint) chart {
-	c := chart{Class: shape.Class, Width: shape.Width, Height: shape.Height, Left: chartLeft, Right: shape.Width,
-		Bottom: shape.Height - chartBottom, Points: points, PerMonth: r.Days() > maxDailyBars}
+	bottom := shape.Height - chartBottom
+	c := chart{Class: shape.Class, Width: num(shape.Width), Height: num(shape.Height), Left: num(chartLeft),
+		Right: num(shape.Width), Bottom: num(bottom), LabelX: num(chartLeft - 6), TickY: num(bottom + 15),
+		PerMonth: r.Days() > maxDailyBars}
 	var top int64
 	for _, p := range points {
 		top = max(top, p.Pageviews, p.Visitors)
 	}
 	scale := niceCeiling(top)
-	plotHeight := c.Bottom - chartTop
+	plotHeight := bottom - chartTop
 	slot := (shape.Width - chartLeft) / float64(len(points))
-	y := func(n int64) float64 { return c.Bottom - float64(n)/float64(scale)*plotHeight }
+	y := func(n int64) float64 { return bottom - float64(n)/float64(scale)*plotHeight }
 	unit := "day"
 	if c.PerMonth {
 		unit = "month"
+	}
+	var pageviews, visitors strings.Builder
+	bar := func(b *strings.Builder, x, width float64, n int64) {
+		if n == 0 {
+			return
+		}
+		h := bottom - y(n)
+		fmt.Fprintf(b, "M%s %sh%sv%sh-%sz", num(x), num(bottom), num(width), num(-h), num(width))
 	}
 	for i, p := range points {
 		x := chartLeft + float64(i)*slot
 		gap := math.Min(slot*0.15, 3)
 		inner := slot - 2*gap
-		c.Bars = append(c.Bars, chartBar{
-			X: x, Width: slot,
-			PageviewsY: y(p.Pageviews), PageviewsH: c.Bottom - y(p.Pageviews),
-			VisitorsX: x + gap + inner*0.2, VisitorsW: inner * 0.6,
-			VisitorsY: y(p.Visitors), VisitorsH: c.Bottom - y(p.Visitors),
-			Title: fmt.Sprintf("%s: %s pageviews, %s visitors", p.Label, formatCount(p.Pageviews), formatCount(p.Visitors)),
-		})
-		c.Bars[i].X, c.Bars[i].Width = x+gap, inner
+		bar(&pageviews, x+gap, inner, p.Pageviews)
+		bar(&visitors, x+gap+inner*0.2, inner*0.6, p.Visitors)
+		if shape.Hover {
+			c.Slots = append(c.Slots, chartSlot{X: num(x), Width: num(slot),
+				Title: fmt.Sprintf("%s: %s pageviews, %s visitors", p.Label, formatCount(p.Pageviews), formatCount(p.Visitors))})
+		}
 	}
+	c.Pageviews, c.Visitors = pageviews.String(), visitors.String()
 	for i := 0; i <= 4; i++ {
 		n := scale * int64(i) / 4
-		c.Lines = append(c.Lines, chartLine{Y: y(n), Label: formatCount(n)})
+		c.Lines = append(c.Lines, chartLine{Y: num(y(n)), Label: formatCount(n)})
 	}
 	step := max(1, int(math.Ceil(float64(len(points))/float64(shape.Ticks))))
 	for i := 0; i < len(points); i += step {
-		c.Ticks = append(c.Ticks, chartTick{X: chartLeft + (float64(i)+0.5)*slot, Label: tickLabel(points[i].Label, c.PerMonth)})
+		c.Ticks = append(c.Ticks, chartTick{X: num(chartLeft + (float64(i)+0.5)*slot), Label: tickLabel(points[i].Label, c.PerMonth)})
 	}
 	var pv, vi int64
 	for _, p := range points {
@@ -114,6 +137,20 @@ func newChart(shape chartShape, r dateRange, points []chartPoint) chart {
 	c.Summary = fmt.Sprintf("Pageviews and visitors per %s, %s: %s pageviews and %s visitors in all, at most %s pageviews in one %s.",
 		unit, r.String(), formatCount(pv), formatCount(vi), formatCount(top), unit)
 	return c
+}
+
+// chartTable is the chart's numbers as the lines of a table.
+func chartTable(points []chartPoint) []chartRow {
+	rows := make([]chartRow, len(points))
+	for i, p := range points {
+		rows[i] = chartRow{Label: p.Label, Pageviews: formatCount(p.Pageviews), Visitors: formatCount(p.Visitors)}
+	}
+	return rows
+}
+
+// num formats an SVG coordinate: two decimals at most, no trailing zeros.
+func num(f float64) string {
+	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
 }
 
 // chartPoints is one point per day of the range, zero where nothing was counted, or one per

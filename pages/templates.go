@@ -14,7 +14,6 @@ import (
 var templateFuncs = template.FuncMap{
 	"asset":   web.AssetURL,
 	"count":   formatCount,
-	"float":   func(f float64) string { return fmt.Sprintf("%.2f", f) },
 	"privacy": func(level int) string { return privacyNames[level] },
 	"add":     func(a, b float64) float64 { return a + b },
 	"sub":     func(a, b float64) float64 { return a - b },

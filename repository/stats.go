@@ -205,6 +205,57 @@ func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []stri
 	return out, nil
 }
 
+// StatList is one statistic's values over a range, in the API's default order, with the number
+// of its distinct values in all.
+type StatList struct {
+	Entries  []StatEntry
+	Distinct int64
+}
+
+// TopStats returns, for each of the names, its values over a range of days in the API's
+// default order (count descending, value ascending): at most limit of each, or all of them
+// when limit is 0, with how many distinct values each has. One statement reads every name
+// (the dashboard's twelve top lists, or its two time series), so the rows are scanned and the
+// query planned once instead of once per list. A name with no values is absent.
+func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []string, from, to time.Time, limit int) (map[string]StatList, error) {
+	rows, args := rangeRows(websiteID, "name = ANY($2)", pq.Array(names), from, to)
+	rankLimit := ""
+	if limit > 0 {
+		args = append(args, limit)
+		rankLimit = fmt.Sprintf("WHERE rank <= $%d", len(args))
+	}
+	query := `
+		SELECT name, value, count, distinct_values
+		FROM (
+			SELECT name, value, count,
+				row_number() OVER (PARTITION BY name ORDER BY count DESC, value ASC) AS rank,
+				count(*) OVER (PARTITION BY name) AS distinct_values
+			FROM (
+				SELECT name, value, sum(count)::bigint AS count
+				FROM (` + rows + `) AS rows
+				GROUP BY name, value
+			) AS totals
+		) AS ranked
+		` + rankLimit + `
+		ORDER BY name, rank`
+	var found []struct {
+		Name string `db:"name"`
+		StatEntry
+		Distinct int64 `db:"distinct_values"`
+	}
+	if err := r.db.SelectContext(ctx, &found, query, args...); err != nil {
+		return nil, fmt.Errorf("stats.top: %w", err)
+	}
+	out := make(map[string]StatList, len(names))
+	for _, f := range found {
+		l := out[f.Name]
+		l.Entries = append(l.Entries, f.StatEntry)
+		l.Distinct = f.Distinct
+		out[f.Name] = l
+	}
+	return out, nil
+}
+
 // rangeRows is the SQL of every counter row of a website in [from, to] that matches nameCond
 // (on $2 = nameArg), with the arguments $1..$8: the edge days from stats, the whole months from
 // stats_monthly. It selects name, value and count; "/*filter*/" marks where each part takes

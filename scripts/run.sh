@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make run`: a working service on a fresh machine with no configuration. Without DATABASE_URL
 # it starts a private PostgreSQL under .data/ (installing PostgreSQL with apt if needed); then it
-# migrates, makes a demo user with a fresh API key, prints how to use it, and serves.
+# migrates, makes a demo user with a fresh API key and sign-in password, prints how to use
+# them, and serves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,12 +67,18 @@ if out=$(bin/analytics user create --email "$email" 2>/dev/null); then :; else
   out=$(bin/analytics key create --email "$email")
 fi
 key=$(tail -n 1 <<<"$out")
+# A new sign-in password for the stats pages on every run, like the key (read from stdin, so it
+# shows in no process list).
+password=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+password=${password:0:20}
+printf '%s\n' "$password" | bin/analytics user password --email "$email" >/dev/null
 addr=${LISTEN_ADDR:-:8080}
 port=${addr##*:}
 
 cat <<MSG
 
 Demo user: $email
+Password:  $password   (sign in at http://localhost:$port/login)
 API key:   $key
 
 Try it:

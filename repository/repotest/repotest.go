@@ -11,6 +11,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	mathrand "math/rand/v2"
 	"net/url"
 	"os"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/analytics-service/analytics/repository"
@@ -153,4 +155,59 @@ func randomSuffix() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return fmt.Sprintf("%d_%s", time.Now().Unix()%100000, hex.EncodeToString(b))
+}
+
+// Year describes a year of stats for benchmarks: Pages distinct pages every day, and with
+// Others, the daily pageview and visitor series and every other statistic with as many
+// values as a busy website has.
+type Year struct {
+	Pages  int
+	Others bool
+}
+
+// SeedYear writes 365 days of stats from first on, through AddStats (so the monthly rollup is
+// filled as in production), with skewed counts: a few popular values, a long tail.
+func SeedYear(tb testing.TB, repo *repository.Repository, websiteID int64, first time.Time, y Year) {
+	tb.Helper()
+	rng := mathrand.New(mathrand.NewPCG(7, 7))
+	batch := make([]repository.StatCount, 0, 50_000)
+	flush := func() {
+		if _, err := repo.AddStats(context.Background(), uuid.NewString(), batch); err != nil {
+			tb.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	add := func(name string, date time.Time, value string, count int64) {
+		batch = append(batch, repository.StatCount{WebsiteID: websiteID, Name: name, Date: date, Value: value, Count: count})
+		if len(batch) == cap(batch) {
+			flush()
+		}
+	}
+	// Distinct values a day of a busy website, per statistic.
+	others := []struct {
+		name   string
+		values int
+	}{
+		{"referrer", 200}, {"campaign", 20}, {"continent", 6}, {"country", 80}, {"city", 300},
+		{"browser", 15}, {"operating_system", 10}, {"device", 4}, {"language", 40},
+		{"screen_resolution", 120}, {"event", 50},
+	}
+	for d := 0; d < 365; d++ {
+		date := first.AddDate(0, 0, d)
+		for p := 0; p < y.Pages; p++ {
+			add("page", date, fmt.Sprintf("/section-%d/page-%d", p%17, p), int64(1+rng.IntN(10)+5000/(p+1)))
+		}
+		if !y.Others {
+			continue
+		}
+		day := date.Format(time.DateOnly)
+		add("pageview", date, day, int64(20_000+rng.IntN(5000)))
+		add("visitor", date, day, int64(6_000+rng.IntN(2000)))
+		for _, o := range others {
+			for v := 0; v < o.values; v++ {
+				add(o.name, date, fmt.Sprintf("%s-%d", o.name, v), int64(1+rng.IntN(5)+3000/(v+1)))
+			}
+		}
+	}
+	flush()
 }
