@@ -45,6 +45,9 @@ type Options struct {
 	// PublicURL is the service's public address (PUBLIC_URL, without a trailing slash); nil
 	// means unknown, and addresses are taken from each request.
 	PublicURL *url.URL
+	// Unsubscribe serves the e-mail reports' unsubscribe links under /unsubscribe/; nil serves
+	// none.
+	Unsubscribe http.Handler
 }
 
 // Server implements gen.StrictServerInterface.
@@ -82,6 +85,9 @@ func NewServer(opts Options) (http.Handler, error) {
 	mux.Handle("/healthz", health(nil))
 	mux.Handle("/readyz", health(opts.Repo.Ping))
 	mux.Handle("/metrics", metricsHandler(opts.Registry))
+	if opts.Unsubscribe != nil {
+		mux.Handle("/unsubscribe/", opts.Unsubscribe)
+	}
 	mux.Handle("/", api)
 	return mux, nil
 }

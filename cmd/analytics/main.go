@@ -27,6 +27,7 @@ import (
 
 	"github.com/analytics-service/analytics/handlers"
 	"github.com/analytics-service/analytics/ingest"
+	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/website"
 )
@@ -37,6 +38,10 @@ const usage = `usage:
   analytics user create --email E      create a user; prints its API key on the last line
   analytics key create --email E       add an API key to a user; prints it on the last line
   analytics key revoke KEY             revoke an API key at once
+  analytics report send [--period week|month] [--date YYYY-MM-DD] [--dry-run]
+                                       send now the e-mail reports of the last complete period
+                                       before DATE (default today) not sent yet; one line per
+                                       message; --dry-run prints their text instead
 `
 
 func main() {
@@ -68,6 +73,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 		return db.Close()
 	case "user", "key":
 		return manage(ctx, cfg, args, stdout)
+	case "report":
+		return reportCommand(ctx, cfg, args, stdout, log)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}
@@ -88,6 +95,9 @@ type config struct {
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
 	// tracker snippet, Secure cookies); nil when PUBLIC_URL is unset.
 	PublicURL *url.URL
+	// Mailer sends the e-mail reports (SMTP_URL, REPORT_FROM); nil when SMTP_URL is unset.
+	Mailer       *reports.Mailer
+	ReportPeriod string // REPORT_PERIOD: reports.Month or reports.Week
 }
 
 func loadConfig() (config, error) {
@@ -116,6 +126,9 @@ func loadConfig() (config, error) {
 			errs = append(errs, fmt.Errorf("PUBLIC_URL: %w", err))
 		}
 		cfg.PublicURL = u
+	}
+	if err := loadReportConfig(&cfg); err != nil {
+		errs = append(errs, err)
 	}
 	for _, item := range strings.Split(os.Getenv("TRUSTED_PROXIES"), ",") {
 		if item = strings.TrimSpace(item); item == "" {
@@ -213,6 +226,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: geo,
 		FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
 	}, registry, log)
+	reporter := newReporter(cfg, repo, registry, log)
 	handler, err := handlers.NewServer(handlers.Options{
 		Repo:            repo,
 		Logger:          log,
@@ -221,11 +235,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		Collector:       pipeline.Collector,
 		OnWebsiteChange: pipeline.Sites.Refresh,
 		PublicURL:       cfg.PublicURL,
+		Unsubscribe:     unsubscribeHandler(repo, pipeline.Sites.Refresh, log),
 	})
 	if err != nil {
 		return err
 	}
-	if err := pipeline.Start(ctx); err != nil {
+	if err := pipeline.Start(ctx, reportJob(reporter)); err != nil {
 		return err
 	}
 
