@@ -28,13 +28,14 @@ var funcs = map[string]any{
 // topList is one "top 5" table of the HTML part.
 type topList struct {
 	Title    string
+	Counted  string // what the numbers count
 	Kind     string // "pages", "referrers": what an empty list has none of
 	Entries  []repository.StatEntry
 	Referrer bool // the empty value means a direct visit
 }
 
-func newTopList(title, kind string, entries []repository.StatEntry, referrer bool) topList {
-	return topList{Title: title, Kind: strings.ToLower(kind) + "s", Entries: entries, Referrer: referrer}
+func newTopList(title, counted, kind string, entries []repository.StatEntry, referrer bool) topList {
+	return topList{Title: title, Counted: counted, Kind: kind, Entries: entries, Referrer: referrer}
 }
 
 var (

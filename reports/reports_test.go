@@ -123,8 +123,8 @@ func TestReportContentMatchesTheStatsAPI(t *testing.T) {
 	}
 
 	// Top 5 pages and referrers: the first five of the API's default order.
-	checkTop(t, section, "Top pages", e.apiStats(f.owner, f.a, "page", "2026-10-01", "2026-10-31"), "")
-	checkTop(t, section, "Top referrers", e.apiStats(f.owner, f.a, "referrer", "2026-10-01", "2026-10-31"), "(direct or unknown)")
+	checkTop(t, section, "Top pages (pageviews)", e.apiStats(f.owner, f.a, "page", "2026-10-01", "2026-10-31"), "")
+	checkTop(t, section, "Top referrers (visits)", e.apiStats(f.owner, f.a, "referrer", "2026-10-01", "2026-10-31"), "(direct or unknown)")
 
 	// Links: the stats page of the period, and the website's own unsubscribe link.
 	stats := "https://stats.example.test/stats/a.example?from=2026-10-01&to=2026-10-31"
