@@ -213,6 +213,7 @@ func TestWithoutSMTPNothingIsSentAndTheLogSaysSoOnce(t *testing.T) {
 	e := newEnv(t)
 	setupOctober(e)
 	r, _ := e.reporter(e.repo, "")
+	r.LogSetup() // at start-up
 	e.clock.Set(dueOctober)
 	for range 3 {
 		tick(t, r)

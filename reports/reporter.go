@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -110,12 +111,27 @@ func (o Outcome) String() string {
 	return o.To + "\t" + o.Status
 }
 
+// LogSetup says at start-up whether reports will be sent; without SMTP_URL that is the one
+// line the log ever says about it (Tick says it itself when LogSetup was not called).
+func (r *Reporter) LogSetup() {
+	if r.cfg.Mailer == nil {
+		r.warnNoSMTP()
+		return
+	}
+	r.cfg.Log.Info("e-mail reports on", "period", r.cfg.Kind, "smtp", r.cfg.Mailer.host+":"+strconv.Itoa(r.cfg.Mailer.port),
+		"links", r.cfg.Links.Base.String())
+}
+
+func (r *Reporter) warnNoSMTP() {
+	r.noSMTP.Do(func() { r.cfg.Log.Warn("SMTP_URL is not set: no e-mail report will be sent") })
+}
+
 // Tick is the periodic job: it makes the reports of the latest period that is due, then sends
 // every report that is due, its own and older ones being retried, one claim at a time, until
 // none is left or ctx ends.
 func (r *Reporter) Tick(ctx context.Context) error {
 	if r.cfg.Mailer == nil {
-		r.noSMTP.Do(func() { r.cfg.Log.Warn("SMTP_URL is not set: no e-mail report will be sent") })
+		r.warnNoSMTP()
 		return nil
 	}
 	now := r.cfg.Now()

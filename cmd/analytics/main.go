@@ -227,6 +227,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
 	}, registry, log)
 	reporter := newReporter(cfg, repo, registry, log)
+	reporter.LogSetup()
 	handler, err := handlers.NewServer(handlers.Options{
 		Repo:            repo,
 		Logger:          log,

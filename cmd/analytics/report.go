@@ -121,18 +121,22 @@ func reportCommand(ctx context.Context, cfg config, args []string, stdout io.Wri
 	if *dryRun {
 		return reporter.DryRun(ctx, period, stdout)
 	}
-	sent := 0
+	lines, failed := 0, 0
 	err = reporter.SendPeriod(ctx, period, func(o reports.Outcome) {
 		fmt.Fprintln(stdout, o)
-		if o.Status != "failed" {
-			sent++
+		lines++
+		if o.Status == "failed" {
+			failed++
 		}
 	})
 	if err != nil {
 		return err
 	}
-	if sent == 0 {
+	if lines == 0 {
 		fmt.Fprintf(stdout, "no report of %s left to send\n", period.Name())
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d reports failed; they stay due and are retried (by analytics serve, or by running this again)", failed, lines)
 	}
 	return nil
 }
