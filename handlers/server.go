@@ -48,6 +48,9 @@ type Options struct {
 	// PublicURL is the service's public address (PUBLIC_URL, without a trailing slash); nil
 	// means unknown, and addresses are taken from each request.
 	PublicURL *url.URL
+	// Unsubscribe serves the e-mail reports' unsubscribe links under /unsubscribe/; nil serves
+	// none.
+	Unsubscribe http.Handler
 }
 
 // Server implements gen.StrictServerInterface.
@@ -82,9 +85,15 @@ func NewServer(opts Options) (http.Handler, error) {
 		mux.Handle("/api/event", opts.Collector)
 	}
 	mux.Handle("/js/script.js", web.ScriptHandler())
+	// The pages' and the unsubscribe page's CSS, JavaScript and icon.
+	mux.Handle("/static/", web.StaticHandler())
+	mux.Handle("/favicon.ico", http.RedirectHandler(web.AssetURL("favicon.svg"), http.StatusMovedPermanently))
 	mux.Handle("/healthz", health(nil))
 	mux.Handle("/readyz", health(opts.Repo.Ping))
 	mux.Handle("/metrics", metricsHandler(opts.Registry))
+	if opts.Unsubscribe != nil {
+		mux.Handle("/unsubscribe/", opts.Unsubscribe)
+	}
 	if opts.Pages != nil {
 		mux.Handle("/api/", api)
 		mux.Handle("/", opts.Pages)

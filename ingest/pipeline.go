@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +44,15 @@ type Pipeline struct {
 	ttl         time.Duration
 	stop        context.CancelFunc
 	flusherDone chan struct{}
+	jobs        sync.WaitGroup
+}
+
+// Job is a periodic background task of a node: the pipeline's own (settings reload, flush-id
+// cleanup) and those handed to Start, such as the e-mail reports.
+type Job struct {
+	Name   string
+	Period time.Duration
+	Run    func(context.Context) error
 }
 
 // batchIDRetention is how long flush ids are kept: no retry of a flush comes later than this.
@@ -83,26 +93,34 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 	}
 }
 
-// Start loads the website settings, then keeps them fresh and flushes in the background until
-// Stop. It fails when the settings cannot be loaded: a node must not answer 404 for every site.
-func (p *Pipeline) Start(ctx context.Context) error {
+// Start loads the website settings, then keeps them fresh, flushes and runs the other jobs in
+// the background until Stop. It fails when the settings cannot be loaded: a node must not
+// answer 404 for every site.
+func (p *Pipeline) Start(ctx context.Context, more ...Job) error {
 	if err := p.Sites.Load(ctx); err != nil {
 		return err
 	}
 	background, stop := context.WithCancel(context.WithoutCancel(ctx))
 	p.stop = stop
 	p.flusherDone = make(chan struct{})
-	go every(background, p.ttl, "reload website settings", p.Sites.Load, p.log)
-	go every(background, time.Hour, "forget old flush ids", func(ctx context.Context) error {
-		return p.repo.ForgetBatches(ctx, time.Now().Add(-batchIDRetention))
-	}, p.log)
+	jobs := append([]Job{
+		{Name: "reload website settings", Period: p.ttl, Run: p.Sites.Load},
+		{Name: "forget old flush ids", Period: time.Hour, Run: func(ctx context.Context) error {
+			return p.repo.ForgetBatches(ctx, time.Now().Add(-batchIDRetention))
+		}},
+	}, more...)
+	for _, job := range jobs {
+		p.jobs.Add(1)
+		go func() { defer p.jobs.Done(); every(background, job, p.log) }()
+	}
 	go func() { p.Flusher.Run(background); close(p.flusherDone) }()
 	return nil
 }
 
 // every runs a background job each period until ctx ends. A failure is logged and the job
 // runs again next period (a failed settings reload keeps the previous settings).
-func every(ctx context.Context, period time.Duration, name string, job func(context.Context) error, log *slog.Logger) {
+func every(ctx context.Context, job Job, log *slog.Logger) {
+	period, name := job.Period, job.Name
 	ticker := time.NewTicker(period)
 	defer ticker.Stop()
 	for {
@@ -110,19 +128,26 @@ func every(ctx context.Context, period time.Duration, name string, job func(cont
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-			if err := job(ctx); err != nil && ctx.Err() == nil {
+			if err := job.Run(ctx); err != nil && ctx.Err() == nil {
 				log.Warn(name+" failed; will retry", "error", err)
 			}
 		}
 	}
 }
 
-// Stop ends the background work and writes every counter still in memory, retrying a failing
-// database until ctx ends. Call it after the HTTP server has stopped accepting hits.
+// Stop ends the background work (a job that is running is told to stop and waited for, until
+// ctx ends) and writes every counter still in memory, retrying a failing database until ctx
+// ends. Call it after the HTTP server has stopped accepting hits.
 func (p *Pipeline) Stop(ctx context.Context) error {
 	if p.stop != nil {
 		p.stop()
 		<-p.flusherDone
+		jobsDone := make(chan struct{})
+		go func() { p.jobs.Wait(); close(jobsDone) }()
+		select {
+		case <-jobsDone:
+		case <-ctx.Done():
+		}
 	}
 	return p.Flusher.Drain(ctx)
 }

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -135,8 +134,6 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/stats/{domain}", p.dashboard, p.unlock)
 	page("/stats/{domain}/export", p.export, p.unlock)
 	page("/stats/{domain}/{name}", p.list, p.unlock)
-	mux.Handle("/static/", web.StaticHandler())
-	mux.Handle("/favicon.ico", http.RedirectHandler(web.AssetURL("favicon.svg"), http.StatusMovedPermanently))
 	mux.Handle("/", p.withViewer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 	})))

@@ -30,6 +30,7 @@ import (
 	"github.com/analytics-service/analytics/handlers"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/pages"
+	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/website"
 )
@@ -43,6 +44,10 @@ const usage = `usage:
   analytics user password --email E    set a user's sign-in password for the stats pages, read
                                        from the first line of stdin (8..128 characters); ends
                                        the user's sessions
+  analytics report send [--period week|month] [--date YYYY-MM-DD] [--dry-run]
+                                       send now the e-mail reports of the last complete period
+                                       before DATE (default today) not sent yet; one line per
+                                       message; --dry-run prints their text instead
 `
 
 func main() {
@@ -74,6 +79,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 		return db.Close()
 	case "user", "key":
 		return manage(ctx, cfg, args, stdin, stdout)
+	case "report":
+		return reportCommand(ctx, cfg, args, stdout, log)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}
@@ -94,6 +101,9 @@ type config struct {
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
 	// tracker snippet, Secure cookies); nil when PUBLIC_URL is unset.
 	PublicURL *url.URL
+	// Mailer sends the e-mail reports (SMTP_URL, REPORT_FROM); nil when SMTP_URL is unset.
+	Mailer       *reports.Mailer
+	ReportPeriod string // REPORT_PERIOD: reports.Month or reports.Week
 }
 
 func loadConfig() (config, error) {
@@ -122,6 +132,9 @@ func loadConfig() (config, error) {
 			errs = append(errs, fmt.Errorf("PUBLIC_URL: %w", err))
 		}
 		cfg.PublicURL = u
+	}
+	if err := loadReportConfig(&cfg); err != nil {
+		errs = append(errs, err)
 	}
 	for _, item := range strings.Split(os.Getenv("TRUSTED_PROXIES"), ",") {
 		if item = strings.TrimSpace(item); item == "" {
@@ -226,6 +239,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	reporter := newReporter(cfg, repo, registry, log)
+	reporter.LogSetup()
 	handler, err := handlers.NewServer(handlers.Options{
 		Repo:            repo,
 		Logger:          log,
@@ -235,11 +250,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		OnWebsiteChange: pipeline.Sites.Refresh,
 		PublicURL:       cfg.PublicURL,
 		Pages:           site,
+		Unsubscribe:     unsubscribeHandler(repo, pipeline.Sites.Refresh, log),
 	})
 	if err != nil {
 		return err
 	}
-	if err := pipeline.Start(ctx); err != nil {
+	if err := pipeline.Start(ctx, reportJob(reporter)); err != nil {
 		return err
 	}
 

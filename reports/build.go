@@ -1,0 +1,182 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// topN is how many pages and referrers a report lists per website.
+const topN = 5
+
+// Report is one owner's message for one period, ready to render.
+type Report struct {
+	To        string
+	UserID    int64
+	Period    Period
+	Before    Period // the period before, for the changes
+	Sites     []SiteReport
+	MessageID string // without the angle brackets
+	// Unsubscribe stops the reports of every website in this message (List-Unsubscribe);
+	// each SiteReport has its own link for one website.
+	Unsubscribe string
+}
+
+// SiteReport is one website's part of a report.
+type SiteReport struct {
+	Domain         string
+	Visitors       Change
+	Pageviews      Change
+	Pages          []repository.StatEntry
+	Referrers      []repository.StatEntry
+	StatsURL       string
+	UnsubscribeURL string
+}
+
+// Change is a number of the period and the same number of the period before.
+type Change struct {
+	Now, Before int64
+}
+
+// Percent says the change in a few characters: "+12%", "−3%", "±0%", "new" (nothing
+// before), "–" (nothing either time).
+func (c Change) Percent() string {
+	switch {
+	case c.Now == 0 && c.Before == 0:
+		return "–"
+	case c.Before == 0:
+		return "new"
+	}
+	pct := float64(c.Now-c.Before) * 100 / float64(c.Before)
+	switch r := int64(pct + 0.5*sign(pct)); {
+	case r > 0:
+		return "+" + strconv.FormatInt(r, 10) + "%"
+	case r < 0:
+		return "−" + strconv.FormatInt(-r, 10) + "%"
+	}
+	return "±0%"
+}
+
+// Trend is 1 for a rise, -1 for a fall, 0 otherwise; the HTML part colours by it.
+func (c Change) Trend() int {
+	switch {
+	case c.Now > c.Before:
+		return 1
+	case c.Now < c.Before:
+		return -1
+	}
+	return 0
+}
+
+func sign(f float64) float64 {
+	if f < 0 {
+		return -1
+	}
+	return 1
+}
+
+// Links makes the addresses a message points at, from the service's public address.
+type Links struct {
+	Base *url.URL // no trailing slash
+}
+
+// Stats is a website's stats page for a period: /stats/DOMAIN?from=...&to=...
+func (l Links) Stats(domain string, p Period) string {
+	q := url.Values{"from": {p.From.Format(time.DateOnly)}, "to": {p.To.Format(time.DateOnly)}}
+	return l.Base.String() + "/stats/" + url.PathEscape(domain) + "?" + q.Encode()
+}
+
+// Unsubscribe is the one-click unsubscribe address of a token.
+func (l Links) Unsubscribe(token string) string {
+	return l.Base.String() + UnsubscribePath + token
+}
+
+// OneClick tells whether the links may carry List-Unsubscribe-Post: RFC 8058 allows one-click
+// only for https addresses.
+func (l Links) OneClick() bool {
+	return l.Base.Scheme == "https"
+}
+
+// Builder reads a report's numbers through the same repository queries as the stats API.
+type Builder struct {
+	Repo        *repository.Repository
+	Location    *time.Location // the service's calendar (TZ)
+	Links       Links
+	MessageHost string // right-hand side of Message-IDs: REPORT_FROM's domain
+}
+
+// Build assembles a user's report for a period; ok is false when the user has no website with
+// email 1 that existed before the period ended (nothing to send).
+func (b *Builder) Build(ctx context.Context, user repository.User, p Period) (rep Report, ok bool, err error) {
+	sites, err := b.Repo.ReportWebsites(ctx, user.ID, p.End(b.Location))
+	if err != nil || len(sites) == 0 {
+		return Report{}, false, err
+	}
+	key, err := b.Repo.SigningKey(ctx, unsubscribePurpose)
+	if err != nil {
+		return Report{}, false, fmt.Errorf("reports.build: %w", err)
+	}
+	rep = Report{
+		To: user.Email, UserID: user.ID, Period: p, Before: p.Prev(),
+		MessageID: MessageID(user.ID, p, b.MessageHost),
+	}
+	ids := make([]int64, len(sites))
+	for i, w := range sites {
+		ids[i] = w.ID
+		site, err := b.site(ctx, w, p, rep.Before)
+		if err != nil {
+			return Report{}, false, err
+		}
+		site.UnsubscribeURL = b.Links.Unsubscribe(signToken(key, token{UserID: user.ID, WebsiteIDs: []int64{w.ID}}))
+		rep.Sites = append(rep.Sites, site)
+	}
+	rep.Unsubscribe = b.Links.Unsubscribe(signToken(key, token{UserID: user.ID, WebsiteIDs: ids}))
+	return rep, true, nil
+}
+
+func (b *Builder) site(ctx context.Context, w repository.Website, p, before Period) (SiteReport, error) {
+	names := []string{"visitor", "pageview"}
+	now, err := b.Repo.SumStats(ctx, w.ID, names, p.From, p.To)
+	if err != nil {
+		return SiteReport{}, fmt.Errorf("reports.build: %w", err)
+	}
+	prev, err := b.Repo.SumStats(ctx, w.ID, names, before.From, before.To)
+	if err != nil {
+		return SiteReport{}, fmt.Errorf("reports.build: %w", err)
+	}
+	s := SiteReport{
+		Domain:    w.Domain,
+		Visitors:  Change{Now: now["visitor"], Before: prev["visitor"]},
+		Pageviews: Change{Now: now["pageview"], Before: prev["pageview"]},
+		StatsURL:  b.Links.Stats(w.Domain, p),
+	}
+	if s.Pages, err = b.top(ctx, w.ID, "page", p); err != nil {
+		return SiteReport{}, err
+	}
+	if s.Referrers, err = b.top(ctx, w.ID, "referrer", p); err != nil {
+		return SiteReport{}, err
+	}
+	return s, nil
+}
+
+// top is the first page of a statistic in the API's default order (count descending, value
+// ascending).
+func (b *Builder) top(ctx context.Context, websiteID int64, name string, p Period) ([]repository.StatEntry, error) {
+	entries, _, err := b.Repo.ListStats(ctx, websiteID, repository.StatQuery{
+		Name: name, From: p.From, To: p.To, SortBy: "count", Desc: true, Limit: topN,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reports.build: %w", err)
+	}
+	return entries, nil
+}
+
+// MessageID is the same for every attempt at one owner's report of one period, so that a
+// message sent twice (see docs/decisions.md, Reports) is recognisably the same message.
+func MessageID(userID int64, p Period, host string) string {
+	return fmt.Sprintf("report-%d-%s@%s", userID, p.key(), host)
+}

@@ -1,0 +1,112 @@
+// Package reports sends each owner a periodic e-mail with the numbers of their websites that
+// have `email` 1 (CONTRACT.md section 6): it builds the numbers from the repository, renders a
+// text and an HTML part, sends them over SMTP, and claims each (owner, period) in PostgreSQL so
+// that one message goes out however many processes run. It also serves the one-click
+// unsubscribe link the messages carry.
+package reports
+
+import (
+	"fmt"
+	"time"
+)
+
+// Kinds of period (REPORT_PERIOD).
+const (
+	Month = "month"
+	Week  = "week"
+)
+
+// SendHour is the hour of the first day after a period, in the service's time zone, from
+// which its reports go out: late enough that the last day's counters are flushed everywhere,
+// early enough to be read that morning.
+const SendHour = 6
+
+// Period is a calendar month or a week starting Monday, as calendar days (From and To are
+// midnight UTC of the first and last day, as the repository takes dates).
+type Period struct {
+	Kind     string
+	From, To time.Time
+}
+
+// ParseKind checks a REPORT_PERIOD or --period value.
+func ParseKind(s string) (string, error) {
+	if s != Month && s != Week {
+		return "", fmt.Errorf("%q is not a report period: use month or week", s)
+	}
+	return s, nil
+}
+
+// periodOf returns the period of a kind that contains a calendar day.
+func periodOf(kind string, day time.Time) Period {
+	day = civil(day)
+	if kind == Week {
+		back := (int(day.Weekday()) + 6) % 7 // days since Monday
+		from := day.AddDate(0, 0, -back)
+		return Period{Kind: Week, From: from, To: from.AddDate(0, 0, 6)}
+	}
+	from := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return Period{Kind: Month, From: from, To: from.AddDate(0, 1, -1)}
+}
+
+// LastComplete returns the last period of a kind that ends before a calendar day.
+func LastComplete(kind string, day time.Time) Period {
+	return periodOf(kind, day).Prev()
+}
+
+// Due returns the latest period whose reports are due at now: the last one that ended, once
+// SendHour of the day after it has come in loc.
+func Due(kind string, now time.Time, loc *time.Location) Period {
+	local := now.In(loc)
+	p := LastComplete(kind, local)
+	if local.Before(p.DueAt(loc)) {
+		return p.Prev()
+	}
+	return p
+}
+
+// Prev is the period of the same kind just before.
+func (p Period) Prev() Period {
+	return periodOf(p.Kind, p.From.AddDate(0, 0, -1))
+}
+
+// End is the instant the period ends in loc: midnight after its last day.
+func (p Period) End(loc *time.Location) time.Time {
+	d := p.To.AddDate(0, 0, 1)
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
+}
+
+// DueAt is when the period's reports go out: SendHour of the day after it, in loc.
+func (p Period) DueAt(loc *time.Location) time.Time {
+	return p.End(loc).Add(SendHour * time.Hour)
+}
+
+// Name says the period in words: "October 2026", "the week of 26 October 2026".
+func (p Period) Name() string {
+	if p.Kind == Week {
+		return "the week of " + p.From.Format("2 January 2006")
+	}
+	return p.From.Format("January 2006")
+}
+
+// Span is the period's first and last day in words: "1 – 31 October 2026".
+func (p Period) Span() string {
+	switch {
+	case p.From.Year() != p.To.Year():
+		return p.From.Format("2 January 2006") + " – " + p.To.Format("2 January 2006")
+	case p.From.Month() != p.To.Month():
+		return p.From.Format("2 January") + " – " + p.To.Format("2 January 2006")
+	}
+	return p.From.Format("2") + " – " + p.To.Format("2 January 2006")
+}
+
+// key is the period in a Message-ID: "month-2026-10", "week-2026-10-26".
+func (p Period) key() string {
+	if p.Kind == Week {
+		return "week-" + p.From.Format(time.DateOnly)
+	}
+	return "month-" + p.From.Format("2006-01")
+}
+
+func civil(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
