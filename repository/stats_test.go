@@ -2,6 +2,7 @@ package repository_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -104,5 +105,40 @@ func TestSumStatsMatchesDailySums(t *testing.T) {
 		if len(got) != 2 || got["pageview"] != want["pageview"] || got["visitor"] != want["visitor"] {
 			t.Fatalf("%s..%s: got %v, want %v", from.Format(time.DateOnly), to.Format(time.DateOnly), got, want)
 		}
+	}
+}
+
+// The first day with data is the earliest pageview or event, whichever comes first; other
+// statistics do not count (they come with a pageview).
+func TestFirstStatDay(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	u, _ := repo.CreateUser(ctx, "a@example.com")
+	w, err := repo.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: "example.com", ExcludeBots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.FirstStatDay(ctx, w.ID); !errors.Is(err, repository.ErrNotFound) {
+		t.Fatalf("no data: %v", err)
+	}
+	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+	add := func(name, date string) {
+		if _, err := repo.AddStats(ctx, uuid.NewString(), []repository.StatCount{
+			{WebsiteID: w.ID, Name: name, Date: day(date), Value: "x", Count: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("page", "2026-01-01")
+	add("pageview", "2026-03-05")
+	add("event", "2026-03-02")
+	add("pageview", "2026-02-10")
+	got, err := repo.FirstStatDay(ctx, w.ID)
+	if err != nil || !got.Equal(day("2026-02-10")) {
+		t.Fatalf("first day %v (%v), want 2026-02-10", got, err)
+	}
+	add("event", "2026-02-01")
+	if got, _ := repo.FirstStatDay(ctx, w.ID); !got.Equal(day("2026-02-01")) {
+		t.Fatalf("first day %v, want the earlier event's 2026-02-01", got)
 	}
 }
