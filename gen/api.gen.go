@@ -53,42 +53,42 @@ func (e DeletedObject) Valid() bool {
 	}
 }
 
-// Defines values for Flag.
+// Defines values for HealthStatus.
 const (
-	FlagFalse Flag = "false"
-	FlagN0    Flag = "0"
-	FlagN1    Flag = "1"
-	FlagTrue  Flag = "true"
+	HealthStatusOk          HealthStatus = "ok"
+	HealthStatusUnavailable HealthStatus = "unavailable"
 )
 
-// Valid indicates whether the value is a known member of the Flag enum.
-func (e Flag) Valid() bool {
+// Valid indicates whether the value is a known member of the HealthStatus enum.
+func (e HealthStatus) Valid() bool {
 	switch e {
-	case FlagFalse:
+	case HealthStatusOk:
 		return true
-	case FlagN0:
-		return true
-	case FlagN1:
-		return true
-	case FlagTrue:
+	case HealthStatusUnavailable:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for HealthStatus.
+// Defines values for PageSize.
 const (
-	Ok          HealthStatus = "ok"
-	Unavailable HealthStatus = "unavailable"
+	PageSizeN10  PageSize = 10
+	PageSizeN100 PageSize = 100
+	PageSizeN25  PageSize = 25
+	PageSizeN50  PageSize = 50
 )
 
-// Valid indicates whether the value is a known member of the HealthStatus enum.
-func (e HealthStatus) Valid() bool {
+// Valid indicates whether the value is a known member of the PageSize enum.
+func (e PageSize) Valid() bool {
 	switch e {
-	case Ok:
+	case PageSizeN10:
 		return true
-	case Unavailable:
+	case PageSizeN100:
+		return true
+	case PageSizeN25:
+		return true
+	case PageSizeN50:
 		return true
 	default:
 		return false
@@ -97,19 +97,37 @@ func (e HealthStatus) Valid() bool {
 
 // Defines values for Privacy.
 const (
-	PrivacyN0 Privacy = 0
-	PrivacyN1 Privacy = 1
-	PrivacyN2 Privacy = 2
+	PrivacyPassword Privacy = 2
+	PrivacyPrivate  Privacy = 1
+	PrivacyPublic   Privacy = 0
 )
 
 // Valid indicates whether the value is a known member of the Privacy enum.
 func (e Privacy) Valid() bool {
 	switch e {
-	case PrivacyN0:
+	case PrivacyPassword:
 		return true
-	case PrivacyN1:
+	case PrivacyPrivate:
 		return true
-	case PrivacyN2:
+	case PrivacyPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SortDirection.
+const (
+	SortDirectionAsc  SortDirection = "asc"
+	SortDirectionDesc SortDirection = "desc"
+)
+
+// Valid indicates whether the value is a known member of the SortDirection enum.
+func (e SortDirection) Valid() bool {
+	switch e {
+	case SortDirectionAsc:
+		return true
+	case SortDirectionDesc:
 		return true
 	default:
 		return false
@@ -170,63 +188,6 @@ func (e StatName) Valid() bool {
 	}
 }
 
-// Defines values for WebsiteStoreFormEmail.
-const (
-	WebsiteStoreFormEmailN0 WebsiteStoreFormEmail = 0
-	WebsiteStoreFormEmailN1 WebsiteStoreFormEmail = 1
-)
-
-// Valid indicates whether the value is a known member of the WebsiteStoreFormEmail enum.
-func (e WebsiteStoreFormEmail) Valid() bool {
-	switch e {
-	case WebsiteStoreFormEmailN0:
-		return true
-	case WebsiteStoreFormEmailN1:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebsiteStoreFormExcludeBots.
-const (
-	WebsiteStoreFormExcludeBotsN0 WebsiteStoreFormExcludeBots = 0
-	WebsiteStoreFormExcludeBotsN1 WebsiteStoreFormExcludeBots = 1
-)
-
-// Valid indicates whether the value is a known member of the WebsiteStoreFormExcludeBots enum.
-func (e WebsiteStoreFormExcludeBots) Valid() bool {
-	switch e {
-	case WebsiteStoreFormExcludeBotsN0:
-		return true
-	case WebsiteStoreFormExcludeBotsN1:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebsiteStoreFormPrivacy.
-const (
-	WebsiteStoreFormPrivacyN0 WebsiteStoreFormPrivacy = 0
-	WebsiteStoreFormPrivacyN1 WebsiteStoreFormPrivacy = 1
-	WebsiteStoreFormPrivacyN2 WebsiteStoreFormPrivacy = 2
-)
-
-// Valid indicates whether the value is a known member of the WebsiteStoreFormPrivacy enum.
-func (e WebsiteStoreFormPrivacy) Valid() bool {
-	switch e {
-	case WebsiteStoreFormPrivacyN0:
-		return true
-	case WebsiteStoreFormPrivacyN1:
-		return true
-	case WebsiteStoreFormPrivacyN2:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ZeroOne.
 const (
 	ZeroOneN0 ZeroOne = 0
@@ -239,48 +200,6 @@ func (e ZeroOne) Valid() bool {
 	case ZeroOneN0:
 		return true
 	case ZeroOneN1:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PerPage.
-const (
-	PerPageN10  PerPage = 10
-	PerPageN100 PerPage = 100
-	PerPageN25  PerPage = 25
-	PerPageN50  PerPage = 50
-)
-
-// Valid indicates whether the value is a known member of the PerPage enum.
-func (e PerPage) Valid() bool {
-	switch e {
-	case PerPageN10:
-		return true
-	case PerPageN100:
-		return true
-	case PerPageN25:
-		return true
-	case PerPageN50:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for Sort.
-const (
-	SortAsc  Sort = "asc"
-	SortDesc Sort = "desc"
-)
-
-// Valid indicates whether the value is a known member of the Sort enum.
-func (e Sort) Valid() bool {
-	switch e {
-	case SortAsc:
-		return true
-	case SortDesc:
 		return true
 	default:
 		return false
@@ -320,48 +239,6 @@ func (e ListStatsParamsSortBy) Valid() bool {
 	}
 }
 
-// Defines values for ListStatsParamsSort.
-const (
-	ListStatsParamsSortAsc  ListStatsParamsSort = "asc"
-	ListStatsParamsSortDesc ListStatsParamsSort = "desc"
-)
-
-// Valid indicates whether the value is a known member of the ListStatsParamsSort enum.
-func (e ListStatsParamsSort) Valid() bool {
-	switch e {
-	case ListStatsParamsSortAsc:
-		return true
-	case ListStatsParamsSortDesc:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ListStatsParamsPerPage.
-const (
-	ListStatsParamsPerPageN10  ListStatsParamsPerPage = 10
-	ListStatsParamsPerPageN100 ListStatsParamsPerPage = 100
-	ListStatsParamsPerPageN25  ListStatsParamsPerPage = 25
-	ListStatsParamsPerPageN50  ListStatsParamsPerPage = 50
-)
-
-// Valid indicates whether the value is a known member of the ListStatsParamsPerPage enum.
-func (e ListStatsParamsPerPage) Valid() bool {
-	switch e {
-	case ListStatsParamsPerPageN10:
-		return true
-	case ListStatsParamsPerPageN100:
-		return true
-	case ListStatsParamsPerPageN25:
-		return true
-	case ListStatsParamsPerPageN50:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ListWebsitesParamsSearchBy.
 const (
 	ListWebsitesParamsSearchByDomain ListWebsitesParamsSearchBy = "domain"
@@ -395,48 +272,6 @@ func (e ListWebsitesParamsSortBy) Valid() bool {
 	}
 }
 
-// Defines values for ListWebsitesParamsSort.
-const (
-	ListWebsitesParamsSortAsc  ListWebsitesParamsSort = "asc"
-	ListWebsitesParamsSortDesc ListWebsitesParamsSort = "desc"
-)
-
-// Valid indicates whether the value is a known member of the ListWebsitesParamsSort enum.
-func (e ListWebsitesParamsSort) Valid() bool {
-	switch e {
-	case ListWebsitesParamsSortAsc:
-		return true
-	case ListWebsitesParamsSortDesc:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ListWebsitesParamsPerPage.
-const (
-	ListWebsitesParamsPerPageN10  ListWebsitesParamsPerPage = 10
-	ListWebsitesParamsPerPageN100 ListWebsitesParamsPerPage = 100
-	ListWebsitesParamsPerPageN25  ListWebsitesParamsPerPage = 25
-	ListWebsitesParamsPerPageN50  ListWebsitesParamsPerPage = 50
-)
-
-// Valid indicates whether the value is a known member of the ListWebsitesParamsPerPage enum.
-func (e ListWebsitesParamsPerPage) Valid() bool {
-	switch e {
-	case ListWebsitesParamsPerPageN10:
-		return true
-	case ListWebsitesParamsPerPageN100:
-		return true
-	case ListWebsitesParamsPerPageN25:
-		return true
-	case ListWebsitesParamsPerPageN50:
-		return true
-	default:
-		return false
-	}
-}
-
 // Deleted defines model for Deleted.
 type Deleted struct {
 	Deleted DeletedDeleted `json:"deleted"`
@@ -462,8 +297,9 @@ type Error struct {
 	Status int `json:"status"`
 }
 
-// Flag A boolean written as `true`, `false`, `1` or `0`.
-type Flag string
+// Flag A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
+// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+type Flag = bool
 
 // Health defines model for Health.
 type Health struct {
@@ -518,9 +354,15 @@ type ListMeta struct {
 	Total int64 `json:"total"`
 }
 
+// PageSize Items per page.
+type PageSize int
+
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
+
+// SortDirection The direction of the sort key; ties break as each list says.
+type SortDirection string
 
 // StatEntry defines model for StatEntry.
 type StatEntry struct {
@@ -583,9 +425,13 @@ type WebsiteResponse struct {
 // WebsiteStoreForm defines model for WebsiteStoreForm.
 type WebsiteStoreForm struct {
 	// Domain A host name or IP address; a URL is accepted and normalised.
-	Domain      string                       `json:"domain"`
-	Email       *WebsiteStoreFormEmail       `json:"email,omitempty"`
-	ExcludeBots *WebsiteStoreFormExcludeBots `json:"exclude_bots,omitempty"`
+	Domain string `json:"domain"`
+
+	// Email 1 includes the website in its owner's periodic e-mail report.
+	Email *ZeroOne `json:"email,omitempty"`
+
+	// ExcludeBots 1 does not count crawlers, scripts and headless browsers.
+	ExcludeBots *ZeroOne `json:"exclude_bots,omitempty"`
 
 	// ExcludeIps One IPv4/IPv6 address or CIDR range per line.
 	ExcludeIps *string `json:"exclude_ips,omitempty"`
@@ -595,22 +441,9 @@ type WebsiteStoreForm struct {
 
 	// Password Needed when privacy is 2; stored as an argon2id hash. Empty means no password. A
 	// password sent with privacy 0 or 1 is stored but has no effect until privacy is 2.
-	Password *string `json:"password,omitempty"`
-
-	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
-	// 2 password (the owner, or a browser that entered the website's password).
-	Privacy *WebsiteStoreFormPrivacy `json:"privacy,omitempty"`
+	Password *string  `json:"password,omitempty"`
+	Privacy  *Privacy `json:"privacy,omitempty"`
 }
-
-// WebsiteStoreFormEmail defines model for WebsiteStoreForm.Email.
-type WebsiteStoreFormEmail int
-
-// WebsiteStoreFormExcludeBots defines model for WebsiteStoreForm.ExcludeBots.
-type WebsiteStoreFormExcludeBots int
-
-// WebsiteStoreFormPrivacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
-// 2 password (the owner, or a browser that entered the website's password).
-type WebsiteStoreFormPrivacy int
 
 // WebsiteUpdateForm defines model for WebsiteUpdateForm.
 type WebsiteUpdateForm struct {
@@ -619,7 +452,8 @@ type WebsiteUpdateForm struct {
 	ExcludeIps    *string  `json:"exclude_ips,omitempty"`
 	ExcludeParams *string  `json:"exclude_params,omitempty"`
 
-	// Favorite A boolean written as `true`, `false`, `1` or `0`.
+	// Favorite A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
+	// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
 	Favorite *Flag `json:"favorite,omitempty"`
 
 	// Password A new password (stored as an argon2id hash). Empty removes the password, which is
@@ -637,11 +471,11 @@ type ZeroOne int
 // Page defines model for Page.
 type Page = int
 
-// PerPage defines model for PerPage.
-type PerPage int
+// PerPage Items per page.
+type PerPage = PageSize
 
-// Sort defines model for Sort.
-type Sort string
+// Sort The direction of the sort key; ties break as each list says.
+type Sort = SortDirection
 
 // WebsiteSearch defines model for WebsiteSearch.
 type WebsiteSearch = string
@@ -691,8 +525,8 @@ type ListStatsParams struct {
 	// SearchBy The field `search` looks in; only `value`.
 	SearchBy *ListStatsParamsSearchBy `form:"search_by,omitempty" json:"search_by,omitempty"`
 	SortBy   *ListStatsParamsSortBy   `form:"sort_by,omitempty" json:"sort_by,omitempty"`
-	Sort     *ListStatsParamsSort     `form:"sort,omitempty" json:"sort,omitempty"`
-	PerPage  *ListStatsParamsPerPage  `form:"per_page,omitempty" json:"per_page,omitempty"`
+	Sort     *Sort                    `form:"sort,omitempty" json:"sort,omitempty"`
+	PerPage  *PerPage                 `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
@@ -703,12 +537,6 @@ type ListStatsParamsSearchBy string
 
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
-
-// ListStatsParamsSort defines parameters for ListStats.
-type ListStatsParamsSort string
-
-// ListStatsParamsPerPage defines parameters for ListStats.
-type ListStatsParamsPerPage int
 
 // ListWebsitesParams defines parameters for ListWebsites.
 type ListWebsitesParams struct {
@@ -722,9 +550,9 @@ type ListWebsitesParams struct {
 	Favorite *Flag `form:"favorite,omitempty" json:"favorite,omitempty"`
 
 	// SortBy `id` is creation order.
-	SortBy  *ListWebsitesParamsSortBy  `form:"sort_by,omitempty" json:"sort_by,omitempty"`
-	Sort    *ListWebsitesParamsSort    `form:"sort,omitempty" json:"sort,omitempty"`
-	PerPage *ListWebsitesParamsPerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+	SortBy  *ListWebsitesParamsSortBy `form:"sort_by,omitempty" json:"sort_by,omitempty"`
+	Sort    *Sort                     `form:"sort,omitempty" json:"sort,omitempty"`
+	PerPage *PerPage                  `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
@@ -735,12 +563,6 @@ type ListWebsitesParamsSearchBy string
 
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
-
-// ListWebsitesParamsSort defines parameters for ListWebsites.
-type ListWebsitesParamsSort string
-
-// ListWebsitesParamsPerPage defines parameters for ListWebsites.
-type ListWebsitesParamsPerPage int
 
 // StoreWebsiteFormdataRequestBody defines body for StoreWebsite for application/x-www-form-urlencoded ContentType.
 type StoreWebsiteFormdataRequestBody = WebsiteStoreForm
@@ -896,7 +718,7 @@ func (w *ServerInterfaceWrapper) ListWebsites(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "favorite" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "favorite", ctx.QueryParams(), &params.Favorite, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "favorite", ctx.QueryParams(), &params.Favorite, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter favorite: %s", err))
 	}
@@ -2162,95 +1984,99 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FyNc9s2sv9Xdvjem9o3lEQpTi8nT+bGbdOLr2nilziT14syIUSuJdQkwAKgFDXj//3NAuCHJEqWHV87",
-	"veldZ2JRBLBY7MdvP6DPQSLzQgoURgfjz8EcWYrK/nmWZXJ5JlavFJ9xQU9S1IniheFSBOPgLFuylYb4",
-	"L3EIWoKZMwNMrEBzg5CzFRRSG5hzo/tBGCj8peQK02BsVIlhoJM55oxmRVHmwfh98JfgQxiYVYHBONBG",
-	"cTELbm7C4DX+UqI25+k2BZdzBJ5CKVJUsJzzZA5mjpCiYTzTIK/AzLkGVEoqWKJCyORshul+erpIMGp1",
-	"dmVQbdPwBhMpUg1GwpJxA1O8kgotHQI/GVCO/IOW5MLgDJVd8927d2elmaMwPGEGd7P/G2QKVXwYj93L",
-	"XYy+CYOCKZaj8cd/wWbYzfKCzTCEKyVzGPbhzH6Ggmljd40ihTnTICSkzDBgIoWYXo4HsZExiDLLiFgS",
-	"qeCXEtUqCAPBcqKGZgradKd4xcrMBONhGOTsE89pG8Oo+l8Y5Fz4h2EXFy9QVfvoXA/Vx91rPo7CinHD",
-	"KBw9Dh9H4TCKPnSu9EYqs2sZTd91LmG5G9TLVB+ZTrqV4R1OSb3eIFPJfPt0vmUae1xoFJobvkDQ5dSN",
-	"dsqAkMqccXEK8f/E7mQ+xsBIMbhBxXYejHYLtveQs08vUMzMPBiPHj/uFCgv+9/IlKOVKU/+2yL1Ip1I",
-	"YVBYxrGiyEjUuRSDT73lctm7kirvlSpDkcgUrf7jJ5YXGbo/k6xM8SMvdDAOgjC4YgupOM0bkPgHN21q",
-	"/1vhVTAO/mvQmLuB+1YP1qj6XqrcUb/O2lciW1kOXnHMUg0ahYFkzsQM+4HbrC6k0G6j37D0OTd7dviz",
-	"lmJjQzlqbWXVqgHkpSZrAkwAm2qZlQZhbkxxpI/h7esXdFLaMFPqYHwSRQdv9hkZw64N/sgyYjim8M83",
-	"r16GwGCppJjBt24DvctVgSFIBTGRF0POtbaCpUBIs4/Mtk9JEtS6R3MqmfWsi+k1DqaLcD96sOGO7A6e",
-	"I8vM/G5srpgWyOvDRcQv1MG2twUcSQUKWbo67tOM58KgEixznL6nCFSTgEa1QOV8WPvMHz/EmZ8JKAV+",
-	"KjAxmMIV41mp8HTNibLaa3o/G/9fz7vk3nkab5xv+7vbDrRx7Jayl9J8L0uR3pdjXoutMF7RROsacvLl",
-	"3HopQZfJHJZ+JZaTfhCzEpZlqL7S9vwv2CqTLL2U8gVTM7zvfsjTegMKU5mugBPIkJDRpGt7Gz768r3R",
-	"atUqdgVFgE7A1yfwA//G7utSyh+ZWPlj0/fel5SQE070m9Nrexn97QH2srmCwyoWCyYZR2FOQRGkg4wZ",
-	"VBsibMFer0Z7+yW4xoWWjLeClWYuFf8V7y3Gbo4K9m0I8fBhDvoa7Tl7Cx5CXpn+EBQu5DWmZNVLcS3k",
-	"Umyw5927d71NYLqPR5s41jOqUJI8AZtm+EwYblZ345c1h5aeGsKN3weVy5QCCe8MoxBGj0N4HIUwjKLg",
-	"w024oV8zvkDhYOqSaeBiwTK+zvPR6AHMLNTQmhhrEQQdgF/vFGK3nxgIbmlAlsxpE1bt3gpdFoVUBtMf",
-	"MeXs0uKsB7IpNci4DXytG5zHD2twyGTHt5IQW3Z4M//qh7vxgM7YjlBIavWREfgeRaOve9GwF40uh9E4",
-	"ov/+FYSBw8jBuBrfT2ROGD1nPLOBRgU9p5LMYOuBxaIU4DSP7MkT3ChN/lHLUiU4EcSwNmB14RpPg/Ff",
-	"KQzTeilVHcUVii9YsgrGozAoLUbdJP/RZfRk/MiRf3NX2Pva49Zdh+S9Xb81s1W87zBD4+wcS1NOI1h2",
-	"oWSByli4f8UybclvHlG8Uo/yMQ9tsol1plJmyASdNLdvkRDY3XJhvj4JtmOvMJDTnzEx7TDX09wdQzVR",
-	"8ntaox4f1sQ1w/xXN2FQo7m9m91mH9kil4AgaQ/hSirABaoVOHWCSRlFj/ApnEQRKdk6uxo7173s54Ab",
-	"zHVH2qLeAlOKrYKOeAZORiOQIludOoPjrZE3T0tu5sCNBm89rJve4kptWj5vTY8wL3MmbKCEIsHW+IbG",
-	"yqR0pRmeX15eeCaRXyqw8ocd0Xf7TCua6tm7jvP7jM06cirg5Q+WihuDApiGmCQ0DiG2Z0x/DGMbB0UW",
-	"/VYyZ2NOUupM07/DIAyiDgFsBy130JuGUdV68joIg1KwBeMZudHbhX0PO3ywun2G5FoXHJc28rOyvKDA",
-	"dzlHAbH9OyYLXiikc+4Q4IW3z+uPXVphK30hMyk0TDGROYIuWOLErpVq+PrE5nyqj8MO/paiazM/YGGs",
-	"tDvamYFcagOPRhTEK5YYVLpTRBcsK/H2+aCQPuciynxKjv6qXmQYtRaBI2Yj7Oo9roElCRYUgRkpjzuI",
-	"2DhHy7yuUyx2puy6QvMqJUSjOneu8AqV6kp6OhzhvqWpTgHzwqyscUu5wsTAgmuf+d1W+kQhio8KLU1c",
-	"duSW43fn310+//T82fk/nl/Gp3C9zu2pNHMbmXoboGHY74+iyJnQ/dyzTOri3guuzQsurvUdrbwdA9eI",
-	"hTfs0sxRgc2gNcBvWzWuuNKm03JnbMcXAj/ZLwhiWJ33EGHrxULh4oAXN1jjKPLr+0n8orsY9iM6XHUH",
-	"U5aUSqEwHytp3XboFK5ty8SFVTApKrm11AL5vzrT7zLTtOm1fDTxfgcnWqvSrvcQ1QQaXd8aeTvBtMAD",
-	"0mukYdlBEGnjmNcOIGwnwd2UbVb4w7Ab7JKBiwqcbm4+gqKcZjyBIyZW5DhytrJZMrtJckVu+/o4hCFY",
-	"jGsQjmSVZpVLgSoEzWcCU+DiOJyIEVTYGI5a70gFDKZKLrXLWhggyKHQLeWx4Fe6Hnzcn4jGcUfhMBx9",
-	"6GLwG8PMM2HU6q4CLkvn8w7ArrV32a+Z7rXQT911EEQsKeRd8biPi2oYuS9iaBjSAS+zynTum6GxsRY8",
-	"GnbIAGtjNjliCfdzVIvv4stLjzYq6FSBmiAMrJuSKgir2lPt9MIgYXnB+IxkxUsXBQsFKma4mH3UK20w",
-	"t2HDgido1UbMyqqctOnjQhutctpedZC2wpJwQ/84oNSFF32cdlchbAW6LUmk8LFneI5djrkKfLvcvaAZ",
-	"Mq4xhTlhGgIhpHnnF8DSVKHu9vU+aN5/yP9CJV8JW7FZD63vPMwG4Fuo3tGH2la8vj3/7jUoJmao4ej8",
-	"YnHidrH4+tjmIezBYBpasFuggowL3GOQW1vdiPg3yfjfdUCgIVWyKDB12UlrC9dXPYWYgsPR1zGwjL6g",
-	"AdoZtbnM0EGMg2hrUg2fvyTSblITm5t7N0eLelhjorkGjebUY8zqodGYXdmkD4ElUGhKJdbiuhZhReNd",
-	"9glC5YRu1hMkh4l9V0bAK0JDQGvrlUxvyOrW+a8LZesIwrZurlHcZb+89v+7TXtlZP44hn0zfXU/5hzE",
-	"ky4K95D0xkjl6shbce8uC3u2y6ieArOxWjtKJCvWmOONAHkUnTy5NUSurXLdiBC18VAnGtq0zO3WjAOH",
-	"dlrnVwLJ/J4MyAZX2yYmNIZ6zQ639jp0PSB3tsS05EZ45ljfWF4LUrmYZWgfNJZ4pw0+gK7d5vMlYoqp",
-	"C269zaEjH52CJmFKgWlbYVczKUbcNtjM+/DMBt05MmHbbarp+3A2EbXFtY0KNptXTRwRd4fWPrvJp6Wp",
-	"Wnbw6oqi91IYnq1R4jBze5OjJ52BZyseaGTrPyw22DQITqv3mIRWb8mWTfh9INK91OiAQW2ksY8ym4Dd",
-	"qxNnIHDZOtXdmnBcqYLCXC5Qr0GO0HcGcm3rLiUh2KOT0eiYnmfYEnIrLS75qMP7SPxBGOWmQ0qqY2pi",
-	"lG5TehMGGpNScbN6Q/M6AZrapr6z0nR0hJ0JOLs4txXfnKUI0xXETLBsZXiioSStcGjEpbSbr2iE/6Zf",
-	"9X1ZdOY6CGva5sYUrnTExZWsinLM1WN899hZPSvpiWFcoCJIVKrMz6DHg8GMm3k57ScyH9Rk9DQqCq6a",
-	"J9uVDM/ZnssH1c0Z1YA+UPgSD1jBB4thDCjSQnJhNFzJLJNLJyzzoiFyMSSehaDlROAnrina840DPs+3",
-	"lOqai9kpGWy1MXrJNGRSanQpHuK+tbSKJ+RnjlyOkI45nIi4Sr64bjwyEvS2LcSwytczoZcUL5DQ9idi",
-	"Ip7ZKba3BPiJIIJbOJVJmZPtF4iphvjMtybYEukYXCeoqz4lZxfnH3949pMrRcX9iWiV7LkURFIyx+Sa",
-	"ghXi8piMKktb7pMcjCwNMCs4NcXRMLRR1cmI1Ol1U3rm6FqLDij7nkLdWmeH/PPNq5d9eNaqoU1Eq4hW",
-	"L259nnUo5NpjW8CLbRWuVXA/ctWunpugLnYdt4oaIJtSGbHGaY1G1FB5JK7I31Sy5+JM68bGwIRLB9Og",
-	"rzTw1nFGJyHgJ5aYbAUZvyaZnQjfdQE8dfYn4wl6eFtp0z8uXvQe9aMerb6lRcvlsj8TZV+q2cCP1QM2",
-	"KzIa0p+bPLMYn5tsXTPPLs6DMFig0k6rhv2oH9nqaoGCFTwYBzTBIxsKmbk1PFYAqwrPTRh4gRz4If0V",
-	"y61jm6HpapxWzlRzDa8KFKQolcz24aUVWiFJnPpN2kWK8zQYB/9A44cEG42Xoyja0xhQEdRqDKis1oNw",
-	"ZL34vmWJq20+6kfNVrfqAjVFm16iXvdzF7T0Z7IxagOpVFN4a12N20Yu3b0AW+dES5+M/rbL+dVHM9hs",
-	"HrsJg8fuqPaPW2+mbDvAYPz+QxjoMs+ZWln6vLVtkx0Ghs007dzGmh9uWlJqFXTw2SvtR57e7JRV2rtN",
-	"DNlLBYRYaTB5hiQEIgFTkAuLMG0zIIqUKUjZyreeuf53MBJiI+OJ4CLJSs0XCEf2JS6coXLO7isNhucI",
-	"v0qBx32IJ8EksFVWRiA5A5sMtrCfHFNlMKSaCFd768MlmVdfddBSGWuUpwrZNQEAN57pBEXKxczZmXUF",
-	"o+j8DfEnWL8W8P7z7g4Ra936cEa2y0Ft39rT7pBsW7+62ZyEsOk1bw5k75WGrXTV/qsAXYTXh9h3Tc0L",
-	"jkvfFu/zwjHM2cLd5kjZCo7in3766afejz/2vvsuPiYoankZArMnNhEaFUftwkdr97WTG/eehiOf5quL",
-	"pxT267CKUHQI/X7fxyBdffj2n31cuS19b1PhHez43oKnlK1CaO/RNjhUxrJpOBruIM/Xig44NHsBoCMX",
-	"t0nXC9ZFlgMV/qqNU65uSh/totTIh6Vz/80Le/q/xaWLTjF3ECd208UETq/J5Jw6+BJb4uL9RHycrnZc",
-	"YKkqU1VtxX3+0Enarrsxu2d39a5m9urzvlW6VKCxYQN7UeeA96qrQ4e8at/7cCcosrNH8X1dQByOorpA",
-	"GAwKxRPn7OsX/vak9b0loM7V+uYCCwvHg0EmE5aRrRk/iZ5E6x7wr3+no3hKlskluUifnja67h4a+bRR",
-	"KveIRjwdVv0Cv9FargXC9Vi6Lgf6u5V0Xm8vGFbdBMO1Av+wXc9/HLn6/aiuqY8O76Ks666dd4Zcd01t",
-	"ApqghCsPKByEioa3Q6G17nI76OT2QfWtCgvURoesst2a/TuAvBrWval8tAU0rAIbLWTncMoatKsCsf2A",
-	"roIk1du++kYHxox36bdhKZ7W4I0RAHAIjEth78QWbEYewMb/xM9dUOtdRe8W2rrF8qzfB7yX+XfJy3vb",
-	"/7pUVl9h3EyG7nZO9k5dlTDUcFR3Wg7jY9dvmK1ASNFrv1N3YUbx8S6iW7W2w7TYZSO3KYx5apG3zYTZ",
-	"Vh6Vul6uu/syi2crLrXLjP+xbuyLe+2j+/Xau6e3ttfXhUGfwI129de3Sb67l63My9/v5C+3R/0bPd+w",
-	"9nzDO98fOMT5VZv5Amf3R/RdxJp67y2PVZv7DzdhUEjd4aAqs+xi6Lr1xuW4j4ziub2ulcklql7CNKan",
-	"wCBDRhE9xF60XFK/Sg3GIbCJqN9ZLpd9eiRWQAF4CAV5N4pPjGI8o3dSaXxNJT2Ft4InMkXI2BQzDa5v",
-	"A7gwciKKUqzoy2M73t4qMrZRF4Gtl7aZaFW3QygF/6VEYImSWgPLMpso1f2JiL1exjDyKWxGUbpT3rgP",
-	"caXfcZVnqAvkc1SdrtYW5t/VAKK5nr76wrvotRVrZ2GfNRZtMM3kbKMjZBwMo779/+DJRIyiaDhOp0/G",
-	"42HQNkl31cam9+BmPfdHNvBmy7QPf69bVLda9j3cuc3ce7v+QPb+oe9TCVw2d6rWrla+kI7zOxrwmnFf",
-	"6epq/eG/YnJzb8s7fHT7oM07z3bc40MW67jc+Ec192dp2hmgtMx9R4wy+Owzz+722fbhv24VtZvqZmqN",
-	"pbyyd7RscB1SJEIRjFFMaGajkO3Sibu21zaCX4T1qut8axCrupBX38M7WIeqS4X77yKSwZ9V92N/q9j5",
-	"dxIqx5Hb5CqswtwNhzeXy/1HvZ+w5rLtfz6jiVe3s/m3LoY8aBHkg633df1w0GVVJmcaLt5ebpuNCxq3",
-	"Ezp1c7314z/rv7ET3PxRhPFP33eg9riDbfQHji7OLr99frxTj8rOC6c7f2PpFOIGq8XgPKIU/sZdjfzd",
-	"O1bv7I3EiYhbqPKpi4fW8ePTGJIMmXIONuPa9OukGCRMuEqTJ8O3jnUFF44Df6rInypyoIrsRohze0P8",
-	"V99U8zPBI1KS/s/aP8rRKJ5Un+xvT/1atZ807RHrnYHvP5D9dz8ntct5caENE4nvRLA/btTuJDvSmF31",
-	"KJzH9BTinF0jqFLE7keqrD7aHJbNy7q2JFeW8vvc4y8purd9VUax5NreJfIesObNdnb2bDZTOLN9cinj",
-	"2aop6K8XC1qzuWJBV6K8tdHW++6KQmde3VKKCgoljUxkBkdkKgqmTH2zut0XeHZxfjx2lQI7EbhtYz71",
-	"bX5mjhNRt/JxY38/U9sf0AQjbRujRlCypGECMfXtUS4YUO7QMAVZGs1TdPPpApNe0054dnHu2qMTmWWu",
-	"UGGTP4RO5kykvYIpm2eSCnSBmB6f+mrVWg/eRGjDswwMatukOGMkOevS4mykZ+O39XIdzHQ/iOAyR06w",
-	"7frOvErl2unIfsCUZSSeqi0fryorrIObDzf/HwAA//8=",
+	"7HwNbxs38vdXGezzPKh9WMmS4vRyMoqD26YXX9PET+Ig/15sZOndscR6RW5JrhQ18Hf/Y4bcF0krWU5y",
+	"LXq4NoBtaUkOh/PymxfuxyjVs0IrVM5G44/RFEWGhn89zXO9OFXLl0ZOpKJPMrSpkYWTWkXj6DRfiKWF",
+	"5C9JDFaDmwoHQi3BSocwE0sotHUwlc72ozgy+GspDWbR2JkS48imU5wJmhVVOYvG76K/RFdx5JYFRuPI",
+	"OiPVJLq7i6NX+GuJ1p1lmxRcTBFkBqXK0MBiKtMpuClChk7I3IK+ATeVFtAYbWCBBiHXkwlmu+npIsGZ",
+	"5emNQ7NJw2tMtcosOA0LIR1c4402yHQo/ODAePL3WlIqhxM0vObbt29PSzdF5WQqHG5n/7coDJpkPx77",
+	"h7sYfRdHhTBihi4c/7mYYDfLCzHBGG6MnsGwD6f8NxTCOt41qgymwoLSkAknQKgMEno4OUqcTkCVeU7E",
+	"kkhFv5ZollEcKTEjamimqE13hjeizF00HsbRTHyQM9rGcFD9F0czqcKHcRcXz9FU++hcD837jTX/r8Gb",
+	"aBz9n6NGM478t/aIJnstf0Oe/LU2btvMlr7bd1aa6HtpMGUm8+njNanRaxQmnW6ewnfCYk8qi8pKJ+cI",
+	"trz2J+mFHiHTMyHVCST/L/En8D4BQQogHRqx9QCsX7BN+Ex8eI5q4qbRePT4cafgBBn/VmcSWXYC+W+K",
+	"LIhuqpVDxdwSRZGTSEutjj70FotF70abWa80OapUZ8h6jh/ErMjR/5rmZYbvZWGjcRTF0Y2YayNpXpLy",
+	"u32ZvELTD9rMPO2rjH2p8iXz70ZinlmwqBykU6Em2I/8Vm2hlfXb/FZkz6Tbsb9frFZr25mhtSyRLOww",
+	"Ky3ZDBAKxLXVeekQps4VB/YQ3rx6TudknXCljcbHg8Hem31KJq9rgz+JnNiNGfzz9csXMQhYGK0m8J3f",
+	"QO9iWWAM2kBC5CUwk9ayWBlQ2u0is+050hSt7dGcRuc9diS9xo10ER5GH605Hd7BMxS5mz6MzRXTIn0b",
+	"7c21sFAH294UcKANGBTZ8rBPM54ph0aJ3HP6E0WgmgQsmjka76naZ/74S5z5qYJS4YcCU4cZ3AiZlwZP",
+	"VlylqH1j8KbJ//SC4+2dZcna+ba/u+9AG/fNlL3Q7gddquxTORa0mIXxhiZa1ZDjz+fWCw22TKewCCuJ",
+	"GekHMSsVeY7mK8vnfy6WuRbZhdbPhZngp+6H/Gkwn3CtsyVIghIacpp0ZW/DR5+/N1qtWoVXMATbFHx9",
+	"DD/Kb3lfF1r/JNQyHJv95H1pDTNCg2FzdmUvo799gb2sr+ARCSO+NJeo3AkYAm6QC4dmTYQZ0vVqTLdb",
+	"gmv0x2S8UaJ0U23kb/jJYuznqMDdmhAPv8xB3yKfc7DgMcwq0x+Dwbm+xYyseqlulV6oNfa8ffu2tw4/",
+	"d/FoHa0GRhVGkycQ1zk+VU665cP4xeaQ6amB2vhdVLlMrZDQznAQw+hxDI8HMQwHg+jqLl7Tr4mco/Jg",
+	"dCEsSDUXuVzl+Wj0Bcws1ACaGMsIgg4grHcCid9PAgS2LKBIp7QJVrs3ypZFoY3D7CfMpLhglPWFbEoN",
+	"Mu6DXqsG5/GXNThkspN7SUiYHcHMv/zxYTygM+YRBkmt3gsXjaPRYPR1bzDsDUYXw8F4QP/+FcWRR8jR",
+	"uBrfT/UsiiOcCZlzOFEBz2tNZrD1ASNRCmOaj/jkCW6Ubvbe6tKkeKmIYetwNY5kFo3/SsGWtQtt6lit",
+	"MHIu0mU0HsVRyRh1nfxHF4Mn40ee/LuHwt5XAbduO6Tg7fqtmVnxvsccnbdzIsskjRD5udEFGsdg/0bk",
+	"lslvPqJopR4VIk/aZBN1Xmudo1B00pKfIiHg3Urlvj6ONmO5ONLXv2Dq2sFsoLk7bdDEwu9ojXp8XBPX",
+	"DAtf3cVRjeZ2bnaTfWSLfJqBpD2GG20A52iW4NUJLsvB4BF+A8eDASnZKrsaO9e97MdIOpzZjuREvQVh",
+	"jFhGHfEMHI9GoFW+PPEGJ1ijYJ4W0k1BOgvBerCb3uBKbVo+bkyPMC1nQnGghCrF1viGxsqkdCUTnl1c",
+	"nAcmkV8qsPKHHdF8+0wrmurZu47zh1xMOjInEOSvDy8VI7uFNAgHAjgaXjXjgs5y5tl1CNKRJVsY6Rwq",
+	"SEiqkxgSloskvlTJMOHgaZCccC5MuykasAXmOUVRB8kSLQ24ePXmKf10SUwxFc4Kt4S5yEs8pAUM3pQW",
+	"w/Ecj0b9SxV1KU8TGT1AOZvTqBRJ30ZxVCoxFzInX32/Ru3geYiINwWF/Pdc4oLDS1aYOUXXiylxkn9P",
+	"aO+FQRKmDi2ZByew+rHPXGxkSHSulYVrTPUMwRYi9bLdymZ8fczpo+rPYYfglqprMz9i4VilPO3CwUxb",
+	"B49GkE6FEalDYzv1gA/4/vmg0CGto8rZNYnhTb3IcNBahESWwvjqOWlBpCkWFOY5rQ87iFg7R2Ze1ykW",
+	"W7N/XfF/lXWiUZ07N3iDxnTlTz1Y8d/SVCdBGciCZpwTg7m0IYm8aVlSg6jeG2SapO5IUydvz76/ePbh",
+	"2dOzfzy7SE7gdpXb19pNOfwNhsbCsN8fDQbeTu/mHjOpi3vPpXXPpbq1D3QlPAZuEYvgPbz9WDNLm6px",
+	"I411ne4hF1u+UPiBvyAcwzofcMjGg4XB+R4PrrHGUxTWD5OERbcx7Cf04O0BpiwtjUHl3lfSuokaKCbc",
+	"lIlzVjCtKrllaoGcbF008Elu2vRKapt4v4UTrVVp1zuIaqKZrm+dvp9gWuAL0uu0E/leOGztmFcOIG7n",
+	"0/2UbVaEw+ANdslAnVtv5/0fD9Z15IygEBRoamsT3NhwEI8ex48H8XAwuOra5XkFsde5O4CivM5lCgdC",
+	"LckzzcSSc33MRfJ1nr/2MIYhMFJ3CAe6ShbrhUITg5UThRlIdRhfqhFUCB8OWs8worg2emF97sUBASeD",
+	"fqmAaL+y9eBD7/rDFgfxMB5t7i2OPvToid5cGI4t6WjOeUtR2LYj/p9XMcdVqF40RYc2z5k7URfMzarn",
+	"Kzm02ji4xeUJkErCtUFxCyLEtrm0DqxY2tYhVXMLm3agjDh67YR7qpxZPtQS6NKDgz0iidoN7zZh/rE4",
+	"TN0lsUQsWa6HRkchSq1B/c7aUM2QDrCfVz5m1wyNM2Io78Q+A9gYr3OECQ9zVItv48uLAMuqc6/QXxRH",
+	"7M81iW2wCzU6iKNUzAohJyTzQUsodCvQCCfV5L1dWoczls25TJHti5qUVQlvHQzEnDuQtL3qILnalUpH",
+	"Pzyi7BLDEDU/VAhbaYeWJFIw33Nyhl0IpkpDdOEiRTPkkiKBKYE/0m2yIGfnILLMoO0GRSGFsfuQ/4VG",
+	"v1TIz68kOh48jNMhGzGWpw8tVx+/O/v+FRihJmjh4Ox8fux3Mf/6kLNCfDCYxRwVkGXPpcIdnqu11bX8",
+	"yzoZ/38VOVnIjC4KzHyumG366qonkFCoPvo6AZHTFzTAeuM81Tl6LLYXbU3i5+Pn5D2aRNH65t5OkeGh",
+	"aFyNtGDRnQQwXn3oLOY3nIIjVAkGXWnUSpTdIqxovOTOSnh47G41XbWf2HflZ4IiNAS0tl7J9Jqsbpz/",
+	"qlC2jiBu6+YKxV32K2j/v9u0V0bmz2PY15OJn8acvXjSReEOkl47bXxVfyNBsM3Cnm4zqicgOKhth9Nk",
+	"xRpzvJZJGA2On9ybS6itssjzlzfR+N2ehvYqbpDZBhgeglQs8LaNH0EqTuox5vyKwbLUmUwBe0QEGCy0",
+	"cf0u2/8ZxA03ics02sbCQ2rEIkdjY/CPeecwRZHlaG0Fi23/Xu/yUiG5j+Mj8iHVsdEhNo5mxY+0zmro",
+	"+4Ye7EloyfX0IItO4zkYEEs1yZE/aDzJVh+yB13bzf8LxAwzn8UINpNEdnQClpQhIxwuFAgz0WokuSlr",
+	"2oennF2ZoVDcolVN34fTS1V7DG574eRjNfGAuDtk/+Invy5d1eaFNzeYOiiVk/kKJT52aW9y9KQzw1B7",
+	"nP3Er/Y9K7qxYTK83u8wGq1eoA2r8ceAqE8S1D0GtbHILso4Yb5T6k5B4aIV226XtcNK2AzO9DxYqGpg",
+	"HPo1peU6GWe7D45Ho0P6PMeWGHHM7PO4Nv4UmdpLku46pKQ6piaKGcTDq86ciMW0NNItX9O8XoCuudXy",
+	"tHQd/XunCk7Pz7hCPxMZwvUSEqFEvnQytVBaNODxiq8mNF/RiPBNv+rSY/zm+zpr2qbOFb7UJ9WNroqo",
+	"wtfPQq/faT0r6YkTUqEh0FSaPMxgx0dHE+mm5XU/1bOjmoyeRUPhV/PJZuUpcLbnU2t1M001oA8U4CRH",
+	"opBH82ECqLJCS+Us3Og81wsvLNOiIXI+JJ7FYPWlwg/SUjwYGj1CynShza1UkxMyiWZt9EJYyLW26LNl",
+	"xH22ZUamZMkPfLqVjjm+VEmVx/K9k2Qk6GkunIkKDQhlFxRRkND2L9WlespTbG4J8AOBCL9wptNyRtZV",
+	"IWYWktPQSsIl7TH4/lxfLUxPz8/e//j0Z186TPqXqtViIbUiktIpprcUzhCXxyDgWmQtB0UmXJcOBAtO",
+	"TfFgGLNX9pWlV02rgETfCrZHmf4E6lZIHvLP1y9f9OFpq+Z5qVpFz3px9irsKcl5JlxwTbhq2mqQOPDV",
+	"yZ6foC5OHrbqQ6Cb0iaxxmuNRbRQ5eWkIQRUyZ4HG5zMG4NQPrNOg76yIFvHOTiOAT+I1OVLyOUtyeyl",
+	"Cl0yIDNvf3KZYgDAlTb94/x571F/0KPVN7RosVj0J6rsazM5CmPtkZgUOQ3pT90s5yhAunxVM0/Pz6I4",
+	"mqOxAVL1B/0BV8MLVKKQ0TiiCR5xsOSmbHhYAKti2V0cBYE8CkP6SzFjxzZB19XObryplhZeFqhIUSqZ",
+	"7cMLFlqlSZz6TWJGq7MsGkf/QBeGRGuNsqPBYEcjR0VQq5GjslpfhCOrzRIblrja5qP+oNnqRomlpmjd",
+	"S9TrfuwCb+FM1katIZVqimCtq3GbyKW7d2PjnGjp49Hftjm/+miO1pv97uLosT+q3eNWm1/bDjAav7uK",
+	"I1vOZsIsmb5gbdtkx5ETE05SczR6ddeSUlbQo49Bad/L7G6rrNLeObDgqx5a+VQ9eYY0BiIBM9BzzrNz",
+	"8yaqTBjIxDK0CvpbCeA0JE4nl4pDKSvnCAf8kPTNAcHZfWXByRnCb1rhYR+Sy+gy4oK1AIMi99V7Btbk",
+	"mCqDoc2l8lnzPlyQeV1LnIeU+XWo/oOwKapMqom3M6sKRvH7a+JPtHpZ493H7R09bN36cEq2yxccQitW",
+	"u6O1bf3qqwEkhM3NgOZAdl402Uho7b6g0UV4fYh934Q+l7gIlxhC5jiBqZj7OzaZWMJB8vPPP//c++mn",
+	"3vffJ4cERZmXMQg+sUtl0Ui0PkBju29DQMrPWTgIicC6Dj3V1tm4Dkhj6Pf7oRLTdWuCf+ziyn0Jfk6W",
+	"d7DjBwZPmVjG0N4j11MqY9k0iA23kBfKbnscWubrRBvZunW6nosusjyoCBegvHJ1U/poG6VOf1k6d9+T",
+	"4dP/Pa7IdIq5hziJny4hcHpLJufEw5eEiUt2E/H+etl9W6quXVXVF//3VSdp264vbZ/dV8Sa2au/d63S",
+	"pQKNDeMrUNEez1UXuvZ5lJ+7ehAU2dpT+q4uMQ5Hg7qEGB0VRqbe2dcP/O1J63smoM7mhj4NhoXjo6Nc",
+	"pyInWzN+MngyWPWAf/07HcU3ZJl8Gon06ZtG1/2HTn/TKJX/iEZ8M6xaL36ntXw3ie+J9Q0j9HsrLb3a",
+	"qTGsGjOGK70Sw3ZrxOOBb4UY1e0Jo/27XuvKbOcdL9+oVJuAJiiRJgAKD6EGw/uh0MptAB50fP+g+hYM",
+	"A7XRPqtsttL/ASCvhnWvKx/NgEZUYKOF7DxOWYF2VSC2G9BVkKR6OtTn6MCECy79Piwlsxq8CQIAdd8C",
+	"31QuxIQ8AMf/xM9tUOttRe8G2rrH8qze3vwk8++Tl59s/+tiWt12sZ4M3e6c+A5klTC0cFB3uQ6TQ9+6",
+	"mS9BadVrPxM6YCEZJIfbiG5V4/bTYp+N3KQwkRkjb86EcTeKyXxb3MN9GePZikvtQuR/rBv77LsRg0+7",
+	"G+E/vfc6RF06DAncwbb7EG2SH+5lK/Py9wf5y81R/0bPN6w93/DB9z32cX7VZj7D2f0ZfRexpt57y2PV",
+	"5v7qLo4KbTscVGWWfQxdN+f4HPeBM3LG1+tyvUDTS4XF7AQE5CgooockiJZP6lepwSQGcanqZxaLRZ8v",
+	"BSyBAvAYCvJuFJ84IyTfIsi0CzWV7ATeKJnqDCEX15hb8J0dIJXTl6oo1ZK+POTxfAvMcc8zglgtfgvV",
+	"qn/HUCr5a4kgUqOtBZHnnCi1/UuVBL1MYBRS2IKidK+8SR+SSr+TKs9Ql9CnaDpdLZfu39YAonmZwPIz",
+	"3xxQW7F2FvZpY9GOrnM9WesZGUfDQZ//P3pyqUaDwXCcXT8Zj4dR2yQ9VBub7oS71dxfeIPBmmkf/lG3",
+	"3u617Du4c5+5D3b9C9n7L33/TeGiuQO3chX2ufac39Ki14z7ylavQtj/3TJ3n2x5h4/uH7R+R53HPd5n",
+	"sY7LqH9Wc3+aZZ0BSsvcd8QoRx9D5tnfFtw8/FetonZT3czYWOobbr/h4DqmSIQiGGeEsoKjkM3Sib9m",
+	"2TaCn4X1quuXKxCrukBZ35vcW4eqS6C7746SwZ9U95l/r9j5DxIqz5H75Cquwtw1hzfVi91HvZuw5nL0",
+	"fz6jiVf3s/n3LoZ80SLIFdf7ul7zdFGVyYWF8zcXm2bjnMZthU7dXG+9qmn1nUjR3Z9FGP/r+/bUHn+w",
+	"jf7AwfnpxXfPDrfqUdl5d3frO7FOIGmwWgLeI2oVLi/WyN8/w3rHlzsvVdJCld/4eGgVP36TQJqjMN7B",
+	"5tK6fp0Ug1QoX2kKZITWsa7gwnPgvyryXxXZU0W2I8QpX7b/LTTV/ELwiJSk/4sNH83QGZlWf/G7wn6r",
+	"2k+a9ojVzsB3V2T//eu/tjkvqawTKg2dCPwyqnYn2YHF/KZH4TxmJ5DMxC2CKVXiXyrG+sg5LM7L+rYk",
+	"X5YK+9zhLym6574qZ0R6y7eNggesebOZnT2dTAxOuE8uEzJfNgX91WJBazZfLOhKlLc22nreX2LozKsz",
+	"pWigMNrpVOdwQKaiEMbVl9TbfYGn52eHY18p4InAbxtn16HNz03xUtWtfNLxW00tv9YUnOY2RotgdEnD",
+	"FGIW2qN8MGD8oWEGunRWZujnswWmvaad8PT8zF8STXWehwuWBDgInUyFynqFMJxn0vwuCcwOT0K1aqUH",
+	"71JZJ/McHFpuUpwIkpxVafE2MrDxu3q5Dmb6d0v4zJEXbF7fm1dtfDsd2Q+4FjmJp2nLx8vKCtvo7uru",
+	"fwMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -124,7 +124,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	if opts.RateLimit > 0 {
 		apiMiddleware = append(apiMiddleware, rateLimit(opts.RateLimit))
 	}
-	apiMiddleware = append(apiMiddleware, middleware.BodyLimit(maxBodySize), requireForm, validator)
+	apiMiddleware = append(apiMiddleware, middleware.BodyLimit(maxBodySize), requireForm, validator, checkInput(spec))
 
 	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope})
 	gen.RegisterHandlers(routerWith{e, apiMiddleware}, strict)
