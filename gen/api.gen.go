@@ -311,16 +311,8 @@ type HealthStatus string
 
 // Hit One pageview, or one event when `event` is present.
 type Hit struct {
-	Event *struct {
-		// Name Colons become spaces.
-		Name string `json:"name"`
-
-		// Unit Kept only when at most 32 characters.
-		Unit *string `json:"unit,omitempty"`
-
-		// Value Kept only when a positive number of at most 10 characters (a JSON number is accepted too).
-		Value *string `json:"value,omitempty"`
-	} `json:"event,omitempty"`
+	// Event An event; recorded as the `event` statistic `name:value:unit`.
+	Event *HitEvent `json:"event,omitempty"`
 
 	// Page The absolute http(s) URL of the page.
 	Page string `json:"page"`
@@ -330,6 +322,18 @@ type Hit struct {
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
 	ScreenResolution *string `json:"screen_resolution,omitempty"`
+}
+
+// HitEvent An event; recorded as the `event` statistic `name:value:unit`.
+type HitEvent struct {
+	// Name Colons become spaces.
+	Name string `json:"name"`
+
+	// Unit Kept only when at most 32 characters.
+	Unit *string `json:"unit,omitempty"`
+
+	// Value Kept only when a positive number of at most 10 characters (a JSON number is accepted too).
+	Value *string `json:"value,omitempty"`
 }
 
 // ListLinks Links keep every other query parameter.
@@ -352,6 +356,13 @@ type ListMeta struct {
 	// To Position of the last item of this page, null past the end.
 	To    *int  `json:"to"`
 	Total int64 `json:"total"`
+}
+
+// OpenAPIDocument An OpenAPI 3.0 document.
+type OpenAPIDocument struct {
+	Info    map[string]interface{} `json:"info"`
+	Openapi string                 `json:"openapi"`
+	Paths   map[string]interface{} `json:"paths"`
 }
 
 // PageSize Items per page.
@@ -1984,99 +1995,100 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HwNbxs38vdXGezzPKh9WMmS4vRyMoqD26YXX9PET+Ig/15sZOndscR6RW5JrhQ18Hf/Y4bcF0krWU5y",
-	"LXq4NoBtaUkOh/PymxfuxyjVs0IrVM5G44/RFEWGhn89zXO9OFXLl0ZOpKJPMrSpkYWTWkXj6DRfiKWF",
-	"5C9JDFaDmwoHQi3BSocwE0sotHUwlc72ozgy+GspDWbR2JkS48imU5wJmhVVOYvG76K/RFdx5JYFRuPI",
-	"OiPVJLq7i6NX+GuJ1p1lmxRcTBFkBqXK0MBiKtMpuClChk7I3IK+ATeVFtAYbWCBBiHXkwlmu+npIsGZ",
-	"5emNQ7NJw2tMtcosOA0LIR1c4402yHQo/ODAePL3WlIqhxM0vObbt29PSzdF5WQqHG5n/7coDJpkPx77",
-	"h7sYfRdHhTBihi4c/7mYYDfLCzHBGG6MnsGwD6f8NxTCOt41qgymwoLSkAknQKgMEno4OUqcTkCVeU7E",
-	"kkhFv5ZollEcKTEjamimqE13hjeizF00HsbRTHyQM9rGcFD9F0czqcKHcRcXz9FU++hcD837jTX/r8Gb",
-	"aBz9n6NGM478t/aIJnstf0Oe/LU2btvMlr7bd1aa6HtpMGUm8+njNanRaxQmnW6ewnfCYk8qi8pKJ+cI",
-	"trz2J+mFHiHTMyHVCST/L/En8D4BQQogHRqx9QCsX7BN+Ex8eI5q4qbRePT4cafgBBn/VmcSWXYC+W+K",
-	"LIhuqpVDxdwSRZGTSEutjj70FotF70abWa80OapUZ8h6jh/ErMjR/5rmZYbvZWGjcRTF0Y2YayNpXpLy",
-	"u32ZvELTD9rMPO2rjH2p8iXz70ZinlmwqBykU6Em2I/8Vm2hlfXb/FZkz6Tbsb9frFZr25mhtSyRLOww",
-	"Ky3ZDBAKxLXVeekQps4VB/YQ3rx6TudknXCljcbHg8Hem31KJq9rgz+JnNiNGfzz9csXMQhYGK0m8J3f",
-	"QO9iWWAM2kBC5CUwk9ayWBlQ2u0is+050hSt7dGcRuc9diS9xo10ER5GH605Hd7BMxS5mz6MzRXTIn0b",
-	"7c21sFAH294UcKANGBTZ8rBPM54ph0aJ3HP6E0WgmgQsmjka76naZ/74S5z5qYJS4YcCU4cZ3AiZlwZP",
-	"VlylqH1j8KbJ//SC4+2dZcna+ba/u+9AG/fNlL3Q7gddquxTORa0mIXxhiZa1ZDjz+fWCw22TKewCCuJ",
-	"GekHMSsVeY7mK8vnfy6WuRbZhdbPhZngp+6H/Gkwn3CtsyVIghIacpp0ZW/DR5+/N1qtWoVXMATbFHx9",
-	"DD/Kb3lfF1r/JNQyHJv95H1pDTNCg2FzdmUvo799gb2sr+ARCSO+NJeo3AkYAm6QC4dmTYQZ0vVqTLdb",
-	"gmv0x2S8UaJ0U23kb/jJYuznqMDdmhAPv8xB3yKfc7DgMcwq0x+Dwbm+xYyseqlulV6oNfa8ffu2tw4/",
-	"d/FoHa0GRhVGkycQ1zk+VU665cP4xeaQ6amB2vhdVLlMrZDQznAQw+hxDI8HMQwHg+jqLl7Tr4mco/Jg",
-	"dCEsSDUXuVzl+Wj0Bcws1ACaGMsIgg4grHcCid9PAgS2LKBIp7QJVrs3ypZFoY3D7CfMpLhglPWFbEoN",
-	"Mu6DXqsG5/GXNThkspN7SUiYHcHMv/zxYTygM+YRBkmt3gsXjaPRYPR1bzDsDUYXw8F4QP/+FcWRR8jR",
-	"uBrfT/UsiiOcCZlzOFEBz2tNZrD1ASNRCmOaj/jkCW6Ubvbe6tKkeKmIYetwNY5kFo3/SsGWtQtt6lit",
-	"MHIu0mU0HsVRyRh1nfxHF4Mn40ee/LuHwt5XAbduO6Tg7fqtmVnxvsccnbdzIsskjRD5udEFGsdg/0bk",
-	"lslvPqJopR4VIk/aZBN1Xmudo1B00pKfIiHg3Urlvj6ONmO5ONLXv2Dq2sFsoLk7bdDEwu9ojXp8XBPX",
-	"DAtf3cVRjeZ2bnaTfWSLfJqBpD2GG20A52iW4NUJLsvB4BF+A8eDASnZKrsaO9e97MdIOpzZjuREvQVh",
-	"jFhGHfEMHI9GoFW+PPEGJ1ijYJ4W0k1BOgvBerCb3uBKbVo+bkyPMC1nQnGghCrF1viGxsqkdCUTnl1c",
-	"nAcmkV8qsPKHHdF8+0wrmurZu47zh1xMOjInEOSvDy8VI7uFNAgHAjgaXjXjgs5y5tl1CNKRJVsY6Rwq",
-	"SEiqkxgSloskvlTJMOHgaZCccC5MuykasAXmOUVRB8kSLQ24ePXmKf10SUwxFc4Kt4S5yEs8pAUM3pQW",
-	"w/Ecj0b9SxV1KU8TGT1AOZvTqBRJ30ZxVCoxFzInX32/Ru3geYiINwWF/Pdc4oLDS1aYOUXXiylxkn9P",
-	"aO+FQRKmDi2ZByew+rHPXGxkSHSulYVrTPUMwRYi9bLdymZ8fczpo+rPYYfglqprMz9i4VilPO3CwUxb",
-	"B49GkE6FEalDYzv1gA/4/vmg0CGto8rZNYnhTb3IcNBahESWwvjqOWlBpCkWFOY5rQ87iFg7R2Ze1ykW",
-	"W7N/XfF/lXWiUZ07N3iDxnTlTz1Y8d/SVCdBGciCZpwTg7m0IYm8aVlSg6jeG2SapO5IUydvz76/ePbh",
-	"2dOzfzy7SE7gdpXb19pNOfwNhsbCsN8fDQbeTu/mHjOpi3vPpXXPpbq1D3QlPAZuEYvgPbz9WDNLm6px",
-	"I411ne4hF1u+UPiBvyAcwzofcMjGg4XB+R4PrrHGUxTWD5OERbcx7Cf04O0BpiwtjUHl3lfSuokaKCbc",
-	"lIlzVjCtKrllaoGcbF008Elu2vRKapt4v4UTrVVp1zuIaqKZrm+dvp9gWuAL0uu0E/leOGztmFcOIG7n",
-	"0/2UbVaEw+ANdslAnVtv5/0fD9Z15IygEBRoamsT3NhwEI8ex48H8XAwuOra5XkFsde5O4CivM5lCgdC",
-	"LckzzcSSc33MRfJ1nr/2MIYhMFJ3CAe6ShbrhUITg5UThRlIdRhfqhFUCB8OWs8worg2emF97sUBASeD",
-	"fqmAaL+y9eBD7/rDFgfxMB5t7i2OPvToid5cGI4t6WjOeUtR2LYj/p9XMcdVqF40RYc2z5k7URfMzarn",
-	"Kzm02ji4xeUJkErCtUFxCyLEtrm0DqxY2tYhVXMLm3agjDh67YR7qpxZPtQS6NKDgz0iidoN7zZh/rE4",
-	"TN0lsUQsWa6HRkchSq1B/c7aUM2QDrCfVz5m1wyNM2Io78Q+A9gYr3OECQ9zVItv48uLAMuqc6/QXxRH",
-	"7M81iW2wCzU6iKNUzAohJyTzQUsodCvQCCfV5L1dWoczls25TJHti5qUVQlvHQzEnDuQtL3qILnalUpH",
-	"Pzyi7BLDEDU/VAhbaYeWJFIw33Nyhl0IpkpDdOEiRTPkkiKBKYE/0m2yIGfnILLMoO0GRSGFsfuQ/4VG",
-	"v1TIz68kOh48jNMhGzGWpw8tVx+/O/v+FRihJmjh4Ox8fux3Mf/6kLNCfDCYxRwVkGXPpcIdnqu11bX8",
-	"yzoZ/38VOVnIjC4KzHyumG366qonkFCoPvo6AZHTFzTAeuM81Tl6LLYXbU3i5+Pn5D2aRNH65t5OkeGh",
-	"aFyNtGDRnQQwXn3oLOY3nIIjVAkGXWnUSpTdIqxovOTOSnh47G41XbWf2HflZ4IiNAS0tl7J9Jqsbpz/",
-	"qlC2jiBu6+YKxV32K2j/v9u0V0bmz2PY15OJn8acvXjSReEOkl47bXxVfyNBsM3Cnm4zqicgOKhth9Nk",
-	"xRpzvJZJGA2On9ybS6itssjzlzfR+N2ehvYqbpDZBhgeglQs8LaNH0EqTuox5vyKwbLUmUwBe0QEGCy0",
-	"cf0u2/8ZxA03ics02sbCQ2rEIkdjY/CPeecwRZHlaG0Fi23/Xu/yUiG5j+Mj8iHVsdEhNo5mxY+0zmro",
-	"+4Ye7EloyfX0IItO4zkYEEs1yZE/aDzJVh+yB13bzf8LxAwzn8UINpNEdnQClpQhIxwuFAgz0WokuSlr",
-	"2oennF2ZoVDcolVN34fTS1V7DG574eRjNfGAuDtk/+Invy5d1eaFNzeYOiiVk/kKJT52aW9y9KQzw1B7",
-	"nP3Er/Y9K7qxYTK83u8wGq1eoA2r8ceAqE8S1D0GtbHILso4Yb5T6k5B4aIV226XtcNK2AzO9DxYqGpg",
-	"HPo1peU6GWe7D45Ho0P6PMeWGHHM7PO4Nv4UmdpLku46pKQ6piaKGcTDq86ciMW0NNItX9O8XoCuudXy",
-	"tHQd/XunCk7Pz7hCPxMZwvUSEqFEvnQytVBaNODxiq8mNF/RiPBNv+rSY/zm+zpr2qbOFb7UJ9WNroqo",
-	"wtfPQq/faT0r6YkTUqEh0FSaPMxgx0dHE+mm5XU/1bOjmoyeRUPhV/PJZuUpcLbnU2t1M001oA8U4CRH",
-	"opBH82ECqLJCS+Us3Og81wsvLNOiIXI+JJ7FYPWlwg/SUjwYGj1CynShza1UkxMyiWZt9EJYyLW26LNl",
-	"xH22ZUamZMkPfLqVjjm+VEmVx/K9k2Qk6GkunIkKDQhlFxRRkND2L9WlespTbG4J8AOBCL9wptNyRtZV",
-	"IWYWktPQSsIl7TH4/lxfLUxPz8/e//j0Z186TPqXqtViIbUiktIpprcUzhCXxyDgWmQtB0UmXJcOBAtO",
-	"TfFgGLNX9pWlV02rgETfCrZHmf4E6lZIHvLP1y9f9OFpq+Z5qVpFz3px9irsKcl5JlxwTbhq2mqQOPDV",
-	"yZ6foC5OHrbqQ6Cb0iaxxmuNRbRQ5eWkIQRUyZ4HG5zMG4NQPrNOg76yIFvHOTiOAT+I1OVLyOUtyeyl",
-	"Cl0yIDNvf3KZYgDAlTb94/x571F/0KPVN7RosVj0J6rsazM5CmPtkZgUOQ3pT90s5yhAunxVM0/Pz6I4",
-	"mqOxAVL1B/0BV8MLVKKQ0TiiCR5xsOSmbHhYAKti2V0cBYE8CkP6SzFjxzZB19XObryplhZeFqhIUSqZ",
-	"7cMLFlqlSZz6TWJGq7MsGkf/QBeGRGuNsqPBYEcjR0VQq5GjslpfhCOrzRIblrja5qP+oNnqRomlpmjd",
-	"S9TrfuwCb+FM1katIZVqimCtq3GbyKW7d2PjnGjp49Hftjm/+miO1pv97uLosT+q3eNWm1/bDjAav7uK",
-	"I1vOZsIsmb5gbdtkx5ETE05SczR6ddeSUlbQo49Bad/L7G6rrNLeObDgqx5a+VQ9eYY0BiIBM9BzzrNz",
-	"8yaqTBjIxDK0CvpbCeA0JE4nl4pDKSvnCAf8kPTNAcHZfWXByRnCb1rhYR+Sy+gy4oK1AIMi99V7Btbk",
-	"mCqDoc2l8lnzPlyQeV1LnIeU+XWo/oOwKapMqom3M6sKRvH7a+JPtHpZ493H7R09bN36cEq2yxccQitW",
-	"u6O1bf3qqwEkhM3NgOZAdl402Uho7b6g0UV4fYh934Q+l7gIlxhC5jiBqZj7OzaZWMJB8vPPP//c++mn",
-	"3vffJ4cERZmXMQg+sUtl0Ui0PkBju29DQMrPWTgIicC6Dj3V1tm4Dkhj6Pf7oRLTdWuCf+ziyn0Jfk6W",
-	"d7DjBwZPmVjG0N4j11MqY9k0iA23kBfKbnscWubrRBvZunW6nosusjyoCBegvHJ1U/poG6VOf1k6d9+T",
-	"4dP/Pa7IdIq5hziJny4hcHpLJufEw5eEiUt2E/H+etl9W6quXVXVF//3VSdp264vbZ/dV8Sa2au/d63S",
-	"pQKNDeMrUNEez1UXuvZ5lJ+7ehAU2dpT+q4uMQ5Hg7qEGB0VRqbe2dcP/O1J63smoM7mhj4NhoXjo6Nc",
-	"pyInWzN+MngyWPWAf/07HcU3ZJl8Gon06ZtG1/2HTn/TKJX/iEZ8M6xaL36ntXw3ie+J9Q0j9HsrLb3a",
-	"qTGsGjOGK70Sw3ZrxOOBb4UY1e0Jo/27XuvKbOcdL9+oVJuAJiiRJgAKD6EGw/uh0MptAB50fP+g+hYM",
-	"A7XRPqtsttL/ASCvhnWvKx/NgEZUYKOF7DxOWYF2VSC2G9BVkKR6OtTn6MCECy79Piwlsxq8CQIAdd8C",
-	"31QuxIQ8AMf/xM9tUOttRe8G2rrH8qze3vwk8++Tl59s/+tiWt12sZ4M3e6c+A5klTC0cFB3uQ6TQ9+6",
-	"mS9BadVrPxM6YCEZJIfbiG5V4/bTYp+N3KQwkRkjb86EcTeKyXxb3MN9GePZikvtQuR/rBv77LsRg0+7",
-	"G+E/vfc6RF06DAncwbb7EG2SH+5lK/Py9wf5y81R/0bPN6w93/DB9z32cX7VZj7D2f0ZfRexpt57y2PV",
-	"5v7qLo4KbTscVGWWfQxdN+f4HPeBM3LG1+tyvUDTS4XF7AQE5CgooockiJZP6lepwSQGcanqZxaLRZ8v",
-	"BSyBAvAYCvJuFJ84IyTfIsi0CzWV7ATeKJnqDCEX15hb8J0dIJXTl6oo1ZK+POTxfAvMcc8zglgtfgvV",
-	"qn/HUCr5a4kgUqOtBZHnnCi1/UuVBL1MYBRS2IKidK+8SR+SSr+TKs9Ql9CnaDpdLZfu39YAonmZwPIz",
-	"3xxQW7F2FvZpY9GOrnM9WesZGUfDQZ//P3pyqUaDwXCcXT8Zj4dR2yQ9VBub7oS71dxfeIPBmmkf/lG3",
-	"3u617Du4c5+5D3b9C9n7L33/TeGiuQO3chX2ufac39Ki14z7ylavQtj/3TJ3n2x5h4/uH7R+R53HPd5n",
-	"sY7LqH9Wc3+aZZ0BSsvcd8QoRx9D5tnfFtw8/FetonZT3czYWOobbr/h4DqmSIQiGGeEsoKjkM3Sib9m",
-	"2TaCn4X1quuXKxCrukBZ35vcW4eqS6C7746SwZ9U95l/r9j5DxIqz5H75Cquwtw1hzfVi91HvZuw5nL0",
-	"fz6jiVf3s/n3LoZ80SLIFdf7ul7zdFGVyYWF8zcXm2bjnMZthU7dXG+9qmn1nUjR3Z9FGP/r+/bUHn+w",
-	"jf7AwfnpxXfPDrfqUdl5d3frO7FOIGmwWgLeI2oVLi/WyN8/w3rHlzsvVdJCld/4eGgVP36TQJqjMN7B",
-	"5tK6fp0Ug1QoX2kKZITWsa7gwnPgvyryXxXZU0W2I8QpX7b/LTTV/ELwiJSk/4sNH83QGZlWf/G7wn6r",
-	"2k+a9ojVzsB3V2T//eu/tjkvqawTKg2dCPwyqnYn2YHF/KZH4TxmJ5DMxC2CKVXiXyrG+sg5LM7L+rYk",
-	"X5YK+9zhLym6574qZ0R6y7eNggesebOZnT2dTAxOuE8uEzJfNgX91WJBazZfLOhKlLc22nreX2LozKsz",
-	"pWigMNrpVOdwQKaiEMbVl9TbfYGn52eHY18p4InAbxtn16HNz03xUtWtfNLxW00tv9YUnOY2RotgdEnD",
-	"FGIW2qN8MGD8oWEGunRWZujnswWmvaad8PT8zF8STXWehwuWBDgInUyFynqFMJxn0vwuCcwOT0K1aqUH",
-	"71JZJ/McHFpuUpwIkpxVafE2MrDxu3q5Dmb6d0v4zJEXbF7fm1dtfDsd2Q+4FjmJp2nLx8vKCtvo7uru",
-	"fwMAAP//",
+	"7FyNc9s2sv9Xdvjem9o3lEwpTi8nT+bGbdKLr/nwS5zJ60WeECJXEmoSYAFQiprx//4GC/BDEiXLSa6d",
+	"3rTNjG2JABaL/fjtB/gpSGReSIHC6GD0KZgjS1HRr+dZJpfnYvVK8RkX9pMUdaJ4YbgUwSg4z5ZspSH+",
+	"SxyClmDmzAATK9DcIORsBYXUBubc6H4QBgp/KbnCNBgZVWIY6GSOObOzoijzYPQ++EtwHQZmVWAwCrRR",
+	"XMyC29sweI2/lKjNRbpNwdUcgadQihQVLOc8mYOZI6RoGM80yCmYOdeASkkFS1QImZzNMN1PTxcJRq3O",
+	"pwbVNg1vMJEi1WAkLBk3MMGpVEh0CPxoQDnyD1qSC4MzVLTmu3fvzkszR2F4wgzuZv93yBSq+DAeu4e7",
+	"GH0bBgVTLEfjj/+SzbCb5QWbYQhTJXMY9OGc/oaCaUO7RpHCnGkQElJmGDCRQmwfjk9iI2MQZZZZYq1I",
+	"Bb+UqFZBGAiWW2rsTEGb7hSnrMxMMBqEQc4+8txuYxBV/4VBzoX/MOzi4iWqah+d66H6sLXmfyucBqPg",
+	"v04azThx3+oTO9kb/ivS5G+kMrtm1va7Q2e1Ez3hChNiMp0+TqwavUGmkvn2KXzPNPa40Cg0N3yBoMuJ",
+	"O0kn9AipzBkXZxD/T+xO4EMMzCoAN6jYzgPQbsE24Tn7+BzFzMyD0fDhw07B8TL+nUw5kux48t8WqRfd",
+	"RAqDgrjFiiKzIs2lOPnYWy6XvalUea9UGYpEpkh6jh9ZXmTofk2yMsUPvNDBKAjCYMoWUnE7r5Xy20OZ",
+	"vEbTD1LljvZ1xr4S2Yr4N+WYpRo0CgPJnIkZ9gO3VV1Iod02v2PpM2727O9nLcXGdnLUmiSShB3yUlub",
+	"AUwAm2iZlQZhbkxxpI/h7evn9py0YabUweg0ig7e7FNr8ro2+IJllt2Ywj/fvHoZAoOlkmIG37sN9K5W",
+	"BYYgFcSWvBhyrjWJlQIhzT4y254jSVDrnp1TyaxHjqTXuJEuwv3okw2nQzt4hiwz8/uxuWJaIG+Cg7nm",
+	"F+pg29sCjqQChSxdHfftjBfCoBIsc5z+TBGoJgGNaoHKear2mT/8Gmd+LqAU+LHAxGAKU8azUuHZmqtk",
+	"tW/03jT+v553vL2LNN443/Z3dx1o476JspfS/CBLkX4ux7wWkzBO7UTrGnL65dx6KUGXyRyWfiWWW/2w",
+	"zEpYlqH6RtP5X7JVJll6JeVzpmb4ufux/tSbT5jIdAXcQgkJmZ10bW+DB1++N7tatQqtoCxsE/DtKfzI",
+	"v6N9XUn5gomVPzb92fuSEnKLBv3m9Npehn/7CnvZXMEhEkJ8ScZRmDNQFrhBxgyqDREmSNerMd1+Ca7R",
+	"H5HxVrDSzKXiv+Jni7GbowJ3G0I8+DoHfYN0zt6Ch5BXpj8EhQt5g6m16qW4EXIpNtjz7t273ib83Mej",
+	"TbTqGVUoaT0Bm2T4VBhuVvfjF5lDoqcGaqP3QeUypUCLdgZRCMOHITyMQhhEUXB9G27o14wvUDgwumQa",
+	"uFiwjK/zfDj8CmYWagBtGUsIwh6AX+8MYrefGCzY0oAsmdtNkNq9FbosCqkMpi8w5eyKUNZXsik1yLgL",
+	"eq0bnIdf1+BYkx3fSUJM7PBm/tWP9+OBPWMaodCq1QdmglEwjIbf9qJBLxpeDaJRZP/9KwgDh5CDUTW+",
+	"n8g8CAPMGc8onKiA50RaM9j6gJCoDWOaj+jkLdwoTf5By1IlOBaWYZtwNQx4Goz+aoMtrZdS1bFaofiC",
+	"JatgNAyDkjDqJvkPrqJHoweO/Nv7wt7XHrfuOiTv7fqtmUnxnmCGxtk5lqbcjmDZpZIFKkNgf8oyTeQ3",
+	"H9lopR7lI0+7ySbqnEiZIRP2pDk9ZYWAdsuF+fY02I7lwkBOfsbEtINZT3N32qCJhd/bNerxYU1cM8x/",
+	"dRsGNZrbu9lt9llb5NIMVtpDmEoFuEC1AqdOMC6j6AE+htMoskq2zq7GznUv+yngBnPdkZyot8CUYqug",
+	"I56B0+EQpMhWZ87geGvkzdOSmzlwo8FbD3LTW1ypTcunrekR5mXOBAVKKBJsjW9orExKVzLh2dXVpWeS",
+	"9UsFVv6wI5pvn2lFUz1713H+kLFZR+YEvPz14ZUgZLfkCuGIAUXD62ac2bPMHbuOgRtryZaKG4MCYivV",
+	"cQgxyUUcjkU8iCl4iuIzyoVJM0cFusAss1HUUbxCbQdcvX771P40cWhjKswLs4IFy0o8tgsonJYa/fGc",
+	"Dof9sQi6lKeJjO6hnM1pVIokb4IwKAVbMJ5ZX323Ru3huY+ItwXF+u8FxyWFl6QwCxtdL+eWk/R7bPde",
+	"KLTC1KElC+8E9oZw3Dyl5yiftSuD1RXDVpkTO6pTihVOUamuHKBzuO5bO9WZP1BrBVLK68CCa58I3daO",
+	"RCGKDwqJJi47Uq3xu4snV88+Pnt68Y9nV/EZ3GBhSKkd9ybSzCmE88qiYdDvD6PI2Zr9J0lM2nGOTyuO",
+	"b8WTdBYWXydSpZgC08S76hiteHBteAKxxTojkuxRKbiJt8/VpZ62Ulwyk0LDBBOZI+iCJc44tdJR355S",
+	"/q/6c9DBW7vk9tw/rrOPGcilNvBgCMmcKZYYVN1HRfu4ez4opM/LiTKfWDsyrRcZRK1FrM3555tXL6vn",
+	"uAaWJFjYON1IeXz38RHzuo7vOdfmORc3+p7ejMbADWLhHZgzYRuWcfsUp1xp0+mhMrbjC4Ef6QsLpcjs",
+	"eCi09WChcHHAgxuscRT59f0kftFdDHuBDj/ew5ompVIozIfK2GwDFxuWbsvMJYmIFJXZIWrB+vm6buHy",
+	"7HbTa9l1y/sdnGitane9h6gmoOr61si7CbYLfEV6jTQsOwgKbhzz2gGE7ZS+m7LNCn8YtMEuGXhVoDi/",
+	"vHgikzLfZfr8M/CgH0HqH9xWBy6mssXbZglZoGAF71SIgpm57hi1seNqitCtUo3r2lBdr2jXUh5Gm0p/",
+	"YeElFKhq7+ehwSAKhw/Dh1E4iKLrrmO7rMKWTU5FUJSTjCdwxMTKevucrSh/SmJhHYQTGH0cwgAo+jEI",
+	"R7JKwMulQBWC5jOBKXBxHI7FEKqoCY5azxBKmyi51C6fZcCCUYVuKR8lfKPrwccOTvktRuEgHG7vLQw+",
+	"9uwTvQVTFK9bzl/SlgK/bWMF6rKK4659Ragp5LR5TtwJukKHtHq+UiwtlYEbXJ2BFSaYKGQ31sESfM+4",
+	"NqDZSrcOqZqb6aQDuYXBG8PMU2HU6r6mTZZOBw6IzmrPuN8mu8dCP3WXxFpirSm+b8TpI/86UNpbb6sZ",
+	"0hFAZZXT3DdD410pPDLskAHkXTY5QoT7OarFd/HlpUdK1blXiDoIA8KXUgVhVUOt0WoYJCwvGJ9Zmfda",
+	"EpAdUsxwMfugV9pgTrK54AmSwRSzsiqLboLTkPIx3G6vOkiqICbc2B8OpXeJoc9E3FcIW6mcliSmzGDP",
+	"8By7YFqV2unC6cLOkHEbXc0tHrO6bS3IxSWwNFWou5GfTwvtP+R/oZKvBNLza8mjew+jFNOW83H0oaaK",
+	"7vcXT16DYmKGGo4uLhenbheLb48p00YHg2lIkZa17BkXuMcVt7a6kdPaJON/16GghlTJosDU5d/Jpq+v",
+	"egbxuIyi4bcxsMx+YQe4gGE5lxk6cHkQbU0y7dOX5JKa5Nvm5t7NkfAua1wN16DRnPngsPrQaMymlNa0",
+	"MBkUmlKJtcxFi7Ci8ZJ7uwv8Y7frKcDDxL4r5+UVoSGgtfVKpjdkdev814WydQRhWzfXKO6yX177/92m",
+	"vTIyfxzDvpmg/TzmHMSTLgr3kPTGSOU6JUafNpfdYWHPdxnVM2CUZGlHuNaKNeZ4I7gfRqeP7gzva6vM",
+	"suzVNBi9P9DQXocNMtsCwwPgggRet/EjcEGJUsKc3xBY5jLlCWDPEgEKC6lMv8v2fwFxg23iUom6sfCQ",
+	"KLbMUOkQ3GPOOcyRpRlqXcFi3b/Tu7wSaN3H6Yn1IdWx2UNsHM2aH2md1cD1Yt3bk9glN1OuJDqN5yBA",
+	"zMUsQ/qg8SQ7fcgBdO02/y8RU0xdGsfbTCuywzPQVhko0cUEMDWTYsip0W3eh6eU7cuRCWp7q6bvw/lY",
+	"1B6DWokooVtNHFnuDsi/uMknpala53A6xcRAKQzP1ihxsUt7k8NHnSmT2uMcJn6171nTjS2T4fR+j9Fo",
+	"9VdtWY3fB0R9lqAeMKiNRfZRRkWIvVJ3DgKXrdh2t6wdV8KmMJcLb6GqgaHvgeWaao9UQTg6HQ6P7ecZ",
+	"tsSIYmaXWtXh58jUQZJ02yEl1TE1UUwUDq47kzwak1Jxs3pj53UCNKH21fPSzDtTM+eXF9T1kLMUYbKC",
+	"mAmWrQxPNJQaFTi84io0zVd2hP+mX3U+En5zvbI1bXNjClc+rZI7NhBiribp+yfP61mtnhjGBSoLmkqV",
+	"+Rn06ORkxs28nPQTmZ/UZPQ0Kht+NZ9sV/M8Z3suV1g3KFUD+mADnPiEFfxkMYgBRVpILoyGqcwyuXTC",
+	"Mi8aIhcDy7MQtBwL/Mi1jQd984zPAS+luuFidmZNotoYvWQaMik1uvSf5T7ZMsUTa8mPXP7YHnM4FnGV",
+	"mHP9qNZI2KepGMkqNMCEXtqIwgptfyzG4ilNsb0lwI8WRLiFqywcCMRUQ3zu23OoTWAErufZVWCT88uL",
+	"Dz8+/cmVY+P+WLTaVrgUlqRkjsmNDWcsl0fAYMLSloOyJlyWBhgJTk1xNAjJK7tq3eum/YKja687oPXh",
+	"DOr2UhryzzevXvbhaauOPBatQnK9OHkV8pTWecZUxI6pEt1qOjlyFd+em6Au+B63am4gm3KxZY3TGo2o",
+	"ocrLcWURUCV7DmxQMm8ETLhSgR30jQbeOs7oNAT8yBKTrSDjN1Zmx8J3HgFPnf3JeIIeAFfa9I/L570H",
+	"/ahnV9/SouVy2Z+Jsi/V7MSP1SdsVmR2SH9u8oyiAG6ydc08v7wIwmCBSntI1Y/60VpqNrATPAhaCVkS",
+	"wKoAeRsGXiBPUpno9U/8JP0Vy8nVzdB0XRpQznhzXeeT61wyvCQxFtIKWL9J1UhxkQaj4B9o/JBgox15",
+	"GEV72mUqglrtMnWS+mvw6PCWlM0s+46WlC3G2PVPh3/bNX3Ni5PNHsbbMHjoeLN/3HpPb9sHBaP312Gg",
+	"yzxnakX0eYPXJjsMDJtRnpgCwuvblliQjpx88nrzgae3O4XD7p2wPd1gkQKbcmoIlgRMQS4o1U09qShS",
+	"piBlK98B6S5bgJEQGxmPBUUzmi8Qjugh7noevL/5RoPhOcKvUuBxH+JxMA6oDs9AIctcUwJhW+sbKp2V",
+	"aixc4roPV9bCbeSufdZ64psagOkERcrFzKn6ukTbEPqN5U+wfgfl/afdjUpkYPpwbs2Hy/n7DrN2o27b",
+	"ANU3Hqy8NhcemgPZe39mK6e0/95JF+H1IfZdb/2C49LfzfDJ2xjmbOGuDqVsBUfxTz/99FPvxYvekyfx",
+	"sUWDxMsQGJ3YWGhUHLWLkcj0ah8T0nMajnwurm5NsLG5DuuYMIR+v++LIV2XQejHPq7clWOnfHUHO34g",
+	"/JKyVQjtPVJJo7JOTd/bYAd5vpR3wKGlrlSzlTDbpOs56yLL+XV/r8spVzelD3ZRauTXpXP/9R86/d/i",
+	"5k+nmDuUEbvpYosPb6zJOXMIIibi4v1EfJisui+B1eWjqgDi/r7uJG3Xrazds7uiVDN79fe+VbpUoLFh",
+	"dLMrOOC56p7aIY/Sc9f38v07W2Xf11W+wTCqq3jBSaF44qK++oG/PWp9TwTUCVXf+0HIbHRyksmEZdbW",
+	"jB5Fj6J1D/jXv9ujeGwtk8vkWH163Oi6+9DIx41SuY/siMeDqp3jN1rLdai4Vl/XhGJ/b2WG17s/BlWz",
+	"x2Ct/2LQbrd4GLn2imHd8jA8HDnVxdHOq2uud602AU1cwJUHFA5CRYO7odDaJQcadHr3oPpyDwG14SGr",
+	"bN8Q+B1AXg3r3lQ+mgANq8BGC9k5nLIG7apYaD+gqyBJ9bQvkdkDY8a79LuwFE9r8MYsAKhbB+gCdsFm",
+	"1gNQCG75uQtqvavo3UJbd1ie9Uupn2X+Xf7ws+1/Xc+qOx8285G7nRNd7axydhqO6ubdQXzsOlKzFQgp",
+	"eu1nfGMvxFF8vIvoVkHsMC12CcFtCmOeEvKmZBQ1hKjUtdrd35cRnq241K4F/se6sS++8hF93pUP9+md",
+	"tzzq6p3PoUa7rnm0Sb6/l63My9/v5S+3R/0bPd+g9nyDe19jOcT5VZv5Amf3R/RdljX13lseqzb317dh",
+	"UEjd4aAqs+xi6Lo/xqWZj4ziOd0azOQSVS9hGtMzYJAhsxE9xF60XF69ys7FIbCxqJ9ZLpd9uuuwAhuA",
+	"h1BY72bjE6MYp8sRqTS+rJGewVvBE5kiZGyCmQbXXAFcGDkWRSlW9stjGk+X2wy1wSOw9fozE60SdAil",
+	"4L+UCCxRUmtgWUa5St0fi9jrZQxDn0VmNkp3yhv3Ia70O67yDHUVe46q09VS9fxdDSCadySsvvCFCLUV",
+	"aydCnzYW7WSSydlG28YoGER9+v/k0VgMo2gwSiePRqNB0DZJ99XGpkHgdr1Q6F/MsGHaB7/XZb47Lfse",
+	"7txl7r1d/0r2/mtf6xO4bK72rd3wfS4d53d0yTXjvtHVGx4Of2XO7Wdb3sGDuwdtXr2ncQ8PWazjju0f",
+	"1dyfp2lngNIy9x0xysknn3l2lyC3D/91q67cFBhTMpZySh0wFFyHNhKxEYxRTGhGUch2rcLdHm0bwS/C",
+	"etWt0jWIVd0Lra+DHqxD1d3W/VdircGfVde0f6vY+XcSKseRu+QqrMLcDYc3l8v9R72fsObO938+oy2v",
+	"7mbzb10M+apFkGsqDXa9veqqqlQzDZdvr7bNxqUdtxM6dXO99Qaq9Vc9Bbd/FGH80/cdqD3uYBv9gaPL",
+	"86vvnx3v1KOy80ryzld9nUHcYLUYnEeUwl+IrJG/e4b0ju77jkXcQpWPXTy0jh8fx5BkyJRzsBnXpl8n",
+	"xSBhwlWaPBm+e6sruHAc+FNF/lSRA1VkN0Kc0zsEfvVdLD9beGSVpP9z1diSo1G8bnOhV6D9WvV7NO0R",
+	"681576+t/XdvNdvlvLjQhonEdyLQO7bazVxHGrNpz4bzmJ5BnLMbBFWK2L0rjfSRcliUl3WdQa4s5fe5",
+	"x1/a6J5am4xiyQ1d+PEesObNdnb2fDZTOKNWtZTxbNUU9NeLBa3ZXLGgK1He2mjreXePoDOvTpSigkJJ",
+	"IxOZwZE1FQVTpn5vQbs17/zy4njkKgU0EbhtYz7xnXZmjmNRd9NxQy9r1fS2VjCSOgk1gpKlHSYQU9+P",
+	"5IIB5Q4NU5Cl0TxFN58uMOk1HX3nlxfunmYis8zfcbSAw6KTORNpr2CK8kySXpGB6fGZr1attcGNhTY8",
+	"y8Cgpj7BGbOSsy4tzkZ6Nn5fL9fBTPfKDJc5coJN6zvzKpXraLP2AyYss+Kp2vLxqrLCOri9vv3/AAAA",
+	"//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -79,6 +79,7 @@ func NewServer(opts Options) (http.Handler, error) {
 		mux.Handle("/api/event", opts.Collector)
 	}
 	mux.Handle("/js/script.js", web.ScriptHandler())
+	mux.Handle("/api/v1/docs", web.DocsHandler())
 	mux.Handle("/healthz", health(nil))
 	mux.Handle("/readyz", health(opts.Repo.Ping))
 	mux.Handle("/metrics", metricsHandler(opts.Registry))

@@ -37,9 +37,12 @@ func init() {
 		panic(err) // the file is embedded at build time; missing means a broken build
 	}
 	plain = newAsset(body)
-
 	// Compressed once here rather than per request: the script is fetched on
 	// every tracked page view of every site.
+	gzipped = newAsset(gzipBytes(body))
+}
+
+func gzipBytes(body []byte) []byte {
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	if err != nil {
@@ -51,7 +54,7 @@ func init() {
 	if err := zw.Close(); err != nil {
 		panic(err)
 	}
-	gzipped = newAsset(buf.Bytes())
+	return buf.Bytes()
 }
 
 func newAsset(b []byte) asset {
@@ -68,11 +71,7 @@ func ScriptHandler() http.Handler {
 func serveScript(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h.Set("Allow", "GET, HEAD")
-		h.Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		// The service's one error body (CONTRACT.md section 1).
-		_, _ = w.Write([]byte(`{"message":"Method not allowed.","status":405}` + "\n"))
+		methodNotAllowed(w)
 		return
 	}
 
@@ -105,6 +104,16 @@ func serveScript(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		_, _ = w.Write(a.body)
 	}
+}
+
+// methodNotAllowed answers anything but GET and HEAD.
+func methodNotAllowed(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Allow", "GET, HEAD")
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusMethodNotAllowed)
+	// The service's one error body (CONTRACT.md section 1).
+	_, _ = w.Write([]byte(`{"message":"Method not allowed.","status":405}` + "\n"))
 }
 
 // acceptsGzip reports whether Accept-Encoding allows gzip: listed as gzip,
