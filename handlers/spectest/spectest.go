@@ -31,6 +31,10 @@ var (
 func load(t testing.TB) (*openapi3.T, routers.Router) {
 	t.Helper()
 	once.Do(func() {
+		// The documentation page and the tracker script: kin-openapi decodes only text/plain of
+		// the text types.
+		openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+		openapi3filter.RegisterBodyDecoder("application/javascript", openapi3filter.PlainBodyDecoder)
 		loader := openapi3.NewLoader()
 		spec, errLoad = loader.LoadFromData(analytics.OpenAPI)
 		if errLoad != nil {
