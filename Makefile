@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate lint-spec bench bench-ingest build tools sdk sdk-deps
+.PHONY: run test generate check-generate check-breaking lint-spec bench bench-ingest build tools sdk sdk-deps
 
 GO ?= go
 
@@ -37,6 +37,11 @@ sdk-deps: sdk/typescript/node_modules/.bin/tsc
 # The TypeScript SDK, compiled with tsc --strict (and stricter: sdk/typescript/tsconfig.json).
 sdk: sdk-deps
 	cd sdk/typescript && npm run --silent build
+
+# Fails when openapi.yaml breaks a client of the released v1 spec (openapi-v1-baseline.yaml):
+# oasdiff, pinned in tools/oasdiff. Its own test is TestBreakingChangeCheck (openapi_test.go).
+check-breaking:
+	GO=$(GO) scripts/check-breaking.sh
 
 tools/node_modules/.bin/redocly: tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund --ignore-scripts
