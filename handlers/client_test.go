@@ -286,3 +286,34 @@ func waitForStats(t *testing.T, c *client.ClientWithResponses, id int64, params 
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Example_goClient is the README's example of the Go client; compiled with the tests so that it
+// stays true.
+func Example_goClient() {
+	ctx, key := context.Background(), "pa_..."
+	run := func() error {
+		c, err := client.NewClientWithResponses("http://localhost:8080",
+			client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+				req.Header.Set("Authorization", "Bearer "+key)
+				return nil
+			}))
+		if err != nil {
+			return err
+		}
+		privacy := client.PrivacyPublic
+		res, err := c.StoreWebsiteWithFormdataBodyWithResponse(ctx, client.WebsiteStoreForm{Domain: "example.com", Privacy: &privacy})
+		switch {
+		case err != nil:
+			return err
+		case res.JSON201 != nil:
+			fmt.Println("added", res.JSON201.Data.Id)
+		case res.JSON422 != nil:
+			fmt.Println("refused", *res.JSON422.Errors) // map[domain:[...]]
+		}
+		favorite, perPage := true, client.PageSizeN10
+		list, err := c.ListWebsitesWithResponse(ctx, &client.ListWebsitesParams{Favorite: &favorite, PerPage: &perPage})
+		_ = list
+		return err
+	}
+	_ = run
+}
