@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -93,32 +92,14 @@ func DocsHandler() http.Handler {
 }
 
 func serveDocs(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		methodNotAllowed(w)
+	if methodNotAllowed(w, r) {
 		return
 	}
-	a := docs.plain
-	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
-		a = docs.gzipped
-		h.Set("Content-Encoding", "gzip")
-	}
-	h.Set("Vary", "Accept-Encoding")
-	h.Set("ETag", a.etag)
+	h := w.Header()
 	// Revalidated on every view (a cheap 304), so a new version shows at once.
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Content-Security-Policy", docs.csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
-	if etagMatches(r.Header.Values("If-None-Match"), a.etag) {
-		h.Del("Content-Encoding")
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(a.body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodGet {
-		_, _ = w.Write(a.body)
-	}
+	serveAsset(w, r, docs.plain, docs.gzipped, "text/html; charset=utf-8")
 }
