@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate lint-spec bench bench-ingest build tools
+.PHONY: run test generate check-generate check-breaking lint-spec bench bench-ingest build tools sdk sdk-deps
 
 GO ?= go
 
@@ -12,16 +12,36 @@ test:
 build:
 	$(GO) build -o bin/analytics ./cmd/analytics
 
-generate:
-	$(GO) tool oapi-codegen -config gen/config.yaml openapi.yaml
+# Everything derived from openapi.yaml: gen/, gen/client/, the TypeScript SDK's types and the
+# API documentation page (scripts/generate.sh).
+GENERATED = gen/api.gen.go gen/client/client.gen.go sdk/typescript/src/schema.ts web/apidocs.html
 
-# Fails when gen/ is not what the spec generates.
-check-generate:
+generate: tools sdk-deps
+	GO=$(GO) scripts/generate.sh
+
+# Fails when a generated file is not what the spec generates.
+check-generate: tools sdk-deps
 	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
-	sed "s#^output: .*#output: $$tmp/api.gen.go#" gen/config.yaml > $$tmp/config.yaml && \
-	$(GO) tool oapi-codegen -config $$tmp/config.yaml openapi.yaml && \
-	if ! diff -q $$tmp/api.gen.go gen/api.gen.go >/dev/null; then \
-		echo "gen/ is stale: run 'make generate' and commit the result" >&2; exit 1; fi
+	GO=$(GO) scripts/generate.sh $$tmp && stale=0 && \
+	for f in $(GENERATED); do \
+		if ! cmp -s $$tmp/$$f $$f; then echo "$$f is stale" >&2; stale=1; fi; \
+	done && \
+	if [ $$stale = 1 ]; then echo "run 'make generate' and commit the result" >&2; exit 1; fi
+
+sdk/typescript/node_modules/.bin/tsc: sdk/typescript/package.json sdk/typescript/package-lock.json
+	cd sdk/typescript && npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
+
+sdk-deps: sdk/typescript/node_modules/.bin/tsc
+
+# The TypeScript SDK, compiled with tsc --strict (and stricter: sdk/typescript/tsconfig.json).
+sdk: sdk-deps
+	cd sdk/typescript && npm run --silent build
+
+# Fails when openapi.yaml breaks a client of the released v1 spec (openapi-v1-baseline.yaml):
+# oasdiff, pinned in tools/oasdiff. Its own test is TestBreakingChangeCheck (openapi_test.go).
+check-breaking:
+	GO=$(GO) scripts/check-breaking.sh
 
 tools/node_modules/.bin/redocly: tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund --ignore-scripts

@@ -53,42 +53,42 @@ func (e DeletedObject) Valid() bool {
 	}
 }
 
-// Defines values for Flag.
+// Defines values for HealthStatus.
 const (
-	FlagFalse Flag = "false"
-	FlagN0    Flag = "0"
-	FlagN1    Flag = "1"
-	FlagTrue  Flag = "true"
+	HealthStatusOk          HealthStatus = "ok"
+	HealthStatusUnavailable HealthStatus = "unavailable"
 )
 
-// Valid indicates whether the value is a known member of the Flag enum.
-func (e Flag) Valid() bool {
+// Valid indicates whether the value is a known member of the HealthStatus enum.
+func (e HealthStatus) Valid() bool {
 	switch e {
-	case FlagFalse:
+	case HealthStatusOk:
 		return true
-	case FlagN0:
-		return true
-	case FlagN1:
-		return true
-	case FlagTrue:
+	case HealthStatusUnavailable:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for HealthStatus.
+// Defines values for PageSize.
 const (
-	Ok          HealthStatus = "ok"
-	Unavailable HealthStatus = "unavailable"
+	PageSizeN10  PageSize = 10
+	PageSizeN100 PageSize = 100
+	PageSizeN25  PageSize = 25
+	PageSizeN50  PageSize = 50
 )
 
-// Valid indicates whether the value is a known member of the HealthStatus enum.
-func (e HealthStatus) Valid() bool {
+// Valid indicates whether the value is a known member of the PageSize enum.
+func (e PageSize) Valid() bool {
 	switch e {
-	case Ok:
+	case PageSizeN10:
 		return true
-	case Unavailable:
+	case PageSizeN100:
+		return true
+	case PageSizeN25:
+		return true
+	case PageSizeN50:
 		return true
 	default:
 		return false
@@ -97,19 +97,37 @@ func (e HealthStatus) Valid() bool {
 
 // Defines values for Privacy.
 const (
-	PrivacyN0 Privacy = 0
-	PrivacyN1 Privacy = 1
-	PrivacyN2 Privacy = 2
+	PrivacyPassword Privacy = 2
+	PrivacyPrivate  Privacy = 1
+	PrivacyPublic   Privacy = 0
 )
 
 // Valid indicates whether the value is a known member of the Privacy enum.
 func (e Privacy) Valid() bool {
 	switch e {
-	case PrivacyN0:
+	case PrivacyPassword:
 		return true
-	case PrivacyN1:
+	case PrivacyPrivate:
 		return true
-	case PrivacyN2:
+	case PrivacyPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SortDirection.
+const (
+	SortDirectionAsc  SortDirection = "asc"
+	SortDirectionDesc SortDirection = "desc"
+)
+
+// Valid indicates whether the value is a known member of the SortDirection enum.
+func (e SortDirection) Valid() bool {
+	switch e {
+	case SortDirectionAsc:
+		return true
+	case SortDirectionDesc:
 		return true
 	default:
 		return false
@@ -170,63 +188,6 @@ func (e StatName) Valid() bool {
 	}
 }
 
-// Defines values for WebsiteStoreFormEmail.
-const (
-	WebsiteStoreFormEmailN0 WebsiteStoreFormEmail = 0
-	WebsiteStoreFormEmailN1 WebsiteStoreFormEmail = 1
-)
-
-// Valid indicates whether the value is a known member of the WebsiteStoreFormEmail enum.
-func (e WebsiteStoreFormEmail) Valid() bool {
-	switch e {
-	case WebsiteStoreFormEmailN0:
-		return true
-	case WebsiteStoreFormEmailN1:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebsiteStoreFormExcludeBots.
-const (
-	WebsiteStoreFormExcludeBotsN0 WebsiteStoreFormExcludeBots = 0
-	WebsiteStoreFormExcludeBotsN1 WebsiteStoreFormExcludeBots = 1
-)
-
-// Valid indicates whether the value is a known member of the WebsiteStoreFormExcludeBots enum.
-func (e WebsiteStoreFormExcludeBots) Valid() bool {
-	switch e {
-	case WebsiteStoreFormExcludeBotsN0:
-		return true
-	case WebsiteStoreFormExcludeBotsN1:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebsiteStoreFormPrivacy.
-const (
-	WebsiteStoreFormPrivacyN0 WebsiteStoreFormPrivacy = 0
-	WebsiteStoreFormPrivacyN1 WebsiteStoreFormPrivacy = 1
-	WebsiteStoreFormPrivacyN2 WebsiteStoreFormPrivacy = 2
-)
-
-// Valid indicates whether the value is a known member of the WebsiteStoreFormPrivacy enum.
-func (e WebsiteStoreFormPrivacy) Valid() bool {
-	switch e {
-	case WebsiteStoreFormPrivacyN0:
-		return true
-	case WebsiteStoreFormPrivacyN1:
-		return true
-	case WebsiteStoreFormPrivacyN2:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ZeroOne.
 const (
 	ZeroOneN0 ZeroOne = 0
@@ -239,48 +200,6 @@ func (e ZeroOne) Valid() bool {
 	case ZeroOneN0:
 		return true
 	case ZeroOneN1:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PerPage.
-const (
-	PerPageN10  PerPage = 10
-	PerPageN100 PerPage = 100
-	PerPageN25  PerPage = 25
-	PerPageN50  PerPage = 50
-)
-
-// Valid indicates whether the value is a known member of the PerPage enum.
-func (e PerPage) Valid() bool {
-	switch e {
-	case PerPageN10:
-		return true
-	case PerPageN100:
-		return true
-	case PerPageN25:
-		return true
-	case PerPageN50:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for Sort.
-const (
-	SortAsc  Sort = "asc"
-	SortDesc Sort = "desc"
-)
-
-// Valid indicates whether the value is a known member of the Sort enum.
-func (e Sort) Valid() bool {
-	switch e {
-	case SortAsc:
-		return true
-	case SortDesc:
 		return true
 	default:
 		return false
@@ -320,48 +239,6 @@ func (e ListStatsParamsSortBy) Valid() bool {
 	}
 }
 
-// Defines values for ListStatsParamsSort.
-const (
-	ListStatsParamsSortAsc  ListStatsParamsSort = "asc"
-	ListStatsParamsSortDesc ListStatsParamsSort = "desc"
-)
-
-// Valid indicates whether the value is a known member of the ListStatsParamsSort enum.
-func (e ListStatsParamsSort) Valid() bool {
-	switch e {
-	case ListStatsParamsSortAsc:
-		return true
-	case ListStatsParamsSortDesc:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ListStatsParamsPerPage.
-const (
-	ListStatsParamsPerPageN10  ListStatsParamsPerPage = 10
-	ListStatsParamsPerPageN100 ListStatsParamsPerPage = 100
-	ListStatsParamsPerPageN25  ListStatsParamsPerPage = 25
-	ListStatsParamsPerPageN50  ListStatsParamsPerPage = 50
-)
-
-// Valid indicates whether the value is a known member of the ListStatsParamsPerPage enum.
-func (e ListStatsParamsPerPage) Valid() bool {
-	switch e {
-	case ListStatsParamsPerPageN10:
-		return true
-	case ListStatsParamsPerPageN100:
-		return true
-	case ListStatsParamsPerPageN25:
-		return true
-	case ListStatsParamsPerPageN50:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ListWebsitesParamsSearchBy.
 const (
 	ListWebsitesParamsSearchByDomain ListWebsitesParamsSearchBy = "domain"
@@ -395,48 +272,6 @@ func (e ListWebsitesParamsSortBy) Valid() bool {
 	}
 }
 
-// Defines values for ListWebsitesParamsSort.
-const (
-	ListWebsitesParamsSortAsc  ListWebsitesParamsSort = "asc"
-	ListWebsitesParamsSortDesc ListWebsitesParamsSort = "desc"
-)
-
-// Valid indicates whether the value is a known member of the ListWebsitesParamsSort enum.
-func (e ListWebsitesParamsSort) Valid() bool {
-	switch e {
-	case ListWebsitesParamsSortAsc:
-		return true
-	case ListWebsitesParamsSortDesc:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ListWebsitesParamsPerPage.
-const (
-	ListWebsitesParamsPerPageN10  ListWebsitesParamsPerPage = 10
-	ListWebsitesParamsPerPageN100 ListWebsitesParamsPerPage = 100
-	ListWebsitesParamsPerPageN25  ListWebsitesParamsPerPage = 25
-	ListWebsitesParamsPerPageN50  ListWebsitesParamsPerPage = 50
-)
-
-// Valid indicates whether the value is a known member of the ListWebsitesParamsPerPage enum.
-func (e ListWebsitesParamsPerPage) Valid() bool {
-	switch e {
-	case ListWebsitesParamsPerPageN10:
-		return true
-	case ListWebsitesParamsPerPageN100:
-		return true
-	case ListWebsitesParamsPerPageN25:
-		return true
-	case ListWebsitesParamsPerPageN50:
-		return true
-	default:
-		return false
-	}
-}
-
 // Deleted defines model for Deleted.
 type Deleted struct {
 	Deleted DeletedDeleted `json:"deleted"`
@@ -462,8 +297,9 @@ type Error struct {
 	Status int `json:"status"`
 }
 
-// Flag A boolean written as `true`, `false`, `1` or `0`.
-type Flag string
+// Flag A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
+// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+type Flag = bool
 
 // Health defines model for Health.
 type Health struct {
@@ -475,16 +311,8 @@ type HealthStatus string
 
 // Hit One pageview, or one event when `event` is present.
 type Hit struct {
-	Event *struct {
-		// Name Colons become spaces.
-		Name string `json:"name"`
-
-		// Unit Kept only when at most 32 characters.
-		Unit *string `json:"unit,omitempty"`
-
-		// Value Kept only when a positive number of at most 10 characters (a JSON number is accepted too).
-		Value *string `json:"value,omitempty"`
-	} `json:"event,omitempty"`
+	// Event An event; recorded as the `event` statistic `name:value:unit`.
+	Event *HitEvent `json:"event,omitempty"`
 
 	// Page The absolute http(s) URL of the page.
 	Page string `json:"page"`
@@ -494,6 +322,18 @@ type Hit struct {
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
 	ScreenResolution *string `json:"screen_resolution,omitempty"`
+}
+
+// HitEvent An event; recorded as the `event` statistic `name:value:unit`.
+type HitEvent struct {
+	// Name Colons become spaces.
+	Name string `json:"name"`
+
+	// Unit Kept only when at most 32 characters.
+	Unit *string `json:"unit,omitempty"`
+
+	// Value Kept only when a positive number of at most 10 characters (a JSON number is accepted too).
+	Value *string `json:"value,omitempty"`
 }
 
 // ListLinks Links keep every other query parameter.
@@ -518,9 +358,22 @@ type ListMeta struct {
 	Total int64 `json:"total"`
 }
 
+// OpenAPIDocument An OpenAPI 3.0 document.
+type OpenAPIDocument struct {
+	Info    map[string]interface{} `json:"info"`
+	Openapi string                 `json:"openapi"`
+	Paths   map[string]interface{} `json:"paths"`
+}
+
+// PageSize Items per page.
+type PageSize int
+
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
+
+// SortDirection The direction of the sort key; ties break as each list says.
+type SortDirection string
 
 // StatEntry defines model for StatEntry.
 type StatEntry struct {
@@ -583,9 +436,13 @@ type WebsiteResponse struct {
 // WebsiteStoreForm defines model for WebsiteStoreForm.
 type WebsiteStoreForm struct {
 	// Domain A host name or IP address; a URL is accepted and normalised.
-	Domain      string                       `json:"domain"`
-	Email       *WebsiteStoreFormEmail       `json:"email,omitempty"`
-	ExcludeBots *WebsiteStoreFormExcludeBots `json:"exclude_bots,omitempty"`
+	Domain string `json:"domain"`
+
+	// Email 1 includes the website in its owner's periodic e-mail report.
+	Email *ZeroOne `json:"email,omitempty"`
+
+	// ExcludeBots 1 does not count crawlers, scripts and headless browsers.
+	ExcludeBots *ZeroOne `json:"exclude_bots,omitempty"`
 
 	// ExcludeIps One IPv4/IPv6 address or CIDR range per line.
 	ExcludeIps *string `json:"exclude_ips,omitempty"`
@@ -595,22 +452,9 @@ type WebsiteStoreForm struct {
 
 	// Password Needed when privacy is 2; stored as an argon2id hash. Empty means no password. A
 	// password sent with privacy 0 or 1 is stored but has no effect until privacy is 2.
-	Password *string `json:"password,omitempty"`
-
-	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
-	// 2 password (the owner, or a browser that entered the website's password).
-	Privacy *WebsiteStoreFormPrivacy `json:"privacy,omitempty"`
+	Password *string  `json:"password,omitempty"`
+	Privacy  *Privacy `json:"privacy,omitempty"`
 }
-
-// WebsiteStoreFormEmail defines model for WebsiteStoreForm.Email.
-type WebsiteStoreFormEmail int
-
-// WebsiteStoreFormExcludeBots defines model for WebsiteStoreForm.ExcludeBots.
-type WebsiteStoreFormExcludeBots int
-
-// WebsiteStoreFormPrivacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
-// 2 password (the owner, or a browser that entered the website's password).
-type WebsiteStoreFormPrivacy int
 
 // WebsiteUpdateForm defines model for WebsiteUpdateForm.
 type WebsiteUpdateForm struct {
@@ -619,7 +463,8 @@ type WebsiteUpdateForm struct {
 	ExcludeIps    *string  `json:"exclude_ips,omitempty"`
 	ExcludeParams *string  `json:"exclude_params,omitempty"`
 
-	// Favorite A boolean written as `true`, `false`, `1` or `0`.
+	// Favorite A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
+	// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
 	Favorite *Flag `json:"favorite,omitempty"`
 
 	// Password A new password (stored as an argon2id hash). Empty removes the password, which is
@@ -637,11 +482,11 @@ type ZeroOne int
 // Page defines model for Page.
 type Page = int
 
-// PerPage defines model for PerPage.
-type PerPage int
+// PerPage Items per page.
+type PerPage = PageSize
 
-// Sort defines model for Sort.
-type Sort string
+// Sort The direction of the sort key; ties break as each list says.
+type Sort = SortDirection
 
 // WebsiteSearch defines model for WebsiteSearch.
 type WebsiteSearch = string
@@ -691,8 +536,8 @@ type ListStatsParams struct {
 	// SearchBy The field `search` looks in; only `value`.
 	SearchBy *ListStatsParamsSearchBy `form:"search_by,omitempty" json:"search_by,omitempty"`
 	SortBy   *ListStatsParamsSortBy   `form:"sort_by,omitempty" json:"sort_by,omitempty"`
-	Sort     *ListStatsParamsSort     `form:"sort,omitempty" json:"sort,omitempty"`
-	PerPage  *ListStatsParamsPerPage  `form:"per_page,omitempty" json:"per_page,omitempty"`
+	Sort     *Sort                    `form:"sort,omitempty" json:"sort,omitempty"`
+	PerPage  *PerPage                 `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
@@ -703,12 +548,6 @@ type ListStatsParamsSearchBy string
 
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
-
-// ListStatsParamsSort defines parameters for ListStats.
-type ListStatsParamsSort string
-
-// ListStatsParamsPerPage defines parameters for ListStats.
-type ListStatsParamsPerPage int
 
 // ListWebsitesParams defines parameters for ListWebsites.
 type ListWebsitesParams struct {
@@ -722,9 +561,9 @@ type ListWebsitesParams struct {
 	Favorite *Flag `form:"favorite,omitempty" json:"favorite,omitempty"`
 
 	// SortBy `id` is creation order.
-	SortBy  *ListWebsitesParamsSortBy  `form:"sort_by,omitempty" json:"sort_by,omitempty"`
-	Sort    *ListWebsitesParamsSort    `form:"sort,omitempty" json:"sort,omitempty"`
-	PerPage *ListWebsitesParamsPerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+	SortBy  *ListWebsitesParamsSortBy `form:"sort_by,omitempty" json:"sort_by,omitempty"`
+	Sort    *Sort                     `form:"sort,omitempty" json:"sort,omitempty"`
+	PerPage *PerPage                  `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
@@ -735,12 +574,6 @@ type ListWebsitesParamsSearchBy string
 
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
-
-// ListWebsitesParamsSort defines parameters for ListWebsites.
-type ListWebsitesParamsSort string
-
-// ListWebsitesParamsPerPage defines parameters for ListWebsites.
-type ListWebsitesParamsPerPage int
 
 // StoreWebsiteFormdataRequestBody defines body for StoreWebsite for application/x-www-form-urlencoded ContentType.
 type StoreWebsiteFormdataRequestBody = WebsiteStoreForm
@@ -896,7 +729,7 @@ func (w *ServerInterfaceWrapper) ListWebsites(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "favorite" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "favorite", ctx.QueryParams(), &params.Favorite, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "favorite", ctx.QueryParams(), &params.Favorite, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter favorite: %s", err))
 	}
@@ -2162,95 +1995,100 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FyNc9s2sv9Xdvjem9o3lEQpTi8nT+bGbdOLr2nilziT14syIUSuJdQkwAKgFDXj//3NAuCHJEqWHV87",
-	"veldZ2JRBLBY7MdvP6DPQSLzQgoURgfjz8EcWYrK/nmWZXJ5JlavFJ9xQU9S1IniheFSBOPgLFuylYb4",
-	"L3EIWoKZMwNMrEBzg5CzFRRSG5hzo/tBGCj8peQK02BsVIlhoJM55oxmRVHmwfh98JfgQxiYVYHBONBG",
-	"cTELbm7C4DX+UqI25+k2BZdzBJ5CKVJUsJzzZA5mjpCiYTzTIK/AzLkGVEoqWKJCyORshul+erpIMGp1",
-	"dmVQbdPwBhMpUg1GwpJxA1O8kgotHQI/GVCO/IOW5MLgDJVd8927d2elmaMwPGEGd7P/G2QKVXwYj93L",
-	"XYy+CYOCKZaj8cd/wWbYzfKCzTCEKyVzGPbhzH6Ggmljd40ihTnTICSkzDBgIoWYXo4HsZExiDLLiFgS",
-	"qeCXEtUqCAPBcqKGZgradKd4xcrMBONhGOTsE89pG8Oo+l8Y5Fz4h2EXFy9QVfvoXA/Vx91rPo7CinHD",
-	"KBw9Dh9H4TCKPnSu9EYqs2sZTd91LmG5G9TLVB+ZTrqV4R1OSb3eIFPJfPt0vmUae1xoFJobvkDQ5dSN",
-	"dsqAkMqccXEK8f/E7mQ+xsBIMbhBxXYejHYLtveQs08vUMzMPBiPHj/uFCgv+9/IlKOVKU/+2yL1Ip1I",
-	"YVBYxrGiyEjUuRSDT73lctm7kirvlSpDkcgUrf7jJ5YXGbo/k6xM8SMvdDAOgjC4YgupOM0bkPgHN21q",
-	"/1vhVTAO/mvQmLuB+1YP1qj6XqrcUb/O2lciW1kOXnHMUg0ahYFkzsQM+4HbrC6k0G6j37D0OTd7dviz",
-	"lmJjQzlqbWXVqgHkpSZrAkwAm2qZlQZhbkxxpI/h7esXdFLaMFPqYHwSRQdv9hkZw64N/sgyYjim8M83",
-	"r16GwGCppJjBt24DvctVgSFIBTGRF0POtbaCpUBIs4/Mtk9JEtS6R3MqmfWsi+k1DqaLcD96sOGO7A6e",
-	"I8vM/G5srpgWyOvDRcQv1MG2twUcSQUKWbo67tOM58KgEixznL6nCFSTgEa1QOV8WPvMHz/EmZ8JKAV+",
-	"KjAxmMIV41mp8HTNibLaa3o/G/9fz7vk3nkab5xv+7vbDrRx7Jayl9J8L0uR3pdjXoutMF7RROsacvLl",
-	"3HopQZfJHJZ+JZaTfhCzEpZlqL7S9vwv2CqTLL2U8gVTM7zvfsjTegMKU5mugBPIkJDRpGt7Gz768r3R",
-	"atUqdgVFgE7A1yfwA//G7utSyh+ZWPlj0/fel5SQE070m9Nrexn97QH2srmCwyoWCyYZR2FOQRGkg4wZ",
-	"VBsibMFer0Z7+yW4xoWWjLeClWYuFf8V7y3Gbo4K9m0I8fBhDvoa7Tl7Cx5CXpn+EBQu5DWmZNVLcS3k",
-	"Umyw5927d71NYLqPR5s41jOqUJI8AZtm+EwYblZ345c1h5aeGsKN3weVy5QCCe8MoxBGj0N4HIUwjKLg",
-	"w024oV8zvkDhYOqSaeBiwTK+zvPR6AHMLNTQmhhrEQQdgF/vFGK3nxgIbmlAlsxpE1bt3gpdFoVUBtMf",
-	"MeXs0uKsB7IpNci4DXytG5zHD2twyGTHt5IQW3Z4M//qh7vxgM7YjlBIavWREfgeRaOve9GwF40uh9E4",
-	"ov/+FYSBw8jBuBrfT2ROGD1nPLOBRgU9p5LMYOuBxaIU4DSP7MkT3ChN/lHLUiU4EcSwNmB14RpPg/Ff",
-	"KQzTeilVHcUVii9YsgrGozAoLUbdJP/RZfRk/MiRf3NX2Pva49Zdh+S9Xb81s1W87zBD4+wcS1NOI1h2",
-	"oWSByli4f8UybclvHlG8Uo/yMQ9tsol1plJmyASdNLdvkRDY3XJhvj4JtmOvMJDTnzEx7TDX09wdQzVR",
-	"8ntaox4f1sQ1w/xXN2FQo7m9m91mH9kil4AgaQ/hSirABaoVOHWCSRlFj/ApnEQRKdk6uxo7173s54Ab",
-	"zHVH2qLeAlOKrYKOeAZORiOQIludOoPjrZE3T0tu5sCNBm89rJve4kptWj5vTY8wL3MmbKCEIsHW+IbG",
-	"yqR0pRmeX15eeCaRXyqw8ocd0Xf7TCua6tm7jvP7jM06cirg5Q+WihuDApiGmCQ0DiG2Z0x/DGMbB0UW",
-	"/VYyZ2NOUupM07/DIAyiDgFsBy130JuGUdV68joIg1KwBeMZudHbhX0PO3ywun2G5FoXHJc28rOyvKDA",
-	"dzlHAbH9OyYLXiikc+4Q4IW3z+uPXVphK30hMyk0TDGROYIuWOLErpVq+PrE5nyqj8MO/paiazM/YGGs",
-	"tDvamYFcagOPRhTEK5YYVLpTRBcsK/H2+aCQPuciynxKjv6qXmQYtRaBI2Yj7Oo9roElCRYUgRkpjzuI",
-	"2DhHy7yuUyx2puy6QvMqJUSjOneu8AqV6kp6OhzhvqWpTgHzwqyscUu5wsTAgmuf+d1W+kQhio8KLU1c",
-	"duSW43fn310+//T82fk/nl/Gp3C9zu2pNHMbmXoboGHY74+iyJnQ/dyzTOri3guuzQsurvUdrbwdA9eI",
-	"hTfs0sxRgc2gNcBvWzWuuNKm03JnbMcXAj/ZLwhiWJ33EGHrxULh4oAXN1jjKPLr+0n8orsY9iM6XHUH",
-	"U5aUSqEwHytp3XboFK5ty8SFVTApKrm11AL5vzrT7zLTtOm1fDTxfgcnWqvSrvcQ1QQaXd8aeTvBtMAD",
-	"0mukYdlBEGnjmNcOIGwnwd2UbVb4w7Ab7JKBiwqcbm4+gqKcZjyBIyZW5DhytrJZMrtJckVu+/o4hCFY",
-	"jGsQjmSVZpVLgSoEzWcCU+DiOJyIEVTYGI5a70gFDKZKLrXLWhggyKHQLeWx4Fe6Hnzcn4jGcUfhMBx9",
-	"6GLwG8PMM2HU6q4CLkvn8w7ArrV32a+Z7rXQT911EEQsKeRd8biPi2oYuS9iaBjSAS+zynTum6GxsRY8",
-	"GnbIAGtjNjliCfdzVIvv4stLjzYq6FSBmiAMrJuSKgir2lPt9MIgYXnB+IxkxUsXBQsFKma4mH3UK20w",
-	"t2HDgido1UbMyqqctOnjQhutctpedZC2wpJwQ/84oNSFF32cdlchbAW6LUmk8LFneI5djrkKfLvcvaAZ",
-	"Mq4xhTlhGgIhpHnnF8DSVKHu9vU+aN5/yP9CJV8JW7FZD63vPMwG4Fuo3tGH2la8vj3/7jUoJmao4ej8",
-	"YnHidrH4+tjmIezBYBpasFuggowL3GOQW1vdiPg3yfjfdUCgIVWyKDB12UlrC9dXPYWYgsPR1zGwjL6g",
-	"AdoZtbnM0EGMg2hrUg2fvyTSblITm5t7N0eLelhjorkGjebUY8zqodGYXdmkD4ElUGhKJdbiuhZhReNd",
-	"9glC5YRu1hMkh4l9V0bAK0JDQGvrlUxvyOrW+a8LZesIwrZurlHcZb+89v+7TXtlZP44hn0zfXU/5hzE",
-	"ky4K95D0xkjl6shbce8uC3u2y6ieArOxWjtKJCvWmOONAHkUnTy5NUSurXLdiBC18VAnGtq0zO3WjAOH",
-	"dlrnVwLJ/J4MyAZX2yYmNIZ6zQ639jp0PSB3tsS05EZ45ljfWF4LUrmYZWgfNJZ4pw0+gK7d5vMlYoqp",
-	"C269zaEjH52CJmFKgWlbYVczKUbcNtjM+/DMBt05MmHbbarp+3A2EbXFtY0KNptXTRwRd4fWPrvJp6Wp",
-	"Wnbw6oqi91IYnq1R4jBze5OjJ52BZyseaGTrPyw22DQITqv3mIRWb8mWTfh9INK91OiAQW2ksY8ym4Dd",
-	"qxNnIHDZOtXdmnBcqYLCXC5Qr0GO0HcGcm3rLiUh2KOT0eiYnmfYEnIrLS75qMP7SPxBGOWmQ0qqY2pi",
-	"lG5TehMGGpNScbN6Q/M6AZrapr6z0nR0hJ0JOLs4txXfnKUI0xXETLBsZXiioSStcGjEpbSbr2iE/6Zf",
-	"9X1ZdOY6CGva5sYUrnTExZWsinLM1WN899hZPSvpiWFcoCJIVKrMz6DHg8GMm3k57ScyH9Rk9DQqCq6a",
-	"J9uVDM/ZnssH1c0Z1YA+UPgSD1jBB4thDCjSQnJhNFzJLJNLJyzzoiFyMSSehaDlROAnrina840DPs+3",
-	"lOqai9kpGWy1MXrJNGRSanQpHuK+tbSKJ+RnjlyOkI45nIi4Sr64bjwyEvS2LcSwytczoZcUL5DQ9idi",
-	"Ip7ZKba3BPiJIIJbOJVJmZPtF4iphvjMtybYEukYXCeoqz4lZxfnH3949pMrRcX9iWiV7LkURFIyx+Sa",
-	"ghXi8piMKktb7pMcjCwNMCs4NcXRMLRR1cmI1Ol1U3rm6FqLDij7nkLdWmeH/PPNq5d9eNaqoU1Eq4hW",
-	"L259nnUo5NpjW8CLbRWuVXA/ctWunpugLnYdt4oaIJtSGbHGaY1G1FB5JK7I31Sy5+JM68bGwIRLB9Og",
-	"rzTw1nFGJyHgJ5aYbAUZvyaZnQjfdQE8dfYn4wl6eFtp0z8uXvQe9aMerb6lRcvlsj8TZV+q2cCP1QM2",
-	"KzIa0p+bPLMYn5tsXTPPLs6DMFig0k6rhv2oH9nqaoGCFTwYBzTBIxsKmbk1PFYAqwrPTRh4gRz4If0V",
-	"y61jm6HpapxWzlRzDa8KFKQolcz24aUVWiFJnPpN2kWK8zQYB/9A44cEG42Xoyja0xhQEdRqDKis1oNw",
-	"ZL34vmWJq20+6kfNVrfqAjVFm16iXvdzF7T0Z7IxagOpVFN4a12N20Yu3b0AW+dES5+M/rbL+dVHM9hs",
-	"HrsJg8fuqPaPW2+mbDvAYPz+QxjoMs+ZWln6vLVtkx0Ghs007dzGmh9uWlJqFXTw2SvtR57e7JRV2rtN",
-	"DNlLBYRYaTB5hiQEIgFTkAuLMG0zIIqUKUjZyreeuf53MBJiI+OJ4CLJSs0XCEf2JS6coXLO7isNhucI",
-	"v0qBx32IJ8EksFVWRiA5A5sMtrCfHFNlMKSaCFd768MlmVdfddBSGWuUpwrZNQEAN57pBEXKxczZmXUF",
-	"o+j8DfEnWL8W8P7z7g4Ra936cEa2y0Ft39rT7pBsW7+62ZyEsOk1bw5k75WGrXTV/qsAXYTXh9h3Tc0L",
-	"jkvfFu/zwjHM2cLd5kjZCo7in3766afejz/2vvsuPiYoankZArMnNhEaFUftwkdr97WTG/eehiOf5quL",
-	"pxT267CKUHQI/X7fxyBdffj2n31cuS19b1PhHez43oKnlK1CaO/RNjhUxrJpOBruIM/Xig44NHsBoCMX",
-	"t0nXC9ZFlgMV/qqNU65uSh/totTIh6Vz/80Le/q/xaWLTjF3ECd208UETq/J5Jw6+BJb4uL9RHycrnZc",
-	"YKkqU1VtxX3+0Enarrsxu2d39a5m9urzvlW6VKCxYQN7UeeA96qrQ4e8at/7cCcosrNH8X1dQByOorpA",
-	"GAwKxRPn7OsX/vak9b0loM7V+uYCCwvHg0EmE5aRrRk/iZ5E6x7wr3+no3hKlskluUifnja67h4a+bRR",
-	"KveIRjwdVv0Cv9FargXC9Vi6Lgf6u5V0Xm8vGFbdBMO1Av+wXc9/HLn6/aiuqY8O76Ks666dd4Zcd01t",
-	"ApqghCsPKByEioa3Q6G17nI76OT2QfWtCgvURoesst2a/TuAvBrWval8tAU0rAIbLWTncMoatKsCsf2A",
-	"roIk1du++kYHxox36bdhKZ7W4I0RAHAIjEth78QWbEYewMb/xM9dUOtdRe8W2rrF8qzfB7yX+XfJy3vb",
-	"/7pUVl9h3EyG7nZO9k5dlTDUcFR3Wg7jY9dvmK1ASNFrv1N3YUbx8S6iW7W2w7TYZSO3KYx5apG3zYTZ",
-	"Vh6Vul6uu/syi2crLrXLjP+xbuyLe+2j+/Xau6e3ttfXhUGfwI129de3Sb67l63My9/v5C+3R/0bPd+w",
-	"9nzDO98fOMT5VZv5Amf3R/RdxJp67y2PVZv7DzdhUEjd4aAqs+xi6Lr1xuW4j4ziub2ulcklql7CNKan",
-	"wCBDRhE9xF60XFK/Sg3GIbCJqN9ZLpd9eiRWQAF4CAV5N4pPjGI8o3dSaXxNJT2Ft4InMkXI2BQzDa5v",
-	"A7gwciKKUqzoy2M73t4qMrZRF4Gtl7aZaFW3QygF/6VEYImSWgPLMpso1f2JiL1exjDyKWxGUbpT3rgP",
-	"caXfcZVnqAvkc1SdrtYW5t/VAKK5nr76wrvotRVrZ2GfNRZtMM3kbKMjZBwMo779/+DJRIyiaDhOp0/G",
-	"42HQNkl31cam9+BmPfdHNvBmy7QPf69bVLda9j3cuc3ce7v+QPb+oe9TCVw2d6rWrla+kI7zOxrwmnFf",
-	"6epq/eG/YnJzb8s7fHT7oM07z3bc40MW67jc+Ec192dp2hmgtMx9R4wy+Owzz+722fbhv24VtZvqZmqN",
-	"pbyyd7RscB1SJEIRjFFMaGajkO3Sibu21zaCX4T1qut8axCrupBX38M7WIeqS4X77yKSwZ9V92N/q9j5",
-	"dxIqx5Hb5CqswtwNhzeXy/1HvZ+w5rLtfz6jiVe3s/m3LoY8aBHkg633df1w0GVVJmcaLt5ebpuNCxq3",
-	"Ezp1c7314z/rv7ET3PxRhPFP33eg9riDbfQHji7OLr99frxTj8rOC6c7f2PpFOIGq8XgPKIU/sZdjfzd",
-	"O1bv7I3EiYhbqPKpi4fW8ePTGJIMmXIONuPa9OukGCRMuEqTJ8O3jnUFF44Df6rInypyoIrsRohze0P8",
-	"V99U8zPBI1KS/s/aP8rRKJ5Un+xvT/1atZ807RHrnYHvP5D9dz8ntct5caENE4nvRLA/btTuJDvSmF31",
-	"KJzH9BTinF0jqFLE7keqrD7aHJbNy7q2JFeW8vvc4y8purd9VUax5NreJfIesObNdnb2bDZTOLN9cinj",
-	"2aop6K8XC1qzuWJBV6K8tdHW++6KQmde3VKKCgoljUxkBkdkKgqmTH2zut0XeHZxfjx2lQI7EbhtYz71",
-	"bX5mjhNRt/JxY38/U9sf0AQjbRujRlCypGECMfXtUS4YUO7QMAVZGs1TdPPpApNe0054dnHu2qMTmWWu",
-	"UGGTP4RO5kykvYIpm2eSCnSBmB6f+mrVWg/eRGjDswwMatukOGMkOevS4mykZ+O39XIdzHQ/iOAyR06w",
-	"7frOvErl2unIfsCUZSSeqi0fryorrIObDzf/HwAA//8=",
+	"7FyNc9s2sv9Xdvjem9o3lEwpTi8nT+bGbdKLr/nwS5zJ60WeECJXEmoSYAFQiprx//4GC/BDEiXLSa6d",
+	"3rTNjG2JABaL/fjtB/gpSGReSIHC6GD0KZgjS1HRr+dZJpfnYvVK8RkX9pMUdaJ4YbgUwSg4z5ZspSH+",
+	"SxyClmDmzAATK9DcIORsBYXUBubc6H4QBgp/KbnCNBgZVWIY6GSOObOzoijzYPQ++EtwHQZmVWAwCrRR",
+	"XMyC29sweI2/lKjNRbpNwdUcgadQihQVLOc8mYOZI6RoGM80yCmYOdeASkkFS1QImZzNMN1PTxcJRq3O",
+	"pwbVNg1vMJEi1WAkLBk3MMGpVEh0CPxoQDnyD1qSC4MzVLTmu3fvzkszR2F4wgzuZv93yBSq+DAeu4e7",
+	"GH0bBgVTLEfjj/+SzbCb5QWbYQhTJXMY9OGc/oaCaUO7RpHCnGkQElJmGDCRQmwfjk9iI2MQZZZZYq1I",
+	"Bb+UqFZBGAiWW2rsTEGb7hSnrMxMMBqEQc4+8txuYxBV/4VBzoX/MOzi4iWqah+d66H6sLXmfyucBqPg",
+	"v04azThx3+oTO9kb/ivS5G+kMrtm1va7Q2e1Ez3hChNiMp0+TqwavUGmkvn2KXzPNPa40Cg0N3yBoMuJ",
+	"O0kn9AipzBkXZxD/T+xO4EMMzCoAN6jYzgPQbsE24Tn7+BzFzMyD0fDhw07B8TL+nUw5kux48t8WqRfd",
+	"RAqDgrjFiiKzIs2lOPnYWy6XvalUea9UGYpEpkh6jh9ZXmTofk2yMsUPvNDBKAjCYMoWUnE7r5Xy20OZ",
+	"vEbTD1LljvZ1xr4S2Yr4N+WYpRo0CgPJnIkZ9gO3VV1Iod02v2PpM2727O9nLcXGdnLUmiSShB3yUlub",
+	"AUwAm2iZlQZhbkxxpI/h7evn9py0YabUweg0ig7e7FNr8ro2+IJllt2Ywj/fvHoZAoOlkmIG37sN9K5W",
+	"BYYgFcSWvBhyrjWJlQIhzT4y254jSVDrnp1TyaxHjqTXuJEuwv3okw2nQzt4hiwz8/uxuWJaIG+Cg7nm",
+	"F+pg29sCjqQChSxdHfftjBfCoBIsc5z+TBGoJgGNaoHKear2mT/8Gmd+LqAU+LHAxGAKU8azUuHZmqtk",
+	"tW/03jT+v553vL2LNN443/Z3dx1o476JspfS/CBLkX4ux7wWkzBO7UTrGnL65dx6KUGXyRyWfiWWW/2w",
+	"zEpYlqH6RtP5X7JVJll6JeVzpmb4ufux/tSbT5jIdAXcQgkJmZ10bW+DB1++N7tatQqtoCxsE/DtKfzI",
+	"v6N9XUn5gomVPzb92fuSEnKLBv3m9Npehn/7CnvZXMEhEkJ8ScZRmDNQFrhBxgyqDREmSNerMd1+Ca7R",
+	"H5HxVrDSzKXiv+Jni7GbowJ3G0I8+DoHfYN0zt6Ch5BXpj8EhQt5g6m16qW4EXIpNtjz7t273ib83Mej",
+	"TbTqGVUoaT0Bm2T4VBhuVvfjF5lDoqcGaqP3QeUypUCLdgZRCMOHITyMQhhEUXB9G27o14wvUDgwumQa",
+	"uFiwjK/zfDj8CmYWagBtGUsIwh6AX+8MYrefGCzY0oAsmdtNkNq9FbosCqkMpi8w5eyKUNZXsik1yLgL",
+	"eq0bnIdf1+BYkx3fSUJM7PBm/tWP9+OBPWMaodCq1QdmglEwjIbf9qJBLxpeDaJRZP/9KwgDh5CDUTW+",
+	"n8g8CAPMGc8onKiA50RaM9j6gJCoDWOaj+jkLdwoTf5By1IlOBaWYZtwNQx4Goz+aoMtrZdS1bFaofiC",
+	"JatgNAyDkjDqJvkPrqJHoweO/Nv7wt7XHrfuOiTv7fqtmUnxnmCGxtk5lqbcjmDZpZIFKkNgf8oyTeQ3",
+	"H9lopR7lI0+7ySbqnEiZIRP2pDk9ZYWAdsuF+fY02I7lwkBOfsbEtINZT3N32qCJhd/bNerxYU1cM8x/",
+	"dRsGNZrbu9lt9llb5NIMVtpDmEoFuEC1AqdOMC6j6AE+htMoskq2zq7GznUv+yngBnPdkZyot8CUYqug",
+	"I56B0+EQpMhWZ87geGvkzdOSmzlwo8FbD3LTW1ypTcunrekR5mXOBAVKKBJsjW9orExKVzLh2dXVpWeS",
+	"9UsFVv6wI5pvn2lFUz1713H+kLFZR+YEvPz14ZUgZLfkCuGIAUXD62ac2bPMHbuOgRtryZaKG4MCYivV",
+	"cQgxyUUcjkU8iCl4iuIzyoVJM0cFusAss1HUUbxCbQdcvX771P40cWhjKswLs4IFy0o8tgsonJYa/fGc",
+	"Dof9sQi6lKeJjO6hnM1pVIokb4IwKAVbMJ5ZX323Ru3huY+ItwXF+u8FxyWFl6QwCxtdL+eWk/R7bPde",
+	"KLTC1KElC+8E9oZw3Dyl5yiftSuD1RXDVpkTO6pTihVOUamuHKBzuO5bO9WZP1BrBVLK68CCa58I3daO",
+	"RCGKDwqJJi47Uq3xu4snV88+Pnt68Y9nV/EZ3GBhSKkd9ybSzCmE88qiYdDvD6PI2Zr9J0lM2nGOTyuO",
+	"b8WTdBYWXydSpZgC08S76hiteHBteAKxxTojkuxRKbiJt8/VpZ62Ulwyk0LDBBOZI+iCJc44tdJR355S",
+	"/q/6c9DBW7vk9tw/rrOPGcilNvBgCMmcKZYYVN1HRfu4ez4opM/LiTKfWDsyrRcZRK1FrM3555tXL6vn",
+	"uAaWJFjYON1IeXz38RHzuo7vOdfmORc3+p7ejMbADWLhHZgzYRuWcfsUp1xp0+mhMrbjC4Ef6QsLpcjs",
+	"eCi09WChcHHAgxuscRT59f0kftFdDHuBDj/ew5ompVIozIfK2GwDFxuWbsvMJYmIFJXZIWrB+vm6buHy",
+	"7HbTa9l1y/sdnGitane9h6gmoOr61si7CbYLfEV6jTQsOwgKbhzz2gGE7ZS+m7LNCn8YtMEuGXhVoDi/",
+	"vHgikzLfZfr8M/CgH0HqH9xWBy6mssXbZglZoGAF71SIgpm57hi1seNqitCtUo3r2lBdr2jXUh5Gm0p/",
+	"YeElFKhq7+ehwSAKhw/Dh1E4iKLrrmO7rMKWTU5FUJSTjCdwxMTKevucrSh/SmJhHYQTGH0cwgAo+jEI",
+	"R7JKwMulQBWC5jOBKXBxHI7FEKqoCY5azxBKmyi51C6fZcCCUYVuKR8lfKPrwccOTvktRuEgHG7vLQw+",
+	"9uwTvQVTFK9bzl/SlgK/bWMF6rKK4659Ragp5LR5TtwJukKHtHq+UiwtlYEbXJ2BFSaYKGQ31sESfM+4",
+	"NqDZSrcOqZqb6aQDuYXBG8PMU2HU6r6mTZZOBw6IzmrPuN8mu8dCP3WXxFpirSm+b8TpI/86UNpbb6sZ",
+	"0hFAZZXT3DdD410pPDLskAHkXTY5QoT7OarFd/HlpUdK1blXiDoIA8KXUgVhVUOt0WoYJCwvGJ9Zmfda",
+	"EpAdUsxwMfugV9pgTrK54AmSwRSzsiqLboLTkPIx3G6vOkiqICbc2B8OpXeJoc9E3FcIW6mcliSmzGDP",
+	"8By7YFqV2unC6cLOkHEbXc0tHrO6bS3IxSWwNFWou5GfTwvtP+R/oZKvBNLza8mjew+jFNOW83H0oaaK",
+	"7vcXT16DYmKGGo4uLhenbheLb48p00YHg2lIkZa17BkXuMcVt7a6kdPaJON/16GghlTJosDU5d/Jpq+v",
+	"egbxuIyi4bcxsMx+YQe4gGE5lxk6cHkQbU0y7dOX5JKa5Nvm5t7NkfAua1wN16DRnPngsPrQaMymlNa0",
+	"MBkUmlKJtcxFi7Ci8ZJ7uwv8Y7frKcDDxL4r5+UVoSGgtfVKpjdkdev814WydQRhWzfXKO6yX177/92m",
+	"vTIyfxzDvpmg/TzmHMSTLgr3kPTGSOU6JUafNpfdYWHPdxnVM2CUZGlHuNaKNeZ4I7gfRqeP7gzva6vM",
+	"suzVNBi9P9DQXocNMtsCwwPgggRet/EjcEGJUsKc3xBY5jLlCWDPEgEKC6lMv8v2fwFxg23iUom6sfCQ",
+	"KLbMUOkQ3GPOOcyRpRlqXcFi3b/Tu7wSaN3H6Yn1IdWx2UNsHM2aH2md1cD1Yt3bk9glN1OuJDqN5yBA",
+	"zMUsQ/qg8SQ7fcgBdO02/y8RU0xdGsfbTCuywzPQVhko0cUEMDWTYsip0W3eh6eU7cuRCWp7q6bvw/lY",
+	"1B6DWokooVtNHFnuDsi/uMknpala53A6xcRAKQzP1ihxsUt7k8NHnSmT2uMcJn6171nTjS2T4fR+j9Fo",
+	"9VdtWY3fB0R9lqAeMKiNRfZRRkWIvVJ3DgKXrdh2t6wdV8KmMJcLb6GqgaHvgeWaao9UQTg6HQ6P7ecZ",
+	"tsSIYmaXWtXh58jUQZJ02yEl1TE1UUwUDq47kzwak1Jxs3pj53UCNKH21fPSzDtTM+eXF9T1kLMUYbKC",
+	"mAmWrQxPNJQaFTi84io0zVd2hP+mX3U+En5zvbI1bXNjClc+rZI7NhBiribp+yfP61mtnhjGBSoLmkqV",
+	"+Rn06ORkxs28nPQTmZ/UZPQ0Kht+NZ9sV/M8Z3suV1g3KFUD+mADnPiEFfxkMYgBRVpILoyGqcwyuXTC",
+	"Mi8aIhcDy7MQtBwL/Mi1jQd984zPAS+luuFidmZNotoYvWQaMik1uvSf5T7ZMsUTa8mPXP7YHnM4FnGV",
+	"mHP9qNZI2KepGMkqNMCEXtqIwgptfyzG4ilNsb0lwI8WRLiFqywcCMRUQ3zu23OoTWAErufZVWCT88uL",
+	"Dz8+/cmVY+P+WLTaVrgUlqRkjsmNDWcsl0fAYMLSloOyJlyWBhgJTk1xNAjJK7tq3eum/YKja687oPXh",
+	"DOr2UhryzzevXvbhabuOLKdjcRqR58ilwnp9cizkLK3/jKmOHVMxutV3cuSKvj23+7rme9wqu4GkivFY",
+	"SJGtLHuc5mhEDVVujiuLgir5c4CDEnojYMKVC+ygbzTw1pFGpyHgR5aYbAUZv7Gkj4XvPgKeOhuU8QQ9",
+	"CK406h+Xz3sP+lHPrr6lScvlsj8TZV+q2Ykfq0/YrMjskP7c5BlFAtxk69p5fnkRhMEClfawqh/1o7X0",
+	"bGAneBC0krIkhFUR8jYMvFCepDLR65/4SforlpO7m6HpujignAHnus4p1/lkeEmiLKQVsn6TrpHiIg1G",
+	"wT/Q+CHBRkvyMIr2tMxUBLVaZupE9dfg0eFtKZuZ9h1tKVuMseufDv+2a/qaFyebfYy3YfDQ8Wb/uPW+",
+	"3rYfCkbvr8NAl3nO1Iro80avTXYYGDajXDEFhde3LbEgHTn55PXmA09vdwqH3Tvhe7rFIgU2JdUQLAmY",
+	"glxQupv6UlGkTEHKVr4L0l24ACMhNjIeC4poNF8gHNFD3PU9eJ/zjQbDc4RfpcDjPsTjYBxQLZ6BQpa5",
+	"xgTCt9Y/VDor1Vi45HUfrqyV28hf+8z1xDc2ANMJipSLmVP1dYm2YfQby59g/R7K+0+7m5XIwPTh3JoP",
+	"l/f3XWbtZt22AapvPVh5bS49NAey9w7NVl5p/92TLsLrQ+y7/voFx6W/n+ETuDHM2cJdH0rZCo7in376",
+	"6afeixe9J0/iY4sIiZchMDqxsdCoOGoXJ5Hp1T4upOc0HPl8XN2eYONzHdZxYQj9ft8XRLouhNCPfVy5",
+	"K89OOesOdvxAGCZlqxDae6SyRmWdmt63wQ7yfDnvgENLXblmK2m2Sddz1kWW8+3+bpdTrm5KH+yi1Miv",
+	"S+f+K0B0+r/F7Z9OMXcwI3bTxRYj3liTc+YQREzExfuJ+DBZdV8Eq0tIVRHE/X3dSdqum1m7Z3eFqWb2",
+	"6u99q3SpQGPD6HZXcMBz1V21Qx6l567v5ft3tsu+ryt9g2FUV/KCk0LxxEV+9QN/e9T6ngiok6q+/4OQ",
+	"2ejkJJMJy6ytGT2KHkXrHvCvf7dH8dhaJpfNsfr0uNF196GRjxulch/ZEY8HVUvHb7SW61Jx7b6uEcX+",
+	"3soOr3eADKqGj8FaD8ag3XLxMHItFsO67WF4OHKqC6Sd19dc/1ptAprAgCsPKByEigZ3Q6G1iw406PTu",
+	"QfUFHwJqw0NW2b4l8DuAvBrWval8NAEaVoGNFrJzOGUN2lWx0H5AV0GS6mlfJrMHxox36XdhKZ7W4I1Z",
+	"AFC3D9Al7ILNrAegMNzycxfUelfRu4W27rA86xdTP8v8uxziZ9v/uqZVdz9s5iR3Oye63lnl7TQc1Q28",
+	"g/jYdaVmKxBS9NrP+OZeiKP4eBfRraLYYVrskoLbFMY8JeRNCSlqClGpa7e7vy8jPFtxqV0P/I91Y198",
+	"7SP6vGsf7tM7b3rUFTyfR412XfVok3x/L1uZl7/fy19uj/o3er5B7fkG977KcojzqzbzBc7uj+i7LGvq",
+	"vbc8Vm3ur2/DoJC6w0FVZtnF0HWPjEs1HxnFc7o5mMklql7CNKZnwCBDZiN6iL1oudx6lZ2LQ2BjUT+z",
+	"XC77dN9hBTYAD6Gw3s3GJ0YxThckUml8aSM9g7eCJzJFyNgEMw2uwQK4MHIsilKs7JfHNJ4uuBlqhUdg",
+	"6zVoJlpl6BBKwX8pEViipNbAsoxylbo/FrHXyxiGPpPMbJTulDfuQ1zpd1zlGepK9hxVp6ulCvq7GkA0",
+	"70lYfeFLEWor1k6EPm0s2skkk7ON1o1RMIj69P/Jo7EYRtFglE4ejUaDoG2S7quNTZPA7Xqx0L+cYcO0",
+	"D36vC313WvY93LnL3Hu7/pXs/de+2idw2VzvW7vl+1w6zu/olGvGfaOrtzwc/tqc28+2vIMHdw/avH5P",
+	"4x4esljHPds/qrk/T9POAKVl7jtilJNPPvPsLkJuH/7rVm25KTKmZCzllLpgKLgObSRiIxijmNCMopDt",
+	"WoW7Qdo2gl+E9aqbpWsQq7obWl8JPViHqvut+6/FWoM/q65q/1ax8+8kVI4jd8lVWIW5Gw5vLpf7j3o/",
+	"Yc297/98Rlte3c3m37oY8lWLINdUGux6g9VVVapmGi7fXm2bjUs7bid06uZ66y1U6697Cm7/KML4p+87",
+	"UHvcwTb6A0eX51ffPzveqUdl57Xkna/7OoO4wWoxOI8ohb8UWSN/9wzpHd35HYu4hSofu3hoHT8+jiHJ",
+	"kCnnYDOuTb9OikHChKs0eTJ8B1dXcOE48KeK/KkiB6rIboQ4p/cI/Oq7WH628MgqSf/nqrElR6N43eZC",
+	"r0H7ter3aNoj1hv03l9b++/ebLbLeXGhDROJ70Sg92y1G7qONGbTng3nMT2DOGc3CKoUsXtfGukj5bAo",
+	"L+s6g1xZyu9zj7+00T21NhnFkhu69OM9YM2b7ezs+WymcEbtainj2aop6K8XC1qzuWJBV6K8tdHW8+4u",
+	"QWdenShFBYWSRiYygyNrKgqmTP3ugnZ73vnlxfHIVQpoInDbxnziu+3MHMei7qjjhl7YqumNrWAkdRNq",
+	"BCVLO0wgpr4fyQUDyh0apiBLo3mKbj5dYNJruvrOLy/cXc1EZpm/52gBh0UncybSXsEU5ZkkvSYD0+Mz",
+	"X61aa4UbC214loFBTb2CM2YlZ11anI30bPy+Xq6Dme61GS5z5ASb1nfmVSrX0WbtB0xYZsVTteXjVWWF",
+	"dXB7ffv/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

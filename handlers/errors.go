@@ -248,6 +248,10 @@ func describe(err error, ref *openapi3.SchemaRef) string {
 	if schema == nil {
 		return "is invalid"
 	}
+	// A field that is a named schema plus its own default (allOf: [$ref]) is that schema.
+	for len(schema.Enum) == 0 && schema.Type == nil && len(schema.AllOf) == 1 && schema.AllOf[0].Value != nil {
+		schema = schema.AllOf[0].Value
+	}
 	if len(schema.Enum) > 0 {
 		values := make([]string, len(schema.Enum))
 		for i, v := range schema.Enum {
@@ -259,7 +263,7 @@ func describe(err error, ref *openapi3.SchemaRef) string {
 	case schema.Type.Is(openapi3.TypeInteger):
 		return "must be an integer"
 	case schema.Type.Is(openapi3.TypeBoolean):
-		return "must be true or false"
+		return booleanRule
 	}
 	return "is invalid"
 }

@@ -185,6 +185,18 @@ func TestListRefusesBadParameters(t *testing.T) {
 		{"search_by=value", "search_by"},
 		{"favorite=yes", "favorite"},
 		{"favorite=", "favorite"},
+		// strconv.ParseBool takes these; the contract does not.
+		{"favorite=t", "favorite"},
+		{"favorite=T", "favorite"},
+		{"favorite=TRUE", "favorite"},
+		{"favorite=True", "favorite"},
+		{"favorite=f", "favorite"},
+		{"favorite=F", "favorite"},
+		{"favorite=FALSE", "favorite"},
+		{"favorite=False", "favorite"},
+		{"favorite=%20true", "favorite"},
+		{"favorite=true&favorite=false", "favorite"},
+		{"per_page=10&per_page=25", "per_page"},
 		{"search=" + strings.Repeat("x", 256), "search"},
 	}
 	for _, c := range cases {
@@ -197,6 +209,15 @@ func TestListRefusesBadParameters(t *testing.T) {
 	if fmt.Sprint(errs["per_page"]) != "[must be one of 10, 25, 50, 100]" {
 		t.Fatalf("per_page message %v", errs["per_page"])
 	}
+	for _, query := range []string{"favorite=yes", "favorite=TRUE"} {
+		res := e.do(request{path: "/api/v1/websites?" + query, key: key})
+		errs := res.json(t)["errors"].(map[string]any)
+		if fmt.Sprint(errs["favorite"]) != "[must be one of true, false, 1, 0]" {
+			t.Fatalf("%s: favorite message %v", query, errs["favorite"])
+		}
+	}
+	// Authentication still comes first.
+	want(t, e.do(request{path: "/api/v1/websites?favorite=TRUE"}), http.StatusUnauthorized)
 }
 
 func TestAuthentication(t *testing.T) {

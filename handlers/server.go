@@ -88,6 +88,7 @@ func NewServer(opts Options) (http.Handler, error) {
 	// The pages' and the unsubscribe page's CSS, JavaScript and icon.
 	mux.Handle("/static/", web.StaticHandler())
 	mux.Handle("/favicon.ico", http.RedirectHandler(web.AssetURL("favicon.svg"), http.StatusMovedPermanently))
+	mux.Handle("/api/v1/docs", web.DocsHandler())
 	mux.Handle("/healthz", health(nil))
 	mux.Handle("/readyz", health(opts.Repo.Ping))
 	mux.Handle("/metrics", metricsHandler(opts.Registry))
@@ -141,7 +142,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	if opts.RateLimit > 0 {
 		apiMiddleware = append(apiMiddleware, rateLimit(opts.RateLimit))
 	}
-	apiMiddleware = append(apiMiddleware, middleware.BodyLimit(maxBodySize), requireForm, validator)
+	apiMiddleware = append(apiMiddleware, middleware.BodyLimit(maxBodySize), requireForm, validator, checkInput(spec))
 
 	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope})
 	gen.RegisterHandlers(routerWith{e, apiMiddleware}, strict)

@@ -36,7 +36,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 		q.SortBy = string(*p.SortBy)
 	}
 	if p.Sort != nil {
-		q.Desc = *p.Sort == gen.ListStatsParamsSortDesc
+		q.Desc = *p.Sort == gen.SortDirectionDesc
 	}
 	entries, total, err := s.repo.ListStats(ctx, req.WebsiteId, q)
 	if err != nil {

@@ -16,7 +16,7 @@ func (s *Server) ListWebsites(ctx context.Context, req gen.ListWebsitesRequestOb
 	pg := newPage(p.Page, (*int)(p.PerPage))
 	q := repository.WebsiteQuery{
 		SortBy: "id", Desc: true, Limit: pg.size, Offset: pg.offset(),
-		Favorite: flag(p.Favorite),
+		Favorite: p.Favorite,
 	}
 	if p.Search != nil {
 		q.Search = *p.Search
@@ -25,7 +25,7 @@ func (s *Server) ListWebsites(ctx context.Context, req gen.ListWebsitesRequestOb
 		q.SortBy = string(*p.SortBy)
 	}
 	if p.Sort != nil {
-		q.Desc = *p.Sort == gen.ListWebsitesParamsSortDesc
+		q.Desc = *p.Sort == gen.SortDirectionDesc
 	}
 	websites, total, err := s.repo.ListWebsites(ctx, userID(ctx), q)
 	if err != nil {
@@ -107,7 +107,7 @@ func (s *Server) update(ctx context.Context, id int64, f *gen.WebsiteUpdateForm)
 	w, errs, err := s.websites.Update(ctx, userID(ctx), id, website.Settings{
 		Privacy: (*int)(f.Privacy), Password: f.Password, Email: (*int)(f.Email),
 		ExcludeBots: (*int)(f.ExcludeBots), ExcludeParams: f.ExcludeParams, ExcludeIPs: f.ExcludeIps,
-		Favorite: flag(f.Favorite),
+		Favorite: f.Favorite,
 	})
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
@@ -148,13 +148,4 @@ func websiteJSON(w repository.Website) gen.Website {
 		CreatedAt:     w.CreatedAt.UTC(),
 		UpdatedAt:     w.UpdatedAt.UTC(),
 	}
-}
-
-// flag reads a true|false|1|0 parameter.
-func flag(f *gen.Flag) *bool {
-	if f == nil {
-		return nil
-	}
-	v := *f == gen.FlagTrue || *f == gen.FlagN1
-	return &v
 }

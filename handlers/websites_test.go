@@ -170,6 +170,14 @@ func TestStoreRefusesBadInput(t *testing.T) {
 			wantField(t, e.in(t).do(request{method: "POST", path: "/api/v1/websites", key: key, form: c.form}), c.field)
 		})
 	}
+	// The message says what the field must be, also for a field that is a named schema with a
+	// default of its own (allOf) and a value that is not even an integer.
+	for _, kv := range [][]string{{"privacy", "public", "must be one of 0, 1, 2"}, {"exclude_bots", "x", "must be one of 0, 1"}, {"email", "2", "must be one of 0, 1"}} {
+		res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form("domain", "a.com", kv[0], kv[1])})
+		if got := fmt.Sprint(res.json(t)["errors"].(map[string]any)[kv[0]]); got != "["+kv[2]+"]" {
+			t.Errorf("%s=%s: %s, want %q", kv[0], kv[1], got, kv[2])
+		}
+	}
 	// Nothing of the refused requests was written.
 	var n int
 	if err := e.db.Get(&n, `SELECT count(*) FROM websites`); err != nil || n != 0 {
@@ -276,6 +284,12 @@ func TestUpdate(t *testing.T) {
 		{"favorite 1", "PUT", form("favorite", "1"), 200, "", map[string]any{"favorite": true}},
 		{"favorite false", "PUT", form("favorite", "false"), 200, "", map[string]any{"favorite": false}},
 		{"favorite yes refused", "PUT", form("favorite", "yes"), 422, "favorite", nil},
+		{"favorite TRUE refused", "PATCH", form("favorite", "TRUE"), 422, "favorite", nil},
+		{"favorite t refused", "PUT", form("favorite", "t"), 422, "favorite", nil},
+		{"favorite False refused", "PUT", form("favorite", "False"), 422, "favorite", nil},
+		{"favorite F refused", "PATCH", form("favorite", "F"), 422, "favorite", nil},
+		{"favorite empty refused", "PATCH", form("favorite", ""), 422, "favorite", nil},
+		{"favorite twice refused", "PATCH", url.Values{"favorite": {"1", "0"}}, 422, "favorite", nil},
 		{"domain refused", "PUT", form("domain", "other.com"), 422, "domain", nil},
 		{"domain refused with others", "PATCH", form("domain", "other.com", "email", "0"), 422, "domain", nil},
 		{"privacy 2 without any password", "PUT", form("privacy", "2"), 422, "password", nil},
@@ -395,5 +409,26 @@ func TestOtherUsersWebsitesAreNotFound(t *testing.T) {
 	list := want(t, e.do(request{path: "/api/v1/websites", key: bob}), http.StatusOK)
 	if n := len(list["data"].([]any)); n != 0 {
 		t.Fatalf("bob lists %d websites, want 0", n)
+	}
+}
+
+// The URL query never stands in for a form field: echo's FormParams merges the two, and the
+// validator only sees the body.
+func TestQueryIsNotAFormField(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	w := e.store(key, "domain", "example.com")
+	path := fmt.Sprintf("/api/v1/websites/%v", w["id"])
+	for _, method := range []string{"PUT", "PATCH"} {
+		for _, query := range []string{"favorite=1", "favorite=yes", "privacy=2"} {
+			got := want(t, e.do(request{method: method, path: path + "?" + query, key: key, form: form("email", "1")}), 200)["data"].(map[string]any)
+			if got["favorite"] != false || got["privacy"] != 0.0 || got["email"] != 1.0 {
+				t.Fatalf("%s ?%s: %v", method, query, got)
+			}
+		}
+	}
+	got := want(t, e.do(request{method: "POST", path: "/api/v1/websites?privacy=1&email=1", key: key, form: form("domain", "b.example.com")}), 201)["data"].(map[string]any)
+	if got["privacy"] != 0.0 || got["email"] != 0.0 {
+		t.Fatalf("store took fields from the query: %v", got)
 	}
 }

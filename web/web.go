@@ -37,9 +37,12 @@ func init() {
 		panic(err) // the file is embedded at build time; missing means a broken build
 	}
 	plain = newAsset(body)
-
 	// Compressed once here rather than per request: the script is fetched on
 	// every tracked page view of every site.
+	gzipped = newAsset(gzipBytes(body))
+}
+
+func gzipBytes(body []byte) []byte {
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	if err != nil {
@@ -51,7 +54,7 @@ func init() {
 	if err := zw.Close(); err != nil {
 		panic(err)
 	}
-	gzipped = newAsset(buf.Bytes())
+	return buf.Bytes()
 }
 
 func newAsset(b []byte) asset {
@@ -66,16 +69,26 @@ func ScriptHandler() http.Handler {
 }
 
 func serveScript(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h.Set("Allow", "GET, HEAD")
-		h.Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		// The service's one error body (CONTRACT.md section 1).
-		_, _ = w.Write([]byte(`{"message":"Method not allowed.","status":405}` + "\n"))
+	if methodNotAllowed(w, r) {
 		return
 	}
+	h := w.Header()
+	// An hour: browsers revalidate (cheap 304s) soon enough that a new
+	// version of the script reaches every site within the hour.
+	h.Set("Cache-Control", "public, max-age=3600")
+	h.Set("X-Content-Type-Options", "nosniff")
+	// Sites that use Subresource Integrity (crossorigin attribute) need CORS,
+	// and sites that set Cross-Origin-Embedder-Policy need CORP to load it.
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
+	serveAsset(w, r, plain, gzipped, "application/javascript; charset=utf-8")
+}
 
+// serveAsset answers GET and HEAD with the plain or the gzip representation
+// of an asset, each with its own strong ETag, and 304 when If-None-Match
+// matches. The caller sets the asset's other headers first.
+func serveAsset(w http.ResponseWriter, r *http.Request, plain, gzipped asset, contentType string) {
+	h := w.Header()
 	a := plain
 	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
 		a = gzipped
@@ -84,27 +97,31 @@ func serveScript(w http.ResponseWriter, r *http.Request) {
 	// Caches must key on Accept-Encoding, for 304s as well as for 200s.
 	h.Set("Vary", "Accept-Encoding")
 	h.Set("ETag", a.etag)
-	// An hour: browsers revalidate (cheap 304s) soon enough that a new
-	// version of the script reaches every site within the hour.
-	h.Set("Cache-Control", "public, max-age=3600")
-	h.Set("Content-Type", "application/javascript; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	// Sites that use Subresource Integrity (crossorigin attribute) need CORS,
-	// and sites that set Cross-Origin-Embedder-Policy need CORP to load it.
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
-
 	if etagMatches(r.Header.Values("If-None-Match"), a.etag) {
 		h.Del("Content-Encoding")
-		h.Del("Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	h.Set("Content-Type", contentType)
 	h.Set("Content-Length", strconv.Itoa(len(a.body)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodGet {
 		_, _ = w.Write(a.body)
 	}
+}
+
+// methodNotAllowed answers anything but GET and HEAD, and says whether it did.
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return false
+	}
+	h := w.Header()
+	h.Set("Allow", "GET, HEAD")
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusMethodNotAllowed)
+	// The service's one error body (CONTRACT.md section 1).
+	_, _ = w.Write([]byte(`{"message":"Method not allowed.","status":405}` + "\n"))
+	return true
 }
 
 // acceptsGzip reports whether Accept-Encoding allows gzip: listed as gzip,

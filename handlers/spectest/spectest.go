@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"sync"
 	"testing"
 
@@ -30,6 +31,10 @@ var (
 func load(t testing.TB) (*openapi3.T, routers.Router) {
 	t.Helper()
 	once.Do(func() {
+		// The documentation page and the tracker script: kin-openapi decodes only text/plain of
+		// the text types.
+		openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+		openapi3filter.RegisterBodyDecoder("application/javascript", openapi3filter.PlainBodyDecoder)
 		loader := openapi3.NewLoader()
 		spec, errLoad = loader.LoadFromData(analytics.OpenAPI)
 		if errLoad != nil {
@@ -80,4 +85,30 @@ func ValidateResponse(t testing.TB, method, target string, status int, header ht
 	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
 		t.Fatalf("%s %s: response %d does not match openapi.yaml: %v\n%s", method, target, status, err, body)
 	}
+}
+
+// OperationID is the spec's operationId for a request, or "" when the spec has no operation for
+// it.
+func OperationID(t testing.TB, method, target string) string {
+	t.Helper()
+	_, router := load(t)
+	route, _, err := router.FindRoute(httptest.NewRequest(method, target, nil))
+	if err != nil {
+		return ""
+	}
+	return route.Operation.OperationID
+}
+
+// OperationIDs lists every operationId of the spec.
+func OperationIDs(t testing.TB) []string {
+	t.Helper()
+	doc, _ := load(t)
+	var ids []string
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			ids = append(ids, op.OperationID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
 }

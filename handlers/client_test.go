@@ -1,0 +1,319 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/analytics-service/analytics/gen/client"
+)
+
+func newClient(t *testing.T, baseURL, key string) *client.ClientWithResponses {
+	t.Helper()
+	c, err := client.NewClientWithResponses(baseURL, client.WithRequestEditorFn(
+		func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer "+key)
+			return nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// must fails the test on a transport error or a status other than want.
+func must[R interface{ StatusCode() int }](t *testing.T, res R, err error, want int) R {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.StatusCode(); got != want {
+		t.Fatalf("status %d, want %d", got, want)
+	}
+	return res
+}
+
+// TestGoClient drives every operation of the spec through the generated Go client (gen/client)
+// against the running service, with a typed response for each status it meets.
+func TestGoClient(t *testing.T) {
+	s := newLiveServer(t)
+	ctx := context.Background()
+	c := newClient(t, s.URL, s.Key)
+
+	t.Run("websites", func(t *testing.T) {
+		store, err := c.StoreWebsiteWithFormdataBodyWithResponse(ctx, client.WebsiteStoreForm{
+			Domain: "https://www.Go-Client.example/x", Privacy: ptr(client.PrivacyPrivate),
+			Email: ptr(client.ZeroOneN1), ExcludeBots: ptr(client.ZeroOneN0), ExcludeIps: ptr("10.0.0.0/8\n2001:db8::1"),
+		})
+		w := must(t, store, err, 201).JSON201.Data
+		if w.Domain != "go-client.example" || w.Privacy != client.PrivacyPrivate || w.Email != 1 || w.ExcludeBots != 0 ||
+			w.Favorite || w.Password || w.ExcludeIps == nil || *w.ExcludeIps != "10.0.0.0/8\n2001:db8::1" {
+			t.Fatalf("stored %+v", w)
+		}
+		if loc := store.HTTPResponse.Header.Get("Location"); loc != fmt.Sprintf("/api/v1/websites/%d", w.Id) {
+			t.Errorf("Location %q", loc)
+		}
+
+		show, err := c.ShowWebsiteWithResponse(ctx, w.Id)
+		if got := must(t, show, err, 200).JSON200.Data; !reflect.DeepEqual(got, w) {
+			t.Fatalf("show %+v, want %+v", got, w)
+		}
+
+		put, err := c.UpdateWebsiteWithFormdataBodyWithResponse(ctx, w.Id, client.WebsiteUpdateForm{Favorite: ptr(true), ExcludeIps: ptr("")})
+		if got := must(t, put, err, 200).JSON200.Data; !got.Favorite || got.ExcludeIps != nil || got.Email != 1 {
+			t.Fatalf("after PUT %+v", got)
+		}
+		patch, err := c.PatchWebsiteWithFormdataBodyWithResponse(ctx, w.Id, client.WebsiteUpdateForm{
+			Privacy: ptr(client.PrivacyPassword), Password: ptr("s3cret"), Favorite: ptr(false),
+		})
+		if got := must(t, patch, err, 200).JSON200.Data; got.Privacy != client.PrivacyPassword || !got.Password || got.Favorite {
+			t.Fatalf("after PATCH %+v", got)
+		}
+
+		_, err = c.PatchWebsiteWithFormdataBodyWithResponse(ctx, w.Id, client.WebsiteUpdateForm{Favorite: ptr(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, favorite := range []bool{true, false} {
+			list, err := c.ListWebsitesWithResponse(ctx, &client.ListWebsitesParams{Favorite: ptr(favorite), Search: ptr("go-client")})
+			data := must(t, list, err, 200).JSON200.Data
+			if favorite != (len(data) == 1) {
+				t.Errorf("favorite=%v: %+v", favorite, data)
+			}
+		}
+
+		del, err := c.DeleteWebsiteWithResponse(ctx, w.Id)
+		if got := must(t, del, err, 200).JSON200; got.Id != w.Id || got.Object != client.DeletedObjectWebsite || !bool(got.Deleted) {
+			t.Fatalf("delete %+v", got)
+		}
+		show, err = c.ShowWebsiteWithResponse(ctx, w.Id)
+		if must(t, show, err, 404).JSON404.Status != 404 {
+			t.Fatalf("after delete: %s", show.Body)
+		}
+	})
+
+	t.Run("401", func(t *testing.T) {
+		stranger := newClient(t, s.URL, "pa_not-a-key")
+		list, err := stranger.ListWebsitesWithResponse(ctx, &client.ListWebsitesParams{PerPage: ptr(client.PageSizeN10)})
+		if e := must(t, list, err, 401).JSON401; e.Message != "Unauthenticated." || e.Errors != nil {
+			t.Fatalf("%+v", e)
+		}
+		if got := list.HTTPResponse.Header.Get("WWW-Authenticate"); got != "Bearer" {
+			t.Errorf("WWW-Authenticate %q", got)
+		}
+		store, err := stranger.StoreWebsiteWithFormdataBodyWithResponse(ctx, client.WebsiteStoreForm{Domain: "not a domain"})
+		must(t, store, err, 401)
+	})
+
+	t.Run("404", func(t *testing.T) {
+		show, err := c.ShowWebsiteWithResponse(ctx, 987654321)
+		must(t, show, err, 404)
+		upd, err := c.UpdateWebsiteWithFormdataBodyWithResponse(ctx, 987654321, client.WebsiteUpdateForm{Email: ptr(client.ZeroOneN1)})
+		must(t, upd, err, 404)
+		del, err := c.DeleteWebsiteWithResponse(ctx, 987654321)
+		must(t, del, err, 404)
+		stats, err := c.ListStatsWithResponse(ctx, 987654321, &client.ListStatsParams{Name: client.StatNamePage, From: date(t, s.Day), To: date(t, s.Day)})
+		if must(t, stats, err, 404).JSON404.Message != "Website not found." {
+			t.Fatalf("%s", stats.Body)
+		}
+	})
+
+	t.Run("422", func(t *testing.T) {
+		store, err := c.StoreWebsiteWithFormdataBodyWithResponse(ctx, client.WebsiteStoreForm{Domain: "exa mple.com"})
+		wantFields(t, must(t, store, err, 422).JSON422.Errors, "domain")
+		store, err = c.StoreWebsiteWithFormdataBodyWithResponse(ctx, client.WebsiteStoreForm{Domain: "private.example", Privacy: ptr(client.PrivacyPassword)})
+		wantFields(t, must(t, store, err, 422).JSON422.Errors, "password")
+
+		w := storeWith(t, c, client.WebsiteStoreForm{Domain: "refusals.example"})
+		patch, err := c.PatchWebsiteWithFormdataBodyWithResponse(ctx, w.Id, client.WebsiteUpdateForm{ExcludeIps: ptr("10.0.0.1\nnot-an-ip")})
+		wantFields(t, must(t, patch, err, 422).JSON422.Errors, "exclude_ips")
+		stats, err := c.ListStatsWithResponse(ctx, w.Id, &client.ListStatsParams{Name: client.StatNamePage, From: date(t, "2026-02-02"), To: date(t, "2026-02-01")})
+		wantFields(t, must(t, stats, err, 422).JSON422.Errors, "to")
+		list, err := c.ListWebsitesWithResponse(ctx, &client.ListWebsitesParams{PerPage: ptr(client.PageSize(7))})
+		wantFields(t, must(t, list, err, 422).JSON422.Errors, "per_page")
+	})
+
+	t.Run("paging websites to the last page", func(t *testing.T) {
+		for i := 1; i <= 12; i++ {
+			res, err := c.StoreWebsiteWithFormdataBodyWithResponse(ctx, client.WebsiteStoreForm{Domain: fmt.Sprintf("page-%02d.example", i)})
+			must(t, res, err, 201)
+		}
+		params := client.ListWebsitesParams{Search: ptr("page-"), SortBy: ptr(client.ListWebsitesParamsSortByDomain),
+			Sort: ptr(client.SortDirectionAsc), PerPage: ptr(client.PageSizeN10)}
+		var domains []string
+		for page := 1; ; page++ {
+			params.Page = ptr(page)
+			res, err := c.ListWebsitesWithResponse(ctx, &params)
+			list := must(t, res, err, 200).JSON200
+			for _, w := range list.Data {
+				domains = append(domains, w.Domain)
+			}
+			if list.Links.Next == nil {
+				if page != 2 || list.Meta.LastPage != 2 || list.Meta.Total != 12 || *list.Meta.From != 11 || *list.Meta.To != 12 {
+					t.Fatalf("last page %d: %+v", page, list.Meta)
+				}
+				break
+			}
+		}
+		if len(domains) != 12 || domains[0] != "page-01.example" || domains[11] != "page-12.example" {
+			t.Fatalf("domains %v", domains)
+		}
+		params.Page = ptr(3)
+		res, err := c.ListWebsitesWithResponse(ctx, &params)
+		if past := must(t, res, err, 200).JSON200; len(past.Data) != 0 || past.Meta.From != nil || past.Meta.To != nil {
+			t.Fatalf("past the end %+v", past)
+		}
+	})
+
+	t.Run("stats from collected hits, paged to the last page", func(t *testing.T) {
+		site := storeWith(t, c, client.WebsiteStoreForm{Domain: "stats.example", ExcludeBots: ptr(client.ZeroOneN0)})
+		for i := 1; i <= 12; i++ {
+			hit := client.Hit{Page: fmt.Sprintf("https://stats.example/p%02d", i), Referrer: ptr("https://search.example/")}
+			if i == 12 { // as navigator.sendBeacon sends it
+				res, err := c.CollectEventWithTextBodyWithResponse(ctx, `{"page":"https://stats.example/p12","event":{"name":"Signup"}}`)
+				must(t, res, err, 202)
+				hit.Event = &client.HitEvent{Name: "Purchase", Value: ptr("5"), Unit: ptr("USD")}
+			}
+			res, err := c.CollectEventWithResponse(ctx, hit)
+			must(t, res, err, 202)
+		}
+		params := client.ListStatsParams{Name: client.StatNamePage, From: date(t, s.Day), To: date(t, s.Day), PerPage: ptr(client.PageSizeN10)}
+		first := waitForStats(t, c, site.Id, params, 11)
+		if first.Meta.LastPage != 2 || first.Data[0].Value != "/p01" {
+			t.Fatalf("first page %+v", first)
+		}
+		params.Page = ptr(first.Meta.LastPage)
+		res, err := c.ListStatsWithResponse(ctx, site.Id, &params)
+		if last := must(t, res, err, 200).JSON200; len(last.Data) != 1 || last.Data[0] != (client.StatEntry{Value: "/p11", Count: 1}) || last.Links.Next != nil {
+			t.Fatalf("last page %+v", last)
+		}
+		params = client.ListStatsParams{Name: client.StatNameEvent, From: date(t, s.Day), To: date(t, s.Day)}
+		events := waitForStats(t, c, site.Id, params, 2)
+		if events.Data[0] != (client.StatEntry{Value: "Purchase:5:USD", Count: 1}) || events.Data[1] != (client.StatEntry{Value: "Signup::", Count: 1}) {
+			t.Fatalf("events %+v", events.Data)
+		}
+
+		bad, err := c.CollectEventWithResponse(ctx, client.Hit{Page: "not a url"})
+		must(t, bad, err, 400)
+		unknown, err := c.CollectEventWithResponse(ctx, client.Hit{Page: "https://unknown.example/"})
+		if must(t, unknown, err, 404).JSON404.Status != 404 {
+			t.Fatalf("%s", unknown.Body)
+		}
+		pre, err := c.PreflightEventWithResponse(ctx)
+		if must(t, pre, err, 204).Headers204 == nil {
+			t.Fatal("no parsed headers on the preflight's 204")
+		}
+	})
+
+	t.Run("the spec, the docs, operations", func(t *testing.T) {
+		spec, err := c.GetOpenAPIWithResponse(ctx)
+		if doc := must(t, spec, err, 200).YAML200; doc == nil || doc.Openapi != "3.0.3" || len(doc.Paths) == 0 {
+			t.Fatalf("openapi %+v", doc)
+		}
+		docs, err := c.GetDocsWithResponse(ctx)
+		if !strings.Contains(string(must(t, docs, err, 200).Body), "List websites") {
+			t.Fatal("docs page without the operations")
+		}
+		script, err := c.GetTrackerScriptWithResponse(ctx)
+		if !strings.Contains(string(must(t, script, err, 200).Body), "sendBeacon") {
+			t.Fatal("tracker script")
+		}
+		health, err := c.GetHealthWithResponse(ctx)
+		if must(t, health, err, 200).JSON200.Status != client.HealthStatusOk {
+			t.Fatal("health")
+		}
+		ready, err := c.GetReadinessWithResponse(ctx)
+		if must(t, ready, err, 200).JSON200.Status != client.HealthStatusOk {
+			t.Fatal("readiness")
+		}
+		metrics, err := c.GetMetricsWithResponse(ctx)
+		if !strings.Contains(string(must(t, metrics, err, 200).Body), "analytics_events_accepted_total 13") {
+			t.Fatalf("metrics:\n%s", metrics.Body)
+		}
+	})
+
+	s.requireEveryOperation(t, 200, 201, 202, 204, 400, 401, 404, 422)
+}
+
+func storeWith(t *testing.T, c *client.ClientWithResponses, form client.WebsiteStoreForm) client.Website {
+	t.Helper()
+	res, err := c.StoreWebsiteWithFormdataBodyWithResponse(context.Background(), form)
+	return must(t, res, err, 201).JSON201.Data
+}
+
+func date(t *testing.T, s string) openapi_types.Date {
+	t.Helper()
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return openapi_types.Date{Time: d}
+}
+
+func wantFields(t *testing.T, errs *map[string][]string, fields ...string) {
+	t.Helper()
+	if errs == nil || len(*errs) != len(fields) {
+		t.Fatalf("errors %v, want exactly %v", errs, fields)
+	}
+	for _, f := range fields {
+		if len((*errs)[f]) == 0 {
+			t.Fatalf("errors %v, want %q", *errs, f)
+		}
+	}
+}
+
+// waitForStats lists until the flusher has written at least total entries.
+func waitForStats(t *testing.T, c *client.ClientWithResponses, id int64, params client.ListStatsParams, total int64) *client.StatList {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := c.ListStatsWithResponse(context.Background(), id, &params)
+		list := must(t, res, err, 200).JSON200
+		if list.Meta.Total >= total {
+			return list
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stats not written after 10 s: %+v", list.Meta)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Example_goClient is the README's example of the Go client; compiled with the tests so that it
+// stays true.
+func Example_goClient() {
+	ctx, key := context.Background(), "pa_..."
+	run := func() error {
+		c, err := client.NewClientWithResponses("http://localhost:8080",
+			client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+				req.Header.Set("Authorization", "Bearer "+key)
+				return nil
+			}))
+		if err != nil {
+			return err
+		}
+		privacy := client.PrivacyPublic
+		res, err := c.StoreWebsiteWithFormdataBodyWithResponse(ctx, client.WebsiteStoreForm{Domain: "example.com", Privacy: &privacy})
+		switch {
+		case err != nil:
+			return err
+		case res.JSON201 != nil:
+			fmt.Println("added", res.JSON201.Data.Id)
+		case res.JSON422 != nil:
+			fmt.Println("refused", *res.JSON422.Errors) // map[domain:[...]]
+		}
+		favorite, perPage := true, client.PageSizeN10
+		list, err := c.ListWebsitesWithResponse(ctx, &client.ListWebsitesParams{Favorite: &favorite, PerPage: &perPage})
+		_ = list
+		return err
+	}
+	_ = run
+}

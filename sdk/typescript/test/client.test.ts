@@ -1,0 +1,187 @@
+// The SDK against a running server on real PostgreSQL. The Go test handlers/sdk_test.go starts
+// the server, makes a user and a key, and runs `node --test` here with:
+//   ANALYTICS_BASE_URL  the server's address
+//   ANALYTICS_API_KEY   the user's key
+//   ANALYTICS_DAY       the day (YYYY-MM-DD) on which the server counts hits
+// Every response is also checked against openapi.yaml by the Go side.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { Analytics, AnalyticsError, formBody, type Website } from "../src/index.js";
+
+function env(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run this through handlers/sdk_test.go (make test)`);
+  return v;
+}
+
+const baseUrl = env("ANALYTICS_BASE_URL");
+const apiKey = env("ANALYTICS_API_KEY");
+const day = env("ANALYTICS_DAY");
+const api = new Analytics({ baseUrl, apiKey });
+
+/** rejects runs f and returns the AnalyticsError it must throw. */
+async function rejects(f: () => Promise<unknown>, status: number): Promise<AnalyticsError> {
+  try {
+    await f();
+  } catch (e) {
+    assert.ok(e instanceof AnalyticsError, `not an AnalyticsError: ${String(e)}`);
+    assert.equal(e.status, status, e.message);
+    return e;
+  }
+  assert.fail(`no error, want ${status}`);
+}
+
+test("formBody sends numbers, booleans and empty strings, and leaves out undefined", () => {
+  assert.equal(
+    formBody({ domain: "a.com", privacy: 2, favorite: false, exclude_ips: "", password: undefined }),
+    "domain=a.com&privacy=2&favorite=false&exclude_ips=",
+  );
+  assert.equal(formBody(undefined), "");
+});
+
+test("websites: store, show, update, patch, list, delete", async () => {
+  const stored = await api.storeWebsite({
+    domain: "https://www.SDK-Example.com/blog",
+    privacy: 1,
+    email: 1,
+    exclude_bots: 0,
+    exclude_ips: "10.0.0.0/8\n2001:db8::1",
+  });
+  assert.equal(stored.domain, "sdk-example.com");
+  assert.deepEqual(
+    [stored.privacy, stored.email, stored.exclude_bots, stored.favorite, stored.password],
+    [1, 1, 0, false, false],
+  );
+  assert.equal(stored.exclude_ips, "10.0.0.0/8\n2001:db8::1");
+
+  assert.deepEqual(await api.showWebsite(stored.id), stored);
+
+  const put = await api.updateWebsite(stored.id, { favorite: true, exclude_ips: "" });
+  assert.equal(put.favorite, true);
+  assert.equal(put.exclude_ips, null);
+  assert.equal(put.email, 1, "fields not sent stay");
+
+  const patched = await api.patchWebsite(stored.id, { privacy: 2, password: "s3cret", favorite: false });
+  assert.deepEqual([patched.privacy, patched.password, patched.favorite], [2, true, false]);
+
+  await api.patchWebsite(stored.id, { favorite: true });
+  const favorites = await api.listWebsites({ favorite: true, search: "sdk-example" });
+  assert.deepEqual(favorites.data.map((w) => w.id), [stored.id]);
+  const others = await api.listWebsites({ favorite: false, search: "sdk-example" });
+  assert.deepEqual(others.data, []);
+
+  assert.deepEqual(await api.deleteWebsite(stored.id), { id: stored.id, object: "website", deleted: true });
+  await rejects(() => api.showWebsite(stored.id), 404);
+});
+
+test("401: a wrong key, whatever else is wrong", async () => {
+  const stranger = new Analytics({ baseUrl, apiKey: "pa_not-a-key" });
+  const err = await rejects(() => stranger.listWebsites({ per_page: 10 }), 401);
+  assert.equal(err.message, "Unauthenticated.");
+  assert.deepEqual(err.errors, {});
+  await rejects(() => stranger.storeWebsite({ domain: "not a domain" }), 401);
+});
+
+test("404: an unknown website", async () => {
+  await rejects(() => api.showWebsite(987654321), 404);
+  await rejects(() => api.updateWebsite(987654321, { email: 1 }), 404);
+  await rejects(() => api.deleteWebsite(987654321), 404);
+  await rejects(() => api.listStats(987654321, { name: "page", from: day, to: day }), 404);
+});
+
+test("422: the field errors", async () => {
+  let err = await rejects(() => api.storeWebsite({ domain: "exa mple.com" }), 422);
+  assert.deepEqual(Object.keys(err.errors), ["domain"]);
+
+  err = await rejects(() => api.storeWebsite({ domain: "private.example", privacy: 2 }), 422);
+  assert.deepEqual(Object.keys(err.errors), ["password"]);
+
+  const w = await api.storeWebsite({ domain: "refusals.example" });
+  err = await rejects(() => api.patchWebsite(w.id, { exclude_ips: "10.0.0.1\nnot-an-ip" }), 422);
+  assert.deepEqual(Object.keys(err.errors), ["exclude_ips"]);
+
+  err = await rejects(() => api.listStats(w.id, { name: "page", from: "2026-02-02", to: "2026-02-01" }), 422);
+  assert.deepEqual(Object.keys(err.errors), ["to"]);
+  await api.deleteWebsite(w.id);
+});
+
+test("paging websites to the last page", async () => {
+  const made: Website[] = [];
+  for (let i = 1; i <= 12; i++) {
+    made.push(await api.storeWebsite({ domain: `page-${String(i).padStart(2, "0")}.example` }));
+  }
+  const query = { search: "page-", sort_by: "domain", sort: "asc", per_page: 10 } as const;
+  const first = await api.listWebsites(query);
+  assert.deepEqual(first.meta, { current_page: 1, per_page: 10, total: 12, last_page: 2, from: 1, to: 10 });
+  assert.equal(first.links.prev, null);
+  assert.ok(first.links.next);
+
+  const last = await api.listWebsites({ ...query, page: first.meta.last_page });
+  assert.deepEqual(last.data.map((w) => w.domain), ["page-11.example", "page-12.example"]);
+  assert.equal(last.links.next, null);
+  assert.deepEqual([last.meta.from, last.meta.to], [11, 12]);
+
+  const past = await api.listWebsites({ ...query, page: 3 });
+  assert.deepEqual(past.data, []);
+  assert.deepEqual([past.meta.from, past.meta.to], [null, null]);
+
+  const all: string[] = [];
+  for await (const w of api.websites(query)) all.push(w.domain);
+  assert.deepEqual(all, made.map((w) => w.domain));
+});
+
+test("stats: hits sent to the collection endpoint, paged to the last page", async () => {
+  const site = await api.storeWebsite({ domain: "stats.example", exclude_bots: 0 });
+  const pages = Array.from({ length: 12 }, (_, i) => `/p${String(i + 1).padStart(2, "0")}`);
+  for (const path of pages) {
+    const { response } = await api.client.POST("/api/event", {
+      body: { page: `https://stats.example${path}`, referrer: "https://search.example/" },
+    });
+    assert.equal(response.status, 202);
+  }
+  // The service writes counters every flush interval; wait until all 12 hits are in.
+  const query = { name: "page", from: day, to: day, per_page: 10 } as const;
+  const deadline = Date.now() + 10_000;
+  let first = await api.listStats(site.id, query);
+  while (first.meta.total < 12) {
+    assert.ok(Date.now() < deadline, `stats not written: ${JSON.stringify(first.meta)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    first = await api.listStats(site.id, query);
+  }
+  // Equal counts: ties break by value, ascending.
+  assert.deepEqual(first.data.map((e) => e.value), pages.slice(0, 10));
+  assert.deepEqual(first.meta, { current_page: 1, per_page: 10, total: 12, last_page: 2, from: 1, to: 10 });
+  const last = await api.listStats(site.id, { ...query, page: first.meta.last_page });
+  assert.deepEqual(last.data, [
+    { value: "/p11", count: 1 },
+    { value: "/p12", count: 1 },
+  ]);
+  assert.equal(last.links.next, null);
+  const all: string[] = [];
+  for await (const e of api.stats(site.id, query)) all.push(e.value);
+  assert.deepEqual(all, pages);
+
+  const referrers = await api.listStats(site.id, { name: "referrer", from: day, to: day });
+  assert.deepEqual(referrers.data, [{ value: "search.example", count: 12 }]);
+});
+
+test("the spec, the docs, and the routes outside /api/v1", async () => {
+  assert.match(await api.openAPI(), /^openapi: 3\.0\.3/);
+  assert.match(await api.docs(), /<!DOCTYPE html>/i);
+
+  const bad = await api.client.POST("/api/event", { body: { page: "not a url" } });
+  assert.equal(bad.response.status, 400);
+  assert.equal(bad.error?.status, 400);
+  const unknown = await api.client.POST("/api/event", { body: { page: "https://unknown.example/" } });
+  assert.equal(unknown.error?.status, 404);
+  const preflight = await api.client.OPTIONS("/api/event", {});
+  assert.equal(preflight.response.status, 204);
+
+  const script = await api.client.GET("/js/script.js", { parseAs: "text" });
+  assert.match(script.data ?? "", /sendBeacon/);
+  assert.deepEqual((await api.client.GET("/healthz")).data, { status: "ok" });
+  assert.deepEqual((await api.client.GET("/readyz")).data, { status: "ok" });
+  const metrics = await api.client.GET("/metrics", { parseAs: "text" });
+  assert.match(metrics.data ?? "", /analytics_events_accepted_total/);
+});
