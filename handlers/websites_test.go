@@ -357,7 +357,7 @@ func TestDeleteRemovesWebsiteAndStats(t *testing.T) {
 	if body["id"] != float64(id) || body["object"] != "website" || body["deleted"] != true {
 		t.Fatalf("delete body %v", body)
 	}
-	for _, table := range []string{"stats", "stats_monthly"} {
+	for _, table := range []string{"stats", "stats_weekly", "stats_monthly"} {
 		var mine, theirs int
 		e.db.Get(&mine, `SELECT count(*) FROM `+table+` WHERE website_id = $1`, id)
 		e.db.Get(&theirs, `SELECT count(*) FROM `+table+` WHERE website_id = $1`, otherID)

@@ -28,7 +28,7 @@ func BenchmarkDashboardThroughHTTP(b *testing.B) {
 
 	start := time.Now()
 	repotest.SeedYear(b, e.repo, id, first, repotest.Year{Pages: 1000, Others: true})
-	for _, table := range []string{"stats", "stats_monthly"} {
+	for _, table := range []string{"stats", "stats_weekly", "stats_monthly"} {
 		if _, err := e.db.Exec(`VACUUM ANALYZE ` + table); err != nil {
 			b.Fatal(err)
 		}

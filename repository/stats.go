@@ -37,8 +37,8 @@ type StatQuery struct {
 	Offset   int
 }
 
-// AddStats adds counts to the daily counters and to their monthly rollups, in one statement,
-// once per batch id: a batch id already claimed adds nothing and AddStats reports false, so a
+// AddStats adds counts to the daily counters and to their weekly and monthly rollups, in one
+// statement, once per batch id: a batch id already claimed adds nothing and AddStats reports false, so a
 // writer that does not know whether its last attempt committed can simply retry it. Counts of
 // websites deleted meanwhile are dropped. Rows are written in key order so that concurrent
 // writers (several ingest nodes) take row locks in the same order and cannot deadlock; the input
@@ -76,6 +76,14 @@ func (r *Repository) AddStats(ctx context.Context, batchID string, counts []Stat
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, date, value)
 			DO UPDATE SET count = s.count + EXCLUDED.count
+		), weekly AS (
+			INSERT INTO stats_weekly AS wk (website_id, name, week, value, count)
+			SELECT website_id, name, date_trunc('week', date)::date, value, sum(count)::bigint
+			FROM input
+			GROUP BY 1, 2, 3, 4
+			ORDER BY 1, 2, 3, 4
+			ON CONFLICT (website_id, name, week, value)
+			DO UPDATE SET count = wk.count + EXCLUDED.count
 		), monthly AS (
 			INSERT INTO stats_monthly AS m (website_id, name, month, value, count)
 			SELECT website_id, name, date_trunc('month', date)::date, value, sum(count)::bigint
@@ -259,60 +267,84 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stri
 }
 
 // rangeRows is the SQL of every counter row of a website in [from, to] that matches nameCond
-// (on $2 = nameArg), with the arguments $1..$8: the edge days from stats, the whole months from
-// stats_monthly. It selects name, value and count; "/*filter*/" marks where each part takes
-// one more condition.
+// (on $2 = nameArg), with its arguments: whole months from stats_monthly, whole weeks of what is
+// left from stats_weekly, the remaining days from stats. It selects name, value and count;
+// "/*filter*/" marks where each part takes one more condition.
 func rangeRows(websiteID int64, nameCond string, nameArg any, from, to time.Time) (string, []any) {
-	parts := splitRange(from, to)
-	args := []any{websiteID, nameArg,
-		parts.headFrom.Format(dateLayout), parts.headTo.Format(dateLayout),
-		parts.tailFrom.Format(dateLayout), parts.tailTo.Format(dateLayout),
-		parts.monthFrom.Format(dateLayout), parts.monthTo.Format(dateLayout)}
-	sql := `
-			SELECT name, value, count FROM stats
-			WHERE website_id = $1 AND ` + nameCond + ` AND date BETWEEN $3 AND $4 /*filter*/
-			UNION ALL
-			SELECT name, value, count FROM stats
-			WHERE website_id = $1 AND ` + nameCond + ` AND date BETWEEN $5 AND $6 /*filter*/
-			UNION ALL
-			SELECT name, value, count FROM stats_monthly
-			WHERE website_id = $1 AND ` + nameCond + ` AND month BETWEEN $7 AND $8 /*filter*/`
-	return sql, args
+	args := []any{websiteID, nameArg}
+	var parts []string
+	for _, seg := range splitRange(from, to) {
+		args = append(args, seg.from.Format(dateLayout), seg.to.Format(dateLayout))
+		parts = append(parts, fmt.Sprintf(`
+			SELECT name, value, count FROM %s
+			WHERE website_id = $1 AND %s AND %s BETWEEN $%d AND $%d /*filter*/`,
+			seg.table, nameCond, seg.column, len(args)-1, len(args)))
+	}
+	return strings.Join(parts, `
+			UNION ALL`), args
 }
 
-// rangeParts cuts [from, to] into a head of days, a run of whole months and a tail of days.
-// An empty part has its start after its end, which matches no row.
-type rangeParts struct {
-	headFrom, headTo   time.Time
-	monthFrom, monthTo time.Time // first days of the first and last whole month
-	tailFrom, tailTo   time.Time
+// segment is a part of a range that one table holds whole: days of stats, weeks (from their
+// Monday) of stats_weekly, months (from their 1st) of stats_monthly.
+type segment struct {
+	table, column string
+	from, to      time.Time // the first days of the first and last unit
 }
 
-func splitRange(from, to time.Time) rangeParts {
-	from = civil(from)
-	to = civil(to)
-	firstWhole := from
+// splitRange cuts [from, to] into the fewest rows to read: the whole calendar months inside
+// it, then the whole weeks (Monday to Sunday) inside what is left on either side, then the
+// days left over. A year reads 11 or 12 months and a few weeks and days; 30 days read three
+// or four weeks and at most twelve days. The range is never empty: it yields at least one
+// segment.
+func splitRange(from, to time.Time) []segment {
+	from, to = civil(from), civil(to)
+	firstMonth := from
 	if from.Day() != 1 {
-		firstWhole = time.Date(from.Year(), from.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+		firstMonth = time.Date(from.Year(), from.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 	}
-	lastWholeEnd := to
+	afterLastMonth := time.Date(to.Year(), to.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 	if to.AddDate(0, 0, 1).Day() != 1 {
-		lastWholeEnd = time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -1)
+		afterLastMonth = time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC)
 	}
-	if firstWhole.After(lastWholeEnd) {
-		empty := to.AddDate(0, 0, 1)
-		return rangeParts{
-			headFrom: from, headTo: to,
-			monthFrom: empty, monthTo: to,
-			tailFrom: empty, tailTo: to,
-		}
+	if !firstMonth.Before(afterLastMonth) {
+		return splitWeeks(from, to)
 	}
-	return rangeParts{
-		headFrom: from, headTo: firstWhole.AddDate(0, 0, -1),
-		monthFrom: firstWhole,
-		monthTo:   time.Date(lastWholeEnd.Year(), lastWholeEnd.Month(), 1, 0, 0, 0, 0, time.UTC),
-		tailFrom:  lastWholeEnd.AddDate(0, 0, 1), tailTo: to,
+	segs := splitWeeks(from, firstMonth.AddDate(0, 0, -1))
+	segs = append(segs, segment{"stats_monthly", "month", firstMonth, afterLastMonth.AddDate(0, -1, 0)})
+	return append(segs, splitWeeks(afterLastMonth, to)...)
+}
+
+// splitWeeks cuts [from, to] into the days before its first Monday, its whole weeks and the
+// days after them; nothing when from is after to.
+func splitWeeks(from, to time.Time) []segment {
+	if from.After(to) {
+		return nil
 	}
+	firstMonday := from.AddDate(0, 0, (8-isoWeekday(from))%7)
+	afterLastWeek := to.AddDate(0, 0, 1-isoWeekday(to)) // the Monday of to's week...
+	if isoWeekday(to) == 7 {
+		afterLastWeek = to.AddDate(0, 0, 1) // ...or the day after to, when to ends a week
+	}
+	if !firstMonday.Before(afterLastWeek) {
+		return []segment{{"stats", "date", from, to}}
+	}
+	var segs []segment
+	if from.Before(firstMonday) {
+		segs = append(segs, segment{"stats", "date", from, firstMonday.AddDate(0, 0, -1)})
+	}
+	segs = append(segs, segment{"stats_weekly", "week", firstMonday, afterLastWeek.AddDate(0, 0, -7)})
+	if afterLastWeek.Before(to) || afterLastWeek.Equal(to) {
+		segs = append(segs, segment{"stats", "date", afterLastWeek, to})
+	}
+	return segs
+}
+
+// isoWeekday is 1 for Monday ... 7 for Sunday.
+func isoWeekday(t time.Time) int {
+	if d := int(t.Weekday()); d != 0 {
+		return d
+	}
+	return 7
 }
 
 func civil(t time.Time) time.Time {

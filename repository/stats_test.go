@@ -40,12 +40,13 @@ func TestAddStatsOncePerBatch(t *testing.T) {
 			t.Fatalf("attempt %d: applied %v, err %v; want %v", attempt, applied, err, wantApplied)
 		}
 	}
-	var daily, monthly, orphans int64
+	var daily, weekly, monthly, orphans int64
 	db.Get(&daily, `SELECT sum(count) FROM stats WHERE website_id = $1`, w.ID)
+	db.Get(&weekly, `SELECT sum(count) FROM stats_weekly WHERE website_id = $1 AND week = '2026-06-01'`, w.ID)
 	db.Get(&monthly, `SELECT sum(count) FROM stats_monthly WHERE website_id = $1`, w.ID)
 	db.Get(&orphans, `SELECT count(*) FROM stats WHERE website_id <> $1`, w.ID)
-	if daily != 5 || monthly != 5 || orphans != 0 {
-		t.Fatalf("daily %d, monthly %d, orphan rows %d; want 5, 5, 0", daily, monthly, orphans)
+	if daily != 5 || weekly != 5 || monthly != 5 || orphans != 0 {
+		t.Fatalf("daily %d, weekly %d, monthly %d, orphan rows %d; want 5, 5, 5, 0", daily, weekly, monthly, orphans)
 	}
 	if _, err := repo.AddStats(ctx, uuid.NewString(), batch); err != nil {
 		t.Fatal(err)
@@ -140,5 +141,45 @@ func TestFirstStatDay(t *testing.T) {
 	add("event", "2026-02-01")
 	if got, _ := repo.FirstStatDay(ctx, w.ID); !got.Equal(day("2026-02-01")) {
 		t.Fatalf("first day %v, want the earlier event's 2026-02-01", got)
+	}
+}
+
+// splitRange must cover every day of a range exactly once, whatever its length and edges, with
+// weeks from a Monday and months from a 1st.
+func TestSplitRangeCoversEachDayOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	start := time.Date(2027, 12, 20, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 3000; i++ {
+		from := start.AddDate(0, 0, rng.IntN(120))
+		to := from.AddDate(0, 0, rng.IntN(500))
+		seen := map[time.Time]int{}
+		for _, seg := range repository.SplitRange(from, to) {
+			step := map[string]func(time.Time) time.Time{
+				"stats":         func(d time.Time) time.Time { return d.AddDate(0, 0, 1) },
+				"stats_weekly":  func(d time.Time) time.Time { return d.AddDate(0, 0, 7) },
+				"stats_monthly": func(d time.Time) time.Time { return d.AddDate(0, 1, 0) },
+			}[seg.Table]
+			if seg.From.After(seg.To) {
+				t.Fatalf("%v..%v: empty segment %+v", from, to, seg)
+			}
+			for unit := seg.From; !unit.After(seg.To); unit = step(unit) {
+				if seg.Table == "stats_weekly" && unit.Weekday() != time.Monday ||
+					seg.Table == "stats_monthly" && unit.Day() != 1 {
+					t.Fatalf("%v..%v: %s unit starts %v", from, to, seg.Table, unit)
+				}
+				for d := unit; d.Before(step(unit)); d = d.AddDate(0, 0, 1) {
+					seen[d]++
+				}
+			}
+		}
+		days := int(to.Sub(from).Hours()/24) + 1
+		if len(seen) != days {
+			t.Fatalf("%v..%v: %d days covered, want %d", from, to, len(seen), days)
+		}
+		for d, n := range seen {
+			if n != 1 || d.Before(from) || d.After(to) {
+				t.Fatalf("%v..%v: day %v covered %d times", from, to, d, n)
+			}
+		}
 	}
 }
