@@ -116,3 +116,19 @@ func TestSecurityHeaders(t *testing.T) {
 		}
 	}
 }
+
+// A stranger reading a public dashboard gets no cookie at all; only pages with a form set one.
+func TestPublicPagesSetNoCookie(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	e.site(owner, "public.example")
+	b := e.browser()
+	for _, path := range []string{"/stats/public.example", "/stats/public.example/page", "/stats/public.example/export?name=page", "/nowhere"} {
+		if p := b.get(path); len(p.header.Values("Set-Cookie")) != 0 {
+			t.Fatalf("%s sets %v", path, p.header.Values("Set-Cookie"))
+		}
+	}
+	if p := b.get("/login"); setCookie(t, p, "csrf") == nil {
+		t.Fatal("the sign-in form sets no csrf cookie")
+	}
+}

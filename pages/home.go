@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
@@ -87,14 +89,20 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	last30 := dateRange{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
 	data := homePage{Search: search, Total: total, Notice: notices[q.Get("notice")], Form: form,
 		Snippet: web.Snippet(p.baseURL(r))}
-	for _, s := range sites {
-		sums, err := p.repo.SumStats(r.Context(), s.ID, []string{"visitor", "pageview"}, last30.From, last30.To)
-		if err != nil {
-			p.serverError(w, r, err)
-			return
-		}
-		data.Sites = append(data.Sites, siteRow{Site: s, Visitors: sums["visitor"], Pageviews: sums["pageview"],
-			StatsURL: statsPath(s.Domain), Privacy: privacyNames[s.Privacy]})
+	data.Sites = make([]siteRow, len(sites))
+	g, ctx := errgroup.WithContext(r.Context())
+	g.SetLimit(4)
+	for i, s := range sites {
+		g.Go(func() error {
+			sums, err := p.repo.SumStats(ctx, s.ID, []string{"visitor", "pageview"}, last30.From, last30.To)
+			data.Sites[i] = siteRow{Site: s, Visitors: sums["visitor"], Pageviews: sums["pageview"],
+				StatsURL: statsPath(s.Domain), Privacy: privacyNames[s.Privacy]}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		p.serverError(w, r, err)
+		return
 	}
 	link := func(n int) string {
 		v := url.Values{"page": {strconv.Itoa(n)}}

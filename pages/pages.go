@@ -213,7 +213,12 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 		p.serverError(w, r, fmt.Errorf("render: no template %q", name))
 		return
 	}
-	v := view{Title: title, User: viewerOf(r), CSRF: p.csrfToken(w, r), Data: data}
+	v := view{Title: title, User: viewerOf(r), Data: data}
+	// Only pages with a form get the CSRF cookie: a stranger reading a public dashboard is
+	// given no cookie at all.
+	if v.User != nil || formPages[name] {
+		v.CSRF = p.csrfToken(w, r)
+	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		p.serverError(w, r, fmt.Errorf("render %s: %w", name, err))
@@ -226,6 +231,9 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
+
+// formPages are the pages that have a form for a visitor who is not signed in.
+var formPages = map[string]bool{"login.html": true, "password.html": true}
 
 // errorPage is the data of error.html.
 type errorPage struct {
