@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -49,10 +48,9 @@ type Options struct {
 
 // Server implements gen.StrictServerInterface.
 type Server struct {
-	repo       *repository.Repository
-	websites   *website.Service
-	log        *slog.Logger
-	formFields map[string]map[string]bool // operation id (lower case) -> accepted form fields
+	repo     *repository.Repository
+	websites *website.Service
+	log      *slog.Logger
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -91,11 +89,14 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load embedded spec: %w", err)
 	}
+	forms, err := formOperations(spec)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
-		repo:       opts.Repo,
-		websites:   website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
-		log:        opts.Logger,
-		formFields: formFieldsByOperation(spec),
+		repo:     opts.Repo,
+		websites: website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
+		log:      opts.Logger,
 	}
 
 	e := echo.New()
@@ -127,7 +128,11 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	apiMiddleware = append(apiMiddleware, middleware.BodyLimit(maxBodySize), requireForm, validator)
 
 	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope})
-	gen.RegisterHandlers(routerWith{e, apiMiddleware}, strict)
+	router := routerWith{e: e, mw: apiMiddleware, forms: forms, formRoutes: map[string]bool{}}
+	gen.RegisterHandlers(router, strict)
+	if len(router.formRoutes) != len(forms) {
+		return nil, fmt.Errorf("%d of the spec's %d form operations have no route", len(forms)-len(router.formRoutes), len(forms))
+	}
 	return e, nil
 }
 
@@ -143,12 +148,16 @@ var stringFormats = map[string]openapi3.StringFormatValidator{
 }
 
 // requireForm answers 415 for a body that is not a form, before the validator reads it. An
-// empty body needs no Content-Type.
+// empty body needs no Content-Type; but one that says it is something else is refused on the
+// methods that take a form, as a multipart body would send the generated binder down echo's
+// multipart path.
 func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if req.ContentLength != 0 {
-			mediaType, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+		ct := req.Header.Get(echo.HeaderContentType)
+		takesForm := req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch
+		if req.ContentLength != 0 || (takesForm && ct != "") {
+			mediaType, _, err := mime.ParseMediaType(ct)
 			if err != nil || mediaType != echo.MIMEApplicationForm {
 				return &apiError{status: http.StatusUnsupportedMediaType, message: statusMessage(http.StatusUnsupportedMediaType)}
 			}
@@ -171,19 +180,11 @@ func rateLimit(perSecond float64) echo.MiddlewareFunc {
 	})
 }
 
-// requestScope runs inside the strict handler, after the validator: it refuses form fields the
-// operation does not accept (kin-openapi ignores them, and the contract wants `domain` on
-// update and `favorite` on store refused), and hands the request URL to the handlers for the
-// paging links.
-func (s *Server) requestScope(next gen.StrictHandlerFunc, operationID string) gen.StrictHandlerFunc {
-	accepted, hasForm := s.formFields[strings.ToLower(operationID)]
+// requestScope runs inside the strict handler, after the validator: it hands the request URL
+// to the handlers for the paging links.
+func (s *Server) requestScope(next gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 	return func(c echo.Context, request any) (any, error) {
 		req := c.Request()
-		if hasForm {
-			if err := checkFormFields(req, accepted); err != nil {
-				return nil, err
-			}
-		}
 		u := *req.URL
 		u.Scheme, u.Host = c.Scheme(), req.Host
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestURLKey, &u)))
@@ -191,83 +192,49 @@ func (s *Server) requestScope(next gen.StrictHandlerFunc, operationID string) ge
 	}
 }
 
-func checkFormFields(req *http.Request, accepted map[string]bool) error {
-	if err := req.ParseForm(); err != nil {
-		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
-			fields: fieldErrors{"body": {"is not a valid form"}}}
-	}
-	fields := fieldErrors{}
-	for _, name := range sortedKeys(req.PostForm) {
-		switch {
-		case !accepted[name]:
-			fields.add(name, "is not accepted here")
-		case len(req.PostForm[name]) > 1:
-			fields.add(name, "must be sent once")
-		}
-	}
-	if len(fields) > 0 {
-		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
-	}
-	return nil
+// routerWith registers each generated route with the API middleware, so that the validator
+// only ever sees routes the spec has: unknown paths and methods get echo's own 404 and 405.
+// Operations that take a form read it from the body alone, after the validator.
+type routerWith struct {
+	e          *echo.Echo
+	mw         []echo.MiddlewareFunc
+	forms      map[string]formOperation // by specRoute
+	formRoutes map[string]bool          // the forms registered
 }
 
-// formFieldsByOperation reads, from the spec, which form fields each operation accepts.
-func formFieldsByOperation(spec *openapi3.T) map[string]map[string]bool {
-	out := map[string]map[string]bool{}
-	for _, item := range spec.Paths.Map() {
-		for _, op := range item.Operations() {
-			if op.RequestBody == nil || op.RequestBody.Value == nil {
-				continue
-			}
-			mt := op.RequestBody.Value.Content.Get(echo.MIMEApplicationForm)
-			if mt == nil || mt.Schema == nil {
-				continue
-			}
-			fields := map[string]bool{}
-			for name := range mt.Schema.Value.Properties {
-				fields[name] = true
-			}
-			out[strings.ToLower(op.OperationID)] = fields
-		}
+func (r routerWith) with(method, path string, m []echo.MiddlewareFunc) []echo.MiddlewareFunc {
+	out := append(append([]echo.MiddlewareFunc{}, r.mw...), m...)
+	if op, ok := r.forms[specRoute(method, path)]; ok {
+		out = append(out, formBody(op))
+		r.formRoutes[specRoute(method, path)] = true
 	}
 	return out
 }
 
-// routerWith registers each generated route with the API middleware, so that the validator
-// only ever sees routes the spec has: unknown paths and methods get echo's own 404 and 405.
-type routerWith struct {
-	e  *echo.Echo
-	mw []echo.MiddlewareFunc
-}
-
-func (r routerWith) with(m []echo.MiddlewareFunc) []echo.MiddlewareFunc {
-	return append(append([]echo.MiddlewareFunc{}, r.mw...), m...)
-}
-
 func (r routerWith) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.CONNECT(p, h, r.with(m)...)
+	return r.e.CONNECT(p, h, r.with(http.MethodConnect, p, m)...)
 }
 func (r routerWith) DELETE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.DELETE(p, h, r.with(m)...)
+	return r.e.DELETE(p, h, r.with(http.MethodDelete, p, m)...)
 }
 func (r routerWith) GET(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.GET(p, h, r.with(m)...)
+	return r.e.GET(p, h, r.with(http.MethodGet, p, m)...)
 }
 func (r routerWith) HEAD(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.HEAD(p, h, r.with(m)...)
+	return r.e.HEAD(p, h, r.with(http.MethodHead, p, m)...)
 }
 func (r routerWith) OPTIONS(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.OPTIONS(p, h, r.with(m)...)
+	return r.e.OPTIONS(p, h, r.with(http.MethodOptions, p, m)...)
 }
 func (r routerWith) PATCH(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.PATCH(p, h, r.with(m)...)
+	return r.e.PATCH(p, h, r.with(http.MethodPatch, p, m)...)
 }
 func (r routerWith) POST(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.POST(p, h, r.with(m)...)
+	return r.e.POST(p, h, r.with(http.MethodPost, p, m)...)
 }
 func (r routerWith) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.PUT(p, h, r.with(m)...)
+	return r.e.PUT(p, h, r.with(http.MethodPut, p, m)...)
 }
 func (r routerWith) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.TRACE(p, h, r.with(m)...)
+	return r.e.TRACE(p, h, r.with(http.MethodTrace, p, m)...)
 }
