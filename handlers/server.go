@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -81,7 +82,15 @@ func NewServer(opts Options) (http.Handler, error) {
 	mux.Handle("/readyz", health(opts.Repo.Ping))
 	mux.Handle("/metrics", metricsHandler(opts.Registry))
 	mux.Handle("/", api)
-	return mux, nil
+	// The API gets its paths as sent: ServeMux answers a path it would clean ("//", "..")
+	// with a redirect, where the API has its own 404.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}), nil
 }
 
 func newAPI(opts Options) (*echo.Echo, error) {
@@ -89,7 +98,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load embedded spec: %w", err)
 	}
-	forms, err := formOperations(spec)
+	inputs, err := operationInputs(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -106,9 +115,10 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	// sending X-Forwarded-For.
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
-	e.Use(middleware.RequestID())
+	e.Use(dropOddRequestID, middleware.RequestID())
 	e.Use(observe(opts.Logger, opts.Registry))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
+	e.Use(refuseOptions)
 
 	validator := echomiddleware.OapiRequestValidatorWithOptions(spec, &echomiddleware.Options{
 		DoNotValidateServers: true,
@@ -128,10 +138,12 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	apiMiddleware = append(apiMiddleware, middleware.BodyLimit(maxBodySize), requireForm, validator)
 
 	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope})
-	router := routerWith{e: e, mw: apiMiddleware, forms: forms, formRoutes: map[string]bool{}}
+	router := routerWith{e: e, mw: apiMiddleware, inputs: inputs, registered: map[string]bool{}}
 	gen.RegisterHandlers(router, strict)
-	if len(router.formRoutes) != len(forms) {
-		return nil, fmt.Errorf("%d of the spec's %d form operations have no route", len(forms)-len(router.formRoutes), len(forms))
+	for route, in := range inputs {
+		if in.form != nil && !router.registered[route] {
+			return nil, fmt.Errorf("%s takes a form but has no route: its form would not be checked", route)
+		}
 	}
 	return e, nil
 }
@@ -180,6 +192,21 @@ func rateLimit(perSecond float64) echo.MiddlewareFunc {
 	})
 }
 
+// refuseOptions answers OPTIONS on an API route 405, like any method the route does not have:
+// echo would answer 204, a response the spec has for no operation.
+func refuseOptions(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method != http.MethodOptions {
+			return next(c)
+		}
+		if allow, ok := c.Get(echo.ContextKeyHeaderAllow).(string); ok {
+			allow = strings.TrimPrefix(strings.ReplaceAll(allow, ", OPTIONS", ""), "OPTIONS, ")
+			c.Response().Header().Set(echo.HeaderAllow, allow)
+		}
+		return echo.ErrMethodNotAllowed
+	}
+}
+
 // requestScope runs inside the strict handler, after the validator: it hands the request URL
 // to the handlers for the paging links.
 func (s *Server) requestScope(next gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
@@ -194,20 +221,19 @@ func (s *Server) requestScope(next gen.StrictHandlerFunc, _ string) gen.StrictHa
 
 // routerWith registers each generated route with the API middleware, so that the validator
 // only ever sees routes the spec has: unknown paths and methods get echo's own 404 and 405.
-// Operations that take a form read it from the body alone, after the validator.
+// After the validator, checkInput refuses what it lets through (see there).
 type routerWith struct {
 	e          *echo.Echo
 	mw         []echo.MiddlewareFunc
-	forms      map[string]formOperation // by specRoute
-	formRoutes map[string]bool          // the forms registered
+	inputs     map[string]operationInput // by specRoute
+	registered map[string]bool
 }
 
 func (r routerWith) with(method, path string, m []echo.MiddlewareFunc) []echo.MiddlewareFunc {
 	out := append(append([]echo.MiddlewareFunc{}, r.mw...), m...)
-	if op, ok := r.forms[specRoute(method, path)]; ok {
-		out = append(out, formBody(op))
-		r.formRoutes[specRoute(method, path)] = true
-	}
+	route := specRoute(method, path)
+	out = append(out, checkInput(r.inputs[route]))
+	r.registered[route] = true
 	return out
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -105,14 +107,15 @@ func normaliseExcludeIPs(s string) (string, error) {
 }
 
 // normaliseExcludeParams checks that every line can be a query parameter name ("&" alone means
-// the whole query string) and returns the lines joined by LF.
+// the whole query string; no control character, which PostgreSQL may refuse, as it does NUL)
+// and returns the lines joined by LF.
 func normaliseExcludeParams(s string) (string, error) {
 	entries := Lines(s)
 	for i, line := range entries {
 		if line == "&" {
 			continue
 		}
-		if strings.ContainsAny(line, "&=#? \t") {
+		if strings.ContainsAny(line, "&=#? ") || !utf8.ValidString(line) || strings.ContainsFunc(line, unicode.IsControl) {
 			return "", fmt.Errorf("line %d (%q) is not a query parameter name", i+1, line)
 		}
 	}
