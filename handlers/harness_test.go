@@ -146,6 +146,9 @@ func (e *env) do(r request) response {
 	for k, v := range r.headers {
 		req.Header.Set(k, v)
 	}
+	if host := r.headers["Host"]; host != "" {
+		req.Host = host
+	}
 	rec := httptest.NewRecorder()
 	e.e.ServeHTTP(rec, req)
 	res := response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}

@@ -49,9 +49,10 @@ type Options struct {
 
 // Server implements gen.StrictServerInterface.
 type Server struct {
-	repo     *repository.Repository
-	websites *website.Service
-	log      *slog.Logger
+	repo      *repository.Repository
+	websites  *website.Service
+	log       *slog.Logger
+	publicURL *url.URL // nil: links take the request's scheme and host
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -105,7 +106,8 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	s := &Server{
 		repo:     opts.Repo,
 		websites: website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
-		log:      opts.Logger,
+		log:       opts.Logger,
+		publicURL: opts.PublicURL,
 	}
 
 	e := echo.New()
@@ -208,12 +210,17 @@ func refuseOptions(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // requestScope runs inside the strict handler, after the validator: it hands the request URL
-// to the handlers for the paging links.
+// to the handlers for the paging links, under PUBLIC_URL when it is set (the Host header and
+// X-Forwarded-Proto are the client's to choose, and a proxy may serve the API under a prefix).
 func (s *Server) requestScope(next gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 	return func(c echo.Context, request any) (any, error) {
 		req := c.Request()
 		u := *req.URL
 		u.Scheme, u.Host = c.Scheme(), req.Host
+		if p := s.publicURL; p != nil {
+			u.Scheme, u.Host = p.Scheme, p.Host
+			u.Path, u.RawPath = p.Path+req.URL.Path, p.EscapedPath()+req.URL.EscapedPath()
+		}
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestURLKey, &u)))
 		return next(c, request)
 	}
