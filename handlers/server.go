@@ -104,8 +104,8 @@ func newAPI(opts Options) (*echo.Echo, error) {
 		return nil, err
 	}
 	s := &Server{
-		repo:     opts.Repo,
-		websites: website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
+		repo:      opts.Repo,
+		websites:  website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
 		log:       opts.Logger,
 		publicURL: opts.PublicURL,
 	}
