@@ -2245,12 +2245,12 @@ var swaggerSpec = []string{
 	"dxIqx5Hb5CqswtwNhzeXy/1HvZ+w5rLtfz6jiVe3s/m3LoY8aBHkg633df1w0GVVJmcaLt5ebpuNCxq3",
 	"Ezp1c7314z/rv7ET3PxRhPFP33eg9riDbfQHji7OLr99frxTj8rOC6c7f2PpFOIGq8XgPKIU/sZdjfzd",
 	"O1bv7I3EiYhbqPKpi4fW8ePTGJIMmXIONuPa9OukGCRMuEqTJ8O3jnUFF44Df6rInypyoIrsRohze0P8",
-	"V99U8zPBI1KS/s/aP8rRKJ5Un+xvT/1atZ807RHrnYHvP5D9dz8ntct5caENE4nvRLA/btTuJDvSmF31",
-	"KJzH9BTinF0jqFLE7keqrD7aHJbNy7q2JFeW8vvc4y8purd9VUax5NreJfIesObNdnb2bDZTOLN9cinj",
-	"2aop6K8XC1qzuWJBV6K8tdHW++6KQmde3VKKCgoljUxkBkdkKgqmTH2zut0XeHZxfjx2lQI7EbhtYz71",
-	"bX5mjhNRt/JxY38/U9sf0AQjbRujRlCypGECMfXtUS4YUO7QMAVZGs1TdPPpApNe0054dnHu2qMTmWWu",
-	"UGGTP4RO5kykvYIpm2eSCnSBmB6f+mrVWg/eRGjDswwMatukOGMkOevS4mykZ+O39XIdzHQ/iOAyR06w",
-	"7frOvErl2unIfsCUZSSeqi0fryorrIObDzf/HwAA//8=",
+	"V99U8zPBI1KS/s/aP8rRKJ5Un+xvT/269mGQyCxzP4qw0TOx3i74/gM5BfcbU7s8GhfaMJH49gT7i0ft",
+	"9rIjjdlVj2J8TE8hztk1gipF7H65yiqpTWzZZK3rVXK1Kr/5PU6UQn7bbGUUS67tBSPvFmuGbadsz2Yz",
+	"hTPbPJcynq2aKv96BaE1m6sgdGXPWxttve/uLXQm2y2lqKBQ0shEZnBE9qNgytTXrdvNgmcX58djVz6w",
+	"E4HbNuZT3/tn5jgRdX8fN/ZHNbX9VU0w0vY2agQlSxomEFPfM+UiBOUODVOQpdE8RTefLjDpNT2GZxfn",
+	"rmfaCw2XwmaECLLMmUh7BVM2+SQV6AIxPT71Jay1xryJ0IZnGRjUtnNxxkhy1qXFGU7Pxm/r5TqY6X4l",
+	"waWTnLTb9Z3Nlcr12JFRgSnLSDxVWz5eVaZZBzcfbv4/AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -37,6 +37,9 @@ type Options struct {
 	PasswordHasher func(password string) (string, error)
 	// Collector serves POST and OPTIONS /api/event; nil serves no collection endpoint.
 	Collector http.Handler
+	// CollectorReady answers GET /readyz/collect: whether this node can take hits now (its
+	// buffer has room), which does not need the database. Nil means always.
+	CollectorReady func(context.Context) error
 	// Registry collects the metrics served at /metrics; nil means a new one.
 	Registry *prometheus.Registry
 	// OnWebsiteChange runs after a website is stored, updated or deleted, so that this node's
@@ -77,6 +80,7 @@ func NewServer(opts Options) (http.Handler, error) {
 	mux := http.NewServeMux()
 	if opts.Collector != nil {
 		mux.Handle("/api/event", opts.Collector)
+		mux.Handle("/readyz/collect", health(opts.CollectorReady))
 	}
 	mux.Handle("/js/script.js", web.ScriptHandler())
 	mux.Handle("/healthz", health(nil))

@@ -16,6 +16,9 @@ import (
 // MaxBodySize bounds a tracker request; real ones are a few hundred bytes.
 const MaxBodySize = 16 << 10
 
+// maxKeysPerHit is the most counters one hit increments: a visit's 14 statistics.
+const maxKeysPerHit = 14
+
 // Collector answers POST /api/event: it parses and bounds the hit, finds the website in the
 // settings cache, applies the exclusions, enriches the hit and increments the counters. Nothing
 // on this path touches the database, and the IP and user agent are dropped when it returns.
@@ -121,7 +124,7 @@ func (c *Collector) collect(r *http.Request) (int, string) {
 
 	day := c.today()
 	dayKey := dayNumber(day)
-	keys := make([]Key, 0, 14)
+	keys := make([]Key, 0, maxKeysPerHit)
 	add := func(name, value string) {
 		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: dayKey, Value: value})
 	}

@@ -86,6 +86,14 @@ func (c *Counters) release(n int) {
 	c.mu.Unlock()
 }
 
+// Full tells whether the buffer may refuse the next hit: it has no room left for the counters
+// of one more visit.
+func (c *Counters) Full() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.counts)+c.held+maxKeysPerHit > c.maxKeys
+}
+
 // Size is the number of distinct keys in memory, live and held.
 func (c *Counters) Size() int {
 	c.mu.Lock()

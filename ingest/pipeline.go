@@ -117,6 +117,16 @@ func every(ctx context.Context, period time.Duration, name string, job func(cont
 	}
 }
 
+// Ready tells whether this node can take hits (GET /readyz/collect): it can while its counter
+// buffer has room for one more visit, with or without the database, which it only needs to
+// write them later.
+func (p *Pipeline) Ready(context.Context) error {
+	if p.Counters.Full() {
+		return ErrFull
+	}
+	return nil
+}
+
 // Stop ends the background work and writes every counter still in memory, retrying a failing
 // database until ctx ends. Call it after the HTTP server has stopped accepting hits.
 func (p *Pipeline) Stop(ctx context.Context) error {

@@ -219,6 +219,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		RateLimit:       cfg.RateLimit,
 		Registry:        registry,
 		Collector:       pipeline.Collector,
+		CollectorReady:  pipeline.Ready,
 		OnWebsiteChange: pipeline.Sites.Refresh,
 		PublicURL:       cfg.PublicURL,
 	})
