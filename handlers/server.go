@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -18,9 +19,9 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	echomiddleware "github.com/oapi-codegen/echo-middleware"
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/time/rate"
 
 	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
@@ -30,9 +31,18 @@ import (
 type Options struct {
 	Repo   *repository.Repository
 	Logger *slog.Logger
-	// RateLimit is the sustained number of API requests a second allowed per client address,
-	// with bursts of twice as many; 0 turns the limit off.
+	// RateLimit is the sustained number of API requests a second allowed per API key, with
+	// bursts of twice as many; 0 turns the limit off.
 	RateLimit float64
+	// AuthFailLimit is the sustained number of failed authentications a second allowed per
+	// client address, with bursts of ten times as many; past it every API request of that
+	// address is refused until it has waited. 0 turns the limit off.
+	AuthFailLimit float64
+	// TrustedProxies are the peers whose X-Forwarded-For names the client address
+	// (ratelimit.ClientAddr), as for collection.
+	TrustedProxies []netip.Prefix
+	// Now is the limits' clock; nil means time.Now.
+	Now func() time.Time
 	// PasswordHasher hashes website passwords; nil means argon2id with production parameters.
 	PasswordHasher func(password string) (string, error)
 	// Collector serves POST and OPTIONS /api/event; nil serves no collection endpoint.
@@ -55,7 +65,10 @@ type Server struct {
 	repo      *repository.Repository
 	websites  *website.Service
 	log       *slog.Logger
-	publicURL *url.URL // nil: links take the request's scheme and host
+	publicURL *url.URL           // nil: links take the request's scheme and host
+	keyLimit  *ratelimit.Limiter // requests per API key; nil: none
+	failLimit *ratelimit.Limiter // failed authentications per client address; nil: none
+	trusted   []netip.Prefix
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -112,6 +125,15 @@ func newAPI(opts Options) (*echo.Echo, error) {
 		websites:  website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
 		log:       opts.Logger,
 		publicURL: opts.PublicURL,
+		trusted:   opts.TrustedProxies,
+	}
+	if opts.RateLimit > 0 {
+		s.keyLimit = ratelimit.New(opts.RateLimit, int(2*opts.RateLimit), opts.Now)
+		s.keyLimit.Register(opts.Registry, "api_keys")
+	}
+	if opts.AuthFailLimit > 0 {
+		s.failLimit = ratelimit.New(opts.AuthFailLimit, int(10*opts.AuthFailLimit), opts.Now)
+		s.failLimit.Register(opts.Registry, "api_auth_failures")
 	}
 
 	e := echo.New()
@@ -137,11 +159,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.WithStringFormatValidators(stringFormats)},
 		},
 	})
-	apiMiddleware := []echo.MiddlewareFunc{}
-	if opts.RateLimit > 0 {
-		apiMiddleware = append(apiMiddleware, rateLimit(opts.RateLimit))
-	}
-	apiMiddleware = append(apiMiddleware, middleware.BodyLimit(maxBodySize), requireForm, validator)
+	apiMiddleware := []echo.MiddlewareFunc{middleware.BodyLimit(maxBodySize), requireForm, validator}
 
 	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope})
 	router := routerWith{e: e, mw: apiMiddleware, inputs: inputs, registered: map[string]bool{}}
@@ -182,20 +200,6 @@ func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
-}
-
-func rateLimit(perSecond float64) echo.MiddlewareFunc {
-	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate:      rate.Limit(perSecond),
-		Burst:     int(2 * perSecond),
-		ExpiresIn: 3 * time.Minute,
-	})
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: store,
-		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			return &apiError{status: http.StatusTooManyRequests, message: statusMessage(http.StatusTooManyRequests)}
-		},
-	})
 }
 
 // refuseOptions answers OPTIONS on an API route 405, like any method the route does not have:

@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
-	"strings"
+	"sync"
 	"time"
+
+	"github.com/analytics-service/analytics/ratelimit"
 )
 
 // MaxBodySize bounds a tracker request; real ones are a few hundred bytes.
@@ -30,6 +33,11 @@ type Collector struct {
 	Location       *time.Location // whose calendar days the counters use
 	Now            func() time.Time
 	Metrics        *Metrics
+	// Limiter bounds the hits of one client address (ratelimit.Limiter.AddrKey); nil: no limit.
+	Limiter *ratelimit.Limiter
+	Log     *slog.Logger // nil: slog.Default()
+
+	proxyHint sync.Once
 }
 
 // eventRequest is the tracker's body (CONTRACT.md section 4).
@@ -62,7 +70,17 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, http.StatusMethodNotAllowed, "Method not allowed.")
 		return
 	}
-	status, message := c.collect(r)
+	ip := ratelimit.ClientAddr(r, c.TrustedProxies)
+	// First of all, so that a flood costs no body, JSON, user agent or GeoIP work.
+	if c.Limiter != nil {
+		if ok, wait := c.Limiter.Allow(c.Limiter.AddrKey(ip)); !ok {
+			c.hintProxy(ip)
+			h.Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
+			c.fail(w, http.StatusTooManyRequests, "Too many events from this client; retry later.")
+			return
+		}
+	}
+	status, message := c.collect(r, ip)
 	if status != http.StatusAccepted {
 		c.fail(w, status, message)
 		return
@@ -70,8 +88,8 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// collect handles one hit and says how to answer it.
-func (c *Collector) collect(r *http.Request) (int, string) {
+// collect handles one hit from the client address ip and says how to answer it.
+func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 	if !acceptedContentType(r.Header.Get("Content-Type")) {
 		return http.StatusBadRequest, "The body must be JSON sent as application/json or text/plain."
 	}
@@ -106,7 +124,6 @@ func (c *Collector) collect(r *http.Request) (int, string) {
 		return http.StatusNotFound, "No website has this page's host."
 	}
 
-	ip := clientIP(r, c.TrustedProxies)
 	if site.excludesIP(ip) {
 		c.Metrics.ignore(reasonIP)
 		return http.StatusAccepted, ""
@@ -157,6 +174,23 @@ func (c *Collector) collect(r *http.Request) (int, string) {
 	}
 	c.Metrics.accept()
 	return http.StatusAccepted, ""
+}
+
+// hintProxy says once, when the limit first refuses a private address, that a reverse proxy
+// in front of the service needs TRUSTED_PROXIES: without it every visitor is the proxy and
+// shares one limit. The address itself is not logged.
+func (c *Collector) hintProxy(ip netip.Addr) {
+	if !ip.IsPrivate() && !ip.IsLoopback() {
+		return
+	}
+	c.proxyHint.Do(func() {
+		log := c.Log
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("POST /api/event refused hits over EVENT_RATE_LIMIT from a private address: " +
+			"if a reverse proxy is in front of the service, set TRUSTED_PROXIES, or every visitor shares its limit")
+	})
 }
 
 func (c *Collector) today() time.Time {
@@ -219,50 +253,4 @@ func decodeEvent(body []byte, req *eventRequest) error {
 		}
 	}
 	return nil
-}
-
-// clientIP is the TCP peer, or, when the peer is a trusted proxy, the first address of
-// X-Forwarded-For that is not a trusted proxy, walking from the right (the nearest hop) to the
-// left. Walking from the right means a client cannot choose its address by sending its own
-// X-Forwarded-For: what it wrote sits left of the first untrusted hop and is never read.
-func clientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
-	peerPort, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}
-	}
-	addr := peerPort.Addr().Unmap()
-	if !contains(trusted, addr) {
-		return addr
-	}
-	chain := strings.Join(r.Header.Values("X-Forwarded-For"), ",")
-	for chain != "" {
-		hop := chain
-		if i := strings.LastIndexByte(chain, ','); i >= 0 {
-			hop, chain = chain[i+1:], chain[:i]
-		} else {
-			chain = ""
-		}
-		hop = strings.TrimSpace(hop)
-		if hop == "" {
-			continue
-		}
-		a, err := netip.ParseAddr(hop)
-		if err != nil {
-			return netip.Addr{} // garbage in the chain: the address is unknown
-		}
-		addr = a.Unmap()
-		if !contains(trusted, addr) {
-			return addr
-		}
-	}
-	return addr // every hop is a trusted proxy: the left-most is the best we know
-}
-
-func contains(prefixes []netip.Prefix, a netip.Addr) bool {
-	for _, p := range prefixes {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
 }

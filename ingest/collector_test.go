@@ -37,6 +37,7 @@ type collectEnv struct {
 	server   http.Handler
 	key      string
 	logs     *bytes.Buffer
+	registry *prometheus.Registry
 }
 
 func newCollectEnv(t testing.TB, cfg Config) *collectEnv {
@@ -75,7 +76,7 @@ func newCollectEnv(t testing.TB, cfg Config) *collectEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &collectEnv{t: t, db: db, pipeline: p, server: server, key: key, logs: logs}
+	return &collectEnv{t: t, db: db, pipeline: p, server: server, key: key, logs: logs, registry: registry}
 }
 
 type response struct {

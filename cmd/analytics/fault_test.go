@@ -248,6 +248,7 @@ func childEnv(dbURL string, extra ...string) []string {
 	env := append(os.Environ(),
 		"DATABASE_URL="+dbURL,
 		"API_RATE_LIMIT=0",
+		"EVENT_RATE_LIMIT=0", // every hit comes from one visitor address
 		"TRUSTED_PROXIES=127.0.0.1/32",
 		"SHUTDOWN_TIMEOUT=20s",
 		"GEOIP_DB=",
