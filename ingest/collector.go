@@ -143,7 +143,7 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 	dayKey := dayNumber(day)
 	keys := make([]Key, 0, maxKeysPerHit)
 	add := func(name, value string) {
-		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: dayKey, Value: value})
+		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: dayKey, Value: storable(value)})
 	}
 	switch {
 	case req.Event != nil:
