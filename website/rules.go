@@ -50,10 +50,11 @@ func NormaliseDomain(raw string) (string, error) {
 	return ascii, nil
 }
 
-// stripPort removes ":port" and the brackets of an IPv6 literal ("[::1]:8080" -> "::1").
+// stripPort removes ":port" and the brackets of an IPv6 literal ("[::1]:8080" -> "::1");
+// anything else after the brackets leaves the host as it is, to be refused.
 func stripPort(host string) string {
 	if strings.HasPrefix(host, "[") {
-		if end := strings.Index(host, "]"); end > 0 {
+		if end := strings.Index(host, "]"); end > 0 && (end == len(host)-1 || host[end+1] == ':') {
 			return host[1:end]
 		}
 		return host
