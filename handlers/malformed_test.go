@@ -89,13 +89,21 @@ func malformedRequests(id string) []request {
 			request{method: "PATCH", path: site, body: "email=0", headers: merge(form, h)})
 	}
 
+	// Bodies where none belongs: ignored, whatever their type or size.
+	for _, b := range []string{`{"domain":"x.com"}`, strings.Repeat("a", 70_000), "domain=%zz"} {
+		out = append(out,
+			request{path: "/api/v1/websites", body: b, headers: map[string]string{"Content-Type": "application/json"}},
+			request{path: stats, body: b},
+			request{method: "DELETE", path: "/api/v1/websites/999999", body: b, headers: form})
+	}
+
 	// Methods nobody routes, and paths that are nearly routes.
 	for _, m := range []string{"HEAD", "OPTIONS", "TRACE", "PROPFIND", "CONNECT", "get", "X"} {
 		out = append(out, request{method: m, path: "/api/v1/websites"}, request{method: m, path: site})
 	}
 	for _, p := range []string{"/api/v1/websites/", "/api/v1//websites", "/api/v1/websites/1/", "/api/v1/stats",
 		"/api/v1/stats/", "/api/v1/%2e%2e/websites", "/api/v1/websites%00", "/API/V1/WEBSITES", "/api/v1/websites;x",
-		"/api/v1/" + strings.Repeat("a/", 2000)} {
+		"/api/v1/" + strings.Repeat("a/", 2000), "/api//v1/websites", "/api/", "/api/event/x", "/api/v2"} {
 		out = append(out, request{path: p})
 	}
 	return out

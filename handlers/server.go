@@ -103,7 +103,7 @@ func NewServer(opts Options) (http.Handler, error) {
 	// The API gets its paths as sent: ServeMux answers a path it would clean ("//", "..")
 	// with a redirect, where the API has its own 404.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
+		if strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api/event" {
 			api.ServeHTTP(w, r)
 			return
 		}
@@ -159,7 +159,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.WithStringFormatValidators(stringFormats)},
 		},
 	})
-	apiMiddleware := []echo.MiddlewareFunc{middleware.BodyLimit(maxBodySize), requireForm, validator}
+	apiMiddleware := []echo.MiddlewareFunc{validator}
 
 	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope})
 	router := routerWith{e: e, mw: apiMiddleware, inputs: inputs, registered: map[string]bool{}}
@@ -183,16 +183,15 @@ var stringFormats = map[string]openapi3.StringFormatValidator{
 	}),
 }
 
-// requireForm answers 415 for a body that is not a form, before the validator reads it. An
-// empty body needs no Content-Type; but one that says it is something else is refused on the
-// methods that take a form, as a multipart body would send the generated binder down echo's
+// requireForm answers 415, on an operation that takes a form, for a body that is not one,
+// before the validator reads it. An empty body needs no Content-Type; but one that says it is
+// something else is refused, as a multipart type would send the generated binder down echo's
 // multipart path.
 func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		ct := req.Header.Get(echo.HeaderContentType)
-		takesForm := req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch
-		if req.ContentLength != 0 || (takesForm && ct != "") {
+		if req.ContentLength != 0 || ct != "" {
 			mediaType, _, err := mime.ParseMediaType(ct)
 			if err != nil || mediaType != echo.MIMEApplicationForm {
 				return &apiError{status: http.StatusUnsupportedMediaType, message: statusMessage(http.StatusUnsupportedMediaType)}
@@ -236,7 +235,8 @@ func (s *Server) requestScope(next gen.StrictHandlerFunc, _ string) gen.StrictHa
 
 // routerWith registers each generated route with the API middleware, so that the validator
 // only ever sees routes the spec has: unknown paths and methods get echo's own 404 and 405.
-// After the validator, checkInput refuses what it lets through (see there).
+// Operations that take a form bound and check the body before the validator reads it (the
+// others never read one); after the validator, checkInput refuses what it lets through.
 type routerWith struct {
 	e          *echo.Echo
 	mw         []echo.MiddlewareFunc
@@ -245,9 +245,13 @@ type routerWith struct {
 }
 
 func (r routerWith) with(method, path string, m []echo.MiddlewareFunc) []echo.MiddlewareFunc {
-	out := append(append([]echo.MiddlewareFunc{}, r.mw...), m...)
 	route := specRoute(method, path)
-	out = append(out, checkInput(r.inputs[route]))
+	in := r.inputs[route]
+	var out []echo.MiddlewareFunc
+	if in.form != nil {
+		out = append(out, middleware.BodyLimit(maxBodySize), requireForm)
+	}
+	out = append(append(append(out, r.mw...), m...), checkInput(in))
 	r.registered[route] = true
 	return out
 }
