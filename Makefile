@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate lint-spec bench bench-ingest build tools
+.PHONY: run test generate check-generate lint-spec bench bench-ingest build tools fuzz
 
 GO ?= go
 
@@ -11,6 +11,10 @@ test:
 
 build:
 	$(GO) build -o bin/analytics ./cmd/analytics
+
+# Every fuzz target for FUZZTIME each (default 1m; CI runs 10s), against a throw-away cluster.
+fuzz:
+	scripts/test.sh scripts/fuzz.sh
 
 generate:
 	$(GO) tool oapi-codegen -config gen/config.yaml openapi.yaml
