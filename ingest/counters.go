@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,6 +22,24 @@ type Key struct {
 
 // dayNumber turns midnight UTC of a calendar day into its Key.Day.
 func dayNumber(t time.Time) int32 { return int32(t.Unix() / 86400) }
+
+// dayString is a Key.Day as YYYY-MM-DD, the value of the pageview and visitor statistics. The
+// last one made is kept: all hits of a day share it instead of formatting their own.
+func dayString(day int32) string {
+	if last := lastDay.Load(); last != nil && last.day == day {
+		return last.text
+	}
+	d := &formattedDay{day: day, text: dayDate(day).Format(time.DateOnly)}
+	lastDay.Store(d)
+	return d.text
+}
+
+type formattedDay struct {
+	day  int32
+	text string
+}
+
+var lastDay atomic.Pointer[formattedDay]
 
 // dayDate turns a Key.Day back into midnight UTC of its calendar day.
 func dayDate(day int32) time.Time { return time.Unix(int64(day)*86400, 0).UTC() }
@@ -45,6 +64,17 @@ func NewCounters(maxKeys int) *Counters {
 // bound, so a full buffer still takes hits that repeat known counters.
 func (c *Counters) Add(keys []Key) error {
 	c.mu.Lock()
+	if len(c.counts)+c.held+len(keys) <= c.maxKeys {
+		// Room even if every key is new, the usual case: one map operation a key, where the
+		// check below costs two.
+		for _, k := range keys {
+			c.counts[k]++
+		}
+		n := len(c.counts)
+		c.mu.Unlock()
+		c.flushSoon(n)
+		return nil
+	}
 	fresh := 0
 	for _, k := range keys {
 		if _, ok := c.counts[k]; !ok {
@@ -60,13 +90,18 @@ func (c *Counters) Add(keys []Key) error {
 	}
 	n := len(c.counts)
 	c.mu.Unlock()
+	c.flushSoon(n)
+	return nil
+}
+
+// flushSoon wakes the flusher once the live map holds n keys, past half the bound.
+func (c *Counters) flushSoon(n int) {
 	if n > c.maxKeys/2 {
 		select {
 		case c.soon <- struct{}{}:
 		default:
 		}
 	}
-	return nil
 }
 
 // take swaps the live map out; its keys stay counted against the bound until release.

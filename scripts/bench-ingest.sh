@@ -22,6 +22,8 @@
 # 0 skips phase 2), BENCH_OPEN_CONCURRENCY (64), BENCH_SITES (20), BENCH_SEED (1),
 # BENCH_CEILING (1; 0 skips it), BENCH_MIN_RATE (15000), BENCH_MAX_P99_MS (5),
 # BENCH_MAX_RSS_MB (200); GEOIP_DB, FLUSH_INTERVAL, GOGC... reach the server as set.
+# BENCH_PROFILE=DIR writes the server's CPU profile of phase 1 (cpu.pprof) and its allocations
+# (allocs.pprof) there, through PPROF_ADDR: `go tool pprof -top DIR/cpu.pprof`.
 # Exit status 1 when a target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -143,8 +145,13 @@ key=$(bin/analytics user create --email bench@localhost | tail -n 1)
 port=$(free_port)
 base="http://127.0.0.1:$port"
 say "== analytics serve on 127.0.0.1:$port"
+pprof_addr=''
+if [ -n "${BENCH_PROFILE:-}" ]; then
+  mkdir -p "$BENCH_PROFILE"
+  pprof_addr=127.0.0.1:$(free_port)
+fi
 LISTEN_ADDR=127.0.0.1:$port TRUSTED_PROXIES=127.0.0.1/32 API_RATE_LIMIT=0 GEOIP_DB=${GEOIP_DB:-} \
-  bin/analytics serve 2>"$work/server.log" &
+  PPROF_ADDR=$pprof_addr bin/analytics serve 2>"$work/server.log" &
 server_pid=$!
 wait_http "$base/healthz"
 
@@ -163,7 +170,19 @@ site_list=$(IFS=,; echo "${sites[*]}")
 sample_rss "$server_pid" "$work/rss" &
 sampler_pid=$!
 say "== phase 1: closed loop, $concurrency connections, $duration, $nsites sites"
+profiler_pid=''
+if [ -n "$pprof_addr" ]; then
+  # The middle of the phase: from 2 s in to 2 s before its end.
+  seconds=$(awk -v d="$duration" 'BEGIN {n = d + 0; if (d ~ /m$/) n *= 60; print (n > 6 ? n - 4 : 2)}')
+  (sleep 2 && curl -s -o "$BENCH_PROFILE/cpu.pprof" "http://$pprof_addr/debug/pprof/profile?seconds=$seconds") &
+  profiler_pid=$!
+fi
 load closed "$server_pid" "$base/api/event" "$concurrency" 0
+if [ -n "$pprof_addr" ]; then
+  wait "$profiler_pid" || true
+  curl -s -o "$BENCH_PROFILE/allocs.pprof" "http://$pprof_addr/debug/pprof/allocs"
+  say "profiles: $BENCH_PROFILE/cpu.pprof, $BENCH_PROFILE/allocs.pprof"
+fi
 phases=(closed)
 if [ "$open_rate" != 0 ]; then
   say "== phase 2: open loop at $open_rate requests/s, $open_concurrency connections, $duration"

@@ -200,6 +200,7 @@ func openRepo(ctx context.Context, cfg config) (*sqlx.DB, *repository.Repository
 // finish, writes every counter still in memory and exits.
 func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	tuneGC(log)
+	servePprof(log)
 	db, repo, err := openRepo(ctx, cfg)
 	if err != nil {
 		return err
