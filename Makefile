@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate lint-spec bench bench-ingest build tools fuzz
+.PHONY: run test generate check-generate lint-spec bench bench-ingest bench-flood build tools fuzz
 
 GO ?= go
 
@@ -45,3 +45,9 @@ bench:
 # then the do-nothing ceiling. Knobs: BENCH_DURATION, BENCH_CONCURRENCY, BENCH_OPEN_RATE, GEOIP_DB.
 bench-ingest:
 	scripts/bench-ingest.sh
+
+# POST /api/event while one address floods it with never-seen user agents, beside ordinary
+# visitors at a fixed rate (see scripts/bench-flood.sh). BENCH_REV=REV runs the server of that
+# revision, for a before/after on the same machine.
+bench-flood:
+	scripts/bench-flood.sh
