@@ -139,8 +139,8 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	// The TCP peer, never a client-supplied header: the rate limit must not be dodged by
-	// sending X-Forwarded-For.
+	// The TCP peer, never a client-supplied header, for anything that asks echo; the limits
+	// use ratelimit.ClientAddr, which believes X-Forwarded-For only from TRUSTED_PROXIES.
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
 	e.Use(dropOddRequestID, middleware.RequestID())
