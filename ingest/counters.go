@@ -64,24 +64,8 @@ func NewCounters(maxKeys int) *Counters {
 // bound, so a full buffer still takes hits that repeat known counters.
 func (c *Counters) Add(keys []Key) error {
 	c.mu.Lock()
-	if len(c.counts)+c.held+len(keys) <= c.maxKeys {
-		// Room even if every key is new, the usual case: one map operation a key, where the
-		// check below costs two.
-		for _, k := range keys {
-			c.counts[k]++
-		}
-		n := len(c.counts)
-		c.mu.Unlock()
-		c.flushSoon(n)
-		return nil
-	}
-	fresh := 0
-	for _, k := range keys {
-		if _, ok := c.counts[k]; !ok {
-			fresh++
-		}
-	}
-	if len(c.counts)+c.held+fresh > c.maxKeys {
+	// Counting the new keys costs a map operation a key; it is needed only near the bound.
+	if used := len(c.counts) + c.held; used+len(keys) > c.maxKeys && used+c.fresh(keys) > c.maxKeys {
 		c.mu.Unlock()
 		return ErrFull
 	}
@@ -92,6 +76,17 @@ func (c *Counters) Add(keys []Key) error {
 	c.mu.Unlock()
 	c.flushSoon(n)
 	return nil
+}
+
+// fresh is how many of the keys are not in the live map; c.mu is held.
+func (c *Counters) fresh(keys []Key) int {
+	n := 0
+	for _, k := range keys {
+		if _, ok := c.counts[k]; !ok {
+			n++
+		}
+	}
+	return n
 }
 
 // flushSoon wakes the flusher once the live map holds n keys, past half the bound.
