@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -100,10 +101,10 @@ func NewServer(opts Options) (http.Handler, error) {
 	mux.Handle("/readyz", health(opts.Repo.Ping))
 	mux.Handle("/metrics", metricsHandler(opts.Registry))
 	mux.Handle("/", api)
-	// The API gets its paths as sent: ServeMux answers a path it would clean ("//", "..")
-	// with a redirect, where the API has its own 404.
+	// A path under /api/ that ServeMux would clean ("//", "..") goes to the API as sent: the
+	// mux would answer it with a redirect, where the API has its own 404.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api/event" {
+		if p := r.URL.Path; strings.HasPrefix(p, "/api/") && path.Clean(p) != p && path.Clean(p)+"/" != p {
 			api.ServeHTTP(w, r)
 			return
 		}
