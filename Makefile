@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec bench bench-ingest build tools sdk sdk-deps
+.PHONY: run test generate check-generate check-breaking lint-spec bench bench-ingest bench-flood build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -11,6 +11,10 @@ test:
 
 build:
 	$(GO) build -o bin/analytics ./cmd/analytics
+
+# Every fuzz target for FUZZTIME each (default 1m; CI runs 10s), against a throw-away cluster.
+fuzz:
+	scripts/test.sh scripts/fuzz.sh
 
 # Everything derived from openapi.yaml: gen/, gen/client/, the TypeScript SDK's types and the
 # API documentation page (scripts/generate.sh).
@@ -61,3 +65,9 @@ bench:
 # then the do-nothing ceiling. Knobs: BENCH_DURATION, BENCH_CONCURRENCY, BENCH_OPEN_RATE, GEOIP_DB.
 bench-ingest:
 	scripts/bench-ingest.sh
+
+# POST /api/event while one address floods it with never-seen user agents, beside ordinary
+# visitors at a fixed rate (see scripts/bench-flood.sh). BENCH_REV=REV runs the server of that
+# revision, for a before/after on the same machine.
+bench-flood:
+	scripts/bench-flood.sh

@@ -234,6 +234,10 @@ func TestGoClient(t *testing.T) {
 		if must(t, ready, err, 200).JSON200.Status != client.HealthStatusOk {
 			t.Fatal("readiness")
 		}
+		collect, err := c.GetCollectionReadinessWithResponse(ctx)
+		if must(t, collect, err, 200).JSON200.Status != client.HealthStatusOk {
+			t.Fatal("collection readiness")
+		}
 		metrics, err := c.GetMetricsWithResponse(ctx)
 		if !strings.Contains(string(must(t, metrics, err, 200).Body), "analytics_events_accepted_total 13") {
 			t.Fatalf("metrics:\n%s", metrics.Body)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -21,6 +22,8 @@ type apiError struct {
 	message string
 	fields  map[string][]string // 422 only
 	cause   error               // logged, never sent
+	// retryAfter is the Retry-After of a 429, in seconds; 0 means 1.
+	retryAfter int
 }
 
 func (e *apiError) Error() string {
@@ -92,7 +95,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		case http.StatusUnauthorized:
 			h.Set(echo.HeaderWWWAuthenticate, "Bearer")
 		case http.StatusTooManyRequests:
-			h.Set(echo.HeaderRetryAfter, "1")
+			h.Set(echo.HeaderRetryAfter, strconv.Itoa(max(e.retryAfter, 1)))
 		}
 		body := gen.Error{Message: e.message, Status: e.status}
 		if e.status == http.StatusUnprocessableEntity {

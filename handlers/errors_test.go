@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	analytics "github.com/analytics-service/analytics"
 	"github.com/analytics-service/analytics/handlers"
@@ -65,21 +67,61 @@ func TestInternalErrorHidesDetails(t *testing.T) {
 	}
 }
 
+// API_RATE_LIMIT is per API key: a client behind the same address with another key is not
+// slowed down by the first one.
 func TestRateLimit(t *testing.T) {
 	e := newEnv(t, func(o *handlers.Options) { o.RateLimit = 1 })
-	key := e.user("a@example.com")
-	statuses := []int{}
-	for i := 0; i < 4; i++ {
-		statuses = append(statuses, e.do(request{path: "/api/v1/websites", key: key}).status)
+	key, other := e.user("a@example.com"), e.user("b@example.com")
+	for i := 0; i < 2; i++ { // the burst of 2
+		want(t, e.do(request{path: "/api/v1/websites", key: key}), http.StatusOK)
 	}
 	res := e.do(request{path: "/api/v1/websites", key: key})
 	want(t, res, http.StatusTooManyRequests)
-	if res.header.Get("Retry-After") == "" {
-		t.Fatal("429 without Retry-After")
+	if res.header.Get("Retry-After") != "1" {
+		t.Fatalf("Retry-After %q, want 1", res.header.Get("Retry-After"))
 	}
-	if statuses[0] != 200 || statuses[1] != 200 {
-		t.Fatalf("statuses %v: the burst of 2 should pass", statuses)
+	want(t, e.do(request{path: "/api/v1/websites", key: other}), http.StatusOK)
+	e.clock.Advance(time.Second)
+	want(t, e.do(request{path: "/api/v1/websites", key: key}), http.StatusOK)
+}
+
+// API_AUTH_FAILURE_LIMIT is per client address: past it, every request of that address is
+// refused before its key is looked at (so a guess cannot be told from a refusal), until it
+// has waited; other addresses, and the API with a right key elsewhere, go on.
+func TestAuthFailureLimit(t *testing.T) {
+	e := newEnv(t, func(o *handlers.Options) {
+		o.AuthFailLimit = 1 // bursts of 10
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	})
+	key := e.user("a@example.com")
+	guesser := map[string]string{"X-Forwarded-For": "203.0.113.66"}
+	for i := 0; i < 10; i++ {
+		bad := request{path: "/api/v1/websites", key: fmt.Sprintf("pa_guess%d", i), remote: "10.0.0.1:1", headers: guesser}
+		if i%3 == 0 {
+			bad.key = "" // no key at all is a failure too
+		}
+		want(t, e.do(bad), http.StatusUnauthorized)
 	}
+	for _, k := range []string{"pa_guess", key} {
+		res := e.do(request{path: "/api/v1/websites", key: k, remote: "10.0.0.1:1", headers: guesser})
+		want(t, res, http.StatusTooManyRequests)
+		if res.header.Get("Retry-After") != "1" {
+			t.Fatalf("Retry-After %q", res.header.Get("Retry-After"))
+		}
+	}
+	// Other clients behind the same proxy, and direct ones, are not affected.
+	want(t, e.do(request{path: "/api/v1/websites", key: key, remote: "10.0.0.1:1", headers: map[string]string{"X-Forwarded-For": "203.0.113.67"}}), http.StatusOK)
+	want(t, e.do(request{path: "/api/v1/websites", key: key}), http.StatusOK)
+	// A forged X-Forwarded-For from an untrusted peer does not pick the address.
+	for i := 0; i < 10; i++ {
+		e.do(request{path: "/api/v1/websites", key: "pa_x", remote: "198.51.100.1:1", headers: map[string]string{"X-Forwarded-For": fmt.Sprint("203.0.113.", i)}})
+	}
+	want(t, e.do(request{path: "/api/v1/websites", key: key, remote: "198.51.100.1:1", headers: map[string]string{"X-Forwarded-For": "203.0.113.99"}}), http.StatusTooManyRequests)
+	// A second later the guesser has one more try.
+	e.clock.Advance(time.Second)
+	want(t, e.do(request{path: "/api/v1/websites", key: key, remote: "10.0.0.1:1", headers: guesser}), http.StatusOK)
+	want(t, e.do(request{path: "/api/v1/websites", key: "pa_bad", remote: "10.0.0.1:1", headers: guesser}), http.StatusUnauthorized)
+	want(t, e.do(request{path: "/api/v1/websites", key: key, remote: "10.0.0.1:1", headers: guesser}), http.StatusTooManyRequests)
 }
 
 func TestServesTheSpec(t *testing.T) {

@@ -52,7 +52,7 @@ func newEnv(t testing.TB, opts ...func(*handlers.Options)) *env {
 	clk := &clock{now: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)}
 	repo := repository.New(db, clk.Now)
 	logs := &bytes.Buffer{}
-	o := handlers.Options{Repo: repo, Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil))}
+	o := handlers.Options{Repo: repo, Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)), Now: clk.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -107,6 +107,7 @@ type request struct {
 	form    url.Values
 	body    string // raw body, when form is nil
 	headers map[string]string
+	remote  string // the TCP peer, "192.0.2.1:1234" when empty
 }
 
 type response struct {
@@ -145,6 +146,12 @@ func (e *env) do(r request) response {
 	}
 	for k, v := range r.headers {
 		req.Header.Set(k, v)
+	}
+	if host := r.headers["Host"]; host != "" {
+		req.Host = host
+	}
+	if r.remote != "" {
+		req.RemoteAddr = r.remote
 	}
 	rec := httptest.NewRecorder()
 	e.e.ServeHTTP(rec, req)

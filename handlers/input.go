@@ -1,12 +1,39 @@
 package handlers
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/runtime"
+
+	"github.com/analytics-service/analytics/gen"
 )
+
+// formBodies are the generated types that the strict handlers bind each form operation's body
+// into, by operation id in lower case (the embedded spec capitalises ids). Every operation with
+// a form body in the spec needs one (NewServer fails otherwise), so that its fields are checked
+// against the same binder before it runs.
+var formBodies = map[string]func() any{
+	"storewebsite":  func() any { return new(gen.StoreWebsiteFormdataRequestBody) },
+	"updatewebsite": func() any { return new(gen.UpdateWebsiteFormdataRequestBody) },
+	"patchwebsite":  func() any { return new(gen.PatchWebsiteFormdataRequestBody) },
+}
+
+// operationInput is what the API checks of one operation's input after the validator, for
+// what kin-openapi lets through and the generated binders or PostgreSQL would refuse.
+type operationInput struct {
+	query map[string]*openapi3.Schema // the declared query parameters
+	form  *formOperation              // nil when the operation takes no form
+}
 
 // booleanRule is what a boolean parameter or form field must be on the wire. The spec says
 // `type: boolean` (so generated clients get a real boolean), but kin-openapi and oapi-codegen's
@@ -16,51 +43,98 @@ const booleanRule = "must be one of true, false, 1, 0"
 
 var booleanSpellings = map[string]bool{"true": true, "false": true, "1": true, "0": true}
 
-// inputRules are what checkInput enforces for one operation, read from the spec.
-type inputRules struct {
-	query     map[string]bool // declared query parameter -> is a boolean
-	formBools []string        // boolean fields of the form body
-	hasForm   bool
+func isBoolean(schema *openapi3.Schema) bool {
+	return schema != nil && schema.Type.Is(openapi3.TypeBoolean)
 }
 
-// checkInput runs after the request validator (so a request without a key is still a 401) and
-// before the generated code binds parameters and body. It enforces what the validator lets
-// through and the binder would get wrong:
-//   - a boolean spelled other than true|false|1|0 is a 422 naming it;
-//   - a declared query parameter sent twice is a 422 (the binder would answer 400);
-//   - a form body is read from the body alone: echo's FormParams would merge the URL query into
-//     it, so `PUT /websites/1?favorite=1` would set a field the validator never saw.
-func checkInput(spec *openapi3.T) echo.MiddlewareFunc {
-	rules := inputRulesByRoute(spec)
+// formOperation is what the API knows of one operation's form body.
+type formOperation struct {
+	fields  map[string]*openapi3.Schema // accepted fields and their schemas
+	newBody func() any
+}
+
+// operationInputs reads, from the spec, the query parameters and form fields of every
+// operation, by "METHOD /path/{param}" (see specRoute).
+func operationInputs(spec *openapi3.T) (map[string]operationInput, error) {
+	out := map[string]operationInput{}
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			in := operationInput{query: map[string]*openapi3.Schema{}}
+			for _, p := range append(append(openapi3.Parameters{}, item.Parameters...), op.Parameters...) {
+				if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
+					var schema *openapi3.Schema
+					if p.Value.Schema != nil {
+						schema = p.Value.Schema.Value
+					}
+					in.query[p.Value.Name] = schema
+				}
+			}
+			form, err := formOf(op)
+			if err != nil {
+				return nil, err
+			}
+			in.form = form
+			out[method+" "+path] = in
+		}
+	}
+	return out, nil
+}
+
+func formOf(op *openapi3.Operation) (*formOperation, error) {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return nil, nil
+	}
+	mt := op.RequestBody.Value.Content.Get(echo.MIMEApplicationForm)
+	if mt == nil || mt.Schema == nil {
+		return nil, nil
+	}
+	newBody, ok := formBodies[strings.ToLower(op.OperationID)]
+	if !ok {
+		return nil, fmt.Errorf("operation %s takes a form but handlers.formBodies has no body type for it", op.OperationID)
+	}
+	fields := map[string]*openapi3.Schema{}
+	for name, prop := range mt.Schema.Value.Properties {
+		fields[name] = prop.Value
+	}
+	return &formOperation{fields: fields, newBody: newBody}, nil
+}
+
+var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+
+// specRoute turns an echo route ("/api/v1/websites/:id") into its key in operationInputs.
+func specRoute(method, echoPath string) string {
+	return method + " " + echoParam.ReplaceAllString(echoPath, "{$1}")
+}
+
+// checkInput runs after the validator (so a request without a key is still a 401). It refuses
+// a declared query parameter sent twice (the generated binder's error would be a 400 the
+// contract does not have), text PostgreSQL cannot store or compare (NUL, invalid UTF-8), and a
+// boolean spelled other than true|false|1|0. On an operation that takes a form, it makes
+// the body the only source of the form: Go's ParseForm, which the generated handlers call
+// through echo, merges the URL query into r.Form, so `?privacy=1` would act as a body field
+// that the validator (which checks the body) never saw. It then refuses what kin-openapi lets
+// through: fields the operation does not accept, a field sent twice, and any value the
+// generated binder could not bind (a 422 naming the field rather than the binder's error as a
+// 500).
+func checkInput(in operationInput) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			r, ok := rules[c.Request().Method+" "+c.Path()]
-			if !ok {
-				return next(c)
-			}
+			req := c.Request()
 			fields := fieldErrors{}
 			query := c.QueryParams()
-			for _, name := range sortedKeys(r.query) {
-				switch v := query[name]; {
-				case len(v) > 1:
-					fields.add(name, "must be sent once")
-				case len(v) == 1 && r.query[name] && !booleanSpellings[v[0]]:
-					fields.add(name, booleanRule)
+			for _, name := range sortedKeys(query) {
+				if schema, declared := in.query[name]; declared {
+					checkValues(name, query[name], schema, fields)
 				}
 			}
-			if r.hasForm {
-				req := c.Request()
-				if err := req.ParseForm(); err != nil {
-					fields.add("body", "is not a valid form")
-				} else {
-					req.Form = req.PostForm
-					// A repeated field is refused later, with the other form fields.
-					for _, name := range r.formBools {
-						if v := req.PostForm[name]; len(v) == 1 && !booleanSpellings[v[0]] {
-							fields.add(name, booleanRule)
-						}
-					}
+			if in.form != nil {
+				values, err := readForm(req)
+				if err != nil {
+					return err
 				}
+				// Both set: ParseForm, called later by the generated handler, then parses nothing.
+				req.PostForm, req.Form = values, values
+				checkForm(values, in.form, fields)
 			}
 			if len(fields) > 0 {
 				return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
@@ -70,54 +144,73 @@ func checkInput(spec *openapi3.T) echo.MiddlewareFunc {
 	}
 }
 
-// inputRulesByRoute keys each operation's rules by method and echo route path
-// ("PUT /api/v1/websites/:id"), which is what the middleware sees.
-func inputRulesByRoute(spec *openapi3.T) map[string]inputRules {
-	out := map[string]inputRules{}
-	for path, item := range spec.Paths.Map() {
-		for method, op := range item.Operations() {
-			r := inputRules{query: map[string]bool{}}
-			for _, p := range append(append(openapi3.Parameters{}, item.Parameters...), op.Parameters...) {
-				if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
-					r.query[p.Value.Name] = isBoolean(p.Value.Schema)
-				}
-			}
-			if form := formSchema(op); form != nil {
-				r.hasForm = true
-				for _, name := range sortedKeys(form.Properties) {
-					if isBoolean(form.Properties[name]) {
-						r.formBools = append(r.formBools, name)
-					}
-				}
-			}
-			out[method+" "+echoPath(path)] = r
+// checkValues refuses a value sent twice, text that is not UTF-8 or holds a NUL, and a boolean
+// spelled otherwise than the contract's four ways.
+func checkValues(name string, values []string, schema *openapi3.Schema, fields fieldErrors) bool {
+	if len(values) > 1 {
+		fields.add(name, "must be sent once")
+		return false
+	}
+	for _, v := range values {
+		if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+			fields.add(name, "must be UTF-8 text without NUL characters")
+			return false
+		}
+		if isBoolean(schema) && !booleanSpellings[v] {
+			fields.add(name, booleanRule)
+			return false
 		}
 	}
-	return out
+	return true
 }
 
-func formSchema(op *openapi3.Operation) *openapi3.Schema {
-	if op.RequestBody == nil || op.RequestBody.Value == nil {
-		return nil
+// readForm parses the body, already bounded by the body limit, and puts it back for whoever
+// reads it next.
+func readForm(req *http.Request) (url.Values, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return url.Values{}, nil
 	}
-	mt := op.RequestBody.Value.Content.Get(echo.MIMEApplicationForm)
-	if mt == nil || mt.Schema == nil {
-		return nil
+	body, err := io.ReadAll(req.Body)
+	var tooLarge *echo.HTTPError
+	if errors.As(err, &tooLarge) {
+		return nil, asAPIError(err) // the body limit's 413
 	}
-	return mt.Schema.Value
+	if err != nil {
+		return nil, &apiError{status: http.StatusBadRequest, message: statusMessage(http.StatusBadRequest), cause: err}
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	values, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
+			fields: fieldErrors{"body": {"is not a valid form"}}}
+	}
+	return values, nil
 }
 
-func isBoolean(ref *openapi3.SchemaRef) bool {
-	return ref != nil && ref.Value != nil && ref.Value.Type.Is(openapi3.TypeBoolean)
-}
-
-// echoPath turns /websites/{id} into /websites/:id.
-func echoPath(path string) string {
-	parts := strings.Split(path, "/")
-	for i, p := range parts {
-		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
-			parts[i] = ":" + p[1:len(p)-1]
+func checkForm(values url.Values, op *formOperation, fields fieldErrors) {
+	for _, name := range sortedKeys(values) {
+		schema, accepted := op.fields[name]
+		switch {
+		case !accepted:
+			fields.add(name, "is not accepted here")
+		case !checkValues(name, values[name], schema, fields):
+		case runtime.BindForm(op.newBody(), url.Values{name: values[name]}, nil, nil) != nil:
+			fields.add(name, describe(nil, &openapi3.SchemaRef{Value: schema}))
 		}
 	}
-	return strings.Join(parts, "/")
 }
+
+// dropOddRequestID forgets a client's X-Request-Id that is not a short token, so that the id
+// echoed in the response and written to the log is either the proxy's or a fresh one, never
+// ten kilobytes of a stranger's text.
+func dropOddRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header
+		if id := h.Get(echo.HeaderXRequestID); id != "" && !requestIDPattern.MatchString(id) {
+			h.Del(echo.HeaderXRequestID)
+		}
+		return next(c)
+	}
+}
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/analytics-service/analytics/handlers"
 )
 
 // ids returns the data ids (websites) of a list response.
@@ -160,6 +162,34 @@ func TestLinksKeepOtherParameters(t *testing.T) {
 	}
 	if links["next"] != nil {
 		t.Errorf("next %v on the last page", links["next"])
+	}
+}
+
+// With PUBLIC_URL set, links are under it, whatever Host and X-Forwarded-Proto the request had.
+func TestLinksUsePublicURL(t *testing.T) {
+	public, err := url.Parse("https://stats.example.com/analytics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(o *handlers.Options) { o.PublicURL = public })
+	key := e.user("a@example.com")
+	var id any
+	for i := 0; i < 11; i++ {
+		id = e.store(key, "domain", fmt.Sprintf("s%d.example.com", i))["id"]
+	}
+	forged := map[string]string{"Host": "evil.example", "X-Forwarded-Proto": "http"}
+	body := want(t, e.do(request{path: "/api/v1/websites?per_page=10&search=s%201", key: key, headers: forged}), 200)
+	links := body["links"].(map[string]any)
+	if links["first"] != "https://stats.example.com/analytics/api/v1/websites?page=1&per_page=10&search=s+1" || links["next"] != nil {
+		t.Errorf("links %v", links)
+	}
+	body = want(t, e.do(request{path: "/api/v1/websites?per_page=10", key: key, headers: forged}), 200)
+	if next := body["links"].(map[string]any)["next"]; next != "https://stats.example.com/analytics/api/v1/websites?page=2&per_page=10" {
+		t.Errorf("next %v", next)
+	}
+	body = want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%v?name=page&from=2026-01-01&to=2026-01-02", id), key: key, headers: forged}), 200)
+	if last := body["links"].(map[string]any)["last"]; last != fmt.Sprintf("https://stats.example.com/analytics/api/v1/stats/%v?from=2026-01-01&name=page&page=1&to=2026-01-02", id) {
+		t.Errorf("stats last %v", last)
 	}
 }
 

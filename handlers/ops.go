@@ -13,7 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// health answers /healthz (the process runs) and /readyz (the database answers).
+// health answers /healthz (the process runs), /readyz (the database answers: the API can
+// serve) and /readyz/collect (the collector can take hits, database or not).
 func health(check func(context.Context) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		status, body := http.StatusOK, "ok"

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -18,9 +20,9 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	echomiddleware "github.com/oapi-codegen/echo-middleware"
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/time/rate"
 
 	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
@@ -30,13 +32,25 @@ import (
 type Options struct {
 	Repo   *repository.Repository
 	Logger *slog.Logger
-	// RateLimit is the sustained number of API requests a second allowed per client address,
-	// with bursts of twice as many; 0 turns the limit off.
+	// RateLimit is the sustained number of API requests a second allowed per API key, with
+	// bursts of twice as many; 0 turns the limit off.
 	RateLimit float64
+	// AuthFailLimit is the sustained number of failed authentications a second allowed per
+	// client address, with bursts of ten times as many; past it every API request of that
+	// address is refused until it has waited. 0 turns the limit off.
+	AuthFailLimit float64
+	// TrustedProxies are the peers whose X-Forwarded-For names the client address
+	// (ratelimit.ClientAddr), as for collection.
+	TrustedProxies []netip.Prefix
+	// Now is the limits' clock; nil means time.Now.
+	Now func() time.Time
 	// PasswordHasher hashes website passwords; nil means argon2id with production parameters.
 	PasswordHasher func(password string) (string, error)
 	// Collector serves POST and OPTIONS /api/event; nil serves no collection endpoint.
 	Collector http.Handler
+	// CollectorReady answers GET /readyz/collect: whether this node can take hits now (its
+	// buffer has room), which does not need the database. Nil means always.
+	CollectorReady func(context.Context) error
 	// Registry collects the metrics served at /metrics; nil means a new one.
 	Registry *prometheus.Registry
 	// OnWebsiteChange runs after a website is stored, updated or deleted, so that this node's
@@ -55,10 +69,13 @@ type Options struct {
 
 // Server implements gen.StrictServerInterface.
 type Server struct {
-	repo       *repository.Repository
-	websites   *website.Service
-	log        *slog.Logger
-	formFields map[string]map[string]bool // operation id (lower case) -> accepted form fields
+	repo      *repository.Repository
+	websites  *website.Service
+	log       *slog.Logger
+	publicURL *url.URL           // nil: links take the request's scheme and host
+	keyLimit  *ratelimit.Limiter // requests per API key; nil: none
+	failLimit *ratelimit.Limiter // failed authentications per client address; nil: none
+	trusted   []netip.Prefix
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -83,6 +100,7 @@ func NewServer(opts Options) (http.Handler, error) {
 	mux := http.NewServeMux()
 	if opts.Collector != nil {
 		mux.Handle("/api/event", opts.Collector)
+		mux.Handle("/readyz/collect", health(opts.CollectorReady))
 	}
 	mux.Handle("/js/script.js", web.ScriptHandler())
 	// The pages' and the unsubscribe page's CSS, JavaScript and icon.
@@ -101,7 +119,15 @@ func NewServer(opts Options) (http.Handler, error) {
 	} else {
 		mux.Handle("/", api)
 	}
-	return mux, nil
+	// A path under /api/ that ServeMux would clean ("//", "..") goes to the API as sent: the
+	// mux would answer it with a redirect, where the API has its own 404.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; strings.HasPrefix(p, "/api/") && path.Clean(p) != p && path.Clean(p)+"/" != p {
+			api.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}), nil
 }
 
 func newAPI(opts Options) (*echo.Echo, error) {
@@ -109,23 +135,37 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load embedded spec: %w", err)
 	}
+	inputs, err := operationInputs(spec)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
-		repo:       opts.Repo,
-		websites:   website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
-		log:        opts.Logger,
-		formFields: formFieldsByOperation(spec),
+		repo:      opts.Repo,
+		websites:  website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
+		log:       opts.Logger,
+		publicURL: opts.PublicURL,
+		trusted:   opts.TrustedProxies,
+	}
+	if opts.RateLimit > 0 {
+		s.keyLimit = ratelimit.New(opts.RateLimit, int(2*opts.RateLimit), opts.Now)
+		s.keyLimit.Register(opts.Registry, "api_keys")
+	}
+	if opts.AuthFailLimit > 0 {
+		s.failLimit = ratelimit.New(opts.AuthFailLimit, int(10*opts.AuthFailLimit), opts.Now)
+		s.failLimit.Register(opts.Registry, "api_auth_failures")
 	}
 
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	// The TCP peer, never a client-supplied header: the rate limit must not be dodged by
-	// sending X-Forwarded-For.
+	// The TCP peer, never a client-supplied header, for anything that asks echo; the limits
+	// use ratelimit.ClientAddr, which believes X-Forwarded-For only from TRUSTED_PROXIES.
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
-	e.Use(middleware.RequestID())
+	e.Use(dropOddRequestID, middleware.RequestID())
 	e.Use(observe(opts.Logger, opts.Registry))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
+	e.Use(refuseOptions)
 
 	validator := echomiddleware.OapiRequestValidatorWithOptions(spec, &echomiddleware.Options{
 		DoNotValidateServers: true,
@@ -138,14 +178,16 @@ func newAPI(opts Options) (*echo.Echo, error) {
 			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.WithStringFormatValidators(stringFormats)},
 		},
 	})
-	apiMiddleware := []echo.MiddlewareFunc{}
-	if opts.RateLimit > 0 {
-		apiMiddleware = append(apiMiddleware, rateLimit(opts.RateLimit))
-	}
-	apiMiddleware = append(apiMiddleware, middleware.BodyLimit(maxBodySize), requireForm, validator, checkInput(spec))
+	apiMiddleware := []echo.MiddlewareFunc{validator}
 
 	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope})
-	gen.RegisterHandlers(routerWith{e, apiMiddleware}, strict)
+	router := routerWith{e: e, mw: apiMiddleware, inputs: inputs, registered: map[string]bool{}}
+	gen.RegisterHandlers(router, strict)
+	for route, in := range inputs {
+		if in.form != nil && !router.registered[route] {
+			return nil, fmt.Errorf("%s takes a form but has no route: its form would not be checked", route)
+		}
+	}
 	return e, nil
 }
 
@@ -160,13 +202,16 @@ var stringFormats = map[string]openapi3.StringFormatValidator{
 	}),
 }
 
-// requireForm answers 415 for a body that is not a form, before the validator reads it. An
-// empty body needs no Content-Type.
+// requireForm answers 415, on an operation that takes a form, for a body that is not one,
+// before the validator reads it. An empty body needs no Content-Type; but one that says it is
+// something else is refused, as a multipart type would send the generated binder down echo's
+// multipart path.
 func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if req.ContentLength != 0 {
-			mediaType, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+		ct := req.Header.Get(echo.HeaderContentType)
+		if req.ContentLength != 0 || ct != "" {
+			mediaType, _, err := mime.ParseMediaType(ct)
 			if err != nil || mediaType != echo.MIMEApplicationForm {
 				return &apiError{status: http.StatusUnsupportedMediaType, message: statusMessage(http.StatusUnsupportedMediaType)}
 			}
@@ -175,117 +220,85 @@ func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func rateLimit(perSecond float64) echo.MiddlewareFunc {
-	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate:      rate.Limit(perSecond),
-		Burst:     int(2 * perSecond),
-		ExpiresIn: 3 * time.Minute,
-	})
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: store,
-		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			return &apiError{status: http.StatusTooManyRequests, message: statusMessage(http.StatusTooManyRequests)}
-		},
-	})
+// refuseOptions answers OPTIONS on an API route 405, like any method the route does not have:
+// echo would answer 204, a response the spec has for no operation.
+func refuseOptions(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method != http.MethodOptions {
+			return next(c)
+		}
+		if allow, ok := c.Get(echo.ContextKeyHeaderAllow).(string); ok {
+			allow = strings.TrimPrefix(strings.ReplaceAll(allow, ", OPTIONS", ""), "OPTIONS, ")
+			c.Response().Header().Set(echo.HeaderAllow, allow)
+		}
+		return echo.ErrMethodNotAllowed
+	}
 }
 
-// requestScope runs inside the strict handler, after the validator: it refuses form fields the
-// operation does not accept (kin-openapi ignores them, and the contract wants `domain` on
-// update and `favorite` on store refused), and hands the request URL to the handlers for the
-// paging links.
-func (s *Server) requestScope(next gen.StrictHandlerFunc, operationID string) gen.StrictHandlerFunc {
-	accepted, hasForm := s.formFields[strings.ToLower(operationID)]
+// requestScope runs inside the strict handler, after the validator: it hands the request URL
+// to the handlers for the paging links, under PUBLIC_URL when it is set (the Host header and
+// X-Forwarded-Proto are the client's to choose, and a proxy may serve the API under a prefix).
+func (s *Server) requestScope(next gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 	return func(c echo.Context, request any) (any, error) {
 		req := c.Request()
-		if hasForm {
-			if err := checkFormFields(req, accepted); err != nil {
-				return nil, err
-			}
-		}
 		u := *req.URL
 		u.Scheme, u.Host = c.Scheme(), req.Host
+		if p := s.publicURL; p != nil {
+			u.Scheme, u.Host = p.Scheme, p.Host
+			u.Path, u.RawPath = p.Path+req.URL.Path, p.EscapedPath()+req.URL.EscapedPath()
+		}
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestURLKey, &u)))
 		return next(c, request)
 	}
 }
 
-func checkFormFields(req *http.Request, accepted map[string]bool) error {
-	if err := req.ParseForm(); err != nil {
-		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
-			fields: fieldErrors{"body": {"is not a valid form"}}}
-	}
-	fields := fieldErrors{}
-	for _, name := range sortedKeys(req.PostForm) {
-		switch {
-		case !accepted[name]:
-			fields.add(name, "is not accepted here")
-		case len(req.PostForm[name]) > 1:
-			fields.add(name, "must be sent once")
-		}
-	}
-	if len(fields) > 0 {
-		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
-	}
-	return nil
+// routerWith registers each generated route with the API middleware, so that the validator
+// only ever sees routes the spec has: unknown paths and methods get echo's own 404 and 405.
+// Operations that take a form bound and check the body before the validator reads it (the
+// others never read one); after the validator, checkInput refuses what it lets through.
+type routerWith struct {
+	e          *echo.Echo
+	mw         []echo.MiddlewareFunc
+	inputs     map[string]operationInput // by specRoute
+	registered map[string]bool
 }
 
-// formFieldsByOperation reads, from the spec, which form fields each operation accepts.
-func formFieldsByOperation(spec *openapi3.T) map[string]map[string]bool {
-	out := map[string]map[string]bool{}
-	for _, item := range spec.Paths.Map() {
-		for _, op := range item.Operations() {
-			if op.RequestBody == nil || op.RequestBody.Value == nil {
-				continue
-			}
-			mt := op.RequestBody.Value.Content.Get(echo.MIMEApplicationForm)
-			if mt == nil || mt.Schema == nil {
-				continue
-			}
-			fields := map[string]bool{}
-			for name := range mt.Schema.Value.Properties {
-				fields[name] = true
-			}
-			out[strings.ToLower(op.OperationID)] = fields
-		}
+func (r routerWith) with(method, path string, m []echo.MiddlewareFunc) []echo.MiddlewareFunc {
+	route := specRoute(method, path)
+	in := r.inputs[route]
+	var out []echo.MiddlewareFunc
+	if in.form != nil {
+		out = append(out, middleware.BodyLimit(maxBodySize), requireForm)
 	}
+	out = append(append(append(out, r.mw...), m...), checkInput(in))
+	r.registered[route] = true
 	return out
 }
 
-// routerWith registers each generated route with the API middleware, so that the validator
-// only ever sees routes the spec has: unknown paths and methods get echo's own 404 and 405.
-type routerWith struct {
-	e  *echo.Echo
-	mw []echo.MiddlewareFunc
-}
-
-func (r routerWith) with(m []echo.MiddlewareFunc) []echo.MiddlewareFunc {
-	return append(append([]echo.MiddlewareFunc{}, r.mw...), m...)
-}
-
 func (r routerWith) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.CONNECT(p, h, r.with(m)...)
+	return r.e.CONNECT(p, h, r.with(http.MethodConnect, p, m)...)
 }
 func (r routerWith) DELETE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.DELETE(p, h, r.with(m)...)
+	return r.e.DELETE(p, h, r.with(http.MethodDelete, p, m)...)
 }
 func (r routerWith) GET(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.GET(p, h, r.with(m)...)
+	return r.e.GET(p, h, r.with(http.MethodGet, p, m)...)
 }
 func (r routerWith) HEAD(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.HEAD(p, h, r.with(m)...)
+	return r.e.HEAD(p, h, r.with(http.MethodHead, p, m)...)
 }
 func (r routerWith) OPTIONS(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.OPTIONS(p, h, r.with(m)...)
+	return r.e.OPTIONS(p, h, r.with(http.MethodOptions, p, m)...)
 }
 func (r routerWith) PATCH(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.PATCH(p, h, r.with(m)...)
+	return r.e.PATCH(p, h, r.with(http.MethodPatch, p, m)...)
 }
 func (r routerWith) POST(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.POST(p, h, r.with(m)...)
+	return r.e.POST(p, h, r.with(http.MethodPost, p, m)...)
 }
 func (r routerWith) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.PUT(p, h, r.with(m)...)
+	return r.e.PUT(p, h, r.with(http.MethodPut, p, m)...)
 }
 func (r routerWith) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.e.TRACE(p, h, r.with(m)...)
+	return r.e.TRACE(p, h, r.with(http.MethodTrace, p, m)...)
 }

@@ -143,6 +143,7 @@ func TestStoreRefusesBadInput(t *testing.T) {
 		{"domain over 255", form("domain", strings.Repeat(long, 5)+"com"), "domain"},
 		{"user info", form("domain", "user@example.com"), "domain"},
 		{"only scheme", form("domain", "https://"), "domain"},
+		{"junk after an IPv6 literal", form("domain", "[2001:db8::1]x"), "domain"},
 		{"privacy 3", form("domain", "a.com", "privacy", "3"), "privacy"},
 		{"privacy -1", form("domain", "a.com", "privacy", "-1"), "privacy"},
 		{"privacy text", form("domain", "a.com", "privacy", "public"), "privacy"},

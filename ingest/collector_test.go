@@ -37,6 +37,7 @@ type collectEnv struct {
 	server   http.Handler
 	key      string
 	logs     *bytes.Buffer
+	registry *prometheus.Registry
 }
 
 func newCollectEnv(t testing.TB, cfg Config) *collectEnv {
@@ -75,7 +76,7 @@ func newCollectEnv(t testing.TB, cfg Config) *collectEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &collectEnv{t: t, db: db, pipeline: p, server: server, key: key, logs: logs}
+	return &collectEnv{t: t, db: db, pipeline: p, server: server, key: key, logs: logs, registry: registry}
 }
 
 type response struct {
@@ -292,6 +293,18 @@ func TestEachStatistic(t *testing.T) {
 			counts{"event": {"Purchase:5:USD": 2, "Sign up::": 1, "N:2.5:a b": 1, "Neg::": 1, "Long::": 1, "Zero::": 1, "NaN::": 1,
 				strings.Repeat("n", 64) + ":1234567890:" + strings.Repeat("u", 32): 1}}},
 	}
+	cases = append(cases, struct {
+		name     string
+		settings []string
+		hits     []hit
+		want     counts
+	}{"NUL and invalid UTF-8, which PostgreSQL refuses, are replaced", nil,
+		[]hit{
+			{body: `{"page":"https://site.test/","event":{"name":"a\u0000b","unit":"\u0000"}}`},
+			{body: body("https://site.test/%FF?utm_campaign=%FF%00x", "", "1x1")},
+		},
+		visit(counts{"event": {"a\uFFFDb::\uFFFD": 1}, "page": {"/%FF?utm_campaign=%FF%00x": 1}, "referrer": {"": 1},
+			"campaign": {"\uFFFD\uFFFDx": 1}, "screen_resolution": {"1x1": 1}})})
 	e := newCollectEnv(t, Config{})
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,6 +22,24 @@ type Key struct {
 
 // dayNumber turns midnight UTC of a calendar day into its Key.Day.
 func dayNumber(t time.Time) int32 { return int32(t.Unix() / 86400) }
+
+// dayString is a Key.Day as YYYY-MM-DD, the value of the pageview and visitor statistics. The
+// last one made is kept: all hits of a day share it instead of formatting their own.
+func dayString(day int32) string {
+	if last := lastDay.Load(); last != nil && last.day == day {
+		return last.text
+	}
+	d := &formattedDay{day: day, text: dayDate(day).Format(time.DateOnly)}
+	lastDay.Store(d)
+	return d.text
+}
+
+type formattedDay struct {
+	day  int32
+	text string
+}
+
+var lastDay atomic.Pointer[formattedDay]
 
 // dayDate turns a Key.Day back into midnight UTC of its calendar day.
 func dayDate(day int32) time.Time { return time.Unix(int64(day)*86400, 0).UTC() }
@@ -45,13 +64,8 @@ func NewCounters(maxKeys int) *Counters {
 // bound, so a full buffer still takes hits that repeat known counters.
 func (c *Counters) Add(keys []Key) error {
 	c.mu.Lock()
-	fresh := 0
-	for _, k := range keys {
-		if _, ok := c.counts[k]; !ok {
-			fresh++
-		}
-	}
-	if len(c.counts)+c.held+fresh > c.maxKeys {
+	// Counting the new keys costs a map operation a key; it is needed only near the bound.
+	if used := len(c.counts) + c.held; used+len(keys) > c.maxKeys && used+c.fresh(keys) > c.maxKeys {
 		c.mu.Unlock()
 		return ErrFull
 	}
@@ -60,13 +74,29 @@ func (c *Counters) Add(keys []Key) error {
 	}
 	n := len(c.counts)
 	c.mu.Unlock()
+	c.flushSoon(n)
+	return nil
+}
+
+// fresh is how many of the keys are not in the live map; c.mu is held.
+func (c *Counters) fresh(keys []Key) int {
+	n := 0
+	for _, k := range keys {
+		if _, ok := c.counts[k]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// flushSoon wakes the flusher once the live map holds n keys, past half the bound.
+func (c *Counters) flushSoon(n int) {
 	if n > c.maxKeys/2 {
 		select {
 		case c.soon <- struct{}{}:
 		default:
 		}
 	}
-	return nil
 }
 
 // take swaps the live map out; its keys stay counted against the bound until release.
@@ -84,6 +114,14 @@ func (c *Counters) release(n int) {
 	c.mu.Lock()
 	c.held -= n
 	c.mu.Unlock()
+}
+
+// Full tells whether the buffer may refuse the next hit: it has no room left for the counters
+// of one more visit.
+func (c *Counters) Full() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.counts)+c.held+maxKeysPerHit > c.maxKeys
 }
 
 // Size is the number of distinct keys in memory, live and held.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 )
 
@@ -20,6 +21,9 @@ type Config struct {
 	FlushInterval  time.Duration
 	SettingsTTL    time.Duration
 	BufferMaxKeys  int
+	// EventRateLimit is the hits a second one client address may send (bursts of twice as
+	// many); 0 turns the limit off.
+	EventRateLimit float64
 	Now            func() time.Time // nil means time.Now
 }
 
@@ -28,6 +32,9 @@ const (
 	DefaultFlushInterval = time.Second
 	DefaultSettingsTTL   = 10 * time.Second
 	DefaultBufferMaxKeys = 200_000
+	// DefaultEventRateLimit is generous: an office of hundreds of people browsing behind one
+	// address sends tens of hits a second; a script sends thousands.
+	DefaultEventRateLimit = 200
 )
 
 // Pipeline is the whole collection side of one node: the settings cache, the counters, the
@@ -78,6 +85,11 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 	counters := NewCounters(cfg.BufferMaxKeys)
 	metrics := NewMetrics(reg, counters)
 	sites := NewSites(repo)
+	var limiter *ratelimit.Limiter
+	if cfg.EventRateLimit > 0 {
+		limiter = ratelimit.New(cfg.EventRateLimit, int(2*cfg.EventRateLimit), cfg.Now)
+		limiter.Register(reg, "events")
+	}
 	return &Pipeline{
 		repo:     repo,
 		log:      log,
@@ -87,7 +99,7 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 		Flusher:  NewFlusher(counters, repo, cfg.FlushInterval, metrics, log),
 		Collector: &Collector{
 			Sites: sites, Counters: counters, Geo: cfg.Geo, TrustedProxies: cfg.TrustedProxies,
-			Location: cfg.Location, Now: cfg.Now, Metrics: metrics,
+			Location: cfg.Location, Now: cfg.Now, Metrics: metrics, Limiter: limiter, Log: log,
 		},
 		Metrics: metrics,
 	}
@@ -133,6 +145,16 @@ func every(ctx context.Context, job Job, log *slog.Logger) {
 			}
 		}
 	}
+}
+
+// Ready tells whether this node can take hits (GET /readyz/collect): it can while its counter
+// buffer has room for one more visit, with or without the database, which it only needs to
+// write them later.
+func (p *Pipeline) Ready(context.Context) error {
+	if p.Counters.Full() {
+		return ErrFull
+	}
+	return nil
 }
 
 // Stop ends the background work (a job that is running is told to stop and waited for, until

@@ -126,8 +126,8 @@ func (p *Pages) unlock(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 		return
 	}
-	keys := []string{p.clientKey(r, "website"), "website:" + strconv.FormatInt(site.ID, 10)}
-	if wait := p.attempts.blocked(keys...); wait > 0 {
+	attempts := p.passwordAttempts(r, site.ID)
+	if wait := blocked(attempts); wait > 0 {
 		p.tooMany(w, r, wait)
 		return
 	}
@@ -137,7 +137,7 @@ func (p *Pages) unlock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !right {
-		p.attempts.fail(keys...)
+		failed(attempts)
 		p.slowFailure(r.Context(), began)
 		p.passwordForm(w, r, site, "That password is not right.")
 		return

@@ -2,113 +2,95 @@ package pages
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/analytics-service/analytics/ingest"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/website"
 )
 
-// Limits on wrong passwords (website passwords and sign-ins alike), counted in fixed windows.
-// Per client, so one address cannot guess for long; per website or account, so many addresses
-// together cannot either. The price of the second: someone who keeps failing can lock a
-// password website's readers out for a window; the owner, signed in, is never locked out.
+// Limits on wrong passwords (website passwords and sign-ins alike), as token buckets of the
+// service's one rate limiter (package ratelimit: fixed memory, clients known only by a keyed
+// hash). Per client, so one address cannot guess for long; per website or account, so many
+// addresses together cannot either. The price of the second: someone who keeps failing can
+// lock a password website's readers out for a while; the owner, signed in, is never locked out.
 const (
-	attemptWindow       = 15 * time.Minute
-	maxFailuresClient   = 10
-	maxFailuresTarget   = 50
-	maxAttemptKeys      = 100_000 // bounds the limiter's memory (about 100 bytes a key)
-	attemptClientPrefix = "client:"
+	attemptWindow     = 15 * time.Minute
+	maxFailuresClient = 10 // a window, per client (sign-ins and website passwords apart)
+	maxFailuresTarget = 50 // a window, per website or account
 )
 
-type attemptWindowCount struct {
-	start    time.Time
-	failures int
+// attemptLimits are the buckets of failures: a failure takes a token, a refill takes the window.
+type attemptLimits struct {
+	signInClients   *ratelimit.Limiter
+	passwordClients *ratelimit.Limiter
+	targets         *ratelimit.Limiter // "website:ID" and "account:EMAIL"
 }
 
-// attemptLimiter counts failures per key, in memory, per node.
-type attemptLimiter struct {
-	mu    sync.Mutex
-	now   func() time.Time
-	count map[string]*attemptWindowCount
-}
-
-func newAttemptLimiter(now func() time.Time) *attemptLimiter {
-	return &attemptLimiter{now: now, count: map[string]*attemptWindowCount{}}
-}
-
-func limitFor(key string) int {
-	if strings.HasPrefix(key, attemptClientPrefix) {
-		return maxFailuresClient
+func newAttemptLimits(now func() time.Time, reg prometheus.Registerer) attemptLimits {
+	perWindow := func(n int) *ratelimit.Limiter {
+		return ratelimit.New(float64(n)/attemptWindow.Seconds(), n, now)
 	}
-	return maxFailuresTarget
+	a := attemptLimits{
+		signInClients:   perWindow(maxFailuresClient),
+		passwordClients: perWindow(maxFailuresClient),
+		targets:         perWindow(maxFailuresTarget),
+	}
+	if reg != nil {
+		a.signInClients.Register(reg, "signin_failures")
+		a.passwordClients.Register(reg, "website_password_failures")
+		a.targets.Register(reg, "password_failures_per_target")
+	}
+	return a
 }
 
-// blocked tells how long until the first of keys that is over its limit may try again; 0
-// when none is.
-func (l *attemptLimiter) blocked(keys ...string) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
+// attempt is one bucket a password attempt is counted in.
+type attempt struct {
+	limiter *ratelimit.Limiter
+	key     uint64
+}
+
+// signInAttempts are the buckets of a sign-in: the client's and the account's.
+func (p *Pages) signInAttempts(r *http.Request, email string) []attempt {
+	l := p.limits
+	return []attempt{
+		{l.signInClients, l.signInClients.AddrKey(ratelimit.ClientAddr(r, p.trusted))},
+		{l.targets, l.targets.StringKey("account:" + strings.ToLower(email))},
+	}
+}
+
+// passwordAttempts are the buckets of a website password: the client's and the website's.
+func (p *Pages) passwordAttempts(r *http.Request, websiteID int64) []attempt {
+	l := p.limits
+	return []attempt{
+		{l.passwordClients, l.passwordClients.AddrKey(ratelimit.ClientAddr(r, p.trusted))},
+		{l.targets, l.targets.StringKey("website:" + strconv.FormatInt(websiteID, 10))},
+	}
+}
+
+// blocked tells how long until every bucket of an attempt has a token again; 0 when they all
+// have one now.
+func blocked(attempts []attempt) time.Duration {
 	var wait time.Duration
-	for _, k := range keys {
-		c, ok := l.count[k]
-		if !ok || now.Sub(c.start) >= attemptWindow || c.failures < limitFor(k) {
-			continue
+	for _, a := range attempts {
+		if limited, w := a.limiter.Limited(a.key); limited {
+			wait = max(wait, w)
 		}
-		wait = max(wait, c.start.Add(attemptWindow).Sub(now))
 	}
 	return wait
 }
 
-// fail counts one failure against each key.
-func (l *attemptLimiter) fail(keys ...string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	for _, k := range keys {
-		c, ok := l.count[k]
-		if !ok || now.Sub(c.start) >= attemptWindow {
-			if !ok && len(l.count) >= maxAttemptKeys {
-				l.sweep(now)
-			}
-			c = &attemptWindowCount{start: now}
-			l.count[k] = c
-		}
-		c.failures++
+// failed counts a wrong password against each bucket.
+func failed(attempts []attempt) {
+	for _, a := range attempts {
+		a.limiter.Charge(a.key)
 	}
-}
-
-// sweep drops ended windows, and if the table is still full, arbitrary ones: under a flood of
-// distinct clients memory stays bounded, and the per-target limit still holds for most.
-func (l *attemptLimiter) sweep(now time.Time) {
-	for k, c := range l.count {
-		if now.Sub(c.start) >= attemptWindow {
-			delete(l.count, k)
-		}
-	}
-	for k := range l.count {
-		if len(l.count) < maxAttemptKeys {
-			break
-		}
-		delete(l.count, k)
-	}
-}
-
-// clientKey is the limiter's key of the request's client for one purpose ("signin" or
-// "website": failed website passwords do not lock a client out of signing in): a keyed hash
-// of its address, so the limiter holds no address (the key is random per process and never
-// leaves memory).
-func (p *Pages) clientKey(r *http.Request, purpose string) string {
-	addr := ingest.ClientIP(r, p.trusted)
-	m := hmac.New(sha256.New, p.clientHashKey)
-	m.Write(addr.AsSlice())
-	return attemptClientPrefix + purpose + ":" + hex.EncodeToString(m.Sum(nil)[:12])
 }
 
 // tooMany answers a refused attempt.
@@ -117,7 +99,7 @@ func (p *Pages) tooMany(w http.ResponseWriter, r *http.Request, wait time.Durati
 	if minutes < 1 {
 		minutes = 1
 	}
-	w.Header().Set("Retry-After", itoa(int(wait.Seconds())+1))
+	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
 	p.fail(w, r, http.StatusTooManyRequests, "Too many attempts",
 		"There were too many wrong passwords. Try again in "+plural(minutes, "minute")+".")
 }

@@ -42,8 +42,8 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, http.StatusUnprocessableEntity, "login.html", "Sign in", again)
 		return
 	}
-	keys := []string{p.clientKey(r, "signin"), "account:" + strings.ToLower(email)}
-	if wait := p.attempts.blocked(keys...); wait > 0 {
+	attempts := p.signInAttempts(r, email)
+	if wait := blocked(attempts); wait > 0 {
 		p.tooMany(w, r, wait)
 		return
 	}
@@ -58,7 +58,7 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !right {
-		p.attempts.fail(keys...)
+		failed(attempts)
 		p.slowFailure(r.Context(), began)
 		again.Error = "That e-mail address and password do not match an account."
 		p.render(w, r, http.StatusUnauthorized, "login.html", "Sign in", again)

@@ -19,6 +19,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/website"
 )
@@ -41,6 +43,8 @@ type Options struct {
 	OnWebsiteChange func(ctx context.Context, id int64) error
 	// PasswordHasher hashes website passwords; nil means argon2id (website.HashPassword).
 	PasswordHasher func(string) (string, error)
+	// Registry takes the metrics of the limits on wrong passwords; nil keeps none.
+	Registry prometheus.Registerer
 	// FailureDelay is the least time a wrong password or sign-in takes to answer; 0 means
 	// DefaultFailureDelay.
 	FailureDelay time.Duration
@@ -52,23 +56,22 @@ const DefaultFailureDelay = time.Second
 
 // Pages serves the HTML side.
 type Pages struct {
-	repo          *repository.Repository
-	websites      *website.Service
-	log           *slog.Logger
-	loc           *time.Location
-	now           func() time.Time
-	publicURL     *url.URL
-	secure        bool
-	trusted       []netip.Prefix
-	failureDelay  time.Duration
-	templates     map[string]*template.Template
-	csrfKey       []byte
-	grantKey      []byte
-	attempts      *attemptLimiter
-	clientHashKey []byte        // keys the hash of client addresses in the attempt limiter
-	hashing       chan struct{} // bounds concurrent argon2id work (19 MiB each)
-	mux           *http.ServeMux
-	handler       http.Handler // mux behind the cross-origin check
+	repo         *repository.Repository
+	websites     *website.Service
+	log          *slog.Logger
+	loc          *time.Location
+	now          func() time.Time
+	publicURL    *url.URL
+	secure       bool
+	trusted      []netip.Prefix
+	failureDelay time.Duration
+	templates    map[string]*template.Template
+	csrfKey      []byte
+	grantKey     []byte
+	limits       attemptLimits
+	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
+	mux          *http.ServeMux
+	handler      http.Handler // mux behind the cross-origin check
 }
 
 // New builds the pages. It reads the service's signing keys, so the database must answer.
@@ -98,21 +101,20 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
 	p := &Pages{
-		repo:          opts.Repo,
-		websites:      website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
-		log:           opts.Logger,
-		loc:           opts.Location,
-		now:           opts.Now,
-		publicURL:     opts.PublicURL,
-		secure:        opts.PublicURL != nil && opts.PublicURL.Scheme == "https",
-		trusted:       opts.TrustedProxies,
-		failureDelay:  opts.FailureDelay,
-		templates:     templates,
-		csrfKey:       csrfKey,
-		grantKey:      grantKey,
-		attempts:      newAttemptLimiter(opts.Now),
-		clientHashKey: randomKey(),
-		hashing:       make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		repo:         opts.Repo,
+		websites:     website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
+		log:          opts.Logger,
+		loc:          opts.Location,
+		now:          opts.Now,
+		publicURL:    opts.PublicURL,
+		secure:       opts.PublicURL != nil && opts.PublicURL.Scheme == "https",
+		trusted:      opts.TrustedProxies,
+		failureDelay: opts.FailureDelay,
+		templates:    templates,
+		csrfKey:      csrfKey,
+		grantKey:     grantKey,
+		limits:       newAttemptLimits(opts.Now, opts.Registry),
+		hashing:      make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 	}
 	p.mux = p.routes()
 	p.handler = p.crossOrigin()

@@ -43,6 +43,11 @@ type StatQuery struct {
 // websites deleted meanwhile are dropped. Rows are written in key order so that concurrent
 // writers (several ingest nodes) take row locks in the same order and cannot deadlock; the input
 // may repeat a key.
+//
+// The websites written for are locked FOR KEY SHARE first, which DeleteWebsite's delete of the
+// row waits for (and which updates, taking FOR NO KEY UPDATE, do not): a delete that comes first
+// commits before the lock is granted, and the website's counts are dropped; one that comes later
+// waits for this write and then deletes its rows too. Either way no row outlives its website.
 func (r *Repository) AddStats(ctx context.Context, batchID string, counts []StatCount) (bool, error) {
 	if len(counts) == 0 {
 		return true, nil
@@ -62,12 +67,17 @@ func (r *Repository) AddStats(ctx context.Context, batchID string, counts []Stat
 			VALUES ($6, now())
 			ON CONFLICT (id) DO NOTHING
 			RETURNING id
+		), live AS (
+			SELECT w.id
+			FROM websites w
+			WHERE w.id = ANY($1::bigint[]) AND EXISTS (SELECT 1 FROM claim)
+			ORDER BY w.id
+			FOR KEY SHARE OF w
 		), input AS (
 			SELECT t.website_id, t.name, t.date, t.value COLLATE "C" AS value, sum(t.count)::bigint AS count
 			FROM unnest($1::bigint[], $2::text[], $3::date[], $4::text[], $5::bigint[])
 				AS t (website_id, name, date, value, count)
-			WHERE EXISTS (SELECT 1 FROM claim)
-				AND EXISTS (SELECT 1 FROM websites w WHERE w.id = t.website_id)
+			WHERE t.website_id IN (SELECT id FROM live)
 			GROUP BY 1, 2, 3, 4
 		), daily AS (
 			INSERT INTO stats AS s (website_id, name, date, value, count)

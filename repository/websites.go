@@ -121,7 +121,8 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 	}
 	defer tx.Rollback() //nolint:errcheck
 
-	current, err := getWebsite(ctx, tx, "websites.update", userID, id, "FOR UPDATE")
+	// NO KEY: serialises updates without waiting for a stats flush, which locks FOR KEY SHARE.
+	current, err := getWebsite(ctx, tx, "websites.update", userID, id, "FOR NO KEY UPDATE")
 	if err != nil {
 		return Website{}, err
 	}

@@ -22,6 +22,8 @@
 # 0 skips phase 2), BENCH_OPEN_CONCURRENCY (64), BENCH_SITES (20), BENCH_SEED (1),
 # BENCH_CEILING (1; 0 skips it), BENCH_MIN_RATE (15000), BENCH_MAX_P99_MS (5),
 # BENCH_MAX_RSS_MB (200); GEOIP_DB, FLUSH_INTERVAL, GOGC... reach the server as set.
+# BENCH_PROFILE=DIR writes the server's CPU profile of phase 1 (cpu.pprof) and its allocations
+# (allocs.pprof) there, through PPROF_ADDR: `go tool pprof -top DIR/cpu.pprof`.
 # Exit status 1 when a target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,50 +54,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-say() { printf '%s\n' "$*" >&2; }
-
-# free_port prints a loopback TCP port nobody listens on.
-free_port() {
-  local port
-  for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"; return
-    fi
-  done
-  say "no free port found"; return 1
-}
-
-# wait_http URL: until it answers at all (any status), for at most 30 s.
-wait_http() {
-  for _ in $(seq 1 300); do
-    if curl -s -o /dev/null --max-time 1 "$1"; then return 0; fi
-    sleep 0.1
-  done
-  say "nothing answers at $1"; return 1
-}
-
-# sample_rss PID FILE: every second, the process's VmRSS, VmHWM, RssAnon and RssFile (kB)
-# appended to FILE, until the process is gone. Bounded: the server exits at the end of the run
-# or at cleanup. RssFile is mostly the memory-mapped GeoIP database when GEOIP_DB is set.
-sample_rss() {
-  local pid=$1 out=$2 line
-  while [ -r "/proc/$pid/status" ]; do
-    line=$(awk '/^VmRSS:/ {r = $2} /^VmHWM:/ {h = $2} /^RssAnon:/ {a = $2} /^RssFile:/ {f = $2}
-      END {if (r != "") print r, h, a, f}' "/proc/$pid/status" 2>/dev/null) || break
-    [ -n "$line" ] && echo "$line" >>"$out"
-    sleep 1
-  done
-}
-
-# busy_ticks: CPU clock ticks spent on anything but idle and iowait, machine-wide, so far.
-busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
-
-# cpu_ticks PID: utime + stime of a process (fields 14 and 15 of /proc/PID/stat).
-cpu_ticks() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
-
-hz=$(getconf CLK_TCK)
-ticks_to_s() { awk -v t="$1" -v hz="$hz" 'BEGIN {printf "%.1f", t / hz}'; }
+# say, free_port, wait_http, sample_rss, busy_ticks, cpu_ticks, ticks_to_s
+. scripts/bench-lib.sh
 
 # load NAME PID URL CONCURRENCY RATE: one loadgen run against the server PID, its output kept as $work/NAME.out, and where
 # the cores went meanwhile (what is neither the server nor the generator is PostgreSQL, the
@@ -143,8 +103,13 @@ key=$(bin/analytics user create --email bench@localhost | tail -n 1)
 port=$(free_port)
 base="http://127.0.0.1:$port"
 say "== analytics serve on 127.0.0.1:$port"
+pprof_addr=''
+if [ -n "${BENCH_PROFILE:-}" ]; then
+  mkdir -p "$BENCH_PROFILE"
+  pprof_addr=127.0.0.1:$(free_port)
+fi
 LISTEN_ADDR=127.0.0.1:$port TRUSTED_PROXIES=127.0.0.1/32 API_RATE_LIMIT=0 GEOIP_DB=${GEOIP_DB:-} \
-  bin/analytics serve 2>"$work/server.log" &
+  PPROF_ADDR=$pprof_addr bin/analytics serve 2>"$work/server.log" &
 server_pid=$!
 wait_http "$base/healthz"
 
@@ -163,7 +128,19 @@ site_list=$(IFS=,; echo "${sites[*]}")
 sample_rss "$server_pid" "$work/rss" &
 sampler_pid=$!
 say "== phase 1: closed loop, $concurrency connections, $duration, $nsites sites"
+profiler_pid=''
+if [ -n "$pprof_addr" ]; then
+  # The middle of the phase: from 2 s in to 2 s before its end.
+  seconds=$(awk -v d="$duration" 'BEGIN {n = d + 0; if (d ~ /m$/) n *= 60; print (n > 6 ? n - 4 : 2)}')
+  (sleep 2 && curl -s -o "$BENCH_PROFILE/cpu.pprof" "http://$pprof_addr/debug/pprof/profile?seconds=$seconds") &
+  profiler_pid=$!
+fi
 load closed "$server_pid" "$base/api/event" "$concurrency" 0
+if [ -n "$pprof_addr" ]; then
+  wait "$profiler_pid" || true
+  curl -s -o "$BENCH_PROFILE/allocs.pprof" "http://$pprof_addr/debug/pprof/allocs"
+  say "profiles: $BENCH_PROFILE/cpu.pprof, $BENCH_PROFILE/allocs.pprof"
+fi
 phases=(closed)
 if [ "$open_rate" != 0 ]; then
   say "== phase 2: open loop at $open_rate requests/s, $open_concurrency connections, $duration"

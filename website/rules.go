@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -48,10 +50,11 @@ func NormaliseDomain(raw string) (string, error) {
 	return ascii, nil
 }
 
-// stripPort removes ":port" and the brackets of an IPv6 literal ("[::1]:8080" -> "::1").
+// stripPort removes ":port" and the brackets of an IPv6 literal ("[::1]:8080" -> "::1");
+// anything else after the brackets leaves the host as it is, to be refused.
 func stripPort(host string) string {
 	if strings.HasPrefix(host, "[") {
-		if end := strings.Index(host, "]"); end > 0 {
+		if end := strings.Index(host, "]"); end > 0 && (end == len(host)-1 || host[end+1] == ':') {
 			return host[1:end]
 		}
 		return host
@@ -105,14 +108,15 @@ func normaliseExcludeIPs(s string) (string, error) {
 }
 
 // normaliseExcludeParams checks that every line can be a query parameter name ("&" alone means
-// the whole query string) and returns the lines joined by LF.
+// the whole query string; no control character, which PostgreSQL may refuse, as it does NUL)
+// and returns the lines joined by LF.
 func normaliseExcludeParams(s string) (string, error) {
 	entries := Lines(s)
 	for i, line := range entries {
 		if line == "&" {
 			continue
 		}
-		if strings.ContainsAny(line, "&=#? \t") {
+		if strings.ContainsAny(line, "&=#? ") || !utf8.ValidString(line) || strings.ContainsFunc(line, unicode.IsControl) {
 			return "", fmt.Errorf("line %d (%q) is not a query parameter name", i+1, line)
 		}
 	}

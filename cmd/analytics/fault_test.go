@@ -248,6 +248,7 @@ func childEnv(dbURL string, extra ...string) []string {
 	env := append(os.Environ(),
 		"DATABASE_URL="+dbURL,
 		"API_RATE_LIMIT=0",
+		"EVENT_RATE_LIMIT=0", // every hit comes from one visitor address
 		"TRUSTED_PROXIES=127.0.0.1/32",
 		"SHUTDOWN_TIMEOUT=20s",
 		"GEOIP_DB=",
@@ -788,6 +789,14 @@ func TestFlushSurvivesDatabaseOutage(t *testing.T) {
 	waitUntil(t, 5*time.Second, "/readyz to report the database gone", func() bool {
 		return steady.status("/readyz") == http.StatusServiceUnavailable
 	})
+	// The API is not ready, but collection is while its buffer has room: steady's does, tiny's
+	// fills up.
+	if got := steady.status("/readyz/collect"); got != http.StatusOK {
+		t.Errorf("steady /readyz/collect %d during the outage with room in its buffer, want 200", got)
+	}
+	waitUntil(t, 5*time.Second, "tiny's /readyz/collect to report its buffer full", func() bool {
+		return tiny.status("/readyz/collect") == http.StatusServiceUnavailable
+	})
 	time.Sleep(3*time.Second - time.Since(outageStart))
 	flushesAtRestart := steady.mustMetric(t, "analytics_flushes_total")
 	tinyFlushesAtRestart := tiny.mustMetric(t, "analytics_flushes_total")
@@ -802,6 +811,9 @@ func TestFlushSurvivesDatabaseOutage(t *testing.T) {
 		return okA && okB && a > flushesAtRestart && b > tinyFlushesAtRestart
 	})
 	phase.Store(recovered)
+	waitUntil(t, 5*time.Second, "tiny's /readyz/collect to be ready again", func() bool {
+		return tiny.status("/readyz/collect") == http.StatusOK
+	})
 	time.Sleep(time.Second)
 	stopSteady()
 	stopTiny()

@@ -92,6 +92,8 @@ type config struct {
 	ListenAddr      string
 	Location        *time.Location
 	RateLimit       float64
+	AuthFailLimit   float64
+	EventRateLimit  float64
 	GeoIPDB         string
 	TrustedProxies  []netip.Prefix
 	FlushInterval   time.Duration
@@ -122,6 +124,8 @@ func loadConfig() (config, error) {
 		cfg.Location = loc
 	}
 	cfg.RateLimit = envFloat("API_RATE_LIMIT", 50, &errs)
+	cfg.AuthFailLimit = envFloat("API_AUTH_FAILURE_LIMIT", 1, &errs)
+	cfg.EventRateLimit = envFloat("EVENT_RATE_LIMIT", ingest.DefaultEventRateLimit, &errs)
 	cfg.FlushInterval = envDuration("FLUSH_INTERVAL", ingest.DefaultFlushInterval, &errs)
 	cfg.SettingsTTL = envDuration("SETTINGS_TTL", ingest.DefaultSettingsTTL, &errs)
 	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
@@ -215,6 +219,7 @@ func openRepo(ctx context.Context, cfg config) (*sqlx.DB, *repository.Repository
 // finish, writes every counter still in memory and exits.
 func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	tuneGC(log)
+	servePprof(log)
 	db, repo, err := openRepo(ctx, cfg)
 	if err != nil {
 		return err
@@ -231,6 +236,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	pipeline := ingest.NewPipeline(repo, ingest.Config{
 		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: geo,
 		FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
+		EventRateLimit: cfg.EventRateLimit,
 	}, registry, log)
 	site, err := pages.New(ctx, pages.Options{
 		Repo: repo, Logger: log, Location: cfg.Location, PublicURL: cfg.PublicURL,
@@ -245,8 +251,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		Repo:            repo,
 		Logger:          log,
 		RateLimit:       cfg.RateLimit,
+		AuthFailLimit:   cfg.AuthFailLimit,
+		TrustedProxies:  cfg.TrustedProxies,
 		Registry:        registry,
 		Collector:       pipeline.Collector,
+		CollectorReady:  pipeline.Ready,
 		OnWebsiteChange: pipeline.Sites.Refresh,
 		PublicURL:       cfg.PublicURL,
 		Pages:           site,

@@ -181,3 +181,22 @@ func TestUserPasswordCommand(t *testing.T) {
 		t.Fatal("a refused password changed the stored one")
 	}
 }
+
+func TestLimitSettings(t *testing.T) {
+	cfg, err := loadConfig()
+	if err != nil || cfg.RateLimit != 50 || cfg.AuthFailLimit != 1 || cfg.EventRateLimit != 200 {
+		t.Fatalf("defaults: %+v, %v", cfg, err)
+	}
+	t.Setenv("EVENT_RATE_LIMIT", "0")
+	t.Setenv("API_AUTH_FAILURE_LIMIT", "0.5")
+	if cfg, err := loadConfig(); err != nil || cfg.EventRateLimit != 0 || cfg.AuthFailLimit != 0.5 {
+		t.Fatalf("set: %+v, %v", cfg, err)
+	}
+	for _, name := range []string{"EVENT_RATE_LIMIT", "API_AUTH_FAILURE_LIMIT", "API_RATE_LIMIT"} {
+		t.Setenv(name, "-1")
+		if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=-1: %v", name, err)
+		}
+		t.Setenv(name, "1")
+	}
+}

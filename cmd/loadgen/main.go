@@ -4,6 +4,7 @@
 //
 //	loadgen -url http://127.0.0.1:8080/api/event -duration 60s -concurrency 8 -sites a.test,b.test
 //	loadgen -url ... -rate 15000 -concurrency 64    # open loop: latency from each scheduled send
+//	loadgen -url ... -flood 198.51.100.66            # one address, a new user agent every request
 //
 // With -noop ADDR it is instead the ceiling server: a plain net/http server with the service's
 // timeouts whose handler reads and discards the body and answers 202, so that the same
@@ -58,6 +59,7 @@ type options struct {
 	timeout     time.Duration
 	noop        string
 	cpuprofile  string
+	flood       string
 }
 
 func run(args []string, stdout io.Writer) error {
@@ -75,6 +77,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request limit on waiting for the answer")
 	fs.StringVar(&o.noop, "noop", "", "serve the do-nothing ceiling handler on this loopback ADDR instead of sending")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write the generator's CPU profile of the run to this file")
+	fs.StringVar(&o.flood, "flood", "", "be a flood from this one client address: every request a visit of the first site with a user agent never seen before")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -120,6 +123,12 @@ func run(args []string, stdout io.Writer) error {
 	}
 	prepStart := time.Now()
 	requests := newTraffic(o.seed, o.sites, o.pages).requests(o.pool)
+	if o.flood != "" {
+		if _, err := netip.ParseAddr(o.flood); err != nil {
+			return fmt.Errorf("-flood %q: not an address", o.flood)
+		}
+		requests = []*request{floodRequest(o.sites[0], o.flood)}
+	}
 	fmt.Fprintf(os.Stderr, "loadgen: %d requests precomputed in %s (%.1f%% events, %.1f%% bots, %d user agents, %d body bytes on average)\n",
 		len(requests), time.Since(prepStart).Round(time.Millisecond), 100*fraction(requests, func(r *request) bool { return r.event }),
 		100*fraction(requests, func(r *request) bool { return r.bot }), distinctUserAgents(requests), averageBody(requests))
@@ -258,6 +267,9 @@ func (w *worker) loop(ctx context.Context, transport *http.Transport, target *ur
 			return
 		}
 		r := requests[rng.IntN(len(requests))]
+		if o.flood != "" {
+			r = r.withUserAgent(neverSeenUserAgent(rng))
+		}
 		status, err := send(ctx, transport, target, r)
 		now := time.Now()
 		w.requests++
@@ -276,6 +288,31 @@ func (w *worker) loop(ctx context.Context, transport *http.Transport, target *ur
 			}
 		}
 	}
+}
+
+// floodRequest is a visit (no referrer) of the site's home page from one client address, as a
+// script would send it through the reverse proxy; each send gets a user agent of its own.
+func floodRequest(site, addr string) *request {
+	h := http.Header{}
+	h.Set("Content-Type", "text/plain;charset=UTF-8")
+	h.Set("X-Forwarded-For", addr)
+	h.Set("X-Forwarded-Proto", "https")
+	body := []byte(`{"page":"https://` + site + `/","referrer":"","screen_resolution":"1920x1080"}`)
+	return &request{body: body, header: h}
+}
+
+// withUserAgent is the request with another user agent (a copy: requests are shared).
+func (r *request) withUserAgent(ua string) *request {
+	h := r.header.Clone()
+	h["User-Agent"] = []string{ua}
+	return &request{body: r.body, header: h, event: r.event, bot: r.bot}
+}
+
+// neverSeenUserAgent is a browser-like user agent with random build numbers: it passes the
+// cheap bot heuristics and misses every cache, so the server classifies each one in full.
+func neverSeenUserAgent(rng *rand.Rand) string {
+	return fmt.Sprintf("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%d.0.%d.%d Safari/537.36",
+		100+rng.IntN(40), rng.IntN(1_000_000), rng.IntN(1_000_000))
 }
 
 // send posts one hit and reads the answer to its end, so that the connection is reused.

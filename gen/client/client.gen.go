@@ -843,17 +843,29 @@ type ClientInterface interface {
 	// GetMetrics Prometheus metrics
 	//
 	// Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-	// count, rows, duration and failures, API requests and latencies, Go runtime.
+	// count, rows, duration and failures, API requests and latencies, per-client rate limits
+	// (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetReadiness Readiness
+	// GetReadiness Readiness of the API
 	//
-	// 200 when the database answers, 503 when it does not.
+	// Whether this node can serve the API: 200 when the database answers, 503 when it does
+	// not. Route API traffic by this one; collection traffic by `/readyz/collect`.
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCollectionReadiness Readiness of collection
+	//
+	// Whether this node can take hits on `POST /api/event`: 200 while its buffer of unwritten
+	// counters (`BUFFER_MAX_KEYS`) has room for one more visit, even while the database is
+	// unreachable (hits are counted in memory and written when it is back); 503 once it has
+	// not, when the endpoint starts answering 503 too.
+	//
+	// Corresponds with GET /readyz/collect (the `GetCollectionReadiness` operationId).
+	GetCollectionReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // PreflightEvent CORS preflight
@@ -1215,7 +1227,8 @@ func (c *Client) GetTrackerScript(ctx context.Context, reqEditors ...RequestEdit
 // GetMetrics Prometheus metrics
 //
 // Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-// count, rows, duration and failures, API requests and latencies, Go runtime.
+// count, rows, duration and failures, API requests and latencies, per-client rate limits
+// (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
 //
 // Corresponds with GET /metrics (the `GetMetrics` operationId).
 func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1230,13 +1243,34 @@ func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
-// GetReadiness Readiness
+// GetReadiness Readiness of the API
 //
-// 200 when the database answers, 503 when it does not.
+// Whether this node can serve the API: 200 when the database answers, 503 when it does
+// not. Route API traffic by this one; collection traffic by `/readyz/collect`.
 //
 // Corresponds with GET /readyz (the `GetReadiness` operationId).
 func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetReadinessRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCollectionReadiness Readiness of collection
+//
+// Whether this node can take hits on `POST /api/event`: 200 while its buffer of unwritten
+// counters (`BUFFER_MAX_KEYS`) has room for one more visit, even while the database is
+// unreachable (hits are counted in memory and written when it is back); 503 once it has
+// not, when the endpoint starts answering 503 too.
+//
+// Corresponds with GET /readyz/collect (the `GetCollectionReadiness` operationId).
+func (c *Client) GetCollectionReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCollectionReadinessRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1960,6 +1994,33 @@ func NewGetReadinessRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetCollectionReadinessRequest constructs an http.Request for the GetCollectionReadiness method
+func NewGetCollectionReadinessRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/readyz/collect")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -2201,21 +2262,35 @@ type ClientWithResponsesInterface interface {
 	// GetMetricsWithResponse Prometheus metrics
 	//
 	// Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-	// count, rows, duration and failures, API requests and latencies, Go runtime.
+	// count, rows, duration and failures, API requests and latencies, per-client rate limits
+	// (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
 
-	// GetReadinessWithResponse Readiness
+	// GetReadinessWithResponse Readiness of the API
 	//
-	// 200 when the database answers, 503 when it does not.
+	// Whether this node can serve the API: 200 when the database answers, 503 when it does
+	// not. Route API traffic by this one; collection traffic by `/readyz/collect`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
+
+	// GetCollectionReadinessWithResponse Readiness of collection
+	//
+	// Whether this node can take hits on `POST /api/event`: 200 while its buffer of unwritten
+	// counters (`BUFFER_MAX_KEYS`) has room for one more visit, even while the database is
+	// unreachable (hits are counted in memory and written when it is back); 503 once it has
+	// not, when the endpoint starts answering 503 too.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /readyz/collect (the `GetCollectionReadiness` operationId).
+	GetCollectionReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCollectionReadinessResponse, error)
 }
 
 // PreflightEventResponse204Headers the declared response headers of an HTTP 204 response for PreflightEvent
@@ -2281,6 +2356,12 @@ type CollectEventResponse413Headers struct {
 	AccessControlAllowOrigin string
 }
 
+// CollectEventResponse429Headers the declared response headers of an HTTP 429 response for CollectEvent
+type CollectEventResponse429Headers struct {
+	AccessControlAllowOrigin string
+	RetryAfter               int
+}
+
 // CollectEventResponse503Headers the declared response headers of an HTTP 503 response for CollectEvent
 type CollectEventResponse503Headers struct {
 	AccessControlAllowOrigin string
@@ -2296,6 +2377,8 @@ type CollectEventResponse struct {
 	JSON404 *Error
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
 	// Headers202 the parsed response headers for an HTTP 202 response
@@ -2306,6 +2389,8 @@ type CollectEventResponse struct {
 	Headers404 *CollectEventResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CollectEventResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CollectEventResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CollectEventResponse503Headers
 }
@@ -2323,6 +2408,11 @@ func (r CollectEventResponse) GetJSON404() *Error {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CollectEventResponse) GetJSON413() *Error {
 	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CollectEventResponse) GetJSON429() *Error {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -3334,6 +3424,54 @@ func (r GetReadinessResponse) ContentType() string {
 	return ""
 }
 
+type GetCollectionReadinessResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Health
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Health
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCollectionReadinessResponse) GetJSON200() *Health {
+	return r.JSON200
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCollectionReadinessResponse) GetJSON503() *Health {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCollectionReadinessResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCollectionReadinessResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCollectionReadinessResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCollectionReadinessResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PreflightEventWithResponse CORS preflight
 //
 // Any origin may post hits.
@@ -3639,7 +3777,8 @@ func (c *ClientWithResponses) GetTrackerScriptWithResponse(ctx context.Context, 
 // GetMetricsWithResponse Prometheus metrics
 //
 // Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-// count, rows, duration and failures, API requests and latencies, Go runtime.
+// count, rows, duration and failures, API requests and latencies, per-client rate limits
+// (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3652,9 +3791,10 @@ func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEdi
 	return ParseGetMetricsResponse(rsp)
 }
 
-// GetReadinessWithResponse Readiness
+// GetReadinessWithResponse Readiness of the API
 //
-// 200 when the database answers, 503 when it does not.
+// Whether this node can serve the API: 200 when the database answers, 503 when it does
+// not. Route API traffic by this one; collection traffic by `/readyz/collect`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3665,6 +3805,24 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, reqE
 		return nil, err
 	}
 	return ParseGetReadinessResponse(rsp)
+}
+
+// GetCollectionReadinessWithResponse Readiness of collection
+//
+// Whether this node can take hits on `POST /api/event`: 200 while its buffer of unwritten
+// counters (`BUFFER_MAX_KEYS`) has room for one more visit, even while the database is
+// unreachable (hits are counted in memory and written when it is back); 503 once it has
+// not, when the endpoint starts answering 503 too.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /readyz/collect (the `GetCollectionReadiness` operationId).
+func (c *ClientWithResponses) GetCollectionReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCollectionReadinessResponse, error) {
+	rsp, err := c.GetCollectionReadiness(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCollectionReadinessResponse(rsp)
 }
 
 // ParsePreflightEventResponse parses an HTTP response from a PreflightEventWithResponse call
@@ -3748,6 +3906,13 @@ func ParseCollectEventResponse(rsp *http.Response) (*CollectEventResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3798,6 +3963,23 @@ func ParseCollectEventResponse(rsp *http.Response) (*CollectEventResponse, error
 			headers.AccessControlAllowOrigin = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers CollectEventResponse429Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CollectEventResponse503Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -4681,6 +4863,39 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 	}
 
 	response := &GetReadinessResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Health
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Health
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCollectionReadinessResponse parses an HTTP response from a GetCollectionReadinessWithResponse call
+func ParseGetCollectionReadinessResponse(rsp *http.Response) (*GetCollectionReadinessResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCollectionReadinessResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}

@@ -85,10 +85,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness
-         * @description 200 when the database answers, 503 when it does not.
+         * Readiness of the API
+         * @description Whether this node can serve the API: 200 when the database answers, 503 when it does
+         *     not. Route API traffic by this one; collection traffic by `/readyz/collect`.
          */
         get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz/collect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness of collection
+         * @description Whether this node can take hits on `POST /api/event`: 200 while its buffer of unwritten
+         *     counters (`BUFFER_MAX_KEYS`) has room for one more visit, even while the database is
+         *     unreachable (hits are counted in memory and written when it is back); 503 once it has
+         *     not, when the endpoint starts answering 503 too.
+         */
+        get: operations["getCollectionReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -107,7 +131,8 @@ export interface paths {
         /**
          * Prometheus metrics
          * @description Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-         *     count, rows, duration and failures, API requests and latencies, Go runtime.
+         *     count, rows, duration and failures, API requests and latencies, per-client rate limits
+         *     (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -555,7 +580,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests from this client; retry later. */
+        /**
+         * @description Too many requests; retry after `Retry-After` seconds. Each API key may send
+         *     `API_RATE_LIMIT` requests a second (bursts of twice as many); a client address that
+         *     failed authentication more than `API_AUTH_FAILURE_LIMIT` times a second (bursts of ten
+         *     times as many) is refused whatever key it sends until it has waited.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -688,6 +718,28 @@ export interface operations {
                 };
             };
             /**
+             * @description This client (its address, or its IPv6 /64) sends far faster than people browse
+             *     (`EVENT_RATE_LIMIT` hits a second, bursts of twice as many; by default 200, which an
+             *     office of hundreds of people behind one address stays well under). The hit was not
+             *     recorded; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AllowAnyOrigin"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too many events from this client; retry later.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
              * @description The service holds as many unwritten counters as it may (the database has been
              *     unreachable for a while); the hit was not recorded. Retry later.
              */
@@ -782,6 +834,32 @@ export interface operations {
         responses: {
             200: components["responses"]["Health"];
             /** @description The database does not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getCollectionReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Health"];
+            /** @description The buffer is (nearly) full; hits may be refused until a flush writes some. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -182,6 +182,7 @@ test("the spec, the docs, and the routes outside /api/v1", async () => {
   assert.match(script.data ?? "", /sendBeacon/);
   assert.deepEqual((await api.client.GET("/healthz")).data, { status: "ok" });
   assert.deepEqual((await api.client.GET("/readyz")).data, { status: "ok" });
+  assert.deepEqual((await api.client.GET("/readyz/collect")).data, { status: "ok" });
   const metrics = await api.client.GET("/metrics", { parseAs: "text" });
   assert.match(metrics.data ?? "", /analytics_events_accepted_total/);
 });

@@ -1,0 +1,45 @@
+package handlers_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/ingest"
+)
+
+// /readyz is the API's readiness (the database answers); /readyz/collect is the collector's
+// (its buffer has room), which holds while the database is unreachable.
+func TestReadinessOfAPIAndCollection(t *testing.T) {
+	var pipeline *ingest.Pipeline
+	e := newEnv(t, func(o *handlers.Options) {
+		pipeline = ingest.NewPipeline(o.Repo, ingest.Config{BufferMaxKeys: 16}, prometheus.NewRegistry(), o.Logger)
+		o.Collector, o.CollectorReady = pipeline.Collector, pipeline.Ready
+	})
+	status := func(path string) int { return e.do(request{path: path}).status }
+	if a, c := status("/readyz"), status("/readyz/collect"); a != 200 || c != 200 {
+		t.Fatalf("database up: /readyz %d, /readyz/collect %d; want 200 and 200", a, c)
+	}
+
+	if err := e.db.Close(); err != nil { // the database is gone for this server
+		t.Fatal(err)
+	}
+	if a, c := status("/readyz"), status("/readyz/collect"); a != http.StatusServiceUnavailable || c != 200 {
+		t.Fatalf("database gone: /readyz %d, /readyz/collect %d; want 503 and 200", a, c)
+	}
+	if err := pipeline.Counters.Add([]ingest.Key{{WebsiteID: 1, Name: "page", Value: "/a"}, {WebsiteID: 1, Name: "page", Value: "/b"}}); err != nil {
+		t.Fatal(err)
+	}
+	if c := status("/readyz/collect"); c != 200 {
+		t.Fatalf("room for one more visit (2 + 14 of 16 keys): /readyz/collect %d, want 200", c)
+	}
+	if err := pipeline.Counters.Add([]ingest.Key{{WebsiteID: 1, Name: "page", Value: "/c"}}); err != nil {
+		t.Fatal(err)
+	}
+	res := e.do(request{path: "/readyz/collect"})
+	if res.status != http.StatusServiceUnavailable || res.json(t)["status"] != "unavailable" {
+		t.Fatalf("no room for one more visit (3 + 14 of 16 keys): /readyz/collect %d %s, want 503", res.status, res.body)
+	}
+}
