@@ -15,3 +15,5 @@ func SplitRange(from, to time.Time) []Segment {
 	}
 	return out
 }
+
+var WithSessionSettings = withSessionSettings
