@@ -56,9 +56,11 @@ tools: tools/node_modules/.bin/redocly
 lint-spec: tools
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true tools/node_modules/.bin/redocly lint --format=stylish openapi.yaml
 
-# Benchmarks of the stats API through HTTP on a year of data (see README: Performance).
+# Benchmarks through HTTP on a year of data (see README: Performance): the stats API and the
+# dashboard. The server runs with the garbage collector paced as `analytics serve` paces it
+# when GOGC and GOMEMLIMIT are unset (docs/decisions.md, Collection).
 bench:
-	scripts/test.sh go test -run '^$$' -bench . -benchtime 400x -count 1 ./handlers/ ./pages/
+	GOGC=off GOMEMLIMIT=100MiB scripts/test.sh go test -run '^$$' -bench . -benchtime 400x -count 1 ./handlers/ ./pages/
 
 # Load test of POST /api/event (see scripts/bench-ingest.sh): realistic mixed traffic against the
 # real service and PostgreSQL on this machine, closed loop then open loop at 15,000/s, 60 s each,
