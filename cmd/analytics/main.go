@@ -240,7 +240,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	}, registry, log)
 	site, err := pages.New(ctx, pages.Options{
 		Repo: repo, Logger: log, Location: cfg.Location, PublicURL: cfg.PublicURL,
-		TrustedProxies: cfg.TrustedProxies, OnWebsiteChange: pipeline.Sites.Refresh,
+		TrustedProxies: cfg.TrustedProxies, OnWebsiteChange: pipeline.Sites.Refresh, Registry: registry,
 	})
 	if err != nil {
 		return err
