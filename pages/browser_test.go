@@ -112,28 +112,8 @@ func TestPagesInChromium(t *testing.T) {
 		}
 	}
 	webtest.WatchProblems(t, ctx)
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		if err := chromedp.Do(c, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	eval := func(js string, out any) {
-		t.Helper()
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		raw, err := chromedp.Run(c, chromedp.Evaluate[json.RawMessage](js, chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatalf("%.80s: %v", js, err)
-		}
-		if out != nil {
-			if err := json.Unmarshal(raw, out); err != nil {
-				t.Fatalf("%.80s: %v", js, err)
-			}
-		}
-	}
+	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
+	eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
 	viewport := func(width int64) chromedp.Action[chromedp.Void] {
 		if width < 600 {
 			return chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
@@ -147,28 +127,8 @@ func TestPagesInChromium(t *testing.T) {
 		if name == "password" || name == "not-found" {
 			ctx = errorTab
 		}
-		do := func(steps ...chromedp.Action[chromedp.Void]) {
-			t.Helper()
-			c, cancel := context.WithTimeout(ctx, 30*time.Second)
-			defer cancel()
-			if err := chromedp.Do(c, steps...); err != nil {
-				t.Fatal(err)
-			}
-		}
-		eval := func(js string, out any) {
-			t.Helper()
-			c, cancel := context.WithTimeout(ctx, 30*time.Second)
-			defer cancel()
-			raw, err := chromedp.Run(c, chromedp.Evaluate[json.RawMessage](js, chromedp.EvalAwaitPromise))
-			if err != nil {
-				t.Fatalf("%.80s: %v", js, err)
-			}
-			if out != nil {
-				if err := json.Unmarshal(raw, out); err != nil {
-					t.Fatalf("%.80s: %v", js, err)
-				}
-			}
-		}
+		do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
+		eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
 		do(viewport(width), chromedp.Navigate(e.srv.URL+path), chromedp.WaitReady(chromedp.CSS("main")))
 		var overflow int64
 		eval(`document.documentElement.scrollWidth - window.innerWidth`, &overflow)
@@ -239,5 +199,31 @@ func TestPagesInChromium(t *testing.T) {
 	path, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("svg.chart-wide path.bar-pageviews"), "d"))
 	if err != nil || strings.Count(path.Value, "M") != 30 {
 		t.Fatalf("without JavaScript the pageview bars are %q (%v)", path.Value, err)
+	}
+}
+
+// tabDo runs steps in a tab, each run bounded in time.
+func tabDo(t *testing.T, tab context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(tab, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(c, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tabEval runs JavaScript in a tab (awaiting a promise) and decodes its value into out.
+func tabEval(t *testing.T, tab context.Context, js string, out any) {
+	t.Helper()
+	c, cancel := context.WithTimeout(tab, 30*time.Second)
+	defer cancel()
+	raw, err := chromedp.Run(c, chromedp.Evaluate[json.RawMessage](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%.80s: %v", js, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%.80s: %v", js, err)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
 )
 
 // topSize is how many values each top list of the dashboard shows.
@@ -34,47 +35,9 @@ type presetLink struct {
 
 // total is one headline number with its change against the previous range.
 type total struct {
-	Label    string
-	Class    string // "visitors" or "pageviews", for the colour key
-	Count    int64
-	Previous int64
-}
-
-// Change is the change against the previous range, as shown: "+12%", "−3%", "new" or "±0%".
-func (t total) Change() string {
-	switch {
-	case t.Previous == 0 && t.Count == 0:
-		return "±0%"
-	case t.Previous == 0:
-		return "new"
-	}
-	pct := float64(t.Count-t.Previous) / float64(t.Previous) * 100
-	switch rounded := int64(pct + 0.5*sign(pct)); {
-	case rounded > 0:
-		return "+" + formatCount(rounded) + "%"
-	case rounded < 0:
-		return "−" + formatCount(-rounded) + "%"
-	default:
-		return "±0%"
-	}
-}
-
-// Trend is "up", "down" or "flat", for the colour of the change.
-func (t total) Trend() string {
-	switch {
-	case t.Count > t.Previous:
-		return "up"
-	case t.Count < t.Previous:
-		return "down"
-	}
-	return "flat"
-}
-
-func sign(f float64) float64 {
-	if f < 0 {
-		return -1
-	}
-	return 1
+	Label  string
+	Class  string // "visitors" or "pageviews", for the colour key
+	Change web.Change
 }
 
 // topList is one statistic's top values.
@@ -175,8 +138,8 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng date
 	}
 	pageviews, visitors := byValue(series["pageview"]), byValue(series["visitor"])
 	data.Totals = []total{
-		{Label: "Visitors", Class: "visitors", Count: sum(visitors), Previous: previous["visitor"]},
-		{Label: "Pageviews", Class: "pageviews", Count: sum(pageviews), Previous: previous["pageview"]},
+		{Label: "Visitors", Class: "visitors", Change: web.Change{Now: sum(visitors), Before: previous["visitor"]}},
+		{Label: "Pageviews", Class: "pageviews", Change: web.Change{Now: sum(pageviews), Before: previous["pageview"]}},
 	}
 	points := chartPoints(rng, pageviews, visitors)
 	data.Table = chartTable(points)

@@ -3,6 +3,8 @@ package pages
 import (
 	"strconv"
 	"strings"
+
+	"github.com/analytics-service/analytics/web"
 )
 
 // statistic is one name of CONTRACT.md section 3 as the pages show it.
@@ -73,24 +75,7 @@ func displayValue(name, value string) string {
 }
 
 // formatCount writes a count with thin groups of three digits: 1 234 567.
-func formatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteString("\u202f") // narrow no-break space
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
+func formatCount(n int64) string { return web.GroupDigits(n, "\u202f") }
 
 func plural(n int, word string) string {
 	if n == 1 {

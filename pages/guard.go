@@ -126,19 +126,12 @@ func (p *Pages) unlock(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 		return
 	}
-	attempts := p.passwordAttempts(r, site.ID)
-	if wait := blocked(attempts); wait > 0 {
-		p.tooMany(w, r, wait)
-		return
-	}
-	right, err := p.checkPassword(r.Context(), *site.PasswordHash, r.PostForm.Get("password"))
-	if err != nil {
-		p.serverError(w, r, err)
+	right, answered := p.attemptPassword(w, r, began, p.passwordAttempts(r, site.ID),
+		func() (string, error) { return *site.PasswordHash, nil }, r.PostForm.Get("password"))
+	if answered {
 		return
 	}
 	if !right {
-		failed(attempts)
-		p.slowFailure(r.Context(), began)
 		p.passwordForm(w, r, site, "That password is not right.")
 		return
 	}

@@ -220,11 +220,7 @@ func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, s
 
 // editWebsite takes the edit form: the same rules as PUT /api/v1/websites/{id}.
 func (p *Pages) editWebsite(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
-		return
-	}
-	site, ok := p.ownedSite(w, r, user)
+	user, site, ok := p.ownedForm(w, r)
 	if !ok {
 		return
 	}
@@ -251,11 +247,7 @@ func (p *Pages) editWebsite(w http.ResponseWriter, r *http.Request) {
 
 // favorite stars or unstars a website from the list.
 func (p *Pages) favorite(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
-		return
-	}
-	site, ok := p.ownedSite(w, r, user)
+	user, site, ok := p.ownedForm(w, r)
 	if !ok {
 		return
 	}
@@ -290,11 +282,7 @@ func (p *Pages) deletePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) deleteWebsite(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
-		return
-	}
-	site, ok := p.ownedSite(w, r, user)
+	user, site, ok := p.ownedForm(w, r)
 	if !ok {
 		return
 	}
@@ -304,6 +292,17 @@ func (p *Pages) deleteWebsite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/?notice=deleted", http.StatusSeeOther)
+}
+
+// ownedForm is the start of every form that changes one of the owner's websites: a signed-in
+// owner, a valid form, and {id} one of theirs. It answers the request itself otherwise.
+func (p *Pages) ownedForm(w http.ResponseWriter, r *http.Request) (*repository.User, repository.Website, bool) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return nil, repository.Website{}, false
+	}
+	site, ok := p.ownedSite(w, r, user)
+	return user, site, ok
 }
 
 // ownedSite reads {id} of the URL: one of the user's websites, else the 404 page (another

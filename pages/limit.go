@@ -93,6 +93,31 @@ func failed(attempts []attempt) {
 	}
 }
 
+// attemptPassword checks a password (a sign-in or a website's) under the limits. It answers
+// the request itself, and says so, when the attempt is refused (429) or fails (500); a wrong
+// password is counted in every bucket and returns no sooner than failureDelay after began, and
+// the caller shows its form again. hash gives the stored hash, "" when there is none.
+func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began time.Time, attempts []attempt,
+	hash func() (string, error), password string) (right, answered bool) {
+	if wait := blocked(attempts); wait > 0 {
+		p.tooMany(w, r, wait)
+		return false, true
+	}
+	stored, err := hash()
+	if err == nil {
+		right, err = p.checkPassword(r.Context(), stored, password)
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return false, true
+	}
+	if !right {
+		failed(attempts)
+		p.slowFailure(r.Context(), began)
+	}
+	return right, false
+}
+
 // tooMany answers a refused attempt.
 func (p *Pages) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
 	minutes := int(wait.Round(time.Minute) / time.Minute)

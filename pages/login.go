@@ -42,24 +42,19 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, http.StatusUnprocessableEntity, "login.html", "Sign in", again)
 		return
 	}
-	attempts := p.signInAttempts(r, email)
-	if wait := blocked(attempts); wait > 0 {
-		p.tooMany(w, r, wait)
-		return
-	}
-	user, hash, err := p.repo.UserPasswordHash(r.Context(), email)
-	if err != nil && !errors.Is(err, repository.ErrNotFound) {
-		p.serverError(w, r, err)
-		return
-	}
-	right, err := p.checkPassword(r.Context(), hash, password)
-	if err != nil {
-		p.serverError(w, r, err)
+	var user repository.User
+	right, answered := p.attemptPassword(w, r, began, p.signInAttempts(r, email), func() (string, error) {
+		u, hash, err := p.repo.UserPasswordHash(r.Context(), email)
+		if errors.Is(err, repository.ErrNotFound) {
+			return "", nil // checked against the dummy hash: as slow as a known account
+		}
+		user = u
+		return hash, err
+	}, password)
+	if answered {
 		return
 	}
 	if !right {
-		failed(attempts)
-		p.slowFailure(r.Context(), began)
 		again.Error = "That e-mail address and password do not match an account."
 		p.render(w, r, http.StatusUnauthorized, "login.html", "Sign in", again)
 		return

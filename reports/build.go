@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
 )
 
 // topN is how many pages and referrers a report lists per website.
@@ -37,47 +37,9 @@ type SiteReport struct {
 	UnsubscribeURL string
 }
 
-// Change is a number of the period and the same number of the period before.
-type Change struct {
-	Now, Before int64
-}
-
-// Percent says the change in a few characters: "+12%", "−3%", "±0%", "new" (nothing
-// before), "–" (nothing either time).
-func (c Change) Percent() string {
-	switch {
-	case c.Now == 0 && c.Before == 0:
-		return "–"
-	case c.Before == 0:
-		return "new"
-	}
-	pct := float64(c.Now-c.Before) * 100 / float64(c.Before)
-	switch r := int64(pct + 0.5*sign(pct)); {
-	case r > 0:
-		return "+" + strconv.FormatInt(r, 10) + "%"
-	case r < 0:
-		return "−" + strconv.FormatInt(-r, 10) + "%"
-	}
-	return "±0%"
-}
-
-// Trend is 1 for a rise, -1 for a fall, 0 otherwise; the HTML part colours by it.
-func (c Change) Trend() int {
-	switch {
-	case c.Now > c.Before:
-		return 1
-	case c.Now < c.Before:
-		return -1
-	}
-	return 0
-}
-
-func sign(f float64) float64 {
-	if f < 0 {
-		return -1
-	}
-	return 1
-}
+// Change is a figure of the period and of the period before (web.Change: the stats pages
+// show changes the same way).
+type Change = web.Change
 
 // Links makes the addresses a message points at, from the service's public address.
 type Links struct {

@@ -82,17 +82,3 @@ func TestDueAtSixInTheServiceTimeZone(t *testing.T) {
 		t.Error("REPORT_PERIOD=year accepted")
 	}
 }
-
-func TestChangePercent(t *testing.T) {
-	for _, c := range []struct {
-		now, before int64
-		want        string
-	}{
-		{0, 0, "–"}, {5, 0, "new"}, {0, 10, "−100%"}, {1253, 1100, "+14%"}, {100, 100, "±0%"},
-		{1001, 1000, "±0%"}, {995, 1000, "−1%"}, {2, 1, "+100%"},
-	} {
-		if got := (reports.Change{Now: c.now, Before: c.before}).Percent(); got != c.want {
-			t.Errorf("%d from %d: %q, want %q", c.now, c.before, got, c.want)
-		}
-	}
-}

@@ -3,12 +3,12 @@ package reports
 import (
 	"embed"
 	htmltemplate "html/template"
-	"strconv"
 	"strings"
 	texttemplate "text/template"
 	"unicode"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
 )
 
 // templateFiles holds the report's two parts and the unsubscribe page.
@@ -62,22 +62,7 @@ func Render(r Report) (text, html string, err error) {
 }
 
 // formatCount writes 1234567 as "1,234,567".
-func formatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func formatCount(n int64) string { return web.GroupDigits(n, ",") }
 
 // oneLine keeps a stranger's value on its line: control characters (newlines, tabs, bidi
 // overrides) become spaces, so a referrer cannot forge lines of the text part.

@@ -1,0 +1,27 @@
+package web
+
+import "testing"
+
+func TestChangePercent(t *testing.T) {
+	for _, c := range []struct {
+		now, before int64
+		want        string
+		trend       int
+	}{
+		{0, 0, "–", 0}, {5, 0, "new", 1}, {0, 10, "−100%", -1}, {1253, 1100, "+14%", 1}, {100, 100, "±0%", 0},
+		{1001, 1000, "±0%", 1}, {995, 1000, "−1%", -1}, {2, 1, "+100%", 1},
+	} {
+		ch := Change{Now: c.now, Before: c.before}
+		if got := ch.Percent(); got != c.want || ch.Trend() != c.trend {
+			t.Errorf("%d from %d: %q %d, want %q %d", c.now, c.before, got, ch.Trend(), c.want, c.trend)
+		}
+	}
+}
+
+func TestGroupDigits(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -12345: "-12,345"} {
+		if got := GroupDigits(n, ","); got != want {
+			t.Errorf("%d: %q, want %q", n, got, want)
+		}
+	}
+}
