@@ -3,6 +3,7 @@ package repository_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -180,6 +181,49 @@ func TestSplitRangeCoversEachDayOnce(t *testing.T) {
 			if n != 1 || d.Before(from) || d.After(to) {
 				t.Fatalf("%v..%v: day %v covered %d times", from, to, d, n)
 			}
+		}
+	}
+}
+
+// The flush adds to the same rows again and again; those updates must stay on their heap page
+// (HOT) rather than move the row and add an index entry each time (see 0008_stats_fillfactor).
+func TestRepeatedFlushesUpdateInPlace(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	u, err := repo.CreateUser(ctx, "a@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := repo.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: "example.com", ExcludeBots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	batch := make([]repository.StatCount, 2000) // about 25 pages of rows
+	for i := range batch {
+		batch[i] = repository.StatCount{WebsiteID: w.ID, Name: "page", Date: day, Value: fmt.Sprintf("/page/%05d", i), Count: 1}
+	}
+	const flushes = 10
+	for range flushes {
+		if _, err := repo.AddStats(ctx, uuid.NewString(), batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"stats", "stats_weekly", "stats_monthly"} {
+		var updates, hot int64
+		err := db.QueryRowContext(ctx, `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&updates, &hot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(len(batch) * (flushes - 1)); updates != want {
+			t.Fatalf("%s: %d updates, want %d", table, updates, want)
+		}
+		if hot*10 < updates*8 {
+			t.Errorf("%s: %d of %d updates were HOT, want at least 80%%", table, hot, updates)
 		}
 	}
 }
