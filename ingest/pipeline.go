@@ -49,6 +49,7 @@ type Pipeline struct {
 	repo        *repository.Repository
 	log         *slog.Logger
 	ttl         time.Duration
+	today       func() time.Time
 	stop        context.CancelFunc
 	flusherDone chan struct{}
 	jobs        sync.WaitGroup
@@ -90,18 +91,20 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 		limiter = ratelimit.New(cfg.EventRateLimit, int(2*cfg.EventRateLimit), cfg.Now)
 		limiter.Register(reg, "events")
 	}
+	collector := &Collector{
+		Sites: sites, Counters: counters, Geo: cfg.Geo, TrustedProxies: cfg.TrustedProxies,
+		Location: cfg.Location, Now: cfg.Now, Metrics: metrics, Limiter: limiter, Log: log,
+	}
 	return &Pipeline{
-		repo:     repo,
-		log:      log,
-		ttl:      cfg.SettingsTTL,
-		Sites:    sites,
-		Counters: counters,
-		Flusher:  NewFlusher(counters, repo, cfg.FlushInterval, metrics, log),
-		Collector: &Collector{
-			Sites: sites, Counters: counters, Geo: cfg.Geo, TrustedProxies: cfg.TrustedProxies,
-			Location: cfg.Location, Now: cfg.Now, Metrics: metrics, Limiter: limiter, Log: log,
-		},
-		Metrics: metrics,
+		repo:      repo,
+		log:       log,
+		ttl:       cfg.SettingsTTL,
+		today:     collector.today,
+		Sites:     sites,
+		Counters:  counters,
+		Flusher:   NewFlusher(counters, repo, cfg.FlushInterval, metrics, log),
+		Collector: collector,
+		Metrics:   metrics,
 	}
 }
 
@@ -119,6 +122,11 @@ func (p *Pipeline) Start(ctx context.Context, more ...Job) error {
 		{Name: "reload website settings", Period: p.ttl, Run: p.Sites.Load},
 		{Name: "forget old flush ids", Period: time.Hour, Run: func(ctx context.Context) error {
 			return p.repo.ForgetBatches(ctx, time.Now().Add(-batchIDRetention))
+		}},
+		// Flushes write the weekly and monthly rollups of ended periods only; this writes them
+		// when a period ends (a query only then, or after a restart).
+		{Name: "roll up ended weeks and months", Period: time.Minute, Run: func(ctx context.Context) error {
+			return p.repo.RollUp(ctx, p.today())
 		}},
 	}, more...)
 	for _, job := range jobs {

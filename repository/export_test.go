@@ -2,15 +2,16 @@ package repository
 
 import "time"
 
-// SplitRange and Segment expose splitRange to the external tests.
+// SplitRange and Segment expose splitRange to the external tests: weeks and months are the
+// last week (its Monday) and month (its 1st) rolled up.
 type Segment struct {
 	Table    string
 	From, To time.Time
 }
 
-func SplitRange(from, to time.Time) []Segment {
+func SplitRange(from, to, weeks, months time.Time) []Segment {
 	var out []Segment
-	for _, s := range splitRange(from, to) {
+	for _, s := range splitRange(from, to, rolledUp{weeks: weeks, months: months}) {
 		out = append(out, Segment{Table: s.table, From: s.from, To: s.to})
 	}
 	return out

@@ -25,8 +25,9 @@ var (
 
 // Repository runs every query of the service.
 type Repository struct {
-	db  *sqlx.DB
-	now func() time.Time
+	db      *sqlx.DB
+	now     func() time.Time
+	rollups rolledUpCache
 }
 
 // New wraps an open database. now is the clock for created_at/updated_at; nil means time.Now.

@@ -37,8 +37,8 @@ type StatQuery struct {
 	Offset   int
 }
 
-// AddStats adds counts to the daily counters and to their weekly and monthly rollups, in one
-// statement, once per batch id: a batch id already claimed adds nothing and AddStats reports false, so a
+// AddStats adds counts to the daily counters, and to the weekly and monthly rollups of the
+// periods already rolled up (a late write; see RollUp), in one statement, once per batch id: a batch id already claimed adds nothing and AddStats reports false, so a
 // writer that does not know whether its last attempt committed can simply retry it. Counts of
 // websites deleted meanwhile are dropped. Rows are written in key order so that concurrent
 // writers (several ingest nodes) take row locks in the same order and cannot deadlock; the input
@@ -79,6 +79,8 @@ func (r *Repository) AddStats(ctx context.Context, batchID string, counts []Stat
 				AS t (website_id, name, date, value, count)
 			WHERE t.website_id IN (SELECT id FROM live)
 			GROUP BY 1, 2, 3, 4
+		), rolled AS (
+			SELECT weeks_through, months_through FROM rollup_state FOR KEY SHARE
 		), daily AS (
 			INSERT INTO stats AS s (website_id, name, date, value, count)
 			SELECT website_id, name, date, value, count
@@ -90,6 +92,7 @@ func (r *Repository) AddStats(ctx context.Context, batchID string, counts []Stat
 			INSERT INTO stats_weekly AS wk (website_id, name, week, value, count)
 			SELECT website_id, name, date_trunc('week', date)::date, value, sum(count)::bigint
 			FROM input
+			WHERE date_trunc('week', date)::date <= (SELECT weeks_through FROM rolled)
 			GROUP BY 1, 2, 3, 4
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, week, value)
@@ -98,6 +101,7 @@ func (r *Repository) AddStats(ctx context.Context, batchID string, counts []Stat
 			INSERT INTO stats_monthly AS m (website_id, name, month, value, count)
 			SELECT website_id, name, date_trunc('month', date)::date, value, sum(count)::bigint
 			FROM input
+			WHERE date_trunc('month', date)::date <= (SELECT months_through FROM rolled)
 			GROUP BY 1, 2, 3, 4
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, month, value)
@@ -125,7 +129,10 @@ func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error 
 // with the number of distinct values in all. Whole calendar months inside the range are read
 // from the monthly rollup, the partial months at its edges from the daily table.
 func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
-	from, args := rangeRows(websiteID, "name = $2", q.Name, q.From, q.To)
+	from, args, err := r.rangeRows(ctx, websiteID, "name = $2", q.Name, q.From, q.To)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.list: %w", err)
+	}
 	if q.Search != "" {
 		args = append(args, likePattern(q.Search))
 		from = strings.ReplaceAll(from, "/*filter*/", fmt.Sprintf("AND value ILIKE $%d", len(args)))
@@ -203,7 +210,10 @@ func (r *Repository) FirstStatDay(ctx context.Context, websiteID int64) (time.Ti
 // statistic over a range of days: the total pageviews and visitors of a dashboard or a report.
 // A name with no counter in the range is 0.
 func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []string, from, to time.Time) (map[string]int64, error) {
-	rows, args := rangeRows(websiteID, "name = ANY($2)", pq.Array(names), from, to)
+	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", pq.Array(names), from, to)
+	if err != nil {
+		return nil, fmt.Errorf("stats.sum: %w", err)
+	}
 	query := `
 		SELECT name, sum(count)::bigint AS count
 		FROM (` + rows + `) AS rows
@@ -238,7 +248,10 @@ type StatList struct {
 // (the dashboard's twelve top lists, or its two time series), so the rows are scanned and the
 // query planned once instead of once per list. A name with no values is absent.
 func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []string, from, to time.Time, limit int) (map[string]StatList, error) {
-	rows, args := rangeRows(websiteID, "name = ANY($2)", pq.Array(names), from, to)
+	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", pq.Array(names), from, to)
+	if err != nil {
+		return nil, fmt.Errorf("stats.top: %w", err)
+	}
 	rankLimit := ""
 	if limit > 0 {
 		args = append(args, limit)
@@ -278,12 +291,17 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stri
 
 // rangeRows is the SQL of every counter row of a website in [from, to] that matches nameCond
 // (on $2 = nameArg), with its arguments: whole months from stats_monthly, whole weeks of what is
-// left from stats_weekly, the remaining days from stats. It selects name, value and count;
-// "/*filter*/" marks where each part takes one more condition.
-func rangeRows(websiteID int64, nameCond string, nameArg any, from, to time.Time) (string, []any) {
+// left from stats_weekly, the remaining days from stats, rollups only as far as they are whole
+// (see RollUp). It selects name, value and count; "/*filter*/" marks where each part takes one
+// more condition.
+func (r *Repository) rangeRows(ctx context.Context, websiteID int64, nameCond string, nameArg any, from, to time.Time) (string, []any, error) {
+	rolled, err := r.rolledUp(ctx)
+	if err != nil {
+		return "", nil, err
+	}
 	args := []any{websiteID, nameArg}
 	var parts []string
-	for _, seg := range splitRange(from, to) {
+	for _, seg := range splitRange(from, to, rolled) {
 		args = append(args, seg.from.Format(dateLayout), seg.to.Format(dateLayout))
 		parts = append(parts, fmt.Sprintf(`
 			SELECT name, value, count FROM %s
@@ -291,7 +309,7 @@ func rangeRows(websiteID int64, nameCond string, nameArg any, from, to time.Time
 			seg.table, nameCond, seg.column, len(args)-1, len(args)))
 	}
 	return strings.Join(parts, `
-			UNION ALL`), args
+			UNION ALL`), args, nil
 }
 
 // segment is a part of a range that one table holds whole: days of stats, weeks (from their
@@ -303,37 +321,41 @@ type segment struct {
 
 // splitRange cuts [from, to] into the fewest rows to read: the whole calendar months inside
 // it, then the whole weeks (Monday to Sunday) inside what is left on either side, then the
-// days left over. A year reads 11 or 12 months and a few weeks and days; 30 days read three
-// or four weeks and at most twelve days. The range is never empty: it yields at least one
-// segment.
-func splitRange(from, to time.Time) []segment {
+// days left over; a month or week is read from its rollup only when rolled says the rollup is
+// whole. A year reads 11 or 12 months and a few weeks and days; 30 days read three or four
+// weeks and at most twelve days. The range is never empty: it yields at least one segment.
+func splitRange(from, to time.Time, rolled rolledUp) []segment {
 	from, to = civil(from), civil(to)
+	weeksEnd := rolled.weeks.AddDate(0, 0, 6) // the last day of the last week rolled up
 	firstMonth := from
 	if from.Day() != 1 {
 		firstMonth = time.Date(from.Year(), from.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 	}
-	afterLastMonth := time.Date(to.Year(), to.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-	if to.AddDate(0, 0, 1).Day() != 1 {
-		afterLastMonth = time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC)
+	// The months end with to, or earlier with the last one rolled up.
+	last := minDate(to, rolled.months.AddDate(0, 1, -1))
+	afterLastMonth := time.Date(last.Year(), last.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	if last.AddDate(0, 0, 1).Day() != 1 {
+		afterLastMonth = time.Date(last.Year(), last.Month(), 1, 0, 0, 0, 0, time.UTC)
 	}
 	if !firstMonth.Before(afterLastMonth) {
-		return splitWeeks(from, to)
+		return splitWeeks(from, to, weeksEnd)
 	}
-	segs := splitWeeks(from, firstMonth.AddDate(0, 0, -1))
+	segs := splitWeeks(from, firstMonth.AddDate(0, 0, -1), weeksEnd)
 	segs = append(segs, segment{"stats_monthly", "month", firstMonth, afterLastMonth.AddDate(0, -1, 0)})
-	return append(segs, splitWeeks(afterLastMonth, to)...)
+	return append(segs, splitWeeks(afterLastMonth, to, weeksEnd)...)
 }
 
-// splitWeeks cuts [from, to] into the days before its first Monday, its whole weeks and the
-// days after them; nothing when from is after to.
-func splitWeeks(from, to time.Time) []segment {
+// splitWeeks cuts [from, to] into the days before its first Monday, its whole weeks up to
+// weeksEnd and the days after them; nothing when from is after to.
+func splitWeeks(from, to, weeksEnd time.Time) []segment {
 	if from.After(to) {
 		return nil
 	}
+	last := minDate(to, weeksEnd)
 	firstMonday := from.AddDate(0, 0, (8-isoWeekday(from))%7)
-	afterLastWeek := to.AddDate(0, 0, 1-isoWeekday(to)) // the Monday of to's week...
-	if isoWeekday(to) == 7 {
-		afterLastWeek = to.AddDate(0, 0, 1) // ...or the day after to, when to ends a week
+	afterLastWeek := last.AddDate(0, 0, 1-isoWeekday(last)) // the Monday of last's week...
+	if isoWeekday(last) == 7 {
+		afterLastWeek = last.AddDate(0, 0, 1) // ...or the day after last, when last ends a week
 	}
 	if !firstMonday.Before(afterLastWeek) {
 		return []segment{{"stats", "date", from, to}}
@@ -343,10 +365,17 @@ func splitWeeks(from, to time.Time) []segment {
 		segs = append(segs, segment{"stats", "date", from, firstMonday.AddDate(0, 0, -1)})
 	}
 	segs = append(segs, segment{"stats_weekly", "week", firstMonday, afterLastWeek.AddDate(0, 0, -7)})
-	if afterLastWeek.Before(to) || afterLastWeek.Equal(to) {
+	if !afterLastWeek.After(to) {
 		segs = append(segs, segment{"stats", "date", afterLastWeek, to})
 	}
 	return segs
+}
+
+func minDate(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // isoWeekday is 1 for Monday ... 7 for Sunday.

@@ -696,6 +696,11 @@ func readSums(dbURL string) (statSums, error) {
 	for _, row := range bySite {
 		sums.bySite[row.ID] = row.Count
 	}
+	// Flushes write the rollups of ended periods only: roll up as if this month had ended, so
+	// that the monthly rows of these hits exist to compare with the daily ones.
+	if err := repository.New(db, nil).RollUp(ctx, time.Now().AddDate(0, 2, 0)); err != nil {
+		return statSums{}, err
+	}
 	if err := db.GetContext(ctx, &sums.monthlyPageview,
 		`SELECT coalesce(sum(count), 0)::bigint FROM stats_monthly WHERE name = 'pageview'`); err != nil {
 		return statSums{}, err

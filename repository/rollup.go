@@ -1,0 +1,149 @@
+package repository
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// rolledUp is how far the rollups are whole (0009_rollup_watermark.sql): every week up to the
+// one starting on weeks, every month up to the one starting on months. Reads use a rollup only
+// up to there. The dates only move forward, so a value read earlier is still true, only
+// cautious: a read that uses it reads a few more daily rows.
+type rolledUp struct {
+	weeks, months time.Time
+}
+
+// rolledUpTTL is how long a node reads with the rollup dates it knows before it asks again:
+// after a period ends, reads use its daily rows until then.
+const rolledUpTTL = time.Minute
+
+type rolledUpCache struct {
+	mu      sync.Mutex
+	value   rolledUp
+	fetched time.Time
+}
+
+// rolledUp returns the rollup dates, from memory when fetched less than rolledUpTTL ago.
+func (r *Repository) rolledUp(ctx context.Context) (rolledUp, error) {
+	c := &r.rollups
+	c.mu.Lock()
+	value, fetched := c.value, c.fetched
+	c.mu.Unlock()
+	if !fetched.IsZero() && time.Since(fetched) < rolledUpTTL {
+		return value, nil
+	}
+	var row struct {
+		Weeks  time.Time `db:"weeks_through"`
+		Months time.Time `db:"months_through"`
+	}
+	if err := r.db.GetContext(ctx, &row, `SELECT weeks_through, months_through FROM rollup_state`); err != nil {
+		return rolledUp{}, fmt.Errorf("rollups.state: %w", err)
+	}
+	value = rolledUp{weeks: civil(row.Weeks), months: civil(row.Months)}
+	r.remember(value)
+	return value, nil
+}
+
+// remember keeps the latest rollup dates known, never older ones.
+func (r *Repository) remember(v rolledUp) {
+	c := &r.rollups
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v.weeks.Before(c.value.weeks) {
+		v.weeks = c.value.weeks
+	}
+	if v.months.Before(c.value.months) {
+		v.months = c.value.months
+	}
+	c.value, c.fetched = v, time.Now()
+}
+
+// RollUp writes the weekly and monthly rollups of the periods that have ended by today (a
+// calendar day of the service's time zone) and were not rolled up yet, from the daily rows, and
+// records that they are whole. It does nothing, without a query, when this node already knows
+// they are. Several nodes may run it at once: the state row, taken FOR UPDATE, orders them, and
+// the later ones find the work done.
+//
+// A flush of a period that is being rolled up either commits first (RollUp's lock waits for its
+// FOR KEY SHARE, and the daily rows it reads include the flush's) or takes its lock after
+// RollUp committed and then adds to the new rollup rows itself (see AddStats).
+func (r *Repository) RollUp(ctx context.Context, today time.Time) error {
+	today = civil(today)
+	want := rolledUp{
+		weeks:  today.AddDate(0, 0, 1-isoWeekday(today)-7),                        // Monday of last week
+		months: time.Date(today.Year(), today.Month()-1, 1, 0, 0, 0, 0, time.UTC), // 1st of last month
+	}
+	c := &r.rollups
+	c.mu.Lock()
+	known := c.value
+	c.mu.Unlock()
+	if !known.weeks.Before(want.weeks) && !known.months.Before(want.months) {
+		return nil
+	}
+	tx, err := r.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("rollups.roll_up: begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	var row struct {
+		Weeks  time.Time `db:"weeks_through"`
+		Months time.Time `db:"months_through"`
+	}
+	if err := tx.GetContext(ctx, &row, `SELECT weeks_through, months_through FROM rollup_state FOR UPDATE`); err != nil {
+		return fmt.Errorf("rollups.roll_up: state: %w", err)
+	}
+	have := rolledUp{weeks: civil(row.Weeks), months: civil(row.Months)}
+	if have.weeks.Before(want.weeks) || have.months.Before(want.months) {
+		// Every website FOR KEY SHARE, as a flush does: a delete in progress commits first
+		// (its daily rows are then gone from what is read), a later one waits for this.
+		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM websites ORDER BY id FOR KEY SHARE`); err != nil {
+			return fmt.Errorf("rollups.roll_up: lock websites: %w", err)
+		}
+	}
+	if have.weeks.Before(want.weeks) {
+		if err := rebuild(ctx, tx, "stats_weekly", "week", have.weeks.AddDate(0, 0, 7), want.weeks.AddDate(0, 0, 6)); err != nil {
+			return err
+		}
+		have.weeks = want.weeks
+	}
+	if have.months.Before(want.months) {
+		if err := rebuild(ctx, tx, "stats_monthly", "month", have.months.AddDate(0, 1, 0), want.months.AddDate(0, 1, -1)); err != nil {
+			return err
+		}
+		have.months = want.months
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE rollup_state SET weeks_through = $1, months_through = $2`,
+		have.weeks.Format(dateLayout), have.months.Format(dateLayout)); err != nil {
+		return fmt.Errorf("rollups.roll_up: record: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("rollups.roll_up: commit: %w", err)
+	}
+	r.remember(have)
+	return nil
+}
+
+// rebuild replaces the rows of a rollup table for the periods of the days first..last (whole
+// periods) by the sums of the daily rows. Replacing, not adding, makes it right whatever the
+// table held for them: partial sums written by a flush of an older version, or nothing.
+func rebuild(ctx context.Context, tx sqlx.ExecerContext, table, column string, first, last time.Time) error {
+	from, to := first.Format(dateLayout), last.Format(dateLayout)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE `+column+` BETWEEN $1 AND $2`, from, to); err != nil {
+		return fmt.Errorf("rollups.roll_up: clear %s: %w", table, err)
+	}
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO `+table+` (website_id, name, `+column+`, value, count)
+		SELECT website_id, name, date_trunc('`+column+`', date)::date, value, sum(count)::bigint
+		FROM stats
+		WHERE date BETWEEN $1 AND $2
+		GROUP BY 1, 2, 3, 4
+		ORDER BY 1, 2, 3, 4`, from, to)
+	if err != nil {
+		return fmt.Errorf("rollups.roll_up: %s: %w", table, err)
+	}
+	return nil
+}
