@@ -20,7 +20,9 @@
 #
 # Environment: BENCH_DURATION (60s), BENCH_CONCURRENCY (8), BENCH_OPEN_RATE (= BENCH_MIN_RATE;
 # 0 skips phase 2), BENCH_OPEN_CONCURRENCY (64), BENCH_SITES (20), BENCH_SEED (1),
-# BENCH_CEILING (1; 0 skips it), BENCH_MIN_RATE (15000), BENCH_MAX_P99_MS (5),
+# BENCH_CEILING (1; 0 skips it), BENCH_CEILING_BUSY (unset; e.g. 8us: a second ceiling whose
+# handler keeps a core busy that long a request, the service's cost over net/http's: the tail
+# latency any handler of that cost gets here), BENCH_MIN_RATE (15000), BENCH_MAX_P99_MS (5),
 # BENCH_MAX_RSS_MB (200); GEOIP_DB, FLUSH_INTERVAL, GOGC... reach the server as set.
 # BENCH_PROFILE=DIR writes the server's CPU profile of phase 1 (cpu.pprof) and its allocations
 # (allocs.pprof) there, through PPROF_ADDR: `go tool pprof -top DIR/cpu.pprof`.
@@ -208,5 +210,16 @@ if [ "${BENCH_CEILING:-1}" != 0 ]; then
   report ceiling
   echo "ratio        $(jq -nr --slurpfile s "$work/closed.json" --slurpfile c "$work/ceiling.json" \
     '"service \($s[0].accepted_per_s)/s / ceiling \($c[0].accepted_per_s)/s = \(($s[0].accepted_per_s / $c[0].accepted_per_s * 1000 | round) / 10)%"')"
+  if [ -n "${BENCH_CEILING_BUSY:-}" ]; then
+    bin/loadgen -noop "127.0.0.1:$noop_port" -noop-busy "$BENCH_CEILING_BUSY" -duration 10m >"$work/noop.log" 2>&1 &
+    noop_pid=$!
+    wait_http "http://127.0.0.1:$noop_port/"
+    say "== ceiling with a handler busy $BENCH_CEILING_BUSY a request"
+    load busy "$noop_pid" "http://127.0.0.1:$noop_port/api/event" "$concurrency" 0
+    kill -TERM "$noop_pid"; wait "$noop_pid" || true; noop_pid=''
+    echo
+    echo "== ceiling with a handler busy $BENCH_CEILING_BUSY a request (same generator, $concurrency connections)"
+    report busy
+  fi
 fi
 exit "$failed"

@@ -9,6 +9,9 @@
 // With -noop ADDR it is instead the ceiling server: a plain net/http server with the service's
 // timeouts whose handler reads and discards the body and answers 202, so that the same
 // generator against it measures what the machine can do with a handler that does nothing.
+// -noop-busy 8us keeps a core busy that long in each request: what the latency of any server
+// that costs 8 us a request more than net/http's own work would be, on this machine, with this
+// generator sharing its cores.
 //
 // Only loopback targets are accepted: this is a benchmark tool, not a way to flood a host.
 package main
@@ -58,6 +61,7 @@ type options struct {
 	pages       int
 	timeout     time.Duration
 	noop        string
+	noopBusy    time.Duration
 	cpuprofile  string
 	flood       string
 }
@@ -76,6 +80,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.pages, "pages", 3000, "distinct paths per website")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request limit on waiting for the answer")
 	fs.StringVar(&o.noop, "noop", "", "serve the do-nothing ceiling handler on this loopback ADDR instead of sending")
+	fs.DurationVar(&o.noopBusy, "noop-busy", 0, "with -noop, keep a core busy this long in each request: a server that costs that much more than net/http's own work")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write the generator's CPU profile of the run to this file")
 	fs.StringVar(&o.flood, "flood", "", "be a flood from this one client address: every request a visit of the first site with a user agent never seen before")
 	if err := fs.Parse(args); err != nil {
@@ -88,7 +93,7 @@ func run(args []string, stdout io.Writer) error {
 		return errors.New("-duration must be positive")
 	}
 	if o.noop != "" {
-		return serveNoop(o.noop, o.duration, stdout)
+		return serveNoop(o.noop, o.duration, o.noopBusy, stdout)
 	}
 	for _, s := range strings.Split(sites, ",") {
 		if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
@@ -577,7 +582,7 @@ func (h *histogram) quantile(q float64) time.Duration {
 // serveNoop answers every POST /api/event with 202 after reading the body, with the timeouts
 // of `analytics serve`, until SIGINT/SIGTERM or until lifetime has passed, whichever is first,
 // so that a forgotten one does not outlive the benchmark.
-func serveNoop(addr string, lifetime time.Duration, stdout io.Writer) error {
+func serveNoop(addr string, lifetime, busy time.Duration, stdout io.Writer) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("-noop %q: %w", addr, err)
@@ -588,6 +593,9 @@ func serveNoop(addr string, lifetime time.Duration, stdout io.Writer) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/event", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		// A loop on the clock, not a sleep: the time is spent on a core, as a handler's is.
+		for start := time.Now(); time.Since(start) < busy; {
+		}
 		w.WriteHeader(http.StatusAccepted)
 	})
 	srv := &http.Server{
