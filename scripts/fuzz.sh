@@ -14,8 +14,25 @@ targets=(
   website:FuzzExclusionLists
   handlers:FuzzAPIRequest
 )
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 for t in "${targets[@]}"; do
   pkg=${t%%:*} name=${t#*:}
   echo "== $name ($pkg) for $fuzztime"
-  go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "./$pkg/" 2>&1 | grep -v '^fuzz: elapsed'
+  corpus="$pkg/testdata/fuzz/$name"
+  before=$(ls "$corpus" 2>/dev/null | wc -l)
+  status=0
+  go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "./$pkg/" >"$out" 2>&1 || status=$?
+  grep -v '^fuzz: elapsed' "$out" || true
+  if [ "$status" != 0 ]; then
+    # Go 1.26's fuzz coordinator can report its own -fuzztime deadline as a failure of the
+    # target, with no failing input (golang/go#75804, fixed in Go 1.27). That, and only that,
+    # is not a failure: a real one writes its input under testdata/fuzz.
+    after=$(ls "$corpus" 2>/dev/null | wc -l)
+    if [ "$after" = "$before" ] && grep -qE '^[[:space:]]+context deadline exceeded$' "$out"; then
+      echo "(the fuzz coordinator's deadline race, golang/go#75804: no failing input; not a failure)"
+      continue
+    fi
+    exit "$status"
+  fi
 done
