@@ -38,11 +38,12 @@ type StatQuery struct {
 }
 
 // AddStats adds counts to the daily counters, and to the weekly and monthly rollups of the
-// periods already rolled up (a late write; see RollUp), in one statement, once per batch id: a batch id already claimed adds nothing and AddStats reports false, so a
-// writer that does not know whether its last attempt committed can simply retry it. Counts of
-// websites deleted meanwhile are dropped. Rows are written in key order so that concurrent
-// writers (several ingest nodes) take row locks in the same order and cannot deadlock; the input
-// may repeat a key.
+// periods already rolled up (a late write; see RollUp), in one statement, once per batch id: a
+// batch id already claimed adds nothing and AddStats reports false, so a writer that does not
+// know whether its last attempt committed can simply retry it. Counts of websites deleted
+// meanwhile are dropped. Rows are written in key order so that concurrent writers (several
+// ingest nodes) take row locks in the same order and cannot deadlock; the input may repeat a
+// key.
 //
 // The websites written for are locked FOR KEY SHARE first, which DeleteWebsite's delete of the
 // row waits for (and which updates, taking FOR NO KEY UPDATE, do not): a delete that comes first
