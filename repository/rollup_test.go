@@ -12,16 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/repository/repotest"
 )
-
-func date(s string) time.Time {
-	d, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
 
 // rollupsDisagree counts the rollup rows of rolled-up periods that differ from the sums of
 // their daily rows (missing, extra or another count): the invariant of 0009_rollup_watermark.
@@ -66,30 +57,29 @@ func rolledThrough(t *testing.T, db *sqlx.DB) (weeks, months string) {
 	return row.Weeks.Format(time.DateOnly), row.Months.Format(time.DateOnly)
 }
 
+// rolledUpThroughJune makes the database one rolled up through June 2026 (its last week
+// starting on the 22nd), as a database running since then would be.
+func rolledUpThroughJune(t *testing.T, db *sqlx.DB) {
+	t.Helper()
+	if _, err := db.Exec(`UPDATE rollup_state SET weeks_through = '2026-06-22', months_through = '2026-06-01'`); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A database rolled up through June 2026: flushes of later days write daily rows only; RollUp
 // writes the rollups of the periods ended since, replacing whatever they held; a late flush of
 // a rolled-up period adds to its rollups; reads give the daily sums throughout.
 func TestRollUp(t *testing.T) {
-	db, _ := repotest.New(t)
+	f := newFixture(t, "example.com")
+	db, repo, site := f.db, f.repo, f.sites[0]
 	ctx := context.Background()
-	if _, err := db.Exec(`UPDATE rollup_state SET weeks_through = '2026-06-22', months_through = '2026-06-01'`); err != nil {
-		t.Fatal(err)
-	}
-	repo := repository.New(db, nil)
-	u, err := repo.CreateUser(ctx, "a@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := repo.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: "example.com", ExcludeBots: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rolledUpThroughJune(t, db)
 	var total int64
 	add := func(day string, n int64) {
 		t.Helper()
 		_, err := repo.AddStats(ctx, uuid.NewString(), []repository.StatCount{
-			{WebsiteID: w.ID, Name: "page", Date: date(day), Value: "/", Count: n},
-			{WebsiteID: w.ID, Name: "page", Date: date(day), Value: "/" + day, Count: 1},
+			{WebsiteID: site, Name: "page", Date: date(day), Value: "/", Count: n},
+			{WebsiteID: site, Name: "page", Date: date(day), Value: "/" + day, Count: 1},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +96,7 @@ func TestRollUp(t *testing.T) {
 	}
 	sumOver := func(from, to string) int64 {
 		t.Helper()
-		sums, err := repo.SumStats(ctx, w.ID, []string{"page"}, date(from), date(to))
+		sums, err := repo.SumStats(ctx, site, []string{"page"}, date(from), date(to))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +112,7 @@ func TestRollUp(t *testing.T) {
 		t.Fatalf("a flush of a period not rolled up wrote %d rollup rows", n)
 	}
 	// What a flush of an older version left: a partial sum, and a value no day has.
-	if _, err := db.Exec(`INSERT INTO stats_weekly VALUES ($1, 'page', '2026-07-13', '/', 3), ($1, 'page', '2026-07-13', '/gone', 1)`, w.ID); err != nil {
+	if _, err := db.Exec(`INSERT INTO stats_weekly VALUES ($1, 'page', '2026-07-13', '/', 3), ($1, 'page', '2026-07-13', '/gone', 1)`, site); err != nil {
 		t.Fatal(err)
 	}
 	if got := sumOver("2026-06-01", "2026-08-31"); got != total {
@@ -149,11 +139,11 @@ func TestRollUp(t *testing.T) {
 	}
 	for _, r := range [][2]string{{"2026-06-01", "2026-08-31"}, {"2026-07-01", "2026-07-31"}, {"2026-06-29", "2026-08-23"}} {
 		var want int64
-		if err := db.Get(&want, `SELECT sum(count) FROM stats WHERE website_id = $1 AND date BETWEEN $2 AND $3`, w.ID, r[0], r[1]); err != nil {
+		if err := db.Get(&want, `SELECT sum(count) FROM stats WHERE website_id = $1 AND date BETWEEN $2 AND $3`, site, r[0], r[1]); err != nil {
 			t.Fatal(err)
 		}
 		// A new repository: no cached rollup dates, so the reads use the rollups just written.
-		sums, err := repository.New(db, nil).SumStats(ctx, w.ID, []string{"page"}, date(r[0]), date(r[1]))
+		sums, err := repository.New(db, nil).SumStats(ctx, site, []string{"page"}, date(r[0]), date(r[1]))
 		if err != nil || sums["page"] != want {
 			t.Fatalf("%s..%s sums to %d (%v), want the days' %d", r[0], r[1], sums["page"], err, want)
 		}
@@ -174,24 +164,10 @@ func TestRollUp(t *testing.T) {
 // Flushes of days around period ends while the days pass and nodes roll up: whatever the
 // interleaving, every rolled-up period's rollups equal its days and nothing is counted twice.
 func TestRollUpRacingFlushes(t *testing.T) {
-	db, _ := repotest.New(t)
+	f := newFixture(t, "a.example.com", "b.example.com", "c.example.com")
+	db, sites := f.db, f.sites
 	ctx := context.Background()
-	if _, err := db.Exec(`UPDATE rollup_state SET weeks_through = '2026-06-22', months_through = '2026-06-01'`); err != nil {
-		t.Fatal(err)
-	}
-	setup := repository.New(db, nil)
-	u, err := setup.CreateUser(ctx, "a@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sites []int64
-	for i := range 3 {
-		w, err := setup.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: fmt.Sprintf("site%d.example.com", i), ExcludeBots: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sites = append(sites, w.ID)
-	}
+	rolledUpThroughJune(t, db)
 	first := date("2026-06-25")
 	const days = 60
 	var today sync.Map // the day each writer has reached

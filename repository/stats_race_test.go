@@ -9,7 +9,6 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/repository/repotest"
 )
 
 // A stats flush racing a website delete leaves no row of the deleted website, whichever of the
@@ -59,26 +58,8 @@ type race struct {
 }
 
 func newRace(t *testing.T) *race {
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
-	ctx := context.Background()
-	u, err := repo.CreateUser(ctx, "a@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &race{t: t, db: db, repo: repo, user: u.ID}
-	for i, d := range []string{"a.example.com", "b.example.com"} {
-		w, err := repo.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: d, ExcludeBots: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			r.a = w.ID
-		} else {
-			r.b = w.ID
-		}
-	}
-	return r
+	f := newFixture(t, "a.example.com", "b.example.com")
+	return &race{t: t, db: f.db, repo: f.repo, user: f.user, a: f.sites[0], b: f.sites[1]}
 }
 
 func (r *race) add(counts ...repository.StatCount) {

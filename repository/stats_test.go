@@ -11,28 +11,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/repository/repotest"
 )
 
 // A batch retried after an unknown outcome must not count twice; counts of a website that no
 // longer exists are dropped rather than failing the batch.
 func TestAddStatsOncePerBatch(t *testing.T) {
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
+	f := newFixture(t, "example.com")
+	db, repo, site := f.db, f.repo, f.sites[0]
 	ctx := context.Background()
-	u, err := repo.CreateUser(ctx, "a@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := repo.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: "example.com", ExcludeBots: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	day := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	batch := []repository.StatCount{
-		{WebsiteID: w.ID, Name: "page", Date: day, Value: "/", Count: 2},
-		{WebsiteID: w.ID, Name: "page", Date: day, Value: "/", Count: 3},
-		{WebsiteID: w.ID + 1000, Name: "page", Date: day, Value: "/", Count: 9}, // no such website
+		{WebsiteID: site, Name: "page", Date: day, Value: "/", Count: 2},
+		{WebsiteID: site, Name: "page", Date: day, Value: "/", Count: 3},
+		{WebsiteID: site + 1000, Name: "page", Date: day, Value: "/", Count: 9}, // no such website
 	}
 	id := uuid.NewString()
 	for attempt, wantApplied := range []bool{true, false, false} {
@@ -42,17 +33,17 @@ func TestAddStatsOncePerBatch(t *testing.T) {
 		}
 	}
 	var daily, weekly, monthly, orphans int64
-	db.Get(&daily, `SELECT sum(count) FROM stats WHERE website_id = $1`, w.ID)
-	db.Get(&weekly, `SELECT sum(count) FROM stats_weekly WHERE website_id = $1 AND week = '2026-06-01'`, w.ID)
-	db.Get(&monthly, `SELECT sum(count) FROM stats_monthly WHERE website_id = $1`, w.ID)
-	db.Get(&orphans, `SELECT count(*) FROM stats WHERE website_id <> $1`, w.ID)
+	db.Get(&daily, `SELECT sum(count) FROM stats WHERE website_id = $1`, site)
+	db.Get(&weekly, `SELECT sum(count) FROM stats_weekly WHERE website_id = $1 AND week = '2026-06-01'`, site)
+	db.Get(&monthly, `SELECT sum(count) FROM stats_monthly WHERE website_id = $1`, site)
+	db.Get(&orphans, `SELECT count(*) FROM stats WHERE website_id <> $1`, site)
 	if daily != 5 || weekly != 5 || monthly != 5 || orphans != 0 {
 		t.Fatalf("daily %d, weekly %d, monthly %d, orphan rows %d; want 5, 5, 5, 0", daily, weekly, monthly, orphans)
 	}
 	if _, err := repo.AddStats(ctx, uuid.NewString(), batch); err != nil {
 		t.Fatal(err)
 	}
-	db.Get(&daily, `SELECT sum(count) FROM stats WHERE website_id = $1`, w.ID)
+	db.Get(&daily, `SELECT sum(count) FROM stats WHERE website_id = $1`, site)
 	if daily != 10 {
 		t.Fatalf("a new batch added %d, want 10 in all", daily)
 	}
@@ -64,17 +55,9 @@ func TestAddStatsOncePerBatch(t *testing.T) {
 // SumStats reads whole months from the rollup and the edges from the daily table; its sums must
 // equal plain sums of the daily counters over any range, for each name asked and no other.
 func TestSumStatsMatchesDailySums(t *testing.T) {
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
+	f := newFixture(t, "example.com")
+	repo, site := f.repo, f.sites[0]
 	ctx := context.Background()
-	u, err := repo.CreateUser(ctx, "a@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := repo.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: "example.com", ExcludeBots: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	start := time.Date(2027, 11, 20, 0, 0, 0, 0, time.UTC)
 	var counts []repository.StatCount
@@ -84,7 +67,7 @@ func TestSumStatsMatchesDailySums(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				continue
 			}
-			counts = append(counts, repository.StatCount{WebsiteID: w.ID, Name: name, Date: date,
+			counts = append(counts, repository.StatCount{WebsiteID: site, Name: name, Date: date,
 				Value: date.Format(time.DateOnly), Count: int64(rng.IntN(90) + 1)})
 		}
 	}
@@ -100,7 +83,7 @@ func TestSumStatsMatchesDailySums(t *testing.T) {
 				want[c.Name] += c.Count
 			}
 		}
-		got, err := repo.SumStats(ctx, w.ID, []string{"pageview", "visitor"}, from, to)
+		got, err := repo.SumStats(ctx, site, []string{"pageview", "visitor"}, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,21 +96,15 @@ func TestSumStatsMatchesDailySums(t *testing.T) {
 // The first day with data is the earliest pageview or event, whichever comes first; other
 // statistics do not count (they come with a pageview).
 func TestFirstStatDay(t *testing.T) {
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
+	f := newFixture(t, "example.com")
+	repo, site := f.repo, f.sites[0]
 	ctx := context.Background()
-	u, _ := repo.CreateUser(ctx, "a@example.com")
-	w, err := repo.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: "example.com", ExcludeBots: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := repo.FirstStatDay(ctx, w.ID); !errors.Is(err, repository.ErrNotFound) {
+	if _, err := repo.FirstStatDay(ctx, site); !errors.Is(err, repository.ErrNotFound) {
 		t.Fatalf("no data: %v", err)
 	}
-	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
-	add := func(name, date string) {
+	add := func(name, day string) {
 		if _, err := repo.AddStats(ctx, uuid.NewString(), []repository.StatCount{
-			{WebsiteID: w.ID, Name: name, Date: day(date), Value: "x", Count: 1}}); err != nil {
+			{WebsiteID: site, Name: name, Date: date(day), Value: "x", Count: 1}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -135,12 +112,12 @@ func TestFirstStatDay(t *testing.T) {
 	add("pageview", "2026-03-05")
 	add("event", "2026-03-02")
 	add("pageview", "2026-02-10")
-	got, err := repo.FirstStatDay(ctx, w.ID)
-	if err != nil || !got.Equal(day("2026-02-10")) {
+	got, err := repo.FirstStatDay(ctx, site)
+	if err != nil || !got.Equal(date("2026-02-10")) {
 		t.Fatalf("first day %v (%v), want 2026-02-10", got, err)
 	}
 	add("event", "2026-02-01")
-	if got, _ := repo.FirstStatDay(ctx, w.ID); !got.Equal(day("2026-02-01")) {
+	if got, _ := repo.FirstStatDay(ctx, site); !got.Equal(date("2026-02-01")) {
 		t.Fatalf("first day %v, want the earlier event's 2026-02-01", got)
 	}
 }
@@ -204,21 +181,13 @@ func TestSplitRangeCoversEachDayOnce(t *testing.T) {
 // page (HOT) rather than move the row and add an index entry each time (see
 // 0008_stats_fillfactor).
 func TestRepeatedFlushesUpdateInPlace(t *testing.T) {
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
+	f := newFixture(t, "example.com")
+	db, repo, site := f.db, f.repo, f.sites[0]
 	ctx := context.Background()
-	u, err := repo.CreateUser(ctx, "a@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := repo.CreateWebsite(ctx, u.ID, repository.NewWebsite{Domain: "example.com", ExcludeBots: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	day := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	batch := make([]repository.StatCount, 2000) // about 25 pages of rows
 	for i := range batch {
-		batch[i] = repository.StatCount{WebsiteID: w.ID, Name: "page", Date: day, Value: fmt.Sprintf("/page/%05d", i), Count: 1}
+		batch[i] = repository.StatCount{WebsiteID: site, Name: "page", Date: day, Value: fmt.Sprintf("/page/%05d", i), Count: 1}
 	}
 	const flushes = 10
 	for range flushes {
