@@ -27,25 +27,37 @@ type rolledUpCache struct {
 	fetched time.Time
 }
 
+// get returns the dates known and when they were read.
+func (c *rolledUpCache) get() (rolledUp, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.value, c.fetched
+}
+
 // rolledUp returns the rollup dates, from memory when fetched less than rolledUpTTL ago.
 func (r *Repository) rolledUp(ctx context.Context) (rolledUp, error) {
-	c := &r.rollups
-	c.mu.Lock()
-	value, fetched := c.value, c.fetched
-	c.mu.Unlock()
+	value, fetched := r.rollups.get()
 	if !fetched.IsZero() && time.Since(fetched) < rolledUpTTL {
 		return value, nil
 	}
+	value, err := readRolledUp(ctx, r.db, "")
+	if err != nil {
+		return rolledUp{}, fmt.Errorf("rollups.state: %w", err)
+	}
+	r.remember(value)
+	return value, nil
+}
+
+// readRolledUp reads the state row; lock is "" or a locking clause.
+func readRolledUp(ctx context.Context, q sqlx.QueryerContext, lock string) (rolledUp, error) {
 	var row struct {
 		Weeks  time.Time `db:"weeks_through"`
 		Months time.Time `db:"months_through"`
 	}
-	if err := r.db.GetContext(ctx, &row, `SELECT weeks_through, months_through FROM rollup_state`); err != nil {
-		return rolledUp{}, fmt.Errorf("rollups.state: %w", err)
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT weeks_through, months_through FROM rollup_state `+lock); err != nil {
+		return rolledUp{}, err
 	}
-	value = rolledUp{weeks: civil(row.Weeks), months: civil(row.Months)}
-	r.remember(value)
-	return value, nil
+	return rolledUp{weeks: civil(row.Weeks), months: civil(row.Months)}, nil
 }
 
 // remember keeps the latest rollup dates known, never older ones.
@@ -77,10 +89,7 @@ func (r *Repository) RollUp(ctx context.Context, today time.Time) error {
 		weeks:  today.AddDate(0, 0, 1-isoWeekday(today)-7),                        // Monday of last week
 		months: time.Date(today.Year(), today.Month()-1, 1, 0, 0, 0, 0, time.UTC), // 1st of last month
 	}
-	c := &r.rollups
-	c.mu.Lock()
-	known := c.value
-	c.mu.Unlock()
+	known, _ := r.rollups.get()
 	if !known.weeks.Before(want.weeks) && !known.months.Before(want.months) {
 		return nil
 	}
@@ -89,14 +98,10 @@ func (r *Repository) RollUp(ctx context.Context, today time.Time) error {
 		return fmt.Errorf("rollups.roll_up: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
-	var row struct {
-		Weeks  time.Time `db:"weeks_through"`
-		Months time.Time `db:"months_through"`
-	}
-	if err := tx.GetContext(ctx, &row, `SELECT weeks_through, months_through FROM rollup_state FOR UPDATE`); err != nil {
+	have, err := readRolledUp(ctx, tx, "FOR UPDATE")
+	if err != nil {
 		return fmt.Errorf("rollups.roll_up: state: %w", err)
 	}
-	have := rolledUp{weeks: civil(row.Weeks), months: civil(row.Months)}
 	if have.weeks.Before(want.weeks) || have.months.Before(want.months) {
 		// Every website FOR KEY SHARE, as a flush does: a delete in progress commits first
 		// (its daily rows are then gone from what is read), a later one waits for this.
