@@ -21,6 +21,7 @@ import (
 	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit"
 )
 
 // env is one test's server on its own fresh database.
@@ -29,27 +30,14 @@ type env struct {
 	db    *sqlx.DB
 	repo  *repository.Repository
 	e     http.Handler
-	clock *clock
+	clock *testkit.Clock
 	logs  *bytes.Buffer
-}
-
-// clock is an injectable time that only moves when told to.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 func newEnv(t testing.TB, opts ...func(*handlers.Options)) *env {
 	t.Helper()
 	db, _ := repotest.New(t)
-	clk := &clock{now: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC))
 	repo := repository.New(db, clk.Now)
 	logs := &bytes.Buffer{}
 	o := handlers.Options{Repo: repo, Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)), Now: clk.Now}

@@ -1,12 +1,10 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,13 +13,14 @@ import (
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit"
 )
 
 // A job handed to Start runs each period beside the pipeline's own; a failure is logged and
 // the job runs again; Stop waits for a running job to return before it drains.
 func TestStartRunsMoreJobsAndStopWaitsForThem(t *testing.T) {
 	db, _ := repotest.New(t)
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	p := NewPipeline(repository.New(db, nil), Config{}, prometheus.NewRegistry(), slog.New(slog.NewTextHandler(logs, nil)))
 	var runs, running atomic.Int32
 	job := Job{Name: "test job", Period: 10 * time.Millisecond, Run: func(ctx context.Context) error {
@@ -54,21 +53,4 @@ func TestStartRunsMoreJobsAndStopWaitsForThem(t *testing.T) {
 	if !strings.Contains(logs.String(), "failing job failed; will retry") {
 		t.Fatalf("a failing job is not logged: %s", logs)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

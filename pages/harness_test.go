@@ -1,7 +1,6 @@
 package pages_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/analytics-service/analytics/pages"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -38,43 +37,18 @@ type env struct {
 	repo     *repository.Repository
 	srv      *httptest.Server
 	pipeline *ingest.Pipeline
-	clock    *clock
-	logs     *syncBuffer
+	clock    *testkit.Clock
+	logs     *testkit.SyncBuffer
 }
-
-// clock only moves when told to; stats days are its calendar days (UTC).
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 type envOption func(*pages.Options)
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	db, _ := repotest.New(t)
-	clk := &clock{now: time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC))
 	repo := repository.New(db, clk.Now)
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	ctx := context.Background()
 	registry := prometheus.NewRegistry()

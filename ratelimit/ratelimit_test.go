@@ -5,21 +5,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/analytics-service/analytics/testkit"
 )
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)} }
+func newClock() *testkit.Clock { return testkit.NewClock(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)) }
 
 func TestTokenBucket(t *testing.T) {
 	clk := newClock()

@@ -1,7 +1,6 @@
 package reports_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -28,6 +27,7 @@ import (
 	"github.com/analytics-service/analytics/reports/smtptest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -40,28 +40,11 @@ type env struct {
 	db       *sqlx.DB
 	dbURL    string
 	repo     *repository.Repository
-	clock    *clock
+	clock    *testkit.Clock
 	smtp     *smtptest.Server
 	server   http.Handler
-	logs     *syncBuffer
+	logs     *testkit.SyncBuffer
 	refreshs *counter // calls of the ingest cache refresh by the unsubscribe handler
-}
-
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 type counter struct {
@@ -72,24 +55,12 @@ type counter struct {
 func (c *counter) add(context.Context, int64) error { c.mu.Lock(); c.n++; c.mu.Unlock(); return nil }
 func (c *counter) get() int                         { c.mu.Lock(); defer c.mu.Unlock(); return c.n }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	db, dbURL := repotest.New(t)
-	clk := &clock{now: time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
 	repo := repository.New(db, clk.Now)
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	refreshs := &counter{}
 	server, err := handlers.NewServer(handlers.Options{
