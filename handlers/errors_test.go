@@ -10,7 +10,7 @@ import (
 	"time"
 
 	analytics "github.com/analytics-service/analytics"
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 )
 
 func TestUnknownRoutesAndMethods(t *testing.T) {
@@ -23,7 +23,7 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 		{request{path: "/api/v1/nothing", key: key}, http.StatusNotFound},
 		{request{path: "/api/v1/websites/1/extra", key: key}, http.StatusNotFound},
 		{request{path: "/api/v2/websites", key: key}, http.StatusNotFound},
-		{request{path: "/"}, http.StatusNotFound},
+		{request{path: "/api/"}, http.StatusNotFound},
 		{request{method: "PATCH", path: "/api/v1/stats/1", key: key}, http.StatusMethodNotAllowed},
 		{request{method: "DELETE", path: "/api/v1/websites", key: key}, http.StatusMethodNotAllowed},
 		{request{method: "POST", path: "/api/v1/websites/1", key: key}, http.StatusMethodNotAllowed},
@@ -70,7 +70,7 @@ func TestInternalErrorHidesDetails(t *testing.T) {
 // API_RATE_LIMIT is per API key: a client behind the same address with another key is not
 // slowed down by the first one.
 func TestRateLimit(t *testing.T) {
-	e := newEnv(t, func(o *handlers.Options) { o.RateLimit = 1 })
+	e := newEnv(t, func(o *app.Config) { o.APIRateLimit = 1 })
 	key, other := e.user("a@example.com"), e.user("b@example.com")
 	for i := 0; i < 2; i++ { // the burst of 2
 		want(t, e.do(request{path: "/api/v1/websites", key: key}), http.StatusOK)
@@ -89,7 +89,7 @@ func TestRateLimit(t *testing.T) {
 // refused before its key is looked at (so a guess cannot be told from a refusal), until it
 // has waited; other addresses, and the API with a right key elsewhere, go on.
 func TestAuthFailureLimit(t *testing.T) {
-	e := newEnv(t, func(o *handlers.Options) {
+	e := newEnv(t, func(o *app.Config) {
 		o.AuthFailLimit = 1 // bursts of 10
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	})

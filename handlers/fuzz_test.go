@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 )
 
 var fuzzMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND"}
@@ -23,7 +23,7 @@ var fuzzMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPT
 func FuzzAPIRequest(f *testing.F) {
 	// A fast stand-in for argon2id (19 MiB, two passes a call), which would slow every store
 	// with a password to a crawl; what is hashed does not matter here.
-	e := newEnv(f, func(o *handlers.Options) {
+	e := newEnv(f, func(o *app.Config) {
 		o.PasswordHasher = func(p string) (string, error) { return fmt.Sprintf("fuzz$%x", sha256.Sum256([]byte(p))), nil }
 	})
 	key := e.user("fuzz@example.com")

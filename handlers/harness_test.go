@@ -17,38 +17,40 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/testkit"
 )
 
-// env is one test's server on its own fresh database.
+// env is one test's service on its own fresh database. Its background jobs do not run: the API
+// needs none of them.
 type env struct {
-	t     testing.TB
-	db    *sqlx.DB
-	repo  *repository.Repository
-	e     http.Handler
-	clock *testkit.Clock
-	logs  *bytes.Buffer
+	t       testing.TB
+	db      *sqlx.DB
+	repo    *repository.Repository
+	service *app.App
+	e       http.Handler
+	clock   *testkit.Clock
+	logs    *bytes.Buffer
 }
 
-func newEnv(t testing.TB, opts ...func(*handlers.Options)) *env {
+func newEnv(t testing.TB, opts ...func(*app.Config)) *env {
 	t.Helper()
 	db, _ := repotest.New(t)
 	clk := testkit.NewClock(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC))
 	repo := repository.New(db, clk.Now)
 	logs := &bytes.Buffer{}
-	o := handlers.Options{Repo: repo, Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)), Now: clk.Now}
+	cfg := app.Config{Now: clk.Now}
 	for _, opt := range opts {
-		opt(&o)
+		opt(&cfg)
 	}
-	e, err := handlers.NewServer(o)
+	service, err := app.New(context.Background(), repo, cfg, slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)))
 	if err != nil {
-		t.Fatalf("new server: %v", err)
+		t.Fatalf("new service: %v", err)
 	}
-	return &env{t: t, db: db, repo: repo, e: e, clock: clk, logs: logs}
+	return &env{t: t, db: db, repo: repo, service: service, e: service.Handler, clock: clk, logs: logs}
 }
 
 type lockedWriter struct {
@@ -126,6 +128,15 @@ func (e *env) do(r request) response {
 		method = http.MethodGet
 	}
 	req := httptest.NewRequest(method, "http://api.test"+r.path, strings.NewReader(body))
+	if method == http.MethodConnect {
+		// httptest reads an absolute target of CONNECT as an authority; a client sending a
+		// path sends it as itself ("CONNECT /api/v1/websites HTTP/1.1").
+		u, err := url.ParseRequestURI(r.path)
+		if err != nil {
+			e.t.Fatalf("CONNECT %q: %v", r.path, err)
+		}
+		req.URL, req.RequestURI = u, r.path
+	}
 	if r.form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}

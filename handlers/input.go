@@ -20,7 +20,7 @@ import (
 
 // formBodies are the generated types that the strict handlers bind each form operation's body
 // into, by operation id in lower case (the embedded spec capitalises ids). Every operation with
-// a form body in the spec needs one (NewServer fails otherwise), so that its fields are checked
+// a form body in the spec needs one (New fails otherwise), so that its fields are checked
 // against the same binder before it runs.
 var formBodies = map[string]func() any{
 	"storewebsite":  func() any { return new(gen.StoreWebsiteFormdataRequestBody) },

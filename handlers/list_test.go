@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 )
 
 // ids returns the data ids (websites) of a list response.
@@ -171,7 +171,7 @@ func TestLinksUsePublicURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, func(o *handlers.Options) { o.PublicURL = public })
+	e := newEnv(t, func(o *app.Config) { o.PublicURL = public })
 	key := e.user("a@example.com")
 	var id any
 	for i := 0; i < 11; i++ {

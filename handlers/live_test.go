@@ -13,11 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/handlers/spectest"
-	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 )
@@ -49,31 +46,26 @@ func newLiveServer(t *testing.T) *liveServer {
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// Pinned, so that a run across midnight still counts every hit on one day.
 	start := time.Now().UTC()
-	registry := prometheus.NewRegistry()
-	pipeline := ingest.NewPipeline(repo, ingest.Config{
+	service, err := app.New(context.Background(), repo, app.Config{
 		FlushInterval: 20 * time.Millisecond,
 		BufferMaxKeys: 10_000,
 		Now:           func() time.Time { return start },
-	}, registry, logger)
-	if err := pipeline.Start(context.Background()); err != nil {
-		t.Fatalf("start pipeline: %v", err)
+	}, logger)
+	if err != nil {
+		t.Fatalf("new service: %v", err)
+	}
+	if err := service.Start(context.Background()); err != nil {
+		t.Fatalf("start: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := pipeline.Stop(ctx); err != nil {
-			t.Errorf("stop pipeline: %v", err)
+		if err := service.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
 		}
 	})
-	handler, err := handlers.NewServer(handlers.Options{
-		Repo: repo, Logger: logger, Registry: registry,
-		Collector: pipeline.Collector, OnWebsiteChange: pipeline.Sites.Refresh,
-	})
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
 	s := &liveServer{repo: repo, Day: start.Format(time.DateOnly)}
-	srv := httptest.NewServer(s.record(handler))
+	srv := httptest.NewServer(s.record(service.Handler))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { s.validate(t) }) // runs first: after the clients, before the server closes
 	s.URL = srv.URL

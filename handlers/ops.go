@@ -1,40 +1,13 @@
 package handlers
 
 import (
-	"context"
-	"encoding/json"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
-
-// health answers /healthz (the process runs), /readyz (the database answers: the API can
-// serve) and /readyz/collect (the collector can take hits, database or not).
-func health(check func(context.Context) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		status, body := http.StatusOK, "ok"
-		if check != nil {
-			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-			defer cancel()
-			if err := check(ctx); err != nil {
-				status, body = http.StatusServiceUnavailable, "unavailable"
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(status)
-		_ = json.NewEncoder(w).Encode(map[string]string{"status": body})
-	}
-}
-
-func metricsHandler(reg *prometheus.Registry) http.Handler {
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
-}
 
 // observe writes one JSON log line per API request and counts it, with its latency, by route,
 // method and status. It hands errors to the error handler first, so both see the final status.

@@ -4,20 +4,15 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
 )
 
 // /readyz is the API's readiness (the database answers); /readyz/collect is the collector's
 // (its buffer has room), which holds while the database is unreachable.
 func TestReadinessOfAPIAndCollection(t *testing.T) {
-	var pipeline *ingest.Pipeline
-	e := newEnv(t, func(o *handlers.Options) {
-		pipeline = ingest.NewPipeline(o.Repo, ingest.Config{BufferMaxKeys: 16}, prometheus.NewRegistry(), o.Logger)
-		o.Collector, o.CollectorReady = pipeline.Collector, pipeline.Ready
-	})
+	e := newEnv(t, func(c *app.Config) { c.BufferMaxKeys = 16 })
+	pipeline := e.service.Pipeline
 	status := func(path string) int { return e.do(request{path: path}).status }
 	if a, c := status("/readyz"), status("/readyz/collect"); a != 200 || c != 200 {
 		t.Fatalf("database up: /readyz %d, /readyz/collect %d; want 200 and 200", a, c)

@@ -1,5 +1,5 @@
-// Package handlers implements the HTTP API: the generated strict server interface, the request
-// validator in front of it, and the one error format.
+// Package handlers serves the JSON API under /api/v1 and nothing else: the generated strict
+// server interface, the request validator in front of it, and the one error format.
 package handlers
 
 import (
@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"path"
 	"strings"
 	"time"
 
@@ -24,14 +23,15 @@ import (
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
-// Options configure the HTTP server.
+// Options configure the API.
 type Options struct {
-	Repo   *repository.Repository
-	Logger *slog.Logger
+	Repo *repository.Repository
+	// Websites applies the website rules to every change (and refreshes the ingest cache).
+	Websites *website.Service
+	Logger   *slog.Logger
 	// RateLimit is the sustained number of API requests a second allowed per API key, with
 	// bursts of twice as many; 0 turns the limit off.
 	RateLimit float64
@@ -44,27 +44,11 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// Now is the limits' clock; nil means time.Now.
 	Now func() time.Time
-	// PasswordHasher hashes website passwords; nil means argon2id with production parameters.
-	PasswordHasher func(password string) (string, error)
-	// Collector serves POST and OPTIONS /api/event; nil serves no collection endpoint.
-	Collector http.Handler
-	// CollectorReady answers GET /readyz/collect: whether this node can take hits now (its
-	// buffer has room), which does not need the database. Nil means always.
-	CollectorReady func(context.Context) error
-	// Registry collects the metrics served at /metrics; nil means a new one.
-	Registry *prometheus.Registry
-	// OnWebsiteChange runs after a website is stored, updated or deleted, so that this node's
-	// ingest settings cache sees the change at once.
-	OnWebsiteChange func(ctx context.Context, id int64) error
-	// Pages serves the HTML side (stats pages, sign-in, the owner's websites) at every path
-	// outside /api/; nil serves the API alone, with its JSON 404 everywhere else.
-	Pages http.Handler
+	// Registry takes the API's metrics; nil means a new one.
+	Registry prometheus.Registerer
 	// PublicURL is the service's public address (PUBLIC_URL, without a trailing slash); nil
 	// means unknown, and addresses are taken from each request.
 	PublicURL *url.URL
-	// Unsubscribe serves the e-mail reports' unsubscribe links under /unsubscribe/; nil serves
-	// none.
-	Unsubscribe http.Handler
 }
 
 // Server implements gen.StrictServerInterface.
@@ -83,51 +67,16 @@ var _ gen.StrictServerInterface = (*Server)(nil)
 // maxBodySize bounds API request bodies; the largest legitimate one is a few exclusion lists.
 const maxBodySize = "64K"
 
-// NewServer wires the whole HTTP interface: the API (echo, the request validator and the
-// handlers) and, beside it on a plain mux so that they pay for none of that, the collection
-// endpoint, the tracker script, health, metrics and the pages.
-func NewServer(opts Options) (http.Handler, error) {
+// New builds the API: echo, the request validator and the handlers, for every path under
+// /api/v1 (the composition root, package app, mounts it beside the rest of the service).
+func New(opts Options) (http.Handler, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	if opts.Registry == nil {
 		opts.Registry = prometheus.NewRegistry()
 	}
-	api, err := newAPI(opts)
-	if err != nil {
-		return nil, err
-	}
-	mux := http.NewServeMux()
-	if opts.Collector != nil {
-		mux.Handle("/api/event", opts.Collector)
-		mux.Handle("/readyz/collect", health(opts.CollectorReady))
-	}
-	mux.Handle("/js/script.js", web.ScriptHandler())
-	// The pages' and the unsubscribe page's CSS, JavaScript and icon.
-	mux.Handle("/static/", web.StaticHandler())
-	mux.Handle("/favicon.ico", http.RedirectHandler(web.AssetURL("favicon.svg"), http.StatusMovedPermanently))
-	mux.Handle("/api/v1/docs", web.DocsHandler())
-	mux.Handle("/healthz", health(nil))
-	mux.Handle("/readyz", health(opts.Repo.Ping))
-	mux.Handle("/metrics", metricsHandler(opts.Registry))
-	if opts.Unsubscribe != nil {
-		mux.Handle("/unsubscribe/", opts.Unsubscribe)
-	}
-	if opts.Pages != nil {
-		mux.Handle("/api/", api)
-		mux.Handle("/", opts.Pages)
-	} else {
-		mux.Handle("/", api)
-	}
-	// A path under /api/ that ServeMux would clean ("//", "..") goes to the API as sent: the
-	// mux would answer it with a redirect, where the API has its own 404.
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.Path; strings.HasPrefix(p, "/api/") && path.Clean(p) != p && path.Clean(p)+"/" != p {
-			api.ServeHTTP(w, r)
-			return
-		}
-		mux.ServeHTTP(w, r)
-	}), nil
+	return newAPI(opts)
 }
 
 func newAPI(opts Options) (*echo.Echo, error) {
@@ -141,7 +90,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	}
 	s := &Server{
 		repo:      opts.Repo,
-		websites:  website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
+		websites:  opts.Websites,
 		log:       opts.Logger,
 		publicURL: opts.PublicURL,
 		trusted:   opts.TrustedProxies,

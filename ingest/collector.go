@@ -148,7 +148,7 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 		return http.StatusAccepted, ""
 	}
 
-	day := c.today()
+	day := c.Today()
 	dayKey := dayNumber(day)
 	keys := make([]Key, 0, maxKeysPerHit)
 	add := func(name, value string) {
@@ -202,7 +202,8 @@ func (c *Collector) hintProxy(ip netip.Addr) {
 	})
 }
 
-func (c *Collector) today() time.Time {
+// Today is the calendar day (in the collector's time zone, as midnight UTC) that hits count on now.
+func (c *Collector) Today() time.Time {
 	now := c.Now().In(c.Location)
 	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 }

@@ -1,4 +1,4 @@
-package ingest
+package ingest_test
 
 import (
 	"bytes"
@@ -17,15 +17,17 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/handlers/spectest"
+	"github.com/analytics-service/analytics/ingest"
+	"github.com/analytics-service/analytics/ingest/geotest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 )
 
 const (
-	chromeWindows = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
-	safariIPhone  = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1"
+	chromeWindows = ingest.ChromeWindowsUA
+	safariIPhone  = ingest.SafariIPhoneUA
 )
 
 // collectEnv is the whole server (API and collector) on a fresh database, with a pinned clock
@@ -33,14 +35,16 @@ const (
 type collectEnv struct {
 	t        testing.TB
 	db       *sqlx.DB
-	pipeline *Pipeline
+	pipeline *ingest.Pipeline
 	server   http.Handler
 	key      string
 	logs     *bytes.Buffer
 	registry *prometheus.Registry
 }
 
-func newCollectEnv(t testing.TB, cfg Config) *collectEnv {
+// newCollectEnv builds the service with cfg, its website settings loaded but no background job
+// running: the test flushes by itself, at moments it chooses.
+func newCollectEnv(t testing.TB, cfg app.Config) *collectEnv {
 	t.Helper()
 	db, _ := repotest.New(t)
 	repo := repository.New(db, nil)
@@ -54,7 +58,12 @@ func newCollectEnv(t testing.TB, cfg Config) *collectEnv {
 		t.Fatal(err)
 	}
 	if cfg.Geo == nil {
-		cfg.Geo = openTestGeoDB(t)
+		geo, err := ingest.OpenGeoDB(geotest.WriteCity(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = geo.Close() })
+		cfg.Geo = geo
 	}
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) }
@@ -62,21 +71,17 @@ func newCollectEnv(t testing.TB, cfg Config) *collectEnv {
 	if cfg.BufferMaxKeys == 0 {
 		cfg.BufferMaxKeys = 100_000
 	}
-	cfg.FlushInterval, cfg.SettingsTTL = time.Hour, time.Hour // the test flushes itself
+	cfg.Registry = prometheus.NewRegistry()
 	logs := &bytes.Buffer{}
-	log := slog.New(slog.NewJSONHandler(logs, nil))
-	registry := prometheus.NewRegistry()
-	p := NewPipeline(repo, cfg, registry, log)
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Stop(context.Background()) })
-	server, err := handlers.NewServer(handlers.Options{Repo: repo, Logger: log, Registry: registry,
-		Collector: p.Collector, OnWebsiteChange: p.Sites.Refresh})
+	service, err := app.New(ctx, repo, cfg, slog.New(slog.NewJSONHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &collectEnv{t: t, db: db, pipeline: p, server: server, key: key, logs: logs, registry: registry}
+	if err := service.Pipeline.Sites.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return &collectEnv{t: t, db: db, pipeline: service.Pipeline, server: service.Handler, key: key, logs: logs,
+		registry: cfg.Registry}
 }
 
 type response struct {
@@ -248,7 +253,7 @@ func TestEachStatistic(t *testing.T) {
 			visit(counts{"page": {"/p": 1}, "referrer": {"": 1}, "campaign": {"c": 1}})},
 		{"a page is cut at 255 characters", nil,
 			[]hit{{body: body("https://site.test"+long, "https://site.test/", "1x1")}},
-			counts{"pageview": {day: 1}, "page": {truncate((&url.URL{Path: long}).EscapedPath(), 255): 1}}},
+			counts{"pageview": {day: 1}, "page": {ingest.Truncate((&url.URL{Path: long}).EscapedPath(), 255): 1}}},
 		{"screen resolutions out of range are unknown", nil,
 			[]hit{
 				{body: body("https://site.test/", "", "0x100")}, {body: body("https://site.test/", "", "20001x5")},
@@ -305,7 +310,7 @@ func TestEachStatistic(t *testing.T) {
 		},
 		visit(counts{"event": {"a\uFFFDb::\uFFFD": 1}, "page": {"/%FF?utm_campaign=%FF%00x": 1}, "referrer": {"": 1},
 			"campaign": {"\uFFFD\uFFFDx": 1}, "screen_resolution": {"1x1": 1}})})
-	e := newCollectEnv(t, Config{})
+	e := newCollectEnv(t, app.Config{})
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e.t = t
@@ -330,7 +335,7 @@ func TestEachStatistic(t *testing.T) {
 }
 
 func TestExclusions(t *testing.T) {
-	e := newCollectEnv(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	e := newCollectEnv(t, app.Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	page := func(domain string) string { return body("https://"+domain+"/", "", "1x1") }
 
 	ips := e.site("ips.test", "exclude_ips", "198.51.100.0/24\n2001:db8:1::5\n")
@@ -377,7 +382,7 @@ func TestExclusions(t *testing.T) {
 }
 
 func TestBadHits(t *testing.T) {
-	e := newCollectEnv(t, Config{})
+	e := newCollectEnv(t, app.Config{})
 	id := e.site("bad.test")
 	cases := []struct {
 		name   string
@@ -399,7 +404,7 @@ func TestBadHits(t *testing.T) {
 		{"event name too long", hit{body: `{"page":"https://bad.test/","event":{"name":"` + strings.Repeat("n", 65) + `"}}`}, 400},
 		{"event value an object", hit{body: `{"page":"https://bad.test/","event":{"name":"a","value":{}}}`}, 400},
 		{"unknown website", hit{body: `{"page":"https://unknown.test/"}`}, 404},
-		{"too large", hit{body: `{"page":"https://bad.test/","referrer":"` + strings.Repeat("r", MaxBodySize) + `"}`}, 413},
+		{"too large", hit{body: `{"page":"https://bad.test/","referrer":"` + strings.Repeat("r", ingest.MaxBodySize) + `"}`}, 413},
 		{"GET", hit{method: "GET"}, 405},
 		{"DELETE", hit{method: "DELETE"}, 405},
 	}
@@ -430,7 +435,7 @@ func TestBadHits(t *testing.T) {
 }
 
 func TestPreflight(t *testing.T) {
-	e := newCollectEnv(t, Config{})
+	e := newCollectEnv(t, app.Config{})
 	req := httptest.NewRequest("OPTIONS", "http://collector.test/api/event", nil)
 	req.Header.Set("Origin", "https://anywhere.example")
 	req.Header.Set("Access-Control-Request-Method", "POST")
@@ -445,7 +450,7 @@ func TestPreflight(t *testing.T) {
 
 // Changes made through the API take effect on this node at once, without waiting for the TTL.
 func TestSettingsChangesApplyAtOnce(t *testing.T) {
-	e := newCollectEnv(t, Config{})
+	e := newCollectEnv(t, app.Config{})
 	id := e.site("live.test")
 	hitLive := func() int { return e.send(hit{body: body("https://live.test/", "", "1x1")}).status }
 	if s := hitLive(); s != 202 {
@@ -473,11 +478,9 @@ func TestSettingsChangesApplyAtOnce(t *testing.T) {
 // Past its bound the buffer refuses (503) rather than dropping silently; what it accepted is
 // written exactly once.
 func TestFullBufferAnswers503(t *testing.T) {
-	e := newCollectEnv(t, Config{BufferMaxKeys: 40})
-	// Hold the background flusher still: it writes early once the buffer is half full, which
-	// would make room at a moment this test cannot choose. The test flushes by itself.
-	e.pipeline.stop()
-	<-e.pipeline.flusherDone
+	e := newCollectEnv(t, app.Config{BufferMaxKeys: 40})
+	// No background flusher runs (it would write early once the buffer is half full, making
+	// room at a moment this test cannot choose): the test flushes by itself.
 	id := e.site("full.test")
 	accepted, refused := 0, 0
 	for i := 0; i < 60; i++ { // each hit adds one distinct page key
@@ -511,7 +514,7 @@ func TestDayInConfiguredTimeZone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newCollectEnv(t, Config{Location: auckland}) // 2026-03-04 20:00 UTC is the 5th there
+	e := newCollectEnv(t, app.Config{Location: auckland}) // 2026-03-04 20:00 UTC is the 5th there
 	id := e.site("tz.test")
 	e.send(hit{body: body("https://tz.test/", "", "1x1")})
 	if err := e.pipeline.Flusher.Flush(context.Background()); err != nil {
@@ -525,7 +528,7 @@ func TestDayInConfiguredTimeZone(t *testing.T) {
 
 // Nothing personal is written: no address or user agent in the stats or the logs.
 func TestNothingPersonalIsKept(t *testing.T) {
-	e := newCollectEnv(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	e := newCollectEnv(t, app.Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	id := e.site("private.test")
 	e.send(hit{body: body("https://private.test/", "", "1x1"), remote: "10.9.9.9:1", forwarded: "198.51.100.77", ua: safariIPhone})
 	e.stats(id)

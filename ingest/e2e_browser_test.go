@@ -18,20 +18,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/maxmind/mmdbwriter"
-	"github.com/maxmind/mmdbwriter/mmdbtype"
-	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
+	"github.com/analytics-service/analytics/ingest/geotest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/web"
@@ -97,83 +93,45 @@ func newE2E(t *testing.T) *e2e {
 	// The clock is pinned to the start of the test, so that a run across midnight UTC still
 	// counts every hit on the one day the test asserts.
 	start := time.Now().UTC()
-	registry := prometheus.NewRegistry()
-	pipeline := ingest.NewPipeline(repo, ingest.Config{
+	service, err := app.New(ctx, repo, app.Config{
 		Geo:           geo,
 		FlushInterval: 100 * time.Millisecond,
 		BufferMaxKeys: 10_000, // the zero value holds no key at all: every hit would be a 503
-		// An hour: the website created below can only be known to the collector through
-		// OnWebsiteChange, which is what this proves; a short TTL would hide a broken hook.
+		// An hour: the website created below can only be known to the collector through the
+		// website rules' refresh of this node's cache, which is what this proves; a short TTL
+		// would hide a broken hook.
 		SettingsTTL: time.Hour,
 		Now:         func() time.Time { return start },
-	}, registry, logger)
-	if err := pipeline.Start(ctx); err != nil {
-		t.Fatalf("start pipeline: %v", err)
+	}, logger)
+	if err != nil {
+		t.Fatalf("new service: %v", err)
+	}
+	if err := service.Start(ctx); err != nil {
+		t.Fatalf("start: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
 		defer cancel()
-		if err := pipeline.Stop(ctx); err != nil {
-			t.Errorf("stop pipeline: %v", err)
+		if err := service.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
 		}
 	})
-	handler, err := handlers.NewServer(handlers.Options{
-		Repo:            repo,
-		Logger:          logger,
-		Registry:        registry,
-		Collector:       pipeline.Collector,
-		OnWebsiteChange: pipeline.Sites.Refresh,
-	})
-	if err != nil {
-		t.Fatalf("new server: %v", err)
-	}
 	// Closed before the pipeline stops (cleanups run last-in first-out), as in serve: no hit
 	// arrives while the counters are drained.
-	api := httptest.NewServer(handler)
+	api := httptest.NewServer(service.Handler)
 	t.Cleanup(api.Close)
 
-	e := &e2e{t: t, api: api, pipeline: pipeline, key: key, day: start.Format(time.DateOnly)}
+	e := &e2e{t: t, api: api, pipeline: service.Pipeline, key: key, day: start.Format(time.DateOnly)}
 	e.website = e.createWebsite()
 	e.pages = e.customerSite()
 	return e
 }
 
 // writeLoopbackGeoDB writes a GeoLite2-City-shaped database that places 127.0.0.1 in Berlin.
-// Loopback is a reserved network, which the writer leaves out unless told otherwise.
 func writeLoopbackGeoDB(t *testing.T) string {
 	t.Helper()
-	tree, err := mmdbwriter.New(mmdbwriter.Options{
-		DatabaseType:            "GeoLite2-City",
-		Languages:               []string{"en"},
-		IncludeReservedNetworks: true,
-		RecordSize:              28,
-	})
-	if err != nil {
-		t.Fatalf("mmdbwriter.New: %v", err)
-	}
-	names := func(en string) mmdbtype.Map { return mmdbtype.Map{"en": mmdbtype.String(en)} }
-	record := mmdbtype.Map{
-		"continent":    mmdbtype.Map{"code": mmdbtype.String("EU"), "names": names("Europe")},
-		"country":      mmdbtype.Map{"iso_code": mmdbtype.String("DE"), "names": names("Germany")},
-		"city":         mmdbtype.Map{"names": names("Berlin")},
-		"subdivisions": mmdbtype.Slice{mmdbtype.Map{"iso_code": mmdbtype.String("BE"), "names": names("Land Berlin")}},
-	}
-	_, loopback, _ := net.ParseCIDR("127.0.0.1/32")
-	if err := tree.Insert(loopback, record); err != nil {
-		t.Fatalf("insert: %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "GeoLite2-City.mmdb")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tree.WriteTo(f); err != nil {
-		t.Fatalf("write %s: %v", path, err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return geotest.Write(t, "GeoLite2-City", []geotest.Network{
+		{Network: "127.0.0.1/32", Record: geotest.CityRecord("EU", "Europe", "DE", "Germany", "Berlin", "BE")}})
 }
 
 // call makes an API request with the key and decodes the JSON answer, which must have status
@@ -209,7 +167,7 @@ func (e *e2e) call(method, path string, form url.Values, want int) map[string]an
 }
 
 // createWebsite stores the website through the API, as its owner would, so that the
-// collector learns of it through OnWebsiteChange.
+// collector learns of it through the website rules' refresh of the cache.
 func (e *e2e) createWebsite() int64 {
 	e.t.Helper()
 	out := e.call(http.MethodPost, "/api/v1/websites",

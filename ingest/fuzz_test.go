@@ -45,14 +45,14 @@ var statNames = map[string]bool{"pageview": true, "visitor": true, "page": true,
 // characters.
 func FuzzCollect(f *testing.F) {
 	f.Add([]byte(`{"page":"https://fuzz.test/a?utm_campaign=spring&ref=x","referrer":"https://www.google.com/","screen_resolution":"1920x1080"}`),
-		"text/plain;charset=UTF-8", chromeWindows, "de-CH,de;q=0.9", "198.51.100.7")
+		"text/plain;charset=UTF-8", ChromeWindowsUA, "de-CH,de;q=0.9", "198.51.100.7")
 	f.Add([]byte(`{"page":"https://www.FUZZ.test/","event":{"name":"Purchase","value":5,"unit":"USD"}}`),
-		"application/json", safariIPhone, "", "2001:db8:1::9")
-	f.Add([]byte(`{"page":"https://drop.test/p?x=%00&utm_campaign=%FF","referrer":"https://drop.test/"}`), "text/plain", chromeWindows, "*", "10.0.0.1, garbage")
+		"application/json", SafariIPhoneUA, "", "2001:db8:1::9")
+	f.Add([]byte(`{"page":"https://drop.test/p?x=%00&utm_campaign=%FF","referrer":"https://drop.test/"}`), "text/plain", ChromeWindowsUA, "*", "10.0.0.1, garbage")
 	f.Add([]byte(`{"page":"http://fuzz.test","event":{"name":"a\u0000b","unit":"\u0000"}}`), "application/json; charset=utf-8", "curl/8.0", "en", "")
 	f.Add([]byte(`{"page":"https://fuzz.test/\u0000"}`), "text/plain", "\x00", "\xff", "::ffff:1.2.3.4")
 	f.Add([]byte(`[1,2]`), "text/html", "Googlebot", "", "")
-	f.Add([]byte(`{"page":"https://params.test/x?utm_campaign=%FF%00&%00=1","referrer":"https://\u00e9xample.com/"}`), "text/plain", chromeWindows, "", "")
+	f.Add([]byte(`{"page":"https://params.test/x?utm_campaign=%FF%00&%00=1","referrer":"https://\u00e9xample.com/"}`), "text/plain", ChromeWindowsUA, "", "")
 
 	sites := NewSites(staticSites{
 		{ID: 1, Domain: "fuzz.test", ExcludeBots: 0},

@@ -3,107 +3,19 @@ package ingest
 import (
 	"errors"
 	"io/fs"
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/maxmind/mmdbwriter"
 	"github.com/maxmind/mmdbwriter/mmdbtype"
+
+	"github.com/analytics-service/analytics/ingest/geotest"
 )
-
-// testGeoNetworks are documentation ranges (RFC 5737, RFC 3849), so no real
-// address can be mistaken for test data.
-var testGeoNetworks = []struct {
-	network string
-	record  mmdbtype.Map
-}{
-	{"198.51.100.0/24", cityRecord("NA", "North America", "US", "United States", "New York", "NY")},
-	// GeoLite2 has many networks known only to the country.
-	{"203.0.113.0/24", cityRecord("EU", "Europe", "DE", "Germany", "", "")},
-	{"2001:db8:1::/48", cityRecord("AS", "Asia", "JP", "Japan", "Tokyo", "13")},
-	// City-states carry no subdivision.
-	{"192.0.2.0/25", cityRecord("AS", "Asia", "SG", "Singapore", "Singapore", "")},
-}
-
-// cityRecord builds a record shaped like GeoLite2-City's, with more than
-// English names so the lookup has to pick the right language.
-func cityRecord(continentCode, continent, countryISO, country, city, subdivisionISO string) mmdbtype.Map {
-	names := func(en string) mmdbtype.Map {
-		return mmdbtype.Map{"en": mmdbtype.String(en), "de": mmdbtype.String("de-" + en), "fr": mmdbtype.String("fr-" + en)}
-	}
-	record := mmdbtype.Map{
-		"continent": mmdbtype.Map{"code": mmdbtype.String(continentCode), "geoname_id": mmdbtype.Uint32(1), "names": names(continent)},
-		"country":   mmdbtype.Map{"iso_code": mmdbtype.String(countryISO), "geoname_id": mmdbtype.Uint32(2), "names": names(country)},
-		"registered_country": mmdbtype.Map{
-			"iso_code": mmdbtype.String(countryISO), "geoname_id": mmdbtype.Uint32(2), "names": names(country),
-		},
-		"location": mmdbtype.Map{
-			"accuracy_radius": mmdbtype.Uint16(100), "latitude": mmdbtype.Float64(1.5), "longitude": mmdbtype.Float64(2.5),
-		},
-	}
-	if city != "" {
-		record["city"] = mmdbtype.Map{"geoname_id": mmdbtype.Uint32(3), "names": names(city)}
-	}
-	if subdivisionISO != "" {
-		record["subdivisions"] = mmdbtype.Slice{
-			mmdbtype.Map{"iso_code": mmdbtype.String(subdivisionISO), "geoname_id": mmdbtype.Uint32(4), "names": names("region")},
-			// A smaller second level, as for England > Cambridgeshire; the
-			// city must use the first.
-			mmdbtype.Map{"iso_code": mmdbtype.String("XX"), "geoname_id": mmdbtype.Uint32(5), "names": names("county")},
-		}
-	}
-	return record
-}
-
-// writeTestGeoDB writes a GeoLite2-City-shaped database of testGeoNetworks
-// into a temporary directory and returns its path.
-func writeTestGeoDB(t testing.TB) string {
-	t.Helper()
-	return writeGeoDB(t, "GeoLite2-City", testGeoNetworks)
-}
-
-func writeGeoDB(t testing.TB, dbType string, networks []struct {
-	network string
-	record  mmdbtype.Map
-}) string {
-	t.Helper()
-	tree, err := mmdbwriter.New(mmdbwriter.Options{
-		DatabaseType:            dbType,
-		Languages:               []string{"de", "en", "fr"},
-		IncludeReservedNetworks: true,
-		RecordSize:              28,
-	})
-	if err != nil {
-		t.Fatalf("mmdbwriter.New: %v", err)
-	}
-	for _, n := range networks {
-		_, network, err := net.ParseCIDR(n.network)
-		if err != nil {
-			t.Fatalf("parse %s: %v", n.network, err)
-		}
-		if err := tree.Insert(network, n.record); err != nil {
-			t.Fatalf("insert %s: %v", n.network, err)
-		}
-	}
-	path := filepath.Join(t.TempDir(), dbType+".mmdb")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tree.WriteTo(f); err != nil {
-		t.Fatalf("write %s: %v", path, err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func openTestGeoDB(t testing.TB) *GeoDB {
 	t.Helper()
-	db, err := OpenGeoDB(writeTestGeoDB(t))
+	db, err := OpenGeoDB(geotest.WriteCity(t))
 	if err != nil {
 		t.Fatalf("OpenGeoDB: %v", err)
 	}
@@ -173,10 +85,8 @@ func TestOpenGeoDBErrors(t *testing.T) {
 		t.Error("OpenGeoDB(garbage) = nil error")
 	}
 
-	asn := writeGeoDB(t, "GeoLite2-ASN", []struct {
-		network string
-		record  mmdbtype.Map
-	}{{"198.51.100.0/24", mmdbtype.Map{"autonomous_system_number": mmdbtype.Uint32(64496)}}})
+	asn := geotest.Write(t, "GeoLite2-ASN", []geotest.Network{
+		{Network: "198.51.100.0/24", Record: mmdbtype.Map{"autonomous_system_number": mmdbtype.Uint32(64496)}}})
 	if _, err := OpenGeoDB(asn); err == nil {
 		t.Error("OpenGeoDB(ASN database) = nil error, want a wrong-type error")
 	}
@@ -197,7 +107,7 @@ func TestGeoLookupAllocations(t *testing.T) {
 func BenchmarkGeoLookup(b *testing.B) {
 	path := os.Getenv("GEOIP_DB")
 	if path == "" {
-		path = writeTestGeoDB(b)
+		path = geotest.WriteCity(b)
 	}
 	db, err := OpenGeoDB(path)
 	if err != nil {

@@ -1,4 +1,4 @@
-package ingest
+package ingest_test
 
 import (
 	"encoding/json"
@@ -9,13 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/ingest"
 )
 
 // One client address (or IPv6 /64) past EVENT_RATE_LIMIT gets 429 with Retry-After, before
 // anything costly: its hits are not parsed, enriched or counted. Other clients go on.
 func TestEventRateLimit(t *testing.T) {
-	e := newCollectEnv(t, Config{EventRateLimit: 5, // bursts of 10; the test clock stands still
+	e := newCollectEnv(t, app.Config{EventRateLimit: 5, // bursts of 10; the test clock stands still
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	id := e.site("limit.test")
 	page := body("https://limit.test/", "", "1x1")
@@ -43,7 +46,7 @@ func TestEventRateLimit(t *testing.T) {
 	if err := json.Unmarshal(res.body, &errBody); err != nil || errBody.Status != 429 || errBody.Message == "" {
 		t.Fatalf("body %s", res.body)
 	}
-	if userAgents.cache.Contains(unseen) {
+	if ingest.UserAgentParsed(unseen) {
 		t.Fatal("the user agent of a refused hit was parsed")
 	}
 	// A malformed body is refused by the limit too: it is not even read.
@@ -68,11 +71,11 @@ func TestEventRateLimit(t *testing.T) {
 	if got := e.stats(id)["pageview"][day]; got != 10+1+10+1 {
 		t.Fatalf("%d pageviews counted, want the 22 accepted", got)
 	}
-	if got := testutil.ToFloat64(e.pipeline.Metrics.rejected.WithLabelValues("429")); got != 3 {
+	if got, _ := metric(t, e.registry, "analytics_events_rejected_total", "status", "429"); got != 3 {
 		t.Fatalf("analytics_events_rejected_total{status=429} %v, want 3", got)
 	}
-	if n, err := testutil.GatherAndCount(e.registry, "analytics_rate_limited_total"); err != nil || n != 1 {
-		t.Fatalf("analytics_rate_limited_total: %d series, %v", n, err)
+	if got, ok := metric(t, e.registry, "analytics_rate_limited_total", "limiter", "events"); !ok || got != 3 {
+		t.Fatalf("analytics_rate_limited_total{limiter=events} %v (present %v), want 3", got, ok)
 	}
 	// Public addresses were refused: no proxy hint, and no address in the logs.
 	if strings.Contains(e.logs.String(), "TRUSTED_PROXIES") || strings.Contains(e.logs.String(), "203.0.113.5") {
@@ -83,7 +86,7 @@ func TestEventRateLimit(t *testing.T) {
 // A private address past the limit is most likely a reverse proxy that TRUSTED_PROXIES does
 // not name: the log says so, once, without the address.
 func TestEventRateLimitHintsAtProxy(t *testing.T) {
-	e := newCollectEnv(t, Config{EventRateLimit: 1})
+	e := newCollectEnv(t, app.Config{EventRateLimit: 1})
 	e.site("proxy.test")
 	for i := 0; i < 5; i++ {
 		e.send(hit{body: body("https://proxy.test/", "", "1x1"), remote: "172.16.0.9:1"})
@@ -96,11 +99,37 @@ func TestEventRateLimitHintsAtProxy(t *testing.T) {
 
 // Off (0), nothing is limited.
 func TestEventRateLimitOff(t *testing.T) {
-	e := newCollectEnv(t, Config{})
+	e := newCollectEnv(t, app.Config{})
 	e.site("free.test")
 	for i := 0; i < 50; i++ {
 		if s := e.send(hit{body: body("https://free.test/", "", "1x1")}).status; s != http.StatusAccepted {
 			t.Fatalf("hit %d: %d", i, s)
 		}
 	}
+}
+
+// metric reads the series of the metric name whose label has value, from the service's
+// registry.
+func metric(t *testing.T, reg *prometheus.Registry, name, label, value string) (float64, bool) {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					if c := m.GetCounter(); c != nil {
+						return c.GetValue(), true
+					}
+					return m.GetGauge().GetValue(), true
+				}
+			}
+		}
+	}
+	return 0, false
 }

@@ -59,8 +59,8 @@ type Sites struct {
 	reloadMu chan struct{}
 }
 
-// NewSites makes an empty cache; call Load before serving (Pipeline.Start does, and reloads it
-// every SettingsTTL).
+// NewSites makes an empty cache; call Load before serving (app.Start does, and its job list
+// reloads it every SETTINGS_TTL).
 func NewSites(source SiteSource) *Sites {
 	s := &Sites{source: source, reloadMu: make(chan struct{}, 1)}
 	empty := map[string]*Site{}

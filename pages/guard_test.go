@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/analytics-service/analytics/pages"
+	"github.com/analytics-service/analytics/app"
 )
 
 // The three kinds of stats page go through the same guard.
@@ -183,7 +183,7 @@ func TestPrivacyGuard(t *testing.T) {
 func TestPasswordAttemptsAreLimited(t *testing.T) {
 	// The test server is its own trusted proxy, so X-Forwarded-For gives each browser its
 	// own client address.
-	e := newEnv(t, func(o *pages.Options) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")} })
+	e := newEnv(t, func(o *app.Config) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")} })
 	owner := e.account("owner@example.com")
 	id := e.site(owner, "locked.example", "privacy", "2", "password", "right one")
 	e.stats(id, "2026-03-19", "page", map[string]int64{"/secret-page": 3})

@@ -15,11 +15,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
-	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
-	"github.com/analytics-service/analytics/pages"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/testkit"
@@ -41,7 +39,7 @@ type env struct {
 	logs     *testkit.SyncBuffer
 }
 
-type envOption func(*pages.Options)
+type envOption func(*app.Config)
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
@@ -49,32 +47,23 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	clk := testkit.NewClock(time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC))
 	repo := repository.New(db, clk.Now)
 	logs := &testkit.SyncBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, nil))
 	ctx := context.Background()
-	registry := prometheus.NewRegistry()
-	pipeline := ingest.NewPipeline(repo, ingest.Config{Now: clk.Now, FlushInterval: time.Hour, SettingsTTL: time.Hour},
-		registry, log)
-	if err := pipeline.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pipeline.Stop(context.Background()) })
-	o := pages.Options{Repo: repo, Logger: log, Now: clk.Now, OnWebsiteChange: pipeline.Sites.Refresh,
-		FailureDelay: failureDelay}
+	// Jobs an hour apart: the tests flush when they choose.
+	cfg := app.Config{Now: clk.Now, FlushInterval: time.Hour, SettingsTTL: time.Hour, FailureDelay: failureDelay}
 	for _, opt := range opts {
-		opt(&o)
+		opt(&cfg)
 	}
-	site, err := pages.New(ctx, o)
+	service, err := app.New(ctx, repo, cfg, slog.New(slog.NewJSONHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler, err := handlers.NewServer(handlers.Options{Repo: repo, Logger: log, Registry: registry,
-		Collector: pipeline.Collector, OnWebsiteChange: pipeline.Sites.Refresh, Pages: site, RateLimit: 0})
-	if err != nil {
+	if err := service.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(handler)
+	t.Cleanup(func() { _ = service.Stop(context.Background()) })
+	srv := httptest.NewServer(service.Handler)
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, repo: repo, srv: srv, pipeline: pipeline, clock: clk, logs: logs}
+	return &env{t: t, db: db, repo: repo, srv: srv, pipeline: service.Pipeline, clock: clk, logs: logs}
 }
 
 // account is a user who can sign in, with an API key.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/analytics-service/analytics/pages"
+	"github.com/analytics-service/analytics/app"
 )
 
 // apiWebsite reads a website through the API, as its owner sees it there.
@@ -170,7 +170,7 @@ func TestWebsiteForms(t *testing.T) {
 // days (today included), from the same sums as the API.
 func TestHomeTotals(t *testing.T) {
 	public, _ := url.Parse("https://stats.example.com")
-	e := newEnv(t, func(o *pages.Options) { o.PublicURL = public })
+	e := newEnv(t, func(o *app.Config) { o.PublicURL = public })
 	owner := e.account("owner@example.com")
 	id := e.site(owner, "counted.example")
 	// The clock's today is 2026-03-20: 30 days are 2026-02-19 .. 2026-03-20.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/analytics-service/analytics/pages"
+	"github.com/analytics-service/analytics/app"
 )
 
 func TestSignInAndOut(t *testing.T) {
@@ -146,7 +146,7 @@ func TestSignInRefusals(t *testing.T) {
 
 func TestCookiesAreSecureBehindHTTPS(t *testing.T) {
 	public, _ := url.Parse("https://stats.example.com")
-	e := newEnv(t, func(o *pages.Options) { o.PublicURL = public })
+	e := newEnv(t, func(o *app.Config) { o.PublicURL = public })
 	p := e.browser().get("/login")
 	c := setCookie(t, p, "csrf")
 	if c == nil || !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {

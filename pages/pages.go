@@ -39,10 +39,8 @@ type Options struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client, as for
 	// collection; the limits on password attempts count per client.
 	TrustedProxies []netip.Prefix
-	// OnWebsiteChange runs after a website is stored, updated or deleted (the ingest cache).
-	OnWebsiteChange func(ctx context.Context, id int64) error
-	// PasswordHasher hashes website passwords; nil means argon2id (website.HashPassword).
-	PasswordHasher func(string) (string, error)
+	// Websites applies the website rules to every change (and refreshes the ingest cache).
+	Websites *website.Service
 	// Registry takes the metrics of the limits on wrong passwords; nil keeps none.
 	Registry prometheus.Registerer
 	// FailureDelay is the least time a wrong password or sign-in takes to answer; 0 means
@@ -102,7 +100,7 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 	}
 	p := &Pages{
 		repo:         opts.Repo,
-		websites:     website.NewService(opts.Repo, opts.PasswordHasher, opts.OnWebsiteChange, opts.Logger),
+		websites:     opts.Websites,
 		log:          opts.Logger,
 		loc:          opts.Location,
 		now:          opts.Now,

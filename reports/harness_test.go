@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,14 +20,14 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/handlers/spectest"
+	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/reports/smtptest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/testkit"
-	"github.com/analytics-service/analytics/website"
 )
 
 // publicURL is the PUBLIC_URL of the tests: https, so messages carry one-click unsubscribe.
@@ -36,24 +35,16 @@ var publicURL = &url.URL{Scheme: "https", Host: "stats.example.test"}
 
 // env is one test's database, API server (with the unsubscribe links mounted) and SMTP server.
 type env struct {
-	t        testing.TB
-	db       *sqlx.DB
-	dbURL    string
-	repo     *repository.Repository
-	clock    *testkit.Clock
-	smtp     *smtptest.Server
-	server   http.Handler
-	logs     *testkit.SyncBuffer
-	refreshs *counter // calls of the ingest cache refresh by the unsubscribe handler
+	t      testing.TB
+	db     *sqlx.DB
+	dbURL  string
+	repo   *repository.Repository
+	clock  *testkit.Clock
+	smtp   *smtptest.Server
+	server http.Handler
+	logs   *testkit.SyncBuffer
+	sites  *ingest.Sites // the service's cache of website settings, which every change refreshes
 }
-
-type counter struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (c *counter) add(context.Context, int64) error { c.mu.Lock(); c.n++; c.mu.Unlock(); return nil }
-func (c *counter) get() int                         { c.mu.Lock(); defer c.mu.Unlock(); return c.n }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
@@ -61,17 +52,16 @@ func newEnv(t testing.TB) *env {
 	clk := testkit.NewClock(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
 	repo := repository.New(db, clk.Now)
 	logs := &testkit.SyncBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, nil))
-	refreshs := &counter{}
-	server, err := handlers.NewServer(handlers.Options{
-		Repo: repo, Logger: log, PasswordHasher: func(string) (string, error) { return "x", nil },
-		Unsubscribe: &reports.Unsubscribe{Repo: repo, Websites: website.NewService(repo, nil, refreshs.add, log), Log: log},
-	})
+	// The service's own reporter is not used (each test makes the one it needs), nor are its
+	// background jobs started: only its handler serves, for the unsubscribe links and the API.
+	service, err := app.New(context.Background(), repo, app.Config{
+		Now: clk.Now, PasswordHasher: func(string) (string, error) { return "x", nil },
+	}, slog.New(slog.NewJSONHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &env{t: t, db: db, dbURL: dbURL, repo: repo, clock: clk, smtp: smtptest.Start(t, smtptest.Options{}),
-		server: server, logs: logs, refreshs: refreshs}
+		server: service.Handler, logs: logs, sites: service.Pipeline.Sites}
 }
 
 // mailer is a Mailer for the env's SMTP server (STARTTLS, AUTH), trusting its certificate.

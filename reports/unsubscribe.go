@@ -84,7 +84,7 @@ func parseToken(key []byte, s string) (token, bool) {
 	return t, len(t.WebsiteIDs) <= maxTokenWebsites
 }
 
-// The page uses the stats pages' stylesheet (served at /static/ by handlers.NewServer).
+// The page uses the stats pages' stylesheet (served at /static/ by the service, package app).
 var unsubscribePage = template.Must(template.New("unsubscribe.html").
 	Funcs(template.FuncMap{"asset": web.AssetURL}).ParseFS(templateFiles, "templates/unsubscribe.html"))
 

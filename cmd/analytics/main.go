@@ -24,12 +24,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-
-	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
-	"github.com/analytics-service/analytics/pages"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/website"
@@ -106,6 +102,16 @@ type config struct {
 	// Mailer sends the e-mail reports (SMTP_URL, REPORT_FROM); nil when SMTP_URL is unset.
 	Mailer       *reports.Mailer
 	ReportPeriod string // REPORT_PERIOD: reports.Month or reports.Week
+}
+
+// app is the service's configuration, from the environment's.
+func (cfg config) app(geo *ingest.GeoDB, links reports.Links) app.Config {
+	return app.Config{
+		Location: cfg.Location, PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
+		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
+		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
+		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, ReportLinks: links,
+	}
 }
 
 func loadConfig() (config, error) {
@@ -231,46 +237,23 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	}
 	defer geo.Close()
 
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	pipeline := ingest.NewPipeline(repo, ingest.Config{
-		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: geo,
-		FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
-		EventRateLimit: cfg.EventRateLimit,
-	}, registry, log)
-	site, err := pages.New(ctx, pages.Options{
-		Repo: repo, Logger: log, Location: cfg.Location, PublicURL: cfg.PublicURL,
-		TrustedProxies: cfg.TrustedProxies, OnWebsiteChange: pipeline.Sites.Refresh, Registry: registry,
-	})
+	links, public := reportLinks(cfg)
+	if !public && cfg.Mailer != nil {
+		log.Warn("PUBLIC_URL is not set: links in e-mail reports point at " + links.Base.String() +
+			", which only a reader on this machine can open, and carry no one-click unsubscribe")
+	}
+	service, err := app.New(ctx, repo, cfg.app(geo, links), log)
 	if err != nil {
 		return err
 	}
-	reporter := newReporter(cfg, repo, registry, log)
-	reporter.LogSetup()
-	handler, err := handlers.NewServer(handlers.Options{
-		Repo:            repo,
-		Logger:          log,
-		RateLimit:       cfg.RateLimit,
-		AuthFailLimit:   cfg.AuthFailLimit,
-		TrustedProxies:  cfg.TrustedProxies,
-		Registry:        registry,
-		Collector:       pipeline.Collector,
-		CollectorReady:  pipeline.Ready,
-		OnWebsiteChange: pipeline.Sites.Refresh,
-		PublicURL:       cfg.PublicURL,
-		Pages:           site,
-		Unsubscribe:     unsubscribeHandler(repo, pipeline.Sites.Refresh, log),
-	})
-	if err != nil {
-		return err
-	}
-	if err := pipeline.Start(ctx, reportJob(reporter)); err != nil {
+	service.Reporter.LogSetup()
+	if err := service.Start(ctx); err != nil {
 		return err
 	}
 
 	srv := &http.Server{
 		Addr:              cfg.ListenAddr,
-		Handler:           handler,
+		Handler:           service.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -290,7 +273,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	shutdownErr := srv.Shutdown(shutdownCtx)
-	if err := pipeline.Stop(shutdownCtx); err != nil {
+	if err := service.Stop(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if shutdownErr != nil {

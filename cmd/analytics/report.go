@@ -8,22 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/website"
 )
-
-// reportTick is how often a node looks for reports to send: the ones that just became due,
-// and failed ones whose next attempt has come. Each look is two small queries.
-const reportTick = time.Minute
 
 // loadReportConfig reads SMTP_URL, REPORT_FROM and REPORT_PERIOD.
 func loadReportConfig(cfg *config) error {
@@ -59,27 +50,13 @@ func reportLinks(cfg config) (reports.Links, bool) {
 	return reports.Links{Base: &url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}}, false
 }
 
-func newReporter(cfg config, repo *repository.Repository, reg prometheus.Registerer, log *slog.Logger) *reports.Reporter {
-	links, public := reportLinks(cfg)
-	if !public && cfg.Mailer != nil {
-		log.Warn("PUBLIC_URL is not set: links in e-mail reports point at " + links.Base.String() +
-			", which only a reader on this machine can open, and carry no one-click unsubscribe")
-	}
+// newReporter is the reporter of `analytics report send`, outside the service.
+func newReporter(cfg config, repo *repository.Repository, log *slog.Logger) *reports.Reporter {
+	links, _ := reportLinks(cfg)
 	return reports.New(reports.Config{
 		Repo: repo, Location: cfg.Location, Links: links, Mailer: cfg.Mailer,
 		Kind: cfg.ReportPeriod, Log: log,
-	}, reg)
-}
-
-// reportJob is the reports' place in the node's periodic jobs.
-func reportJob(r *reports.Reporter) ingest.Job {
-	return ingest.Job{Name: "send e-mail reports", Period: reportTick, Run: r.Tick}
-}
-
-// unsubscribeHandler serves the reports' unsubscribe links; it changes websites through the
-// website rules, which refresh this node's ingest cache.
-func unsubscribeHandler(repo *repository.Repository, refresh func(context.Context, int64) error, log *slog.Logger) http.Handler {
-	return &reports.Unsubscribe{Repo: repo, Websites: website.NewService(repo, nil, refresh, log), Log: log}
+	}, nil)
 }
 
 // reportCommand runs `analytics report send`.
@@ -116,7 +93,7 @@ func reportCommand(ctx context.Context, cfg config, args []string, stdout io.Wri
 		return err
 	}
 	defer db.Close()
-	reporter := newReporter(cfg, repo, nil, log)
+	reporter := newReporter(cfg, repo, log)
 	period := reports.LastComplete(k, day)
 	if *dryRun {
 		return reporter.DryRun(ctx, period, stdout)

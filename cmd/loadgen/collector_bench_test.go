@@ -16,8 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
@@ -25,14 +24,14 @@ import (
 
 // BenchmarkCollector measures the tracker endpoint's own work, without HTTP parsing or the
 // network: ingest.Collector.ServeHTTP on the load generator's traffic mix, with the real
-// pipeline (settings cache, counters and a flusher writing to PostgreSQL every second). Its
+// service (settings cache, counters and a flusher writing to PostgreSQL every second). Its
 // ns/op, B/op and allocs/op say what a hit costs the service beyond what net/http costs, which
 // `make bench-ingest` measures as the do-nothing ceiling. GEOIP_DB, when set, turns geo lookups
 // on as in production.
 //
 //	scripts/test.sh go test -run '^$' -bench Collector -benchmem ./cmd/loadgen/
 func BenchmarkCollector(b *testing.B) {
-	pipeline, sites := benchPipeline(b)
+	service, sites := benchService(b)
 	requests := benchRequests(b, sites)
 	w := &discardWriter{header: http.Header{}}
 	b.ReportAllocs()
@@ -41,13 +40,13 @@ func BenchmarkCollector(b *testing.B) {
 		r := requests[i%len(requests)]
 		r.reset()
 		clear(w.header)
-		pipeline.Collector.ServeHTTP(w, r.req)
+		service.Pipeline.Collector.ServeHTTP(w, r.req)
 		if w.status != http.StatusAccepted {
 			b.Fatalf("status %d for %s", w.status, r.body)
 		}
 	}
 	b.StopTimer()
-	if err := pipeline.Stop(context.Background()); err != nil {
+	if err := service.Stop(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -55,7 +54,7 @@ func BenchmarkCollector(b *testing.B) {
 // BenchmarkCollectorParallel is the same on every core at once: what contention (the
 // counters' lock, the caches) adds.
 func BenchmarkCollectorParallel(b *testing.B) {
-	pipeline, sites := benchPipeline(b)
+	service, sites := benchService(b)
 	requests := benchRequests(b, sites)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -72,7 +71,7 @@ func BenchmarkCollectorParallel(b *testing.B) {
 			r := requests[i%len(requests)]
 			r.reset()
 			clear(w.header)
-			pipeline.Collector.ServeHTTP(w, r.req)
+			service.Pipeline.Collector.ServeHTTP(w, r.req)
 			if w.status != http.StatusAccepted {
 				b.Errorf("status %d", w.status)
 				return
@@ -80,14 +79,14 @@ func BenchmarkCollectorParallel(b *testing.B) {
 		}
 	})
 	b.StopTimer()
-	if err := pipeline.Stop(context.Background()); err != nil {
+	if err := service.Stop(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 }
 
-// benchPipeline starts a pipeline on a fresh database with the benchmark's websites
+// benchService starts the service on a fresh database with the benchmark's websites
 // (exclude_bots=0, as `make bench-ingest` creates them).
-func benchPipeline(b *testing.B) (*ingest.Pipeline, []string) {
+func benchService(b *testing.B) (*app.App, []string) {
 	b.Helper()
 	db, _ := repotest.New(b)
 	repo := repository.New(db, nil)
@@ -111,17 +110,20 @@ func benchPipeline(b *testing.B) (*ingest.Pipeline, []string) {
 		}
 		b.Cleanup(func() { geo.Close() })
 	}
-	pipeline := ingest.NewPipeline(repo, ingest.Config{
+	service, err := app.New(ctx, repo, app.Config{
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		Geo:            geo,
 		FlushInterval:  time.Second,
 		SettingsTTL:    10 * time.Second,
 		BufferMaxKeys:  200_000,
-	}, prometheus.NewRegistry(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err := pipeline.Start(ctx); err != nil {
+	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
 		b.Fatal(err)
 	}
-	return pipeline, sites
+	if err := service.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return service, sites
 }
 
 // benchRequest is one of the generator's requests as the server sees it; reset rewinds its

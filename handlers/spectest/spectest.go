@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -54,12 +55,16 @@ func load(t testing.TB) (*openapi3.T, routers.Router) {
 
 // ValidateResponse fails the test when the response is not one the spec declares for the
 // operation (status, headers, content type and body). A request the spec has no operation for
-// (an unknown route or method) must still answer an error status with the spec's Error body.
+// (an unknown route or method) under /api/ must still answer an error status with the spec's
+// Error body; every other path is the HTML side's, which the spec does not describe.
 func ValidateResponse(t testing.TB, method, target string, status int, header http.Header, body []byte) {
 	t.Helper()
 	doc, router := load(t)
 	req := httptest.NewRequest(method, target, nil)
 	route, params, err := router.FindRoute(req)
+	if err != nil && !strings.HasPrefix(req.URL.Path, "/api/") {
+		return
+	}
 	if err != nil {
 		if status < 400 {
 			t.Fatalf("%s %s: %d for a request the spec has no operation for", method, target, status)

@@ -1,0 +1,165 @@
+// Package app is the composition root: New builds every part of the service once (the API, the
+// HTML pages, collection, e-mail reports), mounts them on one handler and owns the one list of
+// background jobs. cmd/analytics, the end-to-end tests and the benchmarks all run the product
+// through New, so a test runs the service as it ships.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/analytics-service/analytics/handlers"
+	"github.com/analytics-service/analytics/ingest"
+	"github.com/analytics-service/analytics/pages"
+	"github.com/analytics-service/analytics/reports"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/website"
+)
+
+// Config is everything the service is built from. cmd/analytics fills it from the environment
+// (README lists the variables and their defaults); a zero field means the part's own default,
+// and a zero limit is no limit.
+type Config struct {
+	// Location is the time zone whose calendar days the stats count (TZ); nil means UTC.
+	Location *time.Location
+	// PublicURL is the service's address as people and e-mail readers reach it (PUBLIC_URL);
+	// nil means unknown: links are taken from each request.
+	PublicURL *url.URL
+	// TrustedProxies are the peers whose X-Forwarded-For names the client address
+	// (TRUSTED_PROXIES), for collection and for every per-client limit.
+	TrustedProxies []netip.Prefix
+
+	// APIRateLimit is the sustained API requests a second per key (bursts of twice as many).
+	APIRateLimit float64
+	// AuthFailLimit is the sustained failed API authentications a second per client address
+	// (bursts of ten times as many).
+	AuthFailLimit float64
+	// EventRateLimit is the hits a second one client address may send (bursts of twice).
+	EventRateLimit float64
+
+	Geo           *ingest.GeoDB // nil: continent, country and city are ""
+	FlushInterval time.Duration // how often counters are written; 0: ingest.DefaultFlushInterval
+	SettingsTTL   time.Duration // how often website settings are reloaded; 0: ingest.DefaultSettingsTTL
+	BufferMaxKeys int           // counters held before /api/event answers 503; 0: ingest.DefaultBufferMaxKeys
+
+	// Mailer sends the e-mail reports (SMTP_URL); nil sends none.
+	Mailer *reports.Mailer
+	// ReportPeriod is reports.Month (the default) or reports.Week.
+	ReportPeriod string
+	// ReportLinks is the address the reports link to.
+	ReportLinks reports.Links
+
+	// Now is the clock of every part; nil means time.Now.
+	Now func() time.Time
+	// PasswordHasher hashes website passwords; nil means argon2id with production parameters.
+	PasswordHasher func(password string) (string, error)
+	// FailureDelay is the least time a wrong password or sign-in takes to answer on the pages;
+	// 0 means pages.DefaultFailureDelay.
+	FailureDelay time.Duration
+	// Registry collects the metrics served at /metrics; nil means a new one.
+	Registry *prometheus.Registry
+}
+
+// App is one node of the service: its handler and its background jobs.
+type App struct {
+	// Handler serves every path of the service.
+	Handler  http.Handler
+	Pipeline *ingest.Pipeline
+	Reporter *reports.Reporter
+	Registry *prometheus.Registry
+
+	repo *repository.Repository
+	log  *slog.Logger
+	cfg  Config
+	jobs *runner
+}
+
+// New builds the service on repo. It reads the pages' signing keys, so the database must
+// answer. Nothing runs in the background until Start.
+func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog.Logger) (*App, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = ingest.DefaultFlushInterval
+	}
+	if cfg.SettingsTTL <= 0 {
+		cfg.SettingsTTL = ingest.DefaultSettingsTTL
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+		cfg.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	reg := cfg.Registry
+
+	pipeline := ingest.NewPipeline(repo, ingest.Config{
+		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: cfg.Geo,
+		FlushInterval: cfg.FlushInterval, BufferMaxKeys: cfg.BufferMaxKeys,
+		EventRateLimit: cfg.EventRateLimit, Now: cfg.Now,
+	}, reg, log)
+	// The website rules, once for every way of changing a website: each change refreshes this
+	// node's settings cache at once, so its collector knows a new website before the next reload.
+	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Sites.Refresh, log)
+
+	api, err := handlers.New(handlers.Options{
+		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now,
+		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit,
+		TrustedProxies: cfg.TrustedProxies, PublicURL: cfg.PublicURL,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	html, err := pages.New(ctx, pages.Options{
+		Repo: repo, Websites: websites, Logger: log, Location: cfg.Location, Now: cfg.Now,
+		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, Registry: reg,
+		FailureDelay: cfg.FailureDelay,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	reporter := reports.New(reports.Config{
+		Repo: repo, Location: cfg.Location, Links: cfg.ReportLinks, Mailer: cfg.Mailer,
+		Kind: cfg.ReportPeriod, Now: cfg.Now, Log: log,
+	}, reg)
+	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Log: log}
+
+	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, log: log, cfg: cfg}
+	a.Handler = mount(routes{
+		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
+		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,
+	})
+	a.jobs = newRunner(a.jobList(), reg, log)
+	return a, nil
+}
+
+// Start loads the website settings, then runs every background job until Stop. It fails when
+// the settings cannot be loaded: a node must not treat every website as unknown.
+func (a *App) Start(ctx context.Context) error {
+	if err := a.Pipeline.Sites.Load(ctx); err != nil {
+		return err
+	}
+	a.jobs.start(ctx)
+	return nil
+}
+
+// Stop ends the background jobs (a running one is told to stop and waited for, until ctx
+// ends) and writes every counter still in memory, retrying a failing database until ctx ends.
+// Call it after the HTTP server has stopped accepting requests.
+func (a *App) Stop(ctx context.Context) error {
+	a.jobs.stop(ctx)
+	return a.Pipeline.Flusher.Drain(ctx)
+}

@@ -1,0 +1,145 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Job is one piece of a node's background work.
+type Job struct {
+	Name   string
+	Period time.Duration
+	// Run is called once each Period. A failure is logged and the job runs again next period.
+	Run func(context.Context) error
+	// Loop, when set instead of Run, keeps its own schedule until ctx ends (the flusher's:
+	// every Period, sooner when the buffer fills, later while the database fails).
+	Loop func(context.Context)
+}
+
+// How often the periodic jobs run. Flush ids are kept a week: no retry of a flush comes later.
+const (
+	forgetBatchesEvery = time.Hour
+	batchIDRetention   = 7 * 24 * time.Hour
+	rollUpEvery        = time.Minute
+	// reportsEvery: each look for reports that just became due, and for failed ones whose next
+	// attempt has come, is two small queries.
+	reportsEvery = time.Minute
+)
+
+// jobList is every background job of a node, in one place.
+func (a *App) jobList() []Job {
+	p, repo := a.Pipeline, a.repo
+	return []Job{
+		{Name: "flush counters", Period: a.cfg.FlushInterval, Loop: p.Flusher.Run},
+		{Name: "reload website settings", Period: a.cfg.SettingsTTL, Run: p.Sites.Load},
+		{Name: "forget old flush ids", Period: forgetBatchesEvery, Run: func(ctx context.Context) error {
+			return repo.ForgetBatches(ctx, a.cfg.Now().Add(-batchIDRetention))
+		}},
+		// Flushes write the weekly and monthly rollups of ended periods only; this writes them
+		// when a period ends (a query only then, or after a restart).
+		{Name: "roll up ended weeks and months", Period: rollUpEvery, Run: func(ctx context.Context) error {
+			return repo.RollUp(ctx, p.Collector.Today())
+		}},
+		{Name: "send e-mail reports", Period: reportsEvery, Run: a.Reporter.Tick},
+	}
+}
+
+// Jobs lists the node's background jobs, for the log and the tests.
+func (a *App) Jobs() []Job { return a.jobs.jobs }
+
+// runner starts and stops a list of jobs, and exports when each last succeeded and how long
+// its last run took.
+type runner struct {
+	jobs        []Job
+	log         *slog.Logger
+	lastSuccess *prometheus.GaugeVec
+	duration    *prometheus.GaugeVec
+	failures    *prometheus.CounterVec
+	cancel      context.CancelFunc
+	loops       sync.WaitGroup // jobs with a Loop
+	periodic    sync.WaitGroup // jobs with a Run
+}
+
+func newRunner(jobs []Job, reg prometheus.Registerer, log *slog.Logger) *runner {
+	r := &runner{
+		jobs: jobs,
+		log:  log,
+		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "analytics_job_last_success_timestamp_seconds",
+			Help: "When each periodic background job last finished without error (Unix time).",
+		}, []string{"job"}),
+		duration: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "analytics_job_last_duration_seconds",
+			Help: "How long each periodic background job's last run took.",
+		}, []string{"job"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "analytics_job_failures_total",
+			Help: "Runs of each periodic background job that failed (each runs again next period).",
+		}, []string{"job"}),
+	}
+	reg.MustRegister(r.lastSuccess, r.duration, r.failures)
+	return r
+}
+
+// start runs every job in its own goroutine until stop; the jobs outlive ctx's cancellation,
+// as the service's shutdown stops them only after the HTTP server has stopped.
+func (r *runner) start(ctx context.Context) {
+	background, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.cancel = cancel
+	for _, job := range r.jobs {
+		if job.Loop != nil {
+			r.loops.Add(1)
+			go func() { defer r.loops.Done(); job.Loop(background) }()
+			continue
+		}
+		r.periodic.Add(1)
+		go func() { defer r.periodic.Done(); r.every(background, job) }()
+	}
+}
+
+// every runs job each period until ctx ends.
+func (r *runner) every(ctx context.Context, job Job) {
+	ticker := time.NewTicker(job.Period)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			r.runOnce(ctx, job)
+		}
+	}
+}
+
+func (r *runner) runOnce(ctx context.Context, job Job) {
+	start := time.Now()
+	err := job.Run(ctx)
+	r.duration.WithLabelValues(job.Name).Set(time.Since(start).Seconds())
+	switch {
+	case err == nil:
+		r.lastSuccess.WithLabelValues(job.Name).SetToCurrentTime()
+	case ctx.Err() == nil: // a job cut short by the shutdown has not failed
+		r.failures.WithLabelValues(job.Name).Inc()
+		r.log.Warn(job.Name+" failed; will retry", "job", job.Name, "error", err)
+	}
+}
+
+// stop tells every job to end and waits for them: for a loop until it returns (the flusher's
+// last write must be over before the counters are drained), for the others until ctx ends.
+func (r *runner) stop(ctx context.Context) {
+	if r.cancel == nil {
+		return // never started
+	}
+	r.cancel()
+	r.loops.Wait()
+	done := make(chan struct{})
+	go func() { r.periodic.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}

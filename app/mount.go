@@ -1,0 +1,77 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/analytics-service/analytics/web"
+)
+
+// routes are the parts mount puts on the service's paths.
+type routes struct {
+	api          http.Handler // /api/: the JSON API (package handlers)
+	pages        http.Handler // every other path: the HTML side (package pages)
+	unsubscribe  http.Handler // /unsubscribe/: the e-mail reports' links (package reports)
+	collector    http.Handler // /api/event: the tracker's hits (package ingest)
+	ready        func(context.Context) error
+	collectReady func(context.Context) error
+	registry     *prometheus.Registry
+}
+
+// mount is the service's one table of paths. The collector, the tracker script, health and
+// metrics sit on a plain mux beside the API, so that they pay for none of its middleware (the
+// request validator, the API's log line).
+func mount(r routes) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/api/event", r.collector)
+	mux.Handle("/readyz/collect", health(r.collectReady))
+	mux.Handle("/js/script.js", web.ScriptHandler())
+	// The pages' and the unsubscribe page's CSS, JavaScript and icon.
+	mux.Handle("/static/", web.StaticHandler())
+	mux.Handle("/favicon.ico", http.RedirectHandler(web.AssetURL("favicon.svg"), http.StatusMovedPermanently))
+	mux.Handle("/api/v1/docs", web.DocsHandler())
+	mux.Handle("/healthz", health(nil))
+	mux.Handle("/readyz", health(r.ready))
+	mux.Handle("/metrics", promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))
+	mux.Handle("/unsubscribe/", r.unsubscribe)
+	mux.Handle("/api/", r.api)
+	mux.Handle("/", r.pages)
+	// A path under /api/ that ServeMux would clean ("//", "..") goes to the API as sent: the
+	// mux would answer it with a redirect, where the API has its own 404. So does a CONNECT,
+	// which ServeMux routes by host: the API answers it 405 in JSON, not the pages.
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		p := req.URL.Path
+		unclean := path.Clean(p) != p && path.Clean(p)+"/" != p
+		if strings.HasPrefix(p, "/api/") && (unclean || req.Method == http.MethodConnect) {
+			r.api.ServeHTTP(w, req)
+			return
+		}
+		mux.ServeHTTP(w, req)
+	})
+}
+
+// health answers /healthz (the process runs), /readyz (the database answers: the API can
+// serve) and /readyz/collect (the collector can take hits, database or not).
+func health(check func(context.Context) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		status, body := http.StatusOK, "ok"
+		if check != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+			defer cancel()
+			if err := check(ctx); err != nil {
+				status, body = http.StatusServiceUnavailable, "unavailable"
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": body})
+	}
+}
