@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit"
 )
 
 // exitWithin bounds the wait for a server to exit after SIGTERM; SHUTDOWN_TIMEOUT is below.
@@ -197,31 +198,13 @@ func freshDatabase(t *testing.T) string {
 // ---------------------------------------------------------------------------------------------
 // Server processes.
 
-// lockedBuffer collects a child's output; exec copies into it from its own goroutine.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // serverProc is one `analytics serve` process on 127.0.0.1.
 type serverProc struct {
 	name string
 	base string // http://127.0.0.1:PORT
 	cmd  *exec.Cmd
-	logs *lockedBuffer
-	done chan struct{} // closed once the process has exited and its output is copied
+	logs *testkit.SyncBuffer // the child's output; exec copies into it from its own goroutine
+	done chan struct{}       // closed once the process has exited and its output is copied
 }
 
 // childEnv is the environment of every child: the test's own, with the settings these tests
@@ -261,7 +244,7 @@ func startServerProc(t *testing.T, bin, name, dbURL string, env ...string) *serv
 func launch(t *testing.T, bin, name, dbURL string, env []string) *serverProc {
 	t.Helper()
 	addr := freeAddr(t)
-	s := &serverProc{name: name, base: "http://" + addr, logs: &lockedBuffer{}, done: make(chan struct{})}
+	s := &serverProc{name: name, base: "http://" + addr, logs: &testkit.SyncBuffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command(bin, "serve")
 	s.cmd.Env = childEnv(dbURL, append([]string{"LISTEN_ADDR=" + addr}, env...)...)
 	s.cmd.Stdout = s.logs
