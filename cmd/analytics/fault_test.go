@@ -20,7 +20,7 @@ import (
 
 const (
 	// uaMarker ends the user agent of every request the tests send: it must never reach a log
-	// (CONTRACT.md section 4: no user agent is written to disk).
+	// (no user agent is written to disk).
 	uaMarker  = "FaultTestBrowser/7.3"
 	browserUA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 " + uaMarker
 	// visitorIP is what the trusted proxy (127.0.0.1) forwards: the collector uses it and must

@@ -108,7 +108,7 @@ func checkExact(t *testing.T, sums statSums, accepted int64) {
 // anyIPv4 finds dotted quads in the logs; only the servers' own listen address may appear.
 var anyIPv4 = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`)
 
-// checkLogPrivacy: no visitor IP and no user agent is ever written (CONTRACT.md section 4).
+// checkLogPrivacy: no visitor IP and no user agent is ever written.
 func checkLogPrivacy(t *testing.T, name, logs string) {
 	t.Helper()
 	for _, secret := range []string{visitorIP, uaMarker, "AppleWebKit"} {
