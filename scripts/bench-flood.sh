@@ -40,7 +40,7 @@ trap 'exit 130' INT TERM
 . scripts/bench-lib.sh
 
 say "== building"
-go build -o bin/loadgen ./cmd/loadgen
+go build -o bin/loadgen ./tools/loadgen
 server_bin=bin/analytics
 if [ -n "${BENCH_REV:-}" ]; then
   mkdir -p "$work/src"

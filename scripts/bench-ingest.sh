@@ -95,7 +95,7 @@ is() { jq -r --argjson x "$2" "if $1 then 1 else 0 end" "$work/$3.json"; } # EXP
 
 say "== building"
 go build -o bin/analytics ./cmd/analytics
-go build -o bin/loadgen ./cmd/loadgen
+go build -o bin/loadgen ./tools/loadgen
 
 say "== PostgreSQL (throw-away cluster, durability on) in $work/pg"
 DATABASE_URL=$(scripts/postgres.sh start "$work/pg")

@@ -29,7 +29,7 @@ import (
 // `make bench-ingest` measures as the do-nothing ceiling. GEOIP_DB, when set, turns geo lookups
 // on as in production.
 //
-//	scripts/test.sh go test -run '^$' -bench Collector -benchmem ./cmd/loadgen/
+//	scripts/test.sh go test -run '^$' -bench Collector -benchmem ./tools/loadgen/
 func BenchmarkCollector(b *testing.B) {
 	service, sites := benchService(b)
 	requests := benchRequests(b, sites)

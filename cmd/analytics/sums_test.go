@@ -1,0 +1,124 @@
+package main
+
+// What the fault tests (fault_test.go) check: the stats the database holds against the hits
+// answered 202, and the servers' logs, which may hold no visitor's IP address or user agent.
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+type statSums struct {
+	pageview, page, visitor int64
+	monthlyPageview         int64
+	batches                 int64
+	bySite                  map[int64]int64 // pageviews
+}
+
+func (s statSums) of(sites []int64) int64 {
+	var n int64
+	for _, id := range sites {
+		n += s.bySite[id]
+	}
+	return n
+}
+
+// readSums opens a fresh connection each time: the test's own cluster restarts under it.
+func readSums(dbURL string) (statSums, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	db, err := repository.Open(ctx, dbURL)
+	if err != nil {
+		return statSums{}, err
+	}
+	defer db.Close()
+	sums := statSums{bySite: map[int64]int64{}}
+	var byName []struct {
+		Name  string `db:"name"`
+		Count int64  `db:"count"`
+	}
+	if err := db.SelectContext(ctx, &byName, `SELECT name, sum(count)::bigint AS count FROM stats
+		WHERE name IN ('pageview', 'page', 'visitor') GROUP BY name`); err != nil {
+		return statSums{}, err
+	}
+	for _, row := range byName {
+		switch row.Name {
+		case "pageview":
+			sums.pageview = row.Count
+		case "page":
+			sums.page = row.Count
+		case "visitor":
+			sums.visitor = row.Count
+		}
+	}
+	var bySite []struct {
+		ID    int64 `db:"website_id"`
+		Count int64 `db:"count"`
+	}
+	if err := db.SelectContext(ctx, &bySite, `SELECT website_id, sum(count)::bigint AS count FROM stats
+		WHERE name = 'pageview' GROUP BY website_id`); err != nil {
+		return statSums{}, err
+	}
+	for _, row := range bySite {
+		sums.bySite[row.ID] = row.Count
+	}
+	// Flushes write the rollups of ended periods only: roll up as if this month had ended, so
+	// that the monthly rows of these hits exist to compare with the daily ones.
+	if err := repository.New(db, nil).RollUp(ctx, time.Now().AddDate(0, 2, 0)); err != nil {
+		return statSums{}, err
+	}
+	if err := db.GetContext(ctx, &sums.monthlyPageview,
+		`SELECT coalesce(sum(count), 0)::bigint FROM stats_monthly WHERE name = 'pageview'`); err != nil {
+		return statSums{}, err
+	}
+	if err := db.GetContext(ctx, &sums.batches, `SELECT count(*) FROM ingest_batches`); err != nil {
+		return statSums{}, err
+	}
+	return sums, nil
+}
+
+func mustReadSums(t *testing.T, dbURL string) statSums {
+	t.Helper()
+	sums, err := readSums(dbURL)
+	if err != nil {
+		t.Fatalf("read the stats: %v", err)
+	}
+	return sums
+}
+
+// checkExact: the pageviews counted equal the 202 answers, and the other rows of the same
+// hits agree (every hit of these tests is a visit with one page), daily and monthly alike.
+func checkExact(t *testing.T, sums statSums, accepted int64) {
+	t.Helper()
+	if sums.pageview != accepted {
+		t.Errorf("stats hold %d pageviews, the servers answered 202 to %d hits (off by %+d)",
+			sums.pageview, accepted, sums.pageview-accepted)
+	}
+	if sums.page != sums.pageview || sums.visitor != sums.pageview || sums.monthlyPageview != sums.pageview {
+		t.Errorf("rows of the same hits disagree: pageview %d, page %d, visitor %d, monthly pageview %d",
+			sums.pageview, sums.page, sums.visitor, sums.monthlyPageview)
+	}
+}
+
+// anyIPv4 finds dotted quads in the logs; only the servers' own listen address may appear.
+var anyIPv4 = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`)
+
+// checkLogPrivacy: no visitor IP and no user agent is ever written.
+func checkLogPrivacy(t *testing.T, name, logs string) {
+	t.Helper()
+	for _, secret := range []string{visitorIP, uaMarker, "AppleWebKit"} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("%s logged %q: no IP address or user agent may be written", name, secret)
+		}
+	}
+	for _, ip := range anyIPv4.FindAllString(logs, -1) {
+		if ip != "127.0.0.1" {
+			t.Errorf("%s logged the IP address %s", name, ip)
+		}
+	}
+}
