@@ -42,7 +42,8 @@ type Collector struct {
 	proxyHint sync.Once
 }
 
-// eventRequest is the tracker's body (CONTRACT.md section 4).
+// eventRequest is the tracker's body: the page's URL, its referrer, the screen size and an
+// optional event (name, value, unit).
 type eventRequest struct {
 	Page             string     `json:"page"`
 	Referrer         string     `json:"referrer"`

@@ -1,6 +1,5 @@
-// Package ingest is the tracker endpoint's pipeline: it turns one tracked hit
-// into the values the stats count. This part enriches a hit: the user agent
-// becomes browser, OS, device and a bot verdict; the client IP becomes
-// continent, country and city. Nothing here keeps an IP or a user agent
-// beyond the call (the user-agent memo holds strings, never who sent them).
+// Package ingest is collection: the handler of POST /api/event parses and bounds a hit, finds
+// its website in a cache of settings, applies the exclusions, enriches it (user agent, GeoIP)
+// and counts it in memory; the flusher writes the counters to PostgreSQL. No IP address or
+// user agent is kept beyond the request (the user-agent memo holds strings, never who sent them).
 package ingest

@@ -32,7 +32,7 @@ func (s staticSites) SiteSettingsByID(_ context.Context, id int64) (repository.S
 	return repository.SiteSettings{}, repository.ErrNotFound
 }
 
-// statNames are the statistics of CONTRACT.md section 3.
+// statNames are the statistics the stats API serves (the spec's name enum).
 var statNames = map[string]bool{"pageview": true, "visitor": true, "page": true, "referrer": true,
 	"campaign": true, "browser": true, "operating_system": true, "device": true, "language": true,
 	"screen_resolution": true, "continent": true, "country": true, "city": true, "event": true}

@@ -7,7 +7,7 @@ import (
 	"github.com/analytics-service/analytics/web"
 )
 
-// statistic is one name of CONTRACT.md section 3 as the pages show it.
+// statistic is one statistic name of the stats API as the pages show it.
 type statistic struct {
 	Name  string // as in the API: "page", "operating_system"
 	Title string // "Pages", "Operating systems"

@@ -25,7 +25,7 @@ const (
 	locked         // show the password form (401)
 )
 
-// guard is the privacy rule of CONTRACT.md section 5, the one function every stats page and
+// guard is the privacy rule, the one function every stats page and
 // the export go through: the owner sees everything; privacy 0 is for anyone, 1 for the owner
 // only, 2 for the owner and for a browser holding a grant of the website's current access
 // version.

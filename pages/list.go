@@ -8,7 +8,7 @@ import (
 	"github.com/analytics-service/analytics/repository"
 )
 
-// The full list takes the API's parameters (CONTRACT.md section 3) with the API's values.
+// The full list takes the stats API's parameters with the API's values.
 var (
 	perPageValues = []int{10, 25, 50, 100}
 	sortByValues  = []string{"count", "value"}

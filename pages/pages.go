@@ -1,8 +1,7 @@
-// Package pages is the HTML side of the service (CONTRACT.md section 5): the stats pages of a
-// website with the privacy guard in front of them, signing in, and the owner's websites. Pages
-// are rendered on the server with html/template and work without JavaScript; they read through
-// the same repository queries as the API and change websites through the same rules
-// (package website).
+// Package pages is the HTML side of the service: signing in, the owner's websites, and the
+// stats pages of a website with the privacy guard in front of them. Pages are rendered on the
+// server and work without JavaScript; they read through the same repository queries as the API
+// and change websites through the same rules (package website).
 package pages
 
 import (

@@ -1,8 +1,7 @@
-// Package reports sends each owner a periodic e-mail with the numbers of their websites that
-// have `email` 1 (CONTRACT.md section 6): it builds the numbers from the repository, renders a
-// text and an HTML part, sends them over SMTP, and claims each (owner, period) in PostgreSQL so
-// that one message goes out however many processes run. It also serves the one-click
-// unsubscribe link the messages carry.
+// Package reports sends each owner a periodic e-mail with the numbers of their websites whose
+// `email` is 1: it builds them from the repository, renders a text and an HTML part, sends them
+// over SMTP and claims each (owner, period) in PostgreSQL, so one message goes out however many
+// nodes run. It also serves the messages' one-click unsubscribe page.
 package reports
 
 import (

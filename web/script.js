@@ -1,4 +1,4 @@
-/* Analytics tracker (CONTRACT.md section 4): no cookies, no storage. ES5, < 1.5 KB gzipped. */
+/* Analytics tracker: sends pageviews and events to POST /api/event; no cookies, no storage. ES5, < 1.5 KB gzipped. */
 (function (w, d, n, l) {
   var s = d.currentScript, a = d.getElementsByTagName('script'), i = a.length,
     ps = history.pushState, ref = d.referrer, u, last;

@@ -1,6 +1,6 @@
-// Package web holds the static assets the service serves to browsers: the
-// tracker script that sites embed (GET /js/script.js) and the snippet that
-// loads it.
+// Package web holds what the service sends to browsers, embedded in the binary: the tracker
+// script that websites embed (GET /js/script.js) and its snippet, the pages' templates, CSS,
+// JavaScript and icon, and the generated API docs page.
 package web
 
 import (
@@ -119,7 +119,7 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request) bool {
 	h.Set("Allow", "GET, HEAD")
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusMethodNotAllowed)
-	// The service's one error body (CONTRACT.md section 1).
+	// The service's one error body: {"message", "status"}, as the API answers.
 	_, _ = w.Write([]byte(`{"message":"Method not allowed.","status":405}` + "\n"))
 	return true
 }

@@ -27,7 +27,8 @@ type FieldErrors map[string][]string
 
 func (f FieldErrors) add(field, message string) { f[field] = append(f[field], message) }
 
-// Privacy levels (CONTRACT.md section 5).
+// Privacy levels: who may read a website's stats pages. Public: anyone; Private: its owner;
+// Password: its owner, and a browser that entered the website's password.
 const (
 	Public   = 0
 	Private  = 1

@@ -1,5 +1,6 @@
-// Command analytics is the service's one binary: it serves the API, runs migrations and manages
-// users and API keys. Configuration comes from the environment (see README).
+// Command analytics is the service's one binary: `serve` reads the environment (see README)
+// and runs the service that package app builds; the other commands migrate the database,
+// manage users and API keys, and send e-mail reports by hand.
 package main
 
 import (

@@ -1,4 +1,4 @@
--- The stats pages (CONTRACT.md section 5).
+-- The stats pages: owners sign in, sessions, and password grants of privacy-2 websites.
 
 -- An owner signs in with an e-mail and a password set by `analytics user password`; without one
 -- the user cannot sign in (API keys still work).
