@@ -64,6 +64,9 @@ type Config struct {
 	// FailureDelay is the least time a wrong password or sign-in takes to answer on the pages;
 	// 0 means pages.DefaultFailureDelay.
 	FailureDelay time.Duration
+	// MetricsAllow are the client addresses that may read /metrics (METRICS_ALLOW); nil means
+	// DefaultMetricsAllow.
+	MetricsAllow []netip.Prefix
 	// Registry collects the metrics served at /metrics; nil means a new one.
 	Registry *prometheus.Registry
 }
@@ -99,6 +102,9 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}
 	if cfg.SettingsTTL <= 0 {
 		cfg.SettingsTTL = ingest.DefaultSettingsTTL
+	}
+	if cfg.MetricsAllow == nil {
+		cfg.MetricsAllow = DefaultMetricsAllow
 	}
 	if cfg.Registry == nil {
 		cfg.Registry = prometheus.NewRegistry()
@@ -141,6 +147,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	a.Handler = mount(routes{
 		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,
+		metricsAllow: cfg.MetricsAllow, trustedProxies: cfg.TrustedProxies,
 	})
 	a.jobs = newRunner(a.jobList(), reg, log)
 	return a, nil

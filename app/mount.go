@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/netip"
 	"path"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/web"
 )
 
@@ -23,6 +25,10 @@ type routes struct {
 	ready        func(context.Context) error
 	collectReady func(context.Context) error
 	registry     *prometheus.Registry
+	// metricsAllow are the client addresses /metrics answers (METRICS_ALLOW); the client is
+	// found as for the limits, through trustedProxies only.
+	metricsAllow   []netip.Prefix
+	trustedProxies []netip.Prefix
 }
 
 // mount is the service's one table of paths. The collector, the tracker script, health and
@@ -31,15 +37,16 @@ type routes struct {
 func mount(r routes) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/event", r.collector)
-	mux.Handle("/readyz/collect", health(r.collectReady))
+	mux.Handle("/readyz/collect", web.ReadOnly(health(r.collectReady)))
 	mux.Handle("/js/script.js", web.ScriptHandler())
 	// The pages' and the unsubscribe page's CSS, JavaScript and icon.
 	mux.Handle("/static/", web.StaticHandler())
 	mux.Handle("/favicon.ico", http.RedirectHandler(web.AssetURL("favicon.svg"), http.StatusMovedPermanently))
 	mux.Handle("/api/v1/docs", web.DocsHandler())
-	mux.Handle("/healthz", health(nil))
-	mux.Handle("/readyz", health(r.ready))
-	mux.Handle("/metrics", promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))
+	mux.Handle("/healthz", web.ReadOnly(health(nil)))
+	mux.Handle("/readyz", web.ReadOnly(health(r.ready)))
+	mux.Handle("/metrics", web.ReadOnly(onlyFrom(r.metricsAllow, r.trustedProxies,
+		promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))))
 	mux.Handle("/unsubscribe/", r.unsubscribe)
 	mux.Handle("/api/", r.api)
 	mux.Handle("/", r.pages)
@@ -54,6 +61,31 @@ func mount(r routes) http.Handler {
 			return
 		}
 		mux.ServeHTTP(w, req)
+	})
+}
+
+// DefaultMetricsAllow are the addresses /metrics answers when METRICS_ALLOW is unset: loopback
+// and the private ranges, where a scraper runs. Its counters would tell a stranger what the
+// answers of /api/event do not (whether a website is tracked here, how busy it is).
+var DefaultMetricsAllow = []netip.Prefix{
+	netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128"),
+	netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("192.168.0.0/16"), netip.MustParsePrefix("fc00::/7"),
+}
+
+// onlyFrom serves h to clients whose address is in allow, and 403 to the others.
+func onlyFrom(allow, trusted []netip.Prefix, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		addr := ratelimit.ClientAddr(r, trusted)
+		for _, p := range allow {
+			if addr.IsValid() && p.Contains(addr) {
+				h.ServeHTTP(w, r)
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"message":"Forbidden.","status":403}` + "\n"))
 	})
 }
 

@@ -110,6 +110,17 @@ func serveAsset(w http.ResponseWriter, r *http.Request, plain, gzipped asset, co
 	}
 }
 
+// ReadOnly serves GET and HEAD with h and answers anything else 405, with an Allow of exactly
+// those two and the service's error body: for the endpoints that are only ever read (health,
+// metrics, the tracker script, the docs).
+func ReadOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !methodNotAllowed(w, r) {
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
 // methodNotAllowed answers anything but GET and HEAD, and says whether it did.
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {

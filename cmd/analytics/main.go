@@ -93,6 +93,7 @@ type config struct {
 	EventRateLimit  float64
 	GeoIPDB         string
 	TrustedProxies  []netip.Prefix
+	MetricsAllow    []netip.Prefix // nil: app.DefaultMetricsAllow
 	FlushInterval   time.Duration
 	SettingsTTL     time.Duration
 	BufferMaxKeys   int
@@ -112,6 +113,7 @@ func (cfg config) app(geo *ingest.GeoDB, links reports.Links) app.Config {
 		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
 		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, ReportLinks: links,
+		MetricsAllow: cfg.MetricsAllow,
 	}
 }
 
@@ -147,18 +149,28 @@ func loadConfig() (config, error) {
 	if err := loadReportConfig(&cfg); err != nil {
 		errs = append(errs, err)
 	}
-	for _, item := range strings.Split(os.Getenv("TRUSTED_PROXIES"), ",") {
+	cfg.TrustedProxies = envPrefixes("TRUSTED_PROXIES", &errs)
+	if os.Getenv("METRICS_ALLOW") != "" {
+		cfg.MetricsAllow = envPrefixes("METRICS_ALLOW", &errs)
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// envPrefixes reads a comma-separated list of addresses and CIDR ranges.
+func envPrefixes(name string, errs *[]error) []netip.Prefix {
+	var out []netip.Prefix
+	for _, item := range strings.Split(os.Getenv(name), ",") {
 		if item = strings.TrimSpace(item); item == "" {
 			continue
 		}
 		p, err := website.ParsePrefix(item)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
+			*errs = append(*errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
-		cfg.TrustedProxies = append(cfg.TrustedProxies, p)
+		out = append(out, p)
 	}
-	return cfg, errors.Join(errs...)
+	return out
 }
 
 // parsePublicURL accepts an absolute http or https URL with a host and at most a path prefix
