@@ -69,11 +69,12 @@ func csvField(v string) string {
 }
 
 // spreadsheetSafe defuses formula injection (OWASP "CSV injection"): a stranger's page path or
-// event name starting with =, +, -, @, tab or carriage return would run as a formula when the
-// file is opened in a spreadsheet, so such a value is written after a single quote, which
-// spreadsheets show as text. Every other value is written exactly as stored.
+// event name starting with =, +, -, @, tab or carriage return, after any leading spaces (which
+// spreadsheets skip), would run as a formula when the file is opened in a spreadsheet, so such
+// a value is written after a single quote, which spreadsheets show as text. Every other value
+// is written exactly as stored.
 func spreadsheetSafe(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+	if rest := strings.TrimLeft(v, " "); rest != "" && strings.ContainsRune("=+-@\t\r", rune(rest[0])) {
 		return "'" + v
 	}
 	return v
