@@ -19,11 +19,19 @@ const maxDomainLength = 255
 // the tracker will see ("example.com"), or says why it cannot be one.
 func NormaliseDomain(raw string) (string, error) {
 	d := strings.ToLower(strings.TrimSpace(raw))
+	// One scheme at most: "https://https://x.com" is a mistake, not the host "https".
 	for _, scheme := range []string{"http://", "https://"} {
-		d = strings.TrimPrefix(d, scheme)
+		if rest, ok := strings.CutPrefix(d, scheme); ok {
+			d = rest
+			break
+		}
 	}
 	if i := strings.IndexAny(d, "/?#"); i >= 0 {
 		d = d[:i]
+	}
+	// A colon with no port after it: what is left of a second scheme ("https:"), or a typo.
+	if strings.HasSuffix(d, ":") {
+		return "", fmt.Errorf("must be a host name or an IP address, after at most one http:// or https://")
 	}
 	d = stripPort(d)
 	d = strings.TrimSuffix(d, ".")
