@@ -187,6 +187,26 @@ func TestPagesInChromium(t *testing.T) {
 		check("edit", fmt.Sprintf("/websites/%d/edit", id), width)
 	}
 
+	// After signing out, Back shows the sign-in page, not the owner's websites from the
+	// browser's cache: every page shown to a signed-in user is no-store.
+	do(viewport(1280), chromedp.Navigate(e.srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("table.sites")))
+	do(chromedp.Click(chromedp.CSS(`form[action="/logout"] button`)), chromedp.WaitVisible(chromedp.CSS("#email")))
+	// Back, then wait for another document than this one (a page restored from the cache
+	// fires no load event, so the wait is on the marker left on this one).
+	var ok bool
+	eval(`window.signedOutPage = true; setTimeout(() => history.back(), 0); true`, &ok)
+	afterBack := ""
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		eval(`window.signedOutPage || document.readyState !== "complete" ? "" :
+			location.pathname + " " + !!document.querySelector("#email") + " " + !!document.querySelector("table.sites")`, &afterBack)
+		if afterBack != "" {
+			break
+		}
+	}
+	if afterBack != "/login true false" {
+		t.Fatalf("Back after signing out shows %q, want the sign-in page", afterBack)
+	}
+
 	// Without JavaScript the dashboard, chart included, is all there.
 	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})

@@ -43,7 +43,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
-	h.Set("Cache-Control", "private, no-cache")
+	h.Set("Cache-Control", "no-store") // as every page: see render
 	out := bufio.NewWriterSize(w, 32<<10)
 	out.WriteString("value,count\r\n")
 	for _, e := range entries {

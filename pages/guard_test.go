@@ -221,3 +221,35 @@ func TestPasswordAttemptsAreLimited(t *testing.T) {
 	e.clock.Advance(16 * time.Minute)
 	wantStatus(t, "right password after the window", guesser.post("/stats/locked.example", url.Values{"password": {"right one"}}), http.StatusSeeOther)
 }
+
+// Every page, and above all one shown to a signed-in owner or through a password grant, is
+// no-store: after signing out, or once the grant ends, no cache still holds the numbers.
+func TestPagesAreNotStored(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	e.site(owner, "locked.example", "privacy", "2", "password", "letmein")
+	e.site(owner, "private.example", "privacy", "1")
+
+	signedIn := e.browser().signIn(owner)
+	granted := e.browser()
+	if p := granted.post("/stats/locked.example", url.Values{"password": {"letmein"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("grant: %d", p.status)
+	}
+	for _, c := range []struct {
+		name string
+		b    *browser
+		path string
+	}{
+		{"owner's websites", signedIn, "/"},
+		{"owner's private dashboard", signedIn, "/stats/private.example"},
+		{"owner's export", signedIn, "/stats/private.example/export?name=page"},
+		{"granted dashboard", granted, "/stats/locked.example"},
+		{"granted list", granted, "/stats/locked.example/page"},
+		{"sign-in page", e.browser(), "/login"},
+	} {
+		p := c.b.get(c.path)
+		if p.status != http.StatusOK || p.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %d, Cache-Control %q, want no-store", c.name, p.status, p.header.Get("Cache-Control"))
+		}
+	}
+}

@@ -225,8 +225,10 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	// Stats of private and password websites must not stay in shared caches.
-	h.Set("Cache-Control", "private, no-cache")
+	// Nothing a page shows may stay in a cache, the browser's included: after signing out (or
+	// once a grant ends) Back must fetch the page again, not show the numbers it held. Every
+	// page alike, so no page can forget it.
+	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
