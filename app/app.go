@@ -80,7 +80,6 @@ type App struct {
 	Registry *prometheus.Registry
 
 	repo *repository.Repository
-	log  *slog.Logger
 	cfg  Config
 	jobs *runner
 }
@@ -143,7 +142,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}, reg)
 	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Log: log}
 
-	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, log: log, cfg: cfg}
+	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, cfg: cfg}
 	a.Handler = mount(routes{
 		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,
