@@ -8,6 +8,7 @@ import (
 	analytics "github.com/analytics-service/analytics"
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // ListStats answers GET /api/v1/stats/{website_id}.
@@ -26,7 +27,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	}
 	pg := newPage(p.Page, (*int)(p.PerPage))
 	q := repository.StatQuery{
-		Name: string(p.Name), From: p.From.Time, To: p.To.Time,
+		Name: stats.Name(p.Name), From: p.From.Time, To: p.To.Time,
 		SortBy: "count", Desc: true, Limit: pg.size, Offset: pg.offset(),
 	}
 	if p.Search != nil {

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // ErrFull: the counters hold as many distinct keys as they may; the endpoint answers 503 rather
@@ -15,7 +17,7 @@ var ErrFull = errors.New("ingest: counter buffer is full")
 // time.Time: the key is hashed on every hit, and a small integer hashes faster.
 type Key struct {
 	WebsiteID int64
-	Name      string
+	Name      stats.Name
 	Day       int32
 	Value     string
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 )
 
@@ -82,23 +83,23 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 // first day with data (for "all time").
 func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng dateRange, today time.Time) (dashboardPage, error) {
 	var (
-		topPages, top, series map[string]repository.StatList
-		previous              map[string]int64
+		topPages, top, series map[stats.Name]repository.StatList
+		previous              map[stats.Name]int64
 		first                 = today
-		topNames              []string
+		topNames              []stats.Name
 	)
-	var others []string
+	var others []stats.Name
 	for _, stat := range statistics {
-		if stat.Name != "pageview" && stat.Name != "visitor" {
+		if stat.Name != stats.Pageview && stat.Name != stats.Visitor {
 			topNames = append(topNames, stat.Name)
-			if stat.Name != "page" {
+			if stat.Name != stats.Page {
 				others = append(others, stat.Name)
 			}
 		}
 	}
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
-		topPages, err = p.repo.TopStats(ctx, site.ID, []string{"page"}, rng.From, rng.To, topSize)
+		topPages, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Page}, rng.From, rng.To, topSize)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -106,12 +107,12 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng date
 		return err
 	})
 	g.Go(func() (err error) {
-		series, err = p.repo.TopStats(ctx, site.ID, []string{"pageview", "visitor"}, rng.From, rng.To, 0)
+		series, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Pageview, stats.Visitor}, rng.From, rng.To, 0)
 		return err
 	})
 	g.Go(func() (err error) {
 		prev := rng.Previous()
-		previous, err = p.repo.SumStats(ctx, site.ID, []string{"visitor", "pageview"}, prev.From, prev.To)
+		previous, err = p.repo.SumStats(ctx, site.ID, []stats.Name{stats.Visitor, stats.Pageview}, prev.From, prev.To)
 		return err
 	})
 	g.Go(func() error {
@@ -125,21 +126,21 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng date
 	if err := g.Wait(); err != nil {
 		return dashboardPage{}, err
 	}
-	top["page"] = topPages["page"]
+	top[stats.Page] = topPages[stats.Page]
 
 	base := statsPath(site.Domain)
 	data := dashboardPage{Domain: site.Domain, Range: rng, Owner: isOwner(r, site)}
 	for _, name := range topNames {
-		stat, _ := statisticNamed(name)
+		stat, _ := statisticNamed(string(name))
 		data.Top = append(data.Top, topList{
 			Stat: stat, Rows: topRows(name, top[name].Entries), Distinct: top[name].Distinct,
-			ListURL: base + "/" + name + "?" + rng.Query().Encode(), ExportURL: exportURL(site.Domain, name, rng),
+			ListURL: base + "/" + string(name) + "?" + rng.Query().Encode(), ExportURL: exportURL(site.Domain, name, rng),
 		})
 	}
-	pageviews, visitors := byValue(series["pageview"]), byValue(series["visitor"])
+	pageviews, visitors := byValue(series[stats.Pageview]), byValue(series[stats.Visitor])
 	data.Totals = []total{
-		{Label: "Visitors", Class: "visitors", Change: web.Change{Now: sum(visitors), Before: previous["visitor"]}},
-		{Label: "Pageviews", Class: "pageviews", Change: web.Change{Now: sum(pageviews), Before: previous["pageview"]}},
+		{Label: "Visitors", Class: "visitors", Change: web.Change{Now: sum(visitors), Before: previous[stats.Visitor]}},
+		{Label: "Pageviews", Class: "pageviews", Change: web.Change{Now: sum(pageviews), Before: previous[stats.Pageview]}},
 	}
 	points := chartPoints(rng, pageviews, visitors)
 	data.Table = chartTable(points)
@@ -169,7 +170,7 @@ func sum(m map[string]int64) int64 {
 	return n
 }
 
-func topRows(name string, entries []repository.StatEntry) []topRow {
+func topRows(name stats.Name, entries []repository.StatEntry) []topRow {
 	rows := make([]topRow, len(entries))
 	var largest int64 = 1
 	for _, e := range entries {
@@ -192,9 +193,9 @@ func statsPath(domain string) string {
 	return "/stats/" + url.PathEscape(domain)
 }
 
-func exportURL(domain, name string, rng dateRange) string {
+func exportURL(domain string, name stats.Name, rng dateRange) string {
 	q := rng.Query()
-	q.Set("name", name)
+	q.Set("name", string(name))
 	return statsPath(domain) + "/export?" + q.Encode()
 }
 

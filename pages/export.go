@@ -39,7 +39,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	filename := site.Domain + "-" + stat.Name + "-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02") + ".csv"
+	filename := site.Domain + "-" + string(stat.Name) + "-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02") + ".csv"
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
@@ -94,8 +95,8 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	g.SetLimit(4)
 	for i, s := range sites {
 		g.Go(func() error {
-			sums, err := p.repo.SumStats(ctx, s.ID, []string{"visitor", "pageview"}, last30.From, last30.To)
-			data.Sites[i] = siteRow{Site: s, Visitors: sums["visitor"], Pageviews: sums["pageview"],
+			sums, err := p.repo.SumStats(ctx, s.ID, []stats.Name{stats.Visitor, stats.Pageview}, last30.From, last30.To)
+			data.Sites[i] = siteRow{Site: s, Visitors: sums[stats.Visitor], Pageviews: sums[stats.Pageview],
 				StatsURL: statsPath(s.Domain), Privacy: privacyNames[s.Privacy]}
 			return err
 		})

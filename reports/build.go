@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 )
 
@@ -101,7 +102,7 @@ func (b *Builder) Build(ctx context.Context, user repository.User, p Period) (re
 }
 
 func (b *Builder) site(ctx context.Context, w repository.Website, p, before Period) (SiteReport, error) {
-	names := []string{"visitor", "pageview"}
+	names := []stats.Name{stats.Visitor, stats.Pageview}
 	now, err := b.Repo.SumStats(ctx, w.ID, names, p.From, p.To)
 	if err != nil {
 		return SiteReport{}, fmt.Errorf("reports.build: %w", err)
@@ -112,14 +113,14 @@ func (b *Builder) site(ctx context.Context, w repository.Website, p, before Peri
 	}
 	s := SiteReport{
 		Domain:    w.Domain,
-		Visitors:  Change{Now: now["visitor"], Before: prev["visitor"]},
-		Pageviews: Change{Now: now["pageview"], Before: prev["pageview"]},
+		Visitors:  Change{Now: now[stats.Visitor], Before: prev[stats.Visitor]},
+		Pageviews: Change{Now: now[stats.Pageview], Before: prev[stats.Pageview]},
 		StatsURL:  b.Links.Stats(w.Domain, p),
 	}
-	if s.Pages, err = b.top(ctx, w.ID, "page", p); err != nil {
+	if s.Pages, err = b.top(ctx, w.ID, stats.Page, p); err != nil {
 		return SiteReport{}, err
 	}
-	if s.Referrers, err = b.top(ctx, w.ID, "referrer", p); err != nil {
+	if s.Referrers, err = b.top(ctx, w.ID, stats.Referrer, p); err != nil {
 		return SiteReport{}, err
 	}
 	return s, nil
@@ -127,7 +128,7 @@ func (b *Builder) site(ctx context.Context, w repository.Website, p, before Peri
 
 // top is the first page of a statistic in the API's default order (count descending, value
 // ascending).
-func (b *Builder) top(ctx context.Context, websiteID int64, name string, p Period) ([]repository.StatEntry, error) {
+func (b *Builder) top(ctx context.Context, websiteID int64, name stats.Name, p Period) ([]repository.StatEntry, error) {
 	entries, _, err := b.Repo.ListStats(ctx, websiteID, repository.StatQuery{
 		Name: name, From: p.From, To: p.To, SortBy: "count", Desc: true, Limit: topN,
 	})

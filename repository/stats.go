@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 const dateLayout = "2006-01-02"
@@ -28,7 +30,7 @@ type StatEntry struct {
 
 // StatQuery selects one page of a statistic of a website.
 type StatQuery struct {
-	Name     string
+	Name     stats.Name
 	From, To time.Time // calendar days, inclusive
 	Search   string    // literal, case-insensitive substring of value; "" for all
 	SortBy   string    // "count" or "value"
@@ -130,7 +132,7 @@ func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error 
 // with the number of distinct values in all. Whole calendar months inside the range are read
 // from the monthly rollup, the partial months at its edges from the daily table.
 func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
-	from, args, err := r.rangeRows(ctx, websiteID, "name = $2", q.Name, q.From, q.To)
+	from, args, err := r.rangeRows(ctx, websiteID, "name = $2", string(q.Name), q.From, q.To)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
@@ -195,10 +197,10 @@ func (r *Repository) FirstStatDay(ctx context.Context, websiteID int64) (time.Ti
 	// over every pageview and event row of the website.
 	const query = `
 		SELECT least(
-			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = 'pageview'),
-			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = 'event'))`
+			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = $2),
+			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = $3))`
 	var first *time.Time
-	if err := r.db.GetContext(ctx, &first, query, websiteID); err != nil {
+	if err := r.db.GetContext(ctx, &first, query, websiteID, string(stats.Pageview), string(stats.Event)); err != nil {
 		return time.Time{}, fmt.Errorf("stats.first_day: %w", err)
 	}
 	if first == nil {
@@ -210,8 +212,8 @@ func (r *Repository) FirstStatDay(ctx context.Context, websiteID int64) (time.Ti
 // SumStats returns, for each of the names, the sum of all of a website's counters of that
 // statistic over a range of days: the total pageviews and visitors of a dashboard or a report.
 // A name with no counter in the range is 0.
-func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []string, from, to time.Time) (map[string]int64, error) {
-	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", pq.Array(names), from, to)
+func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []stats.Name, from, to time.Time) (map[stats.Name]int64, error) {
+	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", nameArray(names), from, to)
 	if err != nil {
 		return nil, fmt.Errorf("stats.sum: %w", err)
 	}
@@ -220,13 +222,13 @@ func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []stri
 		FROM (` + rows + `) AS rows
 		GROUP BY name`
 	var sums []struct {
-		Name  string `db:"name"`
-		Count int64  `db:"count"`
+		Name  stats.Name `db:"name"`
+		Count int64      `db:"count"`
 	}
 	if err := r.db.SelectContext(ctx, &sums, query, args...); err != nil {
 		return nil, fmt.Errorf("stats.sum: %w", err)
 	}
-	out := make(map[string]int64, len(names))
+	out := make(map[stats.Name]int64, len(names))
 	for _, n := range names {
 		out[n] = 0
 	}
@@ -248,8 +250,8 @@ type StatList struct {
 // when limit is 0, with how many distinct values each has. One statement reads every name
 // (the dashboard's twelve top lists, or its two time series), so the rows are scanned and the
 // query planned once instead of once per list. A name with no values is absent.
-func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []string, from, to time.Time, limit int) (map[string]StatList, error) {
-	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", pq.Array(names), from, to)
+func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stats.Name, from, to time.Time, limit int) (map[stats.Name]StatList, error) {
+	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", nameArray(names), from, to)
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
@@ -273,14 +275,14 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stri
 		` + rankLimit + `
 		ORDER BY name, rank`
 	var found []struct {
-		Name string `db:"name"`
+		Name stats.Name `db:"name"`
 		StatEntry
 		Distinct int64 `db:"distinct_values"`
 	}
 	if err := r.db.SelectContext(ctx, &found, query, args...); err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
-	out := make(map[string]StatList, len(names))
+	out := make(map[stats.Name]StatList, len(names))
 	for _, f := range found {
 		l := out[f.Name]
 		l.Entries = append(l.Entries, f.StatEntry)
@@ -288,6 +290,15 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stri
 		out[f.Name] = l
 	}
 	return out, nil
+}
+
+// nameArray is names as a PostgreSQL text[] argument.
+func nameArray(names []stats.Name) any {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return pq.Array(out)
 }
 
 // rangeRows is the SQL of every counter row of a website in [from, to] that matches nameCond
