@@ -27,7 +27,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	}
 	pg := newPage(p.Page, (*int)(p.PerPage))
 	q := repository.StatQuery{
-		Name: stats.Name(p.Name), From: p.From.Time, To: p.To.Time,
+		Name: stats.Name(p.Name), Range: stats.Range{From: p.From.Time, To: p.To.Time},
 		SortBy: "count", Desc: true, Limit: pg.size, Offset: pg.offset(),
 	}
 	if p.Search != nil {

@@ -204,8 +204,7 @@ func (c *Collector) hintProxy(ip netip.Addr) {
 }
 
 func (c *Collector) today() time.Time {
-	now := c.Now().In(c.Location)
-	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	return stats.Day(c.Now().In(c.Location))
 }
 
 func (c *Collector) fail(w http.ResponseWriter, status int, message string) {

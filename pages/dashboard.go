@@ -20,7 +20,7 @@ const topSize = 10
 type dashboardPage struct {
 	Domain  string
 	Owner   bool
-	Range   dateRange
+	Range   stats.Range
 	Presets []presetLink
 	Totals  []total
 	Charts  []chart    // the same chart, wide and compact
@@ -81,7 +81,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 // rows: two statements of about equal size use both cores of a small server), the two daily
 // series in one (the range's totals are their sums), the previous range's totals, and the
 // first day with data (for "all time").
-func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng dateRange, today time.Time) (dashboardPage, error) {
+func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stats.Range, today time.Time) (dashboardPage, error) {
 	var (
 		topPages, top, series map[stats.Name]repository.StatList
 		previous              map[stats.Name]int64
@@ -99,20 +99,19 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng date
 	}
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
-		topPages, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Page}, rng.From, rng.To, topSize)
+		topPages, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Page}, rng, topSize)
 		return err
 	})
 	g.Go(func() (err error) {
-		top, err = p.repo.TopStats(ctx, site.ID, others, rng.From, rng.To, topSize)
+		top, err = p.repo.TopStats(ctx, site.ID, others, rng, topSize)
 		return err
 	})
 	g.Go(func() (err error) {
-		series, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Pageview, stats.Visitor}, rng.From, rng.To, 0)
+		series, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Pageview, stats.Visitor}, rng, 0)
 		return err
 	})
 	g.Go(func() (err error) {
-		prev := rng.Previous()
-		previous, err = p.repo.SumStats(ctx, site.ID, []stats.Name{stats.Visitor, stats.Pageview}, prev.From, prev.To)
+		previous, err = p.repo.SumStats(ctx, site.ID, []stats.Name{stats.Visitor, stats.Pageview}, rng.Previous())
 		return err
 	})
 	g.Go(func() error {
@@ -193,7 +192,7 @@ func statsPath(domain string) string {
 	return "/stats/" + url.PathEscape(domain)
 }
 
-func exportURL(domain string, name stats.Name, rng dateRange) string {
+func exportURL(domain string, name stats.Name, rng stats.Range) string {
 	q := rng.Query()
 	q.Set("name", string(name))
 	return statsPath(domain) + "/export?" + q.Encode()

@@ -33,7 +33,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	entries, _, err := p.repo.ListStats(r.Context(), site.ID, repository.StatQuery{
-		Name: stat.Name, From: rng.From, To: rng.To, SortBy: "count", Desc: true,
+		Name: stat.Name, Range: rng, SortBy: "count", Desc: true,
 	})
 	if err != nil {
 		p.serverError(w, r, err)

@@ -87,7 +87,7 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 		return
 	}
 	today := p.today()
-	last30 := dateRange{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
+	last30 := stats.Range{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
 	data := homePage{Search: search, Total: total, Notice: notices[q.Get("notice")], Form: form,
 		Snippet: web.Snippet(p.baseURL(r))}
 	data.Sites = make([]siteRow, len(sites))
@@ -95,7 +95,7 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	g.SetLimit(4)
 	for i, s := range sites {
 		g.Go(func() error {
-			sums, err := p.repo.SumStats(ctx, s.ID, []stats.Name{stats.Visitor, stats.Pageview}, last30.From, last30.To)
+			sums, err := p.repo.SumStats(ctx, s.ID, []stats.Name{stats.Visitor, stats.Pageview}, last30)
 			data.Sites[i] = siteRow{Site: s, Visitors: sums[stats.Visitor], Pageviews: sums[stats.Pageview],
 				StatsURL: statsPath(s.Domain), Privacy: privacyNames[s.Privacy]}
 			return err

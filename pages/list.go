@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // The full list takes the API's parameters (CONTRACT.md section 3) with the API's values.
@@ -30,7 +31,7 @@ type listParams struct {
 type listPage struct {
 	Domain    string
 	Stat      statistic
-	Range     dateRange
+	Range     stats.Range
 	Params    listParams
 	Rows      []topRow
 	Total     int64
@@ -68,7 +69,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	entries, total, err := p.repo.ListStats(r.Context(), site.ID, repository.StatQuery{
-		Name: stat.Name, From: rng.From, To: rng.To, Search: params.Search,
+		Name: stat.Name, Range: rng, Search: params.Search,
 		SortBy: params.SortBy, Desc: params.Sort == "desc",
 		Limit: params.PerPage, Offset: (params.Page - 1) * params.PerPage,
 	})

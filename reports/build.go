@@ -49,8 +49,7 @@ type Links struct {
 
 // Stats is a website's stats page for a period: /stats/DOMAIN?from=...&to=...
 func (l Links) Stats(domain string, p Period) string {
-	q := url.Values{"from": {p.From.Format(time.DateOnly)}, "to": {p.To.Format(time.DateOnly)}}
-	return l.Base.String() + "/stats/" + url.PathEscape(domain) + "?" + q.Encode()
+	return l.Base.String() + "/stats/" + url.PathEscape(domain) + "?" + p.Range().Query().Encode()
 }
 
 // Unsubscribe is the one-click unsubscribe address of a token.
@@ -103,11 +102,11 @@ func (b *Builder) Build(ctx context.Context, user repository.User, p Period) (re
 
 func (b *Builder) site(ctx context.Context, w repository.Website, p, before Period) (SiteReport, error) {
 	names := []stats.Name{stats.Visitor, stats.Pageview}
-	now, err := b.Repo.SumStats(ctx, w.ID, names, p.From, p.To)
+	now, err := b.Repo.SumStats(ctx, w.ID, names, p.Range())
 	if err != nil {
 		return SiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
-	prev, err := b.Repo.SumStats(ctx, w.ID, names, before.From, before.To)
+	prev, err := b.Repo.SumStats(ctx, w.ID, names, before.Range())
 	if err != nil {
 		return SiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
@@ -130,7 +129,7 @@ func (b *Builder) site(ctx context.Context, w repository.Website, p, before Peri
 // ascending).
 func (b *Builder) top(ctx context.Context, websiteID int64, name stats.Name, p Period) ([]repository.StatEntry, error) {
 	entries, _, err := b.Repo.ListStats(ctx, websiteID, repository.StatQuery{
-		Name: name, From: p.From, To: p.To, SortBy: "count", Desc: true, Limit: topN,
+		Name: name, Range: p.Range(), SortBy: "count", Desc: true, Limit: topN,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reports.build: %w", err)

@@ -84,7 +84,7 @@ func TestSumStatsMatchesDailySums(t *testing.T) {
 				want[c.Name] += c.Count
 			}
 		}
-		got, err := repo.SumStats(ctx, site, []stats.Name{stats.Pageview, stats.Visitor}, from, to)
+		got, err := repo.SumStats(ctx, site, []stats.Name{stats.Pageview, stats.Visitor}, stats.Range{From: from, To: to})
 		if err != nil {
 			t.Fatal(err)
 		}
