@@ -166,7 +166,7 @@ func TestStatsRefusesBadParameters(t *testing.T) {
 	for _, name := range stats.Names {
 		want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=%s&from=2026-01-01&to=2026-01-01", id, name), key: key}), 200)
 	}
-	for _, n := range []int{10, 25, 50, 100} {
+	for _, n := range stats.PerPageValues {
 		body := want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?%s&per_page=%d", id, base, n), key: key}), 200)
 		if body["meta"].(map[string]any)["per_page"] != float64(n) {
 			t.Fatalf("per_page %d not echoed: %v", n, body["meta"])

@@ -13,9 +13,9 @@ import (
 // ListWebsites answers GET /api/v1/websites.
 func (s *Server) ListWebsites(ctx context.Context, req gen.ListWebsitesRequestObject) (gen.ListWebsitesResponseObject, error) {
 	p := req.Params
-	pg := newPage(p.Page, (*int)(p.PerPage))
+	pg := paging(p.Page, (*int)(p.PerPage))
 	q := repository.WebsiteQuery{
-		SortBy: "id", Desc: true, Limit: pg.size, Offset: pg.offset(),
+		SortBy: "id", Desc: true, Limit: pg.Size, Offset: pg.Offset(),
 		Favorite: p.Favorite,
 	}
 	if p.Search != nil {
@@ -31,7 +31,7 @@ func (s *Server) ListWebsites(ctx context.Context, req gen.ListWebsitesRequestOb
 	if err != nil {
 		return nil, err
 	}
-	meta, links := pg.envelope(requestURL(ctx), total)
+	meta, links := envelope(pg, requestURL(ctx), total)
 	data := make([]gen.Website, len(websites))
 	for i, w := range websites {
 		data[i] = websiteJSON(w)

@@ -73,14 +73,14 @@ func (p *Pages) home(w http.ResponseWriter, r *http.Request) {
 
 func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *repository.User, status int, form websiteForm) {
 	q := r.URL.Query()
-	page, err := strconv.Atoi(q.Get("page"))
-	if err != nil || page < 1 {
-		page = 1
+	pg := stats.Paging{Number: 1, Size: homePageSize}
+	if n, err := strconv.Atoi(q.Get("page")); err == nil && stats.ValidPage(n) {
+		pg.Number = n
 	}
 	search := strings.TrimSpace(q.Get("search"))
 	sites, total, err := p.repo.ListWebsites(r.Context(), user.ID, repository.WebsiteQuery{
 		Search: search, SortBy: "domain", FavoriteFirst: true,
-		Limit: homePageSize, Offset: (page - 1) * homePageSize,
+		Limit: pg.Size, Offset: pg.Offset(),
 	})
 	if err != nil {
 		p.serverError(w, r, err)
@@ -112,11 +112,11 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 		}
 		return "/?" + v.Encode()
 	}
-	if page > 1 {
-		data.Prev = link(page - 1)
+	if pg.Number > 1 {
+		data.Prev = link(pg.Number - 1)
 	}
-	if int64(page*homePageSize) < total {
-		data.Next = link(page + 1)
+	if n, ok := pg.Next(total); ok {
+		data.Next = link(n)
 	}
 	p.render(w, r, status, "home.html", "Your websites", data)
 }

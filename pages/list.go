@@ -9,22 +9,18 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// The full list takes the API's parameters (CONTRACT.md section 3) with the API's values.
+// The full list takes the API's parameters with the API's values.
 var (
-	perPageValues = []int{10, 25, 50, 100}
-	sortByValues  = []string{"count", "value"}
-	sortValues    = []string{"desc", "asc"}
+	sortByValues = []string{"count", "value"}
+	sortValues   = []string{"desc", "asc"}
 )
-
-const defaultPerPage = 50
 
 // listParams are a full list's parameters, checked.
 type listParams struct {
-	Search  string
-	SortBy  string
-	Sort    string
-	PerPage int
-	Page    int
+	Search string
+	SortBy string
+	Sort   string
+	Paging stats.Paging
 }
 
 // listPage is the data of list.html.
@@ -71,7 +67,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	entries, total, err := p.repo.ListStats(r.Context(), site.ID, repository.StatQuery{
 		Name: stat.Name, Range: rng, Search: params.Search,
 		SortBy: params.SortBy, Desc: params.Sort == "desc",
-		Limit: params.PerPage, Offset: (params.Page - 1) * params.PerPage,
+		Limit: params.Paging.Size, Offset: params.Paging.Offset(),
 	})
 	if err != nil {
 		p.serverError(w, r, err)
@@ -80,19 +76,16 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	data := listPage{
 		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total,
 		Rows: topRows(stat.Name, entries), Dashboard: statsPath(site.Domain) + "?" + rng.Query().Encode(),
-		ExportURL: exportURL(site.Domain, stat.Name, rng), PerPages: perPageValues,
+		ExportURL: exportURL(site.Domain, stat.Name, rng), PerPages: stats.PerPageValues,
 	}
-	if len(entries) > 0 {
-		data.From = int64((params.Page-1)*params.PerPage) + 1
-		data.To = data.From + int64(len(entries)) - 1
-	}
+	data.From, data.To = params.Paging.Shown(total)
 	p.pageLinks(&data, r.URL)
 	p.render(w, r, http.StatusOK, "list.html", stat.Title+" · "+site.Domain, data)
 }
 
 // parseListParams checks search, search_by, sort_by, sort, per_page and page as the API does.
 func parseListParams(q url.Values, errs fieldErrs) listParams {
-	out := listParams{SortBy: "count", Sort: "desc", PerPage: defaultPerPage, Page: 1}
+	out := listParams{SortBy: "count", Sort: "desc", Paging: stats.Paging{Number: 1, Size: stats.DefaultPerPage}}
 	one := func(name string) (string, bool) {
 		v, ok := q[name]
 		if !ok {
@@ -127,17 +120,17 @@ func parseListParams(q url.Values, errs fieldErrs) listParams {
 	}
 	if v, ok := one("per_page"); ok {
 		n, err := strconv.Atoi(v)
-		if err != nil || !contains(perPageValues, n) {
+		if err != nil || !stats.ValidPerPage(n) {
 			errs.add("per_page", "must be one of 10, 25, 50, 100")
 		}
-		out.PerPage = n
+		out.Paging.Size = n
 	}
 	if v, ok := one("page"); ok {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1_000_000 {
+		if err != nil || !stats.ValidPage(n) {
 			errs.add("page", "must be a whole number from 1")
 		}
-		out.Page = n
+		out.Paging.Number = n
 	}
 	return out
 }
@@ -151,16 +144,15 @@ func (p *Pages) pageLinks(data *listPage, u *url.URL) {
 		}
 		return u.Path + "?" + q.Encode()
 	}
-	per := int64(data.Params.PerPage)
-	last := max(1, int((data.Total+per-1)/per))
-	for n := max(1, data.Params.Page-3); n <= min(last, data.Params.Page+3); n++ {
-		data.Pages = append(data.Pages, pageLink{Number: n, URL: with(map[string]string{"page": strconv.Itoa(n)}), Current: n == data.Params.Page})
+	pg := data.Params.Paging
+	for n := max(1, pg.Number-3); n <= min(pg.LastPage(data.Total), pg.Number+3); n++ {
+		data.Pages = append(data.Pages, pageLink{Number: n, URL: with(map[string]string{"page": strconv.Itoa(n)}), Current: n == pg.Number})
 	}
-	if data.Params.Page > 1 {
-		data.Prev = with(map[string]string{"page": strconv.Itoa(min(data.Params.Page-1, last))})
+	if n, ok := pg.Prev(data.Total); ok {
+		data.Prev = with(map[string]string{"page": strconv.Itoa(n)})
 	}
-	if data.Params.Page < last {
-		data.Next = with(map[string]string{"page": strconv.Itoa(data.Params.Page + 1)})
+	if n, ok := pg.Next(data.Total); ok {
+		data.Next = with(map[string]string{"page": strconv.Itoa(n)})
 	}
 	data.SortLinks = map[string]string{}
 	for _, by := range sortByValues {
