@@ -50,7 +50,7 @@ func (s *Server) StoreWebsite(ctx context.Context, req gen.StoreWebsiteRequestOb
 		return nil, err
 	}
 	if errs != nil {
-		return gen.StoreWebsite422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(fieldErrors(errs).body())}, nil
+		return gen.StoreWebsite422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(invalidBody(errs))}, nil
 	}
 	return gen.StoreWebsite201JSONResponse{
 		Body:    gen.WebsiteResponse{Data: websiteJSON(w)},
@@ -116,7 +116,7 @@ func (s *Server) update(ctx context.Context, id int64, f *gen.WebsiteUpdateForm)
 	case err != nil:
 		return repository.Website{}, nil, err
 	case errs != nil:
-		body := fieldErrors(errs).body()
+		body := invalidBody(errs)
 		return repository.Website{}, &body, nil
 	}
 	return w, nil, nil

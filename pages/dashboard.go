@@ -199,7 +199,7 @@ func exportURL(domain string, name stats.Name, rng stats.Range) string {
 }
 
 // badParams answers parameters a stats page cannot use, naming each.
-func (p *Pages) badParams(w http.ResponseWriter, r *http.Request, domain string, errs fieldErrs) {
+func (p *Pages) badParams(w http.ResponseWriter, r *http.Request, domain string, errs stats.FieldErrors) {
 	p.fail(w, r, http.StatusUnprocessableEntity, "Invalid address",
-		"This page of "+domain+" cannot be shown with these parameters:", errs.lines()...)
+		"This page of "+domain+" cannot be shown with these parameters:", errorLines(errs)...)
 }

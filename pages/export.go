@@ -22,11 +22,11 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	stat, known := statisticNamed(name)
 	switch {
 	case len(q["name"]) > 1:
-		errs.add("name", "must be sent once")
+		errs.Add("name", "must be sent once")
 	case name == "":
-		errs.add("name", "is required")
+		errs.Add("name", "is required")
 	case !known:
-		errs.add("name", "must be one of the statistics (page, referrer, campaign, ...)")
+		errs.Add("name", "must be one of the statistics (page, referrer, campaign, ...)")
 	}
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)

@@ -49,7 +49,7 @@ type websiteForm struct {
 	ExcludeParams string
 	ExcludeIPs    string
 	Favorite      bool
-	Errors        website.FieldErrors
+	Errors        stats.FieldErrors
 }
 
 // Privacy levels as the forms name them.
@@ -148,15 +148,15 @@ func (p *Pages) addWebsite(w http.ResponseWriter, r *http.Request) {
 // nothing when unticked, so a missing one is 0 (false). On edit, an empty password with
 // privacy 2 keeps the current password (the form never shows it); with privacy 0 or 1 it
 // removes it, as in the API.
-func readWebsiteForm(f url.Values, edit bool) (websiteForm, website.Settings, website.FieldErrors) {
-	errs := website.FieldErrors{}
+func readWebsiteForm(f url.Values, edit bool) (websiteForm, website.Settings, stats.FieldErrors) {
+	errs := stats.FieldErrors{}
 	form := websiteForm{
 		Domain: f.Get("domain"), ExcludeParams: f.Get("exclude_params"), ExcludeIPs: f.Get("exclude_ips"),
 		Email: f.Get("email") == "1", ExcludeBots: f.Get("exclude_bots") == "1", Favorite: f.Get("favorite") == "1",
 	}
 	privacy, err := strconv.Atoi(f.Get("privacy"))
 	if err != nil {
-		errs["privacy"] = []string{"must be one of 0, 1, 2"}
+		errs.Add("privacy", "must be one of 0, 1, 2")
 	}
 	form.Privacy = privacy
 	email, bots := boolInt(form.Email), boolInt(form.ExcludeBots)

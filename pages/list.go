@@ -84,7 +84,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 }
 
 // parseListParams checks search, search_by, sort_by, sort, per_page and page as the API does.
-func parseListParams(q url.Values, errs fieldErrs) listParams {
+func parseListParams(q url.Values, errs stats.FieldErrors) listParams {
 	out := listParams{SortBy: "count", Sort: "desc", Paging: stats.Paging{Number: 1, Size: stats.DefaultPerPage}}
 	one := func(name string) (string, bool) {
 		v, ok := q[name]
@@ -92,43 +92,43 @@ func parseListParams(q url.Values, errs fieldErrs) listParams {
 			return "", false
 		}
 		if len(v) > 1 {
-			errs.add(name, "must be sent once")
+			errs.Add(name, "must be sent once")
 			return "", false
 		}
 		return v[0], true
 	}
 	if v, ok := one("search"); ok {
 		if len(v) > 255 {
-			errs.add("search", "must be at most 255 characters")
+			errs.Add("search", "must be at most 255 characters")
 		}
 		out.Search = v
 	}
 	if v, ok := one("search_by"); ok && v != "value" {
-		errs.add("search_by", "must be one of value")
+		errs.Add("search_by", "must be one of value")
 	}
 	if v, ok := one("sort_by"); ok {
 		if !contains(sortByValues, v) {
-			errs.add("sort_by", "must be one of count, value")
+			errs.Add("sort_by", "must be one of count, value")
 		}
 		out.SortBy = v
 	}
 	if v, ok := one("sort"); ok {
 		if !contains(sortValues, v) {
-			errs.add("sort", "must be one of desc, asc")
+			errs.Add("sort", "must be one of desc, asc")
 		}
 		out.Sort = v
 	}
 	if v, ok := one("per_page"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || !stats.ValidPerPage(n) {
-			errs.add("per_page", "must be one of 10, 25, 50, 100")
+			errs.Add("per_page", "must be one of 10, 25, 50, 100")
 		}
 		out.Paging.Size = n
 	}
 	if v, ok := one("page"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || !stats.ValidPage(n) {
-			errs.add("page", "must be a whole number from 1")
+			errs.Add("page", "must be a whole number from 1")
 		}
 		out.Paging.Number = n
 	}

@@ -22,8 +22,8 @@ func (p *Pages) today() time.Time {
 // parseRange reads from and to (YYYY-MM-DD). Without them the range is the last 30 days ending
 // today; with only one, the other is today (from given) or 30 days before (to given). Errors
 // name the parameter, as the API's do.
-func parseRange(q url.Values, today time.Time) (stats.Range, fieldErrs) {
-	errs := fieldErrs{}
+func parseRange(q url.Values, today time.Time) (stats.Range, stats.FieldErrors) {
+	errs := stats.FieldErrors{}
 	r := stats.Range{To: today, From: today.AddDate(0, 0, -(defaultRangeDays - 1))}
 	from, hasFrom := dateParam(q, "from", errs)
 	to, hasTo := dateParam(q, "to", errs)
@@ -42,25 +42,25 @@ func parseRange(q url.Values, today time.Time) (stats.Range, fieldErrs) {
 		return r, errs
 	}
 	if r.From.After(r.To) {
-		errs.add("to", "must be a date after or equal to from")
+		errs.Add("to", "must be a date after or equal to from")
 	} else if r.Days() > maxRangeDays {
-		errs.add("from", "must be at most 10 years before to")
+		errs.Add("from", "must be at most 10 years before to")
 	}
 	return r, errs
 }
 
-func dateParam(q url.Values, name string, errs fieldErrs) (time.Time, bool) {
+func dateParam(q url.Values, name string, errs stats.FieldErrors) (time.Time, bool) {
 	v, ok := q[name]
 	if !ok || len(v) == 0 || v[0] == "" {
 		return time.Time{}, false
 	}
 	if len(v) > 1 {
-		errs.add(name, "must be sent once")
+		errs.Add(name, "must be sent once")
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.DateOnly, v[0])
 	if err != nil {
-		errs.add(name, "must be a date in the form YYYY-MM-DD")
+		errs.Add(name, "must be a date in the form YYYY-MM-DD")
 		return time.Time{}, false
 	}
 	return t, true
@@ -96,13 +96,8 @@ func presets(today, first time.Time, current stats.Range) []preset {
 	return list
 }
 
-// fieldErrs are a page's refusals of its parameters, by name.
-type fieldErrs map[string][]string
-
-func (f fieldErrs) add(field, message string) { f[field] = append(f[field], message) }
-
-// lines is the refusals as sentences, sorted by field, for the error page.
-func (f fieldErrs) lines() []string {
+// errorLines is the refusals as sentences, sorted by field, for the error page.
+func errorLines(f stats.FieldErrors) []string {
 	names := make([]string, 0, len(f))
 	for name := range f {
 		names = append(names, name)
