@@ -161,7 +161,7 @@ func chartPoints(r stats.Range, pageviews, visitors map[string]int64) []chartPoi
 	perMonth := r.Days() > maxDailyBars
 	var points []chartPoint
 	for d := r.From; !d.After(r.To); d = d.AddDate(0, 0, 1) {
-		day := d.Format(time.DateOnly)
+		day := stats.DayValue(d)
 		label := day
 		if perMonth {
 			label = d.Format("2006-01")

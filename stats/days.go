@@ -23,6 +23,10 @@ func WeekStart(t time.Time) time.Time {
 	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
 }
 
+// DayValue is the value under which pageview and visitor count a day: its date, YYYY-MM-DD.
+// The collector writes it and the pages' chart reads the days back by it.
+func DayValue(day time.Time) string { return day.Format(time.DateOnly) }
+
 // Range is the calendar days From to To, both included, each a Day.
 type Range struct {
 	From, To time.Time

@@ -69,3 +69,9 @@ func TestRange(t *testing.T) {
 		t.Errorf("one day: %d, %q", one.Days(), one.String())
 	}
 }
+
+func TestDayValue(t *testing.T) {
+	if v := stats.DayValue(date("2026-03-04")); v != "2026-03-04" {
+		t.Fatalf("%q", v)
+	}
+}

@@ -201,7 +201,7 @@ func SeedYear(tb testing.TB, repo *repository.Repository, websiteID int64, first
 		if !y.Others {
 			continue
 		}
-		day := date.Format(time.DateOnly)
+		day := stats.DayValue(date)
 		add(stats.Pageview, date, day, int64(20_000+rng.IntN(5000)))
 		add(stats.Visitor, date, day, int64(6_000+rng.IntN(2000)))
 		for _, o := range others {
