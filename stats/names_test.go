@@ -5,18 +5,26 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/stats"
 )
 
-// The names are the spec's StatName enum, in its order, so that they cannot drift apart.
-func TestNamesAreTheSpecsEnum(t *testing.T) {
-	spec, err := gen.GetSwagger()
+// spec is openapi.yaml, as gen embeds it.
+func spec(t *testing.T) *openapi3.T {
+	t.Helper()
+	s, err := gen.GetSwagger()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// The names are the spec's StatName enum, in its order, so that they cannot drift apart.
+func TestNamesAreTheSpecsEnum(t *testing.T) {
 	var want []string
-	for _, v := range spec.Components.Schemas["StatName"].Value.Enum {
+	for _, v := range spec(t).Components.Schemas["StatName"].Value.Enum {
 		want = append(want, fmt.Sprint(v))
 	}
 	var got []string

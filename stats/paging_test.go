@@ -5,16 +5,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/stats"
 )
 
 // The page sizes, the default size and the largest page are the spec's.
 func TestPagingIsTheSpecs(t *testing.T) {
-	spec, err := gen.GetSwagger()
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := spec(t)
 	size := spec.Components.Schemas["PageSize"].Value
 	var sizes []string
 	for _, v := range size.Enum {
