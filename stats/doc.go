@@ -1,5 +1,4 @@
-// Package stats is the vocabulary every part of the service shares about statistics: their
-// names, calendar days and ranges of them, the paging of a list and the refusals of a request's
-// fields. It imports nothing of the service, so the collector, the repository, the API, the
-// pages and the reports can all use it.
+// Package stats is what every part of the service says alike about statistics: their names,
+// calendar days and ranges of them, the paging of a list and the refusals of a request's
+// fields. It imports nothing of the service, so that every other package can use it.
 package stats
