@@ -14,14 +14,15 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // apiError is an error that leaves as the contract's error body with its own status.
 type apiError struct {
 	status  int
 	message string
-	fields  map[string][]string // 422 only
-	cause   error               // logged, never sent
+	fields  stats.FieldErrors // 422 only
+	cause   error             // logged, never sent
 	// retryAfter is the Retry-After of a 429, in seconds; 0 means 1.
 	retryAfter int
 }
@@ -37,18 +38,14 @@ func (e *apiError) Unwrap() error { return e.cause }
 
 const invalidMessage = "The given data was invalid."
 
-// fieldErrors collects 422 messages per field.
-type fieldErrors map[string][]string
-
-func (f fieldErrors) add(field, message string) { f[field] = append(f[field], message) }
-
-func (f fieldErrors) body() gen.Error {
+// invalidBody is the 422 body of refused fields.
+func invalidBody(f stats.FieldErrors) gen.Error {
 	errs := map[string][]string(f)
 	return gen.Error{Message: invalidMessage, Status: http.StatusUnprocessableEntity, Errors: &errs}
 }
 
 func invalid(field, message string) gen.Error {
-	return fieldErrors{field: {message}}.body()
+	return invalidBody(stats.FieldErrors{field: {message}})
 }
 
 func notFound() gen.Error {
@@ -99,7 +96,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		body := gen.Error{Message: e.message, Status: e.status}
 		if e.status == http.StatusUnprocessableEntity {
-			fields := e.fields
+			fields := map[string][]string(e.fields)
 			if fields == nil {
 				fields = map[string][]string{}
 			}
@@ -154,20 +151,20 @@ func validationError(_ echo.Context, err *echo.HTTPError) error {
 			return &apiError{status: http.StatusNotFound, message: "Website not found."}
 		}
 		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
-			fields: fieldErrors{p.Name: {describe(reqErr.Err, p.Schema)}}}
+			fields: stats.FieldErrors{p.Name: {describe(reqErr.Err, p.Schema)}}}
 	}
 	if rb := reqErr.RequestBody; rb != nil {
 		return bodyError(reqErr, rb)
 	}
 	return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
-		fields: fieldErrors{"request": {reqErr.Error()}}}
+		fields: stats.FieldErrors{"request": {reqErr.Error()}}}
 }
 
 // multiError reports the schema errors that kin-openapi groups (allOf, oneOf) before
 // echo-middleware can say which parameter or field they came from; each names its field by
 // its JSON pointer.
 func multiError(multi openapi3.MultiError) error {
-	fields := fieldErrors{}
+	fields := stats.FieldErrors{}
 	for _, err := range multi {
 		field := "request"
 		var schemaErr *openapi3.SchemaError
@@ -176,7 +173,7 @@ func multiError(multi openapi3.MultiError) error {
 				field = path[0]
 			}
 		}
-		fields.add(field, describe(err, nil))
+		fields.Add(field, describe(err, nil))
 	}
 	return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
 }
@@ -186,11 +183,11 @@ func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) er
 	if mt := rb.Content.Get(echo.MIMEApplicationForm); mt != nil && mt.Schema != nil {
 		schema = mt.Schema.Value
 	}
-	fields := fieldErrors{}
+	fields := stats.FieldErrors{}
 	if errors.Is(reqErr.Err, openapi3filter.ErrInvalidRequired) && schema != nil {
 		// No body at all: every required field is missing.
 		for _, name := range schema.Required {
-			fields.add(name, "is required")
+			fields.Add(name, "is required")
 		}
 		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
 	}
@@ -214,7 +211,7 @@ func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) er
 			fieldSchema = prop.Value
 		}
 	}
-	fields.add(field, describe(reqErr.Err, &openapi3.SchemaRef{Value: fieldSchema}))
+	fields.Add(field, describe(reqErr.Err, &openapi3.SchemaRef{Value: fieldSchema}))
 	return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
 }
 

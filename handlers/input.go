@@ -16,6 +16,7 @@ import (
 	"github.com/oapi-codegen/runtime"
 
 	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // formBodies are the generated types that the strict handlers bind each form operation's body
@@ -120,7 +121,7 @@ func checkInput(in operationInput) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			fields := fieldErrors{}
+			fields := stats.FieldErrors{}
 			query := c.QueryParams()
 			for _, name := range sortedKeys(query) {
 				if schema, declared := in.query[name]; declared {
@@ -146,18 +147,18 @@ func checkInput(in operationInput) echo.MiddlewareFunc {
 
 // checkValues refuses a value sent twice, text that is not UTF-8 or holds a NUL, and a boolean
 // spelled otherwise than the contract's four ways.
-func checkValues(name string, values []string, schema *openapi3.Schema, fields fieldErrors) bool {
+func checkValues(name string, values []string, schema *openapi3.Schema, fields stats.FieldErrors) bool {
 	if len(values) > 1 {
-		fields.add(name, "must be sent once")
+		fields.Add(name, "must be sent once")
 		return false
 	}
 	for _, v := range values {
 		if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
-			fields.add(name, "must be UTF-8 text without NUL characters")
+			fields.Add(name, "must be UTF-8 text without NUL characters")
 			return false
 		}
 		if isBoolean(schema) && !booleanSpellings[v] {
-			fields.add(name, booleanRule)
+			fields.Add(name, booleanRule)
 			return false
 		}
 	}
@@ -182,20 +183,20 @@ func readForm(req *http.Request) (url.Values, error) {
 	values, err := url.ParseQuery(string(body))
 	if err != nil {
 		return nil, &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
-			fields: fieldErrors{"body": {"is not a valid form"}}}
+			fields: stats.FieldErrors{"body": {"is not a valid form"}}}
 	}
 	return values, nil
 }
 
-func checkForm(values url.Values, op *formOperation, fields fieldErrors) {
+func checkForm(values url.Values, op *formOperation, fields stats.FieldErrors) {
 	for _, name := range sortedKeys(values) {
 		schema, accepted := op.fields[name]
 		switch {
 		case !accepted:
-			fields.add(name, "is not accepted here")
+			fields.Add(name, "is not accepted here")
 		case !checkValues(name, values[name], schema, fields):
 		case runtime.BindForm(op.newBody(), url.Values{name: values[name]}, nil, nil) != nil:
-			fields.add(name, describe(nil, &openapi3.SchemaRef{Value: schema}))
+			fields.Add(name, describe(nil, &openapi3.SchemaRef{Value: schema}))
 		}
 	}
 }

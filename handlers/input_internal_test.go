@@ -7,6 +7,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // The generated binder's refusal is a 422 naming the field even where the validator would let
@@ -25,7 +26,7 @@ func TestCheckFormNamesUnbindableFields(t *testing.T) {
 		if op == nil {
 			t.Fatalf("%s is not a form operation", id)
 		}
-		fields := fieldErrors{}
+		fields := stats.FieldErrors{}
 		checkForm(url.Values{"privacy": {"true"}, "email": {"1.5"}, "exclude_bots": {"1"}}, op, fields)
 		if len(fields) != 2 || fields["privacy"][0] != "must be one of 0, 1, 2" || fields["email"][0] != "must be one of 0, 1" {
 			t.Fatalf("%s: %#v", id, fields)

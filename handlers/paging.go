@@ -5,40 +5,29 @@ import (
 	"strconv"
 
 	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/stats"
 )
 
-const defaultPerPage = 50
-
-// page is the validated page request of a list.
-type page struct {
-	number, size int
-}
-
-func newPage(number *int, size *int) page {
-	p := page{number: 1, size: defaultPerPage}
+// paging is the page a list request asks for; the validator has checked both against the spec.
+func paging(number *int, size *int) stats.Paging {
+	p := stats.Paging{Number: 1, Size: stats.DefaultPerPage}
 	if number != nil {
-		p.number = *number
+		p.Number = *number
 	}
 	if size != nil {
-		p.size = *size
+		p.Size = *size
 	}
 	return p
 }
 
-func (p page) offset() int { return (p.number - 1) * p.size }
-
 // envelope builds the list meta and links. Links repeat the request's own query with only
 // `page` changed, so every filter and sort survives paging.
-func (p page) envelope(u *url.URL, total int64) (gen.ListMeta, gen.ListLinks) {
-	lastPage := int((total + int64(p.size) - 1) / int64(p.size))
-	if lastPage < 1 {
-		lastPage = 1
-	}
-	meta := gen.ListMeta{CurrentPage: p.number, PerPage: p.size, Total: total, LastPage: lastPage}
-	if first := int64(p.offset()) + 1; first <= total {
-		to := min(int64(p.offset()+p.size), total)
-		from, last := int(first), int(to)
-		meta.From, meta.To = &from, &last
+func envelope(p stats.Paging, u *url.URL, total int64) (gen.ListMeta, gen.ListLinks) {
+	lastPage := p.LastPage(total)
+	meta := gen.ListMeta{CurrentPage: p.Number, PerPage: p.Size, Total: total, LastPage: lastPage}
+	if first, last := p.Shown(total); first > 0 {
+		from, to := int(first), int(last)
+		meta.From, meta.To = &from, &to
 	}
 	link := func(n int) string {
 		q := u.Query()
@@ -48,12 +37,12 @@ func (p page) envelope(u *url.URL, total int64) (gen.ListMeta, gen.ListLinks) {
 		return l.String()
 	}
 	links := gen.ListLinks{First: link(1), Last: link(lastPage)}
-	if p.number > 1 {
-		prev := link(min(p.number-1, lastPage))
+	if n, ok := p.Prev(total); ok {
+		prev := link(n)
 		links.Prev = &prev
 	}
-	if p.number < lastPage {
-		next := link(p.number + 1)
+	if n, ok := p.Next(total); ok {
+		next := link(n)
 		links.Next = &next
 	}
 	return meta, links

@@ -8,6 +8,7 @@ import (
 	analytics "github.com/analytics-service/analytics"
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // ListStats answers GET /api/v1/stats/{website_id}.
@@ -24,10 +25,10 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	pg := newPage(p.Page, (*int)(p.PerPage))
+	pg := paging(p.Page, (*int)(p.PerPage))
 	q := repository.StatQuery{
-		Name: string(p.Name), From: p.From.Time, To: p.To.Time,
-		SortBy: "count", Desc: true, Limit: pg.size, Offset: pg.offset(),
+		Name: stats.Name(p.Name), Range: stats.Range{From: p.From.Time, To: p.To.Time},
+		SortBy: "count", Desc: true, Limit: pg.Size, Offset: pg.Offset(),
 	}
 	if p.Search != nil {
 		q.Search = *p.Search
@@ -42,7 +43,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	meta, links := pg.envelope(requestURL(ctx), total)
+	meta, links := envelope(pg, requestURL(ctx), total)
 	data := make([]gen.StatEntry, len(entries))
 	for i, e := range entries {
 		data[i] = gen.StatEntry{Value: e.Value, Count: e.Count}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 func day(s string) time.Time {
@@ -162,11 +163,10 @@ func TestStatsRefusesBadParameters(t *testing.T) {
 		})
 	}
 	// Each name and each per_page value is accepted.
-	for _, name := range []string{"pageview", "visitor", "page", "referrer", "campaign", "browser", "operating_system",
-		"device", "language", "screen_resolution", "continent", "country", "city", "event"} {
+	for _, name := range stats.Names {
 		want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=%s&from=2026-01-01&to=2026-01-01", id, name), key: key}), 200)
 	}
-	for _, n := range []int{10, 25, 50, 100} {
+	for _, n := range stats.PerPageValues {
 		body := want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?%s&per_page=%d", id, base, n), key: key}), 200)
 		if body["meta"].(map[string]any)["per_page"] != float64(n) {
 			t.Fatalf("per_page %d not echoed: %v", n, body["meta"])

@@ -13,9 +13,9 @@ import (
 // ListWebsites answers GET /api/v1/websites.
 func (s *Server) ListWebsites(ctx context.Context, req gen.ListWebsitesRequestObject) (gen.ListWebsitesResponseObject, error) {
 	p := req.Params
-	pg := newPage(p.Page, (*int)(p.PerPage))
+	pg := paging(p.Page, (*int)(p.PerPage))
 	q := repository.WebsiteQuery{
-		SortBy: "id", Desc: true, Limit: pg.size, Offset: pg.offset(),
+		SortBy: "id", Desc: true, Limit: pg.Size, Offset: pg.Offset(),
 		Favorite: p.Favorite,
 	}
 	if p.Search != nil {
@@ -31,7 +31,7 @@ func (s *Server) ListWebsites(ctx context.Context, req gen.ListWebsitesRequestOb
 	if err != nil {
 		return nil, err
 	}
-	meta, links := pg.envelope(requestURL(ctx), total)
+	meta, links := envelope(pg, requestURL(ctx), total)
 	data := make([]gen.Website, len(websites))
 	for i, w := range websites {
 		data[i] = websiteJSON(w)
@@ -50,7 +50,7 @@ func (s *Server) StoreWebsite(ctx context.Context, req gen.StoreWebsiteRequestOb
 		return nil, err
 	}
 	if errs != nil {
-		return gen.StoreWebsite422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(fieldErrors(errs).body())}, nil
+		return gen.StoreWebsite422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(invalidBody(errs))}, nil
 	}
 	return gen.StoreWebsite201JSONResponse{
 		Body:    gen.WebsiteResponse{Data: websiteJSON(w)},
@@ -116,7 +116,7 @@ func (s *Server) update(ctx context.Context, id int64, f *gen.WebsiteUpdateForm)
 	case err != nil:
 		return repository.Website{}, nil, err
 	case errs != nil:
-		body := fieldErrors(errs).body()
+		body := invalidBody(errs)
 		return repository.Website{}, &body, nil
 	}
 	return w, nil, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/analytics-service/analytics/ratelimit"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // MaxBodySize bounds a tracker request; real ones are a few hundred bytes.
@@ -152,31 +153,31 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 	day := c.Today()
 	dayKey := dayNumber(day)
 	keys := make([]Key, 0, maxKeysPerHit)
-	add := func(name, value string) {
+	add := func(name stats.Name, value string) {
 		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: dayKey, Value: storable(value)})
 	}
 	switch {
 	case req.Event != nil:
-		add("event", event)
+		add(stats.Event, event)
 	default:
 		date := dayString(dayKey)
-		add("pageview", date)
-		add("page", pageValue(page, site))
+		add(stats.Pageview, date)
+		add(stats.Page, pageValue(page, site))
 		if visit {
 			geo := c.Geo.Lookup(ip)
-			add("visitor", date)
-			add("referrer", refHost)
+			add(stats.Visitor, date)
+			add(stats.Referrer, refHost)
 			if campaign, ok := campaignValue(page); ok {
-				add("campaign", campaign)
+				add(stats.Campaign, campaign)
 			}
-			add("browser", client.Browser)
-			add("operating_system", client.OS)
-			add("device", client.Device)
-			add("language", languageValue(r.Header.Get("Accept-Language")))
-			add("screen_resolution", screenValue(req.ScreenResolution))
-			add("continent", geo.Continent)
-			add("country", geo.Country)
-			add("city", geo.City)
+			add(stats.Browser, client.Browser)
+			add(stats.OperatingSystem, client.OS)
+			add(stats.Device, client.Device)
+			add(stats.Language, languageValue(r.Header.Get("Accept-Language")))
+			add(stats.ScreenResolution, screenValue(req.ScreenResolution))
+			add(stats.Continent, geo.Continent)
+			add(stats.Country, geo.Country)
+			add(stats.City, geo.City)
 		}
 	}
 	if err := c.Counters.Add(keys); err != nil {
@@ -205,8 +206,7 @@ func (c *Collector) hintProxy(ip netip.Addr) {
 
 // Today is the calendar day (in the collector's time zone, as midnight UTC) that hits count on now.
 func (c *Collector) Today() time.Time {
-	now := c.Now().In(c.Location)
-	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	return stats.Day(c.Now().In(c.Location))
 }
 
 func (c *Collector) fail(w http.ResponseWriter, status int, message string) {

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // ErrFull: the counters hold as many distinct keys as they may; the endpoint answers 503 rather
@@ -15,7 +17,7 @@ var ErrFull = errors.New("ingest: counter buffer is full")
 // time.Time: the key is hashed on every hit, and a small integer hashes faster.
 type Key struct {
 	WebsiteID int64
-	Name      string
+	Name      stats.Name
 	Day       int32
 	Value     string
 }
@@ -23,13 +25,13 @@ type Key struct {
 // dayNumber turns midnight UTC of a calendar day into its Key.Day.
 func dayNumber(t time.Time) int32 { return int32(t.Unix() / 86400) }
 
-// dayString is a Key.Day as YYYY-MM-DD, the value of the pageview and visitor statistics. The
-// last one made is kept: all hits of a day share it instead of formatting their own.
+// dayString is a Key.Day as the value of the pageview and visitor statistics (stats.DayValue).
+// The last one made is kept: all hits of a day share it instead of formatting their own.
 func dayString(day int32) string {
 	if last := lastDay.Load(); last != nil && last.day == day {
 		return last.text
 	}
-	d := &formattedDay{day: day, text: dayDate(day).Format(time.DateOnly)}
+	d := &formattedDay{day: day, text: stats.DayValue(dayDate(day))}
 	lastDay.Store(d)
 	return d.text
 }

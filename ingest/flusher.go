@@ -149,7 +149,7 @@ func (f *Flusher) Drain(ctx context.Context) error {
 func toBatch(counts map[Key]int64) *batch {
 	out := make([]repository.StatCount, 0, len(counts))
 	for k, n := range counts {
-		out = append(out, repository.StatCount{WebsiteID: k.WebsiteID, Name: k.Name, Date: dayDate(k.Day), Value: k.Value, Count: n})
+		out = append(out, repository.StatCount{WebsiteID: k.WebsiteID, Name: string(k.Name), Date: dayDate(k.Day), Value: k.Value, Count: n})
 	}
 	return &batch{id: uuid.NewString(), counts: out}
 }

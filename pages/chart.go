@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // The chart is an SVG drawn here, on the server: readable without JavaScript, and each bar's
@@ -84,7 +86,7 @@ type chart struct {
 }
 
 // newChart lays out the bars of a range from its points.
-func newChart(shape chartShape, r dateRange, points []chartPoint) chart {
+func newChart(shape chartShape, r stats.Range, points []chartPoint) chart {
 	bottom := shape.Height - chartBottom
 	c := chart{Class: shape.Class, Width: num(shape.Width), Height: num(shape.Height), Left: num(chartLeft),
 		Right: num(shape.Width), Bottom: num(bottom), LabelX: num(chartLeft - 6), TickY: num(bottom + 15),
@@ -155,11 +157,11 @@ func num(f float64) string {
 
 // chartPoints is one point per day of the range, zero where nothing was counted, or one per
 // month for long ranges.
-func chartPoints(r dateRange, pageviews, visitors map[string]int64) []chartPoint {
+func chartPoints(r stats.Range, pageviews, visitors map[string]int64) []chartPoint {
 	perMonth := r.Days() > maxDailyBars
 	var points []chartPoint
 	for d := r.From; !d.After(r.To); d = d.AddDate(0, 0, 1) {
-		day := d.Format(time.DateOnly)
+		day := stats.DayValue(d)
 		label := day
 		if perMonth {
 			label = d.Format("2006-01")

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 )
 
@@ -19,7 +20,7 @@ const topSize = 10
 type dashboardPage struct {
 	Domain  string
 	Owner   bool
-	Range   dateRange
+	Range   stats.Range
 	Presets []presetLink
 	Totals  []total
 	Charts  []chart    // the same chart, wide and compact
@@ -80,38 +81,37 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 // rows: two statements of about equal size use both cores of a small server), the two daily
 // series in one (the range's totals are their sums), the previous range's totals, and the
 // first day with data (for "all time").
-func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng dateRange, today time.Time) (dashboardPage, error) {
+func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stats.Range, today time.Time) (dashboardPage, error) {
 	var (
-		topPages, top, series map[string]repository.StatList
-		previous              map[string]int64
+		topPages, top, series map[stats.Name]repository.StatList
+		previous              map[stats.Name]int64
 		first                 = today
-		topNames              []string
+		topNames              []stats.Name
 	)
-	var others []string
+	var others []stats.Name
 	for _, stat := range statistics {
-		if stat.Name != "pageview" && stat.Name != "visitor" {
+		if stat.Name != stats.Pageview && stat.Name != stats.Visitor {
 			topNames = append(topNames, stat.Name)
-			if stat.Name != "page" {
+			if stat.Name != stats.Page {
 				others = append(others, stat.Name)
 			}
 		}
 	}
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
-		topPages, err = p.repo.TopStats(ctx, site.ID, []string{"page"}, rng.From, rng.To, topSize)
+		topPages, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Page}, rng, topSize)
 		return err
 	})
 	g.Go(func() (err error) {
-		top, err = p.repo.TopStats(ctx, site.ID, others, rng.From, rng.To, topSize)
+		top, err = p.repo.TopStats(ctx, site.ID, others, rng, topSize)
 		return err
 	})
 	g.Go(func() (err error) {
-		series, err = p.repo.TopStats(ctx, site.ID, []string{"pageview", "visitor"}, rng.From, rng.To, 0)
+		series, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Pageview, stats.Visitor}, rng, 0)
 		return err
 	})
 	g.Go(func() (err error) {
-		prev := rng.Previous()
-		previous, err = p.repo.SumStats(ctx, site.ID, []string{"visitor", "pageview"}, prev.From, prev.To)
+		previous, err = p.repo.SumStats(ctx, site.ID, []stats.Name{stats.Visitor, stats.Pageview}, rng.Previous())
 		return err
 	})
 	g.Go(func() error {
@@ -125,21 +125,21 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng date
 	if err := g.Wait(); err != nil {
 		return dashboardPage{}, err
 	}
-	top["page"] = topPages["page"]
+	top[stats.Page] = topPages[stats.Page]
 
 	base := statsPath(site.Domain)
 	data := dashboardPage{Domain: site.Domain, Range: rng, Owner: isOwner(r, site)}
 	for _, name := range topNames {
-		stat, _ := statisticNamed(name)
+		stat, _ := statisticNamed(string(name))
 		data.Top = append(data.Top, topList{
 			Stat: stat, Rows: topRows(name, top[name].Entries), Distinct: top[name].Distinct,
-			ListURL: base + "/" + name + "?" + rng.Query().Encode(), ExportURL: exportURL(site.Domain, name, rng),
+			ListURL: base + "/" + string(name) + "?" + rng.Query().Encode(), ExportURL: exportURL(site.Domain, name, rng),
 		})
 	}
-	pageviews, visitors := byValue(series["pageview"]), byValue(series["visitor"])
+	pageviews, visitors := byValue(series[stats.Pageview]), byValue(series[stats.Visitor])
 	data.Totals = []total{
-		{Label: "Visitors", Class: "visitors", Change: web.Change{Now: sum(visitors), Before: previous["visitor"]}},
-		{Label: "Pageviews", Class: "pageviews", Change: web.Change{Now: sum(pageviews), Before: previous["pageview"]}},
+		{Label: "Visitors", Class: "visitors", Change: web.Change{Now: sum(visitors), Before: previous[stats.Visitor]}},
+		{Label: "Pageviews", Class: "pageviews", Change: web.Change{Now: sum(pageviews), Before: previous[stats.Pageview]}},
 	}
 	points := chartPoints(rng, pageviews, visitors)
 	data.Table = chartTable(points)
@@ -169,7 +169,7 @@ func sum(m map[string]int64) int64 {
 	return n
 }
 
-func topRows(name string, entries []repository.StatEntry) []topRow {
+func topRows(name stats.Name, entries []repository.StatEntry) []topRow {
 	rows := make([]topRow, len(entries))
 	var largest int64 = 1
 	for _, e := range entries {
@@ -192,14 +192,14 @@ func statsPath(domain string) string {
 	return "/stats/" + url.PathEscape(domain)
 }
 
-func exportURL(domain, name string, rng dateRange) string {
+func exportURL(domain string, name stats.Name, rng stats.Range) string {
 	q := rng.Query()
-	q.Set("name", name)
+	q.Set("name", string(name))
 	return statsPath(domain) + "/export?" + q.Encode()
 }
 
 // badParams answers parameters a stats page cannot use, naming each.
-func (p *Pages) badParams(w http.ResponseWriter, r *http.Request, domain string, errs fieldErrs) {
+func (p *Pages) badParams(w http.ResponseWriter, r *http.Request, domain string, errs stats.FieldErrors) {
 	p.fail(w, r, http.StatusUnprocessableEntity, "Invalid address",
-		"This page of "+domain+" cannot be shown with these parameters:", errs.lines()...)
+		"This page of "+domain+" cannot be shown with these parameters:", errorLines(errs)...)
 }

@@ -22,24 +22,24 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	stat, known := statisticNamed(name)
 	switch {
 	case len(q["name"]) > 1:
-		errs.add("name", "must be sent once")
+		errs.Add("name", "must be sent once")
 	case name == "":
-		errs.add("name", "is required")
+		errs.Add("name", "is required")
 	case !known:
-		errs.add("name", "must be one of the statistics (page, referrer, campaign, ...)")
+		errs.Add("name", "must be one of the statistics (page, referrer, campaign, ...)")
 	}
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
 	}
 	entries, _, err := p.repo.ListStats(r.Context(), site.ID, repository.StatQuery{
-		Name: stat.Name, From: rng.From, To: rng.To, SortBy: "count", Desc: true,
+		Name: stat.Name, Range: rng, SortBy: "count", Desc: true,
 	})
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
-	filename := site.Domain + "-" + stat.Name + "-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02") + ".csv"
+	filename := site.Domain + "-" + string(stat.Name) + "-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02") + ".csv"
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)

@@ -95,6 +95,7 @@ func TestStatsPageParameters(t *testing.T) {
 		{"/stats/params.example/page?sort_by=name", "sort_by must be one of count, value"},
 		{"/stats/params.example/page?page=0", "page must be a whole number from 1"},
 		{"/stats/params.example/page?page=x", "page must be a whole number from 1"},
+		{"/stats/params.example/page?page=1000000001", "page must be a whole number from 1"}, // the API's bound
 		{"/stats/params.example/page?search_by=domain", "search_by must be one of value"},
 		{"/stats/params.example/export", "name is required"},
 		{"/stats/params.example/export?name=pages", "name must be one of the statistics"},
@@ -132,6 +133,11 @@ func TestStatsPageParameters(t *testing.T) {
 	wantStatus(t, "past the end", past, http.StatusOK)
 	if !strings.Contains(past.body, "past the end") {
 		t.Fatal("a page past the end does not say so")
+	}
+	last := b.get("/stats/params.example/page?from=2026-03-01&to=2026-03-20&per_page=10&page=1000000000")
+	wantStatus(t, "the last page allowed", last, http.StatusOK)
+	if !strings.Contains(last.body, "past the end") {
+		t.Fatal("the last page allowed is not past the end")
 	}
 	found := b.get("/stats/params.example/page?from=2026-03-01&to=2026-03-20&search=P2&sort_by=value&sort=desc")
 	if !strings.Contains(found.body, "1–10 of 10") || strings.Index(found.body, ">/p29<") > strings.Index(found.body, ">/p20<") {

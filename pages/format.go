@@ -4,12 +4,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 )
 
 // statistic is one statistic name of the stats API as the pages show it.
 type statistic struct {
-	Name  string // as in the API: "page", "operating_system"
+	Name  stats.Name
 	Title string // "Pages", "Operating systems"
 	Value string // the column heading of its values
 	Count string // what its counts are
@@ -18,25 +19,25 @@ type statistic struct {
 // statistics in dashboard order. pageview and visitor (time series) are the chart; the others
 // are the top lists.
 var statistics = []statistic{
-	{"page", "Pages", "Page", "Pageviews"},
-	{"referrer", "Referrers", "Referrer", "Visitors"},
-	{"campaign", "Campaigns", "Campaign", "Visitors"},
-	{"continent", "Continents", "Continent", "Visitors"},
-	{"country", "Countries", "Country", "Visitors"},
-	{"city", "Cities", "City", "Visitors"},
-	{"browser", "Browsers", "Browser", "Visitors"},
-	{"operating_system", "Operating systems", "Operating system", "Visitors"},
-	{"device", "Devices", "Device", "Visitors"},
-	{"language", "Languages", "Language", "Visitors"},
-	{"screen_resolution", "Screen resolutions", "Screen resolution", "Visitors"},
-	{"event", "Events", "Event", "Events"},
-	{"pageview", "Pageviews by day", "Day", "Pageviews"},
-	{"visitor", "Visitors by day", "Day", "Visitors"},
+	{stats.Page, "Pages", "Page", "Pageviews"},
+	{stats.Referrer, "Referrers", "Referrer", "Visitors"},
+	{stats.Campaign, "Campaigns", "Campaign", "Visitors"},
+	{stats.Continent, "Continents", "Continent", "Visitors"},
+	{stats.Country, "Countries", "Country", "Visitors"},
+	{stats.City, "Cities", "City", "Visitors"},
+	{stats.Browser, "Browsers", "Browser", "Visitors"},
+	{stats.OperatingSystem, "Operating systems", "Operating system", "Visitors"},
+	{stats.Device, "Devices", "Device", "Visitors"},
+	{stats.Language, "Languages", "Language", "Visitors"},
+	{stats.ScreenResolution, "Screen resolutions", "Screen resolution", "Visitors"},
+	{stats.Event, "Events", "Event", "Events"},
+	{stats.Pageview, "Pageviews by day", "Day", "Pageviews"},
+	{stats.Visitor, "Visitors by day", "Day", "Visitors"},
 }
 
 func statisticNamed(name string) (statistic, bool) {
 	for _, s := range statistics {
-		if s.Name == name {
+		if string(s.Name) == name {
 			return s, true
 		}
 	}
@@ -45,30 +46,30 @@ func statisticNamed(name string) (statistic, bool) {
 
 // displayValue is how a stored value reads on a page; the value itself (in the CSV, in
 // searches) is unchanged. The result is plain text: templates escape it.
-func displayValue(name, value string) string {
+func displayValue(name stats.Name, value string) string {
 	if value == "" {
-		if name == "referrer" {
+		if name == stats.Referrer {
 			return "Direct / none"
 		}
 		return "Unknown"
 	}
 	switch name {
-	case "continent", "country":
+	case stats.Continent, stats.Country:
 		if _, label, ok := strings.Cut(value, ":"); ok && label != "" {
 			return label
 		}
-	case "city":
+	case stats.City:
 		if code, label, ok := strings.Cut(value, ":"); ok && label != "" {
 			return label + " (" + code + ")"
 		}
-	case "event":
+	case stats.Event:
 		eventName, rest, _ := strings.Cut(value, ":")
 		amount, unit, _ := strings.Cut(rest, ":")
 		if amount = strings.TrimSpace(amount + " " + unit); amount != "" {
 			return eventName + " · " + amount
 		}
 		return eventName
-	case "device":
+	case stats.Device:
 		return strings.ToUpper(value[:1]) + value[1:]
 	}
 	return value

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
@@ -48,7 +49,7 @@ type websiteForm struct {
 	ExcludeParams string
 	ExcludeIPs    string
 	Favorite      bool
-	Errors        website.FieldErrors
+	Errors        stats.FieldErrors
 }
 
 // Privacy levels as the forms name them.
@@ -72,21 +73,21 @@ func (p *Pages) home(w http.ResponseWriter, r *http.Request) {
 
 func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *repository.User, status int, form websiteForm) {
 	q := r.URL.Query()
-	page, err := strconv.Atoi(q.Get("page"))
-	if err != nil || page < 1 {
-		page = 1
+	pg := stats.Paging{Number: 1, Size: homePageSize}
+	if n, err := strconv.Atoi(q.Get("page")); err == nil && stats.ValidPage(n) {
+		pg.Number = n
 	}
 	search := strings.TrimSpace(q.Get("search"))
 	sites, total, err := p.repo.ListWebsites(r.Context(), user.ID, repository.WebsiteQuery{
 		Search: search, SortBy: "domain", FavoriteFirst: true,
-		Limit: homePageSize, Offset: (page - 1) * homePageSize,
+		Limit: pg.Size, Offset: pg.Offset(),
 	})
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
 	today := p.today()
-	last30 := dateRange{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
+	last30 := stats.Range{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
 	data := homePage{Search: search, Total: total, Notice: notices[q.Get("notice")], Form: form,
 		Snippet: web.Snippet(p.baseURL(r))}
 	data.Sites = make([]siteRow, len(sites))
@@ -94,8 +95,8 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	g.SetLimit(4)
 	for i, s := range sites {
 		g.Go(func() error {
-			sums, err := p.repo.SumStats(ctx, s.ID, []string{"visitor", "pageview"}, last30.From, last30.To)
-			data.Sites[i] = siteRow{Site: s, Visitors: sums["visitor"], Pageviews: sums["pageview"],
+			sums, err := p.repo.SumStats(ctx, s.ID, []stats.Name{stats.Visitor, stats.Pageview}, last30)
+			data.Sites[i] = siteRow{Site: s, Visitors: sums[stats.Visitor], Pageviews: sums[stats.Pageview],
 				StatsURL: statsPath(s.Domain), Privacy: privacyNames[s.Privacy]}
 			return err
 		})
@@ -111,11 +112,11 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 		}
 		return "/?" + v.Encode()
 	}
-	if page > 1 {
-		data.Prev = link(page - 1)
+	if pg.Number > 1 {
+		data.Prev = link(pg.Number - 1)
 	}
-	if int64(page*homePageSize) < total {
-		data.Next = link(page + 1)
+	if n, ok := pg.Next(total); ok {
+		data.Next = link(n)
 	}
 	p.render(w, r, status, "home.html", "Your websites", data)
 }
@@ -147,15 +148,15 @@ func (p *Pages) addWebsite(w http.ResponseWriter, r *http.Request) {
 // nothing when unticked, so a missing one is 0 (false). On edit, an empty password with
 // privacy 2 keeps the current password (the form never shows it); with privacy 0 or 1 it
 // removes it, as in the API.
-func readWebsiteForm(f url.Values, edit bool) (websiteForm, website.Settings, website.FieldErrors) {
-	errs := website.FieldErrors{}
+func readWebsiteForm(f url.Values, edit bool) (websiteForm, website.Settings, stats.FieldErrors) {
+	errs := stats.FieldErrors{}
 	form := websiteForm{
 		Domain: f.Get("domain"), ExcludeParams: f.Get("exclude_params"), ExcludeIPs: f.Get("exclude_ips"),
 		Email: f.Get("email") == "1", ExcludeBots: f.Get("exclude_bots") == "1", Favorite: f.Get("favorite") == "1",
 	}
 	privacy, err := strconv.Atoi(f.Get("privacy"))
 	if err != nil {
-		errs["privacy"] = []string{"must be one of 0, 1, 2"}
+		errs.Add("privacy", "must be one of 0, 1, 2")
 	}
 	form.Privacy = privacy
 	email, bots := boolInt(form.Email), boolInt(form.ExcludeBots)

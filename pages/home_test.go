@@ -196,3 +196,26 @@ func mustRequest(t testing.TB, method, target string) *http.Request {
 	}
 	return req
 }
+
+// The home page lists 50 websites a page; a page number it cannot use (not a number, 0, or
+// beyond the bound the API and the stats pages have) shows the first page.
+func TestHomePaging(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	for i := 0; i < 51; i++ {
+		e.site(owner, fmt.Sprintf("site%02d.example", i))
+	}
+	b := e.browser().signIn(owner)
+	for _, path := range []string{"/", "/?page=x", "/?page=0", "/?page=1000000001"} {
+		home := b.get(path)
+		if !strings.Contains(home.body, "site00.example") || strings.Contains(home.body, "site50.example") ||
+			!strings.Contains(home.body, `href="/?page=2"`) || strings.Contains(home.body, "Previous") {
+			t.Fatalf("%s is not the first page:\n%s", path, home.body)
+		}
+	}
+	second := b.get("/?page=2")
+	if !strings.Contains(second.body, "site50.example") || strings.Contains(second.body, "site49.example") ||
+		!strings.Contains(second.body, `href="/?page=1"`) || strings.Contains(second.body, "Next") {
+		t.Fatalf("the second page:\n%s", second.body)
+	}
+}

@@ -6,31 +6,28 @@ import (
 	"strconv"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // The full list takes the stats API's parameters with the API's values.
 var (
-	perPageValues = []int{10, 25, 50, 100}
-	sortByValues  = []string{"count", "value"}
-	sortValues    = []string{"desc", "asc"}
+	sortByValues = []string{"count", "value"}
+	sortValues   = []string{"desc", "asc"}
 )
-
-const defaultPerPage = 50
 
 // listParams are a full list's parameters, checked.
 type listParams struct {
-	Search  string
-	SortBy  string
-	Sort    string
-	PerPage int
-	Page    int
+	Search string
+	SortBy string
+	Sort   string
+	Paging stats.Paging
 }
 
 // listPage is the data of list.html.
 type listPage struct {
 	Domain    string
 	Stat      statistic
-	Range     dateRange
+	Range     stats.Range
 	Params    listParams
 	Rows      []topRow
 	Total     int64
@@ -68,9 +65,9 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	entries, total, err := p.repo.ListStats(r.Context(), site.ID, repository.StatQuery{
-		Name: stat.Name, From: rng.From, To: rng.To, Search: params.Search,
+		Name: stat.Name, Range: rng, Search: params.Search,
 		SortBy: params.SortBy, Desc: params.Sort == "desc",
-		Limit: params.PerPage, Offset: (params.Page - 1) * params.PerPage,
+		Limit: params.Paging.Size, Offset: params.Paging.Offset(),
 	})
 	if err != nil {
 		p.serverError(w, r, err)
@@ -79,64 +76,61 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	data := listPage{
 		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total,
 		Rows: topRows(stat.Name, entries), Dashboard: statsPath(site.Domain) + "?" + rng.Query().Encode(),
-		ExportURL: exportURL(site.Domain, stat.Name, rng), PerPages: perPageValues,
+		ExportURL: exportURL(site.Domain, stat.Name, rng), PerPages: stats.PerPageValues,
 	}
-	if len(entries) > 0 {
-		data.From = int64((params.Page-1)*params.PerPage) + 1
-		data.To = data.From + int64(len(entries)) - 1
-	}
+	data.From, data.To = params.Paging.Shown(total)
 	p.pageLinks(&data, r.URL)
 	p.render(w, r, http.StatusOK, "list.html", stat.Title+" · "+site.Domain, data)
 }
 
 // parseListParams checks search, search_by, sort_by, sort, per_page and page as the API does.
-func parseListParams(q url.Values, errs fieldErrs) listParams {
-	out := listParams{SortBy: "count", Sort: "desc", PerPage: defaultPerPage, Page: 1}
+func parseListParams(q url.Values, errs stats.FieldErrors) listParams {
+	out := listParams{SortBy: "count", Sort: "desc", Paging: stats.Paging{Number: 1, Size: stats.DefaultPerPage}}
 	one := func(name string) (string, bool) {
 		v, ok := q[name]
 		if !ok {
 			return "", false
 		}
 		if len(v) > 1 {
-			errs.add(name, "must be sent once")
+			errs.Add(name, "must be sent once")
 			return "", false
 		}
 		return v[0], true
 	}
 	if v, ok := one("search"); ok {
 		if len(v) > 255 {
-			errs.add("search", "must be at most 255 characters")
+			errs.Add("search", "must be at most 255 characters")
 		}
 		out.Search = v
 	}
 	if v, ok := one("search_by"); ok && v != "value" {
-		errs.add("search_by", "must be one of value")
+		errs.Add("search_by", "must be one of value")
 	}
 	if v, ok := one("sort_by"); ok {
 		if !contains(sortByValues, v) {
-			errs.add("sort_by", "must be one of count, value")
+			errs.Add("sort_by", "must be one of count, value")
 		}
 		out.SortBy = v
 	}
 	if v, ok := one("sort"); ok {
 		if !contains(sortValues, v) {
-			errs.add("sort", "must be one of desc, asc")
+			errs.Add("sort", "must be one of desc, asc")
 		}
 		out.Sort = v
 	}
 	if v, ok := one("per_page"); ok {
 		n, err := strconv.Atoi(v)
-		if err != nil || !contains(perPageValues, n) {
-			errs.add("per_page", "must be one of 10, 25, 50, 100")
+		if err != nil || !stats.ValidPerPage(n) {
+			errs.Add("per_page", "must be one of 10, 25, 50, 100")
 		}
-		out.PerPage = n
+		out.Paging.Size = n
 	}
 	if v, ok := one("page"); ok {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1_000_000 {
-			errs.add("page", "must be a whole number from 1")
+		if err != nil || !stats.ValidPage(n) {
+			errs.Add("page", "must be a whole number from 1")
 		}
-		out.Page = n
+		out.Paging.Number = n
 	}
 	return out
 }
@@ -150,16 +144,15 @@ func (p *Pages) pageLinks(data *listPage, u *url.URL) {
 		}
 		return u.Path + "?" + q.Encode()
 	}
-	per := int64(data.Params.PerPage)
-	last := max(1, int((data.Total+per-1)/per))
-	for n := max(1, data.Params.Page-3); n <= min(last, data.Params.Page+3); n++ {
-		data.Pages = append(data.Pages, pageLink{Number: n, URL: with(map[string]string{"page": strconv.Itoa(n)}), Current: n == data.Params.Page})
+	pg := data.Params.Paging
+	for n := max(1, pg.Number-3); n <= min(pg.LastPage(data.Total), pg.Number+3); n++ {
+		data.Pages = append(data.Pages, pageLink{Number: n, URL: with(map[string]string{"page": strconv.Itoa(n)}), Current: n == pg.Number})
 	}
-	if data.Params.Page > 1 {
-		data.Prev = with(map[string]string{"page": strconv.Itoa(min(data.Params.Page-1, last))})
+	if n, ok := pg.Prev(data.Total); ok {
+		data.Prev = with(map[string]string{"page": strconv.Itoa(n)})
 	}
-	if data.Params.Page < last {
-		data.Next = with(map[string]string{"page": strconv.Itoa(data.Params.Page + 1)})
+	if n, ok := pg.Next(data.Total); ok {
+		data.Next = with(map[string]string{"page": strconv.Itoa(n)})
 	}
 	data.SortLinks = map[string]string{}
 	for _, by := range sortByValues {

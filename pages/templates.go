@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 )
 
@@ -17,7 +18,7 @@ var templateFuncs = template.FuncMap{
 	"privacy": func(level int) string { return privacyNames[level] },
 	"add":     func(a, b float64) float64 { return a + b },
 	"sub":     func(a, b float64) float64 { return a - b },
-	"fieldError": func(errs map[string][]string, field string) string {
+	"fieldError": func(errs stats.FieldErrors, field string) string {
 		return strings.Join(errs[field], "; ")
 	},
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 )
 
@@ -48,8 +49,7 @@ type Links struct {
 
 // Stats is a website's stats page for a period: /stats/DOMAIN?from=...&to=...
 func (l Links) Stats(domain string, p Period) string {
-	q := url.Values{"from": {p.From.Format(time.DateOnly)}, "to": {p.To.Format(time.DateOnly)}}
-	return l.Base.String() + "/stats/" + url.PathEscape(domain) + "?" + q.Encode()
+	return l.Base.String() + "/stats/" + url.PathEscape(domain) + "?" + p.Range().Query().Encode()
 }
 
 // Unsubscribe is the one-click unsubscribe address of a token.
@@ -101,25 +101,25 @@ func (b *Builder) Build(ctx context.Context, user repository.User, p Period) (re
 }
 
 func (b *Builder) site(ctx context.Context, w repository.Website, p, before Period) (SiteReport, error) {
-	names := []string{"visitor", "pageview"}
-	now, err := b.Repo.SumStats(ctx, w.ID, names, p.From, p.To)
+	names := []stats.Name{stats.Visitor, stats.Pageview}
+	now, err := b.Repo.SumStats(ctx, w.ID, names, p.Range())
 	if err != nil {
 		return SiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
-	prev, err := b.Repo.SumStats(ctx, w.ID, names, before.From, before.To)
+	prev, err := b.Repo.SumStats(ctx, w.ID, names, before.Range())
 	if err != nil {
 		return SiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
 	s := SiteReport{
 		Domain:    w.Domain,
-		Visitors:  Change{Now: now["visitor"], Before: prev["visitor"]},
-		Pageviews: Change{Now: now["pageview"], Before: prev["pageview"]},
+		Visitors:  Change{Now: now[stats.Visitor], Before: prev[stats.Visitor]},
+		Pageviews: Change{Now: now[stats.Pageview], Before: prev[stats.Pageview]},
 		StatsURL:  b.Links.Stats(w.Domain, p),
 	}
-	if s.Pages, err = b.top(ctx, w.ID, "page", p); err != nil {
+	if s.Pages, err = b.top(ctx, w.ID, stats.Page, p); err != nil {
 		return SiteReport{}, err
 	}
-	if s.Referrers, err = b.top(ctx, w.ID, "referrer", p); err != nil {
+	if s.Referrers, err = b.top(ctx, w.ID, stats.Referrer, p); err != nil {
 		return SiteReport{}, err
 	}
 	return s, nil
@@ -127,9 +127,9 @@ func (b *Builder) site(ctx context.Context, w repository.Website, p, before Peri
 
 // top is the first page of a statistic in the API's default order (count descending, value
 // ascending).
-func (b *Builder) top(ctx context.Context, websiteID int64, name string, p Period) ([]repository.StatEntry, error) {
+func (b *Builder) top(ctx context.Context, websiteID int64, name stats.Name, p Period) ([]repository.StatEntry, error) {
 	entries, _, err := b.Repo.ListStats(ctx, websiteID, repository.StatQuery{
-		Name: name, From: p.From, To: p.To, SortBy: "count", Desc: true, Limit: topN,
+		Name: name, Range: p.Range(), SortBy: "count", Desc: true, Limit: topN,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reports.build: %w", err)

@@ -7,6 +7,8 @@ package reports
 import (
 	"fmt"
 	"time"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Kinds of period (REPORT_PERIOD).
@@ -21,11 +23,14 @@ const (
 const SendHour = 6
 
 // Period is a calendar month or a week starting Monday, as calendar days (From and To are
-// midnight UTC of the first and last day, as the repository takes dates).
+// stats.Day values of the first and last day).
 type Period struct {
 	Kind     string
 	From, To time.Time
 }
+
+// Range is the period's days.
+func (p Period) Range() stats.Range { return stats.Range{From: p.From, To: p.To} }
 
 // ParseKind checks a REPORT_PERIOD or --period value.
 func ParseKind(s string) (string, error) {
@@ -37,13 +42,11 @@ func ParseKind(s string) (string, error) {
 
 // periodOf returns the period of a kind that contains a calendar day.
 func periodOf(kind string, day time.Time) Period {
-	day = civil(day)
 	if kind == Week {
-		back := (int(day.Weekday()) + 6) % 7 // days since Monday
-		from := day.AddDate(0, 0, -back)
+		from := stats.WeekStart(day)
 		return Period{Kind: Week, From: from, To: from.AddDate(0, 0, 6)}
 	}
-	from := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC)
+	from := stats.MonthStart(day)
 	return Period{Kind: Month, From: from, To: from.AddDate(0, 1, -1)}
 }
 
@@ -104,8 +107,4 @@ func (p Period) key() string {
 		return "week-" + p.From.Format(time.DateOnly)
 	}
 	return "month-" + p.From.Format("2006-01")
-}
-
-func civil(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // rolledUp is how far the rollups are whole (0009_rollup_watermark.sql): every week up to the
@@ -57,7 +59,7 @@ func readRolledUp(ctx context.Context, q sqlx.QueryerContext, lock string) (roll
 	if err := sqlx.GetContext(ctx, q, &row, `SELECT weeks_through, months_through FROM rollup_state `+lock); err != nil {
 		return rolledUp{}, err
 	}
-	return rolledUp{weeks: civil(row.Weeks), months: civil(row.Months)}, nil
+	return rolledUp{weeks: stats.Day(row.Weeks), months: stats.Day(row.Months)}, nil
 }
 
 // remember keeps the latest rollup dates known, never older ones.
@@ -84,10 +86,9 @@ func (r *Repository) remember(v rolledUp) {
 // FOR KEY SHARE, and the daily rows it reads include the flush's) or takes its lock after
 // RollUp committed and then adds to the new rollup rows itself (see AddStats).
 func (r *Repository) RollUp(ctx context.Context, today time.Time) error {
-	today = civil(today)
 	want := rolledUp{
-		weeks:  today.AddDate(0, 0, 1-isoWeekday(today)-7),                        // Monday of last week
-		months: time.Date(today.Year(), today.Month()-1, 1, 0, 0, 0, 0, time.UTC), // 1st of last month
+		weeks:  stats.WeekStart(today).AddDate(0, 0, -7),  // Monday of last week
+		months: stats.MonthStart(today).AddDate(0, -1, 0), // 1st of last month
 	}
 	known, _ := r.rollups.get()
 	if !known.weeks.Before(want.weeks) && !known.months.Before(want.months) {

@@ -12,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // rollupsDisagree counts the rollup rows of rolled-up periods that differ from the sums of
@@ -96,7 +97,7 @@ func TestRollUp(t *testing.T) {
 	}
 	sumOver := func(from, to string) int64 {
 		t.Helper()
-		sums, err := repo.SumStats(ctx, site, []string{"page"}, date(from), date(to))
+		sums, err := repo.SumStats(ctx, site, []stats.Name{stats.Page}, stats.Range{From: date(from), To: date(to)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestRollUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A new repository: no cached rollup dates, so the reads use the rollups just written.
-		sums, err := repository.New(db, nil).SumStats(ctx, site, []string{"page"}, date(r[0]), date(r[1]))
+		sums, err := repository.New(db, nil).SumStats(ctx, site, []stats.Name{stats.Page}, stats.Range{From: date(r[0]), To: date(r[1])})
 		if err != nil || sums["page"] != want {
 			t.Fatalf("%s..%s sums to %d (%v), want the days' %d", r[0], r[1], sums["page"], err, want)
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 const dateLayout = "2006-01-02"
@@ -28,13 +30,13 @@ type StatEntry struct {
 
 // StatQuery selects one page of a statistic of a website.
 type StatQuery struct {
-	Name     string
-	From, To time.Time // calendar days, inclusive
-	Search   string    // literal, case-insensitive substring of value; "" for all
-	SortBy   string    // "count" or "value"
-	Desc     bool
-	Limit    int // 0 or less: every value (the CSV export)
-	Offset   int
+	Name   stats.Name
+	Range  stats.Range
+	Search string // literal, case-insensitive substring of value; "" for all
+	SortBy string // "count" or "value"
+	Desc   bool
+	Limit  int // 0 or less: every value (the CSV export)
+	Offset int
 }
 
 // AddStats adds counts to the daily counters, and to the weekly and monthly rollups of the
@@ -130,7 +132,7 @@ func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error 
 // with the number of distinct values in all. Whole calendar months inside the range are read
 // from the monthly rollup, the partial months at its edges from the daily table.
 func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
-	from, args, err := r.rangeRows(ctx, websiteID, "name = $2", q.Name, q.From, q.To)
+	from, args, err := r.rangeRows(ctx, websiteID, "name = $2", string(q.Name), q.Range)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
@@ -195,23 +197,23 @@ func (r *Repository) FirstStatDay(ctx context.Context, websiteID int64) (time.Ti
 	// over every pageview and event row of the website.
 	const query = `
 		SELECT least(
-			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = 'pageview'),
-			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = 'event'))`
+			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = $2),
+			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = $3))`
 	var first *time.Time
-	if err := r.db.GetContext(ctx, &first, query, websiteID); err != nil {
+	if err := r.db.GetContext(ctx, &first, query, websiteID, string(stats.Pageview), string(stats.Event)); err != nil {
 		return time.Time{}, fmt.Errorf("stats.first_day: %w", err)
 	}
 	if first == nil {
 		return time.Time{}, fmt.Errorf("stats.first_day: %w", ErrNotFound)
 	}
-	return civil(*first), nil
+	return stats.Day(*first), nil
 }
 
 // SumStats returns, for each of the names, the sum of all of a website's counters of that
 // statistic over a range of days: the total pageviews and visitors of a dashboard or a report.
 // A name with no counter in the range is 0.
-func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []string, from, to time.Time) (map[string]int64, error) {
-	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", pq.Array(names), from, to)
+func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []stats.Name, days stats.Range) (map[stats.Name]int64, error) {
+	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", nameArray(names), days)
 	if err != nil {
 		return nil, fmt.Errorf("stats.sum: %w", err)
 	}
@@ -220,13 +222,13 @@ func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []stri
 		FROM (` + rows + `) AS rows
 		GROUP BY name`
 	var sums []struct {
-		Name  string `db:"name"`
-		Count int64  `db:"count"`
+		Name  stats.Name `db:"name"`
+		Count int64      `db:"count"`
 	}
 	if err := r.db.SelectContext(ctx, &sums, query, args...); err != nil {
 		return nil, fmt.Errorf("stats.sum: %w", err)
 	}
-	out := make(map[string]int64, len(names))
+	out := make(map[stats.Name]int64, len(names))
 	for _, n := range names {
 		out[n] = 0
 	}
@@ -248,8 +250,8 @@ type StatList struct {
 // when limit is 0, with how many distinct values each has. One statement reads every name
 // (the dashboard's twelve top lists, or its two time series), so the rows are scanned and the
 // query planned once instead of once per list. A name with no values is absent.
-func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []string, from, to time.Time, limit int) (map[string]StatList, error) {
-	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", pq.Array(names), from, to)
+func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stats.Name, days stats.Range, limit int) (map[stats.Name]StatList, error) {
+	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", nameArray(names), days)
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
@@ -273,14 +275,14 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stri
 		` + rankLimit + `
 		ORDER BY name, rank`
 	var found []struct {
-		Name string `db:"name"`
+		Name stats.Name `db:"name"`
 		StatEntry
 		Distinct int64 `db:"distinct_values"`
 	}
 	if err := r.db.SelectContext(ctx, &found, query, args...); err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
-	out := make(map[string]StatList, len(names))
+	out := make(map[stats.Name]StatList, len(names))
 	for _, f := range found {
 		l := out[f.Name]
 		l.Entries = append(l.Entries, f.StatEntry)
@@ -290,19 +292,28 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stri
 	return out, nil
 }
 
-// rangeRows is the SQL of every counter row of a website in [from, to] that matches nameCond
+// nameArray is names as a PostgreSQL text[] argument.
+func nameArray(names []stats.Name) any {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return pq.Array(out)
+}
+
+// rangeRows is the SQL of every counter row of a website in the days that matches nameCond
 // (on $2 = nameArg), with its arguments: whole months from stats_monthly, whole weeks of what is
 // left from stats_weekly, the remaining days from stats, rollups only as far as they are whole
 // (see RollUp). It selects name, value and count; "/*filter*/" marks where each part takes one
 // more condition.
-func (r *Repository) rangeRows(ctx context.Context, websiteID int64, nameCond string, nameArg any, from, to time.Time) (string, []any, error) {
+func (r *Repository) rangeRows(ctx context.Context, websiteID int64, nameCond string, nameArg any, days stats.Range) (string, []any, error) {
 	rolled, err := r.rolledUp(ctx)
 	if err != nil {
 		return "", nil, err
 	}
 	args := []any{websiteID, nameArg}
 	var parts []string
-	for _, seg := range splitRange(from, to, rolled) {
+	for _, seg := range splitRange(days.From, days.To, rolled) {
 		args = append(args, seg.from.Format(dateLayout), seg.to.Format(dateLayout))
 		parts = append(parts, fmt.Sprintf(`
 			SELECT name, value, count FROM %s
@@ -326,18 +337,15 @@ type segment struct {
 // whole. A year reads 11 or 12 months and a few weeks and days; 30 days read three or four
 // weeks and at most twelve days. The range is never empty: it yields at least one segment.
 func splitRange(from, to time.Time, rolled rolledUp) []segment {
-	from, to = civil(from), civil(to)
+	from, to = stats.Day(from), stats.Day(to)
 	weeksEnd := rolled.weeks.AddDate(0, 0, 6) // the last day of the last week rolled up
-	firstMonth := from
-	if from.Day() != 1 {
-		firstMonth = time.Date(from.Year(), from.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	firstMonth := stats.MonthStart(from)
+	if firstMonth.Before(from) {
+		firstMonth = firstMonth.AddDate(0, 1, 0)
 	}
 	// The months end with to, or earlier with the last one rolled up.
 	last := minDate(to, rolled.months.AddDate(0, 1, -1))
-	afterLastMonth := time.Date(last.Year(), last.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-	if last.AddDate(0, 0, 1).Day() != 1 {
-		afterLastMonth = time.Date(last.Year(), last.Month(), 1, 0, 0, 0, 0, time.UTC)
-	}
+	afterLastMonth := stats.MonthStart(last.AddDate(0, 0, 1)) // the 1st after the last whole month
 	if !firstMonth.Before(afterLastMonth) {
 		return splitWeeks(from, to, weeksEnd)
 	}
@@ -353,11 +361,8 @@ func splitWeeks(from, to, weeksEnd time.Time) []segment {
 		return nil
 	}
 	last := minDate(to, weeksEnd)
-	firstMonday := from.AddDate(0, 0, (8-isoWeekday(from))%7)
-	afterLastWeek := last.AddDate(0, 0, 1-isoWeekday(last)) // the Monday of last's week...
-	if isoWeekday(last) == 7 {
-		afterLastWeek = last.AddDate(0, 0, 1) // ...or the day after last, when last ends a week
-	}
+	firstMonday := stats.WeekStart(from.AddDate(0, 0, 6))
+	afterLastWeek := stats.WeekStart(last.AddDate(0, 0, 1)) // the Monday after the last whole week
 	if !firstMonday.Before(afterLastWeek) {
 		return []segment{{"stats", "date", from, to}}
 	}
@@ -377,16 +382,4 @@ func minDate(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-// isoWeekday is 1 for Monday ... 7 for Sunday.
-func isoWeekday(t time.Time) int {
-	if d := int(t.Weekday()); d != 0 {
-		return d
-	}
-	return 7
-}
-
-func civil(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }

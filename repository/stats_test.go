@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // A batch retried after an unknown outcome must not count twice; counts of a website that no
@@ -83,7 +84,7 @@ func TestSumStatsMatchesDailySums(t *testing.T) {
 				want[c.Name] += c.Count
 			}
 		}
-		got, err := repo.SumStats(ctx, site, []string{"pageview", "visitor"}, from, to)
+		got, err := repo.SumStats(ctx, site, []stats.Name{stats.Pageview, stats.Visitor}, stats.Range{From: from, To: to})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Settings are the fields of a store or an update form, decoded but not checked yet; nil is a
@@ -21,11 +22,6 @@ type Settings struct {
 	ExcludeIPs    *string // "" clears the list
 	Favorite      *bool   // update only
 }
-
-// FieldErrors are a form's refusals, by field, in the contract's words.
-type FieldErrors map[string][]string
-
-func (f FieldErrors) add(field, message string) { f[field] = append(f[field], message) }
 
 // Privacy levels: who may read a website's stats pages. Public: anyone; Private: its owner;
 // Password: its owner, and a browser that entered the website's password.
@@ -60,18 +56,18 @@ func NewService(repo *repository.Repository, hash func(string) (string, error),
 	return &Service{repo: repo, hash: hash, onChange: onChange, log: log}
 }
 
-// Create stores a website for a user. A refusal comes back as FieldErrors, a failure as an
+// Create stores a website for a user. A refusal comes back as field errors, a failure as an
 // error.
-func (s *Service) Create(ctx context.Context, userID int64, domain string, in Settings) (repository.Website, FieldErrors, error) {
-	errs := FieldErrors{}
+func (s *Service) Create(ctx context.Context, userID int64, domain string, in Settings) (repository.Website, stats.FieldErrors, error) {
+	errs := stats.FieldErrors{}
 	out := repository.NewWebsite{Privacy: Public, Email: 0, ExcludeBots: 1}
 	d, err := NormaliseDomain(domain)
 	if err != nil {
-		errs.add("domain", err.Error())
+		errs.Add("domain", err.Error())
 	}
 	out.Domain = d
 	if in.Favorite != nil {
-		errs.add("favorite", "is not accepted here")
+		errs.Add("favorite", "is not accepted here")
 	}
 	checkRanges(in, errs)
 	setInt(&out.Privacy, in.Privacy)
@@ -79,7 +75,7 @@ func (s *Service) Create(ctx context.Context, userID int64, domain string, in Se
 	setInt(&out.ExcludeBots, in.ExcludeBots)
 	hasPassword := in.Password != nil && *in.Password != ""
 	if out.Privacy == Password && !hasPassword {
-		errs.add("password", "is required when privacy is 2")
+		errs.Add("password", "is required when privacy is 2")
 	}
 	out.ExcludeParams, out.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
 	if len(errs) > 0 {
@@ -94,7 +90,7 @@ func (s *Service) Create(ctx context.Context, userID int64, domain string, in Se
 	}
 	w, err := s.repo.CreateWebsite(ctx, userID, out)
 	if errors.Is(err, repository.ErrConflict) {
-		return repository.Website{}, FieldErrors{"domain": {"has already been taken"}}, nil
+		return repository.Website{}, stats.FieldErrors{"domain": {"has already been taken"}}, nil
 	}
 	if err != nil {
 		return repository.Website{}, nil, err
@@ -105,8 +101,8 @@ func (s *Service) Create(ctx context.Context, userID int64, domain string, in Se
 
 // Update changes the fields sent of one of a user's websites; repository.ErrNotFound when it
 // is unknown or someone else's.
-func (s *Service) Update(ctx context.Context, userID, id int64, in Settings) (repository.Website, FieldErrors, error) {
-	errs := FieldErrors{}
+func (s *Service) Update(ctx context.Context, userID, id int64, in Settings) (repository.Website, stats.FieldErrors, error) {
+	errs := stats.FieldErrors{}
 	checkRanges(in, errs)
 	ch := repository.WebsiteChanges{
 		Privacy: in.Privacy, Email: in.Email, ExcludeBots: in.ExcludeBots, Favorite: in.Favorite,
@@ -128,7 +124,7 @@ func (s *Service) Update(ctx context.Context, userID, id int64, in Settings) (re
 	}
 	w, err := s.repo.UpdateWebsite(ctx, userID, id, ch)
 	if errors.Is(err, repository.ErrPasswordRequired) {
-		return repository.Website{}, FieldErrors{"password": {"is required when privacy is 2"}}, nil
+		return repository.Website{}, stats.FieldErrors{"password": {"is required when privacy is 2"}}, nil
 	}
 	if err != nil {
 		return repository.Website{}, nil, err
@@ -158,35 +154,35 @@ func (s *Service) changed(ctx context.Context, id int64) {
 	}
 }
 
-func checkRanges(in Settings, errs FieldErrors) {
+func checkRanges(in Settings, errs stats.FieldErrors) {
 	if in.Privacy != nil && (*in.Privacy < Public || *in.Privacy > Password) {
-		errs.add("privacy", "must be one of 0, 1, 2")
+		errs.Add("privacy", "must be one of 0, 1, 2")
 	}
 	if in.Email != nil && *in.Email != 0 && *in.Email != 1 {
-		errs.add("email", "must be one of 0, 1")
+		errs.Add("email", "must be one of 0, 1")
 	}
 	if in.ExcludeBots != nil && *in.ExcludeBots != 0 && *in.ExcludeBots != 1 {
-		errs.add("exclude_bots", "must be one of 0, 1")
+		errs.Add("exclude_bots", "must be one of 0, 1")
 	}
 	if in.Password != nil && utf8.RuneCountInString(*in.Password) > maxPasswordLength {
-		errs.add("password", fmt.Sprintf("must be at most %d characters", maxPasswordLength))
+		errs.Add("password", fmt.Sprintf("must be at most %d characters", maxPasswordLength))
 	}
 }
 
 // exclusions validates and normalises the two exclusion lists; nil stays nil (not sent).
-func exclusions(params, ips *string, errs FieldErrors) (*string, *string) {
+func exclusions(params, ips *string, errs stats.FieldErrors) (*string, *string) {
 	var outParams, outIPs *string
 	if params != nil {
 		v, err := normaliseExcludeParams(*params)
 		if err != nil {
-			errs.add("exclude_params", err.Error())
+			errs.Add("exclude_params", err.Error())
 		}
 		outParams = &v
 	}
 	if ips != nil {
 		v, err := normaliseExcludeIPs(*ips)
 		if err != nil {
-			errs.add("exclude_ips", err.Error())
+			errs.Add("exclude_ips", err.Error())
 		}
 		outIPs = &v
 	}

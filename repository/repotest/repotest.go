@@ -23,6 +23,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 const templateName = "analytics_test_template"
@@ -177,32 +178,32 @@ func SeedYear(tb testing.TB, repo *repository.Repository, websiteID int64, first
 		}
 		batch = batch[:0]
 	}
-	add := func(name string, date time.Time, value string, count int64) {
-		batch = append(batch, repository.StatCount{WebsiteID: websiteID, Name: name, Date: date, Value: value, Count: count})
+	add := func(name stats.Name, date time.Time, value string, count int64) {
+		batch = append(batch, repository.StatCount{WebsiteID: websiteID, Name: string(name), Date: date, Value: value, Count: count})
 		if len(batch) == cap(batch) {
 			flush()
 		}
 	}
 	// Distinct values a day of a busy website, per statistic.
 	others := []struct {
-		name   string
+		name   stats.Name
 		values int
 	}{
-		{"referrer", 200}, {"campaign", 20}, {"continent", 6}, {"country", 80}, {"city", 300},
-		{"browser", 15}, {"operating_system", 10}, {"device", 4}, {"language", 40},
-		{"screen_resolution", 120}, {"event", 50},
+		{stats.Referrer, 200}, {stats.Campaign, 20}, {stats.Continent, 6}, {stats.Country, 80}, {stats.City, 300},
+		{stats.Browser, 15}, {stats.OperatingSystem, 10}, {stats.Device, 4}, {stats.Language, 40},
+		{stats.ScreenResolution, 120}, {stats.Event, 50},
 	}
 	for d := 0; d < 365; d++ {
 		date := first.AddDate(0, 0, d)
 		for p := 0; p < y.Pages; p++ {
-			add("page", date, fmt.Sprintf("/section-%d/page-%d", p%17, p), int64(1+rng.IntN(10)+5000/(p+1)))
+			add(stats.Page, date, fmt.Sprintf("/section-%d/page-%d", p%17, p), int64(1+rng.IntN(10)+5000/(p+1)))
 		}
 		if !y.Others {
 			continue
 		}
-		day := date.Format(time.DateOnly)
-		add("pageview", date, day, int64(20_000+rng.IntN(5000)))
-		add("visitor", date, day, int64(6_000+rng.IntN(2000)))
+		day := stats.DayValue(date)
+		add(stats.Pageview, date, day, int64(20_000+rng.IntN(5000)))
+		add(stats.Visitor, date, day, int64(6_000+rng.IntN(2000)))
 		for _, o := range others {
 			for v := 0; v < o.values; v++ {
 				add(o.name, date, fmt.Sprintf("%s-%d", o.name, v), int64(1+rng.IntN(5)+3000/(v+1)))

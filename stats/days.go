@@ -1,0 +1,56 @@
+package stats
+
+import (
+	"net/url"
+	"time"
+)
+
+// Day is the calendar date of t, read in t's location, as midnight UTC: the form in which every
+// part of the service passes a day (a date column, a counter's day, the ends of a range). The
+// current day is Day(now.In(loc)), loc being the service's time zone.
+func Day(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// MonthStart is the first day of t's month, as a Day.
+func MonthStart(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// WeekStart is the Monday of t's week (weeks run from Monday to Sunday), as a Day.
+func WeekStart(t time.Time) time.Time {
+	d := Day(t)
+	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
+}
+
+// DayValue is the value under which pageview and visitor count a day: its date, YYYY-MM-DD.
+// The collector writes it and the pages' chart reads the days back by it.
+func DayValue(day time.Time) string { return day.Format(time.DateOnly) }
+
+// Range is the calendar days From to To, both included, each a Day.
+type Range struct {
+	From, To time.Time
+}
+
+// Days is the number of days in the range.
+func (r Range) Days() int { return int(r.To.Sub(r.From).Hours()/24) + 1 }
+
+// Previous is the range of as many days just before this one.
+func (r Range) Previous() Range {
+	return Range{From: r.From.AddDate(0, 0, -r.Days()), To: r.From.AddDate(0, 0, -1)}
+}
+
+// Query is the range as the parameters from and to (YYYY-MM-DD) that the API and the stats
+// pages take.
+func (r Range) Query() url.Values {
+	return url.Values{"from": {r.From.Format(time.DateOnly)}, "to": {r.To.Format(time.DateOnly)}}
+}
+
+// String is the range as the stats pages head it: "2 Jan 2026 – 31 Jan 2026", or the one day.
+func (r Range) String() string {
+	from, to := r.From.Format("2 Jan 2006"), r.To.Format("2 Jan 2006")
+	if from == to {
+		return from
+	}
+	return from + " – " + to
+}

@@ -1,0 +1,10 @@
+package stats
+
+// FieldErrors are the refusals of a request's input, by field (a query parameter or a form
+// field), each saying what the value must be: {"per_page": ["must be one of 10, 25, 50, 100"]}.
+// The API answers them as the errors of its 422 body, and the pages show them beside the field
+// or as sentences ("per_page must be one of 10, 25, 50, 100").
+type FieldErrors map[string][]string
+
+// Add records one more refusal of a field.
+func (f FieldErrors) Add(field, message string) { f[field] = append(f[field], message) }
