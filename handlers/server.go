@@ -23,6 +23,7 @@ import (
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -141,11 +142,16 @@ func newAPI(opts Options) (*echo.Echo, error) {
 }
 
 // stringFormats replaces kin-openapi's regexp for "date", which accepts 2026-02-30, with a
-// real calendar check.
+// real calendar check, within the days the service takes (years 1 to 9999: "0000-01-01"
+// parses, but is no day the database can be asked about).
 var stringFormats = map[string]openapi3.StringFormatValidator{
 	"date": openapi3.NewCallbackValidator(func(s string) error {
-		if _, err := time.Parse(time.DateOnly, s); err != nil {
+		t, err := time.Parse(time.DateOnly, s)
+		if err != nil {
 			return fmt.Errorf("not a calendar date")
+		}
+		if !stats.InBounds(t) {
+			return fmt.Errorf("%s", stats.DayBoundsMessage)
 		}
 		return nil
 	}),

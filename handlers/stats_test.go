@@ -145,6 +145,8 @@ func TestStatsRefusesBadParameters(t *testing.T) {
 		{"name=page&to=2026-01-31", "from"},
 		{"name=page&from=2026-01-01", "to"},
 		{"name=page&from=2026-02-30&to=2026-03-01", "from"},
+		{"name=page&from=0000-01-01&to=0000-01-10", "from"},
+		{"name=page&from=0001-01-01&to=0000-01-10", "to"},
 		{"name=page&from=2026-1-1&to=2026-03-01", "from"},
 		{"name=page&from=01/01/2026&to=2026-03-01", "from"},
 		{"name=page&from=2026-01-01T00:00:00Z&to=2026-03-01", "from"},

@@ -64,6 +64,9 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	today := p.today()
 	rng, errs := parseRange(r.URL.Query(), today)
+	if len(errs) == 0 {
+		checkComparable(rng, errs)
+	}
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -200,6 +203,9 @@ func exportURL(domain string, name stats.Name, rng stats.Range) string {
 
 // badParams answers parameters a stats page cannot use, naming each.
 func (p *Pages) badParams(w http.ResponseWriter, r *http.Request, domain string, errs stats.FieldErrors) {
-	p.fail(w, r, http.StatusUnprocessableEntity, "Invalid address",
-		"This page of "+domain+" cannot be shown with these parameters:", errorLines(errs)...)
+	p.render(w, r, http.StatusUnprocessableEntity, "error.html", "Invalid address", errorPage{
+		Status: http.StatusUnprocessableEntity, Heading: "Invalid address",
+		Message: "This page of " + domain + " cannot be shown with these parameters:", Details: errorLines(errs),
+		Back: "/stats/" + url.PathEscape(domain), BackLabel: "Back to the dashboard of " + domain,
+	})
 }

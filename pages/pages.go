@@ -242,6 +242,9 @@ type errorPage struct {
 	Heading string
 	Message string
 	Details []string
+	// Back, when set, is a link to the page to go back to (BackLabel), shown before the home
+	// page's.
+	Back, BackLabel string
 }
 
 // fail answers with a readable error page.

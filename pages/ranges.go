@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"fmt"
 	"net/url"
 	"sort"
 	"time"
@@ -41,12 +42,23 @@ func parseRange(q url.Values, today time.Time) (stats.Range, stats.FieldErrors) 
 	if len(errs) > 0 {
 		return r, errs
 	}
-	if r.From.After(r.To) {
+	switch {
+	case r.From.After(r.To):
 		errs.Add("to", "must be a date after or equal to from")
-	} else if r.Days() > maxRangeDays {
+	case r.Days() > maxRangeDays:
 		errs.Add("from", "must be at most 10 years before to")
+	case !stats.InBounds(r.From): // to alone, near 0001-01-01: its 30 days would leave the calendar
+		errs.Add("to", fmt.Sprintf("must be at least %d days after 0001-01-01 without from", defaultRangeDays-1))
 	}
 	return r, errs
+}
+
+// checkComparable refuses a range whose period before it, of as many days, would start before
+// 0001-01-01: the dashboard compares every number with that period.
+func checkComparable(r stats.Range, errs stats.FieldErrors) {
+	if !stats.InBounds(r.Previous().From) {
+		errs.Add("from", fmt.Sprintf("must leave room for the %d days before it, which the dashboard compares with, after 0001-01-01", r.Days()))
+	}
 }
 
 func dateParam(q url.Values, name string, errs stats.FieldErrors) (time.Time, bool) {
@@ -61,6 +73,10 @@ func dateParam(q url.Values, name string, errs stats.FieldErrors) (time.Time, bo
 	t, err := time.Parse(time.DateOnly, v[0])
 	if err != nil {
 		errs.Add(name, "must be a date in the form YYYY-MM-DD")
+		return time.Time{}, false
+	}
+	if !stats.InBounds(t) {
+		errs.Add(name, stats.DayBoundsMessage)
 		return time.Time{}, false
 	}
 	return t, true

@@ -27,6 +27,20 @@ func WeekStart(t time.Time) time.Time {
 // The collector writes it and the pages' chart reads the days back by it.
 func DayValue(day time.Time) string { return day.Format(time.DateOnly) }
 
+// FirstDay and LastDay bound every day a request may name: years 1 to 9999, the ones a
+// YYYY-MM-DD date spells. A day outside them, or a range whose period before it would leave
+// them, is refused (422) rather than handed to the database.
+var (
+	FirstDay = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	LastDay  = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+)
+
+// DayBoundsMessage is the refusal of a day outside FirstDay..LastDay.
+const DayBoundsMessage = "must be a date from 0001-01-01 to 9999-12-31"
+
+// InBounds tells whether day lies between FirstDay and LastDay.
+func InBounds(day time.Time) bool { return !day.Before(FirstDay) && !day.After(LastDay) }
+
 // Range is the calendar days From to To, both included, each a Day.
 type Range struct {
 	From, To time.Time
