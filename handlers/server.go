@@ -176,18 +176,33 @@ func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // refuseOptions answers OPTIONS on an API route 405, like any method the route does not have:
-// echo would answer 204, a response the spec has for no operation.
+// echo would answer 204, a response the spec has for no operation. So no 405's Allow lists
+// OPTIONS either (echo's router puts it in every one).
 func refuseOptions(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if c.Request().Method != http.MethodOptions {
-			return next(c)
+		if c.Request().Method == http.MethodOptions {
+			if allow, ok := c.Get(echo.ContextKeyHeaderAllow).(string); ok {
+				c.Response().Header().Set(echo.HeaderAllow, withoutOptions(allow))
+			}
+			return echo.ErrMethodNotAllowed
 		}
-		if allow, ok := c.Get(echo.ContextKeyHeaderAllow).(string); ok {
-			allow = strings.TrimPrefix(strings.ReplaceAll(allow, ", OPTIONS", ""), "OPTIONS, ")
-			c.Response().Header().Set(echo.HeaderAllow, allow)
+		err := next(c)
+		if h := c.Response().Header(); h.Get(echo.HeaderAllow) != "" && !c.Response().Committed {
+			h.Set(echo.HeaderAllow, withoutOptions(h.Get(echo.HeaderAllow)))
 		}
-		return echo.ErrMethodNotAllowed
+		return err
 	}
+}
+
+// withoutOptions drops OPTIONS from an Allow header's list.
+func withoutOptions(allow string) string {
+	var kept []string
+	for _, m := range strings.Split(allow, ",") {
+		if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
+			kept = append(kept, m)
+		}
+	}
+	return strings.Join(kept, ", ")
 }
 
 // requestScope runs inside the strict handler, after the validator: it hands the request URL
