@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,7 +59,8 @@ func TestTokenBucket(t *testing.T) {
 	}
 }
 
-// Limited only looks; Charge only takes: a cost known after the request.
+// Limited only looks; Charge only takes: the cost of a request that is not a guess, known
+// after it ran. Only Limited's refusals are counted: Charge refuses nothing.
 func TestLimitedAndCharge(t *testing.T) {
 	clk := newClock()
 	l := New(1, 3, clk.Now)
@@ -69,13 +71,66 @@ func TestLimitedAndCharge(t *testing.T) {
 		}
 		l.Charge(k)
 	}
+	l.Charge(k) // nothing left to take
 	limited, wait := l.Limited(k)
 	if !limited || wait != time.Second {
 		t.Fatalf("after 3 charges: limited %v, wait %v; want true, 1s", limited, wait)
 	}
+	if got := l.limited.Load(); got != 1 {
+		t.Fatalf("%d refusals counted, want the one Limited answered", got)
+	}
 	clk.Advance(1500 * time.Millisecond)
 	if limited, _ := l.Limited(k); limited {
 		t.Fatal("still limited after the wait")
+	}
+}
+
+// A guess takes its token before it is checked, so however many arrive at once, no more than
+// the bucket holds get through; a right one gives its token back.
+func TestAllowHoldsUnderParallelRequests(t *testing.T) {
+	clk := newClock()
+	l := New(10.0/900, 10, clk.Now) // 10 in 15 minutes
+	k := l.AddrKey(netip.MustParseAddr("203.0.113.9"))
+	const sent = 500
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < sent; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if ok, _ := l.Allow(k); ok {
+				allowed.Add(1)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if allowed.Load() != 10 || l.limited.Load() != sent-10 {
+		t.Fatalf("%d of %d allowed, %d refusals counted; want 10 and %d", allowed.Load(), sent, l.limited.Load(), sent-10)
+	}
+	// A right guess gives its token back: the next one goes through, once.
+	l.Refund(k)
+	if ok, _ := l.Allow(k); !ok {
+		t.Fatal("refused after a refund")
+	}
+	if ok, _ := l.Allow(k); ok {
+		t.Fatal("a refund gave more than one token")
+	}
+	// Refunds never fill a bucket past its burst.
+	other := l.AddrKey(netip.MustParseAddr("203.0.113.10"))
+	for i := 0; i < 5; i++ {
+		l.Refund(other)
+	}
+	got := 0
+	for i := 0; i < 20; i++ {
+		if ok, _ := l.Allow(other); ok {
+			got++
+		}
+	}
+	if got != 10 {
+		t.Fatalf("%d allowed after refunds to a full bucket, want the burst of 10", got)
 	}
 }
 
