@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/testkit"
 )
 
 // refusedAuth is the metric of requests refused by the limit on failed authentications.
@@ -68,32 +69,22 @@ func TestAPIKeyGuessesInParallel(t *testing.T) {
 	parallel := func(n int, key func(i int) string, addr string) (map[int]int, time.Duration) {
 		var mu sync.Mutex
 		statuses := map[int]int{}
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				status, header, body := get(key(i), addr)
-				if status == http.StatusTooManyRequests {
-					var e struct {
-						Message string
-						Status  int
-					}
-					if json.Unmarshal(body, &e) != nil || e.Status != 429 || e.Message == "" || header.Get("Retry-After") == "" {
-						t.Errorf("a 429 without Retry-After or the error body: %v %s", header, body)
-					}
+		wall := testkit.AtOnce(n, func(i int) {
+			status, header, body := get(key(i), addr)
+			if status == http.StatusTooManyRequests {
+				var e struct {
+					Message string
+					Status  int
 				}
-				mu.Lock()
-				statuses[status]++
-				mu.Unlock()
-			}()
-		}
-		began := time.Now()
-		close(start)
-		wg.Wait()
-		return statuses, time.Since(began)
+				if json.Unmarshal(body, &e) != nil || e.Status != 429 || e.Message == "" || header.Get("Retry-After") == "" {
+					t.Errorf("a 429 without Retry-After or the error body: %v %s", header, body)
+				}
+			}
+			mu.Lock()
+			statuses[status]++
+			mu.Unlock()
+		})
+		return statuses, wall
 	}
 
 	const sent = 500

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/testkit"
 )
 
 // The limits on password guesses (pages/limit.go), as the tests see them.
@@ -57,20 +58,7 @@ func burst(t *testing.T, n int, prepare func(i int) func() page) guesses {
 		sends[i] = prepare(i)
 	}
 	answers := make([]page, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			answers[i] = sends[i]()
-		}()
-	}
-	began := time.Now()
-	close(start)
-	wg.Wait()
-	g := guesses{sent: n, wall: time.Since(began)}
+	g := guesses{sent: n, wall: testkit.AtOnce(n, func(i int) { answers[i] = sends[i]() })}
 	for _, p := range answers {
 		switch p.status {
 		case http.StatusUnauthorized:

@@ -34,24 +34,12 @@ func TestTokenBucket(t *testing.T) {
 	}
 	// A second refills ten tokens, not more.
 	clk.Advance(time.Second)
-	allowed := 0
-	for i := 0; i < 30; i++ {
-		if ok, _ := l.Allow(a); ok {
-			allowed++
-		}
-	}
-	if allowed != 10 {
+	if allowed := allowedOf(l, a, 30); allowed != 10 {
 		t.Fatalf("%d allowed a second later, want 10", allowed)
 	}
 	// Long idle: the bucket holds the burst, no more.
 	clk.Advance(time.Hour)
-	allowed = 0
-	for i := 0; i < 30; i++ {
-		if ok, _ := l.Allow(a); ok {
-			allowed++
-		}
-	}
-	if allowed != 20 {
+	if allowed := allowedOf(l, a, 30); allowed != 20 {
 		t.Fatalf("%d allowed after an hour, want the burst of 20", allowed)
 	}
 	if got := l.limited.Load(); got != 1+20+10 {
@@ -93,20 +81,11 @@ func TestAllowHoldsUnderParallelRequests(t *testing.T) {
 	k := l.AddrKey(netip.MustParseAddr("203.0.113.9"))
 	const sent = 500
 	var allowed atomic.Int64
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := 0; i < sent; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			if ok, _ := l.Allow(k); ok {
-				allowed.Add(1)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	testkit.AtOnce(sent, func(int) {
+		if ok, _ := l.Allow(k); ok {
+			allowed.Add(1)
+		}
+	})
 	if allowed.Load() != 10 || l.limited.Load() != sent-10 {
 		t.Fatalf("%d of %d allowed, %d refusals counted; want 10 and %d", allowed.Load(), sent, l.limited.Load(), sent-10)
 	}
@@ -123,13 +102,7 @@ func TestAllowHoldsUnderParallelRequests(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		l.Refund(other)
 	}
-	got := 0
-	for i := 0; i < 20; i++ {
-		if ok, _ := l.Allow(other); ok {
-			got++
-		}
-	}
-	if got != 10 {
+	if got := allowedOf(l, other, 20); got != 10 {
 		t.Fatalf("%d allowed after refunds to a full bucket, want the burst of 10", got)
 	}
 }
@@ -216,4 +189,15 @@ func BenchmarkAllow(b *testing.B) {
 			l.Allow(l.AddrKey(a))
 		}
 	})
+}
+
+// allowedOf sends n requests of a client one after the other and counts those allowed.
+func allowedOf(l *Limiter, key uint64, n int) int {
+	allowed := 0
+	for range n {
+		if ok, _ := l.Allow(key); ok {
+			allowed++
+		}
+	}
+	return allowed
 }

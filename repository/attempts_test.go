@@ -2,7 +2,6 @@ package repository_test
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,24 +24,18 @@ func TestChargeAttempt(t *testing.T) {
 	target[0] = 1
 
 	var allowed atomic.Int64
-	var wg sync.WaitGroup
-	for range 200 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wait, err := repository.New(db, clk.Now).ChargeAttempt(ctx, target, backoff) // a node each
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if wait == 0 {
-				allowed.Add(1)
-			} else if wait != time.Second {
-				t.Errorf("told to wait %v, want 1s", wait)
-			}
-		}()
-	}
-	wg.Wait()
+	testkit.AtOnce(200, func(int) {
+		wait, err := repository.New(db, clk.Now).ChargeAttempt(ctx, target, backoff) // a node each
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if wait == 0 {
+			allowed.Add(1)
+		} else if wait != time.Second {
+			t.Errorf("told to wait %v, want 1s", wait)
+		}
+	})
 	if allowed.Load() != 3 {
 		t.Fatalf("%d attempts of 200 let through at once, want 3", allowed.Load())
 	}
