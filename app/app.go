@@ -76,11 +76,10 @@ type App struct {
 	Reporter *reports.Reporter
 	Registry *prometheus.Registry
 
-	repo  *repository.Repository
-	pages *pages.Pages
-	log   *slog.Logger
-	cfg   Config
-	jobs  *runner
+	repo *repository.Repository
+	log  *slog.Logger
+	cfg  Config
+	jobs *runner
 }
 
 // New builds the service on repo. It reads the pages' signing keys, so the database must
@@ -138,7 +137,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}, reg)
 	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Log: log}
 
-	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, pages: html, log: log, cfg: cfg}
+	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, log: log, cfg: cfg}
 	a.Handler = mount(routes{
 		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,

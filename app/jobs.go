@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/analytics-service/analytics/pages"
 )
 
 // Job is one piece of a node's background work.
@@ -48,7 +50,9 @@ func (a *App) jobList() []Job {
 			return repo.RollUp(ctx, p.Collector.Today())
 		}},
 		{Name: "send e-mail reports", Period: reportsEvery, Run: a.Reporter.Tick},
-		{Name: "forget forgiven password attempts", Period: forgetAttemptsEvery, Run: a.pages.ForgetAttempts},
+		{Name: "forget forgiven password attempts", Period: forgetAttemptsEvery, Run: func(ctx context.Context) error {
+			return repo.ForgetAttempts(ctx, pages.ForgiveEvery)
+		}},
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 //     only by a keyed hash). A browser signing in to an account it signed in to before
 //     (its device cookie) is counted per device instead, not per address.
 //   - per account or website: freeAttempts at once, then growing delays between attempts
-//     (firstDelay, doubling, at most maxDelay), one failure forgiven each maxDelay; in
+//     (firstDelay, doubling, at most maxDelay), one failure forgiven each ForgiveEvery; in
 //     PostgreSQL, for every node. Someone guessing slows the target down but never keeps
 //     anyone out for longer than maxDelay; the owner's own browser (device cookie) is not held
 //     at all, and a browser granted a website's password keeps reading it without a password.
@@ -37,6 +37,10 @@ const (
 	maxDelay          = 15 * time.Minute
 )
 
+// ForgiveEvery is how often one failure of an account or a website is forgiven; the
+// background job that forgets targets with none left (repository.ForgetAttempts) needs it.
+const ForgiveEvery = maxDelay
+
 // targetBackoff is the schedule of the limit per account or website: no delay for the first
 // freeAttempts failures, then firstDelay doubling up to maxDelay.
 var targetBackoff = func() repository.Backoff {
@@ -44,7 +48,7 @@ var targetBackoff = func() repository.Backoff {
 	for d := firstDelay; ; d *= 2 {
 		delays = append(delays, min(d, maxDelay))
 		if d >= maxDelay {
-			return repository.Backoff{Delays: delays, Forgive: maxDelay}
+			return repository.Backoff{Delays: delays, Forgive: ForgiveEvery}
 		}
 	}
 }()
@@ -168,12 +172,6 @@ func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began ti
 		}
 	}
 	return true, false
-}
-
-// ForgetAttempts deletes the counts of accounts and websites whose every failure has been
-// forgiven (a background job).
-func (p *Pages) ForgetAttempts(ctx context.Context) error {
-	return p.repo.ForgetAttempts(ctx, targetBackoff.Forgive)
 }
 
 // tooMany answers a refused attempt.
