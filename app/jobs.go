@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/analytics-service/analytics/pages"
 )
 
 // Job is one piece of a node's background work.
@@ -28,6 +30,9 @@ const (
 	// reportsEvery: each look for reports that just became due, and for failed ones whose next
 	// attempt has come, is two small queries.
 	reportsEvery = time.Minute
+	// Counts of password attempts per account and website: a few rows, each gone within hours
+	// of its last attempt.
+	forgetAttemptsEvery = time.Hour
 )
 
 // jobList is every background job of a node, in one place.
@@ -45,6 +50,9 @@ func (a *App) jobList() []Job {
 			return repo.RollUp(ctx, p.Collector.Today())
 		}},
 		{Name: "send e-mail reports", Period: reportsEvery, Run: a.Reporter.Tick},
+		{Name: "forget forgiven password attempts", Period: forgetAttemptsEvery, Run: func(ctx context.Context) error {
+			return repo.ForgetAttempts(ctx, pages.ForgiveEvery)
+		}},
 	}
 }
 

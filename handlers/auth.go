@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -32,44 +33,130 @@ var errUnauthenticated = &echo.HTTPError{Code: http.StatusUnauthorized, Message:
 //
 // The limits come first and cost no database lookup: an address that failed authentication
 // too often is refused whatever key it sends now (so a guess cannot be told from a refusal),
-// and a key past its rate is refused before it is looked up.
+// and a key past its rate is refused before it is looked up. A key is counted as a failure of
+// its address before it is looked up, and taken back when it was right, so a parallel burst
+// of guesses gets no more lookups than the limit; a key that was right on this node before is
+// not a guess, and is only checked against the limit (a client using its key on many
+// connections at once is not refused for it).
 func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
 	c := echomiddleware.GetEchoContext(ctx)
 	if c == nil {
 		return &echo.HTTPError{Code: http.StatusInternalServerError, Internal: errors.New("authenticate: no echo context")}
 	}
 	req := c.Request()
-	var addr uint64
-	if s.failLimit != nil {
-		addr = s.failLimit.AddrKey(ratelimit.ClientAddr(req, s.trusted))
-		if limited, wait := s.failLimit.Limited(addr); limited {
-			return tooManyRequests(wait)
-		}
+	key, wellFormed := bearerToken(req.Header.Get(echo.HeaderAuthorization))
+	attempt := s.keyAttempt(req, key, wellFormed)
+	if ok, wait := attempt.start(); !ok {
+		return tooManyRequests(wait)
 	}
-	failed := func() error {
-		if s.failLimit != nil {
-			s.failLimit.Charge(addr)
-		}
+	if !wellFormed {
 		return errUnauthenticated
-	}
-	key, ok := bearerToken(req.Header.Get(echo.HeaderAuthorization))
-	if !ok {
-		return failed()
 	}
 	if s.keyLimit != nil {
 		if ok, wait := s.keyLimit.Allow(s.keyLimit.StringKey(key)); !ok {
+			attempt.refund() // not looked up: no guess was made
 			return tooManyRequests(wait)
 		}
 	}
 	userID, err := s.repo.UserIDByAPIKey(req.Context(), key)
 	if errors.Is(err, repository.ErrNotFound) {
-		return failed()
+		attempt.failed()
+		return errUnauthenticated
 	}
 	if err != nil {
+		attempt.refund()
 		return &echo.HTTPError{Code: http.StatusInternalServerError, Internal: fmt.Errorf("authenticate: %w", err)}
 	}
+	attempt.right()
 	c.SetRequest(req.WithContext(context.WithValue(req.Context(), userIDKey, userID)))
 	return nil
+}
+
+// keyAttempt is one authentication under the limit on failures per client address.
+type keyAttempt struct {
+	s       *Server // nil: no limit
+	addr    uint64
+	key     uint64 // the key's keyed hash
+	known   bool   // the key was right on this node before: not a guess
+	charged bool
+}
+
+func (s *Server) keyAttempt(req *http.Request, key string, wellFormed bool) keyAttempt {
+	if s.failLimit == nil {
+		return keyAttempt{}
+	}
+	a := keyAttempt{s: s, addr: s.failLimit.AddrKey(ratelimit.ClientAddr(req, s.trusted))}
+	if wellFormed {
+		a.key = s.failLimit.StringKey(key)
+		a.known = s.rightKeys.has(a.key)
+	}
+	return a
+}
+
+// start counts the attempt, before the key is looked up, unless the key was right before;
+// false when the address is past its limit.
+func (a *keyAttempt) start() (bool, time.Duration) {
+	if a.s == nil {
+		return true, 0
+	}
+	if a.known {
+		limited, wait := a.s.failLimit.Limited(a.addr)
+		return !limited, wait
+	}
+	ok, wait := a.s.failLimit.Allow(a.addr)
+	a.charged = ok
+	return ok, wait
+}
+
+func (a *keyAttempt) refund() {
+	if a.charged {
+		a.s.failLimit.Refund(a.addr)
+	}
+}
+
+func (a *keyAttempt) failed() {
+	if a.s != nil && a.known { // revoked since: a failure like any other
+		a.s.rightKeys.forget(a.key)
+		a.s.failLimit.Charge(a.addr)
+	}
+}
+
+func (a *keyAttempt) right() {
+	if a.s != nil && !a.known {
+		a.refund()
+		a.s.rightKeys.add(a.key)
+	}
+}
+
+// rightKeys are the keys that were right on this node, as keyed hashes (never a key): at
+// most maxRightKeys, forgotten all at once when full.
+type rightKeys struct {
+	mu   sync.Mutex
+	keys map[uint64]struct{}
+}
+
+const maxRightKeys = 10_000
+
+func (k *rightKeys) has(key uint64) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.keys[key]
+	return ok
+}
+
+func (k *rightKeys) add(key uint64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.keys == nil || len(k.keys) >= maxRightKeys {
+		k.keys = map[uint64]struct{}{}
+	}
+	k.keys[key] = struct{}{}
+}
+
+func (k *rightKeys) forget(key uint64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.keys, key)
 }
 
 func tooManyRequests(wait time.Duration) error {

@@ -60,6 +60,7 @@ type Server struct {
 	publicURL *url.URL           // nil: links take the request's scheme and host
 	keyLimit  *ratelimit.Limiter // requests per API key; nil: none
 	failLimit *ratelimit.Limiter // failed authentications per client address; nil: none
+	rightKeys rightKeys          // keys that were right on this node, for failLimit
 	trusted   []netip.Prefix
 }
 

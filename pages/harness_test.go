@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
@@ -35,8 +36,10 @@ type env struct {
 	repo     *repository.Repository
 	srv      *httptest.Server
 	pipeline *ingest.Pipeline
+	registry *prometheus.Registry
 	clock    *testkit.Clock
 	logs     *testkit.SyncBuffer
+	cfg      app.Config
 }
 
 type envOption func(*app.Config)
@@ -45,25 +48,71 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	db, _ := repotest.New(t)
 	clk := testkit.NewClock(time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC))
-	repo := repository.New(db, clk.Now)
-	logs := &testkit.SyncBuffer{}
-	ctx := context.Background()
 	// Jobs an hour apart: the tests flush when they choose.
 	cfg := app.Config{Now: clk.Now, FlushInterval: time.Hour, SettingsTTL: time.Hour, FailureDelay: failureDelay}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	service, err := app.New(ctx, repo, cfg, slog.New(slog.NewJSONHandler(logs, nil)))
+	e := &env{t: t, db: db, repo: repository.New(db, clk.Now), clock: clk, logs: &testkit.SyncBuffer{}, cfg: cfg}
+	e.start()
+	return e
+}
+
+// node is another node of the same service: its own app.New and HTTP server on the same
+// database and clock, as behind a load balancer.
+func (e *env) node() *env {
+	e.t.Helper()
+	n := &env{t: e.t, db: e.db, repo: repository.New(e.db, e.clock.Now), clock: e.clock, logs: e.logs, cfg: e.cfg}
+	n.cfg.Registry = nil // each node has its own metrics
+	n.start()
+	return n
+}
+
+// start builds the service from e.cfg and serves it over HTTP until the test ends.
+func (e *env) start() {
+	e.t.Helper()
+	ctx := context.Background()
+	service, err := app.New(ctx, e.repo, e.cfg, slog.New(slog.NewJSONHandler(e.logs, nil)))
 	if err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
 	if err := service.Start(ctx); err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = service.Stop(context.Background()) })
-	srv := httptest.NewServer(service.Handler)
-	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, repo: repo, srv: srv, pipeline: service.Pipeline, clock: clk, logs: logs}
+	e.t.Cleanup(func() { _ = service.Stop(context.Background()) })
+	e.srv = httptest.NewServer(service.Handler)
+	e.t.Cleanup(e.srv.Close)
+	e.pipeline, e.registry = service.Pipeline, service.Registry
+}
+
+// metric is the sum of the series of a counter or gauge whose labels include the given
+// name=value pairs.
+func (e *env) metric(name string, labels ...string) float64 {
+	e.t.Helper()
+	families, err := e.registry.Gather()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var sum float64
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range f.GetMetric() {
+			have := map[string]string{}
+			for _, l := range m.GetLabel() {
+				have[l.GetName()] = l.GetValue()
+			}
+			for i := 0; i+1 < len(labels); i += 2 {
+				if have[labels[i]] != labels[i+1] {
+					continue series
+				}
+			}
+			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return sum
 }
 
 // account is a user who can sign in, with an API key.

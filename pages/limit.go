@@ -12,133 +12,191 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/ratelimit"
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/website"
 )
 
-// Limits on wrong passwords (website passwords and sign-ins alike), as token buckets of the
-// service's one rate limiter (package ratelimit: fixed memory, clients known only by a keyed
-// hash). Per client, so one address cannot guess for long; per website or account, so many
-// addresses together cannot either. The price of the second: someone who keeps failing can
-// lock a password website's readers out for a while; the owner, signed in, is never locked out.
+// Limits on password guesses: website passwords and sign-ins. Every attempt is counted before
+// its password is checked, and a right one takes its count back: an argon2id check takes tens
+// of milliseconds, and every request of a parallel burst would pass a limit checked before it
+// and charged after. Each attempt is held by two limits:
+//   - per client: maxClientAttempts in clientWindow per address (or IPv6 /64), sign-ins and
+//     website passwords apart; in memory, per node (package ratelimit: the address is known
+//     only by a keyed hash). A browser signing in to an account it signed in to before
+//     (its device cookie) is counted per device instead, not per address.
+//   - per account or website: freeAttempts at once, then growing delays between attempts
+//     (firstDelay, doubling, at most maxDelay), one failure forgiven each ForgiveEvery; in
+//     PostgreSQL, for every node. Someone guessing slows the target down but never keeps
+//     anyone out for longer than maxDelay; the owner's own browser (device cookie) is not held
+//     at all, and a browser granted a website's password keeps reading it without a password.
 const (
-	attemptWindow     = 15 * time.Minute
-	maxFailuresClient = 10 // a window, per client (sign-ins and website passwords apart)
-	maxFailuresTarget = 50 // a window, per website or account
+	clientWindow      = 15 * time.Minute
+	maxClientAttempts = 10
+	freeAttempts      = 5
+	firstDelay        = time.Second
+	maxDelay          = 15 * time.Minute
 )
 
-// attemptLimits are the buckets of failures: a failure takes a token, a refill takes the window.
+// ForgiveEvery is how often one failure of an account or a website is forgiven; the
+// background job that forgets targets with none left (repository.ForgetAttempts) needs it.
+const ForgiveEvery = maxDelay
+
+// targetBackoff is the schedule of the limit per account or website: no delay for the first
+// freeAttempts failures, then firstDelay doubling up to maxDelay.
+var targetBackoff = func() repository.Backoff {
+	delays := make([]time.Duration, freeAttempts-1) // the first freeAttempts come at once
+	for d := firstDelay; ; d *= 2 {
+		delays = append(delays, min(d, maxDelay))
+		if d >= maxDelay {
+			return repository.Backoff{Delays: delays, Forgive: ForgiveEvery}
+		}
+	}
+}()
+
+// attemptLimits are the limits on guesses and their metrics.
 type attemptLimits struct {
-	signInClients   *ratelimit.Limiter
-	passwordClients *ratelimit.Limiter
-	targets         *ratelimit.Limiter // "website:ID" and "account:EMAIL"
+	signInClients   *ratelimit.Limiter // per address
+	passwordClients *ratelimit.Limiter // per address
+	devices         *ratelimit.Limiter // per device cookie
+	// Refusals of the limits per account and per website (kept in PostgreSQL).
+	accountsRefused, websitesRefused prometheus.Counter
+	checks                           *prometheus.CounterVec // passwords checked, by kind
 }
+
+// The kinds of guess, as the metrics name them.
+const (
+	signInKind   = "signin"
+	passwordKind = "website_password"
+)
 
 func newAttemptLimits(now func() time.Time, reg prometheus.Registerer) attemptLimits {
 	perWindow := func(n int) *ratelimit.Limiter {
-		return ratelimit.New(float64(n)/attemptWindow.Seconds(), n, now)
+		return ratelimit.New(float64(n)/clientWindow.Seconds(), n, now)
 	}
 	a := attemptLimits{
-		signInClients:   perWindow(maxFailuresClient),
-		passwordClients: perWindow(maxFailuresClient),
-		targets:         perWindow(maxFailuresTarget),
+		signInClients:   perWindow(maxClientAttempts),
+		passwordClients: perWindow(maxClientAttempts),
+		devices:         perWindow(maxClientAttempts),
+		accountsRefused: ratelimit.NewRefusals(reg, "signin_accounts"),
+		websitesRefused: ratelimit.NewRefusals(reg, "website_passwords"),
+		checks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "analytics_password_checks_total",
+			Help: "Passwords checked against their argon2id hash, by kind (signin, website_password); refused attempts are not checked."},
+			[]string{"kind"}),
 	}
 	if reg != nil {
 		a.signInClients.Register(reg, "signin_failures")
 		a.passwordClients.Register(reg, "website_password_failures")
-		a.targets.Register(reg, "password_failures_per_target")
+		a.devices.Register(reg, "signin_devices")
+		reg.MustRegister(a.checks)
 	}
 	return a
 }
 
-// attempt is one bucket a password attempt is counted in.
-type attempt struct {
-	limiter *ratelimit.Limiter
-	key     uint64
+// guess is one password attempt and the limits it is counted in.
+type guess struct {
+	kind      string
+	client    *ratelimit.Limiter // the client's limit: per address, or per device
+	clientKey uint64
+	target    []byte             // the account's or website's key; nil: a trusted device, not held per account
+	refused   prometheus.Counter // refusals of the target's limit
 }
 
-// signInAttempts are the buckets of a sign-in: the client's and the account's.
-func (p *Pages) signInAttempts(r *http.Request, email string) []attempt {
+// signInGuess is a sign-in: held per address and per account (an e-mail, known or not).
+func (p *Pages) signInGuess(r *http.Request, email string) guess {
 	l := p.limits
-	return []attempt{
-		{l.signInClients, l.signInClients.AddrKey(ratelimit.ClientAddr(r, p.trusted))},
-		{l.targets, l.targets.StringKey("account:" + strings.ToLower(email))},
+	return guess{
+		kind: signInKind, client: l.signInClients, clientKey: l.signInClients.AddrKey(ratelimit.ClientAddr(r, p.trusted)),
+		target: p.mac(p.attemptsKey, "account|"+strings.ToLower(email)), refused: l.accountsRefused,
 	}
 }
 
-// passwordAttempts are the buckets of a website password: the client's and the website's.
-func (p *Pages) passwordAttempts(r *http.Request, websiteID int64) []attempt {
+// deviceGuess is a sign-in from a browser that signed in to that account before (its device
+// cookie's nonce): held per device only.
+func (p *Pages) deviceGuess(nonce string) guess {
 	l := p.limits
-	return []attempt{
-		{l.passwordClients, l.passwordClients.AddrKey(ratelimit.ClientAddr(r, p.trusted))},
-		{l.targets, l.targets.StringKey("website:" + strconv.FormatInt(websiteID, 10))},
+	return guess{kind: signInKind, client: l.devices, clientKey: l.devices.StringKey(nonce)}
+}
+
+// passwordGuess is a website's password: held per address and per website.
+func (p *Pages) passwordGuess(r *http.Request, websiteID int64) guess {
+	l := p.limits
+	return guess{
+		kind: passwordKind, client: l.passwordClients, clientKey: l.passwordClients.AddrKey(ratelimit.ClientAddr(r, p.trusted)),
+		target: p.mac(p.attemptsKey, "website|"+strconv.FormatInt(websiteID, 10)), refused: l.websitesRefused,
 	}
 }
 
-// blocked tells how long until every bucket of an attempt has a token again; 0 when they all
-// have one now.
-func blocked(attempts []attempt) time.Duration {
-	var wait time.Duration
-	for _, a := range attempts {
-		if limited, w := a.limiter.Limited(a.key); limited {
-			wait = max(wait, w)
-		}
-	}
-	return wait
-}
-
-// failed counts a wrong password against each bucket.
-func failed(attempts []attempt) {
-	for _, a := range attempts {
-		a.limiter.Charge(a.key)
-	}
-}
-
-// attemptPassword checks a password (a sign-in or a website's) under the limits. It answers
-// the request itself, and says so, when the attempt is refused (429) or fails (500); a wrong
-// password is counted in every bucket and returns no sooner than failureDelay after began, and
-// the caller shows its form again. hash gives the stored hash, "" when there is none.
-func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began time.Time, attempts []attempt,
+// attemptPassword checks a password (a sign-in or a website's) under the limits: the attempt
+// is counted first, checked, and its count taken back when it was right. It answers the
+// request itself, and says so, when the attempt is refused (429) or fails (500); a wrong
+// password returns no sooner than failureDelay after began, and the caller shows its form
+// again. hash gives the stored hash, "" when there is none.
+func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began time.Time, g guess,
 	hash func() (string, error), password string) (right, answered bool) {
-	if wait := blocked(attempts); wait > 0 {
+	ctx := r.Context()
+	if ok, wait := g.client.Allow(g.clientKey); !ok {
 		p.tooMany(w, r, wait)
 		return false, true
 	}
+	// Refused here, the attempt still costs the client its token: no client makes the database
+	// decide for it more often than its own limit allows.
+	if g.target != nil {
+		wait, err := p.repo.ChargeAttempt(ctx, g.target, targetBackoff)
+		if err != nil {
+			p.serverError(w, r, err)
+			return false, true
+		}
+		if wait > 0 {
+			g.refused.Inc()
+			p.tooMany(w, r, wait)
+			return false, true
+		}
+	}
 	stored, err := hash()
 	if err == nil {
-		right, err = p.checkPassword(r.Context(), stored, password)
+		right, err = p.checkPassword(ctx, g.kind, stored, password)
 	}
 	if err != nil {
 		p.serverError(w, r, err)
 		return false, true
 	}
 	if !right {
-		failed(attempts)
-		p.slowFailure(r.Context(), began)
+		p.slowFailure(ctx, began)
+		return false, false
 	}
-	return right, false
+	g.client.Refund(g.clientKey)
+	if g.target != nil {
+		// Not taken back, the attempt counts as a failure: no reason to turn a right password away.
+		if err := p.repo.RefundAttempt(ctx, g.target); err != nil {
+			p.log.Warn("a right password's attempt is still counted", "error", err)
+		}
+	}
+	return true, false
 }
 
 // tooMany answers a refused attempt.
 func (p *Pages) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
-	minutes := int(wait.Round(time.Minute) / time.Minute)
-	if minutes < 1 {
-		minutes = 1
+	seconds := ratelimit.RetryAfter(wait)
+	when := plural(seconds, "second")
+	if seconds > 90 {
+		when = plural((seconds+30)/60, "minute")
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
+	w.Header().Set("Retry-After", strconv.Itoa(seconds))
 	p.fail(w, r, http.StatusTooManyRequests, "Too many attempts",
-		"There were too many wrong passwords. Try again in "+plural(minutes, "minute")+".")
+		"There were too many wrong passwords. Try again in "+when+".")
 }
 
 // checkPassword verifies a password against an argon2id hash ("" checks against a dummy
 // hash, so an unknown account costs the same time as a known one). At most a few hashes run
 // at once: each takes 19 MiB and a CPU for tens of milliseconds.
-func (p *Pages) checkPassword(ctx context.Context, hash, password string) (bool, error) {
+func (p *Pages) checkPassword(ctx context.Context, kind, hash, password string) (bool, error) {
 	select {
 	case p.hashing <- struct{}{}:
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
 	defer func() { <-p.hashing }()
+	p.limits.checks.WithLabelValues(kind).Inc()
 	if hash == "" {
 		website.VerifyPassword(dummyHash(), password)
 		return false, nil

@@ -1,9 +1,12 @@
 package pages
 
 import (
+	"crypto/hmac"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +30,8 @@ func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // login signs an owner in. Wrong e-mail and wrong password get the same answer, at the same
-// speed; failures are limited per account and per client.
+// speed; attempts are limited per account and per client (limit.go), and a browser that signed
+// in to the account before is limited per device instead.
 func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
 	if !p.parseForm(w, r) {
@@ -43,14 +47,31 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var user repository.User
-	right, answered := p.attemptPassword(w, r, began, p.signInAttempts(r, email), func() (string, error) {
+	lookup := func() (string, error) {
 		u, hash, err := p.repo.UserPasswordHash(r.Context(), email)
 		if errors.Is(err, repository.ErrNotFound) {
 			return "", nil // checked against the dummy hash: as slow as a known account
 		}
 		user = u
 		return hash, err
-	}, password)
+	}
+	g := p.signInGuess(r, email)
+	deviceUser, nonce, ok := p.device(r)
+	if ok {
+		// Looked up first, to tell whether this browser signed in to this account before.
+		hash, err := lookup()
+		if err != nil {
+			p.serverError(w, r, err)
+			return
+		}
+		if user.ID == deviceUser {
+			g = p.deviceGuess(nonce)
+		} else {
+			nonce = "" // another account's device: this account gets a new one
+		}
+		lookup = func() (string, error) { return hash, nil }
+	}
+	right, answered := p.attemptPassword(w, r, began, g, lookup, password)
 	if answered {
 		return
 	}
@@ -65,7 +86,43 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.setCookie(w, sessionCookie, token, "/", SessionTTL)
+	p.setCookie(w, deviceCookie, p.deviceCookie(user.ID, nonce), "/login", DeviceTTL)
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// DeviceTTL is how long a browser that signed in is remembered as the account's device.
+const DeviceTTL = 365 * 24 * time.Hour
+
+// A device cookie says that this browser signed in to an account before, so that guesses at
+// the account from elsewhere do not slow its owner down (OWASP's device cookies). Its value is
+// "USER.EXPIRY.NONCE.MAC": MAC signs the user id, the expiry (unix seconds) and a random
+// nonce, which names the device for its own limit on attempts. Each sign-in moves the expiry
+// on; a device already known for the account keeps its nonce ("" makes a new one).
+func (p *Pages) deviceCookie(userID int64, nonce string) string {
+	if nonce == "" {
+		nonce = base64.RawURLEncoding.EncodeToString(randomKey()[:16])
+	}
+	device := strconv.FormatInt(userID, 10) + "." + strconv.FormatInt(p.now().Add(DeviceTTL).Unix(), 10) + "." + nonce
+	return device + "." + p.sign(p.deviceKey, "device|"+device)
+}
+
+// device reads this browser's device cookie: the account it signed in to and the device's
+// nonce; ok is false when there is none, or it is forged or expired.
+func (p *Pages) device(r *http.Request) (userID int64, nonce string, ok bool) {
+	c, err := r.Cookie(deviceCookie)
+	if err != nil {
+		return 0, "", false
+	}
+	parts := strings.Split(c.Value, ".")
+	if len(parts) != 4 || !hmac.Equal([]byte(parts[3]), []byte(p.sign(p.deviceKey, "device|"+strings.Join(parts[:3], ".")))) {
+		return 0, "", false
+	}
+	userID, err = strconv.ParseInt(parts[0], 10, 64)
+	expiry, err2 := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil || err2 != nil || p.now().Unix() >= expiry {
+		return 0, "", false
+	}
+	return userID, parts[2], true
 }
 
 func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package pages_test
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -132,10 +133,11 @@ func TestSignInRefusals(t *testing.T) {
 		}
 	}
 
-	// Too many failures from one client: refused before the password is looked at.
+	// Too many failures from one client, over many accounts: refused before the password is
+	// looked at.
 	guesser := e.browser()
 	for i := 0; i < 10; i++ {
-		guesser.post("/login", url.Values{"email": {owner.email}, "password": {"guess"}})
+		guesser.post("/login", url.Values{"email": {fmt.Sprintf("guess%d@example.com", i)}, "password": {"guess"}})
 	}
 	p := guesser.post("/login", good)
 	wantStatus(t, "right password past the limit", p, http.StatusTooManyRequests)
@@ -154,6 +156,16 @@ func TestCookiesAreSecureBehindHTTPS(t *testing.T) {
 	}
 	if p.header.Get("Strict-Transport-Security") == "" {
 		t.Fatal("no HSTS behind https")
+	}
+	// The device cookie of a sign-in too. (The jar keeps Secure cookies from http: sent by hand.)
+	owner := e.account("owner@example.com")
+	b := e.browser()
+	b.header.Set("Cookie", "csrf="+c.Value)
+	token := csrfField.FindStringSubmatch(p.body)[1]
+	in := b.postRaw("/login", url.Values{"email": {owner.email}, "password": {owner.password}, "csrf": {token}})
+	wantStatus(t, "sign in behind https", in, http.StatusSeeOther)
+	if d := setCookie(t, in, "device"); d == nil || !d.Secure || !d.HttpOnly || d.SameSite != http.SameSiteLaxMode {
+		t.Fatalf("device cookie behind https: %+v", d)
 	}
 }
 

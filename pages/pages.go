@@ -65,6 +65,8 @@ type Pages struct {
 	templates    map[string]*template.Template
 	csrfKey      []byte
 	grantKey     []byte
+	deviceKey    []byte // signs device cookies
+	attemptsKey  []byte // keys the password attempts counted per account and website
 	limits       attemptLimits
 	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
 	mux          *http.ServeMux
@@ -89,13 +91,12 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	csrfKey, err := opts.Repo.SigningKey(ctx, "csrf")
-	if err != nil {
-		return nil, fmt.Errorf("pages: %w", err)
-	}
-	grantKey, err := opts.Repo.SigningKey(ctx, "grant")
-	if err != nil {
-		return nil, fmt.Errorf("pages: %w", err)
+	// The service's signing keys, one per purpose, shared by every node.
+	var keys [4][]byte
+	for i, purpose := range []string{"csrf", "grant", "device", "attempts"} {
+		if keys[i], err = opts.Repo.SigningKey(ctx, purpose); err != nil {
+			return nil, fmt.Errorf("pages: %w", err)
+		}
 	}
 	p := &Pages{
 		repo:         opts.Repo,
@@ -108,8 +109,10 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		trusted:      opts.TrustedProxies,
 		failureDelay: opts.FailureDelay,
 		templates:    templates,
-		csrfKey:      csrfKey,
-		grantKey:     grantKey,
+		csrfKey:      keys[0],
+		grantKey:     keys[1],
+		deviceKey:    keys[2],
+		attemptsKey:  keys[3],
 		limits:       newAttemptLimits(opts.Now, opts.Registry),
 		hashing:      make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 	}

@@ -12,11 +12,12 @@ import (
 	"github.com/analytics-service/analytics/repository"
 )
 
-// Cookie names. A cookie identifies a signed-in owner, a password grant or a form's CSRF
-// secret: never a visitor of a tracked website.
+// Cookie names. A cookie identifies a signed-in owner, a browser an owner signed in with, a
+// password grant or a form's CSRF secret: never a visitor of a tracked website.
 const (
 	sessionCookie = "session"
 	csrfCookie    = "csrf"
+	deviceCookie  = "device" // a browser that signed in to an account before (login.go)
 )
 
 // SessionTTL is how long a sign-in lasts.
@@ -101,9 +102,14 @@ func validSecret(s string) bool {
 
 // sign is base64url(HMAC-SHA256(key, message)).
 func (p *Pages) sign(key []byte, message string) string {
+	return base64.RawURLEncoding.EncodeToString(p.mac(key, message))
+}
+
+// mac is HMAC-SHA256(key, message).
+func (p *Pages) mac(key []byte, message string) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(message))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	return m.Sum(nil)
 }
 
 // maxFormSize bounds a page's form body; the largest is a website's two exclusion lists.

@@ -105,23 +105,42 @@ func (l *Limiter) hash(b []byte) uint64 {
 }
 
 // Allow takes a token from the client's bucket. When there is none it says how long until
-// there is, and the request should be refused.
+// there is, and the request should be refused (counted as refused).
+//
+// A limit on guesses (passwords, keys) takes the token before the guess is checked, and gives
+// it back with Refund when the guess was right: checking first and charging after the slow
+// check lets every request of a parallel burst through.
 func (l *Limiter) Allow(key uint64) (bool, time.Duration) {
-	return l.bucket(key, true)
+	ok, wait := l.bucket(key, 1)
+	if !ok {
+		l.limited.Add(1)
+	}
+	return ok, wait
 }
 
-// Limited tells, without taking a token, whether the client has none left, and for how long.
-// With Charge, it limits what only some requests cost, known after they ran (failed sign-ins):
-// check Limited before, Charge after.
+// Refund gives back the token of an allowed request that turned out to cost nothing (a right
+// password). A client forgotten meanwhile has a full bucket already.
+func (l *Limiter) Refund(key uint64) { l.bucket(key, -1) }
+
+// Limited tells, without taking a token, whether the client has none left, and for how long;
+// a client found limited is counted as refused. Only for requests that are not guesses (a key
+// that was right before): a guess must be charged first, with Allow.
 func (l *Limiter) Limited(key uint64) (bool, time.Duration) {
-	ok, wait := l.bucket(key, false)
+	ok, wait := l.bucket(key, 0)
+	if !ok {
+		l.limited.Add(1)
+	}
 	return !ok, wait
 }
 
-// Charge takes a token from the client's bucket, if it has one.
-func (l *Limiter) Charge(key uint64) { l.bucket(key, true) }
+// Charge takes a token from the client's bucket, if it has one: the cost of a request that
+// was let through by Limited and failed.
+func (l *Limiter) Charge(key uint64) { l.bucket(key, 1) }
 
-func (l *Limiter) bucket(key uint64, take bool) (bool, time.Duration) {
+// bucket refills the client's bucket and, when it holds a token, takes take tokens from it
+// (-1 gives one back, up to the burst). It says whether there was a token, and if not how long
+// until there is.
+func (l *Limiter) bucket(key uint64, take float64) (bool, time.Duration) {
 	now := int64(l.now().Sub(l.start))
 	sh := &l.shards[key%shards]
 	sh.mu.Lock()
@@ -129,15 +148,14 @@ func (l *Limiter) bucket(key uint64, take bool) (bool, time.Duration) {
 	s.tokens = math.Min(l.burst, s.tokens+float64(now-s.last)*l.rate/1e9)
 	s.last = now
 	ok := s.tokens >= 1
-	if ok && take {
-		s.tokens--
+	if ok || take < 0 {
+		s.tokens = math.Min(l.burst, s.tokens-take)
 	}
 	tokens := s.tokens
 	sh.mu.Unlock()
 	if ok {
 		return true, 0
 	}
-	l.limited.Add(1)
 	return false, time.Duration((1 - tokens) / l.rate * 1e9)
 }
 
@@ -178,13 +196,18 @@ func RetryAfter(wait time.Duration) int {
 	return max(1, int(math.Ceil(wait.Seconds())))
 }
 
+// The metric of refused requests, one series per limit (label limiter).
+const (
+	refusedName = "analytics_rate_limited_total"
+	refusedHelp = "Requests refused (429) by a rate limit."
+)
+
 // Register exports the limiter's figures, labelled limiter=name: requests refused, clients
 // tracked and evictions of clients that still owed tokens.
 func (l *Limiter) Register(reg prometheus.Registerer, name string) {
 	labels := prometheus.Labels{"limiter": name}
 	reg.MustRegister(
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "analytics_rate_limited_total",
-			Help: "Requests refused (429) by a per-client rate limit.", ConstLabels: labels},
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: refusedName, Help: refusedHelp, ConstLabels: labels},
 			func() float64 { return float64(l.limited.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "analytics_rate_limit_clients",
 			Help: "Clients a rate limiter tracks (its table holds at most " + strconv.Itoa(Capacity) + ").", ConstLabels: labels},
@@ -193,4 +216,16 @@ func (l *Limiter) Register(reg prometheus.Registerer, name string) {
 			Help: "Clients a rate limiter forgot while they still owed tokens: its table is too small for the traffic.", ConstLabels: labels},
 			func() float64 { return float64(l.evictions.Load()) }),
 	)
+}
+
+// NewRefusals is the count of requests refused by a limit kept outside this package (in
+// PostgreSQL, for every node), exported as the limiters' refusals are:
+// analytics_rate_limited_total{limiter=name}. reg nil registers it nowhere.
+func NewRefusals(reg prometheus.Registerer, name string) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: refusedName, Help: refusedHelp,
+		ConstLabels: prometheus.Labels{"limiter": name}})
+	if reg != nil {
+		reg.MustRegister(c)
+	}
+	return c
 }

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,24 +34,12 @@ func TestTokenBucket(t *testing.T) {
 	}
 	// A second refills ten tokens, not more.
 	clk.Advance(time.Second)
-	allowed := 0
-	for i := 0; i < 30; i++ {
-		if ok, _ := l.Allow(a); ok {
-			allowed++
-		}
-	}
-	if allowed != 10 {
+	if allowed := allowedOf(l, a, 30); allowed != 10 {
 		t.Fatalf("%d allowed a second later, want 10", allowed)
 	}
 	// Long idle: the bucket holds the burst, no more.
 	clk.Advance(time.Hour)
-	allowed = 0
-	for i := 0; i < 30; i++ {
-		if ok, _ := l.Allow(a); ok {
-			allowed++
-		}
-	}
-	if allowed != 20 {
+	if allowed := allowedOf(l, a, 30); allowed != 20 {
 		t.Fatalf("%d allowed after an hour, want the burst of 20", allowed)
 	}
 	if got := l.limited.Load(); got != 1+20+10 {
@@ -58,7 +47,8 @@ func TestTokenBucket(t *testing.T) {
 	}
 }
 
-// Limited only looks; Charge only takes: a cost known after the request.
+// Limited only looks; Charge only takes: the cost of a request that is not a guess, known
+// after it ran. Only Limited's refusals are counted: Charge refuses nothing.
 func TestLimitedAndCharge(t *testing.T) {
 	clk := newClock()
 	l := New(1, 3, clk.Now)
@@ -69,13 +59,51 @@ func TestLimitedAndCharge(t *testing.T) {
 		}
 		l.Charge(k)
 	}
+	l.Charge(k) // nothing left to take
 	limited, wait := l.Limited(k)
 	if !limited || wait != time.Second {
 		t.Fatalf("after 3 charges: limited %v, wait %v; want true, 1s", limited, wait)
 	}
+	if got := l.limited.Load(); got != 1 {
+		t.Fatalf("%d refusals counted, want the one Limited answered", got)
+	}
 	clk.Advance(1500 * time.Millisecond)
 	if limited, _ := l.Limited(k); limited {
 		t.Fatal("still limited after the wait")
+	}
+}
+
+// A guess takes its token before it is checked, so however many arrive at once, no more than
+// the bucket holds get through; a right one gives its token back.
+func TestAllowHoldsUnderParallelRequests(t *testing.T) {
+	clk := newClock()
+	l := New(10.0/900, 10, clk.Now) // 10 in 15 minutes
+	k := l.AddrKey(netip.MustParseAddr("203.0.113.9"))
+	const sent = 500
+	var allowed atomic.Int64
+	testkit.AtOnce(sent, func(int) {
+		if ok, _ := l.Allow(k); ok {
+			allowed.Add(1)
+		}
+	})
+	if allowed.Load() != 10 || l.limited.Load() != sent-10 {
+		t.Fatalf("%d of %d allowed, %d refusals counted; want 10 and %d", allowed.Load(), sent, l.limited.Load(), sent-10)
+	}
+	// A right guess gives its token back: the next one goes through, once.
+	l.Refund(k)
+	if ok, _ := l.Allow(k); !ok {
+		t.Fatal("refused after a refund")
+	}
+	if ok, _ := l.Allow(k); ok {
+		t.Fatal("a refund gave more than one token")
+	}
+	// Refunds never fill a bucket past its burst.
+	other := l.AddrKey(netip.MustParseAddr("203.0.113.10"))
+	for i := 0; i < 5; i++ {
+		l.Refund(other)
+	}
+	if got := allowedOf(l, other, 20); got != 10 {
+		t.Fatalf("%d allowed after refunds to a full bucket, want the burst of 10", got)
 	}
 }
 
@@ -161,4 +189,15 @@ func BenchmarkAllow(b *testing.B) {
 			l.Allow(l.AddrKey(a))
 		}
 	})
+}
+
+// allowedOf sends n requests of a client one after the other and counts those allowed.
+func allowedOf(l *Limiter, key uint64, n int) int {
+	allowed := 0
+	for range n {
+		if ok, _ := l.Allow(key); ok {
+			allowed++
+		}
+	}
+	return allowed
 }

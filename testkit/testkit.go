@@ -7,6 +7,26 @@ import (
 	"time"
 )
 
+// AtOnce runs f(0) ... f(n-1), each in its own goroutine, released together once all are
+// started, and returns when all have returned: how long they took from the release. Tests of
+// limits under parallel requests use it.
+func AtOnce(n int, f func(i int)) time.Duration {
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			f(i)
+		}()
+	}
+	began := time.Now()
+	close(start)
+	wg.Wait()
+	return time.Since(began)
+}
+
 // Clock is an injectable time that only moves when told to.
 type Clock struct {
 	mu  sync.Mutex
