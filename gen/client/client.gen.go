@@ -296,6 +296,7 @@ type Error struct {
 
 // Flag A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 // `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+// Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 type Flag = bool
 
 // Health defines model for Health.
@@ -462,6 +463,7 @@ type WebsiteUpdateForm struct {
 
 	// Favorite A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 	// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+	// Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 	Favorite *Flag `json:"favorite,omitempty"`
 
 	// Password A new password (stored as an argon2id hash). Empty removes the password, which is
@@ -1612,7 +1614,7 @@ func NewListWebsitesRequest(server string, params *ListWebsitesParams) (*http.Re
 
 		if params.Favorite != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "favorite", *params.Favorite, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "favorite", *params.Favorite, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

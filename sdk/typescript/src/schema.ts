@@ -315,8 +315,9 @@ export interface components {
         /**
          * @description A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
          *     `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+         *     Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
          */
-        Flag: boolean;
+        Flag: boolean | (0 | 1);
         /**
          * @description The direction of the sort key; ties break as each list says.
          * @default desc
