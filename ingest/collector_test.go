@@ -297,6 +297,17 @@ func TestEachStatistic(t *testing.T) {
 			},
 			counts{"event": {"Purchase:5:USD": 2, "Sign up::": 1, "N:2.5:a b": 1, "Neg::": 1, "Long::": 1, "Zero::": 1, "NaN::": 1,
 				strings.Repeat("n", 64) + ":1234567890:" + strings.Repeat("u", 32): 1}}},
+		// openapi.yaml declares these members nullable: null is the same as absent.
+		{"null members count as absent", nil,
+			[]hit{
+				{body: `{"page":"https://site.test/","event":{"name":"Unitless","value":7,"unit":null}}`},
+				{body: `{"page":"https://site.test/","event":{"name":"Valueless","value":null,"unit":"EUR"}}`},
+				{body: `{"page":"https://site.test/","referrer":null,"screen_resolution":null,"event":null}`},
+			},
+			counts{"event": {"Unitless:7:": 1, "Valueless::EUR": 1}, "pageview": {day: 1}, "visitor": {day: 1},
+				"page": {"/": 1}, "referrer": {"": 1}, "browser": {"Chrome": 1}, "operating_system": {"Windows": 1},
+				"device": {"desktop": 1}, "language": {"": 1}, "screen_resolution": {"": 1},
+				"continent": {"NA:North America": 1}, "country": {"US:United States": 1}, "city": {"US:New York, NY": 1}}},
 	}
 	cases = append(cases, struct {
 		name     string

@@ -307,15 +307,16 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
-// Hit One pageview, or one event when `event` is present.
+// Hit One pageview, or one event when `event` is present. Member names match whatever their
+// case, unknown members are ignored, and a member that is `null` counts as absent.
 type Hit struct {
-	// Event An event; recorded as the `event` statistic `name:value:unit`.
+	// Event The event; `null` is the same as none (a pageview).
 	Event *HitEvent `json:"event,omitempty"`
 
 	// Page The absolute http(s) URL of the page.
 	Page string `json:"page"`
 
-	// Referrer The referrer URL; empty for direct visits.
+	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
@@ -327,10 +328,12 @@ type HitEvent struct {
 	// Name Colons become spaces.
 	Name string `json:"name"`
 
-	// Unit Kept only when at most 32 characters.
+	// Unit Kept only when at most 32 characters; `null` is the same as none (trackers send it
+	// when a page passes no unit).
 	Unit *string `json:"unit,omitempty"`
 
-	// Value Kept only when a positive number of at most 10 characters (a JSON number is accepted too).
+	// Value Kept only when a positive number of at most 10 characters, written as a string
+	// (`"5"`) or as a JSON number (`5`); `null` is the same as none.
 	Value *string `json:"value,omitempty"`
 }
 

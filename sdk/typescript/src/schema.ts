@@ -272,24 +272,34 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description One pageview, or one event when `event` is present. */
+        /**
+         * @description One pageview, or one event when `event` is present. Member names match whatever their
+         *     case, unknown members are ignored, and a member that is `null` counts as absent.
+         */
         Hit: {
             /** @description The absolute http(s) URL of the page. */
             page: string;
-            /** @description The referrer URL; empty for direct visits. */
-            referrer?: string;
+            /** @description The referrer URL; empty (or `null`) for direct visits. */
+            referrer?: string | null;
             /** @description `WIDTHxHEIGHT`; kept only when both are integers 1..20000. */
-            screen_resolution?: string;
-            event?: components["schemas"]["HitEvent"];
+            screen_resolution?: string | null;
+            /** @description The event; `null` is the same as none (a pageview). */
+            event?: components["schemas"]["HitEvent"] | null;
         };
         /** @description An event; recorded as the `event` statistic `name:value:unit`. */
         HitEvent: {
             /** @description Colons become spaces. */
             name: string;
-            /** @description Kept only when a positive number of at most 10 characters (a JSON number is accepted too). */
-            value?: string;
-            /** @description Kept only when at most 32 characters. */
-            unit?: string;
+            /**
+             * @description Kept only when a positive number of at most 10 characters, written as a string
+             *     (`"5"`) or as a JSON number (`5`); `null` is the same as none.
+             */
+            value?: (string | null) | number;
+            /**
+             * @description Kept only when at most 32 characters; `null` is the same as none (trackers send it
+             *     when a page passes no unit).
+             */
+            unit?: string | null;
         };
         /** @description An OpenAPI 3.0 document. */
         OpenAPIDocument: {
