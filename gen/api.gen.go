@@ -484,6 +484,9 @@ type WebsiteUpdateForm struct {
 // ZeroOne defines model for ZeroOne.
 type ZeroOne int
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // Page defines model for Page.
 type Page = int
 
@@ -502,6 +505,9 @@ type BadHit = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// MethodNotAllowed The one error body, for every status >= 400.
+type MethodNotAllowed = Error
+
 // NotFound The one error body, for every status >= 400.
 type NotFound = Error
 
@@ -513,6 +519,9 @@ type TooManyRequests = Error
 
 // Unauthorized The one error body, for every status >= 400.
 type Unauthorized = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Health
 
 // UnprocessableEntity The one error body, for every status >= 400.
 type UnprocessableEntity = Error
@@ -594,6 +603,9 @@ type ServerInterface interface {
 	// GetOpenAPI This API description
 	// (GET /api/v1/openapi.yaml)
 	GetOpenAPI(ctx echo.Context) error
+	// HeadOpenAPI This API description's headers
+	// (HEAD /api/v1/openapi.yaml)
+	HeadOpenAPI(ctx echo.Context) error
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
@@ -628,6 +640,15 @@ func (w *ServerInterfaceWrapper) GetOpenAPI(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetOpenAPI(ctx)
+	return err
+}
+
+// HeadOpenAPI converts echo context to params.
+func (w *ServerInterfaceWrapper) HeadOpenAPI(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.HeadOpenAPI(ctx)
 	return err
 }
 
@@ -893,6 +914,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	}
 
 	router.GET(options.BaseURL+"/api/v1/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["getOpenAPI"]...)
+	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
 	router.GET(options.BaseURL+"/api/v1/websites", wrapper.ListWebsites, options.OperationMiddlewares["listWebsites"]...)
 	router.POST(options.BaseURL+"/api/v1/websites", wrapper.StoreWebsite, options.OperationMiddlewares["storeWebsite"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id", wrapper.DeleteWebsite, options.OperationMiddlewares["deleteWebsite"]...)
@@ -923,7 +945,23 @@ type InternalErrorJSONResponse struct {
 	Headers InternalErrorResponseHeaders
 }
 
+type MethodNotAllowedResponseHeaders struct {
+	Allow string
+}
+type MethodNotAllowedJSONResponse struct {
+	Body Error
+
+	Headers MethodNotAllowedResponseHeaders
+}
+
 type NotFoundJSONResponse Error
+
+type NotModifiedResponseHeaders struct {
+	ETag string
+}
+type NotModifiedResponse struct {
+	Headers NotModifiedResponseHeaders
+}
 
 type PayloadTooLargeJSONResponse Error
 
@@ -944,6 +982,8 @@ type UnauthorizedJSONResponse struct {
 
 	Headers UnauthorizedResponseHeaders
 }
+
+type UnavailableJSONResponse Health
 
 type UnprocessableEntityJSONResponse Error
 
@@ -1006,6 +1046,55 @@ func (response GetOpenAPI500JSONResponse) VisitGetOpenAPIResponse(w http.Respons
 	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type HeadOpenAPIRequestObject struct {
+}
+
+type HeadOpenAPIResponseObject interface {
+	VisitHeadOpenAPIResponse(w http.ResponseWriter) error
+}
+
+type HeadOpenAPI200ResponseHeaders struct {
+	ContentLength int
+}
+
+type HeadOpenAPI200Response struct {
+	Headers HeadOpenAPI200ResponseHeaders
+}
+
+func (response HeadOpenAPI200Response) VisitHeadOpenAPIResponse(w http.ResponseWriter) error {
+	w.Header().Set("Content-Length", fmt.Sprint(response.Headers.ContentLength))
+	w.WriteHeader(200)
+	return nil
+}
+
+type HeadOpenAPI429ResponseHeaders struct {
+	RetryAfter int
+}
+
+type HeadOpenAPI429Response struct {
+	Headers HeadOpenAPI429ResponseHeaders
+}
+
+func (response HeadOpenAPI429Response) VisitHeadOpenAPIResponse(w http.ResponseWriter) error {
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	return nil
+}
+
+type HeadOpenAPI500ResponseHeaders struct {
+	XRequestId string
+}
+
+type HeadOpenAPI500Response struct {
+	Headers HeadOpenAPI500ResponseHeaders
+}
+
+func (response HeadOpenAPI500Response) VisitHeadOpenAPIResponse(w http.ResponseWriter) error {
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	return nil
 }
 
 type ListStatsRequestObject struct {
@@ -1733,6 +1822,9 @@ type StrictServerInterface interface {
 	// GetOpenAPI This API description
 	// (GET /api/v1/openapi.yaml)
 	GetOpenAPI(ctx context.Context, request GetOpenAPIRequestObject) (GetOpenAPIResponseObject, error)
+	// HeadOpenAPI This API description's headers
+	// (HEAD /api/v1/openapi.yaml)
+	HeadOpenAPI(ctx context.Context, request HeadOpenAPIRequestObject) (HeadOpenAPIResponseObject, error)
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
@@ -1785,6 +1877,29 @@ func (sh *strictHandler) GetOpenAPI(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetOpenAPIResponseObject); ok {
 		return validResponse.VisitGetOpenAPIResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// HeadOpenAPI operation middleware
+func (sh *strictHandler) HeadOpenAPI(ctx echo.Context) error {
+	var request HeadOpenAPIRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.HeadOpenAPI(ctx.Request().Context(), request.(HeadOpenAPIRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "HeadOpenAPI")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(HeadOpenAPIResponseObject); ok {
+		return validResponse.VisitHeadOpenAPIResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -2000,105 +2115,117 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7HyNc9s20ve/ssP3faf2DSVLitPLydO5UZv04ms+/CbO5OlFmRAi1xJqCmAB0Iqa8f/+zC5AipIoWU5y",
-	"7fTmnudmGosEsFjsx28/wE9RqueFVqicjYafohmKDA3/c5TnejFSy5dGTqWiXzK0qZGFk1pFw2iUL8TS",
-	"QvKXJAarwc2EA6GWYKVDmIslFNo6mElnu1EcGfy1lAazaOhMiXFk0xnOBc2KqpxHw3fRX6L3ceSWBUbD",
-	"yDoj1TS6vY2jV/hridadZ9sUXM4QZAalytDAYibTGbgZQoZOyNyCvgI3kxbQGG1ggQYh19MpZvvpaSPB",
-	"meXoyqHZpuE1plplFpyGhZAOJnilDTIdCj86MJ78g5aUyuEUDa/59u3bUelmqJxMhcPd7P8ehUGTHMZj",
-	"/3Ibo2/jqBBGzNGF478QU2xneSGmGMOV0XPod2HEf0MhrONdo8pgJiwoDZlwAoTKIKGXk5PE6QRUmedE",
-	"LIlU9GuJZhnFkRJzooZmipp0Z3glytxFw34czcVHOadt9HvV/8XRXKrwY9zGxQs01T5a10PzYWvN/2vw",
-	"KhpG/+dkpRkn/qk9ocley9+QJ3+tjds1s6Vnh85KEz2WBlNmMp8+TkiNXqMw6Wz7FH4QFjtSWVRWOnmD",
-	"YMuJP0kv9AiZngupziD5f4k/gQ8JCFIA6dCInQdg/YJNwufi4zNUUzeLhoOHD1sFJ8j49zqTyLITyH9T",
-	"ZEF0U60cKuaWKIqcRFpqdfKxs1gsOlfazDulyVGlOkPWc/wo5kWO/p9pXmb4QRY2GkZRHF2JG20kzUtS",
-	"fnsok9do+lGbuad9nbEvVb5k/l1JzDMLFpWDdCbUFLuR36ottLJ+m9+L7Kl0e/b3i9VqYztztJYlkoUd",
-	"5qUlmwFCgZhYnZcOYeZccWSP4c2rZ3RO1glX2mh42usdvNknZPLaNvhc5MRuzOCfr1++iEHAwmg1hR/8",
-	"BjqXywJj0AYSIi+BubSWxcqA0m4fmU3PkaZobYfmNDrvsCPprNxIG+Fh9MmG0+EdPEWRu9n92FwxLdLX",
-	"0cFcCwu1sO1NAUfagEGRLY+7NOO5cmiUyD2nP1MEqknAorlB4z1V88wffo0zHykoFX4sMHWYwZWQeWnw",
-	"bM1Vito3Bm+a/E8nON7OeZZsnG/z2V0HunLfTNkL7X7Upco+l2NBi1kYr2iidQ05/XJuvdBgy3QGi7CS",
-	"mJN+ELNSkedovrF8/hdimWuRXWr9TJgpfu5+yJ8G8wkTnS1BEpTQkNOka3vrP/jyvdFq1Sq8giHYpuDb",
-	"U/hJfs/7utT6uVDLcGz2s/elNcwJDYbN2bW9DP72FfayucIZGMJpIAioQcKgrcOoLQHrUVoXnoh0BqOL",
-	"c7jGJYNUiyobq2R0cf7h1ejyyYdn58/PL5N6UhBhLBxNSkM/kINdyBRBWF7/+AwEpLkkTyGyzKC1jIXH",
-	"ijQNMxArGCe1grmHh0IBLzp6c/n0w4+j82dvXtWLOznHHSujGqvwOCxPZ2nwqrSYwWImHJIhod1Jx5uz",
-	"UConc/qTYBmBVMy6Y7Wu0g1u3a3RNRrmY3mjaIfayN/ws9Xaz1GB3Q2l7n8dwWee2MqjxTCvXGEMBm/0",
-	"NWbk5Up1rfRCbVi8t2/fdjbh+D4ebaL3wKjCaPKMYpLjE+WkW96PX+wemJ4auA7fRRWE0ApJRPq9GAYP",
-	"Y3jYi6Hf60Xvb+MNezOVN6g8OF8IC1LdiFyu83ww+ApuB+qAghjLiIoOIKx3BonfTwIEPi0gqaZWyGbo",
-	"jbJlUWjjMHuOmRSXjDq/ko2tQdddUHTdAD/8ugaYXFhyJwkJsyO4vZc/3Y8HdMY8wiCp1QfhomE06A2+",
-	"7fT6nd7gst8b9uh//4riyEcM0bAa3031PIojnAuZc3hVAfGJJrfQ+IGROYV1q5/45Al+lW7+werSpDhW",
-	"xLBN+B5HMouGf6Xg09qFNnXsWhh5I9JlNBzEUcmYfZP8B5e9R8MHnvzb+4YBrwKO33VIwft3GzOz4j3G",
-	"HJ23cyLLJI0Q+YXRBRrHwc+VyC2Tv/qJord6VIjEaZOrKHyidY5C0UlLfouEgHcrlfv2NNqObeNIT37B",
-	"1DWD+0BzexpllRt4R2vU4+OauNWw8Og2jmp0u3ez2+wjW+TTLiTtMVxpA+SYluDVCcZlr/cAv4PTXo+U",
-	"bJ1dKzvXvuynSDqc25ZkTb0FYYxYRi3xHZwOBqBVvjzzBidYo2CeFtLNQDoLwXowbNniSm1aPm1NjzAr",
-	"50Jx4Igqxcb4FY2VSWlLrjy9vLwITCK/VGDlD1uyG80zrWiqZ287zh9zMWW2quXLq2j47tO2ANbi1Iv7",
-	"77dXfb9t5cPYLrxUDJMX0iAcCeDUwroPECQIc8/rY0Ik0sLCSOdQQUIqkcSQsFAl8Vgl/YQj0V5yxolF",
-	"7WZowBaY5xSSHiVLtDTg8tWbJ/Rfl8QUoOK8cEu4EXmJ6+CIzvZ0MOiO1Q8M1yzYmS7zjGFSWJ8X9BSc",
-	"ARHAyZOeT56INMWCYihhoZgVIyXypZNpSBO4Gc49rvrYmepOg7PRWhB7D7uxEpRKx/V1FEelEjdC5gQj",
-	"7lb2PeIQkhfbMkzQ4kbigjMBrMs3tMPFjM6J/50QZwuDtPMuPMf5BE3w43PhKHyqoKiboTRjlQqLcYWu",
-	"YM4DfNwpp0obQmHEahEe+XSytJCQY0kg1SUdmLAgJrwmM3rDbNxUXjHPg3jvjfale8IjtoWaFJFnO6vW",
-	"p7BshmDFnIG/IqYciZpRx6Sh9CafSXBhW/wudqZU25IqVSqPRrWaEYNXaExbUtojHv+UpjoLSnFE0s0b",
-	"OmaTnHHSEW6kDVn6HVtomK7UIKoPBpleqVvqAsnb88eXTz8+fXL+j6eXyRlcY+HY4nr5mWg38+fubYqF",
-	"frc76PW8I7iDgA3ZZobukOwnlTRsJUPCyRpMtcm8NhOfK8EmhZHWyRQSEughW5JhqaRLtl2Vz5tu5Wd1",
-	"rpWFCaZ6jmALkXpP0silfnvKyevqz34Lr2nJ7bl/WmencDDX1sGDAaQzYUTq0Nj9YuuMSK+J8Wz3pBsr",
-	"P1OdyLfI6Xta/9gr2p1ywUxady13jamdjypJ41vUcHOrUOiQ7/ZDSEOq/fd7jf3HtVcRHEfzkmN1lIyj",
-	"h+MoOWZfRE/++frli2qyo+RhcryPc9vGfYdYslC0ieUzad0zqa7tPSEVj4FrxCKgKO8KNzzstnReSWNd",
-	"K0zKxY4HCj/ygztPvDB4c8CLG6zxFIX1wyRh0V0Me44+iLmH30xLY1C5D5XB3UbPV0bPt3XrguVLq8r0",
-	"MrVAYLMuJvriF216reS1x3Y1VqVd7yFqFdW3PXX6boJpga9Ir9NO5AfFIxvHvHYAcbPO5qdssiIcBm+w",
-	"TQZeFqhGF+ePdVrOd5n08A486PYgCy9uq4NUV7rB29USukAlCtmqEIVwM9syamPH1RSxX6Ua17ahuojY",
-	"LHA+7G0q/TnFOFCgqRFAAIH9Xjx4GD/sxf1e733bsV1UsfMmp3pQlJNcpnAk1JJ8wVwsuajhbZ0TzguM",
-	"PY6hDxyCO4QjXVXF9EKhicHKqcIMpDqOx2oAVegOR413GO1PjF7YCsxRRGTQLxVC1W9sPTg4mlXwEQ+2",
-	"90bWl97o3AjDYJM4f8FbisK2HQnURZVMeB/KtKvqapPnzJ2oDfxl1fuVYlltHFzj8gxImGBiUFyTX+AY",
-	"MpfWgRVL2zikam5h0xaMHkevnXBPlDPL+5o2AsIHpghqp7zfJvvX4jB1m8QSsWSK75v2COmnOlrfWwSv",
-	"GdISxeeV09w3w8q7cozuxCED2LtscoQJD3NUi+/iy4uAAKtzr0KCKI4YV2sTxVVjQ43Y4ygV80LIKcl8",
-	"0JKI7ZARTqrpB7u0DucsmzcyRTaYalpWvQqbIDzmpKCk7VUHyWX9VDr6j4+M2sQwpMPuK4SNfGJDEjPh",
-	"sOPkHNuilSq/2BarKJohlxSlzwjMkW6TBTm/qEoqrQFQyE3uP+R/odEvFfL7axnMew/jPOeW8/H0oeXw",
-	"9Yfzx6/ACDVFC0fnFzenfhc33x5zupcPhkJdsr1k2XOp8KC4azOxuknG/1+HghYyo4sCM9+mwzZ9fdUz",
-	"SMZlrzf4NgGR0wMa4DHvYqZz9ODyINpWGd1PX5LQXGWANzf3doaMd8XK1UiKXtxZCJCrH53F/Ipz65x6",
-	"MOhKo9bSZw3CipWX3NvyE167Xc9DHyb2bYnXoAgrAhpbr2R6Q1a3zn9dKBtHEDd1c43iNvsVtP/fbdor",
-	"I/PnMeybVYLPY85BPGmjcA9Jr502vn1p+Glz2R0WdrTLqJ6B4ESTtI3Upsoa5ngjaTHonT66M21RW+XD",
-	"0nC1oeXwPyCzLTDcB6lY4G0TP4JUnK1nzPkNg2WpM5kCdogIMFho47pttv8LiOtvE5dptCsLD6kRi5zz",
-	"EP417xxmKLIcra1gse3e6V1eKiT3cXpCPqRuL9Cm4WjW/EjjrPq+QfLenoSW3Ezds+isPAcDYqmmOfIP",
-	"K0+y04ccQNdu8/8CMePmBlQQbCaJ7OAMLCkDJ/CEAmGmWg0kd5/OuvCEM55zFIqTWdX0XRiNVe0xOHHP",
-	"hYFq4h5xt8/+xU8+KV3Vz4pXV5i60E/RpMTHLs1NDh61pkxqj3OY+NW+Z003tkyG1/s9RqPR9LhlNf4Y",
-	"EPVZgnrAoCYW2UcZV8L2St0IFC4ase1uWTuuhM3gXN8EC1UNjENjurRcAOdK1NHpYHBMv+fYECOOmX3K",
-	"2MafI1MHSdJti5RUxzS8o/h3G0cW09JIt3xN83oBmnBP+ah0s9bUzKrZKkOYLCERddmstGjA4xVfeFs9",
-	"ohHhSbdqR2b85hvYa9pmzhW+hl8ldygQEr4wHpqaV3U60hMnpEJDoKk0eZjBDk9OptLNykk31fOTmoyO",
-	"RUPh1+qX7ZJy4GzH5wrrrsFqQBcowElORCFPbvoJoMoKLZWzcKXzXC+8sDSLiTd94lkMVo8VfpSW4sHQ",
-	"YBZywAttrqWanpFJNBujF8JCrrVFn/4j7rMtMzIlS37k88d0zPFYJVViztc5yUjQ21wRFxUaEMouKKIg",
-	"oe2O1Vg94Sm2twT4kUCEX7jKwoFCzCwko9Ajxr0qQ/AXEXwbQDq6OP/w05OffU9A0h2r0XrLnLSQzjC9",
-	"pnCGuDwEARORNRwUmXBdOhAsODXFvX7MXtlXfV+teoAk+trjAf03Z1D3fPOQf75++aILT5rNDPpqrE57",
-	"7Dm4u69anx1LXUVIuJki4Y6IRvPTke886Pjd140Hx40CK2huWxgrrfIlscdrjkW0UOXmpCEUVMmfBxyc",
-	"0BuCUL5cQIO+sSAbR9o7jQE/itTlS8jlNZE+VlWRVoY2wVymGEBwpVH/uHjWedDtdWj1LU1aLBbdqSq7",
-	"2kxPwlh7IqZFTkO6MzfngriTLl/XztHFeRRHN2hsgFXdXre3lp6NaIIHUSMpy0JYFX5v4ygI5UmmU7v+",
-	"S5ikuxRzdndTdG23eYw34NLWOeU6nwwvWJSVJiHrrtI1Wp1n0TD6B7owJNq4JzDo9fb0bVUENfq26kT1",
-	"1+DR4b1Rm5n2Hb1RW4yh9U8Hf9s1fc2Lk83m4ts4euh5s3/cerN90w9Fw3fv48iW87kwS6YvGL0m2XHk",
-	"xJRzxRwUvr9tiAXryMmnoDcfZHa7Uzho76EPQV9xMqUuFcdAJGAGOrQ8QCpyVJkwkIml9VkYfwsKnIbE",
-	"6WSsOKKx8gbhiF+Svn8m+JxvLPcBw29a4XEXknE0jrgsKcCgyH2DC+Nb8g+VzmozVj553YVLsnIb+euQ",
-	"uZ6EBhkQNkWVSTX1qr4u0RRGvyb+ROuXw9592t0xxwamCyMyH3UTB9ngZgd90wDVV5FIXlc3kVYHsvdi",
-	"21Zeaf+FsDbC60Ps+ksvNxIXoe8nJHATmIkbf6cvE0s4Sn7++eefO8+fdx4/To4JETIvYxB8YmNl0Ui0",
-	"Pk5i02tDXMjvWTgK+bi6RYPicxvXcWEM3W43FETabmnxf/Zx5a48O+esW9jxI2OYTCxjaO6RyxqVdVo1",
-	"YPZ3kBfKeQccWubLNVtJs026nok2srxvDxcuvXK1U/pgF6VOf10699/L49P/Pa7ktYq5hxmJny4hjHhN",
-	"JufMI4iEiUv2E/Fhsmy/nVmXkKoiiP/7fStpu65L7p7dF6ZWs1d/71ulTQVWNoyvXEYHvFddID3kVX7v",
-	"/b18/86e7Xd1pa8/6NWVvOikMDKt2mfCC3971HjOBNRJ1dD/wchseHKS61TkZGuGj3qPeuse8K9/p6P4",
-	"jiyTz+aQPn230nX/o9PfrZTK/0QjvutXLR2/01q+S8X3nPtGFPp3Izu83gHSrxo++ms9GP1my8XDnm+x",
-	"GNRtD4PDkVNdIG29U+p7+GoTsAoMpAmAwkOoXv9uKLR224YHnd49qL51x0BtcMgq21dV/gCQV8O615WP",
-	"ZkAjKrDRQHYep6xBuyoW2g/oKkhSvR3KZHRgwgWXfheWklkN3gQBgLp9gL+MUIgpeQAOw4mfu6DW24re",
-	"LbR1h+VZvy3+Webf5xA/2/7XNa26+2EzJ7nbOfGd6ypvZ+GobgTv+0Y9JlBp1Wm+E5rEIeklx7uIbhTF",
-	"DtNinxTcpjCRGSNvTkhxU4jJfLvd/X0Z49mKS8164H+sG/viu0e9z7t75H+987pRXcELedTervtGTZLv",
-	"72Ur8/L3e/nL7VH/Rs/Xrz1f/973qQ5xftVmvsDZ/Rl9F7Gm3nvDY9Xm/v1tHBXatjioyiz7GLrukfGp",
-	"5iNn5Jyvr+Z6gaaTCovZGQjIUVBED0kQLZ9br7JzSQxirOp3FotFl+/NLIEC8BgK8m4UnzgjJF+0ybQL",
-	"pY3sDN4omeoMIRcTzC34BguQyumxKkq1pIfHPJ5vWTpu+UcQ6zVooRpl6BhKJX8tEURqtLUg8pxzlbY7",
-	"VknQywQGIZMsKEr3ypt0Ian0O6nyDHUle4am1dVyBf1tDSBWHy9ZfuGXSmor1kyEPllZtJNJrqcbrRvD",
-	"qN/r8v+fPBqrQa/XH2aTR8NhP2qapPtq46pJ4Ha9WBi+mLJh2vt/1K3SOy37Hu7cZe6DXf9K9v5r3y9V",
-	"uFjdMV27av5Me87v6JRbjfvGVp9eOfxbVrefbXn7D+4etPlNDB738JDFWi57/1nN/SjLWgOUhrlviVFO",
-	"PoXMs7+Nu334rxq15VWRMWNjqa+4C4aD65giEYpgnBHKCo5CtmsV/hpz0wh+EdarrjevQazqgnJ9L/lg",
-	"HaouWe+/m00Gf1p9L+D3ip3/IKHyHLlLruIqzN1weDO92H/U+wlbfXzgP5/RxKu72fx7F0O+ahHkPZcG",
-	"2z4rd9m48Hbx5nLbbFzQuJ3QqZ3rjU/DrX+DLbr9swjjf33fgdrjD3alP3B0Mbr84enxTj0qWy+g7/wG",
-	"3xkkK6yWgPeIWoVLkTXy9++w3vG957FKGqjyOx8PrePH7xJIcxTGO9hcWtetk2KQCuUrTYGM0MHVFlx4",
-	"DvxXRf6rIgeqyG6EOOMvRvwWulh+IXhEStL9pWpsmaMzsm5z4W8T/rb2x0mq89x/JGajZ2K9a+/de3IK",
-	"/huEuzyaVNYJlYb2BP4iXrPL68hiftWhGB+zM0jm4hrBlCrxXzZkJeXEFidrfbuQr1WFze9xohTyc78T",
-	"31v3nynwbrFm2HbKdjSdGpxyD1smZL5cVfnXKwiN2XwFoS173tho431/waA12R5u2ENhtNOpzuGI7Ech",
-	"jKs/6tDs2RtdnB8PffmAJwK/bZxPQguem+FY1W120vGnlS1/Wxmc5hZDi2B0ScMUYhaalHyEYPyhYQa6",
-	"dFZm6OezBaadVavf6OLcX+AMQiO14owQQZaZUFmnEIaTT5q/wYLZ8VkoYa31x42VdTLPwaHlBsKpIMlZ",
-	"l5bwTQHPxh/q5VqY6b+a4tNJXtp5fW9ztfFtbmRUYCJyEk/TlI+XlWm20e372/8NAAD//w==",
+	"7F2Nbxs3sv9XBvveQ+zDSpYUu5eTURzcxm18zYdf4iCvFwVZancksV6RW5Kyogb+3x9myF2tpJUsJ74W",
+	"PdxdAdsSP4bD4Xz+yHyOUj0ttELlbNT/HE1QZGj417M813P6JUObGlk4qVXUj64mCFN0E51ZcBOEQrgJ",
+	"TISNAdvjNiQ/nl/FcPnqzVXSjuLI4K8zaTCL+s7MMI5sOsGpoFHdosCoH1lnpBpHt7exn/BMLV4ZOZZq",
+	"c+azfC4WFpK/JDFYDW4iHAi1ACsdwlQsoNDWwUQ6u3tmVLNp1H8f/SX6EDeQ8b1WDpV7jmrsJs3rz/k7",
+	"0CPmwFBnC5AKhguHFg7qn/54fgUWVWZjGGkDz87Pnh7uxRapHI7RMEFPdWovdS7TRTM1hRjjIwt6rkCq",
+	"XCoE38KCMAiCuIoZDBdEljS0VxO0MSjtJlKNAXOL992q8ysxbibGOqNpUOWkW4AT45JLBguDFpUT1Jq4",
+	"4uCABSgXUoFQGTcb/yaLFsmkQWsxGyitEFCkJGM3GJag5+rwlBkL0sFQpNfE/+Ri1HqpFbZeCJdOkvZA",
+	"3XNVr/HXGVp3kTUvTWYwUxkamE9kOmFqM3RC5tavUVpAY7SBORqEXI/HmLXvTYIzi7ORQ7NJwxtMtaJT",
+	"p2EuaN040oZZAgo/OTCe/HvL17t3785mbkJblgqH2w/edygMmmS/0+UbNx2x2zgqhBFTdEHTXIxo23jX",
+	"mjmfkLwlxGUBqS5YkiHNJcnQRNhTmE9QkShMaQwSbmoglJ2jAWnhceeYiMZPYlrkRMsgejzqDnvpIIri",
+	"iHRNUHxRHCkxpRYrshTt3rRLMcbtRzOGkdFT6LbhjP+GQljHBJL8ToQFpSETTvAZSKhxcpQ4nYCa5Xm7",
+	"JPDXGZrFkj4aaYWsDEdilruo342jqfgkp7QN3U75vziaShU+jJuk4BJNuY7G+dB83Jjzvw2Oon70X0dL",
+	"I3Lkv7VHNNgb+Rvy4G+0cdtGtvTdvqPSQE+lwZSZzNKLQzIAb1CYJvH5XlhsSWVRWenkDYKdDf3WlYop",
+	"01Mh1Skk/5P4HfiYsOLMpUMjtm6A9RPWCZ+KT6XV6J2cNAp+OKPf6Uwiy34g/22RhaOXevNDv4qiyOlI",
+	"Sq2OPrXm83lrpM20NTM5qlRnyHqqEmr6Nc1nGX6UhY36JNkjcaONpHHplN7uy+QVmn7QZuppX2XsK5X7",
+	"cziSmGfWK/R0ItQY25Ffqi20sn6Z34nsmXQ71veL1WptOVO0liWShR2mM0s6D4QCMbQ6nzmEiXPFgT2E",
+	"t6+f0z5ZJ9zMRv3jTmfvxZ6Tym5a4AuRE7sxg3+8efUyBgFzNm3BP2hdLQqMQRtIiLwEptJaFitDpnUX",
+	"mXUnK03R2haNaXTeYheotXSAmggPvY/W3CVewTMUuXda9mdzybRIX0d7cy1M1MC2twUcaAMGRbY4bNOI",
+	"F8qhUSL3nP5CESgHAYvmBo23tPU9P3mIPT9TMFP4qcDUYQYjIfOZwdMVUy8q2x68geT/WsFxaF1kydr+",
+	"1r+7a0OX7gdT9oKd7JfanXkP7ks558fxMulHWj0qJw/AthARLAOCTKPlKdlrOyA3fbqkI5eW+asNGW2p",
+	"vPOU6XQ2ReUO+wOV8KITbklxhrZITSfCereuKU6587B40l9q94OeqS/mZ9COvJARDbTKzuOvZ+dLDXaW",
+	"TmAeZhJT0jvs84g8R/PI8rl6qd0LncmRxAaH9aV2MA3fwsGaaxz8pOywDS81RyprYlv697tYym1uvf+z",
+	"yLXIrrR+LswYv5SxVxwl8BkIMRX5uhpyGnSFyd3HX8/kqypys34GQxGlgm+O4Sf5HTP4SusXQi3CubRf",
+	"vC6tYUonICzOrqyl97cHWMv6DKdgKJAAQZEEJBxVtDisSMD6MKIN5xRVnV1ewDUuOH6mgIqO3uXFx9dn",
+	"V+cfn1+8uLhKqkFBhL5wMJwZ+oA8qLlMEYTl+Q9PyUH3frnIMgrhOEwfKFKlmIFYxhkUBE59/CIU8KRn",
+	"b6+effzh7OL529fV5E5OccvMqAYqfB2mp700OJpZzGA+EQ7JUtDqpPNhOMyUk3nQJBxFYbahUGrcultl",
+	"V+Eab8tbRSvURv725fraj1FGY2vapfswgs88saXLEsO09HViMHijrzEjN2amrpWeqzXd8O7du9Z6vLiL",
+	"R+vhZcmoGyFzMczxC72VWW2EB3BbSF+yz9KGumYgpWvFFMFORZ5D4gdIQA9/wdSR4FGLXqfzyNaSUlAY",
+	"PcSBogEtaIVgJ6IgOwikKGEocqFSNKAQuUFwpf3iDkkimUeF0eQe0hrPOaFyP16xj8R7VkVv/fdR6UcT",
+	"WXoE3U4MvZMYTjoxdDud6MNtvKaTx/IGlY9Q58KCVDcil6ty2es9hBNRZQVI+DisoC0I851C4teTAEVg",
+	"1ieFtMK255WdFYU2DrMXmElxxaHXA9mhKvK4Kx5bNVInD2ukyN9I7iQhYXYEH+XVT/fjAe0x9zBIquej",
+	"cFE/6nV637Q63Vand9Xt9Dv03z+jOPJhc9Qv+7dTPY3iCKdC5pxjKKPRoSbTWfuAw1M1y/PlR7zzfKrd",
+	"9KPVM5Py6RltxLBxJLOo/9c4KoS1c22qBFRh5I1IF1G/F0czDlzXyX981XnSf+zJv71vLPw6BLPbNim4",
+	"au3ayHzwnmKOztsCkWWSeoj80ugCjeMMwEjklslffkSuXNUrpNNokctU2lDrHAUrCcmtSAh4tVK5b46j",
+	"zQRPHHmNVc/QBZqbs+DLBN97mqPqH1fELbuFr27jqArxdi52k32c5OXcKUm7T5aT8V4ElQiDWafzGL+F",
+	"406HDtkqu5Z6rnnaz5F0OLUNybtqCcIYsYgakhxw3Ouxgj71Cidoo6Ce5tJNQDoLQXuwa7fBlUq1fN4Y",
+	"HmEymwqfDkeVYq3/ksZSpTRlGJ9dXV0GJpHtLrD0GRpSfPU9LWmqRm/azh9yHwYItXg1ivrvP28KYCVO",
+	"nbj7YXPWD5taPvRtwyvFRm8uDVtGzq+t2gBBgjD1vD7kUNHC3EjnUEFCRyKJIWGhSuKBSroJp2M6ySnX",
+	"hbSboAFbYJ5LNYaDZIGWOly9fntOP10Sg1CA08It4EbkM1x1IGlvj3u99kB9zy6tBTvRszzzhQc/P0/o",
+	"KTgFIoAziB2fQRRpigUFusJCMSnOlMgXTqYhV+YmOPW+56fWWLdqnI1WMjn30BtLQSnPuL6O4hVX6c7D",
+	"vkMcQgZvU4bJtbiROOd0GJ/lG1ohZ+UT/j0hzoYCUBte4HRI3g/bcY5Fl+46V3gGKhUW49IDhSl38MkX",
+	"OVbakKdKrBbhK+94SQsJGZYEUj2jDRMWxJDnZEavqY2b0irmeRDvnb6jdOfcY1Oo6SDyaKfl/HXXkTP8",
+	"imW8ZBQXAamld4C9Cdvgd7G1rtCUWSzz2dSrUY0YHKExTZUl7/H4b2mo03AoDki6eUGHrJIzzrzDjbSh",
+	"yLplCTXVlRpE9dEg0yt1Q1k3eXfx9OrZp2fnFz8+u0pO4RoL511ilp+hdhO/716nWOi2271OxxuCOwhY",
+	"k21m6BbJPi+lYSMjGHbWYKpN5k8z8bkUbDow0jqZQkIC3WdN0p8p6ZJNU+WLBxtFCp1rZWGIqaZQoxCp",
+	"tyS1gsI3x1zBKf/sNvCaptwc+6dVdgoHU20dPO5BOhFGpA6N3S22zoj0mhgfCq4D5UeqqlmWc31A8x/6",
+	"g3anXDCTVk3LXX0q46NmdOIbjuH6UqHQoejju3ABMay/26mtP66siuBcA085UAfJIDoZRMkh2yL65h9v",
+	"Xr0sBztITpLDXZzbVO5bxJKFokksn0vrnkt1be/pUnEfuEYsghflTeGahd2UzpE01jW6SbnY8oXCT/zF",
+	"nTteGLzZo+EaazxFYf4wSJh0G8NeoA9i7mE305kxqNzHUuFues8jo6ebZ+uS5UurUvUytUDOZoUI8BVg",
+	"WvRK3XeH7qrNSqveQdQyqm/61um7CaYJHpBep53I94pH1rZ5ZQPierHZD1lnRdgMXmCTDLwqUJ1dXjwN",
+	"1YRGlR7awON2pyo7bB4HqUa6xtvlFLpAJQrZeCAK4Sa2odfaisshYj9L2a9pQVUlvV7lP+msH/oLinGg",
+	"QFN5AMEJ7Hbi3kl80om7nc6Hpm27LGPndU51oJgNc5lyAYdswVQsOEtWZau8wNjDGLrAIbhDOKjyWXqu",
+	"0MRg5VhhBlIdxgPVgzJ09/Cf0Ia9/aHRc1s6cxQRGfRThVD1ka06B0OzDD7i3ubaSPtSi9aNMOxsEucv",
+	"eUlRWLYjgboskwkfAlZhCTGo85y5EzU5f1nZvjxYVhsH17g4BRImGBoU12QXOIbMpXVgxcLWNqkcW9i0",
+	"wUePozdOuHPlzOK+qo0c4T1TBJVR3q2TfbM4DN0ksUQsqeL7pj1C+qmK1nciQSqGNETxeWk0d42wtK4c",
+	"ozuxTwe2LuscYcLDGOXk2/jyMniA5b6XIUEUR+xXaxPFJbqn8tjjKBXTQsgxyXw4JRHrISOcVOOPdmEd",
+	"Tlk2b2SKrDDVeFYCdtad8JiTgpKWV24kY1tS6eiHj4yaxDCkw+4rhLV8Yk0SM+Gw5eQUm6KVMr/YFKso",
+	"GiGXFKVPyJmjs00a5OKyLDs1BkAhN7l7k/+JRr9SXFNYzWDeuxvnOTeMj6cPLYev3188fQ1GqDFaOLi4",
+	"vDn2q7j55pDTvbwxFOqS7iXNnkuFe8Vd64nVdTL+d9UVtJAZXRSYeawa6/TVWU8hGcw6nd43CYicvqAO",
+	"3uedT3SO3rnci7ZlRvfz1yQ0lxng9cW9myD7u2JpaiRFL+40BMjlh85iPuLcOqceDLqZUSvpsxphxdJK",
+	"7sS9hWa3q3no/cS+KfEaDsKSgNrSS5lek9WN/V8VytoWxPWzuUJxk/4Kp/9frdpLJfPnUezrVYIvY85e",
+	"PGmicAdJb5w2HsPX/7w+7RYNe7ZNqZ6C4ESTtLXUpspq6ngtadHrHD+5M21RaeX90nCVouXwP3hmG85w",
+	"F6Rigbd1/xGk4mw9+5yP2FmWOpMpYIuIAIOFNq7dpPu/grjuJnEVPIo1PKRGzHPOQ1TIfZXBBEWWo7Wl",
+	"W2zbd1qXVwrJfBwfkQ2pIBja1AzNih2p7VXXo4TvbUloyvXUPYvO0nKwQyzVOEf+YGlJttqQPejarv5f",
+	"ImYMAEEFQWeSyPZOwdJh4ASeUCDMWKueZAj2pA3nnPGcolCczCqHb8PZQFUWgxP3XBgoB+4Qd7tsX/zg",
+	"w5krQd04GmHqAuakTomPXeqL7D1pTJlUFmc/8atsz8rZ2FAZ/tzvUBo15O+G1vhjnKgvEtQ9OtV9kV2U",
+	"cSVsp9SdgcJ5LbbdLmuHpbAZnOobtCtOSRxul0jLBXCuRB0c93qH9HmONTHimNmnjG38JTK1lyTdNkhJ",
+	"uU39O4p/t3FkMZ0Z6RZvaFwvQEO+GHI2a7pcdaZqgLQMYbiARFRls5lFA95f8YW35VfUI3zTLjH57L/5",
+	"WygVbRPnCl/DL5M7FAgJXxgPyP5lnY7OiRNSoSGnaWbyMILtHx2NpZvMhu1UT48qMloWDYVfy082S8qB",
+	"sy2fK6wgnmUHDz9KjkQhj266CaDKCi2VszDSea7nXljqxcSbLvEsBqsHCj9JS/FgAOGFHPBcm2upxnxN",
+	"xqz1ngsLudYWffqPuM+6zMiUNPmBzx/TNscDlZSJOV/nJCVBrbkiLkpvwF+7sUBC2x6ogTrnITaXBPiJ",
+	"nIhV8G+ARCVnAUfHWJU++NtEHgaQnl1efPzp/GePCUjaA3W2CiuUFtIJptcUzhCX+yBgKLKagSIVrmcO",
+	"BAtORXGny9fiQtX39RIDJNHXHvfA35xCdfGBu/zjzauXbTivgxn0aKCOO2w5GAEZcOTMoKSihs1MVVNI",
+	"GFqRMD6iBoU68DiEludFBUM4ZP0R6q2glygGEi/has7RXFcTKg0hoaAVpEJxnqrPURRTUtulgVoFeC85",
+	"eLysyzLcW6zhwTn3tWx+4pfJCFBGfA+Uxw2SDyEZ9byEfvuEYbIOjE8qjh/60zPh2nnt6Pj5BsrfHlyD",
+	"8nnEyUnnccmVzONPVpB6lqTMKyCLuITs+cuI5TH2fhvnRfsglK+6UKdHFmS2yiX8JFKXLyCX18S/gSpr",
+	"3TIgUnOZYoglSsX04+Xz1uN2p0Wzbyik+XzeHqtZW5vxUehrj8S4yKlLe+KmjCtw0uWrSu7s8iKKoxs0",
+	"Nnin7U67s5LljmiAx1Ett82iWtbPb+MonO2jTKd29ZMwSHshpuw1jNE13Ww03g5KW6Xmq7Q8vGSNoDSd",
+	"1fYy66XVRRb1ox/RhS7R2p2jXqezA/5WElSDv1X5/ofg0f4Qs/WCxRaI2QZjaP7j3t+2DV/x4mgdx34b",
+	"RyeeN7v7rV7cqZvzqP/+QxzZ2XQqzILpC7ajTnYcOTHmlDvH1h9uPYx4C6LBX9b88fyK8aY2rnR0eZn6",
+	"LkF4hiLbLQmbswaM8vIqYDBCB0n9llcf1gUniaFq4f2t5DAeKBUuU6wjyleb3gWYXr2AztIQtvkhUP/N",
+	"Fz6+AvN+0sTcB7hItYXSL75RdU/xfWRL6dgU5Jp+Y2V/9DkYgI8yu92q5UjgAi5JjzwqvISOxEDEYAY6",
+	"QKAgFTmqTBjIxML6rKy/GgxOQ+J0MlBsrqy8QTjgRtLj6YIP+sjy3Qn4TSuyi8kgGkQMUxBgUOQe8Mbx",
+	"LpnZ0vhoM1C+mNWGK/J61upZoZI1DIA5EDZFlUk19jK/eiKfS+veEH+i1Rvf7z9vR9CypWzDGdnBCtRF",
+	"jkP9+lPdklb3c0nxLq/nLjdk5231jTzz7lvSzS8ehE1s+5ugNxLnAQcYCjpJ9XYB7SYcJD///PPPrRcv",
+	"Wk+fJocUITIvYxC8YwNl0Ui0/rSwD2FDnojbWTgI+fkKsjXR1tm4yhPF0G63Q4G06eoy/9jFlbvqblzD",
+	"amDHDxzTZGIRQ32Nq3fvK0B2dwt5oby/x6Zlvny7kURfp+u5aCLL+/rhFQV/uJopfbyNUqcfls7dl9V5",
+	"93+Pe+qNYu4DjcQPl1DMeE0q59S7wgkTl+wm4uNw0fxkQVVSLoui/u8PjaRte0Ng++i+UL0cvfx71yxN",
+	"R2Cpw/gdgmiPduWrCvs05XYf7uXEbr3D8b6q/Hd7naqyHx0VRqYlnC40+NuT2vdMQFVkCXgwDjH6R0e5",
+	"TkVOuqb/pPOks2oB//p32opvSTP57C6dp2+XZ91/6PS3y0PlP6Ie33ZLiNfvNJdHrfk7KB6YRr/XqkWr",
+	"iLBuCQDrrmCyunUI1knHQ656FQyqt38IUAEmGh9a8JjeSgUsUwPSBIfCxwKd7t0+/coNRe50fHen6so0",
+	"u6K9fWbZvLr2B0QrlYP3prTR1j8iU159WXp23k9Zce3KoH63Q1e6JGXrUDanDeOrgGTS7/KlZFY5b4Ic",
+	"gApOxHcKCzEmC8BpOeLnNlfrXUnvhrd1h+ZZfULli9S/ryl8sf6vatwVGmq9RrHdOPFDJGUe38JBdTGk",
+	"64G7TKDSqlVvEy6NQNJJDrcRXSuS73eKfZFgk8JEZux5c4KaQWIm8/Db+9sy9mdLLtXxAf+2Zuyr7yJ2",
+	"vuwuov/0zuuHVUU/1FU62+4f1km+v5Ut1cvf72UvN3v9Cy1ft7J83Xvfr9zH+JWL+Qpj92e0XcSaau01",
+	"i1Wp+w+3cVRo22CgSrXsY+gKM+dLTwfOyClf+c/1HE0rFRazUxCQo6CIHpIgWr7WVqaZkxjEQFVt5vN5",
+	"m+/RLTjRH0NB1o1f8zNC8sW7jK/WT/UNDf9WyVRnCLkYYm7BA65AKqcHqpipBX15yP351rXjK0AIYhWT",
+	"IlQNlhLDTMlfZwgiNdpaEHnOSXfbHqgknMsEeqGyJChK94c3aUNSnu+kzDNUyJYJmkZTy4iad5UDsXzR",
+	"a/GVz3dVWqye0T9farSjYa7Ha1CuftTttPn/R08GqtfpdPvZ8Em/343qKum+p3EJGrpdBQ+EZ8TWVHv3",
+	"j7plfqdm38Gdu9R90OsPpO8f+r65wvnyzvlKfvS59pzfgpxd9ntky/fI9n+g8vaLNW/38d2d1t8R4n4n",
+	"+0zW8PjDn1Xdn2VZY4BSU/cNMcrR55B59rfzNzf/dQ1rsgQdZKws9YhRcRxcxxSJUATjjFBWcBSyWWvx",
+	"zxrUleBX+XrlcwcrLlb5YEH1TsHeZ6h8dGH3Ww2k8Mfl+yG/V+z8BwmV58hdchWXYe6awZvo+e6t3k3Y",
+	"8jGSf39GE6/uZvPvXQx50CLIB65xb3uqt7wAe/n2alNtXFK/ra5TM9dr76WuPkwa3f5ZhPE/tm/P0+M3",
+	"dnl+4ODy7Or7Z4dbz9Gs8UGKrQ/TnkKy9NUS8BZRq3BJuvL8fRs+d/wOwkAlNa/yWx8PrfqP3yaQ5iiM",
+	"N7C5tK5dJcUgFcpXmgIZAdHZFFx4DvzniPzniOx5RLZ7iB4F91uAY/1C7hEdkvYvJUJris7ICq/Fj9/9",
+	"tvLHUarz3D8atYaeWEXxvv9ARsE/zLvNokllnVBpgCcwsK+O+jywmI9aFONjdgrJVFwjmJlK/HO/fEg5",
+	"scXJWo9787WqsPgdRpRCfgbu8TsW/tkSbxYrhm2mbM/GY4NjxrRmQuaLZZV/tYJQG81XEJqy57WF1tr7",
+	"C0eNyfbw4gYURjud6hwOSH8UwrjqkZc6hvfs8uKw78sHPBD4ZeN0GCC5boIDVcFupeN/KcPyP5UBTjNo",
+	"0iIYPaNuCjELICsfIRi/aZiBnjkrM/Tj2QLT1hL6e3Z54fGZQWikVh76KS1MhMpahTA2PPprC8Ts8DSU",
+	"sFbwsgNlncxzcMhPBIuxIMlZlZbwxohn4/fVdA3M9BhPn07y0s7ze52rjcdrrgE9l0O/KlWzjW4/3P5/",
+	"AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -170,18 +170,26 @@ func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // refuseOptions answers OPTIONS on an API route 405, like any method the route does not have:
-// echo would answer 204, a response the spec has for no operation.
+// echo would answer 204, a response the spec has for no operation. Every 405's Allow then
+// lists only what the route answers: echo's lists OPTIONS, which no API route does.
 func refuseOptions(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if c.Request().Method != http.MethodOptions {
-			return next(c)
+		if c.Request().Method == http.MethodOptions {
+			if allow, ok := c.Get(echo.ContextKeyHeaderAllow).(string); ok {
+				c.Response().Header().Set(echo.HeaderAllow, withoutOptions(allow))
+			}
+			return echo.ErrMethodNotAllowed
 		}
-		if allow, ok := c.Get(echo.ContextKeyHeaderAllow).(string); ok {
-			allow = strings.TrimPrefix(strings.ReplaceAll(allow, ", OPTIONS", ""), "OPTIONS, ")
-			c.Response().Header().Set(echo.HeaderAllow, allow)
+		err := next(c)
+		if h := c.Response().Header(); h.Get(echo.HeaderAllow) != "" {
+			h.Set(echo.HeaderAllow, withoutOptions(h.Get(echo.HeaderAllow)))
 		}
-		return echo.ErrMethodNotAllowed
+		return err
 	}
+}
+
+func withoutOptions(allow string) string {
+	return strings.TrimPrefix(strings.ReplaceAll(allow, ", OPTIONS", ""), "OPTIONS, ")
 }
 
 // requestScope runs inside the strict handler, after the validator: it hands the request URL

@@ -18,7 +18,10 @@ export interface paths {
          * @description The website is the one whose domain equals the host of `page` (lower-cased, a leading
          *     `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
          *     a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-         *     website excludes them) and excluded IP addresses are answered 202 and not counted. The
+         *     website excludes them), excluded IP addresses and hosts that no website has are answered
+         *     202 and not counted: the answer never tells a stranger whether a domain is tracked here
+         *     (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+         *     a host that no website has was answered 404. The
          *     client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
          *     `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
          *     is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -46,14 +49,18 @@ export interface paths {
          * @description Embed it with
          *     `<script async defer src="https://HOST/js/script.js" data-host="https://HOST"></script>`;
          *     add `data-dnt="true"` to honour Do Not Track. Cacheable (strong ETag, one hour),
-         *     gzip-compressed when accepted.
+         *     gzip-compressed when accepted. Any other method than GET and HEAD answers 405.
          */
         get: operations["getTrackerScript"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The tracker script's headers
+         * @description The answer GET gives, without the body.
+         */
+        head: operations["headTrackerScript"];
         patch?: never;
         trace?: never;
     };
@@ -73,7 +80,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Liveness, without a body */
+        head: operations["headHealth"];
         patch?: never;
         trace?: never;
     };
@@ -87,14 +95,16 @@ export interface paths {
         /**
          * Readiness of the API
          * @description Whether this node can serve the API: 200 when the database answers, 503 when it does
-         *     not. Route API traffic by this one; collection traffic by `/readyz/collect`.
+         *     not. Route API traffic by this one; collection traffic by `/readyz/collect`. A load
+         *     balancer needs only the status; both answers have the same small `Health` body.
          */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Readiness of the API, without a body */
+        head: operations["headReadiness"];
         patch?: never;
         trace?: never;
     };
@@ -117,7 +127,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Readiness of collection, without a body */
+        head: operations["headCollectionReadiness"];
         patch?: never;
         trace?: never;
     };
@@ -130,16 +141,19 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-         *     count, rows, duration and failures, API requests and latencies, per-client rate limits
-         *     (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
+         * @description Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
+         *     rejected (by status), unwritten counters, flush count, rows, duration and failures, API
+         *     requests and latencies, per-client rate limits (requests refused, clients tracked,
+         *     clients forgotten while still limited), background jobs, Go runtime. No label names a
+         *     website, a domain or a value.
          */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Prometheus metrics, without a body */
+        head: operations["headMetrics"];
         patch?: never;
         trace?: never;
     };
@@ -159,7 +173,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * This API description's headers
+         * @description The answer GET gives, without the body. Needs no key.
+         */
+        head: operations["headOpenAPI"];
         patch?: never;
         trace?: never;
     };
@@ -174,14 +192,19 @@ export interface paths {
          * This API's documentation
          * @description This document as a readable page (Redoc, generated from it by `make generate`), served by
          *     the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-         *     (strong ETag), gzip-compressed when accepted.
+         *     (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
+         *     405.
          */
         get: operations["getDocs"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * This API's documentation, without the body
+         * @description The answer GET gives, without the body. Needs no key.
+         */
+        head: operations["headDocs"];
         patch?: never;
         trace?: never;
     };
@@ -484,6 +507,50 @@ export interface components {
                 "application/json": components["schemas"]["Health"];
             };
         };
+        /** @description Not modified (`If-None-Match` matched). No body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description Not ready. The body is the same small `Health` object as the 200's, so that a probe
+         *     reads one shape (a load balancer needs only the status).
+         */
+        Unavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": "unavailable"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Health"];
+            };
+        };
+        /**
+         * @description A method the path does not have (any method not listed for it in this document):
+         *     `Allow` lists those it has.
+         */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Method not allowed.",
+                 *       "status": 405
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The website. */
         WebsiteOK: {
             headers: {
@@ -636,6 +703,11 @@ export interface components {
         PerPage: components["schemas"]["PageSize"];
         /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
         Page: number;
+        /**
+         * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+         * @example "3f1b2c"
+         */
+        IfNoneMatch: string;
     };
     requestBodies: {
         /** @description Only the fields sent change. */
@@ -660,6 +732,17 @@ export interface components {
         RequestId: string;
         /** @description Seconds to wait before the next request. */
         RetryAfter: number;
+        /**
+         * @description The strong entity tag of the representation sent (the plain and the gzip-compressed
+         *     one each have their own); send it back in `If-None-Match`.
+         */
+        ETag: string;
+        /** @description The length of the body in bytes (of the body GET sends, for HEAD). */
+        ContentLength: number;
+        /** @description The page's own inline scripts are allowed by their hashes, nothing else. */
+        DocsPolicy: string;
+        /** @description The methods the path has, e.g. `GET, POST`. */
+        Allow: string;
     };
     pathItems: never;
 }
@@ -687,7 +770,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Recorded, or deliberately ignored (bot, excluded IP). No body. */
+            /**
+             * @description Recorded, or deliberately ignored (a bot, an excluded IP address, or a host that no
+             *     website has). No body.
+             */
             202: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["AllowAnyOrigin"];
@@ -696,22 +782,6 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadHit"];
-            /** @description No website has the page's host. */
-            404: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["AllowAnyOrigin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "No website has this page's host.",
-                     *       "status": 404
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The body is larger than 16 KiB. */
             413: {
                 headers: {
@@ -796,7 +866,13 @@ export interface operations {
     getTrackerScript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+                 * @example "3f1b2c"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -805,7 +881,7 @@ export interface operations {
             /** @description The script. */
             200: {
                 headers: {
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -813,13 +889,34 @@ export interface operations {
                     "application/javascript": string;
                 };
             };
-            /** @description Not modified (If-None-Match matched). */
-            304: {
+            304: components["responses"]["NotModified"];
+        };
+    };
+    headTrackerScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+                 * @example "3f1b2c"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script's headers (`Content-Type`, `Content-Length`, `ETag`), no body. */
+            200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Content-Length": components["headers"]["ContentLength"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["NotModified"];
         };
     };
     getHealth: {
@@ -834,6 +931,24 @@ export interface operations {
             200: components["responses"]["Health"];
         };
     };
+    headHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -844,19 +959,31 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Health"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    headReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The database does not answer. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": "unavailable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Health"];
-                };
+                content?: never;
             };
         };
     };
@@ -870,19 +997,31 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Health"];
-            /** @description The buffer is (nearly) full; hits may be refused until a flush writes some. */
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    headCollectionReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buffer has room. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The buffer is (nearly) full. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": "unavailable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Health"];
-                };
+                content?: never;
             };
         };
     };
@@ -904,6 +1043,24 @@ export interface operations {
                     /** @example analytics_events_accepted_total 1234 */
                     "text/plain": string;
                 };
+            };
+        };
+    };
+    headMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers GET would send, no body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -939,7 +1096,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    getDocs: {
+    headOpenAPI: {
         parameters: {
             query?: never;
             header?: never;
@@ -948,12 +1105,55 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /**
+             * @description The headers of the document (`Content-Type: application/yaml`, `Content-Length`),
+             *     no body.
+             */
+            200: {
+                headers: {
+                    "Content-Length": components["headers"]["ContentLength"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds. No body. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure; the details are logged under `X-Request-Id`. No body. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getDocs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+                 * @example "3f1b2c"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
             /** @description The documentation page. */
             200: {
                 headers: {
-                    /** @description The page's own inline scripts are allowed by their hashes, nothing else. */
-                    "Content-Security-Policy": string;
-                    ETag: string;
+                    "Content-Security-Policy": components["headers"]["DocsPolicy"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -961,13 +1161,35 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Not modified (If-None-Match matched). */
-            304: {
+            304: components["responses"]["NotModified"];
+        };
+    };
+    headDocs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+                 * @example "3f1b2c"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page's headers, no body. */
+            200: {
                 headers: {
+                    "Content-Security-Policy": components["headers"]["DocsPolicy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Length": components["headers"]["ContentLength"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["NotModified"];
         };
     };
     listWebsites: {
