@@ -437,7 +437,7 @@ type WebsiteResponse struct {
 	Data Website `json:"data"`
 }
 
-// WebsiteStoreForm defines model for WebsiteStoreForm.
+// WebsiteStoreForm Any other field is refused with 422 (`favorite` included).
 type WebsiteStoreForm struct {
 	// Domain A host name or IP address; a URL is accepted and normalised.
 	Domain string `json:"domain"`
@@ -460,7 +460,7 @@ type WebsiteStoreForm struct {
 	Privacy  *Privacy `json:"privacy,omitempty"`
 }
 
-// WebsiteUpdateForm defines model for WebsiteUpdateForm.
+// WebsiteUpdateForm Any other field is refused with 422 (`domain` included).
 type WebsiteUpdateForm struct {
 	Email         *ZeroOne `json:"email,omitempty"`
 	ExcludeBots   *ZeroOne `json:"exclude_bots,omitempty"`
@@ -504,6 +504,15 @@ type BadHit = Error
 
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
+
+// InvalidStatsQuery The one error body, for every status >= 400.
+type InvalidStatsQuery = Error
+
+// InvalidWebsite The one error body, for every status >= 400.
+type InvalidWebsite = Error
+
+// InvalidWebsiteUpdate The one error body, for every status >= 400.
+type InvalidWebsiteUpdate = Error
 
 // MethodNotAllowed The one error body, for every status >= 400.
 type MethodNotAllowed = Error
@@ -945,6 +954,12 @@ type InternalErrorJSONResponse struct {
 	Headers InternalErrorResponseHeaders
 }
 
+type InvalidStatsQueryJSONResponse Error
+
+type InvalidWebsiteJSONResponse Error
+
+type InvalidWebsiteUpdateJSONResponse Error
+
 type MethodNotAllowedResponseHeaders struct {
 	Allow string
 }
@@ -1149,9 +1164,7 @@ func (response ListStats404JSONResponse) VisitListStatsResponse(w http.ResponseW
 	return err
 }
 
-type ListStats422JSONResponse struct {
-	UnprocessableEntityJSONResponse
-}
+type ListStats422JSONResponse struct{ InvalidStatsQueryJSONResponse }
 
 func (response ListStats422JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
 
@@ -1353,9 +1366,7 @@ func (response StoreWebsite415JSONResponse) VisitStoreWebsiteResponse(w http.Res
 	return err
 }
 
-type StoreWebsite422JSONResponse struct {
-	UnprocessableEntityJSONResponse
-}
+type StoreWebsite422JSONResponse struct{ InvalidWebsiteJSONResponse }
 
 func (response StoreWebsite422JSONResponse) VisitStoreWebsiteResponse(w http.ResponseWriter) error {
 
@@ -1644,7 +1655,7 @@ func (response PatchWebsite415JSONResponse) VisitPatchWebsiteResponse(w http.Res
 }
 
 type PatchWebsite422JSONResponse struct {
-	UnprocessableEntityJSONResponse
+	InvalidWebsiteUpdateJSONResponse
 }
 
 func (response PatchWebsite422JSONResponse) VisitPatchWebsiteResponse(w http.ResponseWriter) error {
@@ -1772,7 +1783,7 @@ func (response UpdateWebsite415JSONResponse) VisitUpdateWebsiteResponse(w http.R
 }
 
 type UpdateWebsite422JSONResponse struct {
-	UnprocessableEntityJSONResponse
+	InvalidWebsiteUpdateJSONResponse
 }
 
 func (response UpdateWebsite422JSONResponse) VisitUpdateWebsiteResponse(w http.ResponseWriter) error {
@@ -2115,117 +2126,124 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7F2Nbxs3sv9XBvveQ+zDSpYUu5eTURzcxm18zYdf4iCvFwVZancksV6RW5Kyogb+3x9myF2tpJUsJ74W",
-	"PdxdAdsSP4bD4Xz+yHyOUj0ttELlbNT/HE1QZGj417M813P6JUObGlk4qVXUj64mCFN0E51ZcBOEQrgJ",
-	"TISNAdvjNiQ/nl/FcPnqzVXSjuLI4K8zaTCL+s7MMI5sOsGpoFHdosCoH1lnpBpHt7exn/BMLV4ZOZZq",
-	"c+azfC4WFpK/JDFYDW4iHAi1ACsdwlQsoNDWwUQ6u3tmVLNp1H8f/SX6EDeQ8b1WDpV7jmrsJs3rz/k7",
-	"0CPmwFBnC5AKhguHFg7qn/54fgUWVWZjGGkDz87Pnh7uxRapHI7RMEFPdWovdS7TRTM1hRjjIwt6rkCq",
-	"XCoE38KCMAiCuIoZDBdEljS0VxO0MSjtJlKNAXOL992q8ysxbibGOqNpUOWkW4AT45JLBguDFpUT1Jq4",
-	"4uCABSgXUoFQGTcb/yaLFsmkQWsxGyitEFCkJGM3GJag5+rwlBkL0sFQpNfE/+Ri1HqpFbZeCJdOkvZA",
-	"3XNVr/HXGVp3kTUvTWYwUxkamE9kOmFqM3RC5tavUVpAY7SBORqEXI/HmLXvTYIzi7ORQ7NJwxtMtaJT",
-	"p2EuaN040oZZAgo/OTCe/HvL17t3785mbkJblgqH2w/edygMmmS/0+UbNx2x2zgqhBFTdEHTXIxo23jX",
-	"mjmfkLwlxGUBqS5YkiHNJcnQRNhTmE9QkShMaQwSbmoglJ2jAWnhceeYiMZPYlrkRMsgejzqDnvpIIri",
-	"iHRNUHxRHCkxpRYrshTt3rRLMcbtRzOGkdFT6LbhjP+GQljHBJL8ToQFpSETTvAZSKhxcpQ4nYCa5Xm7",
-	"JPDXGZrFkj4aaYWsDEdilruo342jqfgkp7QN3U75vziaShU+jJuk4BJNuY7G+dB83Jjzvw2Oon70X0dL",
-	"I3Lkv7VHNNgb+Rvy4G+0cdtGtvTdvqPSQE+lwZSZzNKLQzIAb1CYJvH5XlhsSWVRWenkDYKdDf3WlYop",
-	"01Mh1Skk/5P4HfiYsOLMpUMjtm6A9RPWCZ+KT6XV6J2cNAp+OKPf6Uwiy34g/22RhaOXevNDv4qiyOlI",
-	"Sq2OPrXm83lrpM20NTM5qlRnyHqqEmr6Nc1nGX6UhY36JNkjcaONpHHplN7uy+QVmn7QZuppX2XsK5X7",
-	"cziSmGfWK/R0ItQY25Ffqi20sn6Z34nsmXQ71veL1WptOVO0liWShR2mM0s6D4QCMbQ6nzmEiXPFgT2E",
-	"t6+f0z5ZJ9zMRv3jTmfvxZ6Tym5a4AuRE7sxg3+8efUyBgFzNm3BP2hdLQqMQRtIiLwEptJaFitDpnUX",
-	"mXUnK03R2haNaXTeYheotXSAmggPvY/W3CVewTMUuXda9mdzybRIX0d7cy1M1MC2twUcaAMGRbY4bNOI",
-	"F8qhUSL3nP5CESgHAYvmBo23tPU9P3mIPT9TMFP4qcDUYQYjIfOZwdMVUy8q2x68geT/WsFxaF1kydr+",
-	"1r+7a0OX7gdT9oKd7JfanXkP7ks558fxMulHWj0qJw/AthARLAOCTKPlKdlrOyA3fbqkI5eW+asNGW2p",
-	"vPOU6XQ2ReUO+wOV8KITbklxhrZITSfCereuKU6587B40l9q94OeqS/mZ9COvJARDbTKzuOvZ+dLDXaW",
-	"TmAeZhJT0jvs84g8R/PI8rl6qd0LncmRxAaH9aV2MA3fwsGaaxz8pOywDS81RyprYlv697tYym1uvf+z",
-	"yLXIrrR+LswYv5SxVxwl8BkIMRX5uhpyGnSFyd3HX8/kqypys34GQxGlgm+O4Sf5HTP4SusXQi3CubRf",
-	"vC6tYUonICzOrqyl97cHWMv6DKdgKJAAQZEEJBxVtDisSMD6MKIN5xRVnV1ewDUuOH6mgIqO3uXFx9dn",
-	"V+cfn1+8uLhKqkFBhL5wMJwZ+oA8qLlMEYTl+Q9PyUH3frnIMgrhOEwfKFKlmIFYxhkUBE59/CIU8KRn",
-	"b6+effzh7OL529fV5E5OccvMqAYqfB2mp700OJpZzGA+EQ7JUtDqpPNhOMyUk3nQJBxFYbahUGrcultl",
-	"V+Eab8tbRSvURv725fraj1FGY2vapfswgs88saXLEsO09HViMHijrzEjN2amrpWeqzXd8O7du9Z6vLiL",
-	"R+vhZcmoGyFzMczxC72VWW2EB3BbSF+yz9KGumYgpWvFFMFORZ5D4gdIQA9/wdSR4FGLXqfzyNaSUlAY",
-	"PcSBogEtaIVgJ6IgOwikKGEocqFSNKAQuUFwpf3iDkkimUeF0eQe0hrPOaFyP16xj8R7VkVv/fdR6UcT",
-	"WXoE3U4MvZMYTjoxdDud6MNtvKaTx/IGlY9Q58KCVDcil6ty2es9hBNRZQVI+DisoC0I851C4teTAEVg",
-	"1ieFtMK255WdFYU2DrMXmElxxaHXA9mhKvK4Kx5bNVInD2ukyN9I7iQhYXYEH+XVT/fjAe0x9zBIquej",
-	"cFE/6nV637Q63Vand9Xt9Dv03z+jOPJhc9Qv+7dTPY3iCKdC5pxjKKPRoSbTWfuAw1M1y/PlR7zzfKrd",
-	"9KPVM5Py6RltxLBxJLOo/9c4KoS1c22qBFRh5I1IF1G/F0czDlzXyX981XnSf+zJv71vLPw6BLPbNim4",
-	"au3ayHzwnmKOztsCkWWSeoj80ugCjeMMwEjklslffkSuXNUrpNNokctU2lDrHAUrCcmtSAh4tVK5b46j",
-	"zQRPHHmNVc/QBZqbs+DLBN97mqPqH1fELbuFr27jqArxdi52k32c5OXcKUm7T5aT8V4ElQiDWafzGL+F",
-	"406HDtkqu5Z6rnnaz5F0OLUNybtqCcIYsYgakhxw3Ouxgj71Cidoo6Ce5tJNQDoLQXuwa7fBlUq1fN4Y",
-	"HmEymwqfDkeVYq3/ksZSpTRlGJ9dXV0GJpHtLrD0GRpSfPU9LWmqRm/azh9yHwYItXg1ivrvP28KYCVO",
-	"nbj7YXPWD5taPvRtwyvFRm8uDVtGzq+t2gBBgjD1vD7kUNHC3EjnUEFCRyKJIWGhSuKBSroJp2M6ySnX",
-	"hbSboAFbYJ5LNYaDZIGWOly9fntOP10Sg1CA08It4EbkM1x1IGlvj3u99kB9zy6tBTvRszzzhQc/P0/o",
-	"KTgFIoAziB2fQRRpigUFusJCMSnOlMgXTqYhV+YmOPW+56fWWLdqnI1WMjn30BtLQSnPuL6O4hVX6c7D",
-	"vkMcQgZvU4bJtbiROOd0GJ/lG1ohZ+UT/j0hzoYCUBte4HRI3g/bcY5Fl+46V3gGKhUW49IDhSl38MkX",
-	"OVbakKdKrBbhK+94SQsJGZYEUj2jDRMWxJDnZEavqY2b0irmeRDvnb6jdOfcY1Oo6SDyaKfl/HXXkTP8",
-	"imW8ZBQXAamld4C9Cdvgd7G1rtCUWSzz2dSrUY0YHKExTZUl7/H4b2mo03AoDki6eUGHrJIzzrzDjbSh",
-	"yLplCTXVlRpE9dEg0yt1Q1k3eXfx9OrZp2fnFz8+u0pO4RoL511ilp+hdhO/716nWOi2271OxxuCOwhY",
-	"k21m6BbJPi+lYSMjGHbWYKpN5k8z8bkUbDow0jqZQkIC3WdN0p8p6ZJNU+WLBxtFCp1rZWGIqaZQoxCp",
-	"tyS1gsI3x1zBKf/sNvCaptwc+6dVdgoHU20dPO5BOhFGpA6N3S22zoj0mhgfCq4D5UeqqlmWc31A8x/6",
-	"g3anXDCTVk3LXX0q46NmdOIbjuH6UqHQoejju3ABMay/26mtP66siuBcA085UAfJIDoZRMkh2yL65h9v",
-	"Xr0sBztITpLDXZzbVO5bxJKFokksn0vrnkt1be/pUnEfuEYsghflTeGahd2UzpE01jW6SbnY8oXCT/zF",
-	"nTteGLzZo+EaazxFYf4wSJh0G8NeoA9i7mE305kxqNzHUuFues8jo6ebZ+uS5UurUvUytUDOZoUI8BVg",
-	"WvRK3XeH7qrNSqveQdQyqm/61um7CaYJHpBep53I94pH1rZ5ZQPierHZD1lnRdgMXmCTDLwqUJ1dXjwN",
-	"1YRGlR7awON2pyo7bB4HqUa6xtvlFLpAJQrZeCAK4Sa2odfaisshYj9L2a9pQVUlvV7lP+msH/oLinGg",
-	"QFN5AMEJ7Hbi3kl80om7nc6Hpm27LGPndU51oJgNc5lyAYdswVQsOEtWZau8wNjDGLrAIbhDOKjyWXqu",
-	"0MRg5VhhBlIdxgPVgzJ09/Cf0Ia9/aHRc1s6cxQRGfRThVD1ka06B0OzDD7i3ubaSPtSi9aNMOxsEucv",
-	"eUlRWLYjgboskwkfAlZhCTGo85y5EzU5f1nZvjxYVhsH17g4BRImGBoU12QXOIbMpXVgxcLWNqkcW9i0",
-	"wUePozdOuHPlzOK+qo0c4T1TBJVR3q2TfbM4DN0ksUQsqeL7pj1C+qmK1nciQSqGNETxeWk0d42wtK4c",
-	"ozuxTwe2LuscYcLDGOXk2/jyMniA5b6XIUEUR+xXaxPFJbqn8tjjKBXTQsgxyXw4JRHrISOcVOOPdmEd",
-	"Tlk2b2SKrDDVeFYCdtad8JiTgpKWV24kY1tS6eiHj4yaxDCkw+4rhLV8Yk0SM+Gw5eQUm6KVMr/YFKso",
-	"GiGXFKVPyJmjs00a5OKyLDs1BkAhN7l7k/+JRr9SXFNYzWDeuxvnOTeMj6cPLYev3188fQ1GqDFaOLi4",
-	"vDn2q7j55pDTvbwxFOqS7iXNnkuFe8Vd64nVdTL+d9UVtJAZXRSYeawa6/TVWU8hGcw6nd43CYicvqAO",
-	"3uedT3SO3rnci7ZlRvfz1yQ0lxng9cW9myD7u2JpaiRFL+40BMjlh85iPuLcOqceDLqZUSvpsxphxdJK",
-	"7sS9hWa3q3no/cS+KfEaDsKSgNrSS5lek9WN/V8VytoWxPWzuUJxk/4Kp/9frdpLJfPnUezrVYIvY85e",
-	"PGmicAdJb5w2HsPX/7w+7RYNe7ZNqZ6C4ESTtLXUpspq6ngtadHrHD+5M21RaeX90nCVouXwP3hmG85w",
-	"F6Rigbd1/xGk4mw9+5yP2FmWOpMpYIuIAIOFNq7dpPu/grjuJnEVPIo1PKRGzHPOQ1TIfZXBBEWWo7Wl",
-	"W2zbd1qXVwrJfBwfkQ2pIBja1AzNih2p7VXXo4TvbUloyvXUPYvO0nKwQyzVOEf+YGlJttqQPejarv5f",
-	"ImYMAEEFQWeSyPZOwdJh4ASeUCDMWKueZAj2pA3nnPGcolCczCqHb8PZQFUWgxP3XBgoB+4Qd7tsX/zg",
-	"w5krQd04GmHqAuakTomPXeqL7D1pTJlUFmc/8atsz8rZ2FAZ/tzvUBo15O+G1vhjnKgvEtQ9OtV9kV2U",
-	"cSVsp9SdgcJ5LbbdLmuHpbAZnOobtCtOSRxul0jLBXCuRB0c93qH9HmONTHimNmnjG38JTK1lyTdNkhJ",
-	"uU39O4p/t3FkMZ0Z6RZvaFwvQEO+GHI2a7pcdaZqgLQMYbiARFRls5lFA95f8YW35VfUI3zTLjH57L/5",
-	"WygVbRPnCl/DL5M7FAgJXxgPyP5lnY7OiRNSoSGnaWbyMILtHx2NpZvMhu1UT48qMloWDYVfy082S8qB",
-	"sy2fK6wgnmUHDz9KjkQhj266CaDKCi2VszDSea7nXljqxcSbLvEsBqsHCj9JS/FgAOGFHPBcm2upxnxN",
-	"xqz1ngsLudYWffqPuM+6zMiUNPmBzx/TNscDlZSJOV/nJCVBrbkiLkpvwF+7sUBC2x6ogTrnITaXBPiJ",
-	"nIhV8G+ARCVnAUfHWJU++NtEHgaQnl1efPzp/GePCUjaA3W2CiuUFtIJptcUzhCX+yBgKLKagSIVrmcO",
-	"BAtORXGny9fiQtX39RIDJNHXHvfA35xCdfGBu/zjzauXbTivgxn0aKCOO2w5GAEZcOTMoKSihs1MVVNI",
-	"GFqRMD6iBoU68DiEludFBUM4ZP0R6q2glygGEi/has7RXFcTKg0hoaAVpEJxnqrPURRTUtulgVoFeC85",
-	"eLysyzLcW6zhwTn3tWx+4pfJCFBGfA+Uxw2SDyEZ9byEfvuEYbIOjE8qjh/60zPh2nnt6Pj5BsrfHlyD",
-	"8nnEyUnnccmVzONPVpB6lqTMKyCLuITs+cuI5TH2fhvnRfsglK+6UKdHFmS2yiX8JFKXLyCX18S/gSpr",
-	"3TIgUnOZYoglSsX04+Xz1uN2p0Wzbyik+XzeHqtZW5vxUehrj8S4yKlLe+KmjCtw0uWrSu7s8iKKoxs0",
-	"Nnin7U67s5LljmiAx1Ett82iWtbPb+MonO2jTKd29ZMwSHshpuw1jNE13Ww03g5KW6Xmq7Q8vGSNoDSd",
-	"1fYy66XVRRb1ox/RhS7R2p2jXqezA/5WElSDv1X5/ofg0f4Qs/WCxRaI2QZjaP7j3t+2DV/x4mgdx34b",
-	"RyeeN7v7rV7cqZvzqP/+QxzZ2XQqzILpC7ajTnYcOTHmlDvH1h9uPYx4C6LBX9b88fyK8aY2rnR0eZn6",
-	"LkF4hiLbLQmbswaM8vIqYDBCB0n9llcf1gUniaFq4f2t5DAeKBUuU6wjyleb3gWYXr2AztIQtvkhUP/N",
-	"Fz6+AvN+0sTcB7hItYXSL75RdU/xfWRL6dgU5Jp+Y2V/9DkYgI8yu92q5UjgAi5JjzwqvISOxEDEYAY6",
-	"QKAgFTmqTBjIxML6rKy/GgxOQ+J0MlBsrqy8QTjgRtLj6YIP+sjy3Qn4TSuyi8kgGkQMUxBgUOQe8Mbx",
-	"LpnZ0vhoM1C+mNWGK/J61upZoZI1DIA5EDZFlUk19jK/eiKfS+veEH+i1Rvf7z9vR9CypWzDGdnBCtRF",
-	"jkP9+lPdklb3c0nxLq/nLjdk5231jTzz7lvSzS8ehE1s+5ugNxLnAQcYCjpJ9XYB7SYcJD///PPPrRcv",
-	"Wk+fJocUITIvYxC8YwNl0Ui0/rSwD2FDnojbWTgI+fkKsjXR1tm4yhPF0G63Q4G06eoy/9jFlbvqblzD",
-	"amDHDxzTZGIRQ32Nq3fvK0B2dwt5oby/x6Zlvny7kURfp+u5aCLL+/rhFQV/uJopfbyNUqcfls7dl9V5",
-	"93+Pe+qNYu4DjcQPl1DMeE0q59S7wgkTl+wm4uNw0fxkQVVSLoui/u8PjaRte0Ng++i+UL0cvfx71yxN",
-	"R2Cpw/gdgmiPduWrCvs05XYf7uXEbr3D8b6q/Hd7naqyHx0VRqYlnC40+NuT2vdMQFVkCXgwDjH6R0e5",
-	"TkVOuqb/pPOks2oB//p32opvSTP57C6dp2+XZ91/6PS3y0PlP6Ie33ZLiNfvNJdHrfk7KB6YRr/XqkWr",
-	"iLBuCQDrrmCyunUI1knHQ656FQyqt38IUAEmGh9a8JjeSgUsUwPSBIfCxwKd7t0+/coNRe50fHen6so0",
-	"u6K9fWbZvLr2B0QrlYP3prTR1j8iU159WXp23k9Zce3KoH63Q1e6JGXrUDanDeOrgGTS7/KlZFY5b4Ic",
-	"gApOxHcKCzEmC8BpOeLnNlfrXUnvhrd1h+ZZfULli9S/ryl8sf6vatwVGmq9RrHdOPFDJGUe38JBdTGk",
-	"64G7TKDSqlVvEy6NQNJJDrcRXSuS73eKfZFgk8JEZux5c4KaQWIm8/Db+9sy9mdLLtXxAf+2Zuyr7yJ2",
-	"vuwuov/0zuuHVUU/1FU62+4f1km+v5Ut1cvf72UvN3v9Cy1ft7J83Xvfr9zH+JWL+Qpj92e0XcSaau01",
-	"i1Wp+w+3cVRo22CgSrXsY+gKM+dLTwfOyClf+c/1HE0rFRazUxCQo6CIHpIgWr7WVqaZkxjEQFVt5vN5",
-	"m+/RLTjRH0NB1o1f8zNC8sW7jK/WT/UNDf9WyVRnCLkYYm7BA65AKqcHqpipBX15yP351rXjK0AIYhWT",
-	"IlQNlhLDTMlfZwgiNdpaEHnOSXfbHqgknMsEeqGyJChK94c3aUNSnu+kzDNUyJYJmkZTy4iad5UDsXzR",
-	"a/GVz3dVWqye0T9farSjYa7Ha1CuftTttPn/R08GqtfpdPvZ8Em/343qKum+p3EJGrpdBQ+EZ8TWVHv3",
-	"j7plfqdm38Gdu9R90OsPpO8f+r65wvnyzvlKfvS59pzfgpxd9ntky/fI9n+g8vaLNW/38d2d1t8R4n4n",
-	"+0zW8PjDn1Xdn2VZY4BSU/cNMcrR55B59rfzNzf/dQ1rsgQdZKws9YhRcRxcxxSJUATjjFBWcBSyWWvx",
-	"zxrUleBX+XrlcwcrLlb5YEH1TsHeZ6h8dGH3Ww2k8Mfl+yG/V+z8BwmV58hdchWXYe6awZvo+e6t3k3Y",
-	"8jGSf39GE6/uZvPvXQx50CLIB65xb3uqt7wAe/n2alNtXFK/ra5TM9dr76WuPkwa3f5ZhPE/tm/P0+M3",
-	"dnl+4ODy7Or7Z4dbz9Gs8UGKrQ/TnkKy9NUS8BZRq3BJuvL8fRs+d/wOwkAlNa/yWx8PrfqP3yaQ5iiM",
-	"N7C5tK5dJcUgFcpXmgIZAdHZFFx4DvzniPzniOx5RLZ7iB4F91uAY/1C7hEdkvYvJUJris7ICq/Fj9/9",
-	"tvLHUarz3D8atYaeWEXxvv9ARsE/zLvNokllnVBpgCcwsK+O+jywmI9aFONjdgrJVFwjmJlK/HO/fEg5",
-	"scXJWo9787WqsPgdRpRCfgbu8TsW/tkSbxYrhm2mbM/GY4NjxrRmQuaLZZV/tYJQG81XEJqy57WF1tr7",
-	"C0eNyfbw4gYURjud6hwOSH8UwrjqkZc6hvfs8uKw78sHPBD4ZeN0GCC5boIDVcFupeN/KcPyP5UBTjNo",
-	"0iIYPaNuCjELICsfIRi/aZiBnjkrM/Tj2QLT1hL6e3Z54fGZQWikVh76KS1MhMpahTA2PPprC8Ts8DSU",
-	"sFbwsgNlncxzcMhPBIuxIMlZlZbwxohn4/fVdA3M9BhPn07y0s7ze52rjcdrrgE9l0O/KlWzjW4/3P5/",
-	"AAAA//8=",
+	"7H0Lcxu3tf9XObP//x2LnSVF0lLqUpPpMLESq/FDteXxTU2PF9w9JBEtgQ0AiqY9+u53cIB9kcuHZKW+",
+	"7W2bGUskHgcHB+f5A/QliOU8kwKF0cHgSzBDlqCiH4dpKpf2hwR1rHhmuBTBILiaIczRzGSiwcwQMmZm",
+	"MGM6BOxMOxD9fH4VwuWrN1dRJwgDhb8vuMIkGBi1wDDQ8QznzI5qVhkGg0AbxcU0uL0N3YRDsXql+JSL",
+	"zZmH6ZKtNER/ikLQEsyMGWBiBZobhDlbQSa1gRk3evfMKBbzYPA++FPwIWwg40cpDArzHMXUzJrXn9J3",
+	"ICfEgbFMVsAFjFcGNRxVP/35/Ao0ikSHMJEKnp0Pn7YOYgsXBqeoiKCnMtaXMuXxqpmajE3xkQa5FMBF",
+	"ygWCa6GBKQRmuYoJjFeWLK7sXs1QhyCkmXExBUw13nWrzq/YtJkYbZS0gwrDzQoMm+ZcUpgp1CgMs60t",
+	"VwwckQCljAtgIqFm0888a1uZVKg1JiMhBQKy2MrYDfolyKVonRFjgRsYs/ja8j+6mLRfSoHtF8zEs6gz",
+	"Endc1Wv8fYHaXCTNS+MJLESCCpYzHs+I2gQN46l2a+QaUCmpYIkKIZXTKSadO5Ng1Go4Mag2aXiDsRT2",
+	"1ElYMrtunEhFLAGBnwwoR/6d5evdu3fDhZnZLYuZwe0H7wdkClV02OlyjZuO2G0YZEyxORqvaS4mdtto",
+	"15o5H1l5iyyXGcQyI0mGOOVWhmZMn8FyhsKKwtyOYYXbNmBCL1EB1/C4e2KJxk9snqWWllHweNIb9+NR",
+	"EISB1TVe8QVhINjctqjJUrB70y7ZFLcfzRAmSs6h14Eh/Q4Z04YItPI7YxqEhIQZRmcgso2j48jICMQi",
+	"TTs5gb8vUK1K+uxINbISnLBFaoJBLwzm7BOf223odfP/hcGcC/9h2CQFl6jydTTOh+rjxpz/X+EkGAT/",
+	"77g0IsfuW31sB3vDPyMN/kYqs21kbb87dFQ70FOuMCYmk/Ti2BqAN8hUk/j8yDS2udAoNDf8BkEvxm7r",
+	"csWUyDnj4gyi/4rcDnyMSHGm3KBiWzdAuwmrhM/Zp9xq9E9PGwXfn9EfZMKRZN+T/zZL/NGLnfmxP7Is",
+	"S+2R5FIcf2ovl8v2RKp5e6FSFLFMkPRUIdT2xzhdJPiRZzoYWMmesBupuB3XntLbQ5lco+knqeaO9jpj",
+	"X4nUncMJxzTRTqHHMyam2AncUnUmhXbL/IElz7jZsb7ftBRry5mj1iSRJOwwX2ir84AJYGMt04VBmBmT",
+	"HekWvH393O6TNswsdDA46XYPXuy5VdlNC3zBUstuTOBvb169DIHBkkyb9w/aV6sMQ5AKIkteBHOuNYmV",
+	"sqZ1F5lVJyuOUeu2HVPJtE0uULt0gJoI972P19wlWsEzZKlzWg5nc860QF4HB3PNT9TAtrcZHEkFClmy",
+	"anXsiBfCoBIsdZy+pwjkg4BGdYPKWdrqnp8+xJ4PBSwEfsowNpjAhPF0ofCsZupZYdu9NxD9d9s7Du2L",
+	"JFrb3+p3+za0dD+Isgtxw1KevDHM6L+T7jmYdTR1rlD0Yj5ntndAdohrJ54QsxRFwhRQwzC4YenCqRHL",
+	"HRrCdrC2vDh61Nb6WnTwpZrDr7/++mv7xYv206fBh9uwsmHW/E35DQpn25ZMA3crqp3Uft+u1enUKq32",
+	"E0urP1XN9Llu7wOuoXBIvoIKZZVXnQwjLRHe0yJ2NBJiZAObmHXjrDrA3xcstW4bDXBvAh9AvKFwvOyy",
+	"/ESWRM/mM4jcoiKwvNXAjT/C1NIbhrsKIhnYOl/dZ6UwzmzoRtvZyN98iCqPHe1FR7uKi0tgSWIjh68R",
+	"g9Jq1g6P/7SgOY4xs1rCBjNGqm1HqBiMxLTWc4YKv4bQjGm9lCqpE5opfsPiFfRhyc1MLix7i5aNNJbj",
+	"1I6S86rz4biG/tcQa9g1bhUCo1h8jQmwlOwGHI1XNrSXAlv7BMI60Hm3MaIAN9E3PWXkElVOWLjhHFRF",
+	"YOPQUbgrBTYcvb1+4h0PYMyEpWeM3nVL9rH7oWW45rNWCWRAqQw5gUqT4vCJ/KBbjjq93Uh4bfj3AQ3Z",
+	"g6NR8Pnz51HQqoxX6g475I8XT1/7cf9vHNA/QuzvIe0vKLP4UpqhS1vd111047jZ3Uj1+OD0Idbr0qBl",
+	"FjSR6MSJUlVHTKzyJvbDlGtyKqUCbpwPxTUkMl7MUZjWYCQiWnRELTWYmdRom86YdrmspuTs3gjBkf5S",
+	"mp/kQtybn1790EImdqA6O0++np0vJehFPIOln4nNbbBFiR6WpqgeaRKQl9K8kAmfcGzI0r2UBub+Wzha",
+	"ywf65FDS6sBLSenZNV89T2ruYim1uXVJn1UqWXIl5XOmpnhfxl5RapQcf59I1mCkhNQOWmNy7/HXM/mq",
+	"SFdrN4MCM2MCvjuBX/gPxOArKV8wsfLBiL73uqSEuT0BfnG6rnH+8gBrWZ/hDBQatfJ+d0Sp1DblUiPQ",
+	"LnfagXOrbYaXF3CNKyoaaBSJPXqXFx9fD6/OPz6/eHFxFRWDAvN94Wi8UPYDOQGz5DEC0zR/68wGUy4Z",
+	"mVsQM2NmJGz8aJ2aMrnKpYC5S9oyATTp8O3Vs48/DS+ev31dTG64VYyNM6MYCf+1nx7IIkwWmgwCM2jD",
+	"Y7s6blztARbC8NRrEkodY7KhUCrc2h+nFjlq2pa3wq5QKv75/vrajZGnoNe0S+9hBJ94UkSUIczzBE8I",
+	"Cm+k9T+lgoW4FnIp1nTDu3fv2utJ8l08Ws+p54y6YTxl4xTvmaJZVEZ4gFyN1ZfkOXegqhms0tU2pNJz",
+	"lqYQuQEikOPfMDZW8GyLfrf7SFcqcZApOcaRsANqa9BBz1hm7SBYRQljljIRowKBSA18/tAtrmUlkniU",
+	"KRlbuRineE5VpDt6u/vDN51hag+mNDNUS64PCN3ysFM6l5SKHjBhqcYQeiF0v8pLzFPrdS/Rf5q7qPnM",
+	"lmP8M+otnmIx1gbNvW4I/dMQTrsh9Lrd/y15CKk2/MbdLuJboRdZJpXB5AUmnF1Rlv2BrG+RXtiXeq+b",
+	"5tOHNc12v6O9JETEDu+Zvfrlbjywu0w9FFqF+5GZYBD0u/3v2t1eu9u/6nUHXfvfP4KwiP7y/p2Y8mA4",
+	"ZzylclIeZY2ldRh6a1GdWKRp+RHtPOkyM/+o5ULFpDMmG+WKMOBJMPhzNYpyH/uAJxj0w2BB8fA6+Y+v",
+	"uk8Gjx35t3cte7z2dYttm+Qd1E5lZDp6TzFF4ywgSxJue7D0UskMlaFij1MXQVb5yDqwRS9fObWLLKum",
+	"YylTZKQaObWyQkCr5cJ8dxJs1vLCwOnpajHW09wMeChrue/tHEX/sCCu7Oa/ug2DIpu/c7Gb7KN6PpXJ",
+	"rbQ7XIR1WVbeEMBo0e0+xu/hpNu1h6zOrlLTNU/7JeAG57qhTlssgSnFVkFDPQtO+n0yS2dO4eRRrFNP",
+	"NlYHbjR47UEO7QZXCtXyZWN4hNlizhzyAUWMlf4ljblKaSomP7u6uvRMsh5Lhrmn1FDNre5pTlMxetN2",
+	"/pS64IeJ1atJMHj/ZVMAC3Hqhr0Pm7N+2NTyvm8HXrmKwZIr8geolFq3AcyVE4jXLQqQNSwVNwYFRPZI",
+	"RCFEJFRROBJRL6LKWzc6IwgQWXJn17mYwlG0Qm07XL1+e27/NVEITADOM7MCMpt1t9nu7Um/3xmJH8mR",
+	"16BncpEmDmPi5qcJHQVnYAmgYnHXFYuLFAfTkM2yoWDpyvDYl0XNDOfO4/7Unsp2hbNBrWh3B71RCkp+",
+	"xuV1ENYcxL2HfYc4+GLtpgxb5+KG45Iqn3SWb+wKKRMV0c+R5azH+nTgBc7H1ucjO04ReBmkEJhnJGJm",
+	"vSjvd8OcOrg6G58Kqax/blnN/FfO3eQaImtYIojlwm4Y08DGNCcxek1t3ORWMU29eO/0mLk5px6bQm0P",
+	"Io12ls9fdZgJzCFIxnNGEd7LtnRuvzNhG/zOtkJImorIuSNoezWqEYUTVKoJROQ8HvetHerMH4ojK920",
+	"oBap5IRAFnDDtcfTbVlCRXXFClF8VEj0ctmA4IveXTy9evbp2fnFz8+uojO4xsy4QIDkZyzNzO270yka",
+	"ep1Ov9t1hmAPAWuyTQzdItnnuTRsFH/9ziqMpUrcabZ8zgXbHhiuDY8hsgI9IE0yWAhuok1Tldc01/Ao",
+	"MpVCwxhjaQOsjMXOklSwI9+dEFgn/7XXwGs75ebYv9TZyQzMpTbwuA/xjCkWG1R6t9i6OozSObZuJNxI",
+	"BXBJU4YT7Pwtd9D2ykURpZSmZV+fwviIhT3xDcdwfamQSY/vcV0IK+bX3+tW1h8WVoVRhoWmHImjaBSc",
+	"joKoRbbIfvO3N69e5oMdRadRaxfnNpX7FrEkoWgSy+dcm+dcXOs7ulTUB64RM+9FOVO4ZmE3pXPClTaN",
+	"blLKtnwh8BN9sXfHM4U3BzRcY42jyM/vB/GTbmPYC3RBzB3sZrxQCoUpAu5N79mBHtbP1iXJlxS56iVq",
+	"wTqbBfjTgf3somsQvx26qzKrXfUOoqo5gs1vjdxPsJ3gAek10rD0oHhkbZtrGxBWcYVuyCor/GbQAptk",
+	"4FWGYnh58dTXUBpVum8DjzvdotiyeRy4mMgKb8spZIaCZbzxQGTMzHRDr7UV50OEbpa8X9OCCtBkFdB5",
+	"2l0/9Bc2xoEMVeEBeCew1w37p+FpN+x1ux+atu0yj53XOdWFbDFOeUxlK2sL5mxFucEiR+cERrdC6Lma",
+	"o0E4KrJ4cilQhaD5VGACXLTCkegXZU2H9PZtyNsfK7nUuTNnIyKFbiofqj7SRWdvaMrgI+xvrs1qX9ui",
+	"fcMUOZuW85e0pMAvm1BOl3ky4YOHpZZo0irPiTtBk/OX5O2LbJxUBq5xdQZWmGCskF1bu0AxZMq1Ac1W",
+	"urJJ+dhMxw0+ehi8McycC+MAX3dRbdYRPjBFUBjl3TrZNQv90E0Sa4m1qviuaQ+ffiqi9Z2g34IhDVF8",
+	"mhvNXSOU1pVidMMO6UDWZZ0jRLgfI598G19eeg8w3/c8JAjCgPxqqYIwB3IXHnsYxGyeMT61Mu9PSUB6",
+	"SDHDxfSjXmmDc5LNGx4jKUwxXeTY7HUnPKSkILfLyzeSYMwxN/YfFxk1iWEF7HUXIazkEyuSmDCDbcMJ",
+	"37UxU4lP2Txuwo6Qchulb4F6NQZAPje5e5P/gUq+ElRJqWcw79zNo1fWjI+jDzWFryWiRMPRxeXNiVvF",
+	"zXctSvfSxthQ1+peq9lTLvCguGs9sbpOxt/rrqCGRMksw8RdSyCdXp/1DKLRotvtfxcBS+0XtoPzeZcz",
+	"maJzLg+irVqL+YqEZhVHU1/cuxmSv1siaKjAg+bMB8j5h0ZjOqHcOqUeFJqFErX0WYWwrLSSO684+Ga3",
+	"9Tz0YWLflHj1B6EkoLL0XKbXZHVj/+tCWdmCsHo2axQ36S9/+v9o1Z4rmX8dxb5eJbgfcw7iSROFO0h6",
+	"Y6Ry1zXuFkIOiwRqUYhbT4zCUZTLUQRckHwlrU03epsmH25T3mfAKKHFdSWFKpKK2l9LjvS7J0/2pkcK",
+	"7X9Yuq9Q6JRm8B7ghtPdyxeuq34qcEFVAfJtH5FTzmXCY8C2JQIUZlI5EPW6jfkK4nqbxBXgM7IkECu2",
+	"TCnfUVwGFQnMkCUpap2737qz14q9EmjN1MmxtVXNEMmavarsVc9dPLuzxbJTrpcISHRKC+XK4GKaooOJ",
+	"FhZrq606gK7tZuYlYtKEtzxz0G9KFDIBTE2l6HO61TfrwDllVufIBCXN8uE7MByJwjJRgYDOWT5w13K3",
+	"R3bMDT5emPyeIE4mGBuP6KlS4mKk6iL7TxpTM4VlO0z8ChtXOxsbqsmd+x3KqXKZ7I/QTo6Anbrp27iE",
+	"9zoOB3Sqela7KKO63k7ZHoLAZSVS3y7RrVykFc7lDeqaixX6a9FcUzmfNujopN9v2c9TrAgrZQBcAlyH",
+	"95Hcg+T1tkEW820a7Cll3oaBxnihuFm9seM6ARrTjebhoulVgKGogAoThPEKIlYUARcaFTjvy5URy69s",
+	"D/9NJ79MSt6ouz5d0DYzJnOIhDxVZcM65sr8/kpqWXW0h8EwLlBZF3ChUj+CHhwfT7mZLcadWM6PCzLa",
+	"GpUNJstPNgvknrNtl/ksYLp5Bwchi45Zxo9vehGgSDLJhdEwkWkql05YqqXRm57lWQhajgR+4tpGtx5I",
+	"6TPaS6mu6VbScoZqrfeSaUil1OiSmZb7pDEVj629OHLZcLvN4UhEeZrRVW3dLTbtrhCx3Odw98W11Sit",
+	"zkiMxDkNsbkkwE/WVakDuD2sLRp6LCQhbwbgrsE7UEM8vLz4+Mv5rw7hEHVGYliHhnIN8QzpJgxxeQAM",
+	"xiypmMHyxoAVnILibo/ec/A17Ncloomjq6QegCY6g+LGLnX525tXLztwXoVmyMlInHTJPhGK1V+AJAZF",
+	"BTWklosKSURAkYjQHhVg15HT5m3HiwJU0SL94avHIEtMhhUvZiou2FIWEwoJPj0i6UYLZd0GFBMSJZVd",
+	"Gok6SL/k4ElZZSbIPlvD9FMmr2x+6pZJKF5C7Y+Ew35aT4UTcr2E77v0Z7R+uSEqON5yp2dGSIDK0XHz",
+	"jYR79mINjunwM6fdx4XVc2iaGtpSWylzCkgjlrBL94pGfoydd0hZ3gEw4eyt7fRIA0/qXMJPLDbpClJ+",
+	"bfk3EnnlnntUccpj9JFRrph+vnzeftzptu3sGwppuVx2pmLRkWp67PvqYzbNUtulMzNzQkkYbtK6khte",
+	"XgRhcINKex+40+10azn7wA7wOKhk6klUczTAbRj4s32cyFjXP/GDdFZsTl7DFE3TkxzK2UGui0JDUWSA",
+	"l6QRhLRntVPm8KS4SIJB8DMa3yVYuyzf73Z3gPlygipgvqJ68RA8Ohwwt15+2QKY22CMnf+k/5dtwxe8",
+	"OF6/i3AbBqeON7v71W+cV815MHj/IaygbK9y21ElOwwMm1IBgTIFH24dFHwLPsO9MvLz+RXhZ3VY6Oj8",
+	"FaB9gvAMWbJbEjZn9Tjz8g0Lb4SOourzBANYF5wohKKF87eiVjgSwl+IWb8VUG+6D/RefzmJpMFv80Pc",
+	"3Gi+tPMV9xZOm5j7AC8AbKH03k8B3FF8H+lcOjYFuaLfSNkff/EG4CNPbrdqOStwHmUlJw7ZnwNhQrDE",
+	"YALSA7qqzwqstMsxuzdtwEiIjIxGgsyV5jcIR9TIvyfgfdBHmu6/wGcprF2MRsEoINAFA4UsdfA9iqqt",
+	"mc2Nj1Qj4UpzHbiyXs9adc7X5cYe/gdMxygSLqZO5usn8jnXht5dCOpPFb3/sh0PTJayA0NrBwuImnUc",
+	"qlfYqpa09iLRn/0jM1YJl2/MlJuz88mljQz67qd+mp/t8hvacc+Z3HBceoSjL1VFxQNcdmfhKCpffoha",
+	"NlokvobAaPdGQqPiqN3JIX9C+8wUtdNw5CsPBRhtJrXRYZGZCqHT6eSl3+LhJl8ta3qQx78esJ1N+0qM",
+	"VK5r4M9PFPAkbBVCddH1F6UK7HlvC3keyXDALvr3ODbqBet0PWdNZLlAwL9Y4U5eM6WPt1Fq5MPSufsJ",
+	"JhKHf8brS41y76KQyA0X2YDy2uqjM+cnR0RctJuIj+NV80NcRfU8r/+63z80krbtZazto7uafDl6/vuu",
+	"WZqOQKng6HWt4IB2+VthhzSldh/u5OFuva7yvgA59PrdAsQQHGeKxzly0Df4y5PK90RAUU/y0DeKPwbH",
+	"x6mMWWqVz+BJ90m3bh7//Fe7Fd9breMSzPY8fV+edfehkd+Xh8p9ZHt838vRbP+kuRxAz123cRg8+3Ol",
+	"MFYHv/VyrFuvBj/rVdFmp12HLusXiK/+4fFBgQ1pfD7MwZcLFVDmDbjy3oYLFLq9/Q5/7QoqdTrZ36m4",
+	"E09+av+QsGL9RaZvEMgUvt+b3GRr9zBifsendPqcC1Pz+vJ4f7evl3sreWuPD7DbRTc9rYXf52bxpPDr",
+	"mPUHCtwUXRnN2NTqf8rYsXGK27ywdzm9G47YHr1TfxbwXsrf1xTuq/2LYn4B+1ovkmw3TfS4Xp7i13BU",
+	"3IDpOYQyESikaFfb+NsxEHWj1jaiK2iAw86wqx9sUhjxhJxyyl0TGk4lDmd8d0tG7m3OpSoQ4t/WiH31",
+	"pcvu/S5duk/33rMsoAu+5NLddtGySvLdbWyuXv56J2u52esPtHu9wu717nyR9BDTly/mK0zdIZar6Vb9",
+	"t7RdljXF2isWq1D3H27DIJO6wUCVpV5dBQe6qtSRUXxOLzqkcomqHTONyRkwSJHZYB8iL1quDJdnoKMQ",
+	"2EgUbZbLZYcuDK6oBhBCZq0bvVCtGKcbhgm9nDCXN3b4t4LHMkFI2RhTDQ5ZBlwYORLZQqzsly3qT9fL",
+	"Dd11wuqrd4SJrr5BFcJC8N8XCCxWUmtgaUr5eN0Zicifywj6vujEbNDuDm/UgSpUp+G1riZTS9Chd4UD",
+	"Ub5Su/rKJ2kLLVZN9p+XGu14nMrpGmZtEPS6Hfr/8ZOR6He7vUEyfjIY9IKqSrrraSzRUbd19IJ/GndN",
+	"tfe+1XX6vZp9B3f2qXuv1x9I3z/0xXqBy/JyfS11+lw6zm+BCJf9Hun8jd3DH12/vbfm7T3e32n9mSjq",
+	"d3rIZA2vXNwxUKmAK7+Zph8mSWNsUtH0DeHJ8Refj3YvEGzu++sKAqWEIiSkJ+WEEHkUVYc2CLHBi1FM",
+	"aEYByGYFxj3dUNV/X+Xm5U861Lyr/FGG4i2Gg49P/rDE7vcorK6f5m+k/LOC5m8kVI4j++QqzCPcNVs3",
+	"k8vdW72bsPLBlX9/Rlte7WfztyyRPGhp5ANVwbf9FYr8wu/l26tNFXJp+231oJp3oPKnAOpv7ge3/yqC",
+	"+S9iAku2frOj5EgoDxMcXQ6vfnzW2nqoFo0vcGz9owtnEJU+WwTOPErhb4UXEYBrQ4eQHn4YiajiXX7v",
+	"4qK6H/l9BHGKTDlrm3JtOkVybPMBYQf6bAoyHAf+c0b+c0YOPSPb/UWHlPvsIVu/WWfJnpLObzmKa45G",
+	"8QLTRY8cfq79chzLNHXPZK0hLOpI3/cfrFlwf3Vim33jQhsmYg9hIPBfFRl6pDGdtG2wj8kZRHN2jaAW",
+	"InJ/y4JOKWW4KGvrsHGuZOUXv8Ok2tifwH30cod7qMUZxoJhm7nb4XSqcEq414TxdFVW/+ulhMporpTQ",
+	"lEavLLTS3l2xasy6+zdGIFPSyFimcGQVSMaUKZ61qeJ8h5cXrYGrI9BA4JaN87GH7ZoZjkQBzeWG/gyc",
+	"pr8DB0YSsFIjKLmw3QRi4oFYLl5QbtMwAbkwmifoxtMZxu0SHjy8vHAYTi80XAoHD+UaZkwk7Ywp7R93",
+	"1hli0jrzlawapnYktOFpCgbpKWg2ZVZy6tLiX1VxbPyxmK6BmQ4H6vJKTtppfqd0pXKYzjUwaDn0q1w3",
+	"6+D2w+3/BAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -15,7 +15,7 @@ import (
 func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) (gen.ListStatsResponseObject, error) {
 	p := req.Params
 	if p.From.After(p.To.Time) {
-		return gen.ListStats422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(
+		return gen.ListStats422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(
 			invalid("to", "must be a date after or equal to from"))}, nil
 	}
 	err := s.repo.WebsiteOwned(ctx, userID(ctx), req.WebsiteId)

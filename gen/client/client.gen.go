@@ -434,7 +434,7 @@ type WebsiteResponse struct {
 	Data Website `json:"data"`
 }
 
-// WebsiteStoreForm defines model for WebsiteStoreForm.
+// WebsiteStoreForm Any other field is refused with 422 (`favorite` included).
 type WebsiteStoreForm struct {
 	// Domain A host name or IP address; a URL is accepted and normalised.
 	Domain string `json:"domain"`
@@ -457,7 +457,7 @@ type WebsiteStoreForm struct {
 	Privacy  *Privacy `json:"privacy,omitempty"`
 }
 
-// WebsiteUpdateForm defines model for WebsiteUpdateForm.
+// WebsiteUpdateForm Any other field is refused with 422 (`domain` included).
 type WebsiteUpdateForm struct {
 	Email         *ZeroOne `json:"email,omitempty"`
 	ExcludeBots   *ZeroOne `json:"exclude_bots,omitempty"`
@@ -501,6 +501,15 @@ type BadHit = Error
 
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
+
+// InvalidStatsQuery The one error body, for every status >= 400.
+type InvalidStatsQuery = Error
+
+// InvalidWebsite The one error body, for every status >= 400.
+type InvalidWebsite = Error
+
+// InvalidWebsiteUpdate The one error body, for every status >= 400.
+type InvalidWebsiteUpdate = Error
 
 // MethodNotAllowed The one error body, for every status >= 400.
 type MethodNotAllowed = Error
@@ -3216,7 +3225,7 @@ type ListStatsResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *UnprocessableEntity
+	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3245,7 +3254,7 @@ func (r ListStatsResponse) GetJSON404() *NotFound {
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r ListStatsResponse) GetJSON422() *UnprocessableEntity {
+func (r ListStatsResponse) GetJSON422() *InvalidStatsQuery {
 	return r.JSON422
 }
 
@@ -3410,7 +3419,7 @@ type StoreWebsiteResponse struct {
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *UnprocessableEntity
+	JSON422 *InvalidWebsite
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3446,7 +3455,7 @@ func (r StoreWebsiteResponse) GetJSON415() *UnsupportedMediaType {
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r StoreWebsiteResponse) GetJSON422() *UnprocessableEntity {
+func (r StoreWebsiteResponse) GetJSON422() *InvalidWebsite {
 	return r.JSON422
 }
 
@@ -3698,7 +3707,7 @@ type PatchWebsiteResponse struct {
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *UnprocessableEntity
+	JSON422 *InvalidWebsiteUpdate
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3737,7 +3746,7 @@ func (r PatchWebsiteResponse) GetJSON415() *UnsupportedMediaType {
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r PatchWebsiteResponse) GetJSON422() *UnprocessableEntity {
+func (r PatchWebsiteResponse) GetJSON422() *InvalidWebsiteUpdate {
 	return r.JSON422
 }
 
@@ -3809,7 +3818,7 @@ type UpdateWebsiteResponse struct {
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *UnprocessableEntity
+	JSON422 *InvalidWebsiteUpdate
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3848,7 +3857,7 @@ func (r UpdateWebsiteResponse) GetJSON415() *UnsupportedMediaType {
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r UpdateWebsiteResponse) GetJSON422() *UnprocessableEntity {
+func (r UpdateWebsiteResponse) GetJSON422() *InvalidWebsiteUpdate {
 	return r.JSON422
 }
 
@@ -5165,7 +5174,7 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest UnprocessableEntity
+		var dest InvalidStatsQuery
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5353,7 +5362,7 @@ func ParseStoreWebsiteResponse(rsp *http.Response) (*StoreWebsiteResponse, error
 		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest UnprocessableEntity
+		var dest InvalidWebsite
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5645,7 +5654,7 @@ func ParsePatchWebsiteResponse(rsp *http.Response) (*PatchWebsiteResponse, error
 		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest UnprocessableEntity
+		var dest InvalidWebsiteUpdate
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -5753,7 +5762,7 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest UnprocessableEntity
+		var dest InvalidWebsiteUpdate
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -241,7 +241,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -391,6 +394,7 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description Any other field is refused with 422 (`favorite` included). */
         WebsiteStoreForm: {
             /** @description A host name or IP address; a URL is accepted and normalised. */
             domain: string;
@@ -416,6 +420,7 @@ export interface components {
             /** @description One IPv4/IPv6 address or CIDR range per line. */
             exclude_ips?: string;
         };
+        /** @description Any other field is refused with 422 (`domain` included). */
         WebsiteUpdateForm: {
             privacy?: components["schemas"]["Privacy"];
             /**
@@ -644,17 +649,33 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "message": "The given data was invalid.",
-                 *       "status": 422,
-                 *       "errors": {
-                 *         "per_page": [
-                 *           "must be one of 10, 25, 50, 100"
-                 *         ]
-                 *       }
-                 *     }
-                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A field is invalid, missing or not accepted here; `errors` names each one. */
+        InvalidWebsite: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A field is invalid or not accepted here; `errors` names each one. */
+        InvalidWebsiteUpdate: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A parameter is invalid or missing; `errors` names it. */
+        InvalidStatsQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1313,7 +1334,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["InvalidWebsite"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1323,7 +1344,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1342,7 +1366,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1354,7 +1381,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["InvalidWebsiteUpdate"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1364,7 +1391,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1398,7 +1428,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1410,7 +1443,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["InvalidWebsiteUpdate"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1421,6 +1454,7 @@ export interface operations {
                 /**
                  * @description The statistic. `pageview` and `visitor` have the day (`YYYY-MM-DD`) as value, a time
                  *     series; the others count values (pages, referrer hosts, browsers, ...).
+                 * @example page
                  */
                 name: components["schemas"]["StatName"];
                 /**
@@ -1445,7 +1479,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 website_id: number;
             };
             cookie?: never;
@@ -1491,7 +1528,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["InvalidStatsQuery"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
