@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec bench bench-ingest bench-flood build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-ingest bench-flood build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -55,6 +55,12 @@ tools: tools/node_modules/.bin/redocly
 
 lint-spec: tools
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true tools/node_modules/.bin/redocly lint --format=stylish openapi.yaml
+
+# Contract and fuzz tests generated from openapi.yaml by third-party tools (Portman run by Newman,
+# and Dredd; pinned in tools/package-lock.json) against the real binary and a throw-away
+# PostgreSQL: scripts/contract.sh.
+contract: tools
+	GO=$(GO) scripts/test.sh scripts/contract.sh
 
 # Benchmarks through HTTP on a year of data (see README: Performance): the stats API and the
 # dashboard. The server runs with the garbage collector paced as `analytics serve` paces it

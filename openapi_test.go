@@ -45,7 +45,7 @@ func TestBreakingChangeCheck(t *testing.T) {
 			"        exclude_params:\n          type: string\n          maxLength: 10000\n        exclude_ips:\n          type: string\n          maxLength: 10000\n        favorite:",
 			"        exclude_ips:\n          type: string\n          maxLength: 10000\n        favorite:"}},
 		{"favorite back to a string enum", "request-parameter-became-enum", []string{
-			"    Flag:\n      type: boolean\n", "    Flag:\n      type: string\n      enum: ['true', 'false', '1', '0']\n"}},
+			"      anyOf:\n        - type: boolean\n        - type: integer\n          enum: [0, 1]\n", "      type: string\n      enum: ['true', 'false', '1', '0']\n"}},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
@@ -132,4 +132,22 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestFlagSaysWhatTheServerTakes: a tool that reads only the schema (a validating proxy, a
+// contract tester) must accept what the server accepts for a Flag, `1` and `0` included, and
+// refuse what it refuses.
+func TestFlagSaysWhatTheServerTakes(t *testing.T) {
+	doc := load(t, "openapi.yaml")
+	flag := doc.Components.Schemas["Flag"].Value
+	for _, v := range []any{true, false, 1, 0} {
+		if err := flag.VisitJSON(v); err != nil {
+			t.Errorf("Flag refuses %v, which the server accepts: %v", v, err)
+		}
+	}
+	for _, v := range []any{"yes", 2, -1, "true"} {
+		if err := flag.VisitJSON(v); err == nil {
+			t.Errorf("Flag accepts %#v, which the server refuses", v)
+		}
+	}
 }

@@ -299,6 +299,7 @@ type Error struct {
 
 // Flag A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 // `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+// Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 type Flag = bool
 
 // Health defines model for Health.
@@ -309,15 +310,16 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
-// Hit One pageview, or one event when `event` is present.
+// Hit One pageview, or one event when `event` is present. Member names match whatever their
+// case, unknown members are ignored, and a member that is `null` counts as absent.
 type Hit struct {
-	// Event An event; recorded as the `event` statistic `name:value:unit`.
+	// Event The event; `null` is the same as none (a pageview).
 	Event *HitEvent `json:"event,omitempty"`
 
 	// Page The absolute http(s) URL of the page.
 	Page string `json:"page"`
 
-	// Referrer The referrer URL; empty for direct visits.
+	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
@@ -329,10 +331,12 @@ type HitEvent struct {
 	// Name Colons become spaces.
 	Name string `json:"name"`
 
-	// Unit Kept only when at most 32 characters.
+	// Unit Kept only when at most 32 characters; `null` is the same as none (trackers send it
+	// when a page passes no unit).
 	Unit *string `json:"unit,omitempty"`
 
-	// Value Kept only when a positive number of at most 10 characters (a JSON number is accepted too).
+	// Value Kept only when a positive number of at most 10 characters, written as a string
+	// (`"5"`) or as a JSON number (`5`); `null` is the same as none.
 	Value *string `json:"value,omitempty"`
 }
 
@@ -433,7 +437,7 @@ type WebsiteResponse struct {
 	Data Website `json:"data"`
 }
 
-// WebsiteStoreForm defines model for WebsiteStoreForm.
+// WebsiteStoreForm Any other field is refused with 422 (`favorite` included).
 type WebsiteStoreForm struct {
 	// Domain A host name or IP address; a URL is accepted and normalised.
 	Domain string `json:"domain"`
@@ -456,7 +460,7 @@ type WebsiteStoreForm struct {
 	Privacy  *Privacy `json:"privacy,omitempty"`
 }
 
-// WebsiteUpdateForm defines model for WebsiteUpdateForm.
+// WebsiteUpdateForm Any other field is refused with 422 (`domain` included).
 type WebsiteUpdateForm struct {
 	Email         *ZeroOne `json:"email,omitempty"`
 	ExcludeBots   *ZeroOne `json:"exclude_bots,omitempty"`
@@ -465,6 +469,7 @@ type WebsiteUpdateForm struct {
 
 	// Favorite A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 	// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+	// Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 	Favorite *Flag `json:"favorite,omitempty"`
 
 	// Password A new password (stored as an argon2id hash). Empty removes the password, which is
@@ -478,6 +483,9 @@ type WebsiteUpdateForm struct {
 
 // ZeroOne defines model for ZeroOne.
 type ZeroOne int
+
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
 
 // Page defines model for Page.
 type Page = int
@@ -497,6 +505,18 @@ type BadHit = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidStatsQuery The one error body, for every status >= 400.
+type InvalidStatsQuery = Error
+
+// InvalidWebsite The one error body, for every status >= 400.
+type InvalidWebsite = Error
+
+// InvalidWebsiteUpdate The one error body, for every status >= 400.
+type InvalidWebsiteUpdate = Error
+
+// MethodNotAllowed The one error body, for every status >= 400.
+type MethodNotAllowed = Error
+
 // NotFound The one error body, for every status >= 400.
 type NotFound = Error
 
@@ -508,6 +528,9 @@ type TooManyRequests = Error
 
 // Unauthorized The one error body, for every status >= 400.
 type Unauthorized = Error
+
+// Unavailable defines model for Unavailable.
+type Unavailable = Health
 
 // UnprocessableEntity The one error body, for every status >= 400.
 type UnprocessableEntity = Error
@@ -589,6 +612,9 @@ type ServerInterface interface {
 	// GetOpenAPI This API description
 	// (GET /api/v1/openapi.yaml)
 	GetOpenAPI(ctx echo.Context) error
+	// HeadOpenAPI This API description's headers
+	// (HEAD /api/v1/openapi.yaml)
+	HeadOpenAPI(ctx echo.Context) error
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
@@ -623,6 +649,15 @@ func (w *ServerInterfaceWrapper) GetOpenAPI(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetOpenAPI(ctx)
+	return err
+}
+
+// HeadOpenAPI converts echo context to params.
+func (w *ServerInterfaceWrapper) HeadOpenAPI(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.HeadOpenAPI(ctx)
 	return err
 }
 
@@ -729,7 +764,7 @@ func (w *ServerInterfaceWrapper) ListWebsites(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "favorite" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "favorite", ctx.QueryParams(), &params.Favorite, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "favorite", ctx.QueryParams(), &params.Favorite, runtime.BindQueryParameterOptions{Type: "", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter favorite: %s", err))
 	}
@@ -888,6 +923,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	}
 
 	router.GET(options.BaseURL+"/api/v1/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["getOpenAPI"]...)
+	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
 	router.GET(options.BaseURL+"/api/v1/websites", wrapper.ListWebsites, options.OperationMiddlewares["listWebsites"]...)
 	router.POST(options.BaseURL+"/api/v1/websites", wrapper.StoreWebsite, options.OperationMiddlewares["storeWebsite"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id", wrapper.DeleteWebsite, options.OperationMiddlewares["deleteWebsite"]...)
@@ -918,7 +954,29 @@ type InternalErrorJSONResponse struct {
 	Headers InternalErrorResponseHeaders
 }
 
+type InvalidStatsQueryJSONResponse Error
+
+type InvalidWebsiteJSONResponse Error
+
+type InvalidWebsiteUpdateJSONResponse Error
+
+type MethodNotAllowedResponseHeaders struct {
+	Allow string
+}
+type MethodNotAllowedJSONResponse struct {
+	Body Error
+
+	Headers MethodNotAllowedResponseHeaders
+}
+
 type NotFoundJSONResponse Error
+
+type NotModifiedResponseHeaders struct {
+	ETag string
+}
+type NotModifiedResponse struct {
+	Headers NotModifiedResponseHeaders
+}
 
 type PayloadTooLargeJSONResponse Error
 
@@ -939,6 +997,8 @@ type UnauthorizedJSONResponse struct {
 
 	Headers UnauthorizedResponseHeaders
 }
+
+type UnavailableJSONResponse Health
 
 type UnprocessableEntityJSONResponse Error
 
@@ -1003,6 +1063,55 @@ func (response GetOpenAPI500JSONResponse) VisitGetOpenAPIResponse(w http.Respons
 	return err
 }
 
+type HeadOpenAPIRequestObject struct {
+}
+
+type HeadOpenAPIResponseObject interface {
+	VisitHeadOpenAPIResponse(w http.ResponseWriter) error
+}
+
+type HeadOpenAPI200ResponseHeaders struct {
+	ContentLength int
+}
+
+type HeadOpenAPI200Response struct {
+	Headers HeadOpenAPI200ResponseHeaders
+}
+
+func (response HeadOpenAPI200Response) VisitHeadOpenAPIResponse(w http.ResponseWriter) error {
+	w.Header().Set("Content-Length", fmt.Sprint(response.Headers.ContentLength))
+	w.WriteHeader(200)
+	return nil
+}
+
+type HeadOpenAPI429ResponseHeaders struct {
+	RetryAfter int
+}
+
+type HeadOpenAPI429Response struct {
+	Headers HeadOpenAPI429ResponseHeaders
+}
+
+func (response HeadOpenAPI429Response) VisitHeadOpenAPIResponse(w http.ResponseWriter) error {
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	return nil
+}
+
+type HeadOpenAPI500ResponseHeaders struct {
+	XRequestId string
+}
+
+type HeadOpenAPI500Response struct {
+	Headers HeadOpenAPI500ResponseHeaders
+}
+
+func (response HeadOpenAPI500Response) VisitHeadOpenAPIResponse(w http.ResponseWriter) error {
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	return nil
+}
+
 type ListStatsRequestObject struct {
 	WebsiteId int64 `json:"website_id"`
 	Params    ListStatsParams
@@ -1055,9 +1164,7 @@ func (response ListStats404JSONResponse) VisitListStatsResponse(w http.ResponseW
 	return err
 }
 
-type ListStats422JSONResponse struct {
-	UnprocessableEntityJSONResponse
-}
+type ListStats422JSONResponse struct{ InvalidStatsQueryJSONResponse }
 
 func (response ListStats422JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
 
@@ -1259,9 +1366,7 @@ func (response StoreWebsite415JSONResponse) VisitStoreWebsiteResponse(w http.Res
 	return err
 }
 
-type StoreWebsite422JSONResponse struct {
-	UnprocessableEntityJSONResponse
-}
+type StoreWebsite422JSONResponse struct{ InvalidWebsiteJSONResponse }
 
 func (response StoreWebsite422JSONResponse) VisitStoreWebsiteResponse(w http.ResponseWriter) error {
 
@@ -1550,7 +1655,7 @@ func (response PatchWebsite415JSONResponse) VisitPatchWebsiteResponse(w http.Res
 }
 
 type PatchWebsite422JSONResponse struct {
-	UnprocessableEntityJSONResponse
+	InvalidWebsiteUpdateJSONResponse
 }
 
 func (response PatchWebsite422JSONResponse) VisitPatchWebsiteResponse(w http.ResponseWriter) error {
@@ -1678,7 +1783,7 @@ func (response UpdateWebsite415JSONResponse) VisitUpdateWebsiteResponse(w http.R
 }
 
 type UpdateWebsite422JSONResponse struct {
-	UnprocessableEntityJSONResponse
+	InvalidWebsiteUpdateJSONResponse
 }
 
 func (response UpdateWebsite422JSONResponse) VisitUpdateWebsiteResponse(w http.ResponseWriter) error {
@@ -1728,6 +1833,9 @@ type StrictServerInterface interface {
 	// GetOpenAPI This API description
 	// (GET /api/v1/openapi.yaml)
 	GetOpenAPI(ctx context.Context, request GetOpenAPIRequestObject) (GetOpenAPIResponseObject, error)
+	// HeadOpenAPI This API description's headers
+	// (HEAD /api/v1/openapi.yaml)
+	HeadOpenAPI(ctx context.Context, request HeadOpenAPIRequestObject) (HeadOpenAPIResponseObject, error)
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
@@ -1780,6 +1888,29 @@ func (sh *strictHandler) GetOpenAPI(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetOpenAPIResponseObject); ok {
 		return validResponse.VisitGetOpenAPIResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// HeadOpenAPI operation middleware
+func (sh *strictHandler) HeadOpenAPI(ctx echo.Context) error {
+	var request HeadOpenAPIRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.HeadOpenAPI(ctx.Request().Context(), request.(HeadOpenAPIRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "HeadOpenAPI")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(HeadOpenAPIResponseObject); ok {
+		return validResponse.VisitHeadOpenAPIResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -1995,102 +2126,124 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7FyNbxs3sv9XBvveQ+3DSl4pTi8nIziojXvxNR9+iYO8XmR4qd2RxHpFbkmuFDXw//7AIfdD0kqWk1yL",
-	"HnpXIJa0JIfD+fjNB/dTkMh5LgUKo4PBp2CGLEVFfw6zTC6HYvVa8SkX9psUdaJ4brgUwSAYZku20hD/",
-	"JQ5BSzAzZoCJFWhuEOZsBbnUBmbc6G4QBgp/KbjCNBgYVWAY6GSGc2ZnRVHMg8GH4C/BdRiYVY7BINBG",
-	"cTEN7u7C4A3+UqA2F+k2BVczBJ5CIVJUsJzxZAZmhpCiYTzTICdgZlwDKiUVLFEhZHI6xXQ/PW0kGLUa",
-	"TgyqbRreYiJFqsFIWDJuYIwTqZDoEPjRgHLkH7QkFwanqGjN9+/fDwszQ2F4wgzuZv93yBSq+DAeu4fb",
-	"GH0XBjlTbI7GH/8lm2I7y3M2xRAmSs6h14UhfYacaUO7RpHCjGkQElJmGDCRQmwfjk9iI2MQRZZZYq1I",
-	"Bb8UqFZBGAg2t9TYmYIm3SlOWJGZYNALgzn7yOd2G72o/F8YzLnwX4ZtXLxEVe6jdT1UN1tr/rfCSTAI",
-	"/uuk1owT96s+sZO95b8iTf5WKrNrZm1/O3RWO9EzrjAhJtPp49iq0VtkKpltn8L3TGOHC41Cc8MXCLoY",
-	"u5N0Qo+Qyjnj4gzi/4ndCdzEwKwCcIOK7TwA7RZsEj5nH1+gmJpZMOg/ftwqOF7Gv5MpR5IdT/67PPWi",
-	"m0hhUBC3WJ5nVqS5FCcfO8vlsjORat4pVIYikSmSnuNHNs8zdH8mWZHiDc91MAiCMJiwhVTczmul/O5Q",
-	"Jq/R9INUc0f7OmNfi2xF/JtwzFINGoWBZMbEFLuB26rOpdBum9+x9Dk3e/b3s5ZiYztz1JokkoQd5oW2",
-	"NgOYADbWMisMwsyY/Egfw7s3L+w5acNMoYPBaRQdvNlza/LaNviSZZbdmMI/375+FQKDpZJiCt+7DXSu",
-	"VjmGIBXElrwY5lxrEisFQpp9ZDY9R5Kg1h07p5JZhxxJp3YjbYT70ScbTod28BxZZmYPY3PJtEDeBgdz",
-	"zS/UwrZ3ORxJBQpZujru2hkvhEElWOY4/ZkiUE4CGtUClfNUzTN//DXOfCigEPgxx8RgChPGs0Lh2Zqr",
-	"ZJVv9N40/r+Od7ydizTeON/mb/cdaO2+ibJX0vwgC5F+Lse8FpMwTuxE6xpy+uXceiVBF8kMln4lNrf6",
-	"YZmVsCxD9Y2m879kq0yy9ErKF0xN8XP3Y/2pN58wlukKuIUSEjI76dreeo++fG92tXIVWkFZ2Cbg21P4",
-	"kX9H+7qS8iUTK39s+rP3JSXMLRr0m9Nre+n/7SvsZXOFM1AWpwGzQA1iAm0dQm0xaIfSunDOkhkMLy/g",
-	"FlcEUjWKdCTi4eXFzZvh1fnNi4uXF1dxNSkwPxaOxoWyX1gHu+QJAtO0/vEZMEgybj0FS1OFWhMWHgmr",
-	"aZgCq2EclwLmDh4yAbTo8N3V85sfhhcv3r2pFjd8jjtWRjES/me/vD1LhZNCYwrLGTNoDYndHTe0OQ2F",
-	"MDyzHy0ssyAV0+5IrKt0g1v3a3SFhulY3gm7Q6n4r/jZau3mKMHuhlL3vo7gE0906dFCmJeuMASFC3mL",
-	"qfVyhbgVcik2LN779+87m3B8H4820btnVK6k9YxsnOG5MNysHsYvcg9ETwVcBx+CEkJIgVZEelEI/cch",
-	"PI5C6EVRcH0XbtibKV+gcOB8yTRwsWAZX+d5v/8V3A5UAYVlLCEqewB+vTOI3X5isOBTA1rVlALJDL0T",
-	"ushzqQymLzHl7IpQ51eysRXoug+Krhvgx1/XAFsXFt9LQkzs8G7v9Y8P44E9Yxqh0KrVDTPBIOhH/W87",
-	"Ua8T9a960SCy//0rCAMXMQSDcnw3kfMgDHDOeEbhVQnEx9K6hcYXhMxtWFd/RSdv4Vdh5jdaFirBkbAM",
-	"24TvYcDTYPBXG3xqvZSqil1zxRcsWQWDfhgUhNk3yX90FT0ZPHLk3z00DHjjcfyuQ/Lev9uYmRTvGWZo",
-	"nJ1jacrtCJZdKpmjMhT8TFimifz6Kxu9VaN8JG43WUfhYykzZMKeNKenrBDQbrkw354G27FtGMjxz5iY",
-	"ZnDvaW5Po9S5gQ92jWp8WBFXD/M/3YVBhW73bnabfdYWubSLlfYQJlKBdUwrcOoEoyKKHuFTOI0iq2Tr",
-	"7KrtXPuynwJucK5bkjXVFphSbBW0xHdw2u+DFNnqzBkcb428eVpyMwNuNHjrQbBliyuVafm0NT3CrJgz",
-	"QYEjigQb42saS5PSllx5fnV16Zlk/VKOpT9syW40z7SkqZq97Th/yNi0JZMEXv668FoQ0l1yhXDEgLID",
-	"62ac2bOcO3YdW1DBNSwVNwYFxFaq4xBikos4HIm4F1MwGcVnlBuUZoYKdI5ZZqPKo3iF2g64evPu3P5r",
-	"4tDGmDjPzQoWLCtwHd/Y4znt9x182VaeOlJ8gHLWp1EqkrwNwqAQbMF4Zn31/Rq1h+c+Q7AtKNZ/Lzgu",
-	"KdwmhVlYDLmcWU7S37Hde67QClOLliy8E9gb0nJzTs9Rfm9XRq8tpi8zSXZUqxQrnKBSbTlR53Ddr3aq",
-	"M3+g1gqklOeCBdc+MbytHYlCFDcKiSYuW1LP8fuLZ1fPPz4/v/jH86v4DG4xN6TUjntjaWYU0npl0dDr",
-	"dvtR5GzN/pMkJu04x/OS41vxNZ2FDUASqVKL+TXxrjxGKx5cG55AbLHOgCR7UAhu4u1zdam4rZSfzKTQ",
-	"MMZEzhF0zhJnnBrpuW9PKR9afuy18NYuuT33j+vsYwbmUht41IdkxhRLDKr2o6J93D8f5NLnKUUxH1s7",
-	"MqkW6UWNRazN+efb16/K57gGliSYG0xtVHx8//ER89qO7wXX5gUXt/qB3ozGwC1i7h2YM2EblnH7FCdc",
-	"adPqoTK24weBH+kHC6XI7HgotPVgrnBxwIMbrHEU+fX9JH7RXQx7iQ4/PsCaJoVSKMxNaWy2gctEyfm2",
-	"zFySiEhRmh2iFqyfr+o4ru5gN71WbbC838GJxqp213uIqgOqtl+NvJ9gu8BXpNdIw7KDoODGMa8dQNgs",
-	"cbgpm6zwh0EbbJOB1zmK4eXFM5kU812mzz8Dj7oRpP7BbXXgYiIbvK2XkDkKlvNWhciZmemWURs7LqcI",
-	"3SrluLYNVfWbZm3pcbSp9BcWXkKOqvJ+Hhr0orD/OHwchb0oum47tssybNnkVAR5Mc54AkdMrKy3n7MV",
-	"5ZNJLKyDcAKjj0PoAUU/BuFIlgUJuRSoQtB8KjAFLo7DkehDGTXBUeMZQmljJZfa5fcMWDCq0C3lo4Rv",
-	"dDX42MEpv8Uo7IX97b2FwceOfaKzYIridcv5S9pS4LdtrEBdlnHcta+Q1YWtJs+JO0Fb6JCWz5eKpaUy",
-	"cIurM7DCBGOF7NY6WILvGdcGNFvpxiGVczOdtCC3MHhrmDkXRq0eatpk4XTggOis8oz7bbJ7LPRTt0ms",
-	"Jdaa4odGnD7yrwKlvfXHiiEtAVRWOs19M9TelcIjww4ZQN5lkyNEuJ+jXHwXX155pFSee4mogzAgfClV",
-	"EJY15QqthkHC5jnjUyvzXksCskOKGS6mN3qlDc5JNhc8QTKYYlqUZeJNcBpSPobb7ZUHSRXVhBv7j0Pp",
-	"bWLoMxEPFcJGKqchiSkz2DF8jm0wrUzttOF0YWfIuI2uZhaPWd22FuTissxmtyI/nxbaf8j/QiVfC6Tn",
-	"15JHDx5GKaYt5+PoQ00V7u8vnr0BxcQUNRxdXC5O3S4W3x5Tpo0OBtOQIi1r2TMucI8rbmx1I6e1Scb/",
-	"rkNBDamSeY6p65Agm76+6hnEoyKK+t/GwDL7gx3gAoblTGbowOVBtNXJtE9fkkuqk2+bm3s/Q8K7rHY1",
-	"XINGc+aDw/JLozGbUFqTChAKTaHEWuaiQVhee8m93Rb+sbv1FOBhYt+W8/KKUBPQ2Hop0xuyunX+60LZ",
-	"OIKwqZtrFLfZL6/9/27TXhqZP45h30zQfh5zDuJJG4V7SHprpHKdI4NPm8vusLDDXUb1DBglWZoRrrVi",
-	"tTneCO770emTe8P7yiqzLHs9CQYfDjS012GNzLbAcA+4IIHXTfwIXFCilDDnNwSWuUx5AtixRIDCXCrT",
-	"bbP9X0Bcb5u4VKKuLTwkii0zVDoE95hzDjNkaYZal7BYd+/1Lq8FWvdxemJ9SFXZlarhaNb8SOOseq43",
-	"7cGexC65mXIl0ak9BwFiLqYZ0he1J9npQw6ga7f5f4WYUl0ZBXibaUW2fwbaKgMlupgApqZS9Dk1/s26",
-	"cE7ZvjkyQW2A5fRdGI5E5TGotYoSuuXEkeVuj/yLm3xcmLKVECcTTIwvZTcpcbFLc5P9J60pk8rjHCZ+",
-	"le9Z040tk+H0fo/RaPSbbVmN3wdEfZagHjCoiUX2UUZFiL1SNwSBy0Zsu1vWjkthUziXC2+hyoGh7wnm",
-	"mmqPVEE4Ou33j+33GTbEiGJml1rV4efI1EGSdNciJeUx1VFMFPauW5M8GpNCcbN6a+d1AjSmdt5hYWat",
-	"qZm6zyVFGK8gZoJlK8MTDYVGBQ6vuApN/ZMd4X/plp2ghN9c73BF28yY3JVPy+SODYSYq0n6ftJhNavV",
-	"E8O4QGVBU6EyP4MenJxMuZkV424i5ycVGR2NyoZf9Tfb1TzP2Y7LFVYNW+WALtgAJz5hOT9Z9GJAkeaS",
-	"C6NhIrNMLp2wzPKayEXP8iwELUcCP3Jt40Hf2+NzwEupbrmYnlmTqDZGL5mGTEqNLv1nuU+2TPHEWvIj",
-	"lz+2xxyORFwm5lx/rjUS9mkqRrISDTChlzaisELbHYmROKcptrcE+NGCCLdwmYUDgZhqiIe+PYfaBAbg",
-	"esBdBTYZXl7c/Hj+kyvHxt2RGK53K3ENyQyTWxvOWC4PgMGYpQ0HZU24LAwwEpyK4qgXkld21bo3dfsF",
-	"R9dueEDrwxlU7bY05J9vX7/qwnmzjiwnI3EakeegxqpyfXIs5Cyt/4ypjh1TMbrRd3Lkir4dt/uq5nvc",
-	"KLuBpIrxSEiRrSx7nOZoRA1lbo4ri4JK+XOAgxJ6A2DClQvsoG808MaRRqch4EeWmGwFGb+1pI+E7z4C",
-	"7ju0Mp6gB8GlRv3j8kXnUTfq2NW3NGm5XHanouhKNT3xY/UJm+aZHdKdmXlGkQA32bp2Di8vgjBYoNIe",
-	"VnWjbrSWng3sBI+CRlKWhLAsQt6FgRfKk1Qmev0bP0l3xebk7qZo2i5SKGfAua5yylU+GV6RKAtphaxb",
-	"p2ukuEiDQfAPNH5IsNGi3Y+iPS0zJUGNlpkqUf01eHR4W8pmpn1HW8oWY+z6p/2/7Zq+4sXJZl/nXRg8",
-	"drzZP269z7nph4LBh+sw0MV8ztSK6PNGr0l2GBg2pVwxBYXXdw2xIB05+eT15oandzuFw+6d8D11QUqB",
-	"dUk1BEsCpiAXlO6mPl0UKVOQspV2WRh3AQWMhNjIeCQootF8gXBED3HX9+B9zjeaWjDhVynwuAvxKBgF",
-	"VItnoJBlrjGB8K31D6XOSjUSLnndhStr5Tby1z5zPfaNDcB0giLlYupUfV2ibRj91vInWL+X8+HT7mYl",
-	"MjBdGFrz4fL+vsus2bzcNEDVLRArr/UlkPpA9t4p2sor7b+L00Z4dYhdd99gwXHp76v4BG4MM7Zw16lS",
-	"toKj+Keffvqp8/Jl59mz+NgiQuJlCIxObCQ0Ko7axUlkerWPC+k5DUc+H1e1J9j4XIdVXBhCt9v1BZG2",
-	"CzL0zz6u3Jdnp5x1Czt+IAyTslUIzT1SWaO0TnXvW28Heb6cd8Chpa5cs5U026TrBWsjy/l2f9fNKVc7",
-	"pY92UWrk16Vz/5UoOv3f4jZUq5g7mBG76WKLEW+tyTlzCCIm4uL9RNyMV+0X46oSUlkEcZ+vW0nbdVNt",
-	"9+yuMFXPXn7et0qbCtQ2jG67BQc8V97dO+RReu76Qb5/Z7vsh6rS1+tHVSUvOMkVT1zkVz3wtyeN34mA",
-	"Kqnq+z8ImQ1OTjKZsMzamsGT6Em07gH/+nd7FE+tZXLZHKtPT2tdd18a+bRWKveVHfG0V7Z0/EZruS4V",
-	"1+7rGlHs343s8HoHSK9s+Oit9WD0mi0XjyPXYtGv2h76hyOnqkDaep3P9a9VJqAODLjygMJBqKh3PxRa",
-	"u+hAg07vH1RdeCKg1j9kle1bAr8DyKtg3dvSRxOgYSXYaCA7h1PWoF0ZC+0HdCUkKZ/2ZTJ7YMx4l34f",
-	"luJpBd6YBQBV+wBdSs/Z1HoACsMtP3dBrfclvVto6x7Ls35R97PMv8shfrb9r2paVffDZk5yt3Oi665l",
-	"3k7DUdXA24uPXVdqtgIhRaf5jG/uhTiKj3cR3SiKHabFLim4TWHMU0LelJCiphCVuna7h/sywrMll5r1",
-	"wP9YN/bF1z6iz7v24b6996ZHVcHzedRo11WPJskP97Klefn7g/zl9qh/o+frVZ6v9+CrLIc4v3IzX+Ds",
-	"/oi+y7Km2nvDY1Xm/vouDHKpWxxUaZZdDF31yLhU85FRfE43BzO5RNVJmMb0DBhkyGxED7EXLZdbL7Nz",
-	"cQhsJKpnlstll+47rMAG4CHk1rvZ+MQoxumCRCqNL22kZ/BO8ESmCBkbY6bBNVgAF0aORF6Ilf3xmMbT",
-	"BTdDrfAIbL0GzUSjDB1CIfgvBQJLlNQaWJZRrlJ3RyL2ehlD32eSmY3SnfLGXYhL/Y7LPENVyZ6hanW1",
-	"VEF/XwGI+r0Rqy98SURlxZqJ0PPaop2MMzndaN0YBL2oS/8/eTIS/SjqDdLxk8GgFzRN0kO1sW4SuFsv",
-	"FvqXVWyY9t7vdaHvXsu+hzv3mXtv17+Svf/aV/sELuvrfWu3fF9Ix/kdnXL1uG90+daLw18jdPfZlrf3",
-	"6P5Bm68joHGPD1ms5Z7tH9XcD9O0NUBpmPuWGOXkk888u4uQ24f/plFbrouMKRlLOaEuGAquQxuJ2AjG",
-	"KCY0oyhku1bhbpA2jeAXYb3yZukaxCrvhlZXQg/WofJ+6/5rsdbgT8ur2r9V7Pw7CZXjyH1yFZZh7obD",
-	"m8nl/qPeT1h97/s/n9GWV/ez+bcuhnzVIsg1lQbb3uh1VZaqmYbLd1fbZuPSjtsJndq53ngr1/rrr4K7",
-	"P4ow/un7DtQed7C1/sDR5fDq++fHO/WoaL2WvPP1Z2cQ11gtBucRpfCXIivk754hvaM7vyMRN1DlUxcP",
-	"rePHpzEkGTLlHGzGtelWSTFImHCVJk+G7+BqCy4cB/5UkT9V5EAV2Y0QZ/QegV99F8vPFh5ZJen+XDa2",
-	"zNEoXrW50Gvhfl37cJLILHPv59jomVjv2vtwbZ2Ce/3bLo/GhTZMJL49gV5G1uzyOtKYTTo2xsf0DOI5",
-	"u0VQhYjdS+VISSmxRcla1y7kalV+83ucqA35qd/JKJbc0k0g7xYrhm2nbIfTqcIp9bCljGerusq/XkFo",
-	"zOYqCG3Z88ZGG8+7CwatyXaiFBXkShqZyAyOrP3ImTLVCw2aPXvDy4vjgSsf0ETgto3zsW/BMzMciarN",
-	"jht6q62m19qCkdRiqBGULOwwgZj6JiUXISh3aJiCLIzmKbr5dI5Jp271G15euAucXmi4FJQRspBlxkTa",
-	"yZmi5JOkd2dgenzmS1hr/XEjoQ3PMjCoqYFwyqzkrEuLM5yejd9Xy7Uw071Lw6WTnLTT+s7mSuXa3KxR",
-	"gTHLrHiqpny8Lk2zDu6u7/4/AAD//w==",
+	"7H0Lcxu3tf9XObP//x2LnSVF0lLqUpPpMLESq/FDteXxTU2PF9w9JBEtgQ0AiqY9+u53cIB9kcuHZKW+",
+	"7W2bGUskHgcHB+f5A/QliOU8kwKF0cHgSzBDlqCiH4dpKpf2hwR1rHhmuBTBILiaIczRzGSiwcwQMmZm",
+	"MGM6BOxMOxD9fH4VwuWrN1dRJwgDhb8vuMIkGBi1wDDQ8QznzI5qVhkGg0AbxcU0uL0N3YRDsXql+JSL",
+	"zZmH6ZKtNER/ikLQEsyMGWBiBZobhDlbQSa1gRk3evfMKBbzYPA++FPwIWwg40cpDArzHMXUzJrXn9J3",
+	"ICfEgbFMVsAFjFcGNRxVP/35/Ao0ikSHMJEKnp0Pn7YOYgsXBqeoiKCnMtaXMuXxqpmajE3xkQa5FMBF",
+	"ygWCa6GBKQRmuYoJjFeWLK7sXs1QhyCkmXExBUw13nWrzq/YtJkYbZS0gwrDzQoMm+ZcUpgp1CgMs60t",
+	"VwwckQCljAtgIqFm0888a1uZVKg1JiMhBQKy2MrYDfolyKVonRFjgRsYs/ja8j+6mLRfSoHtF8zEs6gz",
+	"Endc1Wv8fYHaXCTNS+MJLESCCpYzHs+I2gQN46l2a+QaUCmpYIkKIZXTKSadO5Ng1Go4Mag2aXiDsRT2",
+	"1ElYMrtunEhFLAGBnwwoR/6d5evdu3fDhZnZLYuZwe0H7wdkClV02OlyjZuO2G0YZEyxORqvaS4mdtto",
+	"15o5H1l5iyyXGcQyI0mGOOVWhmZMn8FyhsKKwtyOYYXbNmBCL1EB1/C4e2KJxk9snqWWllHweNIb9+NR",
+	"EISB1TVe8QVhINjctqjJUrB70y7ZFLcfzRAmSs6h14Eh/Q4Z04YItPI7YxqEhIQZRmcgso2j48jICMQi",
+	"TTs5gb8vUK1K+uxINbISnLBFaoJBLwzm7BOf223odfP/hcGcC/9h2CQFl6jydTTOh+rjxpz/X+EkGAT/",
+	"77g0IsfuW31sB3vDPyMN/kYqs21kbb87dFQ70FOuMCYmk/Ti2BqAN8hUk/j8yDS2udAoNDf8BkEvxm7r",
+	"csWUyDnj4gyi/4rcDnyMSHGm3KBiWzdAuwmrhM/Zp9xq9E9PGwXfn9EfZMKRZN+T/zZL/NGLnfmxP7Is",
+	"S+2R5FIcf2ovl8v2RKp5e6FSFLFMkPRUIdT2xzhdJPiRZzoYWMmesBupuB3XntLbQ5lco+knqeaO9jpj",
+	"X4nUncMJxzTRTqHHMyam2AncUnUmhXbL/IElz7jZsb7ftBRry5mj1iSRJOwwX2ir84AJYGMt04VBmBmT",
+	"HekWvH393O6TNswsdDA46XYPXuy5VdlNC3zBUstuTOBvb169DIHBkkyb9w/aV6sMQ5AKIkteBHOuNYmV",
+	"sqZ1F5lVJyuOUeu2HVPJtE0uULt0gJoI972P19wlWsEzZKlzWg5nc860QF4HB3PNT9TAtrcZHEkFClmy",
+	"anXsiBfCoBIsdZy+pwjkg4BGdYPKWdrqnp8+xJ4PBSwEfsowNpjAhPF0ofCsZupZYdu9NxD9d9s7Du2L",
+	"JFrb3+p3+za0dD+Isgtxw1KevDHM6L+T7jmYdTR1rlD0Yj5ntndAdohrJ54QsxRFwhRQwzC4YenCqRHL",
+	"HRrCdrC2vDh61Nb6WnTwpZrDr7/++mv7xYv206fBh9uwsmHW/E35DQpn25ZMA3crqp3Uft+u1enUKq32",
+	"E0urP1XN9Llu7wOuoXBIvoIKZZVXnQwjLRHe0yJ2NBJiZAObmHXjrDrA3xcstW4bDXBvAh9AvKFwvOyy",
+	"/ESWRM/mM4jcoiKwvNXAjT/C1NIbhrsKIhnYOl/dZ6UwzmzoRtvZyN98iCqPHe1FR7uKi0tgSWIjh68R",
+	"g9Jq1g6P/7SgOY4xs1rCBjNGqm1HqBiMxLTWc4YKv4bQjGm9lCqpE5opfsPiFfRhyc1MLix7i5aNNJbj",
+	"1I6S86rz4biG/tcQa9g1bhUCo1h8jQmwlOwGHI1XNrSXAlv7BMI60Hm3MaIAN9E3PWXkElVOWLjhHFRF",
+	"YOPQUbgrBTYcvb1+4h0PYMyEpWeM3nVL9rH7oWW45rNWCWRAqQw5gUqT4vCJ/KBbjjq93Uh4bfj3AQ3Z",
+	"g6NR8Pnz51HQqoxX6g475I8XT1/7cf9vHNA/QuzvIe0vKLP4UpqhS1vd111047jZ3Uj1+OD0Idbr0qBl",
+	"FjSR6MSJUlVHTKzyJvbDlGtyKqUCbpwPxTUkMl7MUZjWYCQiWnRELTWYmdRom86YdrmspuTs3gjBkf5S",
+	"mp/kQtybn1790EImdqA6O0++np0vJehFPIOln4nNbbBFiR6WpqgeaRKQl9K8kAmfcGzI0r2UBub+Wzha",
+	"ywf65FDS6sBLSenZNV89T2ruYim1uXVJn1UqWXIl5XOmpnhfxl5RapQcf59I1mCkhNQOWmNy7/HXM/mq",
+	"SFdrN4MCM2MCvjuBX/gPxOArKV8wsfLBiL73uqSEuT0BfnG6rnH+8gBrWZ/hDBQatfJ+d0Sp1DblUiPQ",
+	"LnfagXOrbYaXF3CNKyoaaBSJPXqXFx9fD6/OPz6/eHFxFRWDAvN94Wi8UPYDOQGz5DEC0zR/68wGUy4Z",
+	"mVsQM2NmJGz8aJ2aMrnKpYC5S9oyATTp8O3Vs48/DS+ev31dTG64VYyNM6MYCf+1nx7IIkwWmgwCM2jD",
+	"Y7s6blztARbC8NRrEkodY7KhUCrc2h+nFjlq2pa3wq5QKv75/vrajZGnoNe0S+9hBJ94UkSUIczzBE8I",
+	"Cm+k9T+lgoW4FnIp1nTDu3fv2utJ8l08Ws+p54y6YTxl4xTvmaJZVEZ4gFyN1ZfkOXegqhms0tU2pNJz",
+	"lqYQuQEikOPfMDZW8GyLfrf7SFcqcZApOcaRsANqa9BBz1hm7SBYRQljljIRowKBSA18/tAtrmUlkniU",
+	"KRlbuRineE5VpDt6u/vDN51hag+mNDNUS64PCN3ysFM6l5SKHjBhqcYQeiF0v8pLzFPrdS/Rf5q7qPnM",
+	"lmP8M+otnmIx1gbNvW4I/dMQTrsh9Lrd/y15CKk2/MbdLuJboRdZJpXB5AUmnF1Rlv2BrG+RXtiXeq+b",
+	"5tOHNc12v6O9JETEDu+Zvfrlbjywu0w9FFqF+5GZYBD0u/3v2t1eu9u/6nUHXfvfP4KwiP7y/p2Y8mA4",
+	"ZzylclIeZY2ldRh6a1GdWKRp+RHtPOkyM/+o5ULFpDMmG+WKMOBJMPhzNYpyH/uAJxj0w2BB8fA6+Y+v",
+	"uk8Gjx35t3cte7z2dYttm+Qd1E5lZDp6TzFF4ywgSxJue7D0UskMlaFij1MXQVb5yDqwRS9fObWLLKum",
+	"YylTZKQaObWyQkCr5cJ8dxJs1vLCwOnpajHW09wMeChrue/tHEX/sCCu7Oa/ug2DIpu/c7Gb7KN6PpXJ",
+	"rbQ7XIR1WVbeEMBo0e0+xu/hpNu1h6zOrlLTNU/7JeAG57qhTlssgSnFVkFDPQtO+n0yS2dO4eRRrFNP",
+	"NlYHbjR47UEO7QZXCtXyZWN4hNlizhzyAUWMlf4ljblKaSomP7u6uvRMsh5Lhrmn1FDNre5pTlMxetN2",
+	"/pS64IeJ1atJMHj/ZVMAC3Hqhr0Pm7N+2NTyvm8HXrmKwZIr8geolFq3AcyVE4jXLQqQNSwVNwYFRPZI",
+	"RCFEJFRROBJRL6LKWzc6IwgQWXJn17mYwlG0Qm07XL1+e27/NVEITADOM7MCMpt1t9nu7Um/3xmJH8mR",
+	"16BncpEmDmPi5qcJHQVnYAmgYnHXFYuLFAfTkM2yoWDpyvDYl0XNDOfO4/7Unsp2hbNBrWh3B71RCkp+",
+	"xuV1ENYcxL2HfYc4+GLtpgxb5+KG45Iqn3SWb+wKKRMV0c+R5azH+nTgBc7H1ucjO04ReBmkEJhnJGJm",
+	"vSjvd8OcOrg6G58Kqax/blnN/FfO3eQaImtYIojlwm4Y08DGNCcxek1t3ORWMU29eO/0mLk5px6bQm0P",
+	"Io12ls9fdZgJzCFIxnNGEd7LtnRuvzNhG/zOtkJImorIuSNoezWqEYUTVKoJROQ8HvetHerMH4ojK920",
+	"oBap5IRAFnDDtcfTbVlCRXXFClF8VEj0ctmA4IveXTy9evbp2fnFz8+uojO4xsy4QIDkZyzNzO270yka",
+	"ep1Ov9t1hmAPAWuyTQzdItnnuTRsFH/9ziqMpUrcabZ8zgXbHhiuDY8hsgI9IE0yWAhuok1Tldc01/Ao",
+	"MpVCwxhjaQOsjMXOklSwI9+dEFgn/7XXwGs75ebYv9TZyQzMpTbwuA/xjCkWG1R6t9i6OozSObZuJNxI",
+	"BXBJU4YT7Pwtd9D2ykURpZSmZV+fwviIhT3xDcdwfamQSY/vcV0IK+bX3+tW1h8WVoVRhoWmHImjaBSc",
+	"joKoRbbIfvO3N69e5oMdRadRaxfnNpX7FrEkoWgSy+dcm+dcXOs7ulTUB64RM+9FOVO4ZmE3pXPClTaN",
+	"blLKtnwh8BN9sXfHM4U3BzRcY42jyM/vB/GTbmPYC3RBzB3sZrxQCoUpAu5N79mBHtbP1iXJlxS56iVq",
+	"wTqbBfjTgf3somsQvx26qzKrXfUOoqo5gs1vjdxPsJ3gAek10rD0oHhkbZtrGxBWcYVuyCor/GbQAptk",
+	"4FWGYnh58dTXUBpVum8DjzvdotiyeRy4mMgKb8spZIaCZbzxQGTMzHRDr7UV50OEbpa8X9OCCtBkFdB5",
+	"2l0/9Bc2xoEMVeEBeCew1w37p+FpN+x1ux+atu0yj53XOdWFbDFOeUxlK2sL5mxFucEiR+cERrdC6Lma",
+	"o0E4KrJ4cilQhaD5VGACXLTCkegXZU2H9PZtyNsfK7nUuTNnIyKFbiofqj7SRWdvaMrgI+xvrs1qX9ui",
+	"fcMUOZuW85e0pMAvm1BOl3ky4YOHpZZo0irPiTtBk/OX5O2LbJxUBq5xdQZWmGCskF1bu0AxZMq1Ac1W",
+	"urJJ+dhMxw0+ehi8McycC+MAX3dRbdYRPjBFUBjl3TrZNQv90E0Sa4m1qviuaQ+ffiqi9Z2g34IhDVF8",
+	"mhvNXSOU1pVidMMO6UDWZZ0jRLgfI598G19eeg8w3/c8JAjCgPxqqYIwB3IXHnsYxGyeMT61Mu9PSUB6",
+	"SDHDxfSjXmmDc5LNGx4jKUwxXeTY7HUnPKSkILfLyzeSYMwxN/YfFxk1iWEF7HUXIazkEyuSmDCDbcMJ",
+	"37UxU4lP2Txuwo6Qchulb4F6NQZAPje5e5P/gUq+ElRJqWcw79zNo1fWjI+jDzWFryWiRMPRxeXNiVvF",
+	"zXctSvfSxthQ1+peq9lTLvCguGs9sbpOxt/rrqCGRMksw8RdSyCdXp/1DKLRotvtfxcBS+0XtoPzeZcz",
+	"maJzLg+irVqL+YqEZhVHU1/cuxmSv1siaKjAg+bMB8j5h0ZjOqHcOqUeFJqFErX0WYWwrLSSO684+Ga3",
+	"9Tz0YWLflHj1B6EkoLL0XKbXZHVj/+tCWdmCsHo2axQ36S9/+v9o1Z4rmX8dxb5eJbgfcw7iSROFO0h6",
+	"Y6Ry1zXuFkIOiwRqUYhbT4zCUZTLUQRckHwlrU03epsmH25T3mfAKKHFdSWFKpKK2l9LjvS7J0/2pkcK",
+	"7X9Yuq9Q6JRm8B7ghtPdyxeuq34qcEFVAfJtH5FTzmXCY8C2JQIUZlI5EPW6jfkK4nqbxBXgM7IkECu2",
+	"TCnfUVwGFQnMkCUpap2737qz14q9EmjN1MmxtVXNEMmavarsVc9dPLuzxbJTrpcISHRKC+XK4GKaooOJ",
+	"FhZrq606gK7tZuYlYtKEtzxz0G9KFDIBTE2l6HO61TfrwDllVufIBCXN8uE7MByJwjJRgYDOWT5w13K3",
+	"R3bMDT5emPyeIE4mGBuP6KlS4mKk6iL7TxpTM4VlO0z8ChtXOxsbqsmd+x3KqXKZ7I/QTo6Anbrp27iE",
+	"9zoOB3Sqela7KKO63k7ZHoLAZSVS3y7RrVykFc7lDeqaixX6a9FcUzmfNujopN9v2c9TrAgrZQBcAlyH",
+	"95Hcg+T1tkEW820a7Cll3oaBxnihuFm9seM6ARrTjebhoulVgKGogAoThPEKIlYUARcaFTjvy5URy69s",
+	"D/9NJ79MSt6ouz5d0DYzJnOIhDxVZcM65sr8/kpqWXW0h8EwLlBZF3ChUj+CHhwfT7mZLcadWM6PCzLa",
+	"GpUNJstPNgvknrNtl/ksYLp5Bwchi45Zxo9vehGgSDLJhdEwkWkql05YqqXRm57lWQhajgR+4tpGtx5I",
+	"6TPaS6mu6VbScoZqrfeSaUil1OiSmZb7pDEVj629OHLZcLvN4UhEeZrRVW3dLTbtrhCx3Odw98W11Sit",
+	"zkiMxDkNsbkkwE/WVakDuD2sLRp6LCQhbwbgrsE7UEM8vLz4+Mv5rw7hEHVGYliHhnIN8QzpJgxxeQAM",
+	"xiypmMHyxoAVnILibo/ec/A17Ncloomjq6QegCY6g+LGLnX525tXLztwXoVmyMlInHTJPhGK1V+AJAZF",
+	"BTWklosKSURAkYjQHhVg15HT5m3HiwJU0SL94avHIEtMhhUvZiou2FIWEwoJPj0i6UYLZd0GFBMSJZVd",
+	"Gok6SL/k4ElZZSbIPlvD9FMmr2x+6pZJKF5C7Y+Ew35aT4UTcr2E77v0Z7R+uSEqON5yp2dGSIDK0XHz",
+	"jYR79mINjunwM6fdx4XVc2iaGtpSWylzCkgjlrBL94pGfoydd0hZ3gEw4eyt7fRIA0/qXMJPLDbpClJ+",
+	"bfk3EnnlnntUccpj9JFRrph+vnzeftzptu3sGwppuVx2pmLRkWp67PvqYzbNUtulMzNzQkkYbtK6khte",
+	"XgRhcINKex+40+10azn7wA7wOKhk6klUczTAbRj4s32cyFjXP/GDdFZsTl7DFE3TkxzK2UGui0JDUWSA",
+	"l6QRhLRntVPm8KS4SIJB8DMa3yVYuyzf73Z3gPlygipgvqJ68RA8Ohwwt15+2QKY22CMnf+k/5dtwxe8",
+	"OF6/i3AbBqeON7v71W+cV815MHj/IaygbK9y21ElOwwMm1IBgTIFH24dFHwLPsO9MvLz+RXhZ3VY6Oj8",
+	"FaB9gvAMWbJbEjZn9Tjz8g0Lb4SOourzBANYF5wohKKF87eiVjgSwl+IWb8VUG+6D/RefzmJpMFv80Pc",
+	"3Gi+tPMV9xZOm5j7AC8AbKH03k8B3FF8H+lcOjYFuaLfSNkff/EG4CNPbrdqOStwHmUlJw7ZnwNhQrDE",
+	"YALSA7qqzwqstMsxuzdtwEiIjIxGgsyV5jcIR9TIvyfgfdBHmu6/wGcprF2MRsEoINAFA4UsdfA9iqqt",
+	"mc2Nj1Qj4UpzHbiyXs9adc7X5cYe/gdMxygSLqZO5usn8jnXht5dCOpPFb3/sh0PTJayA0NrBwuImnUc",
+	"qlfYqpa09iLRn/0jM1YJl2/MlJuz88mljQz67qd+mp/t8hvacc+Z3HBceoSjL1VFxQNcdmfhKCpffoha",
+	"NlokvobAaPdGQqPiqN3JIX9C+8wUtdNw5CsPBRhtJrXRYZGZCqHT6eSl3+LhJl8ta3qQx78esJ1N+0qM",
+	"VK5r4M9PFPAkbBVCddH1F6UK7HlvC3keyXDALvr3ODbqBet0PWdNZLlAwL9Y4U5eM6WPt1Fq5MPSufsJ",
+	"JhKHf8brS41y76KQyA0X2YDy2uqjM+cnR0RctJuIj+NV80NcRfU8r/+63z80krbtZazto7uafDl6/vuu",
+	"WZqOQKng6HWt4IB2+VthhzSldh/u5OFuva7yvgA59PrdAsQQHGeKxzly0Df4y5PK90RAUU/y0DeKPwbH",
+	"x6mMWWqVz+BJ90m3bh7//Fe7Fd9breMSzPY8fV+edfehkd+Xh8p9ZHt838vRbP+kuRxAz123cRg8+3Ol",
+	"MFYHv/VyrFuvBj/rVdFmp12HLusXiK/+4fFBgQ1pfD7MwZcLFVDmDbjy3oYLFLq9/Q5/7QoqdTrZ36m4",
+	"E09+av+QsGL9RaZvEMgUvt+b3GRr9zBifsendPqcC1Pz+vJ4f7evl3sreWuPD7DbRTc9rYXf52bxpPDr",
+	"mPUHCtwUXRnN2NTqf8rYsXGK27ywdzm9G47YHr1TfxbwXsrf1xTuq/2LYn4B+1ovkmw3TfS4Xp7i13BU",
+	"3IDpOYQyESikaFfb+NsxEHWj1jaiK2iAw86wqx9sUhjxhJxyyl0TGk4lDmd8d0tG7m3OpSoQ4t/WiH31",
+	"pcvu/S5duk/33rMsoAu+5NLddtGySvLdbWyuXv56J2u52esPtHu9wu717nyR9BDTly/mK0zdIZar6Vb9",
+	"t7RdljXF2isWq1D3H27DIJO6wUCVpV5dBQe6qtSRUXxOLzqkcomqHTONyRkwSJHZYB8iL1quDJdnoKMQ",
+	"2EgUbZbLZYcuDK6oBhBCZq0bvVCtGKcbhgm9nDCXN3b4t4LHMkFI2RhTDQ5ZBlwYORLZQqzsly3qT9fL",
+	"Dd11wuqrd4SJrr5BFcJC8N8XCCxWUmtgaUr5eN0Zicifywj6vujEbNDuDm/UgSpUp+G1riZTS9Chd4UD",
+	"Ub5Su/rKJ2kLLVZN9p+XGu14nMrpGmZtEPS6Hfr/8ZOR6He7vUEyfjIY9IKqSrrraSzRUbd19IJ/GndN",
+	"tfe+1XX6vZp9B3f2qXuv1x9I3z/0xXqBy/JyfS11+lw6zm+BCJf9Hun8jd3DH12/vbfm7T3e32n9mSjq",
+	"d3rIZA2vXNwxUKmAK7+Zph8mSWNsUtH0DeHJ8Refj3YvEGzu++sKAqWEIiSkJ+WEEHkUVYc2CLHBi1FM",
+	"aEYByGYFxj3dUNV/X+Xm5U861Lyr/FGG4i2Gg49P/rDE7vcorK6f5m+k/LOC5m8kVI4j++QqzCPcNVs3",
+	"k8vdW72bsPLBlX9/Rlte7WfztyyRPGhp5ANVwbf9FYr8wu/l26tNFXJp+231oJp3oPKnAOpv7ge3/yqC",
+	"+S9iAku2frOj5EgoDxMcXQ6vfnzW2nqoFo0vcGz9owtnEJU+WwTOPErhb4UXEYBrQ4eQHn4YiajiXX7v",
+	"4qK6H/l9BHGKTDlrm3JtOkVybPMBYQf6bAoyHAf+c0b+c0YOPSPb/UWHlPvsIVu/WWfJnpLObzmKa45G",
+	"8QLTRY8cfq79chzLNHXPZK0hLOpI3/cfrFlwf3Vim33jQhsmYg9hIPBfFRl6pDGdtG2wj8kZRHN2jaAW",
+	"InJ/y4JOKWW4KGvrsHGuZOUXv8Ok2tifwH30cod7qMUZxoJhm7nb4XSqcEq414TxdFVW/+ulhMporpTQ",
+	"lEavLLTS3l2xasy6+zdGIFPSyFimcGQVSMaUKZ61qeJ8h5cXrYGrI9BA4JaN87GH7ZoZjkQBzeWG/gyc",
+	"pr8DB0YSsFIjKLmw3QRi4oFYLl5QbtMwAbkwmifoxtMZxu0SHjy8vHAYTi80XAoHD+UaZkwk7Ywp7R93",
+	"1hli0jrzlawapnYktOFpCgbpKWg2ZVZy6tLiX1VxbPyxmK6BmQ4H6vJKTtppfqd0pXKYzjUwaDn0q1w3",
+	"6+D2w+3/BAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

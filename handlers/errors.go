@@ -262,7 +262,7 @@ func describe(err error, ref *openapi3.SchemaRef) string {
 	switch {
 	case schema.Type.Is(openapi3.TypeInteger):
 		return "must be an integer"
-	case schema.Type.Is(openapi3.TypeBoolean):
+	case isBoolean(schema):
 		return booleanRule
 	}
 	return "is invalid"

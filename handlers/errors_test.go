@@ -19,21 +19,25 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 	cases := []struct {
 		req    request
 		status int
+		allow  string // of a 405: exactly the methods the route answers
 	}{
-		{request{path: "/api/v1/nothing", key: key}, http.StatusNotFound},
-		{request{path: "/api/v1/websites/1/extra", key: key}, http.StatusNotFound},
-		{request{path: "/api/v2/websites", key: key}, http.StatusNotFound},
-		{request{path: "/api/"}, http.StatusNotFound},
-		{request{method: "PATCH", path: "/api/v1/stats/1", key: key}, http.StatusMethodNotAllowed},
-		{request{method: "DELETE", path: "/api/v1/websites", key: key}, http.StatusMethodNotAllowed},
-		{request{method: "POST", path: "/api/v1/websites/1", key: key}, http.StatusMethodNotAllowed},
+		{request{path: "/api/v1/nothing", key: key}, http.StatusNotFound, ""},
+		{request{path: "/api/v1/websites/1/extra", key: key}, http.StatusNotFound, ""},
+		{request{path: "/api/v2/websites", key: key}, http.StatusNotFound, ""},
+		{request{path: "/api/"}, http.StatusNotFound, ""},
+		{request{method: "PATCH", path: "/api/v1/stats/1", key: key}, http.StatusMethodNotAllowed, "GET"},
+		{request{method: "DELETE", path: "/api/v1/websites", key: key}, http.StatusMethodNotAllowed, "GET, POST"},
+		{request{method: "POST", path: "/api/v1/websites/1", key: key}, http.StatusMethodNotAllowed, "DELETE, GET, PATCH, PUT"},
+		{request{method: "OPTIONS", path: "/api/v1/websites/1", key: key}, http.StatusMethodNotAllowed, "DELETE, GET, PATCH, PUT"},
+		{request{method: "POST", path: "/api/v1/openapi.yaml"}, http.StatusMethodNotAllowed, "GET, HEAD"},
+		{request{method: "TRACE", path: "/api/v1/openapi.yaml"}, http.StatusMethodNotAllowed, "GET, HEAD"},
 	}
 	for _, c := range cases {
 		t.Run(c.req.method+" "+c.req.path, func(t *testing.T) {
 			res := e.in(t).do(c.req)
 			want(t, res, c.status)
-			if allow := res.header.Get("Allow"); c.status == http.StatusMethodNotAllowed && (allow == "" || strings.Contains(allow, "OPTIONS")) {
-				t.Fatalf("405 with Allow %q: want the route's methods, and no OPTIONS, which is 405 too", allow)
+			if allow := res.header.Get("Allow"); allow != c.allow {
+				t.Fatalf("Allow %q, want %q", allow, c.allow)
 			}
 			if ct := res.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Fatalf("Content-Type %q", ct)
@@ -132,5 +136,23 @@ func TestServesTheSpec(t *testing.T) {
 	}
 	if ct := res.header.Get("Content-Type"); ct != "application/yaml" {
 		t.Fatalf("Content-Type %q", ct)
+	}
+}
+
+// HEAD /api/v1/openapi.yaml answers what GET answers, without the body (it was a 405).
+func TestHeadOpenAPI(t *testing.T) {
+	e := newEnv(t)
+	get := e.do(request{path: "/api/v1/openapi.yaml"})
+	head := e.do(request{method: "HEAD", path: "/api/v1/openapi.yaml"})
+	if head.status != http.StatusOK || len(head.body) != 0 {
+		t.Fatalf("HEAD: %d with %d bytes of body, want 200 and none", head.status, len(head.body))
+	}
+	for _, h := range []string{"Content-Type", "Content-Length"} {
+		if head.header.Get(h) == "" || head.header.Get(h) != get.header.Get(h) {
+			t.Fatalf("%s: HEAD %q, GET %q", h, head.header.Get(h), get.header.Get(h))
+		}
+	}
+	if !bytes.Equal(get.body, analytics.OpenAPI) {
+		t.Fatal("GET does not serve openapi.yaml as written")
 	}
 }

@@ -37,15 +37,24 @@ type operationInput struct {
 }
 
 // booleanRule is what a boolean parameter or form field must be on the wire. The spec says
-// `type: boolean` (so generated clients get a real boolean), but kin-openapi and oapi-codegen's
-// runtime both parse it with strconv.ParseBool, which also takes t, T, TRUE, True, f, F, FALSE
-// and False; the contract allows exactly these four.
+// a boolean or the integer 0 or 1 (Flag: generated clients get a real boolean), but
+// kin-openapi and oapi-codegen's runtime both parse it with strconv.ParseBool, which also takes
+// t, T, TRUE, True, f, F, FALSE and False; the contract allows exactly these four.
 const booleanRule = "must be one of true, false, 1, 0"
 
 var booleanSpellings = map[string]bool{"true": true, "false": true, "1": true, "0": true}
 
+// isBoolean: a boolean, or a choice of which one is a boolean (Flag).
 func isBoolean(schema *openapi3.Schema) bool {
-	return schema != nil && schema.Type.Is(openapi3.TypeBoolean)
+	if schema == nil {
+		return false
+	}
+	for _, s := range schema.AnyOf {
+		if s.Value != nil && s.Value.Type.Is(openapi3.TypeBoolean) {
+			return true
+		}
+	}
+	return schema.Type.Is(openapi3.TypeBoolean)
 }
 
 // formOperation is what the API knows of one operation's form body.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 
 	analytics "github.com/analytics-service/analytics"
 	"github.com/analytics-service/analytics/gen"
@@ -15,7 +16,7 @@ import (
 func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) (gen.ListStatsResponseObject, error) {
 	p := req.Params
 	if p.From.After(p.To.Time) {
-		return gen.ListStats422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(
+		return gen.ListStats422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(
 			invalid("to", "must be a date after or equal to from"))}, nil
 	}
 	err := s.repo.WebsiteOwned(ctx, userID(ctx), req.WebsiteId)
@@ -54,4 +55,18 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 // GetOpenAPI answers GET /api/v1/openapi.yaml with the spec as written.
 func (s *Server) GetOpenAPI(_ context.Context, _ gen.GetOpenAPIRequestObject) (gen.GetOpenAPIResponseObject, error) {
 	return gen.GetOpenAPI200ApplicationyamlResponse{Body: bytes.NewReader(analytics.OpenAPI), ContentLength: int64(len(analytics.OpenAPI))}, nil
+}
+
+// HeadOpenAPI answers HEAD /api/v1/openapi.yaml: GET's answer without the body.
+func (s *Server) HeadOpenAPI(_ context.Context, _ gen.HeadOpenAPIRequestObject) (gen.HeadOpenAPIResponseObject, error) {
+	return openAPIHead{}, nil
+}
+
+// openAPIHead adds to the generated HEAD answer the Content-Type GET sends (a response with no
+// content in the spec sets none).
+type openAPIHead struct{}
+
+func (openAPIHead) VisitHeadOpenAPIResponse(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/yaml")
+	return gen.HeadOpenAPI200Response{Headers: gen.HeadOpenAPI200ResponseHeaders{ContentLength: len(analytics.OpenAPI)}}.VisitHeadOpenAPIResponse(w)
 }

@@ -50,7 +50,7 @@ func (s *Server) StoreWebsite(ctx context.Context, req gen.StoreWebsiteRequestOb
 		return nil, err
 	}
 	if errs != nil {
-		return gen.StoreWebsite422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(invalidBody(errs))}, nil
+		return gen.StoreWebsite422JSONResponse{InvalidWebsiteJSONResponse: gen.InvalidWebsiteJSONResponse(invalidBody(errs))}, nil
 	}
 	return gen.StoreWebsite201JSONResponse{
 		Body:    gen.WebsiteResponse{Data: websiteJSON(w)},
@@ -79,7 +79,7 @@ func (s *Server) UpdateWebsite(ctx context.Context, req gen.UpdateWebsiteRequest
 	case body != nil && body.Status == 404:
 		return gen.UpdateWebsite404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(*body)}, nil
 	case body != nil:
-		return gen.UpdateWebsite422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(*body)}, nil
+		return gen.UpdateWebsite422JSONResponse{InvalidWebsiteUpdateJSONResponse: gen.InvalidWebsiteUpdateJSONResponse(*body)}, nil
 	}
 	return gen.UpdateWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: websiteJSON(w)}}, nil
 }
@@ -93,7 +93,7 @@ func (s *Server) PatchWebsite(ctx context.Context, req gen.PatchWebsiteRequestOb
 	case body != nil && body.Status == 404:
 		return gen.PatchWebsite404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(*body)}, nil
 	case body != nil:
-		return gen.PatchWebsite422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse(*body)}, nil
+		return gen.PatchWebsite422JSONResponse{InvalidWebsiteUpdateJSONResponse: gen.InvalidWebsiteUpdateJSONResponse(*body)}, nil
 	}
 	return gen.PatchWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: websiteJSON(w)}}, nil
 }

@@ -132,7 +132,10 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 	}
 	site, ok := c.Sites.Lookup(bareHost(page.Hostname()))
 	if !ok {
-		return http.StatusNotFound, "No website has this page's host."
+		// Answered like a counted hit: a stranger must not learn whether a domain is tracked
+		// here. The metric counts the reason, never the host.
+		c.Metrics.ignore(reasonUnknownWebsite)
+		return http.StatusAccepted, ""
 	}
 
 	if site.excludesIP(ip) {

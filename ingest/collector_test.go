@@ -297,6 +297,17 @@ func TestEachStatistic(t *testing.T) {
 			},
 			counts{"event": {"Purchase:5:USD": 2, "Sign up::": 1, "N:2.5:a b": 1, "Neg::": 1, "Long::": 1, "Zero::": 1, "NaN::": 1,
 				strings.Repeat("n", 64) + ":1234567890:" + strings.Repeat("u", 32): 1}}},
+		// openapi.yaml declares these members nullable: null is the same as absent.
+		{"null members count as absent", nil,
+			[]hit{
+				{body: `{"page":"https://site.test/","event":{"name":"Unitless","value":7,"unit":null}}`},
+				{body: `{"page":"https://site.test/","event":{"name":"Valueless","value":null,"unit":"EUR"}}`},
+				{body: `{"page":"https://site.test/","referrer":null,"screen_resolution":null,"event":null}`},
+			},
+			counts{"event": {"Unitless:7:": 1, "Valueless::EUR": 1}, "pageview": {day: 1}, "visitor": {day: 1},
+				"page": {"/": 1}, "referrer": {"": 1}, "browser": {"Chrome": 1}, "operating_system": {"Windows": 1},
+				"device": {"desktop": 1}, "language": {"": 1}, "screen_resolution": {"": 1},
+				"continent": {"NA:North America": 1}, "country": {"US:United States": 1}, "city": {"US:New York, NY": 1}}},
 	}
 	cases = append(cases, struct {
 		name     string
@@ -403,7 +414,6 @@ func TestBadHits(t *testing.T) {
 		{"event without name", hit{body: `{"page":"https://bad.test/","event":{"value":"1"}}`}, 400},
 		{"event name too long", hit{body: `{"page":"https://bad.test/","event":{"name":"` + strings.Repeat("n", 65) + `"}}`}, 400},
 		{"event value an object", hit{body: `{"page":"https://bad.test/","event":{"name":"a","value":{}}}`}, 400},
-		{"unknown website", hit{body: `{"page":"https://unknown.test/"}`}, 404},
 		{"too large", hit{body: `{"page":"https://bad.test/","referrer":"` + strings.Repeat("r", ingest.MaxBodySize) + `"}`}, 413},
 		{"GET", hit{method: "GET"}, 405},
 		{"DELETE", hit{method: "DELETE"}, 405},
@@ -470,8 +480,61 @@ func TestSettingsChangesApplyAtOnce(t *testing.T) {
 		t.Fatalf("exclude_ips not applied at once: %d pageviews, want 1", got)
 	}
 	api("DELETE", fmt.Sprintf("/api/v1/websites/%d", id), "")
-	if s := hitLive(); s != 404 {
-		t.Fatalf("deleted website: %d, want 404", s)
+	if s := hitLive(); s != 202 {
+		t.Fatalf("deleted website: %d, want 202 (as for any unknown host)", s)
+	}
+	if n, _ := metric(t, e.registry, "analytics_events_ignored_total", "reason", "unknown_website"); n != 1 {
+		t.Fatalf("deleted website: ignored{reason=unknown_website} = %v, want 1", n)
+	}
+}
+
+// A hit for a host no website has is answered exactly like a counted one (202, no body, the
+// same headers), so that a stranger cannot tell whether a private website is tracked here;
+// only the metrics count it, by reason and never by host.
+func TestUnknownWebsiteLooksAccepted(t *testing.T) {
+	e := newCollectEnv(t, app.Config{})
+	id := e.site("known.test")
+	known := e.send(hit{body: body("https://known.test/", "", "1x1")})
+	unknown := e.send(hit{body: body("https://unknown.test/", "", "1x1")})
+	if known.status != http.StatusAccepted || unknown.status != http.StatusAccepted {
+		t.Fatalf("known %d, unknown %d: want 202 for both", known.status, unknown.status)
+	}
+	if len(unknown.body) != 0 || len(known.body) != 0 {
+		t.Fatalf("bodies %q and %q, want none", known.body, unknown.body)
+	}
+	for name := range known.header {
+		if unknown.header.Get(name) != known.header.Get(name) {
+			t.Fatalf("header %s: %q for a known host, %q for an unknown one", name, known.header.Get(name), unknown.header.Get(name))
+		}
+	}
+	if len(unknown.header) != len(known.header) {
+		t.Fatalf("headers differ: %v and %v", known.header, unknown.header)
+	}
+	if n, _ := metric(t, e.registry, "analytics_events_ignored_total", "reason", "unknown_website"); n != 1 {
+		t.Fatalf("ignored{reason=unknown_website} = %v, want 1", n)
+	}
+	if err := e.pipeline.Flusher.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := e.db.Get(&rows, `SELECT count(*) FROM stats WHERE website_id <> $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 {
+		t.Fatalf("%d stats rows for no website", rows)
+	}
+	families, err := e.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if strings.Contains(l.GetValue(), "unknown.test") {
+					t.Fatalf("metric %s names the host: %v", f.GetName(), m)
+				}
+			}
+		}
 	}
 }
 

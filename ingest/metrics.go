@@ -37,7 +37,7 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 			Name: "analytics_flush_duration_seconds", Help: "Duration of successful flushes.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
 	}
-	for _, reason := range []string{reasonBot, reasonIP} {
+	for _, reason := range []string{reasonBot, reasonIP, reasonUnknownWebsite} {
 		m.ignored.WithLabelValues(reason)
 	}
 	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration,
@@ -47,9 +47,11 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 	return m
 }
 
+// The reasons of analytics_events_ignored_total. No label names a website or a domain.
 const (
-	reasonBot = "bot"
-	reasonIP  = "excluded_ip"
+	reasonBot            = "bot"
+	reasonIP             = "excluded_ip"
+	reasonUnknownWebsite = "unknown_website" // no website has the page's host
 )
 
 func (m *Metrics) accept() {

@@ -296,6 +296,7 @@ type Error struct {
 
 // Flag A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 // `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+// Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 type Flag = bool
 
 // Health defines model for Health.
@@ -306,15 +307,16 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
-// Hit One pageview, or one event when `event` is present.
+// Hit One pageview, or one event when `event` is present. Member names match whatever their
+// case, unknown members are ignored, and a member that is `null` counts as absent.
 type Hit struct {
-	// Event An event; recorded as the `event` statistic `name:value:unit`.
+	// Event The event; `null` is the same as none (a pageview).
 	Event *HitEvent `json:"event,omitempty"`
 
 	// Page The absolute http(s) URL of the page.
 	Page string `json:"page"`
 
-	// Referrer The referrer URL; empty for direct visits.
+	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
@@ -326,10 +328,12 @@ type HitEvent struct {
 	// Name Colons become spaces.
 	Name string `json:"name"`
 
-	// Unit Kept only when at most 32 characters.
+	// Unit Kept only when at most 32 characters; `null` is the same as none (trackers send it
+	// when a page passes no unit).
 	Unit *string `json:"unit,omitempty"`
 
-	// Value Kept only when a positive number of at most 10 characters (a JSON number is accepted too).
+	// Value Kept only when a positive number of at most 10 characters, written as a string
+	// (`"5"`) or as a JSON number (`5`); `null` is the same as none.
 	Value *string `json:"value,omitempty"`
 }
 
@@ -430,7 +434,7 @@ type WebsiteResponse struct {
 	Data Website `json:"data"`
 }
 
-// WebsiteStoreForm defines model for WebsiteStoreForm.
+// WebsiteStoreForm Any other field is refused with 422 (`favorite` included).
 type WebsiteStoreForm struct {
 	// Domain A host name or IP address; a URL is accepted and normalised.
 	Domain string `json:"domain"`
@@ -453,7 +457,7 @@ type WebsiteStoreForm struct {
 	Privacy  *Privacy `json:"privacy,omitempty"`
 }
 
-// WebsiteUpdateForm defines model for WebsiteUpdateForm.
+// WebsiteUpdateForm Any other field is refused with 422 (`domain` included).
 type WebsiteUpdateForm struct {
 	Email         *ZeroOne `json:"email,omitempty"`
 	ExcludeBots   *ZeroOne `json:"exclude_bots,omitempty"`
@@ -462,6 +466,7 @@ type WebsiteUpdateForm struct {
 
 	// Favorite A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 	// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+	// Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 	Favorite *Flag `json:"favorite,omitempty"`
 
 	// Password A new password (stored as an argon2id hash). Empty removes the password, which is
@@ -475,6 +480,9 @@ type WebsiteUpdateForm struct {
 
 // ZeroOne defines model for ZeroOne.
 type ZeroOne int
+
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
 
 // Page defines model for Page.
 type Page = int
@@ -494,6 +502,18 @@ type BadHit = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidStatsQuery The one error body, for every status >= 400.
+type InvalidStatsQuery = Error
+
+// InvalidWebsite The one error body, for every status >= 400.
+type InvalidWebsite = Error
+
+// InvalidWebsiteUpdate The one error body, for every status >= 400.
+type InvalidWebsiteUpdate = Error
+
+// MethodNotAllowed The one error body, for every status >= 400.
+type MethodNotAllowed = Error
+
 // NotFound The one error body, for every status >= 400.
 type NotFound = Error
 
@@ -506,6 +526,9 @@ type TooManyRequests = Error
 // Unauthorized The one error body, for every status >= 400.
 type Unauthorized = Error
 
+// Unavailable defines model for Unavailable.
+type Unavailable = Health
+
 // UnprocessableEntity The one error body, for every status >= 400.
 type UnprocessableEntity = Error
 
@@ -517,6 +540,18 @@ type WebsiteOK = WebsiteResponse
 
 // CollectEventTextBody defines parameters for CollectEvent.
 type CollectEventTextBody = string
+
+// GetDocsParams defines parameters for GetDocs.
+type GetDocsParams struct {
+	// IfNoneMatch The `ETag` of a copy the client has; when it matches, the answer is 304.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// HeadDocsParams defines parameters for HeadDocs.
+type HeadDocsParams struct {
+	// IfNoneMatch The `ETag` of a copy the client has; when it matches, the answer is 304.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
 
 // ListStatsParams defines parameters for ListStats.
 type ListStatsParams struct {
@@ -574,6 +609,18 @@ type ListWebsitesParamsSearchBy string
 
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
+
+// GetTrackerScriptParams defines parameters for GetTrackerScript.
+type GetTrackerScriptParams struct {
+	// IfNoneMatch The `ETag` of a copy the client has; when it matches, the answer is 304.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// HeadTrackerScriptParams defines parameters for HeadTrackerScript.
+type HeadTrackerScriptParams struct {
+	// IfNoneMatch The `ETag` of a copy the client has; when it matches, the answer is 304.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
 
 // CollectEventJSONRequestBody defines body for CollectEvent for application/json ContentType.
 type CollectEventJSONRequestBody = Hit
@@ -676,7 +723,10 @@ type ClientInterface interface {
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
 	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-	// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+	// website excludes them), excluded IP addresses and hosts that no website has are answered
+	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -691,7 +741,10 @@ type ClientInterface interface {
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
 	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-	// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+	// website excludes them), excluded IP addresses and hosts that no website has are answered
+	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -706,7 +759,10 @@ type ClientInterface interface {
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
 	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-	// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+	// website excludes them), excluded IP addresses and hosts that no website has are answered
+	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -720,10 +776,18 @@ type ClientInterface interface {
 	//
 	// This document as a readable page (Redoc, generated from it by `make generate`), served by
 	// the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-	// (strong ETag), gzip-compressed when accepted.
+	// (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
+	// 405.
 	//
 	// Corresponds with GET /api/v1/docs (the `GetDocs` operationId).
-	GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetDocs(ctx context.Context, params *GetDocsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadDocs This API's documentation, without the body
+	//
+	// The answer GET gives, without the body. Needs no key.
+	//
+	// Corresponds with HEAD /api/v1/docs (the `HeadDocs` operationId).
+	HeadDocs(ctx context.Context, params *HeadDocsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPI This API description
 	//
@@ -731,6 +795,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadOpenAPI This API description's headers
+	//
+	// The answer GET gives, without the body. Needs no key.
+	//
+	// Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
+	HeadOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListStats Statistics of a website
 	//
@@ -830,32 +901,57 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// HeadHealth Liveness, without a body
+	//
+	// Corresponds with HEAD /healthz (the `HeadHealth` operationId).
+	HeadHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTrackerScript The tracker script
 	//
 	// Embed it with
 	// `<script async defer src="https://HOST/js/script.js" data-host="https://HOST"></script>`;
 	// add `data-dnt="true"` to honour Do Not Track. Cacheable (strong ETag, one hour),
-	// gzip-compressed when accepted.
+	// gzip-compressed when accepted. Any other method than GET and HEAD answers 405.
 	//
 	// Corresponds with GET /js/script.js (the `GetTrackerScript` operationId).
-	GetTrackerScript(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetTrackerScript(ctx context.Context, params *GetTrackerScriptParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadTrackerScript The tracker script's headers
+	//
+	// The answer GET gives, without the body.
+	//
+	// Corresponds with HEAD /js/script.js (the `HeadTrackerScript` operationId).
+	HeadTrackerScript(ctx context.Context, params *HeadTrackerScriptParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetMetrics Prometheus metrics
 	//
-	// Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-	// count, rows, duration and failures, API requests and latencies, per-client rate limits
-	// (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
+	// Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
+	// rejected (by status), unwritten counters, flush count, rows, duration and failures, API
+	// requests and latencies, per-client rate limits (requests refused, clients tracked,
+	// clients forgotten while still limited), background jobs, Go runtime. No label names a
+	// website, a domain or a value.
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// HeadMetrics Prometheus metrics, without a body
+	//
+	// Corresponds with HEAD /metrics (the `HeadMetrics` operationId).
+	HeadMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetReadiness Readiness of the API
 	//
 	// Whether this node can serve the API: 200 when the database answers, 503 when it does
-	// not. Route API traffic by this one; collection traffic by `/readyz/collect`.
+	// not. Route API traffic by this one; collection traffic by `/readyz/collect`. A load
+	// balancer needs only the status; both answers have the same small `Health` body.
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadReadiness Readiness of the API, without a body
+	//
+	// Corresponds with HEAD /readyz (the `HeadReadiness` operationId).
+	HeadReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCollectionReadiness Readiness of collection
 	//
@@ -866,6 +962,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /readyz/collect (the `GetCollectionReadiness` operationId).
 	GetCollectionReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HeadCollectionReadiness Readiness of collection, without a body
+	//
+	// Corresponds with HEAD /readyz/collect (the `HeadCollectionReadiness` operationId).
+	HeadCollectionReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // PreflightEvent CORS preflight
@@ -890,7 +991,10 @@ func (c *Client) PreflightEvent(ctx context.Context, reqEditors ...RequestEditor
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
 // `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 // a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+// website excludes them), excluded IP addresses and hosts that no website has are answered
+// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+// a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 // `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 // is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -915,7 +1019,10 @@ func (c *Client) CollectEventWithBody(ctx context.Context, contentType string, b
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
 // `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 // a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+// website excludes them), excluded IP addresses and hosts that no website has are answered
+// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+// a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 // `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 // is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -940,7 +1047,10 @@ func (c *Client) CollectEvent(ctx context.Context, body CollectEventJSONRequestB
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
 // `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 // a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+// website excludes them), excluded IP addresses and hosts that no website has are answered
+// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+// a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 // `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 // is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -964,11 +1074,29 @@ func (c *Client) CollectEventWithTextBody(ctx context.Context, body CollectEvent
 //
 // This document as a readable page (Redoc, generated from it by `make generate`), served by
 // the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-// (strong ETag), gzip-compressed when accepted.
+// (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
+// 405.
 //
 // Corresponds with GET /api/v1/docs (the `GetDocs` operationId).
-func (c *Client) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetDocsRequest(c.Server)
+func (c *Client) GetDocs(ctx context.Context, params *GetDocsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDocsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadDocs This API's documentation, without the body
+//
+// The answer GET gives, without the body. Needs no key.
+//
+// Corresponds with HEAD /api/v1/docs (the `HeadDocs` operationId).
+func (c *Client) HeadDocs(ctx context.Context, params *HeadDocsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadDocsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -986,6 +1114,23 @@ func (c *Client) GetDocs(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /api/v1/openapi.yaml (the `GetOpenAPI` operationId).
 func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadOpenAPI This API description's headers
+//
+// The answer GET gives, without the body. Needs no key.
+//
+// Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
+func (c *Client) HeadOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadOpenAPIRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1204,16 +1349,48 @@ func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (
 	return c.Client.Do(req)
 }
 
+// HeadHealth Liveness, without a body
+//
+// Corresponds with HEAD /healthz (the `HeadHealth` operationId).
+func (c *Client) HeadHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadHealthRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTrackerScript The tracker script
 //
 // Embed it with
 // `<script async defer src="https://HOST/js/script.js" data-host="https://HOST"></script>`;
 // add `data-dnt="true"` to honour Do Not Track. Cacheable (strong ETag, one hour),
-// gzip-compressed when accepted.
+// gzip-compressed when accepted. Any other method than GET and HEAD answers 405.
 //
 // Corresponds with GET /js/script.js (the `GetTrackerScript` operationId).
-func (c *Client) GetTrackerScript(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetTrackerScriptRequest(c.Server)
+func (c *Client) GetTrackerScript(ctx context.Context, params *GetTrackerScriptParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTrackerScriptRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadTrackerScript The tracker script's headers
+//
+// The answer GET gives, without the body.
+//
+// Corresponds with HEAD /js/script.js (the `HeadTrackerScript` operationId).
+func (c *Client) HeadTrackerScript(ctx context.Context, params *HeadTrackerScriptParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadTrackerScriptRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1226,9 +1403,11 @@ func (c *Client) GetTrackerScript(ctx context.Context, reqEditors ...RequestEdit
 
 // GetMetrics Prometheus metrics
 //
-// Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-// count, rows, duration and failures, API requests and latencies, per-client rate limits
-// (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
+// Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
+// rejected (by status), unwritten counters, flush count, rows, duration and failures, API
+// requests and latencies, per-client rate limits (requests refused, clients tracked,
+// clients forgotten while still limited), background jobs, Go runtime. No label names a
+// website, a domain or a value.
 //
 // Corresponds with GET /metrics (the `GetMetrics` operationId).
 func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1243,14 +1422,45 @@ func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
+// HeadMetrics Prometheus metrics, without a body
+//
+// Corresponds with HEAD /metrics (the `HeadMetrics` operationId).
+func (c *Client) HeadMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadMetricsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetReadiness Readiness of the API
 //
 // Whether this node can serve the API: 200 when the database answers, 503 when it does
-// not. Route API traffic by this one; collection traffic by `/readyz/collect`.
+// not. Route API traffic by this one; collection traffic by `/readyz/collect`. A load
+// balancer needs only the status; both answers have the same small `Health` body.
 //
 // Corresponds with GET /readyz (the `GetReadiness` operationId).
 func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetReadinessRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadReadiness Readiness of the API, without a body
+//
+// Corresponds with HEAD /readyz (the `HeadReadiness` operationId).
+func (c *Client) HeadReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadReadinessRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1271,6 +1481,21 @@ func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn
 // Corresponds with GET /readyz/collect (the `GetCollectionReadiness` operationId).
 func (c *Client) GetCollectionReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetCollectionReadinessRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HeadCollectionReadiness Readiness of collection, without a body
+//
+// Corresponds with HEAD /readyz/collect (the `HeadCollectionReadiness` operationId).
+func (c *Client) HeadCollectionReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHeadCollectionReadinessRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1360,7 +1585,7 @@ func NewCollectEventRequestWithBody(server string, contentType string, body io.R
 }
 
 // NewGetDocsRequest constructs an http.Request for the GetDocs method
-func NewGetDocsRequest(server string) (*http.Request, error) {
+func NewGetDocsRequest(server string, params *GetDocsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1381,6 +1606,63 @@ func NewGetDocsRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewHeadDocsRequest constructs an http.Request for the HeadDocs method
+func NewHeadDocsRequest(server string, params *HeadDocsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/docs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1406,6 +1688,33 @@ func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHeadOpenAPIRequest constructs an http.Request for the HeadOpenAPI method
+func NewHeadOpenAPIRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/openapi.yaml")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1612,7 +1921,7 @@ func NewListWebsitesRequest(server string, params *ListWebsitesParams) (*http.Re
 
 		if params.Favorite != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "favorite", *params.Favorite, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "favorite", *params.Favorite, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -1913,8 +2222,35 @@ func NewGetHealthRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewHeadHealthRequest constructs an http.Request for the HeadHealth method
+func NewHeadHealthRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/healthz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetTrackerScriptRequest constructs an http.Request for the GetTrackerScript method
-func NewGetTrackerScriptRequest(server string) (*http.Request, error) {
+func NewGetTrackerScriptRequest(server string, params *GetTrackerScriptParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1935,6 +2271,63 @@ func NewGetTrackerScriptRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewHeadTrackerScriptRequest constructs an http.Request for the HeadTrackerScript method
+func NewHeadTrackerScriptRequest(server string, params *HeadTrackerScriptParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/js/script.js")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1960,6 +2353,33 @@ func NewGetMetricsRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHeadMetricsRequest constructs an http.Request for the HeadMetrics method
+func NewHeadMetricsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/metrics")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1994,6 +2414,33 @@ func NewGetReadinessRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewHeadReadinessRequest constructs an http.Request for the HeadReadiness method
+func NewHeadReadinessRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/readyz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetCollectionReadinessRequest constructs an http.Request for the GetCollectionReadiness method
 func NewGetCollectionReadinessRequest(server string) (*http.Request, error) {
 	var err error
@@ -2014,6 +2461,33 @@ func NewGetCollectionReadinessRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHeadCollectionReadinessRequest constructs an http.Request for the HeadCollectionReadiness method
+func NewHeadCollectionReadinessRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/readyz/collect")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -2079,7 +2553,10 @@ type ClientWithResponsesInterface interface {
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
 	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-	// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+	// website excludes them), excluded IP addresses and hosts that no website has are answered
+	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -2094,7 +2571,10 @@ type ClientWithResponsesInterface interface {
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
 	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-	// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+	// website excludes them), excluded IP addresses and hosts that no website has are answered
+	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -2109,7 +2589,10 @@ type ClientWithResponsesInterface interface {
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
 	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-	// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+	// website excludes them), excluded IP addresses and hosts that no website has are answered
+	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -2123,12 +2606,22 @@ type ClientWithResponsesInterface interface {
 	//
 	// This document as a readable page (Redoc, generated from it by `make generate`), served by
 	// the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-	// (strong ETag), gzip-compressed when accepted.
+	// (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
+	// 405.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/docs (the `GetDocs` operationId).
-	GetDocsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetDocsResponse, error)
+	GetDocsWithResponse(ctx context.Context, params *GetDocsParams, reqEditors ...RequestEditorFn) (*GetDocsResponse, error)
+
+	// HeadDocsWithResponse This API's documentation, without the body
+	//
+	// The answer GET gives, without the body. Needs no key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /api/v1/docs (the `HeadDocs` operationId).
+	HeadDocsWithResponse(ctx context.Context, params *HeadDocsParams, reqEditors ...RequestEditorFn) (*HeadDocsResponse, error)
 
 	// GetOpenAPIWithResponse This API description
 	//
@@ -2138,6 +2631,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
+
+	// HeadOpenAPIWithResponse This API description's headers
+	//
+	// The answer GET gives, without the body. Needs no key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
+	HeadOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadOpenAPIResponse, error)
 
 	// ListStatsWithResponse Statistics of a website
 	//
@@ -2247,38 +2749,71 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthResponse, error)
 
+	// HeadHealthWithResponse Liveness, without a body
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /healthz (the `HeadHealth` operationId).
+	HeadHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadHealthResponse, error)
+
 	// GetTrackerScriptWithResponse The tracker script
 	//
 	// Embed it with
 	// `<script async defer src="https://HOST/js/script.js" data-host="https://HOST"></script>`;
 	// add `data-dnt="true"` to honour Do Not Track. Cacheable (strong ETag, one hour),
-	// gzip-compressed when accepted.
+	// gzip-compressed when accepted. Any other method than GET and HEAD answers 405.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /js/script.js (the `GetTrackerScript` operationId).
-	GetTrackerScriptWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTrackerScriptResponse, error)
+	GetTrackerScriptWithResponse(ctx context.Context, params *GetTrackerScriptParams, reqEditors ...RequestEditorFn) (*GetTrackerScriptResponse, error)
+
+	// HeadTrackerScriptWithResponse The tracker script's headers
+	//
+	// The answer GET gives, without the body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /js/script.js (the `HeadTrackerScript` operationId).
+	HeadTrackerScriptWithResponse(ctx context.Context, params *HeadTrackerScriptParams, reqEditors ...RequestEditorFn) (*HeadTrackerScriptResponse, error)
 
 	// GetMetricsWithResponse Prometheus metrics
 	//
-	// Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-	// count, rows, duration and failures, API requests and latencies, per-client rate limits
-	// (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
+	// Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
+	// rejected (by status), unwritten counters, flush count, rows, duration and failures, API
+	// requests and latencies, per-client rate limits (requests refused, clients tracked,
+	// clients forgotten while still limited), background jobs, Go runtime. No label names a
+	// website, a domain or a value.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
 
+	// HeadMetricsWithResponse Prometheus metrics, without a body
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /metrics (the `HeadMetrics` operationId).
+	HeadMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadMetricsResponse, error)
+
 	// GetReadinessWithResponse Readiness of the API
 	//
 	// Whether this node can serve the API: 200 when the database answers, 503 when it does
-	// not. Route API traffic by this one; collection traffic by `/readyz/collect`.
+	// not. Route API traffic by this one; collection traffic by `/readyz/collect`. A load
+	// balancer needs only the status; both answers have the same small `Health` body.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
+
+	// HeadReadinessWithResponse Readiness of the API, without a body
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /readyz (the `HeadReadiness` operationId).
+	HeadReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadReadinessResponse, error)
 
 	// GetCollectionReadinessWithResponse Readiness of collection
 	//
@@ -2291,6 +2826,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /readyz/collect (the `GetCollectionReadiness` operationId).
 	GetCollectionReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCollectionReadinessResponse, error)
+
+	// HeadCollectionReadinessWithResponse Readiness of collection, without a body
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with HEAD /readyz/collect (the `HeadCollectionReadiness` operationId).
+	HeadCollectionReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadCollectionReadinessResponse, error)
 }
 
 // PreflightEventResponse204Headers the declared response headers of an HTTP 204 response for PreflightEvent
@@ -2346,11 +2888,6 @@ type CollectEventResponse400Headers struct {
 	AccessControlAllowOrigin string
 }
 
-// CollectEventResponse404Headers the declared response headers of an HTTP 404 response for CollectEvent
-type CollectEventResponse404Headers struct {
-	AccessControlAllowOrigin string
-}
-
 // CollectEventResponse413Headers the declared response headers of an HTTP 413 response for CollectEvent
 type CollectEventResponse413Headers struct {
 	AccessControlAllowOrigin string
@@ -2373,8 +2910,6 @@ type CollectEventResponse struct {
 	HTTPResponse *http.Response
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadHit
-	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *Error
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -2385,8 +2920,6 @@ type CollectEventResponse struct {
 	Headers202 *CollectEventResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CollectEventResponse400Headers
-	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *CollectEventResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CollectEventResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -2398,11 +2931,6 @@ type CollectEventResponse struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r CollectEventResponse) GetJSON400() *BadHit {
 	return r.JSON400
-}
-
-// GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r CollectEventResponse) GetJSON404() *Error {
-	return r.JSON404
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -2455,11 +2983,18 @@ type GetDocsResponse200Headers struct {
 	ETag                  string
 }
 
+// GetDocsResponse304Headers the declared response headers of an HTTP 304 response for GetDocs
+type GetDocsResponse304Headers struct {
+	ETag string
+}
+
 type GetDocsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDocsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetDocsResponse304Headers
 }
 
 // GetBody returns the raw response body bytes
@@ -2485,6 +3020,56 @@ func (r GetDocsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetDocsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// HeadDocsResponse200Headers the declared response headers of an HTTP 200 response for HeadDocs
+type HeadDocsResponse200Headers struct {
+	ContentLength         int
+	ContentSecurityPolicy string
+	ETag                  string
+}
+
+// HeadDocsResponse304Headers the declared response headers of an HTTP 304 response for HeadDocs
+type HeadDocsResponse304Headers struct {
+	ETag string
+}
+
+type HeadDocsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HeadDocsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *HeadDocsResponse304Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadDocsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadDocsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadDocsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadDocsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2560,6 +3145,61 @@ func (r GetOpenAPIResponse) ContentType() string {
 	return ""
 }
 
+// HeadOpenAPIResponse200Headers the declared response headers of an HTTP 200 response for HeadOpenAPI
+type HeadOpenAPIResponse200Headers struct {
+	ContentLength int
+}
+
+// HeadOpenAPIResponse429Headers the declared response headers of an HTTP 429 response for HeadOpenAPI
+type HeadOpenAPIResponse429Headers struct {
+	RetryAfter int
+}
+
+// HeadOpenAPIResponse500Headers the declared response headers of an HTTP 500 response for HeadOpenAPI
+type HeadOpenAPIResponse500Headers struct {
+	XRequestId string
+}
+
+type HeadOpenAPIResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HeadOpenAPIResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *HeadOpenAPIResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *HeadOpenAPIResponse500Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadOpenAPIResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadOpenAPIResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadOpenAPIResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadOpenAPIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListStatsResponse401Headers the declared response headers of an HTTP 401 response for ListStats
 type ListStatsResponse401Headers struct {
 	WWWAuthenticate string
@@ -2585,7 +3225,7 @@ type ListStatsResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *UnprocessableEntity
+	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2614,7 +3254,7 @@ func (r ListStatsResponse) GetJSON404() *NotFound {
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r ListStatsResponse) GetJSON422() *UnprocessableEntity {
+func (r ListStatsResponse) GetJSON422() *InvalidStatsQuery {
 	return r.JSON422
 }
 
@@ -2779,7 +3419,7 @@ type StoreWebsiteResponse struct {
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *UnprocessableEntity
+	JSON422 *InvalidWebsite
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -2815,7 +3455,7 @@ func (r StoreWebsiteResponse) GetJSON415() *UnsupportedMediaType {
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r StoreWebsiteResponse) GetJSON422() *UnprocessableEntity {
+func (r StoreWebsiteResponse) GetJSON422() *InvalidWebsite {
 	return r.JSON422
 }
 
@@ -3067,7 +3707,7 @@ type PatchWebsiteResponse struct {
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *UnprocessableEntity
+	JSON422 *InvalidWebsiteUpdate
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3106,7 +3746,7 @@ func (r PatchWebsiteResponse) GetJSON415() *UnsupportedMediaType {
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r PatchWebsiteResponse) GetJSON422() *UnprocessableEntity {
+func (r PatchWebsiteResponse) GetJSON422() *InvalidWebsiteUpdate {
 	return r.JSON422
 }
 
@@ -3178,7 +3818,7 @@ type UpdateWebsiteResponse struct {
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
-	JSON422 *UnprocessableEntity
+	JSON422 *InvalidWebsiteUpdate
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3217,7 +3857,7 @@ func (r UpdateWebsiteResponse) GetJSON415() *UnsupportedMediaType {
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
-func (r UpdateWebsiteResponse) GetJSON422() *UnprocessableEntity {
+func (r UpdateWebsiteResponse) GetJSON422() *InvalidWebsiteUpdate {
 	return r.JSON422
 }
 
@@ -3301,8 +3941,47 @@ func (r GetHealthResponse) ContentType() string {
 	return ""
 }
 
+type HeadHealthResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadHealthResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadHealthResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadHealthResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadHealthResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTrackerScriptResponse200Headers the declared response headers of an HTTP 200 response for GetTrackerScript
 type GetTrackerScriptResponse200Headers struct {
+	ETag string
+}
+
+// GetTrackerScriptResponse304Headers the declared response headers of an HTTP 304 response for GetTrackerScript
+type GetTrackerScriptResponse304Headers struct {
 	ETag string
 }
 
@@ -3311,6 +3990,8 @@ type GetTrackerScriptResponse struct {
 	HTTPResponse *http.Response
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetTrackerScriptResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetTrackerScriptResponse304Headers
 }
 
 // GetBody returns the raw response body bytes
@@ -3336,6 +4017,55 @@ func (r GetTrackerScriptResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetTrackerScriptResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// HeadTrackerScriptResponse200Headers the declared response headers of an HTTP 200 response for HeadTrackerScript
+type HeadTrackerScriptResponse200Headers struct {
+	ContentLength int
+	ETag          string
+}
+
+// HeadTrackerScriptResponse304Headers the declared response headers of an HTTP 304 response for HeadTrackerScript
+type HeadTrackerScriptResponse304Headers struct {
+	ETag string
+}
+
+type HeadTrackerScriptResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HeadTrackerScriptResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *HeadTrackerScriptResponse304Headers
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadTrackerScriptResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadTrackerScriptResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadTrackerScriptResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadTrackerScriptResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3376,13 +4106,47 @@ func (r GetMetricsResponse) ContentType() string {
 	return ""
 }
 
+type HeadMetricsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadMetricsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadMetricsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadMetricsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadMetricsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetReadinessResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Health
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Health
+	JSON503 *Unavailable
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3391,7 +4155,7 @@ func (r GetReadinessResponse) GetJSON200() *Health {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r GetReadinessResponse) GetJSON503() *Health {
+func (r GetReadinessResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
@@ -3424,13 +4188,47 @@ func (r GetReadinessResponse) ContentType() string {
 	return ""
 }
 
+type HeadReadinessResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadReadinessResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadReadinessResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadReadinessResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadReadinessResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetCollectionReadinessResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Health
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *Health
+	JSON503 *Unavailable
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3439,7 +4237,7 @@ func (r GetCollectionReadinessResponse) GetJSON200() *Health {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r GetCollectionReadinessResponse) GetJSON503() *Health {
+func (r GetCollectionReadinessResponse) GetJSON503() *Unavailable {
 	return r.JSON503
 }
 
@@ -3472,6 +4270,40 @@ func (r GetCollectionReadinessResponse) ContentType() string {
 	return ""
 }
 
+type HeadCollectionReadinessResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+}
+
+// GetBody returns the raw response body bytes
+func (r HeadCollectionReadinessResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HeadCollectionReadinessResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HeadCollectionReadinessResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HeadCollectionReadinessResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PreflightEventWithResponse CORS preflight
 //
 // Any origin may post hits.
@@ -3492,7 +4324,10 @@ func (c *ClientWithResponses) PreflightEventWithResponse(ctx context.Context, re
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
 // `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 // a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+// website excludes them), excluded IP addresses and hosts that no website has are answered
+// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+// a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 // `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 // is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -3513,7 +4348,10 @@ func (c *ClientWithResponses) CollectEventWithBodyWithResponse(ctx context.Conte
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
 // `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 // a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+// website excludes them), excluded IP addresses and hosts that no website has are answered
+// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+// a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 // `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 // is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -3534,7 +4372,10 @@ func (c *ClientWithResponses) CollectEventWithResponse(ctx context.Context, body
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
 // `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
 // a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-// website excludes them) and excluded IP addresses are answered 202 and not counted. The
+// website excludes them), excluded IP addresses and hosts that no website has are answered
+// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
+// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+// a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
 // `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
 // is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -3554,17 +4395,33 @@ func (c *ClientWithResponses) CollectEventWithTextBodyWithResponse(ctx context.C
 //
 // This document as a readable page (Redoc, generated from it by `make generate`), served by
 // the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-// (strong ETag), gzip-compressed when accepted.
+// (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
+// 405.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/docs (the `GetDocs` operationId).
-func (c *ClientWithResponses) GetDocsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetDocsResponse, error) {
-	rsp, err := c.GetDocs(ctx, reqEditors...)
+func (c *ClientWithResponses) GetDocsWithResponse(ctx context.Context, params *GetDocsParams, reqEditors ...RequestEditorFn) (*GetDocsResponse, error) {
+	rsp, err := c.GetDocs(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseGetDocsResponse(rsp)
+}
+
+// HeadDocsWithResponse This API's documentation, without the body
+//
+// The answer GET gives, without the body. Needs no key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /api/v1/docs (the `HeadDocs` operationId).
+func (c *ClientWithResponses) HeadDocsWithResponse(ctx context.Context, params *HeadDocsParams, reqEditors ...RequestEditorFn) (*HeadDocsResponse, error) {
+	rsp, err := c.HeadDocs(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadDocsResponse(rsp)
 }
 
 // GetOpenAPIWithResponse This API description
@@ -3580,6 +4437,21 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetOpenAPIResponse(rsp)
+}
+
+// HeadOpenAPIWithResponse This API description's headers
+//
+// The answer GET gives, without the body. Needs no key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
+func (c *ClientWithResponses) HeadOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadOpenAPIResponse, error) {
+	rsp, err := c.HeadOpenAPI(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadOpenAPIResponse(rsp)
 }
 
 // ListStatsWithResponse Statistics of a website
@@ -3756,29 +4628,59 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, reqEdit
 	return ParseGetHealthResponse(rsp)
 }
 
+// HeadHealthWithResponse Liveness, without a body
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /healthz (the `HeadHealth` operationId).
+func (c *ClientWithResponses) HeadHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadHealthResponse, error) {
+	rsp, err := c.HeadHealth(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadHealthResponse(rsp)
+}
+
 // GetTrackerScriptWithResponse The tracker script
 //
 // Embed it with
 // `<script async defer src="https://HOST/js/script.js" data-host="https://HOST"></script>`;
 // add `data-dnt="true"` to honour Do Not Track. Cacheable (strong ETag, one hour),
-// gzip-compressed when accepted.
+// gzip-compressed when accepted. Any other method than GET and HEAD answers 405.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /js/script.js (the `GetTrackerScript` operationId).
-func (c *ClientWithResponses) GetTrackerScriptWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTrackerScriptResponse, error) {
-	rsp, err := c.GetTrackerScript(ctx, reqEditors...)
+func (c *ClientWithResponses) GetTrackerScriptWithResponse(ctx context.Context, params *GetTrackerScriptParams, reqEditors ...RequestEditorFn) (*GetTrackerScriptResponse, error) {
+	rsp, err := c.GetTrackerScript(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseGetTrackerScriptResponse(rsp)
 }
 
+// HeadTrackerScriptWithResponse The tracker script's headers
+//
+// The answer GET gives, without the body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /js/script.js (the `HeadTrackerScript` operationId).
+func (c *ClientWithResponses) HeadTrackerScriptWithResponse(ctx context.Context, params *HeadTrackerScriptParams, reqEditors ...RequestEditorFn) (*HeadTrackerScriptResponse, error) {
+	rsp, err := c.HeadTrackerScript(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadTrackerScriptResponse(rsp)
+}
+
 // GetMetricsWithResponse Prometheus metrics
 //
-// Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-// count, rows, duration and failures, API requests and latencies, per-client rate limits
-// (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
+// Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
+// rejected (by status), unwritten counters, flush count, rows, duration and failures, API
+// requests and latencies, per-client rate limits (requests refused, clients tracked,
+// clients forgotten while still limited), background jobs, Go runtime. No label names a
+// website, a domain or a value.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3791,10 +4693,24 @@ func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEdi
 	return ParseGetMetricsResponse(rsp)
 }
 
+// HeadMetricsWithResponse Prometheus metrics, without a body
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /metrics (the `HeadMetrics` operationId).
+func (c *ClientWithResponses) HeadMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadMetricsResponse, error) {
+	rsp, err := c.HeadMetrics(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadMetricsResponse(rsp)
+}
+
 // GetReadinessWithResponse Readiness of the API
 //
 // Whether this node can serve the API: 200 when the database answers, 503 when it does
-// not. Route API traffic by this one; collection traffic by `/readyz/collect`.
+// not. Route API traffic by this one; collection traffic by `/readyz/collect`. A load
+// balancer needs only the status; both answers have the same small `Health` body.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3805,6 +4721,19 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, reqE
 		return nil, err
 	}
 	return ParseGetReadinessResponse(rsp)
+}
+
+// HeadReadinessWithResponse Readiness of the API, without a body
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /readyz (the `HeadReadiness` operationId).
+func (c *ClientWithResponses) HeadReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadReadinessResponse, error) {
+	rsp, err := c.HeadReadiness(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadReadinessResponse(rsp)
 }
 
 // GetCollectionReadinessWithResponse Readiness of collection
@@ -3823,6 +4752,19 @@ func (c *ClientWithResponses) GetCollectionReadinessWithResponse(ctx context.Con
 		return nil, err
 	}
 	return ParseGetCollectionReadinessResponse(rsp)
+}
+
+// HeadCollectionReadinessWithResponse Readiness of collection, without a body
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with HEAD /readyz/collect (the `HeadCollectionReadiness` operationId).
+func (c *ClientWithResponses) HeadCollectionReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadCollectionReadinessResponse, error) {
+	rsp, err := c.HeadCollectionReadiness(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHeadCollectionReadinessResponse(rsp)
 }
 
 // ParsePreflightEventResponse parses an HTTP response from a PreflightEventWithResponse call
@@ -3892,13 +4834,6 @@ func ParseCollectEventResponse(rsp *http.Response) (*CollectEventResponse, error
 		}
 		response.JSON400 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest Error
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON404 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3943,16 +4878,6 @@ func ParseCollectEventResponse(rsp *http.Response) (*CollectEventResponse, error
 			headers.AccessControlAllowOrigin = value
 		}
 		response.Headers400 = &headers
-	case rsp.StatusCode == 404:
-		var headers CollectEventResponse404Headers
-		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.AccessControlAllowOrigin = value
-		}
-		response.Headers404 = &headers
 	case rsp.StatusCode == 413:
 		var headers CollectEventResponse413Headers
 		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
@@ -4033,6 +4958,69 @@ func ParseGetDocsResponse(rsp *http.Response) (*GetDocsResponse, error) {
 			headers.ETag = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetDocsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		response.Headers304 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseHeadDocsResponse parses an HTTP response from a HeadDocsWithResponse call
+func ParseHeadDocsResponse(rsp *http.Response) (*HeadDocsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadDocsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HeadDocsResponse200Headers
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = value
+		}
+		if values := rsp.Header.Values("Content-Security-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Security-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentSecurityPolicy = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers HeadDocsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -4101,6 +5089,55 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 	return response, nil
 }
 
+// ParseHeadOpenAPIResponse parses an HTTP response from a HeadOpenAPIWithResponse call
+func ParseHeadOpenAPIResponse(rsp *http.Response) (*HeadOpenAPIResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadOpenAPIResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HeadOpenAPIResponse200Headers
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers HeadOpenAPIResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers HeadOpenAPIResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListStatsResponse parses an HTTP response from a ListStatsWithResponse call
 func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4137,7 +5174,7 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest UnprocessableEntity
+		var dest InvalidStatsQuery
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4325,7 +5362,7 @@ func ParseStoreWebsiteResponse(rsp *http.Response) (*StoreWebsiteResponse, error
 		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest UnprocessableEntity
+		var dest InvalidWebsite
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4617,7 +5654,7 @@ func ParsePatchWebsiteResponse(rsp *http.Response) (*PatchWebsiteResponse, error
 		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest UnprocessableEntity
+		var dest InvalidWebsiteUpdate
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4725,7 +5762,7 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest UnprocessableEntity
+		var dest InvalidWebsiteUpdate
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4809,6 +5846,22 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 	return response, nil
 }
 
+// ParseHeadHealthResponse parses an HTTP response from a HeadHealthWithResponse call
+func ParseHeadHealthResponse(rsp *http.Response) (*HeadHealthResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadHealthResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
 // ParseGetTrackerScriptResponse parses an HTTP response from a GetTrackerScriptWithResponse call
 func ParseGetTrackerScriptResponse(rsp *http.Response) (*GetTrackerScriptResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4833,6 +5886,62 @@ func ParseGetTrackerScriptResponse(rsp *http.Response) (*GetTrackerScriptRespons
 			headers.ETag = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetTrackerScriptResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		response.Headers304 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseHeadTrackerScriptResponse parses an HTTP response from a HeadTrackerScriptWithResponse call
+func ParseHeadTrackerScriptResponse(rsp *http.Response) (*HeadTrackerScriptResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadTrackerScriptResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HeadTrackerScriptResponse200Headers
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers HeadTrackerScriptResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -4847,6 +5956,22 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	}
 
 	response := &GetMetricsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	return response, nil
+}
+
+// ParseHeadMetricsResponse parses an HTTP response from a HeadMetricsWithResponse call
+func ParseHeadMetricsResponse(rsp *http.Response) (*HeadMetricsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadMetricsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -4876,12 +6001,28 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Health
+		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON503 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseHeadReadinessResponse parses an HTTP response from a HeadReadinessWithResponse call
+func ParseHeadReadinessResponse(rsp *http.Response) (*HeadReadinessResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadReadinessResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil
@@ -4909,12 +6050,28 @@ func ParseGetCollectionReadinessResponse(rsp *http.Response) (*GetCollectionRead
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Health
+		var dest Unavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON503 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseHeadCollectionReadinessResponse parses an HTTP response from a HeadCollectionReadinessWithResponse call
+func ParseHeadCollectionReadinessResponse(rsp *http.Response) (*HeadCollectionReadinessResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HeadCollectionReadinessResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
 	}
 
 	return response, nil

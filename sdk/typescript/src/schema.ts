@@ -18,7 +18,10 @@ export interface paths {
          * @description The website is the one whose domain equals the host of `page` (lower-cased, a leading
          *     `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
          *     a pageview, and a visit when the referrer is empty or from another host. Bots (when the
-         *     website excludes them) and excluded IP addresses are answered 202 and not counted. The
+         *     website excludes them), excluded IP addresses and hosts that no website has are answered
+         *     202 and not counted: the answer never tells a stranger whether a domain is tracked here
+         *     (`analytics_events_ignored_total` counts each reason, never a host). Until this version
+         *     a host that no website has was answered 404. The
          *     client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
          *     `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
          *     is accepted so that `navigator.sendBeacon` needs no CORS preflight.
@@ -46,14 +49,18 @@ export interface paths {
          * @description Embed it with
          *     `<script async defer src="https://HOST/js/script.js" data-host="https://HOST"></script>`;
          *     add `data-dnt="true"` to honour Do Not Track. Cacheable (strong ETag, one hour),
-         *     gzip-compressed when accepted.
+         *     gzip-compressed when accepted. Any other method than GET and HEAD answers 405.
          */
         get: operations["getTrackerScript"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The tracker script's headers
+         * @description The answer GET gives, without the body.
+         */
+        head: operations["headTrackerScript"];
         patch?: never;
         trace?: never;
     };
@@ -73,7 +80,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Liveness, without a body */
+        head: operations["headHealth"];
         patch?: never;
         trace?: never;
     };
@@ -87,14 +95,16 @@ export interface paths {
         /**
          * Readiness of the API
          * @description Whether this node can serve the API: 200 when the database answers, 503 when it does
-         *     not. Route API traffic by this one; collection traffic by `/readyz/collect`.
+         *     not. Route API traffic by this one; collection traffic by `/readyz/collect`. A load
+         *     balancer needs only the status; both answers have the same small `Health` body.
          */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Readiness of the API, without a body */
+        head: operations["headReadiness"];
         patch?: never;
         trace?: never;
     };
@@ -117,7 +127,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Readiness of collection, without a body */
+        head: operations["headCollectionReadiness"];
         patch?: never;
         trace?: never;
     };
@@ -130,16 +141,19 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Events accepted / ignored (by reason) / rejected (by status), unwritten counters, flush
-         *     count, rows, duration and failures, API requests and latencies, per-client rate limits
-         *     (requests refused, clients tracked, clients forgotten while still limited), Go runtime.
+         * @description Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
+         *     rejected (by status), unwritten counters, flush count, rows, duration and failures, API
+         *     requests and latencies, per-client rate limits (requests refused, clients tracked,
+         *     clients forgotten while still limited), background jobs, Go runtime. No label names a
+         *     website, a domain or a value.
          */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Prometheus metrics, without a body */
+        head: operations["headMetrics"];
         patch?: never;
         trace?: never;
     };
@@ -159,7 +173,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * This API description's headers
+         * @description The answer GET gives, without the body. Needs no key.
+         */
+        head: operations["headOpenAPI"];
         patch?: never;
         trace?: never;
     };
@@ -174,14 +192,19 @@ export interface paths {
          * This API's documentation
          * @description This document as a readable page (Redoc, generated from it by `make generate`), served by
          *     the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-         *     (strong ETag), gzip-compressed when accepted.
+         *     (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
+         *     405.
          */
         get: operations["getDocs"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * This API's documentation, without the body
+         * @description The answer GET gives, without the body. Needs no key.
+         */
+        head: operations["headDocs"];
         patch?: never;
         trace?: never;
     };
@@ -218,7 +241,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -272,24 +298,34 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description One pageview, or one event when `event` is present. */
+        /**
+         * @description One pageview, or one event when `event` is present. Member names match whatever their
+         *     case, unknown members are ignored, and a member that is `null` counts as absent.
+         */
         Hit: {
             /** @description The absolute http(s) URL of the page. */
             page: string;
-            /** @description The referrer URL; empty for direct visits. */
-            referrer?: string;
+            /** @description The referrer URL; empty (or `null`) for direct visits. */
+            referrer?: string | null;
             /** @description `WIDTHxHEIGHT`; kept only when both are integers 1..20000. */
-            screen_resolution?: string;
-            event?: components["schemas"]["HitEvent"];
+            screen_resolution?: string | null;
+            /** @description The event; `null` is the same as none (a pageview). */
+            event?: components["schemas"]["HitEvent"] | null;
         };
         /** @description An event; recorded as the `event` statistic `name:value:unit`. */
         HitEvent: {
             /** @description Colons become spaces. */
             name: string;
-            /** @description Kept only when a positive number of at most 10 characters (a JSON number is accepted too). */
-            value?: string;
-            /** @description Kept only when at most 32 characters. */
-            unit?: string;
+            /**
+             * @description Kept only when a positive number of at most 10 characters, written as a string
+             *     (`"5"`) or as a JSON number (`5`); `null` is the same as none.
+             */
+            value?: (string | null) | number;
+            /**
+             * @description Kept only when at most 32 characters; `null` is the same as none (trackers send it
+             *     when a page passes no unit).
+             */
+            unit?: string | null;
         };
         /** @description An OpenAPI 3.0 document. */
         OpenAPIDocument: {
@@ -315,8 +351,9 @@ export interface components {
         /**
          * @description A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
          *     `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
+         *     Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
          */
-        Flag: boolean;
+        Flag: boolean | (0 | 1);
         /**
          * @description The direction of the sort key; ties break as each list says.
          * @default desc
@@ -357,6 +394,7 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description Any other field is refused with 422 (`favorite` included). */
         WebsiteStoreForm: {
             /** @description A host name or IP address; a URL is accepted and normalised. */
             domain: string;
@@ -382,6 +420,7 @@ export interface components {
             /** @description One IPv4/IPv6 address or CIDR range per line. */
             exclude_ips?: string;
         };
+        /** @description Any other field is refused with 422 (`domain` included). */
         WebsiteUpdateForm: {
             privacy?: components["schemas"]["Privacy"];
             /**
@@ -471,6 +510,50 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["Health"];
+            };
+        };
+        /** @description Not modified (`If-None-Match` matched). No body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description Not ready. The body is the same small `Health` object as the 200's, so that a probe
+         *     reads one shape (a load balancer needs only the status).
+         */
+        Unavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": "unavailable"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Health"];
+            };
+        };
+        /**
+         * @description A method the path does not have (any method not listed for it in this document):
+         *     `Allow` lists those it has.
+         */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Method not allowed.",
+                 *       "status": 405
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The website. */
@@ -566,17 +649,33 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "message": "The given data was invalid.",
-                 *       "status": 422,
-                 *       "errors": {
-                 *         "per_page": [
-                 *           "must be one of 10, 25, 50, 100"
-                 *         ]
-                 *       }
-                 *     }
-                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A field is invalid, missing or not accepted here; `errors` names each one. */
+        InvalidWebsite: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A field is invalid or not accepted here; `errors` names each one. */
+        InvalidWebsiteUpdate: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A parameter is invalid or missing; `errors` names it. */
+        InvalidStatsQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -625,6 +724,11 @@ export interface components {
         PerPage: components["schemas"]["PageSize"];
         /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
         Page: number;
+        /**
+         * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+         * @example "3f1b2c"
+         */
+        IfNoneMatch: string;
     };
     requestBodies: {
         /** @description Only the fields sent change. */
@@ -649,6 +753,17 @@ export interface components {
         RequestId: string;
         /** @description Seconds to wait before the next request. */
         RetryAfter: number;
+        /**
+         * @description The strong entity tag of the representation sent (the plain and the gzip-compressed
+         *     one each have their own); send it back in `If-None-Match`.
+         */
+        ETag: string;
+        /** @description The length of the body in bytes (of the body GET sends, for HEAD). */
+        ContentLength: number;
+        /** @description The page's own inline scripts are allowed by their hashes, nothing else. */
+        DocsPolicy: string;
+        /** @description The methods the path has, e.g. `GET, POST`. */
+        Allow: string;
     };
     pathItems: never;
 }
@@ -676,7 +791,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Recorded, or deliberately ignored (bot, excluded IP). No body. */
+            /**
+             * @description Recorded, or deliberately ignored (a bot, an excluded IP address, or a host that no
+             *     website has). No body.
+             */
             202: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["AllowAnyOrigin"];
@@ -685,22 +803,6 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadHit"];
-            /** @description No website has the page's host. */
-            404: {
-                headers: {
-                    "Access-Control-Allow-Origin": components["headers"]["AllowAnyOrigin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "No website has this page's host.",
-                     *       "status": 404
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The body is larger than 16 KiB. */
             413: {
                 headers: {
@@ -785,7 +887,13 @@ export interface operations {
     getTrackerScript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+                 * @example "3f1b2c"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -794,7 +902,7 @@ export interface operations {
             /** @description The script. */
             200: {
                 headers: {
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -802,13 +910,34 @@ export interface operations {
                     "application/javascript": string;
                 };
             };
-            /** @description Not modified (If-None-Match matched). */
-            304: {
+            304: components["responses"]["NotModified"];
+        };
+    };
+    headTrackerScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+                 * @example "3f1b2c"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script's headers (`Content-Type`, `Content-Length`, `ETag`), no body. */
+            200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Content-Length": components["headers"]["ContentLength"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["NotModified"];
         };
     };
     getHealth: {
@@ -823,6 +952,24 @@ export interface operations {
             200: components["responses"]["Health"];
         };
     };
+    headHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -833,19 +980,31 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Health"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    headReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The database does not answer. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": "unavailable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Health"];
-                };
+                content?: never;
             };
         };
     };
@@ -859,19 +1018,31 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Health"];
-            /** @description The buffer is (nearly) full; hits may be refused until a flush writes some. */
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    headCollectionReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buffer has room. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The buffer is (nearly) full. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": "unavailable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Health"];
-                };
+                content?: never;
             };
         };
     };
@@ -893,6 +1064,24 @@ export interface operations {
                     /** @example analytics_events_accepted_total 1234 */
                     "text/plain": string;
                 };
+            };
+        };
+    };
+    headMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers GET would send, no body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -928,7 +1117,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    getDocs: {
+    headOpenAPI: {
         parameters: {
             query?: never;
             header?: never;
@@ -937,12 +1126,55 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /**
+             * @description The headers of the document (`Content-Type: application/yaml`, `Content-Length`),
+             *     no body.
+             */
+            200: {
+                headers: {
+                    "Content-Length": components["headers"]["ContentLength"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds. No body. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected failure; the details are logged under `X-Request-Id`. No body. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getDocs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+                 * @example "3f1b2c"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
             /** @description The documentation page. */
             200: {
                 headers: {
-                    /** @description The page's own inline scripts are allowed by their hashes, nothing else. */
-                    "Content-Security-Policy": string;
-                    ETag: string;
+                    "Content-Security-Policy": components["headers"]["DocsPolicy"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -950,13 +1182,35 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Not modified (If-None-Match matched). */
-            304: {
+            304: components["responses"]["NotModified"];
+        };
+    };
+    headDocs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
+                 * @example "3f1b2c"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page's headers, no body. */
+            200: {
                 headers: {
+                    "Content-Security-Policy": components["headers"]["DocsPolicy"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Length": components["headers"]["ContentLength"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["NotModified"];
         };
     };
     listWebsites: {
@@ -1080,7 +1334,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["InvalidWebsite"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1090,7 +1344,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1109,7 +1366,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1121,7 +1381,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["InvalidWebsiteUpdate"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1131,7 +1391,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1165,7 +1428,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1177,7 +1443,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["InvalidWebsiteUpdate"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1188,6 +1454,7 @@ export interface operations {
                 /**
                  * @description The statistic. `pageview` and `visitor` have the day (`YYYY-MM-DD`) as value, a time
                  *     series; the others count values (pages, referrer hosts, browsers, ...).
+                 * @example page
                  */
                 name: components["schemas"]["StatName"];
                 /**
@@ -1212,7 +1479,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The website's id. An id that is not the caller's answers 404. */
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
                 website_id: number;
             };
             cookie?: never;
@@ -1258,7 +1528,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            422: components["responses"]["InvalidStatsQuery"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -173,8 +173,10 @@ test("the spec, the docs, and the routes outside /api/v1", async () => {
   const bad = await api.client.POST("/api/event", { body: { page: "not a url" } });
   assert.equal(bad.response.status, 400);
   assert.equal(bad.error?.status, 400);
+  // A host no website has looks accepted: nobody can ask whether a domain is tracked here.
   const unknown = await api.client.POST("/api/event", { body: { page: "https://unknown.example/" } });
-  assert.equal(unknown.error?.status, 404);
+  assert.equal(unknown.response.status, 202);
+  assert.equal(unknown.error, undefined);
   const preflight = await api.client.OPTIONS("/api/event", {});
   assert.equal(preflight.response.status, 204);
 
@@ -185,4 +187,15 @@ test("the spec, the docs, and the routes outside /api/v1", async () => {
   assert.deepEqual((await api.client.GET("/readyz/collect")).data, { status: "ok" });
   const metrics = await api.client.GET("/metrics", { parseAs: "text" });
   assert.match(metrics.data ?? "", /analytics_events_accepted_total/);
+
+  // HEAD answers as GET does, without the body.
+  const specHead = await api.client.HEAD("/api/v1/openapi.yaml", { parseAs: "text" });
+  assert.equal(specHead.response.status, 200);
+  assert.equal(specHead.response.headers.get("Content-Type"), "application/yaml");
+  assert.ok(!specHead.data, "a body on HEAD");
+  assert.equal(Number(specHead.response.headers.get("Content-Length")), (await api.openAPI()).length);
+  for (const path of ["/js/script.js", "/api/v1/docs", "/healthz", "/readyz", "/readyz/collect", "/metrics"] as const) {
+    const head = await api.client.HEAD(path, { parseAs: "text" });
+    assert.equal(head.response.status, 200, path);
+  }
 });

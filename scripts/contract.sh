@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# `make contract`: third-party contract and fuzz tests generated from openapi.yaml, against the
+# real binary on a throw-away PostgreSQL (scripts/test.sh provides DATABASE_URL):
+#   Portman   turns the spec into a Postman collection: a contract test per operation (status,
+#             Content-Type, JSON body, schema, required headers) and variations (no key, unknown
+#             id, invalid parameters and fields, fuzzed query parameters and hit bodies, 304s),
+#             tools/contract/portman-config.json
+#   Newman    runs that collection
+#   Dredd     one request per declared response, from the spec's examples, made to cause that
+#             response by tools/contract/dredd-hooks.js
+# It builds bin/analytics, serves it on a free port below 32768 with the rate limits off (the
+# tools send many requests, a few without a key), creates a user and its key with the binary and
+# three websites through the API, and fails on any failed assertion, on any 5xx and on any error
+# the server logs. The tools come from tools/package-lock.json (`make tools`); nothing is
+# downloaded while it runs.
+#
+# Usage: scripts/test.sh scripts/contract.sh   (what `make contract` runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+: "${DATABASE_URL:?run me through scripts/test.sh, which starts a throw-away PostgreSQL}"
+bin=$root/tools/node_modules/.bin
+for tool in portman newman dredd; do
+  [ -x "$bin/$tool" ] || { echo "contract: $bin/$tool missing: run make tools" >&2; exit 1; }
+done
+
+work=$(mktemp -d /tmp/analytics-contract.XXXXXX)
+server_pid=
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+start=$SECONDS
+step() { printf 'contract: %s (%ds)\n' "$*" $((SECONDS - start)); }
+
+step "building bin/analytics"
+${GO:-go} build -o bin/analytics ./cmd/analytics
+
+# A free port below 32768 (the kernel hands out ephemeral ports above it).
+port=
+for _ in $(seq 50); do
+  candidate=$((20000 + RANDOM % 12000))
+  if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then port=$candidate; break; fi
+done
+[ -n "$port" ] || { echo "contract: no free port found" >&2; exit 1; }
+base=http://127.0.0.1:$port
+
+bin/analytics migrate >"$work/migrate.log" 2>&1 || { cat "$work/migrate.log" >&2; exit 1; }
+key=$(bin/analytics user create --email contract@example.com | tail -n 1)
+
+LISTEN_ADDR=127.0.0.1:$port API_RATE_LIMIT=0 API_AUTH_FAILURE_LIMIT=0 EVENT_RATE_LIMIT=0 \
+  FLUSH_INTERVAL=200ms bin/analytics serve >"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do
+  curl -sf -o /dev/null "$base/readyz" && break
+  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
+  sleep 0.1
+done
+step "serving on $base"
+
+# Websites: one the operations read and change, and one for each tool's DELETE to remove.
+website() {
+  curl -sf -H "Authorization: Bearer $key" -d "domain=$1" "$base/api/v1/websites" |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).data.id))'
+}
+website_domain=contract.example
+website_id=$(website "$website_domain")
+portman_delete_id=$(website portman-deletes.contract.example)
+dredd_delete_id=$(website dredd-deletes.contract.example)
+
+failed=()
+step "Portman: generating the collection"
+# In its own directory: Portman reads a .env and writes a tmp/ where it runs. PORTMAN_X is
+# the collection variable {{x}}.
+if ! (cd "$work" && PORTMAN_API_KEY=$key PORTMAN_WEBSITE_ID=$website_id PORTMAN_DELETE_ID=$portman_delete_id \
+  PORTMAN_WEBSITE_DOMAIN=$website_domain timeout 120 "$bin/portman" --local "$root/openapi.yaml" \
+  --baseUrl "$base" --portmanConfigFile "$root/tools/contract/portman-config.json" \
+  --output "$work/collection.json" >"$work/portman.log" 2>&1); then
+  cat "$work/portman.log" >&2
+  failed+=(portman)
+fi
+if [ -s "$work/collection.json" ]; then
+  step "Newman: running the collection"
+  timeout 300 "$bin/newman" run "$work/collection.json" --ignore-redirects --timeout-request 10000 \
+    --color off --reporters cli || failed+=(newman)
+fi
+
+step "Dredd"
+CONTRACT_API_KEY=$key CONTRACT_WEBSITE_ID=$website_id CONTRACT_DELETE_ID=$dredd_delete_id \
+  timeout 300 "$bin/dredd" "$root/openapi.yaml" "$base" --hookfiles "$root/tools/contract/dredd-hooks.js" \
+  --loglevel warning --no-color >"$work/dredd.log" 2>&1 || failed+=(dredd)
+# Dredd warns about every OpenAPI 3 keyword it does not read; the results are what counts.
+grep -av 'parser warning\|padLevels\|trace-warnings\|nodedir' "$work/dredd.log" |
+  grep -aE '^(fail|error|complete)|^(request|expected|actual|body|headers|statusCode):' || true
+
+# No 5xx was answered and nothing went wrong on the server's side.
+if grep -aE '"status":5[0-9][0-9]|"level":"ERROR"' "$work/server.log"; then
+  failed+=(server-errors)
+fi
+
+step "done"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "contract: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "contract: Portman/Newman and Dredd passed against the running server"
