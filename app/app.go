@@ -21,6 +21,7 @@ import (
 	"github.com/analytics-service/analytics/pages"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -30,11 +31,16 @@ import (
 type Config struct {
 	// Location is the time zone whose calendar days the stats count (TZ); nil means UTC.
 	Location *time.Location
-	// PublicURL is the service's address as people and e-mail readers reach it (PUBLIC_URL);
-	// nil means unknown: links are taken from each request.
+	// PublicURL is the service's address as people and e-mail readers reach it (PUBLIC_URL),
+	// path prefix included and no trailing slash; every link the service writes is under it.
+	// nil means unknown: see web.Links.
 	PublicURL *url.URL
+	// AllowedHosts are the hosts whose address the pages may write absolute links to when
+	// PublicURL is nil (ALLOWED_HOSTS); other requests get paths.
+	AllowedHosts []string
 	// TrustedProxies are the peers whose X-Forwarded-For names the client address
-	// (TRUSTED_PROXIES), for collection and for every per-client limit.
+	// (TRUSTED_PROXIES), for collection and for every per-client limit, and whose
+	// X-Forwarded-Proto and X-Forwarded-Host name the address links are built from.
 	TrustedProxies []netip.Prefix
 
 	// APIRateLimit is the sustained API requests a second per key (bursts of twice as many).
@@ -120,10 +126,14 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	// node's settings cache at once, so its collector knows a new website before the next reload.
 	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Sites.Refresh, log)
 
+	// Where every link the service writes begins: one rule for the API, the pages and the
+	// unsubscribe page.
+	links := web.Links{Public: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, TrustedProxies: cfg.TrustedProxies}
+
 	api, err := handlers.New(handlers.Options{
 		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now,
 		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit,
-		TrustedProxies: cfg.TrustedProxies, PublicURL: cfg.PublicURL,
+		TrustedProxies: cfg.TrustedProxies, Links: links,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
