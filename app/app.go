@@ -140,7 +140,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}
 	html, err := pages.New(ctx, pages.Options{
 		Repo: repo, Websites: websites, Logger: log, Location: cfg.Location, Now: cfg.Now,
-		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, Registry: reg,
+		Links: links, TrustedProxies: cfg.TrustedProxies, Registry: reg,
 		FailureDelay: cfg.FailureDelay,
 	})
 	if err != nil {
@@ -150,13 +150,13 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		Repo: repo, Location: cfg.Location, Links: cfg.ReportLinks, Mailer: cfg.Mailer,
 		Kind: cfg.ReportPeriod, Now: cfg.Now, Log: log,
 	}, reg)
-	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Log: log}
+	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Links: links, Log: log}
 
 	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, cfg: cfg}
 	a.Handler = mount(routes{
 		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,
-		metricsAllow: cfg.MetricsAllow, trustedProxies: cfg.TrustedProxies,
+		metricsAllow: cfg.MetricsAllow, trustedProxies: cfg.TrustedProxies, links: links,
 	})
 	a.jobs = newRunner(a.jobList(), reg, log)
 	return a, nil
