@@ -33,7 +33,7 @@ type Config struct {
 	Location *time.Location
 	// PublicURL is the service's address as people and e-mail readers reach it (PUBLIC_URL),
 	// path prefix included and no trailing slash; every link the service writes is under it.
-	// nil means unknown: see web.Links.
+	// nil means unknown: see web.Links, and no e-mail report is sent.
 	PublicURL *url.URL
 	// AllowedHosts are the hosts whose address the pages may write absolute links to when
 	// PublicURL is nil (ALLOWED_HOSTS); other requests get paths.
@@ -60,8 +60,6 @@ type Config struct {
 	Mailer *reports.Mailer
 	// ReportPeriod is reports.Month (the default) or reports.Week.
 	ReportPeriod string
-	// ReportLinks is the address the reports link to.
-	ReportLinks reports.Links
 
 	// Now is the clock of every part; nil means time.Now.
 	Now func() time.Time
@@ -147,7 +145,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		return nil, fmt.Errorf("app: %w", err)
 	}
 	reporter := reports.New(reports.Config{
-		Repo: repo, Location: cfg.Location, Links: cfg.ReportLinks, Mailer: cfg.Mailer,
+		Repo: repo, Location: cfg.Location, Links: reports.Links{Base: cfg.PublicURL}, Mailer: cfg.Mailer,
 		Kind: cfg.ReportPeriod, Now: cfg.Now, Log: log,
 	}, reg)
 	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Links: links, Log: log}

@@ -99,7 +99,7 @@ type config struct {
 	BufferMaxKeys   int
 	ShutdownTimeout time.Duration
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
-	// tracker snippet, Secure cookies); nil when PUBLIC_URL is unset.
+	// tracker snippet, Secure cookies, e-mail reports); nil when PUBLIC_URL is unset.
 	PublicURL *url.URL
 	// Mailer sends the e-mail reports (SMTP_URL, REPORT_FROM); nil when SMTP_URL is unset.
 	Mailer       *reports.Mailer
@@ -107,12 +107,12 @@ type config struct {
 }
 
 // app is the service's configuration, from the environment's.
-func (cfg config) app(geo *ingest.GeoDB, links reports.Links) app.Config {
+func (cfg config) app(geo *ingest.GeoDB) app.Config {
 	return app.Config{
 		Location: cfg.Location, PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
-		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, ReportLinks: links,
+		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod,
 		MetricsAllow: cfg.MetricsAllow,
 	}
 }
@@ -250,12 +250,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	}
 	defer geo.Close()
 
-	links, public := reportLinks(cfg)
-	if !public && cfg.Mailer != nil {
-		log.Warn("PUBLIC_URL is not set: links in e-mail reports point at " + links.Base.String() +
-			", which only a reader on this machine can open, and carry no one-click unsubscribe")
-	}
-	service, err := app.New(ctx, repo, cfg.app(geo, links), log)
+	service, err := app.New(ctx, repo, cfg.app(geo), log)
 	if err != nil {
 		return err
 	}
