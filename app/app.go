@@ -21,6 +21,7 @@ import (
 	"github.com/analytics-service/analytics/pages"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -30,11 +31,16 @@ import (
 type Config struct {
 	// Location is the time zone whose calendar days the stats count (TZ); nil means UTC.
 	Location *time.Location
-	// PublicURL is the service's address as people and e-mail readers reach it (PUBLIC_URL);
-	// nil means unknown: links are taken from each request.
+	// PublicURL is the service's address as people and e-mail readers reach it (PUBLIC_URL),
+	// path prefix included and no trailing slash; every link the service writes is under it.
+	// nil means unknown: see web.Links, and no e-mail report is sent.
 	PublicURL *url.URL
+	// AllowedHosts are the hosts whose address the pages may write absolute links to when
+	// PublicURL is nil (ALLOWED_HOSTS); other requests get paths.
+	AllowedHosts []string
 	// TrustedProxies are the peers whose X-Forwarded-For names the client address
-	// (TRUSTED_PROXIES), for collection and for every per-client limit.
+	// (TRUSTED_PROXIES), for collection and for every per-client limit, and whose
+	// X-Forwarded-Proto and X-Forwarded-Host name the address links are built from.
 	TrustedProxies []netip.Prefix
 
 	// APIRateLimit is the sustained API requests a second per key (bursts of twice as many).
@@ -54,8 +60,6 @@ type Config struct {
 	Mailer *reports.Mailer
 	// ReportPeriod is reports.Month (the default) or reports.Week.
 	ReportPeriod string
-	// ReportLinks is the address the reports link to.
-	ReportLinks reports.Links
 
 	// Now is the clock of every part; nil means time.Now.
 	Now func() time.Time
@@ -120,33 +124,37 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	// node's settings cache at once, so its collector knows a new website before the next reload.
 	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Sites.Refresh, log)
 
+	// Where every link the service writes begins: one rule for the API, the pages and the
+	// unsubscribe page.
+	links := web.Links{Public: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, TrustedProxies: cfg.TrustedProxies}
+
 	api, err := handlers.New(handlers.Options{
 		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now,
 		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit,
-		TrustedProxies: cfg.TrustedProxies, PublicURL: cfg.PublicURL,
+		TrustedProxies: cfg.TrustedProxies, Links: links,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
 	html, err := pages.New(ctx, pages.Options{
 		Repo: repo, Websites: websites, Logger: log, Location: cfg.Location, Now: cfg.Now,
-		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, Registry: reg,
+		Links: links, TrustedProxies: cfg.TrustedProxies, Registry: reg,
 		FailureDelay: cfg.FailureDelay,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
 	reporter := reports.New(reports.Config{
-		Repo: repo, Location: cfg.Location, Links: cfg.ReportLinks, Mailer: cfg.Mailer,
+		Repo: repo, Location: cfg.Location, Links: reports.Links{Base: cfg.PublicURL}, Mailer: cfg.Mailer,
 		Kind: cfg.ReportPeriod, Now: cfg.Now, Log: log,
 	}, reg)
-	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Log: log}
+	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Links: links, Log: log}
 
 	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, cfg: cfg}
 	a.Handler = mount(routes{
 		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,
-		metricsAllow: cfg.MetricsAllow, trustedProxies: cfg.TrustedProxies,
+		metricsAllow: cfg.MetricsAllow, trustedProxies: cfg.TrustedProxies, links: links,
 	})
 	a.jobs = newRunner(a.jobList(), reg, log)
 	return a, nil

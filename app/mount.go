@@ -29,6 +29,7 @@ type routes struct {
 	// found as for the limits, through trustedProxies only.
 	metricsAllow   []netip.Prefix
 	trustedProxies []netip.Prefix
+	links          web.Links // where the favicon redirect points
 }
 
 // mount is the service's one table of paths. The collector, the tracker script, health and
@@ -41,7 +42,9 @@ func mount(r routes) http.Handler {
 	mux.Handle("/js/script.js", web.ScriptHandler())
 	// The pages' and the unsubscribe page's CSS, JavaScript and icon.
 	mux.Handle("/static/", web.StaticHandler())
-	mux.Handle("/favicon.ico", http.RedirectHandler(web.AssetURL("favicon.svg"), http.StatusMovedPermanently))
+	mux.Handle("/favicon.ico", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		http.Redirect(w, req, r.links.Base(req, web.Redirect)+web.AssetURL("favicon.svg"), http.StatusMovedPermanently)
+	}))
 	mux.Handle("/api/v1/docs", web.DocsHandler())
 	mux.Handle("/healthz", web.ReadOnly(health(nil)))
 	mux.Handle("/readyz", web.ReadOnly(health(r.ready)))

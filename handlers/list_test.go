@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -190,6 +192,38 @@ func TestLinksUsePublicURL(t *testing.T) {
 	body = want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%v?name=page&from=2026-01-01&to=2026-01-02", id), key: key, headers: forged}), 200)
 	if last := body["links"].(map[string]any)["last"]; last != fmt.Sprintf("https://stats.example.com/analytics/api/v1/stats/%v?from=2026-01-01&name=page&page=1&to=2026-01-02", id) {
 		t.Errorf("stats last %v", last)
+	}
+	// Location too, under the prefix.
+	res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, headers: forged, form: url.Values{"domain": {"located.example"}}})
+	if loc := res.header.Get("Location"); res.status != http.StatusCreated ||
+		!regexp.MustCompile(`^https://stats\.example\.com/analytics/api/v1/websites/[0-9]+$`).MatchString(loc) {
+		t.Errorf("store: %d, Location %q", res.status, loc)
+	}
+}
+
+// Without PUBLIC_URL the paging links are at the request's own address, and Location is a
+// path. X-Forwarded-Proto and X-Forwarded-Host count only from a trusted proxy: anyone else's
+// change nothing.
+func TestLinksBelieveForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
+	e := newEnv(t, func(o *app.Config) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} })
+	key := e.user("a@example.com")
+	for i := 0; i < 11; i++ {
+		e.store(key, "domain", fmt.Sprintf("s%d.example.com", i))
+	}
+	forwarded := map[string]string{"Host": "svc.internal:8080", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "stats.example.org"}
+	for remote, wantNext := range map[string]string{
+		"198.51.100.7:1": "http://svc.internal:8080/api/v1/websites?page=2&per_page=10",  // a client: its headers are ignored
+		"10.0.0.1:1":     "https://stats.example.org/api/v1/websites?page=2&per_page=10", // a trusted proxy
+	} {
+		body := want(t, e.do(request{path: "/api/v1/websites?per_page=10", key: key, headers: forwarded, remote: remote}), 200)
+		if next := body["links"].(map[string]any)["next"]; next != wantNext {
+			t.Errorf("from %s: next %v, want %s", remote, next, wantNext)
+		}
+		res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, headers: forwarded, remote: remote,
+			form: url.Values{"domain": {"new" + strings.ReplaceAll(remote, ":", "-") + ".example"}}})
+		if loc := res.header.Get("Location"); res.status != http.StatusCreated || !strings.HasPrefix(loc, "/api/v1/websites/") {
+			t.Errorf("from %s: store %d, Location %q, want a path", remote, res.status, loc)
+		}
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -47,9 +48,9 @@ type Options struct {
 	Now func() time.Time
 	// Registry takes the API's metrics; nil means a new one.
 	Registry prometheus.Registerer
-	// PublicURL is the service's public address (PUBLIC_URL, without a trailing slash); nil
-	// means unknown, and addresses are taken from each request.
-	PublicURL *url.URL
+	// Links says where the paging links and Location begin (PUBLIC_URL, else the request's
+	// address as web.Links finds it).
+	Links web.Links
 }
 
 // Server implements gen.StrictServerInterface.
@@ -57,7 +58,7 @@ type Server struct {
 	repo      *repository.Repository
 	websites  *website.Service
 	log       *slog.Logger
-	publicURL *url.URL           // nil: links take the request's scheme and host
+	links     web.Links
 	keyLimit  *ratelimit.Limiter // requests per API key; nil: none
 	failLimit *ratelimit.Limiter // failed authentications per client address; nil: none
 	rightKeys rightKeys          // keys that were right on this node, for failLimit
@@ -91,11 +92,11 @@ func newAPI(opts Options) (*echo.Echo, error) {
 		return nil, err
 	}
 	s := &Server{
-		repo:      opts.Repo,
-		websites:  opts.Websites,
-		log:       opts.Logger,
-		publicURL: opts.PublicURL,
-		trusted:   opts.TrustedProxies,
+		repo:     opts.Repo,
+		websites: opts.Websites,
+		log:      opts.Logger,
+		links:    opts.Links,
+		trusted:  opts.TrustedProxies,
 	}
 	if opts.RateLimit > 0 {
 		s.keyLimit = ratelimit.New(opts.RateLimit, int(2*opts.RateLimit), opts.Now)
@@ -206,21 +207,31 @@ func withoutOptions(allow string) string {
 	return strings.Join(kept, ", ")
 }
 
-// requestScope runs inside the strict handler, after the validator: it hands the request URL
-// to the handlers for the paging links, under PUBLIC_URL when it is set (the Host header and
-// X-Forwarded-Proto are the client's to choose, and a proxy may serve the API under a prefix).
+// requestScope runs inside the strict handler, after the validator: it hands the handlers the
+// request's URL for the paging links, absolute under PUBLIC_URL when it is set, else at the
+// request's own address (its Host; X-Forwarded-Proto and X-Forwarded-Host only from a trusted
+// proxy), and the base of Location (PUBLIC_URL, else none: a path).
 func (s *Server) requestScope(next gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 	return func(c echo.Context, request any) (any, error) {
 		req := c.Request()
-		u := *req.URL
-		u.Scheme, u.Host = c.Scheme(), req.Host
-		if p := s.publicURL; p != nil {
-			u.Scheme, u.Host = p.Scheme, p.Host
-			u.Path, u.RawPath = p.Path+req.URL.Path, p.EscapedPath()+req.URL.EscapedPath()
+		u, err := url.Parse(s.links.Base(req, web.Absolute) + req.URL.EscapedPath())
+		if err != nil {
+			u = &url.URL{Path: req.URL.Path, RawPath: req.URL.RawPath} // a Host no URL can hold: a path
 		}
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestURLKey, &u)))
+		u.RawQuery = req.URL.RawQuery
+		ctx := context.WithValue(req.Context(), requestURLKey, u)
+		ctx = context.WithValue(ctx, locationBaseKey{}, s.links.Base(req, web.Redirect))
+		c.SetRequest(req.WithContext(ctx))
 		return next(c, request)
 	}
+}
+
+type locationBaseKey struct{}
+
+// location is the Location of a path of the API: under PUBLIC_URL when it is set.
+func location(ctx context.Context, path string) string {
+	base, _ := ctx.Value(locationBaseKey{}).(string)
+	return base + path
 }
 
 // routerWith registers each generated route with the API middleware, so that the validator

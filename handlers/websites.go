@@ -54,7 +54,7 @@ func (s *Server) StoreWebsite(ctx context.Context, req gen.StoreWebsiteRequestOb
 	}
 	return gen.StoreWebsite201JSONResponse{
 		Body:    gen.WebsiteResponse{Data: websiteJSON(w)},
-		Headers: gen.StoreWebsite201ResponseHeaders{Location: fmt.Sprintf("/api/v1/websites/%d", w.ID)},
+		Headers: gen.StoreWebsite201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d", w.ID))},
 	}, nil
 }
 

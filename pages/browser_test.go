@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/web/webtest"
 )
@@ -219,6 +222,70 @@ func TestPagesInChromium(t *testing.T) {
 	path, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("svg.chart-wide path.bar-pageviews"), "d"))
 	if err != nil || strings.Count(path.Value, "M") != 30 {
 		t.Fatalf("without JavaScript the pageview bars are %q (%v)", path.Value, err)
+	}
+}
+
+// Behind a proxy that serves the service under /analytics/, with PUBLIC_URL at the proxy, in
+// Chromium: signing in through the form, the home page, a dashboard and signing out stay under
+// the prefix, every stylesheet, script and icon loads from under it (nothing refused by the
+// Content-Security-Policy, no console error), and the snippet carries PUBLIC_URL.
+func TestPagesUnderAPrefixInChromium(t *testing.T) {
+	proxy := httptest.NewUnstartedServer(nil)
+	public := "http://" + proxy.Listener.Addr().String() + "/analytics"
+	pub, err := url.Parse(public)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(o *app.Config) { o.PublicURL = pub })
+	proxy.Config.Handler = e.prefixHandler("/analytics")
+	proxy.Start()
+	t.Cleanup(proxy.Close)
+	owner := e.account("owner@example.com")
+	e.seedMonth(e.site(owner, "example.com"))
+
+	ctx := webtest.NewBrowser(t)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WatchProblems(t, ctx)
+	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
+	eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
+	// resources are the page's own address and everything it loaded, with their status.
+	resources := func(what string) {
+		t.Helper()
+		var loaded []string
+		eval(`[location.href, document.querySelector("link[rel=icon]").href,
+			...performance.getEntriesByType("resource").map(r => r.name + " " + r.responseStatus)]`, &loaded)
+		if len(loaded) < 4 { // the page, its icon, stylesheet and script
+			t.Errorf("%s loaded only %q", what, loaded)
+		}
+		for _, l := range loaded {
+			if !strings.HasPrefix(l, public+"/") || (strings.Contains(l, " ") && !strings.HasSuffix(l, " 200")) {
+				t.Errorf("%s: %q is not under %s, or failed", what, l, public)
+			}
+		}
+	}
+
+	do(chromedp.Navigate(public+"/"), chromedp.WaitVisible(chromedp.CSS("#email")),
+		chromedp.SendKeys(chromedp.CSS("#email"), owner.email),
+		chromedp.SendKeys(chromedp.CSS("#password"), owner.password),
+		chromedp.Submit(chromedp.CSS("#password")),
+		chromedp.WaitVisible(chromedp.CSS("table.sites")))
+	resources("the home page")
+	var snippet string
+	eval(`document.querySelector("#snippet").textContent + (document.querySelector(".setup-note") ? " with a note" : "")`, &snippet)
+	if want := `<script async defer src="` + public + `/js/script.js" data-host="` + public + `"></script>`; snippet != want {
+		t.Errorf("snippet %q, want %q", snippet, want)
+	}
+	do(chromedp.Click(chromedp.CSS("a.site-domain")), chromedp.WaitVisible(chromedp.CSS("svg.chart-wide")))
+	resources("the dashboard")
+	do(chromedp.Click(chromedp.CSS(".card-links a")), chromedp.WaitVisible(chromedp.CSS(".pager, .page-head")))
+	resources("a full list")
+	do(chromedp.Click(chromedp.CSS(".topbar form button")), chromedp.WaitVisible(chromedp.CSS("#email")))
+	var at string
+	eval(`location.href`, &at)
+	if at != public+"/login" {
+		t.Errorf("signed out at %s, want %s/login", at, public)
 	}
 }
 

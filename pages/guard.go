@@ -78,7 +78,7 @@ func (p *Pages) lookupSite(w http.ResponseWriter, r *http.Request) (repository.W
 		u := *r.URL
 		u.Path = "/stats/" + domain + strings.TrimPrefix(r.URL.Path, "/stats/"+raw)
 		u.RawPath = ""
-		http.Redirect(w, r, u.RequestURI(), http.StatusMovedPermanently)
+		p.redirect(w, r, u.RequestURI(), http.StatusMovedPermanently)
 		return repository.Website{}, false
 	}
 	site, err := p.repo.WebsiteByDomain(r.Context(), domain)
@@ -120,7 +120,7 @@ func (p *Pages) unlock(w http.ResponseWriter, r *http.Request) {
 	}
 	switch p.guard(r, site) {
 	case allowed:
-		http.Redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
+		p.redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
 		return
 	case hidden:
 		p.notFound(w, r)
@@ -136,7 +136,7 @@ func (p *Pages) unlock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.setCookie(w, grantCookie(site), p.grant(site), grantPath(site), GrantTTL)
-	http.Redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
+	p.redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
 }
 
 // A grant is "EXPIRY.MAC": MAC signs the website id, its access version and the expiry (unix

@@ -40,6 +40,7 @@ type env struct {
 	clock    *testkit.Clock
 	logs     *testkit.SyncBuffer
 	cfg      app.Config
+	public   string // PUBLIC_URL, "" when unset: where redirects point
 }
 
 type envOption func(*app.Config)
@@ -83,6 +84,9 @@ func (e *env) start() {
 	e.srv = httptest.NewServer(service.Handler)
 	e.t.Cleanup(e.srv.Close)
 	e.pipeline, e.registry = service.Pipeline, service.Registry
+	if e.cfg.PublicURL != nil {
+		e.public = e.cfg.PublicURL.String()
+	}
 }
 
 // metric is the sum of the series of a counter or gauge whose labels include the given
@@ -203,15 +207,22 @@ func (e *env) stats(id int64, day string, name string, values map[string]int64) 
 type browser struct {
 	e      *env
 	client *http.Client
+	base   string      // what paths are appended to: the service's address, or a proxy's
 	header http.Header // sent with every request
+	host   string      // the Host header to send, when not the address's
 }
 
 func (e *env) browser() *browser {
+	return e.browserAt(e.srv.URL)
+}
+
+// browserAt is a browser that reaches the service at base (a proxy in front of it, say).
+func (e *env) browserAt(base string) *browser {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return &browser{e: e, header: http.Header{}, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+	return &browser{e: e, base: base, header: http.Header{}, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}}
 }
@@ -228,6 +239,9 @@ func (b *browser) do(req *http.Request) page {
 	for k, v := range b.header {
 		req.Header[k] = v
 	}
+	if b.host != "" {
+		req.Host = b.host
+	}
 	res, err := b.client.Do(req)
 	if err != nil {
 		b.e.t.Fatal(err)
@@ -242,7 +256,7 @@ func (b *browser) do(req *http.Request) page {
 
 func (b *browser) get(path string) page {
 	b.e.t.Helper()
-	req, err := http.NewRequest("GET", b.e.srv.URL+path, nil)
+	req, err := http.NewRequest("GET", b.base+path, nil)
 	if err != nil {
 		b.e.t.Fatal(err)
 	}
@@ -265,7 +279,7 @@ func (b *browser) post(path string, form url.Values) page {
 
 func (b *browser) postRaw(path string, form url.Values) page {
 	b.e.t.Helper()
-	req, err := http.NewRequest("POST", b.e.srv.URL+path, strings.NewReader(form.Encode()))
+	req, err := http.NewRequest("POST", b.base+path, strings.NewReader(form.Encode()))
 	if err != nil {
 		b.e.t.Fatal(err)
 	}
@@ -294,7 +308,7 @@ func (b *browser) token() string {
 func (b *browser) signIn(a account) *browser {
 	b.e.t.Helper()
 	p := b.post("/login", url.Values{"email": {a.email}, "password": {a.password}})
-	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/" {
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != b.e.public+"/" {
 		b.e.t.Fatalf("sign in as %s: %d %s\n%s", a.email, p.status, p.header.Get("Location"), p.body)
 	}
 	return b
@@ -302,7 +316,7 @@ func (b *browser) signIn(a account) *browser {
 
 // cookie returns the browser's cookie of that name for the path, or nil.
 func (b *browser) cookie(path, name string) *http.Cookie {
-	u, _ := url.Parse(b.e.srv.URL + path)
+	u, _ := url.Parse(b.base + path)
 	for _, c := range b.client.Jar.Cookies(u) {
 		if c.Name == name {
 			return c

@@ -11,7 +11,6 @@ import (
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
-	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -27,7 +26,7 @@ type homePage struct {
 	Total   int64
 	Notice  string
 	Form    websiteForm // the add form, refilled after a refusal
-	Snippet string
+	Snippet trackerSnippet
 }
 
 // siteRow is one of the owner's websites with its last 30 days.
@@ -89,7 +88,7 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	today := p.today()
 	last30 := stats.Range{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
 	data := homePage{Search: search, Total: total, Notice: notices[q.Get("notice")], Form: form,
-		Snippet: web.Snippet(p.baseURL(r))}
+		Snippet: p.snippet(r)}
 	data.Sites = make([]siteRow, len(sites))
 	g, ctx := errgroup.WithContext(r.Context())
 	g.SetLimit(4)
@@ -136,7 +135,7 @@ func (p *Pages) addWebsite(w http.ResponseWriter, r *http.Request) {
 			p.serverError(w, r, err)
 			return
 		case errs == nil:
-			http.Redirect(w, r, "/?notice=added", http.StatusSeeOther)
+			p.redirect(w, r, "/?notice=added", http.StatusSeeOther)
 			return
 		}
 	}
@@ -211,12 +210,12 @@ func deref(s *string) string {
 type editSitePage struct {
 	Site    repository.Website
 	Form    websiteForm
-	Snippet string
+	Snippet trackerSnippet
 }
 
 func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm) {
 	p.render(w, r, status, "edit.html", "Edit "+site.Domain,
-		editSitePage{Site: site, Form: form, Snippet: web.Snippet(p.baseURL(r))})
+		editSitePage{Site: site, Form: form, Snippet: p.snippet(r)})
 }
 
 // editWebsite takes the edit form: the same rules as PUT /api/v1/websites/{id}.
@@ -238,7 +237,7 @@ func (p *Pages) editWebsite(w http.ResponseWriter, r *http.Request) {
 			p.serverError(w, r, err)
 			return
 		case errs == nil:
-			http.Redirect(w, r, "/?notice=saved", http.StatusSeeOther)
+			p.redirect(w, r, "/?notice=saved", http.StatusSeeOther)
 			return
 		}
 	}
@@ -266,7 +265,7 @@ func (p *Pages) favorite(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	p.redirect(w, r, "/", http.StatusSeeOther)
 }
 
 // deletePage asks to confirm a deletion (without JavaScript, a page is the way to ask).
@@ -292,7 +291,7 @@ func (p *Pages) deleteWebsite(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/?notice=deleted", http.StatusSeeOther)
+	p.redirect(w, r, "/?notice=deleted", http.StatusSeeOther)
 }
 
 // ownedForm is the start of every form that changes one of the owner's websites: a signed-in

@@ -23,7 +23,7 @@ type loginPage struct {
 func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
 	next := localPath(r.URL.Query().Get("next"))
 	if viewerOf(r) != nil {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+		p.redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
 	p.render(w, r, http.StatusOK, "login.html", "Sign in", loginPage{Next: next})
@@ -87,7 +87,7 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 	}
 	p.setCookie(w, sessionCookie, token, "/", SessionTTL)
 	p.setCookie(w, deviceCookie, p.deviceCookie(user.ID, nonce), "/login", DeviceTTL)
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	p.redirect(w, r, next, http.StatusSeeOther)
 }
 
 // DeviceTTL is how long a browser that signed in is remembered as the account's device.
@@ -136,7 +136,7 @@ func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.clearCookie(w, sessionCookie, "/")
-	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	p.redirect(w, r, "/login", http.StatusSeeOther)
 }
 
 // requireUser sends a visitor who is not signed in to the sign-in page and returns nil.
@@ -148,12 +148,13 @@ func (p *Pages) requireUser(w http.ResponseWriter, r *http.Request) *repository.
 	if r.Method == http.MethodGet {
 		next = r.URL.RequestURI()
 	}
-	http.Redirect(w, r, "/login?next="+url.QueryEscape(next), http.StatusSeeOther)
+	p.redirect(w, r, "/login?next="+url.QueryEscape(next), http.StatusSeeOther)
 	return nil
 }
 
 // localPath keeps a "next" address only when it is a path on this site, so the sign-in page
-// cannot be made to send someone elsewhere ("//evil.example", "https://...", "/\evil").
+// cannot be made to send someone elsewhere ("//evil.example", "https://...", "/\evil"). It is
+// the service's own path (without PUBLIC_URL's prefix, which the redirect adds).
 func localPath(next string) string {
 	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
 		strings.ContainsAny(next, `\`+"\r\n\t") {

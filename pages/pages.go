@@ -14,13 +14,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"runtime"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -32,9 +32,10 @@ type Options struct {
 	Location *time.Location
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// PublicURL is the service's public address (PUBLIC_URL); nil means each request's own.
-	// An https address makes every cookie Secure.
-	PublicURL *url.URL
+	// Links says where every link, asset, form action, redirect and cookie path begins
+	// (PUBLIC_URL, path prefix included, when it is set). An https PUBLIC_URL makes every
+	// cookie Secure.
+	Links web.Links
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client, as for
 	// collection; the limits on password attempts count per client.
 	TrustedProxies []netip.Prefix
@@ -58,7 +59,7 @@ type Pages struct {
 	log          *slog.Logger
 	loc          *time.Location
 	now          func() time.Time
-	publicURL    *url.URL
+	links        web.Links
 	secure       bool
 	trusted      []netip.Prefix
 	failureDelay time.Duration
@@ -104,8 +105,8 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		log:          opts.Logger,
 		loc:          opts.Location,
 		now:          opts.Now,
-		publicURL:    opts.PublicURL,
-		secure:       opts.PublicURL != nil && opts.PublicURL.Scheme == "https",
+		links:        opts.Links,
+		secure:       opts.Links.Public != nil && opts.Links.Public.Scheme == "https",
 		trusted:      opts.TrustedProxies,
 		failureDelay: opts.FailureDelay,
 		templates:    templates,
@@ -162,14 +163,28 @@ func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // crossOrigin refuses state-changing requests that a browser marks as coming from another
 // site (Sec-Fetch-Site, Origin), before any handler runs; the CSRF token of each form is the
-// second, independent check.
+// second, independent check. The origin of this site is PUBLIC_URL's when it is set, and the
+// request's own (a trusted proxy's X-Forwarded-Host included) otherwise: a proxy that passes
+// another Host on must not make every form look foreign.
 func (p *Pages) crossOrigin() http.Handler {
 	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.fail(w, r, http.StatusForbidden, "Form refused",
-			"This form was sent from another site. Go back, reload the page and try again.")
-	}))
-	return cop.Handler(p.mux)
+	if pub := p.links.Public; pub != nil {
+		// Fails only for an origin that is not scheme://host, which PUBLIC_URL cannot be.
+		_ = cop.AddTrustedOrigin(pub.Scheme + "://" + pub.Host)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen := r
+		if host := p.links.Origin(r).Host; host != r.Host {
+			seen = r.WithContext(r.Context())
+			seen.Host = host
+		}
+		if err := cop.Check(seen); err != nil {
+			p.fail(w, r, http.StatusForbidden, "Form refused",
+				"This form was sent from another site. Go back, reload the page and try again.")
+			return
+		}
+		p.mux.ServeHTTP(w, r)
+	})
 }
 
 // methods answers GET (and HEAD) with get and POST with post; any other method, or one with no
@@ -201,6 +216,10 @@ func methods(get, post http.HandlerFunc, p *Pages) http.Handler {
 
 // view is what every template gets: the page's own data and what the layout needs.
 type view struct {
+	// Base starts every link, asset and form action: "{{$.Base}}/login". It is PUBLIC_URL
+	// (path prefix included), or the request's address when its host is in ALLOWED_HOSTS, or
+	// "" (the links are paths).
+	Base  string
 	Title string
 	User  *repository.User
 	CSRF  string // the token every state-changing form carries
@@ -215,7 +234,7 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 		p.serverError(w, r, fmt.Errorf("render: no template %q", name))
 		return
 	}
-	v := view{Title: title, User: viewerOf(r), Data: data}
+	v := view{Base: p.links.Base(r, web.Page), Title: title, User: viewerOf(r), Data: data}
 	// Only pages with a form get the CSRF cookie: a stranger reading a public dashboard is
 	// given no cookie at all.
 	if v.User != nil || formPages[name] {
@@ -274,19 +293,28 @@ func (p *Pages) serverError(w http.ResponseWriter, r *http.Request, err error) {
 	// Written by hand: the template machinery may be what failed.
 	fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head>`+
 		`<body><main><h1>Something went wrong</h1><p>The error is logged as request %s. Please try again.</p>`+
-		`<p><a href="/">Home</a></p></main></body></html>`, id)
+		`<p><a href="%s/">Home</a></p></main></body></html>`, id, template.HTMLEscapeString(p.links.Base(r, web.Page)))
 }
 
-// baseURL is the service's public address, for the tracker snippet.
-func (p *Pages) baseURL(r *http.Request) string {
-	if p.publicURL != nil {
-		return p.publicURL.String()
+// redirect answers with a redirect to a path of the service (under PUBLIC_URL when it is set).
+func (p *Pages) redirect(w http.ResponseWriter, r *http.Request, path string, code int) {
+	http.Redirect(w, r, p.links.Base(r, web.Redirect)+path, code)
+}
+
+// trackerSnippet is the snippet the owner's pages show: at PUBLIC_URL, else at the address the
+// page was opened at, with a note to set PUBLIC_URL.
+type trackerSnippet struct {
+	Code        string
+	FromRequest string // the request's address the snippet uses when PUBLIC_URL is unset
+}
+
+func (p *Pages) snippet(r *http.Request) trackerSnippet {
+	base := p.links.Base(r, web.Absolute)
+	s := trackerSnippet{Code: web.Snippet(base)}
+	if p.links.Public == nil {
+		s.FromRequest = base
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
+	return s
 }
 
 func randomKey() []byte {

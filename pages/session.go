@@ -54,17 +54,18 @@ func viewerOf(r *http.Request) *repository.User {
 }
 
 // setCookie sets an HttpOnly, SameSite=Lax cookie, Secure when the service is served over
-// https; maxAge 0 makes it last as long as the browser session.
+// https, for a path of the service (under PUBLIC_URL's prefix); maxAge 0 makes it last as long
+// as the browser session.
 func (p *Pages) setCookie(w http.ResponseWriter, name, value, path string, maxAge time.Duration) {
 	http.SetCookie(w, &http.Cookie{
-		Name: name, Value: value, Path: path, MaxAge: int(maxAge.Seconds()),
+		Name: name, Value: value, Path: p.links.Path(path), MaxAge: int(maxAge.Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: p.secure,
 	})
 }
 
 func (p *Pages) clearCookie(w http.ResponseWriter, name, path string) {
 	http.SetCookie(w, &http.Cookie{
-		Name: name, Value: "", Path: path, MaxAge: -1,
+		Name: name, Value: "", Path: p.links.Path(path), MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: p.secure,
 	})
 }

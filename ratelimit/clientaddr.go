@@ -45,6 +45,14 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	return addr // every hop is a trusted proxy: the left-most is the best we know
 }
 
+// FromTrustedProxy tells whether r's TCP peer is one of the trusted proxies (TRUSTED_PROXIES):
+// only then are its X-Forwarded-For (ClientAddr), X-Forwarded-Proto and X-Forwarded-Host
+// (web.Links) believed.
+func FromTrustedProxy(r *http.Request, trusted []netip.Prefix) bool {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	return err == nil && contains(trusted, peer.Addr().Unmap())
+}
+
 func contains(prefixes []netip.Prefix, a netip.Addr) bool {
 	for _, p := range prefixes {
 		if p.Contains(a) {

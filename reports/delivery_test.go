@@ -233,6 +233,39 @@ func TestWithoutSMTPNothingIsSentAndTheLogSaysSoOnce(t *testing.T) {
 	}
 }
 
+// Without PUBLIC_URL a report's links would point wherever this process guesses: nothing is
+// made or sent, and the log says so once.
+func TestWithoutPublicURLNothingIsSentAndTheLogSaysSoOnce(t *testing.T) {
+	e := newEnv(t)
+	setupOctober(e)
+	r, _ := e.reporterLinking(e.repo, e.smtp.URL(), reports.Links{})
+	r.LogSetup() // at start-up
+	e.clock.Set(dueOctober)
+	for range 3 {
+		tick(t, r)
+		e.clock.Advance(time.Minute)
+	}
+	if n := strings.Count(e.logs.String(), "PUBLIC_URL is not set"); n != 1 || strings.Contains(e.logs.String(), "SMTP_URL") {
+		t.Fatalf("the log says PUBLIC_URL is not set %d times, want once (and nothing of SMTP_URL):\n%s", n, e.logs)
+	}
+	if ds := e.deliveries(); len(ds) != 0 {
+		t.Fatalf("reports made without PUBLIC_URL: %+v", ds)
+	}
+	err := r.SendPeriod(context.Background(), reports.LastComplete(reports.Month, dueOctober), func(reports.Outcome) {})
+	if err == nil || !strings.Contains(err.Error(), "PUBLIC_URL") {
+		t.Fatalf("SendPeriod without PUBLIC_URL: %v", err)
+	}
+	// A dry run shows the reports, with a placeholder where the address goes.
+	var out strings.Builder
+	if err := r.DryRun(context.Background(), reports.LastComplete(reports.Month, dueOctober), &out); err != nil ||
+		!strings.Contains(out.String(), "PUBLIC_URL/stats/a.example?from=2026-10-01&to=2026-10-31") {
+		t.Fatalf("dry run: %v\n%s", err, out.String())
+	}
+	if n := len(e.smtp.Messages()); n != 0 {
+		t.Fatalf("%d messages", n)
+	}
+}
+
 // An owner who switched every website off after the report was made gets no message.
 func TestReportOfAnOwnerWithNothingLeftIsSkipped(t *testing.T) {
 	e := newEnv(t)

@@ -44,9 +44,17 @@ type env struct {
 	server http.Handler
 	logs   *testkit.SyncBuffer
 	sites  *ingest.Sites // the service's cache of website settings, which every change refreshes
+	public *url.URL      // the PUBLIC_URL of e.reporter's links
 }
 
 func newEnv(t testing.TB) *env {
+	t.Helper()
+	return newEnvAt(t, publicURL, nil)
+}
+
+// newEnvAt is an env whose reports link to public, and whose service runs with PUBLIC_URL
+// servicePublic (nil: unset).
+func newEnvAt(t testing.TB, public, servicePublic *url.URL) *env {
 	t.Helper()
 	db, dbURL := repotest.New(t)
 	clk := testkit.NewClock(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
@@ -55,13 +63,13 @@ func newEnv(t testing.TB) *env {
 	// The service's own reporter is not used (each test makes the one it needs), nor are its
 	// background jobs started: only its handler serves, for the unsubscribe links and the API.
 	service, err := app.New(context.Background(), repo, app.Config{
-		Now: clk.Now, PasswordHasher: func(string) (string, error) { return "x", nil },
+		Now: clk.Now, PasswordHasher: func(string) (string, error) { return "x", nil }, PublicURL: servicePublic,
 	}, slog.New(slog.NewJSONHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &env{t: t, db: db, dbURL: dbURL, repo: repo, clock: clk, smtp: smtptest.Start(t, smtptest.Options{}),
-		server: service.Handler, logs: logs, sites: service.Pipeline.Sites}
+		server: service.Handler, logs: logs, sites: service.Pipeline.Sites, public: public}
 }
 
 // mailer is a Mailer for the env's SMTP server (STARTTLS, AUTH), trusting its certificate.
@@ -79,13 +87,19 @@ func (e *env) mailer(smtpURL string) *reports.Mailer {
 // sending to smtpURL ("" sends nothing), with its own metrics registry.
 func (e *env) reporter(repo *repository.Repository, smtpURL string) (*reports.Reporter, *prometheus.Registry) {
 	e.t.Helper()
+	return e.reporterLinking(repo, smtpURL, reports.Links{Base: e.public})
+}
+
+// reporterLinking is a reporter whose links are links (Base nil: PUBLIC_URL is unset).
+func (e *env) reporterLinking(repo *repository.Repository, smtpURL string, links reports.Links) (*reports.Reporter, *prometheus.Registry) {
+	e.t.Helper()
 	var m *reports.Mailer
 	if smtpURL != "" {
 		m = e.mailer(smtpURL)
 	}
 	reg := prometheus.NewRegistry()
 	r := reports.New(reports.Config{
-		Repo: repo, Location: time.UTC, Links: reports.Links{Base: publicURL}, Mailer: m,
+		Repo: repo, Location: time.UTC, Links: links, Mailer: m,
 		Now: e.clock.Now, Log: slog.New(slog.NewJSONHandler(e.logs, nil)),
 	}, reg)
 	return r, reg

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,9 +34,9 @@ const (
 type Config struct {
 	Repo     *repository.Repository
 	Location *time.Location // TZ; nil means UTC
-	Links    Links
-	Mailer   *Mailer // nil: SMTP_URL is unset and nothing is sent
-	Kind     string  // Month or Week; "" means Month
+	Links    Links          // Base nil: PUBLIC_URL is unset and nothing is sent
+	Mailer   *Mailer        // nil: SMTP_URL is unset and nothing is sent
+	Kind     string         // Month or Week; "" means Month
 	Now      func() time.Time
 	Lease    time.Duration // 0 means DefaultLease
 	Log      *slog.Logger
@@ -46,7 +48,7 @@ type Reporter struct {
 	cfg     Config
 	builder *Builder
 	metrics reportMetrics
-	noSMTP  sync.Once
+	offOnce sync.Once // the one log line saying no report is sent
 }
 
 type reportMetrics struct {
@@ -111,27 +113,41 @@ func (o Outcome) String() string {
 	return o.To + "\t" + o.Status
 }
 
-// LogSetup says at start-up whether reports will be sent; without SMTP_URL that is the one
-// line the log ever says about it (Tick says it itself when LogSetup was not called).
+// LogSetup says at start-up whether reports will be sent; without SMTP_URL or PUBLIC_URL that
+// is the one line the log ever says about it (Tick says it itself when LogSetup was not called).
 func (r *Reporter) LogSetup() {
-	if r.cfg.Mailer == nil {
-		r.warnNoSMTP()
+	if r.off() != "" {
+		r.warnOff()
 		return
 	}
 	r.cfg.Log.Info("e-mail reports on", "period", r.cfg.Kind, "smtp", r.cfg.Mailer.host+":"+strconv.Itoa(r.cfg.Mailer.port),
 		"links", r.cfg.Links.Base.String())
 }
 
-func (r *Reporter) warnNoSMTP() {
-	r.noSMTP.Do(func() { r.cfg.Log.Warn("SMTP_URL is not set: no e-mail report will be sent") })
+// off says why no report can be sent, or "" when they can: a report needs a mail server
+// (SMTP_URL) and the service's public address for its links (PUBLIC_URL). Without the address
+// the links would point wherever this process guesses, which a reader elsewhere cannot open.
+func (r *Reporter) off() string {
+	var missing []string
+	if r.cfg.Mailer == nil {
+		missing = append(missing, "SMTP_URL is not set")
+	}
+	if r.cfg.Links.Base == nil {
+		missing = append(missing, "PUBLIC_URL is not set (the links of a report need the service's public address)")
+	}
+	return strings.Join(missing, " and ")
+}
+
+func (r *Reporter) warnOff() {
+	r.offOnce.Do(func() { r.cfg.Log.Warn(r.off() + ": no e-mail report will be sent") })
 }
 
 // Tick is the periodic job: it makes the reports of the latest period that is due, then sends
 // every report that is due, its own and older ones being retried, one claim at a time, until
 // none is left or ctx ends.
 func (r *Reporter) Tick(ctx context.Context) error {
-	if r.cfg.Mailer == nil {
-		r.warnNoSMTP()
+	if r.off() != "" {
+		r.warnOff()
 		return nil
 	}
 	now := r.cfg.Now()
@@ -159,8 +175,8 @@ func (r *Reporter) Tick(ctx context.Context) error {
 // not exist yet), whatever their backoff, once each, and tells each outcome to report. Reports
 // being sent by another process at this moment are left to it.
 func (r *Reporter) SendPeriod(ctx context.Context, p Period, report func(Outcome)) error {
-	if r.cfg.Mailer == nil {
-		return errors.New("SMTP_URL is not set: nothing can be sent (use --dry-run to see the reports)")
+	if off := r.off(); off != "" {
+		return errors.New(off + ": nothing can be sent (use --dry-run to see the reports)")
 	}
 	now := r.cfg.Now()
 	due := p.DueAt(r.cfg.Location)
@@ -194,14 +210,18 @@ func (r *Reporter) SendPeriod(ctx context.Context, p Period, report func(Outcome
 }
 
 // DryRun writes the text part of every report of a period, as it would be sent now, and
-// claims nothing.
+// claims nothing. Without PUBLIC_URL the links start with the placeholder "PUBLIC_URL".
 func (r *Reporter) DryRun(ctx context.Context, p Period, w io.Writer) error {
 	users, err := r.cfg.Repo.ReportRecipients(ctx, p.End(r.cfg.Location))
 	if err != nil {
 		return err
 	}
+	builder := *r.builder
+	if builder.Links.Base == nil {
+		builder.Links.Base = &url.URL{Path: "PUBLIC_URL"}
+	}
 	for _, u := range users {
-		rep, ok, err := r.builder.Build(ctx, u, p)
+		rep, ok, err := builder.Build(ctx, u, p)
 		if err != nil {
 			return err
 		}

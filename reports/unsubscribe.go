@@ -94,11 +94,14 @@ var unsubscribePage = template.Must(template.New("unsubscribe.html").
 type Unsubscribe struct {
 	Repo     *repository.Repository
 	Websites *website.Service
-	Log      *slog.Logger
+	// Links says where the page's links and assets begin (under PUBLIC_URL when it is set).
+	Links web.Links
+	Log   *slog.Logger
 }
 
 // pageData is what the unsubscribe page shows.
 type pageData struct {
+	Base    string // starts every link and asset (web.Links)
 	Status  int
 	Title   string
 	Message string
@@ -118,19 +121,19 @@ func (u *Unsubscribe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
 		h.Set("Allow", "GET, HEAD, POST")
-		u.render(w, pageData{Status: http.StatusMethodNotAllowed, Title: "Not allowed",
+		u.render(w, r, pageData{Status: http.StatusMethodNotAllowed, Title: "Not allowed",
 			Message: "This link is opened in a browser, or followed by your mail program."})
 		return
 	}
 	sites, t, err := u.resolve(r.Context(), strings.TrimPrefix(r.URL.Path, UnsubscribePath))
 	if errors.Is(err, repository.ErrNotFound) {
-		u.render(w, pageData{Status: http.StatusNotFound, Title: "Link not valid",
+		u.render(w, r, pageData{Status: http.StatusNotFound, Title: "Link not valid",
 			Message: "This unsubscribe link is not valid, or its website no longer exists. " +
 				"Copy the whole link from the e-mail, or switch reports off in the website's settings."})
 		return
 	}
 	if err != nil {
-		u.failed(w, err)
+		u.failed(w, r, err)
 		return
 	}
 	data := pageData{Status: http.StatusOK}
@@ -142,12 +145,12 @@ func (u *Unsubscribe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// know it, and then could post it itself: a CSRF token would protect nothing more.
 	if r.Method == http.MethodPost {
 		if err := u.switchOff(r.Context(), t.UserID, sites); err != nil {
-			u.failed(w, err)
+			u.failed(w, r, err)
 			return
 		}
 		data.Title, data.Done = "Unsubscribed", true
 		data.Message = "You will get no more e-mail reports for:"
-		u.render(w, data)
+		u.render(w, r, data)
 		return
 	}
 	data.Title = "Stop e-mail reports"
@@ -158,7 +161,7 @@ func (u *Unsubscribe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		data.Button = true
 	}
-	u.render(w, data)
+	u.render(w, r, data)
 }
 
 // resolve checks the token and reads the websites it names; ErrNotFound for a bad token or a
@@ -217,13 +220,14 @@ func allOff(sites []repository.Website) bool {
 	return true
 }
 
-func (u *Unsubscribe) failed(w http.ResponseWriter, err error) {
+func (u *Unsubscribe) failed(w http.ResponseWriter, r *http.Request, err error) {
 	u.Log.Error("unsubscribe failed", "error", err)
-	u.render(w, pageData{Status: http.StatusServiceUnavailable, Title: "Please try again",
+	u.render(w, r, pageData{Status: http.StatusServiceUnavailable, Title: "Please try again",
 		Message: "Your request could not be completed just now. Nothing was changed; please try again in a minute."})
 }
 
-func (u *Unsubscribe) render(w http.ResponseWriter, data pageData) {
+func (u *Unsubscribe) render(w http.ResponseWriter, r *http.Request, data pageData) {
+	data.Base = u.Links.Base(r, web.Page)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(data.Status)
 	if err := unsubscribePage.Execute(w, data); err != nil {

@@ -101,6 +101,30 @@ func TestUnsubscribeFromOneWebsiteWithTheButton(t *testing.T) {
 	}
 }
 
+// Behind a proxy that serves the service under /analytics/ (and strips it), with PUBLIC_URL
+// https://stats.example.test/analytics: the links of the message and every link and asset of
+// the unsubscribe page are under it.
+func TestUnsubscribePageUnderAPrefix(t *testing.T) {
+	public := &url.URL{Scheme: "https", Host: publicURL.Host, Path: "/analytics"}
+	e := newEnvAt(t, public, public)
+	setupOctober(e)
+	_, siteA := sentOctober(t, e)
+	stripped, ok := strings.CutPrefix(siteA, "/analytics/unsubscribe/")
+	if !ok {
+		t.Fatalf("unsubscribe link %q is not under the prefix", siteA)
+	}
+	status, page := e.page(http.MethodGet, "/unsubscribe/"+stripped, "")
+	links := regexp.MustCompile(`(?:href|src|action)="([^"]*)"`).FindAllStringSubmatch(page, -1)
+	if status != http.StatusOK || len(links) < 3 {
+		t.Fatalf("GET: %d, links %q\n%s", status, links, page)
+	}
+	for _, l := range links {
+		if !strings.HasPrefix(l[1], "https://stats.example.test/analytics/") {
+			t.Errorf("link %q is not under PUBLIC_URL", l[1])
+		}
+	}
+}
+
 // RFC 8058: the mail program POSTs "List-Unsubscribe=One-Click" to the header's address,
 // which stops the reports of every website of that message.
 func TestOneClickUnsubscribe(t *testing.T) {

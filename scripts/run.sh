@@ -74,21 +74,32 @@ password=${password:0:20}
 printf '%s\n' "$password" | bin/analytics user password --email "$email" >/dev/null
 addr=${LISTEN_ADDR:-:8080}
 port=${addr##*:}
+# The address browsers reach the service at: PUBLIC_URL (with any path prefix), else this machine.
+public=${PUBLIC_URL:-http://localhost:$port}
+public=${public%/}
+if [ -z "${PUBLIC_URL:-}" ]; then
+  note="
+Note: PUBLIC_URL is not set, so this snippet uses http://localhost:$port, which only browsers on
+this machine reach. Set PUBLIC_URL to the address your websites' visitors reach the service at
+(e.g. PUBLIC_URL=https://stats.example.com make run). E-mail reports are sent only once it is set."
+else
+  note=""
+fi
 
 cat <<MSG
 
 Demo user: $email
-Password:  $password   (sign in at http://localhost:$port/login)
+Password:  $password   (sign in at $public/login)
 API key:   $key
 
 Try it:
   curl -H 'Authorization: Bearer $key' -d domain=example.com http://localhost:$port/api/v1/websites
   curl -H 'Authorization: Bearer $key' http://localhost:$port/api/v1/websites
 
-Tracker snippet for a local test page (put it in the page's <head>):
-  <script async defer src="http://localhost:$port/js/script.js" data-host="http://localhost:$port"></script>
+Tracker snippet (put it in the <head> of your websites' pages):
+  <script async defer src="$public/js/script.js" data-host="$public"></script>
 Hits count only for a website whose domain is the page's host, so add it first, e.g. for a page on localhost:
   curl -H 'Authorization: Bearer $key' -d domain=localhost http://localhost:$port/api/v1/websites
-
+$note
 MSG
 exec bin/analytics serve

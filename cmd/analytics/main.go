@@ -29,6 +29,7 @@ import (
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -99,20 +100,23 @@ type config struct {
 	BufferMaxKeys   int
 	ShutdownTimeout time.Duration
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
-	// tracker snippet, Secure cookies); nil when PUBLIC_URL is unset.
+	// tracker snippet, Secure cookies, e-mail reports); nil when PUBLIC_URL is unset.
 	PublicURL *url.URL
+	// AllowedHosts (ALLOWED_HOSTS) are the hosts whose address the pages may link to
+	// absolutely when PUBLIC_URL is unset.
+	AllowedHosts []string
 	// Mailer sends the e-mail reports (SMTP_URL, REPORT_FROM); nil when SMTP_URL is unset.
 	Mailer       *reports.Mailer
 	ReportPeriod string // REPORT_PERIOD: reports.Month or reports.Week
 }
 
 // app is the service's configuration, from the environment's.
-func (cfg config) app(geo *ingest.GeoDB, links reports.Links) app.Config {
+func (cfg config) app(geo *ingest.GeoDB) app.Config {
 	return app.Config{
-		Location: cfg.Location, PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
+		Location: cfg.Location, PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, TrustedProxies: cfg.TrustedProxies,
 		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
-		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, ReportLinks: links,
+		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod,
 		MetricsAllow: cfg.MetricsAllow,
 	}
 }
@@ -146,6 +150,11 @@ func loadConfig() (config, error) {
 		}
 		cfg.PublicURL = u
 	}
+	hosts, err := web.ParseAllowedHosts(os.Getenv("ALLOWED_HOSTS"))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("ALLOWED_HOSTS: %w", err))
+	}
+	cfg.AllowedHosts = hosts
 	if err := loadReportConfig(&cfg); err != nil {
 		errs = append(errs, err)
 	}
@@ -250,12 +259,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	}
 	defer geo.Close()
 
-	links, public := reportLinks(cfg)
-	if !public && cfg.Mailer != nil {
-		log.Warn("PUBLIC_URL is not set: links in e-mail reports point at " + links.Base.String() +
-			", which only a reader on this machine can open, and carry no one-click unsubscribe")
-	}
-	service, err := app.New(ctx, repo, cfg.app(geo, links), log)
+	service, err := app.New(ctx, repo, cfg.app(geo), log)
 	if err != nil {
 		return err
 	}

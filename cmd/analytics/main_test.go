@@ -200,3 +200,18 @@ func TestLimitSettings(t *testing.T) {
 		t.Setenv(name, "1")
 	}
 }
+
+func TestAllowedHosts(t *testing.T) {
+	t.Setenv("ALLOWED_HOSTS", "Stats.Example.com, localhost:8080")
+	cfg, err := loadConfig()
+	if err != nil || len(cfg.AllowedHosts) != 2 || cfg.AllowedHosts[0] != "stats.example.com" || cfg.AllowedHosts[1] != "localhost:8080" {
+		t.Fatalf("ALLOWED_HOSTS: %q, %v", cfg.AllowedHosts, err)
+	}
+	if a := cfg.app(nil); len(a.AllowedHosts) != 2 {
+		t.Fatalf("the service gets %q", a.AllowedHosts)
+	}
+	t.Setenv("ALLOWED_HOSTS", "https://stats.example.com")
+	if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "ALLOWED_HOSTS") {
+		t.Fatalf("loadConfig with a URL in ALLOWED_HOSTS: %v", err)
+	}
+}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/url"
 	"os"
 	"time"
 
@@ -34,27 +32,11 @@ func loadReportConfig(cfg *config) error {
 	return errors.Join(errs...)
 }
 
-// reportLinks is the address the reports link to: PUBLIC_URL, else this node's own address on
-// localhost, which only works for a reader on this machine; the caller says so once.
-func reportLinks(cfg config) (reports.Links, bool) {
-	if cfg.PublicURL != nil {
-		return reports.Links{Base: cfg.PublicURL}, true
-	}
-	host, port, err := net.SplitHostPort(cfg.ListenAddr)
-	if err != nil {
-		host, port = "", "8080"
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "localhost"
-	}
-	return reports.Links{Base: &url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}}, false
-}
-
-// newReporter is the reporter of `analytics report send`, outside the service.
+// newReporter is the reporter of `analytics report send`, outside the service. Its links are
+// under PUBLIC_URL; without it nothing can be sent.
 func newReporter(cfg config, repo *repository.Repository, log *slog.Logger) *reports.Reporter {
-	links, _ := reportLinks(cfg)
 	return reports.New(reports.Config{
-		Repo: repo, Location: cfg.Location, Links: links, Mailer: cfg.Mailer,
+		Repo: repo, Location: cfg.Location, Links: reports.Links{Base: cfg.PublicURL}, Mailer: cfg.Mailer,
 		Kind: cfg.ReportPeriod, Log: log,
 	}, nil)
 }
@@ -85,8 +67,14 @@ func reportCommand(ctx context.Context, cfg config, args []string, stdout io.Wri
 			return fmt.Errorf("--date: %q is not a date YYYY-MM-DD", *date)
 		}
 	}
-	if !*dryRun && cfg.Mailer == nil {
+	switch {
+	case !*dryRun && cfg.Mailer == nil:
 		return errors.New("SMTP_URL is not set: nothing can be sent (--dry-run shows the reports)")
+	case !*dryRun && cfg.PublicURL == nil:
+		return errors.New("PUBLIC_URL is not set: nothing can be sent, as a report's links need the service's " +
+			"public address (--dry-run shows the reports with PUBLIC_URL in place of it)")
+	case *dryRun && cfg.PublicURL == nil:
+		log.Warn("PUBLIC_URL is not set: the links are shown as PUBLIC_URL/...; no report can be sent until it is set")
 	}
 	db, repo, err := openRepo(ctx, cfg)
 	if err != nil {

@@ -134,6 +134,23 @@ func TestReportSendCommand(t *testing.T) {
 	}
 }
 
+// Without PUBLIC_URL a report's links have no address: `report send` refuses and sends
+// nothing; --dry-run shows the reports with PUBLIC_URL in place of the address.
+func TestReportSendNeedsPublicURL(t *testing.T) {
+	srv, _, _ := reportFixture(t, 1)
+	t.Setenv("PUBLIC_URL", "")
+	if _, err := runCmd(t, "report", "send", "--date", "2026-11-15"); err == nil || !strings.Contains(err.Error(), "PUBLIC_URL is not set") {
+		t.Fatalf("without PUBLIC_URL: %v", err)
+	}
+	out, err := runCmd(t, "report", "send", "--date", "2026-11-15", "--dry-run")
+	if err != nil || !strings.Contains(out, "PUBLIC_URL/stats/site00.example?from=2026-10-01&to=2026-10-31") || strings.Contains(out, "localhost") {
+		t.Fatalf("dry run without PUBLIC_URL: %v\n%s", err, out)
+	}
+	if n := len(srv.Messages()); n != 0 {
+		t.Fatalf("%d messages sent without PUBLIC_URL", n)
+	}
+}
+
 // Two `analytics report send` processes at once, on the same database: each report goes out
 // once.
 func TestTwoReportSendProcesses(t *testing.T) {
