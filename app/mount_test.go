@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 )
@@ -86,6 +87,7 @@ func TestMetricsOnlyFromAllowedAddresses(t *testing.T) {
 	}
 	for _, c := range cases {
 		res := serve(a.Handler, http.MethodGet, "/metrics", c.remote, map[string]string{"X-Forwarded-For": c.forwarded})
+		spectest.ValidateResponse(t, http.MethodGet, "http://analytics.test/metrics", res.Code, res.Header(), res.Body.Bytes())
 		if res.Code != c.want {
 			t.Errorf("from %s (X-Forwarded-For %q): %d, want %d", c.remote, c.forwarded, res.Code, c.want)
 		}

@@ -514,6 +514,9 @@ type InvalidWebsiteUpdate = Error
 // MethodNotAllowed The one error body, for every status >= 400.
 type MethodNotAllowed = Error
 
+// MetricsForbidden The one error body, for every status >= 400.
+type MetricsForbidden = Error
+
 // NotFound The one error body, for every status >= 400.
 type NotFound = Error
 
@@ -925,6 +928,9 @@ type ClientInterface interface {
 
 	// GetMetrics Prometheus metrics
 	//
+	// Answered only to client addresses in `METRICS_ALLOW` (default: loopback and the private
+	// ranges; the client is found through `TRUSTED_PROXIES` only), since the counters would
+	// tell a stranger what the answers of `/api/event` do not; others get 403.
 	// Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
 	// rejected (by status), unwritten counters, flush count, rows, duration and failures, API
 	// requests and latencies, per-client rate limits (requests refused, clients tracked,
@@ -1403,6 +1409,9 @@ func (c *Client) HeadTrackerScript(ctx context.Context, params *HeadTrackerScrip
 
 // GetMetrics Prometheus metrics
 //
+// Answered only to client addresses in `METRICS_ALLOW` (default: loopback and the private
+// ranges; the client is found through `TRUSTED_PROXIES` only), since the counters would
+// tell a stranger what the answers of `/api/event` do not; others get 403.
 // Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
 // rejected (by status), unwritten counters, flush count, rows, duration and failures, API
 // requests and latencies, per-client rate limits (requests refused, clients tracked,
@@ -2779,6 +2788,9 @@ type ClientWithResponsesInterface interface {
 
 	// GetMetricsWithResponse Prometheus metrics
 	//
+	// Answered only to client addresses in `METRICS_ALLOW` (default: loopback and the private
+	// ranges; the client is found through `TRUSTED_PROXIES` only), since the counters would
+	// tell a stranger what the answers of `/api/event` do not; others get 403.
 	// Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
 	// rejected (by status), unwritten counters, flush count, rows, duration and failures, API
 	// requests and latencies, per-client rate limits (requests refused, clients tracked,
@@ -4075,6 +4087,13 @@ func (r HeadTrackerScriptResponse) ContentType() string {
 type GetMetricsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *MetricsForbidden
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetMetricsResponse) GetJSON403() *MetricsForbidden {
+	return r.JSON403
 }
 
 // GetBody returns the raw response body bytes
@@ -4676,6 +4695,9 @@ func (c *ClientWithResponses) HeadTrackerScriptWithResponse(ctx context.Context,
 
 // GetMetricsWithResponse Prometheus metrics
 //
+// Answered only to client addresses in `METRICS_ALLOW` (default: loopback and the private
+// ranges; the client is found through `TRUSTED_PROXIES` only), since the counters would
+// tell a stranger what the answers of `/api/event` do not; others get 403.
 // Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
 // rejected (by status), unwritten counters, flush count, rows, duration and failures, API
 // requests and latencies, per-client rate limits (requests refused, clients tracked,
@@ -5958,6 +5980,16 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	response := &GetMetricsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MetricsForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	}
 
 	return response, nil

@@ -141,7 +141,10 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
+         * @description Answered only to client addresses in `METRICS_ALLOW` (default: loopback and the private
+         *     ranges; the client is found through `TRUSTED_PROXIES` only), since the counters would
+         *     tell a stranger what the answers of `/api/event` do not; others get 403.
+         *     Events accepted / ignored (by reason: `bot`, `excluded_ip`, `unknown_website`) /
          *     rejected (by status), unwritten counters, flush count, rows, duration and failures, API
          *     requests and latencies, per-client rate limits (requests refused, clients tracked,
          *     clients forgotten while still limited), background jobs, Go runtime. No label names a
@@ -593,6 +596,21 @@ export interface components {
                  * @example {
                  *       "message": "Unauthenticated.",
                  *       "status": 401
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The client's address is outside `METRICS_ALLOW`. */
+        MetricsForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Forbidden.",
+                 *       "status": 403
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1065,6 +1083,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            403: components["responses"]["MetricsForbidden"];
         };
     };
     headMetrics: {
@@ -1078,6 +1097,13 @@ export interface operations {
         responses: {
             /** @description The headers GET would send, no body. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The client's address is outside `METRICS_ALLOW`; no body. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
