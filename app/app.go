@@ -122,7 +122,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}, reg, log)
 	// The website rules, once for every way of changing a website: each change refreshes this
 	// node's settings cache at once, so its collector knows a new website before the next reload.
-	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Sites.Refresh, log)
+	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Websites.Refresh, log)
 
 	// Where every link the service writes begins: one rule for the API, the pages and the
 	// unsubscribe page.
@@ -163,7 +163,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 // Start loads the website settings, then runs every background job until Stop. It fails when
 // the settings cannot be loaded: a node must not treat every website as unknown.
 func (a *App) Start(ctx context.Context) error {
-	if err := a.Pipeline.Sites.Load(ctx); err != nil {
+	if err := a.Pipeline.Websites.Load(ctx); err != nil {
 		return err
 	}
 	a.jobs.start(ctx)

@@ -40,7 +40,7 @@ func (a *App) jobList() []Job {
 	p, repo := a.Pipeline, a.repo
 	return []Job{
 		{Name: "flush counters", Period: a.cfg.FlushInterval, Loop: p.Flusher.Run},
-		{Name: "reload website settings", Period: a.cfg.SettingsTTL, Run: p.Sites.Load},
+		{Name: "reload website settings", Period: a.cfg.SettingsTTL, Run: p.Websites.Load},
 		{Name: "forget old flush ids", Period: forgetBatchesEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetBatches(ctx, a.cfg.Now().Add(-batchIDRetention))
 		}},

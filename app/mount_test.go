@@ -24,7 +24,7 @@ func newService(t *testing.T, cfg app.Config) (*app.App, *repository.Repository)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Pipeline.Sites.Load(context.Background()); err != nil {
+	if err := a.Pipeline.Websites.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return a, repo
@@ -117,7 +117,7 @@ func TestNoMetricNamesAWebsite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Pipeline.Sites.Refresh(ctx, w.ID); err != nil {
+	if err := a.Pipeline.Websites.Refresh(ctx, w.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, page := range []string{"https://secret-shop.example/a", "https://untracked.example/b", "not a url"} {

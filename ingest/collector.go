@@ -29,7 +29,7 @@ const maxKeysPerHit = 14
 // settings cache, applies the exclusions, enriches the hit and increments the counters. Nothing
 // on this path touches the database, and the IP and user agent are dropped when it returns.
 type Collector struct {
-	Sites          *Sites
+	Websites       *Websites
 	Counters       *Counters
 	Geo            *GeoDB         // nil: geo values are ""
 	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For is believed
@@ -130,7 +130,7 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 			return http.StatusBadRequest, "event.name must be 1 to 64 characters."
 		}
 	}
-	site, ok := c.Sites.Lookup(bareHost(page.Hostname()))
+	site, ok := c.Websites.Lookup(bareHost(page.Hostname()))
 	if !ok {
 		// Answered like a counted hit: a stranger must not learn whether a domain is tracked
 		// here. The metric counts the reason, never the host.

@@ -77,7 +77,7 @@ func newCollectEnv(t testing.TB, cfg app.Config) *collectEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := service.Pipeline.Sites.Load(ctx); err != nil {
+	if err := service.Pipeline.Websites.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return &collectEnv{t: t, db: db, pipeline: service.Pipeline, server: service.Handler, key: key, logs: logs,

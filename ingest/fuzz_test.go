@@ -18,19 +18,19 @@ import (
 )
 
 // staticSites is a SiteSource that needs no database.
-type staticSites []repository.SiteSettings
+type staticSites []repository.WebsiteSettings
 
-func (s staticSites) AllSiteSettings(context.Context) ([]repository.SiteSettings, error) {
+func (s staticSites) AllWebsiteSettings(context.Context) ([]repository.WebsiteSettings, error) {
 	return s, nil
 }
 
-func (s staticSites) SiteSettingsByID(_ context.Context, id int64) (repository.SiteSettings, error) {
+func (s staticSites) WebsiteSettingsByID(_ context.Context, id int64) (repository.WebsiteSettings, error) {
 	for _, x := range s {
 		if x.ID == id {
 			return x, nil
 		}
 	}
-	return repository.SiteSettings{}, repository.ErrNotFound
+	return repository.WebsiteSettings{}, repository.ErrNotFound
 }
 
 // FuzzCollect sends arbitrary tracker requests (body, content type, user agent, language,
@@ -50,7 +50,7 @@ func FuzzCollect(f *testing.F) {
 	f.Add([]byte(`[1,2]`), "text/html", "Googlebot", "", "")
 	f.Add([]byte(`{"page":"https://params.test/x?utm_campaign=%FF%00&%00=1","referrer":"https://\u00e9xample.com/"}`), "text/plain", ChromeWindowsUA, "", "")
 
-	sites := NewSites(staticSites{
+	sites := NewWebsites(staticSites{
 		{ID: 1, Domain: "fuzz.test", ExcludeBots: 0},
 		{ID: 2, Domain: "drop.test", ExcludeBots: 1, ExcludeParams: ptr("&"), ExcludeIPs: ptr("203.0.113.0/24\n2001:db8:9::/48")},
 		{ID: 3, Domain: "params.test", ExcludeBots: 0, ExcludeParams: ptr("ref\nutm_source\n%00")},
@@ -60,7 +60,7 @@ func FuzzCollect(f *testing.F) {
 	}
 	counters := NewCounters(1 << 20)
 	c := &Collector{
-		Sites: sites, Counters: counters, Geo: openTestGeoDB(f),
+		Websites: sites, Counters: counters, Geo: openTestGeoDB(f),
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 		Location:       time.UTC, Now: func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) },
 	}

@@ -18,7 +18,7 @@ const (
 
 // pageValue is the page statistic: path plus the query left after the website's excluded
 // parameters, no fragment, "/" for an empty path, at most 255 characters.
-func pageValue(u *url.URL, site *Site) string {
+func pageValue(u *url.URL, site *Website) string {
 	path := u.EscapedPath()
 	if path == "" {
 		path = "/"
@@ -31,7 +31,7 @@ func pageValue(u *url.URL, site *Site) string {
 
 // filterQuery drops the excluded parameters from a raw query, keeping the others exactly as
 // sent and in their order.
-func filterQuery(raw string, site *Site) string {
+func filterQuery(raw string, site *Website) string {
 	if raw == "" || site.DropQuery {
 		return ""
 	}
@@ -78,7 +78,7 @@ func referrerHost(referrer string) string {
 
 // isVisit tells a visit from an internal navigation: the referrer is empty or from another
 // host than the website's own (a leading www. ignored).
-func isVisit(refHost string, site *Site) bool {
+func isVisit(refHost string, site *Website) bool {
 	if refHost == "" {
 		return true
 	}

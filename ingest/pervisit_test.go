@@ -18,12 +18,12 @@ import (
 func TestHitsCountWhatPerVisitSays(t *testing.T) {
 	// The hits send no user agent: the website does not exclude bots, and a visit counts its
 	// browser, operating system and device (as "") all the same.
-	sites := NewSites(staticSites{{ID: 1, Domain: "visit.test"}})
+	sites := NewWebsites(staticSites{{ID: 1, Domain: "visit.test"}})
 	if err := sites.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	counters := NewCounters(1 << 10)
-	c := &Collector{Sites: sites, Counters: counters, Location: time.UTC,
+	c := &Collector{Websites: sites, Counters: counters, Location: time.UTC,
 		Now: func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) }}
 	names := func(body string) []stats.Name {
 		t.Helper()

@@ -40,7 +40,7 @@ const (
 // flusher and the HTTP collector, wired together. Its background work (the flusher's loop,
 // reloading the settings) is run by the service's job list (package app).
 type Pipeline struct {
-	Sites     *Sites
+	Websites  *Websites
 	Counters  *Counters
 	Flusher   *Flusher
 	Collector *Collector
@@ -63,18 +63,18 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 	}
 	counters := NewCounters(cfg.BufferMaxKeys)
 	metrics := NewMetrics(reg, counters)
-	sites := NewSites(repo)
+	sites := NewWebsites(repo)
 	var limiter *ratelimit.Limiter
 	if cfg.EventRateLimit > 0 {
 		limiter = ratelimit.New(cfg.EventRateLimit, int(2*cfg.EventRateLimit), cfg.Now)
 		limiter.Register(reg, "events")
 	}
 	collector := &Collector{
-		Sites: sites, Counters: counters, Geo: cfg.Geo, TrustedProxies: cfg.TrustedProxies,
+		Websites: sites, Counters: counters, Geo: cfg.Geo, TrustedProxies: cfg.TrustedProxies,
 		Location: cfg.Location, Now: cfg.Now, Metrics: metrics, Limiter: limiter, Log: log,
 	}
 	return &Pipeline{
-		Sites:     sites,
+		Websites:  sites,
 		Counters:  counters,
 		Flusher:   NewFlusher(counters, repo, cfg.FlushInterval, metrics, log),
 		Collector: collector,

@@ -19,19 +19,19 @@ const homePageSize = 50
 
 // homePage is the data of home.html.
 type homePage struct {
-	Sites   []siteRow
-	Search  string
-	Prev    string
-	Next    string
-	Total   int64
-	Notice  string
-	Form    websiteForm // the add form, refilled after a refusal
-	Snippet trackerSnippet
+	Websites []websiteRow
+	Search   string
+	Prev     string
+	Next     string
+	Total    int64
+	Notice   string
+	Form     websiteForm // the add form, refilled after a refusal
+	Snippet  trackerSnippet
 }
 
-// siteRow is one of the owner's websites with its last 30 days.
-type siteRow struct {
-	Site      repository.Website
+// websiteRow is one of the owner's websites with its last 30 days.
+type websiteRow struct {
+	Website   repository.Website
 	Visitors  int64
 	Pageviews int64
 	StatsURL  string
@@ -89,13 +89,13 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	last30 := stats.Range{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
 	data := homePage{Search: search, Total: total, Notice: notices[q.Get("notice")], Form: form,
 		Snippet: p.snippet(r)}
-	data.Sites = make([]siteRow, len(sites))
+	data.Websites = make([]websiteRow, len(sites))
 	g, ctx := errgroup.WithContext(r.Context())
 	g.SetLimit(4)
 	for i, s := range sites {
 		g.Go(func() error {
 			sums, err := p.repo.SumStats(ctx, s.ID, []stats.Name{stats.Visitor, stats.Pageview}, last30)
-			data.Sites[i] = siteRow{Site: s, Visitors: sums[stats.Visitor], Pageviews: sums[stats.Pageview],
+			data.Websites[i] = websiteRow{Website: s, Visitors: sums[stats.Visitor], Pageviews: sums[stats.Pageview],
 				StatsURL: statsPath(s.Domain), Privacy: privacyNames[s.Privacy]}
 			return err
 		})
@@ -206,16 +206,16 @@ func deref(s *string) string {
 	return *s
 }
 
-// editSitePage is the data of edit.html.
-type editSitePage struct {
-	Site    repository.Website
+// editWebsitePage is the data of edit.html.
+type editWebsitePage struct {
+	Website repository.Website
 	Form    websiteForm
 	Snippet trackerSnippet
 }
 
 func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm) {
 	p.render(w, r, status, "edit.html", "Edit "+site.Domain,
-		editSitePage{Site: site, Form: form, Snippet: p.snippet(r)})
+		editWebsitePage{Website: site, Form: form, Snippet: p.snippet(r)})
 }
 
 // editWebsite takes the edit form: the same rules as PUT /api/v1/websites/{id}.

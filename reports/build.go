@@ -20,15 +20,15 @@ type Report struct {
 	UserID    int64
 	Period    Period
 	Before    Period // the period before, for the changes
-	Sites     []SiteReport
+	Websites  []WebsiteReport
 	MessageID string // without the angle brackets
 	// Unsubscribe stops the reports of every website in this message (List-Unsubscribe);
-	// each SiteReport has its own link for one website.
+	// each WebsiteReport has its own link for one website.
 	Unsubscribe string
 }
 
-// SiteReport is one website's part of a report.
-type SiteReport struct {
+// WebsiteReport is one website's part of a report.
+type WebsiteReport struct {
 	Domain         string
 	Visitors       Change
 	Pageviews      Change
@@ -94,33 +94,33 @@ func (b *Builder) Build(ctx context.Context, user repository.User, p Period) (re
 			return Report{}, false, err
 		}
 		site.UnsubscribeURL = b.Links.Unsubscribe(signToken(key, token{UserID: user.ID, WebsiteIDs: []int64{w.ID}}))
-		rep.Sites = append(rep.Sites, site)
+		rep.Websites = append(rep.Websites, site)
 	}
 	rep.Unsubscribe = b.Links.Unsubscribe(signToken(key, token{UserID: user.ID, WebsiteIDs: ids}))
 	return rep, true, nil
 }
 
-func (b *Builder) site(ctx context.Context, w repository.Website, p, before Period) (SiteReport, error) {
+func (b *Builder) site(ctx context.Context, w repository.Website, p, before Period) (WebsiteReport, error) {
 	names := []stats.Name{stats.Visitor, stats.Pageview}
 	now, err := b.Repo.SumStats(ctx, w.ID, names, p.Range())
 	if err != nil {
-		return SiteReport{}, fmt.Errorf("reports.build: %w", err)
+		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
 	prev, err := b.Repo.SumStats(ctx, w.ID, names, before.Range())
 	if err != nil {
-		return SiteReport{}, fmt.Errorf("reports.build: %w", err)
+		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
-	s := SiteReport{
+	s := WebsiteReport{
 		Domain:    w.Domain,
 		Visitors:  Change{Now: now[stats.Visitor], Before: prev[stats.Visitor]},
 		Pageviews: Change{Now: now[stats.Pageview], Before: prev[stats.Pageview]},
 		StatsURL:  b.Links.Stats(w.Domain, p),
 	}
 	if s.Pages, err = b.top(ctx, w.ID, stats.Page, p); err != nil {
-		return SiteReport{}, err
+		return WebsiteReport{}, err
 	}
 	if s.Referrers, err = b.top(ctx, w.ID, stats.Referrer, p); err != nil {
-		return SiteReport{}, err
+		return WebsiteReport{}, err
 	}
 	return s, nil
 }

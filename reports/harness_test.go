@@ -43,8 +43,8 @@ type env struct {
 	smtp   *smtptest.Server
 	server http.Handler
 	logs   *testkit.SyncBuffer
-	sites  *ingest.Sites // the service's cache of website settings, which every change refreshes
-	public *url.URL      // the PUBLIC_URL of e.reporter's links
+	sites  *ingest.Websites // the service's cache of website settings, which every change refreshes
+	public *url.URL         // the PUBLIC_URL of e.reporter's links
 }
 
 func newEnv(t testing.TB) *env {
@@ -69,7 +69,7 @@ func newEnvAt(t testing.TB, public, servicePublic *url.URL) *env {
 		t.Fatal(err)
 	}
 	return &env{t: t, db: db, dbURL: dbURL, repo: repo, clock: clk, smtp: smtptest.Start(t, smtptest.Options{}),
-		server: service.Handler, logs: logs, sites: service.Pipeline.Sites, public: public}
+		server: service.Handler, logs: logs, sites: service.Pipeline.Websites, public: public}
 }
 
 // mailer is a Mailer for the env's SMTP server (STARTTLS, AUTH), trusting its certificate.

@@ -12,7 +12,7 @@ import (
 )
 
 // Site is what the tracker endpoint knows of a website, parsed once when loaded.
-type Site struct {
+type Website struct {
 	ID            int64
 	Domain        string
 	ExcludeBots   bool
@@ -21,7 +21,7 @@ type Site struct {
 	ExcludeIPs    []netip.Prefix // single addresses as /32 or /128
 }
 
-func (s *Site) excludesParam(name string) bool {
+func (s *Website) excludesParam(name string) bool {
 	for _, p := range s.ExcludeParams {
 		if p == name {
 			return true
@@ -30,7 +30,7 @@ func (s *Site) excludesParam(name string) bool {
 	return false
 }
 
-func (s *Site) excludesIP(ip netip.Addr) bool {
+func (s *Website) excludesIP(ip netip.Addr) bool {
 	if !ip.IsValid() {
 		return false
 	}
@@ -44,45 +44,45 @@ func (s *Site) excludesIP(ip netip.Addr) bool {
 }
 
 // SiteSource is where the cache loads settings from.
-type SiteSource interface {
-	AllSiteSettings(ctx context.Context) ([]repository.SiteSettings, error)
-	SiteSettingsByID(ctx context.Context, id int64) (repository.SiteSettings, error)
+type WebsiteSource interface {
+	AllWebsiteSettings(ctx context.Context) ([]repository.WebsiteSettings, error)
+	WebsiteSettingsByID(ctx context.Context, id int64) (repository.WebsiteSettings, error)
 }
 
 // Sites is an in-memory map of website settings by domain, so that the tracker endpoint never
 // waits for the database. It is reloaded whole every TTL (changes made on other nodes show up
 // within it) and one website at a time, at once, when this node changes one.
-type Sites struct {
-	source SiteSource
-	byHost atomic.Pointer[map[string]*Site]
+type Websites struct {
+	source WebsiteSource
+	byHost atomic.Pointer[map[string]*Website]
 	// reloadMu serialises writers of byHost (a copy-on-write map); readers never lock.
 	reloadMu chan struct{}
 }
 
 // NewSites makes an empty cache; call Load before serving (app.Start does, and its job list
 // reloads it every SETTINGS_TTL).
-func NewSites(source SiteSource) *Sites {
-	s := &Sites{source: source, reloadMu: make(chan struct{}, 1)}
-	empty := map[string]*Site{}
+func NewWebsites(source WebsiteSource) *Websites {
+	s := &Websites{source: source, reloadMu: make(chan struct{}, 1)}
+	empty := map[string]*Website{}
 	s.byHost.Store(&empty)
 	return s
 }
 
 // Lookup finds the website of a page host (already lower-cased, www. stripped).
-func (s *Sites) Lookup(host string) (*Site, bool) {
+func (s *Websites) Lookup(host string) (*Website, bool) {
 	site, ok := (*s.byHost.Load())[host]
 	return site, ok
 }
 
 // Load replaces the whole cache from the database.
-func (s *Sites) Load(ctx context.Context) error {
-	all, err := s.source.AllSiteSettings(ctx)
+func (s *Websites) Load(ctx context.Context) error {
+	all, err := s.source.AllWebsiteSettings(ctx)
 	if err != nil {
 		return fmt.Errorf("sites.load: %w", err)
 	}
-	next := make(map[string]*Site, len(all))
+	next := make(map[string]*Website, len(all))
 	for _, settings := range all {
-		next[settings.Domain] = newSite(settings)
+		next[settings.Domain] = newWebsite(settings)
 	}
 	s.reloadMu <- struct{}{}
 	s.byHost.Store(&next)
@@ -91,29 +91,29 @@ func (s *Sites) Load(ctx context.Context) error {
 }
 
 // Refresh reloads one website after this node changed it; a deleted website leaves the cache.
-func (s *Sites) Refresh(ctx context.Context, id int64) error {
-	settings, err := s.source.SiteSettingsByID(ctx, id)
+func (s *Websites) Refresh(ctx context.Context, id int64) error {
+	settings, err := s.source.WebsiteSettingsByID(ctx, id)
 	if err != nil && !errors.Is(err, repository.ErrNotFound) {
 		return fmt.Errorf("sites.refresh: %w", err)
 	}
 	s.reloadMu <- struct{}{}
 	defer func() { <-s.reloadMu }()
 	current := *s.byHost.Load()
-	next := make(map[string]*Site, len(current)+1)
+	next := make(map[string]*Website, len(current)+1)
 	for host, site := range current {
 		if site.ID != id {
 			next[host] = site
 		}
 	}
 	if err == nil {
-		next[settings.Domain] = newSite(settings)
+		next[settings.Domain] = newWebsite(settings)
 	}
 	s.byHost.Store(&next)
 	return nil
 }
 
-func newSite(settings repository.SiteSettings) *Site {
-	site := &Site{ID: settings.ID, Domain: settings.Domain, ExcludeBots: settings.ExcludeBots == 1}
+func newWebsite(settings repository.WebsiteSettings) *Website {
+	site := &Website{ID: settings.ID, Domain: settings.Domain, ExcludeBots: settings.ExcludeBots == 1}
 	if settings.ExcludeParams != nil {
 		for _, line := range website.Lines(*settings.ExcludeParams) {
 			if line == "&" {

@@ -8,7 +8,7 @@ import (
 )
 
 // SiteSettings is what the tracker endpoint needs of a website.
-type SiteSettings struct {
+type WebsiteSettings struct {
 	ID            int64   `db:"id"`
 	Domain        string  `db:"domain"`
 	ExcludeBots   int     `db:"exclude_bots"`
@@ -17,11 +17,11 @@ type SiteSettings struct {
 }
 
 // AllSiteSettings returns the settings of every website, for the ingest cache.
-func (r *Repository) AllSiteSettings(ctx context.Context) ([]SiteSettings, error) {
+func (r *Repository) AllWebsiteSettings(ctx context.Context) ([]WebsiteSettings, error) {
 	const query = `
 		SELECT id, domain, exclude_bots, exclude_params, exclude_ips
 		FROM websites`
-	var sites []SiteSettings
+	var sites []WebsiteSettings
 	if err := r.db.SelectContext(ctx, &sites, query); err != nil {
 		return nil, fmt.Errorf("sites.all: %w", err)
 	}
@@ -29,18 +29,18 @@ func (r *Repository) AllSiteSettings(ctx context.Context) ([]SiteSettings, error
 }
 
 // SiteSettingsByID returns one website's settings; ErrNotFound once it is deleted.
-func (r *Repository) SiteSettingsByID(ctx context.Context, id int64) (SiteSettings, error) {
+func (r *Repository) WebsiteSettingsByID(ctx context.Context, id int64) (WebsiteSettings, error) {
 	const query = `
 		SELECT id, domain, exclude_bots, exclude_params, exclude_ips
 		FROM websites
 		WHERE id = $1`
-	var s SiteSettings
+	var s WebsiteSettings
 	err := r.db.GetContext(ctx, &s, query, id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return SiteSettings{}, fmt.Errorf("sites.by_id: %w", ErrNotFound)
+		return WebsiteSettings{}, fmt.Errorf("sites.by_id: %w", ErrNotFound)
 	}
 	if err != nil {
-		return SiteSettings{}, fmt.Errorf("sites.by_id: %w", err)
+		return WebsiteSettings{}, fmt.Errorf("sites.by_id: %w", err)
 	}
 	return s, nil
 }
