@@ -133,11 +133,18 @@ func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts 
 			WHERE t.website_id IN (SELECT id FROM live)
 			GROUP BY 1, 2, 3, 4
 		), near AS MATERIALIZED (
-			-- The days this batch could take past the limit, were all its values new; usually none.
-			SELECT d.website_id, d.name, d.date, $7 - coalesce(c.value_count, 0) AS room
-			FROM unnest($9::bigint[], $10::text[], $11::date[], $12::bigint[]) AS d (website_id, name, date, n)
-			LEFT JOIN stats_value_counts c USING (website_id, name, date)
-			WHERE coalesce(c.value_count, 0) + d.n > $7
+			-- The days this batch could take past the limit, were all its values new; usually
+			-- none. A subquery a day, so that each is an index probe, never a scan of the
+			-- counts of every day.
+			SELECT website_id, name, date, $7 - held AS room
+			FROM (
+				SELECT d.website_id, d.name, d.date, d.n, coalesce((
+					SELECT c.value_count FROM stats_value_counts c
+					WHERE c.website_id = d.website_id AND c.name = d.name AND c.date = d.date), 0) AS held
+				FROM unnest($9::bigint[], $10::text[], $11::date[], $12::bigint[]) AS d (website_id, name, date, n)
+				OFFSET 0 -- not merged into the query above, which would probe twice
+			) AS days
+			WHERE held + n > $7
 		), over AS MATERIALIZED (
 			-- Their new values past the room left, the most counted first in.
 			SELECT website_id, name, date, value, count
@@ -151,9 +158,10 @@ func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts 
 					WHERE s.website_id = i.website_id AND s.name = i.name AND s.date = i.date AND s.value = i.value)
 			) AS fresh
 			WHERE rank > room
-		), capped AS (
+		), capped AS NOT MATERIALIZED (
 			-- The input, with the values past the limit counted under (other): as it is when
-			-- there are none (the one-time filters skip the other branch).
+			-- there are none (the one-time filters skip the other branch). Not materialized:
+			-- its three readers read the input through it rather than a copy of the batch.
 			SELECT website_id, name, date, value, count
 			FROM input
 			WHERE NOT EXISTS (SELECT 1 FROM over)
