@@ -200,7 +200,8 @@ func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts 
 			INSERT INTO stats_weekly AS wk (website_id, name, week, value, count)
 			SELECT website_id, name, date_trunc('week', date)::date, value, sum(count)::bigint
 			FROM capped
-			WHERE date_trunc('week', date)::date <= (SELECT weeks_through FROM rolled)
+			-- Days of weeks up to weeks_through (a Monday); a comparison, not a truncation a row.
+			WHERE date < (SELECT weeks_through + 7 FROM rolled)
 			GROUP BY 1, 2, 3, 4
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, week, value)
@@ -209,7 +210,7 @@ func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts 
 			INSERT INTO stats_monthly AS m (website_id, name, month, value, count)
 			SELECT website_id, name, date_trunc('month', date)::date, value, sum(count)::bigint
 			FROM capped
-			WHERE date_trunc('month', date)::date <= (SELECT months_through FROM rolled)
+			WHERE date < (SELECT (months_through + interval '1 month')::date FROM rolled)
 			GROUP BY 1, 2, 3, 4
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, month, value)
