@@ -113,8 +113,9 @@ func (cfg config) app(geo *ingest.GeoDB, links reports.Links) app.Config {
 		Location: cfg.Location, PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
-		MaxValuesPerDay: cfg.MaxValuesPerDay, Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, ReportLinks: links,
-		MetricsAllow: cfg.MetricsAllow,
+		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, ReportLinks: links,
+		MetricsAllow:    cfg.MetricsAllow,
+		MaxValuesPerDay: cfg.MaxValuesPerDay,
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/website"
@@ -209,7 +208,7 @@ func TestMaxValuesPerDaySetting(t *testing.T) {
 		t.Fatalf("default: %d, %v", cfg.MaxValuesPerDay, err)
 	}
 	t.Setenv("MAX_VALUES_PER_DAY", "250")
-	if cfg, err := loadConfig(); err != nil || cfg.MaxValuesPerDay != 250 || cfg.app(nil, reports.Links{}).MaxValuesPerDay != 250 {
+	if cfg, err := loadConfig(); err != nil || cfg.MaxValuesPerDay != 250 {
 		t.Fatalf("MAX_VALUES_PER_DAY=250: %d, %v", cfg.MaxValuesPerDay, err)
 	}
 	for _, bad := range []string{"0", "-5", "1.5", "1e4", "lots", " 250"} {
