@@ -55,6 +55,10 @@ type Config struct {
 	FlushInterval time.Duration // how often counters are written; 0: ingest.DefaultFlushInterval
 	SettingsTTL   time.Duration // how often website settings are reloaded; 0: ingest.DefaultSettingsTTL
 	BufferMaxKeys int           // counters held before /api/event answers 503; 0: ingest.DefaultBufferMaxKeys
+	// MaxValuesPerDay is how many distinct values a website's statistic keeps a day
+	// (MAX_VALUES_PER_DAY); later new values are counted under "(other)". 0 means
+	// ingest.DefaultMaxValuesPerDay: there is always a limit.
+	MaxValuesPerDay int
 
 	// Mailer sends the e-mail reports (SMTP_URL); nil sends none.
 	Mailer *reports.Mailer
@@ -118,7 +122,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	pipeline := ingest.NewPipeline(repo, ingest.Config{
 		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: cfg.Geo,
 		FlushInterval: cfg.FlushInterval, BufferMaxKeys: cfg.BufferMaxKeys,
-		EventRateLimit: cfg.EventRateLimit, Now: cfg.Now,
+		EventRateLimit: cfg.EventRateLimit, MaxValuesPerDay: cfg.MaxValuesPerDay, Now: cfg.Now,
 	}, reg, log)
 	// The website rules, once for every way of changing a website: each change refreshes this
 	// node's settings cache at once, so its collector knows a new website before the next reload.

@@ -12,9 +12,10 @@ import (
 	"github.com/analytics-service/analytics/repository"
 )
 
-// StatsWriter writes one batch of counts, at most once per batch id.
+// StatsWriter writes one batch of counts, at most once per batch id, keeping at most maxValues
+// distinct values a website's statistic and day (repository.AddStatsCapped).
 type StatsWriter interface {
-	AddStats(ctx context.Context, batchID string, counts []repository.StatCount) (bool, error)
+	AddStatsCapped(ctx context.Context, batchID string, counts []repository.StatCount, maxValues int) (repository.Added, error)
 }
 
 // batch is counts taken from the live map, with the id that makes their write idempotent.
@@ -28,12 +29,13 @@ type batch struct {
 // backoff; meanwhile new hits keep aggregating in the live map, so at most one batch of unknown
 // fate exists at a time and nothing is counted twice or dropped.
 type Flusher struct {
-	counters *Counters
-	writer   StatsWriter
-	interval time.Duration
-	maxWait  time.Duration
-	metrics  *Metrics
-	log      *slog.Logger
+	counters  *Counters
+	writer    StatsWriter
+	interval  time.Duration
+	maxWait   time.Duration
+	maxValues int // distinct values a website's statistic keeps a day; past them, stats.Other
+	metrics   *Metrics
+	log       *slog.Logger
 
 	// mu makes Flush safe to call while Run runs (tests, Drain); it guards the two fields below.
 	mu       sync.Mutex
@@ -41,11 +43,13 @@ type Flusher struct {
 	failures int
 }
 
-// NewFlusher wires a flusher; metrics may be nil.
-func NewFlusher(counters *Counters, writer StatsWriter, interval time.Duration, metrics *Metrics, log *slog.Logger) *Flusher {
+// NewFlusher wires a flusher that keeps at most maxValues distinct values a website's statistic
+// and day (MAX_VALUES_PER_DAY); metrics may be nil.
+func NewFlusher(counters *Counters, writer StatsWriter, interval time.Duration, maxValues int, metrics *Metrics, log *slog.Logger) *Flusher {
 	// Retries back off to at most a few seconds: a database that is back must be used soon,
 	// since a full buffer answers 503 until the failing batch is written.
-	return &Flusher{counters: counters, writer: writer, interval: interval, maxWait: max(interval, 5*time.Second), metrics: metrics, log: log}
+	return &Flusher{counters: counters, writer: writer, interval: interval, maxWait: max(interval, 5*time.Second),
+		maxValues: maxValues, metrics: metrics, log: log}
 }
 
 // Run flushes until ctx ends. It does not flush at the end: call Drain after the HTTP server
@@ -111,8 +115,8 @@ func (f *Flusher) Flush(ctx context.Context) error {
 		}
 	}
 	start := time.Now()
-	_, err := f.writer.AddStats(ctx, f.pending.id, f.pending.counts)
-	f.metrics.observeFlush(len(f.pending.counts), time.Since(start), err)
+	added, err := f.writer.AddStatsCapped(ctx, f.pending.id, f.pending.counts, f.maxValues)
+	f.metrics.observeFlush(len(f.pending.counts), time.Since(start), added.Overflow, err)
 	if err != nil {
 		f.failures++
 		return fmt.Errorf("flush %d counters: %w", len(f.pending.counts), err)

@@ -15,6 +15,7 @@ type Metrics struct {
 	flushFailures prometheus.Counter
 	flushRows     prometheus.Counter
 	flushDuration prometheus.Histogram
+	overCap       prometheus.Counter
 }
 
 // NewMetrics registers the pipeline's metrics; the buffer size is read from counters when
@@ -36,11 +37,14 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 		flushDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "analytics_flush_duration_seconds", Help: "Duration of successful flushes.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
+		overCap: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_values_over_cap_total",
+			Help: "Counts added to (other) rather than to a new value, on a day whose statistic already had MAX_VALUES_PER_DAY values."}),
 	}
 	for _, reason := range []string{reasonBot, reasonIP, reasonUnknownWebsite} {
 		m.ignored.WithLabelValues(reason)
 	}
-	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration,
+	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration, m.overCap,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "analytics_buffer_keys", Help: "Distinct counters in memory, not yet written."},
 			func() float64 { return float64(counters.Size()) }))
@@ -72,7 +76,9 @@ func (m *Metrics) reject(status string) {
 	}
 }
 
-func (m *Metrics) observeFlush(rows int, d time.Duration, err error) {
+// observeFlush records a write of rows counters that took d, overflow of whose counts went to
+// (other).
+func (m *Metrics) observeFlush(rows int, d time.Duration, overflow int64, err error) {
 	if m == nil {
 		return
 	}
@@ -83,4 +89,5 @@ func (m *Metrics) observeFlush(rows int, d time.Duration, err error) {
 	m.flushes.Inc()
 	m.flushRows.Add(float64(rows))
 	m.flushDuration.Observe(d.Seconds())
+	m.overCap.Add(float64(overflow))
 }

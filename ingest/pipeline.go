@@ -22,7 +22,10 @@ type Config struct {
 	// EventRateLimit is the hits a second one client address may send (bursts of twice as
 	// many); 0 turns the limit off.
 	EventRateLimit float64
-	Now            func() time.Time // nil means time.Now
+	// MaxValuesPerDay is how many distinct values a website's statistic keeps a day; later new
+	// values are counted under stats.Other. 0 means DefaultMaxValuesPerDay.
+	MaxValuesPerDay int
+	Now             func() time.Time // nil means time.Now
 }
 
 // Defaults of a zero Config (and of the settings reload, run by package app); README documents
@@ -34,6 +37,9 @@ const (
 	// DefaultEventRateLimit is generous: an office of hundreds of people browsing behind one
 	// address sends tens of hits a second; a script sends thousands.
 	DefaultEventRateLimit = 200
+	// DefaultMaxValuesPerDay is far above the pages a large website sees in a day, and keeps a
+	// client that sends a new path on every hit from adding rows for ever.
+	DefaultMaxValuesPerDay = repository.DefaultMaxValuesPerDay
 )
 
 // Pipeline is the whole collection side of one node: the settings cache, the counters, the
@@ -61,6 +67,9 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 	if cfg.BufferMaxKeys <= 0 {
 		cfg.BufferMaxKeys = DefaultBufferMaxKeys
 	}
+	if cfg.MaxValuesPerDay <= 0 {
+		cfg.MaxValuesPerDay = DefaultMaxValuesPerDay
+	}
 	counters := NewCounters(cfg.BufferMaxKeys)
 	metrics := NewMetrics(reg, counters)
 	sites := NewWebsites(repo)
@@ -76,7 +85,7 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 	return &Pipeline{
 		Websites:  sites,
 		Counters:  counters,
-		Flusher:   NewFlusher(counters, repo, cfg.FlushInterval, metrics, log),
+		Flusher:   NewFlusher(counters, repo, cfg.FlushInterval, cfg.MaxValuesPerDay, metrics, log),
 		Collector: collector,
 		Metrics:   metrics,
 	}

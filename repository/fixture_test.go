@@ -19,7 +19,7 @@ type fixture struct {
 	sites []int64 // in the order of the domains
 }
 
-func newFixture(t *testing.T, domains ...string) fixture {
+func newFixture(t testing.TB, domains ...string) fixture {
 	t.Helper()
 	db, _ := repotest.New(t)
 	f := fixture{db: db, repo: repository.New(db, nil)}

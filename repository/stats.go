@@ -39,30 +39,80 @@ type StatQuery struct {
 	Offset int
 }
 
-// AddStats adds counts to the daily counters, and to the weekly and monthly rollups of the
-// periods already rolled up (a late write; see RollUp), in one statement, once per batch id: a
-// batch id already claimed adds nothing and AddStats reports false, so a writer that does not
+// DefaultMaxValuesPerDay is how many distinct values a website's statistic keeps a day unless
+// configured otherwise (MAX_VALUES_PER_DAY).
+const DefaultMaxValuesPerDay = 10_000
+
+// AddStats is AddStatsCapped with DefaultMaxValuesPerDay, telling only whether the batch was
+// applied: what seeds and tests write with.
+func (r *Repository) AddStats(ctx context.Context, batchID string, counts []StatCount) (bool, error) {
+	added, err := r.AddStatsCapped(ctx, batchID, counts, DefaultMaxValuesPerDay)
+	return added.Applied, err
+}
+
+// Added is what AddStatsCapped did.
+type Added struct {
+	// Applied is false when the batch id was claimed before: nothing was added.
+	Applied bool
+	// Overflow is the part of the counts added to stats.Other instead of to their own values,
+	// new on a day that had no room left for them.
+	Overflow int64
+}
+
+// AddStatsCapped adds counts to the daily counters, and to the weekly and monthly rollups of
+// the periods already rolled up (a late write; see RollUp), in one statement, once per batch
+// id: a batch id already claimed adds nothing and Applied is false, so a writer that does not
 // know whether its last attempt committed can simply retry it. Counts of websites deleted
 // meanwhile are dropped. Rows are written in key order so that concurrent writers (several
 // ingest nodes) take row locks in the same order and cannot deadlock; the input may repeat a
 // key.
 //
+// A website's statistic keeps at most maxValues distinct values a day (besides stats.Other;
+// maxValues <= 0 means DefaultMaxValuesPerDay): a value not stored yet, on a day that has no
+// room left for it, is counted under stats.Other instead, in the day and in its rollups alike,
+// so every count is still added once. When a day has room for some of the batch's new values,
+// the most counted ones take it. Values already stored keep counting under themselves. The
+// number of values a day holds is read from stats_value_counts (kept up to date by this
+// statement from the rows it inserts), and only a day that this batch could take past the
+// limit looks its values up, so a batch far from the limit costs one index probe a day more.
+// Writers that flush at once each see the count before the others commit and may together pass
+// the limit by the new values of their batches.
+//
 // The websites written for are locked FOR KEY SHARE first, which DeleteWebsite's delete of the
 // row waits for (and which updates, taking FOR NO KEY UPDATE, do not): a delete that comes first
 // commits before the lock is granted, and the website's counts are dropped; one that comes later
 // waits for this write and then deletes its rows too. Either way no row outlives its website.
-func (r *Repository) AddStats(ctx context.Context, batchID string, counts []StatCount) (bool, error) {
+func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts []StatCount, maxValues int) (Added, error) {
 	if len(counts) == 0 {
-		return true, nil
+		return Added{Applied: true}, nil
+	}
+	if maxValues <= 0 {
+		maxValues = DefaultMaxValuesPerDay
 	}
 	ids := make([]int64, len(counts))
 	names := make([]string, len(counts))
 	dates := make([]string, len(counts))
 	values := make([]string, len(counts))
 	amounts := make([]int64, len(counts))
+	// The rows of each website, statistic and day: an upper bound of the new values the batch
+	// brings to that day. Counted here rather than by the statement, which would aggregate the
+	// whole batch once more.
+	type day struct {
+		id         int64
+		name, date string
+	}
+	days := make(map[day]int64, 512)
 	for i, c := range counts {
 		ids[i], names[i], dates[i], values[i], amounts[i] =
 			c.WebsiteID, c.Name, c.Date.Format(dateLayout), c.Value, c.Count
+		days[day{ids[i], names[i], dates[i]}]++
+	}
+	dayIDs := make([]int64, 0, len(days))
+	dayNames := make([]string, 0, len(days))
+	dayDates := make([]string, 0, len(days))
+	dayRows := make([]int64, 0, len(days))
+	for d, n := range days {
+		dayIDs, dayNames, dayDates, dayRows = append(dayIDs, d.id), append(dayNames, d.name), append(dayDates, d.date), append(dayRows, n)
 	}
 	const query = `
 		WITH claim AS (
@@ -82,20 +132,76 @@ func (r *Repository) AddStats(ctx context.Context, batchID string, counts []Stat
 				AS t (website_id, name, date, value, count)
 			WHERE t.website_id IN (SELECT id FROM live)
 			GROUP BY 1, 2, 3, 4
+		), near AS MATERIALIZED (
+			-- The days this batch could take past the limit, were all its values new; usually
+			-- none. A subquery a day, so that each is an index probe, never a scan of the
+			-- counts of every day.
+			SELECT website_id, name, date, $7 - held AS room
+			FROM (
+				SELECT d.website_id, d.name, d.date, d.n, coalesce((
+					SELECT c.value_count FROM stats_value_counts c
+					WHERE c.website_id = d.website_id AND c.name = d.name AND c.date = d.date), 0) AS held
+				FROM unnest($9::bigint[], $10::text[], $11::date[], $12::bigint[]) AS d (website_id, name, date, n)
+				OFFSET 0 -- not merged into the query above, which would probe twice
+			) AS days
+			WHERE held + n > $7
+		), over AS MATERIALIZED (
+			-- Their new values past the room left, the most counted first in.
+			SELECT website_id, name, date, value, count
+			FROM (
+				SELECT i.website_id, i.name, i.date, i.value, i.count, n.room,
+					row_number() OVER (PARTITION BY i.website_id, i.name, i.date ORDER BY i.count DESC, i.value) AS rank
+				FROM near n
+				JOIN input i ON i.website_id = n.website_id AND i.name = n.name AND i.date = n.date
+				WHERE i.value <> $8 AND NOT EXISTS (
+					SELECT 1 FROM stats s
+					WHERE s.website_id = i.website_id AND s.name = i.name AND s.date = i.date AND s.value = i.value)
+			) AS fresh
+			WHERE rank > room
+		), capped AS NOT MATERIALIZED (
+			-- The input, with the values past the limit counted under (other): as it is when
+			-- there are none (the one-time filters skip the other branch). Not materialized:
+			-- its three readers read the input through it rather than a copy of the batch.
+			SELECT website_id, name, date, value, count
+			FROM input
+			WHERE NOT EXISTS (SELECT 1 FROM over)
+			UNION ALL
+			SELECT i.website_id, i.name, i.date, coalesce(o.other, i.value), sum(i.count)::bigint
+			FROM input i
+			LEFT JOIN (SELECT website_id, name, date, value, $8 AS other FROM over) AS o
+				USING (website_id, name, date, value)
+			WHERE EXISTS (SELECT 1 FROM over)
+			GROUP BY 1, 2, 3, 4
 		), rolled AS (
 			SELECT weeks_through, months_through FROM rollup_state FOR KEY SHARE
 		), daily AS (
 			INSERT INTO stats AS s (website_id, name, date, value, count)
 			SELECT website_id, name, date, value, count
-			FROM input
+			FROM capped
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, date, value)
 			DO UPDATE SET count = s.count + EXCLUDED.count
+			-- xmax is 0 in a row this statement inserted, and is this transaction's id in one
+			-- it updated (ON CONFLICT locks the row first): PostgreSQL's behaviour since 9.5,
+			-- which TestValueCountsStayExact checks.
+			RETURNING website_id, name, date, xmax = 0 AND value <> $8 AS added
+		), counted AS (
+			-- Rows in key order, after every stats row (an aggregate of daily's rows), as in
+			-- every writer: no deadlock.
+			INSERT INTO stats_value_counts AS c (website_id, name, date, value_count)
+			SELECT website_id, name, date, count(*)
+			FROM daily
+			WHERE added
+			GROUP BY 1, 2, 3
+			ORDER BY 1, 2, 3
+			ON CONFLICT (website_id, name, date)
+			DO UPDATE SET value_count = c.value_count + EXCLUDED.value_count
 		), weekly AS (
 			INSERT INTO stats_weekly AS wk (website_id, name, week, value, count)
 			SELECT website_id, name, date_trunc('week', date)::date, value, sum(count)::bigint
-			FROM input
-			WHERE date_trunc('week', date)::date <= (SELECT weeks_through FROM rolled)
+			FROM capped
+			-- Days of weeks up to weeks_through (a Monday); a comparison, not a truncation a row.
+			WHERE date < (SELECT weeks_through + 7 FROM rolled)
 			GROUP BY 1, 2, 3, 4
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, week, value)
@@ -103,21 +209,25 @@ func (r *Repository) AddStats(ctx context.Context, batchID string, counts []Stat
 		), monthly AS (
 			INSERT INTO stats_monthly AS m (website_id, name, month, value, count)
 			SELECT website_id, name, date_trunc('month', date)::date, value, sum(count)::bigint
-			FROM input
-			WHERE date_trunc('month', date)::date <= (SELECT months_through FROM rolled)
+			FROM capped
+			WHERE date < (SELECT (months_through + interval '1 month')::date FROM rolled)
 			GROUP BY 1, 2, 3, 4
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, month, value)
 			DO UPDATE SET count = m.count + EXCLUDED.count
 		)
-		SELECT count(*) FROM claim`
-	var claimed int
-	err := r.db.GetContext(ctx, &claimed, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
-		pq.Array(values), pq.Array(amounts), batchID)
-	if err != nil {
-		return false, fmt.Errorf("stats.add: %w", err)
+		SELECT (SELECT count(*) FROM claim) AS claimed, (SELECT coalesce(sum(count), 0) FROM over)::bigint AS overflow`
+	var out struct {
+		Claimed  int   `db:"claimed"`
+		Overflow int64 `db:"overflow"`
 	}
-	return claimed == 1, nil
+	err := r.db.GetContext(ctx, &out, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
+		pq.Array(values), pq.Array(amounts), batchID, maxValues, stats.Other,
+		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows))
+	if err != nil {
+		return Added{}, fmt.Errorf("stats.add: %w", err)
+	}
+	return Added{Applied: out.Claimed == 1, Overflow: out.Overflow}, nil
 }
 
 // ForgetBatches deletes batch ids older than a cutoff; no retry is that late.

@@ -145,6 +145,13 @@ func (r *race) check(flush flushResult, deleteErr error, bTotal int64) {
 			r.t.Errorf("%s: the other website counts %d, want %d", table, total, bTotal)
 		}
 	}
+	var counted int
+	if err := r.db.Get(&counted, `SELECT count(*) FROM stats_value_counts WHERE website_id = $1`, r.a); err != nil {
+		r.t.Fatal(err)
+	}
+	if counted != 0 {
+		r.t.Errorf("stats_value_counts: %d rows of the deleted website", counted)
+	}
 }
 
 func mustRollback(t *testing.T, tx *sqlx.Tx) {

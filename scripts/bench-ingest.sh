@@ -150,6 +150,13 @@ if [ "$open_rate" != 0 ]; then
   phases+=(open)
 fi
 
+# The flushes of both phases, from the server's metrics: how long writing the counters took.
+flushes=$(curl -s "$base/metrics" | awk '
+  /^analytics_flush_duration_seconds_sum / {sum = $2}
+  /^analytics_flush_duration_seconds_count / {n = $2}
+  /^analytics_flush_rows_total / {rows = $2}
+  /^analytics_values_over_cap_total / {over = $2}
+  END {if (n > 0) printf "%d flushes of %d counters on average, %.1f ms each on average; %d counts past MAX_VALUES_PER_DAY", n, rows / n, sum / n * 1000, over}')
 # The high-water mark just before the stop, then the drain's last samples.
 hwm_before_stop=$(awk '/^VmHWM:/ {print $2}' "/proc/$server_pid/status")
 kill -TERM "$server_pid"
@@ -177,6 +184,7 @@ for phase in "${phases[@]}"; do accepted=$((accepted + $(jq -r .accepted "$work/
 
 echo
 echo "== results"
+echo "flushes: ${flushes:-none}"
 echo "phase 1, closed loop, $concurrency connections:"
 report closed
 if [ "$open_rate" != 0 ]; then

@@ -50,3 +50,11 @@ func (n Name) PerVisit() bool {
 	}
 	return false
 }
+
+// Other is the value under which collection counts the new values of a website's statistic on
+// a day that already holds MAX_VALUES_PER_DAY values (CONTRACT.md section 12), so that a client
+// sending distinct paths or names cannot grow the stats without bound. It is a value like any
+// other, read and shown as it is. A referrer or campaign sent literally as "(other)" is counted
+// under it too (and not against the limit); no page (it starts with "/") or event
+// ("name:value:unit") can be it.
+const Other = "(other)"

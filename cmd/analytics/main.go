@@ -98,6 +98,7 @@ type config struct {
 	FlushInterval   time.Duration
 	SettingsTTL     time.Duration
 	BufferMaxKeys   int
+	MaxValuesPerDay int
 	ShutdownTimeout time.Duration
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
 	// tracker snippet, Secure cookies, e-mail reports); nil when PUBLIC_URL is unset.
@@ -117,7 +118,8 @@ func (cfg config) app(geo *ingest.GeoDB) app.Config {
 		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
 		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod,
-		MetricsAllow: cfg.MetricsAllow,
+		MetricsAllow:    cfg.MetricsAllow,
+		MaxValuesPerDay: cfg.MaxValuesPerDay,
 	}
 }
 
@@ -143,6 +145,7 @@ func loadConfig() (config, error) {
 	cfg.SettingsTTL = envDuration("SETTINGS_TTL", ingest.DefaultSettingsTTL, &errs)
 	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
 	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", ingest.DefaultBufferMaxKeys, &errs))
+	cfg.MaxValuesPerDay = envCount("MAX_VALUES_PER_DAY", ingest.DefaultMaxValuesPerDay, &errs)
 	if v := os.Getenv("PUBLIC_URL"); v != "" {
 		u, err := parsePublicURL(v)
 		if err != nil {
@@ -211,6 +214,19 @@ func envFloat(name string, fallback float64, errs *[]error) float64 {
 	n, err := strconv.ParseFloat(v, 64)
 	if err != nil || n < 0 {
 		*errs = append(*errs, fmt.Errorf("%s: %q is not a number >= 0", name, v))
+	}
+	return n
+}
+
+// envCount reads a whole number >= 1: a limit that cannot be turned off.
+func envCount(name string, fallback int, errs *[]error) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return fallback
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		*errs = append(*errs, fmt.Errorf("%s: %q is not a whole number >= 1", name, v))
 	}
 	return n
 }

@@ -215,3 +215,21 @@ func TestAllowedHosts(t *testing.T) {
 		t.Fatalf("loadConfig with a URL in ALLOWED_HOSTS: %v", err)
 	}
 }
+
+// MAX_VALUES_PER_DAY is a whole number >= 1, 10,000 when unset: the limit cannot be turned off,
+// and a value that is not one stops the start.
+func TestMaxValuesPerDaySetting(t *testing.T) {
+	if cfg, err := loadConfig(); err != nil || cfg.MaxValuesPerDay != 10_000 {
+		t.Fatalf("default: %d, %v", cfg.MaxValuesPerDay, err)
+	}
+	t.Setenv("MAX_VALUES_PER_DAY", "250")
+	if cfg, err := loadConfig(); err != nil || cfg.MaxValuesPerDay != 250 {
+		t.Fatalf("MAX_VALUES_PER_DAY=250: %d, %v", cfg.MaxValuesPerDay, err)
+	}
+	for _, bad := range []string{"0", "-5", "1.5", "1e4", "lots", " 250"} {
+		t.Setenv("MAX_VALUES_PER_DAY", bad)
+		if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "MAX_VALUES_PER_DAY") {
+			t.Errorf("MAX_VALUES_PER_DAY=%q: %v", bad, err)
+		}
+	}
+}
