@@ -127,7 +127,7 @@ func TestPagesInChromium(t *testing.T) {
 	check := func(name, path string, width int64) {
 		t.Helper()
 		ctx := ctx
-		if name == "password" || name == "not-found" {
+		if name == "password" || name == "not-found" || name == "bad-range" {
 			ctx = errorTab
 		}
 		do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
@@ -177,6 +177,7 @@ func TestPagesInChromium(t *testing.T) {
 		check("list", "/stats/example.com/page?per_page=10", width)
 		check("password", "/stats/locked.example", width)
 		check("not-found", "/stats/private.example", width)
+		check("bad-range", "/stats/example.com?from=0001-01-01&to=0001-01-10", width)
 		check("login", "/login", width)
 	}
 	// Sign in through the form, as a person would, then the owner's pages.
