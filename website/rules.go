@@ -29,8 +29,9 @@ func NormaliseDomain(raw string) (string, error) {
 	if i := strings.IndexAny(d, "/?#"); i >= 0 {
 		d = d[:i]
 	}
-	// A colon with no port after it: what is left of a second scheme ("https:"), or a typo.
-	if strings.HasSuffix(d, ":") {
+	// One colon with no port after it: what is left of a second scheme ("https:"), or a typo.
+	// (An IPv6 address such as "::" or "2001:db8::" ends with a colon too, among others.)
+	if strings.HasSuffix(d, ":") && strings.Count(d, ":") == 1 {
 		return "", fmt.Errorf("must be a host name or an IP address, after at most one http:// or https://")
 	}
 	d = stripPort(d)

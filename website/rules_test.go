@@ -10,6 +10,9 @@ func TestNormaliseDomain(t *testing.T) {
 		"[2001:DB8::1]:443":                     "2001:db8::1",
 		"münchen.de":                            "xn--mnchen-3ya.de",
 		"www.www.example.com":                   "www.example.com",
+		"::":                                    "::",
+		"2001:DB8::":                            "2001:db8::",
+		"::0#0":                                 "::",
 	} {
 		if got, err := NormaliseDomain(raw); err != nil || got != want {
 			t.Errorf("NormaliseDomain(%q) = %q, %v; want %q", raw, got, err, want)
