@@ -73,7 +73,7 @@ func TestWebsiteForms(t *testing.T) {
 	}{
 		{"bad domain", "domain", "must be a valid host name or IP address", websiteForm("domain", "exa mple.com")},
 		{"taken domain", "domain", "has already been taken", websiteForm("domain", "EXAMPLE.com")},
-		{"password privacy without password", "password", "is required when privacy is 2", websiteForm("domain", "new.example", "privacy", "2")},
+		{"password privacy without password", "password", "is needed for password protection (privacy 2)", websiteForm("domain", "new.example", "privacy", "2")},
 		{"bad exclude_ips", "exclude_ips", `line 2 (&#34;not-an-ip&#34;) is not an IP address`, websiteForm("domain", "new.example", "exclude_ips", "10.0.0.1\nnot-an-ip")},
 		{"bad privacy", "privacy", "must be one of 0, 1, 2", websiteForm("domain", "new.example", "privacy", "7")},
 		{"long password", "password", "at most 128", websiteForm("domain", "new.example", "privacy", "2", "password", strings.Repeat("p", 129))},
@@ -125,7 +125,7 @@ func TestWebsiteForms(t *testing.T) {
 	}
 	p = b.post(edit, websiteForm("privacy", "2"))
 	wantStatus(t, "privacy 2 after the password was removed", p, http.StatusUnprocessableEntity)
-	if !strings.Contains(p.body, "is required when privacy is 2") {
+	if !strings.Contains(p.body, "is needed for password protection (privacy 2)") {
 		t.Fatalf("no password error:\n%s", p.body)
 	}
 	before := e.apiWebsite(owner, site.ID)

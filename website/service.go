@@ -75,7 +75,7 @@ func (s *Service) Create(ctx context.Context, userID int64, domain string, in Se
 	setInt(&out.ExcludeBots, in.ExcludeBots)
 	hasPassword := in.Password != nil && *in.Password != ""
 	if out.Privacy == Password && !hasPassword {
-		errs.Add("password", "is required when privacy is 2")
+		errs.Add("password", "is needed for password protection (privacy 2)")
 	}
 	out.ExcludeParams, out.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
 	if len(errs) > 0 {
@@ -124,7 +124,7 @@ func (s *Service) Update(ctx context.Context, userID, id int64, in Settings) (re
 	}
 	w, err := s.repo.UpdateWebsite(ctx, userID, id, ch)
 	if errors.Is(err, repository.ErrPasswordRequired) {
-		return repository.Website{}, stats.FieldErrors{"password": {"is required when privacy is 2"}}, nil
+		return repository.Website{}, stats.FieldErrors{"password": {"is needed for password protection (privacy 2)"}}, nil
 	}
 	if err != nil {
 		return repository.Website{}, nil, err
