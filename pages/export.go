@@ -7,10 +7,13 @@ import (
 	"strings"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
-// export answers the CSV of one statistic: every value of the range with its exact count, in
-// the API's default order (count descending, value ascending), RFC 4180.
+// export answers the CSV of one statistic: every value of the range with its exact count, RFC
+// 4180. pageview and visitor, whose values are days (YYYY-MM-DD), are a time series and come
+// by date ascending; every other statistic in the API's default order (count descending, value
+// ascending).
 func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	site, ok := p.site(w, r)
 	if !ok {
@@ -32,9 +35,11 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		p.badParams(w, r, site.Domain, errs)
 		return
 	}
-	entries, _, err := p.repo.ListStats(r.Context(), site.ID, repository.StatQuery{
-		Name: stat.Name, Range: rng, SortBy: "count", Desc: true,
-	})
+	query := repository.StatQuery{Name: stat.Name, Range: rng, SortBy: "count", Desc: true}
+	if stat.Name == stats.Pageview || stat.Name == stats.Visitor {
+		query.SortBy, query.Desc = "value", false // YYYY-MM-DD sorts as the dates do
+	}
+	entries, _, err := p.repo.ListStats(r.Context(), site.ID, query)
 	if err != nil {
 		p.serverError(w, r, err)
 		return

@@ -75,6 +75,32 @@ func TestExport(t *testing.T) {
 	}
 }
 
+// pageview and visitor count days (their values are dates): their CSV is a time series, by
+// date ascending, whatever the counts; the other statistics keep count descending.
+func TestExportDailySeries(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "series.example")
+	counts := map[string]int64{"2026-03-09": 5, "2026-03-10": 50, "2026-03-11": 7, "2026-03-12": 50}
+	for day, n := range counts {
+		e.stats(id, day, "pageview", map[string]int64{day: n})
+		e.stats(id, day, "visitor", map[string]int64{day: n / 2})
+		e.stats(id, day, "page", map[string]int64{"/" + day: n})
+	}
+	b := e.browser()
+	for _, tc := range []struct{ name, want string }{
+		{"pageview", "value,count\r\n2026-03-09,5\r\n2026-03-10,50\r\n2026-03-11,7\r\n2026-03-12,50\r\n"},
+		{"visitor", "value,count\r\n2026-03-09,2\r\n2026-03-10,25\r\n2026-03-11,3\r\n2026-03-12,25\r\n"},
+		{"page", "value,count\r\n/2026-03-10,50\r\n/2026-03-12,50\r\n/2026-03-11,7\r\n/2026-03-09,5\r\n"},
+	} {
+		p := b.get("/stats/series.example/export?name=" + tc.name + "&from=2026-03-01&to=2026-03-31")
+		wantStatus(t, tc.name, p, http.StatusOK)
+		if p.body != tc.want {
+			t.Errorf("%s export\n%q\nwant\n%q", tc.name, p.body, tc.want)
+		}
+	}
+}
+
 // A stats page with parameters it cannot use says which, in a readable page; never a 500 and
 // never a silent fallback.
 func TestStatsPageParameters(t *testing.T) {
