@@ -182,6 +182,19 @@ func TestStoreRefusesBadInput(t *testing.T) {
 			t.Errorf("%s=%s: %s, want %q", kv[0], kv[1], got, kv[2])
 		}
 	}
+	// Each bad line of an exclusion list has its own message, numbered as typed (blank lines
+	// count), not only the first.
+	for _, c := range []struct{ field, value, want string }{
+		{"exclude_ips", "10.0.0.1\r\nnot-an-ip\r\n\r\n10.0.0.0/33\n192.0.2.7",
+			`[line 2 ("not-an-ip") is not an IP address or CIDR range line 4 ("10.0.0.0/33") is not an IP address or CIDR range]`},
+		{"exclude_params", "utm source\nref\na=b\n&",
+			`[line 1 ("utm source") is not a query parameter name line 3 ("a=b") is not a query parameter name]`},
+	} {
+		res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form("domain", "a.com", c.field, c.value)})
+		if got := fmt.Sprint(res.json(t)["errors"].(map[string]any)[c.field]); got != c.want {
+			t.Errorf("%s %q: %s, want %s", c.field, c.value, got, c.want)
+		}
+	}
 	// Nothing of the refused requests was written.
 	var n int
 	if err := e.db.Get(&n, `SELECT count(*) FROM websites`); err != nil || n != 0 {

@@ -104,32 +104,38 @@ func Lines(s string) []string {
 }
 
 // normaliseExcludeIPs checks that every line is an address or a CIDR range, and returns the
-// lines joined by LF ("" when there are none, which stores NULL).
-func normaliseExcludeIPs(s string) (string, error) {
-	entries := Lines(s)
-	for i, line := range entries {
-		if _, err := ParsePrefix(line); err == nil {
-			continue
-		}
-		return "", fmt.Errorf("line %d (%q) is not an IP address or CIDR range", i+1, line)
-	}
-	return strings.Join(entries, "\n"), nil
+// lines joined by LF ("" when there are none, which stores NULL), or one message for each bad
+// line.
+func normaliseExcludeIPs(s string) (string, []string) {
+	return normaliseList(s, "is not an IP address or CIDR range", func(line string) bool {
+		_, err := ParsePrefix(line)
+		return err == nil
+	})
 }
 
 // normaliseExcludeParams checks that every line can be a query parameter name ("&" alone means
 // the whole query string; no control character, which PostgreSQL may refuse, as it does NUL)
-// and returns the lines joined by LF.
-func normaliseExcludeParams(s string) (string, error) {
-	entries := Lines(s)
-	for i, line := range entries {
-		if line == "&" {
-			continue
-		}
-		if strings.ContainsAny(line, "&=#? ") || !utf8.ValidString(line) || strings.ContainsFunc(line, unicode.IsControl) {
-			return "", fmt.Errorf("line %d (%q) is not a query parameter name", i+1, line)
+// and returns the lines joined by LF, or one message for each bad line.
+func normaliseExcludeParams(s string) (string, []string) {
+	return normaliseList(s, "is not a query parameter name", func(line string) bool {
+		return line == "&" || !(strings.ContainsAny(line, "&=#? ") || !utf8.ValidString(line) || strings.ContainsFunc(line, unicode.IsControl))
+	})
+}
+
+// normaliseList returns the entries of a one-entry-per-line field (as Lines splits it) joined
+// by LF when valid accepts each; otherwise no value and one message for each line it refuses,
+// `line N ("value") <refusal>`, N counting every line as typed (blank ones included).
+func normaliseList(s, refusal string, valid func(string) bool) (string, []string) {
+	var bad []string
+	for i, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !valid(line) {
+			bad = append(bad, fmt.Sprintf("line %d (%q) %s", i+1, line, refusal))
 		}
 	}
-	return strings.Join(entries, "\n"), nil
+	if len(bad) > 0 {
+		return "", bad
+	}
+	return strings.Join(Lines(s), "\n"), nil
 }
 
 // ParsePrefix reads an address or a CIDR range as a range: "10.0.0.0/8", "192.0.2.7" (a /32),

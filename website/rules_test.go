@@ -25,3 +25,21 @@ func TestNormaliseDomain(t *testing.T) {
 		}
 	}
 }
+
+// Every bad line of an exclusion list is named, by its line number as typed; a list with one
+// bad line has no value.
+func TestExclusionListMessages(t *testing.T) {
+	out, bad := normaliseExcludeIPs(" 10.0.0.1 \r\n\r\nzzz\n10.0.0.0/33\n2001:db8::/32")
+	want := []string{`line 3 ("zzz") is not an IP address or CIDR range`, `line 4 ("10.0.0.0/33") is not an IP address or CIDR range`}
+	if out != "" || len(bad) != len(want) || bad[0] != want[0] || bad[1] != want[1] {
+		t.Errorf("exclude_ips: %q, %q; want %q", out, bad, want)
+	}
+	out, bad = normaliseExcludeParams("a b\n\nref\n#x\n&")
+	want = []string{`line 1 ("a b") is not a query parameter name`, `line 4 ("#x") is not a query parameter name`}
+	if out != "" || len(bad) != len(want) || bad[0] != want[0] || bad[1] != want[1] {
+		t.Errorf("exclude_params: %q, %q; want %q", out, bad, want)
+	}
+	if out, bad = normaliseExcludeIPs("10.0.0.1\r\n\r\n 192.0.2.0/24 "); out != "10.0.0.1\n192.0.2.0/24" || bad != nil {
+		t.Errorf("valid exclude_ips: %q, %q", out, bad)
+	}
+}

@@ -173,16 +173,16 @@ func checkRanges(in Settings, errs stats.FieldErrors) {
 func exclusions(params, ips *string, errs stats.FieldErrors) (*string, *string) {
 	var outParams, outIPs *string
 	if params != nil {
-		v, err := normaliseExcludeParams(*params)
-		if err != nil {
-			errs.Add("exclude_params", err.Error())
+		v, bad := normaliseExcludeParams(*params)
+		for _, msg := range bad {
+			errs.Add("exclude_params", msg)
 		}
 		outParams = &v
 	}
 	if ips != nil {
-		v, err := normaliseExcludeIPs(*ips)
-		if err != nil {
-			errs.Add("exclude_ips", err.Error())
+		v, bad := normaliseExcludeIPs(*ips)
+		for _, msg := range bad {
+			errs.Add("exclude_ips", msg)
 		}
 		outIPs = &v
 	}
