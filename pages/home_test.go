@@ -98,7 +98,15 @@ func TestWebsiteForms(t *testing.T) {
 	}
 
 	edit := fmt.Sprintf("/websites/%d/edit", site.ID)
-	wantStatus(t, "edit page", b.get(edit), http.StatusOK)
+	editPage := b.get(edit)
+	wantStatus(t, "edit page", editPage, http.StatusOK)
+	// Both forms advise a longer password; a shorter one ("s3cret" below) is still taken.
+	for name, body := range map[string]string{"home": home.body, "edit": editPage.body} {
+		if !strings.Contains(body, `<p class="muted small" id="password-advice">Use 8 characters or more.</p>`) ||
+			!strings.Contains(body, `aria-describedby="password-advice"`) {
+			t.Errorf("no password advice on the %s form", name)
+		}
+	}
 	steps := []struct {
 		name string
 		form url.Values
