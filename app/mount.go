@@ -57,14 +57,18 @@ func mount(r routes) http.Handler {
 	// mux would answer it with a redirect, where the API has its own 404. So does a CONNECT,
 	// which ServeMux routes by host: the API answers it 405 in JSON, not the pages.
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		p := req.URL.Path
-		unclean := path.Clean(p) != p && path.Clean(p)+"/" != p
-		if strings.HasPrefix(p, "/api/") && (unclean || req.Method == http.MethodConnect) {
+		if p := req.URL.Path; strings.HasPrefix(p, "/api/") && (req.Method == http.MethodConnect || unclean(p)) {
 			r.api.ServeHTTP(w, req)
 			return
 		}
 		mux.ServeHTTP(w, req)
 	})
+}
+
+// unclean tells whether ServeMux would redirect p to a cleaned path.
+func unclean(p string) bool {
+	c := path.Clean(p)
+	return c != p && c+"/" != p
 }
 
 // DefaultMetricsAllow are the addresses /metrics answers when METRICS_ALLOW is unset: loopback
