@@ -143,12 +143,17 @@ const (
 	StatNameCountry          StatName = "country"
 	StatNameDevice           StatName = "device"
 	StatNameEvent            StatName = "event"
+	StatNameExitPage         StatName = "exit_page"
+	StatNameLandingPage      StatName = "landing_page"
 	StatNameLanguage         StatName = "language"
 	StatNameOperatingSystem  StatName = "operating_system"
 	StatNamePage             StatName = "page"
 	StatNamePageview         StatName = "pageview"
 	StatNameReferrer         StatName = "referrer"
 	StatNameScreenResolution StatName = "screen_resolution"
+	StatNameSearchEngine     StatName = "search_engine"
+	StatNameSocialNetwork    StatName = "social_network"
+	StatNameVisit            StatName = "visit"
 	StatNameVisitor          StatName = "visitor"
 )
 
@@ -169,6 +174,10 @@ func (e StatName) Valid() bool {
 		return true
 	case StatNameEvent:
 		return true
+	case StatNameExitPage:
+		return true
+	case StatNameLandingPage:
+		return true
 	case StatNameLanguage:
 		return true
 	case StatNameOperatingSystem:
@@ -180,6 +189,12 @@ func (e StatName) Valid() bool {
 	case StatNameReferrer:
 		return true
 	case StatNameScreenResolution:
+		return true
+	case StatNameSearchEngine:
+		return true
+	case StatNameSocialNetwork:
+		return true
+	case StatNameVisit:
 		return true
 	case StatNameVisitor:
 		return true
@@ -546,8 +561,13 @@ type WebsiteOK = WebsiteResponse
 
 // ListStatsParams defines parameters for ListStats.
 type ListStatsParams struct {
-	// Name The statistic. `pageview` and `visitor` have the day (`YYYY-MM-DD`) as value, a time
-	// series; the others count values (pages, referrer hosts, browsers, ...).
+	// Name The statistic. `pageview`, `visitor` and `visit` have the day (`YYYY-MM-DD`) as value,
+	// a time series; the others count values (pages, referrer hosts, browsers, ...).
+	// `visitor` counts unique visitors per day and every visit-level name (`visit`,
+	// `landing_page`, `exit_page`, `referrer`, `search_engine`, `social_network`,
+	// `campaign`, `browser`, ... `city`) counts once per visit, from its first hit; before
+	// a website's changeover to visits, `visitor` and those names counted each pageview
+	// whose referrer was empty or another site.
 	Name StatName `form:"name" json:"name"`
 
 	// From First day, `YYYY-MM-DD`.
@@ -2131,125 +2151,128 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lcxs5kuZfyai7C4sbRYqkpB4PFR0b7La6rWk/tLYcvl7T4QKrkiRaRaAaAEXTDv33CyRQL7L4kKwe",
-	"3+zuTEdYIvFIJBL5/AB9DWI5z6RAYXQw+BrMkCWo6Mdhmsql/SFBHSueGS5FMAiuZwhzNDOZaDAzhIyZ",
-	"GcyYDgE70w5Ev15ch3D1+u111AnCQOGfC64wCQZGLTAMdDzDObOjmlWGwSDQRnExDe7uQjfhUKxeKz7l",
-	"YnPmYbpkKw3Rv0UhaAlmxgwwsQLNDcKcrSCT2sCMG717ZhSLeTD4EPxb8DFsIONnKQwK8wLF1Mya15/S",
-	"dyAnxIGxTFbABYxXBjUcVT/99eIaNIpEhzCRCp5fDJ+1DmILFwanqIigZzLWVzLl8aqZmoxN8YkGuRTA",
-	"RcoFgmuhgSkEZrmKCYxXliyu7F7NUIcgpJlxMQVMNd53qy6u2bSZGG2UtIMKw80KDJvmXFKYKdQoDLOt",
-	"LVcMHJEApYwLYCKhZtMvPGtbmVSoNSYjIQUCstjK2C36JcilaJ0TY4EbGLP4xvI/upy0X0mB7ZfMxLOo",
-	"MxL3XNUb/HOB2lwmzUvjCSxEggqWMx7PiNoEDeOpdmvkGlApqWCJCiGV0ykmnXuTYNRqODGoNml4i7EU",
-	"9tRJWDK7bpxIRSwBgZ8NKEf+veXr/fv3w4WZ2S2LmcHtB+8nZApVdNjpco2bjthdGGRMsTkar2kuJ3bb",
-	"aNeaOR9ZeYsslxnEMiNJhjjlVoZmTJ/DcobCisLcjmGF2zZgQi9RAddw0j21RONnNs9SS8soOJn0xv14",
-	"FARhYHWNV3xBGAg2ty1qshTs3rQrNsXtRzOEiZJz6HVgSL9DxrQhAq38zpgGISFhhtEZiGzj6DgyMgKx",
-	"SNNOTuCfC1Srkj47Uo2sBCdskZpg0AuDOfvM53Ybet38f2Ew58J/GDZJwRWqfB2N86H6tDHn/1Y4CQbB",
-	"/zoujcix+1Yf28He8i9Ig7+VymwbWdvvDh3VDvSMK4yJySS9OLYG4C0y1SQ+PzONbS40Cs0Nv0XQi7Hb",
-	"ulwxJXLOuDiH6P9Ebgc+RaQ4U25Qsa0boN2EVcLn7HNuNfpnZ42C78/oTzLhSLLvyX+XJf7oxc782B9Z",
-	"lqX2SHIpjj+3l8tleyLVvL1QKYpYJkh6qhBq+2OcLhL8xDMdDKxkT9itVNyOa0/p3aFMrtH0i1RzR3ud",
-	"sa9F6s7hhGOaaKfQ4xkTU+wEbqk6k0K7Zf7Ekufc7FjfH1qKteXMUWuSSBJ2mC+01XnABLCxlunCIMyM",
-	"yY50C969eWH3SRtmFjoYnHa7By/2wqrspgW+ZKllNybwj7evX4XAYEmmzfsH7etVhiFIBZElL4I515rE",
-	"SlnTuovMqpMVx6h1246pZNomF6hdOkBNhPvex2vuEq3gObLUOS2HszlnWiBvgoO55idqYNu7DI6kAoUs",
-	"WbU6dsRLYVAJljpOP1AE8kFAo7pF5Sxtdc/PHmPPhwIWAj9nGBtMYMJ4ulB4XjP1rLDt3huI/m/bOw7t",
-	"yyRa29/qd/s2tHQ/iLJLcctSnrw1zOj/IN1zMOto6lyh6MV8zmzvgOwQ1048IWYpioQpoIZhcMvShVMj",
-	"ljs0hO1gbXlx9Kit9bXo4Es1h99///339suX7WfPgo93YWXDrPmb8lsUzrYtmQbuVlQ7qf2+XavTqVVa",
-	"7SeWVn+qmulz3T4EXEPhkHwDFcoqrzoZRloivKdF7GgkxMgGNjHrxll1gH8uWGrdNhrgwQQ+gnhD4XjZ",
-	"ZfmJLImezecQuUVFYHmrgRt/hKmlNwz3FUQysHW+us9KYZzZ0I22s5G/+RBVHjvai452FZdXwJLERg7f",
-	"Igal1awdHv9pQXMcY2a1hA1mjFTbjlAxGIlprecMFX4LoRnTeilVUic0U/yWxSvow5KbmVxY9hYtG2ks",
-	"x3E0IiZW+0lV9INMSeOcLjgqJmh9C/GG3eBWoTCKxTeYAEvJjsDReGVDfSmwtU9ArEOddxsjCnATfddT",
-	"Ry5S5cSFG85CVSQ2DiGFv1Jgw1Hc6zfe80DGTFh6xuhduWQfux9bpms+bJXAlAukQLvSgowxTe9OvW2g",
-	"gNS4hiMpEDwVxMItolOb8QPNAz04GgVfvnwZBa3ivIuKerHT/Hz57I2bKwhdrxPbq9ft0P+PT04O7P3f",
-	"UwP8FefqAcfpJaUyX0kzdHmyh/qnbhw3uxupHpCcPcZ6Xd61TLsmEp14UW7siIlV3sR+mHJt/C5y45w2",
-	"riGR8WKOwrQGIxHRoiNqqcHMpEbbdMa0S541ZYP3hiSO9JdoFI/1L1KNeZI4Tf8QvhYD1Nl58u3svC5y",
-	"SE90cTK5BrkwmicI0cuL6zeXP7/9NHzx4vX7iKTllTS/yIV4sJR4rU3bM7ED1Vd1+u2reiVBL+IZLP1M",
-	"bG5jVsqXsTRF9UTnC3kpEz7h2JDsfCUNzP23cLSWVvU5tqTVgVeSstxrIU+eG94lKNTmzuXOVqlkybWU",
-	"L5ia4kMZe00ZZoqffD5eg5ESUjtojcm9RxKdfBaaQYGZMQE/nMJv/Cdi8LWUL5lY+ZhOP3hdUsLcnmu/",
-	"OF3Xo39/hLWsz3AOCo1a+fAloox0m1LSEWiXgu7AhdWhw6tLuMEV1V40isQqlKvLT2+G1xefXly+vLyO",
-	"ikGB+b5wNF4o+4GcgFnyGIFpmr91bmNSl9PNT6OZMTMSNgy3vmCZo7ZGaO5y30wATTp8d/380y/Dyxfv",
-	"3hSTG27VfePMKEbCf+2nBwoiJwuNCSxnzOAtKlodN66EAwtheOr1I2XgMdlQkxVu7Q/3i1Q/bcs7YVco",
-	"Ff/ycCvkxsgz+Wvapfc4gk88KQLzEOZ5niwEhbfSuu1SwULcCLkUa7rh/fv37fVawy4erZcmckbdMp6y",
-	"cYoPzHQtKiM8QsrL6ksKODpQ1QxW6Wobmeo5S1OI3AARyPEfGBsreLZFv9t9oisFTetojXEk7IDauimg",
-	"Zyyz1h2sooQxS5mIUZGTZhv4NKxbXMtKJPEoUzK2cjFO8YKKcfcMEvZHwTrD1B5MaWaollwfEAHn0btd",
-	"lj2GaoEhTFiqMYReCN1v8oXzCkXdF/af5o54PrPlGP+Ceos/XIy1QXOvG0L/LISzbgi9bvf/l3SOVBve",
-	"8G7H953QiyyTymDyEhPOrqlY8UjWt8jS7Ktg1E3z2eOaZrvf0V4SnGfnPbPXv92PB3aXqYdCq3A/MRMM",
-	"gn63/0O722t3+9e97qBr//vPICyC5rx/J6Z0Is4ZT6kql0eiY2kdht5aMCwWaVp+RDtPuszMP2m5UDHp",
-	"jMlG1ScMeBIM/laNFd3HPogLBv0wWFAaYZ38k+vu08GJI//uvtWjN778s22TvIPaqYxMR+8ZpmicBWRJ",
-	"wm0Pll4pmaEyVDNz6iLIKh9ZB7bo5QvQdpFl8XksZYqMVCOnVlYIaLVcmB9Og82SaBg4PV2taXuam3Ej",
-	"ZUn8g52j6B8WxJXd/Fd3YVAURXYudpN9BIsgtIGVdgcvsS7LyhsCGC263RP8EU67XXvI6uwqNV3ztF8D",
-	"bnCuG8rdxRKYUmwVNJQF4bTfJ7N07hROHps79bTkZgbc6DwzQw7tBlcK1fJ1Y3iE2WLOHIAERYyV/iWN",
-	"uUppqsk/v76+8kyyHkuGuafUUBSv7mlOUzF603b+krrgh4nV60kw+PB1UwALceqGvY+bs37c1PK+bwde",
-	"u8LLkivyB6giXbcBzFVliNctCvs1LBU3BgVE9khEIUQkVFE4ElEvogJmNzonJBVZcmfXuZjCUbRCbTtc",
-	"v3l3Yf81UQhMAM4zswIym3W32e7tab/fGYmfyZHXoGdykSYOquPmpwkdBedgCaCae9fV3IvEDdOQzbKh",
-	"YOnK8NhXl80M587j/tyeynaFs0Gt9nkPvVEKSn7G5U0Q1hzEvYd9hzj4mvemDFvn4pbjkgrIdJZv7QoJ",
-	"xxLRz5HlrIdMdeAlzsfW5yM7ThF4GaQQJmokYma9KO93w5w6uAwpnwqprH9uWc38V87d5Boia1giiOXC",
-	"bhjTwMY0JzF6TW3c5lYxTb147/SYubmgHptCbQ8ijXaez191mAkTI0jGc0YRbM62dG6/M2Eb/M62InGa",
-	"avG5I2h7NaoRhRNUqgmL5Twe960d6twfiiMr3bSgFqnkhLAqcMu1hyVuWUJFdcUKUXxSSPRy2QCEjN5f",
-	"Prt+/vn5xeWvz6+jc7jBzLhAgORnLM3M7bvTKRp6nU6/23WGYA8Ba7JNDN0i2Re5NGzU0P3OKoylStxp",
-	"tnzOBdseGK4NjyGyAj0gTTJYCG6iTVOVl4bXYD0ylULDGGNpA6yMxc6SVCA4P5wS5in/tdfAazvl5ti/",
-	"1dnJDMylNnDSh3jGFIsNKr1bbF35SukcojgSbqQC/6Upbwt2/pY7aHvloohSStOyr09hfMTCnviGY7i+",
-	"VMikh0m5LgS58+vvdSvrDwurwijDQlOOxFE0Cs5GQdQiW2S/+cfb16/ywY6is6i1i3Obyn2LWJJQNInl",
-	"C67NCy5u9D1dKuoDN4iZ96KcKVyzsJvSOeFKm0Y3KWVbvhD4mb7Yu+OZwtsDGq6xxlHk5/eD+Em3Mewl",
-	"uiDmHnYzXiiFwhQB96b37LAj62friuRLilz1ErVgnc0CQ+swk3bRNaTkDt1VmdWuegdR1RzB5rdG7ifY",
-	"TvCI9BppWHpQPLK2zbUNCKvwTDdklRV+M2iBTTLwOkMxvLp85itDjSrdt4GTTrcoIW0eBy4mssLbcgqZ",
-	"oWAZbzwQGTMz3dBrbcX5EKGbJe/XtKACe1rFxZ511w/9pY1xIENVeADeCex1w/5ZeNYNe93ux6Ztu8pj",
-	"53VOdSFbjFMeUzGOCtBsRbnBIkfnBEa3QugBheAG4ajI4smlQBWC5lOBCXDRCkeiXxZhjyptyNsfK7nU",
-	"uTNnIyKFbiofqj7RRWdvaMrgI+xvrs1qX9uifcsUOZuW81e0pMAvm8BiV3ky4aNH95ag3CrPiTtBk/OX",
-	"5O2LbJxUBm5wdQ5WmGCskN1Yu0AxZMq1Ac1WurJJ+dhMxw0+ehi8NcxcCONwc/dRbdYRPjBFUBjl3TrZ",
-	"NQv90E0Sa4m1qvi+aQ+ffiqi9Z3Y6YIhDVF8mhvNXSOU1pVidMMO6UDWZZ0jRLgfI598G19eeQ8w3/c8",
-	"JAjCgPxqqYIwx8MXHnsYxGyeMT61Mu9PSUB6SDHDxfSTXmmDc5LNWx4ThoOJ6SKHuK874SElBbldXr6R",
-	"hAaPubH/uMioSQwrmLn7CGEln1iRxIQZbBtOMLmNmUpYz+ZxE3aElNsofQtirjEA8rnJ3Zv8n6jka0GV",
-	"lHoG897dPOhnzfgU2B4bvpa4GQ1Hl1e3p24Vtz+0KN1LG2NDXat7rWZPucCD4q71xOo6Gf9RdwU1JEpm",
-	"GSbudgfp9Pqs5xCNFt1u/4cIWGq/sB2cz7ucyRSdc3kQbdVazDckNKtoofri3s+Q/N0SJ0QFHjTnPkDO",
-	"PzQa0wnl1in1oNAslKilzyqEZaWV3HlTxDe7q+ehDxP7psSrPwglAZWl5zK9Jqsb+18XysoWhNWzWaO4",
-	"SX/50/9Xq/ZcyfzrKPb1KsHDmHMQT5oo3EHSWyOVu/VyvxByWCRQi0LcemIUjqJcjiLgguQraW260ds0",
-	"+XCb8j4HRgktrispVJFU1P5acqTfPX26Nz1SaP/D0n2FQqc0g/cAN5zuXr5wXfVTgQuqCpBv+4Scci4T",
-	"HgO2LRGgMJPKYdHXbcw3ENfbJK6A1JElgVixZUr5juJOrUhghixJUevc/dadvVbstUBrpk6Pra1qBoLW",
-	"7FVlr3ru/t69LZadcr1EQKJTWihXBhfTFOmD0mJttVUH0LXdzLxyuFLKNeUYUq6hf+4Q9JQoZAKYmkrR",
-	"53Q5ctaBC8qszpEJSprlw3dgOBKFZaICAZ2zfOCu5W6P7JgbfLww+XVLnEwwNh7RU6XExUjVRfafNqZm",
-	"Cst2mPgVNq52NjZUkzv3O5RT5U7eX6GdHAE7ddP3cQkfdBwO6FT1rHZRRnW9nbI9BIHLSqS+XaJbuUgr",
-	"nMtb1DUXK/S3y7mmcj5t0NFpv9+yn6dYEVbKALgEuA4fIrkHyetdgyzm2zTYU8q8CwON8UJxs3prx3UC",
-	"NKaL4cNF0+MKQ1EBFSYI4xVErCgCLjQqcN6XKyOWX9ke/ptOfieXvFF3C72gbWZM5hAJearKhnXMlfn9",
-	"zd6y6mgPg2FcoLIu4EKlfgQ9OD6ecjNbjDuxnB8XZLQ1KhtMlp9sFsg9Z9su81nAdPMODkIWHbOMH9/2",
-	"IkCRZJILo2Ei01QunbBUS6O3PcuzELQcCfzMtY1uPZDSZ7SXUt3Q5a7lDNVa7yXTkEqp0SUzLfdJYyoe",
-	"W3tx5LLhdpvDkYjyNKOr2rrLgNrdxGK5z+Gu3WurUVqdkRiJCxpic0mAn62rUoele1hbNPRYSELeDMC9",
-	"JuBADfHw6vLTbxe/O4RD1BmJYR0ayjXEM6QLRMTlATAYs6RiBst7EVZwCoq7PXoWw9ew35SIJo6uknoA",
-	"mugciovP1OUfb1+/6sBFFZohJyNx2iX7RChWf4+UGBQV1JBaLiokEQFFIkJ7VIBdR06btx0vClBFi/SH",
-	"rx6DLDEZVryYqbhgS1lMKCT49Iiki0CUdRtQTEiUVHZpJOpXD0oOnpZVZrqIwNZuKlAmr2x+5pZJKF66",
-	"izASDvtpPRVOyPXyUoJLf0brVzaiguMtd3pmhASoHB0330i410PW4JgOP3PWPSmsnkPT1NCW2kqZU0Aa",
-	"sYRdusdI8mPsvEPK8g6ACWdvbacnGnhS5xJ+ZrFJV5DyG8u/kcgr99yjilMeo4+McsX069WL9kmn27az",
-	"byik5XLZmYpFR6rpse+rj9k0S22XzszMCSVhuEnrSm54dRmEwS0q7X3gTrfTreXsAzvASVDJ1JOo5miA",
-	"uzDwZ/s4kbGuf+IH6azYnLyGKZqml02Us4NcF4WGosgAr0gjCGnPaqfM4UlxmQSD4Fc0vkuw9uZAv9vd",
-	"AebLCaqA+YrqxWPw6HDA3Hr5ZQtgboMxdv7T/t+3DV/w4nj9LsJdGJw53uzuV7+4XzXnweDDx7CCsr3O",
-	"bUeV7DAwbEoFBMoUfLxzUPAt+Az3WMuvF9eEn9VhoaPzx5T2CcJzZMluSdic1ePMy6dAvBE6iqqvPAxg",
-	"XXCiEIoWzt+KWuFICH8hZv1WQL3pPtB7/QEqkga/zY9xc6P50s433Fs4a2LuIzyksIXSB7+ocE/xfaJz",
-	"6dgU5Ip+I2V//NUbgE88uduq5ejCmUNZyYlD9udAmBAsMZiA9ICu6usMK+1yzO5pIDASIiOjkSBzpfkt",
-	"whE18s8yeB/0iab7L/BFCmsXo1EwCgh0wUAhSx18j6Jqa2Zz4yPVSLjSXAeuOer16pyvy409/A+YjlEk",
-	"XEydzNdP5AuuDT1fEdRffPrwdTsemCxlB4bWDhYQNes4VK+wVS1p7WGnv/m3eqwSLp/qKTdn58tVGxn0",
-	"3S8mNb9+5je0416FueW49AhHX6qKinfM7M7CUVQ+oBG1bLRIfA2B0e6NhEbFUbuTQ/6E9pkpaqfhyFce",
-	"CjDaTGqjwyIzFUKn08lLv8X7V75a1vSukX+EYTub9pUYqVzXwJ9fKOBJ2CqE6qLrD3MV2PPeFvI8kuGA",
-	"XfTPmmzUC9bpesGayHKBgH/4w528ZkpPtlFq5OPSufslKxKHf8YjVo1y76KQyA0X2YDyxuqjc+cnR0Rc",
-	"tJuIT+NV83tmRfU8r/+63z82krbtgbHto7uafDl6/vuuWZqOQKng6JGy4IB2+ZNrhzSldh/v5eFuva7y",
-	"oQA59PrdAsQQHGeKxzly0Df4+9PK90RAUU/y0DeKPwbHx6mMWWqVz+Bp92m3bh7/9u92K360WsclmO15",
-	"+rE86+5DI38sD5X7yPb4sZej2f5JczmAnrtu4zB49udKYawOfuvlWLdeDX7Wq6LNzroOXdYvEF/9w+OD",
-	"AhvS+Aqbgy8XKqDMG3DlvQ0XKHR7+x3+2hVU6nS6v1NxJ5781P4hYcX6w1bfIZApfL+3ucnW7n3J/I5P",
-	"6fQ5F6bm9eXx/m5fL/dW8tYeH2C3i256Wgu/z83iSeHXMesPFLgpujKasanV/5SxY+MUt3lh73N6Nxyx",
-	"PXqn/rrig5S/ryk8VPsXxfwC9rVeJNlumuiNwjzFr+GouAHTcwhlIlBI0a628bdjIOpGrW1EV9AAh51h",
-	"Vz/YpDDiCTnllLsmNJxKHM74/paM3NucS1UgxH9ZI/bNly67D7t06T7de8+ygC74kkt320XLKsn3t7G5",
-	"evn3e1nLzV5/od3rFXavd++LpIeYvnwx32DqDrFcTbfqv6ftsqwp1l6xWIW6/3gXBpnUDQaqLPXqKjjQ",
-	"VaWOjOJzetEhlUtU7ZhpTM6BQYrMBvsQedFyZbg8Ax2FwEaiaLNcLjt0YXBFNYAQMmvd6KFvxTjdMEzo",
-	"5YS5vLXDvxM8lglCysaYanDIMuDCyJHIFmJlv2xRf7pebuiuE1YfDyRMdPWlrRAWgv+5QGCxkloDS1PK",
-	"x+vOSET+XEbQ90UnZoN2d3ijDlShOg2PnDWZWoIOvS8ciPKx39U3vuxbaLFqsv+i1GjH41RO1zBrg/Ip",
-	"sqcj0e92e4Nk/HQw6AVVlXTf01iio+7q6AX/wvCaau99r+v0ezX7Du7sU/derz+Svn/si/UCl+Xl+lrq",
-	"9IV0nN8CES77PdH5U8WHv11/92DN2zvZ32n9mSjqd3bIZA2vXNwzUKmAK7+bph8mSWNsUtH0DeHJ8Vef",
-	"j3YvEGzu+5sKAqWEIiSkJ+WEEHkUVYc2CLHBi1FMaEYByGYFxj3dUNV/3+Tm5U861Lyr/FGG4i2Gg49P",
-	"/rDE7vcorK6f5m+k/LOC5u8kVI4j++QqzCPcNVs3k8vdW72bsPLBlf/6jLa82s/m71kiedTSyEeqgm/7",
-	"Yx75hd+rd9ebKuTK9tvqQTXvQOUvKtT/dEFw968imP8iJrBk63c7So6E8jDB0dXw+ufnra2HatH4AsfW",
-	"v11xDlHps0XgzKMU/lZ4EQG4NnQI6eGHkYgq3uWPLi6q+5E/RhCnyJSztinXplMkxzbfXXagz6Ygw3Hg",
-	"f87I/5yRQ8/Idn/RIeW+eMjWH9ZZsqek80eO4pq7Z3z9b/TI4ZfaL8exTFP3TNYawqKO9P3w0ZoF98c7",
-	"ttk3LrRhIvYQBgL/VZGhRxrTSdsG+5icQzRnNwhqISL3J0HolFKGi7K2DhvnSlZ+8TtMqo39CdxHL3e4",
-	"h1qcYSwYtpm7HU6nCqeEe00YT1dl9b9eSqiM5koJTWn0ykIr7d0Vq8asu39jhN7llrFM4cgqkIwpUzxr",
-	"U8X5Dq8uWwNXR6CBwC0b52MP2zUzHIkCmssN/TU9TX9OD4wkYKVGUHJhuwnExAOxXLyg3KZhUjyfTOPp",
-	"DON2CQ8eXl06DKcXGi6Fg4dyDTMmknbGlPZPVusMMWmd+0pWDVM7EtrwNAWD9MA1mzIrOXVp8a+qODb+",
-	"XEzXwEyHA3V5JSftNL9TulI5TOcaGLQc+nWum3Vw9/Hu/wUAAP//",
+	"7H0Lcxs5kuZfyai7C0sbRYqkpZ4eKjo2NG11WzN+aG05fL2mwwVWpUiMiwAbAEXTHfrvF5lAvcgiRcma",
+	"8c3uznSEJRKPRCKRzw/QH1GqZ3OtUDkbDf+IpigyNPzjWZ7rJf2QoU2NnDupVTSMrqYIM3RTnVlwU4S5",
+	"cFOYChsDdiddSH49v4rh8vXbq6QbxZHB3xfSYBYNnVlgHNl0ijNBo7rVHKNhZJ2RahLd3sZ+wjO1em3k",
+	"RKrNmc/ypVhZSP4ticFqcFPhQKgVWOkQZmIFc20dTKWzu2dGtZhFww/Rv0Uf4xYyftbKoXIvUE3ctH39",
+	"OX8H+po5MNbZCqSC8cqhhYP6p7+eX4FFldkYrrWB5+dnzw73YotUDidomKBnOrWXOpfpqp2auZjgEwt6",
+	"qUCqXCoE38KCMAiCuIoZjFdEljS0V1O0MSjtplJNAHOL992q8ysxaSfGOqNpUOWkW4ETk4JLBucGLSon",
+	"qDVxxcEBC1AupAKhMm42+SrnHZJJg9ZiNlJaIaBIScZuMCxBL9XhKTMWpIOxSD8T/5OL684rrbDzUrh0",
+	"mnRH6p6reoO/L9C6i6x9aTKDhcrQwHIq0ylTm6ETMrd+jdICGqMNLNEg5Hoywax7bxKcWZ1dOzSbNLzF",
+	"VCs6dRqWgtaN19owS0DhFwfGk39v+Xr//v3Zwk1py1LhcPvB+wsKgybZ73T5xm1H7DaO5sKIGbqgaS6u",
+	"adt419o5n5C8JcRlAamesyRDmkuSoamwp7CcoiJRmNEYJNzUQCi7RAPSwtPeMRGNX8RsnhMto+jpdX88",
+	"SEdRFEeka4Lii+JIiRm1aMhStHvTLsUEtx/NGK6NnkG/C2f8O8yFdUwgye9UWFAaMuEEn4GEGidHidMJ",
+	"qEWedwsCf1+gWVX00UgNsjK8FovcRcN+HM3EFzmjbej3iv/F0Uyq8GHcJgWXaIp1tM6H5tPGnP/b4HU0",
+	"jP7XUWVEjvy39ogGeyu/Ig/+Vhu3bWRL3+07Kg30TBpMmcksvTgmA/AWhWkTn5+FxY5UFpWVTt4g2MXY",
+	"b12hmDI9E1KdQvJ/Er8DnxJWnLl0aMTWDbB+wjrhM/GlsBqDk5NWwQ9n9C86k8iyH8h/N8/C0Uu9+aEf",
+	"xXye05GUWh196SyXy861NrPOwuSoUp0h66lSqOnHNF9k+EnObTQkyb4WN9pIGpdO6e2+TG7Q9Is2M097",
+	"k7GvVe7P4bXEPLNeoadToSbYjfxS7Vwr65f5F5E9l27H+v5utVpbzgytZYlkYYfZwpLOA6FAjK3OFw5h",
+	"6tz8wB7CuzcvaJ+sE25ho+Fxr7f3Ys9JZbct8KXIid2YwV/fvn4Vg4Alm7bgH3SuVnOMQRtIiLwEZtJa",
+	"FitDpnUXmXUnK03R2g6NaXTeYReoUzlAbYSH3kdr7hKv4DmK3Dst+7O5YFqkP0d7cy1M1MK2d3M40AYM",
+	"imx12KURL5RDo0TuOf1AESgGAYvmBo23tPU9P3mMPT9TsFD4ZY6pwwyuhcwXBk8bpl6Utj14A8n/7QTH",
+	"oXORJWv7W//urg2t3A+m7ELdiFxmb51w9j9Y9+zNOp66UCh2MZsJ6h2xHZLWiyekIkeVCQPcMI5uRL7w",
+	"aoS4w0NQB7Ll5dHjtuRr8cHXZga//fbbb52XLzvPnkUfb+PahpH5m8gbVN62LYUF6VfUOKmDAa3V69Q6",
+	"rfQJ0RpOVTt9vtuHSFooHZJvoMKQ8mqS4TQRETwtZkcrIU63sEmQG0fqAH9fiJzcNh7gwQQ+gnhD6XjR",
+	"ssJERGJg8ykkflEJEG8tSBeOMLcMhuG+gsgGtslX/1kljFMK3Xg7W/lbDFHnsae97EiruLgEkWUUOXyL",
+	"GFRWs3F4wqclzWmKc9ISFMw4bbYdoXIwFtNGzyka/BZC58LapTZZk9C5kTciXcEAltJN9YLYW7ZspbEa",
+	"x9OImJH206bsB3OjnXe64KCc4PBbiHfiM24VCmdE+hkzEDnbETgYryjU1woP7xIQcqiLbmNEBX6i73rq",
+	"2EWqnbh4w1moi8TGIeTwVytsOYp3+o33PJCpUETPGIMrl93F7seW6YYPWycwlwo50K61YGPM0/tTTw0M",
+	"sBq3cKAVQqCCWbhFdBozfuB5oA8Ho+jr16+j6LA876qmXmiany+evfFzRbHv9ZR69Xtd/v/R06d79v7v",
+	"qQH+EefqAcfpJacyX2l35vNkD/VP/Th+dj9SMyA5eYz1+rxrlXbNNHrx4tzYgVCrogl9mEvrwi5K5502",
+	"aSHT6WKGyh0ORyrhRSfc0oKbaovUdCqsT561ZYPvDEk86S/RGZnaX7QZyyzzmv4hfC0HaLLz6bez86rM",
+	"IT2x5cmUFvTCWZkhJC/Pr95c/Pz209mLF6/fJywtr7T7RS/Ug6UkaG3enmsaqLmq429f1SsNdpFOYRlm",
+	"EjOKWTlfJvIczRNbLOSlzuS1xJZk5yvtYBa+hYO1tGrIsWWHXXilOcu9FvIUueFdgsJtbn3ubJVrkV1p",
+	"/UKYCT6UsVecYeb4KeTjLTitIadBG0zuP5LoFLPwDAbcVCj44Rj+Jv/CDL7S+qVQqxDT2QevS2uY0bkO",
+	"i7NNPfrnR1jL+gynYNCZVQhfEs5IdzglnYD1KegunJMOPbu8gM+44tqLRZWRQrm8+PTm7Or804uLlxdX",
+	"STkoiNAXDsYLQx/oa3BLmSIIy/MfnlJM6nO6xWl0U+FGisJw8gWrHDUZoZnPfQsFPOnZu6vnn345u3jx",
+	"7k05uZOk7ltnRjVS4eswPXAQeb2wmMFyKhzeoOHVSedLOLBQTuZBP3IGHrMNNVnj1t3hfpnq5215p2iF",
+	"2sivD7dCfowik7+mXfqPI/jMkzIwj2FW5MliMHijyW3XBhbqs9JLtaYb3r9/31mvNezi0XppomDUjZC5",
+	"GOf4wEzXojbCI6S8SF9ywNGFumYgpWspMrUzkeeQ+AES0OO/Y+pI8KjFoNd7YmsFTXK0xjhSNKAlNwXs",
+	"VMzJugMpShiLXKgUDTtp1CCkYf3iDkkimUdzo1OSi3GO51yMu2eQcHcUbOeY08HUbopmKe0eEXARvdOy",
+	"6BiaBcZwLXKLMfRj6H2TL1xUKJq+cPi0cMSLmYlj8ivaLf5wOdYGzf1eDIOTGE56MfR7vf9f0jnabHjD",
+	"ux3fd8ou5nNtHGYvMZPiiosVj2R9yyzNXRWMpmk+eVzTTPud3EmC9+yCZ/b6b/fjAe0y9zBICveTcNEw",
+	"GvQGP3R6/U5vcNXvDXv0339GcRk0F/27KacTcSZkzlW5IhIda3IY+mvBsFrkefUR7zzrMjf7ZPXCpKwz",
+	"rjeqPnEks2j4p3qs6D8OQVw0HMTRgtMI6+Q/ver9OHzqyb+9b/XoTSj/bNuk4KB2ayPz0XuGOTpvAUWW",
+	"Seoh8kuj52gc18y8uojmtY/IgS17hQI0LbIqPo+1zlGwapTcioSAVyuV++E42iyJxpHX0/WadqC5HTdS",
+	"lcQ/0Bxl/7gkruoWvrqNo7IosnOxm+xjWASjDUjaPbyEXJZVMAQwWvR6T/EnOO716JA12VVpuvZp/4ik",
+	"w5ltKXeXSxDGiFXUUhaE48GAzdKpVzhFbO7V01K6KUhni8wMO7QbXClVyx8bwyNMFzPhASSoUqz1r2gs",
+	"VEpbTf751dVlYBJ5LHMsPKWWonh9TwuaytHbtvOX3Ac/Qq1eX0fDD39sCmApTr24/3Fz1o+bWj707cJr",
+	"X3hZSsP+AFekmzZA+KoM8/qQw34LSyOdQwUJHYkkhoSFKolHKuknXMDsJaeMpGJL7u26VBM4SFZoqcPV",
+	"m3fn9K9LYhAKcDZ3K2Cz2XSbaW+PB4PuSP3MjrwFO9WLPPNQHT8/T+gpOAUigGvuPV9zLxM3wsJ8Oj9T",
+	"Il85mYbqspvizHvcXzoT3alxNmrUPu+hNypBKc64/hzFDQfxzsO+QxxCzXtThsm5uJG45AIyn+UbWiHj",
+	"WBL+OSHOBshUF17ibEw+H9txjsCrIIUxUSOVCvKigt8NM+7gM6RyorQh/5xYLcJX3t2UFhIyLAmkekEb",
+	"JiyIMc/JjF5TGzeFVczzIN47PWbpzrnHplDTQeTRTov56w4zY2IUy3jBKIbNUUvv9nsTtsHv+VYkTlst",
+	"vnAEqVerGjF4jca0YbG8x+O/paFOw6E4IOnmBR2ySs4YqwI30gZY4pYl1FRXahDVJ4NMr9QtQMjk/cWz",
+	"q+dfnp9f/Pr8KjmFzzh3PhBg+RlrN/X77nWKhX63O+j1vCG4g4A12WaGbpHs80IaNmroYWcNptpk/jQT",
+	"nwvBpgMjrZMpJCTQQ9Ykw4WSLtk0VUVpeA3Wo3OtLIwx1RRgzUXqLUkNgvPDMWOeil/7LbymKTfH/luT",
+	"ncLBTFsHTweQToURqUNjd4utL18ZW0AUR8qPVOK/LOdtgeY/9AftTrkoo5TKtNzVpzQ+akEnvuUYri8V",
+	"5jrApHwXhtyF9fd7tfXHpVURnGHhKUfqIBlFJ6MoOWRbRN/89e3rV8VgB8lJcriLc5vKfYtYslC0ieUL",
+	"ad0LqT7be7pU3Ac+I86DF+VN4ZqF3ZTOa2msa3WTcrHlC4Vf+Is7d3xu8GaPhmus8RSF+cMgYdJtDHuJ",
+	"Poi5h91MF8agcmXAvek9e+zI+tm6ZPnSqlC9TC2Qs1liaD1mkhbdQEru0F21WWnVO4iq5wg2v3X6boJp",
+	"gkek12kn8r3ikbVtbmxAXIdn+iHrrAibwQtsk4HXc1RnlxfPQmWoVaWHNvC02ytLSJvHQaprXeNtNYWe",
+	"oxJz2Xog5sJNbUuvtRUXQ8R+lqJf24JK7GkdF3vSWz/0FxTjwBxN6QEEJ7Dfiwcn8Ukv7vd6H9u27bKI",
+	"ndc51YP5YpzLlItxXIAWK84Nljk6LzD2MIY+cAjuEA7KLJ5eKjQxWDlRmIFUh/FIDaoi7EGtDXv7Y6OX",
+	"tnDmKCIy6KcKoeoTW3YOhqYKPuLB5tpI+1KLzo0w7GwS5y95SVFYNoPFLotkwseA7q1AuXWeM3eiNucv",
+	"K9qX2ThtHHzG1SmQMMHYoPhMdoFjyFxaB1asbG2TirGFTVt89Dh664Q7V87j5u6j2sgR3jNFUBrl3TrZ",
+	"N4vD0G0SS8SSKr5v2iOkn8pofSd2umRISxSfF0Zz1wiVdeUY3Yl9OrB1WecIEx7GKCbfxpdXwQMs9r0I",
+	"CaI4Yr9am+KnKC5w8blQmVSTQv/hF1nqwtKpjwOG+xOqiVQc2OtUivyTQrfUhuLAVMzmQk7o3ISTFrEu",
+	"M8LR6HZlHc5Yvm9kGuadLAqY/LojH3NiURKLCmFgRHkqHf3jo6s2Ua7h7u4jyLWcZE2aM+Gw4yRD7TZm",
+	"qqBBm0dW0Qi5pEh/C+quNYgK+c3dgvKfaPRrxdWYZhb03t0CcGjNgJX4IAqBK+yNhYOLy5tjv4qbHw45",
+	"ZcwbQ+Ey6W+yDrlUuFfstp6cXSfjP5rupIXM6PkcM39DhO1Cc9ZTSEaLXm/wQwIipy+og/ebl1Odo3dQ",
+	"96KtXs/5hqRoHXHUXNz7KbLPXGGNuEiE7jQE2cWHzmJ+zfl5Tl8YdAujGim4GmHzytLuvG0Smt02c9n7",
+	"iX1b8jYchIqA2tILmV6T1Y39bwplbQvi+tlsUNymA8Pp/0ebh0LJ/OsYh/VKw8OYsxdP2ijcQdJbp42/",
+	"OXO/MPSsTMKWxbz15CocJIUcJSAVy1d2uOmKb9PkZ9uU9ykITopJW0vDqqym9tcSLIPe8Y93plhK7b9f",
+	"yrBU6JyqCF7khuPeLxZu674uSMWVBfaPn7BjL3UmU8AOEQEG59p4PPu6jfkG4vqbxJWwPLYkkBqxzDln",
+	"Ut7LVRlMUWQ5Wlu48LZ7pxV7rZDM1PER2ap2MGnDXtX2qu/vAN7bYtGU62UGFp3KQvlSuprkyB9UFmur",
+	"rdqDru1m5pXHpnK+qsChSguDU4/C52SjUCDMRKuB5AuW0y6cc3Z2hkJx4q0YvgtnI1VaJi4y8DkrBu4R",
+	"d/tsx/zg44Urrmzi9TWmLqCC6pT4OKu+yMGPremd0rLtJ36ljWucjQ3V5M/9DuVUu9f3j9BOnoCduun7",
+	"uIQPOg57dKp7Vrso49rgTtk+A4XLWrS/XaIPC5E2ONM3aBsuVhxuqEvLkADeoIPjweCQPs+xJqycRfBJ",
+	"dBs/RHL3ktfbFlkstml4Rzn0lqK0dGGkW72lcb0Ajfly+dmi7YGGM1UDJmYI4xUkoiwkLiwa8N6XL0VW",
+	"X1GP8E23uNfL3qi/yV7SNnVu7lENRbqLwjrhoQLhdnBVuaTD4IRUaMgFXJg8jGCHR0cT6aaLcTfVs6OS",
+	"jI5FQ8Fk9clmkT1wtuOzpyXUt+jgYWjJkZjLo5t+AqiyuZbKWbjWea6XXljq5dWbPvEsBqtHCr9IS9Ft",
+	"AGOGrDgFxHxBbDlFs9Z7KSzkWlv0CVHiPmtMI1OyFwc+o07bHI9UUqQqfeXXXyi0/jaXKHwOf3XfkkY5",
+	"7I7USJ3zEJtLAvxCrkoT2h6gcclZwFMyemcI/kUCD4xIzy4vPv3t/DePkki6I3XWhJdKC+kU+RISc3kI",
+	"AsYiq5nB6m4FCU5Jca/PT2uEOvibChUl0Vdj90AknUJ5eZq7/PXt61ddOK/DO/T1SB332D4xEjbcRWUG",
+	"JSU1rJbLKkvCYJOEESM1cNiB1+Ydz4sSmHHI+iNUoEFXuA4SL+FqLthSlxMqDSE9ovkyEWfuhhwTMiW1",
+	"XRqp5vWFioPHVaWaLzOItdsOnA2smp/4ZTISmO8zjJTHj5KnIhn9Xl1s8CnUZP3aR1Jy/NCfnimjCWpH",
+	"x883Uv4FkjVIp8fgnPSellbPI3IaiE1LUuYVkEWsoJv+QZPiGHvvkDPFQxDK21vq9MSCzJpcwi8idfkK",
+	"cvmZ+DdSRfVfBmRyLlMMkVGhmH69fNF52u11aPYNhbRcLrsTtehqMzkKfe2RmMxz6tKduhkjLZx0eVPJ",
+	"nV1eRHF0g8YGH7jb6/Yaef+IBnga1bL9LKoFouA2jsLZPsp0apufhEG6KzFjr2GCru11FOPtoLRlsaIs",
+	"VMAr1ghK01ntVjk8rS6yaBj9ii50idbeLRj0ejsAgQVBNUBgWQF5DB7tD7pbL+FsAd1tMIbmPx78edvw",
+	"JS+O1u8z3MbRiefN7n7Ny/91cx4NP3yMa0jdq8J21MmOIycmXITgTMHHWw8n34Lx8A++/Hp+xRhcG5c6",
+	"uniQ6S5BeI4i2y0Jm7MGrHr1nEgwQgdJ/aWIIawLThJD2cL7W8lhPFIqXKpZv1nQbHoXcL75iBVLQ9jm",
+	"x7j90X7x5xvuPpy0MfcRHmPYQumDX2W4p/g+sYV0bApyTb+xsj/6IxiATzK73arl+NKaR2rpa387oADT",
+	"xEDEYAY6gMLqLzysrM8x++eFwGlInE5Gis2VlTcIB9woPO0QfNAnlu/QwFetyC4mo2gUMXBDgEGRewgg",
+	"R9VkZgvjo81I+fJeF64k2vUKX6jtjQOEEIRNkas1XuabJ/KFtI6fwIiar0Z9+GM7ppgtZRfOyA6WMDdy",
+	"HOrX4OqWtPE41J/Cez+khKvnfqrN2fn61UYGfferS+0vqIUN7fqXZW4kLklXhFpXAEzyb0n5KBptMRwk",
+	"1WscySGFjczgeKSE30eLRqL1R4gdCxtSVNzOwkEoQZTItqm2zsZliiqGbrdLDnlFTBDGhZK/LxDCx76o",
+	"TiQRrd795686Od5g7jNIB2ENFBPUy3W01rJeR78U1NDPjYodf9Ao2fFgRdGOvg6UJ0w5JKl0q+SwPEEq",
+	"9YksJiS80yUpTOK4airdaXj6gzhYCZe/Gu+PmQ7YvvUN8j6nx2uGgpIvZRdbOlJLblLymqIoDyLUpnT8",
+	"GCLv6/bl42Whjtn2KFV4QWO7fN5VH+Zaa4tg/sIcycQqhrqQNV9VKy8O9LeQF2Aoexyf8CbNRqFmna4X",
+	"oo0sH4GFV1u8ymun9Ok2Sp1+XDp3P0PGx++f8QJZq8Lx4V84WglF8p/JEJz6ACVh4pLdRHwar9ofoyuh",
+	"D0Xx3v/+sZW0ba/DbR/dAyqq0Yvfd83SdgQqy8IvzEV7tCvey9unKbf7eK/QYutdow8lQqU/6JUIlOho",
+	"bmRawD5Dgz//WPueCSgLeQG3yIHf8Ogo16nISdkPf+z92Gv6JX/6d9qKn0jr+Mw+naefqrPuP3T6p+pQ",
+	"+Y+ox0/9Aor4T5rLoyv9XSkPoKSfaxXJJnKxXwAV+w3sYL8OFTzpeWjgoITrDfYPzEpgT+sTeh57XqqA",
+	"KmEjTTBSPkLr9e+OtBr3h7nT8d2dygcNOEAY7BPPrb9K9h0iyNLpflv4StY/Dlpc0Kq8be87NtztItGy",
+	"28ku3MSidQBm0HbxNV1yqO7yb2VWOtRihoVXLLXi+75zMSH9z6lSMc5xm/v7vqB3wwO+Q+80n8Z8kPIP",
+	"xZyHav8SRVFi9tarU9tNEz8wWdRWLByU15f6Hl7OBCqtOvU24WoTJL3kcBvRNRjGfmfYF242KUxkxtEQ",
+	"Fw0YymgyDxK/vyXjuKLgUh2B8l/WiH3zjdnew27M+k/vvCRbYkZCrau37ZZsneT729hCvfz7vazlZq9/",
+	"oN3rl3avf+9bwPuYvmIx32Dq9rFcbU8ifE/bRawp116zWKW6/3gbR3NtWwxUVWO3dVSmD1sPnJEzfo4j",
+	"10s0nVRYzE5BQI6CgmxIgmj5+meR+k9iECNVtlkul12+7bni4ksMc7JuHNkaIfl6aMbPXsz0DQ3/TslU",
+	"Zwi5GGNuwUP6QCqnR2q+UCv68pD789sAji+qYf3lRx/21gBJcZFVEKnR1oLIcy6E2O5IJeFcJjAI1T4B",
+	"SXF4ky7UMVItL9S1mVrGbL0vHYjqpebVNz7LXGqxepXlvNJoR+NcT9bAgsPqHbkfR2rQ6/WH2fjH4bAf",
+	"1VXSfU9jBUu7bcJGwvPQa6q9/73eQrhTs+/gzl3qPuj1R9L3j/0qgsJl9TJCI2f9QnvOb8FmV/2e2OKd",
+	"6f3/8MDtgzVv/+ndndbf+OJ+J/tM1vJEyT0DlRqq9btp+rMsa41Napq+JTw5+iMUAvzzEZv7/qYG/akw",
+	"IBnrSX3NiUyOqmMKQih4cUYoKzgA2Sx9+Xc36vrvm9y84j2OhndVvKhRPqSx9/EpXgXZ/ZgI6fpJ8cDN",
+	"Pyto/k5C5Tlyl1zFRYS7Zuumerl7q3cTVr2W81+f0cSru9n8PWtTj1qT+sjwg21/iaW4rX357mpThVxS",
+	"v60eVPsO1P4cRvPvTkS3/yqC+S9iAiu2frej5EmoDhMcXJ5d/fz8cOuhWrQ+n7L1D4+cQlL5bAl486hV",
+	"qECWEYBvw4eQC24jldS8y598XNT0I39KIM1RGG9tc2ldt0yObT6a7dG2bUGG58D/nJH/OSP7npHt/qKH",
+	"KH4NWLm/k7NEp6T79wI+N/NvMIff+IXKr41fjlKd5/6NszVoSxNi/eEjmQX/l1e22TeprBMqDdgRRl3W",
+	"IbkHFvPrDgX7mJ1CMhOfEcxCJf7vufAp5QwXZ209KNGXrMLid5hUiv0ZVcnPrvhXdrxhLBm2mbs9m0wM",
+	"ThhwnAmZryrYRbOUUBvNlxLa0ui1hdba+7ttrVn38EAMP6quU53DASmQuTCufJOoDrA+u7w4HPo6Ag8E",
+	"ftk4Gwe8tJviSJWYaOn4TyFa/luI4DQjWi2C0QvqphCzgIDz8YLxm4ZZ+fY1j2fnmHYqXPbZ5YUHzwah",
+	"kVp5XK60MBUq68yFseG9cTtHzA5PQyWrAWYeKetknoNDfp1cTARJTlNawpM4no0/l9O1MNMDcH1eyUs7",
+	"z++VrjYeTLuGwq2Gfl3oZhvdfrz9fwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

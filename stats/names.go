@@ -1,6 +1,9 @@
 package stats
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // Name is a statistic's name, spelled as the API's `name` parameter, the stats tables' name
 // column and the pages' addresses spell it; it converts to and from a plain string.
@@ -10,8 +13,13 @@ type Name string
 const (
 	Pageview         Name = "pageview"
 	Visitor          Name = "visitor"
+	Visit            Name = "visit"
 	Page             Name = "page"
+	LandingPage      Name = "landing_page"
+	ExitPage         Name = "exit_page"
 	Referrer         Name = "referrer"
+	SearchEngine     Name = "search_engine"
+	SocialNetwork    Name = "social_network"
 	Campaign         Name = "campaign"
 	Browser          Name = "browser"
 	OperatingSystem  Name = "operating_system"
@@ -26,9 +34,34 @@ const (
 
 // Names are all the statistics, in the order of the spec's StatName enum.
 var Names = []Name{
-	Pageview, Visitor, Page, Referrer, Campaign, Browser, OperatingSystem, Device, Language,
-	ScreenResolution, Continent, Country, City, Event,
+	Pageview, Visitor, Visit, Page, LandingPage, ExitPage, Referrer, SearchEngine, SocialNetwork,
+	Campaign, Browser, OperatingSystem, Device, Language, ScreenResolution, Continent, Country,
+	City, Event,
 }
+
+// The internal counters behind the summary and the time series (CONTRACT.md section 8). They
+// live in the stats tables beside the public names, written by the same flush, but are not
+// names of the API: Known is false for them. Daily ones take the day (DayValue) as value, like
+// pageview; hourly ones take the hour of the day in TZ, "00" to "23" (HourValue), on that day.
+// docs/visits.md says who writes and reads each.
+const (
+	Bounce           Name = "bounce"             // visits started that day with one pageview and no event
+	VisitSeconds     Name = "visit_seconds"      // sum of the durations of the visits started that day
+	TimedVisit       Name = "timed_visit"        // visits started that day whose bounce and duration are known
+	PageviewHour     Name = "pageview_hour"      // pageviews in the hour
+	VisitorHour      Name = "visitor_hour"       // distinct visitors with a hit in the hour
+	VisitHour        Name = "visit_hour"         // visits started in the hour
+	BounceHour       Name = "bounce_hour"        // bounced visits started in the hour
+	VisitSecondsHour Name = "visit_seconds_hour" // durations of the visits started in the hour
+)
+
+// Internal are the internal counters.
+var Internal = []Name{
+	Bounce, VisitSeconds, TimedVisit, PageviewHour, VisitorHour, VisitHour, BounceHour, VisitSecondsHour,
+}
+
+// HourValue is the value under which the hourly counters count hour h (0..23) of a day.
+func HourValue(h int) string { return fmt.Sprintf("%02d", h) }
 
 // Known tells whether s is the name of a statistic.
 func Known(s string) bool {
@@ -44,7 +77,7 @@ func Known(s string) bool {
 // are per hit, and the others are per visit.
 func (n Name) PerVisit() bool {
 	switch n {
-	case Visitor, Referrer, Campaign, Browser, OperatingSystem, Device, Language, ScreenResolution,
+	case Visitor, Visit, LandingPage, ExitPage, Referrer, SearchEngine, SocialNetwork, Campaign, Browser, OperatingSystem, Device, Language, ScreenResolution,
 		Continent, Country, City:
 		return true
 	}

@@ -45,7 +45,7 @@ func TestKnown(t *testing.T) {
 			t.Errorf("%s is not known", n)
 		}
 	}
-	for _, s := range []string{"", "Page", "pages", "visit", " page"} {
+	for _, s := range []string{"", "Page", "pages", "visits", " page", "bounce", "pageview_hour"} {
 		if stats.Known(s) {
 			t.Errorf("%q is known", s)
 		}

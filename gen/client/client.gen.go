@@ -140,12 +140,17 @@ const (
 	StatNameCountry          StatName = "country"
 	StatNameDevice           StatName = "device"
 	StatNameEvent            StatName = "event"
+	StatNameExitPage         StatName = "exit_page"
+	StatNameLandingPage      StatName = "landing_page"
 	StatNameLanguage         StatName = "language"
 	StatNameOperatingSystem  StatName = "operating_system"
 	StatNamePage             StatName = "page"
 	StatNamePageview         StatName = "pageview"
 	StatNameReferrer         StatName = "referrer"
 	StatNameScreenResolution StatName = "screen_resolution"
+	StatNameSearchEngine     StatName = "search_engine"
+	StatNameSocialNetwork    StatName = "social_network"
+	StatNameVisit            StatName = "visit"
 	StatNameVisitor          StatName = "visitor"
 )
 
@@ -166,6 +171,10 @@ func (e StatName) Valid() bool {
 		return true
 	case StatNameEvent:
 		return true
+	case StatNameExitPage:
+		return true
+	case StatNameLandingPage:
+		return true
 	case StatNameLanguage:
 		return true
 	case StatNameOperatingSystem:
@@ -177,6 +186,12 @@ func (e StatName) Valid() bool {
 	case StatNameReferrer:
 		return true
 	case StatNameScreenResolution:
+		return true
+	case StatNameSearchEngine:
+		return true
+	case StatNameSocialNetwork:
+		return true
+	case StatNameVisit:
 		return true
 	case StatNameVisitor:
 		return true
@@ -558,8 +573,13 @@ type HeadDocsParams struct {
 
 // ListStatsParams defines parameters for ListStats.
 type ListStatsParams struct {
-	// Name The statistic. `pageview` and `visitor` have the day (`YYYY-MM-DD`) as value, a time
-	// series; the others count values (pages, referrer hosts, browsers, ...).
+	// Name The statistic. `pageview`, `visitor` and `visit` have the day (`YYYY-MM-DD`) as value,
+	// a time series; the others count values (pages, referrer hosts, browsers, ...).
+	// `visitor` counts unique visitors per day and every visit-level name (`visit`,
+	// `landing_page`, `exit_page`, `referrer`, `search_engine`, `social_network`,
+	// `campaign`, `browser`, ... `city`) counts once per visit, from its first hit; before
+	// a website's changeover to visits, `visitor` and those names counted each pageview
+	// whose referrer was empty or another site.
 	Name StatName `form:"name" json:"name"`
 
 	// From First day, `YYYY-MM-DD`.

@@ -454,7 +454,7 @@ export interface components {
             deleted: true;
         };
         /** @enum {string} */
-        StatName: "pageview" | "visitor" | "page" | "referrer" | "campaign" | "browser" | "operating_system" | "device" | "language" | "screen_resolution" | "continent" | "country" | "city" | "event";
+        StatName: "pageview" | "visitor" | "visit" | "page" | "landing_page" | "exit_page" | "referrer" | "search_engine" | "social_network" | "campaign" | "browser" | "operating_system" | "device" | "language" | "screen_resolution" | "continent" | "country" | "city" | "event";
         StatEntry: {
             value: string;
             /** Format: int64 */
@@ -1478,8 +1478,13 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The statistic. `pageview` and `visitor` have the day (`YYYY-MM-DD`) as value, a time
-                 *     series; the others count values (pages, referrer hosts, browsers, ...).
+                 * @description The statistic. `pageview`, `visitor` and `visit` have the day (`YYYY-MM-DD`) as value,
+                 *     a time series; the others count values (pages, referrer hosts, browsers, ...).
+                 *     `visitor` counts unique visitors per day and every visit-level name (`visit`,
+                 *     `landing_page`, `exit_page`, `referrer`, `search_engine`, `social_network`,
+                 *     `campaign`, `browser`, ... `city`) counts once per visit, from its first hit; before
+                 *     a website's changeover to visits, `visitor` and those names counted each pageview
+                 *     whose referrer was empty or another site.
                  * @example page
                  */
                 name: components["schemas"]["StatName"];
