@@ -20,7 +20,11 @@ type statistic struct {
 // are the top lists.
 var statistics = []statistic{
 	{stats.Page, "Pages", "Page", "Pageviews"},
+	{stats.LandingPage, "Landing pages", "Page", "Visits"},
+	{stats.ExitPage, "Exit pages", "Page", "Visits"},
 	{stats.Referrer, "Referrers", "Referrer", "Visitors"},
+	{stats.SearchEngine, "Search engines", "Search engine", "Visits"},
+	{stats.SocialNetwork, "Social networks", "Social network", "Visits"},
 	{stats.Campaign, "Campaigns", "Campaign", "Visitors"},
 	{stats.Continent, "Continents", "Continent", "Visitors"},
 	{stats.Country, "Countries", "Country", "Visitors"},
@@ -33,6 +37,7 @@ var statistics = []statistic{
 	{stats.Event, "Events", "Event", "Events"},
 	{stats.Pageview, "Pageviews by day", "Day", "Pageviews"},
 	{stats.Visitor, "Visitors by day", "Day", "Visitors"},
+	{stats.Visit, "Visits by day", "Day", "Visits"},
 }
 
 func statisticNamed(name string) (statistic, bool) {
