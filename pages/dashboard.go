@@ -71,6 +71,16 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.badParams(w, r, site.Domain, errs)
 		return
 	}
+	// Nothing counted yet: how to start, instead of empty tables.
+	waiting, err := p.waiting(r, site)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	if waiting {
+		p.renderGuide(w, r, http.StatusOK, site, nil)
+		return
+	}
 	data, err := p.dashboardData(r, site, rng, today)
 	if err != nil {
 		p.serverError(w, r, err)
