@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -32,11 +31,8 @@ type guidePage struct {
 // waiting says whether a website has nothing counted yet, the case in which its dashboard
 // shows how to start instead of empty tables.
 func (p *Pages) waiting(r *http.Request, site repository.Website) (bool, error) {
-	_, err := p.repo.FirstStatDay(r.Context(), site.ID)
-	if errors.Is(err, repository.ErrNotFound) {
-		return true, nil
-	}
-	return false, err
+	has, err := p.repo.HasStats(r.Context(), site.ID)
+	return !has, err
 }
 
 func (p *Pages) renderGuide(w http.ResponseWriter, r *http.Request, status int, site repository.Website, outcome *checkOutcome) {
