@@ -45,6 +45,7 @@ type total struct {
 type topList struct {
 	Stat      statistic
 	Rows      []topRow
+	Groups    []eventGroup // events, grouped by name
 	Distinct  int64
 	ListURL   string
 	ExportURL string
@@ -97,6 +98,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stats.Range, today time.Time) (dashboardPage, error) {
 	var (
 		topPages, top, series map[stats.Name]repository.StatList
+		events                []repository.EventGroup
 		previous              map[stats.Name]int64
 		first                 = today
 		topNames              []stats.Name
@@ -117,6 +119,10 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stat
 	})
 	g.Go(func() (err error) {
 		top, err = p.repo.TopStats(ctx, site.ID, others, rng, topSize)
+		return err
+	})
+	g.Go(func() (err error) {
+		events, _, err = p.repo.TopEvents(ctx, site.ID, rng, topSize, eventValuesShown)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -148,6 +154,9 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stat
 			Stat: stat, Rows: topRows(name, top[name].Entries), Distinct: top[name].Distinct,
 			ListURL: base + "/" + string(name) + "?" + rng.Query().Encode(), ExportURL: exportURL(site.Domain, name, rng),
 		})
+		if name == stats.Event {
+			data.Top[len(data.Top)-1].Groups = eventGroups(events)
+		}
 	}
 	pageviews, visitors := byValue(series[stats.Pageview]), byValue(series[stats.Visitor])
 	data.Totals = []total{
