@@ -90,11 +90,11 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
-// dashboardData reads everything a dashboard shows in five statements run at once: the top
+// dashboardData reads everything a dashboard shows in six statements run at once: the top
 // pages in one and the eleven other top lists in another (pages are about half of a website's
-// rows: two statements of about equal size use both cores of a small server), the two daily
-// series in one (the range's totals are their sums), the previous range's totals, and the
-// first day with data (for "all time").
+// rows: two statements of about equal size use both cores of a small server), the events
+// grouped by name, the two daily series in one (the range's totals are their sums), the
+// previous range's totals, and the first day with data (for "all time").
 func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stats.Range, today time.Time) (dashboardPage, error) {
 	var (
 		topPages, top, series map[stats.Name]repository.StatList

@@ -64,9 +64,11 @@ func displayValue(name stats.Name, value string) string {
 	}
 	switch name {
 	case stats.Continent, stats.Country:
-		if _, label, ok := strings.Cut(value, ":"); ok && label != "" {
+		code, label, _ := strings.Cut(value, ":")
+		if label != "" {
 			return label
 		}
+		return placeName(name, code)
 	case stats.City:
 		if code, label, ok := strings.Cut(value, ":"); ok && label != "" {
 			return label + " (" + code + ")"
@@ -101,6 +103,31 @@ func languageName(code string) string {
 }
 
 var languageNames = display.English.Languages()
+
+// continentNames are the continents of the GeoIP database by code.
+var continentNames = map[string]string{
+	"AF": "Africa", "AN": "Antarctica", "AS": "Asia", "EU": "Europe", "NA": "North America",
+	"OC": "Oceania", "SA": "South America",
+}
+
+// placeName names a continent or country code stored without its name ("DE": "Germany"), or
+// returns the code when it is none known.
+func placeName(name stats.Name, code string) string {
+	if name == stats.Continent {
+		if n, ok := continentNames[code]; ok {
+			return n
+		}
+		return code
+	}
+	region, err := language.ParseRegion(code)
+	if err != nil || len(code) != 2 {
+		return code
+	}
+	if n := display.English.Regions().Name(region); n != "" && n != "Unknown Region" {
+		return n
+	}
+	return code
+}
 
 // eventValuesShown is how many value:unit parts the dashboard shows under each event name.
 const eventValuesShown = 5

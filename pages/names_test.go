@@ -17,6 +17,13 @@ func TestDisplayNames(t *testing.T) {
 	}{
 		{stats.Country, "US:United States", "United States"},
 		{stats.Continent, "EU:Europe", "Europe"},
+		{stats.Continent, "EU", "Europe"},
+		{stats.Continent, "XX", "XX"},
+		{stats.Country, "DE", "Germany"},
+		{stats.Country, "DE:", "Germany"},
+		{stats.Country, "QQ", "QQ"},
+		{stats.Country, "276", "276"},
+		{stats.Country, "", "Unknown"},
 		{stats.City, "US:New York, NY", "New York, NY (US)"},
 		{stats.Language, "de", "German"},
 		{stats.Language, "en", "English"},
