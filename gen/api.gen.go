@@ -254,6 +254,27 @@ func (e ListStatsParamsSortBy) Valid() bool {
 	}
 }
 
+// Defines values for GetTimeseriesParamsInterval.
+const (
+	GetTimeseriesParamsIntervalDay   GetTimeseriesParamsInterval = "day"
+	GetTimeseriesParamsIntervalHour  GetTimeseriesParamsInterval = "hour"
+	GetTimeseriesParamsIntervalMonth GetTimeseriesParamsInterval = "month"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsInterval enum.
+func (e GetTimeseriesParamsInterval) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsIntervalDay:
+		return true
+	case GetTimeseriesParamsIntervalHour:
+		return true
+	case GetTimeseriesParamsIntervalMonth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListWebsitesParamsSearchBy.
 const (
 	ListWebsitesParamsSearchByDomain ListWebsitesParamsSearchBy = "domain"
@@ -391,6 +412,41 @@ type PageSize int
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
 
+// Realtime defines model for Realtime.
+type Realtime struct {
+	// Pageviews Pageviews of each of the last 30 minutes, oldest first, the current minute last.
+	Pageviews []int64 `json:"pageviews"`
+
+	// Recent The last 25 pageviews of the last 30 minutes, newest first.
+	Recent []RecentPageview `json:"recent"`
+
+	// Visitors Distinct visitors with a hit in the last 5 minutes (summed over the nodes).
+	Visitors int64 `json:"visitors"`
+}
+
+// RealtimeResponse defines model for RealtimeResponse.
+type RealtimeResponse struct {
+	Data Realtime `json:"data"`
+}
+
+// RecentPageview defines model for RecentPageview.
+type RecentPageview struct {
+	Browser string `json:"browser"`
+
+	// Country `ISO:Name` as the `country` statistic, `""` when unknown.
+	Country string `json:"country"`
+	Device  string `json:"device"`
+
+	// Page The page's path, without its query string.
+	Page string `json:"page"`
+
+	// Referrer The referrer host of this pageview; `""` for none or the website itself.
+	Referrer string `json:"referrer"`
+
+	// SecondsAgo Whole seconds since the pageview.
+	SecondsAgo int64 `json:"seconds_ago"`
+}
+
 // SortDirection The direction of the sort key; ties break as each list says.
 type SortDirection string
 
@@ -411,6 +467,58 @@ type StatList struct {
 
 // StatName defines model for StatName.
 type StatName string
+
+// Summary defines model for Summary.
+type Summary struct {
+	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Events Event hits (events are not pageviews).
+	Events    int64 `json:"events"`
+	Pageviews int64 `json:"pageviews"`
+
+	// ViewsPerVisit Pageviews per visit, two decimals; 0 without visits.
+	ViewsPerVisit float64 `json:"views_per_visit"`
+
+	// VisitDuration Mean visit duration in whole seconds.
+	VisitDuration int64 `json:"visit_duration"`
+
+	// Visitors Unique visitors of each day, summed over the days.
+	Visitors int64 `json:"visitors"`
+
+	// Visits Visits started in the range.
+	Visits int64 `json:"visits"`
+}
+
+// SummaryResponse defines model for SummaryResponse.
+type SummaryResponse struct {
+	Data Summary `json:"data"`
+}
+
+// TimeseriesEntry defines model for TimeseriesEntry.
+type TimeseriesEntry struct {
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Date The bucket: an hour's start in UTC (`2026-11-23T14:00:00Z`), a day (`2026-11-23`) or a
+	// month (`2026-11`).
+	//
+	//
+	// Example: 2026-11-23
+	Date          string `json:"date"`
+	Pageviews     int64  `json:"pageviews"`
+	VisitDuration int64  `json:"visit_duration"`
+	Visitors      int64  `json:"visitors"`
+	Visits        int64  `json:"visits"`
+}
+
+// TimeseriesList defines model for TimeseriesList.
+type TimeseriesList struct {
+	Data []TimeseriesEntry `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
 
 // Website defines model for Website.
 type Website struct {
@@ -508,8 +616,17 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// RangeFrom defines model for RangeFrom.
+type RangeFrom = openapi_types.Date
+
+// RangeTo defines model for RangeTo.
+type RangeTo = openapi_types.Date
+
 // Sort The direction of the sort key; ties break as each list says.
 type Sort = SortDirection
+
+// StatsWebsiteId defines model for StatsWebsiteId.
+type StatsWebsiteId = int64
 
 // WebsiteSearch defines model for WebsiteSearch.
 type WebsiteSearch = string
@@ -522,6 +639,9 @@ type InternalError = Error
 
 // InvalidStatsQuery The one error body, for every status >= 400.
 type InvalidStatsQuery = Error
+
+// InvalidTimeseriesQuery The one error body, for every status >= 400.
+type InvalidTimeseriesQuery = Error
 
 // InvalidWebsite The one error body, for every status >= 400.
 type InvalidWebsite = Error
@@ -595,6 +715,36 @@ type ListStatsParamsSearchBy string
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
 
+// GetSummaryParams defines parameters for GetSummary.
+type GetSummaryParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+}
+
+// GetTimeseriesParams defines parameters for GetTimeseries.
+type GetTimeseriesParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Interval The size of a bucket.
+	Interval *GetTimeseriesParamsInterval `form:"interval,omitempty" json:"interval,omitempty"`
+
+	// PerPage Buckets per page.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// GetTimeseriesParamsInterval defines parameters for GetTimeseries.
+type GetTimeseriesParamsInterval string
+
 // ListWebsitesParams defines parameters for ListWebsites.
 type ListWebsitesParams struct {
 	// Search Case-insensitive substring of the domain; `%` and `_` are literal.
@@ -641,6 +791,15 @@ type ServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
+	// GetRealtime Who is on a website now
+	// (GET /api/v1/stats/{website_id}/realtime)
+	GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error
+	// GetSummary Headline numbers of a website over a range
+	// (GET /api/v1/stats/{website_id}/summary)
+	GetSummary(ctx echo.Context, websiteId StatsWebsiteId, params GetSummaryParams) error
+	// GetTimeseries Visitors, visits and pageviews of a website per hour, day or month
+	// (GET /api/v1/stats/{website_id}/timeseries)
+	GetTimeseries(ctx echo.Context, websiteId StatsWebsiteId, params GetTimeseriesParams) error
 	// ListWebsites List websites
 	// (GET /api/v1/websites)
 	ListWebsites(ctx echo.Context, params ListWebsitesParams) error
@@ -762,6 +921,107 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
+	return err
+}
+
+// GetRealtime converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRealtime(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRealtime(ctx, websiteId)
+	return err
+}
+
+// GetSummary converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSummaryParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSummary(ctx, websiteId, params)
+	return err
+}
+
+// GetTimeseries converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTimeseriesParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "interval" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "interval", ctx.QueryParams(), &params.Interval, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interval: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTimeseries(ctx, websiteId, params)
 	return err
 }
 
@@ -954,6 +1214,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/timeseries", wrapper.GetTimeseries, options.OperationMiddlewares["getTimeseries"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/realtime", wrapper.GetRealtime, options.OperationMiddlewares["getRealtime"]...)
 
 }
 
@@ -978,6 +1241,8 @@ type InternalErrorJSONResponse struct {
 }
 
 type InvalidStatsQueryJSONResponse Error
+
+type InvalidTimeseriesQueryJSONResponse Error
 
 type InvalidWebsiteJSONResponse Error
 
@@ -1221,6 +1486,281 @@ func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseW
 type ListStats500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtimeRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+}
+
+type GetRealtimeResponseObject interface {
+	VisitGetRealtimeResponse(w http.ResponseWriter) error
+}
+
+type GetRealtime200JSONResponse RealtimeResponse
+
+func (response GetRealtime200JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRealtime401JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRealtime404JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetRealtime429JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetRealtime500JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummaryRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    GetSummaryParams
+}
+
+type GetSummaryResponseObject interface {
+	VisitGetSummaryResponse(w http.ResponseWriter) error
+}
+
+type GetSummary200JSONResponse SummaryResponse
+
+func (response GetSummary200JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSummary401JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSummary404JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response GetSummary422JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSummary429JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSummary500JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseriesRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    GetTimeseriesParams
+}
+
+type GetTimeseriesResponseObject interface {
+	VisitGetTimeseriesResponse(w http.ResponseWriter) error
+}
+
+type GetTimeseries200JSONResponse TimeseriesList
+
+func (response GetTimeseries200JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTimeseries401JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTimeseries404JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries422JSONResponse struct {
+	InvalidTimeseriesQueryJSONResponse
+}
+
+func (response GetTimeseries422JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetTimeseries429JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetTimeseries500JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -1864,6 +2404,15 @@ type StrictServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
+	// GetRealtime Who is on a website now
+	// (GET /api/v1/stats/{website_id}/realtime)
+	GetRealtime(ctx context.Context, request GetRealtimeRequestObject) (GetRealtimeResponseObject, error)
+	// GetSummary Headline numbers of a website over a range
+	// (GET /api/v1/stats/{website_id}/summary)
+	GetSummary(ctx context.Context, request GetSummaryRequestObject) (GetSummaryResponseObject, error)
+	// GetTimeseries Visitors, visits and pageviews of a website per hour, day or month
+	// (GET /api/v1/stats/{website_id}/timeseries)
+	GetTimeseries(ctx context.Context, request GetTimeseriesRequestObject) (GetTimeseriesResponseObject, error)
 	// ListWebsites List websites
 	// (GET /api/v1/websites)
 	ListWebsites(ctx context.Context, request ListWebsitesRequestObject) (ListWebsitesResponseObject, error)
@@ -1962,6 +2511,83 @@ func (sh *strictHandler) ListStats(ctx echo.Context, websiteId int64, params Lis
 		return err
 	} else if validResponse, ok := response.(ListStatsResponseObject); ok {
 		return validResponse.VisitListStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRealtime operation middleware
+func (sh *strictHandler) GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error {
+	var request GetRealtimeRequestObject
+
+	request.WebsiteId = websiteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRealtime(ctx.Request().Context(), request.(GetRealtimeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRealtime")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRealtimeResponseObject); ok {
+		return validResponse.VisitGetRealtimeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSummary operation middleware
+func (sh *strictHandler) GetSummary(ctx echo.Context, websiteId StatsWebsiteId, params GetSummaryParams) error {
+	var request GetSummaryRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSummary(ctx.Request().Context(), request.(GetSummaryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSummary")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSummaryResponseObject); ok {
+		return validResponse.VisitGetSummaryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTimeseries operation middleware
+func (sh *strictHandler) GetTimeseries(ctx echo.Context, websiteId StatsWebsiteId, params GetTimeseriesParams) error {
+	var request GetTimeseriesRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTimeseries(ctx.Request().Context(), request.(GetTimeseriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTimeseries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTimeseriesResponseObject); ok {
+		return validResponse.VisitGetTimeseriesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -2151,128 +2777,169 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lcxs5kuZfyai7C0sbRYqkpZ4eKjo2NG11WzN+aG05fL2mwwVWpUiMiwAbAEXTHfrvF5lAvcgiRcma",
-	"8c3uznSEJRKPRCKRzw/QH1GqZ3OtUDkbDf+IpigyNPzjWZ7rJf2QoU2NnDupVTSMrqYIM3RTnVlwU4S5",
-	"cFOYChsDdiddSH49v4rh8vXbq6QbxZHB3xfSYBYNnVlgHNl0ijNBo7rVHKNhZJ2RahLd3sZ+wjO1em3k",
-	"RKrNmc/ypVhZSP4ticFqcFPhQKgVWOkQZmIFc20dTKWzu2dGtZhFww/Rv0Uf4xYyftbKoXIvUE3ctH39",
-	"OX8H+po5MNbZCqSC8cqhhYP6p7+eX4FFldkYrrWB5+dnzw73YotUDidomKBnOrWXOpfpqp2auZjgEwt6",
-	"qUCqXCoE38KCMAiCuIoZjFdEljS0V1O0MSjtplJNAHOL992q8ysxaSfGOqNpUOWkW4ETk4JLBucGLSon",
-	"qDVxxcEBC1AupAKhMm42+SrnHZJJg9ZiNlJaIaBIScZuMCxBL9XhKTMWpIOxSD8T/5OL684rrbDzUrh0",
-	"mnRH6p6reoO/L9C6i6x9aTKDhcrQwHIq0ylTm6ETMrd+jdICGqMNLNEg5Hoywax7bxKcWZ1dOzSbNLzF",
-	"VCs6dRqWgtaN19owS0DhFwfGk39v+Xr//v3Zwk1py1LhcPvB+wsKgybZ73T5xm1H7DaO5sKIGbqgaS6u",
-	"adt419o5n5C8JcRlAamesyRDmkuSoamwp7CcoiJRmNEYJNzUQCi7RAPSwtPeMRGNX8RsnhMto+jpdX88",
-	"SEdRFEeka4Lii+JIiRm1aMhStHvTLsUEtx/NGK6NnkG/C2f8O8yFdUwgye9UWFAaMuEEn4GEGidHidMJ",
-	"qEWedwsCf1+gWVX00UgNsjK8FovcRcN+HM3EFzmjbej3iv/F0Uyq8GHcJgWXaIp1tM6H5tPGnP/b4HU0",
-	"jP7XUWVEjvy39ogGeyu/Ig/+Vhu3bWRL3+07Kg30TBpMmcksvTgmA/AWhWkTn5+FxY5UFpWVTt4g2MXY",
-	"b12hmDI9E1KdQvJ/Er8DnxJWnLl0aMTWDbB+wjrhM/GlsBqDk5NWwQ9n9C86k8iyH8h/N8/C0Uu9+aEf",
-	"xXye05GUWh196SyXy861NrPOwuSoUp0h66lSqOnHNF9k+EnObTQkyb4WN9pIGpdO6e2+TG7Q9Is2M097",
-	"k7GvVe7P4bXEPLNeoadToSbYjfxS7Vwr65f5F5E9l27H+v5utVpbzgytZYlkYYfZwpLOA6FAjK3OFw5h",
-	"6tz8wB7CuzcvaJ+sE25ho+Fxr7f3Ys9JZbct8KXIid2YwV/fvn4Vg4Alm7bgH3SuVnOMQRtIiLwEZtJa",
-	"FitDpnUXmXUnK03R2g6NaXTeYReoUzlAbYSH3kdr7hKv4DmK3Dst+7O5YFqkP0d7cy1M1MK2d3M40AYM",
-	"imx12KURL5RDo0TuOf1AESgGAYvmBo23tPU9P3mMPT9TsFD4ZY6pwwyuhcwXBk8bpl6Utj14A8n/7QTH",
-	"oXORJWv7W//urg2t3A+m7ELdiFxmb51w9j9Y9+zNOp66UCh2MZsJ6h2xHZLWiyekIkeVCQPcMI5uRL7w",
-	"aoS4w0NQB7Ll5dHjtuRr8cHXZga//fbbb52XLzvPnkUfb+PahpH5m8gbVN62LYUF6VfUOKmDAa3V69Q6",
-	"rfQJ0RpOVTt9vtuHSFooHZJvoMKQ8mqS4TQRETwtZkcrIU63sEmQG0fqAH9fiJzcNh7gwQQ+gnhD6XjR",
-	"ssJERGJg8ykkflEJEG8tSBeOMLcMhuG+gsgGtslX/1kljFMK3Xg7W/lbDFHnsae97EiruLgEkWUUOXyL",
-	"GFRWs3F4wqclzWmKc9ISFMw4bbYdoXIwFtNGzyka/BZC58LapTZZk9C5kTciXcEAltJN9YLYW7ZspbEa",
-	"x9OImJH206bsB3OjnXe64KCc4PBbiHfiM24VCmdE+hkzEDnbETgYryjU1woP7xIQcqiLbmNEBX6i73rq",
-	"2EWqnbh4w1moi8TGIeTwVytsOYp3+o33PJCpUETPGIMrl93F7seW6YYPWycwlwo50K61YGPM0/tTTw0M",
-	"sBq3cKAVQqCCWbhFdBozfuB5oA8Ho+jr16+j6LA876qmXmiany+evfFzRbHv9ZR69Xtd/v/R06d79v7v",
-	"qQH+EefqAcfpJacyX2l35vNkD/VP/Th+dj9SMyA5eYz1+rxrlXbNNHrx4tzYgVCrogl9mEvrwi5K5502",
-	"aSHT6WKGyh0ORyrhRSfc0oKbaovUdCqsT561ZYPvDEk86S/RGZnaX7QZyyzzmv4hfC0HaLLz6bez86rM",
-	"IT2x5cmUFvTCWZkhJC/Pr95c/Pz209mLF6/fJywtr7T7RS/Ug6UkaG3enmsaqLmq429f1SsNdpFOYRlm",
-	"EjOKWTlfJvIczRNbLOSlzuS1xJZk5yvtYBa+hYO1tGrIsWWHXXilOcu9FvIUueFdgsJtbn3ubJVrkV1p",
-	"/UKYCT6UsVecYeb4KeTjLTitIadBG0zuP5LoFLPwDAbcVCj44Rj+Jv/CDL7S+qVQqxDT2QevS2uY0bkO",
-	"i7NNPfrnR1jL+gynYNCZVQhfEs5IdzglnYD1KegunJMOPbu8gM+44tqLRZWRQrm8+PTm7Or804uLlxdX",
-	"STkoiNAXDsYLQx/oa3BLmSIIy/MfnlJM6nO6xWl0U+FGisJw8gWrHDUZoZnPfQsFPOnZu6vnn345u3jx",
-	"7k05uZOk7ltnRjVS4eswPXAQeb2wmMFyKhzeoOHVSedLOLBQTuZBP3IGHrMNNVnj1t3hfpnq5215p2iF",
-	"2sivD7dCfowik7+mXfqPI/jMkzIwj2FW5MliMHijyW3XBhbqs9JLtaYb3r9/31mvNezi0XppomDUjZC5",
-	"GOf4wEzXojbCI6S8SF9ywNGFumYgpWspMrUzkeeQ+AES0OO/Y+pI8KjFoNd7YmsFTXK0xjhSNKAlNwXs",
-	"VMzJugMpShiLXKgUDTtp1CCkYf3iDkkimUdzo1OSi3GO51yMu2eQcHcUbOeY08HUbopmKe0eEXARvdOy",
-	"6BiaBcZwLXKLMfRj6H2TL1xUKJq+cPi0cMSLmYlj8ivaLf5wOdYGzf1eDIOTGE56MfR7vf9f0jnabHjD",
-	"ux3fd8ou5nNtHGYvMZPiiosVj2R9yyzNXRWMpmk+eVzTTPud3EmC9+yCZ/b6b/fjAe0y9zBICveTcNEw",
-	"GvQGP3R6/U5vcNXvDXv0339GcRk0F/27KacTcSZkzlW5IhIda3IY+mvBsFrkefUR7zzrMjf7ZPXCpKwz",
-	"rjeqPnEks2j4p3qs6D8OQVw0HMTRgtMI6+Q/ver9OHzqyb+9b/XoTSj/bNuk4KB2ayPz0XuGOTpvAUWW",
-	"Seoh8kuj52gc18y8uojmtY/IgS17hQI0LbIqPo+1zlGwapTcioSAVyuV++E42iyJxpHX0/WadqC5HTdS",
-	"lcQ/0Bxl/7gkruoWvrqNo7IosnOxm+xjWASjDUjaPbyEXJZVMAQwWvR6T/EnOO716JA12VVpuvZp/4ik",
-	"w5ltKXeXSxDGiFXUUhaE48GAzdKpVzhFbO7V01K6KUhni8wMO7QbXClVyx8bwyNMFzPhASSoUqz1r2gs",
-	"VEpbTf751dVlYBJ5LHMsPKWWonh9TwuaytHbtvOX3Ac/Qq1eX0fDD39sCmApTr24/3Fz1o+bWj707cJr",
-	"X3hZSsP+AFekmzZA+KoM8/qQw34LSyOdQwUJHYkkhoSFKolHKuknXMDsJaeMpGJL7u26VBM4SFZoqcPV",
-	"m3fn9K9LYhAKcDZ3K2Cz2XSbaW+PB4PuSP3MjrwFO9WLPPNQHT8/T+gpOAUigGvuPV9zLxM3wsJ8Oj9T",
-	"Il85mYbqspvizHvcXzoT3alxNmrUPu+hNypBKc64/hzFDQfxzsO+QxxCzXtThsm5uJG45AIyn+UbWiHj",
-	"WBL+OSHOBshUF17ibEw+H9txjsCrIIUxUSOVCvKigt8NM+7gM6RyorQh/5xYLcJX3t2UFhIyLAmkekEb",
-	"JiyIMc/JjF5TGzeFVczzIN47PWbpzrnHplDTQeTRTov56w4zY2IUy3jBKIbNUUvv9nsTtsHv+VYkTlst",
-	"vnAEqVerGjF4jca0YbG8x+O/paFOw6E4IOnmBR2ySs4YqwI30gZY4pYl1FRXahDVJ4NMr9QtQMjk/cWz",
-	"q+dfnp9f/Pr8KjmFzzh3PhBg+RlrN/X77nWKhX63O+j1vCG4g4A12WaGbpHs80IaNmroYWcNptpk/jQT",
-	"nwvBpgMjrZMpJCTQQ9Ykw4WSLtk0VUVpeA3Wo3OtLIwx1RRgzUXqLUkNgvPDMWOeil/7LbymKTfH/luT",
-	"ncLBTFsHTweQToURqUNjd4utL18ZW0AUR8qPVOK/LOdtgeY/9AftTrkoo5TKtNzVpzQ+akEnvuUYri8V",
-	"5jrApHwXhtyF9fd7tfXHpVURnGHhKUfqIBlFJ6MoOWRbRN/89e3rV8VgB8lJcriLc5vKfYtYslC0ieUL",
-	"ad0LqT7be7pU3Ac+I86DF+VN4ZqF3ZTOa2msa3WTcrHlC4Vf+Is7d3xu8GaPhmus8RSF+cMgYdJtDHuJ",
-	"Poi5h91MF8agcmXAvek9e+zI+tm6ZPnSqlC9TC2Qs1liaD1mkhbdQEru0F21WWnVO4iq5wg2v3X6boJp",
-	"gkek12kn8r3ikbVtbmxAXIdn+iHrrAibwQtsk4HXc1RnlxfPQmWoVaWHNvC02ytLSJvHQaprXeNtNYWe",
-	"oxJz2Xog5sJNbUuvtRUXQ8R+lqJf24JK7GkdF3vSWz/0FxTjwBxN6QEEJ7Dfiwcn8Ukv7vd6H9u27bKI",
-	"ndc51YP5YpzLlItxXIAWK84Nljk6LzD2MIY+cAjuEA7KLJ5eKjQxWDlRmIFUh/FIDaoi7EGtDXv7Y6OX",
-	"tnDmKCIy6KcKoeoTW3YOhqYKPuLB5tpI+1KLzo0w7GwS5y95SVFYNoPFLotkwseA7q1AuXWeM3eiNucv",
-	"K9qX2ThtHHzG1SmQMMHYoPhMdoFjyFxaB1asbG2TirGFTVt89Dh664Q7V87j5u6j2sgR3jNFUBrl3TrZ",
-	"N4vD0G0SS8SSKr5v2iOkn8pofSd2umRISxSfF0Zz1wiVdeUY3Yl9OrB1WecIEx7GKCbfxpdXwQMs9r0I",
-	"CaI4Yr9am+KnKC5w8blQmVSTQv/hF1nqwtKpjwOG+xOqiVQc2OtUivyTQrfUhuLAVMzmQk7o3ISTFrEu",
-	"M8LR6HZlHc5Yvm9kGuadLAqY/LojH3NiURKLCmFgRHkqHf3jo6s2Ua7h7u4jyLWcZE2aM+Gw4yRD7TZm",
-	"qqBBm0dW0Qi5pEh/C+quNYgK+c3dgvKfaPRrxdWYZhb03t0CcGjNgJX4IAqBK+yNhYOLy5tjv4qbHw45",
-	"ZcwbQ+Ey6W+yDrlUuFfstp6cXSfjP5rupIXM6PkcM39DhO1Cc9ZTSEaLXm/wQwIipy+og/ebl1Odo3dQ",
-	"96KtXs/5hqRoHXHUXNz7KbLPXGGNuEiE7jQE2cWHzmJ+zfl5Tl8YdAujGim4GmHzytLuvG0Smt02c9n7",
-	"iX1b8jYchIqA2tILmV6T1Y39bwplbQvi+tlsUNymA8Pp/0ebh0LJ/OsYh/VKw8OYsxdP2ijcQdJbp42/",
-	"OXO/MPSsTMKWxbz15CocJIUcJSAVy1d2uOmKb9PkZ9uU9ykITopJW0vDqqym9tcSLIPe8Y93plhK7b9f",
-	"yrBU6JyqCF7khuPeLxZu674uSMWVBfaPn7BjL3UmU8AOEQEG59p4PPu6jfkG4vqbxJWwPLYkkBqxzDln",
-	"Ut7LVRlMUWQ5Wlu48LZ7pxV7rZDM1PER2ap2MGnDXtX2qu/vAN7bYtGU62UGFp3KQvlSuprkyB9UFmur",
-	"rdqDru1m5pXHpnK+qsChSguDU4/C52SjUCDMRKuB5AuW0y6cc3Z2hkJx4q0YvgtnI1VaJi4y8DkrBu4R",
-	"d/tsx/zg44Urrmzi9TWmLqCC6pT4OKu+yMGPremd0rLtJ36ljWucjQ3V5M/9DuVUu9f3j9BOnoCduun7",
-	"uIQPOg57dKp7Vrso49rgTtk+A4XLWrS/XaIPC5E2ONM3aBsuVhxuqEvLkADeoIPjweCQPs+xJqycRfBJ",
-	"dBs/RHL3ktfbFlkstml4Rzn0lqK0dGGkW72lcb0Ajfly+dmi7YGGM1UDJmYI4xUkoiwkLiwa8N6XL0VW",
-	"X1GP8E23uNfL3qi/yV7SNnVu7lENRbqLwjrhoQLhdnBVuaTD4IRUaMgFXJg8jGCHR0cT6aaLcTfVs6OS",
-	"jI5FQ8Fk9clmkT1wtuOzpyXUt+jgYWjJkZjLo5t+AqiyuZbKWbjWea6XXljq5dWbPvEsBqtHCr9IS9Ft",
-	"AGOGrDgFxHxBbDlFs9Z7KSzkWlv0CVHiPmtMI1OyFwc+o07bHI9UUqQqfeXXXyi0/jaXKHwOf3XfkkY5",
-	"7I7USJ3zEJtLAvxCrkoT2h6gcclZwFMyemcI/kUCD4xIzy4vPv3t/DePkki6I3XWhJdKC+kU+RISc3kI",
-	"AsYiq5nB6m4FCU5Jca/PT2uEOvibChUl0Vdj90AknUJ5eZq7/PXt61ddOK/DO/T1SB332D4xEjbcRWUG",
-	"JSU1rJbLKkvCYJOEESM1cNiB1+Ydz4sSmHHI+iNUoEFXuA4SL+FqLthSlxMqDSE9ovkyEWfuhhwTMiW1",
-	"XRqp5vWFioPHVaWaLzOItdsOnA2smp/4ZTISmO8zjJTHj5KnIhn9Xl1s8CnUZP3aR1Jy/NCfnimjCWpH",
-	"x883Uv4FkjVIp8fgnPSellbPI3IaiE1LUuYVkEWsoJv+QZPiGHvvkDPFQxDK21vq9MSCzJpcwi8idfkK",
-	"cvmZ+DdSRfVfBmRyLlMMkVGhmH69fNF52u11aPYNhbRcLrsTtehqMzkKfe2RmMxz6tKduhkjLZx0eVPJ",
-	"nV1eRHF0g8YGH7jb6/Yaef+IBnga1bL9LKoFouA2jsLZPsp0apufhEG6KzFjr2GCru11FOPtoLRlsaIs",
-	"VMAr1ghK01ntVjk8rS6yaBj9ii50idbeLRj0ejsAgQVBNUBgWQF5DB7tD7pbL+FsAd1tMIbmPx78edvw",
-	"JS+O1u8z3MbRiefN7n7Ny/91cx4NP3yMa0jdq8J21MmOIycmXITgTMHHWw8n34Lx8A++/Hp+xRhcG5c6",
-	"uniQ6S5BeI4i2y0Jm7MGrHr1nEgwQgdJ/aWIIawLThJD2cL7W8lhPFIqXKpZv1nQbHoXcL75iBVLQ9jm",
-	"x7j90X7x5xvuPpy0MfcRHmPYQumDX2W4p/g+sYV0bApyTb+xsj/6IxiATzK73arl+NKaR2rpa387oADT",
-	"xEDEYAY6gMLqLzysrM8x++eFwGlInE5Gis2VlTcIB9woPO0QfNAnlu/QwFetyC4mo2gUMXBDgEGRewgg",
-	"R9VkZgvjo81I+fJeF64k2vUKX6jtjQOEEIRNkas1XuabJ/KFtI6fwIiar0Z9+GM7ppgtZRfOyA6WMDdy",
-	"HOrX4OqWtPE41J/Cez+khKvnfqrN2fn61UYGfferS+0vqIUN7fqXZW4kLklXhFpXAEzyb0n5KBptMRwk",
-	"1WscySGFjczgeKSE30eLRqL1R4gdCxtSVNzOwkEoQZTItqm2zsZliiqGbrdLDnlFTBDGhZK/LxDCx76o",
-	"TiQRrd795686Od5g7jNIB2ENFBPUy3W01rJeR78U1NDPjYodf9Ao2fFgRdGOvg6UJ0w5JKl0q+SwPEEq",
-	"9YksJiS80yUpTOK4airdaXj6gzhYCZe/Gu+PmQ7YvvUN8j6nx2uGgpIvZRdbOlJLblLymqIoDyLUpnT8",
-	"GCLv6/bl42Whjtn2KFV4QWO7fN5VH+Zaa4tg/sIcycQqhrqQNV9VKy8O9LeQF2Aoexyf8CbNRqFmna4X",
-	"oo0sH4GFV1u8ymun9Ok2Sp1+XDp3P0PGx++f8QJZq8Lx4V84WglF8p/JEJz6ACVh4pLdRHwar9ofoyuh",
-	"D0Xx3v/+sZW0ba/DbR/dAyqq0Yvfd83SdgQqy8IvzEV7tCvey9unKbf7eK/QYutdow8lQqU/6JUIlOho",
-	"bmRawD5Dgz//WPueCSgLeQG3yIHf8Ogo16nISdkPf+z92Gv6JX/6d9qKn0jr+Mw+naefqrPuP3T6p+pQ",
-	"+Y+ox0/9Aor4T5rLoyv9XSkPoKSfaxXJJnKxXwAV+w3sYL8OFTzpeWjgoITrDfYPzEpgT+sTeh57XqqA",
-	"KmEjTTBSPkLr9e+OtBr3h7nT8d2dygcNOEAY7BPPrb9K9h0iyNLpflv4StY/Dlpc0Kq8be87NtztItGy",
-	"28ku3MSidQBm0HbxNV1yqO7yb2VWOtRihoVXLLXi+75zMSH9z6lSMc5xm/v7vqB3wwO+Q+80n8Z8kPIP",
-	"xZyHav8SRVFi9tarU9tNEz8wWdRWLByU15f6Hl7OBCqtOvU24WoTJL3kcBvRNRjGfmfYF242KUxkxtEQ",
-	"Fw0YymgyDxK/vyXjuKLgUh2B8l/WiH3zjdnew27M+k/vvCRbYkZCrau37ZZsneT729hCvfz7vazlZq9/",
-	"oN3rl3avf+9bwPuYvmIx32Dq9rFcbU8ifE/bRawp116zWKW6/3gbR3NtWwxUVWO3dVSmD1sPnJEzfo4j",
-	"10s0nVRYzE5BQI6CgmxIgmj5+meR+k9iECNVtlkul12+7bni4ksMc7JuHNkaIfl6aMbPXsz0DQ3/TslU",
-	"Zwi5GGNuwUP6QCqnR2q+UCv68pD789sAji+qYf3lRx/21gBJcZFVEKnR1oLIcy6E2O5IJeFcJjAI1T4B",
-	"SXF4ky7UMVItL9S1mVrGbL0vHYjqpebVNz7LXGqxepXlvNJoR+NcT9bAgsPqHbkfR2rQ6/WH2fjH4bAf",
-	"1VXSfU9jBUu7bcJGwvPQa6q9/73eQrhTs+/gzl3qPuj1R9L3j/0qgsJl9TJCI2f9QnvOb8FmV/2e2OKd",
-	"6f3/8MDtgzVv/+ndndbf+OJ+J/tM1vJEyT0DlRqq9btp+rMsa41Napq+JTw5+iMUAvzzEZv7/qYG/akw",
-	"IBnrSX3NiUyOqmMKQih4cUYoKzgA2Sx9+Xc36vrvm9y84j2OhndVvKhRPqSx9/EpXgXZ/ZgI6fpJ8cDN",
-	"Pyto/k5C5Tlyl1zFRYS7Zuumerl7q3cTVr2W81+f0cSru9n8PWtTj1qT+sjwg21/iaW4rX357mpThVxS",
-	"v60eVPsO1P4cRvPvTkS3/yqC+S9iAiu2frej5EmoDhMcXJ5d/fz8cOuhWrQ+n7L1D4+cQlL5bAl486hV",
-	"qECWEYBvw4eQC24jldS8y598XNT0I39KIM1RGG9tc2ldt0yObT6a7dG2bUGG58D/nJH/OSP7npHt/qKH",
-	"KH4NWLm/k7NEp6T79wI+N/NvMIff+IXKr41fjlKd5/6NszVoSxNi/eEjmQX/l1e22TeprBMqDdgRRl3W",
-	"IbkHFvPrDgX7mJ1CMhOfEcxCJf7vufAp5QwXZ209KNGXrMLid5hUiv0ZVcnPrvhXdrxhLBm2mbs9m0wM",
-	"ThhwnAmZryrYRbOUUBvNlxLa0ui1hdba+7ttrVn38EAMP6quU53DASmQuTCufJOoDrA+u7w4HPo6Ag8E",
-	"ftk4Gwe8tJviSJWYaOn4TyFa/luI4DQjWi2C0QvqphCzgIDz8YLxm4ZZ+fY1j2fnmHYqXPbZ5YUHzwah",
-	"kVp5XK60MBUq68yFseG9cTtHzA5PQyWrAWYeKetknoNDfp1cTARJTlNawpM4no0/l9O1MNMDcH1eyUs7",
-	"z++VrjYeTLuGwq2Gfl3oZhvdfrz9fwEAAP//",
+	"7L0Lcxu5sSj8V1DzfbdMnjukhpS066VqK6W1tWslfujYdHxzTJcGnIFIxEOAC4Ci6S3991voBubF4UuS",
+	"4yQ3J6cSmTMDNBqNfnfjjyCRs7kUTBgdDP4IpoymTMGf51kml/aPlOlE8bnhUgSDYDhlZMbMVKaamCkj",
+	"c2qmZEp1SFh30iXxbxfDkFy9eTeMu0EYKPb7giuWBgOjFiwMdDJlM2pHNas5CwaBNoqLSXB3F+KE52L1",
+	"RvEJF+szn2dLutIk/q84JFoSM6WGULEimhtGZnRF5lIbMuVGb5+ZicUsGHwM/iv4FDaA8UwKw4R5ycTE",
+	"TJvXn8EzIm8AA2OZrggXZLwyTJNW+dffLoZEM5HqkNxIRV5cnD9v74UWLgybMAUAPZeJvpIZT1bN0Mzp",
+	"hD3RRC4F4SLjghF8QxOqGKEWqywl45UFiyu7V1OmQyKkmXIxISzT7NCtuhjSSTMw2ihpBxWGmxUxdOKx",
+	"pNhcMc2EofZtixVDWkBAGeWCUJHCa5OvfN6xNKmY1iwdCSkYYTSxNHbL3BLkUrTPALGEGzKmyWeL//jy",
+	"pvNaCtZ5RU0yjbsjceCq3rLfF0yby7R5aTwlC5EyRZZTnkwB2pQZyjONa+SaMKWkIkumGMnkZMLS7sEg",
+	"GLU6vzFMrcPwjiVS2FMnyZLadbMbqQAlRLAvhigE/2D6+vDhw/nCTO2WJdSwzQfvF0YVU/F+pwtfbjpi",
+	"d2Ewp4rOmHGc5vLGbhvsWjPmY0tvscUyJYmcAyWTJOOWhqZUn5HllAlLCjM7hiVu+wIVeskU4ZocRycW",
+	"aPaFzuaZhWUUHN/0xv1kFARhYHmNY3xBGAg6s29UaCnYvmlXdMI2H82Q3Cg5I70uOYd/kznVBgC09Dul",
+	"mghJUmoonIHYvhwfxUbGRCyyrOsB/H3B1KqAz45UAStlN3SRmWDQC4MZ/cJndht6kf+/MJhx4X4Mm6jg",
+	"iim/jsb5mLpem/P/V+wmGAT/31EhRI7wqT6yg73jXxmSNRUT9quSs3U0/cqVNiSlq5DEf/vb3/7WefWq",
+	"8/x5TForRpUmPUvuP/3000/t6g72o/4PnV6vE/U2IMjicSuh3kg1oyYYBKkl+iZJAFAP5TrML2kTyMBS",
+	"/anEfWyG+TjaALORD4T4nVRm0w5q+2zf3bMDPeeKJbBiGNpQoz+wsZW2mzjkEh8/0YSnXXIuLMsEMc01",
+	"4AaOLc0ypp5odzw1Oakdzh8dbqxiUUDvhr7m6X4o4sL8cBLspHq3oHeMqibm84xq1uFCM6G54beM6MUY",
+	"0e3FWipnlIszEv+vGM/vdQxiN+OGKbrx+GqcsAz6jH7xOkf/9LSRbToO/4tMOQPO6cB/P08d405QebF/",
+	"0vk8swydS3H0pbNcLjsWOZ2FyphIZMpgD3Os2z+TbJGyaz7XwcDyxRt6KxW341os3+1LOhWYfpVqhrBX",
+	"EftGZMjFbzjLUo3qQDK1B64b4FL1XAqNy/yFpi+42bK+v2spasuZMa2BnwGrJLOFtmeTUEHoWMtsYRiZ",
+	"GjNv6TZ5//al3SdtqFnoYHASRXsv9sIK/KYFvqKZRTdLyZ/fvXkdEkqWoBg57bIzXM1ZSKQisQUvJjOu",
+	"NZCVgpOyBcyyip4kTOuOHVPJrAMKdKdQn5sAd18f1ZRtWMELRjNUefdHs0daID8He2PNTdSAtvdz0pKK",
+	"KEbTVbtrR7wUhilBM8T0PUnAD0I0U7dMoZ5W3vPTx9jzc0EWgn2Zs8SwlNxQni0UO6soijTXDJ0uGf+f",
+	"jlM7O5dpXNvf8rNdG1oorwDZpbilGU+Ba/838J69UQdTe4aiF7MZtV+DQPWMnFo2zkRKFXGy6JZmC2Qj",
+	"FjswBEjgwccgP3rwrtXU4eBLNSOF9Aw+3YWlDbPSZMJvmUDNaEk14biiyknt9+1akaeWYbW/WFjdqWqG",
+	"Dz/7GHBNcoHyACiUZV5VMIy0QDiNwCkkDYAY2YAmao0Ayw7Y7wuaWS0IBrg3gI9A3iRX2+2y3EQWRIfm",
+	"MxLjomJicasJN+4Iw5tDPmOaKc4emSDlwnhp7KnyOxPkVC5wxgJY+IlQ/dlyBosyNN2oIMc9q0rqZpCt",
+	"rqJuaWbBtkPY9XqL3g4DRAf252JuacQP9gDgiynL8FPL2z4LdDK4F3ZC7BFtbXh5Q+wCQtSbZ1KY6X9O",
+	"20NOG2gP4FmxqLDvGClJZpWMG/fE78WOg+k0tkMPJGi+1S3A3wopMZXawJTNW+GHKG8HLjP/0C7y8orQ",
+	"NFVMP4iuC3W2wkTcrznMScLmVnxLQbSRapNsywcD+VH5csoUewigc6r1Uqq0Cuhc8VuarEifLLmZWp5H",
+	"Sf5mI4zFOAgjY6njGv4JmStp0MYjrXyC9kOAN/Qz20gURtHEMkCagYJHWuMVoWIlBWvvIpAp1flnY8YE",
+	"wYm+6wEF26V0OMM1Lb5MEmuHELyaUrCGo7jToDvwQCZUoG/C2VjpLnQ/Nk1XjMsygBkXKL9Kb4CWDNPj",
+	"qbcv5KKuZYWJgwJQuIF0KjN+hHlIj7RGwdevX0dBOz/vosRe7DTPLp+/xbmCEL86tl/1oi785+j4eM+v",
+	"/9/kAN/iXN3jOL2CCNVrac5RWbqv4Yjj4Ow4UtVTcPoY68VwWhFNSyVD8oKQR4uKlX/F/phxbdwucoPK",
+	"K9cklclixoRpD0YihkXH8KYmZio1s69OqcaYSFOQb6evAEF/xYziif5VqjFPU+T098FrPkAVnccPR+cw",
+	"Dw080fnJRCtB85SR+NXF8O3ls3fX5y9fvvkQA7W8luZXuRD3phLHtWF7buxA1VWdPHxVryXRi2TqPayE",
+	"zqyeV/an+oW8kim/4azBQ/taGjJzT0mrFi1zoZO03SWvJQQva74IH/LbRijwzh2GRFaZpOlQypdUTdh9",
+	"ETuEwCE4NlyY1Wm5dtAKknuPRDp+FphBoYX2wwn5C/8FEDyU8hUVK+ds0fdel5RkZs+1W5yu8tGfHmEt",
+	"9RnOiGJGrZylE0OgsQORxphojCx2yYXloedXl+QzW0FIXTORWoZydXn99nx4cf3y8tXlMM4HJdR9S1rj",
+	"hbI/WEN8yRNGqIb522eE+lCdP41mSs1I3FCeWV2wCD1aIVTYxTDp+fvhi+tfzy9fvn+bT264ZfeNMzMx",
+	"Eu6xm56Ad+dmoVlKllNq2C1TsDpuMDJPFsLwzPFHCKyydI1NlrC12w+XR3BhW94Lu0Kp+Nf7SyEcwwdo",
+	"a9yl9ziEDzjRhXE58w7skCh2K63aLpX3AdR4w4cPHzr1EPI2HNUjzh5Rt5RndJyxe7qgF6URHsEXbfkl",
+	"GBxdUuYMlulqa5nqGc0yEuMAMZHjv7PEWMKzb/Sj6Iku5alYRWvMRsIOqMEhoqd0bqU7sYySjGlGRcIU",
+	"KGn2BRcfwcW1LUUCjuZKJpYuxhm7gByLA42E3VawnrPMHkxppkwtud7DAq75eSAoR25opllIeiGJHqQL",
+	"+8BzVRd2v3pF3M9sMca/sg3etGKsNZh7UUj6pyE5jULSi6J/Fs+PVGva8HbF973Qi/lcKsPSVyzldAhR",
+	"xEeSvrmXZldosSqaTx9XNNv9jneCgJqd08ze/OUwHNhdhi8Uswz3GkLKEL6Pep2oP+xFg8j+//8EYW40",
+	"+++7CXge2YzyDMLO3hIdS6sw9GrGsFhkWfET7DzwMjO71nKhEuAZN2vh2DDgKcTKCxsPf3ZGXDDoh8EC",
+	"3Ah18I+H0dPBMYJ/d2hY962Ly27aJKegdksjw9F7zjJmUALSNOX2C5pdKTlnykAwG9lFMC/9ZBXY/CuX",
+	"V2QXWeQUjaXMGAXWyNPG+H895h8GyKfLqUoO5uZ0wCLX4GMAyQfu+zAHrvjMPboLgzxauXWx6+iDbDdI",
+	"IrPUjlmDVmVZOUFARosoOmY/k5Mosoesiq6C0zVP+0fADZvphiymfAlUKboKGuL15KTfB7F0hgzH2+bI",
+	"npbcTAk32ntmQKFdw0rOWv5YG56R6WJGMS+QiYR11/NbCpbSlHvyYji8ckiyGsuceU2pIeujvKcepnz0",
+	"pu38NUPjh4rVm5tg8PGPdQLMySkKe5/WZ/20zuXdt13yBgNQS65AH4BUkaoMoBidAly3wezXZKm4MUyQ",
+	"2B6JOCQxEFUcjkTciyGzIIrPIEEWJDnKdS4mpBWvmLYfDN++v7D/a+KQUEHYbG5WBMRmVW22e3vS73dH",
+	"4hko8proqVxkKWZg4vwwIUJwRiwAkAwTYTJM7rihmsyn83NBs5XhiUv7MFM2Q437S2ciOyXMBpWkhAP4",
+	"RkEo/ozLz0FYURB3HvYt5OCSUdZp2CoXt5wtITYDZ/nWrhDSE2P4O7aYdZmwXfKKzcZW5wM5DhZ4YaRA",
+	"qutIJNRqUT72NoMP0EPKJ0Iqq59bVFP3KM+3iq1giUkiF3bDqCZ0DHMComts49ZLxSxz5L1VY+bmAr5Y",
+	"J2p7EGG0Mz9/WWGGVEcBNO4RBVl99k1U+1GEreF7vjHBsilJxiuC9qtGNqLYDVOqKcUWNR58aoc6c4ei",
+	"ZakbFtQGlpxCahy55dplm29YQol1JYoxca0YwMtlQ357/OHy+fDFlxcXl7+9GMZn5DObGzQEgH7G0kxx",
+	"35GnaNLrdvtRhIJgBwA12gaEbqDsC08Na8ktbmcVS6RK8TRbPHvCtgeGa8MTEluCHgAnGSwEN/G6qPI5",
+	"G7V8O5lJocmYJdIaWHOaoCQp5cb9cAJJff6fvQZc2ynXx/5LFZ3UkJnUhhz3STKliiaGKb2dbDF8pbTP",
+	"PB8JHClP69XgtyV2/jYetJ10kVsphWjZ9U0ufMTCnviGY1hfKplLl7+In0AmtVt/LyqtP8ylCgUPC0w5",
+	"Eq14FJyOgrgNssg++fO7N6/9YK34NG5vw9w6c99AlkAUTWT5kmvzkovP+kCVCr4hnxmbOy0KRWFNwq5T",
+	"5w1X2jSqSRnd8ECwL/Bg547PFbvd48UaahAiN78bxE26CWGvGBoxB8jNZKEUEyY3uNe155vGJO4roC8p",
+	"POsFaIlVNvPSCEyFt4uuJMBv4V2lWe2qtwBV9hGsPzVyN8B2gkeE10iDCTQ77ZHaNlc2ICxn3eOQZVSE",
+	"PsfdyEYaeDNn4vzq8rmLDDWydPcOOe5GeQhp/ThwcSNLuC2mkHMm6Jw3Hog5NVPd8FVtxX6IEGfx3zUt",
+	"KC8pKJc7nEb1Q39pbRwyZyrXAJwS2IvC/ml4GoW9KPrUtG1X3nauYyoi88U44wkE4yAATVfgG8x9dEgw",
+	"uh2SHgET3DDSyr14cimYConmE8FSwkU7HIl+EYRtld4BbX+s5FJ7Zc5aRIrhVEWGvf/YCZrC+Aj762uz",
+	"3Ne+0bmlCpRNi/krWFLglg1ZnFfemfAJapFoZjiK6QN4iFftGuy0K/8IAv7gtiodv+OIzLhYGKZDIrOU",
+	"aYN8BKt53Mlwr8AXkFzvDdrNmf9R01bP6JdL/PQYa2NK/6qbwooljedn6CHvn+YKrd64JMGW+ZIqkG/T",
+	"td/C1B5vVcD7p+uggkbqszkqwD63qpnwSqtUGu06SqY+iuxgPvUgk5ZezGYsJdKZI0TIlGlQ2Q/Cdu3E",
+	"5zCGJVrJsdx08D0l5s6nA71Izpu3HdGO2OvQwsfNQFW25jCQ3AFvZJxgsqkGLhRfvnszeE1nLM5Vb/du",
+	"SfkOSTwKRkGMql8pXrM2T8puecI28O5tFW3Afcw0zPNQuNFOp8IhHmJ1QeZfWQhb7J75Rd1AKohgPvfR",
+	"x8O50Sy7aXYaYXDzmk4a9IAPU5kxH/8kmouE5bajnfihtO4Edb72YnfDnAbynajC2kRz1bKsshiEdQVN",
+	"9njq388DJFIZ8pmtzoilRjJWjH62BAUMOePaEE1XuiQ3/dhUJw1uEywNu/Ake4i2aVGxp9c2t5O2q8n4",
+	"msNyMwoNNVY7vicP2YtrFwhpcKxm3o7ZNkJh8IDbdDf/yhX+Rv7lxvCTb8LLa2eU+333pyDIBYv/y/Fu",
+	"0EdFysXEq6TsC8/V0xLVY73bNRMTLoDQZcJpdi2YWUr12W4Ync0pn4jKubAbQI0dXa+0YbPyUcmomCx8",
+	"QWrdtxJCrIdbFFWOXMKN/R90eDWSso8wHsbN5UIk7Fo1Vk9fMWUFBZ3kEUp0G6FyN6UpOAo9qsGZJyT6",
+	"WkJ4lLKEz7CUsKgAlQtrgDTyIu8WcOts0AXAxQOdEkgL38lTLnOJ3CzmG2yvsrq3z0G2715bwwYJaYuS",
+	"aFV4eCkkZik9HvQZiXLJU3jg1lGzhg54+TpdKNrsgHvFqMARiX/JakbLsow4WCBs08neC/77ghUamdeK",
+	"oUSirnyljinvhWOLlfX5/oqEpw1VBuyQon5gr5E3K3JuxqpGV9/qsHJQ1vYjp9dG9oQH8xtqgP7o760A",
+	"FvVM9xF+NZ5x4MlOG1kNRMkXyWdmBoQKqLd54rbbbvb74TPSin0Vev942DtxYey4HUIlzKry3Pn7RgKq",
+	"dYpHsbc51yrb+8dNGtjhLKJ+Th9w4g46LoeegLREyFsOwlay305a31pVqRPxv47CUqpaOkTnLGV01Doq",
+	"dMD+azKU8sKK9eMm7AgZ12xjzVKjUeKyQ7aj6H+Ykm8E5LJVc0gO/syVXdTcf3l1hdU5isoFTVqXV7cn",
+	"uIrbH9qgF4AOxVLUSKxgzrhge0W+6qktdTD+u+qM1yRVcj5nKbZNAa9adVZrDC6iqP9DTGgGCpKSc7SH",
+	"UVSDKboXbOVsuAeklJTrNer2JYOIQ1GpASl2zJw5M9P/CPYrZDdB8Fcxs1CiksBQAmxe+Cm3tmBxr91V",
+	"M4H2I/um1Bd3EAoASkv3NF2j1bX9rxJlaQvC8tmsQLzl9H9r9uiZzL8cW/yGilKOk30VJd9kxUiFDUEO",
+	"C+Kd5ykseSpkPTWFtGJPRzHhAugrba8HMjZx8vNNzPuMUEgp4LqUxAIWmmf7tfB0Pzp5ujNAnXP//RIu",
+	"coYOgV7n8FkLe/T8wnXVMybAPQfRhSdgU3GZ8oSwjgWCKDaXCquB6zLmAcD11oHLi5pAkpBE0WUGEee8",
+	"WZ1IyZTRNGNa+wCI7u6UYm8Es2Lq5MjKquZSvIq8Ku1VDxtjHSyx7JT1JC0gnUJCYSKymGQMfigk1kZZ",
+	"tQdcm8XMa6zsA5evr+LjmvTPsIYZUjWoIFRNpOhz6Do27ZILyG2ZMSogbcEP3yXnI5FLJkjRgnPmB44s",
+	"dnsgx3Dw8cL4Pmbs5oYlxtVUlCFBi6G8yP7TxuB4Ltn2I79cxlXOxhprwnO/hTmV2hV9C+6EAGzlTd9H",
+	"JbzXcdjjo7JmtQ0yyKzcStvnRLBlKVa6maLbnqQVm8lbpisqVujaNnINCdWwQa2Tfr9tf89YiVghBosp",
+	"SDq8D+XuRa93DbTot2mwI5kUoxoLxc3qnR3XeRSg4+L5oqlr6bkolXWljIxXJKZ5GuZCM0VQ+8JEzuKR",
+	"/cI96fp2ZaCNYnvHHLapMXPMCffJAokUhmKitWt6VuR92sNgKBcMbOaFytwIenB0NOFmuhh3Ezk7ysHo",
+	"aKZuecKKX9ZTlB1mO5h7khdK+g+wiCc+onN+dNuLCRPpXHJhNLmRWSaXSCzl5NTbnsVZSLQcCfYFwqcT",
+	"V8rmcoqWUn2GvjfLKVO1r5dUk0xKzTCSZbEPHFPxxMqLFuYj2W0ORyL2iR6YN4ttaTT2wqBe58gb5vX7",
+	"7e5IjMQFDLG+JMK+WFWlWhjsCovic1eNBs6HAcE2nZhWnpxfXV7/5eJvmGMed0fivFqcxzVJpgxaOACW",
+	"B4SSMU1LYrCoTLeEU7T462FzRMwiflvUlHCGruc96jnOSN4TDj7587s3r7vkopwcL29G4iQC+QR1hK7F",
+	"FiAozqEBtpznqMWQqh9Dvn2ptKaF3LyDuMjT2tvAP1z+LpFFVrwlL2pKKthS5hMKSVwkQ0IrBgiyDcAm",
+	"BEhKuzQS1eLvUpPEIs8XSsFprVYcAnfF66cuvC+IqwYfCay+s5oKh9rhoiwcE1DietF8nGO8jadnCrnY",
+	"paOD840EtuWtFcRhBcNpdJxLPaxnqNS7aUtlyIA0Y0XhG3b59ccYtUPIsxkQKlDe2o+g1WQVS+wLTUy2",
+	"Ihn/bPE3EnnfIlfXmfGEOcvIM6bfrl52jrtRx86+xpCWy2V3IhZdqSZH7lt9RCfzzH7SnZoZ5KkbbrIq",
+	"kzu/ugzC4JYp7XTgbtSNKllTgR3gOCjlSgGp+nzsuzBwZ/solYmu/uIG6a7oDLSGCTNNLYMVykGu81Sv",
+	"PM2LvAaOIKQ9q90i3CbFZRoMgt+YcZ8EtXaM/SjaUk7lASqVU+X5Y4+Bo/1LluoJcBtKltYQY+c/6f+0",
+	"afgcF0f1avC7MDhF3Gz/rtrTsCzOg8HHT2GpznHoZUcZ7DAwdAIpXOAp+HSHxbgbMuSxC/JvF0OoYNRF",
+	"1obvUr6LEF4wmm6nhPVZXaVv0SXVCaFWXG6AOSB1wolDkr+B+lbcDkdCuJYE9brs6qu7yo6rnd2BGtw2",
+	"P0btfHPbhAdUjp82IfcRekxugPTezSYPJN8n2lPHOiGX+Bsw+6M/ir6/dxu5HLT8wDoXeYO11UU2VD2M",
+	"WmpcudLoY8ZezcRIEhsZjwSIK81vGWnBSy5O6nTQJxo6EJCvUli56BKTuCaUKEYzLKACq9qKWS98pBoJ",
+	"zMTpkiFnup6M49Jwxq4Ai1CdMEisQJqvnsiXXBvo7BlUW6l//Ldoytx8rYDb0C42zL3lbGl5hYu8uXIz",
+	"+Fec3xTgApqlFt1tazYCgsORoLiPGP3CIwSKhXYuKnhPk5YLQVQy1HSYu6hC0u12rUJeAOOIcVEL788Z",
+	"UB3Aiuo/POpk7JZl6EFquTVYm6CcWWPXmqfW2H94aOzfleQa+KGSXQOD+fwa+9hBHgPkJE64WcXt/ASJ",
+	"hJUzL7DLpjWTwK6acnPmeixaDBbEhY3F8JhJl5dR3yDUObHazQWUMOHBb+lILOGVHNfWisISLKlyxQ8K",
+	"jGsRaJdy1NRr2/Uf3Eyfu1K5IC2qgTA3tK5vaPoefdNG9Y/Znj7qdY5736g9/WHd1eH4/SMaqzcyHDT/",
+	"3NGKrSX/2QqCMzRQYgAu3g7E9XjVfENDnqXo8+zw358aQdvUyn/z6Jj7WIzu/71tlqYjUEgWuA4g2OM9",
+	"f4nEPq/Ce58OMi02dmr4mCeT9vpRniwaHM0VT3zRnHvhp6el5wBAHshzVV9g+A2OjjKZ0Mwy+8HT6GlU",
+	"1Ut+/JPdip8t10HPvj1PPxdnHX808ufiUOFP9oufe76Q6x80F9amYacJLD+zf5ciktW6r54v8+pVKq96",
+	"5UKr0wgLq/p5sVN/f8Msz8FtvBkAkyFzFlA4bLhyQgottKi329KqdF+Cj052f5S3gwMDob+PPVdvtv4d",
+	"LMhc6X7ndSWNN+b49haFto264w51+0iV6n8a9e5OLt51PECF6+AikzBXBMYr0AVGgpBEZhlLwN8qZMrQ",
+	"+dNUiwKl5ExpCVmammFOq7LjsBR8cPjajK5wXKvXQX8y6EtmHz7x6h4vMk96UV4SgCafHRXgvskWetod",
+	"iU6hhtq1H0d5VXZYqR84sNLJApm/NWbc9/ir1D6dOeURoUdgsHjG7cL9apJChNN38rCguLpmM634DMqV",
+	"HqEPLtcKOFrN9Rp20GrJRhvdmnYUoBm/HWqVa9joEoe87+5IvHbXloHHnWvAn+vTV14ZBunxVXnjWmZA",
+	"RX0mxYQpdHkaOs7QnTwS8fvXL9/89tvF83hAhIRbxRZzaDzLQAKRqczwzrtZu0ueobYMpIb+Nedo8cxq",
+	"JGpUrJ8g9TDtnf/xry/fv3txffl6ePH2r+cvfVrlmhsur01as/Z2ie3qnT2PJW0rNX4fozAKe6H97z78",
+	"d/0/x/lfvdKv/bAXnnwqaus+lmqirGLNbuSXUur+IHh+MfiNqRkVq6IKAKpePhs59+UIg+CIlgsPBoFg",
+	"S91dJXI25oIaqVx3pkpRUK9v9YNi+mdTJWesMvv7d4P3gls2ZXEK/cVyGGZyzDNWAqEKQX22H0/tPhQp",
+	"qsf7y821OrgNHk3PuV2F/j9WXn4nqfdhCu3/pSgkHhFyebDU00UFyEZnk3unfuvERpcS2eVRwq6V6FIK",
+	"fXFfSvV0LKlKiZ7KpbY8rPXszevh2/Nnw+4stSIKIkpP2wOQASVZXPM8FEI2t+69H6KpyqCQqpZfOzcR",
+	"Rkl9WiakXdKVXaC/f7B9VkBhYbjdXGxwVpWe+d9nrpeI/ZHlNSp+3EoxQTwoj0GO8olrtSLwbSn/2onI",
+	"eaUox4EKrHu/YpzSWvNMbjf0jFGBniXAFM3lGjpQjCy0iSk3Ya28ZCQq0Jb8WsU82FPplikKd3/4rfOr",
+	"AEUIB7Gfj0RezGK/A3fkAPe5dIPkdkeOi0pbyp1hc8GRwPTccsgbzHN2Y0o3ssxAznJVUAPPMq9wiXzT",
+	"2i6QOxKupwjXJMJ0JuMFvXDAQDMeSFfyvZaskrFGH+0u+QWXR0eiaXVh6cSU0KzdPZNwQBSraXPgOE2o",
+	"29yRqLikyAua3TJNlGWGhC7pCkngK1Nyg2j3RScPley77e3iCsZ9Xx7KR9QYKuUuJ73uSVGd1utXSkRO",
+	"oqihSqzfffrDemXIj8dlSYq2vyvm6J1EBxikteqiDXLVidP8Slt3Xd1/bNGNUvkFoykkQJZQV8hnYDI0",
+	"v23hMEFt8sqVjbL6jWCEWQ0ORB5WRlU2L3TOZXyk80QFr6E7bhS1vZ02Es5W8sYs14YwccsyOWekVcrj",
+	"gYtLe1EUhcS55uBfbbTX/M08P0/lQjnBgVdE+bjQerDJGWhxCoLBf+ELvMC0cs2bdtR6ne1zhVSuM4AO",
+	"4PWXbNUl58AbnWGf0lXGJ1PT0fQW8qOAv0JSSf/YWk/9E9gCzvTA3wMNWf52WLjRyi2YLsxiJlCFc7sW",
+	"Epf8ZEoBCJmgNZwwCGY5FBSs3I7r+fYud4QVv3bksibh8mLwoTNN7ZiFfrGHgMZBGsp9S9oQNzVSSOkq",
+	"RrPUEUx74Debe41wFZJygd7mnQRPgiTH4Q8/RFg6Wp0MSvri+gTwazFFfFbq5mQXCloLvOTMdDtNKWXH",
+	"Kbdw0ULpkLnEJftdZa/yjdKLGVrpGoZ4coAaVCjTTilvxZNcrlot4Nxb/ADMSICrgMNhR1wgDnU5v86a",
+	"ETmu4g2yuyid+6cV382xVP6VIR9GtleNAqV0tSGqUbr3rSnsgB/6oIM9l9ZIhh/dbW97hF5+cYy43L1p",
+	"7+uoi/IDvPC6fAv27qDzt49XuAqbVbWV+dCaK7ULAPOoRkVtOv6pe+xLf4uS236l2HTQ+zFa15Oe9sp6",
+	"0mlJTfqhB76P8jTR+hzH1TkaZojKE5TGj+4dYSkJ+D8VEQ9YcTXiAQDeP7ryoHm+QWQFqXUttuKulazR",
+	"Ts6dc+UBLRcuyMVCyTk7+oWpjAvSej989r977T2I7LiRyIb946LleYkUflwnhZ9OK+6tghaO10itFzUR",
+	"2zCKGufq7SC7Xkn7/wZkd7yRHCranKMQt58/978FZT4CKP2cer87LP3gQYenXz49/bWjc3J3wKUMtcL7",
+	"HfFJZzZUgzj/pAZh/fbd72kV/jX3S5bcS5VoVWEjziGk5C6Oxcx+ATloW6xFnzW+PWPQ57z5t8Pc90fg",
+	"xhZL8buS9Xju2NR0xnyKH5cCrn6Z04m1iaDug44ztimX74OH91A90lfWYtLLvTJZXGXafVNZ8pLwvFdY",
+	"vdRus7L3xgLgC8U0aeWd7HvYeQQAFFJ0yu+4LvckjuL2JqBLNeX7HXusQluHMOYp2EZQAQUt1FSK/YIP",
+	"T8uBJEmPpXI5/b9tRs6DL0+J7nd5Cv66876UvADeFe5Fmy5MKYN8uF7h2cufDlIB1r/6hkk8vVxa9g6+",
+	"EGYfOekX8wDRuI+ka7od63uKOYuafO0liZWz+093YTCXukFAFQXDutxiBnX9llF8BjezZXLJVCehmqVn",
+	"hJKM0dQKnNiRFhZz+jqmOCR0JPJ3lstlFy7+WLlunnMr3SBNV1EON4WkcAPaTN7a4d8LnsiUkYyOWaYJ",
+	"9ichXBg5EvOFWNmHbfgerokycGcBK18Cjjm8pe4KoQ9U0kRJDTfbQ1UXhMHcuYxJ35UuUhL7wxt3Sbnh",
+	"Q8NlxU2iFhpQfMizoVx1xy8y3XaJWmMxYp3leS5WLhm7KDja0TiTk1rnk0FxpfDTkehHUW+Qjp8OBr2g",
+	"zJIOPY1Fj427ag285YF3a6y9972uxdrJ2bdgZxe7d3z9kfj9Y1+QJdiyuCSrUoDzUiYbGhPWvnuiyfu3",
+	"L7tbk7HrGsXdvTlv73j3R/XrXuG7030ma7it7kDDptSi57tx+vM0bUy0LHH6BvPk6A9X1YQ3ia3v+9tS",
+	"H4OioD0FPunc5WCeQzjKGi9GUaEpGCDrdXx4BVuZ/z1IzfNXs1W0K3+5Wn6n2t7Hx18Qt/1eOcvrJ/6u",
+	"w3/zjCbEyC66Cr2FW5N1U7ncvtXbASsuTvz3R7TF1W40f89Cu0ctsPsEtdTJdENum7u45+r9cJ2FXNnv",
+	"NmpQzTvgX+EFVWGzneDuX4Uw/0VEYIHW73aUEISS+651dT589qK98VAtGtM23LUp4LpytwRiYsEZiQud",
+	"LSYoHqVwGfG5BYDvwCGEBI+RiEva5c9oF1X1yJ9jkmSMKp3ndXRz5xhJqMDiOQeGax3UZGQgBv5zRv5z",
+	"RvY9I5v1Rey38tU1/vi7VZbsKen+3fcCmTGjeN4ZBC4r/1r5x5ErQvB9M4o6/Wq/qI+frFjQTN1ulm9c",
+	"aENF4nKToDSl3F+opVl207HGPkvPSDyjnxlRCxHD63hKwcMFXlvssIL1d27xW0Sqtf2hRQzcwIcXLqJg",
+	"zBG27rs9n0wUm0ACUUp5tipqyKsRhtJoGEpocqOXFlp6Hxt1Nnrd3V2BZK6kkYnMSAu766s8Aa2SOnt+",
+	"ddnG/CgciOCy2Wzsmj9BRUne4IkbMpfaaKx3MhLa82hGlISLewRjqWvngfaCwk1jKZEL47NzRkLPWdIp",
+	"mkydX11i/pGvXJECq3+4JlMq0s6cKu1yjfScsbR95vJ+Kp2ZRgKzfA3TkL01oZZyqtTibkdEND7Lp2tA",
+	"JnYTQr8SUjvMj0xXKowd1VoKFUO/8bxZB3ef7v5vAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
