@@ -136,6 +136,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/favorite", nil, p.favorite)
 	page("/stats/{domain}", p.dashboard, p.unlock)
 	page("/stats/{domain}/export", p.export, p.unlock)
+	page("/stats/{domain}/realtime", p.realtime, p.unlock)
 	page("/stats/{domain}/{name}", p.list, p.unlock)
 	mux.Handle("/", p.withViewer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
