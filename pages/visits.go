@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -112,13 +113,19 @@ func newVisitsPanel(dashboard string, rng stats.Range, v visitsReads) visitsPane
 }
 
 // decimal writes n hundredths (places 2) or tenths (places 1) with its decimals, trailing
-// zeros dropped: 286 -> "2.86", 410 -> "41", 414 -> "41.4".
+// zeros dropped: 286 -> "2.86", 410 -> "41", 414 -> "41.4". In integers: no float can print
+// 1.9899999999999998.
 func decimal(n int64, places int) string {
-	f := float64(n)
+	unit := int64(1)
 	for range places {
-		f /= 10
+		unit *= 10
 	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
+	whole, frac := n/unit, n%unit
+	if frac == 0 {
+		return strconv.FormatInt(whole, 10)
+	}
+	digits := fmt.Sprintf("%0*d", places, frac)
+	return strconv.FormatInt(whole, 10) + "." + strings.TrimRight(digits, "0")
 }
 
 // duration writes seconds as "1 min 13 s", "45 s", "2 h 5 min".
