@@ -3,8 +3,6 @@ package pages
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -26,24 +24,12 @@ type visitsPanel struct {
 	Before          string // "the 30 days before"
 }
 
-// headline is one headline number.
+// headline is one headline number with what it counts.
 type headline struct {
+	web.Figure
 	Label  string // what it is
 	Counts string // what it counts, in a few words
 	Class  string // "visitors" or "pageviews" when the chart draws it, for the colour key
-	Now    string // formatted
-	Before string
-	Change web.Change // in the number's own unit (tenths of a percent for the bounce rate)
-	// Inverse: a rise is bad news (bounce rate).
-	Inverse bool
-}
-
-// Trend is the colour of the change: 1 good, -1 bad, 0 neither.
-func (h headline) Trend() int {
-	if h.Inverse {
-		return -h.Change.Trend()
-	}
-	return h.Change.Trend()
 }
 
 // visitsReads are the reads behind the panel, run beside the dashboard's other reads.
@@ -83,25 +69,16 @@ func newVisitsPanel(dashboard string, rng stats.Range, v visitsReads) visitsPane
 	if rng.Days() > 1 {
 		before = fmt.Sprintf("the %d days before", rng.Days())
 	}
-	now, prev := v.now, v.before
-	count := func(label, counts, class string, a, b int64) headline {
-		return headline{Label: label, Counts: counts, Class: class, Now: formatCount(a), Before: formatCount(b), Change: web.Change{Now: a, Before: b}}
-	}
+	f := web.NewFigures(v.now, v.before, "\u202f")
 	return visitsPanel{
 		Numbers: []headline{
-			count("Unique visitors", "people, counted once a day", "visitors", now.Visitors, prev.Visitors),
-			count("Visits", "runs of pageviews with no 30-minute gap", "", now.Visits, prev.Visits),
-			count("Pageviews", "pages loaded", "pageviews", now.Pageviews, prev.Pageviews),
-			{Label: "Views per visit", Counts: "pageviews ÷ visits",
-				Now: decimal(now.ViewsPerVisitHundredths(), 2), Before: decimal(prev.ViewsPerVisitHundredths(), 2),
-				Change: web.Change{Now: now.ViewsPerVisitHundredths(), Before: prev.ViewsPerVisitHundredths()}},
-			{Label: "Bounce rate", Counts: "visits of one pageview, no event", Inverse: true,
-				Now: decimal(now.BounceRateTenths(), 1) + "%", Before: decimal(prev.BounceRateTenths(), 1) + "%",
-				Change: web.Change{Now: now.BounceRateTenths(), Before: prev.BounceRateTenths()}},
-			{Label: "Visit duration", Counts: "mean, first to last hit",
-				Now: duration(now.VisitDuration()), Before: duration(prev.VisitDuration()),
-				Change: web.Change{Now: now.VisitDuration(), Before: prev.VisitDuration()}},
-			count("Events", "event hits (not pageviews)", "", now.Events, prev.Events),
+			{Figure: f.Visitors, Label: "Unique visitors", Counts: "people, counted once a day", Class: "visitors"},
+			{Figure: f.Visits, Label: "Visits", Counts: "runs of pageviews with no 30-minute gap"},
+			{Figure: f.Pageviews, Label: "Pageviews", Counts: "pages loaded", Class: "pageviews"},
+			{Figure: f.ViewsPerVisit, Label: "Views per visit", Counts: "pageviews ÷ visits"},
+			{Figure: f.BounceRate, Label: "Bounce rate", Counts: "visits of one pageview, no event"},
+			{Figure: f.VisitDuration, Label: "Visit duration", Counts: "mean, first to last hit"},
+			{Figure: f.Events, Label: "Events", Counts: "event hits (not pageviews)"},
 		},
 		CurrentVisitors: v.current,
 		RealtimeURL:     dashboard + "/realtime",
@@ -110,34 +87,4 @@ func newVisitsPanel(dashboard string, rng stats.Range, v visitsReads) visitsPane
 			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources},
 			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources}),
 	}
-}
-
-// decimal writes n hundredths (places 2) or tenths (places 1) with its decimals, trailing
-// zeros dropped: 286 -> "2.86", 410 -> "41", 414 -> "41.4". In integers: no float can print
-// 1.9899999999999998.
-func decimal(n int64, places int) string {
-	unit := int64(1)
-	for range places {
-		unit *= 10
-	}
-	whole, frac := n/unit, n%unit
-	if frac == 0 {
-		return strconv.FormatInt(whole, 10)
-	}
-	digits := fmt.Sprintf("%0*d", places, frac)
-	return strconv.FormatInt(whole, 10) + "." + strings.TrimRight(digits, "0")
-}
-
-// duration writes seconds as "1 min 13 s", "45 s", "2 h 5 min".
-func duration(s int64) string {
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%d s", s)
-	case s < 3600:
-		if s%60 == 0 {
-			return fmt.Sprintf("%d min", s/60)
-		}
-		return fmt.Sprintf("%d min %d s", s/60, s%60)
-	}
-	return fmt.Sprintf("%d h %d min", s/3600, s%3600/60)
 }

@@ -211,7 +211,7 @@ func TestDashboardNotices(t *testing.T) {
 	}
 	e.exec(`INSERT INTO imported_days (website_id, day, source) VALUES ($1, '2026-03-14', 'phpanalytics'), ($1, '2026-03-15', 'phpanalytics'), ($1, '2026-03-11', 'plausible')`, id)
 	n := notice("?from=2026-03-14&to=2026-03-16")
-	if !strings.Contains(n, "2 days of this range were imported from phpAnalytics") || !strings.Contains(n, "1 day of the 3 days before were imported from Plausible.") {
+	if !strings.Contains(n, "2 days of this range were imported from phpAnalytics") || !strings.Contains(n, "1 day of the 3 days before was imported from Plausible.") {
 		t.Errorf("imported days: %q", n)
 	}
 }

@@ -51,14 +51,15 @@ func VisitNotices(what, before string, now, prev RangeFacts) []string {
 
 func importedNotice(label string, f RangeFacts) string {
 	days := "1 day"
+	verb := "was"
 	if f.ImportedDays != 1 {
-		days = fmt.Sprintf("%d days", f.ImportedDays)
+		days, verb = fmt.Sprintf("%d days", f.ImportedDays), "were"
 	}
 	var names []string
 	for _, s := range f.Sources {
 		names = append(names, sourceName(s))
 	}
-	msg := fmt.Sprintf("%s of %s were imported from %s", days, label, strings.Join(names, " and "))
+	msg := fmt.Sprintf("%s of %s %s imported from %s", days, label, verb, strings.Join(names, " and "))
 	for _, s := range f.Sources {
 		if s == "phpanalytics" {
 			return msg + ": phpAnalytics' days count a visit per visitor and have no bounce rate or visit duration."
