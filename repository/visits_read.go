@@ -37,6 +37,8 @@ type counterNames struct {
 
 var (
 	dailyNames = counterNames{stats.Visitor, stats.Visit, stats.Pageview, stats.Event, stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
+	// A time series has no events: the daily counters without event, whose values are many.
+	seriesNames = counterNames{stats.Visitor, stats.Visit, stats.Pageview, "", stats.Bounce, stats.VisitSeconds, stats.TimedVisit}
 	// An hour's visits are all timed: hourly counters exist only for collected visits.
 	hourNames = counterNames{stats.VisitorHour, stats.VisitHour, stats.PageviewHour, "", stats.BounceHour, stats.VisitSecondsHour, stats.VisitHour}
 )
@@ -85,12 +87,12 @@ type Bucket struct {
 // each day; days and months from the daily counters, a month being the sum of its days in the
 // range. The caller checks first that the interval allows the range (stats.Interval.Allows).
 func (r *Repository) Timeseries(ctx context.Context, websiteID int64, days stats.Range, interval stats.Interval, loc *time.Location) ([]Bucket, error) {
-	names := dailyNames
+	names := seriesNames
 	if interval == stats.Hour {
 		names = hourNames
 	}
 	// Daily counters hold one value a day (the day), hourly ones one an hour ("00".."23"): at
-	// most 7 x 3,660 or 5 x 31 x 24 rows, read off the primary key's order.
+	// most 6 x 3,660 or 5 x 31 x 24 rows, read off the primary key's order.
 	const query = `
 		SELECT name, date, value, count
 		FROM stats

@@ -90,7 +90,7 @@ func RandomVisitDay(rng *mathrand.Rand, day time.Time, visits int) VisitDay {
 	for h := range d.Hours {
 		// More in the day than at night.
 		weight := 1 + 3*max(0, 6-abs(h-14))
-		n := int64(rng.IntN(2*visits*weight/60 + 2))
+		n := int64(rng.IntN(2*visits*weight/133 + 2)) // the weights sum to 133
 		c := VisitHour{Visits: n}
 		if n > 0 {
 			c.Visitors = n - int64(rng.IntN(int(n/4)+1))
