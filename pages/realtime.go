@@ -17,7 +17,7 @@ type realtimePage struct {
 	Dashboard string // the dashboard's address
 	Visitors  int64
 	Total     int64 // pageviews of the 30 minutes
-	Minutes   minutesChart
+	Minutes   []minutesChart // wide and compact
 	Table     []minuteRow
 	Owner     bool
 	Recent    []recentRow
@@ -38,11 +38,14 @@ type minuteRow struct {
 	Pageviews int64
 }
 
-// minutesChart is the SVG of pageviews per minute.
+// minutesChart is the SVG of pageviews per minute, in one of chartShapes.
 type minutesChart struct {
-	Bars    []minuteBar
-	Lines   []chartLine
-	Summary string
+	Class                      string
+	Width, Height, Left, Right string
+	LabelX, TickY              string
+	Bars                       []minuteBar
+	Lines                      []chartLine
+	Summary                    string
 }
 
 type minuteBar struct {
@@ -50,13 +53,6 @@ type minuteBar struct {
 	Title               string
 }
 
-// The minute chart's size in SVG units.
-const (
-	minutesWidth  = 600.0
-	minutesHeight = 160.0
-	minutesLeft   = 36.0
-	minutesBottom = 20.0
-)
 
 func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 	site, ok := p.site(w, r)
@@ -79,7 +75,9 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 		data.Total += n
 		data.Table = append(data.Table, minuteRow{Label: first.Add(time.Duration(i) * time.Minute).Format("15:04"), Pageviews: n})
 	}
-	data.Minutes = newMinutesChart(data.Table, data.Total)
+	for _, shape := range chartShapes {
+		data.Minutes = append(data.Minutes, newMinutesChart(shape, data.Table, data.Total))
+	}
 	for _, v := range rt.Recent {
 		data.Recent = append(data.Recent, recentRow{
 			Ago: ago(v.SecondsAgo), Page: v.Page, Referrer: displayValue(stats.Referrer, v.Referrer),
@@ -90,26 +88,33 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 	p.render(w, r, http.StatusOK, "realtime.html", "Realtime · "+site.Domain, data)
 }
 
-// newMinutesChart lays out one bar per minute, oldest on the left.
-func newMinutesChart(rows []minuteRow, total int64) minutesChart {
+// newMinutesChart lays out one bar per minute, oldest on the left, in a shape of the
+// dashboard's chart (so its labels keep their size on a phone).
+func newMinutesChart(shape chartShape, rows []minuteRow, total int64) minutesChart {
 	var top int64
 	for _, m := range rows {
 		top = max(top, m.Pageviews)
 	}
 	scale := niceCeiling(top)
-	bottom := minutesHeight - minutesBottom
+	height := shape.Height * 0.75
+	bottom := height - chartBottom
 	plot := bottom - chartTop
-	slot := (minutesWidth - minutesLeft) / float64(max(len(rows), 1))
-	c := minutesChart{Summary: fmt.Sprintf("Pageviews per minute over the last 30 minutes: %s in all, at most %s in one minute.",
-		formatCount(total), formatCount(top))}
+	slot := (shape.Width - chartLeft) / float64(max(len(rows), 1))
+	c := minutesChart{
+		Class: shape.Class, Width: num(shape.Width), Height: num(height), Left: num(chartLeft), Right: num(shape.Width),
+		LabelX: num(chartLeft - 6), TickY: num(bottom + 15),
+		Summary: fmt.Sprintf("Pageviews per minute over the last 30 minutes: %s in all, at most %s in one minute.",
+			formatCount(total), formatCount(top)),
+	}
 	for i := 0; i <= 2; i++ {
 		n := scale * int64(i) / 2
 		c.Lines = append(c.Lines, chartLine{Y: num(bottom - float64(n)/float64(scale)*plot), Label: formatCount(n)})
 	}
+	gap := min(slot*0.15, 3)
 	for i, m := range rows {
 		h := float64(m.Pageviews) / float64(scale) * plot
 		c.Bars = append(c.Bars, minuteBar{
-			X: num(minutesLeft + float64(i)*slot + 1), Y: num(bottom - h), Width: num(slot - 2), Height: num(h),
+			X: num(chartLeft + float64(i)*slot + gap), Y: num(bottom - h), Width: num(slot - 2*gap), Height: num(h),
 			Title: m.Label + ": " + plural(int(m.Pageviews), "pageview"),
 		})
 	}

@@ -22,6 +22,7 @@ type visitsPanel struct {
 	RealtimeURL     string
 	Notices         []string
 	Before          string // "the 30 days before"
+	BeforeRange     stats.Range
 }
 
 // headline is one headline number with what it counts.
@@ -83,6 +84,7 @@ func newVisitsPanel(dashboard string, rng stats.Range, v visitsReads) visitsPane
 		CurrentVisitors: v.current,
 		RealtimeURL:     dashboard + "/realtime",
 		Before:          before,
+		BeforeRange:     rng.Previous(),
 		Notices: web.VisitNotices("this range", before,
 			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources},
 			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources}),

@@ -100,7 +100,7 @@ func (s sums) shown() []string {
 
 var (
 	numberRE = regexp.MustCompile(`<div class="number">([^<]*)</div>`)
-	beforeRE = regexp.MustCompile(`vs\. ([^<]*) the (?:\d+ days|day) before`)
+	beforeRE = regexp.MustCompile(`<span class="muted">vs\. ([^<]*)</span>`)
 	titleRE  = regexp.MustCompile(`<rect class="day"[^>]*><title>([^<]*)</title>`)
 )
 
