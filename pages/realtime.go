@@ -16,7 +16,7 @@ type realtimePage struct {
 	Domain    string
 	Dashboard string // the dashboard's address
 	Visitors  int64
-	Total     int64 // pageviews of the 30 minutes
+	Total     int64          // pageviews of the 30 minutes
 	Minutes   []minutesChart // wide and compact
 	Table     []minuteRow
 	Owner     bool
@@ -52,7 +52,6 @@ type minuteBar struct {
 	X, Y, Width, Height string
 	Title               string
 }
-
 
 func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 	site, ok := p.site(w, r)
