@@ -62,6 +62,9 @@ func TestReportVisitNumbers(t *testing.T) {
 		if secs < 60 {
 			return fmt.Sprintf("%d s", secs)
 		}
+		if secs%60 == 0 {
+			return fmt.Sprintf("%d min", secs/60)
+		}
 		return fmt.Sprintf("%d min %d s", secs/60, secs%60)
 	}
 	thousands := func(n int64) string {
