@@ -133,7 +133,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	links := web.Links{Public: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, TrustedProxies: cfg.TrustedProxies}
 
 	api, err := handlers.New(handlers.Options{
-		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now,
+		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now, Location: cfg.Location,
 		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit,
 		TrustedProxies: cfg.TrustedProxies, Links: links,
 	})

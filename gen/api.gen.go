@@ -254,6 +254,27 @@ func (e ListStatsParamsSortBy) Valid() bool {
 	}
 }
 
+// Defines values for GetTimeseriesParamsInterval.
+const (
+	GetTimeseriesParamsIntervalDay   GetTimeseriesParamsInterval = "day"
+	GetTimeseriesParamsIntervalHour  GetTimeseriesParamsInterval = "hour"
+	GetTimeseriesParamsIntervalMonth GetTimeseriesParamsInterval = "month"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsInterval enum.
+func (e GetTimeseriesParamsInterval) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsIntervalDay:
+		return true
+	case GetTimeseriesParamsIntervalHour:
+		return true
+	case GetTimeseriesParamsIntervalMonth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListWebsitesParamsSearchBy.
 const (
 	ListWebsitesParamsSearchByDomain ListWebsitesParamsSearchBy = "domain"
@@ -391,6 +412,41 @@ type PageSize int
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
 
+// Realtime defines model for Realtime.
+type Realtime struct {
+	// Pageviews Pageviews of each of the last 30 minutes, oldest first, the current minute last.
+	Pageviews []int64 `json:"pageviews"`
+
+	// Recent The last 25 pageviews of the last 30 minutes, newest first.
+	Recent []RecentPageview `json:"recent"`
+
+	// Visitors Distinct visitors with a hit in the last 5 minutes (summed over the nodes).
+	Visitors int64 `json:"visitors"`
+}
+
+// RealtimeResponse defines model for RealtimeResponse.
+type RealtimeResponse struct {
+	Data Realtime `json:"data"`
+}
+
+// RecentPageview defines model for RecentPageview.
+type RecentPageview struct {
+	Browser string `json:"browser"`
+
+	// Country `ISO:Name` as the `country` statistic, `""` when unknown.
+	Country string `json:"country"`
+	Device  string `json:"device"`
+
+	// Page The page's path, without its query string.
+	Page string `json:"page"`
+
+	// Referrer The referrer host of this pageview; `""` for none or the website itself.
+	Referrer string `json:"referrer"`
+
+	// SecondsAgo Whole seconds since the pageview.
+	SecondsAgo int64 `json:"seconds_ago"`
+}
+
 // SortDirection The direction of the sort key; ties break as each list says.
 type SortDirection string
 
@@ -411,6 +467,58 @@ type StatList struct {
 
 // StatName defines model for StatName.
 type StatName string
+
+// Summary defines model for Summary.
+type Summary struct {
+	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Events Event hits (events are not pageviews).
+	Events    int64 `json:"events"`
+	Pageviews int64 `json:"pageviews"`
+
+	// ViewsPerVisit Pageviews per visit, two decimals; 0 without visits.
+	ViewsPerVisit float64 `json:"views_per_visit"`
+
+	// VisitDuration Mean visit duration in whole seconds.
+	VisitDuration int64 `json:"visit_duration"`
+
+	// Visitors Unique visitors of each day, summed over the days.
+	Visitors int64 `json:"visitors"`
+
+	// Visits Visits started in the range.
+	Visits int64 `json:"visits"`
+}
+
+// SummaryResponse defines model for SummaryResponse.
+type SummaryResponse struct {
+	Data Summary `json:"data"`
+}
+
+// TimeseriesEntry defines model for TimeseriesEntry.
+type TimeseriesEntry struct {
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Date The bucket: an hour's start in UTC (`2026-11-23T14:00:00Z`), a day (`2026-11-23`) or a
+	// month (`2026-11`).
+	//
+	//
+	// Example: 2026-11-23
+	Date          string `json:"date"`
+	Pageviews     int64  `json:"pageviews"`
+	VisitDuration int64  `json:"visit_duration"`
+	Visitors      int64  `json:"visitors"`
+	Visits        int64  `json:"visits"`
+}
+
+// TimeseriesList defines model for TimeseriesList.
+type TimeseriesList struct {
+	Data []TimeseriesEntry `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
 
 // Website defines model for Website.
 type Website struct {
@@ -508,8 +616,17 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// RangeFrom defines model for RangeFrom.
+type RangeFrom = openapi_types.Date
+
+// RangeTo defines model for RangeTo.
+type RangeTo = openapi_types.Date
+
 // Sort The direction of the sort key; ties break as each list says.
 type Sort = SortDirection
+
+// StatsWebsiteId defines model for StatsWebsiteId.
+type StatsWebsiteId = int64
 
 // WebsiteSearch defines model for WebsiteSearch.
 type WebsiteSearch = string
@@ -522,6 +639,9 @@ type InternalError = Error
 
 // InvalidStatsQuery The one error body, for every status >= 400.
 type InvalidStatsQuery = Error
+
+// InvalidTimeseriesQuery The one error body, for every status >= 400.
+type InvalidTimeseriesQuery = Error
 
 // InvalidWebsite The one error body, for every status >= 400.
 type InvalidWebsite = Error
@@ -595,6 +715,36 @@ type ListStatsParamsSearchBy string
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
 
+// GetSummaryParams defines parameters for GetSummary.
+type GetSummaryParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+}
+
+// GetTimeseriesParams defines parameters for GetTimeseries.
+type GetTimeseriesParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Interval The size of a bucket.
+	Interval *GetTimeseriesParamsInterval `form:"interval,omitempty" json:"interval,omitempty"`
+
+	// PerPage Buckets per page.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// GetTimeseriesParamsInterval defines parameters for GetTimeseries.
+type GetTimeseriesParamsInterval string
+
 // ListWebsitesParams defines parameters for ListWebsites.
 type ListWebsitesParams struct {
 	// Search Case-insensitive substring of the domain; `%` and `_` are literal.
@@ -641,6 +791,15 @@ type ServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
+	// GetRealtime Who is on a website now
+	// (GET /api/v1/stats/{website_id}/realtime)
+	GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error
+	// GetSummary Headline numbers of a website over a range
+	// (GET /api/v1/stats/{website_id}/summary)
+	GetSummary(ctx echo.Context, websiteId StatsWebsiteId, params GetSummaryParams) error
+	// GetTimeseries Visitors, visits and pageviews of a website per hour, day or month
+	// (GET /api/v1/stats/{website_id}/timeseries)
+	GetTimeseries(ctx echo.Context, websiteId StatsWebsiteId, params GetTimeseriesParams) error
 	// ListWebsites List websites
 	// (GET /api/v1/websites)
 	ListWebsites(ctx echo.Context, params ListWebsitesParams) error
@@ -762,6 +921,107 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
+	return err
+}
+
+// GetRealtime converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRealtime(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRealtime(ctx, websiteId)
+	return err
+}
+
+// GetSummary converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSummaryParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSummary(ctx, websiteId, params)
+	return err
+}
+
+// GetTimeseries converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTimeseriesParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "interval" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "interval", ctx.QueryParams(), &params.Interval, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interval: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTimeseries(ctx, websiteId, params)
 	return err
 }
 
@@ -954,6 +1214,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/timeseries", wrapper.GetTimeseries, options.OperationMiddlewares["getTimeseries"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/realtime", wrapper.GetRealtime, options.OperationMiddlewares["getRealtime"]...)
 
 }
 
@@ -978,6 +1241,8 @@ type InternalErrorJSONResponse struct {
 }
 
 type InvalidStatsQueryJSONResponse Error
+
+type InvalidTimeseriesQueryJSONResponse Error
 
 type InvalidWebsiteJSONResponse Error
 
@@ -1221,6 +1486,281 @@ func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseW
 type ListStats500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtimeRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+}
+
+type GetRealtimeResponseObject interface {
+	VisitGetRealtimeResponse(w http.ResponseWriter) error
+}
+
+type GetRealtime200JSONResponse RealtimeResponse
+
+func (response GetRealtime200JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRealtime401JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRealtime404JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetRealtime429JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetRealtime500JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummaryRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    GetSummaryParams
+}
+
+type GetSummaryResponseObject interface {
+	VisitGetSummaryResponse(w http.ResponseWriter) error
+}
+
+type GetSummary200JSONResponse SummaryResponse
+
+func (response GetSummary200JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSummary401JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSummary404JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response GetSummary422JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSummary429JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSummary500JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseriesRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    GetTimeseriesParams
+}
+
+type GetTimeseriesResponseObject interface {
+	VisitGetTimeseriesResponse(w http.ResponseWriter) error
+}
+
+type GetTimeseries200JSONResponse TimeseriesList
+
+func (response GetTimeseries200JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTimeseries401JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTimeseries404JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries422JSONResponse struct {
+	InvalidTimeseriesQueryJSONResponse
+}
+
+func (response GetTimeseries422JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetTimeseries429JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetTimeseries500JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -1864,6 +2404,15 @@ type StrictServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
+	// GetRealtime Who is on a website now
+	// (GET /api/v1/stats/{website_id}/realtime)
+	GetRealtime(ctx context.Context, request GetRealtimeRequestObject) (GetRealtimeResponseObject, error)
+	// GetSummary Headline numbers of a website over a range
+	// (GET /api/v1/stats/{website_id}/summary)
+	GetSummary(ctx context.Context, request GetSummaryRequestObject) (GetSummaryResponseObject, error)
+	// GetTimeseries Visitors, visits and pageviews of a website per hour, day or month
+	// (GET /api/v1/stats/{website_id}/timeseries)
+	GetTimeseries(ctx context.Context, request GetTimeseriesRequestObject) (GetTimeseriesResponseObject, error)
 	// ListWebsites List websites
 	// (GET /api/v1/websites)
 	ListWebsites(ctx context.Context, request ListWebsitesRequestObject) (ListWebsitesResponseObject, error)
@@ -1962,6 +2511,83 @@ func (sh *strictHandler) ListStats(ctx echo.Context, websiteId int64, params Lis
 		return err
 	} else if validResponse, ok := response.(ListStatsResponseObject); ok {
 		return validResponse.VisitListStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRealtime operation middleware
+func (sh *strictHandler) GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error {
+	var request GetRealtimeRequestObject
+
+	request.WebsiteId = websiteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRealtime(ctx.Request().Context(), request.(GetRealtimeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRealtime")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRealtimeResponseObject); ok {
+		return validResponse.VisitGetRealtimeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSummary operation middleware
+func (sh *strictHandler) GetSummary(ctx echo.Context, websiteId StatsWebsiteId, params GetSummaryParams) error {
+	var request GetSummaryRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSummary(ctx.Request().Context(), request.(GetSummaryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSummary")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSummaryResponseObject); ok {
+		return validResponse.VisitGetSummaryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTimeseries operation middleware
+func (sh *strictHandler) GetTimeseries(ctx echo.Context, websiteId StatsWebsiteId, params GetTimeseriesParams) error {
+	var request GetTimeseriesRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTimeseries(ctx.Request().Context(), request.(GetTimeseriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTimeseries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTimeseriesResponseObject); ok {
+		return validResponse.VisitGetTimeseriesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -2151,128 +2777,169 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Jcxu5sfBf6Zrve2UyNaRISto4VG2ltGvtWlkfii2X38Z0ecCZJon1EJgFQNG0S//9FRqYixwekrXx",
-	"S16SrbJE4mg0+u5G60sQy3kmBQqjg+GXYIYsQUU/nqepXNofEtSx4pnhUgTD4HqGMEczk4kGM0PImJnB",
-	"jOkQsDvtQvTzxXUIVy9fX0fdIAwU/r7gCpNgaNQCw0DHM5wzu6pZZRgMA20UF9Pg9jZ0G56L1UvFp1xs",
-	"7nyeLtlKQ/SnKAQtwcyYASZWoLlBmLMVZFIbmHGjd++MYjEPhu+CPwXvwwYwfpTCoDDPUEzNrPn8KX0H",
-	"ckIYGMtkBVzAeGVQQ6v66c8X16BRJDqEiVTw9OL8SfsgtHBhcIqKAHoiY30lUx6vNqF5TT9rYCIBbVYp",
-	"apgoOQcz4xo0qhseI0iRrkIQ0sy4mAIXKRdY/k7jMdW4nKHCu17axTWbNiNJGyXFFFAYblZg2DTHl8JM",
-	"oUZhmB1t8WOgRaSUMi7oKPa36WeedSx1KtQak5GQAgFZbKntBu0QrkAuRfuMUAzcwJjFH+1NRJeTzgsp",
-	"sPOcmXgWdUfijqd6hb8vUJvLpPloPIGFSFDBcsbjGUGboGE81e6MXAMqJRUsUSGkcjrFpHtnEIxanU8M",
-	"qoZbx1gKy38SlsyeGydSEUpA4CcDyoF/Z0p7+/bt+cLM7JXFzOB2FvwBmUIVHcZnbnATs92GQcYUm6Px",
-	"MudyYq+Nbq0Z85Glt8himUEssxWdOU65paEZ02ewnKGwpDC3a6AOaQATeokKuIbj3okFGj+xeZZaWEbB",
-	"8aQ/HsSjIAgDK3W8CAzCQLC5HVGjpWD3pV2xKTYDnrEpho7X+l04p98hY9oQgJZ+Z0yDkJAww4gHIjs4",
-	"OoqMjEAs0rSbA/j7AtWqhM+uVAMrwQlbpCYY9sNgzj7xub2Gfi//XxjMufAfhk1UcIUqP0fjfqg+bOz5",
-	"/xVOgmHw/45KdXLkvtVHdrHX/DPS4q+lMttW1va7Q1e1Cz3hCmNCMlEvjq0qeI1MNZHPj0xjhwuNQnPD",
-	"bxD0YuyuLhdMiZwzLs4g+q/I3cCHCJhlYG5Qsa0XoN2GVcDn7FOuPwanp42E73n0B5lwJNr34L/JEs96",
-	"sVNE9keWZallSS7F0afOcrnsTKSadxYqRRHLBElOFURtf4zTRYIfeKaDoaXsCbuRitt1LZfeHorkGkw/",
-	"STV3sNcR+1Kkjg8nHNNEO4Eez5iYYjdwR9WZFNod8weWPOVmx/l+01KsHWeOWhNFErHDfKGtzAMmgI21",
-	"TBcGYWZM1tJtePPqmb0nbZhZ6GB40usdfNgLK7KbDvicpRbdmMDfXr98EQKDJak2byl0rlcZhiAVRBa8",
-	"COZcayIrZZXsLjCr5lYco9Ydu6aSaYeMoU5pCjUB7mcfrRlOdIKnyFJnvhyO5hxpgfwYHIw1v1ED2t5k",
-	"0JIKFLJk1e7aFS+FQSVY6jB9TxLIFyHzBpXTtNU7P32IOz8XsBD4KcPYYAITxtOFwrOaqmeFbvfWQPTf",
-	"HW84dC6TaO1+q9/tu9DS/CDILsUNS3ny2jCj/06y52DU0da5QNGL+ZzZ2QHpIa4deULMUhQJU0ADw+CG",
-	"pQsnRix2aAk7werygvVorLW1iPGlmsOvv/76a+f5886TJ8H727ByYVb9TfkNCqfblkwDdyeqcepgYM/q",
-	"ZGoVVvuJhdVzVTN8btq7gGsoDJKvgEJZ4VUHw0gLhLe0CB2NgBjZgCZmzTgrDvD3BUut2UYL3BvAByBv",
-	"KAwveyy/kQXRo/kMIneoCCxuNXDjWZhGesVwV0IkBVvHq/usJMaZdeLoOhvxmy9RxbGDvZhoT3F5BSxJ",
-	"rOfwNWRQas0a8/hPC5jjGDMrJawzY6TaxkLFYkSmtZnW8/oaQDOm9VKqpA5opvgNi1cwgCU3M7mw6C1G",
-	"NsJYruNgREys9JOqmAeZksYZXdAqNmh/DfCGfcStRGEUiz9iAiwlPQKt8co6/VJgex+BWIM6nzZGFOA2",
-	"+qZcRyZShePCDWOhShIbTEjurxTYwIp77cY7MmTMhIVnjN6US/ah+6FpumbDVgFMuUBytCsjSBnT9o7r",
-	"7QAFJMY1tKRA8FAQCreQTm3Hd7QP9KE1Cj5//jwK2gW/i4p4sdv8ePnkldsrCN2sYzur3+vS/4+Ojw+c",
-	"/X9TAvwRfHUPdnpOQc0X0pA57Vyq+9inbh23u1up7pCcPsR5XQS2DMAmEh15UWysxcQqH2I/TLk2/ha5",
-	"cUYb15DIeDFHYdrDkYjo0BGN1GBmUqMdOmPaBc+a4sJ7XRIH+nM0isf6J6nGPEmcpL8PXosF6ug8/np0",
-	"XhcxpEe64EyuQS6M5glC9Pzi+tXlj68/nD979vJtRNTyQpqf5ELcm0q81KbrmdiF6qc6+fpTvZCgF/EM",
-	"ln4nNrc+K8XLWJqieqTzgzyXCZ9wbAh2vpAG5v5baK2FVX2MLWl34YWkePeay5PHhncRCo25dbGzVSpZ",
-	"ci3lM6ameF/EXlOEmfwnH5nXYKSE1C5aQ3L/gUgn34V2UGBmTMB3J/AL/4EQfC3lcyZW3qfT9z6XlDC3",
-	"fO0Pp+ty9C8PcJb1Hc5AoVEr775EFJHuUEg6Au1C0F24sDL0/OoSPuKKsjAaRWIFytXlh1fn1xcfnl0+",
-	"v7yOikWB+bnQGi+U/UBOwCx5jMA07d8+sz6pi+nm3GhmzIyEdcOtLVjGqK0SmrvYNxNAm56/uX764afz",
-	"y2dvXhWbG27FfePOKEbCf+23B3IiJwuNCSxnzOANKjodNy6ZAwtheOrlI0XgMdkQkxVs7Xf3i1A/Xcsb",
-	"YU8oFf98fy3k1sgj+WvSpf8whE84KRzzEOZ5nCwEhTfSmu1SwUJ8FHIp1mTD27dvO+u5hl04Wk9N5Ii6",
-	"YTxl4xTvGelaVFZ4gJCXlZfkcHShKhms0NXWM9VzlqYQuQUikOPfMDaW8OyIQa/3SFdSm9bQGuNI2AW1",
-	"NVNAz1hmtTtYQQljljIRoyIjTVOWz+1Eh2tbiiQcZUrGli7GKV5QMu6OTsJ+L1hnmFrGlGaGasn1AR5w",
-	"7r3bY1k2VAsMYcJSjSH0Q+h9lS2cZyjqtrD/NDfE850txvhn1Fvs4WKtDZj7vRAGpyGc9kLo93r/W8I5",
-	"Um1Yw7sN3zdCL7JMKoPJc0w4u6ZkxQNp3yJKsy+DUVfNpw+rmu19R3tBcJadt8xe/nI3HNhbphkKrcD9",
-	"wEwwDAa9wXedXr/TG1z3e8Oe/e8fQVg4zfn8bkzhRJwznlJWLvdEx9IaDP01Z1gs0rT8iG6eZJmZf9By",
-	"oWKSGZONrE8Y8CQY/rnqK7qPvRMXDAdhsKAwwjr4x9e9x8NjB/7tXbNHr3z6Z9sleQO1W1mZWO8Jpmic",
-	"BmRJwu0Mll4pmaEylDNz4iLIKh9ZA7aY5RPQ9pBl8nksZYqMRCOnUZYI6LRcmO9Ogs2UaBg4OV3NaXuY",
-	"mytIypT4O7tHMT8sgCun+a9uw6BIiuw87Cb6qCyCqg0stbtCE2uyrLwigNGi1zvG7+Gk17NMVkdXKema",
-	"t/0ScINz3ZDuLo7AlGKroCEtCCeDAamlMydwct/ciaclNzPgRueRGTJoN7BSiJYvG8sjzBZz5gpIUMRY",
-	"mV/CmIuUppz80+vrK48ka7FkmFtKDUnx6p3mMBWrN13nT6lzfphYvZwEw3dfNgmwIKde2H+/uev7TSnv",
-	"53bhpUu8LLkie4Ay0nUdwFxWhnDdJrdfw1JxY1BAZFkiCiEioorCkYj6ESUwe9EZ1VSRJnd6nYsptKIV",
-	"ajvh+tWbC/uviUJgAnCemRWQ2qybzfZuTwaD7kj8SIa8Bj2TizRxpTpuf9rQQXAGFgDKufdczr0I3DAN",
-	"2Sw7FyxdGR777LKZ4dxZ3J86U9mpYDao5T7vIDdKQsl5XH4MwpqBuJfZd5CDz3lv0rA1Lm44LimBTLx8",
-	"Y09IdSwR/RxZzPqSqS48x/nY2nykx8kDL50UqokaiZhZK8rb3TCnCS5CyqdCKmufW1Qz/5UzN7mGyCqW",
-	"CGK5sBfGNLAx7UmIXhMbN7lWTFNP3jstZm4uaMYmUVtGpNXO8v2rBjPVxAii8RxRVEBnRzqz36mwDXxn",
-	"WytxmnLxuSFoZzWKEYUTVKqpFstZPO5bu9SZZ4qWpW46UJtEckK1KnDDtS9Q3HKEiuiKFaL4oJDg5bKh",
-	"JDJ6e/nk+umnpxeXPz+9js7gI2bGOQJEP2NpZu7enUzR0O92B72eUwR7AFijbULoFsq+yKlhI4fub1Zh",
-	"LFXiuNniOSdsyzBcGx5DZAl6SJJkuBDcRJuqKk8Nr5X1yFQKDWOMpXWwMhY7TVIpwfnuhGqe8l/7Dbi2",
-	"W26u/UsdnczAXGoDxwOIZ0yx2KDSu8nWpa+UzksUR8KtVNR/aYrbgt2/7RhtL10UXkqpWvbNKZSPWFiO",
-	"b2DD9aNCJn2ZlJtCJXf+/P1e5fxhoVUYRVhoy5FoRaPgdBREbdJF9pu/vX75Il+sFZ1G7V2Y2xTuW8iS",
-	"iKKJLJ9xbZ5x8VHf0aSiOfARMfNWlFOFaxp2kzonXGnTaCalbMsXAj/RF3tvPFN4c8DANdQ4iPz+fhG/",
-	"6TaEPUfnxNxBb8YLpVCYwuHetJ5d7cg6b10RfUmRi16CFqyxWdTQuppJe+hapeQO2VXZ1Z56B1DVGMHm",
-	"t0buB9hu8IDwGmlYepA/snbNtQsIq+WZbskqKvxl0AGbaOBlhuL86vKJzww1inQ/Bo67vSKFtMkOXExk",
-	"BbflFjJDwTLeyBAZMzPdMGvtxPkSodsln9d0oKL2tFoXe9pbZ/pL6+NAhqqwALwR2O+Fg9PwtBf2e733",
-	"Tdd2lfvO65jqQbYYpzymZBwloNmKYoNFjM4RjG6H0AdywQ1Cq4jiyaVAFYLmU4EJcNEOR2JQJmFblTFk",
-	"7Y+VXOrcmLMekUK3lXdVH+lislc0pfMRDjbPZqWvHdG5YYqMTYv5KzpS4I9NxWJXeTDhva/uLYtyqzgn",
-	"7ARNxl+Sjy+icVIZ+IirM7DEBGOF7KPVC+RDplwb0GylK5eUr8103GCjh8Frw8yFMK5u7i6izRrCB4YI",
-	"CqW8Wya7YaFfuoliLbBWFN817OHDT4W3vrN2ukBIgxef5kpz1wqldiUf3bBDJpB2WccIAe7XyDffhpcX",
-	"3gLM7z13CYIwILtaqvynIMzr4lMmEi6mufzDT7yQhYVRH/oa7g8oplyQYy9jztIPAs1SKusHxmyeMT61",
-	"fOM5LSBZppixq+uVNjgn+r7hsd93usjL5NcN+ZACi9yiKCcGqiiPubH/OO+qiZQrdXd3IeRKTLJCzQkz",
-	"2DGcSu02dipLgzZZVtgVUm49/S1Vd41OlI9v7iaUf6CSLwVlY+pR0DtP84VDawqsqA+yLnBZe6OhdXl1",
-	"c+JOcfNdm0LGdDHWXbby22qHlAs8yHdbD86ug/H3ujmpIVEyyzBxL0RIL9R3PYNotOj1Bt9FwFL7hZ3g",
-	"7OblTKboDNSDYKvmc74iKFqtOKof7u0MyWYua40oSYTmzDvZ+YdGYzqh+DyFLxSahRK1EFwFsKzUtDtf",
-	"m/hht/VY9mFk3xS89YxQAlA5ek7Ta7S6cf91oqxcQVjlzRrETTLQc/8frR5yIfOvoxzWMw33Q85BOGmC",
-	"cAdIr41U7uXM3dzQ8yIIWyTz1oOr0IpyOoqAC6KvpL1pim+T5OfbhPcZMAqKcV0Jw4qkIvbXAiyD3snj",
-	"vSGWQvofFjIsBDqFKrwVuWG49/OD66qtC1xQZoHs40dk2HOZ8BiwY4EAhZlUrp59Xcd8BXD9TeCKsjzS",
-	"JBArtkwpZqIr73ZnyJIUtc5NeN3dq8VeCrRq6uTI6qrmYtKavqrcVd+9AbyzxrJbrqcZiHRKDeVS6WKa",
-	"In1QaqytuuoAuLarmReuNpXiVXkdKtcwOHNV+BRsZAKYmkox4PTActaFC4rOzpEJCrzly3fhfCQKzURJ",
-	"BuKzfOGexW6f9JhbfLww+ZNNnEwwNr4qqAqJ87Oqhxw8bgzvFJrtMPIrdFyNNzZEk+P7HcKp8q7vj5BO",
-	"DoCdsunbmIT3YocDJlUtq12QUW5wJ22fg8BlxdvfTtHtnKQVzuUN6pqJFfoX6lxTSQBdUOtkMGjbz1Os",
-	"ECtFEVwQXYf3odyD6PW2gRbzaxruSYfeWi8tXihuVq/tuo6AxvS4/HzR1KrhXFQKExOE8QoiViQSFxoV",
-	"OOvLpSLLr+wM/003f9dL1qh7yV7ANjMmc1UNebjLunXMlQr418Fl5tIyg2FcoLIm4EKlfgU9PDqacjNb",
-	"jLuxnB8VYHR8/4byk80ku8dsx0VPi1LffIIrQ4uOWMaPbvoRoEgyyYXRMJFpKpeOWKrp1Zu+xVkIWo4E",
-	"fuLaere+GNNHxa1DTA/EqF9EffaSaUil1OgCohb7JDEVj62+aLmIur3mcCSiPFTpMr/uQaF2r7lYbnO4",
-	"p/vaSpR2dyRG4oKW2DwS4CdrqtRL231pXHTu6ympemcIriOBK4yIz68uP/xy8aurkoi6I3FeLy/lGuIZ",
-	"0iMkwvIQGIxZUlGD5dsKSzgFxL0+NdnwefBXZVUUR5eNPaAi6QyKx9M05W+vX77owkW1vENORuKkR/qJ",
-	"KmH9W1RCUFRAQ2K5yLJEVGwSUcVIpTis5aR5x+GiKMxok/zwGWiQZV2HJS9mKibYUhYbCgk+PCLpMRFF",
-	"7obkExIklVsaifrzhRKDJ2Wmmh4zsLXXDhQNLIefumNSJTC9ZxgJVz9qLRVO1e/lwwYXQo3Wn31EBcbb",
-	"jntmVE1QYR2330i4DiRrJZ2uBue0d1xoPVeRU6vY1JbKnADSiGXppmtokrNx3tWFGT0EJpy+tZMeaeBJ",
-	"HUv4icUmXUHKP1r8jUSe/ee+MjnlMXrPKBdMP1896xx3ex27+4ZAWi6X3alYdKWaHvm5+ohNs9RO6c7M",
-	"nCotDDdpXcidX10GYXCDSnsbuNvr9mpx/8AucBxUov1EqnlFwW0YeN4+SmSs65/4RborNierYYqmqTuK",
-	"cnqQ6yJZUSQq4AVJBCEtr3bLGJ4Ul0kwDH5G46cEa30LBr3ejoLAHKBKQWCRAXkIHB1edLeewtlSdLeB",
-	"GLv/yeAv25YvcHG0/p7hNgxOHW52z6s//q+q82D47n1YqdS9znVHFewwMGxKSQiKFLy/deXkW2o8XMOX",
-	"ny+uqQZXh4WMzlsz7SOEp8iS3ZSwuauvVS/biXgl1IqqnSKGsE44UQjFCGdvRe1wJIR/VLP+sqA+dF/h",
-	"fL2dFVGDv+aHeP3R/PDnK94+nDYh9wGaMWyB9N5dGe5Ivo90Th2bhFyRbyTsj754BfCBJ7dbpRw9WnOV",
-	"WnLiXgfkxTQhWGAwAemLwqodHla+Q5hrLwRGQmRkNBKkrjS/QWjRIN/awdugjzS9oYHPUli9GI2CUUCF",
-	"GwwUstSVAJJXbdVsrnykGgmX3uvCNUe9nuHzub2xLyEEpmOkbI2j+TpHPuPaUAuMoN416t2X7TXFpCm7",
-	"cG71YFHmZg2H6jO4qiatNYf6s+/3Y4Vw2e6nvJyd3a82Iui7uy41d1DzF9p1nWVuOC6trPC5Ll8wSb9F",
-	"RVM0e8XQispuHFHbuo2E4HAkmLtHjYqjdixEhoX2ISoap6HlUxBFZdtMaqPDIkQVQrfbtQZ5CYwnxoXg",
-	"vy8Q/McuqW5BsrA685++6qR4g6mLILX8GaxPUE3X2bMW+Tr7Sw6N/bmWsaMPaik7WixP2tmvPeQRQQ5R",
-	"zM0qahccJGIXyCJAfJ8ubt0k8qtm3Jz51h8WgyVxuafxjs2kr+1bvyBnc7p6TZ9Qcqns/EpHYklDClxb",
-	"L8oVEUpVGH5UIu/y9kXzMp/HbGpK5TtobKfPfflhyrU2EOZPhJGErUKoElm9q1rxcKC/BTxfhnIA+/ie",
-	"NBuJmnW4nrEmsJwH5ru2OJHXDOnxNkiNfFg4d7chI/b7Z3QgaxQ4zv3zrBVZT/6jVQRnzkGJCLhoNxAf",
-	"xqvmZnRF6UOevHe/v28EbVt3uO2ru4KKcvX89127NLFAqVmow1xwwLi8X94hQ2nc+zu5FlvfGr0rKlT6",
-	"g15RgRIcZYrHedmnH/CXx5XvCYAikefrFsnxGx4dpTJmqRX2w8e9x726XfLnv9qr+N5KHRfZt/z0fcnr",
-	"7kMjvy+Zyn1kZ3zfz0sR/0l7uepK91bKFVDanysZyXrlYj8vVOzXagf71VLB054rDRwU5XqDwx2zorCn",
-	"sYWeqz0vREAZsOHKKynnofX6+z2t2vthmnSyf1LR0IAchMEh/tx6V7Jv4EEWRvfr3FbSrjlo/kCrtLad",
-	"7Vgzt/NAy24jOzcT89G+MMNeFz3TtQbVPvuWJ4VBzeaYW8VcCnrvm7EpdebV1uQbp7jN/H2bw7thAe+R",
-	"O/XWmPcS/j6Zc1/pX1RRFDV769mp7aqJGkzmuRUNreL5Ut+VlxOAQopOdYx/2gRRL2pvA7pShnEYD7vE",
-	"zSaEEU/IG6KkAZUyqsQVid9dk5FfkWOpWoHyb6vEvvrFbO9+L2bdp3sfyRY1Iz7X1dv2SrYK8t11bC5e",
-	"/nonbbk56w/Ue/1C7/Xv/Ar4ENWXH+YrVN0hmqupJcK31F0WNcXZKxqrEPfvb8Mgk7pBQZU5dl2tynRu",
-	"a8soPqd2HKlcourETGNyBgxSZNbJhsiTlst/5qH/KAQ2EsWY5XLZpdeeK0q+hJBZ7UaerWKcnocm1PZi",
-	"Lm/s8m8Ej2WCkLIxphpcSR9wYeRIZAuxsl+2aT71BjD0UA2rnR+d21spSArzqAKLldQaWJpSIkR3RyLy",
-	"fBnBwGf7GEQ580ZdqNZINXSoa1K1VLP1tjAgyk7Nq69sy1xIsWqW5aKUaEfjVE7XigWHZR+5xyMx6PX6",
-	"w2T8eDjsB1WRdFduLMvSbutlI7499Jpo73+rXgh7JfsO7OwT916uP5C8f+iuCAKXZWeEWsz6mXSY31Kb",
-	"Xc57pPM+04f/4YHbe0ve/vH+Ses9vmje6SGbNbQouaOjUqlq/WaS/jxJGn2TiqRvcE+OvvhEgGsfsXnv",
-	"ryqlP2UNSEJyUk4okEledWidEOu8GMWEZuSAbKa+XN+Nqvz7KjMv78dRs67yjhpFI42D2SfvCrK7mYiV",
-	"9dO8wc0/y2n+RkTlMLKPrsLcw13TdTO53H3VuwEru+X8+yPa4mo/mr9lbupBc1Lvqfxg219iyV9rX725",
-	"3hQhV3beVguq+QYqfw6j/ncngtt/FcL8F1GBJVq/GSs5EEpmgtbV+fWPT9tbmWrR2D5l6x8eOYOotNki",
-	"cOpRCp+BLDwAN4aYkBJuIxFVrMvvnV9UtyO/jyBOkSmnbVOuTbcIjm02zXbVtk1OhsPAf3jkPzxyKI9s",
-	"txddieJnXyv3mzWWLJd0f8vL5+auB7P/jTpUfq79chTLNHU9ztZKW+ol1u/eW7Xg/vLKNv3GhTZMxL52",
-	"hKouqyW5LY3ppGOdfUzOIJqzjwhqISL391yISynCRVFbV5ToUlb+8DtUqvX9qaqS2q64LjtOMRYI24zd",
-	"nk+nCqdUcJwwnq7Ksot6KqGymkslNIXRKwetjHdv2xqj7r5BDDVVl7FMoWUFSMaUKXoSVQusz68u20OX",
-	"R6CFwB0b52NfL21mOBJFTTQ39EcRNf1VRDCSKlo1gpILO00gJr4CzvkLyl0aJkXva1pPZxh3yrrs86tL",
-	"VzzriYZL4epyuYYZE0knY0r7fuM6Q0zaZz6TVStmHglteJqCQepOzqbMUk6dWnxLHIfGH4vtGpDpCnBd",
-	"XMlRO+3vhK5Urph2rQq3XPplLpt1cPv+9n8CAAD//w==",
+	"7H0Lcxu50eBfQc3dlcnvhtSQkrxeqrZSWlu7VuKHPpuOb2O6NOAMSCIaArMAKJre0n+/QuMxDw5fkhwn",
+	"+ZJN7YrkDNBoNPrdjT+ChM9zzghTMhj8EcwITomAP8+zjC/1HymRiaC5opwFg2A4I2hO1IynEqkZQTlW",
+	"MzTDMkSkO+2i+NeLYYiu3r4fxt0gDAT5fUEFSYOBEgsSBjKZkTnWo6pVToJBIJWgbBrc3YVmwnO2eivo",
+	"lLL1mc+zJV5JFP9XHCLJkZphhTBbIUkVQXO8QjmXCs2okttnJmwxDwafgv8KPocNYDznTBGmXhE2VbPm",
+	"9WfwG+ITwMCYpytEGRqvFJGoVf7214shkoSlMkQTLtDLi/MX7b3QQpkiUyIAoBc8kVc8o8lqHZr38LdE",
+	"mKVIqlVGJJoIPkdqRiWSRNzShCDOslWIGFczyqaIsowyUnyG50kmyXJGBDl00y6GeNqMJKkEZ1NEmKJq",
+	"hRSeOnwJkgsiCVNYP63xo1ALSCnDlMFS9KfpV5p3NHUKIiVJR4wzgghONLXdEv0IFYgvWfsMUIyoQmOc",
+	"3OidiC8nnTeckc5rrJJZ3B2xA1f1jvy+IFJdps1LoylasJQItJzRZAbQpkRhmkmzRioREYILtCSCoIxP",
+	"pyTtHgyCEqvziSKiYddJwpk+fxwtsV43mXABKEGMfFFIGPAPprSPHz+eL9RMb1mCFdl8BH8mWBAR73fO",
+	"zMNNh+0uDHIs8Jwoy3MuJ3rbYNeaMR9reos1ljFKeL6CNScZ1TQ0w/IMLWeEaVKY6zGIDOEBzOSSCEQl",
+	"Oo5ONNDkC57nmYZlFBxPeuN+MgqCMNBcx7LAIAwYnusnKrQUbN+0KzwlzYDneEpCc9Z6XXQOn1GOpQIA",
+	"Nf3OsESMoxQrDGcg1g/HR7HiMWKLLOs6AH9fELEq4NMjVcBKyQQvMhUMemEwx1/oXG9DL3L/C4M5ZfbL",
+	"sIkKrohw62icj4jrtTn/tyCTYBD8r6NCnByZX+WRHuw9/UoMWWM2Jb8IPl9H0y9USIVSvApR/Ntvv/3W",
+	"ef268+JFjForgoVEPU3uP/7444/t6g72o/7TTq/XiXobEKTxuJVQJ1zMsQoGQaqJvkkmANRDvg7zK9wE",
+	"MjBXdyrNPjbDfBxtgFnxB0L8ngu1aQel/m3f3dMDvaCCJLBiGFphJT+SsZa7mzjk0vz8RCKadtE50ywT",
+	"BDaVgBs4tjjLiHgi7fGU6KR2OH+wuNEqRgG9HfqapvuhiDL19CTYSfV2Qe8JFk3M5zmWpEOZJExSRW8J",
+	"kouxQbcTaymfY8rOUPx/YnN+r2OENfunigi88fhKM2EZ9Dn+4rSP/ulpI9u0HP5nnlICnNOC/yFPLeNO",
+	"jBqj/8R5nmmGTjk7+tJZLpcdjZzOQmSEJTwlsIce6/rPJFuk5JrmMhhovjjBt1xQPa7G8t2+pFOB6Rcu",
+	"5gb2KmLfssxw8QklWSqNOpDM9IHrBmapMudMmmX+jNOXVG1Z398lZ7XlzImUwM+AVaL5QuqziTBDeCx5",
+	"tlAEzZTKW7KNPrx7pfdJKqwWMhicRNHei73QAr9pga9xptFNUvTn92/fhAijJShGVs/sDFc5CREXKNbg",
+	"xWhOpQSyEnBStoBZVtaThEjZ0WMKnnVAle4UinQT4Pbto5raDSt4SXBmlN/90eyQFvCbYG+s2Yka0PYh",
+	"Ry0ukCA4XbW7esRLpohgODOYvicJuEFAOSbC6GnlPT99jD0/Z2jByJecJIqkaIJpthDkrKIoYq8ZWl0y",
+	"/n8dq3Z2LtO4tr/l33ZtaKG8AmSX7BZnNAWu/d/Ae/ZGHUztGIpczOdYvw0C1TFyrNk4YSkWyMqiW5wt",
+	"DBvR2IEhQAIPPgX+6MGzWlOHg8/FHBXSM/h8F5Y2TEuTKb0lzGhGSywRNSuqnNR+X6/V8NQyrPobDas9",
+	"Vc3wmdc+BVQiL1AeAIXQzKsKhuIaCKsRWIWkARDFG9CEtRGg2QH5fYEzrQXBAPcG8BHIG3m1XS/LTqRB",
+	"tGg+Q7FZVIw0biWiyh5heHJI50QSQckjEyRfKCeNHVV+Z4Kc8YWZsQAWvkJY3mjOoFFmTDfM0HFPq5Ky",
+	"GWStq4hbnGmw9RB6vVizbjsMEB3Yn4tc04gb7AHAF1OW4ceat90wvmTIP7ATYodobcPzCdILCI3ePOdM",
+	"zf5z2h5y2kB7AM+KRoV+RnGOMq1kTOwvbi92HEyrsR16IEHzrW6B+a6QEjMuFUzZvBVuiPJ2mGX6F/Ui",
+	"L68QTlNB5IPoulBnK0zEfuthThKSa/HNGZKKi02yzQ8G8qPy5owI8hBAcyzlkou0Cmgu6C1OVqiPllTN",
+	"NM/DyD/ZCGMxjoGRkNRyDfcLygVXxsZDLT9B+yHAK3xDNhKFEjjRDBBnoOCh1niFMFtxRtq7CGSGpX9t",
+	"TAhDZqLvekDBdikdznBNiy+TxNohBK8mZ6ThKO406A48kAlmxjdhbax0F7ofm6YrxmUZwIwyI79KT4CW",
+	"DNObU68f8KKupYWJhQJQuIF0KjN+gnlQD7VGwdevX0dB2593VmIveprnly/embmC0Lx1rN/qRV345+j4",
+	"eM+3/2dygG9xru5xnF5DrOoNV+dGWbqv4WjGMbObkaqegtPHWK8JrBVxtZQTQ14Q8mhhtnKP6C8zKpXd",
+	"RaqM8kolSnmymBOm2oMRi2HRMTwpkZpxSfSjMyxNTKQp3LfTV2BAf02UoIn8hYsxTVPD6e+DVz9AFZ3H",
+	"D0fn0IcGnkh/Mo2VIGlKUPz6Yvju8vn76/NXr95+jIFa3nD1C1+we1OJ5dqwPRM9UHVVJw9f1RuO5CKZ",
+	"OQ8rwnOt55X9qW4hr3lKJ5Q0eGjfcIXm9lfUqkXLbOgkbXfRGw5hzJovwoX8thEKPHNnQiKrjON0yPkr",
+	"LKbkvogdQuAQHBs24Gq1XD1oBcm9RyIdNwvMIIyF9vQE/YX+DAgecv4as5V1tsh7r4tzNNfn2i5OVvno",
+	"j4+wlvoMZ0gQJVbW0okh0NiBSGOMpIksdtGF5qHnV5fohqwguC4JSzVDubq8fnc+vLh+dfn6chj7QRG2",
+	"76LWeCH0F9oQX9KEICxh/vYZwi5U506jmmE1YhNMM60LFqFHLYQKuxgmPf8wfHn9y/nlqw/v/OSKanbf",
+	"ODNhI2Z/ttMj8O5MFpKkaDnDitwSAaujysTo0YIpmln+CIFVkq6xyRK2dvvhfAQXtuUD0yvkgn69vxQy",
+	"Y7gAbY279B6H8AEnsjAu586BHSJBbrlW27lwPoAab/j48WOnHkLehqN6xNkh6hbTDI8zck8X9KI0wiP4",
+	"ojW/BIOji8qcQTNdqS1TOcdZhmIzQIz4+O8kUZrw9BP9KHoiSxkrWtEakxHTA0pwiMgZzrV0R5pRojHO",
+	"MEuIACVNQvKGmQkW19YUCTjKBU80XYwzcgE5FgcaCbutYJmTTB9MrmZELKncwwKu+XkgKIcmOJMkRL0Q",
+	"RQ/ShV3guaoL22+dIu5m1hijX8kGb1ox1hrMvShE/dMQnUYh6kXRP4vnh4s1bXi74vuByUWec6FI+pqk",
+	"FA8hivhI0td7aXaFFqui+fRxRbPe73gnCEazs5rZ278chgO9y/CGIJrhXkNIGcL3Ua8T9Ye9aBDp//8t",
+	"CL3R7N7vJuB5JHNMMwg7O0t0zLXC0KsZw2yRZcVXsPPAy9T8WvKFSIBnTNbCsWFAU4iVFzae+doaccGg",
+	"HwYLcCPUwT8eRs8Gxwb8u0PDuu9sXHbTJlkFtVsaGY7eC5IRZSQgTlOq38DZleA5EQqC2YZdBHnpK63A",
+	"+rdsXpFeZJFTNOY8IxhYI00b4//1mH8YGD5dTlWyMDcnBha5Bp8CSD6w74ceuOI1+9NdGPho5dbFrqMP",
+	"st0giUxTu8kf1CrLygoCNFpE0TH5CZ1EkT5kVXQVnK552j8CqshcNmQx+SVgIfAqaIjXo5N+H8TSmWE4",
+	"zjY37GlJ1QxRJZ1nBhTaNax41vLH2vAEzRZzbPICCUtIdz2/pWApTbknL4fDK4skrbHkxGlKDVkf5T11",
+	"MPnRm7bzl8wYP5it3k6Cwac/1gnQk1MU9j6vz/p5ncvbd7vorQlALakAfQBSRaoyAJvoFOC6DWa/REtB",
+	"lSIMxfpIxCGKgajicMTiXgyZBVF8BqmyIMmNXKdsilrxikj9wvDdhwv9XxWHCDNE5rlaIRCbVbVZ7+1J",
+	"v98dseegyEskZ3yRpSYD08wPExoIzpAGAJJhIpMM4x03WKJ8lp8znK0UTWzah5qRudG4v3SmvFPCbFBJ",
+	"SjiAbxSE4s44vwnCioK487BvIQebjLJOw1q5uKVkCbEZOMu3eoWQnhjD37HGrM2E7aLXZD7WOh/IcbDA",
+	"CyMFUl1HLMFai3Kxtzm8YDykdMq40Pq5RjW2P/l8q1gLlhglfKE3DEuExzAnILrGNm6dVMwyS95bNWaq",
+	"LuCNdaLWBxFGO3PzlxVmSHVkQOMOUZDVp580ar8RYWv4zjcmWDYlyThFUL/VyEYEmRAhmlJsjcZjftVD",
+	"ndlD0dLUDQtqA0tOITUO3VJp8843LKHEuhJBCLsWBOClvCHTPf54+WL48svLi8tfXw7jM3RDcmUMAaCf",
+	"MVczs++Gp0jU63b7UWQEwQ4AarQNCN1A2ReOGtaSW+zOCpJwkZrTrPHsCFsfGCoVTVCsCXoAnGSwYFTF",
+	"66LK5WzU8u14xplEY5JwbWDlODGSpJQb9/QEkvrcx14DrvWU62P/pYpOrNCcS4WO+yiZYYETRYTcTrYm",
+	"fCWkyzwfMTOST+uV4LdFev62OWg76cJbKYVo2fWOFz5soU98wzGsLxXl3OYvmlcgk9quvxeV1h96qYLB",
+	"wwJTjlgrHgWnoyBugyzSv/z5/ds3brBWfBq3t2FunblvIEsgiiayfEWlekXZjTxQpYJ30A0hudWijCis",
+	"Sdh16pxQIVWjmpThDT8w8gV+2LnjuSC3ezxYQ42ByM5vB7GTbkLYa2KMmAPkZrIQgjDlDe517XnSmMR9",
+	"BfTFmWO9AC3SyqYvjTCp8HrRlQT4LbyrNKte9Ragyj6C9V8V3w2wnuAR4VVcmQSanfZIbZsrGxCWs+7N",
+	"kGVUhC7HXfFGGnibE3Z+dfnCRoYaWbp9Bh13Ix9CWj8OlE14CbfFFDwnDOe08UDkWM1kw1u1FbshQjOL",
+	"e69pQb6koFzucBrVD/2ltnFQToTXAKwS2IvC/ml4GoW9KPrctG1XznauYypC+WKc0QSCcRCAxivwDXof",
+	"nSEY2Q5RD4EJrghqeS8eXzIiQiTplJEUUdYOR6xfBGFbpWdA2x8LvpROmdMWkSBmqiLD3r1sBU1hfIT9",
+	"9bVp7quf6NxiAcqmxvwVLCmwy4YszivnTPgMtUg4U9SI6QN4iFPtGuy0K/cTBPzBbVU6fscRmlO2UESG",
+	"iGcpkcrwEVPNY0+GfQTegOR6Z9BuzvyPmrZ6jr9cmlePTW1M6VPdFBYkaTw/Qwd5/9QrtHLjkhhZ+iVV",
+	"IN+ma7+DqR3eqoD3T9dBBY3UZXNUgH2hVTPmlFYupLHrMJq5KLKF+dSBjFpyMZ+TFHFrjiDGUyJBZT8I",
+	"27UT72EMS7Tisdx08B0leufTgV4k683bjmhL7HVo4eVmoCpbcxhI9oA3Mk4w2UQDF4ov378dvMFzEnvV",
+	"2z5bUr5DFI+CURAb1a8Ur1mbJyW3NCEbePe2ijbgPmoW+jwUqqTVqcwQD7G6IPOvLIQ1ds/coiaQCsKI",
+	"y3108XCqJMkmzU4jE9y8xtMGPeDjjGfExT+RpCwh3nbUEz+U1q2g9msvdjf0NOB3ogprE81Vy7LKYhDW",
+	"FTTZ46l73gdIuFDohqzOkKZGNBYE32iCAoacUamQxCtZkptubCyTBreJKQ27cCR7iLapUbGn19bbSdvV",
+	"ZPOYxXIzChVWWju+Jw/Zi2sXCGlwrGbOjtk2QmHwgNt0N//yCn8j/7JjuMk34eWNNcrdvrtTEHjB4v6y",
+	"vBv0UZZSNnUqKflCvXpaonpT73ZN2JQyIHSeUJxdM6KWXNzoDcPzHNMpq5wLvQFY6dHlSioyLx+VDLPp",
+	"whWk1n0rIcR6qEZR5cglVOn/GIdXIym7CONh3JwvWEKuRWP19BURWlDgqY9QGreRUe5mOAVHoUM1OPMY",
+	"N76WEH5KSULnppSwqADlC22ANPIi5xaw62zQBcDFAz0TUMs841MuvURuFvMNtldZ3dvnIOtnr7VhYwhp",
+	"i5KoVXh4KERqyR0e5BmKvOQpPHDrqFlDBzx8nS4EbnbAvSaYmRGRe0hrRsuyjDhYIGzTyT4w+vuCFBqZ",
+	"04qhRKKufKWWKe+FY42V9fn+aghPKiwU2CFF/cBeI29W5OyMVY2uvtVh5aCs7Yen10b2ZA7mN9QA3dHf",
+	"WwEs6pnuI/xqPOPAk502shqIki+SG6IGCDOot3lit1tv9ofhc9SKXRV6/3jYO7Fh7LgdQiXMqvK79feN",
+	"GFTrFD/FzuZcq2zvHzdpYIeziPo5fcCJO+i4HHoC0hIhbzkIW8l+O2l9a1WlTsT/OgpLqWrpEJ2zlNFR",
+	"66jQAfuvyVDyhRXrx43pETIqycaapUajxGaHbEfR34jgbxnkslVzSA5+zZZd1Nx/vrpC6xxF5YJErcur",
+	"2xOzitunbdALQIciqdFItGDOKCN7Rb7qqS11MP676oyXKBU8z0lq2qaAV606qzYGF1HUfxojnIGCJHhu",
+	"7GEjqsEU3Qu2cjbcA1JKyvUadfuSQMShqNSAFDuizqyZ6b4E+xWymyD4K4haCFZJYCgBlhd+yq0tWOxj",
+	"d9VMoP3Ivin1xR6EAoDS0h1N12h1bf+rRFnagrB8NisQbzn935o9OibzL8cWv6Gi5HGyr6LkmqwoLkxD",
+	"kMOCeOc+hcWnQtZTU1ArdnQUI8qAvtL2eiBjEyc/38S8zxCGlAIqS0ksYKE5tl8LT/ejk2c7A9Se+++X",
+	"cOEZOgR6rcNnLezRcwuXVc8YA/ccRBeegE1FeUoTRDoaCCRIzoWpBq7LmAcA11sHzhc1gSRBicDLDCLO",
+	"stTMbkZwmhEpXQBEdndKsbeMaDF1cqRlVXMpXkVelfaqZxpjHSyx9JT1JC0gnUJCmURkNs0IfFFIrI2y",
+	"ag+4NouZN6ayD1y+roqPStQ/MzXMkKqBGcJiylmfQtexWRddQG7LnGAGaQtu+C46HzEvmSBFC86ZGzjS",
+	"2O2BHDODjxfK9TEjkwlJlK2pKENiLIbyIvvPGoPjXrLtR35exlXOxhprMud+C3MqtSv6FtzJALCVN30f",
+	"lfBex2GPl8qa1TbIILNyK22fI0aWpVjpZopuO5IWZM5viayoWKFt20glJFTDBrVO+v22/j4jJWKFGKxJ",
+	"QZLhfSh3L3q9a6BFt02DHcmkJqqxEFSt3utxrUcBOi6eL5r6l56zUllXStB4hWLs0zAXkghktC+TyFn8",
+	"pN+wv3RduzLQRk17Rw/bTKnc5IS7ZIGEM4VNorVtelbkferDoDBlBGzmhcjsCHJwdDSlarYYdxM+P/Jg",
+	"dGxT0+Kb9RRli9mOyT3xhZLuBVPEEx/hnB7d9mJEWJpzypREE55lfGmIpZycetvTOAuR5CNGvkD4dGpL",
+	"2WxO0ZKLG+h7A01Uq28vsUQZ55KYSJbGPnBMQRMtL1omH0lvczhisUv0MHmzpi2NNL0wsNM5fMO8fr/d",
+	"HbERu4Ah1peEyBetqlQLg21hUXxuq9HA+TBApk2nSStPzq8ur/9y8ZvJMY+7I3ZeLc6jEiUzAi0cAMsD",
+	"hNEYpyUxWFSma8IpWvz1THNEk0X8rqgpocS4nveo5zhDviccvPLn92/fdNFFOTmeT0bsJAL5BHWEtsUW",
+	"ICj20ABb9jlqMaTqx5BvXyqtaRlu3jG48GntbeAfNn8X8SIrXpMXViUVbMn9hIwjG8ng0IoBgmwDsAkB",
+	"ktIujVi1+LvUJLHI84VScFyrFYfAXfH4qQ3vM2SrwUfMVN9pTYVC7XBRFm4SUOJ60XzsMd42p2cGudil",
+	"o2PmGzHTlrdWEGcqGE6jYy/1TD1Dpd5NaiozDEgSUhS+mS6/7hi7VsdYyQHCzMhb/RK0mqxiiXzBicpW",
+	"KKM3Gn8j5vsW2brOjCbEWkaOMf169apz3I06evY1hrRcLrtTtuhyMT2y78ojPM0z/Up3puaQp66oyqpM",
+	"7vzqMgiDWyKk1YG7UTeqZE0FeoDjoJQrBaTq8rHvwsCe7aOUJ7L6jR2ku8Jz0BqmRDW1DBZGDlLpU718",
+	"mhd6AxyBcX1Wu0W4jbPLNBgEvxJlXwlq7Rj7UbSlnMoBVCqn8vljj4Gj/UuW6glwG0qW1hCj5z/p/7hp",
+	"eI+Lo3o1+F0YnBrcbH+v2tOwLM6DwafPYanOcehkRxnsMFB4Cilc4Cn4fGeKcTdkyJsuyL9eDKGCURZZ",
+	"G65f+S5CeElwup0S1me1lb5Fl1QrhFpxuQHmANUJJw6Rf8LoW3E7HDFmWxLU67Krj+4qO672eAdqsNv8",
+	"GLXzzW0THlA5ftqE3EfoMbkB0ns3mzyQfJ9IRx3rhFzib8Dsj/4o+v7ebeRy0PLD1LnwiamtLrKh6mHU",
+	"UuPKlW2bb3o1I8VRrHg8YiCuJL0lqAUP2Tip1UGfSOhAgL5ypuWiTUyiEmEkCM5MARVY1VrMOuHDxYiZ",
+	"TJwuGlIi68k4Ng1nbAuwEJYJgcQKQ/PVE/mKSgWdPYNqK/VP/xZNmZuvFbAb2jUNc28pWWpeYSNvttwM",
+	"PsX+pgAb0Cy16G5rsxEQHI4YNvtool/mCIFiIa2LCp6TqGVDEJUMNRl6F1WIut2uVsgLYCwxLmrh/ZwA",
+	"1QGsRv2HnzoZuSWZ8SC17Bq0TVDOrNFr9ak1+oODRv9dSa6BLyrZNTCYy6/RP1vIY4AcxQlVq7jtTxBL",
+	"SDnzwnTZ1GYS2FUzqs5sj0WNwYK4TGMxc8y4zcuob5DROU21mw0omYQHt6UjtoRHPK61FWVKsLjwih8U",
+	"GNci0DblqKnXtu0/uJk+d6VyQVpUA2FuaF3f0PQ9+qaN6h+zPX3U6xz3vlF7+sO6q8Px+0c0Vm9kOMb8",
+	"s0cr1pb8jRYEZ8ZAiQG4eDsQ1+NV8w0NPkvR5dmZz58bQdvUyn/z6Cb3sRjdfd42S9MRKCQLXAcQ7PGc",
+	"u0Rin0fhuc8HmRYbOzV88smkvX7kk0WDo1zQxBXN2Qd+fFb6HQDwgTxb9QWG3+DoKOMJzjSzHzyLnkVV",
+	"veSHP+mt+ElzHePZ1+fpp+Ksmy8V/6k4VOYr/cZPPVfI9Q+ay9SmmU4TpvxM/12KSFbrvnquzKtXqbzq",
+	"lQutTiNTWNX3xU79/Q0zn4PbeDOASYb0LKBw2FBhhZSx0KLebkur0n0JXjrZ/ZJvBwcGQn8fe67ebP07",
+	"WJBe6X7vdCVpbsxx7S0KbdvojjvU7SNRqv9p1Ls7XrzLeGAUroOLTEKvCIxXoAuMGEIJzzKSgL+V8ZQY",
+	"509TLQqUkhMhOWRpSmJyWoUeh6TggzOPzfHKjKv1OuhPBn3J9I9PnLpHi8yTXuRLAozJp0cFuCfZQs66",
+	"I9Yp1FC99uPIV2WHlfqBAyudNJD+qTGhrsdfpfbpzCqPBnoDjCmesbtwv5qk0MDpOnloUGxds5pVfAbl",
+	"So/QBZdrBRyt5noNPWi1ZKNt3Jp6FKAZtx1i5TVs4xKHvO/uiL2xF5iBx51KwJ/t01demQnSm0f5xLbM",
+	"gIr6jLMpEcblqfA4M+7kEYs/vHn19tdfL17EA8Q43Cq2yKHxLAEJhGY8M7ffzdtd9Nxoy0Bqxr9mHS2O",
+	"WY1YjYrlE0M9RDrnf/zLqw/vX15fvhlevPvr+SuXVrnmhvO1SWvW3i6xXb2z57GkbaXG71MURmEv1P/u",
+	"w7/r/xz7v3qlb/thLzz5XNTWfSrVRGnFmkz4l1Lq/iB4cTH4lYg5ZquiCgCqXm4Uz105wiA4wuXCg0HA",
+	"yFJ2VwmfjynDigvbnalSFNTra/2gmP75TPA5qcz+4f3gA6OaTWmcQn8xD8Ocj2lGSiBUIajP9sOp3oci",
+	"RfV4f7m5Vge3waPpOLet0P/HysvvJPU+zqD9P2eFxEOMLw+WerKoANnobLLP1G+d2OhSQrs8SqZrpXEp",
+	"ha64L8VyNuZYpEjO+FJqHtZ6/vbN8N3582F3nmoRBRGlZ+0ByICSLK55Hgoh661754doqjIopKrm19ZN",
+	"ZKKkLi0T0i7xSi/Q3T/YPiug0DDcbi42OKtKT//3me0lor8kvkbFjVspJogH5THQkZ+4VisC75byr62I",
+	"zCtFORZUYN37FeOU1uozue3Qc4KZ8SwBprCXa8aBonihTcyoCmvlJSNWgbbk1yrmMT2VbonAcPeH2zq3",
+	"ClCEzCD69RHzxSz6PXBHDsw+l26Q3O7IsVFpTblz01xwxEx6bjnkDeY5majSjSxzkLNUFNRAs8wpXMxv",
+	"WtsGckfM9hShEkUmnUk5Qc8sMNCMB9KVXK8lrWSs0Ue7i342y8Mj1rS6sHRiSmiW9p5JOCCC1LQ5cJwm",
+	"2G7uiFVcUuglzm6JREIzQ4SXeGVI4CsRfINod0UnD5Xsu+3t4grGfR8e8kfUGCrlLie97klRndbrV0pE",
+	"TqKooUqs3332dL0y5IfjsiQ1tr8t5uidRAcYpLXqog1y1YpTf6Wtva7uP7boRqn8kuAUEiBLqCvkMzAZ",
+	"7G9bOExQK1+5slFWv2UEEa3BgcgzlVGVzQutc9n8JH2igtPQLTeK2s5OGzFrKzljlkqFCLslGc8JapXy",
+	"eODi0l4URSGyrjn41Db2mruZ56cZXwgrOMwVUS4utB5ssgZanIJgcG+4Ai8wrWzzph21Xmf7XCHldQbQ",
+	"AZz+kq266Bx4ozXsU7zK6HSmOhLfQn4U8FdIKukfa+upfwJbQIkcuHugIctfDws3WtkF44VazJlR4eyu",
+	"hcgmP6lSAIInxhpOCASzLAoKVq7HdXx7lztCi189clmTsHkx5kdrmuoxC/1iDwFtBmko9y1pQ1TVSCHF",
+	"q9iYpZZg2gO32dRphKsQlQv0Nu8keBI4Og6fPo1M6Wh1Mijpi+sTwLfFFPFZqZuTXihoLfCQNdP1NKWU",
+	"HavcwkULpUNmE5f0e5W98hslF3NjpUsY4skBalChTFulvBVPvVzVWsC5s/gBmBEDVwGFw25wYXAoy/l1",
+	"2ozwuIo3yO6idO6fVnw3x1LpV2L4sGF71ShQilcbohqle9+awg7mRRd00OdSG8nwpb3tbY/Qy8+WEZe7",
+	"N+19HXVRfmAuvC7fgr076Pzt4xW2wmZVbWU+1OZK7QJAH9WoqE3HP3aPXelvUXLbrxSbDno/ROt60rNe",
+	"WU86LalJT3vg+yhPE63PcVydo2GGqDxBafzo3hGWkoD/UxHxgBVXIx4A4P2jKw+a5xtEVgy1rsVW7LWS",
+	"Ndrx3NkrD8ZyoQxdLATPydHPRGSUodaH4fP/22vvQWTHjUQ27B8XLc9LpPDDOin8eFpxbxW0cLxGar2o",
+	"idiGUdQ4V28H2fVK2v83ILvjjeRQ0eYshdj9/Kn/LSjzEUDpe+r97rD0gwcdnn759PTXjs7J3QGXMtQK",
+	"73fEJ63ZUA3i/JMahPXbd7+nVfhX75csuZcq0arCRswhpGQvjjWZ/Qxy0LZYiy5rfHvGoMt5c0+H3veH",
+	"4MYWTfG7kvWod2xKPCcuxY9yBle/5HiqbSKo+8DjjGzK5fvo4D1Uj3SVtSbp5V6ZLLYy7b6pLL4k3PcK",
+	"q5fabVb23moAXKGYRC3fyb5nOo8AgIyzTvkZ2+UexVHc3gR0qaZ8v2NvqtDWIYxpCrYRVEBBCzWRmn7B",
+	"h6flQJKkw1K5nP7fNiPnwZenRPe7PMV8u/O+FF8Abwv3ok0XppRBPlyvcOzlTwepAOtvfcMknp6Xlr2D",
+	"L4TZR066xTxANO4j6Zpux/qeYk6jxq+9JLE8u/98FwY5lw0CqigYluUWM0bXbylB53AzW8aXRHQSLEl6",
+	"hjDKCE61wIktaZliTlfHFIcIj5h/ZrlcduHij5Xt5plr6QZpugJTuCkkhRvQ5vxWD/+B0YSnBGV4TDKJ",
+	"TH8SRJniI5Yv2Er/2Ib34ZooBXcWkPIl4CaHt9RdIXSBSpwILuFme6jqgjCYPZcx6tvSRYxid3jjLio3",
+	"fGi4rLhJ1EIDio8+G8pWd/zM022XqDUWI9ZZnuNi5ZKxi4KjHY0zPq11PhkUVwo/G7F+FPUG6fjZYNAL",
+	"yizp0NNY9Ni4q9bAax54t8bae9/rWqydnH0Ldnaxe8vXH4nfP/YFWYwsi0uyKgU4r3iyoTFh7b0nEn14",
+	"96q7NRm7rlHc3Zvz9o53v1S/7hXeO91nsobb6g40bEoter4bpz9P08ZEyxKnbzBPjv6wVU3mJrH1fX9X",
+	"6mNQFLSnwCetuxzMcwhHaeNFCcwkBgNkvY7PXMFW5n8PUvPc1WwV7cpdrubvVNv7+LgL4rbfK6d5/dTd",
+	"dfhvntFkMLKLrkJn4dZk3Ywvt2/1dsCKixP//RGtcbUbzd+z0O5RC+w+Qy11MtuQ22Yv7rn6MFxnIVf6",
+	"vY0aVPMOuEdoQVWm2U5w969CmP8iIrBA63c7SgaEkvuudXU+fP6yvfFQLRrTNuy1KeC6srcEmsSCMxQX",
+	"OluMjHjkzGbEewvAPAOHEBI8RiwuaZc/Gbuoqkf+FKMkI1hIn9fR9c4xlGBmiucsGLZ1UJORYTDwnzPy",
+	"nzOy7xnZrC+afitfbeOPv2tlSZ+S7t9dL5A5UYL6ziBwWfnXyocjW4Tg+mYUdfrVflGfPmuxIIm43Szf",
+	"KJMKs8TmJkFpSrm/UEuSbNLRxj5Jz1A8xzcEiQWL4XFzSsHDBV5b02HF1N/ZxW8Rqdr2hxYxcAOfuXDR",
+	"CEaPsHXf7fl0KsgUEohSTLNVUUNejTCURjOhhCY3emmhpedNo85Gr7u9KxDlgiue8Ay1THd94RPQKqmz",
+	"51eXbZMfZQZCZtlkPrbNn6CixDd4ogrlXCpp6p0Uh/Y8kiDB4eIeRkhq23kYe0GYTSMp4gvlsnNGTOYk",
+	"6RRNps6vLk3+katc4cxU/1CJZpilnRwLaXONZE5I2j6zeT+VzkwjZrJ8FZGQvTXFmnKq1GJvRzRofO6n",
+	"a0Cm6SZk/EqG2mF+w3S5MLGjWkuhYui3jjfL4O7z3f8PAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -46,6 +46,8 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// Now is the limits' clock; nil means time.Now.
 	Now func() time.Time
+	// Location is the time zone whose hours and days the stats count (TZ); nil means UTC.
+	Location *time.Location
 	// Registry takes the API's metrics; nil means a new one.
 	Registry prometheus.Registerer
 	// Links says where the paging links and Location begin (PUBLIC_URL, else the request's
@@ -59,6 +61,7 @@ type Server struct {
 	websites  *website.Service
 	log       *slog.Logger
 	links     web.Links
+	loc       *time.Location
 	keyLimit  *ratelimit.Limiter // requests per API key; nil: none
 	failLimit *ratelimit.Limiter // failed authentications per client address; nil: none
 	rightKeys rightKeys          // keys that were right on this node, for failLimit
@@ -96,7 +99,11 @@ func newAPI(opts Options) (*echo.Echo, error) {
 		websites: opts.Websites,
 		log:      opts.Logger,
 		links:    opts.Links,
+		loc:      opts.Location,
 		trusted:  opts.TrustedProxies,
+	}
+	if s.loc == nil {
+		s.loc = time.UTC
 	}
 	if opts.RateLimit > 0 {
 		s.keyLimit = ratelimit.New(opts.RateLimit, int(2*opts.RateLimit), opts.Now)

@@ -142,6 +142,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/verify", nil, p.verifySite)
 	page("/stats/{domain}", p.dashboard, p.unlock)
 	page("/stats/{domain}/export", p.export, p.unlock)
+	page("/stats/{domain}/realtime", p.realtime, p.unlock)
 	page("/stats/{domain}/{name}", p.list, p.unlock)
 	mux.Handle("/", p.withViewer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
