@@ -51,6 +51,8 @@ type Options struct {
 	// Links says where the paging links and Location begin (PUBLIC_URL, else the request's
 	// address as web.Links finds it).
 	Links web.Links
+	// KeyUses notes the keys used, for their "last used"; nil notes nothing.
+	KeyUses *KeyUses
 }
 
 // Server implements gen.StrictServerInterface.
@@ -63,6 +65,7 @@ type Server struct {
 	failLimit *ratelimit.Limiter // failed authentications per client address; nil: none
 	rightKeys rightKeys          // keys that were right on this node, for failLimit
 	trusted   []netip.Prefix
+	keyUses   *KeyUses
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -97,6 +100,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 		log:      opts.Logger,
 		links:    opts.Links,
 		trusted:  opts.TrustedProxies,
+		keyUses:  opts.KeyUses,
 	}
 	if opts.RateLimit > 0 {
 		s.keyLimit = ratelimit.New(opts.RateLimit, int(2*opts.RateLimit), opts.Now)

@@ -58,6 +58,7 @@ type attemptLimits struct {
 	signInClients   *ratelimit.Limiter // per address
 	passwordClients *ratelimit.Limiter // per address
 	devices         *ratelimit.Limiter // per device cookie
+	linkClients     *ratelimit.Limiter // per address: tokens of account links that were wrong
 	// Refusals of the limits per account and per website (kept in PostgreSQL).
 	accountsRefused, websitesRefused prometheus.Counter
 	checks                           *prometheus.CounterVec // passwords checked, by kind
@@ -77,6 +78,7 @@ func newAttemptLimits(now func() time.Time, reg prometheus.Registerer) attemptLi
 		signInClients:   perWindow(maxClientAttempts),
 		passwordClients: perWindow(maxClientAttempts),
 		devices:         perWindow(maxClientAttempts),
+		linkClients:     perWindow(maxClientAttempts),
 		accountsRefused: ratelimit.NewRefusals(reg, "signin_accounts"),
 		websitesRefused: ratelimit.NewRefusals(reg, "website_passwords"),
 		checks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "analytics_password_checks_total",
@@ -87,6 +89,7 @@ func newAttemptLimits(now func() time.Time, reg prometheus.Registerer) attemptLi
 		a.signInClients.Register(reg, "signin_failures")
 		a.passwordClients.Register(reg, "website_password_failures")
 		a.devices.Register(reg, "signin_devices")
+		a.linkClients.Register(reg, "account_links")
 		reg.MustRegister(a.checks)
 	}
 	return a
