@@ -87,12 +87,13 @@ type App struct {
 	Pipeline *ingest.Pipeline
 	Reporter *reports.Reporter
 	Registry *prometheus.Registry
+	// KeyUses holds the API keys' uses noted on this node until the job writes them.
+	KeyUses *handlers.KeyUses
 
-	repo    *repository.Repository
-	cfg     Config
-	jobs    *runner
-	keyUses *handlers.KeyUses
-	outbox  *account.Outbox
+	repo   *repository.Repository
+	cfg    Config
+	jobs   *runner
+	outbox *account.Outbox
 }
 
 // New builds the service on repo. It reads the pages' signing keys, so the database must
@@ -166,7 +167,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Links: links, Log: log}
 
 	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, cfg: cfg,
-		keyUses: keyUses, outbox: outbox}
+		KeyUses: keyUses, outbox: outbox}
 	a.Handler = mount(routes{
 		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,

@@ -58,7 +58,7 @@ func (a *App) jobList() []Job {
 		{Name: "forget forgiven password attempts", Period: forgetAttemptsEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetAttempts(ctx, pages.ForgiveEvery)
 		}},
-		{Name: "record API key use", Period: recordKeyUsesEvery, Run: a.keyUses.Flush},
+		{Name: "record API key use", Period: recordKeyUsesEvery, Run: a.KeyUses.Flush},
 		{Name: "send account mail", Period: time.Second, Loop: a.outbox.Run},
 		{Name: "forget expired account links", Period: forgetLinksEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetLinks(ctx, a.cfg.Now().Add(-linkRetention))
