@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -468,4 +469,38 @@ func TestPasswordResetWithoutMail(t *testing.T) {
 		t.Fatal("a link was made without mail")
 	}
 	wantBody(t, "the sign-in page", b.get("/login"), `href="/password-reset"`)
+}
+
+// A reset is answered in the same time whether or not the address has an account: the
+// request only queues the work. Measured here, over alternating requests.
+func TestPasswordResetTakesTheSameTime(t *testing.T) {
+	e, _ := resetEnv(t)
+	e.account("owner@example.com")
+	b := e.browser()
+	token := b.token()
+	var known, unknown []time.Duration
+	for i := range 60 {
+		email := "owner@example.com"
+		if i%2 == 1 {
+			email = fmt.Sprintf("nobody%d@example.com", i)
+		}
+		began := time.Now()
+		p := b.post("/password-reset", url.Values{"csrf": {token}, "email": {email}})
+		took := time.Since(began)
+		wantStatus(t, email, p, http.StatusOK)
+		if i%2 == 1 {
+			unknown = append(unknown, took)
+		} else {
+			known = append(known, took)
+		}
+	}
+	median := func(d []time.Duration) time.Duration {
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	k, u := median(known), median(unknown)
+	t.Logf("median answer: known address %v, unknown %v (30 each)", k, u)
+	if diff := k - u; diff > 5*time.Millisecond || diff < -5*time.Millisecond {
+		t.Fatalf("known %v and unknown %v differ by more than 5 ms", k, u)
+	}
 }
