@@ -7,15 +7,18 @@ import (
 	"io"
 	"mime/quotedprintable"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/reports"
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/reports/smtptest"
 )
 
@@ -353,7 +356,7 @@ func TestSetPasswordLinks(t *testing.T) {
 }
 
 // resetEnv is a service with mail: PUBLIC_URL and the SMTP test server.
-func resetEnv(t *testing.T) (*env, *smtptest.Server) {
+func resetEnv(t *testing.T, opts ...envOption) (*env, *smtptest.Server) {
 	t.Helper()
 	smtp := smtptest.Start(t, smtptest.Options{})
 	mailer, err := reports.NewMailer(smtp.URL(), "Analytics <accounts@example.test>")
@@ -362,7 +365,7 @@ func resetEnv(t *testing.T) (*env, *smtptest.Server) {
 	}
 	mailer.TLSConfig = smtp.ClientTLS
 	pub, _ := url.Parse("https://stats.example.test")
-	e := newEnv(t, func(c *app.Config) { c.Mailer = mailer; c.PublicURL = pub })
+	e := newEnv(t, append([]envOption{func(c *app.Config) { c.Mailer = mailer; c.PublicURL = pub }}, opts...)...)
 	return e, smtp
 }
 
@@ -474,7 +477,8 @@ func TestPasswordResetWithoutMail(t *testing.T) {
 // A reset is answered in the same time whether or not the address has an account: the
 // request only queues the work. Measured here, over alternating requests.
 func TestPasswordResetTakesTheSameTime(t *testing.T) {
-	e, _ := resetEnv(t)
+	// Each request from another client address, as the per-address limit would refuse most.
+	e, _ := resetEnv(t, func(c *app.Config) { c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} })
 	e.account("owner@example.com")
 	b := e.browser()
 	token := b.token()
@@ -484,6 +488,7 @@ func TestPasswordResetTakesTheSameTime(t *testing.T) {
 		if i%2 == 1 {
 			email = fmt.Sprintf("nobody%d@example.com", i)
 		}
+		b.header.Set("X-Forwarded-For", fmt.Sprintf("192.0.2.%d", i+1))
 		began := time.Now()
 		p := b.post("/password-reset", url.Values{"csrf": {token}, "email": {email}})
 		took := time.Since(began)
@@ -502,5 +507,93 @@ func TestPasswordResetTakesTheSameTime(t *testing.T) {
 	t.Logf("median answer: known address %v, unknown %v (30 each)", k, u)
 	if diff := k - u; diff > 5*time.Millisecond || diff < -5*time.Millisecond {
 		t.Fatalf("known %v and unknown %v differ by more than 5 ms", k, u)
+	}
+}
+
+// snapshot is everything the account forms can change, to check that a refusal changed none.
+func (e *env) snapshot() string {
+	e.t.Helper()
+	var s string
+	err := e.db.Get(&s, `SELECT concat_ws('|',
+		(SELECT string_agg(concat_ws(',', id, email, is_admin, password_hash), ';' ORDER BY id) FROM users),
+		(SELECT string_agg(concat_ws(',', id, name, last_used_at), ';' ORDER BY id) FROM api_keys),
+		(SELECT string_agg(concat_ws(',', id, used_at), ';' ORDER BY id) FROM account_links),
+		(SELECT count(*) FROM sessions), (SELECT count(*) FROM websites))`)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+// Every form of the accounts refuses a missing or forged CSRF token, and changes nothing.
+func TestAccountFormsNeedCSRF(t *testing.T) {
+	e := newEnv(t)
+	admin := e.account("admin@example.com")
+	user := e.account("user@example.com")
+	e.site(user, "user.example")
+	link, err := e.repo.CreateLink(context.Background(), repositoryLink(user.id, user.email), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := e.browser().signIn(admin)
+	var keyID int64
+	if err := e.db.Get(&keyID, `SELECT id FROM api_keys WHERE user_id = $1`, admin.id); err != nil {
+		t.Fatal(err)
+	}
+	before := e.snapshot()
+	for _, f := range []struct {
+		path string
+		form url.Values
+	}{
+		{"/account/email", url.Values{"email": {"new@example.com"}, "current_password": {admin.password}}},
+		{"/account/password", url.Values{"current_password": {admin.password}, "new_password": {"a new password"}, "new_password_again": {"a new password"}}},
+		{"/account/keys", url.Values{"name": {"x"}}},
+		{fmt.Sprintf("/account/keys/%d/revoke", keyID), nil},
+		{"/admin/users", url.Values{"email": {"invited@example.com"}}},
+		{fmt.Sprintf("/admin/users/%d/admin", user.id), url.Values{"admin": {"1"}}},
+		{fmt.Sprintf("/admin/users/%d/link", user.id), nil},
+		{fmt.Sprintf("/admin/users/%d/remove", user.id), url.Values{"websites": {"1"}}},
+		{"/password-reset", url.Values{"email": {user.email}}},
+		{"/set-password", url.Values{"token": {link}, "new_password": {"a new password"}, "new_password_again": {"a new password"}}},
+	} {
+		for _, token := range []string{"forged", ""} {
+			form := url.Values{"csrf": {token}}
+			for k, v := range f.form {
+				form[k] = v
+			}
+			p := a.post(f.path, form)
+			wantStatus(t, f.path+" with CSRF token "+strconv.Quote(token), p, http.StatusForbidden)
+			wantBody(t, f.path, p, "This form has expired or was not sent from this site")
+		}
+	}
+	if after := e.snapshot(); after != before {
+		t.Fatalf("a refused form changed something:\n%s\n%s", before, after)
+	}
+}
+
+func repositoryLink(userID int64, email string) repository.Link {
+	return repository.Link{Kind: repository.LinkSetPassword, Email: email, UserID: &userID}
+}
+
+// An invitation may make an admin; a client asking for reset links too often is refused
+// (per address), whatever the address it asks for.
+func TestInviteAdminAndResetLimit(t *testing.T) {
+	e, _ := resetEnv(t)
+	admin := e.account("admin@example.com")
+	a := e.browser().signIn(admin)
+	wantStatus(t, "invite", a.post("/admin/users", url.Values{"email": {"boss@example.com"}, "admin": {"1"}}), http.StatusOK)
+	var makeAdmin bool
+	if err := e.db.QueryRow(`SELECT make_admin FROM account_links WHERE email = 'boss@example.com'`).Scan(&makeAdmin); err != nil || !makeAdmin {
+		t.Fatalf("the invitation does not make an admin (%v)", err)
+	}
+	b := e.browser()
+	for i := range 12 {
+		p := b.post("/password-reset", url.Values{"email": {fmt.Sprintf("someone%d@example.com", i)}})
+		if i < 10 {
+			wantStatus(t, "a reset", p, http.StatusOK)
+		} else {
+			wantStatus(t, "one reset too many", p, http.StatusTooManyRequests)
+			wantBody(t, "one reset too many", p, "too many requests for reset links")
+		}
 	}
 }

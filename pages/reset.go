@@ -47,6 +47,13 @@ func (p *Pages) requestReset(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, http.StatusUnprocessableEntity, "password_reset.html", "Reset your password", data)
 		return
 	}
+	// Every request counts, known address or not (the answer must not differ): one client
+	// cannot fill the queue that everyone's mail waits in.
+	limiter := p.limits.resetClients
+	if ok, wait := limiter.Allow(limiter.AddrKey(ratelimit.ClientAddr(r, p.trusted))); !ok {
+		p.tooManyOf(w, r, wait, "There were too many requests for reset links from your address.")
+		return
+	}
 	p.outbox.Enqueue(func(ctx context.Context) error {
 		token, user, ok, err := p.repo.CreateResetLink(ctx, email, account.ResetTTL, account.ResetsPerHour, resetWindow)
 		if err != nil || !ok {
@@ -88,7 +95,7 @@ func (p *Pages) openLink(w http.ResponseWriter, r *http.Request, token string) (
 	limiter := p.limits.linkClients
 	key := limiter.AddrKey(ratelimit.ClientAddr(r, p.trusted))
 	if ok, wait := limiter.Allow(key); !ok {
-		p.tooMany(w, r, wait)
+		p.tooManyOf(w, r, wait, "There were too many links that did not work from your address.")
 		return repository.Link{}, false
 	}
 	link, err := p.repo.LinkByToken(r.Context(), token)
