@@ -18,8 +18,8 @@ import (
 
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/reports"
-	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/reports/smtptest"
+	"github.com/analytics-service/analytics/repository"
 )
 
 // passwordHash is the stored hash of a user's sign-in password, to check that a refusal
