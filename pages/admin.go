@@ -73,7 +73,7 @@ func (p *Pages) renderAdmin(w http.ResponseWriter, r *http.Request, user *reposi
 	for _, u := range users {
 		data.Users = append(data.Users, userRow{UserRow: u, Created: p.minute(u.CreatedAt)})
 	}
-	data.Me, data.MailOn = user.ID, p.outbox.Enabled()
+	data.Me, data.MailOn = user.ID, p.mailOn()
 	p.render(w, r, status, "admin_users.html", "Users", data)
 }
 
@@ -126,7 +126,7 @@ func (p *Pages) invite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := adminPage{LinkFor: link.Email, LinkKind: link.Kind}
-	if p.outbox.Enabled() {
+	if p.mailOn() {
 		p.mailLink(link.Email, link.Kind, token)
 		data.Notice = "A link was sent to " + link.Email + " (valid 7 days, one use)."
 		if link.Kind == repository.LinkSetPassword {

@@ -26,7 +26,7 @@ type resetPage struct {
 }
 
 func (p *Pages) resetPage(w http.ResponseWriter, r *http.Request) {
-	p.render(w, r, http.StatusOK, "password_reset.html", "Reset your password", resetPage{MailOn: p.outbox.Enabled()})
+	p.render(w, r, http.StatusOK, "password_reset.html", "Reset your password", resetPage{MailOn: p.mailOn()})
 }
 
 // requestReset answers every well-formed address alike, at once: the lookup, the limit of
@@ -36,7 +36,7 @@ func (p *Pages) requestReset(w http.ResponseWriter, r *http.Request) {
 	if !p.parseForm(w, r) {
 		return
 	}
-	data := resetPage{MailOn: p.outbox.Enabled(), Email: strings.TrimSpace(r.PostForm.Get("email")), Errors: stats.FieldErrors{}}
+	data := resetPage{MailOn: p.mailOn(), Email: strings.TrimSpace(r.PostForm.Get("email")), Errors: stats.FieldErrors{}}
 	if !data.MailOn {
 		p.render(w, r, http.StatusOK, "password_reset.html", "Reset your password", data)
 		return
@@ -172,3 +172,7 @@ func (p *Pages) setPassword(w http.ResponseWriter, r *http.Request) {
 	p.setCookie(w, sessionCookie, session, "/", SessionTTL)
 	p.redirect(w, r, "/account?notice=password", http.StatusSeeOther)
 }
+
+// mailOn says whether the accounts' mail is sent: a mail server, and PUBLIC_URL for the links
+// it carries.
+func (p *Pages) mailOn() bool { return p.outbox.Enabled() && p.links.Public != nil }
