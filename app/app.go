@@ -152,9 +152,6 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		accountMailer = cfg.Mailer
 	}
 	outbox := account.NewOutbox(accountMailer, log)
-	if accountMailer == nil {
-		log.Info("account mail off (SMTP_URL or PUBLIC_URL unset): invitation and set-password links are shown to admins, and /password-reset asks people to ask an admin")
-	}
 	html, err := pages.New(ctx, pages.Options{
 		Repo: repo, Websites: websites, Logger: log, Location: cfg.Location, Now: cfg.Now,
 		Links: links, TrustedProxies: cfg.TrustedProxies, Registry: reg,

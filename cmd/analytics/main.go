@@ -285,6 +285,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		return err
 	}
 	service.Reporter.LogSetup()
+	if cfg.Mailer == nil || cfg.PublicURL == nil {
+		log.Info("account mail off (SMTP_URL or PUBLIC_URL unset): invitation and set-password links are shown to admins, and /password-reset asks people to ask an admin")
+	}
 	if err := service.Start(ctx); err != nil {
 		return err
 	}
