@@ -597,3 +597,22 @@ func TestInviteAdminAndResetLimit(t *testing.T) {
 		}
 	}
 }
+
+// An admin who is not the last may remove themselves: they are signed out, and gone.
+func TestAdminRemovesThemselves(t *testing.T) {
+	e := newEnv(t)
+	e.account("first@example.com") // the first user: an admin
+	second := e.account("second@example.com")
+	if err := e.repo.SetAdmin(context.Background(), second.id, true); err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser().signIn(second)
+	p := b.post(fmt.Sprintf("/admin/users/%d/remove", second.id), url.Values{"websites": {"0"}})
+	wantStatus(t, "remove oneself", p, http.StatusSeeOther)
+	if p.header.Get("Location") != "/login" || e.count(`SELECT count(*) FROM users WHERE id = $1`, second.id) != 0 {
+		t.Fatalf("after removing oneself: %s, user rows %d", p.header.Get("Location"), e.count(`SELECT count(*) FROM users WHERE id = $1`, second.id))
+	}
+	if c := b.cookie("/", "session"); c != nil {
+		t.Fatalf("still holding a session cookie: %+v", c)
+	}
+}
