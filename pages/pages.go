@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/account"
+	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
@@ -75,6 +76,8 @@ type Pages struct {
 	limits       attemptLimits
 	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
 	outbox       *account.Outbox
+	checker      *siteChecker
+	siteChecks   *ratelimit.Limiter // installation checks per user
 	mux          *http.ServeMux
 	handler      http.Handler // mux behind the cross-origin check
 }
@@ -125,6 +128,8 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		limits:       newAttemptLimits(opts.Now, opts.Registry),
 		hashing:      make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		outbox:       opts.Outbox,
+		checker:      newSiteChecker(),
+		siteChecks:   ratelimit.New(1/siteCheckEvery.Seconds(), siteCheckBurst, opts.Now),
 	}
 	p.mux = p.routes()
 	p.handler = p.crossOrigin()
@@ -154,6 +159,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/admin/users/{id}/remove", p.removePage, p.removeUser)
 	page("/password-reset", p.resetPage, p.requestReset)
 	page("/set-password", p.setPasswordForm, p.setPassword)
+	page("/websites/{id}/verify", nil, p.verifySite)
 	page("/stats/{domain}", p.dashboard, p.unlock)
 	page("/stats/{domain}/export", p.export, p.unlock)
 	page("/stats/{domain}/{name}", p.list, p.unlock)
