@@ -53,6 +53,8 @@ type Options struct {
 	// Links says where the paging links and Location begin (PUBLIC_URL, else the request's
 	// address as web.Links finds it).
 	Links web.Links
+	// KeyUses notes the keys used, for their "last used"; nil notes nothing.
+	KeyUses *KeyUses
 }
 
 // Server implements gen.StrictServerInterface.
@@ -66,6 +68,7 @@ type Server struct {
 	failLimit *ratelimit.Limiter // failed authentications per client address; nil: none
 	rightKeys rightKeys          // keys that were right on this node, for failLimit
 	trusted   []netip.Prefix
+	keyUses   *KeyUses
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -101,6 +104,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 		links:    opts.Links,
 		loc:      opts.Location,
 		trusted:  opts.TrustedProxies,
+		keyUses:  opts.KeyUses,
 	}
 	if s.loc == nil {
 		s.loc = time.UTC
