@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
@@ -83,11 +84,23 @@ type Added struct {
 // commits before the lock is granted, and the website's counts are dropped; one that comes later
 // waits for this write and then deletes its rows too. Either way no row outlives its website.
 func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts []StatCount, maxValues int) (Added, error) {
-	if len(counts) == 0 {
-		return Added{Applied: true}, nil
-	}
 	if maxValues <= 0 {
 		maxValues = DefaultMaxValuesPerDay
+	}
+	return addStats(ctx, r.db, batchID, counts, maxValues)
+}
+
+// uncapped is the limit of values a day that history written by the importers runs under: the
+// value cap protects collection from clients that make up values, not years of numbers that
+// another product already counted. It stays far from bigint's end, since the statement adds
+// it to counts of values.
+const uncapped = 1 << 31
+
+// addStats is the one statement that writes counters, for the flush (AddStatsCapped) and the
+// importers (Import.AddStats), on the database or inside a transaction.
+func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, counts []StatCount, maxValues int) (Added, error) {
+	if len(counts) == 0 {
+		return Added{Applied: true}, nil
 	}
 	ids := make([]int64, len(counts))
 	names := make([]string, len(counts))
@@ -221,7 +234,7 @@ func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts 
 		Claimed  int   `db:"claimed"`
 		Overflow int64 `db:"overflow"`
 	}
-	err := r.db.GetContext(ctx, &out, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
+	err := sqlx.GetContext(ctx, q, &out, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
 		pq.Array(values), pq.Array(amounts), batchID, maxValues, stats.Other,
 		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows))
 	if err != nil {

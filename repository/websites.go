@@ -72,14 +72,18 @@ const websiteColumns = `id, user_id, domain, privacy, password_hash, email, excl
 
 // CreateWebsite stores a website for a user; ErrConflict if the domain is taken by anyone.
 func (r *Repository) CreateWebsite(ctx context.Context, userID int64, in NewWebsite) (Website, error) {
+	return createWebsite(ctx, r.db, r.now(), userID, in)
+}
+
+func createWebsite(ctx context.Context, q sqlx.QueryerContext, now time.Time, userID int64, in NewWebsite) (Website, error) {
 	const query = `
 		INSERT INTO websites (user_id, domain, privacy, password_hash, email, exclude_bots,
 			exclude_params, exclude_ips, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), NULLIF($8, ''), $9, $9)
 		RETURNING ` + websiteColumns
-	now := r.now().UTC().Truncate(time.Microsecond)
+	now = now.UTC().Truncate(time.Microsecond)
 	var w Website
-	err := r.db.GetContext(ctx, &w, query, userID, in.Domain, in.Privacy, in.PasswordHash,
+	err := sqlx.GetContext(ctx, q, &w, query, userID, in.Domain, in.Privacy, in.PasswordHash,
 		in.Email, in.ExcludeBots, in.ExcludeParams, in.ExcludeIPs, now)
 	if isUniqueViolation(err) {
 		return Website{}, fmt.Errorf("websites.create: %w", ErrConflict)

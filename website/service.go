@@ -59,34 +59,18 @@ func NewService(repo *repository.Repository, hash func(string) (string, error),
 // Create stores a website for a user. A refusal comes back as field errors, a failure as an
 // error.
 func (s *Service) Create(ctx context.Context, userID int64, domain string, in Settings) (repository.Website, stats.FieldErrors, error) {
-	errs := stats.FieldErrors{}
-	out := repository.NewWebsite{Privacy: Public, Email: 0, ExcludeBots: 1}
-	d, err := NormaliseDomain(domain)
-	if err != nil {
-		errs.Add("domain", err.Error())
-	}
-	out.Domain = d
+	out, errs, err := Check(domain, in, s.hash)
 	if in.Favorite != nil {
+		if errs == nil {
+			errs = stats.FieldErrors{}
+		}
 		errs.Add("favorite", "is not accepted here")
 	}
-	checkRanges(in, errs)
-	setInt(&out.Privacy, in.Privacy)
-	setInt(&out.Email, in.Email)
-	setInt(&out.ExcludeBots, in.ExcludeBots)
-	hasPassword := in.Password != nil && *in.Password != ""
-	if out.Privacy == Password && !hasPassword {
-		errs.Add("password", "is needed for password protection (privacy 2)")
-	}
-	out.ExcludeParams, out.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
 	if len(errs) > 0 {
 		return repository.Website{}, errs, nil
 	}
-	if hasPassword {
-		hash, err := s.hash(*in.Password)
-		if err != nil {
-			return repository.Website{}, nil, fmt.Errorf("websites.create: %w", err)
-		}
-		out.PasswordHash = &hash
+	if err != nil {
+		return repository.Website{}, nil, err
 	}
 	w, err := s.repo.CreateWebsite(ctx, userID, out)
 	if errors.Is(err, repository.ErrConflict) {
@@ -97,6 +81,43 @@ func (s *Service) Create(ctx context.Context, userID int64, domain string, in Se
 	}
 	s.changed(ctx, w.ID)
 	return w, nil, nil
+}
+
+// Check applies the rules of a store to a new website's domain and settings (Favorite aside)
+// and hashes its password with hash (nil: HashPassword), without writing anything: the API's
+// store and the importers bring websites in under the same rules. A refusal comes back as
+// field errors, a failure as an error.
+func Check(domain string, in Settings, hash func(string) (string, error)) (repository.NewWebsite, stats.FieldErrors, error) {
+	if hash == nil {
+		hash = HashPassword
+	}
+	errs := stats.FieldErrors{}
+	out := repository.NewWebsite{Privacy: Public, Email: 0, ExcludeBots: 1}
+	d, err := NormaliseDomain(domain)
+	if err != nil {
+		errs.Add("domain", err.Error())
+	}
+	out.Domain = d
+	checkRanges(in, errs)
+	setInt(&out.Privacy, in.Privacy)
+	setInt(&out.Email, in.Email)
+	setInt(&out.ExcludeBots, in.ExcludeBots)
+	hasPassword := in.Password != nil && *in.Password != ""
+	if out.Privacy == Password && !hasPassword {
+		errs.Add("password", "is needed for password protection (privacy 2)")
+	}
+	out.ExcludeParams, out.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
+	if len(errs) > 0 {
+		return repository.NewWebsite{}, errs, nil
+	}
+	if hasPassword {
+		h, err := hash(*in.Password)
+		if err != nil {
+			return repository.NewWebsite{}, nil, fmt.Errorf("websites.create: %w", err)
+		}
+		out.PasswordHash = &h
+	}
+	return out, nil, nil
 }
 
 // Update changes the fields sent of one of a user's websites; repository.ErrNotFound when it

@@ -51,6 +51,10 @@ const usage = `usage:
                                        send now the e-mail reports of the last complete period
                                        before DATE (default today) not sent yet; one line per
                                        message; --dry-run prints their text instead
+  analytics import phpanalytics --dsn 'user:pass@tcp(host:3306)/db' [--user EMAIL]
+                                       [--app-key KEY] [--dry-run]
+                                       import a phpAnalytics database's websites and stats
+                                       (read only there); --dry-run writes nothing
 `
 
 func main() {
@@ -84,6 +88,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 		return manage(ctx, cfg, args, stdin, stdout)
 	case "report":
 		return reportCommand(ctx, cfg, args, stdout, log)
+	case "import":
+		return importCommand(ctx, cfg, args, stdout)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}

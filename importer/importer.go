@@ -1,0 +1,228 @@
+// Package importer writes history brought from other products (CONTRACT.md section 11): one
+// transaction per website, through the collector's stats statement (so rollups stay right)
+// without its limit of values a day, the imported days marked with their source; a progress
+// line on a terminal and a summary at the end. The readers of each product (phpanalytics, ...)
+// map their data to our names and hand it over here.
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// ErrExists: a website with the domain exists here already; the import skips it.
+var ErrExists = errors.New("a website with this domain exists here")
+
+// DefaultBatch is how many counters go to PostgreSQL in one statement.
+const DefaultBatch = 20_000
+
+// Writer writes the websites of one import run, each in its own transaction, or in a dry run
+// only counts what it would write.
+type Writer struct {
+	repo     *repository.Repository
+	source   string
+	dryRun   bool
+	batch    int
+	progress *Progress
+	summary  *Summary
+}
+
+// NewWriter writes for source (repository.SourcePHPAnalytics, ...); repo may be nil in a dry
+// run. progress may be nil (no progress line).
+func NewWriter(repo *repository.Repository, source string, dryRun bool, progress *Progress) *Writer {
+	return &Writer{repo: repo, source: source, dryRun: dryRun, batch: DefaultBatch, progress: progress,
+		summary: newSummary()}
+}
+
+// Summary is what the run did so far.
+func (w *Writer) Summary() *Summary { return w.summary }
+
+// Website is one website being imported: Add its counters, then Commit, or Rollback on an
+// error (Rollback after Commit does nothing, so it can be deferred).
+type Website struct {
+	w      *Writer
+	im     *repository.Import // nil in a dry run
+	id     int64
+	domain string
+	days   map[time.Time]struct{}
+	buf    []repository.StatCount
+	rows   int64
+	done   bool
+}
+
+// Begin opens a website's transaction and creates the website for the user; ErrExists when
+// its domain is taken here. In a dry run nothing is written and the website's id is 0.
+func (w *Writer) Begin(ctx context.Context, userID int64, site repository.ImportedWebsite) (*Website, error) {
+	ws := &Website{w: w, domain: site.Domain, days: map[time.Time]struct{}{},
+		buf: make([]repository.StatCount, 0, w.batch)}
+	if w.dryRun {
+		return ws, nil
+	}
+	im, err := w.repo.BeginImport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	created, err := im.CreateWebsite(ctx, userID, site)
+	if err != nil {
+		_ = im.Rollback()
+		if errors.Is(err, repository.ErrConflict) {
+			return nil, ErrExists
+		}
+		return nil, err
+	}
+	ws.im, ws.id = im, created.ID
+	return ws, nil
+}
+
+// ID is the website's id here (0 in a dry run).
+func (ws *Website) ID() int64 { return ws.id }
+
+// Read counts rows read from the source, for the progress line and the summary.
+func (ws *Website) Read(rows int64) {
+	ws.rows += rows
+	ws.w.progress.rows(rows)
+}
+
+// Add adds count to a counter of a day. count must be positive.
+func (ws *Website) Add(ctx context.Context, name string, day time.Time, value string, count int64) error {
+	ws.days[day] = struct{}{}
+	ws.buf = append(ws.buf, repository.StatCount{WebsiteID: ws.id, Name: name, Date: day, Value: value, Count: count})
+	if len(ws.buf) >= ws.w.batch {
+		return ws.flush(ctx)
+	}
+	return nil
+}
+
+// Unmapped records that a row was kept as it is, having no counterpart here (what: the name,
+// or the name and value).
+func (ws *Website) Unmapped(what string) { ws.w.summary.unmapped(what) }
+
+func (ws *Website) flush(ctx context.Context) error {
+	if len(ws.buf) == 0 {
+		return nil
+	}
+	if ws.im != nil {
+		if err := ws.im.AddStats(ctx, ws.buf); err != nil {
+			return fmt.Errorf("%s: %w", ws.domain, err)
+		}
+	}
+	ws.buf = ws.buf[:0]
+	return nil
+}
+
+// Commit writes what is left, marks the imported days and commits; the website then counts
+// in the summary.
+func (ws *Website) Commit(ctx context.Context) error {
+	if err := ws.flush(ctx); err != nil {
+		return err
+	}
+	days := make([]time.Time, 0, len(ws.days))
+	for d := range ws.days {
+		days = append(days, d)
+	}
+	if ws.im != nil {
+		if err := ws.im.MarkImportedDays(ctx, ws.id, days, ws.w.source); err != nil {
+			return fmt.Errorf("%s: %w", ws.domain, err)
+		}
+		if err := ws.im.Commit(); err != nil {
+			return fmt.Errorf("%s: %w", ws.domain, err)
+		}
+	}
+	ws.done = true
+	s := ws.w.summary
+	s.Websites++
+	s.Rows += ws.rows
+	s.Days += len(days)
+	ws.w.progress.website()
+	return nil
+}
+
+// Rollback abandons the website: nothing of it stays.
+func (ws *Website) Rollback() {
+	if ws.done || ws.im == nil {
+		return
+	}
+	_ = ws.im.Rollback()
+	ws.done = true
+}
+
+// Summary counts what a run did: what the end of an import prints.
+type Summary struct {
+	Websites int      // websites imported
+	Rows     int64    // rows of the source read for them
+	Days     int      // days imported, over all websites
+	Skipped  []string // one line a website left out on purpose
+	Failed   []string // one line a website whose import failed
+	// Unmapped: rows kept as they are for want of a counterpart, by name or name and value.
+	Unmapped map[string]int64
+	// MoreUnmapped counts the rows of unmapped kinds past maxUnmapped, which are not listed.
+	MoreUnmapped int64
+}
+
+// maxUnmapped bounds the kinds of unmapped rows listed, and so the summary's memory.
+const maxUnmapped = 1000
+
+func newSummary() *Summary { return &Summary{Unmapped: map[string]int64{}} }
+
+func (s *Summary) unmapped(what string) {
+	if _, ok := s.Unmapped[what]; ok || len(s.Unmapped) < maxUnmapped {
+		s.Unmapped[what]++
+		return
+	}
+	s.MoreUnmapped++
+}
+
+// Skip records a website left out on purpose, with why.
+func (s *Summary) Skip(line string) { s.Skipped = append(s.Skipped, line) }
+
+// Fail records a website whose import failed, with why.
+func (s *Summary) Fail(line string) { s.Failed = append(s.Failed, line) }
+
+// Print writes the summary: the totals, then the websites skipped and failed, then the kinds of
+// rows kept as they are, the most frequent first (at most listUnmapped of them).
+func (s *Summary) Print(out io.Writer, dryRun bool) {
+	verb := "imported"
+	if dryRun {
+		verb = "would import (dry run, nothing written)"
+	}
+	fmt.Fprintf(out, "summary: %s %d websites, %d rows, %d days; %d skipped, %d failed\n",
+		verb, s.Websites, s.Rows, s.Days, len(s.Skipped), len(s.Failed))
+	for _, l := range s.Skipped {
+		fmt.Fprintf(out, "  skipped: %s\n", l)
+	}
+	for _, l := range s.Failed {
+		fmt.Fprintf(out, "  failed: %s\n", l)
+	}
+	if len(s.Unmapped) == 0 {
+		return
+	}
+	kinds := make([]string, 0, len(s.Unmapped))
+	for k := range s.Unmapped {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		a, b := s.Unmapped[kinds[i]], s.Unmapped[kinds[j]]
+		return a > b || (a == b && kinds[i] < kinds[j])
+	})
+	fmt.Fprintln(out, "kept as they are (no counterpart here), rows:")
+	for i, k := range kinds {
+		if i == listUnmapped {
+			fmt.Fprintf(out, "  ... and %d more kinds\n", len(kinds)-listUnmapped)
+			break
+		}
+		fmt.Fprintf(out, "  %s: %d\n", strings.TrimSpace(k), s.Unmapped[k])
+	}
+	if s.MoreUnmapped > 0 {
+		fmt.Fprintf(out, "  and %d rows of further kinds\n", s.MoreUnmapped)
+	}
+}
+
+// listUnmapped is how many kinds of unmapped rows the summary lists.
+const listUnmapped = 50
