@@ -110,7 +110,7 @@ func (ws *Website) flush(ctx context.Context) error {
 	}
 	if ws.im != nil {
 		if err := ws.im.AddStats(ctx, ws.buf); err != nil {
-			return fmt.Errorf("%s: %w", ws.domain, err)
+			return err
 		}
 	}
 	ws.buf = ws.buf[:0]
@@ -129,10 +129,10 @@ func (ws *Website) Commit(ctx context.Context) error {
 	}
 	if ws.im != nil {
 		if err := ws.im.MarkImportedDays(ctx, ws.id, days, ws.w.source); err != nil {
-			return fmt.Errorf("%s: %w", ws.domain, err)
+			return err
 		}
 		if err := ws.im.Commit(); err != nil {
-			return fmt.Errorf("%s: %w", ws.domain, err)
+			return err
 		}
 	}
 	ws.done = true

@@ -92,9 +92,9 @@ func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts 
 
 // uncapped is the limit of values a day that history written by the importers runs under: the
 // value cap protects collection from clients that make up values, not years of numbers that
-// another product already counted. It stays far from bigint's end, since the statement adds
+// another product already counted. It stays far from integer's end (its type in the statement), which adds
 // it to counts of values.
-const uncapped = 1 << 31
+const uncapped = 1 << 30
 
 // addStats is the one statement that writes counters, for the flush (AddStatsCapped) and the
 // importers (Import.AddStats), on the database or inside a transaction.
