@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-ingest bench-flood build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-ingest bench-flood bench-import build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -80,3 +80,9 @@ bench-ingest:
 # revision, for a before/after on the same machine.
 bench-flood:
 	scripts/bench-flood.sh
+
+# Import of a phpAnalytics database of BENCH_IMPORT_ROWS stats rows (default 10 million, 10
+# websites), generated in a throw-away MariaDB, by the real binary into a throw-away PostgreSQL:
+# prints the time, the rate and the import's peak RSS.
+bench-import:
+	scripts/test.sh go test -run '^$$' -bench BenchmarkImportPHPAnalytics -benchtime 1x -timeout 60m -v ./importer/phpanalytics/
