@@ -55,6 +55,13 @@ type Website struct {
 	buf    []repository.StatCount
 	rows   int64
 	done   bool
+	// The batches go to PostgreSQL on a goroutine of their own, so that reading the source
+	// and writing here overlap; at most two full batches wait, which bounds memory. written
+	// carries the writer's error (or nil) once the batches are closed.
+	batches chan []repository.StatCount
+	free    chan []repository.StatCount
+	written chan error
+	cancel  context.CancelFunc
 }
 
 // Begin opens a website's transaction and creates the website for the user; ErrExists when
@@ -78,7 +85,27 @@ func (w *Writer) Begin(ctx context.Context, userID int64, site repository.Import
 		return nil, err
 	}
 	ws.im, ws.id = im, created.ID
+	ws.startWriter(ctx)
 	return ws, nil
+}
+
+// startWriter runs the goroutine that writes the batches in order, in the transaction. After
+// an error it drops what comes and keeps the error for Commit.
+func (ws *Website) startWriter(ctx context.Context) {
+	ctx, ws.cancel = context.WithCancel(ctx)
+	batches, free, written := make(chan []repository.StatCount, 1), make(chan []repository.StatCount, 2), make(chan error, 1)
+	ws.batches, ws.free, ws.written = batches, free, written
+	im := ws.im
+	go func() {
+		var failed error
+		for b := range batches {
+			if failed == nil {
+				failed = im.AddStats(ctx, b)
+			}
+			free <- b[:0]
+		}
+		written <- failed
+	}()
 }
 
 // ID is the website's id here (0 in a dry run).
@@ -104,23 +131,45 @@ func (ws *Website) Add(ctx context.Context, name string, day time.Time, value st
 // or the name and value).
 func (ws *Website) Unmapped(what string) { ws.w.summary.unmapped(what) }
 
+// flush hands the batch to the writer and takes an empty buffer, a new one or one the writer
+// is done with. An error of an earlier batch comes back here or from Commit.
 func (ws *Website) flush(ctx context.Context) error {
-	if len(ws.buf) == 0 {
+	if len(ws.buf) == 0 || ws.im == nil {
+		ws.buf = ws.buf[:0]
 		return nil
 	}
-	if ws.im != nil {
-		if err := ws.im.AddStats(ctx, ws.buf); err != nil {
-			return err
-		}
+	select {
+	case ws.batches <- ws.buf:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	ws.buf = ws.buf[:0]
+	select {
+	case ws.buf = <-ws.free:
+	default:
+		ws.buf = make([]repository.StatCount, 0, ws.w.batch)
+	}
 	return nil
+}
+
+// wait closes the batches and returns the writer's error, once.
+func (ws *Website) wait() error {
+	if ws.batches == nil {
+		return nil
+	}
+	close(ws.batches)
+	ws.batches = nil
+	err := <-ws.written
+	ws.cancel()
+	return err
 }
 
 // Commit writes what is left, marks the imported days and commits; the website then counts
 // in the summary.
 func (ws *Website) Commit(ctx context.Context) error {
 	if err := ws.flush(ctx); err != nil {
+		return err
+	}
+	if err := ws.wait(); err != nil {
 		return err
 	}
 	days := make([]time.Time, 0, len(ws.days))
@@ -149,6 +198,10 @@ func (ws *Website) Rollback() {
 	if ws.done || ws.im == nil {
 		return
 	}
+	if ws.cancel != nil {
+		ws.cancel() // the statement in flight stops
+	}
+	_ = ws.wait()
 	_ = ws.im.Rollback()
 	ws.done = true
 }
