@@ -318,7 +318,8 @@ func TestImportPHPAnalytics(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, err := f.run(phpanalytics.Options{AppKey: appKey})
+	// An account that may only read suffices.
+	out, err := f.run(phpanalytics.Options{DSN: phpatest.ReadOnly(t, f.dsn), AppKey: appKey})
 	if err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}

@@ -106,3 +106,35 @@ func suffix() string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// ReadOnly creates an account that may only SELECT in the database of dsn (a DSN of New) and
+// returns a DSN that connects with it: what the import needs and all it needs. The account is
+// dropped when the test ends.
+func ReadOnly(t testing.TB, dsn string) string {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := open(t, dsn)
+	defer db.Close()
+	user := "ro_" + suffix()
+	for _, q := range []string{
+		"CREATE USER '" + user + "'@'localhost' IDENTIFIED BY 'read-only'",
+		"GRANT SELECT ON " + cfg.DBName + ".* TO '" + user + "'@'localhost'",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		drop := open(t, dsn)
+		defer drop.Close()
+		if _, err := drop.Exec("DROP USER '" + user + "'@'localhost'"); err != nil {
+			t.Errorf("drop user %s: %v", user, err)
+		}
+	})
+	cfg.User, cfg.Passwd = user, "read-only"
+	return cfg.FormatDSN()
+}
+
