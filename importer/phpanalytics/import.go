@@ -150,6 +150,8 @@ func importSite(ctx context.Context, o Options, key AppKey, src *source, owners 
 		msg := fmt.Sprintf("%s: %v (nothing of it was written)", checked.Domain, err)
 		fmt.Fprintln(o.Out, "failed:", msg)
 		sum.Fail(msg)
+	case o.DryRun:
+		fmt.Fprintf(o.Out, "%s: would be imported for %s\n", checked.Domain, email)
 	default:
 		fmt.Fprintf(o.Out, "%s: imported for %s\n", checked.Domain, email)
 	}

@@ -558,11 +558,12 @@ func TestDryRunWritesNothing(t *testing.T) {
 	f := newFixture(t)
 	f.insert([]row{{1, "pageviews", "2024-01-01", "2024-01-01", 3}, {1, "os", "OS X", "2024-01-01", 3}, {2, "device", "pda", "2024-01-02", 1}})
 	before := f.fingerprint()
-	out, err := f.run(phpanalytics.Options{DryRun: true, AppKey: appKey})
+	out, err := f.run(phpanalytics.Options{DryRun: true})
 	if err != nil {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
 	for _, want := range []string{"would create user owner@example.com", "would create user second@example.com",
+		"example.com: would be imported for owner@example.com", "example.com: privacy 2 (password) becomes 1",
 		"summary: would import (dry run, nothing written) 4 websites, 3 rows, 2 days; 1 skipped, 0 failed", `device: "pda": 1`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, out)
