@@ -686,3 +686,32 @@ func rangeOf(t *testing.T, from, to string) stats.Range {
 }
 
 func stat(name string) stats.Name { return stats.Name(name) }
+
+// TestOldAndUnknownNames: the names of phpAnalytics before 3.7 are mapped, and a name of a
+// customised enum is kept under itself and listed.
+func TestOldAndUnknownNames(t *testing.T) {
+	f := newFixture(t)
+	f.exec(`ALTER TABLE stats MODIFY name ENUM('browser','os','device','visitors','pageviews','country','city','page','referrer',
+		'resolution','language','landing_page','event','campaign','continent','visitors_hour','pageviews_hour',
+		'visitors_hours','pageviews_hours','bogus') NOT NULL`)
+	f.insert([]row{
+		{2, "visitors_hours", "07", "2024-01-01", 3}, {2, "visitors_hour", "07", "2024-01-01", 2},
+		{2, "pageviews_hours", "07", "2024-01-01", 9}, {2, "bogus", "x", "2024-01-01", 4},
+	})
+	out, err := f.run(phpanalytics.Options{AppKey: appKey})
+	if err != nil || !strings.Contains(out, "bogus (name): 1") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	shop, _ := f.websiteFor("shop.example.org")
+	var got []struct {
+		Name  string `db:"name"`
+		Value string `db:"value"`
+		Count int64  `db:"count"`
+	}
+	if err := f.db.Select(&got, `SELECT name, value, count FROM stats WHERE website_id = $1 ORDER BY name`, shop.ID); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[{bogus x 4} {pageview_hour 07 9} {visit_hour 07 5} {visitor_hour 07 5}]" {
+		t.Errorf("stored: %v", got)
+	}
+}
