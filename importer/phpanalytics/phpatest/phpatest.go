@@ -137,4 +137,3 @@ func ReadOnly(t testing.TB, dsn string) string {
 	cfg.User, cfg.Passwd = user, "read-only"
 	return cfg.FormatDSN()
 }
-
