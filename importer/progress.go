@@ -18,6 +18,7 @@ type Progress struct {
 	rowsDone int64
 	sites    int
 	total    int
+	shown    bool // the line is on the terminal now
 }
 
 // NewProgress draws on out (a terminal: the line is redrawn in place with \r) at most every
@@ -79,6 +80,29 @@ func (p *Progress) draw(force bool) {
 		rate = float64(p.rowsDone) / secs
 	}
 	fmt.Fprintf(p.out, "\r%d rows, %d/%d websites, %.0f rows/s ", p.rowsDone, p.sites, p.total, rate)
+	p.shown = true
+}
+
+// Above returns a writer for the lines printed while the progress line is drawn (on the same
+// terminal): each write first clears the progress line, which its next draw puts back below.
+func (p *Progress) Above(w io.Writer) io.Writer {
+	if p == nil {
+		return w
+	}
+	return above{p: p, w: w}
+}
+
+type above struct {
+	p *Progress
+	w io.Writer
+}
+
+func (a above) Write(b []byte) (int, error) {
+	if a.p.shown {
+		fmt.Fprint(a.p.out, "\r\033[K")
+		a.p.shown = false
+	}
+	return a.w.Write(b)
 }
 
 // Done ends the line, so that what is printed next starts on a line of its own.

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,12 +24,20 @@ func TestProgressLine(t *testing.T) {
 	if got := out.String(); got != "\r2000 rows, 0/3 websites, 2000 rows/s " {
 		t.Errorf("progress line %q", got)
 	}
+	var lines bytes.Buffer
+	fmt.Fprintln(p.Above(&lines), "example.com: imported")
+	if !strings.HasSuffix(out.String(), "\r\033[K") || lines.String() != "example.com: imported\n" {
+		t.Errorf("a line printed above: progress %q, lines %q", out.String(), lines.String())
+	}
 	p.website()
 	p.Done()
 	if !strings.HasSuffix(out.String(), "\r2000 rows, 1/3 websites, 2000 rows/s \n") {
 		t.Errorf("the end of the line: %q", out.String())
 	}
 	var none *Progress // no terminal: nothing drawn, nothing panics
+	if none.Above(&lines) != &lines {
+		t.Error("no progress line, yet the lines are wrapped")
+	}
 	none.Websites(1)
 	none.rows(1)
 	none.website()

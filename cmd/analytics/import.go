@@ -47,7 +47,7 @@ func importPHPAnalytics(ctx context.Context, cfg config, args []string, stdout i
 	defer closeRepo()
 	summary, err := phpanalytics.Run(ctx, phpanalytics.Options{
 		DSN: *dsn, User: *user, AppKey: *appKey, DryRun: *dryRun, Location: cfg.Location,
-		Repo: repo, Out: stdout, Progress: progress,
+		Repo: repo, Out: progress.Above(stdout), Progress: progress,
 	})
 	if summary != nil {
 		summary.Print(stdout, *dryRun)

@@ -42,6 +42,16 @@ func TestImportCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out, "summary: would import (dry run, nothing written) 1 websites, 1 rows, 1 days") {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
+	// A dry run without DATABASE_URL reads all the same; it cannot tell what exists here.
+	t.Setenv("DATABASE_URL", "")
+	out, err = runCmd(t, "import", "phpanalytics", "--dsn", dsn, "--dry-run")
+	if err != nil || !strings.Contains(out, "example.com: would be imported for owner@example.com") {
+		t.Fatalf("dry run without DATABASE_URL: %v\n%s", err, out)
+	}
+	if _, err := runCmd(t, "import", "phpanalytics", "--dsn", dsn); err == nil || !strings.Contains(err.Error(), "DATABASE_URL is not set") {
+		t.Fatalf("an import without DATABASE_URL: %v", err)
+	}
+	t.Setenv("DATABASE_URL", url)
 	out, err = runCmd(t, "import", "phpanalytics", "--dsn", dsn)
 	if err != nil || !strings.Contains(out, "example.com: imported for owner@example.com") ||
 		!strings.Contains(out, "summary: imported 1 websites, 1 rows, 1 days; 0 skipped, 0 failed") {
