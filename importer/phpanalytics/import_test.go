@@ -207,6 +207,23 @@ func (f *fixture) statsAPI(key string, id int64, name, from, to string) map[stri
 	}
 }
 
+// getJSON reads an API answer, checked against openapi.yaml, into v.
+func (f *fixture) getJSON(key, path string, v any) {
+	f.t.Helper()
+	target := "http://api.test" + path
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	rec := httptest.NewRecorder()
+	f.server.ServeHTTP(rec, req)
+	spectest.ValidateResponse(f.t, http.MethodGet, target, rec.Code, rec.Header(), rec.Body.Bytes())
+	if rec.Code != http.StatusOK {
+		f.t.Fatalf("GET %s: %d %s", target, rec.Code, rec.Body)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), v); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // websiteFor returns the imported website with the domain, its owner's id and an API key of
 // the owner.
 func (f *fixture) websiteFor(domain string) (repository.Website, string) {
@@ -404,6 +421,46 @@ func TestImportPHPAnalytics(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(values) {
 			t.Errorf("%s:\n got %v\nwant %v", name, got, values)
+		}
+	}
+
+	// The summary and the time series, through the API: imported days have visits equal to
+	// their visitors, and no bounce rate or duration.
+	var summary struct {
+		Data map[string]float64 `json:"data"`
+	}
+	f.getJSON(key, fmt.Sprintf("/api/v1/stats/%d/summary?from=2024-01-01&to=2024-12-31", site.ID), &summary)
+	if want := map[string]float64{"visitors": 24, "visits": 24, "pageviews": 59, "events": 4, "views_per_visit": 2.46,
+		"bounce_rate": 0, "visit_duration": 0}; fmt.Sprint(summary.Data) != fmt.Sprint(want) {
+		t.Errorf("summary:\n got %v\nwant %v", summary.Data, want)
+	}
+	type bucket struct {
+		Date      string `json:"date"`
+		Visitors  int64  `json:"visitors"`
+		Visits    int64  `json:"visits"`
+		Pageviews int64  `json:"pageviews"`
+	}
+	var hours struct{ Data []bucket }
+	f.getJSON(key, fmt.Sprintf("/api/v1/stats/%d/timeseries?from=2024-02-03&to=2024-02-03&interval=hour", site.ID), &hours)
+	var busy []bucket
+	for _, h := range hours.Data {
+		if h.Visitors+h.Visits+h.Pageviews > 0 {
+			busy = append(busy, h)
+		}
+	}
+	if want := "[{2024-02-03T09:00:00Z 7 7 18} {2024-02-03T23:00:00Z 5 5 12}]"; len(hours.Data) != 24 || fmt.Sprint(busy) != want {
+		t.Errorf("hours of 2024-02-03: %d buckets, busy %v, want %s", len(hours.Data), busy, want)
+	}
+	var days struct{ Data []bucket }
+	f.getJSON(shopKey, fmt.Sprintf("/api/v1/stats/%d/timeseries?from=2023-01-01&to=2024-12-31&interval=day", shop.ID), &days)
+	pageviews, visitors := f.sourceSums(2, "pageviews", "2023-01-01", "2024-12-31"), f.sourceSums(2, "visitors", "2023-01-01", "2024-12-31")
+	if len(days.Data) != 731 {
+		t.Errorf("%d days in the series of 2023-2024", len(days.Data))
+	}
+	for _, d := range days.Data {
+		if d.Pageviews != pageviews[d.Date] || d.Visitors != visitors[d.Date] || d.Visits != visitors[d.Date] {
+			t.Errorf("%s: %+v, phpAnalytics had %d pageviews and %d visitors", d.Date, d, pageviews[d.Date], visitors[d.Date])
+			break
 		}
 	}
 
