@@ -325,20 +325,28 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
-// Hit One pageview, or one event when `event` is present. Member names match whatever their
-// case, unknown members are ignored, and a member that is `null` counts as absent.
+// Hit One pageview, or one event when `event` is present: this service's body (`page`
+// required) or Plausible's (`PlausibleHit`, told by `n` or `name` where `page` is absent).
+// Member names match whatever their case, unknown members are ignored, and a member that
+// is `null` counts as absent.
 type Hit struct {
 	// Event The event; `null` is the same as none (a pageview).
 	Event *HitEvent `json:"event,omitempty"`
 
-	// Page The absolute http(s) URL of the page.
-	Page string `json:"page"`
+	// Page The absolute http(s) URL of the page; required in this service's body.
+	Page string `json:"page,omitempty"`
 
 	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
 	ScreenResolution *string `json:"screen_resolution,omitempty"`
+	union            json.RawMessage
+}
+
+// Hit0 defines model for Hit.0.
+type Hit0 struct {
+	Page string `json:"page"`
 }
 
 // HitEvent An event; recorded as the `event` statistic `name:value:unit`.
@@ -386,6 +394,66 @@ type OpenAPIDocument struct {
 
 // PageSize Items per page.
 type PageSize int
+
+// PlausibleHit Plausible's body, as its official tracker (short keys, sent as `text/plain`) and its
+// Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
+// `page` is absent. Each field has a short and a long key; when both are sent the short
+// one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
+// event (it only extends the visit it belongs to, and counts nothing); any other name is
+// an event of that name, with `$` as its value and unit. Member names match whatever
+// their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
+// and ignored.
+type PlausibleHit struct {
+	DollarSign *PlausibleRevenue `json:"$,omitempty"`
+
+	// D The website (long key `domain`): a domain or a comma-separated list of domains; the
+	// hit counts for each one tracked here, else for the host of `u`.
+	D      *string `json:"d,omitempty"`
+	Domain *string `json:"domain,omitempty"`
+
+	// N The event's name (long key `name`); colons become spaces.
+	N    *string `json:"n,omitempty"`
+	Name *string `json:"name,omitempty"`
+
+	// P Custom properties (long key `props`); accepted and ignored.
+	P interface{} `json:"p,omitempty"`
+
+	// Props Custom properties; accepted and ignored.
+	Props interface{} `json:"props,omitempty"`
+
+	// R The referrer URL (long key `referrer`); `null` or absent for none.
+	R        *string           `json:"r,omitempty"`
+	Referrer *string           `json:"referrer,omitempty"`
+	Revenue  *PlausibleRevenue `json:"revenue,omitempty"`
+
+	// U The absolute http(s) URL of the page (long key `url`); required.
+	U   *string `json:"u,omitempty"`
+	Url *string `json:"url,omitempty"`
+
+	// W The screen width, sent by older trackers; with no height `screen_resolution` stays
+	// empty.
+	W     *int `json:"w,omitempty"`
+	union json.RawMessage
+}
+
+// PlausibleHit0 defines model for PlausibleHit.0.
+type PlausibleHit0 struct {
+	N string `json:"n"`
+}
+
+// PlausibleHit1 defines model for PlausibleHit.1.
+type PlausibleHit1 struct {
+	Name string `json:"name"`
+}
+
+// PlausibleRevenue An event's revenue, recorded as its value and unit under the rules of `HitEvent`'s
+// `value` and `unit`.
+type PlausibleRevenue struct {
+	Amount *string `json:"amount,omitempty"`
+
+	// Currency An ISO 4217 code, e.g. `EUR`.
+	Currency *string `json:"currency,omitempty"`
+}
 
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 // 2 password (the owner, or a browser that entered the website's password).
@@ -629,6 +697,402 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// AsHit0 returns the union data inside the Hit as a Hit0
+func (t Hit) AsHit0() (Hit0, error) {
+	var body Hit0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromHit0 overwrites any union data inside the Hit as the provided Hit0
+func (t *Hit) FromHit0(v Hit0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeHit0 performs a merge with any union data inside the Hit, using the provided Hit0
+func (t *Hit) MergeHit0(v Hit0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPlausibleHit returns the union data inside the Hit as a PlausibleHit
+func (t Hit) AsPlausibleHit() (PlausibleHit, error) {
+	var body PlausibleHit
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPlausibleHit overwrites any union data inside the Hit as the provided PlausibleHit
+func (t *Hit) FromPlausibleHit(v PlausibleHit) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePlausibleHit performs a merge with any union data inside the Hit, using the provided PlausibleHit
+func (t *Hit) MergePlausibleHit(v PlausibleHit) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Hit) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	if t.Event != nil {
+		object["event"], err = json.Marshal(t.Event)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'event': %w", err)
+		}
+	}
+
+	object["page"], err = json.Marshal(t.Page)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'page': %w", err)
+	}
+
+	if t.Referrer != nil {
+		object["referrer"], err = json.Marshal(t.Referrer)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'referrer': %w", err)
+		}
+	}
+
+	if t.ScreenResolution != nil {
+		object["screen_resolution"], err = json.Marshal(t.ScreenResolution)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'screen_resolution': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *Hit) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["event"]; found {
+		err = json.Unmarshal(raw, &t.Event)
+		if err != nil {
+			return fmt.Errorf("error reading 'event': %w", err)
+		}
+	}
+
+	if raw, found := object["page"]; found {
+		err = json.Unmarshal(raw, &t.Page)
+		if err != nil {
+			return fmt.Errorf("error reading 'page': %w", err)
+		}
+	}
+
+	if raw, found := object["referrer"]; found {
+		err = json.Unmarshal(raw, &t.Referrer)
+		if err != nil {
+			return fmt.Errorf("error reading 'referrer': %w", err)
+		}
+	}
+
+	if raw, found := object["screen_resolution"]; found {
+		err = json.Unmarshal(raw, &t.ScreenResolution)
+		if err != nil {
+			return fmt.Errorf("error reading 'screen_resolution': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsPlausibleHit0 returns the union data inside the PlausibleHit as a PlausibleHit0
+func (t PlausibleHit) AsPlausibleHit0() (PlausibleHit0, error) {
+	var body PlausibleHit0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPlausibleHit0 overwrites any union data inside the PlausibleHit as the provided PlausibleHit0
+func (t *PlausibleHit) FromPlausibleHit0(v PlausibleHit0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePlausibleHit0 performs a merge with any union data inside the PlausibleHit, using the provided PlausibleHit0
+func (t *PlausibleHit) MergePlausibleHit0(v PlausibleHit0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPlausibleHit1 returns the union data inside the PlausibleHit as a PlausibleHit1
+func (t PlausibleHit) AsPlausibleHit1() (PlausibleHit1, error) {
+	var body PlausibleHit1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPlausibleHit1 overwrites any union data inside the PlausibleHit as the provided PlausibleHit1
+func (t *PlausibleHit) FromPlausibleHit1(v PlausibleHit1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePlausibleHit1 performs a merge with any union data inside the PlausibleHit, using the provided PlausibleHit1
+func (t *PlausibleHit) MergePlausibleHit1(v PlausibleHit1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PlausibleHit) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	if t.DollarSign != nil {
+		object["$"], err = json.Marshal(t.DollarSign)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '$': %w", err)
+		}
+	}
+
+	if t.D != nil {
+		object["d"], err = json.Marshal(t.D)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'd': %w", err)
+		}
+	}
+
+	if t.Domain != nil {
+		object["domain"], err = json.Marshal(t.Domain)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'domain': %w", err)
+		}
+	}
+
+	if t.N != nil {
+		object["n"], err = json.Marshal(t.N)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'n': %w", err)
+		}
+	}
+
+	if t.Name != nil {
+		object["name"], err = json.Marshal(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	object["p"], err = json.Marshal(t.P)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'p': %w", err)
+	}
+
+	object["props"], err = json.Marshal(t.Props)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'props': %w", err)
+	}
+
+	if t.R != nil {
+		object["r"], err = json.Marshal(t.R)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'r': %w", err)
+		}
+	}
+
+	if t.Referrer != nil {
+		object["referrer"], err = json.Marshal(t.Referrer)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'referrer': %w", err)
+		}
+	}
+
+	if t.Revenue != nil {
+		object["revenue"], err = json.Marshal(t.Revenue)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'revenue': %w", err)
+		}
+	}
+
+	if t.U != nil {
+		object["u"], err = json.Marshal(t.U)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'u': %w", err)
+		}
+	}
+
+	if t.Url != nil {
+		object["url"], err = json.Marshal(t.Url)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'url': %w", err)
+		}
+	}
+
+	if t.W != nil {
+		object["w"], err = json.Marshal(t.W)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'w': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["$"]; found {
+		err = json.Unmarshal(raw, &t.DollarSign)
+		if err != nil {
+			return fmt.Errorf("error reading '$': %w", err)
+		}
+	}
+
+	if raw, found := object["d"]; found {
+		err = json.Unmarshal(raw, &t.D)
+		if err != nil {
+			return fmt.Errorf("error reading 'd': %w", err)
+		}
+	}
+
+	if raw, found := object["domain"]; found {
+		err = json.Unmarshal(raw, &t.Domain)
+		if err != nil {
+			return fmt.Errorf("error reading 'domain': %w", err)
+		}
+	}
+
+	if raw, found := object["n"]; found {
+		err = json.Unmarshal(raw, &t.N)
+		if err != nil {
+			return fmt.Errorf("error reading 'n': %w", err)
+		}
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &t.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+	}
+
+	if raw, found := object["p"]; found {
+		err = json.Unmarshal(raw, &t.P)
+		if err != nil {
+			return fmt.Errorf("error reading 'p': %w", err)
+		}
+	}
+
+	if raw, found := object["props"]; found {
+		err = json.Unmarshal(raw, &t.Props)
+		if err != nil {
+			return fmt.Errorf("error reading 'props': %w", err)
+		}
+	}
+
+	if raw, found := object["r"]; found {
+		err = json.Unmarshal(raw, &t.R)
+		if err != nil {
+			return fmt.Errorf("error reading 'r': %w", err)
+		}
+	}
+
+	if raw, found := object["referrer"]; found {
+		err = json.Unmarshal(raw, &t.Referrer)
+		if err != nil {
+			return fmt.Errorf("error reading 'referrer': %w", err)
+		}
+	}
+
+	if raw, found := object["revenue"]; found {
+		err = json.Unmarshal(raw, &t.Revenue)
+		if err != nil {
+			return fmt.Errorf("error reading 'revenue': %w", err)
+		}
+	}
+
+	if raw, found := object["u"]; found {
+		err = json.Unmarshal(raw, &t.U)
+		if err != nil {
+			return fmt.Errorf("error reading 'u': %w", err)
+		}
+	}
+
+	if raw, found := object["url"]; found {
+		err = json.Unmarshal(raw, &t.Url)
+		if err != nil {
+			return fmt.Errorf("error reading 'url': %w", err)
+		}
+	}
+
+	if raw, found := object["w"]; found {
+		err = json.Unmarshal(raw, &t.W)
+		if err != nil {
+			return fmt.Errorf("error reading 'w': %w", err)
+		}
+	}
+
+	return err
+}
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -2151,128 +2615,141 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lcxs5kuZfyai7C0sbRYqkpZ4eKjo2NG11WzN+aG05fL2mwwVWpUiMiwAbAEXTHfrvF5lAvcgiRcma",
-	"8c3uznSEJRKPRCKRzw/QH1GqZ3OtUDkbDf+IpigyNPzjWZ7rJf2QoU2NnDupVTSMrqYIM3RTnVlwU4S5",
-	"cFOYChsDdiddSH49v4rh8vXbq6QbxZHB3xfSYBYNnVlgHNl0ijNBo7rVHKNhZJ2RahLd3sZ+wjO1em3k",
-	"RKrNmc/ypVhZSP4ticFqcFPhQKgVWOkQZmIFc20dTKWzu2dGtZhFww/Rv0Uf4xYyftbKoXIvUE3ctH39",
-	"OX8H+po5MNbZCqSC8cqhhYP6p7+eX4FFldkYrrWB5+dnzw73YotUDidomKBnOrWXOpfpqp2auZjgEwt6",
-	"qUCqXCoE38KCMAiCuIoZjFdEljS0V1O0MSjtplJNAHOL992q8ysxaSfGOqNpUOWkW4ETk4JLBucGLSon",
-	"qDVxxcEBC1AupAKhMm42+SrnHZJJg9ZiNlJaIaBIScZuMCxBL9XhKTMWpIOxSD8T/5OL684rrbDzUrh0",
-	"mnRH6p6reoO/L9C6i6x9aTKDhcrQwHIq0ylTm6ETMrd+jdICGqMNLNEg5Hoywax7bxKcWZ1dOzSbNLzF",
-	"VCs6dRqWgtaN19owS0DhFwfGk39v+Xr//v3Zwk1py1LhcPvB+wsKgybZ73T5xm1H7DaO5sKIGbqgaS6u",
-	"adt419o5n5C8JcRlAamesyRDmkuSoamwp7CcoiJRmNEYJNzUQCi7RAPSwtPeMRGNX8RsnhMto+jpdX88",
-	"SEdRFEeka4Lii+JIiRm1aMhStHvTLsUEtx/NGK6NnkG/C2f8O8yFdUwgye9UWFAaMuEEn4GEGidHidMJ",
-	"qEWedwsCf1+gWVX00UgNsjK8FovcRcN+HM3EFzmjbej3iv/F0Uyq8GHcJgWXaIp1tM6H5tPGnP/b4HU0",
-	"jP7XUWVEjvy39ogGeyu/Ig/+Vhu3bWRL3+07Kg30TBpMmcksvTgmA/AWhWkTn5+FxY5UFpWVTt4g2MXY",
-	"b12hmDI9E1KdQvJ/Er8DnxJWnLl0aMTWDbB+wjrhM/GlsBqDk5NWwQ9n9C86k8iyH8h/N8/C0Uu9+aEf",
-	"xXye05GUWh196SyXy861NrPOwuSoUp0h66lSqOnHNF9k+EnObTQkyb4WN9pIGpdO6e2+TG7Q9Is2M097",
-	"k7GvVe7P4bXEPLNeoadToSbYjfxS7Vwr65f5F5E9l27H+v5utVpbzgytZYlkYYfZwpLOA6FAjK3OFw5h",
-	"6tz8wB7CuzcvaJ+sE25ho+Fxr7f3Ys9JZbct8KXIid2YwV/fvn4Vg4Alm7bgH3SuVnOMQRtIiLwEZtJa",
-	"FitDpnUXmXUnK03R2g6NaXTeYReoUzlAbYSH3kdr7hKv4DmK3Dst+7O5YFqkP0d7cy1M1MK2d3M40AYM",
-	"imx12KURL5RDo0TuOf1AESgGAYvmBo23tPU9P3mMPT9TsFD4ZY6pwwyuhcwXBk8bpl6Utj14A8n/7QTH",
-	"oXORJWv7W//urg2t3A+m7ELdiFxmb51w9j9Y9+zNOp66UCh2MZsJ6h2xHZLWiyekIkeVCQPcMI5uRL7w",
-	"aoS4w0NQB7Ll5dHjtuRr8cHXZga//fbbb52XLzvPnkUfb+PahpH5m8gbVN62LYUF6VfUOKmDAa3V69Q6",
-	"rfQJ0RpOVTt9vtuHSFooHZJvoMKQ8mqS4TQRETwtZkcrIU63sEmQG0fqAH9fiJzcNh7gwQQ+gnhD6XjR",
-	"ssJERGJg8ykkflEJEG8tSBeOMLcMhuG+gsgGtslX/1kljFMK3Xg7W/lbDFHnsae97EiruLgEkWUUOXyL",
-	"GFRWs3F4wqclzWmKc9ISFMw4bbYdoXIwFtNGzyka/BZC58LapTZZk9C5kTciXcEAltJN9YLYW7ZspbEa",
-	"x9OImJH206bsB3OjnXe64KCc4PBbiHfiM24VCmdE+hkzEDnbETgYryjU1woP7xIQcqiLbmNEBX6i73rq",
-	"2EWqnbh4w1moi8TGIeTwVytsOYp3+o33PJCpUETPGIMrl93F7seW6YYPWycwlwo50K61YGPM0/tTTw0M",
-	"sBq3cKAVQqCCWbhFdBozfuB5oA8Ho+jr16+j6LA876qmXmiany+evfFzRbHv9ZR69Xtd/v/R06d79v7v",
-	"qQH+EefqAcfpJacyX2l35vNkD/VP/Th+dj9SMyA5eYz1+rxrlXbNNHrx4tzYgVCrogl9mEvrwi5K5502",
-	"aSHT6WKGyh0ORyrhRSfc0oKbaovUdCqsT561ZYPvDEk86S/RGZnaX7QZyyzzmv4hfC0HaLLz6bez86rM",
-	"IT2x5cmUFvTCWZkhJC/Pr95c/Pz209mLF6/fJywtr7T7RS/Ug6UkaG3enmsaqLmq429f1SsNdpFOYRlm",
-	"EjOKWTlfJvIczRNbLOSlzuS1xJZk5yvtYBa+hYO1tGrIsWWHXXilOcu9FvIUueFdgsJtbn3ubJVrkV1p",
-	"/UKYCT6UsVecYeb4KeTjLTitIadBG0zuP5LoFLPwDAbcVCj44Rj+Jv/CDL7S+qVQqxDT2QevS2uY0bkO",
-	"i7NNPfrnR1jL+gynYNCZVQhfEs5IdzglnYD1KegunJMOPbu8gM+44tqLRZWRQrm8+PTm7Or804uLlxdX",
-	"STkoiNAXDsYLQx/oa3BLmSIIy/MfnlJM6nO6xWl0U+FGisJw8gWrHDUZoZnPfQsFPOnZu6vnn345u3jx",
-	"7k05uZOk7ltnRjVS4eswPXAQeb2wmMFyKhzeoOHVSedLOLBQTuZBP3IGHrMNNVnj1t3hfpnq5215p2iF",
-	"2sivD7dCfowik7+mXfqPI/jMkzIwj2FW5MliMHijyW3XBhbqs9JLtaYb3r9/31mvNezi0XppomDUjZC5",
-	"GOf4wEzXojbCI6S8SF9ywNGFumYgpWspMrUzkeeQ+AES0OO/Y+pI8KjFoNd7YmsFTXK0xjhSNKAlNwXs",
-	"VMzJugMpShiLXKgUDTtp1CCkYf3iDkkimUdzo1OSi3GO51yMu2eQcHcUbOeY08HUbopmKe0eEXARvdOy",
-	"6BiaBcZwLXKLMfRj6H2TL1xUKJq+cPi0cMSLmYlj8ivaLf5wOdYGzf1eDIOTGE56MfR7vf9f0jnabHjD",
-	"ux3fd8ou5nNtHGYvMZPiiosVj2R9yyzNXRWMpmk+eVzTTPud3EmC9+yCZ/b6b/fjAe0y9zBICveTcNEw",
-	"GvQGP3R6/U5vcNXvDXv0339GcRk0F/27KacTcSZkzlW5IhIda3IY+mvBsFrkefUR7zzrMjf7ZPXCpKwz",
-	"rjeqPnEks2j4p3qs6D8OQVw0HMTRgtMI6+Q/ver9OHzqyb+9b/XoTSj/bNuk4KB2ayPz0XuGOTpvAUWW",
-	"Seoh8kuj52gc18y8uojmtY/IgS17hQI0LbIqPo+1zlGwapTcioSAVyuV++E42iyJxpHX0/WadqC5HTdS",
-	"lcQ/0Bxl/7gkruoWvrqNo7IosnOxm+xjWASjDUjaPbyEXJZVMAQwWvR6T/EnOO716JA12VVpuvZp/4ik",
-	"w5ltKXeXSxDGiFXUUhaE48GAzdKpVzhFbO7V01K6KUhni8wMO7QbXClVyx8bwyNMFzPhASSoUqz1r2gs",
-	"VEpbTf751dVlYBJ5LHMsPKWWonh9TwuaytHbtvOX3Ac/Qq1eX0fDD39sCmApTr24/3Fz1o+bWj707cJr",
-	"X3hZSsP+AFekmzZA+KoM8/qQw34LSyOdQwUJHYkkhoSFKolHKuknXMDsJaeMpGJL7u26VBM4SFZoqcPV",
-	"m3fn9K9LYhAKcDZ3K2Cz2XSbaW+PB4PuSP3MjrwFO9WLPPNQHT8/T+gpOAUigGvuPV9zLxM3wsJ8Oj9T",
-	"Il85mYbqspvizHvcXzoT3alxNmrUPu+hNypBKc64/hzFDQfxzsO+QxxCzXtThsm5uJG45AIyn+UbWiHj",
-	"WBL+OSHOBshUF17ibEw+H9txjsCrIIUxUSOVCvKigt8NM+7gM6RyorQh/5xYLcJX3t2UFhIyLAmkekEb",
-	"JiyIMc/JjF5TGzeFVczzIN47PWbpzrnHplDTQeTRTov56w4zY2IUy3jBKIbNUUvv9nsTtsHv+VYkTlst",
-	"vnAEqVerGjF4jca0YbG8x+O/paFOw6E4IOnmBR2ySs4YqwI30gZY4pYl1FRXahDVJ4NMr9QtQMjk/cWz",
-	"q+dfnp9f/Pr8KjmFzzh3PhBg+RlrN/X77nWKhX63O+j1vCG4g4A12WaGbpHs80IaNmroYWcNptpk/jQT",
-	"nwvBpgMjrZMpJCTQQ9Ykw4WSLtk0VUVpeA3Wo3OtLIwx1RRgzUXqLUkNgvPDMWOeil/7LbymKTfH/luT",
-	"ncLBTFsHTweQToURqUNjd4utL18ZW0AUR8qPVOK/LOdtgeY/9AftTrkoo5TKtNzVpzQ+akEnvuUYri8V",
-	"5jrApHwXhtyF9fd7tfXHpVURnGHhKUfqIBlFJ6MoOWRbRN/89e3rV8VgB8lJcriLc5vKfYtYslC0ieUL",
-	"ad0LqT7be7pU3Ac+I86DF+VN4ZqF3ZTOa2msa3WTcrHlC4Vf+Is7d3xu8GaPhmus8RSF+cMgYdJtDHuJ",
-	"Poi5h91MF8agcmXAvek9e+zI+tm6ZPnSqlC9TC2Qs1liaD1mkhbdQEru0F21WWnVO4iq5wg2v3X6boJp",
-	"gkek12kn8r3ikbVtbmxAXIdn+iHrrAibwQtsk4HXc1RnlxfPQmWoVaWHNvC02ytLSJvHQaprXeNtNYWe",
-	"oxJz2Xog5sJNbUuvtRUXQ8R+lqJf24JK7GkdF3vSWz/0FxTjwBxN6QEEJ7Dfiwcn8Ukv7vd6H9u27bKI",
-	"ndc51YP5YpzLlItxXIAWK84Nljk6LzD2MIY+cAjuEA7KLJ5eKjQxWDlRmIFUh/FIDaoi7EGtDXv7Y6OX",
-	"tnDmKCIy6KcKoeoTW3YOhqYKPuLB5tpI+1KLzo0w7GwS5y95SVFYNoPFLotkwseA7q1AuXWeM3eiNucv",
-	"K9qX2ThtHHzG1SmQMMHYoPhMdoFjyFxaB1asbG2TirGFTVt89Dh664Q7V87j5u6j2sgR3jNFUBrl3TrZ",
-	"N4vD0G0SS8SSKr5v2iOkn8pofSd2umRISxSfF0Zz1wiVdeUY3Yl9OrB1WecIEx7GKCbfxpdXwQMs9r0I",
-	"CaI4Yr9am+KnKC5w8blQmVSTQv/hF1nqwtKpjwOG+xOqiVQc2OtUivyTQrfUhuLAVMzmQk7o3ISTFrEu",
-	"M8LR6HZlHc5Yvm9kGuadLAqY/LojH3NiURKLCmFgRHkqHf3jo6s2Ua7h7u4jyLWcZE2aM+Gw4yRD7TZm",
-	"qqBBm0dW0Qi5pEh/C+quNYgK+c3dgvKfaPRrxdWYZhb03t0CcGjNgJX4IAqBK+yNhYOLy5tjv4qbHw45",
-	"ZcwbQ+Ey6W+yDrlUuFfstp6cXSfjP5rupIXM6PkcM39DhO1Cc9ZTSEaLXm/wQwIipy+og/ebl1Odo3dQ",
-	"96KtXs/5hqRoHXHUXNz7KbLPXGGNuEiE7jQE2cWHzmJ+zfl5Tl8YdAujGim4GmHzytLuvG0Smt02c9n7",
-	"iX1b8jYchIqA2tILmV6T1Y39bwplbQvi+tlsUNymA8Pp/0ebh0LJ/OsYh/VKw8OYsxdP2ijcQdJbp42/",
-	"OXO/MPSsTMKWxbz15CocJIUcJSAVy1d2uOmKb9PkZ9uU9ykITopJW0vDqqym9tcSLIPe8Y93plhK7b9f",
-	"yrBU6JyqCF7khuPeLxZu674uSMWVBfaPn7BjL3UmU8AOEQEG59p4PPu6jfkG4vqbxJWwPLYkkBqxzDln",
-	"Ut7LVRlMUWQ5Wlu48LZ7pxV7rZDM1PER2ap2MGnDXtX2qu/vAN7bYtGU62UGFp3KQvlSuprkyB9UFmur",
-	"rdqDru1m5pXHpnK+qsChSguDU4/C52SjUCDMRKuB5AuW0y6cc3Z2hkJx4q0YvgtnI1VaJi4y8DkrBu4R",
-	"d/tsx/zg44Urrmzi9TWmLqCC6pT4OKu+yMGPremd0rLtJ36ljWucjQ3V5M/9DuVUu9f3j9BOnoCduun7",
-	"uIQPOg57dKp7Vrso49rgTtk+A4XLWrS/XaIPC5E2ONM3aBsuVhxuqEvLkADeoIPjweCQPs+xJqycRfBJ",
-	"dBs/RHL3ktfbFlkstml4Rzn0lqK0dGGkW72lcb0Ajfly+dmi7YGGM1UDJmYI4xUkoiwkLiwa8N6XL0VW",
-	"X1GP8E23uNfL3qi/yV7SNnVu7lENRbqLwjrhoQLhdnBVuaTD4IRUaMgFXJg8jGCHR0cT6aaLcTfVs6OS",
-	"jI5FQ8Fk9clmkT1wtuOzpyXUt+jgYWjJkZjLo5t+AqiyuZbKWbjWea6XXljq5dWbPvEsBqtHCr9IS9Ft",
-	"AGOGrDgFxHxBbDlFs9Z7KSzkWlv0CVHiPmtMI1OyFwc+o07bHI9UUqQqfeXXXyi0/jaXKHwOf3XfkkY5",
-	"7I7USJ3zEJtLAvxCrkoT2h6gcclZwFMyemcI/kUCD4xIzy4vPv3t/DePkki6I3XWhJdKC+kU+RISc3kI",
-	"AsYiq5nB6m4FCU5Jca/PT2uEOvibChUl0Vdj90AknUJ5eZq7/PXt61ddOK/DO/T1SB332D4xEjbcRWUG",
-	"JSU1rJbLKkvCYJOEESM1cNiB1+Ydz4sSmHHI+iNUoEFXuA4SL+FqLthSlxMqDSE9ovkyEWfuhhwTMiW1",
-	"XRqp5vWFioPHVaWaLzOItdsOnA2smp/4ZTISmO8zjJTHj5KnIhn9Xl1s8CnUZP3aR1Jy/NCfnimjCWpH",
-	"x883Uv4FkjVIp8fgnPSellbPI3IaiE1LUuYVkEWsoJv+QZPiGHvvkDPFQxDK21vq9MSCzJpcwi8idfkK",
-	"cvmZ+DdSRfVfBmRyLlMMkVGhmH69fNF52u11aPYNhbRcLrsTtehqMzkKfe2RmMxz6tKduhkjLZx0eVPJ",
-	"nV1eRHF0g8YGH7jb6/Yaef+IBnga1bL9LKoFouA2jsLZPsp0apufhEG6KzFjr2GCru11FOPtoLRlsaIs",
-	"VMAr1ghK01ntVjk8rS6yaBj9ii50idbeLRj0ejsAgQVBNUBgWQF5DB7tD7pbL+FsAd1tMIbmPx78edvw",
-	"JS+O1u8z3MbRiefN7n7Ny/91cx4NP3yMa0jdq8J21MmOIycmXITgTMHHWw8n34Lx8A++/Hp+xRhcG5c6",
-	"uniQ6S5BeI4i2y0Jm7MGrHr1nEgwQgdJ/aWIIawLThJD2cL7W8lhPFIqXKpZv1nQbHoXcL75iBVLQ9jm",
-	"x7j90X7x5xvuPpy0MfcRHmPYQumDX2W4p/g+sYV0bApyTb+xsj/6IxiATzK73arl+NKaR2rpa387oADT",
-	"xEDEYAY6gMLqLzysrM8x++eFwGlInE5Gis2VlTcIB9woPO0QfNAnlu/QwFetyC4mo2gUMXBDgEGRewgg",
-	"R9VkZgvjo81I+fJeF64k2vUKX6jtjQOEEIRNkas1XuabJ/KFtI6fwIiar0Z9+GM7ppgtZRfOyA6WMDdy",
-	"HOrX4OqWtPE41J/Cez+khKvnfqrN2fn61UYGfferS+0vqIUN7fqXZW4kLklXhFpXAEzyb0n5KBptMRwk",
-	"1WscySGFjczgeKSE30eLRqL1R4gdCxtSVNzOwkEoQZTItqm2zsZliiqGbrdLDnlFTBDGhZK/LxDCx76o",
-	"TiQRrd795686Od5g7jNIB2ENFBPUy3W01rJeR78U1NDPjYodf9Ao2fFgRdGOvg6UJ0w5JKl0q+SwPEEq",
-	"9YksJiS80yUpTOK4airdaXj6gzhYCZe/Gu+PmQ7YvvUN8j6nx2uGgpIvZRdbOlJLblLymqIoDyLUpnT8",
-	"GCLv6/bl42Whjtn2KFV4QWO7fN5VH+Zaa4tg/sIcycQqhrqQNV9VKy8O9LeQF2Aoexyf8CbNRqFmna4X",
-	"oo0sH4GFV1u8ymun9Ok2Sp1+XDp3P0PGx++f8QJZq8Lx4V84WglF8p/JEJz6ACVh4pLdRHwar9ofoyuh",
-	"D0Xx3v/+sZW0ba/DbR/dAyqq0Yvfd83SdgQqy8IvzEV7tCvey9unKbf7eK/QYutdow8lQqU/6JUIlOho",
-	"bmRawD5Dgz//WPueCSgLeQG3yIHf8Ogo16nISdkPf+z92Gv6JX/6d9qKn0jr+Mw+naefqrPuP3T6p+pQ",
-	"+Y+ox0/9Aor4T5rLoyv9XSkPoKSfaxXJJnKxXwAV+w3sYL8OFTzpeWjgoITrDfYPzEpgT+sTeh57XqqA",
-	"KmEjTTBSPkLr9e+OtBr3h7nT8d2dygcNOEAY7BPPrb9K9h0iyNLpflv4StY/Dlpc0Kq8be87NtztItGy",
-	"28ku3MSidQBm0HbxNV1yqO7yb2VWOtRihoVXLLXi+75zMSH9z6lSMc5xm/v7vqB3wwO+Q+80n8Z8kPIP",
-	"xZyHav8SRVFi9tarU9tNEz8wWdRWLByU15f6Hl7OBCqtOvU24WoTJL3kcBvRNRjGfmfYF242KUxkxtEQ",
-	"Fw0YymgyDxK/vyXjuKLgUh2B8l/WiH3zjdnew27M+k/vvCRbYkZCrau37ZZsneT729hCvfz7vazlZq9/",
-	"oN3rl3avf+9bwPuYvmIx32Dq9rFcbU8ifE/bRawp116zWKW6/3gbR3NtWwxUVWO3dVSmD1sPnJEzfo4j",
-	"10s0nVRYzE5BQI6CgmxIgmj5+meR+k9iECNVtlkul12+7bni4ksMc7JuHNkaIfl6aMbPXsz0DQ3/TslU",
-	"Zwi5GGNuwUP6QCqnR2q+UCv68pD789sAji+qYf3lRx/21gBJcZFVEKnR1oLIcy6E2O5IJeFcJjAI1T4B",
-	"SXF4ky7UMVItL9S1mVrGbL0vHYjqpebVNz7LXGqxepXlvNJoR+NcT9bAgsPqHbkfR2rQ6/WH2fjH4bAf",
-	"1VXSfU9jBUu7bcJGwvPQa6q9/73eQrhTs+/gzl3qPuj1R9L3j/0qgsJl9TJCI2f9QnvOb8FmV/2e2OKd",
-	"6f3/8MDtgzVv/+ndndbf+OJ+J/tM1vJEyT0DlRqq9btp+rMsa41Napq+JTw5+iMUAvzzEZv7/qYG/akw",
-	"IBnrSX3NiUyOqmMKQih4cUYoKzgA2Sx9+Xc36vrvm9y84j2OhndVvKhRPqSx9/EpXgXZ/ZgI6fpJ8cDN",
-	"Pyto/k5C5Tlyl1zFRYS7Zuumerl7q3cTVr2W81+f0cSru9n8PWtTj1qT+sjwg21/iaW4rX357mpThVxS",
-	"v60eVPsO1P4cRvPvTkS3/yqC+S9iAiu2frej5EmoDhMcXJ5d/fz8cOuhWrQ+n7L1D4+cQlL5bAl486hV",
-	"qECWEYBvw4eQC24jldS8y598XNT0I39KIM1RGG9tc2ldt0yObT6a7dG2bUGG58D/nJH/OSP7npHt/qKH",
-	"KH4NWLm/k7NEp6T79wI+N/NvMIff+IXKr41fjlKd5/6NszVoSxNi/eEjmQX/l1e22TeprBMqDdgRRl3W",
-	"IbkHFvPrDgX7mJ1CMhOfEcxCJf7vufAp5QwXZ209KNGXrMLid5hUiv0ZVcnPrvhXdrxhLBm2mbs9m0wM",
-	"ThhwnAmZryrYRbOUUBvNlxLa0ui1hdba+7ttrVn38EAMP6quU53DASmQuTCufJOoDrA+u7w4HPo6Ag8E",
-	"ftk4Gwe8tJviSJWYaOn4TyFa/luI4DQjWi2C0QvqphCzgIDz8YLxm4ZZ+fY1j2fnmHYqXPbZ5YUHzwah",
-	"kVp5XK60MBUq68yFseG9cTtHzA5PQyWrAWYeKetknoNDfp1cTARJTlNawpM4no0/l9O1MNMDcH1eyUs7",
-	"z++VrjYeTLuGwq2Gfl3oZhvdfrz9fwEAAP//",
+	"7H0Ncxs3suBf6ZrbK5OvhhRJS9ksValX2kSJtesPPVsuX57p8oAzEIn1EJgAoGg6pf9+1Q1gPsghRcnK",
+	"+vbd3r3KWiQ+Go1Gf3fz9yhVi0JJLq2Jxr9Hc84yrumfZ3muVviPjJtUi8IKJaNxdDXnsOB2rjIDds6h",
+	"YHYOc2Zi4P1ZH5Jfzq9iuHz15irpR3Gk+W9LoXkWja1e8jgy6ZwvGK5q1wWPxpGxWshZdHsbuw3P5PqV",
+	"FjMht3c+y1dsbSD5jyQGo8DOmQUm12CE5bBgayiUsTAX1uzfmcvlIhq/j/4j+hC3gPGjkpZL+5zLmZ23",
+	"nz+n70BdEwamKluDkDBdW26gU//0l/MrMFxmJoZrpeHZ+dlP3YPQIqTlM64JoJ9Uai5VLtJ1OzQFm/En",
+	"BtRKgpC5kBzcCANMc2CIVZ7BdI1gCY13NecmBqnsXMgZ8Nzw+17V+RWbtQNjrFa4qLTCrsGyWcCS5oXm",
+	"hkvLcDRixUKHCChnQgKTGQ2bfRFFD2lSc2N4NpFKcuAsRRq74f4IaiW7p4RYEBamLP2E+E8urnsvleS9",
+	"F8ym86Q/kfc81Wv+25Ibe5G1H01ksJQZ17Cai3RO0GbcMpEbd0ZhgGutNKy45pCr2Yxn/XuDYPX67Npy",
+	"vQ3DG54qia9OwYrhufm10oQSkPyzBe3Avzd9vXv37mxp53hlKbN898P7K2ea6+Sw1+UGtz2x2zgqmGYL",
+	"bj2nubjGa6Nba8d8gvSWIJYZpKogSoY0F0hDc2ZOYTXnEklhgWsgceMAJs2KaxAGng6OEWj+mS2KHGGZ",
+	"RE+vh9NROomiOEJe4xlfFEeSLXBEg5ai/Zd2yWZ899OM4VqrBQz7cEZ/Q8GMJQCRfufMgFSQMcvoDSQ4",
+	"ODlKrEpALvO8HwD8bcn1uoIPV2qAlfFrtsxtNB7G0YJ9Fgu8huEg/L84WgjpP4zbqOCS63CO1v24/ri1",
+	"5580v47G0f86qoTIkfvWHOFib8QXTou/UdruWtngd4euigv9JDRPCclEvXyKAuANZ7qNfH5khveENFwa",
+	"YcUNB7OcuqsLjClTCybkKST/O3E38DEhxpkLyzXbeQHGbVgHfME+B6kxOjlpJXz/Rv+qMsGJ9j34b4vM",
+	"P73UiR/8JyuKHJ+kUPLoc2+1WvWulV70ljrnMlUZJz5VEjX+M82XGf8oChONkbKv2Y3SAtfFV3p7KJIb",
+	"MP2s9MLB3kTsK5m7d3gteJ4Zx9DTOZMz3o/cUU2hpHHH/CvLngm753z/MEpuHGfBjSGKJGKHxdIgzwMm",
+	"gU2NypeWw9zaomO68Pb1c7wnY5ldmmh8PBgcfNhzZNltB3zBckQ3z+Bvb169jIHBikSb1w96V+uCx6A0",
+	"JAheAp3LnC2NmOYojJNlcpQsdZ50YSGMIXLTKHKByYlsg5+Waiwhk6MEiS2heUPk+98dI4o1S5F1OgFX",
+	"19jSlBvTQwC1ynukT/UqbaoNC3720YbuReh4xlnuNKDD7yzcQKQ+RQdfgd+o5Q7eFtBRGjRn2brbxxUv",
+	"pOVastxd2wPpKSwChusbrp3YrhPQyWMQ0JmEpeSfC55ansE1E/lS89OG3sBKRcGrFsn/6XktpHeRkaSt",
+	"3W/9u7sutNJlCLILecNykb2xzJr/IkZ2MOpo68CdzHKxYDg7IqEmjKNpSFnOZcY00MA4umH50vEkxA4t",
+	"gRNQMSjfMY1FxY24iNIL+PXXX3/tvXjR++mn6MNtXLswlKUzccOlE5QrZkC4EzWe/WiEZ3UMug4rfoKw",
+	"+qfYDp+b9j4SBkrt5iug0MgJm2BYhUB4tY3Q0QqIVS1oYqgTIovgvy1ZjryAFngwgI9A3lBqcXgsvxGC",
+	"6NF8Cok7VAKIWwPC+idMI72UuS8hkrRu4tV9VhHjHO1Aus5W/IYl6jh2sJcT8RQXl8CyDM2QryGDSgQ3",
+	"Ho//tIQ5TXmBXAItI6v0ridULkZk2pg555p/DaAFM2aldNYEtNDihqVrGMFK2LlaInrLka0wVus4GDnP",
+	"kPspXc6DQivrNDjolBt0vwZ4yz7xnURhNUs/8QxYTnIEOtM1MLlWknfvIhDUzsO0KecS3Ebf9NWRvlV7",
+	"cfGWhlEnia1HSLa0krzlKd6phN7zQaZMIjxT7vXC7C50PzZNNxTiOoC5kJys9toIEsa0vXv1OEADsXED",
+	"HSU5eCgIhTtIp7Hje9oHhtCZRF++fJlE3fK9yxp7wW1+vPjptdsrit2spzhrOOjT/z96+vTA2f9/coA/",
+	"4l094Dm9IL/oS2XPnNPtofqpW8ft7lZqWjcnj3Fe58StfLiZ4o68yNHWYXIdhuCHuTDW36KwTmkTBjKV",
+	"Lhdc2u54IhM6dEIjDdi5MhyHzlmLoRJcy3eaJA70F9xqkZqflZ6KLHOc/iF4LRdoovPp16PzqnRIPTHl",
+	"yxQG1NIakXFIXpxfvb748c3Hs+fPX71LiFpeKvuzWsoHU4nn2nQ917hQ81THX3+qlwrMMp3Dyu/EFmgA",
+	"k/ON5TnXT0w4yAuViWvBWzynL5WFhf8WOhs+Wu+wy7p9eKnIZb5h8gRH8z5CoTG3zhG3zhXLrpR6zvSM",
+	"PxSxV+SuJvvJO/cNWKUgx0UbSB4+EumEXWgHDXbOJNr6fxd/JQRfKfWCybW36cyDz6UULPBd+8OZJh/9",
+	"yyOcZXOHU9Dc6rU3XxJyb/fIv52Acf7sPpwjDz27vIBPfE2BHMNlhgzl8uLj67Or84/PL15cXCXlosD8",
+	"XOhMlxo/UNdgVyLlwAzt3z1Fm9Q5iMNrtHNmJxLNcNQFK4c3CqGFc6QzCbTp2durZx9/Prt4/vZ1ubkV",
+	"yO5bd+ZyIv3XfnsgI/J6aXgGqzmz/IZrOp2wLh4ES2lF7vkjufN5tsUma9i629wv4wZ0LW8lnlBp8eXh",
+	"UsitEcICG9xl+DiETzgpDfMYFsHpFoPmNwrVdqVhKT9JtZIbvOHdu3e9zcDFPhxtxjkCom6YyNk05w/0",
+	"dC1rKzyCywv5JRkcfahzBmS6Bi1Ts2B5DolbIAE1/QdPLRIejhgNBk9MLTqKitaUTyQuaFBNATNnBUp3",
+	"QEYJU5YzmXJNShoO8D5dd7guUiThqNAqRbqY5vycInv3NBLutoJNwXN8mMrOuV4Jc4AFHKx3PBY+Q73k",
+	"MVyz3PAYhjEMvkoXDuGOpi7sPw2KeNgZMSa+cLNDHy7X2oJ5OIhhdBLDySCG4WDw/4o7R+ktbXi/4vtW",
+	"mmVRKG159oJngl1R5OORpG/ppbkrHNIUzSePK5rxvpM7QXCandfMXv39fjjAW6YZmiPD/chsNI5Gg9F3",
+	"vcGwNxhdDQfjAf7ff0dxaTSH+f2U3Il8wUROIb5giU4VKgzDDWNYLvO8+ohunniZXXw0aqlT4hnXWyGk",
+	"OBJZNP5z3VZ0H3sjLhqP4mhJboRN8J9eDb4fP3Xg3943FPXax5J2XZJXUPu1lenp/cRzbp0EZFkmcAbL",
+	"L7UquLYUgHPsIipqH6ECW87y0Ww8ZBXJniqVc0asUdAoJAI6rZD2u+NoO74aR45P1wPkHub2JJQqvv4e",
+	"9yjnxyVw1TT/1W0clUGRvYfdRh/lWFDqAlK7y1VBlWXtBQFMloPBU/4DHA8G+Mia6Ko4Xfu2v0fC8oVp",
+	"iZ2XR2Bas3XUEmOE49GIxNKpYzjBNnfsaSXsHIQ1wTNDCu0WVkrW8vvW8hzmywVz2Shcprw2v4IxsJS2",
+	"AP+zq6tLjyTUWAoeNKWWCHv9TgNM5ept1/lz7owfJtevrqPx+9+3CbAkp0E8/LC964dtLu/n9uGVC7ys",
+	"hCZ9gMLbTRnAXFSGcN0ls9/ASgtruYQEn0QSQ0JElcQTmQwTioYOklNKyyJJ7uS6kDPoJGtucMLV67fn",
+	"+L82iYFJ4IvCroHEZlNtxrs9Ho36E/kjKfIGzFwt88zl/bj9aUMHwSkgABTAH7gAfum4YQaKeXEmWb62",
+	"IvWhajvnC6dxf+7NVK+G2agR+7wH36gIJbxx9SmKGwrinY99Dzn4APo2DaNycSP4ikLI9JZv8ISUFJPQ",
+	"vxPErM+/GjvXjeH6RqT8iXESruOi2Mj2HTDdzXh0Jyn/eibw8qzKKa0ske4eXKx6Neeah5i4MMCmuCmq",
+	"ki/4YoqqJqkPZPhXtpHL60oZ6m5e24cFjXd+WTGTSqNVgBfM/FfepBMGEpRnCaRqiXTCwq7ufpXk/vk0",
+	"ryvod/svhEbhdQibO/VkC3n0DvfmwtQQR49yg4HeBP0gzz2ke20HYc9pxvbzRpZEq50GlNRNB0o1kvTa",
+	"A8lQNiKOdAaQE+ZblFfsTHBqy2QIKjHOOi1jqaXPsIm7bY5be5A980kUPVW499crFDI2XWazaH7NtW5L",
+	"lXM6pPsWQTr1bKZDdIqI6ZKQyyiVCG6E8VmjO1BREwap5lx+1JzOLVRLnmry7uKnq2efn51f/PLsKjmF",
+	"T7ywzrSiFzlVdu5o2nFpA8N+fzQYONF6BwC37XzhPFDQVgaCpwbNU6UzxwvxbgJbQHYjjBWpe75j4sPj",
+	"pRQ22Rb0IbC+kWGlciUNTHmq0DwtWOrkcC0b6rtjSj8Lfw5b8Ipbbq/99ybqmIWFMhaejmppMPtJ3QX/",
+	"tAnZohPpVipT8Qx5vQH37zp+cScNlDZeJZjvmlNyGblEztXydDePCoXyGWtuCmU/+vMPB7Xzx6VMZuSf",
+	"oi0nspNMopNJlBAfp2/+9ubVy7BYJzlJuvswty0ad/BHIoo2cfVcGPtcyE/mngopzYFPnBdeB3WKxIZ+",
+	"sk2d10Ib26pk5mzHF5J/pi/uvPFC85sDBm6gxkHk9/eL+E13IewFdybgPbSOdKk1l/bjhjir2R4u82bz",
+	"bV0SfSkZ2DVBC6iql+nMLn0VD91IWt3Dp2q74qn3AFX3sGx/a9XdAOMGjwivVZblB1lzG9fcuIC4ninr",
+	"lqyjwl8GHbCNBl4VXJ5dXvzk42qtLN2Pgaf9QRmA234OQl6rGm6rLVTBJStE64MomJ2bllkbJw5LxG6X",
+	"MK/tQGUacD1F+WSw+egv0EKEgmu6Q0rWdir0cBCPTuKTQTwcDD60XVtDt2rw5A3hdbeqR4kdv+8Qeodw",
+	"wW2uXlegnW3NDFms6vpapILlPjtFQ8fMlbbwia9N7CwUZiCx/LM9ogqJpEu6r7BmIkncGwqZdHIlZ34W",
+	"peS5lEbTDQLv1Onp9B2DBFX3HUr7RG5q7T4044ztuRMvBKXTwsPWpxuKTbCv3GBXwuFU8z7tmwTt021V",
+	"KqOnkHA5YzO+CCaL5IKYfzUGJIozOZHOxukILzT5Z0txFdyW1DmqDOEIogGrnOHg7QNf+dKt26k+RXAi",
+	"mdeZHFNhLh8sduZo8qck3B/pALQoag592GPcTGTdusEpbstg33SSIjlKkOrIPhb4nzn+5wb/Q0a2yZJ+",
+	"v99tmLUIahYMI6+5KHoCDzdzbje5yJ8ON0tKUn+N+Fty0nHuNC121NqEiHNJ3pA4j2fSHQPzOfvOR5Gq",
+	"xYL1DEfVAK39XBi6PDfGUMLtRM6FDddP3i3vvS6Tw/ABxFQLRd8jGVE2oLqGZJkcqBhWuVB3DpXt5ybS",
+	"e2IcOdYOT8+0ewrpoyjbgafdb1bRovsvjVULqGimDrOjaHxlpSOmRrCRpzVzwKp7ljjA+KvDFD6vKb9I",
+	"RMTt6OJJ9z3kruvG5wGD3ZP4gx/T8mFGeh1BVLNQWe2tDtGlzlu1hx3Vos5khpXI7NyLtukaVJ5xHaSf",
+	"OXUMViqYczGbW0i2DG0yVtdmIsmU3/si65ratkayidqdZvMTA/7i4oYBvc3/ffY+1Tkuc5damAS7PHli",
+	"JjKhCd5B6exrOkGT3bIFsqhWn28wHOMtxH9ot9Nir5i2lY2eSbh48wqOR8M/Q6oyHop3z9++TlquvBWN",
+	"IeKzufYAiuU0FymlkFHaJFtTRLuMLDtF3XRjGAIFjpDRl7FntZJcx2DETJLXqBtP5KhKHezUxhD/n2q1",
+	"Mt4ZCFxarrnbysuQJ6ac7A38ymUej7Z1SsQmjujdME3iHMXjJR0p8semEofLEAL74Avcqrq0uq5L2Ina",
+	"HHVZGF/GkL0CeArESqeas09IbySsSKwZtjY15TiszUza4lmOozeW2XNpXbXHfUzKQIUHBLZKZ8h+/cIN",
+	"i/3SbZYCAosm8H2DdT5oWsaY9pYPlghpiT3lwVmxb4XKq0GRJcsOmUBW/SZGCHC/Rth8F15eeoEd7j1o",
+	"w1EckbKrdPhXFIfS0JzJTMhZsDv5Z1HaoKXsin0Z40cuZ0JSOEqhVfJRcrtS+hNeGFsUTMzw3fiXFpEN",
+	"qZnF1c3aWL4g+r4Rqd93tgyVopvO0pjC4QJRFIiBiipTYfF/nCe8jZRr1SL3IeRaJL1GzRmzvGcFFYjs",
+	"UeK2n6zEFXJh+M5akVaB6aPy+wnlv7lWryTlEDVj9/eeJtqUqrMyqx1FUJUxbqBzcXlz7E5x812XEh3o",
+	"YngWk4qMVnkuDlSLNlMKNsH4r6Ybz0CmVVFwb6CSXGjuegrJZDkYjL5LgOX4BU5wdt5qrnLuHIMHwVbP",
+	"QvqKUH49T755uHdzXpqrXlxRwMOeel0rfGgNz6+dgXvDNWhul1o2tK0aYEUlafeqjH7YbTMD4zCyb0s5",
+	"8A+hAqB29EDTG7S6df9NoqxdQVx/mw2I23igf/1/tHgITOZfRzhs5sc8DDkH4aQNwj0gvbFKu+Lx+7n/",
+	"z0qXTJmCtpkSAJ0k0FECQhJ9Zd1tF+guTn62i3mfAiPbSJimwVmx/Q1bezQ4/v5Ou7nk/oeZfiVDJ2ei",
+	"1yK3HKbDcHBT13VBSOddRP34CTlUhcpECryHQIDmhdKuCnNTxnwFcMNt4MpiEpIkkGq2yilWVbamkRnM",
+	"OctybkxQ4U3/Tin2SnIUU8dHKKvaS6Aa8qp2V0PXBuPeEgu33EyOIdKpJJRLAJWznNMHlcTaKasOgGu3",
+	"mHnpKqrI6Rqqp4SB0amrHSUblUlgeqbkSJDndt6Hc4qALziTFPAMy/fhbCJLyUTWOb2zsPAAsTskOeYW",
+	"ny5t6FrCr695an0uex0SZ2fVDzn6vjWsVkq2A90iQcY13sYWa3Lvfg9zqrW2+CO4k3dV7uNN30YlfNBz",
+	"OGBSXbPaBxlltO2l7TOQfFWz9ndTdDeQtOYLdcNNQ8WKfZMmYSiRlS6oczwadfHznNeIlbwIzp9q4odQ",
+	"7kH02uZBCdc0viOJ7xattHSphV2/wXUdAU2pv9LZsq1H2ZmsldNknOI9rEx/WxquwWlfLgZUfYUz/Df9",
+	"0NqGtFHXzKmEbW5t4XJxQ5gRzTrmElx9g5wq3w4fg2VCco0qIHkPaQUzPjqaCTtfTvupWhyVYPR8ilD1",
+	"yXZqqMdsz0WtywK1MMEVTyRHrBBHN8MEuMwoe8jAtcpztXLEUk8KvBkizmIwaiL5Z2HQuvUlRD4bAQ1i",
+	"amvgUtwas1fMQK6U4S4QjdgnjqlFivKi4zIZ8JrjiUxCiNi5A10bDON6ELCgc7juVQY5Src/kRT00+uW",
+	"IwH/jKpKsyDTF3QkZ74KiHLOx+Cacrl03vTs8uLj389/dbm9SX8iz5pFUcJAOucUHSEsj4HBlGU1MVhV",
+	"BCPhlBAPhtRdzmdvvq5y+QV32XwH5NGfQtk/iKb87c2rl304ryclq+uJPB6QfKL6Ld9BhRCUlNAQWy6z",
+	"WxJKkU4oFlsraeg4bt5zuCjTibvEP3zeJKgqGxnJi9maCrZS5YZSgXePKCqBJ8/dmGxCgqR2SxPZLLqt",
+	"MHhcZTpSCS7bqNElb2A1/MQdk+rXqAp3Il3VE2oqgmo2q3Jc50JNNouVkxLjXfd65pQDW3s6br8Qztwo",
+	"RHLR7ZPB01LquTzyRp2RQSpzDMhwXhUcuZ5+4Rk77ZA8xWNg0slbnPTEgMiaWOKfWWrzNeTiE6e4cMge",
+	"FT4mmouUe8soMKZfLp/3nvYHPdx9iyGtVqv+TC77Ss+O/FxzxGZFjlP6c7ug/OCQDVpxgLPLiyiObrg2",
+	"XgfuD/qDRr5FhAs8jWpZFkSqIfvzNo782z7KVGqan/hF+mu2IK1hxm1bg0Dt5KAwZZJImSACL4kjSIVv",
+	"tV/58JS8yKJx9Au3fkq00bprNBjsKWMJANXKWMrMk8fA0eGlIpupMztKRbYQg/sfj/6ya/kSF0ebVbi3",
+	"cXTicLN/XrNlVV2cR+P3H+JafdlVkB11sOPIshkFIchT8OHWFUHuCPW5noe/nF9R5ZiJSx4depLeRQjP",
+	"OMv2U8L2rr7Csuqo54VQJ6k3SxvDJuEkMZQjnL6VdOOJlL4UfLMetjn0rnLPZh9XogZ/zY9Rs9xerv4V",
+	"Fbsnbch9hBZiOyB9cC+xe5LvExOoY5uQa/yNmP3R714AfBTZ7U4uR60WXCaHunY1rSGJOQYEhmegfE1B",
+	"vS/Z2jgfs+uwCVZBYlUykSSujLjh0KFBviFZlaZuxYLDFyVRLiaTaBL5tCXNWe7jwGhVo5gNwkfpiXTh",
+	"vT5cCW42I3w+tjddhziySTlFa3zFQuNFPhfGUuO2qNk49f2exBmSlH04QznoIqO+hLHevKEuSRv9Uf/s",
+	"W14iE646XlaXs7cB7JYHfX/j0fYmwv5C+7VcsRgSH+vyUXT6Kyn7AuMVQyepesglXTQbCcHxRDJ3j4Zr",
+	"SiihKDIqFsa7qGicgY4PQZQJJHNlrIlLF1UM/X4fFfIKGE+MSyl+W/rkM6VdMiOChLA69Z++6uX8huc+",
+	"wcefAW2CeriO8r5CvA7/KNNWYkgaETv6oBGyo8VC0A6/9pAnBDkkqbDrpFu+IJk6RxYB4lMIBZpJZFfN",
+	"hT31DesQgxVxuYZO7pkpXz+xeUFO53QZcT6g5ELZ4UonckVDSlyjFeUKNSjJz1eQCeuz0av+vT6O2daX",
+	"1fd9202fd8WHKdbaQpg/E0Yyto6hTmTNxsJluetwB3g+/feA5+M7KW4Fajbhes7awHIWmO816FheO6RP",
+	"d0Fq1ePCub8TLz2/f0YT3laG48w//7QStOQ/oSA4dQaKz93ZD8TH6bq9H3OZ+hCC9+7vD62g7WqQvHt1",
+	"l1BRrR7+3rdL2xOoJAs1WY4OGBdaRh8ylMZ9uJdpsbNC/n2ZoTIcDcoMlOio0CIN5TZ+wF++r31PAJSB",
+	"PF8vQobf+OgoVynLkdmPvx98P2jqJX/+T7yKH5DrOM8+vqcfqrfuPrTqh+pRuY9wxg/DUALyT9rLVbW4",
+	"Cn9XuIL/rkUkmxUjw1AgMmzUbAzrJRonA1eSMSrLJEaHG2ZlYk9rF2mfghhYQOWwETokjZOFNhjebWk1",
+	"ut7QpOO7J5VtuMhAGB1iz2320v0GFmSpdL8JupJx/fFDW4FK23a6Y0PdDo6W/Up2UBPDaJ+YgddFzWVQ",
+	"obpLvxVZqVCzBQ9asVCSutQUbIb8n1ylbJrzXervuwDvlgZ8B99pdod/EPP3wZyHcv8yi6LM2duMTu0W",
+	"TdRjPcRWDHTKovuhK+sjAKWSvfoYX5APySDp7gK6loZx2Bt2gZttCBORkTVEQQNKZdSZK867vyQjuyJg",
+	"qZ6B8j9WiH11n5fBw/q8uE/vbO1S5oz4WNdgV2+XOsj3l7GBvfznvaTl9qw/UO4NS7k3vHfvmkNEXzjM",
+	"V4i6QyRXWyOvbym7EDXl2WsSq2T3VJCkTIuAqmLspp6V6czWjtViQU3kcrXiupcyw7NTYJBzhkY2JJ60",
+	"XPwzuP6TGNhElmNWq1WfepSsKfgSQxFK36xmgpqaZNSsbaFucPm3UqQq45CzKc8NuJQ+ENKqiSyWco1f",
+	"uiI+6mhlqWaO1/uVO7O3lpAUB68CS7UyBlieUyDE9Ccy8e8ygZGP9jFIwuNN+lDPkWrpq9wmailn612p",
+	"QFQ/VrL+yl8mKblYPcpyXnG0o2muZhvJguOq+/H3EzkaDIbjbPr9eDyM6izpvq+xSku7baaNlD0lGqx9",
+	"+K06eN3J2fdg5y527/n6I/H7x+7lJfmq6ufV8Fk/Vw7zO3Kzq3lPTPhFmMN/e+v2wZx3+PTuSZudaWne",
+	"ySGbtTTWu6ehUstq/Wac/izLWm2TGqdvMU+OfveBANf0bPveX9dSf6ockIz4pLomRyZZ1TEaIb7cUxpG",
+	"Bsh26Mt1i6vzv69S80IXuYZ2FfrAle3fDn4+oZfd/hZ4yOtnoS3jP8to/kZE5TByF13FwcLdkHVztdp/",
+	"1fsBq3o8/s9HNOLqbjR/y9jUo8akPlD6wa4fIwxdci7fXm2zkEuct1ODar+B2i/CNX96Lbr9VyHMfxER",
+	"WKH1mz0lB0L1mKBzeXb147Puzke1bG36t/O3904hqXS2BJx4VNJHIEsLwI2hR0gBt4lMatrlD84uauqR",
+	"PySQ5pxpJ21zYWy/dI5t/9SLy7ZtMzIcBv79Rv79Rg59I7v1RZei+MXnyv0DlSV8Jf1/hPS5hfvlEP8X",
+	"9VX/0vjjKFV57jrzbqS2NFOs31NzH99cZ4d8E9JYJlOfO0JZl/WU3I7h+XUPjX2enUKyYJ846KVMXMse",
+	"eqXk4SKvrUtKdCErf/g9IhVtf8qqpH4KrpOhE4wlwrZ9t2ezmeYzSjjOmMjXVdpFM5RQW82FEtrc6LWD",
+	"1sa72rZWr3voe1RoZVWqcuggAymYtmVrinqC9dnlRXfs4gi0ELhj88XU50tTl5cyJ1pY+jVwQz8HDlZR",
+	"RqvhoNUSp0nOM58B5+wF7S6NZ+UvttB6puBpr8rLpoZLpKU4ohFKurxcYWDOZNYrmDb+V3JMwXnWPfWR",
+	"rEYy80QaK/IcLKff1GEzhpTTpBbf38Kh8cdyuxZkugRc51dy1E77O6artEum3cjCrZZ+FXiziW4/3P7f",
+	"AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
