@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
@@ -83,6 +84,11 @@ type Added struct {
 // commits before the lock is granted, and the website's counts are dropped; one that comes later
 // waits for this write and then deletes its rows too. Either way no row outlives its website.
 func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts []StatCount, maxValues int) (Added, error) {
+	return addStats(ctx, r.db, batchID, counts, maxValues)
+}
+
+// addStats is AddStatsCapped on q: the database, or an importer's transaction.
+func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, counts []StatCount, maxValues int) (Added, error) {
 	if len(counts) == 0 {
 		return Added{Applied: true}, nil
 	}
@@ -221,7 +227,7 @@ func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts 
 		Claimed  int   `db:"claimed"`
 		Overflow int64 `db:"overflow"`
 	}
-	err := r.db.GetContext(ctx, &out, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
+	err := sqlx.GetContext(ctx, q, &out, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
 		pq.Array(values), pq.Array(amounts), batchID, maxValues, stats.Other,
 		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows))
 	if err != nil {

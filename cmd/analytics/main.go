@@ -46,6 +46,9 @@ const usage = `usage:
                                        send now the e-mail reports of the last complete period
                                        before DATE (default today) not sent yet; one line per
                                        message; --dry-run prints their text instead
+  analytics import plausible --website DOMAIN FILE.zip
+                                       add a Plausible CSV export to the website's history;
+                                       days that hold data already are left out and listed
 `
 
 func main() {
@@ -79,6 +82,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 		return manage(ctx, cfg, args, stdin, stdout)
 	case "report":
 		return reportCommand(ctx, cfg, args, stdout, log)
+	case "import":
+		return importCommand(ctx, cfg, args, stdout)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}
