@@ -85,7 +85,9 @@ func (e *env) stat(name string, r stats.Range) plausibletest.Counts {
 				Value string
 				Count int64
 			}
-			Meta struct{ LastPage int `json:"last_page"` }
+			Meta struct {
+				LastPage int `json:"last_page"`
+			}
 		}
 		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 			e.t.Fatal(err)
