@@ -134,6 +134,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/edit", p.editPage, p.editWebsite)
 	page("/websites/{id}/delete", p.deletePage, p.deleteWebsite)
 	page("/websites/{id}/favorite", nil, p.favorite)
+	page("/websites/{id}/import", nil, p.importPlausible)
 	page("/stats/{domain}", p.dashboard, p.unlock)
 	page("/stats/{domain}/export", p.export, p.unlock)
 	page("/stats/{domain}/{name}", p.list, p.unlock)

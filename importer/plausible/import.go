@@ -73,7 +73,7 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 	}
 	files, others, err := openExport(r, size, opts.Limits)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, &BadExport{err}
 	}
 	sum := Summary{Files: len(files), OtherFiles: others}
 	p := &progress{report: opts.Progress, now: opts.Now, start: opts.Now()}
@@ -98,9 +98,12 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 			days[r.day] = true
 			sum.Rows++
 			p.row()
-			return ctx.Err()
+			return nil
 		})
 		if err != nil {
+			return Summary{}, &BadExport{err}
+		}
+		if err := ctx.Err(); err != nil {
 			return Summary{}, err
 		}
 		if len(unused) > 0 {
@@ -171,6 +174,14 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 	sum.Visitors, sum.Visits, sum.Pageviews = w.totals[stats.Visitor], w.totals[stats.Visit], w.totals[stats.Pageview]
 	return sum, nil
 }
+
+// BadExport is an export refused for what it holds (not a zip, not Plausible's, a limit
+// passed, a damaged file, a bad column or value); its text names the problem. Other errors
+// are the database's.
+type BadExport struct{ Err error }
+
+func (e *BadExport) Error() string { return e.Err.Error() }
+func (e *BadExport) Unwrap() error { return e.Err }
 
 // counterKey is one counter of the website.
 type counterKey struct {
