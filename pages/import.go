@@ -22,6 +22,7 @@ const (
 	// maxImportBody leaves room for the form's token and the multipart framing.
 	maxImportBody = maxImportUpload + 64<<10
 	maxCSRFPart   = 1 << 10
+	importTimeout = 15 * time.Minute
 )
 
 // importPage is the data of import.html: what an import did.
@@ -40,6 +41,12 @@ func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
 	if user == nil {
 		return
 	}
+	// The server's read and write timeouts suit pages, not a 50 MiB upload on a slow link
+	// followed by an import: this request gets importTimeout for both (an error only means the
+	// writer cannot move them, as in tests).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(importTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(importTimeout))
 	r.Body = http.MaxBytesReader(w, r.Body, maxImportBody)
 	parts, ok := p.importForm(w, r)
 	if !ok {
