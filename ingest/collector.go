@@ -115,7 +115,8 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 		return http.StatusBadRequest, "The body could not be read."
 	}
 	body := (*buf)[:n]
-	hits, err := c.decodeHits(r, ip, body) // this service's body or Plausible's (plausible.go)
+	var one [1]eventRequest
+	hits, err := c.decodeHits(r, ip, body, one[:0]) // this service's body or Plausible's (plausible.go)
 	if err != nil {
 		return http.StatusBadRequest, err.Error()
 	}
