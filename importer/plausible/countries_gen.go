@@ -32,15 +32,12 @@ func main() {
 		if err := result.Decode(&record); err != nil {
 			log.Fatal(err)
 		}
-		for _, c := range []struct {
-			iso, name string
-		}{{record.Country.ISOCode, record.Country.Names.English}, {record.RegisteredCountry.ISOCode, record.RegisteredCountry.Names.English}} {
-			if c.iso == "" || c.name == "" || record.Continent.Code == "" {
-				continue
-			}
-			if _, ok := all[c.iso]; !ok && c.iso == record.Country.ISOCode {
-				all[c.iso] = country{c.name, record.Continent.Code + ":" + record.Continent.Names.English}
-			}
+		c := record.Country
+		if c.ISOCode == "" || c.Names.English == "" || record.Continent.Code == "" {
+			continue
+		}
+		if _, ok := all[c.ISOCode]; !ok {
+			all[c.ISOCode] = country{c.Names.English, record.Continent.Code + ":" + record.Continent.Names.English}
 		}
 	}
 	codes := make([]string, 0, len(all))

@@ -7,9 +7,7 @@ package plausibletest
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/csv"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -269,15 +267,3 @@ func num(s string) int64 {
 	}
 	return n
 }
-
-// Parse reads back a CSV file of an export (for tests that change one).
-func Parse(b []byte) [][]string {
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		panic(err)
-	}
-	return rows
-}
-
-// PathEscape is how a page path is written: as the collector does.
-func PathEscape(p string) string { return (&url.URL{Path: p}).EscapedPath() }
