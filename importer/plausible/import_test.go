@@ -317,3 +317,42 @@ func TestImportProgress(t *testing.T) {
 		t.Fatalf("progress %v, rows %d", last, sum.Rows)
 	}
 }
+
+// TestImportFileNames: the names Plausible's importer takes (with or without imported_, with
+// or without the date range) are read; other files are listed and left out.
+func TestImportFileNames(t *testing.T) {
+	e := newEnv(t)
+	export := plausibletest.Sample(first, 3)
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	for name, content := range map[string][]byte{
+		"visitors_20240120_20240122.csv": plausibletest.CSV(export.Files[export.FileName("visitors")]),
+		"imported_pages.csv":             plausibletest.CSV(export.Files[export.FileName("pages")]),
+		"README.txt":                     []byte("exported by Plausible"),
+	} {
+		w, err := z.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(content); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := e.importZip(buf.Bytes(), plausible.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Files != 2 || sum.Days != 3 || len(sum.OtherFiles) != 1 || sum.OtherFiles[0] != "README.txt" {
+		t.Fatalf("summary %+v", sum)
+	}
+	want := export.Want()
+	r := stats.Range{From: export.First, To: export.Last}
+	for _, name := range []string{"pageview", "visit", "page"} {
+		if got := e.stat(name, r); !maps.Equal(got, want[name]) {
+			t.Errorf("%s = %v, want %v", name, got, want[name])
+		}
+	}
+}
