@@ -16,9 +16,10 @@ build:
 fuzz:
 	scripts/test.sh scripts/fuzz.sh
 
-# Everything derived from openapi.yaml: gen/, gen/client/, the TypeScript SDK's types and the
-# API documentation page (scripts/generate.sh).
-GENERATED = gen/api.gen.go gen/client/client.gen.go sdk/typescript/src/schema.ts web/apidocs.html
+# Everything derived from openapi.yaml: gen/, gen/client/ and the TypeScript SDK's types
+# (scripts/generate.sh). The API documentation page is rendered from the embedded spec when the
+# service starts (web/docs.go).
+GENERATED = gen/api.gen.go gen/client/client.gen.go sdk/typescript/src/schema.ts
 
 generate: tools sdk-deps
 	GO=$(GO) scripts/generate.sh

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
@@ -162,8 +161,8 @@ func checkValues(name string, values []string, schema *openapi3.Schema, fields s
 		return false
 	}
 	for _, v := range values {
-		if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
-			fields.Add(name, "must be UTF-8 text without NUL characters")
+		if !stats.ValidText(v) {
+			fields.Add(name, stats.TextRule)
 			return false
 		}
 		if isBoolean(schema) && !booleanSpellings[v] {

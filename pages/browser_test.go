@@ -169,7 +169,7 @@ func TestPagesInChromium(t *testing.T) {
 	var text string
 	eval(`document.querySelectorAll("svg.chart-wide rect.day > title").length`, &bars)
 	eval(`document.querySelector("main").innerText`, &text)
-	if bars != 30 || !strings.Contains(text, "/<script>alert(1)</script>") || !strings.Contains(text, "Purchase · 5 USD") {
+	if bars != 30 || !strings.Contains(text, "/<script>alert(1)</script>") || !strings.Contains(text, "Purchase\n") || !strings.Contains(text, "5 USD\t") || !strings.Contains(text, "German\n") {
 		t.Fatalf("dashboard: %d bars (want 30), or values missing:\n%s", bars, text)
 	}
 

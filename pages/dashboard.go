@@ -45,6 +45,7 @@ type total struct {
 type topList struct {
 	Stat      statistic
 	Rows      []topRow
+	Groups    []eventGroup // events, grouped by name
 	Distinct  int64
 	ListURL   string
 	ExportURL string
@@ -71,6 +72,16 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.badParams(w, r, site.Domain, errs)
 		return
 	}
+	// Nothing counted yet: how to start, instead of empty tables.
+	waiting, err := p.waiting(r, site)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	if waiting {
+		p.renderGuide(w, r, http.StatusOK, site, nil)
+		return
+	}
 	data, err := p.dashboardData(r, site, rng, today)
 	if err != nil {
 		p.serverError(w, r, err)
@@ -79,14 +90,15 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
-// dashboardData reads everything a dashboard shows in five statements run at once: the top
+// dashboardData reads everything a dashboard shows in six statements run at once: the top
 // pages in one and the eleven other top lists in another (pages are about half of a website's
-// rows: two statements of about equal size use both cores of a small server), the two daily
-// series in one (the range's totals are their sums), the previous range's totals, and the
-// first day with data (for "all time").
+// rows: two statements of about equal size use both cores of a small server), the events
+// grouped by name, the two daily series in one (the range's totals are their sums), the
+// previous range's totals, and the first day with data (for "all time").
 func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stats.Range, today time.Time) (dashboardPage, error) {
 	var (
 		topPages, top, series map[stats.Name]repository.StatList
+		events                []repository.EventGroup
 		previous              map[stats.Name]int64
 		first                 = today
 		topNames              []stats.Name
@@ -107,6 +119,10 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stat
 	})
 	g.Go(func() (err error) {
 		top, err = p.repo.TopStats(ctx, site.ID, others, rng, topSize)
+		return err
+	})
+	g.Go(func() (err error) {
+		events, _, err = p.repo.TopEvents(ctx, site.ID, rng, topSize, eventValuesShown)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -138,6 +154,9 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stat
 			Stat: stat, Rows: topRows(name, top[name].Entries), Distinct: top[name].Distinct,
 			ListURL: base + "/" + string(name) + "?" + rng.Query().Encode(), ExportURL: exportURL(site.Domain, name, rng),
 		})
+		if name == stats.Event {
+			data.Top[len(data.Top)-1].Groups = eventGroups(events)
+		}
 	}
 	pageviews, visitors := byValue(series[stats.Pageview]), byValue(series[stats.Visitor])
 	data.Totals = []total{

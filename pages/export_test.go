@@ -123,6 +123,9 @@ func TestStatsPageParameters(t *testing.T) {
 		{"/stats/params.example/page?page=x", "page must be a whole number from 1"},
 		{"/stats/params.example/page?page=1000000001", "page must be a whole number from 1"}, // the API's bound
 		{"/stats/params.example/page?search_by=domain", "search_by must be one of value"},
+		{"/stats/params.example/page?search=" + strings.Repeat("%C3%A9", 256), "search must be at most 255 characters"},
+		{"/stats/params.example/page?search=%FF", "search must be UTF-8 text without NUL characters"},
+		{"/stats/params.example/page?search=a%00b", "search must be UTF-8 text without NUL characters"},
 		{"/stats/params.example/export", "name is required"},
 		{"/stats/params.example/export?name=pages", "name must be one of the statistics"},
 		{"/stats/params.example/export?name=page&to=nope", "to must be a date"},
@@ -165,6 +168,8 @@ func TestStatsPageParameters(t *testing.T) {
 	if !strings.Contains(last.body, "past the end") {
 		t.Fatal("the last page allowed is not past the end")
 	}
+	// The bound counts characters, as the API's maxLength does, not bytes.
+	wantStatus(t, "255 two-byte characters", b.get("/stats/params.example/page?search="+strings.Repeat("%C3%A9", 255)), http.StatusOK)
 	found := b.get("/stats/params.example/page?from=2026-03-01&to=2026-03-20&search=P2&sort_by=value&sort=desc")
 	if !strings.Contains(found.body, "1–10 of 10") || strings.Index(found.body, ">/p29<") > strings.Index(found.body, ">/p20<") {
 		t.Fatalf("search and sort:\n%s", found.body)

@@ -4,6 +4,10 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
+
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 )
@@ -60,9 +64,11 @@ func displayValue(name stats.Name, value string) string {
 	}
 	switch name {
 	case stats.Continent, stats.Country:
-		if _, label, ok := strings.Cut(value, ":"); ok && label != "" {
+		code, label, _ := strings.Cut(value, ":")
+		if label != "" {
 			return label
 		}
+		return placeName(name, code)
 	case stats.City:
 		if code, label, ok := strings.Cut(value, ":"); ok && label != "" {
 			return label + " (" + code + ")"
@@ -76,8 +82,91 @@ func displayValue(name stats.Name, value string) string {
 		return eventName
 	case stats.Device:
 		return strings.ToUpper(value[:1]) + value[1:]
+	case stats.Language:
+		return languageName(value)
 	}
 	return value
+}
+
+// languageName is the English name of a language code ("de": "German"), or the code itself
+// when it names no language known to x/text.
+func languageName(code string) string {
+	tag, err := language.Parse(code)
+	if err != nil {
+		return code
+	}
+	name := languageNames.Name(tag)
+	if name == "" || name == "Unknown language" {
+		return code
+	}
+	return name
+}
+
+var languageNames = display.English.Languages()
+
+// continentNames are the continents of the GeoIP database by code.
+var continentNames = map[string]string{
+	"AF": "Africa", "AN": "Antarctica", "AS": "Asia", "EU": "Europe", "NA": "North America",
+	"OC": "Oceania", "SA": "South America",
+}
+
+// placeName names a continent or country code stored without its name ("DE": "Germany"), or
+// returns the code when it is none known.
+func placeName(name stats.Name, code string) string {
+	if name == stats.Continent {
+		if n, ok := continentNames[code]; ok {
+			return n
+		}
+		return code
+	}
+	region, err := language.ParseRegion(code)
+	if err != nil || len(code) != 2 {
+		return code
+	}
+	if n := display.English.Regions().Name(region); n != "" && n != "Unknown Region" {
+		return n
+	}
+	return code
+}
+
+// eventValuesShown is how many value:unit parts the dashboard shows under each event name.
+const eventValuesShown = 5
+
+// eventGroup is one event name of the dashboard with its total and its values beneath.
+type eventGroup struct {
+	Name   string
+	Total  int64
+	Share  string // of the largest total, 0..100, for the bar
+	Values []topRow
+}
+
+// eventGroups are the dashboard's rows of grouped events. An event counted only without a
+// value or unit has no rows beneath.
+func eventGroups(found []repository.EventGroup) []eventGroup {
+	var largest int64 = 1
+	for _, g := range found {
+		largest = max(largest, g.Total)
+	}
+	out := make([]eventGroup, len(found))
+	for i, g := range found {
+		out[i] = eventGroup{Name: g.Name, Total: g.Total, Share: num(float64(g.Total) / float64(largest) * 100)}
+		if len(g.Values) == 1 && g.Values[0].Value == ":" {
+			continue
+		}
+		for _, v := range g.Values {
+			out[i].Values = append(out[i].Values, topRow{Label: eventDetail(v.Value), Value: g.Name + ":" + v.Value, Count: v.Count})
+		}
+	}
+	return out
+}
+
+// eventDetail is the `value:unit` part of an event as it reads: "5 USD", "pdf", "no value".
+func eventDetail(detail string) string {
+	amount, unit, _ := strings.Cut(detail, ":")
+	if s := strings.TrimSpace(amount + " " + unit); s != "" {
+		return s
+	}
+	return "no value"
 }
 
 // formatCount writes a count with thin groups of three digits: 1 234 567.

@@ -48,7 +48,36 @@ type websiteForm struct {
 	ExcludeParams string
 	ExcludeIPs    string
 	Favorite      bool
-	Errors        stats.FieldErrors
+	// Adding: the add form, which offers to drop the tracking parameters (DropTracking).
+	Adding       bool
+	DropTracking bool
+	Errors       stats.FieldErrors
+}
+
+// TrackingParams are the query parameters that ads, newsletters and social networks add to
+// links: the add form offers to drop them, so that one page is not split into many rows. The
+// campaign is read from utm_campaign before exclusions apply, so it is still counted. The
+// API's defaults are unchanged (it drops nothing unless asked).
+var trackingParams = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "utm_id",
+	"fbclid", "gclid", "msclkid", "mc_eid", "ref"}
+
+// TrackingParams is trackingParams for the template.
+func (websiteForm) TrackingParams() []string { return trackingParams }
+
+// withTrackingParams is the exclude_params text with each tracking parameter it lacks added
+// on a line of its own.
+func withTrackingParams(text string) string {
+	have := map[string]bool{}
+	for _, line := range website.Lines(text) {
+		have[line] = true
+	}
+	lines := website.Lines(text)
+	for _, name := range trackingParams {
+		if !have[name] {
+			lines = append(lines, name)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Privacy levels as the forms name them.
@@ -66,7 +95,7 @@ func (p *Pages) home(w http.ResponseWriter, r *http.Request) {
 	if user == nil {
 		return
 	}
-	form := websiteForm{ExcludeBots: true}
+	form := websiteForm{ExcludeBots: true, Adding: true, DropTracking: true}
 	p.renderHome(w, r, user, http.StatusOK, form)
 }
 
@@ -127,6 +156,11 @@ func (p *Pages) addWebsite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form, settings, errs := readWebsiteForm(r.PostForm, false)
+	form.Adding, form.DropTracking = true, r.PostForm.Get("drop_tracking") == "1"
+	if form.DropTracking {
+		params := withTrackingParams(form.ExcludeParams)
+		settings.ExcludeParams = &params
+	}
 	if len(errs) == 0 {
 		var err error
 		_, errs, err = p.websites.Create(r.Context(), user.ID, form.Domain, settings)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
@@ -98,7 +99,11 @@ func parseListParams(q url.Values, errs stats.FieldErrors) listParams {
 		return v[0], true
 	}
 	if v, ok := one("search"); ok {
-		if len(v) > 255 {
+		// Characters, not bytes: the API's maxLength counts them so.
+		switch {
+		case !stats.ValidText(v):
+			errs.Add("search", stats.TextRule)
+		case utf8.RuneCountInString(v) > 255:
 			errs.Add("search", "must be at most 255 characters")
 		}
 		out.Search = v

@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
@@ -70,6 +71,8 @@ type Pages struct {
 	attemptsKey  []byte // keys the password attempts counted per account and website
 	limits       attemptLimits
 	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
+	checker      *siteChecker
+	siteChecks   *ratelimit.Limiter // installation checks per user
 	mux          *http.ServeMux
 	handler      http.Handler // mux behind the cross-origin check
 }
@@ -116,6 +119,8 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		attemptsKey:  keys[3],
 		limits:       newAttemptLimits(opts.Now, opts.Registry),
 		hashing:      make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		checker:      newSiteChecker(),
+		siteChecks:   ratelimit.New(1/siteCheckEvery.Seconds(), siteCheckBurst, opts.Now),
 	}
 	p.mux = p.routes()
 	p.handler = p.crossOrigin()
@@ -135,6 +140,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/delete", p.deletePage, p.deleteWebsite)
 	page("/websites/{id}/favorite", nil, p.favorite)
 	page("/websites/{id}/import", nil, p.importPlausible)
+	page("/websites/{id}/verify", nil, p.verifySite)
 	page("/stats/{domain}", p.dashboard, p.unlock)
 	page("/stats/{domain}/export", p.export, p.unlock)
 	page("/stats/{domain}/{name}", p.list, p.unlock)

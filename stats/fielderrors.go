@@ -1,5 +1,10 @@
 package stats
 
+import (
+	"strings"
+	"unicode/utf8"
+)
+
 // FieldErrors are the refusals of a request's input, by field (a query parameter or a form
 // field), each saying what the value must be: {"per_page": ["must be one of 10, 25, 50, 100"]}.
 // The API answers them as the errors of its 422 body, and the pages show them beside the field
@@ -8,3 +13,11 @@ type FieldErrors map[string][]string
 
 // Add records one more refusal of a field.
 func (f FieldErrors) Add(field, message string) { f[field] = append(f[field], message) }
+
+// TextRule is the refusal of a parameter that PostgreSQL could not store or compare.
+const TextRule = "must be UTF-8 text without NUL characters"
+
+// ValidText tells whether s is text PostgreSQL can store and compare: UTF-8 without NUL.
+func ValidText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}

@@ -1261,10 +1261,12 @@ type ClientInterface interface {
 
 	// GetDocs This API's documentation
 	//
-	// This document as a readable page (Redoc, generated from it by `make generate`), served by
-	// the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-	// (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
-	// 405.
+	// This document as a readable page, rendered by the service from the document it embeds:
+	// every operation with its parameters, form fields and answers, and a curl example made
+	// from the document's own examples, with a copy button. Plain HTML with the pages'
+	// stylesheet and script (served under `/static/`), readable without JavaScript; the page
+	// loads nothing from any other host. Needs no key. Cacheable (strong ETag), gzip-compressed
+	// when accepted. Any other method than GET and HEAD answers 405.
 	//
 	// Corresponds with GET /api/v1/docs (the `GetDocs` operationId).
 	GetDocs(ctx context.Context, params *GetDocsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1562,10 +1564,12 @@ func (c *Client) CollectEventWithTextBody(ctx context.Context, body CollectEvent
 
 // GetDocs This API's documentation
 //
-// This document as a readable page (Redoc, generated from it by `make generate`), served by
-// the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-// (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
-// 405.
+// This document as a readable page, rendered by the service from the document it embeds:
+// every operation with its parameters, form fields and answers, and a curl example made
+// from the document's own examples, with a copy button. Plain HTML with the pages'
+// stylesheet and script (served under `/static/`), readable without JavaScript; the page
+// loads nothing from any other host. Needs no key. Cacheable (strong ETag), gzip-compressed
+// when accepted. Any other method than GET and HEAD answers 405.
 //
 // Corresponds with GET /api/v1/docs (the `GetDocs` operationId).
 func (c *Client) GetDocs(ctx context.Context, params *GetDocsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3097,10 +3101,12 @@ type ClientWithResponsesInterface interface {
 
 	// GetDocsWithResponse This API's documentation
 	//
-	// This document as a readable page (Redoc, generated from it by `make generate`), served by
-	// the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-	// (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
-	// 405.
+	// This document as a readable page, rendered by the service from the document it embeds:
+	// every operation with its parameters, form fields and answers, and a curl example made
+	// from the document's own examples, with a copy button. Plain HTML with the pages'
+	// stylesheet and script (served under `/static/`), readable without JavaScript; the page
+	// loads nothing from any other host. Needs no key. Cacheable (strong ETag), gzip-compressed
+	// when accepted. Any other method than GET and HEAD answers 405.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4896,10 +4902,12 @@ func (c *ClientWithResponses) CollectEventWithTextBodyWithResponse(ctx context.C
 
 // GetDocsWithResponse This API's documentation
 //
-// This document as a readable page (Redoc, generated from it by `make generate`), served by
-// the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-// (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
-// 405.
+// This document as a readable page, rendered by the service from the document it embeds:
+// every operation with its parameters, form fields and answers, and a curl example made
+// from the document's own examples, with a copy button. Plain HTML with the pages'
+// stylesheet and script (served under `/static/`), readable without JavaScript; the page
+// loads nothing from any other host. Needs no key. Cacheable (strong ETag), gzip-compressed
+// when accepted. Any other method than GET and HEAD answers 405.
 //
 // Returns a wrapper object for the known response body format(s).
 //

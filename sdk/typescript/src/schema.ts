@@ -193,10 +193,12 @@ export interface paths {
         };
         /**
          * This API's documentation
-         * @description This document as a readable page (Redoc, generated from it by `make generate`), served by
-         *     the service itself: the page loads nothing from any other host. Needs no key. Cacheable
-         *     (strong ETag), gzip-compressed when accepted. Any other method than GET and HEAD answers
-         *     405.
+         * @description This document as a readable page, rendered by the service from the document it embeds:
+         *     every operation with its parameters, form fields and answers, and a curl example made
+         *     from the document's own examples, with a copy button. Plain HTML with the pages'
+         *     stylesheet and script (served under `/static/`), readable without JavaScript; the page
+         *     loads nothing from any other host. Needs no key. Cacheable (strong ETag), gzip-compressed
+         *     when accepted. Any other method than GET and HEAD answers 405.
          */
         get: operations["getDocs"];
         put?: never;
@@ -836,7 +838,7 @@ export interface components {
         ETag: string;
         /** @description The length of the body in bytes (of the body GET sends, for HEAD). */
         ContentLength: number;
-        /** @description The page's own inline scripts are allowed by their hashes, nothing else. */
+        /** @description Scripts and styles from this service only, nothing inline, nothing from elsewhere. */
         DocsPolicy: string;
         /** @description The methods the path has, e.g. `GET, POST`. */
         Allow: string;

@@ -1,0 +1,112 @@
+package pages_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/analytics-service/analytics/web/webtest"
+)
+
+// The first-run guide in Chromium, at a desktop and a phone width: the owner signs in, opens
+// the dashboard of a website with nothing counted, sees the snippet and verifies the
+// installation (a website on loopback, reached through the tests' seam). No console error,
+// nothing wider than the screen, no serious or critical axe-core violation, and the same with
+// JavaScript off.
+func TestGuideInChromium(t *testing.T) {
+	axe, err := os.ReadFile(os.Getenv("AXE_JS"))
+	if err != nil {
+		t.Fatalf("axe-core (AXE_JS, set by scripts/test.sh): %v", err)
+	}
+	shots := os.Getenv("SCREENSHOT_DIR")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	var srvURL string
+	testSite(t, func() string {
+		return `<html><head><script async defer src="` + srvURL + `/js/script.js" data-host="` + srvURL + `"></script></head></html>`
+	})
+	e := newEnv(t)
+	srvURL = e.srv.URL
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "example.com", "exclude_ips", "203.0.113.7")
+
+	ctx := webtest.NewBrowser(t)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WatchProblems(t, ctx)
+	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
+	eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
+	look := func(name string, width int64) {
+		t.Helper()
+		var overflow int64
+		eval(`document.documentElement.scrollWidth - window.innerWidth`, &overflow)
+		if overflow > 0 {
+			t.Errorf("%s at %dpx: the page is %dpx wider than the screen", name, width, overflow)
+		}
+		var result []axeViolation
+		eval(string(axe)+";0", nil)
+		eval(`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &result)
+		for _, v := range result {
+			raw, _ := json.Marshal(v.Nodes)
+			if v.Impact == "serious" || v.Impact == "critical" {
+				t.Errorf("%s at %dpx: axe %s (%s): %s\n%s", name, width, v.ID, v.Impact, v.Help, raw)
+			} else {
+				t.Logf("%s at %dpx: axe %s (%s): %s", name, width, v.ID, v.Impact, v.Help)
+			}
+		}
+		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		png, err := chromedp.Run(c, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	do(chromedp.Navigate(e.srv.URL+"/login"),
+		chromedp.SendKeys(chromedp.CSS("#email"), owner.email),
+		chromedp.SendKeys(chromedp.CSS("#password"), owner.password),
+		chromedp.Submit(chromedp.CSS("#password")),
+		chromedp.WaitVisible(chromedp.CSS("table.sites")))
+	for _, width := range []int64{1280, 375} {
+		viewport := chromedp.EmulateViewport(width, 900)
+		if width < 600 {
+			viewport = chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
+		}
+		do(viewport, chromedp.Navigate(e.srv.URL+"/stats/example.com"), chromedp.WaitVisible(chromedp.CSS("#snippet")))
+		look("guide", width)
+		do(chromedp.Click(chromedp.CSS(`form[action$="/verify#check-result"] button`)), chromedp.WaitVisible(chromedp.CSS("#check-result")))
+		var result string
+		eval(`document.querySelector("#check-result").innerText`, &result)
+		if !strings.Contains(result, "Snippet found.") {
+			t.Fatalf("verify at %dpx: %q", width, result)
+		}
+		look("guide-verified", width)
+	}
+
+	// Without JavaScript the guide and the check work the same (the copy button aside).
+	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}), chromedp.EmulateViewport(1280, 900), chromedp.Navigate(e.srv.URL+"/stats/example.com"), chromedp.WaitVisible(chromedp.CSS("#snippet")),
+		chromedp.Click(chromedp.CSS(`form[action="/websites/`+fmt.Sprint(id)+`/verify#check-result"] button`)),
+		chromedp.WaitVisible(chromedp.CSS("#check-result")))
+	var result string
+	eval(`document.querySelector("#check-result").innerText`, &result)
+	if !strings.Contains(result, "Snippet found.") {
+		t.Fatalf("verify without JavaScript: %q", result)
+	}
+}

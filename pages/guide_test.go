@@ -1,0 +1,125 @@
+package pages_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analytics-service/analytics/pages"
+)
+
+// testSite is a website on loopback that the installation check may reach through the tests'
+// seam (every other loopback address stays refused), serving body as its home page.
+func testSite(t *testing.T, body func() string) {
+	t.Helper()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, body())
+	}))
+	t.Cleanup(site.Close)
+	addr := netip.MustParseAddrPort(site.Listener.Addr().String())
+	pages.UseTestSiteChecker(t, func(a netip.AddrPort) bool { return a == addr },
+		func(domain string) []string { return []string{site.URL + "/"} }, 2*time.Second)
+}
+
+// A website with nothing counted shows its owner the snippet and the installation check
+// instead of empty tables; anyone else allowed to read it sees only that nothing is counted.
+func TestGuideForAWebsiteWithNothingCounted(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "example.com", "exclude_ips", "10.0.0.0/8\n192.0.2.7")
+	b := e.browser().signIn(owner)
+
+	p := b.get("/stats/example.com")
+	wantStatus(t, "owner's dashboard", p, http.StatusOK)
+	for _, want := range []string{
+		"Waiting for the first pageview", `id="snippet"`, `data-copy="snippet"`, "/js/script.js",
+		fmt.Sprintf(`action="/websites/%d/verify#check-result"`, id), "Verify the installation",
+		"headless browsers", "exclude 2 addresses and ranges",
+	} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("the guide lacks %q", want)
+		}
+	}
+	if strings.Contains(p.body, "Nothing counted in this range") {
+		t.Error("the guide still shows the empty tables")
+	}
+
+	stranger := e.browser().get("/stats/example.com")
+	wantStatus(t, "stranger", stranger, http.StatusOK)
+	if !strings.Contains(stranger.body, "Nothing has been counted for example.com yet") ||
+		strings.Contains(stranger.body, "snippet") || strings.Contains(stranger.body, "verify") {
+		t.Errorf("a stranger sees the owner's guide:\n%s", stranger.body)
+	}
+
+	// Once something is counted, the dashboard is back.
+	e.stats(id, "2026-03-20", "pageview", map[string]int64{"2026-03-20": 1})
+	if p := b.get("/stats/example.com"); strings.Contains(p.body, "Waiting for the first pageview") {
+		t.Error("the guide is still shown once a pageview is counted")
+	}
+}
+
+// The verify button fetches the website's home page from the server and says what it found.
+func TestVerifyInstallation(t *testing.T) {
+	page := ""
+	testSite(t, func() string { return page })
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "example.com")
+	b := e.browser().signIn(owner)
+	verify := fmt.Sprintf("/websites/%d/verify", id)
+
+	page = `<html><head><script async defer src="` + e.srv.URL + `/js/script.js" data-host="` + e.srv.URL + `"></script></head></html>`
+	p := b.post(verify, url.Values{})
+	wantStatus(t, "verify", p, http.StatusOK)
+	if !strings.Contains(p.body, "Snippet found.") || !strings.Contains(p.body, "loads the tracker of this service") {
+		t.Fatalf("the snippet was not found:\n%s", p.body)
+	}
+
+	page = `<html><head><script src="https://elsewhere.example/js/script.js"></script></head></html>`
+	p = b.post(verify, url.Values{})
+	if !strings.Contains(p.body, "Snippet not found.") || !strings.Contains(p.body, "loads a tracker from elsewhere.example") {
+		t.Fatalf("a tracker of another service was not named:\n%s", p.body)
+	}
+}
+
+// Only the owner may run the check, only by POST with the form's token, and only a few times
+// in a while; a website on an internal address is refused with a clear answer.
+func TestVerifyRefusals(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	other := e.account("other@example.com")
+	id := e.site(owner, "127.0.0.1")
+	b := e.browser().signIn(owner)
+	verify := fmt.Sprintf("/websites/%d/verify", id)
+
+	wantStatus(t, "another user", e.browser().signIn(other).post(verify, url.Values{}), http.StatusNotFound)
+	wantStatus(t, "signed out", e.browser().post(verify, url.Values{}), http.StatusSeeOther)
+	wantStatus(t, "no token", b.postRaw(verify, url.Values{}), http.StatusForbidden)
+	wantStatus(t, "GET", b.get(verify), http.StatusMethodNotAllowed)
+	wantStatus(t, "unknown website", b.post("/websites/999999/verify", url.Values{}), http.StatusNotFound)
+
+	for i := 0; i < 5; i++ {
+		p := b.post(verify, url.Values{})
+		wantStatus(t, "loopback website", p, http.StatusOK)
+		if !strings.Contains(p.body, "127.0.0.1 leads to an address that is not on the public internet") {
+			t.Fatalf("loopback was not refused clearly:\n%s", p.body)
+		}
+	}
+	p := b.post(verify, url.Values{})
+	wantStatus(t, "sixth check", p, http.StatusTooManyRequests)
+	if p.header.Get("Retry-After") == "" || !strings.Contains(p.body, "Try again in 5 minutes") {
+		t.Errorf("the limit does not say when to come back: %q\n%s", p.header.Get("Retry-After"), p.body)
+	}
+	// Each user has their own checks.
+	otherID := e.site(other, "192.168.1.1")
+	if p := e.browser().signIn(other).post(fmt.Sprintf("/websites/%d/verify", otherID), url.Values{}); p.status != http.StatusOK {
+		t.Errorf("another user's check was limited: %d", p.status)
+	}
+	e.clock.Advance(5 * time.Minute)
+	wantStatus(t, "five minutes later", b.post(verify, url.Values{}), http.StatusOK)
+}

@@ -1,0 +1,57 @@
+package pages
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// Codes read as names on the pages; the stored value (for filters, CSV and the API) is not
+// touched, and a code nobody knows stays as it is.
+func TestDisplayNames(t *testing.T) {
+	for _, tc := range []struct {
+		name        stats.Name
+		value, want string
+	}{
+		{stats.Country, "US:United States", "United States"},
+		{stats.Continent, "EU:Europe", "Europe"},
+		{stats.Continent, "EU", "Europe"},
+		{stats.Continent, "XX", "XX"},
+		{stats.Country, "DE", "Germany"},
+		{stats.Country, "DE:", "Germany"},
+		{stats.Country, "QQ", "QQ"},
+		{stats.Country, "276", "276"},
+		{stats.Country, "", "Unknown"},
+		{stats.City, "US:New York, NY", "New York, NY (US)"},
+		{stats.Language, "de", "German"},
+		{stats.Language, "en", "English"},
+		{stats.Language, "pt", "Portuguese"},
+		{stats.Language, "zz", "zz"},
+		{stats.Language, "<b>", "<b>"},
+		{stats.Language, "", "Unknown"},
+		{stats.Page, "de", "de"},
+	} {
+		if got := displayValue(tc.name, tc.value); got != tc.want {
+			t.Errorf("%s %q: %q, want %q", tc.name, tc.value, got, tc.want)
+		}
+	}
+}
+
+func TestEventGroups(t *testing.T) {
+	got := eventGroups([]repository.EventGroup{
+		{Name: "Purchase", Total: 10, Values: []repository.StatEntry{{Value: "5:USD", Count: 6}, {Value: ":", Count: 4}}},
+		{Name: "Signup", Total: 5, Values: []repository.StatEntry{{Value: ":", Count: 5}}},
+		{Name: "Download", Total: 2, Values: []repository.StatEntry{{Value: ":pdf", Count: 2}}},
+	})
+	want := []eventGroup{
+		{Name: "Purchase", Total: 10, Share: "100", Values: []topRow{
+			{Label: "5 USD", Value: "Purchase:5:USD", Count: 6}, {Label: "no value", Value: "Purchase::", Count: 4}}},
+		{Name: "Signup", Total: 5, Share: "50"},
+		{Name: "Download", Total: 2, Share: "20", Values: []topRow{{Label: "pdf", Value: "Download::pdf", Count: 2}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+}
