@@ -400,6 +400,8 @@ type PageSize int
 // an event of that name, with `$` as its value and unit. Member names match whatever
 // their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
 // and ignored.
+//
+// Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
 type PlausibleHit struct {
 	DollarSign *PlausibleRevenue `json:"$,omitempty"`
 

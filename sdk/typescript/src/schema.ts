@@ -330,6 +330,16 @@ export interface components {
          *     an event of that name, with `$` as its value and unit. Member names match whatever
          *     their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
          *     and ignored.
+         * @example {
+         *       "name": "Purchase",
+         *       "url": "https://example.com/checkout",
+         *       "domain": "example.com",
+         *       "referrer": null,
+         *       "revenue": {
+         *         "amount": 10.5,
+         *         "currency": "EUR"
+         *       }
+         *     }
          */
         PlausibleHit: {
             /** @description The event's name (long key `name`); colons become spaces. */
@@ -856,7 +866,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "page": "https://example.com/pricing?utm_campaign=launch",
+                 *       "referrer": "https://www.google.com/",
+                 *       "screen_resolution": "1920x1080"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Hit"];
+                /** @example {"page":"https://example.com/","referrer":"","screen_resolution":"390x844","event":{"name":"Signup"}} */
                 "text/plain": string;
             };
         };
