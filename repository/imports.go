@@ -15,11 +15,9 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// Import sources, as imported_days.source spells them (CONTRACT.md section 11).
-const (
-	SourcePlausible    = "plausible"
-	SourcePHPAnalytics = "phpanalytics"
-)
+// SourcePlausible is imported_days.source of days imported from Plausible (CONTRACT.md
+// section 11).
+const SourcePlausible = "plausible"
 
 // HeldDay is a day an import was refused because the website already holds data on it.
 type HeldDay struct {
