@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/handlers"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/pages"
@@ -86,10 +87,13 @@ type App struct {
 	Pipeline *ingest.Pipeline
 	Reporter *reports.Reporter
 	Registry *prometheus.Registry
+	// KeyUses holds the API keys' uses noted on this node until the job writes them.
+	KeyUses *handlers.KeyUses
 
-	repo *repository.Repository
-	cfg  Config
-	jobs *runner
+	repo   *repository.Repository
+	cfg    Config
+	jobs   *runner
+	outbox *account.Outbox
 }
 
 // New builds the service on repo. It reads the pages' signing keys, so the database must
@@ -132,18 +136,26 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	// unsubscribe page.
 	links := web.Links{Public: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, TrustedProxies: cfg.TrustedProxies}
 
+	keyUses := handlers.NewKeyUses(repo, cfg.Now)
 	api, err := handlers.New(handlers.Options{
-		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now,
+		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now, Location: cfg.Location,
 		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit,
-		TrustedProxies: cfg.TrustedProxies, Links: links,
+		TrustedProxies: cfg.TrustedProxies, Links: links, KeyUses: keyUses,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
+	// Invitation and reset mail, like reports, needs both the mail server and the address
+	// its links point to.
+	var accountMailer *reports.Mailer
+	if cfg.PublicURL != nil {
+		accountMailer = cfg.Mailer
+	}
+	outbox := account.NewOutbox(accountMailer, log)
 	html, err := pages.New(ctx, pages.Options{
 		Repo: repo, Websites: websites, Logger: log, Location: cfg.Location, Now: cfg.Now,
 		Links: links, TrustedProxies: cfg.TrustedProxies, Registry: reg,
-		FailureDelay: cfg.FailureDelay,
+		FailureDelay: cfg.FailureDelay, Outbox: outbox,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
@@ -154,7 +166,8 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}, reg)
 	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Links: links, Log: log}
 
-	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, cfg: cfg}
+	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, cfg: cfg,
+		KeyUses: keyUses, outbox: outbox}
 	a.Handler = mount(routes{
 		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,

@@ -33,6 +33,11 @@ const (
 	// Counts of password attempts per account and website: a few rows, each gone within hours
 	// of its last attempt.
 	forgetAttemptsEvery = time.Hour
+	// The API keys' "last used" is shown to the minute: written in one statement every 10 s.
+	recordKeyUsesEvery = 10 * time.Second
+	// Used and expired links of accounts are kept a day (the reset limit counts the last hour).
+	forgetLinksEvery = time.Hour
+	linkRetention    = 24 * time.Hour
 )
 
 // jobList is every background job of a node, in one place.
@@ -52,6 +57,11 @@ func (a *App) jobList() []Job {
 		{Name: "send e-mail reports", Period: reportsEvery, Run: a.Reporter.Tick},
 		{Name: "forget forgiven password attempts", Period: forgetAttemptsEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetAttempts(ctx, pages.ForgiveEvery)
+		}},
+		{Name: "record API key use", Period: recordKeyUsesEvery, Run: a.KeyUses.Flush},
+		{Name: "send account mail", Period: time.Second, Loop: a.outbox.Run},
+		{Name: "forget expired account links", Period: forgetLinksEvery, Run: func(ctx context.Context) error {
+			return repo.ForgetLinks(ctx, a.cfg.Now().Add(-linkRetention))
 		}},
 	}
 }

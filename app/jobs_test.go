@@ -90,7 +90,8 @@ func TestJobList(t *testing.T) {
 		names = append(names, job.Name)
 	}
 	want := []string{"flush counters", "reload website settings", "forget old flush ids",
-		"roll up ended weeks and months", "send e-mail reports", "forget forgiven password attempts"}
+		"roll up ended weeks and months", "send e-mail reports", "forget forgiven password attempts",
+		"record API key use", "send account mail", "forget expired account links"}
 	if strings.Join(names, ", ") != strings.Join(want, ", ") {
 		t.Fatalf("jobs %q, want %q", names, want)
 	}

@@ -254,6 +254,27 @@ func (e ListStatsParamsSortBy) Valid() bool {
 	}
 }
 
+// Defines values for GetTimeseriesParamsInterval.
+const (
+	GetTimeseriesParamsIntervalDay   GetTimeseriesParamsInterval = "day"
+	GetTimeseriesParamsIntervalHour  GetTimeseriesParamsInterval = "hour"
+	GetTimeseriesParamsIntervalMonth GetTimeseriesParamsInterval = "month"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsInterval enum.
+func (e GetTimeseriesParamsInterval) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsIntervalDay:
+		return true
+	case GetTimeseriesParamsIntervalHour:
+		return true
+	case GetTimeseriesParamsIntervalMonth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListWebsitesParamsSearchBy.
 const (
 	ListWebsitesParamsSearchByDomain ListWebsitesParamsSearchBy = "domain"
@@ -461,6 +482,41 @@ type PlausibleRevenue struct {
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
 
+// Realtime defines model for Realtime.
+type Realtime struct {
+	// Pageviews Pageviews of each of the last 30 minutes, oldest first, the current minute last.
+	Pageviews []int64 `json:"pageviews"`
+
+	// Recent The last 25 pageviews of the last 30 minutes, newest first.
+	Recent []RecentPageview `json:"recent"`
+
+	// Visitors Distinct visitors with a hit in the last 5 minutes (summed over the nodes).
+	Visitors int64 `json:"visitors"`
+}
+
+// RealtimeResponse defines model for RealtimeResponse.
+type RealtimeResponse struct {
+	Data Realtime `json:"data"`
+}
+
+// RecentPageview defines model for RecentPageview.
+type RecentPageview struct {
+	Browser string `json:"browser"`
+
+	// Country `ISO:Name` as the `country` statistic, `""` when unknown.
+	Country string `json:"country"`
+	Device  string `json:"device"`
+
+	// Page The page's path, without its query string.
+	Page string `json:"page"`
+
+	// Referrer The referrer host of this pageview; `""` for none or the website itself.
+	Referrer string `json:"referrer"`
+
+	// SecondsAgo Whole seconds since the pageview.
+	SecondsAgo int64 `json:"seconds_ago"`
+}
+
 // SortDirection The direction of the sort key; ties break as each list says.
 type SortDirection string
 
@@ -481,6 +537,58 @@ type StatList struct {
 
 // StatName defines model for StatName.
 type StatName string
+
+// Summary defines model for Summary.
+type Summary struct {
+	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Events Event hits (events are not pageviews).
+	Events    int64 `json:"events"`
+	Pageviews int64 `json:"pageviews"`
+
+	// ViewsPerVisit Pageviews per visit, two decimals; 0 without visits.
+	ViewsPerVisit float64 `json:"views_per_visit"`
+
+	// VisitDuration Mean visit duration in whole seconds.
+	VisitDuration int64 `json:"visit_duration"`
+
+	// Visitors Unique visitors of each day, summed over the days.
+	Visitors int64 `json:"visitors"`
+
+	// Visits Visits started in the range.
+	Visits int64 `json:"visits"`
+}
+
+// SummaryResponse defines model for SummaryResponse.
+type SummaryResponse struct {
+	Data Summary `json:"data"`
+}
+
+// TimeseriesEntry defines model for TimeseriesEntry.
+type TimeseriesEntry struct {
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Date The bucket: an hour's start in UTC (`2026-11-23T14:00:00Z`), a day (`2026-11-23`) or a
+	// month (`2026-11`).
+	//
+	//
+	// Example: 2026-11-23
+	Date          string `json:"date"`
+	Pageviews     int64  `json:"pageviews"`
+	VisitDuration int64  `json:"visit_duration"`
+	Visitors      int64  `json:"visitors"`
+	Visits        int64  `json:"visits"`
+}
+
+// TimeseriesList defines model for TimeseriesList.
+type TimeseriesList struct {
+	Data []TimeseriesEntry `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
 
 // Website defines model for Website.
 type Website struct {
@@ -578,8 +686,17 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// RangeFrom defines model for RangeFrom.
+type RangeFrom = openapi_types.Date
+
+// RangeTo defines model for RangeTo.
+type RangeTo = openapi_types.Date
+
 // Sort The direction of the sort key; ties break as each list says.
 type Sort = SortDirection
+
+// StatsWebsiteId defines model for StatsWebsiteId.
+type StatsWebsiteId = int64
 
 // WebsiteSearch defines model for WebsiteSearch.
 type WebsiteSearch = string
@@ -592,6 +709,9 @@ type InternalError = Error
 
 // InvalidStatsQuery The one error body, for every status >= 400.
 type InvalidStatsQuery = Error
+
+// InvalidTimeseriesQuery The one error body, for every status >= 400.
+type InvalidTimeseriesQuery = Error
 
 // InvalidWebsite The one error body, for every status >= 400.
 type InvalidWebsite = Error
@@ -664,6 +784,36 @@ type ListStatsParamsSearchBy string
 
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
+
+// GetSummaryParams defines parameters for GetSummary.
+type GetSummaryParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+}
+
+// GetTimeseriesParams defines parameters for GetTimeseries.
+type GetTimeseriesParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Interval The size of a bucket.
+	Interval *GetTimeseriesParamsInterval `form:"interval,omitempty" json:"interval,omitempty"`
+
+	// PerPage Buckets per page.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// GetTimeseriesParamsInterval defines parameters for GetTimeseries.
+type GetTimeseriesParamsInterval string
 
 // ListWebsitesParams defines parameters for ListWebsites.
 type ListWebsitesParams struct {
@@ -1107,6 +1257,15 @@ type ServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
+	// GetRealtime Who is on a website now
+	// (GET /api/v1/stats/{website_id}/realtime)
+	GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error
+	// GetSummary Headline numbers of a website over a range
+	// (GET /api/v1/stats/{website_id}/summary)
+	GetSummary(ctx echo.Context, websiteId StatsWebsiteId, params GetSummaryParams) error
+	// GetTimeseries Visitors, visits and pageviews of a website per hour, day or month
+	// (GET /api/v1/stats/{website_id}/timeseries)
+	GetTimeseries(ctx echo.Context, websiteId StatsWebsiteId, params GetTimeseriesParams) error
 	// ListWebsites List websites
 	// (GET /api/v1/websites)
 	ListWebsites(ctx echo.Context, params ListWebsitesParams) error
@@ -1228,6 +1387,107 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
+	return err
+}
+
+// GetRealtime converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRealtime(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRealtime(ctx, websiteId)
+	return err
+}
+
+// GetSummary converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSummaryParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSummary(ctx, websiteId, params)
+	return err
+}
+
+// GetTimeseries converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTimeseriesParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "interval" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "interval", ctx.QueryParams(), &params.Interval, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interval: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTimeseries(ctx, websiteId, params)
 	return err
 }
 
@@ -1420,6 +1680,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/timeseries", wrapper.GetTimeseries, options.OperationMiddlewares["getTimeseries"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/realtime", wrapper.GetRealtime, options.OperationMiddlewares["getRealtime"]...)
 
 }
 
@@ -1444,6 +1707,8 @@ type InternalErrorJSONResponse struct {
 }
 
 type InvalidStatsQueryJSONResponse Error
+
+type InvalidTimeseriesQueryJSONResponse Error
 
 type InvalidWebsiteJSONResponse Error
 
@@ -1687,6 +1952,281 @@ func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseW
 type ListStats500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtimeRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+}
+
+type GetRealtimeResponseObject interface {
+	VisitGetRealtimeResponse(w http.ResponseWriter) error
+}
+
+type GetRealtime200JSONResponse RealtimeResponse
+
+func (response GetRealtime200JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRealtime401JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRealtime404JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetRealtime429JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetRealtime500JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummaryRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    GetSummaryParams
+}
+
+type GetSummaryResponseObject interface {
+	VisitGetSummaryResponse(w http.ResponseWriter) error
+}
+
+type GetSummary200JSONResponse SummaryResponse
+
+func (response GetSummary200JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSummary401JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSummary404JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response GetSummary422JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSummary429JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSummary500JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseriesRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    GetTimeseriesParams
+}
+
+type GetTimeseriesResponseObject interface {
+	VisitGetTimeseriesResponse(w http.ResponseWriter) error
+}
+
+type GetTimeseries200JSONResponse TimeseriesList
+
+func (response GetTimeseries200JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTimeseries401JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTimeseries404JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries422JSONResponse struct {
+	InvalidTimeseriesQueryJSONResponse
+}
+
+func (response GetTimeseries422JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetTimeseries429JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetTimeseries500JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -2330,6 +2870,15 @@ type StrictServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
+	// GetRealtime Who is on a website now
+	// (GET /api/v1/stats/{website_id}/realtime)
+	GetRealtime(ctx context.Context, request GetRealtimeRequestObject) (GetRealtimeResponseObject, error)
+	// GetSummary Headline numbers of a website over a range
+	// (GET /api/v1/stats/{website_id}/summary)
+	GetSummary(ctx context.Context, request GetSummaryRequestObject) (GetSummaryResponseObject, error)
+	// GetTimeseries Visitors, visits and pageviews of a website per hour, day or month
+	// (GET /api/v1/stats/{website_id}/timeseries)
+	GetTimeseries(ctx context.Context, request GetTimeseriesRequestObject) (GetTimeseriesResponseObject, error)
 	// ListWebsites List websites
 	// (GET /api/v1/websites)
 	ListWebsites(ctx context.Context, request ListWebsitesRequestObject) (ListWebsitesResponseObject, error)
@@ -2428,6 +2977,83 @@ func (sh *strictHandler) ListStats(ctx echo.Context, websiteId int64, params Lis
 		return err
 	} else if validResponse, ok := response.(ListStatsResponseObject); ok {
 		return validResponse.VisitListStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRealtime operation middleware
+func (sh *strictHandler) GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error {
+	var request GetRealtimeRequestObject
+
+	request.WebsiteId = websiteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRealtime(ctx.Request().Context(), request.(GetRealtimeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRealtime")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRealtimeResponseObject); ok {
+		return validResponse.VisitGetRealtimeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSummary operation middleware
+func (sh *strictHandler) GetSummary(ctx echo.Context, websiteId StatsWebsiteId, params GetSummaryParams) error {
+	var request GetSummaryRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSummary(ctx.Request().Context(), request.(GetSummaryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSummary")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSummaryResponseObject); ok {
+		return validResponse.VisitGetSummaryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTimeseries operation middleware
+func (sh *strictHandler) GetTimeseries(ctx echo.Context, websiteId StatsWebsiteId, params GetTimeseriesParams) error {
+	var request GetTimeseriesRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTimeseries(ctx.Request().Context(), request.(GetTimeseriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTimeseries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTimeseriesResponseObject); ok {
+		return validResponse.VisitGetTimeseriesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -2617,142 +3243,183 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Ncxs3suBf6ZrbK5OvhhRJS9ksValX2kSJtesPPVsuX17o8oAzEInVEJgAoGg6pf9+1Q1gPsghRcnK",
-	"5vbd3r3KWiQ+Go3+7kbztyhVi0JJLq2Jxr9Fc84yrumfZ3muVviPjJtUi8IKJaNxdDXnsOB2rjIDds6h",
-	"YHYOc2Zi4P1ZH5Kfzq9iuHzz7irpR3Gk+a9LoXkWja1e8jgy6ZwvGK5q1wWPxpGxWshZdHcXuw3P5PqN",
-	"FjMht3c+y1dsbSD5jyQGo8DOmQUm12CE5bBgayiUsTAX1uzfmcvlIhr/Ev1H9DFuAeN7JS2X9iWXMztv",
-	"P39O34G6JgxMVbYGIWG6ttxAp/7pT+dXYLjMTAzXSsOL87MfugehRUjLZ1wTQD+o1FyqXKTrbWje0b8N",
-	"MJmBseucG7jWagF2LgwYrm9FykHJfB2DVHYu5AyEzIXk1d80nueGr+Zc84de2vkVm7UjyVit5Ay4tMKu",
-	"wbJZwJfmheaGS8twNOLHQodIKWdC0lHwr9kXUfSQOjU3hmcTqSQHzlKktluOQ4QGtZLdU0IxCAtTlt7g",
-	"TSQX173XSvLeK2bTedKfyAee6i3/dcmNvcjajyYyWMqMa1jNRTonaDNumciNO6MwwLVWGlZcc8jVbMaz",
-	"/oNBsHp9dm25brl1niqJ/KdgxfDc/FppQglI/tmCduA/mNI+fPhwtrRzvLKUWb6bBf/KmeY6OYzP3OA2",
-	"ZruLo4JptuDWy5yLa7w2urV2zCdIbwlimUGqijWdOc0F0tCcmVNYzblEUljgGtzENIBJs+IahIHng2ME",
-	"mn9miyJHWCbR8+vhdJROoiiOUOp4ERjFkWQLHNGgpWj/pV2yGW8HvGAzHjteG/bhjP6GghlLACL9zpkB",
-	"qSBjlhEPJDg4OUqsSkAu87wfAPx1yfW6gg9XaoCV8Wu2zG00HsbRgn0WC7yG4SD8vzhaCOk/jNuo4JLr",
-	"cI7W/bj+tLXnnzS/jsbR/zqq1MmR+9Yc4WLvxBdOi79T2u5a2eB3h66KC/0gNE8JyUS9fIqq4B1nuo18",
-	"vmeG94Q0XBphxS0Hs5y6qwuCKVMLJuQpJP87cTfwKQGGDCws12znBRi3YR3wBfsc9Mfo5KSV8D2P/lVl",
-	"ghPte/DfF5lnvdQpIvwnK4ocWVIoefS5t1qtetdKL3pLnXOZqoyTnCqJGv+Z5suMfxKFicZI2dfsVmmB",
-	"6yKX3h2K5AZMPyq9cLA3EftG5o4PrwXPM+MEejpncsb7kTuqKZQ07ph/ZdkLYfec7x9GyY3jLLgxRJFE",
-	"7LBYGpR5wCSwqVH50nKYW1t0TBfev32J92Qss0sTjY8Hg4MPe44iu+2Ar1iO6OYZ/O3dm9cxMFiRavOW",
-	"Qu9qXfAYlIYEwUugc5mzpRHTnD8zkCyTo2Sp86QLC2EMkZtG5QtMTmQb/LRUYwmZHCVIbAnNG6Lc/+YY",
-	"UaxZiqLTKbi67Zam3JgeAqhV3iPLqlfZVW1Y8LOPNqwwQscLznJnCx1+Z+EGInUTHXwFfqOWO3hfQEdp",
-	"0Jxl624fV7yQlmvJcndtj6SnsAjZSlw7tV0noJOnIKAzCUvJPxc8tTyDaybypeanDbuBlYaCNy2S/9Pz",
-	"VkjvIiNNW7vf+nf3XWhlyxBkF/KW5SJ7Z5k1/0WC7GDU0dZBOpnlYsFwdkRKTRhH05CynMuMaaCBcXTL",
-	"8qWTSYgdWgInoGFQ8jGNRcONpIjSC/j5559/7r161fvhh+jjXVy7MNSlM3HLpVOUK2ZAuBM12H40wrM6",
-	"AV2HFT9BWD0rtsPnpv0SCQOldfMVUGiUhE0wrEIgvNlG6GgFxKoWNDG0CVFE8F+XLEdZQAs8GsAnIG8o",
-	"rTg8lt8IQfRoPoXEHSoBxK0BYT0L00ivZR5KiKStm3h1n1XEOEePkK6zFb9hiTqOHezlRDzFxSWwLEM3",
-	"5GvIoFLBDebxn5YwpykvUEqgZ2SV3sVC5WJEpo2Z6MZ9DaAFM2aldNYEtNDilqVrGMFK2LlaInrLka0w",
-	"Vus4GDnPUPopXc6DQivrLDjolBt0vwZ4y274TqKwmqU3PAOWkx6BznQNTK6V5N37CASt8zBtyrkEt9Ef",
-	"ynVkb9U4Lt6yMOokscWE5EsryVtY8V4j9IEMmTKJ8Ey5twuz+9D91DTdMIjrAOZCcvLaayNIGdP2jutx",
-	"gAYS4wY6SnLwUBAKd5BOY8dfaB8YQmcSffnyZRJ1S36XNfGC23x/8cNbt1cUu1nPcdZw0Kf/f/T8+YGz",
-	"//+UAL8HXz2CnV5RhPS1smROO//sMfapW8ft7lZqejcnT3FeF86tormZ4o68KNDWYXIdhuCHuTDW36Kw",
-	"zmgTBjKVLhdc2u54IhM6dEIjDdi5MhyHzlmLoxKCzPe6JA70V9xqkZoflZ6KLHOS/jF4LRdoovP516Pz",
-	"qgxIPTMlZwoDammNyDgkr86v3l58/+7T2cuXbz4kRC2vlf1RLeWjqcRLbbqea1yoearjrz/VawVmmc5h",
-	"5XdiC3SAKfjG8pzrZyYc5JXKxLXgLZHT18rCwn8LnY0YrQ/YZd0+vFYUPN9weUKgeR+h0Jg7F4hb54pl",
-	"V0q9ZHrGH4vYKwpXk//kw/wGrFKQ46INJA+fiHTCLrSDBjtnEn39v4u/EoKvlHrF5Nr7dObR51IKFsjX",
-	"/nCmKUf/8gRn2dzhFDS3eu3dl4TC2z2KbydgXDy7D+coQ88uL+CGrymlY7jMUKBcXnx6e3Z1/unlxauL",
-	"q6RcFJifC53pUuMH6hrsSqQcmKH9u6fok7oAceBGO2d2ItENR1uwCnijElq4QDqTQJuevb968enHs4uX",
-	"79+Wm1uB4r51Zy4n0n/ttwdyIq+XhmewmjPLb7mm0wnrMkOwlFbkXj5SOJ9nW2Kyhq373f0yb0DX8l7i",
-	"CZUWXx6vhdwaIS2wIV2GT0P4hJPSMY9hEYJuMWh+q9BsVxqW8kaqldyQDR8+fOhtJi724WgzzxEQdctE",
-	"zqY5f2Ska1lb4QlCXigvyeHoQ10yoNA16JmaBctzSNwCCajpP3hqkfBwxGgweGZqeVI0tKZ8InFBg2YK",
-	"mDkrULsDCkqYspzJlGsy0gylDN1OdLguUiThqNAqRbqY5vycMnsPdBLu94JNwXNkTGXnXK+EOcADDt47",
-	"HgvZUC95DNcsNzyGYQyDr7KFQ7qjaQv7T4MhHnZGjIkv3Oywh8u1tmAeDmIYncRwMohhOBj8vxLOUXrL",
-	"Gt5v+L6XZlkUSlueveKZYFeU+Xgi7VtGae5LhzRV88nTqma87+ReEJxl5y2zN39/GA7wlmmG5ihwPzEb",
-	"jaPRYPRNbzDsDUZXw8F4gP/331FcOs1hfj+lcCJfMJFTii94olOFBsNwwxmWyzyvPqKbJ1lmF5+MWuqU",
-	"ZMb1VgopjkQWjf9c9xXdx96Ji8ajOFpSGGET/OdXg2/Hzx34dw9NRb31uaRdl+QN1H5tZWK9H3jOrdOA",
-	"LMsEzmD5pVYF15YScE5cREXtIzRgy1k+m42HrDLZU6Vyzkg0ChqFRECnFdJ+cxxt51fjyMnpeoLcw9xe",
-	"jlLl13/BPcr5cQlcNc1/dRdHZVJk72G30Uc1FlS6gNTuqlbQZFl7RQCT5WDwnH8Hx4MBMlkTXZWka9/2",
-	"t0hYvjAtufPyCExrto5acoxwPBqRWjp1Aif45k48rYSdg7AmRGbIoN3CSilafttansN8uWCuGoXLlNfm",
-	"VzAGkdKW4H9xdXXpkYQWS8GDpdSSYa/faYCpXL3tOn/MnfPD5PrNdTT+5bdtAizJaRAPP27v+nFbyvu5",
-	"fXjjEi8rockeoPR2Uwcwl5UhXHfJ7Tew0sJaLiFBlkhiSIiokngik2FC2dBBckoFWqTJnV4XcgadZM0N",
-	"Trh6+/4c/9cmMTAJfFHYNZDabJrNeLfHo1F/Ir8nQ96Amatlnrm6H7c/beggOAUEgBL4A5fALwM3zEAx",
-	"L84ky9dWpD5Vbed84Szuz72Z6tUwGzVynw+QGxWhBB5XN1HcMBDvZfY95OAT6Ns0jMbFreArSiETL9/i",
-	"CakoJqF/J4hZX381bpSJPTNOw3VcFhvFvgOmu5mP7iTlXy8EXp5VeQbTNSTS3YPLVVM9WciJCwNsipui",
-	"KfmKL6ZoapL5QI5/5Ru5uq6Uoe3mrX1Y0HgXlxUzqTR6BXjBzH/lXTphIEF9lkCqlkgnLOzq7ldJ7tmn",
-	"eV3Bvtt/ITQKr0PY3JknW8gjPtxbC1NDHDHlhgC9DfZBnntI9/oOwp7TjG32RpFEq50GlNRdByo1ksTt",
-	"gWSoLhFHOgfIKfMtyit2Fji1VTIEkxhnnZa51DJm2MTdtsStMWTP3IiipwrHf71CoWDTZTWL5tdc67ZS",
-	"OWdDum8RpFMvZjpEp4iYLim5jEqJ4FYYXz+6AxU1ZZBqzuUnzencQrVUrCYfLn64evH5xfnFTy+uklO4",
-	"4YV1rhVx5FTZuaNpJ6UNDPv90WDgVOs9ANy1y4XzQEFbFQieGjRPlc6cLMS7CWIBxY0wVqSOfcckh8dL",
-	"KWyyrehDYn2jwkrlShqY8lShe1qw1OnhWjXUN8dUfhb+HLbgFbfcXvvvTdQxCwtlLDwf1cpg9pO6S/5p",
-	"E6pFJ9KtVJbiGYp6A+7fdfLiXhoofbxKMd83p5QycomSq4V1N48KhfIVa24KVT/68w8HtfPHpU5mFJ+i",
-	"LSeyk0yik0mUkBynb/727s3rsFgnOUm6+zC3rRp3yEciijZ19VIY+1LIG/NAg5TmwA3nhbdBnSGxYZ9s",
-	"U+e10Ma2Gpk52/GF5J/pi3tvvND89oCBG6hxEPn9/SJ+010Ie8WdC/gAqyNdas2l/bShzmq+h6u82eSt",
-	"S6IvJYO4JmgBTfWynNmVr+KhG0Wre+RUbVc89R6g6hGW7W+tuh9g3OAJ4bXKsvwgb27jmhsXENcrZd2S",
-	"dVT4y6ADttHAm4LLs8uLH3xerVWk+zHwvD8oE3Db7CDktarhttpCFVyyQrQyRMHs3LTM2jhxWCJ2u4R5",
-	"bQcqy4DrJcong02mv0APEQqu6Q6pWNuZ0MNBPDqJTwbxcDD42HZtDduqIZM3lNf9ph4Vdvy2Q+kdIgW3",
-	"pXrdgHa+NTPksarra5EKlvvqFA0dM1fawg1fm9h5KMxAYvlne0QvJJIu2b7CmokkdW8oZdLJlZz5WVSS",
-	"50oaTTcovFNnp9N3DBI03XcY7RO5abX71IxztudOvRCUzgoPW59uGDbBv3KD3RMOZ5r3ad8kWJ9uq9IY",
-	"PYWEyxmb8UVwWSQXJPyrMSBRncmJdD5OR3ilyT9byqvgtmTO0csQjiAasMo5Dt4/8G9gunU/1ZcITiTz",
-	"NpMTKszVg8XOHU3+lIT7IxuAFkXLoQ97nJuJrHs3OMVtGfybTlIkRwlSHfnHAv8zx//c4n/IyTZZ0u/3",
-	"uw23FkHNgmPk1HU9ltgeH/TF65dLnc4ZBdkrI9rFBDWe3ps3C8RXNB4O+iexF3PpOhpH5+/fks2m82gc",
-	"oeVvxkdHtY2O0jlPb9SSJIBUxJeP973uNkXbnw73lUr+e+uPhSx6r7+z4wFQSIOXPAeJQ3PSHQPzDwlc",
-	"4CRViwXrGY72iuUZFUUgRbkxhqqAJ3IubKBJCrn5kHpZsYZcGdMrLfoeaZtKFNU1JMvkQGu1KtC6d6hs",
-	"PzfxwzPjeKR2eJId3VNIn8QDCIL2YbOKFodkaaxaQEUzdZgdmyHrl9GhGhdFntbMAavuWeIAj7QOU/i8",
-	"ZpEjEZEIposng/yQu657xAcMrjj9d2Sm5eMiB3UE0UOKKpTQGqUlYdRi0ux4zOr8eFiJzM69vp2uQeUZ",
-	"10Elm1Mn9aWCORezuYVky/snD3ptJpLiC3s5sm4+bptJm6jd6cs/M+AvLm549dtKyT8poMeXy9zVOyYh",
-	"WJA8MxOZ0AQfNXVOP52gKW6DGmgJRAdvNt5C/Md257GuRlpOePHuDRyPhn+GVGU8vC0+f/82abnyVjSG",
-	"NNTm2gMoltNcpFTXRrWcbE1p9jLd7bwH041hCJTNQkFfJsTVSnIdgxEzSaGsbjyRo6qesVMbQ/J/qtXK",
-	"+AglcGm55m4rr0OemXKyjzpUcfx4tG3oIjZxRO+WabIxUD1e0pEif2x6d3EZ8nIf/au76rFc3QAn7ERt",
-	"0cMsjC8T294qPQUSpVPN2Q3SGykrUmuGrU3NYg9rM5O2hLvj6J1l9lxa9wTlIX5uoMIDsm1lhGa/feGG",
-	"xX7pNvcFgUW//KEZRJ/JLRNfe980lghpSYjlIYKyb4Uq1ELpLssOmUChhk2MEOB+jbD5Lry89go73Hsw",
-	"0aM4Igtc6fCvKA7vVXMmMyFnwRnmn0XpGJe6K/ZvKz9xOROScmQKXaVPktuV0jd4YWxRMDFDvvGcFpFj",
-	"q5nF1c3aWL4g+r4Vqd93tgzPVzcjuDHl6AWiKBADvfRMhcX/ceH5NlKuPWF5CCHX0vs1as6Y5T0r6NXK",
-	"HiNum2UlrpALw3c+YGlVmL5UYD+h/DfX6o2kwqZmQcGDp4k2o+qsLLVHFVSVsRvoXFzeHrtT3H7TpeoL",
-	"uhiexWQiF1xDLg40izbrHDbB+K9mbNFAplVRcO81k15o7noKyWQ5GIy+SYDl+AVOcM7naq5y7qKVB8FW",
-	"L436ivqCevF+83Af5rz0ob26oiyMPfW2VvjQGp5fO6/7lmvQ3C61bFhbNcCKStPuNRn9sLtmWchhZN9W",
-	"B+EZoQKgdvRA0xu0unX/TaKsXUFc580GxG0y0HP/760egpD511EOm0U7j0POQThpg3APSO+s0u5F+8Ny",
-	"EmdlnKisi9usU4BOEugoASGJvrLudlx2lyQ/2yW8T4GRbyRM0+GsxP6Grz0aHH97r99cSv/DXL9SoFOE",
-	"01uRW1HcYTi4qdu6IKQLeaJ9/IyivEJlIgXeQyBA80Jp9zR0U8d8BXDDbeDKFy6kSSDVbJVTAs3U+unM",
-	"Octybkww4U3/Xi32RnJUU8dHqKva32U19FXtroauN8eDNRZuuVmxQ6RTaShXlSpnOacPKo21U1cdANdu",
-	"NfPaPfOiSHB40iUMjE7dg1byUZkEpmdKjgSFk+d9OKe0/IIzSVnYsHwfziay1EzknROfhYUHiN0h6TG3",
-	"+HRpQysVfn3NU+sL7OuQOD+rfsjRt625vlKzHRgWCTquwRtbosnx/R7hVOu38XtIJx+q3Ceb/hiT8FHs",
-	"cMCkumW1DzIqs9tL22cg+arm7e+m6G4gac0X6pabhokV+85RwlB1LV1Q53g06uLnOa8RK0URXDzVxI+h",
-	"3IPotS2CEq5pfE9l4R16aelSC7t+h+s6AppS06ezZVsLtTNZe+OTcUpCsbImb2m4Bmd9ucRU9RXO8N/0",
-	"Q78dskZdh6kStrm1hSsQDrlPdOuYq7r1iY+qCBCZwTIhuUYTsJnKmAk7X04pk1GC0fN1S9Un2/WqHrM9",
-	"l0ovX82FCe5FR3LECnF0O0yAy4xKmgxcqzxXK0cs9UrF2yHiLAajJpJ/Fga9W/+uyZdIoENMvRZc3V1j",
-	"9ooZyJUy3GXHEfskMbVIUV90XHkFXnM8kUnIW7twoOvNYVxjBBZsDtdSy6BE6fYnkjKRet1yJOCf0VRp",
-	"vhL1r0ySM/80iQrhx+A6hbka4/Ts8uLT389/dgXHSX8iz5ovtYQBSi6hc4ZYHgODKctqarB6poyEU0I8",
-	"GFLzO19S+rZ6YCC4KzE8oLj/FMqmRjTlb+/evO7Deb1SWl1P5PGA9BM9KvNtXQhBSQkNieWy5Cahuu2E",
-	"EsS1dxYdJ817DhdljXOX5Icv5gRVlUgjeTFbM8FWqtxQKvDhEUXv8ilyNyafkCCp3dJENl8CVxg8rsov",
-	"6V0w23g4TNHAaviJOyY9qqOnwRPpnmKhpSLoIWn1RtiFUJPNF9RJifGu4545FebWWMftF3KsG6+jXMr9",
-	"ZPC81HquuL3x+MkglTkBZDivXkG5RoOBjUO3RWbNGJh0+hYnPTMgsiaW+GeW2nwNubjhlKwOJa3CJ2pz",
-	"kXLvGQXB9NPly97z/qCHu28JpNVq1Z/JZV/p2ZGfa47YrMhxSn9uF1S0HEpUKwlwdnkRxdEt18bbwP1B",
-	"f9AoAolwgedRrfSDSDWUpN7Fkefto0ylpvmJX6S/ZguyGmbctnUt1E4PClNWrpRVK/CaJIJUyKv9Koan",
-	"5EUWjaOfuPVToo1+YqPBYM/bmgBQLR9elsM8BY4Of7+yWc+z4/3KFmJw/+PRX3YtX+LiaPNp8F0cnTjc",
-	"7J/X7KNVV+fR+JePce3R21XQHXWw48iyGSUhKFLw8c69zNyR6nONGH86v6LnbCYuZXRomXofIbzgLNtP",
-	"Cdu7+mefVZs/r4Q6Sb2D2xg2CSeJoRzh7K2kG0+k9O/TNx/pNofe9wa12WaWqMFf81M8pG5/Q/8Vz4hP",
-	"2pD7BH3NdkD66AZnDyTfZyZQxzYh1+QbCfuj37wC+CSyu51Sjvo/uEoOde0e2obK6hgQGJ6B8g8d6s3S",
-	"1r5zr2v7CVZBYlUykaSujLjl0KFBvktaVTtvxYLDFyVRLyaTaBL5WirNWe7zwOhVo5oNykfpiXTpvT5c",
-	"CW42M3w+tzddhzyySTlla/wzigZHvhTGUje5qNnN9Zc9hTOkKftwhnrQZUb9u8p6R4m6Jm00bf2z78OJ",
-	"QriqZKouZ29X2q0I+v5uqO2djf2F9msFbDEkPtfls+j0V1I2K8Yrhk5SNbZLuug2EoLjiWTuHg3XVFBC",
-	"WWQ0LIwPUdE4Ax2fgigLSObKWBOXIaoY+v0+GuQVMJ4Yl1L8uvQVcUq7CksECWF15j991cv5Lc99gY8/",
-	"A/oE9XQdFaOFfB3+UZatxJA0Mnb0QSNlR4uFpB1+7SFPCHJIUmHXSbfkIJm6QBYB4usaBbpJ5FfNhT31",
-	"XfQQgxVxuS5Tjs2Uf9SxeUHO5nRlej6h5FLZ4UonckVDSlyjF+Vej1DloX/WJizfqLkLKc62ZrG+Gd1u",
-	"+rwvP0y51hbC/JEwkrF1DHUia3Y7Lt/gDneA52uSD2Af395xK1GzCddL1gaW88B8A0Qn8tohfb4LUque",
-	"Fs797YGJ/f4ZnYFbBY5z/zxrJejJ36AiOHUOiq/d2Q/Ep+m6vUl0WfoQkvfu74+toO3q2rx7dVdQUa0e",
-	"/t63SxsLVJqFOj9HB4wLfawPGUrjPj7Itdj5bP+XskJlOBqUFSjRUaFFGt4A+QF/+bb2PQFQJvL8IxZy",
-	"/MZHR7lKWY7Cfvzt4NtB0y7583/iVXyHUsdF9pGfvqt43X1o1XcVU7mPcMZ3w/Au5Z+0l3tq40qM3Wsa",
-	"/HctI9l8xjIMr1aGjYckw/q7kZOBeycyKt9ujA53zMrCntbW1r4EMYiAKmAjdKhkJw9tMLzf02q04qFJ",
-	"x/dPKnuDkYMwOsSf22zw+wd4kKXR/S7YSsY17Q+9Dipr29mODXM7BFr2G9nBTAyjfWEGXhd1vEGD6j77",
-	"VmSlQc0WPFjFQklqnVOwGf1ihkGTb5rzXebvhwDvlgV8j9xptqx/lPD3yZzHSv+yiqKs2dvMTu1WTdT4",
-	"PeRWDHTKTgBD99aQAJRK9upjfJcASAZJdxfQtTKMw3jYJW62IUxERt4QJQ2olFFn7sXgwzUZ+RUBS/UK",
-	"lP+xSuyrm88MHtd8xn16b7+ZsmbE57oGuxrO1EF+uI4N4uU/H6Qtt2f9jnpvWOq94YMb6hyi+sJhvkLV",
-	"HaK52rqL/ZG6C1FTnr2msUpxTw+SlGlRUFWO3dSrMp3b2rFaLKizXa5WXPdSZnh2CgxyztDJhsSTlst/",
-	"htB/EgObyHLMarXqU+OUNSVfYijCezyrmaBOKxl1kFuoW1z+vRSpyjjkbMpzA66kD4S0aiKLpVzjl+5l",
-	"IbXZsvSQj9ebqDu3t1aQFIeoAku1MgZYnlMixPQnMvF8mcDIZ/sYJIF5kz7Ua6Ramj23qVqq2fpQGhDV",
-	"L6isv/LnUkopVs+ynNdesU1zNdsoFhxXLZm/ncjRYDAcZ9Nvx+NhVBdJD+XGqiztrlk2Uja6aIj24R/V",
-	"Vuxeyb4HO/eJey/Xn0jeP3WDMclXVZOxRsz6pXKY31GbXc17ZsLP1Bz+g2B3j5a8w+f3T9psl0vzTg7Z",
-	"rKXb3wMdlVpV6x8m6c+yrNU3qUn6Fvfk6DefCHCd2Lbv/W2t9KeqAclITqprCmSSVx2jE+Kfe0rDyAHZ",
-	"Tn25FnZ1+fdVZl5obdewrkJzurIn3cHsExrs7e/Lh7J+FnpF/rOc5j+IqBxG7qOrOHi4G7purlb7r3o/",
-	"YFXjyf/5iEZc3Y/mPzI39aQ5qY9UfrDrFxJD657L91fbIuQS5+20oNpvoPYzdc3fg4vu/lUI819EBVZo",
-	"/cNYyYFQMRN0Ls+uvn/R3clUy9ZOhDt/EPAUkspmS8CpRyV9BrL0ANwYYkJKuE1kUrMuv3N+UdOO/C6B",
-	"NOdMO22bC2P7ZXBs+/dnXLVtm5PhMPBvHvk3jxzKI7vtRVei+MXXyv0DjSXkkv4/Qvncwv2cif+Lmr1/",
-	"afxxlKo8d+2CN0pbmiXWv1DHId/xZ4d+E9JYJlNfO0JVl/WS3I7h+XUPnX2enUKyYDcc9FImro8QcSlF",
-	"uChq64oSXcrKH36PSkXfn6oqqZ+Ca6/oFGOJsO3Y7dlspvmMCo4zJvJ1VXbRTCXUVnOphLYweu2gtfHu",
-	"bVtr1D00Yyq0sipVOXRQgBRM27I1Rb3A+uzyojt2eQRaCNyx+WLq66Wpy0tZEy0s/Vi5oV8rB6uootVw",
-	"0GqJ0yTnma+Ac/6CdpfGs/JnZGg9U/C0V9VlUxcoslIc0QglXV2uMDBnMusVTBv/0z2m4DzrnvpMVqOY",
-	"eSKNFXkOltMP/bAZQ8ppUovvb+HQ+H25XQsyXQGuiys5aqf9ndBV2hXTblThVku/CbLZRHcf7/5vAAAA",
-	"//8=",
+	"7H0Lc9u4uehfwfD2TqRzKVmS7d2sPDsdb+LduM3DJ3Ga2xNlTIiEJTQUoAKQFWUn//0Ovg8gQYp6OU7T",
+	"9vbsmdSSSOAD8L1f+D1K5WwuBRNGR8PfoymjGVPw53mey6X9I2M6VXxuuBTRMLqeMjJjZiozTcyUkTk1",
+	"UzKlOiasO+mS5LeL65hcvXpznXSjOFLs7wuuWBYNjVqwONLplM2oHdWs5iwaRtooLibRly8xTnguVq8U",
+	"n3CxPvN5vqQrTZL/SmKiJTFTaggVK6K5YWRGV2QutSFTbvT2mZlYzKLh++i/og9xAxhPpDBMmOdMTMy0",
+	"ef05/EbkLezAWGYrwgUZrwzTpBV++9vFNdFMZDomt1KRZxfnT9t7bQsXhk2YAoCeylRfyZynq3Vo3sDf",
+	"mlCREW1WOdPkVskZMVOuiWbqjqeMSJGvYiKkmXIxIVzkXLDyMzzPcs2WU6bYoYd2cU0nzZukjZJiQpgw",
+	"3KyIoRO/X4rNFdNMGGqftvtjSAtQKadcwFLsp8lnPu9Y7FRMa5aNhBSMMJpabLtj9hGuiFyK9hlsMeGG",
+	"jGn60Z5EcnnbeSkF67ygJp0m3ZE4cFWv2d8XTJvLrHlpPCMLkTFFllOeTgHajBnKc41r5JowpaQiS6YY",
+	"yeVkwrLuwSAYtTq/NUw1nDpLpbD0J8mS2nWzW6lgS4hgnwxRCP7BmPbu3bvzhZnaI0upYZtJ8BdGFVPJ",
+	"fnSGDzcR25c4mlNFZ8w4nnN5a48NTq155xOLb4ndZUpSOV/BmtOcWxyaUn1GllMmLCrM7BhMx/AAFXrJ",
+	"FOGaHPdOLNDsE53NcwvLKDq+7Y8H6SiK4shyHccCozgSdGafqOBStP3QruiENQM+pxMWI631u+QcPpM5",
+	"1QYAtPg7pZoISTJqKNBAYh9OjhIjEyIWed71AP59wdSqhM+OVAErY7d0kZto2I+jGf3EZ/YY+j3/f3E0",
+	"48J9GTdhwRVTfh2N8zF1szbnHxS7jYbR/zoqxckR/qqP7GBv+GeGaE3FhP2q5Gx9m37lShuS0VVMkr/+",
+	"9a9/7bx40Xn6NCGtFaNKk75F959++umndvUEB73BD51+v9Prb9ggu49bEfVWqhk10TDKLNI3yQSA+lqu",
+	"w/ycNoEMzNVTJZ5jM8zHvQ0wG/mVEL+Rymw6QW1/2/f07EBPuWIprBiGNtTod2xs5e4mDrnEnx9pwrMu",
+	"OReWZYLA5hr2BsiW5jlTj7QjT01OasT5o9sbq2KU0Luhb3i23xZxYX44iXZivVvQG0ZVE/N5QjXrcKGZ",
+	"0NzwO0b0Yozb7cVaJmeUizOS/O8E6fcmIdSyf26YohvJV+OEIegz+slrH4PT00a26Tj8LzLjDDinA//t",
+	"PHOMO0U1xv5J5/PcMnQuxdGnznK57NjN6SxUzkQqMwZnWOy6/TPNFxm74XMdDS1fvKV3UnE7rt3lL/ui",
+	"TgWmX6WaIezVjX0lcuTit5zlmUZ1IJ1agutGuFQ9l0LjMn+h2TNutqzvb1qK2nJmTGvgZ8AqyWyhLW0S",
+	"Kggda5kvDCNTY+Yt3SZvXz+356QNNQsdDU96vb0Xe2EFftMCX9DcbjfLyJ/evHoZE0qWoBg5PbNzvZqz",
+	"mEhFEgteQlpXOV1oPs4t9SSL5ChZqDxpkxnXGtBNAQVRMRJN8MNQlSFEcpRYZEvgPWCjP5zYLVY0tYIX",
+	"1aNQ809TpnXHAqhk3gG9vFNq5U274N4+qunwsB3PGM1Rk97/zPwJRPJjtPcRuIkazuDtnLSkIorRbNXu",
+	"2hEvhWFK0ByP7Z745AcBTZspVPpCBDp9CAQ6F2Qh2Kc5Sw3LyC3l+UKxs4rWSQs10ymmyf/tOB22c5mB",
+	"8AnON/xt14GWmjBAdinuaM4zEAH/DYxs762DqT130ovZjNq3QTp7qUCtTGAio4o4wXZH8wXyJLs7MASI",
+	"8+H7qKBjeNaq/cBFpJqRUhRHH77EwYFZ0TThd0ygmrWkmnBcUYXsBwO7VmTQIaz2GwurI8Vm+PC19xHX",
+	"pJBOXwGFspywCoaRFginXjjtpgEQIxu2iVqLwrII9vcFzS0vgAHuDeADoDcpbAC7LDeRBdFt8xlJcFEJ",
+	"sXurCTeOhOHJaz5jminOHhgh5cJ40e6x8jsj5FQucMYSWPiKUP3Rcga7ZWgHUkGO+1Yv1c0gW8VH3dHc",
+	"gm2HsOullnW7YQDpwJhdzC2O+MG+AvhyyhB+annbRyGXghQP7ITYb7QUzIJoFxCjEj6Twkz/Q21fQ22g",
+	"P4Cbxm6FfcZISXKrsdy6X/xZ7CBMp/4dSpCgRlePAL8rpcRUagNTNh+FHyI8Dlxm8aJd5OUVoVmmmP4q",
+	"vC514woTcd8WMKcpm1vxLQXRRqpNsq0YDORH5c0pU+xrAJ1TrZdSZVVA54rf0XRFBmTJzdTyPEqKJxth",
+	"LMdBGBnLHNfwv5C5kgYNRtIqJmh/DfCGfmQbkcIomloGSHNQ8EhrvCJUrKRg7V0IMqW6eG3MmCA40Xcl",
+	"UDCEAuKM11T/ECXWiBBcpFKwBlLcaR0eSJApFejocAZbtmu7HxqnK5ZqCGDOBcqv4AnQkmF6pHr7QCHq",
+	"WlaYOChgCzegTmXG9zAP6ZPWKPr8+fMoahf0LgL2Yqd5cvn0Nc4VxfjWsX2r3+vCf0fHx3u+/f8nB/gW",
+	"dHUPcnoBga+X0pyjsnRfwxHHwdlxpKrb4fQh1otRujJIl0mG6AXxkxYVK/+I/TLn2rhT5AaVV65JJtPF",
+	"jAnTHo5EAotO4ElNzFRqZh+d0gYPgo8d7vQVIOgvmFE81b9KNeZZhpz+PvtaDFDdzuOv387rIs7wSBeU",
+	"iVaC5hkjyYuL69eXT97cnD9//updAtjyUppf5ULcG0sc14bjubUDVVd18vWreimJXqRT764ldGb1vNA5",
+	"6xfyQmb8lrMGd+9LacjM/UpatdCbi8Nk7S55KSEmWvNF+PjhNkSBZ75gfGWVS5pdS/mcqgm778ZeQxQS",
+	"HBsueuu0XDtoZZP7D4Q6fhaYQaGF9sMJ+TP/BTb4WsoXVKycs0Xfe11Skpmla7c4XeWjPz3AWuoznBHF",
+	"jFo5SyeBqGUHwpYJ0Rim7JILy0PPry7JR7aCSL1mIrMM5ery5vX59cXN88sXl9dJMSih7l3SGi+U/cIa",
+	"4kueMkI1zN8+I9TH/Tw1mik1I3FLeW51wTKOaYVQaRfDpOdvr5/d/Hp++fzt62Jywy27b5yZiZFwP7vp",
+	"CXh3bheaZWQ5pYbdMQWr4wYD/mQhDM8df4QoLcvW2GSwW7v9cEU4GI7lrbArlIp/vr8UwjF8tLfGXfoP",
+	"g/iwJ7o0LmfeGx4Txe6kVdul8j6AGm949+5dpx6P3rZH9fC136g7ynM6ztk9XdCLYIQH8EVbfgkGR5eE",
+	"nMEyXW0tUz2jeU4SHCAhcvw3lhqLePaJQa/3SAfpL1bRGrORsANqcIjoKZ1b6U4soyRjmlORMgVKmoZM",
+	"EJwJFte2GAl7NFcytXgxztkFJGwcaCTstoL1nOWWMKWZMrXkeg8LuObngQgfuaW5ZjHpx6T3Vbqwj2JX",
+	"dWH3rVfE/cx2x/hntsGbVo61BnO/F5PBaUxOezHp93r/LJ4fqda04e2K71uhF/O5VIZlL1jG6TWEJB9I",
+	"+hZeml1xyqpoPn1Y0WzPO9kJAmp2TjN79efD9sCeMryhmGW4NxCfhlyAXr/TG1z3e8Oe/f//ieLCaPbv",
+	"d1PwPLIZ5TnEsL0lOpZWYejXjGGxyPPyKzh54GVmdqPlQqXAM27XYrtxxDMIvJc2Hn7tjLhoOIijBbgR",
+	"6uAfX/ceD48R/C+HxohfuyDvpkNyCmo3GBlI7ynLmUEJSLOM2zdofqXknCkDkXFkF9E8+MoqsMVbLknJ",
+	"LrJMUBpLmTMKrJFnjckE9QSCOEI+HeY9OZibswzLxIX3EWQyuPfjArjyNffTlzgqopVbF7u+fZA6Bxlp",
+	"FtsxGdGqLCsnCMho0esds5/JSa9niay6XSWna57294gbNtMNKVHFEqhSdBU1BP/JyWAAYukMGY63zZE9",
+	"LbmZEm6098yAQru2KwVr+X1teEamixnFJEMmUtZdT5YpWUpTIsuz6+srt0lWY5kzryk1pJCEZ+phKkZv",
+	"Os5fczR+qFi9uo2G739fR8ACnXpx/8P6rB/Wubx7t0teYQBqyRXoA5B3UpUBFKNTsNdtMPs1WSpuDBMk",
+	"sSSRxCQBpErikUj6CaQp9JIzyLsFSY5ynYsJaSUrpu0L16/fXtj/NUlMqCBsNjcrAmKzqjbbsz0ZDLoj",
+	"8QQUeU30VC7yDNM5cX6YECE4IxYAyKzpYWZN4bihmsyn83NB85XhqcshMVM2Q437U2ciO8HORpWkhAP4",
+	"RokonsblxyiuKIg7iX0LOrjMlnUctsrFHWdLiM0ALd/ZFUKuYwJ/J3ZnXVrtsJL9+0ijhGtheoll+whM",
+	"u54o0kqKT8+4PTwj84yMVyQReA6YRAJpwj5ZhWtCx3ZSq0q+YLOxVTVBfQDDv7SNMF03pVZ38xG/GTyP",
+	"flk+EVJZq8AeMHU/OZOOa5JYeZaQVC4snlA/K56vFMyRT/W4vH63/UDgKXsc3OSonqxtHtDh1hTHYOOA",
+	"KGsM9M7rB3nuIN1qO3BzAW+sk7dlSTDamd+S0HSADFIB1O5RBpIl7ZNoAKEwX8O8+ca81aYUI68S27fO",
+	"iiSHwmdY3bt1jhsQZEd/5POOnCP9deYSQotFmplit0yppgxo1CHxVwvSmWMzLcBTuzFtEHIZZC6SO65d",
+	"WcCGrQiEQaoYEzeKwbq5bChESN5dPr1+9unZxeVvz66TM/KRzQ2aVkCRY2mmiNPIpTXpd7uDXg9F6w4A",
+	"vjTzhQuPQWupQQ4bFEulypAX2rPxbMGyG64NT5F8h8CHhwvBTbIu6H3GSy31UeZSaDJmqbTm6ZymKIeD",
+	"NMUfTiC/0n/sN+yrnXJ97D9Xt44aMpPakONBkJ+2HdUx+Ke0LwIYCRypyLDW4PUmdv428oudOFDYeKVg",
+	"3vVOwWXEwnKuBtKtL5XMpUslxVcgqd2tv98L1h8XMpmCfwqmHIlWMopOR1ECfBx++dObVy/9YK3kNGlv",
+	"27l10biBPwJSNImr51yb51x81AcqpPAO+cjY3OmgqEjU9JN17LzlSptGJTOnG34Q7BP8sPPE54rd7fFg",
+	"bWsQIje/G8RNumnDXjA0AQ/QOtKFUkyYm5o4C2yP28Z8+ivALyk8uwZoiVXViyoVrEqwi67UImzhU8Gs",
+	"dtVbgAo9LOu/GrkbYDvBA8JrpMH0o53WXO2YKwcQhwUQOGS4FbEvNzCyEQdezZk4v7p86uJqjSzdPUOO",
+	"u70iALdODlzcymBvyynknAk6540EMadmqhveqq3YDxHjLP69pgUV1R1h5clpr070l9ZCJHOm4AwhzR9V",
+	"6H4vHpzGp7243+t9aDq2im5V4ck14bVb1YPEjt83CL19uOA6Vw8VaLStqQaLVd7e8pTT3GWnKNLSU6kM",
+	"+chWOkYLhWqSGPbJHEHhW9IG3ZcbPRIg7jWETFqQeoVvQWoi5hrrthd4Z6inw2+UJFZ136C0j0Rda3eh",
+	"GTS2pyheAErUwv3UZzXFxttX+DBW5qFq3oV5E6994lSFMnpGEiYmdMJm3mQRjAPzL58hwoozMRJo47S4",
+	"E5rsk4G4ip0W1Dko+GMWRE2MRMPB2QeutLEd2qkud3ckqNOZkKlQzAeL0RxN/pD48wMdAAa1mkOXbDFu",
+	"RiK0buwrOKW3b1rJPDlKLNaBfcztP1P7z539B4xsnSXdbrddMWstqJk3jFBch77EZv+gqyq5Wqh0SsHJ",
+	"XirR6BNUdvVOvZnZ/YqG/V73NHZsLl1Fw+ji7WvQ2VQeDSOr+evh0VEw0VE6ZelHuQAOICTQ5f1try91",
+	"1vaH/W2lgv5eu2VZEt1p72yvWippjiS4zUl7SKir8EHHSSpnM9rRzOorhmWQFGExCp/RkJ4/ElNuPE6C",
+	"y8251IuMNUuVMRTfFsmVkKIob0mySPbUVssErZ2PiuZ1Az080kgjweKBd7TPSPogFoBntIe9NW8wSBba",
+	"yBkpcSaEGcnMkn7hHQqoKHK4pvcYdcsQe1ikIUz++0Ajt0gELBgOHhTyfc46tIj3eLik9G9ITIv7eQ7C",
+	"DYIKp9KV0OilBWbUoNJs6FGAdjxZ8sxMnbwdr4jMM6a8SNZnyPWFJFPGJ1NDkjXrHyzolR4J8C9spchQ",
+	"fVxXk+pbu9GWf6SJO7i4YtWvCyVX6wPJ2osc8x0T7yxIHumRSOAF5zVFox9WUGW3Xgw0OKK9NRuvbfyH",
+	"ZuMxFCMNK7x884qcDPo/klRmzLeMuHj7OulGe7lCrnwYqj52j8wX45ynkNcGuZx0BWH2ItyN1oNux6RP",
+	"IJplGX0REJdLwVRMNJ8IcGW145EYlPmMreAZ4P9jJZfaeSgJE4YphlOVla/+Zed1KP348WBd0bW7aZ/o",
+	"3FEFOoYVj1ewpMgtGwqirnxc7gP0CKC54chVDzAovarVwASv/E+QOwviKrDFjntkxsXCMB0DJWmDRiVW",
+	"2TszyT0Cb0DRq48Nba7I7TXp/TP66RJfPcaa9eBTPaqkWNpoTF17yAenhYKpNy5JsGWxpArk23jma5ja",
+	"71sV8MHpOqigu/rE6AqwT7k2XHhvpVQauRMlU5+Q6WA+9SCTll7MZiwj0rnYiZAZ0+DzPWi3a2pZAWMc",
+	"4Eqxy01WoMfEIo57YEDWBca3b7RD9jq08HIzUJWjOQwkR+CNIgdUOtXAhZLLN6+GL8Hi8n5Y92zgiY1J",
+	"MopGUYJGVZD6tK7ZsTuesg2G/LZOE8B9rNzzKd1WeKCDDYdonG5Pd7vXUAuPjDPtcFFenfFlRF6n5kaz",
+	"/LY5/op5gjd00uAUejeVOfOphERzkbJChbATfy2uO69NsfbydOMCB4qTqMLahHPVdgmhTwTWFTUFdDL/",
+	"fJFr5BwFZwS027Fi9KNFKGDIYGloutKBE8WPTXXaEIHElg0XHmUPcT16xWCPBIjCab7d5MPH3C43b6Gh",
+	"5jlHj+49eMheXLvckIYchdw7tbeNUHq/IQNhN/8qvL+N/MuN4SfftC8vnQ3lz91TQVQIFv+X493gnBQZ",
+	"FxPvn2SfeOGrDLAe+1DcMDHhAhBdppzmN4KZpVQf7YHR2ZzyiajQhT0AauzoeqUNm4WkklMxWfhGMfWg",
+	"WgxpU9xuUYXkUm7s/2DEtBGVfbLeYdxcLkTKblRjV6MrpqygsDaJI0CMF6JyN6UZ2OyFg8oq00Kish7D",
+	"TxlL+QxbfJSdWeTCmgiNvKjQqnGdDboAqPDQy4y08JmieqmQyM1ivsERH6p7+xCyffZmztQNItIWJXHO",
+	"FO5VTMxS+n3QZ6RXSJ4y9Lq+NWvbAQ/fZAtFmyOvLxgVzvvnH7Ka0TKUEQcLhG062VvB/75gpUbmtWKo",
+	"Nq4rX5ljynvtsd2V9fn+goinDVXGh9RdKe5eI29W5NyMVY2uftRxhVDWzqPA10b2hIT5DTVAT/p7K4Bl",
+	"a4D7CL8azziQsrNGVgMJp4v0IzNDQgWUrj9yx20P++31E9JKfHeowfF1/8RlhCbtGIrKV5XfXfB3JKDw",
+	"vfwpadf8xVH5TpMGdjiLqNPpV1DcQeRyKAVkASJvIYStaL8dtb61qlJH4n8dhSVoAHCIzhkkR9c6nXXA",
+	"/tvqAl8nN2FHyLlmG8v/G40Sl2i9fYv+hyn5SkBZSDUd++DXeJNL+rwoVLY6R1kErEnr8uruBFdx90Mb",
+	"9ALQoViGGokVzDnf06lczxKvg/Hf1cwMTTIl53PmYo7gVavOao3BRa83+CEhNAcFSck52sMoqsEU3Qu2",
+	"sLDkK7Kzw9Lnun3Jigikc/ZBDps5c2am/xLsV4xZWoGvmFkoUfFVB4DNSz/lVoe7e+xLNal+P7RvyiJ3",
+	"hFACECzd43QNV9fOv4qUwRHEIW1WIN5C/d+aPXom8y/HFr+holTsyb6Kkm9+aKTCRn2HZXSdF1H2oqqo",
+	"nuVNWonHo4RwAfiVtdezWjZx8vNNzPuMUIgscV0N15VsvxapHPROHu+MOhbcf7/AWcHQIT/EOXzWcmD6",
+	"fuG66hkTmDCyFNANc84UlxlPCetYIIhic6mwsU5dxnwFcP114Ir+ACBJSKroMof0Qx00mZ4ymuVMax8A",
+	"0d2dUuyVYFZMnRxZWdXc1aIir4Kz6mPD2oMllp2yXu8AqFNKKKzpE5OcwRelxNooq/aAa7OYeYlNMsDl",
+	"6xticE0GZ9gOCCJ8VBCqJlIMOCTjTLvkApKaZ4wKyGH1w3fJ+UgUkglim0BnfuCe3d0+yDEcfLwwvr8w",
+	"u71lqXHlySEkaDGEixw8bsyULCTbnkFlL+MqtLHGmpDutzCnoI3ot+BOLtFjG2/6Pirhvchhj5dCzWob",
+	"ZFCktBW3z4lgyyBWuhmj2x6lFZvJO6YrKlbs2qlzDbWJcECtk8Ggbb/PWYCsEIPFbBQd3wdz98LXpviz",
+	"P6bhjrosjGosFDerN3Zc51GATujni6Z7Bc5F0CEhY5DCR4uKpoVmiqD2hWl95U/2DfdL17cRBm0U264X",
+	"sE2NmWN5pc8cTaUwFGsWXdpYWUJlicFQLhjYzNVEsAk308UY8sAKMDqu6qP8Zr3az+1sBxORi54j/gWs",
+	"h0+O6Jwf3fUTwkQGBSGa3Mo8l0tElrDO665v9ywmWo4E+wTh04nrCuESzJdSfYQWkli1VHl7STXJpdQM",
+	"I1l294FjKp5aedHC5HR7zPFIJD7rF5MpsMOjxrZy1OscRSPrwaDdHQnI41SrhiUR9smqKtUeO65GPzl3",
+	"jR3A+TAk2D4fKzTT86vLmz9f/BXLNZPuSJxX+1xwTSA1zxpndpeHhJIxzQIxWDZ5sohTtt7uY9NyLMh7",
+	"XZZnc4au5z1Ko89I0asZXvnTm1cvu+QirDOVtyNx0gP5BC05XLda2KCkgAbYclGwkEDVawLptUGVegu5",
+	"eQf3oqgQbQP/cKVwRJYFpha9qAlUsKUsJhSSuEiGhK5mEGQbgk0IkASnNBLVPkpB8/KyeA26KtFa2yUI",
+	"3JWPn7rwviCusdJIYCMLq6lwaMNTdljCBJSk3n8qKXa8jdQzhbLGgHRwPp+hWustgQnLp73jQuphaXCl",
+	"dYS2WIYMSDNW9pDA2zc8GfsrSKjRQ0IFylv7ErSAr+4S+0RTk69Izj8ySPUtWoC6NNecp8xZRp4x/Xb1",
+	"vHPc7XXs7GsMablcdidi0ZVqcuTe1Ud0Ms/tK92pmUHJpy/wKznA+dVlFEd3TGmnA3d73V4lhT6yAxxH",
+	"QeI8oKov6PsSR462jzKZ6uo3bpDuis5Aa5gw03SVh0I5yHWR91/k/JOXwBGEtLTaLcNtUlxm0TD6jRn3",
+	"SlRrkz7o9bZ0JvAABdnERTHBQ+zR/tX/9WqIDdX/axtj5z8Z/LRp+GIvjuqNlb7E0Snuzfb3qu3BQ3Ee",
+	"Dd9/iIOWIddedoRgx5GhE0jhAk/Bhy/Y12ZDoiTeTvLbxTU0A9Fl1oa/R2gXIjxjNNuOCeuzuqY55e0F",
+	"Tgi1krAx/ZDUESeJSfEE6ltJOx4J4bp71VscVR/d1cGnevcSYIM75odoQ9XcgewrmjCdNm3uA7Rr3wDp",
+	"vfu2H4i+j7THjnVEDvgbMPuj38v7OL5s5HLQPQ/z4OUttikqs6HqYdSgB/zKXWeFd6gQI0liZDISIK40",
+	"v2OkBQ+5OGlZeWz4jJHPUli56BKToBJFMZq7LFprVVsx64WPVCOBmThdcs2ZrifjuDSc8cpn4eqUQWKF",
+	"K0KvUORzrg00yY+qVxy9/7e4LKX5ui93oN2g/CcmiYu8uRxk+JQUN3i5gGZwdU7bmo2wwfFIUDxHjH4h",
+	"CYFioZ2LCp7TpOVCEJUMNR0XLqqYdLtdq5CXwDhkXNTC+3MGWAewovoPP3VydsdyVx7h1mBtgjCzBkp5",
+	"fGqN/VAk/cckqSTXwBeV7BoYzOfX2J8d5AlATpKUm1XSLihIpCzMvMCG9dZMArtqys2Za1dud7BELuzR",
+	"i2QmXV5G/YBQ58QiJxdQwoQHf6QjsYRHir22VhTW3kPdlmsKwg2rR6BdylHTHTiulfdm/NyVygVpUQ2I",
+	"ueFKqYbLmHrf9AKph7w2qtfvHPe/0bVRh916BOT3j7jwqJHhoPnnSCuxlvxHKwjO0EBxlQ/bgbgZr5pv",
+	"TiuyFH2eHX7+0Ajapiu2No+OuY/l6P7ztlmaSKCULHBNV7THc/5yt30ehec+HGRabGx69r5IJu0PekWy",
+	"aHQ0Vzz1HRTcAz89Dn4HAIpAnmsBAIbf8OgolynNLbMfPu497lX1kh//aI/iZ8t10LNv6ennktbxSyN/",
+	"LokKv7Jv/Nz3Vf3/oLmwUQEWaGIvAvt3EJGsNgHo+5r/fqUMvx9W3Z/2sMp+UFS+D/Y3zIoc3MYbu1wB",
+	"l2cBpcOGK18HDBZar7/b0qo0MoWXTna/VHRWBgNhsI89V7+36DtYkIXS/cbrShpvsvSd4kptG3XHHer2",
+	"kQrqfxr17k4h3nUyRIXr4CKTuFAExivQBUaCkFTmOUvB3ypkhiVpjbUo0IuIKS0hS1MzzGlVdhyWgQ8O",
+	"H5vRFY5r9Tpo9Qstfu2Pj7y6x8vMk36vKAlAk8+OCnDf5gs97Y5Ep1RD7dqPe0U7nrhSP3BgpZMFsnhq",
+	"zLhvl12pfTpzyiNCj8Bg8Yw7hfvVJMUIp2+KZ0FxTW7MtOIzCCs9Yh9crhVwtJrrNeyg1ZKNduz7EiDO",
+	"+ONQq0LDRpc45H13R+Klu1gYPO5c+5pLuJQoWBkG6fFReeu6z0ErpVyKCVPo8jR0nKM7eSSSty+fv/rt",
+	"t4unyZAICbf9LuZwhwMDCUSmMscOAbN2lzxBbRlQDf1rztHimdVI1LBYP0LsYdo7/5Nfn7998+zm8uX1",
+	"xeu/nD/3aZVrbriiNmnN2tsltqt3aT6UtK3U+L3vxb24H9t/B/Bv/b/j4q9+8O0g7scnH8rauvdBTZRV",
+	"rNmt/BSk7g+jpxfD35iaUbEqqwCg6uWjkXNfjjCMjmilKUEk2FJ3V6mcjbmgRirXyKBSFNQfWP2gnP7J",
+	"VMkZq8z+9s3wreCWTdk9hVa9BQwzOeY5C0CoQlCf7cdTew5liurx/nJzrQ5ug0fTc27XrukfKy+/k9R7",
+	"N4WbtKQoJR4Rcnmw1NNlBchGZ5N7pn6B20aXEtnlUcIG8OhSin1xX0b1dCypyoieyqW2PKz15NXL69fn",
+	"T667s8yKKIgoPW4PQQYEsrjmeSiFbGHdez9EU5VBKVUtv3ZuIoyS+rRMSLukK7tAfy94+6yEwsJwt7nY",
+	"4KwqPYu/z1xjOfslK2pU/LiVYoJkGI5BjoqJa7Ui8G6Qf+1E5LxSlONABda9XzFOsNYik9sNPWNUoGfJ",
+	"Nc3xcg0dKEaW2sSUm7hWXjISFWgDv1Y5D/ZxuWOKwjV6/uj8KkARwkHs6yNRFLPY98AdOcRzDm523+7I",
+	"cVFpi7kz7NM9EpieG4a8wTxntya43HAGcparEht4nnuFSxSH1naB3JFwDea4Jj1MZzJe0AsHDHRhhHQl",
+	"37bUKhlr+NHukl9weXQkmlYXBxQTbLN2978DgShW0+bAcZpSd7gjUXFJkWc0v2OaKMsMCV3SFaLAZ6bk",
+	"BtHui06+VrLvtrfLq9H3ffhaPqDGUCl3Oel3T8rqtP6gUiJy0us1VIkNuo9/WK8M+fE4lKRo+7tijv5J",
+	"7wCDtFZdtEGuOnHq+b4rnPqPLbpZKj9jNIMEyGDrSvkMTIYWF5cdJqhNUbmyUVa/Eowwq8GByMPKqMrh",
+	"xc65jD/pIlHBa+iOG/Xa3k4bCWcreWOWa0OYuGO5nDPSCvJ44Cbsfq/Xi4lzzcGnNtpr/pLLn6dyoZzg",
+	"wNtWfVxoPdjkDLQkA8Hg3/AFXmBauU6eO2q9zva5jbXQGUAH8PpLvuqSc+CNzrDP6Crnk6npaHoH+VHA",
+	"XyGpZHBsrafBCRwBZxpX6buc22Hhcli3YLowi5lAFc6dWkxc8pMJAhAydS1gGASz3BaUrNyO6/n2LneE",
+	"Fb925FCTcHkx+GPRMo8E+sUeAhoHaSj3DbQhbmqokNFVgmapQ5j20B829xrhKiZhgd7mkwRPgiTH8Q8/",
+	"9LB0tDoZlPQl9Qng23KK5Cxo7WkXCloLPOTMdDtNkLLjlFu4sywgMpe4ZN+rnFVxUHoxQytdwxCPDlCD",
+	"SmXaKeWtZFLIVasFnHuLH4AZCXAVcCB23AvcQx3m11kzotirZIPsLkvn/mnFd3MslX9myIeR7VWjQBld",
+	"bYhqBFcoN4Ud8EUfdLB0aY1k+NJdnLxH6OUXx4jDVp5NsARdUhtgAbYbzegnF2XGjzuCzt8+XuEqbFbV",
+	"W4GurblSu0u7iGpU1Kbjn7rHvvS3LLkdVIpNh/0fe+t60uN+qCedBmrSD33wfYTT9NbnOK7O0TBDL5wg",
+	"GL937whLIOD/WEY8YMXViAcAeP/oylfN8w0iK4ita7EVd0N7DXcK7lwoD2i5cEEuFkrO2dEvTOVckNbb",
+	"6yf/p9/eA8mOG5HsenBc3h4UoMKP66jw02nFvVXiwvEaqvV7Tch23es1ztXfgXb9QPv/Bmh3vBEdKtqc",
+	"wxB3nj8PvgVmPgAogwJ7vzssg+iriGcQUs9gjXROvhxwv1mt8H5HfNKZDdUgzj+pQViu7PtbhX8p/JKB",
+	"e6kSrSptxDmElBYqBr4Gmf0CctC2WIs+a3x7xqDPefNPx4Xvj8DlhxbjdyXr8cKxqemM+RQ/LgXcojin",
+	"E2sTQd0HHedsUy7fOw/voXqkr6zFpJd7ZbK4yrT7prIUJeFFr7B6qd1mZe+VBcAXimnSKi6F6mPnEQBQ",
+	"SNEJn3EXRpGkl7Q3AR3UlO9H9liFtg5hwjOwjaACClqoqQwvjzg8LQeSJP0uheX0/7YZOV99D2HvfvcQ",
+	"4rc7rx4sCuBd4V5v092DIciH6xWevfzxIBVg/a1vmMTTL6Rl/+C7FfeRk34xXyEa95F0TRfNfk8xZ7em",
+	"WHsgsQp2D73ppW4QUGXBsA5bzKCu3zKKz+CS41wumeqkVLPsjFCSM5pZgZM41MJiTl/HlMSEjkTxzHK5",
+	"7MIdeivXzXPur2YwinK4dC+Dy4Rn8s4O/1bwVGaM5HTMck2wPwnhwsiRmC/Eyv6Il0zAjasG7nRghFZb",
+	"K1ARdFeIfaCSpkpqTWieQ1UXhMEcXSZk4EoXKUk88SZdEjZ8wAhl0aBhylSjqIUGFO+KbChX3fGLzLbd",
+	"R9xYjFhneZ6LhSVjF8GFBuNcTmqdT4ZRv9eF/44ej8Sg1+sPs/Hj4bAfhSzpUGose2x8qdbAF3eeVVh7",
+	"/3vdMLuTs2/ZnV3s3vH1B+L3D33XrGDL8r7ZSgHOc5luaExYe++RJm9fP+9uTcauaxRf7s15+8e7X7qi",
+	"q1zS7FrK51SBthGd9E/3mazh4ucDDZugRc934/TnWdaYaBlw+gbz5Oh3V9WEl/Kun/vroI9BWdCeAZ90",
+	"7nIwzyEc5W7+EJqCAbJex4e3GYf876vUPH/LcUW78vcUF9cT700+/q7l7Vc0W14/8deG/5tnNOGO7MKr",
+	"2Fu4NVk3lcvtR70dsPIO8n//jbZ7tXubv2eh3YMW2H2AWup0uiG3zd3iePX2ep2FXNn3NmpQzSfgH+El",
+	"VmGznejLvwpi/ouIwHJbvxspIQiB+651dX795Fl7I1EtGtM23LUp4LpyF25jYsEZSUqdLSEoHqVwGfGF",
+	"BYDPABFCgsdIJIF2+TPaRVU98ueEpDmjShd5Hd3COUZSKrB4zoHhWgc1GRm4A/+hkf/QyL40sllfxH4r",
+	"n13jj79ZZclSSfdvvhfIjBnFi84gitFs9bny4cgVIfi+GWWdfrVf1Hu4fNJd/rhBvnGhDRWpy02C0pSw",
+	"v1BLs/y2Y419lp2RZEY/MqIWIsErJYFKwcMFXlvssIL1d27xW0Sqtf2hRQxcrYU3baNgLDZs3Xd7Ppko",
+	"NoEEoozyfFXWkFcjDMFoGEpocqMHCw2ex0adjV53fy/nXEkjU5mTFnbXV0UCWiV19vzqso35UTgQwWWz",
+	"2dg1f4KKkqLBEzdkLrXRWO9kJLTn0YwoCRf3CMYy184D7QWFh8YyIhfGZ+eMhJ6ztFM2mYILQUFLcZUr",
+	"UmD1D9dkSkXWmVOlXa6RnjOWtc9c3k+lM9NIYJavYRqytybUYk4VW9xVZ7iNT4rpGjYTuwmhXwmxHeZH",
+	"pisVxo5qLYXKoV953qyjLx++/L8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

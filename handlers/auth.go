@@ -58,7 +58,7 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 			return tooManyRequests(wait)
 		}
 	}
-	userID, err := s.repo.UserIDByAPIKey(req.Context(), key)
+	found, err := s.repo.AuthenticateAPIKey(req.Context(), key)
 	if errors.Is(err, repository.ErrNotFound) {
 		attempt.failed()
 		return errUnauthenticated
@@ -68,7 +68,8 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 		return &echo.HTTPError{Code: http.StatusInternalServerError, Internal: fmt.Errorf("authenticate: %w", err)}
 	}
 	attempt.right()
-	c.SetRequest(req.WithContext(context.WithValue(req.Context(), userIDKey, userID)))
+	s.keyUses.note(found)
+	c.SetRequest(req.WithContext(context.WithValue(req.Context(), userIDKey, found.UserID)))
 	return nil
 }
 

@@ -201,6 +201,27 @@ func TestGoClient(t *testing.T) {
 			t.Fatalf("events %+v", events.Data)
 		}
 
+		// The summary, the time series and the realtime view of the same hits.
+		day := date(t, s.Day)
+		summary, err := c.GetSummaryWithResponse(ctx, site.Id, &client.GetSummaryParams{From: day, To: day})
+		if got := must(t, summary, err, 200).JSON200.Data; got.Pageviews != 11 || got.Events != 2 { // the 12th hit is an event
+			t.Fatalf("summary %+v", got)
+		}
+		series, err := c.GetTimeseriesWithResponse(ctx, site.Id, &client.GetTimeseriesParams{From: day, To: day,
+			Interval: ptr(client.GetTimeseriesParamsIntervalHour), PerPage: ptr(6)})
+		if got := must(t, series, err, 200).JSON200; len(got.Data) != 6 || got.Meta.Total != 24 || got.Meta.LastPage != 4 {
+			t.Fatalf("timeseries %+v", got.Meta)
+		}
+		tooLong, err := c.GetTimeseriesWithResponse(ctx, site.Id, &client.GetTimeseriesParams{From: date(t, "2026-01-01"), To: date(t, "2026-02-01"),
+			Interval: ptr(client.GetTimeseriesParamsIntervalHour)})
+		if e := must(t, tooLong, err, 422).JSON422; e.Errors == nil || len((*e.Errors)["interval"]) != 1 {
+			t.Fatalf("hours over 32 days: %s", tooLong.Body)
+		}
+		realtime, err := c.GetRealtimeWithResponse(ctx, site.Id)
+		if got := must(t, realtime, err, 200).JSON200.Data; len(got.Pageviews) != 30 || got.Recent == nil {
+			t.Fatalf("realtime %+v", got)
+		}
+
 		bad, err := c.CollectEventWithResponse(ctx, client.Hit{Page: "not a url"})
 		must(t, bad, err, 400)
 		// A host no website has looks accepted: nobody can ask whether a domain is tracked here.

@@ -46,11 +46,15 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// Now is the limits' clock; nil means time.Now.
 	Now func() time.Time
+	// Location is the time zone whose hours and days the stats count (TZ); nil means UTC.
+	Location *time.Location
 	// Registry takes the API's metrics; nil means a new one.
 	Registry prometheus.Registerer
 	// Links says where the paging links and Location begin (PUBLIC_URL, else the request's
 	// address as web.Links finds it).
 	Links web.Links
+	// KeyUses notes the keys used, for their "last used"; nil notes nothing.
+	KeyUses *KeyUses
 }
 
 // Server implements gen.StrictServerInterface.
@@ -59,10 +63,12 @@ type Server struct {
 	websites  *website.Service
 	log       *slog.Logger
 	links     web.Links
+	loc       *time.Location
 	keyLimit  *ratelimit.Limiter // requests per API key; nil: none
 	failLimit *ratelimit.Limiter // failed authentications per client address; nil: none
 	rightKeys rightKeys          // keys that were right on this node, for failLimit
 	trusted   []netip.Prefix
+	keyUses   *KeyUses
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -96,7 +102,12 @@ func newAPI(opts Options) (*echo.Echo, error) {
 		websites: opts.Websites,
 		log:      opts.Logger,
 		links:    opts.Links,
+		loc:      opts.Location,
 		trusted:  opts.TrustedProxies,
+		keyUses:  opts.KeyUses,
+	}
+	if s.loc == nil {
+		s.loc = time.UTC
 	}
 	if opts.RateLimit > 0 {
 		s.keyLimit = ratelimit.New(opts.RateLimit, int(2*opts.RateLimit), opts.Now)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
@@ -100,6 +101,10 @@ func TestPagesInChromium(t *testing.T) {
 	e.site(owner, "private.example", "privacy", "1")
 	e.site(owner, "locked.example", "privacy", "2", "password", "letmein")
 	e.seedMonth(id)
+	// The visit counters of the last 45 days, counted by visits for the last 10 (so the
+	// dashboard shows its note), and a realtime window with a stranger's markup in a path.
+	e.visitDays(id, "2026-02-04", "2026-03-20", "2026-03-10")
+	e.realtimeRows(id)
 
 	browser := webtest.NewBrowser(t)
 	// The pages that answer 401 and 404 on purpose go in a tab of their own: Chromium logs
@@ -174,6 +179,22 @@ func TestPagesInChromium(t *testing.T) {
 	}
 
 	for _, width := range []int64{1280, 375} {
+		check("dashboard-today", "/stats/example.com?from=2026-03-20&to=2026-03-20", width)
+		check("realtime", "/stats/example.com/realtime", width)
+	}
+	// Today is drawn an hour a bar; the realtime view shows a stranger no pageview.
+	do(chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-03-20&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
+	eval(`document.querySelectorAll("svg.chart-wide rect.day > title").length`, &bars)
+	if bars != 24 {
+		t.Errorf("today's chart has %d bars, want 24 hours", bars)
+	}
+	do(chromedp.Navigate(e.srv.URL+"/stats/example.com/realtime"), chromedp.WaitReady(chromedp.CSS("main")))
+	eval(`document.querySelector("main").innerText`, &text)
+	if strings.Contains(text, "Latest pageviews") || strings.Contains(text, "/pricing") || !strings.Contains(text, "Current visitors") {
+		t.Errorf("realtime page of a stranger:\n%s", text)
+	}
+
+	for _, width := range []int64{1280, 375} {
 		check("list", "/stats/example.com/page?per_page=10", width)
 		check("password", "/stats/locked.example", width)
 		check("not-found", "/stats/private.example", width)
@@ -189,7 +210,16 @@ func TestPagesInChromium(t *testing.T) {
 	for _, width := range []int64{1280, 375} {
 		check("home", "/", width)
 		check("edit", fmt.Sprintf("/websites/%d/edit", id), width)
+		check("realtime-owner", "/stats/example.com/realtime", width)
 	}
+	// The owner sees the latest pageviews; a path that is markup is text, not an element.
+	var scripts int
+	eval(`document.querySelector("main").innerText`, &text)
+	eval(`document.querySelectorAll("main script, main img").length`, &scripts)
+	if !strings.Contains(text, `/<script>alert("rt")</script>`) || !strings.Contains(text, "<img src=x onerror=alert(3)>") || scripts != 0 {
+		t.Errorf("owner's realtime page: markup not shown as text (%d elements):\n%s", scripts, text)
+	}
+	checkRealtimeRefresh(t, browser, e, id)
 
 	// After signing out, Back shows the sign-in page, not the owner's websites from the
 	// browser's cache: every page shown to a signed-in user is no-store.
@@ -287,6 +317,40 @@ func TestPagesUnderAPrefixInChromium(t *testing.T) {
 	eval(`location.href`, &at)
 	if at != public+"/login" {
 		t.Errorf("signed out at %s, want %s/login", at, public)
+	}
+}
+
+// checkRealtimeRefresh opens the realtime page in a tab whose timers run fifty times faster
+// (the page refreshes every 10 s; the test need not wait for it), adds pageviews as a flush
+// would, and waits for the page to show them without a reload.
+func checkRealtimeRefresh(t *testing.T, browser context.Context, e *env, id int64) {
+	t.Helper()
+	tab, closeTab := chromedp.NewContext(browser)
+	t.Cleanup(closeTab)
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WatchProblems(t, tab)
+	tabDo(t, tab, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{
+			Source: `(() => { const every = window.setInterval; window.setInterval = (f, ms, ...a) => every(f, ms / 50, ...a); })();`,
+		})
+		return err
+	}), chromedp.Navigate(e.srv.URL+"/stats/example.com/realtime"), chromedp.WaitReady(chromedp.CSS("#realtime")))
+	var before, after string
+	tabEval(t, tab, `document.querySelectorAll(".realtime-now")[1].textContent`, &before)
+	if _, err := e.db.Exec(`UPDATE realtime_minutes SET pageviews = pageviews + 90 WHERE website_id = $1 AND minute = $2`,
+		id, e.clock.Now().Truncate(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		tabEval(t, tab, `document.querySelectorAll(".realtime-now")[1].textContent`, &after)
+		if after != before {
+			break
+		}
+	}
+	if before != "10" || after != "100" {
+		t.Errorf("realtime pageviews %q, then %q: want 10, then 100 without a reload", before, after)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -21,14 +22,27 @@ const (
 	chartLeft   = 48.0 // room for the count labels
 	chartBottom = 22.0 // room for the date labels
 	chartTop    = 8.0
-	// Up to a year is drawn a bar a day; longer ranges a bar a month, or bars would be thinner
-	// than a pixel.
-	maxDailyBars = 366
+	// Up to two days are drawn a bar an hour, up to a year a bar a day; longer ranges a bar a
+	// month, or bars would be thinner than a pixel.
+	maxHourlyDays = 2
+	maxDailyBars  = 366
 )
 
-// chartPoint is one bar: a day, or a month for long ranges.
+// chartInterval is the bars' size for a range (CONTRACT.md section 5).
+func chartInterval(r stats.Range) stats.Interval {
+	switch {
+	case r.Days() <= maxHourlyDays:
+		return stats.Hour
+	case r.Days() <= maxDailyBars:
+		return stats.Daily
+	}
+	return stats.Month
+}
+
+// chartPoint is one bar: an hour, a day, or a month for long ranges.
 type chartPoint struct {
-	Label     string // "2026-11-03" or "2026-11"
+	Label     string // "2026-11-03 14:00" (in TZ), "2026-11-03" or "2026-11"
+	Tick      string // the axis label: "14:00", "3 Nov", "Nov 2026"
 	Pageviews int64
 	Visitors  int64
 }
@@ -81,16 +95,16 @@ type chart struct {
 	Slots         []chartSlot
 	Lines         []chartLine
 	Ticks         []chartTick
-	PerMonth      bool
+	Unit          string // "hour", "day" or "month"
 	Summary       string
 }
 
 // newChart lays out the bars of a range from its points.
-func newChart(shape chartShape, r stats.Range, points []chartPoint) chart {
+func newChart(shape chartShape, r stats.Range, interval stats.Interval, points []chartPoint) chart {
 	bottom := shape.Height - chartBottom
 	c := chart{Class: shape.Class, Width: num(shape.Width), Height: num(shape.Height), Left: num(chartLeft),
 		Right: num(shape.Width), Bottom: num(bottom), LabelX: num(chartLeft - 6), TickY: num(bottom + 15),
-		PerMonth: r.Days() > maxDailyBars}
+		Unit: string(interval)}
 	var top int64
 	for _, p := range points {
 		top = max(top, p.Pageviews, p.Visitors)
@@ -99,10 +113,7 @@ func newChart(shape chartShape, r stats.Range, points []chartPoint) chart {
 	plotHeight := bottom - chartTop
 	slot := (shape.Width - chartLeft) / float64(len(points))
 	y := func(n int64) float64 { return bottom - float64(n)/float64(scale)*plotHeight }
-	unit := "day"
-	if c.PerMonth {
-		unit = "month"
-	}
+	unit := c.Unit
 	var pageviews, visitors strings.Builder
 	bar := func(b *strings.Builder, x, width float64, n int64) {
 		if n == 0 {
@@ -129,7 +140,7 @@ func newChart(shape chartShape, r stats.Range, points []chartPoint) chart {
 	}
 	step := max(1, int(math.Ceil(float64(len(points))/float64(shape.Ticks))))
 	for i := 0; i < len(points); i += step {
-		c.Ticks = append(c.Ticks, chartTick{X: num(chartLeft + (float64(i)+0.5)*slot), Label: tickLabel(points[i].Label, c.PerMonth)})
+		c.Ticks = append(c.Ticks, chartTick{X: num(chartLeft + (float64(i)+0.5)*slot), Label: points[i].Tick})
 	}
 	var pv, vi int64
 	for _, p := range points {
@@ -155,23 +166,24 @@ func num(f float64) string {
 	return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64)
 }
 
-// chartPoints is one point per day of the range, zero where nothing was counted, or one per
-// month for long ranges.
-func chartPoints(r stats.Range, pageviews, visitors map[string]int64) []chartPoint {
-	perMonth := r.Days() > maxDailyBars
-	var points []chartPoint
-	for d := r.From; !d.After(r.To); d = d.AddDate(0, 0, 1) {
-		day := stats.DayValue(d)
-		label := day
-		if perMonth {
-			label = d.Format("2006-01")
+// chartPoints are the bars of a time series: one per bucket, empty ones included.
+func chartPoints(interval stats.Interval, series []repository.Bucket, loc *time.Location) []chartPoint {
+	points := make([]chartPoint, len(series))
+	for i, b := range series {
+		p := chartPoint{Pageviews: b.Totals.Pageviews, Visitors: b.Totals.Visitors}
+		switch interval {
+		case stats.Hour:
+			local := b.Start.In(loc)
+			p.Label, p.Tick = local.Format("2006-01-02 15:04"), local.Format("15:04")
+			if local.Hour() == 0 {
+				p.Tick = local.Format("2 Jan")
+			}
+		case stats.Month:
+			p.Label, p.Tick = b.Start.Format("2006-01"), b.Start.Format("Jan 2006")
+		default:
+			p.Label, p.Tick = b.Start.Format(time.DateOnly), b.Start.Format("2 Jan")
 		}
-		if n := len(points); n == 0 || points[n-1].Label != label {
-			points = append(points, chartPoint{Label: label})
-		}
-		last := &points[len(points)-1]
-		last.Pageviews += pageviews[day]
-		last.Visitors += visitors[day]
+		points[i] = p
 	}
 	return points
 }
@@ -191,16 +203,4 @@ func niceCeiling(n int64) int64 {
 		}
 	}
 	return 4 * int64(10*magnitude)
-}
-
-func tickLabel(label string, perMonth bool) string {
-	layout, out := time.DateOnly, "2 Jan"
-	if perMonth {
-		layout, out = "2006-01", "Jan 2006"
-	}
-	t, err := time.Parse(layout, label)
-	if err != nil {
-		return label
-	}
-	return t.Format(out)
 }

@@ -22,7 +22,7 @@ type dashboardPage struct {
 	Owner   bool
 	Range   stats.Range
 	Presets []presetLink
-	Totals  []total
+	Visits  visitsPanel
 	Charts  []chart    // the same chart, wide and compact
 	Table   []chartRow // its numbers
 	Top     []topList
@@ -32,13 +32,6 @@ type presetLink struct {
 	Label   string
 	URL     string
 	Current bool
-}
-
-// total is one headline number with its change against the previous range.
-type total struct {
-	Label  string
-	Class  string // "visitors" or "pageviews", for the colour key
-	Change web.Change
 }
 
 // topList is one statistic's top values.
@@ -90,28 +83,30 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
-// dashboardData reads everything a dashboard shows in six statements run at once: the top
-// pages in one and the eleven other top lists in another (pages are about half of a website's
-// rows: two statements of about equal size use both cores of a small server), the events
-// grouped by name, the two daily series in one (the range's totals are their sums), the
-// previous range's totals, and the first day with data (for "all time").
+// dashboardData reads everything a dashboard shows in statements run at once: the top pages
+// in one and the eleven other top lists in another (pages are about half of a website's rows:
+// two statements of about equal size use both cores of a small server), the events grouped by
+// name, the chart's time series, the summaries of the range and of the one before, current
+// visitors, the notes on the ranges, and the first day with data (for "all time").
 func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stats.Range, today time.Time) (dashboardPage, error) {
 	var (
-		topPages, top, series map[stats.Name]repository.StatList
-		events                []repository.EventGroup
-		previous              map[stats.Name]int64
-		first                 = today
-		topNames              []stats.Name
+		topPages, top map[stats.Name]repository.StatList
+		events        []repository.EventGroup
+		series        []repository.Bucket
+		visits        visitsReads
+		first         = today
+		topNames      []stats.Name
 	)
 	var others []stats.Name
 	for _, stat := range statistics {
-		if stat.Name != stats.Pageview && stat.Name != stats.Visitor {
+		if !chartStat(stat.Name) {
 			topNames = append(topNames, stat.Name)
 			if stat.Name != stats.Page {
 				others = append(others, stat.Name)
 			}
 		}
 	}
+	interval := chartInterval(rng)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
 		topPages, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Page}, rng, topSize)
@@ -126,13 +121,10 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stat
 		return err
 	})
 	g.Go(func() (err error) {
-		series, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Pageview, stats.Visitor}, rng, 0)
+		series, err = p.repo.Timeseries(ctx, site.ID, rng, interval, p.loc)
 		return err
 	})
-	g.Go(func() (err error) {
-		previous, err = p.repo.SumStats(ctx, site.ID, []stats.Name{stats.Visitor, stats.Pageview}, rng.Previous())
-		return err
-	})
+	p.readVisits(ctx, g, site.ID, rng, &visits)
 	g.Go(func() error {
 		day, err := p.repo.FirstStatDay(ctx, site.ID)
 		if errors.Is(err, repository.ErrNotFound) {
@@ -158,15 +150,11 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stat
 			data.Top[len(data.Top)-1].Groups = eventGroups(events)
 		}
 	}
-	pageviews, visitors := byValue(series[stats.Pageview]), byValue(series[stats.Visitor])
-	data.Totals = []total{
-		{Label: "Visitors", Class: "visitors", Change: web.Change{Now: sum(visitors), Before: previous[stats.Visitor]}},
-		{Label: "Pageviews", Class: "pageviews", Change: web.Change{Now: sum(pageviews), Before: previous[stats.Pageview]}},
-	}
-	points := chartPoints(rng, pageviews, visitors)
+	data.Visits = newVisitsPanel(p.links.Base(r, web.Page)+statsPath(site.Domain), rng, visits)
+	points := chartPoints(interval, series, p.loc)
 	data.Table = chartTable(points)
 	for _, shape := range chartShapes {
-		data.Charts = append(data.Charts, newChart(shape, rng, points))
+		data.Charts = append(data.Charts, newChart(shape, rng, interval, points))
 	}
 	for _, pr := range presets(today, first, rng) {
 		data.Presets = append(data.Presets, presetLink{Label: pr.Label, URL: base + "?" + pr.Range.Query().Encode(), Current: pr.Current})
@@ -174,21 +162,10 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stat
 	return data, nil
 }
 
-// byValue is a time series (values are days) as counts by day.
-func byValue(l repository.StatList) map[string]int64 {
-	out := make(map[string]int64, len(l.Entries))
-	for _, e := range l.Entries {
-		out[e.Value] = e.Count
-	}
-	return out
-}
-
-func sum(m map[string]int64) int64 {
-	var n int64
-	for _, v := range m {
-		n += v
-	}
-	return n
+// chartStat tells whether a statistic is one of the daily series the chart and the headline
+// numbers show (pageview, visitor, visit): it has no top list of its own on the dashboard.
+func chartStat(n stats.Name) bool {
+	return n == stats.Pageview || n == stats.Visitor || n == stats.Visit
 }
 
 func topRows(name stats.Name, entries []repository.StatEntry) []topRow {

@@ -36,6 +36,7 @@ type env struct {
 	repo     *repository.Repository
 	srv      *httptest.Server
 	pipeline *ingest.Pipeline
+	app      *app.App
 	registry *prometheus.Registry
 	clock    *testkit.Clock
 	logs     *testkit.SyncBuffer
@@ -83,7 +84,7 @@ func (e *env) start() {
 	e.t.Cleanup(func() { _ = service.Stop(context.Background()) })
 	e.srv = httptest.NewServer(service.Handler)
 	e.t.Cleanup(e.srv.Close)
-	e.pipeline, e.registry = service.Pipeline, service.Registry
+	e.pipeline, e.registry, e.app = service.Pipeline, service.Registry, service
 	if e.cfg.PublicURL != nil {
 		e.public = e.cfg.PublicURL.String()
 	}

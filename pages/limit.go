@@ -58,6 +58,8 @@ type attemptLimits struct {
 	signInClients   *ratelimit.Limiter // per address
 	passwordClients *ratelimit.Limiter // per address
 	devices         *ratelimit.Limiter // per device cookie
+	linkClients     *ratelimit.Limiter // per address: tokens of account links that were wrong
+	resetClients    *ratelimit.Limiter // per address: password reset requests
 	// Refusals of the limits per account and per website (kept in PostgreSQL).
 	accountsRefused, websitesRefused prometheus.Counter
 	checks                           *prometheus.CounterVec // passwords checked, by kind
@@ -77,6 +79,8 @@ func newAttemptLimits(now func() time.Time, reg prometheus.Registerer) attemptLi
 		signInClients:   perWindow(maxClientAttempts),
 		passwordClients: perWindow(maxClientAttempts),
 		devices:         perWindow(maxClientAttempts),
+		linkClients:     perWindow(maxClientAttempts),
+		resetClients:    perWindow(maxClientAttempts),
 		accountsRefused: ratelimit.NewRefusals(reg, "signin_accounts"),
 		websitesRefused: ratelimit.NewRefusals(reg, "website_passwords"),
 		checks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "analytics_password_checks_total",
@@ -87,6 +91,8 @@ func newAttemptLimits(now func() time.Time, reg prometheus.Registerer) attemptLi
 		a.signInClients.Register(reg, "signin_failures")
 		a.passwordClients.Register(reg, "website_password_failures")
 		a.devices.Register(reg, "signin_devices")
+		a.linkClients.Register(reg, "account_links")
+		a.resetClients.Register(reg, "password_resets")
 		reg.MustRegister(a.checks)
 	}
 	return a
@@ -176,6 +182,11 @@ func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began ti
 
 // tooMany answers a refused attempt.
 func (p *Pages) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	p.tooManyOf(w, r, wait, "There were too many wrong passwords.")
+}
+
+// tooManyOf answers a refused attempt, saying what there were too many of.
+func (p *Pages) tooManyOf(w http.ResponseWriter, r *http.Request, wait time.Duration, what string) {
 	seconds := ratelimit.RetryAfter(wait)
 	when := plural(seconds, "second")
 	if seconds > 90 {
@@ -183,7 +194,7 @@ func (p *Pages) tooMany(w http.ResponseWriter, r *http.Request, wait time.Durati
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(seconds))
 	p.fail(w, r, http.StatusTooManyRequests, "Too many attempts",
-		"There were too many wrong passwords. Try again in "+when+".")
+		what+" Try again in "+when+".")
 }
 
 // checkPassword verifies a password against an argon2id hash ("" checks against a dummy

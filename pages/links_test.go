@@ -189,6 +189,9 @@ func TestEveryLinkIsUnderPublicURL(t *testing.T) {
 		{fmt.Sprintf("/websites/%d/edit", id), url.Values{"privacy": {"9"}}}, // refused
 		{fmt.Sprintf("/websites/%d/favorite", id), url.Values{"favorite": {"1"}}},
 		{fmt.Sprintf("/websites/%d/delete", locked), nil},
+		{"/account/keys", url.Values{"name": {"ci"}}},
+		{"/account/password", url.Values{"current_password": {"wrong"}, "new_password": {"long enough"}, "new_password_again": {"long enough"}}},
+		{"/admin/users", url.Values{"email": {"invited@example.com"}}},
 		{"/logout", nil},
 	} {
 		p := owner1.post(step.path, step.form)

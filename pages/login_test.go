@@ -89,6 +89,9 @@ func TestSignInRefusals(t *testing.T) {
 		{"wrong password", url.Values{"email": {owner.email}, "password": {"nope nope"}}, http.StatusUnauthorized, "do not match"},
 		{"unknown e-mail", url.Values{"email": {"nobody@example.com"}, "password": {owner.password}}, http.StatusUnauthorized, "do not match"},
 		{"empty form", url.Values{"email": {""}, "password": {""}}, http.StatusUnprocessableEntity, "Enter your e-mail"},
+		// Text PostgreSQL cannot hold is refused before it is looked up.
+		{"NUL in the e-mail", url.Values{"email": {"owner\x00@example.com"}, "password": {owner.password}}, http.StatusUnprocessableEntity, "UTF-8 text without NUL"},
+		{"e-mail not UTF-8", url.Values{"email": {"owner\xff@example.com"}, "password": {owner.password}}, http.StatusUnprocessableEntity, "UTF-8 text without NUL"},
 	}
 	for _, c := range cases {
 		began := time.Now()

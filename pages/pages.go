@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/web"
@@ -47,6 +48,9 @@ type Options struct {
 	// FailureDelay is the least time a wrong password or sign-in takes to answer; 0 means
 	// DefaultFailureDelay.
 	FailureDelay time.Duration
+	// Outbox sends invitation and reset mail in the background; nil, or one without a
+	// mailer, sends none (links are shown to the admin, and resets go through an admin).
+	Outbox *account.Outbox
 }
 
 // DefaultFailureDelay: a wrong password is answered no sooner than this, and never sooner than
@@ -71,6 +75,7 @@ type Pages struct {
 	attemptsKey  []byte // keys the password attempts counted per account and website
 	limits       attemptLimits
 	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
+	outbox       *account.Outbox
 	checker      *siteChecker
 	siteChecks   *ratelimit.Limiter // installation checks per user
 	mux          *http.ServeMux
@@ -87,6 +92,9 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Outbox == nil {
+		opts.Outbox = account.NewOutbox(nil, opts.Logger)
 	}
 	if opts.FailureDelay <= 0 {
 		opts.FailureDelay = DefaultFailureDelay
@@ -119,6 +127,7 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		attemptsKey:  keys[3],
 		limits:       newAttemptLimits(opts.Now, opts.Registry),
 		hashing:      make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		outbox:       opts.Outbox,
 		checker:      newSiteChecker(),
 		siteChecks:   ratelimit.New(1/siteCheckEvery.Seconds(), siteCheckBurst, opts.Now),
 	}
@@ -140,9 +149,21 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/delete", p.deletePage, p.deleteWebsite)
 	page("/websites/{id}/favorite", nil, p.favorite)
 	page("/websites/{id}/import", nil, p.importPlausible)
+	page("/account", p.accountPage, nil)
+	page("/account/email", nil, p.changeEmail)
+	page("/account/password", nil, p.changePassword)
+	page("/account/keys", nil, p.createKey)
+	page("/account/keys/{id}/revoke", nil, p.revokeKey)
+	page("/admin/users", p.adminUsers, p.invite)
+	page("/admin/users/{id}/admin", nil, p.setAdmin)
+	page("/admin/users/{id}/link", nil, p.passwordLink)
+	page("/admin/users/{id}/remove", p.removePage, p.removeUser)
+	page("/password-reset", p.resetPage, p.requestReset)
+	page("/set-password", p.setPasswordForm, p.setPassword)
 	page("/websites/{id}/verify", nil, p.verifySite)
 	page("/stats/{domain}", p.dashboard, p.unlock)
 	page("/stats/{domain}/export", p.export, p.unlock)
+	page("/stats/{domain}/realtime", p.realtime, p.unlock)
 	page("/stats/{domain}/{name}", p.list, p.unlock)
 	mux.Handle("/", p.withViewer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
@@ -263,7 +284,8 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 }
 
 // formPages are the pages that have a form for a visitor who is not signed in.
-var formPages = map[string]bool{"login.html": true, "password.html": true}
+var formPages = map[string]bool{"login.html": true, "password.html": true,
+	"password_reset.html": true, "set_password.html": true}
 
 // errorPage is the data of error.html.
 type errorPage struct {

@@ -29,9 +29,15 @@ type Report struct {
 
 // WebsiteReport is one website's part of a report.
 type WebsiteReport struct {
-	Domain         string
-	Visitors       Change
-	Pageviews      Change
+	Domain    string
+	Visitors  Change
+	Pageviews Change
+	// Figures are the period's headline numbers written out (visits, bounce rate, visit
+	// duration...), as the dashboard writes them.
+	Figures web.Figures
+	// Notices say when the period or the one before starts before the website counted visits,
+	// or holds imported days.
+	Notices        []string
 	Pages          []repository.StatEntry
 	Referrers      []repository.StatEntry
 	StatsURL       string
@@ -101,20 +107,31 @@ func (b *Builder) Build(ctx context.Context, user repository.User, p Period) (re
 }
 
 func (b *Builder) site(ctx context.Context, w repository.Website, p, before Period) (WebsiteReport, error) {
-	names := []stats.Name{stats.Visitor, stats.Pageview}
-	now, err := b.Repo.SumStats(ctx, w.ID, names, p.Range())
+	now, err := b.Repo.Summary(ctx, w.ID, p.Range())
 	if err != nil {
 		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
-	prev, err := b.Repo.SumStats(ctx, w.ID, names, before.Range())
+	prev, err := b.Repo.Summary(ctx, w.ID, before.Range())
+	if err != nil {
+		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
+	}
+	notesNow, err := b.Repo.Notes(ctx, w.ID, p.Range())
+	if err != nil {
+		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
+	}
+	notesBefore, err := b.Repo.Notes(ctx, w.ID, before.Range())
 	if err != nil {
 		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
 	s := WebsiteReport{
 		Domain:    w.Domain,
-		Visitors:  Change{Now: now[stats.Visitor], Before: prev[stats.Visitor]},
-		Pageviews: Change{Now: now[stats.Pageview], Before: prev[stats.Pageview]},
-		StatsURL:  b.Links.Stats(w.Domain, p),
+		Visitors:  Change{Now: now.Visitors, Before: prev.Visitors},
+		Pageviews: Change{Now: now.Pageviews, Before: prev.Pageviews},
+		Figures:   web.NewFigures(now, prev, ","),
+		Notices: web.VisitNotices(p.Name(), before.Name(),
+			web.RangeFacts{Range: p.Range(), VisitsFrom: notesNow.VisitsFrom, ImportedDays: notesNow.ImportedDays, Sources: notesNow.Sources},
+			web.RangeFacts{Range: before.Range(), VisitsFrom: notesBefore.VisitsFrom, ImportedDays: notesBefore.ImportedDays, Sources: notesBefore.Sources}),
+		StatsURL: b.Links.Stats(w.Domain, p),
 	}
 	if s.Pages, err = b.top(ctx, w.ID, stats.Page, p); err != nil {
 		return WebsiteReport{}, err

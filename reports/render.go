@@ -23,6 +23,17 @@ var funcs = map[string]any{
 	"pad":       padLeft,
 	"underline": func(n int) string { return strings.Repeat("=", n) },
 	"topList":   newTopList,
+	"figure":    newFigureCell,
+}
+
+// figureCell is one headline number of the HTML part with what it counts.
+type figureCell struct {
+	Label, Counts string
+	Figure        web.Figure
+}
+
+func newFigureCell(label, counts string, f web.Figure) figureCell {
+	return figureCell{Label: label, Counts: counts, Figure: f}
 }
 
 // topList is one "top 5" table of the HTML part.

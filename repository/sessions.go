@@ -31,7 +31,7 @@ func (r *Repository) CreateSession(ctx context.Context, userID int64, ttl time.D
 // expired session.
 func (r *Repository) SessionUser(ctx context.Context, token string) (User, error) {
 	const query = `
-		SELECT u.id, u.email
+		SELECT u.id, u.email, u.is_admin
 		FROM sessions s
 		JOIN users u ON u.id = s.user_id
 		WHERE s.token_hash = $1 AND s.expires_at > $2`

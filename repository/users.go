@@ -9,6 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // apiKeyPrefix marks our keys so that a leaked one is recognisable in a secret scanner.
@@ -18,16 +21,28 @@ const apiKeyPrefix = "pa_"
 type User struct {
 	ID    int64  `db:"id"`
 	Email string `db:"email"`
+	// IsAdmin: the user manages users at /admin/users.
+	IsAdmin bool `db:"is_admin"`
 }
 
-// CreateUser adds a user; ErrConflict if the e-mail is taken.
+// CreateUser adds a user, an admin when it is the first; ErrConflict if the e-mail is taken,
+// compared without regard to case.
 func (r *Repository) CreateUser(ctx context.Context, email string) (User, error) {
+	return r.createUser(ctx, r.db, email, false)
+}
+
+// CreateAdmin adds a user who is an admin; ErrConflict if the e-mail is taken.
+func (r *Repository) CreateAdmin(ctx context.Context, email string) (User, error) {
+	return r.createUser(ctx, r.db, email, true)
+}
+
+func (r *Repository) createUser(ctx context.Context, db sqlx.QueryerContext, email string, admin bool) (User, error) {
 	const query = `
-		INSERT INTO users (email, created_at)
-		VALUES ($1, $2)
-		RETURNING id, email`
+		INSERT INTO users (email, created_at, is_admin)
+		VALUES ($1, $2, $3 OR NOT EXISTS (SELECT 1 FROM users))
+		RETURNING id, email, is_admin`
 	var u User
-	err := r.db.GetContext(ctx, &u, query, strings.TrimSpace(email), r.now().UTC())
+	err := sqlx.GetContext(ctx, db, &u, query, strings.TrimSpace(email), r.now().UTC(), admin)
 	if isUniqueViolation(err) {
 		return User{}, fmt.Errorf("users.create: %w", ErrConflict)
 	}
@@ -37,12 +52,17 @@ func (r *Repository) CreateUser(ctx context.Context, email string) (User, error)
 	return u, nil
 }
 
+// byEmail is the condition that finds a user by e-mail, compared without regard to case; of
+// accounts that differ only by case (kept from before, see migration 0016) the exact spelling
+// comes first, then the oldest.
+const byEmail = `lower(email) = lower($1) ORDER BY email = $1 DESC, id LIMIT 1`
+
 // UserByEmail finds a user; ErrNotFound if there is none.
 func (r *Repository) UserByEmail(ctx context.Context, email string) (User, error) {
 	const query = `
-		SELECT id, email
+		SELECT id, email, is_admin
 		FROM users
-		WHERE email = $1`
+		WHERE ` + byEmail
 	var u User
 	err := r.db.GetContext(ctx, &u, query, strings.TrimSpace(email))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -64,7 +84,8 @@ func (r *Repository) SetUserPassword(ctx context.Context, email, hash string) er
 	}
 	defer tx.Rollback() //nolint:errcheck
 	var id int64
-	err = tx.GetContext(ctx, &id, `UPDATE users SET password_hash = $2 WHERE email = $1 RETURNING id`,
+	err = tx.GetContext(ctx, &id, `UPDATE users SET password_hash = $2
+		WHERE id = (SELECT id FROM users WHERE `+byEmail+`) RETURNING id`,
 		strings.TrimSpace(email), hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("users.set_password: %w", ErrNotFound)
@@ -85,9 +106,9 @@ func (r *Repository) SetUserPassword(ctx context.Context, email, hash string) er
 // "" when none is set. ErrNotFound if there is no such user.
 func (r *Repository) UserPasswordHash(ctx context.Context, email string) (User, string, error) {
 	const query = `
-		SELECT id, email, coalesce(password_hash, '') AS password_hash
+		SELECT id, email, is_admin, coalesce(password_hash, '') AS password_hash
 		FROM users
-		WHERE email = $1`
+		WHERE ` + byEmail
 	var row struct {
 		User
 		PasswordHash string `db:"password_hash"`
@@ -102,17 +123,26 @@ func (r *Repository) UserPasswordHash(ctx context.Context, email string) (User, 
 	return row.User, row.PasswordHash, nil
 }
 
-// CreateAPIKey makes a new random key for a user and returns it. The key itself is shown once,
-// here; only its SHA-256 is stored.
+// CreateAPIKey makes a new random key, with no name, for a user and returns it. The key
+// itself is shown once, here; only its SHA-256 is stored.
 func (r *Repository) CreateAPIKey(ctx context.Context, userID int64) (string, error) {
+	key, _, err := r.CreateNamedAPIKey(ctx, userID, "")
+	return key, err
+}
+
+// CreateNamedAPIKey makes a new random key with a name (the owner's note, at most 100
+// characters) and returns the key, shown once, and its id.
+func (r *Repository) CreateNamedAPIKey(ctx context.Context, userID int64, name string) (string, int64, error) {
 	key := apiKeyPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
 	const query = `
-		INSERT INTO api_keys (user_id, key_hash, created_at)
-		VALUES ($1, $2, $3)`
-	if _, err := r.db.ExecContext(ctx, query, userID, hashKey(key), r.now().UTC()); err != nil {
-		return "", fmt.Errorf("api_keys.create: %w", err)
+		INSERT INTO api_keys (user_id, key_hash, created_at, name)
+		VALUES ($1, $2, $3, $4)
+		RETURNING id`
+	var id int64
+	if err := r.db.GetContext(ctx, &id, query, userID, hashKey(key), r.now().UTC(), name); err != nil {
+		return "", 0, fmt.Errorf("api_keys.create: %w", err)
 	}
-	return key, nil
+	return key, id, nil
 }
 
 // RevokeAPIKey deletes a key so that it stops working at once; ErrNotFound if it is unknown.
@@ -132,19 +162,34 @@ func (r *Repository) RevokeAPIKey(ctx context.Context, key string) error {
 
 // UserIDByAPIKey authenticates a key; ErrNotFound for an unknown or revoked one.
 func (r *Repository) UserIDByAPIKey(ctx context.Context, key string) (int64, error) {
+	k, err := r.AuthenticateAPIKey(ctx, key)
+	return k.UserID, err
+}
+
+// KeyUse is a key that authenticated a request: whose it is, and when it was last recorded as
+// used.
+type KeyUse struct {
+	KeyID    int64      `db:"id"`
+	UserID   int64      `db:"user_id"`
+	LastUsed *time.Time `db:"last_used_at"`
+}
+
+// AuthenticateAPIKey looks a key up; ErrNotFound for an unknown or revoked one. Every request
+// of the API asks the database, so a revoked key is refused at once by every node.
+func (r *Repository) AuthenticateAPIKey(ctx context.Context, key string) (KeyUse, error) {
 	const query = `
-		SELECT user_id
+		SELECT id, user_id, last_used_at
 		FROM api_keys
 		WHERE key_hash = $1`
-	var id int64
-	err := r.db.GetContext(ctx, &id, query, hashKey(key))
+	var k KeyUse
+	err := r.db.GetContext(ctx, &k, query, hashKey(key))
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("api_keys.authenticate: %w", ErrNotFound)
+		return KeyUse{}, fmt.Errorf("api_keys.authenticate: %w", ErrNotFound)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("api_keys.authenticate: %w", err)
+		return KeyUse{}, fmt.Errorf("api_keys.authenticate: %w", err)
 	}
-	return id, nil
+	return k, nil
 }
 
 func hashKey(key string) []byte {

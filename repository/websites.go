@@ -225,14 +225,23 @@ func (r *Repository) DeleteWebsite(ctx context.Context, userID, id int64) error 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("websites.delete: %w", ErrNotFound)
 	}
-	for _, table := range []string{"stats", "stats_weekly", "stats_monthly", "stats_value_counts",
-		"imported_days", "visitor_days", "realtime_minutes", "realtime_recent", "realtime_visitors"} {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE website_id = $1`, id); err != nil {
-			return fmt.Errorf("websites.delete: %s: %w", table, err)
-		}
+	if err := deleteWebsiteRows(ctx, tx, id); err != nil {
+		return fmt.Errorf("websites.delete: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("websites.delete: commit: %w", err)
+	}
+	return nil
+}
+
+// deleteWebsiteRows deletes every row of a website's stats, in the transaction that deletes
+// the website (or its owner).
+func deleteWebsiteRows(ctx context.Context, tx *sqlx.Tx, id int64) error {
+	for _, table := range []string{"stats", "stats_weekly", "stats_monthly", "stats_value_counts",
+		"imported_days", "visitor_days", "realtime_minutes", "realtime_recent", "realtime_visitors"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE website_id = $1`, id); err != nil {
+			return fmt.Errorf("%s: %w", table, err)
+		}
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ go build -o bin/analytics ./cmd/analytics
 bin/analytics migrate
 
 email=demo@localhost
-if out=$(bin/analytics user create --email "$email" 2>/dev/null); then :; else
+if out=$(bin/analytics user create --email "$email" --admin 2>/dev/null); then :; else
   out=$(bin/analytics key create --email "$email")
 fi
 key=$(tail -n 1 <<<"$out")

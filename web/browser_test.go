@@ -191,11 +191,25 @@ func (tb *tab) until(cond string) {
 	tb.t.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, 2*waitFor)
 	defer cancel()
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool]("!!("+cond+")",
-		chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(waitFor)))
-	if err != nil {
-		tb.t.Fatalf("waiting for %s: %v", cond, err)
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool]("!!("+cond+")",
+			chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(waitFor)))
+		// A poll that began in the document being left loses its context when the next one
+		// loads (seen on a loaded machine): poll again in the new document.
+		if err != nil && ctx.Err() == nil && navigatedAway(err) {
+			continue
+		}
+		if err != nil {
+			tb.t.Fatalf("waiting for %s: %v", cond, err)
+		}
+		return
 	}
+}
+
+func navigatedAway(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") ||
+		strings.Contains(msg, "Execution context was destroyed")
 }
 
 func (tb *tab) sent() []string {

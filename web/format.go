@@ -1,8 +1,11 @@
 package web
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Change is a figure of a period and the same figure of the period before, as the stats
@@ -63,4 +66,76 @@ func GroupDigits(n int64, sep string) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// Decimal writes n hundredths (places 2) or tenths (places 1) with its decimals, trailing
+// zeros dropped: 286 -> "2.86", 410 -> "41", 414 -> "41.4". In integers: no float can print
+// 1.9899999999999998.
+func Decimal(n int64, places int) string {
+	unit := int64(1)
+	for range places {
+		unit *= 10
+	}
+	whole, frac := n/unit, n%unit
+	if frac == 0 {
+		return strconv.FormatInt(whole, 10)
+	}
+	digits := fmt.Sprintf("%0*d", places, frac)
+	return strconv.FormatInt(whole, 10) + "." + strings.TrimRight(digits, "0")
+}
+
+// Duration writes seconds as "1 min 13 s", "45 s", "2 h 5 min".
+func Duration(s int64) string {
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s < 3600:
+		if s%60 == 0 {
+			return fmt.Sprintf("%d min", s/60)
+		}
+		return fmt.Sprintf("%d min %d s", s/60, s%60)
+	}
+	return fmt.Sprintf("%d h %d min", s/3600, s%3600/60)
+}
+
+// Figure is one number of a period, written as shown, with its change against the period
+// before.
+type Figure struct {
+	Now, Before string
+	Change      Change // in the number's own unit (tenths of a percent for the bounce rate)
+	// Inverse: a rise is bad news (the bounce rate).
+	Inverse bool
+}
+
+// Trend is the colour of the change: 1 good, -1 bad, 0 neither.
+func (f Figure) Trend() int {
+	if f.Inverse {
+		return -f.Change.Trend()
+	}
+	return f.Change.Trend()
+}
+
+// Figures are the headline numbers of section 8 of a period against the period before, as the
+// dashboard and the e-mail reports write them; sep groups the digits of counts.
+type Figures struct {
+	Visitors, Visits, Pageviews, ViewsPerVisit, BounceRate, VisitDuration, Events Figure
+}
+
+// NewFigures writes the numbers of now and before.
+func NewFigures(now, before stats.Totals, sep string) Figures {
+	count := func(a, b int64) Figure {
+		return Figure{Now: GroupDigits(a, sep), Before: GroupDigits(b, sep), Change: Change{Now: a, Before: b}}
+	}
+	return Figures{
+		Visitors:  count(now.Visitors, before.Visitors),
+		Visits:    count(now.Visits, before.Visits),
+		Pageviews: count(now.Pageviews, before.Pageviews),
+		Events:    count(now.Events, before.Events),
+		ViewsPerVisit: Figure{Now: Decimal(now.ViewsPerVisitHundredths(), 2), Before: Decimal(before.ViewsPerVisitHundredths(), 2),
+			Change: Change{Now: now.ViewsPerVisitHundredths(), Before: before.ViewsPerVisitHundredths()}},
+		BounceRate: Figure{Now: Decimal(now.BounceRateTenths(), 1) + "%", Before: Decimal(before.BounceRateTenths(), 1) + "%",
+			Change: Change{Now: now.BounceRateTenths(), Before: before.BounceRateTenths()}, Inverse: true},
+		VisitDuration: Figure{Now: Duration(now.VisitDuration()), Before: Duration(before.VisitDuration()),
+			Change: Change{Now: now.VisitDuration(), Before: before.VisitDuration()}},
+	}
 }

@@ -143,6 +143,14 @@ func (s *Service) Delete(ctx context.Context, userID, id int64) error {
 	return nil
 }
 
+// Removed tells this node's ingest cache that websites were deleted with their owner
+// (repository.RemoveUser), so that their hits stop counting at once here.
+func (s *Service) Removed(ctx context.Context, ids []int64) {
+	for _, id := range ids {
+		s.changed(ctx, id)
+	}
+}
+
 // changed tells this node's ingest cache about a write. A failure is only logged: the website
 // is written, and the cache's periodic reload catches up within its TTL.
 func (s *Service) changed(ctx context.Context, id int64) {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/reports"
@@ -36,8 +37,12 @@ import (
 const usage = `usage:
   analytics serve                      migrate, then serve the API on LISTEN_ADDR
   analytics migrate                    apply database migrations and exit
-  analytics user create --email E      create a user; prints its API key on the last line
-  analytics key create --email E       add an API key to a user; prints it on the last line
+  analytics user create --email E [--admin]
+                                       create a user (an admin with --admin; the first user is
+                                       one anyway); prints its API key on the last line
+  analytics key create --email E [--name N]
+                                       add an API key (named N, as the account page shows it)
+                                       to a user; prints it on the last line
   analytics key revoke KEY             revoke an API key at once
   analytics user password --email E    set a user's sign-in password for the stats pages, read
                                        from the first line of stdin (8..128 characters); ends
@@ -285,6 +290,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		return err
 	}
 	service.Reporter.LogSetup()
+	if cfg.Mailer == nil || cfg.PublicURL == nil {
+		log.Info("account mail off (SMTP_URL or PUBLIC_URL unset): invitation and set-password links are shown to admins, and /password-reset asks people to ask an admin")
+	}
 	if err := service.Start(ctx); err != nil {
 		return err
 	}
@@ -352,26 +360,36 @@ func openGeo(path string, log *slog.Logger) (*ingest.GeoDB, error) {
 	return geo, nil
 }
 
-// emailFlag reads the one flag of the user commands, --email, and refuses anything else.
-func emailFlag(what string, args []string) (string, error) {
-	fs := flag.NewFlagSet(what, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	email := fs.String("email", "", "the user's e-mail address")
-	if err := fs.Parse(args); err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	if *email == "" || fs.NArg() > 0 {
-		return "", fmt.Errorf("%s needs --email and nothing else", what)
-	}
-	return *email, nil
+// userFlags reads the flags of the user commands: --email, and --admin or --name where the
+// command takes them; anything else is refused.
+type userFlags struct {
+	email string
+	admin bool
+	name  string
 }
 
-// Sign-in passwords: long enough to resist guessing at the sign-in limit, short enough that
-// hashing one is cheap.
-const (
-	minSignInPassword = 8
-	maxSignInPassword = 128
-)
+func parseUserFlags(what string, args []string) (userFlags, error) {
+	fs := flag.NewFlagSet(what, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var f userFlags
+	fs.StringVar(&f.email, "email", "", "the user's e-mail address")
+	switch what {
+	case "user create":
+		fs.BoolVar(&f.admin, "admin", false, "make the user an admin")
+	case "key create":
+		fs.StringVar(&f.name, "name", "", "the key's name")
+	}
+	if err := fs.Parse(args); err != nil {
+		return f, fmt.Errorf("%s: %w", what, err)
+	}
+	if f.email == "" || fs.NArg() > 0 {
+		return f, fmt.Errorf("%s needs --email and nothing else", what)
+	}
+	if utf8.RuneCountInString(f.name) > 100 {
+		return f, fmt.Errorf("%s: --name must be at most 100 characters", what)
+	}
+	return f, nil
+}
 
 // setPassword reads a sign-in password from the first line of stdin (so that it appears in no
 // process list or shell history) and stores its argon2id hash.
@@ -381,9 +399,8 @@ func setPassword(ctx context.Context, repo *repository.Repository, email string,
 		return fmt.Errorf("read the password from stdin: %w", err)
 	}
 	password := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-	if n := utf8.RuneCountInString(password); n < minSignInPassword || n > maxSignInPassword {
-		return fmt.Errorf("the password (first line of stdin) must be %d to %d characters, not %d",
-			minSignInPassword, maxSignInPassword, n)
+	if msg := account.CheckPassword(password); msg != "" {
+		return fmt.Errorf("the password (first line of stdin) %s", msg)
 	}
 	hash, err := website.HashPassword(password)
 	if err != nil {
@@ -400,6 +417,24 @@ func setPassword(ctx context.Context, repo *repository.Repository, email string,
 	return nil
 }
 
+// createUser makes a user (an admin with --admin) under the account rules: a real address,
+// not taken by another account but for case.
+func createUser(ctx context.Context, repo *repository.Repository, f userFlags) (repository.User, error) {
+	email, err := account.NormaliseEmail(f.email)
+	if err != nil {
+		return repository.User{}, fmt.Errorf("--email %q %w", f.email, err)
+	}
+	create := repo.CreateUser
+	if f.admin {
+		create = repo.CreateAdmin
+	}
+	user, err := create(ctx, email)
+	if errors.Is(err, repository.ErrConflict) {
+		return user, fmt.Errorf("a user with e-mail %q exists (compared without regard to case); use `analytics key create --email %s`", email, email)
+	}
+	return user, err
+}
+
 func manage(ctx context.Context, cfg config, args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) < 2 {
 		return errors.New(usage)
@@ -412,36 +447,37 @@ func manage(ctx context.Context, cfg config, args []string, stdin io.Reader, std
 	what := args[0] + " " + args[1]
 	switch what {
 	case "user password":
-		email, err := emailFlag(what, args[2:])
+		f, err := parseUserFlags(what, args[2:])
 		if err != nil {
 			return err
 		}
-		return setPassword(ctx, repo, email, stdin, stdout)
+		return setPassword(ctx, repo, f.email, stdin, stdout)
 	case "user create", "key create":
-		email, err := emailFlag(what, args[2:])
+		f, err := parseUserFlags(what, args[2:])
 		if err != nil {
 			return err
 		}
 		var user repository.User
 		if what == "user create" {
-			user, err = repo.CreateUser(ctx, email)
-			if errors.Is(err, repository.ErrConflict) {
-				return fmt.Errorf("a user with e-mail %q exists; use `analytics key create --email %s`", email, email)
-			}
+			user, err = createUser(ctx, repo, f)
 		} else {
-			user, err = repo.UserByEmail(ctx, email)
+			user, err = repo.UserByEmail(ctx, f.email)
 			if errors.Is(err, repository.ErrNotFound) {
-				return fmt.Errorf("no user with e-mail %q", email)
+				return fmt.Errorf("no user with e-mail %q", f.email)
 			}
 		}
 		if err != nil {
 			return err
 		}
-		key, err := repo.CreateAPIKey(ctx, user.ID)
+		key, _, err := repo.CreateNamedAPIKey(ctx, user.ID, f.name)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "API key for %s (user %d), shown only once:\n%s\n", user.Email, user.ID, key)
+		role := ""
+		if user.IsAdmin {
+			role = ", admin"
+		}
+		fmt.Fprintf(stdout, "API key for %s (user %d%s), shown only once:\n%s\n", user.Email, user.ID, role, key)
 		return nil
 	case "key revoke":
 		if len(args) != 3 {

@@ -233,3 +233,49 @@ func TestMaxValuesPerDaySetting(t *testing.T) {
 		}
 	}
 }
+
+// `user create --admin`, `key create --name`, and e-mail addresses compared without regard to
+// case: the first user is an admin, a later one only with --admin, a name is stored, and an
+// address taken in another case is refused.
+func TestAdminAndKeyNameFlags(t *testing.T) {
+	db, url := repotest.New(t)
+	t.Setenv("DATABASE_URL", url)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	for _, args := range [][]string{
+		{"user", "create", "--email", "first@example.com"},
+		{"user", "create", "--email", "second@example.com"},
+		{"user", "create", "--email", "third@example.com", "--admin"},
+	} {
+		if _, err := runCmd(t, args...); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	for email, want := range map[string]bool{"first@example.com": true, "second@example.com": false, "third@example.com": true} {
+		if u, err := repo.UserByEmail(ctx, email); err != nil || u.IsAdmin != want {
+			t.Errorf("%s: admin %v (%v), want %v", email, u.IsAdmin, err, want)
+		}
+	}
+	if _, err := runCmd(t, "user", "create", "--email", "First@Example.com"); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Fatalf("an address taken in another case: %v", err)
+	}
+	if _, err := runCmd(t, "user", "create", "--email", "not an address"); err == nil {
+		t.Fatal("a user with no address was created")
+	}
+	if _, err := runCmd(t, "key", "create", "--email", "SECOND@example.com", "--name", "deploy bot"); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	if err := db.Get(&name, `SELECT k.name FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = 'second@example.com' AND k.name <> ''`); err != nil || name != "deploy bot" {
+		t.Fatalf("key name %q (%v)", name, err)
+	}
+	for _, args := range [][]string{
+		{"key", "create", "--email", "second@example.com", "--admin"},
+		{"user", "create", "--email", "x@example.com", "--name", "n"},
+		{"key", "create", "--email", "second@example.com", "--name", strings.Repeat("n", 101)},
+	} {
+		if _, err := runCmd(t, args...); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}

@@ -251,6 +251,27 @@ func (e ListStatsParamsSortBy) Valid() bool {
 	}
 }
 
+// Defines values for GetTimeseriesParamsInterval.
+const (
+	GetTimeseriesParamsIntervalDay   GetTimeseriesParamsInterval = "day"
+	GetTimeseriesParamsIntervalHour  GetTimeseriesParamsInterval = "hour"
+	GetTimeseriesParamsIntervalMonth GetTimeseriesParamsInterval = "month"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsInterval enum.
+func (e GetTimeseriesParamsInterval) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsIntervalDay:
+		return true
+	case GetTimeseriesParamsIntervalHour:
+		return true
+	case GetTimeseriesParamsIntervalMonth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListWebsitesParamsSearchBy.
 const (
 	ListWebsitesParamsSearchByDomain ListWebsitesParamsSearchBy = "domain"
@@ -458,6 +479,41 @@ type PlausibleRevenue struct {
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
 
+// Realtime defines model for Realtime.
+type Realtime struct {
+	// Pageviews Pageviews of each of the last 30 minutes, oldest first, the current minute last.
+	Pageviews []int64 `json:"pageviews"`
+
+	// Recent The last 25 pageviews of the last 30 minutes, newest first.
+	Recent []RecentPageview `json:"recent"`
+
+	// Visitors Distinct visitors with a hit in the last 5 minutes (summed over the nodes).
+	Visitors int64 `json:"visitors"`
+}
+
+// RealtimeResponse defines model for RealtimeResponse.
+type RealtimeResponse struct {
+	Data Realtime `json:"data"`
+}
+
+// RecentPageview defines model for RecentPageview.
+type RecentPageview struct {
+	Browser string `json:"browser"`
+
+	// Country `ISO:Name` as the `country` statistic, `""` when unknown.
+	Country string `json:"country"`
+	Device  string `json:"device"`
+
+	// Page The page's path, without its query string.
+	Page string `json:"page"`
+
+	// Referrer The referrer host of this pageview; `""` for none or the website itself.
+	Referrer string `json:"referrer"`
+
+	// SecondsAgo Whole seconds since the pageview.
+	SecondsAgo int64 `json:"seconds_ago"`
+}
+
 // SortDirection The direction of the sort key; ties break as each list says.
 type SortDirection string
 
@@ -478,6 +534,58 @@ type StatList struct {
 
 // StatName defines model for StatName.
 type StatName string
+
+// Summary defines model for Summary.
+type Summary struct {
+	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Events Event hits (events are not pageviews).
+	Events    int64 `json:"events"`
+	Pageviews int64 `json:"pageviews"`
+
+	// ViewsPerVisit Pageviews per visit, two decimals; 0 without visits.
+	ViewsPerVisit float64 `json:"views_per_visit"`
+
+	// VisitDuration Mean visit duration in whole seconds.
+	VisitDuration int64 `json:"visit_duration"`
+
+	// Visitors Unique visitors of each day, summed over the days.
+	Visitors int64 `json:"visitors"`
+
+	// Visits Visits started in the range.
+	Visits int64 `json:"visits"`
+}
+
+// SummaryResponse defines model for SummaryResponse.
+type SummaryResponse struct {
+	Data Summary `json:"data"`
+}
+
+// TimeseriesEntry defines model for TimeseriesEntry.
+type TimeseriesEntry struct {
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Date The bucket: an hour's start in UTC (`2026-11-23T14:00:00Z`), a day (`2026-11-23`) or a
+	// month (`2026-11`).
+	//
+	//
+	// Example: 2026-11-23
+	Date          string `json:"date"`
+	Pageviews     int64  `json:"pageviews"`
+	VisitDuration int64  `json:"visit_duration"`
+	Visitors      int64  `json:"visitors"`
+	Visits        int64  `json:"visits"`
+}
+
+// TimeseriesList defines model for TimeseriesList.
+type TimeseriesList struct {
+	Data []TimeseriesEntry `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
 
 // Website defines model for Website.
 type Website struct {
@@ -575,8 +683,17 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// RangeFrom defines model for RangeFrom.
+type RangeFrom = openapi_types.Date
+
+// RangeTo defines model for RangeTo.
+type RangeTo = openapi_types.Date
+
 // Sort The direction of the sort key; ties break as each list says.
 type Sort = SortDirection
+
+// StatsWebsiteId defines model for StatsWebsiteId.
+type StatsWebsiteId = int64
 
 // WebsiteSearch defines model for WebsiteSearch.
 type WebsiteSearch = string
@@ -589,6 +706,9 @@ type InternalError = Error
 
 // InvalidStatsQuery The one error body, for every status >= 400.
 type InvalidStatsQuery = Error
+
+// InvalidTimeseriesQuery The one error body, for every status >= 400.
+type InvalidTimeseriesQuery = Error
 
 // InvalidWebsite The one error body, for every status >= 400.
 type InvalidWebsite = Error
@@ -676,6 +796,36 @@ type ListStatsParamsSearchBy string
 
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
+
+// GetSummaryParams defines parameters for GetSummary.
+type GetSummaryParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+}
+
+// GetTimeseriesParams defines parameters for GetTimeseries.
+type GetTimeseriesParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Interval The size of a bucket.
+	Interval *GetTimeseriesParamsInterval `form:"interval,omitempty" json:"interval,omitempty"`
+
+	// PerPage Buckets per page.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// GetTimeseriesParamsInterval defines parameters for GetTimeseries.
+type GetTimeseriesParamsInterval string
 
 // ListWebsitesParams defines parameters for ListWebsites.
 type ListWebsitesParams struct {
@@ -1303,6 +1453,63 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 	ListStats(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetRealtime Who is on a website now
+	//
+	// - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
+	//   collecting node and summed over the nodes (a person whose hits reached two nodes may
+	//   count twice); a node's count is dropped 10 seconds after its last flush.
+	// - `pageviews`: 30 integers, the pageviews of each of the last 30 minutes, oldest first,
+	//   the last being the current minute; every node's.
+	// - `recent`: the last 25 pageviews of the last 30 minutes, newest first, each with its
+	//   page path without the query string, its own referrer host (`""` for none or the
+	//   website itself), and its visit's country, browser and device.
+	// Nothing here is older than 30 minutes, and nothing of it is kept longer (the tables are
+	// `UNLOGGED`: no backup or replica holds them). Counts reach this answer with the
+	// collecting nodes' flushes (every `FLUSH_INTERVAL`).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/realtime (the `GetRealtime` operationId).
+	GetRealtime(ctx context.Context, websiteId StatsWebsiteId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSummary Headline numbers of a website over a range
+	//
+	// The summary of the calendar days from `from` to `to` inclusive (days in the service's
+	// time zone), as the dashboard shows it (CONTRACT.md section 8):
+	// - `visitors`: unique visitors, counted once per day and summed over the days (a person
+	//   is not followed from one day to the next);
+	// - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;
+	// - `views_per_visit`: `pageviews` / `visits`, two decimals;
+	// - `bounce_rate`: the percentage of visits with one pageview and no event, one decimal;
+	// - `visit_duration`: the mean time from a visit's first to its last hit, whole seconds.
+	// `bounce_rate` and `visit_duration` are averages over the visits whose bounce and
+	// duration are known: days before the website's changeover to visits and days imported
+	// from phpAnalytics are left out of them (their visits still count in `visits`). Every
+	// number is 0 when there is no visit (or no pageview, for `views_per_visit`). Before a
+	// website's changeover, `visitors` and `visits` of a day are the pageviews that came from
+	// another site. Halves round away from zero.
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/summary (the `GetSummary` operationId).
+	GetSummary(ctx context.Context, websiteId StatsWebsiteId, params *GetSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTimeseries Visitors, visits and pageviews of a website per hour, day or month
+	//
+	// One entry per bucket of the range, empty buckets included (every number 0), oldest
+	// first, in the list envelope (`per_page` 1 to 1000, default 1000).
+	// - `interval=hour`: the hours of the service's time zone, each `date` the hour's start
+	//   written in UTC (`2026-11-23T14:00:00Z`); allowed for ranges of up to 31 days, counted
+	//   inclusively. A day with a daylight-saving change has 23 or 24 entries: the repeated
+	//   hour of the autumn is one entry, dated at its first occurrence. An hour's `visitors`
+	//   are the distinct visitors with a hit in it, its `pageviews` those in it, and its
+	//   `visits`, `bounce_rate` and `visit_duration` those of the visits that started in it.
+	// - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
+	//   to 3,660 days.
+	// - `interval=month`: `date` is the month, `2026-11`; the first and last months count
+	//   only their days inside the range, and a month's `visitors` are the sum of its days'.
+	// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
+	// than its interval allows answers 422 on `interval`.
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/timeseries (the `GetTimeseries` operationId).
+	GetTimeseries(ctx context.Context, websiteId StatsWebsiteId, params *GetTimeseriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListWebsites List websites
 	//
 	// The caller's websites, one page at a time. Ties of the sort key break by id in the same
@@ -1646,6 +1853,96 @@ func (c *Client) HeadOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn)
 // Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 func (c *Client) ListStats(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListStatsRequest(c.Server, websiteId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRealtime Who is on a website now
+//
+//   - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
+//     collecting node and summed over the nodes (a person whose hits reached two nodes may
+//     count twice); a node's count is dropped 10 seconds after its last flush.
+//   - `pageviews`: 30 integers, the pageviews of each of the last 30 minutes, oldest first,
+//     the last being the current minute; every node's.
+//   - `recent`: the last 25 pageviews of the last 30 minutes, newest first, each with its
+//     page path without the query string, its own referrer host (`""` for none or the
+//     website itself), and its visit's country, browser and device.
+//
+// Nothing here is older than 30 minutes, and nothing of it is kept longer (the tables are
+// `UNLOGGED`: no backup or replica holds them). Counts reach this answer with the
+// collecting nodes' flushes (every `FLUSH_INTERVAL`).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/realtime (the `GetRealtime` operationId).
+func (c *Client) GetRealtime(ctx context.Context, websiteId StatsWebsiteId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRealtimeRequest(c.Server, websiteId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSummary Headline numbers of a website over a range
+//
+// The summary of the calendar days from `from` to `to` inclusive (days in the service's
+// time zone), as the dashboard shows it (CONTRACT.md section 8):
+//   - `visitors`: unique visitors, counted once per day and summed over the days (a person
+//     is not followed from one day to the next);
+//   - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;
+//   - `views_per_visit`: `pageviews` / `visits`, two decimals;
+//   - `bounce_rate`: the percentage of visits with one pageview and no event, one decimal;
+//   - `visit_duration`: the mean time from a visit's first to its last hit, whole seconds.
+//
+// `bounce_rate` and `visit_duration` are averages over the visits whose bounce and
+// duration are known: days before the website's changeover to visits and days imported
+// from phpAnalytics are left out of them (their visits still count in `visits`). Every
+// number is 0 when there is no visit (or no pageview, for `views_per_visit`). Before a
+// website's changeover, `visitors` and `visits` of a day are the pageviews that came from
+// another site. Halves round away from zero.
+//
+// Corresponds with GET /api/v1/stats/{website_id}/summary (the `GetSummary` operationId).
+func (c *Client) GetSummary(ctx context.Context, websiteId StatsWebsiteId, params *GetSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSummaryRequest(c.Server, websiteId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTimeseries Visitors, visits and pageviews of a website per hour, day or month
+//
+// One entry per bucket of the range, empty buckets included (every number 0), oldest
+// first, in the list envelope (`per_page` 1 to 1000, default 1000).
+//   - `interval=hour`: the hours of the service's time zone, each `date` the hour's start
+//     written in UTC (`2026-11-23T14:00:00Z`); allowed for ranges of up to 31 days, counted
+//     inclusively. A day with a daylight-saving change has 23 or 24 entries: the repeated
+//     hour of the autumn is one entry, dated at its first occurrence. An hour's `visitors`
+//     are the distinct visitors with a hit in it, its `pageviews` those in it, and its
+//     `visits`, `bounce_rate` and `visit_duration` those of the visits that started in it.
+//   - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
+//     to 3,660 days.
+//   - `interval=month`: `date` is the month, `2026-11`; the first and last months count
+//     only their days inside the range, and a month's `visitors` are the sum of its days'.
+//
+// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
+// than its interval allows answers 422 on `interval`.
+//
+// Corresponds with GET /api/v1/stats/{website_id}/timeseries (the `GetTimeseries` operationId).
+func (c *Client) GetTimeseries(ctx context.Context, websiteId StatsWebsiteId, params *GetTimeseriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTimeseriesRequest(c.Server, websiteId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2319,6 +2616,206 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 		if params.Sort != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetRealtimeRequest constructs an http.Request for the GetRealtime method
+func NewGetRealtimeRequest(server string, websiteId StatsWebsiteId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "website_id", websiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/%s/realtime", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSummaryRequest constructs an http.Request for the GetSummary method
+func NewGetSummaryRequest(server string, websiteId StatsWebsiteId, params *GetSummaryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "website_id", websiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/%s/summary", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTimeseriesRequest constructs an http.Request for the GetTimeseries method
+func NewGetTimeseriesRequest(server string, websiteId StatsWebsiteId, params *GetTimeseriesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "website_id", websiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/%s/timeseries", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Interval != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "interval", *params.Interval, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3153,6 +3650,69 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 	ListStatsWithResponse(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*ListStatsResponse, error)
 
+	// GetRealtimeWithResponse Who is on a website now
+	//
+	// - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
+	//   collecting node and summed over the nodes (a person whose hits reached two nodes may
+	//   count twice); a node's count is dropped 10 seconds after its last flush.
+	// - `pageviews`: 30 integers, the pageviews of each of the last 30 minutes, oldest first,
+	//   the last being the current minute; every node's.
+	// - `recent`: the last 25 pageviews of the last 30 minutes, newest first, each with its
+	//   page path without the query string, its own referrer host (`""` for none or the
+	//   website itself), and its visit's country, browser and device.
+	// Nothing here is older than 30 minutes, and nothing of it is kept longer (the tables are
+	// `UNLOGGED`: no backup or replica holds them). Counts reach this answer with the
+	// collecting nodes' flushes (every `FLUSH_INTERVAL`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/realtime (the `GetRealtime` operationId).
+	GetRealtimeWithResponse(ctx context.Context, websiteId StatsWebsiteId, reqEditors ...RequestEditorFn) (*GetRealtimeResponse, error)
+
+	// GetSummaryWithResponse Headline numbers of a website over a range
+	//
+	// The summary of the calendar days from `from` to `to` inclusive (days in the service's
+	// time zone), as the dashboard shows it (CONTRACT.md section 8):
+	// - `visitors`: unique visitors, counted once per day and summed over the days (a person
+	//   is not followed from one day to the next);
+	// - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;
+	// - `views_per_visit`: `pageviews` / `visits`, two decimals;
+	// - `bounce_rate`: the percentage of visits with one pageview and no event, one decimal;
+	// - `visit_duration`: the mean time from a visit's first to its last hit, whole seconds.
+	// `bounce_rate` and `visit_duration` are averages over the visits whose bounce and
+	// duration are known: days before the website's changeover to visits and days imported
+	// from phpAnalytics are left out of them (their visits still count in `visits`). Every
+	// number is 0 when there is no visit (or no pageview, for `views_per_visit`). Before a
+	// website's changeover, `visitors` and `visits` of a day are the pageviews that came from
+	// another site. Halves round away from zero.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/summary (the `GetSummary` operationId).
+	GetSummaryWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *GetSummaryParams, reqEditors ...RequestEditorFn) (*GetSummaryResponse, error)
+
+	// GetTimeseriesWithResponse Visitors, visits and pageviews of a website per hour, day or month
+	//
+	// One entry per bucket of the range, empty buckets included (every number 0), oldest
+	// first, in the list envelope (`per_page` 1 to 1000, default 1000).
+	// - `interval=hour`: the hours of the service's time zone, each `date` the hour's start
+	//   written in UTC (`2026-11-23T14:00:00Z`); allowed for ranges of up to 31 days, counted
+	//   inclusively. A day with a daylight-saving change has 23 or 24 entries: the repeated
+	//   hour of the autumn is one entry, dated at its first occurrence. An hour's `visitors`
+	//   are the distinct visitors with a hit in it, its `pageviews` those in it, and its
+	//   `visits`, `bounce_rate` and `visit_duration` those of the visits that started in it.
+	// - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
+	//   to 3,660 days.
+	// - `interval=month`: `date` is the month, `2026-11`; the first and last months count
+	//   only their days inside the range, and a month's `visitors` are the sum of its days'.
+	// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
+	// than its interval allows answers 422 on `interval`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/timeseries (the `GetTimeseries` operationId).
+	GetTimeseriesWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *GetTimeseriesParams, reqEditors ...RequestEditorFn) (*GetTimeseriesResponse, error)
+
 	// ListWebsitesWithResponse List websites
 	//
 	// The caller's websites, one page at a time. Ties of the sort key break by id in the same
@@ -3795,6 +4355,290 @@ func (r ListStatsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRealtimeResponse401Headers the declared response headers of an HTTP 401 response for GetRealtime
+type GetRealtimeResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// GetRealtimeResponse429Headers the declared response headers of an HTTP 429 response for GetRealtime
+type GetRealtimeResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetRealtimeResponse500Headers the declared response headers of an HTTP 500 response for GetRealtime
+type GetRealtimeResponse500Headers struct {
+	XRequestId string
+}
+
+type GetRealtimeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RealtimeResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetRealtimeResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRealtimeResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRealtimeResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRealtimeResponse) GetJSON200() *RealtimeResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRealtimeResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRealtimeResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRealtimeResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRealtimeResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRealtimeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRealtimeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRealtimeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRealtimeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSummaryResponse401Headers the declared response headers of an HTTP 401 response for GetSummary
+type GetSummaryResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// GetSummaryResponse429Headers the declared response headers of an HTTP 429 response for GetSummary
+type GetSummaryResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetSummaryResponse500Headers the declared response headers of an HTTP 500 response for GetSummary
+type GetSummaryResponse500Headers struct {
+	XRequestId string
+}
+
+type GetSummaryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SummaryResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidStatsQuery
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetSummaryResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSummaryResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetSummaryResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSummaryResponse) GetJSON200() *SummaryResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetSummaryResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSummaryResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetSummaryResponse) GetJSON422() *InvalidStatsQuery {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSummaryResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetSummaryResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSummaryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSummaryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSummaryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSummaryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTimeseriesResponse401Headers the declared response headers of an HTTP 401 response for GetTimeseries
+type GetTimeseriesResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// GetTimeseriesResponse429Headers the declared response headers of an HTTP 429 response for GetTimeseries
+type GetTimeseriesResponse429Headers struct {
+	RetryAfter int
+}
+
+// GetTimeseriesResponse500Headers the declared response headers of an HTTP 500 response for GetTimeseries
+type GetTimeseriesResponse500Headers struct {
+	XRequestId string
+}
+
+type GetTimeseriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TimeseriesList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidTimeseriesQuery
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetTimeseriesResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetTimeseriesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTimeseriesResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTimeseriesResponse) GetJSON200() *TimeseriesList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetTimeseriesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetTimeseriesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetTimeseriesResponse) GetJSON422() *InvalidTimeseriesQuery {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetTimeseriesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetTimeseriesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTimeseriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTimeseriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTimeseriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTimeseriesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4984,6 +5828,90 @@ func (c *ClientWithResponses) ListStatsWithResponse(ctx context.Context, website
 	return ParseListStatsResponse(rsp)
 }
 
+// GetRealtimeWithResponse Who is on a website now
+//
+//   - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
+//     collecting node and summed over the nodes (a person whose hits reached two nodes may
+//     count twice); a node's count is dropped 10 seconds after its last flush.
+//   - `pageviews`: 30 integers, the pageviews of each of the last 30 minutes, oldest first,
+//     the last being the current minute; every node's.
+//   - `recent`: the last 25 pageviews of the last 30 minutes, newest first, each with its
+//     page path without the query string, its own referrer host (`""` for none or the
+//     website itself), and its visit's country, browser and device.
+//
+// Nothing here is older than 30 minutes, and nothing of it is kept longer (the tables are
+// `UNLOGGED`: no backup or replica holds them). Counts reach this answer with the
+// collecting nodes' flushes (every `FLUSH_INTERVAL`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/realtime (the `GetRealtime` operationId).
+func (c *ClientWithResponses) GetRealtimeWithResponse(ctx context.Context, websiteId StatsWebsiteId, reqEditors ...RequestEditorFn) (*GetRealtimeResponse, error) {
+	rsp, err := c.GetRealtime(ctx, websiteId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRealtimeResponse(rsp)
+}
+
+// GetSummaryWithResponse Headline numbers of a website over a range
+//
+// The summary of the calendar days from `from` to `to` inclusive (days in the service's
+// time zone), as the dashboard shows it (CONTRACT.md section 8):
+//   - `visitors`: unique visitors, counted once per day and summed over the days (a person
+//     is not followed from one day to the next);
+//   - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;
+//   - `views_per_visit`: `pageviews` / `visits`, two decimals;
+//   - `bounce_rate`: the percentage of visits with one pageview and no event, one decimal;
+//   - `visit_duration`: the mean time from a visit's first to its last hit, whole seconds.
+//
+// `bounce_rate` and `visit_duration` are averages over the visits whose bounce and
+// duration are known: days before the website's changeover to visits and days imported
+// from phpAnalytics are left out of them (their visits still count in `visits`). Every
+// number is 0 when there is no visit (or no pageview, for `views_per_visit`). Before a
+// website's changeover, `visitors` and `visits` of a day are the pageviews that came from
+// another site. Halves round away from zero.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/summary (the `GetSummary` operationId).
+func (c *ClientWithResponses) GetSummaryWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *GetSummaryParams, reqEditors ...RequestEditorFn) (*GetSummaryResponse, error) {
+	rsp, err := c.GetSummary(ctx, websiteId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSummaryResponse(rsp)
+}
+
+// GetTimeseriesWithResponse Visitors, visits and pageviews of a website per hour, day or month
+//
+// One entry per bucket of the range, empty buckets included (every number 0), oldest
+// first, in the list envelope (`per_page` 1 to 1000, default 1000).
+//   - `interval=hour`: the hours of the service's time zone, each `date` the hour's start
+//     written in UTC (`2026-11-23T14:00:00Z`); allowed for ranges of up to 31 days, counted
+//     inclusively. A day with a daylight-saving change has 23 or 24 entries: the repeated
+//     hour of the autumn is one entry, dated at its first occurrence. An hour's `visitors`
+//     are the distinct visitors with a hit in it, its `pageviews` those in it, and its
+//     `visits`, `bounce_rate` and `visit_duration` those of the visits that started in it.
+//   - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
+//     to 3,660 days.
+//   - `interval=month`: `date` is the month, `2026-11`; the first and last months count
+//     only their days inside the range, and a month's `visitors` are the sum of its days'.
+//
+// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
+// than its interval allows answers 422 on `interval`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/timeseries (the `GetTimeseries` operationId).
+func (c *ClientWithResponses) GetTimeseriesWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *GetTimeseriesParams, reqEditors ...RequestEditorFn) (*GetTimeseriesResponse, error) {
+	rsp, err := c.GetTimeseries(ctx, websiteId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTimeseriesResponse(rsp)
+}
+
 // ListWebsitesWithResponse List websites
 //
 // The caller's websites, one page at a time. Ties of the sort key break by id in the same
@@ -5735,6 +6663,281 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListStatsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRealtimeResponse parses an HTTP response from a GetRealtimeWithResponse call
+func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRealtimeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RealtimeResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetRealtimeResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetRealtimeResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRealtimeResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSummaryResponse parses an HTTP response from a GetSummaryWithResponse call
+func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSummaryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SummaryResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidStatsQuery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetSummaryResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetSummaryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetSummaryResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTimeseriesResponse parses an HTTP response from a GetTimeseriesWithResponse call
+func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTimeseriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TimeseriesList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidTimeseriesQuery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetTimeseriesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetTimeseriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTimeseriesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

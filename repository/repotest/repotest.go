@@ -164,7 +164,17 @@ func randomSuffix() string {
 type Year struct {
 	Pages  int
 	Others bool
+	// Visits, with Others, adds the counters of section 8 (RandomVisitDay's, about this many visits a
+	// day: visitors, visits, bounces, durations, hourly counters) and the landing and exit
+	// pages, search engines and social networks of a busy website.
+	Visits int
 }
+
+// visitLists are the values a day of the visit-level lists of section 8 has on a busy website.
+var visitLists = []struct {
+	name   stats.Name
+	values int
+}{{stats.LandingPage, 300}, {stats.ExitPage, 300}, {stats.SearchEngine, 8}, {stats.SocialNetwork, 8}}
 
 // SeedYear writes 365 days of stats from first on, through AddStats (so the monthly rollup is
 // filled as in production), with skewed counts: a few popular values, a long tail.
@@ -202,8 +212,19 @@ func SeedYear(tb testing.TB, repo *repository.Repository, websiteID int64, first
 			continue
 		}
 		day := stats.DayValue(date)
-		add(stats.Pageview, date, day, int64(20_000+rng.IntN(5000)))
-		add(stats.Visitor, date, day, int64(6_000+rng.IntN(2000)))
+		if y.Visits > 0 {
+			for _, c := range RandomVisitDay(rng, date, y.Visits).Counts(websiteID) {
+				add(stats.Name(c.Name), c.Date, c.Value, c.Count)
+			}
+			for _, o := range visitLists {
+				for v := 0; v < o.values; v++ {
+					add(o.name, date, fmt.Sprintf("%s-%d", o.name, v), int64(1+rng.IntN(5)+3000/(v+1)))
+				}
+			}
+		} else {
+			add(stats.Pageview, date, day, int64(20_000+rng.IntN(5000)))
+			add(stats.Visitor, date, day, int64(6_000+rng.IntN(2000)))
+		}
 		for _, o := range others {
 			for v := 0; v < o.values; v++ {
 				add(o.name, date, fmt.Sprintf("%s-%d", o.name, v), int64(1+rng.IntN(5)+3000/(v+1)))

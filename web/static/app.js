@@ -14,3 +14,32 @@ document.addEventListener("click", function (event) {
     setTimeout(function () { button.textContent = label; }, 1500);
   }, function () { /* no permission: the text stays selectable */ });
 });
+
+// The realtime view: <div id="realtime" data-refresh="SECONDS"> is replaced every SECONDS by
+// the same element of a fresh copy of the page (same address, same cookies, so the same
+// access rules). A failed fetch keeps the numbers shown and tries again at the next tick.
+(function () {
+  var live = document.getElementById("realtime");
+  if (!live || !window.fetch || !window.DOMParser) return;
+  var seconds = parseInt(live.getAttribute("data-refresh"), 10) || 10;
+  var showRefreshing = function (root) {
+    root.querySelectorAll(".js-only").forEach(function (el) { el.hidden = false; });
+  };
+  showRefreshing(live);
+  setInterval(function () {
+    if (document.hidden) return;
+    fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (res) { return res.ok ? res.text() : Promise.reject(res.status); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("realtime");
+        var current = document.getElementById("realtime");
+        if (!fresh || !current) return;
+        // Keep an open table open.
+        var open = Array.prototype.map.call(current.querySelectorAll("details"), function (d) { return d.open; });
+        current.replaceWith(fresh);
+        fresh.querySelectorAll("details").forEach(function (d, i) { if (open[i]) d.open = true; });
+        showRefreshing(fresh);
+      })
+      .catch(function () { /* offline or signed out: keep what is shown */ });
+  }, seconds * 1000);
+})();

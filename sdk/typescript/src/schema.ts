@@ -299,6 +299,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stats/{website_id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Headline numbers of a website over a range
+         * @description The summary of the calendar days from `from` to `to` inclusive (days in the service's
+         *     time zone), as the dashboard shows it (CONTRACT.md section 8):
+         *     - `visitors`: unique visitors, counted once per day and summed over the days (a person
+         *       is not followed from one day to the next);
+         *     - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;
+         *     - `views_per_visit`: `pageviews` / `visits`, two decimals;
+         *     - `bounce_rate`: the percentage of visits with one pageview and no event, one decimal;
+         *     - `visit_duration`: the mean time from a visit's first to its last hit, whole seconds.
+         *     `bounce_rate` and `visit_duration` are averages over the visits whose bounce and
+         *     duration are known: days before the website's changeover to visits and days imported
+         *     from phpAnalytics are left out of them (their visits still count in `visits`). Every
+         *     number is 0 when there is no visit (or no pageview, for `views_per_visit`). Before a
+         *     website's changeover, `visitors` and `visits` of a day are the pageviews that came from
+         *     another site. Halves round away from zero.
+         */
+        get: operations["getSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{website_id}/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Visitors, visits and pageviews of a website per hour, day or month
+         * @description One entry per bucket of the range, empty buckets included (every number 0), oldest
+         *     first, in the list envelope (`per_page` 1 to 1000, default 1000).
+         *     - `interval=hour`: the hours of the service's time zone, each `date` the hour's start
+         *       written in UTC (`2026-11-23T14:00:00Z`); allowed for ranges of up to 31 days, counted
+         *       inclusively. A day with a daylight-saving change has 23 or 24 entries: the repeated
+         *       hour of the autumn is one entry, dated at its first occurrence. An hour's `visitors`
+         *       are the distinct visitors with a hit in it, its `pageviews` those in it, and its
+         *       `visits`, `bounce_rate` and `visit_duration` those of the visits that started in it.
+         *     - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
+         *       to 3,660 days.
+         *     - `interval=month`: `date` is the month, `2026-11`; the first and last months count
+         *       only their days inside the range, and a month's `visitors` are the sum of its days'.
+         *     `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
+         *     than its interval allows answers 422 on `interval`.
+         */
+        get: operations["getTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{website_id}/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is on a website now
+         * @description - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
+         *       collecting node and summed over the nodes (a person whose hits reached two nodes may
+         *       count twice); a node's count is dropped 10 seconds after its last flush.
+         *     - `pageviews`: 30 integers, the pageviews of each of the last 30 minutes, oldest first,
+         *       the last being the current minute; every node's.
+         *     - `recent`: the last 25 pageviews of the last 30 minutes, newest first, each with its
+         *       page path without the query string, its own referrer host (`""` for none or the
+         *       website itself), and its visit's country, browser and device.
+         *     Nothing here is older than 30 minutes, and nothing of it is kept longer (the tables are
+         *     `UNLOGGED`: no backup or replica holds them). Counts reach this answer with the
+         *     collecting nodes' flushes (every `FLUSH_INTERVAL`).
+         */
+        get: operations["getRealtime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -531,6 +627,95 @@ export interface components {
             data: components["schemas"]["StatEntry"][];
             meta: components["schemas"]["ListMeta"];
             links: components["schemas"]["ListLinks"];
+        };
+        Summary: {
+            /**
+             * Format: int64
+             * @description Unique visitors of each day, summed over the days.
+             */
+            visitors: number;
+            /**
+             * Format: int64
+             * @description Visits started in the range.
+             */
+            visits: number;
+            /** Format: int64 */
+            pageviews: number;
+            /**
+             * Format: double
+             * @description Pageviews per visit, two decimals; 0 without visits.
+             */
+            views_per_visit: number;
+            /**
+             * Format: double
+             * @description Percentage of the visits that had one pageview and no event, one decimal.
+             */
+            bounce_rate: number;
+            /**
+             * Format: int64
+             * @description Mean visit duration in whole seconds.
+             */
+            visit_duration: number;
+            /**
+             * Format: int64
+             * @description Event hits (events are not pageviews).
+             */
+            events: number;
+        };
+        SummaryResponse: {
+            data: components["schemas"]["Summary"];
+        };
+        TimeseriesEntry: {
+            /**
+             * @description The bucket: an hour's start in UTC (`2026-11-23T14:00:00Z`), a day (`2026-11-23`) or a
+             *     month (`2026-11`).
+             * @example 2026-11-23
+             */
+            date: string;
+            /** Format: int64 */
+            visitors: number;
+            /** Format: int64 */
+            visits: number;
+            /** Format: int64 */
+            pageviews: number;
+            /** Format: double */
+            bounce_rate: number;
+            /** Format: int64 */
+            visit_duration: number;
+        };
+        TimeseriesList: {
+            data: components["schemas"]["TimeseriesEntry"][];
+            meta: components["schemas"]["ListMeta"];
+            links: components["schemas"]["ListLinks"];
+        };
+        RecentPageview: {
+            /** @description The page's path, without its query string. */
+            page: string;
+            /** @description The referrer host of this pageview; `""` for none or the website itself. */
+            referrer: string;
+            /** @description `ISO:Name` as the `country` statistic, `""` when unknown. */
+            country: string;
+            browser: string;
+            device: string;
+            /**
+             * Format: int64
+             * @description Whole seconds since the pageview.
+             */
+            seconds_ago: number;
+        };
+        Realtime: {
+            /**
+             * Format: int64
+             * @description Distinct visitors with a hit in the last 5 minutes (summed over the nodes).
+             */
+            visitors: number;
+            /** @description Pageviews of each of the last 30 minutes, oldest first, the current minute last. */
+            pageviews: number[];
+            /** @description The last 25 pageviews of the last 30 minutes, newest first. */
+            recent: components["schemas"]["RecentPageview"][];
+        };
+        RealtimeResponse: {
+            data: components["schemas"]["Realtime"];
         };
         ListMeta: {
             current_page: number;
@@ -767,6 +952,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A parameter is invalid or missing, or the range is too long for the interval; `errors` names it. */
+        InvalidTimeseriesQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /**
          * @description Too many requests; retry after `Retry-After` seconds. Each API key may send
          *     `API_RATE_LIMIT` requests a second (bursts of twice as many); a client address that
@@ -806,6 +1000,21 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description The website's id. An id that is not the caller's answers 404.
+         * @example 7
+         */
+        StatsWebsiteId: number;
+        /**
+         * @description First day, `YYYY-MM-DD` (years 1 to 9999).
+         * @example 2026-11-01
+         */
+        RangeFrom: string;
+        /**
+         * @description Last day, `YYYY-MM-DD`, not before `from`.
+         * @example 2026-11-30
+         */
+        RangeTo: string;
         /** @description Case-insensitive substring of the domain; `%` and `_` are literal. */
         WebsiteSearch: string;
         Sort: components["schemas"]["SortDirection"];
@@ -1630,6 +1839,199 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSummary: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day, `YYYY-MM-DD` (years 1 to 9999).
+                 * @example 2026-11-01
+                 */
+                from: components["parameters"]["RangeFrom"];
+                /**
+                 * @description Last day, `YYYY-MM-DD`, not before `from`.
+                 * @example 2026-11-30
+                 */
+                to: components["parameters"]["RangeTo"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                website_id: components["parameters"]["StatsWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The numbers of the range. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "visitors": 120,
+                     *         "visits": 140,
+                     *         "pageviews": 400,
+                     *         "views_per_visit": 2.86,
+                     *         "bounce_rate": 41.4,
+                     *         "visit_duration": 73,
+                     *         "events": 12
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SummaryResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidStatsQuery"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTimeseries: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day, `YYYY-MM-DD` (years 1 to 9999).
+                 * @example 2026-11-01
+                 */
+                from: components["parameters"]["RangeFrom"];
+                /**
+                 * @description Last day, `YYYY-MM-DD`, not before `from`.
+                 * @example 2026-11-30
+                 */
+                to: components["parameters"]["RangeTo"];
+                /**
+                 * @description The size of a bucket.
+                 * @example day
+                 */
+                interval?: "hour" | "day" | "month";
+                /** @description Buckets per page. */
+                per_page?: number;
+                /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                website_id: components["parameters"]["StatsWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of buckets, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeseriesList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidTimeseriesQuery"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRealtime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                website_id: components["parameters"]["StatsWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The realtime numbers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "visitors": 3,
+                     *         "pageviews": [
+                     *           0,
+                     *           0,
+                     *           1,
+                     *           0,
+                     *           0,
+                     *           2,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           3,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           1,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           0,
+                     *           2,
+                     *           1,
+                     *           4
+                     *         ],
+                     *         "recent": [
+                     *           {
+                     *             "page": "/a",
+                     *             "referrer": "news.ycombinator.com",
+                     *             "country": "DE:Germany",
+                     *             "browser": "Firefox",
+                     *             "device": "desktop",
+                     *             "seconds_ago": 12
+                     *           },
+                     *           {
+                     *             "page": "/",
+                     *             "referrer": "",
+                     *             "country": "US:United States",
+                     *             "browser": "Chrome",
+                     *             "device": "mobile",
+                     *             "seconds_ago": 75
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RealtimeResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

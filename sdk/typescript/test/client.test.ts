@@ -164,6 +164,27 @@ test("stats: hits sent to the collection endpoint, paged to the last page", asyn
 
   const referrers = await api.listStats(site.id, { name: "referrer", from: day, to: day });
   assert.deepEqual(referrers.data, [{ value: "search.example", count: 12 }]);
+
+  // The summary, the time series and the realtime view, through the typed client.
+  const path = { website_id: site.id };
+  const summary = await api.client.GET("/api/v1/stats/{website_id}/summary", { params: { path, query: { from: day, to: day } } });
+  assert.equal(summary.response.status, 200);
+  assert.equal(summary.data?.data.pageviews, 12);
+  const series = await api.client.GET("/api/v1/stats/{website_id}/timeseries", {
+    params: { path, query: { from: day, to: day, interval: "hour", per_page: 24 } },
+  });
+  assert.equal(series.response.status, 200);
+  assert.equal(series.data?.data.length, 24);
+  const days = await api.client.GET("/api/v1/stats/{website_id}/timeseries", { params: { path, query: { from: day, to: day } } });
+  assert.deepEqual(days.data?.data.map((e) => [e.date, e.pageviews]), [[day, 12]]);
+  const tooLong = await api.client.GET("/api/v1/stats/{website_id}/timeseries", {
+    params: { path, query: { from: "2026-01-01", to: "2026-02-01", interval: "hour" } },
+  });
+  assert.equal(tooLong.response.status, 422);
+  assert.deepEqual(Object.keys(tooLong.error?.errors ?? {}), ["interval"]);
+  const realtime = await api.client.GET("/api/v1/stats/{website_id}/realtime", { params: { path } });
+  assert.equal(realtime.response.status, 200);
+  assert.equal(realtime.data?.data.pageviews.length, 30);
 });
 
 test("the spec, the docs, and the routes outside /api/v1", async () => {

@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// The numbers of CONTRACT.md section 8: summary, time series and realtime. The repository
+// reads them and stats.Totals derives the rates, as for the pages and the reports.
+
+// timeseriesPerPage is the page size of a time series when none is asked: a month of hours
+// fits in one page.
+const timeseriesPerPage = 1000
+
+// GetSummary answers GET /api/v1/stats/{website_id}/summary.
+func (s *Server) GetSummary(ctx context.Context, req gen.GetSummaryRequestObject) (gen.GetSummaryResponseObject, error) {
+	days, bad := statsRange(req.Params.From.Time, req.Params.To.Time)
+	if bad != nil {
+		return gen.GetSummary422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(*bad)}, nil
+	}
+	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+		return gen.GetSummary404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
+	}
+	t, err := s.repo.Summary(ctx, req.WebsiteId, days)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetSummary200JSONResponse{Data: gen.Summary{
+		Visitors: t.Visitors, Visits: t.Visits, Pageviews: t.Pageviews, Events: t.Events,
+		ViewsPerVisit: t.ViewsPerVisit(), BounceRate: t.BounceRate(), VisitDuration: t.VisitDuration(),
+	}}, nil
+}
+
+// GetTimeseries answers GET /api/v1/stats/{website_id}/timeseries.
+func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequestObject) (gen.GetTimeseriesResponseObject, error) {
+	p := req.Params
+	days, bad := statsRange(p.From.Time, p.To.Time)
+	interval := stats.Daily
+	if p.Interval != nil {
+		interval = stats.Interval(*p.Interval)
+	}
+	if bad == nil {
+		if ok, message := interval.Allows(days); !ok {
+			e := invalid("interval", message)
+			bad = &e
+		}
+	}
+	if bad != nil {
+		return gen.GetTimeseries422JSONResponse{InvalidTimeseriesQueryJSONResponse: gen.InvalidTimeseriesQueryJSONResponse(*bad)}, nil
+	}
+	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
+	}
+	buckets, err := s.repo.Timeseries(ctx, req.WebsiteId, days, interval, s.loc)
+	if err != nil {
+		return nil, err
+	}
+	size := timeseriesPerPage
+	pg := paging(p.Page, &size)
+	if p.PerPage != nil {
+		pg.Size = *p.PerPage
+	}
+	page := buckets[min(pg.Offset(), len(buckets)):min(pg.Offset()+pg.Size, len(buckets))]
+	data := make([]gen.TimeseriesEntry, len(page))
+	for i, b := range page {
+		t := b.Totals
+		data[i] = gen.TimeseriesEntry{
+			Date: interval.BucketLabel(b.Start), Visitors: t.Visitors, Visits: t.Visits, Pageviews: t.Pageviews,
+			BounceRate: t.BounceRate(), VisitDuration: t.VisitDuration(),
+		}
+	}
+	meta, links := envelope(pg, requestURL(ctx), int64(len(buckets)))
+	return gen.GetTimeseries200JSONResponse{Data: data, Meta: meta, Links: links}, nil
+}
+
+// GetRealtime answers GET /api/v1/stats/{website_id}/realtime. An API key is its owner's, so
+// the recent pageviews are always included.
+func (s *Server) GetRealtime(ctx context.Context, req gen.GetRealtimeRequestObject) (gen.GetRealtimeResponseObject, error) {
+	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+		return gen.GetRealtime404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
+	}
+	rt, err := s.repo.Realtime(ctx, req.WebsiteId, true)
+	if err != nil {
+		return nil, err
+	}
+	recent := make([]gen.RecentPageview, len(rt.Recent))
+	for i, r := range rt.Recent {
+		recent[i] = gen.RecentPageview{Page: r.Page, Referrer: r.Referrer, Country: r.Country,
+			Browser: r.Browser, Device: r.Device, SecondsAgo: r.SecondsAgo}
+	}
+	return gen.GetRealtime200JSONResponse{Data: gen.Realtime{Visitors: rt.Visitors, Pageviews: rt.Pageviews, Recent: recent}}, nil
+}
+
+// statsRange is the days from..to, or the 422 body when to is before from (the validator has
+// checked each date).
+func statsRange(from, to time.Time) (stats.Range, *gen.Error) {
+	if from.After(to) {
+		e := invalid("to", "must be a date after or equal to from")
+		return stats.Range{}, &e
+	}
+	return stats.Range{From: stats.Day(from), To: stats.Day(to)}, nil
+}
+
+// owned tells whether the caller owns the website; an error is a failure (a 500).
+func (s *Server) owned(ctx context.Context, websiteID int64) (bool, error) {
+	err := s.repo.WebsiteOwned(ctx, userID(ctx), websiteID)
+	if errors.Is(err, repository.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -1,0 +1,221 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/analytics-service/analytics/account"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/website"
+)
+
+// accountPage is the data of account.html: the user's e-mail, password and API keys.
+type accountPage struct {
+	Email       string // the e-mail form's value
+	EmailErrors stats.FieldErrors
+	PassErrors  stats.FieldErrors
+	KeyErrors   stats.FieldErrors
+	KeyName     string
+	Keys        []keyRow
+	// NewKey is a key just made, shown this once; NewKeyName its name.
+	NewKey, NewKeyName string
+	Notice             string
+}
+
+// keyRow is one API key as the account page lists it: never the key.
+type keyRow struct {
+	ID       int64
+	Name     string
+	Created  string
+	LastUsed string
+}
+
+// accountNotices are the fixed messages a redirect may ask the account page to show.
+var accountNotices = map[string]string{
+	"email":    "Your e-mail address was changed.",
+	"password": "Your password was changed. Every other browser signed in to your account is signed out.",
+	"revoked":  "The key was revoked. It no longer works.",
+}
+
+// maxKeyName bounds an API key's name (the database checks it too).
+const maxKeyName = 100
+
+func (p *Pages) accountPage(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return
+	}
+	data := accountPage{Email: user.Email, Notice: accountNotices[r.URL.Query().Get("notice")]}
+	p.renderAccount(w, r, user, http.StatusOK, data)
+}
+
+func (p *Pages) renderAccount(w http.ResponseWriter, r *http.Request, user *repository.User, status int, data accountPage) {
+	keys, err := p.repo.ListAPIKeys(r.Context(), user.ID)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	for _, k := range keys {
+		row := keyRow{ID: k.ID, Name: k.Name, Created: p.minute(k.CreatedAt), LastUsed: "never"}
+		if k.LastUsed != nil {
+			row.LastUsed = p.minute(*k.LastUsed)
+		}
+		data.Keys = append(data.Keys, row)
+	}
+	p.render(w, r, status, "account.html", "Your account", data)
+}
+
+// minute writes a time to the minute in the service's time zone.
+func (p *Pages) minute(t time.Time) string {
+	return t.In(p.loc).Format("2006-01-02 15:04")
+}
+
+// checkCurrentPassword checks the signed-in user's password, under the sign-in limits of the
+// account. It answers the request itself when the attempt is refused or fails (answered); a
+// wrong password returns right false after the failure delay.
+func (p *Pages) checkCurrentPassword(w http.ResponseWriter, r *http.Request, user *repository.User) (right, answered bool) {
+	began := time.Now()
+	lookup := func() (string, error) { return p.repo.PasswordHashByID(r.Context(), user.ID) }
+	return p.attemptPassword(w, r, began, p.signInGuess(r, user.Email), lookup, r.PostForm.Get("current_password"))
+}
+
+func (p *Pages) changeEmail(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	data := accountPage{Email: strings.TrimSpace(r.PostForm.Get("email")), EmailErrors: stats.FieldErrors{}}
+	email, err := account.NormaliseEmail(data.Email)
+	if err != nil {
+		data.EmailErrors.Add("email", err.Error())
+	}
+	if r.PostForm.Get("current_password") == "" {
+		data.EmailErrors.Add("email_current_password", "is required")
+	}
+	if len(data.EmailErrors) > 0 {
+		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+		return
+	}
+	right, answered := p.checkCurrentPassword(w, r, user)
+	if answered {
+		return
+	}
+	if !right {
+		data.EmailErrors.Add("email_current_password", "is not your current password")
+		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+		return
+	}
+	err = p.repo.ChangeEmail(r.Context(), user.ID, email)
+	if errors.Is(err, repository.ErrConflict) {
+		data.EmailErrors.Add("email", "belongs to another account")
+		p.renderAccount(w, r, user, http.StatusConflict, data)
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.redirect(w, r, "/account?notice=email", http.StatusSeeOther)
+}
+
+// passwordFields checks a new sign-in password and its repetition (fields new_password and
+// new_password_again) into errs.
+func passwordFields(r *http.Request, errs stats.FieldErrors) string {
+	password := r.PostForm.Get("new_password")
+	if msg := account.CheckPassword(password); msg != "" {
+		errs.Add("new_password", msg)
+	} else if r.PostForm.Get("new_password_again") != password {
+		errs.Add("new_password_again", "does not match the new password")
+	}
+	return password
+}
+
+func (p *Pages) changePassword(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	data := accountPage{Email: user.Email, PassErrors: stats.FieldErrors{}}
+	if r.PostForm.Get("current_password") == "" {
+		data.PassErrors.Add("current_password", "is required")
+	}
+	password := passwordFields(r, data.PassErrors)
+	if len(data.PassErrors) > 0 {
+		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+		return
+	}
+	right, answered := p.checkCurrentPassword(w, r, user)
+	if answered {
+		return
+	}
+	if !right {
+		data.PassErrors.Add("current_password", "is not your current password")
+		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+		return
+	}
+	hash, err := website.HashPassword(password)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	keep := ""
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		keep = c.Value
+	}
+	if err := p.repo.ChangePassword(r.Context(), user.ID, hash, keep); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.redirect(w, r, "/account?notice=password", http.StatusSeeOther)
+}
+
+// createKey makes an API key and shows it, this once, on the account page (no redirect: the
+// key is in no address, history or log).
+func (p *Pages) createKey(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	name := strings.TrimSpace(r.PostForm.Get("name"))
+	data := accountPage{Email: user.Email, KeyName: name}
+	if utf8.RuneCountInString(name) > maxKeyName || !utf8.ValidString(name) || strings.ContainsRune(name, 0) {
+		data.KeyErrors = stats.FieldErrors{"name": {"must be at most " + strconv.Itoa(maxKeyName) + " characters"}}
+		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+		return
+	}
+	key, _, err := p.repo.CreateNamedAPIKey(r.Context(), user.ID, name)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	data.NewKey, data.NewKeyName, data.KeyName = key, name, ""
+	p.renderAccount(w, r, user, http.StatusOK, data)
+}
+
+func (p *Pages) revokeKey(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err == nil && id > 0 {
+		err = p.repo.RevokeUserAPIKey(r.Context(), user.ID, id)
+	} else {
+		err = repository.ErrNotFound
+	}
+	if errors.Is(err, repository.ErrNotFound) {
+		p.fail(w, r, http.StatusNotFound, "No such key",
+			"You have no API key with this number: it was revoked already, or never was yours.")
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.redirect(w, r, "/account?notice=revoked", http.StatusSeeOther)
+}

@@ -1,0 +1,278 @@
+package pages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/analytics-service/analytics/account"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
+)
+
+// adminPage is the data of admin_users.html.
+type adminPage struct {
+	Users  []userRow
+	Me     int64
+	Form   inviteForm
+	Notice string
+	// Link is a one-use link to show the admin, this once, for LinkFor; LinkKind says what it does.
+	Link, LinkFor, LinkKind string
+	MailOn                  bool // invitations go by e-mail
+}
+
+type userRow struct {
+	repository.UserRow
+	Created string
+}
+
+// inviteForm is the invitation form's values and refusals.
+type inviteForm struct {
+	Email  string
+	Admin  bool
+	Errors stats.FieldErrors
+}
+
+var adminNotices = map[string]string{
+	"admin":   "The user is an admin now.",
+	"unadmin": "The user is no longer an admin.",
+	"removed": "The user was removed, with their websites, stats, sessions and keys.",
+}
+
+// requireAdmin answers for a visitor who is not a signed-in admin and returns nil.
+func (p *Pages) requireAdmin(w http.ResponseWriter, r *http.Request) *repository.User {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return nil
+	}
+	if !user.IsAdmin {
+		p.fail(w, r, http.StatusForbidden, "Admins only", "Only an admin of this service may manage its users.")
+		return nil
+	}
+	return user
+}
+
+func (p *Pages) adminUsers(w http.ResponseWriter, r *http.Request) {
+	user := p.requireAdmin(w, r)
+	if user == nil {
+		return
+	}
+	p.renderAdmin(w, r, user, http.StatusOK, adminPage{Notice: adminNotices[r.URL.Query().Get("notice")]})
+}
+
+func (p *Pages) renderAdmin(w http.ResponseWriter, r *http.Request, user *repository.User, status int, data adminPage) {
+	users, err := p.repo.ListUsers(r.Context())
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	for _, u := range users {
+		data.Users = append(data.Users, userRow{UserRow: u, Created: p.minute(u.CreatedAt)})
+	}
+	data.Me, data.MailOn = user.ID, p.mailOn()
+	p.render(w, r, status, "admin_users.html", "Users", data)
+}
+
+// linkURL is the address of a one-use link: under PUBLIC_URL, else at the request's address
+// (shown to the admin who made it, never mailed).
+func (p *Pages) linkURL(r *http.Request, token string) string {
+	return p.links.Base(r, web.Absolute) + "/set-password?token=" + token
+}
+
+// invite makes an invitation link for a new address (an account is created when it is
+// accepted), or a set-password link for an existing user who has no password; by e-mail
+// when mail is on, else shown to the admin.
+func (p *Pages) invite(w http.ResponseWriter, r *http.Request) {
+	admin := p.requireAdmin(w, r)
+	if admin == nil || !p.parseForm(w, r) {
+		return
+	}
+	form := inviteForm{Email: strings.TrimSpace(r.PostForm.Get("email")), Admin: r.PostForm.Get("admin") == "1", Errors: stats.FieldErrors{}}
+	email, err := account.NormaliseEmail(form.Email)
+	if err != nil {
+		form.Errors.Add("email", err.Error())
+		p.renderAdmin(w, r, admin, http.StatusUnprocessableEntity, adminPage{Form: form})
+		return
+	}
+	link := repository.Link{Kind: repository.LinkInvite, Email: email, MakeAdmin: form.Admin}
+	ttl := account.InviteTTL
+	existing, err := p.repo.UserByEmail(r.Context(), email)
+	switch {
+	case errors.Is(err, repository.ErrNotFound):
+	case err != nil:
+		p.serverError(w, r, err)
+		return
+	default:
+		hash, err := p.repo.PasswordHashByID(r.Context(), existing.ID)
+		if err != nil {
+			p.serverError(w, r, err)
+			return
+		}
+		if hash != "" {
+			form.Errors.Add("email", "already has an account that can sign in; make it a set-password link from the list below if they lost their password")
+			p.renderAdmin(w, r, admin, http.StatusConflict, adminPage{Form: form})
+			return
+		}
+		link = repository.Link{Kind: repository.LinkSetPassword, Email: existing.Email, UserID: &existing.ID}
+		ttl = account.SetPasswordTTL
+	}
+	token, err := p.repo.CreateLink(r.Context(), link, ttl)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	data := adminPage{LinkFor: link.Email, LinkKind: link.Kind}
+	if p.mailOn() {
+		p.mailLink(link.Email, link.Kind, token)
+		data.Notice = "A link was sent to " + link.Email + " (valid 7 days, one use)."
+		if link.Kind == repository.LinkSetPassword {
+			data.Notice = link.Email + " has an account without a password: a link to set one was sent instead of an invitation (valid 7 days, one use)."
+		}
+		data.LinkFor = ""
+	} else {
+		data.Link = p.linkURL(r, token)
+	}
+	p.renderAdmin(w, r, admin, http.StatusOK, data)
+}
+
+// mailLink queues the mail of a one-use link.
+func (p *Pages) mailLink(to, kind, token string) {
+	url := p.links.Public.String() + "/set-password?token=" + token
+	subject, intro, valid := "Your password for Analytics", "An admin made you a link to set your password.", "7 days"
+	switch kind {
+	case repository.LinkInvite:
+		subject, intro = "You are invited to Analytics", "You are invited to an account of Analytics at "+p.links.Public.Host+"."
+	case repository.LinkReset:
+		subject, intro, valid = "Reset your Analytics password", "Someone, probably you, asked to reset the password of this account.", "one hour"
+	}
+	text := fmt.Sprintf("%s\n\nOpen this link to set your password (it works once, for %s):\n%s\n\nIf you did not expect this mail, ignore it: nothing changes.\n", intro, valid, url)
+	html := fmt.Sprintf(`<p>%s</p><p><a href="%s">Set your password</a> (the link works once, for %s).</p><p>If you did not expect this mail, ignore it: nothing changes.</p>`,
+		htmlEscape(intro), htmlEscape(url), valid)
+	p.outbox.Enqueue(func(ctx context.Context) error {
+		return p.outbox.Send(ctx, to, subject, text, html)
+	})
+}
+
+// userParam reads {id} of the URL: a user, else the 404 page.
+func (p *Pages) userParam(w http.ResponseWriter, r *http.Request) (repository.UserRow, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id < 1 {
+		p.notFound(w, r)
+		return repository.UserRow{}, false
+	}
+	u, err := p.repo.UserRowByID(r.Context(), id)
+	if errors.Is(err, repository.ErrNotFound) {
+		p.notFound(w, r)
+		return repository.UserRow{}, false
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return repository.UserRow{}, false
+	}
+	return u, true
+}
+
+func (p *Pages) lastAdmin(w http.ResponseWriter, r *http.Request, what string) {
+	p.fail(w, r, http.StatusConflict, "The last admin",
+		"This is the only admin of the service: it cannot be "+what+". Make another user an admin first.")
+}
+
+func (p *Pages) setAdmin(w http.ResponseWriter, r *http.Request) {
+	if p.requireAdmin(w, r) == nil || !p.parseForm(w, r) {
+		return
+	}
+	u, ok := p.userParam(w, r)
+	if !ok {
+		return
+	}
+	var makeAdmin bool
+	switch r.PostForm.Get("admin") {
+	case "1":
+		makeAdmin = true
+	case "0":
+	default:
+		p.fail(w, r, http.StatusUnprocessableEntity, "Form refused", "The form sent says neither to make nor to unmake an admin.")
+		return
+	}
+	err := p.repo.SetAdmin(r.Context(), u.ID, makeAdmin)
+	if errors.Is(err, repository.ErrLastAdmin) {
+		p.lastAdmin(w, r, "unmade")
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	notice := "unadmin"
+	if makeAdmin {
+		notice = "admin"
+	}
+	p.redirect(w, r, "/admin/users?notice="+notice, http.StatusSeeOther)
+}
+
+// passwordLink makes a one-use set-password link for any user and shows it this once: how a
+// user without mail gets back in.
+func (p *Pages) passwordLink(w http.ResponseWriter, r *http.Request) {
+	admin := p.requireAdmin(w, r)
+	if admin == nil || !p.parseForm(w, r) {
+		return
+	}
+	u, ok := p.userParam(w, r)
+	if !ok {
+		return
+	}
+	token, err := p.repo.CreateLink(r.Context(), repository.Link{Kind: repository.LinkSetPassword, Email: u.Email, UserID: &u.ID}, account.SetPasswordTTL)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.renderAdmin(w, r, admin, http.StatusOK, adminPage{Link: p.linkURL(r, token), LinkFor: u.Email, LinkKind: repository.LinkSetPassword})
+}
+
+// removePage asks for a confirmation that names how many websites go with the user.
+func (p *Pages) removePage(w http.ResponseWriter, r *http.Request) {
+	if p.requireAdmin(w, r) == nil {
+		return
+	}
+	u, ok := p.userParam(w, r)
+	if !ok {
+		return
+	}
+	p.render(w, r, http.StatusOK, "remove_user.html", "Remove "+u.Email, u)
+}
+
+func (p *Pages) removeUser(w http.ResponseWriter, r *http.Request) {
+	admin := p.requireAdmin(w, r)
+	if admin == nil || !p.parseForm(w, r) {
+		return
+	}
+	u, ok := p.userParam(w, r)
+	if !ok {
+		return
+	}
+	// The confirmation named a number of websites: if it is no longer right, ask again.
+	if r.PostForm.Get("websites") != strconv.FormatInt(u.Websites, 10) {
+		p.render(w, r, http.StatusConflict, "remove_user.html", "Remove "+u.Email, u)
+		return
+	}
+	sites, err := p.repo.RemoveUser(r.Context(), u.ID)
+	if errors.Is(err, repository.ErrLastAdmin) {
+		p.lastAdmin(w, r, "removed")
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.websites.Removed(r.Context(), sites)
+	if u.ID == admin.ID {
+		p.clearCookie(w, sessionCookie, "/")
+		p.redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	p.redirect(w, r, "/admin/users?notice=removed", http.StatusSeeOther)
+}

@@ -1,0 +1,92 @@
+package pages
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
+)
+
+// The dashboard's numbers of CONTRACT.md section 8: the headline numbers with their changes,
+// current visitors, and the notes on what the numbers of the range mean. Read through the
+// same repository calls as the API; stats.Totals derives the rates.
+
+// visitsPanel is the data of the "headline" template (_visits.html).
+type visitsPanel struct {
+	Numbers         []headline
+	CurrentVisitors int64
+	RealtimeURL     string
+	Notices         []string
+	Before          string // "the 30 days before"
+	BeforeRange     stats.Range
+}
+
+// headline is one headline number with what it counts.
+type headline struct {
+	web.Figure
+	Label  string // what it is
+	Counts string // what it counts, in a few words
+	Class  string // "visitors" or "pageviews" when the chart draws it, for the colour key
+}
+
+// visitsReads are the reads behind the panel, run beside the dashboard's other reads.
+type visitsReads struct {
+	now, before        stats.Totals
+	current            int64
+	notesNow, notesPre repository.RangeNotes
+}
+
+// readVisits starts the reads of the panel in g.
+func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64, rng stats.Range, out *visitsReads) {
+	g.Go(func() (err error) {
+		out.now, err = p.repo.Summary(ctx, siteID, rng)
+		return err
+	})
+	g.Go(func() (err error) {
+		out.before, err = p.repo.Summary(ctx, siteID, rng.Previous())
+		return err
+	})
+	g.Go(func() (err error) {
+		out.current, err = p.repo.CurrentVisitors(ctx, siteID)
+		return err
+	})
+	g.Go(func() (err error) {
+		if out.notesNow, err = p.repo.Notes(ctx, siteID, rng); err != nil {
+			return err
+		}
+		out.notesPre, err = p.repo.Notes(ctx, siteID, rng.Previous())
+		return err
+	})
+}
+
+// newVisitsPanel lays out what readVisits read.
+// dashboard is the address of the website's dashboard, as links start on this page.
+func newVisitsPanel(dashboard string, rng stats.Range, v visitsReads) visitsPanel {
+	before := "the day before"
+	if rng.Days() > 1 {
+		before = fmt.Sprintf("the %d days before", rng.Days())
+	}
+	f := web.NewFigures(v.now, v.before, "\u202f")
+	return visitsPanel{
+		Numbers: []headline{
+			{Figure: f.Visitors, Label: "Unique visitors", Counts: "people, counted once a day", Class: "visitors"},
+			{Figure: f.Visits, Label: "Visits", Counts: "runs of pageviews with no 30-minute gap"},
+			{Figure: f.Pageviews, Label: "Pageviews", Counts: "pages loaded", Class: "pageviews"},
+			{Figure: f.ViewsPerVisit, Label: "Views per visit", Counts: "pageviews ÷ visits"},
+			{Figure: f.BounceRate, Label: "Bounce rate", Counts: "visits of one pageview, no event"},
+			{Figure: f.VisitDuration, Label: "Visit duration", Counts: "mean, first to last hit"},
+			{Figure: f.Events, Label: "Events", Counts: "event hits (not pageviews)"},
+		},
+		CurrentVisitors: v.current,
+		RealtimeURL:     dashboard + "/realtime",
+		Before:          before,
+		BeforeRange:     rng.Previous(),
+		Notices: web.VisitNotices("this range", before,
+			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources},
+			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources}),
+	}
+}

@@ -1,0 +1,105 @@
+package stats
+
+import (
+	"fmt"
+	"time"
+)
+
+// Interval is the size of one bucket of a time series.
+type Interval string
+
+const (
+	Hour  Interval = "hour"
+	Daily Interval = "day"
+	Month Interval = "month"
+)
+
+// MaxDays is the longest range, in days counted inclusively, that a time series takes in
+// buckets of the interval (CONTRACT.md section 8): 31 days of hours, 3,660 days of days, any
+// range of months.
+func (i Interval) MaxDays() int {
+	switch i {
+	case Hour:
+		return 31
+	case Daily:
+		return 3660
+	}
+	return int(LastDay.Sub(FirstDay).Hours()/24) + 1
+}
+
+// Allows tells whether a range may be cut into buckets of the interval; the message says why
+// not, to be returned on the parameter `interval`.
+func (i Interval) Allows(r Range) (ok bool, message string) {
+	switch i {
+	case Hour, Daily, Month:
+	default:
+		return false, "must be one of hour, day, month"
+	}
+	if r.Days() > i.MaxDays() {
+		return false, fmt.Sprintf("%s is allowed for ranges of up to %s days", i, groupThousands(i.MaxDays()))
+	}
+	return true, ""
+}
+
+// Buckets are the starts of the buckets of the range, oldest first: each hour of each day in
+// loc (as an instant), each day, or the first day of each month (the first month's bucket
+// starts at the range's first day). A day whose clocks go back has an hour twice: it is one
+// bucket, at its first occurrence, as the hourly counters count it once (its value HourValue).
+func (i Interval) Buckets(r Range, loc *time.Location) []time.Time {
+	var out []time.Time
+	switch i {
+	case Hour:
+		for d := r.From; !d.After(r.To); d = d.AddDate(0, 0, 1) {
+			out = append(out, DayHours(d, loc)...)
+		}
+	case Daily:
+		for d := r.From; !d.After(r.To); d = d.AddDate(0, 0, 1) {
+			out = append(out, d)
+		}
+	case Month:
+		for m := MonthStart(r.From); !m.After(r.To); m = m.AddDate(0, 1, 0) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// DayHours are the starts of the hours of a calendar day in loc, as instants, one per hour of
+// the clock: 24, or 23 on the day the clocks go forward (a repeated hour is listed once).
+func DayHours(day time.Time, loc *time.Location) []time.Time {
+	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)
+	end := time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc)
+	var seen [24]bool
+	out := make([]time.Time, 0, 24)
+	// Steps of an hour from the day's first instant: the clock's hours, whatever the offset,
+	// with the skipped hour absent and the repeated one met twice.
+	for t := start; t.Before(end); t = t.Add(time.Hour) {
+		h := t.In(loc).Hour()
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		out = append(out, t)
+	}
+	return out
+}
+
+// BucketLabel writes a bucket's start as the time series' date: the hour in UTC
+// ("2026-11-23T14:00:00Z"), the day ("2026-11-23") or the month ("2026-11").
+func (i Interval) BucketLabel(start time.Time) string {
+	switch i {
+	case Hour:
+		return start.UTC().Format(time.RFC3339)
+	case Month:
+		return start.Format("2006-01")
+	}
+	return start.Format(time.DateOnly)
+}
+
+func groupThousands(n int) string {
+	s := fmt.Sprint(n)
+	if len(s) <= 3 {
+		return s
+	}
+	return groupThousands(n/1000) + "," + s[len(s)-3:]
+}

@@ -1,0 +1,79 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// RangeFacts are what a range's numbers rest on beside the counts: the website's first day
+// counted by visits (websites.visits_from) and the range's imported days.
+type RangeFacts struct {
+	Range        stats.Range
+	VisitsFrom   time.Time
+	ImportedDays int64
+	Sources      []string // "phpanalytics", "plausible"
+}
+
+// VisitNotices are the sentences the dashboard and the e-mail reports show under numbers
+// whose meaning changes inside them (CONTRACT.md sections 3, 8 and 11): a range or its
+// comparison that starts before the changeover to visits, and imported days. what names the
+// range ("this range", "November 2026") and before its comparison ("the 30 days before",
+// "October 2026"). Plain text: templates escape it.
+func VisitNotices(what, before string, now, prev RangeFacts) []string {
+	var out []string
+	var early []string
+	if now.Range.From.Before(now.VisitsFrom) {
+		early = append(early, what)
+	}
+	if prev.Range.From.Before(prev.VisitsFrom) {
+		early = append(early, before)
+	}
+	if len(early) > 0 {
+		out = append(out, fmt.Sprintf("Days before %s (in %s) were counted before visits were recognised: "+
+			"their visitors and visits are the pageviews that came from another site, and they have no bounce rate "+
+			"or visit duration, so those two numbers leave them out.",
+			now.VisitsFrom.Format("2 Jan 2006"), strings.Join(early, " and ")))
+	}
+	for _, f := range []struct {
+		facts RangeFacts
+		label string
+	}{{now, what}, {prev, before}} {
+		if f.facts.ImportedDays == 0 {
+			continue
+		}
+		out = append(out, importedNotice(f.label, f.facts))
+	}
+	return out
+}
+
+func importedNotice(label string, f RangeFacts) string {
+	days := "1 day"
+	verb := "was"
+	if f.ImportedDays != 1 {
+		days, verb = fmt.Sprintf("%d days", f.ImportedDays), "were"
+	}
+	var names []string
+	for _, s := range f.Sources {
+		names = append(names, sourceName(s))
+	}
+	msg := fmt.Sprintf("%s of %s %s imported from %s", days, label, verb, strings.Join(names, " and "))
+	for _, s := range f.Sources {
+		if s == "phpanalytics" {
+			return msg + ": phpAnalytics' days count a visit per visitor and have no bounce rate or visit duration."
+		}
+	}
+	return msg + "."
+}
+
+func sourceName(s string) string {
+	switch s {
+	case "phpanalytics":
+		return "phpAnalytics"
+	case "plausible":
+		return "Plausible"
+	}
+	return s
+}
