@@ -346,20 +346,28 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
-// Hit One pageview, or one event when `event` is present. Member names match whatever their
-// case, unknown members are ignored, and a member that is `null` counts as absent.
+// Hit One pageview, or one event when `event` is present: this service's body (`page`
+// required) or Plausible's (`PlausibleHit`, told by `n` or `name` where `page` is absent).
+// Member names match whatever their case, unknown members are ignored, and a member that
+// is `null` counts as absent.
 type Hit struct {
 	// Event The event; `null` is the same as none (a pageview).
 	Event *HitEvent `json:"event,omitempty"`
 
-	// Page The absolute http(s) URL of the page.
-	Page string `json:"page"`
+	// Page The absolute http(s) URL of the page; required in this service's body.
+	Page string `json:"page,omitempty"`
 
 	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
 	ScreenResolution *string `json:"screen_resolution,omitempty"`
+	union            json.RawMessage
+}
+
+// Hit0 defines model for Hit.0.
+type Hit0 struct {
+	Page string `json:"page"`
 }
 
 // HitEvent An event; recorded as the `event` statistic `name:value:unit`.
@@ -407,6 +415,68 @@ type OpenAPIDocument struct {
 
 // PageSize Items per page.
 type PageSize int
+
+// PlausibleHit Plausible's body, as its official tracker (short keys, sent as `text/plain`) and its
+// Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
+// `page` is absent. Each field has a short and a long key; when both are sent the short
+// one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
+// event (it only extends the visit it belongs to, and counts nothing); any other name is
+// an event of that name, with `$` as its value and unit. Member names match whatever
+// their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
+// and ignored.
+//
+// Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
+type PlausibleHit struct {
+	DollarSign *PlausibleRevenue `json:"$,omitempty"`
+
+	// D The website (long key `domain`): a domain or a comma-separated list of domains; the
+	// hit counts for each one tracked here, else for the host of `u`.
+	D      *string `json:"d,omitempty"`
+	Domain *string `json:"domain,omitempty"`
+
+	// N The event's name (long key `name`); colons become spaces.
+	N    *string `json:"n,omitempty"`
+	Name *string `json:"name,omitempty"`
+
+	// P Custom properties (long key `props`); accepted and ignored.
+	P interface{} `json:"p,omitempty"`
+
+	// Props Custom properties; accepted and ignored.
+	Props interface{} `json:"props,omitempty"`
+
+	// R The referrer URL (long key `referrer`); `null` or absent for none.
+	R        *string           `json:"r,omitempty"`
+	Referrer *string           `json:"referrer,omitempty"`
+	Revenue  *PlausibleRevenue `json:"revenue,omitempty"`
+
+	// U The absolute http(s) URL of the page (long key `url`); required.
+	U   *string `json:"u,omitempty"`
+	Url *string `json:"url,omitempty"`
+
+	// W The screen width, sent by older trackers; with no height `screen_resolution` stays
+	// empty.
+	W     *int `json:"w,omitempty"`
+	union json.RawMessage
+}
+
+// PlausibleHit0 defines model for PlausibleHit.0.
+type PlausibleHit0 struct {
+	N string `json:"n"`
+}
+
+// PlausibleHit1 defines model for PlausibleHit.1.
+type PlausibleHit1 struct {
+	Name string `json:"name"`
+}
+
+// PlausibleRevenue An event's revenue, recorded as its value and unit under the rules of `HitEvent`'s
+// `value` and `unit`.
+type PlausibleRevenue struct {
+	Amount *string `json:"amount,omitempty"`
+
+	// Currency An ISO 4217 code, e.g. `EUR`.
+	Currency *string `json:"currency,omitempty"`
+}
 
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 // 2 password (the owner, or a browser that entered the website's password).
@@ -779,6 +849,402 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// AsHit0 returns the union data inside the Hit as a Hit0
+func (t Hit) AsHit0() (Hit0, error) {
+	var body Hit0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromHit0 overwrites any union data inside the Hit as the provided Hit0
+func (t *Hit) FromHit0(v Hit0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeHit0 performs a merge with any union data inside the Hit, using the provided Hit0
+func (t *Hit) MergeHit0(v Hit0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPlausibleHit returns the union data inside the Hit as a PlausibleHit
+func (t Hit) AsPlausibleHit() (PlausibleHit, error) {
+	var body PlausibleHit
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPlausibleHit overwrites any union data inside the Hit as the provided PlausibleHit
+func (t *Hit) FromPlausibleHit(v PlausibleHit) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePlausibleHit performs a merge with any union data inside the Hit, using the provided PlausibleHit
+func (t *Hit) MergePlausibleHit(v PlausibleHit) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Hit) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	if t.Event != nil {
+		object["event"], err = json.Marshal(t.Event)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'event': %w", err)
+		}
+	}
+
+	object["page"], err = json.Marshal(t.Page)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'page': %w", err)
+	}
+
+	if t.Referrer != nil {
+		object["referrer"], err = json.Marshal(t.Referrer)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'referrer': %w", err)
+		}
+	}
+
+	if t.ScreenResolution != nil {
+		object["screen_resolution"], err = json.Marshal(t.ScreenResolution)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'screen_resolution': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *Hit) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["event"]; found {
+		err = json.Unmarshal(raw, &t.Event)
+		if err != nil {
+			return fmt.Errorf("error reading 'event': %w", err)
+		}
+	}
+
+	if raw, found := object["page"]; found {
+		err = json.Unmarshal(raw, &t.Page)
+		if err != nil {
+			return fmt.Errorf("error reading 'page': %w", err)
+		}
+	}
+
+	if raw, found := object["referrer"]; found {
+		err = json.Unmarshal(raw, &t.Referrer)
+		if err != nil {
+			return fmt.Errorf("error reading 'referrer': %w", err)
+		}
+	}
+
+	if raw, found := object["screen_resolution"]; found {
+		err = json.Unmarshal(raw, &t.ScreenResolution)
+		if err != nil {
+			return fmt.Errorf("error reading 'screen_resolution': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsPlausibleHit0 returns the union data inside the PlausibleHit as a PlausibleHit0
+func (t PlausibleHit) AsPlausibleHit0() (PlausibleHit0, error) {
+	var body PlausibleHit0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPlausibleHit0 overwrites any union data inside the PlausibleHit as the provided PlausibleHit0
+func (t *PlausibleHit) FromPlausibleHit0(v PlausibleHit0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePlausibleHit0 performs a merge with any union data inside the PlausibleHit, using the provided PlausibleHit0
+func (t *PlausibleHit) MergePlausibleHit0(v PlausibleHit0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPlausibleHit1 returns the union data inside the PlausibleHit as a PlausibleHit1
+func (t PlausibleHit) AsPlausibleHit1() (PlausibleHit1, error) {
+	var body PlausibleHit1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPlausibleHit1 overwrites any union data inside the PlausibleHit as the provided PlausibleHit1
+func (t *PlausibleHit) FromPlausibleHit1(v PlausibleHit1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePlausibleHit1 performs a merge with any union data inside the PlausibleHit, using the provided PlausibleHit1
+func (t *PlausibleHit) MergePlausibleHit1(v PlausibleHit1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PlausibleHit) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	if t.DollarSign != nil {
+		object["$"], err = json.Marshal(t.DollarSign)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '$': %w", err)
+		}
+	}
+
+	if t.D != nil {
+		object["d"], err = json.Marshal(t.D)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'd': %w", err)
+		}
+	}
+
+	if t.Domain != nil {
+		object["domain"], err = json.Marshal(t.Domain)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'domain': %w", err)
+		}
+	}
+
+	if t.N != nil {
+		object["n"], err = json.Marshal(t.N)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'n': %w", err)
+		}
+	}
+
+	if t.Name != nil {
+		object["name"], err = json.Marshal(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	object["p"], err = json.Marshal(t.P)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'p': %w", err)
+	}
+
+	object["props"], err = json.Marshal(t.Props)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'props': %w", err)
+	}
+
+	if t.R != nil {
+		object["r"], err = json.Marshal(t.R)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'r': %w", err)
+		}
+	}
+
+	if t.Referrer != nil {
+		object["referrer"], err = json.Marshal(t.Referrer)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'referrer': %w", err)
+		}
+	}
+
+	if t.Revenue != nil {
+		object["revenue"], err = json.Marshal(t.Revenue)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'revenue': %w", err)
+		}
+	}
+
+	if t.U != nil {
+		object["u"], err = json.Marshal(t.U)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'u': %w", err)
+		}
+	}
+
+	if t.Url != nil {
+		object["url"], err = json.Marshal(t.Url)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'url': %w", err)
+		}
+	}
+
+	if t.W != nil {
+		object["w"], err = json.Marshal(t.W)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'w': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["$"]; found {
+		err = json.Unmarshal(raw, &t.DollarSign)
+		if err != nil {
+			return fmt.Errorf("error reading '$': %w", err)
+		}
+	}
+
+	if raw, found := object["d"]; found {
+		err = json.Unmarshal(raw, &t.D)
+		if err != nil {
+			return fmt.Errorf("error reading 'd': %w", err)
+		}
+	}
+
+	if raw, found := object["domain"]; found {
+		err = json.Unmarshal(raw, &t.Domain)
+		if err != nil {
+			return fmt.Errorf("error reading 'domain': %w", err)
+		}
+	}
+
+	if raw, found := object["n"]; found {
+		err = json.Unmarshal(raw, &t.N)
+		if err != nil {
+			return fmt.Errorf("error reading 'n': %w", err)
+		}
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &t.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+	}
+
+	if raw, found := object["p"]; found {
+		err = json.Unmarshal(raw, &t.P)
+		if err != nil {
+			return fmt.Errorf("error reading 'p': %w", err)
+		}
+	}
+
+	if raw, found := object["props"]; found {
+		err = json.Unmarshal(raw, &t.Props)
+		if err != nil {
+			return fmt.Errorf("error reading 'props': %w", err)
+		}
+	}
+
+	if raw, found := object["r"]; found {
+		err = json.Unmarshal(raw, &t.R)
+		if err != nil {
+			return fmt.Errorf("error reading 'r': %w", err)
+		}
+	}
+
+	if raw, found := object["referrer"]; found {
+		err = json.Unmarshal(raw, &t.Referrer)
+		if err != nil {
+			return fmt.Errorf("error reading 'referrer': %w", err)
+		}
+	}
+
+	if raw, found := object["revenue"]; found {
+		err = json.Unmarshal(raw, &t.Revenue)
+		if err != nil {
+			return fmt.Errorf("error reading 'revenue': %w", err)
+		}
+	}
+
+	if raw, found := object["u"]; found {
+		err = json.Unmarshal(raw, &t.U)
+		if err != nil {
+			return fmt.Errorf("error reading 'u': %w", err)
+		}
+	}
+
+	if raw, found := object["url"]; found {
+		err = json.Unmarshal(raw, &t.Url)
+		if err != nil {
+			return fmt.Errorf("error reading 'url': %w", err)
+		}
+	}
+
+	if raw, found := object["w"]; found {
+		err = json.Unmarshal(raw, &t.W)
+		if err != nil {
+			return fmt.Errorf("error reading 'w': %w", err)
+		}
+	}
+
+	return err
+}
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -2777,169 +3243,183 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lcxu50eBfQc3dlcnvhtSQkrxeqrZSWlu7VuKHPpuOb2O6NOAMSCIaArMAKJre0n+/QuMxDw5fkhwn",
-	"+ZJN7YrkDNBoNPrdjT+ChM9zzghTMhj8EcwITomAP8+zjC/1HymRiaC5opwFg2A4I2hO1IynEqkZQTlW",
-	"MzTDMkSkO+2i+NeLYYiu3r4fxt0gDAT5fUEFSYOBEgsSBjKZkTnWo6pVToJBIJWgbBrc3YVmwnO2eivo",
-	"lLL1mc+zJV5JFP9XHCLJkZphhTBbIUkVQXO8QjmXCs2okttnJmwxDwafgv8KPocNYDznTBGmXhE2VbPm",
-	"9WfwG+ITwMCYpytEGRqvFJGoVf7214shkoSlMkQTLtDLi/MX7b3QQpkiUyIAoBc8kVc8o8lqHZr38LdE",
-	"mKVIqlVGJJoIPkdqRiWSRNzShCDOslWIGFczyqaIsowyUnyG50kmyXJGBDl00y6GeNqMJKkEZ1NEmKJq",
-	"hRSeOnwJkgsiCVNYP63xo1ALSCnDlMFS9KfpV5p3NHUKIiVJR4wzgghONLXdEv0IFYgvWfsMUIyoQmOc",
-	"3OidiC8nnTeckc5rrJJZ3B2xA1f1jvy+IFJdps1LoylasJQItJzRZAbQpkRhmkmzRioREYILtCSCoIxP",
-	"pyTtHgyCEqvziSKiYddJwpk+fxwtsV43mXABKEGMfFFIGPAPprSPHz+eL9RMb1mCFdl8BH8mWBAR73fO",
-	"zMNNh+0uDHIs8Jwoy3MuJ3rbYNeaMR9reos1ljFKeL6CNScZ1TQ0w/IMLWeEaVKY6zGIDOEBzOSSCEQl",
-	"Oo5ONNDkC57nmYZlFBxPeuN+MgqCMNBcx7LAIAwYnusnKrQUbN+0KzwlzYDneEpCc9Z6XXQOn1GOpQIA",
-	"Nf3OsESMoxQrDGcg1g/HR7HiMWKLLOs6AH9fELEq4NMjVcBKyQQvMhUMemEwx1/oXG9DL3L/C4M5ZfbL",
-	"sIkKrohw62icj4jrtTn/tyCTYBD8r6NCnByZX+WRHuw9/UoMWWM2Jb8IPl9H0y9USIVSvApR/Ntvv/3W",
-	"ef268+JFjForgoVEPU3uP/7444/t6g72o/7TTq/XiXobEKTxuJVQJ1zMsQoGQaqJvkkmANRDvg7zK9wE",
-	"MjBXdyrNPjbDfBxtgFnxB0L8ngu1aQel/m3f3dMDvaCCJLBiGFphJT+SsZa7mzjk0vz8RCKadtE50ywT",
-	"BDaVgBs4tjjLiHgi7fGU6KR2OH+wuNEqRgG9HfqapvuhiDL19CTYSfV2Qe8JFk3M5zmWpEOZJExSRW8J",
-	"kouxQbcTaymfY8rOUPx/YnN+r2OENfunigi88fhKM2EZ9Dn+4rSP/ulpI9u0HP5nnlICnNOC/yFPLeNO",
-	"jBqj/8R5nmmGTjk7+tJZLpcdjZzOQmSEJTwlsIce6/rPJFuk5JrmMhhovjjBt1xQPa7G8t2+pFOB6Rcu",
-	"5gb2KmLfssxw8QklWSqNOpDM9IHrBmapMudMmmX+jNOXVG1Z398lZ7XlzImUwM+AVaL5QuqziTBDeCx5",
-	"tlAEzZTKW7KNPrx7pfdJKqwWMhicRNHei73QAr9pga9xptFNUvTn92/fhAijJShGVs/sDFc5CREXKNbg",
-	"xWhOpQSyEnBStoBZVtaThEjZ0WMKnnVAle4UinQT4Pbto5raDSt4SXBmlN/90eyQFvCbYG+s2Yka0PYh",
-	"Ry0ukCA4XbW7esRLpohgODOYvicJuEFAOSbC6GnlPT99jD0/Z2jByJecJIqkaIJpthDkrKIoYq8ZWl0y",
-	"/n8dq3Z2LtO4tr/l33ZtaKG8AmSX7BZnNAWu/d/Ae/ZGHUztGIpczOdYvw0C1TFyrNk4YSkWyMqiW5wt",
-	"DBvR2IEhQAIPPgX+6MGzWlOHg8/FHBXSM/h8F5Y2TEuTKb0lzGhGSywRNSuqnNR+X6/V8NQyrPobDas9",
-	"Vc3wmdc+BVQiL1AeAIXQzKsKhuIaCKsRWIWkARDFG9CEtRGg2QH5fYEzrQXBAPcG8BHIG3m1XS/LTqRB",
-	"tGg+Q7FZVIw0biWiyh5heHJI50QSQckjEyRfKCeNHVV+Z4Kc8YWZsQAWvkJY3mjOoFFmTDfM0HFPq5Ky",
-	"GWStq4hbnGmw9RB6vVizbjsMEB3Yn4tc04gb7AHAF1OW4ceat90wvmTIP7ATYodobcPzCdILCI3ePOdM",
-	"zf5z2h5y2kB7AM+KRoV+RnGOMq1kTOwvbi92HEyrsR16IEHzrW6B+a6QEjMuFUzZvBVuiPJ2mGX6F/Ui",
-	"L68QTlNB5IPoulBnK0zEfuthThKSa/HNGZKKi02yzQ8G8qPy5owI8hBAcyzlkou0Cmgu6C1OVqiPllTN",
-	"NM/DyD/ZCGMxjoGRkNRyDfcLygVXxsZDLT9B+yHAK3xDNhKFEjjRDBBnoOCh1niFMFtxRtq7CGSGpX9t",
-	"TAhDZqLvekDBdikdznBNiy+TxNohBK8mZ6ThKO406A48kAlmxjdhbax0F7ofm6YrxmUZwIwyI79KT4CW",
-	"DNObU68f8KKupYWJhQJQuIF0KjN+gnlQD7VGwdevX0dB2593VmIveprnly/embmC0Lx1rN/qRV345+j4",
-	"eM+3/2dygG9xru5xnF5DrOoNV+dGWbqv4WjGMbObkaqegtPHWK8JrBVxtZQTQ14Q8mhhtnKP6C8zKpXd",
-	"RaqM8kolSnmymBOm2oMRi2HRMTwpkZpxSfSjMyxNTKQp3LfTV2BAf02UoIn8hYsxTVPD6e+DVz9AFZ3H",
-	"D0fn0IcGnkh/Mo2VIGlKUPz6Yvju8vn76/NXr95+jIFa3nD1C1+we1OJ5dqwPRM9UHVVJw9f1RuO5CKZ",
-	"OQ8rwnOt55X9qW4hr3lKJ5Q0eGjfcIXm9lfUqkXLbOgkbXfRGw5hzJovwoX8thEKPHNnQiKrjON0yPkr",
-	"LKbkvogdQuAQHBs24Gq1XD1oBcm9RyIdNwvMIIyF9vQE/YX+DAgecv4as5V1tsh7r4tzNNfn2i5OVvno",
-	"j4+wlvoMZ0gQJVbW0okh0NiBSGOMpIksdtGF5qHnV5fohqwguC4JSzVDubq8fnc+vLh+dfn6chj7QRG2",
-	"76LWeCH0F9oQX9KEICxh/vYZwi5U506jmmE1YhNMM60LFqFHLYQKuxgmPf8wfHn9y/nlqw/v/OSKanbf",
-	"ODNhI2Z/ttMj8O5MFpKkaDnDitwSAaujysTo0YIpmln+CIFVkq6xyRK2dvvhfAQXtuUD0yvkgn69vxQy",
-	"Y7gAbY279B6H8AEnsjAu586BHSJBbrlW27lwPoAab/j48WOnHkLehqN6xNkh6hbTDI8zck8X9KI0wiP4",
-	"ojW/BIOji8qcQTNdqS1TOcdZhmIzQIz4+O8kUZrw9BP9KHoiSxkrWtEakxHTA0pwiMgZzrV0R5pRojHO",
-	"MEuIACVNQvKGmQkW19YUCTjKBU80XYwzcgE5FgcaCbutYJmTTB9MrmZELKncwwKu+XkgKIcmOJMkRL0Q",
-	"RQ/ShV3guaoL22+dIu5m1hijX8kGb1ox1hrMvShE/dMQnUYh6kXRP4vnh4s1bXi74vuByUWec6FI+pqk",
-	"FA8hivhI0td7aXaFFqui+fRxRbPe73gnCEazs5rZ278chgO9y/CGIJrhXkNIGcL3Ua8T9Ye9aBDp//8t",
-	"CL3R7N7vJuB5JHNMMwg7O0t0zLXC0KsZw2yRZcVXsPPAy9T8WvKFSIBnTNbCsWFAU4iVFzae+doaccGg",
-	"HwYLcCPUwT8eRs8Gxwb8u0PDuu9sXHbTJlkFtVsaGY7eC5IRZSQgTlOq38DZleA5EQqC2YZdBHnpK63A",
-	"+rdsXpFeZJFTNOY8IxhYI00b4//1mH8YGD5dTlWyMDcnBha5Bp8CSD6w74ceuOI1+9NdGPho5dbFrqMP",
-	"st0giUxTu8kf1CrLygoCNFpE0TH5CZ1EkT5kVXQVnK552j8CqshcNmQx+SVgIfAqaIjXo5N+H8TSmWE4",
-	"zjY37GlJ1QxRJZ1nBhTaNax41vLH2vAEzRZzbPICCUtIdz2/pWApTbknL4fDK4skrbHkxGlKDVkf5T11",
-	"MPnRm7bzl8wYP5it3k6Cwac/1gnQk1MU9j6vz/p5ncvbd7vorQlALakAfQBSRaoyAJvoFOC6DWa/REtB",
-	"lSIMxfpIxCGKgajicMTiXgyZBVF8BqmyIMmNXKdsilrxikj9wvDdhwv9XxWHCDNE5rlaIRCbVbVZ7+1J",
-	"v98dseegyEskZ3yRpSYD08wPExoIzpAGAJJhIpMM4x03WKJ8lp8znK0UTWzah5qRudG4v3SmvFPCbFBJ",
-	"SjiAbxSE4s44vwnCioK487BvIQebjLJOw1q5uKVkCbEZOMu3eoWQnhjD37HGrM2E7aLXZD7WOh/IcbDA",
-	"CyMFUl1HLMFai3Kxtzm8YDykdMq40Pq5RjW2P/l8q1gLlhglfKE3DEuExzAnILrGNm6dVMwyS95bNWaq",
-	"LuCNdaLWBxFGO3PzlxVmSHVkQOMOUZDVp580ar8RYWv4zjcmWDYlyThFUL/VyEYEmRAhmlJsjcZjftVD",
-	"ndlD0dLUDQtqA0tOITUO3VJp8843LKHEuhJBCLsWBOClvCHTPf54+WL48svLi8tfXw7jM3RDcmUMAaCf",
-	"MVczs++Gp0jU63b7UWQEwQ4AarQNCN1A2ReOGtaSW+zOCpJwkZrTrPHsCFsfGCoVTVCsCXoAnGSwYFTF",
-	"66LK5WzU8u14xplEY5JwbWDlODGSpJQb9/QEkvrcx14DrvWU62P/pYpOrNCcS4WO+yiZYYETRYTcTrYm",
-	"fCWkyzwfMTOST+uV4LdFev62OWg76cJbKYVo2fWOFz5soU98wzGsLxXl3OYvmlcgk9quvxeV1h96qYLB",
-	"wwJTjlgrHgWnoyBugyzSv/z5/ds3brBWfBq3t2FunblvIEsgiiayfEWlekXZjTxQpYJ30A0hudWijCis",
-	"Sdh16pxQIVWjmpThDT8w8gV+2LnjuSC3ezxYQ42ByM5vB7GTbkLYa2KMmAPkZrIQgjDlDe517XnSmMR9",
-	"BfTFmWO9AC3SyqYvjTCp8HrRlQT4LbyrNKte9Ragyj6C9V8V3w2wnuAR4VVcmQSanfZIbZsrGxCWs+7N",
-	"kGVUhC7HXfFGGnibE3Z+dfnCRoYaWbp9Bh13Ix9CWj8OlE14CbfFFDwnDOe08UDkWM1kw1u1FbshQjOL",
-	"e69pQb6koFzucBrVD/2ltnFQToTXAKwS2IvC/ml4GoW9KPrctG1XznauYypC+WKc0QSCcRCAxivwDXof",
-	"nSEY2Q5RD4EJrghqeS8eXzIiQiTplJEUUdYOR6xfBGFbpWdA2x8LvpROmdMWkSBmqiLD3r1sBU1hfIT9",
-	"9bVp7quf6NxiAcqmxvwVLCmwy4YszivnTPgMtUg4U9SI6QN4iFPtGuy0K/cTBPzBbVU6fscRmlO2UESG",
-	"iGcpkcrwEVPNY0+GfQTegOR6Z9BuzvyPmrZ6jr9cmlePTW1M6VPdFBYkaTw/Qwd5/9QrtHLjkhhZ+iVV",
-	"IN+ma7+DqR3eqoD3T9dBBY3UZXNUgH2hVTPmlFYupLHrMJq5KLKF+dSBjFpyMZ+TFHFrjiDGUyJBZT8I",
-	"27UT72EMS7Tisdx08B0leufTgV4k683bjmhL7HVo4eVmoCpbcxhI9oA3Mk4w2UQDF4ov378dvMFzEnvV",
-	"2z5bUr5DFI+CURAb1a8Ur1mbJyW3NCEbePe2ijbgPmoW+jwUqqTVqcwQD7G6IPOvLIQ1ds/coiaQCsKI",
-	"y3108XCqJMkmzU4jE9y8xtMGPeDjjGfExT+RpCwh3nbUEz+U1q2g9msvdjf0NOB3ogprE81Vy7LKYhDW",
-	"FTTZ46l73gdIuFDohqzOkKZGNBYE32iCAoacUamQxCtZkptubCyTBreJKQ27cCR7iLapUbGn19bbSdvV",
-	"ZPOYxXIzChVWWju+Jw/Zi2sXCGlwrGbOjtk2QmHwgNt0N//yCn8j/7JjuMk34eWNNcrdvrtTEHjB4v6y",
-	"vBv0UZZSNnUqKflCvXpaonpT73ZN2JQyIHSeUJxdM6KWXNzoDcPzHNMpq5wLvQFY6dHlSioyLx+VDLPp",
-	"whWk1n0rIcR6qEZR5cglVOn/GIdXIym7CONh3JwvWEKuRWP19BURWlDgqY9QGreRUe5mOAVHoUM1OPMY",
-	"N76WEH5KSULnppSwqADlC22ANPIi5xaw62zQBcDFAz0TUMs841MuvURuFvMNtldZ3dvnIOtnr7VhYwhp",
-	"i5KoVXh4KERqyR0e5BmKvOQpPHDrqFlDBzx8nS4EbnbAvSaYmRGRe0hrRsuyjDhYIGzTyT4w+vuCFBqZ",
-	"04qhRKKufKWWKe+FY42V9fn+aghPKiwU2CFF/cBeI29W5OyMVY2uvtVh5aCs7Yen10b2ZA7mN9QA3dHf",
-	"WwEs6pnuI/xqPOPAk502shqIki+SG6IGCDOot3lit1tv9ofhc9SKXRV6/3jYO7Fh7LgdQiXMqvK79feN",
-	"GFTrFD/FzuZcq2zvHzdpYIeziPo5fcCJO+i4HHoC0hIhbzkIW8l+O2l9a1WlTsT/OgpLqWrpEJ2zlNFR",
-	"66jQAfuvyVDyhRXrx43pETIqycaapUajxGaHbEfR34jgbxnkslVzSA5+zZZd1Nx/vrpC6xxF5YJErcur",
-	"2xOzitunbdALQIciqdFItGDOKCN7Rb7qqS11MP676oyXKBU8z0lq2qaAV606qzYGF1HUfxojnIGCJHhu",
-	"7GEjqsEU3Qu2cjbcA1JKyvUadfuSQMShqNSAFDuizqyZ6b4E+xWymyD4K4haCFZJYCgBlhd+yq0tWOxj",
-	"d9VMoP3Ivin1xR6EAoDS0h1N12h1bf+rRFnagrB8NisQbzn935o9OibzL8cWv6Gi5HGyr6LkmqwoLkxD",
-	"kMOCeOc+hcWnQtZTU1ArdnQUI8qAvtL2eiBjEyc/38S8zxCGlAIqS0ksYKE5tl8LT/ejk2c7A9Se+++X",
-	"cOEZOgR6rcNnLezRcwuXVc8YA/ccRBeegE1FeUoTRDoaCCRIzoWpBq7LmAcA11sHzhc1gSRBicDLDCLO",
-	"stTMbkZwmhEpXQBEdndKsbeMaDF1cqRlVXMpXkVelfaqZxpjHSyx9JT1JC0gnUJCmURkNs0IfFFIrI2y",
-	"ag+4NouZN6ayD1y+roqPStQ/MzXMkKqBGcJiylmfQtexWRddQG7LnGAGaQtu+C46HzEvmSBFC86ZGzjS",
-	"2O2BHDODjxfK9TEjkwlJlK2pKENiLIbyIvvPGoPjXrLtR35exlXOxhprMud+C3MqtSv6FtzJALCVN30f",
-	"lfBex2GPl8qa1TbIILNyK22fI0aWpVjpZopuO5IWZM5viayoWKFt20glJFTDBrVO+v22/j4jJWKFGKxJ",
-	"QZLhfSh3L3q9a6BFt02DHcmkJqqxEFSt3utxrUcBOi6eL5r6l56zUllXStB4hWLs0zAXkghktC+TyFn8",
-	"pN+wv3RduzLQRk17Rw/bTKnc5IS7ZIGEM4VNorVtelbkferDoDBlBGzmhcjsCHJwdDSlarYYdxM+P/Jg",
-	"dGxT0+Kb9RRli9mOyT3xhZLuBVPEEx/hnB7d9mJEWJpzypREE55lfGmIpZycetvTOAuR5CNGvkD4dGpL",
-	"2WxO0ZKLG+h7A01Uq28vsUQZ55KYSJbGPnBMQRMtL1omH0lvczhisUv0MHmzpi2NNL0wsNM5fMO8fr/d",
-	"HbERu4Ah1peEyBetqlQLg21hUXxuq9HA+TBApk2nSStPzq8ur/9y8ZvJMY+7I3ZeLc6jEiUzAi0cAMsD",
-	"hNEYpyUxWFSma8IpWvz1THNEk0X8rqgpocS4nveo5zhDviccvPLn92/fdNFFOTmeT0bsJAL5BHWEtsUW",
-	"ICj20ABb9jlqMaTqx5BvXyqtaRlu3jG48GntbeAfNn8X8SIrXpMXViUVbMn9hIwjG8ng0IoBgmwDsAkB",
-	"ktIujVi1+LvUJLHI84VScFyrFYfAXfH4qQ3vM2SrwUfMVN9pTYVC7XBRFm4SUOJ60XzsMd42p2cGudil",
-	"o2PmGzHTlrdWEGcqGE6jYy/1TD1Dpd5NaiozDEgSUhS+mS6/7hi7VsdYyQHCzMhb/RK0mqxiiXzBicpW",
-	"KKM3Gn8j5vsW2brOjCbEWkaOMf169apz3I06evY1hrRcLrtTtuhyMT2y78ojPM0z/Up3puaQp66oyqpM",
-	"7vzqMgiDWyKk1YG7UTeqZE0FeoDjoJQrBaTq8rHvwsCe7aOUJ7L6jR2ku8Jz0BqmRDW1DBZGDlLpU718",
-	"mhd6AxyBcX1Wu0W4jbPLNBgEvxJlXwlq7Rj7UbSlnMoBVCqn8vljj4Gj/UuW6glwG0qW1hCj5z/p/7hp",
-	"eI+Lo3o1+F0YnBrcbH+v2tOwLM6DwafPYanOcehkRxnsMFB4Cilc4Cn4fGeKcTdkyJsuyL9eDKGCURZZ",
-	"G65f+S5CeElwup0S1me1lb5Fl1QrhFpxuQHmANUJJw6Rf8LoW3E7HDFmWxLU67Krj+4qO672eAdqsNv8",
-	"GLXzzW0THlA5ftqE3EfoMbkB0ns3mzyQfJ9IRx3rhFzib8Dsj/4o+v7ebeRy0PLD1LnwiamtLrKh6mHU",
-	"UuPKlW2bb3o1I8VRrHg8YiCuJL0lqAUP2Tip1UGfSOhAgL5ypuWiTUyiEmEkCM5MARVY1VrMOuHDxYiZ",
-	"TJwuGlIi68k4Ng1nbAuwEJYJgcQKQ/PVE/mKSgWdPYNqK/VP/xZNmZuvFbAb2jUNc28pWWpeYSNvttwM",
-	"PsX+pgAb0Cy16G5rsxEQHI4YNvtool/mCIFiIa2LCp6TqGVDEJUMNRl6F1WIut2uVsgLYCwxLmrh/ZwA",
-	"1QGsRv2HnzoZuSWZ8SC17Bq0TVDOrNFr9ak1+oODRv9dSa6BLyrZNTCYy6/RP1vIY4AcxQlVq7jtTxBL",
-	"SDnzwnTZ1GYS2FUzqs5sj0WNwYK4TGMxc8y4zcuob5DROU21mw0omYQHt6UjtoRHPK61FWVKsLjwih8U",
-	"GNci0DblqKnXtu0/uJk+d6VyQVpUA2FuaF3f0PQ9+qaN6h+zPX3U6xz3vlF7+sO6q8Px+0c0Vm9kOMb8",
-	"s0cr1pb8jRYEZ8ZAiQG4eDsQ1+NV8w0NPkvR5dmZz58bQdvUyn/z6Cb3sRjdfd42S9MRKCQLXAcQ7PGc",
-	"u0Rin0fhuc8HmRYbOzV88smkvX7kk0WDo1zQxBXN2Qd+fFb6HQDwgTxb9QWG3+DoKOMJzjSzHzyLnkVV",
-	"veSHP+mt+ElzHePZ1+fpp+Ksmy8V/6k4VOYr/cZPPVfI9Q+ay9SmmU4TpvxM/12KSFbrvnquzKtXqbzq",
-	"lQutTiNTWNX3xU79/Q0zn4PbeDOASYb0LKBw2FBhhZSx0KLebkur0n0JXjrZ/ZJvBwcGQn8fe67ebP07",
-	"WJBe6X7vdCVpbsxx7S0KbdvojjvU7SNRqv9p1Ls7XrzLeGAUroOLTEKvCIxXoAuMGEIJzzKSgL+V8ZQY",
-	"509TLQqUkhMhOWRpSmJyWoUeh6TggzOPzfHKjKv1OuhPBn3J9I9PnLpHi8yTXuRLAozJp0cFuCfZQs66",
-	"I9Yp1FC99uPIV2WHlfqBAyudNJD+qTGhrsdfpfbpzCqPBnoDjCmesbtwv5qk0MDpOnloUGxds5pVfAbl",
-	"So/QBZdrBRyt5noNPWi1ZKNt3Jp6FKAZtx1i5TVs4xKHvO/uiL2xF5iBx51KwJ/t01demQnSm0f5xLbM",
-	"gIr6jLMpEcblqfA4M+7kEYs/vHn19tdfL17EA8Q43Cq2yKHxLAEJhGY8M7ffzdtd9Nxoy0Bqxr9mHS2O",
-	"WY1YjYrlE0M9RDrnf/zLqw/vX15fvhlevPvr+SuXVrnmhvO1SWvW3i6xXb2z57GkbaXG71MURmEv1P/u",
-	"w7/r/xz7v3qlb/thLzz5XNTWfSrVRGnFmkz4l1Lq/iB4cTH4lYg5ZquiCgCqXm4Uz105wiA4wuXCg0HA",
-	"yFJ2VwmfjynDigvbnalSFNTra/2gmP75TPA5qcz+4f3gA6OaTWmcQn8xD8Ocj2lGSiBUIajP9sOp3oci",
-	"RfV4f7m5Vge3waPpOLet0P/HysvvJPU+zqD9P2eFxEOMLw+WerKoANnobLLP1G+d2OhSQrs8SqZrpXEp",
-	"ha64L8VyNuZYpEjO+FJqHtZ6/vbN8N3582F3nmoRBRGlZ+0ByICSLK55Hgoh661754doqjIopKrm19ZN",
-	"ZKKkLi0T0i7xSi/Q3T/YPiug0DDcbi42OKtKT//3me0lor8kvkbFjVspJogH5THQkZ+4VisC75byr62I",
-	"zCtFORZUYN37FeOU1uozue3Qc4KZ8SwBprCXa8aBonihTcyoCmvlJSNWgbbk1yrmMT2VbonAcPeH2zq3",
-	"ClCEzCD69RHzxSz6PXBHDsw+l26Q3O7IsVFpTblz01xwxEx6bjnkDeY5majSjSxzkLNUFNRAs8wpXMxv",
-	"WtsGckfM9hShEkUmnUk5Qc8sMNCMB9KVXK8lrWSs0Ue7i342y8Mj1rS6sHRiSmiW9p5JOCCC1LQ5cJwm",
-	"2G7uiFVcUuglzm6JREIzQ4SXeGVI4CsRfINod0UnD5Xsu+3t4grGfR8e8kfUGCrlLie97klRndbrV0pE",
-	"TqKooUqs3332dL0y5IfjsiQ1tr8t5uidRAcYpLXqog1y1YpTf6Wtva7uP7boRqn8kuAUEiBLqCvkMzAZ",
-	"7G9bOExQK1+5slFWv2UEEa3BgcgzlVGVzQutc9n8JH2igtPQLTeK2s5OGzFrKzljlkqFCLslGc8JapXy",
-	"eODi0l4URSGyrjn41Db2mruZ56cZXwgrOMwVUS4utB5ssgZanIJgcG+4Ai8wrWzzph21Xmf7XCHldQbQ",
-	"AZz+kq266Bx4ozXsU7zK6HSmOhLfQn4U8FdIKukfa+upfwJbQIkcuHugIctfDws3WtkF44VazJlR4eyu",
-	"hcgmP6lSAIInxhpOCASzLAoKVq7HdXx7lztCi189clmTsHkx5kdrmuoxC/1iDwFtBmko9y1pQ1TVSCHF",
-	"q9iYpZZg2gO32dRphKsQlQv0Nu8keBI4Og6fPo1M6Wh1Mijpi+sTwLfFFPFZqZuTXihoLfCQNdP1NKWU",
-	"HavcwkULpUNmE5f0e5W98hslF3NjpUsY4skBalChTFulvBVPvVzVWsC5s/gBmBEDVwGFw25wYXAoy/l1",
-	"2ozwuIo3yO6idO6fVnw3x1LpV2L4sGF71ShQilcbohqle9+awg7mRRd00OdSG8nwpb3tbY/Qy8+WEZe7",
-	"N+19HXVRfmAuvC7fgr076Pzt4xW2wmZVbWU+1OZK7QJAH9WoqE3HP3aPXelvUXLbrxSbDno/ROt60rNe",
-	"WU86LalJT3vg+yhPE63PcVydo2GGqDxBafzo3hGWkoD/UxHxgBVXIx4A4P2jKw+a5xtEVgy1rsVW7LWS",
-	"Ndrx3NkrD8ZyoQxdLATPydHPRGSUodaH4fP/22vvQWTHjUQ27B8XLc9LpPDDOin8eFpxbxW0cLxGar2o",
-	"idiGUdQ4V28H2fVK2v83ILvjjeRQ0eYshdj9/Kn/LSjzEUDpe+r97rD0gwcdnn759PTXjs7J3QGXMtQK",
-	"73fEJ63ZUA3i/JMahPXbd7+nVfhX75csuZcq0arCRswhpGQvjjWZ/Qxy0LZYiy5rfHvGoMt5c0+H3veH",
-	"4MYWTfG7kvWod2xKPCcuxY9yBle/5HiqbSKo+8DjjGzK5fvo4D1Uj3SVtSbp5V6ZLLYy7b6pLL4k3PcK",
-	"q5fabVb23moAXKGYRC3fyb5nOo8AgIyzTvkZ2+UexVHc3gR0qaZ8v2NvqtDWIYxpCrYRVEBBCzWRmn7B",
-	"h6flQJKkw1K5nP7fNiPnwZenRPe7PMV8u/O+FF8Abwv3ok0XppRBPlyvcOzlTwepAOtvfcMknp6Xlr2D",
-	"L4TZR066xTxANO4j6Zpux/qeYk6jxq+9JLE8u/98FwY5lw0CqigYluUWM0bXbylB53AzW8aXRHQSLEl6",
-	"hjDKCE61wIktaZliTlfHFIcIj5h/ZrlcduHij5Xt5plr6QZpugJTuCkkhRvQ5vxWD/+B0YSnBGV4TDKJ",
-	"TH8SRJniI5Yv2Er/2Ib34ZooBXcWkPIl4CaHt9RdIXSBSpwILuFme6jqgjCYPZcx6tvSRYxid3jjLio3",
-	"fGi4rLhJ1EIDio8+G8pWd/zM022XqDUWI9ZZnuNi5ZKxi4KjHY0zPq11PhkUVwo/G7F+FPUG6fjZYNAL",
-	"yizp0NNY9Ni4q9bAax54t8bae9/rWqydnH0Ldnaxe8vXH4nfP/YFWYwsi0uyKgU4r3iyoTFh7b0nEn14",
-	"96q7NRm7rlHc3Zvz9o53v1S/7hXeO91nsobb6g40bEoter4bpz9P08ZEyxKnbzBPjv6wVU3mJrH1fX9X",
-	"6mNQFLSnwCetuxzMcwhHaeNFCcwkBgNkvY7PXMFW5n8PUvPc1WwV7cpdrubvVNv7+LgL4rbfK6d5/dTd",
-	"dfhvntFkMLKLrkJn4dZk3Ywvt2/1dsCKixP//RGtcbUbzd+z0O5RC+w+Qy11MtuQ22Yv7rn6MFxnIVf6",
-	"vY0aVPMOuEdoQVWm2U5w969CmP8iIrBA63c7SgaEkvuudXU+fP6yvfFQLRrTNuy1KeC6srcEmsSCMxQX",
-	"OluMjHjkzGbEewvAPAOHEBI8RiwuaZc/Gbuoqkf+FKMkI1hIn9fR9c4xlGBmiucsGLZ1UJORYTDwnzPy",
-	"nzOy7xnZrC+afitfbeOPv2tlSZ+S7t9dL5A5UYL6ziBwWfnXyocjW4Tg+mYUdfrVflGfPmuxIIm43Szf",
-	"KJMKs8TmJkFpSrm/UEuSbNLRxj5Jz1A8xzcEiQWL4XFzSsHDBV5b02HF1N/ZxW8Rqdr2hxYxcAOfuXDR",
-	"CEaPsHXf7fl0KsgUEohSTLNVUUNejTCURjOhhCY3emmhpedNo85Gr7u9KxDlgiue8Ay1THd94RPQKqmz",
-	"51eXbZMfZQZCZtlkPrbNn6CixDd4ogrlXCpp6p0Uh/Y8kiDB4eIeRkhq23kYe0GYTSMp4gvlsnNGTOYk",
-	"6RRNps6vLk3+katc4cxU/1CJZpilnRwLaXONZE5I2j6zeT+VzkwjZrJ8FZGQvTXFmnKq1GJvRzRofO6n",
-	"a0Cm6SZk/EqG2mF+w3S5MLGjWkuhYui3jjfL4O7z3f8PAAD//w==",
+	"7H0Lc9u4uehfwfD2TqRzKVmS7d2sPDsdb+LduM3DJ3Ga2xNlTIiEJTQUoAKQFWUn//0Ovg8gQYp6OU7T",
+	"9vbsmdSSSOAD8L1f+D1K5WwuBRNGR8PfoymjGVPw53mey6X9I2M6VXxuuBTRMLqeMjJjZiozTcyUkTk1",
+	"UzKlOiasO+mS5LeL65hcvXpznXSjOFLs7wuuWBYNjVqwONLplM2oHdWs5iwaRtooLibRly8xTnguVq8U",
+	"n3CxPvN5vqQrTZL/SmKiJTFTaggVK6K5YWRGV2QutSFTbvT2mZlYzKLh++i/og9xAxhPpDBMmOdMTMy0",
+	"ef05/EbkLezAWGYrwgUZrwzTpBV++9vFNdFMZDomt1KRZxfnT9t7bQsXhk2YAoCeylRfyZynq3Vo3sDf",
+	"mlCREW1WOdPkVskZMVOuiWbqjqeMSJGvYiKkmXIxIVzkXLDyMzzPcs2WU6bYoYd2cU0nzZukjZJiQpgw",
+	"3KyIoRO/X4rNFdNMGGqftvtjSAtQKadcwFLsp8lnPu9Y7FRMa5aNhBSMMJpabLtj9hGuiFyK9hlsMeGG",
+	"jGn60Z5EcnnbeSkF67ygJp0m3ZE4cFWv2d8XTJvLrHlpPCMLkTFFllOeTgHajBnKc41r5JowpaQiS6YY",
+	"yeVkwrLuwSAYtTq/NUw1nDpLpbD0J8mS2nWzW6lgS4hgnwxRCP7BmPbu3bvzhZnaI0upYZtJ8BdGFVPJ",
+	"fnSGDzcR25c4mlNFZ8w4nnN5a48NTq155xOLb4ndZUpSOV/BmtOcWxyaUn1GllMmLCrM7BhMx/AAFXrJ",
+	"FOGaHPdOLNDsE53NcwvLKDq+7Y8H6SiK4shyHccCozgSdGafqOBStP3QruiENQM+pxMWI631u+QcPpM5",
+	"1QYAtPg7pZoISTJqKNBAYh9OjhIjEyIWed71AP59wdSqhM+OVAErY7d0kZto2I+jGf3EZ/YY+j3/f3E0",
+	"48J9GTdhwRVTfh2N8zF1szbnHxS7jYbR/zoqxckR/qqP7GBv+GeGaE3FhP2q5Gx9m37lShuS0VVMkr/+",
+	"9a9/7bx40Xn6NCGtFaNKk75F959++umndvUEB73BD51+v9Prb9ggu49bEfVWqhk10TDKLNI3yQSA+lqu",
+	"w/ycNoEMzNVTJZ5jM8zHvQ0wG/mVEL+Rymw6QW1/2/f07EBPuWIprBiGNtTod2xs5e4mDrnEnx9pwrMu",
+	"OReWZYLA5hr2BsiW5jlTj7QjT01OasT5o9sbq2KU0Luhb3i23xZxYX44iXZivVvQG0ZVE/N5QjXrcKGZ",
+	"0NzwO0b0Yozb7cVaJmeUizOS/O8E6fcmIdSyf26YohvJV+OEIegz+slrH4PT00a26Tj8LzLjDDinA//t",
+	"PHOMO0U1xv5J5/PcMnQuxdGnznK57NjN6SxUzkQqMwZnWOy6/TPNFxm74XMdDS1fvKV3UnE7rt3lL/ui",
+	"TgWmX6WaIezVjX0lcuTit5zlmUZ1IJ1agutGuFQ9l0LjMn+h2TNutqzvb1qK2nJmTGvgZ8AqyWyhLW0S",
+	"Kggda5kvDCNTY+Yt3SZvXz+356QNNQsdDU96vb0Xe2EFftMCX9DcbjfLyJ/evHoZE0qWoBg5PbNzvZqz",
+	"mEhFEgteQlpXOV1oPs4t9SSL5ChZqDxpkxnXGtBNAQVRMRJN8MNQlSFEcpRYZEvgPWCjP5zYLVY0tYIX",
+	"1aNQ809TpnXHAqhk3gG9vFNq5U274N4+qunwsB3PGM1Rk97/zPwJRPJjtPcRuIkazuDtnLSkIorRbNXu",
+	"2hEvhWFK0ByP7Z745AcBTZspVPpCBDp9CAQ6F2Qh2Kc5Sw3LyC3l+UKxs4rWSQs10ymmyf/tOB22c5mB",
+	"8AnON/xt14GWmjBAdinuaM4zEAH/DYxs762DqT130ovZjNq3QTp7qUCtTGAio4o4wXZH8wXyJLs7MASI",
+	"8+H7qKBjeNaq/cBFpJqRUhRHH77EwYFZ0TThd0ygmrWkmnBcUYXsBwO7VmTQIaz2GwurI8Vm+PC19xHX",
+	"pJBOXwGFspywCoaRFginXjjtpgEQIxu2iVqLwrII9vcFzS0vgAHuDeADoDcpbAC7LDeRBdFt8xlJcFEJ",
+	"sXurCTeOhOHJaz5jminOHhgh5cJ40e6x8jsj5FQucMYSWPiKUP3Rcga7ZWgHUkGO+1Yv1c0gW8VH3dHc",
+	"gm2HsOullnW7YQDpwJhdzC2O+MG+AvhyyhB+annbRyGXghQP7ITYb7QUzIJoFxCjEj6Twkz/Q21fQ22g",
+	"P4Cbxm6FfcZISXKrsdy6X/xZ7CBMp/4dSpCgRlePAL8rpcRUagNTNh+FHyI8Dlxm8aJd5OUVoVmmmP4q",
+	"vC514woTcd8WMKcpm1vxLQXRRqpNsq0YDORH5c0pU+xrAJ1TrZdSZVVA54rf0XRFBmTJzdTyPEqKJxth",
+	"LMdBGBnLHNfwv5C5kgYNRtIqJmh/DfCGfmQbkcIomloGSHNQ8EhrvCJUrKRg7V0IMqW6eG3MmCA40Xcl",
+	"UDCEAuKM11T/ECXWiBBcpFKwBlLcaR0eSJApFejocAZbtmu7HxqnK5ZqCGDOBcqv4AnQkmF6pHr7QCHq",
+	"WlaYOChgCzegTmXG9zAP6ZPWKPr8+fMoahf0LgL2Yqd5cvn0Nc4VxfjWsX2r3+vCf0fHx3u+/f8nB/gW",
+	"dHUPcnoBga+X0pyjsnRfwxHHwdlxpKrb4fQh1otRujJIl0mG6AXxkxYVK/+I/TLn2rhT5AaVV65JJtPF",
+	"jAnTHo5EAotO4ElNzFRqZh+d0gYPgo8d7vQVIOgvmFE81b9KNeZZhpz+PvtaDFDdzuOv387rIs7wSBeU",
+	"iVaC5hkjyYuL69eXT97cnD9//updAtjyUppf5ULcG0sc14bjubUDVVd18vWreimJXqRT764ldGb1vNA5",
+	"6xfyQmb8lrMGd+9LacjM/UpatdCbi8Nk7S55KSEmWvNF+PjhNkSBZ75gfGWVS5pdS/mcqgm778ZeQxQS",
+	"HBsueuu0XDtoZZP7D4Q6fhaYQaGF9sMJ+TP/BTb4WsoXVKycs0Xfe11Skpmla7c4XeWjPz3AWuoznBHF",
+	"jFo5SyeBqGUHwpYJ0Rim7JILy0PPry7JR7aCSL1mIrMM5ery5vX59cXN88sXl9dJMSih7l3SGi+U/cIa",
+	"4kueMkI1zN8+I9TH/Tw1mik1I3FLeW51wTKOaYVQaRfDpOdvr5/d/Hp++fzt62Jywy27b5yZiZFwP7vp",
+	"CXh3bheaZWQ5pYbdMQWr4wYD/mQhDM8df4QoLcvW2GSwW7v9cEU4GI7lrbArlIp/vr8UwjF8tLfGXfoP",
+	"g/iwJ7o0LmfeGx4Txe6kVdul8j6AGm949+5dpx6P3rZH9fC136g7ynM6ztk9XdCLYIQH8EVbfgkGR5eE",
+	"nMEyXW0tUz2jeU4SHCAhcvw3lhqLePaJQa/3SAfpL1bRGrORsANqcIjoKZ1b6U4soyRjmlORMgVKmoZM",
+	"EJwJFte2GAl7NFcytXgxztkFJGwcaCTstoL1nOWWMKWZMrXkeg8LuObngQgfuaW5ZjHpx6T3Vbqwj2JX",
+	"dWH3rVfE/cx2x/hntsGbVo61BnO/F5PBaUxOezHp93r/LJ4fqda04e2K71uhF/O5VIZlL1jG6TWEJB9I",
+	"+hZeml1xyqpoPn1Y0WzPO9kJAmp2TjN79efD9sCeMryhmGW4NxCfhlyAXr/TG1z3e8Oe/f//ieLCaPbv",
+	"d1PwPLIZ5TnEsL0lOpZWYejXjGGxyPPyKzh54GVmdqPlQqXAM27XYrtxxDMIvJc2Hn7tjLhoOIijBbgR",
+	"6uAfX/ceD48R/C+HxohfuyDvpkNyCmo3GBlI7ynLmUEJSLOM2zdofqXknCkDkXFkF9E8+MoqsMVbLknJ",
+	"LrJMUBpLmTMKrJFnjckE9QSCOEI+HeY9OZibswzLxIX3EWQyuPfjArjyNffTlzgqopVbF7u+fZA6Bxlp",
+	"FtsxGdGqLCsnCMho0esds5/JSa9niay6XSWna57294gbNtMNKVHFEqhSdBU1BP/JyWAAYukMGY63zZE9",
+	"LbmZEm6098yAQru2KwVr+X1teEamixnFJEMmUtZdT5YpWUpTIsuz6+srt0lWY5kzryk1pJCEZ+phKkZv",
+	"Os5fczR+qFi9uo2G739fR8ACnXpx/8P6rB/Wubx7t0teYQBqyRXoA5B3UpUBFKNTsNdtMPs1WSpuDBMk",
+	"sSSRxCQBpErikUj6CaQp9JIzyLsFSY5ynYsJaSUrpu0L16/fXtj/NUlMqCBsNjcrAmKzqjbbsz0ZDLoj",
+	"8QQUeU30VC7yDNM5cX6YECE4IxYAyKzpYWZN4bihmsyn83NB85XhqcshMVM2Q437U2ciO8HORpWkhAP4",
+	"RokonsblxyiuKIg7iX0LOrjMlnUctsrFHWdLiM0ALd/ZFUKuYwJ/J3ZnXVrtsJL9+0ijhGtheoll+whM",
+	"u54o0kqKT8+4PTwj84yMVyQReA6YRAJpwj5ZhWtCx3ZSq0q+YLOxVTVBfQDDv7SNMF03pVZ38xG/GTyP",
+	"flk+EVJZq8AeMHU/OZOOa5JYeZaQVC4snlA/K56vFMyRT/W4vH63/UDgKXsc3OSonqxtHtDh1hTHYOOA",
+	"KGsM9M7rB3nuIN1qO3BzAW+sk7dlSTDamd+S0HSADFIB1O5RBpIl7ZNoAKEwX8O8+ca81aYUI68S27fO",
+	"iiSHwmdY3bt1jhsQZEd/5POOnCP9deYSQotFmplit0yppgxo1CHxVwvSmWMzLcBTuzFtEHIZZC6SO65d",
+	"WcCGrQiEQaoYEzeKwbq5bChESN5dPr1+9unZxeVvz66TM/KRzQ2aVkCRY2mmiNPIpTXpd7uDXg9F6w4A",
+	"vjTzhQuPQWupQQ4bFEulypAX2rPxbMGyG64NT5F8h8CHhwvBTbIu6H3GSy31UeZSaDJmqbTm6ZymKIeD",
+	"NMUfTiC/0n/sN+yrnXJ97D9Xt44aMpPakONBkJ+2HdUx+Ke0LwIYCRypyLDW4PUmdv428oudOFDYeKVg",
+	"3vVOwWXEwnKuBtKtL5XMpUslxVcgqd2tv98L1h8XMpmCfwqmHIlWMopOR1ECfBx++dObVy/9YK3kNGlv",
+	"27l10biBPwJSNImr51yb51x81AcqpPAO+cjY3OmgqEjU9JN17LzlSptGJTOnG34Q7BP8sPPE54rd7fFg",
+	"bWsQIje/G8RNumnDXjA0AQ/QOtKFUkyYm5o4C2yP28Z8+ivALyk8uwZoiVXViyoVrEqwi67UImzhU8Gs",
+	"dtVbgAo9LOu/GrkbYDvBA8JrpMH0o53WXO2YKwcQhwUQOGS4FbEvNzCyEQdezZk4v7p86uJqjSzdPUOO",
+	"u70iALdODlzcymBvyynknAk6540EMadmqhveqq3YDxHjLP69pgUV1R1h5clpr070l9ZCJHOm4AwhzR9V",
+	"6H4vHpzGp7243+t9aDq2im5V4ck14bVb1YPEjt83CL19uOA6Vw8VaLStqQaLVd7e8pTT3GWnKNLSU6kM",
+	"+chWOkYLhWqSGPbJHEHhW9IG3ZcbPRIg7jWETFqQeoVvQWoi5hrrthd4Z6inw2+UJFZ136C0j0Rda3eh",
+	"GTS2pyheAErUwv3UZzXFxttX+DBW5qFq3oV5E6994lSFMnpGEiYmdMJm3mQRjAPzL58hwoozMRJo47S4",
+	"E5rsk4G4ip0W1Dko+GMWRE2MRMPB2QeutLEd2qkud3ckqNOZkKlQzAeL0RxN/pD48wMdAAa1mkOXbDFu",
+	"RiK0buwrOKW3b1rJPDlKLNaBfcztP1P7z539B4xsnSXdbrddMWstqJk3jFBch77EZv+gqyq5Wqh0SsHJ",
+	"XirR6BNUdvVOvZnZ/YqG/V73NHZsLl1Fw+ji7WvQ2VQeDSOr+evh0VEw0VE6ZelHuQAOICTQ5f1try91",
+	"1vaH/W2lgv5eu2VZEt1p72yvWippjiS4zUl7SKir8EHHSSpnM9rRzOorhmWQFGExCp/RkJ4/ElNuPE6C",
+	"y8251IuMNUuVMRTfFsmVkKIob0mySPbUVssErZ2PiuZ1Az080kgjweKBd7TPSPogFoBntIe9NW8wSBba",
+	"yBkpcSaEGcnMkn7hHQqoKHK4pvcYdcsQe1ikIUz++0Ajt0gELBgOHhTyfc46tIj3eLik9G9ITIv7eQ7C",
+	"DYIKp9KV0OilBWbUoNJs6FGAdjxZ8sxMnbwdr4jMM6a8SNZnyPWFJFPGJ1NDkjXrHyzolR4J8C9spchQ",
+	"fVxXk+pbu9GWf6SJO7i4YtWvCyVX6wPJ2osc8x0T7yxIHumRSOAF5zVFox9WUGW3Xgw0OKK9NRuvbfyH",
+	"ZuMxFCMNK7x884qcDPo/klRmzLeMuHj7OulGe7lCrnwYqj52j8wX45ynkNcGuZx0BWH2ItyN1oNux6RP",
+	"IJplGX0REJdLwVRMNJ8IcGW145EYlPmMreAZ4P9jJZfaeSgJE4YphlOVla/+Zed1KP348WBd0bW7aZ/o",
+	"3FEFOoYVj1ewpMgtGwqirnxc7gP0CKC54chVDzAovarVwASv/E+QOwviKrDFjntkxsXCMB0DJWmDRiVW",
+	"2TszyT0Cb0DRq48Nba7I7TXp/TP66RJfPcaa9eBTPaqkWNpoTF17yAenhYKpNy5JsGWxpArk23jma5ja",
+	"71sV8MHpOqigu/rE6AqwT7k2XHhvpVQauRMlU5+Q6WA+9SCTll7MZiwj0rnYiZAZ0+DzPWi3a2pZAWMc",
+	"4Eqxy01WoMfEIo57YEDWBca3b7RD9jq08HIzUJWjOQwkR+CNIgdUOtXAhZLLN6+GL8Hi8n5Y92zgiY1J",
+	"MopGUYJGVZD6tK7ZsTuesg2G/LZOE8B9rNzzKd1WeKCDDYdonG5Pd7vXUAuPjDPtcFFenfFlRF6n5kaz",
+	"/LY5/op5gjd00uAUejeVOfOphERzkbJChbATfy2uO69NsfbydOMCB4qTqMLahHPVdgmhTwTWFTUFdDL/",
+	"fJFr5BwFZwS027Fi9KNFKGDIYGloutKBE8WPTXXaEIHElg0XHmUPcT16xWCPBIjCab7d5MPH3C43b6Gh",
+	"5jlHj+49eMheXLvckIYchdw7tbeNUHq/IQNhN/8qvL+N/MuN4SfftC8vnQ3lz91TQVQIFv+X493gnBQZ",
+	"FxPvn2SfeOGrDLAe+1DcMDHhAhBdppzmN4KZpVQf7YHR2ZzyiajQhT0AauzoeqUNm4WkklMxWfhGMfWg",
+	"WgxpU9xuUYXkUm7s/2DEtBGVfbLeYdxcLkTKblRjV6MrpqygsDaJI0CMF6JyN6UZ2OyFg8oq00Kish7D",
+	"TxlL+QxbfJSdWeTCmgiNvKjQqnGdDboAqPDQy4y08JmieqmQyM1ivsERH6p7+xCyffZmztQNItIWJXHO",
+	"FO5VTMxS+n3QZ6RXSJ4y9Lq+NWvbAQ/fZAtFmyOvLxgVzvvnH7Ka0TKUEQcLhG062VvB/75gpUbmtWKo",
+	"Nq4rX5ljynvtsd2V9fn+goinDVXGh9RdKe5eI29W5NyMVY2uftRxhVDWzqPA10b2hIT5DTVAT/p7K4Bl",
+	"a4D7CL8azziQsrNGVgMJp4v0IzNDQgWUrj9yx20P++31E9JKfHeowfF1/8RlhCbtGIrKV5XfXfB3JKDw",
+	"vfwpadf8xVH5TpMGdjiLqNPpV1DcQeRyKAVkASJvIYStaL8dtb61qlJH4n8dhSVoAHCIzhkkR9c6nXXA",
+	"/tvqAl8nN2FHyLlmG8v/G40Sl2i9fYv+hyn5SkBZSDUd++DXeJNL+rwoVLY6R1kErEnr8uruBFdx90Mb",
+	"9ALQoViGGokVzDnf06lczxKvg/Hf1cwMTTIl53PmYo7gVavOao3BRa83+CEhNAcFSck52sMoqsEU3Qu2",
+	"sLDkK7Kzw9Lnun3Jigikc/ZBDps5c2am/xLsV4xZWoGvmFkoUfFVB4DNSz/lVoe7e+xLNal+P7RvyiJ3",
+	"hFACECzd43QNV9fOv4qUwRHEIW1WIN5C/d+aPXom8y/HFr+holTsyb6Kkm9+aKTCRn2HZXSdF1H2oqqo",
+	"nuVNWonHo4RwAfiVtdezWjZx8vNNzPuMUIgscV0N15VsvxapHPROHu+MOhbcf7/AWcHQIT/EOXzWcmD6",
+	"fuG66hkTmDCyFNANc84UlxlPCetYIIhic6mwsU5dxnwFcP114Ir+ACBJSKroMof0Qx00mZ4ymuVMax8A",
+	"0d2dUuyVYFZMnRxZWdXc1aIir4Kz6mPD2oMllp2yXu8AqFNKKKzpE5OcwRelxNooq/aAa7OYeYlNMsDl",
+	"6xticE0GZ9gOCCJ8VBCqJlIMOCTjTLvkApKaZ4wKyGH1w3fJ+UgUkglim0BnfuCe3d0+yDEcfLwwvr8w",
+	"u71lqXHlySEkaDGEixw8bsyULCTbnkFlL+MqtLHGmpDutzCnoI3ot+BOLtFjG2/6Pirhvchhj5dCzWob",
+	"ZFCktBW3z4lgyyBWuhmj2x6lFZvJO6YrKlbs2qlzDbWJcECtk8Ggbb/PWYCsEIPFbBQd3wdz98LXpviz",
+	"P6bhjrosjGosFDerN3Zc51GATujni6Z7Bc5F0CEhY5DCR4uKpoVmiqD2hWl95U/2DfdL17cRBm0U264X",
+	"sE2NmWN5pc8cTaUwFGsWXdpYWUJlicFQLhjYzNVEsAk308UY8sAKMDqu6qP8Zr3az+1sBxORi54j/gWs",
+	"h0+O6Jwf3fUTwkQGBSGa3Mo8l0tElrDO665v9ywmWo4E+wTh04nrCuESzJdSfYQWkli1VHl7STXJpdQM",
+	"I1l294FjKp5aedHC5HR7zPFIJD7rF5MpsMOjxrZy1OscRSPrwaDdHQnI41SrhiUR9smqKtUeO65GPzl3",
+	"jR3A+TAk2D4fKzTT86vLmz9f/BXLNZPuSJxX+1xwTSA1zxpndpeHhJIxzQIxWDZ5sohTtt7uY9NyLMh7",
+	"XZZnc4au5z1Ko89I0asZXvnTm1cvu+QirDOVtyNx0gP5BC05XLda2KCkgAbYclGwkEDVawLptUGVegu5",
+	"eQf3oqgQbQP/cKVwRJYFpha9qAlUsKUsJhSSuEiGhK5mEGQbgk0IkASnNBLVPkpB8/KyeA26KtFa2yUI",
+	"3JWPn7rwviCusdJIYCMLq6lwaMNTdljCBJSk3n8qKXa8jdQzhbLGgHRwPp+hWustgQnLp73jQuphaXCl",
+	"dYS2WIYMSDNW9pDA2zc8GfsrSKjRQ0IFylv7ErSAr+4S+0RTk69Izj8ySPUtWoC6NNecp8xZRp4x/Xb1",
+	"vHPc7XXs7GsMablcdidi0ZVqcuTe1Ud0Ms/tK92pmUHJpy/wKznA+dVlFEd3TGmnA3d73V4lhT6yAxxH",
+	"QeI8oKov6PsSR462jzKZ6uo3bpDuis5Aa5gw03SVh0I5yHWR91/k/JOXwBGEtLTaLcNtUlxm0TD6jRn3",
+	"SlRrkz7o9bZ0JvAABdnERTHBQ+zR/tX/9WqIDdX/axtj5z8Z/LRp+GIvjuqNlb7E0Snuzfb3qu3BQ3Ee",
+	"Dd9/iIOWIddedoRgx5GhE0jhAk/Bhy/Y12ZDoiTeTvLbxTU0A9Fl1oa/R2gXIjxjNNuOCeuzuqY55e0F",
+	"Tgi1krAx/ZDUESeJSfEE6ltJOx4J4bp71VscVR/d1cGnevcSYIM75odoQ9XcgewrmjCdNm3uA7Rr3wDp",
+	"vfu2H4i+j7THjnVEDvgbMPuj38v7OL5s5HLQPQ/z4OUttikqs6HqYdSgB/zKXWeFd6gQI0liZDISIK40",
+	"v2OkBQ+5OGlZeWz4jJHPUli56BKToBJFMZq7LFprVVsx64WPVCOBmThdcs2ZrifjuDSc8cpn4eqUQWKF",
+	"K0KvUORzrg00yY+qVxy9/7e4LKX5ui93oN2g/CcmiYu8uRxk+JQUN3i5gGZwdU7bmo2wwfFIUDxHjH4h",
+	"CYFioZ2LCp7TpOVCEJUMNR0XLqqYdLtdq5CXwDhkXNTC+3MGWAewovoPP3VydsdyVx7h1mBtgjCzBkp5",
+	"fGqN/VAk/cckqSTXwBeV7BoYzOfX2J8d5AlATpKUm1XSLihIpCzMvMCG9dZMArtqys2Za1dud7BELuzR",
+	"i2QmXV5G/YBQ58QiJxdQwoQHf6QjsYRHir22VhTW3kPdlmsKwg2rR6BdylHTHTiulfdm/NyVygVpUQ2I",
+	"ueFKqYbLmHrf9AKph7w2qtfvHPe/0bVRh916BOT3j7jwqJHhoPnnSCuxlvxHKwjO0EBxlQ/bgbgZr5pv",
+	"TiuyFH2eHX7+0Ajapiu2No+OuY/l6P7ztlmaSKCULHBNV7THc/5yt30ehec+HGRabGx69r5IJu0PekWy",
+	"aHQ0Vzz1HRTcAz89Dn4HAIpAnmsBAIbf8OgolynNLbMfPu497lX1kh//aI/iZ8t10LNv6ennktbxSyN/",
+	"LokKv7Jv/Nz3Vf3/oLmwUQEWaGIvAvt3EJGsNgHo+5r/fqUMvx9W3Z/2sMp+UFS+D/Y3zIoc3MYbu1wB",
+	"l2cBpcOGK18HDBZar7/b0qo0MoWXTna/VHRWBgNhsI89V7+36DtYkIXS/cbrShpvsvSd4kptG3XHHer2",
+	"kQrqfxr17k4h3nUyRIXr4CKTuFAExivQBUaCkFTmOUvB3ypkhiVpjbUo0IuIKS0hS1MzzGlVdhyWgQ8O",
+	"H5vRFY5r9Tpo9Qstfu2Pj7y6x8vMk36vKAlAk8+OCnDf5gs97Y5Ep1RD7dqPe0U7nrhSP3BgpZMFsnhq",
+	"zLhvl12pfTpzyiNCj8Bg8Yw7hfvVJMUIp2+KZ0FxTW7MtOIzCCs9Yh9crhVwtJrrNeyg1ZKNduz7EiDO",
+	"+ONQq0LDRpc45H13R+Klu1gYPO5c+5pLuJQoWBkG6fFReeu6z0ErpVyKCVPo8jR0nKM7eSSSty+fv/rt",
+	"t4unyZAICbf9LuZwhwMDCUSmMscOAbN2lzxBbRlQDf1rztHimdVI1LBYP0LsYdo7/5Nfn7998+zm8uX1",
+	"xeu/nD/3aZVrbriiNmnN2tsltqt3aT6UtK3U+L3vxb24H9t/B/Bv/b/j4q9+8O0g7scnH8rauvdBTZRV",
+	"rNmt/BSk7g+jpxfD35iaUbEqqwCg6uWjkXNfjjCMjmilKUEk2FJ3V6mcjbmgRirXyKBSFNQfWP2gnP7J",
+	"VMkZq8z+9s3wreCWTdk9hVa9BQwzOeY5C0CoQlCf7cdTew5liurx/nJzrQ5ug0fTc27XrukfKy+/k9R7",
+	"N4WbtKQoJR4Rcnmw1NNlBchGZ5N7pn6B20aXEtnlUcIG8OhSin1xX0b1dCypyoieyqW2PKz15NXL69fn",
+	"T667s8yKKIgoPW4PQQYEsrjmeSiFbGHdez9EU5VBKVUtv3ZuIoyS+rRMSLukK7tAfy94+6yEwsJwt7nY",
+	"4KwqPYu/z1xjOfslK2pU/LiVYoJkGI5BjoqJa7Ui8G6Qf+1E5LxSlONABda9XzFOsNYik9sNPWNUoGfJ",
+	"Nc3xcg0dKEaW2sSUm7hWXjISFWgDv1Y5D/ZxuWOKwjV6/uj8KkARwkHs6yNRFLPY98AdOcRzDm523+7I",
+	"cVFpi7kz7NM9EpieG4a8wTxntya43HAGcparEht4nnuFSxSH1naB3JFwDea4Jj1MZzJe0AsHDHRhhHQl",
+	"37bUKhlr+NHukl9weXQkmlYXBxQTbLN2978DgShW0+bAcZpSd7gjUXFJkWc0v2OaKMsMCV3SFaLAZ6bk",
+	"BtHui06+VrLvtrfLq9H3ffhaPqDGUCl3Oel3T8rqtP6gUiJy0us1VIkNuo9/WK8M+fE4lKRo+7tijv5J",
+	"7wCDtFZdtEGuOnHq+b4rnPqPLbpZKj9jNIMEyGDrSvkMTIYWF5cdJqhNUbmyUVa/Eowwq8GByMPKqMrh",
+	"xc65jD/pIlHBa+iOG/Xa3k4bCWcreWOWa0OYuGO5nDPSCvJ44Cbsfq/Xi4lzzcGnNtpr/pLLn6dyoZzg",
+	"wNtWfVxoPdjkDLQkA8Hg3/AFXmBauU6eO2q9zva5jbXQGUAH8PpLvuqSc+CNzrDP6Crnk6npaHoH+VHA",
+	"XyGpZHBsrafBCRwBZxpX6buc22Hhcli3YLowi5lAFc6dWkxc8pMJAhAydS1gGASz3BaUrNyO6/n2LneE",
+	"Fb925FCTcHkx+GPRMo8E+sUeAhoHaSj3DbQhbmqokNFVgmapQ5j20B829xrhKiZhgd7mkwRPgiTH8Q8/",
+	"9LB0tDoZlPQl9Qng23KK5Cxo7WkXCloLPOTMdDtNkLLjlFu4sywgMpe4ZN+rnFVxUHoxQytdwxCPDlCD",
+	"SmXaKeWtZFLIVasFnHuLH4AZCXAVcCB23AvcQx3m11kzotirZIPsLkvn/mnFd3MslX9myIeR7VWjQBld",
+	"bYhqBFcoN4Ud8EUfdLB0aY1k+NJdnLxH6OUXx4jDVp5NsARdUhtgAbYbzegnF2XGjzuCzt8+XuEqbFbV",
+	"W4GurblSu0u7iGpU1Kbjn7rHvvS3LLkdVIpNh/0fe+t60uN+qCedBmrSD33wfYTT9NbnOK7O0TBDL5wg",
+	"GL937whLIOD/WEY8YMXViAcAeP/oylfN8w0iK4ita7EVd0N7DXcK7lwoD2i5cEEuFkrO2dEvTOVckNbb",
+	"6yf/p9/eA8mOG5HsenBc3h4UoMKP66jw02nFvVXiwvEaqvV7Tch23es1ztXfgXb9QPv/Bmh3vBEdKtqc",
+	"wxB3nj8PvgVmPgAogwJ7vzssg+iriGcQUs9gjXROvhxwv1mt8H5HfNKZDdUgzj+pQViu7PtbhX8p/JKB",
+	"e6kSrSptxDmElBYqBr4Gmf0CctC2WIs+a3x7xqDPefNPx4Xvj8DlhxbjdyXr8cKxqemM+RQ/LgXcojin",
+	"E2sTQd0HHedsUy7fOw/voXqkr6zFpJd7ZbK4yrT7prIUJeFFr7B6qd1mZe+VBcAXimnSKi6F6mPnEQBQ",
+	"SNEJn3EXRpGkl7Q3AR3UlO9H9liFtg5hwjOwjaACClqoqQwvjzg8LQeSJP0uheX0/7YZOV99D2HvfvcQ",
+	"4rc7rx4sCuBd4V5v092DIciH6xWevfzxIBVg/a1vmMTTL6Rl/+C7FfeRk34xXyEa95F0TRfNfk8xZ7em",
+	"WHsgsQp2D73ppW4QUGXBsA5bzKCu3zKKz+CS41wumeqkVLPsjFCSM5pZgZM41MJiTl/HlMSEjkTxzHK5",
+	"7MIdeivXzXPur2YwinK4dC+Dy4Rn8s4O/1bwVGaM5HTMck2wPwnhwsiRmC/Eyv6Il0zAjasG7nRghFZb",
+	"K1ARdFeIfaCSpkpqTWieQ1UXhMEcXSZk4EoXKUk88SZdEjZ8wAhl0aBhylSjqIUGFO+KbChX3fGLzLbd",
+	"R9xYjFhneZ6LhSVjF8GFBuNcTmqdT4ZRv9eF/44ej8Sg1+sPs/Hj4bAfhSzpUGose2x8qdbAF3eeVVh7",
+	"/3vdMLuTs2/ZnV3s3vH1B+L3D33XrGDL8r7ZSgHOc5luaExYe++RJm9fP+9uTcauaxRf7s15+8e7X7qi",
+	"q1zS7FrK51SBthGd9E/3mazh4ucDDZugRc934/TnWdaYaBlw+gbz5Oh3V9WEl/Kun/vroI9BWdCeAZ90",
+	"7nIwzyEc5W7+EJqCAbJex4e3GYf876vUPH/LcUW78vcUF9cT700+/q7l7Vc0W14/8deG/5tnNOGO7MKr",
+	"2Fu4NVk3lcvtR70dsPIO8n//jbZ7tXubv2eh3YMW2H2AWup0uiG3zd3iePX2ep2FXNn3NmpQzSfgH+El",
+	"VmGznejLvwpi/ouIwHJbvxspIQiB+651dX795Fl7I1EtGtM23LUp4LpyF25jYsEZSUqdLSEoHqVwGfGF",
+	"BYDPABFCgsdIJIF2+TPaRVU98ueEpDmjShd5Hd3COUZSKrB4zoHhWgc1GRm4A/+hkf/QyL40sllfxH4r",
+	"n13jj79ZZclSSfdvvhfIjBnFi84gitFs9bny4cgVIfi+GWWdfrVf1Hu4fNJd/rhBvnGhDRWpy02C0pSw",
+	"v1BLs/y2Y419lp2RZEY/MqIWIsErJYFKwcMFXlvssIL1d27xW0Sqtf2hRQxcrYU3baNgLDZs3Xd7Ppko",
+	"NoEEoozyfFXWkFcjDMFoGEpocqMHCw2ex0adjV53fy/nXEkjU5mTFnbXV0UCWiV19vzqso35UTgQwWWz",
+	"2dg1f4KKkqLBEzdkLrXRWO9kJLTn0YwoCRf3CMYy184D7QWFh8YyIhfGZ+eMhJ6ztFM2mYILQUFLcZUr",
+	"UmD1D9dkSkXWmVOlXa6RnjOWtc9c3k+lM9NIYJavYRqytybUYk4VW9xVZ7iNT4rpGjYTuwmhXwmxHeZH",
+	"pisVxo5qLYXKoV953qyjLx++/L8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

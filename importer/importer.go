@@ -72,16 +72,11 @@ func (w *Writer) Begin(ctx context.Context, userID int64, site repository.Import
 	if w.dryRun {
 		return ws, nil
 	}
-	im, err := w.repo.BeginImport(ctx)
-	if err != nil {
-		return nil, err
+	im, created, err := w.repo.BeginWebsiteImport(ctx, userID, site)
+	if errors.Is(err, repository.ErrConflict) {
+		return nil, ErrExists
 	}
-	created, err := im.CreateWebsite(ctx, userID, site)
 	if err != nil {
-		_ = im.Rollback()
-		if errors.Is(err, repository.ErrConflict) {
-			return nil, ErrExists
-		}
 		return nil, err
 	}
 	ws.im, ws.id = im, created.ID
@@ -100,7 +95,7 @@ func (ws *Website) startWriter(ctx context.Context) {
 		var failed error
 		for b := range batches {
 			if failed == nil {
-				failed = im.AddStats(ctx, b)
+				failed = im.Add(ctx, b)
 			}
 			free <- b[:0]
 		}
@@ -177,7 +172,7 @@ func (ws *Website) Commit(ctx context.Context) error {
 		days = append(days, d)
 	}
 	if ws.im != nil {
-		if err := ws.im.MarkImportedDays(ctx, ws.id, days, ws.w.source); err != nil {
+		if err := ws.im.MarkNewWebsiteDays(ctx, days, ws.w.source); err != nil {
 			return err
 		}
 		if err := ws.im.Commit(); err != nil {

@@ -115,10 +115,21 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 		return http.StatusBadRequest, "The body could not be read."
 	}
 	body := (*buf)[:n]
-	var req eventRequest
-	if err := decodeEvent(body, &req); err != nil {
-		return http.StatusBadRequest, "The body is not valid JSON."
+	var one [1]eventRequest
+	hits, err := c.decodeHits(r, ip, body, one[:0]) // this service's body or Plausible's (plausible.go)
+	if err != nil {
+		return http.StatusBadRequest, err.Error()
 	}
+	for i := range hits {
+		if status, message := c.record(r, ip, &hits[i]); status != http.StatusAccepted {
+			return status, message
+		}
+	}
+	return http.StatusAccepted, ""
+}
+
+// record counts one hit from the client address ip and says how to answer it.
+func (c *Collector) record(r *http.Request, ip netip.Addr, req *eventRequest) (int, string) {
 	page, err := url.Parse(req.Page)
 	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
 		return http.StatusBadRequest, "page must be an absolute http(s) URL."

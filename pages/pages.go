@@ -148,6 +148,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/edit", p.editPage, p.editWebsite)
 	page("/websites/{id}/delete", p.deletePage, p.deleteWebsite)
 	page("/websites/{id}/favorite", nil, p.favorite)
+	page("/websites/{id}/import", nil, p.importPlausible)
 	page("/account", p.accountPage, nil)
 	page("/account/email", nil, p.changeEmail)
 	page("/account/password", nil, p.changePassword)

@@ -84,23 +84,16 @@ type Added struct {
 // commits before the lock is granted, and the website's counts are dropped; one that comes later
 // waits for this write and then deletes its rows too. Either way no row outlives its website.
 func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts []StatCount, maxValues int) (Added, error) {
-	if maxValues <= 0 {
-		maxValues = DefaultMaxValuesPerDay
-	}
 	return addStats(ctx, r.db, batchID, counts, maxValues)
 }
 
-// uncapped is the limit of values a day that history written by the importers runs under: the
-// value cap protects collection from clients that make up values, not years of numbers that
-// another product already counted. It stays far from integer's end (its type in the statement), which adds
-// it to counts of values.
-const uncapped = 1 << 30
-
-// addStats is the one statement that writes counters, for the flush (AddStatsCapped) and the
-// importers (Import.AddStats), on the database or inside a transaction.
+// addStats is AddStatsCapped on q: the database, or an importer's transaction.
 func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, counts []StatCount, maxValues int) (Added, error) {
 	if len(counts) == 0 {
 		return Added{Applied: true}, nil
+	}
+	if maxValues <= 0 {
+		maxValues = DefaultMaxValuesPerDay
 	}
 	ids := make([]int64, len(counts))
 	names := make([]string, len(counts))

@@ -35,5 +35,15 @@ fi
 AXE_JS=$PWD/.cache/npm/axe-core/axe.min.js
 export AXE_JS
 
+# Plausible's official tracker (npm), which the collector must serve unchanged (ingest's
+# TestPlausibleTrackerInBrowser drives it in chromium).
+PLAUSIBLE_TRACKER_VERSION=0.4.6
+if [ ! -f .cache/npm/@plausible-analytics/tracker/plausible.js ] || ! grep -q "\"version\": \"$PLAUSIBLE_TRACKER_VERSION\"" .cache/npm/@plausible-analytics/tracker/package.json; then
+  scripts/npm-fetch.sh "@plausible-analytics/tracker@$PLAUSIBLE_TRACKER_VERSION" \
+    sha512-nbu6xGgSP6jeYuoVklZBzucUnIpo75tVu3Kr+R0EDycVKaMC/jF5Q/YCaM/8gR4fPZ1IDcXt6FdBJFZ1uZwEPA== .cache/npm >/dev/null
+fi
+PLAUSIBLE_TRACKER_JS=$PWD/.cache/npm/@plausible-analytics/tracker/plausible.js
+export PLAUSIBLE_TRACKER_JS
+
 if [ $# -eq 0 ]; then set -- go test -race -count=1 ./...; fi
 "$@"

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"time"
 
 	"github.com/analytics-service/analytics/importer"
 	"github.com/analytics-service/analytics/importer/phpanalytics"
+	"github.com/analytics-service/analytics/importer/plausible"
 	"github.com/analytics-service/analytics/repository"
 )
 
@@ -17,10 +21,108 @@ func importCommand(ctx context.Context, cfg config, args []string, stdout io.Wri
 		return fmt.Errorf("import needs a source\n%s", usage)
 	}
 	switch args[1] {
+	case "plausible":
+		return importPlausible(ctx, cfg, args[2:], stdout)
 	case "phpanalytics":
 		return importPHPAnalytics(ctx, cfg, args[2:], stdout, importer.TerminalProgress())
 	}
-	return fmt.Errorf("unknown import source %q\n%s", args[1], usage)
+	return fmt.Errorf("unknown command %q: the sources are plausible and phpanalytics\n%s", "import "+args[1], usage)
+}
+
+// importPlausible runs `analytics import plausible --website DOMAIN FILE.zip`.
+func importPlausible(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("import plausible", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	domain := fs.String("website", "", "the domain of the website to import into")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("import plausible: %w\n%s", err, usage)
+	}
+	if *domain == "" || fs.NArg() != 1 {
+		return fmt.Errorf("import plausible: give --website DOMAIN and one FILE.zip\n%s", usage)
+	}
+	name := fs.Arg(0)
+	file, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("import plausible: %w", err)
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return fmt.Errorf("import plausible: %w", err)
+	}
+	db, repo, err := openRepo(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	site, err := repo.WebsiteByDomain(ctx, *domain)
+	if errors.Is(err, repository.ErrNotFound) {
+		return fmt.Errorf("import plausible: no website has the domain %q", *domain)
+	}
+	if err != nil {
+		return fmt.Errorf("import plausible: %w", err)
+	}
+	opts := plausible.Options{}
+	if isTerminal(os.Stderr) {
+		opts.Progress = func(p plausible.Progress) { printProgress(os.Stderr, p) }
+	}
+	sum, err := plausible.Import(ctx, repo, plausible.Website{ID: site.ID, Domain: site.Domain}, file, info.Size(), opts)
+	if opts.Progress != nil {
+		fmt.Fprintln(os.Stderr)
+	}
+	if err != nil {
+		return fmt.Errorf("import plausible: %s: %w; nothing was imported", name, err)
+	}
+	printSummary(stdout, site.Domain, sum)
+	return nil
+}
+
+// isTerminal tells whether f is a terminal, where a progress line rewritten in place reads well.
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+func printProgress(w io.Writer, p plausible.Progress) {
+	rate := 0.0
+	if s := p.Elapsed.Seconds(); s > 0 {
+		rate = float64(p.Rows) / s
+	}
+	fmt.Fprintf(w, "\r%s %s: %d rows, %.0f rows/s\033[K", p.Phase, p.File, p.Rows, rate)
+}
+
+// printSummary writes what the import did, and what it left out.
+func printSummary(w io.Writer, domain string, s plausible.Summary) {
+	fmt.Fprintf(w, "imported into %s: %d files, %d rows, %d days", domain, s.Files, s.Rows, s.Days)
+	if s.Days > 0 {
+		fmt.Fprintf(w, " (%s to %s)", s.First.Format(time.DateOnly), s.Last.Format(time.DateOnly))
+	}
+	fmt.Fprintf(w, ", %d counters: %d visitors, %d visits, %d pageviews\n", s.Counters, s.Visitors, s.Visits, s.Pageviews)
+	if len(s.Refused) > 0 {
+		var imported, collected []time.Time
+		for _, h := range s.Refused {
+			if h.Source != "" {
+				imported = append(imported, h.Day)
+			} else {
+				collected = append(collected, h.Day)
+			}
+		}
+		if len(imported) > 0 {
+			fmt.Fprintf(w, "skipped %d days imported before: %s\n", len(imported), plausible.DayRanges(imported))
+		}
+		if len(collected) > 0 {
+			fmt.Fprintf(w, "refused %d days that hold collected data: %s\n", len(collected), plausible.DayRanges(collected))
+		}
+	}
+	for _, line := range s.Transformed {
+		fmt.Fprintln(w, "changed:", line)
+	}
+	for _, line := range s.LeftOut {
+		fmt.Fprintln(w, "left out:", line)
+	}
+	for _, name := range s.OtherFiles {
+		fmt.Fprintln(w, "left out: file", name, "(not a Plausible table)")
+	}
 }
 
 // importPHPAnalytics runs `analytics import phpanalytics`; progress may be nil.

@@ -1,64 +1,79 @@
 package main
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/analytics-service/analytics/importer/phpanalytics/phpatest"
+	"github.com/analytics-service/analytics/importer/plausible/plausibletest"
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 )
 
-// TestImportCommand: the command's flags and its errors, which main turns into exit status 1.
-// The import itself is tested in importer/phpanalytics.
-func TestImportCommand(t *testing.T) {
-	_, url := repotest.New(t)
+// TestImportPlausibleCommand: the command imports an export and prints its summary; run again
+// it adds nothing and says so; a bad file is an error (exit status 1) naming the problem.
+func TestImportPlausibleCommand(t *testing.T) {
+	db, url := repotest.New(t)
 	t.Setenv("DATABASE_URL", url)
-	dsn, pa := phpatest.New(t)
-	if _, err := pa.Exec(`INSERT INTO users (id, name, email) VALUES (1, 'O', 'owner@example.com')`); err != nil {
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	user, err := repo.CreateUser(ctx, "owner@example.com")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pa.Exec(`INSERT INTO websites (id, user_id, domain) VALUES (1, 1, 'example.com')`); err != nil {
+	if _, err := repo.CreateWebsite(ctx, user.ID, repository.NewWebsite{Domain: "site.test"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pa.Exec(`INSERT INTO stats (website_id, name, value, count, date) VALUES (1, 'pageviews', '2024-05-06', 7, '2024-05-06')`); err != nil {
+	dir := t.TempDir()
+	export := plausibletest.Sample(time.Date(2024, 1, 30, 0, 0, 0, 0, time.UTC), 3)
+	file := filepath.Join(dir, "site_test_20240201.zip")
+	if err := os.WriteFile(file, export.Zip(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := runCmd(t, "import", "plausible", "--website", "site.test", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"imported into site.test: 10 files, ",
+		" 3 days (2024-01-30 to 2024-02-01), ",
+		"303 visitors, 363 visits, 909 pageviews\n",
+		`left out: visits of device "Laptop" (a screen size, not a device type): 90`,
+		"changed: event names cut to 64 characters: 3",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, err = runCmd(t, "import", "plausible", "--website", "site.test", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, " 0 days, 0 counters") || !strings.Contains(out, "skipped 3 days imported before: 2024-01-30..2024-02-01\n") {
+		t.Errorf("second run:\n%s", out)
+	}
+
+	bad := filepath.Join(dir, "bad.zip")
+	if err := os.WriteFile(bad, []byte("not a zip"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"import"}, "import needs a source"},
-		{[]string{"import", "matomo"}, `unknown import source "matomo"`},
-		{[]string{"import", "phpanalytics"}, "import phpanalytics needs --dsn"},
-		{[]string{"import", "phpanalytics", "--dsn", dsn, "extra"}, "unexpected"},
-		{[]string{"import", "phpanalytics", "--dsn", dsn, "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"import", "phpanalytics", "--dsn", "u:p@tcp(127.0.0.1:1)/pa?timeout=2s"}, "cannot connect to the phpAnalytics database"},
+		{[]string{"import", "plausible", "--website", "site.test", bad}, "bad.zip: the file is not a readable zip archive"},
+		{[]string{"import", "plausible", "--website", "other.test", file}, `no website has the domain "other.test"`},
+		{[]string{"import", "plausible", "--website", "site.test", filepath.Join(dir, "missing.zip")}, "no such file"},
+		{[]string{"import", "plausible", file}, "give --website DOMAIN and one FILE.zip"},
+		{[]string{"import", "elsewhere"}, "unknown command"},
 	} {
-		if out, err := runCmd(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: error %v, want one saying %q\n%s", c.args, err, c.want, out)
+		if _, err := runCmd(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one saying %q", c.args, err, c.want)
 		}
-	}
-	out, err := runCmd(t, "import", "phpanalytics", "--dsn", dsn, "--dry-run")
-	if err != nil || !strings.Contains(out, "summary: would import (dry run, nothing written) 1 websites, 1 rows, 1 days") {
-		t.Fatalf("dry run: %v\n%s", err, out)
-	}
-	// A dry run without DATABASE_URL reads all the same; it cannot tell what exists here.
-	t.Setenv("DATABASE_URL", "")
-	out, err = runCmd(t, "import", "phpanalytics", "--dsn", dsn, "--dry-run")
-	if err != nil || !strings.Contains(out, "example.com: would be imported for owner@example.com") {
-		t.Fatalf("dry run without DATABASE_URL: %v\n%s", err, out)
-	}
-	if _, err := runCmd(t, "import", "phpanalytics", "--dsn", dsn); err == nil || !strings.Contains(err.Error(), "DATABASE_URL is not set") {
-		t.Fatalf("an import without DATABASE_URL: %v", err)
-	}
-	t.Setenv("DATABASE_URL", url)
-	out, err = runCmd(t, "import", "phpanalytics", "--dsn", dsn)
-	if err != nil || !strings.Contains(out, "example.com: imported for owner@example.com") ||
-		!strings.Contains(out, "summary: imported 1 websites, 1 rows, 1 days; 0 skipped, 0 failed") {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
-	// Not a terminal: no progress line, only the lines and the summary.
-	if strings.Contains(out, "\r") {
-		t.Errorf("a progress line went to a pipe:\n%q", out)
 	}
 }

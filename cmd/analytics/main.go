@@ -51,6 +51,9 @@ const usage = `usage:
                                        send now the e-mail reports of the last complete period
                                        before DATE (default today) not sent yet; one line per
                                        message; --dry-run prints their text instead
+  analytics import plausible --website DOMAIN FILE.zip
+                                       add a Plausible CSV export to the website's history;
+                                       days that hold data already are left out and listed
   analytics import phpanalytics --dsn 'user:pass@tcp(host:3306)/db' [--user EMAIL]
                                        [--app-key KEY] [--dry-run]
                                        import a phpAnalytics database's websites and stats

@@ -343,20 +343,28 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
-// Hit One pageview, or one event when `event` is present. Member names match whatever their
-// case, unknown members are ignored, and a member that is `null` counts as absent.
+// Hit One pageview, or one event when `event` is present: this service's body (`page`
+// required) or Plausible's (`PlausibleHit`, told by `n` or `name` where `page` is absent).
+// Member names match whatever their case, unknown members are ignored, and a member that
+// is `null` counts as absent.
 type Hit struct {
 	// Event The event; `null` is the same as none (a pageview).
 	Event *HitEvent `json:"event,omitempty"`
 
-	// Page The absolute http(s) URL of the page.
-	Page string `json:"page"`
+	// Page The absolute http(s) URL of the page; required in this service's body.
+	Page string `json:"page,omitempty"`
 
 	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
 	ScreenResolution *string `json:"screen_resolution,omitempty"`
+	union            json.RawMessage
+}
+
+// Hit0 defines model for Hit.0.
+type Hit0 struct {
+	Page string `json:"page"`
 }
 
 // HitEvent An event; recorded as the `event` statistic `name:value:unit`.
@@ -404,6 +412,68 @@ type OpenAPIDocument struct {
 
 // PageSize Items per page.
 type PageSize int
+
+// PlausibleHit Plausible's body, as its official tracker (short keys, sent as `text/plain`) and its
+// Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
+// `page` is absent. Each field has a short and a long key; when both are sent the short
+// one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
+// event (it only extends the visit it belongs to, and counts nothing); any other name is
+// an event of that name, with `$` as its value and unit. Member names match whatever
+// their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
+// and ignored.
+//
+// Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
+type PlausibleHit struct {
+	DollarSign *PlausibleRevenue `json:"$,omitempty"`
+
+	// D The website (long key `domain`): a domain or a comma-separated list of domains; the
+	// hit counts for each one tracked here, else for the host of `u`.
+	D      *string `json:"d,omitempty"`
+	Domain *string `json:"domain,omitempty"`
+
+	// N The event's name (long key `name`); colons become spaces.
+	N    *string `json:"n,omitempty"`
+	Name *string `json:"name,omitempty"`
+
+	// P Custom properties (long key `props`); accepted and ignored.
+	P interface{} `json:"p,omitempty"`
+
+	// Props Custom properties; accepted and ignored.
+	Props interface{} `json:"props,omitempty"`
+
+	// R The referrer URL (long key `referrer`); `null` or absent for none.
+	R        *string           `json:"r,omitempty"`
+	Referrer *string           `json:"referrer,omitempty"`
+	Revenue  *PlausibleRevenue `json:"revenue,omitempty"`
+
+	// U The absolute http(s) URL of the page (long key `url`); required.
+	U   *string `json:"u,omitempty"`
+	Url *string `json:"url,omitempty"`
+
+	// W The screen width, sent by older trackers; with no height `screen_resolution` stays
+	// empty.
+	W     *int `json:"w,omitempty"`
+	union json.RawMessage
+}
+
+// PlausibleHit0 defines model for PlausibleHit.0.
+type PlausibleHit0 struct {
+	N string `json:"n"`
+}
+
+// PlausibleHit1 defines model for PlausibleHit.1.
+type PlausibleHit1 struct {
+	Name string `json:"name"`
+}
+
+// PlausibleRevenue An event's revenue, recorded as its value and unit under the rules of `HitEvent`'s
+// `value` and `unit`.
+type PlausibleRevenue struct {
+	Amount *string `json:"amount,omitempty"`
+
+	// Currency An ISO 4217 code, e.g. `EUR`.
+	Currency *string `json:"currency,omitempty"`
+}
 
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 // 2 password (the owner, or a browser that entered the website's password).
@@ -809,6 +879,402 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// AsHit0 returns the union data inside the Hit as a Hit0
+func (t Hit) AsHit0() (Hit0, error) {
+	var body Hit0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromHit0 overwrites any union data inside the Hit as the provided Hit0
+func (t *Hit) FromHit0(v Hit0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeHit0 performs a merge with any union data inside the Hit, using the provided Hit0
+func (t *Hit) MergeHit0(v Hit0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPlausibleHit returns the union data inside the Hit as a PlausibleHit
+func (t Hit) AsPlausibleHit() (PlausibleHit, error) {
+	var body PlausibleHit
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPlausibleHit overwrites any union data inside the Hit as the provided PlausibleHit
+func (t *Hit) FromPlausibleHit(v PlausibleHit) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePlausibleHit performs a merge with any union data inside the Hit, using the provided PlausibleHit
+func (t *Hit) MergePlausibleHit(v PlausibleHit) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Hit) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	if t.Event != nil {
+		object["event"], err = json.Marshal(t.Event)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'event': %w", err)
+		}
+	}
+
+	object["page"], err = json.Marshal(t.Page)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'page': %w", err)
+	}
+
+	if t.Referrer != nil {
+		object["referrer"], err = json.Marshal(t.Referrer)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'referrer': %w", err)
+		}
+	}
+
+	if t.ScreenResolution != nil {
+		object["screen_resolution"], err = json.Marshal(t.ScreenResolution)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'screen_resolution': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *Hit) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["event"]; found {
+		err = json.Unmarshal(raw, &t.Event)
+		if err != nil {
+			return fmt.Errorf("error reading 'event': %w", err)
+		}
+	}
+
+	if raw, found := object["page"]; found {
+		err = json.Unmarshal(raw, &t.Page)
+		if err != nil {
+			return fmt.Errorf("error reading 'page': %w", err)
+		}
+	}
+
+	if raw, found := object["referrer"]; found {
+		err = json.Unmarshal(raw, &t.Referrer)
+		if err != nil {
+			return fmt.Errorf("error reading 'referrer': %w", err)
+		}
+	}
+
+	if raw, found := object["screen_resolution"]; found {
+		err = json.Unmarshal(raw, &t.ScreenResolution)
+		if err != nil {
+			return fmt.Errorf("error reading 'screen_resolution': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsPlausibleHit0 returns the union data inside the PlausibleHit as a PlausibleHit0
+func (t PlausibleHit) AsPlausibleHit0() (PlausibleHit0, error) {
+	var body PlausibleHit0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPlausibleHit0 overwrites any union data inside the PlausibleHit as the provided PlausibleHit0
+func (t *PlausibleHit) FromPlausibleHit0(v PlausibleHit0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePlausibleHit0 performs a merge with any union data inside the PlausibleHit, using the provided PlausibleHit0
+func (t *PlausibleHit) MergePlausibleHit0(v PlausibleHit0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPlausibleHit1 returns the union data inside the PlausibleHit as a PlausibleHit1
+func (t PlausibleHit) AsPlausibleHit1() (PlausibleHit1, error) {
+	var body PlausibleHit1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPlausibleHit1 overwrites any union data inside the PlausibleHit as the provided PlausibleHit1
+func (t *PlausibleHit) FromPlausibleHit1(v PlausibleHit1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePlausibleHit1 performs a merge with any union data inside the PlausibleHit, using the provided PlausibleHit1
+func (t *PlausibleHit) MergePlausibleHit1(v PlausibleHit1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PlausibleHit) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	if t.DollarSign != nil {
+		object["$"], err = json.Marshal(t.DollarSign)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '$': %w", err)
+		}
+	}
+
+	if t.D != nil {
+		object["d"], err = json.Marshal(t.D)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'd': %w", err)
+		}
+	}
+
+	if t.Domain != nil {
+		object["domain"], err = json.Marshal(t.Domain)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'domain': %w", err)
+		}
+	}
+
+	if t.N != nil {
+		object["n"], err = json.Marshal(t.N)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'n': %w", err)
+		}
+	}
+
+	if t.Name != nil {
+		object["name"], err = json.Marshal(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	object["p"], err = json.Marshal(t.P)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'p': %w", err)
+	}
+
+	object["props"], err = json.Marshal(t.Props)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'props': %w", err)
+	}
+
+	if t.R != nil {
+		object["r"], err = json.Marshal(t.R)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'r': %w", err)
+		}
+	}
+
+	if t.Referrer != nil {
+		object["referrer"], err = json.Marshal(t.Referrer)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'referrer': %w", err)
+		}
+	}
+
+	if t.Revenue != nil {
+		object["revenue"], err = json.Marshal(t.Revenue)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'revenue': %w", err)
+		}
+	}
+
+	if t.U != nil {
+		object["u"], err = json.Marshal(t.U)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'u': %w", err)
+		}
+	}
+
+	if t.Url != nil {
+		object["url"], err = json.Marshal(t.Url)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'url': %w", err)
+		}
+	}
+
+	if t.W != nil {
+		object["w"], err = json.Marshal(t.W)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'w': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["$"]; found {
+		err = json.Unmarshal(raw, &t.DollarSign)
+		if err != nil {
+			return fmt.Errorf("error reading '$': %w", err)
+		}
+	}
+
+	if raw, found := object["d"]; found {
+		err = json.Unmarshal(raw, &t.D)
+		if err != nil {
+			return fmt.Errorf("error reading 'd': %w", err)
+		}
+	}
+
+	if raw, found := object["domain"]; found {
+		err = json.Unmarshal(raw, &t.Domain)
+		if err != nil {
+			return fmt.Errorf("error reading 'domain': %w", err)
+		}
+	}
+
+	if raw, found := object["n"]; found {
+		err = json.Unmarshal(raw, &t.N)
+		if err != nil {
+			return fmt.Errorf("error reading 'n': %w", err)
+		}
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &t.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+	}
+
+	if raw, found := object["p"]; found {
+		err = json.Unmarshal(raw, &t.P)
+		if err != nil {
+			return fmt.Errorf("error reading 'p': %w", err)
+		}
+	}
+
+	if raw, found := object["props"]; found {
+		err = json.Unmarshal(raw, &t.Props)
+		if err != nil {
+			return fmt.Errorf("error reading 'props': %w", err)
+		}
+	}
+
+	if raw, found := object["r"]; found {
+		err = json.Unmarshal(raw, &t.R)
+		if err != nil {
+			return fmt.Errorf("error reading 'r': %w", err)
+		}
+	}
+
+	if raw, found := object["referrer"]; found {
+		err = json.Unmarshal(raw, &t.Referrer)
+		if err != nil {
+			return fmt.Errorf("error reading 'referrer': %w", err)
+		}
+	}
+
+	if raw, found := object["revenue"]; found {
+		err = json.Unmarshal(raw, &t.Revenue)
+		if err != nil {
+			return fmt.Errorf("error reading 'revenue': %w", err)
+		}
+	}
+
+	if raw, found := object["u"]; found {
+		err = json.Unmarshal(raw, &t.U)
+		if err != nil {
+			return fmt.Errorf("error reading 'u': %w", err)
+		}
+	}
+
+	if raw, found := object["url"]; found {
+		err = json.Unmarshal(raw, &t.Url)
+		if err != nil {
+			return fmt.Errorf("error reading 'url': %w", err)
+		}
+	}
+
+	if raw, found := object["w"]; found {
+		err = json.Unmarshal(raw, &t.W)
+		if err != nil {
+			return fmt.Errorf("error reading 'w': %w", err)
+		}
+	}
+
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error

@@ -400,18 +400,83 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description One pageview, or one event when `event` is present. Member names match whatever their
-         *     case, unknown members are ignored, and a member that is `null` counts as absent.
+         * @description One pageview, or one event when `event` is present: this service's body (`page`
+         *     required) or Plausible's (`PlausibleHit`, told by `n` or `name` where `page` is absent).
+         *     Member names match whatever their case, unknown members are ignored, and a member that
+         *     is `null` counts as absent.
          */
         Hit: {
-            /** @description The absolute http(s) URL of the page. */
-            page: string;
+            /** @description The absolute http(s) URL of the page; required in this service's body. */
+            page?: string;
             /** @description The referrer URL; empty (or `null`) for direct visits. */
             referrer?: string | null;
             /** @description `WIDTHxHEIGHT`; kept only when both are integers 1..20000. */
             screen_resolution?: string | null;
             /** @description The event; `null` is the same as none (a pageview). */
             event?: components["schemas"]["HitEvent"] | null;
+        } & ({
+            page: string;
+        } | components["schemas"]["PlausibleHit"]);
+        /**
+         * @description Plausible's body, as its official tracker (short keys, sent as `text/plain`) and its
+         *     Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
+         *     `page` is absent. Each field has a short and a long key; when both are sent the short
+         *     one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
+         *     event (it only extends the visit it belongs to, and counts nothing); any other name is
+         *     an event of that name, with `$` as its value and unit. Member names match whatever
+         *     their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
+         *     and ignored.
+         * @example {
+         *       "name": "Purchase",
+         *       "url": "https://example.com/checkout",
+         *       "domain": "example.com",
+         *       "referrer": null,
+         *       "revenue": {
+         *         "amount": 10.5,
+         *         "currency": "EUR"
+         *       }
+         *     }
+         */
+        PlausibleHit: {
+            /** @description The event's name (long key `name`); colons become spaces. */
+            n?: string;
+            name?: string;
+            /** @description The absolute http(s) URL of the page (long key `url`); required. */
+            u?: string;
+            url?: string;
+            /**
+             * @description The website (long key `domain`): a domain or a comma-separated list of domains; the
+             *     hit counts for each one tracked here, else for the host of `u`.
+             */
+            d?: string | null;
+            domain?: string | null;
+            /** @description The referrer URL (long key `referrer`); `null` or absent for none. */
+            r?: string | null;
+            referrer?: string | null;
+            /**
+             * @description The screen width, sent by older trackers; with no height `screen_resolution` stays
+             *     empty.
+             */
+            w?: number | null;
+            $?: components["schemas"]["PlausibleRevenue"] | null;
+            revenue?: components["schemas"]["PlausibleRevenue"] | null;
+            /** @description Custom properties (long key `props`); accepted and ignored. */
+            p?: unknown;
+            /** @description Custom properties; accepted and ignored. */
+            props?: unknown;
+        } | {
+            n: string;
+        } | {
+            name: string;
+        };
+        /**
+         * @description An event's revenue, recorded as its value and unit under the rules of `HitEvent`'s
+         *     `value` and `unit`.
+         */
+        PlausibleRevenue: {
+            amount?: number | string;
+            /** @description An ISO 4217 code, e.g. `EUR`. */
+            currency?: string;
         };
         /** @description An event; recorded as the `event` statistic `name:value:unit`. */
         HitEvent: {
@@ -672,7 +737,10 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed JSON, a wrong Content-Type, or `page` missing or not an absolute http(s) URL. */
+        /**
+         * @description Malformed JSON, a wrong Content-Type, or `page` (Plausible's `u`/`url`) missing or not an
+         *     absolute http(s) URL, or Plausible's `n`/`name` not 1 to 64 characters.
+         */
         BadHit: {
             headers: {
                 "Access-Control-Allow-Origin": components["headers"]["AllowAnyOrigin"];

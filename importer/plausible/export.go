@@ -1,0 +1,416 @@
+// Package plausible imports a Plausible CSV export (CONTRACT.md section 11): the zip of
+// imported_*.csv files that Plausible's own exporter writes (ClickHouse CSVWithNames, one file
+// per table, columns matched by their header name) into a website's daily counters.
+package plausible
+
+import (
+	"archive/zip"
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// Limits bound what an export may hold; an export past one is refused whole.
+type Limits struct {
+	Files        int   // files in the zip
+	Uncompressed int64 // bytes of all files, uncompressed
+}
+
+// DefaultLimits are the contract's: 64 files, 1 GiB uncompressed.
+var DefaultLimits = Limits{Files: 64, Uncompressed: 1 << 30}
+
+// table is one kind of file of the export: the columns it must have and how a row becomes
+// counters.
+type table struct {
+	name    string   // as in the file name: imported_<name>[_YYYYMMDD_YYYYMMDD].csv
+	columns []string // read, besides date; the others are left out
+	row     func(r *row)
+}
+
+// The files of an export, in the order they are read. Visit-level numbers are counted by
+// visits (the contract's "every visit"), pages by pageviews, entry and exit pages by
+// entrances and exits, events by their count.
+var tables = []table{
+	{"visitors", []string{"visitors", "pageviews", "bounces", "visits", "visit_duration"}, visitorsRow},
+	{"sources", []string{"source", "visits"}, sourcesRow},
+	{"pages", []string{"page", "pageviews"}, func(r *row) { r.add(stats.Page, pageValue(r.text("page")), r.count("pageviews")) }},
+	{"entry_pages", []string{"entry_page", "entrances"}, func(r *row) {
+		r.add(stats.LandingPage, pageValue(r.text("entry_page")), r.count("entrances"))
+	}},
+	{"exit_pages", []string{"exit_page", "exits"}, func(r *row) { r.add(stats.ExitPage, pageValue(r.text("exit_page")), r.count("exits")) }},
+	{"custom_events", []string{"name", "events"}, eventsRow},
+	{"locations", []string{"country", "visits"}, locationsRow},
+	{"devices", []string{"device", "visits"}, devicesRow},
+	{"browsers", []string{"browser", "visits"}, func(r *row) { r.add(stats.Browser, browserName(r.text("browser")), r.count("visits")) }},
+	{"operating_systems", []string{"operating_system", "visits"}, func(r *row) {
+		r.add(stats.OperatingSystem, systemName(r.text("operating_system")), r.count("visits"))
+	}},
+}
+
+// optionalColumns are read when present (older exports lack them), or summed over: a
+// browser's versions count under the browser.
+var optionalColumns = map[string][]string{
+	"sources":           {"referrer", "utm_campaign"},
+	"browsers":          {"browser_version"},
+	"operating_systems": {"operating_system_version"},
+}
+
+func visitorsRow(r *row) {
+	day := r.dayValue()
+	visits := r.count("visits")
+	r.add(stats.Visitor, day, r.count("visitors"))
+	r.add(stats.Visit, day, visits)
+	r.add(stats.Pageview, day, r.count("pageviews"))
+	r.add(stats.Bounce, day, r.count("bounces"))
+	r.add(stats.VisitSeconds, day, r.count("visit_duration"))
+	// Plausible knows the bounce and duration of every visit it counted.
+	r.add(stats.TimedVisit, day, visits)
+}
+
+func sourcesRow(r *row) {
+	visits := r.count("visits")
+	r.add(stats.Referrer, r.referrerValue(r.text("referrer"), r.text("source")), visits)
+	if campaign := r.text("utm_campaign"); campaign != "" {
+		r.add(stats.Campaign, truncate(campaign, maxValueLength), visits)
+	}
+}
+
+func eventsRow(r *row) {
+	name := r.text("name")
+	if name == "engagement" {
+		// Plausible's engagement events are not events here (section 4).
+		r.leave("engagement events (not an event here)", r.count("events"))
+		return
+	}
+	if utf8.RuneCountInString(name) > maxEventNameLength {
+		r.note("event names cut to 64 characters", 1)
+		name = truncate(name, maxEventNameLength)
+	}
+	if name == "" {
+		r.leave("events without a name", r.count("events"))
+		return
+	}
+	r.add(stats.Event, strings.ReplaceAll(name, ":", " ")+"::", r.count("events"))
+}
+
+func locationsRow(r *row) {
+	visits := r.count("visits")
+	code := strings.ToUpper(r.text("country"))
+	c, ok := countries[code]
+	if !ok {
+		r.leave(fmt.Sprintf("visits of unknown country code %q", code), visits)
+		return
+	}
+	r.add(stats.Country, c.country, visits)
+	r.add(stats.Continent, c.continent, visits)
+}
+
+func devicesRow(r *row) {
+	device := r.text("device")
+	switch device {
+	case "Desktop", "Mobile", "Tablet":
+		r.add(stats.Device, strings.ToLower(device), r.count("visits"))
+	case "", "(not set)":
+		r.add(stats.Device, "", r.count("visits"))
+	default:
+		// Laptop: a screen-size class with no counterpart among device types.
+		r.leave(fmt.Sprintf("visits of device %q (a screen size, not a device type)", device), r.count("visits"))
+	}
+}
+
+// browserName is the collector's name of a browser Plausible names otherwise; versions are
+// summed by the counters themselves.
+func browserName(name string) string {
+	switch name {
+	case "Microsoft Edge":
+		return "Edge"
+	case "Samsung Browser":
+		return "Samsung Internet"
+	case "(not set)":
+		return ""
+	}
+	return name
+}
+
+// systemName is the collector's name of an operating system Plausible names otherwise.
+func systemName(name string) string {
+	switch name {
+	case "Mac":
+		return "macOS"
+	case "GNU/Linux":
+		return "Linux"
+	case "iPadOS":
+		return "iOS"
+	case "(not set)":
+		return ""
+	}
+	return name
+}
+
+// The collector's limits on values (section 3).
+const (
+	maxValueLength     = 255
+	maxEventNameLength = 64
+)
+
+// pageValue is Plausible's pathname as the collector writes a page: escaped as in a URL, at
+// most 255 characters, "/" when empty.
+func pageValue(pathname string) string {
+	if pathname == "" {
+		return "/"
+	}
+	return truncate((&url.URL{Path: pathname}).EscapedPath(), maxValueLength)
+}
+
+// referrerValue is the referrer statistic of a source row: the host of its referrer, else its
+// source when that is a host name; a source Plausible names (Google, Facebook...) without a
+// referrer URL is kept under its name. "" is direct, as is the website's own domain.
+func (r *row) referrerValue(referrer, source string) string {
+	host := ""
+	if referrer != "" {
+		if !strings.Contains(referrer, "://") {
+			referrer = "http://" + referrer
+		}
+		if u, err := url.Parse(referrer); err == nil {
+			host = u.Hostname()
+		}
+	}
+	if host == "" && source != "Direct / None" {
+		host = source
+	}
+	if bare := strings.TrimPrefix(strings.ToLower(host), "www."); bare == r.domain {
+		return ""
+	}
+	return truncate(host, maxValueLength)
+}
+
+// truncate cuts s to at most n characters without splitting one.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i]
+		}
+		count++
+	}
+	return s
+}
+
+// storable makes a value PostgreSQL can store, as the collector does: NUL and invalid UTF-8
+// become U+FFFD.
+func storable(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// fileName is what Plausible names the files: imported_<table>.csv, optionally with the
+// export's date range (imported_visitors_20240101_20241231.csv); its importer also takes the
+// name without imported_.
+var fileName = regexp.MustCompile(`^(?:imported_)?([a-z_]+?)(?:_\d{8}_\d{8})?\.csv$`)
+
+// exportFile is one file of the export that will be read.
+type exportFile struct {
+	zip   *zip.File
+	table *table
+}
+
+// openExport checks the zip against the limits and tells its Plausible files from the others.
+func openExport(r io.ReaderAt, size int64, limits Limits) ([]exportFile, []string, error) {
+	z, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the file is not a readable zip archive (%w); a truncated download reads so too", err)
+	}
+	if len(z.File) > limits.Files {
+		return nil, nil, fmt.Errorf("the archive holds %d files, more than %d", len(z.File), limits.Files)
+	}
+	var total uint64
+	var files []exportFile
+	var others []string
+	for _, f := range z.File {
+		total += f.UncompressedSize64
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		t := tableOf(path.Base(f.Name))
+		if t == nil {
+			others = append(others, f.Name)
+			continue
+		}
+		files = append(files, exportFile{zip: f, table: t})
+	}
+	if total > uint64(limits.Uncompressed) {
+		return nil, nil, fmt.Errorf("the archive's files take %d bytes uncompressed, more than %d", total, limits.Uncompressed)
+	}
+	if !slices.ContainsFunc(files, func(f exportFile) bool { return f.table.name == "visitors" }) {
+		return nil, nil, errors.New("the archive is not a Plausible export: it has no imported_visitors CSV file")
+	}
+	slices.SortStableFunc(files, func(a, b exportFile) int { return tableIndex(a.table) - tableIndex(b.table) })
+	return files, others, nil
+}
+
+func tableOf(name string) *table {
+	m := fileName.FindStringSubmatch(name)
+	if m == nil {
+		return nil
+	}
+	for i := range tables {
+		if tables[i].name == m[1] {
+			return &tables[i]
+		}
+	}
+	return nil
+}
+
+func tableIndex(t *table) int {
+	for i := range tables {
+		if &tables[i] == t {
+			return i
+		}
+	}
+	return len(tables)
+}
+
+// row is one CSV row being read: its columns by header name, and what it adds.
+type row struct {
+	file    string
+	line    int
+	columns map[string]int
+	record  []string
+	day     time.Time
+	domain  string // the website's, as stored: a referrer to it is direct
+	err     error
+	add     func(name stats.Name, value string, n int64)
+	leave   func(what string, n int64) // counts left out, with why
+	note    func(what string, n int64) // changes worth a line of the summary
+}
+
+// text is the value of a column, "" when the file lacks the (optional) column.
+func (r *row) text(column string) string {
+	i, ok := r.columns[column]
+	if !ok {
+		return ""
+	}
+	return storable(r.record[i])
+}
+
+// count is a column's non-negative integer; a bad one fails the row.
+func (r *row) count(column string) int64 {
+	s := r.record[r.columns[column]]
+	if s == `\N` || s == "" { // ClickHouse's NULL, and an empty cell: nothing counted
+		return 0
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		r.fail(column, fmt.Sprintf("%q is not a count", s))
+		return 0
+	}
+	return n
+}
+
+func (r *row) dayValue() string { return r.day.Format(time.DateOnly) }
+
+func (r *row) fail(column, problem string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%s, line %d, column %s: %s", r.file, r.line, column, problem)
+	}
+}
+
+// readFile reads one file of the export, calling each for every row with its day set. The
+// header must name the date and the table's columns; every row must have as many fields.
+// It returns the header's columns that nothing reads.
+func readFile(f exportFile, budget *int64, each func(r *row) error) (unused []string, err error) {
+	rc, err := f.zip.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.zip.Name, err)
+	}
+	defer rc.Close()
+	limited := &budgetReader{r: rc, left: budget}
+	cr := csv.NewReader(bufio.NewReaderSize(limited, 64<<10))
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: no header line: %w", f.zip.Name, readError(err, limited))
+	}
+	columns := make(map[string]int, len(header))
+	for i, name := range header {
+		name = strings.TrimPrefix(name, "\uFEFF")
+		columns[name] = i
+	}
+	used := append(append([]string{"date"}, f.table.columns...), optionalColumns[f.table.name]...)
+	for _, c := range used[:1+len(f.table.columns)] {
+		if _, ok := columns[c]; !ok {
+			return nil, fmt.Errorf("%s: no column %q (the header has %s)", f.zip.Name, c, strings.Join(header, ","))
+		}
+	}
+	for name := range columns {
+		if !slices.Contains(used, name) {
+			unused = append(unused, name)
+		}
+	}
+	slices.Sort(unused)
+	r := &row{file: f.zip.Name, columns: columns}
+	for line := 2; ; line++ {
+		record, err := cr.Read()
+		if err == io.EOF {
+			return unused, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.zip.Name, readError(err, limited))
+		}
+		r.line, r.record, r.err = line, record, nil
+		day, err := time.Parse(time.DateOnly, record[columns["date"]])
+		if err != nil {
+			return nil, fmt.Errorf("%s, line %d, column date: %q is not a date (YYYY-MM-DD)", f.zip.Name, line, record[columns["date"]])
+		}
+		r.day = day
+		if err := each(r); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// readError says which limit a read passed, else what went wrong.
+func readError(err error, limited *budgetReader) error {
+	if limited.over {
+		return errors.New("the archive holds more than its uncompressed limit")
+	}
+	if errors.Is(err, zip.ErrChecksum) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("the file is damaged or truncated (%w)", err)
+	}
+	return err
+}
+
+// budgetReader fails once the bytes read from every file pass the budget: the sizes a zip
+// declares are not to be trusted.
+type budgetReader struct {
+	r    io.Reader
+	left *int64
+	over bool
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	*b.left -= int64(n)
+	if *b.left < 0 {
+		b.over = true
+		return n, errors.New("uncompressed limit passed")
+	}
+	return n, err
+}

@@ -1,0 +1,300 @@
+package plausible
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// Website is the website an export is imported into.
+type Website struct {
+	ID     int64
+	Domain string // as stored: a referrer to it counts as direct
+}
+
+// Options tune an import; the zero value is the contract's limits and no progress.
+type Options struct {
+	Limits Limits // zero: DefaultLimits
+	// Progress, when set, is called after every progressEvery rows and at the end of each
+	// phase.
+	Progress func(Progress)
+	Now      func() time.Time // for the rate; nil: time.Now
+}
+
+// Progress is how far an import is.
+type Progress struct {
+	Phase   string // "checking" (reading every file once), then "writing"
+	File    string
+	Rows    int64 // rows of the phase so far
+	Elapsed time.Duration
+}
+
+// Summary is what an import did, and what it did not.
+type Summary struct {
+	Files int   // CSV files read
+	Rows  int64 // their rows
+	// Days are the days imported; First and Last their range (zero when none).
+	Days        int
+	First, Last time.Time
+	Counters    int64 // counters added to (website, statistic, day, value)
+	Visitors    int64 // sums of the days imported, for the summary line
+	Visits      int64
+	Pageviews   int64
+	Refused     []repository.HeldDay // days that already held data: left out
+	LeftOut     []string             // what has no counterpart here, one line each
+	OtherFiles  []string             // files of the archive that are not a Plausible table
+	Transformed []string             // changes made to fit, one line each
+}
+
+// progressEvery is how many rows pass between two progress reports.
+const progressEvery = 50_000
+
+// writeBatch is how many counters are sent to the database at once.
+const writeBatch = 20_000
+
+// Import reads a Plausible export (a zip of size bytes) and adds it to the website's counters,
+// in one transaction: every file is read and checked first, so a bad export writes nothing.
+// Days that already hold data of the website (collected, or imported before) are refused,
+// listed in the summary and left out, so the same export imported twice adds nothing. An
+// export that is not one, or breaks a limit, is an error naming the problem.
+func Import(ctx context.Context, repo *repository.Repository, site Website, r io.ReaderAt, size int64, opts Options) (Summary, error) {
+	if opts.Limits == (Limits{}) {
+		opts.Limits = DefaultLimits
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	files, others, err := openExport(r, size, opts.Limits)
+	if err != nil {
+		return Summary{}, &BadExport{err}
+	}
+	sum := Summary{Files: len(files), OtherFiles: others}
+	p := &progress{report: opts.Progress, now: opts.Now, start: opts.Now()}
+
+	// First pass: every file read, every row checked, the days collected; nothing written.
+	days := map[time.Time]bool{}
+	leftOut := map[string]int64{}
+	transformed := map[string]int64{}
+	unusedColumns := map[string][]string{}
+	budget := opts.Limits.Uncompressed
+	for _, f := range files {
+		p.phase("checking", f.zip.Name)
+		unused, err := readFile(f, &budget, func(r *row) error {
+			r.domain = site.Domain
+			r.add = func(stats.Name, string, int64) {}
+			r.leave = func(what string, n int64) { leftOut[what] += n }
+			r.note = func(what string, n int64) { transformed[what] += n }
+			f.table.row(r)
+			if r.err != nil {
+				return r.err
+			}
+			days[r.day] = true
+			sum.Rows++
+			p.row()
+			return nil
+		})
+		if err != nil {
+			return Summary{}, &BadExport{err}
+		}
+		if err := ctx.Err(); err != nil {
+			return Summary{}, err
+		}
+		if len(unused) > 0 {
+			unusedColumns[f.table.name] = unused
+		}
+	}
+	p.done()
+	sum.LeftOut = leftOutLines(leftOut, unusedColumns)
+	sum.Transformed = countLines(transformed)
+
+	// Second pass, in one transaction: the counters of the days that hold no data yet.
+	all := slices.SortedFunc(maps.Keys(days), time.Time.Compare)
+	im, held, err := repo.BeginImport(ctx, site.ID, repository.SourcePlausible, all)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer func() { _ = im.Rollback() }()
+	sum.Refused = held
+	refused := make(map[time.Time]bool, len(held))
+	for _, h := range held {
+		refused[h.Day] = true
+	}
+	for _, d := range all {
+		if refused[d] {
+			continue
+		}
+		if sum.Days == 0 {
+			sum.First = d
+		}
+		sum.Last = d
+		sum.Days++
+	}
+	if sum.Days == 0 {
+		return sum, nil
+	}
+	w := &writer{ctx: ctx, im: im, pending: map[counterKey]int64{}}
+	budget = opts.Limits.Uncompressed
+	for _, f := range files {
+		p.phase("writing", f.zip.Name)
+		_, err := readFile(f, &budget, func(r *row) error {
+			if refused[r.day] {
+				return nil
+			}
+			r.domain = site.Domain
+			r.add = func(name stats.Name, value string, n int64) {
+				if n > 0 {
+					w.add(counterKey{name: name, day: r.day, value: value}, n)
+				}
+			}
+			r.leave = func(string, int64) {}
+			r.note = func(string, int64) {}
+			f.table.row(r)
+			p.row()
+			return w.err
+		})
+		if err != nil {
+			return Summary{}, err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return Summary{}, err
+	}
+	if err := im.Commit(); err != nil {
+		return Summary{}, err
+	}
+	p.done()
+	sum.Counters = w.counters
+	sum.Visitors, sum.Visits, sum.Pageviews = w.totals[stats.Visitor], w.totals[stats.Visit], w.totals[stats.Pageview]
+	return sum, nil
+}
+
+// BadExport is an export refused for what it holds (not a zip, not Plausible's, a limit
+// passed, a damaged file, a bad column or value); its text names the problem. Other errors
+// are the database's.
+type BadExport struct{ Err error }
+
+func (e *BadExport) Error() string { return e.Err.Error() }
+func (e *BadExport) Unwrap() error { return e.Err }
+
+// counterKey is one counter of the website.
+type counterKey struct {
+	name  stats.Name
+	day   time.Time
+	value string
+}
+
+// writer sums the counters of the rows and writes them in batches.
+type writer struct {
+	ctx      context.Context
+	im       *repository.Import
+	pending  map[counterKey]int64
+	counters int64
+	totals   map[stats.Name]int64
+	err      error
+}
+
+func (w *writer) add(k counterKey, n int64) {
+	if w.totals == nil {
+		w.totals = map[stats.Name]int64{}
+	}
+	switch k.name {
+	case stats.Visitor, stats.Visit, stats.Pageview:
+		w.totals[k.name] += n
+	}
+	w.pending[k] += n
+	if len(w.pending) >= writeBatch && w.err == nil {
+		w.err = w.flush()
+	}
+}
+
+func (w *writer) flush() error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	counts := make([]repository.StatCount, 0, len(w.pending))
+	for k, n := range w.pending {
+		counts = append(counts, repository.StatCount{Name: string(k.name), Date: k.day, Value: k.value, Count: n})
+	}
+	if err := w.im.Add(w.ctx, counts); err != nil {
+		return err
+	}
+	w.counters += int64(len(counts))
+	clear(w.pending)
+	return nil
+}
+
+// progress reports rows read, every progressEvery rows.
+type progress struct {
+	report     func(Progress)
+	now        func() time.Time
+	start      time.Time
+	phaseName  string
+	file       string
+	rows       int64
+	phaseStart time.Time
+}
+
+func (p *progress) phase(name, file string) {
+	if p.phaseName != name {
+		p.phaseName, p.rows, p.phaseStart = name, 0, p.now()
+	}
+	p.file = file
+}
+
+func (p *progress) row() {
+	p.rows++
+	if p.rows%progressEvery == 0 {
+		p.send()
+	}
+}
+
+func (p *progress) done() { p.send() }
+
+func (p *progress) send() {
+	if p.report != nil {
+		p.report(Progress{Phase: p.phaseName, File: p.file, Rows: p.rows, Elapsed: p.now().Sub(p.phaseStart)})
+	}
+}
+
+// leftOutLines are the summary's lines for what was left out: counts by reason, and the
+// columns no counter reads, by file.
+func leftOutLines(counts map[string]int64, columns map[string][]string) []string {
+	lines := countLines(counts)
+	for _, name := range slices.Sorted(maps.Keys(columns)) {
+		lines = append(lines, fmt.Sprintf("imported_%s: columns %s (no counterpart here)", name, strings.Join(columns[name], ", ")))
+	}
+	return lines
+}
+
+func countLines(counts map[string]int64) []string {
+	var lines []string
+	for _, what := range slices.Sorted(maps.Keys(counts)) {
+		lines = append(lines, fmt.Sprintf("%s: %d", what, counts[what]))
+	}
+	return lines
+}
+
+// DayRanges writes days (sorted) as runs: "2024-01-01..2024-01-31, 2024-03-02".
+func DayRanges(days []time.Time) string {
+	var parts []string
+	for i := 0; i < len(days); {
+		j := i
+		for j+1 < len(days) && days[j+1].Equal(days[j].AddDate(0, 0, 1)) {
+			j++
+		}
+		if i == j {
+			parts = append(parts, days[i].Format(time.DateOnly))
+		} else {
+			parts = append(parts, days[i].Format(time.DateOnly)+".."+days[j].Format(time.DateOnly))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,157 @@
+package pages
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/analytics-service/analytics/importer/plausible"
+	"github.com/analytics-service/analytics/repository"
+)
+
+// Limits of an uploaded Plausible export (CONTRACT.md section 11); the archive's own limits
+// (64 files, 1 GiB uncompressed) are the importer's.
+const (
+	maxImportUpload = 50 << 20
+	// maxImportBody leaves room for the form's token and the multipart framing.
+	maxImportBody = maxImportUpload + 64<<10
+	maxCSRFPart   = 1 << 10
+	importTimeout = 15 * time.Minute
+)
+
+// importPage is the data of import.html: what an import did.
+type importPage struct {
+	Website                 repository.Website
+	Summary                 plausible.Summary
+	ImportedDays, Collected string // the days left out, as ranges
+	ImportedN, CollectedN   int
+}
+
+// importPlausible takes the upload of a Plausible export for one of the owner's websites and
+// imports it with the command's code, streamed to a temporary file (a zip is read from its
+// end), at most 50 MiB.
+func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return
+	}
+	// The server's read and write timeouts suit pages, not a 50 MiB upload on a slow link
+	// followed by an import: this request gets importTimeout for both (an error only means the
+	// writer cannot move them, as in tests).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(importTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(importTimeout))
+	r.Body = http.MaxBytesReader(w, r.Body, maxImportBody)
+	parts, ok := p.importForm(w, r)
+	if !ok {
+		return
+	}
+	site, ok := p.ownedSite(w, r, user)
+	if !ok {
+		return
+	}
+	file, size, ok := p.receiveExport(w, r, parts, site)
+	if !ok {
+		return
+	}
+	defer func() { _ = file.Close(); _ = os.Remove(file.Name()) }()
+	sum, err := plausible.Import(r.Context(), p.repo, plausible.Website{ID: site.ID, Domain: site.Domain}, file, size, plausible.Options{})
+	var bad *plausible.BadExport
+	switch {
+	case errors.As(err, &bad):
+		p.refuseImport(w, r, http.StatusUnprocessableEntity, site, "The file was not imported, and nothing was written: "+bad.Error()+".")
+		return
+	case errors.Is(err, repository.ErrNotFound):
+		p.notFound(w, r) // deleted meanwhile
+		return
+	case err != nil:
+		p.serverError(w, r, err)
+		return
+	}
+	page := importPage{Website: site, Summary: sum}
+	var imported, collected []time.Time
+	for _, h := range sum.Refused {
+		if h.Source != "" {
+			imported = append(imported, h.Day)
+		} else {
+			collected = append(collected, h.Day)
+		}
+	}
+	page.ImportedDays, page.ImportedN = plausible.DayRanges(imported), len(imported)
+	page.Collected, page.CollectedN = plausible.DayRanges(collected), len(collected)
+	p.render(w, r, http.StatusOK, "import.html", "Import into "+site.Domain, page)
+}
+
+// importForm reads the form's first part, its CSRF token, and checks it: the form puts the
+// token before the file, so no file is read for a forged form. The reader is left at the next
+// part.
+func (p *Pages) importForm(w http.ResponseWriter, r *http.Request) (*multipart.Reader, bool) {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var parts *multipart.Reader
+	if err == nil && mediaType == "multipart/form-data" {
+		parts, err = r.MultipartReader()
+	}
+	if err != nil || parts == nil {
+		p.fail(w, r, http.StatusBadRequest, "Form unreadable", "The form sent could not be read. Go back and try again.")
+		return nil, false
+	}
+	token := ""
+	if part, err := parts.NextPart(); err == nil && part.FormName() == "csrf" {
+		b, _ := io.ReadAll(io.LimitReader(part, maxCSRFPart))
+		token = string(b)
+	}
+	r.PostForm = url.Values{"csrf": {token}}
+	if !p.validCSRF(r) {
+		p.fail(w, r, http.StatusForbidden, "Form expired",
+			"This form has expired or was not sent from this site. Go back, reload the page and try again.")
+		return nil, false
+	}
+	return parts, true
+}
+
+// receiveExport copies the form's file part to a temporary file, refusing one past
+// maxImportUpload. The caller removes the file.
+func (p *Pages) receiveExport(w http.ResponseWriter, r *http.Request, parts *multipart.Reader, site repository.Website) (*os.File, int64, bool) {
+	part, err := parts.NextPart()
+	if err != nil || part.FormName() != "export" {
+		p.refuseImport(w, r, http.StatusBadRequest, site, "No file was sent: choose the zip file of a Plausible export.")
+		return nil, 0, false
+	}
+	file, err := os.CreateTemp("", "plausible-export-*.zip")
+	if err != nil {
+		p.serverError(w, r, err)
+		return nil, 0, false
+	}
+	size, err := io.Copy(file, io.LimitReader(part, maxImportUpload+1))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge) || size > maxImportUpload:
+		err = errors.New("too large")
+		p.refuseImport(w, r, http.StatusRequestEntityTooLarge, site, "The file is larger than 50 MiB: import it with the command `analytics import plausible` instead.")
+	case err != nil:
+		p.refuseImport(w, r, http.StatusBadRequest, site, "The upload was interrupted. Try again.")
+	case size == 0:
+		err = errors.New("empty")
+		p.refuseImport(w, r, http.StatusBadRequest, site, "No file was sent: choose the zip file of a Plausible export.")
+	}
+	if err != nil {
+		_ = file.Close()
+		_ = os.Remove(file.Name())
+		return nil, 0, false
+	}
+	return file, size, true
+}
+
+// refuseImport is the readable page of a refused upload, with a way back to the form.
+func (p *Pages) refuseImport(w http.ResponseWriter, r *http.Request, status int, site repository.Website, message string) {
+	p.render(w, r, status, "error.html", "Import refused", errorPage{
+		Status: status, Heading: "Import refused", Message: message,
+		Back: "/websites/" + strconv.FormatInt(site.ID, 10) + "/edit", BackLabel: "Back to " + site.Domain,
+	})
+}
