@@ -218,4 +218,3 @@ func (im *Import) MarkNewWebsiteDays(ctx context.Context, days []time.Time, sour
 	}
 	return nil
 }
-
