@@ -59,6 +59,14 @@ type Config struct {
 	// (MAX_VALUES_PER_DAY); later new values are counted under "(other)". 0 means
 	// ingest.DefaultMaxValuesPerDay: there is always a limit.
 	MaxValuesPerDay int
+	// VisitTimeout ends a visit after that long without a hit (VISIT_TIMEOUT); 0 means
+	// ingest.DefaultVisitTimeout. MaxOpenVisits bounds the visits a node holds in memory
+	// (MAX_OPEN_VISITS); 0 means ingest.DefaultMaxOpenVisits.
+	VisitTimeout  time.Duration
+	MaxOpenVisits int
+	// Node names this node in the realtime view's visitor counts; "" means its host name and
+	// process id.
+	Node string
 
 	// Mailer sends the e-mail reports (SMTP_URL); nil sends none.
 	Mailer *reports.Mailer
@@ -123,6 +131,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: cfg.Geo,
 		FlushInterval: cfg.FlushInterval, BufferMaxKeys: cfg.BufferMaxKeys,
 		EventRateLimit: cfg.EventRateLimit, MaxValuesPerDay: cfg.MaxValuesPerDay, Now: cfg.Now,
+		VisitTimeout: cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits, Node: cfg.Node,
 	}, reg, log)
 	// The website rules, once for every way of changing a website: each change refreshes this
 	// node's settings cache at once, so its collector knows a new website before the next reload.
@@ -164,10 +173,14 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	return a, nil
 }
 
-// Start loads the website settings, then runs every background job until Stop. It fails when
-// the settings cannot be loaded: a node must not treat every website as unknown.
+// Start loads the website settings and the salts of the days, then runs every background job
+// until Stop. It fails when either cannot be loaded: a node must not treat every website as
+// unknown, nor answer every hit 503 for want of a salt.
 func (a *App) Start(ctx context.Context) error {
 	if err := a.Pipeline.Websites.Load(ctx); err != nil {
+		return err
+	}
+	if err := a.Pipeline.RefreshSalts(ctx); err != nil {
 		return err
 	}
 	a.jobs.start(ctx)

@@ -33,6 +33,13 @@ const (
 	// Counts of password attempts per account and website: a few rows, each gone within hours
 	// of its last attempt.
 	forgetAttemptsEvery = time.Hour
+	// The salts of today and tomorrow are made sure of every minute, so that a node that
+	// started without the database gets today's soon after it answers, and every node has
+	// tomorrow's long before midnight.
+	saltsEvery = time.Minute
+	// Realtime rows are read for the last 30 minutes only; deleting older ones each minute
+	// keeps the tables to about that.
+	forgetRealtimeEvery = time.Minute
 )
 
 // jobList is every background job of a node, in one place.
@@ -52,6 +59,12 @@ func (a *App) jobList() []Job {
 		{Name: "send e-mail reports", Period: reportsEvery, Run: a.Reporter.Tick},
 		{Name: "forget forgiven password attempts", Period: forgetAttemptsEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetAttempts(ctx, pages.ForgiveEvery)
+		}},
+		// Creates the salts of today and tomorrow, deletes those (and the day membership kept
+		// under them) whose next day has ended.
+		{Name: "rotate visitor salts", Period: saltsEvery, Run: p.RefreshSalts},
+		{Name: "forget old realtime data", Period: forgetRealtimeEvery, Run: func(ctx context.Context) error {
+			return repo.ForgetRealtime(ctx, a.cfg.Now())
 		}},
 	}
 }

@@ -21,9 +21,9 @@ type losingWriter struct {
 	applied []bool
 }
 
-func (w *losingWriter) AddStatsCapped(ctx context.Context, batchID string, counts []repository.StatCount, maxValues int) (repository.Added, error) {
-	added, err := w.repo.AddStatsCapped(ctx, batchID, counts, maxValues)
-	w.batches = append(w.batches, batchID)
+func (w *losingWriter) AddVisitBatch(ctx context.Context, b repository.VisitBatch, maxValues int) (repository.Added, error) {
+	added, err := w.repo.AddVisitBatch(ctx, b, maxValues)
+	w.batches = append(w.batches, b.ID)
 	w.applied = append(w.applied, added.Applied)
 	if err == nil && len(w.batches) == 1 {
 		return repository.Added{}, errors.New("connection reset")

@@ -99,6 +99,8 @@ type config struct {
 	SettingsTTL     time.Duration
 	BufferMaxKeys   int
 	MaxValuesPerDay int
+	VisitTimeout    time.Duration
+	MaxOpenVisits   int
 	ShutdownTimeout time.Duration
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
 	// tracker snippet, Secure cookies, e-mail reports); nil when PUBLIC_URL is unset.
@@ -120,6 +122,7 @@ func (cfg config) app(geo *ingest.GeoDB) app.Config {
 		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod,
 		MetricsAllow:    cfg.MetricsAllow,
 		MaxValuesPerDay: cfg.MaxValuesPerDay,
+		VisitTimeout:    cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
 	}
 }
 
@@ -146,6 +149,11 @@ func loadConfig() (config, error) {
 	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
 	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", ingest.DefaultBufferMaxKeys, &errs))
 	cfg.MaxValuesPerDay = envCount("MAX_VALUES_PER_DAY", ingest.DefaultMaxValuesPerDay, &errs)
+	cfg.VisitTimeout = envDuration("VISIT_TIMEOUT", ingest.DefaultVisitTimeout, &errs)
+	if cfg.VisitTimeout > ingest.MaxVisitTimeout {
+		errs = append(errs, fmt.Errorf("VISIT_TIMEOUT: %s is longer than the most allowed, %s", cfg.VisitTimeout, ingest.MaxVisitTimeout))
+	}
+	cfg.MaxOpenVisits = envCount("MAX_OPEN_VISITS", ingest.DefaultMaxOpenVisits, &errs)
 	if v := os.Getenv("PUBLIC_URL"); v != "" {
 		u, err := parsePublicURL(v)
 		if err != nil {
