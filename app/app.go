@@ -100,8 +100,8 @@ type App struct {
 	jobs *runner
 }
 
-// New builds the service on repo. It reads the pages' signing keys, so the database must
-// answer. Nothing runs in the background until Start.
+// New builds the service on repo. It reads the pages' signing keys and the salts of the days
+// (creating them when missing), so the database must answer. Nothing runs in the background until Start.
 func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog.Logger) (*App, error) {
 	if log == nil {
 		log = slog.Default()
@@ -133,6 +133,10 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		EventRateLimit: cfg.EventRateLimit, MaxValuesPerDay: cfg.MaxValuesPerDay, Now: cfg.Now,
 		VisitTimeout: cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits, Node: cfg.Node,
 	}, reg, log)
+	// The salts of the days, before the first hit: without today's, collection answers 503.
+	if err := pipeline.RefreshSalts(ctx); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
 	// The website rules, once for every way of changing a website: each change refreshes this
 	// node's settings cache at once, so its collector knows a new website before the next reload.
 	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Websites.Refresh, log)
@@ -173,14 +177,10 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	return a, nil
 }
 
-// Start loads the website settings and the salts of the days, then runs every background job
-// until Stop. It fails when either cannot be loaded: a node must not treat every website as
-// unknown, nor answer every hit 503 for want of a salt.
+// Start loads the website settings, then runs every background job until Stop. It fails when
+// the settings cannot be loaded: a node must not treat every website as unknown.
 func (a *App) Start(ctx context.Context) error {
 	if err := a.Pipeline.Websites.Load(ctx); err != nil {
-		return err
-	}
-	if err := a.Pipeline.RefreshSalts(ctx); err != nil {
 		return err
 	}
 	a.jobs.start(ctx)

@@ -90,7 +90,7 @@ func TestJobList(t *testing.T) {
 		names = append(names, job.Name)
 	}
 	want := []string{"flush counters", "reload website settings", "forget old flush ids",
-		"roll up ended weeks and months", "send e-mail reports", "forget forgiven password attempts"}
+		"roll up ended weeks and months", "send e-mail reports", "forget forgiven password attempts", "rotate visitor salts", "forget old realtime data"}
 	if strings.Join(names, ", ") != strings.Join(want, ", ") {
 		t.Fatalf("jobs %q, want %q", names, want)
 	}
