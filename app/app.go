@@ -64,6 +64,9 @@ type Config struct {
 	// (MAX_OPEN_VISITS); 0 means ingest.DefaultMaxOpenVisits.
 	VisitTimeout  time.Duration
 	MaxOpenVisits int
+	// MaxVisitsPerAddress bounds the open visits of one client address; 0 means
+	// ingest.DefaultMaxVisitsPerAddress.
+	MaxVisitsPerAddress int
 	// Node names this node in the realtime view's visitor counts; "" means its host name and
 	// process id.
 	Node string
@@ -131,7 +134,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: cfg.Geo,
 		FlushInterval: cfg.FlushInterval, BufferMaxKeys: cfg.BufferMaxKeys,
 		EventRateLimit: cfg.EventRateLimit, MaxValuesPerDay: cfg.MaxValuesPerDay, Now: cfg.Now,
-		VisitTimeout: cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits, Node: cfg.Node,
+		VisitTimeout: cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits, MaxVisitsPerAddress: cfg.MaxVisitsPerAddress, Node: cfg.Node,
 	}, reg, log)
 	// The salts of the days, before the first hit: without today's, collection answers 503.
 	if err := pipeline.RefreshSalts(ctx); err != nil {

@@ -39,6 +39,8 @@ type collectEnv struct {
 	t        testing.TB
 	db       *sqlx.DB
 	dbURL    string
+	repo     *repository.Repository
+	service  *app.App
 	pipeline *ingest.Pipeline
 	server   http.Handler
 	key      string
@@ -84,7 +86,7 @@ func newCollectEnv(t testing.TB, cfg app.Config) *collectEnv {
 	if err := service.Pipeline.Websites.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return &collectEnv{t: t, db: db, dbURL: dbURL, pipeline: service.Pipeline, server: service.Handler, key: key, logs: logs,
+	return &collectEnv{t: t, db: db, dbURL: dbURL, repo: repo, service: service, pipeline: service.Pipeline, server: service.Handler, key: key, logs: logs,
 		registry: cfg.Registry}
 }
 
