@@ -23,7 +23,7 @@ var (
 		"linkedin.com": "LinkedIn", "lnkd.in": "LinkedIn",
 		"youtube.com": "YouTube", "youtu.be": "YouTube",
 		"news.ycombinator.com": "Hacker News",
-		"instagram.com": "Instagram", "pinterest.com": "Pinterest", "tiktok.com": "TikTok",
+		"instagram.com":        "Instagram", "pinterest.com": "Pinterest", "tiktok.com": "TikTok",
 		"threads.net": "Threads", "bsky.app": "Bluesky", "vk.com": "VKontakte",
 		"t.me": "Telegram", "telegram.org": "Telegram", "tumblr.com": "Tumblr",
 		"quora.com": "Quora", "discord.com": "Discord", "whatsapp.com": "WhatsApp",

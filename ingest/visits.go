@@ -1,9 +1,12 @@
 package ingest
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"math"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/analytics-service/analytics/stats"
@@ -23,52 +26,61 @@ import (
 type Visits struct {
 	timeout       int64 // nanoseconds
 	perShard      int
-	maxPerAddress int
+	maxPerAddress uint32
 	counters      *Counters
 	metrics       *Metrics
 	shards        [visitShards]visitShard
-	addrs         [visitShards]addrShard
-	addrSeed      maphash.Seed
+	// perAddress counts the open visits of client addresses by a hash of the address: a fixed
+	// table (addresses sharing a slot share its bound), so that it takes no memory per address.
+	perAddress []atomic.Uint32
+	addrSeed   maphash.Seed
 }
+
+// perAddressSlots is the size of Visits.perAddress: 4 MiB, about one slot per visit at the
+// default MAX_OPEN_VISITS.
+const perAddressSlots = 1 << 20
 
 // visitShards split the visits so that hits of different visitors rarely wait for each other.
 const visitShards = 32
 
 type visitShard struct {
-	mu    sync.Mutex
-	open  map[VisitorKey]*visit
+	mu sync.Mutex
+	// open holds the visits by the first 8 bytes of their key: two keys of one node sharing
+	// them (about 1 in 30 million at a million open visits) share a visit.
+	open  map[uint64]*visit
 	first *visit // the least recent last hit: next to expire or to be ended early
 	last  *visit
 	dirty []*visit // changed since the last Collect
 	_     [40]byte // a cache line of its own
 }
 
-type addrShard struct {
-	mu    sync.Mutex
-	count map[uint64]int32
-	_     [48]byte
-}
-
-// visit is one open visit; the flushed* fields are what the counters already hold of it.
+// visit is one open visit; flushedExit, flushedSeconds and the flushed flags are what the
+// counters already hold of it. Small on purpose (128 bytes): a node holds up to MAX_OPEN_VISITS.
 type visit struct {
-	key            VisitorKey
+	id             uint64 // the first 8 bytes of its visitor key: its entry in visitShard.open
 	websiteID      int64
 	start, last    int64 // Unix nanoseconds
-	addr           uint64
 	prev, next     *visit
 	landing, exit  string
-	flushedLanding string
 	flushedExit    string
-	flushedSeconds int64
-	pageviews      uint32
+	addrSlot       uint32 // its client address's slot in Visits.perAddress
+	flushedSeconds int32
 	hoursSent      uint32 // hour bits of the visit's day already sent as day membership
 	day            int32  // Key.Day of its first hit: the day it counts on
+	pageviews      uint16 // saturates: only "one" matters
 	startHour      uint8
-	events         bool
-	flushedBounce  bool
-	dirty          bool
-	ended          bool
+	flags          visitFlags
 }
+
+type visitFlags uint8
+
+const (
+	hadEvent      visitFlags = 1 << iota
+	flushedBounce            // the counters hold its +1 bounce
+	landingSent              // the counters hold its landing page
+	isDirty                  // in its shard's dirty list
+	hasEnded
+)
 
 // hitKind says what a hit is to its visit.
 type hitKind uint8
@@ -119,19 +131,18 @@ const (
 // NewVisits holds at most maxOpen visits ending after timeout without a hit; their deltas go
 // to counters.
 func NewVisits(timeout time.Duration, maxOpen, maxPerAddress int, counters *Counters, metrics *Metrics) *Visits {
-	v := &Visits{timeout: int64(timeout), perShard: max(1, maxOpen/visitShards), maxPerAddress: maxPerAddress,
-		counters: counters, metrics: metrics, addrSeed: maphash.MakeSeed()}
-	if maxOpen < visitShards {
-		v.perShard = 1
-	}
+	v := &Visits{timeout: int64(timeout), perShard: max(1, maxOpen/visitShards), maxPerAddress: uint32(maxPerAddress),
+		counters: counters, metrics: metrics, addrSeed: maphash.MakeSeed(), perAddress: make([]atomic.Uint32, perAddressSlots)}
 	for i := range v.shards {
-		v.shards[i].open = make(map[VisitorKey]*visit)
-		v.addrs[i].count = make(map[uint64]int32)
+		v.shards[i].open = make(map[uint64]*visit)
 	}
 	return v
 }
 
-func (vs *Visits) shard(key VisitorKey) *visitShard { return &vs.shards[key[0]%visitShards] }
+func (vs *Visits) shard(id uint64) *visitShard { return &vs.shards[id%visitShards] }
+
+// visitID is the part of a key the visits are held by.
+func visitID(key VisitorKey) uint64 { return binary.LittleEndian.Uint64(key[:8]) }
 
 // hit records a hit in its visit, starting one when none is open (or the open one has timed
 // out), and says what the collector must count for it.
@@ -153,10 +164,11 @@ func (vs *Visits) hit(h *visitHit) visitOutcome {
 // continueVisit adds the hit to the visit open under key, if there is one that has not timed
 // out.
 func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool) {
-	s := vs.shard(key)
+	id := visitID(key)
+	s := vs.shard(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.open[key]
+	v, ok := s.open[id]
 	if !ok {
 		return visitOutcome{}, false
 	}
@@ -166,13 +178,15 @@ func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool
 	}
 	switch h.kind {
 	case hitPageview:
-		v.pageviews++
+		if v.pageviews < math.MaxUint16 {
+			v.pageviews++
+		}
 		if v.pageviews == 1 { // started by an event: the landing page is the first pageview's
-			v.landing = h.page
+			vs.moveLanding(v, h.page)
 		}
 		v.exit = h.page
 	case hitEvent:
-		v.events = true
+		v.flags |= hadEvent
 	}
 	if h.at > v.last {
 		v.last = h.at
@@ -188,75 +202,78 @@ func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool
 	return out, true
 }
 
+// moveLanding makes page the landing page of a visit an event started; the event's page, if
+// the counters hold it already, is taken back at once (rare: no need to remember it).
+func (vs *Visits) moveLanding(v *visit, page string) {
+	if v.flags&landingSent != 0 && v.landing != page {
+		vs.counters.addDeltas([]delta{
+			{Key{WebsiteID: v.websiteID, Name: stats.LandingPage, Day: v.day, Value: v.landing}, -1},
+			{Key{WebsiteID: v.websiteID, Name: stats.LandingPage, Day: v.day, Value: page}, 1},
+		})
+	}
+	v.landing = page
+}
+
 // start opens a visit for the hit.
 func (vs *Visits) start(h *visitHit) visitOutcome {
-	v := &visit{key: h.key, websiteID: h.websiteID, start: h.at, last: h.at, day: h.day, startHour: h.hour,
+	v := &visit{id: visitID(h.key), websiteID: h.websiteID, start: h.at, last: h.at, day: h.day, startHour: h.hour,
 		landing: h.page, exit: h.page, hoursSent: 1 << h.hour}
 	switch h.kind {
 	case hitPageview:
 		v.pageviews = 1
 	case hitEvent:
-		v.events = true
+		v.flags |= hadEvent
 	}
 	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key}
-	v.addr = vs.addrHash(h.addr)
-	if !vs.addAddress(v.addr) {
+	v.addrSlot = vs.addrSlot(h.addr)
+	if !vs.addAddress(v.addrSlot) {
 		// One address past its bound: counted as a visit of this one hit, not kept.
 		vs.metrics.endEarly(reasonAddressBound)
 		vs.counters.addDeltas(v.emit(nil))
 		return out
 	}
-	s := vs.shard(h.key)
+	s := vs.shard(v.id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if old, ok := s.open[h.key]; ok { // another hit of the key opened one meanwhile
+	if old, ok := s.open[v.id]; ok { // another hit of the key opened one meanwhile
 		vs.end(s, old)
 	}
 	for len(s.open) >= vs.perShard && s.first != nil {
 		vs.metrics.endEarly(reasonMaxOpen)
 		vs.end(s, s.first)
 	}
-	s.open[h.key] = v
+	s.open[v.id] = v
 	s.append(v)
 	s.touch(v)
 	return out
 }
 
-func (vs *Visits) addrHash(ip netip.Addr) uint64 {
+func (vs *Visits) addrSlot(ip netip.Addr) uint32 {
 	b := ip.Unmap().As16()
-	return maphash.Bytes(vs.addrSeed, b[:])
+	return uint32(maphash.Bytes(vs.addrSeed, b[:]) % perAddressSlots)
 }
 
-// addAddress counts one more open visit of the address; false when it has its bound.
-func (vs *Visits) addAddress(addr uint64) bool {
-	a := &vs.addrs[addr%visitShards]
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if int(a.count[addr]) >= vs.maxPerAddress {
-		return false
+// addAddress counts one more open visit in an address's slot; false when it has its bound.
+func (vs *Visits) addAddress(slot uint32) bool {
+	c := &vs.perAddress[slot]
+	for {
+		n := c.Load()
+		if n >= vs.maxPerAddress {
+			return false
+		}
+		if c.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	a.count[addr]++
-	return true
-}
-
-func (vs *Visits) dropAddress(addr uint64) {
-	a := &vs.addrs[addr%visitShards]
-	a.mu.Lock()
-	if a.count[addr] <= 1 {
-		delete(a.count, addr)
-	} else {
-		a.count[addr]--
-	}
-	a.mu.Unlock()
 }
 
 // end closes a visit: its last deltas go to the counters; s.mu is held.
 func (vs *Visits) end(s *visitShard, v *visit) {
 	vs.counters.addDeltas(v.emit(nil))
-	v.ended = true
-	delete(s.open, v.key)
+	v.flags |= hasEnded
+	delete(s.open, v.id)
 	s.unlink(v)
-	vs.dropAddress(v.addr)
+	vs.perAddress[v.addrSlot].Add(^uint32(0))
 }
 
 // Collect ends the visits whose last hit is older than the timeout at now and emits what the
@@ -272,8 +289,8 @@ func (vs *Visits) Collect(now time.Time) {
 			vs.end(s, s.first)
 		}
 		for _, v := range s.dirty {
-			v.dirty = false
-			if !v.ended {
+			v.flags &^= isDirty
+			if v.flags&hasEnded == 0 {
 				deltas = v.emit(deltas)
 			}
 		}
@@ -336,8 +353,8 @@ func (s *visitShard) touch(v *visit) {
 		s.unlink(v)
 		s.append(v)
 	}
-	if !v.dirty {
-		v.dirty = true
+	if v.flags&isDirty == 0 {
+		v.flags |= isDirty
 		s.dirty = append(s.dirty, v)
 	}
 }
@@ -381,38 +398,37 @@ type delta struct {
 	n   int64
 }
 
-// emit appends what changed in v since its last emission: landing and exit pages (-1 on the
-// old value, +1 on the new), bounce (+1 while it has one pageview and no event, -1 after) and
+// emit appends what changed in v since its last emission: its landing page once, its exit
+// page (-1 on the old value, +1 on the new), bounce (+1 while it has one pageview and no event, -1 after) and
 // duration, daily and by the hour it started.
 func (v *visit) emit(out []delta) []delta {
 	add := func(name stats.Name, value string, n int64) {
 		out = append(out, delta{Key{WebsiteID: v.websiteID, Name: name, Day: v.day, Value: value}, n})
 	}
-	move := func(name stats.Name, from *string, to string) {
-		if *from == to {
-			return
-		}
-		if *from != "" {
-			add(name, *from, -1)
-		}
-		add(name, to, 1)
-		*from = to
+	if v.flags&landingSent == 0 {
+		add(stats.LandingPage, v.landing, 1)
+		v.flags |= landingSent
 	}
-	move(stats.LandingPage, &v.flushedLanding, v.landing)
-	move(stats.ExitPage, &v.flushedExit, v.exit)
+	if v.exit != v.flushedExit {
+		if v.flushedExit != "" {
+			add(stats.ExitPage, v.flushedExit, -1)
+		}
+		add(stats.ExitPage, v.exit, 1)
+		v.flushedExit = v.exit
+	}
 	hour := hourValues[v.startHour]
-	if bounce := v.pageviews == 1 && !v.events; bounce != v.flushedBounce {
+	if bounce := v.pageviews == 1 && v.flags&hadEvent == 0; bounce != (v.flags&flushedBounce != 0) {
 		n := int64(1)
 		if !bounce {
 			n = -1
 		}
 		add(stats.Bounce, dayString(v.day), n)
 		add(stats.BounceHour, hour, n)
-		v.flushedBounce = bounce
+		v.flags ^= flushedBounce
 	}
-	if seconds := (v.last - v.start) / int64(time.Second); seconds != v.flushedSeconds {
-		add(stats.VisitSeconds, dayString(v.day), seconds-v.flushedSeconds)
-		add(stats.VisitSecondsHour, hour, seconds-v.flushedSeconds)
+	if seconds := int32((v.last - v.start) / int64(time.Second)); seconds != v.flushedSeconds {
+		add(stats.VisitSeconds, dayString(v.day), int64(seconds-v.flushedSeconds))
+		add(stats.VisitSecondsHour, hour, int64(seconds-v.flushedSeconds))
 		v.flushedSeconds = seconds
 	}
 	return out
