@@ -270,7 +270,7 @@ func openRepo(ctx context.Context, cfg config) (*sqlx.DB, *repository.Repository
 // serve runs the service until SIGTERM/SIGINT, then stops accepting, lets requests in flight
 // finish, writes every counter still in memory and exits.
 func serve(ctx context.Context, cfg config, log *slog.Logger) error {
-	tuneGC(log)
+	paced := tuneGC(log)
 	servePprof(log)
 	db, repo, err := openRepo(ctx, cfg)
 	if err != nil {
@@ -290,6 +290,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	service.Reporter.LogSetup()
 	if err := service.Start(ctx); err != nil {
 		return err
+	}
+	if paced {
+		go followOpenVisits(ctx, service.Pipeline.Visits)
 	}
 
 	srv := &http.Server{
@@ -333,13 +336,34 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 // included).
 const serveMemoryLimit = 100 << 20
 
-func tuneGC(log *slog.Logger) {
+func tuneGC(log *slog.Logger) bool {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return // the operator's choice wins
+		return false // the operator's choice wins
 	}
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(serveMemoryLimit)
-	log.Info("garbage collection paced by a 100 MiB heap limit (set GOGC or GOMEMLIMIT to change it)")
+	log.Info("garbage collection paced by a 100 MiB heap limit above the open visits (set GOGC or GOMEMLIMIT to change it)")
+	return true
+}
+
+// bytesPerOpenVisit is what an open visit holds in the heap (BenchmarkOpenVisits: about 256
+// bytes with two distinct pages).
+const bytesPerOpenVisit = 256
+
+// followOpenVisits keeps the heap limit 100 MiB above what the open visits hold, every 10 s:
+// they are live data (up to 256 MB at MAX_OPEN_VISITS), and a fixed limit below them would
+// have the collector run without end.
+func followOpenVisits(ctx context.Context, visits *ingest.Visits) {
+	ticker := time.NewTicker(10 * time.Second)
+	defer ticker.Stop()
+	for {
+		debug.SetMemoryLimit(serveMemoryLimit + int64(visits.Open())*bytesPerOpenVisit)
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
 }
 
 // openGeo opens the GeoIP database, or says once that there is none.
