@@ -226,7 +226,7 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim 
 			-- xmax is 0 in a row this statement inserted, and is this transaction's id in one
 			-- it updated (ON CONFLICT locks the row first): PostgreSQL's behaviour since 9.5,
 			-- which TestValueCountsStayExact checks.
-			RETURNING website_id, name, date, value, xmax = 0 AND value <> $8 AS added
+			RETURNING website_id, name, date, value, xmax = 0 AND value <> $8 AS added, count
 		), counted AS (
 			-- Rows in key order, after every stats row (an aggregate of daily's rows), as in
 			-- every writer: no deadlock.
@@ -239,16 +239,16 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim 
 			ON CONFLICT (website_id, name, date)
 			DO UPDATE SET value_count = c.value_count + EXCLUDED.value_count
 		), zeroed AS (
-			-- The rows a negative count brings to 0, which the insert above locked and left as
-			-- they were (not in its RETURNING): deleted. Reading daily's rows makes this run
-			-- after it; the order of the parts of a statement is otherwise undefined, and a
-			-- delete first would let the insert add the encoded count as a new row. A row
-			-- another node lowered between this statement's snapshot and its lock keeps its
-			-- count, a rare error of this count.
+			-- The rows a negative count brings to 0 or below, which the insert above locked
+			-- and left as they were (so they are not in its RETURNING), whatever count this
+			-- statement's snapshot saw (another node may have lowered them since): deleted.
+			-- Reading daily's rows makes this run after it; the order of the parts of a
+			-- statement is otherwise undefined, and a delete first would let the insert add
+			-- the encoded count as a new row.
 			DELETE FROM stats s
 			USING capped c
 			WHERE c.count < 0 AND s.website_id = c.website_id AND s.name = c.name AND s.date = c.date
-				AND s.value = c.value AND s.count + c.count <= 0
+				AND s.value = c.value
 				AND NOT EXISTS (SELECT 1 FROM daily d WHERE d.website_id = c.website_id AND d.name = c.name
 					AND d.date = c.date AND d.value = c.value)
 		), week_input AS (
@@ -266,12 +266,12 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim 
 			ON CONFLICT (website_id, name, week, value)
 			DO UPDATE SET count = s.count + ` + decoded + `
 			WHERE s.count + ` + decoded + ` > 0
-			RETURNING website_id, name, week, value
+			RETURNING website_id, name, week, value, count
 		), weeks_zeroed AS (
 			DELETE FROM stats_weekly s
 			USING week_input c
 			WHERE c.count < 0 AND s.website_id = c.website_id AND s.name = c.name AND s.week = c.week
-				AND s.value = c.value AND s.count + c.count <= 0
+				AND s.value = c.value
 				AND NOT EXISTS (SELECT 1 FROM weekly w WHERE w.website_id = c.website_id AND w.name = c.name
 					AND w.week = c.week AND w.value = c.value)
 		), month_input AS (
@@ -288,25 +288,34 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim 
 			ON CONFLICT (website_id, name, month, value)
 			DO UPDATE SET count = s.count + ` + decoded + `
 			WHERE s.count + ` + decoded + ` > 0
-			RETURNING website_id, name, month, value
+			RETURNING website_id, name, month, value, count
 		), months_zeroed AS (
 			DELETE FROM stats_monthly s
 			USING month_input c
 			WHERE c.count < 0 AND s.website_id = c.website_id AND s.name = c.name AND s.month = c.month
-				AND s.value = c.value AND s.count + c.count <= 0
+				AND s.value = c.value
 				AND NOT EXISTS (SELECT 1 FROM monthly m WHERE m.website_id = c.website_id AND m.name = c.name
 					AND m.month = c.month AND m.value = c.value)
 		)
-		SELECT (SELECT count(*) FROM claim) AS claimed, (SELECT coalesce(sum(count), 0) FROM over)::bigint AS overflow`
+		SELECT (SELECT count(*) FROM claim) AS claimed, (SELECT coalesce(sum(count), 0) FROM over)::bigint AS overflow,
+			(SELECT count(*) FROM daily WHERE count >= $13) + (SELECT count(*) FROM weekly WHERE count >= $13)
+				+ (SELECT count(*) FROM monthly WHERE count >= $13) AS encoded`
 	var out struct {
 		Claimed  int   `db:"claimed"`
 		Overflow int64 `db:"overflow"`
+		Encoded  int64 `db:"encoded"`
 	}
 	err := sqlx.GetContext(ctx, q, &out, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
 		pq.Array(values), pq.Array(amounts), batchID, maxValues, stats.Other,
 		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows), negativeBase)
 	if err != nil {
 		return Added{}, fmt.Errorf("stats.add: %w", err)
+	}
+	if out.Encoded > 0 {
+		// A negative count met no row (its row was deleted after this statement's snapshot
+		// saw it, which the writers' own rules exclude) and was inserted as its encoding:
+		// refused, so that the transaction rolls back rather than store it.
+		return Added{}, fmt.Errorf("stats.add: %d negative counts found no row", out.Encoded)
 	}
 	return Added{Applied: out.Claimed == 1, Overflow: out.Overflow}, nil
 }
