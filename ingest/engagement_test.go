@@ -50,13 +50,13 @@ func TestEngagementExtendsTheOpenVisitOnly(t *testing.T) {
 	if first[key(stats.Visit, "2026-03-04")] != 1 || first[key(stats.Bounce, "2026-03-04")] != 1 {
 		t.Fatalf("the pageview counted %v", first)
 	}
-	now = now.Add(20 * time.Second)
+	now = now.Add(40 * time.Second)
 	if status, _ := c.recordEngagement(req, ip, site, page); status != http.StatusAccepted {
 		t.Fatalf("engagement: %d", status)
 	}
 	got := taken()
-	want := map[Key]int64{key(stats.VisitSeconds, "2026-03-04"): 20, key(stats.VisitSecondsHour, "10"): 20}
-	if len(got) != len(want) || got[key(stats.VisitSeconds, "2026-03-04")] != 20 || got[key(stats.VisitSecondsHour, "10")] != 20 {
+	want := map[Key]int64{key(stats.VisitSeconds, "2026-03-04"): 40, key(stats.VisitSecondsHour, "10"): 40}
+	if len(got) != len(want) || got[key(stats.VisitSeconds, "2026-03-04")] != 40 || got[key(stats.VisitSecondsHour, "10")] != 40 {
 		t.Fatalf("the engagement counted %v, want only the duration %v (no pageview, the bounce kept)", got, want)
 	}
 }

@@ -162,9 +162,8 @@ func (f *Flusher) now() time.Time {
 // stopped, so no more hits arrive). It retries a failing database until then.
 func (f *Flusher) Drain(ctx context.Context) error {
 	if f.Visits != nil {
-		// What the open visits did since the last flush; a restart ends them, and what they
-		// counted so far stays counted.
-		f.Visits.Collect(f.now())
+		// A restart ends the visits in progress: what they did goes to the counters.
+		f.Visits.EndAll()
 	}
 	for {
 		if !f.failing() && f.counters.Size() == 0 {

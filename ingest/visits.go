@@ -65,6 +65,7 @@ type visit struct {
 	flushedExit    string
 	addrSlot       uint32 // its client address's slot in Visits.perAddress
 	flushedSeconds int32
+	emittedAt      int32  // seconds from start when its exit page and duration were last sent
 	hoursSent      uint32 // hour bits of the visit's day already sent as day membership
 	day            int32  // Key.Day of its first hit: the day it counts on
 	pageviews      uint16 // saturates: only "one" matters
@@ -229,7 +230,7 @@ func (vs *Visits) start(h *visitHit) visitOutcome {
 	if !vs.addAddress(v.addrSlot) {
 		// One address past its bound: counted as a visit of this one hit, not kept.
 		vs.metrics.endEarly(reasonAddressBound)
-		vs.counters.addDeltas(v.emit(nil))
+		vs.counters.addDeltas(v.emit(nil, true))
 		return out
 	}
 	s := vs.shard(v.id)
@@ -269,7 +270,7 @@ func (vs *Visits) addAddress(slot uint32) bool {
 
 // end closes a visit: its last deltas go to the counters; s.mu is held.
 func (vs *Visits) end(s *visitShard, v *visit) {
-	vs.counters.addDeltas(v.emit(nil))
+	vs.counters.addDeltas(v.emit(nil, true))
 	v.flags |= hasEnded
 	delete(s.open, v.id)
 	s.unlink(v)
@@ -288,14 +289,25 @@ func (vs *Visits) Collect(now time.Time) {
 		for s.first != nil && at-s.first.last >= vs.timeout {
 			vs.end(s, s.first)
 		}
+		kept := s.dirty[:0]
 		for _, v := range s.dirty {
-			v.flags &^= isDirty
-			if v.flags&hasEnded == 0 {
-				deltas = v.emit(deltas)
+			if v.flags&hasEnded != 0 {
+				v.flags &^= isDirty
+				continue
+			}
+			full := (at-v.start)/int64(time.Second)-int64(v.emittedAt) >= int64(resendEvery/time.Second)
+			deltas = v.emit(deltas, full)
+			if full {
+				v.emittedAt = int32((at - v.start) / int64(time.Second))
+			}
+			if v.pending() {
+				kept = append(kept, v) // its exit page or duration goes later
+			} else {
+				v.flags &^= isDirty
 			}
 		}
-		clear(s.dirty)
-		s.dirty = s.dirty[:0]
+		clear(s.dirty[len(kept):])
+		s.dirty = kept
 		s.mu.Unlock()
 		if len(deltas) > 4096 {
 			vs.counters.addDeltas(deltas)
@@ -383,6 +395,16 @@ func (s *visitShard) unlink(v *visit) {
 	v.prev, v.next = nil, nil
 }
 
+// pending tells whether the counters still miss a change of v's exit page or duration.
+func (v *visit) pending() bool {
+	return v.exit != v.flushedExit || int32((v.last-v.start)/int64(time.Second)) != v.flushedSeconds
+}
+
+// resendEvery is how often at most a visit's moving exit page and growing duration are sent
+// to the counters while it goes on: a visit of a hit every second would otherwise cost two
+// exit-page keys and two duration keys every flush.
+const resendEvery = 30 * time.Second
+
 // hourValues are stats.HourValue of each hour, made once.
 var hourValues = func() (out [25]string) {
 	for h := range out {
@@ -401,7 +423,11 @@ type delta struct {
 // emit appends what changed in v since its last emission: its landing page once, its exit
 // page (-1 on the old value, +1 on the new), bounce (+1 while it has one pageview and no event, -1 after) and
 // duration, daily and by the hour it started.
-func (v *visit) emit(out []delta) []delta {
+//
+// Unless full, only the landing page and the bounce go (both change at most twice a visit);
+// the exit page and the duration of a visit that sends many hits go at most every
+// resendEvery and when it ends: what changed meanwhile is merged into one -1/+1 and one sum.
+func (v *visit) emit(out []delta, full bool) []delta {
 	add := func(name stats.Name, value string, n int64) {
 		out = append(out, delta{Key{WebsiteID: v.websiteID, Name: name, Day: v.day, Value: value}, n})
 	}
@@ -409,7 +435,7 @@ func (v *visit) emit(out []delta) []delta {
 		add(stats.LandingPage, v.landing, 1)
 		v.flags |= landingSent
 	}
-	if v.exit != v.flushedExit {
+	if v.exit != v.flushedExit && (full || v.flushedExit == "") {
 		if v.flushedExit != "" {
 			add(stats.ExitPage, v.flushedExit, -1)
 		}
@@ -426,7 +452,7 @@ func (v *visit) emit(out []delta) []delta {
 		add(stats.BounceHour, hour, n)
 		v.flags ^= flushedBounce
 	}
-	if seconds := int32((v.last - v.start) / int64(time.Second)); seconds != v.flushedSeconds {
+	if seconds := int32((v.last - v.start) / int64(time.Second)); seconds != v.flushedSeconds && full {
 		add(stats.VisitSeconds, dayString(v.day), int64(seconds-v.flushedSeconds))
 		add(stats.VisitSecondsHour, hour, int64(seconds-v.flushedSeconds))
 		v.flushedSeconds = seconds
