@@ -249,11 +249,11 @@ func addMembers(ctx context.Context, tx *sqlx.Tx, members []Member) ([]StatCount
 	if err := tx.SelectContext(ctx, &existing, lock, append(args, pq.Array(insIDs), pq.Array(insDays), pq.ByteaArray(insKeys))...); err != nil {
 		return nil, fmt.Errorf("visits.add: members: %w", err)
 	}
-	isNew := make(map[string]bool, len(inserted))
+	isNew := make(map[memberRef]bool, len(inserted))
 	for _, in := range inserted {
 		isNew[memberID(in.WebsiteID, stats.Day(in.Day), in.Key)] = true
 	}
-	before := make(map[string]row, len(existing))
+	before := make(map[memberRef]row, len(existing))
 	for _, ex := range existing {
 		before[memberID(ex.WebsiteID, stats.Day(ex.Day), ex.Key)] = ex
 	}
@@ -328,8 +328,17 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-func memberID(websiteID int64, day time.Time, key []byte) string {
-	return fmt.Sprintf("%d|%s|%x", websiteID, day.Format(dateLayout), key)
+// memberRef identifies a membership row in memory.
+type memberRef struct {
+	websiteID int64
+	day       int64 // Unix seconds of the day's midnight UTC
+	key       [16]byte
+}
+
+func memberID(websiteID int64, day time.Time, key []byte) memberRef {
+	ref := memberRef{websiteID: websiteID, day: day.Unix()}
+	copy(ref.key[:], key)
+	return ref
 }
 
 // addRealtime adds the batch's pageviews per minute and recent pageviews, and replaces the
