@@ -198,11 +198,8 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		// A visit that started before midnight is held under yesterday's key.
 		vh.prevKey, vh.hasPrev = c.Salts.Key(dayKey-1, site.ID, ip, userAgent)
 	}
-	if c.Counters.Full() {
-		return http.StatusServiceUnavailable, "The service cannot keep more events right now; retry later."
-	}
-	pageValue := pageValue(h.page, site)
-	vh.page = pageValue
+	page := pageValue(h.page, site)
+	vh.page = page
 	out := c.Visits.hit(&vh)
 	if out.ignored {
 		c.Metrics.ignore(reasonNoVisit)
@@ -220,8 +217,8 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		add(stats.Event, dayKey, h.event)
 	case hitPageview:
 		add(stats.Pageview, dayKey, dayString(dayKey))
-		add(stats.Page, dayKey, pageValue)
-		add(stats.PageviewHour, dayKey, hourValues[hour])
+		add(stats.Page, dayKey, page)
+		extras.day, extras.hour = dayKey, hour // pageview_hour, counted by Counters.AddHit
 		extras.pageview = &recentView{at: vh.at, page: storable(recentPath(h.page)), referrer: storable(refHost), ip: ip, userAgent: userAgent}
 	}
 	if out.started {
@@ -234,6 +231,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		extras.member = &memberKey{websiteID: site.ID, day: out.day, key: out.key}
 		extras.bits = memberBits{visited: out.visited, hours: out.hourBits}
 	}
+	// The buffer full (a database outage that lasts): refused, although its visit took the hit.
 	if err := c.Counters.AddHit(keys, &extras); err != nil {
 		return http.StatusServiceUnavailable, "The service cannot keep more events right now; retry later."
 	}

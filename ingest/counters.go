@@ -89,10 +89,82 @@ type recentView struct {
 	userAgent      string
 }
 
-// recentViews keep a website's last repository.RealtimeRecentMax pageviews of a batch.
+// recentViews are a website's pageviews of a batch as the realtime view and the hourly
+// pageviews need them: its last repository.RealtimeRecentMax pageviews, and its pageviews of
+// the last two minutes and hours seen (a batch of a second rarely spans more), counted here
+// rather than as counter keys: one lookup by website a pageview instead of two map operations
+// on string keys. Older minutes and hours move to the maps when a newer one needs the slot.
 type recentViews struct {
-	views [recentMax]recentView
-	n     int // views written in all; the last recentMax are kept
+	views   [recentMax]recentView
+	n       int // views written in all; the last recentMax are kept
+	minutes [2]minuteSlot
+	hours   [2]hourSlot
+}
+
+type minuteSlot struct {
+	minute int64 // Unix minutes; 0: empty
+	n      int64
+}
+
+type hourSlot struct {
+	day  int32
+	hour uint8
+	n    int64 // 0: empty
+}
+
+// addPageview counts a pageview in its minute and its hour; c.mu is held.
+func (c *Counters) addPageview(site int64, r *recentViews, minute int64, day int32, hour uint8) {
+	switch {
+	case r.minutes[0].minute == minute:
+		r.minutes[0].n++
+	case r.minutes[1].minute == minute:
+		r.minutes[1].n++
+	default:
+		old := &r.minutes[0]
+		if r.minutes[1].minute < old.minute {
+			old = &r.minutes[1]
+		}
+		if old.n > 0 {
+			c.minutes[minuteKey{site, old.minute}] += old.n
+		}
+		*old = minuteSlot{minute: minute, n: 1}
+	}
+	switch {
+	case r.hours[0].n > 0 && r.hours[0].day == day && r.hours[0].hour == hour:
+		r.hours[0].n++
+	case r.hours[1].n > 0 && r.hours[1].day == day && r.hours[1].hour == hour:
+		r.hours[1].n++
+	default:
+		old := &r.hours[0]
+		if r.hours[1].n == 0 || (old.n > 0 && (r.hours[1].day < old.day || r.hours[1].day == old.day && r.hours[1].hour < old.hour)) {
+			old = &r.hours[1]
+		}
+		c.moveHour(site, old)
+		*old = hourSlot{day: day, hour: hour, n: 1}
+	}
+}
+
+// moveHour adds an hour slot's pageviews to the counters and empties it; c.mu is held.
+func (c *Counters) moveHour(site int64, h *hourSlot) {
+	if h.n > 0 {
+		c.counts[Key{WebsiteID: site, Name: stats.PageviewHour, Day: h.day, Value: hourValues[h.hour]}] += h.n
+	}
+	*h = hourSlot{}
+}
+
+// settle moves every website's minute and hour slots to the maps (before a take); c.mu is held.
+func (c *Counters) settle() {
+	for site, r := range c.recent {
+		for i := range r.minutes {
+			if m := &r.minutes[i]; m.n > 0 {
+				c.minutes[minuteKey{site, m.minute}] += m.n
+				*m = minuteSlot{}
+			}
+		}
+		for i := range r.hours {
+			c.moveHour(site, &r.hours[i])
+		}
+	}
 }
 
 const recentMax = 25
@@ -118,6 +190,8 @@ type hitExtras struct {
 	bits     memberBits
 	pageview *recentView // nil for other hits
 	site     int64
+	day      int32 // the pageview's day and hour (TZ), for pageview_hour
+	hour     uint8
 }
 
 // AddHit counts one hit's keys and extras, all or none; ErrFull when they would pass the
@@ -138,7 +212,6 @@ func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 		c.members[*x.member] = b
 	}
 	if pv := x.pageview; pv != nil {
-		c.minutes[minuteKey{x.site, pv.at / int64(time.Minute)}]++
 		r := c.recent[x.site]
 		if r == nil {
 			r = &recentViews{}
@@ -146,6 +219,7 @@ func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 		}
 		r.views[r.n%recentMax] = *pv
 		r.n++
+		c.addPageview(x.site, r, pv.at/int64(time.Minute), x.day, x.hour)
 	}
 	n := len(c.counts) + len(c.members)
 	c.mu.Unlock()
@@ -217,6 +291,7 @@ type taken struct {
 func (c *Counters) take() taken {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.settle()
 	t := taken{counts: c.counts, members: c.members, minutes: c.minutes, recent: c.recent}
 	c.reset(len(t.counts))
 	c.held += len(t.counts) + len(t.members)
