@@ -48,7 +48,10 @@ type Flusher struct {
 	// mu makes Flush safe to call while Run runs (tests, Drain); it guards the two fields below.
 	mu       sync.Mutex
 	pending  *repository.VisitBatch
-	failures int
+	// pendingHeld is how many keys the pending batch holds against the counters' bound: all
+	// it took, zero sums dropped since included.
+	pendingHeld int
+	failures    int
 	// hadVisitors: the last batch wrote current visitors, so the next one must write them
 	// even when there are none left (to clear them).
 	hadVisitors bool
@@ -123,7 +126,9 @@ func (f *Flusher) Flush(ctx context.Context) error {
 		if f.Visits != nil {
 			f.Visits.Collect(now)
 		}
-		b := toBatch(f.counters.take(), f.Resolve)
+		t := f.counters.take()
+		held := len(t.counts) + len(t.members)
+		b := toBatch(t, f.Resolve)
 		if f.Visits != nil && f.Node != "" {
 			b.Node, b.At = f.Node, now
 			for site, n := range f.Visits.Current(now, realtimeVisitorsWithin) {
@@ -131,11 +136,11 @@ func (f *Flusher) Flush(ctx context.Context) error {
 			}
 		}
 		if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Visitors) == 0 && !f.hadVisitors {
-			f.counters.release(0)
+			f.counters.release(held) // keys whose deltas all cancelled out
 			return nil
 		}
 		f.hadVisitors = len(b.Visitors) > 0
-		f.pending = b
+		f.pending, f.pendingHeld = b, held
 	}
 	rows := len(f.pending.Counts) + len(f.pending.Members)
 	start := time.Now()
@@ -146,8 +151,8 @@ func (f *Flusher) Flush(ctx context.Context) error {
 		return fmt.Errorf("flush %d counters: %w", rows, err)
 	}
 	f.failures = 0
-	f.counters.release(rows)
-	f.pending = nil
+	f.counters.release(f.pendingHeld)
+	f.pending, f.pendingHeld = nil, 0
 	return nil
 }
 
