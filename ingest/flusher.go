@@ -45,9 +45,9 @@ type Flusher struct {
 	// browser and device (nil: all "").
 	Resolve func(ip netip.Addr, userAgent string) (country, browser, device string)
 
-	// mu makes Flush safe to call while Run runs (tests, Drain); it guards the two fields below.
-	mu       sync.Mutex
-	pending  *repository.VisitBatch
+	// mu makes Flush safe to call while Run runs (tests, Drain); it guards the fields below.
+	mu      sync.Mutex
+	pending *repository.VisitBatch
 	// pendingHeld is how many keys the pending batch holds against the counters' bound: all
 	// it took, zero sums dropped since included.
 	pendingHeld int

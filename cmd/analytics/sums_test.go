@@ -20,9 +20,9 @@ type statSums struct {
 	// through; visitorDays is the distinct websites and days with pageviews, the visitors of
 	// these tests' one visitor.
 	visit, landing, exit, visitorDays int64
-	monthlyPageview         int64
-	batches                 int64
-	bySite                  map[int64]int64 // pageviews
+	monthlyPageview                   int64
+	batches                           int64
+	bySite                            map[int64]int64 // pageviews
 }
 
 func (s statSums) of(sites []int64) int64 {
