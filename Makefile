@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-ingest bench-flood bench-import build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-ingest bench-flood bench-import bench-visits bench-collector build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -86,3 +86,14 @@ bench-flood:
 # prints the time, the rate and the import's peak RSS.
 bench-import:
 	scripts/test.sh go test -run '^$$' -bench BenchmarkImportPHPAnalytics -benchtime 1x -timeout 60m -v ./importer/phpanalytics/
+
+# Memory of open visits: BENCH_VISITORS (1,000,000) new visitors, then the server's open visits
+# and RSS (scripts/bench-visits.sh); and the bytes an open visit takes in the heap.
+bench-visits:
+	go test -run '^$$' -bench OpenVisits -benchtime 1000000x ./ingest/
+	scripts/bench-visits.sh
+
+# The collector's own cost per hit (BenchmarkCollector), this tree and BENCH_REV (default main)
+# side by side, alternating BENCH_COUNT (5) runs each; compare the medians.
+bench-collector:
+	scripts/test.sh scripts/bench-collector.sh

@@ -60,6 +60,17 @@ type Config struct {
 	// (MAX_VALUES_PER_DAY); later new values are counted under "(other)". 0 means
 	// ingest.DefaultMaxValuesPerDay: there is always a limit.
 	MaxValuesPerDay int
+	// VisitTimeout ends a visit after that long without a hit (VISIT_TIMEOUT); 0 means
+	// ingest.DefaultVisitTimeout. MaxOpenVisits bounds the visits a node holds in memory
+	// (MAX_OPEN_VISITS); 0 means ingest.DefaultMaxOpenVisits.
+	VisitTimeout  time.Duration
+	MaxOpenVisits int
+	// MaxVisitsPerAddress bounds the open visits of one client address; 0 means
+	// ingest.DefaultMaxVisitsPerAddress.
+	MaxVisitsPerAddress int
+	// Node names this node in the realtime view's visitor counts; "" means its host name and
+	// process id.
+	Node string
 
 	// Mailer sends the e-mail reports (SMTP_URL); nil sends none.
 	Mailer *reports.Mailer
@@ -96,8 +107,8 @@ type App struct {
 	outbox *account.Outbox
 }
 
-// New builds the service on repo. It reads the pages' signing keys, so the database must
-// answer. Nothing runs in the background until Start.
+// New builds the service on repo. It reads the pages' signing keys and the salts of the days
+// (creating them when missing), so the database must answer. Nothing runs in the background until Start.
 func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog.Logger) (*App, error) {
 	if log == nil {
 		log = slog.Default()
@@ -127,7 +138,12 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: cfg.Geo,
 		FlushInterval: cfg.FlushInterval, BufferMaxKeys: cfg.BufferMaxKeys,
 		EventRateLimit: cfg.EventRateLimit, MaxValuesPerDay: cfg.MaxValuesPerDay, Now: cfg.Now,
+		VisitTimeout: cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits, MaxVisitsPerAddress: cfg.MaxVisitsPerAddress, Node: cfg.Node,
 	}, reg, log)
+	// The salts of the days, before the first hit: without today's, collection answers 503.
+	if err := pipeline.RefreshSalts(ctx); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
 	// The website rules, once for every way of changing a website: each change refreshes this
 	// node's settings cache at once, so its collector knows a new website before the next reload.
 	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Websites.Refresh, log)

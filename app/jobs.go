@@ -38,6 +38,13 @@ const (
 	// Used and expired links of accounts are kept a day (the reset limit counts the last hour).
 	forgetLinksEvery = time.Hour
 	linkRetention    = 24 * time.Hour
+	// The salts of today and tomorrow are made sure of every minute, so that a node that
+	// started without the database gets today's soon after it answers, and every node has
+	// tomorrow's long before midnight.
+	saltsEvery = time.Minute
+	// Realtime rows are read for the last 30 minutes only; deleting older ones each minute
+	// keeps the tables to about that.
+	forgetRealtimeEvery = time.Minute
 )
 
 // jobList is every background job of a node, in one place.
@@ -62,6 +69,12 @@ func (a *App) jobList() []Job {
 		{Name: "send account mail", Period: time.Second, Loop: a.outbox.Run},
 		{Name: "forget expired account links", Period: forgetLinksEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetLinks(ctx, a.cfg.Now().Add(-linkRetention))
+		}},
+		// Creates the salts of today and tomorrow, deletes those (and the day membership kept
+		// under them) whose next day has ended.
+		{Name: "rotate visitor salts", Period: saltsEvery, Run: p.RefreshSalts},
+		{Name: "forget old realtime data", Period: forgetRealtimeEvery, Run: func(ctx context.Context) error {
+			return repo.ForgetRealtime(ctx, a.cfg.Now())
 		}},
 	}
 }

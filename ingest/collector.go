@@ -22,8 +22,9 @@ import (
 // MaxBodySize bounds a tracker request; real ones are a few hundred bytes.
 const MaxBodySize = 16 << 10
 
-// maxKeysPerHit is the most counters one hit increments: a visit's 14 statistics.
-const maxKeysPerHit = 14
+// maxKeysPerHit is the most counters one hit increments: a pageview that starts a visit (its
+// 3 own, 3 of the visit, 13 visit-level values) and its day membership.
+const maxKeysPerHit = 20
 
 // Collector answers POST /api/event: it parses and bounds the hit, finds the website in the
 // settings cache, applies the exclusions, enriches the hit and increments the counters. Nothing
@@ -36,6 +37,9 @@ type Collector struct {
 	Location       *time.Location // whose calendar days the counters use
 	Now            func() time.Time
 	Metrics        *Metrics
+	Salts          *Salts  // the salts of the days, for visitor keys
+	Visits         *Visits // this node's open visits
+	VisitTimeout   time.Duration
 	// Limiter bounds the hits of one client address (ratelimit.Limiter.AddrKey); nil: no limit.
 	Limiter *ratelimit.Limiter
 	Log     *slog.Logger // nil: slog.Default()
@@ -50,6 +54,9 @@ type eventRequest struct {
 	Referrer         string     `json:"referrer"`
 	ScreenResolution string     `json:"screen_resolution"`
 	Event            *eventBody `json:"event"`
+	// engagement: Plausible's engagement hit (plausible.go), never read from this service's
+	// body.
+	engagement bool
 }
 
 type eventBody struct {
@@ -116,20 +123,20 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 	}
 	body := (*buf)[:n]
 	var one [1]eventRequest
-	hits, err := c.decodeHits(r, ip, body, one[:0]) // this service's body or Plausible's (plausible.go)
+	hits, err := c.decodeHits(body, one[:0]) // this service's body or Plausible's (plausible.go)
 	if err != nil {
 		return http.StatusBadRequest, err.Error()
 	}
 	for i := range hits {
-		if status, message := c.record(r, ip, &hits[i]); status != http.StatusAccepted {
+		if status, message := c.recordRequest(r, ip, &hits[i]); status != http.StatusAccepted {
 			return status, message
 		}
 	}
 	return http.StatusAccepted, ""
 }
 
-// record counts one hit from the client address ip and says how to answer it.
-func (c *Collector) record(r *http.Request, ip netip.Addr, req *eventRequest) (int, string) {
+// recordRequest checks one decoded hit, finds its website and records it.
+func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequest) (int, string) {
 	page, err := url.Parse(req.Page)
 	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
 		return http.StatusBadRequest, "page must be an absolute http(s) URL."
@@ -153,52 +160,146 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, req *eventRequest) (i
 		c.Metrics.ignore(reasonIP)
 		return http.StatusAccepted, ""
 	}
-	refHost := referrerHost(req.Referrer)
-	visit := req.Event == nil && isVisit(refHost, site)
-	var client Client
-	if site.ExcludeBots || visit {
-		client = ParseUserAgent(r.UserAgent())
+	if req.engagement {
+		return c.recordEngagement(r, ip, site, page)
 	}
-	if site.ExcludeBots && client.Bot {
-		c.Metrics.ignore(reasonBot)
+	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution}
+	if req.Event != nil {
+		h.kind, h.event = hitEvent, event
+	}
+	return c.record(r, ip, site, &h)
+}
+
+// hit is one hit of a website as the collector counts it, whichever body it came in.
+type hit struct {
+	kind     hitKind
+	page     *url.URL
+	referrer string // as sent
+	screen   string // "WIDTHxHEIGHT" as sent
+	event    string // "name:value:unit" of an event hit
+}
+
+// recordEngagement is the entry for a hit that only says the visitor is still there
+// (Plausible's `engagement`, CONTRACT.md section 4): it extends the open visit's duration, is
+// neither a pageview nor an event, does not end a bounce, and is ignored (answered 202, not
+// counted) when the visitor has no open visit. page is the page it was sent from.
+func (c *Collector) recordEngagement(r *http.Request, ip netip.Addr, site *Website, page *url.URL) (int, string) {
+	return c.record(r, ip, site, &hit{kind: hitEngagement, page: page})
+}
+
+// record counts a hit of site from the client address ip: its visitor key under the salt of
+// the day, its visit (started when none is open), the counters of the hit and, on a visit's
+// first hit, the visit-level values. The address and user agent are not kept past the next
+// flush (the realtime view's last pageviews are resolved to country, browser and device then).
+func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit) (int, string) {
+	userAgent := r.UserAgent()
+	var client Client
+	parsed := false
+	if site.ExcludeBots {
+		client, parsed = ParseUserAgent(userAgent), true
+		if client.Bot {
+			c.Metrics.ignore(reasonBot)
+			return http.StatusAccepted, ""
+		}
+	}
+	now := c.Now()
+	local := now.In(c.Location)
+	dayKey := dayNumber(stats.Day(local))
+	hour := uint8(local.Hour())
+	vh := visitHit{websiteID: site.ID, addr: ip, at: now.UnixNano(), day: dayKey, hour: hour, kind: h.kind}
+	var ok bool
+	if vh.key, ok = c.Salts.Key(dayKey, site.ID, ip, userAgent); !ok {
+		return http.StatusServiceUnavailable, "The service is not ready to count events; retry later."
+	}
+	if sinceMidnight(local) < c.VisitTimeout {
+		// A visit that started before midnight is held under yesterday's key.
+		vh.prevKey, vh.hasPrev = c.Salts.Key(dayKey-1, site.ID, ip, userAgent)
+	}
+	page := pageValue(h.page, site)
+	vh.page = page
+	out := c.Visits.hit(&vh)
+	if out.ignored {
+		c.Metrics.ignore(reasonNoVisit)
 		return http.StatusAccepted, ""
 	}
 
-	day := c.Today()
-	dayKey := dayNumber(day)
 	keys := make([]Key, 0, maxKeysPerHit)
-	add := func(name stats.Name, value string) {
-		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: dayKey, Value: storable(value)})
+	add := func(name stats.Name, day int32, value string) {
+		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: day, Value: storable(value)})
 	}
-	switch {
-	case req.Event != nil:
-		add(stats.Event, event)
-	default:
-		date := dayString(dayKey)
-		add(stats.Pageview, date)
-		add(stats.Page, pageValue(page, site))
-		if visit {
-			geo := c.Geo.Lookup(ip)
-			add(stats.Visitor, date)
-			add(stats.Referrer, refHost)
-			if campaign, ok := campaignValue(page); ok {
-				add(stats.Campaign, campaign)
-			}
-			add(stats.Browser, client.Browser)
-			add(stats.OperatingSystem, client.OS)
-			add(stats.Device, client.Device)
-			add(stats.Language, languageValue(r.Header.Get("Accept-Language")))
-			add(stats.ScreenResolution, screenValue(req.ScreenResolution))
-			add(stats.Continent, geo.Continent)
-			add(stats.Country, geo.Country)
-			add(stats.City, geo.City)
+	extras := hitExtras{site: site.ID}
+	refHost := referrerHost(h.referrer)
+	switch h.kind {
+	case hitEvent:
+		add(stats.Event, dayKey, h.event)
+	case hitPageview:
+		add(stats.Pageview, dayKey, dayString(dayKey))
+		add(stats.Page, dayKey, page)
+		extras.day, extras.hour = dayKey, hour // pageview_hour, counted by Counters.AddHit
+		extras.pageview = &recentView{at: vh.at, page: storable(recentPath(h.page)), referrer: storable(refHost), ip: ip, userAgent: userAgent}
+	}
+	if out.started {
+		if !parsed {
+			client = ParseUserAgent(userAgent)
 		}
+		c.addVisit(add, out.day, hour, site, h, refHost, client, ip, r)
 	}
-	if err := c.Counters.Add(keys); err != nil {
+	if out.visited || out.hourBits != 0 {
+		extras.member = &memberKey{websiteID: site.ID, day: out.day, key: out.key}
+		extras.bits = memberBits{visited: out.visited, hours: out.hourBits}
+	}
+	// The buffer full (a database outage that lasts): refused, although its visit took the hit.
+	if err := c.Counters.AddHit(keys, &extras); err != nil {
 		return http.StatusServiceUnavailable, "The service cannot keep more events right now; retry later."
 	}
 	c.Metrics.accept()
 	return http.StatusAccepted, ""
+}
+
+// addVisit adds the counters of a visit's first hit: the visit itself and its visit-level
+// values, on the visit's day. Landing and exit pages, bounce and duration are emitted by the
+// visit as it goes on (Visits.Collect).
+func (c *Collector) addVisit(add func(stats.Name, int32, string), day int32, hour uint8, site *Website, h *hit, refHost string, client Client, ip netip.Addr, r *http.Request) {
+	date := dayString(day)
+	add(stats.Visit, day, date)
+	add(stats.VisitHour, day, hourValues[hour])
+	add(stats.TimedVisit, day, date)
+	if !isVisit(refHost, site) {
+		refHost = "" // the website's own pages
+	}
+	add(stats.Referrer, day, refHost)
+	if engine, network := classifyReferrer(refHost); engine != "" {
+		add(stats.SearchEngine, day, engine)
+	} else if network != "" {
+		add(stats.SocialNetwork, day, network)
+	}
+	if campaign, ok := campaignValue(h.page); ok {
+		add(stats.Campaign, day, campaign)
+	}
+	geo := c.Geo.Lookup(ip)
+	add(stats.Browser, day, client.Browser)
+	add(stats.OperatingSystem, day, client.OS)
+	add(stats.Device, day, client.Device)
+	add(stats.Language, day, languageValue(r.Header.Get("Accept-Language")))
+	add(stats.ScreenResolution, day, screenValue(h.screen))
+	add(stats.Continent, day, geo.Continent)
+	add(stats.Country, day, geo.Country)
+	add(stats.City, day, geo.City)
+}
+
+// sinceMidnight is the wall-clock time of t since its midnight.
+func sinceMidnight(t time.Time) time.Duration {
+	h, m, sec := t.Clock()
+	return time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(sec)*time.Second
+}
+
+// recentPath is a page's path without its query string, for the realtime view.
+func recentPath(u *url.URL) string {
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	return truncate(path, maxPageLength)
 }
 
 // hintProxy says once, when the limit first refuses a private address, that a reverse proxy

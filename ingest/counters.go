@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,19 +48,196 @@ var lastDay atomic.Pointer[formattedDay]
 func dayDate(day int32) time.Time { return time.Unix(int64(day)*86400, 0).UTC() }
 
 // Counters aggregate hits in memory between flushes. The hit path only takes a short lock and
-// increments map entries; the flusher swaps the whole map out.
+// increments map entries; the flusher swaps the whole maps out.
 type Counters struct {
 	mu      sync.Mutex
 	counts  map[Key]int64
+	members map[memberKey]memberBits
+	minutes map[minuteKey]int64
+	recent  map[int64]*recentViews
 	held    int // distinct keys taken by the flusher and not yet written
 	maxKeys int
 	// soon is signalled when the map passes half its bound, so the flusher writes early.
 	soon chan struct{}
 }
 
+// memberKey is a visitor key's day membership on a website (repository.Member).
+type memberKey struct {
+	websiteID int64
+	day       int32
+	key       VisitorKey
+}
+
+type memberBits struct {
+	visited bool
+	hours   uint32
+}
+
+// minuteKey is a website's pageviews in one minute (Unix minutes), for the realtime view.
+type minuteKey struct {
+	websiteID int64
+	minute    int64
+}
+
+// recentView is a pageview of the realtime list (repository.RecentPageview).
+// Its address and user agent are kept until the flush takes it, which resolves them to country,
+// browser and device for the few views it keeps, and then drops them.
+type recentView struct {
+	at             int64 // Unix nanoseconds
+	page, referrer string
+	ip             netip.Addr
+	userAgent      string
+}
+
+// recentViews are a website's pageviews of a batch as the realtime view and the hourly
+// pageviews need them: its last repository.RealtimeRecentMax pageviews, and its pageviews of
+// the last two minutes and hours seen (a batch of a second rarely spans more), counted here
+// rather than as counter keys: one lookup by website a pageview instead of two map operations
+// on string keys. Older minutes and hours move to the maps when a newer one needs the slot.
+type recentViews struct {
+	views   [recentMax]recentView
+	n       int // views written in all; the last recentMax are kept
+	minutes [2]minuteSlot
+	hours   [2]hourSlot
+}
+
+type minuteSlot struct {
+	minute int64 // Unix minutes; 0: empty
+	n      int64
+}
+
+type hourSlot struct {
+	day  int32
+	hour uint8
+	n    int64 // 0: empty
+}
+
+// addPageview counts a pageview in its minute and its hour; c.mu is held.
+func (c *Counters) addPageview(site int64, r *recentViews, minute int64, day int32, hour uint8) {
+	switch {
+	case r.minutes[0].minute == minute:
+		r.minutes[0].n++
+	case r.minutes[1].minute == minute:
+		r.minutes[1].n++
+	default:
+		old := &r.minutes[0]
+		if r.minutes[1].minute < old.minute {
+			old = &r.minutes[1]
+		}
+		if old.n > 0 {
+			c.minutes[minuteKey{site, old.minute}] += old.n
+		}
+		*old = minuteSlot{minute: minute, n: 1}
+	}
+	switch {
+	case r.hours[0].n > 0 && r.hours[0].day == day && r.hours[0].hour == hour:
+		r.hours[0].n++
+	case r.hours[1].n > 0 && r.hours[1].day == day && r.hours[1].hour == hour:
+		r.hours[1].n++
+	default:
+		old := &r.hours[0]
+		if r.hours[1].n == 0 || (old.n > 0 && (r.hours[1].day < old.day || r.hours[1].day == old.day && r.hours[1].hour < old.hour)) {
+			old = &r.hours[1]
+		}
+		c.moveHour(site, old)
+		*old = hourSlot{day: day, hour: hour, n: 1}
+	}
+}
+
+// moveHour adds an hour slot's pageviews to the counters and empties it; c.mu is held.
+func (c *Counters) moveHour(site int64, h *hourSlot) {
+	if h.n > 0 {
+		c.counts[Key{WebsiteID: site, Name: stats.PageviewHour, Day: h.day, Value: hourValues[h.hour]}] += h.n
+	}
+	*h = hourSlot{}
+}
+
+// settle moves every website's minute and hour slots to the maps (before a take); c.mu is held.
+func (c *Counters) settle() {
+	for site, r := range c.recent {
+		for i := range r.minutes {
+			if m := &r.minutes[i]; m.n > 0 {
+				c.minutes[minuteKey{site, m.minute}] += m.n
+				*m = minuteSlot{}
+			}
+		}
+		for i := range r.hours {
+			c.moveHour(site, &r.hours[i])
+		}
+	}
+}
+
+const recentMax = 25
+
 // NewCounters bounds the distinct keys held in memory, live and awaiting a write together.
 func NewCounters(maxKeys int) *Counters {
-	return &Counters{counts: make(map[Key]int64, 1024), maxKeys: maxKeys, soon: make(chan struct{}, 1)}
+	c := &Counters{maxKeys: maxKeys, soon: make(chan struct{}, 1)}
+	c.reset(1024)
+	return c
+}
+
+func (c *Counters) reset(size int) {
+	c.counts = make(map[Key]int64, size)
+	c.members = make(map[memberKey]memberBits)
+	c.minutes = make(map[minuteKey]int64)
+	c.recent = make(map[int64]*recentViews)
+}
+
+// hitExtras are what a hit adds besides its counters: its key's day membership and, for a
+// pageview, the realtime view.
+type hitExtras struct {
+	member   *memberKey
+	bits     memberBits
+	pageview *recentView // nil for other hits
+	site     int64
+	day      int32 // the pageview's day and hour (TZ), for pageview_hour
+	hour     uint8
+}
+
+// AddHit counts one hit's keys and extras, all or none; ErrFull when they would pass the
+// bound.
+func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
+	c.mu.Lock()
+	if used := len(c.counts) + len(c.members) + c.held; used+len(keys)+1 > c.maxKeys && used+c.fresh(keys)+1 > c.maxKeys {
+		c.mu.Unlock()
+		return ErrFull
+	}
+	for _, k := range keys {
+		c.counts[k]++
+	}
+	if x.member != nil {
+		b := c.members[*x.member]
+		b.visited = b.visited || x.bits.visited
+		b.hours |= x.bits.hours
+		c.members[*x.member] = b
+	}
+	if pv := x.pageview; pv != nil {
+		r := c.recent[x.site]
+		if r == nil {
+			r = &recentViews{}
+			c.recent[x.site] = r
+		}
+		r.views[r.n%recentMax] = *pv
+		r.n++
+		c.addPageview(x.site, r, pv.at/int64(time.Minute), x.day, x.hour)
+	}
+	n := len(c.counts) + len(c.members)
+	c.mu.Unlock()
+	c.flushSoon(n)
+	return nil
+}
+
+// addDeltas adds a visit's deltas. They are not refused at the bound: they are what visits
+// already answered 202 still owe the counters, few keys a visit.
+func (c *Counters) addDeltas(deltas []delta) {
+	if len(deltas) == 0 {
+		return
+	}
+	c.mu.Lock()
+	for _, d := range deltas {
+		c.counts[d.key] += d.n
+	}
+	c.mu.Unlock()
 }
 
 // Add counts one hit's keys, all or none. Only keys not yet in memory count against the
@@ -101,14 +279,23 @@ func (c *Counters) flushSoon(n int) {
 	}
 }
 
-// take swaps the live map out; its keys stay counted against the bound until release.
-func (c *Counters) take() map[Key]int64 {
+// taken is what the flusher took from the live maps.
+type taken struct {
+	counts  map[Key]int64
+	members map[memberKey]memberBits
+	minutes map[minuteKey]int64
+	recent  map[int64]*recentViews
+}
+
+// take swaps the live maps out; their keys stay counted against the bound until release.
+func (c *Counters) take() taken {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	taken := c.counts
-	c.counts = make(map[Key]int64, len(taken))
-	c.held += len(taken)
-	return taken
+	c.settle()
+	t := taken{counts: c.counts, members: c.members, minutes: c.minutes, recent: c.recent}
+	c.reset(len(t.counts))
+	c.held += len(t.counts) + len(t.members)
+	return t
 }
 
 // release frees the bound of a batch that is now written.
@@ -123,12 +310,12 @@ func (c *Counters) release(n int) {
 func (c *Counters) Full() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.counts)+c.held+maxKeysPerHit > c.maxKeys
+	return len(c.counts)+len(c.members)+c.held+maxKeysPerHit > c.maxKeys
 }
 
 // Size is the number of distinct keys in memory, live and held.
 func (c *Counters) Size() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.counts) + c.held
+	return len(c.counts) + len(c.members) + c.held
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -12,17 +13,15 @@ import (
 	"github.com/analytics-service/analytics/repository"
 )
 
-// StatsWriter writes one batch of counts, at most once per batch id, keeping at most maxValues
-// distinct values a website's statistic and day (repository.AddStatsCapped).
-type StatsWriter interface {
-	AddStatsCapped(ctx context.Context, batchID string, counts []repository.StatCount, maxValues int) (repository.Added, error)
+// BatchWriter writes one flush (counters, day membership, realtime rows), at most once per
+// batch id, keeping at most maxValues distinct values a website's statistic and day
+// (repository.AddVisitBatch).
+type BatchWriter interface {
+	AddVisitBatch(ctx context.Context, b repository.VisitBatch, maxValues int) (repository.Added, error)
 }
 
-// batch is counts taken from the live map, with the id that makes their write idempotent.
-type batch struct {
-	id     string
-	counts []repository.StatCount
-}
+// realtimeVisitorsWithin is how recent a visitor's last hit is for the realtime view.
+const realtimeVisitorsWithin = 5 * time.Minute
 
 // Flusher drains the counters into the database every interval (or sooner when they grow past
 // half their bound). A failed write keeps its batch, with the same id, and is retried with
@@ -30,22 +29,37 @@ type batch struct {
 // fate exists at a time and nothing is counted twice or dropped.
 type Flusher struct {
 	counters  *Counters
-	writer    StatsWriter
+	writer    BatchWriter
 	interval  time.Duration
 	maxWait   time.Duration
 	maxValues int // distinct values a website's statistic keeps a day; past them, stats.Other
 	metrics   *Metrics
 	log       *slog.Logger
+	// Visits, when set, emit their deltas into the counters before each batch is taken, and
+	// give the node's current visitors; Node names this node in realtime_visitors. Now is
+	// the clock of both (nil: time.Now).
+	Visits *Visits
+	Node   string
+	Now    func() time.Time
+	// Resolve turns the address and user agent of a realtime pageview into its country,
+	// browser and device (nil: all "").
+	Resolve func(ip netip.Addr, userAgent string) (country, browser, device string)
 
-	// mu makes Flush safe to call while Run runs (tests, Drain); it guards the two fields below.
-	mu       sync.Mutex
-	pending  *batch
-	failures int
+	// mu makes Flush safe to call while Run runs (tests, Drain); it guards the fields below.
+	mu      sync.Mutex
+	pending *repository.VisitBatch
+	// pendingHeld is how many keys the pending batch holds against the counters' bound: all
+	// it took, zero sums dropped since included.
+	pendingHeld int
+	failures    int
+	// hadVisitors: the last batch wrote current visitors, so the next one must write them
+	// even when there are none left (to clear them).
+	hadVisitors bool
 }
 
 // NewFlusher wires a flusher that keeps at most maxValues distinct values a website's statistic
 // and day (MAX_VALUES_PER_DAY); metrics may be nil.
-func NewFlusher(counters *Counters, writer StatsWriter, interval time.Duration, maxValues int, metrics *Metrics, log *slog.Logger) *Flusher {
+func NewFlusher(counters *Counters, writer BatchWriter, interval time.Duration, maxValues int, metrics *Metrics, log *slog.Logger) *Flusher {
 	// Retries back off to at most a few seconds: a database that is back must be used soon,
 	// since a full buffer answers 503 until the failing batch is written.
 	return &Flusher{counters: counters, writer: writer, interval: interval, maxWait: max(interval, 5*time.Second),
@@ -102,34 +116,60 @@ func (f *Flusher) failing() bool {
 	return f.pending != nil
 }
 
-// Flush writes the pending batch, or takes a new one from the live counters and writes it.
+// Flush writes the pending batch, or takes a new one from the live counters (after the visits
+// emitted their deltas into them) and writes it.
 func (f *Flusher) Flush(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.pending == nil {
-		f.pending = toBatch(f.counters.take())
-		if len(f.pending.counts) == 0 {
-			f.pending = nil
-			f.counters.release(0)
+		now := f.now()
+		if f.Visits != nil {
+			f.Visits.Collect(now)
+		}
+		t := f.counters.take()
+		held := len(t.counts) + len(t.members)
+		b := toBatch(t, f.Resolve)
+		if f.Visits != nil && f.Node != "" {
+			b.Node, b.At = f.Node, now
+			for site, n := range f.Visits.Current(now, realtimeVisitorsWithin) {
+				b.Visitors = append(b.Visitors, repository.NodeVisitors{WebsiteID: site, Visitors: n})
+			}
+		}
+		if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Visitors) == 0 && !f.hadVisitors {
+			f.counters.release(held) // keys whose deltas all cancelled out
 			return nil
 		}
+		f.hadVisitors = len(b.Visitors) > 0
+		f.pending, f.pendingHeld = b, held
 	}
+	rows := len(f.pending.Counts) + len(f.pending.Members)
 	start := time.Now()
-	added, err := f.writer.AddStatsCapped(ctx, f.pending.id, f.pending.counts, f.maxValues)
-	f.metrics.observeFlush(len(f.pending.counts), time.Since(start), added.Overflow, err)
+	added, err := f.writer.AddVisitBatch(ctx, *f.pending, f.maxValues)
+	f.metrics.observeFlush(len(f.pending.Counts), time.Since(start), added.Overflow, err)
 	if err != nil {
 		f.failures++
-		return fmt.Errorf("flush %d counters: %w", len(f.pending.counts), err)
+		return fmt.Errorf("flush %d counters: %w", rows, err)
 	}
 	f.failures = 0
-	f.counters.release(len(f.pending.counts))
-	f.pending = nil
+	f.counters.release(f.pendingHeld)
+	f.pending, f.pendingHeld = nil, 0
 	return nil
+}
+
+func (f *Flusher) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
 }
 
 // Drain flushes until nothing is left in memory or ctx ends (shutdown: the HTTP server has
 // stopped, so no more hits arrive). It retries a failing database until then.
 func (f *Flusher) Drain(ctx context.Context) error {
+	if f.Visits != nil {
+		// A restart ends the visits in progress: what they did goes to the counters.
+		f.Visits.EndAll()
+	}
 	for {
 		if !f.failing() && f.counters.Size() == 0 {
 			return nil
@@ -146,14 +186,35 @@ func (f *Flusher) Drain(ctx context.Context) error {
 	}
 }
 
-// toBatch turns the taken counters into a batch. It does not sort them: AddStats writes rows in
-// key order itself (ORDER BY in its INSERTs), which is what keeps concurrent writers from
-// deadlocking, and sorting 20,000 keys here cost about 15 ms of a core every second, a stall
-// that showed in the tail latency of /api/event.
-func toBatch(counts map[Key]int64) *batch {
-	out := make([]repository.StatCount, 0, len(counts))
-	for k, n := range counts {
-		out = append(out, repository.StatCount{WebsiteID: k.WebsiteID, Name: string(k.Name), Date: dayDate(k.Day), Value: k.Value, Count: n})
+// toBatch turns what was taken into a batch. Keys whose deltas cancelled out are dropped (the
+// tables keep count > 0). It does not sort the counters: AddStats writes rows in key order
+// itself (ORDER BY in its INSERTs), which is what keeps concurrent writers from deadlocking,
+// and sorting 20,000 keys here cost about 15 ms of a core every second, a stall that showed in
+// the tail latency of /api/event.
+func toBatch(t taken, resolve func(netip.Addr, string) (string, string, string)) *repository.VisitBatch {
+	b := &repository.VisitBatch{ID: uuid.NewString(), Counts: make([]repository.StatCount, 0, len(t.counts))}
+	for k, n := range t.counts {
+		if n == 0 {
+			continue
+		}
+		b.Counts = append(b.Counts, repository.StatCount{WebsiteID: k.WebsiteID, Name: string(k.Name), Date: dayDate(k.Day), Value: k.Value, Count: n})
 	}
-	return &batch{id: uuid.NewString(), counts: out}
+	for k, bits := range t.members {
+		b.Members = append(b.Members, repository.Member{WebsiteID: k.websiteID, Day: dayDate(k.day), Key: k.key, Visited: bits.visited, Hours: bits.hours})
+	}
+	for k, n := range t.minutes {
+		b.Minutes = append(b.Minutes, repository.RealtimeMinute{WebsiteID: k.websiteID, Minute: time.Unix(k.minute*60, 0).UTC(), Pageviews: n})
+	}
+	for site, r := range t.recent {
+		first := max(0, r.n-recentMax)
+		for i := first; i < r.n; i++ {
+			v := r.views[i%recentMax]
+			p := repository.RecentPageview{WebsiteID: site, At: time.Unix(0, v.at).UTC(), Page: v.page, Referrer: v.referrer}
+			if resolve != nil {
+				p.Country, p.Browser, p.Device = resolve(v.ip, v.userAgent)
+			}
+			b.Recent = append(b.Recent, p)
+		}
+	}
+	return b
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,7 @@ func FuzzCollect(f *testing.F) {
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 		Location:       time.UTC, Now: func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) },
 	}
+	withVisits(f, c, time.Minute)
 	declared := map[int]bool{202: true, 400: true, 413: true}
 
 	f.Fuzz(func(t *testing.T, body []byte, contentType, ua, language, forwarded string) {
@@ -88,10 +90,11 @@ func FuzzCollect(f *testing.F) {
 				t.Fatalf("error body %q for %d", rec.Body, rec.Code)
 			}
 		}
+		c.Visits.Collect(c.Now())
 		taken := counters.take()
-		defer counters.release(len(taken))
-		for k := range taken {
-			if !stats.Known(string(k.Name)) || k.WebsiteID < 1 || k.WebsiteID > 3 {
+		defer counters.release(len(taken.counts) + len(taken.members))
+		for k := range taken.counts {
+			if !stats.Known(string(k.Name)) && !slices.Contains(stats.Internal, k.Name) || k.WebsiteID < 1 || k.WebsiteID > 3 {
 				t.Fatalf("counter %+v", k)
 			}
 			if !utf8.ValidString(k.Value) || strings.IndexByte(k.Value, 0) >= 0 || utf8.RuneCountInString(k.Value) > maxPageLength {

@@ -16,6 +16,7 @@ type Metrics struct {
 	flushRows     prometheus.Counter
 	flushDuration prometheus.Histogram
 	overCap       prometheus.Counter
+	endedEarly    *prometheus.CounterVec
 }
 
 // NewMetrics registers the pipeline's metrics; the buffer size is read from counters when
@@ -40,11 +41,18 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 		overCap: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "analytics_values_over_cap_total",
 			Help: "Counts added to (other) rather than to a new value, on a day whose statistic already had MAX_VALUES_PER_DAY values."}),
+		endedEarly: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "analytics_visits_ended_early_total",
+			Help: "Visits ended before VISIT_TIMEOUT, by reason: max_open (MAX_OPEN_VISITS reached: the least recent ended) or address_bound (one client address holds too many: a new one counted as a visit of one hit)."},
+			[]string{"reason"}),
 	}
-	for _, reason := range []string{reasonBot, reasonIP, reasonUnknownWebsite} {
+	for _, reason := range []string{reasonBot, reasonIP, reasonUnknownWebsite, reasonNoVisit} {
 		m.ignored.WithLabelValues(reason)
 	}
-	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration, m.overCap,
+	for _, reason := range []string{reasonMaxOpen, reasonAddressBound} {
+		m.endedEarly.WithLabelValues(reason)
+	}
+	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration, m.overCap, m.endedEarly,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "analytics_buffer_keys", Help: "Distinct counters in memory, not yet written."},
 			func() float64 { return float64(counters.Size()) }))
@@ -56,7 +64,20 @@ const (
 	reasonBot            = "bot"
 	reasonIP             = "excluded_ip"
 	reasonUnknownWebsite = "unknown_website" // no website has the page's host
+	reasonNoVisit        = "no_open_visit"   // an engagement hit of a visitor with no open visit
 )
+
+// The reasons of analytics_visits_ended_early_total.
+const (
+	reasonMaxOpen      = "max_open"
+	reasonAddressBound = "address_bound"
+)
+
+func (m *Metrics) endEarly(reason string) {
+	if m != nil {
+		m.endedEarly.WithLabelValues(reason).Inc()
+	}
+}
 
 func (m *Metrics) accept() {
 	if m != nil {

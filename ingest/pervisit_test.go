@@ -12,9 +12,11 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// What a hit counts is what stats.Name.PerVisit says: a visit (referrer empty or another
-// site's) counts every statistic but event, a navigation inside the website only the per-hit
-// pageview and page, an event only event.
+// What a hit counts on the hit path (CONTRACT.md sections 3 and 8): a visit's first hit counts
+// every visit-level statistic once, from that hit; a later pageview of the same visit only the
+// per-hit pageview, page and hourly pageviews, whatever its referrer; an event of an open visit
+// only event. Landing and exit pages, bounce and duration come from the visit when the flusher
+// collects it.
 func TestHitsCountWhatPerVisitSays(t *testing.T) {
 	// The hits send no user agent: the website does not exclude bots, and a visit counts its
 	// browser, operating system and device (as "") all the same.
@@ -23,8 +25,8 @@ func TestHitsCountWhatPerVisitSays(t *testing.T) {
 		t.Fatal(err)
 	}
 	counters := NewCounters(1 << 10)
-	c := &Collector{Websites: sites, Counters: counters, Location: time.UTC,
-		Now: func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) }}
+	c := withVisits(t, &Collector{Websites: sites, Counters: counters, Location: time.UTC,
+		Now: func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) }}, time.Minute)
 	names := func(body string) []stats.Name {
 		t.Helper()
 		req := httptest.NewRequest(http.MethodPost, "http://collector.test/api/event", strings.NewReader(body))
@@ -35,16 +37,16 @@ func TestHitsCountWhatPerVisitSays(t *testing.T) {
 			t.Fatalf("%s: %d %s", body, rec.Code, rec.Body)
 		}
 		taken := counters.take()
-		defer counters.release(len(taken))
+		defer counters.release(len(taken.counts) + len(taken.members))
 		var out []stats.Name
-		for k := range taken {
+		for k := range taken.counts {
 			out = append(out, k.Name)
 		}
 		slices.Sort(out)
 		return out
 	}
-	want := func(keep func(stats.Name) bool) []stats.Name {
-		var out []stats.Name
+	want := func(keep func(stats.Name) bool, extra ...stats.Name) []stats.Name {
+		out := slices.Clone(extra)
 		for _, n := range stats.Names {
 			if keep(n) {
 				out = append(out, n)
@@ -53,16 +55,29 @@ func TestHitsCountWhatPerVisitSays(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	visit := names(`{"page":"https://visit.test/a?utm_campaign=spring","referrer":"https://elsewhere.test/"}`)
-	if w := want(func(n stats.Name) bool { return n != stats.Event }); !slices.Equal(visit, w) {
-		t.Errorf("a visit counts %v, want %v", visit, w)
+	first := names(`{"page":"https://visit.test/a?utm_campaign=spring","referrer":"https://www.google.com/"}`)
+	visitLevel := func(n stats.Name) bool {
+		// visitor is decided at flush; landing and exit pages by the visit as it goes on;
+		// a visit comes from a search engine or a social network, not both.
+		switch n {
+		case stats.Event, stats.Visitor, stats.LandingPage, stats.ExitPage, stats.SocialNetwork:
+			return false
+		}
+		return true
 	}
-	navigation := names(`{"page":"https://visit.test/b?utm_campaign=spring","referrer":"https://www.visit.test/a"}`)
-	if w := want(func(n stats.Name) bool { return !n.PerVisit() && n != stats.Event }); !slices.Equal(navigation, w) {
-		t.Errorf("a navigation counts %v, want %v", navigation, w)
+	if w := want(visitLevel, stats.PageviewHour, stats.VisitHour, stats.TimedVisit); !slices.Equal(first, w) {
+		t.Errorf("a visit's first hit counts %v, want %v", first, w)
+	}
+	perHit := []stats.Name{stats.Page, stats.Pageview, stats.PageviewHour}
+	slices.Sort(perHit)
+	for _, referrer := range []string{"https://www.visit.test/a", "https://elsewhere.test/"} {
+		next := names(`{"page":"https://visit.test/b?utm_campaign=spring","referrer":"` + referrer + `"}`)
+		if !slices.Equal(next, perHit) {
+			t.Errorf("a later pageview from %s counts %v, want %v", referrer, next, perHit)
+		}
 	}
 	event := names(`{"page":"https://visit.test/b","referrer":"https://elsewhere.test/","event":{"name":"Signup"}}`)
 	if !slices.Equal(event, []stats.Name{stats.Event}) {
-		t.Errorf("an event counts %v, want only event", event)
+		t.Errorf("an event of an open visit counts %v, want only event", event)
 	}
 }

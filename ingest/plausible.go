@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"errors"
-	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -23,10 +21,6 @@ const (
 	plausiblePageview   = "pageview"
 	plausibleEngagement = "engagement"
 )
-
-// reasonEngagement labels analytics_events_ignored_total for Plausible's engagement hits,
-// which count nothing until visits can be extended (see engagement).
-const reasonEngagement = "plausible_engagement"
 
 // errBadJSON is the answer to a body that is not a JSON object, whichever tracker sent it.
 var errBadJSON = errors.New("The body is not valid JSON.")
@@ -57,8 +51,8 @@ type plausibleRevenue struct {
 // decodeHits reads a tracker body into the hits to record, appended to hits (the caller's
 // array, so that this service's body, the hot path, costs no allocation): this service's body
 // is one hit; Plausible's is one per website of its domain list that is tracked here (or one
-// for the page's host), or none for an engagement hit. The error's text is the 400 answer.
-func (c *Collector) decodeHits(r *http.Request, ip netip.Addr, body []byte, hits []eventRequest) ([]eventRequest, error) {
+// for the page's host); an engagement hit is marked so. The error's text is the 400 answer.
+func (c *Collector) decodeHits(body []byte, hits []eventRequest) ([]eventRequest, error) {
 	var req eventRequest
 	if err := decodeEvent(body, &req); err != nil {
 		return nil, errBadJSON
@@ -74,11 +68,11 @@ func (c *Collector) decodeHits(r *http.Request, ip netip.Addr, body []byte, hits
 		// Neither body: the collector answers that page is missing.
 		return append(hits, req), nil
 	}
-	return c.plausibleHits(r, ip, &p, hits)
+	return c.plausibleHits(&p, hits)
 }
 
 // plausibleHits checks Plausible's body and makes the collector's hits of it.
-func (c *Collector) plausibleHits(r *http.Request, ip netip.Addr, p *plausibleBody, hits []eventRequest) ([]eventRequest, error) {
+func (c *Collector) plausibleHits(p *plausibleBody, hits []eventRequest) ([]eventRequest, error) {
 	name, err := stringField(p.N, p.Name, "n (name) must be a string.")
 	if err != nil {
 		return nil, err
@@ -102,12 +96,13 @@ func (c *Collector) plausibleHits(r *http.Request, ip netip.Addr, p *plausibleBo
 	if err != nil {
 		return nil, err
 	}
-	if name == plausibleEngagement {
-		c.engagement(r, ip, page)
-		return nil, nil
-	}
 	hit := eventRequest{Referrer: referrer}
-	if name != plausiblePageview {
+	switch name {
+	case plausiblePageview:
+	case plausibleEngagement:
+		// Extends the open visit of this client (recordEngagement).
+		hit.engagement = true
+	default:
 		hit.Event = &eventBody{Name: name}
 		hit.Event.Value, hit.Event.Unit = revenue(p)
 	}
@@ -123,14 +118,6 @@ func (c *Collector) plausibleHits(r *http.Request, ip netip.Addr, p *plausibleBo
 		hits = append(hits, hit)
 	}
 	return hits, nil
-}
-
-// engagement is Plausible's engagement hit (time on page, scroll depth), sent as the visitor
-// leaves or hides a page. It is neither a pageview nor an event: it will extend the duration of
-// the visit open for this client (without ending its bounce) once the collector keeps visits,
-// and is ignored with no open visit. Until then it counts nothing.
-func (c *Collector) engagement(_ *http.Request, _ netip.Addr, _ *url.URL) {
-	c.Metrics.ignore(reasonEngagement)
 }
 
 // trackedDomains are the websites of Plausible's comma-separated domain list that are tracked

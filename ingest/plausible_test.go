@@ -118,27 +118,49 @@ func TestPlausibleDomainList(t *testing.T) {
 }
 
 // TestPlausibleEngagement: an engagement hit (sent as a page is hidden or left) is neither a
-// pageview nor an event; it goes to the engagement hook and counts nothing.
+// pageview nor an event: with no open visit it is ignored and counts nothing; within a visit it
+// is a hit of it that counts no pageview and no event.
 func TestPlausibleEngagement(t *testing.T) {
 	e := newCollectEnv(t, app.Config{})
 	id := e.site("site.test")
 	ignored := func() float64 {
-		n, _ := metric(t, e.registry, "analytics_events_ignored_total", "reason", "plausible_engagement")
+		n, _ := metric(t, e.registry, "analytics_events_ignored_total", "reason", "no_open_visit")
 		return n
 	}
-	for _, b := range []string{
+	engagements := []string{
 		`{"n":"engagement","sd":40,"d":"site.test","u":"https://site.test/","p":{},"e":5120,"v":36}`,
 		`{"name":"engagement","url":"https://site.test/a","domain":"site.test"}`,
-	} {
+	}
+	for _, b := range engagements {
 		if res := e.send(hit{body: b}); res.status != http.StatusAccepted {
 			t.Fatalf("status %d: %s", res.status, res.body)
 		}
 	}
 	if got := e.stats(id); len(got) != 0 {
-		t.Fatalf("engagement counted %v, want nothing", got)
+		t.Fatalf("engagement without a visit counted %v, want nothing", got)
 	}
 	if n := ignored(); n != 2 {
-		t.Fatalf("engagement hits seen by the hook: %v, want 2", n)
+		t.Fatalf("engagement hits ignored with no open visit: %v, want 2", n)
+	}
+	if res := e.send(hit{body: `{"n":"pageview","d":"site.test","u":"https://site.test/"}`}); res.status != http.StatusAccepted {
+		t.Fatalf("pageview: status %d: %s", res.status, res.body)
+	}
+	for _, b := range engagements {
+		if res := e.send(hit{body: b}); res.status != http.StatusAccepted {
+			t.Fatalf("status %d: %s", res.status, res.body)
+		}
+	}
+	if n := ignored(); n != 2 {
+		t.Fatalf("engagement hits of an open visit ignored: %v, want none more", n-2)
+	}
+	got := e.stats(id)
+	if got["pageview"] == nil || len(got["pageview"]) != 1 || len(got["event"]) != 0 {
+		t.Fatalf("a pageview and two engagements counted %v, want one pageview and no event", got)
+	}
+	for _, n := range got["pageview"] {
+		if n != 1 {
+			t.Fatalf("a pageview and two engagements counted %v pageviews", n)
+		}
 	}
 }
 

@@ -121,7 +121,7 @@ func (im *Import) Add(ctx context.Context, counts []StatCount) error {
 	for i := range counts {
 		counts[i].WebsiteID = im.websiteID
 	}
-	if _, err := addStats(ctx, im.tx, uuid.NewString(), counts, math.MaxInt32); err != nil {
+	if _, err := addStats(ctx, im.tx, uuid.NewString(), true, counts, math.MaxInt32); err != nil {
 		return fmt.Errorf("imports.add: %w", err)
 	}
 	return nil

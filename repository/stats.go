@@ -84,11 +84,22 @@ type Added struct {
 // commits before the lock is granted, and the website's counts are dropped; one that comes later
 // waits for this write and then deletes its rows too. Either way no row outlives its website.
 func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts []StatCount, maxValues int) (Added, error) {
-	return addStats(ctx, r.db, batchID, counts, maxValues)
+	return addStats(ctx, r.db, batchID, true, counts, maxValues)
 }
 
-// addStats is AddStatsCapped on q: the database, or an importer's transaction.
-func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, counts []StatCount, maxValues int) (Added, error) {
+// negativeBase encodes a negative delta -d as negativeBase + d in the count column of the rows
+// an INSERT proposes: PostgreSQL checks the tables' CHECK (count > 0) on the proposed row
+// before ON CONFLICT turns it into an update, so a plain -1 could never reach an existing row.
+// No real count comes near 2^62.
+const negativeBase = int64(1) << 62
+
+// addStats is AddStatsCapped on q; claim false means the caller's transaction has claimed the
+// batch id already (AddVisitBatch). A negative count (a visit's exit page that moved, a bounce
+// that ended) must be the only one of its key in counts; it is applied to its value's row when
+// that exists, else to stats.Other's when that exists (its +1 was counted there), else dropped,
+// and a row it brings to 0 (or below, which a correct writer never causes) is deleted: the
+// tables keep count > 0.
+func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim bool, counts []StatCount, maxValues int) (Added, error) {
 	if len(counts) == 0 {
 		return Added{Applied: true}, nil
 	}
@@ -109,8 +120,12 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, counts
 	}
 	days := make(map[day]int64, 512)
 	for i, c := range counts {
+		amount := c.Count
+		if amount < 0 {
+			amount = negativeBase - amount
+		}
 		ids[i], names[i], dates[i], values[i], amounts[i] =
-			c.WebsiteID, c.Name, c.Date.Format(dateLayout), c.Value, c.Count
+			c.WebsiteID, c.Name, c.Date.Format(dateLayout), c.Value, amount
 		days[day{ids[i], names[i], dates[i]}]++
 	}
 	dayIDs := make([]int64, 0, len(days))
@@ -120,24 +135,43 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, counts
 	for d, n := range days {
 		dayIDs, dayNames, dayDates, dayRows = append(dayIDs, d.id), append(dayNames, d.name), append(dayDates, d.date), append(dayRows, n)
 	}
-	const query = `
-		WITH claim AS (
+	claimSQL := `
 			INSERT INTO ingest_batches (id, created_at)
 			VALUES ($6, now())
 			ON CONFLICT (id) DO NOTHING
-			RETURNING id
+			RETURNING id`
+	if !claim {
+		claimSQL = `SELECT $6::text AS id`
+	}
+	query := `
+		WITH claim AS (` + claimSQL + `
 		), live AS (
 			SELECT w.id
 			FROM websites w
 			WHERE w.id = ANY($1::bigint[]) AND EXISTS (SELECT 1 FROM claim)
 			ORDER BY w.id
 			FOR KEY SHARE OF w
-		), input AS (
-			SELECT t.website_id, t.name, t.date, t.value COLLATE "C" AS value, sum(t.count)::bigint AS count
+		), signed AS (
+			SELECT t.website_id, t.name, t.date, t.value COLLATE "C" AS value,
+				CASE WHEN t.count >= $13 THEN $13 - t.count ELSE t.count END AS count
 			FROM unnest($1::bigint[], $2::text[], $3::date[], $4::text[], $5::bigint[])
 				AS t (website_id, name, date, value, count)
 			WHERE t.website_id IN (SELECT id FROM live)
+		), routed AS (
+			-- A negative count goes to its value's row, or to (other) when its +1 went there.
+			SELECT website_id, name, date, count, CASE
+				WHEN count > 0 OR EXISTS (SELECT 1 FROM stats s
+					WHERE s.website_id = g.website_id AND s.name = g.name AND s.date = g.date AND s.value = g.value) THEN value
+				WHEN EXISTS (SELECT 1 FROM stats s
+					WHERE s.website_id = g.website_id AND s.name = g.name AND s.date = g.date AND s.value = $8) THEN $8
+				END AS value
+			FROM signed g
+		), input AS (
+			SELECT website_id, name, date, value COLLATE "C" AS value, sum(count)::bigint AS count
+			FROM routed
+			WHERE value IS NOT NULL
 			GROUP BY 1, 2, 3, 4
+			HAVING sum(count) <> 0
 		), near AS MATERIALIZED (
 			-- The days this batch could take past the limit, were all its values new; usually
 			-- none. A subquery a day, so that each is an index probe, never a scan of the
@@ -178,19 +212,21 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, counts
 				USING (website_id, name, date, value)
 			WHERE EXISTS (SELECT 1 FROM over)
 			GROUP BY 1, 2, 3, 4
+			HAVING sum(i.count) <> 0
 		), rolled AS (
 			SELECT weeks_through, months_through FROM rollup_state FOR KEY SHARE
 		), daily AS (
 			INSERT INTO stats AS s (website_id, name, date, value, count)
-			SELECT website_id, name, date, value, count
+			SELECT website_id, name, date, value, CASE WHEN count < 0 THEN $13 - count ELSE count END
 			FROM capped
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, date, value)
-			DO UPDATE SET count = s.count + EXCLUDED.count
+			DO UPDATE SET count = s.count + ` + decoded + `
+			WHERE s.count + ` + decoded + ` > 0
 			-- xmax is 0 in a row this statement inserted, and is this transaction's id in one
 			-- it updated (ON CONFLICT locks the row first): PostgreSQL's behaviour since 9.5,
 			-- which TestValueCountsStayExact checks.
-			RETURNING website_id, name, date, xmax = 0 AND value <> $8 AS added
+			RETURNING website_id, name, date, value, xmax = 0 AND value <> $8 AS added, count
 		), counted AS (
 			-- Rows in key order, after every stats row (an aggregate of daily's rows), as in
 			-- every writer: no deadlock.
@@ -202,39 +238,91 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, counts
 			ORDER BY 1, 2, 3
 			ON CONFLICT (website_id, name, date)
 			DO UPDATE SET value_count = c.value_count + EXCLUDED.value_count
-		), weekly AS (
-			INSERT INTO stats_weekly AS wk (website_id, name, week, value, count)
-			SELECT website_id, name, date_trunc('week', date)::date, value, sum(count)::bigint
+		), zeroed AS (
+			-- The rows a negative count brings to 0 or below, which the insert above locked
+			-- and left as they were (so they are not in its RETURNING), whatever count this
+			-- statement's snapshot saw (another node may have lowered them since): deleted.
+			-- Reading daily's rows makes this run after it; the order of the parts of a
+			-- statement is otherwise undefined, and a delete first would let the insert add
+			-- the encoded count as a new row.
+			DELETE FROM stats s
+			USING capped c
+			WHERE c.count < 0 AND s.website_id = c.website_id AND s.name = c.name AND s.date = c.date
+				AND s.value = c.value
+				AND NOT EXISTS (SELECT 1 FROM daily d WHERE d.website_id = c.website_id AND d.name = c.name
+					AND d.date = c.date AND d.value = c.value)
+		), week_input AS (
+			SELECT website_id, name, date_trunc('week', date)::date AS week, value, sum(count)::bigint AS count
 			FROM capped
 			-- Days of weeks up to weeks_through (a Monday); a comparison, not a truncation a row.
 			WHERE date < (SELECT weeks_through + 7 FROM rolled)
 			GROUP BY 1, 2, 3, 4
+			HAVING sum(count) <> 0
+		), weekly AS (
+			INSERT INTO stats_weekly AS s (website_id, name, week, value, count)
+			SELECT website_id, name, week, value, CASE WHEN count < 0 THEN $13 - count ELSE count END
+			FROM week_input
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, week, value)
-			DO UPDATE SET count = wk.count + EXCLUDED.count
-		), monthly AS (
-			INSERT INTO stats_monthly AS m (website_id, name, month, value, count)
-			SELECT website_id, name, date_trunc('month', date)::date, value, sum(count)::bigint
+			DO UPDATE SET count = s.count + ` + decoded + `
+			WHERE s.count + ` + decoded + ` > 0
+			RETURNING website_id, name, week, value, count
+		), weeks_zeroed AS (
+			DELETE FROM stats_weekly s
+			USING week_input c
+			WHERE c.count < 0 AND s.website_id = c.website_id AND s.name = c.name AND s.week = c.week
+				AND s.value = c.value
+				AND NOT EXISTS (SELECT 1 FROM weekly w WHERE w.website_id = c.website_id AND w.name = c.name
+					AND w.week = c.week AND w.value = c.value)
+		), month_input AS (
+			SELECT website_id, name, date_trunc('month', date)::date AS month, value, sum(count)::bigint AS count
 			FROM capped
 			WHERE date < (SELECT (months_through + interval '1 month')::date FROM rolled)
 			GROUP BY 1, 2, 3, 4
+			HAVING sum(count) <> 0
+		), monthly AS (
+			INSERT INTO stats_monthly AS s (website_id, name, month, value, count)
+			SELECT website_id, name, month, value, CASE WHEN count < 0 THEN $13 - count ELSE count END
+			FROM month_input
 			ORDER BY 1, 2, 3, 4
 			ON CONFLICT (website_id, name, month, value)
-			DO UPDATE SET count = m.count + EXCLUDED.count
+			DO UPDATE SET count = s.count + ` + decoded + `
+			WHERE s.count + ` + decoded + ` > 0
+			RETURNING website_id, name, month, value, count
+		), months_zeroed AS (
+			DELETE FROM stats_monthly s
+			USING month_input c
+			WHERE c.count < 0 AND s.website_id = c.website_id AND s.name = c.name AND s.month = c.month
+				AND s.value = c.value
+				AND NOT EXISTS (SELECT 1 FROM monthly m WHERE m.website_id = c.website_id AND m.name = c.name
+					AND m.month = c.month AND m.value = c.value)
 		)
-		SELECT (SELECT count(*) FROM claim) AS claimed, (SELECT coalesce(sum(count), 0) FROM over)::bigint AS overflow`
+		SELECT (SELECT count(*) FROM claim) AS claimed, (SELECT coalesce(sum(count), 0) FROM over)::bigint AS overflow,
+			(SELECT count(*) FROM daily WHERE count >= $13) + (SELECT count(*) FROM weekly WHERE count >= $13)
+				+ (SELECT count(*) FROM monthly WHERE count >= $13) AS encoded`
 	var out struct {
 		Claimed  int   `db:"claimed"`
 		Overflow int64 `db:"overflow"`
+		Encoded  int64 `db:"encoded"`
 	}
 	err := sqlx.GetContext(ctx, q, &out, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
 		pq.Array(values), pq.Array(amounts), batchID, maxValues, stats.Other,
-		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows))
+		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows), negativeBase)
 	if err != nil {
 		return Added{}, fmt.Errorf("stats.add: %w", err)
 	}
+	if out.Encoded > 0 {
+		// A negative count met no row (its row was deleted after this statement's snapshot
+		// saw it, which the writers' own rules exclude) and was inserted as its encoding:
+		// refused, so that the transaction rolls back rather than store it.
+		return Added{}, fmt.Errorf("stats.add: %d negative counts found no row", out.Encoded)
+	}
 	return Added{Applied: out.Claimed == 1, Overflow: out.Overflow}, nil
 }
+
+// decoded is the delta of a proposed row (EXCLUDED) in ON CONFLICT: its count, or the negative
+// count that negativeBase encodes.
+const decoded = `CASE WHEN EXCLUDED.count >= $13 THEN $13 - EXCLUDED.count ELSE EXCLUDED.count END`
 
 // ForgetBatches deletes batch ids older than a cutoff; no retry is that late.
 func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error {

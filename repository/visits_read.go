@@ -142,31 +142,15 @@ func startKey(interval stats.Interval, start time.Time, loc *time.Location) stri
 	return bucketKey(interval, start, "")
 }
 
-// RealtimeWindow is how far back the realtime view looks: pageviews per minute and the recent
-// pageviews; RealtimeVisitorsTTL is how long a node's count of current visitors holds after
-// its last flush; RecentLimit is how many recent pageviews it lists.
-const (
-	RealtimeWindow      = 30 * time.Minute
-	RealtimeVisitorsTTL = 10 * time.Second
-	RecentLimit         = 25
-)
+// RealtimeVisitorsTTL is how long a node's count of current visitors holds after its last
+// flush. The realtime view looks RealtimeWindow back and lists RealtimeRecentMax pageviews.
+const RealtimeVisitorsTTL = 10 * time.Second
 
 // Realtime is the realtime view of a website (CONTRACT.md section 8).
 type Realtime struct {
 	Visitors  int64
 	Pageviews []int64 // one a minute, oldest first, the current minute last: 30 of them
 	Recent    []RecentPageview
-}
-
-// RecentPageview is one of the last pageviews, as the realtime view lists it.
-type RecentPageview struct {
-	Page       string    `db:"page"`
-	Referrer   string    `db:"referrer"`
-	Country    string    `db:"country"`
-	Browser    string    `db:"browser"`
-	Device     string    `db:"device"`
-	At         time.Time `db:"at"`
-	SecondsAgo int64     `db:"-"`
 }
 
 // CurrentVisitors is the sum of every node's count of visitors with a hit in the last 5
@@ -221,7 +205,7 @@ func (r *Repository) Realtime(ctx context.Context, websiteID int64, recent bool)
 		WHERE website_id = $1 AND at > $2 AND at <= $3
 		ORDER BY at DESC, id DESC
 		LIMIT $4`
-	if err := r.db.SelectContext(ctx, &out.Recent, recentQuery, websiteID, now.Add(-RealtimeWindow), now, RecentLimit); err != nil {
+	if err := r.db.SelectContext(ctx, &out.Recent, recentQuery, websiteID, now.Add(-RealtimeWindow), now, RealtimeRecentMax); err != nil {
 		return Realtime{}, fmt.Errorf("stats.realtime: recent: %w", err)
 	}
 	for i := range out.Recent {

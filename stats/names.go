@@ -68,13 +68,10 @@ func Known(s string) bool {
 	return slices.Contains(Names, Name(s))
 }
 
-// PerVisit tells whether the statistic is counted once per visit rather than once per hit.
-//
-// There are no sessions: a visit is a pageview hit whose referrer is empty or another host than
-// the website's own, so a visitor who comes back from another site counts again. Such a hit
-// counts every statistic but event; a pageview hit from the website itself (a navigation inside
-// it) counts only pageview and page, and an event hit only event. So pageview, page and event
-// are per hit, and the others are per visit.
+// PerVisit tells whether the statistic is counted once per visit (CONTRACT.md section 8),
+// from the visit's first hit, rather than once per hit: every name but pageview, page and
+// event. (Before section 8, a "visit" was a pageview whose referrer was empty or another
+// host; days recorded then keep that meaning, see docs/visits.md.)
 func (n Name) PerVisit() bool {
 	switch n {
 	case Visitor, Visit, LandingPage, ExitPage, Referrer, SearchEngine, SocialNetwork, Campaign, Browser, OperatingSystem, Device, Language, ScreenResolution,

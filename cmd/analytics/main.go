@@ -113,6 +113,8 @@ type config struct {
 	SettingsTTL     time.Duration
 	BufferMaxKeys   int
 	MaxValuesPerDay int
+	VisitTimeout    time.Duration
+	MaxOpenVisits   int
 	ShutdownTimeout time.Duration
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
 	// tracker snippet, Secure cookies, e-mail reports); nil when PUBLIC_URL is unset.
@@ -134,6 +136,7 @@ func (cfg config) app(geo *ingest.GeoDB) app.Config {
 		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod,
 		MetricsAllow:    cfg.MetricsAllow,
 		MaxValuesPerDay: cfg.MaxValuesPerDay,
+		VisitTimeout:    cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
 	}
 }
 
@@ -160,6 +163,11 @@ func loadConfig() (config, error) {
 	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
 	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", ingest.DefaultBufferMaxKeys, &errs))
 	cfg.MaxValuesPerDay = envCount("MAX_VALUES_PER_DAY", ingest.DefaultMaxValuesPerDay, &errs)
+	cfg.VisitTimeout = envDuration("VISIT_TIMEOUT", ingest.DefaultVisitTimeout, &errs)
+	if cfg.VisitTimeout > ingest.MaxVisitTimeout {
+		errs = append(errs, fmt.Errorf("VISIT_TIMEOUT: %s is longer than the most allowed, %s", cfg.VisitTimeout, ingest.MaxVisitTimeout))
+	}
+	cfg.MaxOpenVisits = envCount("MAX_OPEN_VISITS", ingest.DefaultMaxOpenVisits, &errs)
 	if v := os.Getenv("PUBLIC_URL"); v != "" {
 		u, err := parsePublicURL(v)
 		if err != nil {
@@ -276,7 +284,7 @@ func openRepo(ctx context.Context, cfg config) (*sqlx.DB, *repository.Repository
 // serve runs the service until SIGTERM/SIGINT, then stops accepting, lets requests in flight
 // finish, writes every counter still in memory and exits.
 func serve(ctx context.Context, cfg config, log *slog.Logger) error {
-	tuneGC(log)
+	paced := tuneGC(log)
 	servePprof(log)
 	db, repo, err := openRepo(ctx, cfg)
 	if err != nil {
@@ -299,6 +307,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	}
 	if err := service.Start(ctx); err != nil {
 		return err
+	}
+	if paced {
+		go followOpenVisits(ctx, service.Pipeline.Visits)
 	}
 
 	srv := &http.Server{
@@ -342,13 +353,34 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 // included).
 const serveMemoryLimit = 100 << 20
 
-func tuneGC(log *slog.Logger) {
+func tuneGC(log *slog.Logger) bool {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return // the operator's choice wins
+		return false // the operator's choice wins
 	}
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(serveMemoryLimit)
-	log.Info("garbage collection paced by a 100 MiB heap limit (set GOGC or GOMEMLIMIT to change it)")
+	log.Info("garbage collection paced by a 100 MiB heap limit above the open visits (set GOGC or GOMEMLIMIT to change it)")
+	return true
+}
+
+// bytesPerOpenVisit is what an open visit holds in the heap (BenchmarkOpenVisits: about 256
+// bytes with two distinct pages).
+const bytesPerOpenVisit = 256
+
+// followOpenVisits keeps the heap limit 100 MiB above what the open visits hold, every 10 s:
+// they are live data (up to 256 MB at MAX_OPEN_VISITS), and a fixed limit below them would
+// have the collector run without end.
+func followOpenVisits(ctx context.Context, visits *ingest.Visits) {
+	ticker := time.NewTicker(10 * time.Second)
+	defer ticker.Stop()
+	for {
+		debug.SetMemoryLimit(serveMemoryLimit + int64(visits.Open())*bytesPerOpenVisit)
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
 }
 
 // openGeo opens the GeoIP database, or says once that there is none.

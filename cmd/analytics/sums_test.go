@@ -15,9 +15,14 @@ import (
 
 type statSums struct {
 	pageview, page, visitor int64
-	monthlyPageview         int64
-	batches                 int64
-	bySite                  map[int64]int64 // pageviews
+	// visit, landing and exit: every visit has one landing page and one exit page once the
+	// servers have stopped (a stop ends the visits in progress), whatever the flushes went
+	// through; visitorDays is the distinct websites and days with pageviews, the visitors of
+	// these tests' one visitor.
+	visit, landing, exit, visitorDays int64
+	monthlyPageview                   int64
+	batches                           int64
+	bySite                            map[int64]int64 // pageviews
 }
 
 func (s statSums) of(sites []int64) int64 {
@@ -43,7 +48,7 @@ func readSums(dbURL string) (statSums, error) {
 		Count int64  `db:"count"`
 	}
 	if err := db.SelectContext(ctx, &byName, `SELECT name, sum(count)::bigint AS count FROM stats
-		WHERE name IN ('pageview', 'page', 'visitor') GROUP BY name`); err != nil {
+		WHERE name IN ('pageview', 'page', 'visitor', 'visit', 'landing_page', 'exit_page') GROUP BY name`); err != nil {
 		return statSums{}, err
 	}
 	for _, row := range byName {
@@ -54,6 +59,12 @@ func readSums(dbURL string) (statSums, error) {
 			sums.page = row.Count
 		case "visitor":
 			sums.visitor = row.Count
+		case "visit":
+			sums.visit = row.Count
+		case "landing_page":
+			sums.landing = row.Count
+		case "exit_page":
+			sums.exit = row.Count
 		}
 	}
 	var bySite []struct {
@@ -66,6 +77,10 @@ func readSums(dbURL string) (statSums, error) {
 	}
 	for _, row := range bySite {
 		sums.bySite[row.ID] = row.Count
+	}
+	if err := db.GetContext(ctx, &sums.visitorDays, `SELECT count(*) FROM (SELECT DISTINCT website_id, date FROM stats
+		WHERE name = 'pageview') AS days`); err != nil {
+		return statSums{}, err
 	}
 	// Flushes write the rollups of ended periods only: roll up as if this month had ended, so
 	// that the monthly rows of these hits exist to compare with the daily ones.
@@ -92,16 +107,26 @@ func mustReadSums(t *testing.T, dbURL string) statSums {
 }
 
 // checkExact: the pageviews counted equal the 202 answers, and the other rows of the same
-// hits agree (every hit of these tests is a visit with one page), daily and monthly alike.
+// hits agree, daily and monthly alike. Every hit of these tests comes from one visitor (one
+// address and user agent): one visitor a website and day, however many nodes, restarts and
+// outages; and every visit, however its flushes went, has exactly one landing page and one
+// exit page (its -1 and +1 as the exit moved were each written once).
 func checkExact(t *testing.T, sums statSums, accepted int64) {
 	t.Helper()
 	if sums.pageview != accepted {
 		t.Errorf("stats hold %d pageviews, the servers answered 202 to %d hits (off by %+d)",
 			sums.pageview, accepted, sums.pageview-accepted)
 	}
-	if sums.page != sums.pageview || sums.visitor != sums.pageview || sums.monthlyPageview != sums.pageview {
-		t.Errorf("rows of the same hits disagree: pageview %d, page %d, visitor %d, monthly pageview %d",
-			sums.pageview, sums.page, sums.visitor, sums.monthlyPageview)
+	if sums.page != sums.pageview || sums.monthlyPageview != sums.pageview {
+		t.Errorf("rows of the same hits disagree: pageview %d, page %d, monthly pageview %d",
+			sums.pageview, sums.page, sums.monthlyPageview)
+	}
+	if sums.visitor != sums.visitorDays {
+		t.Errorf("%d visitors, want %d: one visitor a website and day", sums.visitor, sums.visitorDays)
+	}
+	if sums.visit < sums.visitor || sums.landing != sums.visit || sums.exit != sums.visit {
+		t.Errorf("visits %d, landing pages %d, exit pages %d: want one landing and one exit page a visit, and a visit a visitor at least",
+			sums.visit, sums.landing, sums.exit)
 	}
 }
 

@@ -1360,15 +1360,33 @@ type ClientInterface interface {
 	// CollectEventWithBody Record a pageview or an event
 	//
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
-	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+	// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+	// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+	// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+	// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+	// and an event ends a bounce. Bots (when the
 	// website excludes them), excluded IP addresses and hosts that no website has are answered
 	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+	// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+	// preflight.
+	//
+	// What is kept: the IP address and the user agent are used in memory for exclusion,
+	// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+	// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+	// the address and the user agent under a random salt of the day; the salt is deleted once
+	// the day after it has ended, together with the list of keys seen that day (kept only to
+	// count each visitor once a day), after which nothing stored can be tied to an address.
+	// Open visits live in the memory of the node that received them until they end. For the
+	// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+	// without query string, referrer host, country, browser, device) are kept 30 minutes.
+	// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+	// holds them. Everything else is daily counts of values.
+	//
+	// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+	// has no salt for the day yet (it does not invent one that other nodes would not share).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1378,15 +1396,33 @@ type ClientInterface interface {
 	// CollectEvent Record a pageview or an event
 	//
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
-	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+	// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+	// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+	// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+	// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+	// and an event ends a bounce. Bots (when the
 	// website excludes them), excluded IP addresses and hosts that no website has are answered
 	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+	// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+	// preflight.
+	//
+	// What is kept: the IP address and the user agent are used in memory for exclusion,
+	// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+	// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+	// the address and the user agent under a random salt of the day; the salt is deleted once
+	// the day after it has ended, together with the list of keys seen that day (kept only to
+	// count each visitor once a day), after which nothing stored can be tied to an address.
+	// Open visits live in the memory of the node that received them until they end. For the
+	// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+	// without query string, referrer host, country, browser, device) are kept 30 minutes.
+	// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+	// holds them. Everything else is daily counts of values.
+	//
+	// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+	// has no salt for the day yet (it does not invent one that other nodes would not share).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1396,15 +1432,33 @@ type ClientInterface interface {
 	// CollectEventWithTextBody Record a pageview or an event
 	//
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
-	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+	// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+	// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+	// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+	// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+	// and an event ends a bounce. Bots (when the
 	// website excludes them), excluded IP addresses and hosts that no website has are answered
 	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+	// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+	// preflight.
+	//
+	// What is kept: the IP address and the user agent are used in memory for exclusion,
+	// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+	// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+	// the address and the user agent under a random salt of the day; the salt is deleted once
+	// the day after it has ended, together with the list of keys seen that day (kept only to
+	// count each visitor once a day), after which nothing stored can be tied to an address.
+	// Open visits live in the memory of the node that received them until they end. For the
+	// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+	// without query string, referrer host, country, browser, device) are kept 30 minutes.
+	// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+	// holds them. Everything else is daily counts of values.
+	//
+	// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+	// has no salt for the day yet (it does not invent one that other nodes would not share).
 	//
 	// Takes a body of the `text/plain` content type.
 	//
@@ -1690,15 +1744,33 @@ func (c *Client) PreflightEvent(ctx context.Context, reqEditors ...RequestEditor
 // CollectEventWithBody Record a pageview or an event
 //
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
-// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+// and an event ends a bounce. Bots (when the
 // website excludes them), excluded IP addresses and hosts that no website has are answered
 // 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 // (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 // a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+// preflight.
+//
+// What is kept: the IP address and the user agent are used in memory for exclusion,
+// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+// the address and the user agent under a random salt of the day; the salt is deleted once
+// the day after it has ended, together with the list of keys seen that day (kept only to
+// count each visitor once a day), after which nothing stored can be tied to an address.
+// Open visits live in the memory of the node that received them until they end. For the
+// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+// without query string, referrer host, country, browser, device) are kept 30 minutes.
+// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+// holds them. Everything else is daily counts of values.
+//
+// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+// has no salt for the day yet (it does not invent one that other nodes would not share).
 //
 // Takes any type of body and a specified content type.
 //
@@ -1718,15 +1790,33 @@ func (c *Client) CollectEventWithBody(ctx context.Context, contentType string, b
 // CollectEvent Record a pageview or an event
 //
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
-// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+// and an event ends a bounce. Bots (when the
 // website excludes them), excluded IP addresses and hosts that no website has are answered
 // 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 // (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 // a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+// preflight.
+//
+// What is kept: the IP address and the user agent are used in memory for exclusion,
+// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+// the address and the user agent under a random salt of the day; the salt is deleted once
+// the day after it has ended, together with the list of keys seen that day (kept only to
+// count each visitor once a day), after which nothing stored can be tied to an address.
+// Open visits live in the memory of the node that received them until they end. For the
+// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+// without query string, referrer host, country, browser, device) are kept 30 minutes.
+// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+// holds them. Everything else is daily counts of values.
+//
+// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+// has no salt for the day yet (it does not invent one that other nodes would not share).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1746,15 +1836,33 @@ func (c *Client) CollectEvent(ctx context.Context, body CollectEventJSONRequestB
 // CollectEventWithTextBody Record a pageview or an event
 //
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
-// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+// and an event ends a bounce. Bots (when the
 // website excludes them), excluded IP addresses and hosts that no website has are answered
 // 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 // (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 // a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+// preflight.
+//
+// What is kept: the IP address and the user agent are used in memory for exclusion,
+// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+// the address and the user agent under a random salt of the day; the salt is deleted once
+// the day after it has ended, together with the list of keys seen that day (kept only to
+// count each visitor once a day), after which nothing stored can be tied to an address.
+// Open visits live in the memory of the node that received them until they end. For the
+// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+// without query string, referrer host, country, browser, device) are kept 30 minutes.
+// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+// holds them. Everything else is daily counts of values.
+//
+// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+// has no salt for the day yet (it does not invent one that other nodes would not share).
 //
 // Takes a body of the `text/plain` content type.
 //
@@ -3547,15 +3655,33 @@ type ClientWithResponsesInterface interface {
 	// CollectEventWithBodyWithResponse Record a pageview or an event
 	//
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
-	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+	// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+	// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+	// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+	// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+	// and an event ends a bounce. Bots (when the
 	// website excludes them), excluded IP addresses and hosts that no website has are answered
 	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+	// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+	// preflight.
+	//
+	// What is kept: the IP address and the user agent are used in memory for exclusion,
+	// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+	// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+	// the address and the user agent under a random salt of the day; the salt is deleted once
+	// the day after it has ended, together with the list of keys seen that day (kept only to
+	// count each visitor once a day), after which nothing stored can be tied to an address.
+	// Open visits live in the memory of the node that received them until they end. For the
+	// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+	// without query string, referrer host, country, browser, device) are kept 30 minutes.
+	// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+	// holds them. Everything else is daily counts of values.
+	//
+	// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+	// has no salt for the day yet (it does not invent one that other nodes would not share).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3565,15 +3691,33 @@ type ClientWithResponsesInterface interface {
 	// CollectEventWithResponse Record a pageview or an event
 	//
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
-	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+	// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+	// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+	// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+	// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+	// and an event ends a bounce. Bots (when the
 	// website excludes them), excluded IP addresses and hosts that no website has are answered
 	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+	// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+	// preflight.
+	//
+	// What is kept: the IP address and the user agent are used in memory for exclusion,
+	// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+	// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+	// the address and the user agent under a random salt of the day; the salt is deleted once
+	// the day after it has ended, together with the list of keys seen that day (kept only to
+	// count each visitor once a day), after which nothing stored can be tied to an address.
+	// Open visits live in the memory of the node that received them until they end. For the
+	// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+	// without query string, referrer host, country, browser, device) are kept 30 minutes.
+	// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+	// holds them. Everything else is daily counts of values.
+	//
+	// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+	// has no salt for the day yet (it does not invent one that other nodes would not share).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3583,15 +3727,33 @@ type ClientWithResponsesInterface interface {
 	// CollectEventWithTextBodyWithResponse Record a pageview or an event
 	//
 	// The website is the one whose domain equals the host of `page` (lower-cased, a leading
-	// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-	// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+	// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+	// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+	// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+	// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+	// and an event ends a bounce. Bots (when the
 	// website excludes them), excluded IP addresses and hosts that no website has are answered
 	// 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 	// (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 	// a host that no website has was answered 404. The
 	// client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-	// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-	// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+	// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+	// preflight.
+	//
+	// What is kept: the IP address and the user agent are used in memory for exclusion,
+	// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+	// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+	// the address and the user agent under a random salt of the day; the salt is deleted once
+	// the day after it has ended, together with the list of keys seen that day (kept only to
+	// count each visitor once a day), after which nothing stored can be tied to an address.
+	// Open visits live in the memory of the node that received them until they end. For the
+	// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+	// without query string, referrer host, country, browser, device) are kept 30 minutes.
+	// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+	// holds them. Everything else is daily counts of values.
+	//
+	// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+	// has no salt for the day yet (it does not invent one that other nodes would not share).
 	//
 	// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5677,15 +5839,33 @@ func (c *ClientWithResponses) PreflightEventWithResponse(ctx context.Context, re
 // CollectEventWithBodyWithResponse Record a pageview or an event
 //
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
-// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+// and an event ends a bounce. Bots (when the
 // website excludes them), excluded IP addresses and hosts that no website has are answered
 // 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 // (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 // a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+// preflight.
+//
+// What is kept: the IP address and the user agent are used in memory for exclusion,
+// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+// the address and the user agent under a random salt of the day; the salt is deleted once
+// the day after it has ended, together with the list of keys seen that day (kept only to
+// count each visitor once a day), after which nothing stored can be tied to an address.
+// Open visits live in the memory of the node that received them until they end. For the
+// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+// without query string, referrer host, country, browser, device) are kept 30 minutes.
+// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+// holds them. Everything else is daily counts of values.
+//
+// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+// has no salt for the day yet (it does not invent one that other nodes would not share).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5701,15 +5881,33 @@ func (c *ClientWithResponses) CollectEventWithBodyWithResponse(ctx context.Conte
 // CollectEventWithResponse Record a pageview or an event
 //
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
-// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+// and an event ends a bounce. Bots (when the
 // website excludes them), excluded IP addresses and hosts that no website has are answered
 // 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 // (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 // a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+// preflight.
+//
+// What is kept: the IP address and the user agent are used in memory for exclusion,
+// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+// the address and the user agent under a random salt of the day; the salt is deleted once
+// the day after it has ended, together with the list of keys seen that day (kept only to
+// count each visitor once a day), after which nothing stored can be tied to an address.
+// Open visits live in the memory of the node that received them until they end. For the
+// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+// without query string, referrer host, country, browser, device) are kept 30 minutes.
+// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+// holds them. Everything else is daily counts of values.
+//
+// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+// has no salt for the day yet (it does not invent one that other nodes would not share).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5725,15 +5923,33 @@ func (c *ClientWithResponses) CollectEventWithResponse(ctx context.Context, body
 // CollectEventWithTextBodyWithResponse Record a pageview or an event
 //
 // The website is the one whose domain equals the host of `page` (lower-cased, a leading
-// `www.` stripped). A hit with `event` records only the `event` statistic; otherwise it is
-// a pageview, and a visit when the referrer is empty or from another host. Bots (when the
+// `www.` stripped). A hit without `event` is a pageview; a hit with `event` counts the
+// `event` statistic and is no pageview. Either is a hit of its visitor's visit (a run of
+// hits with no gap of 30 minutes, `VISIT_TIMEOUT`): it starts one when none is open, whose
+// visit-level statistics (referrer, browser, country, ...) are those of that first hit,
+// and an event ends a bounce. Bots (when the
 // website excludes them), excluded IP addresses and hosts that no website has are answered
 // 202 and not counted: the answer never tells a stranger whether a domain is tracked here
 // (`analytics_events_ignored_total` counts each reason, never a host). Until this version
 // a host that no website has was answered 404. The
 // client IP is the TCP peer, or, behind a trusted proxy, the nearest untrusted address of
-// `X-Forwarded-For`; it is used for exclusion and geolocation and then dropped. `text/plain`
-// is accepted so that `navigator.sendBeacon` needs no CORS preflight.
+// `X-Forwarded-For`. `text/plain` is accepted so that `navigator.sendBeacon` needs no CORS
+// preflight.
+//
+// What is kept: the IP address and the user agent are used in memory for exclusion,
+// geolocation and the visitor key, then dropped; neither is ever stored or logged, and no
+// cookie is set or read. The visitor key is a keyed hash (HMAC-SHA-256) of the website,
+// the address and the user agent under a random salt of the day; the salt is deleted once
+// the day after it has ended, together with the list of keys seen that day (kept only to
+// count each visitor once a day), after which nothing stored can be tied to an address.
+// Open visits live in the memory of the node that received them until they end. For the
+// realtime view, pageviews per minute and the last 25 pageviews of each website (path
+// without query string, referrer host, country, browser, device) are kept 30 minutes.
+// Salts, keys and realtime rows are in UNLOGGED tables: no WAL, replica or base backup
+// holds them. Everything else is daily counts of values.
+//
+// 503 (with `Retry-After`) when the node cannot keep the hit: its buffer is full, or it
+// has no salt for the day yet (it does not invent one that other nodes would not share).
 //
 // Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 //

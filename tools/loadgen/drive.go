@@ -107,6 +107,9 @@ func (w *worker) loop(ctx context.Context, transport *http.Transport, target *ur
 		if o.flood != "" {
 			r = r.withUserAgent(neverSeenUserAgent(rng))
 		}
+		if o.visitors {
+			r = r.withAddress(newVisitorAddress())
+		}
 		status, err := send(ctx, transport, target, r)
 		now := time.Now()
 		w.requests++

@@ -7,6 +7,7 @@
 //	loadgen -url http://127.0.0.1:8080/api/event -duration 60s -concurrency 8 -sites a.test,b.test
 //	loadgen -url ... -rate 15000 -concurrency 64    # open loop: latency from each scheduled send
 //	loadgen -url ... -flood 198.51.100.66            # one address, a new user agent every request
+//	loadgen -url ... -visitors                       # a new client address (visitor) every request
 //
 // With -noop ADDR it is instead the ceiling server: a plain net/http server with the service's
 // timeouts whose handler reads and discards the body and answers 202, so that the same
@@ -53,6 +54,7 @@ type options struct {
 	noopBusy    time.Duration
 	cpuprofile  string
 	flood       string
+	visitors    bool
 }
 
 func run(args []string, stdout io.Writer) error {
@@ -71,6 +73,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&o.noop, "noop", "", "serve the do-nothing ceiling handler on this loopback ADDR instead of sending")
 	fs.DurationVar(&o.noopBusy, "noop-busy", 0, "with -noop, keep a core busy this long in each request: a server that costs that much more than net/http's own work")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write the generator's CPU profile of the run to this file")
+	fs.BoolVar(&o.visitors, "visitors", false, "every request from a client address never used before: a new visitor, whose visit the server holds until VISIT_TIMEOUT (RSS with many open visits)")
 	fs.StringVar(&o.flood, "flood", "", "be a flood from this one client address: every request a visit of the first site with a user agent never seen before")
 	if err := fs.Parse(args); err != nil {
 		return err

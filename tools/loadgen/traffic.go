@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // request is one precomputed tracker hit: the body and the headers a browser's sendBeacon
@@ -416,6 +417,23 @@ func (r *request) withUserAgent(ua string) *request {
 	h := r.header.Clone()
 	h["User-Agent"] = []string{ua}
 	return &request{body: r.body, header: h, event: r.event, bot: r.bot}
+}
+
+// withAddress is the request from another client address (a copy: requests are shared).
+func (r *request) withAddress(addr string) *request {
+	h := r.header.Clone()
+	h["X-Forwarded-For"] = []string{addr}
+	return &request{body: r.body, header: h, event: r.event, bot: r.bot}
+}
+
+// visitorsSent numbers the addresses of -visitors.
+var visitorsSent atomic.Uint32
+
+// newVisitorAddress is an address of 10.0.0.0/8 no request of this run has used (16 million of
+// them), for -visitors.
+func newVisitorAddress() string {
+	n := visitorsSent.Add(1)
+	return netip.AddrFrom4([4]byte{10, byte(n >> 16), byte(n >> 8), byte(n)}).String()
 }
 
 // neverSeenUserAgent is a browser-like user agent with random build numbers: it passes the

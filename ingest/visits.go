@@ -1,0 +1,461 @@
+package ingest
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"math"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// Visits are the open visits of this node (CONTRACT.md section 8), in memory only, by visitor
+// key. What a visit contributes to the counters is emitted as deltas when the flusher asks
+// (Collect): what changed since the last time (its landing and exit page, whether it bounces,
+// its duration), so a visit of many hits costs a few counter keys a flush, not a few a hit.
+// The hit path adds only what a hit itself counts (pageview, page, event) and, on a visit's
+// first hit, its visit-level values.
+//
+// Memory is bounded: at most MaxOpen visits (past it the visit whose last hit is oldest ends
+// early) and at most MaxPerAddress of one client address (past it a new visit of that address
+// is counted as a visit of one hit and not kept), so that a flood of new user agents from one
+// address cannot grow it. Both are counted in the metrics.
+type Visits struct {
+	timeout       int64 // nanoseconds
+	perShard      int
+	maxPerAddress uint32
+	counters      *Counters
+	metrics       *Metrics
+	shards        [visitShards]visitShard
+	// perAddress counts the open visits of client addresses by a hash of the address: a fixed
+	// table (addresses sharing a slot share its bound), so that it takes no memory per address.
+	perAddress []atomic.Uint32
+	addrSeed   maphash.Seed
+}
+
+// perAddressSlots is the size of Visits.perAddress: 4 MiB, about one slot per visit at the
+// default MAX_OPEN_VISITS.
+const perAddressSlots = 1 << 20
+
+// visitShards split the visits so that hits of different visitors rarely wait for each other.
+const visitShards = 32
+
+type visitShard struct {
+	mu sync.Mutex
+	// open holds the visits by the first 8 bytes of their key: two keys of one node sharing
+	// them (about 1 in 30 million at a million open visits) share a visit.
+	open  map[uint64]*visit
+	first *visit // the least recent last hit: next to expire or to be ended early
+	last  *visit
+	dirty []*visit // changed since the last Collect
+	_     [40]byte // a cache line of its own
+}
+
+// visit is one open visit; flushedExit, flushedSeconds and the flushed flags are what the
+// counters already hold of it. Small on purpose (128 bytes): a node holds up to MAX_OPEN_VISITS.
+type visit struct {
+	id             uint64 // the first 8 bytes of its visitor key: its entry in visitShard.open
+	websiteID      int64
+	start, last    int64 // Unix nanoseconds
+	prev, next     *visit
+	landing, exit  string
+	flushedExit    string
+	addrSlot       uint32 // its client address's slot in Visits.perAddress
+	flushedSeconds int32
+	emittedAt      int32  // seconds from start when its exit page and duration were last sent
+	hoursSent      uint32 // hour bits of the visit's day already sent as day membership
+	day            int32  // Key.Day of its first hit: the day it counts on
+	pageviews      uint16 // saturates: only "one" matters
+	startHour      uint8
+	flags          visitFlags
+}
+
+type visitFlags uint8
+
+const (
+	hadEvent      visitFlags = 1 << iota
+	flushedBounce            // the counters hold its +1 bounce
+	landingSent              // the counters hold its landing page
+	isDirty                  // in its shard's dirty list
+	hasEnded
+)
+
+// hitKind says what a hit is to its visit.
+type hitKind uint8
+
+const (
+	hitPageview   hitKind = iota
+	hitEvent              // counts event, ends a bounce
+	hitEngagement         // extends the duration only; ignored with no open visit
+)
+
+// visitHit is what the visits need of a hit.
+type visitHit struct {
+	websiteID int64
+	key       VisitorKey
+	prevKey   VisitorKey // the key under yesterday's salt, in the first VISIT_TIMEOUT after midnight
+	hasPrev   bool
+	addr      netip.Addr
+	at        int64 // Unix nanoseconds
+	day       int32
+	hour      uint8
+	kind      hitKind
+	page      string // the page of a pageview or of an event's page
+}
+
+// visitOutcome is what the collector counts for a hit besides its own keys.
+type visitOutcome struct {
+	started bool  // a new visit: count its visit-level values on day
+	ignored bool  // an engagement with no open visit
+	day     int32 // the day of the hit's visit
+	// member: the day membership to send (visited when started; an hour bit of day when the
+	// visit's key sends its first hit of that hour).
+	visited  bool
+	hourBits uint32
+	key      VisitorKey // the key the visit is held under
+}
+
+// Defaults and bounds of VISIT_TIMEOUT and MAX_OPEN_VISITS (README).
+const (
+	DefaultVisitTimeout  = 30 * time.Minute
+	MaxVisitTimeout      = 4 * time.Hour
+	DefaultMaxOpenVisits = 1_000_000
+	// DefaultMaxVisitsPerAddress bounds the open visits of one client address: far more
+	// distinct browsers than one household or office address sends (one browser and version
+	// is one key, however many people use it).
+	DefaultMaxVisitsPerAddress = 1000
+)
+
+// NewVisits holds at most maxOpen visits ending after timeout without a hit; their deltas go
+// to counters.
+func NewVisits(timeout time.Duration, maxOpen, maxPerAddress int, counters *Counters, metrics *Metrics) *Visits {
+	v := &Visits{timeout: int64(timeout), perShard: max(1, maxOpen/visitShards), maxPerAddress: uint32(maxPerAddress),
+		counters: counters, metrics: metrics, addrSeed: maphash.MakeSeed(), perAddress: make([]atomic.Uint32, perAddressSlots)}
+	for i := range v.shards {
+		v.shards[i].open = make(map[uint64]*visit)
+	}
+	return v
+}
+
+func (vs *Visits) shard(id uint64) *visitShard { return &vs.shards[id%visitShards] }
+
+// visitID is the part of a key the visits are held by.
+func visitID(key VisitorKey) uint64 { return binary.LittleEndian.Uint64(key[:8]) }
+
+// hit records a hit in its visit, starting one when none is open (or the open one has timed
+// out), and says what the collector must count for it.
+func (vs *Visits) hit(h *visitHit) visitOutcome {
+	if h.hasPrev {
+		if out, ok := vs.continueVisit(h, h.prevKey); ok {
+			return out
+		}
+	}
+	if out, ok := vs.continueVisit(h, h.key); ok {
+		return out
+	}
+	if h.kind == hitEngagement {
+		return visitOutcome{ignored: true}
+	}
+	return vs.start(h)
+}
+
+// continueVisit adds the hit to the visit open under key, if there is one that has not timed
+// out.
+func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool) {
+	id := visitID(key)
+	s := vs.shard(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.open[id]
+	if !ok {
+		return visitOutcome{}, false
+	}
+	if h.at-v.last >= vs.timeout {
+		vs.end(s, v)
+		return visitOutcome{}, false
+	}
+	switch h.kind {
+	case hitPageview:
+		if v.pageviews < math.MaxUint16 {
+			v.pageviews++
+		}
+		if v.pageviews == 1 { // started by an event: the landing page is the first pageview's
+			vs.moveLanding(v, h.page)
+		}
+		v.exit = h.page
+	case hitEvent:
+		v.flags |= hadEvent
+	}
+	if h.at > v.last {
+		v.last = h.at
+	}
+	s.touch(v)
+	out := visitOutcome{day: v.day, key: key}
+	if h.day == v.day {
+		if bit := uint32(1) << h.hour; v.hoursSent&bit == 0 {
+			v.hoursSent |= bit
+			out.hourBits = bit
+		}
+	}
+	return out, true
+}
+
+// moveLanding makes page the landing page of a visit an event started; the event's page, if
+// the counters hold it already, is taken back at once (rare: no need to remember it).
+func (vs *Visits) moveLanding(v *visit, page string) {
+	if v.flags&landingSent != 0 && v.landing != page {
+		vs.counters.addDeltas([]delta{
+			{Key{WebsiteID: v.websiteID, Name: stats.LandingPage, Day: v.day, Value: v.landing}, -1},
+			{Key{WebsiteID: v.websiteID, Name: stats.LandingPage, Day: v.day, Value: page}, 1},
+		})
+	}
+	v.landing = page
+}
+
+// start opens a visit for the hit.
+func (vs *Visits) start(h *visitHit) visitOutcome {
+	v := &visit{id: visitID(h.key), websiteID: h.websiteID, start: h.at, last: h.at, day: h.day, startHour: h.hour,
+		landing: h.page, exit: h.page, hoursSent: 1 << h.hour}
+	switch h.kind {
+	case hitPageview:
+		v.pageviews = 1
+	case hitEvent:
+		v.flags |= hadEvent
+	}
+	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key}
+	v.addrSlot = vs.addrSlot(h.addr)
+	if !vs.addAddress(v.addrSlot) {
+		// One address past its bound: counted as a visit of this one hit, not kept.
+		vs.metrics.endEarly(reasonAddressBound)
+		vs.counters.addDeltas(v.emit(nil, true))
+		return out
+	}
+	s := vs.shard(v.id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.open[v.id]; ok { // another hit of the key opened one meanwhile
+		vs.end(s, old)
+	}
+	for len(s.open) >= vs.perShard && s.first != nil {
+		vs.metrics.endEarly(reasonMaxOpen)
+		vs.end(s, s.first)
+	}
+	s.open[v.id] = v
+	s.append(v)
+	s.touch(v)
+	return out
+}
+
+func (vs *Visits) addrSlot(ip netip.Addr) uint32 {
+	b := ip.Unmap().As16()
+	return uint32(maphash.Bytes(vs.addrSeed, b[:]) % perAddressSlots)
+}
+
+// addAddress counts one more open visit in an address's slot; false when it has its bound.
+func (vs *Visits) addAddress(slot uint32) bool {
+	c := &vs.perAddress[slot]
+	for {
+		n := c.Load()
+		if n >= vs.maxPerAddress {
+			return false
+		}
+		if c.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// end closes a visit: its last deltas go to the counters; s.mu is held.
+func (vs *Visits) end(s *visitShard, v *visit) {
+	vs.counters.addDeltas(v.emit(nil, true))
+	v.flags |= hasEnded
+	delete(s.open, v.id)
+	s.unlink(v)
+	vs.perAddress[v.addrSlot].Add(^uint32(0))
+}
+
+// Collect ends the visits whose last hit is older than the timeout at now and emits what the
+// others did since the last Collect into the counters: the flusher calls it before it takes
+// a batch.
+func (vs *Visits) Collect(now time.Time) {
+	at := now.UnixNano()
+	var deltas []delta
+	for i := range vs.shards {
+		s := &vs.shards[i]
+		s.mu.Lock()
+		for s.first != nil && at-s.first.last >= vs.timeout {
+			vs.end(s, s.first)
+		}
+		kept := s.dirty[:0]
+		for _, v := range s.dirty {
+			if v.flags&hasEnded != 0 {
+				v.flags &^= isDirty
+				continue
+			}
+			full := (at-v.start)/int64(time.Second)-int64(v.emittedAt) >= int64(resendEvery/time.Second)
+			deltas = v.emit(deltas, full)
+			if full {
+				v.emittedAt = int32((at - v.start) / int64(time.Second))
+			}
+			if v.pending() {
+				kept = append(kept, v) // its exit page or duration goes later
+			} else {
+				v.flags &^= isDirty
+			}
+		}
+		clear(s.dirty[len(kept):])
+		s.dirty = kept
+		s.mu.Unlock()
+		if len(deltas) > 4096 {
+			vs.counters.addDeltas(deltas)
+			deltas = deltas[:0]
+		}
+	}
+	vs.counters.addDeltas(deltas)
+}
+
+// EndAll ends every open visit (a node that stops: a restart ends the visits in progress).
+func (vs *Visits) EndAll() {
+	for i := range vs.shards {
+		s := &vs.shards[i]
+		s.mu.Lock()
+		for s.first != nil {
+			vs.end(s, s.first)
+		}
+		s.dirty = s.dirty[:0]
+		s.mu.Unlock()
+	}
+}
+
+// Current counts, per website, the visits with a hit in the last `within` at now: this node's
+// distinct visitor keys of the realtime view. It reads only the visits that recent, from the
+// most recent back.
+func (vs *Visits) Current(now time.Time, within time.Duration) map[int64]int {
+	since := now.Add(-within).UnixNano()
+	out := map[int64]int{}
+	for i := range vs.shards {
+		s := &vs.shards[i]
+		s.mu.Lock()
+		for v := s.last; v != nil && v.last >= since; v = v.prev {
+			out[v.websiteID]++
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// Open is the number of open visits.
+func (vs *Visits) Open() int {
+	n := 0
+	for i := range vs.shards {
+		s := &vs.shards[i]
+		s.mu.Lock()
+		n += len(s.open)
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// touch moves v to the end of the order by last hit and marks it changed.
+func (s *visitShard) touch(v *visit) {
+	if s.last != v {
+		s.unlink(v)
+		s.append(v)
+	}
+	if v.flags&isDirty == 0 {
+		v.flags |= isDirty
+		s.dirty = append(s.dirty, v)
+	}
+}
+
+func (s *visitShard) append(v *visit) {
+	v.prev, v.next = s.last, nil
+	if s.last != nil {
+		s.last.next = v
+	} else {
+		s.first = v
+	}
+	s.last = v
+}
+
+func (s *visitShard) unlink(v *visit) {
+	if v.prev != nil {
+		v.prev.next = v.next
+	} else if s.first == v {
+		s.first = v.next
+	}
+	if v.next != nil {
+		v.next.prev = v.prev
+	} else if s.last == v {
+		s.last = v.prev
+	}
+	v.prev, v.next = nil, nil
+}
+
+// pending tells whether the counters still miss a change of v's exit page or duration.
+func (v *visit) pending() bool {
+	return v.exit != v.flushedExit || int32((v.last-v.start)/int64(time.Second)) != v.flushedSeconds
+}
+
+// resendEvery is how often at most a visit's moving exit page and growing duration are sent
+// to the counters while it goes on: a visit of a hit every second would otherwise cost two
+// exit-page keys and two duration keys every flush.
+const resendEvery = 30 * time.Second
+
+// hourValues are stats.HourValue of each hour, made once.
+var hourValues = func() (out [25]string) {
+	for h := range out {
+		out[h] = stats.HourValue(h)
+	}
+	return out
+}()
+
+// delta is an amount to add to one counter; it may be negative (an exit page that moved, a
+// bounce that ended).
+type delta struct {
+	key Key
+	n   int64
+}
+
+// emit appends what changed in v since its last emission: its landing page once, its exit
+// page (-1 on the old value, +1 on the new), bounce (+1 while it has one pageview and no event, -1 after) and
+// duration, daily and by the hour it started.
+//
+// Unless full, only the landing page and the bounce go (both change at most twice a visit);
+// the exit page and the duration of a visit that sends many hits go at most every
+// resendEvery and when it ends: what changed meanwhile is merged into one -1/+1 and one sum.
+func (v *visit) emit(out []delta, full bool) []delta {
+	add := func(name stats.Name, value string, n int64) {
+		out = append(out, delta{Key{WebsiteID: v.websiteID, Name: name, Day: v.day, Value: value}, n})
+	}
+	if v.flags&landingSent == 0 {
+		add(stats.LandingPage, v.landing, 1)
+		v.flags |= landingSent
+	}
+	if v.exit != v.flushedExit && (full || v.flushedExit == "") {
+		if v.flushedExit != "" {
+			add(stats.ExitPage, v.flushedExit, -1)
+		}
+		add(stats.ExitPage, v.exit, 1)
+		v.flushedExit = v.exit
+	}
+	hour := hourValues[v.startHour]
+	if bounce := v.pageviews == 1 && v.flags&hadEvent == 0; bounce != (v.flags&flushedBounce != 0) {
+		n := int64(1)
+		if !bounce {
+			n = -1
+		}
+		add(stats.Bounce, dayString(v.day), n)
+		add(stats.BounceHour, hour, n)
+		v.flags ^= flushedBounce
+	}
+	if seconds := int32((v.last - v.start) / int64(time.Second)); seconds != v.flushedSeconds && full {
+		add(stats.VisitSeconds, dayString(v.day), int64(seconds-v.flushedSeconds))
+		add(stats.VisitSecondsHour, hour, int64(seconds-v.flushedSeconds))
+		v.flushedSeconds = seconds
+	}
+	return out
+}
