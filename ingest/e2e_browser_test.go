@@ -28,6 +28,7 @@ import (
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/ingest/geotest"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/web"
@@ -206,9 +207,8 @@ func (e *e2e) stats(name string) map[string]int64 {
 func (e *e2e) allStats() map[string]map[string]int64 {
 	e.t.Helper()
 	all := map[string]map[string]int64{}
-	for _, name := range []string{"pageview", "visitor", "page", "referrer", "campaign", "browser",
-		"operating_system", "device", "language", "screen_resolution", "continent", "country", "city", "event"} {
-		all[name] = e.stats(name)
+	for _, name := range stats.Names {
+		all[string(name)] = e.stats(string(name))
 	}
 	return all
 }
