@@ -225,7 +225,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 
 	keys := make([]Key, 0, maxKeysPerHit)
 	add := func(name stats.Name, day int32, value string) {
-		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: day, Value: storable(value)})
+		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: day, Value: stats.Storable(value)})
 	}
 	extras := hitExtras{site: site.ID}
 	refHost := referrerHost(h.referrer)
@@ -236,7 +236,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		add(stats.Pageview, dayKey, dayString(dayKey))
 		add(stats.Page, dayKey, page)
 		extras.day, extras.hour = dayKey, hour // pageview_hour, counted by Counters.AddHit
-		extras.pageview = &recentView{at: vh.at, page: storable(recentPath(h.page)), referrer: storable(refHost), ip: ip, userAgent: userAgent}
+		extras.pageview = &recentView{at: vh.at, page: stats.Storable(recentPath(h.page)), referrer: stats.Storable(refHost), ip: ip, userAgent: userAgent}
 	}
 	if out.started {
 		if !parsed {

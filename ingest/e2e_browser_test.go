@@ -28,9 +28,9 @@ import (
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/ingest/geotest"
-	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/web/webtest"
 )

@@ -149,16 +149,6 @@ func eventValue(e *eventBody) (string, bool) {
 	return strings.ReplaceAll(e.Name, ":", " ") + ":" + value + ":" + unit, true
 }
 
-// storable makes a value one PostgreSQL can store: NUL and invalid UTF-8 (a stranger's
-// `"\u0000"` in JSON, `%FF` in a query) become U+FFFD. PostgreSQL refuses both, and one such
-// value would fail the flush of every counter batched with it.
-func storable(s string) string {
-	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
-}
-
 // truncate cuts s to at most n characters without splitting one.
 func truncate(s string, n int) string {
 	if len(s) <= n {

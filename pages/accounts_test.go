@@ -157,6 +157,11 @@ func TestAccountKeys(t *testing.T) {
 	long := b.post("/account/keys", url.Values{"name": {strings.Repeat("x", 101)}})
 	wantStatus(t, "a long name", long, http.StatusUnprocessableEntity)
 	wantBody(t, "a long name", long, "must be at most 100 characters")
+	for _, bad := range []string{"a\x00b", "a\xffb"} {
+		p := b.post("/account/keys", url.Values{"name": {bad}})
+		wantStatus(t, "a name PostgreSQL cannot hold", p, http.StatusUnprocessableEntity)
+		wantBody(t, "a name PostgreSQL cannot hold", p, "must be UTF-8 text without NUL characters")
+	}
 
 	if status, body := e.api("GET", "/api/v1/websites", key, nil); status != http.StatusOK {
 		t.Fatalf("the new key: %d %s", status, body)

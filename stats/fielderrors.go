@@ -21,3 +21,13 @@ const TextRule = "must be UTF-8 text without NUL characters"
 func ValidText(s string) bool {
 	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
+
+// Storable makes text one PostgreSQL can store, for values that are recorded rather than
+// refused (a stranger's hit, an imported row): NUL and invalid UTF-8 become U+FFFD. PostgreSQL
+// refuses both, and one such value would fail the whole batch written with it.
+func Storable(s string) string {
+	if ValidText(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}

@@ -5,11 +5,9 @@ import (
 	"strings"
 	"testing"
 	"unicode"
-	"unicode/utf8"
-)
 
-// storable: what PostgreSQL's text accepts (valid UTF-8, no NUL).
-func storable(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
+	"github.com/analytics-service/analytics/stats"
+)
 
 // FuzzNormaliseDomain: a domain that is accepted is a host the tracker can see (a valid host
 // name in ASCII or an IP address, at most 255 characters), and normalising it again changes
@@ -29,7 +27,7 @@ func FuzzNormaliseDomain(f *testing.F) {
 			}
 			return
 		}
-		if len(d) == 0 || len(d) > maxDomainLength || !storable(d) {
+		if len(d) == 0 || len(d) > maxDomainLength || !stats.ValidText(d) {
 			t.Fatalf("%q -> %q", raw, d)
 		}
 		if a, err := netip.ParseAddr(d); err == nil {
@@ -96,7 +94,7 @@ func FuzzExclusionLists(f *testing.F) {
 
 func checkList(t *testing.T, field, in, out string, normalise func(string) (string, []string), valid func(string) bool) {
 	t.Helper()
-	if !storable(out) {
+	if !stats.ValidText(out) {
 		t.Fatalf("%s %q -> %q cannot be stored", field, in, out)
 	}
 	if out != "" {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/analytics-service/analytics/importer"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -443,7 +444,7 @@ func (s *source) websites(ctx context.Context) ([]site, error) {
 		if createdAt.Valid {
 			x.CreatedAt, _ = time.Parse(time.RFC3339, createdAt.String) // a zero date stays unknown
 		}
-		x.Domain = storableText(x.Domain)
+		x.Domain = stats.Storable(x.Domain)
 		out = append(out, x)
 	}
 	if err := rows.Err(); err != nil {

@@ -3,7 +3,6 @@ package phpanalytics
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -107,11 +106,11 @@ type mapping struct {
 // mapRow maps a phpAnalytics statistic and value to ours. A name or a value with no
 // counterpart is kept as it is and reported in unmapped.
 func mapRow(name, value string) mapping {
-	value = storableText(value)
+	value = stats.Storable(value)
 	ours, ok := names[name]
 	if !ok {
 		m := mapping{n: 1, unmapped: name + " (name)"}
-		m.counters[0] = counter{storableText(name), value}
+		m.counters[0] = counter{stats.Storable(name), value}
 		return m
 	}
 	value, known := mapValue(ours[0], value)
@@ -206,13 +205,4 @@ func validScreen(v string) bool {
 		}
 	}
 	return true
-}
-
-// storableText makes a MySQL string storable in PostgreSQL's text: valid UTF-8 (a latin1
-// database can hold any bytes) and no NUL, which PostgreSQL refuses; both become U+FFFD.
-func storableText(s string) string {
-	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }

@@ -211,15 +211,6 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// storable makes a value PostgreSQL can store, as the collector does: NUL and invalid UTF-8
-// become U+FFFD.
-func storable(s string) string {
-	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
-}
-
 // fileName is what Plausible names the files: imported_<table>.csv, optionally with the
 // export's date range (imported_visitors_20240101_20241231.csv); its importer also takes the
 // name without imported_.
@@ -307,7 +298,7 @@ func (r *row) text(column string) string {
 	if !ok {
 		return ""
 	}
-	return storable(r.record[i])
+	return stats.Storable(r.record[i])
 }
 
 // count is a column's non-negative integer; a bad one fails the row.
