@@ -431,7 +431,8 @@ type PlausibleHit struct {
 	D      *string `json:"d,omitempty"`
 	Domain *string `json:"domain,omitempty"`
 
-	// N The event's name (long key `name`); colons become spaces.
+	// N The event's name (long key `name`), 1 to 64 characters (else `400`); colons become
+	// spaces.
 	N    *string `json:"n,omitempty"`
 	Name *string `json:"name,omitempty"`
 

@@ -456,7 +456,10 @@ export interface components {
          *     }
          */
         PlausibleHit: {
-            /** @description The event's name (long key `name`); colons become spaces. */
+            /**
+             * @description The event's name (long key `name`), 1 to 64 characters (else `400`); colons become
+             *     spaces.
+             */
             n?: string;
             name?: string;
             /** @description The absolute http(s) URL of the page (long key `url`); required. */
