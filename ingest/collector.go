@@ -299,7 +299,7 @@ func recentPath(u *url.URL) string {
 	if path == "" {
 		path = "/"
 	}
-	return truncate(path, maxPageLength)
+	return stats.Truncate(path, maxPageLength)
 }
 
 // hintProxy says once, when the limit first refuses a private address, that a reverse proxy

@@ -281,7 +281,7 @@ func TestEachStatistic(t *testing.T) {
 			visit(counts{"page": {"/p": 1}, "referrer": {"": 1}, "campaign": {"c": 1}})},
 		{"a page is cut at 255 characters", nil,
 			[]hit{{body: body("https://site.test"+long, "https://site.test/", "1x1")}},
-			visits(1, "1x1", counts{"page": {ingest.Truncate((&url.URL{Path: long}).EscapedPath(), 255): 1}, "referrer": {"": 1}})},
+			visits(1, "1x1", counts{"page": {stats.Truncate((&url.URL{Path: long}).EscapedPath(), 255): 1}, "referrer": {"": 1}})},
 		{"screen resolutions out of range are unknown", nil,
 			[]hit{
 				{body: body("https://site.test/", "", "0x100")}, {body: body("https://site.test/", "", "20001x5")},

@@ -6,9 +6,6 @@ const (
 	SafariIPhoneUA  = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1"
 )
 
-// Truncate is the collector's cut of a value to n characters.
-var Truncate = truncate
-
 // UserAgentParsed tells whether the user-agent memo holds ua, that is whether a hit with it
 // was parsed.
 func UserAgentParsed(ua string) bool { return userAgents.cache.Contains(ua) }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Limits of the contract's statistic values.
@@ -26,7 +28,7 @@ func pageValue(u *url.URL, site *Website) string {
 	if query := filterQuery(u.RawQuery, site); query != "" {
 		path += "?" + query
 	}
-	return truncate(path, maxPageLength)
+	return stats.Truncate(path, maxPageLength)
 }
 
 // filterQuery drops the excluded parameters from a raw query, keeping the others exactly as
@@ -61,7 +63,7 @@ func campaignValue(u *url.URL) (string, bool) {
 		return "", false
 	}
 	v := u.Query().Get("utm_campaign")
-	return truncate(v, maxPageLength), v != ""
+	return stats.Truncate(v, maxPageLength), v != ""
 }
 
 // referrerHost is the referrer statistic: the host as sent, "" for direct or unreadable.
@@ -73,7 +75,7 @@ func referrerHost(referrer string) string {
 	if err != nil {
 		return ""
 	}
-	return truncate(u.Hostname(), maxPageLength)
+	return stats.Truncate(u.Hostname(), maxPageLength)
 }
 
 // isVisit tells a visit from an internal navigation: the referrer is empty or from another
@@ -147,19 +149,4 @@ func eventValue(e *eventBody) (string, bool) {
 		unit = strings.ReplaceAll(e.Unit, ":", " ")
 	}
 	return strings.ReplaceAll(e.Name, ":", " ") + ":" + value + ":" + unit, true
-}
-
-// truncate cuts s to at most n characters without splitting one.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i]
-		}
-		count++
-	}
-	return s
 }

@@ -31,3 +31,19 @@ func Storable(s string) string {
 	}
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
+
+// Truncate cuts s to at most n characters without splitting one: how a value longer than the
+// stats keep (255 characters) is recorded.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i]
+		}
+		count++
+	}
+	return s
+}

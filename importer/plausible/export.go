@@ -83,7 +83,7 @@ func sourcesRow(r *row) {
 	visits := r.count("visits")
 	r.add(stats.Referrer, r.referrerValue(r.text("referrer"), r.text("source")), visits)
 	if campaign := r.text("utm_campaign"); campaign != "" {
-		r.add(stats.Campaign, truncate(campaign, maxValueLength), visits)
+		r.add(stats.Campaign, stats.Truncate(campaign, maxValueLength), visits)
 	}
 }
 
@@ -96,7 +96,7 @@ func eventsRow(r *row) {
 	}
 	if utf8.RuneCountInString(name) > maxEventNameLength {
 		r.note("event names cut to 64 characters", 1)
-		name = truncate(name, maxEventNameLength)
+		name = stats.Truncate(name, maxEventNameLength)
 	}
 	if name == "" {
 		r.leave("events without a name", r.count("events"))
@@ -171,7 +171,7 @@ func pageValue(pathname string) string {
 	if pathname == "" {
 		return "/"
 	}
-	return truncate((&url.URL{Path: pathname}).EscapedPath(), maxValueLength)
+	return stats.Truncate((&url.URL{Path: pathname}).EscapedPath(), maxValueLength)
 }
 
 // referrerValue is the referrer statistic of a source row: the host of its referrer, else its
@@ -193,22 +193,7 @@ func (r *row) referrerValue(referrer, source string) string {
 	if bare := strings.TrimPrefix(strings.ToLower(host), "www."); bare == r.domain {
 		return ""
 	}
-	return truncate(host, maxValueLength)
-}
-
-// truncate cuts s to at most n characters without splitting one.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i]
-		}
-		count++
-	}
-	return s
+	return stats.Truncate(host, maxValueLength)
 }
 
 // fileName is what Plausible names the files: imported_<table>.csv, optionally with the
