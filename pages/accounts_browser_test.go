@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,31 +63,7 @@ func (c pageChecker) look(ctx context.Context, name string, widths ...int64) {
 	t.Helper()
 	for _, width := range widths {
 		tabDo(t, ctx, viewportOf(width), chromedp.WaitReady(chromedp.CSS("main")))
-		var overflow int64
-		tabEval(t, ctx, `document.documentElement.scrollWidth - window.innerWidth`, &overflow)
-		if overflow > 0 {
-			t.Errorf("%s at %dpx: the page is %dpx wider than the screen", name, width, overflow)
-		}
-		var result []axeViolation
-		tabEval(t, ctx, string(c.axe)+";0", nil)
-		tabEval(t, ctx, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &result)
-		for _, v := range result {
-			raw, _ := json.MarshalIndent(v.Nodes, "", "  ")
-			if v.Impact == "serious" || v.Impact == "critical" {
-				t.Errorf("%s at %dpx: axe %s (%s): %s\n%s", name, width, v.ID, v.Impact, v.Help, raw)
-			} else {
-				t.Logf("%s at %dpx: axe %s (%s): %s", name, width, v.ID, v.Impact, v.Help)
-			}
-		}
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		png, err := chromedp.Run(cctx, chromedp.FullScreenshot(100))
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(c.shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		auditPage(t, ctx, c.axe, c.shots, name, width)
 	}
 	tabDo(t, ctx, viewportOf(1280))
 }

@@ -136,33 +136,8 @@ func TestPagesInChromium(t *testing.T) {
 			ctx = errorTab
 		}
 		do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
-		eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
 		do(viewport(width), chromedp.Navigate(e.srv.URL+path), chromedp.WaitReady(chromedp.CSS("main")))
-		var overflow int64
-		eval(`document.documentElement.scrollWidth - window.innerWidth`, &overflow)
-		if overflow > 0 {
-			t.Errorf("%s at %dpx: the page is %dpx wider than the screen", name, width, overflow)
-		}
-		var result []axeViolation
-		eval(string(axe)+";0", nil)
-		eval(`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &result)
-		for _, v := range result {
-			if v.Impact == "serious" || v.Impact == "critical" {
-				raw, _ := json.MarshalIndent(v.Nodes, "", "  ")
-				t.Errorf("%s at %dpx: axe %s (%s): %s\n%s", name, width, v.ID, v.Impact, v.Help, raw)
-			} else {
-				t.Logf("%s at %dpx: axe %s (%s): %s", name, width, v.ID, v.Impact, v.Help)
-			}
-		}
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		png, err := chromedp.Run(c, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		auditPage(t, ctx, axe, shots, name, width)
 	}
 
 	for _, width := range []int64{1280, 375} {
@@ -377,5 +352,37 @@ func tabEval(t *testing.T, tab context.Context, js string, out any) {
 		if err := json.Unmarshal(raw, out); err != nil {
 			t.Fatalf("%.80s: %v", js, err)
 		}
+	}
+}
+
+// auditPage checks the page the tab shows at width: nothing wider than the screen and no
+// serious or critical axe-core violation (the others are logged); then it saves a screenshot
+// as shots/NAME-WIDTH.png for a person to look at.
+func auditPage(t *testing.T, ctx context.Context, axe []byte, shots, name string, width int64) {
+	t.Helper()
+	var overflow int64
+	tabEval(t, ctx, `document.documentElement.scrollWidth - window.innerWidth`, &overflow)
+	if overflow > 0 {
+		t.Errorf("%s at %dpx: the page is %dpx wider than the screen", name, width, overflow)
+	}
+	var result []axeViolation
+	tabEval(t, ctx, string(axe)+";0", nil)
+	tabEval(t, ctx, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &result)
+	for _, v := range result {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			raw, _ := json.MarshalIndent(v.Nodes, "", "  ")
+			t.Errorf("%s at %dpx: axe %s (%s): %s\n%s", name, width, v.ID, v.Impact, v.Help, raw)
+		} else {
+			t.Logf("%s at %dpx: axe %s (%s): %s", name, width, v.ID, v.Impact, v.Help)
+		}
+	}
+	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(c, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

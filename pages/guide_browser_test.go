@@ -2,13 +2,10 @@ package pages_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -49,31 +46,7 @@ func TestGuideInChromium(t *testing.T) {
 	eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
 	look := func(name string, width int64) {
 		t.Helper()
-		var overflow int64
-		eval(`document.documentElement.scrollWidth - window.innerWidth`, &overflow)
-		if overflow > 0 {
-			t.Errorf("%s at %dpx: the page is %dpx wider than the screen", name, width, overflow)
-		}
-		var result []axeViolation
-		eval(string(axe)+";0", nil)
-		eval(`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &result)
-		for _, v := range result {
-			raw, _ := json.Marshal(v.Nodes)
-			if v.Impact == "serious" || v.Impact == "critical" {
-				t.Errorf("%s at %dpx: axe %s (%s): %s\n%s", name, width, v.ID, v.Impact, v.Help, raw)
-			} else {
-				t.Logf("%s at %dpx: axe %s (%s): %s", name, width, v.ID, v.Impact, v.Help)
-			}
-		}
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		png, err := chromedp.Run(c, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		auditPage(t, ctx, axe, shots, name, width)
 	}
 
 	do(chromedp.Navigate(e.srv.URL+"/login"),

@@ -176,29 +176,7 @@ func TestImportInChromium(t *testing.T) {
 
 	check := func(ctx context.Context, name string, width int64) {
 		t.Helper()
-		var overflow int64
-		tabEval(t, ctx, `document.documentElement.scrollWidth - window.innerWidth`, &overflow)
-		if overflow > 0 {
-			t.Errorf("%s at %dpx: the page is %dpx wider than the screen", name, width, overflow)
-		}
-		var result []axeViolation
-		tabEval(t, ctx, string(axe)+";0", nil)
-		tabEval(t, ctx, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations)`, &result)
-		for _, v := range result {
-			if v.Impact == "serious" || v.Impact == "critical" {
-				raw, _ := json.MarshalIndent(v.Nodes, "", "  ")
-				t.Errorf("%s at %dpx: axe %s (%s): %s\n%s", name, width, v.ID, v.Impact, v.Help, raw)
-			}
-		}
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		png, err := chromedp.Run(c, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(shots, fmt.Sprintf("%s-%d.png", name, width)), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		auditPage(t, ctx, axe, shots, name, width)
 	}
 	viewport := func(width int64) chromedp.Action[chromedp.Void] {
 		if width < 600 {
