@@ -129,9 +129,11 @@ func printSummary(w io.Writer, domain string, s plausible.Summary) {
 func importPHPAnalytics(ctx context.Context, cfg config, args []string, stdout io.Writer, progress *importer.Progress) error {
 	fs := flag.NewFlagSet("import phpanalytics", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	dsn := fs.String("dsn", "", "the phpAnalytics database: user:password@tcp(host:3306)/database")
+	// The DSN's password and the APP_KEY may come from the environment instead, where other
+	// users of the machine cannot read them in the process list.
+	dsn := fs.String("dsn", os.Getenv("PHPANALYTICS_DSN"), "the phpAnalytics database: user:password@tcp(host:3306)/database")
 	user := fs.String("user", "", "e-mail of the user who gets every website (default: each website's phpAnalytics owner)")
-	appKey := fs.String("app-key", "", "phpAnalytics' APP_KEY (base64:...), to bring site passwords along")
+	appKey := fs.String("app-key", os.Getenv("PHPANALYTICS_APP_KEY"), "phpAnalytics' APP_KEY (base64:...), to bring site passwords along")
 	dryRun := fs.Bool("dry-run", false, "read everything and print what would be imported; write nothing")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("import phpanalytics: %w\n%s", err, usage)

@@ -42,6 +42,18 @@ func TestImportPHPAnalyticsCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out, "summary: would import (dry run, nothing written) 1 websites, 1 rows, 1 days") {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
+	// The DSN and the key from the environment, out of the process list.
+	t.Setenv("PHPANALYTICS_DSN", dsn)
+	out, err = runCmd(t, "import", "phpanalytics", "--dry-run")
+	if err != nil || !strings.Contains(out, "summary: would import (dry run, nothing written) 1 websites") {
+		t.Fatalf("dry run with PHPANALYTICS_DSN: %v\n%s", err, out)
+	}
+	t.Setenv("PHPANALYTICS_APP_KEY", "base64:not*base64")
+	if _, err := runCmd(t, "import", "phpanalytics", "--dry-run"); err == nil || !strings.Contains(err.Error(), "not base64") {
+		t.Fatalf("a bad PHPANALYTICS_APP_KEY: %v", err)
+	}
+	t.Setenv("PHPANALYTICS_DSN", "")
+	t.Setenv("PHPANALYTICS_APP_KEY", "")
 	// A dry run without DATABASE_URL reads all the same; it cannot tell what exists here.
 	t.Setenv("DATABASE_URL", "")
 	out, err = runCmd(t, "import", "phpanalytics", "--dsn", dsn, "--dry-run")

@@ -57,7 +57,9 @@ const usage = `usage:
   analytics import phpanalytics --dsn 'user:pass@tcp(host:3306)/db' [--user EMAIL]
                                        [--app-key KEY] [--dry-run]
                                        import a phpAnalytics database's websites and stats
-                                       (read only there); --dry-run writes nothing
+                                       (read only there); --dry-run writes nothing;
+                                       PHPANALYTICS_DSN and PHPANALYTICS_APP_KEY stand for
+                                       --dsn and --app-key, out of the process list
 `
 
 func main() {
