@@ -206,9 +206,10 @@ func TestRepeatedFlushesUpdateInPlace(t *testing.T) {
 	if want := int64(len(batch) * (flushes - 1)); updates != want {
 		t.Fatalf("%d updates, want %d", updates, want)
 	}
-	// About 93% alone, 75% under the whole suite's load (a concurrent snapshot, such as
-	// autovacuum's ANALYZE, keeps a page from being pruned); 7% on full pages.
-	if hot*2 < updates {
-		t.Errorf("%d of %d updates were HOT, want at least half", hot, updates)
+	// About 93% alone, 75% under the whole suite's load and once 37% with other suites running
+	// beside it (a concurrent snapshot, such as autovacuum's ANALYZE, keeps a page from being
+	// pruned); 7% on full pages. A quarter tells the two apart without failing on a busy machine.
+	if hot*4 < updates {
+		t.Errorf("%d of %d updates were HOT, want at least a quarter", hot, updates)
 	}
 }
