@@ -197,8 +197,13 @@ type hitExtras struct {
 // AddHit counts one hit's keys and extras, all or none; ErrFull when they would pass the
 // bound.
 func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
+	need := len(keys)
+	if x.member != nil {
+		need++ // its membership may be a new entry
+	}
 	c.mu.Lock()
-	if used := len(c.counts) + len(c.members) + c.held; used+len(keys)+1 > c.maxKeys && used+c.fresh(keys)+1 > c.maxKeys {
+	// Counting the new keys costs a map operation a key; it is needed only near the bound.
+	if used := len(c.counts) + len(c.members) + c.held; used+need > c.maxKeys && used+need-len(keys)+c.fresh(keys) > c.maxKeys {
 		c.mu.Unlock()
 		return ErrFull
 	}
@@ -240,23 +245,9 @@ func (c *Counters) addDeltas(deltas []delta) {
 	c.mu.Unlock()
 }
 
-// Add counts one hit's keys, all or none. Only keys not yet in memory count against the
-// bound, so a full buffer still takes hits that repeat known counters.
-func (c *Counters) Add(keys []Key) error {
-	c.mu.Lock()
-	// Counting the new keys costs a map operation a key; it is needed only near the bound.
-	if used := len(c.counts) + c.held; used+len(keys) > c.maxKeys && used+c.fresh(keys) > c.maxKeys {
-		c.mu.Unlock()
-		return ErrFull
-	}
-	for _, k := range keys {
-		c.counts[k]++
-	}
-	n := len(c.counts)
-	c.mu.Unlock()
-	c.flushSoon(n)
-	return nil
-}
+// Add counts keys with no extras, all or none (AddHit). Only keys not yet in memory count
+// against the bound, so a full buffer still takes hits that repeat known counters.
+func (c *Counters) Add(keys []Key) error { return c.AddHit(keys, &hitExtras{}) }
 
 // fresh is how many of the keys are not in the live map; c.mu is held.
 func (c *Counters) fresh(keys []Key) int {
