@@ -2,10 +2,7 @@ package handlers_test
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
-	"sort"
 	"testing"
 	"time"
 
@@ -67,29 +64,7 @@ func BenchmarkVisitsThroughHTTP(b *testing.B) {
 	} {
 		url := fmt.Sprintf("%s/api/v1/stats/%d/%s", srv.URL, id, c.path)
 		b.Run(c.name, func(b *testing.B) {
-			latencies := make([]time.Duration, 0, b.N)
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				req, _ := http.NewRequest(http.MethodGet, url, nil)
-				req.Header.Set("Authorization", "Bearer "+key)
-				res, err := client.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				body, _ := io.ReadAll(res.Body)
-				res.Body.Close()
-				latencies = append(latencies, time.Since(t0))
-				if res.StatusCode != http.StatusOK || len(body) < 100 {
-					b.Fatalf("status %d: %s", res.StatusCode, body)
-				}
-			}
-			sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
-			pct := func(p float64) float64 {
-				return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds()) / 1000
-			}
-			b.ReportMetric(pct(0.50), "p50-ms")
-			b.ReportMetric(pct(0.95), "p95-ms")
-			b.ReportMetric(pct(0.99), "p99-ms")
+			benchGET(b, client, url, key, 100)
 		})
 	}
 }
