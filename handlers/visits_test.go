@@ -65,22 +65,8 @@ func (x expected) viewsPerVisit() float64 {
 }
 
 func sumDays(days []repotest.VisitDay, from, to time.Time) expected {
-	var x expected
-	for _, d := range days {
-		if d.Day.Before(from) || d.Day.After(to) {
-			continue
-		}
-		x.visitors += d.Visitors
-		x.visits += d.Visits
-		x.pageviews += d.Pageviews
-		x.bounces += d.Bounces
-		x.seconds += d.VisitSeconds
-		x.timed += d.TimedVisits
-		for _, n := range d.Events {
-			x.events += n
-		}
-	}
-	return x
+	s := repotest.SumVisitDays(days, from, to)
+	return expected{s.Visitors, s.Visits, s.Pageviews, s.Events, s.Bounces, s.VisitSeconds, s.TimedVisits}
 }
 
 func TestSummaryMatchesTheCounters(t *testing.T) {

@@ -49,22 +49,8 @@ func mustDay(s string) time.Time {
 type sums struct{ visitors, visits, pageviews, events, bounces, seconds, timed int64 }
 
 func sumFixture(days []repotest.VisitDay, from, to string) sums {
-	var s sums
-	for _, d := range days {
-		if d.Day.Before(mustDay(from)) || d.Day.After(mustDay(to)) {
-			continue
-		}
-		s.visitors += d.Visitors
-		s.visits += d.Visits
-		s.pageviews += d.Pageviews
-		s.bounces += d.Bounces
-		s.seconds += d.VisitSeconds
-		s.timed += d.TimedVisits
-		for _, n := range d.Events {
-			s.events += n
-		}
-	}
-	return s
+	s := repotest.SumVisitDays(days, mustDay(from), mustDay(to))
+	return sums{s.Visitors, s.Visits, s.Pageviews, s.Events, s.Bounces, s.VisitSeconds, s.TimedVisits}
 }
 
 // shown is how the dashboard must write the seven headline numbers, computed with floats.

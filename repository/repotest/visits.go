@@ -120,3 +120,29 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// VisitSums are the counters of the fixture's days from..to summed, as the tests expect a
+// range's numbers, computed apart from the code under test.
+type VisitSums struct {
+	Visitors, Visits, Pageviews, Events, Bounces, VisitSeconds, TimedVisits int64
+}
+
+// SumVisitDays sums the days of the fixture that lie from..to.
+func SumVisitDays(days []VisitDay, from, to time.Time) VisitSums {
+	var s VisitSums
+	for _, d := range days {
+		if d.Day.Before(from) || d.Day.After(to) {
+			continue
+		}
+		s.Visitors += d.Visitors
+		s.Visits += d.Visits
+		s.Pageviews += d.Pageviews
+		s.Bounces += d.Bounces
+		s.VisitSeconds += d.VisitSeconds
+		s.TimedVisits += d.TimedVisits
+		for _, n := range d.Events {
+			s.Events += n
+		}
+	}
+	return s
+}
