@@ -183,13 +183,8 @@ func (p *Pages) createKey(w http.ResponseWriter, r *http.Request) {
 	}
 	name := strings.TrimSpace(r.PostForm.Get("name"))
 	data := accountPage{Email: user.Email, KeyName: name}
-	switch {
-	case !stats.ValidText(name):
-		data.KeyErrors = stats.FieldErrors{"name": {stats.TextRule}}
-	case utf8.RuneCountInString(name) > maxKeyName:
+	if utf8.RuneCountInString(name) > maxKeyName {
 		data.KeyErrors = stats.FieldErrors{"name": {"must be at most " + strconv.Itoa(maxKeyName) + " characters"}}
-	}
-	if data.KeyErrors != nil {
 		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
 		return
 	}

@@ -90,6 +90,19 @@ func TestWebsiteForms(t *testing.T) {
 			}
 		}
 	}
+	// Text PostgreSQL cannot hold, in any field of any form: a readable 422, nothing stored.
+	for _, field := range []string{"domain", "exclude_params", "password"} {
+		form := websiteForm("domain", "new.example", "privacy", "2", "password", "open sesame")
+		form.Set(field, form.Get(field)+"\x00")
+		p := b.post("/websites", form)
+		wantStatus(t, "NUL in "+field, p, http.StatusUnprocessableEntity)
+		if !strings.Contains(p.body, "The field “"+field+"” must be UTF-8 text without NUL characters") {
+			t.Fatalf("NUL in %s: the page does not say so:\n%s", field, p.body)
+		}
+		if _, err := e.repo.WebsiteByDomain(context.Background(), "new.example"); err == nil {
+			t.Fatalf("NUL in %s: the website was stored anyway", field)
+		}
+	}
 	// What was typed comes back, escaped.
 	p = b.post("/websites", websiteForm("domain", `"><script>alert(1)</script>`))
 	wantStatus(t, "markup as a domain", p, http.StatusUnprocessableEntity)

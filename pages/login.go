@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/stats"
 )
 
 // loginPage is the data of login.html.
@@ -44,12 +43,6 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 	again := loginPage{Email: email, Next: next}
 	if email == "" || password == "" {
 		again.Error = "Enter your e-mail address and your password."
-		p.render(w, r, http.StatusUnprocessableEntity, "login.html", "Sign in", again)
-		return
-	}
-	if !stats.ValidText(email) {
-		// PostgreSQL could neither look it up nor key the attempt limits by it.
-		again.Email, again.Error = "", "The e-mail address "+stats.TextRule+"."
 		p.render(w, r, http.StatusUnprocessableEntity, "login.html", "Sign in", again)
 		return
 	}

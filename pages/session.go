@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Cookie names. A cookie identifies a signed-in owner, a browser an owner signed in with, a
@@ -133,6 +134,17 @@ func (p *Pages) parseForm(w http.ResponseWriter, r *http.Request) bool {
 		p.fail(w, r, http.StatusForbidden, "Form expired",
 			"This form has expired or was not sent from this site. Go back, reload the page and try again.")
 		return false
+	}
+	// Text PostgreSQL can neither store nor compare, refused here for every form rather than
+	// by each form that would reach the database with it.
+	for name, values := range r.PostForm {
+		for _, v := range values {
+			if !stats.ValidText(v) {
+				p.fail(w, r, http.StatusUnprocessableEntity, "Form unreadable",
+					"The field “"+name+"” "+stats.TextRule+". Go back and correct it.")
+				return false
+			}
+		}
 	}
 	return true
 }
