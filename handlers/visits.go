@@ -26,7 +26,7 @@ func (s *Server) GetSummary(ctx context.Context, req gen.GetSummaryRequestObject
 	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetSummary404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	t, err := s.repo.Summary(ctx, req.WebsiteId, days)
+	t, err := s.repo.Summary(ctx, req.WebsiteId, days, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	buckets, err := s.repo.Timeseries(ctx, req.WebsiteId, days, interval, s.loc)
+	buckets, err := s.repo.Timeseries(ctx, req.WebsiteId, days, interval, s.loc, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -109,19 +109,19 @@ func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stat
 	interval := chartInterval(rng)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
-		topPages, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Page}, rng, topSize)
+		topPages, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Page}, rng, topSize, nil)
 		return err
 	})
 	g.Go(func() (err error) {
-		top, err = p.repo.TopStats(ctx, site.ID, others, rng, topSize)
+		top, err = p.repo.TopStats(ctx, site.ID, others, rng, topSize, nil)
 		return err
 	})
 	g.Go(func() (err error) {
-		events, _, err = p.repo.TopEvents(ctx, site.ID, rng, topSize, eventValuesShown)
+		events, _, err = p.repo.TopEvents(ctx, site.ID, rng, topSize, eventValuesShown, nil)
 		return err
 	})
 	g.Go(func() (err error) {
-		series, err = p.repo.Timeseries(ctx, site.ID, rng, interval, p.loc)
+		series, err = p.repo.Timeseries(ctx, site.ID, rng, interval, p.loc, nil)
 		return err
 	})
 	p.readVisits(ctx, g, site.ID, rng, &visits)

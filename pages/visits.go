@@ -43,11 +43,11 @@ type visitsReads struct {
 // readVisits starts the reads of the panel in g.
 func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64, rng stats.Range, out *visitsReads) {
 	g.Go(func() (err error) {
-		out.now, err = p.repo.Summary(ctx, siteID, rng)
+		out.now, err = p.repo.Summary(ctx, siteID, rng, nil)
 		return err
 	})
 	g.Go(func() (err error) {
-		out.before, err = p.repo.Summary(ctx, siteID, rng.Previous())
+		out.before, err = p.repo.Summary(ctx, siteID, rng.Previous(), nil)
 		return err
 	})
 	g.Go(func() (err error) {

@@ -107,11 +107,11 @@ func (b *Builder) Build(ctx context.Context, user repository.User, p Period) (re
 }
 
 func (b *Builder) site(ctx context.Context, w repository.Website, p, before Period) (WebsiteReport, error) {
-	now, err := b.Repo.Summary(ctx, w.ID, p.Range())
+	now, err := b.Repo.Summary(ctx, w.ID, p.Range(), nil)
 	if err != nil {
 		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
-	prev, err := b.Repo.Summary(ctx, w.ID, before.Range())
+	prev, err := b.Repo.Summary(ctx, w.ID, before.Range(), nil)
 	if err != nil {
 		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}

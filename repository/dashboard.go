@@ -19,7 +19,11 @@ type EventGroup struct {
 // range of days: the limit names with the largest totals (ties by name), each with its valuesEach
 // most counted `value:unit` parts, and the number of distinct names in all. An event name never
 // holds ':' (the collector makes it a space), so the name is the value up to the first one.
-func (r *Repository) TopEvents(ctx context.Context, websiteID int64, days stats.Range, limit, valuesEach int) ([]EventGroup, int64, error) {
+// With filters, it counts only the events of the matching visits (filteredEvents).
+func (r *Repository) TopEvents(ctx context.Context, websiteID int64, days stats.Range, limit, valuesEach int, filters stats.Filters) ([]EventGroup, int64, error) {
+	if len(filters) > 0 {
+		return r.filteredEvents(ctx, websiteID, days, limit, valuesEach, filters)
+	}
 	rows, args, err := r.rangeRows(ctx, websiteID, "name = $2", string(stats.Event), days)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)

@@ -38,6 +38,8 @@ type StatQuery struct {
 	Desc   bool
 	Limit  int // 0 or less: every value (the CSV export)
 	Offset int
+	// Filters, when given, count only the matching visits (CONTRACT.md section 9).
+	Filters stats.Filters
 }
 
 // DefaultMaxValuesPerDay is how many distinct values a website's statistic keeps a day unless
@@ -335,7 +337,11 @@ func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error 
 // ListStats sums a statistic of a website over a range of days and returns one page of values
 // with the number of distinct values in all. Whole calendar months inside the range are read
 // from the monthly rollup, the partial months at its edges from the daily table.
+// With q.Filters, it counts only the matching visits (filteredList).
 func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
+	if len(q.Filters) > 0 {
+		return r.filteredList(ctx, websiteID, q)
+	}
 	from, args, err := r.rangeRows(ctx, websiteID, "name = $2", string(q.Name), q.Range)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
@@ -454,7 +460,11 @@ type StatList struct {
 // when limit is 0, with how many distinct values each has. One statement reads every name
 // (the dashboard's twelve top lists, or its two time series), so the rows are scanned and the
 // query planned once instead of once per list. A name with no values is absent.
-func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stats.Name, days stats.Range, limit int) (map[stats.Name]StatList, error) {
+// With filters, it counts only the matching visits (filteredTop).
+func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stats.Name, days stats.Range, limit int, filters stats.Filters) (map[stats.Name]StatList, error) {
+	if len(filters) > 0 {
+		return r.filteredTop(ctx, websiteID, names, days, limit, filters)
+	}
 	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", nameArray(names), days)
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)

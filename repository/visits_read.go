@@ -22,7 +22,11 @@ var summaryNames = []stats.Name{
 }
 
 // Summary sums a website's counters over a range of days (rollups included, as ListStats).
-func (r *Repository) Summary(ctx context.Context, websiteID int64, days stats.Range) (stats.Totals, error) {
+// With filters, it counts only the matching visits (filteredTotals).
+func (r *Repository) Summary(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (stats.Totals, error) {
+	if len(filters) > 0 {
+		return r.filteredTotals(ctx, websiteID, days, filters)
+	}
 	sums, err := r.SumStats(ctx, websiteID, summaryNames, days)
 	if err != nil {
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
@@ -86,7 +90,11 @@ type Bucket struct {
 // ones with zeros), oldest first. Hours are those of loc, read from the hourly counters of
 // each day; days and months from the daily counters, a month being the sum of its days in the
 // range. The caller checks first that the interval allows the range (stats.Interval.Allows).
-func (r *Repository) Timeseries(ctx context.Context, websiteID int64, days stats.Range, interval stats.Interval, loc *time.Location) ([]Bucket, error) {
+// With filters, it counts only the matching visits (filteredSeries).
+func (r *Repository) Timeseries(ctx context.Context, websiteID int64, days stats.Range, interval stats.Interval, loc *time.Location, filters stats.Filters) ([]Bucket, error) {
+	if len(filters) > 0 {
+		return r.filteredSeries(ctx, websiteID, days, interval, loc, filters)
+	}
 	names := seriesNames
 	if interval == stats.Hour {
 		names = hourNames
