@@ -2,6 +2,7 @@ package stats
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -45,7 +46,10 @@ const FilterParam = "filter"
 // alone. A value that matches nothing is not an error (MatchesNothing).
 func ParseFilters(query url.Values) (Filters, error) {
 	var out Filters
-	for key, values := range query {
+	// In key order, so that a query with several wrong parameters gets the same message on
+	// every call.
+	for _, key := range slices.Sorted(maps.Keys(query)) {
+		values := query[key]
 		if key != FilterParam && !strings.HasPrefix(key, FilterParam+"[") {
 			continue
 		}

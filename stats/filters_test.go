@@ -1,0 +1,167 @@
+package stats_test
+
+import (
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+func TestFilterNames(t *testing.T) {
+	if len(stats.FilterNames) != len(stats.Names)-3 {
+		t.Fatalf("FilterNames %v", stats.FilterNames)
+	}
+	for _, n := range []stats.Name{stats.Pageview, stats.Visitor, stats.Visit} {
+		for _, f := range stats.FilterNames {
+			if f == n {
+				t.Errorf("%s is a filter name: its values are days", n)
+			}
+		}
+	}
+}
+
+func TestParseFiltersAccepts(t *testing.T) {
+	f := func(name stats.Name, value string) stats.Filter { return stats.Filter{Name: name, Value: value} }
+	cases := []struct {
+		name  string
+		query string
+		want  stats.Filters
+	}{
+		{"none", "name=page&from=2026-01-01", nil},
+		{"other parameters that only look alike", "filters=x&filterx=y&Filter[country]=DE&xfilter[a]=b", nil},
+		{"one", "filter[country]=DE:Germany", stats.Filters{f(stats.Country, "DE:Germany")}},
+		// In the order of FilterNames, whatever the order of the query.
+		{"several", "filter[event]=Signup::&filter[page]=/a&filter[country]=DE:Germany",
+			stats.Filters{f(stats.Page, "/a"), f(stats.Country, "DE:Germany"), f(stats.Event, "Signup::")}},
+		{"empty value", "filter[campaign]=", stats.Filters{f(stats.Campaign, "")}},
+		{"escaped", "filter%5Bpage%5D=%2Fa%3Fb%3D1%26c", stats.Filters{f(stats.Page, "/a?b=1&c")}},
+		{"(other) is a value", "filter[referrer]=(other)", stats.Filters{f(stats.Referrer, stats.Other)}},
+		{"255 characters of two bytes", "filter[page]=" + strings.Repeat("%C3%A9", 255), stats.Filters{f(stats.Page, strings.Repeat("é", 255))}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q, err := url.ParseQuery(c.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := stats.ParseFilters(q)
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestParseFiltersRefuses(t *testing.T) {
+	cases := []struct {
+		name    string
+		query   url.Values
+		message string // a part of the message
+	}{
+		{"unknown name", url.Values{"filter[colour]": {"red"}}, "filter[colour]: unknown name; one of page, landing_page"},
+		{"a name whose values are days", url.Values{"filter[pageview]": {"2026-01-01"}}, "unknown name"},
+		{"repeated name", url.Values{"filter[country]": {"DE", "FR"}}, "filter[country] is given 2 times"},
+		{"not deepObject", url.Values{"filter": {"country"}}, "must be given as filter[NAME]=VALUE"},
+		{"no name", url.Values{"filter[]": {"x"}}, "must be given as filter[NAME]=VALUE"},
+		{"nested", url.Values{"filter[country][code]": {"DE"}}, "must be given as filter[NAME]=VALUE"},
+		{"unclosed", url.Values{"filter[country": {"DE"}}, "must be given as filter[NAME]=VALUE"},
+		{"bracket in the name", url.Values{"filter[coun[try]": {"DE"}}, "must be given as filter[NAME]=VALUE"},
+		{"256 characters", url.Values{"filter[page]": {strings.Repeat("é", 256)}}, "is 256 characters long; at most 255"},
+		{"NUL", url.Values{"filter[page]": {"/a\x00"}}, "filter[page]: must be UTF-8 text without NUL"},
+		{"invalid UTF-8", url.Values{"filter[page]": {"/\xff"}}, "filter[page]: must be UTF-8 text without NUL"},
+		// A stranger's name is not echoed when long or not text.
+		{"long unknown name", url.Values{"filter[" + strings.Repeat("x", 41) + "]": {"1"}}, "filter[...]: unknown name"},
+		{"unknown name not UTF-8", url.Values{"filter[\xff]": {"1"}}, "filter[...]: unknown name"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := stats.ParseFilters(c.query)
+			if err == nil {
+				t.Fatalf("accepted: %v", got)
+			}
+			if !strings.Contains(err.Error(), c.message) {
+				t.Fatalf("message %q, want it to hold %q", err, c.message)
+			}
+		})
+	}
+}
+
+// With several wrong parameters, the message is the same on every call (the first wrong key in
+// order), not whichever a map's iteration met first.
+func TestParseFiltersMessageIsStable(t *testing.T) {
+	q := url.Values{}
+	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		q.Set("filter["+name+"]", "1")
+	}
+	_, first := stats.ParseFilters(q)
+	for range 50 {
+		if _, err := stats.ParseFilters(q); err == nil || err.Error() != first.Error() {
+			t.Fatalf("message %v, then %v", first, err)
+		}
+	}
+	if !strings.HasPrefix(first.Error(), "filter[a]:") {
+		t.Fatalf("message %q, want the first name in order", first)
+	}
+}
+
+func TestFiltersQueryRoundTrip(t *testing.T) {
+	var f stats.Filters
+	f = f.With(stats.Event, "").With(stats.Page, "/a b?c=&d").With(stats.Country, "DE:Germany")
+	f = f.With(stats.Page, "/b") // replaces
+	want := stats.Filters{{Name: stats.Page, Value: "/b"}, {Name: stats.Country, Value: "DE:Germany"}, {Name: stats.Event, Value: ""}}
+	if !reflect.DeepEqual(f, want) {
+		t.Fatalf("With: %v", f)
+	}
+	back, err := stats.ParseFilters(f.Query())
+	if err != nil || !reflect.DeepEqual(back, f) {
+		t.Fatalf("ParseFilters(Query()) = %v, %v; want %v", back, err, f)
+	}
+	if v, ok := f.Get(stats.Country); !ok || v != "DE:Germany" {
+		t.Fatalf("Get %q %v", v, ok)
+	}
+	if _, ok := f.Without(stats.Country).Get(stats.Country); ok {
+		t.Fatal("Without kept the filter")
+	}
+	if len(f) != 3 {
+		t.Fatal("Without changed its receiver")
+	}
+}
+
+func TestMatchesNothingAndFilterable(t *testing.T) {
+	if (stats.Filters{{Name: stats.Country, Value: "DE:Germany"}}).MatchesNothing() {
+		t.Error("a plain value matches nothing")
+	}
+	if !(stats.Filters{{Name: stats.Country, Value: "DE:Germany"}, {Name: stats.Page, Value: stats.Other}}).MatchesNothing() {
+		t.Error("(other) matches something")
+	}
+	if stats.Filterable(stats.Page, stats.Other) || stats.Filterable(stats.Pageview, "2026-01-01") || !stats.Filterable(stats.Page, "") {
+		t.Error("Filterable")
+	}
+}
+
+func TestSampleFraction(t *testing.T) {
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		days int
+		want float64
+	}{
+		{1, 1}, {31, 1}, // exact up to 31 days, counted inclusively
+		{32, 0.5}, {62, 0.5}, {63, 0.2}, {155, 0.2}, {156, 0.1}, {310, 0.1}, {311, 0.05},
+		{365, 0.05}, {620, 0.05}, {621, 0.02}, {1550, 0.02}, {1551, 0.01}, {3660, 0.01},
+	}
+	for _, c := range cases {
+		r := stats.Range{From: from, To: from.AddDate(0, 0, c.days-1)}
+		if r.Days() != c.days {
+			t.Fatalf("range of %d days has %d", c.days, r.Days())
+		}
+		if got := stats.SampleFraction(r); got != c.want {
+			t.Errorf("%d days: %v, want %v", c.days, got, c.want)
+		}
+	}
+}
