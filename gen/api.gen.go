@@ -396,10 +396,19 @@ type ListLinks struct {
 type ListMeta struct {
 	CurrentPage int `json:"current_page"`
 
+	// FilteredFrom Stats list and time series with filters only: the first day whose visits the numbers count, when that is after
+	// the range's first day (days before it have no filter rows). Absent otherwise.
+	FilteredFrom *openapi_types.Date `json:"filtered_from,omitempty"`
+
 	// From Position of the first item of this page, null past the end.
 	From     *int `json:"from"`
 	LastPage int  `json:"last_page"`
 	PerPage  int  `json:"per_page"`
+
+	// Sampled Stats list with filters only, on a range of more than 31 days: the fraction of the visitors read
+	// (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
+	// exact.
+	Sampled *float64 `json:"sampled,omitempty"`
 
 	// To Position of the last item of this page, null past the end.
 	To    *int  `json:"to"`
@@ -539,6 +548,59 @@ type StatList struct {
 // StatName defines model for StatName.
 type StatName string
 
+// StatsFilter The filters of a stats read, one optional property for each name of the stats list
+// but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
+// as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
+type StatsFilter struct {
+	// Browser Visits with this browser family.
+	Browser *string `json:"browser,omitempty"`
+
+	// Campaign Visits of this campaign (`utm_campaign`); `""` for visits of none.
+	Campaign *string `json:"campaign,omitempty"`
+
+	// City Visits from this city: the whole value compares (`US:New York, NY`).
+	City *string `json:"city,omitempty"`
+
+	// Continent Visits from this continent: the code before `:` compares (`EU:Europe`).
+	Continent *string `json:"continent,omitempty"`
+
+	// Country Visits from this country: the code before `:` compares (`DE:Germany`).
+	Country *string `json:"country,omitempty"`
+
+	// Device Visits from this kind of device.
+	Device *string `json:"device,omitempty"`
+
+	// Event Visits that sent this event (`name:value:unit`); `""` for visits that sent none.
+	Event *string `json:"event,omitempty"`
+
+	// ExitPage Visits that left from this page.
+	ExitPage *string `json:"exit_page,omitempty"`
+
+	// LandingPage Visits that landed on this page.
+	LandingPage *string `json:"landing_page,omitempty"`
+
+	// Language Visits in this language.
+	Language *string `json:"language,omitempty"`
+
+	// OperatingSystem Visits with this operating system family.
+	OperatingSystem *string `json:"operating_system,omitempty"`
+
+	// Page Visits with a pageview of this page.
+	Page *string `json:"page,omitempty"`
+
+	// Referrer Visits from this referrer host; `""` for direct visits.
+	Referrer *string `json:"referrer,omitempty"`
+
+	// ScreenResolution Visits with this screen resolution.
+	ScreenResolution *string `json:"screen_resolution,omitempty"`
+
+	// SearchEngine Visits from this search engine; `""` for visits from none.
+	SearchEngine *string `json:"search_engine,omitempty"`
+
+	// SocialNetwork Visits from this social network; `""` for visits from none.
+	SocialNetwork *string `json:"social_network,omitempty"`
+}
+
 // Summary defines model for Summary.
 type Summary struct {
 	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
@@ -547,6 +609,11 @@ type Summary struct {
 	// Events Event hits (events are not pageviews).
 	Events    int64 `json:"events"`
 	Pageviews int64 `json:"pageviews"`
+
+	// Sampled With filters only, on a range of more than 31 days: the fraction of the visitors read
+	// (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
+	// exact.
+	Sampled *float64 `json:"sampled,omitempty"`
 
 	// ViewsPerVisit Pageviews per visit, two decimals; 0 without visits.
 	ViewsPerVisit float64 `json:"views_per_visit"`
@@ -561,9 +628,19 @@ type Summary struct {
 	Visits int64 `json:"visits"`
 }
 
+// SummaryMeta Present with filters only, when there is something to say.
+type SummaryMeta struct {
+	// FilteredFrom With filters only: the first day whose visits the numbers count, when that is after
+	// the range's first day (days before it have no filter rows). Absent otherwise.
+	FilteredFrom *openapi_types.Date `json:"filtered_from,omitempty"`
+}
+
 // SummaryResponse defines model for SummaryResponse.
 type SummaryResponse struct {
 	Data Summary `json:"data"`
+
+	// Meta Present with filters only, when there is something to say.
+	Meta *SummaryMeta `json:"meta,omitempty"`
 }
 
 // TimeseriesEntry defines model for TimeseriesEntry.
@@ -575,11 +652,16 @@ type TimeseriesEntry struct {
 	//
 	//
 	// Example: 2026-11-23
-	Date          string `json:"date"`
-	Pageviews     int64  `json:"pageviews"`
-	VisitDuration int64  `json:"visit_duration"`
-	Visitors      int64  `json:"visitors"`
-	Visits        int64  `json:"visits"`
+	Date      string `json:"date"`
+	Pageviews int64  `json:"pageviews"`
+
+	// Sampled With filters only, on a range of more than 31 days: the fraction of the visitors read
+	// (`0.1`); this bucket's counts are estimates scaled up from it. Absent when the counts are
+	// exact.
+	Sampled       *float64 `json:"sampled,omitempty"`
+	VisitDuration int64    `json:"visit_duration"`
+	Visitors      int64    `json:"visitors"`
+	Visits        int64    `json:"visits"`
 }
 
 // TimeseriesList defines model for TimeseriesList.
@@ -677,6 +759,11 @@ type WebsiteUpdateForm struct {
 
 // ZeroOne defines model for ZeroOne.
 type ZeroOne int
+
+// Filter The filters of a stats read, one optional property for each name of the stats list
+// but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
+// as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
+type Filter = StatsFilter
 
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
@@ -778,6 +865,32 @@ type ListStatsParams struct {
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+	//   none.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
 }
 
 // ListStatsParamsSearchBy defines parameters for ListStats.
@@ -793,6 +906,32 @@ type GetSummaryParams struct {
 
 	// To Last day, `YYYY-MM-DD`, not before `from`.
 	To RangeTo `form:"to" json:"to"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+	//   none.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
 }
 
 // GetTimeseriesParams defines parameters for GetTimeseries.
@@ -811,6 +950,32 @@ type GetTimeseriesParams struct {
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+	//   none.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
 }
 
 // GetTimeseriesParamsInterval defines parameters for GetTimeseries.
@@ -1386,6 +1551,13 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
 	}
 
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
 	return err
@@ -1432,6 +1604,13 @@ func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -1485,6 +1664,13 @@ func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -3244,183 +3430,215 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lc9u4uehfwfD2TqRzKZmS7d2sPDsdb+LduM3DJ3Ga2xNlTIiEJTQUoAKQFWUn//0Ovg8gQYl6OU7T",
-	"9vbsmdSSSOAD8L1f+D3K5HQmBRNGR4PfowmjOVPw53lRyIX9I2c6U3xmuBTRILqeMDJlZiJzTcyEkRk1",
-	"EzKhOiasO+6S9LeL65hcvXpznXajOFLs73OuWB4NjJqzONLZhE2pHdUsZywaRNooLsbRly8xTngulq8U",
-	"H3OxPvN5saBLTdL/SmOiJTETaggVS6K5YWRKl2QmtSETbvT2mZmYT6PB++i/og9xAxhPpDBMmOdMjM2k",
-	"ef0F/EbkLezASOZLwgUZLQ3TpBV++9vFNdFM5Domt1KRZxfnT9t7bQsXho2ZAoCeykxfyYJny3Vo3sDf",
-	"mlCRE22WBdPkVskpMROuiWbqjmeMSFEsYyKkmXAxJlwUXLDqMzzPCs0WE6bYoYd2cU3HzZukjZJiTJgw",
-	"3CyJoWO/X4rNFNNMGGqftvtjSAtQqaBcwFLsp/FnPutY7FRMa5YPhRSMMJpZbLtj9hGuiFyI9hlsMeGG",
-	"jGj20Z5EennbeSkF67ygJpuk3aE4cFWv2d/nTJvLvHlpPCdzkTNFFhOeTQDanBnKC41r5JowpaQiC6YY",
-	"KeR4zPLuwSAYtTy/NUw1nDrLpLD0J8mC2nWzW6lgS4hgnwxRCP7BmPbu3bvzuZnYI8uoYZtJ8BdGFVPp",
-	"fnSGDzcR25c4mlFFp8w4nnN5a48NTq1551OLb6ndZUoyOVvCmrOCWxyaUH1GFhMmLCpM7RhMx/AAFXrB",
-	"FOGaHCcnFmj2iU5nhYVlGB3f9kb9bBhFcWS5jmOBURwJOrVP1HAp2n5oV3TMmgGf0TGLkdZ6XXIOn8mM",
-	"agMAWvydUE2EJDk1FGggtQ+nR6mRKRHzouh6AP8+Z2pZwWdHqoGVs1s6L0w06MXRlH7iU3sMvcT/XxxN",
-	"uXBfxk1YcMWUX0fjfEzdrM35B8Vuo0H0v44qcXKEv+ojO9gb/pkhWlMxZr8qOV3fpl+50obkdBmT9K9/",
-	"/etfOy9edJ4+TUlryajSpGfR/aeffvqpXT/BftL/odPrdZLehg2y+7gVUW+lmlITDaLcIn2TTACor+U6",
-	"zM9pE8jAXD1V4jk2w3ycbIDZyK+E+I1UZtMJavvbvqdnB3rKFctgxTC0oUa/YyMrdzdxyAX+/EgTnnfJ",
-	"ubAsEwQ217A3QLa0KJh6pB15anKyQpw/ur2xKkYFvRv6huf7bREX5oeTaCfWuwW9YVQ1MZ8nVLMOF5oJ",
-	"zQ2/Y0TPR7jdXqzlckq5OCPp/06Rfm9SQi3754YpupF8NU4Ygj6ln7z20T89bWSbjsP/InPOgHM68N/O",
-	"cse4M1Rj7J90NissQ+dSHH3qLBaLjt2czlwVTGQyZ3CG5a7bP7NinrMbPtPRwPLFW3onFbfj2l3+si/q",
-	"1GD6Vaopwl7f2FeiQC5+y1mRa1QHsokluG6ES9UzKTQu8xeaP+Nmy/r+pqVYWc6UaQ38DFglmc61pU1C",
-	"BaEjLYu5YWRizKyl2+Tt6+f2nLShZq6jwUmS7L3YCyvwmxb4ghZ2u1lO/vTm1cuYULIAxcjpmZ3r5YzF",
-	"RCqSWvBS0roq6FzzUWGpJ52nR+lcFWmbTLnWgG4KKIiKoWiCH4aqDSHSo9QiWwrvARv94cRusaKZFbyo",
-	"HoWaf5YxrTsWQCWLDujlnUorb9oF9/bRig4P2/GM0QI16f3PzJ9AJD9Gex+Bm6jhDN7OSEsqohjNl+2u",
-	"HfFSGKYELfDY7olPfhDQtJlCpS9EoNOHQKBzQeaCfZqxzLCc3FJezBU7q2mdtFQznWKa/t+O02E7lzkI",
-	"n+B8w992HWilCQNkl+KOFjwHEfDfwMj23jqY2nMnPZ9OqX0bpLOXCtTKBCZyqogTbHe0mCNPsrsDQ4A4",
-	"H7yPSjqGZ63aD1xEqimpRHH04UscHJgVTWN+xwSqWQuqCccV1ci+37drRQYdwmq/sbA6UmyGD197H3FN",
-	"Sun0FVAoywnrYBhpgXDqhdNuGgAxsmGbqLUoLItgf5/TwvICGODeAD4AepPSBrDLchNZEN02n5EUF5US",
-	"u7eacONIGJ685lOmmeLsgRFSzo0X7R4rvzNCTuQcZ6yAha8I1R8tZ7BbhnYgFeS4Z/VS3QyyVXzUHS0s",
-	"2HYIu15qWbcbBpAOjNn5zOKIH+wrgK+mDOGnlrd9FHIhSPnAToj9RkvBLIh2ATEq4VMpzOQ/1PY11Ab6",
-	"A7hp7FbYZ4yUpLAay637xZ/FDsJ06t+hBAlqdP0I8LtKSkykNjBl81H4IcLjwGWWL9pFXl4RmueK6a/C",
-	"60o3rjER920Jc5axmRXfUhBtpNok28rBQH7U3pwwxb4G0BnVeiFVXgd0pvgdzZakTxbcTCzPo6R8shHG",
-	"ahyEkbHccQ3/C5kpadBgJK1ygvbXAG/oR7YRKYyimWWAtAAFj7RGS0LFUgrW3oUgE6rL10aMCYITfVcC",
-	"BUMoIM54TfUPUWKNCMFFKgVrIMWd1uGBBJlRgY4OZ7Dlu7b7oXG6ZqmGABZcoPwKngAtGaZHqrcPlKKu",
-	"ZYWJgwK2cAPq1GZ8D/OQHmkNo8+fPw+jdknvImAvdponl09f41xRjG8d27d6SRf+Ozo+3vPt/z85wLeg",
-	"q3uQ0wsIfL2U5hyVpfsajjgOzo4j1d0Opw+xXozSVUG6XDJEL4iftKhY+kfslwXXxp0iN6i8ck1ymc2n",
-	"TJj2YChSWHQKT2piJlIz++iENngQfOxwp68AQX/BjOKZ/lWqEc9z5PT32ddygPp2Hn/9dl6XcYZHuqRM",
-	"tBI0zxlJX1xcv7588ubm/PnzV+9SwJaX0vwq5+LeWOK4NhzPrR2ovqqTr1/VS0n0PJt4dy2hU6vnhc5Z",
-	"v5AXMue3nDW4e19KQ6buV9JaCb25OEze7pKXEmKiK74IHz/chijwzBeMrywLSfNrKZ9TNWb33dhriEKC",
-	"Y8NFb52WawetbXLvgVDHzwIzKLTQfjghf+a/wAZfS/mCiqVztuh7r0tKMrV07Ran63z0pwdYy+oMZ0Qx",
-	"o5bO0kkhatmBsGVKNIYpu+TC8tDzq0vykS0hUq+ZyC1Dubq8eX1+fXHz/PLF5XVaDkqoe5e0RnNlv7CG",
-	"+IJnjFAN87fPCPVxP0+NZkLNUNxSXlhdsIpjWiFU2cUw6fnb62c3v55fPn/7upzccMvuG2dmYijcz256",
-	"At6d27lmOVlMqGF3TMHquMGAP5kLwwvHHyFKy/I1Nhns1m4/XBkOhmN5K+wKpeKf7y+FcAwf7V3hLr2H",
-	"QXzYE10Zl1PvDY+JYnfSqu1SeR/ACm949+5dZzUevW2PVsPXfqPuKC/oqGD3dEHPgxEewBdt+SUYHF0S",
-	"cgbLdLW1TPWUFgVJcYCUyNHfWGYs4tkn+knySAfpL1bRGrGhsANqcIjoCZ1Z6U4soyQjWlCRMQVKmoZM",
-	"EJwJFte2GAl7NFMys3gxKtgFJGwcaCTstoL1jBWWMKWZMLXgeg8LeMXPAxE+cksLzWLSi0nyVbqwj2LX",
-	"dWH3rVfE/cx2x/hntsGbVo21BnMviUn/NCanSUx6SfLP4vmRak0b3q74vhV6PptJZVj+guWcXkNI8oGk",
-	"b+ml2RWnrIvm04cVzfa8050goGbnNLNXfz5sD+wpwxuKWYZ7A/FpyAVIep2kf91LBon9//+J4tJo9u93",
-	"M/A8sinlBcSwvSU6klZh6K0Yw2JeFNVXcPLAy8z0Rsu5yoBn3K7FduOI5xB4r2w8/NoZcdGgH0dzcCOs",
-	"gn98nTweHCP4Xw6NEb92Qd5Nh+QU1G4wMpDeU1YwgxKQ5jm3b9DiSskZUwYi48guolnwlVVgy7dckpJd",
-	"ZJWgNJKyYBRYI88bkwlWEwjiCPl0mPfkYG7OMqwSF95HkMng3o9L4KrX3E9f4qiMVm5d7Pr2QeocZKRZ",
-	"bMdkRKuyLJ0gIMN5khyzn8lJklgiq29Xxemap/094oZNdUNKVLkEqhRdRg3Bf3LS74NYOkOG421zZE8L",
-	"biaEG+09M6DQru1KyVp+Xxuekcl8SjHJkImMddeTZSqW0pTI8uz6+sptktVYZsxrSg0pJOGZepjK0ZuO",
-	"89cCjR8qlq9uo8H739cRsESnJO59WJ/1wzqXd+92ySsMQC24An0A8k7qMoBidAr2ug1mvyYLxY1hgqSW",
-	"JNKYpIBUaTwUaS+FNIUkPYO8W5DkKNe5GJNWumTavnD9+u2F/V+TxoQKwqYzsyQgNutqsz3bk36/OxRP",
-	"QJHXRE/kvMgxnRPnhwkRgjNiAYDMmgQza0rHDdVkNpmdC1osDc9cDomZsClq3J86Y9kJdjaqJSUcwDcq",
-	"RPE0Lj9GcU1B3EnsW9DBZbas47BVLu44W0BsBmj5zq4Qch1T+Du1O+vSage17N9HGiVcC9NLLNtHYNqr",
-	"iSKttPz0jNvDM7LIyWhJUoHngEkkkCbsk1W4JnRkJ7Wq5As2HVlVE9QHMPwr2wjTdTNqdTcf8ZvC8+iX",
-	"5WMhlbUK7AFT95Mz6bgmqZVnKcnk3OIJ9bPi+UrBHPnUj8vrd9sPBJ6yx8FNgerJ2uYBHW5NcQw2Dohy",
-	"hYHeef2gKBykW20Hbi7gjXXytiwJRjvzWxKaDpBBKoDaPcpAsqR9Eg0gFOZrmDfbmLfalGLkVWL71lmZ",
-	"5FD6DOt7t85xA4Ls6I981pEzpL/OTEJosUwzU+yWKdWUAY06JP5qQTpzbKYFeGo3pg1CLofMRXLHtSsL",
-	"2LAVgTDIFGPiRjFYN5cNhQjpu8un188+Pbu4/O3ZdXpGPrKZQdMKKHIkzQRxGrm0Jr1ut58kKFp3APCl",
-	"mS9ceAxaSw1y2KBYJlWOvNCejWcLlt1wbXiG5DsAPjyYC27SdUHvM15WUh9lIYUmI5ZJa57OaIZyOEhT",
-	"/OEE8iv9x17Dvtop18f+c33rqCFTqQ057gf5adtRHYN/SvsigKHAkcoMaw1eb2LnbyO/2IkDpY1XCeZd",
-	"75RcRswt52og3dWlkpl0qaT4CiS1u/X3kmD9cSmTKfinYMqhaKXD6HQYpcDH4Zc/vXn10g/WSk/T9rad",
-	"WxeNG/gjIEWTuHrOtXnOxUd9oEIK75CPjM2cDoqKxIp+so6dt1xp06hkFnTDD4J9gh92nvhMsbs9HlzZ",
-	"GoTIze8GcZNu2rAXDE3AA7SObK4UE+ZmRZwFtsdtYz79FeCXFJ5dA7TEqupllQpWJdhF12oRtvCpYFa7",
-	"6i1AhR6W9V+N3A2wneAB4TXSYPrRTmtu5ZhrBxCHBRA4ZLgVsS83MLIRB17NmDi/unzq4mqNLN09Q467",
-	"SRmAWycHLm5lsLfVFHLGBJ3xRoKYUTPRDW+trNgPEeMs/r2mBZXVHWHlyWmySvSX1kIkM6bgDCHNH1Xo",
-	"XhL3T+PTJO4lyYemY6vpVjWevCK8dqt6kNjx+wahtw8XXOfqoQKNtjXVYLHK21uecVq47BRFWnoilSEf",
-	"2VLHaKFQTVLDPpkjKHxL26D7cqOHAsS9hpBJC1Kv8C1ITcRcY932Au8M9XT4jZLUqu4blPahWNXaXWgG",
-	"je0JiheAErVwP/XZimLj7St8GCvzUDXvwryp1z5xqlIZPSMpE2M6ZlNvsgjGgflXzxBhxZkYCrRxWtwJ",
-	"TfbJQFzFTgvqHBT8MQuiJkai4eDsA1fa2A7tVJe7OxTU6UzIVCjmg8VojqZ/SP35gQ4Ag1rNoUu2GDdD",
-	"EVo39hWc0ts3rXSWHqUW68A+5vafif3nzv4DRrbO0263266ZtRbU3BtGKK5DX2Kzf9BVlVzNVTah4GSv",
-	"lGj0CSq7eqfeTO1+RYNe0j2NHZvLltEgunj7GnQ2VUSDyGr+enB0FEx0lE1Y9lHOgQMICXR5f9vryypr",
-	"+8P+tlJJf6/dsiyJ7rR3tlctVTRHUtzmtD0g1FX4oOMkk9Mp7Whm9RXDckiKsBiFz2hIzx+KCTceJ8Hl",
-	"5lzqZcaapcoYim/L5EpIUZS3JJ2ne2qrVYLWzkdF87qBHh5ppJFg8cA72nFDzQhpAdDpSZJYNTMLTYSh",
-	"cDYCgL8OQzO/jaNZg+kx10ZOSYUdIXRIUJbISz9QQC+Rwyq9x6hbhtjD9gxh8t8HurdFF2C2cMSgeu9z",
-	"qqHtu8fDFU1/Q7KZ389HEG4Q1DJVToNGfyywnQYE2dCNAC12suC5mTjJOloSWeRMeeGrz5C/C0kmjI8n",
-	"hqRrdj7Yyks9FOBJ2Ep7oaK4rhCtbu1Gq/2RJu7g4pr9vi5+XFUPpGXPC8xsTL1bIH2khyKFF5x/FM17",
-	"WEGdsXqG3+By9nZrvLbxH5rNxFBgNKzw8s0rctLv/UgymTPfHOLi7eu0G+3l9LjyAafVsRMym48KnkEG",
-	"G2Rt0iUE1MvANtoJGhgXxK0sSy9D33IhmIqJ5mMBTqt2PBT9KnOxFTwDnH6k5EI7XyRhwjDFcKqqxtW/",
-	"7PwLlcc+7q+rtHY37ROdO6pAm7CC8AqWFLllQ+nTlY/AfYBuALQwHBnnAaajV6oamOCV/wmyZEEwBVbX",
-	"cUKmXMwN0zFQkjZoPmI9vTOI3CPwBpS3+ijQ5trbpEnDn9JPl/jqMVanB59W40eKZY1m07WHvH9aqpJ6",
-	"45IEW5RLqkG+jWe+hqn9vtUB75+ugwpaqk+BrgH7lGvDhfdLSqWRO1Ey8amXDuZTDzJp6fl0ynIinTOd",
-	"CJkzDd7dg3Z7RQErYYwDXCl3ucne85hYRmwPDL26EPj2jXbIvgotvNwMVO1oDgPJEXijyAHlTTVwofTy",
-	"zavBS7CtvMfVPRv4XGOSDqNhlKL5FCQ5retw7I5nG9SirT0lgPtYueeTt63wQFcaDtE43Z6Oda+Llr4X",
-	"Z8Thorw64wuGvPbMjWbFbXOkFTMCb+i4wf3zbiIL5pMGieYiY6UKYSf+Wlx3/ply7dXpxiUOlCdRh7UJ",
-	"5+qNEULvB6wragrd5P75MqvIuQTOCGi3I8XoR4tQwJDBptB0qQN3iR+b6qwh1ojNGS48yh7iZPSKwR6p",
-	"DqV7fLtxh4+5XW7eQkPNc46+23vwkL24drUhDdkIhXdfbxuh8nNDrsFu/lX6eRv5lxvDT75pX146M8mf",
-	"u6eCqBQs/i/Hu8ENKXIuxt4TyT7x0isZYD12nLhhYswFILrMOC1uBDMLqT7aA6PTGeVjUaMLewDU2NH1",
-	"Uhs2DUmloGI89y1hVsNnMSRIcbtFNZLLuLH/g7HRRlT2aXmHcXM5Fxm7UY39i66YsoLC2iSOADEyiMrd",
-	"hOZgnZeuKKtMC4nKegw/5SzjU2zmUfVgkXNrIjTyolKrxnU26AKgwkPXMtLCZ8o6pVIiN4v5Bpd7qO7t",
-	"Q8j22ZsZUzeISFuUxBlTuFcxMQvp90GfkaSUPFWQdX1r1rYDHr7J54o2x1hfMCqcn88/ZDWjRSgjDhYI",
-	"23Syt4L/fc4qjcxrxVBXvKp85Y4p77XHdlfW5/sLIp42VBkfPHdFt3uNvFmRczPWNbrVo45rhLJ2HiW+",
-	"NrInJMxvqAF60t9bAayaANxH+K3wjAMpO29kNZBaOs8+MjMgVECR+iN33Paw314/Ia3U94HqH1/3Tlzu",
-	"Z9qOoXx8WfvdhXmHAkrcq5/S9opnOKreadLADmcRq3T6FRR3ELkcSgF5gMhbCGEr2m9HrW+tqqwi8b+O",
-	"whKU+h+icwZp0Cs9zTpg/211dq+Tm7AjFFyzjYX+jUaJS6nevkX/w5R8JaAApJ54ffBrvMklfV6WJFud",
-	"oyr31aR1eXV3gqu4+6ENegHoUCxHjcQK5oLv6VRezQdfBeO/6zkYmuRKzmbMRRfBq1af1RqD8yTp/5AS",
-	"WoCCpOQM7WEU1WCK7gVbWELyFXnYYZHzqn3Jylijc/ZBtpo5c2am/xLsV4xOWoGvmJkrUfNVB4DNKj/l",
-	"Voe7e+xLPX1+P7Rvyhd3hFABECzd4/QKrq6dfx0pgyOIQ9qsQbyF+r81e/RM5l+OLX5DRanck30VJd/m",
-	"0EiFLfkOy906L+PpZf3Qaj43aaUej1LCBeBX3l7PX9nEyc83Me8zQiGyxHU9XFex/ZWsxH5y8nhnXmLJ",
-	"/fcLnJUMHTJBnMNnLdul5xeu654xgakhCwF9L2dMcZnzjLCOBYIoNpMKW+isypivAK63DlzZCQAkCckU",
-	"XRSQaKiDdtITRvOCae0DILq7U4q9EsyKqZMjK6ua+1fU5FVwVj1sTXuwxLJTrlY2AOpUEgqr98S4YPBF",
-	"JbE2yqo94NosZl5iOwxw+frWF1yT/hk2/oEIHxWEqrEUfQ5pN5MuuYD05SmjArJV/fBdcj4UpWSC2CbQ",
-	"mR84sbvbAzmGg4/mxncSZre3LDOuEDmEBC2GcJH9x405kaVk2zOo7GVcjTbWWBPS/RbmFDQM/RbcyaV0",
-	"bONN30clvBc57PFSqFltgwzKkbbi9jkRbBHESjdjdNujtGJTecd0TcWKXeN0rqEKEQ6oddLvt+33BQuQ",
-	"FWKwmFai4/tg7l742hR/9sc02FGBhVGNueJm+caO6zwK0PP8fN50g8C5CHoh5AyS9WhZuzTXTBHUvjCB",
-	"r/rJvuF+6fqGwaCNYoP1EraJMTMspPQ5opkUhmJ1oksQq4qlLDEYygUDm7me8jXmZjIfQcZXCUbH1XdU",
-	"36zX9bmd7WDKcdldxL+Ale/pEZ3xo7teSpjIofRDk1tZFHKByBJWdN317J7FRMuhYJ8gfDp2/R9cKvlC",
-	"qo/QLBLrk2pvL6gmhZSaYSTL7j5wTMUzKy9amIZujzkeitTn92IyBfZy1NhAjnqdo2xZ3e+3u0MBGZtq",
-	"2bAkwj5ZVaXeTcdV46fnroUDOB8GBBvlYy1mdn51efPni79iYWbaHYrzekcLrgkk4VnjzO7ygFAyonkg",
-	"Bqt2ThZxqibbPWxPjqV3r6tCbM7Q9bxHEfQZKbsywyt/evPqZZdchBWl8nYoThKQT9B8w/WlhQ1KS2iA",
-	"LZelCSnUt6aQSBvUo7eQm3dwL8pa0DbwD1f0RmRVSmrRi5pABVvIckIhiYtkSOhfBkG2AdiEAElwSkNR",
-	"75gUtCmvytSgfxJdabAEgbvq8VMX3hfEtVAaCmxZYTUVDg13ql5KmICSrnaaSssdbyP1TKCAMSAdnM/n",
-	"oq50kcDU5NPkuJR6WARcaxKhLZYhA9KMVd0i8J4NT8b+shFq9IBQgfLWvgTN3uu7xD7RzBRLUvCPDJJ6",
-	"y2afLqG14BlzlpFnTL9dPe8cd5OOnX2NIS0Wi+5YzLtSjY/cu/qIjmeFfaU7MVMo7vSlfBUHOL+6jOLo",
-	"jintdOBu0k1qyfKRHeA4ClLkAVV96d6XOHK0fZTLTNe/cYN0l3QKWsOYmaZLOxTKQa7LDP8yu5+8BI4g",
-	"pKXVbhVuk+IyjwbRb8y4V6KVhuj9JNnSg8ADFOQNl2UDD7FH+9f5r9Y9bKjzX9sYO/9J/6dNw5d7cbTa",
-	"QulLHJ3i3mx/r94IPBTn0eD9hzhoDnLtZUcIdhwZOoYULvAUfPiCHWw2JEriPSS/XVxD2w9dZW34G4N2",
-	"IcIzRvPtmLA+q2uPU91T4IRQKw1b0A/IKuKkMSmfQH0rbcdDIVwfr9VmRvVHd/Xqqd+yBNjgjvkhGk41",
-	"9xr7inZLp02b+wCN2TdAeu8O7Qei7yPtsWMdkQP+Bsz+6Pfq5o0vG7kc9MnDjHd5iw2Jqmyo1TBq0O19",
-	"6S6uwttSiJEkNTIdChBXmt8x0oKHXJy0qjE2fMrIZymsXHSJSVBzohgtXBattaqtmPXCR6qhwEycLrnm",
-	"TK8m47g0nNHSZ+HqjEFihSs3r1Hkc64NtMOP6pcZvf+3uBal+WIvd6DdoNAnJqmLvLkcZPiUlnd1uYBm",
-	"cElO25qNsMHxUFA8R4x+IQmBYqGdiwqe06TlQhC1DDUdly6qmHS7XauQV8A4ZJyvhPdnDLAOYEX1H37q",
-	"FOyOFa4Qwq3B2gRhZg0U7fjUGvuhTPqPSVpLroEvatk1MJjPr7E/O8hTgJykGTfLtF1SkMhYmHmBremt",
-	"mQR21YSbM9eY3O5ghVzYjRfJTLq8jNUDQp0Ty5lcQAkTHvyRDsUCHin32lpRWGUPFVqu/Qc3bDUC7VKO",
-	"mm67cU27N+PnrlQuSItqQMwNl0c1XLuUfNOroh7ygqik1znufaMLog673wjI7x9xtVEjw0Hzz5FWai35",
-	"j1YQnKGB4ioftgNxM1o235FWZin6PDv8/KERtE2XaW0eHXMfq9H9522zNJFAJVngQq5oj+f8NW77PArP",
-	"fTjItNjY3ux9mUza6ydlsmh0NFM8870S3AM/PQ5+BwDKQJ4r9gfDb3B0VMiMFpbZDx4nj5O6XvLjH+1R",
-	"/Gy5Dnr2LT39XNE6fmnkzxVR4Vf2jZ97vn7/HzQXtiTAUkzsOmD/DiKS9XL/nq/u79UK7nthff1pgvX0",
-	"/bLGvb+/YVbm4DbezeUKuDwLqBw2XPmKX7DQkt5uS6vWshReOtn9UtlDGQyE/j723OoNRd/BgiyV7jde",
-	"V9J4Z6XvCVdp26g77lC3j1RQ/9Ood3dK8a7TASpcBxeZxKUiMFqCLjAUhGSyKFgG/lYhcyxJa6xFga5D",
-	"TGkJWZqaYU6rsuOwHHxw+NiULnFcq9dBU19o5mt/fOTVPV5lnvSSsiQATT47KsB9W8z1pDsUnUoNtWs/",
-	"TsrGO3GtfuDASicLZPnUiHHfGLtW+3TmlEeEHoHB4hl3CverSYoRTt/+zoLi2tmYSc1nEFZ6xD64vFLA",
-	"0Wqu17CD1ks22rHvQIA4449DLUsNG13ikPfdHYqX7gph8Lhz7Wsu4fqhYGUYpMdH5a3rMwdNkwopxkyh",
-	"y9PQUYHu5KFI3758/uq33y6epgMiJNzrO5/BbQ0MJBCZyAJ7AUzbXfIEtWVANfSvOUeLZ1ZDsYLF+hFi",
-	"D9Pe+Z/++vztm2c3ly+vL17/5fy5T6tcc8OVtUlr1t4usV2/NfOhpG2txu99EidxL7b/9uHf1f+Oy796",
-	"wbf9uBeffKhq694HNVFWsWa38lOQuj+Inl4MfmNqSsWyqgKAqpePRs58OcIgOqK19gORYAvdXWZyOuKC",
-	"Gqlcy4JaUVCvb/WDavonEyWnrDb72zeDt4JbNmX3FJryljBM5YgXLAChDsHqbD+e2nOoUlSP95eba3Vw",
-	"GzyannO7xkz/WHn5naTeuwncmSVFJfGIkIuDpZ6uKkA2OpvcM6tXtW10KZFdHiVs9Y4updgX9+VUT0aS",
-	"qpzoiVxoy8NaT169vH59/uS6O82tiIKI0uP2AGRAIItXPA+VkC2te++HaKoyqKSq5dfOTYRRUp+WCWmX",
-	"dGkX6G8Ab59VUFgY7jYXG5zVpWf595lrIWe/ZGWNih+3VkyQDsIxyFE58UqtCLwb5F87ETmrFeU4UIF1",
-	"71eME6y1zOR2Q08ZFehZcu1xvFxDB4qRlTYx4SZeKS8Zihq0gV+rmgc7ttwxReHCPH90fhWgCOEg9vWh",
-	"KItZ7HvgjhzgOQd3uG935LiotMXcKXbkHgpMzw1D3mCes1sTXGM4BTnLVYUNvCi8wiXKQ2u7QO5QuFZy",
-	"XJME05mMF/TCAQP9FiFdyTcotUrGGn60u+QXXB4diqbVxQHFBNus3U3vQCCKrWhz4DjNqDvcoai5pMgz",
-	"WtwxTZRlhoQu6BJR4DNTcoNo90UnXyvZd9vb1SXo+z58LR9QY6iVu5z0uidVdVqvXysROUmShiqxfvfx",
-	"D+uVIT8eh5IUbX9XzNE7SQ4wSFeqizbIVSdOPd93hVP/sUU3S+VnjOaQABlsXSWfgcnQ8oqywwS1KStX",
-	"NsrqV4IRZjU4EHlYGVU7vNg5l/EnXSYqeA3dcaOk7e20oXC2kjdmuTaEiTtWyBkjrSCPB/oX9ZIkiYlz",
-	"zcGnNtpr/jrLnydyrpzgwHtVfVxoPdjkDLQ0B8Hg3/AFXmBauZ6dO2q9zva5d7XUGUAH8PpLseySc+CN",
-	"zrDP6bLg44npaHoH+VHAXyGppH9sraf+CRwBZxpX6fuZ22HhGli3YDo386lAFc6dWkxc8pMJAhAycy1g",
-	"GASz3BZUrNyO6/n2LneEFb925FCTcHkx+GPZHI8E+sUeAhoHaSj3DbQhblZQIafLFM1ShzDtgT9s7jXC",
-	"ZUzCAr3NJwmeBEmO4x9+SLB0tD4ZlPSlqxPAt9UU6VnQxNMuFLQWeMiZ6XaaIGXHKbdwO1lAZC5xyb5X",
-	"O6vyoPR8ila6hiEeHaAGVcq0U8pb6biUq1YLOPcWPwAzFOAq4EDsuBe4hzrMr7NmRLlX6QbZXZXO/dOK",
-	"7+ZYKv/MkA8j26tHgXK63BDVCC5Lbgo74Is+6GDp0hrJ8KW7InmP0MsvjhGHTTubYAn6oTbAAmw3mtJP",
-	"LsqMH3cEnb99vMJV2Czr9/9cW3Nl5dbsMqpRU5uOf+oe+9LfquS2Xys2HfR+TNb1pMe9UE86DdSkH3rg",
-	"+winSdbnOK7P0TBDEk4QjJ/cO8ISCPg/VhEPWHE94gEA3j+68lXzfIPICmLrWmzF3cW+gjsldy6VB7Rc",
-	"uCAXcyVn7OgXpgouSOvt9ZP/02vvgWTHjUh23T+u7gkKUOHHdVT46bTm3qpw4XgN1XpJE7JdJ0njXL0d",
-	"aNcLtP9vgHbHG9Ghps05DHHn+XP/W2DmA4DSL7H3u8PSj76KePoh9fTXSOfkywE3ma0U3u+ITzqzoR7E",
-	"+Sc1CKuVfX+r8C+lXzJwL9WiVZWNOIOQ0lzFwNcgs19ADtoWa9FnjW/PGPQ5b/7puPT9Ebjm0GL8rmQ9",
-	"Xjo2NZ0yn+LHpYD7Emd0bG0iqPugo4JtyuV75+E9VI/0lbWY9HKvTBZXmXbfVJayJLzsFbZaardZ2Xtl",
-	"AfCFYpq0yuufeth5BAAUUnTCZ9zVUCRN0vYmoIOa8v3IHqvQ1iFMeQ62EVRAQQs1leM1EYen5UCSpN+l",
-	"sJz+3zYj56tvHEzud+MgfrvzksGyAN4V7iWbbhkMQT5cr/Ds5Y8HqQDrb33DJJ5eKS17B9+iuI+c9Iv5",
-	"CtG4j6RrulL2e4o5uzXl2gOJVbJ76EIvdYOAqgqGddhiBnX9llF8CtcZF3LBVCejmuVnhJKC0dwKnNSh",
-	"FhZz+jqmNCZ0KMpnFotFF27LW7punjN/CYNRlMP1ejlcGzyVd3b4t4JnMmekoCNWaIL9SQgXRg7FbC6W",
-	"9ke8TgLuVjVwewMjtN5agYqgu0LsA5U0U1JrQosCqrogDOboMiV9V7pISeqJN+2SsOEDRijLBg0TphpF",
-	"LTSgeFdmQ7nqjl9kvu3m4cZixFWW57lYWDJ2EVxdMCrkeKXzySDqJV347+jxUPSTpDfIR48Hg14UsqRD",
-	"qbHqsfGlXgNf3m5WY+2973WX7E7OvmV3drF7x9cfiN8/9K2ygi2qm2VrBTjPZbahMeHKe480efv6eXdr",
-	"MvaqRvHl3py3d7z7pSu6LCTNr6V8ThVoG9FJ73SfyRqueD7QsAla9Hw3Tn+e542JlgGnbzBPjn53VU14",
-	"/e76ub8O+hhUBe058EnnLgfzHMJR7o4PoSkYIOt1fHhvccj/vkrN8/cZ17QrfyNxeRHx3uTjb1Xefhmz",
-	"5fVjf0H4v3lGE+7ILryKvYW7IusmcrH9qLcDVt02/u+/0Xavdm/z9yy0e9ACuw9QS51NNuS2ufsar95e",
-	"r7OQK/veRg2q+QT8I7zCKmy2E335V0HMfxERWG3rdyMlBCFw37Wuzq+fPGtvJKp5Y9qGuzYFXFfuam1M",
-	"LDgjaaWzpQTFoxQuI760APAZIEJI8BiKNNAuf0a7qK5H/pySrGBU6TKvo1s6x0hGBRbPOTBc66AmIwN3",
-	"4D808h8a2ZdGNuuL2G/ls2v88TerLFkq6f7N9wKZMqN42RlEMZovP9c+HLkiBN83o6rTr/eLeg/XTLpr",
-	"HjfINy60oSJzuUlQmhL2F2ppVtx2rLHP8jOSTulHRtRcpHh5JFApeLjAa4sdVrD+zi1+i0i1tj+0iIGr",
-	"tfBObRSM5Yat+27Px2PFxpBAlFNeLKsa8nqEIRgNQwlNbvRgocHz2Kiz0evub+CcKWlkJgvSwu76qkxA",
-	"q6XOnl9dtjE/CgciuGw2HbnmT1BRUjZ44obMpDYa652MhPY8mhEl4eIewVju2nmgvaDw0FhO5Nz47Jyh",
-	"0DOWdaomU3D1J2gprnJFCqz+4ZpMqMg7M6q0yzXSM8by9pnL+6l1ZhoKzPI1TEP21phazKlji7vqDLfx",
-	"STldw2ZiNyH0KyG2w/zIdKXC2NFKS6Fq6FeeN+voy4cv/y8AAP//",
+	"7H2Nc9s4ku+/guK7rUj3aFmS7UxGrtSVJ3Emvs2HL3E2by9KmRAJSdhQgBaArChT/t9foRsgQYr6sJ3s",
+	"zN7tzVXWkkigATT6C90//BalcjaXggmjo8Fv0ZTRjCn48yzP5dL+kTGdKj43XIpoEF1NGZkxM5WZJmbK",
+	"yJyaKZlSHRPWmXRI8uv5VUwu376/SjpRHCn29wVXLIsGRi1YHOl0ymbUtmpWcxYNIm0UF5Po9jbGDs/E",
+	"6q3iEy7Wez7Ll3SlSfLvSUy0JGZKDaFiRTQ3jMzoisylNmTKjd7eMxOLWTT4FP179DluIOOZFIYJ84qJ",
+	"iZk2jz+H34gcwwyMZLYiXJDRyjBNWuG3v55fEc1EpmMyloq8PD973t5rWrgwbMIUEPRcpvpS5jxdrVPz",
+	"Hv7WhIqMaLPKmSZjJWfETLkmmqkbnjIiRb6KiZBmysWEcJFzwcrP8DzLNVtOmWJ3XbTzKzppniRtlBQT",
+	"woThZkUMnfj5UmyumGbCUPu0nR9DWsBKOeUChmI/Tb7x+YHlTsW0ZtlQSMEIo6nlthtmH+GKyKVon8IU",
+	"E27IiKZf7EokF+ODN1Kwg9fUpNOkMxR3HNU79vcF0+Yiax4az8hCZEyR5ZSnU6A2Y4byXOMYuSZMKanI",
+	"kilGcjmZsKxzZxKMWp2NDVMNq85SKez+k2RJ7bjZWCqYEiLYV0MUkn9nTvv48ePZwkztkqXUsM1b8BdG",
+	"FVPJfvsMH27abLdxNKeKzphxMucFzxsHjN9r0krG8NenN2evzz8//cvZqw/niZc87qdULoRRq89Pn58P",
+	"fmVqRsVquOh2+4/d73M6YZ+fHs4VT7mYJO3BULAbplZELGYjpgi8r2HTwIzecM2NRnEzs/xE8HFsjkz4",
+	"DROdoTggQA3hmlByQ/MFI+wrTU2+IhQlpTbUaJJzbRfILJTQhJuYJMNoGCWEizRfZCzrkDPsEjtjeihI",
+	"MTak/TIhyykTxG4IOSaWOvvDDWdLbfu/jGET+ZfYDRPm89Nz9xY3uOXMlNmm4VdyfupGJc2UKSLojBG7",
+	"96hiupyFR9puODe6FsyI63/MFcredgfoTaUw3GqVBElxi5L4RqHNVGYs5F1sJBkkpDXPacqADE3SKRUT",
+	"oHXEzJIxQX5l8uKSKJYzqplun5Ik5aZsXANJy6nMGdLaIS+kIolmVKXTayYmXLAkBkK1TDnNrwUzS6m+",
+	"JDFJUjqbUz4RjnKYn8TOKGGzuVm5ZXaLs8YhVjbZhq20Aq44c9MFvwrp1nZKddGEE8SDsgvgEdv7N6ak",
+	"jgkwKPxspQrOcAtWqp3ETghpQ61IsGoGaLKdWr7QBuUT5blteGZZrtYzYdy2BeR+5GbqWNuq9G0bA1qx",
+	"r+P4B04kwydpN2vGteEiNZbeOVMko6uY6MVsxjIi7YiQsJVux66NmIzkQqQMFVq2UKAiYq8TuAoYnYqs",
+	"4F99SpaW8Mo+SeKS1vI1ENDUwDe4QIIsxBdhGVsqq5wYNSwjVsLEvsHETpXVLCDbx1LNClH09KvjJNc1",
+	"/fxp9Pnp16Qd2+aoYxcYbv/kxDKzoinO7lTmmZ2/Nx9e2WdtFx+uXhw8IVToJVOw84/7fSJFQQdQ/M7u",
+	"BxjJYm51wFEPZpHYfQWLxDIvezrkEjmAmhgmApsGc2lkVTHN0ACgtjNNZ/OceT1dLCQYFynNWUYW8wFJ",
+	"8LEssU8Jom3XsH3twKxGt60Coc/xJ7ctLPc7oankUpNWsPUX84mimdslIyUXk6kp2VDmGXALFTDTL86e",
+	"Xb2/fnd+df7m6uLtmwRGHxM+m0tlWNaGicjZ2BC5MAM/dyy7tiNNkGAYNO6cjK5ss6A9gdM1ziKKS6DI",
+	"CnWrikkCTXSGwu4TuQhoDCaX62DL4YIo/ciqAbufYmBV+245kVINRY1MNFrYV3jEakQnQqNBVCq26NY+",
+	"Ms9lxrz+tZZz9PcFU6sojqwAjQYRthyFyvnfFBtHg+j/HJb2/yH+qg/fW0XlVPFtHIFdGQ2ijLH529Hf",
+	"WGrstxdja2GBgdVsJCXWNEwsM1GSyjnuwzTnVt1Mqd2xThs5aVSfwqPucSecgWgYHY17o346jCI3TPRW",
+	"ynFWzL5ou311SSesmXArGWJkkJ7VxvZzKUitqWmlt5Ako4Y6TWtX7DAxMiFikeedqHkdbEsVsjI2povc",
+	"RINeHM3oVz6zFlOv6/8vjmZcuC/jJoPtkik/jsb+mLpe63PbytvG3vNvDC1QK2ZeKDlrssespgZ5nvz1",
+	"r3/968Hr1wfPnyektWJUadKzUunnn3/+uV1dwX63//ig1zvo9jZMkJ3HrTalFb3UWGa09mmT+wZUX8l1",
+	"ml/RJpLBD/JGiNvdjTQfdTfQbOQDKX4vldm0gtr+tve+lco854qBFMam7U7+yEbWRd7kzCzx50eacGt8",
+	"CuvdeKFn5wa2Lc1zph5pr5nIcW1z/uTmZk7NtKTeNX3Ns/2miAvz+DjayfVuQO/BnFsf1DOq2QEXmgnN",
+	"Db9hRC9GON1es2VyRrk4JcmfnJF3naDO4IYpunH7ov1YWY4Z/eoDBf2Tk0YPxzljv8iMM3ByHPkf5pnz",
+	"sVKMONg/6XyeW9+LS3H49WC5XB7YyTlYqJwJay7DGgZKgX0Fr+Gaz3U0sHJxTG+k4sapg9t9WadC0wup",
+	"Zkh7dWLfemtqzFmeaXQj0DrvRDhUPZdC4zB/odlLbraM729aitpwZkxrkGcgKslsoe3etJYvHWmZLwwj",
+	"U2PmLd0mH969sutknaqFjgbH3e7egz23VnTTAF/T3E43y8h/vn/7JiaULCGG4UJCB1erOQOzLrHkJaR1",
+	"mdOF5qPc7p5kkRwmC5UnbTLjWgO7oVFnzZYm+qGpShMiOUwss6G9CWL08XFgM6JREAbp0pRpfWAJVDI/",
+	"gBDaQRlAa5oF9/ZhLdwG0/GS0RyDXvuvmV+BSH6J9l4C11HDGnyYkxbY4TRbtTtgaVj7SdAcl+2e/OQb",
+	"gaAYU86TChjo5HswEPgS7OucpdYGH1OeLxQ7rQSIaBERcjGk5P8duHDTwUUGyidY3/C3XQtaBq2Asgtx",
+	"Q3OegQr4LxBke08ddO2lk3XYKNidYBI5rUCtTmAio9atA8UGHic0YmcHmgB1PvgUFfsYnkU/iqEbVari",
+	"6PNtHCyYVU0QW0Eza0k14Tiiyrbv9+1Yx0XcqKSWemdDCkIxohGqteJnEO7N5LtWP0VFaCmXC/V5UDiM",
+	"9t1TH4dBuzGnwjp11/iJfeXG/anYmCll7f9KHCIm1RBETHwAIraO0FLbN+ScWVdYTK71Shs2i0nGbniK",
+	"3U0W0L5OFWPiWjEQNOA2F1GYmDjvISYpN6sYveaHzDiqxHC+YYa59sKveUrxtU8R16SwBx5AhbK6p0qG",
+	"kZYIZ9A5e7KBECMbGBN9PKkI+/uC5lb6QgP3JvA7CBRSBEjtsFxHlkQ3zackwUElLlrGjROa8OQVnzHN",
+	"FGffWQRY99UZU14O/JFFQBG9cV2uR5F3SQBPP9JDdUMTMQiCcr3GlpFoOkUJ84ChTeUCySlHBl8Rqr9Y",
+	"NWO5AQMpVPhgUPN4rBWtbmhuR2SbgMCGtQNcM6o5svQQ4ssuKytTBt2KB3ZS7NfAyVs7gBg9upkUZvov",
+	"QfIQQQLGKBzP2amAGJaUJLfmr48p+7XYIXOcL3FXWQM+WXUJ8LtSY0+lNlv0tW8iXA4cZvGiHeTFJaFZ",
+	"pph+EF+XjlZFPrpvC5rTlM2tLSgF0UaqTZZG0RioxsqbU6YeJD3mVOulVFmV0LniNzRdkX4RjaSkeLKR",
+	"xrIdpJGxzEkN/wuZK2kw+kBaRQfthxBv6Be2kSmMoqkVgDQHb4G0RitCxUoK1t7FIFOqi9dGjAmCHf2u",
+	"GxS86mBzxmt+ZMgSa5sQVI0UrGEr7gw13HFDplRg1Mx5/9mu6f7ePF0Je4QE5lyg/gqeAJcLusddbx8o",
+	"VF3LKhNHBUzhBtap9PgJ+iE90hpG3759G0btYr+LQLzYbp5dPH+HfUUxvnVk3+p1O/Df4dHRnm//75QA",
+	"P2Jf3WM7vYaEpzfSnKGxdN8oBLaDvWNL1RjWyfcYL2ZnlclZmcSjXjyEa1Gx8o/YL3OujVtFXh5xZjJd",
+	"zJgw7cFQJDDoBJ7UxEylZgSPsNfDUT5nbGfgCUl/zYziqX4h1YhnGUr6+8xr0UB1Oo8ePp1XxaHVI13s",
+	"THSANM8YSV6fX727ePb++uzVq7cfE+CWN9K8kAtxby5xUhuWZ2wbqo7q+OGjeiOJXqRTH/sndGbtvDDS",
+	"7wfyWmZ8zFnD2cEbacjM/UpatZQrd6iXtTvkjYRcuFpgy+eNbWMUeOYWD+tWuaTZlZSvqJqw+07sFWSf",
+	"QZTMZe05K9c2Wpnk3ndiHd8L9IBH2OTxMfkz/wUm+ErK11SsXORO33tcUpKZ3dducLoqR3/+DmOp93BK",
+	"FDNq5Y/FIVvtANLVEqIxPa1Dzq0MPbu8IF/YClIONBOZFSiXF9fvzq7Or19dvL64SopGCXXvktZooewX",
+	"ckzMkqeMQL6MWLVPCfWHyH43mik1QzGmPLe2YJm/ZpVQ6RdDp2cfrl5evzi7ePXhXdG54VbcN/bMxFC4",
+	"n133BAJX44VmGVlOqYHEHDs6zKrKNFkIw3MnHyE7j2VrYjKYrd1B3SINEJblg7AjlIp/u78WwjZ8ll9N",
+	"uvS+D+PDnOjSuZz5o5WYKHYjrdkulY8B1GTDx48fD+p5iNvmqJ626CfqhvKcjnJ2z/OMRdDCdzjYsPIS",
+	"HI4OCSUDZAZaz1TPaJ6TBBtIiIRMC5872O92H+kg7dkaWiM2FLZBDQERPaVzq92JFZRkRHMqUqbASAty",
+	"tnBwbcuRMEdzJVPLF6OcnUOi7h2dhN1esJ6z3G5MSFdbcr2HB1yL88BxMRnTXLOY9GLSfZAt7FMiqraw",
+	"+9Yb4r5nO2P8G9sQTSvbWqO5141J/yQmJ92Y9LrdP0rkR6o1a3i74ftB6MUc06pes4zTKzjf/k7at4jS",
+	"7Dr0rqrmk++rmu16JztJQMvOWWZv/3y3ObCrDG8oyC28hmQHSCzp9g66/ated9C1///fUVw4zf79TgqR",
+	"RzajPIeECO+JjqQ1GHo1Z1gs8rz8ClYeZJmZXWu5UCnIjPFaokAc8QyyOEofD792Tlw06MfRAsIIdfKP",
+	"rrpPBkdI/u1dEw7euYyBTYvkDNRO0DJsvecsZwY1IM0ybt+g+aWSc6YMpFmguIjmwVfWgC3ecsnpdpBl",
+	"YvpIypxREI08a8xMqWejxBHK6TDf3dHcXF1SZsF8iiAtxr0fF8SVr8ki2a44+t462PXpg5IJqESw3I5F",
+	"KJjTi9uJDBfd7hF7So67XbvJqtNVSrrmbn+LuGEz3ZBfVwyBKkUhS7GeSeISW/PVKQoc75ujeIJkXm60",
+	"j8yAQbs2K4Vo+W2teUamixnF4hImUtZZz7wqRUpTVtTLq6tLN0lxkRTciRrzkcI19TQVrTct54scnR8q",
+	"Vm/H0eDTb+sMWLBTN+59Xu/187qUd+92yFs86FpyBfYAJDFVdQD1p2Asz9rg9muyVNwYJkhit0QSkwSY",
+	"KomHIuklkPPSTU6h3gpLBECvczEhrWTFtH3h6h0UYySVbHlQm1Wz2a7tcb/fGYpnYMhroqdykWdYxoP9",
+	"Q4dIwSmxBECaVhfTtIrADdVkPp2fCZqvDE91UdcwQ4v768FEHgQzG1UyXO4gN0pG8XtcfoniioG4c7Nv",
+	"YQeXJrXOwz5rHc5mYC9DsQYkzrrCBDuzrpxqUKn6eqRRw7UwV8mKfSSmXc86aiXFp5fcLp6ReUZGK5II",
+	"XAfMSILyMJ/5xDWhI9upNSVfM6gPQPMBS2QK3wiz9lNqbTd/4jdjmGVt15JPhFTWK7ALTN1PzqXjmiRW",
+	"nyW+9ID6XnF9pWBu+1SXy9t32xcEnrLLwU2O5sna5ME+3JovG0wcbMqaAL3x9kGeO0q3+g7cnMMb69vb",
+	"iiRo7dRPSeg6QDqygN3uWQYyb+2T6AChMl/jvPnGJOimfDVvEtu3Tov8jSJmWJ27dYkbbMgD/YXPD+Qc",
+	"99/BXMLRYpGz6FNlmknzv1qSTp2YaQGf2olpg5LLIA3WVZVsmYpAGdTTZ9Y7Tz5ePL96+fXl+cWvL6+S",
+	"U/KFzQ26VrAjR9JMkadRSmvS63T63S6q1h0E3DbLhXPPQWt5Zo4bFEulylAW2rXxYsGKG64NT3H7DkAO",
+	"DxaCm2Rd0ftknloercyl0GTEUmnd0zlNUQ8HOa+PjyFZ13/sNcyr7XK97T9Xp44aMpPakKN+kOy4ndXx",
+	"8E9pX/w5FNhSka6vIepNbP9tlBc7eaDw8UrFvOudQspg6UjD1q0Plcyly0t2dVVyXIy/160UCHmdTCE+",
+	"BV0ORSsZRifDKAE5Dr/85/u3b3xjreQkaW+buXXVuEE+YtZKA1u+4tq84uKLvqNBCu+QL4zNK7WGNftk",
+	"nTuhLLDRyMzphh8E+wo/7FzxuWI3ezxYmxqkyPXvGnGdbpqw1wxdwDtYHelCKSbMdU2dBb5HpWKooUy4",
+	"LDiFAjputzEkg6ER5mqXgDkHQQVmRi2vSh1UNtZKo+KG2qihKLJHHumgpRbUprk8Gt5YCtbukDPQ62WU",
+	"CNl0R/FEHDUP/BJ2mBReYSEx1lkp6rMxJ9Mue6W0Z4ukDubdrvuWZQljTOu/uqKvrcu1tjwxZrFibo4c",
+	"r+d7DaolePUSPsVoZkVHt9Oz4gGrb9GmUowwbfiMGqbLMj+sf+KmWBm34OF7QwFVhr5SLc0Xmt+w1754",
+	"A2evXEK5sJMaFjoFlR7duC5IY0it2rW0dim+48oaaTBVbafnXxMJlc0ah5VX2GTINLGvczKyUV68nTNx",
+	"dnnx3J3BNqp/9ww56nSLw9p10cnFWAZcWHYh50zQOW8UnnNqprrhrdqIfRMx9uLfaxpQUVYWlryddOsK",
+	"4sKwmYZKYSjOtUyF7lavG/dP4pNu3Ot2PzctW8UOr+jvmqGz2y2AJKDfNhhI+2jMdQsgdLYwDkOxRF2O",
+	"xzzlNHeZTIq09FQqQ76wlY7Rm6WaJIZ9NYcAjpG0QZJzo4cCTEMNx2stSNPDt2DfYpGDbnvj6BR9Oqz0",
+	"JYl18zY4eENR9/DcMR4GZqZoigCV6LH5rk9rRrD3xfFhRO9A0dGBfhPvqWBXheNyShImJnTCZt69FVie",
+	"HjxDhDV9BAA3CENa3BlY7KuBM7hC9AEoCLMkamIkOplOfrna93YY03Ap7ENBnX1dVIvbX2JXY/5viV8/",
+	"rOy3jVors0O2OMKgHQtP2L6CXXpfuJXMk8PEch3EUrj9Z2r/ubH/QEBGZ0mn02lXQiCW1Mw70Wslwxti",
+	"ya6c7XKh0imFA5nS4cL4sbKjd6bwzM5XNOh1OyexE3PpKhpE5x/egX2v8mgQWS9RDw4Pg44O0ylLv8gF",
+	"SAAhYV/e30+/rYu2f9vfry723zs3LLtFd/rG28slyz1HEpzmpD0g1JUWYpAtlbMZPdDM2raGZaja5dg9",
+	"o08RgmPKjefJImPcbhaf3Wh3ZQwAPUUiLqSzyjFJFsmenk2ZzLfzUdE8btgPjzTukWDwIDvacUOxGmkB",
+	"0clxt2ttjjR0J4fC+ZNA/joNzfI2juYNbupCGzkjJXeE1OGGspu8iBkG+yVyXKX3aHVLE3vEKUKa/PeB",
+	"n2bZBc2sMSSnCbZXzCKMk+zxcLmnf+C2WdwvnhROEBRRlgGmxtg9iJ0GBtmAWIbRHbLkmZk6zTpaeVwJ",
+	"F0lwGCJCkinjk6khyVpMCOIqKz0UEHXauvdCQ3HdIKpP7cYIzyNru8MzcSXWs65+XDkhOGGLHLNgEx9C",
+	"Sh7poUjgBRdLx1AQjKAqWL3AbzieKEzztYn/3BxSCBVGwwgv3r8lx/3eT4AE5GGczj+8SzrRXgGyS384",
+	"WW+7S+aLUc5TyHaEDF+6QrCTEojJcp0GwQVnnFakF2kScimgUI9PBAQ42/FQ9Mss11bwDEh6V6iHtgIT",
+	"4JTjIUxRXO9fdrGo8nQn7q+btHY27RMHN1SBNWEV4SUMKXLDBn/40p/WfgbEMJpbH/+OYYYCGqfB2QpR",
+	"c1AxBV7XUZfMuFgY5hBatEFHG4E8nEPkHoE3oK7enxhuLvrvNln4M/r1Al89QliM4FP9rFGxtNFtuvKU",
+	"90/qgEANQxJsWQypQvk2mfkOuvbzViW8f7JOqnfQ14l97sCTSh8epBMlU17UsgHNJ55k0qpjKwmZMQ0n",
+	"AXea7ZoBVtAYB7xSzHKTv+c5sTjdv+MxvUuX2D7Rjtnr1MLLzURVluZuJLkN3qhyCmCetfOCi/dvB2/A",
+	"t/LR+QIHrYjPFwBw4D4FCXHrNhyU/G5w2beB2YD0sXrPJ/pb5YFhV2yisbs9D2G8LVrEXpwTh4Py5owv",
+	"LvPWMzea5ePmU3nMHr2mk4bwz0cAdXOPEM1Fyir4Xg/ldRefKcZerm5c8ECxElVam3iuisgSRj9gXFHT",
+	"MV/mny8y0FxI4JSAdTtSjH4BMCkrkMGn0HSlg3CJb5vqtOFcGlFhzj3L3iUg7Q2DPdJiiqOU7c4dPuZm",
+	"uXkKDTWvOMb57yFD9pLa5YQ0ZK7k/qhjWwvlmQjkpeyWX8WZQKP8cm34zjfNyxvnJvl197sgKhSL/8vJ",
+	"bghDlvgEEC3gRVQy4PoKRIH9XMEosAvmQAoq+6IOUxBuFQ9UEDUdtcZRAVVQ2XIpN/Z/HFrBBlbWJWro",
+	"HdOjigj7GM7XrFVojUQs5Pan094HXFULuovdWUTth2K0MEFcKyaJWwVncsOnxCU8OeN9CzRoh7xnwgwF",
+	"1aQJ9pS0SkC2Nob/kxcOrbDM9gGwu6lcYqcOaq3J7A80XHWi/oJnQGB9gJD3xu6Yzni+qp0IN6EgBdyy",
+	"qXWvQPyDpJUszOy6wOJsVzTKTfGSd5V3U+Bymxt7LyGT7WM4lwF8aIkr2ko+vB+8YUvyV0DqePPXpL1f",
+	"7wV370GCf3awBpKaDJKQlvMPg/OFXcS9qdhgqDTQAE/upKBEItyThNKG2UHBFy4yiJXBC3u1zW62TTC4",
+	"Zi4ozbUL77bWkiMaGa18d29+K+XqVoIApbIctT/32Nl8RYpv74GKDOvP79wDyutNrfu0H//gXq2uaYjd",
+	"4qZ4heArd5E7W6fH+VPFoUJoxO7V+mYLeY2dK+ZyhcXWMpV2drtHptLaJLr4V/nOfj1VrIDdo8TnCT7f",
+	"tJHg0b33UM3o2KN/eIG4Fx5KQFPE6b0vGbmb9wigxteqEVP9kinrmNJJFXi3AM7NHKyM41JrSQiJ8gsN",
+	"lYylfIaohQ2H7dsO2BE7eZ0kCBnCTQqkhc8UNfRFBKA5rNCQDBGGl/Z4fmN6xMd/5URAwIgt9fWcqWu0",
+	"67fE7ObMsX1MzFJ6NtGnpFsEAkqps05SQ9eam2sPyr3e82tGhTt29Q9ZJbEMXfY7++fbQmQfBP/7IlhQ",
+	"H6TciDO+J8virGyUN9pQZXzeq8t42qvlzXE112M1wFZf6rgiR9bWo9jOnzfLrb2y0Gr8hMnlTSlJnv0V",
+	"FvrJGUM4eSOt29GUyLc1Xe3j/4ictC1a4weGQ71e2jP6ELLD3gHUEkvuPsGjmg68o6bKGlUnlPEt0i/M",
+	"wOUJU7lQj9z+tLvzw9Uz0ko8gHP/6Kp37OrsknYMUF2ryu8upXYoAE6s/Clp1zIrovKdaIPV+U+i8qw7",
+	"DxP4SP9TKL+6BnqALrmTIrirbM8CEb1FxG8V6Nv34I+OidZ3+z9PZDTAn7tLcDuoza2hth/AQdPWrJp1",
+	"uSRsCznXbCP6XOPph6vz3T5F/82UfCtYdFuvBr7za7wp9+WswMmyzkaJQaVJ6+Ly5hhHcfO4DQ6Bu3DE",
+	"gV8yRXK+Z/ZKvUi5TsZ/VQsDNMmUnM+ZS2OE4/tqr9bhg5ueEkJz8IyUnOsgmgdnXnvRFuIaPKA4OETe",
+	"qh9ksSKp0WUVgANtTt15lv8SDsowDdKashgeriTFBITNy4SIrZk97rHbak33fmzfVMTsNkJJQDB0z9M1",
+	"Xl1b/ypTBksQh3uzQvGW3f+jxaMXMv90YvEHGqHFnOxrUfqLHIxUeOnA3VyTsyJxtwC1qBcZk1bi+ai8",
+	"Yq297ppskuRnm4T3KaGQwmY9jTAvsBT79QhT9/jJzmK5Qvrvl6FXCHRIOXcny2tp9T0/cF09gheYg74U",
+	"cLPHnCkuM54SdmCJIIrNpUJc17qOeQBxvXXiCng6vHQpVXSZQ/WbDu62nDKa5UwXh0+6s1OLvRXMqqnj",
+	"Q6urmkEVK/oqWKseXr5zZ41lu6yX2wPrlBoKIWXEJGfwRamxNuqqPejarGbeIEYj2Ooej5Fr0j9FNFpI",
+	"JaSCUDWRos8hv3/aIedQUztjVEAJpW++Q86GotBMZVTAN9y1s9sDPYaNjxbG35XExmOWGoeOFVKCzkI4",
+	"yP6TxkK9QrPtmb3qdVxlb6yJJtz3W4RTcCXKj5BOLnd8m2z6fUzCe22HPV4KLattlAFGxlbePiOCLYOk",
+	"zM0c3fYsrdhM3jBdMbH8BYpcAzQOLFDruN9v2+9zFjArJHti/rqO78O5e/FrUwDJL9NgBywIpk8tFDer",
+	"97ZdF3qBC1jPFk3XGZ+JAKAvY1AVRAtAjYVmiqD1hZVC5U/2DfdLx1+JBNYo3vZa0DY1Zo7oPr4YLZXC",
+	"UITMcZUoJYKH3QyGcsHAZ67Wlky4mS5GUFpSkHHgQAfKb9bBZtzMHmD4r4C89C8gHFtySOf88KaXECYy",
+	"wCPQZCzzXC6RWUKYkZuenbOYaDkU7CvkaU4cKKGrb15K9QUuZ0DQjMrbS6pJLqVmGH6xsw8SU/HU6osW",
+	"1kbbZY6HIvGFhJhCgncnaEQ1p97mKC7l6vfbnaGA0jC1ahgSYV+tqVKFeHUQccmZwxWE4MOA4K29CBCU",
+	"nl1eXP/5/K+IFpR0huKsCrPINYFqH+uc2VkeEEpGNAvUYIkxbBmnvEashxewIR7MuxIdjDOMRO2BzHVK",
+	"inun4JX/fP/2TYechzBHcjwUx13QTxAyczfvwAQlBTXuuNTVyycAupRAxV4AktZCaX6Ac1EAFLVBfjgk",
+	"FiJLfCPLXtQEJthSFh0K6U+3JYBqQwbQAHxCf3DrV2koqjC+wUVsJXYKgPrSGuqvq//2j5+4c29BHK7v",
+	"UCCOorVUIHofAPxipntShz9Oihlv4+6ZAqpOsHWwP1/0VoM2xBrIk+5RofUQmaqCXKgtl6EA0oyVEIZ4",
+	"6bffxv7mc2r0gFCB+ta+BNfZVWfJX8ec8y8MqgeLGyhc5VzOU+Y8Iy+Yfr18dXDU6R7Y3tcE0nK57EzE",
+	"oiPV5NC9qw/pZJ7bVzpTMwPEIY8vU0qAs8uLKI5umNLOBu50O91KVW5kGziKglpcYFWf4XIbR25vH2Yy",
+	"1dVvXCOdFZ2B1TBhpukGcYV6kOuilLgoIyZvQCIIafdqp8zrk+IiiwbRr8y4V6LalW/9bncLMJ4nKChQ",
+	"LOqTv8cc7Q8+Vy+w3gA+tzYxtv/j/s+bmi/m4rCO63sbRyc4N9vfq151FqrzaPDpcxwgVl553RGSHUeG",
+	"TqBWBCIFn28RVnVDRRbetPrr+RVgUeoyPdw4dMRdjPCS0Ww7J6z36jBby5sYnRJqJeElewNSZ5wkJsUT",
+	"aG8l7XgohAOXriPsVh/dBSDrnnYPAze4Zf4eKMjNANgPwAA+aZrc73D13AZK730H3R3Z95H23LHOyIF8",
+	"A2F/+Ft5t+jtRil3VZ5OyTGi5JZlF/UEgeA+O38/NN4HS4wkiZHJUIC60vyGuQNklwFQAl8BxMo3Kaxe",
+	"9Pf6a0KJYjR3uaTWq7ZqtrxzfCgwB6xDrjjT9ax/l+8/WhUZwymD3D+HgVbZka+4NpASDWLRB87BV/4f",
+	"cPFrY2GnX9DO7sxrtJxcMghphdcAt63bCBMcDwUNoXJwC4Fh4e8Fd3frt9wRRCW3Txe39umYdDoda5CX",
+	"xDhmXNQSV9zl+EArmv/w00HObljuKq7dGKxPECZ/AjqAzzW1H4rq4pgklfw9+KKSUQeNFSnWMUkc5QlQ",
+	"TpKUm1XSLu/9T1mYU+TOg31axZSbU5dRYWewZC68Iga3mSzu+a8uENqciJtQ3GBP02mRbjYUmPxRzLX1",
+	"ohD6DaAgHCYlN6x+VO9qG5ru83U3SW3mz101I1B/0cCYG67HbrhYuvtDL8P+nldgd3sHR70fdAX23W5w",
+	"hu33j7i8uVHgoPvntlZiPfkvVhGcooPiSqy3E3E9WjXfAl+UQ/mCHvz8uZG0TdeFb24di6zK1v3nbb00",
+	"bYFSs8CV49Eez/mL6vd5dM/nXNXP7ec7OSGNIPYuL62KCR9WOepaai7IPlf5gBYEJStGVUx8Lk9QAYdH",
+	"Z5+K+rmj4163+DmCobpfHveDHwRb6s4qlbMRF9RIBeAtdrTF+aIDxgN/dHB4mMuU5lYHDZ50n3Sr5tJP",
+	"/2E55KkfDx462FE8LcUQfmkkftXrHxy5r3B+/nTyiysL+dPJ86fPz/90dOZmAJ+ygvZpz6Pi/eGoQkhA",
+	"hLdB1D/7d3D4WoXb662h6zkxeIQCG7/rVbDgeiH020k3SOzqdroniGfWLzDGENwfbIh1xoOvsS4N77bc",
+	"wk+9kGsO54qnHprSPfDzk+D3h7KQpWyPhQJ18VDGeEBf91jufVZ0fQlv72IwQFZC4836DgXFq7cyGMmV",
+	"h82C6EO3tzuKULkjBl463v1ScWkVOL/9fWIV9fvFf4foSLFp3ns/wO0aD8JfepLoF+1wJQ9VAKLR6FMe",
+	"FKarTjDbMrszUkNcGLmjFdi5Q0FIKvOcpXCWIGSGuC6NgA4A88yUlsJlREOhhrLtsAziy/jYjK6wXeuz",
+	"wC1KcHuS/dFne1pXz2dV9bpFXT2GM2yrQPc4X+hpZygOShfLjv2oWyAdx5Ui/DvChVgii6dGjPubyCoA",
+	"IqfOMULqkRhEoHCrcD9gjxjp9PcNWFIcfrCZVuJhIVxC7BMnaigIrWbQA9toFfegHXsYP+SZR7q8n91X",
+	"18JxDxY/DsUbBKsjPtfeARdB4m8wMkxAwUfl2AH7A0p1LsWEKQznGzrKmcvXTT68efX211/PnycDIiQZ",
+	"0fTLYg7XYzKwmchU5gioN2t3yDP0BIHVMHbsgoheWA1FjYv1I+Qepv3BVvLi1Yf3L68v3lydv/vL2Suf",
+	"W70WYi4APtYiGbtMUrup3eH9RfZA+zBMfQrSuj91427ci+2/ffi3/t9R8Vcv+LYf9+LjzyVAzaeg7No6",
+	"jWwsvwb174OorK8tS+kBOuKLkXNf0z+IDmkFw6/ZdKwha/T61kIou382VXLGKr1/eD/4ILgVU3ZO4Rak",
+	"goaZHPGcBSRUKaj39tOJXYcy/fpof725BiazIVrvJbevCvmH6svfSet9nMIl5VAUsCxujVzeWevpsqxx",
+	"YyDVPVO/9n9juJTsipbi3XoYLo09EkJG9XQkqcqInsqltjKs9eztm6t3Z8+uOrPMqig4LX3SHoAOCHRx",
+	"LapWKtkicuVjbE21YaVWtfLahUAxA8CnHENKMV3ZAYIyZl9N+7SkwtJws7lE7LSqPYu/Tx1mv/2SFYWX",
+	"vt1KCVgyCNsgh0XHtQo/eDeoLXAqcl6pNL0JaoT3qzANxlpUKbimZ4wKjJo6jFmv1zA4aGRpTUw5lGqF",
+	"RYFDUaE2iNmW/SDs6Q1T6Bn5pfOjAEMIG7GvD0VRgmjfg1D7gIRVX1V0tqYgpcu4sJw7wyvQhgJTz8N0",
+	"Dgg9sbEh1lLAvTEDPctVyQ08z73BJYpFa7skhaFw2P1ck26tqE44YuCCC0jF8zfCWCNjjT/aHfILDo8O",
+	"RdPo4mDHBNOsE7SaYYMoVrPm4FAgpW5xh6ISbiUvaX7DNFFWGBK6pCtkgW9MyQ2q3RerPVSz744RvbPj",
+	"fmEdu30fvpJ/lNjTTSOIg/fv4zDs5Ngf9xrEC3RTSeOW6FStPu/oSeekLA/vPelWitp+6nXXgxtrhcn9",
+	"zk9H6yVbP5+EZkD/2Lbky6z6j7vdwEPfEn8BEwDvRa/M21lx1fr28R33OsfB+PqV4Tma1obz5PH6cIoh",
+	"wnAwEuNG0zvu3ik8UKsR3WDl+JJXp4Vd8fG/IgObbaSXjGaQah1MXWktuV3k2eZuZpMpauQ2Wk5vBSPM",
+	"2tNggGCtZWXxYneMhT/pIiXK+0tON3Tb3mseCue5+tAC14YwccNyOWekFWQMAiRzr9vtxsQdAsCnNnrP",
+	"cOXSDc2fTuVCOTVu/yxPoNePtZ27nGSgpv0bvuYWHF13Zc2O8ttTf/896DFXXSbHZDG3NLti1sKCA4vM",
+	"W5P5qkPOsB4cwywZXeV8MjUHmt5AJiZoO0hf6x9ZX7Z/DEvAmSuP9df52WYt/X7AdGEWM4EGtVu1mLg0",
+	"SxMcdcrUodoyODZ3U1AqVtuu16K7gkPWGLIth3ady8DDHwu8fxJYe3uYS9hIA6JIYJtyU2OFjK4SDBI4",
+	"hmkP/GJzb5+vYhLWTG9eSYjrSHIUP37cRfiFamegqJJ6B/Bt2UVyGoAA2IGCDel0HLCH7SZIDnSuBlzO",
+	"H2wylyJp36usVbFQejHDmImGJh7dwSgtXRvnIrWSSWHlWJvszMdfgJihgMANYijhXOAc6jCT1yr7Yq6S",
+	"DZZUWaT7RzamGnxJ/o2hHEaxVz1vzuhqw/mpn48NB5z4oj/etPsyit2XeIryeY9D3l+cIA7vIWmiJbji",
+	"pYEWELtBZTt+3JHe8oc7GbVzVzVMrZtJV7rxPKpqQv7cOfK4DSVeQr9SAD/o/dRdt6me9EKb6iQwqR73",
+	"IGYVdtNd7+Oo2kdDD92wg6D97r3PxgJT4D/KsyoYce0A0xJ4/3OxB/XzA87EkK+bDjZ3OjZ4hi7lJMfg",
+	"jBP82w7Qqzb8cadfXXw4mA25q1/zU3oNBnyFF/Bk3nHD8Ul3jd2O4RaUSqd1lu7t0elPlVjok7DT/vdm",
+	"wqYD0/5B/wl+VdXGtZP1Sv7Yn06eP8Xl+t7s+8Mp/IcyPqidNaZ3SXLevsZQCxcEATwPf2Eq54K0Plw9",
+	"+7+99h7S9ahRul71j8qb5EOPfZcjflRy4NEa0wNHr0nZq263sa/eDnnbC1zkHyBvjzbKwYrD4zjErefT",
+	"/o8Qyd+BlH7Bvb87Lf3oQZunH+6e/trWOb5LrKSGgrMjocJ51tVT5z9ozKQc2e8fOPlLcZASxMMrx+tl",
+	"GGUOZ+ALFYNck6rIWtoSUPElXNvT930Cun86Lg4rrFOOqdq7Mud5cRKj6Yz5fHsuRUw0xNS5mGARJh3l",
+	"bFNi/UdP711dLQ9zgRmo90ordWXi980rLfBZihsC6nXvm/2ht5YAX7WtSQsv6I9J0kO8NCBQSHEQPoNX",
+	"98ck6SIwdGN+cwnwst+2x5LwdQoTnkH4AMqRAfZMZXiR8N1zZKFiwc9SiG3zx0qP/U5JDZ+quFdlTnr/",
+	"qhdo9w33CDpggm4dcqBXAxNAw6uOFoDflnAAmDXOM7BWyqr/Ao3GVdF3q5hFzSTf3a7w4uU/7mQCrL/1",
+	"A/MOe4W27O2vKkM4pB160g/mAapxH033QcyVTJnWVtaeC8PN76vmXvESFSCsPCvEPdw9KXWDgirRO3SI",
+	"94a2fssoPpuxLCa5XDJ1kFLNslNCSc5oZhVO4lgLkRV8UXESEzoUxTPL5bJjvxIrd4fP3F+9ahTluX0m",
+	"k8YBW2Sn5IPggNef0xHLNUGwMMKFkUMxX4iV/REvkZ0t8HJkQUaM0CrOERUB1FHsMytoqqTWhOY5lFjD",
+	"ub3blwnpOxwBShK/eZMOCdGXMKWiQEuaMtWoagEN6mORvulKLX+R2WqLhGtEBqiLPC/Fwvrt8+DC0lEu",
+	"JzUYskHU63bgv8MnQ9HvdnuDbPRkMOhFoUi6624sAa9uq4A0Vgberon23v3y1f4Bkn3L7OwS906ufyd5",
+	"f9cV2HnMypZeJtSqYV/JdAP+de29R5p8ePeqs7Uyqm5R3N5b8vaOdr90SVe5pNmVlK+oAmsjOu6d7NOZ",
+	"XswxA+Y1yzi9slTf0bEJ8PJ+N0l/lmWNmeGBpG9wTw5/cyXGGctZEwrxuwBUqESXyUBOuhMlcM/hxNbd",
+	"7Cs0IvSuF9U/h15C+fcgMw9ay2rWlQMWKup0o723z3PX3oZtU6Q5azKBSxb+56dg4ozs4qvYe7g1XTeV",
+	"y+1LvZ0w9+7bP/8vmGg7V7un+fesev+u1e6fAdgknW5IxrWGGtXk8sPVugi5tO9ttKCaV8A/wkuuQuS7",
+	"6PafhTH/SVRgOa2/21ZCEoLwXevy7OrZy/bGTbVozGxylyVD6EojHiTm3pySpLTZEoLqUQpXwlN4APgM",
+	"bELIgRqKJLAun6JfVLUjnyYkzRlVukh96hTBMZJSgZXsjgyH49fkZOAM/GuP/GuP7LtHNtuLCH72zaFw",
+	"/c0aS3aXdP7mgblmzChewHQpRrPVt8qHQ1c15UGsStCcKnjjp89WLWimbjbrNy60oSJ16XtQSxeC/bU0",
+	"y8cH1tln2SlJZvQLI2ohEngcdylEuCBqi3BnWDLsBr9FpVrfH/Da4EJ9gLd3irGYsPXY7dlkotgEcuwy",
+	"yvNVCehSPWEIWsOjhKYwejDQ4HlEzW6Murur/8lcSSNTmZMW3nGlihzNSq7/2eWFu2kTGyI4bDYbOSRG",
+	"KIEr0Ba5IXOpjcYCTSMBK08zoiRc1y0Yyxy2FvoLCheNZUQujE9gGwo9Z+lBifh4dnmBKXq+1E4KLFfk",
+	"mkypyA7mVGmXjqfnjGV4txVXVZjEocCyBMM0JDhOqOWcKreg5HTT+KzormEyEdoP40rI7dA/Cl2p8Oyo",
+	"hu9XNv3Wy2Yd3X6+/f8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -393,10 +393,19 @@ type ListLinks struct {
 type ListMeta struct {
 	CurrentPage int `json:"current_page"`
 
+	// FilteredFrom Stats list and time series with filters only: the first day whose visits the numbers count, when that is after
+	// the range's first day (days before it have no filter rows). Absent otherwise.
+	FilteredFrom *openapi_types.Date `json:"filtered_from,omitempty"`
+
 	// From Position of the first item of this page, null past the end.
 	From     *int `json:"from"`
 	LastPage int  `json:"last_page"`
 	PerPage  int  `json:"per_page"`
+
+	// Sampled Stats list with filters only, on a range of more than 31 days: the fraction of the visitors read
+	// (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
+	// exact.
+	Sampled *float64 `json:"sampled,omitempty"`
 
 	// To Position of the last item of this page, null past the end.
 	To    *int  `json:"to"`
@@ -536,6 +545,59 @@ type StatList struct {
 // StatName defines model for StatName.
 type StatName string
 
+// StatsFilter The filters of a stats read, one optional property for each name of the stats list
+// but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
+// as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
+type StatsFilter struct {
+	// Browser Visits with this browser family.
+	Browser *string `json:"browser,omitempty"`
+
+	// Campaign Visits of this campaign (`utm_campaign`); `""` for visits of none.
+	Campaign *string `json:"campaign,omitempty"`
+
+	// City Visits from this city: the whole value compares (`US:New York, NY`).
+	City *string `json:"city,omitempty"`
+
+	// Continent Visits from this continent: the code before `:` compares (`EU:Europe`).
+	Continent *string `json:"continent,omitempty"`
+
+	// Country Visits from this country: the code before `:` compares (`DE:Germany`).
+	Country *string `json:"country,omitempty"`
+
+	// Device Visits from this kind of device.
+	Device *string `json:"device,omitempty"`
+
+	// Event Visits that sent this event (`name:value:unit`); `""` for visits that sent none.
+	Event *string `json:"event,omitempty"`
+
+	// ExitPage Visits that left from this page.
+	ExitPage *string `json:"exit_page,omitempty"`
+
+	// LandingPage Visits that landed on this page.
+	LandingPage *string `json:"landing_page,omitempty"`
+
+	// Language Visits in this language.
+	Language *string `json:"language,omitempty"`
+
+	// OperatingSystem Visits with this operating system family.
+	OperatingSystem *string `json:"operating_system,omitempty"`
+
+	// Page Visits with a pageview of this page.
+	Page *string `json:"page,omitempty"`
+
+	// Referrer Visits from this referrer host; `""` for direct visits.
+	Referrer *string `json:"referrer,omitempty"`
+
+	// ScreenResolution Visits with this screen resolution.
+	ScreenResolution *string `json:"screen_resolution,omitempty"`
+
+	// SearchEngine Visits from this search engine; `""` for visits from none.
+	SearchEngine *string `json:"search_engine,omitempty"`
+
+	// SocialNetwork Visits from this social network; `""` for visits from none.
+	SocialNetwork *string `json:"social_network,omitempty"`
+}
+
 // Summary defines model for Summary.
 type Summary struct {
 	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
@@ -544,6 +606,11 @@ type Summary struct {
 	// Events Event hits (events are not pageviews).
 	Events    int64 `json:"events"`
 	Pageviews int64 `json:"pageviews"`
+
+	// Sampled With filters only, on a range of more than 31 days: the fraction of the visitors read
+	// (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
+	// exact.
+	Sampled *float64 `json:"sampled,omitempty"`
 
 	// ViewsPerVisit Pageviews per visit, two decimals; 0 without visits.
 	ViewsPerVisit float64 `json:"views_per_visit"`
@@ -558,9 +625,19 @@ type Summary struct {
 	Visits int64 `json:"visits"`
 }
 
+// SummaryMeta Present with filters only, when there is something to say.
+type SummaryMeta struct {
+	// FilteredFrom With filters only: the first day whose visits the numbers count, when that is after
+	// the range's first day (days before it have no filter rows). Absent otherwise.
+	FilteredFrom *openapi_types.Date `json:"filtered_from,omitempty"`
+}
+
 // SummaryResponse defines model for SummaryResponse.
 type SummaryResponse struct {
 	Data Summary `json:"data"`
+
+	// Meta Present with filters only, when there is something to say.
+	Meta *SummaryMeta `json:"meta,omitempty"`
 }
 
 // TimeseriesEntry defines model for TimeseriesEntry.
@@ -572,11 +649,16 @@ type TimeseriesEntry struct {
 	//
 	//
 	// Example: 2026-11-23
-	Date          string `json:"date"`
-	Pageviews     int64  `json:"pageviews"`
-	VisitDuration int64  `json:"visit_duration"`
-	Visitors      int64  `json:"visitors"`
-	Visits        int64  `json:"visits"`
+	Date      string `json:"date"`
+	Pageviews int64  `json:"pageviews"`
+
+	// Sampled With filters only, on a range of more than 31 days: the fraction of the visitors read
+	// (`0.1`); this bucket's counts are estimates scaled up from it. Absent when the counts are
+	// exact.
+	Sampled       *float64 `json:"sampled,omitempty"`
+	VisitDuration int64    `json:"visit_duration"`
+	Visitors      int64    `json:"visitors"`
+	Visits        int64    `json:"visits"`
 }
 
 // TimeseriesList defines model for TimeseriesList.
@@ -674,6 +756,11 @@ type WebsiteUpdateForm struct {
 
 // ZeroOne defines model for ZeroOne.
 type ZeroOne int
+
+// Filter The filters of a stats read, one optional property for each name of the stats list
+// but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
+// as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
+type Filter = StatsFilter
 
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
@@ -790,6 +877,32 @@ type ListStatsParams struct {
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+	//   none.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
 }
 
 // ListStatsParamsSearchBy defines parameters for ListStats.
@@ -805,6 +918,32 @@ type GetSummaryParams struct {
 
 	// To Last day, `YYYY-MM-DD`, not before `from`.
 	To RangeTo `form:"to" json:"to"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+	//   none.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
 }
 
 // GetTimeseriesParams defines parameters for GetTimeseries.
@@ -823,6 +962,32 @@ type GetTimeseriesParams struct {
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+	//   none.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
 }
 
 // GetTimeseriesParamsInterval defines parameters for GetTimeseries.
@@ -2758,6 +2923,18 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 
 		}
 
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -2857,6 +3034,18 @@ func NewGetSummaryRequest(server string, websiteId StatsWebsiteId, params *GetSu
 			}
 		}
 
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -2949,6 +3138,18 @@ func NewGetTimeseriesRequest(server string, websiteId StatsWebsiteId, params *Ge
 		if params.Page != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

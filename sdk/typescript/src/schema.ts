@@ -639,6 +639,45 @@ export interface components {
         };
         /** @enum {string} */
         StatName: "pageview" | "visitor" | "visit" | "page" | "landing_page" | "exit_page" | "referrer" | "search_engine" | "social_network" | "campaign" | "browser" | "operating_system" | "device" | "language" | "screen_resolution" | "continent" | "country" | "city" | "event";
+        /**
+         * @description The filters of a stats read, one optional property for each name of the stats list
+         *     but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
+         *     as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
+         */
+        StatsFilter: {
+            /** @description Visits with a pageview of this page. */
+            page?: string;
+            /** @description Visits that landed on this page. */
+            landing_page?: string;
+            /** @description Visits that left from this page. */
+            exit_page?: string;
+            /** @description Visits from this referrer host; `""` for direct visits. */
+            referrer?: string;
+            /** @description Visits from this search engine; `""` for visits from none. */
+            search_engine?: string;
+            /** @description Visits from this social network; `""` for visits from none. */
+            social_network?: string;
+            /** @description Visits of this campaign (`utm_campaign`); `""` for visits of none. */
+            campaign?: string;
+            /** @description Visits with this browser family. */
+            browser?: string;
+            /** @description Visits with this operating system family. */
+            operating_system?: string;
+            /** @description Visits from this kind of device. */
+            device?: string;
+            /** @description Visits in this language. */
+            language?: string;
+            /** @description Visits with this screen resolution. */
+            screen_resolution?: string;
+            /** @description Visits from this continent: the code before `:` compares (`EU:Europe`). */
+            continent?: string;
+            /** @description Visits from this country: the code before `:` compares (`DE:Germany`). */
+            country?: string;
+            /** @description Visits from this city: the whole value compares (`US:New York, NY`). */
+            city?: string;
+            /** @description Visits that sent this event (`name:value:unit`); `""` for visits that sent none. */
+            event?: string;
+        };
         StatEntry: {
             value: string;
             /** Format: int64 */
@@ -682,9 +721,26 @@ export interface components {
              * @description Event hits (events are not pageviews).
              */
             events: number;
+            /**
+             * Format: double
+             * @description With filters only, on a range of more than 31 days: the fraction of the visitors read
+             *     (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
+             *     exact.
+             */
+            sampled?: number;
         };
         SummaryResponse: {
             data: components["schemas"]["Summary"];
+            meta?: components["schemas"]["SummaryMeta"];
+        };
+        /** @description Present with filters only, when there is something to say. */
+        SummaryMeta: {
+            /**
+             * Format: date
+             * @description With filters only: the first day whose visits the numbers count, when that is after
+             *     the range's first day (days before it have no filter rows). Absent otherwise.
+             */
+            filtered_from?: string;
         };
         TimeseriesEntry: {
             /**
@@ -703,6 +759,13 @@ export interface components {
             bounce_rate: number;
             /** Format: int64 */
             visit_duration: number;
+            /**
+             * Format: double
+             * @description With filters only, on a range of more than 31 days: the fraction of the visitors read
+             *     (`0.1`); this bucket's counts are estimates scaled up from it. Absent when the counts are
+             *     exact.
+             */
+            sampled?: number;
         };
         TimeseriesList: {
             data: components["schemas"]["TimeseriesEntry"][];
@@ -748,6 +811,19 @@ export interface components {
             from: number | null;
             /** @description Position of the last item of this page, null past the end. */
             to: number | null;
+            /**
+             * Format: date
+             * @description Stats list and time series with filters only: the first day whose visits the numbers count, when that is after
+             *     the range's first day (days before it have no filter rows). Absent otherwise.
+             */
+            filtered_from?: string;
+            /**
+             * Format: double
+             * @description Stats list with filters only, on a range of more than 31 days: the fraction of the visitors read
+             *     (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
+             *     exact.
+             */
+            sampled?: number;
         };
         /** @description Links keep every other query parameter. */
         ListLinks: {
@@ -1042,6 +1118,36 @@ export interface components {
         PerPage: components["schemas"]["PageSize"];
         /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
         Page: number;
+        /**
+         * @description Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+         *     every number counts only the visits that match every filter given.
+         *     - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+         *       `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+         *       event E; every other name compares the visit's own value (that of its first hit).
+         *       `continent` and `country` compare the code before the first `:` (place names change
+         *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
+         *       `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+         *       none.
+         *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
+         *       `(other)`, which stands for the values past the daily limit, matches nothing either.
+         *     - With filters, every number counts only the matching visits: their visitors (distinct
+         *       per day, summed over the days), visits, bounces and duration, and their pageviews and
+         *       events; with `filter[page]`, only the pageviews of that page.
+         *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+         *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+         *       422 on `filter`.
+         *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+         *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+         *     - Days that have no filter rows (before the upgrade that brought filters, older than
+         *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+         *       the numbers count when that is after `from`.
+         *     Without filters, the answer is the daily counters' as ever, without `sampled` or
+         *     `filtered_from`.
+         * @example {
+         *       "country": "DE:Germany"
+         *     }
+         */
+        Filter: components["schemas"]["StatsFilter"];
         /**
          * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
          * @example "3f1b2c"
@@ -1807,6 +1913,36 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+                 *     every number counts only the visits that match every filter given.
+                 *     - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+                 *       `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+                 *       event E; every other name compares the visit's own value (that of its first hit).
+                 *       `continent` and `country` compare the code before the first `:` (place names change
+                 *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
+                 *       `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+                 *       none.
+                 *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
+                 *       `(other)`, which stands for the values past the daily limit, matches nothing either.
+                 *     - With filters, every number counts only the matching visits: their visitors (distinct
+                 *       per day, summed over the days), visits, bounces and duration, and their pageviews and
+                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+                 *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+                 *       422 on `filter`.
+                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - Days that have no filter rows (before the upgrade that brought filters, older than
+                 *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+                 *       the numbers count when that is after `from`.
+                 *     Without filters, the answer is the daily counters' as ever, without `sampled` or
+                 *     `filtered_from`.
+                 * @example {
+                 *       "country": "DE:Germany"
+                 *     }
+                 */
+                filter?: components["parameters"]["Filter"];
             };
             header?: never;
             path: {
@@ -1826,34 +1962,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "value": "/pricing",
-                     *           "count": 120
-                     *         },
-                     *         {
-                     *           "value": "/",
-                     *           "count": 98
-                     *         }
-                     *       ],
-                     *       "meta": {
-                     *         "current_page": 1,
-                     *         "per_page": 50,
-                     *         "total": 2,
-                     *         "last_page": 1,
-                     *         "from": 1,
-                     *         "to": 2
-                     *       },
-                     *       "links": {
-                     *         "first": "http://localhost:8080/api/v1/stats/7?name=page&from=2026-01-01&to=2026-01-31&page=1",
-                     *         "last": "http://localhost:8080/api/v1/stats/7?name=page&from=2026-01-01&to=2026-01-31&page=1",
-                     *         "prev": null,
-                     *         "next": null
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["StatList"];
                 };
             };
@@ -1877,6 +1985,36 @@ export interface operations {
                  * @example 2026-11-30
                  */
                 to: components["parameters"]["RangeTo"];
+                /**
+                 * @description Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+                 *     every number counts only the visits that match every filter given.
+                 *     - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+                 *       `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+                 *       event E; every other name compares the visit's own value (that of its first hit).
+                 *       `continent` and `country` compare the code before the first `:` (place names change
+                 *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
+                 *       `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+                 *       none.
+                 *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
+                 *       `(other)`, which stands for the values past the daily limit, matches nothing either.
+                 *     - With filters, every number counts only the matching visits: their visitors (distinct
+                 *       per day, summed over the days), visits, bounces and duration, and their pageviews and
+                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+                 *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+                 *       422 on `filter`.
+                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - Days that have no filter rows (before the upgrade that brought filters, older than
+                 *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+                 *       the numbers count when that is after `from`.
+                 *     Without filters, the answer is the daily counters' as ever, without `sampled` or
+                 *     `filtered_from`.
+                 * @example {
+                 *       "country": "DE:Germany"
+                 *     }
+                 */
+                filter?: components["parameters"]["Filter"];
             };
             header?: never;
             path: {
@@ -1896,19 +2034,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "visitors": 120,
-                     *         "visits": 140,
-                     *         "pageviews": 400,
-                     *         "views_per_visit": 2.86,
-                     *         "bounce_rate": 41.4,
-                     *         "visit_duration": 73,
-                     *         "events": 12
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["SummaryResponse"];
                 };
             };
@@ -1941,6 +2066,36 @@ export interface operations {
                 per_page?: number;
                 /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+                 *     every number counts only the visits that match every filter given.
+                 *     - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+                 *       `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+                 *       event E; every other name compares the visit's own value (that of its first hit).
+                 *       `continent` and `country` compare the code before the first `:` (place names change
+                 *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
+                 *       `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
+                 *       none.
+                 *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
+                 *       `(other)`, which stands for the values past the daily limit, matches nothing either.
+                 *     - With filters, every number counts only the matching visits: their visitors (distinct
+                 *       per day, summed over the days), visits, bounces and duration, and their pageviews and
+                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+                 *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+                 *       422 on `filter`.
+                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - Days that have no filter rows (before the upgrade that brought filters, older than
+                 *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+                 *       the numbers count when that is after `from`.
+                 *     Without filters, the answer is the daily counters' as ever, without `sampled` or
+                 *     `filtered_from`.
+                 * @example {
+                 *       "country": "DE:Germany"
+                 *     }
+                 */
+                filter?: components["parameters"]["Filter"];
             };
             header?: never;
             path: {
