@@ -129,8 +129,9 @@ func asAPIError(err error) *apiError {
 
 // validationError turns the request validator's refusal into the contract's answer: the
 // authentication failure passes through; a path parameter that cannot be an id is an unknown
-// id (404); anything else about the input is a 422 naming the field.
-func validationError(_ echo.Context, err *echo.HTTPError) error {
+// id (404); anything else about the input is a 422 naming the field. A refused `filter` says
+// what stats.ParseFilters says of it, as when checkInput refuses it.
+func validationError(c echo.Context, err *echo.HTTPError) error {
 	var reqErr *openapi3filter.RequestError
 	var multi openapi3.MultiError
 	if !errors.As(err, &reqErr) && errors.As(err, &multi) {
@@ -150,8 +151,14 @@ func validationError(_ echo.Context, err *echo.HTTPError) error {
 		if p.In == openapi3.ParameterInPath {
 			return &apiError{status: http.StatusNotFound, message: "Website not found."}
 		}
+		message := describe(reqErr.Err, p.Schema)
+		if p.Name == stats.FilterParam {
+			if _, err := stats.ParseFilters(c.QueryParams()); err != nil {
+				message = err.Error()
+			}
+		}
 		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
-			fields: stats.FieldErrors{p.Name: {describe(reqErr.Err, p.Schema)}}}
+			fields: stats.FieldErrors{p.Name: {message}}}
 	}
 	if rb := reqErr.RequestBody; rb != nil {
 		return bodyError(reqErr, rb)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -115,8 +116,10 @@ func specRoute(method, echoPath string) string {
 	return method + " " + echoParam.ReplaceAllString(echoPath, "{$1}")
 }
 
-// checkInput runs after the validator (so a request without a key is still a 401). It refuses
-// a declared query parameter sent twice (the generated binder's error would be a 400 the
+// checkInput runs after the validator (so a request without a key is still a 401). It reads
+// the filters of an operation that takes them (stats.ParseFilters: kin-openapi drops unknown
+// names of a deepObject silently, and the generated binder would answer 400 for them) and
+// hands them to the handler (filtersOf). It refuses a declared query parameter sent twice (the generated binder's error would be a 400 the
 // contract does not have), text PostgreSQL cannot store or compare (NUL, invalid UTF-8), and a
 // boolean spelled other than true|false|1|0. On an operation that takes a form, it makes
 // the body the only source of the form: Go's ParseForm, which the generated handlers call
@@ -131,10 +134,19 @@ func checkInput(in operationInput) echo.MiddlewareFunc {
 			req := c.Request()
 			fields := stats.FieldErrors{}
 			query := c.QueryParams()
+			_, filtered := in.query[stats.FilterParam]
 			for _, name := range sortedKeys(query) {
-				if schema, declared := in.query[name]; declared {
+				if schema, declared := in.query[name]; declared && !(filtered && name == stats.FilterParam) {
 					checkValues(name, query[name], schema, fields)
 				}
+			}
+			if filtered {
+				filters, err := stats.ParseFilters(query)
+				if err != nil {
+					fields.Add(stats.FilterParam, err.Error())
+				}
+				req = req.WithContext(context.WithValue(req.Context(), filtersKey{}, filters))
+				c.SetRequest(req)
 			}
 			if in.form != nil {
 				values, err := readForm(req)
@@ -151,6 +163,14 @@ func checkInput(in operationInput) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+type filtersKey struct{}
+
+// filtersOf is the filters of the request, read by checkInput; nil when none were given.
+func filtersOf(ctx context.Context) stats.Filters {
+	f, _ := ctx.Value(filtersKey{}).(stats.Filters)
+	return f
 }
 
 // checkValues refuses a value sent twice, text that is not UTF-8 or holds a NUL, and a boolean
