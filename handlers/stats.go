@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
 	analytics "github.com/analytics-service/analytics"
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/repository"
@@ -29,7 +31,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	pg := paging(p.Page, (*int)(p.PerPage))
 	q := repository.StatQuery{
 		Name: stats.Name(p.Name), Range: stats.Range{From: p.From.Time, To: p.To.Time},
-		SortBy: "count", Desc: true, Limit: pg.Size, Offset: pg.Offset(),
+		SortBy: "count", Desc: true, Limit: pg.Size, Offset: pg.Offset(), Filters: filtersOf(ctx),
 	}
 	if p.Search != nil {
 		q.Search = *p.Search
@@ -44,12 +46,42 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if err != nil {
 		return nil, err
 	}
+	notes, err := s.filterNotes(ctx, req.WebsiteId, q.Range, q.Filters)
+	if err != nil {
+		return nil, err
+	}
 	meta, links := envelope(pg, requestURL(ctx), total)
+	meta.Sampled, meta.FilteredFrom = notes.sampled, notes.filteredFrom
 	data := make([]gen.StatEntry, len(entries))
 	for i, e := range entries {
 		data[i] = gen.StatEntry{Value: e.Value, Count: e.Count}
 	}
 	return gen.ListStats200JSONResponse{Data: data, Meta: meta, Links: links}, nil
+}
+
+// filterNotes is what a filtered answer says of itself (CONTRACT.md section 9); both nil
+// without filters, so that an unfiltered answer is the counters' as ever.
+type filterNotes struct {
+	sampled      *float64            // the fraction of the visitors read, when under 1
+	filteredFrom *openapi_types.Date // the first day counted, when after the range's first
+}
+
+func (s *Server) filterNotes(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (filterNotes, error) {
+	var n filterNotes
+	if len(filters) == 0 {
+		return n, nil
+	}
+	if f := stats.SampleFraction(days); f < 1 {
+		n.sampled = &f
+	}
+	from, err := s.repo.FilteredFrom(ctx, websiteID, days)
+	if err != nil {
+		return n, err
+	}
+	if !from.IsZero() {
+		n.filteredFrom = &openapi_types.Date{Time: from}
+	}
+	return n, nil
 }
 
 // GetOpenAPI answers GET /api/v1/openapi.yaml with the spec as written.

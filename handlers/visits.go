@@ -26,14 +26,24 @@ func (s *Server) GetSummary(ctx context.Context, req gen.GetSummaryRequestObject
 	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetSummary404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	t, err := s.repo.Summary(ctx, req.WebsiteId, days, nil)
+	filters := filtersOf(ctx)
+	t, err := s.repo.Summary(ctx, req.WebsiteId, days, filters)
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetSummary200JSONResponse{Data: gen.Summary{
+	notes, err := s.filterNotes(ctx, req.WebsiteId, days, filters)
+	if err != nil {
+		return nil, err
+	}
+	res := gen.GetSummary200JSONResponse{Data: gen.Summary{
 		Visitors: t.Visitors, Visits: t.Visits, Pageviews: t.Pageviews, Events: t.Events,
 		ViewsPerVisit: t.ViewsPerVisit(), BounceRate: t.BounceRate(), VisitDuration: t.VisitDuration(),
-	}}, nil
+		Sampled: notes.sampled,
+	}}
+	if notes.filteredFrom != nil {
+		res.Meta = &gen.SummaryMeta{FilteredFrom: notes.filteredFrom}
+	}
+	return res, nil
 }
 
 // GetTimeseries answers GET /api/v1/stats/{website_id}/timeseries.
@@ -56,7 +66,12 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	buckets, err := s.repo.Timeseries(ctx, req.WebsiteId, days, interval, s.loc, nil)
+	filters := filtersOf(ctx)
+	buckets, err := s.repo.Timeseries(ctx, req.WebsiteId, days, interval, s.loc, filters)
+	if err != nil {
+		return nil, err
+	}
+	notes, err := s.filterNotes(ctx, req.WebsiteId, days, filters)
 	if err != nil {
 		return nil, err
 	}
@@ -71,10 +86,11 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 		t := b.Totals
 		data[i] = gen.TimeseriesEntry{
 			Date: interval.BucketLabel(b.Start), Visitors: t.Visitors, Visits: t.Visits, Pageviews: t.Pageviews,
-			BounceRate: t.BounceRate(), VisitDuration: t.VisitDuration(),
+			BounceRate: t.BounceRate(), VisitDuration: t.VisitDuration(), Sampled: notes.sampled,
 		}
 	}
 	meta, links := envelope(pg, requestURL(ctx), int64(len(buckets)))
+	meta.FilteredFrom = notes.filteredFrom
 	return gen.GetTimeseries200JSONResponse{Data: data, Meta: meta, Links: links}, nil
 }
 
