@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/repository"
@@ -27,6 +29,7 @@ type liveServer struct {
 	Key  string // an API key of the user a@example.com
 	Day  string // the day (YYYY-MM-DD) on which hits are counted
 	repo *repository.Repository
+	db   *sqlx.DB
 
 	mu        sync.Mutex
 	exchanges []exchange
@@ -64,7 +67,7 @@ func newLiveServer(t *testing.T) *liveServer {
 			t.Errorf("stop: %v", err)
 		}
 	})
-	s := &liveServer{repo: repo, Day: start.Format(time.DateOnly)}
+	s := &liveServer{repo: repo, db: db, Day: start.Format(time.DateOnly)}
 	srv := httptest.NewServer(s.record(service.Handler))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { s.validate(t) }) // runs first: after the clients, before the server closes

@@ -1,0 +1,511 @@
+package handlers_test
+
+// Filtered numbers (CONTRACT.md section 9) through the API, checked against counts computed
+// here, in Go, from the visits each test writes straight into visit_rows. They need the
+// repository's filtered reads (repository/filtered_read.go).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/gen/client"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// testVisit is one visit as its filter row holds it.
+type testVisit struct {
+	day     time.Time
+	visitor int32 // the day number
+	hour    int
+	seconds int
+	values  map[stats.Name]string // the visit-level values; missing ones are ""
+	pages   []string
+	events  []string
+}
+
+func (v testVisit) value(name stats.Name) string { return v.values[name] }
+
+func (v testVisit) bounce() bool { return len(v.pages) == 1 && len(v.events) == 0 }
+
+// matches is the contract's rule, written out for the tests: page and event look in the
+// visit's pageviews and events (an empty event: none), continent and country compare their
+// code, everything else its whole value.
+func (v testVisit) matches(filters stats.Filters) bool {
+	code := func(s string) string { c, _, _ := strings.Cut(s, ":"); return c }
+	for _, f := range filters {
+		var ok bool
+		switch f.Name {
+		case stats.Page:
+			ok = slices.Contains(v.pages, f.Value)
+		case stats.Event:
+			ok = (f.Value == "" && len(v.events) == 0) || slices.Contains(v.events, f.Value)
+		case stats.Continent, stats.Country:
+			ok = code(v.value(f.Name)) == code(f.Value)
+		default:
+			ok = v.value(f.Name) == f.Value
+		}
+		if !ok || f.Value == stats.Other {
+			return false
+		}
+	}
+	return true
+}
+
+// wantTotals counts the matching visits: distinct day numbers a day, summed; their pageviews
+// (with a page filter, only that page's); their events.
+func wantTotals(visits []testVisit, filters stats.Filters) stats.Totals {
+	var t stats.Totals
+	visitors := map[string]bool{}
+	page, byPage := filters.Get(stats.Page)
+	for _, v := range visits {
+		if !v.matches(filters) {
+			continue
+		}
+		visitors[fmt.Sprint(v.day, v.visitor)] = true
+		t.Visits++
+		t.TimedVisits++
+		t.VisitSeconds += int64(v.seconds)
+		t.Events += int64(len(v.events))
+		if v.bounce() {
+			t.Bounces++
+		}
+		for _, p := range v.pages {
+			if !byPage || p == page {
+				t.Pageviews++
+			}
+		}
+	}
+	t.Visitors = int64(len(visitors))
+	return t
+}
+
+// wantList is the stats list of name over the matching visits, as "value=count ..." sorted
+// as the API sorts (count descending, then value).
+func wantList(visits []testVisit, name stats.Name, filters stats.Filters) string {
+	counts := map[string]int64{}
+	page, byPage := filters.Get(stats.Page)
+	for _, v := range visits {
+		if !v.matches(filters) {
+			continue
+		}
+		switch name {
+		case stats.Page:
+			for _, p := range v.pages {
+				if !byPage || p == page {
+					counts[p]++
+				}
+			}
+		case stats.Event:
+			for _, e := range v.events {
+				counts[e]++
+			}
+		case stats.SearchEngine, stats.SocialNetwork, stats.Campaign:
+			if v.value(name) != "" { // counted only on visits that have one
+				counts[v.value(name)]++
+			}
+		default:
+			counts[v.value(name)]++
+		}
+	}
+	values := make([]string, 0, len(counts))
+	for v := range counts {
+		values = append(values, v)
+	}
+	sort.Slice(values, func(i, j int) bool {
+		if counts[values[i]] != counts[values[j]] {
+			return counts[values[i]] > counts[values[j]]
+		}
+		return values[i] < values[j]
+	})
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = fmt.Sprintf("%s=%d", v, counts[v])
+	}
+	return strings.Join(out, " ")
+}
+
+// makeVisits makes n visits over the days from first, from a fixed seed: few day numbers a
+// day (so that visitors are fewer than visits), country names that differ for one code, a
+// city with a comma, a page with a query.
+func makeVisits(first time.Time, days, n int) []testVisit {
+	r := rand.New(rand.NewPCG(17, 9))
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	pages := []string{"/", "/pricing", "/docs?q=a&b", "/blog/ünïcode"}
+	visits := make([]testVisit, n)
+	for i := range visits {
+		v := testVisit{
+			day: first.AddDate(0, 0, r.IntN(days)), visitor: int32(r.IntN(30)) - 15, hour: r.IntN(24),
+			values: map[stats.Name]string{},
+		}
+		for range r.IntN(4) {
+			v.pages = append(v.pages, pages[r.IntN(len(pages))])
+		}
+		for range r.IntN(3) / 2 * (1 + r.IntN(2)) {
+			v.events = append(v.events, pick("Signup::", "Purchase:5:USD"))
+		}
+		if len(v.pages) == 0 && len(v.events) == 0 {
+			v.pages = []string{"/"}
+		}
+		if len(v.pages)+len(v.events) > 1 {
+			v.seconds = r.IntN(600)
+		}
+		landing := "/"
+		if len(v.pages) > 0 {
+			landing = v.pages[0]
+		}
+		exit := landing
+		if len(v.pages) > 0 {
+			exit = v.pages[len(v.pages)-1]
+		}
+		ref := pick("", "", "news.ycombinator.com", "www.google.com")
+		engine := ""
+		if ref == "www.google.com" {
+			engine = "Google"
+		}
+		place := pick("DE:Germany|EU:Europe|DE:Berlin", "DE:Deutschland|EU:Europe|DE:Hamburg",
+			"US:United States|NA:North America|US:New York, NY", "US:United States|NA:North America|US:Boston, MA", "||")
+		geo := strings.Split(place, "|")
+		v.values = map[stats.Name]string{
+			stats.LandingPage: landing, stats.ExitPage: exit, stats.Referrer: ref, stats.SearchEngine: engine,
+			stats.Campaign: pick("", "", "launch"), stats.Browser: pick("Firefox", "Chrome", "Safari"),
+			stats.OperatingSystem: pick("Linux", "Windows", "iOS"), stats.Device: pick("desktop", "mobile"),
+			stats.Language: pick("en", "de"), stats.ScreenResolution: pick("1920x1080", ""),
+			stats.Country: geo[0], stats.Continent: geo[1], stats.City: geo[2],
+		}
+		visits[i] = v
+	}
+	return visits
+}
+
+// insertVisits writes the visits into visit_rows (making their days' partitions) and says
+// that the website's filter rows start on from.
+func insertVisits(t testing.TB, db *sqlx.DB, repo *repository.Repository, websiteID int64, from, to time.Time, visits []testVisit) {
+	t.Helper()
+	ctx := context.Background()
+	if err := repo.EnsureVisitRowPartitions(ctx, from, to); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE websites SET filters_from = $2 WHERE id = $1`, websiteID, from); err != nil {
+		t.Fatal(err)
+	}
+	const insert = `
+		INSERT INTO visit_rows (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
+			referrer, search_engine, social_network, campaign, browser, operating_system, device,
+			language, screen_resolution, continent, country, city, landing_page, exit_page, pages, events)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+			$20, $21, $22, $23, $24)`
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for i, v := range visits {
+		val := v.value
+		_, err := tx.ExecContext(ctx, insert, websiteID, v.day, v.visitor, i+1, v.hour, len(v.pages), v.seconds, v.bounce(),
+			val(stats.Referrer), val(stats.SearchEngine), val(stats.SocialNetwork), val(stats.Campaign), val(stats.Browser),
+			val(stats.OperatingSystem), val(stats.Device), val(stats.Language), val(stats.ScreenResolution),
+			val(stats.Continent), val(stats.Country), val(stats.City), val(stats.LandingPage), val(stats.ExitPage),
+			pq.Array(nonNil(v.pages)), pq.Array(nonNil(v.events)))
+		if err != nil {
+			t.Fatalf("insert visit %d: %v", i, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func filterQuery(f stats.Filters) string {
+	if len(f) == 0 {
+		return ""
+	}
+	return "&" + f.Query().Encode()
+}
+
+func filters(kv ...string) stats.Filters {
+	var f stats.Filters
+	for i := 0; i < len(kv); i += 2 {
+		f = f.With(stats.Name(kv[i]), kv[i+1])
+	}
+	return f
+}
+
+// filterCases are the filters every numbers test asks about.
+var filterCases = []stats.Filters{
+	filters("country", "DE:Germany"), // also the visits whose country reads DE:Deutschland
+	filters("country", "DE"),
+	filters("continent", "NA:Nordamerika"),
+	filters("city", "US:New York, NY"), // not Boston: the whole value compares
+	filters("page", "/pricing"),
+	filters("page", "/docs?q=a&b", "country", "US:United States"),
+	filters("landing_page", "/blog/ünïcode"),
+	filters("event", "Signup::"),
+	filters("event", ""),
+	filters("search_engine", ""),
+	filters("search_engine", "Google", "browser", "Firefox"),
+	filters("referrer", ""),
+	filters("campaign", "launch", "device", "mobile", "language", "de"),
+	filters("screen_resolution", ""),
+	filters("country", "ZZ:Nowhere"), // no visit has it: zeros, empty lists
+	filters("page", stats.Other),     // matches nothing
+}
+
+// TestFilteredNumbers: the summary, the stats lists and the daily time series of a 31-day
+// range (exact: no `sampled`) count only the matching visits, as counted here from the
+// visits written; the range starting before the website's filter rows says `filtered_from`.
+func TestFilteredNumbers(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
+	first := day("2026-01-01")
+	visits := makeVisits(first, 10, 600)
+	insertVisits(t, e.db, e.repo, id, first, first.AddDate(0, 0, 9), visits)
+
+	const from, to = "2026-01-01", "2026-01-31"
+	for _, f := range filterCases {
+		t.Run(f.Query().Encode(), func(t *testing.T) {
+			e := e.in(t)
+			res := e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=%s&to=%s%s", id, from, to, filterQuery(f)), key: key})
+			body := want(t, res, http.StatusOK)
+			wantSummary(t, body["data"].(map[string]any), wantTotals(visits, f))
+			if _, has := body["meta"]; has {
+				t.Errorf("summary meta on a range inside the filter rows: %s", res.body)
+			}
+
+			for _, name := range []stats.Name{stats.Page, stats.Referrer, stats.Country, stats.City, stats.Event, stats.LandingPage, stats.SearchEngine} {
+				res := e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=%s&from=%s&to=%s&per_page=100%s", id, name, from, to, filterQuery(f)), key: key})
+				body := want(t, res, http.StatusOK)
+				if got, want := entries(body), wantList(visits, name, f); got != want {
+					t.Errorf("%s: got  %s\nwant %s", name, got, want)
+				}
+				meta := body["meta"].(map[string]any)
+				if _, has := meta["sampled"]; has {
+					t.Errorf("%s: sampled on 31 days: %v", name, meta)
+				}
+				if _, has := meta["filtered_from"]; has {
+					t.Errorf("%s: filtered_from on a range inside the filter rows: %v", name, meta)
+				}
+				// The paging links keep the filters.
+				if first, _ := url.Parse(body["links"].(map[string]any)["first"].(string)); len(f) > 0 && first.Query().Get("filter["+string(f[0].Name)+"]") != f[0].Value {
+					t.Errorf("%s: links lose the filters: %v", name, first)
+				}
+			}
+
+			res = e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/timeseries?from=%s&to=%s%s", id, from, to, filterQuery(f)), key: key})
+			body = want(t, res, http.StatusOK)
+			data := body["data"].([]any)
+			if len(data) != 31 {
+				t.Fatalf("%d days", len(data))
+			}
+			for i, d := range data {
+				entry := d.(map[string]any)
+				day := first.AddDate(0, 0, i)
+				var ofDay []testVisit
+				for _, v := range visits {
+					if v.day.Equal(day) {
+						ofDay = append(ofDay, v)
+					}
+				}
+				if entry["date"] != day.Format(time.DateOnly) {
+					t.Fatalf("entry %d: %v", i, entry)
+				}
+				wantBucket(t, entry, wantTotals(ofDay, f))
+			}
+		})
+	}
+
+	t.Run("filtered_from", func(t *testing.T) {
+		f := filterQuery(filters("country", "DE:Germany"))
+		for _, path := range []string{
+			fmt.Sprintf("/api/v1/stats/%d?name=page&from=2025-12-20&to=2026-01-10%s", id, f),
+			fmt.Sprintf("/api/v1/stats/%d/timeseries?from=2025-12-20&to=2026-01-10%s", id, f),
+		} {
+			body := want(t, e.in(t).do(request{path: path, key: key}), http.StatusOK)
+			if got := body["meta"].(map[string]any)["filtered_from"]; got != "2026-01-01" {
+				t.Errorf("%s: filtered_from %v", path, got)
+			}
+		}
+		body := want(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2025-12-20&to=2026-01-10%s", id, f), key: key}), http.StatusOK)
+		if got := body["meta"]; fmt.Sprint(got) != "map[filtered_from:2026-01-01]" {
+			t.Errorf("summary meta %v", got)
+		}
+		wantSummary(t, body["data"].(map[string]any), wantTotals(visits, filters("country", "DE:Germany")))
+	})
+
+	// Past 31 days filtered numbers may be sampled, and then say so, with the fraction read.
+	t.Run("sampled past 31 days", func(t *testing.T) {
+		f := filterQuery(filters("country", "DE:Germany"))
+		fraction := stats.SampleFraction(stats.Range{From: day("2025-01-11"), To: day("2026-01-10")})
+		list := want(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2025-01-11&to=2026-01-10%s", id, f), key: key}), http.StatusOK)
+		if got := list["meta"].(map[string]any)["sampled"]; got != fraction {
+			t.Errorf("list sampled %v, want %v", got, fraction)
+		}
+		summary := want(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2025-01-11&to=2026-01-10%s", id, f), key: key}), http.StatusOK)
+		if got := summary["data"].(map[string]any)["sampled"]; got != fraction {
+			t.Errorf("summary sampled %v, want %v", got, fraction)
+		}
+		series := want(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d/timeseries?from=2025-01-11&to=2026-01-10&interval=month%s", id, f), key: key}), http.StatusOK)
+		for _, d := range series["data"].([]any) {
+			if got := d.(map[string]any)["sampled"]; got != fraction {
+				t.Errorf("timeseries entry %v, want sampled %v", d, fraction)
+			}
+		}
+	})
+}
+
+func wantSummary(t *testing.T, got map[string]any, w stats.Totals) {
+	t.Helper()
+	want := map[string]any{
+		"visitors": float64(w.Visitors), "visits": float64(w.Visits), "pageviews": float64(w.Pageviews), "events": float64(w.Events),
+		"bounce_rate": w.BounceRate(), "visit_duration": float64(w.VisitDuration()), "views_per_visit": w.ViewsPerVisit(),
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("summary\n got  %v\n want %v", got, want)
+	}
+}
+
+func wantBucket(t *testing.T, got map[string]any, w stats.Totals) {
+	t.Helper()
+	want := map[string]any{
+		"date": got["date"], "visitors": float64(w.Visitors), "visits": float64(w.Visits), "pageviews": float64(w.Pageviews),
+		"bounce_rate": w.BounceRate(), "visit_duration": float64(w.VisitDuration()),
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("bucket\n got  %v\n want %v", got, want)
+	}
+}
+
+// TestGoClientSendsFilters: the generated Go client sends filters (deepObject, from its typed
+// StatsFilter) and reads the filtered answers, sampled and filtered_from included.
+func TestGoClientSendsFilters(t *testing.T) {
+	s := newLiveServer(t)
+	ctx := context.Background()
+	c := newClient(t, s.URL, s.Key)
+	site := storeWith(t, c, client.WebsiteStoreForm{Domain: "filters.example"})
+	first := day("2026-01-01")
+	visits := makeVisits(first, 10, 300)
+	insertVisits(t, s.db, s.repo, site.Id, first, first.AddDate(0, 0, 9), visits)
+
+	f := filters("country", "US:United States", "city", "US:New York, NY")
+	filter := &client.StatsFilter{Country: ptr("US:United States"), City: ptr("US:New York, NY")}
+	from, to := date(t, "2026-01-01"), date(t, "2026-01-31")
+	list, err := c.ListStatsWithResponse(ctx, site.Id, &client.ListStatsParams{Name: client.StatNamePage, From: from, To: to,
+		PerPage: ptr(client.PageSizeN100), Filter: filter})
+	got := must(t, list, err, 200).JSON200
+	var entries []string
+	for _, e := range got.Data {
+		entries = append(entries, fmt.Sprintf("%s=%d", e.Value, e.Count))
+	}
+	if want := wantList(visits, stats.Page, f); strings.Join(entries, " ") != want || want == "" {
+		t.Errorf("pages\n got  %v\n want %s", entries, want)
+	}
+	if got.Meta.Sampled != nil || got.Meta.FilteredFrom != nil {
+		t.Errorf("meta of 31 days inside the filter rows: %+v", got.Meta)
+	}
+
+	noEvent := &client.StatsFilter{Event: ptr("")}
+	summary, err := c.GetSummaryWithResponse(ctx, site.Id, &client.GetSummaryParams{From: from, To: to, Filter: noEvent})
+	sum := must(t, summary, err, 200).JSON200
+	w := wantTotals(visits, filters("event", ""))
+	if d := sum.Data; d.Visitors != w.Visitors || d.Visits != w.Visits || d.Pageviews != w.Pageviews || d.Events != 0 ||
+		d.BounceRate != w.BounceRate() || d.VisitDuration != w.VisitDuration() || d.Sampled != nil || sum.Meta != nil {
+		t.Errorf("summary %+v (meta %+v), want %+v", d, sum.Meta, w)
+	}
+
+	yearFrom, yearTo := date(t, "2025-01-11"), date(t, "2026-01-10")
+	fraction := stats.SampleFraction(stats.Range{From: yearFrom.Time, To: yearTo.Time})
+	series, err := c.GetTimeseriesWithResponse(ctx, site.Id, &client.GetTimeseriesParams{From: yearFrom, To: yearTo,
+		Interval: ptr(client.GetTimeseriesParamsIntervalMonth), Filter: filter})
+	months := must(t, series, err, 200).JSON200
+	for _, m := range months.Data {
+		if m.Sampled == nil || *m.Sampled != fraction {
+			t.Errorf("month %s: sampled %v, want %v", m.Date, m.Sampled, fraction)
+		}
+	}
+	if months.Meta.FilteredFrom == nil || months.Meta.FilteredFrom.String() != "2026-01-01" {
+		t.Errorf("filtered_from %v", months.Meta.FilteredFrom)
+	}
+
+	tooLong, err := c.GetSummaryWithResponse(ctx, site.Id, &client.GetSummaryParams{From: from, To: to,
+		Filter: &client.StatsFilter{Page: ptr(strings.Repeat("/", 256))}})
+	wantFields(t, must(t, tooLong, err, 422).JSON422.Errors, "filter")
+}
+
+// filtersExpected is what sdk/typescript/test/filters.test.ts must get (its ANALYTICS_EXPECT),
+// counted here from the visits written.
+type filtersExpected struct {
+	Filter  map[string]string `json:"filter"`
+	From    string            `json:"from"`
+	To      string            `json:"to"`
+	Pages   []map[string]any  `json:"pages"`
+	Summary map[string]any    `json:"summary"`
+	Year    map[string]any    `json:"year"`
+}
+
+// TestTypeScriptSDKFilters runs sdk/typescript/test/filters.test.ts: the SDK sends filters
+// (openapi-fetch writes an object parameter as deepObject) and gets the numbers counted here.
+func TestTypeScriptSDKFilters(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "sdk", "typescript"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale(filepath.Join(dir, "node_modules", ".package-lock.json"), filepath.Join(dir, "package-lock.json")) {
+		run(t, dir, nil, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+	}
+	run(t, dir, nil, "npm", "run", "--silent", "build")
+
+	s := newLiveServer(t)
+	c := newClient(t, s.URL, s.Key)
+	site := storeWith(t, c, client.WebsiteStoreForm{Domain: "sdk-filters.example"})
+	first := day("2026-01-01")
+	visits := makeVisits(first, 10, 300)
+	insertVisits(t, s.db, s.repo, site.Id, first, first.AddDate(0, 0, 9), visits)
+
+	f := filters("country", "DE:Germany", "page", "/pricing")
+	exp := filtersExpected{Filter: map[string]string{}, From: "2026-01-01", To: "2026-01-31", Pages: []map[string]any{}}
+	for _, x := range f {
+		exp.Filter[string(x.Name)] = x.Value
+	}
+	for _, entry := range strings.Fields(wantList(visits, stats.Page, f)) {
+		value, count, _ := strings.Cut(entry, "=")
+		n, _ := strconv.Atoi(count)
+		exp.Pages = append(exp.Pages, map[string]any{"value": value, "count": n})
+	}
+	w := wantTotals(visits, f)
+	exp.Summary = map[string]any{"visitors": w.Visitors, "visits": w.Visits, "pageviews": w.Pageviews, "events": w.Events,
+		"views_per_visit": w.ViewsPerVisit(), "bounce_rate": w.BounceRate(), "visit_duration": w.VisitDuration()}
+	exp.Year = map[string]any{"from": "2025-01-11", "to": "2026-01-10", "filtered_from": "2026-01-01",
+		"sampled": stats.SampleFraction(stats.Range{From: day("2025-01-11"), To: day("2026-01-10")})}
+	if len(exp.Pages) == 0 || w.Visits == 0 {
+		t.Fatalf("the filters match no visit: %+v", exp)
+	}
+	expect, err := json.Marshal(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, []string{"ANALYTICS_BASE_URL=" + s.URL, "ANALYTICS_API_KEY=" + s.Key,
+		"ANALYTICS_WEBSITE_ID=" + strconv.FormatInt(site.Id, 10), "ANALYTICS_EXPECT=" + string(expect)},
+		"node", "--test", "--test-reporter=spec", filepath.Join("dist", "test", "filters.test.js"))
+}
