@@ -119,9 +119,10 @@ func specRoute(method, echoPath string) string {
 // checkInput runs after the validator (so a request without a key is still a 401). It reads
 // the filters of an operation that takes them (stats.ParseFilters: kin-openapi drops unknown
 // names of a deepObject silently, and the generated binder would answer 400 for them) and
-// hands them to the handler (filtersOf). It refuses a declared query parameter sent twice (the generated binder's error would be a 400 the
-// contract does not have), text PostgreSQL cannot store or compare (NUL, invalid UTF-8), and a
-// boolean spelled other than true|false|1|0. On an operation that takes a form, it makes
+// hands them to the handler (filtersOf). It refuses a declared query parameter sent twice
+// (the generated binder's error would be a 400 the contract does not have), text PostgreSQL
+// cannot store or compare (NUL, invalid UTF-8), and a boolean spelled other than
+// true|false|1|0. On an operation that takes a form, it makes
 // the body the only source of the form: Go's ParseForm, which the generated handlers call
 // through echo, merges the URL query into r.Form, so `?privacy=1` would act as a body field
 // that the validator (which checks the body) never saw. It then refuses what kin-openapi lets

@@ -46,7 +46,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	notes, err := s.filterNotes(ctx, req.WebsiteId, q.Range, q.Filters)
+	notes, err := s.notesOf(ctx, req.WebsiteId, q.Range, q.Filters)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,8 @@ type filterNotes struct {
 	filteredFrom *openapi_types.Date // the first day counted, when after the range's first
 }
 
-func (s *Server) filterNotes(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (filterNotes, error) {
+// notesOf is the filterNotes of an answer about days with filters.
+func (s *Server) notesOf(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (filterNotes, error) {
 	var n filterNotes
 	if len(filters) == 0 {
 		return n, nil

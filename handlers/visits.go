@@ -31,7 +31,7 @@ func (s *Server) GetSummary(ctx context.Context, req gen.GetSummaryRequestObject
 	if err != nil {
 		return nil, err
 	}
-	notes, err := s.filterNotes(ctx, req.WebsiteId, days, filters)
+	notes, err := s.notesOf(ctx, req.WebsiteId, days, filters)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	if err != nil {
 		return nil, err
 	}
-	notes, err := s.filterNotes(ctx, req.WebsiteId, days, filters)
+	notes, err := s.notesOf(ctx, req.WebsiteId, days, filters)
 	if err != nil {
 		return nil, err
 	}
