@@ -80,8 +80,8 @@ func (l filterLinks) add(name stats.Name, value string) string {
 // address of the same page without it.
 type filterChip struct {
 	Name   string // the statistic as the page calls it: "Country", "Landing page"
-	Value  string // the value as lists show it
-	Raw    string // the value as stored and filtered on
+	Value  string // the value as lists show it, shortened to chipLength characters
+	Raw    string // the value as stored and filtered on (the chip's title)
 	Remove string
 }
 
@@ -100,11 +100,23 @@ func (l filterLinks) bar() *filterBar {
 	out := &filterBar{Clear: l.to(nil)}
 	for _, f := range l.filters {
 		out.Chips = append(out.Chips, filterChip{
-			Name: filterLabel(f.Name), Value: displayValue(f.Name, f.Value), Raw: f.Value,
+			Name: filterLabel(f.Name), Value: shorten(displayValue(f.Name, f.Value), chipLength), Raw: f.Value,
 			Remove: l.to(l.filters.Without(f.Name)),
 		})
 	}
 	return out
+}
+
+// chipLength is the most characters of a value a chip shows: a 255-character page path
+// would fill a phone's screen.
+const chipLength = 60
+
+// shorten is s cut to n characters, with an ellipsis when it was longer.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 // filterLabel names a filter's statistic in the singular, as a chip reads: "Landing page is

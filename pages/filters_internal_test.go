@@ -241,3 +241,15 @@ func text(n *html.Node) string {
 	visit(n)
 	return b.String()
 }
+
+// A chip shows at most chipLength characters of a value; its title holds all of it.
+func TestChipOfALongValue(t *testing.T) {
+	long := strings.Repeat("é", 255)
+	bar := newFilterLinks("/stats/example.com", url.Values{}, stats.Filters{{Name: stats.Page, Value: long}}).bar()
+	if got := bar.Chips[0].Value; got != strings.Repeat("é", chipLength-1)+"…" || bar.Chips[0].Raw != long {
+		t.Errorf("chip of a 255-character value: %q", got)
+	}
+	if got := shorten("/pricing", chipLength); got != "/pricing" {
+		t.Errorf("a short value is shortened: %q", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/web/webtest"
 )
 
 // Filters on the stats pages (CONTRACT.md sections 5 and 9). The tests named
@@ -503,4 +507,126 @@ func mapsEqual(a, b map[string]int64) bool {
 		}
 	}
 	return true
+}
+
+// In Chromium, as a person would: click a country on the dashboard, see its chip and the
+// lists narrowed to it, add a browser, open a full list, remove a chip, clear the filters; at
+// a desktop and a phone width, with no console error, nothing wider than the screen and no
+// serious axe-core violation (screenshots in SCREENSHOT_DIR). Needs the filtered reads
+// (filters-read).
+func TestFilteredNumbersInChromium(t *testing.T) {
+	axe, err := os.ReadFile(os.Getenv("AXE_JS"))
+	if err != nil {
+		t.Fatalf("AXE_JS (axe-core, which `make test` fetches from npm): %v", err)
+	}
+	shots := os.Getenv("SCREENSHOT_DIR")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "example.com")
+	e.seedMonth(id)
+	visits := e.filterVisits(id, "2026-03-01", "2026-03-20", 40)
+
+	ctx := webtest.NewBrowser(t)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WatchProblems(t, ctx)
+	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
+	eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
+	at := func() url.Values {
+		t.Helper()
+		var href string
+		eval(`location.href`, &href)
+		u, err := url.Parse(href)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.Query()
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited in vain for %s", what)
+			}
+		}
+	}
+	viewport := func(width int64) chromedp.Action[chromedp.Void] {
+		if width < 600 {
+			return chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
+		}
+		return chromedp.EmulateViewport(width, 900)
+	}
+	chips := func() []string {
+		t.Helper()
+		var out []string
+		eval(`[...document.querySelectorAll(".chip-text")].map(c => c.textContent)`, &out)
+		return out
+	}
+
+	for _, width := range []int64{1280, 375} {
+		do(viewport(width), chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-03-14&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
+		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-country] td[title="DE:Germany"] a`)),
+			chromedp.WaitVisible(chromedp.CSS(".filter-bar")))
+		if q := at(); q.Get("filter[country]") != "DE:Germany" || q.Get("from") != "2026-03-14" {
+			t.Fatalf("after clicking Germany the address is %v", q)
+		}
+		if got := chips(); !slices.Equal(got, []string{"Country is Germany"}) {
+			t.Errorf("chips %q", got)
+		}
+		var countries []string
+		eval(`[...document.querySelectorAll("section[aria-labelledby=top-country] td.value")].map(td => td.title)`, &countries)
+		if !slices.Equal(countries, []string{"DE:Germany"}) {
+			t.Errorf("the filtered countries are %q", countries)
+		}
+		var body string
+		eval(`document.querySelector("main").innerHTML`, &body)
+		de := filterCases[0]
+		if got, want := shownCounts(t, topLists(body)["page"]), top10(de.counts(de.matching(visits, "2026-03-14", "2026-03-20"), "page")); !mapsEqual(got, want) {
+			t.Errorf("the pages of visits from Germany %v, want %v", got, want)
+		}
+		auditPage(t, ctx, axe, shots, "filtered", width)
+
+		// A second filter: the browser; then the full list of pages keeps both.
+		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-browser] td[title="Firefox"] a`)))
+		waitFor("two chips", func() bool { return len(chips()) == 2 })
+		auditPage(t, ctx, axe, shots, "filtered-two", width)
+		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-page] .card-links a`)), chromedp.WaitVisible(chromedp.CSS(".toolbar")))
+		if q := at(); q.Get("filter[country]") != "DE:Germany" || q.Get("filter[browser]") != "Firefox" {
+			t.Errorf("the full list's address %v lost a filter", q)
+		}
+		auditPage(t, ctx, axe, shots, "filtered-list", width)
+
+		// Back on the dashboard, remove the country's chip, then clear the rest.
+		do(chromedp.Click(chromedp.CSS(`main > p.small a`)), chromedp.WaitVisible(chromedp.CSS(".filter-bar")))
+		do(chromedp.Click(chromedp.CSS(`.chip:last-child .chip-remove`)))
+		waitFor("one chip", func() bool { return len(chips()) == 1 })
+		if q := at(); q.Has("filter[country]") || q.Get("filter[browser]") != "Firefox" {
+			t.Errorf("after removing the country the address is %v", q)
+		}
+		do(chromedp.Click(chromedp.CSS(`.clear-filters`)))
+		waitFor("no chip", func() bool { return len(chips()) == 0 })
+		if got := chips(); len(got) != 0 || len(at()) != 2 {
+			t.Errorf("after clearing: chips %q, address %v", got, at())
+		}
+	}
+	// The notes: a range starting before the visit rows, and one long enough to be sampled;
+	// the chips of a stranger's markup and of a long value (which must wrap on a phone).
+	long := strings.Repeat("a-very-long-referrer.example.", 8)
+	for _, width := range []int64{1280, 375} {
+		do(viewport(width), chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-02-01&to=2026-03-20&filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2F%3Cscript%3Ealert%281%29%3C%2Fscript%3E&filter%5Breferrer%5D="+long),
+			chromedp.WaitReady(chromedp.CSS("main")))
+		auditPage(t, ctx, axe, shots, "filtered-notes", width)
+	}
+	var notes string
+	eval(`document.querySelector(".range-note").innerText`, &notes)
+	if !strings.Contains(notes, "numbers start on 1 Mar 2026") || !strings.Contains(notes, "Estimated from 50 % of visits") {
+		t.Errorf("the notes:\n%s", notes)
+	}
 }
