@@ -44,7 +44,7 @@ type filterVisit struct {
 func (v filterVisit) bounce() bool { return len(v.pages) == 1 && len(v.events) == 0 }
 
 var (
-	filterPages     = []string{"/", "/pricing", "/blog", "/docs", "/<script>alert(1)</script>"}
+	filterPages     = []string{"/", "/pricing", "/blog", "/docs", "/<script>alert(1)</script>", "=1+1"}
 	filterCountries = []string{"DE:Germany", "FR:France", "US:United States", ""}
 	filterBrowsers  = []string{"Chrome", "Firefox", "Safari"}
 	filterReferrers = []string{"", "www.google.com", "news.ycombinator.com"}
@@ -402,6 +402,12 @@ func TestFilteredNumbersMarkupIsInert(t *testing.T) {
 	wantStatus(t, "export", export, http.StatusOK)
 	if ct := export.header.Get("Content-Type"); ct != "text/csv; charset=utf-8" || !strings.HasPrefix(export.header.Get("Content-Disposition"), "attachment;") {
 		t.Errorf("the filtered export is not an inert download: %v", export.header)
+	}
+	// A filtered CSV guards formulas as the unfiltered one does.
+	export = b.get("/stats/example.com/export?name=page&from=2026-03-01&to=2026-03-20&filter%5Bcountry%5D=DE%3AGermany")
+	wantStatus(t, "export", export, http.StatusOK)
+	if !strings.Contains(export.body, "\r\n'=1+1,") || strings.Contains(export.body, "\n=1+1") {
+		t.Errorf("the filtered CSV does not defuse the formula =1+1:\n%s", export.body)
 	}
 }
 
