@@ -53,8 +53,8 @@ type topRow struct {
 	Value string // as stored, for the title attribute
 	Count int64
 	Share string // of the list's largest count, 0..100, for the bar
-	// Filter is the address of the same page filtered by the value; "" when the value is
-	// not a filter (stats.Filterable).
+	// Filter is the address of the dashboard with the value's filter added (to the page's
+	// own filters); "" when the value is not a filter (stats.Filterable).
 	Filter string
 }
 
@@ -108,8 +108,9 @@ type dashboardReads struct {
 // in one and the eleven other top lists in another (pages are about half of a website's rows:
 // two statements of about equal size use both cores of a small server), the events grouped by
 // name, the chart's time series, the summaries of the range and of the one before, current
-// visitors, the notes on the ranges, and the first day with data (for "all time"). Filters
-// narrow every number but current visitors (CONTRACT.md section 9).
+// visitors, the notes on the ranges (with filters, the first day with visit details), and the
+// first day with data (for "all time"). Filters narrow every number but current visitors
+// (CONTRACT.md section 9).
 func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters, today time.Time) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today}
