@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -18,14 +19,16 @@ const topSize = 10
 
 // dashboardPage is the data of dashboard.html.
 type dashboardPage struct {
-	Domain  string
-	Owner   bool
-	Range   stats.Range
-	Presets []presetLink
-	Visits  visitsPanel
-	Charts  []chart    // the same chart, wide and compact
-	Table   []chartRow // its numbers
-	Top     []topList
+	Domain    string
+	Owner     bool
+	Range     stats.Range
+	Filters   stats.Filters // for the custom range form, which keeps them
+	FilterBar *filterBar    // the active filters' chips; nil without filters
+	Presets   []presetLink
+	Visits    visitsPanel
+	Charts    []chart    // the same chart, wide and compact
+	Table     []chartRow // its numbers
+	Top       []topList
 }
 
 type presetLink struct {
@@ -42,6 +45,7 @@ type topList struct {
 	Distinct  int64
 	ListURL   string
 	ExportURL string
+	Base      string // where addresses begin, for the event groups' template
 }
 
 type topRow struct {
@@ -49,6 +53,9 @@ type topRow struct {
 	Value string // as stored, for the title attribute
 	Count int64
 	Share string // of the list's largest count, 0..100, for the bar
+	// Filter is the address of the dashboard with the value's filter added (to the page's
+	// own filters); "" when the value is not a filter (stats.Filterable).
+	Filter string
 }
 
 func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
@@ -57,10 +64,12 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	today := p.today()
-	rng, errs := parseRange(r.URL.Query(), today)
+	q := r.URL.Query()
+	rng, errs := parseRange(q, today)
 	if len(errs) == 0 {
 		checkComparable(rng, errs)
 	}
+	filters := parseFilters(q, errs)
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -75,91 +84,124 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.renderGuide(w, r, http.StatusOK, site, nil)
 		return
 	}
-	data, err := p.dashboardData(r, site, rng, today)
+	reads, err := p.readDashboard(r.Context(), site.ID, rng, filters, today)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
+	base := p.links.Base(r, web.Page)
+	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, p.loc)
+	data.Owner = isOwner(r, site)
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
-// dashboardData reads everything a dashboard shows in statements run at once: the top pages
+// dashboardReads are what a dashboard shows, as read.
+type dashboardReads struct {
+	top    map[stats.Name]repository.StatList
+	events []repository.EventGroup
+	series []repository.Bucket
+	visits visitsReads
+	first  time.Time // the first day with data, for "all time"
+}
+
+// readDashboard reads everything a dashboard shows in statements run at once: the top pages
 // in one and the eleven other top lists in another (pages are about half of a website's rows:
 // two statements of about equal size use both cores of a small server), the events grouped by
 // name, the chart's time series, the summaries of the range and of the one before, current
-// visitors, the notes on the ranges, and the first day with data (for "all time").
-func (p *Pages) dashboardData(r *http.Request, site repository.Website, rng stats.Range, today time.Time) (dashboardPage, error) {
+// visitors, the notes on the ranges (with filters, the first day with visit details), and the
+// first day with data (for "all time"). Filters narrow every number but current visitors
+// (CONTRACT.md section 9).
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters, today time.Time) (dashboardReads, error) {
 	var (
-		topPages, top map[stats.Name]repository.StatList
-		events        []repository.EventGroup
-		series        []repository.Bucket
-		visits        visitsReads
-		first         = today
-		topNames      []stats.Name
+		out      = dashboardReads{first: today}
+		topPages map[stats.Name]repository.StatList
+		others   []stats.Name
 	)
-	var others []stats.Name
-	for _, stat := range statistics {
-		if !chartStat(stat.Name) {
-			topNames = append(topNames, stat.Name)
-			if stat.Name != stats.Page {
-				others = append(others, stat.Name)
-			}
+	for _, name := range topNames() {
+		if name != stats.Page {
+			others = append(others, name)
 		}
 	}
-	interval := chartInterval(rng)
-	g, ctx := errgroup.WithContext(r.Context())
+	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		topPages, err = p.repo.TopStats(ctx, site.ID, []stats.Name{stats.Page}, rng, topSize, nil)
+		topPages, err = p.repo.TopStats(ctx, siteID, []stats.Name{stats.Page}, rng, topSize, filters)
 		return err
 	})
 	g.Go(func() (err error) {
-		top, err = p.repo.TopStats(ctx, site.ID, others, rng, topSize, nil)
+		out.top, err = p.repo.TopStats(ctx, siteID, others, rng, topSize, filters)
 		return err
 	})
 	g.Go(func() (err error) {
-		events, _, err = p.repo.TopEvents(ctx, site.ID, rng, topSize, eventValuesShown, nil)
+		out.events, _, err = p.repo.TopEvents(ctx, siteID, rng, topSize, eventValuesShown, filters)
 		return err
 	})
 	g.Go(func() (err error) {
-		series, err = p.repo.Timeseries(ctx, site.ID, rng, interval, p.loc, nil)
+		out.series, err = p.repo.Timeseries(ctx, siteID, rng, chartInterval(rng), p.loc, filters)
 		return err
 	})
-	p.readVisits(ctx, g, site.ID, rng, &visits)
+	p.readVisits(ctx, g, siteID, rng, filters, &out.visits)
 	g.Go(func() error {
-		day, err := p.repo.FirstStatDay(ctx, site.ID)
+		day, err := p.repo.FirstStatDay(ctx, siteID)
 		if errors.Is(err, repository.ErrNotFound) {
 			return nil
 		}
-		first = day
+		out.first = day
 		return err
 	})
 	if err := g.Wait(); err != nil {
-		return dashboardPage{}, err
+		return dashboardReads{}, err
 	}
-	top[stats.Page] = topPages[stats.Page]
+	if out.top == nil {
+		out.top = map[stats.Name]repository.StatList{}
+	}
+	out.top[stats.Page] = topPages[stats.Page]
+	return out, nil
+}
 
-	base := statsPath(site.Domain)
-	data := dashboardPage{Domain: site.Domain, Range: rng, Owner: isOwner(r, site)}
-	for _, name := range topNames {
-		stat, _ := statisticNamed(string(name))
-		data.Top = append(data.Top, topList{
-			Stat: stat, Rows: topRows(name, top[name].Entries), Distinct: top[name].Distinct,
-			ListURL: base + "/" + string(name) + "?" + rng.Query().Encode(), ExportURL: exportURL(site.Domain, name, rng),
-		})
-		if name == stats.Event {
-			data.Top[len(data.Top)-1].Groups = eventGroups(events)
+// topNames are the statistics with a top list on the dashboard, in its order.
+func topNames() []stats.Name {
+	var out []stats.Name
+	for _, stat := range statistics {
+		if !chartStat(stat.Name) {
+			out = append(out, stat.Name)
 		}
 	}
-	data.Visits = newVisitsPanel(p.links.Base(r, web.Page)+statsPath(site.Domain), rng, visits)
-	points := chartPoints(interval, series, p.loc)
+	return out
+}
+
+// newDashboardPage lays out what readDashboard read. base is where the service's addresses
+// begin (PUBLIC_URL); links are the dashboard's own address with its filters. Every link it
+// makes keeps the filters, but the realtime view's, which filters do not narrow.
+func newDashboardPage(base string, site repository.Website, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location) dashboardPage {
+	dash := statsPath(site.Domain)
+	filters := links.filters
+	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: links.bar()}
+	if data.FilterBar != nil {
+		data.FilterBar.Base = base
+	}
+	rangeQuery := withFilters(rng.Query(), filters).Encode()
+	for _, name := range topNames() {
+		stat, _ := statisticNamed(string(name))
+		list := reads.top[name]
+		data.Top = append(data.Top, topList{
+			Stat: stat, Rows: topRows(name, list.Entries, links.add), Distinct: list.Distinct, Base: base,
+			ListURL: dash + "/" + string(name) + "?" + rangeQuery, ExportURL: exportURL(site.Domain, name, rng, filters),
+		})
+		if name == stats.Event {
+			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, links.add)
+		}
+	}
+	data.Visits = newVisitsPanel(base+dash, rng, len(filters) > 0, reads.visits)
+	interval := chartInterval(rng)
+	points := chartPoints(interval, reads.series, loc)
 	data.Table = chartTable(points)
 	for _, shape := range chartShapes {
 		data.Charts = append(data.Charts, newChart(shape, rng, interval, points))
 	}
-	for _, pr := range presets(today, first, rng) {
-		data.Presets = append(data.Presets, presetLink{Label: pr.Label, URL: base + "?" + pr.Range.Query().Encode(), Current: pr.Current})
+	for _, pr := range presets(today, reads.first, rng) {
+		data.Presets = append(data.Presets, presetLink{Label: pr.Label, URL: dash + "?" + withFilters(pr.Range.Query(), filters).Encode(), Current: pr.Current})
 	}
-	return data, nil
+	return data
 }
 
 // chartStat tells whether a statistic is one of the daily series the chart and the headline
@@ -168,7 +210,8 @@ func chartStat(n stats.Name) bool {
 	return n == stats.Pageview || n == stats.Visitor || n == stats.Visit
 }
 
-func topRows(name stats.Name, entries []repository.StatEntry) []topRow {
+// topRows are a list's rows; link makes the address that filters by a value ("" for none).
+func topRows(name stats.Name, entries []repository.StatEntry, link func(stats.Name, string) string) []topRow {
 	rows := make([]topRow, len(entries))
 	var largest int64 = 1
 	for _, e := range entries {
@@ -176,7 +219,7 @@ func topRows(name stats.Name, entries []repository.StatEntry) []topRow {
 	}
 	for i, e := range entries {
 		rows[i] = topRow{Label: displayValue(name, e.Value), Value: e.Value, Count: e.Count,
-			Share: num(float64(e.Count) / float64(largest) * 100)}
+			Share: num(float64(e.Count) / float64(largest) * 100), Filter: link(name, e.Value)}
 	}
 	return rows
 }
@@ -191,8 +234,8 @@ func statsPath(domain string) string {
 	return "/stats/" + url.PathEscape(domain)
 }
 
-func exportURL(domain string, name stats.Name, rng stats.Range) string {
-	q := rng.Query()
+func exportURL(domain string, name stats.Name, rng stats.Range, filters stats.Filters) string {
+	q := withFilters(rng.Query(), filters)
 	q.Set("name", string(name))
 	return statsPath(domain) + "/export?" + q.Encode()
 }

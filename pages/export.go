@@ -13,7 +13,8 @@ import (
 // export answers the CSV of one statistic: every value of the range with its exact count, RFC
 // 4180. pageview and visitor, whose values are days (YYYY-MM-DD), are a time series and come
 // by date ascending; every other statistic in the API's default order (count descending, value
-// ascending).
+// ascending). Filters (filter[NAME]=VALUE, as on the pages) narrow the counts to the matching
+// visits.
 func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	site, ok := p.site(w, r)
 	if !ok {
@@ -21,6 +22,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	rng, errs := parseRange(q, p.today())
+	filters := parseFilters(q, errs)
 	name := q.Get("name")
 	stat, known := statisticNamed(name)
 	switch {
@@ -35,7 +37,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		p.badParams(w, r, site.Domain, errs)
 		return
 	}
-	query := repository.StatQuery{Name: stat.Name, Range: rng, SortBy: "count", Desc: true}
+	query := repository.StatQuery{Name: stat.Name, Range: rng, SortBy: "count", Desc: true, Filters: filters}
 	if stat.Name == stats.Pageview || stat.Name == stats.Visitor {
 		query.SortBy, query.Desc = "value", false // YYYY-MM-DD sorts as the dates do
 	}
@@ -44,7 +46,11 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	filename := site.Domain + "-" + string(stat.Name) + "-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02") + ".csv"
+	filename := site.Domain + "-" + string(stat.Name) + "-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02")
+	if len(filters) > 0 {
+		filename += "-filtered" // the file holds only the matching visits' numbers
+	}
+	filename += ".csv"
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)

@@ -138,11 +138,14 @@ type eventGroup struct {
 	Total  int64
 	Share  string // of the largest total, 0..100, for the bar
 	Values []topRow
+	// Filter filters by the event when it has no values beneath (a filter takes a whole
+	// event, name:value:unit, not a name); "" otherwise.
+	Filter string
 }
 
 // eventGroups are the dashboard's rows of grouped events. An event counted only without a
-// value or unit has no rows beneath.
-func eventGroups(found []repository.EventGroup) []eventGroup {
+// value or unit has no rows beneath. link makes the address that filters by an event.
+func eventGroups(found []repository.EventGroup, link func(stats.Name, string) string) []eventGroup {
 	var largest int64 = 1
 	for _, g := range found {
 		largest = max(largest, g.Total)
@@ -151,13 +154,24 @@ func eventGroups(found []repository.EventGroup) []eventGroup {
 	for i, g := range found {
 		out[i] = eventGroup{Name: g.Name, Total: g.Total, Share: num(float64(g.Total) / float64(largest) * 100)}
 		if len(g.Values) == 1 && g.Values[0].Value == ":" {
+			out[i].Filter = link(stats.Event, eventValue(g.Name, g.Values[0].Value))
 			continue
 		}
 		for _, v := range g.Values {
-			out[i].Values = append(out[i].Values, topRow{Label: eventDetail(v.Value), Value: g.Name + ":" + v.Value, Count: v.Count})
+			value := eventValue(g.Name, v.Value)
+			out[i].Values = append(out[i].Values, topRow{Label: eventDetail(v.Value), Value: value, Count: v.Count, Filter: link(stats.Event, value)})
 		}
 	}
 	return out
+}
+
+// eventValue is the stored event of a name and its `value:unit` detail. A value with no
+// detail at all is not an event but stats.Other, which the collector stores without colons.
+func eventValue(name, detail string) string {
+	if detail == "" {
+		return name
+	}
+	return name + ":" + detail
 }
 
 // eventDetail is the `value:unit` part of an event as it reads: "5 USD", "pdf", "no value".

@@ -4,10 +4,14 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
 )
 
 // The full list takes the stats API's parameters with the API's values.
@@ -37,6 +41,9 @@ type listPage struct {
 	Prev      string
 	Next      string
 	SortLinks map[string]string // "value", "count" -> the address sorting by it
+	Filters   stats.Filters     // for the search form, which keeps them
+	FilterBar *filterBar        // the active filters' chips; nil without filters
+	Notices   []string          // what filtered numbers rest on
 	Dashboard string
 	ExportURL string
 	PerPages  []int
@@ -61,23 +68,48 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	rng, errs := parseRange(q, p.today())
 	params := parseListParams(q, errs)
+	filters := parseFilters(q, errs)
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
 	}
-	entries, total, err := p.repo.ListStats(r.Context(), site.ID, repository.StatQuery{
-		Name: stat.Name, Range: rng, Search: params.Search,
-		SortBy: params.SortBy, Desc: params.Sort == "desc",
-		Limit: params.Paging.Size, Offset: params.Paging.Offset(),
+	var (
+		entries []repository.StatEntry
+		total   int64
+		from    time.Time
+	)
+	g, ctx := errgroup.WithContext(r.Context())
+	g.Go(func() (err error) {
+		entries, total, err = p.repo.ListStats(ctx, site.ID, repository.StatQuery{
+			Name: stat.Name, Range: rng, Search: params.Search,
+			SortBy: params.SortBy, Desc: params.Sort == "desc",
+			Limit: params.Paging.Size, Offset: params.Paging.Offset(), Filters: filters,
+		})
+		return err
 	})
-	if err != nil {
+	if len(filters) > 0 {
+		g.Go(func() (err error) {
+			from, err = p.repo.FilteredFrom(ctx, site.ID, rng)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
 		p.serverError(w, r, err)
 		return
 	}
+	dash := statsPath(site.Domain)
+	// A value links to the dashboard filtered by it, keeping the range and the filters: the
+	// view of everything else those visits did, which the filter is for. The chips stay here.
+	toDashboard := newFilterLinks(dash, rangeParams(q), filters)
 	data := listPage{
-		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total,
-		Rows: topRows(stat.Name, entries), Dashboard: statsPath(site.Domain) + "?" + rng.Query().Encode(),
-		ExportURL: exportURL(site.Domain, stat.Name, rng), PerPages: stats.PerPageValues,
+		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total, Filters: filters,
+		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: dash + "?" + withFilters(rng.Query(), filters).Encode(),
+		ExportURL: exportURL(site.Domain, stat.Name, rng, filters), PerPages: stats.PerPageValues,
+		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(),
+	}
+	if data.FilterBar != nil {
+		data.FilterBar.Base = p.links.Base(r, web.Page)
+		data.Notices = web.FilterNotices(rng, "", from)
 	}
 	data.From, data.To = params.Paging.Shown(total)
 	p.pageLinks(&data, r.URL)

@@ -3,6 +3,7 @@ package pages
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -38,18 +39,27 @@ type visitsReads struct {
 	now, before        stats.Totals
 	current            int64
 	notesNow, notesPre repository.RangeNotes
+	// filteredFrom is the first day with visit details of the range before (which starts
+	// first), zero when all its days have them; read only with filters.
+	filteredFrom time.Time
 }
 
 // readVisits starts the reads of the panel in g.
-func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64, rng stats.Range, out *visitsReads) {
+func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64, rng stats.Range, filters stats.Filters, out *visitsReads) {
 	g.Go(func() (err error) {
-		out.now, err = p.repo.Summary(ctx, siteID, rng, nil)
+		out.now, err = p.repo.Summary(ctx, siteID, rng, filters)
 		return err
 	})
 	g.Go(func() (err error) {
-		out.before, err = p.repo.Summary(ctx, siteID, rng.Previous(), nil)
+		out.before, err = p.repo.Summary(ctx, siteID, rng.Previous(), filters)
 		return err
 	})
+	if len(filters) > 0 {
+		g.Go(func() (err error) {
+			out.filteredFrom, err = p.repo.FilteredFrom(ctx, siteID, rng.Previous())
+			return err
+		})
+	}
 	g.Go(func() (err error) {
 		out.current, err = p.repo.CurrentVisitors(ctx, siteID)
 		return err
@@ -64,13 +74,18 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 }
 
 // newVisitsPanel lays out what readVisits read.
-// dashboard is the address of the website's dashboard, as links start on this page.
-func newVisitsPanel(dashboard string, rng stats.Range, v visitsReads) visitsPanel {
+// dashboard is the address of the website's dashboard, as links start on this page; filtered
+// tells whether the numbers are filtered, which their notes then say first.
+func newVisitsPanel(dashboard string, rng stats.Range, filtered bool, v visitsReads) visitsPanel {
 	before := "the day before"
 	if rng.Days() > 1 {
 		before = fmt.Sprintf("the %d days before", rng.Days())
 	}
 	f := web.NewFigures(v.now, v.before, "\u202f")
+	var notices []string
+	if filtered {
+		notices = web.FilterNotices(rng, before, v.filteredFrom)
+	}
 	return visitsPanel{
 		Numbers: []headline{
 			{Figure: f.Visitors, Label: "Unique visitors", Counts: "people, counted once a day", Class: "visitors"},
@@ -85,8 +100,8 @@ func newVisitsPanel(dashboard string, rng stats.Range, v visitsReads) visitsPane
 		RealtimeURL:     dashboard + "/realtime",
 		Before:          before,
 		BeforeRange:     rng.Previous(),
-		Notices: web.VisitNotices("this range", before,
+		Notices: append(notices, web.VisitNotices("this range", before,
 			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources},
-			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources}),
+			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources})...),
 	}
 }

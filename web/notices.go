@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -76,4 +77,29 @@ func sourceName(s string) string {
 		return "Plausible"
 	}
 	return s
+}
+
+// FilterNotices are the sentences a page shows under filtered numbers (CONTRACT.md section 9).
+// from is the first day with visit details (repository.FilteredFrom) of the earliest range
+// the page shows, zero when every day of it has them: for the dashboard the range before
+// days, which its changes compare with (named by before), for a full list days itself (before
+// ""). A range of more than stats.ExactFilterDays is estimated from a sample, and says so.
+// Plain text: templates escape it.
+func FilterNotices(days stats.Range, before string, from time.Time) []string {
+	var out []string
+	day := from.Format("2 Jan 2006")
+	switch {
+	case from.IsZero():
+	case from.After(days.To):
+		out = append(out, fmt.Sprintf("With filters, numbers start on %s, after this range: none of its days has visit details.", day))
+	case from.After(days.From):
+		out = append(out, fmt.Sprintf("With filters, numbers start on %s: earlier days have no visit details.", day))
+	case before != "":
+		out = append(out, fmt.Sprintf("With filters, the numbers of %s start on %s: earlier days have no visit details.", before, day))
+	}
+	if f := stats.SampleFraction(days); f < 1 {
+		out = append(out, fmt.Sprintf("Estimated from %g %% of visits (ranges over %d days are sampled).",
+			math.Round(f*100), stats.ExactFilterDays))
+	}
+	return out
 }

@@ -1,0 +1,145 @@
+package pages
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// Filters on the stats pages (CONTRACT.md sections 5 and 9): filter[NAME]=VALUE in the URL,
+// read by stats.ParseFilters as the API reads them, so that a filtered view is an address that
+// can be bookmarked and shared under the page's access rules.
+
+// parseFilters reads a page's filters from its URL's query (never from a form body: a filter
+// is part of the address, not something posted). A refusal is a 422 on `filter`.
+func parseFilters(q url.Values, errs stats.FieldErrors) stats.Filters {
+	f, err := stats.ParseFilters(q)
+	if err != nil {
+		errs.Add(stats.FilterParam, err.Error())
+		return nil
+	}
+	return f
+}
+
+// withFilters is q with the filters f added, for a link that keeps them.
+func withFilters(q url.Values, f stats.Filters) url.Values {
+	for k, v := range f.Query() {
+		q[k] = v
+	}
+	return q
+}
+
+// isFilterParam tells whether a query parameter is one of the filters, in any spelling
+// ParseFilters reads.
+func isFilterParam(key string) bool {
+	return key == stats.FilterParam || strings.HasPrefix(key, stats.FilterParam+"[")
+}
+
+// filterLinks makes the addresses of one page with its filters changed. Each keeps the page's
+// other parameters (the range; on a full list its search, order and page size) and drops the
+// page number: another filter makes another list, whose page 1 is where to start.
+type filterLinks struct {
+	path    string     // the page the links lead to, e.g. /stats/example.com
+	query   url.Values // its parameters, filters and page number left out
+	filters stats.Filters
+}
+
+func newFilterLinks(path string, query url.Values, filters stats.Filters) filterLinks {
+	kept := url.Values{}
+	for k, v := range query {
+		if !isFilterParam(k) && k != "page" {
+			kept[k] = v
+		}
+	}
+	return filterLinks{path: path, query: kept, filters: filters}
+}
+
+// to is the page with the filters f instead of its own.
+func (l filterLinks) to(f stats.Filters) string {
+	q := url.Values{}
+	for k, v := range l.query {
+		q[k] = v
+	}
+	if q = withFilters(q, f); len(q) == 0 {
+		return l.path
+	}
+	return l.path + "?" + q.Encode()
+}
+
+// add is the page with the filter name=value added, or "" when the value is not a filter
+// (stats.Filterable: (other), and the days of pageview, visitor and visit).
+func (l filterLinks) add(name stats.Name, value string) string {
+	if !stats.Filterable(name, value) {
+		return ""
+	}
+	return l.to(l.filters.With(name, value))
+}
+
+// filterChip is one active filter as the page shows it: "Country is Germany", with the
+// address of the same page without it.
+type filterChip struct {
+	Name   string // the statistic as the page calls it: "Country", "Landing page"
+	Value  string // the value as lists show it, shortened to chipLength characters
+	Raw    string // the value as stored and filtered on (the chip's title)
+	Remove string
+}
+
+// filterBar is the data of the "filters" template: the chips and the link clearing them all.
+type filterBar struct {
+	Base  string // where addresses begin (PUBLIC_URL)
+	Chips []filterChip
+	Clear string
+}
+
+// bar is the chips of l's filters, nil when there is none.
+func (l filterLinks) bar() *filterBar {
+	if len(l.filters) == 0 {
+		return nil
+	}
+	out := &filterBar{Clear: l.to(nil)}
+	for _, f := range l.filters {
+		out.Chips = append(out.Chips, filterChip{
+			Name: filterLabel(f.Name), Value: shorten(displayValue(f.Name, f.Value), chipLength), Raw: f.Value,
+			Remove: l.to(l.filters.Without(f.Name)),
+		})
+	}
+	return out
+}
+
+// chipLength is the most characters of a value a chip shows: a 255-character page path
+// would fill a phone's screen.
+const chipLength = 60
+
+// shorten is s cut to n characters, with an ellipsis when it was longer.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// filterLabel names a filter's statistic in the singular, as a chip reads: "Landing page is
+// /pricing".
+func filterLabel(name stats.Name) string {
+	switch name {
+	case stats.LandingPage:
+		return "Landing page"
+	case stats.ExitPage:
+		return "Exit page"
+	}
+	stat, _ := statisticNamed(string(name))
+	return stat.Value
+}
+
+// rangeParams are the range parameters of a query as given (none, when the page shows the
+// default range), for links to another page of the same range.
+func rangeParams(q url.Values) url.Values {
+	out := url.Values{}
+	for _, k := range []string{"from", "to"} {
+		if v, ok := q[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,255 @@
+package pages
+
+import (
+	"bytes"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// The links of a filtered page: adding a filter keeps the others, the range and a list's
+// search and order, and starts again at page 1; removing one keeps the rest.
+func TestFilterLinks(t *testing.T) {
+	q := url.Values{"from": {"2026-03-01"}, "search": {"a&b"}, "page": {"3"},
+		"filter[country]": {"DE:Germany"}, "filter[page]": {"/a b"}}
+	filters, err := stats.ParseFilters(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newFilterLinks("/stats/example.com/page", q, filters)
+	const at = "/stats/example.com/page?"
+	for _, tc := range []struct{ got, want string }{
+		{l.add(stats.Browser, "Firefox"), at + "filter%5Bbrowser%5D=Firefox&filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+		{l.add(stats.Country, "FR:France"), at + "filter%5Bcountry%5D=FR%3AFrance&filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+		{l.add(stats.Country, stats.Other), ""},
+		{l.add(stats.Pageview, "2026-03-01"), ""},
+		{l.to(nil), at + "from=2026-03-01&search=a%26b"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got  %s\nwant %s", tc.got, tc.want)
+		}
+	}
+	bar := l.bar()
+	want := &filterBar{Clear: at + "from=2026-03-01&search=a%26b", Chips: []filterChip{
+		{Name: "Page", Value: "/a b", Raw: "/a b", Remove: at + "filter%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b"},
+		{Name: "Country", Value: "Germany", Raw: "DE:Germany", Remove: at + "filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+	}}
+	if !reflect.DeepEqual(bar, want) {
+		t.Errorf("chips %+v\nwant  %+v", bar, want)
+	}
+	if newFilterLinks("/stats/example.com", url.Values{}, nil).bar() != nil {
+		t.Error("a page without filters has chips")
+	}
+	if got := newFilterLinks("/stats/example.com", url.Values{}, nil).add(stats.LandingPage, "/x"); got != "/stats/example.com?filter%5Blanding_page%5D=%2Fx" {
+		t.Errorf("add to no filter: %s", got)
+	}
+}
+
+// A filtered dashboard, laid out from given reads (the filtered reads themselves are the
+// repository's, tested there and in filters_test.go): every link but the realtime view's keeps
+// the filters, each value links to the dashboard with its filter added, the chips show the
+// filters with their remove links, the custom range form carries them, the notes say from
+// which day the numbers count and that a long range is sampled, and a stranger's markup as a
+// filter is inert everywhere.
+func TestFilteredDashboardLayout(t *testing.T) {
+	const (
+		base   = "https://example.net/analytics"
+		script = "/<script>alert(1)</script>"
+	)
+	q := url.Values{"from": {"2026-01-01"}, "to": {"2026-03-20"}, "filter[country]": {"DE:Germany"}, "filter[page]": {script}}
+	filters, err := stats.ParseFilters(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC)
+	rng := stats.Range{From: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), To: today}
+	reads := dashboardReads{
+		first: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC),
+		top: map[stats.Name]repository.StatList{
+			stats.Page:    {Entries: []repository.StatEntry{{Value: script, Count: 3}, {Value: "/b", Count: 1}}, Distinct: 2},
+			stats.Country: {Entries: []repository.StatEntry{{Value: "DE:Germany", Count: 3}, {Value: stats.Other, Count: 1}}, Distinct: 2},
+		},
+		events: []repository.EventGroup{{Name: "<b>Signup</b>", Total: 2, Values: []repository.StatEntry{{Value: ":", Count: 2}}}},
+		visits: visitsReads{filteredFrom: time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)},
+	}
+	site := repository.Website{Domain: "example.com"}
+	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, time.UTC)
+	body := renderPage(t, "dashboard.html", base, data)
+
+	if strings.Contains(body, "<script>alert") || strings.Contains(body, "<b>Signup") {
+		t.Fatal("a filter value or a value is on the page unescaped")
+	}
+	var links, chipTexts []string
+	var hidden = url.Values{}
+	walk(t, body, func(n *html.Node) {
+		switch {
+		case n.Data == "a":
+			links = append(links, attr(n, "href"))
+		case n.Data == "input" && attr(n, "type") == "hidden":
+			hidden.Add(attr(n, "name"), attr(n, "value"))
+		case n.Data == "span" && attr(n, "class") == "chip-text":
+			chipTexts = append(chipTexts, text(n))
+		}
+	})
+	if want := []string{"Page is " + script, "Country is Germany"}; !reflect.DeepEqual(chipTexts, want) {
+		t.Errorf("chips %q, want %q", chipTexts, want)
+	}
+	if !reflect.DeepEqual(hidden, url.Values{"filter[country]": {"DE:Germany"}, "filter[page]": {script}}) {
+		t.Errorf("the range form's hidden inputs: %v", hidden)
+	}
+	counts := map[int]int{} // links by the number of filters they carry
+	var adds []string
+	for _, link := range links {
+		rest, ok := strings.CutPrefix(link, base+"/stats/example.com")
+		if !ok {
+			t.Errorf("link %q is not under %s", link, base)
+			continue
+		}
+		u, err := url.Parse(rest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := stats.ParseFilters(u.Query())
+		if err != nil {
+			t.Fatalf("link %q: %v", link, err)
+		}
+		if u.Path == "/realtime" {
+			if len(f) != 0 {
+				t.Errorf("the realtime link carries filters: %s", link)
+			}
+			continue
+		}
+		counts[len(f)]++
+		if len(f) == 3 {
+			adds = append(adds, string(f[len(f)-1].Name)+"="+f[len(f)-1].Value)
+		}
+	}
+	// One link clears them (0), one chip each removes one (1). Presets, each list's full
+	// list and CSV keep both (2), as do the values of the filtered statistics, which replace
+	// the filter on theirs (the two pages, Germany); the event adds its filter (3); (other)
+	// links nowhere.
+	if want := map[int]int{0: 1, 1: 2, 2: 7 + 2*len(data.Top) + 3, 3: 1}; !reflect.DeepEqual(counts, want) {
+		t.Errorf("links by their number of filters: %v, want %v\n%s", counts, want, strings.Join(links, "\n"))
+	}
+	if want := []string{"event=<b>Signup</b>::"}; !reflect.DeepEqual(adds, want) {
+		t.Errorf("values adding a filter: %q, want %q", adds, want)
+	}
+	for _, note := range []string{
+		"With filters, the numbers of the 79 days before start on 1 Dec 2025: earlier days have no visit details.",
+		"Estimated from 20 % of visits (ranges over 31 days are sampled).",
+	} {
+		if !strings.Contains(body, note) {
+			t.Errorf("the note %q is not on the page", note)
+		}
+	}
+}
+
+// A full list with filters: the search form keeps them, the values link to the filtered
+// dashboard, the chips stay on the list.
+func TestFilteredListLayout(t *testing.T) {
+	q := url.Values{"filter[referrer]": {`"><svg onload=alert(1)>`}, "search": {"x"}}
+	filters, err := stats.ParseFilters(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat, _ := statisticNamed("country")
+	toDashboard := newFilterLinks("/stats/example.com", rangeParams(q), filters)
+	data := listPage{Domain: "example.com", Stat: stat, Filters: filters,
+		Rows:      topRows(stat.Name, []repository.StatEntry{{Value: "DE:Germany", Count: 2}}, toDashboard.add),
+		FilterBar: newFilterLinks("/stats/example.com/country", q, filters).bar(),
+		Notices:   []string{"With filters, numbers start on 10 Feb 2026: earlier days have no visit details."},
+		Params:    listParams{Search: "x", Paging: stats.Paging{Number: 1, Size: 50}},
+		Total:     1, PerPages: stats.PerPageValues, SortLinks: map[string]string{},
+	}
+	body := renderPage(t, "list.html", "", data)
+	if strings.Contains(body, "<svg onload") {
+		t.Fatal("the filter value is on the page unescaped")
+	}
+	for _, want := range []string{
+		`<a class="filter-link" href="/stats/example.com?filter%5Bcountry%5D=DE%3AGermany&amp;filter%5Breferrer%5D=%22%3E%3Csvg&#43;onload%3Dalert%281%29%3E">Germany</a>`,
+		`<input type="hidden" name="filter[referrer]" value="&#34;&gt;&lt;svg onload=alert(1)&gt;">`,
+		`<a class="chip-remove" href="/stats/example.com/country?search=x">`,
+		`<p>With filters, numbers start on 10 Feb 2026: earlier days have no visit details.</p>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the list does not hold %s:\n%s", want, body)
+		}
+	}
+}
+
+// renderPage renders a page's template with the layout, as Pages.render does.
+func renderPage(t *testing.T, name, base string, data any) string {
+	t.Helper()
+	templates, err := parseTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := templates[name].ExecuteTemplate(&buf, "layout", view{Base: base, Title: "t", Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// walk calls f on every element of main.
+func walk(t *testing.T, body string, f func(*html.Node)) {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var visit func(*html.Node, bool)
+	visit = func(n *html.Node, inMain bool) {
+		inMain = inMain || (n.Type == html.ElementNode && n.Data == "main")
+		if n.Type == html.ElementNode && inMain {
+			f(n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visit(c, inMain)
+		}
+	}
+	visit(doc, false)
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func text(n *html.Node) string {
+	var b strings.Builder
+	var visit func(*html.Node)
+	visit = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visit(c)
+		}
+	}
+	visit(n)
+	return b.String()
+}
+
+// A chip shows at most chipLength characters of a value; its title holds all of it.
+func TestChipOfALongValue(t *testing.T) {
+	long := strings.Repeat("é", 255)
+	bar := newFilterLinks("/stats/example.com", url.Values{}, stats.Filters{{Name: stats.Page, Value: long}}).bar()
+	if got := bar.Chips[0].Value; got != strings.Repeat("é", chipLength-1)+"…" || bar.Chips[0].Raw != long {
+		t.Errorf("chip of a 255-character value: %q", got)
+	}
+	if got := shorten("/pricing", chipLength); got != "/pricing" {
+		t.Errorf("a short value is shortened: %q", got)
+	}
+}
