@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -29,7 +31,7 @@ func (r *Repository) TopEvents(ctx context.Context, websiteID int64, days stats.
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
 	totals := `SELECT value, sum(count)::bigint AS count FROM (` + rows + `) AS rows GROUP BY value`
-	groups, distinct, err := r.eventGroups(ctx, totals, args, limit, valuesEach)
+	groups, distinct, err := eventGroups(ctx, r.db, totals, args, limit, valuesEach)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
@@ -38,7 +40,7 @@ func (r *Repository) TopEvents(ctx context.Context, websiteID int64, days stats.
 
 // eventGroups groups what totals (SQL of distinct event values with their counts, on args)
 // yields by event name: the outer query of TopEvents, on the counters or on filtered rows.
-func (r *Repository) eventGroups(ctx context.Context, totals string, args []any, limit, valuesEach int) ([]EventGroup, int64, error) {
+func eventGroups(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, limit, valuesEach int) ([]EventGroup, int64, error) {
 	args = append(args, limit, valuesEach)
 	query := fmt.Sprintf(`
 		SELECT event, event_total, detail AS value, count, distinct_events
@@ -67,7 +69,7 @@ func (r *Repository) eventGroups(ctx context.Context, totals string, args []any,
 		Distinct int64  `db:"distinct_events"`
 		StatEntry
 	}
-	if err := r.db.SelectContext(ctx, &found, query, args...); err != nil {
+	if err := sqlx.SelectContext(ctx, db, &found, query, args...); err != nil {
 		return nil, 0, err
 	}
 	var groups []EventGroup

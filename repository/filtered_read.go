@@ -2,12 +2,14 @@ package repository
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
@@ -114,6 +116,25 @@ func scale(n int64, fraction float64) int64 {
 	return (2*n*1_000_000 + den) / (2 * den)
 }
 
+// readRows runs a filtered read in a read-only transaction of its own settings: memory enough
+// for its hash tables and sorts (a month of a busy website's pages sorts about 4 MB, past the
+// default work_mem), and no parallel workers, which on a small server slowed one read down
+// (the workers contend with the dashboard's other reads for the same cores) rather than up.
+func (r *Repository) readRows(ctx context.Context, read func(tx *sqlx.Tx) error) error {
+	tx, err := r.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT set_config('work_mem', '64MB', true), set_config('max_parallel_workers_per_gather', '0', true)`); err != nil {
+		return err
+	}
+	if err := read(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // valueTotals is the SQL of one name's (value, count) over the matching rows.
 func (s *rowSource) valueTotals(name stats.Name) (string, error) {
 	switch name {
@@ -216,7 +237,12 @@ func (r *Repository) filteredList(ctx context.Context, websiteID int64, q StatQu
 	if q.Search != "" {
 		totals = `SELECT value, count FROM (` + totals + `) AS t WHERE value ILIKE ` + s.arg(likePattern(q.Search))
 	}
-	entries, total, err := r.listPage(ctx, totals, s.args, q)
+	var entries []StatEntry
+	var total int64
+	err = r.readRows(ctx, func(tx *sqlx.Tx) (err error) {
+		entries, total, err = listPage(ctx, tx, totals, s.args, q)
+		return err
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
@@ -235,7 +261,11 @@ func (r *Repository) filteredTop(ctx context.Context, websiteID int64, names []s
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
-	out, err := r.topLists(ctx, totals, s.args, limit)
+	var out map[stats.Name]StatList
+	err = r.readRows(ctx, func(tx *sqlx.Tx) (err error) {
+		out, err = topLists(ctx, tx, totals, s.args, limit)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
@@ -258,7 +288,12 @@ func (r *Repository) filteredEvents(ctx context.Context, websiteID int64, days s
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
-	groups, distinct, err := r.eventGroups(ctx, totals, s.args, limit, valuesEach)
+	var groups []EventGroup
+	var distinct int64
+	err = r.readRows(ctx, func(tx *sqlx.Tx) (err error) {
+		groups, distinct, err = eventGroups(ctx, tx, totals, s.args, limit, valuesEach)
+		return err
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
@@ -318,7 +353,7 @@ func (r *Repository) filteredTotals(ctx context.Context, websiteID int64, days s
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
 	}
 	var t rowTotals
-	if err := r.db.GetContext(ctx, &t, s.visitorTotals(""), s.args...); err != nil {
+	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &t, s.visitorTotals(""), s.args...) }); err != nil {
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
 	}
 	return t.totals(s.fraction), nil
@@ -342,7 +377,7 @@ func (r *Repository) filteredSeries(ctx context.Context, websiteID int64, days s
 			Hour int       `db:"hour"`
 			rowTotals
 		}
-		if err := r.db.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...); err != nil {
+		if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...) }); err != nil {
 			return nil, fmt.Errorf("stats.timeseries: %w", err)
 		}
 		for _, row := range rows {

@@ -351,7 +351,7 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 		from = strings.ReplaceAll(from, "/*filter*/", fmt.Sprintf("AND value ILIKE $%d", len(args)))
 	}
 	totals := `SELECT value, sum(count)::bigint AS count FROM (` + from + `) AS rows GROUP BY value`
-	entries, total, err := r.listPage(ctx, totals, args, q)
+	entries, total, err := listPage(ctx, r.db, totals, args, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
@@ -361,7 +361,7 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 // listPage is one page of the values that totals (SQL of distinct values with their counts, on
 // args) yields, in q's order, with the number of values in all: the outer query of ListStats,
 // on the counters or on filtered rows.
-func (r *Repository) listPage(ctx context.Context, totals string, args []any, q StatQuery) ([]StatEntry, int64, error) {
+func listPage(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, q StatQuery) ([]StatEntry, int64, error) {
 	order := "count DESC, value ASC"
 	switch {
 	case q.SortBy == "value" && q.Desc:
@@ -379,7 +379,7 @@ func (r *Repository) listPage(ctx context.Context, totals string, args []any, q 
 		StatEntry
 		Total int64 `db:"total"`
 	}
-	if err := r.db.SelectContext(ctx, &rows, query, args...); err != nil {
+	if err := sqlx.SelectContext(ctx, db, &rows, query, args...); err != nil {
 		return nil, 0, err
 	}
 	entries := make([]StatEntry, len(rows))
@@ -394,7 +394,7 @@ func (r *Repository) listPage(ctx context.Context, totals string, args []any, q 
 	}
 	// A page past the end has no row to carry the total; count separately.
 	var total int64
-	if err := r.db.GetContext(ctx, &total, `SELECT count(*) FROM (`+totals+`) AS totals`, args...); err != nil {
+	if err := sqlx.GetContext(ctx, db, &total, `SELECT count(*) FROM (`+totals+`) AS totals`, args...); err != nil {
 		return nil, 0, fmt.Errorf("count: %w", err)
 	}
 	return entries, total, nil
@@ -477,7 +477,7 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stat
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
 	totals := `SELECT name, value, sum(count)::bigint AS count FROM (` + rows + `) AS rows GROUP BY name, value`
-	out, err := r.topLists(ctx, totals, args, limit)
+	out, err := topLists(ctx, r.db, totals, args, limit)
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
@@ -486,7 +486,7 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stat
 
 // topLists ranks what totals (SQL of distinct names and values with their counts, on args)
 // yields: the outer query of TopStats, on the counters or on filtered rows.
-func (r *Repository) topLists(ctx context.Context, totals string, args []any, limit int) (map[stats.Name]StatList, error) {
+func topLists(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, limit int) (map[stats.Name]StatList, error) {
 	rankLimit := ""
 	if limit > 0 {
 		args = append(args, limit)
@@ -507,7 +507,7 @@ func (r *Repository) topLists(ctx context.Context, totals string, args []any, li
 		StatEntry
 		Distinct int64 `db:"distinct_values"`
 	}
-	if err := r.db.SelectContext(ctx, &found, query, args...); err != nil {
+	if err := sqlx.SelectContext(ctx, db, &found, query, args...); err != nil {
 		return nil, err
 	}
 	out := map[stats.Name]StatList{}
