@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -28,6 +30,17 @@ func (r *Repository) TopEvents(ctx context.Context, websiteID int64, days stats.
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
+	totals := `SELECT value, sum(count)::bigint AS count FROM (` + rows + `) AS rows GROUP BY value`
+	groups, distinct, err := eventGroups(ctx, r.db, totals, args, limit, valuesEach)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
+	}
+	return groups, distinct, nil
+}
+
+// eventGroups groups what totals (SQL of distinct event values with their counts, on args)
+// yields by event name: the outer query of TopEvents, on the counters or on filtered rows.
+func eventGroups(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, limit, valuesEach int) ([]EventGroup, int64, error) {
 	args = append(args, limit, valuesEach)
 	query := fmt.Sprintf(`
 		SELECT event, event_total, detail AS value, count, distinct_events
@@ -42,9 +55,8 @@ func (r *Repository) TopEvents(ctx context.Context, websiteID int64, days stats.
 				FROM (
 					SELECT split_part(value, ':', 1) AS event,
 						substr(value, length(split_part(value, ':', 1)) + 2) AS detail,
-						sum(count)::bigint AS count
-					FROM (`+rows+`) AS rows
-					GROUP BY value
+						count
+					FROM (`+totals+`) AS totals
 				) AS totals
 			) AS named
 			) AS ranked
@@ -57,8 +69,8 @@ func (r *Repository) TopEvents(ctx context.Context, websiteID int64, days stats.
 		Distinct int64  `db:"distinct_events"`
 		StatEntry
 	}
-	if err := r.db.SelectContext(ctx, &found, query, args...); err != nil {
-		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
+	if err := sqlx.SelectContext(ctx, db, &found, query, args...); err != nil {
+		return nil, 0, err
 	}
 	var groups []EventGroup
 	var distinct int64

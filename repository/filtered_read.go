@@ -2,8 +2,15 @@ package repository
 
 import (
 	"context"
-	"errors"
+	"database/sql"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -11,25 +18,380 @@ import (
 // Filtered reads (CONTRACT.md section 9, docs/filters.md): the numbers of the visits that
 // match every filter, read from visit_rows. ListStats, TopStats, TopEvents, Summary and
 // Timeseries call these when given filters; the daily counters answer otherwise.
+//
+// Every read is one statement over the website's rows of the range's days (the primary key's
+// prefix: each day's partition, a closed day clustered so the website's rows are together),
+// with the filters as conditions of the scan, aggregated by hash. Lists of several visit-level
+// names are one scan with GROUPING SETS; distinct visitors a day are the groups of (day,
+// visitor), never a count(DISTINCT), which sorts. Past stats.ExactFilterDays the rows of the
+// visitors below a cut of the day number are read (a range of the key) and counts scaled.
 
-var errFiltersNotBuilt = errors.New("filtered reads are not built yet")
+// rowSource is the WHERE clause over visit_rows of one filtered read, with its arguments.
+type rowSource struct {
+	where    string
+	args     []any
+	page     string  // the placeholder of the page filter's value; "" without one
+	fraction float64 // of the visitors read: 1, or stats.SampleFraction's sample
+}
+
+// visitColumns are the names whose value is a column of visit_rows, one per visit.
+var visitColumns = []stats.Name{
+	stats.LandingPage, stats.ExitPage, stats.Referrer, stats.SearchEngine, stats.SocialNetwork,
+	stats.Campaign, stats.Browser, stats.OperatingSystem, stats.Device, stats.Language,
+	stats.ScreenResolution, stats.Continent, stats.Country, stats.City,
+}
+
+// uncountedNone are the names whose counters count nothing for a visit that has none, so their
+// filtered lists leave out "" too (a filter on "" still matches those visits).
+var uncountedNone = []stats.Name{stats.SearchEngine, stats.SocialNetwork, stats.Campaign}
+
+func (s *rowSource) arg(v any) string {
+	s.args = append(s.args, v)
+	return fmt.Sprintf("$%d", len(s.args))
+}
+
+// newRowSource selects the website's rows of the days that match every filter, sampled when
+// the range is longer than stats.ExactFilterDays.
+func newRowSource(websiteID int64, days stats.Range, filters stats.Filters) (*rowSource, error) {
+	s := &rowSource{fraction: stats.SampleFraction(days)}
+	conds := []string{
+		"website_id = " + s.arg(websiteID),
+		fmt.Sprintf("day BETWEEN %s AND %s", s.arg(days.From.Format(dateLayout)), s.arg(days.To.Format(dateLayout))),
+	}
+	if s.fraction < 1 {
+		conds = append(conds, "visitor < "+s.arg(sampleCut(s.fraction)))
+	}
+	for _, f := range filters {
+		cond, err := s.cond(f)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, cond)
+	}
+	s.where = strings.Join(conds, " AND ")
+	return s, nil
+}
+
+// cond is the condition of one filter (CONTRACT.md section 9).
+func (s *rowSource) cond(f stats.Filter) (string, error) {
+	switch {
+	case f.Name == stats.Page:
+		s.page = s.arg(f.Value)
+		return s.page + " = ANY(pages)", nil
+	case f.Name == stats.Event && f.Value == "":
+		return "events = '{}'", nil
+	case f.Name == stats.Event:
+		return s.arg(f.Value) + " = ANY(events)", nil
+	case f.Name == stats.Continent || f.Name == stats.Country:
+		// The code before the first ':': place names change between GeoIP releases.
+		code, _, _ := strings.Cut(f.Value, ":")
+		return fmt.Sprintf("split_part(%s, ':', 1) = %s", f.Name, s.arg(code)), nil
+	case slices.Contains(visitColumns, f.Name):
+		return fmt.Sprintf("%s = %s", pq.QuoteIdentifier(string(f.Name)), s.arg(f.Value)), nil
+	}
+	return "", fmt.Errorf("%q is not a filter name", f.Name)
+}
+
+// pageviews is a row's pageviews as counted: with a page filter, that page's only.
+func (s *rowSource) pageviews() string {
+	if s.page != "" {
+		return "cardinality(array_positions(pages, " + s.page + "))"
+	}
+	return "pageviews"
+}
+
+// sampleCut maps a fraction onto the day numbers (signed 32 bits): the rows whose visitor is
+// below it are that fraction of the visitors, whole visitors each.
+func sampleCut(fraction float64) int64 {
+	return math.MinInt32 + int64(math.Round(fraction*(1<<32)))
+}
+
+// scale is a count of the sample as an estimate of the whole, rounded half up.
+func scale(n int64, fraction float64) int64 {
+	if fraction >= 1 {
+		return n
+	}
+	// In millionths, so that 1/10 is exact and the result an integer.
+	den := int64(math.Round(fraction * 1e6))
+	return (2*n*1_000_000 + den) / (2 * den)
+}
+
+// readRows runs a filtered read in a read-only transaction of its own settings: memory enough
+// for its hash tables and sorts (a month of a busy website's pages sorts about 4 MB, past the
+// default work_mem), and no parallel workers, which on a small server slowed one read down
+// (the workers contend with the dashboard's other reads for the same cores) rather than up.
+func (r *Repository) readRows(ctx context.Context, read func(tx *sqlx.Tx) error) error {
+	tx, err := r.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT set_config('work_mem', '64MB', true), set_config('max_parallel_workers_per_gather', '0', true)`); err != nil {
+		return err
+	}
+	if err := read(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// valueTotals is the SQL of one name's (value, count) over the matching rows.
+func (s *rowSource) valueTotals(name stats.Name) (string, error) {
+	switch name {
+	case stats.Page:
+		onlyPage := ""
+		if s.page != "" {
+			onlyPage = " AND u.value = " + s.page
+		}
+		return `SELECT u.value, count(*) AS count FROM visit_rows CROSS JOIN LATERAL unnest(pages) AS u (value)
+			WHERE ` + s.where + onlyPage + ` GROUP BY u.value`, nil
+	case stats.Event:
+		return `SELECT u.value, count(*) AS count FROM visit_rows CROSS JOIN LATERAL unnest(events) AS u (value)
+			WHERE ` + s.where + ` GROUP BY u.value`, nil
+	case stats.Pageview:
+		pv := s.pageviews()
+		return `SELECT to_char(day, 'YYYY-MM-DD') AS value, sum(` + pv + `)::bigint AS count FROM visit_rows
+			WHERE ` + s.where + ` GROUP BY day HAVING sum(` + pv + `) > 0`, nil
+	case stats.Visit:
+		return `SELECT to_char(day, 'YYYY-MM-DD') AS value, count(*) AS count FROM visit_rows
+			WHERE ` + s.where + ` GROUP BY day`, nil
+	case stats.Visitor:
+		return `SELECT to_char(day, 'YYYY-MM-DD') AS value, count(*) AS count
+			FROM (SELECT day, visitor FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS v
+			GROUP BY day`, nil
+	}
+	if !slices.Contains(visitColumns, name) {
+		return "", fmt.Errorf("%q is not a statistic", name)
+	}
+	column := pq.QuoteIdentifier(string(name))
+	none := ""
+	if slices.Contains(uncountedNone, name) {
+		none = " AND " + column + " <> ''"
+	}
+	return `SELECT ` + column + ` AS value, count(*) AS count FROM visit_rows
+		WHERE ` + s.where + none + ` GROUP BY ` + column, nil
+}
+
+// nameTotals is the SQL of (name, value, count) of the names over the matching rows: the
+// visit-level names in one scan (GROUPING SETS, a hash table each), every other name in one
+// more.
+func (s *rowSource) nameTotals(names []stats.Name) (string, error) {
+	var columns, parts []string
+	for _, n := range names {
+		if slices.Contains(visitColumns, n) {
+			columns = append(columns, pq.QuoteIdentifier(string(n)))
+			continue
+		}
+		totals, err := s.valueTotals(n)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, fmt.Sprintf(`SELECT %s::text AS name, value, count FROM (%s) AS t`, pq.QuoteLiteral(string(n)), totals))
+	}
+	if len(columns) > 0 {
+		var name strings.Builder
+		name.WriteString("CASE")
+		for _, c := range columns {
+			fmt.Fprintf(&name, " WHEN GROUPING(%s) = 0 THEN %s", c, pq.QuoteLiteral(strings.Trim(c, `"`)))
+		}
+		name.WriteString(" END")
+		var none []string
+		for _, n := range uncountedNone {
+			none = append(none, pq.QuoteLiteral(string(n)))
+		}
+		parts = append(parts, `SELECT name, value, count FROM (
+				SELECT `+name.String()+` AS name, coalesce(`+strings.Join(columns, ", ")+`) AS value, count(*) AS count
+				FROM visit_rows WHERE `+s.where+`
+				GROUP BY GROUPING SETS ((`+strings.Join(columns, "), (")+`))
+			) AS g WHERE value <> '' OR name NOT IN (`+strings.Join(none, ", ")+`)`)
+	}
+	return strings.Join(parts, "\n\t\t\tUNION ALL "), nil
+}
+
+// scaleEntries scales a sample's counts, dropping the values whose estimate is 0.
+func scaleEntries(entries []StatEntry, fraction float64) []StatEntry {
+	if fraction >= 1 {
+		return entries
+	}
+	out := entries[:0]
+	for _, e := range entries {
+		if e.Count = scale(e.Count, fraction); e.Count > 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 func (r *Repository) filteredList(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
-	return nil, 0, errFiltersNotBuilt
+	if q.Filters.MatchesNothing() {
+		return []StatEntry{}, 0, nil
+	}
+	s, err := newRowSource(websiteID, q.Range, q.Filters)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.list: %w", err)
+	}
+	totals, err := s.valueTotals(q.Name)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.list: %w", err)
+	}
+	if q.Search != "" {
+		totals = `SELECT value, count FROM (` + totals + `) AS t WHERE value ILIKE ` + s.arg(likePattern(q.Search))
+	}
+	var entries []StatEntry
+	var total int64
+	err = r.readRows(ctx, func(tx *sqlx.Tx) (err error) {
+		entries, total, err = listPage(ctx, tx, totals, s.args, q)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.list: %w", err)
+	}
+	return scaleEntries(entries, s.fraction), total, nil
 }
 
 func (r *Repository) filteredTop(ctx context.Context, websiteID int64, names []stats.Name, days stats.Range, limit int, filters stats.Filters) (map[stats.Name]StatList, error) {
-	return nil, errFiltersNotBuilt
+	if filters.MatchesNothing() || len(names) == 0 {
+		return map[stats.Name]StatList{}, nil
+	}
+	s, err := newRowSource(websiteID, days, filters)
+	if err != nil {
+		return nil, fmt.Errorf("stats.top: %w", err)
+	}
+	totals, err := s.nameTotals(names)
+	if err != nil {
+		return nil, fmt.Errorf("stats.top: %w", err)
+	}
+	var out map[stats.Name]StatList
+	err = r.readRows(ctx, func(tx *sqlx.Tx) (err error) {
+		out, err = topLists(ctx, tx, totals, s.args, limit)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("stats.top: %w", err)
+	}
+	for name, l := range out {
+		l.Entries = scaleEntries(l.Entries, s.fraction)
+		out[name] = l
+	}
+	return out, nil
 }
 
 func (r *Repository) filteredEvents(ctx context.Context, websiteID int64, days stats.Range, limit, valuesEach int, filters stats.Filters) ([]EventGroup, int64, error) {
-	return nil, 0, errFiltersNotBuilt
+	if filters.MatchesNothing() {
+		return nil, 0, nil
+	}
+	s, err := newRowSource(websiteID, days, filters)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
+	}
+	totals, err := s.valueTotals(stats.Event)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
+	}
+	var groups []EventGroup
+	var distinct int64
+	err = r.readRows(ctx, func(tx *sqlx.Tx) (err error) {
+		groups, distinct, err = eventGroups(ctx, tx, totals, s.args, limit, valuesEach)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
+	}
+	for i := range groups {
+		groups[i].Total = scale(groups[i].Total, s.fraction)
+		groups[i].Values = scaleEntries(groups[i].Values, s.fraction)
+	}
+	return groups, distinct, nil
+}
+
+// visitorTotals is the SQL of the totals of the matching rows grouped by groupBy (columns of
+// visit_rows, "" for all of them): visitors are the groups of (day, visitor) within, so that
+// they are summed over days; timed visits are the visits (every row has its duration).
+func (s *rowSource) visitorTotals(groupBy string) string {
+	inner, outer, selected := "day, visitor", "", ""
+	if groupBy != "" {
+		inner = groupBy + ", visitor"
+		outer = " GROUP BY " + groupBy
+		selected = groupBy + ", "
+	}
+	return `SELECT ` + selected + `count(*) AS visitors, coalesce(sum(visits), 0)::bigint AS visits,
+			coalesce(sum(pageviews), 0)::bigint AS pageviews, coalesce(sum(events), 0)::bigint AS events,
+			coalesce(sum(bounces), 0)::bigint AS bounces, coalesce(sum(seconds), 0)::bigint AS seconds
+		FROM (
+			SELECT ` + inner + `, count(*) AS visits, sum(` + s.pageviews() + `) AS pageviews, sum(cardinality(events)) AS events,
+				count(*) FILTER (WHERE bounce) AS bounces, sum(seconds) AS seconds
+			FROM visit_rows WHERE ` + s.where + `
+			GROUP BY ` + inner + `
+		) AS v` + outer
+}
+
+// rowTotals is one row of visitorTotals.
+type rowTotals struct {
+	Visitors  int64 `db:"visitors"`
+	Visits    int64 `db:"visits"`
+	Pageviews int64 `db:"pageviews"`
+	Events    int64 `db:"events"`
+	Bounces   int64 `db:"bounces"`
+	Seconds   int64 `db:"seconds"`
+}
+
+func (t rowTotals) totals(fraction float64) stats.Totals {
+	return stats.Totals{
+		Visitors: scale(t.Visitors, fraction), Visits: scale(t.Visits, fraction),
+		Pageviews: scale(t.Pageviews, fraction), Events: scale(t.Events, fraction),
+		Bounces: scale(t.Bounces, fraction), VisitSeconds: scale(t.Seconds, fraction),
+		TimedVisits: scale(t.Visits, fraction),
+	}
 }
 
 func (r *Repository) filteredTotals(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (stats.Totals, error) {
-	return stats.Totals{}, errFiltersNotBuilt
+	if filters.MatchesNothing() {
+		return stats.Totals{}, nil
+	}
+	s, err := newRowSource(websiteID, days, filters)
+	if err != nil {
+		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
+	}
+	var t rowTotals
+	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &t, s.visitorTotals(""), s.args...) }); err != nil {
+		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
+	}
+	return t.totals(s.fraction), nil
 }
 
 func (r *Repository) filteredSeries(ctx context.Context, websiteID int64, days stats.Range, interval stats.Interval, loc *time.Location, filters stats.Filters) ([]Bucket, error) {
-	return nil, errFiltersNotBuilt
+	sums := map[string]stats.Totals{} // by bucket key
+	fraction := stats.SampleFraction(days)
+	if !filters.MatchesNothing() {
+		s, err := newRowSource(websiteID, days, filters)
+		if err != nil {
+			return nil, fmt.Errorf("stats.timeseries: %w", err)
+		}
+		fraction = s.fraction
+		groupBy := "day"
+		if interval == stats.Hour {
+			groupBy = "day, hour"
+		}
+		var rows []struct {
+			Day  time.Time `db:"day"`
+			Hour int       `db:"hour"`
+			rowTotals
+		}
+		if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...) }); err != nil {
+			return nil, fmt.Errorf("stats.timeseries: %w", err)
+		}
+		for _, row := range rows {
+			key := bucketKey(interval, stats.Day(row.Day), stats.HourValue(row.Hour))
+			t := row.totals(1)
+			t.Events = 0 // as the counters' series, which have none
+			sums[key] = sums[key].Add(t)
+		}
+	}
+	starts := interval.Buckets(days, loc)
+	out := make([]Bucket, len(starts))
+	for i, start := range starts {
+		t := sums[startKey(interval, start, loc)]
+		out[i] = Bucket{Start: start, Totals: rowTotals{t.Visitors, t.Visits, t.Pageviews, 0, t.Bounces, t.VisitSeconds}.totals(fraction)}
+	}
+	return out, nil
 }

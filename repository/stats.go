@@ -350,6 +350,18 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 		args = append(args, likePattern(q.Search))
 		from = strings.ReplaceAll(from, "/*filter*/", fmt.Sprintf("AND value ILIKE $%d", len(args)))
 	}
+	totals := `SELECT value, sum(count)::bigint AS count FROM (` + from + `) AS rows GROUP BY value`
+	entries, total, err := listPage(ctx, r.db, totals, args, q)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.list: %w", err)
+	}
+	return entries, total, nil
+}
+
+// listPage is one page of the values that totals (SQL of distinct values with their counts, on
+// args) yields, in q's order, with the number of values in all: the outer query of ListStats,
+// on the counters or on filtered rows.
+func listPage(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, q StatQuery) ([]StatEntry, int64, error) {
 	order := "count DESC, value ASC"
 	switch {
 	case q.SortBy == "value" && q.Desc:
@@ -361,18 +373,14 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 	}
 	query := `
 		SELECT value, count, count(*) OVER () AS total
-		FROM (
-			SELECT value, sum(count)::bigint AS count
-			FROM (` + from + `) AS rows
-			GROUP BY value
-		) AS totals
+		FROM (` + totals + `) AS totals
 		ORDER BY ` + order + limitOffset(q.Limit, q.Offset)
 	var rows []struct {
 		StatEntry
 		Total int64 `db:"total"`
 	}
-	if err := r.db.SelectContext(ctx, &rows, query, args...); err != nil {
-		return nil, 0, fmt.Errorf("stats.list: %w", err)
+	if err := sqlx.SelectContext(ctx, db, &rows, query, args...); err != nil {
+		return nil, 0, err
 	}
 	entries := make([]StatEntry, len(rows))
 	for i, row := range rows {
@@ -386,9 +394,8 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 	}
 	// A page past the end has no row to carry the total; count separately.
 	var total int64
-	countQuery := `SELECT count(DISTINCT value) FROM (` + from + `) AS rows`
-	if err := r.db.GetContext(ctx, &total, countQuery, args...); err != nil {
-		return nil, 0, fmt.Errorf("stats.list: count: %w", err)
+	if err := sqlx.GetContext(ctx, db, &total, `SELECT count(*) FROM (`+totals+`) AS totals`, args...); err != nil {
+		return nil, 0, fmt.Errorf("count: %w", err)
 	}
 	return entries, total, nil
 }
@@ -469,6 +476,17 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stat
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
+	totals := `SELECT name, value, sum(count)::bigint AS count FROM (` + rows + `) AS rows GROUP BY name, value`
+	out, err := topLists(ctx, r.db, totals, args, limit)
+	if err != nil {
+		return nil, fmt.Errorf("stats.top: %w", err)
+	}
+	return out, nil
+}
+
+// topLists ranks what totals (SQL of distinct names and values with their counts, on args)
+// yields: the outer query of TopStats, on the counters or on filtered rows.
+func topLists(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, limit int) (map[stats.Name]StatList, error) {
 	rankLimit := ""
 	if limit > 0 {
 		args = append(args, limit)
@@ -480,11 +498,7 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stat
 			SELECT name, value, count,
 				row_number() OVER (PARTITION BY name ORDER BY count DESC, value ASC) AS rank,
 				count(*) OVER (PARTITION BY name) AS distinct_values
-			FROM (
-				SELECT name, value, sum(count)::bigint AS count
-				FROM (` + rows + `) AS rows
-				GROUP BY name, value
-			) AS totals
+			FROM (` + totals + `) AS totals
 		) AS ranked
 		` + rankLimit + `
 		ORDER BY name, rank`
@@ -493,10 +507,10 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stat
 		StatEntry
 		Distinct int64 `db:"distinct_values"`
 	}
-	if err := r.db.SelectContext(ctx, &found, query, args...); err != nil {
-		return nil, fmt.Errorf("stats.top: %w", err)
+	if err := sqlx.SelectContext(ctx, db, &found, query, args...); err != nil {
+		return nil, err
 	}
-	out := make(map[stats.Name]StatList, len(names))
+	out := map[stats.Name]StatList{}
 	for _, f := range found {
 		l := out[f.Name]
 		l.Entries = append(l.Entries, f.StatEntry)

@@ -1,0 +1,172 @@
+package repository_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// BenchmarkFilteredReads is issue 17's speed target: 20 websites of 10,000 visits a day (2-3
+// pageviews each, 1,000 pages) for BENCH_FILTER_DAYS days (default 365) sharing visit_rows,
+// written by repotest.WriteFilterBench (closed days in key order, the last one interleaved).
+// It reports p50/p95/p99 of the repository's reads over the last 31 days with one filter of a
+// few kinds: each list, the summary, the time series by day and by hour over one day, and the
+// dashboard's set of reads run at once as pages/dashboard.go runs them; the same unfiltered
+// (from the counters of a year seeded for the website); and a year's sampled summary and page
+// list. It logs the bytes visit_rows takes per visit and per pageview.
+//
+//	make bench, or: BENCH_FILTER_DAYS=40 scripts/test.sh go test -run '^$' -bench FilteredReads -benchtime 20x -timeout 120m ./repository/
+func BenchmarkFilteredReads(b *testing.B) {
+	domains := make([]string, 20)
+	for i := range domains {
+		domains[i] = fmt.Sprintf("site%d.example", i)
+	}
+	f := newFixture(b, domains...)
+	last := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	data := repotest.FilterBench{Websites: f.sites, VisitsPerDay: 10_000, Days: repotest.FilterBenchDays(b), Last: last}
+	repotest.WriteFilterBench(b, f.db, data)
+	site := f.sites[7]
+	start := time.Now()
+	repotest.SeedYear(b, f.repo, site, last.AddDate(0, 0, -364), repotest.Year{Pages: 1000, Others: true, Visits: 10_000})
+	for _, table := range []string{"stats", "stats_weekly", "stats_monthly"} {
+		if _, err := f.db.Exec(`VACUUM ANALYZE ` + table); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("seeded a year of counters in %v", time.Since(start).Round(time.Second))
+	logFilterStorage(b, f)
+
+	ctx := context.Background()
+	month := stats.Range{From: last.AddDate(0, 0, -30), To: last}
+	year := stats.Range{From: last.AddDate(0, 0, -364), To: last}
+	kinds := []struct {
+		name    string
+		filters stats.Filters
+	}{
+		{"country", stats.Filters{{Name: stats.Country, Value: "K1:Country 1"}}},
+		{"page", stats.Filters{{Name: stats.Page, Value: "/section-1/page-1"}}},
+		{"browser", stats.Filters{{Name: stats.Browser, Value: "Browser 2"}}},
+		{"referrer", stats.Filters{{Name: stats.Referrer, Value: "referrer-1.example"}}},
+		{"landing_page", stats.Filters{{Name: stats.LandingPage, Value: "/section-2/page-2"}}},
+		{"unfiltered", nil},
+	}
+	for _, k := range kinds {
+		reads := map[string]func() error{
+			"summary": func() error { _, err := f.repo.Summary(ctx, site, month, k.filters); return err },
+			"timeseries_day": func() error {
+				_, err := f.repo.Timeseries(ctx, site, month, stats.Daily, time.UTC, k.filters)
+				return err
+			},
+			"timeseries_hour_1day": func() error {
+				_, err := f.repo.Timeseries(ctx, site, stats.Range{From: last, To: last}, stats.Hour, time.UTC, k.filters)
+				return err
+			},
+			"dashboard": func() error { return dashboardReads(ctx, f.repo, site, month, k.filters) },
+		}
+		names := []stats.Name{stats.Page, stats.Country}
+		if k.name == "country" || k.name == "unfiltered" {
+			names = stats.Names
+		}
+		for _, name := range names {
+			reads["list_"+string(name)] = func() error {
+				_, _, err := f.repo.ListStats(ctx, site, repository.StatQuery{Name: name, Range: month, SortBy: "count", Desc: true, Limit: 50, Filters: k.filters})
+				return err
+			}
+		}
+		for _, name := range sortedKeys(reads) {
+			b.Run(k.name+"/"+name, func(b *testing.B) { benchRead(b, reads[name]) })
+		}
+	}
+	country := kinds[0].filters
+	b.Run("sampled_year/summary", func(b *testing.B) {
+		benchRead(b, func() error { _, err := f.repo.Summary(ctx, site, year, country); return err })
+	})
+	b.Run("sampled_year/list_page", func(b *testing.B) {
+		benchRead(b, func() error {
+			_, _, err := f.repo.ListStats(ctx, site, repository.StatQuery{Name: stats.Page, Range: year, SortBy: "count", Desc: true, Limit: 50, Filters: country})
+			return err
+		})
+	})
+}
+
+// dashboardReads are the reads of pages/dashboard.go's dashboardData that depend on the filters,
+// run at once as it runs them: the top pages, the other top lists, the events, the chart's
+// series, the summaries of the range and of the one before.
+func dashboardReads(ctx context.Context, repo *repository.Repository, site int64, rng stats.Range, filters stats.Filters) error {
+	var others []stats.Name
+	for _, n := range stats.Names {
+		if n != stats.Page && n != stats.Pageview && n != stats.Visitor && n != stats.Visit {
+			others = append(others, n)
+		}
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		_, err := repo.TopStats(ctx, site, []stats.Name{stats.Page}, rng, 10, filters)
+		return err
+	})
+	g.Go(func() error { _, err := repo.TopStats(ctx, site, others, rng, 10, filters); return err })
+	g.Go(func() error { _, _, err := repo.TopEvents(ctx, site, rng, 10, 5, filters); return err })
+	g.Go(func() error { _, err := repo.Timeseries(ctx, site, rng, stats.Daily, time.UTC, filters); return err })
+	g.Go(func() error { _, err := repo.Summary(ctx, site, rng, filters); return err })
+	g.Go(func() error { _, err := repo.Summary(ctx, site, rng.Previous(), filters); return err })
+	return g.Wait()
+}
+
+// benchRead times b.N calls of read and reports their p50, p95 and p99 (as handlers' benchGET).
+func benchRead(b *testing.B, read func() error) {
+	latencies := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := read(); err != nil {
+			b.Fatal(err)
+		}
+		latencies = append(latencies, time.Since(t0))
+	}
+	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
+	pct := func(p float64) float64 {
+		return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// logFilterStorage logs what visit_rows takes (table, TOAST and indexes of every partition) per
+// visit and per pageview. Visits are the tables' row counts after VACUUM (exact: it read every
+// page), pageviews per visit those of a 1 % sample of the pages.
+func logFilterStorage(b *testing.B, f fixture) {
+	var s struct {
+		Bytes  int64   `db:"bytes"`
+		Visits float64 `db:"visits"`
+	}
+	err := f.db.Get(&s, `
+		SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes, sum(c.reltuples)::float8 AS visits
+		FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = 'visit_rows'::regclass`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var perVisit float64
+	if err := f.db.Get(&perVisit, `SELECT avg(pageviews)::float8 FROM visit_rows TABLESAMPLE SYSTEM (1) REPEATABLE (1)`); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("visit_rows: %.1f GB for %.0f visits, %.2f pageviews each: %.0f bytes per visit, %.0f per pageview (table + indexes)",
+		float64(s.Bytes)/1e9, s.Visits, perVisit, float64(s.Bytes)/s.Visits, float64(s.Bytes)/(s.Visits*perVisit))
+}

@@ -1,0 +1,295 @@
+package repotest
+
+import (
+	"context"
+	"fmt"
+	mathrand "math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// Visit is one visit as visit_rows holds it (docs/filters.md), for tests of filtered reads:
+// RandomVisits draws them, WriteVisitRows stores them, and the methods below compute what a
+// filtered read must answer from the list itself, apart from the SQL under test.
+type Visit struct {
+	Day     time.Time // its day in TZ
+	Visitor int32     // the day number
+	Hour    int       // the hour (TZ) it started
+	Seconds int
+	Pages   []string // one per pageview, in order
+	Events  []string // "name:value:unit", one per event
+	// Values are its visit-level values by name (landing_page ... city); a name absent is "".
+	Values map[stats.Name]string
+}
+
+// Bounce tells whether the visit is a bounce: one pageview and no event.
+func (v Visit) Bounce() bool { return len(v.Pages) == 1 && len(v.Events) == 0 }
+
+// visitPools are the values RandomVisits draws each visit-level name from, first ones more
+// often; "" is a visit with none. Countries share codes under two names (a GeoIP release that
+// renamed one), cities of one country share its code, and some values need escaping.
+var visitPools = map[stats.Name][]string{
+	stats.Referrer:         {"", "www.google.com", "news.ycombinator.com", "t.co", "example.org", "100%_sure.example", `quote'"s.example`},
+	stats.SearchEngine:     {"", "Google", "Bing", "DuckDuckGo"},
+	stats.SocialNetwork:    {"", "Twitter", "Hacker News"},
+	stats.Campaign:         {"", "spring", "launch_2026"},
+	stats.Browser:          {"Chrome", "Firefox", "Safari", "Edge", ""},
+	stats.OperatingSystem:  {"Windows", "macOS", "Linux", "Android", "iOS"},
+	stats.Device:           {"Desktop", "Mobile", "Tablet"},
+	stats.Language:         {"en", "de", "fr", "ja", ""},
+	stats.ScreenResolution: {"1920x1080", "1366x768", "390x844", ""},
+	stats.Continent:        {"EU:Europe", "NA:North America", "AS:Asia", "EU:Europa", ""},
+	stats.Country:          {"DE:Germany", "US:United States", "FR:France", "DE:Deutschland", "JP:Japan", ""},
+	stats.City:             {"DE:Berlin", "DE:Munich", "US:Boston", "FR:Paris", "JP:Tōkyō", ""},
+}
+
+// visitPages are the pages RandomVisits draws from, the first ones more often.
+var visitPages = []string{"/", "/pricing", "/docs", "/blog/a", "/blog/b", "/about", "/100%", "/a_b", `/q'"uote`, "/ünï"}
+
+// visitEvents are the events RandomVisits draws from.
+var visitEvents = []string{"Signup:free:", "Signup:pro:", "Download:app.zip:", "Purchase:Pro:EUR", "Play::"}
+
+// RandomVisits draws perDay visits on each day from..to: visitors of a day are drawn from a
+// pool smaller than its visits (so some have several visits), with uniform day numbers (so a
+// sample by day number is a fair one), 1 to 4 pageviews, a few events on some visits.
+func RandomVisits(rng *mathrand.Rand, from, to time.Time, perDay int) []Visit {
+	var out []Visit
+	skewed := func(n int) int { return min(rng.IntN(n), rng.IntN(n)) }
+	for day := from; !day.After(to); day = day.AddDate(0, 0, 1) {
+		pool := make([]int32, perDay*2/3+1)
+		for i := range pool {
+			pool[i] = int32(rng.Uint32())
+		}
+		for range perDay {
+			v := Visit{Day: day, Visitor: pool[rng.IntN(len(pool))], Hour: rng.IntN(24), Values: map[stats.Name]string{}}
+			for range 1 + skewed(4) {
+				v.Pages = append(v.Pages, visitPages[skewed(len(visitPages))])
+			}
+			if rng.IntN(4) == 0 {
+				for range 1 + rng.IntN(2) {
+					v.Events = append(v.Events, visitEvents[skewed(len(visitEvents))])
+				}
+			}
+			if len(v.Pages) > 1 || len(v.Events) > 0 {
+				v.Seconds = 5 + rng.IntN(600)
+			}
+			for name, pool := range visitPools {
+				v.Values[name] = pool[skewed(len(pool))]
+			}
+			v.Values[stats.LandingPage] = v.Pages[0]
+			v.Values[stats.ExitPage] = v.Pages[len(v.Pages)-1]
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// visitRowColumns are the columns WriteVisitRows copies, in order.
+var visitRowColumns = []string{
+	"website_id", "day", "visitor", "id", "hour", "pageviews", "seconds", "bounce",
+	"referrer", "search_engine", "social_network", "campaign", "browser", "operating_system",
+	"device", "language", "screen_resolution", "continent", "country", "city", "landing_page",
+	"exit_page", "pages", "events",
+}
+
+// WriteVisitRows makes the partitions of the visits' days and copies the visits into
+// visit_rows, straight (not through the flush, which another test covers).
+func WriteVisitRows(tb testing.TB, db *sqlx.DB, websiteID int64, visits []Visit) {
+	tb.Helper()
+	if len(visits) == 0 {
+		return
+	}
+	ctx := context.Background()
+	first, last := visits[0].Day, visits[0].Day
+	for _, v := range visits {
+		first, last = minTime(first, v.Day), maxTime(last, v.Day)
+	}
+	if err := repository.New(db, nil).EnsureVisitRowPartitions(ctx, first, last); err != nil {
+		tb.Fatal(err)
+	}
+	rng := mathrand.New(mathrand.NewPCG(uint64(websiteID), 1))
+	for start := 0; start < len(visits); start += 5000 {
+		writeVisitBatch(tb, db, websiteID, visits[start:min(start+5000, len(visits))], rng)
+	}
+}
+
+// visitSeparator joins a visit's pages and events into one text for unnest; no test value
+// holds it.
+const visitSeparator = "\x01"
+
+func writeVisitBatch(tb testing.TB, db *sqlx.DB, websiteID int64, visits []Visit, rng *mathrand.Rand) {
+	tb.Helper()
+	columns := make([][]string, len(visitRowColumns)-1) // all but website_id, as text
+	for _, v := range visits {
+		row := []string{v.Day.Format(time.DateOnly), fmt.Sprint(v.Visitor), fmt.Sprint(rng.Int64()), fmt.Sprint(v.Hour),
+			fmt.Sprint(len(v.Pages)), fmt.Sprint(v.Seconds), fmt.Sprint(v.Bounce())}
+		for _, c := range visitRowColumns[8:22] {
+			row = append(row, v.Values[stats.Name(c)])
+		}
+		row = append(row, strings.Join(v.Pages, visitSeparator), strings.Join(v.Events, visitSeparator))
+		for i, x := range row {
+			columns[i] = append(columns[i], x)
+		}
+	}
+	var selects, args []string
+	var values []any
+	for i, c := range visitRowColumns[1:] {
+		values = append(values, pq.StringArray(columns[i]))
+		args = append(args, fmt.Sprintf("$%d::text[]", i+2))
+		switch c {
+		case "pages", "events":
+			selects = append(selects, fmt.Sprintf("string_to_array(%s, E'\\x01')", c))
+		case "day", "visitor", "id", "hour", "pageviews", "seconds", "bounce":
+			selects = append(selects, fmt.Sprintf("%s::%s", c, map[string]string{"day": "date", "visitor": "integer", "id": "bigint",
+				"hour": "smallint", "pageviews": "integer", "seconds": "integer", "bounce": "boolean"}[c]))
+		default:
+			selects = append(selects, c)
+		}
+	}
+	query := fmt.Sprintf(`INSERT INTO visit_rows (%s) SELECT $1, %s FROM unnest(%s) AS t (%s)`,
+		strings.Join(visitRowColumns, ", "), strings.Join(selects, ", "), strings.Join(args, ", "), strings.Join(visitRowColumns[1:], ", "))
+	if _, err := db.ExecContext(context.Background(), query, append([]any{websiteID}, values...)...); err != nil {
+		tb.Fatalf("write visit rows: %v", err)
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// Matches tells whether the visit matches every filter, as CONTRACT.md section 9 words it.
+func (v Visit) Matches(filters stats.Filters) bool {
+	for _, f := range filters {
+		if !v.matches(f) {
+			return false
+		}
+	}
+	return true
+}
+
+func (v Visit) matches(f stats.Filter) bool {
+	code := func(s string) string { c, _, _ := strings.Cut(s, ":"); return c }
+	switch f.Name {
+	case stats.Page:
+		return slices.Contains(v.Pages, f.Value)
+	case stats.Event:
+		if f.Value == "" {
+			return len(v.Events) == 0
+		}
+		return slices.Contains(v.Events, f.Value)
+	case stats.Continent, stats.Country:
+		return code(v.Values[f.Name]) == code(f.Value)
+	}
+	return v.Values[f.Name] == f.Value
+}
+
+// pageviews are the visit's pageviews as filtered numbers count them: with a page filter,
+// that page's only.
+func (v Visit) pageviews(filters stats.Filters) int64 {
+	page, ok := filters.Get(stats.Page)
+	if !ok {
+		return int64(len(v.Pages))
+	}
+	var n int64
+	for _, p := range v.Pages {
+		if p == page {
+			n++
+		}
+	}
+	return n
+}
+
+// Filtered are the visits of from..to that match the filters.
+func Filtered(visits []Visit, from, to time.Time, filters stats.Filters) []Visit {
+	var out []Visit
+	for _, v := range visits {
+		if !v.Day.Before(from) && !v.Day.After(to) && v.Matches(filters) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ExpectList is what a filtered list of name counts over the matching visits, by value.
+func ExpectList(matching []Visit, name stats.Name, filters stats.Filters) map[string]int64 {
+	out := map[string]int64{}
+	page, pageFilter := filters.Get(stats.Page)
+	seen := map[string]bool{}
+	for _, v := range matching {
+		day := stats.DayValue(v.Day)
+		switch name {
+		case stats.Page:
+			for _, p := range v.Pages {
+				if !pageFilter || p == page {
+					out[p]++
+				}
+			}
+		case stats.Event:
+			for _, e := range v.Events {
+				out[e]++
+			}
+		case stats.Pageview:
+			if n := v.pageviews(filters); n > 0 {
+				out[day] += n
+			}
+		case stats.Visit:
+			out[day]++
+		case stats.Visitor:
+			key := fmt.Sprint(day, v.Visitor)
+			if !seen[key] {
+				seen[key] = true
+				out[day]++
+			}
+		case stats.SearchEngine, stats.SocialNetwork, stats.Campaign:
+			if v.Values[name] != "" {
+				out[v.Values[name]]++
+			}
+		default:
+			out[v.Values[name]]++
+		}
+	}
+	return out
+}
+
+// ExpectTotals are the totals of the matching visits; key names the bucket of a visit ("" for
+// one bucket), within which visitors are distinct by day.
+func ExpectTotals(matching []Visit, filters stats.Filters, key func(Visit) string) map[string]stats.Totals {
+	out := map[string]stats.Totals{}
+	seen := map[string]bool{}
+	for _, v := range matching {
+		k := key(v)
+		t := out[k]
+		if visitor := fmt.Sprint(k, stats.DayValue(v.Day), v.Visitor); !seen[visitor] {
+			seen[visitor] = true
+			t.Visitors++
+		}
+		t.Visits++
+		t.TimedVisits++
+		t.Pageviews += v.pageviews(filters)
+		t.Events += int64(len(v.Events))
+		t.VisitSeconds += int64(v.Seconds)
+		if v.Bounce() {
+			t.Bounces++
+		}
+		out[k] = t
+	}
+	return out
+}
