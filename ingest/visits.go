@@ -34,6 +34,9 @@ type Visits struct {
 	// table (addresses sharing a slot share its bound), so that it takes no memory per address.
 	perAddress []atomic.Uint32
 	addrSeed   maphash.Seed
+	// rowSeed makes the ids of the visits' rows: random to anyone without it, and it never
+	// leaves the process.
+	rowSeed maphash.Seed
 }
 
 // perAddressSlots is the size of Visits.perAddress: 4 MiB, about one slot per visit at the
@@ -81,6 +84,7 @@ const (
 	landingSent              // the counters hold its landing page
 	isDirty                  // in its shard's dirty list
 	hasEnded
+	rowDirty // had a hit since its row's end was last set
 )
 
 // hitKind says what a hit is to its visit.
@@ -116,6 +120,7 @@ type visitOutcome struct {
 	visited  bool
 	hourBits uint32
 	key      VisitorKey // the key the visit is held under
+	row      rowRef     // the visit's row
 }
 
 // Defaults and bounds of VISIT_TIMEOUT and MAX_OPEN_VISITS (README).
@@ -133,7 +138,7 @@ const (
 // to counters.
 func NewVisits(timeout time.Duration, maxOpen, maxPerAddress int, counters *Counters, metrics *Metrics) *Visits {
 	v := &Visits{timeout: int64(timeout), perShard: max(1, maxOpen/visitShards), maxPerAddress: uint32(maxPerAddress),
-		counters: counters, metrics: metrics, addrSeed: maphash.MakeSeed(), perAddress: make([]atomic.Uint32, perAddressSlots)}
+		counters: counters, metrics: metrics, addrSeed: maphash.MakeSeed(), rowSeed: maphash.MakeSeed(), perAddress: make([]atomic.Uint32, perAddressSlots)}
 	for i := range v.shards {
 		v.shards[i].open = make(map[uint64]*visit)
 	}
@@ -193,7 +198,7 @@ func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool
 		v.last = h.at
 	}
 	s.touch(v)
-	out := visitOutcome{day: v.day, key: key}
+	out := visitOutcome{day: v.day, key: key, row: vs.rowRef(v)}
 	if h.day == v.day {
 		if bit := uint32(1) << h.hour; v.hoursSent&bit == 0 {
 			v.hoursSent |= bit
@@ -225,17 +230,20 @@ func (vs *Visits) start(h *visitHit) visitOutcome {
 	case hitEvent:
 		v.flags |= hadEvent
 	}
-	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key}
+	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key, row: vs.rowRef(v)}
 	v.addrSlot = vs.addrSlot(h.addr)
 	if !vs.addAddress(v.addrSlot) {
 		// One address past its bound: counted as a visit of this one hit, not kept.
 		vs.metrics.endEarly(reasonAddressBound)
-		vs.counters.addDeltas(v.emit(nil, true))
+		vs.counters.openRow(out.row, v.startHour)
+		vs.counters.addVisitEnd(v.emit(nil, true), vs.rowEnd(v))
 		return out
 	}
 	s := vs.shard(v.id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Under the shard's lock: Collect must not set the end of a row the counters do not know.
+	vs.counters.openRow(out.row, v.startHour)
 	if old, ok := s.open[v.id]; ok { // another hit of the key opened one meanwhile
 		vs.end(s, old)
 	}
@@ -268,9 +276,9 @@ func (vs *Visits) addAddress(slot uint32) bool {
 	}
 }
 
-// end closes a visit: its last deltas go to the counters; s.mu is held.
+// end closes a visit: its last deltas and its row's end go to the counters; s.mu is held.
 func (vs *Visits) end(s *visitShard, v *visit) {
-	vs.counters.addDeltas(v.emit(nil, true))
+	vs.counters.addVisitEnd(v.emit(nil, true), vs.rowEnd(v))
 	v.flags |= hasEnded
 	delete(s.open, v.id)
 	s.unlink(v)
@@ -283,6 +291,7 @@ func (vs *Visits) end(s *visitShard, v *visit) {
 func (vs *Visits) Collect(now time.Time) {
 	at := now.UnixNano()
 	var deltas []delta
+	var ends []rowEnd
 	for i := range vs.shards {
 		s := &vs.shards[i]
 		s.mu.Lock()
@@ -294,6 +303,10 @@ func (vs *Visits) Collect(now time.Time) {
 			if v.flags&hasEnded != 0 {
 				v.flags &^= isDirty
 				continue
+			}
+			if v.flags&rowDirty != 0 {
+				ends = append(ends, vs.rowEnd(v))
+				v.flags &^= rowDirty
 			}
 			full := (at-v.start)/int64(time.Second)-int64(v.emittedAt) >= int64(resendEvery/time.Second)
 			deltas = v.emit(deltas, full)
@@ -309,12 +322,12 @@ func (vs *Visits) Collect(now time.Time) {
 		clear(s.dirty[len(kept):])
 		s.dirty = kept
 		s.mu.Unlock()
-		if len(deltas) > 4096 {
-			vs.counters.addDeltas(deltas)
-			deltas = deltas[:0]
+		if len(deltas)+len(ends) > 4096 {
+			vs.counters.collect(deltas, ends)
+			deltas, ends = deltas[:0], ends[:0]
 		}
 	}
-	vs.counters.addDeltas(deltas)
+	vs.counters.collect(deltas, ends)
 }
 
 // EndAll ends every open visit (a node that stops: a restart ends the visits in progress).
@@ -365,6 +378,7 @@ func (s *visitShard) touch(v *visit) {
 		s.unlink(v)
 		s.append(v)
 	}
+	v.flags |= rowDirty
 	if v.flags&isDirty == 0 {
 		v.flags |= isDirty
 		s.dirty = append(s.dirty, v)
@@ -393,6 +407,20 @@ func (s *visitShard) unlink(v *visit) {
 		s.last = v.prev
 	}
 	v.prev, v.next = nil, nil
+}
+
+// rowRef names v's row: its website and day, the day number (bytes 4..7 of the key it is held
+// under, which v.id holds) and an id that is random to anyone but this process, from the
+// visit's id and start under rowSeed, so that it links no two visits.
+func (vs *Visits) rowRef(v *visit) rowRef {
+	id := maphash.Comparable(vs.rowSeed, [2]int64{int64(v.id), v.start})
+	return rowRef{websiteID: v.websiteID, day: v.day, visitor: int32(uint32(v.id >> 32)), id: int64(id & math.MaxInt64)}
+}
+
+// rowEnd is what v's row holds of the visit as it is now.
+func (vs *Visits) rowEnd(v *visit) rowEnd {
+	return rowEnd{ref: vs.rowRef(v), hour: v.startHour, landing: stats.Storable(v.landing), exit: stats.Storable(v.exit),
+		seconds: secondsOf(v.start, v.last), bounce: v.pageviews == 1 && v.flags&hadEvent == 0}
 }
 
 // pending tells whether the counters still miss a change of v's exit page or duration.

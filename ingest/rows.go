@@ -1,0 +1,165 @@
+package ingest
+
+import (
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// A visit's row for filters (visit_rows, docs/filters.md) is built in memory between flushes,
+// next to the counters and bounded with them: the first hit of a visit gives it its values,
+// each pageview and event appends to it, and Visits (Collect, end) sets what changes as the
+// visit goes on (landing and exit page, bounce, seconds). A flush writes what a row gathered
+// since the last one; the repository appends it to what is written.
+
+// rowRef names a visit's row: its key in visit_rows.
+type rowRef struct {
+	websiteID int64
+	day       int32
+	visitor   int32 // the day number
+	id        int64
+}
+
+// rowValues are a visit's visit-level values as its first hit counts them.
+type rowValues struct {
+	referrer, searchEngine, socialNetwork, campaign, browser, operatingSystem, device string
+	language, screenResolution, continent, country, city                              string
+}
+
+// rowEnd is what Visits set on a row: as the visit is now.
+type rowEnd struct {
+	ref           rowRef
+	hour          uint8 // the hour the visit started
+	landing, exit string
+	seconds       int32
+	bounce        bool
+}
+
+// pendingRow is a row's part not yet written.
+type pendingRow struct {
+	values     *rowValues // nil when not known yet, or already written
+	needValues bool       // its visit's first hit has not given its values yet
+	hasEnd     bool       // Visits set its landing, exit, bounce and seconds
+	hour       uint8
+	bounce     bool
+	seconds    int32
+	pageviews  int32
+	landing    string
+	exit       string
+	pages      []string
+	events     []string
+}
+
+// ready tells whether a row may be written: a write without its values would lose them (the
+// later writes only append), and one without its end would blank its exit page.
+func (r *pendingRow) ready() bool { return r.hasEnd && !r.needValues }
+
+// openRow notes a visit that just started: its row waits for the values of its first hit
+// (rowHit) and for its end (setEnd). The visit's shard lock is held, so that Collect cannot
+// set the end of a row this does not know yet. Not refused at the bound: the hit that follows
+// is.
+func (c *Counters) openRow(ref rowRef, hour uint8) {
+	c.mu.Lock()
+	c.waiting[ref] = &pendingRow{needValues: true, hour: hour}
+	c.mu.Unlock()
+}
+
+// rowHit adds a hit to its row (c.mu is held): the visit's values on its first hit, the page
+// of a pageview, the event of an event.
+func (c *Counters) rowHit(x *hitExtras) {
+	r, ready := c.rows[x.row]
+	if !ready {
+		r = c.waiting[x.row]
+		if r == nil {
+			r = &pendingRow{}
+			c.waiting[x.row] = r
+		}
+	}
+	if x.values != nil {
+		r.values, r.needValues = x.values, false
+	}
+	if x.pageview != nil {
+		r.pages = append(r.pages, x.rowPage)
+		r.pageviews++
+	}
+	if x.event != "" {
+		r.events = append(r.events, x.event)
+	}
+	if !ready && r.ready() {
+		delete(c.waiting, x.row)
+		c.rows[x.row] = r
+	}
+}
+
+// rowFresh tells whether a hit would add a row entry (c.mu is held).
+func (c *Counters) rowFresh(ref rowRef) bool {
+	if _, ok := c.rows[ref]; ok {
+		return false
+	}
+	_, ok := c.waiting[ref]
+	return !ok
+}
+
+// abandonRow gives up the values of a visit whose first hit was refused (a full buffer): its
+// row is written with empty values, as its counters miss them too.
+func (c *Counters) abandonRow(ref rowRef) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.waiting[ref]; r != nil {
+		r.needValues = false
+		if r.ready() {
+			delete(c.waiting, ref)
+			c.rows[ref] = r
+		}
+	}
+}
+
+// setEnd sets a row's landing and exit page, bounce and seconds as its visit is now
+// (absolute: the last set wins); c.mu is held. Not refused at the bound, like addDeltas: what
+// visits owe. A row unknown here was written before: it gets an
+// entry that carries the end alone.
+func (c *Counters) setEnd(e *rowEnd) {
+	r, ready := c.rows[e.ref]
+	if !ready {
+		if r = c.waiting[e.ref]; r == nil {
+			r = &pendingRow{hour: e.hour}
+			c.rows[e.ref], ready = r, true
+		}
+	}
+	r.hasEnd, r.landing, r.exit, r.seconds, r.bounce = true, e.landing, e.exit, e.seconds, e.bounce
+	if !ready && r.ready() {
+		delete(c.waiting, e.ref)
+		c.rows[e.ref] = r
+	}
+}
+
+// releaseWaiting makes every waiting row ready as it is (a node that stops: its visits have
+// ended, and nothing will come for them).
+func (c *Counters) releaseWaiting() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for ref, r := range c.waiting {
+		c.rows[ref] = r
+	}
+	c.waiting = make(map[rowRef]*pendingRow)
+}
+
+// visitRows turns the rows taken into the batch's.
+func visitRows(rows map[rowRef]*pendingRow) []repository.VisitRow {
+	out := make([]repository.VisitRow, 0, len(rows))
+	for ref, r := range rows {
+		row := repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
+			Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
+			LandingPage: r.landing, ExitPage: r.exit, Pages: r.pages, Events: r.events}
+		if v := r.values; v != nil {
+			row.Referrer, row.SearchEngine, row.SocialNetwork, row.Campaign = v.referrer, v.searchEngine, v.socialNetwork, v.campaign
+			row.Browser, row.OperatingSystem, row.Device, row.Language = v.browser, v.operatingSystem, v.device, v.language
+			row.ScreenResolution, row.Continent, row.Country, row.City = v.screenResolution, v.continent, v.country, v.city
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// secondsOf is a visit's duration as the visit_seconds counter counts it.
+func secondsOf(start, last int64) int32 { return int32((last - start) / int64(time.Second)) }
