@@ -76,18 +76,19 @@ func ensureVisitRowPartitions(ctx context.Context, repo *repository.Repository, 
 }
 
 // keepVisitRowPartitions is the job "keep visit row partitions": the partitions made ahead,
-// the oldest closed day not yet rewritten in key order rewritten (no flush writes a day once
-// the day after it is over: a visit goes on past midnight for VISIT_TIMEOUT at most), and the
-// days past FACTS_RETENTION dropped.
+// the days past FACTS_RETENTION (today included) dropped, and the oldest closed day not yet
+// rewritten in key order rewritten (no flush writes a day once the day after it is over: a
+// visit goes on past midnight for VISIT_TIMEOUT, at most 4 hours).
 func (a *App) keepVisitRowPartitions(ctx context.Context) error {
 	today := a.Pipeline.Collector.Today()
 	if err := ensureVisitRowPartitions(ctx, a.repo, today); err != nil {
 		return err
 	}
-	if _, err := a.repo.ClusterVisitRowPartition(ctx, today.AddDate(0, 0, -2)); err != nil {
+	// Dropped before a rewrite, which would be wasted on a day about to go.
+	if _, err := a.repo.DropVisitRowPartitions(ctx, today.AddDate(0, 0, 1-a.cfg.FactsRetention)); err != nil {
 		return err
 	}
-	_, err := a.repo.DropVisitRowPartitions(ctx, today.AddDate(0, 0, 1-a.cfg.FactsRetention))
+	_, err := a.repo.ClusterVisitRowPartition(ctx, today.AddDate(0, 0, -2))
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -390,6 +391,7 @@ func TestGeneratedTrafficCounts(t *testing.T) {
 	wantVisits, wantViews, wantBounces, wantSeconds := int64(0), int64(0), int64(0), int64(0)
 	landing, exit := map[string]int64{}, map[string]int64{}
 	seen := map[*visitor]bool{}
+	var wantRows []string // each visit's row: what it did, as visitRowSummary says
 	closeVisit := func(p *visitor) {
 		if !p.open {
 			return
@@ -406,6 +408,7 @@ func TestGeneratedTrafficCounts(t *testing.T) {
 		}
 		landing[first]++
 		exit[last]++
+		wantRows = append(wantRows, visitRowSummary(first, last, p.pages, p.events, int(p.last.Sub(p.start)/time.Second), len(p.pages) == 1 && p.events == 0))
 	}
 	for range 400 {
 		clock.Add(time.Duration(rng.IntN(40)) * time.Second)
@@ -457,6 +460,20 @@ func TestGeneratedTrafficCounts(t *testing.T) {
 	if got != want {
 		t.Fatalf("visitor visit pageview landing exit bounce seconds\n got  %s\n want %s", got, want)
 	}
+	var gotRows []string
+	for _, r := range e.visitRows(id) {
+		gotRows = append(gotRows, visitRowSummary(r.LandingPage, r.ExitPage, r.Pages, len(r.Events), r.Seconds, r.Bounce))
+	}
+	slices.Sort(gotRows)
+	slices.Sort(wantRows)
+	if g, w := strings.Join(gotRows, "\n"), strings.Join(wantRows, "\n"); g != w {
+		t.Fatalf("visit rows (one a visit)\n got  %s\n want %s", g, w)
+	}
+}
+
+// visitRowSummary is what the generated traffic knows of a visit's row.
+func visitRowSummary(landing, exit string, pages []string, events, seconds int, bounce bool) string {
+	return fmt.Sprintf("%s>%s pages=%v events=%d seconds=%d bounce=%v", landing, exit, pages, events, seconds, bounce)
 }
 
 func nonZero(in map[string]int64) map[string]int64 {
