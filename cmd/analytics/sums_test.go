@@ -24,7 +24,7 @@ type statSums struct {
 	batches                           int64
 	// The visits' rows (visit_rows): how many, their pageviews and the elements of their pages.
 	rows, rowPageviews, rowPages int64
-	bySite                            map[int64]int64 // pageviews
+	bySite                       map[int64]int64 // pageviews
 }
 
 func (s statSums) of(sites []int64) int64 {
