@@ -244,8 +244,8 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		if !parsed {
 			client = ParseUserAgent(userAgent)
 		}
-		extras.values = &rowValues{}
-		c.addVisit(add, extras.values, out.day, hour, site, h, refHost, client, ip, r)
+		extras.hasValues = true
+		c.addVisit(add, &extras.values, out.day, hour, site, h, refHost, client, ip, r)
 	}
 	if out.visited || out.hourBits != 0 {
 		extras.member = &memberKey{websiteID: site.ID, day: out.day, key: out.key}

@@ -200,11 +200,12 @@ type hitExtras struct {
 	// The hit's part of its visit's row: the visit's values on its first hit, the page of a
 	// pageview (with pageview set), the event of an event. hasRow false: no row (an
 	// engagement).
-	hasRow  bool
-	row     rowRef
-	values  *rowValues
-	rowPage string
-	event   string
+	hasRow    bool
+	row       rowRef
+	hasValues bool
+	values    rowValues // held here, not pointed to: no allocation a visit
+	rowPage   string
+	event     string
 }
 
 // AddHit counts one hit's keys and extras, all or none; ErrFull when they would pass the

@@ -37,9 +37,9 @@ type rowEnd struct {
 
 // pendingRow is a row's part not yet written.
 type pendingRow struct {
-	values     *rowValues // nil when not known yet, or already written
-	needValues bool       // its visit's first hit has not given its values yet
-	hasEnd     bool       // Visits set its landing, exit, bounce and seconds
+	values     rowValues // the visit's values, in its first write only
+	needValues bool      // its visit's first hit has not given its values yet
+	hasEnd     bool      // Visits set its landing, exit, bounce and seconds
 	hour       uint8
 	bounce     bool
 	seconds    int32
@@ -75,10 +75,13 @@ func (c *Counters) rowHit(x *hitExtras) {
 			c.waiting[x.row] = r
 		}
 	}
-	if x.values != nil {
+	if x.hasValues {
 		r.values, r.needValues = x.values, false
 	}
 	if x.pageview != nil {
+		if r.pages == nil {
+			r.pages = make([]string, 0, 2) // most visits have one or two pageviews a flush
+		}
 		r.pages = append(r.pages, x.rowPage)
 		r.pageviews++
 	}
@@ -151,11 +154,10 @@ func visitRows(rows map[rowRef]*pendingRow) []repository.VisitRow {
 		row := repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
 			Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
 			LandingPage: r.landing, ExitPage: r.exit, Pages: r.pages, Events: r.events}
-		if v := r.values; v != nil {
-			row.Referrer, row.SearchEngine, row.SocialNetwork, row.Campaign = v.referrer, v.searchEngine, v.socialNetwork, v.campaign
-			row.Browser, row.OperatingSystem, row.Device, row.Language = v.browser, v.operatingSystem, v.device, v.language
-			row.ScreenResolution, row.Continent, row.Country, row.City = v.screenResolution, v.continent, v.country, v.city
-		}
+		v := &r.values // "" in the later writes: only the first inserts the row
+		row.Referrer, row.SearchEngine, row.SocialNetwork, row.Campaign = v.referrer, v.searchEngine, v.socialNetwork, v.campaign
+		row.Browser, row.OperatingSystem, row.Device, row.Language = v.browser, v.operatingSystem, v.device, v.language
+		row.ScreenResolution, row.Continent, row.Country, row.City = v.screenResolution, v.continent, v.country, v.city
 		out = append(out, row)
 	}
 	return out
