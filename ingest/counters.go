@@ -57,8 +57,8 @@ type Counters struct {
 	recent  map[int64]*recentViews
 	// rows are the visits' rows ready to be written (rows.go); waiting, those that still miss
 	// their visit's values or end, kept from one batch to the next until they have them.
-	rows    map[rowRef]*pendingRow
-	waiting map[rowRef]*pendingRow
+	rows    map[int64]*pendingRow // by rowRef.id
+	waiting map[int64]*pendingRow
 	held    int // distinct keys and rows taken by the flusher and not yet written
 	maxKeys int
 	// soon is signalled when the map passes half its bound, so the flusher writes early.
@@ -175,7 +175,7 @@ const recentMax = 25
 
 // NewCounters bounds the distinct keys held in memory, live and awaiting a write together.
 func NewCounters(maxKeys int) *Counters {
-	c := &Counters{maxKeys: maxKeys, soon: make(chan struct{}, 1), waiting: make(map[rowRef]*pendingRow)}
+	c := &Counters{maxKeys: maxKeys, soon: make(chan struct{}, 1), waiting: make(map[int64]*pendingRow)}
 	c.reset(1024)
 	return c
 }
@@ -185,7 +185,7 @@ func (c *Counters) reset(size int) {
 	c.members = make(map[memberKey]memberBits)
 	c.minutes = make(map[minuteKey]int64)
 	c.recent = make(map[int64]*recentViews)
-	c.rows = make(map[rowRef]*pendingRow)
+	c.rows = make(map[int64]*pendingRow)
 }
 
 // hitExtras are what a hit adds besides its counters: its key's day membership and, for a
@@ -326,7 +326,7 @@ type taken struct {
 	members map[memberKey]memberBits
 	minutes map[minuteKey]int64
 	recent  map[int64]*recentViews
-	rows    map[rowRef]*pendingRow
+	rows    map[int64]*pendingRow
 }
 
 // size is how much of the bound what was taken holds.

@@ -33,13 +33,19 @@ type rowEnd struct {
 	landing, exit string
 	seconds       int32
 	bounce        bool
+	due           bool // what the row gathered goes with the next flush (else only a first write does)
 }
 
-// pendingRow is a row's part not yet written.
+// pendingRow is a row's part not yet written. The counters hold them by id alone (a map of
+// int64 costs far less a hit than one of rowRef): ids are 63 random bits, so two visits of one
+// node share one (and then one row) about once in 10^9 flushes of 200,000 rows.
 type pendingRow struct {
+	ref        rowRef
 	values     rowValues // the visit's values, in its first write only
 	needValues bool      // its visit's first hit has not given its values yet
 	hasEnd     bool      // Visits set its landing, exit, bounce and seconds
+	first      bool      // the row's first write, which goes at once
+	due        bool      // a later write, held back until Visits say it is due
 	hour       uint8
 	bounce     bool
 	seconds    int32
@@ -51,8 +57,9 @@ type pendingRow struct {
 }
 
 // ready tells whether a row may be written: a write without its values would lose them (the
-// later writes only append), and one without its end would blank its exit page.
-func (r *pendingRow) ready() bool { return r.hasEnd && !r.needValues }
+// later writes only append), and one without its end would blank its exit page; a later
+// write waits until it is due (Visits.collectRow).
+func (r *pendingRow) ready() bool { return r.hasEnd && !r.needValues && (r.first || r.due) }
 
 // openRow notes a visit that just started: its row waits for the values of its first hit
 // (rowHit) and for its end (setEnd). The visit's shard lock is held, so that Collect cannot
@@ -60,19 +67,19 @@ func (r *pendingRow) ready() bool { return r.hasEnd && !r.needValues }
 // is.
 func (c *Counters) openRow(ref rowRef, hour uint8) {
 	c.mu.Lock()
-	c.waiting[ref] = &pendingRow{needValues: true, hour: hour}
+	c.waiting[ref.id] = &pendingRow{ref: ref, needValues: true, first: true, hour: hour}
 	c.mu.Unlock()
 }
 
 // rowHit adds a hit to its row (c.mu is held): the visit's values on its first hit, the page
 // of a pageview, the event of an event.
 func (c *Counters) rowHit(x *hitExtras) {
-	r, ready := c.rows[x.row]
+	r, ready := c.rows[x.row.id]
 	if !ready {
-		r = c.waiting[x.row]
+		r = c.waiting[x.row.id]
 		if r == nil {
-			r = &pendingRow{}
-			c.waiting[x.row] = r
+			r = &pendingRow{ref: x.row}
+			c.waiting[x.row.id] = r
 		}
 	}
 	if x.hasValues {
@@ -89,18 +96,9 @@ func (c *Counters) rowHit(x *hitExtras) {
 		r.events = append(r.events, x.event)
 	}
 	if !ready && r.ready() {
-		delete(c.waiting, x.row)
-		c.rows[x.row] = r
+		delete(c.waiting, x.row.id)
+		c.rows[x.row.id] = r
 	}
-}
-
-// rowFresh tells whether a hit would add a row entry (c.mu is held).
-func (c *Counters) rowFresh(ref rowRef) bool {
-	if _, ok := c.rows[ref]; ok {
-		return false
-	}
-	_, ok := c.waiting[ref]
-	return !ok
 }
 
 // abandonRow gives up the values of a visit whose first hit was refused (a full buffer): its
@@ -108,31 +106,31 @@ func (c *Counters) rowFresh(ref rowRef) bool {
 func (c *Counters) abandonRow(ref rowRef) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r := c.waiting[ref]; r != nil {
+	if r := c.waiting[ref.id]; r != nil {
 		r.needValues = false
 		if r.ready() {
-			delete(c.waiting, ref)
-			c.rows[ref] = r
+			delete(c.waiting, ref.id)
+			c.rows[ref.id] = r
 		}
 	}
 }
 
 // setEnd sets a row's landing and exit page, bounce and seconds as its visit is now
 // (absolute: the last set wins); c.mu is held. Not refused at the bound, like addDeltas: what
-// visits owe. A row unknown here was written before: it gets an
-// entry that carries the end alone.
+// visits owe. A row unknown here was written before: its entry carries what follows.
 func (c *Counters) setEnd(e *rowEnd) {
-	r, ready := c.rows[e.ref]
+	r, ready := c.rows[e.ref.id]
 	if !ready {
-		if r = c.waiting[e.ref]; r == nil {
-			r = &pendingRow{hour: e.hour}
-			c.rows[e.ref], ready = r, true
+		if r = c.waiting[e.ref.id]; r == nil {
+			r = &pendingRow{ref: e.ref, hour: e.hour}
+			c.waiting[e.ref.id] = r
 		}
 	}
 	r.hasEnd, r.landing, r.exit, r.seconds, r.bounce = true, e.landing, e.exit, e.seconds, e.bounce
+	r.due = r.due || e.due
 	if !ready && r.ready() {
-		delete(c.waiting, e.ref)
-		c.rows[e.ref] = r
+		delete(c.waiting, e.ref.id)
+		c.rows[e.ref.id] = r
 	}
 }
 
@@ -141,16 +139,17 @@ func (c *Counters) setEnd(e *rowEnd) {
 func (c *Counters) releaseWaiting() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for ref, r := range c.waiting {
-		c.rows[ref] = r
+	for id, r := range c.waiting {
+		c.rows[id] = r
 	}
-	c.waiting = make(map[rowRef]*pendingRow)
+	c.waiting = make(map[int64]*pendingRow)
 }
 
 // visitRows turns the rows taken into the batch's.
-func visitRows(rows map[rowRef]*pendingRow) []repository.VisitRow {
+func visitRows(rows map[int64]*pendingRow) []repository.VisitRow {
 	out := make([]repository.VisitRow, 0, len(rows))
-	for ref, r := range rows {
+	for _, r := range rows {
+		ref := r.ref
 		row := repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
 			Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
 			LandingPage: r.landing, ExitPage: r.exit, Pages: r.pages, Events: r.events}

@@ -192,11 +192,15 @@ func arrayLiteral(values []string) string {
 			b.WriteByte(',')
 		}
 		b.WriteByte('"')
-		for j := 0; j < len(v); j++ {
-			if c := v[j]; c == '"' || c == '\\' {
-				b.WriteByte('\\')
+		if !strings.ContainsAny(v, `"\`) {
+			b.WriteString(v)
+		} else {
+			for j := 0; j < len(v); j++ {
+				if c := v[j]; c == '"' || c == '\\' {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(v[j])
 			}
-			b.WriteByte(v[j])
 		}
 		b.WriteByte('"')
 	}
