@@ -254,7 +254,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	// The buffer full (a database outage that lasts): refused, although its visit took the hit.
 	if err := c.Counters.AddHit(keys, &extras); err != nil {
 		if out.started {
-			c.Counters.abandonRow(out.row)
+			c.Counters.abandonRow(out.row.ref)
 		}
 		return http.StatusServiceUnavailable, "The service cannot keep more events right now; retry later."
 	}

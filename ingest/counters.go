@@ -201,7 +201,7 @@ type hitExtras struct {
 	// pageview (with pageview set), the event of an event. hasRow false: no row (an
 	// engagement).
 	hasRow    bool
-	row       rowRef
+	row       rowEnd // the visit's row as the hit leaves it
 	hasValues bool
 	values    rowValues // held here, not pointed to: no allocation a visit
 	rowPage   string

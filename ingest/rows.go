@@ -72,14 +72,17 @@ func (c *Counters) openRow(ref rowRef, hour uint8) {
 }
 
 // rowHit adds a hit to its row (c.mu is held): the visit's values on its first hit, the page
-// of a pageview, the event of an event.
+// of a pageview, the event of an event. A part with no end yet takes the hit's: a hit that
+// raced its visit's end (the visit ended between the hit and this) must still be writable,
+// and nothing else would give it one.
 func (c *Counters) rowHit(x *hitExtras) {
-	r, ready := c.rows[x.row.id]
+	id := x.row.ref.id
+	r, ready := c.rows[id]
 	if !ready {
-		r = c.waiting[x.row.id]
+		r = c.waiting[id]
 		if r == nil {
-			r = &pendingRow{ref: x.row}
-			c.waiting[x.row.id] = r
+			r = &pendingRow{ref: x.row.ref, hour: x.row.hour}
+			c.waiting[id] = r
 		}
 	}
 	if x.hasValues {
@@ -95,9 +98,13 @@ func (c *Counters) rowHit(x *hitExtras) {
 	if x.event != "" {
 		r.events = append(r.events, x.event)
 	}
+	if !r.hasEnd {
+		e := &x.row
+		r.hasEnd, r.landing, r.exit, r.seconds, r.bounce = true, e.landing, e.exit, e.seconds, e.bounce
+	}
 	if !ready && r.ready() {
-		delete(c.waiting, x.row.id)
-		c.rows[x.row.id] = r
+		delete(c.waiting, id)
+		c.rows[id] = r
 	}
 }
 

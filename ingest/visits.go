@@ -121,7 +121,9 @@ type visitOutcome struct {
 	visited  bool
 	hourBits uint32
 	key      VisitorKey // the key the visit is held under
-	row      rowRef     // the visit's row
+	// row is the visit's row as the hit leaves it: what its row's part gets when it has no
+	// end yet (Counters.rowHit), so that a part whose visit ended meanwhile can be written.
+	row rowEnd
 }
 
 // Defaults and bounds of VISIT_TIMEOUT and MAX_OPEN_VISITS (README).
@@ -199,7 +201,7 @@ func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool
 		v.last = h.at
 	}
 	s.touch(v)
-	out := visitOutcome{day: v.day, key: key, row: vs.rowRef(v)}
+	out := visitOutcome{day: v.day, key: key, row: vs.rowEnd(v, false)}
 	if h.day == v.day {
 		if bit := uint32(1) << h.hour; v.hoursSent&bit == 0 {
 			v.hoursSent |= bit
@@ -231,12 +233,12 @@ func (vs *Visits) start(h *visitHit) visitOutcome {
 	case hitEvent:
 		v.flags |= hadEvent
 	}
-	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key, row: vs.rowRef(v)}
+	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key, row: vs.rowEnd(v, false)}
 	v.addrSlot = vs.addrSlot(h.addr)
 	if !vs.addAddress(v.addrSlot) {
 		// One address past its bound: counted as a visit of this one hit, not kept.
 		vs.metrics.endEarly(reasonAddressBound)
-		vs.counters.openRow(out.row, v.startHour)
+		vs.counters.openRow(out.row.ref, v.startHour)
 		vs.counters.addVisitEnd(v.emit(nil, true), vs.rowEnd(v, true))
 		return out
 	}
@@ -244,7 +246,7 @@ func (vs *Visits) start(h *visitHit) visitOutcome {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Under the shard's lock: Collect must not set the end of a row the counters do not know.
-	vs.counters.openRow(out.row, v.startHour)
+	vs.counters.openRow(out.row.ref, v.startHour)
 	if old, ok := s.open[v.id]; ok { // another hit of the key opened one meanwhile
 		vs.end(s, old)
 	}

@@ -104,17 +104,34 @@ type VisitRow struct {
 	Pages, Events []string
 }
 
-// addVisitRows upserts a batch's visit rows in key order (several nodes never share a row,
-// but the order costs nothing and keeps to the rule of every write of the flush). Rows whose
-// day has no partition, or whose website was deleted, are skipped rather than failing the
-// flush (partitions are made days ahead): it returns how many were skipped.
-//
-// The rows go in one statement of unnest over 1-D arrays; pages and events, one text[] per row,
-// go as one array literal per row (text), cast back to text[] by PostgreSQL.
+// visitRowChunk is the most rows one statement writes: what a statement holds in memory
+// (its arrays, and their copies in the driver) grows with it, and a node that buffered
+// through an outage writes hundreds of thousands at once.
+const visitRowChunk = 5000
+
+// addVisitRows upserts a batch's visit rows. Rows whose day has no partition, or whose website
+// was deleted, are skipped rather than failing the flush (partitions are made days ahead): it
+// returns how many were skipped.
 func addVisitRows(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, error) {
-	if len(rows) == 0 {
-		return 0, nil
+	skipped := 0
+	for len(rows) > 0 {
+		chunk := rows[:min(len(rows), visitRowChunk)]
+		rows = rows[len(chunk):]
+		n, err := addVisitRowChunk(ctx, tx, chunk)
+		if err != nil {
+			return 0, err
+		}
+		skipped += n
 	}
+	return skipped, nil
+}
+
+// addVisitRowChunk upserts rows in one statement of unnest over 1-D arrays, in key order
+// (several nodes never share a row, whose id is random, so the order across chunks does not
+// matter; within one it costs nothing and keeps to the rule of every write of the flush).
+// Pages and events, a text[] a row, go as one array literal a row (text), cast back to text[]
+// by PostgreSQL: unnest of a 2-D array cannot give a text[] a row.
+func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, error) {
 	n := len(rows)
 	ids, days, visitors, rowIDs := make([]int64, n), make([]string, n), make([]int64, n), make([]int64, n)
 	hours, pageviews, seconds, bounces := make([]int64, n), make([]int64, n), make([]int64, n), make([]bool, n)
