@@ -22,9 +22,11 @@ import (
 // MaxBodySize bounds a tracker request; real ones are a few hundred bytes.
 const MaxBodySize = 16 << 10
 
-// maxKeysPerHit is the most counters one hit increments: a pageview that starts a visit (its
-// 3 own, 3 of the visit, 13 visit-level values), its day membership and its visit's row.
-const maxKeysPerHit = 21
+// maxKeysPerHit bounds the entries one hit adds to the counters: a pageview that starts a
+// visit adds at most 19 (its pageview and page, an hour of pageviews moved out of its slot,
+// visit, visit_hour and timed_visit, 11 visit-level values, its day membership and its
+// visit's row).
+const maxKeysPerHit = 20
 
 // Collector answers POST /api/event: it parses and bounds the hit, finds the website in the
 // settings cache, applies the exclusions, enriches the hit and increments the counters. Nothing
