@@ -262,3 +262,27 @@ func TestLaterPartsOfARowGoEveryResendEvery(t *testing.T) {
 		t.Fatalf("%d keys left in memory", e.flusher.counters.Size())
 	}
 }
+
+// A held part that gathers maxHeldHits pageviews and events is due at once: a visitor who sends
+// hits as fast as a script can does not grow it for resendEvery.
+func TestALargeHeldPartIsDue(t *testing.T) {
+	e := newRowsEnv(t, func(repo *repository.Repository) BatchWriter { return repo }, true, 1000)
+	ctx := context.Background()
+	e.page("/0")
+	if err := e.flusher.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := range maxHeldHits + 1 {
+		want = append(want, fmt.Sprintf("/%d", i))
+		if i > 0 {
+			e.page(fmt.Sprintf("/%d", i))
+		}
+	}
+	if err := e.flusher.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, w := fmt.Sprint(e.rows()), fmt.Sprint([]string{fmt.Sprint(len(want), want, want[len(want)-1])}); got != w {
+		t.Fatalf("rows %s, want %s", got, w)
+	}
+}
