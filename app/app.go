@@ -71,6 +71,10 @@ type Config struct {
 	// Node names this node in the realtime view's visitor counts; "" means its host name and
 	// process id.
 	Node string
+	// FactsRetention is how many days (today included) the visits' rows for filters are kept
+	// (FACTS_RETENTION), MinFactsRetention..MaxFactsRetention; 0 means
+	// DefaultFactsRetention. The daily counters are kept for ever.
+	FactsRetention int
 
 	// Mailer sends the e-mail reports (SMTP_URL); nil sends none.
 	Mailer *reports.Mailer
@@ -128,6 +132,12 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	if cfg.MetricsAllow == nil {
 		cfg.MetricsAllow = DefaultMetricsAllow
 	}
+	if cfg.FactsRetention == 0 {
+		cfg.FactsRetention = DefaultFactsRetention
+	}
+	if err := CheckFactsRetention(cfg.FactsRetention); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
 	if cfg.Registry == nil {
 		cfg.Registry = prometheus.NewRegistry()
 		cfg.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -142,6 +152,11 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}, reg, log)
 	// The salts of the days, before the first hit: without today's, collection answers 503.
 	if err := pipeline.RefreshSalts(ctx); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	// The partitions of the visits' rows, from yesterday (a visit that crossed midnight) to
+	// a week ahead: a row whose day has none is not written.
+	if err := ensureVisitRowPartitions(ctx, repo, pipeline.Collector.Today()); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
 	// The website rules, once for every way of changing a website: each change refreshes this

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/pages"
+	"github.com/analytics-service/analytics/repository"
 )
 
 // Job is one piece of a node's background work.
@@ -45,7 +47,50 @@ const (
 	// Realtime rows are read for the last 30 minutes only; deleting older ones each minute
 	// keeps the tables to about that.
 	forgetRealtimeEvery = time.Minute
+	// The visits' rows have a partition a day, made a week ahead: a run an hour leaves days
+	// to notice a failing one; a closed day is rewritten in key order, one a run.
+	visitRowPartitionsEvery = time.Hour
 )
+
+// FACTS_RETENTION: the days the visits' rows are kept (CONTRACT.md section 9). At least a
+// month, so that the exact (unsampled) filtered ranges of up to 31 days have their rows; at
+// most ten years.
+const (
+	DefaultFactsRetention = 400
+	MinFactsRetention     = 32
+	MaxFactsRetention     = 3660
+)
+
+// CheckFactsRetention refuses a FACTS_RETENTION out of its bounds.
+func CheckFactsRetention(days int) error {
+	if days < MinFactsRetention || days > MaxFactsRetention {
+		return fmt.Errorf("FACTS_RETENTION: %d days is out of bounds: it must be %d to %d days", days, MinFactsRetention, MaxFactsRetention)
+	}
+	return nil
+}
+
+// ensureVisitRowPartitions makes the partitions of the days from yesterday to a week after
+// today (TZ).
+func ensureVisitRowPartitions(ctx context.Context, repo *repository.Repository, today time.Time) error {
+	return repo.EnsureVisitRowPartitions(ctx, today.AddDate(0, 0, -1), today.AddDate(0, 0, 7))
+}
+
+// keepVisitRowPartitions is the job "keep visit row partitions": the partitions made ahead,
+// the days past FACTS_RETENTION (today included) dropped, and the oldest closed day not yet
+// rewritten in key order rewritten (no flush writes a day once the day after it is over: a
+// visit goes on past midnight for VISIT_TIMEOUT, at most 4 hours).
+func (a *App) keepVisitRowPartitions(ctx context.Context) error {
+	today := a.Pipeline.Collector.Today()
+	if err := ensureVisitRowPartitions(ctx, a.repo, today); err != nil {
+		return err
+	}
+	// Dropped before a rewrite, which would be wasted on a day about to go.
+	if _, err := a.repo.DropVisitRowPartitions(ctx, today.AddDate(0, 0, 1-a.cfg.FactsRetention)); err != nil {
+		return err
+	}
+	_, err := a.repo.ClusterVisitRowPartition(ctx, today.AddDate(0, 0, -2))
+	return err
+}
 
 // jobList is every background job of a node, in one place.
 func (a *App) jobList() []Job {
@@ -76,6 +121,7 @@ func (a *App) jobList() []Job {
 		{Name: "forget old realtime data", Period: forgetRealtimeEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetRealtime(ctx, a.cfg.Now())
 		}},
+		{Name: "keep visit row partitions", Period: visitRowPartitionsEvery, Run: a.keepVisitRowPartitions},
 	}
 }
 

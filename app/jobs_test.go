@@ -92,8 +92,105 @@ func TestJobList(t *testing.T) {
 	want := []string{"flush counters", "reload website settings", "forget old flush ids",
 		"roll up ended weeks and months", "send e-mail reports", "forget forgiven password attempts",
 		"record API key use", "send account mail", "forget expired account links",
-		"rotate visitor salts", "forget old realtime data"}
+		"rotate visitor salts", "forget old realtime data", "keep visit row partitions"}
 	if strings.Join(names, ", ") != strings.Join(want, ", ") {
 		t.Fatalf("jobs %q, want %q", names, want)
+	}
+}
+
+// The job "keep visit row partitions", on a fake clock: the partitions of yesterday to a week
+// ahead exist from the start and are made ahead as days go by; each run rewrites one closed day
+// (two days ago or older) in key order and says so; days past FACTS_RETENTION are dropped whole.
+func TestKeepVisitRowPartitions(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	var clock atomic.Int64
+	set := func(day string) {
+		d, _ := time.Parse(time.DateOnly, day)
+		clock.Store(d.Add(12 * time.Hour).UnixNano())
+	}
+	set("2026-03-04")
+	a, err := New(ctx, repo, Config{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }, FactsRetention: 32}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep func(context.Context) error
+	for _, job := range a.Jobs() {
+		if job.Name == "keep visit row partitions" {
+			keep = job.Run
+		}
+	}
+	partitions := func() string {
+		t.Helper()
+		var days []string
+		if err := db.Select(&days, `SELECT to_char(day, 'MM-DD') || CASE WHEN clustered THEN '*' ELSE '' END
+			FROM visit_row_partitions ORDER BY day`); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(days, " ")
+	}
+	run := func() {
+		t.Helper()
+		if err := keep(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := partitions(), "03-03 03-04 03-05 03-06 03-07 03-08 03-09 03-10 03-11"; got != want {
+		t.Fatalf("at startup: partitions %s, want %s", got, want)
+	}
+	// Rows of the 3rd written out of key order, as flushes write them over a day.
+	for _, id := range []int{5, 3, 9, 1, 7} {
+		if _, err := db.Exec(`INSERT INTO visit_rows (website_id, day, visitor, id, hour) VALUES ($1, '2026-03-03', $2, $3, 10)`, id%3+1, 10-id, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("2026-03-06")
+	run()
+	run()
+	run() // the 5th is not over for every visit yet (one crossing midnight)
+	if got, want := partitions(), "03-03* 03-04* 03-05 03-06 03-07 03-08 03-09 03-10 03-11 03-12 03-13"; got != want {
+		t.Fatalf("on the 6th: partitions %s, want %s", got, want)
+	}
+	var order []string
+	if err := db.Select(&order, `SELECT website_id || '/' || visitor || '/' || id FROM visit_rows_20260303 ORDER BY ctid`); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(order, " "), "1/1/9 1/7/3 2/3/7 2/9/1 3/5/5"; got != want {
+		t.Fatalf("rows of a rewritten day in the order %s, want the key's %s", got, want)
+	}
+	var clustered bool
+	if err := db.Get(&clustered, `SELECT indisclustered FROM pg_index WHERE indexrelid = 'visit_rows_20260303_pkey'::regclass`); err != nil || !clustered {
+		t.Fatalf("the 3rd's key is not its clustering index (%v)", err)
+	}
+	// 33 days after the 4th, with a retention of 32 days: the 3rd to the 5th go, with their rows.
+	set("2026-04-06")
+	run()
+	if got := partitions(); !strings.HasPrefix(got, "03-06* 03-07 ") || !strings.HasSuffix(got, " 04-13") {
+		t.Fatalf("on April 6th: partitions %s, want 03-06 (rewritten) to 04-13", got)
+	}
+	var left int
+	if err := db.Get(&left, `SELECT count(*) FROM pg_class WHERE relname IN ('visit_rows_20260303', 'visit_rows_20260304', 'visit_rows_20260305')`); err != nil || left != 0 {
+		t.Fatalf("%d dropped partitions left (%v)", left, err)
+	}
+	if err := db.Get(&left, `SELECT count(*) FROM visit_rows`); err != nil || left != 0 {
+		t.Fatalf("%d rows left (%v)", left, err)
+	}
+}
+
+// FACTS_RETENTION is 32 to 3660 days: the service does not start with another.
+func TestFactsRetentionBounds(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	for _, days := range []int{-1, 31, 3661} {
+		_, err := New(context.Background(), repo, Config{FactsRetention: days}, nil)
+		if err == nil || !strings.Contains(err.Error(), "FACTS_RETENTION") {
+			t.Errorf("FACTS_RETENTION=%d: %v", days, err)
+		}
+	}
+	for _, days := range []int{0, 32, 3660} {
+		if _, err := New(context.Background(), repo, Config{FactsRetention: days, Registry: prometheus.NewRegistry()}, nil); err != nil {
+			t.Errorf("FACTS_RETENTION=%d: %v", days, err)
+		}
 	}
 }

@@ -22,8 +22,10 @@ import (
 // MaxBodySize bounds a tracker request; real ones are a few hundred bytes.
 const MaxBodySize = 16 << 10
 
-// maxKeysPerHit is the most counters one hit increments: a pageview that starts a visit (its
-// 3 own, 3 of the visit, 13 visit-level values) and its day membership.
+// maxKeysPerHit bounds the entries one hit adds to the counters: a pageview that starts a
+// visit adds at most 19 (its pageview and page, an hour of pageviews moved out of its slot,
+// visit, visit_hour and timed_visit, 11 visit-level values, its day membership and its
+// visit's row).
 const maxKeysPerHit = 20
 
 // Collector answers POST /api/event: it parses and bounds the hit, finds the website in the
@@ -224,17 +226,19 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	}
 
 	keys := make([]Key, 0, maxKeysPerHit)
-	add := func(name stats.Name, day int32, value string) {
-		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: day, Value: stats.Storable(value)})
+	add := func(name stats.Name, day int32, value string) string { // the value as counted
+		value = stats.Storable(value)
+		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: day, Value: value})
+		return value
 	}
-	extras := hitExtras{site: site.ID}
+	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row}
 	refHost := referrerHost(h.referrer)
 	switch h.kind {
 	case hitEvent:
-		add(stats.Event, dayKey, h.event)
+		extras.event = add(stats.Event, dayKey, h.event) // the row holds what the counter counts
 	case hitPageview:
 		add(stats.Pageview, dayKey, dayString(dayKey))
-		add(stats.Page, dayKey, page)
+		extras.rowPage = add(stats.Page, dayKey, page)
 		extras.day, extras.hour = dayKey, hour // pageview_hour, counted by Counters.AddHit
 		extras.pageview = &recentView{at: vh.at, page: stats.Storable(recentPath(h.page)), referrer: stats.Storable(refHost), ip: ip, userAgent: userAgent}
 	}
@@ -242,7 +246,8 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		if !parsed {
 			client = ParseUserAgent(userAgent)
 		}
-		c.addVisit(add, out.day, hour, site, h, refHost, client, ip, r)
+		extras.hasValues = true
+		c.addVisit(add, &extras.values, out.day, hour, site, h, refHost, client, ip, r)
 	}
 	if out.visited || out.hourBits != 0 {
 		extras.member = &memberKey{websiteID: site.ID, day: out.day, key: out.key}
@@ -250,6 +255,9 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	}
 	// The buffer full (a database outage that lasts): refused, although its visit took the hit.
 	if err := c.Counters.AddHit(keys, &extras); err != nil {
+		if out.started {
+			c.Counters.abandonRow(out.row.ref)
+		}
 		return http.StatusServiceUnavailable, "The service cannot keep more events right now; retry later."
 	}
 	c.Metrics.accept()
@@ -257,34 +265,35 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 }
 
 // addVisit adds the counters of a visit's first hit: the visit itself and its visit-level
-// values, on the visit's day. Landing and exit pages, bounce and duration are emitted by the
-// visit as it goes on (Visits.Collect).
-func (c *Collector) addVisit(add func(stats.Name, int32, string), day int32, hour uint8, site *Website, h *hit, refHost string, client Client, ip netip.Addr, r *http.Request) {
+// values, on the visit's day; the values go to its row too, as counted. Landing and exit
+// pages, bounce and duration are emitted by the visit as it goes on (Visits.Collect).
+func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *rowValues, day int32, hour uint8, site *Website, h *hit, refHost string, client Client, ip netip.Addr, r *http.Request) {
 	date := dayString(day)
 	add(stats.Visit, day, date)
 	add(stats.VisitHour, day, hourValues[hour])
 	add(stats.TimedVisit, day, date)
+	value := func(name stats.Name, v string, field *string) { *field = add(name, day, v) }
 	if !isVisit(refHost, site) {
 		refHost = "" // the website's own pages
 	}
-	add(stats.Referrer, day, refHost)
+	value(stats.Referrer, refHost, &row.referrer)
 	if engine, network := classifyReferrer(refHost); engine != "" {
-		add(stats.SearchEngine, day, engine)
+		value(stats.SearchEngine, engine, &row.searchEngine)
 	} else if network != "" {
-		add(stats.SocialNetwork, day, network)
+		value(stats.SocialNetwork, network, &row.socialNetwork)
 	}
 	if campaign, ok := campaignValue(h.page); ok {
-		add(stats.Campaign, day, campaign)
+		value(stats.Campaign, campaign, &row.campaign)
 	}
 	geo := c.Geo.Lookup(ip)
-	add(stats.Browser, day, client.Browser)
-	add(stats.OperatingSystem, day, client.OS)
-	add(stats.Device, day, client.Device)
-	add(stats.Language, day, languageValue(r.Header.Get("Accept-Language")))
-	add(stats.ScreenResolution, day, screenValue(h.screen))
-	add(stats.Continent, day, geo.Continent)
-	add(stats.Country, day, geo.Country)
-	add(stats.City, day, geo.City)
+	value(stats.Browser, client.Browser, &row.browser)
+	value(stats.OperatingSystem, client.OS, &row.operatingSystem)
+	value(stats.Device, client.Device, &row.device)
+	value(stats.Language, languageValue(r.Header.Get("Accept-Language")), &row.language)
+	value(stats.ScreenResolution, screenValue(h.screen), &row.screenResolution)
+	value(stats.Continent, geo.Continent, &row.continent)
+	value(stats.Country, geo.Country, &row.country)
+	value(stats.City, geo.City, &row.city)
 }
 
 // sinceMidnight is the wall-clock time of t since its midnight.

@@ -644,9 +644,24 @@ func TestNothingPersonalIsKept(t *testing.T) {
 		t.Fatalf("pg_dump: %v\n%s", err, out)
 	}
 	dump := string(out)
-	for _, table := range []string{"visitor_days", "realtime_recent", "realtime_minutes"} {
+	for _, table := range []string{"visitor_days", "realtime_recent", "realtime_minutes", "visit_rows_20260304"} {
 		if !strings.Contains(dump, "COPY public."+table) {
 			t.Fatalf("the dump has no data of %s: the test would prove nothing", table)
+		}
+	}
+	// The visits' rows hold no visitor key (only the 32 bits of the day number).
+	rows := dump[strings.Index(dump, "COPY public.visit_rows_20260304"):]
+	rows = rows[:strings.Index(rows, "\\.\n")]
+	if !strings.Contains(rows, "Buy::") {
+		t.Fatalf("the dump of visit_rows has not the visit's row: %s", rows)
+	}
+	var keys []string
+	if err := e.db.Select(&keys, `SELECT encode(key, 'hex') FROM visitor_days`); err != nil || len(keys) == 0 {
+		t.Fatalf("keys %v (%v)", keys, err)
+	}
+	for _, key := range keys {
+		if strings.Contains(rows, key) || strings.Contains(rows, key[:16]) {
+			t.Fatalf("visit_rows holds a visitor key: %s", rows)
 		}
 	}
 	for _, secret := range []string{"198.51.100.77", "10.9.9.9", "iPhone OS", "Mozilla", "AppleWebKit"} {

@@ -55,7 +55,11 @@ type Counters struct {
 	members map[memberKey]memberBits
 	minutes map[minuteKey]int64
 	recent  map[int64]*recentViews
-	held    int // distinct keys taken by the flusher and not yet written
+	// rows are the visits' rows ready to be written (rows.go); waiting, those that still miss
+	// their visit's values or end, kept from one batch to the next until they have them.
+	rows    map[int64]*pendingRow // by rowRef.id
+	waiting map[int64]*pendingRow
+	held    int // distinct keys and rows taken by the flusher and not yet written
 	maxKeys int
 	// soon is signalled when the map passes half its bound, so the flusher writes early.
 	soon chan struct{}
@@ -171,7 +175,7 @@ const recentMax = 25
 
 // NewCounters bounds the distinct keys held in memory, live and awaiting a write together.
 func NewCounters(maxKeys int) *Counters {
-	c := &Counters{maxKeys: maxKeys, soon: make(chan struct{}, 1)}
+	c := &Counters{maxKeys: maxKeys, soon: make(chan struct{}, 1), waiting: make(map[int64]*pendingRow)}
 	c.reset(1024)
 	return c
 }
@@ -181,6 +185,7 @@ func (c *Counters) reset(size int) {
 	c.members = make(map[memberKey]memberBits)
 	c.minutes = make(map[minuteKey]int64)
 	c.recent = make(map[int64]*recentViews)
+	c.rows = make(map[int64]*pendingRow)
 }
 
 // hitExtras are what a hit adds besides its counters: its key's day membership and, for a
@@ -192,6 +197,15 @@ type hitExtras struct {
 	site     int64
 	day      int32 // the pageview's day and hour (TZ), for pageview_hour
 	hour     uint8
+	// The hit's part of its visit's row: the visit's values on its first hit, the page of a
+	// pageview (with pageview set), the event of an event. hasRow false: no row (an
+	// engagement).
+	hasRow    bool
+	row       rowEnd // the visit's row as the hit leaves it
+	hasValues bool
+	values    rowValues // held here, not pointed to: no allocation a visit
+	rowPage   string
+	event     string
 }
 
 // AddHit counts one hit's keys and extras, all or none; ErrFull when they would pass the
@@ -201,9 +215,12 @@ func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 	if x.member != nil {
 		need++ // its membership may be a new entry
 	}
+	if x.hasRow {
+		need++ // its row may be a new entry
+	}
 	c.mu.Lock()
 	// Counting the new keys costs a map operation a key; it is needed only near the bound.
-	if used := len(c.counts) + len(c.members) + c.held; used+need > c.maxKeys && used+need-len(keys)+c.fresh(keys) > c.maxKeys {
+	if used := c.used(); used+need > c.maxKeys && used+need-len(keys)+c.fresh(keys) > c.maxKeys {
 		c.mu.Unlock()
 		return ErrFull
 	}
@@ -226,7 +243,10 @@ func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 		r.n++
 		c.addPageview(x.site, r, pv.at/int64(time.Minute), x.day, x.hour)
 	}
-	n := len(c.counts) + len(c.members)
+	if x.hasRow {
+		c.rowHit(x)
+	}
+	n := len(c.counts) + len(c.members) + len(c.rows) + len(c.waiting)
 	c.mu.Unlock()
 	c.flushSoon(n)
 	return nil
@@ -245,6 +265,31 @@ func (c *Counters) addDeltas(deltas []delta) {
 	c.mu.Unlock()
 }
 
+// addVisitEnd adds a visit's deltas and sets its row's end, at once (a visit that ends).
+func (c *Counters) addVisitEnd(deltas []delta, end rowEnd) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range deltas {
+		c.counts[d.key] += d.n
+	}
+	c.setEnd(&end)
+}
+
+// collect adds the deltas and row ends of Visits.Collect under one lock.
+func (c *Counters) collect(deltas []delta, ends []rowEnd) {
+	if len(deltas) == 0 && len(ends) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range deltas {
+		c.counts[d.key] += d.n
+	}
+	for i := range ends {
+		c.setEnd(&ends[i])
+	}
+}
+
 // Add counts keys with no extras, all or none (AddHit). Only keys not yet in memory count
 // against the bound, so a full buffer still takes hits that repeat known counters.
 func (c *Counters) Add(keys []Key) error { return c.AddHit(keys, &hitExtras{}) }
@@ -258,6 +303,11 @@ func (c *Counters) fresh(keys []Key) int {
 		}
 	}
 	return n
+}
+
+// used is what the bound counts: keys and rows, live, waiting and held; c.mu is held.
+func (c *Counters) used() int {
+	return len(c.counts) + len(c.members) + len(c.rows) + len(c.waiting) + c.held
 }
 
 // flushSoon wakes the flusher once the live map holds n keys, past half the bound.
@@ -276,16 +326,20 @@ type taken struct {
 	members map[memberKey]memberBits
 	minutes map[minuteKey]int64
 	recent  map[int64]*recentViews
+	rows    map[int64]*pendingRow
 }
+
+// size is how much of the bound what was taken holds.
+func (t *taken) size() int { return len(t.counts) + len(t.members) + len(t.rows) }
 
 // take swaps the live maps out; their keys stay counted against the bound until release.
 func (c *Counters) take() taken {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.settle()
-	t := taken{counts: c.counts, members: c.members, minutes: c.minutes, recent: c.recent}
+	t := taken{counts: c.counts, members: c.members, minutes: c.minutes, recent: c.recent, rows: c.rows}
 	c.reset(len(t.counts))
-	c.held += len(t.counts) + len(t.members)
+	c.held += t.size()
 	return t
 }
 
@@ -301,12 +355,20 @@ func (c *Counters) release(n int) {
 func (c *Counters) Full() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.counts)+len(c.members)+c.held+maxKeysPerHit > c.maxKeys
+	return c.used()+maxKeysPerHit > c.maxKeys
 }
 
-// Size is the number of distinct keys in memory, live and held.
+// HeldRows is the parts of visits' rows that wait in memory for their visit (its values, or its
+// next emission: rows.go); Size less HeldRows is what the next flushes write.
+func (c *Counters) HeldRows() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiting)
+}
+
+// Size is the number of distinct keys and visit rows in memory, live, waiting and held.
 func (c *Counters) Size() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.counts) + len(c.members) + c.held
+	return c.used()
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/analytics-service/analytics/repository"
 )
 
-// BatchWriter writes one flush (counters, day membership, realtime rows), at most once per
+// BatchWriter writes one flush (counters, day membership, visit rows, realtime rows), at most once per
 // batch id, keeping at most maxValues distinct values a website's statistic and day
 // (repository.AddVisitBatch).
 type BatchWriter interface {
@@ -127,7 +127,7 @@ func (f *Flusher) Flush(ctx context.Context) error {
 			f.Visits.Collect(now)
 		}
 		t := f.counters.take()
-		held := len(t.counts) + len(t.members)
+		held := t.size()
 		b := toBatch(t, f.Resolve)
 		if f.Visits != nil && f.Node != "" {
 			b.Node, b.At = f.Node, now
@@ -135,17 +135,18 @@ func (f *Flusher) Flush(ctx context.Context) error {
 				b.Visitors = append(b.Visitors, repository.NodeVisitors{WebsiteID: site, Visitors: n})
 			}
 		}
-		if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Visitors) == 0 && !f.hadVisitors {
+		if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Rows) == 0 && len(b.Visitors) == 0 && !f.hadVisitors {
 			f.counters.release(held) // keys whose deltas all cancelled out
 			return nil
 		}
 		f.hadVisitors = len(b.Visitors) > 0
 		f.pending, f.pendingHeld = b, held
 	}
-	rows := len(f.pending.Counts) + len(f.pending.Members)
+	rows := len(f.pending.Counts) + len(f.pending.Members) + len(f.pending.Rows)
 	start := time.Now()
 	added, err := f.writer.AddVisitBatch(ctx, *f.pending, f.maxValues)
 	f.metrics.observeFlush(len(f.pending.Counts), time.Since(start), added.Overflow, err)
+	f.metrics.dropRows(added.RowsDropped)
 	if err != nil {
 		f.failures++
 		return fmt.Errorf("flush %d counters: %w", rows, err)
@@ -170,6 +171,8 @@ func (f *Flusher) Drain(ctx context.Context) error {
 		// A restart ends the visits in progress: what they did goes to the counters.
 		f.Visits.EndAll()
 	}
+	// Nothing more will come for the rows that wait for their visit's values or end.
+	f.counters.releaseWaiting()
 	for {
 		if !f.failing() && f.counters.Size() == 0 {
 			return nil
@@ -192,7 +195,7 @@ func (f *Flusher) Drain(ctx context.Context) error {
 // and sorting 20,000 keys here cost about 15 ms of a core every second, a stall that showed in
 // the tail latency of /api/event.
 func toBatch(t taken, resolve func(netip.Addr, string) (string, string, string)) *repository.VisitBatch {
-	b := &repository.VisitBatch{ID: uuid.NewString(), Counts: make([]repository.StatCount, 0, len(t.counts))}
+	b := &repository.VisitBatch{ID: uuid.NewString(), Counts: make([]repository.StatCount, 0, len(t.counts)), Rows: visitRows(t.rows)}
 	for k, n := range t.counts {
 		if n == 0 {
 			continue

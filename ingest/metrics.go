@@ -17,6 +17,7 @@ type Metrics struct {
 	flushDuration prometheus.Histogram
 	overCap       prometheus.Counter
 	endedEarly    *prometheus.CounterVec
+	rowsDropped   prometheus.Counter
 }
 
 // NewMetrics registers the pipeline's metrics; the buffer size is read from counters when
@@ -45,6 +46,9 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 			Name: "analytics_visits_ended_early_total",
 			Help: "Visits ended before VISIT_TIMEOUT, by reason: max_open (MAX_OPEN_VISITS reached: the least recent ended) or address_bound (one client address holds too many: a new one counted as a visit of one hit)."},
 			[]string{"reason"}),
+		rowsDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_visit_rows_dropped_total",
+			Help: "Writes of visits' rows for filters skipped: their day had no partition (the job \"keep visit row partitions\" makes them ahead) or their website was deleted."}),
 	}
 	for _, reason := range []string{reasonBot, reasonIP, reasonUnknownWebsite, reasonNoVisit} {
 		m.ignored.WithLabelValues(reason)
@@ -52,7 +56,7 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 	for _, reason := range []string{reasonMaxOpen, reasonAddressBound} {
 		m.endedEarly.WithLabelValues(reason)
 	}
-	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration, m.overCap, m.endedEarly,
+	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration, m.overCap, m.endedEarly, m.rowsDropped,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "analytics_buffer_keys", Help: "Distinct counters in memory, not yet written."},
 			func() float64 { return float64(counters.Size()) }))
@@ -76,6 +80,12 @@ const (
 func (m *Metrics) endEarly(reason string) {
 	if m != nil {
 		m.endedEarly.WithLabelValues(reason).Inc()
+	}
+}
+
+func (m *Metrics) dropRows(n int) {
+	if m != nil && n > 0 {
+		m.rowsDropped.Add(float64(n))
 	}
 }
 

@@ -55,7 +55,8 @@ func TestPlausibleTrackerInBrowser(t *testing.T) {
 	do(t, tab, chromedp.Evaluate[chromedp.Void](`window.dispatchEvent(new Event("blur"))`))
 
 	e.waitFor("four hits counted and written, the engagement among them", func() bool {
-		return e.metric("analytics_events_accepted_total") >= 4 && e.pipeline.Counters.Size() == 0
+		// The open visit's row may hold its later parts back (not counters).
+		return e.metric("analytics_events_accepted_total") >= 4 && e.pipeline.Counters.Size() == e.pipeline.Counters.HeldRows()
 	})
 	got := e.allStats()
 	t.Logf("recorded: %v", got)

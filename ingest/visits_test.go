@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -121,47 +123,59 @@ func TestVisitScenarios(t *testing.T) {
 		start time.Time
 		steps func(domain string) []step
 		want  []want
+		rows  []string // the visits' rows (visitRow.String)
 	}{
 		{"one page", at(d1, "10:00:00"),
 			func(d string) []step { return []step{{body: pageHit(d, "/a", "")}} },
-			[]want{{d1, 1, 1, 1, m("/a", 1), m("/a", 1), m("", 1), 1, 0, 1}}},
+			[]want{{d1, 1, 1, 1, m("/a", 1), m("/a", 1), m("", 1), 1, 0, 1}},
+			[]string{`2026-03-04 10h ref="" /a>/a pageviews=1 bounce=true seconds=0 pages=[/a] events=[]`}},
 		{"two pages", at(d1, "10:00:00"),
 			func(d string) []step {
 				return []step{{body: pageHit(d, "/a", "https://news.ycombinator.com/item")}, {wait: 40 * time.Second, body: pageHit(d, "/b", "https://"+d+"/a")}}
 			},
-			[]want{{d1, 1, 1, 2, m("/a", 1), m("/b", 1), m("news.ycombinator.com", 1), 0, 40, 1}}},
+			[]want{{d1, 1, 1, 2, m("/a", 1), m("/b", 1), m("news.ycombinator.com", 1), 0, 40, 1}},
+			[]string{`2026-03-04 10h ref="news.ycombinator.com" /a>/b pageviews=2 bounce=false seconds=40 pages=[/a /b] events=[]`}},
 		{"a gap longer than the timeout starts a second visit, not a second visitor", at(d1, "10:00:00"),
 			func(d string) []step {
 				return []step{{body: pageHit(d, "/a", "")}, {wait: 20 * time.Second, body: pageHit(d, "/b", "")},
 					{wait: 31 * time.Minute, body: pageHit(d, "/c", "https://www.bing.com/")}}
 			},
-			[]want{{d1, 1, 2, 3, m("/a", 1, "/c", 1), m("/b", 1, "/c", 1), m("", 1, "www.bing.com", 1), 1, 20, 2}}},
+			[]want{{d1, 1, 2, 3, m("/a", 1, "/c", 1), m("/b", 1, "/c", 1), m("", 1, "www.bing.com", 1), 1, 20, 2}},
+			[]string{`2026-03-04 10h ref="" /a>/b pageviews=2 bounce=false seconds=20 pages=[/a /b] events=[]`,
+				`2026-03-04 10h ref="www.bing.com" /c>/c pageviews=1 bounce=true seconds=0 pages=[/c] events=[]`}},
 		{"an event ends a bounce and is no pageview", at(d1, "10:00:00"),
 			func(d string) []step {
 				return []step{{body: pageHit(d, "/a", "")}, {wait: 5 * time.Second, body: `{"page":"https://` + d + `/a","event":{"name":"Signup"}}`}}
 			},
-			[]want{{d1, 1, 1, 1, m("/a", 1), m("/a", 1), m("", 1), 0, 5, 1}}},
+			[]want{{d1, 1, 1, 1, m("/a", 1), m("/a", 1), m("", 1), 0, 5, 1}},
+			[]string{`2026-03-04 10h ref="" /a>/a pageviews=1 bounce=false seconds=5 pages=[/a] events=[Signup::]`}},
 		{"an event with no open visit starts one, on its page", at(d1, "10:00:00"),
 			func(d string) []step {
 				return []step{{body: `{"page":"https://` + d + `/e","event":{"name":"Download"}}`}, {wait: 3 * time.Second, body: pageHit(d, "/p", "")},
 					{wait: 3 * time.Second, body: pageHit(d, "/q", "")}}
 			},
-			[]want{{d1, 1, 1, 2, m("/p", 1), m("/q", 1), m("", 1), 0, 6, 1}}},
+			[]want{{d1, 1, 1, 2, m("/p", 1), m("/q", 1), m("", 1), 0, 6, 1}},
+			[]string{`2026-03-04 10h ref="" /p>/q pageviews=2 bounce=false seconds=6 pages=[/p /q] events=[Download::]`}},
 		{"a referrer of the website itself is the empty referrer", at(d1, "10:00:00"),
 			func(d string) []step {
 				return []step{{body: pageHit(d, "/a", "https://www."+d+"/x")}, {wait: time.Second, body: pageHit(d, "/b", "https://www.google.de/")}}
 			},
-			[]want{{d1, 1, 1, 2, m("/a", 1), m("/b", 1), m("", 1), 0, 1, 1}}},
+			[]want{{d1, 1, 1, 2, m("/a", 1), m("/b", 1), m("", 1), 0, 1, 1}},
+			[]string{`2026-03-04 10h ref="" /a>/b pageviews=2 bounce=false seconds=1 pages=[/a /b] events=[]`}},
 		{"a visit crossing midnight belongs to the day it started", at(d1, "23:50:00"),
 			func(d string) []step {
 				return []step{{body: pageHit(d, "/a", "")}, {wait: 15 * time.Minute, body: pageHit(d, "/b", "")}}
 			},
-			[]want{{d1, 1, 1, 1, m("/a", 1), m("/b", 1), m("", 1), 0, 900, 1}, {d2, 0, 0, 1, m(), m(), m(), 0, 0, 0}}},
+			[]want{{d1, 1, 1, 1, m("/a", 1), m("/b", 1), m("", 1), 0, 900, 1}, {d2, 0, 0, 1, m(), m(), m(), 0, 0, 0}},
+			// The row is the visit's day's, as its counters, with both pageviews.
+			[]string{`2026-03-04 23h ref="" /a>/b pageviews=2 bounce=false seconds=900 pages=[/a /b] events=[]`}},
 		{"two browsers at one address are two visitors", at(d1, "10:00:00"),
 			func(d string) []step {
 				return []step{{body: pageHit(d, "/a", "")}, {body: pageHit(d, "/a", ""), ua: ingest.SafariIPhoneUA}}
 			},
-			[]want{{d1, 2, 2, 2, m("/a", 2), m("/a", 2), m("", 2), 2, 0, 2}}},
+			[]want{{d1, 2, 2, 2, m("/a", 2), m("/a", 2), m("", 2), 2, 0, 2}},
+			[]string{`2026-03-04 10h ref="" /a>/a pageviews=1 bounce=true seconds=0 pages=[/a] events=[]`,
+				`2026-03-04 10h ref="" /a>/a pageviews=1 bounce=true seconds=0 pages=[/a] events=[]`}},
 	}
 	for _, flushEach := range []bool{false, true} {
 		for i, c := range cases {
@@ -192,6 +206,13 @@ func TestVisitScenarios(t *testing.T) {
 					if got != wantText {
 						t.Errorf("%s: visitors visits pageviews landing exit referrer bounces seconds timed\n got  %s\n want %s", w.day, got, wantText)
 					}
+				}
+				var rows []string
+				for _, r := range e.visitRows(id) {
+					rows = append(rows, r.String())
+				}
+				if got, want := strings.Join(rows, "\n"), strings.Join(c.rows, "\n"); got != want {
+					t.Errorf("visit rows\n got  %s\n want %s", got, want)
 				}
 				var zero int
 				if err := e.db.Get(&zero, `SELECT count(*) FROM stats WHERE count <= 0`); err != nil || zero != 0 {
@@ -370,6 +391,7 @@ func TestGeneratedTrafficCounts(t *testing.T) {
 	wantVisits, wantViews, wantBounces, wantSeconds := int64(0), int64(0), int64(0), int64(0)
 	landing, exit := map[string]int64{}, map[string]int64{}
 	seen := map[*visitor]bool{}
+	var wantRows []string // each visit's row: what it did, as visitRowSummary says
 	closeVisit := func(p *visitor) {
 		if !p.open {
 			return
@@ -386,6 +408,7 @@ func TestGeneratedTrafficCounts(t *testing.T) {
 		}
 		landing[first]++
 		exit[last]++
+		wantRows = append(wantRows, visitRowSummary(first, last, p.pages, p.events, int(p.last.Sub(p.start)/time.Second), len(p.pages) == 1 && p.events == 0))
 	}
 	for range 400 {
 		clock.Add(time.Duration(rng.IntN(40)) * time.Second)
@@ -437,6 +460,20 @@ func TestGeneratedTrafficCounts(t *testing.T) {
 	if got != want {
 		t.Fatalf("visitor visit pageview landing exit bounce seconds\n got  %s\n want %s", got, want)
 	}
+	var gotRows []string
+	for _, r := range e.visitRows(id) {
+		gotRows = append(gotRows, visitRowSummary(r.LandingPage, r.ExitPage, r.Pages, len(r.Events), r.Seconds, r.Bounce))
+	}
+	slices.Sort(gotRows)
+	slices.Sort(wantRows)
+	if g, w := strings.Join(gotRows, "\n"), strings.Join(wantRows, "\n"); g != w {
+		t.Fatalf("visit rows (one a visit)\n got  %s\n want %s", g, w)
+	}
+}
+
+// visitRowSummary is what the generated traffic knows of a visit's row.
+func visitRowSummary(landing, exit string, pages []string, events, seconds int, bounce bool) string {
+	return fmt.Sprintf("%s>%s pages=%v events=%d seconds=%d bounce=%v", landing, exit, pages, events, seconds, bounce)
 }
 
 func nonZero(in map[string]int64) map[string]int64 {

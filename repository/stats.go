@@ -60,6 +60,9 @@ type Added struct {
 	// Overflow is the part of the counts added to stats.Other instead of to their own values,
 	// new on a day that had no room left for them.
 	Overflow int64
+	// RowsDropped is the visit rows of the batch not written: their day had no partition
+	// (visit_rows), or their website was deleted.
+	RowsDropped int
 }
 
 // AddStatsCapped adds counts to the daily counters, and to the weekly and monthly rollups of

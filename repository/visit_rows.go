@@ -3,7 +3,12 @@ package repository
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -75,4 +80,207 @@ func (r *Repository) FilteredFrom(ctx context.Context, websiteID int64, days sta
 		return time.Time{}, nil
 	}
 	return stats.Day(*from), nil
+}
+
+// VisitRow is what one flush writes of a visit's row (visit_rows). The first write of a visit
+// inserts it with its values; later writes of the same row (website, day, visitor, id) append
+// their pages and events, add their pageviews and replace landing and exit page, bounce and
+// seconds, which the flush always sends as they are at that moment.
+type VisitRow struct {
+	WebsiteID int64
+	Day       time.Time // the visit's day (TZ), midnight UTC
+	Visitor   int32     // the day number: 32 bits of the visit's visitor key, never the key
+	ID        int64     // random, 0 <= ID < 2^63
+	Hour      int       // the hour (0..23, TZ) the visit started
+	Pageviews int       // pageviews since the last write of the row
+	Seconds   int
+	Bounce    bool
+	// The visit-level values as the counters count them; written with the row's first write
+	// only.
+	Referrer, SearchEngine, SocialNetwork, Campaign, Browser, OperatingSystem, Device string
+	Language, ScreenResolution, Continent, Country, City                              string
+	LandingPage, ExitPage                                                             string
+	// Pages and Events since the last write of the row, in order.
+	Pages, Events []string
+}
+
+// visitRowChunk is the most rows one statement writes: what a statement holds in memory
+// (its arrays, and their copies in the driver) grows with it, and a node that buffered
+// through an outage writes hundreds of thousands at once.
+const visitRowChunk = 5000
+
+// addVisitRows upserts a batch's visit rows. Rows whose day has no partition, or whose website
+// was deleted, are skipped rather than failing the flush (partitions are made days ahead): it
+// returns how many were skipped.
+func addVisitRows(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, error) {
+	skipped := 0
+	for len(rows) > 0 {
+		chunk := rows[:min(len(rows), visitRowChunk)]
+		rows = rows[len(chunk):]
+		n, err := addVisitRowChunk(ctx, tx, chunk)
+		if err != nil {
+			return 0, err
+		}
+		skipped += n
+	}
+	return skipped, nil
+}
+
+// addVisitRowChunk upserts rows in one statement of unnest over 1-D arrays, in key order
+// (several nodes never share a row, whose id is random, so the order across chunks does not
+// matter; within one it costs nothing and keeps to the rule of every write of the flush).
+// Pages and events, a text[] a row, go as one array literal a row (text), cast back to text[]
+// by PostgreSQL: unnest of a 2-D array cannot give a text[] a row.
+func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, error) {
+	n := len(rows)
+	ids, days, visitors, rowIDs := make([]int64, n), make([]string, n), make([]int64, n), make([]int64, n)
+	hours, pageviews, seconds, bounces := make([]int64, n), make([]int64, n), make([]int64, n), make([]bool, n)
+	var text [14][]string
+	for i := range text {
+		text[i] = make([]string, n)
+	}
+	pages, events := make([]string, n), make([]string, n)
+	for i, r := range rows {
+		ids[i], days[i], visitors[i], rowIDs[i] = r.WebsiteID, r.Day.Format(dateLayout), int64(r.Visitor), r.ID
+		hours[i], pageviews[i], seconds[i], bounces[i] = int64(r.Hour), int64(r.Pageviews), int64(min(r.Seconds, math.MaxInt32)), r.Bounce
+		for j, v := range []string{r.Referrer, r.SearchEngine, r.SocialNetwork, r.Campaign, r.Browser, r.OperatingSystem, r.Device,
+			r.Language, r.ScreenResolution, r.Continent, r.Country, r.City, r.LandingPage, r.ExitPage} {
+			text[j][i] = v
+		}
+		pages[i], events[i] = arrayLiteral(r.Pages), arrayLiteral(r.Events)
+	}
+	args := []any{pq.Array(ids), pq.Array(days), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
+		pq.Array(seconds), pq.Array(bounces)}
+	for _, column := range text {
+		args = append(args, pq.Array(column))
+	}
+	args = append(args, pq.Array(pages), pq.Array(events))
+	const query = `
+		INSERT INTO visit_rows AS v (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
+			referrer, search_engine, social_network, campaign, browser, operating_system, device,
+			language, screen_resolution, continent, country, city, landing_page, exit_page, pages, events)
+		SELECT t.website_id, t.day, t.visitor, t.id, t.hour, t.pageviews, t.seconds, t.bounce,
+			t.referrer, t.search_engine, t.social_network, t.campaign, t.browser, t.operating_system, t.device,
+			t.language, t.screen_resolution, t.continent, t.country, t.city, t.landing_page, t.exit_page,
+			t.pages::text[], t.events::text[]
+		FROM unnest($1::bigint[], $2::date[], $3::integer[], $4::bigint[], $5::smallint[], $6::integer[], $7::integer[], $8::boolean[],
+			$9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
+			$16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[])
+			AS t (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
+			referrer, search_engine, social_network, campaign, browser, operating_system, device,
+			language, screen_resolution, continent, country, city, landing_page, exit_page, pages, events)
+		WHERE t.day IN (SELECT day FROM visit_row_partitions)
+			AND t.website_id IN (SELECT id FROM websites)
+		ORDER BY 1, 2, 3, 4
+		ON CONFLICT (website_id, day, visitor, id) DO UPDATE SET
+			pages = v.pages || EXCLUDED.pages,
+			events = v.events || EXCLUDED.events,
+			pageviews = v.pageviews + EXCLUDED.pageviews,
+			landing_page = EXCLUDED.landing_page,
+			exit_page = EXCLUDED.exit_page,
+			bounce = EXCLUDED.bounce,
+			seconds = EXCLUDED.seconds`
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, fmt.Errorf("visits.add: visit rows: %w", err)
+	}
+	written, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("visits.add: visit rows: %w", err)
+	}
+	return n - int(written), nil
+}
+
+// arrayLiteral is a text[] literal of values: each quoted, with its quotes and backslashes
+// escaped, so that any page or event a stranger sends stays one element.
+func arrayLiteral(values []string) string {
+	if len(values) == 0 {
+		return "{}"
+	}
+	var b strings.Builder
+	size := 2
+	for _, v := range values {
+		size += len(v) + 3
+	}
+	b.Grow(size)
+	b.WriteByte('{')
+	for i, v := range values {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		if !strings.ContainsAny(v, `"\`) {
+			b.WriteString(v)
+		} else {
+			for j := 0; j < len(v); j++ {
+				if c := v[j]; c == '"' || c == '\\' {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(v[j])
+			}
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// ClusterVisitRowPartition rewrites in key order the oldest partition of a day on or before
+// closed (a day no flush writes any more) that was not yet, and notes it: each website's rows
+// of that day then lie together, so a filtered read touches its own website's pages only. It
+// does one day a call (a rewrite locks its partition) and says which, or the zero time when
+// none was left.
+func (r *Repository) ClusterVisitRowPartition(ctx context.Context, closed time.Time) (time.Time, error) {
+	var days []time.Time
+	const next = `SELECT day FROM visit_row_partitions WHERE NOT clustered AND day <= $1 ORDER BY day LIMIT 1`
+	if err := r.db.SelectContext(ctx, &days, next, closed.Format(dateLayout)); err != nil {
+		return time.Time{}, fmt.Errorf("visit_rows.cluster: %w", err)
+	}
+	if len(days) == 0 {
+		return time.Time{}, nil
+	}
+	day := stats.Day(days[0])
+	name := visitRowPartition(day)
+	if _, err := r.db.ExecContext(ctx, `CLUSTER `+name+` USING `+name+`_pkey`); err != nil {
+		return time.Time{}, fmt.Errorf("visit_rows.cluster: %s: %w", name, err)
+	}
+	if _, err := r.db.ExecContext(ctx, `UPDATE visit_row_partitions SET clustered = true WHERE day = $1`, day.Format(dateLayout)); err != nil {
+		return time.Time{}, fmt.Errorf("visit_rows.cluster: %s: %w", name, err)
+	}
+	return day, nil
+}
+
+// DropVisitRowPartitions drops the partitions of the days before the given one (past
+// FACTS_RETENTION), whole: each with its row of visit_row_partitions, in one transaction under
+// the advisory lock that making partitions takes. It returns the days dropped.
+func (r *Repository) DropVisitRowPartitions(ctx context.Context, before time.Time) ([]time.Time, error) {
+	var days []time.Time
+	if err := r.db.SelectContext(ctx, &days, `SELECT day FROM visit_row_partitions WHERE day < $1 ORDER BY day`, before.Format(dateLayout)); err != nil {
+		return nil, fmt.Errorf("visit_rows.drop: %w", err)
+	}
+	for i, day := range days {
+		days[i] = stats.Day(day)
+		if err := r.dropVisitRowPartition(ctx, days[i]); err != nil {
+			return days[:i], fmt.Errorf("visit_rows.drop: %s: %w", days[i].Format(dateLayout), err)
+		}
+	}
+	return days, nil
+}
+
+func (r *Repository) dropVisitRowPartition(ctx context.Context, day time.Time) error {
+	tx, err := r.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, visitRowLock); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+visitRowPartition(day)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM visit_row_partitions WHERE day = $1`, day.Format(dateLayout)); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

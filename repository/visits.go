@@ -153,13 +153,16 @@ type VisitBatch struct {
 	Node     string
 	Visitors []NodeVisitors
 	At       time.Time
+	// Rows are the visits' rows for filters (visit_rows), written with the counters.
+	Rows []VisitRow
 }
 
 // AddVisitBatch writes a flush in one transaction, at most once per batch id (see
 // AddStatsCapped): the day membership of its visitor keys first, which decides how many
 // visitors (per day and per hour) are new, so that a visitor another node or an earlier run
 // already counted that day is not counted again; then the counters with those visitors, with
-// AddStatsCapped's cap and rollups; then the realtime rows. Membership rows are written in key
+// AddStatsCapped's cap and rollups; then the visits' rows (addVisitRows); then the realtime
+// rows. Membership rows are written in key
 // order, before any counter, by every node, so concurrent flushes cannot deadlock.
 func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues int) (Added, error) {
 	tx, err := r.db.BeginTxx(ctx, nil)
@@ -167,7 +170,7 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 		return Added{}, fmt.Errorf("visits.add: %w", err)
 	}
 	defer tx.Rollback()
-	if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Minutes) == 0 && len(b.Recent) == 0 {
+	if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Minutes) == 0 && len(b.Recent) == 0 && len(b.Rows) == 0 {
 		// Only this node's current visitors, which replace its last ones: no batch id to claim.
 		if err := addRealtime(ctx, tx, b); err != nil {
 			return Added{}, err
@@ -191,6 +194,9 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 	}
 	added, err := addStats(ctx, tx, b.ID, false, append(visitors, b.Counts...), maxValues)
 	if err != nil {
+		return Added{}, err
+	}
+	if added.RowsDropped, err = addVisitRows(ctx, tx, b.Rows); err != nil {
 		return Added{}, err
 	}
 	if err := addRealtime(ctx, tx, b); err != nil {

@@ -117,6 +117,7 @@ type config struct {
 	MaxValuesPerDay int
 	VisitTimeout    time.Duration
 	MaxOpenVisits   int
+	FactsRetention  int // days
 	ShutdownTimeout time.Duration
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
 	// tracker snippet, Secure cookies, e-mail reports); nil when PUBLIC_URL is unset.
@@ -139,6 +140,7 @@ func (cfg config) app(geo *ingest.GeoDB) app.Config {
 		MetricsAllow:    cfg.MetricsAllow,
 		MaxValuesPerDay: cfg.MaxValuesPerDay,
 		VisitTimeout:    cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
+		FactsRetention: cfg.FactsRetention,
 	}
 }
 
@@ -170,6 +172,11 @@ func loadConfig() (config, error) {
 		errs = append(errs, fmt.Errorf("VISIT_TIMEOUT: %s is longer than the most allowed, %s", cfg.VisitTimeout, ingest.MaxVisitTimeout))
 	}
 	cfg.MaxOpenVisits = envCount("MAX_OPEN_VISITS", ingest.DefaultMaxOpenVisits, &errs)
+	if cfg.FactsRetention = envCount("FACTS_RETENTION", app.DefaultFactsRetention, &errs); cfg.FactsRetention >= 1 {
+		if err := app.CheckFactsRetention(cfg.FactsRetention); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if v := os.Getenv("PUBLIC_URL"); v != "" {
 		u, err := parsePublicURL(v)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -230,6 +231,26 @@ func TestMaxValuesPerDaySetting(t *testing.T) {
 		t.Setenv("MAX_VALUES_PER_DAY", bad)
 		if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "MAX_VALUES_PER_DAY") {
 			t.Errorf("MAX_VALUES_PER_DAY=%q: %v", bad, err)
+		}
+	}
+}
+
+// FACTS_RETENTION is 400 days when unset, and a start with a value out of 32..3660 (or not a
+// number) stops with a message naming it.
+func TestFactsRetentionSetting(t *testing.T) {
+	if cfg, err := loadConfig(); err != nil || cfg.FactsRetention != 400 || cfg.app(nil).FactsRetention != 400 {
+		t.Fatalf("default: %d, %v", cfg.FactsRetention, err)
+	}
+	for _, good := range []string{"32", "3660", "90"} {
+		t.Setenv("FACTS_RETENTION", good)
+		if cfg, err := loadConfig(); err != nil || fmt.Sprint(cfg.FactsRetention) != good {
+			t.Errorf("FACTS_RETENTION=%s: %d, %v", good, cfg.FactsRetention, err)
+		}
+	}
+	for _, bad := range []string{"31", "3661", "0", "-40", "400d", "1y"} {
+		t.Setenv("FACTS_RETENTION", bad)
+		if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "FACTS_RETENTION") {
+			t.Errorf("FACTS_RETENTION=%q: %v", bad, err)
 		}
 	}
 }

@@ -22,7 +22,9 @@ type statSums struct {
 	visit, landing, exit, visitorDays int64
 	monthlyPageview                   int64
 	batches                           int64
-	bySite                            map[int64]int64 // pageviews
+	// The visits' rows (visit_rows): how many, their pageviews and the elements of their pages.
+	rows, rowPageviews, rowPages int64
+	bySite                       map[int64]int64 // pageviews
 }
 
 func (s statSums) of(sites []int64) int64 {
@@ -94,6 +96,10 @@ func readSums(dbURL string) (statSums, error) {
 	if err := db.GetContext(ctx, &sums.batches, `SELECT count(*) FROM ingest_batches`); err != nil {
 		return statSums{}, err
 	}
+	row := db.QueryRowxContext(ctx, `SELECT count(*), coalesce(sum(pageviews), 0)::bigint, coalesce(sum(cardinality(pages)), 0)::bigint FROM visit_rows`)
+	if err := row.Scan(&sums.rows, &sums.rowPageviews, &sums.rowPages); err != nil {
+		return statSums{}, err
+	}
 	return sums, nil
 }
 
@@ -110,7 +116,7 @@ func mustReadSums(t *testing.T, dbURL string) statSums {
 // hits agree, daily and monthly alike. Every hit of these tests comes from one visitor (one
 // address and user agent): one visitor a website and day, however many nodes, restarts and
 // outages; and every visit, however its flushes went, has exactly one landing page and one
-// exit page (its -1 and +1 as the exit moved were each written once).
+// exit page (its -1 and +1 as the exit moved were each written once), and one row for filters.
 func checkExact(t *testing.T, sums statSums, accepted int64) {
 	t.Helper()
 	if sums.pageview != accepted {
@@ -127,6 +133,11 @@ func checkExact(t *testing.T, sums statSums, accepted int64) {
 	if sums.visit < sums.visitor || sums.landing != sums.visit || sums.exit != sums.visit {
 		t.Errorf("visits %d, landing pages %d, exit pages %d: want one landing and one exit page a visit, and a visit a visitor at least",
 			sums.visit, sums.landing, sums.exit)
+	}
+	// One row a visit, holding each of its pageviews once, however the flushes went.
+	if sums.rows != sums.visit || sums.rowPageviews != sums.pageview || sums.rowPages != sums.pageview {
+		t.Errorf("visit rows %d holding %d pageviews in %d pages, want %d rows (visits) holding %d",
+			sums.rows, sums.rowPageviews, sums.rowPages, sums.visit, sums.pageview)
 	}
 }
 
