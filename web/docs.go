@@ -274,7 +274,11 @@ func curlExample(method, path string, needsKey bool, params openapi3.Parameters,
 			}
 			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(value))
 		case openapi3.ParameterInQuery:
-			if p.Required || (ok && p.Example != nil) {
+			if object, isMap := p.Example.(map[string]any); isMap && p.Style == openapi3.SerializationDeepObject {
+				for _, key := range sortedKeys(object) { // filter[country]=DE:Germany
+					query.Set(p.Name+"["+key+"]", fmt.Sprint(object[key]))
+				}
+			} else if p.Required || (ok && p.Example != nil) {
 				query.Set(p.Name, value)
 			}
 		case openapi3.ParameterInHeader:
