@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,108 +19,27 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/gen/client"
-	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
 )
 
-// testVisit is one visit as its filter row holds it.
-type testVisit struct {
-	day     time.Time
-	visitor int32 // the day number
-	hour    int
-	seconds int
-	values  map[stats.Name]string // the visit-level values; missing ones are ""
-	pages   []string
-	events  []string
+// matching are the visits that match the filters (all are inside every range asked here).
+func matching(visits []repotest.Visit, filters stats.Filters) []repotest.Visit {
+	return repotest.Filtered(visits, time.Time{}, time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), filters)
 }
 
-func (v testVisit) value(name stats.Name) string { return v.values[name] }
-
-func (v testVisit) bounce() bool { return len(v.pages) == 1 && len(v.events) == 0 }
-
-// matches is the contract's rule, written out for the tests: page and event look in the
-// visit's pageviews and events (an empty event: none), continent and country compare their
-// code, everything else its whole value.
-func (v testVisit) matches(filters stats.Filters) bool {
-	code := func(s string) string { c, _, _ := strings.Cut(s, ":"); return c }
-	for _, f := range filters {
-		var ok bool
-		switch f.Name {
-		case stats.Page:
-			ok = slices.Contains(v.pages, f.Value)
-		case stats.Event:
-			ok = (f.Value == "" && len(v.events) == 0) || slices.Contains(v.events, f.Value)
-		case stats.Continent, stats.Country:
-			ok = code(v.value(f.Name)) == code(f.Value)
-		default:
-			ok = v.value(f.Name) == f.Value
-		}
-		if !ok || f.Value == stats.Other {
-			return false
-		}
-	}
-	return true
-}
-
-// wantTotals counts the matching visits: distinct day numbers a day, summed; their pageviews
-// (with a page filter, only that page's); their events.
-func wantTotals(visits []testVisit, filters stats.Filters) stats.Totals {
-	var t stats.Totals
-	visitors := map[string]bool{}
-	page, byPage := filters.Get(stats.Page)
-	for _, v := range visits {
-		if !v.matches(filters) {
-			continue
-		}
-		visitors[fmt.Sprint(v.day, v.visitor)] = true
-		t.Visits++
-		t.TimedVisits++
-		t.VisitSeconds += int64(v.seconds)
-		t.Events += int64(len(v.events))
-		if v.bounce() {
-			t.Bounces++
-		}
-		for _, p := range v.pages {
-			if !byPage || p == page {
-				t.Pageviews++
-			}
-		}
-	}
-	t.Visitors = int64(len(visitors))
-	return t
+// wantTotals are the totals of the matching visits: distinct day numbers a day, summed; their
+// pageviews (with a page filter, only that page's); their events.
+func wantTotals(visits []repotest.Visit, filters stats.Filters) stats.Totals {
+	return repotest.ExpectTotal(matching(visits, filters), filters)
 }
 
 // wantList is the stats list of name over the matching visits, as "value=count ..." sorted
 // as the API sorts (count descending, then value).
-func wantList(visits []testVisit, name stats.Name, filters stats.Filters) string {
-	counts := map[string]int64{}
-	page, byPage := filters.Get(stats.Page)
-	for _, v := range visits {
-		if !v.matches(filters) {
-			continue
-		}
-		switch name {
-		case stats.Page:
-			for _, p := range v.pages {
-				if !byPage || p == page {
-					counts[p]++
-				}
-			}
-		case stats.Event:
-			for _, e := range v.events {
-				counts[e]++
-			}
-		case stats.SearchEngine, stats.SocialNetwork, stats.Campaign:
-			if v.value(name) != "" { // counted only on visits that have one
-				counts[v.value(name)]++
-			}
-		default:
-			counts[v.value(name)]++
-		}
-	}
+func wantList(visits []repotest.Visit, name stats.Name, filters stats.Filters) string {
+	counts := repotest.ExpectList(matching(visits, filters), name, filters)
 	values := make([]string, 0, len(counts))
 	for v := range counts {
 		values = append(values, v)
@@ -142,35 +60,32 @@ func wantList(visits []testVisit, name stats.Name, filters stats.Filters) string
 // makeVisits makes n visits over the days from first, from a fixed seed: few day numbers a
 // day (so that visitors are fewer than visits), country names that differ for one code, a
 // city with a comma, a page with a query.
-func makeVisits(first time.Time, days, n int) []testVisit {
+func makeVisits(first time.Time, days, n int) []repotest.Visit {
 	r := rand.New(rand.NewPCG(17, 9))
 	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
 	pages := []string{"/", "/pricing", "/docs?q=a&b", "/blog/ünïcode"}
-	visits := make([]testVisit, n)
+	visits := make([]repotest.Visit, n)
 	for i := range visits {
-		v := testVisit{
-			day: first.AddDate(0, 0, r.IntN(days)), visitor: int32(r.IntN(30)) - 15, hour: r.IntN(24),
-			values: map[stats.Name]string{},
-		}
+		v := repotest.Visit{Day: first.AddDate(0, 0, r.IntN(days)), Visitor: int32(r.IntN(30)) - 15, Hour: r.IntN(24)}
 		for range r.IntN(4) {
-			v.pages = append(v.pages, pages[r.IntN(len(pages))])
+			v.Pages = append(v.Pages, pages[r.IntN(len(pages))])
 		}
 		for range r.IntN(3) / 2 * (1 + r.IntN(2)) {
-			v.events = append(v.events, pick("Signup::", "Purchase:5:USD"))
+			v.Events = append(v.Events, pick("Signup::", "Purchase:5:USD"))
 		}
-		if len(v.pages) == 0 && len(v.events) == 0 {
-			v.pages = []string{"/"}
+		if len(v.Pages) == 0 && len(v.Events) == 0 {
+			v.Pages = []string{"/"}
 		}
-		if len(v.pages)+len(v.events) > 1 {
-			v.seconds = r.IntN(600)
+		if len(v.Pages)+len(v.Events) > 1 {
+			v.Seconds = r.IntN(600)
 		}
 		landing := "/"
-		if len(v.pages) > 0 {
-			landing = v.pages[0]
+		if len(v.Pages) > 0 {
+			landing = v.Pages[0]
 		}
 		exit := landing
-		if len(v.pages) > 0 {
-			exit = v.pages[len(v.pages)-1]
+		if len(v.Pages) > 0 {
+			exit = v.Pages[len(v.Pages)-1]
 		}
 		ref := pick("", "", "news.ycombinator.com", "www.google.com")
 		engine := ""
@@ -180,7 +95,7 @@ func makeVisits(first time.Time, days, n int) []testVisit {
 		place := pick("DE:Germany|EU:Europe|DE:Berlin", "DE:Deutschland|EU:Europe|DE:Hamburg",
 			"US:United States|NA:North America|US:New York, NY", "US:United States|NA:North America|US:Boston, MA", "||")
 		geo := strings.Split(place, "|")
-		v.values = map[stats.Name]string{
+		v.Values = map[stats.Name]string{
 			stats.LandingPage: landing, stats.ExitPage: exit, stats.Referrer: ref, stats.SearchEngine: engine,
 			stats.Campaign: pick("", "", "launch"), stats.Browser: pick("Firefox", "Chrome", "Safari"),
 			stats.OperatingSystem: pick("Linux", "Windows", "iOS"), stats.Device: pick("desktop", "mobile"),
@@ -192,49 +107,14 @@ func makeVisits(first time.Time, days, n int) []testVisit {
 	return visits
 }
 
-// insertVisits writes the visits into visit_rows (making their days' partitions) and says
-// that the website's filter rows start on from.
-func insertVisits(t testing.TB, db *sqlx.DB, repo *repository.Repository, websiteID int64, from, to time.Time, visits []testVisit) {
+// insertVisits writes the visits into visit_rows and says that the website's filter rows
+// start on from.
+func insertVisits(t testing.TB, db *sqlx.DB, websiteID int64, from time.Time, visits []repotest.Visit) {
 	t.Helper()
-	ctx := context.Background()
-	if err := repo.EnsureVisitRowPartitions(ctx, from, to); err != nil {
+	repotest.WriteVisitRows(t, db, websiteID, visits)
+	if _, err := db.ExecContext(context.Background(), `UPDATE websites SET filters_from = $2 WHERE id = $1`, websiteID, from); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, `UPDATE websites SET filters_from = $2 WHERE id = $1`, websiteID, from); err != nil {
-		t.Fatal(err)
-	}
-	const insert = `
-		INSERT INTO visit_rows (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
-			referrer, search_engine, social_network, campaign, browser, operating_system, device,
-			language, screen_resolution, continent, country, city, landing_page, exit_page, pages, events)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-			$20, $21, $22, $23, $24)`
-	tx, err := db.BeginTxx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	for i, v := range visits {
-		val := v.value
-		_, err := tx.ExecContext(ctx, insert, websiteID, v.day, v.visitor, i+1, v.hour, len(v.pages), v.seconds, v.bounce(),
-			val(stats.Referrer), val(stats.SearchEngine), val(stats.SocialNetwork), val(stats.Campaign), val(stats.Browser),
-			val(stats.OperatingSystem), val(stats.Device), val(stats.Language), val(stats.ScreenResolution),
-			val(stats.Continent), val(stats.Country), val(stats.City), val(stats.LandingPage), val(stats.ExitPage),
-			pq.Array(nonNil(v.pages)), pq.Array(nonNil(v.events)))
-		if err != nil {
-			t.Fatalf("insert visit %d: %v", i, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func filterQuery(f stats.Filters) string {
@@ -281,7 +161,7 @@ func TestFilteredNumbers(t *testing.T) {
 	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
 	first := day("2026-01-01")
 	visits := makeVisits(first, 10, 600)
-	insertVisits(t, e.db, e.repo, id, first, first.AddDate(0, 0, 9), visits)
+	insertVisits(t, e.db, id, first, visits)
 
 	const from, to = "2026-01-01", "2026-01-31"
 	for _, f := range filterCases {
@@ -319,19 +199,14 @@ func TestFilteredNumbers(t *testing.T) {
 			if len(data) != 31 {
 				t.Fatalf("%d days", len(data))
 			}
+			byDay := repotest.ExpectTotals(matching(visits, f), f, func(v repotest.Visit) string { return stats.DayValue(v.Day) })
 			for i, d := range data {
 				entry := d.(map[string]any)
-				day := first.AddDate(0, 0, i)
-				var ofDay []testVisit
-				for _, v := range visits {
-					if v.day.Equal(day) {
-						ofDay = append(ofDay, v)
-					}
-				}
-				if entry["date"] != day.Format(time.DateOnly) {
+				day := stats.DayValue(first.AddDate(0, 0, i))
+				if entry["date"] != day {
 					t.Fatalf("entry %d: %v", i, entry)
 				}
-				wantBucket(t, entry, wantTotals(ofDay, f))
+				wantBucket(t, entry, byDay[day])
 			}
 		})
 	}
@@ -406,7 +281,7 @@ func TestGoClientSendsFilters(t *testing.T) {
 	site := storeWith(t, c, client.WebsiteStoreForm{Domain: "filters.example"})
 	first := day("2026-01-01")
 	visits := makeVisits(first, 10, 300)
-	insertVisits(t, s.db, s.repo, site.Id, first, first.AddDate(0, 0, 9), visits)
+	insertVisits(t, s.db, site.Id, first, visits)
 
 	f := filters("country", "US:United States", "city", "US:New York, NY")
 	filter := &client.StatsFilter{Country: ptr("US:United States"), City: ptr("US:New York, NY")}
@@ -481,7 +356,7 @@ func TestTypeScriptSDKFilters(t *testing.T) {
 	site := storeWith(t, c, client.WebsiteStoreForm{Domain: "sdk-filters.example"})
 	first := day("2026-01-01")
 	visits := makeVisits(first, 10, 300)
-	insertVisits(t, s.db, s.repo, site.Id, first, first.AddDate(0, 0, 9), visits)
+	insertVisits(t, s.db, site.Id, first, visits)
 
 	f := filters("country", "DE:Germany", "page", "/pricing")
 	exp := filtersExpected{Filter: map[string]string{}, From: "2026-01-01", To: "2026-01-31", Pages: []map[string]any{}}

@@ -1,9 +1,7 @@
 package pages_test
 
 import (
-	"context"
 	"encoding/csv"
-	"fmt"
 	"html"
 	"math/rand/v2"
 	"net/http"
@@ -17,8 +15,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web/webtest"
 )
 
@@ -26,22 +25,6 @@ import (
 // TestFilteredNumbers... read filtered numbers, which the repository's filtered reads answer
 // (branch filters-read): until those are built, the pages answer 500 and these tests fail.
 // Every other test here passes without them.
-
-// filterVisit is one visit as the flush writes it to visit_rows, so that the tests can count
-// what a filtered page must show, here, from the visits they wrote.
-type filterVisit struct {
-	day      time.Time
-	visitor  int32 // the day number: repeats within a day, so visitors < visits
-	hour     int
-	seconds  int
-	pages    []string
-	events   []string
-	referrer string
-	browser  string
-	country  string
-}
-
-func (v filterVisit) bounce() bool { return len(v.pages) == 1 && len(v.events) == 0 }
 
 var (
 	filterPages     = []string{"/", "/pricing", "/blog", "/docs", "/<script>alert(1)</script>", "=1+1"}
@@ -54,122 +37,74 @@ var (
 // filterVisits writes perDay random visits a day, from..to, to a website's visit_rows (making
 // their partitions), marks the website as having visit rows from from and counting visits
 // since long before, and adds one counter, so the dashboard shows numbers and not the guide to
-// installing the tracker.
-func (e *env) filterVisits(id int64, from, to string, perDay int) []filterVisit {
+// installing the tracker. The tests count what a filtered page must show from the visits.
+func (e *env) filterVisits(id int64, from, to string, perDay int) []repotest.Visit {
 	e.t.Helper()
-	ctx := context.Background()
-	if err := e.repo.EnsureVisitRowPartitions(ctx, mustDay(from), mustDay(to)); err != nil {
-		e.t.Fatal(err)
-	}
 	rng := rand.New(rand.NewPCG(uint64(id), 17))
 	pick := func(list []string) string { return list[rng.IntN(len(list))] }
-	var out []filterVisit
+	var out []repotest.Visit
 	for d := mustDay(from); !d.After(mustDay(to)); d = d.AddDate(0, 0, 1) {
 		for range perDay {
-			v := filterVisit{day: d, visitor: rng.Int32N(int32(perDay * 2 / 3)), hour: rng.IntN(24),
-				referrer: pick(filterReferrers), browser: pick(filterBrowsers), country: pick(filterCountries)}
+			// The day number repeats within a day, so visitors < visits.
+			v := repotest.Visit{Day: d, Visitor: rng.Int32N(int32(perDay * 2 / 3)), Hour: rng.IntN(24), Values: map[stats.Name]string{
+				stats.Referrer: pick(filterReferrers), stats.Browser: pick(filterBrowsers), stats.Country: pick(filterCountries),
+				stats.Continent: "EU:Europe",
+			}}
 			for range 1 + rng.IntN(4) {
-				v.pages = append(v.pages, pick(filterPages))
+				v.Pages = append(v.Pages, pick(filterPages))
 			}
 			if rng.IntN(4) == 0 {
-				v.events = append(v.events, pick(filterEvents))
+				v.Events = append(v.Events, pick(filterEvents))
 			}
-			if !v.bounce() {
-				v.seconds = 1 + rng.IntN(600)
+			if !v.Bounce() {
+				v.Seconds = 1 + rng.IntN(600)
 			}
+			v.Values[stats.LandingPage], v.Values[stats.ExitPage] = v.Pages[0], v.Pages[len(v.Pages)-1]
 			out = append(out, v)
 		}
 	}
-	tx, err := e.db.BeginTx(ctx, nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer tx.Rollback()
-	for i, v := range out {
-		if _, err := tx.Exec(`
-			INSERT INTO visit_rows (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
-				referrer, browser, country, continent, landing_page, exit_page, pages, events)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-			id, v.day, v.visitor, i+1, v.hour, len(v.pages), v.seconds, v.bounce(),
-			v.referrer, v.browser, v.country, "EU:Europe", v.pages[0], v.pages[len(v.pages)-1],
-			pq.Array(v.pages), pq.Array(append([]string{}, v.events...))); err != nil { // never NULL
-			e.t.Fatal(err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		e.t.Fatal(err)
-	}
+	repotest.WriteVisitRows(e.t, e.db, id, out)
 	e.exec(`UPDATE websites SET filters_from = $1, visits_from = '2025-01-01' WHERE id = $2`, from, id)
 	e.stats(id, from, "pageview", map[string]int64{from: 1})
 	return out
 }
 
-// filterCase is a set of filters and the test of a visit that says whether it matches them,
-// written here from CONTRACT.md section 9, not from the repository's SQL.
+// filterCase is a query of filters (filter[...]=... for the URL, written plainly) and the
+// filters it gives, whose matching visits repotest counts, apart from the repository's SQL.
 type filterCase struct {
-	query string // filter[...]=... for the URL
-	match func(filterVisit) bool
-	page  string // the page filter, whose pageviews alone count; "" for none
+	query   string
+	filters stats.Filters
 }
 
-func countryCode(v string) string { code, _, _ := strings.Cut(v, ":"); return code }
+// newFilterCase reads the filters of a query written plainly.
+func newFilterCase(query string) filterCase {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		panic(err)
+	}
+	c := filterCase{query: query}
+	for key, values := range q {
+		name := strings.TrimSuffix(strings.TrimPrefix(key, "filter["), "]")
+		c.filters = c.filters.With(stats.Name(name), values[0])
+	}
+	return c
+}
 
 // matching are the visits of days from..to that match c.
-func (c filterCase) matching(visits []filterVisit, from, to string) []filterVisit {
-	var out []filterVisit
-	for _, v := range visits {
-		if !v.day.Before(mustDay(from)) && !v.day.After(mustDay(to)) && c.match(v) {
-			out = append(out, v)
-		}
-	}
-	return out
+func (c filterCase) matching(visits []repotest.Visit, from, to string) []repotest.Visit {
+	return repotest.Filtered(visits, mustDay(from), mustDay(to), c.filters)
 }
 
-// filteredSums are the headline numbers of the visits, counted here.
-func (c filterCase) sums(visits []filterVisit) sums {
-	var s sums
-	seen := map[string]bool{}
-	for _, v := range visits {
-		key := fmt.Sprint(v.day, v.visitor)
-		if !seen[key] {
-			seen[key] = true
-			s.visitors++
-		}
-		s.visits++
-		s.timed++
-		s.seconds += int64(v.seconds)
-		s.events += int64(len(v.events))
-		if v.bounce() {
-			s.bounces++
-		}
-		for _, p := range v.pages {
-			if c.page == "" || p == c.page {
-				s.pageviews++
-			}
-		}
-	}
-	return s
+// sums are the headline numbers of the matching visits.
+func (c filterCase) sums(matching []repotest.Visit) sums {
+	t := repotest.ExpectTotal(matching, c.filters)
+	return sums{t.Visitors, t.Visits, t.Pageviews, t.Events, t.Bounces, t.VisitSeconds, t.TimedVisits}
 }
 
-// counts are the values of one statistic over the visits, counted here: each pageview's page
-// (the page filter's alone, with one), each visit's browser or referrer.
-func (c filterCase) counts(visits []filterVisit, name string) map[string]int64 {
-	out := map[string]int64{}
-	for _, v := range visits {
-		switch name {
-		case "page":
-			for _, p := range v.pages {
-				if c.page == "" || p == c.page {
-					out[p]++
-				}
-			}
-		case "browser":
-			out[v.browser]++
-		case "referrer":
-			out[v.referrer]++
-		}
-	}
-	return out
+// counts are the values of one statistic over the matching visits: each pageview's page (the
+// page filter's alone, with one), each visit's browser or referrer.
+func (c filterCase) counts(matching []repotest.Visit, name string) map[string]int64 {
+	return repotest.ExpectList(matching, stats.Name(name), c.filters)
 }
 
 var (
@@ -221,17 +156,15 @@ func top10(counts map[string]int64) map[string]int64 {
 }
 
 var filterCases = []filterCase{
-	{query: "filter[country]=DE:Germany", match: func(v filterVisit) bool { return countryCode(v.country) == "DE" }},
+	newFilterCase("filter[country]=DE:Germany"),
 	// Countries compare their code: a name from another GeoIP release matches the same visits.
-	{query: "filter[country]=DE:Deutschland", match: func(v filterVisit) bool { return countryCode(v.country) == "DE" }},
-	{query: "filter[country]=FR:France&filter[browser]=Firefox", match: func(v filterVisit) bool {
-		return countryCode(v.country) == "FR" && v.browser == "Firefox"
-	}},
-	{query: "filter[page]=/pricing", page: "/pricing", match: func(v filterVisit) bool { return slices.Contains(v.pages, "/pricing") }},
-	{query: "filter[referrer]=", match: func(v filterVisit) bool { return v.referrer == "" }},
-	{query: "filter[event]=Signup::", match: func(v filterVisit) bool { return slices.Contains(v.events, "Signup::") }},
-	{query: "filter[browser]=(other)", match: func(filterVisit) bool { return false }},
-	{query: "filter[browser]=Netscape", match: func(filterVisit) bool { return false }},
+	newFilterCase("filter[country]=DE:Deutschland"),
+	newFilterCase("filter[country]=FR:France&filter[browser]=Firefox"),
+	newFilterCase("filter[page]=/pricing"),
+	newFilterCase("filter[referrer]="),
+	newFilterCase("filter[event]=Signup::"),
+	newFilterCase("filter[browser]=(other)"),
+	newFilterCase("filter[browser]=Netscape"),
 }
 
 // The filtered dashboard's headline numbers, those of the 7 days before, and its top lists of

@@ -187,6 +187,9 @@ func (v Visit) Matches(filters stats.Filters) bool {
 
 func (v Visit) matches(f stats.Filter) bool {
 	code := func(s string) string { c, _, _ := strings.Cut(s, ":"); return c }
+	if f.Value == stats.Other { // the counters' value past the daily limit: no visit has it
+		return false
+	}
 	switch f.Name {
 	case stats.Page:
 		return slices.Contains(v.Pages, f.Value)
@@ -292,4 +295,9 @@ func ExpectTotals(matching []Visit, filters stats.Filters, key func(Visit) strin
 		out[k] = t
 	}
 	return out
+}
+
+// ExpectTotal is the totals of the matching visits in one bucket, visitors distinct by day.
+func ExpectTotal(matching []Visit, filters stats.Filters) stats.Totals {
+	return ExpectTotals(matching, filters, func(Visit) string { return "" })[""]
 }
