@@ -40,12 +40,15 @@ type rowEnd struct {
 // int64 costs far less a hit than one of rowRef): ids are 63 random bits, so two visits of one
 // node share one (and then one row) about once in 10^9 flushes of 200,000 rows.
 type pendingRow struct {
-	ref        rowRef
-	values     rowValues // the visit's values, in its first write only
-	needValues bool      // its visit's first hit has not given its values yet
-	hasEnd     bool      // Visits set its landing, exit, bounce and seconds
-	first      bool      // the row's first write, which goes at once
-	due        bool      // a later write, held back until Visits say it is due
+	ref rowRef
+	// values are the visit's values, in its first write only: nil in the later parts, which
+	// wait in memory up to resendEvery and are most of the rows held (a pointer, not 192 bytes
+	// of empty strings each, that the garbage collector would scan).
+	values     *rowValues
+	needValues bool // its visit's first hit has not given its values yet
+	hasEnd     bool // Visits set its landing, exit, bounce and seconds
+	first      bool // the row's first write, which goes at once
+	due        bool // a later write, held back until Visits say it is due
 	hour       uint8
 	bounce     bool
 	seconds    int32
@@ -86,7 +89,8 @@ func (c *Counters) rowHit(x *hitExtras) {
 		}
 	}
 	if x.hasValues {
-		r.values, r.needValues = x.values, false
+		values := x.values
+		r.values, r.needValues = &values, false
 	}
 	if x.pageview != nil {
 		if r.pages == nil {
@@ -160,6 +164,9 @@ func (c *Counters) releaseWaiting() {
 	c.waiting = make(map[int64]*pendingRow)
 }
 
+// noValues are the values of a row's later parts: "" each, ignored by the upsert.
+var noValues rowValues
+
 // visitRows turns the rows taken into the batch's.
 func visitRows(rows map[int64]*pendingRow) []repository.VisitRow {
 	out := make([]repository.VisitRow, 0, len(rows))
@@ -168,7 +175,10 @@ func visitRows(rows map[int64]*pendingRow) []repository.VisitRow {
 		row := repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
 			Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
 			LandingPage: r.landing, ExitPage: r.exit, Pages: r.pages, Events: r.events}
-		v := &r.values // "" in the later writes: only the first inserts the row
+		v := r.values // nil in the later writes: only the first inserts the row
+		if v == nil {
+			v = &noValues
+		}
 		row.Referrer, row.SearchEngine, row.SocialNetwork, row.Campaign = v.referrer, v.searchEngine, v.socialNetwork, v.campaign
 		row.Browser, row.OperatingSystem, row.Device, row.Language = v.browser, v.operatingSystem, v.device, v.language
 		row.ScreenResolution, row.Continent, row.Country, row.City = v.screenResolution, v.continent, v.country, v.city
