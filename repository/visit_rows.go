@@ -149,12 +149,14 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, e
 		}
 		pages[i], events[i] = arrayLiteral(r.Pages), arrayLiteral(r.Events)
 	}
-	args := []any{pq.Array(ids), pq.Array(days), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
+	// Text columns go as literals made here, once: pq.Array's made each a second time, then a
+	// third in its buffer, and that garbage was most of what a flush of visit rows allocated.
+	args := []any{pq.Array(ids), arrayLiteral(days), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
 		pq.Array(seconds), pq.Array(bounces)}
 	for _, column := range text {
-		args = append(args, pq.Array(column))
+		args = append(args, arrayLiteral(column))
 	}
-	args = append(args, pq.Array(pages), pq.Array(events))
+	args = append(args, arrayLiteral(pages), arrayLiteral(events))
 	const query = `
 		INSERT INTO visit_rows AS v (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
 			referrer, search_engine, social_network, campaign, browser, operating_system, device,
