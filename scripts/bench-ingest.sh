@@ -19,7 +19,9 @@
 # http.Server settings) gives the ceiling of this machine and the ratio service / ceiling.
 #
 # Environment: BENCH_DURATION (60s), BENCH_CONCURRENCY (8), BENCH_OPEN_RATE (= BENCH_MIN_RATE;
-# 0 skips phase 2), BENCH_OPEN_CONCURRENCY (64), BENCH_SITES (20), BENCH_SEED (1),
+# 0 skips phase 2), BENCH_OPEN_CONCURRENCY (64), BENCH_SITES (20), BENCH_SEED (1), BENCH_POOL
+# (20000: distinct requests, each its own client address, so one visitor each; at 30,000/s
+# for 20 s a visitor sends about 30 hits, where 200000 gives the 2-3 of a real visit),
 # BENCH_CEILING (1; 0 skips it), BENCH_CEILING_BUSY (unset; e.g. 8us: a second ceiling whose
 # handler keeps a core busy that long a request, the service's cost over net/http's: the tail
 # latency any handler of that cost gets here), BENCH_MIN_RATE (15000), BENCH_MAX_P99_MS (5),
@@ -34,6 +36,7 @@ duration=${BENCH_DURATION:-60s}
 concurrency=${BENCH_CONCURRENCY:-8}
 nsites=${BENCH_SITES:-20}
 seed=${BENCH_SEED:-1}
+pool=${BENCH_POOL:-20000}
 min_rate=${BENCH_MIN_RATE:-15000}
 max_p99=${BENCH_MAX_P99_MS:-5}
 max_rss_mb=${BENCH_MAX_RSS_MB:-200}
@@ -67,7 +70,7 @@ load() {
   busy0=$(busy_ticks)
   server0=$(cpu_ticks "$pid")
   bin/loadgen -url "$url" -duration "$duration" -concurrency "$conc" -rate "$rate" \
-    -sites "$site_list" -seed "$seed" | tee "$work/$name.out" >&2
+    -sites "$site_list" -seed "$seed" -pool "$pool" | tee "$work/$name.out" >&2
   local json busy server
   json=$(tail -n 1 "$work/$name.out")
   busy=$(( $(busy_ticks) - busy0 ))
