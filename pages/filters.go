@@ -2,7 +2,6 @@ package pages
 
 import (
 	"net/url"
-	"strings"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -30,12 +29,6 @@ func withFilters(q url.Values, f stats.Filters) url.Values {
 	return q
 }
 
-// isFilterParam tells whether a query parameter is one of the filters, in any spelling
-// ParseFilters reads.
-func isFilterParam(key string) bool {
-	return key == stats.FilterParam || strings.HasPrefix(key, stats.FilterParam+"[")
-}
-
 // filterLinks makes the addresses of one page with its filters changed. Each keeps the page's
 // other parameters (the range; on a full list its search, order and page size) and drops the
 // page number: another filter makes another list, whose page 1 is where to start.
@@ -48,7 +41,7 @@ type filterLinks struct {
 func newFilterLinks(path string, query url.Values, filters stats.Filters) filterLinks {
 	kept := url.Values{}
 	for k, v := range query {
-		if !isFilterParam(k) && k != "page" {
+		if !stats.IsFilterParam(k) && k != "page" {
 			kept[k] = v
 		}
 	}

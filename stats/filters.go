@@ -50,7 +50,7 @@ func ParseFilters(query url.Values) (Filters, error) {
 	// every call.
 	for _, key := range slices.Sorted(maps.Keys(query)) {
 		values := query[key]
-		if key != FilterParam && !strings.HasPrefix(key, FilterParam+"[") {
+		if !IsFilterParam(key) {
 			continue
 		}
 		name, ok := filterName(key)
@@ -68,10 +68,21 @@ func ParseFilters(query url.Values) (Filters, error) {
 		}
 		out = append(out, Filter{Name: Name(name), Value: values[0]})
 	}
-	slices.SortFunc(out, func(a, b Filter) int {
+	out.sort()
+	return out, nil
+}
+
+// IsFilterParam tells whether a query parameter is one of the filters, in any spelling
+// ParseFilters reads (and refuses): filter, filter[...].
+func IsFilterParam(key string) bool {
+	return key == FilterParam || strings.HasPrefix(key, FilterParam+"[")
+}
+
+// sort puts f in the order of FilterNames.
+func (f Filters) sort() {
+	slices.SortFunc(f, func(a, b Filter) int {
 		return slices.Index(FilterNames, a.Name) - slices.Index(FilterNames, b.Name)
 	})
-	return out, nil
 }
 
 // filterName is NAME of a parameter spelled filter[NAME], NAME holding no bracket.
@@ -125,9 +136,7 @@ func (f Filters) Get(name Name) (string, bool) {
 // With is f with the filter name=value added (or replacing the one on name), in order.
 func (f Filters) With(name Name, value string) Filters {
 	out := append(f.Without(name), Filter{Name: name, Value: value})
-	slices.SortFunc(out, func(a, b Filter) int {
-		return slices.Index(FilterNames, a.Name) - slices.Index(FilterNames, b.Name)
-	})
+	out.sort()
 	return out
 }
 
