@@ -175,10 +175,7 @@ func topNames() []stats.Name {
 func newDashboardPage(base string, site repository.Website, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location) dashboardPage {
 	dash := statsPath(site.Domain)
 	filters := links.filters
-	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: links.bar()}
-	if data.FilterBar != nil {
-		data.FilterBar.Base = base
-	}
+	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: links.bar(base)}
 	rangeQuery := withFilters(rng.Query(), filters).Encode()
 	for _, name := range topNames() {
 		stat, _ := statisticNamed(string(name))

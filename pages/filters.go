@@ -85,12 +85,12 @@ type filterBar struct {
 	Clear string
 }
 
-// bar is the chips of l's filters, nil when there is none.
-func (l filterLinks) bar() *filterBar {
+// bar is the chips of l's filters, nil when there is none; base is where addresses begin.
+func (l filterLinks) bar(base string) *filterBar {
 	if len(l.filters) == 0 {
 		return nil
 	}
-	out := &filterBar{Clear: l.to(nil)}
+	out := &filterBar{Base: base, Clear: l.to(nil)}
 	for _, f := range l.filters {
 		out.Chips = append(out.Chips, filterChip{
 			Name: filterLabel(f.Name), Value: shorten(displayValue(f.Name, f.Value), chipLength), Raw: f.Value,

@@ -36,7 +36,7 @@ func TestFilterLinks(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", tc.got, tc.want)
 		}
 	}
-	bar := l.bar()
+	bar := l.bar("")
 	want := &filterBar{Clear: at + "from=2026-03-01&search=a%26b", Chips: []filterChip{
 		{Name: "Page", Value: "/a b", Raw: "/a b", Remove: at + "filter%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b"},
 		{Name: "Country", Value: "Germany", Raw: "DE:Germany", Remove: at + "filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
@@ -44,7 +44,7 @@ func TestFilterLinks(t *testing.T) {
 	if !reflect.DeepEqual(bar, want) {
 		t.Errorf("chips %+v\nwant  %+v", bar, want)
 	}
-	if newFilterLinks("/stats/example.com", url.Values{}, nil).bar() != nil {
+	if newFilterLinks("/stats/example.com", url.Values{}, nil).bar("") != nil {
 		t.Error("a page without filters has chips")
 	}
 	if got := newFilterLinks("/stats/example.com", url.Values{}, nil).add(stats.LandingPage, "/x"); got != "/stats/example.com?filter%5Blanding_page%5D=%2Fx" {
@@ -163,7 +163,7 @@ func TestFilteredListLayout(t *testing.T) {
 	toDashboard := newFilterLinks("/stats/example.com", rangeParams(q), filters)
 	data := listPage{Domain: "example.com", Stat: stat, Filters: filters,
 		Rows:      topRows(stat.Name, []repository.StatEntry{{Value: "DE:Germany", Count: 2}}, toDashboard.add),
-		FilterBar: newFilterLinks("/stats/example.com/country", q, filters).bar(),
+		FilterBar: newFilterLinks("/stats/example.com/country", q, filters).bar(""),
 		Notices:   []string{"With filters, numbers start on 10 Feb 2026: earlier days have no visit details."},
 		Params:    listParams{Search: "x", Paging: stats.Paging{Number: 1, Size: 50}},
 		Total:     1, PerPages: stats.PerPageValues, SortLinks: map[string]string{},
@@ -245,7 +245,7 @@ func text(n *html.Node) string {
 // A chip shows at most chipLength characters of a value; its title holds all of it.
 func TestChipOfALongValue(t *testing.T) {
 	long := strings.Repeat("é", 255)
-	bar := newFilterLinks("/stats/example.com", url.Values{}, stats.Filters{{Name: stats.Page, Value: long}}).bar()
+	bar := newFilterLinks("/stats/example.com", url.Values{}, stats.Filters{{Name: stats.Page, Value: long}}).bar("")
 	if got := bar.Chips[0].Value; got != strings.Repeat("é", chipLength-1)+"…" || bar.Chips[0].Raw != long {
 		t.Errorf("chip of a 255-character value: %q", got)
 	}

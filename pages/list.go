@@ -105,10 +105,9 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total, Filters: filters,
 		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: dash + "?" + withFilters(rng.Query(), filters).Encode(),
 		ExportURL: exportURL(site.Domain, stat.Name, rng, filters), PerPages: stats.PerPageValues,
-		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(),
+		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(p.links.Base(r, web.Page)),
 	}
-	if data.FilterBar != nil {
-		data.FilterBar.Base = p.links.Base(r, web.Page)
+	if len(filters) > 0 {
 		data.Notices = web.FilterNotices(rng, "", from)
 	}
 	data.From, data.To = params.Paging.Shown(total)
