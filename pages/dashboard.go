@@ -151,9 +151,6 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range
 	if err := g.Wait(); err != nil {
 		return dashboardReads{}, err
 	}
-	if out.top == nil {
-		out.top = map[stats.Name]repository.StatList{}
-	}
 	out.top[stats.Page] = topPages[stats.Page]
 	return out, nil
 }
