@@ -137,7 +137,8 @@ func checkInput(in operationInput) echo.MiddlewareFunc {
 			query := c.QueryParams()
 			_, filtered := in.query[stats.FilterParam]
 			for _, name := range sortedKeys(query) {
-				if schema, declared := in.query[name]; declared && !(filtered && name == stats.FilterParam) {
+				// filter=x is ParseFilters' to refuse, below.
+				if schema, declared := in.query[name]; declared && name != stats.FilterParam {
 					checkValues(name, query[name], schema, fields)
 				}
 			}
