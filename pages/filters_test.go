@@ -556,16 +556,19 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 		}
 	}
 	// The notes: a range starting before the visit rows, and one long enough to be sampled;
-	// the chips of a stranger's markup and of a long value (which must wrap on a phone).
+	// the chips of a stranger's markup and of a long value (which must wrap on a phone); on the
+	// dashboard and on a full list, which shows its own notes.
 	long := strings.Repeat("a-very-long-referrer.example.", 8)
-	for _, width := range []int64{1280, 375} {
-		do(viewport(width), chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-02-01&to=2026-03-20&filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2F%3Cscript%3Ealert%281%29%3C%2Fscript%3E&filter%5Breferrer%5D="+long),
-			chromedp.WaitReady(chromedp.CSS("main")))
-		auditPage(t, ctx, axe, shots, "filtered-notes", width)
-	}
-	var notes string
-	eval(`document.querySelector(".range-note").innerText`, &notes)
-	if !strings.Contains(notes, "numbers start on 1 Mar 2026") || !strings.Contains(notes, "Estimated from 50 % of visits") {
-		t.Errorf("the notes:\n%s", notes)
+	query := "?from=2026-02-01&to=2026-03-20&filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2F%3Cscript%3Ealert%281%29%3C%2Fscript%3E&filter%5Breferrer%5D=" + long
+	for _, page := range []struct{ path, shot string }{{"", "filtered-notes"}, {"/page", "filtered-list-notes"}} {
+		for _, width := range []int64{1280, 375} {
+			do(viewport(width), chromedp.Navigate(e.srv.URL+"/stats/example.com"+page.path+query), chromedp.WaitReady(chromedp.CSS("main")))
+			auditPage(t, ctx, axe, shots, page.shot, width)
+		}
+		var notes string
+		eval(`document.querySelector(".range-note").innerText`, &notes)
+		if !strings.Contains(notes, "numbers start on 1 Mar 2026") || !strings.Contains(notes, "Estimated from 50 % of visits") {
+			t.Errorf("%s: the notes:\n%s", page.shot, notes)
+		}
 	}
 }
