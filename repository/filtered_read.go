@@ -333,6 +333,11 @@ type rowTotals struct {
 	Seconds   int64 `db:"seconds"`
 }
 
+func (t rowTotals) add(o rowTotals) rowTotals {
+	return rowTotals{t.Visitors + o.Visitors, t.Visits + o.Visits, t.Pageviews + o.Pageviews, t.Events + o.Events,
+		t.Bounces + o.Bounces, t.Seconds + o.Seconds}
+}
+
 func (t rowTotals) totals(fraction float64) stats.Totals {
 	return stats.Totals{
 		Visitors: scale(t.Visitors, fraction), Visits: scale(t.Visits, fraction),
@@ -371,18 +376,17 @@ func (r *Repository) filteredSeries(ctx context.Context, websiteID int64, days s
 	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...) }); err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
 	}
-	sums := map[string]stats.Totals{} // by bucket key
+	sums := map[string]rowTotals{} // by bucket key
 	for _, row := range rows {
 		key := bucketKey(interval, stats.Day(row.Day), stats.HourValue(row.Hour))
-		t := row.totals(1)
-		t.Events = 0 // as the counters' series, which have none
-		sums[key] = sums[key].Add(t)
+		sums[key] = sums[key].add(row.rowTotals)
 	}
 	starts := interval.Buckets(days, loc)
 	out := make([]Bucket, len(starts))
 	for i, start := range starts {
-		t := sums[startKey(interval, start, loc)]
-		out[i] = Bucket{Start: start, Totals: rowTotals{t.Visitors, t.Visits, t.Pageviews, 0, t.Bounces, t.VisitSeconds}.totals(s.fraction)}
+		t := sums[startKey(interval, start, loc)].totals(s.fraction)
+		t.Events = 0 // as the counters' series, which have none
+		out[i] = Bucket{Start: start, Totals: t}
 	}
 	return out, nil
 }
