@@ -181,9 +181,12 @@ func (s *rowSource) valueTotals(name stats.Name) (string, error) {
 // more.
 func (s *rowSource) nameTotals(names []stats.Name) (string, error) {
 	var columns, parts []string
+	var name strings.Builder // the name of a row of the GROUPING SETS: its set's column
 	for _, n := range names {
 		if slices.Contains(visitColumns, n) {
-			columns = append(columns, pq.QuoteIdentifier(string(n)))
+			c := pq.QuoteIdentifier(string(n))
+			columns = append(columns, c)
+			fmt.Fprintf(&name, " WHEN GROUPING(%s) = 0 THEN %s", c, pq.QuoteLiteral(string(n)))
 			continue
 		}
 		totals, err := s.valueTotals(n)
@@ -193,18 +196,12 @@ func (s *rowSource) nameTotals(names []stats.Name) (string, error) {
 		parts = append(parts, fmt.Sprintf(`SELECT %s::text AS name, value, count FROM (%s) AS t`, pq.QuoteLiteral(string(n)), totals))
 	}
 	if len(columns) > 0 {
-		var name strings.Builder
-		name.WriteString("CASE")
-		for _, c := range columns {
-			fmt.Fprintf(&name, " WHEN GROUPING(%s) = 0 THEN %s", c, pq.QuoteLiteral(strings.Trim(c, `"`)))
-		}
-		name.WriteString(" END")
 		var none []string
 		for _, n := range uncountedNone {
 			none = append(none, pq.QuoteLiteral(string(n)))
 		}
 		parts = append(parts, `SELECT name, value, count FROM (
-				SELECT `+name.String()+` AS name, coalesce(`+strings.Join(columns, ", ")+`) AS value, count(*) AS count
+				SELECT CASE`+name.String()+` END AS name, coalesce(`+strings.Join(columns, ", ")+`) AS value, count(*) AS count
 				FROM visit_rows WHERE `+s.where+`
 				GROUP BY GROUPING SETS ((`+strings.Join(columns, "), (")+`))
 			) AS g WHERE value <> '' OR name NOT IN (`+strings.Join(none, ", ")+`)`)
