@@ -51,12 +51,16 @@ func (s *rowSource) arg(v any) string {
 }
 
 // newRowSource selects the website's rows of the days that match every filter, sampled when
-// the range is longer than stats.ExactFilterDays.
+// the range is longer than stats.ExactFilterDays. Filters that match nothing ((other)) select
+// no row, so every read answers its zeros and empty lists as for an unknown value.
 func newRowSource(websiteID int64, days stats.Range, filters stats.Filters) (*rowSource, error) {
 	s := &rowSource{fraction: stats.SampleFraction(days)}
 	conds := []string{
 		"website_id = " + s.arg(websiteID),
 		fmt.Sprintf("day BETWEEN %s AND %s", s.arg(days.From.Format(dateLayout)), s.arg(days.To.Format(dateLayout))),
+	}
+	if filters.MatchesNothing() {
+		conds = append(conds, "false")
 	}
 	if s.fraction < 1 {
 		conds = append(conds, "visitor < "+s.arg(sampleCut(s.fraction)))
@@ -177,9 +181,12 @@ func (s *rowSource) valueTotals(name stats.Name) (string, error) {
 // more.
 func (s *rowSource) nameTotals(names []stats.Name) (string, error) {
 	var columns, parts []string
+	var name strings.Builder // the name of a row of the GROUPING SETS: its set's column
 	for _, n := range names {
 		if slices.Contains(visitColumns, n) {
-			columns = append(columns, pq.QuoteIdentifier(string(n)))
+			c := pq.QuoteIdentifier(string(n))
+			columns = append(columns, c)
+			fmt.Fprintf(&name, " WHEN GROUPING(%s) = 0 THEN %s", c, pq.QuoteLiteral(string(n)))
 			continue
 		}
 		totals, err := s.valueTotals(n)
@@ -189,18 +196,12 @@ func (s *rowSource) nameTotals(names []stats.Name) (string, error) {
 		parts = append(parts, fmt.Sprintf(`SELECT %s::text AS name, value, count FROM (%s) AS t`, pq.QuoteLiteral(string(n)), totals))
 	}
 	if len(columns) > 0 {
-		var name strings.Builder
-		name.WriteString("CASE")
-		for _, c := range columns {
-			fmt.Fprintf(&name, " WHEN GROUPING(%s) = 0 THEN %s", c, pq.QuoteLiteral(strings.Trim(c, `"`)))
-		}
-		name.WriteString(" END")
 		var none []string
 		for _, n := range uncountedNone {
 			none = append(none, pq.QuoteLiteral(string(n)))
 		}
 		parts = append(parts, `SELECT name, value, count FROM (
-				SELECT `+name.String()+` AS name, coalesce(`+strings.Join(columns, ", ")+`) AS value, count(*) AS count
+				SELECT CASE`+name.String()+` END AS name, coalesce(`+strings.Join(columns, ", ")+`) AS value, count(*) AS count
 				FROM visit_rows WHERE `+s.where+`
 				GROUP BY GROUPING SETS ((`+strings.Join(columns, "), (")+`))
 			) AS g WHERE value <> '' OR name NOT IN (`+strings.Join(none, ", ")+`)`)
@@ -223,9 +224,6 @@ func scaleEntries(entries []StatEntry, fraction float64) []StatEntry {
 }
 
 func (r *Repository) filteredList(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
-	if q.Filters.MatchesNothing() {
-		return []StatEntry{}, 0, nil
-	}
 	s, err := newRowSource(websiteID, q.Range, q.Filters)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
@@ -250,7 +248,7 @@ func (r *Repository) filteredList(ctx context.Context, websiteID int64, q StatQu
 }
 
 func (r *Repository) filteredTop(ctx context.Context, websiteID int64, names []stats.Name, days stats.Range, limit int, filters stats.Filters) (map[stats.Name]StatList, error) {
-	if filters.MatchesNothing() || len(names) == 0 {
+	if len(names) == 0 {
 		return map[stats.Name]StatList{}, nil
 	}
 	s, err := newRowSource(websiteID, days, filters)
@@ -277,9 +275,6 @@ func (r *Repository) filteredTop(ctx context.Context, websiteID int64, names []s
 }
 
 func (r *Repository) filteredEvents(ctx context.Context, websiteID int64, days stats.Range, limit, valuesEach int, filters stats.Filters) ([]EventGroup, int64, error) {
-	if filters.MatchesNothing() {
-		return nil, 0, nil
-	}
 	s, err := newRowSource(websiteID, days, filters)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
@@ -335,6 +330,11 @@ type rowTotals struct {
 	Seconds   int64 `db:"seconds"`
 }
 
+func (t rowTotals) add(o rowTotals) rowTotals {
+	return rowTotals{t.Visitors + o.Visitors, t.Visits + o.Visits, t.Pageviews + o.Pageviews, t.Events + o.Events,
+		t.Bounces + o.Bounces, t.Seconds + o.Seconds}
+}
+
 func (t rowTotals) totals(fraction float64) stats.Totals {
 	return stats.Totals{
 		Visitors: scale(t.Visitors, fraction), Visits: scale(t.Visits, fraction),
@@ -345,9 +345,6 @@ func (t rowTotals) totals(fraction float64) stats.Totals {
 }
 
 func (r *Repository) filteredTotals(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (stats.Totals, error) {
-	if filters.MatchesNothing() {
-		return stats.Totals{}, nil
-	}
 	s, err := newRowSource(websiteID, days, filters)
 	if err != nil {
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
@@ -360,38 +357,33 @@ func (r *Repository) filteredTotals(ctx context.Context, websiteID int64, days s
 }
 
 func (r *Repository) filteredSeries(ctx context.Context, websiteID int64, days stats.Range, interval stats.Interval, loc *time.Location, filters stats.Filters) ([]Bucket, error) {
-	sums := map[string]stats.Totals{} // by bucket key
-	fraction := stats.SampleFraction(days)
-	if !filters.MatchesNothing() {
-		s, err := newRowSource(websiteID, days, filters)
-		if err != nil {
-			return nil, fmt.Errorf("stats.timeseries: %w", err)
-		}
-		fraction = s.fraction
-		groupBy := "day"
-		if interval == stats.Hour {
-			groupBy = "day, hour"
-		}
-		var rows []struct {
-			Day  time.Time `db:"day"`
-			Hour int       `db:"hour"`
-			rowTotals
-		}
-		if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...) }); err != nil {
-			return nil, fmt.Errorf("stats.timeseries: %w", err)
-		}
-		for _, row := range rows {
-			key := bucketKey(interval, stats.Day(row.Day), stats.HourValue(row.Hour))
-			t := row.totals(1)
-			t.Events = 0 // as the counters' series, which have none
-			sums[key] = sums[key].Add(t)
-		}
+	s, err := newRowSource(websiteID, days, filters)
+	if err != nil {
+		return nil, fmt.Errorf("stats.timeseries: %w", err)
+	}
+	groupBy := "day"
+	if interval == stats.Hour {
+		groupBy = "day, hour"
+	}
+	var rows []struct {
+		Day  time.Time `db:"day"`
+		Hour int       `db:"hour"`
+		rowTotals
+	}
+	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...) }); err != nil {
+		return nil, fmt.Errorf("stats.timeseries: %w", err)
+	}
+	sums := map[string]rowTotals{} // by bucket key
+	for _, row := range rows {
+		key := bucketKey(interval, stats.Day(row.Day), stats.HourValue(row.Hour))
+		sums[key] = sums[key].add(row.rowTotals)
 	}
 	starts := interval.Buckets(days, loc)
 	out := make([]Bucket, len(starts))
 	for i, start := range starts {
-		t := sums[startKey(interval, start, loc)]
-		out[i] = Bucket{Start: start, Totals: rowTotals{t.Visitors, t.Visits, t.Pageviews, 0, t.Bounces, t.VisitSeconds}.totals(fraction)}
+		t := sums[startKey(interval, start, loc)].totals(s.fraction)
+		t.Events = 0 // as the counters' series, which have none
+		out[i] = Bucket{Start: start, Totals: t}
 	}
 	return out, nil
 }

@@ -101,7 +101,7 @@ func TestFilteredTotalsAndSeriesMatchTheVisits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := repotest.ExpectTotals(matching, filters, func(repotest.Visit) string { return "" })[""]; got != want {
+		if want := repotest.ExpectTotal(matching, filters); got != want {
 			t.Errorf("%v: summary %+v, want %+v", filters, got, want)
 		}
 		for _, c := range []struct {
@@ -162,7 +162,10 @@ func TestFilterOnCodesAndOther(t *testing.T) {
 	if got := int64(len(repotest.Filtered(f.visits, f.days.From, f.days.To, stats.Filters{{Name: stats.City, Value: "DE:Berlin"}}))); berlin != got || berlin >= want {
 		t.Errorf("city DE:Berlin: %d visits, want %d (fewer than the country's %d)", berlin, got, want)
 	}
-	// (other) and unknown values: zeros and empty lists, no error.
+	// (other) and unknown values: zeros and empty lists, no error; (other) even where a row
+	// holds it.
+	repotest.WriteVisitRows(t, f.db, f.sites[0], []repotest.Visit{{Day: f.days.From, Visitor: 1, Pages: []string{"/"}, Events: []string{"Play::"},
+		Values: map[stats.Name]string{stats.Referrer: stats.Other, stats.LandingPage: "/", stats.ExitPage: "/"}}})
 	for _, filters := range []stats.Filters{{{Name: stats.Referrer, Value: stats.Other}}, {{Name: stats.City, Value: "XX:Nowhere"}}} {
 		if n := count(filters); n != 0 {
 			t.Errorf("%v: %d visits, want 0", filters, n)
@@ -178,6 +181,15 @@ func TestFilterOnCodesAndOther(t *testing.T) {
 		groups, distinct, err := f.repo.TopEvents(ctx, f.sites[0], f.days, 10, 5, filters)
 		if err != nil || len(groups) != 0 || distinct != 0 {
 			t.Errorf("%v: events %v (%d, %v), want none", filters, groups, distinct, err)
+		}
+		series, err := f.repo.Timeseries(ctx, f.sites[0], f.days, stats.Daily, time.UTC, filters)
+		if err != nil || len(series) != len(stats.Daily.Buckets(f.days, time.UTC)) {
+			t.Fatalf("%v: series %v (%v), want a bucket a day", filters, series, err)
+		}
+		for _, b := range series {
+			if b.Totals != (stats.Totals{}) {
+				t.Errorf("%v: series %s %+v, want zeros", filters, stats.Daily.BucketLabel(b.Start), b.Totals)
+			}
 		}
 	}
 	if _, err := f.repo.Summary(ctx, f.sites[0], f.days, stats.Filters{{Name: "visitor", Value: "1"}}); err == nil {
@@ -318,7 +330,7 @@ func TestFilteredYearIsSampled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := repotest.ExpectTotals(matching, filters, func(repotest.Visit) string { return "" })[""]
+		want := repotest.ExpectTotal(matching, filters)
 		within("visitors", s.Visitors, want.Visitors, 0.1)
 		within("visits", s.Visits, want.Visits, 0.1)
 		within("pageviews", s.Pageviews, want.Pageviews, 0.1)

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
@@ -92,72 +92,36 @@ func RandomVisits(rng *mathrand.Rand, from, to time.Time, perDay int) []Visit {
 	return out
 }
 
-// visitRowColumns are the columns WriteVisitRows copies, in order.
-var visitRowColumns = []string{
-	"website_id", "day", "visitor", "id", "hour", "pageviews", "seconds", "bounce",
-	"referrer", "search_engine", "social_network", "campaign", "browser", "operating_system",
-	"device", "language", "screen_resolution", "continent", "country", "city", "landing_page",
-	"exit_page", "pages", "events",
-}
-
-// WriteVisitRows makes the partitions of the visits' days and copies the visits into
-// visit_rows, straight (not through the flush, which another test covers).
+// WriteVisitRows makes the partitions of the visits' days and writes the visits into
+// visit_rows with AddVisitBatch, as flushes do (a row a visit, each in one write).
 func WriteVisitRows(tb testing.TB, db *sqlx.DB, websiteID int64, visits []Visit) {
 	tb.Helper()
 	if len(visits) == 0 {
 		return
 	}
 	ctx := context.Background()
+	repo := repository.New(db, nil)
 	first, last := visits[0].Day, visits[0].Day
 	for _, v := range visits {
 		first, last = minTime(first, v.Day), maxTime(last, v.Day)
 	}
-	if err := repository.New(db, nil).EnsureVisitRowPartitions(ctx, first, last); err != nil {
+	if err := repo.EnsureVisitRowPartitions(ctx, first, last); err != nil {
 		tb.Fatal(err)
 	}
 	rng := mathrand.New(mathrand.NewPCG(uint64(websiteID), 1))
-	for start := 0; start < len(visits); start += 5000 {
-		writeVisitBatch(tb, db, websiteID, visits[start:min(start+5000, len(visits))], rng)
+	rows := make([]repository.VisitRow, len(visits))
+	for i, v := range visits {
+		rows[i] = repository.VisitRow{WebsiteID: websiteID, Day: v.Day, Visitor: v.Visitor, ID: rng.Int64(), Hour: v.Hour,
+			Pageviews: len(v.Pages), Seconds: v.Seconds, Bounce: v.Bounce(),
+			Referrer: v.Values[stats.Referrer], SearchEngine: v.Values[stats.SearchEngine], SocialNetwork: v.Values[stats.SocialNetwork],
+			Campaign: v.Values[stats.Campaign], Browser: v.Values[stats.Browser], OperatingSystem: v.Values[stats.OperatingSystem],
+			Device: v.Values[stats.Device], Language: v.Values[stats.Language], ScreenResolution: v.Values[stats.ScreenResolution],
+			Continent: v.Values[stats.Continent], Country: v.Values[stats.Country], City: v.Values[stats.City],
+			LandingPage: v.Values[stats.LandingPage], ExitPage: v.Values[stats.ExitPage], Pages: v.Pages, Events: v.Events}
 	}
-}
-
-// visitSeparator joins a visit's pages and events into one text for unnest; no test value
-// holds it.
-const visitSeparator = "\x01"
-
-func writeVisitBatch(tb testing.TB, db *sqlx.DB, websiteID int64, visits []Visit, rng *mathrand.Rand) {
-	tb.Helper()
-	columns := make([][]string, len(visitRowColumns)-1) // all but website_id, as text
-	for _, v := range visits {
-		row := []string{v.Day.Format(time.DateOnly), fmt.Sprint(v.Visitor), fmt.Sprint(rng.Int64()), fmt.Sprint(v.Hour),
-			fmt.Sprint(len(v.Pages)), fmt.Sprint(v.Seconds), fmt.Sprint(v.Bounce())}
-		for _, c := range visitRowColumns[8:22] {
-			row = append(row, v.Values[stats.Name(c)])
-		}
-		row = append(row, strings.Join(v.Pages, visitSeparator), strings.Join(v.Events, visitSeparator))
-		for i, x := range row {
-			columns[i] = append(columns[i], x)
-		}
-	}
-	var selects, args []string
-	var values []any
-	for i, c := range visitRowColumns[1:] {
-		values = append(values, pq.StringArray(columns[i]))
-		args = append(args, fmt.Sprintf("$%d::text[]", i+2))
-		switch c {
-		case "pages", "events":
-			selects = append(selects, fmt.Sprintf("string_to_array(%s, E'\\x01')", c))
-		case "day", "visitor", "id", "hour", "pageviews", "seconds", "bounce":
-			selects = append(selects, fmt.Sprintf("%s::%s", c, map[string]string{"day": "date", "visitor": "integer", "id": "bigint",
-				"hour": "smallint", "pageviews": "integer", "seconds": "integer", "bounce": "boolean"}[c]))
-		default:
-			selects = append(selects, c)
-		}
-	}
-	query := fmt.Sprintf(`INSERT INTO visit_rows (%s) SELECT $1, %s FROM unnest(%s) AS t (%s)`,
-		strings.Join(visitRowColumns, ", "), strings.Join(selects, ", "), strings.Join(args, ", "), strings.Join(visitRowColumns[1:], ", "))
-	if _, err := db.ExecContext(context.Background(), query, append([]any{websiteID}, values...)...); err != nil {
-		tb.Fatalf("write visit rows: %v", err)
+	added, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Rows: rows}, repository.DefaultMaxValuesPerDay)
+	if err != nil || added.RowsDropped != 0 {
+		tb.Fatalf("write visit rows: %d dropped (%v)", added.RowsDropped, err)
 	}
 }
 

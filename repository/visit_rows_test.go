@@ -1,0 +1,64 @@
+package repository_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// A row's later writes append its pages and events, add its pageviews and replace landing and
+// exit page, bounce and seconds, while its visit-level values stay those of its first write;
+// rows of a day without a partition or of a website that is gone are skipped (RowsDropped),
+// not the flush; deleting a website deletes its rows, and only its.
+func TestVisitRowsUpsertSkipAndDelete(t *testing.T) {
+	f := newFixture(t, "a.example", "b.example")
+	ctx := context.Background()
+	day := date("2026-03-04")
+	if err := f.repo.EnsureVisitRowPartitions(ctx, day, day); err != nil {
+		t.Fatal(err)
+	}
+	first := repository.VisitRow{WebsiteID: f.sites[0], Day: day, Visitor: 5, ID: 1, Hour: 9, Pageviews: 1, Bounce: true,
+		Referrer: "news.example", Country: "DE:Germany", LandingPage: "/a", ExitPage: "/a", Pages: []string{"/a"}}
+	other := first
+	other.WebsiteID = f.sites[1]
+	added, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000011", Rows: []repository.VisitRow{first, other}}, 100)
+	if err != nil || added.RowsDropped != 0 {
+		t.Fatalf("first write: %d dropped (%v)", added.RowsDropped, err)
+	}
+	later := repository.VisitRow{WebsiteID: f.sites[0], Day: day, Visitor: 5, ID: 1, Hour: 9, Pageviews: 2, Seconds: 40,
+		LandingPage: "/a", ExitPage: "/c", Pages: []string{"/b", "/c"}, Events: []string{"Play::"}}
+	noPartition := later
+	noPartition.Day = day.AddDate(0, 0, 1)
+	gone := later
+	gone.WebsiteID = f.sites[1] + 1000
+	added, err = f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000012", Rows: []repository.VisitRow{later, noPartition, gone}}, 100)
+	if err != nil || added.RowsDropped != 2 {
+		t.Fatalf("later write: %d dropped (%v), want 2", added.RowsDropped, err)
+	}
+	var got struct {
+		Pageviews, Seconds               int
+		Bounce                           bool
+		Referrer, Country, Landing, Exit string
+		Pages, Events                    pq.StringArray
+	}
+	err = f.db.QueryRowContext(ctx, `SELECT pageviews, seconds, bounce, referrer, country, landing_page, exit_page, pages, events
+		FROM visit_rows WHERE website_id = $1`, f.sites[0]).Scan(&got.Pageviews, &got.Seconds, &got.Bounce, &got.Referrer,
+		&got.Country, &got.Landing, &got.Exit, &got.Pages, &got.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Pageviews != 3 || got.Seconds != 40 || got.Bounce || got.Referrer != "news.example" || got.Country != "DE:Germany" ||
+		got.Landing != "/a" || got.Exit != "/c" || len(got.Pages) != 3 || got.Pages[1] != "/b" || len(got.Events) != 1 {
+		t.Fatalf("row after two writes: %+v", got)
+	}
+	if err := f.repo.DeleteWebsite(ctx, f.user, f.sites[0]); err != nil {
+		t.Fatal(err)
+	}
+	var left []int64
+	if err := f.db.Select(&left, `SELECT website_id FROM visit_rows`); err != nil || len(left) != 1 || left[0] != f.sites[1] {
+		t.Fatalf("rows of websites %v left (%v), want only %d's", left, err, f.sites[1])
+	}
+}
