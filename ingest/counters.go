@@ -358,14 +358,6 @@ func (c *Counters) Full() bool {
 	return c.used()+maxKeysPerHit > c.maxKeys
 }
 
-// HeldRows is the parts of visits' rows that wait in memory for their visit (its values, or its
-// next emission: rows.go); Size less HeldRows is what the next flushes write.
-func (c *Counters) HeldRows() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.waiting)
-}
-
 // Size is the number of distinct keys and visit rows in memory, live, waiting and held.
 func (c *Counters) Size() int {
 	c.mu.Lock()

@@ -9,3 +9,12 @@ const (
 // UserAgentParsed tells whether the user-agent memo holds ua, that is whether a hit with it
 // was parsed.
 func UserAgentParsed(ua string) bool { return userAgents.cache.Contains(ua) }
+
+// HeldRows is the parts of visits' rows that wait in memory for their visit (its values, or its
+// next emission: rows.go); Size less HeldRows is what the next flushes write. Only the tests
+// that wait for a flush need it.
+func (c *Counters) HeldRows() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiting)
+}
