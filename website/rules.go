@@ -140,8 +140,10 @@ func normaliseList(s, refusal string, valid func(string) bool) (string, []string
 
 // ParsePrefix reads an address or a CIDR range as a range: "10.0.0.0/8", "192.0.2.7" (a /32),
 // "2001:db8::/32". IPv4-mapped IPv6 addresses become IPv4, as client addresses are compared.
+// An address with a zone ("fe80::1%eth0") is refused: a client address never carries one, and
+// the zone is free text that the stored list would keep as typed.
 func ParsePrefix(s string) (netip.Prefix, error) {
-	if a, err := netip.ParseAddr(s); err == nil {
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
 		a = a.Unmap()
 		return netip.PrefixFrom(a, a.BitLen()), nil
 	}

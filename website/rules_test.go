@@ -43,3 +43,13 @@ func TestExclusionListMessages(t *testing.T) {
 		t.Errorf("valid exclude_ips: %q, %q", out, bad)
 	}
 }
+
+// An address with a zone is refused: the zone is free text (here invalid UTF-8, which
+// PostgreSQL refuses) that the list would store as typed, and no client address carries one.
+func TestExcludeIPsRefuseZones(t *testing.T) {
+	for _, line := range []string{"fe80::1%eth0", "::%\xff"} {
+		if out, bad := normaliseExcludeIPs(line); out != "" || len(bad) != 1 {
+			t.Errorf("%q: %q, %q; want one refusal", line, out, bad)
+		}
+	}
+}
