@@ -50,13 +50,22 @@ func NormaliseDomain(raw string) (string, error) {
 	}
 	// Unicode labels become punycode, which is what browsers put in location.host.
 	ascii, err := idna.Lookup.ToASCII(d)
-	if err != nil || !validHostname(ascii) {
+	if err != nil || !validHostname(ascii) || !stableASCII(ascii) {
 		return "", fmt.Errorf("must be a valid host name or IP address")
 	}
 	if len(ascii) > maxDomainLength {
 		return "", fmt.Errorf("must be at most %d characters", maxDomainLength)
 	}
 	return ascii, nil
+}
+
+// stableASCII tells whether the punycode a domain became is accepted again as it is. x/net/idna
+// maps some labels into ones it refuses when they come back as punycode ("0ℵ" maps to "0א",
+// "xn--0-0hc", which breaks the bidi rule): such a domain would be refused the next time it is
+// saved.
+func stableASCII(ascii string) bool {
+	again, err := idna.Lookup.ToASCII(ascii)
+	return err == nil && again == ascii
 }
 
 // stripPort removes ":port" and the brackets of an IPv6 literal ("[::1]:8080" -> "::1");
