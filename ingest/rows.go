@@ -93,7 +93,6 @@ type rowStore struct {
 	free  []int32 // slots of rows to reuse
 	ready []int32 // slots of the rows the next take writes
 	parts []rowPart
-	spare []rowPart // the parts' other buffer: take keeps the parts it does not write in it
 	texts texts
 }
 
@@ -255,7 +254,7 @@ func (s *rowStore) take() takenRows {
 		delete(s.slots, r.ref.id)
 	}
 	t.parts = make([]rowPart, n)
-	kept := s.spare[:0]
+	kept := s.parts[:0] // in place: an entry is kept at or before where it was read
 	for _, p := range s.parts {
 		if i := s.rows[p.slot].taken - 1; i >= 0 {
 			t.parts[next[i]] = p
@@ -268,7 +267,7 @@ func (s *rowStore) take() takenRows {
 		s.rows[slot] = pendingRow{}
 		s.free = append(s.free, slot)
 	}
-	s.parts, s.spare = kept, s.parts[:0]
+	s.parts = kept
 	s.ready = s.ready[:0]
 	s.compactTexts()
 	return t
