@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
@@ -232,29 +233,31 @@ func (c *Counters) releaseWaiting() {
 	}
 }
 
-// takenRows are the ready rows a take took: their parts, the entries of each in turn, and
-// the texts as they were (numbers taken stay valid: texts only appends, or starts anew).
+// takenRows are the ready rows a take took, as the batch's repository.VisitRows: their parts,
+// the entries of each in turn, and the texts as they were (numbers taken stay valid: texts
+// only appends, or starts anew).
 type takenRows struct {
 	rows  []pendingRow
 	parts []rowPart // rows[0]'s first, then rows[1]'s...
+	start []int32   // where each row's entries start in parts
 	texts []string
 }
 
 // take takes the ready rows and frees their slots; the entries of the others stay, in order.
 func (s *rowStore) take() takenRows {
-	t := takenRows{rows: make([]pendingRow, len(s.ready)), texts: s.texts.list}
-	next := make([]int32, len(s.ready)) // where each row's next entry goes in t.parts
+	t := takenRows{rows: make([]pendingRow, len(s.ready)), start: make([]int32, len(s.ready)), texts: s.texts.list}
 	n := int32(0)
 	for i, slot := range s.ready {
 		r := &s.rows[slot]
 		r.taken = int32(i + 1)
 		t.rows[i] = *r
-		next[i] = n
+		t.start[i] = n
 		n += r.parts
 		delete(s.slots, r.ref.id)
 	}
 	t.parts = make([]rowPart, n)
-	kept := s.parts[:0] // in place: an entry is kept at or before where it was read
+	next := slices.Clone(t.start) // where each row's next entry goes
+	kept := s.parts[:0]           // in place: an entry is kept at or before where it was read
 	for _, p := range s.parts {
 		if i := s.rows[p.slot].taken - 1; i >= 0 {
 			t.parts[next[i]] = p
@@ -318,42 +321,32 @@ func (s *rowStore) compactTexts() {
 	s.texts.kept = len(s.texts.list)
 }
 
-// visitRows turns the rows taken into the batch's. A later part has no values: "" each,
-// which the upsert ignores.
-func visitRows(t takenRows) []repository.VisitRow {
-	out := make([]repository.VisitRow, len(t.rows))
-	parts := t.parts
-	for i := range t.rows {
-		r := &t.rows[i]
-		ref := r.ref
-		row := &out[i]
-		*row = repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
-			Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
-			LandingPage: t.texts[r.landing], ExitPage: t.texts[r.exit]}
-		if r.pageviews > 0 {
-			row.Pages = make([]string, 0, r.pageviews)
+func (t takenRows) Len() int { return len(t.rows) }
+
+// Row makes row i as the batch writes it. A later part has no values: "" each, which the
+// upsert ignores.
+func (t takenRows) Row(i int, row *repository.VisitRow) {
+	r := &t.rows[i]
+	ref := r.ref
+	pages, events := row.Pages[:0], row.Events[:0]
+	var values rowValues
+	fields := valueFields(&values)
+	for _, p := range t.parts[t.start[i] : t.start[i]+r.parts] {
+		switch text := t.texts[p.text]; p.kind {
+		case partPage:
+			pages = append(pages, text)
+		case partEvent:
+			events = append(events, text)
+		default:
+			*fields[p.kind-partValue] = text
 		}
-		if r.events > 0 {
-			row.Events = make([]string, 0, r.events)
-		}
-		var values rowValues
-		fields := valueFields(&values)
-		for _, p := range parts[:r.parts] {
-			switch text := t.texts[p.text]; p.kind {
-			case partPage:
-				row.Pages = append(row.Pages, text)
-			case partEvent:
-				row.Events = append(row.Events, text)
-			default:
-				*fields[p.kind-partValue] = text
-			}
-		}
-		parts = parts[r.parts:]
-		row.Referrer, row.SearchEngine, row.SocialNetwork, row.Campaign = values.referrer, values.searchEngine, values.socialNetwork, values.campaign
-		row.Browser, row.OperatingSystem, row.Device, row.Language = values.browser, values.operatingSystem, values.device, values.language
-		row.ScreenResolution, row.Continent, row.Country, row.City = values.screenResolution, values.continent, values.country, values.city
 	}
-	return out
+	*row = repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
+		Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
+		Referrer: values.referrer, SearchEngine: values.searchEngine, SocialNetwork: values.socialNetwork, Campaign: values.campaign,
+		Browser: values.browser, OperatingSystem: values.operatingSystem, Device: values.device, Language: values.language,
+		ScreenResolution: values.screenResolution, Continent: values.continent, Country: values.country, City: values.city,
+		LandingPage: t.texts[r.landing], ExitPage: t.texts[r.exit], Pages: pages, Events: events}
 }
 
 // secondsOf is a visit's duration as the visit_seconds counter counts it.

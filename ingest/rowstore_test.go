@@ -3,6 +3,8 @@ package ingest
 import (
 	"fmt"
 	"testing"
+
+	"github.com/analytics-service/analytics/repository"
 )
 
 // pageHit is a pageview of page in the row of visit id, as the collector adds it; values, when
@@ -27,7 +29,9 @@ func takeRows(c *Counters) map[int64]string {
 	t := c.take()
 	c.release(t.size())
 	out := map[int64]string{}
-	for _, r := range visitRows(t.rows) {
+	var r repository.VisitRow
+	for i := range t.rows.Len() {
+		t.rows.Row(i, &r)
 		out[r.ID] = fmt.Sprintf("%d %v %v %s %s %s %s", r.Pageviews, r.Pages, r.Events, r.LandingPage, r.ExitPage, r.Browser, r.City)
 	}
 	return out

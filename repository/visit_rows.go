@@ -109,44 +109,63 @@ type VisitRow struct {
 // through an outage writes hundreds of thousands at once.
 const visitRowChunk = 5000
 
+// VisitRows are a batch's visit rows, which the flush makes one at a time as it writes them:
+// the collector holds them without pointers (ingest/rows.go), and a batch of tens of thousands
+// made as strings all at once was megabytes of live heap for the whole flush, which under the
+// heap limit makes the garbage collector run more often.
+type VisitRows interface {
+	Len() int
+	// Row sets *r to row i; it may reuse the arrays of r's Pages and Events.
+	Row(i int, r *VisitRow)
+}
+
+// VisitRowList is VisitRows made beforehand.
+type VisitRowList []VisitRow
+
+func (l VisitRowList) Len() int               { return len(l) }
+func (l VisitRowList) Row(i int, r *VisitRow) { *r = l[i] }
+
+// RowCount is how many visit rows b holds.
+func (b *VisitBatch) RowCount() int {
+	if b.Rows == nil {
+		return 0
+	}
+	return b.Rows.Len()
+}
+
 // addVisitRows upserts a batch's visit rows. Rows whose day has no partition, or whose website
 // was deleted, are skipped rather than failing the flush (partitions are made days ahead): it
 // returns how many were skipped.
-func addVisitRows(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, error) {
+func addVisitRows(ctx context.Context, tx *sqlx.Tx, b *VisitBatch) (int, error) {
 	skipped := 0
-	for len(rows) > 0 {
-		chunk := rows[:min(len(rows), visitRowChunk)]
-		rows = rows[len(chunk):]
-		n, err := addVisitRowChunk(ctx, tx, chunk)
+	for from, n := 0, b.RowCount(); from < n; from += visitRowChunk {
+		k, err := addVisitRowChunk(ctx, tx, b.Rows, from, min(n, from+visitRowChunk))
 		if err != nil {
 			return 0, err
 		}
-		skipped += n
+		skipped += k
 	}
 	return skipped, nil
 }
 
-// addVisitRowChunk upserts rows in one statement of unnest over 1-D arrays, in key order
-// (several nodes never share a row, whose id is random, so the order across chunks does not
-// matter; within one it costs nothing and keeps to the rule of every write of the flush).
+// addVisitRowChunk upserts rows from..to-1 in one statement of unnest over 1-D arrays, in key
+// order (several nodes never share a row, whose id is random, so the order across chunks does
+// not matter; within one it costs nothing and keeps to the rule of every write of the flush).
 // Pages and events, a text[] a row, go as one array literal a row (text), cast back to text[]
 // by PostgreSQL: unnest of a 2-D array cannot give a text[] a row.
-func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, error) {
-	n := len(rows)
+func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to int) (int, error) {
+	n := to - from
 	ids, visitors, rowIDs := make([]int64, n), make([]int64, n), make([]int64, n)
 	hours, pageviews, seconds, bounces := make([]int64, n), make([]int64, n), make([]int64, n), make([]bool, n)
-	for i := range rows {
-		r := &rows[i]
+	// The text columns (days, values, pages and events) go as literals written here straight
+	// from the rows, each sized first: through pq.Array each value was copied twice more, and
+	// through a []string a column and a literal a row's pages once more.
+	var text [17]literal
+	var r VisitRow
+	for i := range n {
+		rows.Row(from+i, &r)
 		ids[i], visitors[i], rowIDs[i] = r.WebsiteID, int64(r.Visitor), r.ID
 		hours[i], pageviews[i], seconds[i], bounces[i] = int64(r.Hour), int64(r.Pageviews), int64(min(r.Seconds, math.MaxInt32)), r.Bounce
-	}
-	// The text columns (days, values, pages and events) go as literals written here straight
-	// from the rows: through pq.Array each value was copied twice more, and through a []string
-	// a column and a literal a row's pages once more; that garbage was most of what a flush of
-	// visit rows allocated, and the heap limit makes garbage cost collections.
-	var text [17]literal
-	for i := range rows {
-		r := &rows[i]
 		text[0].size += len(dateLayout) + 3
 		for j, v := range r.texts() {
 			text[1+j].size += len(v) + 3
@@ -155,8 +174,8 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, e
 		text[16].size += arraySize(r.Events)
 	}
 	day, dayText := time.Time{}, ""
-	for i := range rows {
-		r := &rows[i]
+	for i := range n {
+		rows.Row(from+i, &r)
 		if i == 0 || !r.Day.Equal(day) { // a chunk's rows are of a day or two
 			day, dayText = r.Day, r.Day.Format(dateLayout)
 		}
