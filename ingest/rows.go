@@ -13,10 +13,11 @@ import (
 // visit goes on (landing and exit page, bounce, seconds). A flush writes what a row gathered
 // since the last one; the repository appends it to what is written.
 //
-// The rows held are kept where the garbage collector has nothing to follow (rowStore): with
-// up to a few hundred thousand held at once, pointer-rich rows (a struct, a map entry, a slice
-// and strings each) were most of the collector's work and took a third of the headroom under
-// the service's heap limit, which made it collect twice as often.
+// The rows held are kept where the garbage collector has nothing to follow, in as few bytes
+// as plainly can be (rowStore), and a batch's rows are made one at a time as they are written
+// (takenRows.Row): with up to a few hundred thousand held at once, pointer-rich rows (a
+// struct, a map entry, a slice and strings each) were most of the collector's added work, and
+// under the service's heap limit every live byte makes it collect more often.
 
 // rowRef names a visit's row: its key in visit_rows.
 type rowRef struct {
@@ -287,6 +288,7 @@ type texts struct {
 
 func newTexts() texts { return texts{ids: map[string]uint32{"": 0}, list: []string{""}} }
 
+// id is the number of s, given it when s is new.
 func (t *texts) id(s string) uint32 {
 	if id, ok := t.ids[s]; ok {
 		return id
