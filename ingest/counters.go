@@ -55,12 +55,12 @@ type Counters struct {
 	members map[memberKey]memberBits
 	minutes map[minuteKey]int64
 	recent  map[int64]*recentViews
-	// rows are the visits' rows ready to be written (rows.go); waiting, those that still miss
-	// their visit's values or end, kept from one batch to the next until they have them.
-	rows    map[int64]*pendingRow // by rowRef.id
-	waiting map[int64]*pendingRow
-	held    int // distinct keys and rows taken by the flusher and not yet written
-	maxKeys int
+	// rowStore holds the visits' rows not yet written (rows.go): those ready to be written,
+	// and those that still miss their visit's values or end, kept from one batch to the next
+	// until they have them.
+	rowStore rowStore
+	held     int // distinct keys and rows taken by the flusher and not yet written
+	maxKeys  int
 	// soon is signalled when the map passes half its bound, so the flusher writes early.
 	soon chan struct{}
 }
@@ -175,7 +175,7 @@ const recentMax = 25
 
 // NewCounters bounds the distinct keys held in memory, live and awaiting a write together.
 func NewCounters(maxKeys int) *Counters {
-	c := &Counters{maxKeys: maxKeys, soon: make(chan struct{}, 1), waiting: make(map[int64]*pendingRow)}
+	c := &Counters{maxKeys: maxKeys, soon: make(chan struct{}, 1), rowStore: newRowStore()}
 	c.reset(1024)
 	return c
 }
@@ -185,7 +185,6 @@ func (c *Counters) reset(size int) {
 	c.members = make(map[memberKey]memberBits)
 	c.minutes = make(map[minuteKey]int64)
 	c.recent = make(map[int64]*recentViews)
-	c.rows = make(map[int64]*pendingRow)
 }
 
 // hitExtras are what a hit adds besides its counters: its key's day membership and, for a
@@ -246,7 +245,7 @@ func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 	if x.hasRow {
 		c.rowHit(x)
 	}
-	n := len(c.counts) + len(c.members) + len(c.rows) + len(c.waiting)
+	n := len(c.counts) + len(c.members) + len(c.rowStore.slots)
 	c.mu.Unlock()
 	c.flushSoon(n)
 	return nil
@@ -307,7 +306,7 @@ func (c *Counters) fresh(keys []Key) int {
 
 // used is what the bound counts: keys and rows, live, waiting and held; c.mu is held.
 func (c *Counters) used() int {
-	return len(c.counts) + len(c.members) + len(c.rows) + len(c.waiting) + c.held
+	return len(c.counts) + len(c.members) + len(c.rowStore.slots) + c.held
 }
 
 // flushSoon wakes the flusher once the live map holds n keys, past half the bound.
@@ -326,18 +325,18 @@ type taken struct {
 	members map[memberKey]memberBits
 	minutes map[minuteKey]int64
 	recent  map[int64]*recentViews
-	rows    map[int64]*pendingRow
+	rows    takenRows
 }
 
 // size is how much of the bound what was taken holds.
-func (t *taken) size() int { return len(t.counts) + len(t.members) + len(t.rows) }
+func (t *taken) size() int { return len(t.counts) + len(t.members) + len(t.rows.rows) }
 
 // take swaps the live maps out; their keys stay counted against the bound until release.
 func (c *Counters) take() taken {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.settle()
-	t := taken{counts: c.counts, members: c.members, minutes: c.minutes, recent: c.recent, rows: c.rows}
+	t := taken{counts: c.counts, members: c.members, minutes: c.minutes, recent: c.recent, rows: c.rowStore.take()}
 	c.reset(len(t.counts))
 	c.held += t.size()
 	return t

@@ -16,5 +16,5 @@ func UserAgentParsed(ua string) bool { return userAgents.cache.Contains(ua) }
 func (c *Counters) HeldRows() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.waiting)
+	return c.rowStore.waiting()
 }

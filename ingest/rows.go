@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
@@ -11,6 +12,12 @@ import (
 // each pageview and event appends to it, and Visits (Collect, end) sets what changes as the
 // visit goes on (landing and exit page, bounce, seconds). A flush writes what a row gathered
 // since the last one; the repository appends it to what is written.
+//
+// The rows held are kept where the garbage collector has nothing to follow, in as few bytes
+// as plainly can be (rowStore), and a batch's rows are made one at a time as they are written
+// (takenRows.Row): with up to a few hundred thousand held at once, pointer-rich rows (a
+// struct, a map entry, a slice and strings each) were most of the collector's added work, and
+// under the service's heap limit every live byte makes it collect more often.
 
 // rowRef names a visit's row: its key in visit_rows.
 type rowRef struct {
@@ -36,27 +43,23 @@ type rowEnd struct {
 	due           bool // what the row gathered goes with the next flush (else only a first write does)
 }
 
-// pendingRow is a row's part not yet written. The counters hold them by id alone (a map of
-// int64 costs far less a hit than one of rowRef): ids are 63 random bits, so two visits of one
-// node share one (and then one row) about once in 10^9 flushes of 200,000 rows.
+// pendingRow is a row's part not yet written, without pointers: its texts are numbers of
+// rowStore.texts, its pages, events and values are entries of rowStore.parts.
 type pendingRow struct {
-	ref rowRef
-	// values are the visit's values, in its first write only: nil in the later parts, which
-	// wait in memory up to resendEvery and are most of the rows held (a pointer, not 192 bytes
-	// of empty strings each, that the garbage collector would scan).
-	values     *rowValues
-	needValues bool // its visit's first hit has not given its values yet
-	hasEnd     bool // Visits set its landing, exit, bounce and seconds
-	first      bool // the row's first write, which goes at once
-	due        bool // a later write, held back until Visits say it is due
-	hour       uint8
-	bounce     bool
-	seconds    int32
-	pageviews  int32
-	landing    string
-	exit       string
-	pages      []string
-	events     []string
+	ref           rowRef
+	landing, exit uint32 // texts
+	seconds       int32
+	pageviews     int32 // its pages in parts
+	events        int32 // its events in parts
+	parts         int32 // its entries in parts: pages, events and values
+	taken         int32 // during rowStore.take: 1 + its index in the batch
+	hour          uint8
+	bounce        bool
+	needValues    bool // its visit's first hit has not given its values yet
+	hasEnd        bool // Visits set its landing, exit, bounce and seconds
+	first         bool // the row's first write, which goes at once
+	due           bool // a later write, held back until Visits say it is due
+	isReady       bool // in rowStore.ready
 }
 
 // ready tells whether a row may be written: a write without its values would lose them (the
@@ -64,14 +67,90 @@ type pendingRow struct {
 // write waits until it is due (Visits.collectRow).
 func (r *pendingRow) ready() bool { return r.hasEnd && !r.needValues && (r.first || r.due) }
 
+// partKind says what an entry of rowStore.parts is: a page, an event or one of the visit's
+// values (partValue + its field's index in valueFields).
+type partKind uint8
+
+const (
+	partPage partKind = iota
+	partEvent
+	partValue
+)
+
+// rowPart is a page, an event or a value of a held row, in the order they came.
+type rowPart struct {
+	slot int32  // the row's in rowStore.rows
+	text uint32 // texts
+	kind partKind
+}
+
+// rowStore holds the parts of rows not yet written (c.mu is held for all of it). The counters
+// find them by id alone (a map of int64 costs far less a hit than one of rowRef): ids are 63
+// random bits, so two visits of one node share one (and then one row) about once in 10^9
+// flushes of 200,000 rows. Nothing here holds a pointer but texts, which holds each distinct
+// text once.
+type rowStore struct {
+	slots map[int64]int32 // by rowRef.id: the part's slot in rows
+	rows  []pendingRow
+	free  []int32 // slots of rows to reuse
+	ready []int32 // slots of the rows the next take writes
+	parts []rowPart
+	texts texts
+}
+
+func newRowStore() rowStore {
+	return rowStore{slots: make(map[int64]int32), texts: newTexts()}
+}
+
+// part is the slot of the part of ref's row not yet written, made when there is none (the row
+// was written before: the part carries what follows).
+func (s *rowStore) part(ref rowRef, hour uint8) (int32, *pendingRow) {
+	slot, ok := s.slots[ref.id]
+	if !ok {
+		if n := len(s.free); n > 0 {
+			slot, s.free = s.free[n-1], s.free[:n-1]
+		} else {
+			slot = int32(len(s.rows))
+			s.rows = append(s.rows, pendingRow{})
+		}
+		s.rows[slot] = pendingRow{ref: ref, hour: hour}
+		s.slots[ref.id] = slot
+	}
+	return slot, &s.rows[slot]
+}
+
+// add appends an entry to the part in slot.
+func (s *rowStore) add(slot int32, r *pendingRow, kind partKind, text string) {
+	s.parts = append(s.parts, rowPart{slot: slot, text: s.texts.id(text), kind: kind})
+	r.parts++
+}
+
+// setEnd gives a part its visit's end.
+func (s *rowStore) setEnd(r *pendingRow, e *rowEnd) {
+	r.hasEnd, r.landing, r.exit, r.seconds, r.bounce = true, s.texts.id(e.landing), s.texts.id(e.exit), e.seconds, e.bounce
+}
+
+// check notes a part that became ready.
+func (s *rowStore) check(slot int32, r *pendingRow) {
+	if !r.isReady && r.ready() {
+		r.isReady = true
+		s.ready = append(s.ready, slot)
+	}
+}
+
+// waiting is how many parts wait (not ready).
+func (s *rowStore) waiting() int { return len(s.slots) - len(s.ready) }
+
 // openRow notes a visit that just started: its row waits for the values of its first hit
 // (rowHit) and for its end (setEnd). The visit's shard lock is held, so that Collect cannot
 // set the end of a row this does not know yet. Not refused at the bound: the hit that follows
 // is.
 func (c *Counters) openRow(ref rowRef, hour uint8) {
 	c.mu.Lock()
-	c.waiting[ref.id] = &pendingRow{ref: ref, needValues: true, first: true, hour: hour}
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if _, r := c.rowStore.part(ref, hour); !r.isReady {
+		r.needValues, r.first = true, true
+	}
 }
 
 // rowHit adds a hit to its row (c.mu is held): the visit's values on its first hit, the page
@@ -79,40 +158,37 @@ func (c *Counters) openRow(ref rowRef, hour uint8) {
 // raced its visit's end (the visit ended between the hit and this) must still be writable,
 // and nothing else would give it one.
 func (c *Counters) rowHit(x *hitExtras) {
-	id := x.row.ref.id
-	r, ready := c.rows[id]
-	if !ready {
-		r = c.waiting[id]
-		if r == nil {
-			r = &pendingRow{ref: x.row.ref, hour: x.row.hour}
-			c.waiting[id] = r
-		}
-	}
+	s := &c.rowStore
+	slot, r := s.part(x.row.ref, x.row.hour)
 	if x.hasValues {
-		values := x.values
-		r.values, r.needValues = &values, false
+		for i, v := range valueFields(&x.values) {
+			if *v != "" { // "" is what a row's values are unless given
+				s.add(slot, r, partValue+partKind(i), *v)
+			}
+		}
+		r.needValues = false
 	}
 	if x.pageview != nil {
-		if r.pages == nil {
-			r.pages = make([]string, 0, 2) // most visits have one or two pageviews a flush
-		}
-		r.pages = append(r.pages, x.rowPage)
+		s.add(slot, r, partPage, x.rowPage)
 		r.pageviews++
 	}
 	if x.event != "" {
-		r.events = append(r.events, x.event)
+		s.add(slot, r, partEvent, x.event)
+		r.events++
 	}
 	if !r.hasEnd {
-		e := &x.row
-		r.hasEnd, r.landing, r.exit, r.seconds, r.bounce = true, e.landing, e.exit, e.seconds, e.bounce
+		s.setEnd(r, &x.row)
 	}
-	if len(r.pages)+len(r.events) >= maxHeldHits {
+	if r.pageviews+r.events >= maxHeldHits {
 		r.due = true
 	}
-	if !ready && r.ready() {
-		delete(c.waiting, id)
-		c.rows[id] = r
-	}
+	s.check(slot, r)
+}
+
+// valueFields are the values in the order of their partKind.
+func valueFields(v *rowValues) [12]*string {
+	return [12]*string{&v.referrer, &v.searchEngine, &v.socialNetwork, &v.campaign, &v.browser, &v.operatingSystem,
+		&v.device, &v.language, &v.screenResolution, &v.continent, &v.country, &v.city}
 }
 
 // maxHeldHits is the most pageviews and events a row's held part gathers before it is due: a
@@ -125,32 +201,23 @@ const maxHeldHits = 16
 func (c *Counters) abandonRow(ref rowRef) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r := c.waiting[ref.id]; r != nil {
+	s := &c.rowStore
+	if slot, ok := s.slots[ref.id]; ok {
+		r := &s.rows[slot]
 		r.needValues = false
-		if r.ready() {
-			delete(c.waiting, ref.id)
-			c.rows[ref.id] = r
-		}
+		s.check(slot, r)
 	}
 }
 
 // setEnd sets a row's landing and exit page, bounce and seconds as its visit is now
 // (absolute: the last set wins); c.mu is held. Not refused at the bound, like addDeltas: what
-// visits owe. A row unknown here was written before: its entry carries what follows.
+// visits owe. A row unknown here was written before: its new part carries what follows.
 func (c *Counters) setEnd(e *rowEnd) {
-	r, ready := c.rows[e.ref.id]
-	if !ready {
-		if r = c.waiting[e.ref.id]; r == nil {
-			r = &pendingRow{ref: e.ref, hour: e.hour}
-			c.waiting[e.ref.id] = r
-		}
-	}
-	r.hasEnd, r.landing, r.exit, r.seconds, r.bounce = true, e.landing, e.exit, e.seconds, e.bounce
+	s := &c.rowStore
+	slot, r := s.part(e.ref, e.hour)
+	s.setEnd(r, e)
 	r.due = r.due || e.due
-	if !ready && r.ready() {
-		delete(c.waiting, e.ref.id)
-		c.rows[e.ref.id] = r
-	}
+	s.check(slot, r)
 }
 
 // releaseWaiting makes every waiting row ready as it is (a node that stops: its visits have
@@ -158,33 +225,130 @@ func (c *Counters) setEnd(e *rowEnd) {
 func (c *Counters) releaseWaiting() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for id, r := range c.waiting {
-		c.rows[id] = r
+	s := &c.rowStore
+	for _, slot := range s.slots {
+		if r := &s.rows[slot]; !r.isReady {
+			r.isReady = true
+			s.ready = append(s.ready, slot)
+		}
 	}
-	c.waiting = make(map[int64]*pendingRow)
 }
 
-// noValues are the values of a row's later parts: "" each, ignored by the upsert.
-var noValues rowValues
+// takenRows are the ready rows a take took, as the batch's repository.VisitRows: their parts,
+// the entries of each in turn, and the texts as they were (numbers taken stay valid: texts
+// only appends, or starts anew).
+type takenRows struct {
+	rows  []pendingRow
+	parts []rowPart // rows[0]'s first, then rows[1]'s...
+	start []int32   // where each row's entries start in parts
+	texts []string
+}
 
-// visitRows turns the rows taken into the batch's.
-func visitRows(rows map[int64]*pendingRow) []repository.VisitRow {
-	out := make([]repository.VisitRow, 0, len(rows))
-	for _, r := range rows {
-		ref := r.ref
-		row := repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
-			Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
-			LandingPage: r.landing, ExitPage: r.exit, Pages: r.pages, Events: r.events}
-		v := r.values // nil in the later writes: only the first inserts the row
-		if v == nil {
-			v = &noValues
-		}
-		row.Referrer, row.SearchEngine, row.SocialNetwork, row.Campaign = v.referrer, v.searchEngine, v.socialNetwork, v.campaign
-		row.Browser, row.OperatingSystem, row.Device, row.Language = v.browser, v.operatingSystem, v.device, v.language
-		row.ScreenResolution, row.Continent, row.Country, row.City = v.screenResolution, v.continent, v.country, v.city
-		out = append(out, row)
+// take takes the ready rows and frees their slots; the entries of the others stay, in order.
+func (s *rowStore) take() takenRows {
+	t := takenRows{rows: make([]pendingRow, len(s.ready)), start: make([]int32, len(s.ready)), texts: s.texts.list}
+	n := int32(0)
+	for i, slot := range s.ready {
+		r := &s.rows[slot]
+		r.taken = int32(i + 1)
+		t.rows[i] = *r
+		t.start[i] = n
+		n += r.parts
+		delete(s.slots, r.ref.id)
 	}
-	return out
+	t.parts = make([]rowPart, n)
+	next := slices.Clone(t.start) // where each row's next entry goes
+	kept := s.parts[:0]           // in place: an entry is kept at or before where it was read
+	for _, p := range s.parts {
+		if i := s.rows[p.slot].taken - 1; i >= 0 {
+			t.parts[next[i]] = p
+			next[i]++
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	for _, slot := range s.ready {
+		s.rows[slot] = pendingRow{}
+		s.free = append(s.free, slot)
+	}
+	s.parts = kept
+	s.ready = s.ready[:0]
+	s.compactTexts()
+	return t
+}
+
+// texts number the distinct texts of the rows held (pages, events, values, landing and exit
+// pages), so that rows hold numbers; 0 is "". They only grow until compactTexts starts them
+// anew.
+type texts struct {
+	ids  map[string]uint32
+	list []string // by number
+	kept int      // how many the last compaction kept
+}
+
+func newTexts() texts { return texts{ids: map[string]uint32{"": 0}, list: []string{""}} }
+
+// id is the number of s, given it when s is new.
+func (t *texts) id(s string) uint32 {
+	if id, ok := t.ids[s]; ok {
+		return id
+	}
+	id := uint32(len(t.list))
+	t.list = append(t.list, s)
+	t.ids[s] = id
+	return id
+}
+
+// minTexts is how many texts are never worth a compaction.
+const minTexts = 4096
+
+// compactTexts numbers anew the texts of the parts held once the texts have grown to twice
+// what the last compaction kept (and minTexts more): the pages and values of rows written
+// long ago must not stay in memory. Its cost is that of the rows held, at most once per as
+// many new texts.
+func (s *rowStore) compactTexts() {
+	old := s.texts
+	if len(old.list) < 2*old.kept+minTexts {
+		return
+	}
+	s.texts = newTexts()
+	for _, slot := range s.slots {
+		r := &s.rows[slot]
+		r.landing, r.exit = s.texts.id(old.list[r.landing]), s.texts.id(old.list[r.exit])
+	}
+	for i := range s.parts {
+		p := &s.parts[i]
+		p.text = s.texts.id(old.list[p.text])
+	}
+	s.texts.kept = len(s.texts.list)
+}
+
+func (t takenRows) Len() int { return len(t.rows) }
+
+// Row makes row i as the batch writes it. A later part has no values: "" each, which the
+// upsert ignores.
+func (t takenRows) Row(i int, row *repository.VisitRow) {
+	r := &t.rows[i]
+	ref := r.ref
+	pages, events := row.Pages[:0], row.Events[:0]
+	var values rowValues
+	fields := valueFields(&values)
+	for _, p := range t.parts[t.start[i] : t.start[i]+r.parts] {
+		switch text := t.texts[p.text]; p.kind {
+		case partPage:
+			pages = append(pages, text)
+		case partEvent:
+			events = append(events, text)
+		default:
+			*fields[p.kind-partValue] = text
+		}
+	}
+	*row = repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
+		Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
+		Referrer: values.referrer, SearchEngine: values.searchEngine, SocialNetwork: values.socialNetwork, Campaign: values.campaign,
+		Browser: values.browser, OperatingSystem: values.operatingSystem, Device: values.device, Language: values.language,
+		ScreenResolution: values.screenResolution, Continent: values.continent, Country: values.country, City: values.city,
+		LandingPage: t.texts[r.landing], ExitPage: t.texts[r.exit], Pages: pages, Events: events}
 }
 
 // secondsOf is a visit's duration as the visit_seconds counter counts it.

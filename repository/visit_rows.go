@@ -109,54 +109,88 @@ type VisitRow struct {
 // through an outage writes hundreds of thousands at once.
 const visitRowChunk = 5000
 
+// VisitRows are a batch's visit rows, which the flush makes one at a time as it writes them:
+// the collector holds them without pointers (ingest/rows.go), and a batch of tens of thousands
+// made as strings all at once was megabytes of live heap for the whole flush, which under the
+// heap limit makes the garbage collector run more often.
+type VisitRows interface {
+	Len() int
+	// Row sets *r to row i; it may reuse the arrays of r's Pages and Events.
+	Row(i int, r *VisitRow)
+}
+
+// VisitRowList is VisitRows made beforehand.
+type VisitRowList []VisitRow
+
+func (l VisitRowList) Len() int               { return len(l) }
+func (l VisitRowList) Row(i int, r *VisitRow) { *r = l[i] }
+
+// RowCount is how many visit rows b holds.
+func (b *VisitBatch) RowCount() int {
+	if b.Rows == nil {
+		return 0
+	}
+	return b.Rows.Len()
+}
+
 // addVisitRows upserts a batch's visit rows. Rows whose day has no partition, or whose website
 // was deleted, are skipped rather than failing the flush (partitions are made days ahead): it
 // returns how many were skipped.
-func addVisitRows(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, error) {
+func addVisitRows(ctx context.Context, tx *sqlx.Tx, b *VisitBatch) (int, error) {
 	skipped := 0
-	for len(rows) > 0 {
-		chunk := rows[:min(len(rows), visitRowChunk)]
-		rows = rows[len(chunk):]
-		n, err := addVisitRowChunk(ctx, tx, chunk)
+	for from, n := 0, b.RowCount(); from < n; from += visitRowChunk {
+		k, err := addVisitRowChunk(ctx, tx, b.Rows, from, min(n, from+visitRowChunk))
 		if err != nil {
 			return 0, err
 		}
-		skipped += n
+		skipped += k
 	}
 	return skipped, nil
 }
 
-// addVisitRowChunk upserts rows in one statement of unnest over 1-D arrays, in key order
-// (several nodes never share a row, whose id is random, so the order across chunks does not
-// matter; within one it costs nothing and keeps to the rule of every write of the flush).
+// addVisitRowChunk upserts rows from..to-1 in one statement of unnest over 1-D arrays, in key
+// order (several nodes never share a row, whose id is random, so the order across chunks does
+// not matter; within one it costs nothing and keeps to the rule of every write of the flush).
 // Pages and events, a text[] a row, go as one array literal a row (text), cast back to text[]
 // by PostgreSQL: unnest of a 2-D array cannot give a text[] a row.
-func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, error) {
-	n := len(rows)
-	ids, days, visitors, rowIDs := make([]int64, n), make([]string, n), make([]int64, n), make([]int64, n)
+func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to int) (int, error) {
+	n := to - from
+	ids, visitors, rowIDs := make([]int64, n), make([]int64, n), make([]int64, n)
 	hours, pageviews, seconds, bounces := make([]int64, n), make([]int64, n), make([]int64, n), make([]bool, n)
-	var text [14][]string
-	for i := range text {
-		text[i] = make([]string, n)
-	}
-	pages, events := make([]string, n), make([]string, n)
-	for i, r := range rows {
-		ids[i], days[i], visitors[i], rowIDs[i] = r.WebsiteID, r.Day.Format(dateLayout), int64(r.Visitor), r.ID
+	// The text columns (days, values, pages and events) go as literals written here straight
+	// from the rows, each sized first: through pq.Array each value was copied twice more, and
+	// through a []string a column and a literal a row's pages once more.
+	var text [17]literal
+	var r VisitRow
+	for i := range n {
+		rows.Row(from+i, &r)
+		ids[i], visitors[i], rowIDs[i] = r.WebsiteID, int64(r.Visitor), r.ID
 		hours[i], pageviews[i], seconds[i], bounces[i] = int64(r.Hour), int64(r.Pageviews), int64(min(r.Seconds, math.MaxInt32)), r.Bounce
-		for j, v := range []string{r.Referrer, r.SearchEngine, r.SocialNetwork, r.Campaign, r.Browser, r.OperatingSystem, r.Device,
-			r.Language, r.ScreenResolution, r.Continent, r.Country, r.City, r.LandingPage, r.ExitPage} {
-			text[j][i] = v
+		text[0].size += len(dateLayout) + 3
+		for j, v := range r.texts() {
+			text[1+j].size += len(v) + 3
 		}
-		pages[i], events[i] = arrayLiteral(r.Pages), arrayLiteral(r.Events)
+		text[15].size += arraySize(r.Pages)
+		text[16].size += arraySize(r.Events)
 	}
-	// Text columns go as literals made here, once: pq.Array's made each a second time, then a
-	// third in its buffer, and that garbage was most of what a flush of visit rows allocated.
-	args := []any{pq.Array(ids), arrayLiteral(days), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
+	day, dayText := time.Time{}, ""
+	for i := range n {
+		rows.Row(from+i, &r)
+		if i == 0 || !r.Day.Equal(day) { // a chunk's rows are of a day or two
+			day, dayText = r.Day, r.Day.Format(dateLayout)
+		}
+		text[0].add(dayText)
+		for j, v := range r.texts() {
+			text[1+j].add(v)
+		}
+		text[15].addArray(r.Pages)
+		text[16].addArray(r.Events)
+	}
+	args := []any{pq.Array(ids), text[0].String(), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
 		pq.Array(seconds), pq.Array(bounces)}
-	for _, column := range text {
-		args = append(args, arrayLiteral(column))
+	for j := 1; j < len(text); j++ {
+		args = append(args, text[j].String())
 	}
-	args = append(args, arrayLiteral(pages), arrayLiteral(events))
 	const query = `
 		INSERT INTO visit_rows AS v (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
 			referrer, search_engine, social_network, campaign, browser, operating_system, device,
@@ -193,38 +227,84 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows []VisitRow) (int, e
 	return n - int(written), nil
 }
 
-// arrayLiteral is a text[] literal of values: each quoted, with its quotes and backslashes
-// escaped, so that any page or event a stranger sends stays one element.
-func arrayLiteral(values []string) string {
-	if len(values) == 0 {
-		return "{}"
+// texts are a row's text columns in the statement's order, from referrer to exit_page.
+func (r *VisitRow) texts() [14]string {
+	return [14]string{r.Referrer, r.SearchEngine, r.SocialNetwork, r.Campaign, r.Browser, r.OperatingSystem, r.Device,
+		r.Language, r.ScreenResolution, r.Continent, r.Country, r.City, r.LandingPage, r.ExitPage}
+}
+
+// literal is a text[] literal written one element at a time, each quoted with its quotes and
+// backslashes escaped, so that any value a stranger sends stays one element. size is what
+// it will take, escapes aside: it is made to that size at its first element.
+type literal struct {
+	b    strings.Builder
+	size int
+}
+
+func (l *literal) open() {
+	if l.b.Len() == 0 {
+		l.b.Grow(l.size + 2)
+		l.b.WriteByte('{')
+	} else {
+		l.b.WriteByte(',')
 	}
-	var b strings.Builder
-	size := 2
-	for _, v := range values {
-		size += len(v) + 3
-	}
-	b.Grow(size)
-	b.WriteByte('{')
+}
+
+// add appends v as an element.
+func (l *literal) add(v string) {
+	l.open()
+	l.b.WriteByte('"')
+	l.escape(v, 1)
+	l.b.WriteByte('"')
+}
+
+// addArray appends the literal of values as one element (a text[] a row, sent as its text):
+// the inner literal's quotes and backslashes are escaped once more.
+func (l *literal) addArray(values []string) {
+	l.open()
+	l.b.WriteString(`"{`)
 	for i, v := range values {
 		if i > 0 {
-			b.WriteByte(',')
+			l.b.WriteByte(',')
 		}
-		b.WriteByte('"')
-		if !strings.ContainsAny(v, `"\`) {
-			b.WriteString(v)
-		} else {
-			for j := 0; j < len(v); j++ {
-				if c := v[j]; c == '"' || c == '\\' {
-					b.WriteByte('\\')
-				}
-				b.WriteByte(v[j])
-			}
-		}
-		b.WriteByte('"')
+		l.b.WriteString(`\"`)
+		l.escape(v, 2)
+		l.b.WriteString(`\"`)
 	}
-	b.WriteByte('}')
-	return b.String()
+	l.b.WriteString(`}"`)
+}
+
+// escape writes v with its quotes and backslashes escaped for a literal depth deep: 1 for
+// an element (\" and \\), 2 for an element of an element (\\\" and \\\\).
+func (l *literal) escape(v string, depth int) {
+	if !strings.ContainsAny(v, `"\`) {
+		l.b.WriteString(v)
+		return
+	}
+	for j := 0; j < len(v); j++ {
+		if c := v[j]; c == '"' || c == '\\' {
+			l.b.WriteString(`\\\`[:2*depth-1])
+		}
+		l.b.WriteByte(v[j])
+	}
+}
+
+// String is the literal: {} when it has no element.
+func (l *literal) String() string {
+	if l.b.Len() == 0 {
+		return "{}"
+	}
+	l.b.WriteByte('}')
+	return l.b.String()
+}
+
+// arraySize is what addArray will take of values, escapes aside.
+func arraySize(values []string) int {
+	size := 5
+	for _, v := range values {
+		size += len(v) + 5
+	}
+	return size
 }
 
 // ClusterVisitRowPartition rewrites in key order the oldest partition of a day on or before

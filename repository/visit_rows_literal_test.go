@@ -22,7 +22,7 @@ func TestVisitRowsKeepStrangersValues(t *testing.T) {
 	row := repository.VisitRow{WebsiteID: f.sites[0], Day: day, Visitor: -7, ID: 42, Hour: 3, Pageviews: len(odd),
 		Campaign: odd[0], Referrer: odd[1], Language: odd[2], City: odd[3], Browser: odd[6],
 		LandingPage: odd[2], ExitPage: odd[1], Pages: odd, Events: []string{odd[3], odd[6]}}
-	if _, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000001", Rows: []repository.VisitRow{row}}, 100); err != nil {
+	if _, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000001", Rows: repository.VisitRowList{row}}, 100); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {

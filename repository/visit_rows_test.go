@@ -24,7 +24,7 @@ func TestVisitRowsUpsertSkipAndDelete(t *testing.T) {
 		Referrer: "news.example", Country: "DE:Germany", LandingPage: "/a", ExitPage: "/a", Pages: []string{"/a"}}
 	other := first
 	other.WebsiteID = f.sites[1]
-	added, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000011", Rows: []repository.VisitRow{first, other}}, 100)
+	added, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000011", Rows: repository.VisitRowList{first, other}}, 100)
 	if err != nil || added.RowsDropped != 0 {
 		t.Fatalf("first write: %d dropped (%v)", added.RowsDropped, err)
 	}
@@ -34,7 +34,7 @@ func TestVisitRowsUpsertSkipAndDelete(t *testing.T) {
 	noPartition.Day = day.AddDate(0, 0, 1)
 	gone := later
 	gone.WebsiteID = f.sites[1] + 1000
-	added, err = f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000012", Rows: []repository.VisitRow{later, noPartition, gone}}, 100)
+	added, err = f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000012", Rows: repository.VisitRowList{later, noPartition, gone}}, 100)
 	if err != nil || added.RowsDropped != 2 {
 		t.Fatalf("later write: %d dropped (%v), want 2", added.RowsDropped, err)
 	}

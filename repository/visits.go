@@ -153,8 +153,8 @@ type VisitBatch struct {
 	Node     string
 	Visitors []NodeVisitors
 	At       time.Time
-	// Rows are the visits' rows for filters (visit_rows), written with the counters.
-	Rows []VisitRow
+	// Rows are the visits' rows for filters (visit_rows), written with the counters; nil: none.
+	Rows VisitRows
 }
 
 // AddVisitBatch writes a flush in one transaction, at most once per batch id (see
@@ -170,7 +170,7 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 		return Added{}, fmt.Errorf("visits.add: %w", err)
 	}
 	defer tx.Rollback()
-	if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Minutes) == 0 && len(b.Recent) == 0 && len(b.Rows) == 0 {
+	if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Minutes) == 0 && len(b.Recent) == 0 && b.RowCount() == 0 {
 		// Only this node's current visitors, which replace its last ones: no batch id to claim.
 		if err := addRealtime(ctx, tx, b); err != nil {
 			return Added{}, err
@@ -196,7 +196,7 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 	if err != nil {
 		return Added{}, err
 	}
-	if added.RowsDropped, err = addVisitRows(ctx, tx, b.Rows); err != nil {
+	if added.RowsDropped, err = addVisitRows(ctx, tx, &b); err != nil {
 		return Added{}, err
 	}
 	if err := addRealtime(ctx, tx, b); err != nil {

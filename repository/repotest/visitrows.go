@@ -119,7 +119,7 @@ func WriteVisitRows(tb testing.TB, db *sqlx.DB, websiteID int64, visits []Visit)
 			Continent: v.Values[stats.Continent], Country: v.Values[stats.Country], City: v.Values[stats.City],
 			LandingPage: v.Values[stats.LandingPage], ExitPage: v.Values[stats.ExitPage], Pages: v.Pages, Events: v.Events}
 	}
-	added, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Rows: rows}, repository.DefaultMaxValuesPerDay)
+	added, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Rows: repository.VisitRowList(rows)}, repository.DefaultMaxValuesPerDay)
 	if err != nil || added.RowsDropped != 0 {
 		tb.Fatalf("write visit rows: %d dropped (%v)", added.RowsDropped, err)
 	}

@@ -1,0 +1,111 @@
+package ingest
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/analytics-service/analytics/repository"
+)
+
+// pageHit is a pageview of page in the row of visit id, as the collector adds it; values, when
+// given, make it the visit's first hit.
+func pageHit(c *Counters, id int64, page string, values *rowValues) {
+	landing := "/landing"
+	if id == 1 {
+		landing = "/first"
+	}
+	x := hitExtras{hasRow: true, pageview: &recentView{page: page}, rowPage: page,
+		row: rowEnd{ref: rowRef{websiteID: 1, day: 20516, id: id}, landing: landing, exit: page}}
+	if values != nil {
+		x.hasValues, x.values = true, *values
+	}
+	if err := c.AddHit(nil, &x); err != nil {
+		panic(err)
+	}
+}
+
+// takeRows takes the ready rows as the flusher does and says what each writes, by id.
+func takeRows(c *Counters) map[int64]string {
+	t := c.take()
+	c.release(t.size())
+	out := map[int64]string{}
+	var r repository.VisitRow
+	for i := range t.rows.Len() {
+		t.rows.Row(i, &r)
+		out[r.ID] = fmt.Sprintf("%d %v %v %s %s %s %s", r.Pageviews, r.Pages, r.Events, r.LandingPage, r.ExitPage, r.Browser, r.City)
+	}
+	return out
+}
+
+// Parts of rows that come interleaved are written each with its own pages and values in
+// order; a part that waits keeps its pages for a later take, and a taken row's slot is used
+// again without mixing rows.
+func TestRowStoreKeepsEachRowsParts(t *testing.T) {
+	c := NewCounters(1000)
+	for id := int64(1); id <= 3; id++ {
+		c.openRow(rowRef{websiteID: 1, day: 20516, id: id}, 10)
+	}
+	pageHit(c, 1, "/a1", &rowValues{browser: "Firefox"})
+	pageHit(c, 2, "/a2", &rowValues{city: "Bern"})
+	pageHit(c, 1, "/b1", nil)
+	pageHit(c, 4, "/x4", nil) // a later part (written before), held: not due
+	pageHit(c, 2, "/b2", nil)
+	got := takeRows(c)
+	want := map[int64]string{1: "2 [/a1 /b1] [] /first /a1 Firefox ", 2: "2 [/a2 /b2] [] /landing /a2  Bern"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("first take %v, want %v", got, want)
+	}
+	// Row 3 still misses its values, row 4 is held: neither went; two slots are free again.
+	if n := c.rowStore.waiting(); n != 2 || len(c.rowStore.free) != 2 {
+		t.Fatalf("%d rows waiting, %d slots free; want 2 and 2", n, len(c.rowStore.free))
+	}
+	pageHit(c, 5, "/a5", nil) // reuses a slot
+	pageHit(c, 4, "/y4", nil)
+	pageHit(c, 3, "/a3", &rowValues{browser: "Safari"})
+	c.mu.Lock()
+	c.setEnd(&rowEnd{ref: rowRef{websiteID: 1, day: 20516, id: 4}, landing: "/landing", exit: "/y4", due: true})
+	c.mu.Unlock()
+	got = takeRows(c)
+	want = map[int64]string{3: "1 [/a3] [] /landing /a3 Safari ", 4: "2 [/x4 /y4] [] /landing /y4  "}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("second take %v, want %v", got, want)
+	}
+	if c.rowStore.waiting() != 1 || len(c.rowStore.parts) != 1 {
+		t.Fatalf("%d rows and %d parts left, want row 5's", c.rowStore.waiting(), len(c.rowStore.parts))
+	}
+}
+
+// The texts are numbered anew once they have grown past twice those of the rows held: the
+// pages of rows written long ago do not stay in memory, and the rows held keep theirs.
+func TestRowStoreCompactsItsTexts(t *testing.T) {
+	c := NewCounters(1 << 20)
+	c.openRow(rowRef{websiteID: 1, day: 20516, id: 1}, 10)
+	pageHit(c, 1, "/first", &rowValues{browser: "Firefox"})
+	takeRows(c)
+	pageHit(c, 1, "/kept", nil) // held across every take below
+	most := 0
+	for round := range 10 {
+		for i := range 1000 {
+			id := int64(2 + round*1000 + i)
+			c.openRow(rowRef{websiteID: 1, day: 20516, id: id}, 10)
+			pageHit(c, id, fmt.Sprintf("/page-%d-%d", round, i), &rowValues{city: fmt.Sprintf("city-%d-%d", round, i)})
+		}
+		if got := takeRows(c); len(got) != 1000 || got[2+int64(round)*1000] != fmt.Sprintf("1 [/page-%d-0] [] /landing /page-%d-0  city-%d-0", round, round, round) {
+			t.Fatalf("round %d: %d rows, the first %q", round, len(got), got[2+int64(round)*1000])
+		}
+		most = max(most, len(c.rowStore.texts.list))
+	}
+	// 2,000 new texts a take: without compaction they would be 20,000 and more.
+	if most >= 2*3+minTexts+2000 {
+		t.Fatalf("the texts grew to %d", most)
+	}
+	// maxHeldHits pages make it due, with the end its part was given before the compactions.
+	pages := []string{"/kept"}
+	for range maxHeldHits - 1 {
+		pageHit(c, 1, "/later", nil)
+		pages = append(pages, "/later")
+	}
+	if got, want := takeRows(c), fmt.Sprintf("%d %v [] /first /kept  ", maxHeldHits, pages); got[1] != want || len(got) != 1 {
+		t.Fatalf("the held row after the compactions: %v, want %q", got, want)
+	}
+}
