@@ -156,3 +156,26 @@ func TestTakenRowsStayAsTaken(t *testing.T) {
 			len(c.rowStore.rows), c.rowStore.texts.kept)
 	}
 }
+
+// A visit whose first hit was refused (abandonRow) has its row written without values once it
+// has its end, not held for values that will not come; a row the store does not hold is not
+// made by it.
+func TestAnAbandonedRowIsWrittenWithoutValues(t *testing.T) {
+	c := NewCounters(1000)
+	ref := rowRef{websiteID: 1, day: 20516, id: 7}
+	c.openRow(ref, 10)
+	c.mu.Lock()
+	c.setEnd(&rowEnd{ref: ref, landing: "/a", exit: "/b", seconds: 5, due: true})
+	c.mu.Unlock()
+	if got := takeRows(c); len(got) != 0 || c.rowStore.waiting() != 1 {
+		t.Fatalf("taken %v with %d waiting: the row must wait for its values", got, c.rowStore.waiting())
+	}
+	c.abandonRow(ref)
+	c.abandonRow(rowRef{websiteID: 1, day: 20516, id: 8})
+	if got, want := takeRows(c), map[int64]string{7: "0 [] [] /a /b  "}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("taken %v, want %v", got, want)
+	}
+	if len(c.rowStore.slots) != 0 || c.Size() != 0 {
+		t.Fatalf("%d parts and %d keys left", len(c.rowStore.slots), c.Size())
+	}
+}
