@@ -132,7 +132,14 @@ func (s *rowStore) setEnd(r *pendingRow, e *rowEnd) {
 
 // check notes a part that became ready.
 func (s *rowStore) check(slot int32, r *pendingRow) {
-	if !r.isReady && r.ready() {
+	if r.ready() {
+		s.markReady(slot, r)
+	}
+}
+
+// markReady puts the part in slot in ready, once.
+func (s *rowStore) markReady(slot int32, r *pendingRow) {
+	if !r.isReady {
 		r.isReady = true
 		s.ready = append(s.ready, slot)
 	}
@@ -227,10 +234,7 @@ func (c *Counters) releaseWaiting() {
 	defer c.mu.Unlock()
 	s := &c.rowStore
 	for _, slot := range s.slots {
-		if r := &s.rows[slot]; !r.isReady {
-			r.isReady = true
-			s.ready = append(s.ready, slot)
-		}
+		s.markReady(slot, &s.rows[slot])
 	}
 }
 

@@ -28,10 +28,15 @@ func pageHit(c *Counters, id int64, page string, values *rowValues) {
 func takeRows(c *Counters) map[int64]string {
 	t := c.take()
 	c.release(t.size())
+	return rowsOf(t.rows)
+}
+
+// rowsOf says what each row taken writes, by id.
+func rowsOf(t takenRows) map[int64]string {
 	out := map[int64]string{}
 	var r repository.VisitRow
-	for i := range t.rows.Len() {
-		t.rows.Row(i, &r)
+	for i := range t.Len() {
+		t.Row(i, &r)
 		out[r.ID] = fmt.Sprintf("%d %v %v %s %s %s %s", r.Pageviews, r.Pages, r.Events, r.LandingPage, r.ExitPage, r.Browser, r.City)
 	}
 	return out
@@ -107,5 +112,70 @@ func TestRowStoreCompactsItsTexts(t *testing.T) {
 	}
 	if got, want := takeRows(c), fmt.Sprintf("%d %v [] /first /kept  ", maxHeldHits, pages); got[1] != want || len(got) != 1 {
 		t.Fatalf("the held row after the compactions: %v, want %q", got, want)
+	}
+}
+
+// A batch taken writes what it was taken as while it is written, outside c.mu, and when its
+// write is retried: the hits that come meanwhile reuse its rows' slots and add texts, and the
+// takes after it number the texts anew.
+func TestTakenRowsStayAsTaken(t *testing.T) {
+	c := NewCounters(1 << 20)
+	for id := int64(1); id <= 3; id++ {
+		c.openRow(rowRef{websiteID: 1, day: 20516, id: id}, 10)
+		pageHit(c, id, fmt.Sprintf("/a%d", id), &rowValues{city: fmt.Sprintf("city-%d", id)})
+	}
+	batch := c.take()
+	c.release(batch.size())
+	want := map[int64]string{1: "1 [/a1] [] /first /a1  city-1", 2: "1 [/a2] [] /landing /a2  city-2", 3: "1 [/a3] [] /landing /a3  city-3"}
+	if got := rowsOf(batch.rows); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("taken %v, want %v", got, want)
+	}
+	done := make(chan struct{})
+	go func() { // the hits and flushes that come while the batch is written
+		defer close(done)
+		for id := int64(10); id < 10+3*minTexts; id++ {
+			c.openRow(rowRef{websiteID: 1, day: 20516, id: id}, 10)
+			pageHit(c, id, fmt.Sprintf("/b%d", id), &rowValues{city: fmt.Sprintf("city-%d", id)})
+			if id%1000 == 0 {
+				takeRows(c)
+			}
+		}
+	}()
+	for writing := true; writing; {
+		select {
+		case <-done:
+			writing = false
+		default:
+		}
+		if got := rowsOf(batch.rows); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("taken %v, want %v", got, want)
+		}
+	}
+	if len(c.rowStore.rows) >= 3*minTexts || c.rowStore.texts.kept == 0 {
+		t.Fatalf("%d slots, %d texts kept: the slots were not reused, or the texts never numbered anew",
+			len(c.rowStore.rows), c.rowStore.texts.kept)
+	}
+}
+
+// A visit whose first hit was refused (abandonRow) has its row written without values once it
+// has its end, not held for values that will not come; a row the store does not hold is not
+// made by it.
+func TestAnAbandonedRowIsWrittenWithoutValues(t *testing.T) {
+	c := NewCounters(1000)
+	ref := rowRef{websiteID: 1, day: 20516, id: 7}
+	c.openRow(ref, 10)
+	c.mu.Lock()
+	c.setEnd(&rowEnd{ref: ref, landing: "/a", exit: "/b", seconds: 5, due: true})
+	c.mu.Unlock()
+	if got := takeRows(c); len(got) != 0 || c.rowStore.waiting() != 1 {
+		t.Fatalf("taken %v with %d waiting: the row must wait for its values", got, c.rowStore.waiting())
+	}
+	c.abandonRow(ref)
+	c.abandonRow(rowRef{websiteID: 1, day: 20516, id: 8})
+	if got, want := takeRows(c), map[int64]string{7: "0 [] [] /a /b  "}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("taken %v, want %v", got, want)
+	}
+	if len(c.rowStore.slots) != 0 || c.Size() != 0 {
+		t.Fatalf("%d parts and %d keys left", len(c.rowStore.slots), c.Size())
 	}
 }

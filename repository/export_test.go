@@ -18,3 +18,6 @@ func SplitRange(from, to, weeks, months time.Time) []Segment {
 }
 
 var WithSessionSettings = withSessionSettings
+
+// VisitRowChunk is the most rows one statement of AddVisitBatch writes.
+const VisitRowChunk = visitRowChunk

@@ -186,10 +186,10 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		text[15].addArray(r.Pages)
 		text[16].addArray(r.Events)
 	}
-	args := []any{pq.Array(ids), text[0].String(), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
+	args := []any{pq.Array(ids), text[0].end(), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
 		pq.Array(seconds), pq.Array(bounces)}
 	for j := 1; j < len(text); j++ {
-		args = append(args, text[j].String())
+		args = append(args, text[j].end())
 	}
 	const query = `
 		INSERT INTO visit_rows AS v (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
@@ -289,8 +289,9 @@ func (l *literal) escape(v string, depth int) {
 	}
 }
 
-// String is the literal: {} when it has no element.
-func (l *literal) String() string {
+// end closes the literal and gives it: {} when it has no element. It appends the closing
+// brace, so it is called once, when the last element is in.
+func (l *literal) end() string {
 	if l.b.Len() == 0 {
 		return "{}"
 	}

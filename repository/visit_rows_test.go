@@ -2,7 +2,9 @@ package repository_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/lib/pq"
 
@@ -60,5 +62,50 @@ func TestVisitRowsUpsertSkipAndDelete(t *testing.T) {
 	var left []int64
 	if err := f.db.Select(&left, `SELECT website_id FROM visit_rows`); err != nil || len(left) != 1 || left[0] != f.sites[1] {
 		t.Fatalf("rows of websites %v left (%v), want only %d's", left, err, f.sites[1])
+	}
+}
+
+// madeRows are VisitRows made one at a time as they are read, reusing the arrays of the row
+// they are given, as the collector's are (ingest.takenRows).
+type madeRows struct {
+	websiteID int64
+	day       time.Time
+	n         int
+}
+
+func (m madeRows) Len() int { return m.n }
+
+func (m madeRows) Row(i int, r *repository.VisitRow) {
+	*r = repository.VisitRow{WebsiteID: m.websiteID, Day: m.day, Visitor: int32(i), ID: int64(i + 1), Pageviews: 1,
+		City: fmt.Sprintf("c%d", i+1), LandingPage: fmt.Sprintf("/p%d", i+1), ExitPage: fmt.Sprintf("/p%d", i+1),
+		Pages: append(r.Pages[:0], fmt.Sprintf("/p%d", i+1)), Events: append(r.Events[:0], fmt.Sprintf("e%d", i+1))}
+}
+
+// A batch of more rows than a statement writes goes in several, each row once and whole, even
+// when its rows are made as they are read into arrays that the next row reuses.
+func TestVisitRowsOfSeveralStatements(t *testing.T) {
+	f := newFixture(t, "chunks.test")
+	ctx := context.Background()
+	day := date("2026-03-04")
+	if err := f.repo.EnsureVisitRowPartitions(ctx, day, day); err != nil {
+		t.Fatal(err)
+	}
+	n := 2*repository.VisitRowChunk + 1
+	added, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000021",
+		Rows: madeRows{websiteID: f.sites[0], day: day, n: n}}, 100)
+	if err != nil || added.RowsDropped != 0 {
+		t.Fatalf("write: %d dropped (%v)", added.RowsDropped, err)
+	}
+	var got struct {
+		Rows, Whole int
+	}
+	err = f.db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE city = 'c' || id AND landing_page = '/p' || id
+		AND exit_page = '/p' || id AND pages = ARRAY['/p' || id] AND events = ARRAY['e' || id] AND visitor = id - 1)
+		FROM visit_rows WHERE website_id = $1`, f.sites[0]).Scan(&got.Rows, &got.Whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Rows != n || got.Whole != n {
+		t.Fatalf("%d rows, %d of them whole; want %d", got.Rows, got.Whole, n)
 	}
 }
