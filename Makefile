@@ -71,7 +71,7 @@ bench:
 	$(MAKE) bench-filters
 
 # Filtered reads (issue 17) on 20 websites x 10,000 visits a day for BENCH_FILTER_DAYS days
-# (default 365: about 25 GB and 25 minutes to write; 40 while developing): p50/p95/p99 of each
+# (default 365: about 24 GB and 8 minutes to write; 40 while developing): p50/p95/p99 of each
 # read and of the dashboard's, and the bytes visit_rows takes per visit and per pageview.
 bench-filters:
 	scripts/test.sh go test -run '^$$' -bench FilteredReads -benchtime 20x -count 1 -timeout 120m -v ./repository/
