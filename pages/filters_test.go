@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -454,17 +453,7 @@ func mapsEqual(a, b map[string]int64) bool {
 // serious axe-core violation (screenshots in SCREENSHOT_DIR). Needs the filtered reads
 // (filters-read).
 func TestFilteredNumbersInChromium(t *testing.T) {
-	axe, err := os.ReadFile(os.Getenv("AXE_JS"))
-	if err != nil {
-		t.Fatalf("AXE_JS (axe-core, which `make test` fetches from npm): %v", err)
-	}
-	shots := os.Getenv("SCREENSHOT_DIR")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	check := newPageChecker(t)
 	e := newEnv(t)
 	owner := e.account("owner@example.com")
 	id := e.site(owner, "example.com")
@@ -478,6 +467,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 	webtest.WatchProblems(t, ctx)
 	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
 	eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
+	audit := func(name string, width int64) { t.Helper(); auditPage(t, ctx, check.axe, check.shots, name, width) }
 	at := func() url.Values {
 		t.Helper()
 		var href string
@@ -496,12 +486,6 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 			}
 		}
 	}
-	viewport := func(width int64) chromedp.Action[chromedp.Void] {
-		if width < 600 {
-			return chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
-		}
-		return chromedp.EmulateViewport(width, 900)
-	}
 	chips := func() []string {
 		t.Helper()
 		var out []string
@@ -510,7 +494,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 	}
 
 	for _, width := range []int64{1280, 375} {
-		do(viewport(width), chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-03-14&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
+		do(viewportOf(width), chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-03-14&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
 		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-country] td[title="DE:Germany"] a`)),
 			chromedp.WaitVisible(chromedp.CSS(".filter-bar")))
 		if q := at(); q.Get("filter[country]") != "DE:Germany" || q.Get("from") != "2026-03-14" {
@@ -530,17 +514,17 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 		if got, want := shownCounts(t, topLists(body)["page"]), top10(de.counts(de.matching(visits, "2026-03-14", "2026-03-20"), "page")); !mapsEqual(got, want) {
 			t.Errorf("the pages of visits from Germany %v, want %v", got, want)
 		}
-		auditPage(t, ctx, axe, shots, "filtered", width)
+		audit("filtered", width)
 
 		// A second filter: the browser; then the full list of pages keeps both.
 		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-browser] td[title="Firefox"] a`)))
 		waitFor("two chips", func() bool { return len(chips()) == 2 })
-		auditPage(t, ctx, axe, shots, "filtered-two", width)
+		audit("filtered-two", width)
 		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-page] .card-links a`)), chromedp.WaitVisible(chromedp.CSS(".toolbar")))
 		if q := at(); q.Get("filter[country]") != "DE:Germany" || q.Get("filter[browser]") != "Firefox" {
 			t.Errorf("the full list's address %v lost a filter", q)
 		}
-		auditPage(t, ctx, axe, shots, "filtered-list", width)
+		audit("filtered-list", width)
 
 		// Back on the dashboard, remove the country's chip, then clear the rest.
 		do(chromedp.Click(chromedp.CSS(`main > p.small a`)), chromedp.WaitVisible(chromedp.CSS(".filter-bar")))
@@ -562,8 +546,8 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 	query := "?from=2026-02-01&to=2026-03-20&filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2F%3Cscript%3Ealert%281%29%3C%2Fscript%3E&filter%5Breferrer%5D=" + long
 	for _, page := range []struct{ path, shot string }{{"", "filtered-notes"}, {"/page", "filtered-list-notes"}} {
 		for _, width := range []int64{1280, 375} {
-			do(viewport(width), chromedp.Navigate(e.srv.URL+"/stats/example.com"+page.path+query), chromedp.WaitReady(chromedp.CSS("main")))
-			auditPage(t, ctx, axe, shots, page.shot, width)
+			do(viewportOf(width), chromedp.Navigate(e.srv.URL+"/stats/example.com"+page.path+query), chromedp.WaitReady(chromedp.CSS("main")))
+			audit(page.shot, width)
 		}
 		var notes string
 		eval(`document.querySelector(".range-note").innerText`, &notes)
