@@ -3,6 +3,7 @@ package pages_test
 import (
 	"encoding/csv"
 	"html"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -195,7 +196,7 @@ func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 		}
 		lists := topLists(p.body)
 		for _, name := range []string{"page", "browser", "referrer"} {
-			if got, want := shownCounts(t, lists[name]), top10(c.counts(now, name)); !mapsEqual(got, want) {
+			if got, want := shownCounts(t, lists[name]), top10(c.counts(now, name)); !maps.Equal(got, want) {
 				t.Errorf("%s: top %s %v, want %v", c.query, name, got, want)
 			}
 		}
@@ -219,7 +220,7 @@ func TestFilteredNumbersOnListsAndExport(t *testing.T) {
 		path := "/stats/example.com/page?from=2026-03-14&to=2026-03-20&per_page=100&" + encodeQuery(c.query)
 		p := b.get(path)
 		wantStatus(t, path, p, http.StatusOK)
-		if got := shownCounts(t, p.body); !mapsEqual(got, want) {
+		if got := shownCounts(t, p.body); !maps.Equal(got, want) {
 			t.Errorf("%s: the full list %v, want %v", c.query, got, want)
 		}
 		export := b.get("/stats/example.com/export?name=page&from=2026-03-14&to=2026-03-20&" + encodeQuery(c.query))
@@ -233,7 +234,7 @@ func TestFilteredNumbersOnListsAndExport(t *testing.T) {
 			n, _ := strconv.ParseInt(r[1], 10, 64)
 			got[strings.TrimPrefix(r[0], "'")] = n
 		}
-		if !mapsEqual(got, want) {
+		if !maps.Equal(got, want) {
 			t.Errorf("%s: the CSV %v, want %v", c.query, got, want)
 		}
 		if !strings.Contains(export.header.Get("Content-Disposition"), "-filtered.csv") {
@@ -435,18 +436,6 @@ func encodePath(p string) string {
 	return path + "?" + encodeQuery(q)
 }
 
-func mapsEqual(a, b map[string]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 // In Chromium, as a person would: click a country on the dashboard, see its chip and the
 // lists narrowed to it, add a browser, open a full list, remove a chip, clear the filters; at
 // a desktop and a phone width, with no console error, nothing wider than the screen and no
@@ -511,7 +500,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 		var body string
 		eval(`document.querySelector("main").innerHTML`, &body)
 		de := filterCases[0]
-		if got, want := shownCounts(t, topLists(body)["page"]), top10(de.counts(de.matching(visits, "2026-03-14", "2026-03-20"), "page")); !mapsEqual(got, want) {
+		if got, want := shownCounts(t, topLists(body)["page"]), top10(de.counts(de.matching(visits, "2026-03-14", "2026-03-20"), "page")); !maps.Equal(got, want) {
 			t.Errorf("the pages of visits from Germany %v, want %v", got, want)
 		}
 		audit("filtered", width)
