@@ -155,6 +155,15 @@ func top10(counts map[string]int64) map[string]int64 {
 	return out
 }
 
+// filteredSite is the public website example.com with perDay visits a day, 1..20 March 2026,
+// in its visit rows (filterVisits), and a stranger's browser on its pages.
+func filteredSite(t *testing.T, perDay int) ([]repotest.Visit, *browser) {
+	t.Helper()
+	e := newEnv(t)
+	id := e.site(e.account("owner@example.com"), "example.com")
+	return e.filterVisits(id, "2026-03-01", "2026-03-20", perDay), e.browser()
+}
+
 var filterCases = []filterCase{
 	newFilterCase("filter[country]=DE:Germany"),
 	// Countries compare their code: a name from another GeoIP release matches the same visits.
@@ -171,11 +180,7 @@ var filterCases = []filterCase{
 // pages and browsers, against counts made here from the visits written. Needs the filtered
 // reads (filters-read).
 func TestFilteredNumbersOnTheDashboard(t *testing.T) {
-	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
-	visits := e.filterVisits(id, "2026-03-01", "2026-03-20", 40)
-	b := e.browser()
+	visits, b := filteredSite(t, 40)
 	for _, c := range filterCases {
 		path := "/stats/example.com?from=2026-03-14&to=2026-03-20&" + encodeQuery(c.query)
 		p := b.get(path)
@@ -210,11 +215,7 @@ func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 // which day filtered numbers count and that a range past 31 days is sampled. Needs the
 // filtered reads (filters-read).
 func TestFilteredNumbersOnListsAndExport(t *testing.T) {
-	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
-	visits := e.filterVisits(id, "2026-03-01", "2026-03-20", 40)
-	b := e.browser()
+	visits, b := filteredSite(t, 40)
 	for _, c := range filterCases {
 		want := c.counts(c.matching(visits, "2026-03-14", "2026-03-20"), "page")
 		path := "/stats/example.com/page?from=2026-03-14&to=2026-03-20&per_page=100&" + encodeQuery(c.query)
@@ -309,11 +310,7 @@ func TestFilteredNumbersLinksAndOwner(t *testing.T) {
 // A stranger's markup as a filter value is inert in the chip, the links, the notes, the full
 // list and the CSV. Needs the filtered reads (filters-read).
 func TestFilteredNumbersMarkupIsInert(t *testing.T) {
-	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
-	e.filterVisits(id, "2026-03-01", "2026-03-20", 20)
-	b := e.browser()
+	_, b := filteredSite(t, 20)
 	const script = "/<script>alert(1)</script>"
 	q := "from=2026-02-20&to=2026-03-20&filter%5Bpage%5D=" + url.QueryEscape(script)
 	for _, path := range []string{"/stats/example.com?" + q, "/stats/example.com/page?" + q, "/stats/example.com/referrer?" + q} {
