@@ -18,6 +18,7 @@ import (
 
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/web/webtest"
 )
 
@@ -108,8 +109,10 @@ func (c filterCase) counts(matching []repotest.Visit, name string) map[string]in
 }
 
 var (
-	topRowRE  = regexp.MustCompile(`<td class="value" title="([^"]*)">.*?</td>\s*<td class="num">([^<]*)</td>`)
-	topListRE = regexp.MustCompile(`(?s)<section class="card top" aria-labelledby="top-([a-z_]+)">(.*?)</section>`)
+	topRowRE   = regexp.MustCompile(`<td class="value" title="([^"]*)">.*?</td>\s*<td class="num">([^<]*)</td>`)
+	topListRE  = regexp.MustCompile(`(?s)<section class="card top" aria-labelledby="top-([a-z_]+)">(.*?)</section>`)
+	eventRowRE = regexp.MustCompile(`<th scope="row" class="value" title="([^"]*)">.*?</th>\s*<td class="num">([^<]*)</td>`)
+	chartRowRE = regexp.MustCompile(`<tr><td>[^<]*</td><td class="num">([^<]*)</td><td class="num">([^<]*)</td></tr>`)
 )
 
 // shownCounts are the values and counts of a table of values on a page (a top list's section,
@@ -118,6 +121,20 @@ func shownCounts(t *testing.T, body string) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, m := range topRowRE.FindAllStringSubmatch(body, -1) {
+		n, err := strconv.ParseInt(strings.ReplaceAll(html.UnescapeString(m[2]), "\u202f", ""), 10, 64)
+		if err != nil {
+			t.Fatalf("count %q: %v", m[2], err)
+		}
+		out[html.UnescapeString(m[1])] = n
+	}
+	return out
+}
+
+// shownGroups are the event names and totals of the dashboard's events.
+func shownGroups(t *testing.T, body string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for _, m := range eventRowRE.FindAllStringSubmatch(body, -1) {
 		n, err := strconv.ParseInt(strings.ReplaceAll(html.UnescapeString(m[2]), "\u202f", ""), 10, 64)
 		if err != nil {
 			t.Fatalf("count %q: %v", m[2], err)
@@ -204,6 +221,28 @@ func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 			if got, want := shownCounts(t, lists[name]), top10(c.counts(now, name)); !maps.Equal(got, want) {
 				t.Errorf("%s: top %s %v, want %v", c.query, name, got, want)
 			}
+		}
+		// The chart's table: each day's pageviews and visitors.
+		var days, wantDays []string
+		for _, m := range chartRowRE.FindAllStringSubmatch(p.body, -1) {
+			days = append(days, html.UnescapeString(m[1]+" "+m[2]))
+		}
+		for d := mustDay("2026-03-14"); !d.After(mustDay("2026-03-20")); d = d.AddDate(0, 0, 1) {
+			day := d.Format(time.DateOnly)
+			s := c.sums(c.matching(visits, day, day))
+			wantDays = append(wantDays, web.GroupDigits(s.pageviews, "\u202f")+" "+web.GroupDigits(s.visitors, "\u202f"))
+		}
+		if !slices.Equal(days, wantDays) {
+			t.Errorf("%s: the chart's pageviews and visitors by day %q, want %q", c.query, days, wantDays)
+		}
+		// The events, grouped by name.
+		groups := map[string]int64{}
+		for event, n := range c.counts(now, "event") {
+			name, _, _ := strings.Cut(event, ":")
+			groups[name] += n
+		}
+		if got := shownGroups(t, lists["event"]); !maps.Equal(got, groups) {
+			t.Errorf("%s: events %v, want %v", c.query, got, groups)
 		}
 		if strings.Contains(p.body, "With filters, numbers start") || strings.Contains(p.body, "Estimated from") {
 			t.Errorf("%s: a note on filtered numbers that all are there, exactly", c.query)
