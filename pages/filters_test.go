@@ -22,10 +22,7 @@ import (
 	"github.com/analytics-service/analytics/web/webtest"
 )
 
-// Filters on the stats pages (CONTRACT.md sections 5 and 9). The tests named
-// TestFilteredNumbers... read filtered numbers, which the repository's filtered reads answer
-// (branch filters-read): until those are built, the pages answer 500 and these tests fail.
-// Every other test here passes without them.
+// Filters on the stats pages (CONTRACT.md sections 5 and 9).
 
 var (
 	filterPages     = []string{"/", "/pricing", "/blog", "/docs", "/<script>alert(1)</script>", "=1+1"}
@@ -193,9 +190,9 @@ var filterCases = []filterCase{
 	newFilterCase("filter[browser]=Netscape"),
 }
 
-// The filtered dashboard's headline numbers, those of the 7 days before, and its top lists of
-// pages and browsers, against counts made here from the visits written. Needs the filtered
-// reads (filters-read).
+// The filtered dashboard's headline numbers, those of the 7 days before, its chart, its top
+// lists of pages, browsers and referrers and its events, against counts made here from the
+// visits written.
 func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 	visits, b := filteredSite(t, 40)
 	for _, c := range filterCases {
@@ -251,8 +248,7 @@ func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 }
 
 // A full list and the CSV export with filters, against counts made here; the notes say from
-// which day filtered numbers count and that a range past 31 days is sampled. Needs the
-// filtered reads (filters-read).
+// which day filtered numbers count and that a range past 31 days is sampled.
 func TestFilteredNumbersOnListsAndExport(t *testing.T) {
 	visits, b := filteredSite(t, 40)
 	for _, c := range filterCases {
@@ -299,8 +295,7 @@ func TestFilteredNumbersOnListsAndExport(t *testing.T) {
 }
 
 // The links of a real filtered dashboard and full list keep the filters, the chips are there,
-// a value adds its filter, and the owner of a private website sees its filtered pages. Needs
-// the filtered reads (filters-read).
+// a value adds its filter, and the owner of a private website sees its filtered pages.
 func TestFilteredNumbersLinksAndOwner(t *testing.T) {
 	e := newEnv(t)
 	owner := e.account("owner@example.com")
@@ -347,7 +342,7 @@ func TestFilteredNumbersLinksAndOwner(t *testing.T) {
 }
 
 // A stranger's markup as a filter value is inert in the chip, the links, the notes, the full
-// list and the CSV. Needs the filtered reads (filters-read).
+// list and the CSV.
 func TestFilteredNumbersMarkupIsInert(t *testing.T) {
 	_, b := filteredSite(t, 20)
 	const script = "/<script>alert(1)</script>"
@@ -413,11 +408,9 @@ func TestBadFiltersOnThePages(t *testing.T) {
 	if !strings.Contains(p.body, "from must be a date") || !strings.Contains(p.body, "filter filter[nope]") {
 		t.Errorf("not both named:\n%s", p.body)
 	}
-	// A 255-character value is a filter (matching nothing here), not a refusal; the reads
-	// answer it (filters-read), so only the status is not checked against 422 here.
-	if p := b.get("/stats/example.com?filter%5Bpage%5D=" + url.QueryEscape(strings.Repeat("é", 255))); p.status == http.StatusUnprocessableEntity {
-		t.Errorf("a 255-character value is refused:\n%s", p.body)
-	}
+	// A 255-character value is a filter (matching nothing here), not a refusal.
+	p = b.get("/stats/example.com?filter%5Bpage%5D=" + url.QueryEscape(strings.Repeat("é", 255)))
+	wantStatus(t, "a 255-character value", p, http.StatusOK)
 }
 
 // Filters change nothing of who may see a website: a private website's filtered pages are the
@@ -475,8 +468,7 @@ func encodePath(p string) string {
 // In Chromium, as a person would: click a country on the dashboard, see its chip and the
 // lists narrowed to it, add a browser, open a full list, remove a chip, clear the filters; at
 // a desktop and a phone width, with no console error, nothing wider than the screen and no
-// serious axe-core violation (screenshots in SCREENSHOT_DIR). Needs the filtered reads
-// (filters-read).
+// serious axe-core violation (screenshots in SCREENSHOT_DIR).
 func TestFilteredNumbersInChromium(t *testing.T) {
 	check := newPageChecker(t)
 	e := newEnv(t)
