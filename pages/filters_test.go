@@ -3,10 +3,10 @@ package pages_test
 import (
 	"encoding/csv"
 	"html"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,13 +18,11 @@ import (
 
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/web/webtest"
 )
 
-// Filters on the stats pages (CONTRACT.md sections 5 and 9). The tests named
-// TestFilteredNumbers... read filtered numbers, which the repository's filtered reads answer
-// (branch filters-read): until those are built, the pages answer 500 and these tests fail.
-// Every other test here passes without them.
+// Filters on the stats pages (CONTRACT.md sections 5 and 9).
 
 var (
 	filterPages     = []string{"/", "/pricing", "/blog", "/docs", "/<script>alert(1)</script>", "=1+1"}
@@ -108,8 +106,10 @@ func (c filterCase) counts(matching []repotest.Visit, name string) map[string]in
 }
 
 var (
-	topRowRE  = regexp.MustCompile(`<td class="value" title="([^"]*)">.*?</td>\s*<td class="num">([^<]*)</td>`)
-	topListRE = regexp.MustCompile(`(?s)<section class="card top" aria-labelledby="top-([a-z_]+)">(.*?)</section>`)
+	topRowRE   = regexp.MustCompile(`<td class="value" title="([^"]*)">.*?</td>\s*<td class="num">([^<]*)</td>`)
+	topListRE  = regexp.MustCompile(`(?s)<section class="card top" aria-labelledby="top-([a-z_]+)">(.*?)</section>`)
+	eventRowRE = regexp.MustCompile(`<th scope="row" class="value" title="([^"]*)">.*?</th>\s*<td class="num">([^<]*)</td>`)
+	chartRowRE = regexp.MustCompile(`<tr><td>[^<]*</td><td class="num">([^<]*)</td><td class="num">([^<]*)</td></tr>`)
 )
 
 // shownCounts are the values and counts of a table of values on a page (a top list's section,
@@ -118,6 +118,20 @@ func shownCounts(t *testing.T, body string) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, m := range topRowRE.FindAllStringSubmatch(body, -1) {
+		n, err := strconv.ParseInt(strings.ReplaceAll(html.UnescapeString(m[2]), "\u202f", ""), 10, 64)
+		if err != nil {
+			t.Fatalf("count %q: %v", m[2], err)
+		}
+		out[html.UnescapeString(m[1])] = n
+	}
+	return out
+}
+
+// shownGroups are the event names and totals of the dashboard's events.
+func shownGroups(t *testing.T, body string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for _, m := range eventRowRE.FindAllStringSubmatch(body, -1) {
 		n, err := strconv.ParseInt(strings.ReplaceAll(html.UnescapeString(m[2]), "\u202f", ""), 10, 64)
 		if err != nil {
 			t.Fatalf("count %q: %v", m[2], err)
@@ -155,6 +169,15 @@ func top10(counts map[string]int64) map[string]int64 {
 	return out
 }
 
+// filteredSite is the public website example.com with perDay visits a day, 1..20 March 2026,
+// in its visit rows (filterVisits), and a stranger's browser on its pages.
+func filteredSite(t *testing.T, perDay int) ([]repotest.Visit, *browser) {
+	t.Helper()
+	e := newEnv(t)
+	id := e.site(e.account("owner@example.com"), "example.com")
+	return e.filterVisits(id, "2026-03-01", "2026-03-20", perDay), e.browser()
+}
+
 var filterCases = []filterCase{
 	newFilterCase("filter[country]=DE:Germany"),
 	// Countries compare their code: a name from another GeoIP release matches the same visits.
@@ -167,15 +190,11 @@ var filterCases = []filterCase{
 	newFilterCase("filter[browser]=Netscape"),
 }
 
-// The filtered dashboard's headline numbers, those of the 7 days before, and its top lists of
-// pages and browsers, against counts made here from the visits written. Needs the filtered
-// reads (filters-read).
+// The filtered dashboard's headline numbers, those of the 7 days before, its chart, its top
+// lists of pages, browsers and referrers and its events, against counts made here from the
+// visits written.
 func TestFilteredNumbersOnTheDashboard(t *testing.T) {
-	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
-	visits := e.filterVisits(id, "2026-03-01", "2026-03-20", 40)
-	b := e.browser()
+	visits, b := filteredSite(t, 40)
 	for _, c := range filterCases {
 		path := "/stats/example.com?from=2026-03-14&to=2026-03-20&" + encodeQuery(c.query)
 		p := b.get(path)
@@ -196,9 +215,31 @@ func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 		}
 		lists := topLists(p.body)
 		for _, name := range []string{"page", "browser", "referrer"} {
-			if got, want := shownCounts(t, lists[name]), top10(c.counts(now, name)); !mapsEqual(got, want) {
+			if got, want := shownCounts(t, lists[name]), top10(c.counts(now, name)); !maps.Equal(got, want) {
 				t.Errorf("%s: top %s %v, want %v", c.query, name, got, want)
 			}
+		}
+		// The chart's table: each day's pageviews and visitors.
+		var days, wantDays []string
+		for _, m := range chartRowRE.FindAllStringSubmatch(p.body, -1) {
+			days = append(days, html.UnescapeString(m[1]+" "+m[2]))
+		}
+		for d := mustDay("2026-03-14"); !d.After(mustDay("2026-03-20")); d = d.AddDate(0, 0, 1) {
+			day := d.Format(time.DateOnly)
+			s := c.sums(c.matching(visits, day, day))
+			wantDays = append(wantDays, web.GroupDigits(s.pageviews, "\u202f")+" "+web.GroupDigits(s.visitors, "\u202f"))
+		}
+		if !slices.Equal(days, wantDays) {
+			t.Errorf("%s: the chart's pageviews and visitors by day %q, want %q", c.query, days, wantDays)
+		}
+		// The events, grouped by name.
+		groups := map[string]int64{}
+		for event, n := range c.counts(now, "event") {
+			name, _, _ := strings.Cut(event, ":")
+			groups[name] += n
+		}
+		if got := shownGroups(t, lists["event"]); !maps.Equal(got, groups) {
+			t.Errorf("%s: events %v, want %v", c.query, got, groups)
 		}
 		if strings.Contains(p.body, "With filters, numbers start") || strings.Contains(p.body, "Estimated from") {
 			t.Errorf("%s: a note on filtered numbers that all are there, exactly", c.query)
@@ -207,20 +248,15 @@ func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 }
 
 // A full list and the CSV export with filters, against counts made here; the notes say from
-// which day filtered numbers count and that a range past 31 days is sampled. Needs the
-// filtered reads (filters-read).
+// which day filtered numbers count and that a range past 31 days is sampled.
 func TestFilteredNumbersOnListsAndExport(t *testing.T) {
-	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
-	visits := e.filterVisits(id, "2026-03-01", "2026-03-20", 40)
-	b := e.browser()
+	visits, b := filteredSite(t, 40)
 	for _, c := range filterCases {
 		want := c.counts(c.matching(visits, "2026-03-14", "2026-03-20"), "page")
 		path := "/stats/example.com/page?from=2026-03-14&to=2026-03-20&per_page=100&" + encodeQuery(c.query)
 		p := b.get(path)
 		wantStatus(t, path, p, http.StatusOK)
-		if got := shownCounts(t, p.body); !mapsEqual(got, want) {
+		if got := shownCounts(t, p.body); !maps.Equal(got, want) {
 			t.Errorf("%s: the full list %v, want %v", c.query, got, want)
 		}
 		export := b.get("/stats/example.com/export?name=page&from=2026-03-14&to=2026-03-20&" + encodeQuery(c.query))
@@ -234,7 +270,7 @@ func TestFilteredNumbersOnListsAndExport(t *testing.T) {
 			n, _ := strconv.ParseInt(r[1], 10, 64)
 			got[strings.TrimPrefix(r[0], "'")] = n
 		}
-		if !mapsEqual(got, want) {
+		if !maps.Equal(got, want) {
 			t.Errorf("%s: the CSV %v, want %v", c.query, got, want)
 		}
 		if !strings.Contains(export.header.Get("Content-Disposition"), "-filtered.csv") {
@@ -259,8 +295,7 @@ func TestFilteredNumbersOnListsAndExport(t *testing.T) {
 }
 
 // The links of a real filtered dashboard and full list keep the filters, the chips are there,
-// a value adds its filter, and the owner of a private website sees its filtered pages. Needs
-// the filtered reads (filters-read).
+// a value adds its filter, and the owner of a private website sees its filtered pages.
 func TestFilteredNumbersLinksAndOwner(t *testing.T) {
 	e := newEnv(t)
 	owner := e.account("owner@example.com")
@@ -307,13 +342,9 @@ func TestFilteredNumbersLinksAndOwner(t *testing.T) {
 }
 
 // A stranger's markup as a filter value is inert in the chip, the links, the notes, the full
-// list and the CSV. Needs the filtered reads (filters-read).
+// list and the CSV.
 func TestFilteredNumbersMarkupIsInert(t *testing.T) {
-	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
-	e.filterVisits(id, "2026-03-01", "2026-03-20", 20)
-	b := e.browser()
+	_, b := filteredSite(t, 20)
 	const script = "/<script>alert(1)</script>"
 	q := "from=2026-02-20&to=2026-03-20&filter%5Bpage%5D=" + url.QueryEscape(script)
 	for _, path := range []string{"/stats/example.com?" + q, "/stats/example.com/page?" + q, "/stats/example.com/referrer?" + q} {
@@ -377,11 +408,9 @@ func TestBadFiltersOnThePages(t *testing.T) {
 	if !strings.Contains(p.body, "from must be a date") || !strings.Contains(p.body, "filter filter[nope]") {
 		t.Errorf("not both named:\n%s", p.body)
 	}
-	// A 255-character value is a filter (matching nothing here), not a refusal; the reads
-	// answer it (filters-read), so only the status is not checked against 422 here.
-	if p := b.get("/stats/example.com?filter%5Bpage%5D=" + url.QueryEscape(strings.Repeat("é", 255))); p.status == http.StatusUnprocessableEntity {
-		t.Errorf("a 255-character value is refused:\n%s", p.body)
-	}
+	// A 255-character value is a filter (matching nothing here), not a refusal.
+	p = b.get("/stats/example.com?filter%5Bpage%5D=" + url.QueryEscape(strings.Repeat("é", 255)))
+	wantStatus(t, "a 255-character value", p, http.StatusOK)
 }
 
 // Filters change nothing of who may see a website: a private website's filtered pages are the
@@ -436,35 +465,12 @@ func encodePath(p string) string {
 	return path + "?" + encodeQuery(q)
 }
 
-func mapsEqual(a, b map[string]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 // In Chromium, as a person would: click a country on the dashboard, see its chip and the
 // lists narrowed to it, add a browser, open a full list, remove a chip, clear the filters; at
 // a desktop and a phone width, with no console error, nothing wider than the screen and no
-// serious axe-core violation (screenshots in SCREENSHOT_DIR). Needs the filtered reads
-// (filters-read).
+// serious axe-core violation (screenshots in SCREENSHOT_DIR).
 func TestFilteredNumbersInChromium(t *testing.T) {
-	axe, err := os.ReadFile(os.Getenv("AXE_JS"))
-	if err != nil {
-		t.Fatalf("AXE_JS (axe-core, which `make test` fetches from npm): %v", err)
-	}
-	shots := os.Getenv("SCREENSHOT_DIR")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	check := newPageChecker(t)
 	e := newEnv(t)
 	owner := e.account("owner@example.com")
 	id := e.site(owner, "example.com")
@@ -478,6 +484,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 	webtest.WatchProblems(t, ctx)
 	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
 	eval := func(js string, out any) { t.Helper(); tabEval(t, ctx, js, out) }
+	audit := func(name string, width int64) { t.Helper(); auditPage(t, ctx, check.axe, check.shots, name, width) }
 	at := func() url.Values {
 		t.Helper()
 		var href string
@@ -496,12 +503,6 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 			}
 		}
 	}
-	viewport := func(width int64) chromedp.Action[chromedp.Void] {
-		if width < 600 {
-			return chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
-		}
-		return chromedp.EmulateViewport(width, 900)
-	}
 	chips := func() []string {
 		t.Helper()
 		var out []string
@@ -510,7 +511,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 	}
 
 	for _, width := range []int64{1280, 375} {
-		do(viewport(width), chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-03-14&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
+		do(viewportOf(width), chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-03-14&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
 		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-country] td[title="DE:Germany"] a`)),
 			chromedp.WaitVisible(chromedp.CSS(".filter-bar")))
 		if q := at(); q.Get("filter[country]") != "DE:Germany" || q.Get("from") != "2026-03-14" {
@@ -527,20 +528,20 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 		var body string
 		eval(`document.querySelector("main").innerHTML`, &body)
 		de := filterCases[0]
-		if got, want := shownCounts(t, topLists(body)["page"]), top10(de.counts(de.matching(visits, "2026-03-14", "2026-03-20"), "page")); !mapsEqual(got, want) {
+		if got, want := shownCounts(t, topLists(body)["page"]), top10(de.counts(de.matching(visits, "2026-03-14", "2026-03-20"), "page")); !maps.Equal(got, want) {
 			t.Errorf("the pages of visits from Germany %v, want %v", got, want)
 		}
-		auditPage(t, ctx, axe, shots, "filtered", width)
+		audit("filtered", width)
 
 		// A second filter: the browser; then the full list of pages keeps both.
 		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-browser] td[title="Firefox"] a`)))
 		waitFor("two chips", func() bool { return len(chips()) == 2 })
-		auditPage(t, ctx, axe, shots, "filtered-two", width)
+		audit("filtered-two", width)
 		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-page] .card-links a`)), chromedp.WaitVisible(chromedp.CSS(".toolbar")))
 		if q := at(); q.Get("filter[country]") != "DE:Germany" || q.Get("filter[browser]") != "Firefox" {
 			t.Errorf("the full list's address %v lost a filter", q)
 		}
-		auditPage(t, ctx, axe, shots, "filtered-list", width)
+		audit("filtered-list", width)
 
 		// Back on the dashboard, remove the country's chip, then clear the rest.
 		do(chromedp.Click(chromedp.CSS(`main > p.small a`)), chromedp.WaitVisible(chromedp.CSS(".filter-bar")))
@@ -562,8 +563,8 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 	query := "?from=2026-02-01&to=2026-03-20&filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2F%3Cscript%3Ealert%281%29%3C%2Fscript%3E&filter%5Breferrer%5D=" + long
 	for _, page := range []struct{ path, shot string }{{"", "filtered-notes"}, {"/page", "filtered-list-notes"}} {
 		for _, width := range []int64{1280, 375} {
-			do(viewport(width), chromedp.Navigate(e.srv.URL+"/stats/example.com"+page.path+query), chromedp.WaitReady(chromedp.CSS("main")))
-			auditPage(t, ctx, axe, shots, page.shot, width)
+			do(viewportOf(width), chromedp.Navigate(e.srv.URL+"/stats/example.com"+page.path+query), chromedp.WaitReady(chromedp.CSS("main")))
+			audit(page.shot, width)
 		}
 		var notes string
 		eval(`document.querySelector(".range-note").innerText`, &notes)
