@@ -342,15 +342,7 @@ type filtersExpected struct {
 // TestTypeScriptSDKFilters runs sdk/typescript/test/filters.test.ts: the SDK sends filters
 // (openapi-fetch writes an object parameter as deepObject) and gets the numbers counted here.
 func TestTypeScriptSDKFilters(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("..", "sdk", "typescript"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stale(filepath.Join(dir, "node_modules", ".package-lock.json"), filepath.Join(dir, "package-lock.json")) {
-		run(t, dir, nil, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-	}
-	run(t, dir, nil, "npm", "run", "--silent", "build")
-
+	dir := buildTypeScriptSDK(t)
 	s := newLiveServer(t)
 	c := newClient(t, s.URL, s.Key)
 	site := storeWith(t, c, client.WebsiteStoreForm{Domain: "sdk-filters.example"})
