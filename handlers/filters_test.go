@@ -272,16 +272,24 @@ func wantBucket(t *testing.T, got map[string]any, w stats.Totals) {
 	}
 }
 
-// TestGoClientSendsFilters: the generated Go client sends filters (deepObject, from its typed
-// StatsFilter) and reads the filtered answers, sampled and filtered_from included.
-func TestGoClientSendsFilters(t *testing.T) {
+// liveWithVisits starts the service, adds the website domain with the Go client and writes
+// 300 visits of 2026-01-01 .. 2026-01-10 into its filter rows, which start on 2026-01-01.
+func liveWithVisits(t *testing.T, domain string) (*liveServer, *client.ClientWithResponses, client.Website, []repotest.Visit) {
+	t.Helper()
 	s := newLiveServer(t)
-	ctx := context.Background()
 	c := newClient(t, s.URL, s.Key)
-	site := storeWith(t, c, client.WebsiteStoreForm{Domain: "filters.example"})
+	site := storeWith(t, c, client.WebsiteStoreForm{Domain: domain})
 	first := day("2026-01-01")
 	visits := makeVisits(first, 10, 300)
 	insertVisits(t, s.db, site.Id, first, visits)
+	return s, c, site, visits
+}
+
+// TestGoClientSendsFilters: the generated Go client sends filters (deepObject, from its typed
+// StatsFilter) and reads the filtered answers, sampled and filtered_from included.
+func TestGoClientSendsFilters(t *testing.T) {
+	_, c, site, visits := liveWithVisits(t, "filters.example")
+	ctx := context.Background()
 
 	f := filters("country", "US:United States", "city", "US:New York, NY")
 	filter := &client.StatsFilter{Country: ptr("US:United States"), City: ptr("US:New York, NY")}
@@ -342,21 +350,8 @@ type filtersExpected struct {
 // TestTypeScriptSDKFilters runs sdk/typescript/test/filters.test.ts: the SDK sends filters
 // (openapi-fetch writes an object parameter as deepObject) and gets the numbers counted here.
 func TestTypeScriptSDKFilters(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("..", "sdk", "typescript"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stale(filepath.Join(dir, "node_modules", ".package-lock.json"), filepath.Join(dir, "package-lock.json")) {
-		run(t, dir, nil, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-	}
-	run(t, dir, nil, "npm", "run", "--silent", "build")
-
-	s := newLiveServer(t)
-	c := newClient(t, s.URL, s.Key)
-	site := storeWith(t, c, client.WebsiteStoreForm{Domain: "sdk-filters.example"})
-	first := day("2026-01-01")
-	visits := makeVisits(first, 10, 300)
-	insertVisits(t, s.db, site.Id, first, visits)
+	dir := buildTypeScriptSDK(t)
+	s, _, site, visits := liveWithVisits(t, "sdk-filters.example")
 
 	f := filters("country", "DE:Germany", "page", "/pricing")
 	exp := filtersExpected{Filter: map[string]string{}, From: "2026-01-01", To: "2026-01-31", Pages: []map[string]any{}}

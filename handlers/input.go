@@ -130,12 +130,12 @@ func specRoute(method, echoPath string) string {
 // generated binder could not bind (a 422 naming the field rather than the binder's error as a
 // 500).
 func checkInput(in operationInput) echo.MiddlewareFunc {
+	_, filtered := in.query[stats.FilterParam]
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			fields := stats.FieldErrors{}
 			query := c.QueryParams()
-			_, filtered := in.query[stats.FilterParam]
 			for _, name := range sortedKeys(query) {
 				// filter=x is ParseFilters' to refuse, below.
 				if schema, declared := in.query[name]; declared && name != stats.FilterParam {

@@ -12,6 +12,18 @@ import (
 // sdk/typescript/test) against the running service. Node and npm are required: without them
 // the test fails, it never skips.
 func TestTypeScriptSDK(t *testing.T) {
+	dir := buildTypeScriptSDK(t)
+	s := newLiveServer(t)
+	run(t, dir, []string{"ANALYTICS_BASE_URL=" + s.URL, "ANALYTICS_API_KEY=" + s.Key, "ANALYTICS_DAY=" + s.Day},
+		"node", "--test", "--test-reporter=spec", filepath.Join("dist", "test", "client.test.js"))
+	s.requireEveryOperation(t, 200, 201, 202, 204, 400, 401, 404, 422)
+}
+
+// buildTypeScriptSDK installs the SDK's dependencies when package-lock.json changed, builds it
+// with its tests (into dist/) and returns its directory. Node and npm are required: without
+// them the test fails, it never skips.
+func buildTypeScriptSDK(t *testing.T) string {
+	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s not found: install it (apt-get install -y npm) to test the TypeScript SDK", tool)
@@ -25,11 +37,7 @@ func TestTypeScriptSDK(t *testing.T) {
 		run(t, dir, nil, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
 	}
 	run(t, dir, nil, "npm", "run", "--silent", "build")
-
-	s := newLiveServer(t)
-	run(t, dir, []string{"ANALYTICS_BASE_URL=" + s.URL, "ANALYTICS_API_KEY=" + s.Key, "ANALYTICS_DAY=" + s.Day},
-		"node", "--test", "--test-reporter=spec", filepath.Join("dist", "test", "client.test.js"))
-	s.requireEveryOperation(t, 200, 201, 202, 204, 400, 401, 404, 422)
+	return dir
 }
 
 // stale reports whether installed is missing or older than lock.

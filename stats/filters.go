@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Filter narrows every number down to the visits that match it (CONTRACT.md section 9):
@@ -102,7 +103,7 @@ func checkFilterValue(v string) error {
 	if !ValidText(v) {
 		return fmt.Errorf("must be UTF-8 text without NUL")
 	}
-	if n := len([]rune(v)); n > MaxFilterValueLength {
+	if n := utf8.RuneCountInString(v); n > MaxFilterValueLength {
 		return fmt.Errorf("is %d characters long; at most %d", n, MaxFilterValueLength)
 	}
 	return nil
