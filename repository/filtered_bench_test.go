@@ -3,7 +3,8 @@ package repository_test
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,7 +84,7 @@ func BenchmarkFilteredReads(b *testing.B) {
 				return err
 			}
 		}
-		for _, name := range sortedKeys(reads) {
+		for _, name := range slices.Sorted(maps.Keys(reads)) {
 			b.Run(k.name+"/"+name, func(b *testing.B) { testkit.TimeCalls(b, reads[name]) })
 		}
 	}
@@ -146,15 +147,6 @@ func dashboardReads(ctx context.Context, repo *repository.Repository, site int64
 	g.Go(func() error { _, err := repo.Summary(ctx, site, rng, filters); return err })
 	g.Go(func() error { _, err := repo.Summary(ctx, site, rng.Previous(), filters); return err })
 	return g.Wait()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // logFilterStorage logs what visit_rows takes (table, TOAST and indexes of every partition) per
