@@ -5,11 +5,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit"
 )
 
 // BenchmarkStatsThroughHTTP measures GET /api/v1/stats over real HTTP on a website with a
@@ -57,27 +57,18 @@ func BenchmarkStatsThroughHTTP(b *testing.B) {
 // benchGET times b.N GETs of url with the API key and reports their p50, p95 and p99; an
 // answer that is not 200 with at least minBody bytes fails the benchmark.
 func benchGET(b *testing.B, client *http.Client, url, key string, minBody int) {
-	latencies := make([]time.Duration, 0, b.N)
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
+	testkit.TimeCalls(b, func() error {
 		req, _ := http.NewRequest(http.MethodGet, url, nil)
 		req.Header.Set("Authorization", "Bearer "+key)
 		res, err := client.Do(req)
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		latencies = append(latencies, time.Since(t0))
 		if res.StatusCode != http.StatusOK || len(body) < minBody {
-			b.Fatalf("status %d: %s", res.StatusCode, body)
+			return fmt.Errorf("status %d: %s", res.StatusCode, body)
 		}
-	}
-	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
-	pct := func(p float64) float64 {
-		return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.95), "p95-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
+		return nil
+	})
 }

@@ -1,14 +1,15 @@
 package pages_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit"
 )
 
 // BenchmarkDashboardThroughHTTP measures GET /stats/{domain} over real HTTP, as a stranger
@@ -48,27 +49,18 @@ func BenchmarkDashboardThroughHTTP(b *testing.B) {
 	for _, r := range ranges {
 		url := e.srv.URL + "/stats/bench.example.com" + r.query
 		b.Run(r.name, func(b *testing.B) {
-			latencies := make([]time.Duration, 0, b.N)
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
+			testkit.TimeCalls(b, func() error {
 				res, err := client.Get(url)
 				if err != nil {
-					b.Fatal(err)
+					return err
 				}
 				body, _ := io.ReadAll(res.Body)
 				res.Body.Close()
-				latencies = append(latencies, time.Since(t0))
 				if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "/section-0/page-0") && r.name != "realtime" {
-					b.Fatalf("status %d: %.500s", res.StatusCode, body)
+					return fmt.Errorf("status %d: %.500s", res.StatusCode, body)
 				}
-			}
-			sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
-			pct := func(p float64) float64 {
-				return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds()) / 1000
-			}
-			b.ReportMetric(pct(0.50), "p50-ms")
-			b.ReportMetric(pct(0.95), "p95-ms")
-			b.ReportMetric(pct(0.99), "p99-ms")
+				return nil
+			})
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -52,9 +53,7 @@ func newHTTPBench(b *testing.B, f fixture) httpBench {
 // (from=..&to=..&filter[NAME]=VALUE).
 func query(rng stats.Range, filters stats.Filters) url.Values {
 	q := rng.Query()
-	for k, v := range filters.Query() {
-		q[k] = v
-	}
+	maps.Copy(q, filters.Query())
 	return q
 }
 
@@ -83,25 +82,35 @@ func (h httpBench) get(path string, q url.Values, withKey bool) ([]byte, error) 
 	return body, nil
 }
 
+// getJSON reads path?q with the API key and decodes the answer into out; it returns the body
+// for the caller's messages.
+func (h httpBench) getJSON(path string, q url.Values, out any) ([]byte, error) {
+	body, err := h.get(path, q, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return nil, fmt.Errorf("GET %s: %w: %.500s", path, err, body)
+	}
+	return body, nil
+}
+
 // list reads GET /api/v1/stats/{site}?name=NAME (the first 50 by count, as the repository's
 // list_* reads) and wants a non-empty list whose first entry is want.
 func (h httpBench) list(site int64, name stats.Name, q url.Values, want string) func() error {
-	q = cloneValues(q)
+	q = maps.Clone(q)
 	q.Set("name", string(name))
 	q.Set("per_page", "50")
 	return func() error {
-		body, err := h.get(fmt.Sprintf("/api/v1/stats/%d", site), q, true)
-		if err != nil {
-			return err
-		}
 		var out struct {
 			Data []struct {
 				Value string `json:"value"`
 				Count int64  `json:"count"`
 			} `json:"data"`
 		}
-		if err := json.Unmarshal(body, &out); err != nil {
-			return fmt.Errorf("list %s: %w: %.500s", name, err, body)
+		body, err := h.getJSON(fmt.Sprintf("/api/v1/stats/%d", site), q, &out)
+		if err != nil {
+			return err
 		}
 		if len(out.Data) == 0 || out.Data[0].Value != want || out.Data[0].Count <= 0 {
 			return fmt.Errorf("list %s: want %q first with a count: %.500s", name, want, body)
@@ -114,10 +123,6 @@ func (h httpBench) list(site int64, name stats.Name, q url.Values, want string) 
 // pageviews.
 func (h httpBench) summary(site int64, q url.Values) func() error {
 	return func() error {
-		body, err := h.get(fmt.Sprintf("/api/v1/stats/%d/summary", site), q, true)
-		if err != nil {
-			return err
-		}
 		var out struct {
 			Data *struct {
 				Visitors  int64 `json:"visitors"`
@@ -125,8 +130,9 @@ func (h httpBench) summary(site int64, q url.Values) func() error {
 				Pageviews int64 `json:"pageviews"`
 			} `json:"data"`
 		}
-		if err := json.Unmarshal(body, &out); err != nil {
-			return fmt.Errorf("summary: %w: %.500s", err, body)
+		body, err := h.getJSON(fmt.Sprintf("/api/v1/stats/%d/summary", site), q, &out)
+		if err != nil {
+			return err
 		}
 		if out.Data == nil || out.Data.Visitors <= 0 || out.Data.Visits <= 0 || out.Data.Pageviews < out.Data.Visits {
 			return fmt.Errorf("summary: want visitors, visits and pageviews: %.500s", body)
@@ -138,20 +144,17 @@ func (h httpBench) summary(site int64, q url.Values) func() error {
 // timeseries reads GET /api/v1/stats/{site}/timeseries?interval=day and wants one entry a day
 // of the range.
 func (h httpBench) timeseries(site int64, rng stats.Range, q url.Values) func() error {
-	q = cloneValues(q)
+	q = maps.Clone(q)
 	q.Set("interval", "day")
 	return func() error {
-		body, err := h.get(fmt.Sprintf("/api/v1/stats/%d/timeseries", site), q, true)
-		if err != nil {
-			return err
-		}
 		var out struct {
 			Data []struct {
 				Date string `json:"date"`
 			} `json:"data"`
 		}
-		if err := json.Unmarshal(body, &out); err != nil {
-			return fmt.Errorf("timeseries: %w: %.500s", err, body)
+		body, err := h.getJSON(fmt.Sprintf("/api/v1/stats/%d/timeseries", site), q, &out)
+		if err != nil {
+			return err
 		}
 		if len(out.Data) != rng.Days() || out.Data[len(out.Data)-1].Date != rng.To.Format(time.DateOnly) {
 			return fmt.Errorf("timeseries: want %d days to %s: %.500s", rng.Days(), rng.To.Format(time.DateOnly), body)
@@ -179,12 +182,4 @@ func (h httpBench) dashboard(domain string, q url.Values, filtered bool, top ...
 		}
 		return nil
 	}
-}
-
-func cloneValues(q url.Values) url.Values {
-	out := url.Values{}
-	for k, v := range q {
-		out[k] = append([]string(nil), v...)
-	}
-	return out
 }

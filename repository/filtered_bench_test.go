@@ -3,7 +3,8 @@ package repository_test
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit"
 )
 
 // BenchmarkFilteredReads is issue 17's speed target: 20 websites of 10,000 visits a day (2-3
@@ -82,16 +84,16 @@ func BenchmarkFilteredReads(b *testing.B) {
 				return err
 			}
 		}
-		for _, name := range sortedKeys(reads) {
-			b.Run(k.name+"/"+name, func(b *testing.B) { benchRead(b, reads[name]) })
+		for _, name := range slices.Sorted(maps.Keys(reads)) {
+			b.Run(k.name+"/"+name, func(b *testing.B) { testkit.TimeCalls(b, reads[name]) })
 		}
 	}
 	country := kinds[0].filters
 	b.Run("sampled_year/summary", func(b *testing.B) {
-		benchRead(b, func() error { _, err := f.repo.Summary(ctx, site, year, country); return err })
+		testkit.TimeCalls(b, func() error { _, err := f.repo.Summary(ctx, site, year, country); return err })
 	})
 	b.Run("sampled_year/list_page", func(b *testing.B) {
-		benchRead(b, func() error {
+		testkit.TimeCalls(b, func() error {
 			_, _, err := f.repo.ListStats(ctx, site, repository.StatQuery{Name: stats.Page, Range: year, SortBy: "count", Desc: true, Limit: 50, Filters: country})
 			return err
 		})
@@ -120,7 +122,7 @@ func benchHTTP(b *testing.B, f fixture, site int64, domain string, month stats.R
 		{"summary/unfiltered", h.summary(site, all)},
 	}
 	for _, r := range reads {
-		b.Run("http/"+r.name, func(b *testing.B) { benchRead(b, r.read) })
+		b.Run("http/"+r.name, func(b *testing.B) { testkit.TimeCalls(b, r.read) })
 	}
 }
 
@@ -145,34 +147,6 @@ func dashboardReads(ctx context.Context, repo *repository.Repository, site int64
 	g.Go(func() error { _, err := repo.Summary(ctx, site, rng, filters); return err })
 	g.Go(func() error { _, err := repo.Summary(ctx, site, rng.Previous(), filters); return err })
 	return g.Wait()
-}
-
-// benchRead times b.N calls of read and reports their p50, p95 and p99 (as handlers' benchGET).
-func benchRead(b *testing.B, read func() error) {
-	latencies := make([]time.Duration, 0, b.N)
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		if err := read(); err != nil {
-			b.Fatal(err)
-		}
-		latencies = append(latencies, time.Since(t0))
-	}
-	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
-	pct := func(p float64) float64 {
-		return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.95), "p95-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // logFilterStorage logs what visit_rows takes (table, TOAST and indexes of every partition) per

@@ -209,18 +209,12 @@ func (s *rowSource) nameTotals(names []stats.Name) (string, error) {
 	return strings.Join(parts, "\n\t\t\tUNION ALL "), nil
 }
 
-// scaleEntries scales a sample's counts, dropping the values whose estimate is 0.
-func scaleEntries(entries []StatEntry, fraction float64) []StatEntry {
-	if fraction >= 1 {
-		return entries
+// scaleEntries scales a sample's counts in place. No estimate is 0: a value read counts at
+// least 1, which scales to at least 1.
+func scaleEntries(entries []StatEntry, fraction float64) {
+	for i := range entries {
+		entries[i].Count = scale(entries[i].Count, fraction)
 	}
-	out := entries[:0]
-	for _, e := range entries {
-		if e.Count = scale(e.Count, fraction); e.Count > 0 {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 func (r *Repository) filteredList(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
@@ -244,7 +238,8 @@ func (r *Repository) filteredList(ctx context.Context, websiteID int64, q StatQu
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
-	return scaleEntries(entries, s.fraction), total, nil
+	scaleEntries(entries, s.fraction)
+	return entries, total, nil
 }
 
 func (r *Repository) filteredTop(ctx context.Context, websiteID int64, names []stats.Name, days stats.Range, limit int, filters stats.Filters) (map[stats.Name]StatList, error) {
@@ -267,9 +262,8 @@ func (r *Repository) filteredTop(ctx context.Context, websiteID int64, names []s
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
-	for name, l := range out {
-		l.Entries = scaleEntries(l.Entries, s.fraction)
-		out[name] = l
+	for _, l := range out {
+		scaleEntries(l.Entries, s.fraction)
 	}
 	return out, nil
 }
@@ -294,7 +288,7 @@ func (r *Repository) filteredEvents(ctx context.Context, websiteID int64, days s
 	}
 	for i := range groups {
 		groups[i].Total = scale(groups[i].Total, s.fraction)
-		groups[i].Values = scaleEntries(groups[i].Values, s.fraction)
+		scaleEntries(groups[i].Values, s.fraction)
 	}
 	return groups, distinct, nil
 }

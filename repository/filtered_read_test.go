@@ -275,24 +275,22 @@ func TestFilteredTopAndEvents(t *testing.T) {
 
 // expectEventGroups groups event counts by name as TopEvents does.
 func expectEventGroups(counts map[string]int64, limit, valuesEach int) ([]repository.EventGroup, int64) {
-	byName := map[string]*repository.EventGroup{}
+	byName := map[string]map[string]int64{} // value:unit counts by event name
 	for value, n := range counts {
 		name, detail, _ := strings.Cut(value, ":")
-		g := byName[name]
-		if g == nil {
-			g = &repository.EventGroup{Name: name}
-			byName[name] = g
+		if byName[name] == nil {
+			byName[name] = map[string]int64{}
 		}
-		g.Total += n
-		g.Values = append(g.Values, repository.StatEntry{Value: detail, Count: n})
+		byName[name][detail] = n
 	}
 	var out []repository.EventGroup
-	for _, g := range byName {
-		slices.SortFunc(g.Values, func(a, b repository.StatEntry) int {
-			return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Value, b.Value))
-		})
+	for name, details := range byName {
+		g := repository.EventGroup{Name: name, Values: sortedEntries(details)}
+		for _, e := range g.Values {
+			g.Total += e.Count
+		}
 		g.Values = g.Values[:min(valuesEach, len(g.Values))]
-		out = append(out, *g)
+		out = append(out, g)
 	}
 	slices.SortFunc(out, func(a, b repository.EventGroup) int {
 		return cmp.Or(cmp.Compare(b.Total, a.Total), strings.Compare(a.Name, b.Name))
