@@ -321,8 +321,12 @@ func evalString(t *testing.T, tab context.Context, js string) string {
 }
 
 // visit is what a visitor does: arrive at the site from a link on other.test, move to /next
-// inside the single-page app, and buy something.
-func (e *e2e) visit(tab context.Context) {
+// inside the single-page app, and buy something. counted is the metric sample that grows by one
+// for each hit the collector handles; visit waits for it after each step, since the beacons are
+// asynchronous: a person does not click within microseconds of the page loading, but a test
+// does, and the SPA pageview could otherwise reach the collector first and start the visit
+// without the landing page's referrer and campaign.
+func (e *e2e) visit(tab context.Context, counted string) {
 	t := e.t
 	t.Helper()
 	do(t, tab, chromedp.Navigate(e.url(e2eOther, "/from")), chromedp.Click(chromedp.ID("go")))
@@ -344,7 +348,9 @@ func (e *e2e) visit(tab context.Context) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	e.waitFor("the landing pageview", func() bool { return e.metric(counted) >= 1 })
 	do(t, tab, chromedp.Evaluate[chromedp.Void](`history.pushState({}, "", "/next")`))
+	e.waitFor("the SPA pageview", func() bool { return e.metric(counted) >= 2 })
 	do(t, tab, chromedp.Evaluate[chromedp.Void](`pa.track({name: "Purchase", value: "5", unit: "USD"})`))
 }
 
@@ -355,7 +361,7 @@ func TestE2EBrowser(t *testing.T) {
 		start := time.Now()
 		e := newE2E(t)
 		tab := browser(t, chromedp.UserAgent(e2eUA))
-		e.visit(tab)
+		e.visit(tab, "analytics_events_accepted_total")
 		// The test's own assumption about headless screens, checked rather than trusted: if a
 		// chromium update changes it, the failure says so here, not as a stats mismatch.
 		screen := fmt.Sprintf("%dx%d", e2eWidth, e2eHeight)
@@ -404,7 +410,7 @@ func TestE2EBrowser(t *testing.T) {
 		if ua := evalString(t, tab, `navigator.userAgent`); !strings.Contains(ua, "HeadlessChrome") {
 			t.Fatalf("user agent %q does not say HeadlessChrome: this subtest would prove nothing", ua)
 		}
-		e.visit(tab)
+		e.visit(tab, `analytics_events_ignored_total{reason="bot"}`)
 		// Wait until the collector has seen all three hits, so that "nothing recorded" is not
 		// just "nothing arrived yet". An ignored hit adds no counter: with none accepted and
 		// none in memory, the database has all it will ever get from this visit.
