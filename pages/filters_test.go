@@ -244,6 +244,15 @@ func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 		if strings.Contains(p.body, "With filters, numbers start") || strings.Contains(p.body, "Estimated from") {
 			t.Errorf("%s: a note on filtered numbers that all are there, exactly", c.query)
 		}
+		// Current visitors are every visitor's: filters do not narrow them, and the page says so.
+		if !strings.Contains(p.body, "in the last 5 minutes (all of them: filters do not apply)") {
+			t.Errorf("%s: current visitors do not say they are not filtered", c.query)
+		}
+	}
+	p := b.get("/stats/example.com?from=2026-03-14&to=2026-03-20")
+	wantStatus(t, "unfiltered", p, http.StatusOK)
+	if !strings.Contains(p.body, "in the last 5 minutes") || strings.Contains(p.body, "filters do not apply") {
+		t.Errorf("unfiltered: current visitors say they are not filtered, or are not there")
 	}
 }
 

@@ -20,10 +20,13 @@ import (
 type visitsPanel struct {
 	Numbers         []headline
 	CurrentVisitors int64
-	RealtimeURL     string
-	Notices         []string
-	Before          string // "the 30 days before"
-	BeforeRange     stats.Range
+	// Filtered says the numbers are filtered: current visitors, which filters do not narrow,
+	// then say so rather than pass for a filtered count.
+	Filtered    bool
+	RealtimeURL string
+	Notices     []string
+	Before      string // "the 30 days before"
+	BeforeRange stats.Range
 }
 
 // headline is one headline number with what it counts.
@@ -97,6 +100,7 @@ func newVisitsPanel(dashboard string, rng stats.Range, filtered bool, v visitsRe
 			{Figure: f.Events, Label: "Events", Counts: "event hits (not pageviews)"},
 		},
 		CurrentVisitors: v.current,
+		Filtered:        filtered,
 		RealtimeURL:     dashboard + "/realtime",
 		Before:          before,
 		BeforeRange:     rng.Previous(),
