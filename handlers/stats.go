@@ -14,12 +14,18 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// ListStats answers GET /api/v1/stats/{website_id}.
+// ListStats answers GET /api/v1/stats/{website_id}. Its query is built as the pages' full
+// lists build theirs (stats.ParseListQuery), from the parameters the validator has checked.
 func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) (gen.ListStatsResponseObject, error) {
 	p := req.Params
 	if p.From.After(p.To.Time) {
 		return gen.ListStats422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(
 			invalid("to", "must be a date after or equal to from"))}, nil
+	}
+	errs := stats.FieldErrors{}
+	q := stats.ParseListQuery(string(p.Name), stats.Range{From: p.From.Time, To: p.To.Time}, requestURL(ctx).Query(), errs)
+	if len(errs) > 0 {
+		return gen.ListStats422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(invalidBody(errs))}, nil
 	}
 	err := s.repo.WebsiteOwned(ctx, userID(ctx), req.WebsiteId)
 	if errors.Is(err, repository.ErrNotFound) {
@@ -28,29 +34,16 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	pg := paging(p.Page, (*int)(p.PerPage))
-	q := repository.StatQuery{
-		Name: stats.Name(p.Name), Range: stats.Range{From: p.From.Time, To: p.To.Time},
-		SortBy: "count", Desc: true, Limit: pg.Size, Offset: pg.Offset(), Filters: filtersOf(ctx),
-	}
-	if p.Search != nil {
-		q.Search = *p.Search
-	}
-	if p.SortBy != nil {
-		q.SortBy = string(*p.SortBy)
-	}
-	if p.Sort != nil {
-		q.Desc = *p.Sort == gen.SortDirectionDesc
-	}
-	entries, total, err := s.repo.ListStats(ctx, req.WebsiteId, q)
+	reader := s.repo.Reader(req.WebsiteId, q.Range, q.Filters)
+	entries, total, err := reader.List(ctx, repository.StatQueryOf(q))
 	if err != nil {
 		return nil, err
 	}
-	notes, err := s.notesOf(ctx, req.WebsiteId, q.Range, q.Filters)
+	notes, err := notesOf(ctx, reader)
 	if err != nil {
 		return nil, err
 	}
-	meta, links := envelope(pg, requestURL(ctx), total)
+	meta, links := envelope(q.Paging, requestURL(ctx), total)
 	meta.Sampled, meta.FilteredFrom = notes.sampled, notes.filteredFrom
 	data := make([]gen.StatEntry, len(entries))
 	for i, e := range entries {
@@ -60,27 +53,24 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 }
 
 // filterNotes is what a filtered answer says of itself (CONTRACT.md section 9); both nil
-// without filters, so that an unfiltered answer is the counters' as ever.
+// for the counters' numbers, so that an unfiltered answer is as it ever was.
 type filterNotes struct {
 	sampled      *float64            // the fraction of the visitors read, when under 1
 	filteredFrom *openapi_types.Date // the first day counted, when after the range's first
 }
 
-// notesOf is the filterNotes of an answer about days with filters.
-func (s *Server) notesOf(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (filterNotes, error) {
+// notesOf is the filterNotes of the numbers a reader reads.
+func notesOf(ctx context.Context, reader repository.Reader) (filterNotes, error) {
 	var n filterNotes
-	if len(filters) == 0 {
-		return n, nil
-	}
-	if f := stats.SampleFraction(days); f < 1 {
-		n.sampled = &f
-	}
-	from, err := s.repo.FilteredFrom(ctx, websiteID, days)
+	basis, err := reader.Basis(ctx)
 	if err != nil {
 		return n, err
 	}
-	if !from.IsZero() {
-		n.filteredFrom = &openapi_types.Date{Time: from}
+	if f := basis.Fraction; f < 1 {
+		n.sampled = &f
+	}
+	if !basis.From.IsZero() {
+		n.filteredFrom = &openapi_types.Date{Time: basis.From}
 	}
 	return n, nil
 }

@@ -26,12 +26,12 @@ func (s *Server) GetSummary(ctx context.Context, req gen.GetSummaryRequestObject
 	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetSummary404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	filters := filtersOf(ctx)
-	t, err := s.repo.Summary(ctx, req.WebsiteId, days, filters)
+	reader := s.repo.Reader(req.WebsiteId, days, filtersOf(ctx))
+	t, err := reader.Totals(ctx)
 	if err != nil {
 		return nil, err
 	}
-	notes, err := s.notesOf(ctx, req.WebsiteId, days, filters)
+	notes, err := notesOf(ctx, reader)
 	if err != nil {
 		return nil, err
 	}
@@ -66,12 +66,12 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	filters := filtersOf(ctx)
-	buckets, err := s.repo.Timeseries(ctx, req.WebsiteId, days, interval, s.loc, filters)
+	reader := s.repo.Reader(req.WebsiteId, days, filtersOf(ctx))
+	buckets, err := reader.Series(ctx, interval, s.loc)
 	if err != nil {
 		return nil, err
 	}
-	notes, err := s.notesOf(ctx, req.WebsiteId, days, filters)
+	notes, err := notesOf(ctx, reader)
 	if err != nil {
 		return nil, err
 	}

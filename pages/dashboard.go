@@ -122,21 +122,22 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range
 			others = append(others, name)
 		}
 	}
+	reader := p.repo.Reader(siteID, rng, filters)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		topPages, err = p.repo.TopStats(ctx, siteID, []stats.Name{stats.Page}, rng, topSize, filters)
+		topPages, err = reader.Top(ctx, []stats.Name{stats.Page}, topSize)
 		return err
 	})
 	g.Go(func() (err error) {
-		out.top, err = p.repo.TopStats(ctx, siteID, others, rng, topSize, filters)
+		out.top, err = reader.Top(ctx, others, topSize)
 		return err
 	})
 	g.Go(func() (err error) {
-		out.events, _, err = p.repo.TopEvents(ctx, siteID, rng, topSize, eventValuesShown, filters)
+		out.events, _, err = reader.Events(ctx, topSize, eventValuesShown)
 		return err
 	})
 	g.Go(func() (err error) {
-		out.series, err = p.repo.Timeseries(ctx, siteID, rng, chartInterval(rng), p.loc, filters)
+		out.series, err = reader.Series(ctx, chartInterval(rng), p.loc)
 		return err
 	})
 	p.readVisits(ctx, g, siteID, rng, filters, &out.visits)

@@ -37,11 +37,11 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		p.badParams(w, r, site.Domain, errs)
 		return
 	}
-	query := repository.StatQuery{Name: stat.Name, Range: rng, SortBy: "count", Desc: true, Filters: filters}
+	query := repository.StatQuery{Name: stat.Name, SortBy: "count", Desc: true}
 	if stat.Name == stats.Pageview || stat.Name == stats.Visitor {
 		query.SortBy, query.Desc = "value", false // YYYY-MM-DD sorts as the dates do
 	}
-	entries, _, err := p.repo.ListStats(r.Context(), site.ID, query)
+	entries, _, err := p.repo.Reader(site.ID, rng, filters).List(r.Context(), query)
 	if err != nil {
 		p.serverError(w, r, err)
 		return

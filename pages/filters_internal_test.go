@@ -165,7 +165,7 @@ func TestFilteredListLayout(t *testing.T) {
 		Rows:      topRows(stat.Name, []repository.StatEntry{{Value: "DE:Germany", Count: 2}}, toDashboard.add),
 		FilterBar: newFilterLinks("/stats/example.com/country", q, filters).bar(""),
 		Notices:   []string{"With filters, numbers start on 10 Feb 2026: earlier days have no visit details."},
-		Params:    listParams{Search: "x", Paging: stats.Paging{Number: 1, Size: 50}},
+		Params:    stats.ListQuery{Search: "x", Paging: stats.Paging{Number: 1, Size: 50}},
 		Total:     1, PerPages: stats.PerPageValues, SortLinks: map[string]string{},
 	}
 	body := renderPage(t, "list.html", "", data)

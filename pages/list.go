@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -14,26 +12,12 @@ import (
 	"github.com/analytics-service/analytics/web"
 )
 
-// The full list takes the stats API's parameters with the API's values.
-var (
-	sortByValues = []string{"count", "value"}
-	sortValues   = []string{"desc", "asc"}
-)
-
-// listParams are a full list's parameters, checked.
-type listParams struct {
-	Search string
-	SortBy string
-	Sort   string
-	Paging stats.Paging
-}
-
 // listPage is the data of list.html.
 type listPage struct {
 	Domain    string
 	Stat      statistic
 	Range     stats.Range
-	Params    listParams
+	Params    stats.ListQuery // as checked
 	Rows      []topRow
 	Total     int64
 	From, To  int64 // positions of the first and last row shown, 0 when none
@@ -67,8 +51,9 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	rng, errs := parseRange(q, p.today())
-	params := parseListParams(q, errs)
-	filters := parseFilters(q, errs)
+	// The parameters of the API's list, read and checked as the API reads them.
+	params := stats.ParseListQuery(string(stat.Name), rng, q, errs)
+	filters := params.Filters
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -76,23 +61,18 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	var (
 		entries []repository.StatEntry
 		total   int64
-		from    time.Time
+		basis   repository.Basis
 	)
+	reader := p.repo.Reader(site.ID, rng, filters)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
-		entries, total, err = p.repo.ListStats(ctx, site.ID, repository.StatQuery{
-			Name: stat.Name, Range: rng, Search: params.Search,
-			SortBy: params.SortBy, Desc: params.Sort == "desc",
-			Limit: params.Paging.Size, Offset: params.Paging.Offset(), Filters: filters,
-		})
+		entries, total, err = reader.List(ctx, repository.StatQueryOf(params))
 		return err
 	})
-	if len(filters) > 0 {
-		g.Go(func() (err error) {
-			from, err = p.repo.FilteredFrom(ctx, site.ID, rng)
-			return err
-		})
-	}
+	g.Go(func() (err error) {
+		basis, err = reader.Basis(ctx)
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		p.serverError(w, r, err)
 		return
@@ -108,67 +88,11 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(p.links.Base(r, web.Page)),
 	}
 	if len(filters) > 0 {
-		data.Notices = web.FilterNotices(rng, "", from)
+		data.Notices = web.FilterNotices(rng, "", basis.From)
 	}
 	data.From, data.To = params.Paging.Shown(total)
 	p.pageLinks(&data, r.URL)
 	p.render(w, r, http.StatusOK, "list.html", stat.Title+" · "+site.Domain, data)
-}
-
-// parseListParams checks search, search_by, sort_by, sort, per_page and page as the API does.
-func parseListParams(q url.Values, errs stats.FieldErrors) listParams {
-	out := listParams{SortBy: "count", Sort: "desc", Paging: stats.Paging{Number: 1, Size: stats.DefaultPerPage}}
-	one := func(name string) (string, bool) {
-		v, ok := q[name]
-		if !ok {
-			return "", false
-		}
-		if len(v) > 1 {
-			errs.Add(name, "must be sent once")
-			return "", false
-		}
-		return v[0], true
-	}
-	if v, ok := one("search"); ok {
-		// Characters, not bytes: the API's maxLength counts them so.
-		switch {
-		case !stats.ValidText(v):
-			errs.Add("search", stats.TextRule)
-		case utf8.RuneCountInString(v) > 255:
-			errs.Add("search", "must be at most 255 characters")
-		}
-		out.Search = v
-	}
-	if v, ok := one("search_by"); ok && v != "value" {
-		errs.Add("search_by", "must be one of value")
-	}
-	if v, ok := one("sort_by"); ok {
-		if !contains(sortByValues, v) {
-			errs.Add("sort_by", "must be one of count, value")
-		}
-		out.SortBy = v
-	}
-	if v, ok := one("sort"); ok {
-		if !contains(sortValues, v) {
-			errs.Add("sort", "must be one of desc, asc")
-		}
-		out.Sort = v
-	}
-	if v, ok := one("per_page"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || !stats.ValidPerPage(n) {
-			errs.Add("per_page", "must be one of 10, 25, 50, 100")
-		}
-		out.Paging.Size = n
-	}
-	if v, ok := one("page"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || !stats.ValidPage(n) {
-			errs.Add("page", "must be a whole number from 1")
-		}
-		out.Paging.Number = n
-	}
-	return out
 }
 
 // pageLinks fills the paging and sorting links; each keeps every other parameter.
@@ -191,7 +115,7 @@ func (p *Pages) pageLinks(data *listPage, u *url.URL) {
 		data.Next = with(map[string]string{"page": strconv.Itoa(n)})
 	}
 	data.SortLinks = map[string]string{}
-	for _, by := range sortByValues {
+	for _, by := range stats.SortByValues {
 		order := "desc"
 		if data.Params.SortBy == by && data.Params.Sort == "desc" {
 			order = "asc"
@@ -201,13 +125,4 @@ func (p *Pages) pageLinks(data *listPage, u *url.URL) {
 		}
 		data.SortLinks[by] = with(map[string]string{"sort_by": by, "sort": order, "page": "1"})
 	}
-}
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

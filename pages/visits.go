@@ -43,26 +43,26 @@ type visitsReads struct {
 	current            int64
 	notesNow, notesPre repository.RangeNotes
 	// filteredFrom is the first day with visit details of the range before (which starts
-	// first), zero when all its days have them; read only with filters.
+	// first), zero when all its days have them (always, without filters).
 	filteredFrom time.Time
 }
 
 // readVisits starts the reads of the panel in g.
 func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64, rng stats.Range, filters stats.Filters, out *visitsReads) {
+	now, before := p.repo.Reader(siteID, rng, filters), p.repo.Reader(siteID, rng.Previous(), filters)
 	g.Go(func() (err error) {
-		out.now, err = p.repo.Summary(ctx, siteID, rng, filters)
+		out.now, err = now.Totals(ctx)
 		return err
 	})
 	g.Go(func() (err error) {
-		out.before, err = p.repo.Summary(ctx, siteID, rng.Previous(), filters)
+		out.before, err = before.Totals(ctx)
 		return err
 	})
-	if len(filters) > 0 {
-		g.Go(func() (err error) {
-			out.filteredFrom, err = p.repo.FilteredFrom(ctx, siteID, rng.Previous())
-			return err
-		})
-	}
+	g.Go(func() error {
+		basis, err := before.Basis(ctx)
+		out.filteredFrom = basis.From
+		return err
+	})
 	g.Go(func() (err error) {
 		out.current, err = p.repo.CurrentVisitors(ctx, siteID)
 		return err

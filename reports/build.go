@@ -107,11 +107,11 @@ func (b *Builder) Build(ctx context.Context, user repository.User, p Period) (re
 }
 
 func (b *Builder) site(ctx context.Context, w repository.Website, p, before Period) (WebsiteReport, error) {
-	now, err := b.Repo.Summary(ctx, w.ID, p.Range(), nil)
+	now, err := b.Repo.Reader(w.ID, p.Range(), nil).Totals(ctx)
 	if err != nil {
 		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
-	prev, err := b.Repo.Summary(ctx, w.ID, before.Range(), nil)
+	prev, err := b.Repo.Reader(w.ID, before.Range(), nil).Totals(ctx)
 	if err != nil {
 		return WebsiteReport{}, fmt.Errorf("reports.build: %w", err)
 	}
@@ -145,8 +145,8 @@ func (b *Builder) site(ctx context.Context, w repository.Website, p, before Peri
 // top is the first page of a statistic in the API's default order (count descending, value
 // ascending).
 func (b *Builder) top(ctx context.Context, websiteID int64, name stats.Name, p Period) ([]repository.StatEntry, error) {
-	entries, _, err := b.Repo.ListStats(ctx, websiteID, repository.StatQuery{
-		Name: name, Range: p.Range(), SortBy: "count", Desc: true, Limit: topN,
+	entries, _, err := b.Repo.Reader(websiteID, p.Range(), nil).List(ctx, repository.StatQuery{
+		Name: name, SortBy: "count", Desc: true, Limit: topN,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reports.build: %w", err)

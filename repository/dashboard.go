@@ -17,21 +17,15 @@ type EventGroup struct {
 	Values []StatEntry
 }
 
-// TopEvents groups a website's event statistic (values `name:value:unit`) by event name over a
-// range of days: the limit names with the largest totals (ties by name), each with its valuesEach
-// most counted `value:unit` parts, and the number of distinct names in all. An event name never
-// holds ':' (the collector makes it a space), so the name is the value up to the first one.
-// With filters, it counts only the events of the matching visits (filteredEvents).
-func (r *Repository) TopEvents(ctx context.Context, websiteID int64, days stats.Range, limit, valuesEach int, filters stats.Filters) ([]EventGroup, int64, error) {
-	if len(filters) > 0 {
-		return r.filteredEvents(ctx, websiteID, days, limit, valuesEach, filters)
-	}
-	rows, args, err := r.rangeRows(ctx, websiteID, "name = $2", string(stats.Event), days)
+// Events groups the event counters by event name. An event name never holds ':' (the
+// collector makes it a space), so the name is the value up to the first one.
+func (c counterReader) Events(ctx context.Context, limit, valuesEach int) ([]EventGroup, int64, error) {
+	rows, args, err := c.repo.rangeRows(ctx, c.websiteID, "name = $2", string(stats.Event), c.days)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
 	totals := `SELECT value, sum(count)::bigint AS count FROM (` + rows + `) AS rows GROUP BY value`
-	groups, distinct, err := eventGroups(ctx, r.db, totals, args, limit, valuesEach)
+	groups, distinct, err := eventGroups(ctx, c.repo.db, totals, args, limit, valuesEach)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
@@ -39,7 +33,7 @@ func (r *Repository) TopEvents(ctx context.Context, websiteID int64, days stats.
 }
 
 // eventGroups groups what totals (SQL of distinct event values with their counts, on args)
-// yields by event name: the outer query of TopEvents, on the counters or on filtered rows.
+// yields by event name: the outer query of Events, on the counters or on filtered rows.
 func eventGroups(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, limit, valuesEach int) ([]EventGroup, int64, error) {
 	args = append(args, limit, valuesEach)
 	query := fmt.Sprintf(`

@@ -33,7 +33,7 @@ func TestTopEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := stats.Range{From: day, To: day.AddDate(0, 0, 1)}
-	groups, distinct, err := repo.TopEvents(ctx, site, rng, 3, 2, nil)
+	groups, distinct, err := repo.Reader(site, rng, nil).Events(ctx, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestTopEvents(t *testing.T) {
 	if !reflect.DeepEqual(groups, want) || distinct != 4 {
 		t.Fatalf("got %+v (%d names), want %+v (4 names)", groups, distinct, want)
 	}
-	groups, _, err = repo.TopEvents(ctx, site, rng, 10, 5, nil)
+	groups, _, err = repo.Reader(site, rng, nil).Events(ctx, 10, 5)
 	if err != nil || len(groups) != 4 || groups[3].Name != "A" || groups[3].Values[0].Value != "1:x:y" {
 		t.Fatalf("all names: %+v (%v)", groups, err)
 	}
@@ -55,7 +55,7 @@ func TestTopEvents(t *testing.T) {
 	if has, err := repo.HasStats(ctx, site+1000); has || err != nil {
 		t.Fatalf("HasStats of a website without counters: %v %v", has, err)
 	}
-	none, distinct, err := repo.TopEvents(ctx, site, stats.Range{From: day.AddDate(1, 0, 0), To: day.AddDate(1, 0, 0)}, 10, 5, nil)
+	none, distinct, err := repo.Reader(site, stats.Range{From: day.AddDate(1, 0, 0), To: day.AddDate(1, 0, 0)}, nil).Events(ctx, 10, 5)
 	if err != nil || len(none) != 0 || distinct != 0 {
 		t.Fatalf("empty range: %+v %d %v", none, distinct, err)
 	}

@@ -63,13 +63,13 @@ func BenchmarkFilteredReads(b *testing.B) {
 	}
 	for _, k := range kinds {
 		reads := map[string]func() error{
-			"summary": func() error { _, err := f.repo.Summary(ctx, site, month, k.filters); return err },
+			"summary": func() error { _, err := f.repo.Reader(site, month, k.filters).Totals(ctx); return err },
 			"timeseries_day": func() error {
-				_, err := f.repo.Timeseries(ctx, site, month, stats.Daily, time.UTC, k.filters)
+				_, err := f.repo.Reader(site, month, k.filters).Series(ctx, stats.Daily, time.UTC)
 				return err
 			},
 			"timeseries_hour_1day": func() error {
-				_, err := f.repo.Timeseries(ctx, site, stats.Range{From: last, To: last}, stats.Hour, time.UTC, k.filters)
+				_, err := f.repo.Reader(site, stats.Range{From: last, To: last}, k.filters).Series(ctx, stats.Hour, time.UTC)
 				return err
 			},
 			"dashboard": func() error { return dashboardReads(ctx, f.repo, site, month, k.filters) },
@@ -80,7 +80,7 @@ func BenchmarkFilteredReads(b *testing.B) {
 		}
 		for _, name := range names {
 			reads["list_"+string(name)] = func() error {
-				_, _, err := f.repo.ListStats(ctx, site, repository.StatQuery{Name: name, Range: month, SortBy: "count", Desc: true, Limit: 50, Filters: k.filters})
+				_, _, err := f.repo.Reader(site, month, k.filters).List(ctx, repository.StatQuery{Name: name, SortBy: "count", Desc: true, Limit: 50})
 				return err
 			}
 		}
@@ -90,11 +90,11 @@ func BenchmarkFilteredReads(b *testing.B) {
 	}
 	country := kinds[0].filters
 	b.Run("sampled_year/summary", func(b *testing.B) {
-		testkit.TimeCalls(b, func() error { _, err := f.repo.Summary(ctx, site, year, country); return err })
+		testkit.TimeCalls(b, func() error { _, err := f.repo.Reader(site, year, country).Totals(ctx); return err })
 	})
 	b.Run("sampled_year/list_page", func(b *testing.B) {
 		testkit.TimeCalls(b, func() error {
-			_, _, err := f.repo.ListStats(ctx, site, repository.StatQuery{Name: stats.Page, Range: year, SortBy: "count", Desc: true, Limit: 50, Filters: country})
+			_, _, err := f.repo.Reader(site, year, country).List(ctx, repository.StatQuery{Name: stats.Page, SortBy: "count", Desc: true, Limit: 50})
 			return err
 		})
 	})
@@ -136,16 +136,17 @@ func dashboardReads(ctx context.Context, repo *repository.Repository, site int64
 			others = append(others, n)
 		}
 	}
+	reader := repo.Reader(site, rng, filters)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		_, err := repo.TopStats(ctx, site, []stats.Name{stats.Page}, rng, 10, filters)
+		_, err := reader.Top(ctx, []stats.Name{stats.Page}, 10)
 		return err
 	})
-	g.Go(func() error { _, err := repo.TopStats(ctx, site, others, rng, 10, filters); return err })
-	g.Go(func() error { _, _, err := repo.TopEvents(ctx, site, rng, 10, 5, filters); return err })
-	g.Go(func() error { _, err := repo.Timeseries(ctx, site, rng, stats.Daily, time.UTC, filters); return err })
-	g.Go(func() error { _, err := repo.Summary(ctx, site, rng, filters); return err })
-	g.Go(func() error { _, err := repo.Summary(ctx, site, rng.Previous(), filters); return err })
+	g.Go(func() error { _, err := reader.Top(ctx, others, 10); return err })
+	g.Go(func() error { _, _, err := reader.Events(ctx, 10, 5); return err })
+	g.Go(func() error { _, err := reader.Series(ctx, stats.Daily, time.UTC); return err })
+	g.Go(func() error { _, err := reader.Totals(ctx); return err })
+	g.Go(func() error { _, err := repo.Reader(site, rng.Previous(), filters).Totals(ctx); return err })
 	return g.Wait()
 }
 

@@ -16,8 +16,8 @@ import (
 )
 
 // Filtered reads (CONTRACT.md section 9, docs/filters.md): the numbers of the visits that
-// match every filter, read from visit_rows. ListStats, TopStats, TopEvents, Summary and
-// Timeseries call these when given filters; the daily counters answer otherwise.
+// match every filter, read from visit_rows: rowReader, the Reader that Repository.Reader
+// chooses when given filters; the daily counters answer otherwise.
 //
 // Every read is one statement over the website's rows of the range's days (the primary key's
 // prefix: each day's partition, a closed day clustered so the website's rows are together),
@@ -217,8 +217,8 @@ func scaleEntries(entries []StatEntry, fraction float64) {
 	}
 }
 
-func (r *Repository) filteredList(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
-	s, err := newRowSource(websiteID, q.Range, q.Filters)
+func (v rowReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error) {
+	s, err := v.source()
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
@@ -231,7 +231,7 @@ func (r *Repository) filteredList(ctx context.Context, websiteID int64, q StatQu
 	}
 	var entries []StatEntry
 	var total int64
-	err = r.readRows(ctx, func(tx *sqlx.Tx) (err error) {
+	err = v.repo.readRows(ctx, func(tx *sqlx.Tx) (err error) {
 		entries, total, err = listPage(ctx, tx, totals, s.args, q)
 		return err
 	})
@@ -242,11 +242,11 @@ func (r *Repository) filteredList(ctx context.Context, websiteID int64, q StatQu
 	return entries, total, nil
 }
 
-func (r *Repository) filteredTop(ctx context.Context, websiteID int64, names []stats.Name, days stats.Range, limit int, filters stats.Filters) (map[stats.Name]StatList, error) {
+func (v rowReader) Top(ctx context.Context, names []stats.Name, limit int) (map[stats.Name]StatList, error) {
 	if len(names) == 0 {
 		return map[stats.Name]StatList{}, nil
 	}
-	s, err := newRowSource(websiteID, days, filters)
+	s, err := v.source()
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
@@ -255,7 +255,7 @@ func (r *Repository) filteredTop(ctx context.Context, websiteID int64, names []s
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
 	var out map[stats.Name]StatList
-	err = r.readRows(ctx, func(tx *sqlx.Tx) (err error) {
+	err = v.repo.readRows(ctx, func(tx *sqlx.Tx) (err error) {
 		out, err = topLists(ctx, tx, totals, s.args, limit)
 		return err
 	})
@@ -268,8 +268,8 @@ func (r *Repository) filteredTop(ctx context.Context, websiteID int64, names []s
 	return out, nil
 }
 
-func (r *Repository) filteredEvents(ctx context.Context, websiteID int64, days stats.Range, limit, valuesEach int, filters stats.Filters) ([]EventGroup, int64, error) {
-	s, err := newRowSource(websiteID, days, filters)
+func (v rowReader) Events(ctx context.Context, limit, valuesEach int) ([]EventGroup, int64, error) {
+	s, err := v.source()
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
@@ -279,7 +279,7 @@ func (r *Repository) filteredEvents(ctx context.Context, websiteID int64, days s
 	}
 	var groups []EventGroup
 	var distinct int64
-	err = r.readRows(ctx, func(tx *sqlx.Tx) (err error) {
+	err = v.repo.readRows(ctx, func(tx *sqlx.Tx) (err error) {
 		groups, distinct, err = eventGroups(ctx, tx, totals, s.args, limit, valuesEach)
 		return err
 	})
@@ -338,20 +338,20 @@ func (t rowTotals) totals(fraction float64) stats.Totals {
 	}
 }
 
-func (r *Repository) filteredTotals(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (stats.Totals, error) {
-	s, err := newRowSource(websiteID, days, filters)
+func (v rowReader) Totals(ctx context.Context) (stats.Totals, error) {
+	s, err := v.source()
 	if err != nil {
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
 	}
 	var t rowTotals
-	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &t, s.visitorTotals(""), s.args...) }); err != nil {
+	if err := v.repo.readRows(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &t, s.visitorTotals(""), s.args...) }); err != nil {
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
 	}
 	return t.totals(s.fraction), nil
 }
 
-func (r *Repository) filteredSeries(ctx context.Context, websiteID int64, days stats.Range, interval stats.Interval, loc *time.Location, filters stats.Filters) ([]Bucket, error) {
-	s, err := newRowSource(websiteID, days, filters)
+func (v rowReader) Series(ctx context.Context, interval stats.Interval, loc *time.Location) ([]Bucket, error) {
+	s, err := v.source()
 	if err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
 	}
@@ -364,7 +364,7 @@ func (r *Repository) filteredSeries(ctx context.Context, websiteID int64, days s
 		Hour int       `db:"hour"`
 		rowTotals
 	}
-	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...) }); err != nil {
+	if err := v.repo.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...) }); err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
 	}
 	sums := map[string]rowTotals{} // by bucket key
@@ -372,7 +372,7 @@ func (r *Repository) filteredSeries(ctx context.Context, websiteID int64, days s
 		key := bucketKey(interval, stats.Day(row.Day), stats.HourValue(row.Hour))
 		sums[key] = sums[key].add(row.rowTotals)
 	}
-	starts := interval.Buckets(days, loc)
+	starts := interval.Buckets(v.days, loc)
 	out := make([]Bucket, len(starts))
 	for i, start := range starts {
 		t := sums[startKey(interval, start, loc)].totals(s.fraction)

@@ -76,7 +76,7 @@ func TestFilteredListsMatchTheVisits(t *testing.T) {
 	for _, filters := range cases {
 		matching := repotest.Filtered(f.visits, f.days.From, f.days.To, filters)
 		for _, name := range stats.Names {
-			got, total, err := f.repo.ListStats(ctx, f.sites[0], repository.StatQuery{Name: name, Range: f.days, Desc: true, Filters: filters})
+			got, total, err := f.repo.Reader(f.sites[0], f.days, filters).List(ctx, repository.StatQuery{Name: name, Desc: true})
 			if err != nil {
 				t.Fatalf("%v %s: %v", filters, name, err)
 			}
@@ -97,7 +97,7 @@ func TestFilteredTotalsAndSeriesMatchTheVisits(t *testing.T) {
 	}
 	for _, filters := range append(f.filterCases(), stats.Filters{{Name: stats.Page, Value: "/docs"}, {Name: stats.Device, Value: "Mobile"}}) {
 		matching := repotest.Filtered(f.visits, f.days.From, f.days.To, filters)
-		got, err := f.repo.Summary(ctx, f.sites[0], f.days, filters)
+		got, err := f.repo.Reader(f.sites[0], f.days, filters).Totals(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestFilteredTotalsAndSeriesMatchTheVisits(t *testing.T) {
 				return time.Date(v.Day.Year(), v.Day.Month(), v.Day.Day(), v.Hour, 0, 0, 0, berlin).UTC().Format(time.RFC3339)
 			}},
 		} {
-			series, err := f.repo.Timeseries(ctx, f.sites[0], c.days, c.interval, berlin, filters)
+			series, err := f.repo.Reader(f.sites[0], c.days, filters).Series(ctx, c.interval, berlin)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestFilterOnCodesAndOther(t *testing.T) {
 	ctx := context.Background()
 	count := func(filters stats.Filters) int64 {
 		t.Helper()
-		s, err := f.repo.Summary(ctx, f.sites[0], f.days, filters)
+		s, err := f.repo.Reader(f.sites[0], f.days, filters).Totals(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,19 +170,19 @@ func TestFilterOnCodesAndOther(t *testing.T) {
 		if n := count(filters); n != 0 {
 			t.Errorf("%v: %d visits, want 0", filters, n)
 		}
-		list, total, err := f.repo.ListStats(ctx, f.sites[0], repository.StatQuery{Name: stats.Page, Range: f.days, Limit: 10, Filters: filters})
+		list, total, err := f.repo.Reader(f.sites[0], f.days, filters).List(ctx, repository.StatQuery{Name: stats.Page, Limit: 10})
 		if err != nil || len(list) != 0 || total != 0 {
 			t.Errorf("%v: page list %v (total %d, %v), want empty", filters, list, total, err)
 		}
-		top, err := f.repo.TopStats(ctx, f.sites[0], []stats.Name{stats.Page, stats.Country}, f.days, 10, filters)
+		top, err := f.repo.Reader(f.sites[0], f.days, filters).Top(ctx, []stats.Name{stats.Page, stats.Country}, 10)
 		if err != nil || len(top) != 0 {
 			t.Errorf("%v: top %v (%v), want none", filters, top, err)
 		}
-		groups, distinct, err := f.repo.TopEvents(ctx, f.sites[0], f.days, 10, 5, filters)
+		groups, distinct, err := f.repo.Reader(f.sites[0], f.days, filters).Events(ctx, 10, 5)
 		if err != nil || len(groups) != 0 || distinct != 0 {
 			t.Errorf("%v: events %v (%d, %v), want none", filters, groups, distinct, err)
 		}
-		series, err := f.repo.Timeseries(ctx, f.sites[0], f.days, stats.Daily, time.UTC, filters)
+		series, err := f.repo.Reader(f.sites[0], f.days, filters).Series(ctx, stats.Daily, time.UTC)
 		if err != nil || len(series) != len(stats.Daily.Buckets(f.days, time.UTC)) {
 			t.Fatalf("%v: series %v (%v), want a bucket a day", filters, series, err)
 		}
@@ -192,7 +192,7 @@ func TestFilterOnCodesAndOther(t *testing.T) {
 			}
 		}
 	}
-	if _, err := f.repo.Summary(ctx, f.sites[0], f.days, stats.Filters{{Name: "visitor", Value: "1"}}); err == nil {
+	if _, err := f.repo.Reader(f.sites[0], f.days, stats.Filters{{Name: "visitor", Value: "1"}}).Totals(ctx); err == nil {
 		t.Error("a filter on visitor was read; want an error")
 	}
 }
@@ -210,7 +210,7 @@ func TestFilteredListSearchSortAndPages(t *testing.T) {
 				want[v] = n
 			}
 		}
-		got, total, err := f.repo.ListStats(ctx, f.sites[0], repository.StatQuery{Name: stats.Page, Range: f.days, Search: search, Desc: true, Filters: filters})
+		got, total, err := f.repo.Reader(f.sites[0], f.days, filters).List(ctx, repository.StatQuery{Name: stats.Page, Search: search, Desc: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,8 +231,8 @@ func TestFilteredListSearchSortAndPages(t *testing.T) {
 		want   []repository.StatEntry
 	}{{"value", true, byValue}, {"count", false, byCount}, {"count", true, sortedEntries(all)}} {
 		for offset := 0; offset <= len(c.want)+3; offset += 3 {
-			got, total, err := f.repo.ListStats(ctx, f.sites[0], repository.StatQuery{
-				Name: stats.Page, Range: f.days, SortBy: c.sortBy, Desc: c.desc, Limit: 3, Offset: offset, Filters: filters})
+			got, total, err := f.repo.Reader(f.sites[0], f.days, filters).List(ctx, repository.StatQuery{
+				Name: stats.Page, SortBy: c.sortBy, Desc: c.desc, Limit: 3, Offset: offset})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,7 +249,7 @@ func TestFilteredTopAndEvents(t *testing.T) {
 	ctx := context.Background()
 	for _, filters := range []stats.Filters{{{Name: stats.Country, Value: "US:United States"}}, {{Name: stats.Page, Value: "/blog/a"}}, {{Name: stats.Event, Value: "Play::"}}} {
 		matching := repotest.Filtered(f.visits, f.days.From, f.days.To, filters)
-		top, err := f.repo.TopStats(ctx, f.sites[0], stats.Names, f.days, 4, filters)
+		top, err := f.repo.Reader(f.sites[0], f.days, filters).Top(ctx, stats.Names, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func TestFilteredTopAndEvents(t *testing.T) {
 				t.Errorf("%v top %s: %v (%d distinct), want %v (%d)", filters, name, got.Entries, got.Distinct, want[:min(4, len(want))], len(want))
 			}
 		}
-		groups, distinct, err := f.repo.TopEvents(ctx, f.sites[0], f.days, 2, 1, filters)
+		groups, distinct, err := f.repo.Reader(f.sites[0], f.days, filters).Events(ctx, 2, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,7 +324,7 @@ func TestFilteredYearIsSampled(t *testing.T) {
 	}
 	for _, filters := range []stats.Filters{{{Name: stats.Device, Value: "Desktop"}}, {{Name: stats.Page, Value: "/pricing"}}} {
 		matching := repotest.Filtered(visits, year.From, year.To, filters)
-		s, err := f.repo.Summary(ctx, f.sites[0], year, filters)
+		s, err := f.repo.Reader(f.sites[0], year, filters).Totals(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,7 +333,7 @@ func TestFilteredYearIsSampled(t *testing.T) {
 		within("visits", s.Visits, want.Visits, 0.1)
 		within("pageviews", s.Pageviews, want.Pageviews, 0.1)
 		within("bounces", s.Bounces, want.Bounces, 0.15)
-		list, _, err := f.repo.ListStats(ctx, f.sites[0], repository.StatQuery{Name: stats.Page, Range: year, Limit: 3, Desc: true, Filters: filters})
+		list, _, err := f.repo.Reader(f.sites[0], year, filters).List(ctx, repository.StatQuery{Name: stats.Page, Limit: 3, Desc: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +344,7 @@ func TestFilteredYearIsSampled(t *testing.T) {
 		if len(list) == 0 {
 			t.Errorf("%v: no pages", filters)
 		}
-		series, err := f.repo.Timeseries(ctx, f.sites[0], year, stats.Month, time.UTC, filters)
+		series, err := f.repo.Reader(f.sites[0], year, filters).Series(ctx, stats.Month, time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,17 +29,14 @@ type StatEntry struct {
 	Count int64  `db:"count"`
 }
 
-// StatQuery selects one page of a statistic of a website.
+// StatQuery selects one page of a statistic's values (Reader.List).
 type StatQuery struct {
 	Name   stats.Name
-	Range  stats.Range
 	Search string // literal, case-insensitive substring of value; "" for all
 	SortBy string // "count" or "value"
 	Desc   bool
 	Limit  int // 0 or less: every value (the CSV export)
 	Offset int
-	// Filters, when given, count only the matching visits (CONTRACT.md section 9).
-	Filters stats.Filters
 }
 
 // DefaultMaxValuesPerDay is how many distinct values a website's statistic keeps a day unless
@@ -337,15 +334,11 @@ func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error 
 	return nil
 }
 
-// ListStats sums a statistic of a website over a range of days and returns one page of values
-// with the number of distinct values in all. Whole calendar months inside the range are read
-// from the monthly rollup, the partial months at its edges from the daily table.
-// With q.Filters, it counts only the matching visits (filteredList).
-func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery) ([]StatEntry, int64, error) {
-	if len(q.Filters) > 0 {
-		return r.filteredList(ctx, websiteID, q)
-	}
-	from, args, err := r.rangeRows(ctx, websiteID, "name = $2", string(q.Name), q.Range)
+// List sums a statistic over the range and returns one page of values with the number of
+// distinct values in all. Whole calendar months inside the range are read from the monthly
+// rollup, the partial months at its edges from the daily table.
+func (c counterReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error) {
+	from, args, err := c.repo.rangeRows(ctx, c.websiteID, "name = $2", string(q.Name), c.days)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
@@ -354,7 +347,7 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 		from = strings.ReplaceAll(from, "/*filter*/", fmt.Sprintf("AND value ILIKE $%d", len(args)))
 	}
 	totals := `SELECT value, sum(count)::bigint AS count FROM (` + from + `) AS rows GROUP BY value`
-	entries, total, err := listPage(ctx, r.db, totals, args, q)
+	entries, total, err := listPage(ctx, c.repo.db, totals, args, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
@@ -362,8 +355,8 @@ func (r *Repository) ListStats(ctx context.Context, websiteID int64, q StatQuery
 }
 
 // listPage is one page of the values that totals (SQL of distinct values with their counts, on
-// args) yields, in q's order, with the number of values in all: the outer query of ListStats,
-// on the counters or on filtered rows.
+// args) yields, in q's order, with the number of values in all: the outer query of List, on
+// the counters or on filtered rows.
 func listPage(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, q StatQuery) ([]StatEntry, int64, error) {
 	order := "count DESC, value ASC"
 	switch {
@@ -465,22 +458,16 @@ type StatList struct {
 	Distinct int64
 }
 
-// TopStats returns, for each of the names, its values over a range of days in the API's
-// default order (count descending, value ascending): at most limit of each, or all of them
-// when limit is 0, with how many distinct values each has. One statement reads every name
-// (the dashboard's twelve top lists, or its two time series), so the rows are scanned and the
-// query planned once instead of once per list. A name with no values is absent.
-// With filters, it counts only the matching visits (filteredTop).
-func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stats.Name, days stats.Range, limit int, filters stats.Filters) (map[stats.Name]StatList, error) {
-	if len(filters) > 0 {
-		return r.filteredTop(ctx, websiteID, names, days, limit, filters)
-	}
-	rows, args, err := r.rangeRows(ctx, websiteID, "name = ANY($2)", nameArray(names), days)
+// Top is the top lists of the names. One statement reads every name (the dashboard's twelve
+// top lists, or its two time series), so the rows are scanned and the query planned once
+// instead of once per list.
+func (c counterReader) Top(ctx context.Context, names []stats.Name, limit int) (map[stats.Name]StatList, error) {
+	rows, args, err := c.repo.rangeRows(ctx, c.websiteID, "name = ANY($2)", nameArray(names), c.days)
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
 	totals := `SELECT name, value, sum(count)::bigint AS count FROM (` + rows + `) AS rows GROUP BY name, value`
-	out, err := topLists(ctx, r.db, totals, args, limit)
+	out, err := topLists(ctx, c.repo.db, totals, args, limit)
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
@@ -488,7 +475,7 @@ func (r *Repository) TopStats(ctx context.Context, websiteID int64, names []stat
 }
 
 // topLists ranks what totals (SQL of distinct names and values with their counts, on args)
-// yields: the outer query of TopStats, on the counters or on filtered rows.
+// yields: the outer query of Top, on the counters or on filtered rows.
 func topLists(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, limit int) (map[stats.Name]StatList, error) {
 	rankLimit := ""
 	if limit > 0 {

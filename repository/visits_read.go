@@ -21,13 +21,9 @@ var summaryNames = []stats.Name{
 	stats.Visitor, stats.Visit, stats.Pageview, stats.Event, stats.Bounce, stats.VisitSeconds, stats.TimedVisit,
 }
 
-// Summary sums a website's counters over a range of days (rollups included, as ListStats).
-// With filters, it counts only the matching visits (filteredTotals).
-func (r *Repository) Summary(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (stats.Totals, error) {
-	if len(filters) > 0 {
-		return r.filteredTotals(ctx, websiteID, days, filters)
-	}
-	sums, err := r.SumStats(ctx, websiteID, summaryNames, days)
+// Totals sums the counters over the range (rollups included, as List).
+func (c counterReader) Totals(ctx context.Context) (stats.Totals, error) {
+	sums, err := c.repo.SumStats(ctx, c.websiteID, summaryNames, c.days)
 	if err != nil {
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
 	}
@@ -86,15 +82,10 @@ type Bucket struct {
 	Totals stats.Totals
 }
 
-// Timeseries returns a website's totals per bucket of the range, every bucket of it (empty
-// ones with zeros), oldest first. Hours are those of loc, read from the hourly counters of
-// each day; days and months from the daily counters, a month being the sum of its days in the
-// range. The caller checks first that the interval allows the range (stats.Interval.Allows).
-// With filters, it counts only the matching visits (filteredSeries).
-func (r *Repository) Timeseries(ctx context.Context, websiteID int64, days stats.Range, interval stats.Interval, loc *time.Location, filters stats.Filters) ([]Bucket, error) {
-	if len(filters) > 0 {
-		return r.filteredSeries(ctx, websiteID, days, interval, loc, filters)
-	}
+// Series reads hours from the hourly counters of each day, days and months from the daily
+// counters, a month being the sum of its days in the range.
+func (c counterReader) Series(ctx context.Context, interval stats.Interval, loc *time.Location) ([]Bucket, error) {
+	days := c.days
 	names := seriesNames
 	if interval == stats.Hour {
 		names = hourNames
@@ -111,7 +102,7 @@ func (r *Repository) Timeseries(ctx context.Context, websiteID int64, days stats
 		Value string     `db:"value"`
 		Count int64      `db:"count"`
 	}
-	if err := r.db.SelectContext(ctx, &rows, query, websiteID, nameArray(names.list()),
+	if err := c.repo.db.SelectContext(ctx, &rows, query, c.websiteID, nameArray(names.list()),
 		days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
 	}

@@ -410,8 +410,8 @@ func TestImportPHPAnalytics(t *testing.T) {
 		}
 	}
 	for name, values := range internal {
-		entries, _, err := f.repo.ListStats(ctx, site.ID, repository.StatQuery{Name: stat(name),
-			Range: rangeOf(t, "2024-02-03", "2024-02-03"), SortBy: "value"})
+		entries, _, err := f.repo.Reader(site.ID, rangeOf(t, "2024-02-03", "2024-02-03"), nil).List(ctx,
+			repository.StatQuery{Name: stat(name), SortBy: "value"})
 		if err != nil {
 			t.Fatal(err)
 		}

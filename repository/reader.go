@@ -1,0 +1,98 @@
+package repository
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// Reader reads the numbers of one website's range of days: a statistic's list, the top lists,
+// the events grouped by name, the totals and the time series, and what they rest on. Two
+// stores answer them: the daily counters (and their rollups), which count every visit, and
+// the visit rows, which can tell the visits that match filters. Repository.Reader chooses
+// between them, in that one place; every caller (the API, the pages, the reports) reads
+// through it. A Reader is safe for concurrent use: the dashboard runs its reads at once.
+type Reader interface {
+	// List is one page of a statistic's values, with the number of distinct values in all.
+	List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error)
+	// Top is, for each of the names, its values in the API's default order (count
+	// descending, value ascending): at most limit of each, all of them when limit is 0, with
+	// how many distinct values each has. A name with no values is absent.
+	Top(ctx context.Context, names []stats.Name, limit int) (map[stats.Name]StatList, error)
+	// Events groups the event statistic (values `name:value:unit`) by event name: the limit
+	// names with the largest totals (ties by name), each with its valuesEach most counted
+	// `value:unit` parts, and the number of distinct names in all.
+	Events(ctx context.Context, limit, valuesEach int) ([]EventGroup, int64, error)
+	// Totals is the range's summary.
+	Totals(ctx context.Context) (stats.Totals, error)
+	// Series is the totals per bucket of the range, every bucket of it (empty ones with
+	// zeros), oldest first; hours are those of loc. The caller checks first that the
+	// interval allows the range (stats.Interval.Allows).
+	Series(ctx context.Context, interval stats.Interval, loc *time.Location) ([]Bucket, error)
+	// Basis is what the numbers rest on.
+	Basis(ctx context.Context) (Basis, error)
+}
+
+// Basis is what a range's numbers rest on. The counters count every visitor of every day;
+// filtered numbers may rest on a sample of the visitors (a range over stats.ExactFilterDays)
+// and start after the range's first day (days before the website kept visit rows).
+type Basis struct {
+	// Fraction is the fraction of the visitors read: 1, or the sample's.
+	Fraction float64
+	// From is the first day counted, when after the range's first (see FilteredFrom); the
+	// zero time when every day of the range is counted.
+	From time.Time
+}
+
+// Reader is the reader of a website's range: without filters the counters, with filters the
+// matching visits' rows. The only place that chooses between the two.
+func (r *Repository) Reader(websiteID int64, days stats.Range, filters stats.Filters) Reader {
+	if len(filters) > 0 {
+		return rowReader{repo: r, websiteID: websiteID, days: days, filters: filters}
+	}
+	return counterReader{repo: r, websiteID: websiteID, days: days}
+}
+
+var (
+	_ Reader = counterReader{}
+	_ Reader = rowReader{}
+)
+
+// counterReader reads the daily counters and their rollups (stats.go, dashboard.go,
+// visits_read.go).
+type counterReader struct {
+	repo      *Repository
+	websiteID int64
+	days      stats.Range
+}
+
+func (counterReader) Basis(context.Context) (Basis, error) { return Basis{Fraction: 1}, nil }
+
+// rowReader reads the visit rows of the visits that match every filter (filtered_read.go).
+type rowReader struct {
+	repo      *Repository
+	websiteID int64
+	days      stats.Range
+	filters   stats.Filters
+}
+
+// source is a new rowSource of the reader's rows: one a read, as it collects its arguments.
+func (v rowReader) source() (*rowSource, error) {
+	return newRowSource(v.websiteID, v.days, v.filters)
+}
+
+func (v rowReader) Basis(ctx context.Context) (Basis, error) {
+	from, err := v.repo.FilteredFrom(ctx, v.websiteID, v.days)
+	if err != nil {
+		return Basis{}, fmt.Errorf("stats.basis: %w", err)
+	}
+	return Basis{Fraction: stats.SampleFraction(v.days), From: from}, nil
+}
+
+// StatQueryOf is the page of values that a list query asks for.
+func StatQueryOf(q stats.ListQuery) StatQuery {
+	return StatQuery{Name: q.Name, Search: q.Search, SortBy: q.SortBy, Desc: q.Desc(),
+		Limit: q.Paging.Size, Offset: q.Paging.Offset()}
+}
