@@ -273,7 +273,7 @@ func TestFilteredTopAndEvents(t *testing.T) {
 	}
 }
 
-// expectEventGroups groups event counts by name as TopEvents does.
+// expectEventGroups groups event counts by name as Reader.Events does.
 func expectEventGroups(counts map[string]int64, limit, valuesEach int) ([]repository.EventGroup, int64) {
 	byName := map[string]map[string]int64{} // value:unit counts by event name
 	for value, n := range counts {
