@@ -31,7 +31,7 @@ func statsEnv(t *testing.T, counts []repository.StatCount) (*env, string, int64)
 	for i := range counts {
 		counts[i].WebsiteID = id
 	}
-	if _, err := e.repo.AddStats(context.Background(), newBatchID(), counts); err != nil {
+	if _, err := e.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: newBatchID(), Counts: counts}, 0); err != nil {
 		t.Fatal(err)
 	}
 	return e, key, id

@@ -363,10 +363,10 @@ func TestDeleteRemovesWebsiteAndStats(t *testing.T) {
 	other := e.store(key, "domain", "other.com")
 	id, otherID := int64(w["id"].(float64)), int64(other["id"].(float64))
 	day := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
-	if _, err := e.repo.AddStats(context.Background(), newBatchID(), []repository.StatCount{
+	if _, err := e.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: newBatchID(), Counts: []repository.StatCount{
 		{WebsiteID: id, Name: "page", Date: day, Value: "/", Count: 3},
 		{WebsiteID: otherID, Name: "page", Date: day, Value: "/", Count: 4},
-	}); err != nil {
+	}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	path := fmt.Sprintf("/api/v1/websites/%d", id)

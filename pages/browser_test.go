@@ -60,7 +60,7 @@ func (e *env) seedMonth(id int64) {
 			}
 		}
 	}
-	if _, err := e.repo.AddStats(context.Background(), uuid.NewString(), counts); err != nil {
+	if _, err := e.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -199,7 +199,7 @@ func (e *env) stats(id int64, day string, name string, values map[string]int64) 
 	for v, n := range values {
 		counts = append(counts, repository.StatCount{WebsiteID: id, Name: name, Date: d, Value: v, Count: n})
 	}
-	if _, err := e.repo.AddStats(context.Background(), uuid.NewString(), counts); err != nil {
+	if _, err := e.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -157,9 +157,9 @@ func (e *env) count(siteID int64, name, day, value string, n int64) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := e.repo.AddStats(context.Background(), uuid.NewString(), []repository.StatCount{
+	if _, err := e.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: []repository.StatCount{
 		{WebsiteID: siteID, Name: name, Date: d, Value: value, Count: n},
-	}); err != nil {
+	}}, 0); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // capped writes a batch with a limit of maxValues values a day.
 func capped(t *testing.T, repo *repository.Repository, id string, maxValues int, counts ...repository.StatCount) repository.Added {
 	t.Helper()
-	added, err := repo.AddStatsCapped(context.Background(), id, counts, maxValues)
+	added, err := repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: id, Counts: counts}, maxValues)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestAddStatsCappedRacingWriters(t *testing.T) {
 	flush := func(counts ...repository.StatCount) <-chan result {
 		out := make(chan result, 1)
 		go func() {
-			added, err := r.repo.AddStatsCapped(context.Background(), uuid.NewString(), counts, limit)
+			added, err := r.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, limit)
 			out <- result{added, err}
 		}()
 		return out
@@ -228,7 +228,7 @@ func TestAddStatsCappedConcurrently(t *testing.T) {
 					batch = append(batch, c)
 					n += c.Count
 				}
-				if _, err := repo.AddStatsCapped(context.Background(), uuid.NewString(), batch, limit); err != nil {
+				if _, err := repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: batch}, limit); err != nil {
 					t.Error(err)
 					return
 				}

@@ -29,7 +29,7 @@ func TestTopEvents(t *testing.T) {
 		add(day.AddDate(0, 0, 5), "Late::", 100), // outside the range
 		{WebsiteID: site, Name: "page", Date: day, Value: "Purchase:1:USD", Count: 50},
 	}
-	if _, err := repo.AddStats(ctx, uuid.NewString(), batch); err != nil {
+	if _, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: batch}, 0); err != nil {
 		t.Fatal(err)
 	}
 	rng := stats.Range{From: day, To: day.AddDate(0, 0, 1)}

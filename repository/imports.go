@@ -8,7 +8,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
@@ -30,8 +29,8 @@ type HeldDay struct {
 }
 
 // Import writes imported history of one website in one transaction (BeginImport): the
-// counters go through the collector's stats writer, so the rollups stay right, without the
-// value cap of collection (history is not an attack). Commit makes it all visible at once;
+// counters go through the collector's stats writer (writeBatch), so the rollups stay right,
+// without the value cap of collection (history is not an attack). Commit makes it all visible at once;
 // Rollback, or any error, leaves the website as it was.
 type Import struct {
 	tx        *sqlx.Tx
@@ -121,11 +120,18 @@ func (im *Import) Add(ctx context.Context, counts []StatCount) error {
 	for i := range counts {
 		counts[i].WebsiteID = im.websiteID
 	}
-	if _, err := addStats(ctx, im.tx, uuid.NewString(), true, counts, math.MaxInt32); err != nil {
+	// The value cap does not apply to history: a past day's values are what the other product
+	// counted, not a flood. No batch id either: the import's transaction is its once, as it
+	// commits whole or not at all, and Add is never retried within it.
+	if _, err := writeBatch(ctx, im.tx, VisitBatch{Counts: counts}, historyUncapped); err != nil {
 		return fmt.Errorf("imports.add: %w", err)
 	}
 	return nil
 }
+
+// historyUncapped is the value cap of imported history: none (the writer's statement compares
+// it as an integer).
+const historyUncapped = math.MaxInt32
 
 // Commit makes the import visible.
 func (im *Import) Commit() error {

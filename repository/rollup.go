@@ -84,7 +84,7 @@ func (r *Repository) remember(v rolledUp) {
 //
 // A flush of a period that is being rolled up either commits first (RollUp's lock waits for its
 // FOR KEY SHARE, and the daily rows it reads include the flush's) or takes its lock after
-// RollUp committed and then adds to the new rollup rows itself (see AddStats).
+// RollUp committed and then adds to the new rollup rows itself (see addStats).
 func (r *Repository) RollUp(ctx context.Context, today time.Time) error {
 	want := rolledUp{
 		weeks:  stats.WeekStart(today).AddDate(0, 0, -7),  // Monday of last week
@@ -111,13 +111,13 @@ func (r *Repository) RollUp(ctx context.Context, today time.Time) error {
 		}
 	}
 	if have.weeks.Before(want.weeks) {
-		if err := rebuild(ctx, tx, "stats_weekly", "week", have.weeks.AddDate(0, 0, 7), want.weeks.AddDate(0, 0, 6)); err != nil {
+		if err := rebuild(ctx, tx, weeklyCounts, have.weeks, want.weeks); err != nil {
 			return err
 		}
 		have.weeks = want.weeks
 	}
 	if have.months.Before(want.months) {
-		if err := rebuild(ctx, tx, "stats_monthly", "month", have.months.AddDate(0, 1, 0), want.months.AddDate(0, 1, -1)); err != nil {
+		if err := rebuild(ctx, tx, monthlyCounts, have.months, want.months); err != nil {
 			return err
 		}
 		have.months = want.months
@@ -133,23 +133,19 @@ func (r *Repository) RollUp(ctx context.Context, today time.Time) error {
 	return nil
 }
 
-// rebuild replaces the rows of a rollup table for the periods of the days first..last (whole
-// periods) by the sums of the daily rows. Replacing, not adding, makes it right whatever the
-// table held for them: partial sums written by a flush of an older version, or nothing.
-func rebuild(ctx context.Context, tx sqlx.ExecerContext, table, column string, first, last time.Time) error {
-	from, to := first.Format(dateLayout), last.Format(dateLayout)
-	if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE `+column+` BETWEEN $1 AND $2`, from, to); err != nil {
-		return fmt.Errorf("rollups.roll_up: clear %s: %w", table, err)
+// rebuild replaces the rows of a rollup for the periods after the one starting on through, up
+// to and including the one starting on last, by the sums of the daily rows. Replacing, not
+// adding, makes it right whatever the table held for them: partial sums written by a flush of an
+// older version, or nothing.
+func rebuild(ctx context.Context, tx sqlx.ExecerContext, t countTable, through, last time.Time) error {
+	first, end := t.periodsAfter(through, last)
+	from, to := first.Format(dateLayout), end.Format(dateLayout)
+	clear, insert := t.rebuildSQL()
+	if _, err := tx.ExecContext(ctx, clear, from, to); err != nil {
+		return fmt.Errorf("rollups.roll_up: clear %s: %w", t.table, err)
 	}
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO `+table+` (website_id, name, `+column+`, value, count)
-		SELECT website_id, name, date_trunc('`+column+`', date)::date, value, sum(count)::bigint
-		FROM stats
-		WHERE date BETWEEN $1 AND $2
-		GROUP BY 1, 2, 3, 4
-		ORDER BY 1, 2, 3, 4`, from, to)
-	if err != nil {
-		return fmt.Errorf("rollups.roll_up: %s: %w", table, err)
+	if _, err := tx.ExecContext(ctx, insert, from, to); err != nil {
+		return fmt.Errorf("rollups.roll_up: %s: %w", t.table, err)
 	}
 	return nil
 }

@@ -78,10 +78,10 @@ func TestRollUp(t *testing.T) {
 	var total int64
 	add := func(day string, n int64) {
 		t.Helper()
-		_, err := repo.AddStats(ctx, uuid.NewString(), []repository.StatCount{
+		_, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: []repository.StatCount{
 			{WebsiteID: site, Name: "page", Date: date(day), Value: "/", Count: n},
 			{WebsiteID: site, Name: "page", Date: date(day), Value: "/" + day, Count: 1},
-		})
+		}}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestRollUpRacingFlushes(t *testing.T) {
 					batch = append(batch, c)
 					n += c.Count
 				}
-				if _, err := repo.AddStats(ctx, uuid.NewString(), batch); err != nil {
+				if _, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: batch}, 0); err != nil {
 					t.Error(err)
 					return
 				}

@@ -43,14 +43,7 @@ type StatQuery struct {
 // configured otherwise (MAX_VALUES_PER_DAY).
 const DefaultMaxValuesPerDay = 10_000
 
-// AddStats is AddStatsCapped with DefaultMaxValuesPerDay, telling only whether the batch was
-// applied: what seeds and tests write with.
-func (r *Repository) AddStats(ctx context.Context, batchID string, counts []StatCount) (bool, error) {
-	added, err := r.AddStatsCapped(ctx, batchID, counts, DefaultMaxValuesPerDay)
-	return added.Applied, err
-}
-
-// Added is what AddStatsCapped did.
+// Added is what a batch write (AddVisitBatch) did.
 type Added struct {
 	// Applied is false when the batch id was claimed before: nothing was added.
 	Applied bool
@@ -62,13 +55,38 @@ type Added struct {
 	RowsDropped int
 }
 
-// AddStatsCapped adds counts to the daily counters, and to the weekly and monthly rollups of
-// the periods already rolled up (a late write; see RollUp), in one statement, once per batch
-// id: a batch id already claimed adds nothing and Applied is false, so a writer that does not
-// know whether its last attempt committed can simply retry it. Counts of websites deleted
-// meanwhile are dropped. Rows are written in key order so that concurrent writers (several
-// ingest nodes) take row locks in the same order and cannot deadlock; the input may repeat a
-// key.
+// claimBatch records a batch id in tx, telling whether it was new: a batch id already claimed
+// was written before (by an attempt whose answer was lost) and must add nothing, so that a
+// writer that does not know whether its last attempt committed can simply retry it.
+func claimBatch(ctx context.Context, tx *sqlx.Tx, id string) (bool, error) {
+	var claimed []string
+	const claim = `INSERT INTO ingest_batches (id, created_at) VALUES ($1, now()) ON CONFLICT (id) DO NOTHING RETURNING id`
+	if err := tx.SelectContext(ctx, &claimed, claim, id); err != nil {
+		return false, fmt.Errorf("stats.claim_batch: %w", err)
+	}
+	return len(claimed) == 1, nil
+}
+
+// ForgetBatches deletes batch ids older than a cutoff; no retry is that late.
+func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error {
+	if _, err := r.db.ExecContext(ctx, `DELETE FROM ingest_batches WHERE created_at < $1`, before); err != nil {
+		return fmt.Errorf("stats.forget_batches: %w", err)
+	}
+	return nil
+}
+
+// negativeBase encodes a negative delta -d as negativeBase + d in the count column of the rows
+// an INSERT proposes: PostgreSQL checks the tables' CHECK (count > 0) on the proposed row
+// before ON CONFLICT turns it into an update, so a plain -1 could never reach an existing row.
+// No real count comes near 2^62.
+const negativeBase = int64(1) << 62
+
+// addStats adds counts to the daily counters, and to the weekly and monthly rollups of the
+// periods already rolled up (a late write; see RollUp), in one statement (addStatsSQL). It is
+// the counters' part of the stats writer (writeBatch), which runs it in the transaction that
+// claimed the batch. Counts of websites deleted meanwhile are dropped. Rows are written in key
+// order so that concurrent writers (several ingest nodes) take row locks in the same order and
+// cannot deadlock; the input may repeat a key.
 //
 // A website's statistic keeps at most maxValues distinct values a day (besides stats.Other;
 // maxValues <= 0 means DefaultMaxValuesPerDay): a value not stored yet, on a day that has no
@@ -85,23 +103,12 @@ type Added struct {
 // row waits for (and which updates, taking FOR NO KEY UPDATE, do not): a delete that comes first
 // commits before the lock is granted, and the website's counts are dropped; one that comes later
 // waits for this write and then deletes its rows too. Either way no row outlives its website.
-func (r *Repository) AddStatsCapped(ctx context.Context, batchID string, counts []StatCount, maxValues int) (Added, error) {
-	return addStats(ctx, r.db, batchID, true, counts, maxValues)
-}
-
-// negativeBase encodes a negative delta -d as negativeBase + d in the count column of the rows
-// an INSERT proposes: PostgreSQL checks the tables' CHECK (count > 0) on the proposed row
-// before ON CONFLICT turns it into an update, so a plain -1 could never reach an existing row.
-// No real count comes near 2^62.
-const negativeBase = int64(1) << 62
-
-// addStats is AddStatsCapped on q; claim false means the caller's transaction has claimed the
-// batch id already (AddVisitBatch). A negative count (a visit's exit page that moved, a bounce
-// that ended) must be the only one of its key in counts; it is applied to its value's row when
-// that exists, else to stats.Other's when that exists (its +1 was counted there), else dropped,
-// and a row it brings to 0 (or below, which a correct writer never causes) is deleted: the
-// tables keep count > 0.
-func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim bool, counts []StatCount, maxValues int) (Added, error) {
+//
+// A negative count (a visit's exit page that moved, a bounce that ended) must be the only one of
+// its key in counts; it is applied to its value's row when that exists, else to stats.Other's
+// when that exists (its +1 was counted there), else dropped, and a row it brings to 0 (or below,
+// which a correct writer never causes) is deleted: the tables keep count > 0.
+func addStats(ctx context.Context, tx *sqlx.Tx, counts []StatCount, maxValues int) (Added, error) {
 	if len(counts) == 0 {
 		return Added{Applied: true}, nil
 	}
@@ -137,25 +144,47 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim 
 	for d, n := range days {
 		dayIDs, dayNames, dayDates, dayRows = append(dayIDs, d.id), append(dayNames, d.name), append(dayDates, d.date), append(dayRows, n)
 	}
-	claimSQL := `
-			INSERT INTO ingest_batches (id, created_at)
-			VALUES ($6, now())
-			ON CONFLICT (id) DO NOTHING
-			RETURNING id`
-	if !claim {
-		claimSQL = `SELECT $6::text AS id`
+	var out struct {
+		Overflow int64 `db:"overflow"`
+		Encoded  int64 `db:"encoded"`
 	}
-	query := `
-		WITH claim AS (` + claimSQL + `
-		), live AS (
+	err := tx.GetContext(ctx, &out, addStatsSQL, pq.Array(ids), pq.Array(names), pq.Array(dates),
+		pq.Array(values), pq.Array(amounts), maxValues, stats.Other,
+		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows), negativeBase)
+	if err != nil {
+		return Added{}, fmt.Errorf("stats.add: %w", err)
+	}
+	if out.Encoded > 0 {
+		// A negative count met no row (its row was deleted after this statement's snapshot
+		// saw it, which the writers' own rules exclude) and was inserted as its encoding:
+		// refused, so that the transaction rolls back rather than store it.
+		return Added{}, fmt.Errorf("stats.add: %d negative counts found no row", out.Encoded)
+	}
+	return Added{Applied: true, Overflow: out.Overflow}, nil
+}
+
+// addStatsSQL is addStats' statement. Its parameters: $1..$5 the counts (website, name, day,
+// value, count with negatives encoded), $6 maxValues, $7 stats.Other, $8..$11 the days of the
+// batch with their number of rows, $12 negativeBase. The parts that write each table of
+// counters are made from its declaration (countTables).
+var addStatsSQL = func() string {
+	var through []string
+	for _, t := range countTables {
+		if t.through != "" {
+			through = append(through, t.through)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`
+		WITH live AS (
 			SELECT w.id
 			FROM websites w
-			WHERE w.id = ANY($1::bigint[]) AND EXISTS (SELECT 1 FROM claim)
+			WHERE w.id = ANY($1::bigint[])
 			ORDER BY w.id
 			FOR KEY SHARE OF w
 		), signed AS (
 			SELECT t.website_id, t.name, t.date, t.value COLLATE "C" AS value,
-				CASE WHEN t.count >= $13 THEN $13 - t.count ELSE t.count END AS count
+				CASE WHEN t.count >= $12 THEN $12 - t.count ELSE t.count END AS count
 			FROM unnest($1::bigint[], $2::text[], $3::date[], $4::text[], $5::bigint[])
 				AS t (website_id, name, date, value, count)
 			WHERE t.website_id IN (SELECT id FROM live)
@@ -165,7 +194,7 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim 
 				WHEN count > 0 OR EXISTS (SELECT 1 FROM stats s
 					WHERE s.website_id = g.website_id AND s.name = g.name AND s.date = g.date AND s.value = g.value) THEN value
 				WHEN EXISTS (SELECT 1 FROM stats s
-					WHERE s.website_id = g.website_id AND s.name = g.name AND s.date = g.date AND s.value = $8) THEN $8
+					WHERE s.website_id = g.website_id AND s.name = g.name AND s.date = g.date AND s.value = $7) THEN $7
 				END AS value
 			FROM signed g
 		), input AS (
@@ -178,15 +207,15 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim 
 			-- The days this batch could take past the limit, were all its values new; usually
 			-- none. A subquery a day, so that each is an index probe, never a scan of the
 			-- counts of every day.
-			SELECT website_id, name, date, $7 - held AS room
+			SELECT website_id, name, date, $6 - held AS room
 			FROM (
 				SELECT d.website_id, d.name, d.date, d.n, coalesce((
 					SELECT c.value_count FROM stats_value_counts c
 					WHERE c.website_id = d.website_id AND c.name = d.name AND c.date = d.date), 0) AS held
-				FROM unnest($9::bigint[], $10::text[], $11::date[], $12::bigint[]) AS d (website_id, name, date, n)
+				FROM unnest($8::bigint[], $9::text[], $10::date[], $11::bigint[]) AS d (website_id, name, date, n)
 				OFFSET 0 -- not merged into the query above, which would probe twice
 			) AS days
-			WHERE held + n > $7
+			WHERE held + n > $6
 		), over AS MATERIALIZED (
 			-- Their new values past the room left, the most counted first in.
 			SELECT website_id, name, date, value, count
@@ -195,7 +224,7 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim 
 					row_number() OVER (PARTITION BY i.website_id, i.name, i.date ORDER BY i.count DESC, i.value) AS rank
 				FROM near n
 				JOIN input i ON i.website_id = n.website_id AND i.name = n.name AND i.date = n.date
-				WHERE i.value <> $8 AND NOT EXISTS (
+				WHERE i.value <> $7 AND NOT EXISTS (
 					SELECT 1 FROM stats s
 					WHERE s.website_id = i.website_id AND s.name = i.name AND s.date = i.date AND s.value = i.value)
 			) AS fresh
@@ -203,136 +232,31 @@ func addStats(ctx context.Context, q sqlx.QueryerContext, batchID string, claim 
 		), capped AS NOT MATERIALIZED (
 			-- The input, with the values past the limit counted under (other): as it is when
 			-- there are none (the one-time filters skip the other branch). Not materialized:
-			-- its three readers read the input through it rather than a copy of the batch.
+			-- its readers read the input through it rather than a copy of the batch.
 			SELECT website_id, name, date, value, count
 			FROM input
 			WHERE NOT EXISTS (SELECT 1 FROM over)
 			UNION ALL
 			SELECT i.website_id, i.name, i.date, coalesce(o.other, i.value), sum(i.count)::bigint
 			FROM input i
-			LEFT JOIN (SELECT website_id, name, date, value, $8 AS other FROM over) AS o
+			LEFT JOIN (SELECT website_id, name, date, value, $7 AS other FROM over) AS o
 				USING (website_id, name, date, value)
 			WHERE EXISTS (SELECT 1 FROM over)
 			GROUP BY 1, 2, 3, 4
 			HAVING sum(i.count) <> 0
 		), rolled AS (
-			SELECT weeks_through, months_through FROM rollup_state FOR KEY SHARE
-		), daily AS (
-			INSERT INTO stats AS s (website_id, name, date, value, count)
-			SELECT website_id, name, date, value, CASE WHEN count < 0 THEN $13 - count ELSE count END
-			FROM capped
-			ORDER BY 1, 2, 3, 4
-			ON CONFLICT (website_id, name, date, value)
-			DO UPDATE SET count = s.count + ` + decoded + `
-			WHERE s.count + ` + decoded + ` > 0
-			-- xmax is 0 in a row this statement inserted, and is this transaction's id in one
-			-- it updated (ON CONFLICT locks the row first): PostgreSQL's behaviour since 9.5,
-			-- which TestValueCountsStayExact checks.
-			RETURNING website_id, name, date, value, xmax = 0 AND value <> $8 AS added, count
-		), counted AS (
-			-- Rows in key order, after every stats row (an aggregate of daily's rows), as in
-			-- every writer: no deadlock.
-			INSERT INTO stats_value_counts AS c (website_id, name, date, value_count)
-			SELECT website_id, name, date, count(*)
-			FROM daily
-			WHERE added
-			GROUP BY 1, 2, 3
-			ORDER BY 1, 2, 3
-			ON CONFLICT (website_id, name, date)
-			DO UPDATE SET value_count = c.value_count + EXCLUDED.value_count
-		), zeroed AS (
-			-- The rows a negative count brings to 0 or below, which the insert above locked
-			-- and left as they were (so they are not in its RETURNING), whatever count this
-			-- statement's snapshot saw (another node may have lowered them since): deleted.
-			-- Reading daily's rows makes this run after it; the order of the parts of a
-			-- statement is otherwise undefined, and a delete first would let the insert add
-			-- the encoded count as a new row.
-			DELETE FROM stats s
-			USING capped c
-			WHERE c.count < 0 AND s.website_id = c.website_id AND s.name = c.name AND s.date = c.date
-				AND s.value = c.value
-				AND NOT EXISTS (SELECT 1 FROM daily d WHERE d.website_id = c.website_id AND d.name = c.name
-					AND d.date = c.date AND d.value = c.value)
-		), week_input AS (
-			SELECT website_id, name, date_trunc('week', date)::date AS week, value, sum(count)::bigint AS count
-			FROM capped
-			-- Days of weeks up to weeks_through (a Monday); a comparison, not a truncation a row.
-			WHERE date < (SELECT weeks_through + 7 FROM rolled)
-			GROUP BY 1, 2, 3, 4
-			HAVING sum(count) <> 0
-		), weekly AS (
-			INSERT INTO stats_weekly AS s (website_id, name, week, value, count)
-			SELECT website_id, name, week, value, CASE WHEN count < 0 THEN $13 - count ELSE count END
-			FROM week_input
-			ORDER BY 1, 2, 3, 4
-			ON CONFLICT (website_id, name, week, value)
-			DO UPDATE SET count = s.count + ` + decoded + `
-			WHERE s.count + ` + decoded + ` > 0
-			RETURNING website_id, name, week, value, count
-		), weeks_zeroed AS (
-			DELETE FROM stats_weekly s
-			USING week_input c
-			WHERE c.count < 0 AND s.website_id = c.website_id AND s.name = c.name AND s.week = c.week
-				AND s.value = c.value
-				AND NOT EXISTS (SELECT 1 FROM weekly w WHERE w.website_id = c.website_id AND w.name = c.name
-					AND w.week = c.week AND w.value = c.value)
-		), month_input AS (
-			SELECT website_id, name, date_trunc('month', date)::date AS month, value, sum(count)::bigint AS count
-			FROM capped
-			WHERE date < (SELECT (months_through + interval '1 month')::date FROM rolled)
-			GROUP BY 1, 2, 3, 4
-			HAVING sum(count) <> 0
-		), monthly AS (
-			INSERT INTO stats_monthly AS s (website_id, name, month, value, count)
-			SELECT website_id, name, month, value, CASE WHEN count < 0 THEN $13 - count ELSE count END
-			FROM month_input
-			ORDER BY 1, 2, 3, 4
-			ON CONFLICT (website_id, name, month, value)
-			DO UPDATE SET count = s.count + ` + decoded + `
-			WHERE s.count + ` + decoded + ` > 0
-			RETURNING website_id, name, month, value, count
-		), months_zeroed AS (
-			DELETE FROM stats_monthly s
-			USING month_input c
-			WHERE c.count < 0 AND s.website_id = c.website_id AND s.name = c.name AND s.month = c.month
-				AND s.value = c.value
-				AND NOT EXISTS (SELECT 1 FROM monthly m WHERE m.website_id = c.website_id AND m.name = c.name
-					AND m.month = c.month AND m.value = c.value)
-		)
-		SELECT (SELECT count(*) FROM claim) AS claimed, (SELECT coalesce(sum(count), 0) FROM over)::bigint AS overflow,
-			(SELECT count(*) FROM daily WHERE count >= $13) + (SELECT count(*) FROM weekly WHERE count >= $13)
-				+ (SELECT count(*) FROM monthly WHERE count >= $13) AS encoded`
-	var out struct {
-		Claimed  int   `db:"claimed"`
-		Overflow int64 `db:"overflow"`
-		Encoded  int64 `db:"encoded"`
+			SELECT ` + strings.Join(through, ", ") + ` FROM rollup_state FOR KEY SHARE
+		)`)
+	encoded := make([]string, len(countTables))
+	for i, t := range countTables {
+		b.WriteString(t.writerCTEs())
+		encoded[i] = `(SELECT count(*) FROM ` + t.cte + ` WHERE count >= $12)`
 	}
-	err := sqlx.GetContext(ctx, q, &out, query, pq.Array(ids), pq.Array(names), pq.Array(dates),
-		pq.Array(values), pq.Array(amounts), batchID, maxValues, stats.Other,
-		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows), negativeBase)
-	if err != nil {
-		return Added{}, fmt.Errorf("stats.add: %w", err)
-	}
-	if out.Encoded > 0 {
-		// A negative count met no row (its row was deleted after this statement's snapshot
-		// saw it, which the writers' own rules exclude) and was inserted as its encoding:
-		// refused, so that the transaction rolls back rather than store it.
-		return Added{}, fmt.Errorf("stats.add: %d negative counts found no row", out.Encoded)
-	}
-	return Added{Applied: out.Claimed == 1, Overflow: out.Overflow}, nil
-}
-
-// decoded is the delta of a proposed row (EXCLUDED) in ON CONFLICT: its count, or the negative
-// count that negativeBase encodes.
-const decoded = `CASE WHEN EXCLUDED.count >= $13 THEN $13 - EXCLUDED.count ELSE EXCLUDED.count END`
-
-// ForgetBatches deletes batch ids older than a cutoff; no retry is that late.
-func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error {
-	if _, err := r.db.ExecContext(ctx, `DELETE FROM ingest_batches WHERE created_at < $1`, before); err != nil {
-		return fmt.Errorf("stats.forget_batches: %w", err)
-	}
-	return nil
-}
+	b.WriteString(`
+		SELECT (SELECT coalesce(sum(count), 0) FROM over)::bigint AS overflow,
+			` + strings.Join(encoded, " + ") + ` AS encoded`)
+	return b.String()
+}()
 
 // List sums a statistic over the range and returns one page of values with the number of
 // distinct values in all. Whole calendar months inside the range are read from the monthly

@@ -41,7 +41,7 @@ func BenchmarkAddStats(b *testing.B) {
 			day := stats.Day(time.Now()) // today: its week and month are not rolled up yet
 			stored := benchDay(f.sites, day)
 			for i := 0; i < len(stored); i += 5000 {
-				if _, err := f.repo.AddStats(context.Background(), uuid.NewString(), stored[i:min(i+5000, len(stored))]); err != nil {
+				if _, err := f.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: stored[i:min(i+5000, len(stored))]}, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -81,7 +81,7 @@ func BenchmarkAddStats(b *testing.B) {
 
 // addStats writes one batch as the flusher does.
 func addStats(repo *repository.Repository, counts []repository.StatCount, maxValues int) (bool, error) {
-	added, err := repo.AddStatsCapped(context.Background(), uuid.NewString(), counts, maxValues)
+	added, err := repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, maxValues)
 	return added.Applied, err
 }
 

@@ -63,7 +63,7 @@ func newRace(t *testing.T) *race {
 }
 
 func (r *race) add(counts ...repository.StatCount) {
-	if _, err := r.repo.AddStats(context.Background(), uuid.NewString(), counts); err != nil {
+	if _, err := r.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -89,8 +89,8 @@ type flushResult struct {
 func (r *race) flush(counts ...repository.StatCount) <-chan flushResult {
 	out := make(chan flushResult, 1)
 	go func() {
-		applied, err := r.repo.AddStats(context.Background(), uuid.NewString(), counts)
-		out <- flushResult{applied, err}
+		added, err := r.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0)
+		out <- flushResult{added.Applied, err}
 	}()
 	return out
 }

@@ -28,7 +28,8 @@ func TestAddStatsOncePerBatch(t *testing.T) {
 	}
 	id := uuid.NewString()
 	for attempt, wantApplied := range []bool{true, false, false} {
-		applied, err := repo.AddStats(ctx, id, batch)
+		added, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: id, Counts: batch}, 0)
+		applied := added.Applied
 		if err != nil || applied != wantApplied {
 			t.Fatalf("attempt %d: applied %v, err %v; want %v", attempt, applied, err, wantApplied)
 		}
@@ -41,7 +42,7 @@ func TestAddStatsOncePerBatch(t *testing.T) {
 	if daily != 5 || weekly != 5 || monthly != 5 || orphans != 0 {
 		t.Fatalf("daily %d, weekly %d, monthly %d, orphan rows %d; want 5, 5, 5, 0", daily, weekly, monthly, orphans)
 	}
-	if _, err := repo.AddStats(ctx, uuid.NewString(), batch); err != nil {
+	if _, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: batch}, 0); err != nil {
 		t.Fatal(err)
 	}
 	db.Get(&daily, `SELECT sum(count) FROM stats WHERE website_id = $1`, site)
@@ -72,7 +73,7 @@ func TestSumStatsMatchesDailySums(t *testing.T) {
 				Value: date.Format(time.DateOnly), Count: int64(rng.IntN(90) + 1)})
 		}
 	}
-	if _, err := repo.AddStats(ctx, uuid.NewString(), counts); err != nil {
+	if _, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 30; i++ {
@@ -104,8 +105,8 @@ func TestFirstStatDay(t *testing.T) {
 		t.Fatalf("no data: %v", err)
 	}
 	add := func(name, day string) {
-		if _, err := repo.AddStats(ctx, uuid.NewString(), []repository.StatCount{
-			{WebsiteID: site, Name: name, Date: date(day), Value: "x", Count: 1}}); err != nil {
+		if _, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: []repository.StatCount{
+			{WebsiteID: site, Name: name, Date: date(day), Value: "x", Count: 1}}}, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -192,7 +193,7 @@ func TestRepeatedFlushesUpdateInPlace(t *testing.T) {
 	}
 	const flushes = 10
 	for range flushes {
-		if _, err := repo.AddStats(ctx, uuid.NewString(), batch); err != nil {
+		if _, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: batch}, 0); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -157,42 +157,48 @@ type VisitBatch struct {
 	Rows VisitRows
 }
 
-// AddVisitBatch writes a flush in one transaction, at most once per batch id (see
-// AddStatsCapped): the day membership of its visitor keys first, which decides how many
-// visitors (per day and per hour) are new, so that a visitor another node or an earlier run
-// already counted that day is not counted again; then the counters with those visitors, with
-// AddStatsCapped's cap and rollups; then the visits' rows (addVisitRows); then the realtime
-// rows. Membership rows are written in key
-// order, before any counter, by every node, so concurrent flushes cannot deadlock.
+// AddVisitBatch is the stats writer: everything collection counted, and what tests seed,
+// goes through it (imported history too, through Import.Add). It writes a batch in one
+// transaction, at most once per batch id (claimBatch): writeBatch's day membership, counters,
+// visit rows and realtime rows. A website's statistic keeps at most maxValues distinct values a
+// day (<= 0: DefaultMaxValuesPerDay; see addStats).
 func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues int) (Added, error) {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return Added{}, fmt.Errorf("visits.add: %w", err)
 	}
 	defer tx.Rollback()
+	added := Added{Applied: true}
 	if len(b.Counts) == 0 && len(b.Members) == 0 && len(b.Minutes) == 0 && len(b.Recent) == 0 && b.RowCount() == 0 {
 		// Only this node's current visitors, which replace its last ones: no batch id to claim.
-		if err := addRealtime(ctx, tx, b); err != nil {
-			return Added{}, err
+		err = addRealtime(ctx, tx, b)
+	} else {
+		added.Applied, err = claimBatch(ctx, tx, b.ID)
+		if err == nil && added.Applied {
+			added, err = writeBatch(ctx, tx, b, maxValues)
 		}
-		if err := tx.Commit(); err != nil {
-			return Added{}, fmt.Errorf("visits.add: %w", err)
-		}
-		return Added{Applied: true}, nil
 	}
-	var claimed []string
-	const claim = `INSERT INTO ingest_batches (id, created_at) VALUES ($1, now()) ON CONFLICT (id) DO NOTHING RETURNING id`
-	if err := tx.SelectContext(ctx, &claimed, claim, b.ID); err != nil {
-		return Added{}, fmt.Errorf("visits.add: claim: %w", err)
+	if err != nil {
+		return Added{}, err
 	}
-	if len(claimed) == 0 {
-		return Added{}, nil // written before, by an attempt whose answer was lost
+	if err := tx.Commit(); err != nil {
+		return Added{}, fmt.Errorf("visits.add: %w", err)
 	}
+	return added, nil
+}
+
+// writeBatch writes a batch in tx: the day membership of its visitor keys first, which decides
+// how many visitors (per day and per hour) are new, so that a visitor another node or an
+// earlier run already counted that day is not counted again; then the counters with those
+// visitors (addStats, with its value cap and rollups); then the visits' rows (addVisitRows);
+// then the realtime rows. Membership rows are written in key order, before any counter, by
+// every node, so concurrent flushes cannot deadlock.
+func writeBatch(ctx context.Context, tx *sqlx.Tx, b VisitBatch, maxValues int) (Added, error) {
 	visitors, err := addMembers(ctx, tx, b.Members)
 	if err != nil {
 		return Added{}, err
 	}
-	added, err := addStats(ctx, tx, b.ID, false, append(visitors, b.Counts...), maxValues)
+	added, err := addStats(ctx, tx, append(visitors, b.Counts...), maxValues)
 	if err != nil {
 		return Added{}, err
 	}
@@ -201,9 +207,6 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 	}
 	if err := addRealtime(ctx, tx, b); err != nil {
 		return Added{}, err
-	}
-	if err := tx.Commit(); err != nil {
-		return Added{}, fmt.Errorf("visits.add: %w", err)
 	}
 	return added, nil
 }

@@ -22,7 +22,7 @@ func TestNegativeDeltasDeleteRowsAtZero(t *testing.T) {
 	day := date("2026-02-10") // a week and a month the rollup below makes whole
 	add := func(maxValues int, counts ...repository.StatCount) {
 		t.Helper()
-		if _, err := f.repo.AddStatsCapped(ctx, uuid.NewString(), counts, maxValues); err != nil {
+		if _, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, maxValues); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -36,11 +36,11 @@ func reportFixture(t *testing.T, owners int) (*smtptest.Server, string, *reposit
 			t.Fatal(err)
 		}
 		oct := time.Date(2026, 10, 7, 0, 0, 0, 0, time.UTC)
-		if _, err := repo.AddStats(ctx, uuid.NewString(), []repository.StatCount{
+		if _, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: []repository.StatCount{
 			{WebsiteID: w.ID, Name: "pageview", Date: oct, Value: "2026-10-07", Count: 42},
 			{WebsiteID: w.ID, Name: "visitor", Date: oct, Value: "2026-10-07", Count: 40},
 			{WebsiteID: w.ID, Name: "page", Date: oct, Value: "/pricing", Count: 42},
-		}); err != nil {
+		}}, 0); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -209,9 +209,9 @@ func TestImportRefusesDaysWithData(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	held := first.AddDate(0, 0, 2)
-	if _, err := e.repo.AddStats(ctx, "00000000-0000-0000-0000-000000000001", []repository.StatCount{
+	if _, err := e.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "00000000-0000-0000-0000-000000000001", Counts: []repository.StatCount{
 		{WebsiteID: e.site.ID, Name: "event", Date: held, Value: "Collected::", Count: 1},
-	}); err != nil {
+	}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	export := plausibletest.Sample(first, 5)

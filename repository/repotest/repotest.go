@@ -183,7 +183,7 @@ func SeedYear(tb testing.TB, repo *repository.Repository, websiteID int64, first
 	rng := mathrand.New(mathrand.NewPCG(7, 7))
 	batch := make([]repository.StatCount, 0, 50_000)
 	flush := func() {
-		if _, err := repo.AddStats(context.Background(), uuid.NewString(), batch); err != nil {
+		if _, err := repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: batch}, 0); err != nil {
 			tb.Fatal(err)
 		}
 		batch = batch[:0]

@@ -72,7 +72,7 @@ func WriteVisitDays(tb testing.TB, repo *repository.Repository, websiteID int64,
 	for i, d := range days {
 		batch = append(batch, d.Counts(websiteID)...)
 		if len(batch) >= 20_000 || i == len(days)-1 {
-			if _, err := repo.AddStats(context.Background(), uuid.NewString(), batch); err != nil {
+			if _, err := repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: batch}, 0); err != nil {
 				tb.Fatal(err)
 			}
 			batch = batch[:0]
