@@ -14,7 +14,7 @@ import (
 
 // BenchmarkStatsThroughHTTP measures GET /api/v1/stats over real HTTP on a website with a
 // year of stats: 365 days x 1,000 distinct pages (365,000 daily rows, written through
-// AddStats so the monthly rollup is filled as in production). It reports latency percentiles
+// AddVisitBatch so the monthly rollup is filled as in production). It reports latency percentiles
 // of the first page of 50 by count, over the whole year and over the last 30 days.
 //
 //	make bench

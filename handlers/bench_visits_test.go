@@ -12,7 +12,7 @@ import (
 // BenchmarkVisitsThroughHTTP measures the summary, the time series and the realtime view over
 // real HTTP, without filters, on a website with a year of 10,000 visits a day: the counters of
 // section 8 (daily and hourly) and every other statistic of a busy website, written through
-// AddStats as collection writes them, and a full realtime window (30 minutes of pageviews, 25
+// AddVisitBatch as collection writes them, and a full realtime window (30 minutes of pageviews, 25
 // recent pageviews, two nodes' visitors). It reports latency percentiles; the contract's bound
 // is 100 ms p95 for each.
 //

@@ -64,7 +64,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// newBatchID returns a fresh id for AddStats.
+// newBatchID returns a fresh id for AddVisitBatch.
 func newBatchID() string { return uuid.NewString() }
 
 // in returns the env reporting to t (a subtest's), so a failure stops the right test.

@@ -190,10 +190,10 @@ func (f *Flusher) Drain(ctx context.Context) error {
 }
 
 // toBatch turns what was taken into a batch. Keys whose deltas cancelled out are dropped (the
-// tables keep count > 0). It does not sort the counters: AddStats writes rows in key order
-// itself (ORDER BY in its INSERTs), which is what keeps concurrent writers from deadlocking,
-// and sorting 20,000 keys here cost about 15 ms of a core every second, a stall that showed in
-// the tail latency of /api/event.
+// tables keep count > 0). It does not sort the counters: the stats writer (AddVisitBatch) writes
+// rows in key order itself (ORDER BY in its INSERTs), which is what keeps concurrent writers
+// from deadlocking, and sorting 20,000 keys here cost about 15 ms of a core every second, a
+// stall that showed in the tail latency of /api/event.
 func toBatch(t taken, resolve func(netip.Addr, string) (string, string, string)) *repository.VisitBatch {
 	b := &repository.VisitBatch{ID: uuid.NewString(), Counts: make([]repository.StatCount, 0, len(t.counts)), Rows: t.rows}
 	for k, n := range t.counts {

@@ -64,7 +64,7 @@ func valueCountsWrong(t *testing.T, db *sqlx.DB) int {
 // A day keeps at most the limit of values: new values past it are counted under (other), the
 // most counted of a batch taking the room left; stored values keep counting under themselves;
 // every count is added once, retried or not, in the days and in their rollups alike.
-func TestAddStatsCapped(t *testing.T) {
+func TestValueCap(t *testing.T) {
 	f := newFixture(t, "example.com")
 	db, repo, site := f.db, f.repo, f.sites[0]
 	rolledUpThroughJune(t, db) // June 10 is a late write: its week and month are rolled up
@@ -139,7 +139,7 @@ func TestAddStatsCapped(t *testing.T) {
 // twice or lost, and the count of values stays exact. A third transaction holds the day's
 // pageview row, which both batches write after their pages, so that the second writer reads
 // the count while the first is inside its transaction.
-func TestAddStatsCappedRacingWriters(t *testing.T) {
+func TestValueCapRacingWriters(t *testing.T) {
 	r := newRace(t)
 	const limit = 5
 	day := date("2026-06-01")
@@ -199,7 +199,7 @@ func TestAddStatsCappedRacingWriters(t *testing.T) {
 // every count is added once, the rollups equal their days, the count of values of each day is
 // exact (which also checks that the flush tells the rows it inserted from those it updated),
 // and no day passes the limit by more than the new values of the other writers' batches.
-func TestAddStatsCappedConcurrently(t *testing.T) {
+func TestValueCapConcurrently(t *testing.T) {
 	f := newFixture(t, "a.example.com", "b.example.com")
 	db := f.db
 	rolledUpThroughJune(t, db)

@@ -9,7 +9,8 @@ import (
 // countTable declares a table of counters: the daily counters (stats) and their weekly and
 // monthly rollups, which hold the same rows summed over a period. The stats writer's upsert of
 // each table, its deletion of the rows a negative count brings to zero, and RollUp's rebuild of
-// a rollup are made from this declaration (at init): a new rollup is one more entry.
+// a rollup are made from this declaration (at init): for the writer, a new rollup is one more
+// entry (TestNewRollupIsOneDeclaration); RollUp and the reads name the rollups they use.
 type countTable struct {
 	table string // "stats_weekly"
 	cte   string // the name of its upsert in the writer's statement: "weekly"
@@ -67,7 +68,7 @@ func (t countTable) writerCTEs() string {
 	}
 	// The upsert's RETURNING: added tells an inserted row (xmax is 0 in a row this statement
 	// inserted, and this transaction's id in one it updated, as ON CONFLICT locks the row
-	// first: PostgreSQL's behaviour since 9.5, which TestAddStatsCappedConcurrently checks);
+	// first: PostgreSQL's behaviour since 9.5, which TestValueCapConcurrently checks);
 	// only the daily table's value counts read it. count lets the statement check that no
 	// negative count was inserted as its encoding.
 	b.WriteString(`, ` + t.cte + ` AS (

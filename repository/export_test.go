@@ -1,6 +1,10 @@
 package repository
 
-import "time"
+import (
+	"slices"
+	"testing"
+	"time"
+)
 
 // SplitRange and Segment expose splitRange to the external tests: weeks and months are the
 // last week (its Monday) and month (its 1st) rolled up.
@@ -21,3 +25,13 @@ var WithSessionSettings = withSessionSettings
 
 // VisitRowChunk is the most rows one statement of AddVisitBatch writes.
 const VisitRowChunk = visitRowChunk
+
+// AddRollup makes the stats writer also add to a rollup the test declares (its table, period
+// column, truncation of a day, rollup_state column and length in months), until the test ends:
+// what a new rollup takes of the writer. Not for parallel tests.
+func AddRollup(tb testing.TB, table, period, periodOf, through string, months int) {
+	saved := addStatsSQL
+	addStatsSQL = addStatsStatement(append(slices.Clone(countTables), countTable{table: table, cte: table,
+		period: period, periodOf: periodOf, through: through, months: months}))
+	tb.Cleanup(func() { addStatsSQL = saved })
+}

@@ -163,13 +163,16 @@ func addStats(ctx context.Context, tx *sqlx.Tx, counts []StatCount, maxValues in
 	return Added{Applied: true, Overflow: out.Overflow}, nil
 }
 
-// addStatsSQL is addStats' statement. Its parameters: $1..$5 the counts (website, name, day,
-// value, count with negatives encoded), $6 maxValues, $7 stats.Other, $8..$11 the days of the
-// batch with their number of rows, $12 negativeBase. The parts that write each table of
-// counters are made from its declaration (countTables).
-var addStatsSQL = func() string {
+// addStatsSQL is addStats' statement.
+var addStatsSQL = addStatsStatement(countTables)
+
+// addStatsStatement makes addStats' statement writing tables (the daily one first): the parts
+// that write each table of counters are made from its declaration. Its parameters: $1..$5 the
+// counts (website, name, day, value, count with negatives encoded), $6 maxValues, $7
+// stats.Other, $8..$11 the days of the batch with their number of rows, $12 negativeBase.
+func addStatsStatement(tables []countTable) string {
 	var through []string
-	for _, t := range countTables {
+	for _, t := range tables {
 		if t.through != "" {
 			through = append(through, t.through)
 		}
@@ -247,8 +250,8 @@ var addStatsSQL = func() string {
 		), rolled AS (
 			SELECT ` + strings.Join(through, ", ") + ` FROM rollup_state FOR KEY SHARE
 		)`)
-	encoded := make([]string, len(countTables))
-	for i, t := range countTables {
+	encoded := make([]string, len(tables))
+	for i, t := range tables {
 		b.WriteString(t.writerCTEs())
 		encoded[i] = `(SELECT count(*) FROM ` + t.cte + ` WHERE count >= $12)`
 	}
@@ -256,7 +259,7 @@ var addStatsSQL = func() string {
 		SELECT (SELECT coalesce(sum(count), 0) FROM over)::bigint AS overflow,
 			` + strings.Join(encoded, " + ") + ` AS encoded`)
 	return b.String()
-}()
+}
 
 // List sums a statistic over the range and returns one page of values with the number of
 // distinct values in all. Whole calendar months inside the range are read from the monthly

@@ -17,15 +17,15 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// BenchmarkAddStats is one flush of `make bench-ingest`'s size: 10,000 counters of 20 websites
+// BenchmarkStatsWriter is one flush of `make bench-ingest`'s size: 10,000 counters of 20 websites
 // on a day whose 14,400 rows hold that traffic's values (pages, cities, referrers... per
 // website). Besides the time of an op it reports pg-cpu-ms/op, the CPU time of the PostgreSQL
 // backend that ran it (from /proc, when the server runs on this machine), which a busy machine
 // disturbs less than the time. Cases: every value stored already (the steady state); 200 new
 // values a flush, far from the limit; 200 new values a flush on days at the limit (a flood).
 //
-//	scripts/test.sh go test -run '^$' -bench AddStats -benchtime 50x ./repository/
-func BenchmarkAddStats(b *testing.B) {
+//	scripts/test.sh go test -run '^$' -bench StatsWriter -benchtime 50x ./repository/
+func BenchmarkStatsWriter(b *testing.B) {
 	for _, c := range []struct {
 		name      string
 		fresh     int // new values a flush
@@ -67,7 +67,7 @@ func BenchmarkAddStats(b *testing.B) {
 			cpu0 := backendCPU(b, f.db)
 			b.ResetTimer()
 			for i := range b.N {
-				if _, err := addStats(f.repo, batches[i], c.maxValues); err != nil {
+				if _, err := writeBatch(f.repo, batches[i], c.maxValues); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -79,8 +79,8 @@ func BenchmarkAddStats(b *testing.B) {
 	}
 }
 
-// addStats writes one batch as the flusher does.
-func addStats(repo *repository.Repository, counts []repository.StatCount, maxValues int) (bool, error) {
+// writeBatch writes one batch as the flusher does.
+func writeBatch(repo *repository.Repository, counts []repository.StatCount, maxValues int) (bool, error) {
 	added, err := repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, maxValues)
 	return added.Applied, err
 }

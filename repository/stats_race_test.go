@@ -180,7 +180,7 @@ func TestUpdateDoesNotWaitForAFlush(t *testing.T) {
 	}
 }
 
-// Migration 0006 removes the rows that the race left before AddStats locked websites.
+// Migration 0006 removes the rows that the race left before the stats writer locked websites.
 func TestMigrationRemovesOrphanStats(t *testing.T) {
 	r := newRace(t)
 	day := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)

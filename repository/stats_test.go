@@ -16,7 +16,7 @@ import (
 
 // A batch retried after an unknown outcome must not count twice; counts of a website that no
 // longer exists are dropped rather than failing the batch.
-func TestAddStatsOncePerBatch(t *testing.T) {
+func TestBatchWrittenOnce(t *testing.T) {
 	f := newFixture(t, "example.com")
 	db, repo, site := f.db, f.repo, f.sites[0]
 	ctx := context.Background()

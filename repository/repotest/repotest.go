@@ -176,7 +176,7 @@ var visitLists = []struct {
 	values int
 }{{stats.LandingPage, 300}, {stats.ExitPage, 300}, {stats.SearchEngine, 8}, {stats.SocialNetwork, 8}}
 
-// SeedYear writes 365 days of stats from first on, through AddStats (so the monthly rollup is
+// SeedYear writes 365 days of stats from first on, through AddVisitBatch (so the monthly rollup is
 // filled as in production), with skewed counts: a few popular values, a long tail.
 func SeedYear(tb testing.TB, repo *repository.Repository, websiteID int64, first time.Time, y Year) {
 	tb.Helper()

@@ -64,7 +64,7 @@ func (d VisitDay) Counts(websiteID int64) []repository.StatCount {
 	return out
 }
 
-// WriteVisitDays writes the days through the stats writer the flush uses (AddStats), in
+// WriteVisitDays writes the days through the stats writer the flush uses (AddVisitBatch), in
 // batches.
 func WriteVisitDays(tb testing.TB, repo *repository.Repository, websiteID int64, days []VisitDay) {
 	tb.Helper()
