@@ -30,8 +30,8 @@ type HeldDay struct {
 
 // Import writes imported history of one website in one transaction (BeginImport): the
 // counters go through the collector's stats writer (writeBatch), so the rollups stay right,
-// without the value cap of collection (history is not an attack). Commit makes it all visible at once;
-// Rollback, or any error, leaves the website as it was.
+// without the value cap of collection (history is not an attack). Commit makes it all visible
+// at once; Rollback, or any error, leaves the website as it was.
 type Import struct {
 	tx        *sqlx.Tx
 	websiteID int64
