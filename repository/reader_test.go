@@ -25,7 +25,7 @@ func TestReaderChoosesTheStore(t *testing.T) {
 		{WebsiteID: site, Name: string(stats.Visit), Date: first, Value: stats.DayValue(first), Count: 3},
 		{WebsiteID: site, Name: string(stats.Event), Date: first, Value: "Counted:only:", Count: 2},
 	}
-	if _, err := f.repo.AddStats(ctx, uuid.NewString(), counted); err != nil {
+	if _, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: counted}, 0); err != nil {
 		t.Fatal(err)
 	}
 	desktop := stats.Filters{{Name: stats.Device, Value: "Desktop"}}
