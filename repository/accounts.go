@@ -70,7 +70,9 @@ func (r *Repository) RecordKeyUses(ctx context.Context, keyIDs []int64, at time.
 
 // ChangeEmail gives a user a new e-mail address; ErrConflict when another account has it
 // (compared without regard to case). An account kept as a case duplicate (migration 0016)
-// that moves to a free address becomes an ordinary one.
+// that moves to a free address becomes an ordinary one. The user's unused links, and the
+// invitations for the old and the new address, are voided: a link mailed to the old address
+// must not open the account once it has moved.
 func (r *Repository) ChangeEmail(ctx context.Context, userID int64, email string) error {
 	const query = `
 		UPDATE users
@@ -82,6 +84,14 @@ func (r *Repository) ChangeEmail(ctx context.Context, userID int64, email string
 		return fmt.Errorf("users.change_email: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
+	var old string
+	err = tx.GetContext(ctx, &old, `SELECT email FROM users WHERE id = $1 FOR UPDATE`, userID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("users.change_email: %w", ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("users.change_email: %w", err)
+	}
 	var taken bool
 	err = tx.GetContext(ctx, &taken, `SELECT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($2) AND id <> $1)`, userID, email)
 	if err != nil {
@@ -99,6 +109,9 @@ func (r *Repository) ChangeEmail(ctx context.Context, userID int64, email string
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("users.change_email: %w", ErrNotFound)
+	}
+	if err := r.voidUserLinks(ctx, tx, userID, old); err != nil {
+		return fmt.Errorf("users.change_email: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("users.change_email: commit: %w", err)
@@ -120,7 +133,8 @@ func (r *Repository) PasswordHashByID(ctx context.Context, userID int64) (string
 }
 
 // ChangePassword sets a user's sign-in password and ends every session of the user but the
-// one whose token is keep (the browser that made the change), in one transaction.
+// one whose token is keep (the browser that made the change), and voids the user's unused
+// links, in one transaction.
 func (r *Repository) ChangePassword(ctx context.Context, userID int64, hash, keep string) error {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -136,6 +150,9 @@ func (r *Repository) ChangePassword(ctx context.Context, userID int64, hash, kee
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, userID, hashKey(keep)); err != nil {
 		return fmt.Errorf("users.change_password: end sessions: %w", err)
+	}
+	if err := r.voidUserLinks(ctx, tx, userID); err != nil {
+		return fmt.Errorf("users.change_password: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("users.change_password: commit: %w", err)
@@ -188,7 +205,7 @@ func lockAdmins(ctx context.Context, tx *sqlx.Tx, id int64) (last bool, err erro
 }
 
 // SetAdmin makes a user an admin or not; ErrLastAdmin when it would leave no admin,
-// ErrNotFound when there is no such user.
+// ErrNotFound when there is no such user. An admin unmade loses the links they made.
 func (r *Repository) SetAdmin(ctx context.Context, id int64, admin bool) error {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -208,6 +225,11 @@ func (r *Repository) SetAdmin(ctx context.Context, id int64, admin bool) error {
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("users.set_admin: %w", ErrNotFound)
+	}
+	if !admin {
+		if err := r.voidAdminLinks(ctx, tx, id); err != nil {
+			return fmt.Errorf("users.set_admin: %w", err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("users.set_admin: commit: %w", err)
@@ -241,6 +263,14 @@ func (r *Repository) RemoveUser(ctx context.Context, id int64) ([]int64, error) 
 			return nil, fmt.Errorf("users.remove: %w", err)
 		}
 	}
+	// The links the user made as an admin, and the invitations for their address, are voided
+	// (the row is locked, by lockAdmins for an admin: no link of theirs is being made).
+	if err := r.voidAdminLinks(ctx, tx, id); err != nil {
+		return nil, fmt.Errorf("users.remove: %w", err)
+	}
+	if err := r.voidUserLinks(ctx, tx, id); err != nil {
+		return nil, fmt.Errorf("users.remove: %w", err)
+	}
 	// Websites, sessions, keys, links and report deliveries go with the user (ON DELETE CASCADE).
 	res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, id)
 	if err != nil {
@@ -270,11 +300,17 @@ type Link struct {
 	UserID    *int64    `db:"user_id"`
 	MakeAdmin bool      `db:"make_admin"`
 	ExpiresAt time.Time `db:"expires_at"`
+	// CreatedBy is the admin who made an invitation or a set-password link; nil for a reset.
+	CreatedBy *int64 `db:"created_by"`
 }
 
 // CreateLink stores a new link and returns its token, shown once (in the mail or to the
-// admin); only its SHA-256 is kept.
+// admin); only its SHA-256 is kept. An invitation or a set-password link needs its maker
+// (CreatedBy): ErrNotAdmin when the maker is not an admin, or no longer one.
 func (r *Repository) CreateLink(ctx context.Context, l Link, ttl time.Duration) (string, error) {
+	if madeByAdmin(l.Kind) {
+		return r.createAdminLink(ctx, l, ttl)
+	}
 	return r.createLink(ctx, r.db, l, ttl)
 }
 
@@ -282,9 +318,9 @@ func (r *Repository) createLink(ctx context.Context, db sqlx.ExecerContext, l Li
 	token := base64.RawURLEncoding.EncodeToString(randomBytes(32))
 	now := r.now().UTC()
 	const query = `
-		INSERT INTO account_links (token_hash, kind, email, user_id, make_admin, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	if _, err := db.ExecContext(ctx, query, hashKey(token), l.Kind, strings.TrimSpace(l.Email), l.UserID, l.MakeAdmin, now, now.Add(ttl)); err != nil {
+		INSERT INTO account_links (token_hash, kind, email, user_id, make_admin, created_at, expires_at, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	if _, err := db.ExecContext(ctx, query, hashKey(token), l.Kind, strings.TrimSpace(l.Email), l.UserID, l.MakeAdmin, now, now.Add(ttl), l.CreatedBy); err != nil {
 		return "", fmt.Errorf("account_links.create: %w", err)
 	}
 	return token, nil
@@ -333,7 +369,7 @@ func (r *Repository) LinkByToken(ctx context.Context, token string) (Link, error
 
 func (r *Repository) linkByToken(ctx context.Context, db sqlx.QueryerContext, token, lock string) (Link, error) {
 	query := `
-		SELECT id, kind, email, user_id, make_admin, expires_at
+		SELECT id, kind, email, user_id, make_admin, expires_at, created_by
 		FROM account_links
 		WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2` + lock
 	var l Link
@@ -348,8 +384,9 @@ func (r *Repository) linkByToken(ctx context.Context, db sqlx.QueryerContext, to
 }
 
 // UseLink sets the password (its hash) a link was opened for, in one transaction: an
-// invitation creates its user first (ErrConflict when the address was taken since); the link
-// and every other unused link of the user are used up, and every session of the user ends.
+// invitation creates its user first (ErrConflict when the address was taken since); the link,
+// every other unused link of the user and the other invitations for their address are used
+// up, and every session of the user ends.
 // ErrNotFound when the link cannot be used (unknown, used, voided or expired).
 func (r *Repository) UseLink(ctx context.Context, token, hash string) (User, error) {
 	tx, err := r.db.BeginTxx(ctx, nil)
@@ -376,13 +413,15 @@ func (r *Repository) UseLink(ctx context.Context, token, hash string) (User, err
 	}{
 		{`UPDATE users SET password_hash = $2 WHERE id = $1`, []any{user.ID, hash}},
 		{`UPDATE account_links SET used_at = $2 WHERE id = $1`, []any{l.ID, now}},
-		{`UPDATE account_links SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL`, []any{user.ID, now}},
 		{`DELETE FROM sessions WHERE user_id = $1`, []any{user.ID}},
 	}
 	for _, s := range steps {
 		if _, err := tx.ExecContext(ctx, s.query, s.args...); err != nil {
 			return User{}, fmt.Errorf("account_links.use: %w", err)
 		}
+	}
+	if err := r.voidUserLinks(ctx, tx, user.ID, l.Email); err != nil {
+		return User{}, fmt.Errorf("account_links.use: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return User{}, fmt.Errorf("account_links.use: commit: %w", err)

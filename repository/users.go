@@ -74,8 +74,9 @@ func (r *Repository) UserByEmail(ctx context.Context, email string) (User, error
 	return u, nil
 }
 
-// SetUserPassword sets the sign-in password (its hash) of the user with that e-mail and ends
-// all of the user's sessions, in one transaction: a new password signs every browser out.
+// SetUserPassword sets the sign-in password (its hash) of the user with that e-mail, ends all
+// of the user's sessions and voids the user's unused links, in one transaction: a new password
+// signs every browser out and closes every link that would set another.
 // ErrNotFound if there is no such user.
 func (r *Repository) SetUserPassword(ctx context.Context, email, hash string) error {
 	tx, err := r.db.BeginTxx(ctx, nil)
@@ -95,6 +96,9 @@ func (r *Repository) SetUserPassword(ctx context.Context, email, hash string) er
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, id); err != nil {
 		return fmt.Errorf("users.set_password: end sessions: %w", err)
+	}
+	if err := r.voidUserLinks(ctx, tx, id); err != nil {
+		return fmt.Errorf("users.set_password: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("users.set_password: commit: %w", err)

@@ -1,0 +1,109 @@
+package repository_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/repository/repotest"
+)
+
+// An admin making links while being unmade, 20 times over: every link either was refused
+// (ErrNotAdmin) or is voided with the unmaking; none made by a non-admin stays usable.
+func TestAdminLinksCannotSlipPastTheUnmaking(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	if _, err := repo.CreateUser(ctx, "root@example.com"); err != nil { // the first: an admin
+		t.Fatal(err)
+	}
+	refused := 0
+	for i := range 20 {
+		boss, err := repo.CreateAdmin(ctx, fmt.Sprintf("boss%d@example.com", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		tokens := make([]string, 5)
+		errs := make([]error, 5)
+		for j := range tokens {
+			wg.Go(func() {
+				tokens[j], errs[j] = repo.CreateLink(ctx, repository.Link{Kind: repository.LinkInvite,
+					Email: fmt.Sprintf("evil%d-%d@example.com", i, j), MakeAdmin: true, CreatedBy: &boss.ID}, time.Hour)
+			})
+		}
+		wg.Go(func() {
+			if err := repo.SetAdmin(ctx, boss.ID, false); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Wait()
+		for j, token := range tokens {
+			if errors.Is(errs[j], repository.ErrNotAdmin) {
+				refused++
+				continue
+			}
+			if errs[j] != nil {
+				t.Fatal(errs[j])
+			}
+			if _, err := repo.LinkByToken(ctx, token); !errors.Is(err, repository.ErrNotFound) {
+				t.Fatalf("round %d: a link of an unmade admin still works (%v)", i, err)
+			}
+		}
+	}
+	t.Logf("%d of 100 links refused, the others voided", refused)
+	if _, err := repo.CreateLink(ctx, repository.Link{Kind: repository.LinkInvite, Email: "x@example.com"}, time.Hour); err == nil {
+		t.Fatal("an invitation without its maker was stored")
+	}
+}
+
+// VoidUserLinks voids the user's links and the invitations for their address and the
+// addresses given, in any case; the links of others stay.
+func TestVoidUserLinks(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	root, err := repo.CreateUser(ctx, "root@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := repo.CreateUser(ctx, "user@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := func(l repository.Link) string {
+		t.Helper()
+		l.CreatedBy = &root.ID
+		token, err := repo.CreateLink(ctx, l, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	voided := []string{
+		link(repository.Link{Kind: repository.LinkSetPassword, Email: user.Email, UserID: &user.ID}),
+		link(repository.Link{Kind: repository.LinkInvite, Email: "USER@example.com"}),
+		link(repository.Link{Kind: repository.LinkInvite, Email: "Old@Example.com"}),
+	}
+	kept := []string{
+		link(repository.Link{Kind: repository.LinkSetPassword, Email: root.Email, UserID: &root.ID}),
+		link(repository.Link{Kind: repository.LinkInvite, Email: "someone@example.com"}),
+	}
+	if err := repo.VoidUserLinks(ctx, user.ID, "old@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	for i, token := range voided {
+		if _, err := repo.LinkByToken(ctx, token); !errors.Is(err, repository.ErrNotFound) {
+			t.Errorf("link %d still works (%v)", i, err)
+		}
+	}
+	for i, token := range kept {
+		if _, err := repo.LinkByToken(ctx, token); err != nil {
+			t.Errorf("another's link %d was voided (%v)", i, err)
+		}
+	}
+}
