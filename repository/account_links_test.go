@@ -12,13 +12,15 @@ import (
 	"github.com/analytics-service/analytics/repository/repotest"
 )
 
-// An admin making links while being unmade, 20 times over: every link either was refused
-// (ErrNotAdmin) or is voided with the unmaking; none made by a non-admin stays usable.
-func TestAdminLinksCannotSlipPastTheUnmaking(t *testing.T) {
+// An admin making links while being unmade or removed, 20 times over: every link either was refused
+// (ErrNotAdmin) or is voided with the unmaking; none made by a non-admin stays usable, and
+// the two never deadlock.
+func TestAdminLinksCannotSlipPastUnmaking(t *testing.T) {
 	db, _ := repotest.New(t)
 	repo := repository.New(db, nil)
 	ctx := context.Background()
-	if _, err := repo.CreateUser(ctx, "root@example.com"); err != nil { // the first: an admin
+	root, err := repo.CreateUser(ctx, "root@example.com") // the first: an admin
+	if err != nil {
 		t.Fatal(err)
 	}
 	refused := 0
@@ -31,13 +33,23 @@ func TestAdminLinksCannotSlipPastTheUnmaking(t *testing.T) {
 		tokens := make([]string, 5)
 		errs := make([]error, 5)
 		for j := range tokens {
-			wg.Go(func() {
-				tokens[j], errs[j] = repo.CreateLink(ctx, repository.Link{Kind: repository.LinkInvite,
-					Email: fmt.Sprintf("evil%d-%d@example.com", i, j), MakeAdmin: true, CreatedBy: &boss.ID}, time.Hour)
-			})
+			// Invitations, and set-password links for the other admin, whose row the
+			// unmaking locks too (its key is shared by the link's foreign key).
+			link := repository.Link{Kind: repository.LinkInvite, Email: fmt.Sprintf("evil%d-%d@example.com", i, j), MakeAdmin: true}
+			if j%2 == 1 {
+				link = repository.Link{Kind: repository.LinkSetPassword, Email: root.Email, UserID: &root.ID}
+			}
+			link.CreatedBy = &boss.ID
+			wg.Go(func() { tokens[j], errs[j] = repo.CreateLink(ctx, link, time.Hour) })
 		}
 		wg.Go(func() {
-			if err := repo.SetAdmin(ctx, boss.ID, false); err != nil {
+			var err error
+			if i%2 == 0 {
+				err = repo.SetAdmin(ctx, boss.ID, false)
+			} else {
+				_, err = repo.RemoveUser(ctx, boss.ID)
+			}
+			if err != nil {
 				t.Error(err)
 			}
 		})

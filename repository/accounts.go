@@ -195,10 +195,13 @@ func (r *Repository) UserRowByID(ctx context.Context, id int64) (UserRow, error)
 }
 
 // lockAdmins locks every admin's row and says whether id is the only admin, so that two
-// admins unmaking or removing each other at once cannot leave none.
+// admins unmaking or removing each other at once cannot leave none, and no admin makes a link
+// meanwhile (that takes the maker's row FOR SHARE). NO KEY UPDATE, not UPDATE: the foreign
+// keys of a link being stored share the key of its user, which may be another admin; with
+// UPDATE, the unmaking and the link would each wait for the other.
 func lockAdmins(ctx context.Context, tx *sqlx.Tx, id int64) (last bool, err error) {
 	var admins []int64
-	if err := tx.SelectContext(ctx, &admins, `SELECT id FROM users WHERE is_admin ORDER BY id FOR UPDATE`); err != nil {
+	if err := tx.SelectContext(ctx, &admins, `SELECT id FROM users WHERE is_admin ORDER BY id FOR NO KEY UPDATE`); err != nil {
 		return false, err
 	}
 	return len(admins) == 1 && admins[0] == id, nil
