@@ -317,7 +317,9 @@ func (p *Pages) pendingLinks(ctx context.Context) ([]linkRow, int, error) {
 	}
 	rows := make([]linkRow, len(links))
 	for i, l := range links {
-		row := linkRow{ID: l.ID, For: l.Email, By: "unknown",
+		// An admin's link always has its maker (unless removed, which voids it); any other
+		// kind is the user's own doing.
+		row := linkRow{ID: l.ID, For: l.Email, By: "the user",
 			Created: p.minute(l.CreatedAt), Expires: p.minute(l.ExpiresAt),
 			CreatedISO: l.CreatedAt.UTC().Format(time.RFC3339), ExpiresISO: l.ExpiresAt.UTC().Format(time.RFC3339)}
 		switch l.Kind {
