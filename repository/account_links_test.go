@@ -119,3 +119,64 @@ func TestVoidUserLinks(t *testing.T) {
 		}
 	}
 }
+
+// Every change of an account that uses or voids links, at once on one user and one address,
+// 30 times over: none fails but as the rules say (a used or voided link, a taken address),
+// none deadlocks, and no address gets two accounts.
+func TestAccountChangesNeverDeadlock(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	root, err := repo.CreateUser(ctx, "root@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hash = "$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA"
+	for i := range 30 {
+		x, y := fmt.Sprintf("x%d@example.com", i), fmt.Sprintf("y%d@example.com", i)
+		user, err := repo.CreateUser(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		link := func(l repository.Link) string {
+			t.Helper()
+			l.CreatedBy = &root.ID
+			token, err := repo.CreateLink(ctx, l, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return token
+		}
+		reset, _, ok, err := repo.CreateResetLink(ctx, x, time.Hour, 3, time.Hour)
+		if err != nil || !ok {
+			t.Fatalf("reset: %v %v", ok, err)
+		}
+		tokens := []string{reset,
+			link(repository.Link{Kind: repository.LinkSetPassword, Email: x, UserID: &user.ID}),
+			link(repository.Link{Kind: repository.LinkInvite, Email: x}),
+			link(repository.Link{Kind: repository.LinkInvite, Email: y}),
+			link(repository.Link{Kind: repository.LinkInvite, Email: y}),
+		}
+		changes := []func() error{
+			func() error { return repo.ChangePassword(ctx, user.ID, hash, "") },
+			func() error { return repo.ChangeEmail(ctx, user.ID, y) },
+			func() error { return repo.SetUserPassword(ctx, x, hash) },
+		}
+		for _, token := range tokens {
+			changes = append(changes, func() error { _, err := repo.UseLink(ctx, token, hash); return err })
+		}
+		var wg sync.WaitGroup
+		for _, change := range changes {
+			wg.Go(func() {
+				if err := change(); err != nil && !errors.Is(err, repository.ErrNotFound) && !errors.Is(err, repository.ErrConflict) {
+					t.Errorf("round %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		var most int
+		if err := db.Get(&most, `SELECT max(n) FROM (SELECT count(*) AS n FROM users GROUP BY lower(email)) c`); err != nil || most != 1 {
+			t.Fatalf("round %d: an address has %d accounts (%v)", i, most, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,12 +85,7 @@ func (r *Repository) ChangeEmail(ctx context.Context, userID int64, email string
 		return fmt.Errorf("users.change_email: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
-	var old string
-	err = tx.GetContext(ctx, &old, `SELECT email FROM users WHERE id = $1 FOR UPDATE`, userID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("users.change_email: %w", ErrNotFound)
-	}
-	if err != nil {
+	if err := lockUser(ctx, tx, userID); err != nil {
 		return fmt.Errorf("users.change_email: %w", err)
 	}
 	var taken bool
@@ -100,6 +96,10 @@ func (r *Repository) ChangeEmail(ctx context.Context, userID int64, email string
 	if taken {
 		return fmt.Errorf("users.change_email: %w", ErrConflict)
 	}
+	// The old address is still the user's here: its invitations go with the new one's.
+	if err := r.voidUserLinks(ctx, tx, userID, email); err != nil {
+		return fmt.Errorf("users.change_email: %w", err)
+	}
 	res, err := tx.ExecContext(ctx, query, userID, email)
 	if isUniqueViolation(err) {
 		return fmt.Errorf("users.change_email: %w", ErrConflict)
@@ -109,9 +109,6 @@ func (r *Repository) ChangeEmail(ctx context.Context, userID int64, email string
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("users.change_email: %w", ErrNotFound)
-	}
-	if err := r.voidUserLinks(ctx, tx, userID, old); err != nil {
-		return fmt.Errorf("users.change_email: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("users.change_email: commit: %w", err)
@@ -141,18 +138,17 @@ func (r *Repository) ChangePassword(ctx context.Context, userID int64, hash, kee
 		return fmt.Errorf("users.change_password: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
-	res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, hash)
-	if err != nil {
+	if err := lockUser(ctx, tx, userID); err != nil {
 		return fmt.Errorf("users.change_password: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("users.change_password: %w", ErrNotFound)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, userID, hashKey(keep)); err != nil {
-		return fmt.Errorf("users.change_password: end sessions: %w", err)
 	}
 	if err := r.voidUserLinks(ctx, tx, userID); err != nil {
 		return fmt.Errorf("users.change_password: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, hash); err != nil {
+		return fmt.Errorf("users.change_password: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, userID, hashKey(keep)); err != nil {
+		return fmt.Errorf("users.change_password: end sessions: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("users.change_password: commit: %w", err)
@@ -207,6 +203,19 @@ func lockAdmins(ctx context.Context, tx *sqlx.Tx, id int64) (last bool, err erro
 	return len(admins) == 1 && admins[0] == id, nil
 }
 
+// lockUser locks a user's row; ErrNotFound when there is none. Every change of an account
+// that voids links locks the user's row first, then the links, and writes the user's row
+// last: one order everywhere, so that two changes at once wait for each other instead of
+// each for the other (deadlock). See lockLinkUser.
+func lockUser(ctx context.Context, tx *sqlx.Tx, id int64) error {
+	var found int64
+	err := tx.GetContext(ctx, &found, `SELECT id FROM users WHERE id = $1 FOR UPDATE`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
 // SetAdmin makes a user an admin or not; ErrLastAdmin when it would leave no admin,
 // ErrNotFound when there is no such user. An admin unmade loses the links they made.
 func (r *Repository) SetAdmin(ctx context.Context, id int64, admin bool) error {
@@ -222,17 +231,17 @@ func (r *Repository) SetAdmin(ctx context.Context, id int64, admin bool) error {
 	if last && !admin {
 		return fmt.Errorf("users.set_admin: %w", ErrLastAdmin)
 	}
+	if !admin {
+		if err := r.voidAdminLinks(ctx, tx, id); err != nil {
+			return fmt.Errorf("users.set_admin: %w", err)
+		}
+	}
 	res, err := tx.ExecContext(ctx, `UPDATE users SET is_admin = $2 WHERE id = $1`, id, admin)
 	if err != nil {
 		return fmt.Errorf("users.set_admin: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("users.set_admin: %w", ErrNotFound)
-	}
-	if !admin {
-		if err := r.voidAdminLinks(ctx, tx, id); err != nil {
-			return fmt.Errorf("users.set_admin: %w", err)
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("users.set_admin: commit: %w", err)
@@ -256,6 +265,9 @@ func (r *Repository) RemoveUser(ctx context.Context, id int64) ([]int64, error) 
 	if last {
 		return nil, fmt.Errorf("users.remove: %w", ErrLastAdmin)
 	}
+	if err := lockUser(ctx, tx, id); err != nil {
+		return nil, fmt.Errorf("users.remove: %w", err)
+	}
 	var sites []int64
 	// Locked as a website's delete locks it, so a flush writing them waits or is waited for.
 	if err := tx.SelectContext(ctx, &sites, `SELECT id FROM websites WHERE user_id = $1 ORDER BY id FOR UPDATE`, id); err != nil {
@@ -267,7 +279,7 @@ func (r *Repository) RemoveUser(ctx context.Context, id int64) ([]int64, error) 
 		}
 	}
 	// The links the user made as an admin, and the invitations for their address, are voided
-	// (the row is locked, by lockAdmins for an admin: no link of theirs is being made).
+	// (the admins' rows are locked: no link of theirs is being made).
 	if err := r.voidAdminLinks(ctx, tx, id); err != nil {
 		return nil, fmt.Errorf("users.remove: %w", err)
 	}
@@ -397,25 +409,23 @@ func (r *Repository) UseLink(ctx context.Context, token, hash string) (User, err
 		return User{}, fmt.Errorf("account_links.use: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
-	l, err := r.linkByToken(ctx, tx, token, " FOR UPDATE")
+	l, err := r.linkByToken(ctx, tx, token, "")
 	if err != nil {
 		return User{}, err
 	}
-	var user User
-	if l.Kind == LinkInvite {
-		if user, err = r.createUser(ctx, tx, l.Email, l.MakeAdmin); err != nil {
-			return User{}, err
-		}
-	} else if err = tx.GetContext(ctx, &user, `SELECT id, email, is_admin FROM users WHERE id = $1`, *l.UserID); err != nil {
+	user, err := r.lockLinkUser(ctx, tx, l, token)
+	if err != nil {
+		return User{}, err
+	}
+	if err := r.voidUserLinks(ctx, tx, user.ID, l.Email); err != nil {
 		return User{}, fmt.Errorf("account_links.use: %w", err)
 	}
-	now := r.now().UTC()
 	steps := []struct {
 		query string
 		args  []any
 	}{
+		{`UPDATE account_links SET used_at = $2 WHERE id = $1`, []any{l.ID, r.now().UTC()}},
 		{`UPDATE users SET password_hash = $2 WHERE id = $1`, []any{user.ID, hash}},
-		{`UPDATE account_links SET used_at = $2 WHERE id = $1`, []any{l.ID, now}},
 		{`DELETE FROM sessions WHERE user_id = $1`, []any{user.ID}},
 	}
 	for _, s := range steps {
@@ -423,11 +433,46 @@ func (r *Repository) UseLink(ctx context.Context, token, hash string) (User, err
 			return User{}, fmt.Errorf("account_links.use: %w", err)
 		}
 	}
-	if err := r.voidUserLinks(ctx, tx, user.ID, l.Email); err != nil {
-		return User{}, fmt.Errorf("account_links.use: %w", err)
-	}
 	if err := tx.Commit(); err != nil {
 		return User{}, fmt.Errorf("account_links.use: commit: %w", err)
+	}
+	return user, nil
+}
+
+// lockLinkUser locks what using a link changes and returns the user whose password it sets;
+// ErrNotFound when the link was used or voided meanwhile. The locks come in the order of
+// every change of accounts (lockUser): the user's row first, then links, and the user's row
+// is written last, so that an invitation of the user's address being accepted at the same
+// moment fails on the taken address instead of waiting for this transaction forever.
+// An invitation has no user yet: every pending invitation of its address is locked (in id
+// order, so that two acceptances of one address wait for each other, not each for the
+// other), then its user is created.
+func (r *Repository) lockLinkUser(ctx context.Context, tx *sqlx.Tx, l Link, token string) (User, error) {
+	if l.Kind == LinkInvite {
+		var ids []int64
+		const query = `
+			SELECT id FROM account_links
+			WHERE kind = 'invite' AND lower(email) = lower($1) AND used_at IS NULL AND expires_at > $2
+			ORDER BY id
+			FOR UPDATE`
+		if err := tx.SelectContext(ctx, &ids, query, l.Email, r.now().UTC()); err != nil {
+			return User{}, fmt.Errorf("account_links.use: %w", err)
+		}
+		if !slices.Contains(ids, l.ID) {
+			return User{}, fmt.Errorf("account_links.use: %w", ErrNotFound)
+		}
+		return r.createUser(ctx, tx, l.Email, l.MakeAdmin)
+	}
+	var user User
+	err := tx.GetContext(ctx, &user, `SELECT id, email, is_admin FROM users WHERE id = $1 FOR UPDATE`, *l.UserID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, fmt.Errorf("account_links.use: %w", ErrNotFound)
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("account_links.use: %w", err)
+	}
+	if _, err := r.linkByToken(ctx, tx, token, " FOR UPDATE"); err != nil {
+		return User{}, err
 	}
 	return user, nil
 }

@@ -84,21 +84,24 @@ func (r *Repository) SetUserPassword(ctx context.Context, email, hash string) er
 		return fmt.Errorf("users.set_password: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
+	// Locked, links voided, then written: the order of lockUser.
 	var id int64
-	err = tx.GetContext(ctx, &id, `UPDATE users SET password_hash = $2
-		WHERE id = (SELECT id FROM users WHERE `+byEmail+`) RETURNING id`,
-		strings.TrimSpace(email), hash)
+	err = tx.GetContext(ctx, &id, `SELECT id FROM users WHERE id = (SELECT id FROM users WHERE `+byEmail+`) FOR UPDATE`,
+		strings.TrimSpace(email))
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("users.set_password: %w", ErrNotFound)
 	}
 	if err != nil {
 		return fmt.Errorf("users.set_password: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, id); err != nil {
-		return fmt.Errorf("users.set_password: end sessions: %w", err)
-	}
 	if err := r.voidUserLinks(ctx, tx, id); err != nil {
 		return fmt.Errorf("users.set_password: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, id, hash); err != nil {
+		return fmt.Errorf("users.set_password: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, id); err != nil {
+		return fmt.Errorf("users.set_password: end sessions: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("users.set_password: commit: %w", err)
