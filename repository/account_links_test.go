@@ -180,3 +180,42 @@ func TestAccountChangesNeverDeadlock(t *testing.T) {
 		}
 	}
 }
+
+// Migration 0021 voids the pending invitations and set-password links made before it, whose
+// maker it cannot know; resets and used links are left as they were.
+func TestMigrationVoidsLinksOfUnknownMakers(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	root, err := repo.CreateUser(ctx, "root@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	invite, err := repo.CreateLink(ctx, repository.Link{Kind: repository.LinkInvite, Email: "new@example.com", CreatedBy: &root.ID}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset, _, ok, err := repo.CreateResetLink(ctx, root.Email, time.Hour, 3, time.Hour)
+	if err != nil || !ok {
+		t.Fatalf("reset: %v %v", ok, err)
+	}
+	// The database as it was before 0021, with these links in it.
+	for _, q := range []string{
+		`DROP INDEX account_links_pending_by, account_links_pending_email, account_links_pending_expiry`,
+		`ALTER TABLE account_links DROP COLUMN created_by`,
+		`DELETE FROM schema_migrations WHERE version LIKE '0021%'`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := repository.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.LinkByToken(ctx, invite); !errors.Is(err, repository.ErrNotFound) {
+		t.Errorf("an invitation of unknown maker still works after the migration (%v)", err)
+	}
+	if _, err := repo.LinkByToken(ctx, reset); err != nil {
+		t.Errorf("a reset link was voided by the migration (%v)", err)
+	}
+}
