@@ -162,6 +162,18 @@ func TestAccountsInChromium(t *testing.T) {
 	if n := text(".notice"); !strings.Contains(n, "A link was sent to new@example.com") {
 		t.Fatalf("after inviting: %q", n)
 	}
+	// The pending links: the invitation and the set-password link made above; revoke the latter.
+	check.look(ctx, "admin-users-pending", 1280, 375)
+	var pending int64
+	if err := e.db.Get(&pending, `SELECT id FROM account_links WHERE kind = 'set_password' AND used_at IS NULL`); err != nil {
+		t.Fatal(err)
+	}
+	revoke := fmt.Sprintf(`form[action$="/admin/links/%d/revoke"] button`, pending)
+	do(chromedp.Click(chromedp.CSS(revoke)), chromedp.WaitNotPresent(chromedp.CSS(revoke)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")))
+	if n := text(".notice"); !strings.Contains(n, "The link was revoked") || strings.Contains(text("#links"), "Set-password link") {
+		t.Fatalf("after revoking: %q; pending links %q", n, text("#links"))
+	}
 	invitation := linkIn(t, smtp.WaitFor(t, 1, 10*time.Second)[0])
 	do(chromedp.Click(chromedp.CSS(`.topbar form button`)), chromedp.WaitVisible(chromedp.CSS("#email")),
 		chromedp.Navigate(public+invitation), chromedp.WaitVisible(chromedp.CSS("#new_password")))

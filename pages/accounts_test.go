@@ -536,7 +536,7 @@ func TestAccountFormsNeedCSRF(t *testing.T) {
 	admin := e.account("admin@example.com")
 	user := e.account("user@example.com")
 	e.site(user, "user.example")
-	link, err := e.repo.CreateLink(context.Background(), repositoryLink(user.id, user.email), time.Hour)
+	link, err := e.repo.CreateLink(context.Background(), repositoryLink(user.id, user.email, admin.id), time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,8 +576,8 @@ func TestAccountFormsNeedCSRF(t *testing.T) {
 	}
 }
 
-func repositoryLink(userID int64, email string) repository.Link {
-	return repository.Link{Kind: repository.LinkSetPassword, Email: email, UserID: &userID}
+func repositoryLink(userID int64, email string, adminID int64) repository.Link {
+	return repository.Link{Kind: repository.LinkSetPassword, Email: email, UserID: &userID, CreatedBy: &adminID}
 }
 
 // An invitation may make an admin; a client asking for reset links too often is refused

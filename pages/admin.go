@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/repository"
@@ -16,10 +17,13 @@ import (
 
 // adminPage is the data of admin_users.html.
 type adminPage struct {
-	Users  []userRow
-	Me     int64
-	Form   inviteForm
-	Notice string
+	Users []userRow
+	// Links are the pending one-use links (the newest maxPendingLinks), of LinksTotal.
+	Links      []linkRow
+	LinksTotal int
+	Me         int64
+	Form       inviteForm
+	Notice     string
 	// Link is a one-use link to show the admin, this once, for LinkFor; LinkKind says what it does.
 	Link, LinkFor, LinkKind string
 	MailOn                  bool // invitations go by e-mail
@@ -39,8 +43,9 @@ type inviteForm struct {
 
 var adminNotices = map[string]string{
 	"admin":   "The user is an admin now.",
-	"unadmin": "The user is no longer an admin.",
-	"removed": "The user was removed, with their websites, stats, sessions and keys.",
+	"unadmin": "The user is no longer an admin. The links they made no longer work.",
+	"removed": "The user was removed, with their websites, stats, sessions and keys. The links they made no longer work.",
+	"revoked": "The link was revoked. It no longer works.",
 }
 
 // requireAdmin answers for a visitor who is not a signed-in admin and returns nil.
@@ -73,6 +78,10 @@ func (p *Pages) renderAdmin(w http.ResponseWriter, r *http.Request, user *reposi
 	for _, u := range users {
 		data.Users = append(data.Users, userRow{UserRow: u, Created: p.minute(u.CreatedAt)})
 	}
+	if data.Links, data.LinksTotal, err = p.pendingLinks(r.Context()); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
 	data.Me, data.MailOn = user.ID, p.mailOn()
 	p.render(w, r, status, "admin_users.html", "Users", data)
 }
@@ -98,7 +107,7 @@ func (p *Pages) invite(w http.ResponseWriter, r *http.Request) {
 		p.renderAdmin(w, r, admin, http.StatusUnprocessableEntity, adminPage{Form: form})
 		return
 	}
-	link := repository.Link{Kind: repository.LinkInvite, Email: email, MakeAdmin: form.Admin}
+	link := repository.Link{Kind: repository.LinkInvite, Email: email, MakeAdmin: form.Admin, CreatedBy: &admin.ID}
 	ttl := account.InviteTTL
 	existing, err := p.repo.UserByEmail(r.Context(), email)
 	switch {
@@ -117,12 +126,11 @@ func (p *Pages) invite(w http.ResponseWriter, r *http.Request) {
 			p.renderAdmin(w, r, admin, http.StatusConflict, adminPage{Form: form})
 			return
 		}
-		link = repository.Link{Kind: repository.LinkSetPassword, Email: existing.Email, UserID: &existing.ID}
+		link = repository.Link{Kind: repository.LinkSetPassword, Email: existing.Email, UserID: &existing.ID, CreatedBy: &admin.ID}
 		ttl = account.SetPasswordTTL
 	}
-	token, err := p.repo.CreateLink(r.Context(), link, ttl)
-	if err != nil {
-		p.serverError(w, r, err)
+	token, ok := p.createLink(w, r, link, ttl)
+	if !ok {
 		return
 	}
 	data := adminPage{LinkFor: link.Email, LinkKind: link.Kind}
@@ -225,9 +233,8 @@ func (p *Pages) passwordLink(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	token, err := p.repo.CreateLink(r.Context(), repository.Link{Kind: repository.LinkSetPassword, Email: u.Email, UserID: &u.ID}, account.SetPasswordTTL)
-	if err != nil {
-		p.serverError(w, r, err)
+	token, ok := p.createLink(w, r, repository.Link{Kind: repository.LinkSetPassword, Email: u.Email, UserID: &u.ID, CreatedBy: &admin.ID}, account.SetPasswordTTL)
+	if !ok {
 		return
 	}
 	p.renderAdmin(w, r, admin, http.StatusOK, adminPage{Link: p.linkURL(r, token), LinkFor: u.Email, LinkKind: repository.LinkSetPassword})
@@ -275,4 +282,86 @@ func (p *Pages) removeUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.redirect(w, r, "/admin/users?notice=removed", http.StatusSeeOther)
+}
+
+// createLink stores an admin's link; ok false: answered (the admin was unmade meanwhile, say).
+func (p *Pages) createLink(w http.ResponseWriter, r *http.Request, link repository.Link, ttl time.Duration) (string, bool) {
+	token, err := p.repo.CreateLink(r.Context(), link, ttl)
+	if errors.Is(err, repository.ErrNotAdmin) {
+		p.fail(w, r, http.StatusForbidden, "Admins only", "Only an admin of this service may make links for its users.")
+		return "", false
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return "", false
+	}
+	return token, true
+}
+
+// maxPendingLinks bounds the list of pending links (resets add up to 3 an hour per user).
+const maxPendingLinks = 200
+
+// linkRow is a pending link as /admin/users lists it: what it does, for whom, made by whom
+// and when, until when; never its token.
+type linkRow struct {
+	ID                     int64
+	What, For, By          string
+	Created, Expires       string
+	CreatedISO, ExpiresISO string
+}
+
+func (p *Pages) pendingLinks(ctx context.Context) ([]linkRow, int, error) {
+	links, total, err := p.repo.ListPendingLinks(ctx, maxPendingLinks)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows := make([]linkRow, len(links))
+	for i, l := range links {
+		// An admin's link always has its maker (unless removed, which voids it); any other
+		// kind is the user's own doing.
+		row := linkRow{ID: l.ID, For: l.Email, By: "the user",
+			Created: p.minute(l.CreatedAt), Expires: p.minute(l.ExpiresAt),
+			CreatedISO: l.CreatedAt.UTC().Format(time.RFC3339), ExpiresISO: l.ExpiresAt.UTC().Format(time.RFC3339)}
+		switch l.Kind {
+		case repository.LinkInvite:
+			row.What = "Invitation"
+			if l.MakeAdmin {
+				row.What = "Invitation (admin)"
+			}
+		case repository.LinkSetPassword:
+			row.What = "Set-password link"
+		case repository.LinkReset:
+			row.What, row.By = "Password reset", "the user (asked by e-mail)"
+		default:
+			row.What = l.Kind
+		}
+		if l.MadeBy != nil {
+			row.By = *l.MadeBy
+		}
+		rows[i] = row
+	}
+	return rows, total, nil
+}
+
+// revokeLink voids a pending link; it then answers as an expired one.
+func (p *Pages) revokeLink(w http.ResponseWriter, r *http.Request) {
+	if p.requireAdmin(w, r) == nil || !p.parseForm(w, r) {
+		return
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err == nil && id > 0 {
+		err = p.repo.RevokeLink(r.Context(), id)
+	} else {
+		err = repository.ErrNotFound
+	}
+	if errors.Is(err, repository.ErrNotFound) {
+		p.fail(w, r, http.StatusNotFound, "No such link",
+			"There is no pending link with this number: it was used, revoked or expired already.")
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.redirect(w, r, "/admin/users?notice=revoked#links", http.StatusSeeOther)
 }

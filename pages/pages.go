@@ -158,6 +158,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/admin/users/{id}/admin", nil, p.setAdmin)
 	page("/admin/users/{id}/link", nil, p.passwordLink)
 	page("/admin/users/{id}/remove", p.removePage, p.removeUser)
+	page("/admin/links/{id}/revoke", nil, p.revokeLink)
 	page("/password-reset", p.resetPage, p.requestReset)
 	page("/set-password", p.setPasswordForm, p.setPassword)
 	page("/websites/{id}/verify", nil, p.verifySite)

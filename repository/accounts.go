@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +71,9 @@ func (r *Repository) RecordKeyUses(ctx context.Context, keyIDs []int64, at time.
 
 // ChangeEmail gives a user a new e-mail address; ErrConflict when another account has it
 // (compared without regard to case). An account kept as a case duplicate (migration 0016)
-// that moves to a free address becomes an ordinary one.
+// that moves to a free address becomes an ordinary one. The user's unused links, and the
+// invitations for the old and the new address, are voided: a link mailed to the old address
+// must not open the account once it has moved.
 func (r *Repository) ChangeEmail(ctx context.Context, userID int64, email string) error {
 	const query = `
 		UPDATE users
@@ -82,6 +85,9 @@ func (r *Repository) ChangeEmail(ctx context.Context, userID int64, email string
 		return fmt.Errorf("users.change_email: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
+	if err := lockUser(ctx, tx, userID); err != nil {
+		return fmt.Errorf("users.change_email: %w", err)
+	}
 	var taken bool
 	err = tx.GetContext(ctx, &taken, `SELECT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($2) AND id <> $1)`, userID, email)
 	if err != nil {
@@ -89,6 +95,10 @@ func (r *Repository) ChangeEmail(ctx context.Context, userID int64, email string
 	}
 	if taken {
 		return fmt.Errorf("users.change_email: %w", ErrConflict)
+	}
+	// The old address is still the user's here: its invitations go with the new one's.
+	if err := r.voidUserLinks(ctx, tx, userID, email); err != nil {
+		return fmt.Errorf("users.change_email: %w", err)
 	}
 	res, err := tx.ExecContext(ctx, query, userID, email)
 	if isUniqueViolation(err) {
@@ -120,19 +130,22 @@ func (r *Repository) PasswordHashByID(ctx context.Context, userID int64) (string
 }
 
 // ChangePassword sets a user's sign-in password and ends every session of the user but the
-// one whose token is keep (the browser that made the change), in one transaction.
+// one whose token is keep (the browser that made the change), and voids the user's unused
+// links, in one transaction.
 func (r *Repository) ChangePassword(ctx context.Context, userID int64, hash, keep string) error {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("users.change_password: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
-	res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, hash)
-	if err != nil {
+	if err := lockUser(ctx, tx, userID); err != nil {
 		return fmt.Errorf("users.change_password: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("users.change_password: %w", ErrNotFound)
+	if err := r.voidUserLinks(ctx, tx, userID); err != nil {
+		return fmt.Errorf("users.change_password: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, hash); err != nil {
+		return fmt.Errorf("users.change_password: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, userID, hashKey(keep)); err != nil {
 		return fmt.Errorf("users.change_password: end sessions: %w", err)
@@ -178,17 +191,33 @@ func (r *Repository) UserRowByID(ctx context.Context, id int64) (UserRow, error)
 }
 
 // lockAdmins locks every admin's row and says whether id is the only admin, so that two
-// admins unmaking or removing each other at once cannot leave none.
+// admins unmaking or removing each other at once cannot leave none, and no admin makes a link
+// meanwhile (that takes the maker's row FOR SHARE). NO KEY UPDATE, not UPDATE: the foreign
+// keys of a link being stored share the key of its user, which may be another admin; with
+// UPDATE, the unmaking and the link would each wait for the other.
 func lockAdmins(ctx context.Context, tx *sqlx.Tx, id int64) (last bool, err error) {
 	var admins []int64
-	if err := tx.SelectContext(ctx, &admins, `SELECT id FROM users WHERE is_admin ORDER BY id FOR UPDATE`); err != nil {
+	if err := tx.SelectContext(ctx, &admins, `SELECT id FROM users WHERE is_admin ORDER BY id FOR NO KEY UPDATE`); err != nil {
 		return false, err
 	}
 	return len(admins) == 1 && admins[0] == id, nil
 }
 
+// lockUser locks a user's row; ErrNotFound when there is none. Every change of an account
+// that voids links locks the user's row first, then the links, and writes the user's row
+// last: one order everywhere, so that two changes at once wait for each other instead of
+// each for the other (deadlock). See lockLinkUser.
+func lockUser(ctx context.Context, tx *sqlx.Tx, id int64) error {
+	var found int64
+	err := tx.GetContext(ctx, &found, `SELECT id FROM users WHERE id = $1 FOR UPDATE`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
 // SetAdmin makes a user an admin or not; ErrLastAdmin when it would leave no admin,
-// ErrNotFound when there is no such user.
+// ErrNotFound when there is no such user. An admin unmade loses the links they made.
 func (r *Repository) SetAdmin(ctx context.Context, id int64, admin bool) error {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -201,6 +230,11 @@ func (r *Repository) SetAdmin(ctx context.Context, id int64, admin bool) error {
 	}
 	if last && !admin {
 		return fmt.Errorf("users.set_admin: %w", ErrLastAdmin)
+	}
+	if !admin {
+		if err := r.voidAdminLinks(ctx, tx, id); err != nil {
+			return fmt.Errorf("users.set_admin: %w", err)
+		}
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE users SET is_admin = $2 WHERE id = $1`, id, admin)
 	if err != nil {
@@ -231,6 +265,9 @@ func (r *Repository) RemoveUser(ctx context.Context, id int64) ([]int64, error) 
 	if last {
 		return nil, fmt.Errorf("users.remove: %w", ErrLastAdmin)
 	}
+	if err := lockUser(ctx, tx, id); err != nil {
+		return nil, fmt.Errorf("users.remove: %w", err)
+	}
 	var sites []int64
 	// Locked as a website's delete locks it, so a flush writing them waits or is waited for.
 	if err := tx.SelectContext(ctx, &sites, `SELECT id FROM websites WHERE user_id = $1 ORDER BY id FOR UPDATE`, id); err != nil {
@@ -240,6 +277,14 @@ func (r *Repository) RemoveUser(ctx context.Context, id int64) ([]int64, error) 
 		if err := deleteWebsiteRows(ctx, tx, site); err != nil {
 			return nil, fmt.Errorf("users.remove: %w", err)
 		}
+	}
+	// The links the user made as an admin, and the invitations for their address, are voided
+	// (the admins' rows are locked: no link of theirs is being made).
+	if err := r.voidAdminLinks(ctx, tx, id); err != nil {
+		return nil, fmt.Errorf("users.remove: %w", err)
+	}
+	if err := r.voidUserLinks(ctx, tx, id); err != nil {
+		return nil, fmt.Errorf("users.remove: %w", err)
 	}
 	// Websites, sessions, keys, links and report deliveries go with the user (ON DELETE CASCADE).
 	res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, id)
@@ -270,11 +315,17 @@ type Link struct {
 	UserID    *int64    `db:"user_id"`
 	MakeAdmin bool      `db:"make_admin"`
 	ExpiresAt time.Time `db:"expires_at"`
+	// CreatedBy is the admin who made an invitation or a set-password link; nil for a reset.
+	CreatedBy *int64 `db:"created_by"`
 }
 
 // CreateLink stores a new link and returns its token, shown once (in the mail or to the
-// admin); only its SHA-256 is kept.
+// admin); only its SHA-256 is kept. An invitation or a set-password link needs its maker
+// (CreatedBy): ErrNotAdmin when the maker is not an admin, or no longer one.
 func (r *Repository) CreateLink(ctx context.Context, l Link, ttl time.Duration) (string, error) {
+	if madeByAdmin(l.Kind) {
+		return r.createAdminLink(ctx, l, ttl)
+	}
 	return r.createLink(ctx, r.db, l, ttl)
 }
 
@@ -282,9 +333,9 @@ func (r *Repository) createLink(ctx context.Context, db sqlx.ExecerContext, l Li
 	token := base64.RawURLEncoding.EncodeToString(randomBytes(32))
 	now := r.now().UTC()
 	const query = `
-		INSERT INTO account_links (token_hash, kind, email, user_id, make_admin, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	if _, err := db.ExecContext(ctx, query, hashKey(token), l.Kind, strings.TrimSpace(l.Email), l.UserID, l.MakeAdmin, now, now.Add(ttl)); err != nil {
+		INSERT INTO account_links (token_hash, kind, email, user_id, make_admin, created_at, expires_at, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	if _, err := db.ExecContext(ctx, query, hashKey(token), l.Kind, strings.TrimSpace(l.Email), l.UserID, l.MakeAdmin, now, now.Add(ttl), l.CreatedBy); err != nil {
 		return "", fmt.Errorf("account_links.create: %w", err)
 	}
 	return token, nil
@@ -333,7 +384,7 @@ func (r *Repository) LinkByToken(ctx context.Context, token string) (Link, error
 
 func (r *Repository) linkByToken(ctx context.Context, db sqlx.QueryerContext, token, lock string) (Link, error) {
 	query := `
-		SELECT id, kind, email, user_id, make_admin, expires_at
+		SELECT id, kind, email, user_id, make_admin, expires_at, created_by
 		FROM account_links
 		WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2` + lock
 	var l Link
@@ -348,8 +399,9 @@ func (r *Repository) linkByToken(ctx context.Context, db sqlx.QueryerContext, to
 }
 
 // UseLink sets the password (its hash) a link was opened for, in one transaction: an
-// invitation creates its user first (ErrConflict when the address was taken since); the link
-// and every other unused link of the user are used up, and every session of the user ends.
+// invitation creates its user first (ErrConflict when the address was taken since); the link,
+// every other unused link of the user and the other invitations for their address are used
+// up, and every session of the user ends.
 // ErrNotFound when the link cannot be used (unknown, used, voided or expired).
 func (r *Repository) UseLink(ctx context.Context, token, hash string) (User, error) {
 	tx, err := r.db.BeginTxx(ctx, nil)
@@ -357,26 +409,23 @@ func (r *Repository) UseLink(ctx context.Context, token, hash string) (User, err
 		return User{}, fmt.Errorf("account_links.use: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
-	l, err := r.linkByToken(ctx, tx, token, " FOR UPDATE")
+	l, err := r.linkByToken(ctx, tx, token, "")
 	if err != nil {
 		return User{}, err
 	}
-	var user User
-	if l.Kind == LinkInvite {
-		if user, err = r.createUser(ctx, tx, l.Email, l.MakeAdmin); err != nil {
-			return User{}, err
-		}
-	} else if err = tx.GetContext(ctx, &user, `SELECT id, email, is_admin FROM users WHERE id = $1`, *l.UserID); err != nil {
+	user, err := r.lockLinkUser(ctx, tx, l, token)
+	if err != nil {
+		return User{}, err
+	}
+	if err := r.voidUserLinks(ctx, tx, user.ID, l.Email); err != nil {
 		return User{}, fmt.Errorf("account_links.use: %w", err)
 	}
-	now := r.now().UTC()
 	steps := []struct {
 		query string
 		args  []any
 	}{
+		{`UPDATE account_links SET used_at = $2 WHERE id = $1`, []any{l.ID, r.now().UTC()}},
 		{`UPDATE users SET password_hash = $2 WHERE id = $1`, []any{user.ID, hash}},
-		{`UPDATE account_links SET used_at = $2 WHERE id = $1`, []any{l.ID, now}},
-		{`UPDATE account_links SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL`, []any{user.ID, now}},
 		{`DELETE FROM sessions WHERE user_id = $1`, []any{user.ID}},
 	}
 	for _, s := range steps {
@@ -386,6 +435,44 @@ func (r *Repository) UseLink(ctx context.Context, token, hash string) (User, err
 	}
 	if err := tx.Commit(); err != nil {
 		return User{}, fmt.Errorf("account_links.use: commit: %w", err)
+	}
+	return user, nil
+}
+
+// lockLinkUser locks what using a link changes and returns the user whose password it sets;
+// ErrNotFound when the link was used or voided meanwhile. The locks come in the order of
+// every change of accounts (lockUser): the user's row first, then links, and the user's row
+// is written last, so that an invitation of the user's address being accepted at the same
+// moment fails on the taken address instead of waiting for this transaction forever.
+// An invitation has no user yet: every pending invitation of its address is locked (in id
+// order, so that two acceptances of one address wait for each other, not each for the
+// other), then its user is created.
+func (r *Repository) lockLinkUser(ctx context.Context, tx *sqlx.Tx, l Link, token string) (User, error) {
+	if l.Kind == LinkInvite {
+		var ids []int64
+		const query = `
+			SELECT id FROM account_links
+			WHERE kind = 'invite' AND lower(email) = lower($1) AND used_at IS NULL AND expires_at > $2
+			ORDER BY id
+			FOR UPDATE`
+		if err := tx.SelectContext(ctx, &ids, query, l.Email, r.now().UTC()); err != nil {
+			return User{}, fmt.Errorf("account_links.use: %w", err)
+		}
+		if !slices.Contains(ids, l.ID) {
+			return User{}, fmt.Errorf("account_links.use: %w", ErrNotFound)
+		}
+		return r.createUser(ctx, tx, l.Email, l.MakeAdmin)
+	}
+	var user User
+	err := tx.GetContext(ctx, &user, `SELECT id, email, is_admin FROM users WHERE id = $1 FOR UPDATE`, *l.UserID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, fmt.Errorf("account_links.use: %w", ErrNotFound)
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("account_links.use: %w", err)
+	}
+	if _, err := r.linkByToken(ctx, tx, token, " FOR UPDATE"); err != nil {
+		return User{}, err
 	}
 	return user, nil
 }

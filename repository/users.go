@@ -74,8 +74,9 @@ func (r *Repository) UserByEmail(ctx context.Context, email string) (User, error
 	return u, nil
 }
 
-// SetUserPassword sets the sign-in password (its hash) of the user with that e-mail and ends
-// all of the user's sessions, in one transaction: a new password signs every browser out.
+// SetUserPassword sets the sign-in password (its hash) of the user with that e-mail, ends all
+// of the user's sessions and voids the user's unused links, in one transaction: a new password
+// signs every browser out and closes every link that would set another.
 // ErrNotFound if there is no such user.
 func (r *Repository) SetUserPassword(ctx context.Context, email, hash string) error {
 	tx, err := r.db.BeginTxx(ctx, nil)
@@ -83,14 +84,20 @@ func (r *Repository) SetUserPassword(ctx context.Context, email, hash string) er
 		return fmt.Errorf("users.set_password: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
+	// Locked, links voided, then written: the order of lockUser.
 	var id int64
-	err = tx.GetContext(ctx, &id, `UPDATE users SET password_hash = $2
-		WHERE id = (SELECT id FROM users WHERE `+byEmail+`) RETURNING id`,
-		strings.TrimSpace(email), hash)
+	err = tx.GetContext(ctx, &id, `SELECT id FROM users WHERE id = (SELECT id FROM users WHERE `+byEmail+`) FOR UPDATE`,
+		strings.TrimSpace(email))
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("users.set_password: %w", ErrNotFound)
 	}
 	if err != nil {
+		return fmt.Errorf("users.set_password: %w", err)
+	}
+	if err := r.voidUserLinks(ctx, tx, id); err != nil {
+		return fmt.Errorf("users.set_password: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, id, hash); err != nil {
 		return fmt.Errorf("users.set_password: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, id); err != nil {

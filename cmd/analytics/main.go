@@ -458,7 +458,7 @@ func setPassword(ctx context.Context, repo *repository.Repository, email string,
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sign-in password set for %s; their other sessions are ended\n", email)
+	fmt.Fprintf(stdout, "sign-in password set for %s; their sessions are ended and their unused links (resets, set-password links, invitations) voided\n", email)
 	return nil
 }
 

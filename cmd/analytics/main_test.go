@@ -147,6 +147,11 @@ func TestUserPasswordCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	reset, _, ok, err := repo.CreateResetLink(ctx, "owner@example.com", time.Hour, 3, time.Hour)
+	if err != nil || !ok {
+		t.Fatalf("reset link: %v %v", ok, err)
+	}
+
 	// Only the first line counts, without its line ending; spaces inside are kept.
 	if _, err := runCmdIn(t, "correct horse battery\r\nsecond line\n", "user", "password", "--email", "owner@example.com"); err != nil {
 		t.Fatal(err)
@@ -157,6 +162,9 @@ func TestUserPasswordCommand(t *testing.T) {
 	}
 	if _, err := repo.SessionUser(ctx, session); !errors.Is(err, repository.ErrNotFound) {
 		t.Fatalf("a session survived the new password: %v", err)
+	}
+	if _, err := repo.LinkByToken(ctx, reset); !errors.Is(err, repository.ErrNotFound) {
+		t.Fatalf("a reset link survived the new password: %v", err)
 	}
 
 	bad := []struct {
