@@ -10,8 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
@@ -122,9 +121,9 @@ func (ws *Website) Add(ctx context.Context, name string, day time.Time, value st
 	return nil
 }
 
-// Unmapped records that a row was kept as it is, having no counterpart here (what: the name,
-// or the name and value).
-func (ws *Website) Unmapped(what string) { ws.w.summary.unmapped(what) }
+// Unmapped records that a row was kept as it is, having no counterpart here: reason is a
+// fixed text (the statistic's name, ...), value what had none ("" for none).
+func (ws *Website) Unmapped(reason, value string) { ws.w.summary.Unmapped.Add(reason, value, 1) }
 
 // flush hands the batch to the writer and takes an empty buffer, a new one or one the writer
 // is done with. An error of an earlier batch comes back here or from Commit.
@@ -208,24 +207,12 @@ type Summary struct {
 	Days     int      // days imported, over all websites
 	Skipped  []string // one line a website left out on purpose
 	Failed   []string // one line a website whose import failed
-	// Unmapped: rows kept as they are for want of a counterpart, by name or name and value.
-	Unmapped map[string]int64
-	// MoreUnmapped counts the rows of unmapped kinds past maxUnmapped, which are not listed.
-	MoreUnmapped int64
+	// Unmapped: rows kept as they are for want of a counterpart, by reason, with the most
+	// frequent values of each (never all of them: a source may hold millions).
+	Unmapped *Tally
 }
 
-// maxUnmapped bounds the kinds of unmapped rows listed, and so the summary's memory.
-const maxUnmapped = 1000
-
-func newSummary() *Summary { return &Summary{Unmapped: map[string]int64{}} }
-
-func (s *Summary) unmapped(what string) {
-	if _, ok := s.Unmapped[what]; ok || len(s.Unmapped) < maxUnmapped {
-		s.Unmapped[what]++
-		return
-	}
-	s.MoreUnmapped++
-}
+func newSummary() *Summary { return &Summary{Unmapped: NewTally()} }
 
 // Skip records a website left out on purpose, with why.
 func (s *Summary) Skip(line string) { s.Skipped = append(s.Skipped, line) }
@@ -233,8 +220,8 @@ func (s *Summary) Skip(line string) { s.Skipped = append(s.Skipped, line) }
 // Fail records a website whose import failed, with why.
 func (s *Summary) Fail(line string) { s.Failed = append(s.Failed, line) }
 
-// Print writes the summary: the totals, then the websites skipped and failed, then the kinds of
-// rows kept as they are, the most frequent first (at most listUnmapped of them).
+// Print writes the summary: the totals, then the websites skipped and failed, then the rows
+// kept as they are by reason, each with its most frequent values.
 func (s *Summary) Print(out io.Writer, dryRun bool) {
 	verb := "imported"
 	if dryRun {
@@ -248,29 +235,26 @@ func (s *Summary) Print(out io.Writer, dryRun bool) {
 	for _, l := range s.Failed {
 		fmt.Fprintf(out, "  failed: %s\n", l)
 	}
-	if len(s.Unmapped) == 0 {
+	if s.Unmapped.Empty() {
 		return
 	}
-	kinds := make([]string, 0, len(s.Unmapped))
-	for k := range s.Unmapped {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(i, j int) bool {
-		a, b := s.Unmapped[kinds[i]], s.Unmapped[kinds[j]]
-		return a > b || (a == b && kinds[i] < kinds[j])
-	})
 	fmt.Fprintln(out, "kept as they are (no counterpart here), rows:")
-	for i, k := range kinds {
-		if i == listUnmapped {
-			fmt.Fprintf(out, "  ... and %d more kinds\n", len(kinds)-listUnmapped)
-			break
-		}
-		fmt.Fprintf(out, "  %s: %d\n", strings.TrimSpace(k), s.Unmapped[k])
-	}
-	if s.MoreUnmapped > 0 {
-		fmt.Fprintf(out, "  and %d rows of further kinds\n", s.MoreUnmapped)
-	}
+	PrintReasons(out, "  ", s.Unmapped.Reasons())
 }
 
-// listUnmapped is how many kinds of unmapped rows the summary lists.
-const listUnmapped = 50
+// PrintReasons writes a tally's reasons, one line each with its total, then its values one a
+// line below it, the most frequent first.
+func PrintReasons(out io.Writer, indent string, reasons []Reason) {
+	for _, r := range reasons {
+		fmt.Fprintf(out, "%s%s: %d\n", indent, r.Reason, r.Total)
+		for _, v := range r.Values {
+			fmt.Fprintf(out, "%s  %s: %d\n", indent, strconv.Quote(v.Value), v.Count)
+		}
+		switch {
+		case r.Estimated:
+			fmt.Fprintf(out, "%s  ... and more than %d other values (the counts above are lower bounds)\n", indent, r.More())
+		case r.More() > 0:
+			fmt.Fprintf(out, "%s  ... and %d other values\n", indent, r.More())
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -89,17 +90,18 @@ func importSite(ctx context.Context, o Options, key AppKey, src *source, owners 
 	sum := w.Summary()
 	settings, note, err := s.settings(key)
 	if err != nil {
-		msg := fmt.Sprintf("%s (phpAnalytics website %d): %v", s.Domain, s.ID, err)
+		msg := fmt.Sprintf("%s (phpAnalytics website %d): %v", importer.Cut(s.Domain, importer.QuoteLength), s.ID, err)
 		fmt.Fprintln(o.Out, "failed:", msg)
 		sum.Fail(msg)
 		return
 	}
 	checked, fieldErrs, err := website.Check(s.Domain, settings, o.Hash)
 	if err == nil && len(fieldErrs) > 0 {
-		err = fmt.Errorf("refused by this service's rules: %s", fieldErrs)
+		// The rules' messages may quote a line of a list: cut, as every quoted value is.
+		err = fmt.Errorf("refused by this service's rules: %s", importer.Cut(fmt.Sprint(fieldErrs), 4*importer.QuoteLength))
 	}
 	if err != nil {
-		msg := fmt.Sprintf("%s (phpAnalytics website %d): %v", s.Domain, s.ID, err)
+		msg := fmt.Sprintf("%s (phpAnalytics website %d): %v", importer.Cut(s.Domain, importer.QuoteLength), s.ID, err)
 		fmt.Fprintln(o.Out, "failed:", msg)
 		sum.Fail(msg)
 		return
@@ -169,12 +171,12 @@ func copySite(ctx context.Context, src *source, w *importer.Writer, userID int64
 		ws.Read(1)
 		if count < 1 {
 			// phpAnalytics never writes one; our counters hold positive counts only.
-			ws.Unmapped("rows with a count below 1 (left out)")
+			ws.Unmapped("rows with a count below 1 (left out)", "")
 			return nil
 		}
 		m := mapRow(name, value)
 		if m.unmapped != "" {
-			ws.Unmapped(m.unmapped)
+			ws.Unmapped(m.unmapped, m.unmappedValue)
 		}
 		for _, c := range m.counters[:m.n] {
 			if err := ws.Add(ctx, c.name, day, c.value, count); err != nil {
@@ -262,6 +264,9 @@ type site struct {
 // import changes one. A password needs the app key; without it a password-protected website
 // becomes private (privacy 1), and the password of a website it has no effect on is left out.
 func (s site) settings(key AppKey) (website.Settings, string, error) {
+	if err := s.checkLengths(); err != nil {
+		return website.Settings{}, "", err
+	}
 	privacy, email, bots := s.Privacy, s.Email, s.ExcludeBots
 	params, ips := normaliseNewlines(s.ExcludeParams), normaliseNewlines(s.ExcludeIPs)
 	out := website.Settings{Privacy: &privacy, Email: &email, ExcludeBots: &bots, ExcludeParams: &params, ExcludeIPs: &ips}
@@ -281,6 +286,31 @@ func (s site) settings(key AppKey) (website.Settings, string, error) {
 	}
 	out.Password = &password
 	return out, "", nil
+}
+
+// maxText bounds a text read from phpAnalytics, in characters (its stats values are at most
+// 255; its TEXT columns at most 65,535 bytes): the query reads one more, so a customised
+// install's longer value is refused, naming the column, rather than read whole.
+const maxText = 65536
+
+func checkLength(table, column, s string) error {
+	if utf8.RuneCountInString(s) > maxText {
+		return fmt.Errorf("%s.%s is longer than %d characters (%s)", table, column, maxText, importer.Quote(s))
+	}
+	return nil
+}
+
+// checkLengths refuses a website whose text passes maxText.
+func (s site) checkLengths() error {
+	for _, c := range []struct{ column, value string }{
+		{"domain", s.Domain}, {"password", s.Password}, {"exclude_params", s.ExcludeParams},
+		{"exclude_ips", s.ExcludeIPs}, {"email (its owner's)", s.OwnerEmail},
+	} {
+		if err := checkLength("websites", c.column, c.value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // normaliseNewlines turns phpAnalytics' line ends (it split lists on \n or \r) into \n.
@@ -416,10 +446,12 @@ func (s *source) websites(ctx context.Context) ([]site, error) {
 	if s.columns["users"]["deleted_at"] {
 		deleted = "u.deleted_at IS NOT NULL"
 	}
+	// Text is read cut one character past maxText, so that a customised install's MEDIUMTEXT
+	// never comes over whole and a longer value is still told from one at the bound.
 	query := `
-		SELECT w.id, w.user_id, w.domain, w.privacy, COALESCE(w.password, ''), w.email, w.exclude_bots,
-			COALESCE(w.exclude_params, ''), COALESCE(w.exclude_ips, ''), ` + favorite + `, ` + created + `,
-			COALESCE(u.email, ''), COALESCE(` + deleted + `, 0)
+		SELECT w.id, w.user_id, LEFT(w.domain, 65537), w.privacy, LEFT(COALESCE(w.password, ''), 65537), w.email, w.exclude_bots,
+			LEFT(COALESCE(w.exclude_params, ''), 65537), LEFT(COALESCE(w.exclude_ips, ''), 65537), ` + favorite + `, ` + created + `,
+			LEFT(COALESCE(u.email, ''), 65537), COALESCE(` + deleted + `, 0)
 		FROM websites w
 		LEFT JOIN users u ON u.id = w.user_id
 		ORDER BY w.id`
@@ -457,7 +489,7 @@ func (s *source) websites(ctx context.Context) ([]site, error) {
 // whatever the table's size. A row whose date is no day is an error naming the row.
 func (s *source) stats(ctx context.Context, websiteID int64, fn func(name, value string, day time.Time, count int64) error) error {
 	rows, err := s.tx.QueryContext(ctx, `
-		SELECT name, value, DATE_FORMAT(date, '%Y-%m-%d'), count
+		SELECT LEFT(name, 65537), LEFT(value, 65537), DATE_FORMAT(date, '%Y-%m-%d'), count
 		FROM stats
 		WHERE website_id = ?`, websiteID)
 	if err != nil {
@@ -470,9 +502,13 @@ func (s *source) stats(ctx context.Context, websiteID int64, fn func(name, value
 		if err := rows.Scan(&name, &value, &date, &count); err != nil {
 			return fmt.Errorf("read its stats: %w", err)
 		}
+		if err := checkLength("stats", "value", string(value)); err != nil {
+			return fmt.Errorf("a stats row (%s): %w", importer.Quote(string(name)), err)
+		}
 		day, err := time.Parse(time.DateOnly, string(date))
 		if err != nil || day.Year() < 1 {
-			return fmt.Errorf("a stats row (%s, %q) has the date %q, which is no day", name, value, date)
+			return fmt.Errorf("a stats row (%s, %s) has the date %s, which is no day",
+				importer.Quote(string(name)), importer.Quote(string(value)), importer.Quote(string(date)))
 		}
 		if err := fn(string(name), string(value), day, count); err != nil {
 			return err

@@ -98,10 +98,13 @@ type counter struct {
 type mapping struct {
 	counters [2]counter
 	n        int
-	// unmapped is "" when the row has a counterpart here, else what is kept as it is: the
-	// name, or the name and value.
-	unmapped string
+	// unmapped is "" when the row has a counterpart here, else why it is kept as it is (an
+	// unknown name, or a value unknown for its name), and unmappedValue what is unknown.
+	unmapped, unmappedValue string
 }
+
+// unknownNames is the reason of a statistic kept under its own name.
+const unknownNames = "names (statistics kept under their own name)"
 
 // mapRow maps a phpAnalytics statistic and value to ours. A name or a value with no
 // counterpart is kept as it is and reported in unmapped.
@@ -109,7 +112,7 @@ func mapRow(name, value string) mapping {
 	value = stats.Storable(value)
 	ours, ok := names[name]
 	if !ok {
-		m := mapping{n: 1, unmapped: name + " (name)"}
+		m := mapping{n: 1, unmapped: unknownNames, unmappedValue: name}
 		m.counters[0] = counter{stats.Storable(name), value}
 		return m
 	}
@@ -120,7 +123,7 @@ func mapRow(name, value string) mapping {
 		m.n++
 	}
 	if !known {
-		m.unmapped = string(ours[0]) + ": " + strconv.Quote(value)
+		m.unmapped, m.unmappedValue = string(ours[0]), value
 	}
 	return m
 }
