@@ -117,7 +117,11 @@ func printSummary(w io.Writer, domain string, s plausible.Summary) {
 	for _, line := range s.Transformed {
 		fmt.Fprintln(w, "changed:", line)
 	}
-	for _, line := range s.LeftOut {
+	if len(s.LeftOut) > 0 {
+		fmt.Fprintln(w, "left out (no counterpart here):")
+		importer.PrintReasons(w, "  ", s.LeftOut)
+	}
+	for _, line := range s.UnusedColumns {
 		fmt.Fprintln(w, "left out:", line)
 	}
 	for _, name := range s.OtherFiles {

@@ -5,8 +5,6 @@ package plausible
 
 import (
 	"archive/zip"
-	"bufio"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/analytics-service/analytics/importer"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -91,7 +90,7 @@ func eventsRow(r *row) {
 	name := r.text("name")
 	if name == "engagement" {
 		// Plausible's engagement events are not events here (section 4).
-		r.leave("engagement events (not an event here)", r.count("events"))
+		r.leave("engagement events (not an event here)", "", r.count("events"))
 		return
 	}
 	if utf8.RuneCountInString(name) > maxEventNameLength {
@@ -99,7 +98,7 @@ func eventsRow(r *row) {
 		name = stats.Truncate(name, maxEventNameLength)
 	}
 	if name == "" {
-		r.leave("events without a name", r.count("events"))
+		r.leave("events without a name", "", r.count("events"))
 		return
 	}
 	r.add(stats.Event, strings.ReplaceAll(name, ":", " ")+"::", r.count("events"))
@@ -110,7 +109,7 @@ func locationsRow(r *row) {
 	code := strings.ToUpper(r.text("country"))
 	c, ok := countries[code]
 	if !ok {
-		r.leave(fmt.Sprintf("visits of unknown country code %q", code), visits)
+		r.leave("visits of a country code that names no country", code, visits)
 		return
 	}
 	r.add(stats.Country, c.country, visits)
@@ -126,7 +125,7 @@ func devicesRow(r *row) {
 		r.add(stats.Device, "", r.count("visits"))
 	default:
 		// Laptop: a screen-size class with no counterpart among device types.
-		r.leave(fmt.Sprintf("visits of device %q (a screen size, not a device type)", device), r.count("visits"))
+		r.leave("visits of a device that is a screen size, not a device type", device, r.count("visits"))
 	}
 }
 
@@ -226,7 +225,7 @@ func openExport(r io.ReaderAt, size int64, limits Limits) ([]exportFile, []strin
 		}
 		t := tableOf(path.Base(f.Name))
 		if t == nil {
-			others = append(others, f.Name)
+			others = append(others, fileLabel(f.Name))
 			continue
 		}
 		files = append(files, exportFile{zip: f, table: t})
@@ -273,8 +272,8 @@ type row struct {
 	domain  string // the website's, as stored: a referrer to it is direct
 	err     error
 	add     func(name stats.Name, value string, n int64)
-	leave   func(what string, n int64) // counts left out, with why
-	note    func(what string, n int64) // changes worth a line of the summary
+	leave   func(why, value string, n int64) // counts left out, with why
+	note    func(what string, n int64)       // changes worth a line of the summary
 }
 
 // text is the value of a column, "" when the file lacks the (optional) column.
@@ -294,7 +293,7 @@ func (r *row) count(column string) int64 {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
-		r.fail(column, fmt.Sprintf("%q is not a count", s))
+		r.fail(column, importer.Quote(s)+" is not a count")
 		return 0
 	}
 	return n
@@ -309,51 +308,47 @@ func (r *row) fail(column, problem string) {
 }
 
 // readFile reads one file of the export, calling each for every row with its day set. The
-// header must name the date and the table's columns; every row must have as many fields.
-// It returns the header's columns that nothing reads.
+// header must name the date and the table's columns, each once; every row must have as many
+// fields. It returns the header's columns that nothing reads.
 func readFile(f exportFile, budget *int64, each func(r *row) error) (unused []string, err error) {
+	name := fileLabel(f.zip.Name)
 	rc, err := f.zip.Open()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.zip.Name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer rc.Close()
 	limited := &budgetReader{r: rc, left: budget}
-	cr := csv.NewReader(bufio.NewReaderSize(limited, 64<<10))
-	cr.ReuseRecord = true
+	cr := newCSVReader(limited)
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: no header line: %w", f.zip.Name, readError(err, limited))
+		return nil, fileError(name, nil, readError(err, limited))
 	}
-	columns := make(map[string]int, len(header))
-	for i, name := range header {
-		name = strings.TrimPrefix(name, "\uFEFF")
-		columns[name] = i
+	header = slices.Clone(header)
+	header[0] = strings.TrimPrefix(header[0], "\uFEFF")
+	columns, err := headerColumns(name, header, f.table)
+	if err != nil {
+		return nil, err
 	}
 	used := append(append([]string{"date"}, f.table.columns...), optionalColumns[f.table.name]...)
-	for _, c := range used[:1+len(f.table.columns)] {
-		if _, ok := columns[c]; !ok {
-			return nil, fmt.Errorf("%s: no column %q (the header has %s)", f.zip.Name, c, strings.Join(header, ","))
-		}
-	}
 	for name := range columns {
 		if !slices.Contains(used, name) {
 			unused = append(unused, name)
 		}
 	}
 	slices.Sort(unused)
-	r := &row{file: f.zip.Name, columns: columns}
-	for line := 2; ; line++ {
+	r := &row{file: name, columns: columns}
+	for {
 		record, err := cr.Read()
 		if err == io.EOF {
 			return unused, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.zip.Name, readError(err, limited))
+			return nil, fileError(name, header, readError(err, limited))
 		}
-		r.line, r.record, r.err = line, record, nil
+		r.line, r.record, r.err = cr.line, record, nil
 		day, err := time.Parse(time.DateOnly, record[columns["date"]])
 		if err != nil {
-			return nil, fmt.Errorf("%s, line %d, column date: %q is not a date (YYYY-MM-DD)", f.zip.Name, line, record[columns["date"]])
+			return nil, fmt.Errorf("%s, line %d, column date: %s is not a date (YYYY-MM-DD)", name, cr.line, importer.Quote(record[columns["date"]]))
 		}
 		r.day = day
 		if err := each(r); err != nil {
@@ -361,6 +356,42 @@ func readFile(f exportFile, budget *int64, each func(r *row) error) (unused []st
 		}
 	}
 }
+
+// headerColumns are the header's columns by name. A column the table reads must be there,
+// and no column may be there twice: which of the two would count is anybody's guess.
+func headerColumns(file string, header []string, t *table) (map[string]int, error) {
+	columns := make(map[string]int, len(header))
+	for i, name := range header {
+		if j, ok := columns[name]; ok {
+			return nil, fmt.Errorf("%s: the column %s is in the header twice (columns %d and %d)", file, importer.Quote(name), j+1, i+1)
+		}
+		columns[name] = i
+	}
+	for _, c := range append([]string{"date"}, t.columns...) {
+		if _, ok := columns[c]; !ok {
+			return nil, fmt.Errorf("%s: no column %q (the header has %s)", file, c, importer.Quote(strings.Join(header, ",")))
+		}
+	}
+	return columns, nil
+}
+
+// fileError names the file, and the line and column of a CSV problem (the column by its
+// header name once the header is read).
+func fileError(file string, header []string, err error) error {
+	var ce *csvError
+	if !errors.As(err, &ce) {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	column := fmt.Sprintf("%d", ce.Field+1)
+	if ce.Field >= 0 && ce.Field < len(header) {
+		column = importer.Cut(header[ce.Field], importer.QuoteLength)
+	}
+	return fmt.Errorf("%s, line %d, column %s: %s", file, ce.Line, column, ce.Problem)
+}
+
+// fileLabel is a file's name as messages and the summary show it: cut, since a zip may name
+// a file with 65,535 bytes.
+func fileLabel(name string) string { return importer.Cut(name, importer.QuoteLength) }
 
 // readError says which limit a read passed, else what went wrong.
 func readError(err error, limited *budgetReader) error {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analytics-service/analytics/importer"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -48,9 +49,12 @@ type Summary struct {
 	Visits      int64
 	Pageviews   int64
 	Refused     []repository.HeldDay // days that already held data: left out
-	LeftOut     []string             // what has no counterpart here, one line each
-	OtherFiles  []string             // files of the archive that are not a Plausible table
-	Transformed []string             // changes made to fit, one line each
+	// LeftOut is what has no counterpart here, by reason, each with its most frequent values
+	// (never all: an export may hold millions).
+	LeftOut       []importer.Reason
+	UnusedColumns []string // the columns no counter reads, one line a file
+	OtherFiles    []string // files of the archive that are not a Plausible table (names cut)
+	Transformed   []string // changes made to fit, one line each
 }
 
 // progressEvery is how many rows pass between two progress reports.
@@ -80,20 +84,23 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 
 	// First pass: every file read, every row checked, the days collected; nothing written.
 	days := map[time.Time]bool{}
-	leftOut := map[string]int64{}
+	leftOut := importer.NewTally()
 	transformed := map[string]int64{}
 	unusedColumns := map[string][]string{}
 	budget := opts.Limits.Uncompressed
 	for _, f := range files {
-		p.phase("checking", f.zip.Name)
+		p.phase("checking", fileLabel(f.zip.Name))
 		unused, err := readFile(f, &budget, func(r *row) error {
 			r.domain = site.Domain
 			r.add = func(stats.Name, string, int64) {}
-			r.leave = func(what string, n int64) { leftOut[what] += n }
+			r.leave = func(why, value string, n int64) { leftOut.Add(why, value, n) }
 			r.note = func(what string, n int64) { transformed[what] += n }
 			f.table.row(r)
 			if r.err != nil {
 				return r.err
+			}
+			if !days[r.day] && len(days) == maxDays {
+				return fmt.Errorf("%s, line %d, column date: the export holds more than %d days (100 years)", r.file, r.line, maxDays)
 			}
 			days[r.day] = true
 			sum.Rows++
@@ -111,7 +118,8 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 		}
 	}
 	p.done()
-	sum.LeftOut = leftOutLines(leftOut, unusedColumns)
+	sum.LeftOut = leftOut.Reasons()
+	sum.UnusedColumns = unusedLines(unusedColumns)
 	sum.Transformed = countLines(transformed)
 
 	// Second pass, in one transaction: the counters of the days that hold no data yet.
@@ -142,7 +150,7 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 	w := &writer{ctx: ctx, im: im, pending: map[counterKey]int64{}}
 	budget = opts.Limits.Uncompressed
 	for _, f := range files {
-		p.phase("writing", f.zip.Name)
+		p.phase("writing", fileLabel(f.zip.Name))
 		_, err := readFile(f, &budget, func(r *row) error {
 			if refused[r.day] {
 				return nil
@@ -153,7 +161,7 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 					w.add(counterKey{name: name, day: r.day, value: value}, n)
 				}
 			}
-			r.leave = func(string, int64) {}
+			r.leave = func(string, string, int64) {}
 			r.note = func(string, int64) {}
 			f.table.row(r)
 			p.row()
@@ -263,15 +271,31 @@ func (p *progress) send() {
 	}
 }
 
-// leftOutLines are the summary's lines for what was left out: counts by reason, and the
-// columns no counter reads, by file.
-func leftOutLines(counts map[string]int64, columns map[string][]string) []string {
-	lines := countLines(counts)
+// unusedLines are the summary's lines for the columns no counter reads, by file, at most
+// listColumns a file.
+func unusedLines(columns map[string][]string) []string {
+	var lines []string
 	for _, name := range slices.Sorted(maps.Keys(columns)) {
-		lines = append(lines, fmt.Sprintf("imported_%s: columns %s (no counterpart here)", name, strings.Join(columns[name], ", ")))
+		shown := columns[name]
+		more := ""
+		if len(shown) > listColumns {
+			shown, more = shown[:listColumns], fmt.Sprintf(" and %d more", len(shown)-listColumns)
+		}
+		cut := make([]string, len(shown))
+		for i, c := range shown {
+			cut[i] = importer.Cut(c, importer.QuoteLength)
+		}
+		lines = append(lines, fmt.Sprintf("imported_%s: columns %s%s (no counterpart here)", name, strings.Join(cut, ", "), more))
 	}
 	return lines
 }
+
+// listColumns is how many unused columns of a file the summary names.
+const listColumns = 20
+
+// maxDays bounds the days of an export: a hundred years of a website's history is more than
+// any has, and the days are held in memory and marked in one statement.
+const maxDays = 36_600
 
 func countLines(counts map[string]int64) []string {
 	var lines []string
@@ -281,10 +305,15 @@ func countLines(counts map[string]int64) []string {
 	return lines
 }
 
-// DayRanges writes days (sorted) as runs: "2024-01-01..2024-01-31, 2024-03-02".
+// DayRanges writes days (sorted) as runs: "2024-01-01..2024-01-31, 2024-03-02", at most
+// listRuns of them and then how many days are left, so that a summary stays short.
 func DayRanges(days []time.Time) string {
 	var parts []string
 	for i := 0; i < len(days); {
+		if len(parts) == listRuns {
+			parts = append(parts, fmt.Sprintf("and %d more days", len(days)-i))
+			break
+		}
 		j := i
 		for j+1 < len(days) && days[j+1].Equal(days[j].AddDate(0, 0, 1)) {
 			j++
@@ -298,3 +327,6 @@ func DayRanges(days []time.Time) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// listRuns is how many runs of days DayRanges writes.
+const listRuns = 50

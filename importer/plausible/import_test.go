@@ -177,8 +177,13 @@ func TestImport(t *testing.T) {
 	if sum.Visitors != wantVisitors {
 		t.Errorf("summary visitors %d, want %d", sum.Visitors, wantVisitors)
 	}
-	leftOut := strings.Join(sum.LeftOut, "\n")
-	for _, s := range []string{"imported_browsers: columns bounces, pageviews, visit_duration, visitors (", `device "Laptop"`, `unknown country code "XX"`, "engagement events", "imported_locations: columns bounces, city, pageviews, region, visit_duration, visitors",
+	var lines []string
+	for _, r := range sum.LeftOut {
+		lines = append(lines, r.String())
+	}
+	leftOut := strings.Join(append(lines, sum.UnusedColumns...), "\n")
+	for _, s := range []string{"imported_browsers: columns bounces, pageviews, visit_duration, visitors (", `not a device type: 1200 ("Laptop" 1200)`,
+		`country code that names no country: 40 ("XX" 40)`, "engagement events", "imported_locations: columns bounces, city, pageviews, region, visit_duration, visitors",
 		"imported_sources: columns bounces, pageviews, utm_content, utm_medium, utm_source, utm_term, visit_duration, visitors"} {
 		if !strings.Contains(leftOut, s) {
 			t.Errorf("left out %q is not in the summary:\n%s", s, leftOut)
@@ -284,8 +289,8 @@ func TestImportBadInput(t *testing.T) {
 		{"a date that is not one", with(visitors, []byte("date,visitors,pageviews,bounces,visits,visit_duration\n2024-02-30,1,2,3,4,5\n")), plausible.Limits{},
 			visitors + `, line 2, column date: "2024-02-30" is not a date`},
 		{"a row cut short", with(visitors, []byte("date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-20,1,2,3,4,5\n2024-01-21,1,2\n")), plausible.Limits{},
-			visitors + ": record on line 3: wrong number of fields"},
-		{"a CSV cut inside a quote", with(devices, []byte("date,device,visits\n2024-01-20,\"Desk")), plausible.Limits{}, devices + ":"},
+			visitors + ", line 3, column bounces: the line has 3 fields, the first line 6"},
+		{"a CSV cut inside a quote", with(devices, []byte("date,device,visits\n2024-01-20,\"Desk")), plausible.Limits{}, devices + ", line 2, column device: a quoted field is not closed"},
 		{"too many files", zipOf(many), plausible.Limits{}, "holds 65 files, more than 64"},
 		{"too large uncompressed", whole, plausible.Limits{Files: 64, Uncompressed: 1000}, "more than 1000"},
 	}
