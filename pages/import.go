@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/analytics-service/analytics/importer/plausible"
@@ -56,6 +57,15 @@ func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// The slot is taken before the upload is received, the slow part: a second import of the
+	// user's, started meanwhile, is refused at once rather than after its 50 MiB.
+	release, ok := takeImportSlot(p, user.ID)
+	if !ok {
+		p.refuseImport(w, r, http.StatusConflict, site,
+			"Another import of yours is running. Wait until it has finished (its page shows the summary), then try again.")
+		return
+	}
+	defer release()
 	file, size, ok := p.receiveExport(w, r, parts, site)
 	if !ok {
 		return
@@ -154,4 +164,25 @@ func (p *Pages) refuseImport(w http.ResponseWriter, r *http.Request, status int,
 		Status: status, Heading: "Import refused", Message: message,
 		Back: "/websites/" + strconv.FormatInt(site.ID, 10) + "/edit", BackLabel: "Back to " + site.Domain,
 	})
+}
+
+// importing holds the users who have an import running, per Pages (tests run several): at
+// most one import at a time per user, so that one account cannot run many at once, each
+// with its memory and its database connection. It is per process; an import is one request,
+// so a user can have one running on each node at most.
+var importing sync.Map // importSlot -> struct{}
+
+type importSlot struct {
+	pages *Pages
+	user  int64
+}
+
+// takeImportSlot takes the user's import slot, false when an import of theirs runs; release
+// gives it back.
+func takeImportSlot(p *Pages, userID int64) (release func(), ok bool) {
+	key := importSlot{pages: p, user: userID}
+	if _, taken := importing.LoadOrStore(key, struct{}{}); taken {
+		return nil, false
+	}
+	return func() { importing.Delete(key) }, true
 }

@@ -96,7 +96,7 @@ func TestImportUpload(t *testing.T) {
 
 	done := b.upload(path, token, bytes.NewReader(zip))
 	wantStatus(t, "the upload", done, http.StatusOK)
-	for _, want := range []string{"10 days imported, from 20 Jan 2024 to 29 Jan 2024", "Left out: visits of device &#34;Laptop&#34;"} {
+	for _, want := range []string{"10 days imported, from 20 Jan 2024 to 29 Jan 2024", "Left out: visits of a device that is a screen size, not a device type: 300", "<li>&#34;Laptop&#34;: 300</li>"} {
 		if !strings.Contains(done.body, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, done.body)
 		}
