@@ -503,12 +503,12 @@ func (s *source) stats(ctx context.Context, websiteID int64, fn func(name, value
 			return fmt.Errorf("read its stats: %w", err)
 		}
 		if err := checkLength("stats", "value", string(value)); err != nil {
-			return fmt.Errorf("a stats row (%s): %w", importer.Quote(string(name)), err)
+			return fmt.Errorf("a stats row (%s): %w", importer.Cut(string(name), importer.QuoteLength), err)
 		}
 		day, err := time.Parse(time.DateOnly, string(date))
 		if err != nil || day.Year() < 1 {
 			return fmt.Errorf("a stats row (%s, %s) has the date %s, which is no day",
-				importer.Quote(string(name)), importer.Quote(string(value)), importer.Quote(string(date)))
+				importer.Cut(string(name), importer.QuoteLength), importer.Quote(string(value)), importer.Quote(string(date)))
 		}
 		if err := fn(string(name), string(value), day, count); err != nil {
 			return err

@@ -345,11 +345,12 @@ func TestImportPHPAnalytics(t *testing.T) {
 		"skipped: taken.example: a website with this domain exists here",
 		"skipped: gone.example: its owner (phpAnalytics user 3) was deleted there",
 		"summary: imported 3 websites, 3699 rows, 734 days; 2 skipped, 0 failed",
-		"operating_system: \"Windows Phone\": 1",
-		"device: \"ereader\": 1",
-		"browser: \"UC Browser\": 1",
-		"language: \"*\": 1",
-		"screen_resolution: \"abc\": 1",
+		"kept as they are (no counterpart here), rows:\n",
+		"    \"Windows Phone\": 1\n",
+		"  device: 1\n    \"ereader\": 1\n",
+		"  browser: 1\n    \"UC Browser\": 1\n",
+		"  language: 1\n    \"*\": 1\n",
+		"  screen_resolution: 1\n    \"abc\": 1\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -621,7 +622,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	}
 	for _, want := range []string{"would create user owner@example.com", "would create user second@example.com",
 		"example.com: would be imported for owner@example.com", "example.com: privacy 2 (password) becomes 1",
-		"summary: would import (dry run, nothing written) 4 websites, 3 rows, 2 days; 1 skipped, 0 failed", `device: "pda": 1`} {
+		"summary: would import (dry run, nothing written) 4 websites, 3 rows, 2 days; 1 skipped, 0 failed", "  device: 1\n    \"pda\": 1\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, out)
 		}
@@ -756,7 +757,7 @@ func TestOldAndUnknownNames(t *testing.T) {
 		{2, "pageviews_hours", "07", "2024-01-01", 9}, {2, "bogus", "x", "2024-01-01", 4},
 	})
 	out, err := f.run(phpanalytics.Options{AppKey: appKey})
-	if err != nil || !strings.Contains(out, "bogus (name): 1") {
+	if err != nil || !strings.Contains(out, "  names (statistics kept under their own name): 1\n    \"bogus\": 1\n") {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	shop, _ := f.websiteFor("shop.example.org")
