@@ -1,0 +1,333 @@
+package main
+
+// The import's memory, measured on the real server: the binary built without -race (which
+// multiplies memory), run as a process of its own, its peak resident memory read from the
+// kernel while two hostile exports are uploaded through the owner's form.
+
+import (
+	"archive/zip"
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The bounds the upload must hold whatever the file holds.
+const (
+	importMemoryBound = 256 << 20 // peak resident memory above idle
+	importPageBound   = 1 << 20   // the answer page
+)
+
+// TestImportMemory uploads (1) an export whose imported_visitors.csv has one cell of 1,000 MiB
+// of 'A' (deflated to about 1 MB) and (2) one of 3,000,000 distinct devices, and requires of
+// each: a readable answer (422, 200) under 1 MiB, and the server's peak resident memory under
+// 256 MiB above its idle memory. Both files are generated here, streamed to disk.
+func TestImportMemory(t *testing.T) {
+	bin := buildPlainBinary(t)
+	dbURL := freshDatabase(t)
+	s := startServerProc(t, bin, "import-memory", dbURL)
+	key := createAPIUser(t, bin, dbURL)
+	const email, password = "fault@example.com", "memory test password"
+	setUserPassword(t, bin, dbURL, email, password)
+	id := s.createSite(t, key, "memory.test")
+	owner := signInTo(t, s.base, email, password)
+
+	dir := t.TempDir()
+	cell := filepath.Join(dir, "cell.zip")
+	writeExport(t, cell, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,"); err != nil {
+			return err
+		}
+		chunk := []byte(strings.Repeat("A", 1<<20))
+		for range 1000 {
+			if _, err := w.Write(chunk); err != nil {
+				return err
+			}
+		}
+		_, err := io.WriteString(w, ",1,0,1,10\n")
+		return err
+	}, nil)
+	devices := filepath.Join(dir, "devices.zip")
+	writeExport(t, devices, func(w io.Writer) error {
+		_, err := io.WriteString(w, "date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,1,1,0,1,10\n")
+		return err
+	}, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		if _, err := bw.WriteString("date,device,visits\n"); err != nil {
+			return err
+		}
+		for i := range 3_000_000 {
+			if _, err := fmt.Fprintf(bw, "2024-01-01,Screen %07d,%d\n", i, 1+i%5); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	})
+
+	for _, c := range []struct {
+		name   string
+		file   string
+		status int
+		want   string
+	}{
+		{"a cell of 1,000 MiB", cell, http.StatusUnprocessableEntity, "line 2, column visitors: the line is longer than 64 KiB"},
+		{"3,000,000 distinct devices", devices, http.StatusOK, "and more than 980 other values"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			size := fileSize(t, c.file)
+			idle := procMemory(t, s.cmd.Process.Pid, "VmRSS")
+			resetPeakMemory(t, s.cmd.Process.Pid)
+			sampled := sampleMemory(s.cmd.Process.Pid)
+			began := time.Now()
+			status, page, truncated := owner.upload(t, fmt.Sprintf("/websites/%d/import", id), c.file)
+			took := time.Since(began)
+			peak := max(sampled(), procMemory(t, s.cmd.Process.Pid, "VmHWM"))
+			t.Logf("%s (%d bytes zipped): %d in %v, a page of %d bytes; resident memory idle %d MiB, peak %d MiB (+%d MiB)",
+				c.name, size, status, took.Round(time.Millisecond), len(page), idle>>20, peak>>20, (peak-idle)>>20)
+			if status != c.status || !strings.Contains(page, c.want) {
+				t.Errorf("answer %d, want %d saying %q\n%.3000s", status, c.status, c.want, page)
+			}
+			if truncated {
+				t.Errorf("the answer page is over %d bytes", importPageBound)
+			}
+			if peak-idle > importMemoryBound {
+				t.Errorf("the server's resident memory went from %d MiB to %d MiB, more than %d MiB above idle",
+					idle>>20, peak>>20, importMemoryBound>>20)
+			}
+		})
+	}
+}
+
+// writeExport writes a zip of imported_visitors.csv and, when devices is not nil,
+// imported_devices.csv, each streamed into the zip writer (never whole in memory).
+func writeExport(t *testing.T, path string, visitors, devices func(io.Writer) error) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	z := zip.NewWriter(bw)
+	for _, file := range []struct {
+		name string
+		fill func(io.Writer) error
+	}{{"imported_visitors.csv", visitors}, {"imported_devices.csv", devices}} {
+		if file.fill == nil {
+			continue
+		}
+		w, err := z.Create(file.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := file.fill(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Size()
+}
+
+// procMemory reads a field of /proc/PID/status (VmRSS: resident now; VmHWM: the peak), in bytes.
+func procMemory(t *testing.T, pid int, field string) int64 {
+	t.Helper()
+	n, err := readProcMemory(pid, field)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func readProcMemory(pid int, field string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
+}
+
+// resetPeakMemory sets the process's VmHWM back to its resident memory now (Linux's
+// clear_refs 5), so that VmHWM after the upload is the upload's own peak.
+func resetPeakMemory(t *testing.T, pid int) {
+	t.Helper()
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		t.Fatalf("reset the server's peak memory: %v", err)
+	}
+}
+
+// sampleMemory reads VmRSS every 10 ms until the returned function is called, which gives the
+// largest read: a second measure beside VmHWM.
+func sampleMemory(pid int) func() int64 {
+	var mu sync.Mutex
+	var peak int64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if n, err := readProcMemory(pid, "VmRSS"); err == nil {
+				mu.Lock()
+				peak = max(peak, n)
+				mu.Unlock()
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		<-stopped
+		mu.Lock()
+		defer mu.Unlock()
+		return peak
+	}
+}
+
+// buildPlainBinary builds the server without -race into the test's directory: the race
+// detector's shadow memory would be measured with the server's.
+func buildPlainBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "analytics")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// setUserPassword runs `analytics user password`, the password on stdin.
+func setUserPassword(t *testing.T, bin, dbURL, email, password string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "user", "password", "--email", email)
+	cmd.Env = childEnv(dbURL)
+	cmd.Stdin = strings.NewReader(password + "\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("analytics user password: %v\n%s", err, out)
+	}
+}
+
+// pagesClient is a browser signed in to the stats pages, with the form's CSRF token.
+type pagesClient struct {
+	base   string
+	client *http.Client
+	token  string
+}
+
+var csrfInput = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+func signInTo(t *testing.T, base, email, password string) *pagesClient {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &pagesClient{base: base, client: &http.Client{Jar: jar, Timeout: 10 * time.Minute, Transport: &http.Transport{Proxy: nil},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	c.token = c.csrf(t, "/login")
+	res, err := c.client.PostForm(base+"/login", url.Values{"csrf": {c.token}, "email": {email}, "password": {password}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", res.StatusCode)
+	}
+	c.token = c.csrf(t, "/")
+	return c
+}
+
+func (c *pagesClient) csrf(t *testing.T, path string) string {
+	t.Helper()
+	res, err := c.client.Get(c.base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	m := csrfInput.FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("GET %s: %d, no CSRF token\n%.2000s", path, res.StatusCode, b)
+	}
+	return string(m[1])
+}
+
+// upload sends the file in the import form, streamed; it returns the answer's status and up to
+// importPageBound bytes of its page, and whether there was more.
+func (c *pagesClient) upload(t *testing.T, path, file string) (int, string, bool) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pr, pw := io.Pipe()
+	form := multipart.NewWriter(pw)
+	go func() {
+		err := form.WriteField("csrf", c.token)
+		if err == nil {
+			var part io.Writer
+			if part, err = form.CreateFormFile("export", filepath.Base(file)); err == nil {
+				_, err = io.Copy(part, f)
+			}
+		}
+		if err == nil {
+			err = form.Close()
+		}
+		_ = pw.CloseWithError(err)
+	}()
+	req, err := http.NewRequest(http.MethodPost, c.base+path, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", form.FormDataContentType())
+	res, err := c.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	page, err := io.ReadAll(io.LimitReader(res.Body, importPageBound+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(page), len(page) > importPageBound
+}
