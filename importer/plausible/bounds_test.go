@@ -172,3 +172,31 @@ func TestImportLeftOutIsBounded(t *testing.T) {
 		t.Errorf("devices imported: %v", got)
 	}
 }
+
+// TestImportRefusesAHugeDirectory: a zip whose directory lists 300,000 files is refused
+// without a record of each being made (zip.NewReader reads every entry of the directory,
+// whatever count the archive declares, before the limit of 64 files can be checked).
+func TestImportRefusesAHugeDirectory(t *testing.T) {
+	e := newEnv(t)
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	for i := range 300_000 {
+		if _, err := z.CreateHeader(&zip.FileHeader{Name: fmt.Sprint(i), Method: zip.Store}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := e.importZip(buf.Bytes(), plausible.Options{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "more than 64") {
+		t.Fatalf("error %v, want one saying the archive has more than 64 files", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("reading the directory allocated %d MiB, want it bounded", alloc>>20)
+	}
+}

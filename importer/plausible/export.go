@@ -208,10 +208,15 @@ type exportFile struct {
 
 // openExport checks the zip against the limits and tells its Plausible files from the others.
 func openExport(r io.ReaderAt, size int64, limits Limits) ([]exportFile, []string, error) {
-	z, err := zip.NewReader(r, size)
+	bounded := &boundedReaderAt{r: r, left: maxDirectoryRead}
+	z, err := zip.NewReader(bounded, size)
+	if errors.Is(err, errDirectoryTooLarge) {
+		return nil, nil, fmt.Errorf("the archive's directory takes more than %d KiB: it holds more than %d files, or names too long", maxDirectoryRead>>10, limits.Files)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("the file is not a readable zip archive (%w); a truncated download reads so too", err)
 	}
+	bounded.left = -1 // the files are read through it: no bound but the budget's
 	if len(z.File) > limits.Files {
 		return nil, nil, fmt.Errorf("the archive holds %d files, more than %d", len(z.File), limits.Files)
 	}
@@ -238,6 +243,32 @@ func openExport(r io.ReaderAt, size int64, limits Limits) ([]exportFile, []strin
 	}
 	slices.SortStableFunc(files, func(a, b exportFile) int { return tableIndex(a.table) - tableIndex(b.table) })
 	return files, others, nil
+}
+
+// maxDirectoryRead bounds what zip.NewReader may read: the search for the end record (at most
+// 65 KiB) and the directory. zip.NewReader makes a record of every entry the directory lists,
+// whatever count the archive declares, before the number of files can be checked; 50 MiB of
+// one-letter entries would be a million records. 64 files with names of 1 KiB take 80 KiB.
+const maxDirectoryRead = 1 << 20
+
+var errDirectoryTooLarge = errors.New("the archive's directory is too large")
+
+// boundedReaderAt fails once left bytes are read; left < 0 is no bound.
+type boundedReaderAt struct {
+	r    io.ReaderAt
+	left int64
+}
+
+func (b *boundedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if b.left < 0 {
+		return b.r.ReadAt(p, off)
+	}
+	if int64(len(p)) > b.left {
+		return 0, errDirectoryTooLarge
+	}
+	n, err := b.r.ReadAt(p, off)
+	b.left -= int64(n)
+	return n, err
 }
 
 func tableOf(name string) *table {
