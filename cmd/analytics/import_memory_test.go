@@ -7,8 +7,11 @@ package main
 import (
 	"archive/zip"
 	"bufio"
+	"bytes"
+	"compress/flate"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -18,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,19 +51,7 @@ func TestImportMemory(t *testing.T) {
 
 	dir := t.TempDir()
 	cell := filepath.Join(dir, "cell.zip")
-	writeExport(t, cell, func(w io.Writer) error {
-		if _, err := io.WriteString(w, "date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,"); err != nil {
-			return err
-		}
-		chunk := []byte(strings.Repeat("A", 1<<20))
-		for range 1000 {
-			if _, err := w.Write(chunk); err != nil {
-				return err
-			}
-		}
-		_, err := io.WriteString(w, ",1,0,1,10\n")
-		return err
-	}, nil)
+	writeCellExport(t, cell, 1000)
 	devices := filepath.Join(dir, "devices.zip")
 	writeExport(t, devices, func(w io.Writer) error {
 		_, err := io.WriteString(w, "date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,1,1,0,1,10\n")
@@ -69,8 +61,10 @@ func TestImportMemory(t *testing.T) {
 		if _, err := bw.WriteString("date,device,visits\n"); err != nil {
 			return err
 		}
+		line := make([]byte, 0, 64)
 		for i := range 3_000_000 {
-			if _, err := fmt.Fprintf(bw, "2024-01-01,Screen %07d,%d\n", i, 1+i%5); err != nil {
+			line = append(strconv.AppendInt(append(line[:0], "2024-01-01,Screen "...), int64(i), 10), ',', byte('1'+i%5), '\n')
+			if _, err := bw.Write(line); err != nil {
 				return err
 			}
 		}
@@ -108,6 +102,90 @@ func TestImportMemory(t *testing.T) {
 					idle>>20, peak>>20, importMemoryBound>>20)
 			}
 		})
+	}
+}
+
+// writeCellExport writes a zip whose imported_visitors.csv is a header and a row whose
+// visitors cell is mib MiB of 'A', deflated to about 1 KiB a MiB. The deflate stream is one
+// compressed MiB repeated: compressing 1,000 MiB here would take minutes under -race. After a
+// sync flush the compressor's blocks start on a byte and refer to the last 32 KiB only, all
+// 'A' whichever MiB came before, so the same bytes decompress to each MiB
+// (TestCellExportDecompresses checks it on a smaller one).
+func writeCellExport(t *testing.T, path string, mib int) {
+	t.Helper()
+	prefix := []byte("date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,")
+	suffix := []byte(",1,0,1,10\n")
+	chunk := bytes.Repeat([]byte("A"), 1<<20)
+	var out bytes.Buffer
+	fw, err := flate.NewWriter(&out, flate.DefaultCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	take := func(data []byte, end func() error) []byte {
+		if _, err := fw.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := end(); err != nil {
+			t.Fatal(err)
+		}
+		b := bytes.Clone(out.Bytes())
+		out.Reset()
+		return b
+	}
+	head := take(append(bytes.Clone(prefix), chunk...), fw.Flush)
+	unit := take(chunk, fw.Flush)
+	tail := take(suffix, fw.Close)
+	sum := crc32.NewIEEE()
+	sum.Write(prefix)
+	for range mib {
+		sum.Write(chunk)
+	}
+	sum.Write(suffix)
+
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z := zip.NewWriter(f)
+	w, err := z.CreateRaw(&zip.FileHeader{
+		Name: "imported_visitors.csv", Method: zip.Deflate, CRC32: sum.Sum32(),
+		CompressedSize64:   uint64(len(head) + (mib-1)*len(unit) + len(tail)),
+		UncompressedSize64: uint64(len(prefix) + mib<<20 + len(suffix)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range append(append([][]byte{head}, slices.Repeat([][]byte{unit}, mib-1)...), tail) {
+		if _, err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCellExportDecompresses: the cell export's repeated stream is the file it claims to be.
+func TestCellExportDecompresses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cell.zip")
+	writeCellExport(t, path, 5)
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	rc, err := z.File[0].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(rc) // the checksum is checked at the end
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01," + strings.Repeat("A", 5<<20) + ",1,0,1,10\n"
+	if string(b) != want {
+		t.Fatalf("the cell export decompresses to %d bytes, not the %d bytes it claims", len(b), len(want))
 	}
 }
 
