@@ -59,10 +59,16 @@ func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
 	}
 	// The slot is taken before the upload is received, the slow part: a second import of the
 	// user's, started meanwhile, is refused at once rather than after its 50 MiB.
-	release, ok := takeImportSlot(p, user.ID)
-	if !ok {
+	release, refusal := takeImportSlot(p, user.ID)
+	switch refusal {
+	case userBusy:
 		p.refuseImport(w, r, http.StatusConflict, site,
 			"Another import of yours is running. Wait until it has finished (its page shows the summary), then try again.")
+		return
+	case serverBusy:
+		w.Header().Set("Retry-After", "60")
+		p.refuseImport(w, r, http.StatusServiceUnavailable, site,
+			"The server is running as many imports as it takes at once. Try again in a minute.")
 		return
 	}
 	defer release()
@@ -166,23 +172,47 @@ func (p *Pages) refuseImport(w http.ResponseWriter, r *http.Request, status int,
 	})
 }
 
-// importing holds the users who have an import running, per Pages (tests run several): at
-// most one import at a time per user, so that one account cannot run many at once, each
-// with its memory and its database connection. It is per process; an import is one request,
-// so a user can have one running on each node at most.
-var importing sync.Map // importSlot -> struct{}
+// maxImports is how many imports a node runs at once, whoever sends them: each holds up to
+// about 40 MiB (measured in cmd/analytics TestImportMemory) and a database connection of the
+// pool's 20 while it writes, so that many owners importing at once neither take the server's
+// memory nor leave collection without connections.
+const maxImports = 4
 
-type importSlot struct {
-	pages *Pages
-	user  int64
+// importGate holds the imports running on one Pages (tests run several in one process): at
+// most one per user, at most maxImports in all. It is per process; an import is one request,
+// so a user can have one running on each node at most.
+type importGate struct {
+	mu    sync.Mutex
+	users map[int64]bool
 }
 
-// takeImportSlot takes the user's import slot, false when an import of theirs runs; release
-// gives it back.
-func takeImportSlot(p *Pages, userID int64) (release func(), ok bool) {
-	key := importSlot{pages: p, user: userID}
-	if _, taken := importing.LoadOrStore(key, struct{}{}); taken {
-		return nil, false
+var importGates sync.Map // *Pages -> *importGate
+
+// importRefusal says why no slot was given.
+type importRefusal int
+
+const (
+	slotTaken  importRefusal = iota // the import may run
+	userBusy                        // an import of the user's runs
+	serverBusy                      // maxImports run
+)
+
+// takeImportSlot takes the user's import slot; release gives it back.
+func takeImportSlot(p *Pages, userID int64) (release func(), why importRefusal) {
+	g, _ := importGates.LoadOrStore(p, &importGate{users: map[int64]bool{}})
+	gate := g.(*importGate)
+	gate.mu.Lock()
+	defer gate.mu.Unlock()
+	switch {
+	case gate.users[userID]:
+		return nil, userBusy
+	case len(gate.users) >= maxImports:
+		return nil, serverBusy
 	}
-	return func() { importing.Delete(key) }, true
+	gate.users[userID] = true
+	return func() {
+		gate.mu.Lock()
+		defer gate.mu.Unlock()
+		delete(gate.users, userID)
+	}, slotTaken
 }

@@ -79,49 +79,7 @@ func TestImportOneAtATime(t *testing.T) {
 	export := plausibletest.Sample(importFirst, 40).Zip()
 	small := plausibletest.Sample(importFirst.AddDate(1, 0, 0), 1).Zip()
 
-	// The first upload sends its file but for its last bytes, then waits (what it sends passes
-	// the client's 4 KiB write buffer). Its slot is taken before its file is received, so a
-	// poll soon answers 409. A poll sent before the first reached its handler takes the slot
-	// for a moment (not a zip: a quick 422, nothing written); the first may then be refused
-	// itself, and is sent again.
-	var finish *io.PipeWriter
-	var first chan uploadOutcome
-	start := func() {
-		var slow *io.PipeReader
-		slow, finish = io.Pipe()
-		first = make(chan uploadOutcome, 1)
-		go func() {
-			var o uploadOutcome
-			o.status, o.body, o.err = b.uploadFrom(path, token, slow)
-			first <- o
-		}()
-		go func() { _, _ = finish.Write(export[:len(export)-16]) }()
-	}
-	start()
-	// On a failure, the upload ends before the server is closed (which waits for it).
-	t.Cleanup(func() { _ = finish.CloseWithError(io.ErrUnexpectedEOF) })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		status, body, err := b.uploadFrom(path, token, strings.NewReader("not a zip"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if status == http.StatusConflict {
-			break
-		}
-		if status != http.StatusUnprocessableEntity || time.Now().After(deadline) {
-			t.Fatalf("a second upload while the first runs: %d, want 409\n%.2000s", status, body)
-		}
-		select {
-		case o := <-first:
-			if o.status != http.StatusConflict {
-				t.Fatalf("the first upload ended early: %d %v\n%.2000s", o.status, o.err, o.body)
-			}
-			start()
-		default:
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	first := holdUpload(t, b, path, token, export)
 	var wg sync.WaitGroup
 	statuses := make([]int, 30)
 	bodies := make([]string, 30)
@@ -152,11 +110,7 @@ func TestImportOneAtATime(t *testing.T) {
 		t.Fatalf("another owner's upload meanwhile: %d %v\n%.2000s", status, err, body)
 	}
 
-	if _, err := finish.Write(export[len(export)-16:]); err != nil {
-		t.Fatal(err)
-	}
-	_ = finish.Close()
-	got := <-first
+	got := first.complete(t)
 	if got.err != nil || got.status != http.StatusOK || !strings.Contains(got.body, "40 days imported") {
 		t.Fatalf("the first upload: %d %v\n%.2000s", got.status, got.err, got.body)
 	}
@@ -195,4 +149,100 @@ func TestImportSummaryIsBounded(t *testing.T) {
 	if !strings.Contains(done.body, "&#34;Laptop&#34;: 900") || !strings.Contains(done.body, "and more than 980 other values") {
 		t.Errorf("the summary lacks the most frequent value or the count of the others:\n%.3000s", done.body)
 	}
+}
+
+// heldUpload is an upload whose file is sent but for its last bytes: it holds its user's
+// import slot until it is completed.
+type heldUpload struct {
+	finish *io.PipeWriter
+	done   chan uploadOutcome
+	rest   []byte
+}
+
+// holdUpload starts an upload of export and returns once it holds the slot: a poll of the
+// user's then answers 409. What it sends passes the client's 4 KiB write buffer. A poll sent
+// before the upload reached its handler takes the slot for a moment (not a zip: a quick 422,
+// nothing written); the upload may then be refused itself, and is sent again.
+func holdUpload(t *testing.T, b *browser, path, token string, export []byte) *heldUpload {
+	t.Helper()
+	h := &heldUpload{rest: export[len(export)-16:]}
+	start := func() {
+		slow, finish := io.Pipe()
+		h.finish, h.done = finish, make(chan uploadOutcome, 1)
+		done := h.done
+		go func() {
+			var o uploadOutcome
+			o.status, o.body, o.err = b.uploadFrom(path, token, slow)
+			done <- o
+		}()
+		go func() { _, _ = finish.Write(export[:len(export)-16]) }()
+	}
+	start()
+	// On a failure, the upload ends before the server is closed (which waits for it).
+	t.Cleanup(func() { _ = h.finish.CloseWithError(io.ErrUnexpectedEOF) })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, body, err := b.uploadFrom(path, token, strings.NewReader("not a zip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status == http.StatusConflict {
+			return h
+		}
+		if status != http.StatusUnprocessableEntity || time.Now().After(deadline) {
+			t.Fatalf("a second upload while the first runs: %d, want 409\n%.2000s", status, body)
+		}
+		select {
+		case o := <-h.done:
+			if o.status != http.StatusConflict {
+				t.Fatalf("the held upload ended early: %d %v\n%.2000s", o.status, o.err, o.body)
+			}
+			start()
+		default:
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// complete sends the rest of the file and returns the upload's outcome.
+func (h *heldUpload) complete(t *testing.T) uploadOutcome {
+	t.Helper()
+	if _, err := h.finish.Write(h.rest); err != nil {
+		t.Fatal(err)
+	}
+	_ = h.finish.Close()
+	return <-h.done
+}
+
+// TestImportNodeLimit: a node runs at most four imports at once, whoever sends them; a fifth
+// owner's upload meanwhile answers 503 with a page saying to try again, and goes through once
+// the others are done.
+func TestImportNodeLimit(t *testing.T) {
+	e := newEnv(t)
+	export := plausibletest.Sample(importFirst, 40).Zip()
+	var held []*heldUpload
+	var fifth *browser
+	var fifthPath string
+	for i := range 5 {
+		a := e.account(fmt.Sprintf("owner%d@example.com", i))
+		id := e.site(a, fmt.Sprintf("site%d.test", i))
+		b := e.browser().signIn(a)
+		path := fmt.Sprintf("/websites/%d/import", id)
+		if i < 4 {
+			held = append(held, holdUpload(t, b, path, b.token(), export))
+			continue
+		}
+		fifth, fifthPath = b, path
+	}
+	busy := fifth.upload(fifthPath, fifth.token(), bytes.NewReader(export))
+	wantStatus(t, "a fifth import at once", busy, http.StatusServiceUnavailable)
+	if !strings.Contains(busy.body, "Try again in a minute") || busy.header.Get("Retry-After") != "60" {
+		t.Errorf("the 503 page does not say when to try again (Retry-After %q):\n%.2000s", busy.header.Get("Retry-After"), busy.body)
+	}
+	for i, h := range held {
+		if o := h.complete(t); o.err != nil || o.status != http.StatusOK {
+			t.Fatalf("held upload %d: %d %v\n%.2000s", i, o.status, o.err, o.body)
+		}
+	}
+	wantStatus(t, "the fifth once the others are done", fifth.upload(fifthPath, fifth.token(), bytes.NewReader(export)), http.StatusOK)
 }
