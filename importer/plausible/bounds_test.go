@@ -102,6 +102,7 @@ func TestImportReadsWithinBounds(t *testing.T) {
 			_, err := io.WriteString(w, "2024-01-01,1,1,0,\"1\"2,10\n")
 			return err
 		}), file + `, line 2, column visits: a quote inside a quoted field is not doubled`},
+		{"an empty file", zipStream(t, "", func(io.Writer) error { return nil }), file + ": no header line: the file is empty"},
 		{"more days than a hundred years", zipStream(t, visitorsHeader, func(w io.Writer) error {
 			day := time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
 			for i := range 36_601 {

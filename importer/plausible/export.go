@@ -351,6 +351,9 @@ func readFile(f exportFile, budget *int64, each func(r *row) error) (unused []st
 	limited := &budgetReader{r: rc, left: budget}
 	cr := newCSVReader(limited)
 	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: no header line: the file is empty", name)
+	}
 	if err != nil {
 		return nil, fileError(name, nil, readError(err, limited))
 	}
