@@ -201,3 +201,18 @@ func TestImportRefusesAHugeDirectory(t *testing.T) {
 		t.Errorf("reading the directory allocated %d MiB, want it bounded", alloc>>20)
 	}
 }
+
+// TestDayRangesAreCut: days listed on a summary are at most 50 runs, then how many are left.
+func TestDayRangesAreCut(t *testing.T) {
+	var days []time.Time
+	for i := range 200 {
+		days = append(days, first.AddDate(0, 0, 2*i)) // every other day: 200 runs
+	}
+	got := plausible.DayRanges(days)
+	if n := strings.Count(got, ", "); n != 50 || !strings.HasSuffix(got, ", and 150 more days") {
+		t.Errorf("%d parts: %s", n+1, got)
+	}
+	if got := plausible.DayRanges(days[:3]); got != "2024-01-20, 2024-01-22, 2024-01-24" {
+		t.Errorf("three days: %s", got)
+	}
+}
