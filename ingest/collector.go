@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,10 +24,11 @@ import (
 const MaxBodySize = 16 << 10
 
 // maxKeysPerHit bounds the entries one hit adds to the counters: a pageview that starts a
-// visit adds at most 19 (its pageview and page, an hour of pageviews moved out of its slot,
-// visit, visit_hour and timed_visit, 11 visit-level values, its day membership and its
-// visit's row).
-const maxKeysPerHit = 20
+// visit adds at most 8 and its visit-level values (its pageview and page, an hour of
+// pageviews moved out of its slot, visit, visit_hour and timed_visit, the values, its day
+// membership and its visit's row). A constant, so that the keys of a hit are an array on the
+// stack, not an allocation.
+const maxKeysPerHit = 8 + stats.MaxDimensions
 
 // Collector answers POST /api/event: it parses and bounds the hit, finds the website in the
 // settings cache, applies the exclusions, enriches the hit and increments the counters. Nothing
@@ -265,35 +267,48 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 }
 
 // addVisit adds the counters of a visit's first hit: the visit itself and its visit-level
-// values, on the visit's day; the values go to its row too, as counted. Landing and exit
-// pages, bounce and duration are emitted by the visit as it goes on (Visits.Collect).
-func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *rowValues, day int32, hour uint8, site *Website, h *hit, refHost string, client Client, ip netip.Addr, r *http.Request) {
+// values (stats.Dimensions), on the visit's day; the values go to its row too, as counted.
+// Landing and exit pages, bounce and duration are emitted by the visit as it goes on
+// (Visits.Collect).
+func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *stats.Values, day int32, hour uint8, site *Website, h *hit, refHost string, client Client, ip netip.Addr, r *http.Request) {
 	date := dayString(day)
 	add(stats.Visit, day, date)
 	add(stats.VisitHour, day, hourValues[hour])
 	add(stats.TimedVisit, day, date)
-	value := func(name stats.Name, v string, field *string) { *field = add(name, day, v) }
 	if !isVisit(refHost, site) {
 		refHost = "" // the website's own pages
 	}
-	value(stats.Referrer, refHost, &row.referrer)
-	if engine, network := classifyReferrer(refHost); engine != "" {
-		value(stats.SearchEngine, engine, &row.searchEngine)
-	} else if network != "" {
-		value(stats.SocialNetwork, network, &row.socialNetwork)
-	}
-	if campaign, ok := campaignValue(h.page); ok {
-		value(stats.Campaign, campaign, &row.campaign)
-	}
+	// Each input once, whichever dimensions take it: an array, not a map, on the hit path.
+	var in [stats.Inputs]string
+	in[stats.FromReferrer] = refHost
+	in[stats.FromSearchEngine], in[stats.FromSocialNetwork] = classifyReferrer(refHost)
 	geo := c.Geo.Lookup(ip)
-	value(stats.Browser, client.Browser, &row.browser)
-	value(stats.OperatingSystem, client.OS, &row.operatingSystem)
-	value(stats.Device, client.Device, &row.device)
-	value(stats.Language, languageValue(r.Header.Get("Accept-Language")), &row.language)
-	value(stats.ScreenResolution, screenValue(h.screen), &row.screenResolution)
-	value(stats.Continent, geo.Continent, &row.continent)
-	value(stats.Country, geo.Country, &row.country)
-	value(stats.City, geo.City, &row.city)
+	in[stats.FromContinent], in[stats.FromCountry], in[stats.FromCity] = geo.Continent, geo.Country, geo.City
+	in[stats.FromBrowser], in[stats.FromOperatingSystem], in[stats.FromDevice] = client.Browser, client.OS, client.Device
+	in[stats.FromLanguage] = languageValue(r.Header.Get("Accept-Language"))
+	in[stats.FromScreen] = screenValue(h.screen)
+	for i := range stats.Dimensions {
+		d := &stats.Dimensions[i]
+		v := in[d.From]
+		switch d.From {
+		case stats.FromVisit:
+			continue
+		case stats.FromQuery:
+			v = queryValue(h.page, d.Param)
+		}
+		if v != "" || !d.OnlyGiven {
+			row[i] = add(d.Name, day, v)
+		}
+	}
+}
+
+// queryValue is the query parameter param of the page, read before exclusions, at most as
+// long as a page; "" when absent or empty.
+func queryValue(u *url.URL, param string) string {
+	if !strings.Contains(u.RawQuery, param) {
+		return "" // most pages: no parsing
+	}
+	return stats.Truncate(u.Query().Get(param), maxPageLength)
 }
 
 // sinceMidnight is the wall-clock time of t since its midnight.

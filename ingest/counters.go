@@ -202,7 +202,7 @@ type hitExtras struct {
 	hasRow    bool
 	row       rowEnd // the visit's row as the hit leaves it
 	hasValues bool
-	values    rowValues // held here, not pointed to: no allocation a visit
+	values    stats.Values // held here, not pointed to: no allocation a visit
 	rowPage   string
 	event     string
 }

@@ -56,16 +56,6 @@ func filterQuery(raw string, site *Website) string {
 	return strings.Join(kept, "&")
 }
 
-// campaignValue is utm_campaign of the page, read before exclusions; ok is false when absent
-// or empty.
-func campaignValue(u *url.URL) (string, bool) {
-	if !strings.Contains(u.RawQuery, "utm_campaign") {
-		return "", false
-	}
-	v := u.Query().Get("utm_campaign")
-	return stats.Truncate(v, maxPageLength), v != ""
-}
-
 // referrerHost is the referrer statistic: the host as sent, "" for direct or unreadable.
 func referrerHost(referrer string) string {
 	if referrer == "" {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // A visit's row for filters (visit_rows, docs/filters.md) is built in memory between flushes,
@@ -25,12 +26,6 @@ type rowRef struct {
 	day       int32
 	visitor   int32 // the day number
 	id        int64
-}
-
-// rowValues are a visit's visit-level values as its first hit counts them.
-type rowValues struct {
-	referrer, searchEngine, socialNetwork, campaign, browser, operatingSystem, device string
-	language, screenResolution, continent, country, city                              string
 }
 
 // rowEnd is what Visits set on a row: as the visit is now.
@@ -68,7 +63,7 @@ type pendingRow struct {
 func (r *pendingRow) ready() bool { return r.hasEnd && !r.needValues && (r.first || r.due) }
 
 // partKind says what an entry of rowStore.parts is: a page, an event or one of the visit's
-// values (partValue + its field's index in valueFields).
+// values (partValue + its dimension's index in stats.Dimensions).
 type partKind uint8
 
 const (
@@ -168,9 +163,9 @@ func (c *Counters) rowHit(x *hitExtras) {
 	s := &c.rowStore
 	slot, r := s.part(x.row.ref, x.row.hour)
 	if x.hasValues {
-		for i, v := range valueFields(&x.values) {
-			if *v != "" { // "" is what a row's values are unless given
-				s.add(slot, r, partValue+partKind(i), *v)
+		for i := range stats.Dimensions {
+			if v := x.values[i]; v != "" { // "" is what a row's values are unless given
+				s.add(slot, r, partValue+partKind(i), v)
 			}
 		}
 		r.needValues = false
@@ -190,12 +185,6 @@ func (c *Counters) rowHit(x *hitExtras) {
 		r.due = true
 	}
 	s.check(slot, r)
-}
-
-// valueFields are the values in the order of their partKind.
-func valueFields(v *rowValues) [12]*string {
-	return [12]*string{&v.referrer, &v.searchEngine, &v.socialNetwork, &v.campaign, &v.browser, &v.operatingSystem,
-		&v.device, &v.language, &v.screenResolution, &v.continent, &v.country, &v.city}
 }
 
 // maxHeldHits is the most pageviews and events a row's held part gathers before it is due: a
@@ -329,31 +318,32 @@ func (s *rowStore) compactTexts() {
 
 func (t takenRows) Len() int { return len(t.rows) }
 
-// Row makes row i as the batch writes it. A later part has no values: "" each, which the
-// upsert ignores.
+// Row makes row i as the batch writes it. A later part has no first-hit values: "" each,
+// which the upsert ignores.
 func (t takenRows) Row(i int, row *repository.VisitRow) {
 	r := &t.rows[i]
 	ref := r.ref
-	pages, events := row.Pages[:0], row.Events[:0]
-	var values rowValues
-	fields := valueFields(&values)
+	*row = repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
+		Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
+		Pages: row.Pages[:0], Events: row.Events[:0]}
 	for _, p := range t.parts[t.start[i] : t.start[i]+r.parts] {
 		switch text := t.texts[p.text]; p.kind {
 		case partPage:
-			pages = append(pages, text)
+			row.Pages = append(row.Pages, text)
 		case partEvent:
-			events = append(events, text)
+			row.Events = append(row.Events, text)
 		default:
-			*fields[p.kind-partValue] = text
+			row.Values[p.kind-partValue] = text
 		}
 	}
-	*row = repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
-		Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
-		Referrer: values.referrer, SearchEngine: values.searchEngine, SocialNetwork: values.socialNetwork, Campaign: values.campaign,
-		Browser: values.browser, OperatingSystem: values.operatingSystem, Device: values.device, Language: values.language,
-		ScreenResolution: values.screenResolution, Continent: values.continent, Country: values.country, City: values.city,
-		LandingPage: t.texts[r.landing], ExitPage: t.texts[r.exit], Pages: pages, Events: events}
+	row.Values[landingIndex], row.Values[exitIndex] = t.texts[r.landing], t.texts[r.exit]
 }
+
+// landingIndex and exitIndex are where a row's landing and exit page go among its values.
+var (
+	_, landingIndex, _ = stats.DimensionOf(stats.LandingPage)
+	_, exitIndex, _    = stats.DimensionOf(stats.ExitPage)
+)
 
 // secondsOf is a visit's duration as the visit_seconds counter counts it.
 func secondsOf(start, last int64) int32 { return int32((last - start) / int64(time.Second)) }

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // pageHit is a pageview of page in the row of visit id, as the collector adds it; values, when
 // given, make it the visit's first hit.
-func pageHit(c *Counters, id int64, page string, values *rowValues) {
+func pageHit(c *Counters, id int64, page string, values map[stats.Name]string) {
 	landing := "/landing"
 	if id == 1 {
 		landing = "/first"
@@ -17,7 +18,7 @@ func pageHit(c *Counters, id int64, page string, values *rowValues) {
 	x := hitExtras{hasRow: true, pageview: &recentView{page: page}, rowPage: page,
 		row: rowEnd{ref: rowRef{websiteID: 1, day: 20516, id: id}, landing: landing, exit: page}}
 	if values != nil {
-		x.hasValues, x.values = true, *values
+		x.hasValues, x.values = true, stats.ValuesOf(values)
 	}
 	if err := c.AddHit(nil, &x); err != nil {
 		panic(err)
@@ -37,7 +38,8 @@ func rowsOf(t takenRows) map[int64]string {
 	var r repository.VisitRow
 	for i := range t.Len() {
 		t.Row(i, &r)
-		out[r.ID] = fmt.Sprintf("%d %v %v %s %s %s %s", r.Pageviews, r.Pages, r.Events, r.LandingPage, r.ExitPage, r.Browser, r.City)
+		out[r.ID] = fmt.Sprintf("%d %v %v %s %s %s %s", r.Pageviews, r.Pages, r.Events, r.Values.Get(stats.LandingPage), r.Values.Get(stats.ExitPage),
+			r.Values.Get(stats.Browser), r.Values.Get(stats.City))
 	}
 	return out
 }
@@ -50,8 +52,8 @@ func TestRowStoreKeepsEachRowsParts(t *testing.T) {
 	for id := int64(1); id <= 3; id++ {
 		c.openRow(rowRef{websiteID: 1, day: 20516, id: id}, 10)
 	}
-	pageHit(c, 1, "/a1", &rowValues{browser: "Firefox"})
-	pageHit(c, 2, "/a2", &rowValues{city: "Bern"})
+	pageHit(c, 1, "/a1", map[stats.Name]string{stats.Browser: "Firefox"})
+	pageHit(c, 2, "/a2", map[stats.Name]string{stats.City: "Bern"})
 	pageHit(c, 1, "/b1", nil)
 	pageHit(c, 4, "/x4", nil) // a later part (written before), held: not due
 	pageHit(c, 2, "/b2", nil)
@@ -66,7 +68,7 @@ func TestRowStoreKeepsEachRowsParts(t *testing.T) {
 	}
 	pageHit(c, 5, "/a5", nil) // reuses a slot
 	pageHit(c, 4, "/y4", nil)
-	pageHit(c, 3, "/a3", &rowValues{browser: "Safari"})
+	pageHit(c, 3, "/a3", map[stats.Name]string{stats.Browser: "Safari"})
 	c.mu.Lock()
 	c.setEnd(&rowEnd{ref: rowRef{websiteID: 1, day: 20516, id: 4}, landing: "/landing", exit: "/y4", due: true})
 	c.mu.Unlock()
@@ -85,7 +87,7 @@ func TestRowStoreKeepsEachRowsParts(t *testing.T) {
 func TestRowStoreCompactsItsTexts(t *testing.T) {
 	c := NewCounters(1 << 20)
 	c.openRow(rowRef{websiteID: 1, day: 20516, id: 1}, 10)
-	pageHit(c, 1, "/first", &rowValues{browser: "Firefox"})
+	pageHit(c, 1, "/first", map[stats.Name]string{stats.Browser: "Firefox"})
 	takeRows(c)
 	pageHit(c, 1, "/kept", nil) // held across every take below
 	most := 0
@@ -93,7 +95,7 @@ func TestRowStoreCompactsItsTexts(t *testing.T) {
 		for i := range 1000 {
 			id := int64(2 + round*1000 + i)
 			c.openRow(rowRef{websiteID: 1, day: 20516, id: id}, 10)
-			pageHit(c, id, fmt.Sprintf("/page-%d-%d", round, i), &rowValues{city: fmt.Sprintf("city-%d-%d", round, i)})
+			pageHit(c, id, fmt.Sprintf("/page-%d-%d", round, i), map[stats.Name]string{stats.City: fmt.Sprintf("city-%d-%d", round, i)})
 		}
 		if got := takeRows(c); len(got) != 1000 || got[2+int64(round)*1000] != fmt.Sprintf("1 [/page-%d-0] [] /landing /page-%d-0  city-%d-0", round, round, round) {
 			t.Fatalf("round %d: %d rows, the first %q", round, len(got), got[2+int64(round)*1000])
@@ -122,7 +124,7 @@ func TestTakenRowsStayAsTaken(t *testing.T) {
 	c := NewCounters(1 << 20)
 	for id := int64(1); id <= 3; id++ {
 		c.openRow(rowRef{websiteID: 1, day: 20516, id: id}, 10)
-		pageHit(c, id, fmt.Sprintf("/a%d", id), &rowValues{city: fmt.Sprintf("city-%d", id)})
+		pageHit(c, id, fmt.Sprintf("/a%d", id), map[stats.Name]string{stats.City: fmt.Sprintf("city-%d", id)})
 	}
 	batch := c.take()
 	c.release(batch.size())
@@ -135,7 +137,7 @@ func TestTakenRowsStayAsTaken(t *testing.T) {
 		defer close(done)
 		for id := int64(10); id < 10+3*minTexts; id++ {
 			c.openRow(rowRef{websiteID: 1, day: 20516, id: id}, 10)
-			pageHit(c, id, fmt.Sprintf("/b%d", id), &rowValues{city: fmt.Sprintf("city-%d", id)})
+			pageHit(c, id, fmt.Sprintf("/b%d", id), map[stats.Name]string{stats.City: fmt.Sprintf("city-%d", id)})
 			if id%1000 == 0 {
 				takeRows(c)
 			}

@@ -20,29 +20,21 @@ type statistic struct {
 	Count string // what its counts are
 }
 
-// statistics in dashboard order. pageview and visitor (time series) are the chart; the others
-// are the top lists.
-var statistics = []statistic{
-	{stats.Page, "Pages", "Page", "Pageviews"},
-	{stats.LandingPage, "Landing pages", "Page", "Visits"},
-	{stats.ExitPage, "Exit pages", "Page", "Visits"},
-	{stats.Referrer, "Referrers", "Referrer", "Visits"},
-	{stats.SearchEngine, "Search engines", "Search engine", "Visits"},
-	{stats.SocialNetwork, "Social networks", "Social network", "Visits"},
-	{stats.Campaign, "Campaigns", "Campaign", "Visits"},
-	{stats.Continent, "Continents", "Continent", "Visits"},
-	{stats.Country, "Countries", "Country", "Visits"},
-	{stats.City, "Cities", "City", "Visits"},
-	{stats.Browser, "Browsers", "Browser", "Visits"},
-	{stats.OperatingSystem, "Operating systems", "Operating system", "Visits"},
-	{stats.Device, "Devices", "Device", "Visits"},
-	{stats.Language, "Languages", "Language", "Visits"},
-	{stats.ScreenResolution, "Screen resolutions", "Screen resolution", "Visits"},
-	{stats.Event, "Events", "Event", "Events"},
-	{stats.Pageview, "Pageviews by day", "Day", "Pageviews"},
-	{stats.Visitor, "Visitors by day", "Day", "Visitors"},
-	{stats.Visit, "Visits by day", "Day", "Visits"},
-}
+// statistics in dashboard order: pages, the visit-level names in the order and with the
+// labels stats.Dimensions gives them, events. pageview and visitor (time series) are the
+// chart; the others are the top lists.
+var statistics = func() []statistic {
+	out := []statistic{{stats.Page, "Pages", "Page", "Pageviews"}}
+	for _, d := range stats.Dimensions {
+		out = append(out, statistic{d.Name, d.Title, d.Label, "Visits"})
+	}
+	return append(out,
+		statistic{stats.Event, "Events", "Event", "Events"},
+		statistic{stats.Pageview, "Pageviews by day", "Day", "Pageviews"},
+		statistic{stats.Visitor, "Visitors by day", "Day", "Visitors"},
+		statistic{stats.Visit, "Visits by day", "Day", "Visits"},
+	)
+}()
 
 func statisticNamed(name string) (statistic, bool) {
 	for _, s := range statistics {

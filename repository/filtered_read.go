@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -34,16 +33,25 @@ type rowSource struct {
 	fraction float64 // of the visitors read: 1, or stats.SampleFraction's sample
 }
 
-// visitColumns are the names whose value is a column of visit_rows, one per visit.
-var visitColumns = []stats.Name{
-	stats.LandingPage, stats.ExitPage, stats.Referrer, stats.SearchEngine, stats.SocialNetwork,
-	stats.Campaign, stats.Browser, stats.OperatingSystem, stats.Device, stats.Language,
-	stats.ScreenResolution, stats.Continent, stats.Country, stats.City,
+// visitColumn is the quoted column of visit_rows of a visit-level name (stats.Dimensions), one
+// value per visit; ok is false for any other name.
+func visitColumn(name stats.Name) (column string, d stats.Dimension, ok bool) {
+	d, _, ok = stats.DimensionOf(name)
+	return pq.QuoteIdentifier(d.Column), d, ok
 }
 
-// uncountedNone are the names whose counters count nothing for a visit that has none, so their
-// filtered lists leave out "" too (a filter on "" still matches those visits).
-var uncountedNone = []stats.Name{stats.SearchEngine, stats.SocialNetwork, stats.Campaign}
+// uncountedNone are the names whose counters count nothing for a visit that has none
+// (stats.Dimension.OnlyGiven), so their filtered lists leave out "" too (a filter on "" still
+// matches those visits), as quoted literals.
+func uncountedNone() []string {
+	var out []string
+	for _, d := range stats.Dimensions {
+		if d.OnlyGiven {
+			out = append(out, pq.QuoteLiteral(string(d.Name)))
+		}
+	}
+	return out
+}
 
 func (s *rowSource) arg(v any) string {
 	s.args = append(s.args, v)
@@ -86,14 +94,18 @@ func (s *rowSource) cond(f stats.Filter) (string, error) {
 		return "events = '{}'", nil
 	case f.Name == stats.Event:
 		return s.arg(f.Value) + " = ANY(events)", nil
-	case f.Name == stats.Continent || f.Name == stats.Country:
-		// The code before the first ':': place names change between GeoIP releases.
-		code, _, _ := strings.Cut(f.Value, ":")
-		return fmt.Sprintf("split_part(%s, ':', 1) = %s", f.Name, s.arg(code)), nil
-	case slices.Contains(visitColumns, f.Name):
-		return fmt.Sprintf("%s = %s", pq.QuoteIdentifier(string(f.Name)), s.arg(f.Value)), nil
 	}
-	return "", fmt.Errorf("%q is not a filter name", f.Name)
+	column, d, ok := visitColumn(f.Name)
+	if !ok {
+		return "", fmt.Errorf("%q is not a filter name", f.Name)
+	}
+	switch d.Compare {
+	case stats.CodeBefore:
+		code, _, _ := strings.Cut(f.Value, ":")
+		return fmt.Sprintf("split_part(%s, ':', 1) = %s", column, s.arg(code)), nil
+	default:
+		return fmt.Sprintf("%s = %s", column, s.arg(f.Value)), nil
+	}
 }
 
 // pageviews is a row's pageviews as counted: with a page filter, that page's only.
@@ -164,12 +176,12 @@ func (s *rowSource) valueTotals(name stats.Name) (string, error) {
 			FROM (SELECT day, visitor FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS v
 			GROUP BY day`, nil
 	}
-	if !slices.Contains(visitColumns, name) {
+	column, d, ok := visitColumn(name)
+	if !ok {
 		return "", fmt.Errorf("%q is not a statistic", name)
 	}
-	column := pq.QuoteIdentifier(string(name))
 	none := ""
-	if slices.Contains(uncountedNone, name) {
+	if d.OnlyGiven {
 		none = " AND " + column + " <> ''"
 	}
 	return `SELECT ` + column + ` AS value, count(*) AS count FROM visit_rows
@@ -183,8 +195,7 @@ func (s *rowSource) nameTotals(names []stats.Name) (string, error) {
 	var columns, parts []string
 	var name strings.Builder // the name of a row of the GROUPING SETS: its set's column
 	for _, n := range names {
-		if slices.Contains(visitColumns, n) {
-			c := pq.QuoteIdentifier(string(n))
+		if c, _, ok := visitColumn(n); ok {
 			columns = append(columns, c)
 			fmt.Fprintf(&name, " WHEN GROUPING(%s) = 0 THEN %s", c, pq.QuoteLiteral(string(n)))
 			continue
@@ -196,10 +207,7 @@ func (s *rowSource) nameTotals(names []stats.Name) (string, error) {
 		parts = append(parts, fmt.Sprintf(`SELECT %s::text AS name, value, count FROM (%s) AS t`, pq.QuoteLiteral(string(n)), totals))
 	}
 	if len(columns) > 0 {
-		var none []string
-		for _, n := range uncountedNone {
-			none = append(none, pq.QuoteLiteral(string(n)))
-		}
+		none := append(uncountedNone(), "''") // '': no name, so that the list is never empty
 		parts = append(parts, `SELECT name, value, count FROM (
 				SELECT CASE`+name.String()+` END AS name, coalesce(`+strings.Join(columns, ", ")+`) AS value, count(*) AS count
 				FROM visit_rows WHERE `+s.where+`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -95,11 +96,10 @@ type VisitRow struct {
 	Pageviews int       // pageviews since the last write of the row
 	Seconds   int
 	Bounce    bool
-	// The visit-level values as the counters count them; written with the row's first write
-	// only.
-	Referrer, SearchEngine, SocialNetwork, Campaign, Browser, OperatingSystem, Device string
-	Language, ScreenResolution, Continent, Country, City                              string
-	LandingPage, ExitPage                                                             string
+	// The visit-level values as the counters count them, by the index of their dimension in
+	// stats.Dimensions: those of the first hit are written with the row's first write only,
+	// the visit's (stats.FromVisit: landing and exit page) with every write.
+	Values stats.Values
 	// Pages and Events since the last write of the row, in order.
 	Pages, Events []string
 }
@@ -159,19 +159,22 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	hours, pageviews, seconds, bounces := make([]int64, n), make([]int64, n), make([]int64, n), make([]bool, n)
 	// The text columns (days, values, pages and events) go as literals written here straight
 	// from the rows, each sized first: through pq.Array each value was copied twice more, and
-	// through a []string a column and a literal a row's pages once more.
-	var text [17]literal
+	// through a []string a column and a literal a row's pages once more. text[1+j] is the
+	// column of dimension j.
+	insert, dims := visitRowInsert()
+	text := make([]literal, dims+3)
+	pages, events := &text[dims+1], &text[dims+2]
 	var r VisitRow
 	for i := range n {
 		rows.Row(from+i, &r)
 		ids[i], visitors[i], rowIDs[i] = r.WebsiteID, int64(r.Visitor), r.ID
 		hours[i], pageviews[i], seconds[i], bounces[i] = int64(r.Hour), int64(r.Pageviews), int64(min(r.Seconds, math.MaxInt32)), r.Bounce
 		text[0].size += len(dateLayout) + 3
-		for j, v := range r.texts() {
+		for j, v := range r.Values[:dims] {
 			text[1+j].size += len(v) + 3
 		}
-		text[15].size += arraySize(r.Pages)
-		text[16].size += arraySize(r.Events)
+		pages.size += arraySize(r.Pages)
+		events.size += arraySize(r.Events)
 	}
 	day, dayText := time.Time{}, ""
 	for i := range n {
@@ -180,43 +183,18 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 			day, dayText = r.Day, r.Day.Format(dateLayout)
 		}
 		text[0].add(dayText)
-		for j, v := range r.texts() {
+		for j, v := range r.Values[:dims] {
 			text[1+j].add(v)
 		}
-		text[15].addArray(r.Pages)
-		text[16].addArray(r.Events)
+		pages.addArray(r.Pages)
+		events.addArray(r.Events)
 	}
 	args := []any{pq.Array(ids), text[0].end(), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
 		pq.Array(seconds), pq.Array(bounces)}
 	for j := 1; j < len(text); j++ {
 		args = append(args, text[j].end())
 	}
-	const query = `
-		INSERT INTO visit_rows AS v (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
-			referrer, search_engine, social_network, campaign, browser, operating_system, device,
-			language, screen_resolution, continent, country, city, landing_page, exit_page, pages, events)
-		SELECT t.website_id, t.day, t.visitor, t.id, t.hour, t.pageviews, t.seconds, t.bounce,
-			t.referrer, t.search_engine, t.social_network, t.campaign, t.browser, t.operating_system, t.device,
-			t.language, t.screen_resolution, t.continent, t.country, t.city, t.landing_page, t.exit_page,
-			t.pages::text[], t.events::text[]
-		FROM unnest($1::bigint[], $2::date[], $3::integer[], $4::bigint[], $5::smallint[], $6::integer[], $7::integer[], $8::boolean[],
-			$9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-			$16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[])
-			AS t (website_id, day, visitor, id, hour, pageviews, seconds, bounce,
-			referrer, search_engine, social_network, campaign, browser, operating_system, device,
-			language, screen_resolution, continent, country, city, landing_page, exit_page, pages, events)
-		WHERE t.day IN (SELECT day FROM visit_row_partitions)
-			AND t.website_id IN (SELECT id FROM websites)
-		ORDER BY 1, 2, 3, 4
-		ON CONFLICT (website_id, day, visitor, id) DO UPDATE SET
-			pages = v.pages || EXCLUDED.pages,
-			events = v.events || EXCLUDED.events,
-			pageviews = v.pageviews + EXCLUDED.pageviews,
-			landing_page = EXCLUDED.landing_page,
-			exit_page = EXCLUDED.exit_page,
-			bounce = EXCLUDED.bounce,
-			seconds = EXCLUDED.seconds`
-	res, err := tx.ExecContext(ctx, query, args...)
+	res, err := tx.ExecContext(ctx, insert, args...)
 	if err != nil {
 		return 0, fmt.Errorf("visits.add: visit rows: %w", err)
 	}
@@ -227,10 +205,60 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	return n - int(written), nil
 }
 
-// texts are a row's text columns in the statement's order, from referrer to exit_page.
-func (r *VisitRow) texts() [14]string {
-	return [14]string{r.Referrer, r.SearchEngine, r.SocialNetwork, r.Campaign, r.Browser, r.OperatingSystem, r.Device,
-		r.Language, r.ScreenResolution, r.Continent, r.Country, r.City, r.LandingPage, r.ExitPage}
+// rowInsert is addVisitRowChunk's statement, made from stats.Dimensions at the first write,
+// and again only when the table has grown since (as a test's that declares one more).
+var rowInsert struct {
+	sync.Mutex
+	dims  int
+	query string
+}
+
+// visitRowInsert is the statement that upserts visit rows and how many dimensions it writes:
+// its arguments are the 8 arrays of a row's own columns ($1..$8, as addVisitRowChunk makes
+// them), a text[] literal for each dimension's column in the order of stats.Dimensions, then
+// pages and events. On conflict the visit's values (stats.FromVisit) are replaced, the first
+// hit's kept.
+func visitRowInsert() (string, int) {
+	rowInsert.Lock()
+	defer rowInsert.Unlock()
+	if rowInsert.query == "" || rowInsert.dims != len(stats.Dimensions) {
+		rowInsert.query, rowInsert.dims = buildVisitRowInsert(stats.Dimensions), len(stats.Dimensions)
+	}
+	return rowInsert.query, rowInsert.dims
+}
+
+func buildVisitRowInsert(dims []stats.Dimension) string {
+	columns := []string{"website_id", "day", "visitor", "id", "hour", "pageviews", "seconds", "bounce"}
+	types := []string{"bigint", "date", "integer", "bigint", "smallint", "integer", "integer", "boolean"}
+	var replaced []string
+	for _, d := range dims {
+		c := pq.QuoteIdentifier(d.Column)
+		columns, types = append(columns, c), append(types, "text")
+		if d.From == stats.FromVisit {
+			replaced = append(replaced, c+" = EXCLUDED."+c)
+		}
+	}
+	columns, types = append(columns, "pages", "events"), append(types, "text", "text")
+	selected, arrays := make([]string, len(columns)), make([]string, len(columns))
+	for i, c := range columns {
+		selected[i] = "t." + c
+		arrays[i] = fmt.Sprintf("$%d::%s[]", i+1, types[i])
+	}
+	selected[len(columns)-2] += "::text[]"
+	selected[len(columns)-1] += "::text[]"
+	list := strings.Join(columns, ", ")
+	return `
+		INSERT INTO visit_rows AS v (` + list + `)
+		SELECT ` + strings.Join(selected, ", ") + `
+		FROM unnest(` + strings.Join(arrays, ", ") + `) AS t (` + list + `)
+		WHERE t.day IN (SELECT day FROM visit_row_partitions)
+			AND t.website_id IN (SELECT id FROM websites)
+		ORDER BY 1, 2, 3, 4
+		ON CONFLICT (website_id, day, visitor, id) DO UPDATE SET
+			pages = v.pages || EXCLUDED.pages,
+			events = v.events || EXCLUDED.events,
+			pageviews = v.pageviews + EXCLUDED.pageviews,
+			` + strings.Join(append(replaced, "bounce = EXCLUDED.bounce", "seconds = EXCLUDED.seconds"), ",\n\t\t\t")
 }
 
 // literal is a text[] literal written one element at a time, each quoted with its quotes and

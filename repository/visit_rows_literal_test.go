@@ -7,6 +7,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Values a stranger sends reach visit_rows exactly, whatever array-literal syntax they hold:
@@ -20,8 +21,9 @@ func TestVisitRowsKeepStrangersValues(t *testing.T) {
 	}
 	odd := []string{`a"b`, `c\d`, `{x,y}`, `NULL`, ``, ` spaced `, `é,"}\`}
 	row := repository.VisitRow{WebsiteID: f.sites[0], Day: day, Visitor: -7, ID: 42, Hour: 3, Pageviews: len(odd),
-		Campaign: odd[0], Referrer: odd[1], Language: odd[2], City: odd[3], Browser: odd[6],
-		LandingPage: odd[2], ExitPage: odd[1], Pages: odd, Events: []string{odd[3], odd[6]}}
+		Values: stats.ValuesOf(map[stats.Name]string{stats.Campaign: odd[0], stats.Referrer: odd[1], stats.Language: odd[2],
+			stats.City: odd[3], stats.Browser: odd[6], stats.LandingPage: odd[2], stats.ExitPage: odd[1]}),
+		Pages: odd, Events: []string{odd[3], odd[6]}}
 	if _, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000001", Rows: repository.VisitRowList{row}}, 100); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // A row's later writes append its pages and events, add its pageviews and replace landing and
@@ -23,7 +24,8 @@ func TestVisitRowsUpsertSkipAndDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := repository.VisitRow{WebsiteID: f.sites[0], Day: day, Visitor: 5, ID: 1, Hour: 9, Pageviews: 1, Bounce: true,
-		Referrer: "news.example", Country: "DE:Germany", LandingPage: "/a", ExitPage: "/a", Pages: []string{"/a"}}
+		Values: stats.ValuesOf(map[stats.Name]string{stats.Referrer: "news.example", stats.Country: "DE:Germany",
+			stats.LandingPage: "/a", stats.ExitPage: "/a"}), Pages: []string{"/a"}}
 	other := first
 	other.WebsiteID = f.sites[1]
 	added, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "6f1c2d3e-0000-4000-8000-000000000011", Rows: repository.VisitRowList{first, other}}, 100)
@@ -31,7 +33,8 @@ func TestVisitRowsUpsertSkipAndDelete(t *testing.T) {
 		t.Fatalf("first write: %d dropped (%v)", added.RowsDropped, err)
 	}
 	later := repository.VisitRow{WebsiteID: f.sites[0], Day: day, Visitor: 5, ID: 1, Hour: 9, Pageviews: 2, Seconds: 40,
-		LandingPage: "/a", ExitPage: "/c", Pages: []string{"/b", "/c"}, Events: []string{"Play::"}}
+		Values: stats.ValuesOf(map[stats.Name]string{stats.LandingPage: "/a", stats.ExitPage: "/c"}),
+		Pages:  []string{"/b", "/c"}, Events: []string{"Play::"}}
 	noPartition := later
 	noPartition.Day = day.AddDate(0, 0, 1)
 	gone := later
@@ -77,7 +80,8 @@ func (m madeRows) Len() int { return m.n }
 
 func (m madeRows) Row(i int, r *repository.VisitRow) {
 	*r = repository.VisitRow{WebsiteID: m.websiteID, Day: m.day, Visitor: int32(i), ID: int64(i + 1), Pageviews: 1,
-		City: fmt.Sprintf("c%d", i+1), LandingPage: fmt.Sprintf("/p%d", i+1), ExitPage: fmt.Sprintf("/p%d", i+1),
+		Values: stats.ValuesOf(map[stats.Name]string{stats.City: fmt.Sprintf("c%d", i+1), stats.LandingPage: fmt.Sprintf("/p%d", i+1),
+			stats.ExitPage: fmt.Sprintf("/p%d", i+1)}),
 		Pages: append(r.Pages[:0], fmt.Sprintf("/p%d", i+1)), Events: append(r.Events[:0], fmt.Sprintf("e%d", i+1))}
 }
 

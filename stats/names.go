@@ -70,15 +70,15 @@ func Known(s string) bool {
 
 // PerVisit tells whether the statistic is counted once per visit (CONTRACT.md section 8),
 // from the visit's first hit, rather than once per hit: every name but pageview, page and
-// event. (Before section 8, a "visit" was a pageview whose referrer was empty or another
-// host; days recorded then keep that meaning, see docs/visits.md.)
+// event: visitor, visit and the visit-level names (Dimensions). (Before section 8, a "visit"
+// was a pageview whose referrer was empty or another host; days recorded then keep that
+// meaning, see docs/visits.md.)
 func (n Name) PerVisit() bool {
-	switch n {
-	case Visitor, Visit, LandingPage, ExitPage, Referrer, SearchEngine, SocialNetwork, Campaign, Browser, OperatingSystem, Device, Language, ScreenResolution,
-		Continent, Country, City:
+	if n == Visitor || n == Visit {
 		return true
 	}
-	return false
+	_, _, ok := DimensionOf(n)
+	return ok
 }
 
 // Other is the value under which collection counts the new values of a website's statistic on

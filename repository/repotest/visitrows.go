@@ -112,12 +112,10 @@ func WriteVisitRows(tb testing.TB, db *sqlx.DB, websiteID int64, visits []Visit)
 	rows := make([]repository.VisitRow, len(visits))
 	for i, v := range visits {
 		rows[i] = repository.VisitRow{WebsiteID: websiteID, Day: v.Day, Visitor: v.Visitor, ID: rng.Int64(), Hour: v.Hour,
-			Pageviews: len(v.Pages), Seconds: v.Seconds, Bounce: v.Bounce(),
-			Referrer: v.Values[stats.Referrer], SearchEngine: v.Values[stats.SearchEngine], SocialNetwork: v.Values[stats.SocialNetwork],
-			Campaign: v.Values[stats.Campaign], Browser: v.Values[stats.Browser], OperatingSystem: v.Values[stats.OperatingSystem],
-			Device: v.Values[stats.Device], Language: v.Values[stats.Language], ScreenResolution: v.Values[stats.ScreenResolution],
-			Continent: v.Values[stats.Continent], Country: v.Values[stats.Country], City: v.Values[stats.City],
-			LandingPage: v.Values[stats.LandingPage], ExitPage: v.Values[stats.ExitPage], Pages: v.Pages, Events: v.Events}
+			Pageviews: len(v.Pages), Seconds: v.Seconds, Bounce: v.Bounce(), Pages: v.Pages, Events: v.Events}
+		for j, d := range stats.Dimensions {
+			rows[i].Values[j] = v.Values[d.Name]
+		}
 	}
 	added, err := repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Rows: repository.VisitRowList(rows)}, repository.DefaultMaxValuesPerDay)
 	if err != nil || added.RowsDropped != 0 {
@@ -162,7 +160,8 @@ func (v Visit) matches(f stats.Filter) bool {
 			return len(v.Events) == 0
 		}
 		return slices.Contains(v.Events, f.Value)
-	case stats.Continent, stats.Country:
+	}
+	if d, _, _ := stats.DimensionOf(f.Name); d.Compare == stats.CodeBefore {
 		return code(v.Values[f.Name]) == code(f.Value)
 	}
 	return v.Values[f.Name] == f.Value
