@@ -23,11 +23,23 @@ import (
 // MaxBodySize bounds a tracker request; real ones are a few hundred bytes.
 const MaxBodySize = 16 << 10
 
-// maxKeysPerHit bounds the entries one hit adds to the counters: a pageview that starts a
-// visit adds at most 8 and its visit-level values (its pageview and page, an hour of
-// pageviews moved out of its slot, visit, visit_hour and timed_visit, the values, its day
-// membership and its visit's row). A constant, so that the keys of a hit are an array on the
-// stack, not an allocation.
+// keysPerVisit bounds the entries one hit adds to the counters: a pageview that starts a visit
+// adds at most 8 and a value of each visit-level name its first hit gives (its pageview and
+// page, an hour of pageviews moved out of its slot, visit, visit_hour and timed_visit, the
+// values, its day membership and its visit's row). Readiness asks for room for that many
+// (Counters.Full).
+func keysPerVisit() int {
+	n := 8
+	for _, d := range stats.Dimensions {
+		if d.From != stats.FromVisit {
+			n++
+		}
+	}
+	return n
+}
+
+// maxKeysPerHit is keysPerVisit for as many dimensions as may be: a constant, so that the
+// keys of a hit are an array on the stack, not an allocation.
 const maxKeysPerHit = 8 + stats.MaxDimensions
 
 // Collector answers POST /api/event: it parses and bounds the hit, finds the website in the

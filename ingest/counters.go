@@ -352,9 +352,10 @@ func (c *Counters) release(n int) {
 // Full tells whether the buffer may refuse the next hit: it has no room left for the counters
 // of one more visit.
 func (c *Counters) Full() bool {
+	need := keysPerVisit()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.used()+maxKeysPerHit > c.maxKeys
+	return c.used()+need > c.maxKeys
 }
 
 // Size is the number of distinct keys and visit rows in memory, live, waiting and held.
