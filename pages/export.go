@@ -1,19 +1,18 @@
 package pages
 
 import (
-	"bufio"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
 )
 
-// export answers the CSV of one statistic: every value of the range with its exact count, RFC
-// 4180. pageview and visitor, whose values are days (YYYY-MM-DD), are a time series and come
-// by date ascending; every other statistic in the API's default order (count descending, value
-// ascending). Filters (filter[NAME]=VALUE, as on the pages) narrow the counts to the matching
+// export answers the CSV of one statistic: every value of the range with its exact count,
+// written by web.CSV (RFC 4180, defused and quoted for spreadsheets). pageview and visitor,
+// whose values are days (YYYY-MM-DD), are a time series and come by date ascending; every
+// other statistic in the API's default order (count descending, value ascending). Filters (filter[NAME]=VALUE, as on the pages) narrow the counts to the matching
 // visits.
 func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	site, ok := p.site(w, r)
@@ -55,38 +54,12 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
 	h.Set("Cache-Control", "no-store") // as every page: see render
-	out := bufio.NewWriterSize(w, 32<<10)
-	out.WriteString("value,count\r\n")
+	out := web.NewCSV(w)
+	out.Row("value", "count")
 	for _, e := range entries {
-		out.WriteString(csvField(spreadsheetSafe(e.Value)))
-		out.WriteByte(',')
-		out.WriteString(strconv.FormatInt(e.Count, 10))
-		out.WriteString("\r\n")
+		out.Row(e.Value, strconv.FormatInt(e.Count, 10))
 	}
 	if err := out.Flush(); err != nil {
 		p.log.Warn("export: write", "error", err) // the client went away
 	}
-}
-
-// csvField quotes a field as RFC 4180 says: in double quotes, with its quotes doubled, when it
-// holds a comma, a quote or a line break (or starts or ends with a space, which some readers
-// trim). Unlike encoding/csv with CRLF line endings, a line break inside a value is written
-// as it is stored, so the file holds every value exactly.
-func csvField(v string) string {
-	if v == "" || !(strings.ContainsAny(v, ",\"\r\n") || v[0] == ' ' || v[len(v)-1] == ' ') {
-		return v
-	}
-	return `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
-}
-
-// spreadsheetSafe defuses formula injection (OWASP "CSV injection"): a stranger's page path or
-// event name starting with =, +, -, @, tab or carriage return, after any leading spaces (which
-// spreadsheets skip), would run as a formula when the file is opened in a spreadsheet, so such
-// a value is written after a single quote, which spreadsheets show as text. Every other value
-// is written exactly as stored.
-func spreadsheetSafe(v string) string {
-	if rest := strings.TrimLeft(v, " "); rest != "" && strings.ContainsRune("=+-@\t\r", rune(rest[0])) {
-		return "'" + v
-	}
-	return v
 }

@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -46,7 +47,7 @@ func TestExport(t *testing.T) {
 		"\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",4\r\n" +
 		"'+1,3\r\n" +
 		"'-2,3\r\n" +
-		"'\tTab,2\r\n" + // byte order: tab before @
+		"\"'\tTab\",2\r\n" + // byte order: tab before @; a tab is quoted
 		"'@SUM(A1),2\r\n" +
 		",1\r\n" +
 		"/many/000,1\r\n"
@@ -72,6 +73,26 @@ func TestExport(t *testing.T) {
 	if status != 200 || json.Unmarshal([]byte(body), &api) != nil || api.Meta.Total != 160 ||
 		api.Data[0].Value != "/plain" || api.Data[0].Count != 1009 || api.Data[1].Value != "/with,comma" {
 		t.Fatalf("the API disagrees: %d %s", status, body)
+	}
+}
+
+// A campaign holding a spreadsheet's list separator of another locale (";") and a formula
+// after it, sent by a real hit through the collector, exports as one quoted cell: opened in a
+// German or French spreadsheet, an unquoted "x;=1+2;" would be three cells, the second a
+// formula that runs.
+func TestExportQuotesSeparators(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	e.site(owner, "semi.example")
+	e.track(`{"page": "https://semi.example/?utm_campaign=x%3B%3D1%2B2%3B"}`)
+	if err := e.pipeline.Flusher.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p := e.browser().get("/stats/semi.example/export?name=campaign&from=2026-03-01&to=2026-03-31")
+	wantStatus(t, "export", p, http.StatusOK)
+	want := "value,count\r\n\"x;=1+2;\",1\r\n"
+	if p.body != want {
+		t.Fatalf("export\n%q\nwant\n%q", p.body, want)
 	}
 }
 
