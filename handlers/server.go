@@ -125,7 +125,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	// use ratelimit.ClientAddr, which believes X-Forwarded-For only from TRUSTED_PROXIES.
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
-	e.Use(dropOddRequestID, middleware.RequestID())
+	e.Use(answerHeaders, dropOddRequestID, middleware.RequestID())
 	e.Use(observe(opts.Logger, opts.Registry))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
 	e.Use(refuseOptions)
@@ -184,6 +184,21 @@ func requireForm(next echo.HandlerFunc) echo.HandlerFunc {
 				return &apiError{status: http.StatusUnsupportedMediaType, message: statusMessage(http.StatusUnsupportedMediaType)}
 			}
 		}
+		return next(c)
+	}
+}
+
+// answerHeaders marks every answer of the API, errors and unknown routes included, as one
+// that no cache keeps (it holds a user's numbers and websites, read with their key; a shared
+// proxy or the client's disk must not serve it to anyone later) and whose Content-Type is
+// believed as sent (a browser must not sniff a JSON error that quotes a value into HTML).
+// Set before the handler runs, so every later path to the client keeps them; the spec
+// declares both on every answer (components/headers NoStore and NoSniff).
+func answerHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set(echo.HeaderCacheControl, "no-store")
+		h.Set(echo.HeaderXContentTypeOptions, "nosniff")
 		return next(c)
 	}
 }

@@ -898,6 +898,8 @@ export interface components {
          */
         MethodNotAllowed: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 Allow: components["headers"]["Allow"];
                 [name: string]: unknown;
             };
@@ -914,6 +916,8 @@ export interface components {
         /** @description The website. */
         WebsiteOK: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 [name: string]: unknown;
             };
             content: {
@@ -940,6 +944,8 @@ export interface components {
         /** @description The key is missing, malformed, revoked or unknown. */
         Unauthorized: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 [name: string]: unknown;
             };
@@ -971,6 +977,8 @@ export interface components {
         /** @description No such website among the caller's. */
         NotFound: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 [name: string]: unknown;
             };
             content: {
@@ -986,6 +994,8 @@ export interface components {
         /** @description The body is larger than 64 KiB. */
         PayloadTooLarge: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 [name: string]: unknown;
             };
             content: {
@@ -1001,6 +1011,8 @@ export interface components {
         /** @description The body is not `application/x-www-form-urlencoded`. */
         UnsupportedMediaType: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 [name: string]: unknown;
             };
             content: {
@@ -1016,6 +1028,8 @@ export interface components {
         /** @description A parameter or field is invalid; `errors` names each one. */
         UnprocessableEntity: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 [name: string]: unknown;
             };
             content: {
@@ -1025,6 +1039,8 @@ export interface components {
         /** @description A field is invalid, missing or not accepted here; `errors` names each one. */
         InvalidWebsite: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 [name: string]: unknown;
             };
             content: {
@@ -1034,6 +1050,8 @@ export interface components {
         /** @description A field is invalid or not accepted here; `errors` names each one. */
         InvalidWebsiteUpdate: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 [name: string]: unknown;
             };
             content: {
@@ -1043,6 +1061,8 @@ export interface components {
         /** @description A parameter is invalid or missing; `errors` names it. */
         InvalidStatsQuery: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 [name: string]: unknown;
             };
             content: {
@@ -1052,6 +1072,8 @@ export interface components {
         /** @description A parameter is invalid or missing, or the range is too long for the interval; `errors` names it. */
         InvalidTimeseriesQuery: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 [name: string]: unknown;
             };
             content: {
@@ -1066,6 +1088,8 @@ export interface components {
          */
         TooManyRequests: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -1082,6 +1106,8 @@ export interface components {
         /** @description An unexpected failure; the details are logged under `X-Request-Id`. */
         InternalError: {
             headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
@@ -1188,6 +1214,13 @@ export interface components {
         DocsPolicy: string;
         /** @description The methods the path has, e.g. `GET, POST`. */
         Allow: string;
+        /**
+         * @description Always `no-store`: an answer of the API may hold a user's websites and numbers, so no
+         *     cache, shared or the client's own, keeps it.
+         */
+        CacheControl: "no-store";
+        /** @description Always `nosniff`, so that a browser takes the answer as the `Content-Type` it has. */
+        ContentTypeOptions: "nosniff";
     };
     pathItems: never;
 }
@@ -1529,6 +1562,8 @@ export interface operations {
             /** @description The OpenAPI document. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1564,6 +1599,8 @@ export interface operations {
              */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     "Content-Length": components["headers"]["ContentLength"];
                     [name: string]: unknown;
                 };
@@ -1572,6 +1609,8 @@ export interface operations {
             /** @description Too many requests; retry after `Retry-After` seconds. No body. */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -1580,6 +1619,8 @@ export interface operations {
             /** @description An unexpected failure; the details are logged under `X-Request-Id`. No body. */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1670,6 +1711,8 @@ export interface operations {
             /** @description One page of websites. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1738,6 +1781,8 @@ export interface operations {
             /** @description The new website. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     /** @description The new website's URL. */
                     Location: string;
                     [name: string]: unknown;
@@ -1836,6 +1881,8 @@ export interface operations {
             /** @description The website is gone. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1959,6 +2006,8 @@ export interface operations {
             /** @description One page of values with their counts. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2031,6 +2080,8 @@ export interface operations {
             /** @description The numbers of the range. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2112,6 +2163,8 @@ export interface operations {
             /** @description One page of buckets, oldest first. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2143,6 +2196,8 @@ export interface operations {
             /** @description The realtime numbers. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     [name: string]: unknown;
                 };
                 content: {
