@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -113,7 +114,8 @@ func (a *App) jobList() []Job {
 		{Name: "record API key use", Period: recordKeyUsesEvery, Run: a.KeyUses.Flush},
 		{Name: "send account mail", Period: time.Second, Loop: a.outbox.Run},
 		{Name: "forget expired account links", Period: forgetLinksEvery, Run: func(ctx context.Context) error {
-			return repo.ForgetLinks(ctx, a.cfg.Now().Add(-linkRetention))
+			before := a.cfg.Now().Add(-linkRetention)
+			return errors.Join(repo.ForgetLinks(ctx, before), repo.ForgetEmailChanges(ctx, before))
 		}},
 		// Creates the salts of today and tomorrow, deletes those (and the day membership kept
 		// under them) whose next day has ended.

@@ -16,12 +16,16 @@ import (
 
 // accountPage is the data of account.html: the user's e-mail, password and API keys.
 type accountPage struct {
-	Email       string // the e-mail form's value
-	EmailErrors stats.FieldErrors
-	PassErrors  stats.FieldErrors
-	KeyErrors   stats.FieldErrors
-	KeyName     string
-	Keys        []keyRow
+	Email string // the e-mail form's value
+	// PendingEmail is the address the user asked to move to, waiting for the link mailed to
+	// it; "" when none is.
+	PendingEmail string
+	MailOn       bool // a change waits for the link mailed to the new address
+	EmailErrors  stats.FieldErrors
+	PassErrors   stats.FieldErrors
+	KeyErrors    stats.FieldErrors
+	KeyName      string
+	Keys         []keyRow
 	// NewKey is a key just made, shown this once; NewKeyName its name.
 	NewKey, NewKeyName string
 	Notice             string
@@ -37,7 +41,9 @@ type keyRow struct {
 
 // accountNotices are the fixed messages a redirect may ask the account page to show.
 var accountNotices = map[string]string{
-	"email":    "Your e-mail address was changed.",
+	"email": "Your e-mail address was changed. Every other browser signed in to your account is signed out.",
+	"email-sent": "A link to confirm the new address was sent to it (valid 24 hours, one use). Until it is opened, " +
+		"your address stays as it is; your current address was told of the request.",
 	"password": "Your password was changed. Every other browser signed in to your account is signed out.",
 	"revoked":  "The key was revoked. It no longer works.",
 }
@@ -57,6 +63,11 @@ func (p *Pages) accountPage(w http.ResponseWriter, r *http.Request) {
 func (p *Pages) renderAccount(w http.ResponseWriter, r *http.Request, user *repository.User, status int, data accountPage) {
 	keys, err := p.repo.ListAPIKeys(r.Context(), user.ID)
 	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	data.MailOn = p.mailOn()
+	if data.PendingEmail, err = p.repo.PendingEmail(r.Context(), user.ID); err != nil {
 		p.serverError(w, r, err)
 		return
 	}
@@ -110,17 +121,7 @@ func (p *Pages) changeEmail(w http.ResponseWriter, r *http.Request) {
 		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
 		return
 	}
-	err = p.repo.ChangeEmail(r.Context(), user.ID, email)
-	if errors.Is(err, repository.ErrConflict) {
-		data.EmailErrors.Add("email", "belongs to another account")
-		p.renderAccount(w, r, user, http.StatusConflict, data)
-		return
-	}
-	if err != nil {
-		p.serverError(w, r, err)
-		return
-	}
-	p.redirect(w, r, "/account?notice=email", http.StatusSeeOther)
+	p.moveEmail(w, r, user, data, email)
 }
 
 // passwordFields checks a new sign-in password and its repetition (fields new_password and

@@ -98,12 +98,19 @@ func TestAccountPassword(t *testing.T) {
 }
 
 // E-mail addresses compare without regard to case: sign-in, and the account page's change,
-// which refuses another account's address in any case and a wrong current password.
+// which refuses another account's address in any case and a wrong current password. Without
+// mail the change is made at once; it ends the user's other sessions, keeps this one, and
+// voids the user's links.
 func TestAccountEmail(t *testing.T) {
 	e := newEnv(t)
 	owner := e.account("owner@example.com")
 	e.account("taken@example.com")
 	b := e.browser().signIn(account{email: "Owner@Example.COM", password: owner.password})
+	other := e.browser().signIn(owner)
+	link, err := e.repo.CreateLink(context.Background(), repositoryLink(owner.id, owner.email), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	for _, c := range []struct {
 		name   string
@@ -124,6 +131,11 @@ func TestAccountEmail(t *testing.T) {
 	}
 	p := b.post("/account/email", url.Values{"email": {"New@Example.com"}, "current_password": {owner.password}})
 	wantStatus(t, "change", p, http.StatusSeeOther)
+	wantBody(t, "after the change", b.get("/account?notice=email"), "Your e-mail address was changed. Every other browser")
+	if p := other.get("/account"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/login") {
+		t.Fatalf("the other browser is still signed in: %d %s", p.status, p.header.Get("Location"))
+	}
+	wantStatus(t, "a link of the old address", e.browser().get("/set-password?token="+link), http.StatusGone)
 	e.browser().signIn(account{email: "new@example.com", password: owner.password})
 	// A new account cannot take an address that differs only by case.
 	if _, err := e.repo.CreateUser(context.Background(), "NEW@example.com"); err == nil {

@@ -151,6 +151,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/import", nil, p.importPlausible)
 	page("/account", p.accountPage, nil)
 	page("/account/email", nil, p.changeEmail)
+	page("/account/email/confirm", p.confirmEmailForm, p.confirmEmail)
 	page("/account/password", nil, p.changePassword)
 	page("/account/keys", nil, p.createKey)
 	page("/account/keys/{id}/revoke", nil, p.revokeKey)
@@ -286,7 +287,7 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 
 // formPages are the pages that have a form for a visitor who is not signed in.
 var formPages = map[string]bool{"login.html": true, "password.html": true,
-	"password_reset.html": true, "set_password.html": true}
+	"password_reset.html": true, "set_password.html": true, "confirm_email.html": true}
 
 // errorPage is the data of error.html.
 type errorPage struct {

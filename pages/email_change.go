@@ -1,0 +1,156 @@
+package pages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/analytics-service/analytics/ratelimit"
+	"github.com/analytics-service/analytics/repository"
+)
+
+// emailChangeTTL is how long the link that proves a new address works.
+const emailChangeTTL = 24 * time.Hour
+
+// confirmEmailPage is the data of confirm_email.html.
+type confirmEmailPage struct {
+	Token, Email, OldEmail string
+	Done                   bool // the change is made
+}
+
+// moveEmail applies a checked request to change the user's address. With mail on, the new
+// address must prove it is the user's: a one-use link goes to it and the address stays as it
+// is until the link is opened, while a notice goes to the old address (whose owner learns of
+// the request even if it was not theirs). Without mail nothing can be proved, and the change
+// is made at once. Either way, a change that is made ends the user's other sessions and voids
+// their links, as a new password does (repository.ChangeEmailNow). It answers the request.
+func (p *Pages) moveEmail(w http.ResponseWriter, r *http.Request, user *repository.User, data accountPage, email string) {
+	var token string
+	var err error
+	if p.mailOn() {
+		token, err = p.repo.RequestEmailChange(r.Context(), user.ID, email, emailChangeTTL)
+	} else {
+		err = p.repo.ChangeEmailNow(r.Context(), user.ID, email, p.sessionToken(r))
+	}
+	if errors.Is(err, repository.ErrConflict) {
+		data.EmailErrors.Add("email", "belongs to another account")
+		p.renderAccount(w, r, user, http.StatusConflict, data)
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	if token == "" {
+		p.redirect(w, r, "/account?notice=email", http.StatusSeeOther)
+		return
+	}
+	p.mailEmailChange(user.Email, email, token)
+	p.redirect(w, r, "/account?notice=email-sent", http.StatusSeeOther)
+}
+
+// sessionToken is the token of the request's session cookie, "" when it has none.
+func (p *Pages) sessionToken(r *http.Request) string {
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
+// mailEmailChange queues the link to the new address and the notice to the old one.
+func (p *Pages) mailEmailChange(old, email, token string) {
+	url := p.links.Public.String() + "/account/email/confirm?token=" + token
+	host := p.links.Public.Host
+	confirmText := fmt.Sprintf("Someone, probably you, asked to make this address the one of the account %s of Analytics at %s.\n\n"+
+		"Open this link to confirm it (it works once, for 24 hours):\n%s\n\n"+
+		"If you did not expect this mail, ignore it: nothing changes.\n", old, host, url)
+	confirmHTML := fmt.Sprintf(`<p>Someone, probably you, asked to make this address the one of the account %s of Analytics at %s.</p>`+
+		`<p><a href="%s">Confirm the new address</a> (the link works once, for 24 hours).</p>`+
+		`<p>If you did not expect this mail, ignore it: nothing changes.</p>`, htmlEscape(old), htmlEscape(host), htmlEscape(url))
+	noticeText := fmt.Sprintf("Someone signed in to your account of Analytics at %s, with its password, asked to change its address from %s to %s.\n\n"+
+		"Your address stays %s until the link sent to the new address is opened.\n\n"+
+		"If this was not you, sign in and change your password now: that signs every other browser out and voids the link.\n", host, old, email, old)
+	noticeHTML := fmt.Sprintf(`<p>Someone signed in to your account of Analytics at %s, with its password, asked to change its address from %s to %s.</p>`+
+		`<p>Your address stays %s until the link sent to the new address is opened.</p>`+
+		`<p>If this was not you, sign in and change your password now: that signs every other browser out and voids the link.</p>`,
+		htmlEscape(host), htmlEscape(old), htmlEscape(email), htmlEscape(old))
+	p.outbox.Enqueue(func(ctx context.Context) error {
+		return errors.Join(
+			p.outbox.Send(ctx, email, "Confirm your new address for Analytics", confirmText, confirmHTML),
+			p.outbox.Send(ctx, old, "A change of your Analytics address was asked for", noticeText, noticeHTML))
+	})
+}
+
+// openEmailChange finds the change of the request's token under the per-client limit on
+// guesses, as openLink does for the other one-use links. ok false: answered.
+func (p *Pages) openEmailChange(w http.ResponseWriter, r *http.Request, token string) (repository.EmailChange, bool) {
+	w.Header().Set("Referrer-Policy", "no-referrer") // the token must not leave in a Referer
+	limiter := p.limits.linkClients
+	key := limiter.AddrKey(ratelimit.ClientAddr(r, p.trusted))
+	if ok, wait := limiter.Allow(key); !ok {
+		p.tooManyOf(w, r, wait, "There were too many links that did not work from your address.")
+		return repository.EmailChange{}, false
+	}
+	c, err := p.repo.EmailChangeByToken(r.Context(), token)
+	if errors.Is(err, repository.ErrNotFound) {
+		p.emailLinkGone(w, r)
+		return repository.EmailChange{}, false
+	}
+	limiter.Refund(key)
+	if err != nil {
+		p.serverError(w, r, err)
+		return repository.EmailChange{}, false
+	}
+	return c, true
+}
+
+// emailLinkGone is the answer to a confirmation link that cannot be used.
+func (p *Pages) emailLinkGone(w http.ResponseWriter, r *http.Request) {
+	p.render(w, r, http.StatusGone, "error.html", "Link expired", errorPage{Status: http.StatusGone,
+		Heading: "This link no longer works",
+		Message: "It has expired (after 24 hours), was used already, or a newer request, a new password " +
+			"or another change of address replaced it. The address of the account was not changed by it: " +
+			"ask again on your account page.",
+		Back: "/account#email", BackLabel: "Your account"})
+}
+
+// confirmEmailForm shows what the link would change, with a button: a mail scanner that
+// fetches the link changes nothing.
+func (p *Pages) confirmEmailForm(w http.ResponseWriter, r *http.Request) {
+	token := r.URL.Query().Get("token")
+	c, ok := p.openEmailChange(w, r, token)
+	if !ok {
+		return
+	}
+	p.render(w, r, http.StatusOK, "confirm_email.html", "Confirm your new address",
+		confirmEmailPage{Token: token, Email: c.Email, OldEmail: c.OldEmail})
+}
+
+// confirmEmail makes the change, in any browser (the link is the proof); the browser's own
+// session is kept if it is the user's, every other one ends.
+func (p *Pages) confirmEmail(w http.ResponseWriter, r *http.Request) {
+	if !p.parseForm(w, r) {
+		return
+	}
+	token := r.PostForm.Get("token")
+	c, ok := p.openEmailChange(w, r, token)
+	if !ok {
+		return
+	}
+	_, err := p.repo.ConfirmEmailChange(r.Context(), token, p.sessionToken(r))
+	switch {
+	case errors.Is(err, repository.ErrNotFound):
+		p.emailLinkGone(w, r) // used at the same moment by another request
+		return
+	case errors.Is(err, repository.ErrConflict):
+		p.fail(w, r, http.StatusConflict, "The address is taken",
+			"Another account has had the address "+c.Email+" since you asked for it: the address of your account was not changed.")
+		return
+	case err != nil:
+		p.serverError(w, r, err)
+		return
+	}
+	p.render(w, r, http.StatusOK, "confirm_email.html", "Your new address", confirmEmailPage{Email: c.Email, Done: true})
+}

@@ -1,0 +1,170 @@
+package pages_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"mime/quotedprintable"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analytics-service/analytics/reports/smtptest"
+)
+
+var mailedConfirmation = regexp.MustCompile(`https?://[^/\s"]+/account/email/confirm\?token=([A-Za-z0-9_-]+)`)
+
+// mailText is a mail's text, its quoted-printable undone.
+func mailText(m smtptest.Received) string {
+	text, _ := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(m.Data)))
+	return string(text)
+}
+
+// changeMails waits for the two mails of an e-mail change request (the link to the new address
+// and the notice to the old one) and returns the link's token and the notice's text.
+func changeMails(t *testing.T, smtp *smtptest.Server, before int, to, old string) (token, notice string) {
+	t.Helper()
+	msgs := smtp.WaitFor(t, before+2, 10*time.Second)[before:]
+	for _, m := range msgs {
+		text := mailText(m)
+		switch m.To[0] {
+		case to:
+			found := mailedConfirmation.FindStringSubmatch(text)
+			if found == nil {
+				t.Fatalf("no confirmation link in the mail to %s:\n%s", to, text)
+			}
+			token = found[1]
+		case old:
+			notice = text
+		default:
+			t.Fatalf("a mail to %v", m.To)
+		}
+	}
+	if token == "" || notice == "" {
+		t.Fatalf("the mails went to %v and %v, want %s and %s", msgs[0].To, msgs[1].To, to, old)
+	}
+	return token, notice
+}
+
+func (e *env) emailOf(id int64) string {
+	e.t.Helper()
+	var email string
+	if err := e.db.Get(&email, `SELECT email FROM users WHERE id = $1`, id); err != nil {
+		e.t.Fatal(err)
+	}
+	return email
+}
+
+// With mail, a new address is taken only once the link mailed to it is opened: until then the
+// old address signs in, and it is told of the request. The change then ends the user's other
+// sessions and voids the links mailed to the old address. A link used, replaced or expired,
+// and an address another account took meanwhile, change nothing and say so.
+func TestEmailChangeConfirmedByLink(t *testing.T) {
+	e, smtp := resetEnv(t)
+	owner := e.account("owner@example.com")
+	b := e.browser().signIn(owner)
+	other := e.browser().signIn(owner)
+	reset, _, _, err := e.repo.CreateResetLink(context.Background(), owner.email, time.Hour, 3, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A first request, replaced by a second: only the newest link works.
+	p := b.post("/account/email", url.Values{"email": {"first@example.com"}, "current_password": {owner.password}})
+	wantStatus(t, "request", p, http.StatusSeeOther)
+	if loc := p.header.Get("Location"); !strings.HasSuffix(loc, "/account?notice=email-sent") {
+		t.Fatalf("after the request: %s", loc)
+	}
+	replaced, notice := changeMails(t, smtp, 0, "first@example.com", "owner@example.com")
+	if !strings.Contains(notice, "from owner@example.com to first@example.com") {
+		t.Fatalf("the old address is not told of the change:\n%s", notice)
+	}
+	p = b.post("/account/email", url.Values{"email": {"New@Example.com"}, "current_password": {owner.password}})
+	wantStatus(t, "second request", p, http.StatusSeeOther)
+	token, _ := changeMails(t, smtp, 2, "New@Example.com", "owner@example.com")
+
+	// Until the link is opened the address is the old one, which signs in.
+	if got := e.emailOf(owner.id); got != "owner@example.com" {
+		t.Fatalf("the address changed before the link was opened: %s", got)
+	}
+	e.browser().signIn(owner)
+	wantBody(t, "the account page", b.get("/account"), "A link to confirm <strong>New@Example.com</strong> was sent")
+	form := e.browser().get("/account/email/confirm?token=" + token)
+	wantStatus(t, "the link", form, http.StatusOK)
+	wantBody(t, "the link", form, "Confirm the new address", "New@Example.com")
+	if e.emailOf(owner.id) != "owner@example.com" {
+		t.Fatal("opening the link (GET) changed the address")
+	}
+	gone := e.browser().post("/account/email/confirm", url.Values{"token": {replaced}})
+	wantStatus(t, "a replaced link", gone, http.StatusGone)
+	wantBody(t, "a replaced link", gone, "This link no longer works")
+
+	// Confirmed in the browser that asked: it stays signed in, the other is signed out.
+	done := b.post("/account/email/confirm", url.Values{"token": {token}})
+	wantStatus(t, "confirm", done, http.StatusOK)
+	wantBody(t, "confirm", done, "The address of your account is now <strong>New@Example.com</strong>")
+	if got := e.emailOf(owner.id); got != "New@Example.com" {
+		t.Fatalf("the address is %s after the confirmation", got)
+	}
+	wantStatus(t, "this browser, still signed in", b.get("/account"), http.StatusOK)
+	if p := other.get("/account"); p.status != http.StatusSeeOther || !strings.Contains(p.header.Get("Location"), "/login") {
+		t.Fatalf("the other browser is still signed in: %d %s", p.status, p.header.Get("Location"))
+	}
+	wantStatus(t, "the reset link mailed to the old address", e.browser().get("/set-password?token="+reset), http.StatusGone)
+	wantStatus(t, "the link again", e.browser().post("/account/email/confirm", url.Values{"token": {token}}), http.StatusGone)
+	e.browser().signIn(account{email: "new@example.com", password: owner.password})
+	if p := e.browser().post("/login", url.Values{"email": {"owner@example.com"}, "password": {owner.password}}); p.status == http.StatusSeeOther {
+		t.Fatal("the old address still signs in")
+	}
+
+	// An address another account took after the request is refused at confirmation.
+	sent := len(smtp.Messages())
+	wantStatus(t, "request", b.post("/account/email", url.Values{"email": {"later@example.com"}, "current_password": {owner.password}}), http.StatusSeeOther)
+	taken, _ := changeMails(t, smtp, sent, "later@example.com", "New@Example.com")
+	if _, err := e.repo.CreateUser(context.Background(), "LATER@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	refused := b.post("/account/email/confirm", url.Values{"token": {taken}})
+	wantStatus(t, "a taken address", refused, http.StatusConflict)
+	wantBody(t, "a taken address", refused, "Another account has had the address later@example.com")
+	if e.emailOf(owner.id) != "New@Example.com" {
+		t.Fatal("a taken address was given to a second account")
+	}
+
+	// A link older than 24 hours changes nothing.
+	sent = len(smtp.Messages())
+	wantStatus(t, "request", b.post("/account/email", url.Values{"email": {"late@example.com"}, "current_password": {owner.password}}), http.StatusSeeOther)
+	late, _ := changeMails(t, smtp, sent, "late@example.com", "New@Example.com")
+	e.clock.Advance(24*time.Hour + time.Minute)
+	wantStatus(t, "an expired link", e.browser().post("/account/email/confirm", url.Values{"token": {late}}), http.StatusGone)
+	if e.emailOf(owner.id) != "New@Example.com" {
+		t.Fatal("an expired link changed the address")
+	}
+
+	// Only hashes are stored, and no token reaches the log.
+	if n := e.count(`SELECT count(*) FROM email_changes WHERE token_hash = sha256(convert_to($1, 'UTF8'))`, token); n != 1 {
+		t.Fatalf("%d changes stored under the token's SHA-256, want 1", n)
+	}
+	for _, tok := range []string{token, replaced, taken, late} {
+		if strings.Contains(e.logs.String(), tok) {
+			t.Fatalf("a token is in the log:\n%s", e.logs)
+		}
+	}
+}
+
+// A taken address (in any case) is refused when it is asked for, before any mail goes out.
+func TestEmailChangeRefusesTakenAddress(t *testing.T) {
+	e, smtp := resetEnv(t)
+	owner := e.account("owner@example.com")
+	e.account("taken@example.com")
+	b := e.browser().signIn(owner)
+	p := b.post("/account/email", url.Values{"email": {"TAKEN@example.com"}, "current_password": {owner.password}})
+	wantStatus(t, "a taken address", p, http.StatusConflict)
+	wantBody(t, "a taken address", p, "belongs to another account", "The e-mail address was not changed")
+	if n := e.count(`SELECT count(*) FROM email_changes`); n != 0 || len(smtp.Messages()) != 0 {
+		t.Fatalf("%d changes stored, %d mails sent for a taken address", n, len(smtp.Messages()))
+	}
+}
