@@ -102,6 +102,12 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 	wantStatus(t, "a replaced link", gone, http.StatusGone)
 	wantBody(t, "a replaced link", gone, "This link no longer works")
 
+	forged := b.post("/account/email/confirm", url.Values{"csrf": {"forged"}, "token": {token}})
+	wantStatus(t, "a forged form", forged, http.StatusForbidden)
+	if e.emailOf(owner.id) != "owner@example.com" {
+		t.Fatal("a form with a bad CSRF token changed the address")
+	}
+
 	// Confirmed in the browser that asked: it stays signed in, the other is signed out.
 	done := b.post("/account/email/confirm", url.Values{"token": {token}})
 	wantStatus(t, "confirm", done, http.StatusOK)
