@@ -104,6 +104,8 @@ func (p *Pages) changeEmail(w http.ResponseWriter, r *http.Request) {
 	email, err := account.NormaliseEmail(data.Email)
 	if err != nil {
 		data.EmailErrors.Add("email", err.Error())
+	} else if email == user.Email {
+		data.EmailErrors.Add("email", "is your address already")
 	}
 	if r.PostForm.Get("current_password") == "" {
 		data.EmailErrors.Add("email_current_password", "is required")

@@ -203,6 +203,30 @@ func TestAccountsInChromium(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#keys")))
 	e.browser().signIn(account{email: colleague.email, password: "colleague's new pw"})
 
+	// Change the address: a link to the new one, a notice to the old one; confirmed in the tab.
+	do(chromedp.SetValue(chromedp.CSS("input#email"), "colleague@new.example"),
+		chromedp.SendKeys(chromedp.CSS("#email_current_password"), "colleague's new pw"),
+		chromedp.Click(chromedp.CSS(`#email button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS("#pending-email")))
+	check.look(ctx, "account-email-pending", 1280, 375)
+	var confirm string
+	for _, m := range smtp.WaitFor(t, 4, 10*time.Second)[2:] {
+		if found := mailedConfirmation.FindStringSubmatch(mailText(m)); found != nil && m.To[0] == "colleague@new.example" {
+			confirm = "/account/email/confirm?token=" + found[1]
+		}
+	}
+	if confirm == "" {
+		t.Fatal("no confirmation link went to the new address")
+	}
+	do(chromedp.Navigate(public+confirm), chromedp.WaitVisible(chromedp.CSS("main form button")))
+	check.look(ctx, "confirm-email", 1280, 375)
+	do(chromedp.Click(chromedp.CSS("main form button")), chromedp.WaitVisible(chromedp.CSS(".notice")))
+	if n := text(".notice"); !strings.Contains(n, "is now colleague@new.example") {
+		t.Fatalf("after confirming: %q", n)
+	}
+	colleague.email = "colleague@new.example"
+	e.browser().signIn(account{email: colleague.email, password: "colleague's new pw"})
+
 	// Without JavaScript the forms work too: a key is made and shown.
 	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})

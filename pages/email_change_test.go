@@ -170,6 +170,9 @@ func TestEmailChangeRefusesTakenAddress(t *testing.T) {
 	p := b.post("/account/email", url.Values{"email": {"TAKEN@example.com"}, "current_password": {owner.password}})
 	wantStatus(t, "a taken address", p, http.StatusConflict)
 	wantBody(t, "a taken address", p, "belongs to another account", "The e-mail address was not changed")
+	same := b.post("/account/email", url.Values{"email": {"owner@example.com"}, "current_password": {owner.password}})
+	wantStatus(t, "the same address", same, http.StatusUnprocessableEntity)
+	wantBody(t, "the same address", same, "is your address already")
 	if n := e.count(`SELECT count(*) FROM email_changes`); n != 0 || len(smtp.Messages()) != 0 {
 		t.Fatalf("%d changes stored, %d mails sent for a taken address", n, len(smtp.Messages()))
 	}
