@@ -14,6 +14,10 @@ import (
 // emailChangeTTL is how long the link that proves a new address works.
 const emailChangeTTL = 24 * time.Hour
 
+// emailChangeLimit is how many changes a user may ask for in an hour (each mails an address
+// the user picks), as many as reset mails an address gets.
+var emailChangeLimit = repository.EmailChangeLimit{Max: 3, Window: time.Hour}
+
 // confirmEmailPage is the data of confirm_email.html.
 type confirmEmailPage struct {
 	Token, Email, OldEmail string
@@ -30,16 +34,20 @@ func (p *Pages) moveEmail(w http.ResponseWriter, r *http.Request, user *reposito
 	var token string
 	var err error
 	if p.mailOn() {
-		token, err = p.repo.RequestEmailChange(r.Context(), user.ID, email, emailChangeTTL)
+		token, err = p.repo.RequestEmailChange(r.Context(), user.ID, email, emailChangeTTL, emailChangeLimit)
 	} else {
 		err = p.repo.ChangeEmailNow(r.Context(), user.ID, email, p.sessionToken(r))
 	}
-	if errors.Is(err, repository.ErrConflict) {
+	switch {
+	case errors.Is(err, repository.ErrConflict):
 		data.EmailErrors.Add("email", "belongs to another account")
 		p.renderAccount(w, r, user, http.StatusConflict, data)
 		return
-	}
-	if err != nil {
+	case errors.Is(err, repository.ErrTooManyChanges):
+		data.EmailErrors.Add("email", "was not sent a link: you asked for 3 changes within the hour; try again later")
+		p.renderAccount(w, r, user, http.StatusTooManyRequests, data)
+		return
+	case err != nil:
 		p.serverError(w, r, err)
 		return
 	}

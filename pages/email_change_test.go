@@ -3,6 +3,7 @@ package pages_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"mime/quotedprintable"
 	"net/http"
@@ -140,7 +141,8 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 		t.Fatal("a taken address was given to a second account")
 	}
 
-	// A link older than 24 hours changes nothing.
+	// A link older than 24 hours changes nothing (an hour on: three requests an hour).
+	e.clock.Advance(time.Hour)
 	sent = len(smtp.Messages())
 	wantStatus(t, "request", b.post("/account/email", url.Values{"email": {"late@example.com"}, "current_password": {owner.password}}), http.StatusSeeOther)
 	late, _ := changeMails(t, smtp, sent, "late@example.com", "New@Example.com")
@@ -161,7 +163,8 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 	}
 }
 
-// A taken address (in any case) is refused when it is asked for, before any mail goes out.
+// A taken address (in any case) and the address one has are refused when asked for, before
+// any mail goes out; past three requests an hour, a request is refused too.
 func TestEmailChangeRefusesTakenAddress(t *testing.T) {
 	e, smtp := resetEnv(t)
 	owner := e.account("owner@example.com")
@@ -176,4 +179,20 @@ func TestEmailChangeRefusesTakenAddress(t *testing.T) {
 	if n := e.count(`SELECT count(*) FROM email_changes`); n != 0 || len(smtp.Messages()) != 0 {
 		t.Fatalf("%d changes stored, %d mails sent for a taken address", n, len(smtp.Messages()))
 	}
+
+	// Each request mails an address the user picks: three an hour, then a readable refusal.
+	for i := range 3 {
+		p := b.post("/account/email", url.Values{"email": {fmt.Sprintf("new%d@example.com", i)}, "current_password": {owner.password}})
+		wantStatus(t, "a request", p, http.StatusSeeOther)
+	}
+	p = b.post("/account/email", url.Values{"email": {"one-more@example.com"}, "current_password": {owner.password}})
+	wantStatus(t, "a fourth request within the hour", p, http.StatusTooManyRequests)
+	wantBody(t, "a fourth request within the hour", p, "you asked for 3 changes within the hour")
+	smtp.WaitFor(t, 6, 10*time.Second)
+	time.Sleep(200 * time.Millisecond)
+	if n := len(smtp.Messages()); n != 6 {
+		t.Fatalf("%d mails for 3 requests and a refused one, want 6", n)
+	}
+	e.clock.Advance(time.Hour + time.Second)
+	wantStatus(t, "an hour later", b.post("/account/email", url.Values{"email": {"one-more@example.com"}, "current_password": {owner.password}}), http.StatusSeeOther)
 }

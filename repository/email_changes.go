@@ -22,21 +22,43 @@ type EmailChange struct {
 	ExpiresAt time.Time `db:"expires_at"`
 }
 
+// ErrTooManyChanges: the user asked for as many e-mail changes as a window allows.
+var ErrTooManyChanges = errors.New("too many e-mail changes")
+
+// EmailChangeLimit bounds the e-mail changes one user may ask for in a window: each sends a
+// mail to an address of the user's choosing, which must not become a way to flood a stranger.
+type EmailChangeLimit struct {
+	Max    int
+	Window time.Duration
+}
+
 // RequestEmailChange stores a change of a user's address to email, to be confirmed with the
 // token returned (shown once, in the mail to the new address; only its SHA-256 is kept), and
 // voids the user's earlier unconfirmed changes: only the newest link works. ErrConflict when
-// another account has the address (compared without regard to case).
-func (r *Repository) RequestEmailChange(ctx context.Context, userID int64, email string, ttl time.Duration) (string, error) {
+// another account has the address (compared without regard to case), ErrTooManyChanges past
+// the limit (counted with the user's row locked, so nodes answering at once cannot pass it).
+func (r *Repository) RequestEmailChange(ctx context.Context, userID int64, email string, ttl time.Duration, limit EmailChangeLimit) (string, error) {
 	email = strings.TrimSpace(email)
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return "", fmt.Errorf("email_changes.request: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
+	now := r.now().UTC()
+	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, userID); err != nil {
+		return "", fmt.Errorf("email_changes.request: lock: %w", err)
+	}
+	var recent int
+	err = tx.GetContext(ctx, &recent, `SELECT count(*) FROM email_changes WHERE user_id = $1 AND created_at > $2`, userID, now.Add(-limit.Window))
+	if err != nil {
+		return "", fmt.Errorf("email_changes.request: %w", err)
+	}
+	if recent >= limit.Max {
+		return "", fmt.Errorf("email_changes.request: %w", ErrTooManyChanges)
+	}
 	if err := emailFree(ctx, tx, userID, email); err != nil {
 		return "", fmt.Errorf("email_changes.request: %w", err)
 	}
-	now := r.now().UTC()
 	if _, err := tx.ExecContext(ctx, `UPDATE email_changes SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL`, userID, now); err != nil {
 		return "", fmt.Errorf("email_changes.request: void older: %w", err)
 	}

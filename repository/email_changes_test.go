@@ -24,10 +24,11 @@ func TestEmailChangeOnce(t *testing.T) {
 	if _, err := repo.CreateUser(ctx, "taken@example.com"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := repo.RequestEmailChange(ctx, owner.ID, "Taken@Example.com", time.Hour); !errors.Is(err, repository.ErrConflict) {
+	limit := repository.EmailChangeLimit{Max: 3, Window: time.Hour}
+	if _, err := repo.RequestEmailChange(ctx, owner.ID, "Taken@Example.com", time.Hour, limit); !errors.Is(err, repository.ErrConflict) {
 		t.Fatalf("asking for a taken address: %v, want a conflict", err)
 	}
-	token, err := repo.RequestEmailChange(ctx, owner.ID, "new@example.com", time.Hour)
+	token, err := repo.RequestEmailChange(ctx, owner.ID, "new@example.com", time.Hour, limit)
 	if err != nil {
 		t.Fatal(err)
 	}
