@@ -31,6 +31,7 @@ func TestAnswersAreNotStored(t *testing.T) {
 		{"a wrong key", request{path: "/api/v1/websites", key: "pa_wrong"}, http.StatusUnauthorized},
 		{"no such website", request{path: "/api/v1/websites/999999", key: key}, http.StatusNotFound},
 		{"no such route", request{path: "/api/v1/nothing", key: key}, http.StatusNotFound},
+		{"no such version", request{path: "/api/v2/websites", key: key}, http.StatusNotFound},
 		{"a bad parameter", request{path: stats + "?name=page&from=2026-03-01&to=2026-02-01", key: key}, http.StatusUnprocessableEntity},
 		{"a bad field", request{method: "POST", path: "/api/v1/websites", key: key, form: url.Values{"domain": {"not a host"}}}, http.StatusUnprocessableEntity},
 		{"a method the route has not", request{method: "DELETE", path: "/api/v1/websites", key: key}, http.StatusMethodNotAllowed},
