@@ -107,7 +107,7 @@ func TestAccountEmail(t *testing.T) {
 	e.account("taken@example.com")
 	b := e.browser().signIn(account{email: "Owner@Example.COM", password: owner.password})
 	other := e.browser().signIn(owner)
-	link, err := e.repo.CreateLink(context.Background(), repositoryLink(owner.id, owner.email), time.Hour)
+	link, err := e.repo.CreateLink(context.Background(), repositoryLink(owner.id, owner.email, owner.id), time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

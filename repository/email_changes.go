@@ -45,8 +45,8 @@ func (r *Repository) RequestEmailChange(ctx context.Context, userID int64, email
 	}
 	defer tx.Rollback() //nolint:errcheck
 	now := r.now().UTC()
-	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, userID); err != nil {
-		return "", fmt.Errorf("email_changes.request: lock: %w", err)
+	if err := lockUser(ctx, tx, userID); err != nil {
+		return "", fmt.Errorf("email_changes.request: %w", err)
 	}
 	var recent int
 	err = tx.GetContext(ctx, &recent, `SELECT count(*) FROM email_changes WHERE user_id = $1 AND created_at > $2`, userID, now.Add(-limit.Window))
@@ -119,13 +119,22 @@ func (r *Repository) emailChangeByToken(ctx context.Context, db sqlx.QueryerCont
 // moveEmail), and uses the token up. keep is the session token of the browser that confirms,
 // kept when it is the user's. ErrNotFound when the token cannot be used, ErrConflict when
 // another account took the address since it was asked for (the token stays unused then, and
-// changes nothing).
+// changes nothing). The user's row is locked before the change's, in the order of every
+// change of accounts (lockUser), and the change is read again under the lock: a request or
+// a confirmation at the same moment waits instead of deadlocking.
 func (r *Repository) ConfirmEmailChange(ctx context.Context, token, keep string) (EmailChange, error) {
+	found, err := r.EmailChangeByToken(ctx, token)
+	if err != nil {
+		return EmailChange{}, err
+	}
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return EmailChange{}, fmt.Errorf("email_changes.confirm: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
+	if err := lockUser(ctx, tx, found.UserID); err != nil {
+		return EmailChange{}, fmt.Errorf("email_changes.confirm: %w", err)
+	}
 	c, err := r.emailChangeByToken(ctx, tx, token, " FOR UPDATE OF c")
 	if err != nil {
 		return EmailChange{}, err
@@ -159,27 +168,19 @@ func (r *Repository) ChangeEmailNow(ctx context.Context, userID int64, email, ke
 
 // moveEmail gives a user the address, as a new password does its secret: it ends every
 // session of the user but keep's (the browser that made the change), voids the user's unused
-// links (a reset mailed to the old address must not open the account once it moved) and the
-// invitations for either address, and every unconfirmed e-mail change of the user. An account
-// kept as a case duplicate (migration 0016) that moves to a free address becomes an ordinary
-// one. The user's row is locked first, so two changes of one user take turns.
+// links and the invitations for either address (a reset mailed to the old address must not
+// open the account once it moved; voidUserLinks), and every unconfirmed e-mail change of the
+// user. An account kept as a case duplicate (migration 0016) that moves to a free address
+// becomes an ordinary one. The user's row is locked first and written last (lockUser).
 func (r *Repository) moveEmail(ctx context.Context, tx *sqlx.Tx, userID int64, email, keep string) error {
-	var old string
-	err := tx.GetContext(ctx, &old, `SELECT email FROM users WHERE id = $1 FOR UPDATE`, userID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
-	if err != nil {
+	if err := lockUser(ctx, tx, userID); err != nil {
 		return err
 	}
 	if err := emailFree(ctx, tx, userID, email); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE users SET email = $2, case_duplicate = false WHERE id = $1`, userID, email)
-	if isUniqueViolation(err) {
-		return ErrConflict
-	}
-	if err != nil {
+	// The old address is still the user's here: its invitations go with the new one's.
+	if err := r.voidUserLinks(ctx, tx, userID, email); err != nil {
 		return err
 	}
 	now := r.now().UTC()
@@ -187,29 +188,20 @@ func (r *Repository) moveEmail(ctx context.Context, tx *sqlx.Tx, userID int64, e
 		what, query string
 		args        []any
 	}{
-		{"end sessions", `DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, []any{userID, hashKey(keep)}},
 		{"void changes", `UPDATE email_changes SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL`, []any{userID, now}},
-		{"void links", voidLinksOfMovedUser, []any{userID, now, old}},
+		{"end sessions", `DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, []any{userID, hashKey(keep)}},
 	}
 	for _, s := range steps {
 		if _, err := tx.ExecContext(ctx, s.query, s.args...); err != nil {
 			return fmt.Errorf("%s: %w", s.what, err)
 		}
 	}
-	return nil
+	_, err := tx.ExecContext(ctx, `UPDATE users SET email = $2, case_duplicate = false WHERE id = $1`, userID, email)
+	if isUniqueViolation(err) {
+		return ErrConflict
+	}
+	return err
 }
-
-// voidLinksOfMovedUser voids ($2) the unused links of a user ($1) and the invitations for the
-// user's new address and old one ($3).
-const voidLinksOfMovedUser = `
-		UPDATE account_links
-		SET used_at = $2
-		WHERE used_at IS NULL
-		AND (user_id = $1
-			OR kind = 'invite' AND lower(email) IN (
-				SELECT lower(email) FROM users WHERE id = $1
-				UNION ALL
-				SELECT lower($3::text)))`
 
 // emailFree is ErrConflict when an account other than the user's has the address, compared
 // without regard to case.
