@@ -3,6 +3,7 @@ package repository_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -59,5 +60,36 @@ func TestEmailChangeOnce(t *testing.T) {
 	}
 	if u, err := repo.UserByEmail(ctx, "NEW@example.com"); err != nil || u.ID != owner.ID {
 		t.Fatalf("the new address finds user %d (%v), want %d", u.ID, err, owner.ID)
+	}
+}
+
+// A confirmation and a new request of the same user at the same moment wait for each other
+// (the user's row first, then the changes): neither fails on a deadlock.
+func TestEmailChangeRequestAndConfirmAtOnce(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	owner, err := repo.CreateUser(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := repository.EmailChangeLimit{Max: 1000, Window: time.Hour}
+	for round := range 15 {
+		token, err := repo.RequestEmailChange(ctx, owner.ID, fmt.Sprintf("a%d@example.com", round), time.Hour, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var confirmErr, requestErr error
+		wg.Add(2)
+		go func() { defer wg.Done(); _, confirmErr = repo.ConfirmEmailChange(ctx, token, "") }()
+		go func() {
+			defer wg.Done()
+			_, requestErr = repo.RequestEmailChange(ctx, owner.ID, fmt.Sprintf("b%d@example.com", round), time.Hour, limit)
+		}()
+		wg.Wait()
+		if confirmErr != nil && !errors.Is(confirmErr, repository.ErrNotFound) || requestErr != nil {
+			t.Fatalf("round %d: confirm %v, request %v", round, confirmErr, requestErr)
+		}
 	}
 }
