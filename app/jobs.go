@@ -53,7 +53,7 @@ const (
 	visitRowPartitionsEvery = time.Hour
 )
 
-// FACTS_RETENTION: the days the visits' rows are kept (CONTRACT.md section 9). At least a
+// FACTS_RETENTION: the days the visits' rows are kept (docs/filters.md). At least a
 // month, so that the exact (unsampled) filtered ranges of up to 31 days have their rows; at
 // most ten years.
 const (

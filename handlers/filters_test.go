@@ -1,6 +1,6 @@
 package handlers_test
 
-// Filtered numbers (CONTRACT.md section 9) through the API, checked against counts computed
+// Filtered numbers (docs/filters.md) through the API, checked against counts computed
 // here, in Go, from the visits each test writes straight into visit_rows. They need the
 // repository's filtered reads (repository/filtered_read.go).
 

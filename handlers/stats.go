@@ -52,7 +52,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	return gen.ListStats200JSONResponse{Data: data, Meta: meta, Links: links}, nil
 }
 
-// filterNotes is what a filtered answer says of itself (CONTRACT.md section 9); both nil
+// filterNotes is what a filtered answer says of itself (docs/filters.md); both nil
 // for the counters' numbers, so that an unfiltered answer is as it ever was.
 type filterNotes struct {
 	sampled      *float64            // the fraction of the visitors read, when under 1

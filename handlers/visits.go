@@ -10,7 +10,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// The numbers of CONTRACT.md section 8: summary, time series and realtime. The repository
+// The numbers of docs/visits.md: summary, time series and realtime. The repository
 // reads them and stats.Totals derives the rates, as for the pages and the reports.
 
 // timeseriesPerPage is the page size of a time series when none is asked: a month of hours

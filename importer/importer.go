@@ -1,4 +1,4 @@
-// Package importer writes history brought from other products (CONTRACT.md section 11): one
+// Package importer writes history brought from other products (docs/imports.md): one
 // transaction per website, through the collector's stats statement (so rollups stay right)
 // without its limit of values a day, the imported days marked with their source; a progress
 // line on a terminal and a summary at the end. The readers of each product (phpanalytics, ...)

@@ -196,7 +196,7 @@ type hit struct {
 }
 
 // recordEngagement is the entry for a hit that only says the visitor is still there
-// (Plausible's `engagement`, CONTRACT.md section 4): it extends the open visit's duration, is
+// (Plausible's `engagement`): it extends the open visit's duration, is
 // neither a pageview nor an event, does not end a bounce, and is ignored (answered 202, not
 // counted) when the visitor has no open visit. page is the page it was sent from.
 func (c *Collector) recordEngagement(r *http.Request, ip netip.Addr, site *Website, page *url.URL) (int, string) {

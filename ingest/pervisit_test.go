@@ -12,7 +12,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// What a hit counts on the hit path (CONTRACT.md sections 3 and 8): a visit's first hit counts
+// What a hit counts on the hit path (docs/visits.md): a visit's first hit counts
 // every visit-level statistic once, from that hit; a later pageview of the same visit only the
 // per-hit pageview, page and hourly pageviews, whatever its referrer; an event of an open visit
 // only event. Landing and exit pages, bounce and duration come from the visit when the flusher

@@ -10,7 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Plausible's tracker and Events API (CONTRACT.md section 4). A body with n/name where page is
+// Plausible's tracker and Events API. A body with n/name where page is
 // absent is Plausible's: its official tracker sends short keys as text/plain, server-side
 // senders the long keys of its Events API documentation. Each is turned into the collector's
 // own eventRequest, one per website it counts for, so that from there on a Plausible hit is

@@ -2,7 +2,7 @@ package ingest
 
 import "strings"
 
-// Search engines and social networks by referrer host (CONTRACT.md section 3): the value of
+// Search engines and social networks by referrer host: the value of
 // search_engine or social_network of a visit that came from one. A host matches an entry when
 // it is the entry or a subdomain of it; brands with one domain per country (google.de,
 // google.co.uk, yandex.ru) match by their name as the label before the country's suffix.

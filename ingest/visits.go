@@ -12,7 +12,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// Visits are the open visits of this node (CONTRACT.md section 8), in memory only, by visitor
+// Visits are the open visits of this node (docs/visits.md), in memory only, by visitor
 // key. What a visit contributes to the counters is emitted as deltas when the flusher asks
 // (Collect): what changed since the last time (its landing and exit page, whether it bounces,
 // its duration), so a visit of many hits costs a few counter keys a flush, not a few a hit.

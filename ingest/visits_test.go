@@ -105,7 +105,7 @@ type step struct {
 	flush bool
 }
 
-// The visit scenarios of CONTRACT.md section 8 with a fake clock, each on a website of its own,
+// The visit scenarios of docs/visits.md with a fake clock, each on a website of its own,
 // checked through the stats API (and the internal counters behind the summary in the table).
 // Each runs twice: flushing only at the end, and flushing after every step, so that the
 // deltas a visit sends as it goes on (an exit page that moves, a bounce that ends) meet rows

@@ -28,7 +28,7 @@ const (
 	maxDailyBars  = 366
 )
 
-// chartInterval is the bars' size for a range (CONTRACT.md section 5).
+// chartInterval is the bars' size for a range.
 func chartInterval(r stats.Range) stats.Interval {
 	switch {
 	case r.Days() <= maxHourlyDays:

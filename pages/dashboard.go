@@ -110,7 +110,7 @@ type dashboardReads struct {
 // name, the chart's time series, the summaries of the range and of the one before, current
 // visitors, the notes on the ranges (with filters, the first day with visit details), and the
 // first day with data (for "all time"). Filters narrow every number but current visitors
-// (CONTRACT.md section 9).
+// (docs/filters.md).
 func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters, today time.Time) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today}

@@ -6,7 +6,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// Filters on the stats pages (CONTRACT.md sections 5 and 9): filter[NAME]=VALUE in the URL,
+// Filters on the stats pages (docs/filters.md): filter[NAME]=VALUE in the URL,
 // read by stats.ParseFilters as the API reads them, so that a filtered view is an address that
 // can be bookmarked and shared under the page's access rules.
 

@@ -22,7 +22,7 @@ import (
 	"github.com/analytics-service/analytics/web/webtest"
 )
 
-// Filters on the stats pages (CONTRACT.md sections 5 and 9).
+// Filters on the stats pages (docs/filters.md).
 
 var (
 	filterPages     = []string{"/", "/pricing", "/blog", "/docs", "/<script>alert(1)</script>", "=1+1"}

@@ -16,7 +16,7 @@ import (
 	"github.com/analytics-service/analytics/repository"
 )
 
-// Limits of an uploaded Plausible export (CONTRACT.md section 11); the archive's own limits
+// Limits of an uploaded Plausible export (docs/imports.md); the archive's own limits
 // (64 files, 1 GiB uncompressed) are the importer's.
 const (
 	maxImportUpload = 50 << 20

@@ -9,8 +9,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// realtimePage is the data of realtime.html: GET /stats/{domain}/realtime (CONTRACT.md
-// sections 5 and 8), under the dashboard's access rules; the recent pageviews only for the
+// realtimePage is the data of realtime.html: GET /stats/{domain}/realtime (docs/visits.md), under the dashboard's access rules; the recent pageviews only for the
 // signed-in owner.
 type realtimePage struct {
 	Domain    string

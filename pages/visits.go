@@ -12,7 +12,7 @@ import (
 	"github.com/analytics-service/analytics/web"
 )
 
-// The dashboard's numbers of CONTRACT.md section 8: the headline numbers with their changes,
+// The dashboard's numbers of docs/visits.md: the headline numbers with their changes,
 // current visitors, and the notes on what the numbers of the range mean. Read through the
 // same repository calls as the API; stats.Totals derives the rates.
 

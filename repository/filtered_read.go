@@ -14,7 +14,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// Filtered reads (CONTRACT.md section 9, docs/filters.md): the numbers of the visits that
+// Filtered reads (docs/filters.md): the numbers of the visits that
 // match every filter, read from visit_rows: rowReader, the Reader that Repository.Reader
 // chooses when given filters; the daily counters answer otherwise.
 //
@@ -84,7 +84,7 @@ func newRowSource(websiteID int64, days stats.Range, filters stats.Filters) (*ro
 	return s, nil
 }
 
-// cond is the condition of one filter (CONTRACT.md section 9).
+// cond is the condition of one filter (docs/filters.md).
 func (s *rowSource) cond(f stats.Filter) (string, error) {
 	switch {
 	case f.Name == stats.Page:

@@ -14,7 +14,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// Filtered reads (CONTRACT.md section 9) against random visits written straight into
+// Filtered reads (docs/filters.md) against random visits written straight into
 // visit_rows: every number is checked against what repotest computes from the list of visits.
 
 // filterFixture is two websites with random visits over five days that cross a month; the

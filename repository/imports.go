@@ -14,7 +14,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// Import sources, as imported_days.source spells them (CONTRACT.md section 11).
+// Import sources, as imported_days.source spells them (docs/imports.md).
 const (
 	SourcePlausible    = "plausible"
 	SourcePHPAnalytics = "phpanalytics"

@@ -65,8 +65,8 @@ func (r *Repository) ensureVisitRowPartition(ctx context.Context, day time.Time)
 	return tx.Commit()
 }
 
-// FilteredFrom is the first day of the range that filtered numbers count (CONTRACT.md section
-// 9, meta.filtered_from): the later of the website's filters_from and the oldest partition
+// FilteredFrom is the first day of the range that filtered numbers count (docs/filters.md,
+// meta.filtered_from): the later of the website's filters_from and the oldest partition
 // kept, when that is after the range's first day; the zero time when filtered numbers cover
 // the whole range. It may be after the range's last day: then no day of it has filter rows.
 func (r *Repository) FilteredFrom(ctx context.Context, websiteID int64, days stats.Range) (time.Time, error) {

@@ -20,7 +20,7 @@ const SaltSize = 32
 
 // Salts returns the salt of each of the days (calendar days in TZ, as midnight UTC), creating
 // the missing ones: the first node to ask creates a day's salt, and every node reads back the
-// one that was kept, so that all of them compute the same visitor keys (CONTRACT.md section 8).
+// one that was kept, so that all of them compute the same visitor keys (docs/visits.md).
 func (r *Repository) Salts(ctx context.Context, days []time.Time) (map[time.Time][]byte, error) {
 	dates := make([]string, len(days))
 	salts := make([][]byte, len(days))

@@ -12,7 +12,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// The reads of CONTRACT.md section 8: the summary of a range, its time series, the realtime
+// The reads of docs/visits.md: the summary of a range, its time series, the realtime
 // numbers, and what a range's numbers mean (changeover, imported days). The API, the pages and
 // the reports all call these; the derived numbers are stats.Totals'.
 
@@ -145,7 +145,7 @@ func startKey(interval stats.Interval, start time.Time, loc *time.Location) stri
 // flush. The realtime view looks RealtimeWindow back and lists RealtimeRecentMax pageviews.
 const RealtimeVisitorsTTL = 10 * time.Second
 
-// Realtime is the realtime view of a website (CONTRACT.md section 8).
+// Realtime is the realtime view of a website (docs/visits.md).
 type Realtime struct {
 	Visitors  int64
 	Pageviews []int64 // one a minute, oldest first, the current minute last: 30 of them

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Filter narrows every number down to the visits that match it (CONTRACT.md section 9):
+// Filter narrows every number down to the visits that match it (docs/filters.md):
 // filter[Name]=Value.
 type Filter struct {
 	Name  Name
@@ -179,7 +179,7 @@ func Filterable(name Name, value string) bool {
 }
 
 // ExactFilterDays is the longest range, in days, whose filtered numbers are exact; past it
-// they may be sampled (CONTRACT.md section 9).
+// they may be sampled (docs/filters.md).
 const ExactFilterDays = 31
 
 // SampleFraction is the fraction of the visits that filtered reads of the range read: 1 (exact)

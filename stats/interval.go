@@ -15,7 +15,7 @@ const (
 )
 
 // MaxDays is the longest range, in days counted inclusively, that a time series takes in
-// buckets of the interval (CONTRACT.md section 8): 31 days of hours, 3,660 days of days, any
+// buckets of the interval (docs/visits.md): 31 days of hours, 3,660 days of days, any
 // range of months.
 func (i Interval) MaxDays() int {
 	switch i {

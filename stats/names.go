@@ -39,7 +39,7 @@ var Names = []Name{
 	City, Event,
 }
 
-// The internal counters behind the summary and the time series (CONTRACT.md section 8). They
+// The internal counters behind the summary and the time series (docs/visits.md). They
 // live in the stats tables beside the public names, written by the same flush, but are not
 // names of the API: Known is false for them. Daily ones take the day (DayValue) as value, like
 // pageview; hourly ones take the hour of the day in TZ, "00" to "23" (HourValue), on that day.
@@ -68,7 +68,7 @@ func Known(s string) bool {
 	return slices.Contains(Names, Name(s))
 }
 
-// PerVisit tells whether the statistic is counted once per visit (CONTRACT.md section 8),
+// PerVisit tells whether the statistic is counted once per visit (docs/visits.md),
 // from the visit's first hit, rather than once per hit: every name but pageview, page and
 // event: visitor, visit and the visit-level names (Dimensions). (Before section 8, a "visit"
 // was a pageview whose referrer was empty or another host; days recorded then keep that
@@ -82,7 +82,7 @@ func (n Name) PerVisit() bool {
 }
 
 // Other is the value under which collection counts the new values of a website's statistic on
-// a day that already holds MAX_VALUES_PER_DAY values (CONTRACT.md section 12), so that a client
+// a day that already holds MAX_VALUES_PER_DAY values, so that a client
 // sending distinct paths or names cannot grow the stats without bound. It is a value like any
 // other, read and shown as it is. A referrer or campaign sent literally as "(other)" is counted
 // under it too (and not against the limit); no page (it starts with "/") or event

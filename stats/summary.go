@@ -1,7 +1,7 @@
 package stats
 
 // Totals are the counters behind the headline numbers of a range or of one bucket of a time
-// series (CONTRACT.md section 8, docs/visits.md): sums of visitor, visit, pageview, event,
+// series (docs/visits.md): sums of visitor, visit, pageview, event,
 // bounce, visit_seconds and timed_visit (or their _hour counterparts). The derived numbers are
 // computed here and nowhere else, so the API, the pages and the reports agree to the last
 // decimal.

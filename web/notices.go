@@ -19,7 +19,7 @@ type RangeFacts struct {
 }
 
 // VisitNotices are the sentences the dashboard and the e-mail reports show under numbers
-// whose meaning changes inside them (CONTRACT.md sections 3, 8 and 11): a range or its
+// whose meaning changes inside them (docs/visits.md, docs/imports.md): a range or its
 // comparison that starts before the changeover to visits, and imported days. what names the
 // range ("this range", "November 2026") and before its comparison ("the 30 days before",
 // "October 2026"). Plain text: templates escape it.
@@ -79,7 +79,7 @@ func sourceName(s string) string {
 	return s
 }
 
-// FilterNotices are the sentences a page shows under filtered numbers (CONTRACT.md section 9).
+// FilterNotices are the sentences a page shows under filtered numbers (docs/filters.md).
 // from is the first day with visit details (repository.FilteredFrom) of the earliest range
 // the page shows, zero when every day of it has them: for the dashboard the range before
 // days, which its changes compare with (named by before), for a full list days itself (before

@@ -1693,7 +1693,7 @@ type ClientInterface interface {
 	// GetSummary Headline numbers of a website over a range
 	//
 	// The summary of the calendar days from `from` to `to` inclusive (days in the service's
-	// time zone), as the dashboard shows it (CONTRACT.md section 8):
+	// time zone), as the dashboard shows it:
 	// - `visitors`: unique visitors, counted once per day and summed over the days (a person
 	//   is not followed from one day to the next);
 	// - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;
@@ -2168,7 +2168,7 @@ func (c *Client) GetRealtime(ctx context.Context, websiteId StatsWebsiteId, reqE
 // GetSummary Headline numbers of a website over a range
 //
 // The summary of the calendar days from `from` to `to` inclusive (days in the service's
-// time zone), as the dashboard shows it (CONTRACT.md section 8):
+// time zone), as the dashboard shows it:
 //   - `visitors`: unique visitors, counted once per day and summed over the days (a person
 //     is not followed from one day to the next);
 //   - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;
@@ -4036,7 +4036,7 @@ type ClientWithResponsesInterface interface {
 	// GetSummaryWithResponse Headline numbers of a website over a range
 	//
 	// The summary of the calendar days from `from` to `to` inclusive (days in the service's
-	// time zone), as the dashboard shows it (CONTRACT.md section 8):
+	// time zone), as the dashboard shows it:
 	// - `visitors`: unique visitors, counted once per day and summed over the days (a person
 	//   is not followed from one day to the next);
 	// - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;
@@ -6595,7 +6595,7 @@ func (c *ClientWithResponses) GetRealtimeWithResponse(ctx context.Context, websi
 // GetSummaryWithResponse Headline numbers of a website over a range
 //
 // The summary of the calendar days from `from` to `to` inclusive (days in the service's
-// time zone), as the dashboard shows it (CONTRACT.md section 8):
+// time zone), as the dashboard shows it:
 //   - `visitors`: unique visitors, counted once per day and summed over the days (a person
 //     is not followed from one day to the next);
 //   - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;

@@ -1,6 +1,6 @@
 // Package phpanalytics reads a phpAnalytics database (MySQL or MariaDB, the schema its Laravel
 // migrations define) and imports its websites, with their settings, and every stats row
-// (CONTRACT.md section 11) through package importer. It only reads there, in one read-only
+// (docs/imports.md) through package importer. It only reads there, in one read-only
 // transaction, so a read-only account suffices and every website is read as of one moment.
 package phpanalytics
 

@@ -7,8 +7,8 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// names maps phpAnalytics' statistic names (its stats.name enum) to ours (CONTRACT.md
-// sections 3 and 8). visitors gives visits too: phpAnalytics counted a visitor on every
+// names maps phpAnalytics' statistic names (its stats.name enum) to ours (the names of
+// stats.Names; docs/visits.md). visitors gives visits too: phpAnalytics counted a visitor on every
 // pageview from another site, which is what our days before the changeover call a visit
 // (docs/visits.md). The *_hours spellings are those of phpAnalytics before 3.7.
 var names = map[string][]stats.Name{

@@ -1,4 +1,4 @@
-// Package plausible imports a Plausible CSV export (CONTRACT.md section 11): the zip of
+// Package plausible imports a Plausible CSV export (docs/imports.md): the zip of
 // imported_*.csv files that Plausible's own exporter writes (ClickHouse CSVWithNames, one file
 // per table, columns matched by their header name) into a website's daily counters.
 package plausible

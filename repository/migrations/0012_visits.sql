@@ -1,4 +1,4 @@
--- Visitors, visits and realtime (CONTRACT.md section 8). See docs/visits.md for what each
+-- Visitors, visits and realtime (docs/visits.md). See docs/visits.md for what each
 -- table holds, who writes it and who reads it.
 
 -- The salt of each calendar day (in TZ) under which visitor keys are computed. Shared by every

@@ -1,4 +1,4 @@
--- Accounts in the browser (CONTRACT.md section 10): admins, e-mail addresses compared without
+-- Accounts in the browser (docs/decisions.md, Accounts): admins, e-mail addresses compared without
 -- regard to case, and API keys with a name and the time they were last used.
 
 -- Admins manage users at /admin/users. The first user is one (on an install that has users

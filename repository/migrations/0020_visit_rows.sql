@@ -1,4 +1,4 @@
--- Filters (CONTRACT.md section 9, docs/filters.md): one row per visit, written by the same flush
+-- Filters (docs/filters.md): one row per visit, written by the same flush
 -- as the counters, in the same transaction. A row holds the visit's values, never a visitor key,
 -- an address or a user agent: `visitor` is section 9's day number (32 bits of the visitor key of
 -- the visit's day, which cannot be recomputed once that day's salt is deleted) and times are

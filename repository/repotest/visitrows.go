@@ -137,7 +137,7 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-// Matches tells whether the visit matches every filter, as CONTRACT.md section 9 words it.
+// Matches tells whether the visit matches every filter, as docs/filters.md words it.
 func (v Visit) Matches(filters stats.Filters) bool {
 	for _, f := range filters {
 		if !v.matches(f) {

@@ -327,7 +327,7 @@ export interface paths {
         /**
          * Headline numbers of a website over a range
          * @description The summary of the calendar days from `from` to `to` inclusive (days in the service's
-         *     time zone), as the dashboard shows it (CONTRACT.md section 8):
+         *     time zone), as the dashboard shows it:
          *     - `visitors`: unique visitors, counted once per day and summed over the days (a person
          *       is not followed from one day to the next);
          *     - `visits`: visits started in the range; `pageviews`: pageviews; `events`: event hits;
