@@ -54,7 +54,18 @@ type visitShard struct {
 	first *visit // the least recent last hit: next to expire or to be ended early
 	last  *visit
 	dirty []*visit // changed since the last Collect
-	_     [40]byte // a cache line of its own
+	// ended holds, by id, the website and last hit of visits that ended (timed out, ended
+	// early or replaced) while their last hit may still be within the realtime window: a
+	// visitor seen 2 minutes ago is a current visitor even when VISIT_TIMEOUT is shorter
+	// than the window. Pruned by Current, at most endedLimit entries (about 40 bytes each).
+	ended map[uint64]endedVisit
+	_     [32]byte // a cache line of its own
+}
+
+// endedVisit is what the realtime view needs of a visit that ended.
+type endedVisit struct {
+	websiteID int64
+	last      int64 // Unix nanoseconds
 }
 
 // visit is one open visit; flushedExit, flushedSeconds and the flushed flags are what the
@@ -144,9 +155,15 @@ func NewVisits(timeout time.Duration, maxOpen, maxPerAddress int, counters *Coun
 		counters: counters, metrics: metrics, addrSeed: maphash.MakeSeed(), rowSeed: maphash.MakeSeed(), perAddress: make([]atomic.Uint32, perAddressSlots)}
 	for i := range v.shards {
 		v.shards[i].open = make(map[uint64]*visit)
+		v.shards[i].ended = make(map[uint64]endedVisit)
 	}
 	return v
 }
+
+// endedLimit bounds the ended visits a shard remembers for the realtime view: as many as it
+// holds open, at least 1,024 (a small MAX_OPEN_VISITS ends many visits early, and those too
+// are current visitors). Past it, a visitor whose visit ended is no longer counted as current.
+func (vs *Visits) endedLimit() int { return max(vs.perShard, 1024) }
 
 func (vs *Visits) shard(id uint64) *visitShard { return &vs.shards[id%visitShards] }
 
@@ -286,6 +303,9 @@ func (vs *Visits) end(s *visitShard, v *visit) {
 	delete(s.open, v.id)
 	s.unlink(v)
 	vs.perAddress[v.addrSlot].Add(^uint32(0))
+	if _, ok := s.ended[v.id]; ok || len(s.ended) < vs.endedLimit() {
+		s.ended[v.id] = endedVisit{websiteID: v.websiteID, last: v.last}
+	}
 }
 
 // Collect ends the visits whose last hit is older than the timeout at now and emits what the
@@ -343,9 +363,11 @@ func (vs *Visits) EndAll() {
 	}
 }
 
-// Current counts, per website, the visits with a hit in the last `within` at now: this node's
-// distinct visitor keys of the realtime view. It reads only the visits that recent, from the
-// most recent back.
+// Current counts, per website, the visitors with a hit in the last `within` at now: this
+// node's distinct visitor keys of the realtime view, whether their visit is still open or
+// ended meanwhile (a VISIT_TIMEOUT shorter than `within`, MAX_OPEN_VISITS). It reads only the
+// open visits that recent, from the most recent back, and forgets the ended ones older than
+// that. A hit of an address past its bound of open visits is not kept, and not counted here.
 func (vs *Visits) Current(now time.Time, within time.Duration) map[int64]int {
 	since := now.Add(-within).UnixNano()
 	out := map[int64]int{}
@@ -354,6 +376,14 @@ func (vs *Visits) Current(now time.Time, within time.Duration) map[int64]int {
 		s.mu.Lock()
 		for v := s.last; v != nil && v.last >= since; v = v.prev {
 			out[v.websiteID]++
+		}
+		for id, e := range s.ended {
+			switch {
+			case e.last < since:
+				delete(s.ended, id)
+			case s.open[id] == nil: // an open visit of the key started later: counted above
+				out[e.websiteID]++
+			}
 		}
 		s.mu.Unlock()
 	}
