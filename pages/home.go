@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -21,12 +22,15 @@ const homePageSize = 50
 type homePage struct {
 	Websites []websiteRow
 	Search   string
-	Prev     string
-	Next     string
-	Total    int64
-	Notice   string
-	Form     websiteForm // the add form, refilled after a refusal
-	Snippet  trackerSnippet
+	// SearchError refuses a search the API would refuse (websites' search is at most 255
+	// characters of UTF-8 text without NUL); no website is listed then.
+	SearchError string
+	Prev        string
+	Next        string
+	Total       int64
+	Notice      string
+	Form        websiteForm // the add form, refilled after a refusal
+	Snippet     trackerSnippet
 }
 
 // websiteRow is one of the owner's websites with its last 30 days.
@@ -106,17 +110,25 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 		pg.Number = n
 	}
 	search := strings.TrimSpace(q.Get("search"))
-	sites, total, err := p.repo.ListWebsites(r.Context(), user.ID, repository.WebsiteQuery{
-		Search: search, SortBy: "domain", FavoriteFirst: true,
-		Limit: pg.Size, Offset: pg.Offset(),
-	})
-	if err != nil {
-		p.serverError(w, r, err)
-		return
+	searchError := checkSearch(search)
+	var sites []repository.Website
+	var total int64
+	if searchError == "" {
+		var err error
+		sites, total, err = p.repo.ListWebsites(r.Context(), user.ID, repository.WebsiteQuery{
+			Search: search, SortBy: "domain", FavoriteFirst: true,
+			Limit: pg.Size, Offset: pg.Offset(),
+		})
+		if err != nil {
+			p.serverError(w, r, err)
+			return
+		}
+	} else if status == http.StatusOK {
+		status = http.StatusUnprocessableEntity
 	}
 	today := p.today()
 	last30 := stats.Range{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
-	data := homePage{Search: search, Total: total, Notice: notices[q.Get("notice")], Form: form,
+	data := homePage{Search: search, SearchError: searchError, Total: total, Notice: notices[q.Get("notice")], Form: form,
 		Snippet: p.snippet(r)}
 	data.Websites = make([]websiteRow, len(sites))
 	g, ctx := errgroup.WithContext(r.Context())
@@ -147,6 +159,18 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 		data.Next = link(n)
 	}
 	p.render(w, r, status, "home.html", "Your websites", data)
+}
+
+// checkSearch is the refusal of a websites' search, "" when it is fine: counted in characters,
+// as the API's maxLength counts them, not in bytes.
+func checkSearch(search string) string {
+	switch {
+	case !stats.ValidText(search):
+		return "search " + stats.TextRule
+	case utf8.RuneCountInString(search) > 255:
+		return "search must be at most 255 characters"
+	}
+	return ""
 }
 
 // addWebsite takes the add form: the same rules as POST /api/v1/websites.
