@@ -105,7 +105,7 @@ func newVisitsPanel(dashboard string, rng stats.Range, filtered bool, v visitsRe
 		Before:          before,
 		BeforeRange:     rng.Previous(),
 		Notices: append(notices, web.VisitNotices("this range", before,
-			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources},
-			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources})...),
+			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, CountedBefore: v.notesNow.CountedBefore, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources},
+			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, CountedBefore: v.notesPre.CountedBefore, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources})...),
 	}
 }

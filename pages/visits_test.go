@@ -174,7 +174,7 @@ func TestDashboardNotices(t *testing.T) {
 	e := newEnv(t)
 	owner := e.account("owner@example.com")
 	id := e.site(owner, "example.com")
-	e.visitDays(id, "2026-03-01", "2026-03-20", "2026-03-10")
+	e.visitDays(id, "2026-02-01", "2026-03-20", "2026-03-10") // counts in the 20 days before March too
 	b := e.browser()
 	notice := func(query string) string {
 		p := b.get("/stats/example.com" + query)

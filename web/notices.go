@@ -10,26 +10,29 @@ import (
 )
 
 // RangeFacts are what a range's numbers rest on beside the counts: the website's first day
-// counted by visits (websites.visits_from) and the range's imported days.
+// counted by visits (websites.visits_from), whether the range holds a day with counts before
+// it (CountedBefore), and the range's imported days.
 type RangeFacts struct {
-	Range        stats.Range
-	VisitsFrom   time.Time
-	ImportedDays int64
-	Sources      []string // "phpanalytics", "plausible"
+	Range         stats.Range
+	VisitsFrom    time.Time
+	CountedBefore bool
+	ImportedDays  int64
+	Sources       []string // "phpanalytics", "plausible"
 }
 
 // VisitNotices are the sentences the dashboard and the e-mail reports show under numbers
 // whose meaning changes inside them (docs/visits.md, docs/imports.md): a range or its
-// comparison that starts before the changeover to visits, and imported days. what names the
+// comparison that holds days counted before the changeover to visits (not merely days before
+// it: a website added today has none), and imported days. what names the
 // range ("this range", "November 2026") and before its comparison ("the 30 days before",
 // "October 2026"). Plain text: templates escape it.
 func VisitNotices(what, before string, now, prev RangeFacts) []string {
 	var out []string
 	var early []string
-	if now.Range.From.Before(now.VisitsFrom) {
+	if now.CountedBefore && now.Range.From.Before(now.VisitsFrom) {
 		early = append(early, what)
 	}
-	if prev.Range.From.Before(prev.VisitsFrom) {
+	if prev.CountedBefore && prev.Range.From.Before(prev.VisitsFrom) {
 		early = append(early, before)
 	}
 	if len(early) > 0 {
