@@ -43,7 +43,7 @@ func mount(r routes) http.Handler {
 	// The pages' and the unsubscribe page's CSS, JavaScript and icon.
 	mux.Handle("/static/", web.StaticHandler())
 	mux.Handle("/favicon.ico", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		http.Redirect(w, req, r.links.Base(req, web.Redirect)+web.AssetURL("favicon.svg"), http.StatusMovedPermanently)
+		http.Redirect(w, req, r.links.Path(web.AssetURL("favicon.svg")), http.StatusMovedPermanently)
 	}))
 	mux.Handle("/api/v1/docs", web.DocsHandler())
 	mux.Handle("/healthz", web.ReadOnly(health(nil)))

@@ -41,7 +41,7 @@ type env struct {
 	clock    *testkit.Clock
 	logs     *testkit.SyncBuffer
 	cfg      app.Config
-	public   string // PUBLIC_URL, "" when unset: where redirects point
+	public   string // PUBLIC_URL's path prefix, "" when unset: where redirects point
 }
 
 type envOption func(*app.Config)
@@ -86,7 +86,7 @@ func (e *env) start() {
 	e.t.Cleanup(e.srv.Close)
 	e.pipeline, e.registry, e.app = service.Pipeline, service.Registry, service
 	if e.cfg.PublicURL != nil {
-		e.public = e.cfg.PublicURL.String()
+		e.public = e.cfg.PublicURL.EscapedPath()
 	}
 }
 

@@ -327,9 +327,10 @@ func (p *Pages) serverError(w http.ResponseWriter, r *http.Request, err error) {
 		`<p><a href="%s/">Home</a></p></main></body></html>`, id, template.HTMLEscapeString(p.links.Base(r, web.Page)))
 }
 
-// redirect answers with a redirect to a path of the service (under PUBLIC_URL when it is set).
+// redirect answers with a redirect to a path of the service, under PUBLIC_URL's path prefix
+// when it is set: a path, so that a page opened by another name stays at that name.
 func (p *Pages) redirect(w http.ResponseWriter, r *http.Request, path string, code int) {
-	http.Redirect(w, r, p.links.Base(r, web.Redirect)+path, code)
+	http.Redirect(w, r, p.links.Path(path), code)
 }
 
 // trackerSnippet is the snippet the owner's pages show: at PUBLIC_URL, else at the address the

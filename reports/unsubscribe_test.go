@@ -102,8 +102,9 @@ func TestUnsubscribeFromOneWebsiteWithTheButton(t *testing.T) {
 }
 
 // Behind a proxy that serves the service under /analytics/ (and strips it), with PUBLIC_URL
-// https://stats.example.test/analytics: the links of the message and every link and asset of
-// the unsubscribe page are under it.
+// https://stats.example.test/analytics: the links of the message are under it, and every link
+// and asset of the unsubscribe page is a path under its prefix (so that the page works opened
+// by any name).
 func TestUnsubscribePageUnderAPrefix(t *testing.T) {
 	public := &url.URL{Scheme: "https", Host: publicURL.Host, Path: "/analytics"}
 	e := newEnvAt(t, public, public)
@@ -119,8 +120,8 @@ func TestUnsubscribePageUnderAPrefix(t *testing.T) {
 		t.Fatalf("GET: %d, links %q\n%s", status, links, page)
 	}
 	for _, l := range links {
-		if !strings.HasPrefix(l[1], "https://stats.example.test/analytics/") {
-			t.Errorf("link %q is not under PUBLIC_URL", l[1])
+		if !strings.HasPrefix(l[1], "/analytics/") {
+			t.Errorf("link %q is not a path under PUBLIC_URL's prefix", l[1])
 		}
 	}
 }

@@ -14,10 +14,14 @@ import (
 // Links is the one rule for where the links the service writes begin: the API's paging links
 // and Location, the pages' links, assets, form actions, redirects and cookie paths, the tracker
 // snippet and the unsubscribe page. With PUBLIC_URL every one is under it, path prefix included,
-// so the service can run behind a proxy that strips a prefix. Without it the request's own
-// address is used only where a link must be absolute (the API's paging links, the snippet) or
-// where its host is one the operator listed (ALLOWED_HOSTS); elsewhere links are paths.
-// E-mail has no request: it needs PUBLIC_URL (package reports).
+// so the service can run behind a proxy that strips a prefix; but only what is read away from
+// the page (the API's paging links and Location, the tracker snippet, e-mail) names its host:
+// the pages' links, assets and redirects are paths under its prefix, so that a page opened by
+// another name (the service's address, an internal name) loads its stylesheet and scripts from
+// where it was opened, as its Content-Security-Policy ('self') requires. Without PUBLIC_URL the
+// request's own address is used only where a link must be absolute (the API's paging links,
+// the snippet) or where its host is one the operator listed (ALLOWED_HOSTS); elsewhere links
+// are paths. E-mail has no request: it needs PUBLIC_URL (package reports).
 type Links struct {
 	// Public is PUBLIC_URL without a trailing slash; nil when it is unset.
 	Public *url.URL
@@ -36,10 +40,11 @@ const (
 	// Absolute links are read away from the page: the API's paging links and the tracker
 	// snippet. Without PUBLIC_URL they take the request's address.
 	Absolute LinkKind = iota
-	// Page links are the hrefs, srcs and form actions of HTML. Without PUBLIC_URL they take the
-	// request's address when its host is in ALLOWED_HOSTS, and are paths otherwise.
+	// Page links are the hrefs, srcs and form actions of HTML and the pages' redirects: paths
+	// under PUBLIC_URL's prefix; without PUBLIC_URL, at the request's address when its host is
+	// in ALLOWED_HOSTS, and paths otherwise.
 	Page
-	// Redirect is a Location header. Without PUBLIC_URL it is a path.
+	// Redirect is the API's Location header: under PUBLIC_URL, else a path.
 	Redirect
 )
 
@@ -48,6 +53,9 @@ const (
 // a trailing slash.
 func (l Links) Base(r *http.Request, kind LinkKind) string {
 	if l.Public != nil {
+		if kind == Page {
+			return l.Public.EscapedPath()
+		}
 		return l.Public.String()
 	}
 	switch kind {

@@ -9,8 +9,8 @@ import (
 )
 
 // The base of each kind of link, with and without PUBLIC_URL, from a client and from a trusted
-// proxy: forwarded headers count only from TRUSTED_PROXIES, and HTML links are absolute
-// without PUBLIC_URL only for a host in ALLOWED_HOSTS.
+// proxy: forwarded headers count only from TRUSTED_PROXIES, HTML links are paths under
+// PUBLIC_URL's prefix, and absolute without PUBLIC_URL only for a host in ALLOWED_HOSTS.
 func TestLinkBases(t *testing.T) {
 	public, _ := url.Parse("https://example.com/analytics")
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
@@ -25,8 +25,10 @@ func TestLinkBases(t *testing.T) {
 		headers map[string]string
 		want    bases
 	}{
-		{"PUBLIC_URL, whatever the request says", Links{Public: public, TrustedProxies: trusted}, "10.0.0.1:1", "evil.example", false, forwarded,
-			bases{"https://example.com/analytics", "https://example.com/analytics", "https://example.com/analytics"}},
+		{"PUBLIC_URL, whatever the request says; HTML links are paths under its prefix", Links{Public: public, TrustedProxies: trusted}, "10.0.0.1:1", "evil.example", false, forwarded,
+			bases{"https://example.com/analytics", "/analytics", "https://example.com/analytics"}},
+		{"PUBLIC_URL without a prefix: HTML links are paths", Links{Public: &url.URL{Scheme: "https", Host: "stats.example.com"}}, "192.0.2.1:1", "10.1.2.3:8080", false, nil,
+			bases{"https://stats.example.com", "", "https://stats.example.com"}},
 		{"no PUBLIC_URL: the request's Host; HTML and Location are paths", Links{}, "192.0.2.1:1", "svc.example:8080", false, nil,
 			bases{"http://svc.example:8080", "", ""}},
 		{"over TLS", Links{}, "192.0.2.1:1", "svc.example", true, nil,
