@@ -92,6 +92,10 @@ func TestAccountsInChromium(t *testing.T) {
 	e.site(admin, "example.com")
 	colleague := e.account("colleague@example.com")
 	e.site(colleague, "colleague.example")
+	// A long address with every badge it can have: /admin/users must still fit 375 px.
+	if _, err := e.repo.CreateUser(context.Background(), "a.rather.long.name-of-a-colleague@accounts.subsidiary-company.example"); err != nil {
+		t.Fatal(err)
+	}
 
 	ctx := webtest.NewBrowser(t)
 	webtest.WatchProblems(t, ctx)

@@ -360,8 +360,10 @@ func tabEval(t *testing.T, tab context.Context, js string, out any) {
 // as shots/NAME-WIDTH.png for a person to look at.
 func auditPage(t *testing.T, ctx context.Context, axe []byte, shots, name string, width int64) {
 	t.Helper()
+	// Against the layout viewport (clientWidth), not innerWidth: a phone (mobile emulation)
+	// zooms out to show a page wider than its screen, so innerWidth grows with the page.
 	var overflow int64
-	tabEval(t, ctx, `document.documentElement.scrollWidth - window.innerWidth`, &overflow)
+	tabEval(t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`, &overflow)
 	if overflow > 0 {
 		t.Errorf("%s at %dpx: the page is %dpx wider than the screen", name, width, overflow)
 	}
