@@ -93,9 +93,9 @@ func (r *Repository) ForgetRealtime(ctx context.Context, now time.Time) error {
 			DELETE FROM realtime_visitors WHERE flushed_at < $2
 		)
 		DELETE FROM realtime_recent
-		WHERE at < $1 OR id IN (
-			SELECT id FROM (
-				SELECT id, row_number() OVER (PARTITION BY website_id ORDER BY at DESC, id DESC) AS rank
+		WHERE at < $1 OR (website_id, id) IN (
+			SELECT website_id, id FROM (
+				SELECT website_id, id, row_number() OVER (PARTITION BY website_id ORDER BY at DESC, id DESC) AS rank
 				FROM realtime_recent
 			) AS ranked
 			WHERE rank > $3)`
