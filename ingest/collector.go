@@ -335,7 +335,7 @@ func recentPath(u *url.URL) string {
 	if path == "" {
 		path = "/"
 	}
-	return stats.Truncate(path, maxPageLength)
+	return stats.Truncate(stats.PagePath(path), maxPageLength)
 }
 
 // hintProxy says once, when the limit first refuses a private address, that a reverse proxy

@@ -19,7 +19,8 @@ const (
 )
 
 // pageValue is the page statistic: path plus the query left after the website's excluded
-// parameters, no fragment, "/" for an empty path, at most 255 characters.
+// parameters, no fragment, "/" for an empty path, in its one spelling (stats.PagePath: /über-uns
+// however the browser escaped it), at most 255 characters.
 func pageValue(u *url.URL, site *Website) string {
 	path := u.EscapedPath()
 	if path == "" {
@@ -28,7 +29,7 @@ func pageValue(u *url.URL, site *Website) string {
 	if query := filterQuery(u.RawQuery, site); query != "" {
 		path += "?" + query
 	}
-	return stats.Truncate(path, maxPageLength)
+	return stats.Truncate(stats.PagePath(path), maxPageLength)
 }
 
 // filterQuery drops the excluded parameters from a raw query, keeping the others exactly as

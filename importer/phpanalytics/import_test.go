@@ -275,6 +275,8 @@ var oddRows = []struct {
 	{row{1, "page", "/café/日本語?q=ü", "2024-02-03", 3}, "page", "/café/日本語?q=ü"},
 	{row{1, "page", "/" + strings.Repeat("é", 254), "2024-02-03", 2}, "page", "/" + strings.Repeat("é", 254)},
 	{row{1, "page", "?only=query", "2024-02-04", 1}, "page", "/?only=query"},
+	{row{1, "page", "/über-uns", "2024-02-03", 1}, "page", "/über-uns"},
+	{row{1, "page", "/%C3%BCber-uns", "2024-02-04", 2}, "page", "/über-uns"}, // escaped: the one spelling
 	{row{1, "page", "/", "2024-03-01", 9}, "page", "/"},
 	{row{1, "landing_page", "/", "2024-03-01", 4}, "landing_page", "/"},
 	{row{1, "referrer", "", "2024-02-03", 5}, "referrer", ""},
@@ -344,7 +346,7 @@ func TestImportPHPAnalytics(t *testing.T) {
 		"created user second@example.com",
 		"skipped: taken.example: a website with this domain exists here",
 		"skipped: gone.example: its owner (phpAnalytics user 3) was deleted there",
-		"summary: imported 3 websites, 3699 rows, 734 days; 2 skipped, 0 failed",
+		"summary: imported 3 websites, 3701 rows, 734 days; 2 skipped, 0 failed",
 		"kept as they are (no counterpart here), rows:\n",
 		"    \"Windows Phone\": 1\n",
 		"  device: 1\n    \"ereader\": 1\n",

@@ -169,6 +169,8 @@ func mapValue(name stats.Name, v string) (string, bool) {
 		return v, v == "" || validScreen(v)
 	case stats.Page, stats.LandingPage:
 		// phpAnalytics wrote "?query" for a URL with a query and no path; ours writes "/".
+		// Its paths may be escaped (/%C3%BCber-uns) or not: both become the one spelling.
+		v = stats.Truncate(stats.PagePath(v), 255) // a page keeps at most 255 characters
 		if v == "" || strings.HasPrefix(v, "?") {
 			return "/" + v, true
 		}

@@ -164,13 +164,13 @@ const (
 	maxEventNameLength = 64
 )
 
-// pageValue is Plausible's pathname as the collector writes a page: escaped as in a URL, at
-// most 255 characters, "/" when empty.
+// pageValue is Plausible's pathname as the collector writes a page: escaped as in a URL, then
+// in the one spelling of pages (stats.PagePath), at most 255 characters, "/" when empty.
 func pageValue(pathname string) string {
 	if pathname == "" {
 		return "/"
 	}
-	return stats.Truncate((&url.URL{Path: pathname}).EscapedPath(), maxValueLength)
+	return stats.Truncate(stats.PagePath((&url.URL{Path: pathname}).EscapedPath()), maxValueLength)
 }
 
 // referrerValue is the referrer statistic of a source row: the host of its referrer, else its

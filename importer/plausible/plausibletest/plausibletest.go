@@ -196,7 +196,7 @@ func (e *Export) Want() map[string]Counts {
 			add("campaign", r["utm_campaign"], num(r["visits"]))
 		}
 	})
-	pages := map[string]string{"/blog/café": "/blog/caf%C3%A9", `/a,b "q"`: "/a,b%20%22q%22", LongPage: LongPage[:255], "": "/"}
+	pages := map[string]string{"/blog/café": "/blog/café", `/a,b "q"`: "/a,b%20%22q%22", LongPage: LongPage[:255], "": "/"}
 	page := func(p string) string {
 		if v, ok := pages[p]; ok {
 			return v
