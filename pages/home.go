@@ -167,7 +167,7 @@ func checkSearch(search string) string {
 	switch {
 	case !stats.ValidText(search):
 		return "search " + stats.TextRule
-	case utf8.RuneCountInString(search) > 255:
+	case utf8.RuneCountInString(search) > stats.SearchMaxLength:
 		return "search must be at most 255 characters"
 	}
 	return ""
