@@ -40,9 +40,9 @@ const (
 	// Absolute links are read away from the page: the API's paging links and the tracker
 	// snippet. Without PUBLIC_URL they take the request's address.
 	Absolute LinkKind = iota
-	// Page links are the hrefs, srcs and form actions of HTML and the pages' redirects: paths
-	// under PUBLIC_URL's prefix; without PUBLIC_URL, at the request's address when its host is
-	// in ALLOWED_HOSTS, and paths otherwise.
+	// Page links are the hrefs, srcs and form actions of HTML: paths under PUBLIC_URL's prefix;
+	// without PUBLIC_URL, at the request's address when its host is in ALLOWED_HOSTS, and paths
+	// otherwise. (The pages' redirects are Path: always a path.)
 	Page
 	// Redirect is the API's Location header: under PUBLIC_URL, else a path.
 	Redirect
