@@ -1,4 +1,4 @@
--- Pages in one spelling (docs/decisions.md, Page spelling): a browser sends /%C3%BCber-uns, an
+-- Pages in one spelling (docs/page-spelling.md): a browser sends /%C3%BCber-uns, an
 -- import may hold /über-uns; both are now stored as /über-uns, and the rows written before are
 -- respelled here and merged into that one row (their counts summed). page_spelling is the SQL
 -- twin of stats.PagePath (Go), kept equal by TestPageSpellingTwins:
