@@ -138,6 +138,7 @@ func (e SortDirection) Valid() bool {
 const (
 	StatNameBrowser          StatName = "browser"
 	StatNameCampaign         StatName = "campaign"
+	StatNameChannel          StatName = "channel"
 	StatNameCity             StatName = "city"
 	StatNameContinent        StatName = "continent"
 	StatNameCountry          StatName = "country"
@@ -153,6 +154,12 @@ const (
 	StatNameScreenResolution StatName = "screen_resolution"
 	StatNameSearchEngine     StatName = "search_engine"
 	StatNameSocialNetwork    StatName = "social_network"
+	StatNameSource           StatName = "source"
+	StatNameUtmCampaign      StatName = "utm_campaign"
+	StatNameUtmContent       StatName = "utm_content"
+	StatNameUtmMedium        StatName = "utm_medium"
+	StatNameUtmSource        StatName = "utm_source"
+	StatNameUtmTerm          StatName = "utm_term"
 	StatNameVisit            StatName = "visit"
 	StatNameVisitor          StatName = "visitor"
 )
@@ -163,6 +170,8 @@ func (e StatName) Valid() bool {
 	case StatNameBrowser:
 		return true
 	case StatNameCampaign:
+		return true
+	case StatNameChannel:
 		return true
 	case StatNameCity:
 		return true
@@ -193,6 +202,18 @@ func (e StatName) Valid() bool {
 	case StatNameSearchEngine:
 		return true
 	case StatNameSocialNetwork:
+		return true
+	case StatNameSource:
+		return true
+	case StatNameUtmCampaign:
+		return true
+	case StatNameUtmContent:
+		return true
+	case StatNameUtmMedium:
+		return true
+	case StatNameUtmSource:
+		return true
+	case StatNameUtmTerm:
 		return true
 	case StatNameVisit:
 		return true
@@ -558,6 +579,9 @@ type StatsFilter struct {
 	// Campaign Visits of this campaign (`utm_campaign`); `""` for visits of none.
 	Campaign *string `json:"campaign,omitempty"`
 
+	// Channel Visits of this channel (`Organic Search`, `Paid Social`, `Email`, `Direct`, ...).
+	Channel *string `json:"channel,omitempty"`
+
 	// City Visits from this city: the whole value compares (`US:New York, NY`).
 	City *string `json:"city,omitempty"`
 
@@ -599,6 +623,24 @@ type StatsFilter struct {
 
 	// SocialNetwork Visits from this social network; `""` for visits from none.
 	SocialNetwork *string `json:"social_network,omitempty"`
+
+	// Source Visits from this source (`Google`, `Newsletter`, `example.com`); `""` for direct visits.
+	Source *string `json:"source,omitempty"`
+
+	// UtmCampaign Another name for `campaign` (give one of the two).
+	UtmCampaign *string `json:"utm_campaign,omitempty"`
+
+	// UtmContent Visits whose first URL had this `utm_content`; `""` for visits of none.
+	UtmContent *string `json:"utm_content,omitempty"`
+
+	// UtmMedium Visits whose first URL had this `utm_medium`; `""` for visits of none.
+	UtmMedium *string `json:"utm_medium,omitempty"`
+
+	// UtmSource Visits whose first URL had this `utm_source`; `""` for visits of none.
+	UtmSource *string `json:"utm_source,omitempty"`
+
+	// UtmTerm Visits whose first URL had this `utm_term`; `""` for visits of none.
+	UtmTerm *string `json:"utm_term,omitempty"`
 }
 
 // Summary defines model for Summary.
@@ -846,6 +888,15 @@ type ListStatsParams struct {
 	// `campaign`, `browser`, ... `city`) counts once per visit, from its first hit; before
 	// a website's changeover to visits, `visitor` and those names counted each pageview
 	// whose referrer was empty or another site.
+	// `source` is where a visit came from as marketers name it: its `utm_source`, else
+	// `source`, else `ref` tag, else its referrer's host without `www.`, written as the
+	// list of known sources spells it (`ig` and `instagram.com` are `Instagram`); `""` for
+	// direct visits. `channel` is its channel by Google Analytics 4's default channel
+	// group (`Organic Search`, `Paid Social`, `Email`, `AI Assistants`, `Direct`, ...).
+	// `utm_source`, `utm_medium`, `utm_term` and `utm_content` are the tags of its first
+	// URL as sent (at most 255 characters; one holding an e-mail address or 9 or more
+	// digits is `(redacted)`), counted when present; `utm_campaign` is another name for
+	// `campaign`. Those six names are counted from the upgrade that brought them on.
 	Name StatName `form:"name" json:"name"`
 
 	// From First day, `YYYY-MM-DD`.
@@ -873,8 +924,9 @@ type ListStatsParams struct {
 	//   event E; every other name compares the visit's own value (that of its first hit).
 	//   `continent` and `country` compare the code before the first `:` (place names change
 	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
-	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-	//   none.
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
 	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
@@ -914,8 +966,9 @@ type GetSummaryParams struct {
 	//   event E; every other name compares the visit's own value (that of its first hit).
 	//   `continent` and `country` compare the code before the first `:` (place names change
 	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
-	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-	//   none.
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
 	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
@@ -958,8 +1011,9 @@ type GetTimeseriesParams struct {
 	//   event E; every other name compares the visit's own value (that of its first hit).
 	//   `continent` and `country` compare the code before the first `:` (place names change
 	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
-	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-	//   none.
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
 	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
@@ -3430,218 +3484,228 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nc9s4kj/8VVB8bivSPZQsyfZMRq7UlWfiTHybF1/ibG4vSpkQCUlYU4AWgKwoU/nu/0I3QIIU9eI4",
-	"2Zm925urrCWRQANo9Bu6f/gtSuV8IQUTRkfD36IZoxlT8Od5nsuV/SNjOlV8YbgU0TC6njEyZ2YmM03M",
-	"jJEFNTMyozomrDvtkuTXi+uYXL1+e510ozhS7O9LrlgWDY1asjjS6YzNqW3VrBcsGkbaKC6m0ZcvMXZ4",
-	"LtavFZ9ysdnzeb6ia02Sf09ioiUxM2oIFWuiuWFkTtdkIbUhM2707p6ZWM6j4Yfo36OPcQMZv9B0xn6R",
-	"wiiZbydCyI42UrFkSKggVOgVU0ROYErOry6BnpnMM0LJUjP1SJMVG1tKNaEiI2I5HzOlYSBCjkRqO42J",
-	"nlHFMiIVtJPmnAnzSBO5EjG5ZWyhCTfdkThoeJ7CLaOUwjBhXjAxNbPmVc7hNz+osczWhAsyXtsxtMJv",
-	"f724JpqJTMdkIhV5fnH+tH3Q4nNh2JSpkKDr9YK9Bir0rsnXgk8mIR+QsZIrzRQx9JYhZ7pFofgpcR10",
-	"bA8J4cYybffAmYTumifyqUz1lcx5ut6k9y38jSuuzTpnmkyUnBMz45popu54yogU+TomQpoZF1PCRc4F",
-	"Kz/D8yzXbDVjit13S11c02nz4mqjpJgSJgw3a2Lo1K+zYgvFNBOG2qftuhrSgo2eUy5gKPbT9DNfdKzs",
-	"UExrlo2EFIwwmlpZcMfsI1xZvm2fAWvY+R7T9NZyUHI56bySgnVeUpPOkn38vDmqN+zvS6bNZdY8NJ6R",
-	"pciYIqsZT2dAbcYM5bnGMXJNmFJSkRVTjORyOmVZ994kGLU+nximGladpVJY6SjJitpxs4lUMCVEsE+G",
-	"KCT/3jvk/fv350szs0uWUsO2b4+fGVVMJYcxNz7cxNtf4mhBFZ0z4zTCM543Dhi/16SVTOCvD6/OX158",
-	"fPKX8xfvLhKvF9xPqVwKo9Yfnzy9GP7K1JyK9WjZ6w1+cL8v6JR9fHK0UDzlYpq0hyPB7phaO4lJ4H0N",
-	"mwZm9I5rbjQKgbnlJ4KPY3Nkyu+Y6I5EhwA1hGtCyR3Nl4ywTzQ1+drLB22o0STn2i6QWSphZW1MklE0",
-	"ihLCRZovM5Z1yTl2iZ0xPRKkGBvSfpWQ1YwJYjeEnBBLnf3hjrOVtv1fxbCJ/Evsjgnz8cmFe4sb3HJm",
-	"xmzT8Cu5OHOjkmbGFBF0zojde1Q5UQckoaJwo2vBjLj+J1yhZmx3gd5UCsOtzk+QFLcoiW8UtY/MWMi7",
-	"2EgyTEhrkdOUARmapDMqpkDrmJkVY4L8yuTlFVEsZ1Qz3T4jScpN2bgGklYzmTOktUueSUUSzahKZzdM",
-	"TLlgSQyEaplymt8IZlZS3SYxSVI6X1A+FY5ymJ/Ezihh84VZu2V2i7PBIVY22YattAKuOHfTBb8K6dZ2",
-	"RnXRhBPEw7IL4BHb+2empI4JMCj8bKUKznALVqqdxE4IaUOtSJg4zQ6dWr7QBuUT5blteG5ZrtYzYdy2",
-	"BeS+52bmWNsaXLs2BrRiX8fxD51Ihk/SbtaMa8NFaiy9C6ZIRtcx0cv53BogdkRI2Fq3Y9dGTMZyKVJn",
-	"wmRLBSoi9jqBq4DRqcgK/tVnZGUJr+yTJC5pLV8DAU0NfIMLJMhS3ArL2FJZ5cSoYRmxEib2DSZ2qqxm",
-	"Adk+kWpeiKInnxwnua7pxw/jj08+Je3YNkcdu8BwB6enlpkVTXF2rfVm5+/Vuxf2WdvFu+tnncfOroCd",
-	"fzIYECkKOoDiN3Y/wEiWC6sDjvswi8TuK1gklnnZ0yVXyAHUxKHJYo3HsVXFNEMDgNrONJ0vcub1dLGQ",
-	"YFykNGcZWS6GJMHHssQ+JYi2XcP2tQOzGt22CoQ+xZ/ctrDc74SmtaRIK9j6y8VU0cztkrGSy+nMlGwo",
-	"8wy4hQqY6Wfnv1y/vXlzcX3x6vry9asERh8TPl9IZVjWhonI2cQQuTRDP3csu7EjTZBgGDTunIyubbOg",
-	"PdFoxllEcQkUWaFuVTFJoInuSNh9IpcBjcHkch1sOVwQpR9ZNWD3Uwysat8tJ1KqkaiRiUYL+wSPWI3o",
-	"RGg0jErFFn2xjyxymTGvf61fE/19ydQ6iiMrQKNhhC1HoXL+N8Um0TD6/45K7+wIf9VHb62icqr4SxyB",
-	"XRkNo4yxxevx31hq7LeXE2thgYHVbCQl1jRMLDNRksrFOnA4rPg7K7SRk0b1KTzunXTDGYhG0fGkPx6k",
-	"oyhyw0RfshxnxeyLdttXV3TKmgm3kiFGBulbbWw/l4LUmppWegtJMmqo07R2xY4SIxMilnnejZrXwbZU",
-	"IStjE7rMTTTsx9GcfuJzazH1e/7/4mjOhfsybjLYrpjy42jsj6mbjT53rbxt7C3/zNACtWLmmZLzJnvM",
-	"amqQ58lf//rXv3Zevuw8fZqQ1ppRpUnfSqWffvrpp3Z1BQe9wQ+dfr/T62+ZIDuPO21KK3qpscxo7dMm",
-	"bwmovpabNL+gTSSDH+SNELe7G2k+7m2h2cgHUvxWKrNtBbX97eB9K5V5yhUDKYxN2538HsMC25wZFzV4",
-	"pAm3xqew3o0XenZuYNvSPIcQg9NM5KS2OX90c7OgZlZS75q+4dlhU8SF+eEk2sv1bkBvwZzbHNQvVLMO",
-	"F5oJzQ2/Y0QvxzjdXrNlck65OCPJn5yRd5OgzuCGKbp1+6L9WFmOOf3kAxyD09NGD8c5Yz/LjDNwchz5",
-	"7xaZ87FSjBvYP+likVvfi0tx9KmzWq06dnI6S5UzYc1lWMNAKbBP4DXc8IWOhlYuTuidVNw4dfDlUNap",
-	"0PRMqjnSXp3Y196amnCWZxrdCLTOuxEOVS+k0DjMn2n2nJsd4/ublqI2nDnTGuQZiEoyX2q7NyH+NdYy",
-	"XxpGZsYsWrpN3r15YdfJOlVLHQ1Per2DB3threimAb6kuZ1ulpH/fPv6VUwoWUEMIwzsgFmXWPIS0rrK",
-	"6VLzcW53T7JMjpKlypM2mXOtgd3QqLNmSxP90FSlCZEcJZbZ0N4EMfrDSWAzolEQhlDTlGndccHEDgQ4",
-	"O2V4s2kW3NtHtWAoTMdzRnMM1h2+Zn4FInkbHbwErqOGNXi3IC2ww2m2bnfB0rD2k6A5LttX8pNvBIJi",
-	"TDlPKmCg02/BQOBLsE8LllobfEJ5vlTsrBIgokVEyMWQkv/uuHBT5zID5ROsb/jbvgUtg1ZA2aW4oznP",
-	"QAX8Fwiyg6cOA6NOOlmHjYLdCSaR0wrU6gQmMmrdOlBs4HFCI3Z2oAlQ58MPUbGP4Vn0oxi6UaUqjj5+",
-	"iYMFs6oJYitoZq2oJhxHVNn2g4Ed66SIG5XUUu9sSEEoRjRCtVb8DMK9mXzX6oeoCC3lcqk+DguH0b57",
-	"5uMwaDfmVFin7gY/sU/cuD8VmzClrP1fiUPEpBqCiIkPQMQ+4hwTuWDWFRbTG73Whs1jkrE7nmJ30yW0",
-	"r1PFmLhRDAQNuM1FFCYmznuIScrNOkav+SEzjioxnG+YYa698GueUnztQ8Q1KeyBB1ChrO6pkmGkJcIZ",
-	"dM6ebCDEyAbGRB9PKsL+vqS5lb7QwFcT+A0ECikCpHZYriNLopvmM5LgoBIXLePGCU148prPmWaKs28s",
-	"Aqz76owpLwf+yCKgiN64LjejyPskgKcf6aG6oYkYBEG5XhPLSDSdoYR5wNBmconklCODrwjVt1bNWG7A",
-	"QAoVPhjUPB5rRas7mtsR2SYgsGHtANeMao4sPYT4ssvKypRBt+KBvRT7NXDy1g4gRo9uLoWZ/UuQPESQ",
-	"xP5MGKYCYlhSktyavz6m7Ndij8xxvsR9ZQ34ZNUlwO9KjT2T2uzQ176JcDlwmMWLdpCXV4RmmWL6QXxd",
-	"OloV+ei+LWhOU7awtqAUBM/Km+VM0RioxsqbM6YeJD0WVOuVVFmV0IXidzRdk0ERjaSkeLKRxrIdpJGx",
-	"zEkN/wtZKGkw+kBaRQfthxBv6C3byhRG0dQKQJqDt0Ba4zWhYi0Fa+9jkBnVxWtjxgTBjn7XDQpedbA5",
-	"4w0/MmSJjU0IqkYK1rAV94Ya7rkhUyowaua8/2zfdH9rnq6EPUICcy5QfwVPgMsF3eOutw8Uqq5llYmj",
-	"AqZwC+tUevwA/ZA+aY2iz58/j6J2sd9FIF5sN79cPn2DfUUxvnVs3+r3uvDf0fHxgW//35QA32NffcV2",
-	"egnpaK+kOUdj6WujENgO9o4tVWNYp99ivJg7V6bOZRKPevEQrkXF2j9iv8y5Nm4VeXnEmcl0OWfCtIcj",
-	"kcCgE3hSEzOTmvnkpo1wlM/o2xt4QtJfMqN4qp9JNeZZhpL+a+a1aKA6nccPn87rMEvO70x0gDTPGEle",
-	"Xly/ufzl7c35ixev3yfALa+keSaX4qu5xEltWJ6Jbag6qpOHj+qVJHqZznzsn9C5tfPCSL8fyEuZ8Qln",
-	"DWcHr6Qhc/cradVSrtyhXtbuklcScvhqgS2fN7aLUeCZL3hYt84lza6lfEHVlH3txF5D9hlEyVy2obNy",
-	"baOVSe5/I9bxvUAPeIRNfjghf+Y/wwRfS/mSirWL3OmvHpeUZG73tRucrsrRn77BWOo9nBHFjFr7Y3HI",
-	"VutAulpCNKandcmFlaHnV5fklq0h5UAzkVmBcnV58+b8+uLmxeXLy+ukaJRQ9y5pjZfKfiEnxKx4ygjk",
-	"y4h1+4xQf4jsd6OZUTMSE8pzawuW+WtWCZV+MXR6/u76+c2z88sX794UnRtuxX1jz0yMhPvZdU8gcDVZ",
-	"apaR1YwaSMyxo8OsqkyTpTA8d/IRsvNYtiEmg9naH9Qt0gBhWd4JO0Kp+Oev10LYhs/yq0mX/rdhfJgT",
-	"XTqXc3+0EhPF7uQt5iC7GEBNNrx//75Tz0PcNUf1tEU/UXeU53Scs688z1gGLXyDgw0rL8Hh6JJQMkBm",
-	"oPVM9ZzmOUmwgYRIyLTwuYODXu+RDpORF0qO2UjYBjUERPSMLqx2J1ZQkjHNqUiZAiMtyNnCwbUtR8Ic",
-	"LZRMLV+Mc3YBibr3dBL2e8F6wXK7MSFdbcX1AR5wLc4Dx8VkQnPNYtKPSe9BtrBPiajawu5bb4j7nu2M",
-	"8c9sSzStbGuD5n4vJoPTmJz2YtLv9f4okR+pNqzh3YbvO6GXC0yreskyTq/hfPsbad8iSrPv0Luqmk+/",
-	"rWq2653sJQEtO2eZvf7z/ebArjK8oSC38AaSHSCxpNfv9AbX/d6wZ///f6K4cJr9+90UIo9sTnkOCRHe",
-	"Ex1LazD0a86wWOZ5+RWsPMgyM7/RcqlSkBmTjUSBOOIZZHGUPh5+7Zy4aDiIoyWEEerkH1/3Hg+Pkfwv",
-	"9004eOMyBrYtkjNQu0HLsPWespwZ1IA0y7h9g+ZXSi6YMpBmgeIiWgRfWQO2eMslp9tBlonpYylzRkE0",
-	"8qwxM6WejRJHKKfDfHdHc3MxR5kF8yGCtBj3flwQV74mi2S74uh752A3pw9KJqASwXI7Fs9gTi9uJzJa",
-	"9nrH7Ak56fXsJqtOVynpmrv9LeKGzXVDfl0xBKoUhSzFeiaJS2zN12cocLxvjuIJknm50T4yAwbtxqwU",
-	"ouW3jeYZmS3nFItLmEhZdzPzqhQpTVlRz6+vr9wkxUVScDdqzEcK19TTVLTetJzPcnR+qFi/nkTDD79t",
-	"MmDBTr24/3Gz14+bUt692yWv8aBrxRXYA5DEVNUB1J+CsTxrg9uvyUpxY5ggid0SSUwSYKokHomkn0DO",
-	"Sy85g2o4LBEAvc7FlLSSNdP2hes3UIyRVLLlQW1WzWa7tieDQXckfgFDXhM9k8s8wzIe7B86RArOiCUA",
-	"0rR6mKZVBG6oJovZ4lzQfG14qou6hjla3J86U9kJZjaqZLjcQ26UjOL3uLyN4oqBuHez72AHlya1ycM+",
-	"ax3OZmAvQ7EGJM66wgQ7s66calip+nqkUcO1MFfJin0kpl3POmolxafn3C6ekXlGxmuSCFwHzEiC8jCf",
-	"+cQ1oWPbqTUlXzKoD0DzAUtkCt8Is/ZTam03f+I3Z5hlbdeST4VU1iuwC0zdT86l45okVp8lvvSA+l5x",
-	"faVgbvtUl8vbd7sXBJ6yy8FNjubJxuTBPtyZLxtMHGzKmgC98/ZBnjtKd/oO3FzAG5vb24okaO3MT0no",
-	"OkA6soDd7lkGMm/tk+gAoTLf4LzF1iTopnw1bxLbt86K/I0iZlidu02JG2zIjr7li45c4P7rLCQcLRY5",
-	"iz5Vppk0/6sl6cyJmRbwqZ2YNii5DNJgXVXJjqkIlEE9fWaz8+T95dPr55+eX1z++vw6OSO3bGHQtYId",
-	"OZZmhjyNUlqTfrc76PVQte4h4EuzXLjwHLSRZ+a4QbFUqgxlIRShOrFgxQ3Xhqe4fYcgh4dLwU2yqeh9",
-	"Mk8tj1bmUmgyZqm07umCpqiHg5zXH04gWdd/7DfMq+1ys+0/V6eOGjKX2pDjQZDsuJvV8fBPaV/8ORLY",
-	"UpGuryHqTWz/bZQXe3mg8PFKxbzvnULKYOlIw9atD5UspMtLdnVVclKMv9+rFAh5nUwhPgVdjkQrGUWn",
-	"oygBOQ6//Ofb1698Y63kNGnvmrlN1bhFPmLWSgNbvuDavODiVt/TIIV3oMi8UmtYs082uRPKAhuNzJxu",
-	"+UGwT/DD3hVfKHZ3wIO1qUGKXP+uEdfptgl7ydAFvIfVkS6VYsLc1NRZ4HtUKoYayoTLglMooON2G0My",
-	"GBphrnYJmHMYVGBm1PKq1EFlY600Km6ojRqJInvkkQ5aakFtmsuj4Y2lYO0uOQe9XkaJkE33FE/EUfPA",
-	"r2CHSeEVFhJjnZWiPhtzMu2yV0p7dkjqYN7tuu9YljDGtPmrK/rauVwbyxNjFivm5sjJZr7XsFqCVy/h",
-	"U4xmVnT0un0rHrD6Fm0qxQjThs+pYbos88P6J26KlXELHr43ElBl6CvV0nyp+R176Ys3cPbKJZRLO6lh",
-	"oVNQ6dGL64I0htSqfUtrl+IbrqyRBlPV9nr+NZFQ2axxWHmFTYZME/s6JyMb5cXrBRPnV5dP3Rlso/p3",
-	"z5Djbq84rN0UnVxMZMCFZRdywQRd8EbhuaBmphveqo3YNxFjL/69pgEVZWVhydtpr64gLg2ba6gUhuJc",
-	"y1TobvV78eA0Pu3F/V7vY9OyVezwiv6uGTr73QJIAvpti4F0iMbctABCZwvjMBRL1OVkwlNOc5fJpEhL",
-	"z6Qy5JatdYzeLNUkMeyTOQJwjKQNkpwbPRJgGmo4XmtBmh6+BfsWixx02xtHZ+jTYaUvSaybt8XBG4m6",
-	"h+eO8TAwM0NTBKhEj813fVYzgr0vjg8jegeKji70m3hPBbsqHJczkjAxpVM29+6twPL04BkirOkjALhB",
-	"GNLizsBinwycwRWiD0BBmCVREyPRyXTyy9W+t8OYhkthHwnq7OuiWtz+Ersa839L/PphZb9t1FqZXbLD",
-	"EQbtWHjC9hXs0vvCrWSRHCWW6yCWwu0/M/vPnf0HAjI6S7rdbrsSArGkZt6J3igZ3hJLduVsV0uVzigc",
-	"yJQOF8aPlR29M4Xndr6iYb/XPY2dmEvX0TC6ePcG7HuVR8PIeol6eHQUdHSUzlh6K5cgAYSEffn1fvqX",
-	"umj7t8P96mL/vXHDslt0r2+8u1yy3HMkwWlO2kNCXWkhBtlSOZ/TjmbWtjUsQ9UuJ+4ZfYYQHDNuPE8W",
-	"GeN2s/jsRrsrYwDoKRJxIZ1VTkiyTA70bMpkvr2PiuZxw354pHGPBIMH2dGOG4rVSAuITk56PWtzpKE7",
-	"ORLOnwTyN2lolrdxtGhwU5fayDkpuSOkDjeU3eRFzDDYL5HjKn1AqzuaOCBOEdLkvw/8NMsuaGZNIDlN",
-	"sINiFmGc5ICHyz39HbfN8uviSeEEQRFlGWBqjN2D2GlgkC14chjdISuemZnTrOO1x5VwkQSHISIkmTE+",
-	"nRmSbMSEIK6y1iMBUaedey80FDcNovrUbo3wPLK2OzwTV2I9m+rHlROCE7bMMQs28SGk5JEeiQRecLF0",
-	"DAXBCKqC1Qv8huOJwjTfmPiPzSGFUGE0jPDy7WtyMuj/CEhAHsbp4t2bpBsdFCC78oeT9bZ7ZLEc5zyF",
-	"bEfI8KVrBDspgZgs12kQXHDGaUV6kSYhVwIK9fhUQICzHY/EoMxybQXPgKQvoOGsrcAEOOV4CFMU1/uX",
-	"XSyqPN2JB5smrZ1N+0TnjiqwJqwivIIhRW7Y4A9f+dPaj4AYRnPr498zzFBA4zQ4WyFqDiqmwOs67pE5",
-	"F0vDHEKLNuhoI5CHc4jcI/AG1NX7E8PtRf+9Jgt/Tj9d4qvHCIsRfKqfNSqWNrpN157ywWkdEKhhSIKt",
-	"iiFVKN8lM99A137eqoQPTjdJ9Q76JrFPHXhS6cODdKJkxotaNqD51JNMWnVsJSEzpuEk4F6zXTPAChrj",
-	"gFeKWW7y9zwnFqf79zymd+kSuyfaMXudWni5majK0tyPJLfBG1VOAcyzcV5w+fb18BX4Vj46X+CgFfH5",
-	"AgAO3KcgIW7ThoOS3y0u+y4wG5A+Vu/5RH+rPDDsik00dnfgIYy3RYvYi3PicFDenPHFZd565kazfNJ8",
-	"Ko/Zozd02hD+eQ+gbu4RorlIWQXf66G87uIzxdjL1Y0LHihWokprE89VEVnC6AeMK2o65sv880UGmgsJ",
-	"nBGwbseK0VsAk7ICGXwKTdc6CJf4tqlOG86lERXmwrPsfQLS3jA4IC2mOErZ7dzhY26Wm6fQUPOCY5z/",
-	"K2TIQVK7nJCGzJXcH3XsaqE8E4G8lP3yqzgTaJRfrg3f+bZ5eeXcJL/ufhdEhWLxfznZDWHIEp8AogW8",
-	"iEoGXF+BKLCfKxgFdsEcSEFlX9RhCsKt4oEKoqaj1jgqoAoqWy7lxv6PQyvYwsq6RA29Z3pUEWGfwPma",
-	"tQqtkYiF3P502vuA62pBd7E7i6j9SIyXJohrxSRxq+BMbviUuIQnZ7zvgAbtkrdMmJGgmjTBnpJWCcjW",
-	"xvB/8syhFZbZPgB2N5Mr7NRBrTWZ/YGGq07UX/AMCKwPEPLe2J3QOc/XtRPhJhSkgFu2te4ViH+QtJKl",
-	"md8UWJztika5K17yrvJ+Clxuc2PvJWSyfQznMoAPLXFFW8m7t8NXbEX+Ckgdr/6atA/rveDuA0jwzw43",
-	"QFKTYRLScvFueLG0i3gwFVsMlQYa4Mm9FJRIhAeSUNoweyi45SKDWBm8cFDb7G7XBINr5oLSXLvwbmsj",
-	"OaKR0cp3D+a3Uq7uJAhQKstR+3OPvc1XpPjuHqjIsP783j2gvN7Wuk/78Q8e1OqGhtgvbopXCL5yH7mz",
-	"c3qcP1UcKoRG7EGtb7eQN9i5Yi5XWGwjU2lvtwdkKm1Moot/le8c1lPFCtg/Snye4PNNGwkePXgP1YyO",
-	"A/qHF4h74aEENEWc3vqSkft5jwBqfKMaMdWvmLKOKZ1WgXcL4NzMwco4LoW7HSTKLzRUMpbyOaIWNhy2",
-	"7zpgR+zkTZIgZAj3XJAWPlPU0BcRgOawQkMyRBheOuD5rekR7/+VEwEBI7bSNwumbtCu3xGzWzDH9jEx",
-	"K+nZRJ+RXhEIKKXOJkkNXWtubjwo92bPLxkV7tjVP2SVxCp02e/tn+8Kkb0T/O/LYEF9kHIrzviBLIuz",
-	"slXeaEOV8XmvLuPpoJa3x9Vcj9UAW32p44oc2ViPYjt/3C63DspCq/ETJpc3pSR59ldY6CfnDOHkjbRu",
-	"R1Mi3850tff/K3LSdmiN7xgO9XrpwOhDyA4HB1BLLLmvCR7VdOA9NVXWqDqhjG+Z3jIDlyfM5FI9cvvT",
-	"7s5317+QVuIBnAfH1/0TV2eXtGOA6lpXfncptSMBcGLlT0m7llkRle9EW6zOfxKVZ915mMBH+p9C+dU1",
-	"0AN0yb0UwX1lexaI6B0ifqdA370Hv3dMtL7b/3kiowH+3H2C20Ftbg21vQMHTTuzajblkrAt5Fyzrehz",
-	"jacfrs539xT9D1PytWDRl3o18L1f4025L+cFTpZ1NkoMKk1al1d3JziKux/a4BC4C0cc+CVTJOcHZq/U",
-	"i5TrZPxXtTBAk0zJxYK5NEY4vq/2ah0+uOkpITQHz0jJhQ6ieXDmdRBtIa7BA4qDQ+St+kEWK5IaXVYB",
-	"ONDmzJ1n+S/hoAzTIK0pi+HhSlJMQNiiTIjYmdnjHvtSrek+jO2bipjdRigJCIbuebrGqxvrX2XKYAni",
-	"cG9WKN6x+7+3ePRC5p9OLH5HI7SYk0MtSn+Rg5EKLx24n2tyXiTuFqAW9SJj0ko8H5VXrLU3XZNtkvx8",
-	"m/A+IxRS2KynEeYFlmK/HmHqnTzeWyxXSP/DMvQKgQ4p5+5keSOtvu8HrqtH8AJz0FcCbvZYMMVlxlPC",
-	"OpYIothCKsR1reuYBxDX3ySugKfDS5dSRVc5Xlwa3G05YzTLmS4On3R3rxZ7LZhVUydHVlc1gypW9FWw",
-	"Vn28fOfeGst2WS+3B9YpNRRCyohpzuCLUmNt1VUH0LVdzbxCjEaw1T0eI9dkcIZotJBKSAWhairFgEN+",
-	"/6xLLqCmds6ogBJK33yXnI9EoZnKqIBvuGdntw96DBsfL42/K4lNJiw1Dh0rpASdhXCQg8eNhXqFZjsw",
-	"e9XruMre2BBNuO93CKfgSpTvIZ1c7vgu2fT7mIRftR0OeCm0rHZRBhgZO3n7nAi2CpIyt3N027O0YnN5",
-	"x3TFxPIXKHIN0DiwQK2TwaBtv89ZwKyQ7In56zr+Gs49iF+bAkh+mYZ7YEEwfWqpuFm/te260AtcwHq+",
-	"bLqG+VwEAH0Zg6ogWgBqLDVTBK0vrBQqf7JvuF+6/koksEbxtteCtpkxC0T38cVoqRSGImSOq0QpETzs",
-	"ZjCUCwY+c7W2ZMrNbDmG0pKCjI4DHSi/2QSbcTPbwfBfAXnpX0A4tuSILvjRXT8hTGSAR6DJROa5XCGz",
-	"hDAjd307ZzHRciTYJ8jTnDpQQlffvJLqFi5nQNCMytsrqkkupWYYfrGzDxJT8dTqixbWRttljkci8YWE",
-	"mEKCdydoRDWn3uYoLuUaDNrdkYDSMLVuGBJhn6ypUoV4dRBxybnDFYTgw5Dgrb0IEJSeX13e/Pnir4gW",
-	"lHRH4rwKs8g1gWof65zZWR4SSsY0C9RgiTFsGae8RqyPF7AhHsybEh2MM4xEHYDMdUaKe6fglf98+/pV",
-	"l1yEMEdyMhInPdBPEDJzN+/ABCUFNe641NXLJwC6lEDFXgCS1kJp3sG5KACK2iA/HBILkSW+kWUvagIT",
-	"bCWLDoX0p9sSQLUhA2gIPqE/uPWrNBJVGN/gIrYSOwVAfWkN9dfVf/vHT925tyAO13ckEEfRWioQvQ8A",
-	"fjHTPanDHyfFjLdx98wAVSfYOtifL3qrQRtiDeRp77jQeohMVUEu1F3Px+XV9yVHW8sCb3LD6cEpdHfu",
-	"wEoVbZOWv1H8pHcCqV5iPRKomWGmqszgW05lnmMe5iPdjklKFRTOJ3B5v79wa0iKW/pJS0gCl+yPBF6k",
-	"X9zL744psHYz+e9OeJ1Yx11Fb1vCK+ft7kLBqxkroRvxsvPqHf+QNjYk1I3GdcezKnf4a6hzfsugarK4",
-	"ecNVDOY8Zc4j9AL516sXneNur2N73xDEq9WqOxXLrlTTI/euPqLTRW5f6c7MHJCWPK5OKfnOry6jOLpj",
-	"Sjvbv9vr9irVyJFt4DgKapBhVXxmz5c4chxwlMlUV79xjXTXdA7W0pSZppvTFep/rosS6qJ8mrwCSSik",
-	"lVHdMp9RisssGka/MuNeiWpX3Q16vR2AgJ6goDCzqMv+FnN0OOhevbB8C+jexsTY/k8GP21rvpiLozqe",
-	"8Zc4OsW52f1e9Yq30IyJhh8+xgFS57XXmSHZcWToFGpkIELy8QvCyW6pRENx8uvFNWBw6jIt3jhUyH2M",
-	"8JzRbDcnbPbqsGrLGyid8m0loTQYkjrjJDEpnkA7M2nHIyEcqHYdWbj66D7gXPe0exi4wS3zt0B/bgb+",
-	"fgD28WnT5H6DK/e2UPrVd+/dk30fac8dm4wcyDcQ9ke/lXeqftkq5a7LUzk5QXTgstyknhgR3OPn78XG",
-	"e3CJkSQxMhkJUKWa3zF3cO4yH0rAL4CW+SyFtQdc0hUU9StGc5dDO2dUWPOivGt9JDD3rUuuOdP1agdX",
-	"5zBeF5nSKYOcR4f9VtmRL7g2kAoOYtEfGECM4H/BhbeNBa1+Qbv7M87RYnRJMKQVXn/ctu4yTHA8EjSE",
-	"CMItBIaFvw8dntOk5Y5eKjmNuritUMek2+1aR6QkxjHjspaws2DAdUAruj3wUydndyx3leZuDNYXCpNe",
-	"ARXB59jaD0VVdUySSt4ifFHJJITGitTymCSO8gQoJ0nKzTppFztIpCzMpXLn4D6dZMbNmcsksTNYMhde",
-	"jYPbTLqslfoCoa2NeBHFzf00nRVpdiOBSS/FXFvvESHvAALDYXFyw+opCq6mo+keY3eD1nb+3FcrA3Un",
-	"DYy55Vrwhgu1e9/1EvBvefV3r9857n+nq7/vd3M1bL9/xKXVjQIH3V63tRKSS3lrFcEZOiiutHw3ETfj",
-	"dfPt90UZmC9kws8fG0nbdk369taxuKxs3X/e1UvTFig1C1y1Hh3wnL+g/5BHD3zOVTt9+XgvJ6QRvN/l",
-	"41Wx8MPqTl1LSQbZ5yo+0IKgZM2oionPYQoq//DI8ENRN3h80u8VP0cwVPfLD4PgB8FWurtO5XzMBTVS",
-	"AWiNHW1xruoAAcEfHR4d5TKludVBw8e9x72qufTjf1gOeeLHg4ctdhRPSjGEXxqJX/UHnWP3Fc7Pn05/",
-	"duUwfzp9+uTpxZ+Oz90M4FNW0D7pezTAPxxVCIWIsD6Idmj/Dg6dqzCD/Q1UQScGj1Fg43f9CgZeP4S8",
-	"O+0FCW29bu8UcdwGBbYaXmoANsQm48HXWI+Hd3ru4Kd+yDVHC8VTD8npHvjpcfD7Q1nIUnbAQoG6eChj",
-	"PKCvr1juQ1Z0cwm/3MdggGyMhmiDB7ku1FsZhOXKw4VB9KHX3x9FqNyNAy+d7H+puKwLnN/BIbGK+r3q",
-	"v0N0pNg0b70f4HaNv3yg9CTRL9rjSh6pADyk0afsFKarTjDLNLs3QkVcGLnjNdi5I0GKQKuYAl4FBjab",
-	"gCwA3popLYXLBIcCFWXbYRnE1fGxOV1ju9Zngduj4NYo+6PPcrWuns8m6/cKPAEMZ9hWge5JvtSz7kh0",
-	"ShfLjv24VyA8xxXwgXvCpFgii6fGjPsb2CrAKWfOMULqkRhE3nCr8HWAJjHS6e9ZsKQ43GQzq8TDQpiI",
-	"2CeM1NAfWs1gD7bRKt5DO/bwhcgzj3R5L72vKoZjLiz6HIlXCNJHfI2BA2yChOdgZJh4g4/KibvQANC5",
-	"cymmTOExhqHjnLk85eTdqxevf/314mkyJEKSMU1vlwu4FpSBzURmMkcgwXm7S35BTxBYDWPHLojohdVI",
-	"1LhYP0LuYdof6CXPXrx7+/zm8tX1xZu/nL/wOeUbIeYC2GQjkrHPJLWb2iUtXGYPtA/DlK8gnf1DL+7F",
-	"/dj+O4B/6/8dF3/1g28HcT8++VgC83wIys2t08gm8lNQ9z+MyrriEkIAIDNujVx4LINhdEQr2IXNpmMN",
-	"UaQ/sBZC2f0vMyXnrNL7u7fDd4JbMWXnFG5/KmiYyzHPWUBClYJ6bz+e2nUo086PD9ebGyA6W6L1XnL7",
-	"Y6Z/qL78nbTe+xlczg7FEKvitszVvbWeLss5twZS3TNerO4Nl5J90VK8UxDDpbFHgMiono0lVRnRM7nS",
-	"hJshyPpA59aiZ6UyLSJUPpbWVPtWak8rl12oEzMcfEo1pEzTtR0IKF32ybTPSiosDXfbS+DOqlqy+PvM",
-	"3Ulgv2RFYalvt1LilgzDNshR0XGtghHeDWonnCpcVCpp74Ia6MMqaIOxFlUYruk5owKjow5D1+svDAIa",
-	"WVoNMw6laGHR40hUqA1is2U/COt6xxR6QH7p/CjA4MFG7OsjUZRY2vcgpD4kYVVbFX2uKRjpMkosh87x",
-	"ireRwNT6MF0FQkxsYoi1CHAPzEGfclVyA89zb1iJYtHaLgljJNzdBFyTXq1oUDhi4AIPSDX0N95YY2KD",
-	"P9pd8jMOj45E0+jiYMcE06wTtI5hgyhWs9og+J9St7gjUQmrkuc0v2OaKCv0CF3RNbLAZ6bkFhXui/Ee",
-	"qsH3x4Le2HE/sw7coQ9fyz9KjOmuEaTC+/FxGF5y7I97DeICuqlkc0cUqlZ/ePy4e1qWv/cf9ypFez/2",
-	"e5tBjI3C60H3x+PNkrSfTkN1PzixLfkyssEPvV7gie+Is4Cqx3vfK/N2Xlwlv3t8J/3uSTC+QWV4jqaN",
-	"4Tz+YXM4xRBhOBhxcaPpn/TuFQao1cBusWZ8Sa/Ttq64+l8RgO220HNGM0glD6autIrcLvJscz/zyBQ1",
-	"gFstpNeCEWbtZjBAsJa0snixO67Cn8K0LOfYom7otb13PBLOQ/UhBK4NYeKO5XLBSCvIiATI6X6v14uJ",
-	"C/bDpzZ6yXCl1B3Nn8zkUjk1bv8sT5o3j6+dW5xkoKb9G76mGBxadyXPnvLiM3+/P+gxVz0nJ2S5sDS7",
-	"Yt3CggOLzFuN+bpLzrHeHcMpGV3nfDozHU3vINMUtB2k5w2Orc86OIEl4MyV//rrCm2zln4/YLo0y7lA",
-	"w9mtWkxcGqkJjjRl6lB7GRyPuykoFatt12vRfUEgawzZlkO7zmUY4o/FfQYksPYOMJewkQbElMA25abG",
-	"ChldJxgMcAzTHvrF5t4OX8ckrAnfvpIQv5HkOP7hhx7CS1Q7A0WV1DuAb8sukrMA5MAOFGxIp+OAPWw3",
-	"QRKgcyk0z1i4yVwKqH2vslbFQunlHGMjGpp4dA+jtHRhnCvUSqaFlWNtsnMfZwFiRgICNIgRhXOBc6jD",
-	"TGWr7Iu5SrZYUmUR8h/ZmGrwGflnhnIYxV71XDmj6y3npH4+thxk4ov+GNPuyyh2X+JpyccDDnN/doI4",
-	"vGeliZbgCpsGWkDsBpX7+HFPGssf7gTUzl3VMLVuJl3rxnOnqgn5U/fY41KUeBCDSoH/sP9jb9OmetwP",
-	"barTwKT6oQ+xqbCb3mYfx9U+GnrohR0E7fe++gwsMAX+ozyTghHXDiotgV9//vWgfr7D2RfyddMB5l7H",
-	"Bs/KpZzmGJxxgn/XQXnVhj/pDqqLDwewIXcNan5Kv8GAr/ACnsA7bjg57W2w2wnc8lLptM7S/QM6/bES",
-	"83wcdjr41kzYdDA66Awe41dVbVw7Qa/kif3p9OkTXK5vzb7fncJ/KOOD2tlgepcM5+1rDLVwQRCg9Ohn",
-	"pnIuSOvd9S//f799gHQ9bpSu14Pj8qb80GPf54gflxx4vMH0wNEbUva612vsq79H3vYDF/k7yNvjrXKw",
-	"4vA4DnHr+WTwPUTyNyBlUHDv707LIHrQ5hmEu2ewsXVO7hMrqaH87EmccJ519XT5DxozKUf2+wdO/lIc",
-	"pATx8MoxehlGWcBZ91LFINekKrKTdgRUfKnW7jR9n2jun46LwwrrlGNK9r4MeV6cxGg6Zz6vnksREw0x",
-	"dS6mWGRKxznblkD/3tN7X1fLw3hgpulXpY+6MvivzR8t8GeKGxDqdf3b/aHXlgBfla5JKzFqCUnjfcSD",
-	"AwKFFJ3wGaj4tw/1EPi6MY+5BLA5bNtjyfsmhQnPIHwA5dYA66YyvCj5/rmwUJngZynE7vljpcF+o+SF",
-	"D1VcrzL3fHDdD7T7lnsSHfBCrw6p0K+BJaDhVUdDwG9LuAPMDucZWCslqkGBtuNQAnpVTKZmku9vV3jx",
-	"8h/3MgE23/qO+YX9Qlv2D1eVIdzTHj3pB/MA1XiIpnsnFkqmTGsray+E4eb3VXMveIl6EFaYFeIe7taU",
-	"ukFBlegkOsSzQ1u/ZRSfz1kWk1yumOqkVLPsjFCSM5pZhZM41kLkCF88nMSEjkTxzGq16tqvxNrdUbTw",
-	"V8saRXlun8mkccAd2Rl5JzjcR5DTMcs1QTA0woWRI7FYirX9EQut50u8/FmQMSO0iuNERQDlFPvMCpoq",
-	"qTWheQ6l1HBu7/ZlQgYOJ4GSxG/epEtCdClMqSjQoGZMNapaQLt6X6RpupLKn2W23iHhGpEP6iLPS7Gw",
-	"TvsiuJB1nMtpDWZtGPV7Xfjv6PFIDHq9/jAbPx4O+1Eoku67G0tAry9VwB0rA79siPb+1+Wl/QMk+47Z",
-	"2SfunVz/RvL+viuw95iVrbxMqFW9vpDpFnzv2nuPNHn35kV3ZwVU3aL48tWSt3+8/6Urus4lza6lfEEV",
-	"WBvRSf/0kM70coEZMC9Zxum1pfqejk2AB/i7SfrzLGvMAA8kfYN7cvSbKyXOWM6aUJbfBKBJJXpOBnLS",
-	"nSiBew4ntu7mYqERgXizeP4p9BLKvweZedBaVrOuHHBSUY8bHbx9nrr2tmybIp1ZkylcIvG/P9USZ2Qf",
-	"X8Xew63puplc7V7q3YS5d1//+f/ARNu52j/Nv2d1+zetav8IACbpbEvSrTXUqCZX7643RciVfW+rBdW8",
-	"Av4RXnIVIvtFX/5ZGPOfRAWW0/q7bSUkIQjfta7Or3953t66qZaNmU3uMmgIXWnEu8TcmzOSlDZbQlA9",
-	"SuFKdQoPAJ+BTQg5UCORBNblE/SLqnbkk4SkOaNKF6lP3SI4RlIqsGLdkeFwCpucDJyBf+2Rf+2RQ/fI",
-	"dnsRwd0+O7Stv1ljye6S7t88ANecGcULOC7FaLb+XPlw5KqjPFhVCY5TBaf88NGqBc3U3Xb9xoU2VKQu",
-	"fQ9q5kIww5Zm+aRjnX2WnZFkTm8ZUUuRwOO4SyHCBVFbhDXD0mA3+B0q1SO6Wfs2vQX4fqcYiwnbjN2e",
-	"T6eKTSHHLqM8X5fALdUThqA1PEpoCqMHAw2eR1Twxqg7UMoUWShpZCpz0sI7vFSRo1nJ9T+/unQ3iWJD",
-	"BIfN5mOHNAmlbgWaJDdkIbXRWIhpJGABakaUhOvIBWOZw9BCf0HhorGMyKXxCWwjoRcs7ZSIludXl5ii",
-	"VyLwYVki12RGRdZZUKVdOp5eMJbh3V1cVWEgRwLLEgzTkOA4pZZzqtyCktNN4y9Fdw2TidCFGFdCbof+",
-	"UehKhWdHNfzCsunXXjbr6MvHL/8vAAD//w==",
+	"7L0Nc9s4kjf+VVD831ak50/LkmzPZORKXXkSZ+LbvPhJ7M3NRSkTIiEJawrQApAVZSrf/Sl0AyRIUS+2",
+	"Mzezd3tzlbUkEmgAjX5D9w+/RamczaVgwuho8Fs0ZTRjCv48y3O5tH9kTKeKzw2XIhpEV1NGZsxMZaaJ",
+	"mTIyp2ZKplTHhHUmHZL8cn4Vk8t3H66SThRHiv1jwRXLooFRCxZHOp2yGbWtmtWcRYNIG8XFJPr2LcYO",
+	"z8TqneITLtZ7PsuXdKVJ8n+SmGhJzJQaQsWKaG4YmdEVmUttyJQbvb1nJhazaPAp+j/R57iBjOc0nbLn",
+	"Uhgl881ECHmgjVQsGRAqCBV6yRSRY5iSs8sLoGcq84xQstBMPdFkyUaWUk2oyIhYzEZMaRiIkEOR2k5j",
+	"oqdUsYxIBe2kOWfCPNFELkVMbhmba8JNZyj2Gp6ncMMopTBMmNdMTMy0eZVz+M0PaiSzFeGCjFZ2DK3w",
+	"21/Or4hmItMxGUtFXp2fvWjvtfhcGDZhKiToajVn74AKvW3yteDjccgHZKTkUjNFDL1lyJluUSh+SlwH",
+	"B7aHhHBjmbaz50xCd80T+UKm+lLmPF2t0/sB/sYV12aVM03GSs6ImXJNNFN3PGVEinwVEyHNlIsJ4SLn",
+	"gpWf4XmWa7acMsXuu6XOr+ikeXG1UVJMCBOGmxUxdOLXWbG5YpoJQ+3Tdl0NacFGzykXMBT7afKVzw+s",
+	"7FBMa5YNhRSMMJpaWXDH7CNcWb5tnwJr2Pke0fTWclByMT54KwU7eENNOk128fP6qN6zfyyYNhdZ89B4",
+	"RhYiY4ospzydArUZM5TnGsfINWFKSUWWTDGSy8mEZZ17k2DU6mxsmGpYdZZKYaWjJEtqx83GUsGUEMG+",
+	"GKKQ/HvvkI8fP54tzNQuWUoN27w9fmZUMZXsx9z4cBNvf4ujOVV0xozTCC953jhg/F6TVjKGvz69PXtz",
+	"/vnZ385eX58nXi+4n1K5EEatPj97cT74hakZFavhotvt/+B+n9MJ+/zscK54ysUkaQ+Ggt0xtXISk8D7",
+	"GjYNzOgd19xoFAIzy08EH8fmyITfMdEZigMC1BCuCSV3NF8wwr7Q1OQrLx+0oUaTnGu7QGahhJW1MUmG",
+	"0TBKCBdpvshY1iFn2CV2xvRQkGJsSPtlQpZTJojdEHJMLHX2hzvOltr2fxnDJvIvsTsmzOdn5+4tbnDL",
+	"mSmzTcOv5PzUjUqaKVNE0Bkjdu9R5UQdkISKwo2uBTPi+h9zhZqx3QF6UykMtzo/QVLcoiS+UdQ+MmMh",
+	"72IjySAhrXlOUwZkaJJOqZgArSNmlowJ8guTF5dEsZxRzXT7lCQpN2XjGkhaTmXOkNYOeSkVSTSjKp3e",
+	"MDHhgiUxEKplyml+I5hZSnWbxCRJ6WxO+UQkMUr1hZndJFZ+oZRNYMISO8WEzeZm5dbdrZaf1pBrQF5Z",
+	"8XVarImWC5Wyz8+S4r2MK5Ya914Huy1IIRzYgIpgeawiLIkdACN6lrCEm6UEtjxz6wWkCOmYa0p10bXT",
+	"BINySMCkdrRfmZI6JrBD4Gcr1nCJW0BLO4mdFNSGWpk0dqYFdGoZUxsUkJTntuGZ5flaz4Rx2xaQ+5Gb",
+	"qdtb1uLbtjOhFfs6TtrA6QT4JK20yLg2XKTG0jtnimR0FRO9mM2sBWRHhIStdDt2bcRkJBcidTZUtlCg",
+	"o2KvlLgKdhoVWbGB9ClZWsIrGzWJS1rL12B5qIFvcIEEWYhbYXeWVFY7MmpYRqyIi32DiZ0qq9pAuYyl",
+	"mhWy8NkXx8qua/r50+jzsy9JO7bNUceeMNz+yYndTYqmOLvWfLTz9/b6tX3WdnF99fLgqTNsgOeO+30i",
+	"RUEHUPzebkgYyWJuldBRD2aR2I0Ni8QyL/w65BI5gJo4tJms9TqytgDN0AKhtjNNZ/O84OBiIcG6SWnO",
+	"MrKYD0iCj2WJfUoQbbsG+WEHZk0K2yoQ+gJ/Kvegl9rWlCOtQPYs5hNFM7dLRkouJlNTsqHMM+AWKmCm",
+	"X549v/pw8/786vzt1cW7twmMPiZ8NpfKsKwNE5GzsSFyYQZ+7lh2Y0eaIMEwaNw5GV3ZZkF9o9WOs4jy",
+	"GiiyWsXaAiSBJjpDYfeJXAQ0BpPLdbDlcEGUfmL1kN1PMbCqfbecSKmGokYmWk3sCzxiVbKT4dEgKjVr",
+	"9M0+Ms9lxrwBYB2r6B8LplZRHFlJFQ0ibDkKrYN/U2wcDaL/77B0Dw/xV334wWpKZwt8iyMwbKNBlDE2",
+	"fzf6O0uN/fZibE08sPCarbTE2qaJZSZKUjlfBR6PFX+nhTp00qg+hUfd4044A9EwOhr3Rv10GEVumOjM",
+	"luOs2J3RdgPvkk5YM+FWMsTIID1rDtjPpSC1tq6V3kKSjBrqVL1dscPEyISIRZ53ouZ1sC1VyMrYmC5y",
+	"Ew16cTSjX/jMmmy9rv+/OJpx4b6MmyzGS6b8OBr7Y+pmrc9tK28b+8C/MjSBrZh5qeSsySC0pgLI8+TX",
+	"X3/99eDNm4MXLxLSWjGqNOlZqfTTTz/91K6uYL/b/+Gg1zvo9jZMkJ3HrUatFb3UWGa0BnKTuwZUX8l1",
+	"ml/TJpLBEfNWkNvdjTQfdTfQbOQjKf4gldm0gtr+tve+lcq8ADvGjhiatjv5I8YlNnlTLmzxRBNurV9h",
+	"3Ssv9OzcwLaleQ4xDqeZyHFtc/7o5mZOzbSk3jV9w7P9pogL88NxtJPr3YA+gD25PqjnVLMDLjQTmhtr",
+	"lenFCKfba7ZMzigXpyT5i7OPbxLUGdwwRTduXzRgK8sxo198hKV/ctLoYjlv8GeZcQZeliP/ep45Jy/F",
+	"wIX9k87nuXX+uBSHXw6Wy+WBnZyDhcqZsPY6rGGgFNgXcFtu+FxHAysXx/ROKm6cOvi2L+tUaHop1Qxp",
+	"r07sO29NjTnLM41+DLoHnQiHqudSaBzmzzR7xc2W8f1dS1EbzoxpDfIMRCWZLbTdmxCAG2mZLwwjU2Pm",
+	"Ld0m1+9f23WyXt1CR4PjbnfvwZ5bK7ppgG9obqebZeQ/Prx7GxNKlhBECSNLYNYllryEtC5zutB8lNvd",
+	"kyySw2Sh8qRNZlxrYDc06qzZ0kQ/NFVpQiSHiWU2tDdBjP5wHNiMaBSEMdw0ZVofuGjmAURYD8r4atMs",
+	"uLcPa9FYmI5XjOYYLdx/zfwKRPI22nsJXEcNa3A9Jy2ww2m2anfA0rD2k6A5LtsD+ck3AlE5ppwnFTDQ",
+	"yfdgIPAl2Jc5S60NPqY8Xyh2WolQ0SIk5YJYyX8euHjXwUUGyidY3/C3XQtaRs2AsgtxR3OegQr4vyDI",
+	"9p46jMw66WQdNgp2J5hETitQqxOYyKh160CxgccJjdjZgSZAnQ8+RcU+hmfRj2LoRpWqOPr8LQ4WzKom",
+	"CO6gmbWkmnAcUWXb9/t2rOMicFVSS72zIQWh6LOHaq34GYR7M/mu1U9REdvK5UJ9HhQOo3331Hv9aDfm",
+	"VFin7gY/sS/cuD8VGzOlrP1fCYTEpBoDiYkPKthfFiplMchYwfKYLMzsxn9p/56xjC9m+Hf5mv1kmPLf",
+	"45LHPoAeEzln1rEWkxu90obNYpKxO54i8ZMFUKtTxZi4UQzEFjjhRVApJs4XiUnKzSpGH/wx64cKNlw9",
+	"WC+uvShtXiB87VPENSmsi0dQoawmq5JhpCXCmYfOOm0gxMgGNkePUSrC/rGguZXl0MCDCfwO4okU8V47",
+	"LNeRJdFN8ylJcFCJC/5x40QwPHnFZ0wzxdl3FijWGXammZcqf2aBUsSCXJfrQfFd8sTTj/RQ3dBEDGKl",
+	"XK+xZSSaTlFePWJoU7lAcsqRwVeE6lurtCw3YFiGCh9aah6PtcnVHc3tiGwTECaxVoVrRjXHqR5DfNll",
+	"ZWXKEF7xwE6K/Ro46W0HEKN/OJPCTP8lSB4jSGJ/xA1TARExKUlujWkfofZrsUPmOM/kvrIGPLzqEuB3",
+	"pf6fSm22aH/fRLgcOMziRTvIi0tCs0wx/Si+Lt22inx03xY0pymbW8tSCoJH/81ypmgMVGPlzSlTj5Ie",
+	"c6r1UqqsSuhc8Tuarki/iG1SUjzZSGPZDtLIWOakhv+FzJU0GMsgraKD9mOIN/SWbWQKo2hqBSDNwfcg",
+	"rdGKULGSgrV3MciU6uK1EWOCYEd/6AYFHz3YnPGaVxqyxNomBFUjBWvYijsDF/fckCkVGINzsYRs13R/",
+	"b56uBFFCAnMuUH8FT4ADB93jrrcPFKquZZWJowKmcAPrVHr8BP2QHmkNo69fvw6jdrHfRSBebDfPL168",
+	"x76iGN86sm/1uh347/DoaM+3/3dKgN9jXz1gO72B7Lq30pyhsfTQmAa2g71jS9WI2Mn3GC+mApaZgJnE",
+	"g2M80mtRsfKP2C9zro1bRV4emGYyXcyYMO3BUCQw6ASe1MRMpWY+V2stuOUTFHeGsZD0N8wonuqXUo14",
+	"lqGkf8i8Fg1Up/Po8dN5FSb9+Z2JDpDmGSPJm/Or9xfPP9ycvX797mMC3PJWmpdyIR7MJU5qw/KMbUPV",
+	"UR0/flRvJdGLdOpPEgidWTsvPDfwA3kjMz7mrOEk4q00ZOZ+Ja1aBpk7IszaHfJWQkpiLUzm0+C2MQo8",
+	"8w2P/la5pNmVlK+pmrCHTuwVJNNBzM0lTzor1zZameTed2Id3wv0gAfi5Idj8lf+M0zwlZRvqFi5OKB+",
+	"8LikJDO7r93gdFWO/vQdxlLv4ZQoZtTKH7JD8t0BZN8lRGO2XYecWxl6dnlBbtkKEhg0E5kVKJcXN+/P",
+	"rs5vXl+8ubhKikYJde+S1mih7BdyTMySp4xA9o1YtU8J9UfSfjeaKTVDMaY8t7ZgmY5nlVDpF0OnZ9dX",
+	"r25enl28vn5fdG64FfeNPTMxFO5n1z2BwNV4oVlGllNqIM3Hjg6TxDJNFsLw3MlHSDZk2ZqYDGZrd4i4",
+	"yGqEZbkWdoRS8a8P10LYhk9arEmX3vdhfJgTXTqXM39QExPF7uQtplS7GEBNNnz8+PGgnla5bY7qWZh+",
+	"ou4oz+koZw88HVkELXyHYxIrL8Hh6JBQMkCio/VM9YzmOUmwgYRIyNvwqZD9bveJDnOr50qO2FDYBjUE",
+	"RPSUzq12J1ZQkhHNqUiZAiMtyADDwbUtR8IczZVMLV+McnYOecf3dBJ2e8F6znK7MSH5bcn1Hh5wLc4D",
+	"h89kTHPNYtKLSfdRtrBPsKjawu5bb4gHWYGaf2UbomllW2s097ox6Z/E5KQbk163+2eJ/Ei1Zg1vN3yv",
+	"hV7MMUnrDcs4vYLT8u+kfYsoza4j9KpqPvm+qtmud7KTBLTsnGX27q/3mwO7yvCGgkzFG0idgDSVbu+g",
+	"27/qdQdd+///FcWF0+zf76QQeWQzynNIr/Ce6Ehag6FXc4bFIs/Lr2DlQZYVx1BWZozX0g7iiGeQE1L6",
+	"ePi1c+KiQT+OFhBGqJN/dNV9OjhC8r/dN33hvcs/2LRIzkDtBC3D1nvBcmZQA9Is4/YNml8qOWfKQNIG",
+	"iotoHnxlDdjiLZdrbwdZ5tmPpMwZBdHIs8Y8l3puSxyhnA7T9x3NzbUpZU7NpwiSbNz7cUFc+ZosUveK",
+	"g/Stg12fPqgAgcIKy+1YC4QZwridyHDR7R6xZ+S427WbrDpdpaRr7va3iBs20w3ZesUQqFIUch7reSku",
+	"TTZfnaLA8b45iidIDeZG+8gMGLRrs1KIlt/WmmdkuphRrJVhImWd9TyuUqQ05Vi9urq6dJMUFynGnagx",
+	"uylcU09T0XrTcr7M0fmhYvVuHA0+/bbOgAU7dePe5/VeP69Lefduh7zDg64lV2APQEpUVQdQfwrG8qwN",
+	"br8mS8WNYYIkdkskMUmAqZJ4KJJeAhk03eQUivswpR70OhcT0kpWTNsXrt5DbUlSyfUHtVk1m+3aHvf7",
+	"naF4Doa8JnoqF3mGVUnYP3SIFJwSSwAkfXUx6asI3FBN5tP5maD5yvBUF2UaM7S4vxxM5EEws1ElX+Ye",
+	"cqNkFL/H5W0UVwzEnZt9Czu4pKt1HvY58HA2A3sZak8gDdeVVdiZddVhg0oR2xONGq6FmU9W7CMx7XoO",
+	"UyspPr3idvGMzDMyWpFE4DpgfhNUu/k8Kq4JHdlOrSn5hkG1AZoPWPFT+EZYA5BSa7v5E78Zw5xtu5Z8",
+	"IqSyXoFdYOp+ci4d1ySx+izxhQzU94rrKwVz26e6XN6+274g8JRdDm5yNE/WJg/24dbs22DiYFPWBOid",
+	"tw/y3FG61Xfg5hzeWN/eViRBa6d+SkLXAZKbBex2zzKQx2ufRAcIlfka5803plQ3Zb95k9i+dVrkbxQx",
+	"w+rcrUvcYEMe6Fs+P5Bz3H8HcwlHi0UGpE+8aSbN/2pJOnVipgV8aiemDUquWhy0eSoCZVBPn1nvPPl4",
+	"8eLq1ZdX5xe/vLpKTsktmxt0rWBHjqSZIk+jlNak1+n0u11UrTsI+NYsF849B61lrTluUCyVKkNZCNVX",
+	"TixYccO14Slu3wHI4cFCcJOsK3qfzFPLypW5FJqMWCqtezqnKerhIIP2h2NI/fUfew3zartcb/uv1amj",
+	"hsykNuSoH6RObmd1PPxT2teyDgW2VCT/a4h6E9t/G+XFTh4ofLxSMe96p5AyWIjSsHXrQyVz6bKcXZWW",
+	"HBfj73Ur5UZeJ1OIT0GXQ9FKhtHJMEpAjsMv//Hh3VvfWCs5SdrbZm5dNW6Qj5i10sCWr7k2r7m41fc0",
+	"SOEdqJmvlE7W7JN17oQqx0YjM6cbfhDsC/ywc8Xnit3t8WBtapAi179rxHW6acLeMHQB72F1pAulmDA3",
+	"NXUW+B6V+qOGqueyfhbK8bjdxpAMhkaYq4QC5hwEBaUZtbwqdVDKWyu0ihsqrYaiyB55ooOWWlDp5vJo",
+	"eGNhWbtDzkCvl1EiZNMdpRhx1DzwS9hhUniFhcRYZ6UoN8cMT7vslUKhLZI6mHe77luWJYwxrf/qSsi2",
+	"Ltfa8sSYE4u5OXK8nu81qBb01QsCFaOZFR3dTs+KBywmRptKMcK04TNqmC6LBrGaiptiZdyCh+8NBdQs",
+	"+rq3NF9ofsfe+FIQnL1yCeXCTmpYNhXUjXTjuiCNIbVq19LapfiOK2ukwVS1nZ5/TSRUNmsc1nFhkyHT",
+	"xL5qyshGefFuzsTZ5cULdwbbqP7dM+So0y0Oa9dFJxdjGXBh2YWcM0HnvFF4zqmZ6oa3aiP2TcTYi3+v",
+	"aUBFkVpYQHfSrSuIC8NmGuqOodTXMhW6W71u3D+JT7pxr9v93LRsFTu8or9rhs5utwCSgH7bYCDtozHX",
+	"LYDQ2cI4DMWKezke85TT3GUyKdLSU6kMuWUrHaM3SzVJDPtiDgHrI2mDJOdGDwWYhhqO11qQpodvwb7F",
+	"kgnd9sbRKfp0WDdMEuvmbXDwhqLu4bljPAzMTNEUASrRY/Ndn9aMYO+L48MIRoKiowP9Jt5Twa4Kx+WU",
+	"JExM6ITNvHsrsNg9eIYIa/oIwKEQhrS4M7DYFwNncIXoA4wTZknUxEh0Mp38cpX07TCm4VLYh4I6+7qo",
+	"Pbe/xK5i/d8Sv36IE2AbtVZmh2xxhEE7Fp6wfQW79L5wK5knh4nlOoilcPvP1P5zZ/+BgIzOkk6n066E",
+	"QCypmXei1wqQN8SSXXHc5UKlUwoHMqXDhfFjZUfvTOGZna9o0Ot2TmIn5tJVNIjOr9+Dfa/yaBBZL1EP",
+	"Dg+Djg7TKUtv5QIkgJCwLx/up3+ri7Z/29+vLvbfezcsu0V3+sbbiy/LPUcSnOakPSDUFSpikC2Vsxk9",
+	"0MzatoZlqNrl2D2jTxH6YsqN58kiY9xuFp/daHdlDHhDRSIupLPKMUkWyZ6eTZnMt/NR0Txu2A9PNO6R",
+	"YPAgO9pxQ+kbaQHRyXG3a22ONHQnh8L5k0D+Og3N8jaO5g1u6kIbOSMld4TU4Yaym7yIGQb7JXJcpfdo",
+	"dUsTe8QpQpr894GfZtkFzawxJKcJtlfMIoyT7PFwuad/x22zeFg8KZwgKMksA0yNsXsQOw0MsgEeD6M7",
+	"ZMkzM3WadbTyKBUukuAQSYQkU8YnU0OStZgQxFVWeigg6rR174WG4rpBVJ/ajRGeJ9Z2h2fiSqxnXf24",
+	"4kRwwhY5ZsEmPoSUPNFDkcALLpaOoSAYQVWweoHfcDxRmOZrE/+5OaQQKoyGEV58eEeO+70fAdjIo1Kd",
+	"X79POtFeAbJLfzhZb7tL5otRzlPIdoQMX7pC6JQSV8pynQbBBWecVqQXaRJyKaDsj08EBDjb8VD0yyzX",
+	"VvAMSPoC6c7aCkyAU46HMEWpvn/ZxaLK0524v27S2tm0TxzcUQXWhFWElzCkyA0b/OFLf1r7GQDQaG59",
+	"/HuGGQqgnQZnK8TgQcUUeF1HXTLjYmGYw3vRBh1thAVxDpF7BN6AKn1/YrgZQqDbZOHP6JcLfPUIQTaC",
+	"T/WzRsXSRrfpylPeP6nDCzUMSbBlMaQK5dtk5nvo2s9blfD+yTqp3kFfJ/aFg2IqfXiQTpRMeVHLBjSf",
+	"eJJJq47UJGTGNJwE3Gu2awZYQWMc8Eoxy03+nufE4nT/nsf0Ll1i+0Q7Zq9TCy83E1VZmvuR5DZ4o8op",
+	"YH7WzgsuPrwbvAXfykfnC1i3Ij5f4NmB+xQkxK3bcFDyu8Fl3waNA9LH6j2f6G+VB4ZdsYnG7vY8hPG2",
+	"aBF7cU4cDsqbM764zFvP3GiWj5tP5TF79IZOGsI/HwGjzj1CNBcpq6CFPZbXXXymGHu5unHBA8VKVGlt",
+	"4rkqvksY/YBxRU3HfJl/vshAcyGBUwLW7UgxegvQVFYgg0+h6UoH4RLfNtVpw7k0Ysyce5a9T0DaGwZ7",
+	"pMUURynbnTt8zM1y8xQaal5zjPM/QIbsJbXLCWnIXMn9Uce2FsozEchL2S2/ijOBRvnl2vCdb5qXt85N",
+	"8uvud0FUKBb/l5PdEIYs0Q4gWsCLqGTA9RXAA/u5gnhgF8xhF8BvCwW7wYEeRHGQbuY+IOyB+xC864EP",
+	"/C8upS7cbHXsg3D/efSDqOn8No4K/IPKPk65sf/jIBA27A9dIqveM+eqCNuP4dDOmprW8sTqcH/k7R3L",
+	"VbVKvNjyxVHAUIwWJgiWxSRxS+vsePiUuCwq5xFsgU/tkA9MmKGgmjRBw5JWiRnXxjOF5KUDVCxTiACP",
+	"byqX2KlDg2vyJQK1WZ2ov+HBEpg0oDm8BT2mM56vasfMTUBNAQtuat1rJf8gaVVBQtsVNXVXvOT9790U",
+	"OIbfSQA+R1rJOzWhgqcEkbDsal5SnpEPsL3sx/MZ5fAHqo0kJp1Op70fNS59u5GUEuTaPoYrGwC+lkiw",
+	"reT6w+AtW5JfAdrk7a/Jnr0Xe20PEvyzgzVY22SQhLScXw/OF5al9qZigy3WQAM8uZOCErpxTxJKM20H",
+	"BbdcZBAOhBf2apvdbZtg8D5d3J1rF8FureV/NLJ9+e7e3F+qjq0EAaxnOWp/tLOz+Yqi2t4DFRmW2N+7",
+	"B9Qem1r3mU3+wb1aXdNXu4Vf8QrBV+4jBbdOj3MZi3OT0E7fq/XNTsAaO1c8ggqLrSVj7ex2j2SstUl0",
+	"Ib7ynf16qhg6u0eJzxN8vmkjwaN776GaXbVH//ACcS98DwLAStunY/sgaSW/SDnJ4UDqLVvqnBlrHMQk",
+	"CY5+aiLm/utfsRIbIocbUb1JqwHVu71/n2VJRzO3QVYMppNcv39NphBR5Nqhj+PbyWPNisBgfhgh+PJ3",
+	"oWMHf2ynA1/+LnSAk/AwKuyrj6ShKfj8wVeP3S+QBGjpN6rxtohLplImDJ1UEb0LRO7MIUw5aQ631kjU",
+	"8+heZCzlM4RDbci72ZZrg6Ds6yTB6QHc4ENa+EwBp1EEA5sjjA15UWGkeY/nN2ZKffxXehTEjtlS38yZ",
+	"ukEXf0v4fs4c08dWHno20aekW8QES+m8TlJD15qbG4/2v97zG0aFy8DwD1ljahlG7+4dqtsWLb8W/B+L",
+	"YEH9ecXGCwz2ZFmclY2CRxuqjE+Bd8mPe7W8OcTueqzG2utLHVfkyNp6FNv582a5tVdCao2fsM6kKTvR",
+	"s7/Cml85Y3hPhZFE01VTTu/WzNWP/yPSU7dojd/xZMTrpT0DkSE77H2WUsJKPiSOXNOB99RUWaPqhIre",
+	"RXrLDNzKMpUL9cTtT7s7r6+ek1bikeH7R1e9Y1dym7RjQO1bVX532fVDAciC5U9Ju5ZkFZXvRBu8s38S",
+	"lce1m8An+p9C+dU10CN0yb0UwX1lexaI6C0ifqtA374Hf+/jkfpu/+c5JAmgKO9zzhWU6deugziAM+et",
+	"CXbrcknYFnKu2UYgysaDUFfyv32K/osp+U6w6FsdGODer/GmNLizAjLPOhslHJ0mrYvLu2Mcxd0PbXAI",
+	"3E1GDgeXKZLzPRPZ6ngFdTL+b7VGSJNMyfmcuYxmyOSp9mrdPbjDLiE0B89IybkOot5w/L0XbSHEySNw",
+	"AkIQvvqZNivym12CEQSazKk72vZfwpk5ZkRbUxYPdSr5cQFh8zI3amuSn3vsWxXeYT+2b8IzcBuhJCAY",
+	"uufpGq+urX+VKYMliMO9WaF4y+7/vcWjFzL/dGLxdzRCiznZ16L0N8QYqfA2k/u5JmdFDn+Bb1PHGyCt",
+	"xPNReXlke9012STJzzYJ71NCIepkPY0wRbgU+/UIU/f46c662UL675esWwh0qD5xSSZrFTY9P3BdzcYR",
+	"WI6yFHBl0JwpLjOeEnZgiSCKzaVCiOe6jnkEcb114gqkSrzNLVV0meOVzMGtvVNGs5zp4shYd3ZqsXeC",
+	"WTV1fGh1VTO+akVfBWvVw1u97q2xbJd15A1gnVJDIbqUmOQMvig11kZdtQddm9XMW4RrBVvdQ7NyTfqn",
+	"CEwNWcVUEKomUvQ5lPpMO+QcyutnjAqopvbNd8jZUBSaqYwK+Ia7dnZ7oMew8dHC+EvY2HjMUuOA8kJK",
+	"0FkIB9l/2lizW2i2PRPZvY6r7I010YT7fotwCu5a+j2kkysj2Sab/hiT8EHbYY+XQstqG2UAl7OVt8+I",
+	"YMsgP3szR7c9Sys2k3dMV0wsfzMr14CSBQvUOu732/b7nAXMCnnfWMqi44dw7l782hRA8ss02IEQhJmU",
+	"C8XN6oNt14Ve4Grps0XTBfNnIsDqzBgUCNICW2ehmSJofWHRYPmTfcP90vF3rYE1ivdYF7RNjZkj0Jev",
+	"S02lMBTRs1xRWgnmYzeDoVww8JmrZWYTbqaLEVSZFWQcOPyR8pt13Ck3swcY/ivQb/0LiMyYHNI5P7zr",
+	"JYSJDKBJNBnLPJdLZJYQceiuZ+csJloOBfsCKdsTh0/qoA6WUt3CPS2In1N5e0k1yaXUDMMvdvZBYiqe",
+	"Wn3RQpgEu8zxUCS+phgTv/AaFY0XHFBvcxS3/fX77c5QQJWoWjUMibAv1lSpoj07tMjkzEGMQvBhQPA+",
+	"csQKS88uL27+ev4rAoclnaE4qyKuQroTg8o1mOUBoWREs0ANlnDjlnHK+wl7eLMjQkO9L4ECOcNI1B4g",
+	"faekuNAOXvmPD+/edsh5iHgmx0Nx3AX9BCEzd6UXTFBSUOPSChx0RgL4awkU7wZ4iS2U5gc4FwVWWRvk",
+	"hwNlIrKEOrPsRU1ggi1l0aGQPgtEAr4+5O0NwCf0CQ5+lYaiiugd3PBYwigBvjetAYA7KAj/+InLDxHE",
+	"QXwPBUKqWksFovcB1jcWvSR1JPSkmPE27p4pAGwFWwf78/WvNZRTLIc+6R4VWg9B6iogprrj+djdNSvH",
+	"AUdbywKviMTpwSl0l3nBShVtk5a7ltrOFSRoitXQJRPATFWZwbecyjzHlOwnuh2TlCrA0Eie03TK/E1+",
+	"AyLkAeidhLSEJKn9cSisDNCEgvh8ov0xBZZxJ/95EN5TePAOxJS2LWnBx2PYXSh4NWMliitXcKu8E1/u",
+	"tmdDjR4UF5677nhW5Q5/wX7ObxkUUBeX8Lji4ZynzHmEXiD/cvn64KjTPbC9rwni5XLZmYhFR6rJoXtX",
+	"H9LJPLevdKZmBqBrHmKrlHxnlxdRHN0xpZ3t3+l2uhVggsg2cBQFcASwKj4D7lscOQ44zGSqq9+4Rjor",
+	"OgNracIaTkc/MIX6n+sCTaFAUiBvQRIKaWVUp8xCluIiiwbRL8y4V6LaHZr9bncLNqgnKKjRLiAavscc",
+	"7Y+/WceY2IC/uTYxtv/j/k+bmi/m4rAObf4tjk5wbra/V707MjRjosGnz3EA2nvldWZIdhwZOoFyOYiQ",
+	"fP6GyNIbilJRnPxyfgVwvLqskDEOIHYXI7xiNNvOCeu9Otjq8mpbp3xbSSgNBqTOOElMiifQzkza8VAI",
+	"h69fBxmvProLQ9s97R4GbnDL/D2A4JvvAHgEDPpJ0+R+h7s8N1D64Es978m+T7TnjnVGDuQbCPvD38rL",
+	"mr9tlHJX5amcHCNQeFl5Vk+MCC4I9Rfu4wXbxEiSGJkMBahSze+YOzh3mQ8l9h+gTH2VwtoDLuUK8D0U",
+	"o7nLNZ8xKqx54ZWPVEOBOYIdcsWZrhc+uZKn0aqob0gZ5AY7GMjKjnzNtYECDhCL/sAAYgT/A27Sbqxt",
+	"9wva2V0nghajS4IhrfBe9bZ1l2GC46GgIVoYbiEwLNzRMD6nScsdvVRyf3Vxcal21QtDURLjmHFRS9iZ",
+	"M+A6oBXdHvjpIGd3LHegE24M1hcKk8Mx+dTlotsPBcBCTJJKfi98Ucm4hcaK7NGYJI5yrLsgScrNKmkX",
+	"O0ikLMylcufgPp1kys2pyySxM1gyF96ShdtMuqyV+gKhrY3QMe4gDVOY/JIOBSa9FHNtvUdEvwQ0HAfL",
+	"yw2z8+1SLwHZFxxP6vKxUkiaBSAg62OrWzxQQ+gbM4DhhMmbCD1StuigSOwkJ8TQifvMTZkBbqWYdChm",
+	"Vpkm1kpMKnCGgHzi8VBQCmD77sIAbb2OVsInjnu50IZOFJ1BejG6gxf+u2q6sZclPqONJK78BibD0unL",
+	"cUYrgsnMpDS6jp9o4mKE/rmhmCi5mN+reufsgpxpzbWhwuj1cp6hqE5xmLUbB1mrDqohyC2GoUNeM52A",
+	"oCzYbyiu37+2cwtuZ8tDSvZPTiqYmlYFTGVudw+gNGOIP4iJ/+RdYzuREyiD0CRpKZbZJrJ20o4LBnXB",
+	"ZPB0T0m1ugrEfi1TO9xs1l20/Kz5F8f2dmi+ZZd4zshiPlE0czdBj5RcTKaI8UykqOfiuDpGkMYQNC/F",
+	"sbs1crMg3lUfCrWWDRL4pc8ki0koTTvrSULd3kG3t4E8Bwi3h57YlGpWp+s1bSILQyy+0gl0ezOlR5so",
+	"NfL70vmcanbAhWbCoaLqxQifttwNeuaUJH9xW+EGN0DODVOY59xEIwr9KKRrZ4L3b42lnCzPvA5JSC7l",
+	"rbV4TtETd3Aq24m4Ga0qdJQF4L702Rfv4ufPjaQ1ti+V2dw6FlSXrfvP23pp2gKlCXX4QSoT7fHcJVOX",
+	"diPu8+iez7li3G+f7+VtN15Y4xJPq/e/hIgGupZ7D5LIlQCiqUzJilEVE5+sF1S749n4p6JW/ui41y1+",
+	"jmCo7pcf+sEPgi11Z5XK2YgLaqQCoDY72iKBwIHgQuBlcHiYy5TmVskOnnafdqt+wY//bjnkmR8Pnira",
+	"UTwrxRB+aSR+1esfHLmvcH7+cvKzq4/8y8mLZy/O/3J05mYAn7KC9lnPI+D+6ahC+F+EskOEX/t3kF1R",
+	"hdbtrSHpOjF4hAIbv+tVcF97IczrSTfI3Ox2uieIXdov8ETxIh8wltcZD77GcnG8x3oLP/VCrjmcK556",
+	"GGr3wE9Pg98fy0KWsj0WCtTFYxnjEX09YLn3WdH1Jfx2H4MB0o4awmr+YodCvZWnDVx5iEwIs3V7u8Nl",
+	"lfvg4KXj3S8VF1RClKe/T1AOjpnAr4ZcvD8iDFhsmg/e4XW7xl+4U4ZMMACwI2ZyqALArMbgyUHho+kE",
+	"06mze6MylcbyaAUO3VCQ4kRBTACjCSP4TeBNcKUDU1oKV/IwRUeLplOWwQESPjajK2zXOudwYyLclGh/",
+	"9Onc1h73aZO9boGhg3E72yrQPc4XetoZioMylmDHftQtbjWIK4A794QGs0QWT40Y97eOVsDCTl0EAKlH",
+	"YhBtyq3Cw0C8YqTT3y1kSXF3BZhpJfAbQiPFPjOqhnjUagY4so1WMY7asYfsRZ55UkAPFGESPM9FFICh",
+	"eIvAtMQX0ziQQsjsD0aGGWb4KLiB9lm4kSKXYsIUntcZOsqZS8hPrt++fvfLL+cvkgERkoxoeruYw1XY",
+	"DGwmcAvBNZ+1O+Q5hjyA1fCQxEXLvbAaihoX6yfIPUz7k+vk5evrD69uLt5enb//29lrXzyxdpZSgHmt",
+	"hex2maR2U7vsnIvskfZhmNsY1G186sbduBfbf/vwb/2/o+KvXvBtP+7Fx59LMLpPARqKdRrZWH4JYGkG",
+	"UQk0USLcAEzUrZFzj98ziA5pBa+32XSsoWj1+tZCKLt/PlVyxiq9X38YXAtuxZSdU7jxsKBhJkc8ZwEJ",
+	"VQrqvf14YtehrK842l9vrgHHbTiW8pLbn6f+t+rLP0jrfZxKEAei1HhEyOW9tZ4u65Y3nhi4Z7xY3Xku",
+	"QHYdC+A9unguEHuAoozq6UhSlRE9lUtNuBmArA90bi1MXCrTIhTrg8ZNRZ6l9rRy2cX0MZXHh5igNoCu",
+	"7EBA6bIvpn1aUmFpuNtc63la1ZLF36fuHh77JSsqqH27lVrOZBC2QQ6LjmuluvBuUCTkVOG8UjJ+F4Bi",
+	"7FcqHoy1KDdyTc8YFXgM4HDjvf7CaLeRpdUw5VBzGVb3DkWF2uAQouwHoczvmEIPyC/dXVjVj43Y14ei",
+	"qCW270HUeEDC8s0q4mpT1N2lTlkOneG1pkOBNSRhXhaEmNjYEGsR4B6YgT7lquQGnufesBLForVdttFQ",
+	"uPt4uCbdWnWscMTApVWQU+tveQMsizp/tDvkZxweHYqm0cXBjgmmWSdoHcMGUaxmtUE4tTgLGIrK+QF5",
+	"RfM7pomyQo/QJV0hC3xlSm5Q4b7q9LEafHcs6L0d90vrwO378JX8s8SY7hpRi7wfH4fhpQqoBcQFdFNt",
+	"8pYoVK3Q9uhp56TEeeg97VaqU3/sddeDGGsIA/3Oj0frtZc/nYTqvn9sW/L1kv0fut3AE98SZwFVD1K1",
+	"Om9nKGp3ju+41zkOxtevDM/RtDacpz+sD6cYIgwHIy5uNL3j7r3CALVi7w3WjK9dd9rWoQj8KwKw2RZ6",
+	"xWgGNRPB1JVWkdtFnm3uZx6Zoth1o4X0TjDCrN0MBggWTVcWL3bnsvhTmH/oHFvUDd22946HwnmoPoTA",
+	"tSFM3LFczhlpBam/cM1Cr9vtxsUxpf3URi8ZrlG8o/mzqVwop8btn2VKxXqehnOLkwzUtH/DF8+DQ+vO",
+	"bXfU0Z8S6i0r61Rimagck8Xc0uyq0gsLDiwybzXmqw45Q2AHDKdkdJXzydQcaHoHKdWg7SAPtX9kfdb+",
+	"MSwBZ67O3V/Ra5u19PsB04VZzAQazm7VYuLypU1wdi9Th1TPIA/ETUGpWG27XovuCgJZYwiO0QO7zqXS",
+	"4o/FHT4ksPb2MJewkQZooMA25abGChldJRgMcAzTHvjF5t4OX8UkBD/YvJIQv5HkKP7hhy7iqFQ7A0WV",
+	"1DuAb8suktMAzcMOFGxIp+OAPWw3Qbarcyk0z1i4yVyus32vslbFQunFzB+R2yae3MMoLV0Y5wq1kklh",
+	"5Vib7MzHWYCYoYAADYIG4lzgHOowJd8q+2Kukg2WVFlt/2c2php8Rv6VoRxGsVc9V87oasM5qZ+PDQeZ",
+	"+KI/xrT7Mordl3ha8nmPw9yfnSAO7xZroiW4tq2BFhC7AUQFftyRr/WnOwG1c1c1TK2bSVe68dypakL+",
+	"1DnyACwl8Em/gmQx6P3YXbepnvZCm+okMKl+6EFsKuymu97HUbWPhh66YQdB+90Hn4EFpsC/l2dSMOLa",
+	"QaUl8OHnX4/q53c4+0K+bjrA3OnY4Fk55lTZveYE/7aD8qoNf9zpVxcfDmBD7urX/JRegwFf4QU8gXfc",
+	"cHzSXWO3Y7jZrNJpnaV7e3T6YyXm+TTstP+9mbDpYLR/0H+KX1W1ce0EvZIQ+ZeTF89wub43+/7uFP63",
+	"Mj6onTWmd1mf3r7GUAsXBBGrD39mKueCtK6vnv//vfYe0vWoUbpe9Y+ciV1lyh93OeJHJQcerTE9cPSa",
+	"lL2Cjtb76u2Qt73ARf4d5O3RRjlYcXgch7j1fNb/PUTydyClX3DvH05LP3rU5umHu6e/tnWO7xMrqcFZ",
+	"7UiccJ519XT5TxozKUf2xwdO/lYcpATx8MoxehlGmcNZ90LFINekKrKTtgRUfE3i9noUX1Hhn46Lwwrr",
+	"lGPtwa5SEF6cxGg6Yz7pm0sREw0xdS4mWE1NRznbVCny0dN7X1fL49VgpumD0kcd3sND80cLoKXi1p86",
+	"gMVmf+idJcDDL2jSSoxaQB56D4EPgUAhxUH4DEBb2Ie6eBNCYx5zidS037ZHbId1ChOeQfgAcAUAv1Bl",
+	"TG2cq625sFCC42cpBKn6c6XBfqfkhU9VALsy97x/1Qu0+4a7gR3CSLeOHdKroYKg4VWH/cBvS1wPzA7n",
+	"GVgrJXxHASvl4DC6VfCxZpLvb1d48fLv9zIB1t/6HfMLe4W27O2vKkNcsx160g/mEapxH013LeZKpkxr",
+	"K2vPheHmj1VzdmqKsQcaqxD3cJ+01A0KqoTh0SFwI9r6LaP4bMaymORyydRBSjXLTgklOaNQUZM41kKI",
+	"FF8ln8SEDkXxjCuHomLl7uWb++vUjaI8t89k0jiEmuyUXAsOF9TkdMRyTRD1j3Bh5FDMF2Jlf0REgdlC",
+	"QwqbICNGaBWwjIoAsyz2mRU0VVJrQvMcMAPg3N7ty4T0HSAIJYnfvEmHhDBqmFJRwJ5NmWpUtQDr9rFI",
+	"03S1wz/LbLVFwjVCfNRFnpdiISDBeXAJ+SiXkxqe4CDqdTvw3+HToeh3u71BNno6GPSiUCTddzeWyHXf",
+	"qshSVgZ+WxPtvYflpf03SPYts7NL3Du5/p3k/X1XYOcxK1t6mVAr734t0w1A9rX3nmhy/f51Z2sFVN2i",
+	"+PZgyds72v3SJV3lkmZXUr6mCqyN6Lh3sk9nejHHDJg3LOP0ylJ9T8cmAL78wyT9WZY1ZoAHkr7BPTn8",
+	"zdXMZyxnTXDi7wN0sBImKgM56U6UwD2HE1t3W7/QCLW9jhLxAnoJ5d+jzDxoLatZVw4hrCg8j/bePi9c",
+	"exu2TZHOrMkEbkv5n59qiTOyi69i7+HWdN1ULrcv9XbC3Lvv/vq/YKLtXO2e5j8SxuG7wjd8BqSedLoh",
+	"6dYaalSTy+urdRFyad/baEE1r4B/hJdchRCW0bd/Fsb8J1GB5bT+YVsJSQjCd63Ls6vnr9obN9WiMbMJ",
+	"cy4wdOWgBDD35pQkpc2WEFSPUrhSncIDwGdgE0IO1FAkgXX5DP2iqh35LCFpzqjSRepTpwiOkZQKrFh3",
+	"ZDhAziYnA2fgX3vkX3tk3z2y2V5EFMOvDlbu79ZYsruk83ePNDdjRvECd04xmq2+Vj4cuuooj8pWokBV",
+	"UVg/fbZqQTN1t1m/AfqJSF36HtTMhaidLc3y8YF19ll2SpIZvWVELUQCj+MuhQgXRG0Rvw9Lg93gt6hU",
+	"D11o7dv0Fu6pcIqxmLD12O3ZZKLYBHLsMsrzVYlQVD1hCFrDo4SmMHow0OB5hL9vjLoDpUyRuZJGpjIn",
+	"LbysThU5mpVc/7PLC3fRNTZEcNhsNnKQqlDqVsCmckPmUhuNhZhGAuilZkTJhX1NMJY5sDj0FxQuGsuI",
+	"XBifwDYUes7SgxK69ezyAlP0SqhJLEvkmkypyA7mVGmXjqfnjGV4SR1XVbzTocCyBMM0JDhOqOWcKreg",
+	"5HTT+LzormEyEaMT40rI7dA/Cl2p8OyoBtRZNv3Oy2Ydffv87f8FAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

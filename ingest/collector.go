@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/analytics-service/analytics/ratelimit"
+	"github.com/analytics-service/analytics/sources"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -299,6 +299,9 @@ func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *st
 	in[stats.FromBrowser], in[stats.FromOperatingSystem], in[stats.FromDevice] = client.Browser, client.OS, client.Device
 	in[stats.FromLanguage] = languageValue(r.Header.Get("Accept-Language"))
 	in[stats.FromScreen] = screenValue(h.screen)
+	// The tags as sent: exclude_params only shapes the page.
+	from := sources.Resolve(h.page.RawQuery, refHost)
+	in[stats.FromSource], in[stats.FromChannel] = from.Source, from.Channel
 	for i := range stats.Dimensions {
 		d := &stats.Dimensions[i]
 		v := in[d.From]
@@ -306,21 +309,15 @@ func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *st
 		case stats.FromVisit:
 			continue
 		case stats.FromQuery:
-			v = queryValue(h.page, d.Param)
+			var known bool
+			if v, known = from.Tag(d.Param); !known {
+				v = sources.ReadTag(h.page.RawQuery, d.Param)
+			}
 		}
 		if v != "" || !d.OnlyGiven {
 			row[i] = add(d.Name, day, v)
 		}
 	}
-}
-
-// queryValue is the query parameter param of the page, read before exclusions, at most as
-// long as a page; "" when absent or empty.
-func queryValue(u *url.URL, param string) string {
-	if !strings.Contains(u.RawQuery, param) {
-		return "" // most pages: no parsing
-	}
-	return stats.Truncate(u.Query().Get(param), maxPageLength)
 }
 
 // sinceMidnight is the wall-clock time of t since its midnight.

@@ -217,16 +217,20 @@ func wantStats(t testing.TB, got, want counts) {
 
 const day = "2026-03-04"
 
+// formTrackingParams are the parameters the add form offers to drop (pages.trackingParams).
+const formTrackingParams = "utm_source\nutm_medium\nutm_campaign\nutm_term\nutm_content\nutm_id\nfbclid\ngclid\nmsclkid\nmc_eid\nref"
+
 // visit is what one visit with the default client records, besides page, referrer and campaign
 // (TestEachStatistic compares the values of section 3 but visitor, visit, landing and exit
 // pages, which the visit scenarios check).
 func visit(extra counts) counts { return visits(1, "1920x1080", extra) }
 
-// visits is n visits of the default client with one screen resolution, besides page and referrer.
+// visits is n direct visits of the default client with one screen resolution, besides page
+// and referrer.
 func visits(n int64, screen string, extra counts) counts {
 	c := counts{
-		"pageview": {day: n},
-		"browser":  {"Chrome": n}, "operating_system": {"Windows": n}, "device": {"desktop": n},
+		"pageview": {day: n}, "source": {"": n}, "channel": {"Direct": n},
+		"browser": {"Chrome": n}, "operating_system": {"Windows": n}, "device": {"desktop": n},
 		"language": {"": n}, "screen_resolution": {screen: n},
 		"continent": {"NA:North America": n}, "country": {"US:United States": n}, "city": {"US:New York, NY": n},
 	}
@@ -263,7 +267,7 @@ func TestEachStatistic(t *testing.T) {
 		{"a visit records every statistic", nil,
 			[]hit{{body: body("https://www.SITE.test/a/b?x=1&utm_campaign=spring#top", "https://www.google.com/search?q=1", "1920x1080"), language: "de-CH,de;q=0.9,en;q=0.8"}},
 			visit(counts{"page": {"/a/b?x=1&utm_campaign=spring": 1}, "referrer": {"www.google.com": 1}, "campaign": {"spring": 1}, "language": {"de": 1},
-				"search_engine": {"Google": 1}})},
+				"search_engine": {"Google": 1}, "source": {"Google": 1}, "channel": {"Organic Search": 1}})},
 		{"a direct visit has the empty referrer and no campaign", nil,
 			[]hit{{body: body("https://site.test", "", "1920x1080")}},
 			visit(counts{"page": {"/": 1}, "referrer": {"": 1}})},
@@ -272,10 +276,26 @@ func TestEachStatistic(t *testing.T) {
 			visit(counts{"page": {"/next": 1}, "referrer": {"": 1}})},
 		{"a subdomain referrer is another host: a visit", nil,
 			[]hit{{body: body("https://site.test/", "https://blog.site.test/post", "1920x1080")}},
-			visit(counts{"page": {"/": 1}, "referrer": {"blog.site.test": 1}})},
+			visit(counts{"page": {"/": 1}, "referrer": {"blog.site.test": 1}, "source": {"blog.site.test": 1}, "channel": {"Referral": 1}})},
+		{"the tags are read before the form's tracking parameters are dropped", []string{"exclude_params", formTrackingParams},
+			[]hit{{body: body("https://site.test/p?utm_source=Newsletter&utm_medium=email&utm_campaign=c&utm_term=t%201&utm_content=hero&ref=x&a=1", "", "1920x1080")}},
+			visit(counts{"page": {"/p?a=1": 1}, "referrer": {"": 1}, "campaign": {"c": 1}, "source": {"Newsletter": 1}, "channel": {"Email": 1},
+				"utm_source": {"Newsletter": 1}, "utm_medium": {"email": 1}, "utm_term": {"t 1": 1}, "utm_content": {"hero": 1}})},
+		{"a known utm_source is written as the list spells it, and gclid from Google is paid", []string{"exclude_params", formTrackingParams},
+			[]hit{{body: body("https://site.test/?utm_source=GOOGLE&gclid=abc", "https://www.google.de/", "1920x1080")}},
+			visit(counts{"page": {"/": 1}, "referrer": {"www.google.de": 1}, "search_engine": {"Google": 1}, "source": {"Google": 1},
+				"channel": {"Paid Search": 1}, "utm_source": {"GOOGLE": 1}})},
+		{"ref names the source when utm_source is absent", nil,
+			[]hit{{body: body("https://site.test/?ref=producthunt", "", "1920x1080")}},
+			visit(counts{"page": {"/?ref=producthunt": 1}, "referrer": {"": 1}, "source": {"Product Hunt": 1}, "channel": {"Organic Social": 1}})},
+		{"tags are cut, made storable and redacted, never refused", nil,
+			[]hit{{body: body("https://site.test/?utm_source="+strings.Repeat("s", 300)+"&utm_medium=%FF%00&utm_term=me%40example.com&utm_content=%2B49%20170%201234567", "", "1920x1080")}},
+			visit(counts{"page": {"/?utm_source=" + strings.Repeat("s", 242): 1}, "referrer": {"": 1}, "source": {strings.Repeat("s", 255): 1},
+				"channel": {"Referral": 1}, "utm_source": {strings.Repeat("s", 255): 1}, "utm_medium": {"\uFFFD\uFFFD": 1},
+				"utm_term": {"(redacted)": 1}, "utm_content": {"(redacted)": 1}})},
 		{"excluded parameters leave the page, the campaign is read first", []string{"exclude_params", "utm_campaign\nref\r\n"},
 			[]hit{{body: body("https://site.test/p?utm_campaign=c&a=1&ref=2&b=%20x", "", "1920x1080")}},
-			visit(counts{"page": {"/p?a=1&b=%20x": 1}, "referrer": {"": 1}, "campaign": {"c": 1}})},
+			visit(counts{"page": {"/p?a=1&b=%20x": 1}, "referrer": {"": 1}, "campaign": {"c": 1}, "source": {"2": 1}, "channel": {"Referral": 1}})},
 		{"& drops the whole query", []string{"exclude_params", "&"},
 			[]hit{{body: body("https://site.test/p?utm_campaign=c&a=1", "", "1920x1080")}},
 			visit(counts{"page": {"/p": 1}, "referrer": {"": 1}, "campaign": {"c": 1}})},
@@ -288,7 +308,7 @@ func TestEachStatistic(t *testing.T) {
 				{body: body("https://site.test/", "", "axb")}, {body: body("https://site.test/", "", "")},
 				{body: body("https://site.test/", "", "1920x1080x2")}, {body: body("https://site.test/", "", "20000x1")},
 			},
-			counts{"pageview": {day: 6}, "page": {"/": 6}, "referrer": {"": 6},
+			counts{"pageview": {day: 6}, "page": {"/": 6}, "referrer": {"": 6}, "source": {"": 6}, "channel": {"Direct": 6},
 				"browser": {"Chrome": 6}, "operating_system": {"Windows": 6}, "device": {"desktop": 6}, "language": {"": 6},
 				"screen_resolution": {"": 5, "20000x1": 1},
 				"continent":         {"NA:North America": 6}, "country": {"US:United States": 6}, "city": {"US:New York, NY": 6}}},
@@ -299,13 +319,13 @@ func TestEachStatistic(t *testing.T) {
 				{body: body("https://site.test/", "", "1x1"), language: "zh_Hant"},
 				{body: body("https://site.test/", "", "1x1"), language: "*"},
 			},
-			counts{"pageview": {day: 4}, "page": {"/": 4}, "referrer": {"": 4},
+			counts{"pageview": {day: 4}, "page": {"/": 4}, "referrer": {"": 4}, "source": {"": 4}, "channel": {"Direct": 4},
 				"browser": {"Chrome": 4}, "operating_system": {"Windows": 4}, "device": {"desktop": 4},
 				"language": {"en": 1, "fr": 1, "zh": 1, "": 1}, "screen_resolution": {"1x1": 4},
 				"continent": {"NA:North America": 4}, "country": {"US:United States": 4}, "city": {"US:New York, NY": 4}}},
 		{"a phone", nil,
 			[]hit{{body: body("https://site.test/", "", "390x844"), ua: safariIPhone, remote: "[2001:db8:1::9]:443"}},
-			counts{"pageview": {day: 1}, "page": {"/": 1}, "referrer": {"": 1},
+			counts{"pageview": {day: 1}, "page": {"/": 1}, "referrer": {"": 1}, "source": {"": 1}, "channel": {"Direct": 1},
 				"browser": {"Safari": 1}, "operating_system": {"iOS": 1}, "device": {"mobile": 1}, "language": {"": 1},
 				"screen_resolution": {"390x844": 1}, "continent": {"AS:Asia": 1}, "country": {"JP:Japan": 1}, "city": {"JP:Tokyo, 13": 1}}},
 		{"an address unknown to GeoIP", nil,

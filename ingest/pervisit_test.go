@@ -55,12 +55,13 @@ func TestHitsCountWhatPerVisitSays(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	first := names(`{"page":"https://visit.test/a?utm_campaign=spring","referrer":"https://www.google.com/"}`)
+	first := names(`{"page":"https://visit.test/a?utm_campaign=spring&utm_source=google&utm_medium=organic&utm_term=t&utm_content=c","referrer":"https://www.google.com/"}`)
 	visitLevel := func(n stats.Name) bool {
 		// visitor is decided at flush; landing and exit pages by the visit as it goes on;
-		// a visit comes from a search engine or a social network, not both.
+		// a visit comes from a search engine or a social network, not both; utm_campaign is
+		// counted as campaign.
 		switch n {
-		case stats.Event, stats.Visitor, stats.LandingPage, stats.ExitPage, stats.SocialNetwork:
+		case stats.Event, stats.Visitor, stats.LandingPage, stats.ExitPage, stats.SocialNetwork, stats.UTMCampaign:
 			return false
 		}
 		return true

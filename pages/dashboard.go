@@ -28,6 +28,7 @@ type dashboardPage struct {
 	Visits    visitsPanel
 	Charts    []chart    // the same chart, wide and compact
 	Table     []chartRow // its numbers
+	Sources   sourcesPanel
 	Top       []topList
 }
 
@@ -70,6 +71,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		checkComparable(rng, errs)
 	}
 	filters := parseFilters(q, errs)
+	tab := parseSourcesTab(q, errs)
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -84,13 +86,13 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.renderGuide(w, r, http.StatusOK, site, nil)
 		return
 	}
-	reads, err := p.readDashboard(r.Context(), site.ID, rng, filters, today)
+	reads, err := p.readDashboard(r.Context(), site.ID, rng, filters, today, tab)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
 	base := p.links.Base(r, web.Page)
-	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, p.loc)
+	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, p.loc, tab)
 	data.Owner = isOwner(r, site)
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
@@ -109,13 +111,13 @@ type dashboardReads struct {
 // two statements of about equal size use both cores of a small server), the events grouped by
 // name, the chart's time series, the summaries of the range and of the one before, current
 // visitors, the notes on the ranges (with filters, the first day with visit details), and the
-// first day with data (for "all time"). Filters narrow every number but current visitors
-// (docs/filters.md).
-func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters, today time.Time) (dashboardReads, error) {
+// first day with data (for "all time"). Of the Sources panel, only the tab shown is read.
+// Filters narrow every number but current visitors (docs/filters.md).
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today}
 		topPages map[stats.Name]repository.StatList
-		others   []stats.Name
+		others   = []stats.Name{tab}
 	)
 	for _, name := range topNames() {
 		if name != stats.Page {
@@ -156,11 +158,12 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range
 	return out, nil
 }
 
-// topNames are the statistics with a top list on the dashboard, in its order.
+// topNames are the statistics with a top list of their own on the dashboard, in its order:
+// not the chart's, not the Sources panel's.
 func topNames() []stats.Name {
 	var out []stats.Name
 	for _, stat := range statistics {
-		if !chartStat(stat.Name) {
+		if !chartStat(stat.Name) && !inSourcesPanel(stat.Name) && stat.Name != stats.UTMCampaign {
 			out = append(out, stat.Name)
 		}
 	}
@@ -170,22 +173,27 @@ func topNames() []stats.Name {
 // newDashboardPage lays out what readDashboard read. base is where the service's addresses
 // begin (PUBLIC_URL); links are the dashboard's own address with its filters. Every link it
 // makes keeps the filters, but the realtime view's, which filters do not narrow.
-func newDashboardPage(base string, site repository.Website, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location) dashboardPage {
+func newDashboardPage(base string, site repository.Website, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location, tab stats.Name) dashboardPage {
 	dash := statsPath(site.Domain)
 	filters := links.filters
 	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: links.bar(base)}
 	rangeQuery := withFilters(rng.Query(), filters).Encode()
-	for _, name := range topNames() {
+	top := func(name stats.Name) topList {
 		stat, _ := statisticNamed(string(name))
 		list := reads.top[name]
-		data.Top = append(data.Top, topList{
+		return topList{
 			Stat: stat, Rows: topRows(name, list.Entries, links.add), Distinct: list.Distinct, Base: base,
 			ListURL: dash + "/" + string(name) + "?" + rangeQuery, ExportURL: exportURL(site.Domain, name, rng, filters),
-		})
+		}
+	}
+	for _, name := range topNames() {
+		data.Top = append(data.Top, top(name))
 		if name == stats.Event {
 			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, links.add)
 		}
 	}
+	notes := reads.visits.notesNow
+	data.Sources = newSourcesPanel(base+dash, rangeQuery, tab, top(tab), notes.SourcesFrom, notes.SourcesLacking)
 	data.Visits = newVisitsPanel(base+dash, rng, len(filters) > 0, reads.visits)
 	interval := chartInterval(rng)
 	points := chartPoints(interval, reads.series, loc)

@@ -80,7 +80,7 @@ func TestFilteredDashboardLayout(t *testing.T) {
 		visits: visitsReads{filteredFrom: time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)},
 	}
 	site := repository.Website{Domain: "example.com"}
-	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, time.UTC)
+	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, time.UTC, stats.Channel)
 	body := renderPage(t, "dashboard.html", base, data)
 
 	if strings.Contains(body, "<script>alert") || strings.Contains(body, "<b>Signup") {
@@ -132,10 +132,10 @@ func TestFilteredDashboardLayout(t *testing.T) {
 		}
 	}
 	// One link clears them (0), one chip each removes one (1). Presets, each list's full
-	// list and CSV keep both (2), as do the values of the filtered statistics, which replace
-	// the filter on theirs (the two pages, Germany); the event adds its filter (3); (other)
-	// links nowhere.
-	if want := map[int]int{0: 1, 1: 2, 2: 7 + 2*len(data.Top) + 3, 3: 1}; !reflect.DeepEqual(counts, want) {
+	// list and CSV (the Sources panel's too) and the panel's tabs keep both (2), as do the
+	// values of the filtered statistics, which replace the filter on theirs (the two pages,
+	// Germany); the event adds its filter (3); (other) links nowhere.
+	if want := map[int]int{0: 1, 1: 2, 2: 7 + 2*len(data.Top) + 2 + len(sourceTabs) + 3, 3: 1}; !reflect.DeepEqual(counts, want) {
 		t.Errorf("links by their number of filters: %v, want %v\n%s", counts, want, strings.Join(links, "\n"))
 	}
 	if want := []string{"event=<b>Signup</b>::"}; !reflect.DeepEqual(adds, want) {

@@ -33,6 +33,7 @@ var statistics = func() []statistic {
 		statistic{stats.Pageview, "Pageviews by day", "Day", "Pageviews"},
 		statistic{stats.Visitor, "Visitors by day", "Day", "Visitors"},
 		statistic{stats.Visit, "Visits by day", "Day", "Visits"},
+		statistic{stats.UTMCampaign, "Campaigns", "Campaign", "Visits"}, // campaign's other name
 	)
 }()
 
@@ -49,7 +50,7 @@ func statisticNamed(name string) (statistic, bool) {
 // searches) is unchanged. The result is plain text: templates escape it.
 func displayValue(name stats.Name, value string) string {
 	if value == "" {
-		if name == stats.Referrer {
+		if name == stats.Referrer || name == stats.Source {
 			return "Direct / none"
 		}
 		return "Unknown"

@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/analytics-service/analytics/stats"
@@ -50,15 +51,48 @@ type Basis struct {
 // matching visits' rows. The only place that chooses between the two.
 func (r *Repository) Reader(websiteID int64, days stats.Range, filters stats.Filters) Reader {
 	if len(filters) > 0 {
-		return rowReader{repo: r, websiteID: websiteID, days: days, filters: filters}
+		return aliasReader{rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical()}}
 	}
-	return counterReader{repo: r, websiteID: websiteID, days: days}
+	return aliasReader{counterReader{repo: r, websiteID: websiteID, days: days}}
 }
 
 var (
 	_ Reader = counterReader{}
 	_ Reader = rowReader{}
 )
+
+// aliasReader reads a name by its canonical name (stats.Name.Canonical): utm_campaign's
+// values are campaign's, whichever store answers.
+type aliasReader struct{ Reader }
+
+func (a aliasReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error) {
+	q.Name = q.Name.Canonical()
+	return a.Reader.List(ctx, q)
+}
+
+func (a aliasReader) Top(ctx context.Context, names []stats.Name, limit int) (map[stats.Name]StatList, error) {
+	read := make([]stats.Name, 0, len(names))
+	for _, n := range names {
+		if c := n.Canonical(); !slices.Contains(read, c) {
+			read = append(read, c)
+		}
+	}
+	top, err := a.Reader.Top(ctx, read, limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if list, ok := top[n.Canonical()]; ok {
+			top[n] = list
+		}
+	}
+	for _, c := range read {
+		if !slices.Contains(names, c) {
+			delete(top, c)
+		}
+	}
+	return top, nil
+}
 
 // counterReader reads the daily counters and their rollups (stats.go, dashboard.go,
 // visits_read.go).

@@ -221,6 +221,11 @@ type RangeNotes struct {
 	// CountedBefore: a day of the range before VisitsFrom holds counts, counted that old way.
 	// A website added on VisitsFrom (its first day) has no such day, whatever the range.
 	CountedBefore bool
+	// SourcesFrom is the website's first day counted with source, channel and the UTM tags
+	// but campaign (websites.sources_from); SourcesLacking: a day of the range before it holds
+	// counts, which lack them (unless imported).
+	SourcesFrom    time.Time
+	SourcesLacking bool
 	// ImportedDays is how many days of the range were imported (imported_days), and Sources
 	// from where ("phpanalytics", "plausible"), sorted.
 	ImportedDays int64
@@ -230,18 +235,22 @@ type RangeNotes struct {
 // Notes reads the notes of a website's range.
 func (r *Repository) Notes(ctx context.Context, websiteID int64, days stats.Range) (RangeNotes, error) {
 	const query = `
-		SELECT w.visits_from,
+		SELECT w.visits_from, w.sources_from,
 			EXISTS (SELECT 1 FROM stats s WHERE s.website_id = w.id AND s.name = 'pageview'
 				AND s.date BETWEEN $2 AND $3 AND s.date < w.visits_from) AS counted_before,
+			EXISTS (SELECT 1 FROM stats s WHERE s.website_id = w.id AND s.name = 'pageview'
+				AND s.date BETWEEN $2 AND $3 AND s.date < w.sources_from) AS sources_lacking,
 			(SELECT count(*) FROM imported_days i WHERE i.website_id = w.id AND i.day BETWEEN $2 AND $3) AS imported,
 			(SELECT coalesce(array_agg(DISTINCT i.source ORDER BY i.source), '{}') FROM imported_days i
 				WHERE i.website_id = w.id AND i.day BETWEEN $2 AND $3) AS sources
 		FROM websites w WHERE w.id = $1`
 	var row struct {
-		VisitsFrom    time.Time      `db:"visits_from"`
-		CountedBefore bool           `db:"counted_before"`
-		Imported      int64          `db:"imported"`
-		Sources       pq.StringArray `db:"sources"`
+		VisitsFrom     time.Time      `db:"visits_from"`
+		SourcesFrom    time.Time      `db:"sources_from"`
+		CountedBefore  bool           `db:"counted_before"`
+		SourcesLacking bool           `db:"sources_lacking"`
+		Imported       int64          `db:"imported"`
+		Sources        pq.StringArray `db:"sources"`
 	}
 	err := r.db.GetContext(ctx, &row, query, websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -250,5 +259,6 @@ func (r *Repository) Notes(ctx context.Context, websiteID int64, days stats.Rang
 	if err != nil {
 		return RangeNotes{}, fmt.Errorf("stats.notes: %w", err)
 	}
-	return RangeNotes{VisitsFrom: stats.Day(row.VisitsFrom), CountedBefore: row.CountedBefore, ImportedDays: row.Imported, Sources: row.Sources}, nil
+	return RangeNotes{VisitsFrom: stats.Day(row.VisitsFrom), CountedBefore: row.CountedBefore, SourcesFrom: stats.Day(row.SourcesFrom),
+		SourcesLacking: row.SourcesLacking, ImportedDays: row.Imported, Sources: row.Sources}, nil
 }

@@ -30,6 +30,23 @@ func Resolve(rawQuery, referrerHost string) Visit {
 	}
 }
 
+// Tag is the value of the UTM tag param ("utm_medium"...); ok is false for another name.
+func (v *Visit) Tag(param string) (value string, ok bool) {
+	switch param {
+	case "utm_source":
+		return v.UTMSource, true
+	case "utm_medium":
+		return v.UTMMedium, true
+	case "utm_campaign":
+		return v.UTMCampaign, true
+	case "utm_term":
+		return v.UTMTerm, true
+	case "utm_content":
+		return v.UTMContent, true
+	}
+	return "", false
+}
+
 // SourceOf is a visit's source: its utm_source tag, else source, else ref, else its referrer's
 // host without "www."; written as the known list spells it ("ig" is Instagram, google.de is
 // Google), else as given. "" for a direct visit.

@@ -28,15 +28,11 @@ type Tags struct {
 func ReadTags(rawQuery string) Tags {
 	var t Tags
 	for rawQuery != "" {
-		var pair string
-		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
-		key, value, _ := strings.Cut(pair, "=")
-		if strings.ContainsAny(key, "%+") {
-			unescaped, err := url.QueryUnescape(key)
-			if err != nil {
-				continue
-			}
-			key = unescaped
+		var key, value string
+		var ok bool
+		key, value, rawQuery, ok = nextPair(rawQuery)
+		if !ok {
+			continue
 		}
 		field := t.field(key)
 		if field == nil {
@@ -51,16 +47,46 @@ func ReadTags(rawQuery string) Tags {
 		if *field != "" || value == "" {
 			continue
 		}
-		if strings.ContainsAny(value, "%+") {
-			unescaped, err := url.QueryUnescape(value)
-			if err != nil {
-				continue
-			}
-			value = unescaped
+		if value, ok = unescape(value); ok {
+			*field = Clean(value)
 		}
-		*field = Clean(value)
 	}
 	return t
+}
+
+// ReadTag is the first non-empty value of the tag name in a raw query, cleaned: the tags Tags
+// has no field for.
+func ReadTag(rawQuery, name string) string {
+	for rawQuery != "" {
+		var key, value string
+		var ok bool
+		key, value, rawQuery, ok = nextPair(rawQuery)
+		if !ok || key != name || value == "" {
+			continue
+		}
+		if value, ok = unescape(value); ok {
+			return Clean(value)
+		}
+	}
+	return ""
+}
+
+// nextPair is the first key=value pair of a raw query, its key unescaped, and the rest; ok is
+// false when the key cannot be unescaped.
+func nextPair(rawQuery string) (key, value, rest string, ok bool) {
+	pair, rest, _ := strings.Cut(rawQuery, "&")
+	key, value, _ = strings.Cut(pair, "=")
+	key, ok = unescape(key)
+	return key, value, rest, ok
+}
+
+// unescape is a query's text unescaped, copied only when it holds an escape.
+func unescape(s string) (string, bool) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, true
+	}
+	unescaped, err := url.QueryUnescape(s)
+	return unescaped, err == nil
 }
 
 // field is where a tag goes; nil for other parameters.

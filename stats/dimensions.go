@@ -16,7 +16,7 @@ type Dimension struct {
 	Column  string  // its column of visit_rows (text NOT NULL DEFAULT '')
 	Compare Compare // how a filter on it matches a visit
 	From    Input   // what the collector takes its value from
-	Param   string  // FromQuery: the page URL's query parameter
+	Param   string  // FromQuery: the page URL's tag (one that sources.Tags reads)
 	// OnlyGiven: a visit without a value ("") adds nothing to its counters, so its lists
 	// (counted or filtered) have no "" entry; a filter on "" still matches those visits.
 	OnlyGiven bool
@@ -44,7 +44,9 @@ const (
 	FromReferrer                     // the referrer's host; "" when none or the website's own
 	FromSearchEngine                 // the search engine the referrer's host belongs to
 	FromSocialNetwork                // the social network the referrer's host belongs to
-	FromQuery                        // the page URL's query parameter Param, read before exclusions
+	FromQuery                        // the page URL's tag Param (utm_campaign...), read before exclusions
+	FromSource                       // the visit's source (sources.SourceOf): its tags, else its referrer
+	FromChannel                      // the visit's channel (sources.Channel)
 	FromBrowser                      // of the user agent
 	FromOperatingSystem              // of the user agent
 	FromDevice                       // of the user agent
@@ -64,6 +66,12 @@ var Dimensions = []Dimension{
 	{Name: SearchEngine, Column: "search_engine", From: FromSearchEngine, OnlyGiven: true, Title: "Search engines", Label: "Search engine"},
 	{Name: SocialNetwork, Column: "social_network", From: FromSocialNetwork, OnlyGiven: true, Title: "Social networks", Label: "Social network"},
 	{Name: Campaign, Column: "campaign", From: FromQuery, Param: "utm_campaign", OnlyGiven: true, Title: "Campaigns", Label: "Campaign"},
+	{Name: Channel, Column: "channel", From: FromChannel, Title: "Channels", Label: "Channel"},
+	{Name: Source, Column: "source", From: FromSource, Title: "Sources", Label: "Source"},
+	{Name: UTMMedium, Column: "utm_medium", From: FromQuery, Param: "utm_medium", OnlyGiven: true, Title: "UTM mediums", Label: "UTM medium"},
+	{Name: UTMSource, Column: "utm_source", From: FromQuery, Param: "utm_source", OnlyGiven: true, Title: "UTM sources", Label: "UTM source"},
+	{Name: UTMTerm, Column: "utm_term", From: FromQuery, Param: "utm_term", OnlyGiven: true, Title: "UTM terms", Label: "UTM term"},
+	{Name: UTMContent, Column: "utm_content", From: FromQuery, Param: "utm_content", OnlyGiven: true, Title: "UTM contents", Label: "UTM content"},
 	{Name: Continent, Column: "continent", Compare: CodeBefore, From: FromContinent, Title: "Continents", Label: "Continent"},
 	{Name: Country, Column: "country", Compare: CodeBefore, From: FromCountry, Title: "Countries", Label: "Country"},
 	{Name: City, Column: "city", From: FromCity, Title: "Cities", Label: "City"},
@@ -82,9 +90,10 @@ const MaxDimensions = 32
 // is none.
 type Values [MaxDimensions]string
 
-// DimensionOf is the dimension of a name and its index in Dimensions; ok is false when the
-// name is not visit-level.
+// DimensionOf is the dimension of a name (utm_campaign's is campaign's) and its index in
+// Dimensions; ok is false when the name is not visit-level.
 func DimensionOf(name Name) (d Dimension, i int, ok bool) {
+	name = name.Canonical()
 	for i, d := range Dimensions {
 		if d.Name == name {
 			return d, i, true

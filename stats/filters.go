@@ -67,7 +67,11 @@ func ParseFilters(query url.Values) (Filters, error) {
 		if err := checkFilterValue(values[0]); err != nil {
 			return nil, fmt.Errorf("filter[%s]: %w", name, err)
 		}
-		out = append(out, Filter{Name: Name(name), Value: values[0]})
+		canonical := Name(name).Canonical()
+		if _, twice := out.Get(canonical); twice {
+			return nil, fmt.Errorf("filter[%s] and filter[%s] are one name; give it once", canonical, UTMCampaign)
+		}
+		out = append(out, Filter{Name: canonical, Value: values[0]})
 	}
 	out.sort()
 	return out, nil
@@ -122,6 +126,20 @@ func filterNameList() string {
 		parts[i] = string(n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Canonical are the filters under their canonical names (Name.Canonical), in order: f itself
+// when every name is already (as ParseFilters makes them).
+func (f Filters) Canonical() Filters {
+	if !slices.ContainsFunc(f, func(x Filter) bool { return x.Name != x.Name.Canonical() }) {
+		return f
+	}
+	out := slices.Clone(f)
+	for i := range out {
+		out[i].Name = out[i].Name.Canonical()
+	}
+	out.sort()
+	return out
 }
 
 // Get is the value of the filter on name, if there is one.

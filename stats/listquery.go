@@ -58,7 +58,7 @@ func (q ListQuery) Desc() bool { return q.Sort == "desc" }
 // the API calls this, so for the API it only builds the query; the pages have no validator,
 // and answer errs as a readable page.
 func ParseListQuery(name string, days Range, q url.Values, errs FieldErrors) ListQuery {
-	out := ListQuery{Name: Name(name), Range: days, SortBy: SortByValues[0], Sort: SortValues[0],
+	out := ListQuery{Name: Name(name).Canonical(), Range: days, SortBy: SortByValues[0], Sort: SortValues[0],
 		Paging: Paging{Number: 1, Size: DefaultPerPage}}
 	if !Known(name) {
 		errs.Add("name", OneOf(Names))

@@ -21,6 +21,13 @@ const (
 	SearchEngine     Name = "search_engine"
 	SocialNetwork    Name = "social_network"
 	Campaign         Name = "campaign"
+	Source           Name = "source"       // where the visit came from, as marketers name it (package sources)
+	Channel          Name = "channel"      // its channel: Organic Search, Paid Social, Email...
+	UTMSource        Name = "utm_source"   // the tags of its first URL, as sent
+	UTMMedium        Name = "utm_medium"   //
+	UTMCampaign      Name = "utm_campaign" // another name for campaign: the same counters (Canonical)
+	UTMTerm          Name = "utm_term"     //
+	UTMContent       Name = "utm_content"  //
 	Browser          Name = "browser"
 	OperatingSystem  Name = "operating_system"
 	Device           Name = "device"
@@ -35,8 +42,17 @@ const (
 // Names are all the statistics, in the order of the spec's StatName enum.
 var Names = []Name{
 	Pageview, Visitor, Visit, Page, LandingPage, ExitPage, Referrer, SearchEngine, SocialNetwork,
-	Campaign, Browser, OperatingSystem, Device, Language, ScreenResolution, Continent, Country,
-	City, Event,
+	Campaign, Source, Channel, UTMSource, UTMMedium, UTMCampaign, UTMTerm, UTMContent, Browser,
+	OperatingSystem, Device, Language, ScreenResolution, Continent, Country, City, Event,
+}
+
+// Canonical is the name a statistic is counted and filtered under: campaign for utm_campaign,
+// which is only another name for it; every other name itself.
+func (n Name) Canonical() Name {
+	if n == UTMCampaign {
+		return Campaign
+	}
+	return n
 }
 
 // The internal counters behind the summary and the time series (docs/visits.md). They

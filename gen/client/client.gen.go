@@ -135,6 +135,7 @@ func (e SortDirection) Valid() bool {
 const (
 	StatNameBrowser          StatName = "browser"
 	StatNameCampaign         StatName = "campaign"
+	StatNameChannel          StatName = "channel"
 	StatNameCity             StatName = "city"
 	StatNameContinent        StatName = "continent"
 	StatNameCountry          StatName = "country"
@@ -150,6 +151,12 @@ const (
 	StatNameScreenResolution StatName = "screen_resolution"
 	StatNameSearchEngine     StatName = "search_engine"
 	StatNameSocialNetwork    StatName = "social_network"
+	StatNameSource           StatName = "source"
+	StatNameUtmCampaign      StatName = "utm_campaign"
+	StatNameUtmContent       StatName = "utm_content"
+	StatNameUtmMedium        StatName = "utm_medium"
+	StatNameUtmSource        StatName = "utm_source"
+	StatNameUtmTerm          StatName = "utm_term"
 	StatNameVisit            StatName = "visit"
 	StatNameVisitor          StatName = "visitor"
 )
@@ -160,6 +167,8 @@ func (e StatName) Valid() bool {
 	case StatNameBrowser:
 		return true
 	case StatNameCampaign:
+		return true
+	case StatNameChannel:
 		return true
 	case StatNameCity:
 		return true
@@ -190,6 +199,18 @@ func (e StatName) Valid() bool {
 	case StatNameSearchEngine:
 		return true
 	case StatNameSocialNetwork:
+		return true
+	case StatNameSource:
+		return true
+	case StatNameUtmCampaign:
+		return true
+	case StatNameUtmContent:
+		return true
+	case StatNameUtmMedium:
+		return true
+	case StatNameUtmSource:
+		return true
+	case StatNameUtmTerm:
 		return true
 	case StatNameVisit:
 		return true
@@ -555,6 +576,9 @@ type StatsFilter struct {
 	// Campaign Visits of this campaign (`utm_campaign`); `""` for visits of none.
 	Campaign *string `json:"campaign,omitempty"`
 
+	// Channel Visits of this channel (`Organic Search`, `Paid Social`, `Email`, `Direct`, ...).
+	Channel *string `json:"channel,omitempty"`
+
 	// City Visits from this city: the whole value compares (`US:New York, NY`).
 	City *string `json:"city,omitempty"`
 
@@ -596,6 +620,24 @@ type StatsFilter struct {
 
 	// SocialNetwork Visits from this social network; `""` for visits from none.
 	SocialNetwork *string `json:"social_network,omitempty"`
+
+	// Source Visits from this source (`Google`, `Newsletter`, `example.com`); `""` for direct visits.
+	Source *string `json:"source,omitempty"`
+
+	// UtmCampaign Another name for `campaign` (give one of the two).
+	UtmCampaign *string `json:"utm_campaign,omitempty"`
+
+	// UtmContent Visits whose first URL had this `utm_content`; `""` for visits of none.
+	UtmContent *string `json:"utm_content,omitempty"`
+
+	// UtmMedium Visits whose first URL had this `utm_medium`; `""` for visits of none.
+	UtmMedium *string `json:"utm_medium,omitempty"`
+
+	// UtmSource Visits whose first URL had this `utm_source`; `""` for visits of none.
+	UtmSource *string `json:"utm_source,omitempty"`
+
+	// UtmTerm Visits whose first URL had this `utm_term`; `""` for visits of none.
+	UtmTerm *string `json:"utm_term,omitempty"`
 }
 
 // Summary defines model for Summary.
@@ -858,6 +900,15 @@ type ListStatsParams struct {
 	// `campaign`, `browser`, ... `city`) counts once per visit, from its first hit; before
 	// a website's changeover to visits, `visitor` and those names counted each pageview
 	// whose referrer was empty or another site.
+	// `source` is where a visit came from as marketers name it: its `utm_source`, else
+	// `source`, else `ref` tag, else its referrer's host without `www.`, written as the
+	// list of known sources spells it (`ig` and `instagram.com` are `Instagram`); `""` for
+	// direct visits. `channel` is its channel by Google Analytics 4's default channel
+	// group (`Organic Search`, `Paid Social`, `Email`, `AI Assistants`, `Direct`, ...).
+	// `utm_source`, `utm_medium`, `utm_term` and `utm_content` are the tags of its first
+	// URL as sent (at most 255 characters; one holding an e-mail address or 9 or more
+	// digits is `(redacted)`), counted when present; `utm_campaign` is another name for
+	// `campaign`. Those six names are counted from the upgrade that brought them on.
 	Name StatName `form:"name" json:"name"`
 
 	// From First day, `YYYY-MM-DD`.
@@ -885,8 +936,9 @@ type ListStatsParams struct {
 	//   event E; every other name compares the visit's own value (that of its first hit).
 	//   `continent` and `country` compare the code before the first `:` (place names change
 	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
-	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-	//   none.
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
 	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
@@ -926,8 +978,9 @@ type GetSummaryParams struct {
 	//   event E; every other name compares the visit's own value (that of its first hit).
 	//   `continent` and `country` compare the code before the first `:` (place names change
 	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
-	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-	//   none.
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
 	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
@@ -970,8 +1023,9 @@ type GetTimeseriesParams struct {
 	//   event E; every other name compares the visit's own value (that of its first hit).
 	//   `continent` and `country` compare the code before the first `:` (place names change
 	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
-	//   `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-	//   none.
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
 	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct

@@ -41,6 +41,12 @@ var visitPools = map[stats.Name][]string{
 	stats.SearchEngine:     {"", "Google", "Bing", "DuckDuckGo"},
 	stats.SocialNetwork:    {"", "Twitter", "Hacker News"},
 	stats.Campaign:         {"", "spring", "launch_2026"},
+	stats.Source:           {"", "Google", "example.org", "Newsletter", "Hacker News"},
+	stats.Channel:          {"Direct", "Organic Search", "Referral", "Email", "Organic Social"},
+	stats.UTMSource:        {"", "newsletter", "google"},
+	stats.UTMMedium:        {"", "email", "cpc"},
+	stats.UTMTerm:          {"", "running shoes"},
+	stats.UTMContent:       {"", "hero", "footer"},
 	stats.Browser:          {"Chrome", "Firefox", "Safari", "Edge", ""},
 	stats.OperatingSystem:  {"Windows", "macOS", "Linux", "Android", "iOS"},
 	stats.Device:           {"Desktop", "Mobile", "Tablet"},
@@ -152,6 +158,7 @@ func (v Visit) matches(f stats.Filter) bool {
 	if f.Value == stats.Other { // the counters' value past the daily limit: no visit has it
 		return false
 	}
+	f.Name = f.Name.Canonical()
 	switch f.Name {
 	case stats.Page:
 		return slices.Contains(v.Pages, f.Value)
@@ -196,6 +203,7 @@ func Filtered(visits []Visit, from, to time.Time, filters stats.Filters) []Visit
 
 // ExpectList is what a filtered list of name counts over the matching visits, by value.
 func ExpectList(matching []Visit, name stats.Name, filters stats.Filters) map[string]int64 {
+	name = name.Canonical()
 	out := map[string]int64{}
 	page, pageFilter := filters.Get(stats.Page)
 	seen := map[string]bool{}
@@ -224,12 +232,11 @@ func ExpectList(matching []Visit, name stats.Name, filters stats.Filters) map[st
 				seen[key] = true
 				out[day]++
 			}
-		case stats.SearchEngine, stats.SocialNetwork, stats.Campaign:
-			if v.Values[name] != "" {
+		default:
+			// The names counted only when given have no "" entry.
+			if d, _, _ := stats.DimensionOf(name); !d.OnlyGiven || v.Values[name] != "" {
 				out[v.Values[name]]++
 			}
-		default:
-			out[v.Values[name]]++
 		}
 	}
 	return out

@@ -638,7 +638,7 @@ export interface components {
             deleted: true;
         };
         /** @enum {string} */
-        StatName: "pageview" | "visitor" | "visit" | "page" | "landing_page" | "exit_page" | "referrer" | "search_engine" | "social_network" | "campaign" | "browser" | "operating_system" | "device" | "language" | "screen_resolution" | "continent" | "country" | "city" | "event";
+        StatName: "pageview" | "visitor" | "visit" | "page" | "landing_page" | "exit_page" | "referrer" | "search_engine" | "social_network" | "campaign" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "browser" | "operating_system" | "device" | "language" | "screen_resolution" | "continent" | "country" | "city" | "event";
         /**
          * @description The filters of a stats read, one optional property for each name of the stats list
          *     but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
@@ -659,6 +659,20 @@ export interface components {
             social_network?: string;
             /** @description Visits of this campaign (`utm_campaign`); `""` for visits of none. */
             campaign?: string;
+            /** @description Visits from this source (`Google`, `Newsletter`, `example.com`); `""` for direct visits. */
+            source?: string;
+            /** @description Visits of this channel (`Organic Search`, `Paid Social`, `Email`, `Direct`, ...). */
+            channel?: string;
+            /** @description Visits whose first URL had this `utm_source`; `""` for visits of none. */
+            utm_source?: string;
+            /** @description Visits whose first URL had this `utm_medium`; `""` for visits of none. */
+            utm_medium?: string;
+            /** @description Another name for `campaign` (give one of the two). */
+            utm_campaign?: string;
+            /** @description Visits whose first URL had this `utm_term`; `""` for visits of none. */
+            utm_term?: string;
+            /** @description Visits whose first URL had this `utm_content`; `""` for visits of none. */
+            utm_content?: string;
             /** @description Visits with this browser family. */
             browser?: string;
             /** @description Visits with this operating system family. */
@@ -1152,8 +1166,9 @@ export interface components {
          *       event E; every other name compares the visit's own value (that of its first hit).
          *       `continent` and `country` compare the code before the first `:` (place names change
          *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
-         *       `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-         *       none.
+         *       `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+         *       visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+         *       another name for `campaign`: give one of the two.
          *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
          *       `(other)`, which stands for the values past the daily limit, matches nothing either.
          *     - With filters, every number counts only the matching visits: their visitors (distinct
@@ -1938,6 +1953,15 @@ export interface operations {
                  *     `campaign`, `browser`, ... `city`) counts once per visit, from its first hit; before
                  *     a website's changeover to visits, `visitor` and those names counted each pageview
                  *     whose referrer was empty or another site.
+                 *     `source` is where a visit came from as marketers name it: its `utm_source`, else
+                 *     `source`, else `ref` tag, else its referrer's host without `www.`, written as the
+                 *     list of known sources spells it (`ig` and `instagram.com` are `Instagram`); `""` for
+                 *     direct visits. `channel` is its channel by Google Analytics 4's default channel
+                 *     group (`Organic Search`, `Paid Social`, `Email`, `AI Assistants`, `Direct`, ...).
+                 *     `utm_source`, `utm_medium`, `utm_term` and `utm_content` are the tags of its first
+                 *     URL as sent (at most 255 characters; one holding an e-mail address or 9 or more
+                 *     digits is `(redacted)`), counted when present; `utm_campaign` is another name for
+                 *     `campaign`. Those six names are counted from the upgrade that brought them on.
                  * @example page
                  */
                 name: components["schemas"]["StatName"];
@@ -1968,8 +1992,9 @@ export interface operations {
                  *       event E; every other name compares the visit's own value (that of its first hit).
                  *       `continent` and `country` compare the code before the first `:` (place names change
                  *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
-                 *       `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-                 *       none.
+                 *       `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+                 *       visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+                 *       another name for `campaign`: give one of the two.
                  *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
@@ -2042,8 +2067,9 @@ export interface operations {
                  *       event E; every other name compares the visit's own value (that of its first hit).
                  *       `continent` and `country` compare the code before the first `:` (place names change
                  *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
-                 *       `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-                 *       none.
+                 *       `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+                 *       visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+                 *       another name for `campaign`: give one of the two.
                  *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
@@ -2125,8 +2151,9 @@ export interface operations {
                  *       event E; every other name compares the visit's own value (that of its first hit).
                  *       `continent` and `country` compare the code before the first `:` (place names change
                  *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
-                 *       `social_network`, `campaign` and `event`, an empty VALUE matches the visits that have
-                 *       none.
+                 *       `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+                 *       visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+                 *       another name for `campaign`: give one of the two.
                  *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
