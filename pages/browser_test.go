@@ -33,6 +33,10 @@ func (e *env) seedMonth(id int64) {
 		"page":              {"/", "/pricing", "/blog/how-we-count-visitors-without-cookies", "/docs/getting-started", "/<script>alert(1)</script>", "/about", "/signup", "/contact", "/careers", "/changelog", "/legal/privacy", "/blog"},
 		"referrer":          {"", "www.google.com", "news.ycombinator.com", "duckduckgo.com", "github.com", "<img src=x onerror=alert(2)>"},
 		"campaign":          {"spring-sale", "newsletter"},
+		"channel":           {"Organic Search", "Direct", "Organic Social", "Email", "Referral", "Paid Search"},
+		"source":            {"", "Google", "Hacker News", "Newsletter", "DuckDuckGo", "GitHub", "<img src=x onerror=alert(3)>"},
+		"utm_medium":        {"email", "social", "cpc"},
+		"utm_source":        {"newsletter", "mastodon", "google"},
 		"continent":         {"EU:Europe", "NA:North America", "AS:Asia"},
 		"country":           {"US:United States", "DE:Germany", "FR:France", "GB:United Kingdom", "JP:Japan", ""},
 		"city":              {"US:New York, NY", "DE:Berlin, BE", "FR:Paris, IDF"},
@@ -151,6 +155,15 @@ func TestPagesInChromium(t *testing.T) {
 	eval(`document.querySelector("main").innerText`, &text)
 	if bars != 30 || !strings.Contains(text, "/<script>alert(1)</script>") || !strings.Contains(text, "Purchase\n") || !strings.Contains(text, "5 USD\t") || !strings.Contains(text, "German\n") {
 		t.Fatalf("dashboard: %d bars (want 30), or values missing:\n%s", bars, text)
+	}
+
+	for _, width := range []int64{1280, 375} {
+		check("dashboard-sources", "/stats/example.com?sources=source#sources", width)
+	}
+	// The Sources panel shows the tab asked for, its values as filter links.
+	eval(`document.querySelector("#sources").innerText`, &text)
+	if !strings.Contains(text, "Hacker News") || !strings.Contains(text, "Direct / none") || strings.Contains(text, "Organic Search") {
+		t.Fatalf("the Sources tab shows:\n%s", text)
 	}
 
 	for _, width := range []int64{1280, 375} {
