@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/analytics-service/analytics/importer"
+	"github.com/analytics-service/analytics/sources"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -61,7 +62,7 @@ var tables = []table{
 // optionalColumns are read when present (older exports lack them), or summed over: a
 // browser's versions count under the browser.
 var optionalColumns = map[string][]string{
-	"sources":           {"referrer", "utm_campaign"},
+	"sources":           {"referrer", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "channel"},
 	"browsers":          {"browser_version"},
 	"operating_systems": {"operating_system_version"},
 }
@@ -84,6 +85,28 @@ func sourcesRow(r *row) {
 	if campaign := r.text("utm_campaign"); campaign != "" {
 		r.add(stats.Campaign, stats.Truncate(campaign, maxValueLength), visits)
 	}
+	// source, channel and the other tags as the collector names them (package sources).
+	source := r.text("source")
+	if source == "Direct / None" {
+		source = ""
+	}
+	if known := sources.KnownName(source); known != "" {
+		source = known
+	}
+	source = sources.Clean(source)
+	r.add(stats.Source, source, visits)
+	tags := map[stats.Name]string{}
+	for _, name := range []stats.Name{stats.UTMSource, stats.UTMMedium, stats.UTMTerm, stats.UTMContent} {
+		if v := r.text(string(name)); v != "" {
+			tags[name] = sources.Clean(v)
+			r.add(name, tags[name], visits)
+		}
+	}
+	channel := r.text("channel")
+	if !slices.Contains(sources.Channels, channel) { // older exports have none
+		channel = sources.Channel(source, tags[stats.UTMMedium], r.text("utm_campaign"), tags[stats.UTMSource], "")
+	}
+	r.add(stats.Channel, channel, visits)
 }
 
 func eventsRow(r *row) {

@@ -195,7 +195,18 @@ func (e *Export) Want() map[string]Counts {
 		if r["utm_campaign"] != "" {
 			add("campaign", r["utm_campaign"], num(r["visits"]))
 		}
+		// Sources and channels as the collector names them; the tags as given.
+		source, channel := r["source"], map[string]string{"": "Direct", "Google": "Organic Search", "Hacker News": "Organic Social",
+			"example.org": "Referral", "Newsletter": "Email", "site.test": "Referral"}[r["source"]]
+		add("source", source, num(r["visits"]))
+		add("channel", channel, num(r["visits"]))
+		for _, tag := range []string{"utm_source", "utm_medium", "utm_term", "utm_content"} {
+			if r[tag] != "" {
+				add(tag, r[tag], num(r["visits"]))
+			}
+		}
 	})
+	want["utm_campaign"] = want["campaign"] // another name for it
 	pages := map[string]string{"/blog/café": "/blog/café", `/a,b "q"`: "/a,b%20%22q%22", LongPage: LongPage[:255], "": "/"}
 	page := func(p string) string {
 		if v, ok := pages[p]; ok {
