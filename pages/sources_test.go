@@ -64,9 +64,43 @@ func TestSourcesPanelTabs(t *testing.T) {
 			t.Errorf("%q: the tabs do not keep the range:\n%s", c.query, got)
 		}
 	}
+	// The notice names the website's first day with the new names, and goes once the range
+	// starts on it.
+	e.exec(`UPDATE websites SET sources_from = '2026-03-15' WHERE id = $1`, id)
+	if got := panel(""); !strings.Contains(got, "counted from 15 Mar 2026") {
+		t.Errorf("the notice does not name 15 Mar 2026:\n%s", got)
+	}
+	e.exec(`UPDATE websites SET sources_from = '2026-03-01' WHERE id = $1`, id)
+	if got := panel(""); strings.Contains(got, "counted from") {
+		t.Errorf("a range that starts on sources_from has the notice:\n%s", got)
+	}
+
 	bad := b.get(dash + "&sources=colour")
 	wantStatus(t, "an unknown tab", bad, http.StatusUnprocessableEntity)
 	if !strings.Contains(bad.body, "sources") || !strings.Contains(bad.body, "utm_medium") {
 		t.Errorf("an unknown tab's page does not say which exist:\n%s", bad.body)
+	}
+}
+
+// The CSV export takes every new name; utm_campaign exports campaign's counters.
+func TestExportOfSourcesAndChannels(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "csvsources.example")
+	e.stats(id, "2026-03-10", "channel", map[string]int64{"Email": 3, "Organic Search": 2})
+	e.stats(id, "2026-03-10", "campaign", map[string]int64{"spring": 4})
+	e.stats(id, "2026-03-10", "utm_content", map[string]int64{"=hero": 1})
+	b := e.browser()
+	for name, want := range map[string]string{
+		"channel":      "value,count\r\nEmail,3\r\nOrganic Search,2\r\n",
+		"utm_campaign": "value,count\r\nspring,4\r\n",
+		"utm_content":  "value,count\r\n'=hero,1\r\n",
+		"source":       "value,count\r\n",
+	} {
+		p := b.get("/stats/csvsources.example/export?name=" + name + "&from=2026-03-01&to=2026-03-31")
+		wantStatus(t, name, p, http.StatusOK)
+		if p.body != want {
+			t.Errorf("export of %s: %q, want %q", name, p.body, want)
+		}
 	}
 }
