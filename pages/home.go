@@ -60,7 +60,8 @@ type websiteForm struct {
 
 // TrackingParams are the query parameters that ads, newsletters and social networks add to
 // links: the add form offers to drop them, so that one page is not split into many rows. The
-// campaign is read from utm_campaign before exclusions apply, so it is still counted. The
+// UTM tags, source, ref, gclid and msclkid are read before exclusions apply, so the visit's
+// source, channel and tags are still counted (docs/sources.md). The
 // API's defaults are unchanged (it drops nothing unless asked).
 var trackingParams = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "utm_id",
 	"fbclid", "gclid", "msclkid", "mc_eid", "ref"}
