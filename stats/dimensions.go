@@ -16,7 +16,7 @@ type Dimension struct {
 	Column  string  // its column of visit_rows (text NOT NULL DEFAULT '')
 	Compare Compare // how a filter on it matches a visit
 	From    Input   // what the collector takes its value from
-	Param   string  // FromQuery: the page URL's tag (one that sources.Tags reads)
+	Param   string  // FromQuery: the page URL's query parameter, a tag read and cleaned as package sources reads tags
 	// OnlyGiven: a visit without a value ("") adds nothing to its counters, so its lists
 	// (counted or filtered) have no "" entry; a filter on "" still matches those visits.
 	OnlyGiven bool
