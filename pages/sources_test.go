@@ -15,6 +15,7 @@ func TestSourcesPanelTabs(t *testing.T) {
 	id := e.site(owner, "tabs.example")
 	const day = "2026-03-20"
 	e.stats(id, day, "pageview", map[string]int64{day: 9})
+	e.stats(id, "2026-03-10", "pageview", map[string]int64{"2026-03-10": 4})
 	e.stats(id, day, "channel", map[string]int64{"Email": 3, "Organic Search": 2})
 	e.stats(id, day, "source", map[string]int64{"Newsletter": 3, "Google": 2})
 	e.stats(id, day, "utm_medium", map[string]int64{"email": 3})
@@ -64,15 +65,15 @@ func TestSourcesPanelTabs(t *testing.T) {
 			t.Errorf("%q: the tabs do not keep the range:\n%s", c.query, got)
 		}
 	}
-	// The notice names the website's first day with the new names, and goes once the range
-	// starts on it.
+	// The notice names the website's first day with the new names, and goes when no counted
+	// day of the range is before it.
 	e.exec(`UPDATE websites SET sources_from = '2026-03-15' WHERE id = $1`, id)
 	if got := panel(""); !strings.Contains(got, "counted from 15 Mar 2026") {
 		t.Errorf("the notice does not name 15 Mar 2026:\n%s", got)
 	}
-	e.exec(`UPDATE websites SET sources_from = '2026-03-01' WHERE id = $1`, id)
+	e.exec(`UPDATE websites SET sources_from = '2026-03-05' WHERE id = $1`, id)
 	if got := panel(""); strings.Contains(got, "counted from") {
-		t.Errorf("a range that starts on sources_from has the notice:\n%s", got)
+		t.Errorf("a range with no counted day before sources_from has the notice:\n%s", got)
 	}
 
 	bad := b.get(dash + "&sources=colour")
