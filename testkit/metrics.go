@@ -65,6 +65,16 @@ func (m Metrics) Value(name string, labels ...string) float64 {
 	return v
 }
 
+// Require is Value, failing the test when no series matches (the metric is missing).
+func (m Metrics) Require(t testing.TB, name string, labels ...string) float64 {
+	t.Helper()
+	v, ok := m.Lookup(name, labels...)
+	if !ok {
+		t.Fatalf("no metric %s%v", name, labels)
+	}
+	return v
+}
+
 // Lookup is Value, and whether any series matched.
 func (m Metrics) Lookup(name string, labels ...string) (float64, bool) {
 	var sum float64
@@ -77,17 +87,6 @@ func (m Metrics) Lookup(name string, labels ...string) (float64, bool) {
 		sum += series.GetCounter().GetValue() + series.GetGauge().GetValue() + series.GetUntyped().GetValue()
 	}
 	return sum, found
-}
-
-// Labels are every label name and value of every series, for checks of what metrics reveal.
-func (m Metrics) Labels() []*dto.LabelPair {
-	var out []*dto.LabelPair
-	for _, f := range m {
-		for _, series := range f.GetMetric() {
-			out = append(out, series.GetLabel()...)
-		}
-	}
-	return out
 }
 
 func hasLabels(series *dto.Metric, pairs []string) bool {

@@ -25,8 +25,7 @@ import (
 	"github.com/analytics-service/analytics/testkit"
 )
 
-// Today is where every test's clock stands unless the test sets it (At): one date for every
-// package, so that a test's dates read the same wherever it is.
+// Today is where a test's clock stands unless the test sets another (At).
 var Today = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 
 // Env is one test's service on its own database.
@@ -87,11 +86,15 @@ func New(t testing.TB, opts ...Option) *Env {
 }
 
 // Node is another node of the same service: its own app.New (and metrics) on the same
-// database, clock and configuration, as behind a load balancer.
-func (e *Env) Node() *Env {
+// database and clock, as behind a load balancer; its configuration is the env's, changed by
+// change (a node's own name, say).
+func (e *Env) Node(change ...func(*app.Config)) *Env {
 	e.T.Helper()
 	n := *e
 	n.Config.Registry = nil
+	for _, c := range change {
+		c(&n.Config)
+	}
 	n.Repo = repository.New(e.DB, e.Clock.Now)
 	n.build(e.Server != nil)
 	return &n

@@ -44,11 +44,16 @@ func (r Response) JSON(t testing.TB) map[string]any {
 // fails the test when the answer is not one openapi.yaml declares for it.
 func (e *Env) Do(r Request) Response {
 	e.T.Helper()
-	req := e.request(r)
+	return e.DoRequest(e.request(r))
+}
+
+// DoRequest is Do for a request the test built itself (httptest.NewRequest).
+func (e *Env) DoRequest(req *http.Request) Response {
+	e.T.Helper()
 	rec := httptest.NewRecorder()
 	e.App.Handler.ServeHTTP(rec, req)
 	res := Response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
-	spectest.ValidateResponse(e.T, req.Method, "http://api.test"+r.Path, res.Status, res.Header, res.Body)
+	spectest.ValidateResponse(e.T, req.Method, "http://api.test"+req.URL.RequestURI(), res.Status, res.Header, res.Body)
 	return res
 }
 
