@@ -83,7 +83,7 @@ func (e *Env) Count(siteID int64, day, name string, values map[string]int64) {
 	for v, n := range values {
 		counts = append(counts, repository.StatCount{WebsiteID: siteID, Name: name, Date: d, Value: v, Count: n})
 	}
-	if _, err := e.Repo.AddStats(context.Background(), uuid.NewString(), counts); err != nil {
+	if _, err := e.Repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0); err != nil {
 		e.T.Fatalf("count %s on %s: %v", name, day, err)
 	}
 }
