@@ -13,21 +13,14 @@ import (
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
+// newService is the service built from cfg on its own database (testkit/harness), not started.
 func newService(t *testing.T, cfg app.Config) (*app.App, *repository.Repository) {
 	t.Helper()
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
-	a, err := app.New(context.Background(), repo, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Pipeline.Websites.Load(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return a, repo
+	e := harness.New(t, harness.Config(cfg))
+	return e.App, e.Repo
 }
 
 func serve(h http.Handler, method, target, remote string, header map[string]string) *httptest.ResponseRecorder {
