@@ -64,8 +64,8 @@ func Configure(change func(*app.Config)) Option { return func(s *setup) { change
 
 // Started runs the service as cmd does: its background jobs running and a real HTTP server
 // (Env.Server) whose every answer is checked against openapi.yaml when the test ends, both
-// stopped then. Without it nothing runs in the background:
-// the test flushes, and runs jobs, at moments it chooses.
+// stopped then. Without it nothing runs in the background: the test flushes, and runs jobs,
+// at moments it chooses.
 func Started() Option { return func(s *setup) { s.started = true } }
 
 // New builds the env. The service's website settings are loaded, as Start loads them.
