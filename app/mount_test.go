@@ -13,6 +13,7 @@ import (
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/testkit"
 	"github.com/analytics-service/analytics/testkit/harness"
 )
 
@@ -122,11 +123,7 @@ func TestNoMetricNamesAWebsite(t *testing.T) {
 	if err := a.Pipeline.Flusher.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	families, err := a.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
+	for _, f := range testkit.GatherMetrics(t, a.Registry) {
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
 				name, value := strings.ToLower(l.GetName()), strings.ToLower(l.GetValue())
