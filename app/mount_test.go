@@ -13,21 +13,15 @@ import (
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
+// newService is the service built from cfg on its own database (testkit/harness), not started.
 func newService(t *testing.T, cfg app.Config) (*app.App, *repository.Repository) {
 	t.Helper()
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
-	a, err := app.New(context.Background(), repo, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Pipeline.Websites.Load(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return a, repo
+	e := harness.New(t, harness.Config(cfg))
+	return e.App, e.Repo
 }
 
 func serve(h http.Handler, method, target, remote string, header map[string]string) *httptest.ResponseRecorder {
@@ -129,11 +123,7 @@ func TestNoMetricNamesAWebsite(t *testing.T) {
 	if err := a.Pipeline.Flusher.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	families, err := a.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
+	for _, f := range testkit.GatherMetrics(t, a.Registry) {
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
 				name, value := strings.ToLower(l.GetName()), strings.ToLower(l.GetValue())

@@ -20,22 +20,22 @@ import (
 //	make bench
 func BenchmarkStatsThroughHTTP(b *testing.B) {
 	e := newEnv(b)
-	key := e.user("bench@example.com")
+	key := e.User("bench@example.com").Key
 	id := int64(e.store(key, "domain", "bench.example.com")["id"].(float64))
 	last := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
 	first := last.AddDate(0, 0, -364)
 
 	start := time.Now()
-	repotest.SeedYear(b, e.repo, id, first, repotest.Year{Pages: 1000})
+	repotest.SeedYear(b, e.Repo, id, first, repotest.Year{Pages: 1000})
 	// What autovacuum would have done by then on a live database.
 	for _, table := range []string{"stats", "stats_weekly", "stats_monthly"} {
-		if _, err := e.db.Exec(`VACUUM ANALYZE ` + table); err != nil {
+		if _, err := e.DB.Exec(`VACUUM ANALYZE ` + table); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.Logf("seeded 365 x 1000 rows in %v", time.Since(start).Round(time.Millisecond))
 
-	srv := httptest.NewServer(e.e)
+	srv := httptest.NewServer(e.App.Handler)
 	defer srv.Close()
 	client := srv.Client()
 	ranges := []struct {

@@ -19,37 +19,37 @@ import (
 //	make bench
 func BenchmarkVisitsThroughHTTP(b *testing.B) {
 	e := newEnv(b)
-	key := e.user("bench@example.com")
+	key := e.User("bench@example.com").Key
 	id := int64(e.store(key, "domain", "bench.example.com")["id"].(float64))
 	last := time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC) // the env clock's today
 	first := last.AddDate(0, 0, -364)
 
 	start := time.Now()
-	repotest.SeedYear(b, e.repo, id, first, repotest.Year{Pages: 1000, Others: true, Visits: 10_000})
-	now := e.clock.Now()
+	repotest.SeedYear(b, e.Repo, id, first, repotest.Year{Pages: 1000, Others: true, Visits: 10_000})
+	now := e.Clock.Now()
 	for m := 0; m < 30; m++ {
-		if _, err := e.db.Exec(`INSERT INTO realtime_minutes (website_id, minute, pageviews) VALUES ($1, $2, $3)`,
+		if _, err := e.DB.Exec(`INSERT INTO realtime_minutes (website_id, minute, pageviews) VALUES ($1, $2, $3)`,
 			id, now.Truncate(time.Minute).Add(-time.Duration(m)*time.Minute), 15+m%7); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for i := 0; i < 25; i++ {
-		if _, err := e.db.Exec(`INSERT INTO realtime_recent (website_id, at, page, referrer, country, browser, device) VALUES ($1, $2, $3, 'www.google.com', 'DE:Germany', 'Firefox', 'desktop')`,
+		if _, err := e.DB.Exec(`INSERT INTO realtime_recent (website_id, at, page, referrer, country, browser, device) VALUES ($1, $2, $3, 'www.google.com', 'DE:Germany', 'Firefox', 'desktop')`,
 			id, now.Add(-time.Duration(i*7)*time.Second), fmt.Sprintf("/section-%d/page-%d", i%17, i)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if _, err := e.db.Exec(`INSERT INTO realtime_visitors (node, website_id, visitors, flushed_at) VALUES ('a', $1, 40, $2), ('b', $1, 35, $2)`, id, now); err != nil {
+	if _, err := e.DB.Exec(`INSERT INTO realtime_visitors (node, website_id, visitors, flushed_at) VALUES ('a', $1, 40, $2), ('b', $1, 35, $2)`, id, now); err != nil {
 		b.Fatal(err)
 	}
 	for _, table := range []string{"stats", "stats_weekly", "stats_monthly", "realtime_minutes", "realtime_recent", "realtime_visitors"} {
-		if _, err := e.db.Exec(`VACUUM ANALYZE ` + table); err != nil {
+		if _, err := e.DB.Exec(`VACUUM ANALYZE ` + table); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.Logf("seeded a year of 10,000 visits a day in %v", time.Since(start).Round(time.Millisecond))
 
-	srv := httptest.NewServer(e.e)
+	srv := httptest.NewServer(e.App.Handler)
 	defer srv.Close()
 	client := srv.Client()
 	year := fmt.Sprintf("from=%s&to=%s", first.Format(time.DateOnly), last.Format(time.DateOnly))

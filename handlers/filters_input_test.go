@@ -10,6 +10,7 @@ import (
 
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // filteredPaths are the three operations that take filter[NAME]=VALUE, with a valid query
@@ -28,7 +29,7 @@ func filteredPaths(id int64) []string {
 // binder would meet it first. The message is stats.ParseFilters'.
 func TestFilterRefusals(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
 	long := strings.Repeat("é", 256)
 	cases := []struct {
@@ -55,9 +56,9 @@ func TestFilterRefusals(t *testing.T) {
 	for _, c := range cases {
 		for _, path := range filteredPaths(id) {
 			t.Run(c.name+" "+strings.SplitN(path, "?", 2)[0], func(t *testing.T) {
-				res := e.in(t).do(request{path: path + "&" + c.query, key: key})
+				res := e.in(t).Do(harness.Request{Path: path + "&" + c.query, Key: key})
 				wantField(t, res, "filter")
-				msg := res.json(t)["errors"].(map[string]any)["filter"].([]any)[0].(string)
+				msg := res.JSON(t)["errors"].(map[string]any)["filter"].([]any)[0].(string)
 				if !strings.Contains(msg, c.message) {
 					t.Fatalf("message %q, want it to hold %q", msg, c.message)
 				}
@@ -71,21 +72,21 @@ func TestFilterRefusals(t *testing.T) {
 	// The limit is 255 characters, not bytes: 255 characters of four bytes each are a filter
 	// like any other, for the validator (maxLength) and for ParseFilters alike.
 	for _, path := range filteredPaths(id) {
-		want(t, e.in(t).do(request{path: path + "&filter[page]=" + strings.Repeat("%F0%9F%98%80", 255), key: key}), http.StatusOK)
+		want(t, e.in(t).Do(harness.Request{Path: path + "&filter[page]=" + strings.Repeat("%F0%9F%98%80", 255), Key: key}), http.StatusOK)
 	}
 
 	// Authentication first: a bad filter without a key is a 401.
 	for _, path := range filteredPaths(id) {
-		want(t, e.do(request{path: path + "&filter[colour]=red"}), http.StatusUnauthorized)
+		want(t, e.Do(harness.Request{Path: path + "&filter[colour]=red"}), http.StatusUnauthorized)
 	}
 	// A website that is not the caller's is a 404 whatever the filters, as an unknown id.
-	other := e.user("b@example.com")
+	other := e.User("b@example.com").Key
 	for _, path := range filteredPaths(id) {
-		want(t, e.do(request{path: path + "&filter[country]=DE", key: other}), http.StatusNotFound)
+		want(t, e.Do(harness.Request{Path: path + "&filter[country]=DE", Key: other}), http.StatusNotFound)
 	}
 	// filter[...] on an operation that takes no filters is left alone, as any other parameter
 	// it does not declare.
-	want(t, e.do(request{path: "/api/v1/websites?filter[colour]=red", key: key}), http.StatusOK)
+	want(t, e.Do(harness.Request{Path: "/api/v1/websites?filter[colour]=red", Key: key}), http.StatusOK)
 }
 
 // TestUnfilteredAnswersUnchanged: without filters, no answer says `sampled` or
@@ -93,22 +94,22 @@ func TestFilterRefusals(t *testing.T) {
 // it were filtered.
 func TestUnfilteredAnswersUnchanged(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
 	for _, path := range []string{
 		fmt.Sprintf("/api/v1/stats/%d?name=page&from=2025-01-01&to=2026-01-31", id),
 		fmt.Sprintf("/api/v1/stats/%d/summary?from=2025-01-01&to=2026-01-31", id),
 		fmt.Sprintf("/api/v1/stats/%d/timeseries?from=2025-01-01&to=2026-01-31", id),
 	} {
-		res := e.do(request{path: path, key: key})
+		res := e.Do(harness.Request{Path: path, Key: key})
 		want(t, res, http.StatusOK)
 		for _, word := range []string{"sampled", "filtered_from", `"meta":{}`} {
-			if strings.Contains(string(res.body), word) {
-				t.Errorf("%s: %s in %s", path, word, res.body)
+			if strings.Contains(string(res.Body), word) {
+				t.Errorf("%s: %s in %s", path, word, res.Body)
 			}
 		}
-		if strings.Contains(path, "summary") && strings.Contains(string(res.body), `"meta"`) {
-			t.Errorf("summary with meta: %s", res.body)
+		if strings.Contains(path, "summary") && strings.Contains(string(res.Body), `"meta"`) {
+			t.Errorf("summary with meta: %s", res.Body)
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/analytics-service/analytics/gen/client"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // matching are the visits that match the filters (all are inside every range asked here).
@@ -157,25 +158,25 @@ var filterCases = []stats.Filters{
 // visits written; the range starting before the website's filter rows says `filtered_from`.
 func TestFilteredNumbers(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
 	first := day("2026-01-01")
 	visits := makeVisits(first, 10, 600)
-	insertVisits(t, e.db, id, first, visits)
+	insertVisits(t, e.DB, id, first, visits)
 
 	const from, to = "2026-01-01", "2026-01-31"
 	for _, f := range filterCases {
 		t.Run(f.Query().Encode(), func(t *testing.T) {
 			e := e.in(t)
-			res := e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=%s&to=%s%s", id, from, to, filterQuery(f)), key: key})
+			res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=%s&to=%s%s", id, from, to, filterQuery(f)), Key: key})
 			body := want(t, res, http.StatusOK)
 			wantSummary(t, body["data"].(map[string]any), wantTotals(visits, f))
 			if _, has := body["meta"]; has {
-				t.Errorf("summary meta on a range inside the filter rows: %s", res.body)
+				t.Errorf("summary meta on a range inside the filter rows: %s", res.Body)
 			}
 
 			for _, name := range []stats.Name{stats.Page, stats.Referrer, stats.Country, stats.City, stats.Event, stats.LandingPage, stats.SearchEngine} {
-				res := e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=%s&from=%s&to=%s&per_page=100%s", id, name, from, to, filterQuery(f)), key: key})
+				res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=%s&from=%s&to=%s&per_page=100%s", id, name, from, to, filterQuery(f)), Key: key})
 				body := want(t, res, http.StatusOK)
 				if got, want := entries(body), wantList(visits, name, f); got != want {
 					t.Errorf("%s: got  %s\nwant %s", name, got, want)
@@ -193,7 +194,7 @@ func TestFilteredNumbers(t *testing.T) {
 				}
 			}
 
-			res = e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/timeseries?from=%s&to=%s%s", id, from, to, filterQuery(f)), key: key})
+			res = e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/timeseries?from=%s&to=%s%s", id, from, to, filterQuery(f)), Key: key})
 			body = want(t, res, http.StatusOK)
 			data := body["data"].([]any)
 			if len(data) != 31 {
@@ -217,12 +218,12 @@ func TestFilteredNumbers(t *testing.T) {
 			fmt.Sprintf("/api/v1/stats/%d?name=page&from=2025-12-20&to=2026-01-10%s", id, f),
 			fmt.Sprintf("/api/v1/stats/%d/timeseries?from=2025-12-20&to=2026-01-10%s", id, f),
 		} {
-			body := want(t, e.in(t).do(request{path: path, key: key}), http.StatusOK)
+			body := want(t, e.in(t).Do(harness.Request{Path: path, Key: key}), http.StatusOK)
 			if got := body["meta"].(map[string]any)["filtered_from"]; got != "2026-01-01" {
 				t.Errorf("%s: filtered_from %v", path, got)
 			}
 		}
-		body := want(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2025-12-20&to=2026-01-10%s", id, f), key: key}), http.StatusOK)
+		body := want(t, e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2025-12-20&to=2026-01-10%s", id, f), Key: key}), http.StatusOK)
 		if got := body["meta"]; fmt.Sprint(got) != "map[filtered_from:2026-01-01]" {
 			t.Errorf("summary meta %v", got)
 		}
@@ -233,15 +234,15 @@ func TestFilteredNumbers(t *testing.T) {
 	t.Run("sampled past 31 days", func(t *testing.T) {
 		f := filterQuery(filters("country", "DE:Germany"))
 		fraction := stats.SampleFraction(stats.Range{From: day("2025-01-11"), To: day("2026-01-10")})
-		list := want(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2025-01-11&to=2026-01-10%s", id, f), key: key}), http.StatusOK)
+		list := want(t, e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2025-01-11&to=2026-01-10%s", id, f), Key: key}), http.StatusOK)
 		if got := list["meta"].(map[string]any)["sampled"]; got != fraction {
 			t.Errorf("list sampled %v, want %v", got, fraction)
 		}
-		summary := want(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2025-01-11&to=2026-01-10%s", id, f), key: key}), http.StatusOK)
+		summary := want(t, e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2025-01-11&to=2026-01-10%s", id, f), Key: key}), http.StatusOK)
 		if got := summary["data"].(map[string]any)["sampled"]; got != fraction {
 			t.Errorf("summary sampled %v, want %v", got, fraction)
 		}
-		series := want(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d/timeseries?from=2025-01-11&to=2026-01-10&interval=month%s", id, f), key: key}), http.StatusOK)
+		series := want(t, e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/timeseries?from=2025-01-11&to=2026-01-10&interval=month%s", id, f), Key: key}), http.StatusOK)
 		for _, d := range series["data"].([]any) {
 			if got := d.(map[string]any)["sampled"]; got != fraction {
 				t.Errorf("timeseries entry %v, want sampled %v", d, fraction)
@@ -281,7 +282,7 @@ func liveWithVisits(t *testing.T, domain string) (*liveServer, *client.ClientWit
 	site := storeWith(t, c, client.WebsiteStoreForm{Domain: domain})
 	first := day("2026-01-01")
 	visits := makeVisits(first, 10, 300)
-	insertVisits(t, s.db, site.Id, first, visits)
+	insertVisits(t, s.DB, site.Id, first, visits)
 	return s, c, site, visits
 }
 

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 var fuzzMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND"}
@@ -26,7 +27,7 @@ func FuzzAPIRequest(f *testing.F) {
 	e := newEnv(f, func(o *app.Config) {
 		o.PasswordHasher = func(p string) (string, error) { return fmt.Sprintf("fuzz$%x", sha256.Sum256([]byte(p))), nil }
 	})
-	key := e.user("fuzz@example.com")
+	key := e.User("fuzz@example.com").Key
 	id := e.store(key, "domain", "fuzz.example.com")["id"]
 	path := fmt.Sprint("/api/v1/websites/", id)
 	form := "application/x-www-form-urlencoded"
@@ -55,22 +56,22 @@ func FuzzAPIRequest(f *testing.F) {
 		if !deliverable(target) || !httpguts.ValidHeaderFieldValue(contentType) {
 			return
 		}
-		r := request{method: fuzzMethods[int(method)%len(fuzzMethods)], path: target, body: string(body)}
+		r := harness.Request{Method: fuzzMethods[int(method)%len(fuzzMethods)], Path: target, Body: string(body)}
 		if contentType != "" {
-			r.headers = map[string]string{"Content-Type": contentType}
+			r.Headers = map[string]string{"Content-Type": contentType}
 		}
 		switch auth % 3 {
 		case 1:
-			r.key = key
+			r.Key = key
 		case 2:
-			r.key = "pa_wrong"
+			r.Key = "pa_wrong"
 		}
-		res := e.in(t).do(r)
-		if res.status >= 500 {
-			t.Fatalf("%s %s: %d %s", r.method, target, res.status, res.body)
+		res := e.in(t).Do(r)
+		if res.Status >= 500 {
+			t.Fatalf("%s %s: %d %s", r.Method, target, res.Status, res.Body)
 		}
-		if res.status >= 400 {
-			want(t, res, res.status)
+		if res.Status >= 400 {
+			want(t, res, res.Status)
 		}
 	})
 }

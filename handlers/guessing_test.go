@@ -15,28 +15,6 @@ import (
 	"github.com/analytics-service/analytics/testkit"
 )
 
-// refusedAuth is the metric of requests refused by the limit on failed authentications.
-func (e *env) refusedAuth() float64 {
-	e.t.Helper()
-	families, err := e.service.Registry.Gather()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "analytics_rate_limited_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "limiter" && l.GetValue() == "api_auth_failures" {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
-}
-
 // Hundreds of wrong API keys at once from one address: no more are looked up than the limit
 // on failed authentications allows (bursts of ten), every other one is refused with 429 and
 // counted; right keys from elsewhere, even many at once, work as before.
@@ -45,8 +23,8 @@ func TestAPIKeyGuessesInParallel(t *testing.T) {
 		o.AuthFailLimit = 1 // bursts of 10
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	})
-	key := e.user("a@example.com")
-	srv := httptest.NewServer(e.service.Handler)
+	key := e.User("a@example.com").Key
+	srv := httptest.NewServer(e.App.Handler)
 	t.Cleanup(srv.Close)
 	get := func(key, addr string) (int, http.Header, []byte) {
 		req, err := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/websites", nil)
@@ -88,7 +66,7 @@ func TestAPIKeyGuessesInParallel(t *testing.T) {
 	}
 
 	const sent = 500
-	refused := e.refusedAuth()
+	refused := e.Metric("analytics_rate_limited_total", "limiter", "api_auth_failures")
 	statuses, wall := parallel(sent, func(i int) string { return fmt.Sprintf("pa_guess%d", i) }, "203.0.113.1")
 	evaluated, limited := statuses[http.StatusUnauthorized], statuses[http.StatusTooManyRequests]
 	t.Logf("API keys, one address: sent %d, evaluated %d, refused %d, wall time %v", sent, evaluated, limited, wall.Round(time.Millisecond))
@@ -98,7 +76,7 @@ func TestAPIKeyGuessesInParallel(t *testing.T) {
 	if evaluated > 10 {
 		t.Fatalf("%d wrong keys of one address looked up, the limit is 10", evaluated)
 	}
-	if got := e.refusedAuth() - refused; int(got) != limited {
+	if got := e.Metric("analytics_rate_limited_total", "limiter", "api_auth_failures") - refused; int(got) != limited {
 		t.Fatalf("%v refusals counted, %d answered", got, limited)
 	}
 	// Past the limit the address is refused whatever key it sends.
@@ -115,7 +93,7 @@ func TestAPIKeyGuessesInParallel(t *testing.T) {
 		t.Fatalf("200 requests with a right key at once: %v", statuses)
 	}
 	// A key that was right and is revoked is a failure like any other.
-	if err := e.repo.RevokeAPIKey(t.Context(), key); err != nil {
+	if err := e.Repo.RevokeAPIKey(t.Context(), key); err != nil {
 		t.Fatal(err)
 	}
 	for range 10 {

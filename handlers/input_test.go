@@ -4,48 +4,50 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // The URL query never acts as a form field, on any operation that takes a form: Go's ParseForm
 // merges it into r.Form, which the generated handlers bind from.
 func TestQueryIsNeverTheBody(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := e.store(key, "domain", "example.com")["id"]
 	path := fmt.Sprintf("/api/v1/websites/%v", id)
 	sneaky := "?favorite=true&privacy=1&email=1&exclude_bots=0&exclude_ips=10.0.0.1&exclude_params=ref&password=pw"
 
 	for _, method := range []string{"PUT", "PATCH"} {
 		t.Run(method+" empty body", func(t *testing.T) {
-			got := want(t, e.in(t).do(request{method: method, path: path + sneaky, key: key}), http.StatusOK)["data"].(map[string]any)
+			got := want(t, e.in(t).Do(harness.Request{Method: method, Path: path + sneaky, Key: key}), http.StatusOK)["data"].(map[string]any)
 			wantUntouched(t, got)
 		})
 		t.Run(method+" with a body", func(t *testing.T) {
-			got := want(t, e.in(t).do(request{method: method, path: path + sneaky, key: key, form: form("exclude_bots", "1")}), http.StatusOK)["data"].(map[string]any)
+			got := want(t, e.in(t).Do(harness.Request{Method: method, Path: path + sneaky, Key: key, Form: form("exclude_bots", "1")}), http.StatusOK)["data"].(map[string]any)
 			wantUntouched(t, got)
 		})
 		// Values the binder could not read used to reach it from the query: a 500.
 		for _, q := range []string{"?email=x", "?privacy=true", "?favorite=maybe", "?privacy=99999999999999999999", "?domain=other.com", "?colour=red"} {
 			t.Run(method+" "+q, func(t *testing.T) {
-				got := want(t, e.in(t).do(request{method: method, path: path + q, key: key}), http.StatusOK)["data"].(map[string]any)
+				got := want(t, e.in(t).Do(harness.Request{Method: method, Path: path + q, Key: key}), http.StatusOK)["data"].(map[string]any)
 				wantUntouched(t, got)
 			})
 		}
 	}
 	t.Run("POST", func(t *testing.T) {
-		got := want(t, e.in(t).do(request{method: "POST", path: "/api/v1/websites" + sneaky + "&domain=b.example.com", key: key,
-			form: form("domain", "c.example.com")}), http.StatusCreated)["data"].(map[string]any)
+		got := want(t, e.in(t).Do(harness.Request{Method: "POST", Path: "/api/v1/websites" + sneaky + "&domain=b.example.com", Key: key,
+			Form: form("domain", "c.example.com")}), http.StatusCreated)["data"].(map[string]any)
 		if got["domain"] != "c.example.com" {
 			t.Fatalf("domain %v, want the body's", got["domain"])
 		}
 		wantUntouched(t, got)
 	})
 	t.Run("POST domain only in the query", func(t *testing.T) {
-		wantField(t, e.in(t).do(request{method: "POST", path: "/api/v1/websites?domain=d.example.com", key: key}), "domain")
+		wantField(t, e.in(t).Do(harness.Request{Method: "POST", Path: "/api/v1/websites?domain=d.example.com", Key: key}), "domain")
 	})
 	t.Run("POST unbindable query", func(t *testing.T) {
-		got := want(t, e.in(t).do(request{method: "POST", path: "/api/v1/websites?privacy=true&email=x", key: key,
-			form: form("domain", "e.example.com")}), http.StatusCreated)["data"].(map[string]any)
+		got := want(t, e.in(t).Do(harness.Request{Method: "POST", Path: "/api/v1/websites?privacy=true&email=x", Key: key,
+			Form: form("domain", "e.example.com")}), http.StatusCreated)["data"].(map[string]any)
 		wantUntouched(t, got)
 	})
 }
@@ -67,7 +69,7 @@ func wantUntouched(t *testing.T, w map[string]any) {
 // even on an empty body.
 func TestFormOperationsRefuseBadFields(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := e.store(key, "domain", "example.com")["id"]
 	path := fmt.Sprintf("/api/v1/websites/%v", id)
 	ops := []struct {
@@ -85,28 +87,28 @@ func TestFormOperationsRefuseBadFields(t *testing.T) {
 	for _, op := range ops {
 		for _, b := range bad {
 			t.Run(op.method+" "+b.field+"="+b.value, func(t *testing.T) {
-				wantField(t, e.in(t).do(request{method: op.method, path: op.path, key: key, form: form(append(op.base, b.field, b.value)...)}), b.field)
+				wantField(t, e.in(t).Do(harness.Request{Method: op.method, Path: op.path, Key: key, Form: form(append(op.base, b.field, b.value)...)}), b.field)
 			})
 		}
 		t.Run(op.method+" unknown field", func(t *testing.T) {
-			wantField(t, e.in(t).do(request{method: op.method, path: op.path, key: key, form: form(append(op.base, "colour", "red")...)}), "colour")
+			wantField(t, e.in(t).Do(harness.Request{Method: op.method, Path: op.path, Key: key, Form: form(append(op.base, "colour", "red")...)}), "colour")
 		})
 		t.Run(op.method+" field twice", func(t *testing.T) {
-			wantField(t, e.in(t).do(request{method: op.method, path: op.path, key: key, form: form(append(op.base, "email", "0", "email", "1")...)}), "email")
+			wantField(t, e.in(t).Do(harness.Request{Method: op.method, Path: op.path, Key: key, Form: form(append(op.base, "email", "0", "email", "1")...)}), "email")
 		})
 		t.Run(op.method+" bad encoding", func(t *testing.T) {
-			wantField(t, e.in(t).do(request{method: op.method, path: op.path, key: key, body: "email=%zz",
-				headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}}), "body")
+			wantField(t, e.in(t).Do(harness.Request{Method: op.method, Path: op.path, Key: key, Body: "email=%zz",
+				Headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}}), "body")
 		})
 		t.Run(op.method+" multipart with an empty body", func(t *testing.T) {
-			want(t, e.in(t).do(request{method: op.method, path: op.path, key: key,
-				headers: map[string]string{"Content-Type": "multipart/form-data"}}), http.StatusUnsupportedMediaType)
+			want(t, e.in(t).Do(harness.Request{Method: op.method, Path: op.path, Key: key,
+				Headers: map[string]string{"Content-Type": "multipart/form-data"}}), http.StatusUnsupportedMediaType)
 		})
 	}
-	got := want(t, e.do(request{path: path, key: key}), http.StatusOK)["data"].(map[string]any)
+	got := want(t, e.Do(harness.Request{Path: path, Key: key}), http.StatusOK)["data"].(map[string]any)
 	wantUntouched(t, got)
 	var n int
-	if err := e.db.Get(&n, `SELECT count(*) FROM websites`); err != nil || n != 1 {
+	if err := e.DB.Get(&n, `SELECT count(*) FROM websites`); err != nil || n != 1 {
 		t.Fatalf("%d websites after refused stores (err %v)", n, err)
 	}
 }

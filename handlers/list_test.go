@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // ids returns the data ids (websites) of a list response.
@@ -32,16 +33,16 @@ func domains(body map[string]any) string {
 
 func TestListWebsites(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	// Created in this order; the 3rd and 5th become favorites.
 	for _, d := range []string{"b.example.com", "a-c.example.com", "abc.example.org", "d.example.net", "xy.example.com"} {
 		e.store(key, "domain", d)
 	}
 	// Mark two favorites.
-	list := want(t, e.do(request{path: "/api/v1/websites?sort=asc", key: key}), 200)
+	list := want(t, e.Do(harness.Request{Path: "/api/v1/websites?sort=asc", Key: key}), 200)
 	all := ids(list)
 	for _, id := range []string{all[2], all[4]} {
-		want(t, e.do(request{method: "PATCH", path: "/api/v1/websites/" + id, key: key, form: form("favorite", "1")}), 200)
+		want(t, e.Do(harness.Request{Method: "PATCH", Path: "/api/v1/websites/" + id, Key: key, Form: form("favorite", "1")}), 200)
 	}
 	cases := []struct {
 		query string
@@ -66,7 +67,7 @@ func TestListWebsites(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
-			body := want(t, e.in(t).do(request{path: "/api/v1/websites?" + c.query, key: key}), 200)
+			body := want(t, e.in(t).Do(harness.Request{Path: "/api/v1/websites?" + c.query, Key: key}), 200)
 			if got := domains(body); got != c.want {
 				t.Fatalf("got  %s\nwant %s", got, c.want)
 			}
@@ -76,12 +77,12 @@ func TestListWebsites(t *testing.T) {
 
 func TestSearchTreatsWildcardsLiterally(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	// Domains cannot hold % or _, so check the pattern escaping on stats values instead, in
 	// TestStatsSearch; here the escape character itself must be literal too.
 	e.store(key, "domain", "abc.com")
 	for _, q := range []string{`\`, `a\`, `\%`, `_bc`, `%bc`} {
-		body := want(t, e.do(request{path: "/api/v1/websites?search=" + url.QueryEscape(q), key: key}), 200)
+		body := want(t, e.Do(harness.Request{Path: "/api/v1/websites?search=" + url.QueryEscape(q), Key: key}), 200)
 		if n := len(body["data"].([]any)); n != 0 {
 			t.Fatalf("search %q matched %d websites, want 0", q, n)
 		}
@@ -90,7 +91,7 @@ func TestSearchTreatsWildcardsLiterally(t *testing.T) {
 
 func TestPaging(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	for i := 0; i < 23; i++ {
 		e.store(key, "domain", fmt.Sprintf("site%02d.example.com", i))
 	}
@@ -111,7 +112,7 @@ func TestPaging(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
-			body := want(t, e.in(t).do(request{path: "/api/v1/websites?" + c.query, key: key}), 200)
+			body := want(t, e.in(t).Do(harness.Request{Path: "/api/v1/websites?" + c.query, Key: key}), 200)
 			meta := body["meta"].(map[string]any)
 			links := body["links"].(map[string]any)
 			if n := len(body["data"].([]any)); n != c.n {
@@ -130,7 +131,7 @@ func TestPaging(t *testing.T) {
 	// Pages do not overlap and cover everything, in order.
 	seen := map[string]bool{}
 	for p := 1; p <= 3; p++ {
-		body := want(t, e.do(request{path: fmt.Sprintf("/api/v1/websites?per_page=10&sort_by=domain&sort=asc&page=%d", p), key: key}), 200)
+		body := want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/websites?per_page=10&sort_by=domain&sort=asc&page=%d", p), Key: key}), 200)
 		for _, id := range ids(body) {
 			if seen[id] {
 				t.Fatalf("id %s on two pages", id)
@@ -145,11 +146,11 @@ func TestPaging(t *testing.T) {
 
 func TestLinksKeepOtherParameters(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	for i := 0; i < 12; i++ {
 		e.store(key, "domain", fmt.Sprintf("s%d.example.com", i))
 	}
-	body := want(t, e.do(request{path: "/api/v1/websites?search=example&per_page=10&sort_by=domain&page=2&favorite=0", key: key}), 200)
+	body := want(t, e.Do(harness.Request{Path: "/api/v1/websites?search=example&per_page=10&sort_by=domain&page=2&favorite=0", Key: key}), 200)
 	links := body["links"].(map[string]any)
 	for name, page := range map[string]string{"first": "1", "last": "2", "prev": "1"} {
 		u, err := url.Parse(links[name].(string))
@@ -174,30 +175,30 @@ func TestLinksUsePublicURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, func(o *app.Config) { o.PublicURL = public })
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	var id any
 	for i := 0; i < 11; i++ {
 		id = e.store(key, "domain", fmt.Sprintf("s%d.example.com", i))["id"]
 	}
 	forged := map[string]string{"Host": "evil.example", "X-Forwarded-Proto": "http"}
-	body := want(t, e.do(request{path: "/api/v1/websites?per_page=10&search=s%201", key: key, headers: forged}), 200)
+	body := want(t, e.Do(harness.Request{Path: "/api/v1/websites?per_page=10&search=s%201", Key: key, Headers: forged}), 200)
 	links := body["links"].(map[string]any)
 	if links["first"] != "https://stats.example.com/analytics/api/v1/websites?page=1&per_page=10&search=s+1" || links["next"] != nil {
 		t.Errorf("links %v", links)
 	}
-	body = want(t, e.do(request{path: "/api/v1/websites?per_page=10", key: key, headers: forged}), 200)
+	body = want(t, e.Do(harness.Request{Path: "/api/v1/websites?per_page=10", Key: key, Headers: forged}), 200)
 	if next := body["links"].(map[string]any)["next"]; next != "https://stats.example.com/analytics/api/v1/websites?page=2&per_page=10" {
 		t.Errorf("next %v", next)
 	}
-	body = want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%v?name=page&from=2026-01-01&to=2026-01-02", id), key: key, headers: forged}), 200)
+	body = want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%v?name=page&from=2026-01-01&to=2026-01-02", id), Key: key, Headers: forged}), 200)
 	if last := body["links"].(map[string]any)["last"]; last != fmt.Sprintf("https://stats.example.com/analytics/api/v1/stats/%v?from=2026-01-01&name=page&page=1&to=2026-01-02", id) {
 		t.Errorf("stats last %v", last)
 	}
 	// Location too, under the prefix.
-	res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, headers: forged, form: url.Values{"domain": {"located.example"}}})
-	if loc := res.header.Get("Location"); res.status != http.StatusCreated ||
+	res := e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Headers: forged, Form: url.Values{"domain": {"located.example"}}})
+	if loc := res.Header.Get("Location"); res.Status != http.StatusCreated ||
 		!regexp.MustCompile(`^https://stats\.example\.com/analytics/api/v1/websites/[0-9]+$`).MatchString(loc) {
-		t.Errorf("store: %d, Location %q", res.status, loc)
+		t.Errorf("store: %d, Location %q", res.Status, loc)
 	}
 }
 
@@ -206,7 +207,7 @@ func TestLinksUsePublicURL(t *testing.T) {
 // change nothing.
 func TestLinksBelieveForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
 	e := newEnv(t, func(o *app.Config) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} })
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	for i := 0; i < 11; i++ {
 		e.store(key, "domain", fmt.Sprintf("s%d.example.com", i))
 	}
@@ -215,21 +216,21 @@ func TestLinksBelieveForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
 		"198.51.100.7:1": "http://svc.internal:8080/api/v1/websites?page=2&per_page=10",  // a client: its headers are ignored
 		"10.0.0.1:1":     "https://stats.example.org/api/v1/websites?page=2&per_page=10", // a trusted proxy
 	} {
-		body := want(t, e.do(request{path: "/api/v1/websites?per_page=10", key: key, headers: forwarded, remote: remote}), 200)
+		body := want(t, e.Do(harness.Request{Path: "/api/v1/websites?per_page=10", Key: key, Headers: forwarded, Remote: remote}), 200)
 		if next := body["links"].(map[string]any)["next"]; next != wantNext {
 			t.Errorf("from %s: next %v, want %s", remote, next, wantNext)
 		}
-		res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, headers: forwarded, remote: remote,
-			form: url.Values{"domain": {"new" + strings.ReplaceAll(remote, ":", "-") + ".example"}}})
-		if loc := res.header.Get("Location"); res.status != http.StatusCreated || !strings.HasPrefix(loc, "/api/v1/websites/") {
-			t.Errorf("from %s: store %d, Location %q, want a path", remote, res.status, loc)
+		res := e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Headers: forwarded, Remote: remote,
+			Form: url.Values{"domain": {"new" + strings.ReplaceAll(remote, ":", "-") + ".example"}}})
+		if loc := res.Header.Get("Location"); res.Status != http.StatusCreated || !strings.HasPrefix(loc, "/api/v1/websites/") {
+			t.Errorf("from %s: store %d, Location %q, want a path", remote, res.Status, loc)
 		}
 	}
 }
 
 func TestListRefusesBadParameters(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	cases := []struct{ query, field string }{
 		{"per_page=7", "per_page"},
 		{"per_page=0", "per_page"},
@@ -265,30 +266,30 @@ func TestListRefusesBadParameters(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
-			wantField(t, e.in(t).do(request{path: "/api/v1/websites?" + c.query, key: key}), c.field)
+			wantField(t, e.in(t).Do(harness.Request{Path: "/api/v1/websites?" + c.query, Key: key}), c.field)
 		})
 	}
-	res := e.do(request{path: "/api/v1/websites?per_page=7", key: key})
-	errs := res.json(t)["errors"].(map[string]any)
+	res := e.Do(harness.Request{Path: "/api/v1/websites?per_page=7", Key: key})
+	errs := res.JSON(t)["errors"].(map[string]any)
 	if fmt.Sprint(errs["per_page"]) != "[must be one of 10, 25, 50, 100]" {
 		t.Fatalf("per_page message %v", errs["per_page"])
 	}
 	for _, query := range []string{"favorite=yes", "favorite=TRUE"} {
-		res := e.do(request{path: "/api/v1/websites?" + query, key: key})
-		errs := res.json(t)["errors"].(map[string]any)
+		res := e.Do(harness.Request{Path: "/api/v1/websites?" + query, Key: key})
+		errs := res.JSON(t)["errors"].(map[string]any)
 		if fmt.Sprint(errs["favorite"]) != "[must be one of true, false, 1, 0]" {
 			t.Fatalf("%s: favorite message %v", query, errs["favorite"])
 		}
 	}
 	// Authentication still comes first.
-	want(t, e.do(request{path: "/api/v1/websites?favorite=TRUE"}), http.StatusUnauthorized)
+	want(t, e.Do(harness.Request{Path: "/api/v1/websites?favorite=TRUE"}), http.StatusUnauthorized)
 }
 
 func TestAuthentication(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
-	revoked := e.user("b@example.com")
-	if err := e.repo.RevokeAPIKey(context.Background(), revoked); err != nil {
+	key := e.User("a@example.com").Key
+	revoked := e.User("b@example.com").Key
+	if err := e.Repo.RevokeAPIKey(context.Background(), revoked); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -304,34 +305,34 @@ func TestAuthentication(t *testing.T) {
 		{"revoked key", "Bearer " + revoked},
 		{"key with one character changed", "Bearer " + key[:len(key)-1] + "x"},
 	}
-	paths := []request{
-		{path: "/api/v1/websites"},
-		{path: "/api/v1/websites?per_page=7"}, // 401 before 422
-		{method: "POST", path: "/api/v1/websites", form: form("privacy", "9")},
-		{path: "/api/v1/websites/1"},
-		{method: "DELETE", path: "/api/v1/websites/1"},
-		{path: "/api/v1/stats/1?name=nope&from=x"},
+	paths := []harness.Request{
+		{Path: "/api/v1/websites"},
+		{Path: "/api/v1/websites?per_page=7"}, // 401 before 422
+		{Method: "POST", Path: "/api/v1/websites", Form: form("privacy", "9")},
+		{Path: "/api/v1/websites/1"},
+		{Method: "DELETE", Path: "/api/v1/websites/1"},
+		{Path: "/api/v1/stats/1?name=nope&from=x"},
 	}
 	for _, c := range cases {
 		for _, p := range paths {
-			t.Run(c.name+" "+p.path, func(t *testing.T) {
+			t.Run(c.name+" "+p.Path, func(t *testing.T) {
 				if c.header != "" {
-					p.headers = map[string]string{"Authorization": c.header}
+					p.Headers = map[string]string{"Authorization": c.header}
 				}
-				res := e.in(t).do(p)
+				res := e.in(t).Do(p)
 				body := want(t, res, http.StatusUnauthorized)
-				if res.header.Get("WWW-Authenticate") != "Bearer" || body["message"] != "Unauthenticated." {
-					t.Fatalf("WWW-Authenticate %q, body %v", res.header.Get("WWW-Authenticate"), body)
+				if res.Header.Get("WWW-Authenticate") != "Bearer" || body["message"] != "Unauthenticated." {
+					t.Fatalf("WWW-Authenticate %q, body %v", res.Header.Get("WWW-Authenticate"), body)
 				}
 			})
 		}
 	}
 	// The scheme is case-insensitive and the valid key works.
-	want(t, e.do(request{path: "/api/v1/websites", headers: map[string]string{"Authorization": "bearer " + key}}), 200)
+	want(t, e.Do(harness.Request{Path: "/api/v1/websites", Headers: map[string]string{"Authorization": "bearer " + key}}), 200)
 	// Revoking a key stops it at once.
-	want(t, e.do(request{path: "/api/v1/websites", key: key}), 200)
-	if err := e.repo.RevokeAPIKey(context.Background(), key); err != nil {
+	want(t, e.Do(harness.Request{Path: "/api/v1/websites", Key: key}), 200)
+	if err := e.Repo.RevokeAPIKey(context.Background(), key); err != nil {
 		t.Fatal(err)
 	}
-	want(t, e.do(request{path: "/api/v1/websites", key: key}), http.StatusUnauthorized)
+	want(t, e.Do(harness.Request{Path: "/api/v1/websites", Key: key}), http.StatusUnauthorized)
 }

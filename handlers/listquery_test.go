@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // The pages, which have no validator, read a list's parameters with stats.ParseListQuery, as
@@ -36,10 +37,10 @@ func TestListQueryRefusesAsTheAPI(t *testing.T) {
 			} else {
 				query = "name=page&" + query
 			}
-			res := e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d?from=2026-01-01&to=2026-01-31&%s", id, query), key: key})
+			res := e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?from=2026-01-01&to=2026-01-31&%s", id, query), Key: key})
 			errs := stats.FieldErrors{}
 			stats.ParseListQuery(name, days, q, errs)
-			if res.status == http.StatusOK {
+			if res.Status == http.StatusOK {
 				if len(errs) > 0 {
 					t.Fatalf("the API takes it; ParseListQuery refuses it: %v", errs)
 				}

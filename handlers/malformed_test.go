@@ -5,17 +5,19 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // malformedRequests are requests a careless client or an attacker sends, over every operation:
 // bad encodings, repeated and huge values, NUL bytes, invalid UTF-8, overlong ids, odd headers.
 // The key is filled in by the test (keyed requests get past authentication).
-func malformedRequests(id string) []request {
+func malformedRequests(id string) []harness.Request {
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 	site := "/api/v1/websites/" + id
 	stats := "/api/v1/stats/" + id + "?name=page&from=2026-01-01&to=2026-01-31"
 	huge := strings.Repeat("a", 60_000)
-	var out []request
+	var out []harness.Request
 
 	// Query strings, on every operation.
 	queries := []string{
@@ -28,13 +30,13 @@ func malformedRequests(id string) []request {
 	}
 	for _, q := range queries {
 		out = append(out,
-			request{path: "/api/v1/websites?" + q},
-			request{path: site + "?" + q},
-			request{method: "DELETE", path: "/api/v1/websites/999999?" + q},
-			request{path: stats + "&" + q},
-			request{method: "PATCH", path: site + "?" + q},
-			request{method: "PUT", path: site + "?" + q, body: "email=0", headers: form},
-			request{method: "POST", path: "/api/v1/websites?" + q, body: "domain=q.example.com&privacy=1", headers: form},
+			harness.Request{Path: "/api/v1/websites?" + q},
+			harness.Request{Path: site + "?" + q},
+			harness.Request{Method: "DELETE", Path: "/api/v1/websites/999999?" + q},
+			harness.Request{Path: stats + "&" + q},
+			harness.Request{Method: "PATCH", Path: site + "?" + q},
+			harness.Request{Method: "PUT", Path: site + "?" + q, Body: "email=0", Headers: form},
+			harness.Request{Method: "POST", Path: "/api/v1/websites?" + q, Body: "domain=q.example.com&privacy=1", Headers: form},
 		)
 	}
 
@@ -43,9 +45,9 @@ func malformedRequests(id string) []request {
 	for _, bad := range []string{"99999999999999999999", "-1", "0", "999999.0", "+999999", "0x1", "1e9", "%00", "%2e%2e",
 		"1%2F2", "%C0%AF", "%FF", "999999%20", strings.Repeat("9", 1000), "000999999", "abc", "%E2%80%AE1"} {
 		for _, method := range []string{"GET", "PUT", "PATCH", "DELETE"} {
-			out = append(out, request{method: method, path: "/api/v1/websites/" + bad})
+			out = append(out, harness.Request{Method: method, Path: "/api/v1/websites/" + bad})
 		}
-		out = append(out, request{path: "/api/v1/stats/" + bad + "?name=page&from=2026-01-01&to=2026-01-31"})
+		out = append(out, harness.Request{Path: "/api/v1/stats/" + bad + "?name=page&from=2026-01-01&to=2026-01-31"})
 	}
 
 	// Bodies, on the three form operations.
@@ -59,9 +61,9 @@ func malformedRequests(id string) []request {
 	}
 	for _, b := range bodies {
 		out = append(out,
-			request{method: "POST", path: "/api/v1/websites", body: b, headers: form},
-			request{method: "PUT", path: site, body: b, headers: form},
-			request{method: "PATCH", path: site, body: b, headers: form},
+			harness.Request{Method: "POST", Path: "/api/v1/websites", Body: b, Headers: form},
+			harness.Request{Method: "PUT", Path: site, Body: b, Headers: form},
+			harness.Request{Method: "PATCH", Path: site, Body: b, Headers: form},
 		)
 	}
 
@@ -72,11 +74,11 @@ func malformedRequests(id string) []request {
 	for _, ct := range contentTypes {
 		h := map[string]string{"Content-Type": ct}
 		out = append(out,
-			request{method: "POST", path: "/api/v1/websites", body: "domain=ct.example.com", headers: h},
-			request{method: "PATCH", path: site, headers: h},
-			request{method: "PUT", path: site, body: "--x\r\nContent-Disposition: form-data; name=\"email\"\r\n\r\n1\r\n--x--\r\n", headers: h},
-			request{path: "/api/v1/websites", headers: h},
-			request{method: "DELETE", path: "/api/v1/websites/999999", headers: h},
+			harness.Request{Method: "POST", Path: "/api/v1/websites", Body: "domain=ct.example.com", Headers: h},
+			harness.Request{Method: "PATCH", Path: site, Headers: h},
+			harness.Request{Method: "PUT", Path: site, Body: "--x\r\nContent-Disposition: form-data; name=\"email\"\r\n\r\n1\r\n--x--\r\n", Headers: h},
+			harness.Request{Path: "/api/v1/websites", Headers: h},
+			harness.Request{Method: "DELETE", Path: "/api/v1/websites/999999", Headers: h},
 		)
 	}
 	for _, h := range []map[string]string{
@@ -85,26 +87,26 @@ func malformedRequests(id string) []request {
 		{"X-Forwarded-Proto": "gopher"}, {"X-Forwarded-Host": "evil.example"}, {"Content-Length": "-1"},
 		{"Transfer-Encoding": "chunked"}, {"Expect": "100-continue"}, {"Origin": "\x00"},
 	} {
-		out = append(out, request{path: "/api/v1/websites?page=2", headers: h}, request{path: stats, headers: h},
-			request{method: "PATCH", path: site, body: "email=0", headers: merge(form, h)})
+		out = append(out, harness.Request{Path: "/api/v1/websites?page=2", Headers: h}, harness.Request{Path: stats, Headers: h},
+			harness.Request{Method: "PATCH", Path: site, Body: "email=0", Headers: merge(form, h)})
 	}
 
 	// Bodies where none belongs: ignored, whatever their type or size.
 	for _, b := range []string{`{"domain":"x.com"}`, strings.Repeat("a", 70_000), "domain=%zz"} {
 		out = append(out,
-			request{path: "/api/v1/websites", body: b, headers: map[string]string{"Content-Type": "application/json"}},
-			request{path: stats, body: b},
-			request{method: "DELETE", path: "/api/v1/websites/999999", body: b, headers: form})
+			harness.Request{Path: "/api/v1/websites", Body: b, Headers: map[string]string{"Content-Type": "application/json"}},
+			harness.Request{Path: stats, Body: b},
+			harness.Request{Method: "DELETE", Path: "/api/v1/websites/999999", Body: b, Headers: form})
 	}
 
 	// Methods nobody routes, and paths that are nearly routes.
 	for _, m := range []string{"HEAD", "OPTIONS", "TRACE", "PROPFIND", "CONNECT", "get", "X"} {
-		out = append(out, request{method: m, path: "/api/v1/websites"}, request{method: m, path: site})
+		out = append(out, harness.Request{Method: m, Path: "/api/v1/websites"}, harness.Request{Method: m, Path: site})
 	}
 	for _, p := range []string{"/api/v1/websites/", "/api/v1//websites", "/api/v1/websites/1/", "/api/v1/stats",
 		"/api/v1/stats/", "/api/v1/%2e%2e/websites", "/api/v1/websites%00", "/API/V1/WEBSITES", "/api/v1/websites;x",
 		"/api/v1/" + strings.Repeat("a/", 2000), "/api//v1/websites", "/api/", "/api/event/x", "/api/v2"} {
-		out = append(out, request{path: p})
+		out = append(out, harness.Request{Path: p})
 	}
 	return out
 }
@@ -124,47 +126,47 @@ func merge(a, b map[string]string) map[string]string {
 // declares for the operation, and every error is the contract's error body with its status.
 func TestMalformedRequestsNeverFail(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := fmt.Sprint(e.store(key, "domain", "example.com")["id"])
 	reqs := malformedRequests(id)
 	for _, withKey := range []bool{true, false} {
 		for i, r := range reqs {
 			if withKey {
-				r.key = key
+				r.Key = key
 			}
-			name := fmt.Sprintf("%d %s %.80q key=%v", i, r.method, r.path, withKey)
+			name := fmt.Sprintf("%d %s %.80q key=%v", i, r.Method, r.Path, withKey)
 			t.Run(name, func(t *testing.T) {
-				res := e.in(t).do(r)
-				if res.status >= 500 {
-					t.Fatalf("%d: %s\nbody %.200q", res.status, res.body, r.body)
+				res := e.in(t).Do(r)
+				if res.Status >= 500 {
+					t.Fatalf("%d: %s\nbody %.200q", res.Status, res.Body, r.Body)
 				}
 				switch {
-				case !strings.HasPrefix(r.path, "/api/"): // the pages' (HTML) 404, not the API
-					if res.status != http.StatusNotFound {
-						t.Fatalf("%d outside /api/, want the pages' 404", res.status)
+				case !strings.HasPrefix(r.Path, "/api/"): // the pages' (HTML) 404, not the API
+					if res.Status != http.StatusNotFound {
+						t.Fatalf("%d outside /api/, want the pages' 404", res.Status)
 					}
-				case res.status >= 400:
-					want(t, res, res.status)
+				case res.Status >= 400:
+					want(t, res, res.Status)
 				}
-				if !withKey && res.status < 400 && !strings.HasPrefix(r.path, "/api/v1/openapi") {
-					t.Fatalf("%d without a key", res.status)
+				if !withKey && res.Status < 400 && !strings.HasPrefix(r.Path, "/api/v1/openapi") {
+					t.Fatalf("%d without a key", res.Status)
 				}
 			})
 		}
 	}
 	// The website is as it was stored: nothing malformed changed it.
-	got := want(t, e.do(request{path: "/api/v1/websites/" + id, key: key}), http.StatusOK)["data"].(map[string]any)
+	got := want(t, e.Do(harness.Request{Path: "/api/v1/websites/" + id, Key: key}), http.StatusOK)["data"].(map[string]any)
 	if got["domain"] != "example.com" || got["exclude_params"] != nil || got["exclude_ips"] != nil || got["password"] != false {
 		t.Fatalf("the website changed: %v", got)
 	}
 	// A client's request id is kept only when it is a short token.
 	for id, kept := range map[string]bool{"abc-123": true, strings.Repeat("r", 200): false, "a b": false, "": false} {
-		res := e.do(request{path: "/api/v1/websites", key: key, headers: map[string]string{"X-Request-Id": id}})
-		if got := res.header.Get("X-Request-Id"); (got == id) != kept || got == "" {
+		res := e.Do(harness.Request{Path: "/api/v1/websites", Key: key, Headers: map[string]string{"X-Request-Id": id}})
+		if got := res.Header.Get("X-Request-Id"); (got == id) != kept || got == "" {
 			t.Errorf("X-Request-Id %.20q answered %.20q", id, got)
 		}
 	}
-	if strings.Contains(e.logs.String(), `"status":500`) {
-		t.Fatalf("a 500 was logged:\n%s", e.logs.String())
+	if strings.Contains(e.Logs.String(), `"status":500`) {
+		t.Fatalf("a 500 was logged:\n%s", e.Logs.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // The API lists and filters by source, channel and the UTM tags; utm_campaign reads campaign's
@@ -21,7 +22,7 @@ func TestStatsOfSourcesAndChannels(t *testing.T) {
 	})
 	list := func(query string) string {
 		t.Helper()
-		return entries(want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?from=2026-01-01&to=2026-01-31&%s", id, query), key: key}), 200))
+		return entries(want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?from=2026-01-01&to=2026-01-31&%s", id, query), Key: key}), 200))
 	}
 	for query, wanted := range map[string]string{
 		"name=channel":      "Email=3 Direct=2",
@@ -39,11 +40,11 @@ func TestStatsOfSourcesAndChannels(t *testing.T) {
 	// name and "" are accepted.
 	for _, f := range []string{"filter[source]=", "filter[channel]=Paid+Search", "filter[utm_source]=google", "filter[utm_campaign]=spring",
 		"filter[utm_medium]=", "filter[utm_term]=" + strings.Repeat("t", 255), "filter[utm_content]=hero"} {
-		want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31&%s", id, f), key: key}), 200)
+		want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31&%s", id, f), Key: key}), 200)
 	}
 	twice := "filter%5Bcampaign%5D=a&filter%5Butm_campaign%5D=b"
-	res := e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31&%s", id, twice), key: key})
+	res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31&%s", id, twice), Key: key})
 	wantField(t, res, "filter")
 	long := url.QueryEscape(strings.Repeat("t", 256))
-	wantField(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31&filter[utm_term]=%s", id, long), key: key}), "filter")
+	wantField(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31&filter[utm_term]=%s", id, long), Key: key}), "filter")
 }

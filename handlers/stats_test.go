@@ -11,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 func day(s string) time.Time {
@@ -26,12 +29,12 @@ func day(s string) time.Time {
 // statsEnv is a user with one website and some stats.
 func statsEnv(t *testing.T, counts []repository.StatCount) (*env, string, int64) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
 	for i := range counts {
 		counts[i].WebsiteID = id
 	}
-	if _, err := e.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: newBatchID(), Counts: counts}, 0); err != nil {
+	if _, err := e.Repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0); err != nil {
 		t.Fatal(err)
 	}
 	return e, key, id
@@ -80,7 +83,7 @@ func TestStatsSumOverRange(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
-			res := e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d?%s", id, tc.query), key: key})
+			res := e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?%s", id, tc.query), Key: key})
 			body := want(t, res, 200)
 			if got := entries(body); got != tc.want {
 				t.Fatalf("got  %q\nwant %q", got, tc.want)
@@ -91,9 +94,9 @@ func TestStatsSumOverRange(t *testing.T) {
 		})
 	}
 	// Counts are JSON integers.
-	res := e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-12-31", id), key: key})
-	if !strings.Contains(string(res.body), `"count":106`) {
-		t.Fatalf("count not a plain integer: %s", res.body)
+	res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-12-31", id), Key: key})
+	if !strings.Contains(string(res.Body), `"count":106`) {
+		t.Fatalf("count not a plain integer: %s", res.Body)
 	}
 }
 
@@ -120,14 +123,14 @@ func TestStatsSortTiesAndSearch(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
 			path := fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-05-01&to=2026-05-31&%s", id, tc.query)
-			body := want(t, e.in(t).do(request{path: path, key: key}), 200)
+			body := want(t, e.in(t).Do(harness.Request{Path: path, Key: key}), 200)
 			if got := entries(body); got != tc.want {
 				t.Fatalf("got  %q\nwant %q", got, tc.want)
 			}
 		})
 	}
 	// Past the end: no data, the right total, from/to null.
-	body := want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-05-01&to=2026-05-31&per_page=10&page=3", id), key: key}), 200)
+	body := want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-05-01&to=2026-05-31&per_page=10&page=3", id), Key: key}), 200)
 	meta := body["meta"].(map[string]any)
 	if meta["total"] != 8.0 || meta["from"] != nil || meta["to"] != nil || meta["last_page"] != 1.0 {
 		t.Fatalf("meta past the end: %v", meta)
@@ -161,15 +164,15 @@ func TestStatsRefusesBadParameters(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
-			wantField(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d?%s", id, tc.query), key: key}), tc.field)
+			wantField(t, e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?%s", id, tc.query), Key: key}), tc.field)
 		})
 	}
 	// Each name and each per_page value is accepted.
 	for _, name := range stats.Names {
-		want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=%s&from=2026-01-01&to=2026-01-01", id, name), key: key}), 200)
+		want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=%s&from=2026-01-01&to=2026-01-01", id, name), Key: key}), 200)
 	}
 	for _, n := range stats.PerPageValues {
-		body := want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?%s&per_page=%d", id, base, n), key: key}), 200)
+		body := want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?%s&per_page=%d", id, base, n), Key: key}), 200)
 		if body["meta"].(map[string]any)["per_page"] != float64(n) {
 			t.Fatalf("per_page %d not echoed: %v", n, body["meta"])
 		}
@@ -227,7 +230,7 @@ func TestStatsRollupMatchesDailySums(t *testing.T) {
 		sort.Strings(wantEntries)
 		path := fmt.Sprintf("/api/v1/stats/%d?name=page&from=%s&to=%s&sort_by=value&sort=asc", id,
 			r[0].Format(time.DateOnly), r[1].Format(time.DateOnly))
-		got := entries(want(t, e.do(request{path: path, key: apiKey}), http.StatusOK))
+		got := entries(want(t, e.Do(harness.Request{Path: path, Key: apiKey}), http.StatusOK))
 		if got != strings.Join(wantEntries, " ") {
 			t.Fatalf("%s..%s: got %q, want %q", r[0].Format(time.DateOnly), r[1].Format(time.DateOnly), got, strings.Join(wantEntries, " "))
 		}

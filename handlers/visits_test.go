@@ -13,6 +13,7 @@ import (
 
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // visitsEnv is a website with the counters of days collected by visits, written by the stats
@@ -21,7 +22,7 @@ import (
 func visitsEnv(t *testing.T, opts ...func(*app.Config)) (*env, string, int64, []repotest.VisitDay) {
 	t.Helper()
 	e := newEnv(t, opts...)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
 	rng := rand.New(rand.NewPCG(16, 8))
 	var days []repotest.VisitDay
@@ -33,7 +34,7 @@ func visitsEnv(t *testing.T, opts ...func(*app.Config)) (*env, string, int64, []
 		}
 		days = append(days, repotest.RandomVisitDay(rng, day("2026-01-20").AddDate(0, 0, i), 50+rng.IntN(400)))
 	}
-	repotest.WriteVisitDays(t, e.repo, id, days)
+	repotest.WriteVisitDays(t, e.Repo, id, days)
 	return e, key, id, days
 }
 
@@ -83,7 +84,7 @@ func TestSummaryMatchesTheCounters(t *testing.T) {
 	check := func(t *testing.T) {
 		for _, r := range ranges {
 			x := sumDays(days, day(r[0]), day(r[1]))
-			body := want(t, e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=%s&to=%s", id, r[0], r[1]), key: key}), 200)
+			body := want(t, e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=%s&to=%s", id, r[0], r[1]), Key: key}), 200)
 			got := body["data"].(map[string]any)
 			wantData := map[string]float64{
 				"visitors": float64(x.visitors), "visits": float64(x.visits), "pageviews": float64(x.pageviews),
@@ -102,15 +103,15 @@ func TestSummaryMatchesTheCounters(t *testing.T) {
 	}
 	t.Run("daily rows", check)
 	// The same through the weekly and monthly rollups.
-	if err := e.repo.RollUp(context.Background(), day("2026-06-01")); err != nil {
+	if err := e.Repo.RollUp(context.Background(), day("2026-06-01")); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("rollups", check)
 
 	// Integers are JSON integers, and one decimal stays one.
-	res := e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-01-19&to=2026-01-19", id), key: key})
-	if !strings.Contains(string(res.body), `"visitors":40,`) || !strings.Contains(string(res.body), `"bounce_rate":0,`) {
-		t.Fatalf("body %s", res.body)
+	res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-01-19&to=2026-01-19", id), Key: key})
+	if !strings.Contains(string(res.Body), `"visitors":40,`) || !strings.Contains(string(res.Body), `"bounce_rate":0,`) {
+		t.Fatalf("body %s", res.Body)
 	}
 }
 
@@ -131,10 +132,10 @@ type seriesPage struct {
 
 func (e *env) series(t *testing.T, key string, id int64, query string) seriesPage {
 	t.Helper()
-	res := e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d/timeseries?%s", id, query), key: key})
+	res := e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/timeseries?%s", id, query), Key: key})
 	want(t, res, 200)
 	var p seriesPage
-	if err := json.Unmarshal(res.body, &p); err != nil {
+	if err := json.Unmarshal(res.Body, &p); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -249,7 +250,7 @@ func TestTimeseriesByHourInTheTimeZone(t *testing.T) {
 
 func TestVisitsEndpointsRefuseBadInput(t *testing.T) {
 	e, key, id, _ := visitsEnv(t)
-	other := e.user("b@example.com")
+	other := e.User("b@example.com").Key
 	summary := func(q string) string { return fmt.Sprintf("/api/v1/stats/%d/summary?%s", id, q) }
 	series := func(q string) string { return fmt.Sprintf("/api/v1/stats/%d/timeseries?%s", id, q) }
 	cases := []struct{ path, field string }{
@@ -274,7 +275,7 @@ func TestVisitsEndpointsRefuseBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.path, func(t *testing.T) {
-			wantField(t, e.in(t).do(request{path: c.path, key: key}), c.field)
+			wantField(t, e.in(t).Do(harness.Request{Path: c.path, Key: key}), c.field)
 		})
 	}
 	// The edges are allowed: 31 days of hours, 3,660 of days, the whole calendar of months.
@@ -283,15 +284,15 @@ func TestVisitsEndpointsRefuseBadInput(t *testing.T) {
 		"from=2016-01-01&to=2026-01-07&interval=day",
 		"from=0001-01-01&to=9999-12-31&interval=month&page=120000",
 	} {
-		want(t, e.do(request{path: series(q), key: key}), 200)
+		want(t, e.Do(harness.Request{Path: series(q), Key: key}), 200)
 	}
 	// Auth first; another user's website is an unknown one.
 	for _, path := range []string{summary("from=2026-02-01&to=2026-01-31"), series("interval=week"), fmt.Sprintf("/api/v1/stats/%d/realtime", id)} {
-		want(t, e.do(request{path: path}), http.StatusUnauthorized)
+		want(t, e.Do(harness.Request{Path: path}), http.StatusUnauthorized)
 	}
 	for _, path := range []string{summary("from=2026-01-01&to=2026-01-31"), series("from=2026-01-01&to=2026-01-31"), fmt.Sprintf("/api/v1/stats/%d/realtime", id)} {
-		want(t, e.do(request{path: path, key: other}), http.StatusNotFound)
-		want(t, e.do(request{path: strings.Replace(path, fmt.Sprint(id), "999999", 1), key: key}), http.StatusNotFound)
+		want(t, e.Do(harness.Request{Path: path, Key: other}), http.StatusNotFound)
+		want(t, e.Do(harness.Request{Path: strings.Replace(path, fmt.Sprint(id), "999999", 1), Key: key}), http.StatusNotFound)
 	}
 }
 
@@ -300,7 +301,7 @@ func TestVisitsEndpointsRefuseBadInput(t *testing.T) {
 // just outside every window that must not be read.
 func realtimeRows(t *testing.T, e *env, id int64) (minutes map[int]int64, recent []string) {
 	t.Helper()
-	now := e.clock.Now()
+	now := e.Clock.Now()
 	current := now.Truncate(time.Minute)
 	minutes = map[int]int64{0: 4, 1: 2, 7: 9, 29: 1} // minutes ago -> pageviews
 	for ago, n := range minutes {
@@ -332,7 +333,7 @@ func realtimeRows(t *testing.T, e *env, id int64) (minutes map[int]int64, recent
 
 func (e *env) exec(t *testing.T, query string, args ...any) {
 	t.Helper()
-	if _, err := e.db.Exec(query, args...); err != nil {
+	if _, err := e.DB.Exec(query, args...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -340,7 +341,7 @@ func (e *env) exec(t *testing.T, query string, args ...any) {
 func TestRealtime(t *testing.T) {
 	e, key, id, _ := visitsEnv(t)
 	minutes, recent := realtimeRows(t, e, id)
-	res := e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/realtime", id), key: key})
+	res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/realtime", id), Key: key})
 	want(t, res, 200)
 	var body struct {
 		Data struct {
@@ -354,7 +355,7 @@ func TestRealtime(t *testing.T) {
 			} `json:"recent"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(res.body, &body); err != nil {
+	if err := json.Unmarshal(res.Body, &body); err != nil {
 		t.Fatal(err)
 	}
 	d := body.Data
@@ -377,19 +378,19 @@ func TestRealtime(t *testing.T) {
 		}
 	}
 	// Markup in a path is data: JSON escapes it, and the answer is JSON, never HTML.
-	if strings.Contains(string(res.body), "<script>") || !strings.Contains(string(res.body), `\u003cscript\u003e`) {
-		t.Errorf("path not escaped: %s", res.body)
+	if strings.Contains(string(res.Body), "<script>") || !strings.Contains(string(res.Body), `\u003cscript\u003e`) {
+		t.Errorf("path not escaped: %s", res.Body)
 	}
-	if ct := res.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("Content-Type %q", ct)
 	}
 
 	// A website with nothing: zeros, 30 of them, and an empty list.
 	id2 := int64(e.store(key, "domain", "quiet.example")["id"].(float64))
-	res = e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/realtime", id2), key: key})
+	res = e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/realtime", id2), Key: key})
 	want(t, res, 200)
-	if !strings.Contains(string(res.body), `"visitors":0`) || !strings.Contains(string(res.body), `"recent":[]`) ||
-		!strings.Contains(string(res.body), `"pageviews":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]`) {
-		t.Errorf("empty realtime: %s", res.body)
+	if !strings.Contains(string(res.Body), `"visitors":0`) || !strings.Contains(string(res.Body), `"recent":[]`) ||
+		!strings.Contains(string(res.Body), `"pageviews":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]`) {
+		t.Errorf("empty realtime: %s", res.Body)
 	}
 }

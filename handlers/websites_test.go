@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/testkit/harness"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -23,19 +26,19 @@ func form(kv ...string) url.Values {
 }
 
 func (e *env) store(key string, kv ...string) map[string]any {
-	e.t.Helper()
-	res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form(kv...)})
-	body := want(e.t, res, http.StatusCreated)
+	e.T.Helper()
+	res := e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Form: form(kv...)})
+	body := want(e.T, res, http.StatusCreated)
 	return body["data"].(map[string]any)
 }
 
 func TestStoreAppliesDefaults(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
-	res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form("domain", "example.com")})
+	key := e.User("a@example.com").Key
+	res := e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Form: form("domain", "example.com")})
 	body := want(t, res, http.StatusCreated)
 	w := body["data"].(map[string]any)
-	if loc := res.header.Get("Location"); loc != fmt.Sprintf("/api/v1/websites/%v", w["id"]) {
+	if loc := res.Header.Get("Location"); loc != fmt.Sprintf("/api/v1/websites/%v", w["id"]) {
 		t.Errorf("Location %q for id %v", loc, w["id"])
 	}
 	wantFields := map[string]any{
@@ -52,7 +55,7 @@ func TestStoreAppliesDefaults(t *testing.T) {
 
 func TestStoreKeepsEveryField(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	w := e.store(key, "domain", "example.org", "privacy", "2", "password", "s3cret", "email", "1",
 		"exclude_bots", "0", "exclude_params", "utm_source\r\n\r\n  ref  \n&", "exclude_ips", " 10.0.0.0/8\r\n2001:db8::1\n\n192.0.2.7")
 	checks := map[string]any{
@@ -70,13 +73,13 @@ func TestStoreKeepsEveryField(t *testing.T) {
 // website private: privacy stays as sent, and dropping to privacy 2 later needs no new one.
 func TestPasswordWithPublicPrivacyIsKept(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	for _, privacy := range []string{"0", "1"} {
 		w := e.store(key, "domain", "p"+privacy+".example.com", "privacy", privacy, "password", "pw")
 		if w["password"] != true || fmt.Sprint(w["privacy"]) != privacy {
 			t.Fatalf("privacy %s with a password: %v", privacy, w)
 		}
-		res := e.do(request{method: "PATCH", path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), key: key, form: form("privacy", "2")})
+		res := e.Do(harness.Request{Method: "PATCH", Path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), Key: key, Form: form("privacy", "2")})
 		if got := want(t, res, http.StatusOK)["data"].(map[string]any); got["privacy"] != 2.0 {
 			t.Fatalf("privacy 2 with the stored password: %v", got)
 		}
@@ -86,7 +89,7 @@ func TestPasswordWithPublicPrivacyIsKept(t *testing.T) {
 // An empty password on store means none: with privacy 0 or 1 the website is stored without one.
 func TestStoreEmptyPasswordMeansNone(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	w := e.store(key, "domain", "example.com", "privacy", "1", "password", "")
 	if w["password"] != false || w["privacy"] != 1.0 {
 		t.Fatalf("stored %v", w)
@@ -112,7 +115,7 @@ func TestStoreNormalisesDomain(t *testing.T) {
 		{strings.Repeat("a", 63) + ".com", strings.Repeat("a", 63) + ".com"},
 	}
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
 			e := e.in(t)
@@ -120,7 +123,7 @@ func TestStoreNormalisesDomain(t *testing.T) {
 			if w["domain"] != c.want {
 				t.Fatalf("domain %q, want %q", w["domain"], c.want)
 			}
-			e.do(request{method: "DELETE", path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), key: key})
+			e.Do(harness.Request{Method: "DELETE", Path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), Key: key})
 		})
 	}
 }
@@ -168,17 +171,17 @@ func TestStoreRefusesBadInput(t *testing.T) {
 		{"field sent twice", form("domain", "a.com", "privacy", "0", "privacy", "1"), "privacy"},
 	}
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			wantField(t, e.in(t).do(request{method: "POST", path: "/api/v1/websites", key: key, form: c.form}), c.field)
+			wantField(t, e.in(t).Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Form: c.form}), c.field)
 		})
 	}
 	// The message says what the field must be, also for a field that is a named schema with a
 	// default of its own (allOf) and a value that is not even an integer.
 	for _, kv := range [][]string{{"privacy", "public", "must be one of 0, 1, 2"}, {"exclude_bots", "x", "must be one of 0, 1"}, {"email", "2", "must be one of 0, 1"}} {
-		res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form("domain", "a.com", kv[0], kv[1])})
-		if got := fmt.Sprint(res.json(t)["errors"].(map[string]any)[kv[0]]); got != "["+kv[2]+"]" {
+		res := e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Form: form("domain", "a.com", kv[0], kv[1])})
+		if got := fmt.Sprint(res.JSON(t)["errors"].(map[string]any)[kv[0]]); got != "["+kv[2]+"]" {
 			t.Errorf("%s=%s: %s, want %q", kv[0], kv[1], got, kv[2])
 		}
 	}
@@ -190,31 +193,31 @@ func TestStoreRefusesBadInput(t *testing.T) {
 		{"exclude_params", "utm source\nref\na=b\n&",
 			`[line 1 ("utm source") is not a query parameter name line 3 ("a=b") is not a query parameter name]`},
 	} {
-		res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form("domain", "a.com", c.field, c.value)})
-		if got := fmt.Sprint(res.json(t)["errors"].(map[string]any)[c.field]); got != c.want {
+		res := e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Form: form("domain", "a.com", c.field, c.value)})
+		if got := fmt.Sprint(res.JSON(t)["errors"].(map[string]any)[c.field]); got != c.want {
 			t.Errorf("%s %q: %s, want %s", c.field, c.value, got, c.want)
 		}
 	}
 	// Nothing of the refused requests was written.
 	var n int
-	if err := e.db.Get(&n, `SELECT count(*) FROM websites`); err != nil || n != 0 {
+	if err := e.DB.Get(&n, `SELECT count(*) FROM websites`); err != nil || n != 0 {
 		t.Fatalf("%d websites stored after refused requests (err %v)", n, err)
 	}
 }
 
 func TestStoreRefusesDuplicateDomainAcrossUsers(t *testing.T) {
 	e := newEnv(t)
-	alice, bob := e.user("alice@example.com"), e.user("bob@example.com")
+	alice, bob := e.User("alice@example.com").Key, e.User("bob@example.com").Key
 	e.store(alice, "domain", "example.com")
 	for _, key := range []string{alice, bob} {
-		wantField(t, e.do(request{method: "POST", path: "/api/v1/websites", key: key,
-			form: form("domain", "https://www.EXAMPLE.com/")}), "domain")
+		wantField(t, e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key,
+			Form: form("domain", "https://www.EXAMPLE.com/")}), "domain")
 	}
 }
 
 func TestConcurrentStoreOfOneDomain(t *testing.T) {
 	e := newEnv(t)
-	alice, bob := e.user("alice@example.com"), e.user("bob@example.com")
+	alice, bob := e.User("alice@example.com").Key, e.User("bob@example.com").Key
 	for round := 0; round < 5; round++ {
 		domain := fmt.Sprintf("race%d.example.com", round)
 		statuses := make([]int, 2)
@@ -225,8 +228,8 @@ func TestConcurrentStoreOfOneDomain(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				res := e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: form("domain", domain)})
-				statuses[i] = res.status
+				res := e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Form: form("domain", domain)})
+				statuses[i] = res.Status
 			}()
 		}
 		close(start)
@@ -239,20 +242,20 @@ func TestConcurrentStoreOfOneDomain(t *testing.T) {
 
 func TestWrongContentTypeAndSizes(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	w := e.store(key, "domain", "example.com")
 	path := fmt.Sprintf("/api/v1/websites/%v", w["id"])
 	json := map[string]string{"Content-Type": "application/json"}
-	want(t, e.do(request{method: "POST", path: "/api/v1/websites", key: key, body: `{"domain":"b.com"}`, headers: json}), http.StatusUnsupportedMediaType)
-	want(t, e.do(request{method: "PUT", path: path, key: key, body: `{"privacy":1}`, headers: json}), http.StatusUnsupportedMediaType)
-	want(t, e.do(request{method: "PATCH", path: path, key: key, body: `privacy=1`}), http.StatusUnsupportedMediaType)
+	want(t, e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Body: `{"domain":"b.com"}`, Headers: json}), http.StatusUnsupportedMediaType)
+	want(t, e.Do(harness.Request{Method: "PUT", Path: path, Key: key, Body: `{"privacy":1}`, Headers: json}), http.StatusUnsupportedMediaType)
+	want(t, e.Do(harness.Request{Method: "PATCH", Path: path, Key: key, Body: `privacy=1`}), http.StatusUnsupportedMediaType)
 	big := form("domain", "b.com", "exclude_params", strings.Repeat("a", 70_000))
-	want(t, e.do(request{method: "POST", path: "/api/v1/websites", key: key, form: big}), http.StatusRequestEntityTooLarge)
+	want(t, e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key, Form: big}), http.StatusRequestEntityTooLarge)
 	// An empty store body is a missing domain.
-	wantField(t, e.do(request{method: "POST", path: "/api/v1/websites", key: key}), "domain")
+	wantField(t, e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites", Key: key}), "domain")
 	// An empty update changes nothing but updated_at.
-	e.clock.Advance(time.Minute)
-	body := want(t, e.do(request{method: "PATCH", path: path, key: key}), http.StatusOK)
+	e.Clock.Advance(time.Minute)
+	body := want(t, e.Do(harness.Request{Method: "PATCH", Path: path, Key: key}), http.StatusOK)
 	if got := body["data"].(map[string]any)["updated_at"]; got != "2026-03-04T05:07:07Z" {
 		t.Fatalf("updated_at %v after an empty update", got)
 	}
@@ -260,14 +263,14 @@ func TestWrongContentTypeAndSizes(t *testing.T) {
 
 func TestPasswordIsStoredAsSlowHash(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	password := strings.Repeat("é", 128) // 128 characters, 256 bytes
 	w := e.store(key, "domain", "example.com", "privacy", "2", "password", password)
 	if w["password"] != true {
 		t.Fatalf("password flag %v", w["password"])
 	}
 	var hash string
-	if err := e.db.Get(&hash, `SELECT password_hash FROM websites WHERE id = $1`, w["id"]); err != nil {
+	if err := e.DB.Get(&hash, `SELECT password_hash FROM websites WHERE id = $1`, w["id"]); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(hash, "$argon2id$") || strings.Contains(hash, password) {
@@ -276,14 +279,14 @@ func TestPasswordIsStoredAsSlowHash(t *testing.T) {
 	if !website.VerifyPassword(hash, password) || website.VerifyPassword(hash, password+"x") {
 		t.Fatal("hash does not verify the password (or verifies another)")
 	}
-	if strings.Contains(string(e.do(request{path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), key: key}).body), "argon2") {
+	if strings.Contains(string(e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/websites/%v", w["id"]), Key: key}).Body), "argon2") {
 		t.Fatal("hash leaked in a response")
 	}
 }
 
 func TestUpdate(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	w := e.store(key, "domain", "example.com", "exclude_ips", "10.0.0.1", "exclude_params", "ref")
 	path := fmt.Sprintf("/api/v1/websites/%v", w["id"])
 	steps := []struct {
@@ -329,12 +332,12 @@ func TestUpdate(t *testing.T) {
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			e := e.in(t)
-			e.clock.Advance(time.Second)
-			before := e.do(request{path: path, key: key}).json(t)["data"].(map[string]any)
-			res := e.do(request{method: s.method, path: path, key: key, form: s.form})
+			e.Clock.Advance(time.Second)
+			before := e.Do(harness.Request{Path: path, Key: key}).JSON(t)["data"].(map[string]any)
+			res := e.Do(harness.Request{Method: s.method, Path: path, Key: key, Form: s.form})
 			if s.status == 422 {
 				wantField(t, res, s.field)
-				after := e.do(request{path: path, key: key}).json(t)["data"].(map[string]any)
+				after := e.Do(harness.Request{Path: path, Key: key}).JSON(t)["data"].(map[string]any)
 				if fmt.Sprint(after) != fmt.Sprint(before) {
 					t.Fatalf("a refused update changed the website:\n%v\n%v", before, after)
 				}
@@ -358,60 +361,60 @@ func TestUpdate(t *testing.T) {
 
 func TestDeleteRemovesWebsiteAndStats(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	w := e.store(key, "domain", "example.com")
 	other := e.store(key, "domain", "other.com")
 	id, otherID := int64(w["id"].(float64)), int64(other["id"].(float64))
 	day := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
-	if _, err := e.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: newBatchID(), Counts: []repository.StatCount{
+	if _, err := e.Repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: []repository.StatCount{
 		{WebsiteID: id, Name: "page", Date: day, Value: "/", Count: 3},
 		{WebsiteID: otherID, Name: "page", Date: day, Value: "/", Count: 4},
 	}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	path := fmt.Sprintf("/api/v1/websites/%d", id)
-	body := want(t, e.do(request{method: "DELETE", path: path, key: key}), http.StatusOK)
+	body := want(t, e.Do(harness.Request{Method: "DELETE", Path: path, Key: key}), http.StatusOK)
 	if body["id"] != float64(id) || body["object"] != "website" || body["deleted"] != true {
 		t.Fatalf("delete body %v", body)
 	}
 	for _, table := range []string{"stats", "stats_weekly", "stats_monthly"} {
 		var mine, theirs int
-		e.db.Get(&mine, `SELECT count(*) FROM `+table+` WHERE website_id = $1`, id)
-		e.db.Get(&theirs, `SELECT count(*) FROM `+table+` WHERE website_id = $1`, otherID)
+		e.DB.Get(&mine, `SELECT count(*) FROM `+table+` WHERE website_id = $1`, id)
+		e.DB.Get(&theirs, `SELECT count(*) FROM `+table+` WHERE website_id = $1`, otherID)
 		if mine != 0 || theirs != 1 {
 			t.Fatalf("%s: %d rows left of the deleted website, %d of the other (want 0 and 1)", table, mine, theirs)
 		}
 	}
-	want(t, e.do(request{path: path, key: key}), http.StatusNotFound)
-	want(t, e.do(request{method: "DELETE", path: path, key: key}), http.StatusNotFound)
-	want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31", id), key: key}), http.StatusNotFound)
+	want(t, e.Do(harness.Request{Path: path, Key: key}), http.StatusNotFound)
+	want(t, e.Do(harness.Request{Method: "DELETE", Path: path, Key: key}), http.StatusNotFound)
+	want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31", id), Key: key}), http.StatusNotFound)
 }
 
 func TestOtherUsersWebsitesAreNotFound(t *testing.T) {
 	e := newEnv(t)
-	alice, bob := e.user("alice@example.com"), e.user("bob@example.com")
+	alice, bob := e.User("alice@example.com").Key, e.User("bob@example.com").Key
 	w := e.store(alice, "domain", "alice.example.com")
 	path := fmt.Sprintf("/api/v1/websites/%v", w["id"])
 	unknown := "/api/v1/websites/999999"
-	cases := []request{
-		{path: path, key: bob},
-		{method: "PUT", path: path, key: bob, form: form("favorite", "1")},
-		{method: "PATCH", path: path, key: bob, form: form("privacy", "1")},
-		{method: "DELETE", path: path, key: bob},
-		{path: fmt.Sprintf("/api/v1/stats/%v?name=page&from=2026-01-01&to=2026-01-02", w["id"]), key: bob},
-		{path: unknown, key: bob},
-		{method: "PUT", path: unknown, key: bob, form: form("favorite", "1")},
-		{method: "DELETE", path: unknown, key: bob},
-		{path: "/api/v1/stats/999999?name=page&from=2026-01-01&to=2026-01-02", key: bob},
-		{path: "/api/v1/websites/abc", key: bob},
-		{path: "/api/v1/websites/0", key: bob},
-		{path: "/api/v1/stats/abc?name=page&from=2026-01-01&to=2026-01-02", key: bob},
+	cases := []harness.Request{
+		{Path: path, Key: bob},
+		{Method: "PUT", Path: path, Key: bob, Form: form("favorite", "1")},
+		{Method: "PATCH", Path: path, Key: bob, Form: form("privacy", "1")},
+		{Method: "DELETE", Path: path, Key: bob},
+		{Path: fmt.Sprintf("/api/v1/stats/%v?name=page&from=2026-01-01&to=2026-01-02", w["id"]), Key: bob},
+		{Path: unknown, Key: bob},
+		{Method: "PUT", Path: unknown, Key: bob, Form: form("favorite", "1")},
+		{Method: "DELETE", Path: unknown, Key: bob},
+		{Path: "/api/v1/stats/999999?name=page&from=2026-01-01&to=2026-01-02", Key: bob},
+		{Path: "/api/v1/websites/abc", Key: bob},
+		{Path: "/api/v1/websites/0", Key: bob},
+		{Path: "/api/v1/stats/abc?name=page&from=2026-01-01&to=2026-01-02", Key: bob},
 	}
 	var bodies []string
 	for _, c := range cases {
-		res := e.do(c)
+		res := e.Do(c)
 		want(t, res, http.StatusNotFound)
-		bodies = append(bodies, string(res.body))
+		bodies = append(bodies, string(res.Body))
 	}
 	for _, b := range bodies[1:] {
 		if b != bodies[0] {
@@ -419,11 +422,11 @@ func TestOtherUsersWebsitesAreNotFound(t *testing.T) {
 		}
 	}
 	// Alice's website is untouched and still hers.
-	got := want(t, e.do(request{path: path, key: alice}), http.StatusOK)["data"].(map[string]any)
+	got := want(t, e.Do(harness.Request{Path: path, Key: alice}), http.StatusOK)["data"].(map[string]any)
 	if got["favorite"] != false || got["privacy"] != 0.0 {
 		t.Fatalf("another user's requests changed the website: %v", got)
 	}
-	list := want(t, e.do(request{path: "/api/v1/websites", key: bob}), http.StatusOK)
+	list := want(t, e.Do(harness.Request{Path: "/api/v1/websites", Key: bob}), http.StatusOK)
 	if n := len(list["data"].([]any)); n != 0 {
 		t.Fatalf("bob lists %d websites, want 0", n)
 	}
@@ -433,18 +436,18 @@ func TestOtherUsersWebsitesAreNotFound(t *testing.T) {
 // validator only sees the body.
 func TestQueryIsNotAFormField(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	w := e.store(key, "domain", "example.com")
 	path := fmt.Sprintf("/api/v1/websites/%v", w["id"])
 	for _, method := range []string{"PUT", "PATCH"} {
 		for _, query := range []string{"favorite=1", "favorite=yes", "privacy=2"} {
-			got := want(t, e.do(request{method: method, path: path + "?" + query, key: key, form: form("email", "1")}), 200)["data"].(map[string]any)
+			got := want(t, e.Do(harness.Request{Method: method, Path: path + "?" + query, Key: key, Form: form("email", "1")}), 200)["data"].(map[string]any)
 			if got["favorite"] != false || got["privacy"] != 0.0 || got["email"] != 1.0 {
 				t.Fatalf("%s ?%s: %v", method, query, got)
 			}
 		}
 	}
-	got := want(t, e.do(request{method: "POST", path: "/api/v1/websites?privacy=1&email=1", key: key, form: form("domain", "b.example.com")}), 201)["data"].(map[string]any)
+	got := want(t, e.Do(harness.Request{Method: "POST", Path: "/api/v1/websites?privacy=1&email=1", Key: key, Form: form("domain", "b.example.com")}), 201)["data"].(map[string]any)
 	if got["privacy"] != 0.0 || got["email"] != 0.0 {
 		t.Fatalf("store took fields from the query: %v", got)
 	}

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -23,8 +21,8 @@ func TestValuesPastTheLimitGoToOther(t *testing.T) {
 		if event != "" {
 			b = fmt.Sprintf(`{"page": "https://capped.test%s", "event": {"name": %q}}`, path, event)
 		}
-		if res := e.send(hit{body: b}); res.status != http.StatusAccepted {
-			t.Fatalf("%s %s: %d %s", path, event, res.status, res.body)
+		if res := e.send(hit{body: b}); res.Status != http.StatusAccepted {
+			t.Fatalf("%s %s: %d %s", path, event, res.Status, res.Body)
 		}
 	}
 	for i := 1; i <= 4; i++ {
@@ -55,23 +53,7 @@ func TestValuesPastTheLimitGoToOther(t *testing.T) {
 	if pageviews := got["pageview"][day]; pages != pageviews || pageviews != 10 {
 		t.Fatalf("pages sum to %d, pageviews %d; want 10 each", pages, pageviews)
 	}
-	if n := counterValue(t, e.registry, "analytics_values_over_cap_total"); n != 6 {
+	if n := e.Metrics().Require(t, "analytics_values_over_cap_total"); n != 6 {
 		t.Fatalf("analytics_values_over_cap_total = %v, want 6", n)
 	}
-}
-
-// counterValue reads an unlabelled counter of the service's registry.
-func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() == name && len(f.GetMetric()) == 1 {
-			return f.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	t.Fatalf("no counter %s", name)
-	return 0
 }

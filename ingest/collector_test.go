@@ -1,131 +1,28 @@
 package ingest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"net/url"
 	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/analytics-service/analytics/app"
-	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/ingest"
-	"github.com/analytics-service/analytics/ingest/geotest"
-	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 const (
 	chromeWindows = ingest.ChromeWindowsUA
 	safariIPhone  = ingest.SafariIPhoneUA
 )
-
-// collectEnv is the whole server (API and collector) on a fresh database, with a pinned clock
-// and the test GeoIP database.
-type collectEnv struct {
-	t        testing.TB
-	db       *sqlx.DB
-	dbURL    string
-	repo     *repository.Repository
-	service  *app.App
-	pipeline *ingest.Pipeline
-	server   http.Handler
-	key      string
-	logs     *bytes.Buffer
-	registry *prometheus.Registry
-}
-
-// newCollectEnv builds the service with cfg, its website settings loaded but no background job
-// running: the test flushes by itself, at moments it chooses.
-func newCollectEnv(t testing.TB, cfg app.Config) *collectEnv {
-	t.Helper()
-	db, dbURL := repotest.New(t)
-	repo := repository.New(db, nil)
-	ctx := context.Background()
-	user, err := repo.CreateUser(ctx, "owner@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := repo.CreateAPIKey(ctx, user.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Geo == nil {
-		geo, err := ingest.OpenGeoDB(geotest.WriteCity(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = geo.Close() })
-		cfg.Geo = geo
-	}
-	if cfg.Now == nil {
-		cfg.Now = func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) }
-	}
-	if cfg.BufferMaxKeys == 0 {
-		cfg.BufferMaxKeys = 100_000
-	}
-	cfg.Registry = prometheus.NewRegistry()
-	logs := &bytes.Buffer{}
-	service, err := app.New(ctx, repo, cfg, slog.New(slog.NewJSONHandler(logs, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := service.Pipeline.Websites.Load(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return &collectEnv{t: t, db: db, dbURL: dbURL, repo: repo, service: service, pipeline: service.Pipeline, server: service.Handler, key: key, logs: logs,
-		registry: cfg.Registry}
-}
-
-type response struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// serve sends a request through the whole server and checks the answer against openapi.yaml.
-func (c *collectEnv) serve(req *http.Request) response {
-	c.t.Helper()
-	rec := httptest.NewRecorder()
-	c.server.ServeHTTP(rec, req)
-	res := response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
-	spectest.ValidateResponse(c.t, req.Method, req.URL.String(), res.status, res.header, res.body)
-	return res
-}
-
-// site creates a website through the API (so this node's cache learns it at once).
-func (c *collectEnv) site(domain string, kv ...string) int64 {
-	c.t.Helper()
-	form := url.Values{"domain": {domain}}
-	for i := 0; i < len(kv); i += 2 {
-		form.Set(kv[i], kv[i+1])
-	}
-	req := httptest.NewRequest("POST", "http://api.test/api/v1/websites", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	res := c.serve(req)
-	if res.status != http.StatusCreated {
-		c.t.Fatalf("create %s: %d %s", domain, res.status, res.body)
-	}
-	var body struct{ Data struct{ ID int64 } }
-	if err := json.Unmarshal(res.body, &body); err != nil {
-		c.t.Fatal(err)
-	}
-	return body.Data.ID
-}
 
 // hit is one tracker request.
 type hit struct {
@@ -138,8 +35,8 @@ type hit struct {
 	method      string
 }
 
-func (c *collectEnv) send(h hit) response {
-	c.t.Helper()
+func (c *collectEnv) send(h hit) harness.Response {
+	c.T.Helper()
 	method := h.method
 	if method == "" {
 		method = http.MethodPost
@@ -166,18 +63,18 @@ func (c *collectEnv) send(h hit) response {
 	if h.forwarded != "" {
 		req.Header.Set("X-Forwarded-For", h.forwarded)
 	}
-	res := c.serve(req)
-	if got := res.header.Get("Access-Control-Allow-Origin"); got != "*" {
-		c.t.Fatalf("Access-Control-Allow-Origin %q", got)
+	res := c.DoRequest(req)
+	if got := res.Header.Get("Access-Control-Allow-Origin"); got != "*" {
+		c.T.Fatalf("Access-Control-Allow-Origin %q", got)
 	}
 	return res
 }
 
 // stats flushes and returns every counter of a website: name -> value -> count.
 func (c *collectEnv) stats(websiteID int64) map[string]map[string]int64 {
-	c.t.Helper()
-	if err := c.pipeline.Flusher.Flush(context.Background()); err != nil {
-		c.t.Fatal(err)
+	c.T.Helper()
+	if err := c.App.Pipeline.Flusher.Flush(context.Background()); err != nil {
+		c.T.Fatal(err)
 	}
 	var rows []struct {
 		Name  string `db:"name"`
@@ -185,13 +82,13 @@ func (c *collectEnv) stats(websiteID int64) map[string]map[string]int64 {
 		Value string `db:"value"`
 		Count int64  `db:"count"`
 	}
-	if err := c.db.Select(&rows, `SELECT name, to_char(date, 'YYYY-MM-DD') AS date, value, count FROM stats WHERE website_id = $1`, websiteID); err != nil {
-		c.t.Fatal(err)
+	if err := c.DB.Select(&rows, `SELECT name, to_char(date, 'YYYY-MM-DD') AS date, value, count FROM stats WHERE website_id = $1`, websiteID); err != nil {
+		c.T.Fatal(err)
 	}
 	out := map[string]map[string]int64{}
 	for _, r := range rows {
 		if r.Date != "2026-03-04" {
-			c.t.Fatalf("counter on day %s, want 2026-03-04", r.Date)
+			c.T.Fatalf("counter on day %s, want 2026-03-04", r.Date)
 		}
 		if out[r.Name] == nil {
 			out[r.Name] = map[string]int64{}
@@ -374,14 +271,14 @@ func TestEachStatistic(t *testing.T) {
 	e := newCollectEnv(t, app.Config{VisitTimeout: time.Second, Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e.t = t
+			e.T = t
 			domain := fmt.Sprintf("site%d.test", i)
 			id := e.site(domain, c.settings...)
 			for _, h := range c.hits {
 				clock.Add(int64(2 * time.Second))
 				h.body = strings.ReplaceAll(strings.ReplaceAll(h.body, "site.test", domain), "SITE.test", strings.ToUpper(domain))
-				if res := e.send(h); res.status != http.StatusAccepted {
-					t.Fatalf("status %d: %s", res.status, res.body)
+				if res := e.send(h); res.Status != http.StatusAccepted {
+					t.Fatalf("status %d: %s", res.Status, res.Body)
 				}
 			}
 			want := counts{}
@@ -406,8 +303,8 @@ func TestExclusions(t *testing.T) {
 
 	ips := e.site("ips.test", "exclude_ips", "198.51.100.0/24\n2001:db8:1::5\n")
 	for _, remote := range []string{"198.51.100.9:1", "[2001:db8:1::5]:1", "[::ffff:198.51.100.10]:1"} {
-		if res := e.send(hit{body: page("ips.test"), remote: remote}); res.status != http.StatusAccepted {
-			t.Fatalf("%s: status %d", remote, res.status)
+		if res := e.send(hit{body: page("ips.test"), remote: remote}); res.Status != http.StatusAccepted {
+			t.Fatalf("%s: status %d", remote, res.Status)
 		}
 	}
 	e.send(hit{body: page("ips.test"), remote: "203.0.113.1:1"}) // counted
@@ -418,8 +315,8 @@ func TestExclusions(t *testing.T) {
 	bots := e.site("bots.test")
 	for _, ua := range []string{"curl/8.4.0", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
 		"python-requests/2.31.0", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36", "-"} {
-		if res := e.send(hit{body: page("bots.test"), ua: ua}); res.status != http.StatusAccepted {
-			t.Fatalf("%s: status %d", ua, res.status)
+		if res := e.send(hit{body: page("bots.test"), ua: ua}); res.Status != http.StatusAccepted {
+			t.Fatalf("%s: status %d", ua, res.Status)
 		}
 	}
 	if got := e.stats(bots); len(got) != 0 {
@@ -476,27 +373,27 @@ func TestBadHits(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e.t = t
+			e.T = t
 			res := e.send(c.hit)
-			if res.status != c.status {
-				t.Fatalf("status %d, want %d: %s", res.status, c.status, res.body)
+			if res.Status != c.status {
+				t.Fatalf("status %d, want %d: %s", res.Status, c.status, res.Body)
 			}
 			var errBody struct {
 				Message string
 				Status  int
 			}
-			if err := json.Unmarshal(res.body, &errBody); err != nil || errBody.Status != c.status || errBody.Message == "" {
-				t.Fatalf("error body %s", res.body)
+			if err := json.Unmarshal(res.Body, &errBody); err != nil || errBody.Status != c.status || errBody.Message == "" {
+				t.Fatalf("error body %s", res.Body)
 			}
 		})
 	}
-	e.t = t
+	e.T = t
 	if got := e.stats(id); len(got) != 0 {
 		t.Fatalf("refused hits were counted: %v", got)
 	}
 	// JSON is accepted as application/json too.
-	if res := e.send(hit{body: `{"page":"https://bad.test/"}`, contentType: "application/json"}); res.status != 202 {
-		t.Fatalf("application/json: %d", res.status)
+	if res := e.send(hit{body: `{"page":"https://bad.test/"}`, contentType: "application/json"}); res.Status != 202 {
+		t.Fatalf("application/json: %d", res.Status)
 	}
 }
 
@@ -506,11 +403,11 @@ func TestPreflight(t *testing.T) {
 	req.Header.Set("Origin", "https://anywhere.example")
 	req.Header.Set("Access-Control-Request-Method", "POST")
 	req.Header.Set("Access-Control-Request-Headers", "content-type")
-	res := e.serve(req)
-	if res.status != http.StatusNoContent || res.header.Get("Access-Control-Allow-Origin") != "*" ||
-		!strings.Contains(res.header.Get("Access-Control-Allow-Methods"), "POST") ||
-		!strings.Contains(strings.ToLower(res.header.Get("Access-Control-Allow-Headers")), "content-type") {
-		t.Fatalf("preflight: %d %v", res.status, res.header)
+	res := e.DoRequest(req)
+	if res.Status != http.StatusNoContent || res.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		!strings.Contains(res.Header.Get("Access-Control-Allow-Methods"), "POST") ||
+		!strings.Contains(strings.ToLower(res.Header.Get("Access-Control-Allow-Headers")), "content-type") {
+		t.Fatalf("preflight: %d %v", res.Status, res.Header)
 	}
 }
 
@@ -518,7 +415,7 @@ func TestPreflight(t *testing.T) {
 func TestSettingsChangesApplyAtOnce(t *testing.T) {
 	e := newCollectEnv(t, app.Config{})
 	id := e.site("live.test")
-	hitLive := func() int { return e.send(hit{body: body("https://live.test/", "", "1x1")}).status }
+	hitLive := func() int { return e.send(hit{body: body("https://live.test/", "", "1x1")}).Status }
 	if s := hitLive(); s != 202 {
 		t.Fatalf("new website: %d", s)
 	}
@@ -526,8 +423,8 @@ func TestSettingsChangesApplyAtOnce(t *testing.T) {
 		req := httptest.NewRequest(method, "http://api.test"+path, strings.NewReader(form))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Authorization", "Bearer "+e.key)
-		if res := e.serve(req); res.status != 200 {
-			t.Fatalf("%s %s: %d %s", method, path, res.status, res.body)
+		if res := e.DoRequest(req); res.Status != 200 {
+			t.Fatalf("%s %s: %d %s", method, path, res.Status, res.Body)
 		}
 	}
 	api("PATCH", fmt.Sprintf("/api/v1/websites/%d", id), "exclude_ips=198.51.100.0/24")
@@ -539,7 +436,7 @@ func TestSettingsChangesApplyAtOnce(t *testing.T) {
 	if s := hitLive(); s != 202 {
 		t.Fatalf("deleted website: %d, want 202 (as for any unknown host)", s)
 	}
-	if n, _ := metric(t, e.registry, "analytics_events_ignored_total", "reason", "unknown_website"); n != 1 {
+	if n := e.Metric("analytics_events_ignored_total", "reason", "unknown_website"); n != 1 {
 		t.Fatalf("deleted website: ignored{reason=unknown_website} = %v, want 1", n)
 	}
 }
@@ -552,38 +449,34 @@ func TestUnknownWebsiteLooksAccepted(t *testing.T) {
 	id := e.site("known.test")
 	known := e.send(hit{body: body("https://known.test/", "", "1x1")})
 	unknown := e.send(hit{body: body("https://unknown.test/", "", "1x1")})
-	if known.status != http.StatusAccepted || unknown.status != http.StatusAccepted {
-		t.Fatalf("known %d, unknown %d: want 202 for both", known.status, unknown.status)
+	if known.Status != http.StatusAccepted || unknown.Status != http.StatusAccepted {
+		t.Fatalf("known %d, unknown %d: want 202 for both", known.Status, unknown.Status)
 	}
-	if len(unknown.body) != 0 || len(known.body) != 0 {
-		t.Fatalf("bodies %q and %q, want none", known.body, unknown.body)
+	if len(unknown.Body) != 0 || len(known.Body) != 0 {
+		t.Fatalf("bodies %q and %q, want none", known.Body, unknown.Body)
 	}
-	for name := range known.header {
-		if unknown.header.Get(name) != known.header.Get(name) {
-			t.Fatalf("header %s: %q for a known host, %q for an unknown one", name, known.header.Get(name), unknown.header.Get(name))
+	for name := range known.Header {
+		if unknown.Header.Get(name) != known.Header.Get(name) {
+			t.Fatalf("header %s: %q for a known host, %q for an unknown one", name, known.Header.Get(name), unknown.Header.Get(name))
 		}
 	}
-	if len(unknown.header) != len(known.header) {
-		t.Fatalf("headers differ: %v and %v", known.header, unknown.header)
+	if len(unknown.Header) != len(known.Header) {
+		t.Fatalf("headers differ: %v and %v", known.Header, unknown.Header)
 	}
-	if n, _ := metric(t, e.registry, "analytics_events_ignored_total", "reason", "unknown_website"); n != 1 {
+	if n := e.Metric("analytics_events_ignored_total", "reason", "unknown_website"); n != 1 {
 		t.Fatalf("ignored{reason=unknown_website} = %v, want 1", n)
 	}
-	if err := e.pipeline.Flusher.Flush(context.Background()); err != nil {
+	if err := e.App.Pipeline.Flusher.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var rows int
-	if err := e.db.Get(&rows, `SELECT count(*) FROM stats WHERE website_id <> $1`, id); err != nil {
+	if err := e.DB.Get(&rows, `SELECT count(*) FROM stats WHERE website_id <> $1`, id); err != nil {
 		t.Fatal(err)
 	}
 	if rows != 0 {
 		t.Fatalf("%d stats rows for no website", rows)
 	}
-	families, err := e.registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
+	for _, f := range e.Metrics() {
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
 				if strings.Contains(l.GetValue(), "unknown.test") {
@@ -604,16 +497,16 @@ func TestFullBufferAnswers503(t *testing.T) {
 	accepted, refused := 0, 0
 	for i := 0; i < 60; i++ { // each hit adds one distinct page key
 		res := e.send(hit{body: body(fmt.Sprintf("https://full.test/p%d", i), "https://full.test/", "1x1")})
-		switch res.status {
+		switch res.Status {
 		case 202:
 			accepted++
 		case 503:
 			refused++
-			if res.header.Get("Retry-After") == "" {
+			if res.Header.Get("Retry-After") == "" {
 				t.Fatal("503 without Retry-After")
 			}
 		default:
-			t.Fatalf("status %d", res.status)
+			t.Fatalf("status %d", res.Status)
 		}
 	}
 	if refused == 0 || accepted == 0 {
@@ -622,7 +515,7 @@ func TestFullBufferAnswers503(t *testing.T) {
 	if got := e.stats(id)["pageview"][day]; got != int64(accepted) {
 		t.Fatalf("%d pageviews written for %d accepted", got, accepted)
 	}
-	if s := e.send(hit{body: body("https://full.test/after", "https://full.test/", "1x1")}).status; s != 202 {
+	if s := e.send(hit{body: body("https://full.test/after", "https://full.test/", "1x1")}).Status; s != 202 {
 		t.Fatalf("after a flush: %d, want 202", s)
 	}
 }
@@ -633,14 +526,14 @@ func TestDayInConfiguredTimeZone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newCollectEnv(t, app.Config{Location: auckland}) // 2026-03-04 20:00 UTC is the 5th there
+	e := newCollectEnv(t, app.Config{Location: auckland, Now: func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) }}) // the 5th there
 	id := e.site("tz.test")
 	e.send(hit{body: body("https://tz.test/", "", "1x1")})
-	if err := e.pipeline.Flusher.Flush(context.Background()); err != nil {
+	if err := e.App.Pipeline.Flusher.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var date string
-	if err := e.db.Get(&date, `SELECT DISTINCT to_char(date, 'YYYY-MM-DD') FROM stats WHERE website_id = $1`, id); err != nil || date != "2026-03-05" {
+	if err := e.DB.Get(&date, `SELECT DISTINCT to_char(date, 'YYYY-MM-DD') FROM stats WHERE website_id = $1`, id); err != nil || date != "2026-03-05" {
 		t.Fatalf("day %q (%v), want 2026-03-05", date, err)
 	}
 }
@@ -659,7 +552,7 @@ func TestNothingPersonalIsKept(t *testing.T) {
 	if got["visitor"][day] != 1 || got["visit"][day] != 1 {
 		t.Fatalf("visitor %v visit %v, want one of each", got["visitor"], got["visit"])
 	}
-	out, err := exec.Command("pg_dump", "--no-owner", e.dbURL).CombinedOutput()
+	out, err := exec.Command("pg_dump", "--no-owner", e.DBURL).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pg_dump: %v\n%s", err, out)
 	}
@@ -676,7 +569,7 @@ func TestNothingPersonalIsKept(t *testing.T) {
 		t.Fatalf("the dump of visit_rows has not the visit's row: %s", rows)
 	}
 	var keys []string
-	if err := e.db.Select(&keys, `SELECT encode(key, 'hex') FROM visitor_days`); err != nil || len(keys) == 0 {
+	if err := e.DB.Select(&keys, `SELECT encode(key, 'hex') FROM visitor_days`); err != nil || len(keys) == 0 {
 		t.Fatalf("keys %v (%v)", keys, err)
 	}
 	for _, key := range keys {
@@ -685,12 +578,12 @@ func TestNothingPersonalIsKept(t *testing.T) {
 		}
 	}
 	for _, secret := range []string{"198.51.100.77", "10.9.9.9", "iPhone OS", "Mozilla", "AppleWebKit"} {
-		if strings.Contains(dump, secret) || strings.Contains(e.logs.String(), secret) {
+		if strings.Contains(dump, secret) || strings.Contains(e.Logs.String(), secret) {
 			t.Fatalf("%q was written (pg_dump or logs)", secret)
 		}
 	}
 	var recent []string
-	if err := e.db.Select(&recent, `SELECT page || ' ' || referrer || ' ' || browser FROM realtime_recent`); err != nil {
+	if err := e.DB.Select(&recent, `SELECT page || ' ' || referrer || ' ' || browser FROM realtime_recent`); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(recent) != "[/ news.example Safari /b  Safari]" {
@@ -700,7 +593,7 @@ func TestNothingPersonalIsKept(t *testing.T) {
 		Name        string `db:"relname"`
 		Persistence string `db:"relpersistence"`
 	}
-	if err := e.db.Select(&tables, `SELECT c.relname, c.relpersistence::text FROM pg_class c
+	if err := e.DB.Select(&tables, `SELECT c.relname, c.relpersistence::text FROM pg_class c
 		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'`); err != nil {
 		t.Fatal(err)
 	}

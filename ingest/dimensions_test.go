@@ -23,7 +23,7 @@ func TestOneEntryDeclaresAVisitLevelName(t *testing.T) {
 
 	clock := newClock(at("2026-03-04", "10:00:00"))
 	e := newCollectEnv(t, app.Config{Now: clock.Now})
-	if _, err := e.db.Exec(`ALTER TABLE visit_rows ADD COLUMN utm_test text NOT NULL DEFAULT ''`); err != nil {
+	if _, err := e.DB.Exec(`ALTER TABLE visit_rows ADD COLUMN utm_test text NOT NULL DEFAULT ''`); err != nil {
 		t.Fatal(err)
 	}
 	id := e.site("dims.test")
@@ -33,7 +33,7 @@ func TestOneEntryDeclaresAVisitLevelName(t *testing.T) {
 		t.Fatalf("counted %s: %s, want map[:1 spring:1]", name, got)
 	}
 	var columns []string
-	if err := e.db.Select(&columns, `SELECT utm_test FROM visit_rows WHERE website_id = $1 ORDER BY utm_test`, id); err != nil {
+	if err := e.DB.Select(&columns, `SELECT utm_test FROM visit_rows WHERE website_id = $1 ORDER BY utm_test`, id); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(columns) != "[ spring]" {
@@ -44,7 +44,7 @@ func TestOneEntryDeclaresAVisitLevelName(t *testing.T) {
 	day := stats.Range{From: stats.Day(clock.Now()), To: stats.Day(clock.Now())}
 	list := func(of stats.Name, filters stats.Filters) string {
 		t.Helper()
-		entries, _, err := e.repo.Reader(id, day, filters).List(ctx, repository.StatQuery{Name: of, SortBy: "count", Desc: true})
+		entries, _, err := e.Repo.Reader(id, day, filters).List(ctx, repository.StatQuery{Name: of, SortBy: "count", Desc: true})
 		if err != nil {
 			t.Fatal(err)
 		}

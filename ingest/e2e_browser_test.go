@@ -12,13 +12,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,9 +26,8 @@ import (
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/ingest/geotest"
-	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/web/webtest"
 )
@@ -59,42 +56,29 @@ const (
 // browser comes from.
 var e2eGeo = struct{ continent, country, city string }{"EU:Europe", "DE:Germany", "DE:Berlin, BE"}
 
-// e2e is one running service on its own fresh database, with one website created through the
-// API, and the customer's web server.
+// e2e is one running service (testkit/harness, started) on its own fresh database, with one
+// website created through the API, and the customer's web server.
 type e2e struct {
-	t        *testing.T
-	api      *httptest.Server // the service: API, collector, tracker script, /metrics
-	pages    *httptest.Server // the customer's site (and the page that links to it)
-	pipeline *ingest.Pipeline
-	key      string
-	website  int64
-	day      string // the calendar day (UTC) of every hit
+	*harness.Env
+	t       *testing.T
+	api     *httptest.Server // the service: API, collector, tracker script, /metrics
+	pages   *httptest.Server // the customer's site (and the page that links to it)
+	key     string
+	website int64
+	day     string // the calendar day (UTC) of every hit
 }
 
 func newE2E(t *testing.T) *e2e {
 	t.Helper()
-	ctx := context.Background()
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
-	user, err := repo.CreateUser(ctx, "owner@site.test")
-	if err != nil {
-		t.Fatalf("create user: %v", err)
-	}
-	key, err := repo.CreateAPIKey(ctx, user.ID)
-	if err != nil {
-		t.Fatalf("create key: %v", err)
-	}
 	geo, err := ingest.OpenGeoDB(writeLoopbackGeoDB(t))
 	if err != nil {
 		t.Fatalf("OpenGeoDB: %v", err)
 	}
 	t.Cleanup(func() { _ = geo.Close() })
-
-	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// The clock is pinned to the start of the test, so that a run across midnight UTC still
 	// counts every hit on the one day the test asserts.
 	start := time.Now().UTC()
-	service, err := app.New(ctx, repo, app.Config{
+	h := harness.New(t, harness.At(start), harness.Started(), harness.Config(app.Config{
 		Geo:           geo,
 		FlushInterval: 100 * time.Millisecond,
 		BufferMaxKeys: 10_000, // the zero value holds no key at all: every hit would be a 503
@@ -102,27 +86,8 @@ func newE2E(t *testing.T) *e2e {
 		// website rules' refresh of this node's cache, which is what this proves; a short TTL
 		// would hide a broken hook.
 		SettingsTTL: time.Hour,
-		Now:         func() time.Time { return start },
-	}, logger)
-	if err != nil {
-		t.Fatalf("new service: %v", err)
-	}
-	if err := service.Start(ctx); err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
-		defer cancel()
-		if err := service.Stop(ctx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	// Closed before the pipeline stops (cleanups run last-in first-out), as in serve: no hit
-	// arrives while the counters are drained.
-	api := httptest.NewServer(service.Handler)
-	t.Cleanup(api.Close)
-
-	e := &e2e{t: t, api: api, pipeline: service.Pipeline, key: key, day: start.Format(time.DateOnly)}
+	}))
+	e := &e2e{Env: h, t: t, api: h.Server, key: h.User("owner@site.test").Key, day: start.Format(time.DateOnly)}
 	e.website = e.createWebsite()
 	e.pages = e.customerSite()
 	return e
@@ -225,28 +190,6 @@ func (e *e2e) waitFor(what string, cond func() bool) {
 	}
 }
 
-// metric reads one sample of the service's /metrics, e.g.
-// `analytics_events_ignored_total{reason="bot"}`; a sample that is absent reads as 0.
-func (e *e2e) metric(sample string) float64 {
-	e.t.Helper()
-	res, err := e.api.Client().Get(e.api.URL + "/metrics")
-	if err != nil {
-		e.t.Fatalf("GET /metrics: %v", err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, sample+" "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				e.t.Fatalf("metric %s: %q", sample, line)
-			}
-			return f
-		}
-	}
-	return 0
-}
-
 // customerSite serves, on one port for both host names, other.test/from, a page that links to
 // the site, and every page of site.test, which carries exactly the official snippet.
 func (e *e2e) customerSite() *httptest.Server {
@@ -321,12 +264,12 @@ func evalString(t *testing.T, tab context.Context, js string) string {
 }
 
 // visit is what a visitor does: arrive at the site from a link on other.test, move to /next
-// inside the single-page app, and buy something. counted is the metric sample that grows by one
+// inside the single-page app, and buy something. counted is the metric (and its labels, as name, value pairs) that grows by one
 // for each hit the collector handles; visit waits for it after each step, since the beacons are
 // asynchronous: a person does not click within microseconds of the page loading, but a test
 // does, and the SPA pageview could otherwise reach the collector first and start the visit
 // without the landing page's referrer and campaign.
-func (e *e2e) visit(tab context.Context, counted string) {
+func (e *e2e) visit(tab context.Context, counted ...string) {
 	t := e.t
 	t.Helper()
 	do(t, tab, chromedp.Navigate(e.url(e2eOther, "/from")), chromedp.Click(chromedp.ID("go")))
@@ -348,9 +291,9 @@ func (e *e2e) visit(tab context.Context, counted string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	e.waitFor("the landing pageview", func() bool { return e.metric(counted) >= 1 })
+	e.waitFor("the landing pageview", func() bool { return e.Metric(counted[0], counted[1:]...) >= 1 })
 	do(t, tab, chromedp.Evaluate[chromedp.Void](`history.pushState({}, "", "/next")`))
-	e.waitFor("the SPA pageview", func() bool { return e.metric(counted) >= 2 })
+	e.waitFor("the SPA pageview", func() bool { return e.Metric(counted[0], counted[1:]...) >= 2 })
 	do(t, tab, chromedp.Evaluate[chromedp.Void](`pa.track({name: "Purchase", value: "5", unit: "USD"})`))
 }
 
@@ -390,7 +333,7 @@ func TestE2EBrowser(t *testing.T) {
 		// visit's row may hold its later parts back: not counters). Then the stats are final,
 		// and one exact comparison catches a missing hit and a double count.
 		e.waitFor("three hits counted and written", func() bool {
-			return e.metric("analytics_events_accepted_total") >= 3 && e.pipeline.Counters.Size() == e.pipeline.Counters.HeldRows()
+			return e.Metric("analytics_events_accepted_total") >= 3 && e.App.Pipeline.Counters.Size() == e.App.Pipeline.Counters.HeldRows()
 		})
 		got := e.allStats()
 		for name, w := range want {
@@ -398,7 +341,7 @@ func TestE2EBrowser(t *testing.T) {
 				t.Errorf("%s = %v, want %v", name, got[name], w)
 			}
 		}
-		if n := e.metric("analytics_events_accepted_total"); n != 3 {
+		if n := e.Metric("analytics_events_accepted_total"); n != 3 {
 			t.Errorf("events accepted: %v, want 3 (two pageviews and one event)", n)
 		}
 		t.Logf("visit recorded and read back in %v", time.Since(start).Round(time.Millisecond))
@@ -410,20 +353,20 @@ func TestE2EBrowser(t *testing.T) {
 		if ua := evalString(t, tab, `navigator.userAgent`); !strings.Contains(ua, "HeadlessChrome") {
 			t.Fatalf("user agent %q does not say HeadlessChrome: this subtest would prove nothing", ua)
 		}
-		e.visit(tab, `analytics_events_ignored_total{reason="bot"}`)
+		e.visit(tab, "analytics_events_ignored_total", "reason", "bot")
 		// Wait until the collector has seen all three hits, so that "nothing recorded" is not
 		// just "nothing arrived yet". An ignored hit adds no counter: with none accepted and
 		// none in memory, the database has all it will ever get from this visit.
 		e.waitFor("three hits ignored as bots", func() bool {
-			return e.metric(`analytics_events_ignored_total{reason="bot"}`) >= 3
+			return e.Metric("analytics_events_ignored_total", "reason", "bot") >= 3
 		})
-		if n := e.metric(`analytics_events_ignored_total{reason="bot"}`); n != 3 {
+		if n := e.Metric("analytics_events_ignored_total", "reason", "bot"); n != 3 {
 			t.Errorf("ignored as bots: %v, want 3", n)
 		}
-		if n := e.metric("analytics_events_accepted_total"); n != 0 {
+		if n := e.Metric("analytics_events_accepted_total"); n != 0 {
 			t.Errorf("events accepted: %v, want 0", n)
 		}
-		if n := e.pipeline.Counters.Size(); n != 0 {
+		if n := e.App.Pipeline.Counters.Size(); n != 0 {
 			t.Errorf("%d counters in memory, want 0", n)
 		}
 		out := e.call(http.MethodGet, fmt.Sprintf("/api/v1/stats/%d?name=pageview&from=%s&to=%s", e.website, e.day, e.day), nil, http.StatusOK)

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // One client address (or IPv6 /64) past EVENT_RATE_LIMIT gets 429 with Retry-After, before
@@ -22,64 +21,64 @@ func TestEventRateLimit(t *testing.T) {
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	id := e.site("limit.test")
 	page := body("https://limit.test/", "", "1x1")
-	from := func(client, ua string) response {
+	from := func(client, ua string) harness.Response {
 		return e.send(hit{body: page, remote: "10.0.0.1:1", forwarded: client, ua: ua})
 	}
 	for i := 0; i < 10; i++ {
-		if s := from("203.0.113.5", "").status; s != http.StatusAccepted {
+		if s := from("203.0.113.5", "").Status; s != http.StatusAccepted {
 			t.Fatalf("hit %d of the burst: %d", i+1, s)
 		}
 	}
 	// Past the burst: refused, with a user agent never seen before that must not be parsed.
 	const unseen = "Mozilla/5.0 (X11; Linux x86_64) NeverSeenBrowser/1.0"
 	res := from("203.0.113.5", unseen)
-	if res.status != http.StatusTooManyRequests {
-		t.Fatalf("past the burst: %d, want 429", res.status)
+	if res.Status != http.StatusTooManyRequests {
+		t.Fatalf("past the burst: %d, want 429", res.Status)
 	}
-	if after, err := strconv.Atoi(res.header.Get("Retry-After")); err != nil || after < 1 {
-		t.Fatalf("Retry-After %q", res.header.Get("Retry-After"))
+	if after, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || after < 1 {
+		t.Fatalf("Retry-After %q", res.Header.Get("Retry-After"))
 	}
 	var errBody struct {
 		Message string `json:"message"`
 		Status  int    `json:"status"`
 	}
-	if err := json.Unmarshal(res.body, &errBody); err != nil || errBody.Status != 429 || errBody.Message == "" {
-		t.Fatalf("body %s", res.body)
+	if err := json.Unmarshal(res.Body, &errBody); err != nil || errBody.Status != 429 || errBody.Message == "" {
+		t.Fatalf("body %s", res.Body)
 	}
 	if ingest.UserAgentParsed(unseen) {
 		t.Fatal("the user agent of a refused hit was parsed")
 	}
 	// A malformed body is refused by the limit too: it is not even read.
-	if s := e.send(hit{body: "{not json", remote: "10.0.0.1:1", forwarded: "203.0.113.5"}).status; s != http.StatusTooManyRequests {
+	if s := e.send(hit{body: "{not json", remote: "10.0.0.1:1", forwarded: "203.0.113.5"}).Status; s != http.StatusTooManyRequests {
 		t.Fatalf("a bad hit past the limit: %d, want 429", s)
 	}
 
 	// Other addresses are not affected; an IPv6 /64 is one client.
-	if s := from("203.0.113.6", "").status; s != http.StatusAccepted {
+	if s := from("203.0.113.6", "").Status; s != http.StatusAccepted {
 		t.Fatalf("another address: %d", s)
 	}
 	for i := 0; i < 10; i++ {
 		from(fmt.Sprintf("2001:db8:1:2::%x", i+1), "")
 	}
-	if s := from("2001:db8:1:2::ff", "").status; s != http.StatusTooManyRequests {
+	if s := from("2001:db8:1:2::ff", "").Status; s != http.StatusTooManyRequests {
 		t.Fatalf("the 11th hit of one /64 from a new address: %d, want 429", s)
 	}
-	if s := from("2001:db8:1:3::1", "").status; s != http.StatusAccepted {
+	if s := from("2001:db8:1:3::1", "").Status; s != http.StatusAccepted {
 		t.Fatalf("another /64: %d", s)
 	}
 
 	if got := e.stats(id)["pageview"][day]; got != 10+1+10+1 {
 		t.Fatalf("%d pageviews counted, want the 22 accepted", got)
 	}
-	if got, _ := metric(t, e.registry, "analytics_events_rejected_total", "status", "429"); got != 3 {
+	if got := e.Metric("analytics_events_rejected_total", "status", "429"); got != 3 {
 		t.Fatalf("analytics_events_rejected_total{status=429} %v, want 3", got)
 	}
-	if got, ok := metric(t, e.registry, "analytics_rate_limited_total", "limiter", "events"); !ok || got != 3 {
+	if got, ok := e.Metrics().Lookup("analytics_rate_limited_total", "limiter", "events"); !ok || got != 3 {
 		t.Fatalf("analytics_rate_limited_total{limiter=events} %v (present %v), want 3", got, ok)
 	}
 	// Public addresses were refused: no proxy hint, and no address in the logs.
-	if strings.Contains(e.logs.String(), "TRUSTED_PROXIES") || strings.Contains(e.logs.String(), "203.0.113.5") {
-		t.Fatalf("logs: %s", e.logs.String())
+	if strings.Contains(e.Logs.String(), "TRUSTED_PROXIES") || strings.Contains(e.Logs.String(), "203.0.113.5") {
+		t.Fatalf("logs: %s", e.Logs.String())
 	}
 }
 
@@ -91,7 +90,7 @@ func TestEventRateLimitHintsAtProxy(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		e.send(hit{body: body("https://proxy.test/", "", "1x1"), remote: "172.16.0.9:1"})
 	}
-	logs := e.logs.String()
+	logs := e.Logs.String()
 	if strings.Count(logs, "TRUSTED_PROXIES") != 1 || strings.Contains(logs, "172.16.0.9") {
 		t.Fatalf("logs: %s", logs)
 	}
@@ -102,34 +101,8 @@ func TestEventRateLimitOff(t *testing.T) {
 	e := newCollectEnv(t, app.Config{})
 	e.site("free.test")
 	for i := 0; i < 50; i++ {
-		if s := e.send(hit{body: body("https://free.test/", "", "1x1")}).status; s != http.StatusAccepted {
+		if s := e.send(hit{body: body("https://free.test/", "", "1x1")}).Status; s != http.StatusAccepted {
 			t.Fatalf("hit %d: %d", i, s)
 		}
 	}
-}
-
-// metric reads the series of the metric name whose label has value, from the service's
-// registry.
-func metric(t *testing.T, reg *prometheus.Registry, name, label, value string) (float64, bool) {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == label && l.GetValue() == value {
-					if c := m.GetCounter(); c != nil {
-						return c.GetValue(), true
-					}
-					return m.GetGauge().GetValue(), true
-				}
-			}
-		}
-	}
-	return 0, false
 }

@@ -22,7 +22,7 @@ func TestPagePathsHaveOneSpelling(t *testing.T) {
 	id := e.site("site.test")
 	export := plausibletest.Sample(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), 2) // "/blog/café", 50 a day
 	zip := export.Zip()
-	if _, err := plausible.Import(context.Background(), e.repo, plausible.Website{ID: id, Domain: "site.test"},
+	if _, err := plausible.Import(context.Background(), e.Repo, plausible.Website{ID: id, Domain: "site.test"},
 		bytes.NewReader(zip), int64(len(zip)), plausible.Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -129,20 +130,11 @@ func (c *Collector) trackedDomains(list string) []string {
 		if host == "" {
 			continue
 		}
-		if _, ok := c.Websites.Lookup(host); ok && !containsString(hosts, host) {
+		if _, ok := c.Websites.Lookup(host); ok && !slices.Contains(hosts, host) {
 			hosts = append(hosts, host)
 		}
 	}
 	return hosts
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // pageOn is the page's URL with the website's domain as its host: the collector finds the

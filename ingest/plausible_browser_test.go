@@ -46,9 +46,9 @@ func TestPlausibleTrackerInBrowser(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	e.waitFor("the first pageview", func() bool { return e.metric("analytics_events_accepted_total") >= 1 })
+	e.waitFor("the first pageview", func() bool { return e.Metric("analytics_events_accepted_total") >= 1 })
 	do(t, tab, chromedp.Evaluate[chromedp.Void](`history.pushState({}, "", "/next")`))
-	e.waitFor("the SPA pageview", func() bool { return e.metric("analytics_events_accepted_total") >= 2 })
+	e.waitFor("the SPA pageview", func() bool { return e.Metric("analytics_events_accepted_total") >= 2 })
 	do(t, tab, chromedp.Evaluate[chromedp.Void](`window.track("Purchase", {revenue: {amount: 5, currency: "USD"}, props: {plan: "pro"}})`))
 	// Leaving the page sends Plausible's engagement hit (time on page): a hit of the open visit,
 	// neither a pageview nor an event.
@@ -56,7 +56,7 @@ func TestPlausibleTrackerInBrowser(t *testing.T) {
 
 	e.waitFor("four hits counted and written, the engagement among them", func() bool {
 		// The open visit's row may hold its later parts back (not counters).
-		return e.metric("analytics_events_accepted_total") >= 4 && e.pipeline.Counters.Size() == e.pipeline.Counters.HeldRows()
+		return e.Metric("analytics_events_accepted_total") >= 4 && e.App.Pipeline.Counters.Size() == e.App.Pipeline.Counters.HeldRows()
 	})
 	got := e.allStats()
 	t.Logf("recorded: %v", got)
@@ -85,10 +85,10 @@ func TestPlausibleTrackerInBrowser(t *testing.T) {
 			t.Errorf("%s = %v, want %q once", name, got[name], v)
 		}
 	}
-	if n := e.metric("analytics_events_accepted_total"); n != 4 {
+	if n := e.Metric("analytics_events_accepted_total"); n != 4 {
 		t.Errorf("events accepted: %v, want 4 (two pageviews, one event, one engagement)", n)
 	}
-	if n := e.metric(`analytics_events_rejected_total{status="400"}`); n != 0 {
+	if n := e.Metric("analytics_events_rejected_total", "status", "400"); n != 0 {
 		t.Errorf("%v hits refused as malformed", n)
 	}
 }

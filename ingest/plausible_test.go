@@ -71,17 +71,17 @@ func TestPlausibleBodies(t *testing.T) {
 	e := newCollectEnv(t, app.Config{})
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e.t = t
+			e.T = t
 			plausible := fmt.Sprintf("p%d.test", i)
 			native := fmt.Sprintf("n%d.test", i)
 			pid, nid := e.site(plausible), e.site(native)
 			h := c.plausible
 			h.body = strings.ReplaceAll(strings.ReplaceAll(h.body, "site.test", plausible), "SITE.test", strings.ToUpper(plausible))
-			if res := e.send(h); res.status != http.StatusAccepted {
-				t.Fatalf("Plausible's body: status %d: %s", res.status, res.body)
+			if res := e.send(h); res.Status != http.StatusAccepted {
+				t.Fatalf("Plausible's body: status %d: %s", res.Status, res.Body)
 			}
-			if res := e.send(hit{body: strings.ReplaceAll(c.native, "site.test", native)}); res.status != http.StatusAccepted {
-				t.Fatalf("the native body: status %d: %s", res.status, res.body)
+			if res := e.send(hit{body: strings.ReplaceAll(c.native, "site.test", native)}); res.Status != http.StatusAccepted {
+				t.Fatalf("the native body: status %d: %s", res.Status, res.Body)
 			}
 			got, want := e.stats(pid), e.stats(nid)
 			if len(want) == 0 {
@@ -106,8 +106,8 @@ func TestPlausibleDomainList(t *testing.T) {
 	e := newCollectEnv(t, app.Config{})
 	a, b := e.site("a.test"), e.site("b.test")
 	res := e.send(hit{body: `{"n":"pageview","u":"https://a.test/p","d":"a.test,b.test,a.test, www.b.test"}`})
-	if res.status != http.StatusAccepted {
-		t.Fatalf("status %d: %s", res.status, res.body)
+	if res.Status != http.StatusAccepted {
+		t.Fatalf("status %d: %s", res.Status, res.Body)
 	}
 	for _, id := range []int64{a, b} {
 		stats := e.stats(id)
@@ -124,7 +124,7 @@ func TestPlausibleEngagement(t *testing.T) {
 	e := newCollectEnv(t, app.Config{})
 	id := e.site("site.test")
 	ignored := func() float64 {
-		n, _ := metric(t, e.registry, "analytics_events_ignored_total", "reason", "no_open_visit")
+		n := e.Metric("analytics_events_ignored_total", "reason", "no_open_visit")
 		return n
 	}
 	engagements := []string{
@@ -132,8 +132,8 @@ func TestPlausibleEngagement(t *testing.T) {
 		`{"name":"engagement","url":"https://site.test/a","domain":"site.test"}`,
 	}
 	for _, b := range engagements {
-		if res := e.send(hit{body: b}); res.status != http.StatusAccepted {
-			t.Fatalf("status %d: %s", res.status, res.body)
+		if res := e.send(hit{body: b}); res.Status != http.StatusAccepted {
+			t.Fatalf("status %d: %s", res.Status, res.Body)
 		}
 	}
 	if got := e.stats(id); len(got) != 0 {
@@ -142,12 +142,12 @@ func TestPlausibleEngagement(t *testing.T) {
 	if n := ignored(); n != 2 {
 		t.Fatalf("engagement hits ignored with no open visit: %v, want 2", n)
 	}
-	if res := e.send(hit{body: `{"n":"pageview","d":"site.test","u":"https://site.test/"}`}); res.status != http.StatusAccepted {
-		t.Fatalf("pageview: status %d: %s", res.status, res.body)
+	if res := e.send(hit{body: `{"n":"pageview","d":"site.test","u":"https://site.test/"}`}); res.Status != http.StatusAccepted {
+		t.Fatalf("pageview: status %d: %s", res.Status, res.Body)
 	}
 	for _, b := range engagements {
-		if res := e.send(hit{body: b}); res.status != http.StatusAccepted {
-			t.Fatalf("status %d: %s", res.status, res.body)
+		if res := e.send(hit{body: b}); res.Status != http.StatusAccepted {
+			t.Fatalf("status %d: %s", res.Status, res.Body)
 		}
 	}
 	if n := ignored(); n != 2 {
@@ -192,9 +192,9 @@ func TestPlausibleBadBodies(t *testing.T) {
 			Message string
 			Status  int
 		}
-		if err := json.Unmarshal(res.body, &got); err != nil || res.status != http.StatusBadRequest ||
+		if err := json.Unmarshal(res.Body, &got); err != nil || res.Status != http.StatusBadRequest ||
 			got.Message != c.message || got.Status != 400 {
-			t.Errorf("%s: status %d %s, want 400 %q", c.body, res.status, res.body, c.message)
+			t.Errorf("%s: status %d %s, want 400 %q", c.body, res.Status, res.Body, c.message)
 		}
 	}
 	if got := e.stats(id); len(got) != 0 {

@@ -21,7 +21,7 @@ func TestCurrentVisitorsOutlastTheirVisits(t *testing.T) {
 	current := func() int64 {
 		t.Helper()
 		e.flush()
-		n, err := repository.New(e.db, clock.Now).CurrentVisitors(context.Background(), id)
+		n, err := repository.New(e.DB, clock.Now).CurrentVisitors(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,13 +48,13 @@ func (r visitRow) String() string {
 
 // visitRows reads a website's visit rows, in an order the tests can state.
 func (c *collectEnv) visitRows(id int64) []visitRow {
-	c.t.Helper()
+	c.T.Helper()
 	var rows []visitRow
-	if err := c.db.Select(&rows, `SELECT to_char(day, 'YYYY-MM-DD') AS day, visitor, id, hour, pageviews, seconds, bounce,
+	if err := c.DB.Select(&rows, `SELECT to_char(day, 'YYYY-MM-DD') AS day, visitor, id, hour, pageviews, seconds, bounce,
 		referrer, search_engine, social_network, campaign, browser, operating_system, device, language, screen_resolution,
 		continent, country, city, landing_page, exit_page, pages, events
 		FROM visit_rows WHERE website_id = $1 ORDER BY day, hour, landing_page, referrer, browser, seconds`, id); err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	return rows
 }
@@ -121,8 +121,8 @@ func TestDayNumber(t *testing.T) {
 	id := e.site("days.test")
 	send := func(path, ua string) {
 		t.Helper()
-		if res := e.send(hit{body: pageHit("days.test", path, ""), ua: ua}); res.status != http.StatusAccepted {
-			t.Fatalf("status %d", res.status)
+		if res := e.send(hit{body: pageHit("days.test", path, ""), ua: ua}); res.Status != http.StatusAccepted {
+			t.Fatalf("status %d", res.Status)
 		}
 	}
 	send("/morning", "")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -13,8 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/ingest"
@@ -43,14 +40,14 @@ func pageHit(domain, path, referrer string) string {
 // apiStats reads a statistic of a website through GET /api/v1/stats/{id} (every value, summed
 // over the days from..to): what a client of the API sees.
 func (c *collectEnv) apiStats(id int64, name, from, to string) map[string]int64 {
-	c.t.Helper()
+	c.T.Helper()
 	out := map[string]int64{}
 	for page := 1; ; page++ {
 		req := httptest.NewRequest("GET", fmt.Sprintf("http://api.test/api/v1/stats/%d?name=%s&from=%s&to=%s&per_page=100&page=%d", id, name, from, to, page), nil)
 		req.Header.Set("Authorization", "Bearer "+c.key)
-		res := c.serve(req)
-		if res.status != http.StatusOK {
-			c.t.Fatalf("stats %s: %d %s", name, res.status, res.body)
+		res := c.DoRequest(req)
+		if res.Status != http.StatusOK {
+			c.T.Fatalf("stats %s: %d %s", name, res.Status, res.Body)
 		}
 		var body struct {
 			Data []struct {
@@ -61,8 +58,8 @@ func (c *collectEnv) apiStats(id int64, name, from, to string) map[string]int64 
 				LastPage int `json:"last_page"`
 			} `json:"meta"`
 		}
-		if err := json.Unmarshal(res.body, &body); err != nil {
-			c.t.Fatal(err)
+		if err := json.Unmarshal(res.Body, &body); err != nil {
+			c.T.Fatal(err)
 		}
 		for _, e := range body.Data {
 			out[e.Value] += e.Count
@@ -75,13 +72,13 @@ func (c *collectEnv) apiStats(id int64, name, from, to string) map[string]int64 
 
 // internal reads an internal counter (not a name of the API) of a day from the stats table.
 func (c *collectEnv) internal(id int64, name, date string) map[string]int64 {
-	c.t.Helper()
+	c.T.Helper()
 	var rows []struct {
 		Value string `db:"value"`
 		Count int64  `db:"count"`
 	}
-	if err := c.db.Select(&rows, `SELECT value, count FROM stats WHERE website_id = $1 AND name = $2 AND date = $3`, id, name, date); err != nil {
-		c.t.Fatal(err)
+	if err := c.DB.Select(&rows, `SELECT value, count FROM stats WHERE website_id = $1 AND name = $2 AND date = $3`, id, name, date); err != nil {
+		c.T.Fatal(err)
 	}
 	out := map[string]int64{}
 	for _, r := range rows {
@@ -91,9 +88,9 @@ func (c *collectEnv) internal(id int64, name, date string) map[string]int64 {
 }
 
 func (c *collectEnv) flush() {
-	c.t.Helper()
-	if err := c.pipeline.Flusher.Flush(context.Background()); err != nil {
-		c.t.Fatal(err)
+	c.T.Helper()
+	if err := c.App.Pipeline.Flusher.Flush(context.Background()); err != nil {
+		c.T.Fatal(err)
 	}
 }
 
@@ -187,8 +184,8 @@ func TestVisitScenarios(t *testing.T) {
 				for _, s := range c.steps(domain) {
 					clock.Add(s.wait)
 					if s.body != "" {
-						if res := e.send(hit{body: s.body, ua: s.ua}); res.status != http.StatusAccepted {
-							t.Fatalf("status %d: %s", res.status, res.body)
+						if res := e.send(hit{body: s.body, ua: s.ua}); res.Status != http.StatusAccepted {
+							t.Fatalf("status %d: %s", res.Status, res.Body)
 						}
 					}
 					if flushEach {
@@ -215,7 +212,7 @@ func TestVisitScenarios(t *testing.T) {
 					t.Errorf("visit rows\n got  %s\n want %s", got, want)
 				}
 				var zero int
-				if err := e.db.Get(&zero, `SELECT count(*) FROM stats WHERE count <= 0`); err != nil || zero != 0 {
+				if err := e.DB.Get(&zero, `SELECT count(*) FROM stats WHERE count <= 0`); err != nil || zero != 0 {
 					t.Errorf("%d rows count 0 or less (%v)", zero, err)
 				}
 			})
@@ -263,11 +260,11 @@ func TestOpenVisitBounds(t *testing.T) {
 	for i := range 200 {
 		clock.Add(time.Second)
 		h := hit{body: pageHit("bounds.test", "/", ""), remote: fmt.Sprintf("198.51.100.%d:1", i%250+1)}
-		if res := e.send(h); res.status != http.StatusAccepted {
-			t.Fatalf("status %d", res.status)
+		if res := e.send(h); res.Status != http.StatusAccepted {
+			t.Fatalf("status %d", res.Status)
 		}
 	}
-	if open := e.pipeline.Visits.Open(); open > 64 {
+	if open := e.App.Pipeline.Visits.Open(); open > 64 {
 		t.Errorf("%d visits open, want at most MAX_OPEN_VISITS 64", open)
 	}
 	// One address, a new user agent on every hit: a flood.
@@ -282,8 +279,8 @@ func TestOpenVisitBounds(t *testing.T) {
 	if got := e.apiStats(id, "visitor", "2026-03-04", "2026-03-04")["2026-03-04"]; got != 220 {
 		t.Errorf("%d visitors, want 220", got)
 	}
-	maxOpen, _ := metric(t, e.registry, "analytics_visits_ended_early_total", "reason", "max_open")
-	byAddress, _ := metric(t, e.registry, "analytics_visits_ended_early_total", "reason", "address_bound")
+	maxOpen := e.Metric("analytics_visits_ended_early_total", "reason", "max_open")
+	byAddress := e.Metric("analytics_visits_ended_early_total", "reason", "address_bound")
 	if maxOpen < 200-64 || byAddress != 15 {
 		t.Errorf("ended early: max_open %v (want >= 136), address_bound %v (want 15)", maxOpen, byAddress)
 	}
@@ -297,20 +294,20 @@ func TestNoSaltAnswers503(t *testing.T) {
 	e.site("salt.test")
 	clock.Add(3 * 24 * time.Hour) // the salt job has not run since
 	res := e.send(hit{body: pageHit("salt.test", "/", "")})
-	if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") == "" {
-		t.Fatalf("without a salt: %d %s, want 503 with Retry-After", res.status, res.body)
+	if res.Status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("without a salt: %d %s, want 503 with Retry-After", res.Status, res.Body)
 	}
-	if err := e.pipeline.Ready(context.Background()); err == nil {
+	if err := e.App.Pipeline.Ready(context.Background()); err == nil {
 		t.Error("/readyz/collect says ready without the salt of the day")
 	}
-	if err := e.pipeline.RefreshSalts(context.Background()); err != nil {
+	if err := e.App.Pipeline.RefreshSalts(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if res := e.send(hit{body: pageHit("salt.test", "/", "")}); res.status != http.StatusAccepted {
-		t.Fatalf("after the salt job: %d", res.status)
+	if res := e.send(hit{body: pageHit("salt.test", "/", "")}); res.Status != http.StatusAccepted {
+		t.Fatalf("after the salt job: %d", res.Status)
 	}
 	var days []string
-	if err := e.db.Select(&days, `SELECT to_char(day, 'YYYY-MM-DD') FROM visitor_salts ORDER BY day`); err != nil {
+	if err := e.DB.Select(&days, `SELECT to_char(day, 'YYYY-MM-DD') FROM visitor_salts ORDER BY day`); err != nil {
 		t.Fatal(err)
 	}
 	// Today's and tomorrow's, and yesterday's for visits that cross midnight; the 4th and
@@ -327,17 +324,7 @@ func TestTwoNodesAndARestartCountOneVisitor(t *testing.T) {
 	a := newCollectEnv(t, app.Config{Now: clock.Now, Node: "node-a"})
 	id := a.site("nodes.test")
 	nodeB := func(name string) *collectEnv {
-		b, err := app.New(context.Background(), a.repo, app.Config{Now: clock.Now, Node: name, Geo: nil, Registry: prometheus.NewRegistry()},
-			slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Pipeline.Websites.Load(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		env := *a
-		env.service, env.pipeline, env.server = b, b.Pipeline, b.Handler
-		return &env
+		return a.node(func(c *app.Config) { c.Node = name; c.Geo = nil })
 	}
 	b := nodeB("node-b")
 	a.send(hit{body: pageHit("nodes.test", "/a", "")})
@@ -348,7 +335,7 @@ func TestTwoNodesAndARestartCountOneVisitor(t *testing.T) {
 	b.send(hit{body: pageHit("nodes.test", "/b", "")})
 	b.flush()
 	// node-a stops (SIGTERM: its visit ends, its counts are written) and comes back.
-	if err := a.service.Stop(context.Background()); err != nil {
+	if err := a.App.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	restarted := nodeB("node-a")
@@ -440,8 +427,8 @@ func TestGeneratedTrafficCounts(t *testing.T) {
 			wantViews++
 			b = pageHit("gen.test", page, "")
 		}
-		if res := e.send(hit{body: b, remote: p.addr, ua: p.ua}); res.status != http.StatusAccepted {
-			t.Fatalf("status %d", res.status)
+		if res := e.send(hit{body: b, remote: p.addr, ua: p.ua}); res.Status != http.StatusAccepted {
+			t.Fatalf("status %d", res.Status)
 		}
 		if rng.IntN(10) == 0 {
 			e.flush()

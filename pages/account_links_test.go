@@ -13,6 +13,7 @@ import (
 
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // The one-use links of accounts against an attacker: each case of issue 31 (an admin's links
@@ -66,23 +67,23 @@ func TestAdminsLinksVoidedWithTheirRights(t *testing.T) {
 	for _, how := range []string{"unmade", "removed"} {
 		t.Run(how, func(t *testing.T) {
 			e := newEnv(t)
-			root := e.account("root@example.com") // the first user: an admin
-			boss := e.account("boss@example.com")
-			victim := e.account("victim@example.com")
-			if err := e.repo.SetAdmin(context.Background(), boss.id, true); err != nil {
+			root := e.UserWithPassword("root@example.com") // the first user: an admin
+			boss := e.UserWithPassword("boss@example.com")
+			victim := e.UserWithPassword("victim@example.com")
+			if err := e.Repo.SetAdmin(context.Background(), boss.ID, true); err != nil {
 				t.Fatal(err)
 			}
 			r := e.browser().signIn(root)
 			b := e.browser().signIn(boss)
 			invite := invitation(t, b, "evil@example.com", true)
-			setPassword := adminLink(t, b, fmt.Sprintf("/admin/users/%d/link", victim.id), nil)
+			setPassword := adminLink(t, b, fmt.Sprintf("/admin/users/%d/link", victim.ID), nil)
 			kept := invitation(t, r, "kept@example.com", false)
 
 			switch how {
 			case "unmade":
-				wantStatus(t, "unmake", r.post(fmt.Sprintf("/admin/users/%d/admin", boss.id), url.Values{"admin": {"0"}}), http.StatusSeeOther)
+				wantStatus(t, "unmake", r.post(fmt.Sprintf("/admin/users/%d/admin", boss.ID), url.Values{"admin": {"0"}}), http.StatusSeeOther)
 			case "removed":
-				wantStatus(t, "remove", r.post(fmt.Sprintf("/admin/users/%d/remove", boss.id), url.Values{"websites": {"0"}}), http.StatusSeeOther)
+				wantStatus(t, "remove", r.post(fmt.Sprintf("/admin/users/%d/remove", boss.ID), url.Values{"websites": {"0"}}), http.StatusSeeOther)
 			}
 			for name, token := range map[string]string{"invitation": invite, "set-password link": setPassword} {
 				if linkWorks(t, e, token) {
@@ -109,17 +110,17 @@ func TestUserLinksVoidedByNewPasswordOrAddress(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			e := newEnv(t)
 			ctx := context.Background()
-			admin := e.account("admin@example.com")
+			admin := e.UserWithPassword("admin@example.com")
 			a := e.browser().signIn(admin)
-			user := e.account("user@example.com")
+			user := e.UserWithPassword("user@example.com")
 			// An invitation for the address, as one made before the account was (by the CLI).
-			invite, err := e.repo.CreateLink(ctx, repository.Link{Kind: repository.LinkInvite, Email: user.email,
-				MakeAdmin: true, CreatedBy: &admin.id}, time.Hour)
+			invite, err := e.Repo.CreateLink(ctx, repository.Link{Kind: repository.LinkInvite, Email: user.Email,
+				MakeAdmin: true, CreatedBy: &admin.ID}, time.Hour)
 			if err != nil {
 				t.Fatal(err)
 			}
-			setPassword := adminLink(t, a, fmt.Sprintf("/admin/users/%d/link", user.id), nil)
-			reset, _, ok, err := e.repo.CreateResetLink(ctx, user.email, time.Hour, 3, time.Hour)
+			setPassword := adminLink(t, a, fmt.Sprintf("/admin/users/%d/link", user.ID), nil)
+			reset, _, ok, err := e.Repo.CreateResetLink(ctx, user.Email, time.Hour, 3, time.Hour)
 			if err != nil || !ok {
 				t.Fatalf("reset link: %v %v", ok, err)
 			}
@@ -133,19 +134,19 @@ func TestUserLinksVoidedByNewPasswordOrAddress(t *testing.T) {
 			u := e.browser().signIn(user)
 			switch how {
 			case "account password":
-				wantStatus(t, how, u.post("/account/password", url.Values{"current_password": {user.password},
+				wantStatus(t, how, u.post("/account/password", url.Values{"current_password": {user.Password},
 					"new_password": {"the user's new pw"}, "new_password_again": {"the user's new pw"}}), http.StatusSeeOther)
 			case "account e-mail":
-				wantStatus(t, how, u.post("/account/email", url.Values{"email": {"moved@example.com"}, "current_password": {user.password}}), http.StatusSeeOther)
+				wantStatus(t, how, u.post("/account/email", url.Values{"email": {"moved@example.com"}, "current_password": {user.Password}}), http.StatusSeeOther)
 			case "reset link":
-				second, _, ok, err := e.repo.CreateResetLink(ctx, user.email, time.Hour, 3, time.Hour)
+				second, _, ok, err := e.Repo.CreateResetLink(ctx, user.Email, time.Hour, 3, time.Hour)
 				if err != nil || !ok {
 					t.Fatalf("second reset link: %v %v", ok, err)
 				}
 				wantStatus(t, how, useLink(e, second, "the user's new pw"), http.StatusSeeOther)
 			case "cli password":
 				// What `analytics user password` calls.
-				if err := e.repo.SetUserPassword(ctx, user.email, "$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA"); err != nil {
+				if err := e.Repo.SetUserPassword(ctx, user.Email, "$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA"); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -167,7 +168,7 @@ func TestUserLinksVoidedByNewPasswordOrAddress(t *testing.T) {
 // inviting the address again answers as inviting an existing user does.
 func TestSecondInvitationMakesNoSecondAccount(t *testing.T) {
 	e := newEnv(t)
-	admin := e.account("admin@example.com")
+	admin := e.UserWithPassword("admin@example.com")
 	a := e.browser().signIn(admin)
 	first := invitation(t, a, "boss@example.com", true)
 	second := invitation(t, a, "Boss@Example.com", true)
@@ -175,9 +176,9 @@ func TestSecondInvitationMakesNoSecondAccount(t *testing.T) {
 	if linkWorks(t, e, second) {
 		t.Error("the second invitation still opens after the first was accepted")
 	}
-	boss := account{email: "boss@example.com", password: "the boss's password"}
+	boss := harness.User{Email: "boss@example.com", Password: "the boss's password"}
 	wantStatus(t, "move away", e.browser().signIn(boss).post("/account/email",
-		url.Values{"email": {"boss@elsewhere.example"}, "current_password": {boss.password}}), http.StatusSeeOther)
+		url.Values{"email": {"boss@elsewhere.example"}, "current_password": {boss.Password}}), http.StatusSeeOther)
 	wantStatus(t, "the second invitation", useLink(e, second, "a second password"), http.StatusGone)
 	if n := e.count(`SELECT count(*) FROM users WHERE is_admin`); n != 2 {
 		t.Fatalf("%d admins, want 2 (no second account from the second invitation)", n)
@@ -194,13 +195,13 @@ func TestSecondInvitationMakesNoSecondAccount(t *testing.T) {
 func TestPendingLinksListedAndRevoked(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	admin := e.account("admin@example.com")
-	user := e.account("user@example.com")
+	admin := e.UserWithPassword("admin@example.com")
+	user := e.UserWithPassword("user@example.com")
 	a := e.browser().signIn(admin)
 	invite := invitation(t, a, "new@example.com", true)
-	e.clock.Advance(time.Minute)
-	setPassword := adminLink(t, a, fmt.Sprintf("/admin/users/%d/link", user.id), nil)
-	reset, _, ok, err := e.repo.CreateResetLink(ctx, user.email, time.Hour, 3, time.Hour)
+	e.Clock.Advance(time.Minute)
+	setPassword := adminLink(t, a, fmt.Sprintf("/admin/users/%d/link", user.ID), nil)
+	reset, _, ok, err := e.Repo.CreateResetLink(ctx, user.Email, time.Hour, 3, time.Hour)
 	if err != nil || !ok {
 		t.Fatalf("reset link: %v %v", ok, err)
 	}
@@ -221,7 +222,7 @@ func TestPendingLinksListedAndRevoked(t *testing.T) {
 		}
 	}
 	var id int64
-	if err := e.db.Get(&id, `SELECT id FROM account_links WHERE email = 'new@example.com'`); err != nil {
+	if err := e.DB.Get(&id, `SELECT id FROM account_links WHERE email = 'new@example.com'`); err != nil {
 		t.Fatal(err)
 	}
 	revoke := fmt.Sprintf("/admin/links/%d/revoke", id)
@@ -246,8 +247,8 @@ func TestPendingLinksListedAndRevoked(t *testing.T) {
 		t.Error("revoking one link voided others")
 	}
 	for _, token := range []string{invite, setPassword, reset, used} {
-		if strings.Contains(e.logs.String(), token) {
-			t.Fatalf("a link's token is in the log:\n%s", e.logs)
+		if strings.Contains(e.Logs.String(), token) {
+			t.Fatalf("a link's token is in the log:\n%s", e.Logs)
 		}
 	}
 }
@@ -256,7 +257,7 @@ func TestPendingLinksListedAndRevoked(t *testing.T) {
 // refuses them) makes one account; so does accepting two invitations of one address at once.
 func TestInvitationAcceptedOnceUnderRace(t *testing.T) {
 	e := newEnv(t, func(c *app.Config) { c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} })
-	admin := e.account("admin@example.com")
+	admin := e.UserWithPassword("admin@example.com")
 	a := e.browser().signIn(admin)
 	one := invitation(t, a, "one@example.com", true)
 	twins := []string{invitation(t, a, "two@example.com", true), invitation(t, a, "TWO@example.com", true)}
@@ -297,7 +298,7 @@ func TestInvitationAcceptedOnceUnderRace(t *testing.T) {
 			t.Errorf("%d accounts for %s, want 1", n, email)
 		}
 	}
-	if n := e.count(`SELECT count(*) FROM account_links WHERE used_at IS NULL AND expires_at > $1`, e.clock.Now()); n != 0 {
+	if n := e.count(`SELECT count(*) FROM account_links WHERE used_at IS NULL AND expires_at > $1`, e.Clock.Now()); n != 0 {
 		t.Errorf("%d links still pending", n)
 	}
 }

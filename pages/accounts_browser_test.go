@@ -19,6 +19,7 @@ import (
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/reports/smtptest"
+	"github.com/analytics-service/analytics/testkit/harness"
 	"github.com/analytics-service/analytics/web/webtest"
 )
 
@@ -85,15 +86,15 @@ func TestAccountsInChromium(t *testing.T) {
 	public := "http://" + front.Listener.Addr().String()
 	pub, _ := url.Parse(public)
 	e := newEnv(t, func(c *app.Config) { c.Mailer = mailer; c.PublicURL = pub })
-	front.Config.Handler = e.app.Handler
+	front.Config.Handler = e.App.Handler
 	front.Start()
 	t.Cleanup(front.Close)
-	admin := e.account("admin@example.com")
-	e.site(admin, "example.com")
-	colleague := e.account("colleague@example.com")
-	e.site(colleague, "colleague.example")
+	admin := e.UserWithPassword("admin@example.com")
+	e.Site(admin.Key, "example.com")
+	colleague := e.UserWithPassword("colleague@example.com")
+	e.Site(colleague.Key, "colleague.example")
 	// A long address with every badge it can have: /admin/users must still fit 375 px.
-	if _, err := e.repo.CreateUser(context.Background(), "a.rather.long.name-of-a-colleague@accounts.subsidiary-company.example"); err != nil {
+	if _, err := e.Repo.CreateUser(context.Background(), "a.rather.long.name-of-a-colleague@accounts.subsidiary-company.example"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -110,7 +111,7 @@ func TestAccountsInChromium(t *testing.T) {
 
 	do(chromedp.Navigate(public+"/login"),
 		chromedp.SendKeys(chromedp.CSS("#email"), "Admin@Example.com"), // any case
-		chromedp.SendKeys(chromedp.CSS("#password"), admin.password),
+		chromedp.SendKeys(chromedp.CSS("#password"), admin.Password),
 		chromedp.Submit(chromedp.CSS("#password")),
 		chromedp.WaitVisible(chromedp.CSS("table.sites")),
 		chromedp.Click(chromedp.CSS(`a[href$="/account"]`)),
@@ -118,7 +119,7 @@ func TestAccountsInChromium(t *testing.T) {
 	check.look(ctx, "account", 1280, 375)
 
 	// Change the password.
-	do(chromedp.SendKeys(chromedp.CSS("#current_password"), admin.password),
+	do(chromedp.SendKeys(chromedp.CSS("#current_password"), admin.Password),
 		chromedp.SendKeys(chromedp.CSS("#new_password"), "a brand new password"),
 		chromedp.SendKeys(chromedp.CSS("#new_password_again"), "a brand new password"),
 		chromedp.Click(chromedp.CSS(`#password button[type=submit]`)),
@@ -126,7 +127,7 @@ func TestAccountsInChromium(t *testing.T) {
 	if n := text(".notice"); !strings.Contains(n, "Your password was changed") {
 		t.Fatalf("after changing the password: %q", n)
 	}
-	e.browser().signIn(account{email: admin.email, password: "a brand new password"})
+	e.browser().signIn(harness.User{Email: admin.Email, Password: "a brand new password"})
 
 	// Make a key, use it, revoke it.
 	do(chromedp.SendKeys(chromedp.CSS("#key-name"), "deploy script"),
@@ -150,10 +151,10 @@ func TestAccountsInChromium(t *testing.T) {
 	// Users: a set-password link shown once, the removal's confirmation, an invitation by mail.
 	do(chromedp.Click(chromedp.CSS(`a[href$="/admin/users"]`)), chromedp.WaitVisible(chromedp.CSS("table.users")))
 	check.look(ctx, "admin-users", 1280, 375)
-	do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`form[action$="/admin/users/%d/link"] button`, colleague.id))),
+	do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`form[action$="/admin/users/%d/link"] button`, colleague.ID))),
 		chromedp.WaitVisible(chromedp.CSS("#link")))
 	check.look(ctx, "admin-users-link", 1280, 375)
-	do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href$="/admin/users/%d/remove"]`, colleague.id))),
+	do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href$="/admin/users/%d/remove"]`, colleague.ID))),
 		chromedp.WaitVisible(chromedp.CSS("button.danger")))
 	if s := text("main"); !strings.Contains(s, "1 website") {
 		t.Fatalf("the confirmation does not name the websites: %q", s)
@@ -169,7 +170,7 @@ func TestAccountsInChromium(t *testing.T) {
 	// The pending links: the invitation and the set-password link made above; revoke the latter.
 	check.look(ctx, "admin-users-pending", 1280, 375)
 	var pending int64
-	if err := e.db.Get(&pending, `SELECT id FROM account_links WHERE kind = 'set_password' AND used_at IS NULL`); err != nil {
+	if err := e.DB.Get(&pending, `SELECT id FROM account_links WHERE kind = 'set_password' AND used_at IS NULL`); err != nil {
 		t.Fatal(err)
 	}
 	revoke := fmt.Sprintf(`form[action$="/admin/links/%d/revoke"] button`, pending)
@@ -194,7 +195,7 @@ func TestAccountsInChromium(t *testing.T) {
 	do(chromedp.Click(chromedp.CSS(`.topbar form button`)), chromedp.WaitVisible(chromedp.CSS("#email")))
 	do(chromedp.Click(chromedp.CSS(`a[href$="/password-reset"]`)), chromedp.WaitVisible(chromedp.CSS("#email")))
 	check.look(ctx, "password-reset", 1280, 375)
-	do(chromedp.SendKeys(chromedp.CSS("#email"), colleague.email),
+	do(chromedp.SendKeys(chromedp.CSS("#email"), colleague.Email),
 		chromedp.Submit(chromedp.CSS("#email")),
 		chromedp.WaitVisible(chromedp.CSS(".notice")))
 	check.look(ctx, "password-reset-sent", 1280, 375)
@@ -205,7 +206,7 @@ func TestAccountsInChromium(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#new_password_again"), "colleague's new pw"),
 		chromedp.Submit(chromedp.CSS("#new_password")),
 		chromedp.WaitVisible(chromedp.CSS("#keys")))
-	e.browser().signIn(account{email: colleague.email, password: "colleague's new pw"})
+	e.browser().signIn(harness.User{Email: colleague.Email, Password: "colleague's new pw"})
 
 	// Change the address: a link to the new one, a notice to the old one; confirmed in the tab.
 	do(chromedp.SetValue(chromedp.CSS("input#email"), "colleague@new.example"),
@@ -228,8 +229,8 @@ func TestAccountsInChromium(t *testing.T) {
 	if n := text(".notice"); !strings.Contains(n, "is now colleague@new.example") {
 		t.Fatalf("after confirming: %q", n)
 	}
-	colleague.email = "colleague@new.example"
-	e.browser().signIn(account{email: colleague.email, password: "colleague's new pw"})
+	colleague.Email = "colleague@new.example"
+	e.browser().signIn(harness.User{Email: colleague.Email, Password: "colleague's new pw"})
 
 	// Without JavaScript the forms work too: a key is made and shown.
 	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
@@ -247,7 +248,7 @@ func TestAccountsInChromium(t *testing.T) {
 	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false})
 		return err
-	}), chromedp.Navigate(plain.srv.URL+"/password-reset"), chromedp.WaitVisible(chromedp.CSS("main .card")))
+	}), chromedp.Navigate(plain.Server.URL+"/password-reset"), chromedp.WaitVisible(chromedp.CSS("main .card")))
 	if s := text("main"); !strings.Contains(s, "Ask an admin") {
 		t.Fatalf("the reset page without mail says %q", s)
 	}

@@ -25,21 +25,21 @@ import (
 //	make bench
 func BenchmarkDashboardThroughHTTP(b *testing.B) {
 	e := newEnv(b)
-	owner := e.account("bench@example.com")
-	id := e.site(owner, "bench.example.com")
-	today := e.clock.Now().UTC().Truncate(24 * time.Hour)
+	owner := e.UserWithPassword("bench@example.com")
+	id := e.Site(owner.Key, "bench.example.com")
+	today := e.Clock.Now().UTC().Truncate(24 * time.Hour)
 	first := today.AddDate(0, 0, -364)
 
 	start := time.Now()
-	repotest.SeedYear(b, e.repo, id, first, repotest.Year{Pages: 1000, Others: true, Visits: 10_000})
+	repotest.SeedYear(b, e.Repo, id, first, repotest.Year{Pages: 1000, Others: true, Visits: 10_000})
 	for _, table := range []string{"stats", "stats_weekly", "stats_monthly"} {
-		if _, err := e.db.Exec(`VACUUM ANALYZE ` + table); err != nil {
+		if _, err := e.DB.Exec(`VACUUM ANALYZE ` + table); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.Logf("seeded a year in %v", time.Since(start).Round(time.Millisecond))
 
-	client := e.srv.Client()
+	client := e.Server.Client()
 	ranges := []struct{ name, query string }{
 		{"year", "?from=" + first.Format(time.DateOnly) + "&to=" + today.Format(time.DateOnly)},
 		{"last30days", ""},
@@ -47,7 +47,7 @@ func BenchmarkDashboardThroughHTTP(b *testing.B) {
 		{"realtime", "/realtime"},
 	}
 	for _, r := range ranges {
-		url := e.srv.URL + "/stats/bench.example.com" + r.query
+		url := e.Server.URL + "/stats/bench.example.com" + r.query
 		b.Run(r.name, func(b *testing.B) {
 			testkit.TimeCalls(b, func() error {
 				res, err := client.Get(url)

@@ -27,8 +27,8 @@ import (
 // seedMonth gives a website 45 days of every statistic, ending on the test clock's today, with
 // a stranger's markup among the values.
 func (e *env) seedMonth(id int64) {
-	e.t.Helper()
-	today := e.clock.Now().UTC().Truncate(24 * time.Hour)
+	e.T.Helper()
+	today := e.Clock.Now().UTC().Truncate(24 * time.Hour)
 	values := map[string][]string{
 		"page":              {"/", "/pricing", "/blog/how-we-count-visitors-without-cookies", "/docs/getting-started", "/<script>alert(1)</script>", "/about", "/signup", "/contact", "/careers", "/changelog", "/legal/privacy", "/blog"},
 		"referrer":          {"", "www.google.com", "news.ycombinator.com", "duckduckgo.com", "github.com", "<img src=x onerror=alert(2)>"},
@@ -64,8 +64,8 @@ func (e *env) seedMonth(id int64) {
 			}
 		}
 	}
-	if _, err := e.repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0); err != nil {
-		e.t.Fatal(err)
+	if _, err := e.Repo.AddVisitBatch(context.Background(), repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0); err != nil {
+		e.T.Fatal(err)
 	}
 }
 
@@ -100,10 +100,10 @@ func TestPagesInChromium(t *testing.T) {
 	}
 
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
-	e.site(owner, "private.example", "privacy", "1")
-	e.site(owner, "locked.example", "privacy", "2", "password", "letmein")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com")
+	e.Site(owner.Key, "private.example", "privacy", "1")
+	e.Site(owner.Key, "locked.example", "privacy", "2", "password", "letmein")
 	e.seedMonth(id)
 	// The visit counters of the last 45 days, counted by visits for the last 10 (so the
 	// dashboard shows its note), and a realtime window with a stranger's markup in a path.
@@ -140,7 +140,7 @@ func TestPagesInChromium(t *testing.T) {
 			ctx = errorTab
 		}
 		do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
-		do(viewport(width), chromedp.Navigate(e.srv.URL+path), chromedp.WaitReady(chromedp.CSS("main")))
+		do(viewport(width), chromedp.Navigate(e.Server.URL+path), chromedp.WaitReady(chromedp.CSS("main")))
 		auditPage(t, ctx, axe, shots, name, width)
 	}
 
@@ -171,12 +171,12 @@ func TestPagesInChromium(t *testing.T) {
 		check("realtime", "/stats/example.com/realtime", width)
 	}
 	// Today is drawn an hour a bar; the realtime view shows a stranger no pageview.
-	do(chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-03-20&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
+	do(chromedp.Navigate(e.Server.URL+"/stats/example.com?from=2026-03-20&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
 	eval(`document.querySelectorAll("svg.chart-wide rect.day > title").length`, &bars)
 	if bars != 24 {
 		t.Errorf("today's chart has %d bars, want 24 hours", bars)
 	}
-	do(chromedp.Navigate(e.srv.URL+"/stats/example.com/realtime"), chromedp.WaitReady(chromedp.CSS("main")))
+	do(chromedp.Navigate(e.Server.URL+"/stats/example.com/realtime"), chromedp.WaitReady(chromedp.CSS("main")))
 	eval(`document.querySelector("main").innerText`, &text)
 	if strings.Contains(text, "Latest pageviews") || strings.Contains(text, "/pricing") || !strings.Contains(text, "Current visitors") {
 		t.Errorf("realtime page of a stranger:\n%s", text)
@@ -190,9 +190,9 @@ func TestPagesInChromium(t *testing.T) {
 		check("login", "/login", width)
 	}
 	// Sign in through the form, as a person would, then the owner's pages.
-	do(chromedp.Navigate(e.srv.URL+"/login"),
-		chromedp.SendKeys(chromedp.CSS("#email"), owner.email),
-		chromedp.SendKeys(chromedp.CSS("#password"), owner.password),
+	do(chromedp.Navigate(e.Server.URL+"/login"),
+		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
+		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
 		chromedp.Submit(chromedp.CSS("#password")),
 		chromedp.WaitVisible(chromedp.CSS("table.sites")))
 	for _, width := range []int64{1280, 375} {
@@ -211,7 +211,7 @@ func TestPagesInChromium(t *testing.T) {
 
 	// After signing out, Back shows the sign-in page, not the owner's websites from the
 	// browser's cache: every page shown to a signed-in user is no-store.
-	do(viewport(1280), chromedp.Navigate(e.srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("table.sites")))
+	do(viewport(1280), chromedp.Navigate(e.Server.URL+"/"), chromedp.WaitVisible(chromedp.CSS("table.sites")))
 	do(chromedp.Click(chromedp.CSS(`form[action="/logout"] button`)), chromedp.WaitVisible(chromedp.CSS("#email")))
 	// Back, then wait for another document than this one (a page restored from the cache
 	// fires no load event, so the wait is on the marker left on this one).
@@ -233,7 +233,7 @@ func TestPagesInChromium(t *testing.T) {
 	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
-	}), viewport(1280), chromedp.Navigate(e.srv.URL+"/stats/example.com"), chromedp.WaitReady(chromedp.CSS("main")))
+	}), viewport(1280), chromedp.Navigate(e.Server.URL+"/stats/example.com"), chromedp.WaitReady(chromedp.CSS("main")))
 	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("svg.chart-wide rect.day")))
 	if err != nil || len(nodes) != 30 {
 		t.Fatalf("without JavaScript the chart has %d days (%v)", len(nodes), err)
@@ -259,8 +259,8 @@ func TestPagesUnderAPrefixInChromium(t *testing.T) {
 	proxy.Config.Handler = e.prefixHandler("/analytics")
 	proxy.Start()
 	t.Cleanup(proxy.Close)
-	owner := e.account("owner@example.com")
-	e.seedMonth(e.site(owner, "example.com"))
+	owner := e.UserWithPassword("owner@example.com")
+	e.seedMonth(e.Site(owner.Key, "example.com"))
 
 	ctx := webtest.NewBrowser(t)
 	if err := chromedp.Do(ctx); err != nil {
@@ -286,8 +286,8 @@ func TestPagesUnderAPrefixInChromium(t *testing.T) {
 	}
 
 	do(chromedp.Navigate(public+"/"), chromedp.WaitVisible(chromedp.CSS("#email")),
-		chromedp.SendKeys(chromedp.CSS("#email"), owner.email),
-		chromedp.SendKeys(chromedp.CSS("#password"), owner.password),
+		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
+		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
 		chromedp.Submit(chromedp.CSS("#password")),
 		chromedp.WaitVisible(chromedp.CSS("table.sites")))
 	resources("the home page")
@@ -324,11 +324,11 @@ func checkRealtimeRefresh(t *testing.T, browser context.Context, e *env, id int6
 			Source: `(() => { const every = window.setInterval; window.setInterval = (f, ms, ...a) => every(f, ms / 50, ...a); })();`,
 		})
 		return err
-	}), chromedp.Navigate(e.srv.URL+"/stats/example.com/realtime"), chromedp.WaitReady(chromedp.CSS("#realtime")))
+	}), chromedp.Navigate(e.Server.URL+"/stats/example.com/realtime"), chromedp.WaitReady(chromedp.CSS("#realtime")))
 	var before, after string
 	tabEval(t, tab, `document.querySelectorAll(".realtime-now")[1].textContent`, &before)
-	if _, err := e.db.Exec(`UPDATE realtime_minutes SET pageviews = pageviews + 90 WHERE website_id = $1 AND minute = $2`,
-		id, e.clock.Now().Truncate(time.Minute)); err != nil {
+	if _, err := e.DB.Exec(`UPDATE realtime_minutes SET pageviews = pageviews + 90 WHERE website_id = $1 AND minute = $2`,
+		id, e.Clock.Now().Truncate(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {

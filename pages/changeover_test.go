@@ -11,7 +11,7 @@ import (
 // whose days before the changeover hold no counts.
 func TestChangeoverNoticeOnlyWithOldDays(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	b := e.browser().signIn(owner)
 	const said = "were counted before visits were recognised"
 	dashboard := func(path string) string {
@@ -20,12 +20,12 @@ func TestChangeoverNoticeOnlyWithOldDays(t *testing.T) {
 		wantStatus(t, path, p, http.StatusOK)
 		return p.body
 	}
-	added := e.site(owner, "added-today.example")
+	added := e.Site(owner.Key, "added-today.example")
 	e.visitDays(added, "2026-03-20", "2026-03-20", "2026-03-20") // today, by the test's clock
 	if body := dashboard("/stats/added-today.example"); strings.Contains(body, said) {
 		t.Error("a website added today shows the changeover notice on its default range")
 	}
-	old := e.site(owner, "old.example")
+	old := e.Site(owner.Key, "old.example")
 	e.visitDays(old, "2026-01-01", "2026-01-05", "2026-03-10")
 	if body := dashboard("/stats/old.example?from=2026-03-01&to=2026-03-20"); strings.Contains(body, said) {
 		t.Error("the changeover notice on a range (and comparison) whose early days hold no counts")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/reports/smtptest"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 var mailedConfirmation = regexp.MustCompile(`https?://[^/\s"]+/account/email/confirm\?token=([A-Za-z0-9_-]+)`)
@@ -51,10 +52,10 @@ func changeMails(t *testing.T, smtp *smtptest.Server, before int, to, old string
 }
 
 func (e *env) emailOf(id int64) string {
-	e.t.Helper()
+	e.T.Helper()
 	var email string
-	if err := e.db.Get(&email, `SELECT email FROM users WHERE id = $1`, id); err != nil {
-		e.t.Fatal(err)
+	if err := e.DB.Get(&email, `SELECT email FROM users WHERE id = $1`, id); err != nil {
+		e.T.Fatal(err)
 	}
 	return email
 }
@@ -65,16 +66,16 @@ func (e *env) emailOf(id int64) string {
 // and an address another account took meanwhile, change nothing and say so.
 func TestEmailChangeConfirmedByLink(t *testing.T) {
 	e, smtp := resetEnv(t)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	b := e.browser().signIn(owner)
 	other := e.browser().signIn(owner)
-	reset, _, _, err := e.repo.CreateResetLink(context.Background(), owner.email, time.Hour, 3, time.Hour)
+	reset, _, _, err := e.Repo.CreateResetLink(context.Background(), owner.Email, time.Hour, 3, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// A first request, replaced by a second: only the newest link works.
-	p := b.post("/account/email", url.Values{"email": {"first@example.com"}, "current_password": {owner.password}})
+	p := b.post("/account/email", url.Values{"email": {"first@example.com"}, "current_password": {owner.Password}})
 	wantStatus(t, "request", p, http.StatusSeeOther)
 	if loc := p.header.Get("Location"); !strings.HasSuffix(loc, "/account?notice=email-sent") {
 		t.Fatalf("after the request: %s", loc)
@@ -83,12 +84,12 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 	if !strings.Contains(notice, "from owner@example.com to first@example.com") {
 		t.Fatalf("the old address is not told of the change:\n%s", notice)
 	}
-	p = b.post("/account/email", url.Values{"email": {"New@Example.com"}, "current_password": {owner.password}})
+	p = b.post("/account/email", url.Values{"email": {"New@Example.com"}, "current_password": {owner.Password}})
 	wantStatus(t, "second request", p, http.StatusSeeOther)
 	token, _ := changeMails(t, smtp, 2, "New@Example.com", "owner@example.com")
 
 	// Until the link is opened the address is the old one, which signs in.
-	if got := e.emailOf(owner.id); got != "owner@example.com" {
+	if got := e.emailOf(owner.ID); got != "owner@example.com" {
 		t.Fatalf("the address changed before the link was opened: %s", got)
 	}
 	e.browser().signIn(owner)
@@ -96,7 +97,7 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 	form := e.browser().get("/account/email/confirm?token=" + token)
 	wantStatus(t, "the link", form, http.StatusOK)
 	wantBody(t, "the link", form, "Confirm the new address", "New@Example.com")
-	if e.emailOf(owner.id) != "owner@example.com" {
+	if e.emailOf(owner.ID) != "owner@example.com" {
 		t.Fatal("opening the link (GET) changed the address")
 	}
 	gone := e.browser().post("/account/email/confirm", url.Values{"token": {replaced}})
@@ -105,7 +106,7 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 
 	forged := b.post("/account/email/confirm", url.Values{"csrf": {"forged"}, "token": {token}})
 	wantStatus(t, "a forged form", forged, http.StatusForbidden)
-	if e.emailOf(owner.id) != "owner@example.com" {
+	if e.emailOf(owner.ID) != "owner@example.com" {
 		t.Fatal("a form with a bad CSRF token changed the address")
 	}
 
@@ -113,7 +114,7 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 	done := b.post("/account/email/confirm", url.Values{"token": {token}})
 	wantStatus(t, "confirm", done, http.StatusOK)
 	wantBody(t, "confirm", done, "The address of your account is now <strong>New@Example.com</strong>")
-	if got := e.emailOf(owner.id); got != "New@Example.com" {
+	if got := e.emailOf(owner.ID); got != "New@Example.com" {
 		t.Fatalf("the address is %s after the confirmation", got)
 	}
 	wantStatus(t, "this browser, still signed in", b.get("/account"), http.StatusOK)
@@ -122,33 +123,33 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 	}
 	wantStatus(t, "the reset link mailed to the old address", e.browser().get("/set-password?token="+reset), http.StatusGone)
 	wantStatus(t, "the link again", e.browser().post("/account/email/confirm", url.Values{"token": {token}}), http.StatusGone)
-	e.browser().signIn(account{email: "new@example.com", password: owner.password})
-	if p := e.browser().post("/login", url.Values{"email": {"owner@example.com"}, "password": {owner.password}}); p.status == http.StatusSeeOther {
+	e.browser().signIn(harness.User{Email: "new@example.com", Password: owner.Password})
+	if p := e.browser().post("/login", url.Values{"email": {"owner@example.com"}, "password": {owner.Password}}); p.status == http.StatusSeeOther {
 		t.Fatal("the old address still signs in")
 	}
 
 	// An address another account took after the request is refused at confirmation.
 	sent := len(smtp.Messages())
-	wantStatus(t, "request", b.post("/account/email", url.Values{"email": {"later@example.com"}, "current_password": {owner.password}}), http.StatusSeeOther)
+	wantStatus(t, "request", b.post("/account/email", url.Values{"email": {"later@example.com"}, "current_password": {owner.Password}}), http.StatusSeeOther)
 	taken, _ := changeMails(t, smtp, sent, "later@example.com", "New@Example.com")
-	if _, err := e.repo.CreateUser(context.Background(), "LATER@example.com"); err != nil {
+	if _, err := e.Repo.CreateUser(context.Background(), "LATER@example.com"); err != nil {
 		t.Fatal(err)
 	}
 	refused := b.post("/account/email/confirm", url.Values{"token": {taken}})
 	wantStatus(t, "a taken address", refused, http.StatusConflict)
 	wantBody(t, "a taken address", refused, "Another account has had the address later@example.com")
-	if e.emailOf(owner.id) != "New@Example.com" {
+	if e.emailOf(owner.ID) != "New@Example.com" {
 		t.Fatal("a taken address was given to a second account")
 	}
 
 	// A link older than 24 hours changes nothing (an hour on: three requests an hour).
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	sent = len(smtp.Messages())
-	wantStatus(t, "request", b.post("/account/email", url.Values{"email": {"late@example.com"}, "current_password": {owner.password}}), http.StatusSeeOther)
+	wantStatus(t, "request", b.post("/account/email", url.Values{"email": {"late@example.com"}, "current_password": {owner.Password}}), http.StatusSeeOther)
 	late, _ := changeMails(t, smtp, sent, "late@example.com", "New@Example.com")
-	e.clock.Advance(24*time.Hour + time.Minute)
+	e.Clock.Advance(24*time.Hour + time.Minute)
 	wantStatus(t, "an expired link", e.browser().post("/account/email/confirm", url.Values{"token": {late}}), http.StatusGone)
-	if e.emailOf(owner.id) != "New@Example.com" {
+	if e.emailOf(owner.ID) != "New@Example.com" {
 		t.Fatal("an expired link changed the address")
 	}
 
@@ -157,8 +158,8 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 		t.Fatalf("%d changes stored under the token's SHA-256, want 1", n)
 	}
 	for _, tok := range []string{token, replaced, taken, late} {
-		if strings.Contains(e.logs.String(), tok) {
-			t.Fatalf("a token is in the log:\n%s", e.logs)
+		if strings.Contains(e.Logs.String(), tok) {
+			t.Fatalf("a token is in the log:\n%s", e.Logs)
 		}
 	}
 }
@@ -167,13 +168,13 @@ func TestEmailChangeConfirmedByLink(t *testing.T) {
 // any mail goes out; past three requests an hour, a request is refused too.
 func TestEmailChangeRefusesTakenAddress(t *testing.T) {
 	e, smtp := resetEnv(t)
-	owner := e.account("owner@example.com")
-	e.account("taken@example.com")
+	owner := e.UserWithPassword("owner@example.com")
+	e.UserWithPassword("taken@example.com")
 	b := e.browser().signIn(owner)
-	p := b.post("/account/email", url.Values{"email": {"TAKEN@example.com"}, "current_password": {owner.password}})
+	p := b.post("/account/email", url.Values{"email": {"TAKEN@example.com"}, "current_password": {owner.Password}})
 	wantStatus(t, "a taken address", p, http.StatusConflict)
 	wantBody(t, "a taken address", p, "belongs to another account", "The e-mail address was not changed")
-	same := b.post("/account/email", url.Values{"email": {"owner@example.com"}, "current_password": {owner.password}})
+	same := b.post("/account/email", url.Values{"email": {"owner@example.com"}, "current_password": {owner.Password}})
 	wantStatus(t, "the same address", same, http.StatusUnprocessableEntity)
 	wantBody(t, "the same address", same, "is your address already")
 	if n := e.count(`SELECT count(*) FROM email_changes`); n != 0 || len(smtp.Messages()) != 0 {
@@ -182,10 +183,10 @@ func TestEmailChangeRefusesTakenAddress(t *testing.T) {
 
 	// Each request mails an address the user picks: three an hour, then a readable refusal.
 	for i := range 3 {
-		p := b.post("/account/email", url.Values{"email": {fmt.Sprintf("new%d@example.com", i)}, "current_password": {owner.password}})
+		p := b.post("/account/email", url.Values{"email": {fmt.Sprintf("new%d@example.com", i)}, "current_password": {owner.Password}})
 		wantStatus(t, "a request", p, http.StatusSeeOther)
 	}
-	p = b.post("/account/email", url.Values{"email": {"one-more@example.com"}, "current_password": {owner.password}})
+	p = b.post("/account/email", url.Values{"email": {"one-more@example.com"}, "current_password": {owner.Password}})
 	wantStatus(t, "a fourth request within the hour", p, http.StatusTooManyRequests)
 	wantBody(t, "a fourth request within the hour", p, "you asked for 3 changes within the hour")
 	smtp.WaitFor(t, 6, 10*time.Second)
@@ -193,6 +194,6 @@ func TestEmailChangeRefusesTakenAddress(t *testing.T) {
 	if n := len(smtp.Messages()); n != 6 {
 		t.Fatalf("%d mails for 3 requests and a refused one, want 6", n)
 	}
-	e.clock.Advance(time.Hour + time.Second)
-	wantStatus(t, "an hour later", b.post("/account/email", url.Values{"email": {"one-more@example.com"}, "current_password": {owner.password}}), http.StatusSeeOther)
+	e.Clock.Advance(time.Hour + time.Second)
+	wantStatus(t, "an hour later", b.post("/account/email", url.Values{"email": {"one-more@example.com"}, "current_password": {owner.Password}}), http.StatusSeeOther)
 }

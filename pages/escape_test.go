@@ -10,20 +10,20 @@ import (
 
 // track sends one hit to POST /api/event as the tracker would.
 func (e *env) track(body string) {
-	e.t.Helper()
-	req, err := http.NewRequest("POST", e.srv.URL+"/api/event", strings.NewReader(body))
+	e.T.Helper()
+	req, err := http.NewRequest("POST", e.Server.URL+"/api/event", strings.NewReader(body))
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
 	req.Header.Set("User-Agent", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	res.Body.Close()
 	if res.StatusCode != http.StatusAccepted {
-		e.t.Fatalf("track %s: %d", body, res.StatusCode)
+		e.T.Fatalf("track %s: %d", body, res.StatusCode)
 	}
 }
 
@@ -32,8 +32,8 @@ func (e *env) track(body string) {
 // full list and in the CSV.
 func TestStrangersMarkupIsInert(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	e.site(owner, "xss.example")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "xss.example")
 	const (
 		pagePath = `/<script>alert(1)</script>`
 		query    = `?q=<script>alert(2)</script>`
@@ -44,13 +44,13 @@ func TestStrangersMarkupIsInert(t *testing.T) {
 	e.track(`{"page": "https://xss.example/", "event": {"name": "` + event + `", "value": "5", "unit": "<i>USD</i>"}}`)
 	// The issue's exact page value, as a flush would write it (the collector percent-encodes
 	// a raw "<" in a path, so this also covers values written by older trackers).
-	id, _ := e.repo.WebsiteByDomain(context.Background(), "xss.example")
-	e.stats(id.ID, "2026-03-20", "page", map[string]int64{pagePath: 1})
-	if err := e.pipeline.Flusher.Flush(context.Background()); err != nil {
+	id, _ := e.Repo.WebsiteByDomain(context.Background(), "xss.example")
+	e.Count(id.ID, "2026-03-20", "page", map[string]int64{pagePath: 1})
+	if err := e.App.Pipeline.Flusher.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var stored []string
-	e.repoDB().Select(&stored, `SELECT DISTINCT value FROM stats WHERE website_id = $1 ORDER BY 1`, id.ID)
+	e.DB.Select(&stored, `SELECT DISTINCT value FROM stats WHERE website_id = $1 ORDER BY 1`, id.ID)
 	joined := strings.Join(stored, "\n")
 	for _, raw := range []string{pagePath, `<script>alert(2)</script>`, `<img src=x onerror=alert(3)>`, `<svg onload=alert(4)>`} {
 		if !strings.Contains(joined, raw) {
@@ -99,8 +99,8 @@ func TestStrangersMarkupIsInert(t *testing.T) {
 // Every page has the security headers, and no page has an inline script or style.
 func TestSecurityHeaders(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	e.site(owner, "public.example")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "public.example")
 	b := e.browser().signIn(owner)
 	for _, path := range []string{"/", "/login", "/stats/public.example", "/stats/public.example/page", "/nowhere", "/websites/1/edit"} {
 		p := b.get(path)
@@ -120,8 +120,8 @@ func TestSecurityHeaders(t *testing.T) {
 // A stranger reading a public dashboard gets no cookie at all; only pages with a form set one.
 func TestPublicPagesSetNoCookie(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	e.site(owner, "public.example")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "public.example")
 	b := e.browser()
 	for _, path := range []string{"/stats/public.example", "/stats/public.example/page", "/stats/public.example/export?name=page", "/nowhere"} {
 		if p := b.get(path); len(p.header.Values("Set-Cookie")) != 0 {

@@ -13,8 +13,8 @@ import (
 // quoted as RFC 4180 says, and defused for spreadsheets.
 func TestExport(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "csv.example")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "csv.example")
 	values := map[string]int64{
 		`/plain`:                     9,
 		`/with,comma`:                9, // ties break by value ascending
@@ -30,9 +30,9 @@ func TestExport(t *testing.T) {
 	for i := 0; i < 150; i++ { // more than any page of the API
 		values[fmt.Sprintf("/many/%03d", i)] = 1
 	}
-	e.stats(id, "2026-03-10", "page", values)
-	e.stats(id, "2026-03-11", "page", map[string]int64{`/plain`: 1000})
-	e.stats(id, "2026-02-10", "page", map[string]int64{`/outside`: 50}) // before the range
+	e.Count(id, "2026-03-10", "page", values)
+	e.Count(id, "2026-03-11", "page", map[string]int64{`/plain`: 1000})
+	e.Count(id, "2026-02-10", "page", map[string]int64{`/outside`: 50}) // before the range
 
 	p := e.browser().get("/stats/csv.example/export?name=page&from=2026-03-01&to=2026-03-31")
 	wantStatus(t, "export", p, http.StatusOK)
@@ -62,7 +62,7 @@ func TestExport(t *testing.T) {
 	}
 
 	// The same range through the API sums to the same numbers.
-	status, body := e.api("GET", fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-03-01&to=2026-03-31&per_page=10", id), owner.key, nil)
+	status, body := e.api("GET", fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-03-01&to=2026-03-31&per_page=10", id), owner.Key, nil)
 	var api struct {
 		Data []struct {
 			Value string
@@ -82,10 +82,10 @@ func TestExport(t *testing.T) {
 // formula that runs.
 func TestExportQuotesSeparators(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	e.site(owner, "semi.example")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "semi.example")
 	e.track(`{"page": "https://semi.example/?utm_campaign=x%3B%3D1%2B2%3B"}`)
-	if err := e.pipeline.Flusher.Flush(context.Background()); err != nil {
+	if err := e.App.Pipeline.Flusher.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	p := e.browser().get("/stats/semi.example/export?name=campaign&from=2026-03-01&to=2026-03-31")
@@ -100,13 +100,13 @@ func TestExportQuotesSeparators(t *testing.T) {
 // date ascending, whatever the counts; the other statistics keep count descending.
 func TestExportDailySeries(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "series.example")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "series.example")
 	counts := map[string]int64{"2026-03-09": 5, "2026-03-10": 50, "2026-03-11": 7, "2026-03-12": 50}
 	for day, n := range counts {
-		e.stats(id, day, "pageview", map[string]int64{day: n})
-		e.stats(id, day, "visitor", map[string]int64{day: n / 2})
-		e.stats(id, day, "page", map[string]int64{"/" + day: n})
+		e.Count(id, day, "pageview", map[string]int64{day: n})
+		e.Count(id, day, "visitor", map[string]int64{day: n / 2})
+		e.Count(id, day, "page", map[string]int64{"/" + day: n})
 	}
 	b := e.browser()
 	for _, tc := range []struct{ name, want string }{
@@ -126,10 +126,10 @@ func TestExportDailySeries(t *testing.T) {
 // never a silent fallback.
 func TestStatsPageParameters(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "params.example")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "params.example")
 	for i := 0; i < 30; i++ {
-		e.stats(id, "2026-03-10", "page", map[string]int64{fmt.Sprintf("/p%02d", i): int64(100 - i)})
+		e.Count(id, "2026-03-10", "page", map[string]int64{fmt.Sprintf("/p%02d", i): int64(100 - i)})
 	}
 	b := e.browser()
 	bad := []struct{ path, says string }{
@@ -161,7 +161,7 @@ func TestStatsPageParameters(t *testing.T) {
 	for _, path := range []string{"/stats/params.example/pages", "/stats/params.example/export/x", "/stats/-bad-/page", "/stats/"} {
 		wantStatus(t, path, b.get(path), http.StatusNotFound)
 	}
-	wantStatus(t, "DELETE a stats page", b.do(mustRequest(t, "DELETE", e.srv.URL+"/stats/params.example")), http.StatusMethodNotAllowed)
+	wantStatus(t, "DELETE a stats page", b.do(mustRequest(t, "DELETE", e.Server.URL+"/stats/params.example")), http.StatusMethodNotAllowed)
 
 	// A domain written as a person would is sent to its canonical address.
 	p := b.get("/stats/WWW.Params.Example/page?page=2")

@@ -37,7 +37,7 @@ var (
 // since long before, and adds one counter, so the dashboard shows numbers and not the guide to
 // installing the tracker. The tests count what a filtered page must show from the visits.
 func (e *env) filterVisits(id int64, from, to string, perDay int) []repotest.Visit {
-	e.t.Helper()
+	e.T.Helper()
 	rng := rand.New(rand.NewPCG(uint64(id), 17))
 	pick := func(list []string) string { return list[rng.IntN(len(list))] }
 	var out []repotest.Visit
@@ -61,9 +61,9 @@ func (e *env) filterVisits(id int64, from, to string, perDay int) []repotest.Vis
 			out = append(out, v)
 		}
 	}
-	repotest.WriteVisitRows(e.t, e.db, id, out)
+	repotest.WriteVisitRows(e.T, e.DB, id, out)
 	e.exec(`UPDATE websites SET filters_from = $1, visits_from = '2025-01-01' WHERE id = $2`, from, id)
-	e.stats(id, from, "pageview", map[string]int64{from: 1})
+	e.Count(id, from, "pageview", map[string]int64{from: 1})
 	return out
 }
 
@@ -174,7 +174,7 @@ func top10(counts map[string]int64) map[string]int64 {
 func filteredSite(t *testing.T, perDay int) ([]repotest.Visit, *browser) {
 	t.Helper()
 	e := newEnv(t)
-	id := e.site(e.account("owner@example.com"), "example.com")
+	id := e.Site(e.User("owner@example.com").Key, "example.com")
 	return e.filterVisits(id, "2026-03-01", "2026-03-20", perDay), e.browser()
 }
 
@@ -307,8 +307,8 @@ func TestFilteredNumbersOnListsAndExport(t *testing.T) {
 // a value adds its filter, and the owner of a private website sees its filtered pages.
 func TestFilteredNumbersLinksAndOwner(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "private.example", "privacy", "1")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "private.example", "privacy", "1")
 	e.filterVisits(id, "2026-03-01", "2026-03-20", 20)
 	b := e.browser().signIn(owner)
 	for _, path := range []string{"/stats/private.example?filter[country]=DE:Germany&filter[browser]=Firefox",
@@ -388,9 +388,9 @@ func TestFilteredNumbersMarkupIsInert(t *testing.T) {
 // export alike, as the API's is; it never reaches a read.
 func TestBadFiltersOnThePages(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
-	e.stats(id, "2026-03-20", "page", map[string]int64{"/": 1})
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com")
+	e.Count(id, "2026-03-20", "page", map[string]int64{"/": 1})
 	b := e.browser()
 	for _, c := range []struct{ query, says string }{
 		{"filter%5Bnope%5D=x", "filter filter[nope]: unknown name"},
@@ -427,9 +427,9 @@ func TestBadFiltersOnThePages(t *testing.T) {
 // posts back to the filtered address, and a right password leads back to it.
 func TestFiltersKeepTheAccessRules(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	e.site(owner, "private.example", "privacy", "1")
-	e.site(owner, "locked.example", "privacy", "2", "password", "letmein")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "private.example", "privacy", "1")
+	e.Site(owner.Key, "locked.example", "privacy", "2", "password", "letmein")
 	const filters = "filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2F%3Cb%3E"
 	b := e.browser()
 	unknown := b.get("/stats/no-such-site.example?" + filters)
@@ -481,8 +481,8 @@ func encodePath(p string) string {
 func TestFilteredNumbersInChromium(t *testing.T) {
 	check := newPageChecker(t)
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com")
 	e.seedMonth(id)
 	visits := e.filterVisits(id, "2026-03-01", "2026-03-20", 40)
 
@@ -520,7 +520,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 	}
 
 	for _, width := range []int64{1280, 375} {
-		do(viewportOf(width), chromedp.Navigate(e.srv.URL+"/stats/example.com?from=2026-03-14&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
+		do(viewportOf(width), chromedp.Navigate(e.Server.URL+"/stats/example.com?from=2026-03-14&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
 		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-country] td[title="DE:Germany"] a`)),
 			chromedp.WaitVisible(chromedp.CSS(".filter-bar")))
 		if q := at(); q.Get("filter[country]") != "DE:Germany" || q.Get("from") != "2026-03-14" {
@@ -572,7 +572,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 	query := "?from=2026-02-01&to=2026-03-20&filter%5Bcountry%5D=DE%3AGermany&filter%5Bpage%5D=%2F%3Cscript%3Ealert%281%29%3C%2Fscript%3E&filter%5Breferrer%5D=" + long
 	for _, page := range []struct{ path, shot string }{{"", "filtered-notes"}, {"/page", "filtered-list-notes"}} {
 		for _, width := range []int64{1280, 375} {
-			do(viewportOf(width), chromedp.Navigate(e.srv.URL+"/stats/example.com"+page.path+query), chromedp.WaitReady(chromedp.CSS("main")))
+			do(viewportOf(width), chromedp.Navigate(e.Server.URL+"/stats/example.com"+page.path+query), chromedp.WaitReady(chromedp.CSS("main")))
 			audit(page.shot, width)
 		}
 		var notes string

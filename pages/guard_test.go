@@ -52,15 +52,15 @@ func wantAccess(t *testing.T, b *browser, who, domain string, want int) {
 
 func TestPrivacyGuard(t *testing.T) {
 	e := newEnv(t)
-	owner, other := e.account("owner@example.com"), e.account("other@example.com")
+	owner, other := e.UserWithPassword("owner@example.com"), e.UserWithPassword("other@example.com")
 	ids := map[string]int64{
-		"public.example":   e.site(owner, "public.example", "privacy", "0"),
-		"private.example":  e.site(owner, "private.example", "privacy", "1"),
-		"password.example": e.site(owner, "password.example", "privacy", "2", "password", "open sesame"),
-		"second.example":   e.site(owner, "second.example", "privacy", "2", "password", "open sesame"),
+		"public.example":   e.Site(owner.Key, "public.example", "privacy", "0"),
+		"private.example":  e.Site(owner.Key, "private.example", "privacy", "1"),
+		"password.example": e.Site(owner.Key, "password.example", "privacy", "2", "password", "open sesame"),
+		"second.example":   e.Site(owner.Key, "second.example", "privacy", "2", "password", "open sesame"),
 	}
 	for _, id := range ids {
-		e.stats(id, "2026-03-19", "page", map[string]int64{"/secret-page": 3})
+		e.Count(id, "2026-03-19", "page", map[string]int64{"/secret-page": 3})
 	}
 	stranger := e.browser()
 	ownerB := e.browser().signIn(owner)
@@ -114,7 +114,7 @@ func TestPrivacyGuard(t *testing.T) {
 	})
 
 	t.Run("a new password voids the grant", func(t *testing.T) {
-		status, body := e.api("PATCH", fmt.Sprintf("/api/v1/websites/%d", ids["password.example"]), owner.key,
+		status, body := e.api("PATCH", fmt.Sprintf("/api/v1/websites/%d", ids["password.example"]), owner.Key,
 			url.Values{"password": {"new secret"}})
 		if status != 200 {
 			t.Fatalf("change password: %d %s", status, body)
@@ -128,14 +128,14 @@ func TestPrivacyGuard(t *testing.T) {
 	t.Run("a privacy change voids the grant, even undone", func(t *testing.T) {
 		path := fmt.Sprintf("/api/v1/websites/%d", ids["password.example"])
 		for _, privacy := range []string{"0", "2"} {
-			if status, body := e.api("PATCH", path, owner.key, url.Values{"privacy": {privacy}}); status != 200 {
+			if status, body := e.api("PATCH", path, owner.Key, url.Values{"privacy": {privacy}}); status != 200 {
 				t.Fatalf("privacy %s: %d %s", privacy, status, body)
 			}
 		}
 		wantAccess(t, holder, "holder after privacy 2 -> 0 -> 2", "password.example", askPass)
 		holder.post("/stats/password.example", url.Values{"password": {"new secret"}})
 		wantAccess(t, holder, "holder again", "password.example", shown)
-		if status, body := e.api("PATCH", path, owner.key, url.Values{"privacy": {"1"}}); status != 200 {
+		if status, body := e.api("PATCH", path, owner.Key, url.Values{"privacy": {"1"}}); status != 200 {
 			t.Fatalf("privacy 1: %d %s", status, body)
 		}
 		wantAccess(t, holder, "holder after privacy 1", "password.example", hidden)
@@ -147,7 +147,7 @@ func TestPrivacyGuard(t *testing.T) {
 
 	t.Run("removing the password makes a website with privacy 0 public", func(t *testing.T) {
 		path := fmt.Sprintf("/api/v1/websites/%d", ids["password.example"])
-		if status, body := e.api("PATCH", path, owner.key, url.Values{"privacy": {"0"}, "password": {""}}); status != 200 || !strings.Contains(body, `"password":false`) {
+		if status, body := e.api("PATCH", path, owner.Key, url.Values{"privacy": {"0"}, "password": {""}}); status != 200 || !strings.Contains(body, `"password":false`) {
 			t.Fatalf("remove password: %d %s", status, body)
 		}
 		wantAccess(t, stranger, "stranger", "password.example", shown)
@@ -168,7 +168,7 @@ func TestPrivacyGuard(t *testing.T) {
 				t.Fatalf("another user's home lists %s", domain)
 			}
 		}
-		if _, err := e.repo.Website(t.Context(), owner.id, ids["public.example"]); err != nil {
+		if _, err := e.Repo.Website(t.Context(), owner.ID, ids["public.example"]); err != nil {
 			t.Fatalf("the owner's website is gone after another user's delete: %v", err)
 		}
 	})
@@ -179,12 +179,12 @@ func TestPrivacyGuard(t *testing.T) {
 // never locked out. (The limit per website: guessing_test.go.)
 func TestPasswordAttemptsAreLimited(t *testing.T) {
 	e := newEnv(t, behindProxy)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	// Guesses spread over three websites, so that no website's own limit comes first.
 	domains := []string{"a.example", "b.example", "c.example"}
 	for _, d := range domains {
-		id := e.site(owner, d, "privacy", "2", "password", "right one")
-		e.stats(id, "2026-03-19", "page", map[string]int64{"/secret-page": 3})
+		id := e.Site(owner.Key, d, "privacy", "2", "password", "right one")
+		e.Count(id, "2026-03-19", "page", map[string]int64{"/secret-page": 3})
 	}
 	guesser := e.from("203.0.113.1")
 	for i := 0; i < 10; i++ {
@@ -200,7 +200,7 @@ func TestPasswordAttemptsAreLimited(t *testing.T) {
 	wantStatus(t, "another client", e.from("203.0.113.2").post("/stats/b.example", url.Values{"password": {"right one"}}), http.StatusSeeOther)
 	wantAccess(t, e.from("203.0.113.1").signIn(owner), "owner", "a.example", shown)
 
-	e.clock.Advance(16 * time.Minute)
+	e.Clock.Advance(16 * time.Minute)
 	wantStatus(t, "right password after the window", guesser.post("/stats/c.example", url.Values{"password": {"right one"}}), http.StatusSeeOther)
 }
 
@@ -208,9 +208,9 @@ func TestPasswordAttemptsAreLimited(t *testing.T) {
 // no-store: after signing out, or once the grant ends, no cache still holds the numbers.
 func TestPagesAreNotStored(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	e.site(owner, "locked.example", "privacy", "2", "password", "letmein")
-	e.site(owner, "private.example", "privacy", "1")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "locked.example", "privacy", "2", "password", "letmein")
+	e.Site(owner.Key, "private.example", "privacy", "1")
 
 	signedIn := e.browser().signIn(owner)
 	granted := e.browser()

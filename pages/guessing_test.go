@@ -90,16 +90,16 @@ func retryAfter(t testing.TB, p page) int {
 // one password check, each refused one is counted by the limit that refused it.
 func (e *env) guessesOf(t *testing.T, kind string, n int, prepare func(i int) func() page) guesses {
 	t.Helper()
-	checked, refused := e.metric("analytics_password_checks_total", "kind", kind), e.metric("analytics_rate_limited_total")
+	checked, refused := e.Metric("analytics_password_checks_total", "kind", kind), e.Metric("analytics_rate_limited_total")
 	g := burst(t, n, prepare)
 	t.Logf("%s: %s", t.Name(), g)
 	if g.evaluated+g.refused+g.right != g.sent {
 		t.Fatalf("%d answers of %d attempts", g.evaluated+g.refused+g.right, g.sent)
 	}
-	if got := e.metric("analytics_password_checks_total", "kind", kind) - checked; int(got) != g.evaluated+g.right {
+	if got := e.Metric("analytics_password_checks_total", "kind", kind) - checked; int(got) != g.evaluated+g.right {
 		t.Errorf("%v password checks counted, %d answers of one", got, g.evaluated+g.right)
 	}
-	if got := e.metric("analytics_rate_limited_total") - refused; int(got) != g.refused {
+	if got := e.Metric("analytics_rate_limited_total") - refused; int(got) != g.refused {
 		t.Errorf("%v refusals counted, %d answered", got, g.refused)
 	}
 	return g
@@ -122,13 +122,13 @@ func signInAs(b *browser, email, password string) func() page {
 // granted the password before keeps reading, and a new one gets in within 15 minutes.
 func TestSitePasswordGuessesInParallel(t *testing.T) {
 	e := newEnv(t, behindProxy)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	const websites = 20
 	for i := range websites {
-		e.site(owner, fmt.Sprintf("site%d.example", i), "privacy", "2", "password", "right one")
+		e.Site(owner.Key, fmt.Sprintf("site%d.example", i), "privacy", "2", "password", "right one")
 	}
-	id := e.site(owner, "target.example", "privacy", "2", "password", "right one")
-	e.stats(id, "2026-03-19", "page", map[string]int64{"/secret-page": 3})
+	id := e.Site(owner.Key, "target.example", "privacy", "2", "password", "right one")
+	e.Count(id, "2026-03-19", "page", map[string]int64{"/secret-page": 3})
 	reader := e.from("192.0.2.1")
 	wantStatus(t, "the reader's right password", reader.post("/stats/target.example", url.Values{"password": {"right one"}}), http.StatusSeeOther)
 
@@ -153,7 +153,7 @@ func TestSitePasswordGuessesInParallel(t *testing.T) {
 	newcomer := e.from("192.0.2.2")
 	p := newcomer.post("/stats/target.example", url.Values{"password": {"right one"}})
 	wantStatus(t, "a new reader during the guessing", p, http.StatusTooManyRequests)
-	e.clock.Advance(time.Duration(retryAfter(t, p)) * time.Second)
+	e.Clock.Advance(time.Duration(retryAfter(t, p)) * time.Second)
 	wantStatus(t, "the new reader after Retry-After", newcomer.post("/stats/target.example", url.Values{"password": {"right one"}}), http.StatusSeeOther)
 	wantAccess(t, newcomer, "the new reader", "target.example", shown)
 }
@@ -162,14 +162,14 @@ func TestSitePasswordGuessesInParallel(t *testing.T) {
 // address over many accounts, or from many addresses at one account.
 func TestSignInGuessesInParallel(t *testing.T) {
 	e := newEnv(t, behindProxy)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 
 	t.Run("one address", func(t *testing.T) {
 		guesser := e.from("203.0.113.1")
 		g := e.guessesOf(t, "signin", 400, func(i int) func() page {
 			email := fmt.Sprintf("user%d@example.com", i%40) // unknown ones are limited alike
 			if i%40 == 0 {
-				email = owner.email
+				email = owner.Email
 			}
 			return signInAs(guesser, email, fmt.Sprintf("guess %d", i))
 		})
@@ -179,7 +179,7 @@ func TestSignInGuessesInParallel(t *testing.T) {
 	})
 	t.Run("many addresses", func(t *testing.T) {
 		g := e.guessesOf(t, "signin", 400, func(i int) func() page {
-			return signInAs(e.from(address(i)), owner.email, fmt.Sprintf("guess %d", i))
+			return signInAs(e.from(address(i)), owner.Email, fmt.Sprintf("guess %d", i))
 		})
 		if g.evaluated > freeAttempts {
 			t.Fatalf("%d wrong sign-ins of one account checked, the limit is %d", g.evaluated, freeAttempts)
@@ -187,9 +187,9 @@ func TestSignInGuessesInParallel(t *testing.T) {
 	})
 	// The owner, in a browser never used here, still gets in within 15 minutes.
 	b := e.from("192.0.2.2")
-	p := b.post("/login", url.Values{"email": {owner.email}, "password": {owner.password}})
+	p := b.post("/login", url.Values{"email": {owner.Email}, "password": {owner.Password}})
 	wantStatus(t, "the owner in a new browser", p, http.StatusTooManyRequests)
-	e.clock.Advance(time.Duration(retryAfter(t, p)) * time.Second)
+	e.Clock.Advance(time.Duration(retryAfter(t, p)) * time.Second)
 	b.signIn(owner)
 }
 
@@ -198,8 +198,8 @@ func TestSignInGuessesInParallel(t *testing.T) {
 func TestGuessLimitsHoldAcrossNodes(t *testing.T) {
 	e := newEnv(t, behindProxy)
 	nodes := []*env{e, e.node()}
-	owner := e.account("owner@example.com")
-	e.site(owner, "target.example", "privacy", "2", "password", "right one")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "target.example", "privacy", "2", "password", "right one")
 
 	sum := func(a, b guesses) guesses {
 		return guesses{sent: a.sent + b.sent, evaluated: a.evaluated + b.evaluated, refused: a.refused + b.refused,
@@ -231,7 +231,7 @@ func TestGuessLimitsHoldAcrossNodes(t *testing.T) {
 	})
 	t.Run("sign-in", func(t *testing.T) {
 		g := spread(t, "signin", func(n *env, i int) func() page {
-			return signInAs(n.from(address(i)), owner.email, fmt.Sprintf("guess %d", i))
+			return signInAs(n.from(address(i)), owner.Email, fmt.Sprintf("guess %d", i))
 		})
 		if g.evaluated > freeAttempts {
 			t.Fatalf("%d wrong sign-ins of one account checked on two nodes, the limit is %d", g.evaluated, freeAttempts)
@@ -243,8 +243,8 @@ func TestGuessLimitsHoldAcrossNodes(t *testing.T) {
 // but never more than 15 minutes; its failures are forgiven with time.
 func TestGrowingDelaysNeverPassFifteenMinutes(t *testing.T) {
 	e := newEnv(t, behindProxy)
-	owner := e.account("owner@example.com")
-	e.site(owner, "slow.example", "privacy", "2", "password", "right one")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "slow.example", "privacy", "2", "password", "right one")
 	n := 0
 	attempt := func(password string) page { // each from an address of its own
 		n++
@@ -258,7 +258,7 @@ func TestGrowingDelaysNeverPassFifteenMinutes(t *testing.T) {
 		p := attempt("wrong")
 		wantStatus(t, "an attempt before the delay is over", p, http.StatusTooManyRequests)
 		waits = append(waits, retryAfter(t, p))
-		e.clock.Advance(time.Duration(waits[len(waits)-1]) * time.Second)
+		e.Clock.Advance(time.Duration(waits[len(waits)-1]) * time.Second)
 		wantStatus(t, "an attempt once the delay is over", attempt("wrong"), http.StatusUnauthorized)
 	}
 	t.Logf("delays between attempts, in seconds: %v", waits)
@@ -272,10 +272,10 @@ func TestGrowingDelaysNeverPassFifteenMinutes(t *testing.T) {
 	if wait := retryAfter(t, p); wait > maxDelay {
 		t.Fatalf("the right password waits %ds", wait)
 	}
-	e.clock.Advance(time.Duration(retryAfter(t, p)) * time.Second)
+	e.Clock.Advance(time.Duration(retryAfter(t, p)) * time.Second)
 	wantStatus(t, "the right password after the delay", attempt("right one"), http.StatusSeeOther)
 	// One failure is forgiven every 15 minutes: after a quiet day the website is as new.
-	e.clock.Advance(24 * time.Hour)
+	e.Clock.Advance(24 * time.Hour)
 	for i := range freeAttempts {
 		wantStatus(t, fmt.Sprintf("a day later, wrong password %d", i+1), attempt("wrong"), http.StatusUnauthorized)
 	}
@@ -288,9 +288,9 @@ func TestGrowingDelaysNeverPassFifteenMinutes(t *testing.T) {
 // slowed down by guesses at that account from elsewhere; no other cookie exempts.
 func TestDeviceCookieExemptsTheOwnersBrowser(t *testing.T) {
 	e := newEnv(t, behindProxy)
-	owner, other := e.account("owner@example.com"), e.account("other@example.com")
-	right := url.Values{"email": {owner.email}, "password": {owner.password}}
-	wrong := url.Values{"email": {owner.email}, "password": {"not it"}}
+	owner, other := e.UserWithPassword("owner@example.com"), e.UserWithPassword("other@example.com")
+	right := url.Values{"email": {owner.Email}, "password": {owner.Password}}
+	wrong := url.Values{"email": {owner.Email}, "password": {"not it"}}
 
 	// The attackers' address is the owner's too (one office, one NAT).
 	const office = "203.0.113.1"
@@ -307,7 +307,7 @@ func TestDeviceCookieExemptsTheOwnersBrowser(t *testing.T) {
 	wantStatus(t, "the other signs out", otherB.post("/logout", nil), http.StatusSeeOther)
 
 	g := e.guessesOf(t, "signin", 300, func(i int) func() page {
-		return signInAs(e.from(address(i)), owner.email, fmt.Sprintf("guess %d", i))
+		return signInAs(e.from(address(i)), owner.Email, fmt.Sprintf("guess %d", i))
 	})
 	if g.evaluated > freeAttempts {
 		t.Fatalf("%d wrong sign-ins checked, the limit is %d", g.evaluated, freeAttempts)
@@ -329,9 +329,9 @@ func TestDeviceCookieExemptsTheOwnersBrowser(t *testing.T) {
 		t.Fatal("the other account's browser has no device cookie")
 	}
 	_, rest, _ := strings.Cut(otherDevice.Value, ".")
-	u, _ := url.Parse(e.srv.URL + "/login")
+	u, _ := url.Parse(e.Server.URL + "/login")
 	for what, value := range map[string]string{
-		"a forged device cookie":   fmt.Sprint(owner.id) + "." + rest,
+		"a forged device cookie":   fmt.Sprint(owner.ID) + "." + rest,
 		"a tampered device cookie": tamper(device.Value),
 	} {
 		b := e.from("192.0.2.4")

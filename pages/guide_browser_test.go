@@ -33,9 +33,9 @@ func TestGuideInChromium(t *testing.T) {
 		return `<html><head><script async defer src="` + srvURL + `/js/script.js" data-host="` + srvURL + `"></script></head></html>`
 	})
 	e := newEnv(t)
-	srvURL = e.srv.URL
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com", "exclude_ips", "203.0.113.7")
+	srvURL = e.Server.URL
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com", "exclude_ips", "203.0.113.7")
 
 	ctx := webtest.NewBrowser(t)
 	if err := chromedp.Do(ctx); err != nil {
@@ -49,9 +49,9 @@ func TestGuideInChromium(t *testing.T) {
 		auditPage(t, ctx, axe, shots, name, width)
 	}
 
-	do(chromedp.Navigate(e.srv.URL+"/login"),
-		chromedp.SendKeys(chromedp.CSS("#email"), owner.email),
-		chromedp.SendKeys(chromedp.CSS("#password"), owner.password),
+	do(chromedp.Navigate(e.Server.URL+"/login"),
+		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
+		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
 		chromedp.Submit(chromedp.CSS("#password")),
 		chromedp.WaitVisible(chromedp.CSS("table.sites")))
 	for _, width := range []int64{1280, 375} {
@@ -59,7 +59,7 @@ func TestGuideInChromium(t *testing.T) {
 		if width < 600 {
 			viewport = chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
 		}
-		do(viewport, chromedp.Navigate(e.srv.URL+"/stats/example.com"), chromedp.WaitVisible(chromedp.CSS("#snippet")))
+		do(viewport, chromedp.Navigate(e.Server.URL+"/stats/example.com"), chromedp.WaitVisible(chromedp.CSS("#snippet")))
 		look("guide", width)
 		do(chromedp.Click(chromedp.CSS(`form[action$="/verify#check-result"] button`)), chromedp.WaitVisible(chromedp.CSS("#check-result")))
 		var result string
@@ -74,7 +74,7 @@ func TestGuideInChromium(t *testing.T) {
 	do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
-	}), chromedp.EmulateViewport(1280, 900), chromedp.Navigate(e.srv.URL+"/stats/example.com"), chromedp.WaitVisible(chromedp.CSS("#snippet")),
+	}), chromedp.EmulateViewport(1280, 900), chromedp.Navigate(e.Server.URL+"/stats/example.com"), chromedp.WaitVisible(chromedp.CSS("#snippet")),
 		chromedp.Click(chromedp.CSS(`form[action="/websites/`+fmt.Sprint(id)+`/verify#check-result"] button`)),
 		chromedp.WaitVisible(chromedp.CSS("#check-result")))
 	var result string

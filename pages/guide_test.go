@@ -30,8 +30,8 @@ func testSite(t *testing.T, body func() string) {
 // instead of empty tables; anyone else allowed to read it sees only that nothing is counted.
 func TestGuideForAWebsiteWithNothingCounted(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com", "exclude_ips", "10.0.0.0/8\n192.0.2.7")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com", "exclude_ips", "10.0.0.0/8\n192.0.2.7")
 	b := e.browser().signIn(owner)
 
 	p := b.get("/stats/example.com")
@@ -57,7 +57,7 @@ func TestGuideForAWebsiteWithNothingCounted(t *testing.T) {
 	}
 
 	// Once something is counted, the dashboard is back.
-	e.stats(id, "2026-03-20", "pageview", map[string]int64{"2026-03-20": 1})
+	e.Count(id, "2026-03-20", "pageview", map[string]int64{"2026-03-20": 1})
 	if p := b.get("/stats/example.com"); strings.Contains(p.body, "Waiting for the first pageview") {
 		t.Error("the guide is still shown once a pageview is counted")
 	}
@@ -68,12 +68,12 @@ func TestVerifyInstallation(t *testing.T) {
 	page := ""
 	testSite(t, func() string { return page })
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com")
 	b := e.browser().signIn(owner)
 	verify := fmt.Sprintf("/websites/%d/verify", id)
 
-	page = `<html><head><script async defer src="` + e.srv.URL + `/js/script.js" data-host="` + e.srv.URL + `"></script></head></html>`
+	page = `<html><head><script async defer src="` + e.Server.URL + `/js/script.js" data-host="` + e.Server.URL + `"></script></head></html>`
 	p := b.post(verify, url.Values{})
 	wantStatus(t, "verify", p, http.StatusOK)
 	if !strings.Contains(p.body, "Snippet found.") || !strings.Contains(p.body, "loads the tracker of this service") {
@@ -91,9 +91,9 @@ func TestVerifyInstallation(t *testing.T) {
 // in a while; a website on an internal address is refused with a clear answer.
 func TestVerifyRefusals(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	other := e.account("other@example.com")
-	id := e.site(owner, "127.0.0.1")
+	owner := e.UserWithPassword("owner@example.com")
+	other := e.UserWithPassword("other@example.com")
+	id := e.Site(owner.Key, "127.0.0.1")
 	b := e.browser().signIn(owner)
 	verify := fmt.Sprintf("/websites/%d/verify", id)
 
@@ -116,10 +116,10 @@ func TestVerifyRefusals(t *testing.T) {
 		t.Errorf("the limit does not say when to come back: %q\n%s", p.header.Get("Retry-After"), p.body)
 	}
 	// Each user has their own checks.
-	otherID := e.site(other, "192.168.1.1")
+	otherID := e.Site(other.Key, "192.168.1.1")
 	if p := e.browser().signIn(other).post(fmt.Sprintf("/websites/%d/verify", otherID), url.Values{}); p.status != http.StatusOK {
 		t.Errorf("another user's check was limited: %d", p.status)
 	}
-	e.clock.Advance(5 * time.Minute)
+	e.Clock.Advance(5 * time.Minute)
 	wantStatus(t, "five minutes later", b.post(verify, url.Values{}), http.StatusOK)
 }

@@ -10,18 +10,19 @@ import (
 	"testing"
 
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // apiWebsite reads a website through the API, as its owner sees it there.
-func (e *env) apiWebsite(a account, id int64) map[string]any {
-	e.t.Helper()
-	status, body := e.api("GET", fmt.Sprintf("/api/v1/websites/%d", id), a.key, nil)
+func (e *env) apiWebsite(a harness.User, id int64) map[string]any {
+	e.T.Helper()
+	status, body := e.api("GET", fmt.Sprintf("/api/v1/websites/%d", id), a.Key, nil)
 	if status != http.StatusOK {
-		e.t.Fatalf("show website %d: %d %s", id, status, body)
+		e.T.Fatalf("show website %d: %d %s", id, status, body)
 	}
 	var v struct{ Data map[string]any }
 	if err := json.Unmarshal([]byte(body), &v); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return v.Data
 }
@@ -38,7 +39,7 @@ func websiteForm(kv ...string) url.Values {
 // refusals with the same words, and the same password rule.
 func TestWebsiteForms(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	b := e.browser().signIn(owner)
 
 	p := b.post("/websites", websiteForm("domain", "https://www.Example.COM/blog?x=1", "email", "1",
@@ -47,7 +48,7 @@ func TestWebsiteForms(t *testing.T) {
 	if p.header.Get("Location") != "/?notice=added" {
 		t.Fatalf("after adding: %q", p.header.Get("Location"))
 	}
-	site, err := e.repo.WebsiteByDomain(context.Background(), "example.com")
+	site, err := e.Repo.WebsiteByDomain(context.Background(), "example.com")
 	if err != nil {
 		t.Fatalf("the form's domain was not normalised as the API does: %v", err)
 	}
@@ -85,7 +86,7 @@ func TestWebsiteForms(t *testing.T) {
 			t.Fatalf("%s: no %q on %s:\n%s", r.name, r.message, r.field, p.body)
 		}
 		if strings.Contains(r.form.Get("domain"), "new.example") {
-			if _, err := e.repo.WebsiteByDomain(context.Background(), "new.example"); err == nil {
+			if _, err := e.Repo.WebsiteByDomain(context.Background(), "new.example"); err == nil {
 				t.Fatalf("%s: the website was stored anyway", r.name)
 			}
 		}
@@ -99,7 +100,7 @@ func TestWebsiteForms(t *testing.T) {
 		if !strings.Contains(p.body, "The field “"+field+"” must be UTF-8 text without NUL characters") {
 			t.Fatalf("NUL in %s: the page does not say so:\n%s", field, p.body)
 		}
-		if _, err := e.repo.WebsiteByDomain(context.Background(), "new.example"); err == nil {
+		if _, err := e.Repo.WebsiteByDomain(context.Background(), "new.example"); err == nil {
 			t.Fatalf("NUL in %s: the website was stored anyway", field)
 		}
 	}
@@ -155,10 +156,10 @@ func TestWebsiteForms(t *testing.T) {
 	}
 	wantStatus(t, "edit page of no website", b.get("/websites/999999/edit"), http.StatusNotFound)
 	wantStatus(t, "edit page of a bad id", b.get("/websites/x1/edit"), http.StatusNotFound)
-	wantStatus(t, "PUT on a form address", b.do(mustRequest(t, "PUT", e.srv.URL+edit)), http.StatusMethodNotAllowed)
+	wantStatus(t, "PUT on a form address", b.do(mustRequest(t, "PUT", e.Server.URL+edit)), http.StatusMethodNotAllowed)
 
 	// Favorites come first.
-	other := e.site(owner, "aaa.example")
+	other := e.Site(owner.Key, "aaa.example")
 	if p := b.post(fmt.Sprintf("/websites/%d/favorite", site.ID), url.Values{"favorite": {"1"}}); p.status != http.StatusSeeOther {
 		t.Fatalf("favorite: %d", p.status)
 	}
@@ -169,7 +170,7 @@ func TestWebsiteForms(t *testing.T) {
 	}
 
 	// Delete asks first, then removes the website and its stats.
-	e.stats(other, "2026-03-19", "page", map[string]int64{"/": 1})
+	e.Count(other, "2026-03-19", "page", map[string]int64{"/": 1})
 	del := fmt.Sprintf("/websites/%d/delete", other)
 	confirm := b.get(del)
 	wantStatus(t, "delete page", confirm, http.StatusOK)
@@ -177,11 +178,11 @@ func TestWebsiteForms(t *testing.T) {
 		t.Fatal("the delete page does not say what is lost")
 	}
 	wantStatus(t, "delete", b.post(del, nil), http.StatusSeeOther)
-	if status, _ := e.api("GET", fmt.Sprintf("/api/v1/websites/%d", other), owner.key, nil); status != http.StatusNotFound {
+	if status, _ := e.api("GET", fmt.Sprintf("/api/v1/websites/%d", other), owner.Key, nil); status != http.StatusNotFound {
 		t.Fatalf("deleted website answers %d", status)
 	}
 	var rows int
-	e.repoDB().Get(&rows, `SELECT count(*) FROM stats WHERE website_id = $1`, other)
+	e.DB.Get(&rows, `SELECT count(*) FROM stats WHERE website_id = $1`, other)
 	if rows != 0 {
 		t.Fatalf("%d stats rows left after delete", rows)
 	}
@@ -192,13 +193,13 @@ func TestWebsiteForms(t *testing.T) {
 func TestHomeTotals(t *testing.T) {
 	public, _ := url.Parse("https://stats.example.com")
 	e := newEnv(t, func(o *app.Config) { o.PublicURL = public })
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "counted.example")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "counted.example")
 	// The clock's today is 2026-03-20: 30 days are 2026-02-19 .. 2026-03-20.
-	e.stats(id, "2026-02-18", "visitor", map[string]int64{"2026-02-18": 1000})
-	e.stats(id, "2026-02-19", "visitor", map[string]int64{"2026-02-19": 7})
-	e.stats(id, "2026-03-20", "visitor", map[string]int64{"2026-03-20": 5})
-	e.stats(id, "2026-03-20", "pageview", map[string]int64{"2026-03-20": 4321})
+	e.Count(id, "2026-02-18", "visitor", map[string]int64{"2026-02-18": 1000})
+	e.Count(id, "2026-02-19", "visitor", map[string]int64{"2026-02-19": 7})
+	e.Count(id, "2026-03-20", "visitor", map[string]int64{"2026-03-20": 5})
+	e.Count(id, "2026-03-20", "pageview", map[string]int64{"2026-03-20": 4321})
 	home := e.browser().signIn(owner).get("/")
 	if !strings.Contains(home.body, `<td class="num" data-label="Visitors (30 days)">12</td>`) ||
 		!strings.Contains(home.body, "4\u202f321") {
@@ -222,9 +223,9 @@ func mustRequest(t testing.TB, method, target string) *http.Request {
 // beyond the bound the API and the stats pages have) shows the first page.
 func TestHomePaging(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	for i := 0; i < 51; i++ {
-		e.site(owner, fmt.Sprintf("site%02d.example", i))
+		e.Site(owner.Key, fmt.Sprintf("site%02d.example", i))
 	}
 	b := e.browser().signIn(owner)
 	for _, path := range []string{"/", "/?page=x", "/?page=0", "/?page=1000000001"} {

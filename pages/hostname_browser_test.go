@@ -25,8 +25,8 @@ func TestPagesByAnotherNameInChromium(t *testing.T) {
 	proxy := httptest.NewServer(e.prefixHandler("/analytics"))
 	t.Cleanup(proxy.Close)
 	opened := proxy.URL + "/analytics" // http://127.0.0.1:PORT/analytics
-	owner := e.account("owner@example.com")
-	e.seedMonth(e.site(owner, "example.com"))
+	owner := e.UserWithPassword("owner@example.com")
+	e.seedMonth(e.Site(owner.Key, "example.com"))
 
 	ctx := webtest.NewBrowser(t)
 	webtest.WatchProblems(t, ctx)
@@ -53,8 +53,8 @@ func TestPagesByAnotherNameInChromium(t *testing.T) {
 	}
 	do(chromedp.Navigate(opened+"/"), chromedp.WaitVisible(chromedp.CSS("#email")))
 	resources("the sign-in page")
-	do(chromedp.SendKeys(chromedp.CSS("#email"), owner.email),
-		chromedp.SendKeys(chromedp.CSS("#password"), owner.password),
+	do(chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
+		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
 		chromedp.Submit(chromedp.CSS("#password")),
 		chromedp.WaitVisible(chromedp.CSS("table.sites")))
 	resources("the home page")

@@ -69,10 +69,10 @@ func (b *browser) uploadFrom(path, token string, body io.Reader) (int, string, e
 // again.
 func TestImportOneAtATime(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	other := e.account("other@example.com")
-	id := e.site(owner, "site.test")
-	theirs := e.site(other, "theirs.test")
+	owner := e.UserWithPassword("owner@example.com")
+	other := e.UserWithPassword("other@example.com")
+	id := e.Site(owner.Key, "site.test")
+	theirs := e.Site(other.Key, "theirs.test")
 	b := e.browser().signIn(owner)
 	token := b.token()
 	path := fmt.Sprintf("/websites/%d/import", id)
@@ -123,8 +123,8 @@ func TestImportOneAtATime(t *testing.T) {
 // frequent, cut to 80 characters.
 func TestImportSummaryIsBounded(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "site.test")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "site.test")
 	b := e.browser().signIn(owner)
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)
@@ -224,8 +224,8 @@ func TestImportNodeLimit(t *testing.T) {
 	var fifth *browser
 	var fifthPath string
 	for i := range 5 {
-		a := e.account(fmt.Sprintf("owner%d@example.com", i))
-		id := e.site(a, fmt.Sprintf("site%d.test", i))
+		a := e.UserWithPassword(fmt.Sprintf("owner%d@example.com", i))
+		id := e.Site(a.Key, fmt.Sprintf("site%d.test", i))
 		b := e.browser().signIn(a)
 		path := fmt.Sprintf("/websites/%d/import", id)
 		if i < 4 {

@@ -24,7 +24,7 @@ var importFirst = time.Date(2024, 1, 20, 0, 0, 0, 0, time.UTC)
 
 // upload posts a Plausible export in the edit page's form: the token first, then the file.
 func (b *browser) upload(path, token string, file io.Reader) page {
-	b.e.t.Helper()
+	b.e.T.Helper()
 	body, w := io.Pipe()
 	form := multipart.NewWriter(w)
 	go func() {
@@ -42,7 +42,7 @@ func (b *browser) upload(path, token string, file io.Reader) page {
 	}()
 	req, err := http.NewRequest("POST", b.base+path, body)
 	if err != nil {
-		b.e.t.Fatal(err)
+		b.e.T.Fatal(err)
 	}
 	req.Header.Set("Content-Type", form.FormDataContentType())
 	return b.do(req)
@@ -50,10 +50,10 @@ func (b *browser) upload(path, token string, file io.Reader) page {
 
 // imported counts what a website holds: stats rows and imported days.
 func (e *env) imported(id int64) int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	if err := e.db.Get(&n, `SELECT (SELECT count(*) FROM stats WHERE website_id = $1) + (SELECT count(*) FROM imported_days WHERE website_id = $1)`, id); err != nil {
-		e.t.Fatal(err)
+	if err := e.DB.Get(&n, `SELECT (SELECT count(*) FROM stats WHERE website_id = $1) + (SELECT count(*) FROM imported_days WHERE website_id = $1)`, id); err != nil {
+		e.T.Fatal(err)
 	}
 	return n
 }
@@ -63,10 +63,10 @@ func (e *env) imported(id int64) int {
 // every refusal is a readable page that writes nothing.
 func TestImportUpload(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	other := e.account("other@example.com")
-	id := e.site(owner, "site.test")
-	theirs := e.site(other, "theirs.test")
+	owner := e.UserWithPassword("owner@example.com")
+	other := e.UserWithPassword("other@example.com")
+	id := e.Site(owner.Key, "site.test")
+	theirs := e.Site(other.Key, "theirs.test")
 	b := e.browser().signIn(owner)
 	token := b.token()
 	export := plausibletest.Sample(importFirst, 10)
@@ -101,7 +101,7 @@ func TestImportUpload(t *testing.T) {
 			t.Errorf("the summary lacks %q:\n%s", want, done.body)
 		}
 	}
-	status, body := e.api("GET", fmt.Sprintf("/api/v1/stats/%d?name=visit&from=2024-01-20&to=2024-01-29", id), owner.key, nil)
+	status, body := e.api("GET", fmt.Sprintf("/api/v1/stats/%d?name=visit&from=2024-01-20&to=2024-01-29", id), owner.Key, nil)
 	var got struct{ Data []struct{ Count int64 } }
 	if err := json.Unmarshal([]byte(body), &got); err != nil || status != http.StatusOK {
 		t.Fatalf("stats: %d %s", status, body)
@@ -159,7 +159,7 @@ func TestImportInChromium(t *testing.T) {
 	}
 
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	browser := webtest.NewBrowser(t)
 	// The refusal (a 422) goes in a tab of its own: Chromium logs every such answer as a
 	// console error. The other tab must log none.
@@ -185,15 +185,15 @@ func TestImportInChromium(t *testing.T) {
 		return chromedp.EmulateViewport(width, 900)
 	}
 	// The tabs share the browser's cookies: one sign-in serves both.
-	tabDo(t, tab, chromedp.Navigate(e.srv.URL+"/login"),
-		chromedp.SendKeys(chromedp.CSS("#email"), owner.email),
-		chromedp.SendKeys(chromedp.CSS("#password"), owner.password),
+	tabDo(t, tab, chromedp.Navigate(e.Server.URL+"/login"),
+		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
+		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
 		chromedp.Submit(chromedp.CSS("#password")),
 		chromedp.WaitVisible(chromedp.CSS(`form[action="/logout"]`)))
 	for i, width := range []int64{1280, 375} {
 		domain := fmt.Sprintf("site%d.test", i)
-		id := e.site(owner, domain)
-		edit := fmt.Sprintf("%s/websites/%d/edit", e.srv.URL, id)
+		id := e.Site(owner.Key, domain)
+		edit := fmt.Sprintf("%s/websites/%d/edit", e.Server.URL, id)
 		tabDo(t, tab, viewport(width), chromedp.Navigate(edit), chromedp.WaitVisible(chromedp.CSS("#export")))
 		check(tab, "import-form", width)
 		tabDo(t, tab, chromedp.SetUploadFiles(chromedp.CSS("#export"), []string{good}),

@@ -45,19 +45,19 @@ func pageLinks(t testing.TB, body string) []string {
 // prefixProxy serves the service under prefix, as an operator's reverse proxy does, and returns
 // the proxy's address with the prefix, which is where a browser reaches the service.
 func (e *env) prefixProxy(prefix string) string {
-	e.t.Helper()
+	e.T.Helper()
 	srv := httptest.NewServer(e.prefixHandler(prefix))
-	e.t.Cleanup(srv.Close)
+	e.T.Cleanup(srv.Close)
 	return srv.URL + prefix
 }
 
 // prefixHandler is a reverse proxy to the service that strips prefix from every path and passes
 // the rest on (with the service's own Host, as proxies commonly do).
 func (e *env) prefixHandler(prefix string) http.Handler {
-	e.t.Helper()
-	target, err := url.Parse(e.srv.URL)
+	e.T.Helper()
+	target, err := url.Parse(e.Server.URL)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
 		pr.SetURL(target)
@@ -75,19 +75,19 @@ func TestEveryLinkIsUnderPublicURL(t *testing.T) {
 	const public = "https://example.com/analytics"
 	pub, _ := url.Parse(public)
 	e := newEnv(t, func(o *app.Config) { o.PublicURL = pub })
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "public.example")
-	e.site(owner, "private.example", "privacy", "1")
-	locked := e.site(owner, "locked.example", "privacy", "2", "password", "letmein")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "public.example")
+	e.Site(owner.Key, "private.example", "privacy", "1")
+	locked := e.Site(owner.Key, "locked.example", "privacy", "2", "password", "letmein")
 	for _, name := range []string{"page", "referrer", "browser", "country"} {
-		e.stats(id, "2026-03-19", name, map[string]int64{"value one": 3, "value two": 2})
+		e.Count(id, "2026-03-19", name, map[string]int64{"value one": 3, "value two": 2})
 	}
-	e.stats(id, "2026-03-19", "pageview", map[string]int64{"2026-03-19": 5})
+	e.Count(id, "2026-03-19", "pageview", map[string]int64{"2026-03-19": 5})
 	many := map[string]int64{} // more pages than a list shows at once: the list has a pager
 	for i := range 60 {
 		many[fmt.Sprintf("/p%02d", i)] = int64(i + 1)
 	}
-	e.stats(id, "2026-03-20", "page", many)
+	e.Count(id, "2026-03-20", "page", many)
 	base := e.prefixProxy("/analytics")
 
 	// under tells whether a link or Location written by the service is a path under
@@ -165,7 +165,7 @@ func TestEveryLinkIsUnderPublicURL(t *testing.T) {
 
 	// The owner: signing in, every page the home page leads to, and every form.
 	owner1 := e.browserAt(base)
-	in := owner1.post("/login", url.Values{"email": {owner.email}, "password": {owner.password}, "next": {"/stats/public.example"}})
+	in := owner1.post("/login", url.Values{"email": {owner.Email}, "password": {owner.Password}, "next": {"/stats/public.example"}})
 	wantStatus(t, "sign in", in, http.StatusSeeOther)
 	check(owner1, "sign in", in)
 	if loc := in.header.Get("Location"); loc != "/analytics/stats/public.example" {
@@ -231,11 +231,11 @@ func TestEveryLinkIsUnderPublicURL(t *testing.T) {
 func TestFormsFromThePublicOriginAreAccepted(t *testing.T) {
 	pub, _ := url.Parse("https://example.com/analytics")
 	e := newEnv(t, func(o *app.Config) { o.PublicURL = pub })
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	b := e.browserAt(e.prefixProxy("/analytics"))
 	for origin, status := range map[string]int{"https://evil.example": http.StatusForbidden, "https://example.com": http.StatusSeeOther} {
 		b.header.Set("Origin", origin)
-		p := b.post("/login", url.Values{"email": {owner.email}, "password": {owner.password}})
+		p := b.post("/login", url.Values{"email": {owner.Email}, "password": {owner.Password}})
 		if p.status != status {
 			t.Errorf("sign-in form from %s: %d, want %d", origin, p.status, status)
 		}
@@ -257,16 +257,16 @@ func TestForwardedHeadersCountOnlyFromTrustedProxies(t *testing.T) {
 					o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 				}
 			})
-			owner := e.account("owner@example.com")
-			id := e.site(owner, "a.example")
+			owner := e.UserWithPassword("owner@example.com")
+			id := e.Site(owner.Key, "a.example")
 			b := e.browser()
 			b.header = forwarded.Clone()
-			in := b.post("/login", url.Values{"email": {owner.email}, "password": {owner.password}})
+			in := b.post("/login", url.Values{"email": {owner.Email}, "password": {owner.Password}})
 			if !trusted {
 				// The forged Origin does not match the Host the request really has.
 				wantStatus(t, "sign-in form with a forged origin", in, http.StatusForbidden)
 				b.header.Del("Origin")
-				in = b.post("/login", url.Values{"email": {owner.email}, "password": {owner.password}})
+				in = b.post("/login", url.Values{"email": {owner.Email}, "password": {owner.Password}})
 			}
 			wantStatus(t, "sign in", in, http.StatusSeeOther)
 			if loc := in.header.Get("Location"); loc != "/" {
@@ -274,7 +274,7 @@ func TestForwardedHeadersCountOnlyFromTrustedProxies(t *testing.T) {
 			}
 			home := b.get("/")
 			wantStatus(t, "home", home, http.StatusOK)
-			snippetAt, linkBase := e.srv.URL, ""
+			snippetAt, linkBase := e.Server.URL, ""
 			if trusted {
 				snippetAt, linkBase = "https://stats.example.org", "https://stats.example.org"
 			}
@@ -299,8 +299,8 @@ func TestForwardedHeadersCountOnlyFromTrustedProxies(t *testing.T) {
 // ALLOWED_HOSTS; the snippet shows the request's address with a note to set PUBLIC_URL.
 func TestHTMLLinksWithoutPublicURL(t *testing.T) {
 	e := newEnv(t, func(o *app.Config) { o.AllowedHosts = []string{"stats.example.org"} })
-	owner := e.account("owner@example.com")
-	e.site(owner, "a.example")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "a.example")
 	for host, base := range map[string]string{"evil.example": "", "stats.example.org": "http://stats.example.org"} {
 		b := e.browser()
 		b.host = host

@@ -14,7 +14,7 @@ import (
 
 func TestSignInAndOut(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	b := e.browser()
 
 	home := b.get("/")
@@ -34,7 +34,7 @@ func TestSignInAndOut(t *testing.T) {
 		t.Fatal("no csrf cookie")
 	}
 
-	p := b.post("/login", url.Values{"email": {owner.email}, "password": {owner.password}, "next": {"/stats/x.example?from=2026-01-01"}})
+	p := b.post("/login", url.Values{"email": {owner.Email}, "password": {owner.Password}, "next": {"/stats/x.example?from=2026-01-01"}})
 	wantStatus(t, "sign in", p, http.StatusSeeOther)
 	if loc := p.header.Get("Location"); loc != "/stats/x.example?from=2026-01-01" {
 		t.Fatalf("after signing in: Location %q", loc)
@@ -46,17 +46,17 @@ func TestSignInAndOut(t *testing.T) {
 	// Only a SHA-256 of the token is stored.
 	sum := sha256.Sum256([]byte(session.Value))
 	var stored int
-	if err := e.repoDB().Get(&stored, `SELECT count(*) FROM sessions WHERE token_hash = $1`, sum[:]); err != nil || stored != 1 {
+	if err := e.DB.Get(&stored, `SELECT count(*) FROM sessions WHERE token_hash = $1`, sum[:]); err != nil || stored != 1 {
 		t.Fatalf("sessions with the token's SHA-256: %d (%v)", stored, err)
 	}
 	var leaked int
-	e.repoDB().Get(&leaked, `SELECT count(*) FROM sessions WHERE encode(token_hash, 'escape') LIKE '%' || $1 || '%'`, session.Value)
+	e.DB.Get(&leaked, `SELECT count(*) FROM sessions WHERE encode(token_hash, 'escape') LIKE '%' || $1 || '%'`, session.Value)
 	if leaked != 0 {
 		t.Fatal("the session token itself is stored")
 	}
 	home = b.get("/")
 	wantStatus(t, "home signed in", home, http.StatusOK)
-	if !strings.Contains(home.body, owner.email) {
+	if !strings.Contains(home.body, owner.Email) {
 		t.Fatal("home does not say who is signed in")
 	}
 
@@ -70,14 +70,14 @@ func TestSignInAndOut(t *testing.T) {
 	wantStatus(t, "home after signing out", b.get("/"), http.StatusSeeOther)
 	// The old cookie no longer signs anyone in, even sent again.
 	replay := e.browser()
-	u, _ := url.Parse(e.srv.URL)
+	u, _ := url.Parse(e.Server.URL)
 	replay.client.Jar.SetCookies(u, []*http.Cookie{{Name: "session", Value: session.Value}})
 	wantStatus(t, "replayed session cookie", replay.get("/"), http.StatusSeeOther)
 }
 
 func TestSignInRefusals(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	b := e.browser()
 
 	cases := []struct {
@@ -86,12 +86,12 @@ func TestSignInRefusals(t *testing.T) {
 		status int
 		text   string
 	}{
-		{"wrong password", url.Values{"email": {owner.email}, "password": {"nope nope"}}, http.StatusUnauthorized, "do not match"},
-		{"unknown e-mail", url.Values{"email": {"nobody@example.com"}, "password": {owner.password}}, http.StatusUnauthorized, "do not match"},
+		{"wrong password", url.Values{"email": {owner.Email}, "password": {"nope nope"}}, http.StatusUnauthorized, "do not match"},
+		{"unknown e-mail", url.Values{"email": {"nobody@example.com"}, "password": {owner.Password}}, http.StatusUnauthorized, "do not match"},
 		{"empty form", url.Values{"email": {""}, "password": {""}}, http.StatusUnprocessableEntity, "Enter your e-mail"},
 		// Text PostgreSQL cannot hold is refused before it is looked up.
-		{"NUL in the e-mail", url.Values{"email": {"owner\x00@example.com"}, "password": {owner.password}}, http.StatusUnprocessableEntity, "UTF-8 text without NUL"},
-		{"e-mail not UTF-8", url.Values{"email": {"owner\xff@example.com"}, "password": {owner.password}}, http.StatusUnprocessableEntity, "UTF-8 text without NUL"},
+		{"NUL in the e-mail", url.Values{"email": {"owner\x00@example.com"}, "password": {owner.Password}}, http.StatusUnprocessableEntity, "UTF-8 text without NUL"},
+		{"e-mail not UTF-8", url.Values{"email": {"owner\xff@example.com"}, "password": {owner.Password}}, http.StatusUnprocessableEntity, "UTF-8 text without NUL"},
 	}
 	for _, c := range cases {
 		began := time.Now()
@@ -109,7 +109,7 @@ func TestSignInRefusals(t *testing.T) {
 	}
 
 	// CSRF: no token, a forged token, another browser's token, a cross-site post.
-	good := url.Values{"email": {owner.email}, "password": {owner.password}}
+	good := url.Values{"email": {owner.Email}, "password": {owner.Password}}
 	with := func(k, v string) url.Values {
 		f := url.Values{}
 		for key, vals := range good {
@@ -161,11 +161,11 @@ func TestCookiesAreSecureBehindHTTPS(t *testing.T) {
 		t.Fatal("no HSTS behind https")
 	}
 	// The device cookie of a sign-in too. (The jar keeps Secure cookies from http: sent by hand.)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	b := e.browser()
 	b.header.Set("Cookie", "csrf="+c.Value)
 	token := csrfField.FindStringSubmatch(p.body)[1]
-	in := b.postRaw("/login", url.Values{"email": {owner.email}, "password": {owner.password}, "csrf": {token}})
+	in := b.postRaw("/login", url.Values{"email": {owner.Email}, "password": {owner.Password}, "csrf": {token}})
 	wantStatus(t, "sign in behind https", in, http.StatusSeeOther)
 	if d := setCookie(t, in, "device"); d == nil || !d.Secure || !d.HttpOnly || d.SameSite != http.SameSiteLaxMode {
 		t.Fatalf("device cookie behind https: %+v", d)

@@ -10,8 +10,8 @@ import (
 // is a readable 422 page with a link back to the dashboard, never a 500.
 func TestDatesAtTheEdgesOfTheCalendar(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	e.site(owner, "example.com")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "example.com")
 	b := e.browser()
 	for _, c := range []struct {
 		path, field string

@@ -10,8 +10,8 @@ import (
 // without NUL; a refused search is a readable page that says why, never a 500.
 func TestSearchLengthInCharacters(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	e.site(owner, "search.example")
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "search.example")
 	b := e.browser().signIn(owner)
 	wantStatus(t, "255 two-byte characters", b.get("/?search="+strings.Repeat("%C3%A9", 255)), http.StatusOK)
 	wantStatus(t, "255 two-byte characters in a list", b.get("/stats/search.example/page?search="+strings.Repeat("%C3%A9", 255)), http.StatusOK)

@@ -11,15 +11,15 @@ import (
 // days before the website counted the new names are said to lack them.
 func TestSourcesPanelTabs(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "tabs.example")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "tabs.example")
 	const day = "2026-03-20"
-	e.stats(id, day, "pageview", map[string]int64{day: 9})
-	e.stats(id, "2026-03-10", "pageview", map[string]int64{"2026-03-10": 4})
-	e.stats(id, day, "channel", map[string]int64{"Email": 3, "Organic Search": 2})
-	e.stats(id, day, "source", map[string]int64{"Newsletter": 3, "Google": 2})
-	e.stats(id, day, "utm_medium", map[string]int64{"email": 3})
-	e.stats(id, day, "campaign", map[string]int64{"spring": 3})
+	e.Count(id, day, "pageview", map[string]int64{day: 9})
+	e.Count(id, "2026-03-10", "pageview", map[string]int64{"2026-03-10": 4})
+	e.Count(id, day, "channel", map[string]int64{"Email": 3, "Organic Search": 2})
+	e.Count(id, day, "source", map[string]int64{"Newsletter": 3, "Google": 2})
+	e.Count(id, day, "utm_medium", map[string]int64{"email": 3})
+	e.Count(id, day, "campaign", map[string]int64{"spring": 3})
 	b := e.browser()
 	const dash = "/stats/tabs.example?from=2026-03-01&to=2026-03-20"
 
@@ -86,11 +86,11 @@ func TestSourcesPanelTabs(t *testing.T) {
 // The CSV export takes every new name; utm_campaign exports campaign's counters.
 func TestExportOfSourcesAndChannels(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "csvsources.example")
-	e.stats(id, "2026-03-10", "channel", map[string]int64{"Email": 3, "Organic Search": 2})
-	e.stats(id, "2026-03-10", "campaign", map[string]int64{"spring": 4})
-	e.stats(id, "2026-03-10", "utm_content", map[string]int64{"=hero": 1})
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "csvsources.example")
+	e.Count(id, "2026-03-10", "channel", map[string]int64{"Email": 3, "Organic Search": 2})
+	e.Count(id, "2026-03-10", "campaign", map[string]int64{"spring": 4})
+	e.Count(id, "2026-03-10", "utm_content", map[string]int64{"=hero": 1})
 	b := e.browser()
 	for name, want := range map[string]string{
 		"channel":      "value,count\r\nEmail,3\r\nOrganic Search,2\r\n",

@@ -11,7 +11,7 @@ import (
 // one the owner did not type to exclude_params. The API's default stays "drop nothing".
 func TestAddFormDropsTrackingParameters(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
+	owner := e.UserWithPassword("owner@example.com")
 	b := e.browser().signIn(owner)
 
 	home := b.get("/")
@@ -27,7 +27,7 @@ func TestAddFormDropsTrackingParameters(t *testing.T) {
 	wantStatus(t, "add ticked", p, http.StatusSeeOther)
 	p = b.post("/websites", websiteForm("domain", "unticked.example", "exclude_params", "session"))
 	wantStatus(t, "add unticked", p, http.StatusSeeOther)
-	e.site(owner, "api.example")
+	e.Site(owner.Key, "api.example")
 
 	want := map[string]any{
 		"ticked.example":   "session\nfbclid\nutm_source\nutm_medium\nutm_campaign\nutm_term\nutm_content\nutm_id\ngclid\nmsclkid\nmc_eid\nref",
@@ -35,7 +35,7 @@ func TestAddFormDropsTrackingParameters(t *testing.T) {
 		"api.example":      nil,
 	}
 	for domain, params := range want {
-		site, err := e.repo.WebsiteByDomain(context.Background(), domain)
+		site, err := e.Repo.WebsiteByDomain(context.Background(), domain)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,21 +19,21 @@ import (
 // visitDays writes random collected days (from..to) to a website with the stats writer and
 // marks the website as counting visits since since.
 func (e *env) visitDays(id int64, from, to, since string) []repotest.VisitDay {
-	e.t.Helper()
+	e.T.Helper()
 	rng := rand.New(rand.NewPCG(uint64(id), 5))
 	var days []repotest.VisitDay
 	for d := mustDay(from); !d.After(mustDay(to)); d = d.AddDate(0, 0, 1) {
 		days = append(days, repotest.RandomVisitDay(rng, d, 100+rng.IntN(300)))
 	}
-	repotest.WriteVisitDays(e.t, e.repo, id, days)
+	repotest.WriteVisitDays(e.T, e.Repo, id, days)
 	e.exec(`UPDATE websites SET visits_from = $1 WHERE id = $2`, since, id)
 	return days
 }
 
 func (e *env) exec(query string, args ...any) {
-	e.t.Helper()
-	if _, err := e.db.Exec(query, args...); err != nil {
-		e.t.Fatal(err)
+	e.T.Helper()
+	if _, err := e.DB.Exec(query, args...); err != nil {
+		e.T.Fatal(err)
 	}
 }
 
@@ -92,8 +92,8 @@ var (
 
 func TestDashboardHeadlineNumbers(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com")
 	days := e.visitDays(id, "2026-01-05", "2026-03-20", "2026-01-01")
 	b := e.browser()
 
@@ -135,8 +135,8 @@ func TestDashboardHeadlineNumbers(t *testing.T) {
 
 func TestDashboardChartByHourUpToTwoDays(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com")
 	days := e.visitDays(id, "2026-03-18", "2026-03-20", "2026-01-01")
 	b := e.browser()
 
@@ -173,8 +173,8 @@ func TestDashboardChartByHourUpToTwoDays(t *testing.T) {
 
 func TestDashboardNotices(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "example.com")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com")
 	e.visitDays(id, "2026-02-01", "2026-03-20", "2026-03-10") // counts in the 20 days before March too
 	b := e.browser()
 	notice := func(query string) string {
@@ -206,8 +206,8 @@ func TestDashboardNotices(t *testing.T) {
 // realtimeRows inserts what collection's flush writes for the realtime view, around the clock's
 // now: pageviews per minute, the latest pageviews (one with markup in its path), nodes' counts.
 func (e *env) realtimeRows(id int64) {
-	e.t.Helper()
-	now := e.clock.Now()
+	e.T.Helper()
+	now := e.Clock.Now()
 	e.exec(`INSERT INTO realtime_minutes (website_id, minute, pageviews) VALUES ($1, $2, 3), ($1, $3, 7)`,
 		id, now.Truncate(time.Minute), now.Truncate(time.Minute).Add(-12*time.Minute))
 	e.exec(`INSERT INTO realtime_visitors (node, website_id, visitors, flushed_at) VALUES ('a', $1, 4, $2), ('b', $1, 2, $3)`,
@@ -220,18 +220,18 @@ func (e *env) realtimeRows(id int64) {
 
 func TestRealtimePage(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	other := e.account("other@example.com")
+	owner := e.UserWithPassword("owner@example.com")
+	other := e.UserWithPassword("other@example.com")
 	ids := map[string]int64{
-		"public.example":   e.site(owner, "public.example"),
-		"private.example":  e.site(owner, "private.example", "privacy", "1"),
-		"password.example": e.site(owner, "password.example", "privacy", "2", "password", "open sesame"),
+		"public.example":   e.Site(owner.Key, "public.example"),
+		"private.example":  e.Site(owner.Key, "private.example", "privacy", "1"),
+		"password.example": e.Site(owner.Key, "password.example", "privacy", "2", "password", "open sesame"),
 	}
 	for _, id := range ids {
 		e.realtimeRows(id)
 		// The flush that writes realtime rows writes counters too: the dashboard, not the
 		// first-run guide, is shown.
-		e.stats(id, time.Now().UTC().Format(time.DateOnly), "page", map[string]int64{"/pricing": 1})
+		e.Count(id, time.Now().UTC().Format(time.DateOnly), "page", map[string]int64{"/pricing": 1})
 	}
 	stranger, ownerB, otherB := e.browser(), e.browser().signIn(owner), e.browser().signIn(other)
 

@@ -24,8 +24,8 @@ func TestHTMLPartInChromium(t *testing.T) {
 	f := setupOctober(e)
 	long := "/blog/2026/10/a-very-long-article-title-that-goes-on-and-on-without-any-break-at-all?utm_source=newsletter&utm_medium=email&utm_campaign=autumn"
 	e.pageview(f.a, "2026-10-05", long, "a-very-long-referrer-host-name.subdomain.example-news-site.example", 50)
-	r, _ := e.reporter(e.repo, e.smtp.URL())
-	e.clock.Set(dueOctober)
+	r, _ := e.reporter(e.Repo, e.smtp.URL())
+	e.Clock.Set(dueOctober)
 	tick(t, r)
 	m := decode(t, e.smtp.WaitFor(t, 1, 10*time.Second)[0])
 
@@ -84,7 +84,7 @@ func TestUnsubscribeButtonInChromium(t *testing.T) {
 	e := newEnv(t)
 	f := setupOctober(e)
 	_, siteA := sentOctober(t, e)
-	srv := httptest.NewServer(e.server)
+	srv := httptest.NewServer(e.App.Handler)
 	t.Cleanup(srv.Close)
 
 	browser := webtest.NewBrowser(t)

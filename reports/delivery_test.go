@@ -13,6 +13,8 @@ import (
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/reports/smtptest"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/testkit"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // A 451 is recorded and retried after the backoff, not before, and the retry is the same
@@ -20,33 +22,33 @@ import (
 func TestTemporaryFailureIsRetriedLater(t *testing.T) {
 	e := newEnv(t)
 	f := setupOctober(e)
-	r, reg := e.reporter(e.repo, e.smtp.URL())
+	r, reg := e.reporter(e.Repo, e.smtp.URL())
 	e.smtp.FailNext(smtptest.ErrTryLater, smtptest.ErrTryLater)
-	e.clock.Set(dueOctober.Add(5 * time.Minute))
+	e.Clock.Set(dueOctober.Add(5 * time.Minute))
 
 	tick(t, r)
 	checkFailed(t, e, 1, "451")
-	if v := metric(t, reg, "analytics_reports_failed_total"); v != 1 {
+	if v := testkit.GatherMetrics(t, reg).Require(t, "analytics_reports_failed_total"); v != 1 {
 		t.Fatalf("failed counter %v, want 1", v)
 	}
-	if v := metric(t, reg, "analytics_reports_oldest_unsent_age_seconds"); v != 300 {
+	if v := testkit.GatherMetrics(t, reg).Require(t, "analytics_reports_oldest_unsent_age_seconds"); v != 300 {
 		t.Fatalf("oldest unsent age %v, want 300 (due 5 minutes ago)", v)
 	}
-	e.clock.Advance(59 * time.Second)
+	e.Clock.Advance(59 * time.Second)
 	tick(t, r)
 	checkFailed(t, e, 1, "451") // still waiting for the first retry, a minute after
 
-	e.clock.Advance(time.Second)
+	e.Clock.Advance(time.Second)
 	tick(t, r)
 	checkFailed(t, e, 2, "451") // second failure: next wait is 2 minutes
-	e.clock.Advance(time.Minute + 59*time.Second)
+	e.Clock.Advance(time.Minute + 59*time.Second)
 	tick(t, r)
 	checkFailed(t, e, 2, "451")
 
-	e.clock.Advance(time.Second)
+	e.Clock.Advance(time.Second)
 	tick(t, r)
 	got := e.smtp.WaitFor(t, 1, 10*time.Second)
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	tick(t, r)
 	if got = e.smtp.Messages(); len(got) != 1 {
 		t.Fatalf("%d messages after recovery, want 1", len(got))
@@ -58,10 +60,10 @@ func TestTemporaryFailureIsRetriedLater(t *testing.T) {
 	if len(ds) != 1 || ds[0].Status != "sent" || ds[0].Attempts != 3 {
 		t.Fatalf("deliveries %+v", ds)
 	}
-	if v := metric(t, reg, "analytics_reports_sent_total"); v != 1 {
+	if v := testkit.GatherMetrics(t, reg).Require(t, "analytics_reports_sent_total"); v != 1 {
 		t.Fatalf("sent counter %v", v)
 	}
-	if v := metric(t, reg, "analytics_reports_oldest_unsent_age_seconds"); v != 0 {
+	if v := testkit.GatherMetrics(t, reg).Require(t, "analytics_reports_oldest_unsent_age_seconds"); v != 0 {
 		t.Fatalf("oldest unsent age %v after sending", v)
 	}
 }
@@ -85,16 +87,16 @@ func TestConnectionRefusedThenRecovery(t *testing.T) {
 	setupOctober(e)
 	addr := smtptest.FreeAddr(t)
 	down := strings.Replace(e.smtp.URL(), e.smtp.Addr(), addr, 1)
-	r, reg := e.reporter(e.repo, down)
-	e.clock.Set(dueOctober)
+	r, reg := e.reporter(e.Repo, down)
+	e.Clock.Set(dueOctober)
 	tick(t, r)
 	checkFailed(t, e, 1, "connection refused")
-	if v := metric(t, reg, "analytics_reports_failed_total"); v != 1 {
+	if v := testkit.GatherMetrics(t, reg).Require(t, "analytics_reports_failed_total"); v != 1 {
 		t.Fatalf("failed counter %v", v)
 	}
 
 	up := smtptest.Start(t, smtptest.Options{Addr: addr, Like: e.smtp})
-	e.clock.Advance(time.Minute)
+	e.Clock.Advance(time.Minute)
 	tick(t, r)
 	if got := up.WaitFor(t, 1, 10*time.Second); len(got) != 1 {
 		t.Fatalf("%d messages", len(got))
@@ -125,9 +127,9 @@ func TestSilentServerTimesOut(t *testing.T) {
 	}()
 	m := e.mailer("smtp://" + l.Addr().String())
 	m.Timeout = 500 * time.Millisecond
-	r := reports.New(reports.Config{Repo: e.repo, Links: reports.Links{Base: publicURL}, Mailer: m, Now: e.clock.Now,
-		Log: slog.New(slog.NewTextHandler(e.logs, nil))}, nil)
-	e.clock.Set(dueOctober)
+	r := reports.New(reports.Config{Repo: e.Repo, Links: reports.Links{Base: publicURL}, Mailer: m, Now: e.Clock.Now,
+		Log: slog.New(slog.NewTextHandler(e.Logs, nil))}, nil)
+	e.Clock.Set(dueOctober)
 	start := time.Now()
 	tick(t, r)
 	if took := time.Since(start); took > 10*time.Second {
@@ -143,13 +145,13 @@ func TestSilentServerTimesOut(t *testing.T) {
 // send each owner's report exactly once.
 func TestTwoProcessesSendEachReportOnce(t *testing.T) {
 	e := newEnv(t)
-	e.clock.Set(time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC))
+	e.Clock.Set(time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC))
 	const owners = 25
 	for i := range owners {
-		o := e.owner(fmt.Sprintf("owner%02d@example.com", i))
+		o := e.User(fmt.Sprintf("owner%02d@example.com", i))
 		e.site(o, fmt.Sprintf("site%02d.example", i), 1)
 	}
-	e.clock.Set(dueOctober)
+	e.Clock.Set(dueOctober)
 	var wg sync.WaitGroup
 	for p := range 2 {
 		r, _ := e.reporter(e.otherProcess(), e.smtp.URL())
@@ -181,23 +183,23 @@ func TestTwoProcessesSendEachReportOnce(t *testing.T) {
 func TestCrashedClaimIsTakenOverAfterTheLease(t *testing.T) {
 	e := newEnv(t)
 	f := setupOctober(e)
-	r, _ := e.reporter(e.repo, e.smtp.URL())
-	e.clock.Set(dueOctober)
-	p := reports.Due(reports.Month, e.clock.Now(), time.UTC)
-	if _, err := e.repo.EnqueueReports(context.Background(), p.Kind, p.From, p.End(time.UTC), p.DueAt(time.UTC)); err != nil {
+	r, _ := e.reporter(e.Repo, e.smtp.URL())
+	e.Clock.Set(dueOctober)
+	p := reports.Due(reports.Month, e.Clock.Now(), time.UTC)
+	if _, err := e.Repo.EnqueueReports(context.Background(), p.Kind, p.From, p.End(time.UTC), p.DueAt(time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	// The "crashed" process: claims, then never finishes.
 	dead := e.otherProcess()
-	if _, err := dead.ClaimReport(context.Background(), repository.ReportClaimQuery{Now: e.clock.Now(), Lease: reports.DefaultLease}); err != nil {
+	if _, err := dead.ClaimReport(context.Background(), repository.ReportClaimQuery{Now: e.Clock.Now(), Lease: reports.DefaultLease}); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(reports.DefaultLease - time.Second)
+	e.Clock.Advance(reports.DefaultLease - time.Second)
 	tick(t, r)
 	if n := len(e.smtp.Messages()); n != 0 {
 		t.Fatalf("a claim was taken over %d times before its lease ran out", n)
 	}
-	e.clock.Advance(time.Second)
+	e.Clock.Advance(time.Second)
 	tick(t, r)
 	got := e.smtp.WaitFor(t, 1, 10*time.Second)
 	if id := decode(t, got[0]).get("Message-Id"); id != fmt.Sprintf("<report-%d-month-2026-10@example.test>", f.owner.ID) {
@@ -212,15 +214,15 @@ func TestCrashedClaimIsTakenOverAfterTheLease(t *testing.T) {
 func TestWithoutSMTPNothingIsSentAndTheLogSaysSoOnce(t *testing.T) {
 	e := newEnv(t)
 	setupOctober(e)
-	r, _ := e.reporter(e.repo, "")
+	r, _ := e.reporter(e.Repo, "")
 	r.LogSetup() // at start-up
-	e.clock.Set(dueOctober)
+	e.Clock.Set(dueOctober)
 	for range 3 {
 		tick(t, r)
-		e.clock.Advance(time.Minute)
+		e.Clock.Advance(time.Minute)
 	}
-	if n := strings.Count(e.logs.String(), "SMTP_URL is not set"); n != 1 {
-		t.Fatalf("the log says SMTP_URL is not set %d times, want once:\n%s", n, e.logs)
+	if n := strings.Count(e.Logs.String(), "SMTP_URL is not set"); n != 1 {
+		t.Fatalf("the log says SMTP_URL is not set %d times, want once:\n%s", n, e.Logs)
 	}
 	if ds := e.deliveries(); len(ds) != 0 {
 		t.Fatalf("reports made without SMTP: %+v", ds)
@@ -238,15 +240,15 @@ func TestWithoutSMTPNothingIsSentAndTheLogSaysSoOnce(t *testing.T) {
 func TestWithoutPublicURLNothingIsSentAndTheLogSaysSoOnce(t *testing.T) {
 	e := newEnv(t)
 	setupOctober(e)
-	r, _ := e.reporterLinking(e.repo, e.smtp.URL(), reports.Links{})
+	r, _ := e.reporterLinking(e.Repo, e.smtp.URL(), reports.Links{})
 	r.LogSetup() // at start-up
-	e.clock.Set(dueOctober)
+	e.Clock.Set(dueOctober)
 	for range 3 {
 		tick(t, r)
-		e.clock.Advance(time.Minute)
+		e.Clock.Advance(time.Minute)
 	}
-	if n := strings.Count(e.logs.String(), "PUBLIC_URL is not set"); n != 1 || strings.Contains(e.logs.String(), "SMTP_URL") {
-		t.Fatalf("the log says PUBLIC_URL is not set %d times, want once (and nothing of SMTP_URL):\n%s", n, e.logs)
+	if n := strings.Count(e.Logs.String(), "PUBLIC_URL is not set"); n != 1 || strings.Contains(e.Logs.String(), "SMTP_URL") {
+		t.Fatalf("the log says PUBLIC_URL is not set %d times, want once (and nothing of SMTP_URL):\n%s", n, e.Logs)
 	}
 	if ds := e.deliveries(); len(ds) != 0 {
 		t.Fatalf("reports made without PUBLIC_URL: %+v", ds)
@@ -270,14 +272,14 @@ func TestWithoutPublicURLNothingIsSentAndTheLogSaysSoOnce(t *testing.T) {
 func TestReportOfAnOwnerWithNothingLeftIsSkipped(t *testing.T) {
 	e := newEnv(t)
 	f := setupOctober(e)
-	r, _ := e.reporter(e.repo, e.smtp.URL())
+	r, _ := e.reporter(e.Repo, e.smtp.URL())
 	e.smtp.FailNext(smtptest.ErrTryLater)
-	e.clock.Set(dueOctober)
+	e.Clock.Set(dueOctober)
 	tick(t, r)
 	for _, id := range []int64{f.a, f.b} {
-		e.api("PATCH", fmt.Sprintf("/api/v1/websites/%d", id), f.owner.key, map[string][]string{"email": {"0"}})
+		e.Do(harness.Request{Method: "PATCH", Path: fmt.Sprintf("/api/v1/websites/%d", id), Key: f.owner.Key, Form: map[string][]string{"email": {"0"}}})
 	}
-	e.clock.Advance(time.Minute)
+	e.Clock.Advance(time.Minute)
 	tick(t, r)
 	if n := len(e.smtp.Messages()); n != 0 {
 		t.Fatalf("%d messages", n)

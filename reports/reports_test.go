@@ -10,30 +10,32 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/testkit"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // october is the fixture of most tests: an owner with two websites with email 1 and one
 // with email 0, a second owner with only an email-0 website, and a third whose only email-1
 // website was added after October ended. The reports of October are due on 1 November 06:00.
 type october struct {
-	owner, quiet, late owner
+	owner, quiet, late harness.User
 	a, b, c            int64 // a.example, b.example (email 1), c.example (email 0)
 }
 
 var dueOctober = time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
 
 func setupOctober(e *env) october {
-	e.t.Helper()
+	e.T.Helper()
 	var f october
-	f.owner = e.owner("owner@example.com")
-	f.quiet = e.owner("quiet@example.com")
-	f.late = e.owner("late@example.com")
-	e.clock.Set(time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)) // after September: none is due for it
+	f.owner = e.User("owner@example.com")
+	f.quiet = e.User("quiet@example.com")
+	f.late = e.User("late@example.com")
+	e.Clock.Set(time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)) // after September: none is due for it
 	f.a = e.site(f.owner, "a.example", 1)
 	f.b = e.site(f.owner, "b.example", 1)
 	f.c = e.site(f.owner, "c.example", 0)
 	e.site(f.quiet, "quiet.example", 0)
-	e.clock.Set(time.Date(2026, 11, 1, 0, 30, 0, 0, time.UTC))
+	e.Clock.Set(time.Date(2026, 11, 1, 0, 30, 0, 0, time.UTC))
 	e.site(f.late, "late.example", 1)
 
 	// a.example in October: 1,253 visits and pageviews, plus 100 pageviews that are no visit.
@@ -44,7 +46,7 @@ func setupOctober(e *env) october {
 		e.pageview(f.a, "2026-10-20", p, "", 5)
 	}
 	e.pageview(f.a, "2026-10-21", "/d", "", 4)
-	e.count(f.a, "pageview", "2026-10-10", "2026-10-10", 100)
+	e.Count(f.a, "2026-10-10", "pageview", map[string]int64{"2026-10-10": 100})
 	// Outside October: the day before and the day after.
 	e.pageview(f.a, "2026-09-30", "/", "", 1100)
 	e.pageview(f.a, "2026-11-01", "/", "", 7)
@@ -57,14 +59,14 @@ func setupOctober(e *env) october {
 func TestReportContentMatchesTheStatsAPI(t *testing.T) {
 	e := newEnv(t)
 	f := setupOctober(e)
-	r, reg := e.reporter(e.repo, e.smtp.URL())
+	r, reg := e.reporter(e.Repo, e.smtp.URL())
 
-	e.clock.Set(dueOctober.Add(-time.Second))
+	e.Clock.Set(dueOctober.Add(-time.Second))
 	tick(t, r)
 	if n := len(e.smtp.Messages()); n != 0 {
 		t.Fatalf("%d messages before 06:00 on the 1st", n)
 	}
-	e.clock.Set(dueOctober)
+	e.Clock.Set(dueOctober)
 	tick(t, r)
 	got := e.smtp.WaitFor(t, 1, 10*time.Second)
 	tick(t, r) // nothing more
@@ -159,10 +161,10 @@ func TestReportContentMatchesTheStatsAPI(t *testing.T) {
 	if len(ds) != 1 || ds[0].UserID != f.owner.ID || ds[0].Status != "sent" || ds[0].Start != "2026-10-01" || ds[0].Attempts != 1 {
 		t.Fatalf("deliveries %+v", ds)
 	}
-	if v := metric(t, reg, "analytics_reports_sent_total"); v != 1 {
+	if v := testkit.GatherMetrics(t, reg).Require(t, "analytics_reports_sent_total"); v != 1 {
 		t.Errorf("sent counter %v", v)
 	}
-	if v := metric(t, reg, "analytics_reports_oldest_unsent_age_seconds"); v != 0 {
+	if v := testkit.GatherMetrics(t, reg).Require(t, "analytics_reports_oldest_unsent_age_seconds"); v != 0 {
 		t.Errorf("oldest unsent %v, want 0", v)
 	}
 }

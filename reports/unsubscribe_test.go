@@ -10,14 +10,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // sentOctober runs the October report of the fixture and returns its one-click address (all of
 // the message's websites) and the per-website address of a.example, as paths.
 func sentOctober(t *testing.T, e *env) (all, siteA string) {
 	t.Helper()
-	r, _ := e.reporter(e.repo, e.smtp.URL())
-	e.clock.Set(dueOctober)
+	r, _ := e.reporter(e.Repo, e.smtp.URL())
+	e.Clock.Set(dueOctober)
 	tick(t, r)
 	m := decode(t, e.smtp.WaitFor(t, 1, 10*time.Second)[0])
 	all = path(t, strings.Trim(m.get("List-Unsubscribe"), "<>"))
@@ -38,13 +40,13 @@ func path(t testing.TB, raw string) string {
 
 // page requests an unsubscribe address and checks what every answer must have.
 func (e *env) page(method, target, body string) (int, string) {
-	e.t.Helper()
+	e.T.Helper()
 	req := httptest.NewRequest(method, "https://stats.example.test"+target, strings.NewReader(body))
 	if body != "" {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	rec := httptest.NewRecorder()
-	e.server.ServeHTTP(rec, req)
+	e.App.Handler.ServeHTTP(rec, req)
 	h := rec.Header()
 	for name, want := range map[string]string{
 		"Content-Type":            "text/html; charset=utf-8",
@@ -54,13 +56,13 @@ func (e *env) page(method, target, body string) (int, string) {
 		"Referrer-Policy":         "no-referrer",
 	} {
 		if got := h.Get(name); got != want {
-			e.t.Errorf("%s %s: %s %q, want %q", method, target, name, got, want)
+			e.T.Errorf("%s %s: %s %q, want %q", method, target, name, got, want)
 		}
 	}
 	out, _ := io.ReadAll(rec.Body)
 	page := string(out)
 	if !strings.Contains(page, "<h1>") || strings.Contains(page, "<script") || strings.Contains(page, "<style") || strings.Contains(page, "style=") {
-		e.t.Errorf("%s %s: not a plain page with a heading:\n%s", method, target, page)
+		e.T.Errorf("%s %s: not a plain page with a heading:\n%s", method, target, page)
 	}
 	return rec.Code, page
 }
@@ -80,7 +82,7 @@ func TestUnsubscribeFromOneWebsiteWithTheButton(t *testing.T) {
 	}
 
 	// The button posts an empty form to the same address.
-	cached, _ := e.sites.Lookup("a.example")
+	cached, _ := e.App.Pipeline.Websites.Lookup("a.example")
 	status, page = e.page(http.MethodPost, siteA, "")
 	if status != http.StatusOK || !strings.Contains(page, "Unsubscribed") || !strings.Contains(page, "<li>a.example</li>") {
 		t.Fatalf("POST: %d\n%s", status, page)
@@ -88,7 +90,7 @@ func TestUnsubscribeFromOneWebsiteWithTheButton(t *testing.T) {
 	if a, b := e.website(f.owner, f.a)["email"], e.website(f.owner, f.b)["email"]; a != float64(0) || b != float64(1) {
 		t.Fatalf("after unsubscribing a.example: a email %v, b email %v", a, b)
 	}
-	if now, _ := e.sites.Lookup("a.example"); now == cached {
+	if now, _ := e.App.Pipeline.Websites.Lookup("a.example"); now == cached {
 		t.Fatal("the change did not go through the website rules (no ingest refresh)")
 	}
 	status, page = e.page(http.MethodGet, siteA, "")
@@ -145,8 +147,8 @@ func TestOneClickUnsubscribe(t *testing.T) {
 		t.Fatalf("c.example changed: %v", got)
 	}
 	// November: the owner gets nothing more; late@ gets its first report.
-	r, _ := e.reporter(e.repo, e.smtp.URL())
-	e.clock.Set(time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC))
+	r, _ := e.reporter(e.Repo, e.smtp.URL())
+	e.Clock.Set(time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC))
 	tick(t, r)
 	// A tick returns after the server answered: every message it sent has arrived.
 	if got := e.smtp.Messages(); len(got) != 2 || got[1].To[0] != "late@example.com" {
@@ -206,8 +208,8 @@ func TestBadUnsubscribeLinks(t *testing.T) {
 	}
 
 	// The website deleted: its own link is a 404; the message's link still works for the rest.
-	if res := e.api(http.MethodDelete, fmt.Sprintf("/api/v1/websites/%d", f.a), f.owner.key, nil); res.Code != http.StatusOK {
-		t.Fatalf("delete: %d", res.Code)
+	if res := e.Do(harness.Request{Method: http.MethodDelete, Path: fmt.Sprintf("/api/v1/websites/%d", f.a), Key: f.owner.Key}); res.Status != http.StatusOK {
+		t.Fatalf("delete: %d", res.Status)
 	}
 	if status, _ := e.page(http.MethodPost, siteA, ""); status != http.StatusNotFound {
 		t.Fatalf("deleted website: %d", status)

@@ -17,8 +17,8 @@ import (
 // here; the note on days before the changeover and imported days; a stranger's path inert.
 func TestReportVisitNumbers(t *testing.T) {
 	e := newEnv(t)
-	o := e.owner("owner@example.com")
-	e.clock.Set(time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC))
+	o := e.User("owner@example.com")
+	e.Clock.Set(time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC))
 	a := e.site(o, "a.example", 1)
 	b := e.site(o, "b.example", 1)
 	rng := rand.New(rand.NewPCG(6, 6))
@@ -26,12 +26,12 @@ func TestReportVisitNumbers(t *testing.T) {
 	for d := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC); d.Month() <= 10; d = d.AddDate(0, 0, 1) {
 		days = append(days, repotest.RandomVisitDay(rng, d, 200+rng.IntN(200)))
 	}
-	repotest.WriteVisitDays(t, e.repo, a, days)
-	repotest.WriteVisitDays(t, e.repo, b, days)
+	repotest.WriteVisitDays(t, e.Repo, a, days)
+	repotest.WriteVisitDays(t, e.Repo, b, days)
 	e.pageview(a, "2026-10-03", `/<script>alert("report")</script>`, "", 5000)
 	exec := func(q string, args ...any) {
 		t.Helper()
-		if _, err := e.db.Exec(q, args...); err != nil {
+		if _, err := e.DB.Exec(q, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -39,8 +39,8 @@ func TestReportVisitNumbers(t *testing.T) {
 	exec(`UPDATE websites SET visits_from = '2026-10-15' WHERE id = $1`, b)
 	exec(`INSERT INTO imported_days (website_id, day, source) VALUES ($1, '2026-09-02', 'phpanalytics')`, b)
 
-	r, _ := e.reporter(e.repo, e.smtp.URL())
-	e.clock.Set(dueOctober)
+	r, _ := e.reporter(e.Repo, e.smtp.URL())
+	e.Clock.Set(dueOctober)
 	tick(t, r)
 	m := decode(t, e.smtp.WaitFor(t, 1, 10*time.Second)[0])
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lib/pq"
@@ -46,20 +47,11 @@ var (
 func (c counterNames) list() []stats.Name {
 	var out []stats.Name
 	for _, n := range []stats.Name{c.visitor, c.visit, c.pageview, c.event, c.bounce, c.seconds, c.timed} {
-		if n != "" && !containsName(out, n) {
+		if n != "" && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
 	return out
-}
-
-func containsName(names []stats.Name, n stats.Name) bool {
-	for _, m := range names {
-		if m == n {
-			return true
-		}
-	}
-	return false
 }
 
 func totalsOf(sums map[stats.Name]int64, c counterNames) stats.Totals {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -175,7 +176,7 @@ func docOperation(doc *openapi3.T, method, path string, item *openapi3.PathItem,
 			for _, name := range sortedKeys(s.Properties) {
 				prop := s.Properties[name]
 				out.Fields = append(out.Fields, docField{Name: name, In: "form", Type: typeOf(prop),
-					Required: contains(s.Required, name), About: markdown(prop.Value.Description)})
+					Required: slices.Contains(s.Required, name), About: markdown(prop.Value.Description)})
 			}
 		} else {
 			var types []string
@@ -346,15 +347,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // docBlock is a paragraph (Spans) or a bulleted list (Items) of a description.

@@ -94,16 +94,16 @@ func TestFlushSurvivesDatabaseOutage(t *testing.T) {
 		return tiny.status("/readyz/collect") == http.StatusServiceUnavailable
 	})
 	time.Sleep(3*time.Second - time.Since(outageStart))
-	flushesAtRestart := steady.mustMetric(t, "analytics_flushes_total")
-	tinyFlushesAtRestart := tiny.mustMetric(t, "analytics_flushes_total")
+	flushesAtRestart := steady.metrics(t).Require(t, "analytics_flushes_total")
+	tinyFlushesAtRestart := tiny.metrics(t).Require(t, "analytics_flushes_total")
 	phase.Store(recovering)
 	pg.start(t)
 
 	// A successful write after the outage is the retried batch: the flusher writes its pending
 	// batch before taking a new one. The tiny buffer then has room again.
 	waitUntil(t, 20*time.Second, "both servers to write after the outage", func() bool {
-		a, okA := steady.metric("analytics_flushes_total")
-		b, okB := tiny.metric("analytics_flushes_total")
+		a, okA := steady.metrics(t).Lookup("analytics_flushes_total")
+		b, okB := tiny.metrics(t).Lookup("analytics_flushes_total")
 		return okA && okB && a > flushesAtRestart && b > tinyFlushesAtRestart
 	})
 	phase.Store(recovered)
@@ -115,7 +115,7 @@ func TestFlushSurvivesDatabaseOutage(t *testing.T) {
 	stopTiny()
 
 	for _, s := range []*serverProc{steady, tiny} {
-		if failures := s.mustMetric(t, "analytics_flush_failures_total"); failures == 0 {
+		if failures := s.metrics(t).Require(t, "analytics_flush_failures_total"); failures == 0 {
 			t.Errorf("%s saw no failed flush: the outage did not reach it", s.name)
 		}
 	}

@@ -5,7 +5,6 @@ package main
 // their readiness, metrics and exit, and the user and websites the tests create through them.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -320,32 +318,10 @@ func (s *serverProc) status(path string) int {
 	return resp.StatusCode
 }
 
-// metric reads one unlabelled sample from /metrics; ok is false when there is none.
-func (s *serverProc) metric(name string) (float64, bool) {
-	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{Proxy: nil}}
-	defer client.CloseIdleConnections()
-	resp, err := client.Get(s.base + "/metrics")
-	if err != nil {
-		return 0, false
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if value, found := strings.CutPrefix(sc.Text(), name+" "); found {
-			v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-			return v, err == nil
-		}
-	}
-	return 0, false
-}
-
-func (s *serverProc) mustMetric(t *testing.T, name string) float64 {
+// metrics reads the server's /metrics, as its scraper does.
+func (s *serverProc) metrics(t *testing.T) testkit.Metrics {
 	t.Helper()
-	v, ok := s.metric(name)
-	if !ok {
-		t.Fatalf("%s: no %s in /metrics", s.name, name)
-	}
-	return v
+	return testkit.ScrapeMetrics(t, s.base+"/metrics")
 }
 
 func (s *serverProc) terminate(t *testing.T) {

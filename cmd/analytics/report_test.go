@@ -193,7 +193,7 @@ func TestServeWithoutSMTP(t *testing.T) {
 		t.Fatalf("/unsubscribe/1.1.bad: %d, want 404", got)
 	}
 	for _, name := range []string{"analytics_reports_sent_total", "analytics_reports_failed_total", "analytics_reports_oldest_unsent_age_seconds"} {
-		s.mustMetric(t, name)
+		s.metrics(t).Require(t, name)
 	}
 	s.terminate(t)
 	s.waitExit(t)

@@ -42,10 +42,10 @@ func TestLongTextIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(out, want) || len(out) > 4000 {
 		t.Fatalf("import: %v, want a line saying %q\n%.4000s", err, want, out)
 	}
-	if _, err := f.repo.WebsiteByDomain(t.Context(), "shop.example.org"); err == nil {
+	if _, err := f.Repo.WebsiteByDomain(t.Context(), "shop.example.org"); err == nil {
 		t.Error("the website with the long text was imported")
 	}
-	if _, err := f.repo.WebsiteByDomain(t.Context(), "example.com"); err != nil {
+	if _, err := f.Repo.WebsiteByDomain(t.Context(), "example.com"); err != nil {
 		t.Errorf("the other websites were not imported: %v", err)
 	}
 }

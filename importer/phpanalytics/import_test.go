@@ -13,24 +13,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
-	"github.com/analytics-service/analytics/app"
-	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/importer/phpanalytics"
 	"github.com/analytics-service/analytics/importer/phpanalytics/phpatest"
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -109,24 +102,15 @@ type row struct {
 // fixture is a phpAnalytics database with three owners and five websites, and this service's
 // database and API.
 type fixture struct {
-	t      *testing.T
-	dsn    string
-	pa     *sql.DB
-	db     *sqlx.DB
-	repo   *repository.Repository
-	server http.Handler
+	*harness.Env
+	dsn string
+	pa  *sql.DB
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	dsn, pa := phpatest.New(t)
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
-	a, err := app.New(context.Background(), repo, app.Config{Location: time.UTC}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{t: t, dsn: dsn, pa: pa, db: db, repo: repo, server: a.Handler}
+	f := &fixture{Env: harness.New(t), dsn: dsn, pa: pa}
 	f.exec(`INSERT INTO users (id, name, email, password, created_at, deleted_at) VALUES
 		(1, 'Owner', 'owner@example.com', 'x', '2020-01-01', NULL),
 		(2, 'Second', 'second@example.com', 'x', '2020-01-01', NULL),
@@ -142,14 +126,14 @@ func newFixture(t *testing.T) *fixture {
 }
 
 func (f *fixture) exec(query string, args ...any) {
-	f.t.Helper()
+	f.T.Helper()
 	if _, err := f.pa.Exec(query, args...); err != nil {
-		f.t.Fatalf("phpAnalytics fixture: %v\n%s", err, query)
+		f.T.Fatalf("phpAnalytics fixture: %v\n%s", err, query)
 	}
 }
 
 func (f *fixture) insert(rows []row) {
-	f.t.Helper()
+	f.T.Helper()
 	for _, r := range rows {
 		f.exec(`INSERT INTO stats (website_id, name, value, count, date) VALUES (?, ?, ?, ?, ?)`,
 			r.website, r.name, r.value, r.count, r.date)
@@ -158,12 +142,12 @@ func (f *fixture) insert(rows []row) {
 
 // run imports with the options given, against the fixture's databases.
 func (f *fixture) run(o phpanalytics.Options) (string, error) {
-	f.t.Helper()
+	f.T.Helper()
 	var out bytes.Buffer
 	if o.DSN == "" {
 		o.DSN = f.dsn
 	}
-	o.Repo, o.Out, o.Location = f.repo, &out, time.UTC
+	o.Repo, o.Out, o.Location = f.Repo, &out, time.UTC
 	summary, err := phpanalytics.Run(context.Background(), o)
 	if summary != nil {
 		summary.Print(&out, o.DryRun)
@@ -174,17 +158,13 @@ func (f *fixture) run(o phpanalytics.Options) (string, error) {
 // statsAPI reads every value of a statistic over a range through GET /api/v1/stats, page by
 // page, each answer checked against openapi.yaml.
 func (f *fixture) statsAPI(key string, id int64, name, from, to string) map[string]int64 {
-	f.t.Helper()
+	f.T.Helper()
 	out := map[string]int64{}
 	for page := 1; ; page++ {
-		target := fmt.Sprintf("http://api.test/api/v1/stats/%d?name=%s&from=%s&to=%s&per_page=100&page=%d", id, name, from, to, page)
-		req := httptest.NewRequest(http.MethodGet, target, nil)
-		req.Header.Set("Authorization", "Bearer "+key)
-		rec := httptest.NewRecorder()
-		f.server.ServeHTTP(rec, req)
-		spectest.ValidateResponse(f.t, http.MethodGet, target, rec.Code, rec.Header(), rec.Body.Bytes())
-		if rec.Code != http.StatusOK {
-			f.t.Fatalf("GET %s: %d %s", target, rec.Code, rec.Body)
+		target := fmt.Sprintf("/api/v1/stats/%d?name=%s&from=%s&to=%s&per_page=100&page=%d", id, name, from, to, page)
+		res := f.Do(harness.Request{Path: target, Key: key})
+		if res.Status != http.StatusOK {
+			f.T.Fatalf("GET %s: %d %s", target, res.Status, res.Body)
 		}
 		var body struct {
 			Data []struct {
@@ -195,8 +175,8 @@ func (f *fixture) statsAPI(key string, id int64, name, from, to string) map[stri
 				LastPage int `json:"last_page"`
 			} `json:"meta"`
 		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-			f.t.Fatal(err)
+		if err := json.Unmarshal(res.Body, &body); err != nil {
+			f.T.Fatal(err)
 		}
 		for _, e := range body.Data {
 			out[e.Value] += e.Count
@@ -209,32 +189,27 @@ func (f *fixture) statsAPI(key string, id int64, name, from, to string) map[stri
 
 // getJSON reads an API answer, checked against openapi.yaml, into v.
 func (f *fixture) getJSON(key, path string, v any) {
-	f.t.Helper()
-	target := "http://api.test" + path
-	req := httptest.NewRequest(http.MethodGet, target, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	rec := httptest.NewRecorder()
-	f.server.ServeHTTP(rec, req)
-	spectest.ValidateResponse(f.t, http.MethodGet, target, rec.Code, rec.Header(), rec.Body.Bytes())
-	if rec.Code != http.StatusOK {
-		f.t.Fatalf("GET %s: %d %s", target, rec.Code, rec.Body)
+	f.T.Helper()
+	res := f.Do(harness.Request{Path: path, Key: key})
+	if res.Status != http.StatusOK {
+		f.T.Fatalf("GET %s: %d %s", path, res.Status, res.Body)
 	}
-	if err := json.Unmarshal(rec.Body.Bytes(), v); err != nil {
-		f.t.Fatal(err)
+	if err := json.Unmarshal(res.Body, v); err != nil {
+		f.T.Fatal(err)
 	}
 }
 
 // websiteFor returns the imported website with the domain, its owner's id and an API key of
 // the owner.
 func (f *fixture) websiteFor(domain string) (repository.Website, string) {
-	f.t.Helper()
-	w, err := f.repo.WebsiteByDomain(context.Background(), domain)
+	f.T.Helper()
+	w, err := f.Repo.WebsiteByDomain(context.Background(), domain)
 	if err != nil {
-		f.t.Fatalf("website %s: %v", domain, err)
+		f.T.Fatalf("website %s: %v", domain, err)
 	}
-	key, err := f.repo.CreateAPIKey(context.Background(), w.UserID)
+	key, err := f.Repo.CreateAPIKey(context.Background(), w.UserID)
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
 	return w, key
 }
@@ -320,20 +295,20 @@ func TestImportPHPAnalytics(t *testing.T) {
 		row{5, "pageviews", "2024-01-01", "2024-01-01", 5})
 	f.insert(rows)
 	// An existing website here keeps its domain; its phpAnalytics namesake is skipped.
-	existing, err := f.repo.CreateUser(ctx, "someone@example.net")
+	existing, err := f.Repo.CreateUser(ctx, "someone@example.net")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.repo.CreateWebsite(ctx, existing.ID, repository.NewWebsite{Domain: "taken.example", ExcludeBots: 1}); err != nil {
+	if _, err := f.Repo.CreateWebsite(ctx, existing.ID, repository.NewWebsite{Domain: "taken.example", ExcludeBots: 1}); err != nil {
 		t.Fatal(err)
 	}
-	owner, err := f.repo.CreateUser(ctx, "owner@example.com")
+	owner, err := f.Repo.CreateUser(ctx, "owner@example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Periods up to last month rolled up already: the import's days are late writes, which
 	// the rollups must take too.
-	if err := f.repo.RollUp(ctx, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)); err != nil {
+	if err := f.Repo.RollUp(ctx, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -378,11 +353,11 @@ func TestImportPHPAnalytics(t *testing.T) {
 	if shop.Privacy != 0 || shop.PasswordHash != nil || shop.ExcludeParams != nil || shop.ExcludeIPs != nil || shop.Favorite {
 		t.Errorf("shop.example.org imported as %+v", shop)
 	}
-	second, err := f.repo.UserByEmail(ctx, "second@example.com")
+	second, err := f.Repo.UserByEmail(ctx, "second@example.com")
 	if err != nil || shop.UserID != second.ID {
 		t.Errorf("shop.example.org belongs to user %d, second@example.com is %+v (%v)", shop.UserID, second, err)
 	}
-	if _, hash, err := f.repo.UserPasswordHash(ctx, "second@example.com"); err != nil || hash != "" {
+	if _, hash, err := f.Repo.UserPasswordHash(ctx, "second@example.com"); err != nil || hash != "" {
 		t.Errorf("the created owner has a password (%q) or is missing: %v", hash, err)
 	}
 
@@ -413,7 +388,7 @@ func TestImportPHPAnalytics(t *testing.T) {
 		}
 	}
 	for name, values := range internal {
-		entries, _, err := f.repo.Reader(site.ID, rangeOf(t, "2024-02-03", "2024-02-03"), nil).List(ctx,
+		entries, _, err := f.Repo.Reader(site.ID, rangeOf(t, "2024-02-03", "2024-02-03"), nil).List(ctx,
 			repository.StatQuery{Name: stat(name), SortBy: "value"})
 		if err != nil {
 			t.Fatal(err)
@@ -488,14 +463,14 @@ func TestImportPHPAnalytics(t *testing.T) {
 		Day    time.Time `db:"day"`
 		Source string    `db:"source"`
 	}
-	if err := f.db.Select(&marked, `SELECT day, source FROM imported_days WHERE website_id = $1 ORDER BY day`, site.ID); err != nil {
+	if err := f.DB.Select(&marked, `SELECT day, source FROM imported_days WHERE website_id = $1 ORDER BY day`, site.ID); err != nil {
 		t.Fatal(err)
 	}
 	if len(marked) != 3 || marked[0].Source != "phpanalytics" || marked[2].Day.Format(time.DateOnly) != "2024-03-01" {
 		t.Errorf("imported days of example.com: %+v", marked)
 	}
 	var visitsFrom time.Time
-	if err := f.db.Get(&visitsFrom, `SELECT visits_from FROM websites WHERE id = $1`, shop.ID); err != nil {
+	if err := f.DB.Get(&visitsFrom, `SELECT visits_from FROM websites WHERE id = $1`, shop.ID); err != nil {
 		t.Fatal(err)
 	}
 	if today := time.Now().UTC().Truncate(24 * time.Hour); visitsFrom.Before(today) {
@@ -518,26 +493,26 @@ func TestImportPHPAnalytics(t *testing.T) {
 
 // fingerprint sums up what the import writes here.
 func (f *fixture) fingerprint() string {
-	f.t.Helper()
+	f.T.Helper()
 	var s string
-	err := f.db.Get(&s, `SELECT concat_ws(' ',
+	err := f.DB.Get(&s, `SELECT concat_ws(' ',
 		(SELECT count(*) || '/' || coalesce(sum(count), 0) FROM stats),
 		(SELECT count(*) || '/' || coalesce(sum(count), 0) FROM stats_weekly),
 		(SELECT count(*) || '/' || coalesce(sum(count), 0) FROM stats_monthly),
 		(SELECT count(*) FROM imported_days), (SELECT count(*) FROM websites), (SELECT count(*) FROM users))`)
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
 	return s
 }
 
 // sourceSums sums a phpAnalytics statistic of a website over a range, in MariaDB.
 func (f *fixture) sourceSums(websiteID int, name, from, to string) map[string]int64 {
-	f.t.Helper()
+	f.T.Helper()
 	rows, err := f.pa.Query(`SELECT value, SUM(count) FROM stats WHERE website_id = ? AND name = ? AND date BETWEEN ? AND ? GROUP BY value`,
 		websiteID, name, from, to)
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
 	defer rows.Close()
 	out := map[string]int64{}
@@ -545,7 +520,7 @@ func (f *fixture) sourceSums(websiteID int, name, from, to string) map[string]in
 		var v string
 		var n int64
 		if err := rows.Scan(&v, &n); err != nil {
-			f.t.Fatal(err)
+			f.T.Fatal(err)
 		}
 		out[v] = n
 	}
@@ -597,7 +572,7 @@ func TestImportToOneUser(t *testing.T) {
 	if got := f.fingerprint(); !strings.HasPrefix(got, "0/0 0/0 0/0 0 0 0") {
 		t.Errorf("an unknown --user wrote %s", got)
 	}
-	me, err := f.repo.CreateUser(ctx, "me@example.net")
+	me, err := f.Repo.CreateUser(ctx, "me@example.net")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,7 +581,7 @@ func TestImportToOneUser(t *testing.T) {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	var owners []int64
-	if err := f.db.Select(&owners, `SELECT DISTINCT user_id FROM websites`); err != nil {
+	if err := f.DB.Select(&owners, `SELECT DISTINCT user_id FROM websites`); err != nil {
 		t.Fatal(err)
 	}
 	if len(owners) != 1 || owners[0] != me.ID || strings.Contains(out, "created user") {
@@ -670,7 +645,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if _, err := f.repo.WebsiteByDomain(context.Background(), "example.com"); err == nil {
+	if _, err := f.Repo.WebsiteByDomain(context.Background(), "example.com"); err == nil {
 		t.Error("example.com was written despite its failure")
 	}
 }
@@ -692,20 +667,20 @@ func TestFailedWebsiteLeavesNothing(t *testing.T) {
 		t.Fatalf("a zero date: %v\n%s", err, out)
 	}
 	var n int
-	if err := f.db.Get(&n, `SELECT count(*) FROM stats WHERE value LIKE '/p/%'`); err != nil || n != 0 {
+	if err := f.DB.Get(&n, `SELECT count(*) FROM stats WHERE value LIKE '/p/%'`); err != nil || n != 0 {
 		t.Errorf("%d rows of the failed website stayed (%v)", n, err)
 	}
-	if _, err := f.repo.WebsiteByDomain(context.Background(), "example.com"); err == nil {
+	if _, err := f.Repo.WebsiteByDomain(context.Background(), "example.com"); err == nil {
 		t.Error("the failed website stayed")
 	}
-	if _, err := f.repo.WebsiteByDomain(context.Background(), "shop.example.org"); err != nil {
+	if _, err := f.Repo.WebsiteByDomain(context.Background(), "shop.example.org"); err != nil {
 		t.Errorf("the other website: %v", err)
 	}
 }
 
 // insertMany inserts rows in multi-row statements.
 func (f *fixture) insertMany(rows []row) {
-	f.t.Helper()
+	f.T.Helper()
 	for len(rows) > 0 {
 		n := min(len(rows), 1000)
 		var sb strings.Builder
@@ -768,7 +743,7 @@ func TestOldAndUnknownNames(t *testing.T) {
 		Value string `db:"value"`
 		Count int64  `db:"count"`
 	}
-	if err := f.db.Select(&got, `SELECT name, value, count FROM stats WHERE website_id = $1 ORDER BY name`, shop.ID); err != nil {
+	if err := f.DB.Select(&got, `SELECT name, value, count FROM stats WHERE website_id = $1 ORDER BY name`, shop.ID); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got) != "[{bogus x 4} {pageview_hour 07 9} {visit_hour 07 5} {visitor_hour 07 5}]" {

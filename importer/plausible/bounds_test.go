@@ -115,7 +115,7 @@ func TestImportReadsWithinBounds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e.t = t
+			e.T = t
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
@@ -131,7 +131,7 @@ func TestImportReadsWithinBounds(t *testing.T) {
 				t.Errorf("the import allocated %d MiB, want it bounded by the line, not the file", alloc>>20)
 			}
 			var rows int
-			if err := e.db.Get(&rows, `SELECT (SELECT count(*) FROM stats) + (SELECT count(*) FROM imported_days)`); err != nil || rows != 0 {
+			if err := e.DB.Get(&rows, `SELECT (SELECT count(*) FROM stats) + (SELECT count(*) FROM imported_days)`); err != nil || rows != 0 {
 				t.Fatalf("%d rows written (%v), want none", rows, err)
 			}
 		})

@@ -6,65 +6,42 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/analytics-service/analytics/app"
-	"github.com/analytics-service/analytics/handlers/spectest"
 	"github.com/analytics-service/analytics/importer/plausible"
 	"github.com/analytics-service/analytics/importer/plausible/plausibletest"
 	"github.com/analytics-service/analytics/repository"
-	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
-// env is the service on a fresh database with one website, site.test, read through the API.
+// env is the service on a fresh database (testkit/harness) with one website, site.test, read
+// through the API.
 type env struct {
-	t      *testing.T
-	db     *sqlx.DB
-	repo   *repository.Repository
-	server http.Handler
-	key    string
-	site   plausible.Website
+	*harness.Env
+	key  string
+	site plausible.Website
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	ctx := context.Background()
-	db, _ := repotest.New(t)
-	repo := repository.New(db, nil)
-	user, err := repo.CreateUser(ctx, "owner@site.test")
+	h := harness.New(t, harness.Config(app.Config{BufferMaxKeys: 1000}))
+	owner := h.User("owner@site.test")
+	w, err := h.Repo.CreateWebsite(context.Background(), owner.ID, repository.NewWebsite{Domain: "site.test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := repo.CreateAPIKey(ctx, user.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := repo.CreateWebsite(ctx, user.ID, repository.NewWebsite{Domain: "site.test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	service, err := app.New(ctx, repo, app.Config{BufferMaxKeys: 1000, Registry: prometheus.NewRegistry()},
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &env{t: t, db: db, repo: repo, server: service.Handler, key: key, site: plausible.Website{ID: w.ID, Domain: w.Domain}}
+	return &env{Env: h, key: owner.Key, site: plausible.Website{ID: w.ID, Domain: w.Domain}}
 }
 
 // stat reads every value of a statistic over a range through the API, page by page.
 func (e *env) stat(name string, r stats.Range) plausibletest.Counts {
-	e.t.Helper()
+	e.T.Helper()
 	got := plausibletest.Counts{}
 	for page := 1; ; page++ {
 		q := r.Query()
@@ -72,13 +49,9 @@ func (e *env) stat(name string, r stats.Range) plausibletest.Counts {
 		q.Set("per_page", "100")
 		q.Set("page", fmt.Sprint(page))
 		target := fmt.Sprintf("/api/v1/stats/%d?%s", e.site.ID, q.Encode())
-		req := httptest.NewRequest(http.MethodGet, target, nil)
-		req.Header.Set("Authorization", "Bearer "+e.key)
-		rec := httptest.NewRecorder()
-		e.server.ServeHTTP(rec, req)
-		spectest.ValidateResponse(e.t, http.MethodGet, target, rec.Code, rec.Header(), rec.Body.Bytes())
-		if rec.Code != http.StatusOK {
-			e.t.Fatalf("GET %s: %d %s", target, rec.Code, rec.Body)
+		res := e.Do(harness.Request{Path: target, Key: e.key})
+		if res.Status != http.StatusOK {
+			e.T.Fatalf("GET %s: %d %s", target, res.Status, res.Body)
 		}
 		var body struct {
 			Data []struct {
@@ -89,8 +62,8 @@ func (e *env) stat(name string, r stats.Range) plausibletest.Counts {
 				LastPage int `json:"last_page"`
 			}
 		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-			e.t.Fatal(err)
+		if err := json.Unmarshal(res.Body, &body); err != nil {
+			e.T.Fatal(err)
 		}
 		for _, d := range body.Data {
 			got[d.Value] += d.Count
@@ -104,13 +77,13 @@ func (e *env) stat(name string, r stats.Range) plausibletest.Counts {
 // internal reads the internal counters of the summary (not names of the API on this branch)
 // by day, from the stats table.
 func (e *env) internal(name stats.Name) plausibletest.Counts {
-	e.t.Helper()
+	e.T.Helper()
 	var rows []struct {
 		Value string `db:"value"`
 		Count int64  `db:"count"`
 	}
-	if err := e.db.Select(&rows, `SELECT value, count FROM stats WHERE website_id = $1 AND name = $2`, e.site.ID, name); err != nil {
-		e.t.Fatal(err)
+	if err := e.DB.Select(&rows, `SELECT value, count FROM stats WHERE website_id = $1 AND name = $2`, e.site.ID, name); err != nil {
+		e.T.Fatal(err)
 	}
 	got := plausibletest.Counts{}
 	for _, r := range rows {
@@ -120,12 +93,12 @@ func (e *env) internal(name stats.Name) plausibletest.Counts {
 }
 
 func (e *env) importZip(b []byte, opts plausible.Options) (plausible.Summary, error) {
-	return plausible.Import(context.Background(), e.repo, e.site, bytes.NewReader(b), int64(len(b)), opts)
+	return plausible.Import(context.Background(), e.Repo, e.site, bytes.NewReader(b), int64(len(b)), opts)
 }
 
 // check compares every statistic the export has with what the API shows over r.
 func (e *env) check(want map[string]plausibletest.Counts, r stats.Range) {
-	e.t.Helper()
+	e.T.Helper()
 	for name, w := range want {
 		var got plausibletest.Counts
 		if stats.Known(name) {
@@ -134,13 +107,13 @@ func (e *env) check(want map[string]plausibletest.Counts, r stats.Range) {
 			got = e.internal(stats.Name(name))
 		}
 		if !maps.Equal(got, w) {
-			e.t.Errorf("%s:\n got  %v\n want %v", name, got, w)
+			e.T.Errorf("%s:\n got  %v\n want %v", name, got, w)
 		}
 	}
 	for _, name := range stats.Names {
 		if _, ok := want[string(name)]; !ok {
 			if got := e.stat(string(name), r); len(got) != 0 {
-				e.t.Errorf("%s = %v, want nothing", name, got)
+				e.T.Errorf("%s = %v, want nothing", name, got)
 			}
 		}
 	}
@@ -155,7 +128,7 @@ func TestImport(t *testing.T) {
 	e := newEnv(t)
 	// The weeks and months up to March are rolled up before the import: a late write must add
 	// to them.
-	if err := e.repo.RollUp(context.Background(), time.Date(2024, 4, 2, 0, 0, 0, 0, time.UTC)); err != nil {
+	if err := e.Repo.RollUp(context.Background(), time.Date(2024, 4, 2, 0, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	export := plausibletest.Sample(first, 40)
@@ -193,7 +166,7 @@ func TestImport(t *testing.T) {
 		t.Errorf("changes: %q", got)
 	}
 	var marked int
-	if err := e.db.Get(&marked, `SELECT count(*) FROM imported_days WHERE website_id = $1 AND source = 'plausible'`, e.site.ID); err != nil || marked != 40 {
+	if err := e.DB.Get(&marked, `SELECT count(*) FROM imported_days WHERE website_id = $1 AND source = 'plausible'`, e.site.ID); err != nil || marked != 40 {
 		t.Errorf("imported days marked: %d (%v), want 40", marked, err)
 	}
 
@@ -214,7 +187,7 @@ func TestImportRefusesDaysWithData(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	held := first.AddDate(0, 0, 2)
-	if _, err := e.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "00000000-0000-0000-0000-000000000001", Counts: []repository.StatCount{
+	if _, err := e.Repo.AddVisitBatch(ctx, repository.VisitBatch{ID: "00000000-0000-0000-0000-000000000001", Counts: []repository.StatCount{
 		{WebsiteID: e.site.ID, Name: "event", Date: held, Value: "Collected::", Count: 1},
 	}}, 0); err != nil {
 		t.Fatal(err)
@@ -238,7 +211,7 @@ func TestImportRefusesDaysWithData(t *testing.T) {
 		t.Errorf("the first day has no pageviews: %v", got)
 	}
 	var marked int
-	if err := e.db.Get(&marked, `SELECT count(*) FROM imported_days WHERE website_id = $1 AND day = $2`, e.site.ID, held); err != nil || marked != 0 {
+	if err := e.DB.Get(&marked, `SELECT count(*) FROM imported_days WHERE website_id = $1 AND day = $2`, e.site.ID, held); err != nil || marked != 0 {
 		t.Errorf("the held day is marked imported (%d, %v)", marked, err)
 	}
 }
@@ -296,13 +269,13 @@ func TestImportBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e.t = t
+			e.T = t
 			_, err := e.importZip(c.zip, plausible.Options{Limits: c.limits})
 			if err == nil || !strings.Contains(err.Error(), c.message) {
 				t.Fatalf("error %v, want one saying %q", err, c.message)
 			}
 			var rows int
-			if err := e.db.Get(&rows, `SELECT (SELECT count(*) FROM stats) + (SELECT count(*) FROM imported_days)`); err != nil || rows != 0 {
+			if err := e.DB.Get(&rows, `SELECT (SELECT count(*) FROM stats) + (SELECT count(*) FROM imported_days)`); err != nil || rows != 0 {
 				t.Fatalf("%d rows written (%v), want none", rows, err)
 			}
 		})
