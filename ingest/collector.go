@@ -73,6 +73,10 @@ type eventRequest struct {
 	// engagement: Plausible's engagement hit (plausible.go), never read from this service's
 	// body.
 	engagement bool
+	// hash: the page's fragment is part of the page (the tracker's data-hash: "hash": true,
+	// Plausible's h: 1); quiet: an event that is not interactive ("interactive": false,
+	// Plausible's i: false), which does not end a bounce.
+	hash, quiet bool
 }
 
 type eventBody struct {
@@ -179,9 +183,12 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 	if req.engagement {
 		return c.recordEngagement(r, ip, site, page)
 	}
-	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution}
+	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution, hash: req.hash}
 	if req.Event != nil {
 		h.kind, h.event = hitEvent, event
+		if req.quiet {
+			h.kind = hitQuietEvent
+		}
 	}
 	return c.record(r, ip, site, &h)
 }
@@ -193,6 +200,7 @@ type hit struct {
 	referrer string // as sent
 	screen   string // "WIDTHxHEIGHT" as sent
 	event    string // "name:value:unit" of an event hit
+	hash     bool   // the fragment is part of the page
 }
 
 // recordEngagement is the entry for a hit that only says the visitor is still there
@@ -231,7 +239,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		// A visit that started before midnight is held under yesterday's key.
 		vh.prevKey, vh.hasPrev = c.Salts.Key(dayKey-1, site.ID, ip, userAgent)
 	}
-	page := pageValue(h.page, site)
+	page := pageValue(h.page, site, h.hash)
 	vh.page = page
 	out := c.Visits.hit(&vh)
 	if out.ignored {
@@ -248,7 +256,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row}
 	refHost := referrerHost(h.referrer)
 	switch h.kind {
-	case hitEvent:
+	case hitEvent, hitQuietEvent:
 		extras.event = add(stats.Event, dayKey, h.event) // the row holds what the counter counts
 	case hitPageview:
 		add(stats.Pageview, dayKey, dayString(dayKey))
@@ -412,12 +420,17 @@ func decodeEvent(body []byte, req *eventRequest) error {
 			Value jsontext.Value `json:"value"`
 			Unit  string         `json:"unit"`
 		} `json:"event"`
+		// Any JSON: only true and false mean something, as a browser's bad value must not
+		// cost its hit. props and revenue are not read yet (unknown members are ignored).
+		Hash        jsontext.Value `json:"hash"`
+		Interactive jsontext.Value `json:"interactive"`
 	}
 	// Unmarshal refuses trailing data itself.
 	if err := json.Unmarshal(body, &raw, hitJSON); err != nil {
 		return err
 	}
-	*req = eventRequest{Page: raw.Page, Referrer: raw.Referrer, ScreenResolution: raw.ScreenResolution}
+	*req = eventRequest{Page: raw.Page, Referrer: raw.Referrer, ScreenResolution: raw.ScreenResolution,
+		hash: string(raw.Hash) == "true", quiet: string(raw.Interactive) == "false"}
 	if raw.Event == nil {
 		return nil
 	}

@@ -27,7 +27,7 @@ var errBadJSON = errors.New("The body is not valid JSON.")
 
 // plausibleBody is Plausible's body: every field under its short and its long key. Values are
 // kept raw so that null, absent and a wrong type can be told apart; other members (p/props,
-// i, h, v, e, sd, w, ...) are ignored.
+// v, e, sd, w, ...) are ignored.
 type plausibleBody struct {
 	N        jsontext.Value `json:"n"`
 	Name     jsontext.Value `json:"name"`
@@ -39,6 +39,11 @@ type plausibleBody struct {
 	Referrer jsontext.Value `json:"referrer"`
 	Dollar   jsontext.Value `json:"$"`
 	Revenue  jsontext.Value `json:"revenue"`
+	// h: 1, the fragment is part of the page (hash-based routing); i: false (or interactive),
+	// an event that does not end a bounce. Other values mean neither.
+	H           jsontext.Value `json:"h"`
+	I           jsontext.Value `json:"i"`
+	Interactive jsontext.Value `json:"interactive"`
 }
 
 // plausibleRevenue is an event's revenue: its amount becomes the event's value (a JSON number
@@ -96,7 +101,8 @@ func (c *Collector) plausibleHits(p *plausibleBody, hits []eventRequest) ([]even
 	if err != nil {
 		return nil, err
 	}
-	hit := eventRequest{Referrer: referrer}
+	hit := eventRequest{Referrer: referrer, hash: string(p.H) == "1" || string(p.H) == "true",
+		quiet: string(p.I) == "false" || string(p.Interactive) == "false"}
 	switch name {
 	case plausiblePageview:
 	case plausibleEngagement:

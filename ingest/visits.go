@@ -106,6 +106,7 @@ const (
 	hitPageview   hitKind = iota
 	hitEvent              // counts event, ends a bounce
 	hitEngagement         // extends the duration only; ignored with no open visit
+	hitQuietEvent         // counts event, keeps a bounce (a non-interactive event)
 )
 
 // visitHit is what the visits need of a hit.
