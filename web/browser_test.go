@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -89,17 +90,22 @@ type fixture struct {
 	events collector
 }
 
-// siteHost is the customer site's name, which the test browser resolves to 127.0.0.1
-// (newBrowser).
-const siteHost = "site.test"
+// siteHost is the customer site's name, otherHost another site its links lead
+// to; the test browser resolves both to 127.0.0.1 (newBrowser).
+const (
+	siteHost  = "site.test"
+	otherHost = "other.test"
+)
 
-// newBrowser starts chromium with siteHost mapped to the loopback address.
+// newBrowser starts chromium with siteHost and otherHost mapped to the loopback address.
 func newBrowser(t *testing.T) context.Context {
-	return webtest.NewBrowser(t, chromedp.Flag("host-resolver-rules", "MAP "+siteHost+" 127.0.0.1"))
+	return webtest.NewBrowser(t, chromedp.Flag("host-resolver-rules", "MAP "+siteHost+" 127.0.0.1, MAP "+otherHost+" 127.0.0.1"))
 }
 
 // newFixture serves, at every path of the site, a page with the script tag
-// that tag builds from the analytics server's base URL.
+// that tag builds from the analytics server's base URL (SITEPORT in it becomes
+// the site's port); under /files/ plain text, and on otherHost a page without
+// the tag, where links lead.
 func newFixture(t *testing.T, tag func(analyticsURL string) string) *fixture {
 	t.Helper()
 	f := &fixture{}
@@ -121,9 +127,20 @@ func newFixture(t *testing.T, tag func(analyticsURL string) string) *fixture {
 			w.WriteHeader(http.StatusNoContent) // keeps the console free of 404s
 			return
 		}
+		_, port, _ := net.SplitHostPort(r.Host)
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/files/"):
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			fmt.Fprint(w, "a file")
+			return
+		case strings.HasPrefix(r.Host, otherHost+":"):
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<!doctype html><html><head><title>elsewhere</title></head><body>elsewhere</body></html>")
+			return
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, "<!doctype html><html><head><title>test</title></head><body><h1>%s</h1>%s</body></html>",
-			r.URL.Path, tag(f.analytics.URL))
+			r.URL.Path, strings.ReplaceAll(tag(f.analytics.URL), "SITEPORT", port))
 	}))
 	t.Cleanup(f.site.Close)
 	f.base = "http://" + siteHost + ":" + f.site.URL[strings.LastIndex(f.site.URL, ":")+1:]
@@ -222,7 +239,8 @@ func (tb *tab) until(cond string) {
 func navigatedAway(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "Cannot find context with specified id") ||
-		strings.Contains(msg, "Execution context was destroyed")
+		strings.Contains(msg, "Execution context was destroyed") ||
+		strings.Contains(msg, "Inspected target navigated or closed")
 }
 
 func (tb *tab) sent() []string {
