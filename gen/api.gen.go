@@ -354,11 +354,25 @@ type Hit struct {
 	// Event The event; `null` is the same as none (a pageview).
 	Event *HitEvent `json:"event,omitempty"`
 
+	// Hash `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
+	// otherwise it is dropped. Any other value counts as absent.
+	Hash *bool `json:"hash,omitempty"`
+
+	// Interactive `false`: the event counts but does not end the visit's bounce. Any other value counts
+	// as absent.
+	Interactive *bool `json:"interactive,omitempty"`
+
 	// Page The absolute http(s) URL of the page; required in this service's body.
 	Page string `json:"page,omitempty"`
 
+	// Props Custom properties of the hit; accepted, of any shape, and not stored yet.
+	Props interface{} `json:"props,omitempty"`
+
 	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
+
+	// Revenue An event's revenue (`{"amount", "currency"}`); accepted, of any shape, and not stored yet.
+	Revenue interface{} `json:"revenue,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
 	ScreenResolution *string `json:"screen_resolution,omitempty"`
@@ -431,8 +445,8 @@ type PageSize int
 // one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
 // event (it only extends the visit it belongs to, and counts nothing); any other name is
 // an event of that name, with `$` as its value and unit. Member names match whatever
-// their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
-// and ignored.
+// their case, and other members (`p`/`props`, `v`, `e`, `sd`...) are accepted and
+// ignored.
 //
 // Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
 type PlausibleHit struct {
@@ -442,6 +456,15 @@ type PlausibleHit struct {
 	// hit counts for each one tracked here, else for the host of `u`.
 	D      *string `json:"d,omitempty"`
 	Domain *string `json:"domain,omitempty"`
+
+	// H `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
+	// dropped.
+	H *int `json:"h,omitempty"`
+
+	// I `false` (long key `interactive`): the event counts but does not end the visit's
+	// bounce.
+	I           *bool `json:"i,omitempty"`
+	Interactive *bool `json:"interactive,omitempty"`
 
 	// N The event's name (long key `name`), 1 to 64 characters (else `400`); colons become
 	// spaces.
@@ -532,8 +555,18 @@ type SortDirection string
 
 // StatEntry defines model for StatEntry.
 type StatEntry struct {
-	Count int64  `json:"count"`
-	Value string `json:"value"`
+	Count int64 `json:"count"`
+
+	// ScrollDepth With `name=page` only: the mean, over the visits that sent a scroll depth for this
+	// page, of each visit's deepest one, a percentage of the page's height; `null` where
+	// none came, and for every other name.
+	ScrollDepth *int `json:"scroll_depth"`
+
+	// TimeOnPage With `name=page` only: the mean engaged seconds of the visits that sent engagement
+	// (the trackers' `engagement` hits) for this page, the sum of their engaged time over
+	// the number of such visits; `null` where none came, and for every other name.
+	TimeOnPage *int   `json:"time_on_page"`
+	Value      string `json:"value"`
 }
 
 // StatList defines model for StatList.
@@ -1088,9 +1121,28 @@ func (t Hit) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if t.Hash != nil {
+		object["hash"], err = json.Marshal(t.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'hash': %w", err)
+		}
+	}
+
+	if t.Interactive != nil {
+		object["interactive"], err = json.Marshal(t.Interactive)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interactive': %w", err)
+		}
+	}
+
 	object["page"], err = json.Marshal(t.Page)
 	if err != nil {
 		return nil, fmt.Errorf("error marshaling 'page': %w", err)
+	}
+
+	object["props"], err = json.Marshal(t.Props)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'props': %w", err)
 	}
 
 	if t.Referrer != nil {
@@ -1098,6 +1150,11 @@ func (t Hit) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'referrer': %w", err)
 		}
+	}
+
+	object["revenue"], err = json.Marshal(t.Revenue)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'revenue': %w", err)
 	}
 
 	if t.ScreenResolution != nil {
@@ -1128,6 +1185,20 @@ func (t *Hit) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	if raw, found := object["hash"]; found {
+		err = json.Unmarshal(raw, &t.Hash)
+		if err != nil {
+			return fmt.Errorf("error reading 'hash': %w", err)
+		}
+	}
+
+	if raw, found := object["interactive"]; found {
+		err = json.Unmarshal(raw, &t.Interactive)
+		if err != nil {
+			return fmt.Errorf("error reading 'interactive': %w", err)
+		}
+	}
+
 	if raw, found := object["page"]; found {
 		err = json.Unmarshal(raw, &t.Page)
 		if err != nil {
@@ -1135,10 +1206,24 @@ func (t *Hit) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	if raw, found := object["props"]; found {
+		err = json.Unmarshal(raw, &t.Props)
+		if err != nil {
+			return fmt.Errorf("error reading 'props': %w", err)
+		}
+	}
+
 	if raw, found := object["referrer"]; found {
 		err = json.Unmarshal(raw, &t.Referrer)
 		if err != nil {
 			return fmt.Errorf("error reading 'referrer': %w", err)
+		}
+	}
+
+	if raw, found := object["revenue"]; found {
+		err = json.Unmarshal(raw, &t.Revenue)
+		if err != nil {
+			return fmt.Errorf("error reading 'revenue': %w", err)
 		}
 	}
 
@@ -1235,6 +1320,27 @@ func (t PlausibleHit) MarshalJSON() ([]byte, error) {
 		object["domain"], err = json.Marshal(t.Domain)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'domain': %w", err)
+		}
+	}
+
+	if t.H != nil {
+		object["h"], err = json.Marshal(t.H)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'h': %w", err)
+		}
+	}
+
+	if t.I != nil {
+		object["i"], err = json.Marshal(t.I)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'i': %w", err)
+		}
+	}
+
+	if t.Interactive != nil {
+		object["interactive"], err = json.Marshal(t.Interactive)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interactive': %w", err)
 		}
 	}
 
@@ -1336,6 +1442,27 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		err = json.Unmarshal(raw, &t.Domain)
 		if err != nil {
 			return fmt.Errorf("error reading 'domain': %w", err)
+		}
+	}
+
+	if raw, found := object["h"]; found {
+		err = json.Unmarshal(raw, &t.H)
+		if err != nil {
+			return fmt.Errorf("error reading 'h': %w", err)
+		}
+	}
+
+	if raw, found := object["i"]; found {
+		err = json.Unmarshal(raw, &t.I)
+		if err != nil {
+			return fmt.Errorf("error reading 'i': %w", err)
+		}
+	}
+
+	if raw, found := object["interactive"]; found {
+		err = json.Unmarshal(raw, &t.Interactive)
+		if err != nil {
+			return fmt.Errorf("error reading 'interactive': %w", err)
 		}
 	}
 
@@ -3430,218 +3557,226 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nc9s4kj/8VVB8bivSPZQsyfZMRq7UlWfiTHybF1/ibG4vSpkQCUlYU4AWgKwoU/nu/0I3QIIU9eI4",
-	"2Zm925urrCWRQANo9Bu6f/gtSuV8IQUTRkfD36IZoxlT8Od5nsuV/SNjOlV8YbgU0TC6njEyZ2YmM03M",
-	"jJEFNTMyozomrDvtkuTXi+uYXL1+e510ozhS7O9LrlgWDY1asjjS6YzNqW3VrBcsGkbaKC6m0ZcvMXZ4",
-	"LtavFZ9ysdnzeb6ia02Sf09ioiUxM2oIFWuiuWFkTtdkIbUhM2707p6ZWM6j4Yfo36OPcQMZv9B0xn6R",
-	"wiiZbydCyI42UrFkSKggVOgVU0ROYErOry6BnpnMM0LJUjP1SJMVG1tKNaEiI2I5HzOlYSBCjkRqO42J",
-	"nlHFMiIVtJPmnAnzSBO5EjG5ZWyhCTfdkThoeJ7CLaOUwjBhXjAxNbPmVc7hNz+osczWhAsyXtsxtMJv",
-	"f724JpqJTMdkIhV5fnH+tH3Q4nNh2JSpkKDr9YK9Bir0rsnXgk8mIR+QsZIrzRQx9JYhZ7pFofgpcR10",
-	"bA8J4cYybffAmYTumifyqUz1lcx5ut6k9y38jSuuzTpnmkyUnBMz45popu54yogU+TomQpoZF1PCRc4F",
-	"Kz/D8yzXbDVjit13S11c02nz4mqjpJgSJgw3a2Lo1K+zYgvFNBOG2qftuhrSgo2eUy5gKPbT9DNfdKzs",
-	"UExrlo2EFIwwmlpZcMfsI1xZvm2fAWvY+R7T9NZyUHI56bySgnVeUpPOkn38vDmqN+zvS6bNZdY8NJ6R",
-	"pciYIqsZT2dAbcYM5bnGMXJNmFJSkRVTjORyOmVZ994kGLU+nximGladpVJY6SjJitpxs4lUMCVEsE+G",
-	"KCT/3jvk/fv350szs0uWUsO2b4+fGVVMJYcxNz7cxNtf4mhBFZ0z4zTCM543Dhi/16SVTOCvD6/OX158",
-	"fPKX8xfvLhKvF9xPqVwKo9Yfnzy9GP7K1JyK9WjZ6w1+cL8v6JR9fHK0UDzlYpq0hyPB7phaO4lJ4H0N",
-	"mwZm9I5rbjQKgbnlJ4KPY3Nkyu+Y6I5EhwA1hGtCyR3Nl4ywTzQ1+drLB22o0STn2i6QWSphZW1MklE0",
-	"ihLCRZovM5Z1yTl2iZ0xPRKkGBvSfpWQ1YwJYjeEnBBLnf3hjrOVtv1fxbCJ/Evsjgnz8cmFe4sb3HJm",
-	"xmzT8Cu5OHOjkmbGFBF0zojde1Q5UQckoaJwo2vBjLj+J1yhZmx3gd5UCsOtzk+QFLcoiW8UtY/MWMi7",
-	"2EgyTEhrkdOUARmapDMqpkDrmJkVY4L8yuTlFVEsZ1Qz3T4jScpN2bgGklYzmTOktUueSUUSzahKZzdM",
-	"TLlgSQyEaplymt8IZlZS3SYxSVI6X1A+FY5ymJ/Ezihh84VZu2V2i7PBIVY22YattAKuOHfTBb8K6dZ2",
-	"RnXRhBPEw7IL4BHb+2empI4JMCj8bKUKznALVqqdxE4IaUOtSJg4zQ6dWr7QBuUT5blteG5ZrtYzYdy2",
-	"BeS+52bmWNsaXLs2BrRiX8fxD51Ihk/SbtaMa8NFaiy9C6ZIRtcx0cv53BogdkRI2Fq3Y9dGTMZyKVJn",
-	"wmRLBSoi9jqBq4DRqcgK/tVnZGUJr+yTJC5pLV8DAU0NfIMLJMhS3ArL2FJZ5cSoYRmxEib2DSZ2qqxm",
-	"Adk+kWpeiKInnxwnua7pxw/jj08+Je3YNkcdu8BwB6enlpkVTXF2rfVm5+/Vuxf2WdvFu+tnncfOroCd",
-	"fzIYECkKOoDiN3Y/wEiWC6sDjvswi8TuK1gklnnZ0yVXyAHUxKHJYo3HsVXFNEMDgNrONJ0vcub1dLGQ",
-	"YFykNGcZWS6GJMHHssQ+JYi2XcP2tQOzGt22CoQ+xZ/ctrDc74SmtaRIK9j6y8VU0cztkrGSy+nMlGwo",
-	"8wy4hQqY6Wfnv1y/vXlzcX3x6vry9asERh8TPl9IZVjWhonI2cQQuTRDP3csu7EjTZBgGDTunIyubbOg",
-	"PdFoxllEcQkUWaFuVTFJoInuSNh9IpcBjcHkch1sOVwQpR9ZNWD3Uwysat8tJ1KqkaiRiUYL+wSPWI3o",
-	"RGg0jErFFn2xjyxymTGvf61fE/19ydQ6iiMrQKNhhC1HoXL+N8Um0TD6/45K7+wIf9VHb62icqr4SxyB",
-	"XRkNo4yxxevx31hq7LeXE2thgYHVbCQl1jRMLDNRksrFOnA4rPg7K7SRk0b1KTzunXTDGYhG0fGkPx6k",
-	"oyhyw0RfshxnxeyLdttXV3TKmgm3kiFGBulbbWw/l4LUmppWegtJMmqo07R2xY4SIxMilnnejZrXwbZU",
-	"IStjE7rMTTTsx9GcfuJzazH1e/7/4mjOhfsybjLYrpjy42jsj6mbjT53rbxt7C3/zNACtWLmmZLzJnvM",
-	"amqQ58lf//rXv3Zevuw8fZqQ1ppRpUnfSqWffvrpp3Z1BQe9wQ+dfr/T62+ZIDuPO21KK3qpscxo7dMm",
-	"bwmovpabNL+gTSSDH+SNELe7G2k+7m2h2cgHUvxWKrNtBbX97eB9K5V5yhUDKYxN2538HsMC25wZFzV4",
-	"pAm3xqew3o0XenZuYNvSPIcQg9NM5KS2OX90c7OgZlZS75q+4dlhU8SF+eEk2sv1bkBvwZzbHNQvVLMO",
-	"F5oJzQ2/Y0QvxzjdXrNlck65OCPJn5yRd5OgzuCGKbp1+6L9WFmOOf3kAxyD09NGD8c5Yz/LjDNwchz5",
-	"7xaZ87FSjBvYP+likVvfi0tx9KmzWq06dnI6S5UzYc1lWMNAKbBP4DXc8IWOhlYuTuidVNw4dfDlUNap",
-	"0PRMqjnSXp3Y196amnCWZxrdCLTOuxEOVS+k0DjMn2n2nJsd4/ublqI2nDnTGuQZiEoyX2q7NyH+NdYy",
-	"XxpGZsYsWrpN3r15YdfJOlVLHQ1Per2DB3threimAb6kuZ1ulpH/fPv6VUwoWUEMIwzsgFmXWPIS0rrK",
-	"6VLzcW53T7JMjpKlypM2mXOtgd3QqLNmSxP90FSlCZEcJZbZ0N4EMfrDSWAzolEQhlDTlGndccHEDgQ4",
-	"O2V4s2kW3NtHtWAoTMdzRnMM1h2+Zn4FInkbHbwErqOGNXi3IC2ww2m2bnfB0rD2k6A5LttX8pNvBIJi",
-	"TDlPKmCg02/BQOBLsE8LllobfEJ5vlTsrBIgokVEyMWQkv/uuHBT5zID5ROsb/jbvgUtg1ZA2aW4oznP",
-	"QAX8Fwiyg6cOA6NOOlmHjYLdCSaR0wrU6gQmMmrdOlBs4HFCI3Z2oAlQ58MPUbGP4Vn0oxi6UaUqjj5+",
-	"iYMFs6oJYitoZq2oJhxHVNn2g4Ed66SIG5XUUu9sSEEoRjRCtVb8DMK9mXzX6oeoCC3lcqk+DguH0b57",
-	"5uMwaDfmVFin7gY/sU/cuD8VmzClrP1fiUPEpBqCiIkPQMQ+4hwTuWDWFRbTG73Whs1jkrE7nmJ30yW0",
-	"r1PFmLhRDAQNuM1FFCYmznuIScrNOkav+SEzjioxnG+YYa698GueUnztQ8Q1KeyBB1ChrO6pkmGkJcIZ",
-	"dM6ebCDEyAbGRB9PKsL+vqS5lb7QwFcT+A0ECikCpHZYriNLopvmM5LgoBIXLePGCU148prPmWaKs28s",
-	"Aqz76owpLwf+yCKgiN64LjejyPskgKcf6aG6oYkYBEG5XhPLSDSdoYR5wNBmconklCODrwjVt1bNWG7A",
-	"QAoVPhjUPB5rRas7mtsR2SYgsGHtANeMao4sPYT4ssvKypRBt+KBvRT7NXDy1g4gRo9uLoWZ/UuQPESQ",
-	"xP5MGKYCYlhSktyavz6m7Ndij8xxvsR9ZQ34ZNUlwO9KjT2T2uzQ176JcDlwmMWLdpCXV4RmmWL6QXxd",
-	"OloV+ei+LWhOU7awtqAUBM/Km+VM0RioxsqbM6YeJD0WVOuVVFmV0IXidzRdk0ERjaSkeLKRxrIdpJGx",
-	"zEkN/wtZKGkw+kBaRQfthxBv6C3byhRG0dQKQJqDt0Ba4zWhYi0Fa+9jkBnVxWtjxgTBjn7XDQpedbA5",
-	"4w0/MmSJjU0IqkYK1rAV94Ya7rkhUyowaua8/2zfdH9rnq6EPUICcy5QfwVPgMsF3eOutw8Uqq5llYmj",
-	"AqZwC+tUevwA/ZA+aY2iz58/j6J2sd9FIF5sN79cPn2DfUUxvnVs3+r3uvDf0fHxgW//35QA32NffcV2",
-	"egnpaK+kOUdj6WujENgO9o4tVWNYp99ivJg7V6bOZRKPevEQrkXF2j9iv8y5Nm4VeXnEmcl0OWfCtIcj",
-	"kcCgE3hSEzOTmvnkpo1wlM/o2xt4QtJfMqN4qp9JNeZZhpL+a+a1aKA6nccPn87rMEvO70x0gDTPGEle",
-	"Xly/ufzl7c35ixev3yfALa+keSaX4qu5xEltWJ6Jbag6qpOHj+qVJHqZznzsn9C5tfPCSL8fyEuZ8Qln",
-	"DWcHr6Qhc/cradVSrtyhXtbuklcScvhqgS2fN7aLUeCZL3hYt84lza6lfEHVlH3txF5D9hlEyVy2obNy",
-	"baOVSe5/I9bxvUAPeIRNfjghf+Y/wwRfS/mSirWL3OmvHpeUZG73tRucrsrRn77BWOo9nBHFjFr7Y3HI",
-	"VutAulpCNKandcmFlaHnV5fklq0h5UAzkVmBcnV58+b8+uLmxeXLy+ukaJRQ9y5pjZfKfiEnxKx4ygjk",
-	"y4h1+4xQf4jsd6OZUTMSE8pzawuW+WtWCZV+MXR6/u76+c2z88sX794UnRtuxX1jz0yMhPvZdU8gcDVZ",
-	"apaR1YwaSMyxo8OsqkyTpTA8d/IRsvNYtiEmg9naH9Qt0gBhWd4JO0Kp+Oev10LYhs/yq0mX/rdhfJgT",
-	"XTqXc3+0EhPF7uQt5iC7GEBNNrx//75Tz0PcNUf1tEU/UXeU53Scs688z1gGLXyDgw0rL8Hh6JJQMkBm",
-	"oPVM9ZzmOUmwgYRIyLTwuYODXu+RDpORF0qO2UjYBjUERPSMLqx2J1ZQkjHNqUiZAiMtyNnCwbUtR8Ic",
-	"LZRMLV+Mc3YBibr3dBL2e8F6wXK7MSFdbcX1AR5wLc4Dx8VkQnPNYtKPSe9BtrBPiajawu5bb4j7nu2M",
-	"8c9sSzStbGuD5n4vJoPTmJz2YtLv9f4okR+pNqzh3YbvO6GXC0yreskyTq/hfPsbad8iSrPv0Luqmk+/",
-	"rWq2653sJQEtO2eZvf7z/ebArjK8oSC38AaSHSCxpNfv9AbX/d6wZ///f6K4cJr9+90UIo9sTnkOCRHe",
-	"Ex1LazD0a86wWOZ5+RWsPMgyM7/RcqlSkBmTjUSBOOIZZHGUPh5+7Zy4aDiIoyWEEerkH1/3Hg+Pkfwv",
-	"9004eOMyBrYtkjNQu0HLsPWespwZ1IA0y7h9g+ZXSi6YMpBmgeIiWgRfWQO2eMslp9tBlonpYylzRkE0",
-	"8qwxM6WejRJHKKfDfHdHc3MxR5kF8yGCtBj3flwQV74mi2S74uh752A3pw9KJqASwXI7Fs9gTi9uJzJa",
-	"9nrH7Ak56fXsJqtOVynpmrv9LeKGzXVDfl0xBKoUhSzFeiaJS2zN12cocLxvjuIJknm50T4yAwbtxqwU",
-	"ouW3jeYZmS3nFItLmEhZdzPzqhQpTVlRz6+vr9wkxUVScDdqzEcK19TTVLTetJzPcnR+qFi/nkTDD79t",
-	"MmDBTr24/3Gz14+bUt692yWv8aBrxRXYA5DEVNUB1J+CsTxrg9uvyUpxY5ggid0SSUwSYKokHomkn0DO",
-	"Sy85g2o4LBEAvc7FlLSSNdP2hes3UIyRVLLlQW1WzWa7tieDQXckfgFDXhM9k8s8wzIe7B86RArOiCUA",
-	"0rR6mKZVBG6oJovZ4lzQfG14qou6hjla3J86U9kJZjaqZLjcQ26UjOL3uLyN4oqBuHez72AHlya1ycM+",
-	"ax3OZmAvQ7EGJM66wgQ7s66calip+nqkUcO1MFfJin0kpl3POmolxafn3C6ekXlGxmuSCFwHzEiC8jCf",
-	"+cQ1oWPbqTUlXzKoD0DzAUtkCt8Is/ZTam03f+I3Z5hlbdeST4VU1iuwC0zdT86l45okVp8lvvSA+l5x",
-	"faVgbvtUl8vbd7sXBJ6yy8FNjubJxuTBPtyZLxtMHGzKmgC98/ZBnjtKd/oO3FzAG5vb24okaO3MT0no",
-	"OkA6soDd7lkGMm/tk+gAoTLf4LzF1iTopnw1bxLbt86K/I0iZlidu02JG2zIjr7li45c4P7rLCQcLRY5",
-	"iz5Vppk0/6sl6cyJmRbwqZ2YNii5DNJgXVXJjqkIlEE9fWaz8+T95dPr55+eX1z++vw6OSO3bGHQtYId",
-	"OZZmhjyNUlqTfrc76PVQte4h4EuzXLjwHLSRZ+a4QbFUqgxlIRShOrFgxQ3Xhqe4fYcgh4dLwU2yqeh9",
-	"Mk8tj1bmUmgyZqm07umCpqiHg5zXH04gWdd/7DfMq+1ys+0/V6eOGjKX2pDjQZDsuJvV8fBPaV/8ORLY",
-	"UpGuryHqTWz/bZQXe3mg8PFKxbzvnULKYOlIw9atD5UspMtLdnVVclKMv9+rFAh5nUwhPgVdjkQrGUWn",
-	"oygBOQ6//Ofb1698Y63kNGnvmrlN1bhFPmLWSgNbvuDavODiVt/TIIV3oMi8UmtYs082uRPKAhuNzJxu",
-	"+UGwT/DD3hVfKHZ3wIO1qUGKXP+uEdfptgl7ydAFvIfVkS6VYsLc1NRZ4HtUKoYayoTLglMooON2G0My",
-	"GBphrnYJmHMYVGBm1PKq1EFlY600Km6ojRqJInvkkQ5aakFtmsuj4Y2lYO0uOQe9XkaJkE33FE/EUfPA",
-	"r2CHSeEVFhJjnZWiPhtzMu2yV0p7dkjqYN7tuu9YljDGtPmrK/rauVwbyxNjFivm5sjJZr7XsFqCVy/h",
-	"U4xmVnT0un0rHrD6Fm0qxQjThs+pYbos88P6J26KlXELHr43ElBl6CvV0nyp+R176Ys3cPbKJZRLO6lh",
-	"oVNQ6dGL64I0htSqfUtrl+IbrqyRBlPV9nr+NZFQ2axxWHmFTYZME/s6JyMb5cXrBRPnV5dP3Rlso/p3",
-	"z5Djbq84rN0UnVxMZMCFZRdywQRd8EbhuaBmphveqo3YNxFjL/69pgEVZWVhydtpr64gLg2ba6gUhuJc",
-	"y1TobvV78eA0Pu3F/V7vY9OyVezwiv6uGTr73QJIAvpti4F0iMbctABCZwvjMBRL1OVkwlNOc5fJpEhL",
-	"z6Qy5JatdYzeLNUkMeyTOQJwjKQNkpwbPRJgGmo4XmtBmh6+BfsWixx02xtHZ+jTYaUvSaybt8XBG4m6",
-	"h+eO8TAwM0NTBKhEj813fVYzgr0vjg8jegeKji70m3hPBbsqHJczkjAxpVM29+6twPL04BkirOkjALhB",
-	"GNLizsBinwycwRWiD0BBmCVREyPRyXTyy9W+t8OYhkthHwnq7OuiWtz+Ersa839L/PphZb9t1FqZXbLD",
-	"EQbtWHjC9hXs0vvCrWSRHCWW6yCWwu0/M/vPnf0HAjI6S7rdbrsSArGkZt6J3igZ3hJLduVsV0uVzigc",
-	"yJQOF8aPlR29M4Xndr6iYb/XPY2dmEvX0TC6ePcG7HuVR8PIeol6eHQUdHSUzlh6K5cgAYSEffn1fvqX",
-	"umj7t8P96mL/vXHDslt0r2+8u1yy3HMkwWlO2kNCXWkhBtlSOZ/TjmbWtjUsQ9UuJ+4ZfYYQHDNuPE8W",
-	"GeN2s/jsRrsrYwDoKRJxIZ1VTkiyTA70bMpkvr2PiuZxw354pHGPBIMH2dGOG4rVSAuITk56PWtzpKE7",
-	"ORLOnwTyN2lolrdxtGhwU5fayDkpuSOkDjeU3eRFzDDYL5HjKn1AqzuaOCBOEdLkvw/8NMsuaGZNIDlN",
-	"sINiFmGc5ICHyz39HbfN8uviSeEEQRFlGWBqjN2D2GlgkC14chjdISuemZnTrOO1x5VwkQSHISIkmTE+",
-	"nRmSbMSEIK6y1iMBUaedey80FDcNovrUbo3wPLK2OzwTV2I9m+rHlROCE7bMMQs28SGk5JEeiQRecLF0",
-	"DAXBCKqC1Qv8huOJwjTfmPiPzSGFUGE0jPDy7WtyMuj/CEhAHsbp4t2bpBsdFCC78oeT9bZ7ZLEc5zyF",
-	"bEfI8KVrBDspgZgs12kQXHDGaUV6kSYhVwIK9fhUQICzHY/EoMxybQXPgKQvoOGsrcAEOOV4CFMU1/uX",
-	"XSyqPN2JB5smrZ1N+0TnjiqwJqwivIIhRW7Y4A9f+dPaj4AYRnPr498zzFBA4zQ4WyFqDiqmwOs67pE5",
-	"F0vDHEKLNuhoI5CHc4jcI/AG1NX7E8PtRf+9Jgt/Tj9d4qvHCIsRfKqfNSqWNrpN157ywWkdEKhhSIKt",
-	"iiFVKN8lM99A137eqoQPTjdJ9Q76JrFPHXhS6cODdKJkxotaNqD51JNMWnVsJSEzpuEk4F6zXTPAChrj",
-	"gFeKWW7y9zwnFqf79zymd+kSuyfaMXudWni5majK0tyPJLfBG1VOAcyzcV5w+fb18BX4Vj46X+CgFfH5",
-	"AgAO3KcgIW7ThoOS3y0u+y4wG5A+Vu/5RH+rPDDsik00dnfgIYy3RYvYi3PicFDenPHFZd565kazfNJ8",
-	"Ko/Zozd02hD+eQ+gbu4RorlIWQXf66G87uIzxdjL1Y0LHihWokprE89VEVnC6AeMK2o65sv880UGmgsJ",
-	"nBGwbseK0VsAk7ICGXwKTdc6CJf4tqlOG86lERXmwrPsfQLS3jA4IC2mOErZ7dzhY26Wm6fQUPOCY5z/",
-	"K2TIQVK7nJCGzJXcH3XsaqE8E4G8lP3yqzgTaJRfrg3f+bZ5eeXcJL/ufhdEhWLxfznZDWHIEp8AogW8",
-	"iEoGXF+BKLCfKxgFdsEcSEFlX9RhCsKt4oEKoqaj1jgqoAoqWy7lxv6PQyvYwsq6RA29Z3pUEWGfwPma",
-	"tQqtkYiF3P502vuA62pBd7E7i6j9SIyXJohrxSRxq+BMbviUuIQnZ7zvgAbtkrdMmJGgmjTBnpJWCcjW",
-	"xvB/8syhFZbZPgB2N5Mr7NRBrTWZ/YGGq07UX/AMCKwPEPLe2J3QOc/XtRPhJhSkgFu2te4ViH+QtJKl",
-	"md8UWJztika5K17yrvJ+Clxuc2PvJWSyfQznMoAPLXFFW8m7t8NXbEX+Ckgdr/6atA/rveDuA0jwzw43",
-	"QFKTYRLScvFueLG0i3gwFVsMlQYa4Mm9FJRIhAeSUNoweyi45SKDWBm8cFDb7G7XBINr5oLSXLvwbmsj",
-	"OaKR0cp3D+a3Uq7uJAhQKstR+3OPvc1XpPjuHqjIsP783j2gvN7Wuk/78Q8e1OqGhtgvbopXCL5yH7mz",
-	"c3qcP1UcKoRG7EGtb7eQN9i5Yi5XWGwjU2lvtwdkKm1Moot/le8c1lPFCtg/Snye4PNNGwkePXgP1YyO",
-	"A/qHF4h74aEENEWc3vqSkft5jwBqfKMaMdWvmLKOKZ1WgXcL4NzMwco4LoW7HSTKLzRUMpbyOaIWNhy2",
-	"7zpgR+zkTZIgZAj3XJAWPlPU0BcRgOawQkMyRBheOuD5rekR7/+VEwEBI7bSNwumbtCu3xGzWzDH9jEx",
-	"K+nZRJ+RXhEIKKXOJkkNXWtubjwo92bPLxkV7tjVP2SVxCp02e/tn+8Kkb0T/O/LYEF9kHIrzviBLIuz",
-	"slXeaEOV8XmvLuPpoJa3x9Vcj9UAW32p44oc2ViPYjt/3C63DspCq/ETJpc3pSR59ldY6CfnDOHkjbRu",
-	"R1Mi3850tff/K3LSdmiN7xgO9XrpwOhDyA4HB1BLLLmvCR7VdOA9NVXWqDqhjG+Z3jIDlyfM5FI9cvvT",
-	"7s5317+QVuIBnAfH1/0TV2eXtGOA6lpXfncptSMBcGLlT0m7llkRle9EW6zOfxKVZ915mMBH+p9C+dU1",
-	"0AN0yb0UwX1lexaI6B0ifqdA370Hv3dMtL7b/3kiowH+3H2C20Ftbg21vQMHTTuzajblkrAt5Fyzrehz",
-	"jacfrs539xT9D1PytWDRl3o18L1f4025L+cFTpZ1NkoMKk1al1d3JziKux/a4BC4C0cc+CVTJOcHZq/U",
-	"i5TrZPxXtTBAk0zJxYK5NEY4vq/2ah0+uOkpITQHz0jJhQ6ieXDmdRBtIa7BA4qDQ+St+kEWK5IaXVYB",
-	"ONDmzJ1n+S/hoAzTIK0pi+HhSlJMQNiiTIjYmdnjHvtSrek+jO2bipjdRigJCIbuebrGqxvrX2XKYAni",
-	"cG9WKN6x+7+3ePRC5p9OLH5HI7SYk0MtSn+Rg5EKLx24n2tyXiTuFqAW9SJj0ko8H5VXrLU3XZNtkvx8",
-	"m/A+IxRS2KynEeYFlmK/HmHqnTzeWyxXSP/DMvQKgQ4p5+5keSOtvu8HrqtH8AJz0FcCbvZYMMVlxlPC",
-	"OpYIothCKsR1reuYBxDX3ySugKfDS5dSRVc5Xlwa3G05YzTLmS4On3R3rxZ7LZhVUydHVlc1gypW9FWw",
-	"Vn28fOfeGst2WS+3B9YpNRRCyohpzuCLUmNt1VUH0LVdzbxCjEaw1T0eI9dkcIZotJBKSAWhairFgEN+",
-	"/6xLLqCmds6ogBJK33yXnI9EoZnKqIBvuGdntw96DBsfL42/K4lNJiw1Dh0rpASdhXCQg8eNhXqFZjsw",
-	"e9XruMre2BBNuO93CKfgSpTvIZ1c7vgu2fT7mIRftR0OeCm0rHZRBhgZO3n7nAi2CpIyt3N027O0YnN5",
-	"x3TFxPIXKHIN0DiwQK2TwaBtv89ZwKyQ7In56zr+Gs49iF+bAkh+mYZ7YEEwfWqpuFm/te260AtcwHq+",
-	"bLqG+VwEAH0Zg6ogWgBqLDVTBK0vrBQqf7JvuF+6/koksEbxtteCtpkxC0T38cVoqRSGImSOq0QpETzs",
-	"ZjCUCwY+c7W2ZMrNbDmG0pKCjI4DHSi/2QSbcTPbwfBfAXnpX0A4tuSILvjRXT8hTGSAR6DJROa5XCGz",
-	"hDAjd307ZzHRciTYJ8jTnDpQQlffvJLqFi5nQNCMytsrqkkupWYYfrGzDxJT8dTqixbWRttljkci8YWE",
-	"mEKCdydoRDWn3uYoLuUaDNrdkYDSMLVuGBJhn6ypUoV4dRBxybnDFYTgw5Dgrb0IEJSeX13e/Pnir4gW",
-	"lHRH4rwKs8g1gWof65zZWR4SSsY0C9RgiTFsGae8RqyPF7AhHsybEh2MM4xEHYDMdUaKe6fglf98+/pV",
-	"l1yEMEdyMhInPdBPEDJzN+/ABCUFNe641NXLJwC6lEDFXgCS1kJp3sG5KACK2iA/HBILkSW+kWUvagIT",
-	"bCWLDoX0p9sSQLUhA2gIPqE/uPWrNBJVGN/gIrYSOwVAfWkN9dfVf/vHT925tyAO13ckEEfRWioQvQ8A",
-	"fjHTPanDHyfFjLdx98wAVSfYOtifL3qrQRtiDeRp77jQeohMVUEu1F3Px+XV9yVHW8sCb3LD6cEpdHfu",
-	"wEoVbZOWv1H8pHcCqV5iPRKomWGmqszgW05lnmMe5iPdjklKFRTOJ3B5v79wa0iKW/pJS0gCl+yPBF6k",
-	"X9zL744psHYz+e9OeJ1Yx11Fb1vCK+ft7kLBqxkroRvxsvPqHf+QNjYk1I3GdcezKnf4a6hzfsugarK4",
-	"ecNVDOY8Zc4j9AL516sXneNur2N73xDEq9WqOxXLrlTTI/euPqLTRW5f6c7MHJCWPK5OKfnOry6jOLpj",
-	"Sjvbv9vr9irVyJFt4DgKapBhVXxmz5c4chxwlMlUV79xjXTXdA7W0pSZppvTFep/rosS6qJ8mrwCSSik",
-	"lVHdMp9RisssGka/MuNeiWpX3Q16vR2AgJ6goDCzqMv+FnN0OOhevbB8C+jexsTY/k8GP21rvpiLozqe",
-	"8Zc4OsW52f1e9Yq30IyJhh8+xgFS57XXmSHZcWToFGpkIELy8QvCyW6pRENx8uvFNWBw6jIt3jhUyH2M",
-	"8JzRbDcnbPbqsGrLGyid8m0loTQYkjrjJDEpnkA7M2nHIyEcqHYdWbj66D7gXPe0exi4wS3zt0B/bgb+",
-	"fgD28WnT5H6DK/e2UPrVd+/dk30fac8dm4wcyDcQ9ke/lXeqftkq5a7LUzk5QXTgstyknhgR3OPn78XG",
-	"e3CJkSQxMhkJUKWa3zF3cO4yH0rAL4CW+SyFtQdc0hUU9StGc5dDO2dUWPOivGt9JDD3rUuuOdP1agdX",
-	"5zBeF5nSKYOcR4f9VtmRL7g2kAoOYtEfGECM4H/BhbeNBa1+Qbv7M87RYnRJMKQVXn/ctu4yTHA8EjSE",
-	"CMItBIaFvw8dntOk5Y5eKjmNuritUMek2+1aR6QkxjHjspaws2DAdUAruj3wUydndyx3leZuDNYXCpNe",
-	"ARXB59jaD0VVdUySSt4ifFHJJITGitTymCSO8gQoJ0nKzTppFztIpCzMpXLn4D6dZMbNmcsksTNYMhde",
-	"jYPbTLqslfoCoa2NeBHFzf00nRVpdiOBSS/FXFvvESHvAALDYXFyw+opCq6mo+keY3eD1nb+3FcrA3Un",
-	"DYy55Vrwhgu1e9/1EvBvefV3r9857n+nq7/vd3M1bL9/xKXVjQIH3V63tRKSS3lrFcEZOiiutHw3ETfj",
-	"dfPt90UZmC9kws8fG0nbdk369taxuKxs3X/e1UvTFig1C1y1Hh3wnL+g/5BHD3zOVTt9+XgvJ6QRvN/l",
-	"41Wx8MPqTl1LSQbZ5yo+0IKgZM2oionPYQoq//DI8ENRN3h80u8VP0cwVPfLD4PgB8FWurtO5XzMBTVS",
-	"AWiNHW1xruoAAcEfHR4d5TKludVBw8e9x72qufTjf1gOeeLHg4ctdhRPSjGEXxqJX/UHnWP3Fc7Pn05/",
-	"duUwfzp9+uTpxZ+Oz90M4FNW0D7pezTAPxxVCIWIsD6Idmj/Dg6dqzCD/Q1UQScGj1Fg43f9CgZeP4S8",
-	"O+0FCW29bu8UcdwGBbYaXmoANsQm48HXWI+Hd3ru4Kd+yDVHC8VTD8npHvjpcfD7Q1nIUnbAQoG6eChj",
-	"PKCvr1juQ1Z0cwm/3MdggGyMhmiDB7ku1FsZhOXKw4VB9KHX3x9FqNyNAy+d7H+puKwLnN/BIbGK+r3q",
-	"v0N0pNg0b70f4HaNv3yg9CTRL9rjSh6pADyk0afsFKarTjDLNLs3QkVcGLnjNdi5I0GKQKuYAl4FBjab",
-	"gCwA3popLYXLBIcCFWXbYRnE1fGxOV1ju9Zngduj4NYo+6PPcrWuns8m6/cKPAEMZ9hWge5JvtSz7kh0",
-	"ShfLjv24VyA8xxXwgXvCpFgii6fGjPsb2CrAKWfOMULqkRhE3nCr8HWAJjHS6e9ZsKQ43GQzq8TDQpiI",
-	"2CeM1NAfWs1gD7bRKt5DO/bwhcgzj3R5L72vKoZjLiz6HIlXCNJHfI2BA2yChOdgZJh4g4/KibvQANC5",
-	"cymmTOExhqHjnLk85eTdqxevf/314mkyJEKSMU1vlwu4FpSBzURmMkcgwXm7S35BTxBYDWPHLojohdVI",
-	"1LhYP0LuYdof6CXPXrx7+/zm8tX1xZu/nL/wOeUbIeYC2GQjkrHPJLWb2iUtXGYPtA/DlK8gnf1DL+7F",
-	"/dj+O4B/6/8dF3/1g28HcT8++VgC83wIys2t08gm8lNQ9z+MyrriEkIAIDNujVx4LINhdEQr2IXNpmMN",
-	"UaQ/sBZC2f0vMyXnrNL7u7fDd4JbMWXnFG5/KmiYyzHPWUBClYJ6bz+e2nUo086PD9ebGyA6W6L1XnL7",
-	"Y6Z/qL78nbTe+xlczg7FEKvitszVvbWeLss5twZS3TNerO4Nl5J90VK8UxDDpbFHgMiono0lVRnRM7nS",
-	"hJshyPpA59aiZ6UyLSJUPpbWVPtWak8rl12oEzMcfEo1pEzTtR0IKF32ybTPSiosDXfbS+DOqlqy+PvM",
-	"3Ulgv2RFYalvt1LilgzDNshR0XGtghHeDWonnCpcVCpp74Ia6MMqaIOxFlUYruk5owKjow5D1+svDAIa",
-	"WVoNMw6laGHR40hUqA1is2U/COt6xxR6QH7p/CjA4MFG7OsjUZRY2vcgpD4kYVVbFX2uKRjpMkosh87x",
-	"ireRwNT6MF0FQkxsYoi1CHAPzEGfclVyA89zb1iJYtHaLgljJNzdBFyTXq1oUDhi4AIPSDX0N95YY2KD",
-	"P9pd8jMOj45E0+jiYMcE06wTtI5hgyhWs9og+J9St7gjUQmrkuc0v2OaKCv0CF3RNbLAZ6bkFhXui/Ee",
-	"qsH3x4Le2HE/sw7coQ9fyz9KjOmuEaTC+/FxGF5y7I97DeICuqlkc0cUqlZ/ePy4e1qWv/cf9ypFez/2",
-	"e5tBjI3C60H3x+PNkrSfTkN1PzixLfkyssEPvV7gie+Is4Cqx3vfK/N2Xlwlv3t8J/3uSTC+QWV4jqaN",
-	"4Tz+YXM4xRBhOBhxcaPpn/TuFQao1cBusWZ8Sa/Ttq64+l8RgO220HNGM0glD6autIrcLvJscz/zyBQ1",
-	"gFstpNeCEWbtZjBAsJa0snixO67Cn8K0LOfYom7otb13PBLOQ/UhBK4NYeKO5XLBSCvIiATI6X6v14uJ",
-	"C/bDpzZ6yXCl1B3Nn8zkUjk1bv8sT5o3j6+dW5xkoKb9G76mGBxadyXPnvLiM3+/P+gxVz0nJ2S5sDS7",
-	"Yt3CggOLzFuN+bpLzrHeHcMpGV3nfDozHU3vINMUtB2k5w2Orc86OIEl4MyV//rrCm2zln4/YLo0y7lA",
-	"w9mtWkxcGqkJjjRl6lB7GRyPuykoFatt12vRfUEgawzZlkO7zmUY4o/FfQYksPYOMJewkQbElMA25abG",
-	"ChldJxgMcAzTHvrF5t4OX8ckrAnfvpIQv5HkOP7hhx7CS1Q7A0WV1DuAb8sukrMA5MAOFGxIp+OAPWw3",
-	"QRKgcyk0z1i4yVwKqH2vslbFQunlHGMjGpp4dA+jtHRhnCvUSqaFlWNtsnMfZwFiRgICNIgRhXOBc6jD",
-	"TGWr7Iu5SrZYUmUR8h/ZmGrwGflnhnIYxV71XDmj6y3npH4+thxk4ov+GNPuyyh2X+JpyccDDnN/doI4",
-	"vGeliZbgCpsGWkDsBpX7+HFPGssf7gTUzl3VMLVuJl3rxnOnqgn5U/fY41KUeBCDSoH/sP9jb9OmetwP",
-	"barTwKT6oQ+xqbCb3mYfx9U+GnrohR0E7fe++gwsMAX+ozyTghHXDiotgV9//vWgfr7D2RfyddMB5l7H",
-	"Bs/KpZzmGJxxgn/XQXnVhj/pDqqLDwewIXcNan5Kv8GAr/ACnsA7bjg57W2w2wnc8lLptM7S/QM6/bES",
-	"83wcdjr41kzYdDA66Awe41dVbVw7Qa/kif3p9OkTXK5vzb7fncJ/KOOD2tlgepcM5+1rDLVwQRCg9Ohn",
-	"pnIuSOvd9S//f799gHQ9bpSu14Pj8qb80GPf54gflxx4vMH0wNEbUva612vsq79H3vYDF/k7yNvjrXKw",
-	"4vA4DnHr+WTwPUTyNyBlUHDv707LIHrQ5hmEu2ewsXVO7hMrqaH87EmccJ519XT5DxozKUf2+wdO/lIc",
-	"pATx8MoxehlGWcBZ91LFINekKrKTdgRUfKnW7jR9n2jun46LwwrrlGNK9r4MeV6cxGg6Zz6vnksREw0x",
-	"dS6mWGRKxznblkD/3tN7X1fLw3hgpulXpY+6MvivzR8t8GeKGxDqdf3b/aHXlgBfla5JKzFqCUnjfcSD",
-	"AwKFFJ3wGaj4tw/1EPi6MY+5BLA5bNtjyfsmhQnPIHwA5dYA66YyvCj5/rmwUJngZynE7vljpcF+o+SF",
-	"D1VcrzL3fHDdD7T7lnsSHfBCrw6p0K+BJaDhVUdDwG9LuAPMDucZWCslqkGBtuNQAnpVTKZmku9vV3jx",
-	"8h/3MgE23/qO+YX9Qlv2D1eVIdzTHj3pB/MA1XiIpnsnFkqmTGsray+E4eb3VXMveIl6EFaYFeIe7taU",
-	"ukFBlegkOsSzQ1u/ZRSfz1kWk1yumOqkVLPsjFCSM5pZhZM41kLkCF88nMSEjkTxzGq16tqvxNrdUbTw",
-	"V8saRXlun8mkccAd2Rl5JzjcR5DTMcs1QTA0woWRI7FYirX9EQut50u8/FmQMSO0iuNERQDlFPvMCpoq",
-	"qTWheQ6l1HBu7/ZlQgYOJ4GSxG/epEtCdClMqSjQoGZMNapaQLt6X6RpupLKn2W23iHhGpEP6iLPS7Gw",
-	"TvsiuJB1nMtpDWZtGPV7Xfjv6PFIDHq9/jAbPx4O+1Eoku67G0tAry9VwB0rA79siPb+1+Wl/QMk+47Z",
-	"2SfunVz/RvL+viuw95iVrbxMqFW9vpDpFnzv2nuPNHn35kV3ZwVU3aL48tWSt3+8/6Urus4lza6lfEEV",
-	"WBvRSf/0kM70coEZMC9Zxum1pfqejk2AB/i7SfrzLGvMAA8kfYN7cvSbKyXOWM6aUJbfBKBJJXpOBnLS",
-	"nSiBew4ntu7mYqERgXizeP4p9BLKvweZedBaVrOuHHBSUY8bHbx9nrr2tmybIp1ZkylcIvG/P9USZ2Qf",
-	"X8Xew63puplc7V7q3YS5d1//+f/ARNu52j/Nv2d1+zetav8IACbpbEvSrTXUqCZX7643RciVfW+rBdW8",
-	"Av4RXnIVIvtFX/5ZGPOfRAWW0/q7bSUkIQjfta7Or3953t66qZaNmU3uMmgIXWnEu8TcmzOSlDZbQlA9",
-	"SuFKdQoPAJ+BTQg5UCORBNblE/SLqnbkk4SkOaNKF6lP3SI4RlIqsGLdkeFwCpucDJyBf+2Rf+2RQ/fI",
-	"dnsRwd0+O7Stv1ljye6S7t88ANecGcULOC7FaLb+XPlw5KqjPFhVCY5TBaf88NGqBc3U3Xb9xoU2VKQu",
-	"fQ9q5kIww5Zm+aRjnX2WnZFkTm8ZUUuRwOO4SyHCBVFbhDXD0mA3+B0q1SO6Wfs2vQX4fqcYiwnbjN2e",
-	"T6eKTSHHLqM8X5fALdUThqA1PEpoCqMHAw2eR1Twxqg7UMoUWShpZCpz0sI7vFSRo1nJ9T+/unQ3iWJD",
-	"BIfN5mOHNAmlbgWaJDdkIbXRWIhpJGABakaUhOvIBWOZw9BCf0HhorGMyKXxCWwjoRcs7ZSIludXl5ii",
-	"VyLwYVki12RGRdZZUKVdOp5eMJbh3V1cVWEgRwLLEgzTkOA4pZZzqtyCktNN4y9Fdw2TidCFGFdCbof+",
-	"UehKhWdHNfzCsunXXjbr6MvHL/8vAAD//w==",
+	"7H2Nc9s4ku+/guLdVqR7lCzJ9kxGrtSVJ3Emvs2HL3E2txelTIiEJGwoQAtAVpSp/O+v0A2QIEV92M7c",
+	"zN7t21dzsUgCDaDRX+j+4dcolfOFFEwYHQ1/jWaMZkzBP8/zXK7sPzKmU8UXhksRDaPrGSNzZmYy08TM",
+	"GFlQMyMzqmPCutMuSX65uI7J1Zt310k3iiPF/r7kimXR0KgliyOdztic2lbNesGiYaSN4mIaffsWY4fn",
+	"Yv1G8SkXmz2f5yu61iT5tyQmWhIzo4ZQsSaaG0bmdE0WUhsy40bv7pmJ5Twafoz+LfoUN5DxlKYz9lQK",
+	"o2S+nQghO9pIxZIhoYJQoVdMETmBKTm/ugR6ZjLPCCVLzdQjTVZsbCnVhIqMiOV8zJSGgQg5EqntNCZ6",
+	"RhXLiFTQTppzJswjTeRKxOQzYwtNuOmOxEHD8xRuGaUUhgnzkompmTWvcg7P/KDGMlsTLsh4bcfQCn/9",
+	"5eKaaCYyHZOJVOTFxfmz9kGLz4VhU6ZCgq7XC/YGqNC7Jl8LPpmEfEDGSq40U8TQzww50y0Kxb8S10HH",
+	"9pAQbizTdg+cSeiueSKfyVRfyZyn601638G/ccW1WedMk4mSc2JmXBPN1C1PGZEiX8dESDPjYkq4yLlg",
+	"5d/wPss1W82YYnfdUhfXdNq8uNooKaaECcPNmhg69eus2EIxzYSh9m27roa0YKPnlAsYiv1r+pUvOlZ2",
+	"KKY1y0ZCCkYYTa0suGX2Fa4s37bPgDXsfI9p+tlyUHI56byWgnVeUZPOkn38vDmqt+zvS6bNZdY8NJ6R",
+	"pciYIqsZT2dAbcYM5bnGMXJNmFJSkRVTjORyOmVZ984kGLU+nximGladpVJY6SjJitpxs4lUMCVEsC+G",
+	"KCT/zjvkw4cP50szs0uWUsO2b4+fGVVMJYcxN77cxNvf4mhBFZ0z4zTCc543Dhh/16SVTOBfH1+fv7r4",
+	"9OQv5y/fXyReL7hHqVwKo9afnjy7GP7C1JyK9WjZ6w1+cM8XdMo+PTlaKJ5yMU3aw5Fgt0ytncQk8L2G",
+	"TQMzess1NxqFwNzyE8HXsTky5bdMdEeiQ4AawjWh5JbmS0bYF5qafO3lgzbUaJJzbRfILJWwsjYmySga",
+	"RQnhIs2XGcu65By7xM6YHglSjA1pv0rIasYEsRtCToilzj645Wylbf9XMWwi/xG7ZcJ8enLhvuIGt5yZ",
+	"Mds0PCUXZ25U0syYIoLOGbF7jyon6oAkVBRudC2YEdf/hCvUjO0u0JtKYbjV+QmS4hYl8Y2i9pEZC3kX",
+	"G0mGCWktcpoyIEOTdEbFFGgdM7NiTJBfmLy8IorljGqm22ckSbkpG9dA0momc4a0dslzqUiiGVXp7IaJ",
+	"KRcsiYFQLVNO8xvBzEqqz0lMkpTOF5RPhaMc5iexM0rYfGHWbpnd4mxwiJVNtmErrYArzt10wVMh3drO",
+	"qC6acIJ4WHYBPGJ7/8qU1DEBBoXHVqrgDLdgpdpJ7ISQNtSKhInT7NCp5QttUD5RntuG55blaj0Txm1b",
+	"QO4HbmaOta3BtWtjQCv2cxz/0Ilk+EvazZpxbbhIjaV3wRTJ6DomejmfWwPEjggJW+t27NqIyVguRepM",
+	"mGypQEXEXidwFTA6FVnBv/qMrCzhlX2SxCWt5WcgoKmBX3CBBFmKz8IytlRWOTFqWEashIl9g4mdKqtZ",
+	"QLZPpJoXoujJF8dJrmv66eP405MvSTu2zVHHLjDcwempZWZFU5xda73Z+Xv9/qV913bx/vp557GzK2Dn",
+	"nwwGRIqCDqD4rd0PMJLlwuqA4z7MIrH7ChaJZV72dMkVcgA1cWiyWONxbFUxzdAAoLYzTeeLnHk9XSwk",
+	"GBcpzVlGloshSfC1LLFvCaJt17B97cCsRretAqHP8JHbFpb7ndC0lhRpBVt/uZgqmrldMlZyOZ2Zkg1l",
+	"ngG3UAEz/fz86fW7m7cX1xevry/fvE5g9DHh84VUhmVtmIicTQyRSzP0c8eyGzvSBAmGQePOyejaNgva",
+	"E41mnEUUl0CRFepWFZMEmuiOhN0nchnQGEwu18GWwwVR+pFVA3Y/xcCq9ttyIqUaiRqZaLSwL/CK1YhO",
+	"hEbDqFRs0Tf7yiKXGfP61/o10d+XTK2jOLICNBpG2HIUKud/VWwSDaN/OSq9syN8qo/eWUXlVPG3OAK7",
+	"MhpGGWOLN+O/sdTYXy8n1sICA6vZSEqsaZhYZqIklYt14HBY8XdWaCMnjepTeNw76YYzEI2i40l/PEhH",
+	"UeSGib5kOc6K2Rfttq+u6JQ1E24lQ4wM0rfa2P5dClJralrpLSTJqKFO09oVO0qMTIhY5nk3al4H21KF",
+	"rIxN6DI30bAfR3P6hc+txdTv+f8XR3Mu3I9xk8F2xZQfR2N/TN1s9Llr5W1j7/hXhhaoFTPPlZw32WNW",
+	"U4M8T/7617/+tfPqVefZs4S01owqTfpWKv30008/tasrOOgNfuj0+51ef8sE2XncaVNa0UuNZUZrnzZ5",
+	"S0D1tdyk+SVtIhn8IG+EuN3dSPNxbwvNRj6Q4ndSmW0rqO2zg/etVOYZVwykMDZtd/IHDAtsc2Zc1OCR",
+	"Jtwan8J6N17o2bmBbUvzHEIMTjORk9rm/NHNzYKaWUm9a/qGZ4dNERfmh5NoL9e7Ab0Dc25zUE+pZh0u",
+	"NBOaG37LiF6Ocbq9ZsvknHJxRpI/OSPvJkGdwQ1TdOv2Rfuxshxz+sUHOAanp40ejnPGfpYZZ+DkOPLf",
+	"LzLnY6UYN7D/pItFbn0vLsXRl85qterYyeksVc6ENZdhDQOlwL6A13DDFzoaWrk4obdScePUwbdDWadC",
+	"03Op5kh7dWLfeGtqwlmeaXQj0DrvRjhUvZBC4zB/ptkLbnaM729aitpw5kxrkGcgKsl8qe3ehPjXWMt8",
+	"aRiZGbNo6TZ5//alXSfrVC11NDzp9Q4e7IW1opsG+IrmdrpZRv7j3ZvXMaFkBTGMMLADZl1iyUtI6yqn",
+	"S83Hud09yTI5SpYqT9pkzrUGdkOjzpotTfRDU5UmRHKUWGZDexPE6A8ngc2IRkEYQk1TpnXHBRM7EODs",
+	"lOHNpllwXx/VgqEwHS8YzTFYd/ia+RWI5Ofo4CVwHTWswfsFaYEdTrN1uwuWhrWfBM1x2e7JT74RCIox",
+	"5TypgIFOvwcDgS/BvixYam3wCeX5UrGzSoCIFhEhF0NK/qvjwk2dywyUT7C+4bN9C1oGrYCyS3FLc56B",
+	"CvhPEGQHTx0GRp10sg4bBbsTTCKnFajVCUxk1Lp1oNjA44RG7OxAE6DOhx+jYh/Du+hHMXSjSlUcffoW",
+	"BwtmVRPEVtDMWlFNOI6osu0HAzvWSRE3Kqml3tmQglCMaIRqrXgMwr2ZfNfqx6gILeVyqT4NC4fRfnvm",
+	"4zBoN+ZUWKfuBv9iX7hx/1RswpSy9n8lDhGTaggiJj4AEfuIc0zkgllXWExv9FobNo9Jxm55it1Nl9C+",
+	"ThVj4kYxEDTgNhdRmJg47yEmKTfrGL3mh8w4qsRwvmGGufbCr3lK8bOPEdeksAceQIWyuqdKhpGWCGfQ",
+	"OXuygRAjGxgTfTypCPv7kuZW+kID9ybwOwgUUgRI7bBcR5ZEN81nJMFBJS5axo0TmvDmNZ8zzRRn31kE",
+	"WPfVGVNeDvyRRUARvXFdbkaR90kATz/SQ3VDEzEIgnK9JpaRaDpDCfOAoc3kEskpRwY/Eao/WzVjuQED",
+	"KVT4YFDzeKwVrW5pbkdkm4DAhrUDXDOqObL0EOLLLisrUwbdihf2UuzXwMlbO4AYPbq5FGb2T0HyEEES",
+	"+zNhmAqIYUlJcmv++piyX4s9Msf5EneVNeCTVZcAfys19kxqs0Nf+ybC5cBhFh/aQV5eEZpliukH8XXp",
+	"aFXko/u1oDlN2cLaglIQPCtvljNFY6AaK1/OmHqQ9FhQrVdSZVVCF4rf0nRNBkU0kpLizUYay3aQRsYy",
+	"JzX8E7JQ0mD0gbSKDtoPId7Qz2wrUxhFUysAaQ7eAmmN14SKtRSsvY9BZlQXn40ZEwQ7+l03KHjVweaM",
+	"N/zIkCU2NiGoGilYw1bcG2q444ZMqcComfP+s33T/b15uhL2CAnMuUD9FbwBLhd0j7vevlCoupZVJo4K",
+	"mMItrFPp8SP0Q/qkNYq+fv06itrFfheBeLHdPL189hb7imL86th+1e914X9Hx8cHfv1/UwL8FvvqHtvp",
+	"FaSjvZbmHI2l+0YhsB3sHVuqxrBOv8d4MXeuTJ3LJB714iFci4q1f8X+mHNt3Cry8ogzk+lyzoRpD0ci",
+	"gUEn8KYmZiY188lNG+Eon9G3N/CEpL9iRvFUP5dqzLMMJf195rVooDqdxw+fzuswS87vTHSANM8YSV5d",
+	"XL+9fPru5vzlyzcfEuCW19I8l0txby5xUhuWZ2Ibqo7q5OGjei2JXqYzH/sndG7tvDDS7wfySmZ8wlnD",
+	"2cFracjcPSWtWsqVO9TL2l3yWkIOXy2w5fPGdjEKvPMND+vWuaTZtZQvqZqy+07sNWSfQZTMZRs6K9c2",
+	"Wpnk/ndiHd8L9IBH2OSHE/Jn/jNM8LWUr6hYu8idvve4pCRzu6/d4HRVjv70HcZS7+GMKGbU2h+LQ7Za",
+	"B9LVEqIxPa1LLqwMPb+6JJ/ZGlIONBOZFShXlzdvz68vbl5evrq8TopGCXXfktZ4qewPckLMiqeMQL6M",
+	"WLfPCPWHyH43mhk1IzGhPLe2YJm/ZpVQ6RdDp+fvr1/cPD+/fPn+bdG54VbcN/bMxEi4x657AoGryVKz",
+	"jKxm1EBijh0dZlVlmiyF4bmTj5Cdx7INMRnM1v6gbpEGCMvyXtgRSsW/3l8LYRs+y68mXfrfh/FhTnTp",
+	"XM790UpMFLuVnzEH2cUAarLhw4cPnXoe4q45qqct+om6pTyn45zd8zxjGbTwHQ42rLwEh6NLQskAmYHW",
+	"M9VzmuckwQYSIiHTwucODnq9RzpMRl4oOWYjYRvUEBDRM7qw2p1YQUnGNKciZQqMtCBnCwfXthwJc7RQ",
+	"MrV8Mc7ZBSTq3tFJ2O8F6wXL7caEdLUV1wd4wLU4DxwXkwnNNYtJPya9B9nCPiWiagu7X70h7nu2M8a/",
+	"si3RtLKtDZr7vZgMTmNy2otJv9f7o0R+pNqwhncbvu+FXi4wreoVyzi9hvPt76R9iyjNvkPvqmo+/b6q",
+	"2a53spcEtOycZfbmz3ebA7vK8IWC3MIbSHaAxJJev9MbXPd7w579//8dxYXT7L/vphB5ZHPKc0iI8J7o",
+	"WFqDoV9zhsUyz8ufYOVBlpn5jZZLlYLMmGwkCsQRzyCLo/Tx8GfnxEXDQRwtIYxQJ//4uvd4eIzkf7tr",
+	"wsFblzGwbZGcgdoNWoat94zlzKAGpFnG7Rc0v1JywZSBNAsUF9Ei+MkasMVXLjndDrJMTB9LmTMKopFn",
+	"jZkp9WyUOEI5Hea7O5qbiznKLJiPEaTFuO/jgrjyM1kk2xVH3zsHuzl9UDIBlQiW27F4BnN6cTuR0bLX",
+	"O2ZPyEmvZzdZdbpKSdfc7a8RN2yuG/LriiFQpShkKdYzSVxia74+Q4HjfXMUT5DMy432kRkwaDdmpRAt",
+	"v240z8hsOadYXMJEyrqbmVelSGnKinpxfX3lJikukoK7UWM+Urimnqai9ablfJ6j80PF+s0kGn78dZMB",
+	"C3bqxf1Pm71+2pTy7tsueYMHXSuuwB6AJKaqDqD+FIzlWRvcfk1WihvDBEnslkhikgBTJfFIJP0Ecl56",
+	"yRlUw2GJAOh1LqaklayZth9cv4VijKSSLQ9qs2o227U9GQy6I/EUDHlN9Ewu8wzLeLB/6BApOCOWAEjT",
+	"6mGaVhG4oZosZotzQfO14aku6hrmaHF/6UxlJ5jZqJLhcge5UTKK3+PycxRXDMS9m30HO7g0qU0e9lnr",
+	"cDYDexmKNSBx1hUm2Jl15VTDStXXI40aroW5SlbsIzHtetZRKyn+esHt4hmZZ2S8JonAdcCMJCgP85lP",
+	"XBM6tp1aU/IVg/oANB+wRKbwjTBrP6XWdvMnfnOGWdZ2LflUSGW9ArvA1D1yLh3XJLH6LPGlB9T3iusr",
+	"BXPbp7pc3r7bvSDwll0ObnI0TzYmD/bhznzZYOJgU9YE6K23D/LcUbrTd+DmAr7Y3N5WJEFrZ35KQtcB",
+	"0pEF7HbPMpB5a99EBwiV+QbnzahuSKDELTgsCiceaTJRdDqHQr3kX7rdbgI7ekFVkQUA1jNU8eGpjHqk",
+	"SWLtno7tI2mfjUThATiJkym5WEDBUyFUsFSmebW3DCbU2cIwqEG4bdAJTprgqHAfuX7GS1PGSJmrPvT1",
+	"TliPso3GkbgzkYuteedNKYLh9J4VKTNFmLbKrptKLpCBHf2ZLzpygSKvs5AwW0WaqGXcBlX4dKmNnJOS",
+	"rT1BM27OCkEcQ5a/WKMTinvZTiaceGZkzfB82GdANQ/fP7XDPnPaowXix/J7G2yXDLKbXbHQDg4vdbyy",
+	"S71sKmUUyAWPrGaCd0gr+XUU0bld2VEUk1GULpViIl2Pom9J+87D3UjIamDKD5fPrl98eXFx+cuL6+SM",
+	"fGYLg846yPixNDOUkqj3Nel3u4NeD421PWP/1qxpLrxMap4Oy2SpVBlqVyhrdorGKjCuDU9RIQxhHwyX",
+	"gptk03T06WE1bpK5FJqMWSrnjOgFTdGyC7KofziB9G//Z79hSW2Xm23/uTp11JC51IYcD4L02d3C0wku",
+	"7cuJRwJbKgpANMgIYvtv79zuJa1F1KA09fZ9U+gtLEZqUAb1oZKFdJnurlLPsqcbf79XKTnzVh6FiCd0",
+	"ORKtZBSdjqIELAN48h/v3rz2jbWSU8v822du09jaonExD6qBLV9ybV5y8Vnf0cWBbwC2oFK9WrN4N7kT",
+	"Ck0b3Zacbnkg2Bd4sHfFF4rdHvBibWqQIte/a8R1um3CXjEMKtzBjkV5Zm5qBlLgzVZq0BoKz8sSZijJ",
+	"5HYbQ3ohmvWuGg6YcxjU9GbU8qrUQa1srdgubqi2G4kiH+mRDlpqQbWjy8zijcWF7S45B7Vcxh2RTfeU",
+	"48RR88CvYIdJ4dUfEmPd36LiH7N87bJXisV2SOpg3u2671iWMGq5+dSVEe5cro3liTEvGrO95GQzg3BY",
+	"LeqsF4UqRjMrOnrdvhUPWM+NdptihGnD59QwXRaOYkUdN8XKuAUPvxsJqFv1tY9pvtT8lr3y5UA4e+US",
+	"yqWd1LB0Lqgd6sV1QRpDst6+pbVL8R1X1kiDyY97Y0k1kVDZrHFYy4dNhkwT+8o5IxvlxZsFE+dXl8/c",
+	"qX6j+nfvkONurzj+3xSdXExkwIVlF3LBBF3wRuG5oGamG76qjdg3EWMv/rumARWFimER5WmvriAuDZtr",
+	"qD2Hcm/LVOjA93vx4DQ+7cX9Xu9T07JVPLuK/q4ZOvsdTUgr+3WLgXSIxty0AEL3HSN7FEEP5GTCU05z",
+	"74WRlp5JZchnttYxxkeoJolhX8wRwK0kbZDk3PoyYBpqOLBtQeInfgX7FstmdNsbR2cYJcDacZK84CbZ",
+	"EjIYiXrMwB0MY6hvhqYIUIkxAN/1Wc0I9tEdfBnxYFB0dKHfxPu+2FXhCp+RhIkpnbK5D5gIBDwI3iHC",
+	"mj4CoECsl8udgcW+GDjVLUQfwMwwS6ImRqLt7+SXQ1Noh1EyVxQxEtTZ1wX+gH0SO9SCf038+qFzaRu1",
+	"VmaX7AitgHYsYiv2E+zSR1daySI5SsCvS2KS3Nr/QGBPZ0m3223XQmkiGwkXjNkoPd9yJuHKIq+WKp1R",
+	"ONgrPTw8hwi8L/SromG/1z2NC88qGkYX79+CVa/yaBhZ11cPj46Cjo7SGUs/yyXseyFhN94/3vOtLtD+",
+	"9fD4TLHr3rph2Y25N8ayu+y23GkkwWlO2kNCXYkqBmtTOZ/TjmbWorVrBQpdTtw7+gyhXGa8iGgUlQd2",
+	"i/gsWbsXYwB6KhK6IS1aTkiyTA70Z8qk0L2vNgWW+luiSo3BpBnVs86YapYRJZcGt1YtiDQSPoq0i/5A",
+	"rvOtkaFwJYJIkl2OO4WMRsLFjO4Xtdr/gWhmKB/NAJETjAVEcTtuqCYlLeCG5KTXsyZcGnrnI+HccxjF",
+	"pjvUrL7iaHFIDCmgDuVTEFxBdeQEUXSHyNSOJg6IOIU0+d8Dt9fuQ7RaJ5A9KtiB0acy4nWXUNVvKY+W",
+	"94s+hhMEVc5lOLLxcA3keQODbAF8xGAZWfHMzJyhMl574BcXmHEgP0KSGePTmSHJRogNwlRrPRIQPzxM",
+	"KDQFyjam9oD4YVwJnW1qc1fvCz7tMsdQauIjcokVHAl84A67MLIGI6hqLK9JG84PC09nY+I/NUdoQk3c",
+	"MMLLd2/IyaD/I0B1eZy1i/dvk250ULzxymcP1NvukcVynPMU0pEhBZ+uEY2oREqzXKdBcEESgtWVRR6T",
+	"XAmopOVTAeHwdjwSgzINvRW8Ayq0wG60phcTEOPAU9IC/cJ/7EJ75fFrPNj0EOxs2jc6t1SBcWYtjCsY",
+	"UuSGDeGFK59O8Qkg/WhuOArOO0RtCuyqBt81hLVCjR84scc9MudiaZiDUNIG4xaItOP8S/cKfAHAF/5I",
+	"fzsqR69Jsc7pl0v89Bhxa4K/6skAiqWNXui1p3xwWkfsahiSYKtiSBXKd8nMt9C1n7cq4YPTTVJ9vGOT",
+	"2GcO3awMiYB0omTGi2JToPnUk0xadfAzITOm4ajuTrNds2wLGuOAV4pZbnKfPScW6Td3zKNx+Uy7J9ox",
+	"e51a+LiZqMrS3I0kt8EbVU6BnLVh+V2+ezN8Da6qP+wogAqL444CoRG80SBjddM4hpr8LRGQXWhTIH2s",
+	"3vOVOFZ5YBQbm2js7sDjNG/kF6Es5xPjoLw546s/vVvCjWb5pDltBtO7b+i0IZr2AVAX3StEc5GyCgDf",
+	"Q3ndhbuKsZerGxc8UKxEldYmnqtCJoXBJBhX1HQOn/n3ixRRF2E5I2DdjhWjnwHtzQpkcNY0Xesg+uTb",
+	"pjptSBxB2KYLz7J3ie97w+CAvDWdKpnnNxlbNKEzAwwkuA5PMHhTRvTnjIq4FGEh+CXGlwg2TaBp52ta",
+	"Tw3DqF5R+QP2jLGFFeNSsJhQsmDKSgE6ZaHx+Ug7k68wyF1oCYNAEEqxRlOZ31aGX1Cdh+hqVYbbYx5a",
+	"TS/nVrcszNrNuzV1+JzdSHHTvLH3TB/BeFRW7JMwuB7OZRm3GokwuUI/qsa0ZtzodjHVLmANrLl0YWzG",
+	"VdErHNtIH0IKDg2hJgiJqE40OXie7zebxTHp7hAOvua2fPN+NtS85HiGdw+FdpAJUe7OhjzH3B9j7mqh",
+	"PO+ELMb9yrQ472tUpq4N3/m2eXntfHYvhLxIjgorx//LGRJwxFCi2UBMkBcnDoEIrgDa2L8riDZ2wRyk",
+	"TUVI10FtQrntYW2ipjSKOCqAbSryP+XG/h+HbbNFruoSY/qOybTF6dkEzs6ti2I9FoT98Ik1PiCxrsJ/",
+	"FKqiOJEbifHSBDHrmCRuFZz/B38lLj3WeZI7gKS75B2ICapJE0g2aZXwnS6ilTx32LZlbihAo87kCjt1",
+	"wJxNPmhgblUn6i8owsAUBlnkPa8JnfN8Xcv2aMLMC7hlW+vemvEvklayNPObArm5XTFvbouPfNxmPwWu",
+	"Eqax9xJg376GcxmATZco1K3k/bvha7YifwVcp9d/TdqH9V5w9wEk+HeHG5DayTAJabl4P7xY2kU8mIot",
+	"VnMDDfDmXgpK3NoDSSgN6j0UfOYig4g4fHBQ2+x21wSXKhjR/PFUaCPxqZHRym8P5rdSru4kCDCNy1H7",
+	"M829zVek+O4eqMgQreTOPaC83ta6z1j0Lx7U6oaG2C9uik8IfnIXubNzepxzXxwYhh7VQa1vd9c22Lni",
+	"u1VYbCMBcm+3B2QhbkyiC8aW3xzWU8UK2D9KfJ/g+00bCV49eA/VjI4D+ocPiPvgoQQ0hT/f+QLDu4Uy",
+	"4PjoRjXewHG14R9Vbx/IHAiZ41JMTUX5hYZKxlI+R4zbhkSaXckziLS/SRLEr8EFIS18p0BcKcJRzTGu",
+	"hkSnMNZ5iBe7LfXpwz/znSB6yVb6ZsHUDdr1OwLIC+bYPiZmJT2b6DPSK6JSpdTZJKmha83Njb/CYbPn",
+	"V9YPxpQK/5JVEqswfnTnYNGueO17wf++DBbUByK23kpxIMvirGyVN9pQZXzKvstmPKjl7UFe12M12ltf",
+	"6rgiRzbWo9jOn7bLrYMyTGv8hKVITemGnv0VloXLOcPLR4y0bkdTku7OVNQP/yvyTXdojd8wNu/10oHR",
+	"h5AdDo7ml8ij94lk1nTgHTVV1qg6oeh7mX5mBq7amcmleuT2p92d76+fklbi4f4Hx9f9E1eVnbRjAHZc",
+	"V567dPmRAPDJ8lHSruVPReU30Rar8x9E5Vl3Hibwkf6HUH51DfQAXXInRXBX2Z4FInqHiN8p0Hfvwd86",
+	"Jlrf7f84kdEArfQuJy0BkkPtjo8OnHruzJ3blEvCtpBzzbZilTYexTlUiN1T9N9MyTeCRd/q2BF3/ow3",
+	"JWKdF6iK1tkoEQs1aV1e3Z7gKG5/aIND4K6nclDJTJGcH5hKVYe0qJPxn9Win6K8FCUR5JJUe7UOH9wL",
+	"mBCag2ek5EIH0Tw4gD2IthAF5wFQEiFOY/1UlRUJyy7FBRxoc+aOyPyPcGqLKc7WlMXwcCVDKyxFLbNz",
+	"dqaZude+VRFADmP7JsgLtxFKAoKhe56u8erG+leZMliCONybFYp37P7fWjx6IfMPJxZ/QyO0mJNDLUp/",
+	"7Y+RCq+ouZtrUlZwFxBIdUgK0ko8H5UXcrY3XZNtkvx8m/A+IxTyKa2nESaplmK/HmHqnTzeWwhbSP/D",
+	"0kULgQ7lJC7NYaNkpu8Hrqv5IALrS1YCSvsXTHGZ8ZSwjiWCKLaQCsue6zrmAcT1N4krsq7xir5U0VWO",
+	"11wHNyHPGM1ypovDJ93dq8XeCGbV1MmR1VXNELwVfRWsVR+varuzxrJd1sFZgHVKDYUAZGKaM/ih1Fhb",
+	"ddUBdG1XM68R0RdsdY/eyzUZnPnSdqrhLiY1lWLAoXZn1iUXUKo/Z1RAebRvvkvOR6LQTGVUwDfcs7Pb",
+	"Bz2GjY+Xxt+sxyYTlhqHpRhSUiRzFIMcPG4swi0024Gp1F7HVfbGhmjCfb9DOAUXaP0W0slViOySTb+P",
+	"SXiv7XDAR6FltYsyQFTaydvnRLBVkCG8naPbnqUVm8tbJwf9h/66Xa4BSA0WqHUyGLTt7zkLmBUyj7GY",
+	"Qsf34dyD+LUpgOSXabgHRApz+ZaKm/U7264LvcB13efLprSwcxHAuWYMKv5oAb+01EwRtL6wCrB8ZL9w",
+	"T7r+Aj2wRvFu8IK2mTELxILzhaapFIYiwJqrNyvxnuxmMJQLBj5ztYJsys1sOYYCsoKMjsNLKX/ZhCZz",
+	"M9vB8F8BkOw/QPDO5Igu+NFtPyFMZACloslE5rlcIbOEoFS3fTtnMdFyJNgXSBqeOghbh12wkuozXOWD",
+	"uVaVr1dUk1xKzTD8YmcfJKbiqdUXLczCssscj0Tii4QxhQRv2tF4Bwb1NkdxheNg0O6OBJR9qnXDkAj7",
+	"Yk2VKiC4AxRNzh0KLQQfhgTveEc4ufT86vLmzxd/RWy5pDsS51VQXq4J1PRZ58zO8pBQMqZZoAZLRHrL",
+	"OOWlk328rhPRw96WWJKcYSTqABzHM1LcUgif/Me7N6+75CIExZOTkTjpgX6CkJm7pw0mKCmoccelDgsj",
+	"AYi+BKpxA0jNFkrzDs5FAWfXBvnhcLuILNHwLHtRE5hgK1l0KKQ/3ZZwBQNkAA3BJ/QHt36VRqIK+h5c",
+	"21kibQEEPK1hxDtsB//6qTv3FsShwI8Eou5aSwWi9wEcPJZdJHWw/KSY8TbunhlgsAVbB/vzBa01IFys",
+	"bz7tHRdaD3EMKzi3uuv52F0gLCcBR1vLAu/9xOnBKXQ3tMFKFW2Tlrtr3M6Vw/lx0FU4U1Vm8C2nMs8x",
+	"KfiRbsckpQpAMZKnNJ0xfz3jkAjZAb2TkJaQJLUPR8LKAE0oiM9H2h9TYF128l+d8PLJzhsQU9q2pAWf",
+	"TGB3oeDVjJVAv1zBTf1OfLkrvA01ekioG43rjmdV7nAXh5Ocf2ZQEV3c0+RqLHOeMucReoH8y9XLznG3",
+	"17G9bwji1WrVnYplV6rpkftWH9HpIrefdGdmDrh8HoWtlHznV5dRHN0ypZ3t3+11exWkgcg2cBwF+AKw",
+	"Kj6z51scOQ44ymSqq7+4RrprOgdracoaTkffMYX6n+sCHqGARiCvQRIKaWVUt8xnlOIyi4bRL8y4T6La",
+	"xaiDXm8HfKwnKCi/LjAXvsccHQ7RWgeN2ALRujExtv+TwU/bmi/m4qiOfv8tjk5xbnZ/V70QNDRjouHH",
+	"T3GA63ztdWZIdhwZOoWCLYiQfPqG4ONbyiJRnPxycQ2Izbqs0TAOQ3gfI7xgNNvNCZu9OmTz8r5ip3xb",
+	"SSgNhqTOOElMijfQzkza8UgIdwVDHYe++uo+mHX3tnsZuMEt8/e4K6D5mogHIOWfNk3ud7igdQul976p",
+	"9Y7sC6UQ2OsGIwfyDYT90a/lDdzftkq56/JUTk4QS76sfaonRgS3vq5dghTemk6MJImRyUiAKtX8lrmD",
+	"c5f5UGIVQv3BVymsPeCSrgCwQzGauxzaOaPCmhde+Ug1Epj71iXXAQyhL71xRTfjdZEpnTLIeXRIoZUd",
+	"+ZJrA6ngIBb9gQHECP4XXI/eWF3tF7S7P+McLUaXBENa4WX5besuwwTHI0FD+C/cQmBYuKNhfE+Tljt6",
+	"qeQ06uJuWx2TbrdrHZGSGMeMy1rCzoIB1wGt6PbAo07OblnuYA/cGKwvFCa9AvaJz7G1fxQl/jFJKnmL",
+	"8EMlkxAaK1LLY5I4yhOgnCQpN+ukXewgkbIwl8qdg/t0EoDNxEwSO4Mlc+FFarjNpMtaqS8Q2tqIBeMO",
+	"0jCFyS/pSGDSSzHX1ntEJE2At3HIzdyweoqCq+louvXe3be4nT/31cpA3UkDYz73CTYxCZmsu5k70et3",
+	"ev0t5DngqwO2z7YMnDpdL2kTWeh5+sR2EHnNlB5vo9TI70vnU6pZhwvNhEN/1Msxvm2lI2y/M5L8yW3u",
+	"G8TOzrlhCtM/m2jEvRCFdO3Ne/21sVbGur1uayUkl/KzVQRn6KA4nIPdRNyM1xU6yspMXwbmC5nw70+N",
+	"pDW2L5XZ3joWl5Wt+7939dK0BUrNcvROKhMd8N4VU1d2Ix7y6oHvuWqnb5/u5IQ0XvXi8vGqN6eEpcb1",
+	"OkaQfa7iAy0IStaMqpj4HKag8g+PDD8WRazHJ/1e8TiCobonPwyCB4KtdHedyvmYC2qkAmgqO9riXNWB",
+	"fYI/Ojw6ymVKc6uDho97j3tVc+nHf4eSTT8ePGyxo3hSiiH80Uj8qT/oHLufcH7+dPqzK4f50+mzJ88u",
+	"/nR87mYA37KC9knfI33+4ahCmFME70IkU/vv4NC5CiHa30AMdWLwGAU2/tav4Fv2QzjL016Q0Nbr9k4R",
+	"o3FQ4CbiFThgQ2wyHvyM9Xh4A/QOfuqHXHO0UDz1cLvuhZ8eB88fykKWsgMWCtTFQxnjAX3dY7kPWdHN",
+	"Jfx2F4MBsjEaog3+SoRCvZVBWK48FCBEH3r9/VGEyk1q8NHJ/o+Kqx3B+R0cEquA6Du4G3gF/+8QHSk2",
+	"zTvvB7hd46+qKT1J9Iv2uJJHKkCyafQpO4Xpqh3kW3ZnuJS4MHLHa7BzR4IUgVYxBfAUDGw2oarAZQhM",
+	"aSlcJjgUqCjbDssgro6vzeka27U+C9w1CHcM2oc+yzW4rID0e0XRPoYzbKtA9yRf6ll3JDqli2XHftwr",
+	"0NvjChLGHTF7LJHFW2PG/X2dFRSfM+cYIfVIDMLAuFW4H7pOjHT6W3ksKQ4T3cwq8bAQsyT2CSM1KJJW",
+	"M/KIbbQKPtKOPTRpARbhlFjhPeIxFxZ9jsRrBOAkvsbAoYdBwnMwMgfXP3OGMl5GAcj7uRRTptw1FnSc",
+	"M5ennLx//fLNL79cPEuGREgypunn5QIukWZgM5GZzBEkdN7ukqfoCQKrYezYBRG9sBqJGhfrR8g9TPsD",
+	"veT5y/fvXtxcvr6+ePuX85c+p3wjxFyg7GxEMvaZpHZTu6SFy+yB9mGY8hWks3/sxb24H9v/DuC/9f8d",
+	"F//qB78O4n588qlEifoYlJtbp5FN5Jeg7n8YlXXFJYQA4Ld8NnLhsQyG0RGtIJQ2m441eJv+wFoIZfdP",
+	"Z0rOWaX39++G7wW3YsrOKdwVWNAwl2Oes4CEKgX13n48tetQpp0fH643NxCdtkTrveT2x0z/o/ryd9J6",
+	"H2YSxIEoNR4RcnVnrafLcs6tgVT3jhere8OlZF+0FG+gxXBp7BEgMqpnY0lVRvRMrjThZgiyPtC5tehZ",
+	"qUyLCJWPpTXVvpXa08plF+rEDAefUg0p03RtBwJKl30x7bOSCkvD7fYSuLOqliz+febuG7E/sqKw1Ldb",
+	"KXFLhmEb5KjouFbBCN8GtRMeg7ZSSXsb1EAfVkEbjLWowkgCjB9YNoeP7fUXBgGNLK2GGYdStLDocSQq",
+	"1Aax2bIfBG++ZQo9oBoYExo82AgiOxcllvY7CKkPSVjVVoVCbApGuowSy6FzvBB0JDC1PkxXgRATmxhi",
+	"LQLcA3PQp1yV3MDz3BtWoli0tkvCGAmHR8Q16dWKBoUjBu4FglRDfz+aNSY2+KPdJT/j8OhINI0uDnZM",
+	"MM06QesYNohiNasNgv8pdYs7EpWwKnlB81umibJCj9AVXSMLfGVKblHhvhjvoRp8fyzorR33c+vAHfry",
+	"tfyjxJhuG0EqvB8fh+Elx/641yAuoJtKNndEoWr1h8ePu6dl+Xv/ca9StPcjIIrVghgbhdeD7o/HmyVp",
+	"P52G6n5wYlvyZWSDH3q9wBPfEWcBVQ9StTpv5yhq947vpN89CcY3qAzP0bQxnMc/bA6nGCIMByMubjT9",
+	"k96dwgC1Gtgt1owv6XXa1hVX/zMCsN0WesFoBqnkwdSVVpHbRZ5t7mYemaIGcKuF9EYwwqzdDAYI1pJW",
+	"Fi92x1X4KEzLco4t6oZe23vHI+E8VB9C4NoQJm5ZLheMtIKMSMA/7/d6vZi4YD/81UYvGVDYb2n+ZCaX",
+	"yqlx+8/ypHnz+Nq5xUkGatp/4WuKwaF1123tKS8+I9RbVtapxOo5OSHLhaXZFesWFhxYZN5qzNddco71",
+	"7hhOyeg659OZ6Wh6C5mmoO0gPW9wbH3WwQksAWeu/NdfbmubtfT7AdOlWc4FGs5u1WLi0khNcKQpUwch",
+	"Dbck+ikoFatt12vRfUEgawzZlkO7zmUY4sPirhISWHsHmEvYSBPMYmmbclNjhYyuEwwGOIZpD/1ic2+H",
+	"r2MS1oRvX0mI30hyHP/wQw/hJaqdgaJK6h3Ar2UXyVkAcmAHCjak03HAHrabIAnQuRSaZyzcZC4F1H5X",
+	"WatioRxupJ0m28SjOxilpQvjXKFWMi2sHGuTnfs4CxAzEhCgQYwonAucQx1mKltlX8xVssWSKouQ/8jG",
+	"VIPPyL8ylMMo9qrnyhldbzkn9fOx5SATP/THmHZfRrH7EU9LPh1wmPuzE8ThHUpNtATXUzXQAmK3gsHa",
+	"25/G8oc7AbVzVzVMrZtJ17rx3KlqQv7UPfa4FCUexKBS4D/s/9jbtKke90Ob6jQwqX7oQ2wq7Ka32cdx",
+	"tY+GHnphB0H7vXufgQWmwL+XZ1Iw4tpBpSXw/udfD+rnNzj7Qr5uOsDc69jgWbmU0xyDM07w7zoor9rw",
+	"J91BdfHhADbkrkHNT+k3GPAVXsATeMcNJ6e9DXY7gbucKp3WWbp/QKc/VmKej8NOB9+bCZsORgedwWP8",
+	"qaqNayfolTyxP50+e4LL9b3Z9zen8H+U8UHtbDC9S4bz9jWGWrggCFB69DNTORek9f766f/rtw+QrseN",
+	"0vV6cOxM7CpT/rjPET8uOfB4g+mBozek7DV0tNlXf4+87Qcu8m8gb4+3ysGKw+M4xK3nk8FvIZK/AymD",
+	"gnt/d1oG0YM2zyDcPYONrXNyl1hJDeVnT+KE86yrp8t/0JhJObLfP3Dyl+IgJYiHV47RyzDKAs66lyoG",
+	"uSZVkZ20I6DiS7V2p+n7RHP/dlwcVlinHFOy92XI8+IkRtM583n1XIqYaIipczHFIlM6ztm2BPoPnt67",
+	"uloexgMzTe+VPurK4O+bP1rgzxTXcdTr+rf7Q28sAb4qXZNWYtQSksb7iAcHBAopOuE7eMFgTJIeAl83",
+	"5jGXADaHbXssed+kMOEZhA+g3Bpg3VSGl6DfPRcWKhP8LIXYPX+sNNjvlLzwsYrrVeaeD677gXbfchuq",
+	"A17o1SEV+jWwBDS86mgI+GsJd4DZ4TwDa6VENSjQdhxKQK+KydRM8t3tCi9e/v1OJsDmV79hfmG/0Jb9",
+	"w1VlCPe0R0/6wTxANR6i6d6LhZIp09rK2gthuPl91dxLXqIehBVmhbiHG3SlblBQJTqJDvHs0NZvGcXn",
+	"c5bFJJcrpjop1Sw7I5TkjGZW4SSOtRA5whcPJzGhI1G8s1qtuvYnsXYXZi38tdFGUZ7bdzJpHHBHdkbe",
+	"Cw73EeR0zHJNEAyNcGHkSCyWYm0fYqH1fIkXuwsyZoRWcZyoCKCcYp9ZQVMltSY0z6GUGs7t3b5MyMDh",
+	"JFCS+M2bdEmILoUpFQUa1IypRlULaFcfijRNV1L5s8zWOyRcI/JBXeR5KRbWaV8E1y6PczmtwawNo36v",
+	"C/87ejwSg16vP8zGj4fDfhSKpLvuxhLQ61sVcMfKwG8bor1/v7y0/wHJvmN29ol7J9e/k7y/6wrsPWZl",
+	"Ky8TalWvL2W6Bd+79t0jTd6/fdndWQFVtyi+3Vvy9o/3f3RF17mk2bWUL6kCayM66Z8e0pleLjAD5hXL",
+	"OL22VN/RsQnwAH83SX+eZY0Z4IGkb3BPjn51pcQZy1kTyvLbADSpRM/JQE66EyVwz+HE1t1PLjQiEG8W",
+	"zz+DXkL59yAzD1rLataVA04q6nGjg7fPM9felm1TpDNrMoVLJP73p1rijOzjq9h7uDVdN5Or3Uu9mzD3",
+	"7Zs//x+YaDtX+6f596xu/65V7Z8AwCSdbUm6tYYa1eTq/fWmCLmy3221oJpXwL/CS65CZL/o2z8KY/6D",
+	"qMByWn+3rYQkBOG71tX59dMX7a2batmY2eRuJofQlUa8S8y9OSNJabMlBNWjFK5Up/AA8B3YhJADNRJJ",
+	"YF0+Qb+oakc+SUiaM6p0kfrULYJjJKUCK9YdGQ6nsMnJwBn45x755x45dI9stxcR3O2rQ9v6mzWW7C7p",
+	"/s0DcM2ZUbyA41KMZuuvlT+OXHWUB6sqwXGq4JQfP1m1oJm63a7fuNCGitSl70HNXAhm2NIsn3Sss8+y",
+	"M5LM6WdG1FIk8DruUohwQdQWYc2wNNgNfodK9YhueGUvwPc7xVhM2Gbs9nw6VWwKOXYZ5fm6BG6pnjAE",
+	"reFRQlMYPRho8D6igjdG3d3lwmShpJGpzEkL7/BSRY5mJdf//OrS3SSKDREcNpuPHdIklLoVaJLckIXU",
+	"RmMhppGABagZURLuxheMZQ5DC/0FhYvGMiKXxiewjYResLRTIlqeX11iil6JwIdliVyTGRVZZ0GVdul4",
+	"esFYhnd3cVWFgRwJLEswTEOC45Razqlyi7vgGKfxadFdw2QidCHGlZDboX8UulLh2VENv7Bs+o2XzTr6",
+	"9unb/w8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
