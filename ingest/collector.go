@@ -77,6 +77,10 @@ type eventRequest struct {
 	// Plausible's h: 1); quiet: an event that is not interactive ("interactive": false,
 	// Plausible's i: false), which does not end a bounce.
 	hash, quiet bool
+	// An engagement hit's engaged milliseconds (at most 30 minutes) and scroll depth
+	// (0..100); -1 when it has none.
+	engagedMillis int32
+	scrollDepth   int8
 }
 
 type eventBody struct {
@@ -181,7 +185,7 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 		return http.StatusAccepted, ""
 	}
 	if req.engagement {
-		return c.recordEngagement(r, ip, site, page)
+		return c.recordEngagement(r, ip, site, &hit{page: page, hash: req.hash, engagedMillis: req.engagedMillis, scrollDepth: req.scrollDepth})
 	}
 	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution, hash: req.hash}
 	if req.Event != nil {
@@ -201,14 +205,18 @@ type hit struct {
 	screen   string // "WIDTHxHEIGHT" as sent
 	event    string // "name:value:unit" of an event hit
 	hash     bool   // the fragment is part of the page
+	// Of an engagement hit: engaged milliseconds and scroll depth, -1 for none.
+	engagedMillis int32
+	scrollDepth   int8
 }
 
 // recordEngagement is the entry for a hit that only says the visitor is still there
 // (Plausible's `engagement`): it extends the open visit's duration, is
 // neither a pageview nor an event, does not end a bounce, and is ignored (answered 202, not
 // counted) when the visitor has no open visit. page is the page it was sent from.
-func (c *Collector) recordEngagement(r *http.Request, ip netip.Addr, site *Website, page *url.URL) (int, string) {
-	return c.record(r, ip, site, &hit{kind: hitEngagement, page: page})
+func (c *Collector) recordEngagement(r *http.Request, ip netip.Addr, site *Website, h *hit) (int, string) {
+	h.kind = hitEngagement
+	return c.record(r, ip, site, h)
 }
 
 // record counts a hit of site from the client address ip: its visitor key under the salt of
@@ -230,7 +238,8 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	local := now.In(c.Location)
 	dayKey := dayNumber(stats.Day(local))
 	hour := uint8(local.Hour())
-	vh := visitHit{websiteID: site.ID, addr: ip, at: now.UnixNano(), day: dayKey, hour: hour, kind: h.kind}
+	vh := visitHit{websiteID: site.ID, addr: ip, at: now.UnixNano(), day: dayKey, hour: hour, kind: h.kind,
+		engagedMillis: h.engagedMillis, scrollDepth: h.scrollDepth}
 	var ok bool
 	if vh.key, ok = c.Salts.Key(dayKey, site.ID, ip, userAgent); !ok {
 		return http.StatusServiceUnavailable, "The service is not ready to count events; retry later."

@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -95,5 +96,47 @@ func TestPropsAndRevenueNeverRefused(t *testing.T) {
 	}
 	if got := e.stats(id)["event"]; got["A::"]+got["A:10.5:EUR"] != int64(len(bodies)) {
 		t.Fatalf("events %v, want %d", got, len(bodies))
+	}
+}
+
+// Engagement hits count, per visit and page, the engaged time (e, cut to 30 minutes) and the
+// deepest scroll depth (sd, dropped outside 0..100), only in an open visit.
+func TestEngagementCountsPerVisitAndPage(t *testing.T) {
+	e := newCollectEnv(t, app.Config{})
+	id := e.site("site.test")
+	send := func(remote, b string) {
+		t.Helper()
+		if res := e.send(hit{body: b, remote: remote}); res.status != http.StatusAccepted {
+			t.Fatalf("%s: status %d %s", b, res.status, res.body)
+		}
+	}
+	engage := func(page, fields string) string {
+		return `{"n":"engagement","u":"https://site.test` + page + `","d":"site.test"` + fields + `}`
+	}
+	a, b := "198.51.100.1:5000", "198.51.100.2:5000"
+	send(a, engage("/a", `,"e":5000,"sd":40`)) // no open visit: ignored
+	send(a, body("https://site.test/a", "", "1920x1080"))
+	send(a, engage("/a", `,"e":5000,"sd":40`))
+	send(a, engage("/a", `,"e":2000,"sd":30`))       // not deeper: the time only
+	send(a, engage("/a", `,"e":99999999,"sd":80.4`)) // cut to 30 minutes; 40 deeper
+	send(b, body("https://site.test/a", "", "1920x1080"))
+	send(b, engage("/a", `,"e":1000,"sd":150`))       // sd dropped
+	send(b, engage("/a", `,"e":"x","sd":-5,"p":[1]`)) // nothing to count, still no 400
+	send(b, engage("/b", `,"e":3000`))
+	send(b, engage("/b", `,"e":-1,"sd":0`)) // e dropped; a depth of 0 counts the visit
+	want := counts{
+		"engaged_visit": {"/a": 2, "/b": 1},
+		"engaged_ms":    {"/a": 5000 + 2000 + 30*60*1000 + 1000, "/b": 3000},
+		"scroll_visit":  {"/a": 1, "/b": 1},
+		"scroll_sum":    {"/a": 80},
+	}
+	got := e.stats(id)
+	for name, w := range want {
+		if fmt.Sprint(got[name]) != fmt.Sprint(w) {
+			t.Errorf("%s = %v, want %v", name, got[name], w)
+		}
+	}
+	if got["pageview"][day] != 2 || len(got["event"]) != 0 {
+		t.Errorf("pageviews %v, events %v: want the 2 pageviews only", got["pageview"], got["event"])
 	}
 }

@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"errors"
+	"math"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,6 +44,9 @@ type plausibleBody struct {
 	// h: 1, the fragment is part of the page (hash-based routing); i: false (or interactive),
 	// an event that does not end a bounce. Other values mean neither.
 	H           jsontext.Value `json:"h"`
+	// e and sd of an engagement hit: engaged milliseconds, scroll depth in percent.
+	E  jsontext.Value `json:"e"`
+	SD jsontext.Value `json:"sd"`
 	I           jsontext.Value `json:"i"`
 	Interactive jsontext.Value `json:"interactive"`
 }
@@ -108,6 +113,7 @@ func (c *Collector) plausibleHits(p *plausibleBody, hits []eventRequest) ([]even
 	case plausibleEngagement:
 		// Extends the open visit of this client (recordEngagement).
 		hit.engagement = true
+		hit.engagedMillis, hit.scrollDepth = engagedMillis(p.E), scrollDepth(p.SD)
 	default:
 		hit.Event = &eventBody{Name: name}
 		hit.Event.Value, hit.Event.Unit = revenue(p)
@@ -216,4 +222,34 @@ func present(v jsontext.Value) jsontext.Value {
 		return nil
 	}
 	return v
+}
+
+// maxEngagedMillis bounds the engaged time of one engagement hit: 30 minutes, a visit's usual
+// timeout; a longer one (a tab left open, a clock jump) is cut to it.
+const maxEngagedMillis = 30 * 60 * 1000
+
+// engagedMillis is an engagement hit's e: a number of milliseconds, cut to maxEngagedMillis;
+// -1 when absent, negative or not a number (never a 400: a browser sent it).
+func engagedMillis(raw jsontext.Value) int32 {
+	if raw.Kind() != '0' {
+		return -1
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f < 0 {
+		return -1
+	}
+	return int32(min(f, maxEngagedMillis))
+}
+
+// scrollDepth is an engagement hit's sd: a percentage 0..100, rounded; -1 when absent or out
+// of range, which drops the field.
+func scrollDepth(raw jsontext.Value) int8 {
+	if raw.Kind() != '0' {
+		return -1
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f < 0 || f > 100 {
+		return -1
+	}
+	return int8(math.Round(f))
 }
