@@ -46,6 +46,7 @@ type topList struct {
 	ListURL   string
 	ExportURL string
 	Base      string // where addresses begin, for the event groups' template
+	Engaged   bool   // the rows have a time on page and scroll depth (top pages)
 }
 
 type topRow struct {
@@ -56,6 +57,8 @@ type topRow struct {
 	// Filter is the address of the dashboard with the value's filter added (to the page's
 	// own filters); "" when the value is not a filter (stats.Filterable).
 	Filter string
+	// Of a top page: its time on page and scroll depth, as shown (engagement.go).
+	TimeOnPage, ScrollDepth string
 }
 
 func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
@@ -102,6 +105,8 @@ type dashboardReads struct {
 	series []repository.Bucket
 	visits visitsReads
 	first  time.Time // the first day with data, for "all time"
+	// engaged is the time on page and scroll depth of the top pages.
+	engaged map[string]repository.PageEngagement
 }
 
 // readDashboard reads everything a dashboard shows in statements run at once: the top pages
@@ -125,7 +130,10 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range
 	reader := p.repo.Reader(siteID, rng, filters)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		topPages, err = reader.Top(ctx, []stats.Name{stats.Page}, topSize)
+		if topPages, err = reader.Top(ctx, []stats.Name{stats.Page}, topSize); err != nil {
+			return err
+		}
+		out.engaged, err = reader.Engagement(ctx, pageValues(topPages[stats.Page].Entries))
 		return err
 	})
 	g.Go(func() (err error) {
@@ -184,6 +192,10 @@ func newDashboardPage(base string, site repository.Website, rng stats.Range, tod
 		})
 		if name == stats.Event {
 			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, links.add)
+		}
+		if name == stats.Page {
+			top := &data.Top[len(data.Top)-1]
+			top.Engaged, top.Rows = true, withEngagement(top.Rows, reads.engaged)
 		}
 	}
 	data.Visits = newVisitsPanel(base+dash, rng, len(filters) > 0, reads.visits)
