@@ -43,12 +43,12 @@ type plausibleBody struct {
 	Revenue  jsontext.Value `json:"revenue"`
 	// h: 1, the fragment is part of the page (hash-based routing); i: false (or interactive),
 	// an event that does not end a bounce. Other values mean neither.
-	H jsontext.Value `json:"h"`
-	// e and sd of an engagement hit: engaged milliseconds, scroll depth in percent.
-	E           jsontext.Value `json:"e"`
-	SD          jsontext.Value `json:"sd"`
+	H           jsontext.Value `json:"h"`
 	I           jsontext.Value `json:"i"`
 	Interactive jsontext.Value `json:"interactive"`
+	// e and sd of an engagement hit: engaged milliseconds, scroll depth in percent.
+	E  jsontext.Value `json:"e"`
+	SD jsontext.Value `json:"sd"`
 }
 
 // plausibleRevenue is an event's revenue: its amount becomes the event's value (a JSON number
