@@ -443,10 +443,10 @@ type PageSize int
 // Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
 // `page` is absent. Each field has a short and a long key; when both are sent the short
 // one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
-// event (it only extends the visit it belongs to, and counts nothing); any other name is
-// an event of that name, with `$` as its value and unit. Member names match whatever
-// their case, and other members (`p`/`props`, `v`, `e`, `sd`...) are accepted and
-// ignored.
+// event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
+// with no open visit it is ignored); any other name is an event of that name, with `$`
+// as its value and unit. Member names match whatever their case, and other members
+// (`p`/`props`, `v`...) are accepted and ignored.
 //
 // Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
 type PlausibleHit struct {
@@ -456,6 +456,11 @@ type PlausibleHit struct {
 	// hit counts for each one tracked here, else for the host of `u`.
 	D      *string `json:"d,omitempty"`
 	Domain *string `json:"domain,omitempty"`
+
+	// E Of an `engagement` hit: the milliseconds the visitor was engaged on the page since
+	// the last one; over 30 minutes counts as 30 minutes, a negative or other value as
+	// none.
+	E *float32 `json:"e,omitempty"`
 
 	// H `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
 	// dropped.
@@ -481,6 +486,10 @@ type PlausibleHit struct {
 	R        *string           `json:"r,omitempty"`
 	Referrer *string           `json:"referrer,omitempty"`
 	Revenue  *PlausibleRevenue `json:"revenue,omitempty"`
+
+	// Sd Of an `engagement` hit: how far down the page the visitor has seen, a percentage
+	// 0..100; any other value counts as none.
+	Sd *float32 `json:"sd,omitempty"`
 
 	// U The absolute http(s) URL of the page (long key `url`); required.
 	U   *string `json:"u,omitempty"`
@@ -1323,6 +1332,13 @@ func (t PlausibleHit) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if t.E != nil {
+		object["e"], err = json.Marshal(t.E)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'e': %w", err)
+		}
+	}
+
 	if t.H != nil {
 		object["h"], err = json.Marshal(t.H)
 		if err != nil {
@@ -1389,6 +1405,13 @@ func (t PlausibleHit) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if t.Sd != nil {
+		object["sd"], err = json.Marshal(t.Sd)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'sd': %w", err)
+		}
+	}
+
 	if t.U != nil {
 		object["u"], err = json.Marshal(t.U)
 		if err != nil {
@@ -1442,6 +1465,13 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		err = json.Unmarshal(raw, &t.Domain)
 		if err != nil {
 			return fmt.Errorf("error reading 'domain': %w", err)
+		}
+	}
+
+	if raw, found := object["e"]; found {
+		err = json.Unmarshal(raw, &t.E)
+		if err != nil {
+			return fmt.Errorf("error reading 'e': %w", err)
 		}
 	}
 
@@ -1512,6 +1542,13 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		err = json.Unmarshal(raw, &t.Revenue)
 		if err != nil {
 			return fmt.Errorf("error reading 'revenue': %w", err)
+		}
+	}
+
+	if raw, found := object["sd"]; found {
+		err = json.Unmarshal(raw, &t.Sd)
+		if err != nil {
+			return fmt.Errorf("error reading 'sd': %w", err)
 		}
 	}
 
@@ -3558,7 +3595,7 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
 	"7H2Nc9s4ku+/guLdVqR7lCzJ9kxGrtSVJ3Emvs2HL3E2txelTIiEJGwoQAtAVpSp/O+v0A2QIEV92M7c",
-	"zN7t21dzsUgCDaDRX+j+4dcolfOFFEwYHQ1/jWaMZkzBP8/zXK7sPzKmU8UXhksRDaPrGSNzZmYy08TM",
+	"zN7tm1d7sUgCDaDRX+j+4dcolfOFFEwYHQ1/jWaMZkzBP8/zXK7sPzKmU8UXhksRDaPrGSNzZmYy08TM",
 	"GFlQMyMzqmPCutMuSX65uI7J1Zt310k3iiPF/r7kimXR0KgliyOdztic2lbNesGiYaSN4mIaffsWY4fn",
 	"Yv1G8SkXmz2f5yu61iT5tyQmWhIzo4ZQsSaaG0bmdE0WUhsy40bv7pmJ5Twafoz+LfoUN5DxlKYz9lQK",
 	"o2S+nQghO9pIxZIhoYJQoVdMETmBKTm/ugR6ZjLPCCVLzdQjTVZsbCnVhIqMiOV8zJSGgQg5EqntNCZ6",
@@ -3608,175 +3645,177 @@ var swaggerSpec = []string{
 	"aFXko/u1oDlN2cLaglIQPCtvljNFY6AaK1/OmHqQ9FhQrVdSZVVCF4rf0nRNBkU0kpLizUYay3aQRsYy",
 	"JzX8E7JQ0mD0gbSKDtoPId7Qz2wrUxhFUysAaQ7eAmmN14SKtRSsvY9BZlQXn40ZEwQ7+l03KHjVweaM",
 	"N/zIkCU2NiGoGilYw1bcG2q444ZMqcComfP+s33T/b15uhL2CAnMuUD9FbwBLhd0j7vevlCoupZVJo4K",
-	"mMItrFPp8SP0Q/qkNYq+fv06itrFfheBeLHdPL189hb7imL86th+1e914X9Hx8cHfv1/UwL8FvvqHtvp",
-	"FaSjvZbmHI2l+0YhsB3sHVuqxrBOv8d4MXeuTJ3LJB714iFci4q1f8X+mHNt3Cry8ogzk+lyzoRpD0ci",
-	"gUEn8KYmZiY188lNG+Eon9G3N/CEpL9iRvFUP5dqzLMMJf195rVooDqdxw+fzuswS87vTHSANM8YSV5d",
-	"XL+9fPru5vzlyzcfEuCW19I8l0txby5xUhuWZ2Ibqo7q5OGjei2JXqYzH/sndG7tvDDS7wfySmZ8wlnD",
-	"2cFracjcPSWtWsqVO9TL2l3yWkIOXy2w5fPGdjEKvPMND+vWuaTZtZQvqZqy+07sNWSfQZTMZRs6K9c2",
-	"Wpnk/ndiHd8L9IBH2OSHE/Jn/jNM8LWUr6hYu8idvve4pCRzu6/d4HRVjv70HcZS7+GMKGbU2h+LQ7Za",
-	"B9LVEqIxPa1LLqwMPb+6JJ/ZGlIONBOZFShXlzdvz68vbl5evrq8TopGCXXfktZ4qewPckLMiqeMQL6M",
-	"WLfPCPWHyH43mhk1IzGhPLe2YJm/ZpVQ6RdDp+fvr1/cPD+/fPn+bdG54VbcN/bMxEi4x657AoGryVKz",
-	"jKxm1EBijh0dZlVlmiyF4bmTj5Cdx7INMRnM1v6gbpEGCMvyXtgRSsW/3l8LYRs+y68mXfrfh/FhTnTp",
-	"XM790UpMFLuVnzEH2cUAarLhw4cPnXoe4q45qqct+om6pTyn45zd8zxjGbTwHQ42rLwEh6NLQskAmYHW",
-	"M9VzmuckwQYSIiHTwucODnq9RzpMRl4oOWYjYRvUEBDRM7qw2p1YQUnGNKciZQqMtCBnCwfXthwJc7RQ",
-	"MrV8Mc7ZBSTq3tFJ2O8F6wXL7caEdLUV1wd4wLU4DxwXkwnNNYtJPya9B9nCPiWiagu7X70h7nu2M8a/",
-	"si3RtLKtDZr7vZgMTmNy2otJv9f7o0R+pNqwhncbvu+FXi4wreoVyzi9hvPt76R9iyjNvkPvqmo+/b6q",
-	"2a53spcEtOycZfbmz3ebA7vK8IWC3MIbSHaAxJJev9MbXPd7w579//8dxYXT7L/vphB5ZHPKc0iI8J7o",
-	"WFqDoV9zhsUyz8ufYOVBlpn5jZZLlYLMmGwkCsQRzyCLo/Tx8GfnxEXDQRwtIYxQJ//4uvd4eIzkf7tr",
-	"wsFblzGwbZGcgdoNWoat94zlzKAGpFnG7Rc0v1JywZSBNAsUF9Ei+MkasMVXLjndDrJMTB9LmTMKopFn",
-	"jZkp9WyUOEI5Hea7O5qbiznKLJiPEaTFuO/jgrjyM1kk2xVH3zsHuzl9UDIBlQiW27F4BnN6cTuR0bLX",
-	"O2ZPyEmvZzdZdbpKSdfc7a8RN2yuG/LriiFQpShkKdYzSVxia74+Q4HjfXMUT5DMy432kRkwaDdmpRAt",
-	"v240z8hsOadYXMJEyrqbmVelSGnKinpxfX3lJikukoK7UWM+Urimnqai9ablfJ6j80PF+s0kGn78dZMB",
-	"C3bqxf1Pm71+2pTy7tsueYMHXSuuwB6AJKaqDqD+FIzlWRvcfk1WihvDBEnslkhikgBTJfFIJP0Ecl56",
-	"yRlUw2GJAOh1LqaklayZth9cv4VijKSSLQ9qs2o227U9GQy6I/EUDHlN9Ewu8wzLeLB/6BApOCOWAEjT",
-	"6mGaVhG4oZosZotzQfO14aku6hrmaHF/6UxlJ5jZqJLhcge5UTKK3+PycxRXDMS9m30HO7g0qU0e9lnr",
-	"cDYDexmKNSBx1hUm2Jl15VTDStXXI40aroW5SlbsIzHtetZRKyn+esHt4hmZZ2S8JonAdcCMJCgP85lP",
-	"XBM6tp1aU/IVg/oANB+wRKbwjTBrP6XWdvMnfnOGWdZ2LflUSGW9ArvA1D1yLh3XJLH6LPGlB9T3iusr",
-	"BXPbp7pc3r7bvSDwll0ObnI0TzYmD/bhznzZYOJgU9YE6K23D/LcUbrTd+DmAr7Y3N5WJEFrZ35KQtcB",
-	"0pEF7HbPMpB5a99EBwiV+QbnzahuSKDELTgsCiceaTJRdDqHQr3kX7rdbgI7ekFVkQUA1jNU8eGpjHqk",
-	"SWLtno7tI2mfjUThATiJkym5WEDBUyFUsFSmebW3DCbU2cIwqEG4bdAJTprgqHAfuX7GS1PGSJmrPvT1",
-	"TliPso3GkbgzkYuteedNKYLh9J4VKTNFmLbKrptKLpCBHf2ZLzpygSKvs5AwW0WaqGXcBlX4dKmNnJOS",
-	"rT1BM27OCkEcQ5a/WKMTinvZTiaceGZkzfB82GdANQ/fP7XDPnPaowXix/J7G2yXDLKbXbHQDg4vdbyy",
-	"S71sKmUUyAWPrGaCd0gr+XUU0bld2VEUk1GULpViIl2Pom9J+87D3UjIamDKD5fPrl98eXFx+cuL6+SM",
-	"fGYLg846yPixNDOUkqj3Nel3u4NeD421PWP/1qxpLrxMap4Oy2SpVBlqVyhrdorGKjCuDU9RIQxhHwyX",
-	"gptk03T06WE1bpK5FJqMWSrnjOgFTdGyC7KofziB9G//Z79hSW2Xm23/uTp11JC51IYcD4L02d3C0wku",
-	"7cuJRwJbKgpANMgIYvtv79zuJa1F1KA09fZ9U+gtLEZqUAb1oZKFdJnurlLPsqcbf79XKTnzVh6FiCd0",
-	"ORKtZBSdjqIELAN48h/v3rz2jbWSU8v822du09jaonExD6qBLV9ybV5y8Vnf0cWBbwC2oFK9WrN4N7kT",
-	"Ck0b3Zacbnkg2Bd4sHfFF4rdHvBibWqQIte/a8R1um3CXjEMKtzBjkV5Zm5qBlLgzVZq0BoKz8sSZijJ",
-	"5HYbQ3ohmvWuGg6YcxjU9GbU8qrUQa1srdgubqi2G4kiH+mRDlpqQbWjy8zijcWF7S45B7Vcxh2RTfeU",
-	"48RR88CvYIdJ4dUfEmPd36LiH7N87bJXisV2SOpg3u2671iWMGq5+dSVEe5cro3liTEvGrO95GQzg3BY",
-	"LeqsF4UqRjMrOnrdvhUPWM+NdptihGnD59QwXRaOYkUdN8XKuAUPvxsJqFv1tY9pvtT8lr3y5UA4e+US",
-	"yqWd1LB0Lqgd6sV1QRpDst6+pbVL8R1X1kiDyY97Y0k1kVDZrHFYy4dNhkwT+8o5IxvlxZsFE+dXl8/c",
-	"qX6j+nfvkONurzj+3xSdXExkwIVlF3LBBF3wRuG5oGamG76qjdg3EWMv/rumARWFimER5WmvriAuDZtr",
-	"qD2Hcm/LVOjA93vx4DQ+7cX9Xu9T07JVPLuK/q4ZOvsdTUgr+3WLgXSIxty0AEL3HSN7FEEP5GTCU05z",
-	"74WRlp5JZchnttYxxkeoJolhX8wRwK0kbZDk3PoyYBpqOLBtQeInfgX7FstmdNsbR2cYJcDacZK84CbZ",
-	"EjIYiXrMwB0MY6hvhqYIUIkxAN/1Wc0I9tEdfBnxYFB0dKHfxPu+2FXhCp+RhIkpnbK5D5gIBDwI3iHC",
-	"mj4CoECsl8udgcW+GDjVLUQfwMwwS6ImRqLt7+SXQ1Noh1EyVxQxEtTZ1wX+gH0SO9SCf038+qFzaRu1",
-	"VmaX7AitgHYsYiv2E+zSR1daySI5SsCvS2KS3Nr/QGBPZ0m3223XQmkiGwkXjNkoPd9yJuHKIq+WKp1R",
-	"ONgrPTw8hwi8L/SromG/1z2NC88qGkYX79+CVa/yaBhZ11cPj46Cjo7SGUs/yyXseyFhN94/3vOtLtD+",
-	"9fD4TLHr3rph2Y25N8ayu+y23GkkwWlO2kNCXYkqBmtTOZ/TjmbWorVrBQpdTtw7+gyhXGa8iGgUlQd2",
-	"i/gsWbsXYwB6KhK6IS1aTkiyTA70Z8qk0L2vNgWW+luiSo3BpBnVs86YapYRJZcGt1YtiDQSPoq0i/5A",
-	"rvOtkaFwJYJIkl2OO4WMRsLFjO4Xtdr/gWhmKB/NAJETjAVEcTtuqCYlLeCG5KTXsyZcGnrnI+HccxjF",
-	"pjvUrL7iaHFIDCmgDuVTEFxBdeQEUXSHyNSOJg6IOIU0+d8Dt9fuQ7RaJ5A9KtiB0acy4nWXUNVvKY+W",
-	"94s+hhMEVc5lOLLxcA3keQODbAF8xGAZWfHMzJyhMl574BcXmHEgP0KSGePTmSHJRogNwlRrPRIQPzxM",
-	"KDQFyjam9oD4YVwJnW1qc1fvCz7tMsdQauIjcokVHAl84A67MLIGI6hqLK9JG84PC09nY+I/NUdoQk3c",
-	"MMLLd2/IyaD/I0B1eZy1i/dvk250ULzxymcP1NvukcVynPMU0pEhBZ+uEY2oREqzXKdBcEESgtWVRR6T",
-	"XAmopOVTAeHwdjwSgzINvRW8Ayq0wG60phcTEOPAU9IC/cJ/7EJ75fFrPNj0EOxs2jc6t1SBcWYtjCsY",
-	"UuSGDeGFK59O8Qkg/WhuOArOO0RtCuyqBt81hLVCjR84scc9MudiaZiDUNIG4xaItOP8S/cKfAHAF/5I",
-	"fzsqR69Jsc7pl0v89Bhxa4K/6skAiqWNXui1p3xwWkfsahiSYKtiSBXKd8nMt9C1n7cq4YPTTVJ9vGOT",
-	"2GcO3awMiYB0omTGi2JToPnUk0xadfAzITOm4ajuTrNds2wLGuOAV4pZbnKfPScW6Td3zKNx+Uy7J9ox",
-	"e51a+LiZqMrS3I0kt8EbVU6BnLVh+V2+ezN8Da6qP+wogAqL444CoRG80SBjddM4hpr8LRGQXWhTIH2s",
-	"3vOVOFZ5YBQbm2js7sDjNG/kF6Es5xPjoLw546s/vVvCjWb5pDltBtO7b+i0IZr2AVAX3StEc5GyCgDf",
-	"Q3ndhbuKsZerGxc8UKxEldYmnqtCJoXBJBhX1HQOn/n3ixRRF2E5I2DdjhWjnwHtzQpkcNY0Xesg+uTb",
-	"pjptSBxB2KYLz7J3ie97w+CAvDWdKpnnNxlbNKEzAwwkuA5PMHhTRvTnjIq4FGEh+CXGlwg2TaBp52ta",
-	"Tw3DqF5R+QP2jLGFFeNSsJhQsmDKSgE6ZaHx+Ug7k68wyF1oCYNAEEqxRlOZ31aGX1Cdh+hqVYbbYx5a",
-	"TS/nVrcszNrNuzV1+JzdSHHTvLH3TB/BeFRW7JMwuB7OZRm3GokwuUI/qsa0ZtzodjHVLmANrLl0YWzG",
-	"VdErHNtIH0IKDg2hJgiJqE40OXie7zebxTHp7hAOvua2fPN+NtS85HiGdw+FdpAJUe7OhjzH3B9j7mqh",
-	"PO+ELMb9yrQ472tUpq4N3/m2eXntfHYvhLxIjgorx//LGRJwxFCi2UBMkBcnDoEIrgDa2L8riDZ2wRyk",
-	"TUVI10FtQrntYW2ipjSKOCqAbSryP+XG/h+HbbNFruoSY/qOybTF6dkEzs6ti2I9FoT98Ik1PiCxrsJ/",
-	"FKqiOJEbifHSBDHrmCRuFZz/B38lLj3WeZI7gKS75B2ICapJE0g2aZXwnS6ilTx32LZlbihAo87kCjt1",
-	"wJxNPmhgblUn6i8owsAUBlnkPa8JnfN8Xcv2aMLMC7hlW+vemvEvklayNPObArm5XTFvbouPfNxmPwWu",
-	"Eqax9xJg376GcxmATZco1K3k/bvha7YifwVcp9d/TdqH9V5w9wEk+HeHG5DayTAJabl4P7xY2kU8mIot",
-	"VnMDDfDmXgpK3NoDSSgN6j0UfOYig4g4fHBQ2+x21wSXKhjR/PFUaCPxqZHRym8P5rdSru4kCDCNy1H7",
-	"M829zVek+O4eqMgQreTOPaC83ta6z1j0Lx7U6oaG2C9uik8IfnIXubNzepxzXxwYhh7VQa1vd9c22Lni",
-	"u1VYbCMBcm+3B2QhbkyiC8aW3xzWU8UK2D9KfJ/g+00bCV49eA/VjI4D+ocPiPvgoQQ0hT/f+QLDu4Uy",
-	"4PjoRjXewHG14R9Vbx/IHAiZ41JMTUX5hYZKxlI+R4zbhkSaXckziLS/SRLEr8EFIS18p0BcKcJRzTGu",
-	"hkSnMNZ5iBe7LfXpwz/znSB6yVb6ZsHUDdr1OwLIC+bYPiZmJT2b6DPSK6JSpdTZJKmha83Njb/CYbPn",
-	"V9YPxpQK/5JVEqswfnTnYNGueO17wf++DBbUByK23kpxIMvirGyVN9pQZXzKvstmPKjl7UFe12M12ltf",
-	"6rgiRzbWo9jOn7bLrYMyTGv8hKVITemGnv0VloXLOcPLR4y0bkdTku7OVNQP/yvyTXdojd8wNu/10oHR",
-	"h5AdDo7ml8ij94lk1nTgHTVV1qg6oeh7mX5mBq7amcmleuT2p92d76+fklbi4f4Hx9f9E1eVnbRjAHZc",
-	"V567dPmRAPDJ8lHSruVPReU30Rar8x9E5Vl3Hibwkf6HUH51DfQAXXInRXBX2Z4FInqHiN8p0Hfvwd86",
-	"Jlrf7f84kdEArfQuJy0BkkPtjo8OnHruzJ3blEvCtpBzzbZilTYexTlUiN1T9N9MyTeCRd/q2BF3/ow3",
-	"JWKdF6iK1tkoEQs1aV1e3Z7gKG5/aIND4K6nclDJTJGcH5hKVYe0qJPxn9Win6K8FCUR5JJUe7UOH9wL",
-	"mBCag2ek5EIH0Tw4gD2IthAF5wFQEiFOY/1UlRUJyy7FBRxoc+aOyPyPcGqLKc7WlMXwcCVDKyxFLbNz",
-	"dqaZude+VRFADmP7JsgLtxFKAoKhe56u8erG+leZMliCONybFYp37P7fWjx6IfMPJxZ/QyO0mJNDLUp/",
-	"7Y+RCq+ouZtrUlZwFxBIdUgK0ko8H5UXcrY3XZNtkvx8m/A+IxTyKa2nESaplmK/HmHqnTzeWwhbSP/D",
-	"0kULgQ7lJC7NYaNkpu8Hrqv5IALrS1YCSvsXTHGZ8ZSwjiWCKLaQCsue6zrmAcT1N4krsq7xir5U0VWO",
-	"11wHNyHPGM1ypovDJ93dq8XeCGbV1MmR1VXNELwVfRWsVR+varuzxrJd1sFZgHVKDYUAZGKaM/ih1Fhb",
-	"ddUBdG1XM68R0RdsdY/eyzUZnPnSdqrhLiY1lWLAoXZn1iUXUKo/Z1RAebRvvkvOR6LQTGVUwDfcs7Pb",
-	"Bz2GjY+Xxt+sxyYTlhqHpRhSUiRzFIMcPG4swi0024Gp1F7HVfbGhmjCfb9DOAUXaP0W0slViOySTb+P",
-	"SXiv7XDAR6FltYsyQFTaydvnRLBVkCG8naPbnqUVm8tbJwf9h/66Xa4BSA0WqHUyGLTt7zkLmBUyj7GY",
-	"Qsf34dyD+LUpgOSXabgHRApz+ZaKm/U7264LvcB13efLprSwcxHAuWYMKv5oAb+01EwRtL6wCrB8ZL9w",
-	"T7r+Aj2wRvFu8IK2mTELxILzhaapFIYiwJqrNyvxnuxmMJQLBj5ztYJsys1sOYYCsoKMjsNLKX/ZhCZz",
-	"M9vB8F8BkOw/QPDO5Igu+NFtPyFMZACloslE5rlcIbOEoFS3fTtnMdFyJNgXSBqeOghbh12wkuozXOWD",
-	"uVaVr1dUk1xKzTD8YmcfJKbiqdUXLczCssscj0Tii4QxhQRv2tF4Bwb1NkdxheNg0O6OBJR9qnXDkAj7",
-	"Yk2VKiC4AxRNzh0KLQQfhgTveEc4ufT86vLmzxd/RWy5pDsS51VQXq4J1PRZ58zO8pBQMqZZoAZLRHrL",
-	"OOWlk328rhPRw96WWJKcYSTqABzHM1LcUgif/Me7N6+75CIExZOTkTjpgX6CkJm7pw0mKCmoccelDgsj",
-	"AYi+BKpxA0jNFkrzDs5FAWfXBvnhcLuILNHwLHtRE5hgK1l0KKQ/3ZZwBQNkAA3BJ/QHt36VRqIK+h5c",
-	"21kibQEEPK1hxDtsB//6qTv3FsShwI8Eou5aSwWi9wEcPJZdJHWw/KSY8TbunhlgsAVbB/vzBa01IFys",
-	"bz7tHRdaD3EMKzi3uuv52F0gLCcBR1vLAu/9xOnBKXQ3tMFKFW2Tlrtr3M6Vw/lx0FU4U1Vm8C2nMs8x",
-	"KfiRbsckpQpAMZKnNJ0xfz3jkAjZAb2TkJaQJLUPR8LKAE0oiM9H2h9TYF128l+d8PLJzhsQU9q2pAWf",
-	"TGB3oeDVjJVAv1zBTf1OfLkrvA01ekioG43rjmdV7nAXh5Ocf2ZQEV3c0+RqLHOeMucReoH8y9XLznG3",
-	"17G9bwji1WrVnYplV6rpkftWH9HpIrefdGdmDrh8HoWtlHznV5dRHN0ypZ3t3+11exWkgcg2cBwF+AKw",
-	"Kj6z51scOQ44ymSqq7+4RrprOgdracoaTkffMYX6n+sCHqGARiCvQRIKaWVUt8xnlOIyi4bRL8y4T6La",
-	"xaiDXm8HfKwnKCi/LjAXvsccHQ7RWgeN2ALRujExtv+TwU/bmi/m4qiOfv8tjk5xbnZ/V70QNDRjouHH",
-	"T3GA63ztdWZIdhwZOoWCLYiQfPqG4ONbyiJRnPxycQ2Izbqs0TAOQ3gfI7xgNNvNCZu9OmTz8r5ip3xb",
-	"SSgNhqTOOElMijfQzkza8UgIdwVDHYe++uo+mHX3tnsZuMEt8/e4K6D5mogHIOWfNk3ud7igdQul976p",
-	"9Y7sC6UQ2OsGIwfyDYT90a/lDdzftkq56/JUTk4QS76sfaonRgS3vq5dghTemk6MJImRyUiAKtX8lrmD",
-	"c5f5UGIVQv3BVymsPeCSrgCwQzGauxzaOaPCmhde+Ug1Epj71iXXAQyhL71xRTfjdZEpnTLIeXRIoZUd",
-	"+ZJrA6ngIBb9gQHECP4XXI/eWF3tF7S7P+McLUaXBENa4WX5besuwwTHI0FD+C/cQmBYuKNhfE+Tljt6",
-	"qeQ06uJuWx2TbrdrHZGSGMeMy1rCzoIB1wGt6PbAo07OblnuYA/cGKwvFCa9AvaJz7G1fxQl/jFJKnmL",
-	"8EMlkxAaK1LLY5I4yhOgnCQpN+ukXewgkbIwl8qdg/t0EoDNxEwSO4Mlc+FFarjNpMtaqS8Q2tqIBeMO",
-	"0jCFyS/pSGDSSzHX1ntEJE2At3HIzdyweoqCq+louvXe3be4nT/31cpA3UkDYz73CTYxCZmsu5k70et3",
-	"ev0t5DngqwO2z7YMnDpdL2kTWeh5+sR2EHnNlB5vo9TI70vnU6pZhwvNhEN/1Msxvm2lI2y/M5L8yW3u",
-	"G8TOzrlhCtM/m2jEvRCFdO3Ne/21sVbGur1uayUkl/KzVQRn6KA4nIPdRNyM1xU6yspMXwbmC5nw70+N",
-	"pDW2L5XZ3joWl5Wt+7939dK0BUrNcvROKhMd8N4VU1d2Ix7y6oHvuWqnb5/u5IQ0XvXi8vGqN6eEpcb1",
-	"OkaQfa7iAy0IStaMqpj4HKag8g+PDD8WRazHJ/1e8TiCobonPwyCB4KtdHedyvmYC2qkAmgqO9riXNWB",
-	"fYI/Ojw6ymVKc6uDho97j3tVc+nHf4eSTT8ePGyxo3hSiiH80Uj8qT/oHLufcH7+dPqzK4f50+mzJ88u",
-	"/nR87mYA37KC9knfI33+4ahCmFME70IkU/vv4NC5CiHa30AMdWLwGAU2/tav4Fv2QzjL016Q0Nbr9k4R",
-	"o3FQ4CbiFThgQ2wyHvyM9Xh4A/QOfuqHXHO0UDz1cLvuhZ8eB88fykKWsgMWCtTFQxnjAX3dY7kPWdHN",
-	"Jfx2F4MBsjEaog3+SoRCvZVBWK48FCBEH3r9/VGEyk1q8NHJ/o+Kqx3B+R0cEquA6Du4G3gF/+8QHSk2",
-	"zTvvB7hd46+qKT1J9Iv2uJJHKkCyafQpO4Xpqh3kW3ZnuJS4MHLHa7BzR4IUgVYxBfAUDGw2oarAZQhM",
-	"aSlcJjgUqCjbDssgro6vzeka27U+C9w1CHcM2oc+yzW4rID0e0XRPoYzbKtA9yRf6ll3JDqli2XHftwr",
-	"0NvjChLGHTF7LJHFW2PG/X2dFRSfM+cYIfVIDMLAuFW4H7pOjHT6W3ksKQ4T3cwq8bAQsyT2CSM1KJJW",
-	"M/KIbbQKPtKOPTRpARbhlFjhPeIxFxZ9jsRrBOAkvsbAoYdBwnMwMgfXP3OGMl5GAcj7uRRTptw1FnSc",
-	"M5ennLx//fLNL79cPEuGREgypunn5QIukWZgM5GZzBEkdN7ukqfoCQKrYezYBRG9sBqJGhfrR8g9TPsD",
-	"veT5y/fvXtxcvr6+ePuX85c+p3wjxFyg7GxEMvaZpHZTu6SFy+yB9mGY8hWks3/sxb24H9v/DuC/9f8d",
-	"F//qB78O4n588qlEifoYlJtbp5FN5Jeg7n8YlXXFJYQA4Ld8NnLhsQyG0RGtIJQ2m441eJv+wFoIZfdP",
-	"Z0rOWaX39++G7wW3YsrOKdwVWNAwl2Oes4CEKgX13n48tetQpp0fH643NxCdtkTrveT2x0z/o/ryd9J6",
-	"H2YSxIEoNR4RcnVnrafLcs6tgVT3jhere8OlZF+0FG+gxXBp7BEgMqpnY0lVRvRMrjThZgiyPtC5tehZ",
-	"qUyLCJWPpTXVvpXa08plF+rEDAefUg0p03RtBwJKl30x7bOSCkvD7fYSuLOqliz+febuG7E/sqKw1Ldb",
-	"KXFLhmEb5KjouFbBCN8GtRMeg7ZSSXsb1EAfVkEbjLWowkgCjB9YNoeP7fUXBgGNLK2GGYdStLDocSQq",
-	"1Aax2bIfBG++ZQo9oBoYExo82AgiOxcllvY7CKkPSVjVVoVCbApGuowSy6FzvBB0JDC1PkxXgRATmxhi",
-	"LQLcA3PQp1yV3MDz3BtWoli0tkvCGAmHR8Q16dWKBoUjBu4FglRDfz+aNSY2+KPdJT/j8OhINI0uDnZM",
-	"MM06QesYNohiNasNgv8pdYs7EpWwKnlB81umibJCj9AVXSMLfGVKblHhvhjvoRp8fyzorR33c+vAHfry",
-	"tfyjxJhuG0EqvB8fh+Elx/641yAuoJtKNndEoWr1h8ePu6dl+Xv/ca9StPcjIIrVghgbhdeD7o/HmyVp",
-	"P52G6n5wYlvyZWSDH3q9wBPfEWcBVQ9StTpv5yhq947vpN89CcY3qAzP0bQxnMc/bA6nGCIMByMubjT9",
-	"k96dwgC1Gtgt1owv6XXa1hVX/zMCsN0WesFoBqnkwdSVVpHbRZ5t7mYemaIGcKuF9EYwwqzdDAYI1pJW",
-	"Fi92x1X4KEzLco4t6oZe23vHI+E8VB9C4NoQJm5ZLheMtIKMSMA/7/d6vZi4YD/81UYvGVDYb2n+ZCaX",
-	"yqlx+8/ypHnz+Nq5xUkGatp/4WuKwaF1123tKS8+I9RbVtapxOo5OSHLhaXZFesWFhxYZN5qzNddco71",
-	"7hhOyeg659OZ6Wh6C5mmoO0gPW9wbH3WwQksAWeu/NdfbmubtfT7AdOlWc4FGs5u1WLi0khNcKQpUwch",
-	"Dbck+ikoFatt12vRfUEgawzZlkO7zmUY4sPirhISWHsHmEvYSBPMYmmbclNjhYyuEwwGOIZpD/1ic2+H",
-	"r2MS1oRvX0mI30hyHP/wQw/hJaqdgaJK6h3Ar2UXyVkAcmAHCjak03HAHrabIAnQuRSaZyzcZC4F1H5X",
-	"WatioRxupJ0m28SjOxilpQvjXKFWMi2sHGuTnfs4CxAzEhCgQYwonAucQx1mKltlX8xVssWSKouQ/8jG",
-	"VIPPyL8ylMMo9qrnyhldbzkn9fOx5SATP/THmHZfRrH7EU9LPh1wmPuzE8ThHUpNtATXUzXQAmK3gsHa",
-	"25/G8oc7AbVzVzVMrZtJ17rx3KlqQv7UPfa4FCUexKBS4D/s/9jbtKke90Ob6jQwqX7oQ2wq7Ka32cdx",
-	"tY+GHnphB0H7vXufgQWmwL+XZ1Iw4tpBpSXw/udfD+rnNzj7Qr5uOsDc69jgWbmU0xyDM07w7zoor9rw",
-	"J91BdfHhADbkrkHNT+k3GPAVXsATeMcNJ6e9DXY7gbucKp3WWbp/QKc/VmKej8NOB9+bCZsORgedwWP8",
-	"qaqNayfolTyxP50+e4LL9b3Z9zen8H+U8UHtbDC9S4bz9jWGWrggCFB69DNTORek9f766f/rtw+QrseN",
-	"0vV6cOxM7CpT/rjPET8uOfB4g+mBozek7DV0tNlXf4+87Qcu8m8gb4+3ysGKw+M4xK3nk8FvIZK/AymD",
-	"gnt/d1oG0YM2zyDcPYONrXNyl1hJDeVnT+KE86yrp8t/0JhJObLfP3Dyl+IgJYiHV47RyzDKAs66lyoG",
-	"uSZVkZ20I6DiS7V2p+n7RHP/dlwcVlinHFOy92XI8+IkRtM583n1XIqYaIipczHFIlM6ztm2BPoPnt67",
-	"uloexgMzTe+VPurK4O+bP1rgzxTXcdTr+rf7Q28sAb4qXZNWYtQSksb7iAcHBAopOuE7eMFgTJIeAl83",
-	"5jGXADaHbXssed+kMOEZhA+g3Bpg3VSGl6DfPRcWKhP8LIXYPX+sNNjvlLzwsYrrVeaeD677gXbfchuq",
-	"A17o1SEV+jWwBDS86mgI+GsJd4DZ4TwDa6VENSjQdhxKQK+KydRM8t3tCi9e/v1OJsDmV79hfmG/0Jb9",
-	"w1VlCPe0R0/6wTxANR6i6d6LhZIp09rK2gthuPl91dxLXqIehBVmhbiHG3SlblBQJTqJDvHs0NZvGcXn",
-	"c5bFJJcrpjop1Sw7I5TkjGZW4SSOtRA5whcPJzGhI1G8s1qtuvYnsXYXZi38tdFGUZ7bdzJpHHBHdkbe",
-	"Cw73EeR0zHJNEAyNcGHkSCyWYm0fYqH1fIkXuwsyZoRWcZyoCKCcYp9ZQVMltSY0z6GUGs7t3b5MyMDh",
-	"JFCS+M2bdEmILoUpFQUa1IypRlULaFcfijRNV1L5s8zWOyRcI/JBXeR5KRbWaV8E1y6PczmtwawNo36v",
-	"C/87ejwSg16vP8zGj4fDfhSKpLvuxhLQ61sVcMfKwG8bor1/v7y0/wHJvmN29ol7J9e/k7y/6wrsPWZl",
-	"Ky8TalWvL2W6Bd+79t0jTd6/fdndWQFVtyi+3Vvy9o/3f3RF17mk2bWUL6kCayM66Z8e0pleLjAD5hXL",
-	"OL22VN/RsQnwAH83SX+eZY0Z4IGkb3BPjn51pcQZy1kTyvLbADSpRM/JQE66EyVwz+HE1t1PLjQiEG8W",
-	"zz+DXkL59yAzD1rLataVA04q6nGjg7fPM9felm1TpDNrMoVLJP73p1rijOzjq9h7uDVdN5Or3Uu9mzD3",
-	"7Zs//x+YaDtX+6f596xu/65V7Z8AwCSdbUm6tYYa1eTq/fWmCLmy3221oJpXwL/CS65CZL/o2z8KY/6D",
-	"qMByWn+3rYQkBOG71tX59dMX7a2batmY2eRuJofQlUa8S8y9OSNJabMlBNWjFK5Up/AA8B3YhJADNRJJ",
-	"YF0+Qb+oakc+SUiaM6p0kfrULYJjJKUCK9YdGQ6nsMnJwBn45x755x45dI9stxcR3O2rQ9v6mzWW7C7p",
-	"/s0DcM2ZUbyA41KMZuuvlT+OXHWUB6sqwXGq4JQfP1m1oJm63a7fuNCGitSl70HNXAhm2NIsn3Sss8+y",
-	"M5LM6WdG1FIk8DruUohwQdQWYc2wNNgNfodK9YhueGUvwPc7xVhM2Gbs9nw6VWwKOXYZ5fm6BG6pnjAE",
-	"reFRQlMYPRho8D6igjdG3d3lwmShpJGpzEkL7/BSRY5mJdf//OrS3SSKDREcNpuPHdIklLoVaJLckIXU",
-	"RmMhppGABagZURLuxheMZQ5DC/0FhYvGMiKXxiewjYResLRTIlqeX11iil6JwIdliVyTGRVZZ0GVdul4",
-	"esFYhnd3cVWFgRwJLEswTEOC45Razqlyi7vgGKfxadFdw2QidCHGlZDboX8UulLh2VENv7Bs+o2XzTr6",
-	"9unb/w8AAP//",
+	"mMItrFPp8SP0Q/qkNYq+fv06itrFfheBeLHdPL189hb7imL86th+1e914b+j4+MDv/6/KQF+i311j+30",
+	"CtLRXktzjsbSfaMQ2A72ji1VY1in32O8mDtXps5lEo968RCuRcXav2J/zLk2bhV5ecSZyXQ5Z8K0hyOR",
+	"wKATeFMTM5Oa+eSmjXCUz+jbG3hC0l8xo3iqn0s15lmGkv4+81o0UJ3O44dP53WYJed3JjpAmmeMJK8u",
+	"rt9ePn13c/7y5ZsPCXDLa2mey6W4N5c4qQ3LM7ENVUd18vBRvZZEL9OZj/0TOrd2Xhjp9wN5JTM+4azh",
+	"7OC1NGTunpJWLeXKHepl7S55LSGHrxbY8nljuxgF3vmGh3XrXNLsWsqXVE3ZfSf2GrLPIErmsg2dlWsb",
+	"rUxy/zuxju8FesAjbPLDCfkz/xkm+FrKV1SsXeRO33tcUpK53dducLoqR3/6DmOp93BGFDNq7Y/FIVut",
+	"A+lqCdGYntYlF1aGnl9dks9sDSkHmonMCpSry5u359cXNy8vX11eJ0WjhLpvSWu8VPYHOSFmxVNGIF9G",
+	"rNtnhPpDZL8bzYyakZhQnltbsMxfs0qo9Iuh0/P31y9unp9fvnz/tujccCvuG3tmYiTcY9c9gcDVZKlZ",
+	"RlYzaiAxx44Os6oyTZbC8NzJR8jOY9mGmAxma39Qt0gDhGV5L+wIpeJf76+FsA2f5VeTLv3vw/gwJ7p0",
+	"Luf+aCUmit3Kz5iD7GIANdnw4cOHTj0Pcdcc1dMW/UTdUp7Tcc7ueZ6xDFr4DgcbVl6Cw9EloWSAzEDr",
+	"meo5zXOSYAMJkZBp4XMHB73eIx0mIy+UHLORsA1qCIjoGV1Y7U6soCRjmlORMgVGWpCzhYNrW46EOVoo",
+	"mVq+GOfsAhJ17+gk7PeC9YLldmNCutqK6wM84FqcB46LyYTmmsWkH5Peg2xhnxJRtYXdr94Q9z3bGeNf",
+	"2ZZoWtnWBs39XkwGpzE57cWk3+v9USI/Um1Yw7sN3/dCLxeYVvWKZZxew/n2d9K+RZRm36F3VTWffl/V",
+	"bNc72UsCWnbOMnvz57vNgV1l+EJBbuENJDtAYkmv3+kNrvu9Yc/+//+O4sJp9t93U4g8sjnlOSREeE90",
+	"LK3B0K85w2KZ5+VPsPIgy8z8RsulSkFmTDYSBeKIZ5DFUfp4+LNz4qLhII6WEEaok3983Xs8PEbyv901",
+	"4eCtyxjYtkjOQO0GLcPWe8ZyZlAD0izj9guaXym5YMpAmgWKi2gR/GQN2OIrl5xuB1kmpo+lzBkF0ciz",
+	"xsyUejZKHKGcDvPdHc3NxRxlFszHCNJi3PdxQVz5mSyS7Yqj752D3Zw+KJmASgTL7Vg8gzm9uJ3IaNnr",
+	"HbMn5KTXs5usOl2lpGvu9teIGzbXDfl1xRCoUhSyFOuZJC6xNV+focDxvjmKJ0jm5Ub7yAwYtBuzUoiW",
+	"XzeaZ2S2nFMsLmEiZd3NzKtSpDRlRb24vr5ykxQXScHdqDEfKVxTT1PRetNyPs/R+aFi/WYSDT/+usmA",
+	"BTv14v6nzV4/bUp5922XvMGDrhVXYA9AElNVB1B/CsbyrA1uvyYrxY1hgiR2SyQxSYCpkngkkn4COS+9",
+	"5Ayq4bBEAPQ6F1PSStZM2w+u30IxRlLJlge1WTWb7dqeDAbdkXgKhrwmeiaXeYZlPNg/dIgUnBFLAKRp",
+	"9TBNqwjcUE0Ws8W5oPna8FQXdQ1ztLi/dKayE8xsVMlwuYPcKBnF73H5OYorBuLezb6DHVya1CYP+6x1",
+	"OJuBvQzFGpA46woT7My6cqphperrkUYN18JcJSv2kZh2PeuolRR/veB28YzMMzJek0TgOmBGEpSH+cwn",
+	"rgkd206tKfmKQX0Amg9YIlP4Rpi1n1Jru/kTvznDLGu7lnwqpLJegV1g6h45l45rklh9lvjSA+p7xfWV",
+	"grntU10ub9/tXhB4yy4HNzmaJxuTB/twZ75sMHGwKWsC9NbbB3nuKN3pO3BzAV9sbm8rkqC1Mz8loesA",
+	"6cgCdrtnGci8tW+iA4TKfIPzZlQ3JFDiFhwWhROPNJkoOp1DoV7yL91uN4EdvaCqyAIA6xmq+PBURj3S",
+	"JLF2T8f2kbTPRqLwAJzEyZRcLKDgqRAqWCrTvNpbBhPqbGEY1CDcNugEJ01wVLiPXD/jpSljpMxVH/p6",
+	"J6xH2UbjSNyZyMXWvPOmFMFwes+KlJkiTFtl100lF8jAjv7MFx25QJHXWUiYrSJN1DJugyp8utRGzknJ",
+	"1p6gGTdnhSCOIctfrNEJxb1sJxNOPDOyZng+7DOgmofvn9phnznt0QLxY/m9DbZLBtnNrlhoB4eXOl7Z",
+	"pV42lTIK5IJHVjPBO6SV/DqK6Nyu7CiKyShKl0oxka5H0bekfefhbiRkNTDlh8tn1y++vLi4/OXFdXJG",
+	"PrOFQWcdZPxYmhlKSdT7mvS73UGvh8banrF/a9Y0F14mNU+HZbJUqgy1K5Q1O0VjFRjXhqeoEIawD4ZL",
+	"wU2yaTr69LAaN8lcCk3GLJVzRvSCpmjZBVnUP5xA+rf/s9+wpLbLzbb/XJ06ashcakOOB0H67G7h6QSX",
+	"9uXEI4EtFQUgGmQEsf23d273ktYialCaevu+KfQWFiM1KIP6UMlCukx3V6ln2dONv9+rlJx5K49CxBO6",
+	"HIlWMopOR1EClgE8+Y93b177xlrJqWX+7TO3aWxt0biYB9XAli+5Ni+5+Kzv6OLANwBbUKlerVm8m9wJ",
+	"haaNbktOtzwQ7As82LviC8VuD3ixNjVIkevfNeI63TZhrxgGFe5gx6I8Mzc1AynwZis1aA2F52UJM5Rk",
+	"cruNIb0QzXpXDQfMOQxqejNqeVXqoFa2VmwXN1TbjUSRj/RIBy21oNrRZWbxxuLCdpecg1ou447IpnvK",
+	"ceKoeeBXsMOk8OoPibHub1Hxj1m+dtkrxWI7JHUw73bddyxLGLXcfOrKCHcu18byxJgXjdlecrKZQTis",
+	"FnXWi0IVo5kVHb1u34oHrOdGu00xwrThc2qYLgtHsaKOm2Jl3IKH340E1K362sc0X2p+y175ciCcvXIJ",
+	"5dJOalg6F9QO9eK6II0hWW/f0tql+I4ra6TB5Me9saSaSKhs1jis5cMmQ6aJfeWckY3y4s2CifOry2fu",
+	"VL9R/bt3yHG3Vxz/b4pOLiYy4MKyC7lggi54o/BcUDPTDV/VRuybiLEX/13TgIpCxbCI8rRXVxCXhs01",
+	"1J5DubdlKnTg+714cBqf9uJ+r/epadkqnl1Ff9cMnf2OJqSV/brFQDpEY25aAKH7jpE9iqAHcjLhKae5",
+	"98JIS8+kMuQzW+sY4yNUk8SwL+YI4FaSNkhybn0ZMA01HNi2IPETv4J9i2Uzuu2NozOMEmDtOElecJNs",
+	"CRmMRD1m4A6GMdQ3Q1MEqMQYgO/6rGYE++gOvox4MCg6utBv4n1f7Kpwhc9IwsSUTtncB0wEAh4E7xBh",
+	"TR8BUCDWy+WGsC8GDnQLqQcIM8xSB8grllgnuezMJ8wFqXSWuGwalBxnIwHCV0hiGbxsi2sf/WiHgTVf",
+	"R0GdRV4gFtgHscM5+NcEXE/bB/qjtmtrmHbJodEY+wX26OIxVpovkqMEXMEkJslt0u1227WQm119pHqj",
+	"Qn3L0YWrnrxaqnRG4fyvdATxuCJw0tD9iob9Xvc0LhywaBhdvH8Lxr/Ko2FkPWQ9PDoKOjpKZyz9LJcg",
+	"HoSETXv/sNC3utz718PDOMXmfOuGZffv3lDM7urcckOSBKc5aQ8JdZWsGNNN5XxOO5pZw9cuFeh9OXHv",
+	"6DNEfJnxIvBRFCjYneSTae2WjQEPqsj7huxpOSHJMjnQ7SlzR/e+2hS+t951ddPOuEF7ZM7znGuPf1Qa",
+	"JHCIil9AsnURk9JcpAwtSdDsUrAzhOM47pE5F0trpJQRp/LHmFAi2JSCYyVVJfpD9UiUrs+WMZZmR1OM",
+	"rb8lwNYYV5tRPeuMqWYZUXJpuJi2z0gtnjYSPqC2i6hAxfGtQbKQ24KgmmW5O0XPRsKFz+4XwNv/gWje",
+	"ND6wA6I0GAtopXbcUFhLWsDxyUmvZ63ZNAxUjISLVMAoNj3DZk0eR4tDwmkBdSh3gzhTRdhGdwjS7Wji",
+	"gOBbSJP/PYgAWFmDBvwEEmkFOzAQVwb/7hK1+y1lrs4OFz4zuSITqkgmV4F0CSWQtWQ0Y8IKjgVTKROG",
+	"TtlI9Lrdfq8Xqvh6mPsOomR5v9hxuKZQo14GkxuPRkHNNvD0FrhODHWSFc/MzJmZ47WH7XFhNQfRJCSZ",
+	"MT6dGZJsBEghyLjWIwHR38PkWFOYc4MbDoj+xpXA56Zh5aq1ISKxzDEQnvh4amJlXQIfOCsQ46Iwgqoh",
+	"4Q2chtPfYpU3Jv5Tc3wtNJAaRnj57g05GfR/BKA1j5J38f5t0o0OihZf+dyPets9sliOc55CMjkUUNA1",
+	"YkmVOHeW6zTIWkghsSZMkYUmVwLqoPlUwGFGOx6JQVlE0AreAcumQN60ZjATEKHCM+4Cu8R/7AKz5eF5",
+	"PNj07+xs2jc6t1SBnWwNvysYUuSGDcGhK58M8wkAGWluOMr6O8TcCuSxhshDCEqGhlgQgggtEbuTtMGo",
+	"E+IkueiAewW+ANgSn5CxHVOl12QLzOmXS/z0GFGHgr/qqRyKpY0xhGtP+eC0jrfWMCTBVsWQKpTvEvNv",
+	"oWs/b1XCB6ebpPpo1Saxzxw2XRnQAulErbD3pcJA82lhJLbq0HVCZkzDQeudZrvmcBQ0xgGvFLPcFPzw",
+	"nFgkT90xC8plo+2eaMfsdWrh42aiKktzN5LcBm9UOQXu2YaxevnuzfA1BBr8UVUBM1kcVhX4mhBLCPKN",
+	"N30WQFTYEr/ahRUG0sfqPV9HZZUHnkFgE43dHXgY6n2vIhDpIho4KG+B+dpd7y1yo1k+aU56Qt/phk4b",
+	"YqEfADPTu1fgOlXgEx/K6y5YWYy9XN244IFiJaq0NvFcFfAqDAXCuKKmLIrMv18k+Lr42BkBg3ysGP0M",
+	"WH1WIIMPrelaB7FD3zbVaUPaD4JuXXiWvcvpjDcMDsg61KmSeX6TsUUTtjaAeIK38wRDb+V5zJxREZci",
+	"LIQuxeggwaYJNO1CANa5xCC4V1Q+PSJjbMHQq66avaHx+Ug7k6/wIVxgEEN4ENayRlOZnVhGwlCdh9h4",
+	"VYbbYx5aTS/nVrcszNrNuzV1+JzdSHHTvLH3TF8RZvD7JDwaCeey9CFGIkyN0Y82/AvdLqbaHTcAay7d",
+	"IQTjqugVDt3sAmJQozzyhYouJKI60eTgeb7fbBaH3Lsja/ia2/LN+9lQ85LjCew9FNpBJkS5OxuyVHN/",
+	"CL2rhfK0GnJQ9yvT4rS2UZm6Nnzn2+bltQszeCHkRXJUWDn+X86QgAOiEosIQrW8OC8KRHAFjsj+XcEj",
+	"sgvmAIkqQroOSRTKbQ9KFDUlwcRRAUtUkf8pN/b/OGSiLXJVlwjhd0yFLs4+J5D5YF0U67EgaItPi/Ix",
+	"lHUVvKVQFcV56kiMlyY4cYhJ4lbB+X/wV+KSm33QcDsMeJe8AzFBNWmCOCetEnzVBeGS5w6ZuMzsBWDb",
+	"mVxhpw5WtckHDcyt6kT9BUUYmMIgi7znNaFznq9ruTpNiIcBt2xr3Vsz/kXSSpZmflPgbrcr5s1t8ZEP",
+	"Ne2nwNUxNfZeXo9gX8O5DKDCSwzxVvL+3fA1W5G/AirX678m7cN6L7j7ABL8u8MNQPRkmIS0XLwfXizt",
+	"Ih5MxRaruYEGeHMvBSXq8IEklAb1Hgo+c5HBQQV8cFDb7HbXBJcqGO9iwDO9jbS1RkYrvz2Y30q5upMg",
+	"QKQuR+1PpPc2X5Hiu3ugIvPHH3fsAeX1ttZ9vql/8aBWNzTEfnFTfELwk7vInZ3T45z74rg39KgOan27",
+	"u7bBzhXfrcJiG+mre7s9IId0YxJdMLb85rCeKlbA/lHi+wTfb9pI8OrBe6hmdBzQP3xA3AcPJaAp/PnO",
+	"l4feLZQBJ143qvH+lKsN/6h6d0TmIOQcl2JiMcovNFQylvI5IhQ3pEHtSn3CexI2SYL4NbggpIXvFHg5",
+	"RTiqOcbVkKYWxjoP8WK3Ja59+Ge2GkQv2UrfLJi6Qbt+RwB5wRzbx8SspGcTfUZ6RVSqlDqbJDV0rbm5",
+	"8RdwbPb8yvrBmMniX7JKYhXGj+4cLNoVr30v+N+XwYL6QMTWO0UOZFmcla3yRhuqjC+4cLmoB7W8Pcjr",
+	"eqxGe+tLHVfkyMZ6FNv503a5dVB+cI2fsJCsKVnUs7/Con45Z3h1jJHW7WhKsd6ZSPzhf0W28A6t8RvG",
+	"5r1eOjD6ELLDwdH8Ejf2PpHMmg68o6bKGlUnlOwv08/MwEVJM7lUj9z+tLvz/fVT0kr8ZQ2D4+v+iaup",
+	"T9oxwHKuK89dscNIAHRo+Shp19LaovKbaIvV+Q+i8qw7DxP4SP9DKL+6BnqALrmTIrirbM8CEb1DxO8U",
+	"6Lv34G8dE63v9n+cyGiANXuXk5YAh6N2Q0sHTj13pjRuyiVhW8i5ZluRZhuP4hymx+4p+m+m5BvBom91",
+	"5I87f8abcsfOC0xM62yUeJOatC6vbk9wFLc/tMEhcJeLOaBrpkjOD8z+qgOS1Mn4z2rJVlEcjJIIckmq",
+	"vVqHD251TAjNwTNScqGDaB4cwB5EW4hh9AAgkBBls36qyop0c5fiAg60OXNHZP5HOLXFBHVrymJ4uJKh",
+	"FRYSl9k5OzPj3Gvfqvgth7F9E2CJ2wglAcHQPU/XeHVj/atMGSxBHO7NCsU7dv9vLR69kPmHE4u/oRFa",
+	"zMmhFqW/tMlIhRcM3c01KevvCwCrOqAIaSWej8rrVNubrsk2SX6+TXifEQr5lNbTCPNqS7FfjzD1Th7v",
+	"LWMupP9hGa6FQIdiIJfmsFHw1PcD19V8EIHVQSsBwAwLprjMeEpYxxJBFFtIhUXrdR3zAOL6m8QVieJ4",
+	"wWKq6CrHS8qDe6xnjGY508Xhk+7u1WJvBLNq6uTI6qpmAOWKvgrWqo8X7d1ZY9ku69A6wDqlhkL4ODHN",
+	"GfxQaqytuuoAurarmdeIxwy2usde5poMzjwwAYWiIqqmUgw4VF7NuuQCgBbmjAoobvfNd8n5SBSaqYwK",
+	"+IZ7dnb7oMew8fHS+HsR2WTCUuOQMENKimSOYpCDx40l1IVmOzD72+u4yt7YEE2473cIp+D6s99COrnC",
+	"nV2y6fcxCe+1HQ74KLSsdlEGeFg7efucCLYKMoS3c3Tbs7Ric3nr5KD/0F+WzDXA4MECtU4Gg7b9PWcB",
+	"s0LmMdZ/6Pg+nHsQvzYFkPwyDfdAgGEu31Jxs35n23WhF7hs/XzZlBZ2LgIw3oxBvSYtwLOWmimC1hfW",
+	"cJaP7BfuSddffwjWKN7sXtA2M2aBSH6+TDiVwlCEx3NlgCVal90MhnLBwGeuFvZNuZktx1DXV5DRcWg3",
+	"5S+bwHJuZjsY/ivgrf0HCL2aHNEFP7rtJ4SJDIBwNJnIPJcrZJYQUuy2b+csJlqOBPsCScNTB0DskCdW",
+	"Un2Gi5gw16ry9YpqkkupGYZf7OyDxFQ8tfqihVlYdpnjkUh8iTemkOA9SRpvMKHe5igu4BwM2t2RgKJd",
+	"tW4YEmFfrKlShXN3cLDJucMQhuDDkOAN/QgGmJ5fXd78+eKviAyYdEfivAqpzDWBUkvrnNlZHhJKxjQL",
+	"1GB5n4BlnPLK0D5etorYb29LJFDOMBJ1AArnGSnumIRP/uPdm9ddchFCGsrJSJz0QD9ByMzdsgcTlBTU",
+	"uONSh2SSAMBiArXUASBqC6V5B+eiACNsg/xwqGtElliGlr2oCUywlSw6xPJfd1SSUgEZQEPwCf3BrV+l",
+	"kahC9geXrpY4aQDgT2sI/w6Zw79+6s69BXEY/iOBmMnWUoHofQDmj2UXSf2qg6SY8Tbunhkg6AVbB/uD",
+	"8DtXdRhjrE4/7R0XWg9RKCsoxbrr+dhd/ywnAUdbywJvbcXpwSl09+vBShVtk5a7Kd7OlUNpcsBjOFNV",
+	"ZvAtpzLPMSn4kW7HJKUKIE2SpzSdMX+55pAI2QG9k5CWkCS1D0fCygBNKIjPR9ofU2BVffJfnfDq0M4b",
+	"EFPatqQFn0xgd6Hg1YyVMM1cWVPdiy93AbuhRg8JdaNx3fGsyh3u2neS888M6tmLW7ZcWWjOU+Y8Qi+Q",
+	"f7l62Tnu9jq29w1BvFqtulOx7Eo1PXLf6iM6XeT2k+7MzAFV0WPolZLv/OoyiqNbprSz/bu9bq+CExHZ",
+	"Bo6jAB0CVsVn9nyLI8cBR5lMdfUX10h3TedgLU1Zw+noO6ZQ/3NdgFsUwBbkNUhCIa2M6pb5jFJcZtEw",
+	"+oUZ90lUu9Z20OvtAP/1BAVV8QVixveYo8MBduuQH1sAdjcmxvZ/MvhpW/PFXBzV7y74FkenODe7v6te",
+	"5xqaMdHw46c4QOW+9jozJDuODJ1CwRZESD59Q+j4LWWRKE5+ubgGvG1d1mgYhwC9jxFeMJrt5oTNXh0u",
+	"fXnbtFO+rSSUBkNSZ5wkJsUbaGcm7XgkhLtAo36LQPXVfSD57m33MnCDW+bvcdND8yUfD7jn4LRpcr/D",
+	"9bpbKL33Pbt3ZF8ohcBeNxg5kG8g7I9+Le9P/7ZVyl2Xp3JygjcBlLVP9cSI4M7etUuQwjvviZEkMTIZ",
+	"CVClmt8yd3DuMh9KpEmoP/gqhbUHXNIVwK0oRnOXQztnVFjzwisfqUYCc9+65DoAkfSlN67oZrwuMqVT",
+	"BjmPDue1siNfcm0gFRzEoj8wgBjB/4LL7Rurq/2CdvdnnKPF6JJgSCspL1dN2tZdhgmOR4KG4G24hcCw",
+	"cEfD+J4mLXf0Uslp1MXNxDom3W7XOiIlMY4Zl7WEnQUDrgNa0e2BR52c3bLcITW4MVhfKEx6tWMtcmzt",
+	"HwUqQUySSt4i/FDJJITGitTymCSO8gQoJ0nKzTppFztIpCzMpXLn4D6dBEBPMZPEzmDJXHgNHm4z6bJW",
+	"6guEtjbC8riDNExh8ks6Epj0Usw1QJpALAPAiRzuNjesnqLgajqASSGWWHKpuy1zO3/uq5WBupMGxnzu",
+	"E2xiEjJZdzN3otfv9PpbyHOwZQdsn20ZOHW6XtImstDz9IntIPKaKT3eRqmR35fOp1SzDheaCYfdqZdj",
+	"fNtKR9h+ZyT5k9vcN4h8nnPDFKZ/NtGIeyEK6dqb9/prY62MdXvd1kpILuVnqwjO0EFxOAe7ibgZryt0",
+	"lJWZvgzMFzLh358aSWtsXyqzvXUsLitb93/v6qVpC5Sa5eidVCY64L0rpq7sRjzk1QPfc9VO3z7dyQlp",
+	"vKjH5eNV770JS43rdYwg+1zFB1oQlKwZVTHxOUxB5R8eGX4siliPT/q94nEEQ3VPfhgEDwRb6e46lfMx",
+	"F9RIBYhhdrTFuaqDagV/dHh0lMuU5lYHDR/3Hveq5tKP/w4lm348eNhiR/GkFEP4o5H4U3/QOXY/4fz8",
+	"6fRnVw7zp9NnT55d/On43M0AvmUF7ZO+x2n9w1GFILWIqYY4tPbfwaFzFQC2v4H36sTgMQps/K1fQSft",
+	"h2Ckp70goa3X7Z0iwuagQL3EC4zAhthkPPgZ6/Hw/u4d/NQPueZooXjqwZLdCz89Dp4/lIUsZQcsFKiL",
+	"hzLGA/q6x3IfsqKbS/jtLgYDZGM0RBv8hRaFeiuDsFx5IEeIPvT6+6MIlXvw4KOT/R8VF3OC8zs4JFYB",
+	"0XdwNyBF6feIjhSb5p33A9yu8RcNlZ4k+kV7XMkjFSDZNPqUncJ01Q6lLrszXEpcGLnjNdi5I0GKQKuY",
+	"AngKBjabUFXgKgumtBQuExwKVJRth2UQV8fX5nSN7VqfBW6KhBsi7UOf5RpcNUH6vaJoH8MZtlWge5Iv",
+	"9aw7Ep3SxbJjP+4V2PtxBQnjjpg9lsjirTHj/rbVCorPmXOMkHokBmFg3CrcD10nRjr9nUqWFIdob2aV",
+	"eFiIWRL7hJEaFEmrGXnENloFH2nHHli2AItwSqzwHvGYC4s+R+K1xIoCX2Pg0MMg4TkEZcTLFmbOUEYc",
+	"Vbg3IZdiypS7hISOc+bylJP3r1+++eWXi2fJkAhJxjT9vFzAFeAMbCYykzmCSc7bXfIUPUFgNYwduyCi",
+	"F1YjUeNi/Qi5h2l/oJc8f/n+3Yuby9fXF2//cv7S55RvhJgLlJ2NSMY+k9Ruape0cJk90D4MU76CdPaP",
+	"vbgX92P7vwP43/p/x8W/+sGvg7gfn3wqUaI+BuXm1mlkE/klqPsfRmVdcQkhAPgtn41ceCyDYXREK8Cx",
+	"zaZjDd6mP7AWQtn905mSc1bp/f274XvBrZiycwo3PRY0zOWY5ywgoUpBvbcfT+06lGnnx4frzQ1Epy3R",
+	"ei+5/THT/6i+/J203oeZBHEgSo1HhFzdWevpspxzayDVvePF6t5wKdkXLcX7gzFcGnsEiIzq2VhSlRE9",
+	"kytNuBmCrA90bi16VirTIkLlY2lNtW+l9rRy2YU6McPBp1RDyjRd24GA0mVfTPuspMLScLu9BO6sqiWL",
+	"f5+522Lsj6woLPXtVkrckmHYBjkqOq5VMMK3Qe2Eh82tVNLeBjXQh1XQBmMtqjCSAOMHls2hm3v9hUFA",
+	"I0urYcahFC0sehyJCrVBbLbsByG1b5lCD6gGxoQGDzZiPx+JosTSfgch9SEJq9qqUIhNwUiXUWI5dI7X",
+	"uY4EptaH6SoQYmITQ6xFgHtgDvqUq5IbeJ57w0oUi9Z2SRgj4fCIuCa9WtGgcMTArU6Qauhvt7PGxAZ/",
+	"tLvkZxweHYmm0cXBjgmmWSdoHcMGUaxmtUHwP6VucUeiElYlL2h+yzRRVugRuqJrZIGvTMktKtwX4z1U",
+	"g++PBb21435uHbhDX76Wf5QY020jSIX34+MwvOTYH/caxAV0U8nmjihUrf7w+HH3tCx/7z/uVYr2fgRE",
+	"sVoQY6PwetD98XizJO2n01DdD05sS76MbPBDrxd44jviLKDqQapW5+0cRe3e8Z30uyfB+AaV4TmaNobz",
+	"+IfN4RRDhOFgxMWNpn/Su1MYoFYDu8Wa8SW9Ttu64up/RgC220IvGM0glTyYutIqcrvIs83dzCNT1ABu",
+	"tZDeCEaYtZvBAMFa0srixe64Ch+FaVnOsUXd0Gt773gknIfqQwhcG8LELcvlgpFWkBEJkO39Xq8XExfs",
+	"h7/a6CUDcPwtzZ/M5FI5NW7/WZ40bx5fO7c4yUBN+y98TTE4tO6ytD3lxWeEesvKOpVYPScnZLmwNLti",
+	"3cKCA4vMW435ukvOsd4dwykZXed8OjMdTW8h0xS0HaTnDY6tzzo4gSXgzJX/+quJbbOWfj9gujTLuUDD",
+	"2a1aTFwaqQmONGXqIKThjks/BaVite16LbovCGSNIbgKJbDrXIYhPixumiGBtXeAuYSNNMEslrYpNzVW",
+	"yOg6wWCAY5j20C8293b4OiZhTfj2lYT4jSTH8Q8/9BBeotoZKKqk3gH8WnaRnAUgB3agYEM6HQfsYbsJ",
+	"kgCdS6F5xsJN5lJA7XeVtSoWyuFG2mmyTTy6g1FaujDOFWol08LKsTbZuY+zADEjAQEaxIjCucA51GGm",
+	"slX2xVwlWyypsgj5j2xMNfiM/CtDOYxir3qunNH1lnNSPx9bDjLxQ3+MafdlFLsf8bTk0wGHuT87QRze",
+	"gNVES3C5WAMtIHYrGKy9/Wksf7gTUDt3VcPUupl0rRvPnaom5E/dY49LUeJBDCoF/sP+j71Nm+pxP7Sp",
+	"TgOT6oc+xKbCbnqbfRxX+2jooRd2ELTfu/cZWGAK/Ht5JgUjrh1UWgLvf/71oH5+g7Mv5OumA8y9jg2e",
+	"lUs5zTE44wT/roPyqg1/0h1UFx8OYEPuGtT8lH6DAV/hBTyBd9xwctrbYLcTuGKr0mmdpfsHdPpjJeb5",
+	"OOx08L2ZsOlgdNAZPMafqtq4doJeyRP70+mzJ7hc35t9f3MK/0cZH9TOBtO7ZDhvX2OohQuCAKVHPzOV",
+	"c0Fa76+f/r9++wDpetwoXa8Hx87ErjLlj/sc8eOSA483mB44ekPKXkNHm33198jbfuAi/wby9nirHKw4",
+	"PI5D3Ho+GfwWIvk7kDIouPd3p2UQPWjzDMLdM9jYOid3iZXUUH72JE44z7p6uvwHjZmUI/v9Ayd/KQ5S",
+	"gnh45Ri9DKMs4Kx7qWKQa1IV2Uk7Aiq+VGt3mr5PNPdvx8VhhXXKMSV7X4Y8L05iNJ0zn1fPpYiJhpg6",
+	"F1MsMqXjnG1LoP/g6b2rq+VhPDDT9F7po64M/r75owX+THEdR72uf7s/9MYS4KvSNWklRi0habyPeHBA",
+	"oJCiE76DdyLGJOkh8HVjHnMJYHPYtseS900KE55B+ADKrQHWTWV4hf3dc2GhMsHPUojd88dKg/1OyQsf",
+	"q7heZe754LofaPctl9Q64IVeHVKhXwNLQMOrjoaAv5ZwB5gdzjOwVkpUgwJtx6EE9KqYTM0k392u8OLl",
+	"3+9kAmx+9RvmF/YLbdk/XFWGcE979KQfzANU4yGa7r1YKJkyra2svRCGm99Xzb3kJepBWGFWiHu42Fjq",
+	"BgVVopPoEM8Obf2WUXw+Z1lMcrliqpNSzbIzQknOaGYVTuJYC5EjfPFwEhM6EsU7q9Wqa38Sa3dh1sJf",
+	"+m0U5bl9J5PGAXdkZ+S94HAfQU7HLNcEwdAIF0aOxGIp1vYhFlrPl3gtvyBjRmgVx4mKAMop9pkVNFVS",
+	"a0LzHEqp4dze7cuEDBxOAiWJ37xJl4ToUphSUaBBzZhqVLWAdvWhSNN0JZU/y2y9Q8I1Ih/URZ6XYmGd",
+	"9kVwG/Y4l9MazNow6ve68N/R45EY9Hr9YTZ+PBz2o1Ak3XU3loBe36qAO1YGftsQ7f375aX9D0j2HbOz",
+	"T9w7uf6d5P1dV2DvMStbeZlQq3p9KdMt+N617x5p8v7ty+7OCqi6RfHt3pK3f7z/oyu6ziXNrqV8SRVY",
+	"G9FJ//SQzvRygRkwr1jG6bWl+o6OTYAH+LtJ+vMsa8wADyR9g3ty9KsrJc5YzppQlt8GoEklek4GctKd",
+	"KIF7Die27tp4oRGBeLN4/hn0Esq/B5l50FpWs64ccFJRjxsdvH2eufa2bJsinVmTKVwi8b8/1RJnZB9f",
+	"xd7Drem6mVztXurdhLlv3/z5/8BE27naP82/Z3X7d61q/wQAJulsS9KtNdSoJlfvrzdFyJX9bqsF1bwC",
+	"/hVechUi+0Xf/lEY8x9EBZbT+rttJSQhCN+1rs6vn75ob91Uy8bMJnczOYSuNOJdYu7NGUlKmy0hqB6l",
+	"cKU6hQeA78AmhByokUgC6/IJ+kVVO/JJQtKcUaWL1KduERwjKRVYse7IcDiFTU4GzsA/98g/98ihe2S7",
+	"vYjgbl8d2tbfrLFkd0n3bx6Aa86M4gUcl2I0W3+t/HHkqqM8WFUJjlMFp/z4yaoFzdTtdv3GhTZUpC59",
+	"D2rmQjDDlmb5pGOdfZadkWROPzOiliKB13GXQoQLorYIa4alwW7wO1SqR3TDK3sBvt8pxmLCNmO359Op",
+	"YlPIscsoz9clcEv1hCFoDY8SmsLowUCD9xEVvDHq7i4XJgsljUxlTlp4h5cqcjQruf7nV5fuJlFsiOCw",
+	"2XzskCah1K1Ak+SGLKQ2GgsxjQQsQM2IknA3vmAscxha6C8oXDSWEbk0PoFtJPSCpZ0S0fL86hJT9EoE",
+	"PixL5JrMqMg6C6q0S8fTC8YyvLuLqyoM5EhgWYJhGhIcp9RyTpVb3AXHOI1Pi+4aJhOhCzGuhNwO/aPQ",
+	"lQrPjmr4hWXTb7xs1tG3T9/+fwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

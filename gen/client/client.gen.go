@@ -440,10 +440,10 @@ type PageSize int
 // Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
 // `page` is absent. Each field has a short and a long key; when both are sent the short
 // one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
-// event (it only extends the visit it belongs to, and counts nothing); any other name is
-// an event of that name, with `$` as its value and unit. Member names match whatever
-// their case, and other members (`p`/`props`, `v`, `e`, `sd`...) are accepted and
-// ignored.
+// event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
+// with no open visit it is ignored); any other name is an event of that name, with `$`
+// as its value and unit. Member names match whatever their case, and other members
+// (`p`/`props`, `v`...) are accepted and ignored.
 //
 // Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
 type PlausibleHit struct {
@@ -453,6 +453,11 @@ type PlausibleHit struct {
 	// hit counts for each one tracked here, else for the host of `u`.
 	D      *string `json:"d,omitempty"`
 	Domain *string `json:"domain,omitempty"`
+
+	// E Of an `engagement` hit: the milliseconds the visitor was engaged on the page since
+	// the last one; over 30 minutes counts as 30 minutes, a negative or other value as
+	// none.
+	E *float32 `json:"e,omitempty"`
 
 	// H `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
 	// dropped.
@@ -478,6 +483,10 @@ type PlausibleHit struct {
 	R        *string           `json:"r,omitempty"`
 	Referrer *string           `json:"referrer,omitempty"`
 	Revenue  *PlausibleRevenue `json:"revenue,omitempty"`
+
+	// Sd Of an `engagement` hit: how far down the page the visitor has seen, a percentage
+	// 0..100; any other value counts as none.
+	Sd *float32 `json:"sd,omitempty"`
 
 	// U The absolute http(s) URL of the page (long key `url`); required.
 	U   *string `json:"u,omitempty"`
@@ -1353,6 +1362,13 @@ func (t PlausibleHit) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if t.E != nil {
+		object["e"], err = json.Marshal(t.E)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'e': %w", err)
+		}
+	}
+
 	if t.H != nil {
 		object["h"], err = json.Marshal(t.H)
 		if err != nil {
@@ -1419,6 +1435,13 @@ func (t PlausibleHit) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if t.Sd != nil {
+		object["sd"], err = json.Marshal(t.Sd)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'sd': %w", err)
+		}
+	}
+
 	if t.U != nil {
 		object["u"], err = json.Marshal(t.U)
 		if err != nil {
@@ -1472,6 +1495,13 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		err = json.Unmarshal(raw, &t.Domain)
 		if err != nil {
 			return fmt.Errorf("error reading 'domain': %w", err)
+		}
+	}
+
+	if raw, found := object["e"]; found {
+		err = json.Unmarshal(raw, &t.E)
+		if err != nil {
+			return fmt.Errorf("error reading 'e': %w", err)
 		}
 	}
 
@@ -1542,6 +1572,13 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		err = json.Unmarshal(raw, &t.Revenue)
 		if err != nil {
 			return fmt.Errorf("error reading 'revenue': %w", err)
+		}
+	}
+
+	if raw, found := object["sd"]; found {
+		err = json.Unmarshal(raw, &t.Sd)
+		if err != nil {
+			return fmt.Errorf("error reading 'sd': %w", err)
 		}
 	}
 

@@ -454,10 +454,10 @@ export interface components {
          *     Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
          *     `page` is absent. Each field has a short and a long key; when both are sent the short
          *     one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
-         *     event (it only extends the visit it belongs to, and counts nothing); any other name is
-         *     an event of that name, with `$` as its value and unit. Member names match whatever
-         *     their case, and other members (`p`/`props`, `v`, `e`, `sd`...) are accepted and
-         *     ignored.
+         *     event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
+         *     with no open visit it is ignored); any other name is an event of that name, with `$`
+         *     as its value and unit. Member names match whatever their case, and other members
+         *     (`p`/`props`, `v`...) are accepted and ignored.
          * @example {
          *       "name": "Purchase",
          *       "url": "https://example.com/checkout",
@@ -506,6 +506,17 @@ export interface components {
              */
             i?: boolean | null;
             interactive?: boolean | null;
+            /**
+             * @description Of an `engagement` hit: the milliseconds the visitor was engaged on the page since
+             *     the last one; over 30 minutes counts as 30 minutes, a negative or other value as
+             *     none.
+             */
+            e?: number | null;
+            /**
+             * @description Of an `engagement` hit: how far down the page the visitor has seen, a percentage
+             *     0..100; any other value counts as none.
+             */
+            sd?: number | null;
             /** @description Custom properties (long key `props`); accepted and ignored. */
             p?: unknown;
             /** @description Custom properties; accepted and ignored. */
