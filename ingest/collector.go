@@ -81,6 +81,8 @@ type eventRequest struct {
 	// (0..100); -1 when it has none.
 	engagedMillis int32
 	scrollDepth   int8
+	// pageURL: Page as parsed already (Plausible's body), which recordRequest then uses.
+	pageURL *url.URL
 }
 
 type eventBody struct {
@@ -161,9 +163,13 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 
 // recordRequest checks one decoded hit, finds its website and records it.
 func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequest) (int, string) {
-	page, err := url.Parse(req.Page)
-	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
-		return http.StatusBadRequest, "page must be an absolute http(s) URL."
+	page := req.pageURL
+	if page == nil {
+		var err error
+		page, err = url.Parse(req.Page)
+		if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
+			return http.StatusBadRequest, "page must be an absolute http(s) URL."
+		}
 	}
 	var event string
 	if req.Event != nil {
