@@ -123,7 +123,8 @@ func TestEngagementCountsPerVisitAndPage(t *testing.T) {
 	send(b, engage("/a", `,"e":1000,"sd":150`))       // sd dropped
 	send(b, engage("/a", `,"e":"x","sd":-5,"p":[1]`)) // nothing to count, still no 400
 	send(b, engage("/b", `,"e":3000`))
-	send(b, engage("/b", `,"e":-1,"sd":0`)) // e dropped; a depth of 0 counts the visit
+	send(b, engage("/b", `,"e":-1,"sd":0`))      // e dropped; a depth of 0 counts the visit
+	send(b, engage("/c", `,"e":null,"sd":null`)) // null is none: nothing for /c
 	want := counts{
 		"engaged_visit": {"/a": 2, "/b": 1},
 		"engaged_ms":    {"/a": 5000 + 2000 + 30*60*1000 + 1000, "/b": 3000},

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"net/url"
@@ -125,6 +126,10 @@ func decodePlausibleFast(body []byte) (plausibleFields, bool) {
 	p := plausibleFast{E: -1, SD: -1}
 	if json.Unmarshal(body, &p, hitJSON) != nil || p.N == "" || p.U == "" ||
 		p.Name != nil || p.URL != nil || p.Domain != nil || p.Referrer != nil || p.Revenue != nil || p.Interactive != nil {
+		return plausibleFields{}, false
+	}
+	if (p.E == 0 || p.SD == 0) && bytes.Contains(body, []byte("null")) {
+		// A null e or sd decodes as 0 here, which would count: the careful way tells them apart.
 		return plausibleFields{}, false
 	}
 	return plausibleFields{name: p.N, url: p.U, referrer: p.R, domains: p.D, dollar: p.Dollar,
