@@ -2,7 +2,10 @@ module github.com/analytics-service/analytics
 
 go 1.26.8
 
-tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
+tool (
+	github.com/evanw/esbuild/cmd/esbuild
+	github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
+)
 
 require (
 	github.com/chromedp/cdproto v0.159.0
@@ -33,6 +36,8 @@ require (
 	golang.org/x/sync v0.24.0
 	zgo.at/isbot v1.0.0
 )
+
+require github.com/evanw/esbuild v0.28.2 // indirect
 
 require (
 	filippo.io/edwards25519 v1.1.0 // indirect

@@ -375,11 +375,25 @@ type Hit struct {
 	// Event The event; `null` is the same as none (a pageview).
 	Event *HitEvent `json:"event,omitempty"`
 
+	// Hash `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
+	// otherwise it is dropped. Any other value counts as absent.
+	Hash *bool `json:"hash,omitempty"`
+
+	// Interactive `false`: the event counts but does not end the visit's bounce. Any other value counts
+	// as absent.
+	Interactive *bool `json:"interactive,omitempty"`
+
 	// Page The absolute http(s) URL of the page; required in this service's body.
 	Page string `json:"page,omitempty"`
 
+	// Props Custom properties of the hit; accepted, of any shape, and not stored yet.
+	Props interface{} `json:"props,omitempty"`
+
 	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
+
+	// Revenue An event's revenue (`{"amount", "currency"}`); accepted, of any shape, and not stored yet.
+	Revenue interface{} `json:"revenue,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
 	ScreenResolution *string `json:"screen_resolution,omitempty"`
@@ -450,10 +464,10 @@ type PageSize int
 // Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
 // `page` is absent. Each field has a short and a long key; when both are sent the short
 // one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
-// event (it only extends the visit it belongs to, and counts nothing); any other name is
-// an event of that name, with `$` as its value and unit. Member names match whatever
-// their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
-// and ignored.
+// event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
+// with no open visit it is ignored); any other name is an event of that name, with `$`
+// as its value and unit. Member names match whatever their case, and other members
+// (`p`/`props`, `v`...) are accepted and ignored.
 //
 // Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
 type PlausibleHit struct {
@@ -463,6 +477,20 @@ type PlausibleHit struct {
 	// hit counts for each one tracked here, else for the host of `u`.
 	D      *string `json:"d,omitempty"`
 	Domain *string `json:"domain,omitempty"`
+
+	// E Of an `engagement` hit: the milliseconds the visitor was engaged on the page since
+	// the last one; over 30 minutes counts as 30 minutes, a negative or other value as
+	// none.
+	E *float32 `json:"e,omitempty"`
+
+	// H `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
+	// dropped.
+	H *int `json:"h,omitempty"`
+
+	// I `false` (long key `interactive`): the event counts but does not end the visit's
+	// bounce.
+	I           *bool `json:"i,omitempty"`
+	Interactive *bool `json:"interactive,omitempty"`
 
 	// N The event's name (long key `name`), 1 to 64 characters (else `400`); colons become
 	// spaces.
@@ -479,6 +507,10 @@ type PlausibleHit struct {
 	R        *string           `json:"r,omitempty"`
 	Referrer *string           `json:"referrer,omitempty"`
 	Revenue  *PlausibleRevenue `json:"revenue,omitempty"`
+
+	// Sd Of an `engagement` hit: how far down the page the visitor has seen, a percentage
+	// 0..100; any other value counts as none.
+	Sd *float32 `json:"sd,omitempty"`
 
 	// U The absolute http(s) URL of the page (long key `url`); required.
 	U   *string `json:"u,omitempty"`
@@ -553,8 +585,18 @@ type SortDirection string
 
 // StatEntry defines model for StatEntry.
 type StatEntry struct {
-	Count int64  `json:"count"`
-	Value string `json:"value"`
+	Count int64 `json:"count"`
+
+	// ScrollDepth With `name=page` only: the mean, over the visits that sent a scroll depth for this
+	// page, of each visit's deepest one, a percentage of the page's height; `null` where
+	// none came, and for every other name.
+	ScrollDepth *int `json:"scroll_depth"`
+
+	// TimeOnPage With `name=page` only: the mean engaged seconds of the visits that sent engagement
+	// (the trackers' `engagement` hits) for this page, the sum of their engaged time over
+	// the number of such visits; `null` where none came, and for every other name.
+	TimeOnPage *int   `json:"time_on_page"`
+	Value      string `json:"value"`
 }
 
 // StatList defines model for StatList.
@@ -1142,9 +1184,28 @@ func (t Hit) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if t.Hash != nil {
+		object["hash"], err = json.Marshal(t.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'hash': %w", err)
+		}
+	}
+
+	if t.Interactive != nil {
+		object["interactive"], err = json.Marshal(t.Interactive)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interactive': %w", err)
+		}
+	}
+
 	object["page"], err = json.Marshal(t.Page)
 	if err != nil {
 		return nil, fmt.Errorf("error marshaling 'page': %w", err)
+	}
+
+	object["props"], err = json.Marshal(t.Props)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'props': %w", err)
 	}
 
 	if t.Referrer != nil {
@@ -1152,6 +1213,11 @@ func (t Hit) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'referrer': %w", err)
 		}
+	}
+
+	object["revenue"], err = json.Marshal(t.Revenue)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'revenue': %w", err)
 	}
 
 	if t.ScreenResolution != nil {
@@ -1182,6 +1248,20 @@ func (t *Hit) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	if raw, found := object["hash"]; found {
+		err = json.Unmarshal(raw, &t.Hash)
+		if err != nil {
+			return fmt.Errorf("error reading 'hash': %w", err)
+		}
+	}
+
+	if raw, found := object["interactive"]; found {
+		err = json.Unmarshal(raw, &t.Interactive)
+		if err != nil {
+			return fmt.Errorf("error reading 'interactive': %w", err)
+		}
+	}
+
 	if raw, found := object["page"]; found {
 		err = json.Unmarshal(raw, &t.Page)
 		if err != nil {
@@ -1189,10 +1269,24 @@ func (t *Hit) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	if raw, found := object["props"]; found {
+		err = json.Unmarshal(raw, &t.Props)
+		if err != nil {
+			return fmt.Errorf("error reading 'props': %w", err)
+		}
+	}
+
 	if raw, found := object["referrer"]; found {
 		err = json.Unmarshal(raw, &t.Referrer)
 		if err != nil {
 			return fmt.Errorf("error reading 'referrer': %w", err)
+		}
+	}
+
+	if raw, found := object["revenue"]; found {
+		err = json.Unmarshal(raw, &t.Revenue)
+		if err != nil {
+			return fmt.Errorf("error reading 'revenue': %w", err)
 		}
 	}
 
@@ -1292,6 +1386,34 @@ func (t PlausibleHit) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if t.E != nil {
+		object["e"], err = json.Marshal(t.E)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'e': %w", err)
+		}
+	}
+
+	if t.H != nil {
+		object["h"], err = json.Marshal(t.H)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'h': %w", err)
+		}
+	}
+
+	if t.I != nil {
+		object["i"], err = json.Marshal(t.I)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'i': %w", err)
+		}
+	}
+
+	if t.Interactive != nil {
+		object["interactive"], err = json.Marshal(t.Interactive)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interactive': %w", err)
+		}
+	}
+
 	if t.N != nil {
 		object["n"], err = json.Marshal(t.N)
 		if err != nil {
@@ -1334,6 +1456,13 @@ func (t PlausibleHit) MarshalJSON() ([]byte, error) {
 		object["revenue"], err = json.Marshal(t.Revenue)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'revenue': %w", err)
+		}
+	}
+
+	if t.Sd != nil {
+		object["sd"], err = json.Marshal(t.Sd)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'sd': %w", err)
 		}
 	}
 
@@ -1393,6 +1522,34 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	if raw, found := object["e"]; found {
+		err = json.Unmarshal(raw, &t.E)
+		if err != nil {
+			return fmt.Errorf("error reading 'e': %w", err)
+		}
+	}
+
+	if raw, found := object["h"]; found {
+		err = json.Unmarshal(raw, &t.H)
+		if err != nil {
+			return fmt.Errorf("error reading 'h': %w", err)
+		}
+	}
+
+	if raw, found := object["i"]; found {
+		err = json.Unmarshal(raw, &t.I)
+		if err != nil {
+			return fmt.Errorf("error reading 'i': %w", err)
+		}
+	}
+
+	if raw, found := object["interactive"]; found {
+		err = json.Unmarshal(raw, &t.Interactive)
+		if err != nil {
+			return fmt.Errorf("error reading 'interactive': %w", err)
+		}
+	}
+
 	if raw, found := object["n"]; found {
 		err = json.Unmarshal(raw, &t.N)
 		if err != nil {
@@ -1439,6 +1596,13 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		err = json.Unmarshal(raw, &t.Revenue)
 		if err != nil {
 			return fmt.Errorf("error reading 'revenue': %w", err)
+		}
+	}
+
+	if raw, found := object["sd"]; found {
+		err = json.Unmarshal(raw, &t.Sd)
+		if err != nil {
+			return fmt.Errorf("error reading 'sd': %w", err)
 		}
 	}
 
@@ -3484,228 +3648,238 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nc9s4kjf+VVD831ak50/LkmzPZORKXXkSZ+LbvPhJ7M3NRSkTIiEJawrQApAVZSrf/Sl0AyRIUS+2",
-	"Mzezd3tzlbUkEmgAjX5D9w+/RamczaVgwuho8Fs0ZTRjCv48y3O5tH9kTKeKzw2XIhpEV1NGZsxMZaaJ",
-	"mTIyp2ZKplTHhHUmHZL8cn4Vk8t3H66SThRHiv1jwRXLooFRCxZHOp2yGbWtmtWcRYNIG8XFJPr2LcYO",
-	"z8TqneITLtZ7PsuXdKVJ8n+SmGhJzJQaQsWKaG4YmdEVmUttyJQbvb1nJhazaPAp+j/R57iBjOc0nbLn",
-	"Uhgl881ECHmgjVQsGRAqCBV6yRSRY5iSs8sLoGcq84xQstBMPdFkyUaWUk2oyIhYzEZMaRiIkEOR2k5j",
-	"oqdUsYxIBe2kOWfCPNFELkVMbhmba8JNZyj2Gp6ncMMopTBMmNdMTMy0eZVz+M0PaiSzFeGCjFZ2DK3w",
-	"21/Or4hmItMxGUtFXp2fvWjvtfhcGDZhKiToajVn74AKvW3yteDjccgHZKTkUjNFDL1lyJluUSh+SlwH",
-	"B7aHhHBjmbaz50xCd80T+UKm+lLmPF2t0/sB/sYV12aVM03GSs6ImXJNNFN3PGVEinwVEyHNlIsJ4SLn",
-	"gpWf4XmWa7acMsXuu6XOr+ikeXG1UVJMCBOGmxUxdOLXWbG5YpoJQ+3Tdl0NacFGzykXMBT7afKVzw+s",
-	"7FBMa5YNhRSMMJpaWXDH7CNcWb5tnwJr2Pke0fTWclByMT54KwU7eENNOk128fP6qN6zfyyYNhdZ89B4",
-	"RhYiY4ospzydArUZM5TnGsfINWFKSUWWTDGSy8mEZZ17k2DU6mxsmGpYdZZKYaWjJEtqx83GUsGUEMG+",
-	"GKKQ/HvvkI8fP54tzNQuWUoN27w9fmZUMZXsx9z4cBNvf4ujOVV0xozTCC953jhg/F6TVjKGvz69PXtz",
-	"/vnZ385eX58nXi+4n1K5EEatPj97cT74hakZFavhotvt/+B+n9MJ+/zscK54ysUkaQ+Ggt0xtXISk8D7",
-	"GjYNzOgd19xoFAIzy08EH8fmyITfMdEZigMC1BCuCSV3NF8wwr7Q1OQrLx+0oUaTnGu7QGahhJW1MUmG",
-	"0TBKCBdpvshY1iFn2CV2xvRQkGJsSPtlQpZTJojdEHJMLHX2hzvOltr2fxnDJvIvsTsmzOdn5+4tbnDL",
-	"mSmzTcOv5PzUjUqaKVNE0Bkjdu9R5UQdkISKwo2uBTPi+h9zhZqx3QF6UykMtzo/QVLcoiS+UdQ+MmMh",
-	"72IjySAhrXlOUwZkaJJOqZgArSNmlowJ8guTF5dEsZxRzXT7lCQpN2XjGkhaTmXOkNYOeSkVSTSjKp3e",
-	"MDHhgiUxEKplyml+I5hZSnWbxCRJ6WxO+UQkMUr1hZndJFZ+oZRNYMISO8WEzeZm5dbdrZaf1pBrQF5Z",
-	"8XVarImWC5Wyz8+S4r2MK5Ya914Huy1IIRzYgIpgeawiLIkdACN6lrCEm6UEtjxz6wWkCOmYa0p10bXT",
-	"BINySMCkdrRfmZI6JrBD4Gcr1nCJW0BLO4mdFNSGWpk0dqYFdGoZUxsUkJTntuGZ5flaz4Rx2xaQ+5Gb",
-	"qdtb1uLbtjOhFfs6TtrA6QT4JK20yLg2XKTG0jtnimR0FRO9mM2sBWRHhIStdDt2bcRkJBcidTZUtlCg",
-	"o2KvlLgKdhoVWbGB9ClZWsIrGzWJS1rL12B5qIFvcIEEWYhbYXeWVFY7MmpYRqyIi32DiZ0qq9pAuYyl",
-	"mhWy8NkXx8qua/r50+jzsy9JO7bNUceeMNz+yYndTYqmOLvWfLTz9/b6tX3WdnF99fLgqTNsgOeO+30i",
-	"RUEHUPzebkgYyWJuldBRD2aR2I0Ni8QyL/w65BI5gJo4tJms9TqytgDN0AKhtjNNZ/O84OBiIcG6SWnO",
-	"MrKYD0iCj2WJfUoQbbsG+WEHZk0K2yoQ+gJ/Kvegl9rWlCOtQPYs5hNFM7dLRkouJlNTsqHMM+AWKmCm",
-	"X549v/pw8/786vzt1cW7twmMPiZ8NpfKsKwNE5GzsSFyYQZ+7lh2Y0eaIMEwaNw5GV3ZZkF9o9WOs4jy",
-	"GiiyWsXaAiSBJjpDYfeJXAQ0BpPLdbDlcEGUfmL1kN1PMbCqfbecSKmGokYmWk3sCzxiVbKT4dEgKjVr",
-	"9M0+Ms9lxrwBYB2r6B8LplZRHFlJFQ0ibDkKrYN/U2wcDaL/77B0Dw/xV334wWpKZwt8iyMwbKNBlDE2",
-	"fzf6O0uN/fZibE08sPCarbTE2qaJZSZKUjlfBR6PFX+nhTp00qg+hUfd4044A9EwOhr3Rv10GEVumOjM",
-	"luOs2J3RdgPvkk5YM+FWMsTIID1rDtjPpSC1tq6V3kKSjBrqVL1dscPEyISIRZ53ouZ1sC1VyMrYmC5y",
-	"Ew16cTSjX/jMmmy9rv+/OJpx4b6MmyzGS6b8OBr7Y+pmrc9tK28b+8C/MjSBrZh5qeSsySC0pgLI8+TX",
-	"X3/99eDNm4MXLxLSWjGqNOlZqfTTTz/91K6uYL/b/+Gg1zvo9jZMkJ3HrUatFb3UWGa0BnKTuwZUX8l1",
-	"ml/TJpLBEfNWkNvdjTQfdTfQbOQjKf4gldm0gtr+tve+lcq8ADvGjhiatjv5I8YlNnlTLmzxRBNurV9h",
-	"3Ssv9OzcwLaleQ4xDqeZyHFtc/7o5mZOzbSk3jV9w7P9pogL88NxtJPr3YA+gD25PqjnVLMDLjQTmhtr",
-	"lenFCKfba7ZMzigXpyT5i7OPbxLUGdwwRTduXzRgK8sxo198hKV/ctLoYjlv8GeZcQZeliP/ep45Jy/F",
-	"wIX9k87nuXX+uBSHXw6Wy+WBnZyDhcqZsPY6rGGgFNgXcFtu+FxHAysXx/ROKm6cOvi2L+tUaHop1Qxp",
-	"r07sO29NjTnLM41+DLoHnQiHqudSaBzmzzR7xc2W8f1dS1EbzoxpDfIMRCWZLbTdmxCAG2mZLwwjU2Pm",
-	"Ld0m1+9f23WyXt1CR4PjbnfvwZ5bK7ppgG9obqebZeQ/Prx7GxNKlhBECSNLYNYllryEtC5zutB8lNvd",
-	"kyySw2Sh8qRNZlxrYDc06qzZ0kQ/NFVpQiSHiWU2tDdBjP5wHNiMaBSEMdw0ZVofuGjmAURYD8r4atMs",
-	"uLcPa9FYmI5XjOYYLdx/zfwKRPI22nsJXEcNa3A9Jy2ww2m2anfA0rD2k6A5LtsD+ck3AlE5ppwnFTDQ",
-	"yfdgIPAl2Jc5S60NPqY8Xyh2WolQ0SIk5YJYyX8euHjXwUUGyidY3/C3XQtaRs2AsgtxR3OegQr4vyDI",
-	"9p46jMw66WQdNgp2J5hETitQqxOYyKh160CxgccJjdjZgSZAnQ8+RcU+hmfRj2LoRpWqOPr8LQ4WzKom",
-	"CO6gmbWkmnAcUWXb9/t2rOMicFVSS72zIQWh6LOHaq34GYR7M/mu1U9REdvK5UJ9HhQOo3331Hv9aDfm",
-	"VFin7gY/sS/cuD8VGzOlrP1fCYTEpBoDiYkPKthfFiplMchYwfKYLMzsxn9p/56xjC9m+Hf5mv1kmPLf",
-	"45LHPoAeEzln1rEWkxu90obNYpKxO54i8ZMFUKtTxZi4UQzEFjjhRVApJs4XiUnKzSpGH/wx64cKNlw9",
-	"WC+uvShtXiB87VPENSmsi0dQoawmq5JhpCXCmYfOOm0gxMgGNkePUSrC/rGguZXl0MCDCfwO4okU8V47",
-	"LNeRJdFN8ylJcFCJC/5x40QwPHnFZ0wzxdl3FijWGXammZcqf2aBUsSCXJfrQfFd8sTTj/RQ3dBEDGKl",
-	"XK+xZSSaTlFePWJoU7lAcsqRwVeE6lurtCw3YFiGCh9aah6PtcnVHc3tiGwTECaxVoVrRjXHqR5DfNll",
-	"ZWXKEF7xwE6K/Ro46W0HEKN/OJPCTP8lSB4jSGJ/xA1TARExKUlujWkfofZrsUPmOM/kvrIGPLzqEuB3",
-	"pf6fSm22aH/fRLgcOMziRTvIi0tCs0wx/Si+Lt22inx03xY0pymbW8tSCoJH/81ypmgMVGPlzSlTj5Ie",
-	"c6r1UqqsSuhc8Tuarki/iG1SUjzZSGPZDtLIWOakhv+FzJU0GMsgraKD9mOIN/SWbWQKo2hqBSDNwfcg",
-	"rdGKULGSgrV3MciU6uK1EWOCYEd/6AYFHz3YnPGaVxqyxNomBFUjBWvYijsDF/fckCkVGINzsYRs13R/",
-	"b56uBFFCAnMuUH8FT4ADB93jrrcPFKquZZWJowKmcAPrVHr8BP2QHmkNo69fvw6jdrHfRSBebDfPL168",
-	"x76iGN86sm/1uh347/DoaM+3/3dKgN9jXz1gO72B7Lq30pyhsfTQmAa2g71jS9WI2Mn3GC+mApaZgJnE",
-	"g2M80mtRsfKP2C9zro1bRV4emGYyXcyYMO3BUCQw6ASe1MRMpWY+V2stuOUTFHeGsZD0N8wonuqXUo14",
-	"lqGkf8i8Fg1Up/Po8dN5FSb9+Z2JDpDmGSPJm/Or9xfPP9ycvX797mMC3PJWmpdyIR7MJU5qw/KMbUPV",
-	"UR0/flRvJdGLdOpPEgidWTsvPDfwA3kjMz7mrOEk4q00ZOZ+Ja1aBpk7IszaHfJWQkpiLUzm0+C2MQo8",
-	"8w2P/la5pNmVlK+pmrCHTuwVJNNBzM0lTzor1zZameTed2Id3wv0gAfi5Idj8lf+M0zwlZRvqFi5OKB+",
-	"8LikJDO7r93gdFWO/vQdxlLv4ZQoZtTKH7JD8t0BZN8lRGO2XYecWxl6dnlBbtkKEhg0E5kVKJcXN+/P",
-	"rs5vXl+8ubhKikYJde+S1mih7BdyTMySp4xA9o1YtU8J9UfSfjeaKTVDMaY8t7ZgmY5nlVDpF0OnZ9dX",
-	"r25enl28vn5fdG64FfeNPTMxFO5n1z2BwNV4oVlGllNqIM3Hjg6TxDJNFsLw3MlHSDZk2ZqYDGZrd4i4",
-	"yGqEZbkWdoRS8a8P10LYhk9arEmX3vdhfJgTXTqXM39QExPF7uQtplS7GEBNNnz8+PGgnla5bY7qWZh+",
-	"ou4oz+koZw88HVkELXyHYxIrL8Hh6JBQMkCio/VM9YzmOUmwgYRIyNvwqZD9bveJDnOr50qO2FDYBjUE",
-	"RPSUzq12J1ZQkhHNqUiZAiMtyADDwbUtR8IczZVMLV+McnYOecf3dBJ2e8F6znK7MSH5bcn1Hh5wLc4D",
-	"h89kTHPNYtKLSfdRtrBPsKjawu5bb4gHWYGaf2UbomllW2s097ox6Z/E5KQbk163+2eJ/Ei1Zg1vN3yv",
-	"hV7MMUnrDcs4vYLT8u+kfYsoza4j9KpqPvm+qtmud7KTBLTsnGX27q/3mwO7yvCGgkzFG0idgDSVbu+g",
-	"27/qdQdd+///FcWF0+zf76QQeWQzynNIr/Ce6Ehag6FXc4bFIs/Lr2DlQZYVx1BWZozX0g7iiGeQE1L6",
-	"ePi1c+KiQT+OFhBGqJN/dNV9OjhC8r/dN33hvcs/2LRIzkDtBC3D1nvBcmZQA9Is4/YNml8qOWfKQNIG",
-	"iotoHnxlDdjiLZdrbwdZ5tmPpMwZBdHIs8Y8l3puSxyhnA7T9x3NzbUpZU7NpwiSbNz7cUFc+ZosUveK",
-	"g/Stg12fPqgAgcIKy+1YC4QZwridyHDR7R6xZ+S427WbrDpdpaRr7va3iBs20w3ZesUQqFIUch7reSku",
-	"TTZfnaLA8b45iidIDeZG+8gMGLRrs1KIlt/WmmdkuphRrJVhImWd9TyuUqQ05Vi9urq6dJMUFynGnagx",
-	"uylcU09T0XrTcr7M0fmhYvVuHA0+/bbOgAU7dePe5/VeP69Lefduh7zDg64lV2APQEpUVQdQfwrG8qwN",
-	"br8mS8WNYYIkdkskMUmAqZJ4KJJeAhk03eQUivswpR70OhcT0kpWTNsXrt5DbUlSyfUHtVk1m+3aHvf7",
-	"naF4Doa8JnoqF3mGVUnYP3SIFJwSSwAkfXUx6asI3FBN5tP5maD5yvBUF2UaM7S4vxxM5EEws1ElX+Ye",
-	"cqNkFL/H5W0UVwzEnZt9Czu4pKt1HvY58HA2A3sZak8gDdeVVdiZddVhg0oR2xONGq6FmU9W7CMx7XoO",
-	"UyspPr3idvGMzDMyWpFE4DpgfhNUu/k8Kq4JHdlOrSn5hkG1AZoPWPFT+EZYA5BSa7v5E78Zw5xtu5Z8",
-	"IqSyXoFdYOp+ci4d1ySx+izxhQzU94rrKwVz26e6XN6+274g8JRdDm5yNE/WJg/24dbs22DiYFPWBOid",
-	"tw/y3FG61Xfg5hzeWN/eViRBa6d+SkLXAZKbBex2zzKQx2ufRAcIlfka5803plQ3Zb95k9i+dVrkbxQx",
-	"w+rcrUvcYEMe6Fs+P5Bz3H8HcwlHi0UGpE+8aSbN/2pJOnVipgV8aiemDUquWhy0eSoCZVBPn1nvPPl4",
-	"8eLq1ZdX5xe/vLpKTsktmxt0rWBHjqSZIk+jlNak1+n0u11UrTsI+NYsF849B61lrTluUCyVKkNZCNVX",
-	"TixYccO14Slu3wHI4cFCcJOsK3qfzFPLypW5FJqMWCqtezqnKerhIIP2h2NI/fUfew3zartcb/uv1amj",
-	"hsykNuSoH6RObmd1PPxT2teyDgW2VCT/a4h6E9t/G+XFTh4ofLxSMe96p5AyWIjSsHXrQyVz6bKcXZWW",
-	"HBfj73Ur5UZeJ1OIT0GXQ9FKhtHJMEpAjsMv//Hh3VvfWCs5SdrbZm5dNW6Qj5i10sCWr7k2r7m41fc0",
-	"SOEdqJmvlE7W7JN17oQqx0YjM6cbfhDsC/ywc8Xnit3t8WBtapAi179rxHW6acLeMHQB72F1pAulmDA3",
-	"NXUW+B6V+qOGqueyfhbK8bjdxpAMhkaYq4QC5hwEBaUZtbwqdVDKWyu0ihsqrYaiyB55ooOWWlDp5vJo",
-	"eGNhWbtDzkCvl1EiZNMdpRhx1DzwS9hhUniFhcRYZ6UoN8cMT7vslUKhLZI6mHe77luWJYwxrf/qSsi2",
-	"Ltfa8sSYE4u5OXK8nu81qBb01QsCFaOZFR3dTs+KBywmRptKMcK04TNqmC6LBrGaiptiZdyCh+8NBdQs",
-	"+rq3NF9ofsfe+FIQnL1yCeXCTmpYNhXUjXTjuiCNIbVq19LapfiOK2ukwVS1nZ5/TSRUNmsc1nFhkyHT",
-	"xL5qyshGefFuzsTZ5cULdwbbqP7dM+So0y0Oa9dFJxdjGXBh2YWcM0HnvFF4zqmZ6oa3aiP2TcTYi3+v",
-	"aUBFkVpYQHfSrSuIC8NmGuqOodTXMhW6W71u3D+JT7pxr9v93LRsFTu8or9rhs5utwCSgH7bYCDtozHX",
-	"LYDQ2cI4DMWKezke85TT3GUyKdLSU6kMuWUrHaM3SzVJDPtiDgHrI2mDJOdGDwWYhhqO11qQpodvwb7F",
-	"kgnd9sbRKfp0WDdMEuvmbXDwhqLu4bljPAzMTNEUASrRY/Ndn9aMYO+L48MIRoKiowP9Jt5Twa4Kx+WU",
-	"JExM6ITNvHsrsNg9eIYIa/oIwKEQhrS4M7DYFwNncIXoA4wTZknUxEh0Mp38cpX07TCm4VLYh4I6+7qo",
-	"Pbe/xK5i/d8Sv36IE2AbtVZmh2xxhEE7Fp6wfQW79L5wK5knh4nlOoilcPvP1P5zZ/+BgIzOkk6n066E",
-	"QCypmXei1wqQN8SSXXHc5UKlUwoHMqXDhfFjZUfvTOGZna9o0Ot2TmIn5tJVNIjOr9+Dfa/yaBBZL1EP",
-	"Dg+Djg7TKUtv5QIkgJCwLx/up3+ri7Z/29+vLvbfezcsu0V3+sbbiy/LPUcSnOakPSDUFSpikC2Vsxk9",
-	"0MzatoZlqNrl2D2jTxH6YsqN58kiY9xuFp/daHdlDHhDRSIupLPKMUkWyZ6eTZnMt/NR0Txu2A9PNO6R",
-	"YPAgO9pxQ+kbaQHRyXG3a22ONHQnh8L5k0D+Og3N8jaO5g1u6kIbOSMld4TU4Yaym7yIGQb7JXJcpfdo",
-	"dUsTe8QpQpr894GfZtkFzawxJKcJtlfMIoyT7PFwuad/x22zeFg8KZwgKMksA0yNsXsQOw0MsgEeD6M7",
-	"ZMkzM3WadbTyKBUukuAQSYQkU8YnU0OStZgQxFVWeigg6rR174WG4rpBVJ/ajRGeJ9Z2h2fiSqxnXf24",
-	"4kRwwhY5ZsEmPoSUPNFDkcALLpaOoSAYQVWweoHfcDxRmOZrE/+5OaQQKoyGEV58eEeO+70fAdjIo1Kd",
-	"X79POtFeAbJLfzhZb7tL5otRzlPIdoQMX7pC6JQSV8pynQbBBWecVqQXaRJyKaDsj08EBDjb8VD0yyzX",
-	"VvAMSPoC6c7aCkyAU46HMEWpvn/ZxaLK0524v27S2tm0TxzcUQXWhFWElzCkyA0b/OFLf1r7GQDQaG59",
-	"/HuGGQqgnQZnK8TgQcUUeF1HXTLjYmGYw3vRBh1thAVxDpF7BN6AKn1/YrgZQqDbZOHP6JcLfPUIQTaC",
-	"T/WzRsXSRrfpylPeP6nDCzUMSbBlMaQK5dtk5nvo2s9blfD+yTqp3kFfJ/aFg2IqfXiQTpRMeVHLBjSf",
-	"eJJJq47UJGTGNJwE3Gu2awZYQWMc8Eoxy03+nufE4nT/nsf0Ll1i+0Q7Zq9TCy83E1VZmvuR5DZ4o8op",
-	"YH7WzgsuPrwbvAXfykfnC1i3Ij5f4NmB+xQkxK3bcFDyu8Fl3waNA9LH6j2f6G+VB4ZdsYnG7vY8hPG2",
-	"aBF7cU4cDsqbM764zFvP3GiWj5tP5TF79IZOGsI/HwGjzj1CNBcpq6CFPZbXXXymGHu5unHBA8VKVGlt",
-	"4rkqvksY/YBxRU3HfJl/vshAcyGBUwLW7UgxegvQVFYgg0+h6UoH4RLfNtVpw7k0Ysyce5a9T0DaGwZ7",
-	"pMUURynbnTt8zM1y8xQaal5zjPM/QIbsJbXLCWnIXMn9Uce2FsozEchL2S2/ijOBRvnl2vCdb5qXt85N",
-	"8uvud0FUKBb/l5PdEIYs0Q4gWsCLqGTA9RXAA/u5gnhgF8xhF8BvCwW7wYEeRHGQbuY+IOyB+xC864EP",
-	"/C8upS7cbHXsg3D/efSDqOn8No4K/IPKPk65sf/jIBA27A9dIqveM+eqCNuP4dDOmprW8sTqcH/k7R3L",
-	"VbVKvNjyxVHAUIwWJgiWxSRxS+vsePiUuCwq5xFsgU/tkA9MmKGgmjRBw5JWiRnXxjOF5KUDVCxTiACP",
-	"byqX2KlDg2vyJQK1WZ2ov+HBEpg0oDm8BT2mM56vasfMTUBNAQtuat1rJf8gaVVBQtsVNXVXvOT9790U",
-	"OIbfSQA+R1rJOzWhgqcEkbDsal5SnpEPsL3sx/MZ5fAHqo0kJp1Op70fNS59u5GUEuTaPoYrGwC+lkiw",
-	"reT6w+AtW5JfAdrk7a/Jnr0Xe20PEvyzgzVY22SQhLScXw/OF5al9qZigy3WQAM8uZOCErpxTxJKM20H",
-	"BbdcZBAOhBf2apvdbZtg8D5d3J1rF8FureV/NLJ9+e7e3F+qjq0EAaxnOWp/tLOz+Yqi2t4DFRmW2N+7",
-	"B9Qem1r3mU3+wb1aXdNXu4Vf8QrBV+4jBbdOj3MZi3OT0E7fq/XNTsAaO1c8ggqLrSVj7ex2j2SstUl0",
-	"Ib7ynf16qhg6u0eJzxN8vmkjwaN776GaXbVH//ACcS98DwLAStunY/sgaSW/SDnJ4UDqLVvqnBlrHMQk",
-	"CY5+aiLm/utfsRIbIocbUb1JqwHVu71/n2VJRzO3QVYMppNcv39NphBR5Nqhj+PbyWPNisBgfhgh+PJ3",
-	"oWMHf2ynA1/+LnSAk/AwKuyrj6ShKfj8wVeP3S+QBGjpN6rxtohLplImDJ1UEb0LRO7MIUw5aQ631kjU",
-	"8+heZCzlM4RDbci72ZZrg6Ds6yTB6QHc4ENa+EwBp1EEA5sjjA15UWGkeY/nN2ZKffxXehTEjtlS38yZ",
-	"ukEXf0v4fs4c08dWHno20aekW8QES+m8TlJD15qbG4/2v97zG0aFy8DwD1ljahlG7+4dqtsWLb8W/B+L",
-	"YEH9ecXGCwz2ZFmclY2CRxuqjE+Bd8mPe7W8OcTueqzG2utLHVfkyNp6FNv582a5tVdCao2fsM6kKTvR",
-	"s7/Cml85Y3hPhZFE01VTTu/WzNWP/yPSU7dojd/xZMTrpT0DkSE77H2WUsJKPiSOXNOB99RUWaPqhIre",
-	"RXrLDNzKMpUL9cTtT7s7r6+ek1bikeH7R1e9Y1dym7RjQO1bVX532fVDAciC5U9Ju5ZkFZXvRBu8s38S",
-	"lce1m8An+p9C+dU10CN0yb0UwX1lexaI6C0ifqtA374Hf+/jkfpu/+c5JAmgKO9zzhWU6deugziAM+et",
-	"CXbrcknYFnKu2UYgysaDUFfyv32K/osp+U6w6FsdGODer/GmNLizAjLPOhslHJ0mrYvLu2Mcxd0PbXAI",
-	"3E1GDgeXKZLzPRPZ6ngFdTL+b7VGSJNMyfmcuYxmyOSp9mrdPbjDLiE0B89IybkOot5w/L0XbSHEySNw",
-	"AkIQvvqZNivym12CEQSazKk72vZfwpk5ZkRbUxYPdSr5cQFh8zI3amuSn3vsWxXeYT+2b8IzcBuhJCAY",
-	"uufpGq+urX+VKYMliMO9WaF4y+7/vcWjFzL/dGLxdzRCiznZ16L0N8QYqfA2k/u5JmdFDn+Bb1PHGyCt",
-	"xPNReXlke9012STJzzYJ71NCIepkPY0wRbgU+/UIU/f46c662UL675esWwh0qD5xSSZrFTY9P3BdzcYR",
-	"WI6yFHBl0JwpLjOeEnZgiSCKzaVCiOe6jnkEcb114gqkSrzNLVV0meOVzMGtvVNGs5zp4shYd3ZqsXeC",
-	"WTV1fGh1VTO+akVfBWvVw1u97q2xbJd15A1gnVJDIbqUmOQMvig11kZdtQddm9XMW4RrBVvdQ7NyTfqn",
-	"CEwNWcVUEKomUvQ5lPpMO+QcyutnjAqopvbNd8jZUBSaqYwK+Ia7dnZ7oMew8dHC+EvY2HjMUuOA8kJK",
-	"0FkIB9l/2lizW2i2PRPZvY6r7I010YT7fotwCu5a+j2kkysj2Sab/hiT8EHbYY+XQstqG2UAl7OVt8+I",
-	"YMsgP3szR7c9Sys2k3dMV0wsfzMr14CSBQvUOu732/b7nAXMCnnfWMqi44dw7l782hRA8ss02IEQhJmU",
-	"C8XN6oNt14Ve4Grps0XTBfNnIsDqzBgUCNICW2ehmSJofWHRYPmTfcP90vF3rYE1ivdYF7RNjZkj0Jev",
-	"S02lMBTRs1xRWgnmYzeDoVww8JmrZWYTbqaLEVSZFWQcOPyR8pt13Ck3swcY/ivQb/0LiMyYHNI5P7zr",
-	"JYSJDKBJNBnLPJdLZJYQceiuZ+csJloOBfsCKdsTh0/qoA6WUt3CPS2In1N5e0k1yaXUDMMvdvZBYiqe",
-	"Wn3RQpgEu8zxUCS+phgTv/AaFY0XHFBvcxS3/fX77c5QQJWoWjUMibAv1lSpoj07tMjkzEGMQvBhQPA+",
-	"csQKS88uL27+ev4rAoclnaE4qyKuQroTg8o1mOUBoWREs0ANlnDjlnHK+wl7eLMjQkO9L4ECOcNI1B4g",
-	"faekuNAOXvmPD+/edsh5iHgmx0Nx3AX9BCEzd6UXTFBSUOPSChx0RgL4awkU7wZ4iS2U5gc4FwVWWRvk",
-	"hwNlIrKEOrPsRU1ggi1l0aGQPgtEAr4+5O0NwCf0CQ5+lYaiiugd3PBYwigBvjetAYA7KAj/+InLDxHE",
-	"QXwPBUKqWksFovcB1jcWvSR1JPSkmPE27p4pAGwFWwf78/WvNZRTLIc+6R4VWg9B6iogprrj+djdNSvH",
-	"AUdbywKviMTpwSl0l3nBShVtk5a7ltrOFSRoitXQJRPATFWZwbecyjzHlOwnuh2TlCrA0Eie03TK/E1+",
-	"AyLkAeidhLSEJKn9cSisDNCEgvh8ov0xBZZxJ/95EN5TePAOxJS2LWnBx2PYXSh4NWMliitXcKu8E1/u",
-	"tmdDjR4UF5677nhW5Q5/wX7ObxkUUBeX8Lji4ZynzHmEXiD/cvn64KjTPbC9rwni5XLZmYhFR6rJoXtX",
-	"H9LJPLevdKZmBqBrHmKrlHxnlxdRHN0xpZ3t3+l2uhVggsg2cBQFcASwKj4D7lscOQ44zGSqq9+4Rjor",
-	"OgNracIaTkc/MIX6n+sCTaFAUiBvQRIKaWVUp8xCluIiiwbRL8y4V6LaHZr9bncLNqgnKKjRLiAavscc",
-	"7Y+/WceY2IC/uTYxtv/j/k+bmi/m4rAObf4tjk5wbra/V707MjRjosGnz3EA2nvldWZIdhwZOoFyOYiQ",
-	"fP6GyNIbilJRnPxyfgVwvLqskDEOIHYXI7xiNNvOCeu9Otjq8mpbp3xbSSgNBqTOOElMiifQzkza8VAI",
-	"h69fBxmvProLQ9s97R4GbnDL/D2A4JvvAHgEDPpJ0+R+h7s8N1D64Es978m+T7TnjnVGDuQbCPvD38rL",
-	"mr9tlHJX5amcHCNQeFl5Vk+MCC4I9Rfu4wXbxEiSGJkMBahSze+YOzh3mQ8l9h+gTH2VwtoDLuUK8D0U",
-	"o7nLNZ8xKqx54ZWPVEOBOYIdcsWZrhc+uZKn0aqob0gZ5AY7GMjKjnzNtYECDhCL/sAAYgT/A27Sbqxt",
-	"9wva2V0nghajS4IhrfBe9bZ1l2GC46GgIVoYbiEwLNzRMD6nScsdvVRyf3Vxcal21QtDURLjmHFRS9iZ",
-	"M+A6oBXdHvjpIGd3LHegE24M1hcKk8Mx+dTlotsPBcBCTJJKfi98Ucm4hcaK7NGYJI5yrLsgScrNKmkX",
-	"O0ikLMylcufgPp1kys2pyySxM1gyF96ShdtMuqyV+gKhrY3QMe4gDVOY/JIOBSa9FHNtvUdEvwQ0HAfL",
-	"yw2z8+1SLwHZFxxP6vKxUkiaBSAg62OrWzxQQ+gbM4DhhMmbCD1StuigSOwkJ8TQifvMTZkBbqWYdChm",
-	"Vpkm1kpMKnCGgHzi8VBQCmD77sIAbb2OVsInjnu50IZOFJ1BejG6gxf+u2q6sZclPqONJK78BibD0unL",
-	"cUYrgsnMpDS6jp9o4mKE/rmhmCi5mN+reufsgpxpzbWhwuj1cp6hqE5xmLUbB1mrDqohyC2GoUNeM52A",
-	"oCzYbyiu37+2cwtuZ8tDSvZPTiqYmlYFTGVudw+gNGOIP4iJ/+RdYzuREyiD0CRpKZbZJrJ20o4LBnXB",
-	"ZPB0T0m1ugrEfi1TO9xs1l20/Kz5F8f2dmi+ZZd4zshiPlE0czdBj5RcTKaI8UykqOfiuDpGkMYQNC/F",
-	"sbs1crMg3lUfCrWWDRL4pc8ki0koTTvrSULd3kG3t4E8Bwi3h57YlGpWp+s1bSILQyy+0gl0ezOlR5so",
-	"NfL70vmcanbAhWbCoaLqxQifttwNeuaUJH9xW+EGN0DODVOY59xEIwr9KKRrZ4L3b42lnCzPvA5JSC7l",
-	"rbV4TtETd3Aq24m4Ga0qdJQF4L702Rfv4ufPjaQ1ti+V2dw6FlSXrfvP23pp2gKlCXX4QSoT7fHcJVOX",
-	"diPu8+iez7li3G+f7+VtN15Y4xJPq/e/hIgGupZ7D5LIlQCiqUzJilEVE5+sF1S749n4p6JW/ui41y1+",
-	"jmCo7pcf+sEPgi11Z5XK2YgLaqQCoDY72iKBwIHgQuBlcHiYy5TmVskOnnafdqt+wY//bjnkmR8Pnira",
-	"UTwrxRB+aSR+1esfHLmvcH7+cvKzq4/8y8mLZy/O/3J05mYAn7KC9lnPI+D+6ahC+F+EskOEX/t3kF1R",
-	"hdbtrSHpOjF4hAIbv+tVcF97IczrSTfI3Ox2uieIXdov8ETxIh8wltcZD77GcnG8x3oLP/VCrjmcK556",
-	"GGr3wE9Pg98fy0KWsj0WCtTFYxnjEX09YLn3WdH1Jfx2H4MB0o4awmr+YodCvZWnDVx5iEwIs3V7u8Nl",
-	"lfvg4KXj3S8VF1RClKe/T1AOjpnAr4ZcvD8iDFhsmg/e4XW7xl+4U4ZMMACwI2ZyqALArMbgyUHho+kE",
-	"06mze6MylcbyaAUO3VCQ4kRBTACjCSP4TeBNcKUDU1oKV/IwRUeLplOWwQESPjajK2zXOudwYyLclGh/",
-	"9Onc1h73aZO9boGhg3E72yrQPc4XetoZioMylmDHftQtbjWIK4A794QGs0QWT40Y97eOVsDCTl0EAKlH",
-	"YhBtyq3Cw0C8YqTT3y1kSXF3BZhpJfAbQiPFPjOqhnjUagY4so1WMY7asYfsRZ55UkAPFGESPM9FFICh",
-	"eIvAtMQX0ziQQsjsD0aGGWb4KLiB9lm4kSKXYsIUntcZOsqZS8hPrt++fvfLL+cvkgERkoxoeruYw1XY",
-	"DGwmcAvBNZ+1O+Q5hjyA1fCQxEXLvbAaihoX6yfIPUz7k+vk5evrD69uLt5enb//29lrXzyxdpZSgHmt",
-	"hex2maR2U7vsnIvskfZhmNsY1G186sbduBfbf/vwb/2/o+KvXvBtP+7Fx59LMLpPARqKdRrZWH4JYGkG",
-	"UQk0USLcAEzUrZFzj98ziA5pBa+32XSsoWj1+tZCKLt/PlVyxiq9X38YXAtuxZSdU7jxsKBhJkc8ZwEJ",
-	"VQrqvf14YtehrK842l9vrgHHbTiW8pLbn6f+t+rLP0jrfZxKEAei1HhEyOW9tZ4u65Y3nhi4Z7xY3Xku",
-	"QHYdC+A9unguEHuAoozq6UhSlRE9lUtNuBmArA90bi1MXCrTIhTrg8ZNRZ6l9rRy2cX0MZXHh5igNoCu",
-	"7EBA6bIvpn1aUmFpuNtc63la1ZLF36fuHh77JSsqqH27lVrOZBC2QQ6LjmuluvBuUCTkVOG8UjJ+F4Bi",
-	"7FcqHoy1KDdyTc8YFXgM4HDjvf7CaLeRpdUw5VBzGVb3DkWF2uAQouwHoczvmEIPyC/dXVjVj43Y14ei",
-	"qCW270HUeEDC8s0q4mpT1N2lTlkOneG1pkOBNSRhXhaEmNjYEGsR4B6YgT7lquQGnufesBLForVdttFQ",
-	"uPt4uCbdWnWscMTApVWQU+tveQMsizp/tDvkZxweHYqm0cXBjgmmWSdoHcMGUaxmtUE4tTgLGIrK+QF5",
-	"RfM7pomyQo/QJV0hC3xlSm5Q4b7q9LEafHcs6L0d90vrwO378JX8s8SY7hpRi7wfH4fhpQqoBcQFdFNt",
-	"8pYoVK3Q9uhp56TEeeg97VaqU3/sddeDGGsIA/3Oj0frtZc/nYTqvn9sW/L1kv0fut3AE98SZwFVD1K1",
-	"Om9nKGp3ju+41zkOxtevDM/RtDacpz+sD6cYIgwHIy5uNL3j7r3CALVi7w3WjK9dd9rWoQj8KwKw2RZ6",
-	"xWgGNRPB1JVWkdtFnm3uZx6Zoth1o4X0TjDCrN0MBggWTVcWL3bnsvhTmH/oHFvUDd22946HwnmoPoTA",
-	"tSFM3LFczhlpBam/cM1Cr9vtxsUxpf3URi8ZrlG8o/mzqVwop8btn2VKxXqehnOLkwzUtH/DF8+DQ+vO",
-	"bXfU0Z8S6i0r61Rimagck8Xc0uyq0gsLDiwybzXmqw45Q2AHDKdkdJXzydQcaHoHKdWg7SAPtX9kfdb+",
-	"MSwBZ67O3V/Ra5u19PsB04VZzAQazm7VYuLypU1wdi9Th1TPIA/ETUGpWG27XovuCgJZYwiO0QO7zqXS",
-	"4o/FHT4ksPb2MJewkQZooMA25abGChldJRgMcAzTHvjF5t4OX8UkBD/YvJIQv5HkKP7hhy7iqFQ7A0WV",
-	"1DuAb8suktMAzcMOFGxIp+OAPWw3Qbarcyk0z1i4yVyus32vslbFQunFzB+R2yae3MMoLV0Y5wq1kklh",
-	"5Vib7MzHWYCYoYAADYIG4lzgHOowJd8q+2Kukg2WVFlt/2c2php8Rv6VoRxGsVc9V87oasM5qZ+PDQeZ",
-	"+KI/xrT7Mordl3ha8nmPw9yfnSAO7xZroiW4tq2BFhC7AUQFftyRr/WnOwG1c1c1TK2bSVe68dypakL+",
-	"1DnyACwl8Em/gmQx6P3YXbepnvZCm+okMKl+6EFsKuymu97HUbWPhh66YQdB+90Hn4EFpsC/l2dSMOLa",
-	"QaUl8OHnX4/q53c4+0K+bjrA3OnY4Fk55lTZveYE/7aD8qoNf9zpVxcfDmBD7urX/JRegwFf4QU8gXfc",
-	"cHzSXWO3Y7jZrNJpnaV7e3T6YyXm+TTstP+9mbDpYLR/0H+KX1W1ce0EvZIQ+ZeTF89wub43+/7uFP63",
-	"Mj6onTWmd1mf3r7GUAsXBBGrD39mKueCtK6vnv//vfYe0vWoUbpe9Y+ciV1lyh93OeJHJQcerTE9cPSa",
-	"lL2Cjtb76u2Qt73ARf4d5O3RRjlYcXgch7j1fNb/PUTydyClX3DvH05LP3rU5umHu6e/tnWO7xMrqcFZ",
-	"7UiccJ519XT5TxozKUf2xwdO/lYcpATx8MoxehlGmcNZ90LFINekKrKTtgRUfE3i9noUX1Hhn46Lwwrr",
-	"lGPtwa5SEF6cxGg6Yz7pm0sREw0xdS4mWE1NRznbVCny0dN7X1fL49VgpumD0kcd3sND80cLoKXi1p86",
-	"gMVmf+idJcDDL2jSSoxaQB56D4EPgUAhxUH4DEBb2Ie6eBNCYx5zidS037ZHbId1ChOeQfgAcAUAv1Bl",
-	"TG2cq625sFCC42cpBKn6c6XBfqfkhU9VALsy97x/1Qu0+4a7gR3CSLeOHdKroYKg4VWH/cBvS1wPzA7n",
-	"GVgrJXxHASvl4DC6VfCxZpLvb1d48fLv9zIB1t/6HfMLe4W27O2vKkNcsx160g/mEapxH013LeZKpkxr",
-	"K2vPheHmj1VzdmqKsQcaqxD3cJ+01A0KqoTh0SFwI9r6LaP4bMaymORyydRBSjXLTgklOaNQUZM41kKI",
-	"FF8ln8SEDkXxjCuHomLl7uWb++vUjaI8t89k0jiEmuyUXAsOF9TkdMRyTRD1j3Bh5FDMF2Jlf0REgdlC",
-	"QwqbICNGaBWwjIoAsyz2mRU0VVJrQvMcMAPg3N7ty4T0HSAIJYnfvEmHhDBqmFJRwJ5NmWpUtQDr9rFI",
-	"03S1wz/LbLVFwjVCfNRFnpdiISDBeXAJ+SiXkxqe4CDqdTvw3+HToeh3u71BNno6GPSiUCTddzeWyHXf",
-	"qshSVgZ+WxPtvYflpf03SPYts7NL3Du5/p3k/X1XYOcxK1t6mVAr734t0w1A9rX3nmhy/f51Z2sFVN2i",
-	"+PZgyds72v3SJV3lkmZXUr6mCqyN6Lh3sk9nejHHDJg3LOP0ylJ9T8cmAL78wyT9WZY1ZoAHkr7BPTn8",
-	"zdXMZyxnTXDi7wN0sBImKgM56U6UwD2HE1t3W7/QCLW9jhLxAnoJ5d+jzDxoLatZVw4hrCg8j/bePi9c",
-	"exu2TZHOrMkEbkv5n59qiTOyi69i7+HWdN1ULrcv9XbC3Lvv/vq/YKLtXO2e5j8SxuG7wjd8BqSedLoh",
-	"6dYaalSTy+urdRFyad/baEE1r4B/hJdchRCW0bd/Fsb8J1GB5bT+YVsJSQjCd63Ls6vnr9obN9WiMbMJ",
-	"cy4wdOWgBDD35pQkpc2WEFSPUrhSncIDwGdgE0IO1FAkgXX5DP2iqh35LCFpzqjSRepTpwiOkZQKrFh3",
-	"ZDhAziYnA2fgX3vkX3tk3z2y2V5EFMOvDlbu79ZYsruk83ePNDdjRvECd04xmq2+Vj4cuuooj8pWokBV",
-	"UVg/fbZqQTN1t1m/AfqJSF36HtTMhaidLc3y8YF19ll2SpIZvWVELUQCj+MuhQgXRG0Rvw9Lg93gt6hU",
-	"D11o7dv0Fu6pcIqxmLD12O3ZZKLYBHLsMsrzVYlQVD1hCFrDo4SmMHow0OB5hL9vjLoDpUyRuZJGpjIn",
-	"LbysThU5mpVc/7PLC3fRNTZEcNhsNnKQqlDqVsCmckPmUhuNhZhGAuilZkTJhX1NMJY5sDj0FxQuGsuI",
-	"XBifwDYUes7SgxK69ezyAlP0SqhJLEvkmkypyA7mVGmXjqfnjGV4SR1XVbzTocCyBMM0JDhOqOWcKreg",
-	"5HTT+LzormEyEaMT40rI7dA/Cl2p8OyoBtRZNv3Oy2Ydffv87f8FAAD//w==",
+	"7H0Lcxs5cv9XQU1yZTL/IUVS0q6XKldKa2vXyvmh2NI5F9OlAWdAEuchwANA0dwtf/d/oRuYwQyHD0ne",
+	"7F5y2ZRPJGeABtDoF7p/+DVK5XwhBRNGR8NfoxmjGVPw53mey5X9I2M6VXxhuBTRMLqeMTJnZiYzTcyM",
+	"kQU1MzKjOiasO+2S5OeL65hcvX1/nXSjOFLs70uuWBYNjVqyONLpjM2pbdWsFywaRtooLqbR168xdngu",
+	"1m8Vn3Kx2fN5vqJrTZJ/S2KiJTEzaggVa6K5YWRO12QhtSEzbvTunplYzqPhx+jfok9xAxnPaTpjz6Uw",
+	"SubbiRCyo41ULBkSKggVesUUkROYkvOrS6BnJvOMULLUTD3RZMXGllJNqMiIWM7HTGkYiJAjkdpOY6Jn",
+	"VLGMSAXtpDlnwjzRRK5ETD4zttCEm+5IHDQ8T+GWUUphmDCvmJiaWfMq5/CbH9RYZmvCBRmv7Rha4bc/",
+	"X1wTzUSmYzKRiry8OH/RPmjxuTBsylRI0PV6wd4CFXrX5GvBJ5OQD8hYyZVmihj6mSFnukWh+ClxHXRs",
+	"DwnhxjJt98CZhO6aJ/KFTPWVzHm63qT3PfyNK67NOmeaTJScEzPjmmim7njKiBT5OiZCmhkXU8JFzgUr",
+	"P8PzLNdsNWOK3XdLXVzTafPiaqOkmBImDDdrYujUr7NiC8U0E4bap+26GtKCjZ5TLmAo9tP0F77oWNmh",
+	"mNYsGwkpGGE0tbLgjtlHuLJ82z4D1rDzPabpZ8tByeWk80YK1nlNTTpL9vHz5qjesb8vmTaXWfPQeEaW",
+	"ImOKrGY8nQG1GTOU5xrHyDVhSklFVkwxksvplGXde5Ng1Pp8YphqWHWWSmGloyQrasfNJlLBlBDBvhii",
+	"kPx775APHz6cL83MLllKDdu+PX5kVDGVHMbc+HATb3+NowVVdM6M0wg/8bxxwPi9Jq1kAn99fHP++uLT",
+	"s7+cv7q5SLxecD+lcimMWn969uJi+DNTcyrWo2WvN/jO/b6gU/bp2dFC8ZSLadIejgS7Y2rtJCaB9zVs",
+	"GpjRO6650SgE5pafCD6OzZEpv2OiOxIdAtQQrgkldzRfMsK+0NTkay8ftKFGk5xru0BmqYSVtTFJRtEo",
+	"SggXab7MWNYl59gldsb0SJBibEj7VUJWMyaI3RByQix19oc7zlba9n8VwybyL7E7JsynZxfuLW5wy5kZ",
+	"s03Dr+TizI1KmhlTRNA5I3bvUeVEHZCEisKNrgUz4vqfcIWasd0FelMpDLc6P0FS3KIkvlHUPjJjIe9i",
+	"I8kwIa1FTlMGZGiSzqiYAq1jZlaMCfIzk5dXRLGcUc10+4wkKTdl4xpIWs1kzpDWLvlJKpJoRlU6u2Vi",
+	"ygVLYiBUy5TT/FYws5LqcxKTJKXzBeVTkcQo1ZdmfptY+YVSNoEJS+wUEzZfmLVbd7daflpDrgF5ZcXX",
+	"WbEmWi5Vyj49S4r3Mq5Yatx7Xey2IIVwYAMqguWxirAkdgiM6FnCEm5WEtjy3K0XkCKkY64Z1UXXThMM",
+	"yyEBk9rR/sKU1DGBHQI/W7GGS9wCWtpJ7KSgNtTKpIkzLaBTy5jaoICkPLcNzy3P13omjNu2gNwP3Mzc",
+	"3rIW366dCa3Y13HShk4nwCdppUXGteEiNZbeBVMko+uY6OV8bi0gOyIkbK3bsWsjJmO5FKmzobKlAh0V",
+	"e6XEVbDTqMiKDaTPyMoSXtmoSVzSWr4Gy0MNfIMLJMhSfBZ2Z0lltSOjhmXEirjYN5jYqbKqDZTLRKp5",
+	"IQuffXGs7Lqmnz6OPz37krRj2xx17AnDHZye2t2kaIqza81HO39vbl7ZZ20XN9c/dZ46wwZ47mQwIFIU",
+	"dADF7+yGhJEsF1YJHfdhFond2LBILPPCr0uukAOoiUObyVqvY2sL0AwtEGo703S+yAsOLhYSrJuU5iwj",
+	"y8WQJPhYltinBNG2a5AfdmDWpLCtAqEv8KdyD3qpbU050gpkz3IxVTRzu2Ss5HI6MyUbyjwDbqECZvqn",
+	"8+fX72/fXVxfvLm+fPsmgdHHhM8XUhmWtWEicjYxRC7N0M8dy27tSBMkGAaNOyeja9ssqG+02nEWUV4D",
+	"RVarWFuAJNBEdyTsPpHLgMZgcrkOthwuiNJPrB6y+ykGVrXvlhMp1UjUyESriX2BR6xKdjI8GkalZo2+",
+	"2kcWucyYNwCsYxX9fcnUOoojK6miYYQtR6F18K+KTaJh9C9HpXt4hL/qo/dWUzpb4GscgWEbDaOMscXb",
+	"8d9Yauy3lxNr4oGF12ylJdY2TSwzUZLKxTrweKz4OyvUoZNG9Sk87p10wxmIRtHxpD8epKMocsNEZ7Yc",
+	"Z8XujHYbeFd0ypoJt5IhRgbpW3PAfi4FqbV1rfQWkmTUUKfq7YodJUYmRCzzvBs1r4NtqUJWxiZ0mZto",
+	"2I+jOf3C59Zk6/f8/8XRnAv3ZdxkMV4x5cfR2B9Ttxt97lp529h7/gtDE9iKmZ+UnDcZhNZUAHme/PWv",
+	"f/1r5/XrzosXCWmtGVWa9K1U+uGHH35oV1dw0Bt81+n3O73+lgmy87jTqLWilxrLjNZAbnLXgOpruUnz",
+	"K9pEMjhi3gpyu7uR5uPeFpqNfCTF76Uy21ZQ298O3rdSmRdgx9gRQ9N2J3/AuMQ2b8qFLZ5owq31K6x7",
+	"5YWenRvYtjTPIcbhNBM5qW3O793cLKiZldS7pm95dtgUcWG+O4n2cr0b0HuwJzcH9Zxq1uFCM6G5sVaZ",
+	"Xo5xur1my+SccnFGkj85+/g2QZ3BDVN06/ZFA7ayHHP6xUdYBqenjS6W8wZ/lBln4GU58m8WmXPyUgxc",
+	"2D/pYpFb549LcfSls1qtOnZyOkuVM2HtdVjDQCmwL+C23PKFjoZWLk7onVTcOHXw9VDWqdD0k1RzpL06",
+	"sW+9NTXhLM80+jHoHnQjHKpeSKFxmD/S7CU3O8b3Ny1FbThzpjXIMxCVZL7Udm9CAG6sZb40jMyMWbR0",
+	"m9y8e2XXyXp1Sx0NT3q9gwd7Ya3opgG+prmdbpaR/3j/9k1MKFlBECWMLIFZl1jyEtK6yulS83Fud0+y",
+	"TI6SpcqTNplzrYHd0KizZksT/dBUpQmRHCWW2dDeBDH63UlgM6JREMZw05Rp3XHRzA5EWDtlfLVpFtzb",
+	"R7VoLEzHS0ZzjBYevmZ+BSL5OTp4CVxHDWtwsyAtsMNptm53wdKw9pOgOS7bA/nJNwJROaacJxUw0Om3",
+	"YCDwJdiXBUutDT6hPF8qdlaJUNEiJOWCWMl/dVy8q3OZgfIJ1jf8bd+CllEzoOxS3NGcZ6AC/hME2cFT",
+	"h5FZJ52sw0bB7gSTyGkFanUCExm1bh0oNvA4oRE7O9AEqPPhx6jYx/As+lEM3ahSFUefvsbBglnVBMEd",
+	"NLNWVBOOI6ps+8HAjnVSBK5Kaql3NqQgFH32UK0VP4NwbybftfoxKmJbuVyqT8PCYbTvnnmvH+3GnArr",
+	"1N3iJ/aFG/enYhOmlLX/K4GQmFRjIDHxQQX7y1KlLAYZK1gek6WZ3/ov7d9zlvHlHP8uX7OfDFP+e1zy",
+	"2AfQYyIXzDrWYnqr19qweUwydsdTJH66BGp1qhgTt4qB2AInvAgqxcT5IjFJuVnH6IM/Zv1QwYarB+vF",
+	"tRelzQuEr32MuCaFdfEIKpTVZFUyjLREOPPQWacNhBjZwOboMUpF2N+XNLeyHBp4MIHfQDyRIt5rh+U6",
+	"siS6aT4jCQ4qccE/bpwIhiev+Zxppjj7xgLFOsPONPNS5Y8sUIpYkOtyMyi+T554+pEeqhuaiEGslOs1",
+	"sYxE0xnKq0cMbSaXSE45MviKUP3ZKi3LDRiWocKHlprHY21ydUdzOyLbBIRJrFXhmlHNcarHEF92WVmZ",
+	"MoRXPLCXYr8GTnrbAcToH86lMLN/CpLHCJLYH3HDVEBETEqSW2PaR6j9WuyROc4zua+sAQ+vugT4Xan/",
+	"Z1KbHdrfNxEuBw6zeNEO8vKK0CxTTD+Kr0u3rSIf3bcFzWnKFtaylILg0X+znCkaA9VYeXPG1KOkx4Jq",
+	"vZIqqxK6UPyOpmsyKGKblBRPNtJYtoM0MpY5qeF/IQslDcYySKvooP0Y4g39zLYyhVE0tQKQ5uB7kNZ4",
+	"TahYS8Ha+xhkRnXx2pgxQbCj33WDgo8ebM54wysNWWJjE4KqkYI1bMW9gYt7bsiUCozBuVhCtm+6vzVP",
+	"V4IoIYE5F6i/gifAgYPucdfbBwpV17LKxFEBU7iFdSo9foR+SJ+0RtEvv/wyitrFfheBeLHdPL988Q77",
+	"imJ869i+1e914b+j4+MD3/6/KQF+i331gO30GrLr3khzjsbSQ2Ma2A72ji1VI2Kn32K8mApYZgJmEg+O",
+	"8UivRcXaP2K/zLk2bhV5eWCayXQ5Z8K0hyORwKATeFITM5Oa+VytjeCWT1DcG8ZC0l8zo3iqf5JqzLMM",
+	"Jf1D5rVooDqdx4+fzusw6c/vTHSANM8YSV5fXL+7fP7+9vzVq7cfEuCWN9L8JJfiwVzipDYsz8Q2VB3V",
+	"yeNH9UYSvUxn/iSB0Lm188JzAz+Q1zLjE84aTiLeSEPm7lfSqmWQuSPCrN0lbySkJNbCZD4NbhejwDNf",
+	"8ehvnUuaXUv5iqope+jEXkMyHcTcXPKks3Jto5VJ7n8j1vG9QA94IE6+OyF/5j/CBF9L+ZqKtYsD6geP",
+	"S0oyt/vaDU5X5egP32As9R7OiGJGrf0hOyTfdSD7LiEas+265MLK0POrS/KZrSGBQTORWYFydXn77vz6",
+	"4vbV5evL66RolFD3LmmNl8p+ISfErHjKCGTfiHX7jFB/JO13o5lRMxITynNrC5bpeFYJlX4xdHp+c/3y",
+	"9qfzy1c374rODbfivrFnJkbC/ey6JxC4miw1y8hqRg2k+djRYZJYpslSGJ47+QjJhizbEJPBbO0PERdZ",
+	"jbAsN8KOUCr+y8O1ELbhkxZr0qX/bRgf5kSXzuXcH9TERLE7+RlTql0MoCYbPnz40KmnVe6ao3oWpp+o",
+	"O8pzOs7ZA09HlkEL3+CYxMpLcDi6JJQMkOhoPVM9p3lOEmwgIRLyNnwq5KDXe6LD3OqFkmM2ErZBDQER",
+	"PaMLq92JFZRkTHMqUqbASAsywHBwbcuRMEcLJVPLF+OcXUDe8T2dhP1esF6w3G5MSH5bcX2AB1yL88Dh",
+	"M5nQXLOY9GPSe5Qt7BMsqraw+9Yb4kFWoOa/sC3RtLKtDZr7vZgMTmNy2otJv9f7o0R+pNqwhncbvjdC",
+	"LxeYpPWaZZxew2n5N9K+RZRm3xF6VTWfflvVbNc72UsCWnbOMnv75/vNgV1leENBpuItpE5Amkqv3+kN",
+	"rvu9Yc/+/39HceE0+/e7KUQe2ZzyHNIrvCc6ltZg6NecYbHM8/IrWHmQZcUxlJUZk420gzjiGeSElD4e",
+	"fu2cuGg4iKMlhBHq5B9f954Oj5H8r/dNX3jn8g+2LZIzULtBy7D1XrCcGdSANMu4fYPmV0oumDKQtIHi",
+	"IloEX1kDtnjL5drbQZZ59mMpc0ZBNPKsMc+lntsSRyinw/R9R3NzbUqZU/MxgiQb935cEFe+JovUveIg",
+	"fedgN6cPKkCgsMJyO9YCYYYwbicyWvZ6x+wZOen17CarTlcp6Zq7/TXihs11Q7ZeMQSqFIWcx3peikuT",
+	"zddnKHC8b47iCVKDudE+MgMG7casFKLl143mGZkt5xRrZZhIWXczj6sUKU05Vi+vr6/cJMVFinE3asxu",
+	"CtfU01S03rScP+Xo/FCxfjuJhh9/3WTAgp16cf/TZq+fNqW8e7dL3uJB14orsAcgJaqqA6g/BWN51ga3",
+	"X5OV4sYwQRK7JZKYJMBUSTwSST+BDJpecgbFfZhSD3qdiylpJWum7QvX76C2JKnk+oParJrNdm1PBoPu",
+	"SDwHQ14TPZPLPMOqJOwfOkQKzoglAJK+epj0VQRuqCaL2eJc0HxteKqLMo05WtxfOlPZCWY2quTL3ENu",
+	"lIzi97j8HMUVA3HvZt/BDi7papOHfQ48nM3AXobaE0jDdWUVdmZdddiwUsT2RKOGa2HmkxX7SEy7nsPU",
+	"SopPL7ldPCPzjIzXJBG4DpjfBNVuPo+Ka0LHtlNrSr5mUG2A5gNW/BS+EdYApNTabv7Eb84wZ9uuJZ8K",
+	"qaxXYBeYup+cS8c1Saw+S3whA/W94vpKwdz2qS6Xt+92Lwg8ZZeDmxzNk43Jg324M/s2mDjYlDUBeuft",
+	"gzx3lO70Hbi5gDc2t7cVSdDamZ+S0HWA5GYBu92zDOTx2ifRAUJlvsF5M6ob0jFxCw6LMownmkwUnc6h",
+	"7jD5l263m8COXlBVZAGA9QxFiXgqo55okli7p2P7SNpnI1F4AE7iZEouFlC/VQgVLLxpXu0tgwl1tjAM",
+	"KhruGnSCkyY4KtxHrp/x0pQxUuaKKX35Fla3bKNxJO5N5GJrFntTwmE4vWdFykwRpq2y66aSC2RgR3/m",
+	"i45coMjrLCTMVpF0ahm3QRU+X2oj56Rka0/QjJuzQhDHUDMg1uiE4l62kwknnhlZMzwf9vlUzcP3v9ph",
+	"nznt0QLxY/m9DbZLteZr+3yXOl7ZpV42VWYK5IInVjPBM6SV/DqK6Nyu7CiKyShKl0oxka5H0dekfe/h",
+	"biRkNTDlh8sX1y+/vLy4/PnldXJGPrOFQWcdZPxYmhlKSdT7mvS73UGvh8banrF/bdY0F14mNU+HZbJU",
+	"qgy1K9TzOUVjFRjXhqeoEIawD4ZLwU2yaTr69LAaN8lcCk3GLJVzRvSCpmjZBTnZ351AMrn/2G9YUtvl",
+	"Ztt/rk4dNWQutSHHgyAZd7fwdIJL++rokcCWinISDTKC2P7bO7d7SWsRNShNvX3vFHoLS5salEF9qGQh",
+	"Xd68q/uz7OnG3+9VCti8lUch4gldjkQrGUWnoygBywB++Y/3b9/4xlrJqWX+7TO3aWxt0biYB9XAlq+4",
+	"Nq+4+Kzv6eLAO4DCUCnGrVm8m9wJdbONbktOt/wg2Bf4Ye+KLxS7O+DB2tQgRa5/14jrdNuEvWYYVLiH",
+	"HYvyzNzWDKTAm61UtDXU0ZcV2VDgye02hvRCNOtdbR0w5zAoUc6o5VWpg+LwWule3FC7NxJFPtITHbTU",
+	"gtpJl5nFG0sV211yDmq5jDsim+4p7omj5oFfwQ6Twqs/JMa6vwWAAeYM22WvlJ7tkNTBvNt137EsYdRy",
+	"81dXlLhzuTaWJ8Ysa8z2kpPNDMJhtUS0XmKqGM2s6Oh1+1Y8YHk62m2KEaYNn1PDdFmGivV53BQr4xY8",
+	"fG8koArWV1Km+VLzO/baFxfh7JVLKJd2UsNCvKASqRfXBWkMyXr7ltYuxTdcWSMNJj/ujSXVREJls8Zh",
+	"ZSA2GTJN7OvwjGyUF28XTJxfXb5wp/qN6t89Q467veL4f1N0cjGRAReWXcgFE3TBG4XngpqZbnirNmLf",
+	"RIy9+PeaBlSUPYYlmae9uoK4NGyuoZIdisctU6ED3+/Fg9P4tBf3e71PTctW8ewq+rtm6Ox3NCGt7Nct",
+	"BtIhGnPTAgjdd4zsUcRwkJMJTznNvRdGWnomlSGf2VrHGB+hmiSGfTFHgB6TtEGSc+vLgGmo4cC2BYmf",
+	"+BbsWyzC0W1vHJ1hlAAr0UnykptkS8hgJOoxA3cwjKG+GZoiQCXGAHzXZzUj2Ed38GGEt0HR0YV+E+/7",
+	"YleFK3xGEiamdMrmPmAiED4heIYIa/oIQDaxXi43hH0xcKBbSD0AzGGWOgCSscQ6yWVnPmEuSKWzxGXT",
+	"oOQ4GwkQvkISy+BlW1z76Ec7DKz5OgrqLPIC/8D+EDvUhH9NwPW0faA/aru2hmmXHBqNsW9gjy4eY6X5",
+	"IjlKwBVMYpLcJd1ut10LudnVR6o36t23HF24WsyrpUpnFM7/SkcQjysCJw3dr2jY73VP48IBi4bRxc07",
+	"MP5VHg0j6yHr4dFR0NFROmPpZ7kE8SAkbNqHh4W+1uXevx4exik25zs3LLt/94Zidtf6lhuSJDjNSXtI",
+	"qKuLxZhuKudz2tHMGr52qUDvy4l7Rp8h0sqMF4GPokDB7iSfTGu3bAzwVkXeN2RPywlJlsmBbk+ZO7r3",
+	"0abwvfWuq5t2xg3aI3Oe51x7OKfSIIFDVHwDkq2LmJTmImVoSYJmB1QZAPc47pE5F0trpJQRp/LLmFAi",
+	"2JSCYyVVJfpD9UiUrs+WMZZmR1OMrb8lwNYYV5tRPeuMqWYZUXJpuJi2z0gtnjYSPqC2i6hAxfGtQbKQ",
+	"24KgmmW5e0XPRsKFzx4WwNv/gmjeND6wA6I0GAtopXbcUKZLWsDxyUmvZ63ZNAxUjISLVMAoNj3DZk0e",
+	"R4tDwmkBdSh3gzhTRdhG9wjS7WjigOBbSJP/PogAWFmDBvwEEmkFOzAQVwb/7hO1+y1lrs4OFz4zuSIT",
+	"qkgmV4F0CSWQtWQ0Y8IKjgVTKROGTtlI9Lrdfq8Xqvh6mPseomT5sNhxuKZQ8V4GkxuPRkHNNvD0FvRR",
+	"DHWSFc/MzJmZ47UHAXJhNQf4JCSZMT6dGZJsBEghyLjWIwHR38PkWFOYc4MbDoj+xpXA56Zh5Wq/ISKx",
+	"zDEQnvh4amJlXQIvOCsQ46Iwgqoh4Q2chtPfYpU3Jv5Tc3wtNJAaRnj5/i05GfS/B9w4D/p3cfMu6UYH",
+	"RYuvfO5Hve0eWSzHOU8hmRwKKOgakalK2D7LdRpkLaSQWBOmyEKTKwFV1Xwq4DCjHY/EoCwiaAXPgGVT",
+	"AIlaM5gJiFDhGXeBhOJfdoHZ8vA8Hmz6d3Y27ROdO6rATraG3xUMKXLDhuDQlU+G+QT4kjQ3HGX9PWJu",
+	"BY5ZQ+QhhDhDQywIQYSWiN1J2mDUCVGXXHTAPQJvAAiKT8jYjtDSa7IF5vTLJb56jBhGwad6KodiaWMM",
+	"4dpTPjito7c1DEmwVTGkCuW7xPw76NrPW5XwwekmqT5atUnsC4d0Vwa0QDpRK+x9qTDQfFoYia06EJ6Q",
+	"GdNw0Hqv2a45HAWNccArxSw3BT88JxbJU/fMgnLZaLsn2jF7nVp4uZmoytLcjyS3wRtVToGitmGsXr5/",
+	"O3wDgQZ/VFWgZhaHVQVcKMQSgnzjTZ8FEBW2xK92IY+B9LF6z9dRWeWBZxDYRGN3Bx6Get+rCES6iAYO",
+	"yltgvnbXe4vcaJZPmpOe0He6pdOGWOgHgAD17hW4ThUwxsfyugtWFmMvVzcueKBYiSqtTTxXhc8KQ4Ew",
+	"rqgpiyLzzxcJvi4+dkbAIB8rRj8D8p8VyOBDa7rWQezQt0112pD2gxBeF55l73M64w2DA7IOdapknt9m",
+	"bNEEFQ6QoODtPMPQW3keM2dUxKUIC1FXMTpIsGkCTbsQgHUuMQjuFZVPj8gYWzD0qqtmb2h8PtHO5Ct8",
+	"CBcYxBAehLWs0VRmJ5aRMFTnIdJeleH2mIdW08u51S0Ls3bzbk0dPme3Utw2b+w901eEGfw+CY9Gwrks",
+	"fYiRCFNj9JMN/0K3i6l2xw3Amkt3CMG4KnqFQze7gBjUKI98oaILiahONDl4nh82m8Uh9+7IGj7mtnzz",
+	"fjbUvOJ4AvsAhXaQCVHuzoYs1dwfQu9qoTythhzU/cq0OK1tVKauDd/5tnl548IMXgh5kRwVVo7/yxkS",
+	"cEBUIhtBqJYX50WBCK6AG9nPFXQju2AOpwh+WyoQzQ7gKIqD1HL3ASGO3IfgXQ9y5H9x6fOh5K/jHIXK",
+	"wCMdRU2ZNXFUYB1VlErKjf0fB3e0RVjrEkX9nvnVxYHqBNIprN9j3SBEgvG5Vj4ws64iwhT6pzikHYnx",
+	"0gTHGDFJ3NI6pxI+JS5j2kcit0Old8l7kD1UkyYYeNIq8WFdZC/5yYEnl+nCgL07kyvs1CG/Njm2gQ1X",
+	"nai/oFwE+xoEnHfnJnTO83UtAagJlDFgwW2texPJP0haVUDwdsVmuite8vGr/RQ4ht9LAD5HWslbNaWC",
+	"pwRRL+1qXlGekfewvezHiznl8AfaMElMut1u+zBqXKlWIynlhRb2MVzZANy9RH1vJTfvh2/YivwVYMze",
+	"/DU5sPdirx1Agn92uAFhnwyTkJaLm+HF0rLUwVRscQwaaIAn91JQwjQfSELpM+yh4DMXGZzFwAsHtc3u",
+	"dk1waWXg7Rl4bLmRmdfI9uW7B3N/qTp2EgQQ3uWo/aH73uYrimp3D1Rk/oTnnj2g9tjWuk+p9Q8e1OqG",
+	"vtov/IpXCL5yHym4c3pc/KI40Q6dxoNa3+6RbrBzxT2tsNhGhu7ebg9Ik92YRBdvLt85rKeKobN/lPg8",
+	"weebNhI8evAeqtlVB/QPLxD3wrcgAKy0Qzq2D5JW8rOU0xyqgd6wlc6ZscZBTJLg3L0mYu6//hUrsSGM",
+	"vfUGD9JquMGjfXifZflmM7dBviIm+t28e0VmEN7m2t00gm8njzUrAoP5YYTgy9+Ejj38sZsOfPmb0AFO",
+	"wsOosK8+koamk5D3vlL8flFNOPy+VY03Q11thEqqN+BkDk3SSXOsMUA9j+5FxlI+R+jzhozIXVmQeAHL",
+	"JklwlAXRCNLCZwrorCIy3RzubshYDY89Dglobcth/fDPxFU4yGArfbtg6hZd/B1nSQvmmD628tCziT4j",
+	"vSJAXUrnTZIautbc3PqbfTZ7fs2oT2rzD1ljahWGku8dN951dHMj+N+XwYL6mOTWy4oOZFmcla2CRxuq",
+	"jK+9cmnpB7W8/bzH9Vg9+KkvdVyRIxvrUWznT9vl1kGlAjV+wprSprxxz/4K8T3knOGdVEYSTddN1RY7",
+	"awo+/K8oHNihNX7DYzqvlw4MRIbscPDBXgkh/ZBDjZoOvKemyhpVJ6B3LNPPzMANbDO5VE/c/rS78+b6",
+	"OWkl/haYwfF1/8TBayTtGBB615XfXd3TSACKcPlT0q5luEblO9EW7+wfROVx7Sbwif6HUH51DfQIXXIv",
+	"RXBf2Z4FInqHiN8p0Hfvwd/6eKS+2/9xDkkC2On7HLoGkDy1q586kACxM7t5Uy4J20LONdsKOt14Ku/g",
+	"fXZP0X8zJd8KFn2tgwDd+zXelEZ6XsDjWmejhJ7VpHV5dXeCo7j7rg0Ogbu10GHeM0VyfmAiaB2bqE7G",
+	"f1arNwucAJREkFZW7dW6e3BfbUJoDp6RkgsdRL0hF+Mg2kI4s0dgAoWAu/UEC1ZUnrhsNwg0mTN3Wu6/",
+	"hAQOrFWxpiwe6lSSNUNMgTJRb2eSrHvsaxXK6TC2b8IuchuhJCAYuufpGq9urH+VKYMliMO9WaF4x+7/",
+	"rcWjFzL/cGLxNzRCizk51KL0t8EZqfDmsvu5JiUUR4FlV8cWIq3E81F5UXR70zXZJsnPtwnvM0Ih6mQ9",
+	"jTDFvhT79QhT7+TpXkSDQvofluxeCHSoC3QZTxu1j30/cF1NDRNYKLgSgNGyYIrLjKeEdSwRRLGFVIhf",
+	"UdcxjyCuv0lcUTOCN7emiq5ygCjQwQ39M0aznOniyFh392qxt4JZNXVyZHVVM5Z6RV8Fa9XHGzzvrbFs",
+	"l3WULWCdUkMhkqSY5gy+KDXWVl11AF3b1cwbhGYHW93DsHNNBmceo4RCfSFVUykGHIowZ11yAZgrc0YF",
+	"4Fz45rvkfCQKzVRGBXzDPTu7fdBj2Ph4afyFq2wyYalxoLghJUVeVzHIwdNGNIVCsx1YCOJ1XGVvbIgm",
+	"3Pc7hFNwr+JvIZ1cDd8u2fT7mIQP2g4HvBRaVrsoA2i8nbx9TgRbBcUC2zm67Vlasbm8c3LQv+hvYeca",
+	"EDFhgVong0Hbfp+zgFmhCAFLwXT8EM49iF+bAkh+mYZ70AAxrXepuFm/t+260AujiqnzZVOG6LkIcLkz",
+	"BqXbtMDRW2qmCFpfWM5d/mTfcL90/b2qYI1CZ6XZODNmgaCeHjEglcJQRMp0FcElcJ/dDIZywcBnrtb4",
+	"TrmZLcdQ4luQ0XHAV+U3mxiTbmY7GP4rkO79C4jCnBzRBT+66yeEiQwwsTSZyDyXK2SWEF3wrm/nLCZa",
+	"jgT7AvUDU4dF7kBoVlJ9hjvZMO2y8vaKapJLqRmGX+zsg8RUPLX6ooUJmXaZ45FIPNoDJn7hlWkaLzOi",
+	"3uYobvYdDNrdkYD6fbVuGBJhX6ypUr3ZwSFDJ+cOThyCD0PyI6wj4oKm51eXt3+++CuChCbdkTivoqtD",
+	"uhODsmGY5SGhZEyzQA2WV4tYxinvIu7jLc4IA/muBAXmDCNRBwDynpHi8lp45T/ev33TJRchuqmcjMRJ",
+	"D/QThMzc9Z0wQUlBjUsrcKBGCWCtJgCrEGAjt1Cad3AuClzSNsgPB8BIZAlratmLmsAEW8miQ0QCcEcl",
+	"KRWQtzcEn9AnOPhVGonq7R3Bbc4lZCLc5UFrl304kB7/+KnLDxHEXecxEgifbi0ViN4H93pgBVZSv/Uk",
+	"KWa8jbtnBmCawdbB/iD8zlUd0RyBKk57x4XWQ0DaCmC57no+dvfKy0nA0daywOugcXpwCt3FnbBSRduk",
+	"RV0x8knvxAG2OQxCnKkqM/iWU5nnWB/wRLdjklIF6EbJc5rOmL+1d0iE7IDeSUhLSJLaH0fCygBNKIjP",
+	"J9ofUyDARvJfnfBO4s5bEFPatqQFn0xgd6Hg1YyViO1cWVPdiy+0iiHZc0ioG43rjmdV7oCYbL4mOf/M",
+	"ANqiuHDPVYjnPGXOI/QC+eerV53jbq9je98QxKvVqjsVy65U0yP3rj6i00VuX+nOzBwAVj2cZin5zq8u",
+	"ozi6Y0o727/b6/YqkDGRbeA4CoBiYFV8BtzXOHIccJTJVFe/cY1013QO1tKUNZyOvmcK9T/XBc5NgXFD",
+	"3oAkFNLKqG6ZhSzFZRYNo5+Zca9EtfuyB73eDhxwT1AAkFGA53yLOToca7uO/rMFa3tjYmz/J4MftjVf",
+	"zMVR/RqTr3F0inOz+73qPdGhGRMNP36KA4D+a68zQ7LjyNAp1G5ChOTTV7xFYkuFNIqTny+uAXpfl+Va",
+	"xoHB72OEl4xmuzlhs1d3RUV5jb1Tvq0klAZDUmecJCbFE2hnJu14JIS7S6d+oUj10X33Zbin3cPADW6Z",
+	"v8WlL833/TziypPTpsn9Bvd2b6H0wRd435N9oSoKe91g5EC+gbA/+tUpgFuefd0q5a7LUzk5wUtByjLI",
+	"emJEcBn42uX+JfbfhBhJEiOTkQBVqvkdcwfnLvOhBJ2FUqRfpLD2gEu5AuQlxWjucs3njAprXnjlI9VI",
+	"YI5gl1wHeLK+Cs/V343XRX1DyiA32EE+V3bkK64NFHCAWPQHBhAj2IqkA5qyS86tHqxcLx7efhVq0m54",
+	"BPy99WeiIQjhEtqoXJwojDPgIUMpo7efWvabfLpGoAW/oN39dSJoMbokGNJKynuWk7Z1l2GC45GgIY4j",
+	"biEwLNzRMD6nScsdvVRyf3VxSbl21QsjURLjmHFZS9hZMOA6oBXdHvipk7M7ljvQFjcG6wuFyeGYfOpy",
+	"0e2HAqAkJkklvxe+qGTcQmNF9mhMEkc51l2QJOVmnbSLHSRSFuZSuXNwn04C+MeYSWJnsGQuvBETt5l0",
+	"WSv1BUJbGxG63EEapjD5JR0JTHop5hrQjSCWAThlDoKfG2bn26VeAoo/OJ7U5WOlkDQLEG3Wx1af8UAN",
+	"EcbMEHHLguRNxH0qW3Q4UHaSE2Lo1H3mpswAt1JMOnxJq0wTayUmFaBZgJ3yYFQoBbB9dzmQtl5HK+FT",
+	"x71caEOnis4hvRjdwUv/XTXd2MsSn9FGEld+A5Nh6fTlOOM1wWRmUhpdJ1DACjFC/9xITJVcLu5VvXN+",
+	"Sc615tpQYfRmOc9IVKc4zNqNg6xVhxsS5BbD0CGvmU5BUBbsNxI3714R6m48aHmw38HpaQXt2KqAmczt",
+	"7gE4OQzxBzHxH7xrbCdyCmUQmiQtxTLbRNZOrAvkGNQFk8HTPSPV6irEq6tmaoebzbqLlp81/+LY3g7N",
+	"t+wSzxlZLqaKZgzF8ljJ5XSG9zkQKeq5OK6OEaQxBM1LcexuiN4uiPfVh0KtZYME/slnksUklKbdzSSh",
+	"Xr/T628hz0F1HqAntqWa1el6RZvIwhCLr3QC3d5M6fE2So38tnQ+p5p1uNBMOLxqvRzj05a7Qc+ckeRP",
+	"bivc4gbIuWEK85ybaEShH4V07U3w/rWxlJPlmdchCcml/GwtnjP0xB22z24ibsfrCh0lGoEvffbFu/j5",
+	"UyNpje1LZba3jgXVZev+865emrZAaUIdvZfKRAc8d8XUld2Ihzx64HOuGPfrp3t5242X07nE0+pdbyG8",
+	"Rr12HySRKwFEU5mSNaMqJj5ZL6h2x7PxjwVww/FJv1f8HMFQ3S/fDYIfBFvp7jqV8zEX1EgFKJl2tEUC",
+	"gYMnh8DL8OgolynNrZIdPu097VX9gu//HWAK/HjwVNGO4lkphvBLI/Gr/qBz7L7C+fnT6Y+uPvJPpy+e",
+	"vbj40/G5mwF8ygraZ32PTf6HowqB2RFHFLHX7d9BdkUV9Ly/gXHuxOAxCmz8rl9B5O6HANynvSBzs9ft",
+	"nSKq9KBAesZL+8BY3mQ8+BrLxSHbdBc/9UOuOVoonvoLAtwDPzwNfn8sC1nKDlgoUBePZYxH9PWA5T5k",
+	"RTeX8Ot9DAZIO2oIq/lLnAr1Vp42cOXBiyHM1uvvD5dV7n6Fl072v1RcRg1RnsEhQTk4ZgK/GnLxfo8w",
+	"YLFp3nuH1+0af7leGTLBAMCemMmRCtDbGoMnncJH0w6ZNbs3RFhpLI/X4NCNBClOFMQUAMMwgt+EJAbX",
+	"NzGlpXAlDzN0tGg6YxkcIOFjc7rGdq1zDrcjw63I9kefzh1cr0T6vQKoBuN2tlWge5Iv9aw7Ep0ylmDH",
+	"ftwr7puJK+hP98Sps0QWT40Z9zeMV5DrzlwEAKlHYhD6zK3CwxDlYqTT3yNoSXG3uJhZJfAb4nTFPjOq",
+	"Br/Vakbbso1WAbfasQdTLwCSnBIrwiR4nosoACPxRmLpjC+mcYiZkNkfAhHjBUMzZygjdjjcFZRLMWXK",
+	"XbxFxzlzCfnJzZtXb3/++eJFMiRCkjFNPy8Xlm7FwGYCtxBc83m7S55jyANYDQ9JXLTcC6uRqHGxfoLc",
+	"w7Q/uU5+enXz/uXt5Zvri3d/OX/liyc2zlIKZLmNkN0+k9Ruapedc5k90j4McxuDuo2PvbgX92P77wD+",
+	"rf93XPzVD74dxP345FOJjPgxQEOxTiObyC8BLM0wKoEmSoQbwCz7bOTC4/cMoyNaAUtvNh1rkG79gbUQ",
+	"yu6fz5Scs0rvN++HN4JbMWXnFG43LmiYyzHPWUBClYJ6b9+f2nUo6yuOD9ebGyiGW46lvOT256n/o/ry",
+	"d9J6H2YSxIEoNR4RcnVvrafLuuWtJwbuGS9W954LkH3HAnhnPp4LxB6gKKN6NpZUZUTP5EoTboYg6wOd",
+	"WwsTl8q0CMX6oHFTkWepPa1cdjF9TOXxISaoDaBrOxBQuuyLaZ+VVFga7rbXep5VtWTx95m7Ic1+yYoK",
+	"at9upZYzGYZtkKOi41qpLrwbFAl5qPhKyfhdAIpxWKl4MNai3CgJcO1g2dyNHl5/YbTbyNJqmHGouQyr",
+	"e0eiQm1wCFH2g9dI3DGFHlANgBANHmzEvj4SRS2xfQ+ixkMSlm9W4X+bou4udcpy6ByvMB8JrCEJ87Ig",
+	"xMQmhliLAPfAHPQpVyU38Dz3hpUoFq3tso1GwmHwcU16tepY4YiBmwwhp9bf6ApYFnX+aHfJjzg8OhJN",
+	"o4uDHRNMs07QOoYNoljNaoNwanEWMBKV8wPykuZ3TBNlhR6hK7pGFviFKblFhfuq08dq8P2xoHd23D9Z",
+	"B+7Qh6/lHyXGdNeIWuT9+DgML1VALSAuoJtqk3dEoWqFtsdPu6clzkP/aa9Snfo9oGjWghgbCAOD7vfH",
+	"m7WXP5yG6n5wYlvy9ZKD73q9wBPfEWcBVQ9StTpv5yhq947vpN89CcY3qAzP0bQxnKffbQ6nGCIMByMu",
+	"bjT9k969wgC1Yu8t1oyvXXfa1qEI/DMCsN0WesloBjUTwdSVVpHbRZ5t7mcemaLYdauF9FYwwqzdDAYI",
+	"Fk1XFi9257L4U5h/6Bxb1A29tveOR8J5qD6EwLUhTNyxXC4YaQWpv3BNSb/X68XFMaX91EYvGS5LuaP5",
+	"s5lcKqfG7Z9lSsVmnoZzi5MM1LR/wxfPg0Przm331NGfEeotK+tUYpmonJDlwtLsqtILCw4sMm815usu",
+	"OUdgBwynZHSd8+nMdDS9g5Rq0HaQhzo4tj7r4ASWgDNX5+6v47fNWvr9gOnSLOcCDWe3ajFx+dImOLuX",
+	"qbs2Ae519lNQKlbbrtei+4JA1hiCY/TArnOptPhjcbsaCay9A8wlbKQJWri0TbmpsUJG1wkGAxzDtId+",
+	"sbm3w9cxCcEPtq8kxG8kOY6/+66HOCrVzkBRJfUO4Nuyi+QsQPOwAwUb0uk4YA/bTZDt6lwKzTMWbjKX",
+	"62zfq6xVsVAOK9lOk23iyT2M0tKFca5QK5kWVo61yc59nAWIGQkI0CBoIM4FzqEOU/Ktsi/mKtliSZXV",
+	"9n9kY6rBZ+S/MJTDKPaq58oZXW85J/XzseUgE1/0x5h2X0ax+xJPSz4dcJj7oxPE4a2PTbQEF2o20AJi",
+	"t4I73tufr/WHOwG1c1c1TK2bSde68dypakL+0D32ACwl8MmggmQx7H/f27SpnvZDm+o0MKm+60NsKuym",
+	"t9nHcbWPhh56YQdB+70Hn4EFpsC/l2dSMOLaQaUl8OHnX4/q5zc4+0K+bjrA3OvY4Fk55lTZveYE/66D",
+	"8qoNf9IdVBcfDmBD7hrU/JR+gwFf4QU8gXfccHLa22C3E7hWstJpnaX7B3T6fSXm+TTsdPCtmbDpYHTQ",
+	"GTzFr6rauHaCXkmI/NPpi2e4XN+afX9zCv9HGR/UzgbTu6xPb19jqIULgojVRz8ylXNBWjfXz/9fv32A",
+	"dD1ulK7Xg2NnYleZ8vt9jvhxyYHHG0wPHL0hZa+ho82++nvkbT9wkX8DeXu8VQ5WHB7HIW49nw1+C5H8",
+	"DUgZFNz7u9MCcu7hm2cQ7p7BxtY5uU+spAZntSdxwnnW1dPlP2jMpBzZ7x84+UtxkBLEwyvH6GUYZQFn",
+	"3UsVg1yTqshO2hFQ8TWJu+tRfEWFfzouDiusU461B/tKQXhxEqPpnPmkby5FTDTE1LmYYjU1HedsW6XI",
+	"B0/vfV0tj1eDmaYPSh91eA8PzR8tgJaKK6jqABbb/aG3lgAPv6BJKzFqCXnofQQ+BAKFFJ3wGbwHOCZJ",
+	"D29CaMxjLpGaDtv2iO2wSWHCMwgfAK4A4BeqjKmtc7UzFxZKcPwshSBVf6w02G+UvPCxCmBX5p4PrvuB",
+	"dt9yMbtDGOnVsUP6NVQQNLzqsB/4bYnrgdnhPANrpYTvKGClHBxGrwo+1kzy/e0KL17+/V4mwOZbv2F+",
+	"Yb/Qlv3DVWWIa7ZHT/rBPEI1HqLpbsRCyZRpbWXthTDc/L5qzk5NMfZAYxXiHi7zl7pBQZUwPDoEbkRb",
+	"v2UUn89ZFpNcrpjqpFSz7IxQkjMKFTWJYy2ESPFV8klM6EgUz7hyKCrW7pLIhdVuUASmKM/tM5k0DqEm",
+	"OyM3gsMFNTkds1wTRP0jXBg5EoulWNsfEVFgvtSQwibImBFaBSyjIsAsi31mBU2V1JrQPAfMADi3d/sy",
+	"IQMHCEJJ4jdv0iUhjBqmVBSwZzOmGlUtwLp9KNI0Xe3wjzJb75BwjRAfdZHnpVgISHBRSrSjcS6nNTzB",
+	"YdTvdeG/o6cjMej1+sNs/HQ47EehSLrvbiyR675WkaWsDPy6Idr7D8tL+x+Q7DtmZ5+4d3L9G8n7+67A",
+	"3mNWtvIyoVbe/UqmW4Dsa+890eTm3avuzgqoukXx9cGSt3+8/6Urus4lza6lfEUVWBvRSf/0kM70coEZ",
+	"MK9Zxum1pfqejk0AfPm7SfrzLGvMAA8kfYN7cvSrq5nPWM6a4MTfBehgJUxUBnLSnSiBew4nttZ5MYoK",
+	"jVDbmygRL6CXUP49ysyD1rKadeUQworC8+jg7fPCtbdl2xTpzJpM4baU//2pljgj+/gq9h5uTdfN5Gr3",
+	"Uu8mzL379s//BybaztX+af49YRy+KXzDJ0DqSWdbkm6toUY1ubq53hQhV/a9rRZU8wr4R3jJVQhhGX39",
+	"R2HMfxAVWE7r77aVkIQgfNe6Or9+/rK9dVMtGzObMOcCQ1cOSgBzb85IUtpsCUH1KIUr1Sk8AHwGNiHk",
+	"QI1EEliXz9AvqtqRzxKS5owqXaQ+dYvgGEmpwIp1R4YD5GxyMnAG/rlH/rlHDt0j2+1FRDH8xcHK/c0a",
+	"S3aXdP/mkebmzChe4M4pRrP1L5UPR646yqOylShQVRTWj5+sWtBM3W3Xb4B+IlKXvgc1cyFqZ0uzfNKx",
+	"zj7Lzkgyp58ZUUuRwOO4SyHCBVFbxO/D0mA3+B0q1UMX4jX1cE+FU4zFhG3Gbs+nU8WmkGOXUZ6vS4Si",
+	"6glD0BoeJTSF0YOBBs8j/H1j1N1dqE8WShqZypy08LI6VeRoVnL9z68u3UXX2BDBYbP52EGqQqlbAZvK",
+	"DVlIbTQWYhoJoJeaESWX9jXBWObA4tBfULhoLCNyaXwC20joBUs7JXTr+dUlpuiVUJNYlsg1mVGRdRZU",
+	"aZeOpxeMZXhJHVdVvNORwLIEwzQkOE6p5Zwqt7hL/XEanxfdNUwmYnRiXAm5HfpHoSsVnh3VgDrLpt96",
+	"2ayjr5++/v8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

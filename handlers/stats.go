@@ -49,7 +49,29 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	for i, e := range entries {
 		data[i] = gen.StatEntry{Value: e.Value, Count: e.Count}
 	}
+	if q.Name == stats.Page {
+		if err := addEngagement(ctx, reader, data); err != nil {
+			return nil, err
+		}
+	}
 	return gen.ListStats200JSONResponse{Data: data, Meta: meta, Links: links}, nil
+}
+
+// addEngagement gives the page list's entries their time on page and scroll depth.
+func addEngagement(ctx context.Context, reader repository.Reader, data []gen.StatEntry) error {
+	pages := make([]string, len(data))
+	for i, e := range data {
+		pages[i] = e.Value
+	}
+	engaged, err := reader.Engagement(ctx, pages)
+	if err != nil {
+		return err
+	}
+	for i := range data {
+		e := engaged[data[i].Value]
+		data[i].TimeOnPage, data[i].ScrollDepth = e.TimeOnPage, e.ScrollDepth
+	}
+	return nil
 }
 
 // filterNotes is what a filtered answer says of itself (docs/filters.md); both nil

@@ -73,6 +73,16 @@ type eventRequest struct {
 	// engagement: Plausible's engagement hit (plausible.go), never read from this service's
 	// body.
 	engagement bool
+	// hash: the page's fragment is part of the page (the tracker's data-hash: "hash": true,
+	// Plausible's h: 1); quiet: an event that is not interactive ("interactive": false,
+	// Plausible's i: false), which does not end a bounce.
+	hash, quiet bool
+	// An engagement hit's engaged milliseconds (at most 30 minutes) and scroll depth
+	// (0..100); -1 when it has none.
+	engagedMillis int32
+	scrollDepth   int8
+	// pageURL: Page as parsed already (Plausible's body), which recordRequest then uses.
+	pageURL *url.URL
 }
 
 type eventBody struct {
@@ -153,9 +163,13 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 
 // recordRequest checks one decoded hit, finds its website and records it.
 func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequest) (int, string) {
-	page, err := url.Parse(req.Page)
-	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
-		return http.StatusBadRequest, "page must be an absolute http(s) URL."
+	page := req.pageURL
+	if page == nil {
+		var err error
+		page, err = url.Parse(req.Page)
+		if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
+			return http.StatusBadRequest, "page must be an absolute http(s) URL."
+		}
 	}
 	var event string
 	if req.Event != nil {
@@ -177,11 +191,14 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 		return http.StatusAccepted, ""
 	}
 	if req.engagement {
-		return c.recordEngagement(r, ip, site, page)
+		return c.recordEngagement(r, ip, site, &hit{page: page, hash: req.hash, engagedMillis: req.engagedMillis, scrollDepth: req.scrollDepth})
 	}
-	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution}
+	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution, hash: req.hash}
 	if req.Event != nil {
 		h.kind, h.event = hitEvent, event
+		if req.quiet {
+			h.kind = hitQuietEvent
+		}
 	}
 	return c.record(r, ip, site, &h)
 }
@@ -193,14 +210,19 @@ type hit struct {
 	referrer string // as sent
 	screen   string // "WIDTHxHEIGHT" as sent
 	event    string // "name:value:unit" of an event hit
+	hash     bool   // the fragment is part of the page
+	// Of an engagement hit: engaged milliseconds and scroll depth, -1 for none.
+	engagedMillis int32
+	scrollDepth   int8
 }
 
 // recordEngagement is the entry for a hit that only says the visitor is still there
 // (Plausible's `engagement`): it extends the open visit's duration, is
 // neither a pageview nor an event, does not end a bounce, and is ignored (answered 202, not
 // counted) when the visitor has no open visit. page is the page it was sent from.
-func (c *Collector) recordEngagement(r *http.Request, ip netip.Addr, site *Website, page *url.URL) (int, string) {
-	return c.record(r, ip, site, &hit{kind: hitEngagement, page: page})
+func (c *Collector) recordEngagement(r *http.Request, ip netip.Addr, site *Website, h *hit) (int, string) {
+	h.kind = hitEngagement
+	return c.record(r, ip, site, h)
 }
 
 // record counts a hit of site from the client address ip: its visitor key under the salt of
@@ -222,7 +244,8 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	local := now.In(c.Location)
 	dayKey := dayNumber(stats.Day(local))
 	hour := uint8(local.Hour())
-	vh := visitHit{websiteID: site.ID, addr: ip, at: now.UnixNano(), day: dayKey, hour: hour, kind: h.kind}
+	vh := visitHit{websiteID: site.ID, addr: ip, at: now.UnixNano(), day: dayKey, hour: hour, kind: h.kind,
+		engagedMillis: h.engagedMillis, scrollDepth: h.scrollDepth}
 	var ok bool
 	if vh.key, ok = c.Salts.Key(dayKey, site.ID, ip, userAgent); !ok {
 		return http.StatusServiceUnavailable, "The service is not ready to count events; retry later."
@@ -231,7 +254,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		// A visit that started before midnight is held under yesterday's key.
 		vh.prevKey, vh.hasPrev = c.Salts.Key(dayKey-1, site.ID, ip, userAgent)
 	}
-	page := pageValue(h.page, site)
+	page := pageValue(h.page, site, h.hash)
 	vh.page = page
 	out := c.Visits.hit(&vh)
 	if out.ignored {
@@ -248,7 +271,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row}
 	refHost := referrerHost(h.referrer)
 	switch h.kind {
-	case hitEvent:
+	case hitEvent, hitQuietEvent:
 		extras.event = add(stats.Event, dayKey, h.event) // the row holds what the counter counts
 	case hitPageview:
 		add(stats.Pageview, dayKey, dayString(dayKey))
@@ -409,12 +432,17 @@ func decodeEvent(body []byte, req *eventRequest) error {
 			Value jsontext.Value `json:"value"`
 			Unit  string         `json:"unit"`
 		} `json:"event"`
+		// Any JSON: only true and false mean something, as a browser's bad value must not
+		// cost its hit. props and revenue are not read yet (unknown members are ignored).
+		Hash        jsontext.Value `json:"hash"`
+		Interactive jsontext.Value `json:"interactive"`
 	}
 	// Unmarshal refuses trailing data itself.
 	if err := json.Unmarshal(body, &raw, hitJSON); err != nil {
 		return err
 	}
-	*req = eventRequest{Page: raw.Page, Referrer: raw.Referrer, ScreenResolution: raw.ScreenResolution}
+	*req = eventRequest{Page: raw.Page, Referrer: raw.Referrer, ScreenResolution: raw.ScreenResolution,
+		hash: string(raw.Hash) == "true", quiet: string(raw.Interactive) == "false"}
 	if raw.Event == nil {
 		return nil
 	}

@@ -292,8 +292,9 @@ func (e *e2e) visit(tab context.Context, counted ...string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	e.waitFor("the landing pageview", func() bool { return e.Metric(counted[0], counted[1:]...) >= 1 })
+	// Moving on in the app sends the landing page's engagement, then the SPA pageview.
 	do(t, tab, chromedp.Evaluate[chromedp.Void](`history.pushState({}, "", "/next")`))
-	e.waitFor("the SPA pageview", func() bool { return e.Metric(counted[0], counted[1:]...) >= 2 })
+	e.waitFor("the engagement and the SPA pageview", func() bool { return e.Metric(counted[0], counted[1:]...) >= 3 })
 	do(t, tab, chromedp.Evaluate[chromedp.Void](`pa.track({name: "Purchase", value: "5", unit: "USD"})`))
 }
 
@@ -329,11 +330,11 @@ func TestE2EBrowser(t *testing.T) {
 			"event":             {"Purchase:5:USD": 1},
 		}
 		// The beacons are asynchronous and the flusher writes every 100ms: wait until the
-		// collector has counted the three hits and every counter is in the database (the open
+		// collector has counted the four hits and every counter is in the database (the open
 		// visit's row may hold its later parts back: not counters). Then the stats are final,
 		// and one exact comparison catches a missing hit and a double count.
-		e.waitFor("three hits counted and written", func() bool {
-			return e.Metric("analytics_events_accepted_total") >= 3 && e.App.Pipeline.Counters.Size() == e.App.Pipeline.Counters.HeldRows()
+		e.waitFor("four hits counted and written", func() bool {
+			return e.Metric("analytics_events_accepted_total") >= 4 && e.App.Pipeline.Counters.Size() == e.App.Pipeline.Counters.HeldRows()
 		})
 		got := e.allStats()
 		for name, w := range want {
@@ -341,8 +342,8 @@ func TestE2EBrowser(t *testing.T) {
 				t.Errorf("%s = %v, want %v", name, got[name], w)
 			}
 		}
-		if n := e.Metric("analytics_events_accepted_total"); n != 3 {
-			t.Errorf("events accepted: %v, want 3 (two pageviews and one event)", n)
+		if n := e.Metric("analytics_events_accepted_total"); n != 4 {
+			t.Errorf("events accepted: %v, want 4 (two pageviews, an engagement and one event)", n)
 		}
 		t.Logf("visit recorded and read back in %v", time.Since(start).Round(time.Millisecond))
 	})
@@ -354,14 +355,14 @@ func TestE2EBrowser(t *testing.T) {
 			t.Fatalf("user agent %q does not say HeadlessChrome: this subtest would prove nothing", ua)
 		}
 		e.visit(tab, "analytics_events_ignored_total", "reason", "bot")
-		// Wait until the collector has seen all three hits, so that "nothing recorded" is not
+		// Wait until the collector has seen all four hits, so that "nothing recorded" is not
 		// just "nothing arrived yet". An ignored hit adds no counter: with none accepted and
 		// none in memory, the database has all it will ever get from this visit.
-		e.waitFor("three hits ignored as bots", func() bool {
-			return e.Metric("analytics_events_ignored_total", "reason", "bot") >= 3
+		e.waitFor("four hits ignored as bots", func() bool {
+			return e.Metric("analytics_events_ignored_total", "reason", "bot") >= 4
 		})
-		if n := e.Metric("analytics_events_ignored_total", "reason", "bot"); n != 3 {
-			t.Errorf("ignored as bots: %v, want 3", n)
+		if n := e.Metric("analytics_events_ignored_total", "reason", "bot"); n != 4 {
+			t.Errorf("ignored as bots: %v, want 4", n)
 		}
 		if n := e.Metric("analytics_events_accepted_total"); n != 0 {
 			t.Errorf("events accepted: %v, want 0", n)

@@ -12,7 +12,7 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// Plausible's engagement hit (recordEngagement, to be called by the Plausible body's parser):
+// An engagement hit (recordEngagement) without engaged time or scroll depth:
 // ignored without an open visit; with one, it extends the visit's duration, counts no
 // pageview and does not end its bounce.
 func TestEngagementExtendsTheOpenVisitOnly(t *testing.T) {
@@ -37,7 +37,7 @@ func TestEngagementExtendsTheOpenVisitOnly(t *testing.T) {
 	day := dayNumber(stats.Day(now))
 	key := func(name stats.Name, value string) Key { return Key{WebsiteID: 1, Name: name, Day: day, Value: value} }
 
-	if status, _ := c.recordEngagement(req, ip, site, page); status != http.StatusAccepted {
+	if status, _ := c.recordEngagement(req, ip, site, &hit{page: page, engagedMillis: -1, scrollDepth: -1}); status != http.StatusAccepted {
 		t.Fatalf("engagement without a visit: %d", status)
 	}
 	if got := taken(); len(got) != 0 || c.Visits.Open() != 0 {
@@ -51,7 +51,7 @@ func TestEngagementExtendsTheOpenVisitOnly(t *testing.T) {
 		t.Fatalf("the pageview counted %v", first)
 	}
 	now = now.Add(40 * time.Second)
-	if status, _ := c.recordEngagement(req, ip, site, page); status != http.StatusAccepted {
+	if status, _ := c.recordEngagement(req, ip, site, &hit{page: page, engagedMillis: -1, scrollDepth: -1}); status != http.StatusAccepted {
 		t.Fatalf("engagement: %d", status)
 	}
 	got := taken()

@@ -19,15 +19,19 @@ const (
 )
 
 // pageValue is the page statistic: path plus the query left after the website's excluded
-// parameters, no fragment, "/" for an empty path, in its one spelling (stats.PagePath: /über-uns
-// however the browser escaped it), at most 255 characters.
-func pageValue(u *url.URL, site *Website) string {
+// parameters, "/" for an empty path, in its one spelling (stats.PagePath: /über-uns however the
+// browser escaped it), at most 255 characters; the fragment only when hash says it is part of
+// the page (a hash-routed site's tracker says so).
+func pageValue(u *url.URL, site *Website, hash bool) string {
 	path := u.EscapedPath()
 	if path == "" {
 		path = "/"
 	}
 	if query := filterQuery(u.RawQuery, site); query != "" {
 		path += "?" + query
+	}
+	if hash && u.Fragment != "" {
+		path += "#" + u.EscapedFragment()
 	}
 	return stats.Truncate(stats.PagePath(path), maxPageLength)
 }

@@ -1,9 +1,12 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
+	"math"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -28,7 +31,7 @@ var errBadJSON = errors.New("The body is not valid JSON.")
 
 // plausibleBody is Plausible's body: every field under its short and its long key. Values are
 // kept raw so that null, absent and a wrong type can be told apart; other members (p/props,
-// i, h, v, e, sd, w, ...) are ignored.
+// v, e, sd, w, ...) are ignored.
 type plausibleBody struct {
 	N        jsontext.Value `json:"n"`
 	Name     jsontext.Value `json:"name"`
@@ -40,6 +43,14 @@ type plausibleBody struct {
 	Referrer jsontext.Value `json:"referrer"`
 	Dollar   jsontext.Value `json:"$"`
 	Revenue  jsontext.Value `json:"revenue"`
+	// h: 1, the fragment is part of the page (hash-based routing); i: false (or interactive),
+	// an event that does not end a bounce. Other values mean neither.
+	H           jsontext.Value `json:"h"`
+	I           jsontext.Value `json:"i"`
+	Interactive jsontext.Value `json:"interactive"`
+	// e and sd of an engagement hit: engaged milliseconds, scroll depth in percent.
+	E  jsontext.Value `json:"e"`
+	SD jsontext.Value `json:"sd"`
 }
 
 // plausibleRevenue is an event's revenue: its amount becomes the event's value (a JSON number
@@ -61,6 +72,9 @@ func (c *Collector) decodeHits(body []byte, hits []eventRequest) ([]eventRequest
 	if req.Page != "" {
 		return append(hits, req), nil
 	}
+	if f, ok := decodePlausibleFast(body); ok {
+		return c.plausibleHits(f, hits)
+	}
 	var p plausibleBody
 	if err := json.Unmarshal(body, &p, hitJSON); err != nil {
 		return nil, errBadJSON
@@ -69,63 +83,121 @@ func (c *Collector) decodeHits(body []byte, hits []eventRequest) ([]eventRequest
 		// Neither body: the collector answers that page is missing.
 		return append(hits, req), nil
 	}
-	return c.plausibleHits(&p, hits)
+	f, err := p.fields()
+	if err != nil {
+		return nil, err
+	}
+	return c.plausibleHits(f, hits)
 }
 
-// plausibleHits checks Plausible's body and makes the collector's hits of it.
-func (c *Collector) plausibleHits(p *plausibleBody, hits []eventRequest) ([]eventRequest, error) {
-	name, err := stringField(p.N, p.Name, "n (name) must be a string.")
-	if err != nil {
-		return nil, err
+// plausibleFields are what a Plausible body says, whichever keys it used.
+type plausibleFields struct {
+	name, url, referrer, domains string
+	dollar, revenue              jsontext.Value
+	hash, quiet                  bool
+	engagedMillis                int32
+	scrollDepth                  int8
+}
+
+// plausibleFast is Plausible's body as its tracker sends it from browsers (short keys, each
+// of its type): decoded without a copy of each raw value, since engagement hits must cost no
+// more than pageviews. Any other body (long keys, a wrong type) is read by plausibleBody, which
+// names what is wrong.
+type plausibleFast struct {
+	N           string         `json:"n"`
+	U           string         `json:"u"`
+	D           string         `json:"d"`
+	R           string         `json:"r"`
+	Dollar      jsontext.Value `json:"$"`
+	H           jsontext.Value `json:"h"`
+	I           jsontext.Value `json:"i"`
+	E           float64        `json:"e"`  // -1 when absent
+	SD          float64        `json:"sd"` // -1 when absent
+	Name        jsontext.Value `json:"name"`
+	URL         jsontext.Value `json:"url"`
+	Domain      jsontext.Value `json:"domain"`
+	Referrer    jsontext.Value `json:"referrer"`
+	Revenue     jsontext.Value `json:"revenue"`
+	Interactive jsontext.Value `json:"interactive"`
+}
+
+// decodePlausibleFast reads a body with n and u and none of the long keys; ok is false for any
+// other, and for a body that does not decode so.
+func decodePlausibleFast(body []byte) (plausibleFields, bool) {
+	p := plausibleFast{E: -1, SD: -1}
+	if json.Unmarshal(body, &p, hitJSON) != nil || p.N == "" || p.U == "" ||
+		p.Name != nil || p.URL != nil || p.Domain != nil || p.Referrer != nil || p.Revenue != nil || p.Interactive != nil {
+		return plausibleFields{}, false
 	}
-	if n := utf8.RuneCountInString(name); n < 1 || n > maxEventNameLength {
+	if (p.E == 0 || p.SD == 0) && bytes.Contains(body, []byte("null")) {
+		// A null e or sd decodes as 0 here, which would count: the careful way tells them apart.
+		return plausibleFields{}, false
+	}
+	return plausibleFields{name: p.N, url: p.U, referrer: p.R, domains: p.D, dollar: p.Dollar,
+		hash: flagHash(p.H), quiet: string(p.I) == "false",
+		engagedMillis: engagedMillis(p.E), scrollDepth: scrollDepth(p.SD)}, true
+}
+
+// fields checks the careful decoding's values: a field of a wrong type is refused, naming it.
+func (p *plausibleBody) fields() (plausibleFields, error) {
+	var f plausibleFields
+	var err error
+	if f.name, err = stringField(p.N, p.Name, "n (name) must be a string."); err != nil {
+		return f, err
+	}
+	if f.url, err = stringField(p.U, p.URL, "u (url) must be an absolute http(s) URL."); err != nil {
+		return f, err
+	}
+	if f.referrer, err = stringField(p.R, p.Referrer, "r (referrer) must be a string or null."); err != nil {
+		return f, err
+	}
+	if f.domains, err = stringField(p.D, p.Domain, "d (domain) must be a string or null."); err != nil {
+		return f, err
+	}
+	f.dollar, f.revenue = p.Dollar, p.Revenue
+	f.hash, f.quiet = flagHash(p.H), string(p.I) == "false" || string(p.Interactive) == "false"
+	f.engagedMillis, f.scrollDepth = -1, -1
+	if present(p.E) != nil && p.E.Kind() == '0' {
+		if v, err := strconv.ParseFloat(string(p.E), 64); err == nil {
+			f.engagedMillis = engagedMillis(v)
+		}
+	}
+	if present(p.SD) != nil && p.SD.Kind() == '0' {
+		if v, err := strconv.ParseFloat(string(p.SD), 64); err == nil {
+			f.scrollDepth = scrollDepth(v)
+		}
+	}
+	return f, nil
+}
+
+// flagHash is h: 1 (or true), hash-based routing.
+func flagHash(h jsontext.Value) bool { return string(h) == "1" || string(h) == "true" }
+
+// plausibleHits checks Plausible's fields and makes the collector's hits of them.
+func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eventRequest, error) {
+	if n := utf8.RuneCountInString(f.name); n < 1 || n > maxEventNameLength {
 		return nil, errors.New("n (name) must be 1 to 64 characters.")
 	}
-	rawURL, err := stringField(p.U, p.URL, "u (url) must be an absolute http(s) URL.")
-	if err != nil {
-		return nil, err
-	}
-	page, err := url.Parse(rawURL)
+	page, err := url.Parse(f.url)
 	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
 		return nil, errors.New("u (url) must be an absolute http(s) URL.")
 	}
-	referrer, err := stringField(p.R, p.Referrer, "r (referrer) must be a string or null.")
-	if err != nil {
-		return nil, err
-	}
-	domains, err := stringField(p.D, p.Domain, "d (domain) must be a string or null.")
-	if err != nil {
-		return nil, err
-	}
-	hit := eventRequest{Referrer: referrer}
-	switch name {
+	hit := eventRequest{Referrer: f.referrer, hash: f.hash, quiet: f.quiet}
+	switch f.name {
 	case plausiblePageview:
 	case plausibleEngagement:
 		// Extends the open visit of this client (recordEngagement).
 		hit.engagement = true
+		hit.engagedMillis, hit.scrollDepth = f.engagedMillis, f.scrollDepth
 	default:
-		hit.Event = &eventBody{Name: name}
-		hit.Event.Value, hit.Event.Unit = revenue(p)
+		hit.Event = &eventBody{Name: f.name}
+		hit.Event.Value, hit.Event.Unit = revenue(f.dollar, f.revenue)
 	}
-	hosts := c.trackedDomains(domains)
-	if len(hosts) == 0 {
-		// No domain of the list is tracked here: the page's host decides, as for this
-		// service's body.
-		hit.Page = page.String()
-		return append(hits, hit), nil
-	}
-	for _, host := range hosts {
-		hit.Page = pageOn(page, host)
-		hits = append(hits, hit)
-	}
-	return hits, nil
-}
-
-// trackedDomains are the websites of Plausible's comma-separated domain list that are tracked
-// here, as stored (lower case, no www.), each once.
-func (c *Collector) trackedDomains(list string) []string {
-	var hosts []string
-	for part := range strings.SplitSeq(list, ",") {
+	// The websites of the comma-separated domain list that are tracked here, as stored (lower
+	// case, no www.), each once; held on the stack for a list of a few.
+	var found [4]string
+	hosts := found[:0]
+	for part := range strings.SplitSeq(f.domains, ",") {
 		host := bareHost(strings.TrimSpace(part))
 		if host == "" {
 			continue
@@ -134,25 +206,35 @@ func (c *Collector) trackedDomains(list string) []string {
 			hosts = append(hosts, host)
 		}
 	}
-	return hosts
-}
-
-// pageOn is the page's URL with the website's domain as its host: the collector finds the
-// website by the host of page, and stores only the path and query.
-func pageOn(page *url.URL, domain string) string {
-	u := *page
-	u.Host = domain
-	u.User = nil
-	return u.String()
+	switch len(hosts) {
+	case 0:
+		// No domain of the list is tracked here: the page's host decides, as for this
+		// service's body.
+		hit.pageURL = page
+		return append(hits, hit), nil
+	case 1:
+		// The collector finds the website by the host of the page, and stores only the path
+		// and query.
+		page.Host, page.User = hosts[0], nil
+		hit.pageURL = page
+		return append(hits, hit), nil
+	}
+	for _, host := range hosts {
+		u := *page
+		u.Host, u.User = host, nil
+		hit.pageURL = &u
+		hits = append(hits, hit)
+	}
+	return hits, nil
 }
 
 // revenue is the value and unit of an event's revenue ($, else revenue): the amount as sent
 // (a number or a string) and the currency. A revenue that is not such an object gives none,
 // as an event value that is not a positive number is dropped.
-func revenue(p *plausibleBody) (value, unit string) {
-	raw := present(p.Dollar)
+func revenue(dollar, long jsontext.Value) (value, unit string) {
+	raw := present(dollar)
 	if raw == nil {
-		raw = present(p.Revenue)
+		raw = present(long)
 	}
 	if raw == nil {
 		return "", ""
@@ -202,4 +284,26 @@ func present(v jsontext.Value) jsontext.Value {
 		return nil
 	}
 	return v
+}
+
+// maxEngagedMillis bounds the engaged time of one engagement hit: 30 minutes, a visit's usual
+// timeout; a longer one (a tab left open, a clock jump) is cut to it.
+const maxEngagedMillis = 30 * 60 * 1000
+
+// engagedMillis is an engagement hit's e, a number of milliseconds, cut to maxEngagedMillis;
+// -1 when negative (never a 400: a browser sent it).
+func engagedMillis(e float64) int32 {
+	if !(e >= 0) {
+		return -1
+	}
+	return int32(min(e, maxEngagedMillis))
+}
+
+// scrollDepth is an engagement hit's sd, a percentage 0..100, rounded; -1 when out of range,
+// which drops the field.
+func scrollDepth(sd float64) int8 {
+	if !(sd >= 0 && sd <= 100) {
+		return -1
+	}
+	return int8(math.Round(sd))
 }

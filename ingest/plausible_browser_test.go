@@ -29,7 +29,7 @@ func TestPlausibleTrackerInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newE2E(t)
-	e.pages = plausibleSite(t, e, tracker)
+	e.pages = plausibleSite(t, e, tracker, "", "")
 	tab := browser(t, chromedp.UserAgent(e2eUA))
 
 	// Arrive from a link on other.test, move inside the single-page app, buy something.
@@ -94,9 +94,10 @@ func TestPlausibleTrackerInBrowser(t *testing.T) {
 }
 
 // plausibleSite is the customer's site with Plausible's npm tracker bundled as its
-// documentation says (import, init with the domain and this service's endpoint), served on
-// one port for site.test and other.test.
-func plausibleSite(t *testing.T, e *e2e, tracker []byte) *httptest.Server {
+// documentation says (import, init with the domain, this service's endpoint and the members
+// of options), served on one port for site.test and other.test; markup is added to the pages
+// of site.test.
+func plausibleSite(t *testing.T, e *e2e, tracker []byte, options, markup string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, port, _ := net.SplitHostPort(r.Host)
 		switch {
@@ -117,10 +118,10 @@ func plausibleSite(t *testing.T, e *e2e, tracker []byte) *httptest.Server {
 <script type="module">
 import { init, track } from "/plausible.js";
 window.__plausible = true;
-init({ domain: %q, endpoint: %q });
+init({ domain: %q, endpoint: %q%s });
 window.track = track;
 window.tracked = true;
-</script></head><body><h1>%s</h1></body></html>`, e2eDomain, e.api.URL+"/api/event", strings.ReplaceAll(r.URL.Path, "<", ""))
+</script></head><body><h1>%s</h1>%s</body></html>`, e2eDomain, e.api.URL+"/api/event", options, strings.ReplaceAll(r.URL.Path, "<", ""), markup)
 		default:
 			http.NotFound(w, r)
 		}
@@ -135,4 +136,61 @@ func evalQuietly(tab context.Context, js string) (string, error) {
 	ctx, cancel := context.WithTimeout(tab, time.Second)
 	defer cancel()
 	return chromedp.Run(ctx, chromedp.Evaluate[string](js))
+}
+
+// TestPlausibleTrackerOptionsInBrowser: Plausible's tracker with its outbound link and file
+// download options sends its events here, a click's link still opens, and the engagement it
+// sends as the page is left is a hit of the visit, never refused.
+func TestPlausibleTrackerOptionsInBrowser(t *testing.T) {
+	trackerPath := os.Getenv("PLAUSIBLE_TRACKER_JS")
+	if trackerPath == "" {
+		t.Fatal("PLAUSIBLE_TRACKER_JS is not set: run the tests with scripts/test.sh (make test), which fetches the tracker from npm")
+	}
+	tracker, err := os.ReadFile(trackerPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newE2E(t)
+	// The download link keeps the page (a listener after the tracker's prevents it), so that
+	// the outbound link is clicked from the same page.
+	e.pages = plausibleSite(t, e, tracker, ", outboundLinks: true, fileDownloads: true",
+		`<a id="dl" href="/files/report.pdf?v=1">report</a><a id="out" href="/">out</a>`+
+			`<script>document.getElementById("out").href = location.href.replace("`+e2eDomain+`", "`+e2eOther+`").replace(/\/[^/]*$/, "/from");`+
+			`addEventListener("click", function (e) { if (e.target.id == "dl") e.preventDefault(); });</script>`)
+	tab := browser(t, chromedp.UserAgent(e2eUA))
+
+	do(t, tab, chromedp.Navigate(e.url(e2eDomain, "/start")))
+	if got := evalString(t, tab, `String(!!window.tracked)`); got != "true" {
+		t.Fatalf("the tracker did not start: %s", got)
+	}
+	e.waitFor("the pageview", func() bool { return e.Metric("analytics_events_accepted_total") >= 1 })
+	do(t, tab, chromedp.Click(chromedp.ID("dl")))
+	e.waitFor("the download", func() bool { return e.Metric("analytics_events_accepted_total") >= 2 })
+	do(t, tab, chromedp.Click(chromedp.ID("out")))
+	deadline := time.Now().Add(e2eWait)
+	for {
+		got, err := evalQuietly(tab, `location.host`)
+		if err == nil && strings.HasPrefix(got, e2eOther+":") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the outbound link did not open: the tab is on %q (error %v)", got, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.waitFor("the outbound click and the engagement counted and written", func() bool {
+		return e.Metric("analytics_events_accepted_total") >= 4 && e.App.Pipeline.Counters.Size() == e.App.Pipeline.Counters.HeldRows()
+	})
+	got := e.allStats()
+	// The event statistic writes a name's colon as a space.
+	want := map[string]int64{"File Download::": 1, "Outbound Link  Click::": 1}
+	if fmt.Sprint(got["event"]) != fmt.Sprint(want) || fmt.Sprint(got["pageview"]) != fmt.Sprint(map[string]int64{e.day: 1}) {
+		t.Errorf("events %v and pageviews %v, want %v and one pageview", got["event"], got["pageview"], want)
+	}
+	if n := e.Metric("analytics_events_accepted_total"); n != 4 {
+		t.Errorf("events accepted: %v, want 4 (a pageview, two events, the engagement)", n)
+	}
+	if n := e.Metric("analytics_events_rejected_total", "status", "400"); n != 0 {
+		t.Errorf("%v hits refused as malformed", n)
+	}
 }

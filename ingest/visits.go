@@ -59,7 +59,10 @@ type visitShard struct {
 	// visitor seen 2 minutes ago is a current visitor even when VISIT_TIMEOUT is shorter
 	// than the window. Pruned by Current, at most endedLimit entries (about 40 bytes each).
 	ended map[uint64]endedVisit
-	_     [32]byte // a cache line of its own
+	// engaged holds, by visit id, the pages an open visit sent engagement for (engagement.go);
+	// made at the first.
+	engaged map[uint64][]pageEngagement
+	_       [24]byte // a cache line of its own
 }
 
 // endedVisit is what the realtime view needs of a visit that ended.
@@ -106,6 +109,7 @@ const (
 	hitPageview   hitKind = iota
 	hitEvent              // counts event, ends a bounce
 	hitEngagement         // extends the duration only; ignored with no open visit
+	hitQuietEvent         // counts event, keeps a bounce (a non-interactive event)
 )
 
 // visitHit is what the visits need of a hit.
@@ -120,6 +124,9 @@ type visitHit struct {
 	hour      uint8
 	kind      hitKind
 	page      string // the page of a pageview or of an event's page
+	// An engagement hit's engaged milliseconds and scroll depth, -1 for none.
+	engagedMillis int32
+	scrollDepth   int8
 }
 
 // visitOutcome is what the collector counts for a hit besides its own keys.
@@ -213,6 +220,8 @@ func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool
 		v.exit = h.page
 	case hitEvent:
 		v.flags |= hadEvent
+	case hitEngagement:
+		vs.engage(s, v, h)
 	}
 	if h.at > v.last {
 		v.last = h.at
@@ -301,6 +310,7 @@ func (vs *Visits) end(s *visitShard, v *visit) {
 	vs.counters.addVisitEnd(v.emit(nil, true), vs.rowEnd(v, true))
 	v.flags |= hasEnded
 	delete(s.open, v.id)
+	delete(s.engaged, v.id)
 	s.unlink(v)
 	vs.perAddress[v.addrSlot].Add(^uint32(0))
 	if _, ok := s.ended[v.id]; ok || len(s.ended) < vs.endedLimit() {

@@ -296,6 +296,17 @@ func TestPagesUnderAPrefixInChromium(t *testing.T) {
 	if want := `<script async defer src="` + public + `/js/script.js" data-host="` + public + `"></script>`; snippet != want {
 		t.Errorf("snippet %q, want %q", snippet, want)
 	}
+	// The options rewrite the tag as they are ticked, under the pages' Content-Security-Policy.
+	do(chromedp.Click(chromedp.CSS(`[data-snippet-option="data-outbound-links"]`)),
+		chromedp.Click(chromedp.CSS(`[data-snippet-option="data-hash"]`)),
+		chromedp.Click(chromedp.CSS(`[data-snippet-option='data-dnt="true"']`)),
+		chromedp.SendKeys(chromedp.CSS("#snippet-exclude"), `/admin/*, /a"b`),
+		chromedp.Click(chromedp.CSS(`[data-snippet-option="data-hash"]`)))
+	eval(`document.querySelector("#snippet").textContent`, &snippet)
+	if want := `<script async defer src="` + public + `/js/script.js" data-host="` + public +
+		`" data-outbound-links data-dnt="true" data-exclude="/admin/*, /a&quot;b"></script>`; snippet != want {
+		t.Errorf("snippet with options %q, want %q", snippet, want)
+	}
 	do(chromedp.Click(chromedp.CSS("a.site-domain")), chromedp.WaitVisible(chromedp.CSS("svg.chart-wide")))
 	resources("the dashboard")
 	do(chromedp.Click(chromedp.CSS(".card-links a")), chromedp.WaitVisible(chromedp.CSS(".pager, .page-head")))

@@ -47,6 +47,7 @@ type topList struct {
 	ListURL   string
 	ExportURL string
 	Base      string // where addresses begin, for the event groups' template
+	Engaged   bool   // the rows have a time on page and scroll depth (top pages)
 }
 
 type topRow struct {
@@ -57,6 +58,8 @@ type topRow struct {
 	// Filter is the address of the dashboard with the value's filter added (to the page's
 	// own filters); "" when the value is not a filter (stats.Filterable).
 	Filter string
+	// Of a top page: its time on page and scroll depth, as shown (engagement.go).
+	TimeOnPage, ScrollDepth string
 }
 
 func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
@@ -104,6 +107,8 @@ type dashboardReads struct {
 	series []repository.Bucket
 	visits visitsReads
 	first  time.Time // the first day with data, for "all time"
+	// engaged is the time on page and scroll depth of the top pages.
+	engaged map[string]repository.PageEngagement
 }
 
 // readDashboard reads everything a dashboard shows in statements run at once: the top pages
@@ -127,7 +132,10 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range
 	reader := p.repo.Reader(siteID, rng, filters)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		topPages, err = reader.Top(ctx, []stats.Name{stats.Page}, topSize)
+		if topPages, err = reader.Top(ctx, []stats.Name{stats.Page}, topSize); err != nil {
+			return err
+		}
+		out.engaged, err = reader.Engagement(ctx, pageValues(topPages[stats.Page].Entries))
 		return err
 	})
 	g.Go(func() (err error) {
@@ -190,6 +198,10 @@ func newDashboardPage(base string, site repository.Website, rng stats.Range, tod
 		data.Top = append(data.Top, top(name))
 		if name == stats.Event {
 			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, links.add)
+		}
+		if name == stats.Page {
+			top := &data.Top[len(data.Top)-1]
+			top.Engaged, top.Rows = true, withEngagement(top.Rows, reads.engaged)
 		}
 	}
 	notes := reads.visits.notesNow

@@ -34,6 +34,9 @@ type Reader interface {
 	Series(ctx context.Context, interval stats.Interval, loc *time.Location) ([]Bucket, error)
 	// Basis is what the numbers rest on.
 	Basis(ctx context.Context) (Basis, error)
+	// Engagement is the time on page and scroll depth of the pages (values of the page
+	// statistic) that have some (engagement.go).
+	Engagement(ctx context.Context, pages []string) (map[string]PageEngagement, error)
 }
 
 // Basis is what a range's numbers rest on. The counters count every visitor of every day;

@@ -4,6 +4,7 @@
 #   gen/api.gen.go                the server interface and models (oapi-codegen, gen/config.yaml)
 #   gen/client/client.gen.go      the Go client (oapi-codegen, gen/client/config.yaml)
 #   sdk/typescript/src/schema.ts  the TypeScript types (openapi-typescript)
+#   web/script.min.js             the served tracker, web/script.js minified (esbuild)
 # `make generate` writes them in place; `make check-generate` writes them to a temporary
 # directory and fails if any differs from the committed one.
 set -euo pipefail
@@ -24,3 +25,7 @@ done
 mkdir -p "$out/sdk/typescript/src"
 sdk/typescript/node_modules/.bin/openapi-typescript openapi.yaml --default-non-nullable false \
   --output "$out/sdk/typescript/src/schema.ts" >"$tmp/openapi-typescript.log" 2>&1 || { cat "$tmp/openapi-typescript.log" >&2; exit 1; }
+
+# The tracker is served minified: every tracked page downloads it (web/web.go).
+mkdir -p "$out/web"
+$GO tool esbuild web/script.js --minify --target=es5 --log-level=warning --outfile="$out/web/script.min.js"

@@ -69,11 +69,18 @@ const (
 	VisitHour        Name = "visit_hour"         // visits started in the hour
 	BounceHour       Name = "bounce_hour"        // bounced visits started in the hour
 	VisitSecondsHour Name = "visit_seconds_hour" // durations of the visits started in the hour
+	// Engagement (the trackers' engagement hits), per page: the value is the page as the page
+	// statistic counts it, the day the visit's. Each visit counts once per page.
+	EngagedVisit  Name = "engaged_visit" // visits that sent engaged time for the page
+	EngagedMillis Name = "engaged_ms"    // the sum of their engaged milliseconds on it
+	ScrollVisit   Name = "scroll_visit"  // visits that sent a scroll depth for the page
+	ScrollSum     Name = "scroll_sum"    // the sum of each one's deepest scroll depth on it (0..100)
 )
 
 // Internal are the internal counters.
 var Internal = []Name{
 	Bounce, VisitSeconds, TimedVisit, PageviewHour, VisitorHour, VisitHour, BounceHour, VisitSecondsHour,
+	EngagedVisit, EngagedMillis, ScrollVisit, ScrollSum,
 }
 
 // HourValue is the value under which the hourly counters count hour h (0..23) of a day.

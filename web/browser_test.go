@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -83,11 +84,28 @@ func (c *collector) wait(t *testing.T, n int) []request {
 // analytics service serving the script and collecting.
 type fixture struct {
 	site, analytics *httptest.Server
-	events          collector
+	// base is the site's URL under the name siteHost: the script sends nothing from a
+	// loopback address such as the test server's own.
+	base   string
+	events collector
+}
+
+// siteHost is the customer site's name, otherHost another site its links lead
+// to; the test browser resolves both to 127.0.0.1 (newBrowser).
+const (
+	siteHost  = "site.test"
+	otherHost = "other.test"
+)
+
+// newBrowser starts chromium with siteHost and otherHost mapped to the loopback address.
+func newBrowser(t *testing.T) context.Context {
+	return webtest.NewBrowser(t, chromedp.Flag("host-resolver-rules", "MAP "+siteHost+" 127.0.0.1, MAP "+otherHost+" 127.0.0.1"))
 }
 
 // newFixture serves, at every path of the site, a page with the script tag
-// that tag builds from the analytics server's base URL.
+// that tag builds from the analytics server's base URL (SITEPORT in it becomes
+// the site's port); under /files/ plain text, and on otherHost a page without
+// the tag, where links lead.
 func newFixture(t *testing.T, tag func(analyticsURL string) string) *fixture {
 	t.Helper()
 	f := &fixture{}
@@ -109,11 +127,23 @@ func newFixture(t *testing.T, tag func(analyticsURL string) string) *fixture {
 			w.WriteHeader(http.StatusNoContent) // keeps the console free of 404s
 			return
 		}
+		_, port, _ := net.SplitHostPort(r.Host)
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/files/"):
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			fmt.Fprint(w, "a file")
+			return
+		case strings.HasPrefix(r.Host, otherHost+":"):
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<!doctype html><html><head><title>elsewhere</title></head><body>elsewhere</body></html>")
+			return
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, "<!doctype html><html><head><title>test</title></head><body><h1>%s</h1>%s</body></html>",
-			r.URL.Path, tag(f.analytics.URL))
+			r.URL.Path, strings.ReplaceAll(tag(f.analytics.URL), "SITEPORT", port))
 	}))
 	t.Cleanup(f.site.Close)
+	f.base = "http://" + siteHost + ":" + f.site.URL[strings.LastIndex(f.site.URL, ":")+1:]
 	return f
 }
 
@@ -209,7 +239,8 @@ func (tb *tab) until(cond string) {
 func navigatedAway(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "Cannot find context with specified id") ||
-		strings.Contains(msg, "Execution context was destroyed")
+		strings.Contains(msg, "Execution context was destroyed") ||
+		strings.Contains(msg, "Inspected target navigated or closed")
 }
 
 func (tb *tab) sent() []string {
@@ -228,10 +259,44 @@ func (tb *tab) screen() string { return tb.evalString(`screen.width + "x" + scre
 // hit is an expected payload. Its fields are in the order script.js writes
 // them, so that its encoding is the exact expected body.
 type hit struct {
-	Page     string `json:"page"`
-	Referrer string `json:"referrer"`
-	Screen   string `json:"screen_resolution"`
-	Event    *event `json:"event,omitempty"`
+	Page        string            `json:"page"`
+	Referrer    string            `json:"referrer"`
+	Screen      string            `json:"screen_resolution"`
+	Event       *event            `json:"event,omitempty"`
+	Props       map[string]string `json:"props,omitempty"` // one key, or keys in the order sent
+	Revenue     *revenue          `json:"revenue,omitempty"`
+	Interactive *bool             `json:"interactive,omitempty"`
+	Hash        bool              `json:"hash,omitempty"`
+	// engaged: not such a body but an engagement hit of this page, whose engaged time and
+	// scroll depth vary (engagementBody checks them); hashed: of a data-hash page.
+	engaged string
+	hashed  bool
+}
+
+type revenue struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+// engagement is the expected engagement hit of page.
+func engagement(page string) hit { return hit{engaged: page} }
+
+// engagementBody is how check compares an engagement hit: its page and h, once its other
+// fields are found right (the host of the page as d, sd 0..100, e a count of ms); any other
+// body is itself.
+func engagementBody(body string) string {
+	var e struct {
+		N, U, D string
+		SD, E   *int
+		H       int
+	}
+	if json.Unmarshal([]byte(body), &e) != nil || e.N != "engagement" {
+		return body
+	}
+	if e.D != siteHost || e.SD == nil || *e.SD < 0 || *e.SD > 100 || e.E == nil || *e.E < 0 {
+		return "malformed engagement " + body
+	}
+	return (hit{engaged: e.U, hashed: e.H == 1}).body()
 }
 
 type event struct {
@@ -242,6 +307,9 @@ type event struct {
 
 // body encodes h as JSON.stringify does (no HTML escaping of & < >).
 func (h hit) body() string {
+	if h.engaged != "" {
+		return fmt.Sprintf("engagement of %s (h %v)", h.engaged, h.hashed)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -266,7 +334,7 @@ func check(t *testing.T, f *fixture, tb *tab, path string, perHit []string, want
 		if r.Method != http.MethodPost || r.Path != path || r.ContentType != "text/plain" {
 			t.Errorf("got %s %s (Content-Type %q), want POST %s (text/plain)", r.Method, r.Path, r.ContentType, path)
 		}
-		gotBodies = append(gotBodies, r.Body)
+		gotBodies = append(gotBodies, engagementBody(r.Body))
 	}
 	for _, h := range want {
 		wantBodies = append(wantBodies, h.body())
@@ -297,25 +365,26 @@ func withDNT(base string) string {
 
 func TestTrackerInBrowser(t *testing.T) {
 	start := time.Now()
-	browser := webtest.NewBrowser(t)
+	browser := newBrowser(t)
 	t.Logf("chromium started in %v", time.Since(start).Round(time.Millisecond))
 
 	t.Run("pageviews, SPA navigation and events", func(t *testing.T) {
 		f := newFixture(t, Snippet)
 		tb := newTab(t, browser)
-		first := f.site.URL + "/start?a=1&utm_campaign=spring"
+		first := f.base + "/start?a=1&utm_campaign=spring"
 		tb.navigate(first)
 		scr := tb.screen()
 		want := []hit{{Page: first, Referrer: "", Screen: scr}}
 		check(t, f, tb, "/api/event", beacon, want...)
 
+		// Leaving a page in the app sends its engagement first (its first: any depth is deeper).
 		tb.eval(`history.pushState({}, "", "/next?x=1")`)
-		next := f.site.URL + "/next?x=1"
-		want = append(want, hit{Page: next, Referrer: first, Screen: scr})
+		next := f.base + "/next?x=1"
+		want = append(want, engagement(first), hit{Page: next, Referrer: first, Screen: scr})
 		check(t, f, tb, "/api/event", beacon, want...)
 
 		tb.eval(`history.back()`)
-		want = append(want, hit{Page: first, Referrer: next, Screen: scr})
+		want = append(want, engagement(next), hit{Page: first, Referrer: next, Screen: scr})
 		check(t, f, tb, "/api/event", beacon, want...)
 
 		// Events carry the current page, and the referrer of its pageview.
@@ -330,13 +399,18 @@ func TestTrackerInBrowser(t *testing.T) {
 			hit{Page: first, Referrer: next, Screen: scr, Event: &event{Name: "Score", Value: "12.5"}})
 		check(t, f, tb, "/api/event", beacon, want...)
 
-		// A real navigation: a new document, whose referrer is the page left.
+		// A real navigation: the page left sends its engagement; a new document, whose referrer
+		// is the page left.
 		tb.eval(`location.href = "/other"`)
-		f.events.wait(t, len(want)+1)
+		f.events.wait(t, len(want)+2)
 		tb.until(`location.pathname == "/other"`)
-		got := f.events.snapshot()
-		if w := (hit{Page: f.site.URL + "/other", Referrer: first, Screen: scr}).body(); len(got) != len(want)+1 || got[len(want)].Body != w {
-			t.Errorf("after navigation got %+v, want last %s", got[len(want):], w)
+		var last []string
+		for _, r := range f.events.snapshot()[len(want):] {
+			last = append(last, engagementBody(r.Body))
+		}
+		slices.Sort(last)
+		if w := []string{engagement(first).body(), (hit{Page: f.base + "/other", Referrer: first, Screen: scr}).body()}; !slices.Equal(last, w) {
+			t.Errorf("after navigation got %q, want %q", last, w)
 		}
 		if s := tb.sent(); !slices.Equal(s, beacon) {
 			t.Errorf("send attempts in the new page: %q, want one beacon", s)
@@ -346,7 +420,7 @@ func TestTrackerInBrowser(t *testing.T) {
 	t.Run("no pageview without a new URL", func(t *testing.T) {
 		f := newFixture(t, Snippet)
 		tb := newTab(t, browser)
-		a := f.site.URL + "/a"
+		a := f.base + "/a"
 		tb.navigate(a)
 		scr := tb.screen()
 		check(t, f, tb, "/api/event", beacon, hit{Page: a, Screen: scr})
@@ -362,7 +436,7 @@ func TestTrackerInBrowser(t *testing.T) {
 
 		// The referrer is the last pageview's URL, not the replaced one.
 		tb.eval(`history.pushState({}, "", "/b")`)
-		check(t, f, tb, "/api/event", beacon, hit{Page: a, Screen: scr}, hit{Page: f.site.URL + "/b", Referrer: a, Screen: scr})
+		check(t, f, tb, "/api/event", beacon, hit{Page: a, Screen: scr}, engagement(a), hit{Page: f.base + "/b", Referrer: a, Screen: scr})
 	})
 
 	// Each transport must deliver the same body as text/plain, which needs
@@ -379,7 +453,7 @@ func TestTrackerInBrowser(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, Snippet)
 			tb := newTab(t, browser, tc.init)
-			p := f.site.URL + "/t?q=%C3%A9"
+			p := f.base + "/t?q=%C3%A9"
 			tb.navigate(p)
 			scr := tb.screen()
 			check(t, f, tb, "/api/event", tc.perHit, hit{Page: p, Screen: scr})
@@ -413,7 +487,7 @@ func TestTrackerInBrowser(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, tc.tag)
 			tb := newTab(t, browser, tc.init)
-			p := f.site.URL + "/"
+			p := f.base + "/"
 			tb.navigate(p)
 			check(t, f, tb, tc.path, beacon, hit{Page: p, Screen: tb.screen()})
 		})
@@ -426,7 +500,7 @@ func TestTrackerInBrowser(t *testing.T) {
 		t.Run("data-dnt and "+tc.name+" send nothing", func(t *testing.T) {
 			f := newFixture(t, withDNT)
 			tb := newTab(t, browser, tc.init)
-			tb.navigate(f.site.URL + "/")
+			tb.navigate(f.base + "/")
 			tb.until(`window.pa && typeof pa.track == "function"`)
 			tb.eval(`pa.track({name: "Purchase", value: "5"}); history.pushState({}, "", "/next")`)
 			tb.eval(`history.back()`)

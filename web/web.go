@@ -15,7 +15,10 @@ import (
 	"strings"
 )
 
-//go:embed script.js
+// script.min.js is script.js minified by esbuild (make generate): what is served, since every
+// tracked page downloads it. script.js is the source to read and change.
+//
+//go:embed script.min.js
 var files embed.FS
 
 // asset is one representation of the script. The gzip copy is its own
@@ -32,7 +35,7 @@ var (
 )
 
 func init() {
-	body, err := files.ReadFile("script.js")
+	body, err := files.ReadFile("script.min.js")
 	if err != nil {
 		panic(err) // the file is embedded at build time; missing means a broken build
 	}

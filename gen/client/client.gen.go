@@ -372,11 +372,25 @@ type Hit struct {
 	// Event The event; `null` is the same as none (a pageview).
 	Event *HitEvent `json:"event,omitempty"`
 
+	// Hash `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
+	// otherwise it is dropped. Any other value counts as absent.
+	Hash *bool `json:"hash,omitempty"`
+
+	// Interactive `false`: the event counts but does not end the visit's bounce. Any other value counts
+	// as absent.
+	Interactive *bool `json:"interactive,omitempty"`
+
 	// Page The absolute http(s) URL of the page; required in this service's body.
 	Page string `json:"page,omitempty"`
 
+	// Props Custom properties of the hit; accepted, of any shape, and not stored yet.
+	Props interface{} `json:"props,omitempty"`
+
 	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
+
+	// Revenue An event's revenue (`{"amount", "currency"}`); accepted, of any shape, and not stored yet.
+	Revenue interface{} `json:"revenue,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
 	ScreenResolution *string `json:"screen_resolution,omitempty"`
@@ -447,10 +461,10 @@ type PageSize int
 // Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
 // `page` is absent. Each field has a short and a long key; when both are sent the short
 // one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
-// event (it only extends the visit it belongs to, and counts nothing); any other name is
-// an event of that name, with `$` as its value and unit. Member names match whatever
-// their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
-// and ignored.
+// event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
+// with no open visit it is ignored); any other name is an event of that name, with `$`
+// as its value and unit. Member names match whatever their case, and other members
+// (`p`/`props`, `v`...) are accepted and ignored.
 //
 // Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
 type PlausibleHit struct {
@@ -460,6 +474,20 @@ type PlausibleHit struct {
 	// hit counts for each one tracked here, else for the host of `u`.
 	D      *string `json:"d,omitempty"`
 	Domain *string `json:"domain,omitempty"`
+
+	// E Of an `engagement` hit: the milliseconds the visitor was engaged on the page since
+	// the last one; over 30 minutes counts as 30 minutes, a negative or other value as
+	// none.
+	E *float32 `json:"e,omitempty"`
+
+	// H `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
+	// dropped.
+	H *int `json:"h,omitempty"`
+
+	// I `false` (long key `interactive`): the event counts but does not end the visit's
+	// bounce.
+	I           *bool `json:"i,omitempty"`
+	Interactive *bool `json:"interactive,omitempty"`
 
 	// N The event's name (long key `name`), 1 to 64 characters (else `400`); colons become
 	// spaces.
@@ -476,6 +504,10 @@ type PlausibleHit struct {
 	R        *string           `json:"r,omitempty"`
 	Referrer *string           `json:"referrer,omitempty"`
 	Revenue  *PlausibleRevenue `json:"revenue,omitempty"`
+
+	// Sd Of an `engagement` hit: how far down the page the visitor has seen, a percentage
+	// 0..100; any other value counts as none.
+	Sd *float32 `json:"sd,omitempty"`
 
 	// U The absolute http(s) URL of the page (long key `url`); required.
 	U   *string `json:"u,omitempty"`
@@ -550,8 +582,18 @@ type SortDirection string
 
 // StatEntry defines model for StatEntry.
 type StatEntry struct {
-	Count int64  `json:"count"`
-	Value string `json:"value"`
+	Count int64 `json:"count"`
+
+	// ScrollDepth With `name=page` only: the mean, over the visits that sent a scroll depth for this
+	// page, of each visit's deepest one, a percentage of the page's height; `null` where
+	// none came, and for every other name.
+	ScrollDepth *int `json:"scroll_depth"`
+
+	// TimeOnPage With `name=page` only: the mean engaged seconds of the visits that sent engagement
+	// (the trackers' `engagement` hits) for this page, the sum of their engaged time over
+	// the number of such visits; `null` where none came, and for every other name.
+	TimeOnPage *int   `json:"time_on_page"`
+	Value      string `json:"value"`
 }
 
 // StatList defines model for StatList.
@@ -1172,9 +1214,28 @@ func (t Hit) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if t.Hash != nil {
+		object["hash"], err = json.Marshal(t.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'hash': %w", err)
+		}
+	}
+
+	if t.Interactive != nil {
+		object["interactive"], err = json.Marshal(t.Interactive)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interactive': %w", err)
+		}
+	}
+
 	object["page"], err = json.Marshal(t.Page)
 	if err != nil {
 		return nil, fmt.Errorf("error marshaling 'page': %w", err)
+	}
+
+	object["props"], err = json.Marshal(t.Props)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'props': %w", err)
 	}
 
 	if t.Referrer != nil {
@@ -1182,6 +1243,11 @@ func (t Hit) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'referrer': %w", err)
 		}
+	}
+
+	object["revenue"], err = json.Marshal(t.Revenue)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'revenue': %w", err)
 	}
 
 	if t.ScreenResolution != nil {
@@ -1212,6 +1278,20 @@ func (t *Hit) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	if raw, found := object["hash"]; found {
+		err = json.Unmarshal(raw, &t.Hash)
+		if err != nil {
+			return fmt.Errorf("error reading 'hash': %w", err)
+		}
+	}
+
+	if raw, found := object["interactive"]; found {
+		err = json.Unmarshal(raw, &t.Interactive)
+		if err != nil {
+			return fmt.Errorf("error reading 'interactive': %w", err)
+		}
+	}
+
 	if raw, found := object["page"]; found {
 		err = json.Unmarshal(raw, &t.Page)
 		if err != nil {
@@ -1219,10 +1299,24 @@ func (t *Hit) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	if raw, found := object["props"]; found {
+		err = json.Unmarshal(raw, &t.Props)
+		if err != nil {
+			return fmt.Errorf("error reading 'props': %w", err)
+		}
+	}
+
 	if raw, found := object["referrer"]; found {
 		err = json.Unmarshal(raw, &t.Referrer)
 		if err != nil {
 			return fmt.Errorf("error reading 'referrer': %w", err)
+		}
+	}
+
+	if raw, found := object["revenue"]; found {
+		err = json.Unmarshal(raw, &t.Revenue)
+		if err != nil {
+			return fmt.Errorf("error reading 'revenue': %w", err)
 		}
 	}
 
@@ -1322,6 +1416,34 @@ func (t PlausibleHit) MarshalJSON() ([]byte, error) {
 		}
 	}
 
+	if t.E != nil {
+		object["e"], err = json.Marshal(t.E)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'e': %w", err)
+		}
+	}
+
+	if t.H != nil {
+		object["h"], err = json.Marshal(t.H)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'h': %w", err)
+		}
+	}
+
+	if t.I != nil {
+		object["i"], err = json.Marshal(t.I)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'i': %w", err)
+		}
+	}
+
+	if t.Interactive != nil {
+		object["interactive"], err = json.Marshal(t.Interactive)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interactive': %w", err)
+		}
+	}
+
 	if t.N != nil {
 		object["n"], err = json.Marshal(t.N)
 		if err != nil {
@@ -1364,6 +1486,13 @@ func (t PlausibleHit) MarshalJSON() ([]byte, error) {
 		object["revenue"], err = json.Marshal(t.Revenue)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'revenue': %w", err)
+		}
+	}
+
+	if t.Sd != nil {
+		object["sd"], err = json.Marshal(t.Sd)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'sd': %w", err)
 		}
 	}
 
@@ -1423,6 +1552,34 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	if raw, found := object["e"]; found {
+		err = json.Unmarshal(raw, &t.E)
+		if err != nil {
+			return fmt.Errorf("error reading 'e': %w", err)
+		}
+	}
+
+	if raw, found := object["h"]; found {
+		err = json.Unmarshal(raw, &t.H)
+		if err != nil {
+			return fmt.Errorf("error reading 'h': %w", err)
+		}
+	}
+
+	if raw, found := object["i"]; found {
+		err = json.Unmarshal(raw, &t.I)
+		if err != nil {
+			return fmt.Errorf("error reading 'i': %w", err)
+		}
+	}
+
+	if raw, found := object["interactive"]; found {
+		err = json.Unmarshal(raw, &t.Interactive)
+		if err != nil {
+			return fmt.Errorf("error reading 'interactive': %w", err)
+		}
+	}
+
 	if raw, found := object["n"]; found {
 		err = json.Unmarshal(raw, &t.N)
 		if err != nil {
@@ -1469,6 +1626,13 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		err = json.Unmarshal(raw, &t.Revenue)
 		if err != nil {
 			return fmt.Errorf("error reading 'revenue': %w", err)
+		}
+	}
+
+	if raw, found := object["sd"]; found {
+		err = json.Unmarshal(raw, &t.Sd)
+		if err != nil {
+			return fmt.Errorf("error reading 'sd': %w", err)
 		}
 	}
 

@@ -43,3 +43,24 @@ document.addEventListener("click", function (event) {
       .catch(function () { /* offline or signed out: keep what is shown */ });
   }, seconds * 1000);
 })();
+
+// The snippet's options: each <input data-snippet-option="ATTRIBUTE"> ticked (or, for a text
+// field, filled) adds its attribute to the tag in #snippet, which holds the plain tag first.
+(function () {
+  var snippet = document.getElementById("snippet");
+  var options = document.querySelectorAll("[data-snippet-option]");
+  if (!snippet || !options.length) return;
+  var plain = snippet.textContent;
+  var quote = function (v) { return v.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;"); };
+  var update = function () {
+    var attrs = "";
+    options.forEach(function (input) {
+      var name = input.getAttribute("data-snippet-option");
+      if (input.type === "checkbox" && input.checked) attrs += " " + name;
+      if (input.type === "text" && input.value.trim()) attrs += " " + name + '="' + quote(input.value.trim()) + '"';
+    });
+    snippet.textContent = plain.replace("></script>", attrs + "></script>");
+  };
+  options.forEach(function (input) { input.addEventListener("input", update); input.addEventListener("change", update); });
+  update(); // boxes a reload kept ticked
+})();

@@ -432,6 +432,20 @@ export interface components {
             screen_resolution?: string | null;
             /** @description The event; `null` is the same as none (a pageview). */
             event?: components["schemas"]["HitEvent"] | null;
+            /**
+             * @description `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
+             *     otherwise it is dropped. Any other value counts as absent.
+             */
+            hash?: boolean | null;
+            /**
+             * @description `false`: the event counts but does not end the visit's bounce. Any other value counts
+             *     as absent.
+             */
+            interactive?: boolean | null;
+            /** @description Custom properties of the hit; accepted, of any shape, and not stored yet. */
+            props?: unknown;
+            /** @description An event's revenue (`{"amount", "currency"}`); accepted, of any shape, and not stored yet. */
+            revenue?: unknown;
         } & ({
             page: string;
         } | components["schemas"]["PlausibleHit"]);
@@ -440,10 +454,10 @@ export interface components {
          *     Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
          *     `page` is absent. Each field has a short and a long key; when both are sent the short
          *     one counts. `n` `pageview` is a pageview; `engagement` is neither a pageview nor an
-         *     event (it only extends the visit it belongs to, and counts nothing); any other name is
-         *     an event of that name, with `$` as its value and unit. Member names match whatever
-         *     their case, and other members (`p`/`props`, `i`, `h`, `v`, `e`, `sd`...) are accepted
-         *     and ignored.
+         *     event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
+         *     with no open visit it is ignored); any other name is an event of that name, with `$`
+         *     as its value and unit. Member names match whatever their case, and other members
+         *     (`p`/`props`, `v`...) are accepted and ignored.
          * @example {
          *       "name": "Purchase",
          *       "url": "https://example.com/checkout",
@@ -481,6 +495,28 @@ export interface components {
             w?: number | null;
             $?: components["schemas"]["PlausibleRevenue"] | null;
             revenue?: components["schemas"]["PlausibleRevenue"] | null;
+            /**
+             * @description `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
+             *     dropped.
+             */
+            h?: number | null;
+            /**
+             * @description `false` (long key `interactive`): the event counts but does not end the visit's
+             *     bounce.
+             */
+            i?: boolean | null;
+            interactive?: boolean | null;
+            /**
+             * @description Of an `engagement` hit: the milliseconds the visitor was engaged on the page since
+             *     the last one; over 30 minutes counts as 30 minutes, a negative or other value as
+             *     none.
+             */
+            e?: number | null;
+            /**
+             * @description Of an `engagement` hit: how far down the page the visitor has seen, a percentage
+             *     0..100; any other value counts as none.
+             */
+            sd?: number | null;
             /** @description Custom properties (long key `props`); accepted and ignored. */
             p?: unknown;
             /** @description Custom properties; accepted and ignored. */
@@ -696,6 +732,18 @@ export interface components {
             value: string;
             /** Format: int64 */
             count: number;
+            /**
+             * @description With `name=page` only: the mean engaged seconds of the visits that sent engagement
+             *     (the trackers' `engagement` hits) for this page, the sum of their engaged time over
+             *     the number of such visits; `null` where none came, and for every other name.
+             */
+            time_on_page?: number | null;
+            /**
+             * @description With `name=page` only: the mean, over the visits that sent a scroll depth for this
+             *     page, of each visit's deepest one, a percentage of the page's height; `null` where
+             *     none came, and for every other name.
+             */
+            scroll_depth?: number | null;
         };
         StatList: {
             data: components["schemas"]["StatEntry"][];

@@ -154,8 +154,8 @@ test("stats: hits sent to the collection endpoint, paged to the last page", asyn
   assert.deepEqual(first.meta, { current_page: 1, per_page: 10, total: 12, last_page: 2, from: 1, to: 10 });
   const last = await api.listStats(site.id, { ...query, page: first.meta.last_page });
   assert.deepEqual(last.data, [
-    { value: "/p11", count: 1 },
-    { value: "/p12", count: 1 },
+    { value: "/p11", count: 1, time_on_page: null, scroll_depth: null },
+    { value: "/p12", count: 1, time_on_page: null, scroll_depth: null },
   ]);
   assert.equal(last.links.next, null);
   const all: string[] = [];
@@ -164,7 +164,7 @@ test("stats: hits sent to the collection endpoint, paged to the last page", asyn
 
   // One client sent the 12 pageviews within minutes: one visit, whose referrer counts once.
   const referrers = await api.listStats(site.id, { name: "referrer", from: day, to: day });
-  assert.deepEqual(referrers.data, [{ value: "search.example", count: 1 }]);
+  assert.deepEqual(referrers.data, [{ value: "search.example", count: 1, time_on_page: null, scroll_depth: null }]);
 
   // The summary, the time series and the realtime view, through the typed client.
   const path = { website_id: site.id };

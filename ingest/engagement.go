@@ -1,0 +1,72 @@
+package ingest
+
+import "github.com/analytics-service/analytics/stats"
+
+// Time on page and scroll depth. The trackers send an engagement hit as a page is hidden or
+// left: the time the visitor was engaged since the last one, and how far down the page they
+// have seen. Both count per visit and page, like the other counters, on the visit's day:
+// a page's time_on_page is engaged_ms over engaged_visit (the visits that sent engaged time
+// for it), its scroll_depth scroll_sum over scroll_visit, where each visit adds its deepest
+// scroll depth on the page once (the difference when a later hit goes deeper).
+
+// pageEngagement is what an open visit sent for one page: whether it was counted among the
+// page's engaged visits, and its deepest scroll depth (-1: none yet).
+type pageEngagement struct {
+	page    string
+	timed   bool
+	deepest int8
+}
+
+// maxEngagedPages bounds the pages one open visit keeps engagement for: far more than a
+// person reads in one visit; the engagement of further pages is not counted.
+const maxEngagedPages = 64
+
+// engage counts an engagement hit of the open visit v: s.mu is held.
+func (vs *Visits) engage(s *visitShard, v *visit, h *visitHit) {
+	if h.engagedMillis < 0 && h.scrollDepth < 0 {
+		return
+	}
+	pages := s.engaged[v.id]
+	i := 0
+	for i < len(pages) && pages[i].page != h.page {
+		i++
+	}
+	if i == len(pages) {
+		if i == maxEngagedPages {
+			return
+		}
+		if s.engaged == nil {
+			s.engaged = make(map[uint64][]pageEngagement)
+		}
+		pages = append(pages, pageEngagement{page: h.page, deepest: -1})
+		s.engaged[v.id] = pages
+	}
+	p := &pages[i]
+	page := stats.Storable(h.page) // as the page statistic counts it
+	var deltas [4]delta
+	n := 0
+	add := func(name stats.Name, count int64) {
+		deltas[n] = delta{Key{WebsiteID: v.websiteID, Name: name, Day: v.day, Value: page}, count}
+		n++
+	}
+	if h.engagedMillis >= 0 {
+		if !p.timed {
+			p.timed = true
+			add(stats.EngagedVisit, 1)
+		}
+		if h.engagedMillis > 0 {
+			add(stats.EngagedMillis, int64(h.engagedMillis))
+		}
+	}
+	if h.scrollDepth > p.deepest {
+		if p.deepest < 0 {
+			add(stats.ScrollVisit, 1)
+			p.deepest = 0
+		}
+		if h.scrollDepth > p.deepest {
+			add(stats.ScrollSum, int64(h.scrollDepth-p.deepest))
+		}
+		p.deepest = h.scrollDepth
+	}
+	vs.counters.addDeltas(deltas[:n])
+}

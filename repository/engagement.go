@@ -1,0 +1,75 @@
+package repository
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// PageEngagement is a page's time on page and scroll depth over a range (ingest/engagement.go
+// counts them): nil where no visit sent them.
+type PageEngagement struct {
+	TimeOnPage  *int // the mean engaged seconds of the visits that sent engaged time for it
+	ScrollDepth *int // the mean of those visits' deepest scroll depth on it, 0..100
+}
+
+// engagementNames are the counters behind PageEngagement.
+var engagementNames = []string{string(stats.EngagedVisit), string(stats.EngagedMillis), string(stats.ScrollVisit), string(stats.ScrollSum)}
+
+// Engagement reads the engagement counters of the pages over the range, from the counters and
+// their rollups as List reads the pages themselves: one query for a page of the list.
+func (c counterReader) Engagement(ctx context.Context, pages []string) (map[string]PageEngagement, error) {
+	if len(pages) == 0 {
+		return nil, nil
+	}
+	from, args, err := c.repo.rangeRows(ctx, c.websiteID, "name = ANY($2)", pq.Array(engagementNames), c.days)
+	if err != nil {
+		return nil, fmt.Errorf("stats.engagement: %w", err)
+	}
+	args = append(args, pq.Array(pages))
+	from = strings.ReplaceAll(from, "/*filter*/", fmt.Sprintf("AND value = ANY($%d)", len(args)))
+	var rows []struct {
+		Value string `db:"value"`
+		Name  string `db:"name"`
+		Count int64  `db:"count"`
+	}
+	query := `SELECT value, name, sum(count)::bigint AS count FROM (` + from + `) AS rows GROUP BY value, name`
+	if err := c.repo.db.SelectContext(ctx, &rows, query, args...); err != nil {
+		return nil, fmt.Errorf("stats.engagement: %w", err)
+	}
+	sums := map[string]map[stats.Name]int64{}
+	for _, r := range rows {
+		if sums[r.Value] == nil {
+			sums[r.Value] = map[stats.Name]int64{}
+		}
+		sums[r.Value][stats.Name(r.Name)] = r.Count
+	}
+	out := make(map[string]PageEngagement, len(sums))
+	for page, s := range sums {
+		out[page] = PageEngagement{
+			TimeOnPage:  mean(s[stats.EngagedMillis], s[stats.EngagedVisit], 1000),
+			ScrollDepth: mean(s[stats.ScrollSum], s[stats.ScrollVisit], 1),
+		}
+	}
+	return out, nil
+}
+
+// Engagement of filtered visits: the visit rows do not hold it yet, so it is unknown (nil)
+// rather than the unfiltered numbers.
+func (rowReader) Engagement(context.Context, []string) (map[string]PageEngagement, error) {
+	return nil, nil
+}
+
+// mean is sum/n/unit rounded to a whole number; nil when n is 0.
+func mean(sum, n, unit int64) *int {
+	if n <= 0 {
+		return nil
+	}
+	m := int(math.Round(float64(sum) / float64(n) / float64(unit)))
+	return &m
+}
