@@ -53,7 +53,10 @@ type collectEnv struct {
 func newCollectEnv(t testing.TB, cfg app.Config) *collectEnv {
 	t.Helper()
 	db, dbURL := repotest.New(t)
-	repo := repository.New(db, nil)
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) }
+	}
+	repo := repository.New(db, cfg.Now) // one clock: a change of zone is timed by the repository
 	ctx := context.Background()
 	user, err := repo.CreateUser(ctx, "owner@example.com")
 	if err != nil {
@@ -70,9 +73,6 @@ func newCollectEnv(t testing.TB, cfg app.Config) *collectEnv {
 		}
 		t.Cleanup(func() { _ = geo.Close() })
 		cfg.Geo = geo
-	}
-	if cfg.Now == nil {
-		cfg.Now = func() time.Time { return time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC) }
 	}
 	if cfg.BufferMaxKeys == 0 {
 		cfg.BufferMaxKeys = 100_000
