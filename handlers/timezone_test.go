@@ -55,3 +55,42 @@ func TestWebsiteTimezoneChangeWaitsForMidnight(t *testing.T) {
 		t.Errorf("cancel: %v from %v", got["timezone"], got["timezone_from"])
 	}
 }
+
+// A website's hourly series are its own zone's hours, whatever the service's TZ (UTC here):
+// in Asia/Kathmandu (+05:45) each hour starts at :15 UTC and holds that local hour's counts;
+// in America/New_York the spring day has 23 hours and the autumn day 24, its repeated 01:00
+// one bucket.
+func TestTimeseriesByHourInTheWebsitesZone(t *testing.T) {
+	e, key, id, days := visitsEnv(t)
+	e.exec(t, `UPDATE websites SET timezone = 'Asia/Kathmandu' WHERE id = $1`, id)
+	var wantHours []seriesEntry
+	for _, d := range days {
+		if !d.Day.Equal(day("2026-02-01")) {
+			continue
+		}
+		for h := range 24 {
+			c := d.Hours[h]
+			x := expected{visitors: c.Visitors, visits: c.Visits, pageviews: c.Pageviews, bounces: c.Bounces, seconds: c.VisitSeconds, timed: c.Visits}
+			start := time.Date(2026, 2, 1, h, 0, 0, 0, time.UTC).Add(-5*time.Hour - 45*time.Minute)
+			wantHours = append(wantHours, x.entry(start.Format(time.RFC3339)))
+		}
+	}
+	if len(wantHours) != 24 {
+		t.Fatal("the fixture has no 2026-02-01")
+	}
+	got := e.series(t, key, id, "from=2026-02-01&to=2026-02-01&interval=hour")
+	compareSeries(t, got.Data, wantHours)
+	if got.Data[0].Date != "2026-01-31T18:15:00Z" {
+		t.Fatalf("first hour %s", got.Data[0].Date)
+	}
+
+	e.exec(t, `UPDATE websites SET timezone = 'America/New_York' WHERE id = $1`, id)
+	got = e.series(t, key, id, "from=2026-03-08&to=2026-03-08&interval=hour")
+	if len(got.Data) != 23 || got.Data[1].Date != "2026-03-08T06:00:00Z" || got.Data[2].Date != "2026-03-08T07:00:00Z" {
+		t.Fatalf("spring: %d hours, %v", len(got.Data), got.Data[:3])
+	}
+	got = e.series(t, key, id, "from=2026-11-01&to=2026-11-01&interval=hour")
+	if len(got.Data) != 24 || got.Data[1].Date != "2026-11-01T05:00:00Z" || got.Data[2].Date != "2026-11-01T07:00:00Z" {
+		t.Fatalf("autumn: %d hours, %v", len(got.Data), got.Data[:3])
+	}
+}
