@@ -70,16 +70,18 @@ func CheckFactsRetention(days int) error {
 	return nil
 }
 
-// ensureVisitRowPartitions makes the partitions of the days from yesterday to a week after
-// today (TZ).
+// ensureVisitRowPartitions makes the partitions of the days from two days before today (TZ)
+// to a week after it: a website's own zone may be up to 26 hours behind TZ, and its rows
+// carry its days.
 func ensureVisitRowPartitions(ctx context.Context, repo *repository.Repository, today time.Time) error {
-	return repo.EnsureVisitRowPartitions(ctx, today.AddDate(0, 0, -1), today.AddDate(0, 0, 7))
+	return repo.EnsureVisitRowPartitions(ctx, today.AddDate(0, 0, -2), today.AddDate(0, 0, 7))
 }
 
 // keepVisitRowPartitions is the job "keep visit row partitions": the partitions made ahead,
 // the days past FACTS_RETENTION (today included) dropped, and the oldest closed day not yet
-// rewritten in key order rewritten (no flush writes a day once the day after it is over: a
-// visit goes on past midnight for VISIT_TIMEOUT, at most 4 hours).
+// rewritten in key order rewritten (no flush writes a day once the day after it is over in
+// every website's zone: a visit goes on past midnight for VISIT_TIMEOUT, at most 4 hours, and
+// a website's zone may be up to 26 hours behind TZ).
 func (a *App) keepVisitRowPartitions(ctx context.Context) error {
 	today := a.Pipeline.Collector.Today()
 	if err := ensureVisitRowPartitions(ctx, a.repo, today); err != nil {
@@ -89,7 +91,7 @@ func (a *App) keepVisitRowPartitions(ctx context.Context) error {
 	if _, err := a.repo.DropVisitRowPartitions(ctx, today.AddDate(0, 0, 1-a.cfg.FactsRetention)); err != nil {
 		return err
 	}
-	_, err := a.repo.ClusterVisitRowPartition(ctx, today.AddDate(0, 0, -2))
+	_, err := a.repo.ClusterVisitRowPartition(ctx, today.AddDate(0, 0, -3))
 	return err
 }
 

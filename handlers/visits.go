@@ -63,11 +63,15 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	if bad != nil {
 		return gen.GetTimeseries422JSONResponse{InvalidTimeseriesQueryJSONResponse: gen.InvalidTimeseriesQueryJSONResponse(*bad)}, nil
 	}
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
-		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
+	site, err := s.repo.Website(ctx, userID(ctx), req.WebsiteId)
+	if errors.Is(err, repository.ErrNotFound) {
+		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	reader := s.repo.Reader(req.WebsiteId, days, filtersOf(ctx))
-	buckets, err := reader.Series(ctx, interval, s.loc)
+	buckets, err := reader.Series(ctx, interval, site.Zone(s.loc)) // hours of the website's zone
 	if err != nil {
 		return nil, err
 	}

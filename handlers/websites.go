@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/repository"
@@ -34,7 +35,7 @@ func (s *Server) ListWebsites(ctx context.Context, req gen.ListWebsitesRequestOb
 	meta, links := envelope(pg, requestURL(ctx), total)
 	data := make([]gen.Website, len(websites))
 	for i, w := range websites {
-		data[i] = websiteJSON(w)
+		data[i] = s.websiteJSON(w)
 	}
 	return gen.ListWebsites200JSONResponse{Data: data, Meta: meta, Links: links}, nil
 }
@@ -45,6 +46,7 @@ func (s *Server) StoreWebsite(ctx context.Context, req gen.StoreWebsiteRequestOb
 	w, errs, err := s.websites.Create(ctx, userID(ctx), f.Domain, website.Settings{
 		Privacy: (*int)(f.Privacy), Password: f.Password, Email: (*int)(f.Email),
 		ExcludeBots: (*int)(f.ExcludeBots), ExcludeParams: f.ExcludeParams, ExcludeIPs: f.ExcludeIps,
+		Timezone: f.Timezone,
 	})
 	if err != nil {
 		return nil, err
@@ -53,7 +55,7 @@ func (s *Server) StoreWebsite(ctx context.Context, req gen.StoreWebsiteRequestOb
 		return gen.StoreWebsite422JSONResponse{InvalidWebsiteJSONResponse: gen.InvalidWebsiteJSONResponse(invalidBody(errs))}, nil
 	}
 	return gen.StoreWebsite201JSONResponse{
-		Body:    gen.WebsiteResponse{Data: websiteJSON(w)},
+		Body:    gen.WebsiteResponse{Data: s.websiteJSON(w)},
 		Headers: gen.StoreWebsite201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d", w.ID))},
 	}, nil
 }
@@ -67,7 +69,7 @@ func (s *Server) ShowWebsite(ctx context.Context, req gen.ShowWebsiteRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return gen.ShowWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: websiteJSON(w)}}, nil
+	return gen.ShowWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: s.websiteJSON(w)}}, nil
 }
 
 // UpdateWebsite answers PUT /api/v1/websites/{id}.
@@ -81,7 +83,7 @@ func (s *Server) UpdateWebsite(ctx context.Context, req gen.UpdateWebsiteRequest
 	case body != nil:
 		return gen.UpdateWebsite422JSONResponse{InvalidWebsiteUpdateJSONResponse: gen.InvalidWebsiteUpdateJSONResponse(*body)}, nil
 	}
-	return gen.UpdateWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: websiteJSON(w)}}, nil
+	return gen.UpdateWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: s.websiteJSON(w)}}, nil
 }
 
 // PatchWebsite answers PATCH /api/v1/websites/{id}, exactly like PUT.
@@ -95,7 +97,7 @@ func (s *Server) PatchWebsite(ctx context.Context, req gen.PatchWebsiteRequestOb
 	case body != nil:
 		return gen.PatchWebsite422JSONResponse{InvalidWebsiteUpdateJSONResponse: gen.InvalidWebsiteUpdateJSONResponse(*body)}, nil
 	}
-	return gen.PatchWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: websiteJSON(w)}}, nil
+	return gen.PatchWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: s.websiteJSON(w)}}, nil
 }
 
 // update applies an update form; a refusal comes back as an error body (404 or 422), a failure
@@ -107,7 +109,7 @@ func (s *Server) update(ctx context.Context, id int64, f *gen.WebsiteUpdateForm)
 	w, errs, err := s.websites.Update(ctx, userID(ctx), id, website.Settings{
 		Privacy: (*int)(f.Privacy), Password: f.Password, Email: (*int)(f.Email),
 		ExcludeBots: (*int)(f.ExcludeBots), ExcludeParams: f.ExcludeParams, ExcludeIPs: f.ExcludeIps,
-		Favorite: f.Favorite,
+		Favorite: f.Favorite, Timezone: f.Timezone,
 	})
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
@@ -134,7 +136,7 @@ func (s *Server) DeleteWebsite(ctx context.Context, req gen.DeleteWebsiteRequest
 	return gen.DeleteWebsite200JSONResponse{Id: req.Id, Object: gen.DeletedObjectWebsite, Deleted: gen.DeletedDeletedTrue}, nil
 }
 
-func websiteJSON(w repository.Website) gen.Website {
+func (s *Server) websiteJSON(w repository.Website) gen.Website {
 	return gen.Website{
 		Id:            w.ID,
 		Domain:        w.Domain,
@@ -145,7 +147,17 @@ func websiteJSON(w repository.Website) gen.Website {
 		ExcludeParams: w.ExcludeParams,
 		ExcludeIps:    w.ExcludeIPs,
 		Favorite:      w.Favorite,
+		Timezone:      w.ZoneName(s.websites.Zone()),
+		TimezoneFrom:  utcOrNil(w.TimezoneFrom),
 		CreatedAt:     w.CreatedAt.UTC(),
 		UpdatedAt:     w.UpdatedAt.UTC(),
 	}
+}
+
+func utcOrNil(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

@@ -241,18 +241,25 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		}
 	}
 	now := c.Now()
-	local := now.In(c.Location)
+	// Two calendars: the salt's day is TZ's, the same for every website; the day and hour
+	// the hit counts on are the website's own zone's.
+	saltLocal := now.In(c.Location)
+	saltDay := dayNumber(stats.Day(saltLocal))
+	local := saltLocal
+	if loc := site.Zone.At(now); loc != nil && loc != c.Location {
+		local = now.In(loc)
+	}
 	dayKey := dayNumber(stats.Day(local))
 	hour := uint8(local.Hour())
 	vh := visitHit{websiteID: site.ID, addr: ip, at: now.UnixNano(), day: dayKey, hour: hour, kind: h.kind,
 		engagedMillis: h.engagedMillis, scrollDepth: h.scrollDepth}
 	var ok bool
-	if vh.key, ok = c.Salts.Key(dayKey, site.ID, ip, userAgent); !ok {
+	if vh.key, ok = c.Salts.Key(saltDay, site.ID, ip, userAgent); !ok {
 		return http.StatusServiceUnavailable, "The service is not ready to count events; retry later."
 	}
-	if sinceMidnight(local) < c.VisitTimeout {
-		// A visit that started before midnight is held under yesterday's key.
-		vh.prevKey, vh.hasPrev = c.Salts.Key(dayKey-1, site.ID, ip, userAgent)
+	if sinceMidnight(saltLocal) < c.VisitTimeout {
+		// A visit that started before the salt's midnight is held under yesterday's key.
+		vh.prevKey, vh.hasPrev = c.Salts.Key(saltDay-1, site.ID, ip, userAgent)
 	}
 	page := pageValue(h.page, site, h.hash)
 	vh.page = page
@@ -375,7 +382,8 @@ func (c *Collector) hintProxy(ip netip.Addr) {
 	})
 }
 
-// Today is the calendar day (in the collector's time zone, as midnight UTC) that hits count on now.
+// Today is the calendar day of TZ (as midnight UTC) now: the salt's day. A website counts on
+// its own zone's day, at most one day before or after it.
 func (c *Collector) Today() time.Time {
 	return stats.Day(c.Now().In(c.Location))
 }

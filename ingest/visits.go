@@ -449,12 +449,27 @@ func (s *visitShard) unlink(v *visit) {
 	v.prev, v.next = nil, nil
 }
 
-// rowRef names v's row: its website and day, the day number (bytes 4..7 of the key it is held
-// under, which v.id holds) and an id that is random to anyone but this process, from the
-// visit's id and start under rowSeed, so that it links no two visits.
+// rowRef names v's row: its website and day, the day number (visitorDayNumber) and an id that
+// is random to anyone but this process, from the visit's id and start under rowSeed, so that
+// it links no two visits.
 func (vs *Visits) rowRef(v *visit) rowRef {
 	id := maphash.Comparable(vs.rowSeed, [2]int64{int64(v.id), v.start})
-	return rowRef{websiteID: v.websiteID, day: v.day, visitor: int32(uint32(v.id >> 32)), id: int64(id & math.MaxInt64)}
+	return rowRef{websiteID: v.websiteID, day: v.day, visitor: visitorDayNumber(v.id, v.day), id: int64(id & math.MaxInt64)}
+}
+
+// visitorDayNumber is the day number of a visit's row: 32 bits mixed from its visitor key
+// (the first 8 bytes, which id holds) and the website's day. A website's day need not be the
+// salt's (TZ's), so one key can see two website days: mixing the day in keeps the numbers of
+// one key on two days apart, so no stored number links two website-days. The mix is the same
+// on every node (SplitMix64's finaliser), and without the salt the key cannot be made again.
+func visitorDayNumber(id uint64, day int32) int32 {
+	x := id ^ uint64(uint32(day))*0x9e3779b97f4a7c15
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return int32(uint32(x >> 32))
 }
 
 // rowEnd is what v's row holds of the visit as it is now; due: what the counters hold of its

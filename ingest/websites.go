@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -19,6 +20,9 @@ type Website struct {
 	DropQuery     bool // exclude_params has the line "&"
 	ExcludeParams []string
 	ExcludeIPs    []netip.Prefix // single addresses as /32 or /128
+	// Zone is the website's time zone, whose days and hours its hits count on (Before nil:
+	// the collector's, TZ).
+	Zone stats.Zone
 }
 
 func (s *Website) excludesParam(name string) bool {
@@ -113,7 +117,8 @@ func (s *Websites) Refresh(ctx context.Context, id int64) error {
 }
 
 func newWebsite(settings repository.WebsiteSettings) *Website {
-	site := &Website{ID: settings.ID, Domain: settings.Domain, ExcludeBots: settings.ExcludeBots == 1}
+	site := &Website{ID: settings.ID, Domain: settings.Domain, ExcludeBots: settings.ExcludeBots == 1,
+		Zone: repository.ZoneOf(settings.Timezone, settings.TimezoneNext, settings.TimezoneFrom, nil)}
 	if settings.ExcludeParams != nil {
 		for _, line := range website.Lines(*settings.ExcludeParams) {
 			if line == "&" {

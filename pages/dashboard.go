@@ -67,7 +67,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	today := p.today()
+	today := p.today(site)
 	q := r.URL.Query()
 	rng, errs := parseRange(q, today)
 	if len(errs) == 0 {
@@ -89,13 +89,14 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.renderGuide(w, r, http.StatusOK, site, nil)
 		return
 	}
-	reads, err := p.readDashboard(r.Context(), site.ID, rng, filters, today, tab)
+	zone := p.zone(site)
+	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, filters, today, tab)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
 	base := p.links.Base(r, web.Page)
-	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, p.loc, tab)
+	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, zone.OfDay(rng.To), tab)
 	data.Owner = isOwner(r, site)
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
@@ -118,7 +119,7 @@ type dashboardReads struct {
 // visitors, the notes on the ranges (with filters, the first day with visit details), and the
 // first day with data (for "all time"). Of the Sources panel, only the tab shown is read.
 // Filters narrow every number but current visitors (docs/filters.md).
-func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name) (dashboardReads, error) {
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today}
 		topPages map[stats.Name]repository.StatList
@@ -147,7 +148,7 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, rng stats.Range
 		return err
 	})
 	g.Go(func() (err error) {
-		out.series, err = reader.Series(ctx, chartInterval(rng), p.loc)
+		out.series, err = reader.Series(ctx, chartInterval(rng), zone)
 		return err
 	})
 	p.readVisits(ctx, g, siteID, rng, filters, &out.visits)

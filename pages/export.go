@@ -20,7 +20,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	rng, errs := parseRange(q, p.today())
+	rng, errs := parseRange(q, p.today(site))
 	filters := parseFilters(q, errs)
 	name := q.Get("name")
 	stat, known := statisticNamed(name)

@@ -52,6 +52,9 @@ type websiteForm struct {
 	ExcludeParams string
 	ExcludeIPs    string
 	Favorite      bool
+	Timezone      string // the zone chosen last (website.Zones offers names)
+	// ZoneFrom: a change of zone is pending, and takes effect then (in the new zone).
+	ZoneFrom string
 	// Adding: the add form, which offers to drop the tracking parameters (DropTracking).
 	Adding       bool
 	DropTracking bool
@@ -100,7 +103,7 @@ func (p *Pages) home(w http.ResponseWriter, r *http.Request) {
 	if user == nil {
 		return
 	}
-	form := websiteForm{ExcludeBots: true, Adding: true, DropTracking: true}
+	form := websiteForm{ExcludeBots: true, Adding: true, DropTracking: true, Timezone: p.loc.String()}
 	p.renderHome(w, r, user, http.StatusOK, form)
 }
 
@@ -127,8 +130,6 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	} else if status == http.StatusOK {
 		status = http.StatusUnprocessableEntity
 	}
-	today := p.today()
-	last30 := stats.Range{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
 	data := homePage{Search: search, SearchError: searchError, Total: total, Notice: notices[q.Get("notice")], Form: form,
 		Snippet: p.snippet(r)}
 	data.Websites = make([]websiteRow, len(sites))
@@ -136,6 +137,8 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	g.SetLimit(4)
 	for i, s := range sites {
 		g.Go(func() error {
+			today := p.today(s) // each website's last 30 days, in its own zone
+			last30 := stats.Range{From: today.AddDate(0, 0, -(defaultRangeDays - 1)), To: today}
 			sums, err := p.repo.SumStats(ctx, s.ID, []stats.Name{stats.Visitor, stats.Pageview}, last30)
 			data.Websites[i] = websiteRow{Website: s, Visitors: sums[stats.Visitor], Pageviews: sums[stats.Pageview],
 				StatsURL: statsPath(s.Domain), Privacy: privacyNames[s.Privacy]}
@@ -211,6 +214,7 @@ func readWebsiteForm(f url.Values, edit bool) (websiteForm, website.Settings, st
 	form := websiteForm{
 		Domain: f.Get("domain"), ExcludeParams: f.Get("exclude_params"), ExcludeIPs: f.Get("exclude_ips"),
 		Email: f.Get("email") == "1", ExcludeBots: f.Get("exclude_bots") == "1", Favorite: f.Get("favorite") == "1",
+		Timezone: strings.TrimSpace(f.Get("timezone")),
 	}
 	privacy, err := strconv.Atoi(f.Get("privacy"))
 	if err != nil {
@@ -226,6 +230,9 @@ func readWebsiteForm(f url.Values, edit bool) (websiteForm, website.Settings, st
 	}
 	if edit {
 		s.Favorite = &form.Favorite
+	}
+	if form.Timezone != "" { // empty: as it is (the service's TZ on a new website)
+		s.Timezone = &form.Timezone
 	}
 	return form, s, errs
 }
@@ -247,16 +254,30 @@ func (p *Pages) editPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p.renderEdit(w, r, http.StatusOK, site, formOf(site))
+	p.renderEdit(w, r, http.StatusOK, site, p.formOf(site))
 }
 
-func formOf(s repository.Website) websiteForm {
+func (p *Pages) formOf(s repository.Website) websiteForm {
 	return websiteForm{
 		Domain: s.Domain, Privacy: s.Privacy, HasPassword: s.PasswordHash != nil,
 		Email: s.Email == 1, ExcludeBots: s.ExcludeBots == 1, Favorite: s.Favorite,
 		ExcludeParams: deref(s.ExcludeParams), ExcludeIPs: deref(s.ExcludeIPs),
+		Timezone: s.ZoneName(p.loc), ZoneFrom: p.zoneFrom(s),
 	}
 }
+
+// zoneFrom says when a pending change of zone takes effect, in the new zone's words
+// ("Thu 5 Mar 2026, 00:00 America/New_York"); "" when none is pending.
+func (p *Pages) zoneFrom(s repository.Website) string {
+	if s.TimezoneFrom == nil || s.TimezoneNext == nil || !p.now().Before(*s.TimezoneFrom) {
+		return ""
+	}
+	zone := s.Zone(p.loc)
+	return s.TimezoneFrom.In(zone.After).Format("Mon 2 Jan 2006, 15:04") + " " + *s.TimezoneNext
+}
+
+// Zones are the time zones the forms offer (any other IANA name is accepted too).
+func (websiteForm) Zones() []string { return website.Zones }
 
 func deref(s *string) string {
 	if s == nil {
@@ -285,6 +306,7 @@ func (p *Pages) editWebsite(w http.ResponseWriter, r *http.Request) {
 	}
 	form, settings, errs := readWebsiteForm(r.PostForm, true)
 	form.Domain, form.HasPassword = site.Domain, site.PasswordHash != nil
+	form.ZoneFrom = p.zoneFrom(site)
 	if len(errs) == 0 {
 		var err error
 		_, errs, err = p.websites.Update(r.Context(), user.ID, site.ID, settings)

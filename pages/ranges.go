@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -15,10 +16,13 @@ const maxRangeDays = 3660
 // defaultRangeDays is the range of a dashboard opened without one: the last 30 days.
 const defaultRangeDays = 30
 
-// today is the current calendar day in the service's time zone.
-func (p *Pages) today() time.Time {
-	return stats.Day(p.now().In(p.loc))
+// today is a website's current calendar day, in its own zone.
+func (p *Pages) today(site repository.Website) time.Time {
+	return p.zone(site).Today(p.now())
 }
+
+// zone is a website's time zone; the service's TZ when it has none of its own.
+func (p *Pages) zone(site repository.Website) stats.Zone { return site.Zone(p.loc) }
 
 // parseRange reads from and to (YYYY-MM-DD). Without them the range is the last 30 days ending
 // today; with only one, the other is today (from given) or 30 days before (to given). Errors

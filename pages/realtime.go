@@ -63,7 +63,7 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	now := p.now().In(p.loc)
+	now := p.now().In(p.zone(site).At(p.now())) // the website's clock
 	data := realtimePage{
 		Domain: site.Domain, Dashboard: statsPath(site.Domain), Visitors: rt.Visitors, Owner: owner,
 		UpdatedAt: now.Format("15:04:05"),

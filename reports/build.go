@@ -80,9 +80,19 @@ type Builder struct {
 // Build assembles a user's report for a period; ok is false when the user has no website with
 // email 1 that existed before the period ended (nothing to send).
 func (b *Builder) Build(ctx context.Context, user repository.User, p Period) (rep Report, ok bool, err error) {
-	sites, err := b.Repo.ReportWebsites(ctx, user.ID, p.End(b.Location))
-	if err != nil || len(sites) == 0 {
+	all, err := b.Repo.ReportWebsites(ctx, user.ID, p.End(lastZone))
+	if err != nil {
 		return Report{}, false, err
+	}
+	// Each website's period is its own zone's dates; one added after it ended there has none.
+	var sites []repository.Website
+	for _, w := range all {
+		if w.CreatedAt.Before(p.End(w.Zone(b.Location).OfDay(p.To))) {
+			sites = append(sites, w)
+		}
+	}
+	if len(sites) == 0 {
+		return Report{}, false, nil
 	}
 	key, err := b.Repo.SigningKey(ctx, unsubscribePurpose)
 	if err != nil {

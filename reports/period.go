@@ -22,6 +22,13 @@ const (
 // early enough to be read that morning.
 const SendHour = 6
 
+// The first and the last of all time zones (UTC+14 and UTC-12): a period has ended in some
+// zone from its end in firstZone on, and in every zone from its end in lastZone on.
+var (
+	firstZone = time.FixedZone("UTC+14", 14*3600)
+	lastZone  = time.FixedZone("UTC-12", -12*3600)
+)
+
 // Period is a calendar month or a week starting Monday, as calendar days (From and To are
 // stats.Day values of the first and last day).
 type Period struct {
@@ -77,9 +84,11 @@ func (p Period) End(loc *time.Location) time.Time {
 	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
 }
 
-// DueAt is when the period's reports go out: SendHour of the day after it, in loc.
+// DueAt is when the period's reports go out: SendHour of the day after it, in loc, read on
+// the clock (on a day whose clocks change at night, six hours after midnight is not 06:00).
 func (p Period) DueAt(loc *time.Location) time.Time {
-	return p.End(loc).Add(SendHour * time.Hour)
+	d := p.To.AddDate(0, 0, 1)
+	return time.Date(d.Year(), d.Month(), d.Day(), SendHour, 0, 0, 0, loc)
 }
 
 // Name says the period in words: "October 2026", "the week of 26 October 2026".

@@ -151,8 +151,10 @@ func (r *Reporter) Tick(ctx context.Context) error {
 		return nil
 	}
 	now := r.cfg.Now()
-	p := Due(r.cfg.Kind, now, r.cfg.Location)
-	n, err := r.cfg.Repo.EnqueueReports(ctx, p.Kind, p.From, p.End(r.cfg.Location), p.DueAt(r.cfg.Location))
+	// The latest period that may be due for someone: its reports are made now, each due when
+	// its owner's last zone has reached SendHour after it (enqueue).
+	p := Due(r.cfg.Kind, now, firstZone)
+	n, err := r.enqueue(ctx, p, time.Time{})
 	if err != nil {
 		return err
 	}
@@ -178,12 +180,7 @@ func (r *Reporter) SendPeriod(ctx context.Context, p Period, report func(Outcome
 	if off := r.off(); off != "" {
 		return errors.New(off + ": nothing can be sent (use --dry-run to see the reports)")
 	}
-	now := r.cfg.Now()
-	due := p.DueAt(r.cfg.Location)
-	if now.Before(due) {
-		due = now
-	}
-	if _, err := r.cfg.Repo.EnqueueReports(ctx, p.Kind, p.From, p.End(r.cfg.Location), due); err != nil {
+	if _, err := r.enqueue(ctx, p, r.cfg.Now()); err != nil {
 		return err
 	}
 	deliveries, err := r.cfg.Repo.ReportDeliveries(ctx, p.Kind, p.From)
@@ -212,7 +209,7 @@ func (r *Reporter) SendPeriod(ctx context.Context, p Period, report func(Outcome
 // DryRun writes the text part of every report of a period, as it would be sent now, and
 // claims nothing. Without PUBLIC_URL the links start with the placeholder "PUBLIC_URL".
 func (r *Reporter) DryRun(ctx context.Context, p Period, w io.Writer) error {
-	users, err := r.cfg.Repo.ReportRecipients(ctx, p.End(r.cfg.Location))
+	users, err := r.cfg.Repo.ReportRecipients(ctx, p.End(lastZone))
 	if err != nil {
 		return err
 	}
@@ -238,6 +235,36 @@ func (r *Reporter) DryRun(ctx context.Context, p Period, w io.Writer) error {
 		fmt.Fprintf(w, "no report for %s: no website with e-mail reports on existed then\n", p.Name())
 	}
 	return nil
+}
+
+// enqueue makes the reports of a period that do not exist yet, each owner's due at SendHour
+// after the period has ended in the last of the zones of their websites that go into it; a
+// due time after notLater (when set: an operator asking now) is brought forward to it.
+func (r *Reporter) enqueue(ctx context.Context, p Period, notLater time.Time) (int64, error) {
+	sites, err := r.cfg.Repo.ReportedWebsites(ctx, p.End(lastZone))
+	if err != nil {
+		return 0, err
+	}
+	var dues []repository.ReportDue
+	for _, w := range sites {
+		zone := w.Zone(r.cfg.Location).OfDay(p.To)
+		if !w.CreatedAt.Before(p.End(zone)) {
+			continue // added after the period ended in its zone: nothing to report
+		}
+		due := p.DueAt(zone)
+		if !notLater.IsZero() && notLater.Before(due) {
+			due = notLater
+		}
+		switch last := len(dues) - 1; {
+		case last >= 0 && dues[last].UserID == w.UserID: // sites come by owner
+			if due.After(dues[last].DueAt) {
+				dues[last].DueAt = due
+			}
+		default:
+			dues = append(dues, repository.ReportDue{UserID: w.UserID, DueAt: due})
+		}
+	}
+	return r.cfg.Repo.EnqueueReportsDue(ctx, p.Kind, p.From, dues)
 }
 
 // sendOne claims one report and delivers it; ok is false when there was none to claim.

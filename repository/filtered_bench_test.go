@@ -65,11 +65,11 @@ func BenchmarkFilteredReads(b *testing.B) {
 		reads := map[string]func() error{
 			"summary": func() error { _, err := f.repo.Reader(site, month, k.filters).Totals(ctx); return err },
 			"timeseries_day": func() error {
-				_, err := f.repo.Reader(site, month, k.filters).Series(ctx, stats.Daily, time.UTC)
+				_, err := f.repo.Reader(site, month, k.filters).Series(ctx, stats.Daily, stats.FixedZone(time.UTC))
 				return err
 			},
 			"timeseries_hour_1day": func() error {
-				_, err := f.repo.Reader(site, stats.Range{From: last, To: last}, k.filters).Series(ctx, stats.Hour, time.UTC)
+				_, err := f.repo.Reader(site, stats.Range{From: last, To: last}, k.filters).Series(ctx, stats.Hour, stats.FixedZone(time.UTC))
 				return err
 			},
 			"dashboard": func() error { return dashboardReads(ctx, f.repo, site, month, k.filters) },
@@ -144,7 +144,7 @@ func dashboardReads(ctx context.Context, repo *repository.Repository, site int64
 	})
 	g.Go(func() error { _, err := reader.Top(ctx, others, 10); return err })
 	g.Go(func() error { _, _, err := reader.Events(ctx, 10, 5); return err })
-	g.Go(func() error { _, err := reader.Series(ctx, stats.Daily, time.UTC); return err })
+	g.Go(func() error { _, err := reader.Series(ctx, stats.Daily, stats.FixedZone(time.UTC)); return err })
 	g.Go(func() error { _, err := reader.Totals(ctx); return err })
 	g.Go(func() error { _, err := repo.Reader(site, rng.Previous(), filters).Totals(ctx); return err })
 	return g.Wait()

@@ -358,7 +358,7 @@ func (v rowReader) Totals(ctx context.Context) (stats.Totals, error) {
 	return t.totals(s.fraction), nil
 }
 
-func (v rowReader) Series(ctx context.Context, interval stats.Interval, loc *time.Location) ([]Bucket, error) {
+func (v rowReader) Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error) {
 	s, err := v.source()
 	if err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
@@ -380,12 +380,12 @@ func (v rowReader) Series(ctx context.Context, interval stats.Interval, loc *tim
 		key := bucketKey(interval, stats.Day(row.Day), stats.HourValue(row.Hour))
 		sums[key] = sums[key].add(row.rowTotals)
 	}
-	starts := interval.Buckets(v.days, loc)
+	starts := interval.ZoneBuckets(v.days, zone)
 	out := make([]Bucket, len(starts))
 	for i, start := range starts {
-		t := sums[startKey(interval, start, loc)].totals(s.fraction)
+		t := sums[startKey(interval, start)].totals(s.fraction)
 		t.Events = 0 // as the counters' series, which have none
-		out[i] = Bucket{Start: start, Totals: t}
+		out[i] = Bucket{Start: start.Start, Totals: t}
 	}
 	return out, nil
 }

@@ -115,7 +115,7 @@ func TestFilteredTotalsAndSeriesMatchTheVisits(t *testing.T) {
 				return time.Date(v.Day.Year(), v.Day.Month(), v.Day.Day(), v.Hour, 0, 0, 0, berlin).UTC().Format(time.RFC3339)
 			}},
 		} {
-			series, err := f.repo.Reader(f.sites[0], c.days, filters).Series(ctx, c.interval, berlin)
+			series, err := f.repo.Reader(f.sites[0], c.days, filters).Series(ctx, c.interval, stats.FixedZone(berlin))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +182,7 @@ func TestFilterOnCodesAndOther(t *testing.T) {
 		if err != nil || len(groups) != 0 || distinct != 0 {
 			t.Errorf("%v: events %v (%d, %v), want none", filters, groups, distinct, err)
 		}
-		series, err := f.repo.Reader(f.sites[0], f.days, filters).Series(ctx, stats.Daily, time.UTC)
+		series, err := f.repo.Reader(f.sites[0], f.days, filters).Series(ctx, stats.Daily, stats.FixedZone(time.UTC))
 		if err != nil || len(series) != len(stats.Daily.Buckets(f.days, time.UTC)) {
 			t.Fatalf("%v: series %v (%v), want a bucket a day", filters, series, err)
 		}
@@ -344,7 +344,7 @@ func TestFilteredYearIsSampled(t *testing.T) {
 		if len(list) == 0 {
 			t.Errorf("%v: no pages", filters)
 		}
-		series, err := f.repo.Reader(f.sites[0], year, filters).Series(ctx, stats.Month, time.UTC)
+		series, err := f.repo.Reader(f.sites[0], year, filters).Series(ctx, stats.Month, stats.FixedZone(time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,9 +29,9 @@ type Reader interface {
 	// Totals is the range's summary.
 	Totals(ctx context.Context) (stats.Totals, error)
 	// Series is the totals per bucket of the range, every bucket of it (empty ones with
-	// zeros), oldest first; hours are those of loc. The caller checks first that the
-	// interval allows the range (stats.Interval.Allows).
-	Series(ctx context.Context, interval stats.Interval, loc *time.Location) ([]Bucket, error)
+	// zeros), oldest first; hours are those of the zone that counted each day (the website's).
+	// The caller checks first that the interval allows the range (stats.Interval.Allows).
+	Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error)
 	// Basis is what the numbers rest on.
 	Basis(ctx context.Context) (Basis, error)
 	// Engagement is the time on page and scroll depth of the pages (values of the page

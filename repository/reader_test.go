@@ -53,7 +53,7 @@ func TestReaderChoosesTheStore(t *testing.T) {
 	if err != nil || totals.Pageviews != 7 || totals.Visits != 3 {
 		t.Errorf("counters' totals: %+v (%v), want 7 pageviews, 3 visits", totals, err)
 	}
-	series, err := counters.Series(ctx, stats.Daily, time.UTC)
+	series, err := counters.Series(ctx, stats.Daily, stats.FixedZone(time.UTC))
 	if err != nil || series[0].Totals.Pageviews != 7 || series[1].Totals.Pageviews != 0 {
 		t.Errorf("counters' series: %+v (%v), want 7 pageviews on the first day only", series, err)
 	}
@@ -84,7 +84,7 @@ func TestReaderChoosesTheStore(t *testing.T) {
 	if err != nil || totals.Pageviews != want.Pageviews || totals.Visits != want.Visits {
 		t.Errorf("rows' totals: %+v (%v), want %+v", totals, err, want)
 	}
-	series, err = rows.Series(ctx, stats.Daily, time.UTC)
+	series, err = rows.Series(ctx, stats.Daily, stats.FixedZone(time.UTC))
 	var pageviews int64
 	for _, b := range series {
 		pageviews += b.Totals.Pageviews

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // ReportClaim is one owner's report of one period, claimed by this process for sending. The
@@ -83,6 +85,54 @@ func (r *Repository) EnqueueReports(ctx context.Context, period string, start, p
 	}
 	n, _ := res.RowsAffected()
 	return n, nil
+}
+
+// ReportDue is when one owner's report of a period goes out.
+type ReportDue struct {
+	UserID int64
+	DueAt  time.Time
+}
+
+// EnqueueReportsDue is EnqueueReports with a due time per owner (each owner's websites count
+// their periods in their own zones); owners already holding the period's report are left as
+// they are.
+func (r *Repository) EnqueueReportsDue(ctx context.Context, period string, start time.Time, dues []ReportDue) (int64, error) {
+	if len(dues) == 0 {
+		return 0, nil
+	}
+	const query = `
+		INSERT INTO report_deliveries (user_id, period, period_start, due_at, next_attempt_at)
+		SELECT u.user_id, $1, $2, u.due_at, u.due_at
+		FROM unnest($3::bigint[], $4::timestamptz[]) AS u (user_id, due_at)
+		ORDER BY u.user_id
+		ON CONFLICT (user_id, period, period_start) DO NOTHING`
+	ids := make([]int64, len(dues))
+	at := make([]string, len(dues))
+	for i, d := range dues {
+		ids[i], at[i] = d.UserID, d.DueAt.UTC().Format(time.RFC3339Nano)
+	}
+	res, err := r.db.ExecContext(ctx, query, period, start.Format(dateLayout), pq.Array(ids), pq.Array(at))
+	if err != nil {
+		return 0, fmt.Errorf("reports.enqueue: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// ReportedWebsites returns every website that may go into a report for a period that ended
+// by latestEnd (its end in the last of all zones): email 1 and created before it, by owner.
+// The caller keeps those created before the period's end in their own zone.
+func (r *Repository) ReportedWebsites(ctx context.Context, latestEnd time.Time) ([]Website, error) {
+	const query = `
+		SELECT ` + websiteColumns + `
+		FROM websites w
+		WHERE ` + reportedWebsite + `
+		ORDER BY user_id, domain`
+	var out []Website
+	if err := r.db.SelectContext(ctx, &out, query, latestEnd); err != nil {
+		return nil, fmt.Errorf("reports.websites: %w", err)
+	}
+	return out, nil
 }
 
 // ClaimReport takes one report that is due (pending and past its next attempt, or being sent

@@ -76,7 +76,7 @@ type Bucket struct {
 
 // Series reads hours from the hourly counters of each day, days and months from the daily
 // counters, a month being the sum of its days in the range.
-func (c counterReader) Series(ctx context.Context, interval stats.Interval, loc *time.Location) ([]Bucket, error) {
+func (c counterReader) Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error) {
 	days := c.days
 	names := seriesNames
 	if interval == stats.Hour {
@@ -106,10 +106,10 @@ func (c counterReader) Series(ctx context.Context, interval stats.Interval, loc 
 		}
 		sums[key][row.Name] += row.Count
 	}
-	starts := interval.Buckets(days, loc)
+	starts := interval.ZoneBuckets(days, zone)
 	out := make([]Bucket, len(starts))
 	for i, start := range starts {
-		out[i] = Bucket{Start: start, Totals: totalsOf(sums[startKey(interval, start, loc)], names)}
+		out[i] = Bucket{Start: start.Start, Totals: totalsOf(sums[startKey(interval, start)], names)}
 	}
 	return out, nil
 }
@@ -125,12 +125,8 @@ func bucketKey(interval stats.Interval, day time.Time, value string) string {
 	return stats.DayValue(day)
 }
 
-func startKey(interval stats.Interval, start time.Time, loc *time.Location) string {
-	if interval == stats.Hour {
-		local := start.In(loc)
-		return stats.DayValue(stats.Day(local)) + " " + stats.HourValue(local.Hour())
-	}
-	return bucketKey(interval, start, "")
+func startKey(interval stats.Interval, start stats.BucketStart) string {
+	return bucketKey(interval, start.Day, stats.HourValue(start.Hour))
 }
 
 // RealtimeVisitorsTTL is how long a node's count of current visitors holds after its last

@@ -9,22 +9,29 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Website is one tracked site as stored.
 type Website struct {
-	ID            int64     `db:"id"`
-	UserID        int64     `db:"user_id"`
-	Domain        string    `db:"domain"`
-	Privacy       int       `db:"privacy"`
-	PasswordHash  *string   `db:"password_hash"`
-	Email         int       `db:"email"`
-	ExcludeBots   int       `db:"exclude_bots"`
-	ExcludeParams *string   `db:"exclude_params"`
-	ExcludeIPs    *string   `db:"exclude_ips"`
-	Favorite      bool      `db:"favorite"`
-	CreatedAt     time.Time `db:"created_at"`
-	UpdatedAt     time.Time `db:"updated_at"`
+	ID            int64   `db:"id"`
+	UserID        int64   `db:"user_id"`
+	Domain        string  `db:"domain"`
+	Privacy       int     `db:"privacy"`
+	PasswordHash  *string `db:"password_hash"`
+	Email         int     `db:"email"`
+	ExcludeBots   int     `db:"exclude_bots"`
+	ExcludeParams *string `db:"exclude_params"`
+	ExcludeIPs    *string `db:"exclude_ips"`
+	Favorite      bool    `db:"favorite"`
+	// Timezone is the IANA zone whose days the website counts (NULL: the service's TZ), until
+	// TimezoneFrom; from then on TimezoneNext (a change waits for the next local midnight).
+	Timezone     *string    `db:"timezone"`
+	TimezoneNext *string    `db:"timezone_next"`
+	TimezoneFrom *time.Time `db:"timezone_from"`
+	CreatedAt    time.Time  `db:"created_at"`
+	UpdatedAt    time.Time  `db:"updated_at"`
 	// AccessVersion moves on every change of the password or the privacy; password grants
 	// are only good for the version they were made under.
 	AccessVersion int64 `db:"access_version"`
@@ -39,6 +46,7 @@ type NewWebsite struct {
 	ExcludeBots   int
 	ExcludeParams *string // nil or "" stores NULL
 	ExcludeIPs    *string // nil or "" stores NULL
+	Timezone      *string // an IANA name already checked; nil: the service's TZ
 }
 
 // WebsiteChanges lists the fields an update sets; nil leaves a field as it is. For the two
@@ -52,6 +60,11 @@ type WebsiteChanges struct {
 	ExcludeParams  *string
 	ExcludeIPs     *string
 	Favorite       *bool
+	// Timezone is a new zone (an IANA name already checked); it takes effect at the next
+	// midnight of the zone in force (stats.ChangeFrom). ServiceZone is the service's TZ, the
+	// zone of a website that has none of its own.
+	Timezone    *string
+	ServiceZone *time.Location
 }
 
 // WebsiteQuery selects one page of a user's websites.
@@ -68,7 +81,8 @@ type WebsiteQuery struct {
 }
 
 const websiteColumns = `id, user_id, domain, privacy, password_hash, email, exclude_bots,
-	exclude_params, exclude_ips, favorite, created_at, updated_at, access_version`
+	exclude_params, exclude_ips, favorite, timezone, timezone_next, timezone_from, created_at,
+	updated_at, access_version`
 
 // CreateWebsite stores a website for a user; ErrConflict if the domain is taken by anyone.
 func (r *Repository) CreateWebsite(ctx context.Context, userID int64, in NewWebsite) (Website, error) {
@@ -78,13 +92,13 @@ func (r *Repository) CreateWebsite(ctx context.Context, userID int64, in NewWebs
 func createWebsite(ctx context.Context, q sqlx.QueryerContext, now time.Time, userID int64, in NewWebsite) (Website, error) {
 	const query = `
 		INSERT INTO websites (user_id, domain, privacy, password_hash, email, exclude_bots,
-			exclude_params, exclude_ips, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), NULLIF($8, ''), $9, $9)
+			exclude_params, exclude_ips, timezone, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), NULLIF($8, ''), $10, $9, $9)
 		RETURNING ` + websiteColumns
 	now = now.UTC().Truncate(time.Microsecond)
 	var w Website
 	err := sqlx.GetContext(ctx, q, &w, query, userID, in.Domain, in.Privacy, in.PasswordHash,
-		in.Email, in.ExcludeBots, in.ExcludeParams, in.ExcludeIPs, now)
+		in.Email, in.ExcludeBots, in.ExcludeParams, in.ExcludeIPs, now, in.Timezone)
 	if isUniqueViolation(err) {
 		return Website{}, fmt.Errorf("websites.create: %w", ErrConflict)
 	}
@@ -171,6 +185,13 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 	if ch.Favorite != nil {
 		add("favorite", *ch.Favorite, "$%d")
 	}
+	if ch.Timezone != nil {
+		if before, next, from, changed := zoneChange(current, *ch.Timezone, ch.ServiceZone, r.now()); changed {
+			add("timezone", before, "$%d")
+			add("timezone_next", next, "$%d")
+			add("timezone_from", from, "$%d")
+		}
+	}
 	query := `
 		UPDATE websites
 		SET ` + strings.Join(set, ", ") + `
@@ -184,6 +205,69 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 		return Website{}, fmt.Errorf("websites.update: commit: %w", err)
 	}
 	return w, nil
+}
+
+// zoneChange is what the three zone columns become when name is asked for at now: the zone in
+// force now stays until the next midnight (stats.ChangeFrom), then name counts. Asking for the
+// zone in force cancels a pending change; asking for the pending one changes nothing.
+func zoneChange(current Website, name string, service *time.Location, now time.Time) (before, next *string, from *time.Time, changed bool) {
+	inForce := current.Timezone
+	if current.TimezoneFrom != nil && !now.Before(*current.TimezoneFrom) {
+		inForce = current.TimezoneNext // the last change has taken effect: fold it
+	}
+	if current.TimezoneNext != nil && *current.TimezoneNext == name && inForce != current.TimezoneNext {
+		return nil, nil, nil, false // already pending
+	}
+	old := current.Zone(service).At(now)
+	if old.String() == name {
+		return inForce, nil, nil, inForce != current.Timezone || current.TimezoneNext != nil
+	}
+	loc, err := stats.LoadZone(name)
+	if err != nil { // checked by the caller; a website keeps its zone rather than fail here
+		return nil, nil, nil, false
+	}
+	at := stats.ChangeFrom(now, old, loc).UTC()
+	return inForce, &name, &at, true
+}
+
+// Zone is the website's time zone as it counts days; service is the service's TZ, the zone of
+// a website that has none of its own. A name that no longer loads counts in service.
+func (w Website) Zone(service *time.Location) stats.Zone {
+	return ZoneOf(w.Timezone, w.TimezoneNext, w.TimezoneFrom, service)
+}
+
+// ZoneName is the zone the owner chose last (pending or in force): the name the API and the
+// forms show, the service's TZ for a website without its own.
+func (w Website) ZoneName(service *time.Location) string {
+	switch {
+	case w.TimezoneNext != nil:
+		return *w.TimezoneNext
+	case w.Timezone != nil:
+		return *w.Timezone
+	case service != nil:
+		return service.String()
+	}
+	return "UTC"
+}
+
+// ZoneOf makes a stats.Zone of the three zone columns of a website (Before nil when
+// timezone is NULL and service nil).
+func ZoneOf(timezone, next *string, from *time.Time, service *time.Location) stats.Zone {
+	load := func(name *string) *time.Location {
+		if name == nil {
+			return service
+		}
+		loc, err := stats.LoadZone(*name)
+		if err != nil {
+			return service
+		}
+		return loc
+	}
+	z := stats.Zone{Before: load(timezone)}
+	if next != nil && from != nil {
+		z.After, z.From = load(next), *from
+	}
+	return z
 }
 
 // accessChanges tells whether an update changes who may read the stats pages: the privacy, or

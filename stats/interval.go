@@ -47,18 +47,39 @@ func (i Interval) Allows(r Range) (ok bool, message string) {
 // bucket, at its first occurrence, as the hourly counters count it once (its value HourValue).
 func (i Interval) Buckets(r Range, loc *time.Location) []time.Time {
 	var out []time.Time
+	for _, b := range i.ZoneBuckets(r, FixedZone(loc)) {
+		out = append(out, b.Start)
+	}
+	return out
+}
+
+// BucketStart is a bucket's start and the calendar day (a Day) and, for hours, the hour of
+// the clock that the counters file it under.
+type BucketStart struct {
+	Start time.Time
+	Day   time.Time
+	Hour  int
+}
+
+// ZoneBuckets are Buckets with each day's hours in the zone that counted that day
+// (Zone.OfDay): a range across a change of zone keeps the old zone's hours for its days.
+func (i Interval) ZoneBuckets(r Range, z Zone) []BucketStart {
+	var out []BucketStart
 	switch i {
 	case Hour:
 		for d := r.From; !d.After(r.To); d = d.AddDate(0, 0, 1) {
-			out = append(out, DayHours(d, loc)...)
+			loc := z.OfDay(d)
+			for _, start := range DayHours(d, loc) {
+				out = append(out, BucketStart{Start: start, Day: d, Hour: start.In(loc).Hour()})
+			}
 		}
 	case Daily:
 		for d := r.From; !d.After(r.To); d = d.AddDate(0, 0, 1) {
-			out = append(out, d)
+			out = append(out, BucketStart{Start: d, Day: d})
 		}
 	case Month:
 		for m := MonthStart(r.From); !m.After(r.To); m = m.AddDate(0, 1, 0) {
-			out = append(out, m)
+			out = append(out, BucketStart{Start: m, Day: m})
 		}
 	}
 	return out

@@ -1,6 +1,10 @@
 package website
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/analytics-service/analytics/stats"
+)
 
 func TestNormaliseDomain(t *testing.T) {
 	for raw, want := range map[string]string{
@@ -51,6 +55,18 @@ func TestExcludeIPsRefuseZones(t *testing.T) {
 	for _, line := range []string{"fe80::1%eth0", "::%\xff"} {
 		if out, bad := normaliseExcludeIPs(line); out != "" || len(bad) != 1 {
 			t.Errorf("%q: %q, %q; want one refusal", line, out, bad)
+		}
+	}
+}
+
+// Every zone the forms offer is one the rules accept.
+func TestZonesLoad(t *testing.T) {
+	if len(Zones) < 300 {
+		t.Fatalf("%d zones", len(Zones))
+	}
+	for _, name := range Zones {
+		if _, err := stats.LoadZone(name); err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

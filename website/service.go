@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 	"unicode/utf8"
 
 	"github.com/analytics-service/analytics/repository"
@@ -21,6 +22,7 @@ type Settings struct {
 	ExcludeParams *string // "" clears the list
 	ExcludeIPs    *string // "" clears the list
 	Favorite      *bool   // update only
+	Timezone      *string // an IANA name; a change waits for the next midnight (update)
 }
 
 // Privacy levels: who may read a website's stats pages. Public: anyone; Private: its owner;
@@ -41,20 +43,28 @@ type Service struct {
 	hash     func(string) (string, error)
 	onChange func(ctx context.Context, id int64) error
 	log      *slog.Logger
+	zone     *time.Location // the service's TZ: the zone of a website without its own
 }
 
 // NewService wires the rules to the repository. hash nil means HashPassword; onChange (may be
-// nil) runs after every accepted write so that this node's ingest cache sees it at once.
+// nil) runs after every accepted write so that this node's ingest cache sees it at once; zone
+// is the service's TZ (nil: UTC).
 func NewService(repo *repository.Repository, hash func(string) (string, error),
-	onChange func(ctx context.Context, id int64) error, log *slog.Logger) *Service {
+	onChange func(ctx context.Context, id int64) error, log *slog.Logger, zone *time.Location) *Service {
 	if hash == nil {
 		hash = HashPassword
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{repo: repo, hash: hash, onChange: onChange, log: log}
+	if zone == nil {
+		zone = time.UTC
+	}
+	return &Service{repo: repo, hash: hash, onChange: onChange, log: log, zone: zone}
 }
+
+// Zone is the service's TZ, the zone of a website that has none of its own.
+func (s *Service) Zone() *time.Location { return s.zone }
 
 // Create stores a website for a user. A refusal comes back as field errors, a failure as an
 // error.
@@ -107,6 +117,7 @@ func Check(domain string, in Settings, hash func(string) (string, error)) (repos
 		errs.Add("password", "is needed for password protection (privacy 2)")
 	}
 	out.ExcludeParams, out.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
+	out.Timezone = in.Timezone
 	if len(errs) > 0 {
 		return repository.NewWebsite{}, errs, nil
 	}
@@ -127,6 +138,7 @@ func (s *Service) Update(ctx context.Context, userID, id int64, in Settings) (re
 	checkRanges(in, errs)
 	ch := repository.WebsiteChanges{
 		Privacy: in.Privacy, Email: in.Email, ExcludeBots: in.ExcludeBots, Favorite: in.Favorite,
+		Timezone: in.Timezone, ServiceZone: s.zone,
 	}
 	ch.ExcludeParams, ch.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
 	if len(errs) > 0 {
@@ -196,7 +208,15 @@ func checkRanges(in Settings, errs stats.FieldErrors) {
 	if in.Password != nil && utf8.RuneCountInString(*in.Password) > maxPasswordLength {
 		errs.Add("password", fmt.Sprintf("must be at most %d characters", maxPasswordLength))
 	}
+	if in.Timezone != nil {
+		if _, err := stats.LoadZone(*in.Timezone); err != nil {
+			errs.Add("timezone", ZoneMessage)
+		}
+	}
 }
+
+// ZoneMessage is the refusal of a time zone name that is not an IANA zone.
+const ZoneMessage = "must be an IANA time zone name, such as Europe/Berlin or UTC"
 
 // exclusions validates and normalises the two exclusion lists; nil stays nil (not sent).
 func exclusions(params, ips *string, errs stats.FieldErrors) (*string, *string) {

@@ -724,6 +724,13 @@ type SummaryResponse struct {
 	Meta *SummaryMeta `json:"meta,omitempty"`
 }
 
+// TimeZoneName An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
+// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
+// the start, in it, of its first date after today has ended in the zone in force.
+//
+// Example: Asia/Kathmandu
+type TimeZoneName = string
+
 // TimeseriesEntry defines model for TimeseriesEntry.
 type TimeseriesEntry struct {
 	BounceRate float64 `json:"bounce_rate"`
@@ -776,8 +783,21 @@ type Website struct {
 
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
-	Privacy   Privacy   `json:"privacy"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Privacy Privacy `json:"privacy"`
+
+	// Timezone The IANA time zone whose calendar days and hours the website's stats count in
+	// (`Europe/Berlin`); the service's `TZ` unless one was set. After a change this is the
+	// new zone, which counts from `timezone_from` on.
+	//
+	//
+	// Example: Europe/Berlin
+	Timezone string `json:"timezone"`
+
+	// TimezoneFrom When `timezone` took or takes effect: a change counts from the start, in the new zone,
+	// of its first date after the day of the change has ended in the zone then in force.
+	// Days counted before stay as counted. Null when the zone never changed.
+	TimezoneFrom *time.Time `json:"timezone_from"`
+	UpdatedAt    time.Time  `json:"updated_at"`
 }
 
 // WebsiteList defines model for WebsiteList.
@@ -815,6 +835,14 @@ type WebsiteStoreForm struct {
 	// password sent with privacy 0 or 1 is stored but has no effect until privacy is 2.
 	Password *string  `json:"password,omitempty"`
 	Privacy  *Privacy `json:"privacy,omitempty"`
+
+	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
+	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
+	// the start, in it, of its first date after today has ended in the zone in force.
+	//
+	//
+	// Example: Asia/Kathmandu
+	Timezone *TimeZoneName `json:"timezone,omitempty"`
 }
 
 // WebsiteUpdateForm Any other field is refused with 422 (`domain` included).
@@ -836,6 +864,14 @@ type WebsiteUpdateForm struct {
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy *Privacy `json:"privacy,omitempty"`
+
+	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
+	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
+	// the start, in it, of its first date after today has ended in the zone in force.
+	//
+	//
+	// Example: Asia/Kathmandu
+	Timezone *TimeZoneName `json:"timezone,omitempty"`
 }
 
 // ZeroOne defines model for ZeroOne.

@@ -612,6 +612,20 @@ export interface components {
             /** @description Addresses and CIDR ranges (IPv4 or IPv6) not counted, one per line. */
             exclude_ips: string | null;
             favorite: boolean;
+            /**
+             * @description The IANA time zone whose calendar days and hours the website's stats count in
+             *     (`Europe/Berlin`); the service's `TZ` unless one was set. After a change this is the
+             *     new zone, which counts from `timezone_from` on.
+             * @example Europe/Berlin
+             */
+            timezone: string;
+            /**
+             * Format: date-time
+             * @description When `timezone` took or takes effect: a change counts from the start, in the new zone,
+             *     of its first date after the day of the change has ended in the zone then in force.
+             *     Days counted before stay as counted. Null when the zone never changed.
+             */
+            timezone_from: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -642,7 +656,15 @@ export interface components {
             exclude_params?: string;
             /** @description One IPv4/IPv6 address or CIDR range per line. */
             exclude_ips?: string;
+            timezone?: components["schemas"]["TimeZoneName"];
         };
+        /**
+         * @description An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
+         *     422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
+         *     the start, in it, of its first date after today has ended in the zone in force.
+         * @example Asia/Kathmandu
+         */
+        TimeZoneName: string;
         /** @description Any other field is refused with 422 (`domain` included). */
         WebsiteUpdateForm: {
             privacy?: components["schemas"]["Privacy"];
@@ -656,6 +678,7 @@ export interface components {
             exclude_params?: string;
             exclude_ips?: string;
             favorite?: components["schemas"]["Flag"];
+            timezone?: components["schemas"]["TimeZoneName"];
         };
         WebsiteResponse: {
             data: components["schemas"]["Website"];
@@ -995,6 +1018,8 @@ export interface components {
                  *         "exclude_params": "utm_source\nref",
                  *         "exclude_ips": null,
                  *         "favorite": true,
+                 *         "timezone": "Europe/Berlin",
+                 *         "timezone_from": "2026-01-04T23:00:00Z",
                  *         "created_at": "2026-01-02T10:00:00Z",
                  *         "updated_at": "2026-01-03T08:30:00Z"
                  *       }
@@ -1792,6 +1817,8 @@ export interface operations {
                      *           "exclude_params": null,
                      *           "exclude_ips": null,
                      *           "favorite": true,
+                     *           "timezone": "UTC",
+                     *           "timezone_from": null,
                      *           "created_at": "2026-01-02T10:00:00Z",
                      *           "updated_at": "2026-01-02T10:00:00Z"
                      *         }
@@ -1863,6 +1890,8 @@ export interface operations {
                      *         "exclude_params": null,
                      *         "exclude_ips": "10.0.0.0/8\n2001:db8::1",
                      *         "favorite": false,
+                     *         "timezone": "UTC",
+                     *         "timezone_from": null,
                      *         "created_at": "2026-01-02T10:00:00Z",
                      *         "updated_at": "2026-01-02T10:00:00Z"
                      *       }
