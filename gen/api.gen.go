@@ -545,6 +545,78 @@ type PlausibleRevenue struct {
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
 
+// QueryError The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryError struct {
+	// Error One human sentence.
+	Error string `json:"error"`
+}
+
+// QueryMeta defines model for QueryMeta.
+type QueryMeta struct {
+	// FilteredFrom With visit rows needed, the first day they count when after the range's first.
+	FilteredFrom *openapi_types.Date `json:"filtered_from,omitempty"`
+
+	// ImportsIncluded With `include.imports`, whether imported days counted.
+	ImportsIncluded *bool                              `json:"imports_included,omitempty"`
+	ImportsWarning  *string                            `json:"imports_warning,omitempty"`
+	MetricWarnings  *map[string]map[string]interface{} `json:"metric_warnings,omitempty"`
+
+	// Sampled Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
+	Sampled *float32 `json:"sampled,omitempty"`
+
+	// TimeLabels With `include.time_labels` and a time dimension, every bucket of the range.
+	TimeLabels *[]string `json:"time_labels,omitempty"`
+
+	// TimeRangeRounded True when a `24h` or date-time range was rounded out to whole hours.
+	TimeRangeRounded *bool `json:"time_range_rounded,omitempty"`
+
+	// TotalRows With `include.total_rows`, the rows before pagination.
+	TotalRows *int `json:"total_rows,omitempty"`
+}
+
+// QueryRequest Plausible's Stats API v2 query. `date_range` is one of `day`, `24h`, `7d`, `28d`, `30d`,
+// `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or two dates `YYYY-MM-DD`, or two ISO 8601
+// date-times (rounded out to whole hours). Each filter is `[operator, dimension, [values]]`
+// (optionally with `{"case_sensitive": false}`), `["and"|"or", [filters]]` or
+// `["not", filter]`, nested at most 3 deep.
+type QueryRequest struct {
+	// DateRange A relative range (a string) or two dates or date-times (an array).
+	DateRange  interface{}      `json:"date_range"`
+	Dimensions *[]string        `json:"dimensions,omitempty"`
+	Filters    *[][]interface{} `json:"filters,omitempty"`
+	Include    *struct {
+		Imports    *bool `json:"imports,omitempty"`
+		TimeLabels *bool `json:"time_labels,omitempty"`
+		TotalRows  *bool `json:"total_rows,omitempty"`
+	} `json:"include,omitempty"`
+	Metrics    []string    `json:"metrics"`
+	OrderBy    *[][]string `json:"order_by,omitempty"`
+	Pagination *struct {
+		Limit  *int `json:"limit,omitempty"`
+		Offset *int `json:"offset,omitempty"`
+	} `json:"pagination,omitempty"`
+
+	// SiteId The website's domain.
+	SiteId string `json:"site_id"`
+}
+
+// QueryResponse defines model for QueryResponse.
+type QueryResponse struct {
+	Meta QueryMeta `json:"meta"`
+
+	// Query The query as it ran, `date_range` resolved to two date-times.
+	Query   map[string]interface{} `json:"query"`
+	Results []QueryResult          `json:"results"`
+}
+
+// QueryResult defines model for QueryResult.
+type QueryResult struct {
+	Dimensions []string `json:"dimensions"`
+
+	// Metrics In the order of the query's metrics; counts are integers, rates numbers.
+	Metrics []float64 `json:"metrics"`
+}
+
 // Realtime defines model for Realtime.
 type Realtime struct {
 	// Pageviews Pageviews of each of the last 30 minutes, oldest first, the current minute last.
@@ -903,6 +975,18 @@ type NotFound = Error
 // PayloadTooLarge The one error body, for every status >= 400.
 type PayloadTooLarge = Error
 
+// QueryInternalError The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryInternalError = QueryError
+
+// QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryInvalid = QueryError
+
+// QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTooManyRequests = QueryError
+
+// QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryUnauthorized = QueryError
+
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
 
@@ -1111,6 +1195,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// QueryJSONRequestBody defines body for Query for application/json ContentType.
+type QueryJSONRequestBody = QueryRequest
 
 // AsHit0 returns the union data inside the Hit as a Hit0
 func (t Hit) AsHit0() (Hit0, error) {
@@ -1668,6 +1755,9 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
+	// Query Ask any question (Plausible Stats API v2)
+	// (POST /api/v2/query)
+	Query(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2029,6 +2119,15 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
+// Query converts echo context to params.
+func (w *ServerInterfaceWrapper) Query(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.Query(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -2088,6 +2187,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
+	router.POST(options.BaseURL+"/api/v2/query", wrapper.Query, options.OperationMiddlewares["query"]...)
 
 }
 
@@ -2140,6 +2240,35 @@ type NotModifiedResponse struct {
 }
 
 type PayloadTooLargeJSONResponse Error
+
+type QueryInternalErrorResponseHeaders struct {
+	XRequestId string
+}
+type QueryInternalErrorJSONResponse struct {
+	Body QueryError
+
+	Headers QueryInternalErrorResponseHeaders
+}
+
+type QueryInvalidJSONResponse QueryError
+
+type QueryTooManyRequestsResponseHeaders struct {
+	RetryAfter int
+}
+type QueryTooManyRequestsJSONResponse struct {
+	Body QueryError
+
+	Headers QueryTooManyRequestsResponseHeaders
+}
+
+type QueryUnauthorizedResponseHeaders struct {
+	WWWAuthenticate string
+}
+type QueryUnauthorizedJSONResponse struct {
+	Body QueryError
+
+	Headers QueryUnauthorizedResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter int
@@ -3264,6 +3393,89 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
+type QueryRequestObject struct {
+	Body *QueryJSONRequestBody
+}
+
+type QueryResponseObject interface {
+	VisitQueryResponse(w http.ResponseWriter) error
+}
+
+type Query200JSONResponse QueryResponse
+
+func (response Query200JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Query400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response Query400JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Query401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response Query401JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Query429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response Query429JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Query500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response Query500JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetOpenAPI This API description
@@ -3302,6 +3514,9 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
+	// Query Ask any question (Plausible Stats API v2)
+	// (POST /api/v2/query)
+	Query(ctx context.Context, request QueryRequestObject) (QueryResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3643,243 +3858,324 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// Query operation middleware
+func (sh *strictHandler) Query(ctx echo.Context) error {
+	var request QueryRequestObject
+
+	var body QueryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.Query(ctx.Request().Context(), request.(QueryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "Query")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(QueryResponseObject); ok {
+		return validResponse.VisitQueryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lcxs5cv9XQU1yZTL/IUVS0q6XKldKa2vXyvmh2NI5F9OlAWdAEuchwANA0dwtf/d/oRuYwQyHD0ne",
-	"7F5y2ZRPJGeABtDoF7p/+DVK5XwhBRNGR8NfoxmjGVPw53mey5X9I2M6VXxhuBTRMLqeMTJnZiYzTcyM",
-	"kQU1MzKjOiasO+2S5OeL65hcvX1/nXSjOFLs70uuWBYNjVqyONLpjM2pbdWsFywaRtooLqbR168xdngu",
-	"1m8Vn3Kx2fN5vqJrTZJ/S2KiJTEzaggVa6K5YWRO12QhtSEzbvTunplYzqPhx+jfok9xAxnPaTpjz6Uw",
-	"SubbiRCyo41ULBkSKggVesUUkROYkvOrS6BnJvOMULLUTD3RZMXGllJNqMiIWM7HTGkYiJAjkdpOY6Jn",
-	"VLGMSAXtpDlnwjzRRK5ETD4zttCEm+5IHDQ8T+GWUUphmDCvmJiaWfMq5/CbH9RYZmvCBRmv7Rha4bc/",
-	"X1wTzUSmYzKRiry8OH/RPmjxuTBsylRI0PV6wd4CFXrX5GvBJ5OQD8hYyZVmihj6mSFnukWh+ClxHXRs",
-	"DwnhxjJt98CZhO6aJ/KFTPWVzHm63qT3PfyNK67NOmeaTJScEzPjmmim7njKiBT5OiZCmhkXU8JFzgUr",
-	"P8PzLNdsNWOK3XdLXVzTafPiaqOkmBImDDdrYujUr7NiC8U0E4bap+26GtKCjZ5TLmAo9tP0F77oWNmh",
-	"mNYsGwkpGGE0tbLgjtlHuLJ82z4D1rDzPabpZ8tByeWk80YK1nlNTTpL9vHz5qjesb8vmTaXWfPQeEaW",
-	"ImOKrGY8nQG1GTOU5xrHyDVhSklFVkwxksvplGXde5Ng1Pp8YphqWHWWSmGloyQrasfNJlLBlBDBvhii",
-	"kPx775APHz6cL83MLllKDdu+PX5kVDGVHMbc+HATb3+NowVVdM6M0wg/8bxxwPi9Jq1kAn99fHP++uLT",
-	"s7+cv7q5SLxecD+lcimMWn969uJi+DNTcyrWo2WvN/jO/b6gU/bp2dFC8ZSLadIejgS7Y2rtJCaB9zVs",
-	"GpjRO6650SgE5pafCD6OzZEpv2OiOxIdAtQQrgkldzRfMsK+0NTkay8ftKFGk5xru0BmqYSVtTFJRtEo",
-	"SggXab7MWNYl59gldsb0SJBibEj7VUJWMyaI3RByQix19oc7zlba9n8VwybyL7E7JsynZxfuLW5wy5kZ",
-	"s03Dr+TizI1KmhlTRNA5I3bvUeVEHZCEisKNrgUz4vqfcIWasd0FelMpDLc6P0FS3KIkvlHUPjJjIe9i",
-	"I8kwIa1FTlMGZGiSzqiYAq1jZlaMCfIzk5dXRLGcUc10+4wkKTdl4xpIWs1kzpDWLvlJKpJoRlU6u2Vi",
-	"ygVLYiBUy5TT/FYws5LqcxKTJKXzBeVTkcQo1ZdmfptY+YVSNoEJS+wUEzZfmLVbd7daflpDrgF5ZcXX",
-	"WbEmWi5Vyj49S4r3Mq5Yatx7Xey2IIVwYAMqguWxirAkdgiM6FnCEm5WEtjy3K0XkCKkY64Z1UXXThMM",
-	"yyEBk9rR/sKU1DGBHQI/W7GGS9wCWtpJ7KSgNtTKpIkzLaBTy5jaoICkPLcNzy3P13omjNu2gNwP3Mzc",
-	"3rIW366dCa3Y13HShk4nwCdppUXGteEiNZbeBVMko+uY6OV8bi0gOyIkbK3bsWsjJmO5FKmzobKlAh0V",
-	"e6XEVbDTqMiKDaTPyMoSXtmoSVzSWr4Gy0MNfIMLJMhSfBZ2Z0lltSOjhmXEirjYN5jYqbKqDZTLRKp5",
-	"IQuffXGs7Lqmnz6OPz37krRj2xx17AnDHZye2t2kaIqza81HO39vbl7ZZ20XN9c/dZ46wwZ47mQwIFIU",
-	"dADF7+yGhJEsF1YJHfdhFond2LBILPPCr0uukAOoiUObyVqvY2sL0AwtEGo703S+yAsOLhYSrJuU5iwj",
-	"y8WQJPhYltinBNG2a5AfdmDWpLCtAqEv8KdyD3qpbU050gpkz3IxVTRzu2Ss5HI6MyUbyjwDbqECZvqn",
-	"8+fX72/fXVxfvLm+fPsmgdHHhM8XUhmWtWEicjYxRC7N0M8dy27tSBMkGAaNOyeja9ssqG+02nEWUV4D",
-	"RVarWFuAJNBEdyTsPpHLgMZgcrkOthwuiNJPrB6y+ykGVrXvlhMp1UjUyESriX2BR6xKdjI8GkalZo2+",
-	"2kcWucyYNwCsYxX9fcnUOoojK6miYYQtR6F18K+KTaJh9C9HpXt4hL/qo/dWUzpb4GscgWEbDaOMscXb",
-	"8d9Yauy3lxNr4oGF12ylJdY2TSwzUZLKxTrweKz4OyvUoZNG9Sk87p10wxmIRtHxpD8epKMocsNEZ7Yc",
-	"Z8XujHYbeFd0ypoJt5IhRgbpW3PAfi4FqbV1rfQWkmTUUKfq7YodJUYmRCzzvBs1r4NtqUJWxiZ0mZto",
-	"2I+jOf3C59Zk6/f8/8XRnAv3ZdxkMV4x5cfR2B9Ttxt97lp529h7/gtDE9iKmZ+UnDcZhNZUAHme/PWv",
-	"f/1r5/XrzosXCWmtGVWa9K1U+uGHH35oV1dw0Bt81+n3O73+lgmy87jTqLWilxrLjNZAbnLXgOpruUnz",
-	"K9pEMjhi3gpyu7uR5uPeFpqNfCTF76Uy21ZQ298O3rdSmRdgx9gRQ9N2J3/AuMQ2b8qFLZ5owq31K6x7",
-	"5YWenRvYtjTPIcbhNBM5qW3O793cLKiZldS7pm95dtgUcWG+O4n2cr0b0HuwJzcH9Zxq1uFCM6G5sVaZ",
-	"Xo5xur1my+SccnFGkj85+/g2QZ3BDVN06/ZFA7ayHHP6xUdYBqenjS6W8wZ/lBln4GU58m8WmXPyUgxc",
-	"2D/pYpFb549LcfSls1qtOnZyOkuVM2HtdVjDQCmwL+C23PKFjoZWLk7onVTcOHXw9VDWqdD0k1RzpL06",
-	"sW+9NTXhLM80+jHoHnQjHKpeSKFxmD/S7CU3O8b3Ny1FbThzpjXIMxCVZL7Udm9CAG6sZb40jMyMWbR0",
-	"m9y8e2XXyXp1Sx0NT3q9gwd7Ya3opgG+prmdbpaR/3j/9k1MKFlBECWMLIFZl1jyEtK6yulS83Fud0+y",
-	"TI6SpcqTNplzrYHd0KizZksT/dBUpQmRHCWW2dDeBDH63UlgM6JREMZw05Rp3XHRzA5EWDtlfLVpFtzb",
-	"R7VoLEzHS0ZzjBYevmZ+BSL5OTp4CVxHDWtwsyAtsMNptm53wdKw9pOgOS7bA/nJNwJROaacJxUw0Om3",
-	"YCDwJdiXBUutDT6hPF8qdlaJUNEiJOWCWMl/dVy8q3OZgfIJ1jf8bd+CllEzoOxS3NGcZ6AC/hME2cFT",
-	"h5FZJ52sw0bB7gSTyGkFanUCExm1bh0oNvA4oRE7O9AEqPPhx6jYx/As+lEM3ahSFUefvsbBglnVBMEd",
-	"NLNWVBOOI6ps+8HAjnVSBK5Kaql3NqQgFH32UK0VP4NwbybftfoxKmJbuVyqT8PCYbTvnnmvH+3GnArr",
-	"1N3iJ/aFG/enYhOmlLX/K4GQmFRjIDHxQQX7y1KlLAYZK1gek6WZ3/ov7d9zlvHlHP8uX7OfDFP+e1zy",
-	"2AfQYyIXzDrWYnqr19qweUwydsdTJH66BGp1qhgTt4qB2AInvAgqxcT5IjFJuVnH6IM/Zv1QwYarB+vF",
-	"tRelzQuEr32MuCaFdfEIKpTVZFUyjLREOPPQWacNhBjZwOboMUpF2N+XNLeyHBp4MIHfQDyRIt5rh+U6",
-	"siS6aT4jCQ4qccE/bpwIhiev+Zxppjj7xgLFOsPONPNS5Y8sUIpYkOtyMyi+T554+pEeqhuaiEGslOs1",
-	"sYxE0xnKq0cMbSaXSE45MviKUP3ZKi3LDRiWocKHlprHY21ydUdzOyLbBIRJrFXhmlHNcarHEF92WVmZ",
-	"MoRXPLCXYr8GTnrbAcToH86lMLN/CpLHCJLYH3HDVEBETEqSW2PaR6j9WuyROc4zua+sAQ+vugT4Xan/",
-	"Z1KbHdrfNxEuBw6zeNEO8vKK0CxTTD+Kr0u3rSIf3bcFzWnKFtaylILg0X+znCkaA9VYeXPG1KOkx4Jq",
-	"vZIqqxK6UPyOpmsyKGKblBRPNtJYtoM0MpY5qeF/IQslDcYySKvooP0Y4g39zLYyhVE0tQKQ5uB7kNZ4",
-	"TahYS8Ha+xhkRnXx2pgxQbCj33WDgo8ebM54wysNWWJjE4KqkYI1bMW9gYt7bsiUCozBuVhCtm+6vzVP",
-	"V4IoIYE5F6i/gifAgYPucdfbBwpV17LKxFEBU7iFdSo9foR+SJ+0RtEvv/wyitrFfheBeLHdPL988Q77",
-	"imJ869i+1e914b+j4+MD3/6/KQF+i331gO30GrLr3khzjsbSQ2Ma2A72ji1VI2Kn32K8mApYZgJmEg+O",
-	"8UivRcXaP2K/zLk2bhV5eWCayXQ5Z8K0hyORwKATeFITM5Oa+VytjeCWT1DcG8ZC0l8zo3iqf5JqzLMM",
-	"Jf1D5rVooDqdx4+fzusw6c/vTHSANM8YSV5fXL+7fP7+9vzVq7cfEuCWN9L8JJfiwVzipDYsz8Q2VB3V",
-	"yeNH9UYSvUxn/iSB0Lm188JzAz+Q1zLjE84aTiLeSEPm7lfSqmWQuSPCrN0lbySkJNbCZD4NbhejwDNf",
-	"8ehvnUuaXUv5iqope+jEXkMyHcTcXPKks3Jto5VJ7n8j1vG9QA94IE6+OyF/5j/CBF9L+ZqKtYsD6geP",
-	"S0oyt/vaDU5X5egP32As9R7OiGJGrf0hOyTfdSD7LiEas+265MLK0POrS/KZrSGBQTORWYFydXn77vz6",
-	"4vbV5evL66RolFD3LmmNl8p+ISfErHjKCGTfiHX7jFB/JO13o5lRMxITynNrC5bpeFYJlX4xdHp+c/3y",
-	"9qfzy1c374rODbfivrFnJkbC/ey6JxC4miw1y8hqRg2k+djRYZJYpslSGJ47+QjJhizbEJPBbO0PERdZ",
-	"jbAsN8KOUCr+y8O1ELbhkxZr0qX/bRgf5kSXzuXcH9TERLE7+RlTql0MoCYbPnz40KmnVe6ao3oWpp+o",
-	"O8pzOs7ZA09HlkEL3+CYxMpLcDi6JJQMkOhoPVM9p3lOEmwgIRLyNnwq5KDXe6LD3OqFkmM2ErZBDQER",
-	"PaMLq92JFZRkTHMqUqbASAsywHBwbcuRMEcLJVPLF+OcXUDe8T2dhP1esF6w3G5MSH5bcX2AB1yL88Dh",
-	"M5nQXLOY9GPSe5Qt7BMsqraw+9Yb4kFWoOa/sC3RtLKtDZr7vZgMTmNy2otJv9f7o0R+pNqwhncbvjdC",
-	"LxeYpPWaZZxew2n5N9K+RZRm3xF6VTWfflvVbNc72UsCWnbOMnv75/vNgV1leENBpuItpE5Amkqv3+kN",
-	"rvu9Yc/+/39HceE0+/e7KUQe2ZzyHNIrvCc6ltZg6NecYbHM8/IrWHmQZcUxlJUZk420gzjiGeSElD4e",
-	"fu2cuGg4iKMlhBHq5B9f954Oj5H8r/dNX3jn8g+2LZIzULtBy7D1XrCcGdSANMu4fYPmV0oumDKQtIHi",
-	"IloEX1kDtnjL5drbQZZ59mMpc0ZBNPKsMc+lntsSRyinw/R9R3NzbUqZU/MxgiQb935cEFe+JovUveIg",
-	"fedgN6cPKkCgsMJyO9YCYYYwbicyWvZ6x+wZOen17CarTlcp6Zq7/TXihs11Q7ZeMQSqFIWcx3peikuT",
-	"zddnKHC8b47iCVKDudE+MgMG7casFKLl143mGZkt5xRrZZhIWXczj6sUKU05Vi+vr6/cJMVFinE3asxu",
-	"CtfU01S03rScP+Xo/FCxfjuJhh9/3WTAgp16cf/TZq+fNqW8e7dL3uJB14orsAcgJaqqA6g/BWN51ga3",
-	"X5OV4sYwQRK7JZKYJMBUSTwSST+BDJpecgbFfZhSD3qdiylpJWum7QvX76C2JKnk+oParJrNdm1PBoPu",
-	"SDwHQ14TPZPLPMOqJOwfOkQKzoglAJK+epj0VQRuqCaL2eJc0HxteKqLMo05WtxfOlPZCWY2quTL3ENu",
-	"lIzi97j8HMUVA3HvZt/BDi7papOHfQ48nM3AXobaE0jDdWUVdmZdddiwUsT2RKOGa2HmkxX7SEy7nsPU",
-	"SopPL7ldPCPzjIzXJBG4DpjfBNVuPo+Ka0LHtlNrSr5mUG2A5gNW/BS+EdYApNTabv7Eb84wZ9uuJZ8K",
-	"qaxXYBeYup+cS8c1Saw+S3whA/W94vpKwdz2qS6Xt+92Lwg8ZZeDmxzNk43Jg324M/s2mDjYlDUBeuft",
-	"gzx3lO70Hbi5gDc2t7cVSdDamZ+S0HWA5GYBu92zDOTx2ifRAUJlvsF5M6ob0jFxCw6LMownmkwUnc6h",
-	"7jD5l263m8COXlBVZAGA9QxFiXgqo55okli7p2P7SNpnI1F4AE7iZEouFlC/VQgVLLxpXu0tgwl1tjAM",
-	"KhruGnSCkyY4KtxHrp/x0pQxUuaKKX35Fla3bKNxJO5N5GJrFntTwmE4vWdFykwRpq2y66aSC2RgR3/m",
-	"i45coMjrLCTMVpF0ahm3QRU+X2oj56Rka0/QjJuzQhDHUDMg1uiE4l62kwknnhlZMzwf9vlUzcP3v9ph",
-	"nznt0QLxY/m9DbZLteZr+3yXOl7ZpV42VWYK5IInVjPBM6SV/DqK6Nyu7CiKyShKl0oxka5H0dekfe/h",
-	"biRkNTDlh8sX1y+/vLy4/PnldXJGPrOFQWcdZPxYmhlKSdT7mvS73UGvh8banrF/bdY0F14mNU+HZbJU",
-	"qgy1K9TzOUVjFRjXhqeoEIawD4ZLwU2yaTr69LAaN8lcCk3GLJVzRvSCpmjZBTnZ351AMrn/2G9YUtvl",
-	"Ztt/rk4dNWQutSHHgyAZd7fwdIJL++rokcCWinISDTKC2P7bO7d7SWsRNShNvX3vFHoLS5salEF9qGQh",
-	"Xd68q/uz7OnG3+9VCti8lUch4gldjkQrGUWnoygBywB++Y/3b9/4xlrJqWX+7TO3aWxt0biYB9XAlq+4",
-	"Nq+4+Kzv6eLAO4DCUCnGrVm8m9wJdbONbktOt/wg2Bf4Ye+KLxS7O+DB2tQgRa5/14jrdNuEvWYYVLiH",
-	"HYvyzNzWDKTAm61UtDXU0ZcV2VDgye02hvRCNOtdbR0w5zAoUc6o5VWpg+LwWule3FC7NxJFPtITHbTU",
-	"gtpJl5nFG0sV211yDmq5jDsim+4p7omj5oFfwQ6Twqs/JMa6vwWAAeYM22WvlJ7tkNTBvNt137EsYdRy",
-	"81dXlLhzuTaWJ8Ysa8z2kpPNDMJhtUS0XmKqGM2s6Oh1+1Y8YHk62m2KEaYNn1PDdFmGivV53BQr4xY8",
-	"fG8koArWV1Km+VLzO/baFxfh7JVLKJd2UsNCvKASqRfXBWkMyXr7ltYuxTdcWSMNJj/ujSXVREJls8Zh",
-	"ZSA2GTJN7OvwjGyUF28XTJxfXb5wp/qN6t89Q467veL4f1N0cjGRAReWXcgFE3TBG4XngpqZbnirNmLf",
-	"RIy9+PeaBlSUPYYlmae9uoK4NGyuoZIdisctU6ED3+/Fg9P4tBf3e71PTctW8ewq+rtm6Ox3NCGt7Nct",
-	"BtIhGnPTAgjdd4zsUcRwkJMJTznNvRdGWnomlSGf2VrHGB+hmiSGfTFHgB6TtEGSc+vLgGmo4cC2BYmf",
-	"+BbsWyzC0W1vHJ1hlAAr0UnykptkS8hgJOoxA3cwjKG+GZoiQCXGAHzXZzUj2Ed38GGEt0HR0YV+E+/7",
-	"YleFK3xGEiamdMrmPmAiED4heIYIa/oIQDaxXi43hH0xcKBbSD0AzGGWOgCSscQ6yWVnPmEuSKWzxGXT",
-	"oOQ4GwkQvkISy+BlW1z76Ec7DKz5OgrqLPIC/8D+EDvUhH9NwPW0faA/aru2hmmXHBqNsW9gjy4eY6X5",
-	"IjlKwBVMYpLcJd1ut10LudnVR6o36t23HF24WsyrpUpnFM7/SkcQjysCJw3dr2jY73VP48IBi4bRxc07",
-	"MP5VHg0j6yHr4dFR0NFROmPpZ7kE8SAkbNqHh4W+1uXevx4exik25zs3LLt/94Zidtf6lhuSJDjNSXtI",
-	"qKuLxZhuKudz2tHMGr52qUDvy4l7Rp8h0sqMF4GPokDB7iSfTGu3bAzwVkXeN2RPywlJlsmBbk+ZO7r3",
-	"0abwvfWuq5t2xg3aI3Oe51x7OKfSIIFDVHwDkq2LmJTmImVoSYJmB1QZAPc47pE5F0trpJQRp/LLmFAi",
-	"2JSCYyVVJfpD9UiUrs+WMZZmR1OMrb8lwNYYV5tRPeuMqWYZUXJpuJi2z0gtnjYSPqC2i6hAxfGtQbKQ",
-	"24KgmmW5e0XPRsKFzx4WwNv/gmjeND6wA6I0GAtopXbcUKZLWsDxyUmvZ63ZNAxUjISLVMAoNj3DZk0e",
-	"R4tDwmkBdSh3gzhTRdhG9wjS7WjigOBbSJP/PogAWFmDBvwEEmkFOzAQVwb/7hO1+y1lrs4OFz4zuSIT",
-	"qkgmV4F0CSWQtWQ0Y8IKjgVTKROGTtlI9Lrdfq8Xqvh6mPseomT5sNhxuKZQ8V4GkxuPRkHNNvD0FvRR",
-	"DHWSFc/MzJmZ47UHAXJhNQf4JCSZMT6dGZJsBEghyLjWIwHR38PkWFOYc4MbDoj+xpXA56Zh5Wq/ISKx",
-	"zDEQnvh4amJlXQIvOCsQ46Iwgqoh4Q2chtPfYpU3Jv5Tc3wtNJAaRnj5/i05GfS/B9w4D/p3cfMu6UYH",
-	"RYuvfO5Hve0eWSzHOU8hmRwKKOgakalK2D7LdRpkLaSQWBOmyEKTKwFV1Xwq4DCjHY/EoCwiaAXPgGVT",
-	"AIlaM5gJiFDhGXeBhOJfdoHZ8vA8Hmz6d3Y27ROdO6rATraG3xUMKXLDhuDQlU+G+QT4kjQ3HGX9PWJu",
-	"BY5ZQ+QhhDhDQywIQYSWiN1J2mDUCVGXXHTAPQJvAAiKT8jYjtDSa7IF5vTLJb56jBhGwad6KodiaWMM",
-	"4dpTPjito7c1DEmwVTGkCuW7xPw76NrPW5XwwekmqT5atUnsC4d0Vwa0QDpRK+x9qTDQfFoYia06EJ6Q",
-	"GdNw0Hqv2a45HAWNccArxSw3BT88JxbJU/fMgnLZaLsn2jF7nVp4uZmoytLcjyS3wRtVToGitmGsXr5/",
-	"O3wDgQZ/VFWgZhaHVQVcKMQSgnzjTZ8FEBW2xK92IY+B9LF6z9dRWeWBZxDYRGN3Bx6Get+rCES6iAYO",
-	"yltgvnbXe4vcaJZPmpOe0He6pdOGWOgHgAD17hW4ThUwxsfyugtWFmMvVzcueKBYiSqtTTxXhc8KQ4Ew",
-	"rqgpiyLzzxcJvi4+dkbAIB8rRj8D8p8VyOBDa7rWQezQt0112pD2gxBeF55l73M64w2DA7IOdapknt9m",
-	"bNEEFQ6QoODtPMPQW3keM2dUxKUIC1FXMTpIsGkCTbsQgHUuMQjuFZVPj8gYWzD0qqtmb2h8PtHO5Ct8",
-	"CBcYxBAehLWs0VRmJ5aRMFTnIdJeleH2mIdW08u51S0Ls3bzbk0dPme3Utw2b+w901eEGfw+CY9Gwrks",
-	"fYiRCFNj9JMN/0K3i6l2xw3Amkt3CMG4KnqFQze7gBjUKI98oaILiahONDl4nh82m8Uh9+7IGj7mtnzz",
-	"fjbUvOJ4AvsAhXaQCVHuzoYs1dwfQu9qoTythhzU/cq0OK1tVKauDd/5tnl548IMXgh5kRwVVo7/yxkS",
-	"cEBUIhtBqJYX50WBCK6AG9nPFXQju2AOpwh+WyoQzQ7gKIqD1HL3ASGO3IfgXQ9y5H9x6fOh5K/jHIXK",
-	"wCMdRU2ZNXFUYB1VlErKjf0fB3e0RVjrEkX9nvnVxYHqBNIprN9j3SBEgvG5Vj4ws64iwhT6pzikHYnx",
-	"0gTHGDFJ3NI6pxI+JS5j2kcit0Old8l7kD1UkyYYeNIq8WFdZC/5yYEnl+nCgL07kyvs1CG/Njm2gQ1X",
-	"nai/oFwE+xoEnHfnJnTO83UtAagJlDFgwW2texPJP0haVUDwdsVmuite8vGr/RQ4ht9LAD5HWslbNaWC",
-	"pwRRL+1qXlGekfewvezHiznl8AfaMElMut1u+zBqXKlWIynlhRb2MVzZANy9RH1vJTfvh2/YivwVYMze",
-	"/DU5sPdirx1Agn92uAFhnwyTkJaLm+HF0rLUwVRscQwaaIAn91JQwjQfSELpM+yh4DMXGZzFwAsHtc3u",
-	"dk1waWXg7Rl4bLmRmdfI9uW7B3N/qTp2EgQQ3uWo/aH73uYrimp3D1Rk/oTnnj2g9tjWuk+p9Q8e1OqG",
-	"vtov/IpXCL5yHym4c3pc/KI40Q6dxoNa3+6RbrBzxT2tsNhGhu7ebg9Ik92YRBdvLt85rKeKobN/lPg8",
-	"weebNhI8evAeqtlVB/QPLxD3wrcgAKy0Qzq2D5JW8rOU0xyqgd6wlc6ZscZBTJLg3L0mYu6//hUrsSGM",
-	"vfUGD9JquMGjfXifZflmM7dBviIm+t28e0VmEN7m2t00gm8njzUrAoP5YYTgy9+Ejj38sZsOfPmb0AFO",
-	"wsOosK8+koamk5D3vlL8flFNOPy+VY03Q11thEqqN+BkDk3SSXOsMUA9j+5FxlI+R+jzhozIXVmQeAHL",
-	"JklwlAXRCNLCZwrorCIy3RzubshYDY89Dglobcth/fDPxFU4yGArfbtg6hZd/B1nSQvmmD628tCziT4j",
-	"vSJAXUrnTZIautbc3PqbfTZ7fs2oT2rzD1ljahWGku8dN951dHMj+N+XwYL6mOTWy4oOZFmcla2CRxuq",
-	"jK+9cmnpB7W8/bzH9Vg9+KkvdVyRIxvrUWznT9vl1kGlAjV+wprSprxxz/4K8T3knOGdVEYSTddN1RY7",
-	"awo+/K8oHNihNX7DYzqvlw4MRIbscPDBXgkh/ZBDjZoOvKemyhpVJ6B3LNPPzMANbDO5VE/c/rS78+b6",
-	"OWkl/haYwfF1/8TBayTtGBB615XfXd3TSACKcPlT0q5luEblO9EW7+wfROVx7Sbwif6HUH51DfQIXXIv",
-	"RXBf2Z4FInqHiN8p0Hfvwd/6eKS+2/9xDkkC2On7HLoGkDy1q586kACxM7t5Uy4J20LONdsKOt14Ku/g",
-	"fXZP0X8zJd8KFn2tgwDd+zXelEZ6XsDjWmejhJ7VpHV5dXeCo7j7rg0Ogbu10GHeM0VyfmAiaB2bqE7G",
-	"f1arNwucAJREkFZW7dW6e3BfbUJoDp6RkgsdRL0hF+Mg2kI4s0dgAoWAu/UEC1ZUnrhsNwg0mTN3Wu6/",
-	"hAQOrFWxpiwe6lSSNUNMgTJRb2eSrHvsaxXK6TC2b8IuchuhJCAYuufpGq9urH+VKYMliMO9WaF4x+7/",
-	"rcWjFzL/cGLxNzRCizk51KL0t8EZqfDmsvu5JiUUR4FlV8cWIq3E81F5UXR70zXZJsnPtwnvM0Ih6mQ9",
-	"jTDFvhT79QhT7+TpXkSDQvofluxeCHSoC3QZTxu1j30/cF1NDRNYKLgSgNGyYIrLjKeEdSwRRLGFVIhf",
-	"UdcxjyCuv0lcUTOCN7emiq5ygCjQwQ39M0aznOniyFh392qxt4JZNXVyZHVVM5Z6RV8Fa9XHGzzvrbFs",
-	"l3WULWCdUkMhkqSY5gy+KDXWVl11AF3b1cwbhGYHW93DsHNNBmceo4RCfSFVUykGHIowZ11yAZgrc0YF",
-	"4Fz45rvkfCQKzVRGBXzDPTu7fdBj2Ph4afyFq2wyYalxoLghJUVeVzHIwdNGNIVCsx1YCOJ1XGVvbIgm",
-	"3Pc7hFNwr+JvIZ1cDd8u2fT7mIQP2g4HvBRaVrsoA2i8nbx9TgRbBcUC2zm67Vlasbm8c3LQv+hvYeca",
-	"EDFhgVong0Hbfp+zgFmhCAFLwXT8EM49iF+bAkh+mYZ70AAxrXepuFm/t+260AujiqnzZVOG6LkIcLkz",
-	"BqXbtMDRW2qmCFpfWM5d/mTfcL90/b2qYI1CZ6XZODNmgaCeHjEglcJQRMp0FcElcJ/dDIZywcBnrtb4",
-	"TrmZLcdQ4luQ0XHAV+U3mxiTbmY7GP4rkO79C4jCnBzRBT+66yeEiQwwsTSZyDyXK2SWEF3wrm/nLCZa",
-	"jgT7AvUDU4dF7kBoVlJ9hjvZMO2y8vaKapJLqRmGX+zsg8RUPLX6ooUJmXaZ45FIPNoDJn7hlWkaLzOi",
-	"3uYobvYdDNrdkYD6fbVuGBJhX6ypUr3ZwSFDJ+cOThyCD0PyI6wj4oKm51eXt3+++CuChCbdkTivoqtD",
-	"uhODsmGY5SGhZEyzQA2WV4tYxinvIu7jLc4IA/muBAXmDCNRBwDynpHi8lp45T/ev33TJRchuqmcjMRJ",
-	"D/QThMzc9Z0wQUlBjUsrcKBGCWCtJgCrEGAjt1Cad3AuClzSNsgPB8BIZAlratmLmsAEW8miQ0QCcEcl",
-	"KRWQtzcEn9AnOPhVGonq7R3Bbc4lZCLc5UFrl304kB7/+KnLDxHEXecxEgifbi0ViN4H93pgBVZSv/Uk",
-	"KWa8jbtnBmCawdbB/iD8zlUd0RyBKk57x4XWQ0DaCmC57no+dvfKy0nA0daywOugcXpwCt3FnbBSRduk",
-	"RV0x8knvxAG2OQxCnKkqM/iWU5nnWB/wRLdjklIF6EbJc5rOmL+1d0iE7IDeSUhLSJLaH0fCygBNKIjP",
-	"J9ofUyDARvJfnfBO4s5bEFPatqQFn0xgd6Hg1YyViO1cWVPdiy+0iiHZc0ioG43rjmdV7oCYbL4mOf/M",
-	"ANqiuHDPVYjnPGXOI/QC+eerV53jbq9je98QxKvVqjsVy65U0yP3rj6i00VuX+nOzBwAVj2cZin5zq8u",
-	"ozi6Y0o727/b6/YqkDGRbeA4CoBiYFV8BtzXOHIccJTJVFe/cY1013QO1tKUNZyOvmcK9T/XBc5NgXFD",
-	"3oAkFNLKqG6ZhSzFZRYNo5+Zca9EtfuyB73eDhxwT1AAkFGA53yLOToca7uO/rMFa3tjYmz/J4MftjVf",
-	"zMVR/RqTr3F0inOz+73qPdGhGRMNP36KA4D+a68zQ7LjyNAp1G5ChOTTV7xFYkuFNIqTny+uAXpfl+Va",
-	"xoHB72OEl4xmuzlhs1d3RUV5jb1Tvq0klAZDUmecJCbFE2hnJu14JIS7S6d+oUj10X33Zbin3cPADW6Z",
-	"v8WlL833/TziypPTpsn9Bvd2b6H0wRd435N9oSoKe91g5EC+gbA/+tUpgFuefd0q5a7LUzk5wUtByjLI",
-	"emJEcBn42uX+JfbfhBhJEiOTkQBVqvkdcwfnLvOhBJ2FUqRfpLD2gEu5AuQlxWjucs3njAprXnjlI9VI",
-	"YI5gl1wHeLK+Cs/V343XRX1DyiA32EE+V3bkK64NFHCAWPQHBhAj2IqkA5qyS86tHqxcLx7efhVq0m54",
-	"BPy99WeiIQjhEtqoXJwojDPgIUMpo7efWvabfLpGoAW/oN39dSJoMbokGNJKynuWk7Z1l2GC45GgIY4j",
-	"biEwLNzRMD6nScsdvVRyf3VxSbl21QsjURLjmHFZS9hZMOA6oBXdHvipk7M7ljvQFjcG6wuFyeGYfOpy",
-	"0e2HAqAkJkklvxe+qGTcQmNF9mhMEkc51l2QJOVmnbSLHSRSFuZSuXNwn04C+MeYSWJnsGQuvBETt5l0",
-	"WSv1BUJbGxG63EEapjD5JR0JTHop5hrQjSCWAThlDoKfG2bn26VeAoo/OJ7U5WOlkDQLEG3Wx1af8UAN",
-	"EcbMEHHLguRNxH0qW3Q4UHaSE2Lo1H3mpswAt1JMOnxJq0wTayUmFaBZgJ3yYFQoBbB9dzmQtl5HK+FT",
-	"x71caEOnis4hvRjdwUv/XTXd2MsSn9FGEld+A5Nh6fTlOOM1wWRmUhpdJ1DACjFC/9xITJVcLu5VvXN+",
-	"Sc615tpQYfRmOc9IVKc4zNqNg6xVhxsS5BbD0CGvmU5BUBbsNxI3714R6m48aHmw38HpaQXt2KqAmczt",
-	"7gE4OQzxBzHxH7xrbCdyCmUQmiQtxTLbRNZOrAvkGNQFk8HTPSPV6irEq6tmaoebzbqLlp81/+LY3g7N",
-	"t+wSzxlZLqaKZgzF8ljJ5XSG9zkQKeq5OK6OEaQxBM1LcexuiN4uiPfVh0KtZYME/slnksUklKbdzSSh",
-	"Xr/T628hz0F1HqAntqWa1el6RZvIwhCLr3QC3d5M6fE2So38tnQ+p5p1uNBMOLxqvRzj05a7Qc+ckeRP",
-	"bivc4gbIuWEK85ybaEShH4V07U3w/rWxlJPlmdchCcml/GwtnjP0xB22z24ibsfrCh0lGoEvffbFu/j5",
-	"UyNpje1LZba3jgXVZev+865emrZAaUIdvZfKRAc8d8XUld2Ihzx64HOuGPfrp3t5242X07nE0+pdbyG8",
-	"Rr12HySRKwFEU5mSNaMqJj5ZL6h2x7PxjwVww/FJv1f8HMFQ3S/fDYIfBFvp7jqV8zEX1EgFKJl2tEUC",
-	"gYMnh8DL8OgolynNrZIdPu097VX9gu//HWAK/HjwVNGO4lkphvBLI/Gr/qBz7L7C+fnT6Y+uPvJPpy+e",
-	"vbj40/G5mwF8ygraZ32PTf6HowqB2RFHFLHX7d9BdkUV9Ly/gXHuxOAxCmz8rl9B5O6HANynvSBzs9ft",
-	"nSKq9KBAesZL+8BY3mQ8+BrLxSHbdBc/9UOuOVoonvoLAtwDPzwNfn8sC1nKDlgoUBePZYxH9PWA5T5k",
-	"RTeX8Ot9DAZIO2oIq/lLnAr1Vp42cOXBiyHM1uvvD5dV7n6Fl072v1RcRg1RnsEhQTk4ZgK/GnLxfo8w",
-	"YLFp3nuH1+0af7leGTLBAMCemMmRCtDbGoMnncJH0w6ZNbs3RFhpLI/X4NCNBClOFMQUAMMwgt+EJAbX",
-	"NzGlpXAlDzN0tGg6YxkcIOFjc7rGdq1zDrcjw63I9kefzh1cr0T6vQKoBuN2tlWge5Iv9aw7Ep0ylmDH",
-	"ftwr7puJK+hP98Sps0QWT40Z9zeMV5DrzlwEAKlHYhD6zK3CwxDlYqTT3yNoSXG3uJhZJfAb4nTFPjOq",
-	"Br/Vakbbso1WAbfasQdTLwCSnBIrwiR4nosoACPxRmLpjC+mcYiZkNkfAhHjBUMzZygjdjjcFZRLMWXK",
-	"XbxFxzlzCfnJzZtXb3/++eJFMiRCkjFNPy8Xlm7FwGYCtxBc83m7S55jyANYDQ9JXLTcC6uRqHGxfoLc",
-	"w7Q/uU5+enXz/uXt5Zvri3d/OX/liyc2zlIKZLmNkN0+k9Ruapedc5k90j4McxuDuo2PvbgX92P77wD+",
-	"rf93XPzVD74dxP345FOJjPgxQEOxTiObyC8BLM0wKoEmSoQbwCz7bOTC4/cMoyNaAUtvNh1rkG79gbUQ",
-	"yu6fz5Scs0rvN++HN4JbMWXnFG43LmiYyzHPWUBClYJ6b9+f2nUo6yuOD9ebGyiGW46lvOT256n/o/ry",
-	"d9J6H2YSxIEoNR4RcnVvrafLuuWtJwbuGS9W954LkH3HAnhnPp4LxB6gKKN6NpZUZUTP5EoTboYg6wOd",
-	"WwsTl8q0CMX6oHFTkWepPa1cdjF9TOXxISaoDaBrOxBQuuyLaZ+VVFga7rbXep5VtWTx95m7Ic1+yYoK",
-	"at9upZYzGYZtkKOi41qpLrwbFAl5qPhKyfhdAIpxWKl4MNai3CgJcO1g2dyNHl5/YbTbyNJqmHGouQyr",
-	"e0eiQm1wCFH2g9dI3DGFHlANgBANHmzEvj4SRS2xfQ+ixkMSlm9W4X+bou4udcpy6ByvMB8JrCEJ87Ig",
-	"xMQmhliLAPfAHPQpVyU38Dz3hpUoFq3tso1GwmHwcU16tepY4YiBmwwhp9bf6ApYFnX+aHfJjzg8OhJN",
-	"o4uDHRNMs07QOoYNoljNaoNwanEWMBKV8wPykuZ3TBNlhR6hK7pGFviFKblFhfuq08dq8P2xoHd23D9Z",
-	"B+7Qh6/lHyXGdNeIWuT9+DgML1VALSAuoJtqk3dEoWqFtsdPu6clzkP/aa9Snfo9oGjWghgbCAOD7vfH",
-	"m7WXP5yG6n5wYlvy9ZKD73q9wBPfEWcBVQ9StTpv5yhq947vpN89CcY3qAzP0bQxnKffbQ6nGCIMByMu",
-	"bjT9k969wgC1Yu8t1oyvXXfa1qEI/DMCsN0WesloBjUTwdSVVpHbRZ5t7mcemaLYdauF9FYwwqzdDAYI",
-	"Fk1XFi9257L4U5h/6Bxb1A29tveOR8J5qD6EwLUhTNyxXC4YaQWpv3BNSb/X68XFMaX91EYvGS5LuaP5",
-	"s5lcKqfG7Z9lSsVmnoZzi5MM1LR/wxfPg0Przm331NGfEeotK+tUYpmonJDlwtLsqtILCw4sMm815usu",
-	"OUdgBwynZHSd8+nMdDS9g5Rq0HaQhzo4tj7r4ASWgDNX5+6v47fNWvr9gOnSLOcCDWe3ajFx+dImOLuX",
-	"qbs2Ae519lNQKlbbrtei+4JA1hiCY/TArnOptPhjcbsaCay9A8wlbKQJWri0TbmpsUJG1wkGAxzDtId+",
-	"sbm3w9cxCcEPtq8kxG8kOY6/+66HOCrVzkBRJfUO4Nuyi+QsQPOwAwUb0uk4YA/bTZDt6lwKzTMWbjKX",
-	"62zfq6xVsVAOK9lOk23iyT2M0tKFca5QK5kWVo61yc59nAWIGQkI0CBoIM4FzqEOU/Ktsi/mKtliSZXV",
-	"9n9kY6rBZ+S/MJTDKPaq58oZXW85J/XzseUgE1/0x5h2X0ax+xJPSz4dcJj7oxPE4a2PTbQEF2o20AJi",
-	"t4I73tufr/WHOwG1c1c1TK2bSde68dypakL+0D32ACwl8MmggmQx7H/f27SpnvZDm+o0MKm+60NsKuym",
-	"t9nHcbWPhh56YQdB+70Hn4EFpsC/l2dSMOLaQaUl8OHnX4/q5zc4+0K+bjrA3OvY4Fk55lTZveYE/66D",
-	"8qoNf9IdVBcfDmBD7hrU/JR+gwFf4QU8gXfccHLa22C3E7hWstJpnaX7B3T6fSXm+TTsdPCtmbDpYHTQ",
-	"GTzFr6rauHaCXkmI/NPpi2e4XN+afX9zCv9HGR/UzgbTu6xPb19jqIULgojVRz8ylXNBWjfXz/9fv32A",
-	"dD1ulK7Xg2NnYleZ8vt9jvhxyYHHG0wPHL0hZa+ho82++nvkbT9wkX8DeXu8VQ5WHB7HIW49nw1+C5H8",
-	"DUgZFNz7u9MCcu7hm2cQ7p7BxtY5uU+spAZntSdxwnnW1dPlP2jMpBzZ7x84+UtxkBLEwyvH6GUYZQFn",
-	"3UsVg1yTqshO2hFQ8TWJu+tRfEWFfzouDiusU461B/tKQXhxEqPpnPmkby5FTDTE1LmYYjU1HedsW6XI",
-	"B0/vfV0tj1eDmaYPSh91eA8PzR8tgJaKK6jqABbb/aG3lgAPv6BJKzFqCXnofQQ+BAKFFJ3wGbwHOCZJ",
-	"D29CaMxjLpGaDtv2iO2wSWHCMwgfAK4A4BeqjKmtc7UzFxZKcPwshSBVf6w02G+UvPCxCmBX5p4PrvuB",
-	"dt9yMbtDGOnVsUP6NVQQNLzqsB/4bYnrgdnhPANrpYTvKGClHBxGrwo+1kzy/e0KL17+/V4mwOZbv2F+",
-	"Yb/Qlv3DVWWIa7ZHT/rBPEI1HqLpbsRCyZRpbWXthTDc/L5qzk5NMfZAYxXiHi7zl7pBQZUwPDoEbkRb",
-	"v2UUn89ZFpNcrpjqpFSz7IxQkjMKFTWJYy2ESPFV8klM6EgUz7hyKCrW7pLIhdVuUASmKM/tM5k0DqEm",
-	"OyM3gsMFNTkds1wTRP0jXBg5EoulWNsfEVFgvtSQwibImBFaBSyjIsAsi31mBU2V1JrQPAfMADi3d/sy",
-	"IQMHCEJJ4jdv0iUhjBqmVBSwZzOmGlUtwLp9KNI0Xe3wjzJb75BwjRAfdZHnpVgISHBRSrSjcS6nNTzB",
-	"YdTvdeG/o6cjMej1+sNs/HQ47EehSLrvbiyR675WkaWsDPy6Idr7D8tL+x+Q7DtmZ5+4d3L9G8n7+67A",
-	"3mNWtvIyoVbe/UqmW4Dsa+890eTm3avuzgqoukXx9cGSt3+8/6Urus4lza6lfEUVWBvRSf/0kM70coEZ",
-	"MK9Zxum1pfqejk0AfPm7SfrzLGvMAA8kfYN7cvSrq5nPWM6a4MTfBehgJUxUBnLSnSiBew4nttZ5MYoK",
-	"jVDbmygRL6CXUP49ysyD1rKadeUQworC8+jg7fPCtbdl2xTpzJpM4baU//2pljgj+/gq9h5uTdfN5Gr3",
-	"Uu8mzL379s//BybaztX+af49YRy+KXzDJ0DqSWdbkm6toUY1ubq53hQhV/a9rRZU8wr4R3jJVQhhGX39",
-	"R2HMfxAVWE7r77aVkIQgfNe6Or9+/rK9dVMtGzObMOcCQ1cOSgBzb85IUtpsCUH1KIUr1Sk8AHwGNiHk",
-	"QI1EEliXz9AvqtqRzxKS5owqXaQ+dYvgGEmpwIp1R4YD5GxyMnAG/rlH/rlHDt0j2+1FRDH8xcHK/c0a",
-	"S3aXdP/mkebmzChe4M4pRrP1L5UPR646yqOylShQVRTWj5+sWtBM3W3Xb4B+IlKXvgc1cyFqZ0uzfNKx",
-	"zj7Lzkgyp58ZUUuRwOO4SyHCBVFbxO/D0mA3+B0q1UMX4jX1cE+FU4zFhG3Gbs+nU8WmkGOXUZ6vS4Si",
-	"6glD0BoeJTSF0YOBBs8j/H1j1N1dqE8WShqZypy08LI6VeRoVnL9z68u3UXX2BDBYbP52EGqQqlbAZvK",
-	"DVlIbTQWYhoJoJeaESWX9jXBWObA4tBfULhoLCNyaXwC20joBUs7JXTr+dUlpuiVUJNYlsg1mVGRdRZU",
-	"aZeOpxeMZXhJHVdVvNORwLIEwzQkOE6p5Zwqt7hL/XEanxfdNUwmYnRiXAm5HfpHoSsVnh3VgDrLpt96",
-	"2ayjr5++/v8AAAD//w==",
+	"7L0Lc9s4lij8V1C8OxXpXlqWZDudliu15U6cjnfy8CbOZvtaLhMiYQljCtAAlBV1f/7vX+EcAAQp6mE7",
+	"Pd1zd3a2OpZEAgcHB+eF8/gtSuV0JgUThY4Gv0UTRjOm4M+TPJcL80fGdKr4rOBSRIPoYsLIlBUTmWlS",
+	"TBiZ0WJCJlTHhHXGHZL8fHoRk/OPny+SThRHiv19zhXLokGh5iyOdDphU2pGLZYzFg0iXSguxtH9fYwT",
+	"nojlR8XHXKzOfJIv6FKT5H8nMdGSFBNaECqWRPOCkSldkpnUBZnwQm+emYn5NBpcRv87uoobwHhF0wl7",
+	"JUWhZL4eCCH3dCEVSwaECkKFXjBF5A2g5OT8DOCZyDwjlMw1U880WbCRgVQTKjIi5tMRUxoWIuRQpGbS",
+	"mOgJVSwjUsE4ac6ZKJ5pIhciJreMzTThRWcodlqeg3DNKqUomCjeMTEuJs27nMNvblEjmS0JF2S0NGto",
+	"hd/+fHpBNBOZjsmNVOTt6cnr9k6bz0XBxkyFAF0sZ+wjQKE3IV8LfnMT0gEZKbnQTJGC3jKkTLspFD8l",
+	"doI9M0NCeGGItrMjJmG6ZkS+lqk+lzlPl6vwfoa/ccd1scyZJjdKTkkx4Zpopu54yogU+TImQhYTLsaE",
+	"i5wLVn6G51mu2WLCFHvokTq9oOPmzdWFkmJMmCh4sSQFHbt9VmymmGaioOZps68FacFBzykXsBTzafwr",
+	"n+0Z3qGY1iwbCikYYTQ1vOCOmUe4MnTbPgbSMPge0fTWUFBydrP3QQq2954W6STZRs+rq/rE/j5nujjL",
+	"mpfGMzIXGVNkMeHpBKDNWEF5rnGNXBOmlFRkwRQjuRyPWdZ5MAiFWp7cFEw17DpLpTDcUZIFNetmN1IB",
+	"Sohg3wqiEPwHn5CvX7+ezIuJ2bKUFmz98fiJUcVUshtx48NNtH0fRzOq6JQVViK84XnjgvF7TVrJDfx1",
+	"+eHk/enVy/86efflNHFywf6Uyrko1PLq5evTwc9MTalYDufdbv+5/X1Gx+zq5f5M8ZSLcdIeDAW7Y2pp",
+	"OSaB9zUcGsDoHde80MgEpoaeCD6Ow5Exv2OiMxR7BKAhXBNK7mg+Z4R9o2mRLx1/0AUtNMm5NhtUzJUw",
+	"vDYmyTAaRgnhIs3nGcs65ASnxMmYHgri14awnydkMWGCmAMhb4iBzvxwx9lCm/nPYzhE7iV2x0Rx9fLU",
+	"vsULPHLFhJmh4VdyemxXJYsJU0TQKSPm7FFlWR2AhILCrq4FGLHz33CFkrHdAXhTKQpuZH6CoNhNSdyg",
+	"KH1kxkLaxUGSQUJas5ymDMDQJJ1QMQZYR6xYMCbIz0yenRPFckY10+1jkqS8KAfXANJiInOGsHbIG6lI",
+	"ohlV6eSaiTEXLIkBUC1TTvNrwYqFVLdJTJKUTmeUj0USI1efF9PrxPAv5LIJICwxKCZsOiuWdt/tbjm0",
+	"hlQD/Mqwr2O/J1rOVcquXib+vYwrlhb2vQ5O60EhHMiAimB7jCAsgR0AITqSMIAXCwlkeWL3C0AR0hLX",
+	"hGo/tZUEg3JJQKRmtb8yJXVM4ITAz4at4Ra3AJZ2ElsuqAtqeNKNVS1gUkOYukAGSXluBp4amq/NTBg3",
+	"YwG4X3kxsWfLaHybTiaMYl5HpA2sTIBP0nCLjOuCi7Qw8M6YIhldxkTPp1OjAZkVIWBL3Y7tGDEZyblI",
+	"rQ6VzRXIqNgJJa6Ck0ZF5g+QPiYLA3jloCZxCWv5GmwPLeAb3CBB5uJWmJMllZGOjBYsI4bFxW7AxKDK",
+	"iDYQLjdSTT0vfPnNkrKdml5djq5efkvasRmOWvKE5faPjsxpUjRF7Br10eDvw5d35lkzxZeLN3svrGID",
+	"NHfY7xMpPBwA8SdzIGEl85kRQgc9wCIxBxs2iWWO+XXIOVIALeJQZzLa68joAjRDDYSayTSdznJPwX4j",
+	"QbtJac4yMp8NSIKPZYl5ShBtpgb+YRZmVAozKgD6Gn8qz6Dj2kaVI62A98xnY0Uze0pGSs7Hk6IkQ5ln",
+	"QC1UAKbfnLy6+Hz96fTi9MPF2ccPCaw+Jnw6k6pgWRsQkbObgsh5MXC4Y9m1WWmCAMOi8eRkdGmGBfGN",
+	"WjtiEfk1QGSkitEFSAJDdIbCnBM5D2AMkMt1cORwQ5R+ZuSQOU8xkKp5t0SkVENRAxO1JvYNHjEi2fLw",
+	"aBCVkjW6N4/McpkxpwAYwyr6+5ypZRRHhlNFgwhHjkLt4N8Uu4kG0f/aL83DffxV7382ktLqAvdxBIpt",
+	"NIgyxmYfR39jaWG+PbsxKh5oeM1aWmJ008QQEyWpnC0Di8ewv2MvDi03qqPwoHvYCTEQDaODm96onw6j",
+	"yC4TjdlynRW9M9qs4J3TMWsG3HCGGAmkZ9QB87lkpEbXNdxbSJLRglpRb3ZsPylkQsQ8zztR8z6YkSpg",
+	"ZeyGzvMiGvTiaEq/8alR2Xpd939xNOXCfhk3aYznTLl1NM7H1PXKnJt23gz2mf/KUAU2bOaNktMmhdCo",
+	"CsDPk19++eWXvffv916/TkhryajSpGe40o8//vhju7qD/W7/+V6vt9ftrUGQweNGpdawXloYYjQKcpO5",
+	"BlBfyFWY39EmkMEQc1qQPd2NMB9018BcyCdC/FmqYt0OavPbzudWquI16DFmxTC0Oclf0S+xzpqybotn",
+	"mnCj/QpjXjmmZ3ADx5bmOfg4rGQih7XD+YPFzYwWkxJ6O/Q1z3ZDERfF88NoK9XbBX0GfXJ1Ua+oZntc",
+	"aCY0L4xWpucjRLeTbJmcUi6OSfIXqx9fJygzeMEUXXt8UYGtbMeUfnMelv7RUaOJZa3Bn2TGGVhZFvwv",
+	"s8waeSk6LsyfdDbLjfHHpdj/trdYLPYMcvbmKmfC6Ouwh4FQYN/AbLnmMx0NDF+8oXdS8cKKg/tdSacC",
+	"0xuppgh7FbEfnTZ1w1meabRj0DzoRLhUPZNC4zJ/otlbXmxY39+0FLXlTJnWwM+AVZLpXJuzCQ64kZb5",
+	"vGBkUhSzlm6TL5/emX0yVt1cR4PDbnfnxZ4aLbppge9pbtDNMvIfnz9+iAklC3CihJ4lUOsSA15CWuc5",
+	"nWs+ys3pSebJfjJXedImU641kBsqdUZtaYIfhqoMIZL9xBAb6pvARp8fBjojKgWhDzdNmdZ71pu5Bx7W",
+	"vdK/2oQF+/Z+zRsL6HjLaI7ewt33zO1AJG+jnbfATtSwB19mpAV6OM2W7Q5oGkZ/EjTHbXskPblBwCvH",
+	"lLWkAgI6+h4EBLYE+zZjqdHBbyjP54odVzxU1LukrBMr+e896+/aO8tA+AT7G/62bUNLrxlAdibuaM4z",
+	"EAH/CYxsZ9ShZ9ZyJ2OwUdA7QSWyUoEamcBERo1ZB4INLE4YxGAHhgBxPriM/DmGZ9GOYmhGlaI4urqP",
+	"gw0zogmcO6hmLagmHFdUOfb9vlnrjXdcldBSZ2xIQSja7KFY8z8Dc28G3456GXnfVi7n6mrgDUbz7rGz",
+	"+lFvzKkwRt01fmLfeGH/VOyGKWX0/4ojJCZVH0hMnFPB/DJXKYuBxwqWx2ReTK/dl+bvKcv4fIp/l6+Z",
+	"TwVT7nvc8tg50GMiZ8wY1mJ8rZe6YNOYZOyOpwj8eA7Q6lQxJq4VA7YFRrh3KsXE2iIxSXmxjNEGf8r+",
+	"oYANdw/2i2vHSps3CF+7jLgmXrt4AhTKSLIqGIU0QFj10GqnDYAUsoHM0WKUirC/z2lueDkM8GgAvwN7",
+	"It7fa5ZlJzIgWjQfkwQXlVjnHy8sC4YnL/iUaaY4+84MxRjDVjVzXOXPzFC8L8hOueoU38ZPHPwID9UN",
+	"Q8TAVsr9ujGERNMJ8qsnLG0i5whOuTL4ilB9a4SWoQZ0y1DhXEvN6zE6ubqjuVmRGQLcJEarsMOoZj/V",
+	"U4Avp6zsTOnC8w9shdjtgeXeZgEx2odTKYrJvxjJUxhJ7K64ARXgEZOS5EaZdh5qtxdbeI61TB7Ka8DC",
+	"q24BflfK/4nUxQbp74YItwOX6V80izw7JzTLFNNPouvSbKvwR/uthzlN2cxollIQvPpv5jN+MBCNlTcn",
+	"TD2Je8yo1gupsiqgM8XvaLokfe/bpMQ/2QhjOQ7CyFhmuYb7hcyULNCXQVp+gvZTgC/oLVtLFIWiqWGA",
+	"NAfbg7RGS0LFUgrW3kYgE6r9ayPGBMGJ/tADCjZ6cDjjFas0JImVQwiiRgrWcBS3Oi4eeCBTKtAHZ30J",
+	"2TZ0f2+arjhRQgBzLlB+BU+AAQfT46k3D3hR1zLCxEIBKFxDOpUZL2Ee0iOtYfTrr78Oo7Y/7yJgL2aa",
+	"V2evP+FcUYxvHZi3et0O/G//4GDHt/9ncoDf41w94ji9h+i6D7I4QWXpsT4NHAdnx5GqHrGj77FeDAUs",
+	"IwEziRfHeKXXomLpHjFf5lwXdhd5eWGayXQ+ZaJoD4YigUUn8KQmxURq5mK1VpxbLkBxqxsLQX/PCsVT",
+	"/UaqEc8y5PSPwasfoIrOg6ej8yIM+nMnEw0gzTNGkvenF5/OXn2+Pnn37uPXBKjlgyzeyLl4NJVYrg3b",
+	"c2MGqq7q8Omr+iCJnqcTd5NA6NToeeG9gVvIe5nxG84abiI+yIJM7a+kVYsgs1eEWbtDPkgISay5yVwY",
+	"3CZCgWfu8epvmUuaXUj5jqoxeyxiLyCYDnxuNnjSarlm0AqSe9+JdNwsMANeiJPnh+Sv/CdAMBjlT/CW",
+	"Mnxlna905zUAHL+jj9QFxGgmiu/nL7XYA6b+WLyhRMj4lAnNpdADDKIYKDY2QswJ5jvKczrKGcGQz++F",
+	"WAL3VejltEqVmgtErcEVEz6oa2GeMaISLzhaFOVaTKiLEaLlMqrhrBUB0C4J70LK91QsLVb141B4ISWZ",
+	"GpliD5b+btg5dxf4J+dnuEbQ7JJ9OuP7d70EY2C1sepu2RKDXvCx9jFRrFBLFwICoaF7EBuaEI2xoDUy",
+	"DB7ZToU+0LQkwy+CzouJVPxX9kRaNKu9ZUujpQBvPnv93TBqOJIZuvTSxmTqbtBiotidvMVYd+ucAafA",
+	"lC6BeiD0KLHXwyH2y6juwK2Dyn+7huavX7/u1SNmN+G6HmALi3oS3QbSYJVyQ+3zx+8gAeoz7EKX5NRo",
+	"no4KDPI1E5lRw87Prj+dXJxevzt7f3aR+EEJte+S1miuNJ6SYmFOPsQsimX7mFAXyON0GMNzhsIwc2NB",
+	"lzg23KP0JsKkJ18u3l6/OTl79+WTn7zghik1zszEUNif7fQE3P03c80y4GMgC4AQC8xSIHNR8NxqlRCi",
+	"zbIV5fIJR/Txp7MkFxzDUWJNJ+t9H3XhQYfz9zhaX4QXdY+8U54HI3yHy+UPlvEsOyTUpzzv0VOa5yTB",
+	"ARIiIdrNBZD3u91nOsxImSk5YkNhBtTgRtYTOjM2ETHqJRnRnIqUKTBtg7hZXFzbUCTgaKZkauhilLNT",
+	"yNZ4oGtlu+9Qz1huDiaEDC+43sFvWPOOQ8gOuaG5ZjHpxaT7JA+CC0urehDst05LCmKpNf+VrbmDKMda",
+	"gbnXjUn/KCZH3Zj0ut0/i79cqhUfwmZ3wReh5zMMbX3PMk4vIMboO9ks3re9LfCoatAcfV+Dxux3shUE",
+	"tIetPfvxrw/DgdlleENBfPc1BJxBcF+3t9ftX/S6g675//8bxd7V6N7vpHBfw6aU5xCU5vx3I2kUhl7N",
+	"hSjmeV5+BTsPvMxf3huecbMSrBVHxvD4IfSw4dfW9RUN+nE0B+drHfyDi+6LwQGCf//QoK9PNmpr3SZZ",
+	"s74TjAxH7zXLWYESkGYZN2/Q/FzJGVMFhLohu4hmwVfG7Pdv2Qwls8gyO2kkZc4osEa0w1aiA+sRgXGE",
+	"fDpMerIwN2f0lZGIlxGEJtr3Yw9c+Zr0Ac/eoN642FX0Qd4cpKMZascMSsyrwONEhvNu94C9JIfdrjlk",
+	"VXSVnK552t8iXrCpbohx9kugSlGIFK9H89nkgnx5jAzHeTSRPUFChbGSLPcAhXYFK561/LYyPCOT+ZQK",
+	"b3p2VqNfS5bSFJn69uLi3CIp9okZnagxJjTcUweTH71pO9/k6DKiYvnxJhpc/rZKgJ6cunHvanXWq1Uu",
+	"b9/tkI8YHrDgCvQBNMwrMoC62AGWZ21wlhpjnBcFEyQxRyKJSQJElcRDkfQSiDvsJseQEo2JSCDXubHf",
+	"kyXT5oWLT5CRl1QypEBsVtVms7eH/X5nKF6BIq+Jnsh5nmEuJ84PEyIEx8QAAKGyXQyV9e5uqslsMjsR",
+	"NF8WPNU+uW2KGve3vbHcCzAbVaIMH8A3SkJxZ1zeRnFFQdx62DeQgw1VXaVhlzkExiucZcjYg+QFm4xm",
+	"MGtzagcVX8kzjRKuhfGihu0jMO165Gcr8Z/ecrN5hcwzMlqSROA+YFQo5Ai76FOuCR2ZSY0q+Z5Bjhaq",
+	"D5gn6W0jzJxKqdHdnEE9ZZjpYvaSj4VUxiowG0ztT9ak45okRp4lLv2Lullxf6Vg9vhUt8vpd5s3BJ4y",
+	"28GLHNWTFeTBOdyYsxAgDg5ljYHeOf0gzy2kG20HXpzCG6vH27AkGO3YoSQ0HSAlRMBpdyQD7grzJBpA",
+	"KMxXKG9CdUMQOx7BgU9ee6bJjaLjKWRrJ/+r0+kkcKJnVPnYKdCewZGCd9nqmSaJ0Xv2zBxJ+3govAVg",
+	"OU6m5GwGWa+eqWC6YvNur1lMKLNFwSAP7K5BJlhugqvCc2TnGc2L0rHIbAq6S3rFnMB1MA7Fg4Gcrc39",
+	"aQrTDtF77AMN/eVWlVxXhVzAA/f0LZ/tyRmyvL2ZBGz5UH1DuA2i8NVcF3JKSrJ2AE14cewZcQyZVmKJ",
+	"RiieZYNMiBPJyJJhVI2LQm1evvvVLPvYSo8WsB9D723QXaqZsuvxXcp4ZbZ63pTPLpAKnhnJBM+QVvLb",
+	"MKJTs7PDKCbDKJ0rxUS6HEb3SfvBy10JY20gyq9nry/efnt7evbz24vkmNyyWYHGOvD4kSwmyCVR7mvS",
+	"63T63S4qa1vWft8saU4dT2pGhyGyVKoMpStkQVtBYwQY1wVPUSAM4BwM5oIXyarq6IJqa9Qkcyk0GbFU",
+	"ThnRM5qiZhdksjw/hBQc97HXsKVmytWx/1pFHS3IVOqCHPSDFIbNzNMyLu1qSgwFjuST8DTwCGLmb288",
+	"7iWs3mtQqnrb3vFyCxNCG4RBfalkJm22kc2WNuRp19/rVtJ+nZZHweMJUw5FKxlGR8MoAc0AfvmPzx8/",
+	"uMFayZEh/vWYW1W21khcjB5tIMt3XBfvuLjVDzRx4B2oXVMpYVDTeFepE6oNNJotOV3zg2Df4IetOz5T",
+	"7G6HB2uoQYjs/HYQO+k6hL1n6FR4gB6L/Ky4rilIgTVbyQNuqD5S1rGAtHhujjEEZaNabzOSgTgHQWGH",
+	"jBpalTooqVFLeI4bMp6HwkdxPtPBSC3IOLfxrLwxwbvdIScglku/I5LplpTIOGpe+DmcMCmc+ENgjPnr",
+	"y75gpoXZ9krC7gZOHeDd7PuGbQm9lqu/2lTujdu1sj0x5qZgjKy8WY27HlQT6+uJ+YrRzLCObqdn2AMW",
+	"9UC9TTHCdMGntGC6TN7HrGZe+J2xGx6+NxRQO8Dln6f5XPM79t6lZCL2yi2Uc4PUMH05yN/sxnVGGkOI",
+	"87atNVvxHXe2kAWGjG/1JdVYQuWwxmE+NQ4ZEk3sspcL2cgvPs6YODk/e21joRrFv32GHHS6PmhqlXVy",
+	"cSMDKiynkDMm6Iw3Ms8ZLSa64a3ait0QMc7i3mtakE8WDxPZj7p1AXFWsKmG+h9QcsMQFRrwvW7cP4qP",
+	"unGv271q2raKZVeR3zVFZ7uhCcG4v61RkHaRmKsaQGi+o2ePYuUbeXPDU05zZ4WRlp5IVUBYQYz+EapJ",
+	"UrBvxT7U3ErawMm5sWVANdRwYduCcHl8C84thuPotlOOjtFLgPU7SPKWF8kal8FQ1H0G9mIYXX0TVEUA",
+	"SvQBuKmPa0qw8+7gw1gUDFlHB+ZNnO2LU3lT+JgkTIzpmE2dw0Rg0ZngGSKM6iOgHpSxcnlB2LcCLnQ9",
+	"14MyY8xAB+W3DLCWcxnMJ8w6qXSW2BhE5BzHQwHMV0hiCLwci2vn/WiHjjWXfUatRu6rxpgfYltr5t8S",
+	"MD3NHGiPmqmNYtohu3pjzBs4o/XHGG4+S/YTMAWTmCR3SafTaddcbmb3EeqVKiFrri5sBvv5XKUTCvd/",
+	"pSGI1xWBkYbmVzTodTtHsTfAokF0+uUTKP8qjwaRsZD1YH8/mGg/nbD0Vs6BPQgJh/bxbqH7Ot/7t93d",
+	"OP5wfrLLMud3qytmc4WE8kCSBNGctAeE2tgU9Ommcjqle5oZxddsFch9eWOf0cdYn2rCvePDp3WZk+RS",
+	"EMyRjaEooM+WgZwTeUOSebKj2VNG3G99tMl9b6zr6qGd8AL1kSnPc65dEbxSIYFLVHwDUlS8T0pzkTLU",
+	"JEGyQy0uKIl00CVTLuZGSSk9TuWXMaFEsDEFw0qqiveH6qEoTZ81ayzVjiYfW2+Ng63RrzaherI3oppl",
+	"RMl5wcW4fUxq/rShcA61TUAFIo6vdZKF1BY41QzJPch7NhTWffY4B972F0TzoXGOHWClwVpAKrXjhuIG",
+	"pAUUnxx2u0abTUNHxVBYTwWsYtUybJbkcTTbxZ0WQId8N/AzVZht9AAn3YYhdnC+hTC57wMPgOE1qMDf",
+	"QPqBYDs64krn30O8dr8nz9XZ7sxnIhfkhiqSyUXAXUIOZDQZzZgwjGPGVMpEQcdsKLqdTq/bDUV83c39",
+	"AFYyf5zvONxTqBNSOpMbr0ZBzDbQ9JqazejqJAueFROrZo6WrnSadavZMnlCkgnj40lBkhUHKTgZl3oo",
+	"wPu7Gx9rcnOuUMMO3t+44vhcVaxsNDh4JOY5OsIT509NDK9L4AWrBaJfFFZQVSScgtNw++t3eQXxV83+",
+	"tVBBaljh2eeP5LDf+wGqbbpSqadfPiWdaCdv8bmL/aiP3SWz+SjnKaTgQNoZXWJQbVns1FCdBl4LISRG",
+	"hfFRaHIhoBYFHwu4zGjHQ9EvU69awTOg2fjyy0YNZgI8VHjH7etHuZetY7a8PI/7q/adwaZ5Yu+OKtCT",
+	"jeJ3DkuK7LLBOXTugmGuXHD0YwMxyiAMSOkDZ6UN/+4nQYXvw26X2CR4sOk8JYPn1iYoN8ZpPDIKoqb9",
+	"4lBNFjcs/xE+xy0eRaj5iSYRFGbEVLy45jssJmwZFkbEqOMV72BnFwcflmrU167q7hqYEvt7xz4PxU4Z",
+	"sG9X7BErX9qqlwFuQ43GTragSpj5m3jqFFLH3CMb422av18j3VbF3To/IeQnWLdfvN3tdxx6+qx/zzv8",
+	"qu49dOdFTa44PmXXOR2xXG/bgeDRxPoIwPPsk0RcsdjRPL1lXnVWWBwsfkCUEswE710raRh+k1Wm5sxd",
+	"vCT9wwloRIbY9gAodKgaa8SOABVGCmmLEkO5i2ZaAbfetTkFWxHin7SViuHoWIf4jI65gFDENeFKzUfb",
+	"5iA8kLeFjij0Np+cn5G7Pt7BdCAEwGIUPC82PDbJ6DKJEX0xSX7I4MML+Oegm0HU0Y89+AgFMcwfz6fS",
+	"/NPr479LRpX5l+Z5ghUfFlAVk+lajUX7kxGGL553e0Ph90qT1vo9ansvVW4rTSSXWLxIqjgkvUssd3x1",
+	"lQxFy92v50vrqPltGKVUs2tfEXAYDTCW+d5YIsnlMKIiG0b/3zCSahjF5NI66a+ubGnWy2EkJFxI4y9X",
+	"kIMGqa7+kpNkjM2atI0S/Q0aAlEsR/MWibblrgTbVXyG9K2NzCdwYDD/qkw4e1hAoF1m5SX3R9PJrH22",
+	"R+GBwsiy4wDA8PxVOdK2A1r//b4xQhGygjdjZsrFGf7YW12n0UjV9WjZiKcdGFrtc8kcHog5SEdrvn6S",
+	"NzeaFWv6CqwKIVuUc0s9UPQgbVdYyhqfDtdxSPRX69mdDTx+GBqmVgHamrkGmtJ9bMt4bhHdq4jAK2ww",
+	"RMzhjKuMFCymO6MDS39M8XQ2xskqpud5UaWcrQv4BC+t0lAN/27sGFHjFrwJ73BX87C47UfymOD41e6F",
+	"0ISHw+XUBQD8mSb2pYqS4+JvYqKAI9qr64pysXotuarzbMJksMgS8iY8fmI0N5v9QCT6MvRN+l9QoR49",
+	"wsFdaOgSNSa9LlDbRtXDXlPaR+CNZrSsFNjtNjklp/SbZYYH3ZA1HnRXt1extPEy88JB3j+qF99vWJJg",
+	"C7+kCuSbjsgnmNrhrQp4/2gVVKc/rwL72jYqKFVsUBwomXBf6Q1gPvLe6la9j4GQGdPtivWzC7ZrBOhh",
+	"jANa8VjeRImPZKYuLWYzoi2xrxwX83IzUJWteRhI1tPQyF18EfwVr/nZ54+DD3Dj6WLmfNMTHzXnu72A",
+	"6RAkPq5enkBBzDUX6ZsKx4MbpJiURf55oa0kwSEap9sxKtNdAvmICHu1iotyrmBXes1dW/FCs/ymOfsC",
+	"L3Gu6bghKOMrKOLungfucCq9NJ5K6zZqwq+93N3Y04DfiSqsTTRXrX4exiTAuqImEZ+5532mob2oPyZw",
+	"MzBSjN5C4wbDkOEyT9OlDoIY3NhUpw35B1iB/dSR7EPCxJyHcof0J50qmefXGZs1dXpDs1XQKXuJMQBl",
+	"YNiUGbXGs7CwaQ6GKRAcmsDQ9i6S66HAaBwnqFyctjGAGF7vVf3voRf8mba+Z3+ZYSMUMJYA7tepyII0",
+	"qfJKHq2rsFFCleC2+Knj6NuenBrZMiuWFu/O5pDiuvlgb0Gfv+905yR01oS4LC8zhiKM0dfPVi46dNuj",
+	"2sY9AWnObTQU48rPCu4Os4F4u1rGnkJBHgSiimiyM54fh00fbbvZZsDH7JFvPs8FLd5xXTxSoO2kQpSn",
+	"s0FzzV007KYRyrDZ+3gny8SHjTYKU6/C4+Tr8PLB3nc6JuRYcuS1HPeXVSQgUq0sTA0xI9wHrgUsuFKb",
+	"2nyuFKc2G2bLTMNvcwWs2danjuIgx9V+wArV9kPwrqtR7X6xebwh56+XqQ6FgStUHTWF+MeRL1VdESop",
+	"L8w/tlr1GmatyyZ4D7xf8JGdNxDXTQv01GIhX+eUcjfEy2pBXy9/fLToUIzmRRBPFZPEbq293YJPiU3d",
+	"dCER6zvddchn4D1Uk6YufqRVtvexIQbJG9v7qsxbhNZJE7nASW3jniafV6DDVRH1X8gXQb8GBufulW7o",
+	"lOfLWiZCU0+NgATXje5UJPcgaVX7ubUrOtOdf8ldpG+HwBL8VgDwOdJKPqoxFTwl2LTE7OY55Rn5DMfL",
+	"fDydUg5/oA6TxKTT6bR3g8bWjGgEpexHah7DnQ1685VN+1rJl8+DD2xBfoEq9B9+SXac3Z+1HUBwzw5W",
+	"OhAmgySE5fTL4HRuSGpnKNYYBg0wwJNbISi7bO0IQmkzbIHglosMgsLghZ3GZnebEFxqGdj8FOMnV1KE",
+	"Gsm+fHdn6i9Fx0aAoANbuWoX/bt1+Iqg2jwDxYsD8fAZUHqsG93l9rkHdxp1RV5tZ37+FYKvPIQLbkSP",
+	"9V/40NrQaNxp9PUW6Qo5V8zTComtpApunXaHfL0VJNrAl/Kd3WaqKDrbV4nPE3y+6SDBozufoZpetcP8",
+	"8AKxL3wPAEBL22Vi8yBpJT9LOc6hLMEHttA5K4xyEJMkCACusZiH739FS2yIp1nbgJW0Ghqwtnefs6wj",
+	"00xtkDiFwRBfPr0jE4iz4do2isW3k6eqFYHC/DhA8OXvAscW+tgMB778XeAAI+FxUJhXnwhD0+3ZZ1ey",
+	"6mFeTYjCvVaNjb3PV1wl1QbGmW0GYrk5JjujnEfzImMpn2LnuobUrE3pWNg/dxUkiKkDbwRp4TO+8rn3",
+	"TDe7uxtS58Jrj10cWuuCZL7+K4MOLjLYQl/PmLpGE3/DXdKMWaKP8ZISyUQfk653UJfceYfbM3j42jVm",
+	"Xp35PaMuu8Y9ZJSpRehKfrDfeNPVzRfB/z4PNtT5JNf2mt6RZBEraxmPLihEn9nLIR/m9NAEw+C+x85Y",
+	"vfipb3Vc4SMr++GP89V6vrVT/GCNnrC4TVMCqyN/hYUG5ZRhS/FCEk2XTWnf20MR/+kzmDdIjd/xms7J",
+	"pR0dkSE57HyxV3YAe8ylRk0GPlBSZY2iE8oIQswhNNCfyLl6Zs+nOZ1fLl6RVuKa+PYPLnqHts5f0oYi",
+	"14YSgt9tAYahgJi38qekXUu1i8p3ojXW2T+JyOPaIvCZ/qcQfnUJ9ARZ8iBB8FDengUsegOL38jQN5/B",
+	"3/t6pH7a/3kuSYKuYQ+5dA1qg9Y6d0NoV7QxzXKVLwkzQs41W9szrPFW3tYZ3Yyi/8uU/ChYdF+vRvrg",
+	"13hTPtuJ725kjI2yc5AmrbPzu0Ncxd3zNhgENvzetixkiuR8x4y0epHUOhj/WS0j4wuWISeC/JbqrMbc",
+	"m3e7/ecJoTlYRkrOdOD1xqDoXWAL6yo/oThp2C+pHmDBfAq8TbsBR1NxbG/L3ZcQwIFJ80aVxUuddekO",
+	"szJjaGO2nn3svlpTdjeybyqiag9CCUCwdEfTNVpd2f8qUQZbEIdnswLxhtP/e7NHx2T+6dji76iEepzs",
+	"qlG6Zv6FVNh4/mGmSVkT0BfVrhc5Ja3E0VFCXMZRe9U0WcfJT9Yx72NCwetkLI0w17dk+3UPU/fwxdbS",
+	"ap7775Z16xk6FCixEU8rRVh6buG6GhomsGLJQkCxyBlTXGY8JWzPAEEUm0mFhfTqMuYJwPVWgfPJ65hf",
+	"liq6yCHUFx9DITRhNMuZ9lfGurNVin0UzIipw30jq5pb4VXkVbBXvW63232ExDJT1sv9AumUEgpL2otx",
+	"zuCLUmKtlVU7wLVezHzAznqgq7suelyT/rErloitVqgaS9HnUA1m0iGnUPxxyqiAgntu+A45GQovmUqv",
+	"gBsYUid7IMdw8NEc23AISdjNDUsL250jhMTHdflF9l80lnXzkm3HjHQn4ypnY4U14bnfwJyw4+Xvxp1s",
+	"MZFNvOmPUQkfdRx2eCnUrDZBBjW6N9L2CRFsEWQtr6fotiNpxabyzvJB92JMFhOeTqCCh9ug1mG/3zbf",
+	"5ywgVshlw5oUOn4M5e5Er00OJLdNgy1lyTGsd654sfxsxrWuF0YVUyfzpgjRExE0CMoY1JCivqD3XDNF",
+	"UPvCulLlT+YN+wu0h4DpjDYKk5Vq46QoZthdwJUuS6UoKJbst6WJygri5jAUlAsGNnO12NCYF5P5CGoN",
+	"eTD2bAXe8pvVYvcWs3vo/vONCt0L2A6m7AXGRAbFeTW5kXkuF0gsYZnzu57BWUy0HAr2DfIHxrYpkq2G",
+	"uZDqFlrqY9hl5e0F1SSXUjN0vxjsA8dUPDXyooUBmWab46FIXNk5DPzCjvcae1FTp3Ng+ro2HKXdGQoo",
+	"JFbmtwdLIuybUVWqjTlti5rkxPY1AufDgPwE+4gNCtKT87Prv57+gt0Kks5QnFTbPEG4E4P6RYDlAaFk",
+	"RLNADJadYQ3heIi7vRhkP9aj/1R2J+EMPVE7dAY5JsrqtPjKf3z++KFDTsM2C/JmKILUftdZ0CPIwWMD",
+	"C2x91QSqDSRQNiBo09JCfr6H2PAtEtrAQWwteCLLDgudoNJAK0zYRVXh5PysDU2jfeFXKFMQbixUh8Pp",
+	"q0UJjO4UQ5Ir/DqMBmQYdTqdYXSfkFZSlkxI2obMaRGoggvpx8fSaPbKJqUC4gcHYJu6QAtHLUNRbQJb",
+	"7uRhWUMeWsLSWs9YW7XUPX5k41QEsV1hhwL7SRmNCW4RgvawWJIiqTfPTfzOt/EUT6C7QHCEcT64BuCq",
+	"3uIJK/cddQ+89MUOHZUOTrrjzlNZJaIkHKPhwO2SRQ+iEAO37Ya5sUmL2upMh91DW8HaFmVHTIVEWY6c",
+	"yjzHPIVnuh2TlCoo95q8oumE7b2SolAyHxAh90D+JaQlJEnNj0NheJGhKsPGn/msOaw4mPw3vMxEsXex",
+	"nLG9j8AutRlJC35zA6ccBYBmrGxhxZUxGRwbRe0cgk4HhNrV2Ol4VqUO8A3nS5LzWwa1/lw/Am5LZuU8",
+	"ZdYydYLh5/N3ewed7p6ZfUUgLBaLzljMO1KN9+27ep+OZ7l5pTMppjmmFWN/gZIDn5yfRXF0x5S2Nkin",
+	"2+lWamhGZoCDKKicCbviIvHu48hSwH4mU139xg7SWdIpaG1j1nBL+5kp1EO49oU/fdFP8gE4spCGV3bK",
+	"aGgpzrJoEP3MCvsKhG9b1mfm6He7GxojOYCCioG+muj3wNHuzYfq5VDXNB9aQYyZ/7D/47rhPS72630d",
+	"7+PoCHGz+b1qA91QnYoGl1dx0LHswsnuEOw4KugYitmAp+bqHtvqrSkZhezk59ML6EWmy7SxwnbH2kYI",
+	"bxnNNlPC6qy2Z5+7GfJKQCsJucGA1AkniYl/AvXdpB0PhbAtmesdFquPbmsgaJ+2DwM12G3+Hl0wm9tG",
+	"P6EH5FETcp/e2ngdpI/ua/xA8oXsLJx1hZAD/gbMfv83KwCueXa/lstdlLeD8ga7JJbpmPUAjZTmTGRU",
+	"YVUf8PEn5r8JKSRJCpkMBYhSze+YvcC3ERhlFw5IifpVCqMP2NAvKEWrGM1tzPuUUWHUCyd8pBoKjFXs",
+	"kIugwYbLBrR5gKOlz7NIGcQo2x44lRP5jusCEkmALbqLC/BVbCq2wKEJixGYLnrBKExhE/VQknbCq+gf",
+	"jF0VDYAJl7Vey82JQn8HXnaUPHr97WmvybZsrDznNrSzPV8FNUYbjENaYZmYttFrAcHxUNCwsD0eIVAs",
+	"7BU1PqdJy14BVWKQdexdhDaLYihKYCwxzmuBQzMGVAewovkFP+3l7I7ltoqlXYOxycIgdQyCtTHx5oOv",
+	"2BiTpBJnDF9UIn9hMB/FGpPEQo75HyRJebFM2v4EiZSFMV32Pt6FtUBDGIxoMRgsiSudUDFmeMykjZ6p",
+	"bxDq2liy2F7oYSiV29KhwOAbj2so9wo+FSjcbHuS8YIZfNsQUGhrBgYwtXFhKQTvQs1qY+urW7zYw5LL",
+	"xQALOQdBpFgItxzRFsY1SE5IQcf2My/KSHTDxaQtuG+EaWK0xKTSeQPq8LrqvMgFcHzbLRWqfrQSPrbU",
+	"y4Uu6FjRKYQ5o1l65r6rhj07XuIi60hi04AAGQZOlxY0WhIMqial0nUIibTgq3TPDcVYyfnsQVlEJ2fk",
+	"RGuuCyqgblotrWgoqigOo4fjIHrWFlIMYpxh6RBfTcfAKD35DcWXT+8ItS3gWq4wUv/oqNL+xYiAiczN",
+	"6YH62njVEPjmf3QmukHkGNIxNElaimVmiKydGBPIEqh1aoO9fUyqWV5YwLsaMR4eNmMuGnrW/Jsle7M0",
+	"N7INgGdkPhsrmjFkyyMl5+MJNrgjUtRjgmw+JXBjLMLi2TH8s4kRb8tThZzPBg78xkW0xZWiW53VYKVu",
+	"b6/bWwOe7V2wg5xYF/JWh+sdbQILXT0u4wpkezOkB+sgLeT3hfMV1WyPC18cjOj5CJ821A1y5pgkf7FH",
+	"4RoPQM4LpjDeuglGZPpRCNfWQPPfGlNKWZ45GZKQXMpbo/EcoyVui51uBuJ6tKzAUVZFcCnYLokYP181",
+	"gtY4vlTF+tExsbsc3X3eNEvTEShVqP3PUhXRDs+dM3VuDuIuj+74nE0Kvr96kLXd2K3bBsBWm1+HZT7q",
+	"NQSAE9lURFSVKVkyqmLiggaDrHu8o7/0BSQODntd/3MES7W/PO8HPwi20J1lKqcjLmghFbQNMKv1gQy2",
+	"XxM4Xgb7+7lMaW6E7OBF90W3ahf88O9QLsGtB283zSpelmwIvywkftXr7x3YrxA/fzn6yeZp/uXo9cvX",
+	"p385OLEYwKcMo33Zc82a/nRQYacqbKyAzajM30GUR7ULVG+l6ZNlgwfIsPG7XqVFUS/sSHTUDSJIu53u",
+	"EbbZ6fvWN9jFHJTlVcKDrzFtHaJeN9FTL6Sa/ZniqeuYZh/48UXw+1NJyEC2w0aBuHgqYTxhrkds9y47",
+	"urqF9w9RGCD8qcGt5rraevFW3nlw5bq5gJut29vuLvsiqL00Yhm+dLj9pQ+yeCPnAl/o93dxysF1F9jV",
+	"cKPxR7gB/aH57Axee2pct/HSZYIOgC0+k30VVJFrdJ7seRtN21YV2YNLlZXK8mgJBt1QEH+jIMZQuAw9",
+	"+E0VzaCfLVNaCpt6MUFDi6YTlsEFEj42pUsc1xjnxYKnrH1MKPzowsqDfrOk1/UFc9BvZ0YFuG/yuZ50",
+	"hmKv9CWYtR90gwKAYRWqB9bLM0D6p0YML5nqFfSOrQcAoUdgsASb3YXHVbaLEU7XWN2AYttaFpOK4zes",
+	"Fxa7CK1aGbBWc9UvM2i18Fc7dt2lfKEmK8S8mwTvlbEawVB8kJjC45J6bAsByDAIO7Ngx9WJVZSxmRI0",
+	"T82lGDNlOxHTUc5sYkDy5cO7jz//fPo6GRAhyYimt/OZgVsx0JnALATTfNrukFfo8gBSw0sS6y13zGoo",
+	"alSsnyH1MO1u0JM37758fnt99uHi9NN/nbxzSRwrdym+wt2Ky26bSmoOtY0SOsueqB+GMZZB/shlN+7G",
+	"vdj8tw//rf/vwP/VC77tx7348Kqs0HgZVGUxRiO7kd+C8jiDqCx4UVbagdppt4WcuTpCg2ifVrpHNauO",
+	"tdJyvb7REMrpX02UnLLK7F8+D74IbtiUwSnTIQxTOeI5C0CoQlCf7Ycjsw9lnsfB7nJzpZrimmspx7nL",
+	"KqT/QHn5B0m9rxOJ5cNLiUeEXDxY6ukyf3rtjYF9xrHVrfcCZNu1wFCU9wKxK5SUUT0ZSaoyoidyoQkv",
+	"BsDrA5lbcxOXwtS7Yp3TuCnZtJSehi9bnz6GFDkXE+Qo0CWUETZCl30r2sclFAaGu/U5p8dVKen/PrYt",
+	"o82XzGdyu3ErOaXJIByD7PuJaynD8G6QrOR6Z1VS1++C4hy7pawHa/VpT0lQXw+2zbY4dPILvd2FLLWG",
+	"CYfczzDLeCgq0AaXEOU82Ffvjim0gGqFEFHhwUHM60Phc5rNe+A1HpAwjbTaD6XJ625DuAyF2g4WQ4G5",
+	"LGF8GLiY2E0BNfHxDExBnnJVUgPPc6dYCb9pbRv1NBS2FiDXpFvL0hUWGGjtDrG9uEkY+bJCH+0O+QmX",
+	"R4eiaXVxcGICNOsEtWM4IIrVtDZwp/q7gKGo3B+QtzS/Y7Z9A6ELukQS+JUpuUaEu+zXp0rw7b6gT2bd",
+	"b4wBt+vDF/LP4mO6a6ye5Oz4OHQvVYprgF9AN+VIb/BC1RJ+D150jsp6E70X3UqW7A9QzbPmxFipdNDv",
+	"/HCwmgP641Eo7vuHZiSXt9l/3u0GlvgGPwuIet+nocTbCbLares77HUOg/X1K8uzMK0s58Xz1eX4JcJy",
+	"0ONiV9M77D7IDVBLOl+jzbgc+mrTln95ANbrQm8ZzSB3I0BdqRXZU+TI5mHqUeGTbtdqSB8FI8zozaCA",
+	"NHTcie29LP4Uxh9awxZlQ7ftrOOhsBaqcyFwXRAm7lguZ4y0ghBk6NvY63a7sb+mNJ/aaCVD98g7mr+c",
+	"yLmyYhxaufiQitU4DWsWQ3eFxL/hkvjBoLX3tlvy+Y8JdZqVMSoxXVXekPnMwOx7K1kNDjQypzXmyw45",
+	"wQIT6E7J6DLn40mxp+kdhHaDtIM41P6BsVn7h7AFnNl8e8VmkKBohjXwuwXTeTGfCtd3h6HdbeO2i+Du",
+	"Xqa2jxyDOBCLglKwmnGdFN3mBDLKEFyjB3qdDaXFH327aRJoezuoSzhIU4njUjflRY0UMrpM0BlgCaY9",
+	"cJvNnR6+jElYhGH9ToL/RpKD+PnzLtZzqU6GrYrqE8C35RTJcVBVxCwUdEgr44A8zDRBtKs1KTTPWHjI",
+	"bKyzea+yV36jbM1mgyYzxLMHKKWlCWNNoVYy9lqO0clOnJ8FgBkKcNBg8ULEBeJQh6kBRth7XCVrNKky",
+	"6//PrEw12Iz8V4Z8GNle9V45o8s196QOH2suMvFFd41pziW0tzFf4m3J1Q6XuT9ZRhy2wW+CxV8ANMIC",
+	"bLdS/7y7PV7rT3cDanBXVUyhfc5SN947VVXIHzsHrhBMWYClX6moMej90F3VqV70Qp3qKFCpnvfANxVO",
+	"012d46A6R8MM3XCCYPzuo+/AAlXg38s7KVhx7aLSAPj4+68nzfM73H0hXTddYG41bPCuHGOqzFmzjH/T",
+	"RXlVhz/s9KubDxewIXX1a3ZKr0GBr9AC3sBbajg86q6Q2yH02a9MWifp3g6T/lDxeb4IJ+1/byJsuhjt",
+	"7/Vf4FdVaVy7Qa8ERP7l6PVL3K7vTb6/O4T/UMIHsbNC9Dbq0+nX6GrhgmDl7P2fmMq5IK0vF6/+T6+9",
+	"A3c9aOSuF/0Dq2JXifKHbYb4QUmBBytEDxS9wmUvYKLVuXpb+G0vMJF/B357sJYPVgweSyF2P1/2fw+W",
+	"/B1A6Xvq/cNhAT73+MPTD09Pf+XoHD7EV1Irq7UlcMJa1tXb5T+pz6Rc2R/vOPkvf5ES+MMr1+ilG2UG",
+	"d91zFQNfk8pHJ21wqLicxM35KC6jwj0d+8sKY5Rj7sG2VBDub2I0nTIX9A3taLXEDsBjzOqmo5ytyxT5",
+	"6uB9qKnl6uZgpOmjwkdt3YnHxo/6gk++FVa9kMZ6e+ijAcCVgdCklRRqDnHoPSzACAAKKfbCZ6DEhnmo",
+	"ix0ZGuOYy4pRux17rDGxCmHCM3AfQH0DqKOoMqbW4mpjLCyk4DgshcWy/lxhsN8peOGyWkivjD3vX/QC",
+	"6e7KLUVB/XhfKMxI92oNk16tOgkqXvXyI/htWV8Eo8N5BtpKWUbEl7eyZTm61SJozSA/XK9w7OXfH6QC",
+	"rL71O8YX9ry07O0uKsP6alvkpFvME0TjLpLui5gpmTKtDa89FQUv/lgxZ1Dj1x5ILM/ur+7jaCZ1g4Aq",
+	"ywHpsIAk6vqtQvHplGUxyeWCqb2UapYdE0pyRiGjJrGkhaVaXJZ8EhM6FP4Zmw5FxdI2q5wZ6QZJYIry",
+	"3DyTycJWysmOyRfBoVEONuYmWH2QcFHIoZjNxdL8iBUFpnMNIWyCjBih1cJpVAS102IXWUFTJbUmNM+h",
+	"ZgDc29tzmZC+LUxCSeIOb9IhYTk3DKnw5dcmTDWKWigv99WHadrc4Z9kttzA4RpLjdRZnuNiYUGC05Kj",
+	"7Y9yOa7VNRxEvW4H/rf/Yij63W5vkI1eDAa9KGRJDz2NZQW9+2qFK8MD71dYe+9xcWn/AM6+ATvb2L3l",
+	"69+J3z90B7Zes7KF4wm19O53Ml1TUL/23jNNvnx619mYAVXXKO4fzXl7B9tfOqfLXNLsQsp3VIG2ER32",
+	"jnaZTM9nGAHznmWcXhioH2jYBAU4/zBOf5JljRHgAadvME/2f7M58xnLWVNZ809BlbKyXFUGfNLeKIF5",
+	"Dje2xngpFBUaS36vVol4DbOE/O9Jah6MltW0K1upzCeeRzsfn9d2vDXHxoczazKGri3/74daIka20VXs",
+	"LNyarJvIxeat3gyYfffjX/8HINrgajua/8gyDt+1fMMVVOpJJ2uCbo2iRjU5/3KxykLOzXtrNajmHXCP",
+	"8JKqsJRmdP/PQpj/JCKwROsfdpQQhMB91zo/uXj1tr32UM0bI5sw5gJdV7aUAMbeHJOk1NkSguJRCpuq",
+	"4y0AfAYOIcRADUUSaJcv0S6q6pEvE5LmjCrtQ5863jlGUiowY92CYQuDNhkZiIF/nZF/nZFdz8gWfbG/",
+	"j27GwW9rfAUYCGgLe96AjW091JlciJgU9NZluEFBSXlDwuKT4D+HElB3ffBag8yiYihAZNhYdxd9Z8Yv",
+	"y04upLrVZLTEYwG+7kKTEdUMaqIbXfWWLbEkIwiWk/OzobhlS3T553wK3n9dFlI8JokNgvRxW6VcxePo",
+	"SnpCjV6aO1E6FLXyl1ixFIpNMaPVpgwLdQ6j+2RADrtdRJZNtLOh6HDO1VxgrJp70ZYGWUxoMRQLqslC",
+	"STFux+Sw2yMtiLtLvn79uhdUQ2WucmrStvNMudaQJ6egJCqWP8XgNjoU5bLNxFiGdwl6g2I0s+CAbMYE",
+	"OKxu7IpXIWYMQP0fyYyi/2UoEMEd1+zbBqVBgwKX2aAndIalUglUCqbkoNN1iDDWhatVztQdU1jdVUMd",
+	"zWm15my32yGZTDWSa2eaARPVljVPWaF4GpOMT5nQkD0hMltsVCooVpskyVCkc5WTvf8m5x8/XxDnTilL",
+	"9AbOhMrpIMPhUBCy95Y8ay5f+9fTX57Bz+ur2xkj55kbKCPPfhtGdk+QnoK5h1FMhhGuSZtfL4f+Hhp/",
+	"C665h9GV+cYc+msM04PhfsiGEWSiwv8NI4+ZyoADmxx3bSgQhy74lA0WjN2agYMB7B7D25dDrK7MhYUH",
+	"B4PIU3D+mm8vhxF4pobR1RV84vpayCJ8wRdKwMeh0CbEQSAWrq6u7p/ZnVuRhP9pb0d287M1BYnR8Vix",
+	"se34tXp9uHpt6LNvf2iKJbPojwbRDxk2yjDbV+vAV8YbXMVu/2teLMObPX+tgvbT0uXVAnApL5YxyRmG",
+	"D5eNFrH5qC055dIfNwJbUoeHt0IarmvUwEyJ31y5UCnzyqXd3PK5ysuXkdnL7TipdqraiCHBdFEP0mru",
+	"2w1ECHVuM57ZDhAu3wujbmIjYwzJr0XSQXcVS/6g1FFBRRbFl5f+iHiklOfDoATdtldX8WUEmLuMpsb+",
+	"YeXzPv80vozwXAyHHYPJDci0ISobcVcN/2+ifLwN99U6YstmzbeG7a6EuXlMXdpAmy4GtbkPBz0DUQP+",
+	"Mro0v9jkAawRO2XXeAvg/cpNS92wwp29QsBDrPa1m0v7gW4sd3kG91/XSi50NOjfx5HXuZpw19vrd32Q",
+	"0v+B/3pU9vb6zy/6B4OjHwdHP9rfrv5h5zfYJkwtLJtSVLbNfResesNObuQAcCV+PVoCkMErRkk1hyeC",
+	"KAjv2QaVxHeFkDc3mhX2oqOZWGCH53lh3S4VPJap6hjmFlVOXa/fjQ+63fiw1zm6gsv9ystvFBWpQfw5",
+	"VVxXX33RjXtH3fjgxdX91UOJdUvSuCxFFRBZDGql+WxUWl0QKWLiKoSjckOhEKGiwro9dzBAABZr+uxs",
+	"BcJLq1evP+745mONJQvrBve6vgWjBsY1umNZPb9ivoRuBtQ+0I7CavC/2vLcfzM7Zjal8zdXsdtvPHwy",
+	"Cvfy18qHfVtlwlW3LqvpVrtqXF7dG7YHuvI6PyFUkTRGBaRBgWUWdmFoaZbf7E2kYeLHJJnSW2YMkgQ1",
+	"cPB2QKQARL9gHXQssWRXvsE16UrAk0LR9Bb6DloHozc8V2NgTpwSlpGM8nxZVnqtRmoFo2FIVlM4UrDQ",
+	"4HlsZ9YYvQSQMkVmShYylTlpYfNx5XPdKjnTJ+dnbUzFwoEILptNR7ZFBphF3lrmBTE2tcaCNoUES1Wb",
+	"Qzo3rwnGMlt0G20dZe2gzOhyLhFoKPSMpXtlKw5DjK1qyX4s78I1mVCR7c2o0jatSc8Yy7DpOFfV/hVD",
+	"gendBShShI6NqlLr2YEeKIvGV366BmSuM/kdE0I7rqxdAE0IXZpeRgtKWr57RVmOBsxtcCu0g/10EYZ1",
+	"GLDfAsYI4IkDHDgr0DoFqk0XylE/OutCR/dX9/9/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -542,6 +542,78 @@ type PlausibleRevenue struct {
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
 
+// QueryError The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryError struct {
+	// Error One human sentence.
+	Error string `json:"error"`
+}
+
+// QueryMeta defines model for QueryMeta.
+type QueryMeta struct {
+	// FilteredFrom With visit rows needed, the first day they count when after the range's first.
+	FilteredFrom *openapi_types.Date `json:"filtered_from,omitempty"`
+
+	// ImportsIncluded With `include.imports`, whether imported days counted.
+	ImportsIncluded *bool                              `json:"imports_included,omitempty"`
+	ImportsWarning  *string                            `json:"imports_warning,omitempty"`
+	MetricWarnings  *map[string]map[string]interface{} `json:"metric_warnings,omitempty"`
+
+	// Sampled Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
+	Sampled *float32 `json:"sampled,omitempty"`
+
+	// TimeLabels With `include.time_labels` and a time dimension, every bucket of the range.
+	TimeLabels *[]string `json:"time_labels,omitempty"`
+
+	// TimeRangeRounded True when a `24h` or date-time range was rounded out to whole hours.
+	TimeRangeRounded *bool `json:"time_range_rounded,omitempty"`
+
+	// TotalRows With `include.total_rows`, the rows before pagination.
+	TotalRows *int `json:"total_rows,omitempty"`
+}
+
+// QueryRequest Plausible's Stats API v2 query. `date_range` is one of `day`, `24h`, `7d`, `28d`, `30d`,
+// `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or two dates `YYYY-MM-DD`, or two ISO 8601
+// date-times (rounded out to whole hours). Each filter is `[operator, dimension, [values]]`
+// (optionally with `{"case_sensitive": false}`), `["and"|"or", [filters]]` or
+// `["not", filter]`, nested at most 3 deep.
+type QueryRequest struct {
+	// DateRange A relative range (a string) or two dates or date-times (an array).
+	DateRange  interface{}      `json:"date_range"`
+	Dimensions *[]string        `json:"dimensions,omitempty"`
+	Filters    *[][]interface{} `json:"filters,omitempty"`
+	Include    *struct {
+		Imports    *bool `json:"imports,omitempty"`
+		TimeLabels *bool `json:"time_labels,omitempty"`
+		TotalRows  *bool `json:"total_rows,omitempty"`
+	} `json:"include,omitempty"`
+	Metrics    []string    `json:"metrics"`
+	OrderBy    *[][]string `json:"order_by,omitempty"`
+	Pagination *struct {
+		Limit  *int `json:"limit,omitempty"`
+		Offset *int `json:"offset,omitempty"`
+	} `json:"pagination,omitempty"`
+
+	// SiteId The website's domain.
+	SiteId string `json:"site_id"`
+}
+
+// QueryResponse defines model for QueryResponse.
+type QueryResponse struct {
+	Meta QueryMeta `json:"meta"`
+
+	// Query The query as it ran, `date_range` resolved to two date-times.
+	Query   map[string]interface{} `json:"query"`
+	Results []QueryResult          `json:"results"`
+}
+
+// QueryResult defines model for QueryResult.
+type QueryResult struct {
+	Dimensions []string `json:"dimensions"`
+
+	// Metrics In the order of the query's metrics; counts are integers, rates numbers.
+	Metrics []float64 `json:"metrics"`
+}
+
 // Realtime defines model for Realtime.
 type Realtime struct {
 	// Pageviews Pageviews of each of the last 30 minutes, oldest first, the current minute last.
@@ -900,6 +972,18 @@ type NotFound = Error
 // PayloadTooLarge The one error body, for every status >= 400.
 type PayloadTooLarge = Error
 
+// QueryInternalError The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryInternalError = QueryError
+
+// QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryInvalid = QueryError
+
+// QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTooManyRequests = QueryError
+
+// QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryUnauthorized = QueryError
+
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
 
@@ -1141,6 +1225,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// QueryJSONRequestBody defines body for Query for application/json ContentType.
+type QueryJSONRequestBody = QueryRequest
 
 // AsHit0 returns the union data inside the Hit as a Hit0
 func (t Hit) AsHit0() (Hit0, error) {
@@ -2030,6 +2117,54 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// QueryWithBody Ask any question (Plausible Stats API v2)
+	//
+	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+	// integration written for Plausible works by changing its base URL and key. The same API
+	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// them and answers 400. docs/query.md lists every metric, dimension and operator.
+	//
+	// ```
+	// curl -X POST https://analytics.example.com/api/v2/query \
+	//   -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+	//   -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+	//        "dimensions": ["visit:country_name", "time:week"],
+	//        "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+	// ```
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/query (the `Query` operationId).
+	QueryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Query Ask any question (Plausible Stats API v2)
+	//
+	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+	// integration written for Plausible works by changing its base URL and key. The same API
+	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// them and answers 400. docs/query.md lists every metric, dimension and operator.
+	//
+	// ```
+	// curl -X POST https://analytics.example.com/api/v2/query \
+	//   -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+	//   -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+	//        "dimensions": ["visit:country_name", "time:week"],
+	//        "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+	// ```
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/query (the `Query` operationId).
+	Query(ctx context.Context, body QueryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetHealth Liveness
 	//
 	// 200 while the process runs.
@@ -2607,6 +2742,78 @@ func (c *Client) UpdateWebsiteWithBody(ctx context.Context, id int64, contentTyp
 // Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 func (c *Client) UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateWebsiteRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QueryWithBody Ask any question (Plausible Stats API v2)
+//
+// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+// integration written for Plausible works by changing its base URL and key. The same API
+// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// them and answers 400. docs/query.md lists every metric, dimension and operator.
+//
+// ```
+//
+//	curl -X POST https://analytics.example.com/api/v2/query \
+//	  -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+//	  -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+//	       "dimensions": ["visit:country_name", "time:week"],
+//	       "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+//
+// ```
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/query (the `Query` operationId).
+func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQueryRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Query Ask any question (Plausible Stats API v2)
+//
+// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+// integration written for Plausible works by changing its base URL and key. The same API
+// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// them and answers 400. docs/query.md lists every metric, dimension and operator.
+//
+// ```
+//
+//	curl -X POST https://analytics.example.com/api/v2/query \
+//	  -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+//	  -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+//	       "dimensions": ["visit:country_name", "time:week"],
+//	       "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+//
+// ```
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/query (the `Query` operationId).
+func (c *Client) Query(ctx context.Context, body QueryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQueryRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3719,6 +3926,46 @@ func NewUpdateWebsiteRequestWithBody(server string, id int64, contentType string
 	return req, nil
 }
 
+// NewQueryRequest calls the generic Query builder with application/json body
+func NewQueryRequest(server string, body QueryJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewQueryRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewQueryRequestWithBody constructs an http.Request for the Query method, with any body, and a specified content type
+func NewQueryRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/query")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetHealthRequest constructs an http.Request for the GetHealth method
 func NewGetHealthRequest(server string) (*http.Request, error) {
 	var err error
@@ -4382,6 +4629,54 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBodyWithResponse(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebsiteResponse, error)
+
+	// QueryWithBodyWithResponse Ask any question (Plausible Stats API v2)
+	//
+	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+	// integration written for Plausible works by changing its base URL and key. The same API
+	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// them and answers 400. docs/query.md lists every metric, dimension and operator.
+	//
+	// ```
+	// curl -X POST https://analytics.example.com/api/v2/query \
+	//   -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+	//   -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+	//        "dimensions": ["visit:country_name", "time:week"],
+	//        "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+	// ```
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/query (the `Query` operationId).
+	QueryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryResponse, error)
+
+	// QueryWithResponse Ask any question (Plausible Stats API v2)
+	//
+	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+	// integration written for Plausible works by changing its base URL and key. The same API
+	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// them and answers 400. docs/query.md lists every metric, dimension and operator.
+	//
+	// ```
+	// curl -X POST https://analytics.example.com/api/v2/query \
+	//   -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+	//   -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+	//        "dimensions": ["visit:country_name", "time:week"],
+	//        "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+	// ```
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/query (the `Query` operationId).
+	QueryWithResponse(ctx context.Context, body QueryJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryResponse, error)
 
 	// GetHealthWithResponse Liveness
 	//
@@ -6150,6 +6445,96 @@ func (r UpdateWebsiteResponse) ContentType() string {
 	return ""
 }
 
+// QueryResponse401Headers the declared response headers of an HTTP 401 response for Query
+type QueryResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// QueryResponse429Headers the declared response headers of an HTTP 429 response for Query
+type QueryResponse429Headers struct {
+	RetryAfter int
+}
+
+// QueryResponse500Headers the declared response headers of an HTTP 500 response for Query
+type QueryResponse500Headers struct {
+	XRequestId string
+}
+
+type QueryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QueryResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *QueryInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *QueryUnauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *QueryResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *QueryResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *QueryResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r QueryResponse) GetJSON200() *QueryResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r QueryResponse) GetJSON400() *QueryInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r QueryResponse) GetJSON401() *QueryUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r QueryResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r QueryResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r QueryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r QueryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r QueryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r QueryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetHealthResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7008,6 +7393,70 @@ func (c *ClientWithResponses) UpdateWebsiteWithFormdataBodyWithResponse(ctx cont
 		return nil, err
 	}
 	return ParseUpdateWebsiteResponse(rsp)
+}
+
+// QueryWithBodyWithResponse Ask any question (Plausible Stats API v2)
+//
+// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+// integration written for Plausible works by changing its base URL and key. The same API
+// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// them and answers 400. docs/query.md lists every metric, dimension and operator.
+//
+// ```
+//
+//	curl -X POST https://analytics.example.com/api/v2/query \
+//	  -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+//	  -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+//	       "dimensions": ["visit:country_name", "time:week"],
+//	       "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+//
+// ```
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/query (the `Query` operationId).
+func (c *ClientWithResponses) QueryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryResponse, error) {
+	rsp, err := c.QueryWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQueryResponse(rsp)
+}
+
+// QueryWithResponse Ask any question (Plausible Stats API v2)
+//
+// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+// integration written for Plausible works by changing its base URL and key. The same API
+// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// them and answers 400. docs/query.md lists every metric, dimension and operator.
+//
+// ```
+//
+//	curl -X POST https://analytics.example.com/api/v2/query \
+//	  -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+//	  -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+//	       "dimensions": ["visit:country_name", "time:week"],
+//	       "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+//
+// ```
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/query (the `Query` operationId).
+func (c *ClientWithResponses) QueryWithResponse(ctx context.Context, body QueryJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryResponse, error) {
+	rsp, err := c.Query(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQueryResponse(rsp)
 }
 
 // GetHealthWithResponse Liveness
@@ -9513,6 +9962,93 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 			}
 			headers.XContentTypeOptions = value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseQueryResponse parses an HTTP response from a QueryWithResponse call
+func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &QueryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QueryResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest QueryInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest QueryUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers QueryResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers QueryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers QueryResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
