@@ -562,7 +562,7 @@ type QueryMeta struct {
 	MetricWarnings  *map[string]map[string]interface{} `json:"metric_warnings,omitempty"`
 
 	// Sampled Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
-	Sampled *float32 `json:"sampled,omitempty"`
+	Sampled *float64 `json:"sampled,omitempty"`
 
 	// TimeLabels With `include.time_labels` and a time dimension, every bucket of the range.
 	TimeLabels *[]string `json:"time_labels,omitempty"`
@@ -571,7 +571,7 @@ type QueryMeta struct {
 	TimeRangeRounded *bool `json:"time_range_rounded,omitempty"`
 
 	// TotalRows With `include.total_rows`, the rows before pagination.
-	TotalRows *int `json:"total_rows,omitempty"`
+	TotalRows *int64 `json:"total_rows,omitempty"`
 }
 
 // QueryRequest Plausible's Stats API v2 query. `date_range` is one of `day`, `24h`, `7d`, `28d`, `30d`,
@@ -1196,8 +1196,8 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
 
-// QueryJSONRequestBody defines body for Query for application/json ContentType.
-type QueryJSONRequestBody = QueryRequest
+// QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
+type QueryStatsJSONRequestBody = QueryRequest
 
 // AsHit0 returns the union data inside the Hit as a Hit0
 func (t Hit) AsHit0() (Hit0, error) {
@@ -1755,9 +1755,9 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
-	// Query Ask any question (Plausible Stats API v2)
+	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
-	Query(ctx echo.Context) error
+	QueryStats(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2119,12 +2119,12 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
-// Query converts echo context to params.
-func (w *ServerInterfaceWrapper) Query(ctx echo.Context) error {
+// QueryStats converts echo context to params.
+func (w *ServerInterfaceWrapper) QueryStats(ctx echo.Context) error {
 	var err error
 
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Query(ctx)
+	err = w.Handler.QueryStats(ctx)
 	return err
 }
 
@@ -2187,7 +2187,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
-	router.POST(options.BaseURL+"/api/v2/query", wrapper.Query, options.OperationMiddlewares["query"]...)
+	router.POST(options.BaseURL+"/api/v2/query", wrapper.QueryStats, options.OperationMiddlewares["queryStats"]...)
 
 }
 
@@ -3393,17 +3393,17 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
-type QueryRequestObject struct {
-	Body *QueryJSONRequestBody
+type QueryStatsRequestObject struct {
+	Body *QueryStatsJSONRequestBody
 }
 
-type QueryResponseObject interface {
-	VisitQueryResponse(w http.ResponseWriter) error
+type QueryStatsResponseObject interface {
+	VisitQueryStatsResponse(w http.ResponseWriter) error
 }
 
-type Query200JSONResponse QueryResponse
+type QueryStats200JSONResponse QueryResponse
 
-func (response Query200JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+func (response QueryStats200JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -3415,9 +3415,9 @@ func (response Query200JSONResponse) VisitQueryResponse(w http.ResponseWriter) e
 	return err
 }
 
-type Query400JSONResponse struct{ QueryInvalidJSONResponse }
+type QueryStats400JSONResponse struct{ QueryInvalidJSONResponse }
 
-func (response Query400JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+func (response QueryStats400JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -3429,9 +3429,9 @@ func (response Query400JSONResponse) VisitQueryResponse(w http.ResponseWriter) e
 	return err
 }
 
-type Query401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+type QueryStats401JSONResponse struct{ QueryUnauthorizedJSONResponse }
 
-func (response Query401JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+func (response QueryStats401JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3444,11 +3444,11 @@ func (response Query401JSONResponse) VisitQueryResponse(w http.ResponseWriter) e
 	return err
 }
 
-type Query429JSONResponse struct {
+type QueryStats429JSONResponse struct {
 	QueryTooManyRequestsJSONResponse
 }
 
-func (response Query429JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+func (response QueryStats429JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3461,9 +3461,9 @@ func (response Query429JSONResponse) VisitQueryResponse(w http.ResponseWriter) e
 	return err
 }
 
-type Query500JSONResponse struct{ QueryInternalErrorJSONResponse }
+type QueryStats500JSONResponse struct{ QueryInternalErrorJSONResponse }
 
-func (response Query500JSONResponse) VisitQueryResponse(w http.ResponseWriter) error {
+func (response QueryStats500JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3514,9 +3514,9 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
-	// Query Ask any question (Plausible Stats API v2)
+	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
-	Query(ctx context.Context, request QueryRequestObject) (QueryResponseObject, error)
+	QueryStats(ctx context.Context, request QueryStatsRequestObject) (QueryStatsResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3858,11 +3858,11 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
-// Query operation middleware
-func (sh *strictHandler) Query(ctx echo.Context) error {
-	var request QueryRequestObject
+// QueryStats operation middleware
+func (sh *strictHandler) QueryStats(ctx echo.Context) error {
+	var request QueryStatsRequestObject
 
-	var body QueryJSONRequestBody
+	var body QueryStatsJSONRequestBody
 	var err error
 	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
 		// A request validator built on kin-openapi's openapi3filter with
@@ -3886,18 +3886,18 @@ func (sh *strictHandler) Query(ctx echo.Context) error {
 	request.Body = &body
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.Query(ctx.Request().Context(), request.(QueryRequestObject))
+		return sh.ssi.QueryStats(ctx.Request().Context(), request.(QueryStatsRequestObject))
 	}
 	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "Query")
+		handler = middleware(handler, "QueryStats")
 	}
 
 	response, err := handler(ctx, request)
 
 	if err != nil {
 		return err
-	} else if validResponse, ok := response.(QueryResponseObject); ok {
-		return validResponse.VisitQueryResponse(ctx.Response())
+	} else if validResponse, ok := response.(QueryStatsResponseObject); ok {
+		return validResponse.VisitQueryStatsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -3909,19 +3909,19 @@ func (sh *strictHandler) Query(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9s4lij8V1C8OxXpXlqWZDudliu15U6cjnfy8CbOZvtaLhMiYQljCtAAlBV1f/7vX+EcAAQp6mE7",
-	"Pd1zd3a2OpZEAgcHB+eF8/gtSuV0JgUThY4Gv0UTRjOm4M+TPJcL80fGdKr4rOBSRIPoYsLIlBUTmWlS",
-	"TBiZ0WJCJlTHhHXGHZL8fHoRk/OPny+SThRHiv19zhXLokGh5iyOdDphU2pGLZYzFg0iXSguxtH9fYwT",
-	"nojlR8XHXKzOfJIv6FKT5H8nMdGSFBNaECqWRPOCkSldkpnUBZnwQm+emYn5NBpcRv87uoobwHhF0wl7",
-	"JUWhZL4eCCH3dCEVSwaECkKFXjBF5A2g5OT8DOCZyDwjlMw1U880WbCRgVQTKjIi5tMRUxoWIuRQpGbS",
-	"mOgJVSwjUsE4ac6ZKJ5pIhciJreMzTThRWcodlqeg3DNKqUomCjeMTEuJs27nMNvblEjmS0JF2S0NGto",
-	"hd/+fHpBNBOZjsmNVOTt6cnr9k6bz0XBxkyFAF0sZ+wjQKE3IV8LfnMT0gEZKbnQTJGC3jKkTLspFD8l",
-	"doI9M0NCeGGItrMjJmG6ZkS+lqk+lzlPl6vwfoa/ccd1scyZJjdKTkkx4Zpopu54yogU+TImQhYTLsaE",
-	"i5wLVn6G51mu2WLCFHvokTq9oOPmzdWFkmJMmCh4sSQFHbt9VmymmGaioOZps68FacFBzykXsBTzafwr",
-	"n+0Z3qGY1iwbCikYYTQ1vOCOmUe4MnTbPgbSMPge0fTWUFBydrP3QQq2954W6STZRs+rq/rE/j5nujjL",
-	"mpfGMzIXGVNkMeHpBKDNWEF5rnGNXBOmlFRkwRQjuRyPWdZ5MAiFWp7cFEw17DpLpTDcUZIFNetmN1IB",
-	"Sohg3wqiEPwHn5CvX7+ezIuJ2bKUFmz98fiJUcVUshtx48NNtH0fRzOq6JQVViK84XnjgvF7TVrJDfx1",
-	"+eHk/enVy/86efflNHFywf6Uyrko1PLq5evTwc9MTalYDufdbv+5/X1Gx+zq5f5M8ZSLcdIeDAW7Y2pp",
+	"7L0Lc9s4tiD8V1DcOxVpl5Yl2U6n5UrdcidOx3fy8CbO5PZaLhMiYQljCtAAlBV1f/7vX+EcAAQp6mE7",
+	"Pd2zO3dudSyJBA4ODs4L5/FblMrpTAomCh0NfosmjGZMwZ8neS4X5o+M6VTxWcGliAbRxYSRKSsmMtOk",
+	"mDAyo8WETKiOCeuMOyT5+fQiJucfP18knSiOFPvHnCuWRYNCzVkc6XTCptSMWixnLBpEulBcjKP7+xgn",
+	"PBHLj4qPuVid+SRf0KUmyf9MYqIlKSa0IFQsieYFI1O6JDOpCzLhhd48MxPzaTS4jP5ndBU3gPGKphP2",
+	"SopCyXw9EELu6UIqlgwIFYQKvWCKyBtAycn5GcAzkXlGKJlrpp5psmAjA6kmVGREzKcjpjQsRMihSM2k",
+	"MdETqlhGpIJx0pwzUTzTRC5ETG4Zm2nCi85Q7LQ8B+GaVUpRMFG8Y2JcTJp3OYff3KJGMlsSLshoadbQ",
+	"Cr/9+fSCaCYyHZMbqcjb05PX7Z02n4uCjZkKAbpYzthHgEJvQr4W/OYmpAMyUnKhmSIFvWVImXZTKH5K",
+	"7AR7ZoaE8MIQbWdHTMJ0zYh8LVN9LnOeLlfh/Qx/447rYpkzTW6UnJJiwjXRTN3xlBEp8mVMhCwmXIwJ",
+	"FzkXrPwMz7Ncs8WEKfbQI3V6QcfNm6sLJcWYMFHwYkkKOnb7rNhMMc1EQc3TZl8L0oKDnlMuYCnm0/hX",
+	"PtszvEMxrVk2FFIwwmhqeMEdM49wZei2fQykYfA9oumtoaDk7GbvgxRs7z0t0kmyjZ5XV/WJ/WPOdHGW",
+	"NS+NZ2QuMqbIYsLTCUCbsYLyXOMauSZMKanIgilGcjkes6zzYBAKtTy5KZhq2HWWSmG4oyQLatbNbqQC",
+	"lBDBvhVEIfgPPiFfv349mRcTs2UpLdj64/ETo4qpZDfixoebaPs+jmZU0SkrrER4w/PGBeP3mrSSG/jr",
+	"8sPJ+9Orl387efflNHFywf6Uyrko1PLq5evTwc9MTalYDufdbv+5/X1Gx+zq5f5M8ZSLcdIeDAW7Y2pp",
 	"OSaB9zUcGsDoHde80MgEpoaeCD6Ow5Exv2OiMxR7BKAhXBNK7mg+Z4R9o2mRLx1/0AUtNMm5NhtUzJUw",
 	"vDYmyTAaRgnhIs3nGcs65ASnxMmYHgri14awnydkMWGCmAMhb4iBzvxwx9lCm/nPYzhE7iV2x0Rx9fLU",
 	"vsULPHLFhJmh4VdyemxXJYsJU0TQKSPm7FFlWR2AhILCrq4FGLHz33CFkrHdAXhTKQpuZH6CoNhNSdyg",
@@ -3936,8 +3936,8 @@ var swaggerSpec = []string{
 	"QbtJac4yMp8NSIKPZYl5ShBtpgb+YRZmVAozKgD6Gn8qz6Dj2kaVI62A98xnY0Uze0pGSs7Hk6IkQ5ln",
 	"QC1UAKbfnLy6+Hz96fTi9MPF2ccPCaw+Jnw6k6pgWRsQkbObgsh5MXC4Y9m1WWmCAMOi8eRkdGmGBfGN",
 	"WjtiEfk1QGSkitEFSAJDdIbCnBM5D2AMkMt1cORwQ5R+ZuSQOU8xkKp5t0SkVENRAxO1JvYNHjEi2fLw",
-	"aBCVkjW6N4/McpkxpwAYwyr6+5ypZRRHhlNFgwhHjkLt4N8Uu4kG0f/aL83DffxV7382ktLqAvdxBIpt",
-	"NIgyxmYfR39jaWG+PbsxKh5oeM1aWmJ008QQEyWpnC0Di8ewv2MvDi03qqPwoHvYCTEQDaODm96onw6j",
+	"aBCVkjW6N4/McpkxpwAYwyr6x5ypZRRHhlNFgwhHjkLt4D8Uu4kG0f/YL83DffxV7382ktLqAvdxBIpt",
+	"NIgyxmYfR39naWG+PbsxKh5oeM1aWmJ008QQEyWpnC0Di8ewv2MvDi03qqPwoHvYCTEQDaODm96onw6j",
 	"yC4TjdlynRW9M9qs4J3TMWsG3HCGGAmkZ9QB87lkpEbXNdxbSJLRglpRb3ZsPylkQsQ8zztR8z6YkSpg",
 	"ZeyGzvMiGvTiaEq/8alR2Xpd939xNOXCfhk3aYznTLl1NM7H1PXKnJt23gz2mf/KUAU2bOaNktMmhdCo",
 	"CsDPk19++eWXvffv916/TkhryajSpGe40o8//vhju7qD/W7/+V6vt9ftrUGQweNGpdawXloYYjQKcpO5",
@@ -3945,237 +3945,237 @@ var swaggerSpec = []string{
 	"mnCj/QpjXjmmZ3ADx5bmOfg4rGQih7XD+YPFzYwWkxJ6O/Q1z3ZDERfF88NoK9XbBX0GfXJ1Ua+oZntc",
 	"aCY0L4xWpucjRLeTbJmcUi6OSfIXqx9fJygzeMEUXXt8UYGtbMeUfnMelv7RUaOJZa3Bn2TGGVhZFvwv",
 	"s8waeSk6LsyfdDbLjfHHpdj/trdYLPYMcvbmKmfC6Ouwh4FQYN/AbLnmMx0NDF+8oXdS8cKKg/tdSacC",
-	"0xuppgh7FbEfnTZ1w1meabRj0DzoRLhUPZNC4zJ/otlbXmxY39+0FLXlTJnWwM+AVZLpXJuzCQ64kZb5",
-	"vGBkUhSzlm6TL5/emX0yVt1cR4PDbnfnxZ4aLbppge9pbtDNMvIfnz9+iAklC3CihJ4lUOsSA15CWuc5",
+	"0xuppgh7FbEfnTZ1w1meabRj0DzoRLhUPZNC4zJ/otlbXmxY39+1FLXlTJnWwM+AVZLpXJuzCQ64kZb5",
+	"vGBkUhSzlm6TL5/emX0yVt1cR4PDbnfnxZ4aLbppge9pbtDNMvJfnz9+iAklC3CihJ4lUOsSA15CWuc5",
 	"nWs+ys3pSebJfjJXedImU641kBsqdUZtaYIfhqoMIZL9xBAb6pvARp8fBjojKgWhDzdNmdZ71pu5Bx7W",
 	"vdK/2oQF+/Z+zRsL6HjLaI7ewt33zO1AJG+jnbfATtSwB19mpAV6OM2W7Q5oGkZ/EjTHbXskPblBwCvH",
 	"lLWkAgI6+h4EBLYE+zZjqdHBbyjP54odVzxU1LukrBMr+e896+/aO8tA+AT7G/62bUNLrxlAdibuaM4z",
-	"EAH/CYxsZ9ShZ9ZyJ2OwUdA7QSWyUoEamcBERo1ZB4INLE4YxGAHhgBxPriM/DmGZ9GOYmhGlaI4urqP",
-	"gw0zogmcO6hmLagmHFdUOfb9vlnrjXdcldBSZ2xIQSja7KFY8z8Dc28G3456GXnfVi7n6mrgDUbz7rGz",
-	"+lFvzKkwRt01fmLfeGH/VOyGKWX0/4ojJCZVH0hMnFPB/DJXKYuBxwqWx2ReTK/dl+bvKcv4fIp/l6+Z",
-	"TwVT7nvc8tg50GMiZ8wY1mJ8rZe6YNOYZOyOpwj8eA7Q6lQxJq4VA7YFRrh3KsXE2iIxSXmxjNEGf8r+",
-	"oYANdw/2i2vHSps3CF+7jLgmXrt4AhTKSLIqGIU0QFj10GqnDYAUsoHM0WKUirC/z2lueDkM8GgAvwN7",
-	"It7fa5ZlJzIgWjQfkwQXlVjnHy8sC4YnL/iUaaY4+84MxRjDVjVzXOXPzFC8L8hOueoU38ZPHPwID9UN",
-	"Q8TAVsr9ujGERNMJ8qsnLG0i5whOuTL4ilB9a4SWoQZ0y1DhXEvN6zE6ubqjuVmRGQLcJEarsMOoZj/V",
-	"U4Avp6zsTOnC8w9shdjtgeXeZgEx2odTKYrJvxjJUxhJ7K64ARXgEZOS5EaZdh5qtxdbeI61TB7Ka8DC",
-	"q24BflfK/4nUxQbp74YItwOX6V80izw7JzTLFNNPouvSbKvwR/uthzlN2cxollIQvPpv5jN+MBCNlTcn",
-	"TD2Je8yo1gupsiqgM8XvaLokfe/bpMQ/2QhjOQ7CyFhmuYb7hcyULNCXQVp+gvZTgC/oLVtLFIWiqWGA",
-	"NAfbg7RGS0LFUgrW3kYgE6r9ayPGBMGJ/tADCjZ6cDjjFas0JImVQwiiRgrWcBS3Oi4eeCBTKtAHZ30J",
-	"2TZ0f2+arjhRQgBzLlB+BU+AAQfT46k3D3hR1zLCxEIBKFxDOpUZL2Ee0iOtYfTrr78Oo7Y/7yJgL2aa",
-	"V2evP+FcUYxvHZi3et0O/G//4GDHt/9ncoDf41w94ji9h+i6D7I4QWXpsT4NHAdnx5GqHrGj77FeDAUs",
-	"IwEziRfHeKXXomLpHjFf5lwXdhd5eWGayXQ+ZaJoD4YigUUn8KQmxURq5mK1VpxbLkBxqxsLQX/PCsVT",
-	"/UaqEc8y5PSPwasfoIrOg6ej8yIM+nMnEw0gzTNGkvenF5/OXn2+Pnn37uPXBKjlgyzeyLl4NJVYrg3b",
-	"c2MGqq7q8Omr+iCJnqcTd5NA6NToeeG9gVvIe5nxG84abiI+yIJM7a+kVYsgs1eEWbtDPkgISay5yVwY",
-	"3CZCgWfu8epvmUuaXUj5jqoxeyxiLyCYDnxuNnjSarlm0AqSe9+JdNwsMANeiJPnh+Sv/CdAMBjlT/CW",
-	"Mnxlna905zUAHL+jj9QFxGgmiu/nL7XYA6b+WLyhRMj4lAnNpdADDKIYKDY2QswJ5jvKczrKGcGQz++F",
-	"WAL3VejltEqVmgtErcEVEz6oa2GeMaISLzhaFOVaTKiLEaLlMqrhrBUB0C4J70LK91QsLVb141B4ISWZ",
-	"GpliD5b+btg5dxf4J+dnuEbQ7JJ9OuP7d70EY2C1sepu2RKDXvCx9jFRrFBLFwICoaF7EBuaEI2xoDUy",
-	"DB7ZToU+0LQkwy+CzouJVPxX9kRaNKu9ZUujpQBvPnv93TBqOJIZuvTSxmTqbtBiotidvMVYd+ucAafA",
-	"lC6BeiD0KLHXwyH2y6juwK2Dyn+7huavX7/u1SNmN+G6HmALi3oS3QbSYJVyQ+3zx+8gAeoz7EKX5NRo",
-	"no4KDPI1E5lRw87Prj+dXJxevzt7f3aR+EEJte+S1miuNJ6SYmFOPsQsimX7mFAXyON0GMNzhsIwc2NB",
-	"lzg23KP0JsKkJ18u3l6/OTl79+WTn7zghik1zszEUNif7fQE3P03c80y4GMgC4AQC8xSIHNR8NxqlRCi",
-	"zbIV5fIJR/Txp7MkFxzDUWJNJ+t9H3XhQYfz9zhaX4QXdY+8U54HI3yHy+UPlvEsOyTUpzzv0VOa5yTB",
-	"ARIiIdrNBZD3u91nOsxImSk5YkNhBtTgRtYTOjM2ETHqJRnRnIqUKTBtg7hZXFzbUCTgaKZkauhilLNT",
-	"yNZ4oGtlu+9Qz1huDiaEDC+43sFvWPOOQ8gOuaG5ZjHpxaT7JA+CC0urehDst05LCmKpNf+VrbmDKMda",
-	"gbnXjUn/KCZH3Zj0ut0/i79cqhUfwmZ3wReh5zMMbX3PMk4vIMboO9ks3re9LfCoatAcfV+Dxux3shUE",
-	"tIetPfvxrw/DgdlleENBfPc1BJxBcF+3t9ftX/S6g675//8bxd7V6N7vpHBfw6aU5xCU5vx3I2kUhl7N",
-	"hSjmeV5+BTsPvMxf3huecbMSrBVHxvD4IfSw4dfW9RUN+nE0B+drHfyDi+6LwQGCf//QoK9PNmpr3SZZ",
-	"s74TjAxH7zXLWYESkGYZN2/Q/FzJGVMFhLohu4hmwVfG7Pdv2Qwls8gyO2kkZc4osEa0w1aiA+sRgXGE",
-	"fDpMerIwN2f0lZGIlxGEJtr3Yw9c+Zr0Ac/eoN642FX0Qd4cpKMZascMSsyrwONEhvNu94C9JIfdrjlk",
-	"VXSVnK552t8iXrCpbohx9kugSlGIFK9H89nkgnx5jAzHeTSRPUFChbGSLPcAhXYFK561/LYyPCOT+ZQK",
-	"b3p2VqNfS5bSFJn69uLi3CIp9okZnagxJjTcUweTH71pO9/k6DKiYvnxJhpc/rZKgJ6cunHvanXWq1Uu",
-	"b9/tkI8YHrDgCvQBNMwrMoC62AGWZ21wlhpjnBcFEyQxRyKJSQJElcRDkfQSiDvsJseQEo2JSCDXubHf",
-	"kyXT5oWLT5CRl1QypEBsVtVms7eH/X5nKF6BIq+Jnsh5nmEuJ84PEyIEx8QAAKGyXQyV9e5uqslsMjsR",
-	"NF8WPNU+uW2KGve3vbHcCzAbVaIMH8A3SkJxZ1zeRnFFQdx62DeQgw1VXaVhlzkExiucZcjYg+QFm4xm",
-	"MGtzagcVX8kzjRKuhfGihu0jMO165Gcr8Z/ecrN5hcwzMlqSROA+YFQo5Ai76FOuCR2ZSY0q+Z5Bjhaq",
-	"D5gn6W0jzJxKqdHdnEE9ZZjpYvaSj4VUxiowG0ztT9ak45okRp4lLv2Lullxf6Vg9vhUt8vpd5s3BJ4y",
-	"28GLHNWTFeTBOdyYsxAgDg5ljYHeOf0gzy2kG20HXpzCG6vH27AkGO3YoSQ0HSAlRMBpdyQD7grzJBpA",
-	"KMxXKG9CdUMQOx7BgU9ee6bJjaLjKWRrJ/+r0+kkcKJnVPnYKdCewZGCd9nqmSaJ0Xv2zBxJ+3govAVg",
-	"OU6m5GwGWa+eqWC6YvNur1lMKLNFwSAP7K5BJlhugqvCc2TnGc2L0rHIbAq6S3rFnMB1MA7Fg4Gcrc39",
-	"aQrTDtF77AMN/eVWlVxXhVzAA/f0LZ/tyRmyvL2ZBGz5UH1DuA2i8NVcF3JKSrJ2AE14cewZcQyZVmKJ",
-	"RiieZYNMiBPJyJJhVI2LQm1evvvVLPvYSo8WsB9D723QXaqZsuvxXcp4ZbZ63pTPLpAKnhnJBM+QVvLb",
-	"MKJTs7PDKCbDKJ0rxUS6HEb3SfvBy10JY20gyq9nry/efnt7evbz24vkmNyyWYHGOvD4kSwmyCVR7mvS",
-	"63T63S4qa1vWft8saU4dT2pGhyGyVKoMpStkQVtBYwQY1wVPUSAM4BwM5oIXyarq6IJqa9Qkcyk0GbFU",
-	"ThnRM5qiZhdksjw/hBQc97HXsKVmytWx/1pFHS3IVOqCHPSDFIbNzNMyLu1qSgwFjuST8DTwCGLmb288",
-	"7iWs3mtQqnrb3vFyCxNCG4RBfalkJm22kc2WNuRp19/rVtJ+nZZHweMJUw5FKxlGR8MoAc0AfvmPzx8/",
-	"uMFayZEh/vWYW1W21khcjB5tIMt3XBfvuLjVDzRx4B2oXVMpYVDTeFepE6oNNJotOV3zg2Df4IetOz5T",
-	"7G6HB2uoQYjs/HYQO+k6hL1n6FR4gB6L/Ky4rilIgTVbyQNuqD5S1rGAtHhujjEEZaNabzOSgTgHQWGH",
-	"jBpalTooqVFLeI4bMp6HwkdxPtPBSC3IOLfxrLwxwbvdIScglku/I5LplpTIOGpe+DmcMCmc+ENgjPnr",
-	"y75gpoXZ9krC7gZOHeDd7PuGbQm9lqu/2lTujdu1sj0x5qZgjKy8WY27HlQT6+uJ+YrRzLCObqdn2AMW",
-	"9UC9TTHCdMGntGC6TN7HrGZe+J2xGx6+NxRQO8Dln6f5XPM79t6lZCL2yi2Uc4PUMH05yN/sxnVGGkOI",
-	"87atNVvxHXe2kAWGjG/1JdVYQuWwxmE+NQ4ZEk3sspcL2cgvPs6YODk/e21joRrFv32GHHS6PmhqlXVy",
-	"cSMDKiynkDMm6Iw3Ms8ZLSa64a3ait0QMc7i3mtakE8WDxPZj7p1AXFWsKmG+h9QcsMQFRrwvW7cP4qP",
-	"unGv271q2raKZVeR3zVFZ7uhCcG4v61RkHaRmKsaQGi+o2ePYuUbeXPDU05zZ4WRlp5IVUBYQYz+EapJ",
-	"UrBvxT7U3ErawMm5sWVANdRwYduCcHl8C84thuPotlOOjtFLgPU7SPKWF8kal8FQ1H0G9mIYXX0TVEUA",
-	"SvQBuKmPa0qw8+7gw1gUDFlHB+ZNnO2LU3lT+JgkTIzpmE2dw0Rg0ZngGSKM6iOgHpSxcnlB2LcCLnQ9",
-	"14MyY8xAB+W3DLCWcxnMJ8w6qXSW2BhE5BzHQwHMV0hiCLwci2vn/WiHjjWXfUatRu6rxpgfYltr5t8S",
-	"MD3NHGiPmqmNYtohu3pjzBs4o/XHGG4+S/YTMAWTmCR3SafTaddcbmb3EeqVKiFrri5sBvv5XKUTCvd/",
-	"pSGI1xWBkYbmVzTodTtHsTfAokF0+uUTKP8qjwaRsZD1YH8/mGg/nbD0Vs6BPQgJh/bxbqH7Ot/7t93d",
-	"OP5wfrLLMud3qytmc4WE8kCSBNGctAeE2tgU9Ommcjqle5oZxddsFch9eWOf0cdYn2rCvePDp3WZk+RS",
-	"EMyRjaEooM+WgZwTeUOSebKj2VNG3G99tMl9b6zr6qGd8AL1kSnPc65dEbxSIYFLVHwDUlS8T0pzkTLU",
-	"JEGyQy0uKIl00CVTLuZGSSk9TuWXMaFEsDEFw0qqiveH6qEoTZ81ayzVjiYfW2+Ng63RrzaherI3oppl",
-	"RMl5wcW4fUxq/rShcA61TUAFIo6vdZKF1BY41QzJPch7NhTWffY4B972F0TzoXGOHWClwVpAKrXjhuIG",
-	"pAUUnxx2u0abTUNHxVBYTwWsYtUybJbkcTTbxZ0WQId8N/AzVZht9AAn3YYhdnC+hTC57wMPgOE1qMDf",
-	"QPqBYDs64krn30O8dr8nz9XZ7sxnIhfkhiqSyUXAXUIOZDQZzZgwjGPGVMpEQcdsKLqdTq/bDUV83c39",
-	"AFYyf5zvONxTqBNSOpMbr0ZBzDbQ9JqazejqJAueFROrZo6WrnSadavZMnlCkgnj40lBkhUHKTgZl3oo",
-	"wPu7Gx9rcnOuUMMO3t+44vhcVaxsNDh4JOY5OsIT509NDK9L4AWrBaJfFFZQVSScgtNw++t3eQXxV83+",
-	"tVBBaljh2eeP5LDf+wGqbbpSqadfPiWdaCdv8bmL/aiP3SWz+SjnKaTgQNoZXWJQbVns1FCdBl4LISRG",
-	"hfFRaHIhoBYFHwu4zGjHQ9EvU69awTOg2fjyy0YNZgI8VHjH7etHuZetY7a8PI/7q/adwaZ5Yu+OKtCT",
-	"jeJ3DkuK7LLBOXTugmGuXHD0YwMxyiAMSOkDZ6UN/+4nQYXvw26X2CR4sOk8JYPn1iYoN8ZpPDIKoqb9",
-	"4lBNFjcs/xE+xy0eRaj5iSYRFGbEVLy45jssJmwZFkbEqOMV72BnFwcflmrU167q7hqYEvt7xz4PxU4Z",
-	"sG9X7BErX9qqlwFuQ43GTragSpj5m3jqFFLH3CMb422av18j3VbF3To/IeQnWLdfvN3tdxx6+qx/zzv8",
-	"qu49dOdFTa44PmXXOR2xXG/bgeDRxPoIwPPsk0RcsdjRPL1lXnVWWBwsfkCUEswE710raRh+k1Wm5sxd",
-	"vCT9wwloRIbY9gAodKgaa8SOABVGCmmLEkO5i2ZaAbfetTkFWxHin7SViuHoWIf4jI65gFDENeFKzUfb",
-	"5iA8kLeFjij0Np+cn5G7Pt7BdCAEwGIUPC82PDbJ6DKJEX0xSX7I4MML+Oegm0HU0Y89+AgFMcwfz6fS",
-	"/NPr479LRpX5l+Z5ghUfFlAVk+lajUX7kxGGL553e0Ph90qT1vo9ansvVW4rTSSXWLxIqjgkvUssd3x1",
-	"lQxFy92v50vrqPltGKVUs2tfEXAYDTCW+d5YIsnlMKIiG0b/3zCSahjF5NI66a+ubGnWy2EkJFxI4y9X",
-	"kIMGqa7+kpNkjM2atI0S/Q0aAlEsR/MWibblrgTbVXyG9K2NzCdwYDD/qkw4e1hAoF1m5SX3R9PJrH22",
-	"R+GBwsiy4wDA8PxVOdK2A1r//b4xQhGygjdjZsrFGf7YW12n0UjV9WjZiKcdGFrtc8kcHog5SEdrvn6S",
-	"NzeaFWv6CqwKIVuUc0s9UPQgbVdYyhqfDtdxSPRX69mdDTx+GBqmVgHamrkGmtJ9bMt4bhHdq4jAK2ww",
-	"RMzhjKuMFCymO6MDS39M8XQ2xskqpud5UaWcrQv4BC+t0lAN/27sGFHjFrwJ73BX87C47UfymOD41e6F",
-	"0ISHw+XUBQD8mSb2pYqS4+JvYqKAI9qr64pysXotuarzbMJksMgS8iY8fmI0N5v9QCT6MvRN+l9QoR49",
-	"wsFdaOgSNSa9LlDbRtXDXlPaR+CNZrSsFNjtNjklp/SbZYYH3ZA1HnRXt1extPEy88JB3j+qF99vWJJg",
-	"C7+kCuSbjsgnmNrhrQp4/2gVVKc/rwL72jYqKFVsUBwomXBf6Q1gPvLe6la9j4GQGdPtivWzC7ZrBOhh",
-	"jANa8VjeRImPZKYuLWYzoi2xrxwX83IzUJWteRhI1tPQyF18EfwVr/nZ54+DD3Dj6WLmfNMTHzXnu72A",
-	"6RAkPq5enkBBzDUX6ZsKx4MbpJiURf55oa0kwSEap9sxKtNdAvmICHu1iotyrmBXes1dW/FCs/ymOfsC",
-	"L3Gu6bghKOMrKOLungfucCq9NJ5K6zZqwq+93N3Y04DfiSqsTTRXrX4exiTAuqImEZ+5532mob2oPyZw",
-	"MzBSjN5C4wbDkOEyT9OlDoIY3NhUpw35B1iB/dSR7EPCxJyHcof0J50qmefXGZs1dXpDs1XQKXuJMQBl",
-	"YNiUGbXGs7CwaQ6GKRAcmsDQ9i6S66HAaBwnqFyctjGAGF7vVf3voRf8mba+Z3+ZYSMUMJYA7tepyII0",
-	"qfJKHq2rsFFCleC2+Knj6NuenBrZMiuWFu/O5pDiuvlgb0Gfv+905yR01oS4LC8zhiKM0dfPVi46dNuj",
-	"2sY9AWnObTQU48rPCu4Os4F4u1rGnkJBHgSiimiyM54fh00fbbvZZsDH7JFvPs8FLd5xXTxSoO2kQpSn",
-	"s0FzzV007KYRyrDZ+3gny8SHjTYKU6/C4+Tr8PLB3nc6JuRYcuS1HPeXVSQgUq0sTA0xI9wHrgUsuFKb",
-	"2nyuFKc2G2bLTMNvcwWs2danjuIgx9V+wArV9kPwrqtR7X6xebwh56+XqQ6FgStUHTWF+MeRL1VdESop",
-	"L8w/tlr1GmatyyZ4D7xf8JGdNxDXTQv01GIhX+eUcjfEy2pBXy9/fLToUIzmRRBPFZPEbq293YJPiU3d",
-	"dCER6zvddchn4D1Uk6YufqRVtvexIQbJG9v7qsxbhNZJE7nASW3jniafV6DDVRH1X8gXQb8GBufulW7o",
-	"lOfLWiZCU0+NgATXje5UJPcgaVX7ubUrOtOdf8ldpG+HwBL8VgDwOdJKPqoxFTwl2LTE7OY55Rn5DMfL",
-	"fDydUg5/oA6TxKTT6bR3g8bWjGgEpexHah7DnQ1685VN+1rJl8+DD2xBfoEq9B9+SXac3Z+1HUBwzw5W",
-	"OhAmgySE5fTL4HRuSGpnKNYYBg0wwJNbISi7bO0IQmkzbIHglosMgsLghZ3GZnebEFxqGdj8FOMnV1KE",
-	"Gsm+fHdn6i9Fx0aAoANbuWoX/bt1+Iqg2jwDxYsD8fAZUHqsG93l9rkHdxp1RV5tZ37+FYKvPIQLbkSP",
-	"9V/40NrQaNxp9PUW6Qo5V8zTComtpApunXaHfL0VJNrAl/Kd3WaqKDrbV4nPE3y+6SDBozufoZpetcP8",
-	"8AKxL3wPAEBL22Vi8yBpJT9LOc6hLMEHttA5K4xyEJMkCACusZiH739FS2yIp1nbgJW0Ghqwtnefs6wj",
-	"00xtkDiFwRBfPr0jE4iz4do2isW3k6eqFYHC/DhA8OXvAscW+tgMB778XeAAI+FxUJhXnwhD0+3ZZ1ey",
-	"6mFeTYjCvVaNjb3PV1wl1QbGmW0GYrk5JjujnEfzImMpn2LnuobUrE3pWNg/dxUkiKkDbwRp4TO+8rn3",
-	"TDe7uxtS58Jrj10cWuuCZL7+K4MOLjLYQl/PmLpGE3/DXdKMWaKP8ZISyUQfk653UJfceYfbM3j42jVm",
-	"Xp35PaMuu8Y9ZJSpRehKfrDfeNPVzRfB/z4PNtT5JNf2mt6RZBEraxmPLihEn9nLIR/m9NAEw+C+x85Y",
-	"vfipb3Vc4SMr++GP89V6vrVT/GCNnrC4TVMCqyN/hYUG5ZRhS/FCEk2XTWnf20MR/+kzmDdIjd/xms7J",
-	"pR0dkSE57HyxV3YAe8ylRk0GPlBSZY2iE8oIQswhNNCfyLl6Zs+nOZ1fLl6RVuKa+PYPLnqHts5f0oYi",
-	"14YSgt9tAYahgJi38qekXUu1i8p3ojXW2T+JyOPaIvCZ/qcQfnUJ9ARZ8iBB8FDengUsegOL38jQN5/B",
-	"3/t6pH7a/3kuSYKuYQ+5dA1qg9Y6d0NoV7QxzXKVLwkzQs41W9szrPFW3tYZ3Yyi/8uU/ChYdF+vRvrg",
-	"13hTPtuJ725kjI2yc5AmrbPzu0Ncxd3zNhgENvzetixkiuR8x4y0epHUOhj/WS0j4wuWISeC/JbqrMbc",
-	"m3e7/ecJoTlYRkrOdOD1xqDoXWAL6yo/oThp2C+pHmDBfAq8TbsBR1NxbG/L3ZcQwIFJ80aVxUuddekO",
-	"szJjaGO2nn3svlpTdjeybyqiag9CCUCwdEfTNVpd2f8qUQZbEIdnswLxhtP/e7NHx2T+6dji76iEepzs",
-	"qlG6Zv6FVNh4/mGmSVkT0BfVrhc5Ja3E0VFCXMZRe9U0WcfJT9Yx72NCwetkLI0w17dk+3UPU/fwxdbS",
-	"ap7775Z16xk6FCixEU8rRVh6buG6GhomsGLJQkCxyBlTXGY8JWzPAEEUm0mFhfTqMuYJwPVWgfPJ65hf",
-	"liq6yCHUFx9DITRhNMuZ9lfGurNVin0UzIipw30jq5pb4VXkVbBXvW63232ExDJT1sv9AumUEgpL2otx",
-	"zuCLUmKtlVU7wLVezHzAznqgq7suelyT/rErloitVqgaS9HnUA1m0iGnUPxxyqiAgntu+A45GQovmUqv",
-	"gBsYUid7IMdw8NEc23AISdjNDUsL250jhMTHdflF9l80lnXzkm3HjHQn4ypnY4U14bnfwJyw4+Xvxp1s",
-	"MZFNvOmPUQkfdRx2eCnUrDZBBjW6N9L2CRFsEWQtr6fotiNpxabyzvJB92JMFhOeTqCCh9ug1mG/3zbf",
-	"5ywgVshlw5oUOn4M5e5Er00OJLdNgy1lyTGsd654sfxsxrWuF0YVUyfzpgjRExE0CMoY1JCivqD3XDNF",
-	"UPvCulLlT+YN+wu0h4DpjDYKk5Vq46QoZthdwJUuS6UoKJbst6WJygri5jAUlAsGNnO12NCYF5P5CGoN",
-	"eTD2bAXe8pvVYvcWs3vo/vONCt0L2A6m7AXGRAbFeTW5kXkuF0gsYZnzu57BWUy0HAr2DfIHxrYpkq2G",
-	"uZDqFlrqY9hl5e0F1SSXUjN0vxjsA8dUPDXyooUBmWab46FIXNk5DPzCjvcae1FTp3Ng+ro2HKXdGQoo",
-	"JFbmtwdLIuybUVWqjTlti5rkxPY1AufDgPwE+4gNCtKT87Prv57+gt0Kks5QnFTbPEG4E4P6RYDlAaFk",
-	"RLNADJadYQ3heIi7vRhkP9aj/1R2J+EMPVE7dAY5JsrqtPjKf3z++KFDTsM2C/JmKILUftdZ0CPIwWMD",
-	"C2x91QSqDSRQNiBo09JCfr6H2PAtEtrAQWwteCLLDgudoNJAK0zYRVXh5PysDU2jfeFXKFMQbixUh8Pp",
-	"q0UJjO4UQ5Ir/DqMBmQYdTqdYXSfkFZSlkxI2obMaRGoggvpx8fSaPbKJqUC4gcHYJu6QAtHLUNRbQJb",
-	"7uRhWUMeWsLSWs9YW7XUPX5k41QEsV1hhwL7SRmNCW4RgvawWJIiqTfPTfzOt/EUT6C7QHCEcT64BuCq",
-	"3uIJK/cddQ+89MUOHZUOTrrjzlNZJaIkHKPhwO2SRQ+iEAO37Ya5sUmL2upMh91DW8HaFmVHTIVEWY6c",
-	"yjzHPIVnuh2TlCoo95q8oumE7b2SolAyHxAh90D+JaQlJEnNj0NheJGhKsPGn/msOaw4mPw3vMxEsXex",
-	"nLG9j8AutRlJC35zA6ccBYBmrGxhxZUxGRwbRe0cgk4HhNrV2Ol4VqUO8A3nS5LzWwa1/lw/Am5LZuU8",
-	"ZdYydYLh5/N3ewed7p6ZfUUgLBaLzljMO1KN9+27ep+OZ7l5pTMppjmmFWN/gZIDn5yfRXF0x5S2Nkin",
-	"2+lWamhGZoCDKKicCbviIvHu48hSwH4mU139xg7SWdIpaG1j1nBL+5kp1EO49oU/fdFP8gE4spCGV3bK",
-	"aGgpzrJoEP3MCvsKhG9b1mfm6He7GxojOYCCioG+muj3wNHuzYfq5VDXNB9aQYyZ/7D/47rhPS72630d",
-	"7+PoCHGz+b1qA91QnYoGl1dx0LHswsnuEOw4KugYitmAp+bqHtvqrSkZhezk59ML6EWmy7SxwnbH2kYI",
-	"bxnNNlPC6qy2Z5+7GfJKQCsJucGA1AkniYl/AvXdpB0PhbAtmesdFquPbmsgaJ+2DwM12G3+Hl0wm9tG",
-	"P6EH5FETcp/e2ngdpI/ua/xA8oXsLJx1hZAD/gbMfv83KwCueXa/lstdlLeD8ga7JJbpmPUAjZTmTGRU",
-	"YVUf8PEn5r8JKSRJCpkMBYhSze+YvcC3ERhlFw5IifpVCqMP2NAvKEWrGM1tzPuUUWHUCyd8pBoKjFXs",
-	"kIugwYbLBrR5gKOlz7NIGcQo2x44lRP5jusCEkmALbqLC/BVbCq2wKEJixGYLnrBKExhE/VQknbCq+gf",
-	"jF0VDYAJl7Vey82JQn8HXnaUPHr97WmvybZsrDznNrSzPV8FNUYbjENaYZmYttFrAcHxUNCwsD0eIVAs",
-	"7BU1PqdJy14BVWKQdexdhDaLYihKYCwxzmuBQzMGVAewovkFP+3l7I7ltoqlXYOxycIgdQyCtTHx5oOv",
-	"2BiTpBJnDF9UIn9hMB/FGpPEQo75HyRJebFM2v4EiZSFMV32Pt6FtUBDGIxoMRgsiSudUDFmeMykjZ6p",
-	"bxDq2liy2F7oYSiV29KhwOAbj2so9wo+FSjcbHuS8YIZfNsQUGhrBgYwtXFhKQTvQs1qY+urW7zYw5LL",
-	"xQALOQdBpFgItxzRFsY1SE5IQcf2My/KSHTDxaQtuG+EaWK0xKTSeQPq8LrqvMgFcHzbLRWqfrQSPrbU",
-	"y4Uu6FjRKYQ5o1l65r6rhj07XuIi60hi04AAGQZOlxY0WhIMqial0nUIibTgq3TPDcVYyfnsQVlEJ2fk",
-	"RGuuCyqgblotrWgoqigOo4fjIHrWFlIMYpxh6RBfTcfAKD35DcWXT+8ItS3gWq4wUv/oqNL+xYiAiczN",
-	"6YH62njVEPjmf3QmukHkGNIxNElaimVmiKydGBPIEqh1aoO9fUyqWV5YwLsaMR4eNmMuGnrW/Jsle7M0",
-	"N7INgGdkPhsrmjFkyyMl5+MJNrgjUtRjgmw+JXBjLMLi2TH8s4kRb8tThZzPBg78xkW0xZWiW53VYKVu",
-	"b6/bWwOe7V2wg5xYF/JWh+sdbQILXT0u4wpkezOkB+sgLeT3hfMV1WyPC18cjOj5CJ821A1y5pgkf7FH",
-	"4RoPQM4LpjDeuglGZPpRCNfWQPPfGlNKWZ45GZKQXMpbo/EcoyVui51uBuJ6tKzAUVZFcCnYLokYP181",
-	"gtY4vlTF+tExsbsc3X3eNEvTEShVqP3PUhXRDs+dM3VuDuIuj+74nE0Kvr96kLXd2K3bBsBWm1+HZT7q",
-	"NQSAE9lURFSVKVkyqmLiggaDrHu8o7/0BSQODntd/3MES7W/PO8HPwi20J1lKqcjLmghFbQNMKv1gQy2",
-	"XxM4Xgb7+7lMaW6E7OBF90W3ahf88O9QLsGtB283zSpelmwIvywkftXr7x3YrxA/fzn6yeZp/uXo9cvX",
-	"p385OLEYwKcMo33Zc82a/nRQYacqbKyAzajM30GUR7ULVG+l6ZNlgwfIsPG7XqVFUS/sSHTUDSJIu53u",
-	"EbbZ6fvWN9jFHJTlVcKDrzFtHaJeN9FTL6Sa/ZniqeuYZh/48UXw+1NJyEC2w0aBuHgqYTxhrkds9y47",
-	"urqF9w9RGCD8qcGt5rraevFW3nlw5bq5gJut29vuLvsiqL00Yhm+dLj9pQ+yeCPnAl/o93dxysF1F9jV",
-	"cKPxR7gB/aH57Axee2pct/HSZYIOgC0+k30VVJFrdJ7seRtN21YV2YNLlZXK8mgJBt1QEH+jIMZQuAw9",
-	"+E0VzaCfLVNaCpt6MUFDi6YTlsEFEj42pUsc1xjnxYKnrH1MKPzowsqDfrOk1/UFc9BvZ0YFuG/yuZ50",
-	"hmKv9CWYtR90gwKAYRWqB9bLM0D6p0YML5nqFfSOrQcAoUdgsASb3YXHVbaLEU7XWN2AYttaFpOK4zes",
-	"Fxa7CK1aGbBWc9UvM2i18Fc7dt2lfKEmK8S8mwTvlbEawVB8kJjC45J6bAsByDAIO7Ngx9WJVZSxmRI0",
-	"T82lGDNlOxHTUc5sYkDy5cO7jz//fPo6GRAhyYimt/OZgVsx0JnALATTfNrukFfo8gBSw0sS6y13zGoo",
-	"alSsnyH1MO1u0JM37758fnt99uHi9NN/nbxzSRwrdym+wt2Ky26bSmoOtY0SOsueqB+GMZZB/shlN+7G",
-	"vdj8tw//rf/vwP/VC77tx7348Kqs0HgZVGUxRiO7kd+C8jiDqCx4UVbagdppt4WcuTpCg2ifVrpHNauO",
-	"tdJyvb7REMrpX02UnLLK7F8+D74IbtiUwSnTIQxTOeI5C0CoQlCf7Ycjsw9lnsfB7nJzpZrimmspx7nL",
-	"KqT/QHn5B0m9rxOJ5cNLiUeEXDxY6ukyf3rtjYF9xrHVrfcCZNu1wFCU9wKxK5SUUT0ZSaoyoidyoQkv",
-	"BsDrA5lbcxOXwtS7Yp3TuCnZtJSehi9bnz6GFDkXE+Qo0CWUETZCl30r2sclFAaGu/U5p8dVKen/PrYt",
-	"o82XzGdyu3ErOaXJIByD7PuJaynD8G6QrOR6Z1VS1++C4hy7pawHa/VpT0lQXw+2zbY4dPILvd2FLLWG",
-	"CYfczzDLeCgq0AaXEOU82Ffvjim0gGqFEFHhwUHM60Phc5rNe+A1HpAwjbTaD6XJ625DuAyF2g4WQ4G5",
-	"LGF8GLiY2E0BNfHxDExBnnJVUgPPc6dYCb9pbRv1NBS2FiDXpFvL0hUWGGjtDrG9uEkY+bJCH+0O+QmX",
-	"R4eiaXVxcGICNOsEtWM4IIrVtDZwp/q7gKGo3B+QtzS/Y7Z9A6ELukQS+JUpuUaEu+zXp0rw7b6gT2bd",
-	"b4wBt+vDF/LP4mO6a6ye5Oz4OHQvVYprgF9AN+VIb/BC1RJ+D150jsp6E70X3UqW7A9QzbPmxFipdNDv",
-	"/HCwmgP641Eo7vuHZiSXt9l/3u0GlvgGPwuIet+nocTbCbLares77HUOg/X1K8uzMK0s58Xz1eX4JcJy",
-	"0ONiV9M77D7IDVBLOl+jzbgc+mrTln95ANbrQm8ZzSB3I0BdqRXZU+TI5mHqUeGTbtdqSB8FI8zozaCA",
-	"NHTcie29LP4Uxh9awxZlQ7ftrOOhsBaqcyFwXRAm7lguZ4y0ghBk6NvY63a7sb+mNJ/aaCVD98g7mr+c",
-	"yLmyYhxaufiQitU4DWsWQ3eFxL/hkvjBoLX3tlvy+Y8JdZqVMSoxXVXekPnMwOx7K1kNDjQypzXmyw45",
-	"wQIT6E7J6DLn40mxp+kdhHaDtIM41P6BsVn7h7AFnNl8e8VmkKBohjXwuwXTeTGfCtd3h6HdbeO2i+Du",
-	"Xqa2jxyDOBCLglKwmnGdFN3mBDLKEFyjB3qdDaXFH327aRJoezuoSzhIU4njUjflRY0UMrpM0BlgCaY9",
-	"cJvNnR6+jElYhGH9ToL/RpKD+PnzLtZzqU6GrYrqE8C35RTJcVBVxCwUdEgr44A8zDRBtKs1KTTPWHjI",
-	"bKyzea+yV36jbM1mgyYzxLMHKKWlCWNNoVYy9lqO0clOnJ8FgBkKcNBg8ULEBeJQh6kBRth7XCVrNKky",
-	"6//PrEw12Iz8V4Z8GNle9V45o8s196QOH2suMvFFd41pziW0tzFf4m3J1Q6XuT9ZRhy2wW+CxV8ANMIC",
-	"bLdS/7y7PV7rT3cDanBXVUyhfc5SN947VVXIHzsHrhBMWYClX6moMej90F3VqV70Qp3qKFCpnvfANxVO",
-	"012d46A6R8MM3XCCYPzuo+/AAlXg38s7KVhx7aLSAPj4+68nzfM73H0hXTddYG41bPCuHGOqzFmzjH/T",
-	"RXlVhz/s9KubDxewIXX1a3ZKr0GBr9AC3sBbajg86q6Q2yH02a9MWifp3g6T/lDxeb4IJ+1/byJsuhjt",
-	"7/Vf4FdVaVy7Qa8ERP7l6PVL3K7vTb6/O4T/UMIHsbNC9Dbq0+nX6GrhgmDl7P2fmMq5IK0vF6/+T6+9",
-	"A3c9aOSuF/0Dq2JXifKHbYb4QUmBBytEDxS9wmUvYKLVuXpb+G0vMJF/B357sJYPVgweSyF2P1/2fw+W",
-	"/B1A6Xvq/cNhAT73+MPTD09Pf+XoHD7EV1Irq7UlcMJa1tXb5T+pz6Rc2R/vOPkvf5ES+MMr1+ilG2UG",
-	"d91zFQNfk8pHJ21wqLicxM35KC6jwj0d+8sKY5Rj7sG2VBDub2I0nTIX9A3taLXEDsBjzOqmo5ytyxT5",
-	"6uB9qKnl6uZgpOmjwkdt3YnHxo/6gk++FVa9kMZ6e+ijAcCVgdCklRRqDnHoPSzACAAKKfbCZ6DEhnmo",
-	"ix0ZGuOYy4pRux17rDGxCmHCM3AfQH0DqKOoMqbW4mpjLCyk4DgshcWy/lxhsN8peOGyWkivjD3vX/QC",
-	"6e7KLUVB/XhfKMxI92oNk16tOgkqXvXyI/htWV8Eo8N5BtpKWUbEl7eyZTm61SJozSA/XK9w7OXfH6QC",
-	"rL71O8YX9ry07O0uKsP6alvkpFvME0TjLpLui5gpmTKtDa89FQUv/lgxZ1Dj1x5ILM/ur+7jaCZ1g4Aq",
-	"ywHpsIAk6vqtQvHplGUxyeWCqb2UapYdE0pyRiGjJrGkhaVaXJZ8EhM6FP4Zmw5FxdI2q5wZ6QZJYIry",
-	"3DyTycJWysmOyRfBoVEONuYmWH2QcFHIoZjNxdL8iBUFpnMNIWyCjBih1cJpVAS102IXWUFTJbUmNM+h",
-	"ZgDc29tzmZC+LUxCSeIOb9IhYTk3DKnw5dcmTDWKWigv99WHadrc4Z9kttzA4RpLjdRZnuNiYUGC05Kj",
-	"7Y9yOa7VNRxEvW4H/rf/Yij63W5vkI1eDAa9KGRJDz2NZQW9+2qFK8MD71dYe+9xcWn/AM6+ATvb2L3l",
-	"69+J3z90B7Zes7KF4wm19O53Ml1TUL/23jNNvnx619mYAVXXKO4fzXl7B9tfOqfLXNLsQsp3VIG2ER32",
-	"jnaZTM9nGAHznmWcXhioH2jYBAU4/zBOf5JljRHgAadvME/2f7M58xnLWVNZ809BlbKyXFUGfNLeKIF5",
-	"Dje2xngpFBUaS36vVol4DbOE/O9Jah6MltW0K1upzCeeRzsfn9d2vDXHxoczazKGri3/74daIka20VXs",
-	"LNyarJvIxeat3gyYfffjX/8HINrgajua/8gyDt+1fMMVVOpJJ2uCbo2iRjU5/3KxykLOzXtrNajmHXCP",
-	"8JKqsJRmdP/PQpj/JCKwROsfdpQQhMB91zo/uXj1tr32UM0bI5sw5gJdV7aUAMbeHJOk1NkSguJRCpuq",
-	"4y0AfAYOIcRADUUSaJcv0S6q6pEvE5LmjCrtQ5863jlGUiowY92CYQuDNhkZiIF/nZF/nZFdz8gWfbG/",
-	"j27GwW9rfAUYCGgLe96AjW091JlciJgU9NZluEFBSXlDwuKT4D+HElB3ffBag8yiYihAZNhYdxd9Z8Yv",
-	"y04upLrVZLTEYwG+7kKTEdUMaqIbXfWWLbEkIwiWk/OzobhlS3T553wK3n9dFlI8JokNgvRxW6VcxePo",
-	"SnpCjV6aO1E6FLXyl1ixFIpNMaPVpgwLdQ6j+2RADrtdRJZNtLOh6HDO1VxgrJp70ZYGWUxoMRQLqslC",
-	"STFux+Sw2yMtiLtLvn79uhdUQ2WucmrStvNMudaQJ6egJCqWP8XgNjoU5bLNxFiGdwl6g2I0s+CAbMYE",
-	"OKxu7IpXIWYMQP0fyYyi/2UoEMEd1+zbBqVBgwKX2aAndIalUglUCqbkoNN1iDDWhatVztQdU1jdVUMd",
-	"zWm15my32yGZTDWSa2eaARPVljVPWaF4GpOMT5nQkD0hMltsVCooVpskyVCkc5WTvf8m5x8/XxDnTilL",
-	"9AbOhMrpIMPhUBCy95Y8ay5f+9fTX57Bz+ur2xkj55kbKCPPfhtGdk+QnoK5h1FMhhGuSZtfL4f+Hhp/",
-	"C665h9GV+cYc+msM04PhfsiGEWSiwv8NI4+ZyoADmxx3bSgQhy74lA0WjN2agYMB7B7D25dDrK7MhYUH",
-	"B4PIU3D+mm8vhxF4pobR1RV84vpayCJ8wRdKwMeh0CbEQSAWrq6u7p/ZnVuRhP9pb0d287M1BYnR8Vix",
-	"se34tXp9uHpt6LNvf2iKJbPojwbRDxk2yjDbV+vAV8YbXMVu/2teLMObPX+tgvbT0uXVAnApL5YxyRmG",
-	"D5eNFrH5qC055dIfNwJbUoeHt0IarmvUwEyJ31y5UCnzyqXd3PK5ysuXkdnL7TipdqraiCHBdFEP0mru",
-	"2w1ECHVuM57ZDhAu3wujbmIjYwzJr0XSQXcVS/6g1FFBRRbFl5f+iHiklOfDoATdtldX8WUEmLuMpsb+",
-	"YeXzPv80vozwXAyHHYPJDci0ISobcVcN/2+ifLwN99U6YstmzbeG7a6EuXlMXdpAmy4GtbkPBz0DUQP+",
-	"Mro0v9jkAawRO2XXeAvg/cpNS92wwp29QsBDrPa1m0v7gW4sd3kG91/XSi50NOjfx5HXuZpw19vrd32Q",
-	"0v+B/3pU9vb6zy/6B4OjHwdHP9rfrv5h5zfYJkwtLJtSVLbNfResesNObuQAcCV+PVoCkMErRkk1hyeC",
-	"KAjv2QaVxHeFkDc3mhX2oqOZWGCH53lh3S4VPJap6hjmFlVOXa/fjQ+63fiw1zm6gsv9ystvFBWpQfw5",
-	"VVxXX33RjXtH3fjgxdX91UOJdUvSuCxFFRBZDGql+WxUWl0QKWLiKoSjckOhEKGiwro9dzBAABZr+uxs",
-	"BcJLq1evP+745mONJQvrBve6vgWjBsY1umNZPb9ivoRuBtQ+0I7CavC/2vLcfzM7Zjal8zdXsdtvPHwy",
-	"Cvfy18qHfVtlwlW3LqvpVrtqXF7dG7YHuvI6PyFUkTRGBaRBgWUWdmFoaZbf7E2kYeLHJJnSW2YMkgQ1",
-	"cPB2QKQARL9gHXQssWRXvsE16UrAk0LR9Bb6DloHozc8V2NgTpwSlpGM8nxZVnqtRmoFo2FIVlM4UrDQ",
-	"4HlsZ9YYvQSQMkVmShYylTlpYfNx5XPdKjnTJ+dnbUzFwoEILptNR7ZFBphF3lrmBTE2tcaCNoUES1Wb",
-	"Qzo3rwnGMlt0G20dZe2gzOhyLhFoKPSMpXtlKw5DjK1qyX4s78I1mVCR7c2o0jatSc8Yy7DpOFfV/hVD",
-	"gendBShShI6NqlLr2YEeKIvGV366BmSuM/kdE0I7rqxdAE0IXZpeRgtKWr57RVmOBsxtcCu0g/10EYZ1",
-	"GLDfAsYI4IkDHDgr0DoFqk0XylE/OutCR/dX9/9/AAAA//8=",
+	"EAH/GxjZzqhDz6zlTsZgo6B3gkpkpQI1MoGJjBqzDgQbWJwwiMEODAHifHAZ+XMMz6IdxdCMKkVxdHUf",
+	"BxtmRBM4d1DNWlBNOK6ocuz7fbPWG++4KqGlztiQglC02UOx5n8G5t4Mvh31MvK+rVzO1dXAG4zm3WNn",
+	"9aPemFNhjLpr/MS+8cL+qdgNU8ro/xVHSEyqPpCYOKeC+WWuUhYDjxUsj8m8mF67L83fU5bx+RT/Ll8z",
+	"nwqm3Pe45bFzoMdEzpgxrMX4Wi91waYxydgdTxH48Ryg1aliTFwrBmwLjHDvVIqJtUVikvJiGaMN/pT9",
+	"QwEb7h7sF9eOlTZvEL52GXFNvHbxBCiUkWRVMAppgLDqodVOGwApZAOZo8UoFWH/mNPc8HIY4NEAfgf2",
+	"RLy/1yzLTmRAtGg+JgkuKrHOP15YFgxPXvAp00xx9p0ZijGGrWrmuMqfmaF4X5CdctUpvo2fOPgRHqob",
+	"hoiBrZT7dWMIiaYT5FdPWNpEzhGccmXwFaH61ggtQw3olqHCuZaa12N0cnVHc7MiMwS4SYxWYYdRzX6q",
+	"pwBfTlnZmdKF5x/YCrHbA8u9zQJitA+nUhSTfzOSpzCS2F1xAyrAIyYlyY0y7TzUbi+28BxrmTyU14CF",
+	"V90C/K6U/xOpiw3S3w0Rbgcu079oFnl2TmiWKaafRNel2Vbhj/ZbD3OaspnRLKUgePXfzGf8YCAaK29O",
+	"mHoS95hRrRdSZVVAZ4rf0XRJ+t63SYl/shHGchyEkbHMcg33C5kpWaAvg7T8BO2nAF/QW7aWKApFU8MA",
+	"aQ62B2mNloSKpRSsvY1AJlT710aMCYIT/aEHFGz04HDGK1ZpSBIrhxBEjRSs4ShudVw88ECmVKAPzvoS",
+	"sm3o/t40XXGihADmXKD8Cp4AAw6mx1NvHvCirmWEiYUCULiGdCozXsI8pEdaw+jXX38dRm1/3kXAXsw0",
+	"r85ef8K5ohjfOjBv9bod+N/+wcGOb/+/yQF+j3P1iOP0HqLrPsjiBJWlx/o0cBycHUeqesSOvsd6MRSw",
+	"jATMJF4c45Vei4qle8R8mXNd2F3k5YVpJtP5lImiPRiKBBadwJOaFBOpmYvVWnFuuQDFrW4sBP09KxRP",
+	"9RupRjzLkNM/Bq9+gCo6D56Ozosw6M+dTDSANM8YSd6fXnw6e/X5+uTdu49fE6CWD7J4I+fi0VRiuTZs",
+	"z40ZqLqqw6ev6oMkep5O3E0CoVOj54X3Bm4h72XGbzhruIn4IAsytb+SVi2CzF4RZu0O+SAhJLHmJnNh",
+	"cJsIBZ65x6u/ZS5pdiHlO6rG7LGIvYBgOvC52eBJq+WaQStI7n0n0nGzwAx4IU6eH5K/8p8AwWCUP8Fb",
+	"yvCVdb7SndcAcPyOPlIXEKOZKL6fv9RiD5j6Y/GGEiHjUyY0l0IPMIhioNjYCDEnmO8oz+koZwRDPr8X",
+	"YgncV6GX0ypVai4QtQZXTPigroV5xohKvOBoUZRrMaEuRoiWy6iGs1YEQLskvAsp31OxtFjVj0PhhZRk",
+	"amSKPVj6u2Hn3F3gn5yf4RpBs0v26Yzv3/USjIHVxqq7ZUsMesHH2sdEsUItXQgIhIbuQWxoQjTGgtbI",
+	"MHhkOxX6QNOSDL8IOi8mUvFf2RNp0az2li2NlgK8+ez1d8Oo4Uhm6NJLG5Opu0GLiWJ38hZj3a1zBpwC",
+	"U7oE6oHQo8ReD4fYL6O6A7cOKv/tGpq/fv26V4+Y3YTreoAtLOpJdBtIg1XKDbXPH7+DBKjPsAtdklOj",
+	"eToqMMjXTGRGDTs/u/50cnF6/e7s/dlF4gcl1L5LWqO50nhKioU5+RCzKJbtY0JdII/TYQzPGQrDzI0F",
+	"XeLYcI/SmwiTnny5eHv95uTs3ZdPfvKCG6bUODMTQ2F/ttMTcPffzDXLgI+BLABCLDBLgcxFwXOrVUKI",
+	"NstWlMsnHNHHn86SXHAMR4k1naz3fdSFBx3O3+NofRFe1D3yTnkejPAdLpc/WMaz7JBQn/K8R09pnpME",
+	"B0iIhGg3F0De73af6TAjZabkiA2FGVCDG1lP6MzYRMSol2REcypSpsC0DeJmcXFtQ5GAo5mSqaGLUc5O",
+	"IVvjga6V7b5DPWO5OZgQMrzgege/Yc07DiE75IbmmsWkF5PukzwILiyt6kGw3zotKYil1vxXtuYOohxr",
+	"BeZeNyb9o5gcdWPS63b/LP5yqVZ8CJvdBV+Ens8wtPU9yzi9gBij72SzeN/2tsCjqkFz9H0NGrPfyVYQ",
+	"0B629uzHvz4MB2aX4Q0F8d3XEHAGwX3d3l63f9HrDrrm//9PFHtXo3u/k8J9DZtSnkNQmvPfjaRRGHo1",
+	"F6KY53n5Few88DJ/eW94xs1KsFYcGcPjh9DDhl9b11c06MfRHJyvdfAPLrovBgcI/v1Dg74+2aitdZtk",
+	"zfpOMDIcvdcsZwVKQJpl3LxB83MlZ0wVEOqG7CKaBV8Zs9+/ZTOUzCLL7KSRlDmjwBrRDluJDqxHBMYR",
+	"8ukw6cnC3JzRV0YiXkYQmmjfjz1w5WvSBzx7g3rjYlfRB3lzkI5mqB0zKDGvAo8TGc673QP2khx2u+aQ",
+	"VdFVcrrmaX+LeMGmuiHG2S+BKkUhUrwezWeTC/LlMTIc59FE9gQJFcZKstwDFNoVrHjW8tvK8IxM5lMq",
+	"vOnZWY1+LVlKU2Tq24uLc4uk2CdmdKLGmNBwTx1MfvSm7XyTo8uIiuXHm2hw+dsqAXpy6sa9q9VZr1a5",
+	"vH23Qz5ieMCCK9AH0DCvyADqYgdYnrXBWWqMcV4UTJDEHIkkJgkQVRIPRdJLIO6wmxxDSjQmIoFc58Z+",
+	"T5ZMmxcuPkFGXlLJkAKxWVWbzd4e9vudoXgFirwmeiLneYa5nDg/TIgQHBMDAITKdjFU1ru7qSazyexE",
+	"0HxZ8FT75LYpatzf9sZyL8BsVIkyfADfKAnFnXF5G8UVBXHrYd9ADjZUdZWGXeYQGK9wliFjD5IXbDKa",
+	"wazNqR1UfCXPNEq4FsaLGraPwLTrkZ+txH96y83mFTLPyGhJEoH7gFGhkCPsok+5JnRkJjWq5HsGOVqo",
+	"PmCepLeNMHMqpUZ3cwb1lGGmi9lLPhZSGavAbDC1P1mTjmuSGHmWuPQv6mbF/ZWC2eNT3S6n323eEHjK",
+	"bAcvclRPVpAH53BjzkKAODiUNQZ65/SDPLeQbrQdeHEKb6web8OSYLRjh5LQdICUEAGn3ZEMuCvMk2gA",
+	"oTBfobwJ1Q1B7HgEBz557ZkmN4qOp5CtnfyPTqeTwImeUeVjp0B7BkcK3mWrZ5okRu/ZM3Mk7eOh8BaA",
+	"5TiZkrMZZL16poLpis27vWYxocwWBYM8sLsGmWC5Ca4Kz5GdZzQvSscisynoLukVcwLXwTgUDwZytjb3",
+	"pylMO0TvsQ809JdbVXJdFXIBD9zTt3y2J2fI8vZmErDlQ/UN4TaIwldzXcgpKcnaATThxbFnxDFkWokl",
+	"GqF4lg0yIU4kI0uGUTUuCrV5+e5Xs+xjKz1awH4MvbdBd6lmyq7HdynjldnqeVM+u0AqeGYkEzxDWslv",
+	"w4hOzc4Oo5gMo3SuFBPpchjdJ+0HL3cljLWBKL+evb54++3t6dnPby+SY3LLZgUa68DjR7KYIJdEua9J",
+	"r9Ppd7uorG1Z+32zpDl1PKkZHYbIUqkylK6QBW0FjRFgXBc8RYEwgHMwmAteJKuqowuqrVGTzKXQZMRS",
+	"OWVEz2iKml2QyfL8EFJw3Mdew5aaKVfH/msVdbQgU6kLctAPUhg2M0/LuLSrKTEUOJJPwtPAI4iZv73x",
+	"uJeweq9Bqepte8fLLUwIbRAG9aWSmbTZRjZb2pCnXX+vW0n7dVoeBY8nTDkUrWQYHQ2jBDQD+OW/Pn/8",
+	"4AZrJUeG+NdjblXZWiNxMXq0gSzfcV284+JWP9DEgXegdk2lhEFN412lTqg20Gi25HTND4J9gx+27vhM",
+	"sbsdHqyhBiGy89tB7KTrEPaeoVPhAXos8rPiuqYgBdZsJQ+4ofpIWccC0uK5OcYQlI1qvc1IBuIcBIUd",
+	"MmpoVeqgpEYt4TluyHgeCh/F+UwHI7Ug49zGs/LGBO92h5yAWC79jkimW1Ii46h54edwwqRw4g+BMeav",
+	"L/uCmRZm2ysJuxs4dYB3s+8btiX0Wq7+alO5N27XyvbEmJuCMbLyZjXuelBNrK8n5itGM8M6up2eYQ9Y",
+	"1AP1NsUI0wWf0oLpMnkfs5p54XfGbnj43lBA7QCXf57mc83v2HuXkonYK7dQzg1Sw/TlIH+zG9cZaQwh",
+	"ztu21mzFd9zZQhYYMr7Vl1RjCZXDGof51DhkSDSxy14uZCO/+Dhj4uT87LWNhWoU//YZctDp+qCpVdbJ",
+	"xY0MqLCcQs6YoDPeyDxntJjohrdqK3ZDxDiLe69pQT5ZPExkP+rWBcRZwaYa6n9AyQ1DVGjA97px/yg+",
+	"6sa9bveqadsqll1FftcUne2GJgTj/rZGQdpFYq5qAKH5jp49ipVv5M0NTznNnRVGWnoiVQFhBTH6R6gm",
+	"ScG+FftQcytpAyfnxpYB1VDDhW0LwuXxLTi3GI6j2045OkYvAdbvIMlbXiRrXAZDUfcZ2IthdPVNUBUB",
+	"KNEH4KY+rinBzruDD2NRMGQdHZg3cbYvTuVN4WOSMDGmYzZ1DhOBRWeCZ4gwqo+AelDGyuUFYd8KuND1",
+	"XA/KjDEDHZTfMsBazmUwnzDrpNJZYmMQkXMcDwUwXyGJIfByLK6d96MdOtZc9hm1GrmvGmN+iG2tmf9I",
+	"wPQ0c6A9aqY2immH7OqNMW/gjNYfY7j5LNlPwBRMYpLcJZ1Op11zuZndR6hXqoSsubqwGeznc5VOKNz/",
+	"lYYgXlcERhqaX9Gg1+0cxd4AiwbR6ZdPoPyrPBpExkLWg/39YKL9dMLSWzkH9iAkHNrHu4Xu63zvP3Z3",
+	"4/jD+ckuy5zfra6YzRUSygNJEkRz0h4QamNT0KebyumU7mlmFF+zVSD35Y19Rh9jfaoJ944Pn9ZlTpJL",
+	"QTBHNoaigD5bBnJO5A1J5smOZk8Zcb/10Sb3vbGuq4d2wgvUR6Y8z7l2RfBKhQQuUfENSFHxPinNRcpQ",
+	"kwTJDrW4oCTSQZdMuZgbJaX0OJVfxoQSwcYUDCupKt4fqoeiNH3WrLFUO5p8bL01DrZGv9qE6sneiGqW",
+	"ESXnBRfj9jGp+dOGwjnUNgEViDi+1kkWUlvgVDMk9yDv2VBY99njHHjbXxDNh8Y5doCVBmsBqdSOG4ob",
+	"kBZQfHLY7RptNg0dFUNhPRWwilXLsFmSx9FsF3daAB3y3cDPVGG20QOcdBuG2MH5FsLkvg88AIbXoAJ/",
+	"A+kHgu3oiCudfw/x2v2ePFdnuzOfiVyQG6pIJhcBdwk5kNFkNGPCMI4ZUykTBR2zoeh2Or1uNxTxdTf3",
+	"A1jJ/HG+43BPoU5I6UxuvBoFMdtA02tqNqOrkyx4VkysmjlautJp1q1my+QJSSaMjycFSVYcpOBkXOqh",
+	"AO/vbnysyc25Qg07eH/jiuNzVbGy0eDgkZjn6AhPnD81MbwugResFoh+UVhBVZFwCk7D7a/f5RXEXzX7",
+	"10IFqWGFZ58/ksN+7weotulKpZ5++ZR0op28xecu9qM+dpfM5qOcp5CCA2lndIlBtWWxU0N1GngthJAY",
+	"FcZHocmFgFoUfCzgMqMdD0W/TL1qBc+AZuPLLxs1mAnwUOEdt68f5V62jtny8jzur9p3Bpvmib07qkBP",
+	"NorfOSwpsssG59C5C4a5csHRjw3EKIMwIKUPnJU2/LufBBW+D7tdYpPgwabzlAyeW5ug3Bin8cgoiJr2",
+	"i0M1Wdyw/Ef4HLd4FKHmJ5pEUJgRU/Himu+wmLBlWBgRo45XvIOdXRx8WKpRX7uqu2tgSuzvHfs8FDtl",
+	"wL5dsUesfGmrXga4DTUaO9mCKmHmb+KpU0gdc49sjLdp/n6NdFsVd+v8hJCfYN1+8Xa333Ho6bP+Pe/w",
+	"q7r30J0XNTntVp1zfMquczpiud62J8GjifUagC/ap4248rGjeXrLvDKtsFxY/IC4JZgJ3rtW0oiAJjtN",
+	"zZm7ikn6hxPQkQz57QFQ6GI19okdAWqOFNKWKYYCGM3UA46+a3MutiLEP2lrF8Nhsi7yGR1zAcGJlZ3Y",
+	"4IdsPv02TeGB7C/0VaFD+uT8jNz18ZqmA1ECFsXgnLERtElGl0mM+IxJ8kMGH17APwfdDAKTfuzBR6iZ",
+	"Yf54PpXmn14f/10yqsy/NM8TLAqxgMKZTNfKMNqfjLx88bzbGwq/eZq01m9a2zuycluMIrnE+kZSxSEt",
+	"XmJF5KurZCha7go+X1pfzm/DKKWaXfuigcNogOHO98ZYSS6HERXZMPr/hpFUwygml9aPf3Vlq7deDiMh",
+	"4c4af7mCNDXIhvX3oCRjbNakkJTob1AiiGI5WsBIxS13a9iu4jMkeG3UAgInCFO0ypy0h8UM2mVWXnJ/",
+	"NB3V2md7Nh4oryzHDgAMD2SVRW07sfXf7xuDGCFxeDNmplyc4Y+91XUapVVdj5aNeNqBw9U+l9zigZiD",
+	"jLXmGyp5c6NZsab1wKqcsnU7t5QMRSfTdp2mLAPqcB2HRH+1nt3Z2OSHoWFqdaStyW2gTN3HttLnFum+",
+	"igi85QZbxRzOuMpIwai6M2qy9McUT2djKK1iep4XVcrZuoBP8NIqDdXw78aOETVuwZvwDtc5DwvtfiSP",
+	"CY5f7eoIrXw4XE5/AMCfaWJfquhBLkQnJgo4or3drmgbuyhBmzAZLLKEvAmPnxjNzWY/EIm+Un2TihgU",
+	"sUencXBdGnpNjdWvC1TIURexN5n2EXijGS0rNXi7TX7LKf1mmeFBN2SNB93V7VUsbbzvvHCQ94/q9fkb",
+	"liTYwi+pAvmmI/IJpnZ4qwLeP1oF1anYq8C+tr0MSi0cFAdKJtwXgwOYj7xDu1VvdSBkxnS7Uf/bhO0a",
+	"AXoY44BWPJY3UeIjmanLnNmMaEvsK8fFvNwMVGVrHgaSdUY0chdfJ3/FsX72+ePgA1yKurA63xfFB9b5",
+	"hjBgSwS5kav3K1Azc81d+6ba8uApKSZlHwBeaCtJcIjG6XYM3HT3RD5owt6+4qKct9hVZ3M3W7zQLL9p",
+	"TtDAe55rOm6I2/gKiri7CoJrnkq7jafSug2s8Gsvdzf2NOB3ogprE81VC6SHYQuwrqhJxGfueZ+MaO/y",
+	"jwlcHowUo7fQ28EwZLjv03SpgzgHNzbVaUOKAhZpP3Uk+5BIMufE3CFDSqdK5vl1xmZNzeDQjhV0yl5i",
+	"mEAZOzZlRq3xLCzsq4ORDASHJjC0va7keigwYMcJKhfKbQwghjeAVRd96Ch/pq172t932CAGDDeAK3gq",
+	"siCTqry1R+sq7KVQJbgtruw4+rYnp0a2zIqlxbuzOaS4bj7YW9Dnr0TdOQn9OSEuy/uOoQjD+PWzlbsQ",
+	"3faotqFRQJpzGzDFuPKzgv/DbCBewJbhqVCzB4GoIprsjOfHYdMH5G62GfAxe+Sbz3NBi3dcF48UaDup",
+	"EOXpbNBccxcwu2mEMrL2Pt7JMvGRpY3C1KvwOPk6vHywV6KOCTmWHHktx/1lFQkIZitrV0NYCfexbQEL",
+	"rpSvNp8r9avNhtlK1PDbXAFrtiWsozhIg7UfsIi1/RC868pYu19sqm/I+euVrENh4GpZR01ZAHHkq1lX",
+	"hErKC/OPLWi9hlnrsk/eA68gfPDnDYR+0wKduVjr1zml3CXyslrz18sfH1A6FKN5EYRcxSSxW2svwOBT",
+	"YrM7XdTE+mZ4HfIZeA/VpKnRH2mVHYBsFELyxrbHKlMbobvSRC5wUtvbp8nnFehwVUT9Dfki6NfA4NzV",
+	"0w2d8nxZS1ZoarsRkOC60Z2K5B4krWrLt3ZFZ7rzL7m79u0QWILfCgA+R1rJRzWmgqcE+5qY3TynPCOf",
+	"4XiZj6dTyuEP1GGSmHQ6nfZu0NiyEo2glC1LzWO4s0H7vrKvXyv58nnwgS3IL1Co/sMvyY6z+7O2Awju",
+	"2cFKk8JkkISwnH4ZnM4NSe0MxRrDoAEGeHIrBGUjrh1BKG2GLRDccpFB3Bi8sNPY7G4TgkstA/ujYojl",
+	"ShZRI9mX7+5M/aXo2AgQNGkrV+0ChLcOXxFUm2egeHEgHj4DSo91o7v0P/fgTqOuyKvtzM+/QvCVh3DB",
+	"jeix/gsffRsajTuNvt4iXSHninlaIbGVbMKt0+6Q0reCRBsbU76z20wVRWf7KvF5gs83HSR4dOczVNOr",
+	"dpgfXiD2he8BAGhpu0xsHiSt5GcpxzlULvjAFjpnhVEOYpIEMcI1FvPw/a9oiQ0hN2t7tJJWQ4/W9u5z",
+	"lqVmmqkNcqswXuLLp3dkAqE4XNtesvh28lS1IlCYHwcIvvxd4NhCH5vhwJe/CxxgJDwOCvPqE2Fouj37",
+	"7KpaPcyrCYG616qx9/f5iquk2uM4s/1CLDfHfGiU82heZCzlU2xu15C9tSljC1vsroIEYXfgjSAtfMYX",
+	"R/ee6fZO4Q5x9dpjF4fWujiar/9OsoOLDLbQ1zOmrtHE33CXNGOW6GO8pEQy0cek6x3UJXfe4fYMHr52",
+	"vZtXZ37PqEvAcQ8ZZWoRupIf7DfedHXzRfB/zIMNdT7Jte2odyRZxMpaxqMLCgFq9nLIxz09NAcxuO+x",
+	"M1YvfupbHVf4yMp++ON8tZ5v7RRiWKMnrH/TlOPqyF9hLUI5Zdh1vJBE02VTZvj2aMV/+STnDVLjd7ym",
+	"c3JpR0dkSA47X+yVTcIec6lRk4EPlFRZo+iESoMQhAg99idyrp7Z82lO55eLV6SVuD6//YOL3qEtBZi0",
+	"oQ62oYTgd1ujYSgg5q38KWnXsvGi8p1ojXX2LyLyuLYIfKb/JYRfXQI9QZY8SBA8lLdnAYvewOI3MvTN",
+	"Z/D3vh6pn/Z/nUuSoLHYQy5dg/KhtebeENoVbczEXOVLwoyQc83WthVrvJW3pUg3o+j/MCU/Chbd1wuW",
+	"Pvg13pTyduIbIBljo2wupEnr7PzuEFdx97wNBoGN0LddDZkiOd8xaa1eR7UOxv+uVprxNc2QE0EKTHVW",
+	"Y+7Nu93+84TQHCwjJWc68HpjUPQusIWll59QvzRsqVQPsGA+S95m5oCjqTi2t+XuSwjgwLx6o8ripc66",
+	"jIhZmVS0MaHPPnZfLTu7G9k31Vm1B6EEIFi6o+kara7sf5Uogy2Iw7NZgXjD6f+92aNjMv9ybPF3VEI9",
+	"TnbVKF2//0Iq7E3/MNOkLBvo627X66CSVuLoKCEuKam9apqs4+Qn65j3MaHgdTKWRpgOXLL9uoepe/hi",
+	"a/U1z/13S8z1DB1qmNiIp5U6LT23cF0NDRNY1GQhoJ7kjCkuM54StmeAIIrNpMJae3UZ8wTgeqvA+fx2",
+	"TEFLFV3kEOqLj6EQmjCa5Uz7K2Pd2SrFPgpmxNThvpFVzd3yKvIq2Ktet9vtPkJimSnrFYGBdEoJhVXv",
+	"xThn8EUpsdbKqh3gWi9mPmDzPdDVXaM9rkn/2NVTxG4sVI2l6HMoGDPpkFOoDzllVEBNPjd8h5wMhZdM",
+	"pVfADQzZlT2QYzj4aI6dOoQk7OaGpYVt4BFC4uO6/CL7Lxorv3nJtmPSupNxlbOxwprw3G9gTtgU83fj",
+	"TrbeyCbe9MeohI86Dju8FGpWmyCDMt4bafuECLYIEpvXU3TbkbRiU3ln+aB7MSaLCU8nUOTDbVDrsN9v",
+	"m+9zFhAr5LJh2QodP4Zyd6LXJgeS26bBlsrlGNY7V7xYfjbjWtcLo4qpk3lThOiJCHoIZQzKTFFf83uu",
+	"mSKofWHpqfIn84b9BTpIwHRGG4XJSrVxUhQzbEDgqpulUhQUq/rb6kVlkXFzGArKBQObuVqPaMyLyXwE",
+	"5Yg8GHu2SG/5zWo9fIvZPXT/+V6G7gXsGFO2C2Mig/q9mtzIPJcLJJawEvpdz+AsJloOBfsG+QNj2zfJ",
+	"FsxcSHULXfcx7LLy9oJqkkupGbpfDPaBYyqeGnnRwoBMs83xUCSuMh0GfmFTfI3tqqnTOTDDXRuO0u4M",
+	"BdQaK1PggyUR9s2oKtXenbaLTXJiWx+B82FAfoJ9xB4G6cn52fVfT3/BhgZJZyhOqp2gINyJQYkjwPKA",
+	"UDKiWSAGy+axhnA8xN1eDLIfS9Z/KhuYcIaeqB2ahxwTZXVafOW/Pn/80CGnYScGeTMUQfa/az7oEeTg",
+	"sYEFtgRrAgUJEqgsEHRyaSE/30Ns+C4KbeAgtlw8kWUThk5QjKAVJuyiqnByftaGvtK+NixUMgg3FgrI",
+	"4fTVugVGd4ohyRV+HUYDMow6nc4wuk9IKymrKiRtQ+a0CFTBhfTjY/U0e2WTUgHxgwOwTV2ghaOWoaj2",
+	"iS138rAsMw9dY2mtrawtbOoeP7JxKoLYxrFDgS2njMYEtwhBB1msWpHU++smfufbeIon0IAgOMI4H1wD",
+	"cFXvAoXF/Y66B176YhOPSpMn3XHnqSwkURKO0XDgdsmiB1GIgdt2w9zYpEVtAafD7qEtcm3rtiOmQqIs",
+	"R05lnmOewjPdjklKFVSETV7RdML2XklRKJkPiJB7IP8S0hKSpObHoTC8yFCVYePPfNYcFiVM/hteZqLY",
+	"u1jO2N5HYJfajKQFv7mBU44CQDNWdrniypgMjo2idg5BpwNC7WrsdDyrUgf4hvMlyfktg3KArmUBt1W1",
+	"cp4ya5k6wfDz+bu9g053z8y+IhAWi0VnLOYdqcb79l29T8ez3LzSmRTTHNOKsQVByYFPzs+iOLpjSlsb",
+	"pNPtdCtlNiMzwEEUFNeEXXGRePdxZClgP5Oprn5jB+ks6RS0tjFruKX9zBTqIVz72qC+Lij5ABxZSMMr",
+	"O2U0tBRnWTSIfmaFfQXCty3rM3P0u90NvZMcQEFRQV9w9HvgaPf+RPWKqWv6E60gxsx/2P9x3fAeF/v1",
+	"1o/3cXSEuNn8XrXHbqhORYPLqzhoanbhZHcIdhwVdAz1bsBTc3WPnffWVJVCdvLz6QW0K9Nl2lhhG2ht",
+	"I4S3jGabKWF1VtvWz90MeSWglYTcYEDqhJPExD+B+m7SjodC2K7N9SaM1Ue39Ri0T9uHgRrsNn+PRpnN",
+	"naWf0CbyqAm5T+9+vA7SR7c+fiD5QnYWzrpCyAF/A2a//5sVANc8u1/L5S7K20F5g40Uy3TMeoBGSnMm",
+	"Mqqw8A/4+BPz34QUkiSFTIYCRKnmd8xe4NsIjLJRB6RE/SqF0Qds6BdUq1WM5jbmfcqoMOqFEz5SDQXG",
+	"KnbIRdCDw2UD2jzA0dLnWaQMYpRtm5zKiXzHdQGJJMAW3cUF+Co2FVvg0KfFCEwXvWAUprDPeihJO+FV",
+	"9A/GrooGwITLcrDl5kShvwMvO0oevf72tNdkWzYWp3Mb2tmer4Iaow3GIa2wTEzb6LWA4HgoaFj7Ho8Q",
+	"KBb2ihqf06Rlr4AqMcg69i5Cm0UxFCUwlhjntcChGQOqA1jR/IKf9nJ2x3Jb6NKuwdhkYZA6BsHamHjz",
+	"wRd1jElSiTOGLyqRvzCYj2KNSWIhx/wPkqS8WCZtf4JEysKYLnsf78JaoGcMRrQYDJbElU6oGDM8ZtJG",
+	"z9Q3CHVtrGpsL/QwlMpt6VBg8I3HNVSEBZ8K1Ha2bct4wQy+bQgodD4DA5jauLAUgnehrLWx9dUtXuxh",
+	"VeZigLWegyBSrJVbjmhr5xokJ6SgY/uZF2UkuuFi0tbkN8I0MVpiUmnOAaV6XQFf5AI4vm2oClU/Wgkf",
+	"W+rlQhd0rOgUwpzRLD1z31XDnh0vcZF1JLFpQIAMA6dLCxotCQZVk1LpOoREWvBVuueGYqzkfPagLKKT",
+	"M3KiNdcFFVBarZZWNBRVFIfRw3EQPWtrLQYxzrB0iK+mY2CUnvyG4sund4TaLnEtVxipf3RU6RBjRMBE",
+	"5ub0QAluvGoIfPM/OhPdIHIM6RiaJC3FMjNE1k6MCWQJ1Dq1wd4+JtUsL6zxXY0YDw+bMRcNPWv+zZK9",
+	"WZob2QbAMzKfjRXNGLLlkZLz8QR74BEp6jFBNp8SuDEWYfHsGP7ZxIi35alCzmcDB37jItriStGtzmqw",
+	"Ure31+2tAc+2N9hBTqwLeavD9Y42gYWuHpdxBbK9GdKDdZAW8vvC+YpqtseFLw5G9HyETxvqBjlzTJK/",
+	"2KNwjQcg5wVTGG/dBCMy/SiEa2ug+W+NKaUsz5wMSUgu5a3ReI7RErf1UDcDcT1aVuAoqyK4FGyXRIyf",
+	"rxpBaxxfqmL96JjYXY7uPm+apekIlCrU/mepimiH586ZOjcHcZdHd3zOJgXfXz3I2m5s6G0DYKv9scMy",
+	"H/UaAsCJbCoiqsqULBlVMXFBg0HWPd7RX/oCEgeHva7/OYKl2l+e94MfBFvozjKV0xEXtJAKOguY1fpA",
+	"BtvSCRwvg/39XKY0N0J28KL7olu1C374TyiX4NaDt5tmFS9LNoRfFhK/6vX3DuxXiJ+/HP1k8zT/cvT6",
+	"5evTvxycWAzgU4bRvuy5fk5/OqiwmRX2XsB+VebvIMqj2iiqt9IXyrLBA2TY+F2v0sWoFzYtOuoGEaTd",
+	"TvcIO/H0fXccbHQOyvIq4cHXmLYOUa+b6KkXUs3+TPHUNVWzD/z4Ivj9qSRkINtho0BcPJUwnjDXI7Z7",
+	"lx1d3cL7hygMEP7U4FZzjW+9eCvvPLhyDV/AzdbtbXeXfRHUXhqxDF863P7SB1m8kXOBL/T7uzjl4LoL",
+	"7Gq40fgj3ID+0Hx2Bq89Na4heekyQQfAFp/JvgqqyDU6T/a8jaZtN4vswaXKSmV5tASDbiiIv1EQYyhc",
+	"hh78popm0PKWKS2FTb2YoKFF0wnL4AIJH5vSJY5rjPNiwVPWPiYUfnRh5UFLWtLr+oI56LczowLcN/lc",
+	"TzpDsVf6EszaD7pBAcCwCtUD6+UZIP1TI4aXTPUKesfWA4DQIzBYgs3uwuMq28UIp+u9bkCxnS+LScXx",
+	"G9YLi12EVq0MWKu56pcZtFr4qx27BlS+UJMVYt5NgvfKWI1gKD5ITOFxST22ywBkGITNW7Ap68Qqythv",
+	"Cfqr5lKMmbLNiukoZzYxIPny4d3Hn38+fZ0MiJBkRNPb+czArRjoTGAWgmk+bXfIK3R5AKnhJYn1ljtm",
+	"NRQ1KtbPkHqYdjfoyZt3Xz6/vT77cHH66W8n71wSx8pdiq9wt+Ky26aSmkNto4TOsifqh2GMZZA/ctmN",
+	"u3EvNv/tw3/r/zvwf/WCb/txLz68Kis0XgZVWYzRyG7kt6A8ziAqC16UlXagdtptIWeujtAg2qeVBlPN",
+	"qmOttFyvbzSEcvpXEyWnrDL7l8+DL4IbNmVwynQIw1SOeM4CEKoQ1Gf74cjsQ5nncbC73FypprjmWspx",
+	"7rIK6T9RXv5BUu/rRGL58FLiESEXD5Z6usyfXntjYJ9xbHXrvQDZdi0wFOW9QOwKJWVUT0aSqozoiVxo",
+	"wosB8PpA5tbcxKUw9a5Y5zRuSjYtpafhy9anjyFFzsUEOQp0CWWEjdBl34r2cQmFgeFufc7pcVVK+r+P",
+	"bVdp8yXzmdxu3EpOaTIIxyD7fuJayjC8GyQrufZaldT1u6A4x24p68FafdpTEtTXg22zXRCd/EJvdyFL",
+	"rWHCIfczzDIeigq0wSVEOQ+23rtjCi2gWiFEVHhwEPP6UPicZvMeeI0HJEwjrbZMafK62xAuQ6G2ycVQ",
+	"YC5LGB8GLiZ2U0BNfDwDU5CnXJXUwPPcKVbCb1rbRj0Nha0FyDXp1rJ0hQUGur9DbC9uEka+rNBHu0N+",
+	"wuXRoWhaXRycmADNOkHtGA6IYjWtDdyp/i5gKCr3B+Qtze+Y7edA6IIukQR+ZUquEeEu+/WpEny7L+iT",
+	"WfcbY8Dt+vCF/LP4mO4aqyc5Oz4O3UuV4hrgF9BNOdIbvFC1hN+DF52jst5E70W3kiX7A1TzrDkxViod",
+	"9Ds/HKzmgP54FIr7/qEZyeVt9p93u4ElvsHPAqLe92ko8XaCrHbr+g57ncNgff3K8ixMK8t58Xx1OX6J",
+	"sBz0uNjV9A67D3ID1JLO12gzLoe+2sXl3x6A9brQW0YzyN0IUFdqRfYUObJ5mHpU+KTbtRrSR8EIM3oz",
+	"KCANLXhiey+LP4Xxh9awRdnQbTvreCishepcCFwXhIk7lssZI60gBBlaO/a63W7srynNpzZaydBg8o7m",
+	"LydyrqwYh1YuPqRiNU7DmsXQXSHxb7gkfjBo7b3tlnz+Y0KdZmWMSkxXlTdkPjMw+/ZLVoMDjcxpjfmy",
+	"Q06wwAS6UzK6zPl4Uuxpegeh3SDtIA61f2Bs1v4hbAFnNt9esRkkKJphDfxuwXRezKfC9d1haHfbuO0i",
+	"uLuXqW01xyAOxKKgFKxmXCdFtzmBjDIE1+iBXmdDafFH35GaBNreDuoSDtJU4rjUTXlRI4WMLhN0BliC",
+	"aQ/cZnOnhy9jEhZhWL+T4L+R5CB+/ryL9Vyqk2GrovoE8G05RXIcVBUxCwUd0so4IA8zTRDtak0KzTMW",
+	"HjIb62zeq+yV3yhbs9mgyQzx7AFKaWnCWFOolYy9lmN0shPnZwFghgIcNFi8EHGBONRhaoAR9h5XyRpN",
+	"qsz6/zMrUw02I/+VIR9Gtle9V87ocs09qcPHmotMfNFdY5pzCe1tzJd4W3K1w2XuT5YRh53ym2DxFwCN",
+	"sADbrdQ/726P1/rT3YAa3FUVU2ifs9SN905VFfLHzoErBFMWYOlXKmoMej90V3WqF71QpzoKVKrnPfBN",
+	"hdN0V+c4qM7RMEM3nCAYv/voO7BAFfjP8k4KVly7qDQAPv7+60nz/A53X0jXTReYWw0bvCvHmCpz1izj",
+	"33RRXtXhDzv96ubDBWxIXf2andJrUOArtIA38JYaDo+6K+R2CK34K5PWSbq3w6Q/VHyeL8JJ+9+bCJsu",
+	"Rvt7/Rf4VVUa127QKwGRfzl6/RK363uT7+8O4T+V8EHsrBC9jfp0+jW6WrggWDl7/yemci5I68vFq//V",
+	"a+/AXQ8auetF/8Cq2FWi/GGbIX5QUuDBCtEDRa9w2QuYaHWu3hZ+2wtM5N+B3x6s5YMVg8dSiN3Pl/3f",
+	"gyV/B1D6nnr/cFiAzz3+8PTD09NfOTqHD/GV1MpqbQmcsJZ19Xb5T+ozKVf2xztO/uYvUgJ/eOUavXSj",
+	"zOCue65i4GtS+eikDQ4Vl5O4OR/FZVS4p2N/WWGMcsw92JYKwv1NjKZT5oK+oR2tltgSeIxZ3XSUs3WZ",
+	"Il8dvA81tVzdHIw0fVT4qK078dj4UV/wybfCqhfSWG8PfTQAuDIQmrSSQs0hDr2HBRgBQCHFXvgMlNgw",
+	"D3WxI0NjHHNZMWq3Y481JlYhTHgG7gOobwB1FFXG1FpcbYyFhRQch6WwWNafKwz2OwUvXFYL6ZWx5/2L",
+	"XiDdXbmlKKgf7wuFGelerWHSq1UnQcWrXn4Evy3ri2B0OM9AWynLiPjyVrYsR7daBK0Z5IfrFY69/OeD",
+	"VIDVt37H+MKel5a93UVlWF9ti5x0i3mCaNxF0n0RMyVTprXhtaei4MUfK+YMavzaA4nl2f3VfRzNpG4Q",
+	"UGU5IB0WkERdv1UoPp2yLCa5XDC1l1LNsmNCSc4oZNQklrSwVIvLkk9iQofCP2PToahY2maVMyPdIAlM",
+	"UZ6bZzJZ2Eo52TH5Ijg0ysHG3ASrDxIuCjkUs7lYmh+xosB0riGETZARI7RaOI2KoHZa7CIraKqk1oTm",
+	"OdQMgHt7ey4T0reFSShJ3OFNOiQs54YhFb782oSpRlEL5eW++jBNmzv8k8yWGzhcY6mROstzXCwsSHBa",
+	"crT9US7HtbqGg6jX7cD/9l8MRb/b7Q2y0YvBoBeFLOmhp7GsoHdfrXBleOD9CmvvPS4u7Z/A2TdgZxu7",
+	"t3z9O/H7h+7A1mtWtnA8oZbe/U6mawrq1957psmXT+86GzOg6hrF/aM5b+9g+0vndJlLml1I+Y4q0Dai",
+	"w97RLpPp+QwjYN6zjNMLA/UDDZugAOcfxulPsqwxAjzg9A3myf5vNmc+YzlrKmv+KahSVparyoBP2hsl",
+	"MM/hxtYYL4WiQmPJ79UqEa9hlpD/PUnNg9GymnZlK5X5xPNo5+Pz2o635tj4cGZNxtC15f/+UEvEyDa6",
+	"ip2FW5N1E7nYvNWbAbPvfvzr/wOINrjajuY/sozDdy3fcAWVetLJmqBbo6hRTc6/XKyykHPz3loNqnkH",
+	"3CO8pCospRnd/6sQ5r+ICCzR+ocdJQQhcN+1zk8uXr1trz1U88bIJoy5QNeVLSWAsTfHJCl1toSgeJTC",
+	"pup4CwCfgUMIMVBDkQTa5Uu0i6p65MuEpDmjSvvQp453jpGUCsxYt2DYwqBNRgZi4N9n5N9nZNczskVf",
+	"7O+jm3Hw2xpfAQYC2sKeN2BjWw91JhciJgW9dRluUFBS3pCw+CT4z6EE1F0fvNYgs6gYChAZNtbdRd+Z",
+	"8cuykwupbjUZLfFYgK+70GRENYOa6EZXvWVLLMkIguXk/GwobtkSXf45n4L3X5eFFI9JYoMgfdxWKVfx",
+	"OLqSnlCjl+ZOlA5FrfwlViyFYlPMaLUpw0Kdw+g+GZDDbheRZRPtbCg6nHM1Fxir5l60pUEWE1oMxYJq",
+	"slBSjNsxOez2SAvi7pKvX7/uBdVQmaucmrTtPFOuNeTJKSiJiuVPMbiNDkW5bDMxluFdgt6gGM0sOCCb",
+	"MQEOqxu74lWIGQNQ/0cyo+h/GQpEcMc1+7ZBadCgwGU26AmdYalUApWCKTnodB0ijHXhapUzdccUVnfV",
+	"UEdzWq052+12SCZTjeTamWbARLVlzVNWKJ7GJONTJjRkT4jMFhuVCorVJkkyFOlc5WTvv8n5x88XxLlT",
+	"yhK9gTOhcjrIcDgUhOy9Jc+ay9f+9fSXZ/Dz+up2xsh55gbKyLPfhpHdE6SnYO5hFJNhhGvS5tfLob+H",
+	"xt+Ca+5hdGW+MYf+GsP0YLgfsmEEmajwf8PIY6Yy4MAmx10bCsShCz5lgwVjt2bgYAC7x/D25RCrK3Nh",
+	"4cHBIPIUnL/m28thBJ6pYXR1BZ+4vhayCF/whRLwcSi0CXEQiIWrq6v7Z3bnViQh3DO6Imi7OduaIsXo",
+	"eKzY2Lb9Wr1DXL079Cm4PzQFlNk9iAbRDxl2yzB7WGvDVwYdXMWOCGquLMOgPZOtgvbT0iXXAnApL5Yx",
+	"yRnGEJfdFrEDqa075XIgNwJbkoiHt0IfrnXUwEyJ31y5eCnzyqXd4fK5ysuXkdnQ7TiptqvaiCHBdFGP",
+	"1Gpu3g2UCMVuM57ZNhAu6QtDb2IjaAzdr0XSQXcVS/601FFBRRbFl5f+nHiklIfEoAR9t1dX8WUEmLuM",
+	"psYIYuXzPgk1vozwcAyHHYPJDci0cSobcVfNAWiifLwS9yU7YstrzbeG967EunlMXdpomy5GtrkPBz0D",
+	"UQP+Mro0v9gMAiwUO2XXeBXgnctNS92wwp1dQ8BIrAq2m1/7gb4sd4MGl2DXSi50NOjfx5FXvJpw19vr",
+	"d32k0v+C/3pU9vb6zy/6B4OjHwdHP9rfrv5p5zfYJswvLDtTVLbNfResesNObuQAcC9+PVoCkMErRlM1",
+	"hyeCUAjv3ga9xLeGkDc3mhX2tqOZWGCH53lhfS8VPJb56hjrFlVOXa/fjQ+63fiw1zm6ghv+ystvFBWp",
+	"Qfw5VVxXX33RjXtH3fjgxdX91UOJdUvmuCxFFRBZDLql+Wz0Wl0QKWLiyoSjhkOhGqGiwvo+d7BCABZr",
+	"/+xsCsJLq/evP+745mMtJgvrBh+7vgXLBsY1CmRZQr9iw4S+Bgx1QmMKS8L/amt0/93smNmUzt9d2W6/",
+	"8fDJaN3LXysf9m2pCVfiuiypW22tcXl1b9geKMzrnIVQStJYFpALBeZZ2IqhpVl+szeRhokfk2RKb5mx",
+	"ShJUw8HlAeECEAKDxdCxzpJd+Qb/pKsDTwpF01toPmi9jN76XA2EOXFKWEYyyvNlWe61Gq4VjIaaX1NM",
+	"UrDQ4HnsadYYwgSQMkVmShYylTlpYQdy5RPeKonTJ+dnbczHwoEILptNR7ZPBthG3mTmBTGGtcaqNoUE",
+	"c1WbQzo3rwnGMlt5Gw0eZY2hzOhyLhtoKPSMpXtlPw5DjK1q3X6s8cI1mVCR7c2o0ja3Sc8Yy7DzOFfV",
+	"JhZDgTneBShShI6NqlJr3IFuKIvGV366BmSus/sdE0JjrixgAJ0IXa5eRgtKWr6FRVmTBmxu8C20g/10",
+	"YYZ1GLDpAgYK4IkDHDhT0HoGqp0XylE/OhNDR/dX9/9/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -87,6 +87,10 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 				"method", c.Request().Method, "route", c.Path(), "status", e.status, "error", err)
 			e.message = statusMessage(e.status)
 		}
+		if isQueryAPI(c) {
+			writeQueryError(c, e, log)
+			return
+		}
 		h := c.Response().Header()
 		switch e.status {
 		case http.StatusUnauthorized:

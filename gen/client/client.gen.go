@@ -559,7 +559,7 @@ type QueryMeta struct {
 	MetricWarnings  *map[string]map[string]interface{} `json:"metric_warnings,omitempty"`
 
 	// Sampled Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
-	Sampled *float32 `json:"sampled,omitempty"`
+	Sampled *float64 `json:"sampled,omitempty"`
 
 	// TimeLabels With `include.time_labels` and a time dimension, every bucket of the range.
 	TimeLabels *[]string `json:"time_labels,omitempty"`
@@ -568,7 +568,7 @@ type QueryMeta struct {
 	TimeRangeRounded *bool `json:"time_range_rounded,omitempty"`
 
 	// TotalRows With `include.total_rows`, the rows before pagination.
-	TotalRows *int `json:"total_rows,omitempty"`
+	TotalRows *int64 `json:"total_rows,omitempty"`
 }
 
 // QueryRequest Plausible's Stats API v2 query. `date_range` is one of `day`, `24h`, `7d`, `28d`, `30d`,
@@ -1226,8 +1226,8 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
 
-// QueryJSONRequestBody defines body for Query for application/json ContentType.
-type QueryJSONRequestBody = QueryRequest
+// QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
+type QueryStatsJSONRequestBody = QueryRequest
 
 // AsHit0 returns the union data inside the Hit as a Hit0
 func (t Hit) AsHit0() (Hit0, error) {
@@ -2117,7 +2117,7 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// QueryWithBody Ask any question (Plausible Stats API v2)
+	// QueryStatsWithBody Ask any question (Plausible Stats API v2)
 	//
 	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
 	// integration written for Plausible works by changing its base URL and key. The same API
@@ -2138,10 +2138,10 @@ type ClientInterface interface {
 	//
 	// Takes any type of body and a specified content type.
 	//
-	// Corresponds with POST /api/v2/query (the `Query` operationId).
-	QueryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+	QueryStatsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// Query Ask any question (Plausible Stats API v2)
+	// QueryStats Ask any question (Plausible Stats API v2)
 	//
 	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
 	// integration written for Plausible works by changing its base URL and key. The same API
@@ -2162,8 +2162,8 @@ type ClientInterface interface {
 	//
 	// Takes a body of the `application/json` content type.
 	//
-	// Corresponds with POST /api/v2/query (the `Query` operationId).
-	Query(ctx context.Context, body QueryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+	QueryStats(ctx context.Context, body QueryStatsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetHealth Liveness
 	//
@@ -2752,7 +2752,7 @@ func (c *Client) UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, bo
 	return c.Client.Do(req)
 }
 
-// QueryWithBody Ask any question (Plausible Stats API v2)
+// QueryStatsWithBody Ask any question (Plausible Stats API v2)
 //
 // One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
 // integration written for Plausible works by changing its base URL and key. The same API
@@ -2775,9 +2775,9 @@ func (c *Client) UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, bo
 //
 // Takes any type of body and a specified content type.
 //
-// Corresponds with POST /api/v2/query (the `Query` operationId).
-func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewQueryRequestWithBody(c.Server, contentType, body)
+// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+func (c *Client) QueryStatsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQueryStatsRequestWithBody(c.Server, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2788,7 +2788,7 @@ func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.
 	return c.Client.Do(req)
 }
 
-// Query Ask any question (Plausible Stats API v2)
+// QueryStats Ask any question (Plausible Stats API v2)
 //
 // One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
 // integration written for Plausible works by changing its base URL and key. The same API
@@ -2811,9 +2811,9 @@ func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.
 //
 // Takes a body of the `application/json` content type.
 //
-// Corresponds with POST /api/v2/query (the `Query` operationId).
-func (c *Client) Query(ctx context.Context, body QueryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewQueryRequest(c.Server, body)
+// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+func (c *Client) QueryStats(ctx context.Context, body QueryStatsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQueryStatsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3926,19 +3926,19 @@ func NewUpdateWebsiteRequestWithBody(server string, id int64, contentType string
 	return req, nil
 }
 
-// NewQueryRequest calls the generic Query builder with application/json body
-func NewQueryRequest(server string, body QueryJSONRequestBody) (*http.Request, error) {
+// NewQueryStatsRequest calls the generic QueryStats builder with application/json body
+func NewQueryStatsRequest(server string, body QueryStatsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewQueryRequestWithBody(server, "application/json", bodyReader)
+	return NewQueryStatsRequestWithBody(server, "application/json", bodyReader)
 }
 
-// NewQueryRequestWithBody constructs an http.Request for the Query method, with any body, and a specified content type
-func NewQueryRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+// NewQueryStatsRequestWithBody constructs an http.Request for the QueryStats method, with any body, and a specified content type
+func NewQueryStatsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4630,7 +4630,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBodyWithResponse(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebsiteResponse, error)
 
-	// QueryWithBodyWithResponse Ask any question (Plausible Stats API v2)
+	// QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
 	//
 	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
 	// integration written for Plausible works by changing its base URL and key. The same API
@@ -4651,10 +4651,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /api/v2/query (the `Query` operationId).
-	QueryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryResponse, error)
+	// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+	QueryStatsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryStatsResponse, error)
 
-	// QueryWithResponse Ask any question (Plausible Stats API v2)
+	// QueryStatsWithResponse Ask any question (Plausible Stats API v2)
 	//
 	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
 	// integration written for Plausible works by changing its base URL and key. The same API
@@ -4675,8 +4675,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with POST /api/v2/query (the `Query` operationId).
-	QueryWithResponse(ctx context.Context, body QueryJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryResponse, error)
+	// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+	QueryStatsWithResponse(ctx context.Context, body QueryStatsJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryStatsResponse, error)
 
 	// GetHealthWithResponse Liveness
 	//
@@ -6445,22 +6445,22 @@ func (r UpdateWebsiteResponse) ContentType() string {
 	return ""
 }
 
-// QueryResponse401Headers the declared response headers of an HTTP 401 response for Query
-type QueryResponse401Headers struct {
+// QueryStatsResponse401Headers the declared response headers of an HTTP 401 response for QueryStats
+type QueryStatsResponse401Headers struct {
 	WWWAuthenticate string
 }
 
-// QueryResponse429Headers the declared response headers of an HTTP 429 response for Query
-type QueryResponse429Headers struct {
+// QueryStatsResponse429Headers the declared response headers of an HTTP 429 response for QueryStats
+type QueryStatsResponse429Headers struct {
 	RetryAfter int
 }
 
-// QueryResponse500Headers the declared response headers of an HTTP 500 response for Query
-type QueryResponse500Headers struct {
+// QueryStatsResponse500Headers the declared response headers of an HTTP 500 response for QueryStats
+type QueryStatsResponse500Headers struct {
 	XRequestId string
 }
 
-type QueryResponse struct {
+type QueryStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
@@ -6474,45 +6474,45 @@ type QueryResponse struct {
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *QueryInternalError
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *QueryResponse401Headers
+	Headers401 *QueryStatsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *QueryResponse429Headers
+	Headers429 *QueryStatsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *QueryResponse500Headers
+	Headers500 *QueryStatsResponse500Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r QueryResponse) GetJSON200() *QueryResponse {
+func (r QueryStatsResponse) GetJSON200() *QueryResponse {
 	return r.JSON200
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r QueryResponse) GetJSON400() *QueryInvalid {
+func (r QueryStatsResponse) GetJSON400() *QueryInvalid {
 	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r QueryResponse) GetJSON401() *QueryUnauthorized {
+func (r QueryStatsResponse) GetJSON401() *QueryUnauthorized {
 	return r.JSON401
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r QueryResponse) GetJSON429() *QueryTooManyRequests {
+func (r QueryStatsResponse) GetJSON429() *QueryTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r QueryResponse) GetJSON500() *QueryInternalError {
+func (r QueryStatsResponse) GetJSON500() *QueryInternalError {
 	return r.JSON500
 }
 
 // GetBody returns the raw response body bytes
-func (r QueryResponse) GetBody() []byte {
+func (r QueryStatsResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r QueryResponse) Status() string {
+func (r QueryStatsResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -6520,7 +6520,7 @@ func (r QueryResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r QueryResponse) StatusCode() int {
+func (r QueryStatsResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -6528,7 +6528,7 @@ func (r QueryResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r QueryResponse) ContentType() string {
+func (r QueryStatsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7395,7 +7395,7 @@ func (c *ClientWithResponses) UpdateWebsiteWithFormdataBodyWithResponse(ctx cont
 	return ParseUpdateWebsiteResponse(rsp)
 }
 
-// QueryWithBodyWithResponse Ask any question (Plausible Stats API v2)
+// QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
 //
 // One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
 // integration written for Plausible works by changing its base URL and key. The same API
@@ -7418,16 +7418,16 @@ func (c *ClientWithResponses) UpdateWebsiteWithFormdataBodyWithResponse(ctx cont
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /api/v2/query (the `Query` operationId).
-func (c *ClientWithResponses) QueryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryResponse, error) {
-	rsp, err := c.QueryWithBody(ctx, contentType, body, reqEditors...)
+// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+func (c *ClientWithResponses) QueryStatsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryStatsResponse, error) {
+	rsp, err := c.QueryStatsWithBody(ctx, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseQueryResponse(rsp)
+	return ParseQueryStatsResponse(rsp)
 }
 
-// QueryWithResponse Ask any question (Plausible Stats API v2)
+// QueryStatsWithResponse Ask any question (Plausible Stats API v2)
 //
 // One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
 // integration written for Plausible works by changing its base URL and key. The same API
@@ -7450,13 +7450,13 @@ func (c *ClientWithResponses) QueryWithBodyWithResponse(ctx context.Context, con
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
-// Corresponds with POST /api/v2/query (the `Query` operationId).
-func (c *ClientWithResponses) QueryWithResponse(ctx context.Context, body QueryJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryResponse, error) {
-	rsp, err := c.Query(ctx, body, reqEditors...)
+// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+func (c *ClientWithResponses) QueryStatsWithResponse(ctx context.Context, body QueryStatsJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryStatsResponse, error) {
+	rsp, err := c.QueryStats(ctx, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseQueryResponse(rsp)
+	return ParseQueryStatsResponse(rsp)
 }
 
 // GetHealthWithResponse Liveness
@@ -9975,15 +9975,15 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 	return response, nil
 }
 
-// ParseQueryResponse parses an HTTP response from a QueryWithResponse call
-func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
+// ParseQueryStatsResponse parses an HTTP response from a QueryStatsWithResponse call
+func ParseQueryStatsResponse(rsp *http.Response) (*QueryStatsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &QueryResponse{
+	response := &QueryStatsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -10028,7 +10028,7 @@ func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
 
 	switch {
 	case rsp.StatusCode == 401:
-		var headers QueryResponse401Headers
+		var headers QueryStatsResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10038,7 +10038,7 @@ func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
-		var headers QueryResponse429Headers
+		var headers QueryStatsResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10048,7 +10048,7 @@ func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers QueryResponse500Headers
+		var headers QueryStatsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

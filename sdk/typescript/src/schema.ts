@@ -441,7 +441,7 @@ export interface paths {
          *            "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
          *     ```
          */
-        post: operations["query"];
+        post: operations["queryStats"];
         delete?: never;
         options?: never;
         head?: never;
@@ -497,14 +497,20 @@ export interface components {
             metrics: number[];
         };
         QueryMeta: {
-            /** @description With `include.total_rows`, the rows before pagination. */
+            /**
+             * Format: int64
+             * @description With `include.total_rows`, the rows before pagination.
+             */
             total_rows?: number;
             /** @description With `include.time_labels` and a time dimension, every bucket of the range. */
             time_labels?: string[];
             /** @description With `include.imports`, whether imported days counted. */
             imports_included?: boolean;
             imports_warning?: string;
-            /** @description Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact. */
+            /**
+             * Format: double
+             * @description Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
+             */
             sampled?: number;
             /**
              * Format: date
@@ -2503,7 +2509,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    query: {
+    queryStats: {
         parameters: {
             query?: never;
             header?: never;
