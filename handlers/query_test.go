@@ -271,3 +271,16 @@ func TestQueryRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestQueryUnknownRoutes: under /api/v2 an unknown path or method answers the query API's
+// error body too.
+func TestQueryUnknownRoutes(t *testing.T) {
+	e := newEnv(t)
+	key := e.user("a@example.com")
+	wantQueryError(t, e.do(request{path: "/api/v2/websites", key: key}), http.StatusNotFound)
+	res := e.do(request{path: "/api/v2/query", key: key})
+	wantQueryError(t, res, http.StatusMethodNotAllowed)
+	if res.header.Get("Allow") != "POST" {
+		t.Errorf("Allow %q", res.header.Get("Allow"))
+	}
+}
