@@ -284,3 +284,29 @@ func TestQueryUnknownRoutes(t *testing.T) {
 		t.Errorf("Allow %q", res.header.Get("Allow"))
 	}
 }
+
+// TestQueryPercentageAndPages: percentage divides by every matching visitor, with a filter
+// and a time dimension; an offset past the last row answers no row but the total.
+func TestQueryPercentageAndPages(t *testing.T) {
+	e, key, visits := queryEnv(t)
+	body, lines := wantQuery(t, e.query(key, `{"site_id": "example.com", "metrics": ["visitors", "percentage"], "date_range": "7d",
+		"dimensions": ["visit:browser", "time:week"], "filters": [["is", "visit:country", ["DE"]]], "order_by": [["visit:browser", "asc"]]}`))
+	total, _, _ := counted(visits, func(v repotest.Visit) bool { return strings.HasPrefix(v.Values[stats.Country], "DE:") })
+	sum := 0.0
+	for _, r := range body["results"].([]any) {
+		m := r.(map[string]any)["metrics"].([]any)
+		sum += m[1].(float64)
+		if want := float64(int(1000*m[0].(float64)/float64(total)+0.5)) / 10; m[1] != want {
+			t.Errorf("%v: percentage %v, want %v", r, m[1], want)
+		}
+	}
+	// A visitor with visits of two browsers counts in both: the sum may pass 100, never fall short.
+	if sum < 99.5 || len(lines) == 0 {
+		t.Errorf("percentages sum to %v: %v", sum, lines)
+	}
+	body, lines = wantQuery(t, e.query(key, `{"site_id": "example.com", "metrics": ["visitors"], "date_range": "7d",
+		"dimensions": ["visit:browser"], "include": {"total_rows": true}, "pagination": {"offset": 50}}`))
+	if len(lines) != 0 || body["meta"].(map[string]any)["total_rows"] != float64(3) {
+		t.Errorf("past the last row: %v %v", lines, body["meta"])
+	}
+}

@@ -38,13 +38,14 @@ type QueryAnswer struct {
 
 // queryBuild collects a statement's SQL and arguments.
 type queryBuild struct {
-	q        *query.Query
-	args     []any
-	base     string // the website's rows of the range
-	baseArgs int    // how many of args base takes
-	where    string // base and the filters
-	pages    string // the predicate on a pageview's page ($EL) that event:page filters make, or ""
-	fraction float64
+	q         *query.Query
+	args      []any
+	base      string // the website's rows of the range
+	baseArgs  int    // how many of args base takes
+	where     string // base and the filters
+	whereArgs int    // how many of args where takes
+	pages     string // the predicate on a pageview's page ($EL) that event:page filters make, or ""
+	fraction  float64
 }
 
 func (b *queryBuild) arg(v any) string {
@@ -64,8 +65,10 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 		if err != nil {
 			return err
 		}
-		b.where = where
-		sqlText, dims := b.statement(where)
+		b.where, b.whereArgs = where, len(b.args)
+		grouped := b.grouped(where)
+		groupedArgs := len(b.args)
+		sqlText, dims := b.statement(grouped)
 		rows, err := tx.QueryxContext(ctx, sqlText, b.args...)
 		if err != nil {
 			return err
@@ -84,7 +87,7 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 		}
 		if out.Rows == nil && q.Offset > 0 {
 			// Past the last row: count them without the page.
-			return tx.GetContext(ctx, &out.TotalRows, `SELECT count(*) FROM (`+b.grouped(where)+`) AS g`, b.args...)
+			return tx.GetContext(ctx, &out.TotalRows, `SELECT count(*) FROM (`+grouped+`) AS g`, b.args[:groupedArgs]...)
 		}
 		return nil
 	})
@@ -104,7 +107,7 @@ func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64,
 	for i, m := range b.q.Metrics {
 		if m == query.Percentage {
 			if err := r.readRows(ctx, func(tx *sqlx.Tx) error {
-				return tx.GetContext(ctx, &total, b.totalVisitors(), b.args...)
+				return tx.GetContext(ctx, &total, b.totalVisitors(), b.args[:b.whereArgs]...)
 			}); err != nil {
 				return err
 			}
@@ -204,10 +207,11 @@ func (b *queryBuild) hitLevel() query.Level {
 	return query.VisitLevel
 }
 
-// statement is the whole query's SQL and its number of dimensions.
-func (b *queryBuild) statement(where string) (string, int) {
+// statement is the whole query's SQL over grouped, the answer's rows, and its number of
+// dimensions.
+func (b *queryBuild) statement(grouped string) (string, int) {
 	order := b.orderBy()
-	return `SELECT *, count(*) OVER () AS total_rows FROM (` + b.grouped(where) + `) AS g
+	return `SELECT *, count(*) OVER () AS total_rows FROM (` + grouped + `) AS g
 		ORDER BY ` + order + ` LIMIT ` + b.arg(b.q.Limit) + ` OFFSET ` + b.arg(b.q.Offset), len(b.q.Dimensions)
 }
 
