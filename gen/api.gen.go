@@ -757,6 +757,28 @@ type StatsFilter struct {
 	UtmTerm *string `json:"utm_term,omitempty"`
 }
 
+// StatsFilterValues Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type StatsFilterValues struct {
+	Browser          *string `json:"browser,omitempty"`
+	Campaign         *string `json:"campaign,omitempty"`
+	City             *string `json:"city,omitempty"`
+	Continent        *string `json:"continent,omitempty"`
+	Country          *string `json:"country,omitempty"`
+	Device           *string `json:"device,omitempty"`
+	Event            *string `json:"event,omitempty"`
+	ExitPage         *string `json:"exit_page,omitempty"`
+	LandingPage      *string `json:"landing_page,omitempty"`
+	Language         *string `json:"language,omitempty"`
+	OperatingSystem  *string `json:"operating_system,omitempty"`
+	Page             *string `json:"page,omitempty"`
+	Referrer         *string `json:"referrer,omitempty"`
+	ScreenResolution *string `json:"screen_resolution,omitempty"`
+	SearchEngine     *string `json:"search_engine,omitempty"`
+	SocialNetwork    *string `json:"social_network,omitempty"`
+}
+
 // Summary defines model for Summary.
 type Summary struct {
 	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
@@ -921,6 +943,21 @@ type ZeroOne int
 // as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
 type Filter = StatsFilter
 
+// FilterAny Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterAny = StatsFilterValues
+
+// FilterContains Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterContains = StatsFilterValues
+
+// FilterNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterNot = StatsFilterValues
+
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
 
@@ -1069,6 +1106,21 @@ type ListStatsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // ListStatsParamsSearchBy defines parameters for ListStats.
@@ -1111,6 +1163,21 @@ type GetSummaryParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // GetTimeseriesParams defines parameters for GetTimeseries.
@@ -1156,6 +1223,21 @@ type GetTimeseriesParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // GetTimeseriesParamsInterval defines parameters for GetTimeseries.
@@ -1866,6 +1948,27 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
 
+	// ------------- Optional query parameter "filter_any" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_any", ctx.QueryParams(), &params.FilterAny, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_any: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_not", ctx.QueryParams(), &params.FilterNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
 	return err
@@ -1919,6 +2022,27 @@ func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_any" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_any", ctx.QueryParams(), &params.FilterAny, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_any: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_not", ctx.QueryParams(), &params.FilterNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -1979,6 +2103,27 @@ func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_any" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_any", ctx.QueryParams(), &params.FilterAny, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_any: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_not", ctx.QueryParams(), &params.FilterNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -3909,273 +4054,281 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9s4tiD8V1DcOxVpl5Yl2U6n5UrdcidOx3fy8CbO5PZaLhMiYQljCtAAlBV1f/7vX+EcAAQp6mE7",
-	"Pd2zO3dudSyJBA4ODs4L5/FblMrpTAomCh0NfosmjGZMwZ8neS4X5o+M6VTxWcGliAbRxYSRKSsmMtOk",
-	"mDAyo8WETKiOCeuMOyT5+fQiJucfP18knSiOFPvHnCuWRYNCzVkc6XTCptSMWixnLBpEulBcjKP7+xgn",
-	"PBHLj4qPuVid+SRf0KUmyf9MYqIlKSa0IFQsieYFI1O6JDOpCzLhhd48MxPzaTS4jP5ndBU3gPGKphP2",
-	"SopCyXw9EELu6UIqlgwIFYQKvWCKyBtAycn5GcAzkXlGKJlrpp5psmAjA6kmVGREzKcjpjQsRMihSM2k",
-	"MdETqlhGpIJx0pwzUTzTRC5ETG4Zm2nCi85Q7LQ8B+GaVUpRMFG8Y2JcTJp3OYff3KJGMlsSLshoadbQ",
-	"Cr/9+fSCaCYyHZMbqcjb05PX7Z02n4uCjZkKAbpYzthHgEJvQr4W/OYmpAMyUnKhmSIFvWVImXZTKH5K",
-	"7AR7ZoaE8MIQbWdHTMJ0zYh8LVN9LnOeLlfh/Qx/447rYpkzTW6UnJJiwjXRTN3xlBEp8mVMhCwmXIwJ",
-	"FzkXrPwMz7Ncs8WEKfbQI3V6QcfNm6sLJcWYMFHwYkkKOnb7rNhMMc1EQc3TZl8L0oKDnlMuYCnm0/hX",
-	"PtszvEMxrVk2FFIwwmhqeMEdM49wZei2fQykYfA9oumtoaDk7GbvgxRs7z0t0kmyjZ5XV/WJ/WPOdHGW",
-	"NS+NZ2QuMqbIYsLTCUCbsYLyXOMauSZMKanIgilGcjkes6zzYBAKtTy5KZhq2HWWSmG4oyQLatbNbqQC",
-	"lBDBvhVEIfgPPiFfv349mRcTs2UpLdj64/ETo4qpZDfixoebaPs+jmZU0SkrrER4w/PGBeP3mrSSG/jr",
-	"8sPJ+9Orl387efflNHFywf6Uyrko1PLq5evTwc9MTalYDufdbv+5/X1Gx+zq5f5M8ZSLcdIeDAW7Y2pp",
-	"OSaB9zUcGsDoHde80MgEpoaeCD6Ow5Exv2OiMxR7BKAhXBNK7mg+Z4R9o2mRLx1/0AUtNMm5NhtUzJUw",
-	"vDYmyTAaRgnhIs3nGcs65ASnxMmYHgri14awnydkMWGCmAMhb4iBzvxwx9lCm/nPYzhE7iV2x0Rx9fLU",
-	"vsULPHLFhJmh4VdyemxXJYsJU0TQKSPm7FFlWR2AhILCrq4FGLHz33CFkrHdAXhTKQpuZH6CoNhNSdyg",
-	"KH1kxkLaxUGSQUJas5ymDMDQJJ1QMQZYR6xYMCbIz0yenRPFckY10+1jkqS8KAfXANJiInOGsHbIG6lI",
-	"ohlV6eSaiTEXLIkBUC1TTvNrwYqFVLdJTJKUTmeUj0USI1efF9PrxPAv5LIJICwxKCZsOiuWdt/tbjm0",
-	"hlQD/Mqwr2O/J1rOVcquXib+vYwrlhb2vQ5O60EhHMiAimB7jCAsgR0AITqSMIAXCwlkeWL3C0AR0hLX",
-	"hGo/tZUEg3JJQKRmtb8yJXVM4ITAz4at4Ra3AJZ2ElsuqAtqeNKNVS1gUkOYukAGSXluBp4amq/NTBg3",
-	"YwG4X3kxsWfLaHybTiaMYl5HpA2sTIBP0nCLjOuCi7Qw8M6YIhldxkTPp1OjAZkVIWBL3Y7tGDEZyblI",
-	"rQ6VzRXIqNgJJa6Ck0ZF5g+QPiYLA3jloCZxCWv5GmwPLeAb3CBB5uJWmJMllZGOjBYsI4bFxW7AxKDK",
-	"iDYQLjdSTT0vfPnNkrKdml5djq5efkvasRmOWvKE5faPjsxpUjRF7Br10eDvw5d35lkzxZeLN3svrGID",
-	"NHfY7xMpPBwA8SdzIGEl85kRQgc9wCIxBxs2iWWO+XXIOVIALeJQZzLa68joAjRDDYSayTSdznJPwX4j",
-	"QbtJac4yMp8NSIKPZYl5ShBtpgb+YRZmVAozKgD6Gn8qz6Dj2kaVI62A98xnY0Uze0pGSs7Hk6IkQ5ln",
-	"QC1UAKbfnLy6+Hz96fTi9MPF2ccPCaw+Jnw6k6pgWRsQkbObgsh5MXC4Y9m1WWmCAMOi8eRkdGmGBfGN",
-	"WjtiEfk1QGSkitEFSAJDdIbCnBM5D2AMkMt1cORwQ5R+ZuSQOU8xkKp5t0SkVENRAxO1JvYNHjEi2fLw",
-	"aBCVkjW6N4/McpkxpwAYwyr6x5ypZRRHhlNFgwhHjkLt4D8Uu4kG0f/YL83DffxV7382ktLqAvdxBIpt",
-	"NIgyxmYfR39naWG+PbsxKh5oeM1aWmJ008QQEyWpnC0Di8ewv2MvDi03qqPwoHvYCTEQDaODm96onw6j",
-	"yC4TjdlynRW9M9qs4J3TMWsG3HCGGAmkZ9QB87lkpEbXNdxbSJLRglpRb3ZsPylkQsQ8zztR8z6YkSpg",
-	"ZeyGzvMiGvTiaEq/8alR2Xpd939xNOXCfhk3aYznTLl1NM7H1PXKnJt23gz2mf/KUAU2bOaNktMmhdCo",
-	"CsDPk19++eWXvffv916/TkhryajSpGe40o8//vhju7qD/W7/+V6vt9ftrUGQweNGpdawXloYYjQKcpO5",
-	"BlBfyFWY39EmkMEQc1qQPd2NMB9018BcyCdC/FmqYt0OavPbzudWquI16DFmxTC0Oclf0S+xzpqybotn",
-	"mnCj/QpjXjmmZ3ADx5bmOfg4rGQih7XD+YPFzYwWkxJ6O/Q1z3ZDERfF88NoK9XbBX0GfXJ1Ua+oZntc",
-	"aCY0L4xWpucjRLeTbJmcUi6OSfIXqx9fJygzeMEUXXt8UYGtbMeUfnMelv7RUaOJZa3Bn2TGGVhZFvwv",
-	"s8waeSk6LsyfdDbLjfHHpdj/trdYLPYMcvbmKmfC6Ouwh4FQYN/AbLnmMx0NDF+8oXdS8cKKg/tdSacC",
-	"0xuppgh7FbEfnTZ1w1meabRj0DzoRLhUPZNC4zJ/otlbXmxY39+1FLXlTJnWwM+AVZLpXJuzCQ64kZb5",
-	"vGBkUhSzlm6TL5/emX0yVt1cR4PDbnfnxZ4aLbppge9pbtDNMvJfnz9+iAklC3CihJ4lUOsSA15CWuc5",
-	"nWs+ys3pSebJfjJXedImU641kBsqdUZtaYIfhqoMIZL9xBAb6pvARp8fBjojKgWhDzdNmdZ71pu5Bx7W",
-	"vdK/2oQF+/Z+zRsL6HjLaI7ewt33zO1AJG+jnbfATtSwB19mpAV6OM2W7Q5oGkZ/EjTHbXskPblBwCvH",
-	"lLWkAgI6+h4EBLYE+zZjqdHBbyjP54odVzxU1LukrBMr+e896+/aO8tA+AT7G/62bUNLrxlAdibuaM4z",
-	"EAH/GxjZzqhDz6zlTsZgo6B3gkpkpQI1MoGJjBqzDgQbWJwwiMEODAHifHAZ+XMMz6IdxdCMKkVxdHUf",
-	"BxtmRBM4d1DNWlBNOK6ocuz7fbPWG++4KqGlztiQglC02UOx5n8G5t4Mvh31MvK+rVzO1dXAG4zm3WNn",
-	"9aPemFNhjLpr/MS+8cL+qdgNU8ro/xVHSEyqPpCYOKeC+WWuUhYDjxUsj8m8mF67L83fU5bx+RT/Ll8z",
-	"nwqm3Pe45bFzoMdEzpgxrMX4Wi91waYxydgdTxH48Ryg1aliTFwrBmwLjHDvVIqJtUVikvJiGaMN/pT9",
-	"QwEb7h7sF9eOlTZvEL52GXFNvHbxBCiUkWRVMAppgLDqodVOGwApZAOZo8UoFWH/mNPc8HIY4NEAfgf2",
-	"RLy/1yzLTmRAtGg+JgkuKrHOP15YFgxPXvAp00xx9p0ZijGGrWrmuMqfmaF4X5CdctUpvo2fOPgRHqob",
-	"hoiBrZT7dWMIiaYT5FdPWNpEzhGccmXwFaH61ggtQw3olqHCuZaa12N0cnVHc7MiMwS4SYxWYYdRzX6q",
-	"pwBfTlnZmdKF5x/YCrHbA8u9zQJitA+nUhSTfzOSpzCS2F1xAyrAIyYlyY0y7TzUbi+28BxrmTyU14CF",
-	"V90C/K6U/xOpiw3S3w0Rbgcu079oFnl2TmiWKaafRNel2Vbhj/ZbD3OaspnRLKUgePXfzGf8YCAaK29O",
-	"mHoS95hRrRdSZVVAZ4rf0XRJ+t63SYl/shHGchyEkbHMcg33C5kpWaAvg7T8BO2nAF/QW7aWKApFU8MA",
-	"aQ62B2mNloSKpRSsvY1AJlT710aMCYIT/aEHFGz04HDGK1ZpSBIrhxBEjRSs4ShudVw88ECmVKAPzvoS",
-	"sm3o/t40XXGihADmXKD8Cp4AAw6mx1NvHvCirmWEiYUCULiGdCozXsI8pEdaw+jXX38dRm1/3kXAXsw0",
-	"r85ef8K5ohjfOjBv9bod+N/+wcGOb/+/yQF+j3P1iOP0HqLrPsjiBJWlx/o0cBycHUeqesSOvsd6MRSw",
-	"jATMJF4c45Vei4qle8R8mXNd2F3k5YVpJtP5lImiPRiKBBadwJOaFBOpmYvVWnFuuQDFrW4sBP09KxRP",
-	"9RupRjzLkNM/Bq9+gCo6D56Ozosw6M+dTDSANM8YSd6fXnw6e/X5+uTdu49fE6CWD7J4I+fi0VRiuTZs",
-	"z40ZqLqqw6ev6oMkep5O3E0CoVOj54X3Bm4h72XGbzhruIn4IAsytb+SVi2CzF4RZu0O+SAhJLHmJnNh",
-	"cJsIBZ65x6u/ZS5pdiHlO6rG7LGIvYBgOvC52eBJq+WaQStI7n0n0nGzwAx4IU6eH5K/8p8AwWCUP8Fb",
-	"yvCVdb7SndcAcPyOPlIXEKOZKL6fv9RiD5j6Y/GGEiHjUyY0l0IPMIhioNjYCDEnmO8oz+koZwRDPr8X",
-	"YgncV6GX0ypVai4QtQZXTPigroV5xohKvOBoUZRrMaEuRoiWy6iGs1YEQLskvAsp31OxtFjVj0PhhZRk",
-	"amSKPVj6u2Hn3F3gn5yf4RpBs0v26Yzv3/USjIHVxqq7ZUsMesHH2sdEsUItXQgIhIbuQWxoQjTGgtbI",
-	"MHhkOxX6QNOSDL8IOi8mUvFf2RNp0az2li2NlgK8+ez1d8Oo4Uhm6NJLG5Opu0GLiWJ38hZj3a1zBpwC",
-	"U7oE6oHQo8ReD4fYL6O6A7cOKv/tGpq/fv26V4+Y3YTreoAtLOpJdBtIg1XKDbXPH7+DBKjPsAtdklOj",
-	"eToqMMjXTGRGDTs/u/50cnF6/e7s/dlF4gcl1L5LWqO50nhKioU5+RCzKJbtY0JdII/TYQzPGQrDzI0F",
-	"XeLYcI/SmwiTnny5eHv95uTs3ZdPfvKCG6bUODMTQ2F/ttMTcPffzDXLgI+BLABCLDBLgcxFwXOrVUKI",
-	"NstWlMsnHNHHn86SXHAMR4k1naz3fdSFBx3O3+NofRFe1D3yTnkejPAdLpc/WMaz7JBQn/K8R09pnpME",
-	"B0iIhGg3F0De73af6TAjZabkiA2FGVCDG1lP6MzYRMSol2REcypSpsC0DeJmcXFtQ5GAo5mSqaGLUc5O",
-	"IVvjga6V7b5DPWO5OZgQMrzgege/Yc07DiE75IbmmsWkF5PukzwILiyt6kGw3zotKYil1vxXtuYOohxr",
-	"BeZeNyb9o5gcdWPS63b/LP5yqVZ8CJvdBV+Ens8wtPU9yzi9gBij72SzeN/2tsCjqkFz9H0NGrPfyVYQ",
-	"0B629uzHvz4MB2aX4Q0F8d3XEHAGwX3d3l63f9HrDrrm//9PFHtXo3u/k8J9DZtSnkNQmvPfjaRRGHo1",
-	"F6KY53n5Few88DJ/eW94xs1KsFYcGcPjh9DDhl9b11c06MfRHJyvdfAPLrovBgcI/v1Dg74+2aitdZtk",
-	"zfpOMDIcvdcsZwVKQJpl3LxB83MlZ0wVEOqG7CKaBV8Zs9+/ZTOUzCLL7KSRlDmjwBrRDluJDqxHBMYR",
-	"8ukw6cnC3JzRV0YiXkYQmmjfjz1w5WvSBzx7g3rjYlfRB3lzkI5mqB0zKDGvAo8TGc673QP2khx2u+aQ",
-	"VdFVcrrmaX+LeMGmuiHG2S+BKkUhUrwezWeTC/LlMTIc59FE9gQJFcZKstwDFNoVrHjW8tvK8IxM5lMq",
-	"vOnZWY1+LVlKU2Tq24uLc4uk2CdmdKLGmNBwTx1MfvSm7XyTo8uIiuXHm2hw+dsqAXpy6sa9q9VZr1a5",
-	"vH23Qz5ieMCCK9AH0DCvyADqYgdYnrXBWWqMcV4UTJDEHIkkJgkQVRIPRdJLIO6wmxxDSjQmIoFc58Z+",
-	"T5ZMmxcuPkFGXlLJkAKxWVWbzd4e9vudoXgFirwmeiLneYa5nDg/TIgQHBMDAITKdjFU1ru7qSazyexE",
-	"0HxZ8FT75LYpatzf9sZyL8BsVIkyfADfKAnFnXF5G8UVBXHrYd9ADjZUdZWGXeYQGK9wliFjD5IXbDKa",
-	"wazNqR1UfCXPNEq4FsaLGraPwLTrkZ+txH96y83mFTLPyGhJEoH7gFGhkCPsok+5JnRkJjWq5HsGOVqo",
-	"PmCepLeNMHMqpUZ3cwb1lGGmi9lLPhZSGavAbDC1P1mTjmuSGHmWuPQv6mbF/ZWC2eNT3S6n323eEHjK",
-	"bAcvclRPVpAH53BjzkKAODiUNQZ65/SDPLeQbrQdeHEKb6web8OSYLRjh5LQdICUEAGn3ZEMuCvMk2gA",
-	"oTBfobwJ1Q1B7HgEBz557ZkmN4qOp5CtnfyPTqeTwImeUeVjp0B7BkcK3mWrZ5okRu/ZM3Mk7eOh8BaA",
-	"5TiZkrMZZL16poLpis27vWYxocwWBYM8sLsGmWC5Ca4Kz5GdZzQvSscisynoLukVcwLXwTgUDwZytjb3",
-	"pylMO0TvsQ809JdbVXJdFXIBD9zTt3y2J2fI8vZmErDlQ/UN4TaIwldzXcgpKcnaATThxbFnxDFkWokl",
-	"GqF4lg0yIU4kI0uGUTUuCrV5+e5Xs+xjKz1awH4MvbdBd6lmyq7HdynjldnqeVM+u0AqeGYkEzxDWslv",
-	"w4hOzc4Oo5gMo3SuFBPpchjdJ+0HL3cljLWBKL+evb54++3t6dnPby+SY3LLZgUa68DjR7KYIJdEua9J",
-	"r9Ppd7uorG1Z+32zpDl1PKkZHYbIUqkylK6QBW0FjRFgXBc8RYEwgHMwmAteJKuqowuqrVGTzKXQZMRS",
-	"OWVEz2iKml2QyfL8EFJw3Mdew5aaKVfH/msVdbQgU6kLctAPUhg2M0/LuLSrKTEUOJJPwtPAI4iZv73x",
-	"uJeweq9Bqepte8fLLUwIbRAG9aWSmbTZRjZb2pCnXX+vW0n7dVoeBY8nTDkUrWQYHQ2jBDQD+OW/Pn/8",
-	"4AZrJUeG+NdjblXZWiNxMXq0gSzfcV284+JWP9DEgXegdk2lhEFN412lTqg20Gi25HTND4J9gx+27vhM",
-	"sbsdHqyhBiGy89tB7KTrEPaeoVPhAXos8rPiuqYgBdZsJQ+4ofpIWccC0uK5OcYQlI1qvc1IBuIcBIUd",
-	"MmpoVeqgpEYt4TluyHgeCh/F+UwHI7Ug49zGs/LGBO92h5yAWC79jkimW1Ii46h54edwwqRw4g+BMeav",
-	"L/uCmRZm2ysJuxs4dYB3s+8btiX0Wq7+alO5N27XyvbEmJuCMbLyZjXuelBNrK8n5itGM8M6up2eYQ9Y",
-	"1AP1NsUI0wWf0oLpMnkfs5p54XfGbnj43lBA7QCXf57mc83v2HuXkonYK7dQzg1Sw/TlIH+zG9cZaQwh",
-	"ztu21mzFd9zZQhYYMr7Vl1RjCZXDGof51DhkSDSxy14uZCO/+Dhj4uT87LWNhWoU//YZctDp+qCpVdbJ",
-	"xY0MqLCcQs6YoDPeyDxntJjohrdqK3ZDxDiLe69pQT5ZPExkP+rWBcRZwaYa6n9AyQ1DVGjA97px/yg+",
-	"6sa9bveqadsqll1FftcUne2GJgTj/rZGQdpFYq5qAKH5jp49ipVv5M0NTznNnRVGWnoiVQFhBTH6R6gm",
-	"ScG+FftQcytpAyfnxpYB1VDDhW0LwuXxLTi3GI6j2045OkYvAdbvIMlbXiRrXAZDUfcZ2IthdPVNUBUB",
-	"KNEH4KY+rinBzruDD2NRMGQdHZg3cbYvTuVN4WOSMDGmYzZ1DhOBRWeCZ4gwqo+AelDGyuUFYd8KuND1",
-	"XA/KjDEDHZTfMsBazmUwnzDrpNJZYmMQkXMcDwUwXyGJIfByLK6d96MdOtZc9hm1GrmvGmN+iG2tmf9I",
-	"wPQ0c6A9aqY2immH7OqNMW/gjNYfY7j5LNlPwBRMYpLcJZ1Op11zuZndR6hXqoSsubqwGeznc5VOKNz/",
-	"lYYgXlcERhqaX9Gg1+0cxd4AiwbR6ZdPoPyrPBpExkLWg/39YKL9dMLSWzkH9iAkHNrHu4Xu63zvP3Z3",
-	"4/jD+ckuy5zfra6YzRUSygNJEkRz0h4QamNT0KebyumU7mlmFF+zVSD35Y19Rh9jfaoJ944Pn9ZlTpJL",
-	"QTBHNoaigD5bBnJO5A1J5smOZk8Zcb/10Sb3vbGuq4d2wgvUR6Y8z7l2RfBKhQQuUfENSFHxPinNRcpQ",
-	"kwTJDrW4oCTSQZdMuZgbJaX0OJVfxoQSwcYUDCupKt4fqoeiNH3WrLFUO5p8bL01DrZGv9qE6sneiGqW",
-	"ESXnBRfj9jGp+dOGwjnUNgEViDi+1kkWUlvgVDMk9yDv2VBY99njHHjbXxDNh8Y5doCVBmsBqdSOG4ob",
-	"kBZQfHLY7RptNg0dFUNhPRWwilXLsFmSx9FsF3daAB3y3cDPVGG20QOcdBuG2MH5FsLkvg88AIbXoAJ/",
-	"A+kHgu3oiCudfw/x2v2ePFdnuzOfiVyQG6pIJhcBdwk5kNFkNGPCMI4ZUykTBR2zoeh2Or1uNxTxdTf3",
-	"A1jJ/HG+43BPoU5I6UxuvBoFMdtA02tqNqOrkyx4VkysmjlautJp1q1my+QJSSaMjycFSVYcpOBkXOqh",
-	"AO/vbnysyc25Qg07eH/jiuNzVbGy0eDgkZjn6AhPnD81MbwugResFoh+UVhBVZFwCk7D7a/f5RXEXzX7",
-	"10IFqWGFZ58/ksN+7weotulKpZ5++ZR0op28xecu9qM+dpfM5qOcp5CCA2lndIlBtWWxU0N1GngthJAY",
-	"FcZHocmFgFoUfCzgMqMdD0W/TL1qBc+AZuPLLxs1mAnwUOEdt68f5V62jtny8jzur9p3Bpvmib07qkBP",
-	"NorfOSwpsssG59C5C4a5csHRjw3EKIMwIKUPnJU2/LufBBW+D7tdYpPgwabzlAyeW5ug3Bin8cgoiJr2",
-	"i0M1Wdyw/Ef4HLd4FKHmJ5pEUJgRU/Himu+wmLBlWBgRo45XvIOdXRx8WKpRX7uqu2tgSuzvHfs8FDtl",
-	"wL5dsUesfGmrXga4DTUaO9mCKmHmb+KpU0gdc49sjLdp/n6NdFsVd+v8hJCfYN1+8Xa333Ho6bP+Pe/w",
-	"q7r30J0XNTntVp1zfMquczpiud62J8GjifUagC/ap4248rGjeXrLvDKtsFxY/IC4JZgJ3rtW0oiAJjtN",
-	"zZm7ikn6hxPQkQz57QFQ6GI19okdAWqOFNKWKYYCGM3UA46+a3MutiLEP2lrF8Nhsi7yGR1zAcGJlZ3Y",
-	"4IdsPv02TeGB7C/0VaFD+uT8jNz18ZqmA1ECFsXgnLERtElGl0mM+IxJ8kMGH17APwfdDAKTfuzBR6iZ",
-	"Yf54PpXmn14f/10yqsy/NM8TLAqxgMKZTNfKMNqfjLx88bzbGwq/eZq01m9a2zuycluMIrnE+kZSxSEt",
-	"XmJF5KurZCha7go+X1pfzm/DKKWaXfuigcNogOHO98ZYSS6HERXZMPr/hpFUwygml9aPf3Vlq7deDiMh",
-	"4c4af7mCNDXIhvX3oCRjbNakkJTob1AiiGI5WsBIxS13a9iu4jMkeG3UAgInCFO0ypy0h8UM2mVWXnJ/",
-	"NB3V2md7Nh4oryzHDgAMD2SVRW07sfXf7xuDGCFxeDNmplyc4Y+91XUapVVdj5aNeNqBw9U+l9zigZiD",
-	"jLXmGyp5c6NZsab1wKqcsnU7t5QMRSfTdp2mLAPqcB2HRH+1nt3Z2OSHoWFqdaStyW2gTN3HttLnFum+",
-	"igi85QZbxRzOuMpIwai6M2qy9McUT2djKK1iep4XVcrZuoBP8NIqDdXw78aOETVuwZvwDtc5DwvtfiSP",
-	"CY5f7eoIrXw4XE5/AMCfaWJfquhBLkQnJgo4or3drmgbuyhBmzAZLLKEvAmPnxjNzWY/EIm+Un2TihgU",
-	"sUencXBdGnpNjdWvC1TIURexN5n2EXijGS0rNXi7TX7LKf1mmeFBN2SNB93V7VUsbbzvvHCQ94/q9fkb",
-	"liTYwi+pAvmmI/IJpnZ4qwLeP1oF1anYq8C+tr0MSi0cFAdKJtwXgwOYj7xDu1VvdSBkxnS7Uf/bhO0a",
-	"AXoY44BWPJY3UeIjmanLnNmMaEvsK8fFvNwMVGVrHgaSdUY0chdfJ3/FsX72+ePgA1yKurA63xfFB9b5",
-	"hjBgSwS5kav3K1Azc81d+6ba8uApKSZlHwBeaCtJcIjG6XYM3HT3RD5owt6+4qKct9hVZ3M3W7zQLL9p",
-	"TtDAe55rOm6I2/gKiri7CoJrnkq7jafSug2s8Gsvdzf2NOB3ogprE81VC6SHYQuwrqhJxGfueZ+MaO/y",
-	"jwlcHowUo7fQ28EwZLjv03SpgzgHNzbVaUOKAhZpP3Uk+5BIMufE3CFDSqdK5vl1xmZNzeDQjhV0yl5i",
-	"mEAZOzZlRq3xLCzsq4ORDASHJjC0va7keigwYMcJKhfKbQwghjeAVRd96Ch/pq172t932CAGDDeAK3gq",
-	"siCTqry1R+sq7KVQJbgtruw4+rYnp0a2zIqlxbuzOaS4bj7YW9Dnr0TdOQn9OSEuy/uOoQjD+PWzlbsQ",
-	"3faotqFRQJpzGzDFuPKzgv/DbCBewJbhqVCzB4GoIprsjOfHYdMH5G62GfAxe+Sbz3NBi3dcF48UaDup",
-	"EOXpbNBccxcwu2mEMrL2Pt7JMvGRpY3C1KvwOPk6vHywV6KOCTmWHHktx/1lFQkIZitrV0NYCfexbQEL",
-	"rpSvNp8r9avNhtlK1PDbXAFrtiWsozhIg7UfsIi1/RC868pYu19sqm/I+euVrENh4GpZR01ZAHHkq1lX",
-	"hErKC/OPLWi9hlnrsk/eA68gfPDnDYR+0wKduVjr1zml3CXyslrz18sfH1A6FKN5EYRcxSSxW2svwOBT",
-	"YrM7XdTE+mZ4HfIZeA/VpKnRH2mVHYBsFELyxrbHKlMbobvSRC5wUtvbp8nnFehwVUT9Dfki6NfA4NzV",
-	"0w2d8nxZS1ZoarsRkOC60Z2K5B4krWrLt3ZFZ7rzL7m79u0QWILfCgA+R1rJRzWmgqcE+5qY3TynPCOf",
-	"4XiZj6dTyuEP1GGSmHQ6nfZu0NiyEo2glC1LzWO4s0H7vrKvXyv58nnwgS3IL1Co/sMvyY6z+7O2Awju",
-	"2cFKk8JkkISwnH4ZnM4NSe0MxRrDoAEGeHIrBGUjrh1BKG2GLRDccpFB3Bi8sNPY7G4TgkstA/ujYojl",
-	"ShZRI9mX7+5M/aXo2AgQNGkrV+0ChLcOXxFUm2egeHEgHj4DSo91o7v0P/fgTqOuyKvtzM+/QvCVh3DB",
-	"jeix/gsffRsajTuNvt4iXSHninlaIbGVbMKt0+6Q0reCRBsbU76z20wVRWf7KvF5gs83HSR4dOczVNOr",
-	"dpgfXiD2he8BAGhpu0xsHiSt5GcpxzlULvjAFjpnhVEOYpIEMcI1FvPw/a9oiQ0hN2t7tJJWQ4/W9u5z",
-	"lqVmmqkNcqswXuLLp3dkAqE4XNtesvh28lS1IlCYHwcIvvxd4NhCH5vhwJe/CxxgJDwOCvPqE2Fouj37",
-	"7KpaPcyrCYG616qx9/f5iquk2uM4s/1CLDfHfGiU82heZCzlU2xu15C9tSljC1vsroIEYXfgjSAtfMYX",
-	"R/ee6fZO4Q5x9dpjF4fWujiar/9OsoOLDLbQ1zOmrtHE33CXNGOW6GO8pEQy0cek6x3UJXfe4fYMHr52",
-	"vZtXZ37PqEvAcQ8ZZWoRupIf7DfedHXzRfB/zIMNdT7Jte2odyRZxMpaxqMLCgFq9nLIxz09NAcxuO+x",
-	"M1YvfupbHVf4yMp++ON8tZ5v7RRiWKMnrH/TlOPqyF9hLUI5Zdh1vJBE02VTZvj2aMV/+STnDVLjd7ym",
-	"c3JpR0dkSA47X+yVTcIec6lRk4EPlFRZo+iESoMQhAg99idyrp7Z82lO55eLV6SVuD6//YOL3qEtBZi0",
-	"oQ62oYTgd1ujYSgg5q38KWnXsvGi8p1ojXX2LyLyuLYIfKb/JYRfXQI9QZY8SBA8lLdnAYvewOI3MvTN",
-	"Z/D3vh6pn/Z/nUuSoLHYQy5dg/KhtebeENoVbczEXOVLwoyQc83WthVrvJW3pUg3o+j/MCU/Chbd1wuW",
-	"Pvg13pTyduIbIBljo2wupEnr7PzuEFdx97wNBoGN0LddDZkiOd8xaa1eR7UOxv+uVprxNc2QE0EKTHVW",
-	"Y+7Nu93+84TQHCwjJWc68HpjUPQusIWll59QvzRsqVQPsGA+S95m5oCjqTi2t+XuSwjgwLx6o8ripc66",
-	"jIhZmVS0MaHPPnZfLTu7G9k31Vm1B6EEIFi6o+kara7sf5Uogy2Iw7NZgXjD6f+92aNjMv9ybPF3VEI9",
-	"TnbVKF2//0Iq7E3/MNOkLBvo627X66CSVuLoKCEuKam9apqs4+Qn65j3MaHgdTKWRpgOXLL9uoepe/hi",
-	"a/U1z/13S8z1DB1qmNiIp5U6LT23cF0NDRNY1GQhoJ7kjCkuM54StmeAIIrNpMJae3UZ8wTgeqvA+fx2",
-	"TEFLFV3kEOqLj6EQmjCa5Uz7K2Pd2SrFPgpmxNThvpFVzd3yKvIq2Ktet9vtPkJimSnrFYGBdEoJhVXv",
-	"xThn8EUpsdbKqh3gWi9mPmDzPdDVXaM9rkn/2NVTxG4sVI2l6HMoGDPpkFOoDzllVEBNPjd8h5wMhZdM",
-	"pVfADQzZlT2QYzj4aI6dOoQk7OaGpYVt4BFC4uO6/CL7Lxorv3nJtmPSupNxlbOxwprw3G9gTtgU83fj",
-	"TrbeyCbe9MeohI86Dju8FGpWmyCDMt4bafuECLYIEpvXU3TbkbRiU3ln+aB7MSaLCU8nUOTDbVDrsN9v",
-	"m+9zFhAr5LJh2QodP4Zyd6LXJgeS26bBlsrlGNY7V7xYfjbjWtcLo4qpk3lThOiJCHoIZQzKTFFf83uu",
-	"mSKofWHpqfIn84b9BTpIwHRGG4XJSrVxUhQzbEDgqpulUhQUq/rb6kVlkXFzGArKBQObuVqPaMyLyXwE",
-	"5Yg8GHu2SG/5zWo9fIvZPXT/+V6G7gXsGFO2C2Mig/q9mtzIPJcLJJawEvpdz+AsJloOBfsG+QNj2zfJ",
-	"FsxcSHULXfcx7LLy9oJqkkupGbpfDPaBYyqeGnnRwoBMs83xUCSuMh0GfmFTfI3tqqnTOTDDXRuO0u4M",
-	"BdQaK1PggyUR9s2oKtXenbaLTXJiWx+B82FAfoJ9xB4G6cn52fVfT3/BhgZJZyhOqp2gINyJQYkjwPKA",
-	"UDKiWSAGy+axhnA8xN1eDLIfS9Z/KhuYcIaeqB2ahxwTZXVafOW/Pn/80CGnYScGeTMUQfa/az7oEeTg",
-	"sYEFtgRrAgUJEqgsEHRyaSE/30Ns+C4KbeAgtlw8kWUThk5QjKAVJuyiqnByftaGvtK+NixUMgg3FgrI",
-	"4fTVugVGd4ohyRV+HUYDMow6nc4wuk9IKymrKiRtQ+a0CFTBhfTjY/U0e2WTUgHxgwOwTV2ghaOWoaj2",
-	"iS138rAsMw9dY2mtrawtbOoeP7JxKoLYxrFDgS2njMYEtwhBB1msWpHU++smfufbeIon0IAgOMI4H1wD",
-	"cFXvAoXF/Y66B176YhOPSpMn3XHnqSwkURKO0XDgdsmiB1GIgdt2w9zYpEVtAafD7qEtcm3rtiOmQqIs",
-	"R05lnmOewjPdjklKFVSETV7RdML2XklRKJkPiJB7IP8S0hKSpObHoTC8yFCVYePPfNYcFiVM/hteZqLY",
-	"u1jO2N5HYJfajKQFv7mBU44CQDNWdrniypgMjo2idg5BpwNC7WrsdDyrUgf4hvMlyfktg3KArmUBt1W1",
-	"cp4ya5k6wfDz+bu9g053z8y+IhAWi0VnLOYdqcb79l29T8ez3LzSmRTTHNOKsQVByYFPzs+iOLpjSlsb",
-	"pNPtdCtlNiMzwEEUFNeEXXGRePdxZClgP5Oprn5jB+ks6RS0tjFruKX9zBTqIVz72qC+Lij5ABxZSMMr",
-	"O2U0tBRnWTSIfmaFfQXCty3rM3P0u90NvZMcQEFRQV9w9HvgaPf+RPWKqWv6E60gxsx/2P9x3fAeF/v1",
-	"1o/3cXSEuNn8XrXHbqhORYPLqzhoanbhZHcIdhwVdAz1bsBTc3WPnffWVJVCdvLz6QW0K9Nl2lhhG2ht",
-	"I4S3jGabKWF1VtvWz90MeSWglYTcYEDqhJPExD+B+m7SjodC2K7N9SaM1Ue39Ri0T9uHgRrsNn+PRpnN",
-	"naWf0CbyqAm5T+9+vA7SR7c+fiD5QnYWzrpCyAF/A2a//5sVANc8u1/L5S7K20F5g40Uy3TMeoBGSnMm",
-	"Mqqw8A/4+BPz34QUkiSFTIYCRKnmd8xe4NsIjLJRB6RE/SqF0Qds6BdUq1WM5jbmfcqoMOqFEz5SDQXG",
-	"KnbIRdCDw2UD2jzA0dLnWaQMYpRtm5zKiXzHdQGJJMAW3cUF+Co2FVvg0KfFCEwXvWAUprDPeihJO+FV",
-	"9A/GrooGwITLcrDl5kShvwMvO0oevf72tNdkWzYWp3Mb2tmer4Iaow3GIa2wTEzb6LWA4HgoaFj7Ho8Q",
-	"KBb2ihqf06Rlr4AqMcg69i5Cm0UxFCUwlhjntcChGQOqA1jR/IKf9nJ2x3Jb6NKuwdhkYZA6BsHamHjz",
-	"wRd1jElSiTOGLyqRvzCYj2KNSWIhx/wPkqS8WCZtf4JEysKYLnsf78JaoGcMRrQYDJbElU6oGDM8ZtJG",
-	"z9Q3CHVtrGpsL/QwlMpt6VBg8I3HNVSEBZ8K1Ha2bct4wQy+bQgodD4DA5jauLAUgnehrLWx9dUtXuxh",
-	"VeZigLWegyBSrJVbjmhr5xokJ6SgY/uZF2UkuuFi0tbkN8I0MVpiUmnOAaV6XQFf5AI4vm2oClU/Wgkf",
-	"W+rlQhd0rOgUwpzRLD1z31XDnh0vcZF1JLFpQIAMA6dLCxotCQZVk1LpOoREWvBVuueGYqzkfPagLKKT",
-	"M3KiNdcFFVBarZZWNBRVFIfRw3EQPWtrLQYxzrB0iK+mY2CUnvyG4sund4TaLnEtVxipf3RU6RBjRMBE",
-	"5ub0QAluvGoIfPM/OhPdIHIM6RiaJC3FMjNE1k6MCWQJ1Dq1wd4+JtUsL6zxXY0YDw+bMRcNPWv+zZK9",
-	"WZob2QbAMzKfjRXNGLLlkZLz8QR74BEp6jFBNp8SuDEWYfHsGP7ZxIi35alCzmcDB37jItriStGtzmqw",
-	"Ure31+2tAc+2N9hBTqwLeavD9Y42gYWuHpdxBbK9GdKDdZAW8vvC+YpqtseFLw5G9HyETxvqBjlzTJK/",
-	"2KNwjQcg5wVTGG/dBCMy/SiEa2ug+W+NKaUsz5wMSUgu5a3ReI7RErf1UDcDcT1aVuAoqyK4FGyXRIyf",
-	"rxpBaxxfqmL96JjYXY7uPm+apekIlCrU/mepimiH586ZOjcHcZdHd3zOJgXfXz3I2m5s6G0DYKv9scMy",
-	"H/UaAsCJbCoiqsqULBlVMXFBg0HWPd7RX/oCEgeHva7/OYKl2l+e94MfBFvozjKV0xEXtJAKOguY1fpA",
-	"BtvSCRwvg/39XKY0N0J28KL7olu1C374TyiX4NaDt5tmFS9LNoRfFhK/6vX3DuxXiJ+/HP1k8zT/cvT6",
-	"5evTvxycWAzgU4bRvuy5fk5/OqiwmRX2XsB+VebvIMqj2iiqt9IXyrLBA2TY+F2v0sWoFzYtOuoGEaTd",
-	"TvcIO/H0fXccbHQOyvIq4cHXmLYOUa+b6KkXUs3+TPHUNVWzD/z4Ivj9qSRkINtho0BcPJUwnjDXI7Z7",
-	"lx1d3cL7hygMEP7U4FZzjW+9eCvvPLhyDV/AzdbtbXeXfRHUXhqxDF863P7SB1m8kXOBL/T7uzjl4LoL",
-	"7Gq40fgj3ID+0Hx2Bq89Na4heekyQQfAFp/JvgqqyDU6T/a8jaZtN4vswaXKSmV5tASDbiiIv1EQYyhc",
-	"hh78popm0PKWKS2FTb2YoKFF0wnL4AIJH5vSJY5rjPNiwVPWPiYUfnRh5UFLWtLr+oI56LczowLcN/lc",
-	"TzpDsVf6EszaD7pBAcCwCtUD6+UZIP1TI4aXTPUKesfWA4DQIzBYgs3uwuMq28UIp+u9bkCxnS+LScXx",
-	"G9YLi12EVq0MWKu56pcZtFr4qx27BlS+UJMVYt5NgvfKWI1gKD5ITOFxST22ywBkGITNW7Ap68Qqythv",
-	"Cfqr5lKMmbLNiukoZzYxIPny4d3Hn38+fZ0MiJBkRNPb+czArRjoTGAWgmk+bXfIK3R5AKnhJYn1ljtm",
-	"NRQ1KtbPkHqYdjfoyZt3Xz6/vT77cHH66W8n71wSx8pdiq9wt+Ky26aSmkNto4TOsifqh2GMZZA/ctmN",
-	"u3EvNv/tw3/r/zvwf/WCb/txLz68Kis0XgZVWYzRyG7kt6A8ziAqC16UlXagdtptIWeujtAg2qeVBlPN",
-	"qmOttFyvbzSEcvpXEyWnrDL7l8+DL4IbNmVwynQIw1SOeM4CEKoQ1Gf74cjsQ5nncbC73FypprjmWspx",
-	"7rIK6T9RXv5BUu/rRGL58FLiESEXD5Z6usyfXntjYJ9xbHXrvQDZdi0wFOW9QOwKJWVUT0aSqozoiVxo",
-	"wosB8PpA5tbcxKUw9a5Y5zRuSjYtpafhy9anjyFFzsUEOQp0CWWEjdBl34r2cQmFgeFufc7pcVVK+r+P",
-	"bVdp8yXzmdxu3EpOaTIIxyD7fuJayjC8GyQrufZaldT1u6A4x24p68FafdpTEtTXg22zXRCd/EJvdyFL",
-	"rWHCIfczzDIeigq0wSVEOQ+23rtjCi2gWiFEVHhwEPP6UPicZvMeeI0HJEwjrbZMafK62xAuQ6G2ycVQ",
-	"YC5LGB8GLiZ2U0BNfDwDU5CnXJXUwPPcKVbCb1rbRj0Nha0FyDXp1rJ0hQUGur9DbC9uEka+rNBHu0N+",
-	"wuXRoWhaXRycmADNOkHtGA6IYjWtDdyp/i5gKCr3B+Qtze+Y7edA6IIukQR+ZUquEeEu+/WpEny7L+iT",
-	"WfcbY8Dt+vCF/LP4mO4aqyc5Oz4O3UuV4hrgF9BNOdIbvFC1hN+DF52jst5E70W3kiX7A1TzrDkxViod",
-	"9Ds/HKzmgP54FIr7/qEZyeVt9p93u4ElvsHPAqLe92ko8XaCrHbr+g57ncNgff3K8ixMK8t58Xx1OX6J",
-	"sBz0uNjV9A67D3ID1JLO12gzLoe+2sXl3x6A9brQW0YzyN0IUFdqRfYUObJ5mHpU+KTbtRrSR8EIM3oz",
-	"KCANLXhiey+LP4Xxh9awRdnQbTvreCishepcCFwXhIk7lssZI60gBBlaO/a63W7srynNpzZaydBg8o7m",
-	"LydyrqwYh1YuPqRiNU7DmsXQXSHxb7gkfjBo7b3tlnz+Y0KdZmWMSkxXlTdkPjMw+/ZLVoMDjcxpjfmy",
-	"Q06wwAS6UzK6zPl4Uuxpegeh3SDtIA61f2Bs1v4hbAFnNt9esRkkKJphDfxuwXRezKfC9d1haHfbuO0i",
-	"uLuXqW01xyAOxKKgFKxmXCdFtzmBjDIE1+iBXmdDafFH35GaBNreDuoSDtJU4rjUTXlRI4WMLhN0BliC",
-	"aQ/cZnOnhy9jEhZhWL+T4L+R5CB+/ryL9Vyqk2GrovoE8G05RXIcVBUxCwUd0so4IA8zTRDtak0KzTMW",
-	"HjIb62zeq+yV3yhbs9mgyQzx7AFKaWnCWFOolYy9lmN0shPnZwFghgIcNFi8EHGBONRhaoAR9h5XyRpN",
-	"qsz6/zMrUw02I/+VIR9Gtle9V87ocs09qcPHmotMfNFdY5pzCe1tzJd4W3K1w2XuT5YRh53ym2DxFwCN",
-	"sADbrdQ/726P1/rT3YAa3FUVU2ifs9SN905VFfLHzoErBFMWYOlXKmoMej90V3WqF71QpzoKVKrnPfBN",
-	"hdN0V+c4qM7RMEM3nCAYv/voO7BAFfjP8k4KVly7qDQAPv7+60nz/A53X0jXTReYWw0bvCvHmCpz1izj",
-	"33RRXtXhDzv96ubDBWxIXf2andJrUOArtIA38JYaDo+6K+R2CK34K5PWSbq3w6Q/VHyeL8JJ+9+bCJsu",
-	"Rvt7/Rf4VVUa127QKwGRfzl6/RK363uT7+8O4T+V8EHsrBC9jfp0+jW6WrggWDl7/yemci5I68vFq//V",
-	"a+/AXQ8auetF/8Cq2FWi/GGbIX5QUuDBCtEDRa9w2QuYaHWu3hZ+2wtM5N+B3x6s5YMVg8dSiN3Pl/3f",
-	"gyV/B1D6nnr/cFiAzz3+8PTD09NfOTqHD/GV1MpqbQmcsJZ19Xb5T+ozKVf2xztO/uYvUgJ/eOUavXSj",
-	"zOCue65i4GtS+eikDQ4Vl5O4OR/FZVS4p2N/WWGMcsw92JYKwv1NjKZT5oK+oR2tltgSeIxZ3XSUs3WZ",
-	"Il8dvA81tVzdHIw0fVT4qK078dj4UV/wybfCqhfSWG8PfTQAuDIQmrSSQs0hDr2HBRgBQCHFXvgMlNgw",
-	"D3WxI0NjHHNZMWq3Y481JlYhTHgG7gOobwB1FFXG1FpcbYyFhRQch6WwWNafKwz2OwUvXFYL6ZWx5/2L",
-	"XiDdXbmlKKgf7wuFGelerWHSq1UnQcWrXn4Evy3ri2B0OM9AWynLiPjyVrYsR7daBK0Z5IfrFY69/OeD",
-	"VIDVt37H+MKel5a93UVlWF9ti5x0i3mCaNxF0n0RMyVTprXhtaei4MUfK+YMavzaA4nl2f3VfRzNpG4Q",
-	"UGU5IB0WkERdv1UoPp2yLCa5XDC1l1LNsmNCSc4oZNQklrSwVIvLkk9iQofCP2PToahY2maVMyPdIAlM",
-	"UZ6bZzJZ2Eo52TH5Ijg0ysHG3ASrDxIuCjkUs7lYmh+xosB0riGETZARI7RaOI2KoHZa7CIraKqk1oTm",
-	"OdQMgHt7ey4T0reFSShJ3OFNOiQs54YhFb782oSpRlEL5eW++jBNmzv8k8yWGzhcY6mROstzXCwsSHBa",
-	"crT9US7HtbqGg6jX7cD/9l8MRb/b7Q2y0YvBoBeFLOmhp7GsoHdfrXBleOD9CmvvPS4u7Z/A2TdgZxu7",
-	"t3z9O/H7h+7A1mtWtnA8oZbe/U6mawrq1957psmXT+86GzOg6hrF/aM5b+9g+0vndJlLml1I+Y4q0Dai",
-	"w97RLpPp+QwjYN6zjNMLA/UDDZugAOcfxulPsqwxAjzg9A3myf5vNmc+YzlrKmv+KahSVparyoBP2hsl",
-	"MM/hxtYYL4WiQmPJ79UqEa9hlpD/PUnNg9GymnZlK5X5xPNo5+Pz2o635tj4cGZNxtC15f/+UEvEyDa6",
-	"ip2FW5N1E7nYvNWbAbPvfvzr/wOINrjajuY/sozDdy3fcAWVetLJmqBbo6hRTc6/XKyykHPz3loNqnkH",
-	"3CO8pCospRnd/6sQ5r+ICCzR+ocdJQQhcN+1zk8uXr1trz1U88bIJoy5QNeVLSWAsTfHJCl1toSgeJTC",
-	"pup4CwCfgUMIMVBDkQTa5Uu0i6p65MuEpDmjSvvQp453jpGUCsxYt2DYwqBNRgZi4N9n5N9nZNczskVf",
-	"7O+jm3Hw2xpfAQYC2sKeN2BjWw91JhciJgW9dRluUFBS3pCw+CT4z6EE1F0fvNYgs6gYChAZNtbdRd+Z",
-	"8cuykwupbjUZLfFYgK+70GRENYOa6EZXvWVLLMkIguXk/GwobtkSXf45n4L3X5eFFI9JYoMgfdxWKVfx",
-	"OLqSnlCjl+ZOlA5FrfwlViyFYlPMaLUpw0Kdw+g+GZDDbheRZRPtbCg6nHM1Fxir5l60pUEWE1oMxYJq",
-	"slBSjNsxOez2SAvi7pKvX7/uBdVQmaucmrTtPFOuNeTJKSiJiuVPMbiNDkW5bDMxluFdgt6gGM0sOCCb",
-	"MQEOqxu74lWIGQNQ/0cyo+h/GQpEcMc1+7ZBadCgwGU26AmdYalUApWCKTnodB0ijHXhapUzdccUVnfV",
-	"UEdzWq052+12SCZTjeTamWbARLVlzVNWKJ7GJONTJjRkT4jMFhuVCorVJkkyFOlc5WTvv8n5x88XxLlT",
-	"yhK9gTOhcjrIcDgUhOy9Jc+ay9f+9fSXZ/Dz+up2xsh55gbKyLPfhpHdE6SnYO5hFJNhhGvS5tfLob+H",
-	"xt+Ca+5hdGW+MYf+GsP0YLgfsmEEmajwf8PIY6Yy4MAmx10bCsShCz5lgwVjt2bgYAC7x/D25RCrK3Nh",
-	"4cHBIPIUnL/m28thBJ6pYXR1BZ+4vhayCF/whRLwcSi0CXEQiIWrq6v7Z3bnViQh3DO6Imi7OduaIsXo",
-	"eKzY2Lb9Wr1DXL079Cm4PzQFlNk9iAbRDxl2yzB7WGvDVwYdXMWOCGquLMOgPZOtgvbT0iXXAnApL5Yx",
-	"yRnGEJfdFrEDqa075XIgNwJbkoiHt0IfrnXUwEyJ31y5eCnzyqXd4fK5ysuXkdnQ7TiptqvaiCHBdFGP",
-	"1Gpu3g2UCMVuM57ZNhAu6QtDb2IjaAzdr0XSQXcVS/601FFBRRbFl5f+nHiklIfEoAR9t1dX8WUEmLuM",
-	"psYIYuXzPgk1vozwcAyHHYPJDci0cSobcVfNAWiifLwS9yU7YstrzbeG967EunlMXdpomy5GtrkPBz0D",
-	"UQP+Mro0v9gMAiwUO2XXeBXgnctNS92wwp1dQ8BIrAq2m1/7gb4sd4MGl2DXSi50NOjfx5FXvJpw19vr",
-	"d32k0v+C/3pU9vb6zy/6B4OjHwdHP9rfrv5p5zfYJswvLDtTVLbNfResesNObuQAcC9+PVoCkMErRlM1",
-	"hyeCUAjv3ga9xLeGkDc3mhX2tqOZWGCH53lhfS8VPJb56hjrFlVOXa/fjQ+63fiw1zm6ghv+ystvFBWp",
-	"Qfw5VVxXX33RjXtH3fjgxdX91UOJdUvmuCxFFRBZDLql+Wz0Wl0QKWLiyoSjhkOhGqGiwvo+d7BCABZr",
-	"/+xsCsJLq/evP+745mMtJgvrBh+7vgXLBsY1CmRZQr9iw4S+Bgx1QmMKS8L/amt0/93smNmUzt9d2W6/",
-	"8fDJaN3LXysf9m2pCVfiuiypW22tcXl1b9geKMzrnIVQStJYFpALBeZZ2IqhpVl+szeRhokfk2RKb5mx",
-	"ShJUw8HlAeECEAKDxdCxzpJd+Qb/pKsDTwpF01toPmi9jN76XA2EOXFKWEYyyvNlWe61Gq4VjIaaX1NM",
-	"UrDQ4HnsadYYwgSQMkVmShYylTlpYQdy5RPeKonTJ+dnbczHwoEILptNR7ZPBthG3mTmBTGGtcaqNoUE",
-	"c1WbQzo3rwnGMlt5Gw0eZY2hzOhyLhtoKPSMpXtlPw5DjK1q3X6s8cI1mVCR7c2o0ja3Sc8Yy7DzOFfV",
-	"JhZDgTneBShShI6NqlJr3IFuKIvGV366BmSus/sdE0JjrixgAJ0IXa5eRgtKWr6FRVmTBmxu8C20g/10",
-	"YYZ1GLDpAgYK4IkDHDhT0HoGqp0XylE/OhNDR/dX9/9/AAAA//8=",
+	"7L0Lc9s4lij8V1C8OxXpXlqWZDudliu15U6cbu/k4Zs4k50bukxIhCWuKUADQFbUPf7vX+EcAAQp6mWn",
+	"t2e+nZ2tjiWRwMHBwXnhPH6LRmI6E5xxraLBb9GE0YxJ+POsKMTC/JExNZL5TOeCR4PoasLIlOmJyBTR",
+	"E0ZmVE/IhKqYsM64Q9Kfz69icvnh01XaieJIsr/Nc8myaKDlnMWRGk3YlJpR9XLGokGktMz5OHp4iHHC",
+	"M778IPNxzldnPisWdKlI+r/TmChB9IRqQvmSqFwzMqVLMhNKk0mu1eaZGZ9Po8HX6H9H13EDGK/oaMJe",
+	"Ca6lKNYDwcWB0kKydEAoJ5SrBZNE3AJKzi4vAJ6JKDJCyVwx+UyRBRsaSBWhPCN8Ph0yqWAhXCR8ZCaN",
+	"iZpQyTIiJIwzKnLG9TNFxILH5I6xmSK57iR8p+U5CNesUnDNuH7L+FhPmne5gN/cooYiW5Kck+HSrKEV",
+	"fvvz+RVRjGcqJrdCkl/Oz163d9r8nGs2ZjIE6Go5Yx8ACrUJ+Yrnt7chHZChFAvFJNH0jiFl2k2h+Cm1",
+	"ExyYGVKSa0O0nR0xCdM1I/K1GKlLUeSj5Sq8n+Bv3HGllwVT5FaKKdGTXBHF5H0+YkTwYhkTLvQk52OS",
+	"8yLnrPwMz7NCscWESbbvkTq/ouPmzVVaCj4mjOtcL4mmY7fPks0kU4xrap42+6pJCw56QXMOSzGfxr/m",
+	"swPDOyRTimUJF5wRRkeGF9wz80guDd22T4E0DL6HdHRnKCi9uD14Lzg7eEf1aJJuo+fVVX1kf5szpS+y",
+	"5qXlGZnzjEmymOSjCUCbMU3zQuEac0WYlEKSBZOMFGI8ZllnbxC0XJ7daiYbdp2NBDfcUZAFNetmt0IC",
+	"Sghn3zSRCP7eJ+TLly9ncz0xWzaimq0/Hj8xKplMdyNufLiJth/iaEYlnTJtJcKbvGhcMH6vSCu9hb++",
+	"vj97d3798i9nbz+fp04u2J9GYs61XF6/fH0++JnJKeXLZN7t9p/b32d0zK5fHs5kPsr5OG0PEs7umVxa",
+	"jkngfQWHBjB6n6tcK2QCU0NPBB/H4cg4v2e8k/ADAtCQXBFK7mkxZ4R9oyNdLB1/UJpqRYpcmQ3Sc8kN",
+	"r41JmkRJlJKcj4p5xrIOOcMpcTKmEk782hD2y5QsJowTcyDELTHQmR/uc7ZQZv7LGA6Re4ndM66vX57b",
+	"t3KNR05PmBkafiXnp3ZVQk+YJJxOGTFnj0rL6gAkFBR2dS3AiJ3/NpcoGdsdgHckuM6NzE8RFLspqRsU",
+	"pY/IWEi7OEg6SElrVtARAzAUGU0oHwOsQ6YXjHHyMxMXl0SyglHFVPuUpKNcl4MrAGkxEQVDWDvkjZAk",
+	"VYzK0eSG8XHOWRoDoEqMclrccKYXQt6lMUlHdDqj+ZinMXL1uZ7epIZ/IZdNAWGpQTFh05le2n23u+XQ",
+	"GlIN8CvDvk79nigxlyN2/TL172W5ZCNt3+vgtB4UkgMZUB5sjxGEJbADIERHEgZwvRBAlmd2vwAULixx",
+	"TajyU1tJMCiXBERqVvsrk0LFBE4I/GzYGm5xC2Bpp7HlgkpTw5NurWoBkxrCVBoZJM0LM/DU0HxtZsJy",
+	"MxaA+yXXE3u2jMa36WTCKOZ1RNrAygT4JAy3yHKlcz7SBt4ZkySjy5io+XRqNCCzIgRsqdqxHSMmQzHn",
+	"I6tDZXMJMip2QimXwUmjPPMHSJ2ShQG8clDTuIS1fA22h2r4BjeIkzm/4+ZkCWmkI6OaZcSwuNgNmBpU",
+	"GdEGwuVWyKnnhS+/WVK2U9Prr8Prl9/SdmyGo5Y8Ybn9kxNzmiQdIXaN+mjw9/7zW/OsmeLz1ZuDF1ax",
+	"AZo77veJ4B4OgPijOZCwkvnMCKGjHmCRmIMNm8Qyx/w65BIpgOo41JmM9jo0ugDNUAOhZjJFp7PCU7Df",
+	"SNBuRrRgGZnPBiTFx7LUPMWJMlMD/zALMyqFGRUAfY0/lWfQcW2jypFWwHvms7GkmT0lQynm44kuyVAU",
+	"GVAL5YDpN2evrj7dfDy/On9/dfHhfQqrj0k+nQmpWdYGRBTsVhMx1wOHO5bdmJWmCDAsGk9ORpdmWBDf",
+	"qLUjFpFfA0RGqhhdgKQwRCfh5pyIeQBjgNxcBUcON0SqZ0YOmfMUA6mad0tECpnwGpioNbFv8IgRyZaH",
+	"R4OolKzRg3lkVoiMOQXAGFbR3+ZMLqM4MpwqGkQ4chRqB/8m2W00iP7XYWkeHuKv6vCTkZRWF3iII1Bs",
+	"o0GUMTb7MPwvNtLmW/z9jDdoxXYlN5QvnabQ+/tf+ukgFOiLiVCWTQF6+dLTHbKuFlXl8fPCWHDW7pC/",
+	"4CNmnxUzOowh+eGSpH9PT0maJH9PUREocs0kLcz3KD2SJEnS8IckSU+JUS2E0gnvd93s4tZ9Wzu2oAN3",
+	"yAeO8tGdpNxo0vcwprj1cMd+Ww0yUs9Pbrhwotl+YSQ2zbky5mZRkOncyHNRgD4ypYVhOYZrclYyh1XW",
+	"sJ5g/v7m4160YsB9DL3gxmyjmld2setJx6HD0s9V7+9XG+jHPR1SkWbfjDzJx1wYdddY4Iqdotg2vD+t",
+	"qhNWcuOoEzNBJpgqKU2BYRPs5Qq6zaDRIDocFmJ8uB+yHfy/H8bfC70e2Vzonc8pD1QcPCp1nCbcIzUY",
+	"hq8iOFeBvjTdB9WS3TJpjJpBtFgsOmMhxgXrjMR0P7RzoX8PjF/cGuMXbN9m+zU1VnsKLIaMxGwZ+IKM",
+	"YnjqDQXL9erC5ah73AkREiXR0W1v2B8lUWQXjG6+csUVizzabPpeAiE3AW72OEbR2TOMyXwuVUzGM9Br",
+	"uSAZ1dSyNyPLDlMtUsLnRdGJmncEDk8IVsZu6bzQ0aAXR1P6LZ8aY7bXdf8XR9Oc2y/jJlv6kkm3jsb5",
+	"mLxZmXPT/pvBPuW/MnQOGAXsjRTTJlPZGFGg6aZ//etf/3rw7t3B69cpaS0ZlYr0jL72448//tiu7mC/",
+	"239+0OsddHtrEGTwuNHcNxKCakOMVJtlNbg0DNRXYhXmt7QJZHBROfvQ6j2NMB9118CsxRMh/iSkXreD",
+	"yvy28+kVUr8GC8+sGIY25/kLemzX+ZmsQ/eZIrmRw5zkmVcHDW7g2NKiAO+vFcvkuHY4f7C4mVE9KaG3",
+	"Q9/k2W4oyrl+fhxtpXq7oE9gaa8u6hVV7CDninGVa2OvqvkQ0e1YeiamNOenJP2TlY83KWrTqC+tO75o",
+	"2le2Y0q/Od9z/+Sk0flk/WQ/iSxnoAtY8D/PMuv+GqFL1/xJZ7MiH4E9ePjtYLFYHBjkHMxlwfhIZAz2",
+	"MJAR7Bs4dG7ymYoGhi/e0nshc20Fw8OupFOB6Y2QU4S9itgPzs68zVmRKfTwoOOkE+FS1Uxwhcv8iWa/",
+	"5HrD+v5LCV5bzpQphQoGMF3QD4cMriaGShRzzchE61lLtcnnj2/NPilN9VxFg+Nud+fFnkspZNMC33kV",
+	"9D8+fXgfE0oW4F4Ofe5g8Fo9oHVZ0LnKh4U5Pek8PUznskjbZJorBeSG5q4x6Jrgh6EqQ/D0MDXEhpY4",
+	"sNHnx4FajjpCeLs1GjGlDuw9zwHcPR2UN09NWLBvH9buqQAdvzBa4D3K7nvmdiASd9HOW2AnatiDzzPS",
+	"Ag8FzZbtDmgaxrLktMBteyQ9uUHgvoJJ62MKCOjkexAQeFnYtxkbGVPtlubFXLLTiu+eeme9de+n/3lg",
+	"bwIOLjIQPsH+hr9t29DyPgEgu+D3tMgzEAH/FxjZzqhDk8VyJzWfTikYWKASWalAjUxgPKOSWMEGejIM",
+	"YrADQ4A4H3yN/DmGZ9HDxNDBVIri6PohDjbMiCZwe6OatQCFGVZUOfb9vlnrrXfpl9BS54YRnFC0YkOx",
+	"5n8G5t4Mvh31a+S9/oWYy+uBd6WZd0+dfo96Y0F5lvPxDX5i33Jt/3TqfEwqLuKYVL3DMXHuVvPLXI5Y",
+	"DDyWsyImcz29cV+av6csy+dT/Lt8zXzSTLrvcctjd7UYEzFjkmoDpFoqzaYxydh9PkLgx3OAVo0kY/xG",
+	"MmBb4J707vaYWKM7JqNcL2P0Tj5l/1DAhrsH+5Urx0qbNwhf+xrlinjt4glQSCPJqmBoYYCw6qHVThsA",
+	"0aKBzNGXJiRhf5vTwvByGODRAH4H9kT8TZhZlp3IgGjRfEpSXFRqr0VybVkwPHmVT5liMmffmaGIuXaq",
+	"meMq/8gMxXvJ7ZSr14Xb+ImDH+GhqmEIdNaU+3VrCImOJsivnrC0iZgjOOXK4CtC1Z0RWoYa0GFNuXO6",
+	"N6/H6OTynhZmRWYI8EYarcIOI5s9+E8BvpyysjPl5YZ/YCvEbg8s9zYLiNE+nAquJ/9iJE9hJLEL/gFU",
+	"wF2BEKQwyrS7u3N7sYXnWMtkX14DFl51C/C7Uv5PhNIbpL8bItwOXKZ/0Szy4pLQLJNMPYmuS7Otwh/t",
+	"tx7m0YjNNHjICQZFNfMZPxiIxsqbEyafxD1mVKmFkFkV0JnM7+loSfr+1ocS/2QjjOU4CCNjmeUa7hcy",
+	"k0KjL4O0/ATtpwCv6R1bSxRa0pFhgLQA24O0hktC+VJw1t5GIBOq/GtDxjjBif7QAwo2enA44xWrNCSJ",
+	"lUMIokZw1nAUtzou9jyQI8rRB2d9Cdk2dH9vmq44UUIAi5yj/AqeAAMOpsdTbx7woq5lhImFAlC4hnQq",
+	"M36FeUiPtJLo119/TaK2P+88YC9mmlcXrz/iXFGMbx2Zt3rdDvzv8Ohox7f/Z3KA3+NcPeI4vYO44/dC",
+	"n6Gy9FifBo6Ds+NIVY/YyfdYLwZJlzHSmcCQGgx2aFG+dI+YL4tcabuLeRlKkonRfMq4bg8SnsKiU3hS",
+	"EQ0XZTaKdcW55UK3t7qxEPR3TMt8pN4IOcyzDDn9Y/DqB6ii8+jp6LwKw6HdyUQDSOUZI+m786uPF68+",
+	"3Zy9ffvhSwrU8l7oN2LOH00llmvD9tyagaqrOn76qt4LouajibtJIHRq9Lzw3sAt5J3I8tucNdxEvBea",
+	"TO2vpFWLrbVXhFm7Q94LCNauuclcgPAmQoFnHvDqb1kIml0J8ZbKMXssYq8gzBh8bjas3Gq5ZtAKknvf",
+	"iXTcLDADhgqR58fkz/lPgGAwyp/gLWX4yjpf6c5rADh+Rx+pCxVUjOvv5y+12AOm/li8oUTI8injKhdc",
+	"DTAwYCDZ2AgxJ5jvaV7QYcEIBsN/L8QSuK9CL6dVquScI2oNrhj34a4L84wRlXjB0aIo12IIGoLoSVou",
+	"oxroXxEA7ZLwroR4R/nSYlU9DoVXQpCpkSn2YKnvhp1Ld4F/dnmBawTNLj2ks/zwvpdidoAyVt0dW2I4",
+	"ID7WPiWSabl0wXEQNH8AUfMpURglXyPD4JHtVOhD8Esy/MzpXE+EzH9lT6RFs9o7tjRaCvDmi9ffDaOG",
+	"I5mhSy9tXAZxxUSye3GHWUDWOQNOgSldAvVAUGZqr4dD7Jf5LoFbB5X/dg3NX758OajnEmzCdT31ABb1",
+	"JLoNpMEq5Yba54/fQQLUZ9iFLsm50TwdFRjkKwbRS2eXFzcfz67Ob95evLu4Sv2ghNp3SWs4lwpPiV6Y",
+	"kw/R3HzZPiXUBfI4HcbwnIQbZm4s6BLHhnuU3kSY9Ozz1S83b84u3n7+6CfXuWFKjTMznnD7s52egLv/",
+	"dq5YBnwMZAEQosb8LTLnOi+sVgnJKyxbUS6fcEQffzpLcsExHCXWdLLe91EX9jqcv8fR+sy9qHvknfI8",
+	"GOE7XC6/t4xn2SGhPuV5j5rSoiApDpASAdFuLrWm3+0+U2Gu3kyKIUu4GRCD/NSEzoxNRIx6SYa0oHzE",
+	"JJi2QUYBLq5tKBJwNJNiZOhiWLBzyGPb07Wy3XeoZqwwBxOSKRa52sFvWPOOQ8gOuaWFYjHpxaT7JA+C",
+	"C0urehDst05LCkIwVf4rW3MHUY61AnOvG5P+SUxOujHpdbv/KP5yIVd8CJvdBZ+5ms8w6P8dy3J6BTFG",
+	"38lm8b7tbYFHVYPm5PsaNGa/060goD1s7dkPf94PB2aX4Q0JmS83EHAGwX3d3kG3f9XrDrrm//9fFHtX",
+	"o3sfgm7jiE1pXkBQmvPfDYVRGHo1FyKfF0X5Few88DJ/eW94xu1KsFYcGcPjh9DDhl9b11c06MfRHJyv",
+	"dfCPrrovBkcI/sO+QV8fbdTWuk2yZn0nGBmO3mtWMI0SkGZZbt6gxaUUMyY1hLohu4hmwVfG7Pdv2dxN",
+	"s8gyb3MoRMEosEa0w1aiA+sRgXGEfDpMB7UwN+c6l5GIXyMITbTvxx648jXhA569Qb1xsavog4xiSNQ1",
+	"1I655ZhxhseJJPNu94i9JMfdrjlkVXSVnK552t+iXLOpaohx9kugUlLIoalH89m0q2J5igzHeTSRPUGq",
+	"mbGSLPcAhXYFK561/LYyPCOT+ZRyb3p2VqNfS5bSFJn6y9XVpUVS7FPWOlFjTGi4pw4mP3rTdr4p0GVE",
+	"+fLDbTT4+tsqAXpy6sa969VZr1e5vH23Qz5geMAil6APoGFekQHUxQ6wImuDs9QY47nWjJPUHAnIozFE",
+	"Bfk1vRTiDrvpKaZ/QIomyPXc2O/pkinzwtVHyFVOK7mjIDararPZ2+N+v5PwV6DIK6ImYl5kmOWO88OE",
+	"CMEpMQBAqGwXQ2W9u5sqMpvMzjgtljofKZ/2O0WN+9vBWBwEmI0qUYZ78I2SUNwZF3dRXFEQtx72DeRg",
+	"Q1VXadjlVILxCmcZcpkhecGmgBjM2moDg4qv5JlCCdfCeFHD9hGYdj3ys5X6T7/kkFQiCsz14rgPGBUK",
+	"1RNc9GmuCB2aSY0q+Y5B9iqqD5hB7m0jzCkdUaO7OYN6yjAH0OwlZA8Zq8BsMLU/WZMuVyQ18ix1ibHU",
+	"zYr7Kzizx6e6XU6/27wh8JTZjlwXqJ6sIA/O4cachQBxcChrDPTe6QdFYSHdaDvk+hzeWD3ehiXBaKcO",
+	"JaHpQG32T4t6kgF3hXkSDSAU5iuUN6GqIYgdj+DAp/U+U+RW0vEU6lik/6vT6aRwomdU+tgp0J7BkYJ3",
+	"2fKZIqnRew7MHGn7NOHeArAcJ5NiNoN6AJ6puGSzpt1es5hQZnPNIEP2njWlYgE3wVXhObLzDOe6dCwy",
+	"W5zDlQPAbOl1MCZ8byBna3N/msK0Q/Se+kBDf7lVJddVIRfwwAN1l88OxAxZ3sFMALZ8qL4h3AZR+Gqu",
+	"tJiSkqwdQJNcn3pGHEOmFV+iEYpn2SAT4kQysmQYVVMmlTUt3/1qln1qpUcL2I+h9zboLtUaAuvxXcp4",
+	"abZ63lTpgyMVPDOSCZ4hrfS3JKJTs7NJFJMkGs2lZHy0TKKHtL33clfCWBuI8svF66tfvv1yfvHzL1fp",
+	"KbljM43GOvD4odAT5JIo9xXpdTr9bheVtS1rf2iWNOeOJzWjwxDZSMgMpSvUh7CCxgiwXOl8hAJhAOdg",
+	"MOe5TldVRxdUW6MmUQiuyJCNxJQRNaMj1OyCTJbnx5CC4z72GrbUTLk69p+rqHOpxUf9IIVhM/O0jEu5",
+	"ajsJx5F8Ep4CHkHM/O2Nx72E1XsNSlVv2ztebmGqfIMwqC+VzITNNrJ1JILU6l63UhDBaXkUPJ4a83Zb",
+	"aRKdJFEKmgH88h+fPrx3g7XSE0P86zG3qmytkbgYPdpAlm9zpd/m/E7taeLAO1DVq1LcpabxrlIn1GFp",
+	"NFsKuuYHzr7BD1t3fCbZ/Q4P1lCDENn57SB20nUIe8fQqbCHHov8TN/UFKTAmq1USGioy1RW+IGCIbk5",
+	"xhCUjWq9rdUAxDkISt5kdOnSnF3ZmFopiLihFkTCfRTnMxWM1IJaHDaeNW8sfdHukDMQy6XfEcl0S0pk",
+	"HDUv/BJOmOBO/CEwxvz1BbEw08JseyVhdwOnDvBu9n3DtoRey9VfbZGLjdu1sj0x5qZgjKy4XY27HlRL",
+	"jtRLlkhGM8M6up2eYQ9Y7gj1NskIUzqfUs1UWdYEs5pz7XfGbnj4XsKhqopLRx8Vc5Xfs3cuJROxV26h",
+	"mBukhunLQf5mN64z0hhCnLdtrdmK77izWmgMGd/qS6qxhMphjcN8ahwyJJrYZS9r0cgvPswYP7u8eG1j",
+	"oRrFv32GHHW6PmhqlXXm/FYEVFhOIWaM01neyDxnVE9Uw1u1FbshYpzFvde0IJ8sHiayn3TrAuJCs6mC",
+	"ykhQjMgQFRrwvW7cP4lPunGv271u2raKZVeR3zVFZ7uhCcG4v61RkHaRmKsaQGi+o2ePYk0wcXubj3Ja",
+	"OCuMtNRESA1hBTH6R6giqWbf9CFUI0zbwMlzY8uAaqjgwrYF4fL4FpxbDMdRbaccnaKXACsbkfSXXKdr",
+	"XAYJr/sM7MUwuvomqIoAlOgDcFOf1pRg593Bh7FcIrKODsybOtvXlqZxH09JyviYjtnUOUw4luMKniHc",
+	"qD4cKuUZKzfXhH3TcKHruR4UYGQGOihMaIC1nMtgPnX1TlSW2hhE5BynCQfmywUxBF6OlSvn/WiHjjWX",
+	"fUatRu7raZkfYluF699SMD3NHGiPmqmNYtohu3pjzBs4o/XHGG4+Sw9TMAXTmKT3aafTaddcbmb3EeqV",
+	"oiFrri5sBvvlXI4mFO7/SkMQrysCIw3Nr2jQ63ZOYm+ARYPo/DPU15nLIhpExkJWg8PDYKLD0YSN7sQc",
+	"2APHYiyPdws91Pnev+3uxvGH86Ndljm/W10xmysklAeSpIjmtD0g1MamoE93JKZTelBWawK5L27tM+oU",
+	"K/dNcu/48Gld5iS5FARzZGMol+qzZSDnRNySdJ7uaPaUEfdbH21y3xvrunpoJ7lGfWSaF0WuXHnQUiGB",
+	"S1R8A1JUvE9K5XzEUJMEyQ5VCqFY3FGXTHM+N0pK6XEqv4wJJZyNKRhWQla8P1QlvDR91qyxVDuafGy9",
+	"NQ62Rr/ahKrJwZAqlhEp5jrn4/YpqfnTEu4capuACkRcvtZJFlJb4FQzJLeX9yzh1n32OAfe9hd486Fx",
+	"jh1gpcFaQCq144biBqQFFJ8ed7tGmx2FjoqEW08FrGLVMmyW5HE028WdFkCHfDfwM1WYbbSHk27DEDs4",
+	"30KY3PeBB8DwGlTgbyH9gLMdHXGl828fr93vyXNVtjvzmYgFuaWSZGIRcJeQAxlNRjHGDeOYMTliXNMx",
+	"S3i30+l1u6GIr7u592Al88f5jsM9hTohpTO58WoUxGwDTa+pZo+uTrLIMz2xauZw6YpKWreaLSDKBZmw",
+	"fDzRJF1xkIKTcakSDt7f3fhYk5tzhRp28P7GFcfnqmJlo8HBIzEv0BGeOn9qanhdCi9YLRD9orCCqiLh",
+	"FJyG21+/yyuIv272r4UKUsMKLz59IMf93g9Qh9gVkT7//DHtRDt5iy9d7Ed97C6ZzYdFPoIUHEg7o0sM",
+	"qi3LQBuqU8BrIYTEqDA+Ck0sONSiyMccLjPaccL7ZepVK3gGNBtfmN6owYyDhwrvuH39KPeydcyWl+dx",
+	"f9W+M9g0TxzcUwl6slH8LmFJkV02OIcuXTDMtQuOfmwgRhmEASl94Ky04d/9NOh9cNztEpsEDzadp2Tw",
+	"3NoE5cY4jUdGQdS0XxyqyeKG5T/C57jFowjVkNEkgpK1mIoX13yHesKWYclYjDpe8Q52dnHwYRFbdePq",
+	"ka+BKbW/d+zzUAaaAft2ZXCxJrCtBxzgNtRo7GQLKrmZv4mnTiF1zD2yMd6m+fs10m1V3K3zE0J+gnX7",
+	"xdvdfqehp8/697zDr+reQ3de1OS0W3XO5VN2U9AhK9S2PQkeTa3XAHzRPm3EFdYezkd3zCvTEsuFxXvE",
+	"LcFM8N6NFEYENNlpcs7cVUzaP56AjmTI7wCAQhersU/sCFBzRAtbwB0KYDRTDzj6bsy52IoQ/6QtCgqH",
+	"ybrIZ3SccwhOrOzEBj9k8+m3aQp7sr/QV4UO6bPLC3Lfx2uaDkQJWBSnQcXSNKNQztfgMybpDxl8eAH/",
+	"HHUzCEz6sQcfoWaG+eP5VJh/en38d8moNP/SokixKMQCCmcyVSvDaH8y8vLF824v4X7zFGmt37S2d2QV",
+	"thhF+hXrGwkZh7T4Feu4Xl+nCW+5K/hiaX05vyXRiCp244sGJtEAw50fjLGSfk0iyrMk+nsSCZlEMflq",
+	"/fjX17au9dck4gLurPGXa0hTg2xYfw9KMsZmTQpJif4GJYJIVqAFjFTccreG7So+Q4JXRi0gcIIwRavM",
+	"SdsvZtAus/KS+6PpqNY+27Oxp7yyHDsAMDyQVRa17cTWf39oDGKExOHNmJnm/AJ/7K2u0yit8ma4bMTT",
+	"Dhyu9rnkFntiDjLWmm+oxO2tYnpNU5ZVOWXrdm4pGYpOpu06TVkG1OE6Don+ej27s7HJ+6FhanWkrclt",
+	"oEw9xLbS5xbpvooIvOUGW8UczrjKSMGoujdqsvDHFE9nYyitZGpe6CrlbF3AR3hplYZq+Hdjx4gat+BN",
+	"eIfrnP1Cux/JY4LjV7s6QisfDpfTHwDwZ4rYlyp6kAvRiYkEjmhvtyvaxi5K0CZMBossIW/C40dGC7PZ",
+	"eyLR9/BoUhGD9h7oNA6uS0OvqbH6lUaFHHURe5NpH4E3mtGyUoO32+S3nNJvlhkedUPWeNRd3V7JRo33",
+	"nVcO8v5JvXNJw5I4W/glVSDfdEQ+wtQOb1XA+yeroDoVexXY17bLS6mFg+JAyST3xeAA5hPv0G7Vm8Bw",
+	"kTHVbtT/NmG7RoAexjigFY/lTZT4SGbqMmc2I9oS+8pxMS83A1XZmv1Ass6IRu7iG0KsONYvPn0YvIdL",
+	"URdW5ztG+cA63yoLbIkgN3L1fgVqZq65a99UWx48JXpSdkjJtbKSBIdonG7HwE13T+SDJuztKy7KeYtd",
+	"dTZ3s5VrxYrb5gQNvOe5oeOGuI0voIi7qyC45qk0InoqrdvACr/2cndjTwN+J6qwNtFctUB6GLYA64qa",
+	"RHzmnvfJiPYu/5TA5cFQMnoHXW8MQ4b7PkWXKohzcGNTNWpIUcAi7eeOZPeJJHNOzB0ypNRIiqK4ydis",
+	"qU0m2rGcTtlLDBMoY8emzKg1noWFHccwkoHg0ASGtteVuUo4Buw4QeVCuY0BxPAGsOqiDx3lz5R1T/v7",
+	"DhvEgOEGcAVPeRZkUpW39mhdhb0UqgS3xZUdR98OxNTIlpleWrw7m0Pwm+aDvQV9/krUnZPQnxPisrzv",
+	"SHgYxq+erdyFqLZHtQ2NAtKc24Aplks/K/g/zAbiBWwZngo1exCIKqLJznh+HDZ9QO5mmwEfs0e++Txr",
+	"qt/mSj9SoO2kQpSns0FzLVzA7KYRysjah3gny8RHljYKU6/C4+Tr8PLeXok6JuRYcuS1HPeXVSQgmK2s",
+	"XQ1hJbmPbQtYcKV8tflcqV9tNsxWoobf5hJYsy1hHcVBGqz9gEWs7YfgXVfG2v1iU31Dzl+vZB0KA1fL",
+	"OmrKAogjX826IlRGuTb/2ILWa5i1KjuI7nkF4YM/byH0m2p05trGTNYp5S6Rl9Wav17++IDShA/nOgi5",
+	"iklqt9ZegMGn1GZ3uqiJ9W1CO+QT8J6yJVmlBSpplR2AbBRC+sZ2LitTG6Hv3EQscFLb26fJ5xXocFVE",
+	"/cW2ZDJcFRicu3q6pdO8WNaSFZrabgQkuG50pyK5B0mr2gyzXdGZ7v1L7q59OwSW4LcCgM+RVvpBjinP",
+	"RwT7mpjdvKR5Rj7B8TIfz6c0hz9Qh0lj0ul02rtBY8tKNIJSNnM2j+HOBo1Ny46nrfTzp8F7tiB/hUL1",
+	"7/+a7ji7P2s7gOCeHay0b00HaQjL+efB+dyQ1M5QrDEMGmCAJ7dCULYo3BGE0mbYAsFdzjOIG4MXdhqb",
+	"3W9CcKllYOdoDLFcySJqJPvy3Z2pvxQdGwGC9pXlql2A8NbhK4Jq8wwULw74/jOg9Fg3ukv/cw/uNOqK",
+	"vNrO/PwrBF/ZhwtuRI/1X/jo29Bo3Gn09RbpCjlXzNMKia1kE26ddoeUvhUk2tiY8p3dZqooOttXic8T",
+	"fL7pIMGjO5+hml61w/zwArEvfA8AQEvbZWLzIGmlP0OPQiOi3rOFKpiG9qAkDWKEayxm//2vaIkNITdr",
+	"u1eTVkP36vbuc5alZpqpDXKrMF7i88e3ZAKhOLmyXbbx7fSpakWgMD8OEHz5u8CxhT42w4Evfxc4wEh4",
+	"HBTm1SfC8LDGAKv20dzPVviLb8+7b2PdbaZEwp0tkQZApgPboqNsDVzvOBwbiYetpNe3Hk54Y+/huGKB",
+	"NDYc3mIhBHvQ6/aPu1tU/l0etxrxLo+G6utOz3tFc4enS51wh4e9krfLs6EOtsPzdaVqt1e8lrTD403q",
+	"zw6v7QFQqJPs8HijLrHLe3XNYJd3VsT51pcaWYsrmLffhQnkANxIW8mxdq+44oUNFX/DMEVQCMeWWkAT",
+	"AtlNxkb5FPtmNiSGbkoGhUEartsgohcbKLfwGd93wV96tXeKpIqrN6q7+MrXheh9+Vf+LtyRsoW6mTF5",
+	"g97DDdfUM2blaYzxD0gm6pR0/d1XqfjtcDEPD99kc0mb9f53jLrcPvcQSq3glmrvK6lNt8Kfef63ebCh",
+	"7roD2kjVr38zey20AwkiVtbqNEpTiH21984+pHLf9ObgKtnOWL1Trm91XOEjK/vhj/P1er61U/RyjZ6w",
+	"tFZT+rwjf4llTsWU6YkxlbUgii6bik5sD4T+p6+fsEFq/I4RAE4u7XjHEZLDzjEDZf/Bx9yX1mTgnpIq",
+	"axSdUMQU4psHhHIISX1mz6c5nZ+vXpFW6lqI94+uese2ymjahhL7hhKC3235l4RDOG35U9quJfpG5TvR",
+	"Go3pn0Tk5coi8Jn6pxB+dQn0BFmylyDYl7dnAYvewOI3MvTNZ/D3vnmtn/Z/nvvXoGfhPvEcQWXi36pM",
+	"HqJGo41J3qt8iZsRilyxtR0LGwN+bJXjzSj6f0yKD5xFD/VayHu/ljdl05753mrG2Cj7linSuri8P8ZV",
+	"3D9vg0Fgk39sw1QmSZHvmA9bL9FcB+P/VotY+XKJyIkgu6466ylJk3m323+eElqAZSTFTAUXaphvsQts",
+	"YVX3J5RGDru11WO3mC/AYZP+wIetT20gjvsSYsOwZIdRZfG+eF2y1azMV9yYK2wfe6hWtN6N7JtKONuD",
+	"UAIQLN3RdI1WV/a/SpTBFsTh2axAvOH0/97s0TGZfzq2+DsqoR4nu2qU9oVPWkj2RqAbeQ/TpKxI6kv6",
+	"10ssk1bq6CglLt+xvWqarOPkZ+uY9ymh4NA2lkZYaaBk+3Xndff4xdbCjp7775bz7xk6lEeywZQrJaB6",
+	"buGqGnXKsV7SgkOp2hmTucjyEWEHBggi2UxILONZlzFPAK63CpwvnYHZrSNJFwVkEeBjKIQmjGYFUz4a",
+	"RXW2SrEPnBkxdXxoZFVzI86KvKr4A7vd7iMklpmyXmwcSKeUUNhQg48LBl+UEmutrNoBrvVi5j329QRd",
+	"3fXwzBXpn7pSrdjoicqx4P0calFNOuQcSs9OGeVQ7tMN3yFnCfeSqfQKuIEhcbsHcgwHH86xCRAXhN3e",
+	"spG2vYFCSHzIqF9k/0VjUUkv2Xash+FkXOVsrLAmPPcbmBP22/3duJMtZbSJN/0xKuGjjsMOL4Wa1SbI",
+	"oEPARto+I5wtgpoJ6ym67Uhasqm4t3zQvRjbe7VcQWMQ2KDWcb/fNt8XLCBWSJPFijgqfgzl7kSvTQ4k",
+	"t02DLU0RMGNgLnO9/GTGta4XRiWTZ/Om4PMzHrQnyxhcN1LfTmCumCSofWFVu/In84b9BZrTwHRGG4XJ",
+	"SrVxovUMe5u4wolwW4oNQ2xhtLJ/gTkMmuacgc1cLXU2zvVkPoRKZx6MA1v/u/xmtdWGxewBuv98m1T3",
+	"AjajKjsRMp5BaXBFbkVRiAUSS9hk4b5ncBYTJRLOvkFq0ti2ZLO1eBdC3uV8fGojuitvL6gihRCKofvF",
+	"YB84psxHRl60MNbbbHOc8NQVvcQLZ8OKzNPQKYQ6nQOLZyjDUdqdhEMZw7K6RrAkwr4ZVaXaFtg2yErP",
+	"bFc1cD4MyE+wj9geZXR2eXHz5/O/Yq+UtJPws2qTOYikZFA9DbA8IJQMaRaIwbIvtSEcD3G3F4Psx24Y",
+	"H8veSDlDT9QOfYlOibQ6Lb7yH58+vO+Q87DJi7hNeFBYxPU19Qhy8NiYJVvdOYVaJykULQmaRLWQnx8g",
+	"NnyDljZwENuJgoiyv0snqHPSCmsBoKpwdnnRhpb1vuw0FEkJNxZqU+L01ZIoRneKIX8efk2iAUmiTqeT",
+	"RA8paaVlwZa0bcic6kAVXAg/PhZmtFc2I8ohNHkAtqmL4XLUkvBqC+pyJ4/LDhbQkJrWOlbbmsnu8RMb",
+	"AseJ7UmdcOxmZzQmuEUImlNjQZy03ro79TvfxlM8gd4mwRHG+eAaIJf1BnNYN/Ske+SlL/YHqvSPUx13",
+	"nsoaNSXhGA0HbpcsehCFmBNiN8yNTVrU1oY77h7b+vm2JQRiKiTKcuSRKApMgXqm2jEZUQnFptNXdDRh",
+	"B68E11IUA8LFAci/lLS4ICPzY8INLzJUZdj4M5+Qi/VO0/+ElxnXB1fLGTv4AOxSmZEUz29v4ZSjAFCM",
+	"lQ30cmlMBsdGUTuHePYBoXY1dro8q1IH+IaLJSnyOwaVRl03lNwW7CvyEbOWqRMMP1++PTjqdA/M7CsC",
+	"YbFYdMZ83hFyfGjfVYd0PCvMK52JnhZYsQC7m5Qc+OzyIoqjeyaVtUE63U63UsE3MgMcRUHdXtgVF//x",
+	"EEeWAg4zMVLVb+wgnSWdgtY2Zg23tJ+YRD0kV77ssC85TN4DR+bC8MpOmWgh+EUWDaKfmbavQGaIZX1m",
+	"jn63u6EtmwMoqFfqaxl/Dxzt3vqsXox5TeuzFcSY+Y/7P64b3uPisN5V9iGOThA3m9+rtu8O1alo8PU6",
+	"DvolXjnZHYIdR5qOoZQWeGquH7Cp55qCdchOfj6/gk6IqsxI1bY33zZC+IXRbDMlrM5qO4a6myGvBLTS",
+	"kBsMSJ1w0pj4J1DfTdtxwrltCF/v71p9dFv7Uvu0fRiowW7z9+jB29y0/gkdaE+akPv0xurrIH10V/U9",
+	"yRcSP3HWFUIO+Bsw+8PfrAC4ybOHtVzuqrwdFLfYo7XM9K4HaIxowXhGJdYUAx9/av6bEi1IqkWacBCl",
+	"Kr9n9gLfRmCUPYAg2/JXwY0+YKNKIVBSMlrYAMgpo9yoF074CJlwDIPukKugvY9LNLYpxsOlT+EaMYjU",
+	"sx24Kifyba40BHYCW3QXF+Cr2FTHJYcWUEZguugFozBZpBQgTANJ2gmvon8wdlU0ACZcVpouNycK/R14",
+	"2VHy6PW3p70m27Kx7qXb0M72VDjUGG0wDmmFFajaRq8FBMcJp2FbDTxCoFjYK2oXI9uyV0CV9AYVexeh",
+	"TdBKeAmMJcZ5LXBoxoDqAFY0v+Cng4Lds8LW0LVrMDZZGKqJ8fU21NN88PViY5JWAhXhi0oUIgzmA+Rj",
+	"klrIMbWMpKNcL9O2P0F8xMKYLnsf78JaoB0VRrQYDJbENZpQPmZ4zISNnqlvEOraWDDdXuhhKJXb0oRj",
+	"8I3HNRSbBp8KlI23HRFzzQy+bXQ5NFUEA5jauLAR5AVAxXxj68s7vNjDgu96gGXkg/h0LMNdjmjLchsk",
+	"p0TTsf2c6zLJxXAxYdt9GGGaGi0xrfT9gSrgrjY4cgEc3/ZqhoJCrTQfW+rNudJ0LOkUMijQLL1w31Uz",
+	"KhwvcZF1JLUZhoAMA6fLOBwuCeZrkFLpOoYcffBVuucSPpZiPtsrQfHsgpwplStNOVRtrGUsJryK4jAx",
+	"IQ4C820Z1yB9ApYOqRt0DIzSk1/CP398S6htQNlqjjI/BREwEYU5PVDdH68aAt/8j85EN4gcQ6aXImlL",
+	"sswMkbVTYwJZArVObbC3T0k1gRTbB1STUcLDZsxFQ88q/2bJ3izNjWxzaxiZz8aSZgzZ8lCK+XiC7TWJ",
+	"4PWYIJuqDdwY6zt5dgz/bGLE21LgIZ28gQO/cRFtcaWeX2c1WKnbO+j21oBnO6fsICfWhbzV4XpLm8BC",
+	"V49L5gTZ3gzp0TpItfi+cL6iih3k3NcdJGo+xKcNdYOcOSXpn+xRuMEDYHMrOmtgRKYfhXBtzWH5rTFb",
+	"nRWZkyEpKYS4MxrPKVrittTyZiBuhssKHGXBFVfdwdUnwM/XjaA1ji+kXj861owoR3efN83SdARKFerw",
+	"k5A62uG5SyYvzUHc5dEdn7P1BnZ+8owvd3/4vdC7P/zK5hnBpdYeln+tIXslGBe6+wZ2QSnj66VSgCva",
+	"jGtU2ylZMipj4gIYg+IiGC/w1dfJOTrudf3PESzZ/vK8H/zA2UJ1liMxHeacaiGhgYpZrQ+qsJ3rwAk0",
+	"ODwsxIgWRuAPXnRfdKs2yg//DlVh3HrwptWs4mXJEvFLLfCrXv/gyH6F+PnTyU82n+hPJ69fvj7/09GZ",
+	"xQA+ZZj+y55rW/cPBxX27MMWM9iWz/wdRJxU++H1VtrfWZZ8hMIDv+tVmrX1wt5sJ90gmrXb6Z5gw7G+",
+	"bwLWB6sUFPdVwoOvsToHROBuoqdeSDWHM5mPXO9I+8CPL4Lfn0pCBrIdNgpE11MJ4wlzPWK7d9nR1S18",
+	"2Ed5gVCsBhef6+/tRW15/5JL19cKXH7d3nbX3WdO7QUWy/Cl4+0vvRf6jZhzfKHf38VBCFdvYOPD7cof",
+	"4ZL0h+aTM77tqbFGX+C+QWfEFv/NoQyKZTY6cg68vahs055s74qMpeI+XNpkWOJvN/gY6jPibUJT4Ubo",
+	"7M2kEtymgUzQ6KOjCcvgMgsfm9IljjvnmuhFPmLtU0LhRxfiHnTeJr2urwuGPkQzKsB9W8zVpJPwg9Kv",
+	"YdZ+1A3qnIbF9vYsC2qA9E8NGV541QuFnlpvBEKPwGClSbsLjyvgaROCYcPgapG4Br96UnFCh2URYxct",
+	"Vqt22GoubmgGrdY3bMeuz56vR2eFmHfZ4B03Fl1J+HuB6UQuwcg2U4Fsh7BHFfaenlilHdvKQRvpQvAx",
+	"k7YnOx0WzCYppJ/fv/3w88/nr9MB4YIM6ehuPjNwSwY6E5io4CaYtjvkFbpfgNTwwsZ67h2zSniNitUz",
+	"pB6m3G1++ubt50+/3Fy8vzr/+Jezty6hZOVexxfyXHEfblOPzaG2EUsX2RP1wzDeM8hl+dqNu3EvNv/t",
+	"w3/r/zvyf/WCb/txLz6+LgvRfg1Sy40By27Ft6AK2CAq6/qUBcWgROSdFjNXLm0QHdJKH71m1bFWQbPX",
+	"NxpCOf2riRRTVpn986fBZ54bNmVwylQIw1QM84IFIFQhqM/2w4nZhzLn5Gh3ublSNHbNFZnj3GWx5f9G",
+	"efkHSb0vE4FdEkqJR7hY7C31VJnLvfb2wj7j2OrWOwqy7Yoi4eUdRezqwWVUTYaCyoyoiVgokusB8PpA",
+	"5tZc1qUw9W5h58BuSnwtpafhy/Z+AcObnLsL8iXoEqqlG6HLvun2aQmFgeF+ff7raVVK+r9PbfN88yXz",
+	"WeVu3Ep+azoIxyCHfuJa+jK8GyROuS6ClTT6+6AG0W7p88FafQpWGpQRhW2zzV6d/ELPuxal1jDJIQ81",
+	"zHhOeAXa4EKknAc7jN4ziRZQrd4rKjw4CNb58PnV5j3wYA9ImNJa7QzVdANgw8kMhdpePgnHvJowVg3c",
+	"XexWQ+sPPANTkKe5LKkhLwqnWHG/aW0bgZVwW/I0V6RbyxjmFhjSAt3BbxJG4azQR7tDfsLl0YQ3rS4O",
+	"TkyAZpWidgwHRLKa1gauXX8vkfDKXQb5hRb3zLatIXRBl0gCvzIp1ohwl4n7VAm+3Sf00az7jTHgdn34",
+	"SvzL37XqdrhvLFjnfApx6Oqq1DMCH4Vqyh3f4BGrJUIfveiclHU4ei+6lezhH6CAcs2hslIBot/54Wg1",
+	"N/bHk1D16B+bkVw+a/95txt4BTb4fEDt8K1xSrydIdvfur7jXuc4WF+/sjwL08pyXjxfXY5fIiwHvT92",
+	"Nb3j7l4uiVoy/hrNytUWqDbO+pc3Yr1e9gujGeS0BKgrNTR7ihzZ7KeqaZ+MvFZb+8AZYUaHB2WooetZ",
+	"bO+r8acwLtMa2Sinum1nqSfcWsvOnZErTRi/Z4WYMdIKQrOhm26v2+3G/vrWfGqjxQ49fe9p8XIi5tKq",
+	"FNA9y4earMavWBMdGtqk/g1X3ACMa3ufvaXOwSmhTsszBi6m8YpbW3DMd7yz2iRoh06DLZYdcoaFN9C1",
+	"k9FlkY8n+kDRewh5B8kL8bn9I2M/949hC3Jm6xBINoPETTOsgd8tmM71fMpdqzOGPgAbz66DmAYxst09",
+	"GcTHWBSUQt6M6yT6NoeUUcwgvCDQMW2IMf5onRNmzFLz3EF1w0GaqsqXenKua6SQ0WWKjglLMO2B2+zc",
+	"2QTLmITFKdbvJPiSBDmKnz/vYp2b6mTYHa4+AXxbTpGeBtVWzEJBn7UyDsjDTBNEAVvzRuUZCw+ZjQE3",
+	"71X2ym+ULZNv0GSGeLaHglyaU9Ysa6Vjr3EZ/fDM+XwAmISDswjrxSIuEIcqTJkwwt7jKl2j1ZXVEP6R",
+	"FbsG+zX/lSEfRrZXvW/P6HLN/bHDx5oLXnzRXe+acwkdxcyXeHNzvcMl90+WEc8gAN62pWyAxV9GNMIC",
+	"bLfScqK7PY7tXzfDGzRls49VJRm6py1V431cVZ39sXPkivWURXL6laong94P3VX97kUv1O9OAvXueQ98",
+	"duE03dU5jqpzNMzQDScIxu8++m4wUEv+vbyrgxXXLnANgI+/F3zSPL/DnSCesaaL3a1GFsYQYNybOfdW",
+	"CG0KIKjaE8edfnXz4WI6pK5+zWbqNRgTFVrAyARLDccn3RVyO+4aI60yaZ2keztM+kPFF/winLT/vYmw",
+	"6cK4f9B/gV9VNYNaZEElaPVPJ69f4nZ9b/L93SH8byV8EIErRG8jc52ujy6onBNsnHD4E5NFzknr89Wr",
+	"/9Nr78Bdjxq561X/yKr7VaL8YZtT4KikwKMVogeKXuGyVzDR6ly9Lfy2F5jrvwO/PVrLByvGl6UQu58v",
+	"+78HS/4OoPQ99f7hsACfe/zh6Yenp79ydI738dvUSp9tCSixVn711v0f1H9TruyPd+L8xV8wBfcElfCC",
+	"0qUzgxiAuYyBrwnpo7Y2OHdc3ujmnCGX9eKejv0lDqHatrrflq6T+xsqRafMBeZDN3IlsCP8GDPv6bBg",
+	"67J5vjh49zX7XG0jjAZ+VIivrQ3y2BhfX5TLd0KsFztZb5t9MAC4Uh2KtFIt55Ar0MMimQAgF/wgfAbK",
+	"oJiHutiQpzHWvKzqtduxxzogqxCmeQauDKhBAbUuZcbkWlxtjFeGNCmHpbCg2T9WqPJ3Cur4Wi12WOYH",
+	"9K96gXR3JbGioH2IL+ZmpHu1zkyvVkEGFa96iRj8tqwBgxH8eQbaSlnqxZcgs6VTutVCdc0g769XOPby",
+	"73upAKtv/Y5xlz0vLXu7i8qwBt4WOekW8wTRuIuk+8xnUoyYUobXnnOd6z9WzBnU+LUHEsuz++uHOJoJ",
+	"1SCgypJNKizyibp+S8t8OmVZTAqxYPJgRBXLTgklBaOQ9ZRa0sJyOq6SQRoTmnD/jE1Zo3xpexXPjHSD",
+	"RD1J88I8kwltqxllp+Qzz6FPWkGHrFAEK0SSnGuR8NmcL82PWPVhOlcQ2sfJkBFaLW5HeVDfLnYRJ3Qk",
+	"hVKEFgXUdYB4BnsuU9K3xWMoSd3hTTskLLmHoSa+RN6EyUZRCyUAv/jwVZvf/ZPIlhs4XGM5mDrLc1ws",
+	"LBpxXnK0w2EhxrXak4Oo1+3A/w5fJLzf7fYG2fDFYNCLQpa072ksqxw+VKuQGR74sMLae4+L1/tv4Owb",
+	"sLON3Vu+/p34/b47sPXKly0cT6il4L8VozVND2rvPVPk88e3nY1ZanWN4uHRnLd3tP2lS7osBM2uhHhL",
+	"JWgb0XHvZJfJ1HyGkUHvWJbTKwP1noZNUCT1D+P0Z1nWGBkfcPoG8+TwN1vXIGMFayo9/zGoJFeWFMuA",
+	"T9rbLTDP4fbYGC9aUq6wLPtqJY/XMEvI/56k5sFoWU27stXkfHGAaOfj89qOt+bY+DBvRcbQtOv//yGo",
+	"iJFtdBU7C7cm6yZisXmrNwNm3/3w5/8BiDa42o7mP7LUxnctsXEN1ZRGkzXByEZRo4pcfr5aZSGX5r21",
+	"GlTzDrhH8pKqsNxp9PDPQpj/JCKwROsfdpQQhMB917o8u3r1S3vtoZo3Rllh/Ae6rmy5B4wDOiVpqbOl",
+	"BMWj4DaFyVsA+AwcQojHSngaaJcv0S6q6pEvUzIqGJXKh2F1vHOMjCjHqgIWDFu8tcnIQAz864z864zs",
+	"eka26Iv9Q3QzDn5b4yvAoERbfPUWbGzroc7EgsdE0zuX+QdFP8UtCQuEgv8cynTd98FrDTKL8oSDyLA5",
+	"AC4S0IxflgZdCHmnyHCJxwJ83VqRIVUM6tYbXfWOLbFsJgiWs8uLhN+xJbr8i3wK3n9VFrs8JakNyPQx",
+	"ZKVcxePoyq5CHWVaOFGa8FqJUqwqCwXBmNFqRwyLqSbRQzogx90uIssmINoQfTjncs4xbs69aMu3LCZU",
+	"J3xBFVlIwcftmBx3e6QFMYDply9fDoKKtcxVt03bdp5prhTkD0ooW4slajHQjia8XLaZGEslL0FvkIxm",
+	"FhyQzZgYiBWoXYExxIwBqP8jmVH0vyQcEdxxPWRtgBw0kXAZH2pCZ1jOlkA1Z0qOOl2HCGNduHryTN4z",
+	"iRV4FdQ6nVbrAne7HZKJkUJy7UwzYKLKsuYp0zIfxSTLp4wryCrhmS0IKyQUFE7TNOGjuSzIwX+Syw+f",
+	"rohzp5RllANnQuV0kCRJOCEHv5BnzSWG/3z+12fw8/oKhMbIeeYGysiz35LI7gnSUzB3EsUkiXBNyvz6",
+	"NfH30PhbcM2dRNfmG3PobzBkEIb7IUsiyNCF/0sij5nKgAObNHhjKBCH1vmUDRaM3ZmBgwHsHsPbX5PI",
+	"9QvGl3AwiIIF56/59msSgWcqia6v4VOubrjQ4Qu+gAQ+DsVQIQ4CsXB9ff3wzO7ciiSEe0ZXqG43Z1tT",
+	"pBgdjyUb29Zsq3eIq3eHPjX5h6aAMrsH0SD6IcOOJmYPa60Sy6CD69gRQc2VZRi0Z7JV0H5auqRjAG6U",
+	"62VMCobxzGVHTGxAbWuDudzQjcCWJOLhrdCHa+81MFPiN9cuXsq88tXucPlc5eWvkdnQ7TipthTbiCHO",
+	"lK5Hav2lORXGUCIUJM7yzLbqcMlwGHoTG0Fj6H4tko66q1jyp6WOCsqzKP761Z8Tj5TykBiUoO/2+jr+",
+	"GgHmvkZTYwSx8nmfnBt/jfBwJEnHYHIDMm2cykbcVfMRmigfr8R9KZPY8lrzreG9K7FuHlNfbbRNFyPb",
+	"3IejnoGoAX8ZXZpfbDYDFvOdshu8CvDO5aalbljhzq4hYCRWBdvNr72nL8vdoMEl2I0UCxUN+g9x5BWv",
+	"Jtz1DvpdH6n0f+C/HpW9g/7zq/7R4OTHwcmP9rfr/7bzG2wT5l2W3UMq2+a+C1a9YSc3cgC4F78ZLgHI",
+	"4BWjqZrDE0EohHdvg17i23eI21vFtL3taCYW2OF5oa3vpYLHMo8fY92iyqnr9bvxUbcbH/c6J9dww195",
+	"+Y2kfGQQf0llrqqvvujGvZNufPTi+uF6X2LdklEvSlEFRBaDbmk+G71WaSJ4TFwpd9RwKFSMlJRb3+cO",
+	"VgjAYu2fnU1BeGn1/vXHHd98rMVkYd3gY1d3YNnAuEaBLNscVGyY0NeAoU5oTGHZ/l9tHfX/MjtmNqXz",
+	"X660ut94+GS07uWvlQ+HtgSHK0Nelj2utj/5ev1g2B4ozOuchVDu01gWkJcF5lnYLqOlWHF7MBGGiZ+S",
+	"dErvmLFKUlTDweUB4QIQAoMF67H+lF35Bv+kq9VPtKSjO2gQab2M3vpcDYQ5c0pYRjKaF8uyJG81XCsY",
+	"DTW/ppikYKHB89h3rjGECSBlksyk0GIkCtLCLvHSJ99VEsrPLi/amBuGAxFcNpsObS8TsI28yZxrYgxr",
+	"hdV+tABzVZlDOjevccYyWx0dDR5pjaHM6HIuMynhasZGB2XPFEOMrWpvBax9kysyoTw7mFGpbJ6VmjGW",
+	"YXf4XFYbjSQcc981KFKEjo2qUmuugm4oi8ZXfroGZK6z+x0TQmOuLOwA3SJd3mBGNSUt32akrNUDNjf4",
+	"FtrBfrowwzoM2BgDAwXwxAEOnCloPQPV7hjlqB+ciaGih+uH/y8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -754,6 +754,28 @@ type StatsFilter struct {
 	UtmTerm *string `json:"utm_term,omitempty"`
 }
 
+// StatsFilterValues Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type StatsFilterValues struct {
+	Browser          *string `json:"browser,omitempty"`
+	Campaign         *string `json:"campaign,omitempty"`
+	City             *string `json:"city,omitempty"`
+	Continent        *string `json:"continent,omitempty"`
+	Country          *string `json:"country,omitempty"`
+	Device           *string `json:"device,omitempty"`
+	Event            *string `json:"event,omitempty"`
+	ExitPage         *string `json:"exit_page,omitempty"`
+	LandingPage      *string `json:"landing_page,omitempty"`
+	Language         *string `json:"language,omitempty"`
+	OperatingSystem  *string `json:"operating_system,omitempty"`
+	Page             *string `json:"page,omitempty"`
+	Referrer         *string `json:"referrer,omitempty"`
+	ScreenResolution *string `json:"screen_resolution,omitempty"`
+	SearchEngine     *string `json:"search_engine,omitempty"`
+	SocialNetwork    *string `json:"social_network,omitempty"`
+}
+
 // Summary defines model for Summary.
 type Summary struct {
 	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
@@ -918,6 +940,21 @@ type ZeroOne int
 // as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
 type Filter = StatsFilter
 
+// FilterAny Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterAny = StatsFilterValues
+
+// FilterContains Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterContains = StatsFilterValues
+
+// FilterNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterNot = StatsFilterValues
+
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
 
@@ -1081,6 +1118,21 @@ type ListStatsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // ListStatsParamsSearchBy defines parameters for ListStats.
@@ -1123,6 +1175,21 @@ type GetSummaryParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // GetTimeseriesParams defines parameters for GetTimeseries.
@@ -1168,6 +1235,21 @@ type GetTimeseriesParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // GetTimeseriesParamsInterval defines parameters for GetTimeseries.
@@ -3360,6 +3442,42 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 
 		}
 
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -3462,6 +3580,42 @@ func NewGetSummaryRequest(server string, websiteId StatsWebsiteId, params *GetSu
 		if params.Filter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3575,6 +3729,42 @@ func NewGetTimeseriesRequest(server string, websiteId StatsWebsiteId, params *Ge
 		if params.Filter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

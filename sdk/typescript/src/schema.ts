@@ -836,6 +836,29 @@ export interface components {
             /** @description Visits that sent this event (`name:value:unit`); `""` for visits that sent none. */
             event?: string;
         };
+        /**
+         * @description Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+         *     name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+         *     `\\` a literal `\`, each value at most 255 characters.
+         */
+        StatsFilterValues: {
+            page?: string;
+            landing_page?: string;
+            exit_page?: string;
+            referrer?: string;
+            search_engine?: string;
+            social_network?: string;
+            campaign?: string;
+            browser?: string;
+            operating_system?: string;
+            device?: string;
+            language?: string;
+            screen_resolution?: string;
+            continent?: string;
+            country?: string;
+            city?: string;
+            event?: string;
+        };
         StatEntry: {
             value: string;
             /** Format: int64 */
@@ -1404,6 +1427,33 @@ export interface components {
          *     }
          */
         Filter: components["schemas"]["StatsFilter"];
+        /**
+         * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+         *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+         *     20 values of at most 255 characters each. One name may be in several of `filter`,
+         *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+         *     422 on `filter`.
+         * @example {
+         *       "country": "DE|FR"
+         *     }
+         */
+        FilterAny: components["schemas"]["StatsFilterValues"];
+        /**
+         * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+         *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+         * @example {
+         *       "referrer": "www.google.com"
+         *     }
+         */
+        FilterNot: components["schemas"]["StatsFilterValues"];
+        /**
+         * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+         *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+         * @example {
+         *       "page": "/blog/"
+         *     }
+         */
+        FilterContains: components["schemas"]["StatsFilterValues"];
         /**
          * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
          * @example "3f1b2c"
@@ -2230,6 +2280,33 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`.
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
             };
             header?: never;
             path: {
@@ -2305,6 +2382,33 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`.
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
             };
             header?: never;
             path: {
@@ -2389,6 +2493,33 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`.
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
             };
             header?: never;
             path: {
