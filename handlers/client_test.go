@@ -231,6 +231,12 @@ func TestGoClient(t *testing.T) {
 				t.Fatalf("query %s", query.Body)
 			}
 		}
+		// Without filters or dimensions the counters answer: the summary's pageviews.
+		counted, err := c.QueryStatsWithResponse(ctx, client.QueryRequest{SiteId: "stats.example", Metrics: []string{"pageviews", "events"},
+			DateRange: []string{s.Day, s.Day}})
+		if got := must(t, counted, err, 200).JSON200; len(got.Results) != 1 || got.Results[0].Metrics[0] != 11 || got.Results[0].Metrics[1] != 13 {
+			t.Fatalf("query from the counters %s", counted.Body)
+		}
 		refused, err := c.QueryStatsWithResponse(ctx, client.QueryRequest{SiteId: "stats.example", Metrics: []string{"visitors"},
 			DateRange: "8d"})
 		if got := must(t, refused, err, 400).JSON400; !strings.Contains(got.Error, "8d") {

@@ -40,7 +40,7 @@ func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject
 	if err != nil {
 		return nil, err
 	}
-	answer, err := s.repo.RunQuery(ctx, site.ID, q)
+	answer, err := s.repo.RunQuery(ctx, site.ID, q, s.loc)
 	if err != nil {
 		return nil, err
 	}

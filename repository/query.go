@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -53,8 +54,16 @@ func (b *queryBuild) arg(v any) string {
 	return fmt.Sprintf("$%d", len(b.args))
 }
 
-// RunQuery answers a checked query over the website's visit rows.
-func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Query) (QueryAnswer, error) {
+// RunQuery answers a checked query: from the counters when it needs no visit row
+// (counterQuery), else over the website's visit rows; hours and days are those of loc.
+func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Query, loc *time.Location) (QueryAnswer, error) {
+	if interval, ok := counterQuery(q); ok {
+		out, err := r.counterAnswer(ctx, websiteID, q, interval, loc)
+		if err != nil {
+			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+		}
+		return out, nil
+	}
 	var out QueryAnswer
 	days := q.Range.Days()
 	b := &queryBuild{q: q, fraction: stats.SampleFraction(days)}
