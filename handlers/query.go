@@ -63,10 +63,14 @@ func queryMeta(q *query.Query, answer repository.QueryAnswer) gen.QueryMeta {
 		meta.TimeLabels = &labels
 	}
 	if q.Include.Imports {
-		// Imported days are daily counters, which no breakdown of visits can split.
-		no := false
-		warning := "Imported stats are not included: this service answers queries from the visits it recorded."
-		meta.ImportsIncluded, meta.ImportsWarning = &no, &warning
+		// Imported days are daily counters: they count in the answers the counters give, and
+		// no breakdown of visit rows can split them.
+		included := answer.FromCounters
+		meta.ImportsIncluded = &included
+		if !included {
+			warning := "Imported stats are not included: a query with filters or breakdowns is answered from the visits this service recorded."
+			meta.ImportsWarning = &warning
+		}
 	}
 	if f := answer.Basis.Fraction; f < 1 {
 		meta.Sampled = &f

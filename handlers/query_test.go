@@ -310,8 +310,13 @@ func TestQueryPercentageAndPages(t *testing.T) {
 		t.Errorf("percentages sum to %v: %v", sum, lines)
 	}
 	body, lines = wantQuery(t, e.query(key, `{"site_id": "example.com", "metrics": ["visitors"], "date_range": "7d",
-		"dimensions": ["visit:browser"], "include": {"total_rows": true}, "pagination": {"offset": 50}}`))
-	if len(lines) != 0 || body["meta"].(map[string]any)["total_rows"] != float64(3) {
-		t.Errorf("past the last row: %v %v", lines, body["meta"])
+		"dimensions": ["visit:browser"], "include": {"total_rows": true, "imports": true}, "pagination": {"offset": 50}}`))
+	meta := body["meta"].(map[string]any)
+	if len(lines) != 0 || meta["total_rows"] != float64(3) {
+		t.Errorf("past the last row: %v %v", lines, meta)
+	}
+	// Visit rows answered: imported days (daily counters) could not count.
+	if meta["imports_included"] != false || meta["imports_warning"] == nil {
+		t.Errorf("imports: %v", meta)
 	}
 }

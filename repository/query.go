@@ -35,6 +35,8 @@ type QueryAnswer struct {
 	Rows      []QueryRow
 	TotalRows int64
 	Basis     Basis
+	// FromCounters: the daily counters answered, imported days included.
+	FromCounters bool
 }
 
 // queryBuild collects a statement's SQL and arguments.

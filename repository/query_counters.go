@@ -108,7 +108,7 @@ func pageOf(q *query.Query, rows []QueryRow) QueryAnswer {
 		}
 		return slices.Compare(a.Dimensions, b.Dimensions)
 	})
-	out := QueryAnswer{TotalRows: int64(len(rows)), Basis: Basis{Fraction: 1}}
+	out := QueryAnswer{TotalRows: int64(len(rows)), Basis: Basis{Fraction: 1}, FromCounters: true}
 	from := min(q.Offset, len(rows))
 	out.Rows = rows[from:min(from+q.Limit, len(rows))]
 	return out
