@@ -387,11 +387,11 @@ func TestTypeScriptSDKFilters(t *testing.T) {
 // and a malformed one is a 422 on `filter`.
 func TestFilterOperators(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
 	first := day("2026-01-01")
 	visits := makeVisits(first, 10, 600)
-	insertVisits(t, e.db, id, first, visits)
+	insertVisits(t, e.DB, id, first, visits)
 	cases := []string{
 		`filter_any[country]=DE|US:Nowhere`,
 		`filter_not[referrer]=www.google.com|`,
@@ -417,9 +417,9 @@ func TestFilterOperators(t *testing.T) {
 			}
 			e := e.in(t)
 			q := "&" + values.Encode()
-			res := e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-01-01&to=2026-01-31%s", id, q), key: key})
+			res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-01-01&to=2026-01-31%s", id, q), Key: key})
 			wantSummary(t, want(t, res, http.StatusOK)["data"].(map[string]any), wantTotals(visits, f))
-			res = e.do(request{path: fmt.Sprintf("/api/v1/stats/%d?name=country&from=2026-01-01&to=2026-01-31&per_page=100%s", id, q), key: key})
+			res = e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=country&from=2026-01-01&to=2026-01-31&per_page=100%s", id, q), Key: key})
 			if got, want := entries(want(t, res, http.StatusOK)), wantList(visits, stats.Country, f); got != want {
 				t.Errorf("got  %s\nwant %s", got, want)
 			}
@@ -428,7 +428,7 @@ func TestFilterOperators(t *testing.T) {
 	for _, bad := range []string{`filter_any[nope]=a`, `filter_not[page]=a\b`, `filter_any=a`,
 		`filter_contains[page]=` + strings.Repeat("a|", 20) + "a", `filter_any[page]=` + strings.Repeat("a", 256)} {
 		t.Run("refused "+bad[:min(len(bad), 30)], func(t *testing.T) {
-			res := e.in(t).do(request{path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-01-01&to=2026-01-31&%s", id, url.PathEscape(bad)), key: key})
+			res := e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-01-01&to=2026-01-31&%s", id, url.PathEscape(bad)), Key: key})
 			wantField(t, res, "filter")
 		})
 	}

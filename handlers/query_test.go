@@ -10,33 +10,34 @@ import (
 
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // queryEnv is a website with visits over the last 7 days of the test clock (2026-03-04):
 // 2026-02-25 to 2026-03-03, and the key that reads it.
 func queryEnv(t *testing.T) (*env, string, []repotest.Visit) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
 	first := day("2026-02-25")
 	visits := makeVisits(first, 7, 400)
-	insertVisits(t, e.db, id, first, visits)
+	insertVisits(t, e.DB, id, first, visits)
 	return e, key, visits
 }
 
-func (e *env) query(key, body string) response {
-	e.t.Helper()
-	return e.do(request{method: http.MethodPost, path: "/api/v2/query", key: key, body: body,
-		headers: map[string]string{"Content-Type": "application/json"}})
+func (e *env) query(key, body string) harness.Response {
+	e.T.Helper()
+	return e.Do(harness.Request{Method: http.MethodPost, Path: "/api/v2/query", Key: key, Body: body,
+		Headers: map[string]string{"Content-Type": "application/json"}})
 }
 
 // wantQuery checks a 200 and returns its results as "dims=metrics" lines.
-func wantQuery(t *testing.T, res response) (map[string]any, []string) {
+func wantQuery(t *testing.T, res harness.Response) (map[string]any, []string) {
 	t.Helper()
-	if res.status != http.StatusOK {
-		t.Fatalf("status %d: %s", res.status, res.body)
+	if res.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", res.Status, res.Body)
 	}
-	body := res.json(t)
+	body := res.JSON(t)
 	var lines []string
 	for _, r := range body["results"].([]any) {
 		row := r.(map[string]any)
@@ -46,15 +47,15 @@ func wantQuery(t *testing.T, res response) (map[string]any, []string) {
 }
 
 // wantQueryError checks Plausible's error body and that its sentence holds each word.
-func wantQueryError(t *testing.T, res response, status int, words ...string) {
+func wantQueryError(t *testing.T, res harness.Response, status int, words ...string) {
 	t.Helper()
-	if res.status != status {
-		t.Fatalf("status %d, want %d: %s", res.status, status, res.body)
+	if res.Status != status {
+		t.Fatalf("status %d, want %d: %s", res.Status, status, res.Body)
 	}
-	body := res.json(t)
+	body := res.JSON(t)
 	msg, _ := body["error"].(string)
 	if len(body) != 1 || msg == "" {
-		t.Fatalf("body %s, want {\"error\": ...}", res.body)
+		t.Fatalf("body %s, want {\"error\": ...}", res.Body)
 	}
 	for _, w := range words {
 		if !strings.Contains(msg, w) {
@@ -234,7 +235,7 @@ func TestQueryFilters(t *testing.T) {
 // wrong; never a 500.
 func TestQueryRefusals(t *testing.T) {
 	e, key, _ := queryEnv(t)
-	other := e.user("b@example.com")
+	other := e.User("b@example.com").Key
 	const ok = `"site_id": "example.com", "metrics": ["visitors"], "date_range": "7d"`
 	cases := []struct {
 		name, body string
@@ -263,16 +264,16 @@ func TestQueryRefusals(t *testing.T) {
 	t.Run("no key", func(t *testing.T) {
 		res := e.in(t).query("", `{`+ok+`}`)
 		wantQueryError(t, res, http.StatusUnauthorized)
-		if res.header.Get("WWW-Authenticate") != "Bearer" {
-			t.Errorf("WWW-Authenticate %q", res.header.Get("WWW-Authenticate"))
+		if res.Header.Get("WWW-Authenticate") != "Bearer" {
+			t.Errorf("WWW-Authenticate %q", res.Header.Get("WWW-Authenticate"))
 		}
 	})
 	t.Run("another user's site answers as an unknown one", func(t *testing.T) {
 		res := e.in(t).query(other, `{`+ok+`}`)
 		wantQueryError(t, res, http.StatusUnauthorized, "Invalid API key or site ID")
 		unknown := e.in(t).query(key, `{"site_id": "nowhere.example", "metrics": ["visitors"], "date_range": "7d"}`)
-		if string(unknown.body) != string(res.body) || unknown.header.Get("WWW-Authenticate") != "Bearer" {
-			t.Errorf("unknown domain %s, another's %s", unknown.body, res.body)
+		if string(unknown.Body) != string(res.Body) || unknown.Header.Get("WWW-Authenticate") != "Bearer" {
+			t.Errorf("unknown domain %s, another's %s", unknown.Body, res.Body)
 		}
 	})
 }
@@ -281,12 +282,12 @@ func TestQueryRefusals(t *testing.T) {
 // error body too.
 func TestQueryUnknownRoutes(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
-	wantQueryError(t, e.do(request{path: "/api/v2/websites", key: key}), http.StatusNotFound)
-	res := e.do(request{path: "/api/v2/query", key: key})
+	key := e.User("a@example.com").Key
+	wantQueryError(t, e.Do(harness.Request{Path: "/api/v2/websites", Key: key}), http.StatusNotFound)
+	res := e.Do(harness.Request{Path: "/api/v2/query", Key: key})
 	wantQueryError(t, res, http.StatusMethodNotAllowed)
-	if res.header.Get("Allow") != "POST" {
-		t.Errorf("Allow %q", res.header.Get("Allow"))
+	if res.Header.Get("Allow") != "POST" {
+		t.Errorf("Allow %q", res.Header.Get("Allow"))
 	}
 }
 
