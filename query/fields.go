@@ -71,6 +71,12 @@ var fields = func() map[string]Field {
 		visit("visit:exit_page", stats.ExitPage, Whole, nil),
 		visit("visit:referrer", stats.Referrer, Whole, map[string]string{"": "Direct / None"}),
 		visit("visit:utm_campaign", stats.Campaign, Whole, nil),
+		visit("visit:source", stats.Source, Whole, map[string]string{"": "Direct / None"}),
+		visit("visit:channel", stats.Channel, Whole, nil),
+		visit("visit:utm_source", stats.UTMSource, Whole, nil),
+		visit("visit:utm_medium", stats.UTMMedium, Whole, nil),
+		visit("visit:utm_content", stats.UTMContent, Whole, nil),
+		visit("visit:utm_term", stats.UTMTerm, Whole, nil),
 		visit("visit:device", stats.Device, Whole, deviceSpelling),
 		visit("visit:browser", stats.Browser, Whole, map[string]string{"Edge": "Microsoft Edge", "Samsung Internet": "Samsung Browser"}),
 		visit("visit:os", stats.OperatingSystem, Whole, map[string]string{"macOS": "Mac", "Linux": "GNU/Linux"}),
@@ -91,10 +97,9 @@ var fields = func() map[string]Field {
 	return out
 }()
 
-// pending are Plausible's dimensions that this service is gaining (goals, sources and UTM
-// tags, custom properties): refused as not available yet rather than unknown.
-var pending = []string{"event:goal", "visit:source", "visit:channel", "visit:utm_source",
-	"visit:utm_medium", "visit:utm_content", "visit:utm_term"}
+// pending are Plausible's dimensions that this service is gaining (goals, custom
+// properties): refused as not available yet rather than unknown.
+var pending = []string{"event:goal"}
 
 // unavailable are Plausible's dimensions that this service does not keep.
 var unavailable = []string{"visit:region", "visit:region_name", "visit:city", "visit:browser_version",
