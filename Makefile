@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-ingest bench-flood bench-import bench-visits bench-collector build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-query bench-ingest bench-flood bench-import bench-visits bench-collector build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -69,12 +69,18 @@ contract: tools
 bench:
 	GOGC=off GOMEMLIMIT=100MiB scripts/test.sh go test -run '^$$' -bench . -benchtime 400x -count 1 ./handlers/ ./pages/
 	$(MAKE) bench-filters
+	$(MAKE) bench-query
 
 # Filtered reads (issue 17) on 20 websites x 10,000 visits a day for BENCH_FILTER_DAYS days
 # (default 365: about 24 GB and 8 minutes to write; 40 while developing): p50/p95/p99 of each
 # read and of the dashboard's, and the bytes visit_rows takes per visit and per pageview.
 bench-filters:
 	scripts/test.sh go test -run '^$$' -bench FilteredReads -benchtime 20x -count 1 -timeout 120m -v ./repository/
+
+# The query API's engine (POST /api/v2/query) on the filtered reads' data set, 30 days: p50/p95/p99
+# of visit-level and hit-level queries and of matches beside is filters (docs/query.md).
+bench-query:
+	scripts/test.sh go test -run '^$$' -bench QueryAPI -benchtime 20x -count 1 -timeout 60m -v ./repository/
 
 # Load test of POST /api/event (see scripts/bench-ingest.sh): realistic mixed traffic against the
 # real service and PostgreSQL on this machine, closed loop then open loop at 15,000/s, 60 s each,

@@ -545,6 +545,78 @@ type PlausibleRevenue struct {
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
 
+// QueryError The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryError struct {
+	// Error One human sentence.
+	Error string `json:"error"`
+}
+
+// QueryMeta defines model for QueryMeta.
+type QueryMeta struct {
+	// FilteredFrom With visit rows needed, the first day they count when after the range's first.
+	FilteredFrom *openapi_types.Date `json:"filtered_from,omitempty"`
+
+	// ImportsIncluded With `include.imports`, whether imported days counted.
+	ImportsIncluded *bool                              `json:"imports_included,omitempty"`
+	ImportsWarning  *string                            `json:"imports_warning,omitempty"`
+	MetricWarnings  *map[string]map[string]interface{} `json:"metric_warnings,omitempty"`
+
+	// Sampled Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
+	Sampled *float64 `json:"sampled,omitempty"`
+
+	// TimeLabels With `include.time_labels` and a time dimension, every bucket of the range.
+	TimeLabels *[]string `json:"time_labels,omitempty"`
+
+	// TimeRangeRounded True when a `24h` or date-time range was rounded out to whole hours.
+	TimeRangeRounded *bool `json:"time_range_rounded,omitempty"`
+
+	// TotalRows With `include.total_rows`, the rows before pagination.
+	TotalRows *int64 `json:"total_rows,omitempty"`
+}
+
+// QueryRequest Plausible's Stats API v2 query. `date_range` is one of `day`, `24h`, `7d`, `28d`, `30d`,
+// `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or two dates `YYYY-MM-DD`, or two ISO 8601
+// date-times (rounded out to whole hours). Each filter is `[operator, dimension, [values]]`
+// (optionally with `{"case_sensitive": false}`), `["and"|"or", [filters]]` or
+// `["not", filter]`, nested at most 3 deep.
+type QueryRequest struct {
+	// DateRange A relative range (a string) or two dates or date-times (an array).
+	DateRange  interface{}      `json:"date_range"`
+	Dimensions *[]string        `json:"dimensions,omitempty"`
+	Filters    *[][]interface{} `json:"filters,omitempty"`
+	Include    *struct {
+		Imports    *bool `json:"imports,omitempty"`
+		TimeLabels *bool `json:"time_labels,omitempty"`
+		TotalRows  *bool `json:"total_rows,omitempty"`
+	} `json:"include,omitempty"`
+	Metrics    []string    `json:"metrics"`
+	OrderBy    *[][]string `json:"order_by,omitempty"`
+	Pagination *struct {
+		Limit  *int `json:"limit,omitempty"`
+		Offset *int `json:"offset,omitempty"`
+	} `json:"pagination,omitempty"`
+
+	// SiteId The website's domain.
+	SiteId string `json:"site_id"`
+}
+
+// QueryResponse defines model for QueryResponse.
+type QueryResponse struct {
+	Meta QueryMeta `json:"meta"`
+
+	// Query The query as it ran, `date_range` resolved to two date-times.
+	Query   map[string]interface{} `json:"query"`
+	Results []QueryResult          `json:"results"`
+}
+
+// QueryResult defines model for QueryResult.
+type QueryResult struct {
+	Dimensions []string `json:"dimensions"`
+
+	// Metrics In the order of the query's metrics; counts are integers, rates numbers.
+	Metrics []float64 `json:"metrics"`
+}
+
 // Realtime defines model for Realtime.
 type Realtime struct {
 	// Pageviews Pageviews of each of the last 30 minutes, oldest first, the current minute last.
@@ -683,6 +755,28 @@ type StatsFilter struct {
 
 	// UtmTerm Visits whose first URL had this `utm_term`; `""` for visits of none.
 	UtmTerm *string `json:"utm_term,omitempty"`
+}
+
+// StatsFilterValues Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type StatsFilterValues struct {
+	Browser          *string `json:"browser,omitempty"`
+	Campaign         *string `json:"campaign,omitempty"`
+	City             *string `json:"city,omitempty"`
+	Continent        *string `json:"continent,omitempty"`
+	Country          *string `json:"country,omitempty"`
+	Device           *string `json:"device,omitempty"`
+	Event            *string `json:"event,omitempty"`
+	ExitPage         *string `json:"exit_page,omitempty"`
+	LandingPage      *string `json:"landing_page,omitempty"`
+	Language         *string `json:"language,omitempty"`
+	OperatingSystem  *string `json:"operating_system,omitempty"`
+	Page             *string `json:"page,omitempty"`
+	Referrer         *string `json:"referrer,omitempty"`
+	ScreenResolution *string `json:"screen_resolution,omitempty"`
+	SearchEngine     *string `json:"search_engine,omitempty"`
+	SocialNetwork    *string `json:"social_network,omitempty"`
 }
 
 // Summary defines model for Summary.
@@ -885,6 +979,21 @@ type ZeroOne int
 // as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
 type Filter = StatsFilter
 
+// FilterAny Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterAny = StatsFilterValues
+
+// FilterContains Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterContains = StatsFilterValues
+
+// FilterNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterNot = StatsFilterValues
+
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
 
@@ -938,6 +1047,18 @@ type NotFound = Error
 
 // PayloadTooLarge The one error body, for every status >= 400.
 type PayloadTooLarge = Error
+
+// QueryInternalError The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryInternalError = QueryError
+
+// QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryInvalid = QueryError
+
+// QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTooManyRequests = QueryError
+
+// QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryUnauthorized = QueryError
 
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
@@ -1021,6 +1142,21 @@ type ListStatsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // ListStatsParamsSearchBy defines parameters for ListStats.
@@ -1063,6 +1199,21 @@ type GetSummaryParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // GetTimeseriesParams defines parameters for GetTimeseries.
@@ -1108,6 +1259,21 @@ type GetTimeseriesParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // GetTimeseriesParamsInterval defines parameters for GetTimeseries.
@@ -1147,6 +1313,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
+type QueryStatsJSONRequestBody = QueryRequest
 
 // AsHit0 returns the union data inside the Hit as a Hit0
 func (t Hit) AsHit0() (Hit0, error) {
@@ -1704,6 +1873,9 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
+	// QueryStats Ask any question (Plausible Stats API v2)
+	// (POST /api/v2/query)
+	QueryStats(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -1812,6 +1984,27 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
 
+	// ------------- Optional query parameter "filter_any" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_any", ctx.QueryParams(), &params.FilterAny, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_any: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_not", ctx.QueryParams(), &params.FilterNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
 	return err
@@ -1865,6 +2058,27 @@ func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_any" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_any", ctx.QueryParams(), &params.FilterAny, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_any: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_not", ctx.QueryParams(), &params.FilterNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -1925,6 +2139,27 @@ func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_any" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_any", ctx.QueryParams(), &params.FilterAny, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_any: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_not", ctx.QueryParams(), &params.FilterNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -2065,6 +2300,15 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
+// QueryStats converts echo context to params.
+func (w *ServerInterfaceWrapper) QueryStats(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.QueryStats(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -2124,6 +2368,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
+	router.POST(options.BaseURL+"/api/v2/query", wrapper.QueryStats, options.OperationMiddlewares["queryStats"]...)
 
 }
 
@@ -2176,6 +2421,35 @@ type NotModifiedResponse struct {
 }
 
 type PayloadTooLargeJSONResponse Error
+
+type QueryInternalErrorResponseHeaders struct {
+	XRequestId string
+}
+type QueryInternalErrorJSONResponse struct {
+	Body QueryError
+
+	Headers QueryInternalErrorResponseHeaders
+}
+
+type QueryInvalidJSONResponse QueryError
+
+type QueryTooManyRequestsResponseHeaders struct {
+	RetryAfter int
+}
+type QueryTooManyRequestsJSONResponse struct {
+	Body QueryError
+
+	Headers QueryTooManyRequestsResponseHeaders
+}
+
+type QueryUnauthorizedResponseHeaders struct {
+	WWWAuthenticate string
+}
+type QueryUnauthorizedJSONResponse struct {
+	Body QueryError
+
+	Headers QueryUnauthorizedResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter int
@@ -3300,6 +3574,89 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
+type QueryStatsRequestObject struct {
+	Body *QueryStatsJSONRequestBody
+}
+
+type QueryStatsResponseObject interface {
+	VisitQueryStatsResponse(w http.ResponseWriter) error
+}
+
+type QueryStats200JSONResponse QueryResponse
+
+func (response QueryStats200JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryStats400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response QueryStats400JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryStats401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response QueryStats401JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryStats429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response QueryStats429JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryStats500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response QueryStats500JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetOpenAPI This API description
@@ -3338,6 +3695,9 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
+	// QueryStats Ask any question (Plausible Stats API v2)
+	// (POST /api/v2/query)
+	QueryStats(ctx context.Context, request QueryStatsRequestObject) (QueryStatsResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3679,250 +4039,340 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// QueryStats operation middleware
+func (sh *strictHandler) QueryStats(ctx echo.Context) error {
+	var request QueryStatsRequestObject
+
+	var body QueryStatsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.QueryStats(ctx.Request().Context(), request.(QueryStatsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "QueryStats")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(QueryStatsResponseObject); ok {
+		return validResponse.VisitQueryStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lc9s4kv9XQfFuK9L9KVmS7ZmMXKkrT+JMfJuHL7E3NxulTIiEJKwpQAtAdjRT+e7/QjdAghT1sJ3Z",
-	"mb3by9WsJZFAA2j0C90//Bqlcr6Qggmjo+Gv0YzRjCn48zTP5Z39I2M6VXxhuBTRMLqcMTJnZiYzTcyM",
-	"kQU1MzKjOiasO+2S5Kezy5hcvPtwmXSjOFLs70uuWBYNjVqyONLpjM2pbdWsFiwaRtooLqbR168xdngq",
-	"Vu8Un3Kx3vNpfkdXmiT/kcRES2Jm1BAqVkRzw8icrshCakNm3OjtPTOxnEfDT9F/RJ/jBjKe03TGnkth",
-	"lMw3EyFkRxupWDIkVBAq9B1TRE5gSk4vzoGemcwzQslSM/VEkzs2tpRqQkVGxHI+ZkrDQIQcidR2GhM9",
-	"o4plRCpoJ805E+aJJvJOxOSGsYUm3HRHYq/heQo3jFIKw4R5zcTUzJpXOYff/KDGMlsRLsh4ZcfQCr/9",
-	"6eySaCYyHZOJVOTV2emL9l6Lz4VhU6ZCgi5XC/YOqNDbJl8LPpmEfEDGSt5ppoihNww50y0KxU+J66Bj",
-	"e0gIN5Zpu3vOJHTXPJEvZKovZM7T1Tq9H+BvXHFtVjnTZKLknJgZ10QzdctTRqTIVzER0sy4mBIuci5Y",
-	"+RmeZ7lmdzOm2H231NklnTYvrjZKiilhwnCzIoZO/TortlBMM2GofdquqyEt2Og55QKGYj9Nf+GLjpUd",
-	"imnNspGQghFGUysLbpl9hCvLt+0TYA0732Oa3lgOSs4nnbdSsM4batJZsouf10f1nv19ybQ5z5qHxjOy",
-	"FBlT5G7G0xlQmzFDea5xjFwTppRU5I4pRnI5nbKse28SjFqdTgxTDavOUimsdJTkjtpxs4lUMCVEsC+G",
-	"KCT/3jvk48ePp0szs0uWUsM2b48fGVVMJfsxNz7cxNtf42hBFZ0z4zTCS543Dhi/16SVTOCvT29P35x9",
-	"fvaX09dXZ4nXC+6nVC6FUavPz16cDX9iak7FarTs9Qbfud8XdMo+PztYKJ5yMU3aw5Fgt0ytnMQk8L6G",
-	"TQMzess1NxqFwNzyE8HHsTky5bdMdEeiQ4AawjWh5JbmS0bYF5qafOXlgzbUaJJzbRfILJWwsjYmySga",
-	"RQnhIs2XGcu65BS7xM6YHglSjA1pv0jI3YwJYjeEnBBLnf3hlrM7bfu/iGET+ZfYLRPm87Mz9xY3uOXM",
-	"jNmm4VdyduJGJc2MKSLonBG796hyog5IQkXhRteCGXH9T7hCzdjuAr2pFIZbnZ8gKW5REt8oah+ZsZB3",
-	"sZFkmJDWIqcpAzI0SWdUTIHWMTN3jAnyE5PnF0SxnFHNdPuEJCk3ZeMaSLqbyZwhrV3yUiqSaEZVOrtm",
-	"YsoFS2IgVMuU0/xaMHMn1U0SkySl8wXlU5HEKNWXZn6dWPmFUjaBCUvsFBM2X5iVW3e3Wn5aQ64BeWXF",
-	"10mxJlouVco+P0uK9zKuWGrce13stiCFcGADKoLlsYqwJHYIjOhZwhJu7iSw5albLyBFSMdcM6qLrp0m",
-	"GJZDAia1o/2FKaljAjsEfrZiDZe4BbS0k9hJQW2olUkTZ1pAp5YxtUEBSXluG55bnq/1TBi3bQG5H7mZ",
-	"ub1lLb5tOxNasa/jpA2dToBP0kqLjGvDRWosvQumSEZXMdHL+dxaQHZESNhKt2PXRkzGcilSZ0NlSwU6",
-	"KvZKiatgp1GRFRtIn5A7S3hloyZxSWv5GiwPNfANLpAgS3Ej7M6SympHRg3LiBVxsW8wsVNlVRsol4lU",
-	"80IWPvviWNl1TT9/Gn9+9iVpx7Y56tgThjs4Pra7SdEUZ9eaj3b+3l69ts/aLq4uX3aeOsMGeO5oMCBS",
-	"FHQAxe/thoSRLBdWCR32YRaJ3diwSCzzwq9LLpADqIlDm8lar2NrC9AMLRBqO9N0vsgLDi4WEqyblOYs",
-	"I8vFkCT4WJbYpwTRtmuQH3Zg1qSwrQKhL/Cncg96qW1NOdIKZM9yMVU0c7tkrORyOjMlG8o8A26hAmb6",
-	"5enzyw/X788uz95enr97m8DoY8LnC6kMy9owETmbGCKXZujnjmXXdqQJEgyDxp2T0ZVtFtQ3Wu04iyiv",
-	"gSKrVawtQBJoojsSdp/IZUBjMLlcB1sOF0TpJ1YP2f0UA6vad8uJlGokamSi1cS+wCNWJTsZHg2jUrNG",
-	"X+0ji1xmzBsA1rGK/r5kahXFkZVU0TDClqPQOvh3xSbRMPq3g9I9PMBf9cEHqymdLfA1jsCwjYZRxtji",
-	"3fhvLDX22/OJNfHAwmu20hJrmyaWmShJ5WIVeDxW/J0U6tBJo/oUHvaOuuEMRKPocNIfD9JRFLlhojNb",
-	"jrNid0bbDbwLOmXNhFvJECOD9K05YD+XgtTaulZ6C0kyaqhT9XbFDhIjEyKWed6NmtfBtlQhK2MTusxN",
-	"NOzH0Zx+4XNrsvV7/v/iaM6F+zJushgvmPLjaOyPqeu1PretvG3sA/+FoQlsxcxLJedNBqE1FUCeJz//",
-	"/PPPnTdvOi9eJKS1YlRp0rdS6YcffvihXV3BQW/wXaff7/T6GybIzuNWo9aKXmosM1oDucldA6ov5TrN",
-	"r2kTyeCIeSvI7e5Gmg97G2g28pEUf5DKbFpBbX/be99KZV6AHWNHDE3bnfwR4xKbvCkXtniiCbfWr7Du",
-	"lRd6dm5g29I8hxiH00zkqLY5v3dzs6BmVlLvmr7m2X5TxIX57ijayfVuQB/Anlwf1HOqWYcLzYTmxlpl",
-	"ejnG6faaLZNzysUJSf7k7OPrBHUGN0zRjdsXDdjKcszpFx9hGRwfN7pYzhv8UWacgZflyL9aZM7JSzFw",
-	"Yf+ki0VunT8uxcGXzt3dXcdOTmepciasvQ5rGCgF9gXclmu+0NHQysUJvZWKG6cOvu7LOhWaXko1R9qr",
-	"E/vOW1MTzvJMox+D7kE3wqHqhRQah/kjzV5xs2V8f9NS1IYzZ1qDPANRSeZLbfcmBODGWuZLw8jMmEVL",
-	"t8nV+9d2naxXt9TR8KjX23uwZ9aKbhrgG5rb6WYZ+a8P797GhJI7CKKEkSUw6xJLXkJaFzldaj7O7e5J",
-	"lslBslR50iZzrjWwGxp11mxpoh+aqjQhkoPEMhvamyBGvzsKbEY0CsIYbpoyrTsumtmBCGunjK82zYJ7",
-	"+6AWjYXpeMVojtHC/dfMr0Akb6K9l8B11LAGVwvSAjucZqt2FywNaz8JmuOyPZCffCMQlWPKeVIBAx1/",
-	"CwYCX4J9WbDU2uATyvOlYieVCBUtQlIuiJX8T8fFuzrnGSifYH3D33YtaBk1A8rOxS3NeQYq4L9BkO09",
-	"dRiZddLJOmwU7E4wiZxWoFYnMJFR69aBYgOPExqxswNNgDoffoqKfQzPoh/F0I0qVXH0+WscLJhVTRDc",
-	"QTPrjmrCcUSVbT8Y2LFOisBVSS31zoYUhKLPHqq14mcQ7s3ku1Y/RUVsK5dL9XlYOIz23RPv9aPdmFNh",
-	"nbpr/MS+cOP+VGzClLL2fyUQEpNqDCQmPqhgf1mqlMUgYwXLY7I082v/pf17zjK+nOPf5Wv2k2HKf49L",
-	"HvsAekzkglnHWkyv9UobNo9Jxm55isRPl0CtThVj4loxEFvghBdBpZg4XyQmKTerGH3wx6wfKthw9WC9",
-	"uPaitHmB8LVPEdeksC4eQYWymqxKhpGWCGceOuu0gRAjG9gcPUapCPv7kuZWlkMDDybwG4gnUsR77bBc",
-	"R5ZEN80nJMFBJS74x40TwfDkJZ8zzRRn31igWGfYmWZeqvyRBUoRC3JdrgfFd8kTTz/SQ3VDEzGIlXK9",
-	"JpaRaDpDefWIoc3kEskpRwZfEapvrNKy3IBhGSp8aKl5PNYmV7c0tyOyTUCYxFoVrhnVHKd6DPFll5WV",
-	"KUN4xQM7KfZr4KS3HUCM/uFcCjP7lyB5jCCJ/RE3TAVExKQkuTWmfYTar8UOmeM8k/vKGvDwqkuA35X6",
-	"fya12aL9fRPhcuAwixftIM8vCM0yxfSj+Lp02yry0X1b0JymbGEtSykIHv03y5miMVCNlTdnTD1Keiyo",
-	"1ndSZVVCF4rf0nRFBkVsk5LiyUYay3aQRsYyJzX8L2ShpMFYBmkVHbQfQ7yhN2wjUxhFUysAaQ6+B2mN",
-	"V4SKlRSsvYtBZlQXr40ZEwQ7egylfM5+kaIuRNy3BT8Icn769pTY7wn8sJmdyxYDhm58PyZ6mc6sVjpb",
-	"KrlgBz8ylXM4Hbm6fP77ih2IPAQiJ17ztUNGXxMtoEClYA0CZmc45p5iJqUCI4suQpLtYqJvvVMroaGQ",
-	"wJwL1MrBE+CWQvcoy+wDhQJvWc5wVMAUbtgQlR4/QT+kT1qj6JdffhlF7ZBrC6Fpu3l+/uI99hXF+Nah",
-	"favf68K/g8PDPd/+PyvX/iUt9pIWDxASbyAT8q00p2jYPjT+hO1g79hSNXp5/C3Gi2mbZdZmJvGQH49f",
-	"W1Ss/CP2y5xr43iTl4fbmUyXcyZMezgSCQw6gSc1MTOpmc+rWwtE+mTSnSFHJP0NM4qn+qVUY55lqJUf",
-	"Mq9FA9XpPHz8dF6GCZpe3qCzqnnGSPLm7PL9+fMP16evX7/7mAC3vJXmpVyKB3OJ00WwPBPbUHVUR48f",
-	"1VuJ+9UdzRA6tzZ5eMbjB/JGZnzCWcOp0VtpyNz9Slq1bD93nJu1u+SthPTRWkjTpyxuYxR45ise065y",
-	"SbNLKV9TNWUPndhLSHyE+KhLdHUeiW20Msn9b8Q6vhfoAZMXyHdH5M/8R5jgSynfULFyMVv94HFJSeZ2",
-	"X7vB6aoc/eEbjKXewwlRzKiVT4iARMkOZEomRGNmZJecWRl6enFObtgKkk00E5kVKBfn1+9PL8+uX5+/",
-	"Ob9MikYJde+S1nip7BdyQswdTxmBTCmxap8Q6tMH/G40M2pGYkJ5bu32MnXSqtYyhgGdnl5dvrp+eXr+",
-	"+up90blVZBt6ZmIk3M+uewJBxslSs4zczaiBlCw7OkzoyzRZCsNzJx8hMZRla2IymK3d4fwiAxWW5UrY",
-	"EUrFf3m4FsI2fIJpTbr0vw3jw5zoMhAw94dqMVHsVt5g+ruL19Rkw8ePHzv1FNhtc1TPmPUTdUt5Tsc5",
-	"e+BJ1jJo4RscaVl5Cc5hl4SSAZJS6ZwRPad5ThJsICEScmx82uqg13uiwzz4hZJjNhK2QQ3BKz2jC6vd",
-	"iRWUZExzKlKmwPQMsvVwcG3LkTBHCyVTyxfjnJ1Bjvg9XZ/dEQu9YLndmJCoeMf1HtGKWkwOEgXIhOaa",
-	"xaQfk96jLHyfDFO18N233kgOMjg1/4VtiHyWba3R3O/FZHAck+NeTPq93h8lSifVmjW83fC9Enq5wIS6",
-	"Nyzj9BIyG76R9i1cil3pDlXVfPxtVbNd72QnCWjZOcvs3Z/vNwd2leENBVml15DmAilFvX6nN7js94Y9",
-	"+/9/jeIiFODf76YQJWZzynNIhfH+9Vhag6Ffc/HFMs/Lr2DlQZYVR4ZWZkzWUkTiiGeQv1N6rvi1c02j",
-	"4SB0MKOKlxeVP13j2Uw5uKPLwWE5uCWEV+oTcHjZezo8xGe+3jdZ5b3LNtm0zM7E7QYtw+Z9wXJmUIfS",
-	"LOP2DZpf2FEpAyk6KHCiRfCVNYGLt1xlhZ2msqpiLGXOKAhXnjVmNdUzmeIIJX1YrOFobq5EKjOoPkWQ",
-	"UuXejwviytdkkahZpE1sHez69EG9D5TR2P2ClV+YD44bkoyWvd4he0aOej27TavTVcrK5m5/jbhhc92Q",
-	"m1kMgSpFIcO1noXkkqLz1QmKLO/do4CDRHButI9YgUm8NiuFcPp1rXlGZss5xcooJlLWXc/aK4VSU0bd",
-	"q8vLCzdJcZFQ3o0ac9nCNfU0Fa03LefLHN0nKlbvJtHw06/rDFiwUy/uf17v9fO6nnDvdsk7PNa84wos",
-	"CkiAq2oR6s88WZ61IXCgyZ3ixjBBErslkpgkwFRJPBJJP4F8qV5yAqWcWEABlgEXU9JKVkzbFy7fQyVR",
-	"UqnsAMVbNbzt2h4NBt2ReA6ugCZ6Jpd5hjVo2D90iBScEEsApPj1MMWvCP1QTRazxamg+crwVBdFOXO0",
-	"2b90prITzGxUyY66h9woGcXvcXlj5WFgYu7c7FvYwaXYrfOwr3iAkzjYy1BpBEnXrojGzqyrBRxWShaf",
-	"aNSRLcxzs4oDiWnXM9ZaSfHpFbeLZ2SekfGKJALXAbPZoLbRZ81xTejYdmqN0TcMakvQAMH6rsK7woqP",
-	"lFrrz5/vzhlm6Nu15FMhlfUr7AJT95NzCrkmidWIiS9bob5XXF8pmNs+1eXyFuL2BYGn7HJwk6OBszZ5",
-	"sA+35loHEwebsiZAb72FkeeO0q3eBzdn8Mb69rYiCVo78VMSOh+Qyi5gt3uWgaxt+yS6UGgOrHHejOqG",
-	"5FvcgsOi6OaJJhNFp3OoMk3+rdvtJrCjF1QVOR9gf0MJKp7BqSeaJNZy6tg+kvbJSBQ+hJM4mZKLBVTr",
-	"FUIFy6yaV3vDYEKdLQyD+pXbBp3gpAmOCveR62e8NGWUlbnSWV+sh7VMm2gciXsTudhYs9CUXhpO70mR",
-	"IFUEeqvsuq7kAhnY0Td80ZELFHmdhYTZKlKMLeM2qMLnS23knJRs7QmacXNSCOIYKkTECt1Y3Mt2MuF8",
-	"OyMrhtkAPnuuefj+VzvsE6c9WiB+LL+3wXapVvhtnu9Sxyu71MumOlyBXPDEaiZ4hrSSX0cRnduVHUUx",
-	"GUXpUikm0tUo+pq07z3ctfS7Bqb8eP7i8tWXV2fnP726TE7IDVsYdPdBxo+lmaGURL2vSb/bHfR6aKzt",
-	"GPvXZk1z5mVS83RYJkulylC7QvWmUzRWgXFteIoKYQj7YLgU3CTrpqNPBqxxk8yl0GTMUjlnRC9oipZd",
-	"kIH/3RGUDviP/YYltV2ut/3n6tRRQ+ZSG3I4CFKvtwtPJ7i0r4UfCWypKB7SICOI7b+9dbuXtBZxh9LU",
-	"2/VOobewkK1BGdSHShbSVUm4Kk/Lnm78/V6lXNFbeRRiptDlSLSSUXQ8ihKwDOCX//rw7q1vrJUcW+bf",
-	"PHPrxtYGjYtZbw1s+Zpr85qLG31PFwfeAcyNSul1zeJd506okm50W3K64QfBvsAPO1d8odjtHg/WpgYp",
-	"cv27RlynmybsDcOwxD3sWJRn5rpmIAXebKV+sQE1oay/h3JebrcxJJOiWe8qKYE5h0FBekYtr0odQAHU",
-	"CjXjhkrNkSiyz57ooKUWVMq6PDzeWJja7pJTUMtl5BLZdEcpVxw1D/wCdpgUXv0hMdb9LeAqMEPcLnul",
-	"0HCLpA7m3a77lmUJ457rv7oS1K3LtbY8MebUY26fnKzniw6rBcH1gmLFaGZFR6/bt+IBwQjQblOMMG34",
-	"nBqmy6JjrMbkplgZt+DheyMBNc++bjbNl5rfsje+lAxnr1xCubSTGpZdBnVnvbguSGNIzdy1tHYpvuHK",
-	"Gmkw1XVnLKkmEiqbNQ7rQLHJkGliX3VpZKO8eLdg4vTi/IXLC2hU/+4ZctjtFQkE66KTi4kMuLDsQi6Y",
-	"oAveKDwX1Mx0w1u1EfsmYuzFv9c0oKLINSzAPe7VFcS5YXMNuAUAFWCZCh34fi8eHMfHvbjf631uWraK",
-	"Z1fR3zVDZ7ejCUmEv24wkPbRmOsWQOi+Y2SPImKHnEx4ymnuvTDS0jOpDLlhKx1jfIRqkhj2xRwAVlDS",
-	"BknOrS8DpqGGI98WpPniW7BvseRKt71xdIJRAsQdIMkrbpINIYORqMcM3NEyhvpmaIoAlRgD8F2f1Ixg",
-	"H93BhxHMCEVHF/pNvO+LXRWu8AlJmJjSKZv7gIlAsIzgGSKs6SMAx8Z6udwQ9sXAkXAh9QAeiVnqADbI",
-	"Euskl535hLkglc4Sl4+DkuNkJED4Ckksg5dtce2jH+0wsOarZqizyAu0C8zUQoyMf0/A9bR9oD9qu7aG",
-	"aZfsG42xb2CPLh5jpfkiOUjAFUxiktwm3W63XQu52dVHqtfQDTYcfrjK24ulSmcUThBLRxAPPAInDd2v",
-	"aNjvdY/jwgGLhtHZ1Xsw/lUeDSPrIevhwUHQ0UE6Y+mNXIJ4EBI27cPDQl/rcu/f9w/jFJvzvRuW3b87",
-	"QzHbK7vLDUkSnOakPSTUVUFjTDeV8zntaGYNX7tUoPflxD2jTxBXZ8aLwEdRjmJ3kk+dtls2BjCzIssf",
-	"cuXlhCTLZE+3p8yp3floU/jeetfVTTvjBu2ROc9zrj14V2mQwDEsvgGp9UVMSnORMrQkQbMDhhBAuRz2",
-	"yJyLpTVSyohT+WVMKBFsSsGxkqoS/aF6JErXZ8MYS7OjKcbW3xBga4yrzaiedcZUs4wouTRcTNsnpBZP",
-	"GwkfUNtGVKDi+MYgWchtQVDNsty9omcj4cJnDwvg7X5BNG8aH9gBURqMBbRSO24oyiYt4PjkqNez1mwa",
-	"BipGwkUqYBTrnmGzJo+jxT7htIA6lLtBnKkibKN7BOm2NLFH8C2kyX8fRACsrEEDfgKpuILtGYgrg3/3",
-	"idr9ljJXZ/sLn5m8IxOqSCbvAukSSiBryWjGhBUcC6ZSJgydspHodbv9Xi9U8fUw9z1EyfJhseNwTQHf",
-	"oAwmNx6Ngppt4OkNWLMY6iR3PDMzZ2aOVx7yyYXVHLyXkGTG+HRmSLIWIIUg40qPBER/95NjTWHONW7Y",
-	"I/obVwKf64aVq/SHiMQyx0B44uOpiZV1CbzgrECMi8IIqoaEN3AaTn+LVV6b+M/N8bXQQGoY4fmHd+Ro",
-	"0P8eUAI9xOPZ1fukG+0VLb7w2SP1tntksRznPIV0dCgsoSvEIStBGi3XaZC1kIRiTZgij03eCaih51MB",
-	"hxnteCQGZXFFK3gGLJsCNtaawUxAhArPuAvcG/+yC8yWh+fxYN2/s7Npn+jcUgV2sjX8LmBIkRs2BIcu",
-	"fDrNZ0ATpbnhKOvvEXMrUOsaIg8hoB0aYkEIIrRE7E7SBqNOiLHlogPuEXgDIG98QsZmPJ5eky0wp1/O",
-	"8dVDRKwKPtVTORRLG2MIl57ywXEdq69hSILdFUOqUL5NzL+Hrv28VQkfHK+T6qNV68S+cLiGZUALpBO1",
-	"wt4XhgPNx4WR2KrDHgqZMQ0Hrfea7ZrDUdAYB7xSzHJT8MNzYpE8dc8sKJfPtn2iHbPXqYWXm4mqLM39",
-	"SHIbvFHlFJh5a8bq+Yd3w7cQaPBHVQVGanFYVYDDQiwhyFhe91kAP2ND/GobzhxIH6v3fH2ZVR54BoFN",
-	"NHa352Go972KQKSLaOCgvAXmK7W9t8iNZvmkOekJfadrOm2IhX4EwFfvXoHrVIHefCyvu2BlMfZydeOC",
-	"B4qVqNLaxHNVsLQwFAjjipqyKDL/fJEi7OJjJwQM8rFi9AZwHq1ABh9a05UOYoe+barThrQfBGw78yx7",
-	"n9MZbxjskXWoUyXz/DpjiyZgeACABW/nGYbeyvOYOaMiLkVYiLGL0UGCTRNo2oUArHOJQXCvqHx6RMbY",
-	"gqFXXTV7Q+PziXYmX+FDuMAghvAgrGWNpjI7sYyEoToPcRWrDLfDPLSaXs6tblmYlZt3V2x5LcV188be",
-	"MX1FmMHvk/BoJJzL0ocYiTA1Rj9Z8y90u5hqd9wArLl0hxCMq6JXOHSzC4hBjfLIF2rCkIjqRJO95/lh",
-	"s1kccm+PrOFjbss372dDzWuOJ7APUGh7mRDl7mzIUs39IfS2FsrTashB3a1Mi9PaRmXq2vCdb5qXty7M",
-	"4IWQF8lRYeX4v5whAQdEJY4VhGp5cV4UiOAKlJX9XMGysgvmUKngt6UC0ezgrKI4SE53HxDQyn0I3vWQ",
-	"Vv4Xl4AfSv46qlWoDDyuVdSUWRNHBbJVRamk3Nj/ceBWG4S1LjHz75lfXRyoTiCdwvo91g1C3B+fa+UD",
-	"M6sq/k+hf4pD2pEYL01wjBGTxC2tcyrhU+Iypn0kcjMwfpd8ANlDNWkC/SetEg3YRfaSlw4qu0wXBqTl",
-	"mbzDTh3Ob5NjG9hw1Yn6C8pFsK9BwHl3bkLnPF/VEoCaIDgDFtzUujeR/IOkVYV/b1dsptviJR+/2k2B",
-	"Y/idBOBzpJW8U1MqeEoQ49Su5gXlGfkA28t+PJtTDn+gDZPEpNvttvejxhV7NZJSXl9iH8OVDaD8S4z/",
-	"VnL1YfiW3ZGfAbTu7c/Jnr0Xe20PEvyzw7ULC5JhEtJydjXEwpS9qdjgGDTQAE/upKAE5d6ThNJn2EHB",
-	"DRcZnMXAC3u1zW63TXBpZeBdKXhsuZaZ18j25bt7c3+pOrYSBIDt5aj9ofvO5iuKansPVGT+hOeePaD2",
-	"2NS6T6n1D+7V6pq+2i38ilcIvnIfKbh1elz8ojjRDp3GvVrf7JGusXPFPa2w2FqG7s5u90iTXZtEF28u",
-	"39mvp4qhs3uU+DzB55s2Ejy69x6q2VV79A8vEPfCtyAArLR9OrYPklbyk5TTHKqB3rI7nTNjjYOYJMG5",
-	"e03E3H/9K1ZiQxh7430tpNVwX0t7/z7LAtBmboN8RUz0u3r/mswgvM21u1cG304ea1YEBvPDCMGXvwkd",
-	"O/hjOx348jehA5yEh1FhX30kDU0nIR98rfn9oppw+H2tGu8Bu1gLlVTvO8ocdqiT5lhjgHoe3YuMpXyO",
-	"QPcNGZHbsiDxup11kuAoC6IRpIXPFJBiRWS6OdzdkLEaHnvsE9DalMP68V+Jq3CQwe709YKpa3Txt5wl",
-	"LZhj+tjKQ88m+oT0igB1KZ3XSWroWnNz7e9xWu/5DaM+qc0/ZI2puzCUfO+48bajmyvB/74MFtTHJDde",
-	"TbUny+KsbBQ82lBlfO2VS0vfq+XN5z2ux+rBT32p44ocWVuPYjt/3iy39ioVqPET1pQ25Y179leIECLn",
-	"DG8gM5JoumqqtthaU/Dxf0XhwBat8Rse03m9tGcgMmSHvQ/2Lvmc/VUK9raxpOu0EVDQevMhxoS1GU81",
-	"pwd/pmY2pyJb2m+uLp8nzamvI+HvTPPQFEmXvMDDHWSPsvIxufxrAkXvVBBEqHC3eN4hPT7ZUck58gVs",
-	"5NjuYysjK7cvBlDNRlqOmUFWYVZuewRjFNa08Hlt5T1D1SHeu7CthGZ/yPFRzdq4p02QNRopgLSyTG+Y",
-	"gZsNZ3KpnjhJaCfh6vI5aSX+dqXB4WX/yKGFJO0YkK9Xld9dhdlIADp3+VPSrs9k+U60wQ/+JzEuuHYT",
-	"+ET/U5gZdV3/CK19L5V7Xy2aBcpwizLdqjo3STvcg7/1QVR9t//zHEcFcO73Od4O4JNqV6p1INVkax75",
-	"ulwStoWca7YRzL0x/8FBMW2for8yJd8JFn2tAzbd+zXelLB7WgA0W7euBD/WpHV+cXuEo7j9rg2ul7sN",
-	"1N0lwRTJ+Z4pt3UcqToZ/12tky0QGVASQQJftVfrWMM90AmhOfigSi50cL4AWS970RZCzz0CfSmEfK6n",
-	"srCixsflFUJIz5y4vAT/JaTKYFWQdRrw+KySFhuiN5QpkVvTkd1jNVzndSau2U5o6ga3Mq2QRfByj2rG",
-	"Ix754S2nXFilUzW5nG9bNZTIUuSAuW07g3xlq2/A4KEO5ByVFnfXMHszyl9RHFhTpXHmLmWVoq7G14DG",
-	"1mCiqshjDYsY2oDESHkDuU70hmnCJhOWWsvEUx4SV7X0QoswHomNRh96jMVFNthssxEIF+cGliBclOuv",
-	"7nU+hjYU7i53X3fJ22Wel4od7WVgOwcw3+BreOG4c0uF8Gz7CdgmPDIncktWDzaZl541qbgmaariL9js",
-	"wXaor30cKojKYLaooN9aR3tN90+nm39Dn7OYk30dSH/Vp5EKr6W8XySiRN4pwC/rUGKklXgWSwgXwHpZ",
-	"ez0SscmcON1kQZwQCkFm65OGFTWl7VEPKPeOnu708woTZL/alsKqgDJgl+C4Vurc9wPX1UxQgXXBdwIg",
-	"mRZMcZnxlLCOJYIotpAK4Wrqhs4jiOuvE1eUiKHCShW9ywGRBB9zao7RDNSTyxDR3Z2m1DvBrK10dGAN",
-	"puYrJSpGU7BWfbye+d5mk+2yDqoHrFOaSQg9K6Y5gy9Ks2mjwbQHXZttnbd4QwXoFX8bBddkcOIhiSiU",
-	"E1M1lWLAoeZ61iVnALE0Z1QArI1vvktOR6Iwj8ogoG+4Z2e3D8YUNj5eGn+bNmpkh6IdUlKkcRaDHDxt",
-	"BE8pzKs96768oVXZGzWza5cXVkS31kQayostQi24bPe3kGqu1HebTPt9/JkHbaM9Xgrdgm2UAYLm1j1x",
-	"CvZeWVO0eSe0/VZQbC5vnfz0L3q7l2uA3oUFah0NBm37fc4CJodaJawY1fFDOP4BDsW9OHuNh/3yDneA",
-	"jWLVwFJxs/pgG3fxRkYVU6fLpgT0UxFcHJAxQIagBUznUluDF6w9RIsof7JvuF+6/pJucMGgs9KCnRmz",
-	"QMxgD0iSSmEoAvE6wIESF9RuIkO5YBAoqkIITLmZLceAIFCQ0XFOU/nNOoStW5EO+hDFVRz+BYSJTw7o",
-	"gh/c9hPrPwDkniYTmefyDpksBC+97ds5i4mWI8G+QHnS1F2W4DCu7qS6gQs+Mau78rZ15nJpvUdw3+zs",
-	"g4RWPLX6qYX53naZ45FIPJgM5pXi/Zsab8aj3sYprokfDNrdkQB4ELVqGBJhX6xpVL16xkHXJ6fuvgOI",
-	"uA3Jj7COCDucnl6cX//57GfEIE66I3Favf4BsikZoBLALFtPb0yzQO2WNzpZxikvtu/HYGsgyuz7ErWc",
-	"Mwy/7oEYfkKKm9Dhlf/68O5tl5yF4MlyMhJHPdCHECd2d0HDBCUFNS5ryWGmJQDlnABqSwDe3kIt0MG5",
-	"KGCP2yB3HL4rkSVqsmUvagKT704WHSLQiDuJTamAtOAhBEJ8/pRfpZGoXi9UzuBRicgKlw3R2m1EDgPM",
-	"P37s0s8EcfcNjQTe72AtIzgcDC4ewgLPpH4tU1LMeBt3zwyweoOtg/3BKQ5X9SsXEAfnuHdYaEvEu67c",
-	"qKC7no+xLajiLTjaWjIQAnDTg1PoboGGlSraJi3qsA6OekcOD9JBnOJMVZnBt5zKPMfyoye6HZOUKgBP",
-	"S57TdMb8FfBDImQH9FVCWkKS1P44ElYGaEJBfD7R/hQU8XuS/+mEF9x33oGY0rYlLfhkArsLBa9mrLxS",
-	"givrGnjxhVY4BJaGhLrRuO54VuUOOIjIVyTnNwyQc4rbW10QI+cpcx6oF8g/XbzuHHZ7Hdv7miC+u7vr",
-	"TsWyK9X0wL2rD+h0kdtXujMzz1H7IVpvKflOL86jOLplSjtfo9vr9iqIVJFt4DAKcKhgVXyC7dc4chxw",
-	"kMlUV79xjXRXdA5W1pQ1JF98YArtBq4LGK0CQou8BUkopJVR3bLIQYrzLBpGPzHjXoGqDCdybB+DXm/L",
-	"RQWeoAB/p8Dm+hZztD+Ufx1cbAOU/9rE2P6PBj9sar6Yi4P6PUtf4+gY52b7e+fCMCVo7i+SKM2YaPjp",
-	"cxzcIHLpdWZIdhwZOoXScIjIfP6K19xsAGBAcfLT2SXcDaLLalDjbqvYxQivGM22c8J6r+4OHR+vLJRv",
-	"KwmlwZDUGSeJSfEE2qdJOx4J4S77qt94VH1014U+7mn3MHCDW+ZvcStV84Vkj7iT6bhpck8FWQr2ZcFS",
-	"uF6P8nypnF+fMUN5jkZBLqdTlnlZ/z8dx6Kd8yzZRGn40G5S4cnzzFJ6T/aFokvsdY2RA/kGwv7gV6cA",
-	"rnn2daOUuyyPouUEby0qq6zreVfVMww8LsBTAiNJYmQyEqBKNb9lLi/HBdfLA4viXKTd9RmdAOymGM1d",
-	"KcucUWHNC698pBoJTEHukssArtoX+bry3vGqKJ9KGZQeOET5yo58zbWB+jAQi/6UDGISG4G6QFN2yanV",
-	"g0VSkjWYwuv5Qk3aDQ9Mvrf+TDQEIVwip5WLE4XxCTwGKGX05qP6fpNP14jj4he0u7sMDS1Gf2LSSspL",
-	"+5O2dbNhguORoCFMLG4hMCz82RU8p0nLnTdWSgt0XIQCXXHUSJTEOGZc1vIBFwy4DmhFtwd+6uTsluU+",
-	"PQnHYH2hsPYEc9tdqYv9UOAfxSSplA/AF5WEfmisSE6PSeIox7IukqTcrJJ2sYNEysJUTZf84c+kAF4d",
-	"D5HsDJbMhedEuM2kS4qrLxDa2ggA6A+kIEPSL+lI4EFjMdcAngYxEIBBdDd8cMPsfLvMbrgkBBxP6tI9",
-	"U8jJBwRI62OrGzxFxiwuM0RYxCA3HGHlyhYdzJyd5IQYOnWfuSkLTKwUkw6+1irTxFqJSQXHGo4pPdYd",
-	"SgFs391epq3X0Ur41HEvF9rQqaJzqF5Ad/Dcf1etZvCyxCfMksRV98FkWDp9td94RbBWgpRG1xHUx0NM",
-	"0j83ElMll4t7FQeenpNTrbk2VBi9Xi04EtUpDosC4iAp3sESBaULMHQom6BTXcmDG4mr968JdReqtDyW",
-	"+OD4uAKmblXATOZ29wBaJR4pBDH4H7xrbCdyClVWmiQtxTLbRNZOrAvkGNQFr8HTPSHV4k2Ew6wWgoSb",
-	"zbqLlp81/+LY3g7Nt1wcBy8XU0UzhmJ5rORyOsPrYhpOrl2ZNEhjCNKX4tjduLxZEO8qP/cRuboEfukT",
-	"VWMSStPuemZcr9/p9TeQ505T99ATmzJZ63S9pk1kYYjFF1KCbm+m9HATpUZ+WzqfU806XGgmHBy+Xo7x",
-	"acvdoGdOSPIntxWucQPk3DCFZRRNNKLQj0K6dtaP/NpYKc7yzOuQhORS3liL5wQ9cQcdtp2I6/GqQkcJ",
-	"duKRFTw2AH7+3EhaY/tSmc2tI15D2br/vK2Xpi1QmlAHH6Qy0R7PXTB1YTfiPo/u+Zyr9f/6+V7eduPt",
-	"mS6vvXoZZYjeU4cGAUnkKozRVKZkxaiKic9QDcA08Cz+U4ELc3jU7xU/RzBU98t3g+AHwe50d5XK+ZgL",
-	"aqQCEF472iJhwd1+AIGX4cFBLlOaWyU7fNp72qv6Bd//J6Cg+PHgKaYdxbNSDOGXRuJX/UHn0H2F8/On",
-	"4x9d+fWfjl88e3H2p8NTNwP4lBW0z/r+6oM/HFV47wPCFOPVDvbvIJujeqdCf+0KBScGD1Fg43f9CuB/",
-	"P8T3P+4F6cq9bu8YQesHBZA83ioKxvI648HXiEYBKdbb+Kkfcs3BQvHU3z/iHvjhafD7Y1nIUrbHQoG6",
-	"eCxjPKKvByz3Piu6voRf72MwQJpTQ1jN3xFXqLfytIErj40OYbZef3e4rHI5Nbx0tPul4rZ8iPIM9gnK",
-	"wTET+NWQgPp7hAGLTfPBO7xu1/i7O8uQCQYAdsRMDlQADtkYPOkUPpp2wM/ZvREIS2N5vAKHbiRIcaIg",
-	"poBHiBH8JqBCuB2OKS2FSzOdoaNF0xnL4AAJH5vTFbZrnXO4vh2ubbc/PinyTctc4X6vwMHCuJ1tFeie",
-	"5Es9645Ep4wl2LEf9orrrOIKuNw9YTAtkcVTY4aHTHVgzBMXAUDqkRhEVnSr8DDAyhjp9NeUWlLcJVFm",
-	"Vgn8hjCAsc/EqqH7tZrB/GyjVTy/duzvaijw15wSK8IkeJ6LICMj8VZiZZ6v1XOAvFDOEuKc4/1lM2co",
-	"49UEcBVZLsWUKXevHx3nzFWhJFdvX7/76aezF8mQCEnGNL1ZLizdioHNBG4huObzdpc8x5AHsBoekrho",
-	"uRdWI1HjYv0EuYdpf3KdvHx99eHV9fnby7P3fzl97SuG1s5SCuDKtZDdLpPUbmqX1XOePdI+DHMpg2Kl",
-	"T724F/dj+98B/Lf+77D4qx98O4j78dHnEnj1UwC2ZJ1GNpFfAtSrYVTi2JQAWgCJeGPkwsODDaMDWrmL",
-	"odl0rCFG9gfWQii7fz5Tcs4qvV99GF4JbsWUnVO4fr2gYS7HPGcBCVUK6r19f2zXoSwqOtxfb66BpG44",
-	"lvKS25+n/kP15e+k9T7OJIgDUWo8IuTdvbWeLmERNp4YuGeKlPpd5wJk17HASJTnArHHP8uono0lVRnR",
-	"M3mnCTdDkPWBzq2FiUtlWoRifdC4qYa81J5WLruYPqby+BATFMTQlR0Ilht8Me2TkgpLw+3mUvKTqpYs",
-	"/j5xFzDaL1kB0ODbrZSKJ8OwDXJQdFxDAoB3g8o4fxNFBZHiNsDc2Q+JIhhrUWOXBLCZsGzuwiCvvzDa",
-	"bWRpNcw4lHSH4AEjUaE2OIQo+8Fbam6ZQg+ohm+KBg82Yl8fiQKqwL4HUeMhCavDq7U2TVF3lzplOXS+",
-	"kHY9RwILp8K8LAgxsYkh1iLAPTAHfcpVyQ08z4tCnmLR2i7baCQcxCfXpFcrvheOGLgoFXJ4/YXRAJVT",
-	"5492l/yIw6Mj0TS6ONgxwTTrBK1j2CCK1aw2CKcWZwEjUTk/IK9ofss0UVboEXpHV8gCvzAlN6hwX9T+",
-	"WA2+Oxb03o77pXXg9n34Uv5RYky3jaBo3o+Pw/BSBTMH4gK6CfpgSxSqVl1++LR7XMLI9J/2KiXZ3wNI",
-	"by2IsQZgMuh+f7hecPzDcajuB0e2JV8kPPiu1ws88S1xFlD1IFWr83aKonbn+I763aNgfIPK8BxNa8N5",
-	"+t36cIohwnAw4uJG0z/q3SsMUMOS2GDNeGgMp20dSMm/IgCbbaFXjGZQoxFMXWkVuV3k2eZ+5pEpKrw3",
-	"WkjvBCPM2s1ggCBSQGXxYncuiz+F+YfOsUXd0Gt773gknIfqQwhcG8LELcvlgpFWkPoLtyD1e71eXBxT",
-	"2k9t9JLhLqZbmj+byaVyahzLUH1KxXqehnOLkwzUtH/DI0aAQ+vObXeAR5wQ6i0r61RibbSckOXC0uyg",
-	"GAoLDiwybzXmqy45RdwYDKdkdJXz6cx0NL2FlOqyqHNwaH3WwREsAWcO3EGxBRQi2mYt/X7AdGmWc4GG",
-	"s1u1mLh8aROc3cvU3coC18b7KSgVq23Xa9FdQSBrDMExemDXuVRa/LG4vJEE1t4e5hI20oRcXtqm3NRY",
-	"IaOrBIMBjmHaQ7/Y3Nvhq5iEiB+bVxLiN5Icxt9910OYpmpnoKiSegfwbdlFchKABdmBgg3pdBywh+0m",
-	"yHZ1LoXmGQs3mct1tu9V1qpYKAfFbqfJNvHkHkZp6cI4V6iVTAsrx9pkpz7OAsSMBARoEJMU5wLnUIcp",
-	"+QCO439PNlhSJcTEH9mYavAZ+S8M5TCKveq5ckZXG85J/XxsOMjEF/0xpt2XUey+xNOSz3sc5v7oBHF4",
-	"qWwTLcF9vQ20gNitXGvQ252v9Yc7AbVzVzVMrZtJV7rx3KlqQv7QPfSoQyXaz6AC3zLsf99bt6me9kOb",
-	"6jgwqb7rQ2wq7Ka33sdhtY+GHnphB0H7vQefgQWmwH+WZ1Iw4tpBpSXw4edfj+rnNzj7Qr5uOsDc6djg",
-	"WTnmVNm95gT/toPyqg1/1B1UFx8OYEPuGtT8lH6DAV/hBTyBd9xwdNxbY7cjuLW20mmdpft7dPp9Jeb5",
-	"NOx08K2ZsOlgdNAZPMWvqtq4doJeSYj80/GLZ7hc35p9f3MK/6GMD2pnjeld1qe3rzHUwgWpAKiQ1tXl",
-	"8//Xb+8hXQ8bpevl4NCZ2FWm/H6XI35YcuDhGtMDR69J2UvoaL2v/g552w9c5N9A3h5ulIMVh8dxiFvP",
-	"Z4PfQiR/A1IGBff+7rSAnHv45hmEu2ewtnWO7hMrqWG47UiccJ519XT5DxozKUf2+wdO/lIcpATx8Mox",
-	"ehlGWcBZ91LFiK6kiuykLQEVX5O4vR7FV1T4p+PisMI65Vh7sKsUhBcnMZrOmU/65lLERENMnYspVlPT",
-	"cc42VYp89PTe19Xy+DiYafqg9FGHE/HQ/NEC86m44a4OfLHZH3pnCfCwDZq0EqOWkIfeR7RPIFBI0Qmf",
-	"wWvGY5L08KKVxjzmEjRqv22PmBDrFCY8g/AB4AoAaKfKmNo4V1tzYaEEx89SiJf1x0qD/UbJC5+qqI1l",
-	"7vngsh9odw+rFAXXQhRYYVa7VzFH+jU0ETS86nAh+G2JB4LZ4TwDa6WE/ShgrByMRi8EyIiuLp+vAY25",
-	"lkO0tOaB3d/68ELoP+9lKKy/9RtmIfYLndrfX6GGaGs7tKkfzCMU6D768EoslEyZ1lYinwnDze+rDO3U",
-	"FGMP9FqhFD5/jaOF1A1qrAT50SGmKXoELaP4fM6ymOTyjqlOSjXLTgglOaNQd5M41kIgFV9Ln8SEjkTx",
-	"jCuaomLlbqpdWB0IpWKK8tw+k0nj8G+yE3IlONySldMxyzVBQEzChZEjsViKlf0RcQfmS20QCXHMCK3C",
-	"qFERIKnFPv+CpkpqTWieA7IAnO673ZuQgYMNoSTxWzzpkhDcDRMvCjC2GVONChnA5j4WyZyuwvhHma22",
-	"yMFGIJC6YPSyLoQtOCvl3sE4l9MaAOIw6ve68O/g6UgMer3+MBs/HQ77USi47rsbSzy9r1XcKispv64p",
-	"gP7Dstf+AfJ/y+zsUgpO+v9DtcJ912nnkS2785KjVir+WqYb7tyovfdEk6v3r7tbq6nq1snXB8vn/uHu",
-	"ly7oKpc0u5TyNVVguURH/eN9OtPLBWbTvGEZp5eW6ns6SQFo5++mD06zrDGbPNAHDa7Owa+u/j5jOWvC",
-	"438fIJSVkFMZSFN3OgWuPpz+AkitokIjVv064sQL6CWUko8yGaG1rGapObSxoog92nv7vHDtbdg2RWq0",
-	"JlO42Ol/f9omzsguvoq9t1zTiDN5t32ptxPm3n335/8DE23navc0/56QEN8UCuIzoP6ksw0JvNaco5pc",
-	"XF2ui5AL+95GO6t5BfwjvOQqhNGMvv6zMOY/iQosp/V320pIQhAKbF2cXj5/1d64qZaNWVKYv4FhMAdL",
-	"gHk8JyQpbbaEoHqUwpX9FH4CPgObEPKpRiIJbNBn6D1Vrc1nCUlzRh3ufs616RaBNpJSgdXvHrgdQUGb",
-	"XBGcgX/tkX/tkX33yGZ7ERERf3EQdX+zxpLdJd2/edS6OTOKFxh2itFs9Uvlw4GrtPIIbyWiVBXR9dNn",
-	"qxY0U7eb9RsgqYjUpQJC/V2IANrSLJ90ZlIblp2QZE5vGFFLkcDjuEshDgYRYMQCxDJjN/gtKtXDIFr7",
-	"Nr2Bi16cYiwmbD0OfDqdKjaFfL2M8nxVoh1VTyuC1vBYoikkHww0eB6h+xsj+EApU2ShpJGpzEkL79VU",
-	"Rb5npW7g9OLc3cmPDREcNpuPHTwrlM0VEKzckIXURmNRp5EAoKkZUXJpXxOMZQ54Dv0FhYvGMiKXxifD",
-	"jYResLRTwsCeXpxjul8JW4kljlyTGRVZZ0GVdql9esFYhneOcFXFTh0JLHEwTEOy5JRazqlyC0pON43P",
-	"i+4aJhPxPjH6hNwO/aPQlQrPoWqgn2XT77xs1tHXz1//fwAAAP//",
+	"7L0Lc9s4li/+VVC8OxXpXlqWZDudliu15U6cjnfy8E2cyc6GLhMSYQljCtAQkBV1j7/7v3AOAIIU9XLS",
+	"0zP/2ztbHUsi8Tw4L5zzO79GIzmdScGEVtHg12jCaMYK+PMsz+XC/JExNSr4THMpokF0NWFkyvREZoro",
+	"CSMzqidkQlVMWGfcIenP51cxuXz/8SrtRHFUsL/PecGyaKCLOYsjNZqwKTWt6uWMRYNI6YKLcfTwEGOH",
+	"Z2L5vuBjLlZ7PssXdKlI+r/TmChJ9IRqQsWSKK4ZmdIlmUmlyYRrtblnJubTaPAl+t/RddwwjBd0NGEv",
+	"pNCFzNcPQsgDpWXB0gGhglChFqwg8haW5OzyAsYzkXlGKJkrVjxRZMGGZqSKUJERMZ8OWaFgIkImYmQ6",
+	"jYma0IJlRBbQzijnTOgnisiFiMkdYzNFuO4kYqfpuRGumaUUmgn9homxnjTvcg6/uUkNZbYkXJDh0syh",
+	"FX778/kVUUxkKia3siCvz89etnfafC40G7MiHNDVcsbewyjUpsVXgt/ehnRAhoVcKFYQTe8YUqbdFIqf",
+	"UtvBgekhJVwbou3suJLQXfNCvpQjdSlzPlqujvcj/I07rvQyZ4rcFnJK9IQrolhxz0eMSJEvYyKknnAx",
+	"JlzkXLDyMzzPcsUWE1awfY/U+RUdN2+u0oUUY8KE5npJNB27fS7YrGCKCU3N02ZfNWnBQc8pFzAV82n8",
+	"C58dGN5RMKVYlggpGGF0ZHjBPTOP8MLQbfsUSMOs95CO7gwFpRe3B++kYAdvqR5N0m30vDqrD+zvc6b0",
+	"RdY8NZ6RuchYQRYTPprAaDOmKc8VzpErwopCFmTBCkZyOR6zrLP3EHSxPLvVrGjYdTaSwnBHSRbUzJvd",
+	"ygKWhAj2VZMCh7/3Cfn8+fPZXE/Mlo2oZuuPx0+MFqxIdyNufLiJth/iaEYLOmXaSoRXPG+cMH6vSCu9",
+	"hb++vDt7e379/C9nbz6dp04u2J9Gci50sbx+/vJ88DMrplQsk3m3239qf5/RMbt+fjgr+IiLcdoeJILd",
+	"s2JpOSaB9xUcGljRe664VsgEpoaeCD6OzZExv2eik4gDAqMhXBFK7mk+Z4R9pSOdLx1/UJpqRXKuzAbp",
+	"eSEMr41JmkRJlBIuRvk8Y1mHnGGX2BlTiSB+bjj2y5QsJkwQcyDkLTGjMz/cc7ZQpv/LGA6Re4ndM6Gv",
+	"n5/bt7jGI6cnzDQNv5LzUzsrqSesIIJOGTFnjxaW1cGQUFDY2bVgRWz/t7xAydjuwHhHUmhuZH6KQ7Gb",
+	"krpGUfrIjIW0i42kg5S0ZjkdMRiGIqMJFWMY65DpBWOC/MzkxSUpWM6oYqp9StIR12XjCoa0mMic4Vg7",
+	"5JUsSKoYLUaTGybGXLA0hoEqOeI0vxFML2Rxl8YkHdHpjPKxSGPk6nM9vUkN/0Ium8KCpWaJCZvO9NLu",
+	"u90tt6wh1QC/Muzr1O+JkvNixK6fp/69jBdspO17HezWD4VwIAMqgu0xgrAc7AAI0ZGEGbheSCDLM7tf",
+	"MBQhLXFNqPJdW0kwKKcERGpm+wsrpIoJnBD42bA13OIWjKWdxpYLKk0NT7q1qgV0aghTaWSQlOem4amh",
+	"+VrPhHHTFgz3M9cTe7aMxrfpZEIr5nVctIGVCfBJGm6RcaW5GGkz3hkrSEaXMVHz6dRoQGZGOLClase2",
+	"jZgM5VyMrA6VzQuQUbETSrwIThoVmT9A6pQszMArBzWNy7GWr8H2UA3f4AYJMhd3wpwsWRjpyKhmGTEs",
+	"LnYNpmapjGgD4XIri6nnhc+/WlK2XdPrL8Pr51/Tdmyao5Y8Ybr9kxNzmgo6wtU16qNZv3ef3phnTRef",
+	"rl4dPLOKDdDccb9PpPDjgBF/MAcSZjKfGSF01INVJOZgwyaxzDG/DrlECqA6DnUmo70OjS5AM9RAqOlM",
+	"0eks9xTsNxK0mxHNWUbmswFJ8bEsNU8JokzXwD/MxIxKYVqFgb7En8oz6Li2UeVIK+A989m4oJk9JcNC",
+	"zscTXZKhzDOgFipgpV+dvbj6ePPh/Or83dXF+3cpzD4mfDqThWZZGxYiZ7eayLkeuLVj2Y2ZaYoDhknj",
+	"ycno0jQL4hu1dlxF5NcwIiNVjC5AUmiikwhzTuQ8GGOwuFwFRw43pFBPjBwy5ykGUjXvlgspi0TUhola",
+	"E/sKjxiRbHl4NIhKyRo9mEdmucyYUwCMYRX9fc6KZRRHhlNFgwhbjkLt4D8KdhsNov91WJqHh/irOvxo",
+	"JKXVBR7iCBTbaBBljM3eD//GRtp8i7+fiQat2M7khoql0xR6//hLPx2EAn0xkcqyKVhesfR0h6yrRVV5",
+	"/LwwloK1O+Qv+IjZZ8WMDmNIfrgk6T/SU5ImyT9SVARyrllBc/M9So8kSZI0/CFJ0lNiVAupdCL6Xde7",
+	"vHXf1o4t6MAd8l6gfHQniRtN+h7alLd+3LHfVrMYqecnN0I60Wy/MBKbcqGMuZnnZDo38lzmoI9MaW5Y",
+	"juGagpXMYZU1rCeYf7z6sBetmOE+hl5wY7ZRzQs72fWk45bD0s9V7x9XG+jHPR1SkWZfjTzhYyGNumss",
+	"cMVOUWwb3p9W1QkrubHViekgk0yVlKbAsAn2cmW5TaPRIDoc5nJ8uN9iu/H/div+Tur1iy2k3vmcikDF",
+	"waNSX9NE+EUNmhGrC8xVoC9N91nqgt2ywhg1g2ixWHTGUo5z1hnJ6X7LLqT+LVb84tYYv2D7NtuvqbHa",
+	"U2AxZCRny8AXZBTDU28oWK5XFy5H3eNOuCBREh3d9ob9URJFdsLo5itnXLHIo82m7yUQctPAzR7HKDp7",
+	"hjGZz6WKyUQGeq2QJKOaWvZmZNlhqmVKxDzPO1HzjsDhCYeVsVs6z3U06MXRlH7lU2PM9rru/+JoyoX9",
+	"Mm6ypS9Z4ebR2B8rblb63LT/prGP/BeGzgGjgL0q5LTJVDZGFGi66V//+te/Hrx9e/DyZUpaS0YLRXpG",
+	"X/vxxx9/bFd3sN/tPz3o9Q66vTULZNZxo7lvJATVhhipNtNqcGmYUV/J1TG/oU1DBheVsw+t3tM45qPu",
+	"mjFr+Y0j/igLvW4Hlflt59MrC/0SLDwzY2janOfP6LFd52eyDt0ninAjhwXhmVcHzdrAsaV5Dt5fK5bJ",
+	"ce1w/mDXZkb1pBy9bfqGZ7stERf66XG0lerthD6Cpb06qRdUsQMuFBOKa2OvqvkQl9ux9ExOKRenJP2T",
+	"lY83KWrTqC+tO75o2le2Y0q/Ot9z/+Sk0flk/WQ/yYwz0AXs8D/NMuv+GqFL1/xJZ7Ocj8AePPx6sFgs",
+	"DsziHMyLnImRzBjsYSAj2Fdw6NzwmYoGhi/e0ntZcG0Fw8OupFMZ0ytZTHHs1YV97+zMW87yTKGHBx0n",
+	"nQinqmZSKJzmTzR7zfWG+f1NSVGbzpQphQoGMF3QD4cMriaGSuZzzchE61lLtcmnD2/MPilN9VxFg+Nu",
+	"d+fJnheFLJom+NaroP/18f27mFCyAPdy6HMHg9fqAa3LnM4VH+bm9KTz9DCdF3naJlOuFJAbmrvGoGsa",
+	"PzRVaUKkh6khNrTEgY0+PQ7UctQRwtut0YgpdWDveQ7g7umgvHlqWgX79mHtngqW4zWjOd6j7L5nbgci",
+	"eRftvAW2o4Y9+DQjLfBQ0GzZ7oCmYSxLQXPctkfSk2sE7itYYX1MAQGdfA8CAi8L+zpjI2Oq3VKezwt2",
+	"WvHdU++st+799L8P7E3AwUUGwifY3/C3bRta3ifAyC7EPc15BiLg/wIj23np0GSx3EnNp1MKBhaoRFYq",
+	"UCMTmMhoQaxgAz0ZGjGrA02AOB98ifw5hmfRw8TQwVSK4uj6IQ42zIgmcHujmrUAhRlmVDn2/b6Z6613",
+	"6Zejpc4NIwWhaMWGYs3/DMy9efi21S+R9/rncl5cD7wrzbx76vR71BtzKjIuxjf4iX3l2v7p1PmYVFzE",
+	"Mal6h2Pi3K3ml3kxYjHwWMHymMz19MZ9af6esozPp/h3+Zr5pFnhvsctj93VYkzkjBVUm0GqpdJsGpOM",
+	"3fMRDn48h9GqUcGYuCkYsC1wT3p3e0ys0R2TEdfLGL2T37J/KGDD3YP94sqx0uYNwte+RFwRr118wygK",
+	"I8mqw9DSDMKqh1Y7bRiIlg1kjr40WRD29znNDS+HBh49wO/Anoi/CTPTsh2ZIdplPiUpTiq11yJcWxYM",
+	"T17xKVOs4Ow7MxQ51041c1zlX5mheC+57XL1unAbP3Hjx/FQ1dAEOmvK/bo1hERHE+RX3zC1iZzjcMqZ",
+	"wVeEqjsjtAw1oMOaCud0b56P0cmLe5qbGZkmwBtptArbTNHswf+WwZddVnamvNzwD2wdsdsDy73NBGK0",
+	"D6dS6MkfjORbGEnsgn9gKeCuQEqSG2Xa3d25vdjCc6xlsi+vAQuvugX4XSn/J1LpDdLfNRFuB07Tv2gm",
+	"eXFJaJYVTH0TXZdmW4U/2m/9mEcjNtPgIScYFNXMZ3xjIBorb05Y8U3cY0aVWsgiqw50VvB7OlqSvr/1",
+	"ocQ/2TjGsh0cI2OZ5RruFzIrpEZfBmn5DtrfMnhN79haotAFHRkGSHOwPUhruCRULKVg7W0EMqHKvzZk",
+	"TBDs6FtGyqfsFynqTMR+6+lBkIuzd2fEfE/gh/XkXLYYEHTj+zFR89HESKXzeSFn7PAnVuQc7o0/Xb34",
+	"fdkOeB4ClhOv2Nohoa+wFhCgUrAGBrPVHbMnmxlRgZ5F6yHJthHR9z6pFddQOMCcC5TKwRNglkL3yMvM",
+	"A16Atwxl2FHAEq45EJUev0A/pEdaSfTLL78kUTukWs80TTcvLl5+wL6iGN86Mm/1uh343+HR0Y5v/z/L",
+	"1/7gFjtxi0cwibcQI/5O6jNUbB/rf8J2sHdsqeq9PPke88WA9jKePZMY/oSBKS0qlu4R82XOlba0ycuw",
+	"n0yO5lMmdHuQiBQmncKTimi41LQRxyuOSBdmv9XliEN/y3TBR+qVLIY8y1AqP2ZdfQPV5Tz69uW8CkPX",
+	"Hb9BY1XxjJH07fnVh4sXH2/O3rx5/zkFankn9Ss5F4+mEiuLYHtuTUPVWR1/+6zeSTyv9mqG0KnRycM7",
+	"HjeRtzLjt5w13Bq9k5pM7a+kVYuDtte5WbtD3kkIrK+5NF0w9yZCgWce8Jp2mUuaXUn5hhZj9tiFvYKQ",
+	"cPCP2hQAa5GYRiuL3PtOpON6gR4wrIs8PSZ/5j/BAoMD5Rs82wxfWefX3nkOMI7f0J/twjoVE/r7+bbt",
+	"6gFTf+y6oUTI+JQJxaVQAwziGBRsbESzE5r3lOd0mDOCiQvfa2EJ3C2iR9qqisVc4NKatWLChyYvzDNG",
+	"VOJlVIuiXIshwAsiXWk5jWpSRkUAtEvCu5LyLRVLu6rqcUt4JSWZGpliD5b6bqtz6YItzi4vcI6gr6aH",
+	"dMYP73spZnIoY4HfsSWGbuJj7VNSMF0sXSAjJDgcQIZDShRmNNTIMHhkOxX6dImSDD8JOtcTWfBf2DfS",
+	"opntHVsaLQV488XL77aihiOZpkuPelwG3MWkYPfyDjO2rCMNHDhTugTqgQDa1F7lh6tf5iYFLjg0adq1",
+	"Zf78+fNBPe9j01rX00RgUt9Et4E0WKXcUPv88TtIgHoPu9AlOTeap6MCs/iKQaTZ2eXFzYezq/ObNxdv",
+	"L65S3yih9l3SGs4LhadEL8zJh8h7sWyfEuqCrpwOY3hOIgwzZxmh5Rob7lF6fqHTs09Xr29enV28+fTB",
+	"d27U/zU9M5EI+7PtnsDVzO1csQz4GMgCIESNuXZkLjTPrVYJiUYsW1Euv+GIPv50luSCbThKrOlkve+j",
+	"Lux1OH+Lo/VJeFH3yPv/edDCdwgEeGcZz7JDQn3K8x41pXlOUmwgJRIiE10aVL/bfaLCvMpZIYcsEaZB",
+	"DMhUEzozNhEx6iUZ0pyKESvAYA+yP3BybUORsEazQo4MXQxzdg45h3s6jLb7edWM5eZgQuLLgqsdfLy1",
+	"mwwIryK3NFcsJr2YdL/JL+JCCKt+Efut05KCcFnFf2Fr7ovKtlbG3OvGpH8Sk5NuTHrd7r/K3YYsVnwI",
+	"m90Fn4SazzBB4y3LOL2CeLDvZLN4R8y2ILGqQXPyfQ0as9/p1iGgPWzt2fd/3m8NzC7DGwVkKd1AcCAE",
+	"YnZ7B93+Va876Jr//58o9g5U9z4ESMcRm1KeQwCh80oOpVEYejXHqJjnefkV7DzwMh9oYXjG7UpgXRwZ",
+	"w+OH0G+IX1uHXjToh265qOIbi8qfbvBGu5zc8VX/qJzcHJzS9QU4uuo+GxzhMw/7hvh9sDF667bZOgY6",
+	"QctweF+ynGmUoTTLuHmD5pdmVoWGwEZkONEs+OrXKCvfspm6ZpnKLN2hlDmjwFzRkluJBa3Hf8YRcvow",
+	"+deOuTmzvYw7/RJBIKp9P/aDK1+TPrzdm+QbJ7u6fJA/DmnZ5rwgkgDmF+KBJMm82z1iz8lxt2uOaXW5",
+	"Sl7Z3O2vEddsqhoi2v0UaFFQyJiqx27aJLt8eYosy/lEkcFBYqGxsyz/AZV4ZVU8c/p1pXlGJvMpFd54",
+	"7azGOpdMqSkO+fXV1aVdpNgnKHaixgjgcE/dmHzrTdv5KkenExXL97fR4MuvqwToyakb965Xe71elRP2",
+	"3Q55j8EgC16ARoGmfUWKUBcpwvKsDe5WY85zrZkgqTkSkDVliAqyqXopRJl201NM9oGEXNAMuBiTVrpk",
+	"yrxw9QEy09NKpjAI3qribfb2uN/vJOIFmAKKqImc5xliGmD/0CGO4JSYAUBgdBcDo73DnCoym8zOBM2X",
+	"mo+UT/Keos7+9WAsD4KVjSoxpXvwjZJQ3BmXd4YfBirm1sO+gRxsYPIqDbsMWjB/4SxD5jqkqtiEH7Oy",
+	"FltiUPG2PFEoI1sYHWwEBw6mXY/zbaX+02sOKUQyx8w+gfuAMcCAleFijbkidGg6NcroWwa5yqiAIF6A",
+	"t64wg3hEjfbnTPIpw4xPs5eQK2bsCrPB1P5kjUKuSGokYurSoKnrFfdXCmaPT3W7nIa4eUPgKbMdXOeo",
+	"4KwsHpzDjRkqwcLBoawx0HunYeS5HelG64Prc3hj9XgblgStnbolCY0PanO9WtSTDDg8zJNoQqE6sEJ5",
+	"E6oaUhbwCA58EvcTRW4LOp4Cakn6vzqdTgonekYLHykH+je4YjByoXiiSGo0pwPTR9o+TYS3ISzHyQo5",
+	"mwH6g2cqLrWwabfXTCaU2UIzyIe+Z02Jd8BNcFZ4jmw/w7kuXZPMQrE48AfMjV83xkTsPcjZ2kyvpqD8",
+	"cHlPfVipvx6rkuuqkAt44IG647MDOUOWdzCTsFo+McMQboMofDFXWk5JSdZuQBOuTz0jjiGvTizRjMWz",
+	"bBYTooIysmQYQ1WmEDZN3/1qpn1qpUcL2I+h9zboLlXEiPXrXcr4wmz1vAnXRSAVPDGSCZ4hrfTXJKJT",
+	"s7NJFJMkGs2LgonRMoke0vbe010JWm4gys8XL69ef319fvHz66v0lNyxmUZzH3j8UOoJckmU+4r0Op1+",
+	"t4vK2pa5PzRLmnPHk5qXwxDZSBYZSldAA7GCxggwrjQfoUAYwDkYzAXX6arq6EKoa9QkcykUGbKRnDKi",
+	"ZnSEml2Qt/T0GBKu3Mdew5aaLlfb/nN16Vwi+VE/SFjZzDwt41IOWykR2JJPuVTAI4jpv73xuJdj9X6H",
+	"UtXb9o6XWwiM0CAM6lMlM2lzyyxqSJBI3+tW4C+clkfBZ6oxS7uVJtFJEqWgGcAv//Xx/TvXWCs9McS/",
+	"fuVWla01EhdjhRvI8g1X+g0Xd2pPEwfeAQy3CpRPTeNdpU5A3Wk0W3K65gfBvsIPW3d8VrD7HR6sLQ2O",
+	"yPZvG7GdrluwtwzdEnvoscjP9E1NQQqs2QoeRgMKV4nnBPAw3BxjCMFHtd4icwBxDgKAo4wuXVK7Awmq",
+	"AX/EDcgfifAxu09U0FILkFds9DJvBDppd8gZiOXSc4lkuiUBNo6aJ34JJ0wKJ/5wMMb89fBnmFdjtr2S",
+	"nr2BUwfrbvZ9w7aEfs/VXy2kycbtWtmeGDORMCJa3q5G2Q+qADN1gJqC0cywjm6nZ9gDgluh3lYwwpTm",
+	"U6qZKkFsMIeda78zdsPD9xIBGDoOfGCUzxW/Z29dAi6uXrmFcm4WNUxWD7J1u3GdkcYQ0L5ta81WfMed",
+	"1VJjgsBWX1KNJVQOaxxmz2OTIdHELlddy0Z+8X7GxNnlxUsbTdUo/u0z5KjT9WFXq6yTi1sZUGHZhZwx",
+	"QWe8kXnOqJ6ohrdqM3ZNxNiLe69pQh4aIIQtOOnWBcSFZlMFOFgAPWWICg34Xjfun8Qn3bjX7V43bVvF",
+	"sqvI75qis93QhNDrX9coSLtIzFUNIDTf0bNHEQFO3t7yEae5s8JIS01koSEwIUb/CFUk1eyrPgTsybQN",
+	"nJwbWwZUQwVXvi1IjsC34NxiQI9qO+XoFL0EiGNF0tdcp2tcBomo+wzs1TK6+iaoisAo0Qfguj6tKcHO",
+	"u4MPIzgmso4O9Js629cCEbmPpyRlYkzHbOocJgLB14JniDCqjwBcRGPlck3YVw1Xwp7rAdwmM6MDGEoz",
+	"WMu5zMqnDt1GZamNYkTOcZoIYL5CEkPgZVtcOe9HO3SsuVxDajVyj56G8a2IufYfKZiepg+0R03XRjHt",
+	"kF29MeYN7NH6Yww3n6WHKZiCaUzS+7TT6bRrLjez+zjqFYiYNZcfFq/gcl6MJhRuEEtDEC88AiMNza9o",
+	"0Ot2TmJvgEWD6PwToCnNizwaRMZCVoPDw6Cjw9GEje7kHNiDQOidx7uFHup87z92d+P4w/nBTsuc362u",
+	"mM14GOWBJCkuc9oeEGqjW9CnO5LTKT0osblA7stb+4w6RZzGCfeOD5/EZ06SSzgxRzYGcFyfGwUZRvKW",
+	"pPN0R7OnzETY+miT+95Y19VDO+Ea9ZEpz3OuHBhsqZDANSy+AQlJ3ieluBgx1CRBsgMmJUADHnXJlIu5",
+	"UVJKj1P5ZUwoEWxMwbCSRcX7Q1UiStNnzRxLtaPJx9Zb42Br9KtNqJocDKliGSnkXHMxbp+Smj8tEc6h",
+	"tmlQgYjja51kIbUFTjVDcnt5zxJh3WePc+Btf0E0Hxrn2AFWGswFpFI7boCyIC2g+PS42zXa7Ch0VCTC",
+	"eipgFquWYbMkj6PZLu60YHTIdwM/U4XZRns46TY0sYPzLRyT+z7wABhegwr8LSQwCLajI650/u3jtfst",
+	"ea7Kdmc+E7kgt7QgmVwE3CXkQEaTUYwJwzhmrBgxoemYJaLb6fS63VDE193ce7CS+eN8x+GeAipM6Uxu",
+	"vBoFMdtA02tqF6Crkyx4pidWzRwuHYSodatZuFghyYTx8USTdMVBCk7GpUoEeH9342NNbs4VatjB+xtX",
+	"HJ+ripWNJwePxDxHR3jq/Kmp4XUpvGC1QPSLwgyqioRTcBpuf/0uryz8dbN/LVSQGmZ48fE9Oe73fgDU",
+	"aQcZfv7pQ9qJdvIWX7rokXrbXTKbD3M+giQeSMejSwzLLUG/DdUp4LUQhGJUGB/HJhcCkEf4WMBlRjtO",
+	"RL9MSWsFz4Bm48sQGDWYCfBQ4R23RwtzL1vHbHl5HvdX7TuzmuaJg3tagJ5sFL9LmFJkpw3OoUsXTnPt",
+	"wqsfG4hRBmFAqiM4K20AeT8NKl0cd7vEQh6ATecpGTy3Nh29MU7jkVEQNe0Xm2qyuGH6j/A5bvEoAvY1",
+	"mkQAUIwpinHNd6gnbBkCBGPc8op3sLOLgw8hi9WNQ59fM6bU/t6xzwPoNwP27UCPEQHaoj8HaxtqNLaz",
+	"BS2E6b+Jp04h+cw9sjHepvn7NdJtVdyt8xNChoN1+8Xb3X6noafP+ve8w6/q3kN3XtTktFt1zvEpu8np",
+	"kOVq254Ej6bWawC+aJ944mDUh/PRHfPKdIHgcPEecUvQE7x3U0gjAprstGLO3FVM2j+egI5kyO8ABoUu",
+	"VmOf2BYAYUZLC9cPcCfN1AOOvhtzLrYuiH/SQsDCYbIu8hkdcwHhjZWd2OCHbD79NtFhT/YX+qrQIX12",
+	"eUHu+3hN04EoAbvEaYBPm2YUwJvNesYk/SGDD8/gn6NuBoFJP/bgIyCkmD+eTqX5p9fHf5eMFuZfmucp",
+	"QoAsACaVqRropv3JyMtnT7u9RPjNU6S1ftPa3pGVW+iR9AuiWckiDmnxC6L2Xl+niWi5K/h8aX05vybR",
+	"iCp24yEik2iAAdMPxlhJvyQRFVkS/SOJZJFEMfli/fjX1xbF/EsSCQl31vjLNSS6QT6tvwclGWOzJoWk",
+	"XP4GJYIULEcLGKm45W4N29X1DAleGbWAwAnCJK8yq22/mEE7zcpL7o+mo1r7bM/GnvLKcuxggOGBrLKo",
+	"bSe2/vtDYxAjpB5vXpkpFxf4Y291nkZpLW6Gy8Z12oHD1T6X3GLPlYOct+YbKnl7q5heU4JnVU5ZlNYt",
+	"ALHoZNqu05Sgr26t45Dor9ezOxubvN8yTK2OtDU9DpSph9jium6R7qsLgbfcYKuYwxlXGSkYVfdGTZb+",
+	"mOLpbAylLZia57pKOVsn8AFeWqWh2vq7tmNcGjfhTesO1zn7hXY/kscEx692dYRWPhwupz/AwJ8oYl+q",
+	"6EEuRCcmBXBEe7td0TZ2UYI2rWQwyXLkTev4gdHcbPaei+grtjSpiEExF3QaB9elodfUWP1Ko0KOuoi9",
+	"ybSPwBvNy7KCuNxt8ltO6VfLDI+6IWs86q5ub8FGjfedV27k/ZN6nZqGKQm28FOqjHzTEfkAXbt1qw68",
+	"f7I6VKdirw72pa3pU2rhoDhQMuEe+g/GfOId2q16yR8hM6bajfrfptWuEaAfYxzQil/lTZT4SGbqcm82",
+	"L7Ql9pXjYl5uHlRla/YbknVGNHIXX/5jxbF+8fH94B1cirqwOl8fzAfW+cJoYEsE2ZWr9yuAkLrmrn1T",
+	"JQHwlOhJWQ+Ha2UlCTbR2N2OgZvunsgHTdjbV5yU8xY7LD53s8W1Yvltc4IG3vPc0HFD3MZnUMTdVRBc",
+	"81TKTn0rrdvACj/3cndjTwN+J6pjbaK5Khx+GLYA84qaRHzmnvfpjPYu/5TA5cGwYPQOahwZhgz3fYou",
+	"VRDn4NqmatSQooCQ/OeOZPeJJHNOzB0ypNSokHl+k7FZU1FUtGMFnbLnGCZQxo5NmVFrPAsL68thJAPB",
+	"pgk0ba8ruUoEBuw4QeVCuY0BxPAGsOqiDx3lT5R1T/v7DhvEgOEGcAVPRRZkUpW39mhdhZUzqgS3xZUd",
+	"R18P5NTIlple2nV3NocUN80He8vy+StRd05Cf064luV9RyLCMH71ZOUuRLX9UtvQKCDNuQ2YYrzwvYL/",
+	"w2wgXsCW4amA+oODqC402XmdH7eaPiB3s82Aj9kj33yeNdVvuNKPFGg7qRDl6WzQXHMXMLuphTKy9iHe",
+	"yTLxkaWNwtSr8Nj5unV5Z69EHRNyLDnyWo77yyoSEMxWIpVDWAn3sW0BC66AlZvPFbRys2EWdxx+mxfA",
+	"mi1geRQHibT2A0KW2w/Buw603P1ik4VDzl/HLQ+FgUMuj5qyAOLIY5dXhMqIa/OPhS9fw6xVWS92zysI",
+	"H/x5C6HfVKMz15bhsk4pd4m8rCI8e/njA0oTMZzrIOQqJqndWnsBBp9Sm93poibWF4XtkI/Ae8oCdJWC",
+	"t6RV1nuyUQjpK1unrkxthCqDE7nATm0lpyafV6DDVRfqL7YAl+GqwODc1dMtnfJ8WUtWaCqyEpDgutad",
+	"iuQeJK1q6dN2RWe69y+5u/btI7AEv3UA+Bxppe+LMRV8RLCKjdnNS8oz8hGOl/l4PqUc/kAdJo1Jp9Np",
+	"7zYaC0zROJSydLd5DHc2KGNb1rdtpZ8+Dt6xBfkrlCV499d0x979WdthCO7ZwUqx3nSQhmM5/zTAJPqd",
+	"R7HGMGgYAzy5dQRlQcodh1DaDFtGcMdFBnFj8MJObbP7TQtcahlYJxxDLFeyiBrJvnx3Z+ovRcfGAUGx",
+	"0nLWLkB4a/MVQbW5B4oXB2L/HlB6rGvdpf+5B3dqdUVebWd+/hWCr+zDBTcuj/Vf+Ojb0GjcqfX1FukK",
+	"OVfM0wqJrWQTbu12h5S+lUW0sTHlO7v1VFF0ts8Snyf4fNNBgkd3PkM1vWqH/uEFYl/4HgMALW2Xjs2D",
+	"pJX+DBUpjYh6xxYqZxqKwZI0iBGusZj997+iJTaE3KytVU5aDbXK27v3WYLVNFMb5FZhvMSnD2/IBEJx",
+	"uLI11fHt9FvVikBhftxA8OXvMo4t9LF5HPjydxkHGAmPG4V59RvH8LDGAKtWTd3PVviLL8a8bxnlbaZE",
+	"IpwtkQaDTAe2IEtZCLpeXzo2Eg8Lh68vNJ2IxkrTccUCaSwvvcVCCPag1+0fd7eo/Ls8bjXiXR4N1ded",
+	"nveK5g5PlzrhDg97JW+XZ0MdbIfn60rVbq94LWmHx5vUnx1e22NAoU6yw+ONusQu79U1g13eWRHnW19q",
+	"ZC0Ocm+/CxPIAbgpLBZk7V5xxQsbKv6GYcoACMdCLaAJgewmYyM+xSqpDYmhm5JBoZGG6zaI6MVy2S18",
+	"xtej8Jde7Z0iqeLqjeouvvJ1IXqf/8jfhTtStlA3M1bcoPdwwzX1jFl5GmP8A5KJOiVdf/dVKn47XMzD",
+	"wzfZvKDNev9bRl1un3sIpVZwS7X3ldSmW+FPgv99Hmyou+6AomH169/MXgvtQIK4Kmt1GqUpxL7ae2cf",
+	"UrlvenNwlWx7rN4p17c6rvCRlf3wx/l6Pd/aKXq5Rk8IrdWUPu/Iv0CgVDllemJMZS2Jossm0IntgdD/",
+	"9vgJG6TGbxgB4OTSjnccITnsHDNwxafsf6Rg7xqRbc4aq9GQVlqB2jRa9Jni9PDPVE+mVGRz882nqxdp",
+	"cwZwIhAlkaQOoTPtkJd4bzyw4PwOACq9+p8UsP+oIAjUiUTCFjgel/NZyCnSBRxk0KwNj5S3EArgiMTX",
+	"+dPSUMwEkiuz8thjJR9hVHuX3lcWqa9OcW98n7Ku52Nupmvaxp46QdaopADgLESSD8zyTuS8eGI5oVmE",
+	"T1cvSCt1pfn7R1e9YwuamrahHII5c8HvFmgnERC4XP6UtusrWb4TrdFN/02UC67sAj5R/xZqRl3Wf4PU",
+	"3kvk7itFs0AYbhCmG0XnOm6HZ/C3vuOun/Z/n5vuoBboPpEzAYr0r1VxCvG50cZ0+lW+JEwLOVdsbSXQ",
+	"xtAqi0i9eYn+hxXyvWDRQx23eu/XeFPe8pmv7mfMurJyniKti8v7Y5zF/dM2mF42zcoWImYFyfmOmcd1",
+	"OO36MP5vFS7MA1MiJ4I8xmqvpyRN5t1u/2lKaA42aCFnKri6xMyWXcYWIvB/Awh1WC+wHiXHPNSJTa+E",
+	"2wJ9akOe3JcQhYfgKMZowJv5dWltszIzdGNWtn2sVhRwlYhruhOqukFJf1tVBytDVxM/MZoAcwO5MEKn",
+	"qnK1TxsUJTIXORRsFJiYpZiRN6DwUFshE4UWwt0lwqlRsXVDBtpUqZyBZp8SKepifAVvfSUqvQrA3rCJ",
+	"oQ5ItJR3EEZJ75gi7PaWjYxm4kYeDq6q6YUaYZyItUofWoy+Cjo226wEajO2QBN8GeREOhtDaQqZCi5V",
+	"kryb53kp2FFfBrKz1UkbbA3HHLceqRClfjcG2wTLblluSerBIXPcs8YVVzhNlf0Fhz04DvW9j0MBUZnM",
+	"BhH0W8toJ+n+7WTzb2hz+jXZ1YC0L3zUsmCvJN4a7eGJKAGIfQ2QOqI6aaWOxFLi0pvbq56IderE2ToN",
+	"4pRQuL8yNmkILFLqHvW7qu7xs612nldBdoP48FoFoKHZ2OkVxLeem7iqBpkLhEdbCECmnrGCy4yPCDsw",
+	"gyAFm8kCUXvris43DK63OjiPlIMCa1TQRQ5JQ/iYFXOMZiCe7CWU6mxVpd4LZnSl40OjMDXXI64oTRX3",
+	"f7fbfYTaZLqs1xYA0inVJKzAI8Y5gy9KtWmtwrTDuNbrOu+wvDHIFVfKmCvSP3XIzFgZjhZjKfocoOcm",
+	"HXIOSNNTRgWg+7rmO+QsEV49Kp2ArmHAaeiBMoWND+dYNUxIK5FtMbFwJD5C3E+y/6wRQ9arVzvC3zhF",
+	"q3I2amrXNivMe7dWWBryiw1MDcuV/2ZczSKebeJpv48986hjtMNLoVmwaWRQSGTjmTgDfa+EVll/Etru",
+	"KBRsKu8t/3QvOr2XK6hABBvUOu732+b7nAVEDtn0CJyl4sdQ/CMMir0oe4WG3fYOttRcwYSkecH18qNp",
+	"3PobGS1YcTZvym05E0H9xIxBNAP11Urmyii8oO0haGb5k3nD/gLVs6A7Y4JBZ6UGO9F6hqWTHC4rBGNg",
+	"PSKLu1iWRzGHSFMuGDiKqkiKY64n8yEAKfphHFijqfxmtZKP3ZEDtCF8HWf3AlbLK0ulMpFB5QFFbmWe",
+	"ywUSWVjD5b5n1iwmSiaCfYXMx7GtGWmhvheyuONifGoTRipvG2Mul8Z6BPPNrD5w6IKPjHxqYSqJ2eY4",
+	"EanD1MV4FjCAOOA+cdC6EVkEsHmU4UTtTiIAJbUE7wmmRNhXoxpV65bbCn7pmS37CB63AfkJ9hGrL43O",
+	"Li9u/nz+VyzFlHYScVatggmB2gzAGWGVjaU3pFkgdt2FJgXC8SPu9mLQNbDYzoeyeBtn6H7doXDaKSms",
+	"Do2v/NfH9+865DysISVvExHgFrnCy36B3HhsSKQFj08BSikFTKSgil0L5cABroav/9QGzmML3RBZlo/q",
+	"BDBKrRBqBFWTs8uLtjWTLao9YDCFGwvQt9h9FXHJ6GoxwHPAr0k0IEnU6XSS6CElrbTEg0rbhsypDlTP",
+	"hfTtI+6rvREeUQGZDwNwyLgQUUctiajWyC938rgskAMV82mtpL6FZHePn9gIW0Fs0fxEYLlNo6HBJWVQ",
+	"PR/xttK30PI7qeENlqV+59t4iidQOik4wtgf3Cbxol4BE2GJT7pHXmpj+bFKgUvVceephMAqCcdoVOCK",
+	"sMuDS4gpZ3bDXNukRS305HH32JbnsBVncKVCoixbHsk8xwzLJ6odkxEtAMs+fUFHE3bwQgpdyHxAhDwA",
+	"uZmSlpBkZH5MhOFFhqoMG3/i8/0RTjn9b3iZCX1wtZyxg/fALpVpSQl+ewunHAWAYqys8MkLY6I4NorW",
+	"ADi4BoTa2djueFalDrgQyZck53cMgIxdsSVunSk5HzFrCTvB8PPlm4OjTvfA9L4iEBaLRWcs5h1ZjA/t",
+	"u+qQjme5eaUz0dMcpTAWTyo58NnlRRRH96xQ1ubpdDvdCkB4ZBo4igJYcNgVF172EEeWAg4zOVLVb2wj",
+	"nSWdgrY3Zg1BIB9ZgfoLVx7V3COak3fAkYU0vLJT5nFJcZFFg+hnpu0rkHhmWZ/po9/tbqgb6QYUwCF7",
+	"qPTvsUa7V1asY72vqay4sjCm/+P+j+ua92txWC97/RBHJ7g2m9+7EJoVguaurmepTkWDL9dxUND1ysnu",
+	"cNhxpOkYkPrAM3T9gFWH1+BhIjv5+fwKSrWqMuFd2+Kh2wjhNaPZZkpY7dWWNHZ+U68EtNKQGwxInXDS",
+	"mPgnUE9O23EihMSR1gtQVx/dVl/ZPm0fBmqw2/w9ioS/k7701PcpkX3StLhngswF+zpjI6OW3VKezwvr",
+	"X8iYpjxH5SSX4zHLHK//7wNLogcXWbpupOFD24cKT15kZqR7ki/klWOvK4Qc8Ddg9oe/WgFww7OHtVzu",
+	"qrwSl7dYRLoEkqjHf1XvUvDaAm8rtCSplmkiQJQqfs9sfJB18pcXJ/5+pt1xQesQh10wmtv46imjwqgX",
+	"TvjIIhGYZdEhV0H1MIdjYBEMhkufITpiEAhsC/xVTuQbrjTEjQNbdLd14BvZBBPFocKcEZguOMooTHZR",
+	"chCmgSTthBc3Pxi7KhoAEy6B7MvNiUI/CV5HlDx6fchAr8m2bITVdRva2Z5pixqju7lphQB3baPXwgLH",
+	"iaBh1R48QqBYuDs0G4LfsveelewpFXuXpM3/TEQ5GEuM81pc4owB1cFY0fyCnw5yds9yFyaFczA2WRgJ",
+	"juk7NpLcfPBw1DFJK3HQ8EUlyBka8/k3MUntyDFzlaQjrpdp258gMWJhyKgNQnF3Y1DtDi+zzAqWxIX3",
+	"VXjMpA3Oq28Q6tpYj8FdjEGkptvSROCFp19rwLIHXwxUpbAFV7lmZr1t8grUbAUDmNqw0xGkHUFBDmPr",
+	"F3d4m43RZHqAVSqC9BdE+S9btKj/ZpFTounYfua6zKEzXEzaakJGmKZGS0wrZcXgutSVHkAugO3bYvKA",
+	"V9ZK+dhSLxdK03FBp5CghWbphfuumrDleIkL3CWpTWCGxTDjdAnNwyXBdDBSKl3HAAECvlH3XCLGhZzP",
+	"9sp/PrsgZ0pxpakAUNhaQnQiqksc5j3FQd6PRYkOsrNg6pAZRseqEo+XiE8f3hBq69u2mpNYTkEETGRu",
+	"Tg8UD8GrjeAu4EdnopuFHEMiqSJpq2CZaSJrp8YEsgRqnehgb5+San46Viep5rqFh82Yi4aeFf9qyd5M",
+	"zbXsr6Xns3FBM4ZseVjI+XiC1XsbbtAtEgRwY4SP8+wY/tnEiLchbDjPYJ0Dv3IBs3EFLrSzGqHX7R10",
+	"e2uGZ291d5AT6yJq6+N6Q5uGha4elysOsr15pEfrRqrl9x3nC6rYARce1pSo+RCfNtQNcuaUpH+yR+EG",
+	"D4BN3eqsGSMy/Sgc19YUuV8bwTBYnjkZkpJcyjuj8ZyiJW6R3DcP4ma4rIyjxHNy4DEO/gQ/XzcOrbF9",
+	"Wej1rSMkTdm6+7ypl6YjUKpQhx9loaMdnrtkxaU5iLs8uuNzFs5k5yfPxHL3h99JvfvDL2waI1yi7WH5",
+	"/01hiKg9aZVYfygeHtgFpYyvIzEBV7SADqi2U7JktIiJi9oNsIswPuGLh+E6Ou51/c8RTNn+8rQf/CDY",
+	"QnWWIzkdckG1LKA+k5mtD+KwhTHBCTQ4PMzliOZG4A+edZ91qzbKD/8JoFNuPniza2bxvGSJ+KWW+FWv",
+	"f3Bkv8L1+dPJTzZd8U8nL5+/PP/T0ZldAXzKMP3nPVcV819uVFgSFCtYYdVP83cQ4VItt9lbqa5pWfIR",
+	"Cg/8rlepBdkLSz+edIMQ7m6ne4L1DPu+xmAfrFJQ3FcJD75G8B8IO99ET72Qag5nBR+50rT2gR+fBb9/",
+	"KwmZke2wUSC6vpUwvqGvR2z3Lju6uoUP+ygvEPrV4OJ7b7Mmvagt71944crmgcuv29vuuvskqL3AYhm+",
+	"dLz9pXdSv5JzgS/0+7s4COHqDWx8uF35PVyS/tB8dMa3PTXW6AvcN+iM2OK/OSwCLN5GR86BtxeVrQmW",
+	"7Q34Wiruw6XNtSf+dkOMAf4VbxOacGFJC+AQlRQ29HaCRh8dTVgGl1n42JQusd250EQv+Ii1TwmFH5/4",
+	"GNwyfrrX9bCD6EM0rcK4b/O5mnQScVD6Nczcj7oBjHKI5bkn6rAZpH9qyPDCq45DfGq9ETh6HAwC2dpd",
+	"eBw+sMUbgA2Dq0Xi6ofrScUJHaKuxi46rQam2mrGTjWNVuFT27Er4+nhLq0Q8y4bvONGTKdEvJOYrejy",
+	"F22tJkjxCUvgYWn7iVXasWolVKnPpRizAu8ONR3mzGbmpJ/evXn/88/nL9MBEZIM6ehuPjPjLhjoTGCi",
+	"gptg2u6QF+h+AVLDCxvruXfMKhE1KlZPkHqYcrf56as3nz6+vrl4d3X+4S9nb1wW1cq9jscJXnEfblOP",
+	"zaG2kU4X2Tfqh2F8aZDA9aUbd+NebP7bh//W/3fk/+oF3/bjXnx8XeJcfwmQK4wBy27l1wBkcBCVsGEl",
+	"XiEg0N5pOXNojIPokFbKdDarjjWA3l7faAhl9y8mhZyySu+fPg4+CW7YlFlTpsIxTOWQ5ywYQnUE9d5+",
+	"ODH7UCZaHe0uN1cwqddckTnOXWK5/xPl5e8k9T5PJBZhKSUeEXKxt9RTJVTE2tsL+4xPM9h2R0G2XVEk",
+	"oryjiB3cZEbVZChpkRE1kQtFuB4Arw9kbs1lXQpT7xZ2DuymvPpSehq+bO8XMLzJubsgSYguoRgDpGB8",
+	"1e3TchRmDPfr0+tPq1LS/31KUkx6TwcWVM/IbdduJX0+HYRtkEPfcQ0dAd4NsgVdkdIKSsd9AHG2GzpH",
+	"MFefd5gGKMWwbbaWtJNf6HnXstQaJhzS3ENAhURURhtciJT9YAHje1agBVSDk0aFBxtBGCEP32DeAw/2",
+	"gIQZ89X8o6YbABtOZijUlgpLBCaThbFq4O5itxoqC+EZmII85UVJDTzPfXKT37S2jcBKhEVU5op0a4AE",
+	"wg6GtEB38JuEUTgr9NHukJ9wejQRTbOLgxMTLLNKUTuGA1KwmtYGrl1/L5GIyl0GeU3ze2arYhG6oEsk",
+	"gV9YIdeIcJfo/60SfLtP6IOZ9ytjwO368JX8w9+16na4b8TDdD6FOHR1VeDSwEehmqApNnjEatn/R886",
+	"JyXMT+9Zt5Iy/wPgs9ccKisAM/3OD0erCeE/noSqR//YtOSSuPtPu93AK7DB5wNqh6+8Va7bGbL9rfM7",
+	"7nWOg/n1K9OzY1qZzrOnq9PxU4TpoPfHzqZ33N3LJVHD+lijWTnokmpdvj+8Eev1steMZpBDEyxdqaHZ",
+	"U+TIZj9VTfsM/LXa2nvBCDM6PChDDUUVY3tfjT+FcZnWyEY51W07Sz0R1lp27gyuNGHinuVyxkgrCM2G",
+	"Yt29brcb++tb86mNFjuUDL+n+fOJnBdWpcA0YRdqshq/Yk10qJeV+jccogcY1/Y+ewu4xymhTsszBi7m",
+	"rstbi2foC2pabRK0Q6fB5ssOOUNcH3TtZHSZ8/FEHyh6DyHvZdJt/8jYz/1j2ALOLPhGwWaQKGqaNeN3",
+	"E6ZzPZ8KV0mRoQ/AxrPrIKZBjmzxYAbxMXYJSiFv2nUSfZtDyihmEF4Q6Jg2xBh/tM4J02apee6gumEj",
+	"TUUrSj2Z6xopZHSZomPCEkx74DabO5tgGZMQkWX9ToIvSZKj+OnTLsJoVTvD4pP1DuDbsov0NABzMhMF",
+	"fdbKOCAP000QBWzNG8UzFh4yGwNu3qvsld8oW4XDLJNp4skeCnJpTlmzrJWOvcZl9MMz5/OBwSQCnEUI",
+	"R41rgWuowpQJAC9yv6drtLoSAuRfWbFrsF/5Lwz5MLK96n17Rpdr7o/deqy54MUX3fWuOZdQsNB8iTc3",
+	"1ztccv9kGfEMAuBt1duGsfjLiMaxANutVLTpbo9j++NmeIOmbPaxqiRDccalaryPq6qzP3aOHEJViQzV",
+	"r0D9DHo/dFf1u2e9UL87CdS7pz3w2YXddFf7OKr20dBDN+wgaL/76LvBQC35z/KuDmZcu8A1A3z8veA3",
+	"9fMb3AniGWu62N1qZGEMAca9mXNvhdCmAIKqPXHc6Vc3Hy6mQ+rq12ymXoMxUaEFjEyw1HB80l0ht+Ou",
+	"MdIqndZJurdDpz9UfMHPwk7735sImy6M+wf9Z/hVVTOoRRZUglb/dPLyOW7X9ybf33yE/1TCBxG4QvQ2",
+	"Mtfp+uiC4oJUwHZI69PVi//Ta+/AXY8auetV/8iq+1Wi/GGbU+CopMCjFaIHil7hslfQ0WpfvS38theY",
+	"678Bvz1aywcrxpelELufz/u/BUv+DkPpe+r93ccCfO7xh6cfnp7+ytE53sdvU8P72xJQYq386q37v6j/",
+	"ppzZ7+/E+Yu/YAruCSrhBaVLZwYxAPMiRiSuwkdtbXDuuLzRzTlDLuvFPR37SxxCNcH8kG3pOtzfUCk6",
+	"ZS4wn0sREwV3DVyMMfOeDnO2Lpvnsxvvvmafw1LCaOBHhfhaTJHHxvh6fDBfaLUOkrLeNntvBuAgPhRp",
+	"pbqYQ65AD5FhYYBCioPwGYBPMQ91sd5XY6x5CTC227FH/JDVEaY8A1cGYFAAwGuRsWLtWm2MV4Y0KbdK",
+	"Ibbav1ao8ncK6vhSRfgs8wP6V71AujsIriioTuRx5Yx0r+LT9GrIM6h41aFl8NsSOwYj+HkG2koJEeMh",
+	"zyzkSjcEU4k+Xb1YAaWzLYfIes0T21/7cEzoP/dSFFbf+g2jM3tepvZ2F6ghMt8Waeom8w0CdBd5+EnM",
+	"CjliShmOfC4017+vMDRL4+ceyDUvFK4f4mgmVYMYKwGhVIh/ixZBSxd8OmVZTHK5YMXBiCqWnRJKckYh",
+	"Nyq1pIWgOw7vII0JTYR/xia2UbG0BdNnRgZCOl9BeW6eyaS2WEnZKfkkOBRrzOmQ5YogeCrhQstEzOZi",
+	"aX5EbIjpXGlEzRwyQquQe1QEqHuxi0uho0IqRWieA/oDRD3Y05uSvoWYoSR1RzztkBAIEANSPHDfhBWN",
+	"AhmACT/7IFebBf6TzJYb+GAjaEydMTpeF0JLnJd873CYy3ENLHMQ9bod+N/hs0T0u93eIBs+Gwx6Uci4",
+	"9j2NJfbiQxXjzHDKhxUB0HtcVN8/gf9vWJ1tQsFy/3+qVNh3n7ZeH7OF4xy1dP43crSmPkvtvSeKfPrw",
+	"prMx462unTw8mj/3jra/dEmXuaTZlZRvaAGaS3TcO9mlMzWfYZTRW5ZxemVGvaeRFAC8/m7y4CzLGqPs",
+	"A3nQYOoc/moxEjKWs6baDR8CNLsSniwDbmpvysDUh5toADQuqFBY12AVFeQl9BJyyW9SGaG1rKapWWQ6",
+	"DzQQ7Xx8Xtr21hwbHzKuyBjqC/7/P5wVV2QbXcXOWq5JxIlcbN7qzQOz777/8/8DC23Wavsy/56wHd8V",
+	"ruMakJlGkzWBzUado4pcfrpaZSGX5r21elbzDrhHeElVCLkaPfy7EOa/iQgsl/V3O0o4hMAV2Lo8u3rx",
+	"ur32UM0bI7YwlgTdYBY6AmOKTkla6mwpQfEohU2H8nYCPgOHEGK7EpEGOuhztJ6q2ubzlIxyRm2Nhpwr",
+	"3fGONjKiAhEKHMg/Asg2mSK4An+ckT/OyK5nZIu+2D9El+Xg1zUeBQxwtECut2CJW293JhciJpreuSxC",
+	"ABCVtyQEGwVfPEB+3ffBAw4yi4pEgMiw+QQuqtC0X8KMLmRxp8hwiccC/OZakSFVDDD3ja56x5YIwQmC",
+	"5ezyIhF3zNZEyfkUbhJUCZx5SlIb3Onj0Uq5isfRQbgCljPNnShNRA3uFBFqAVyMGa12xBCYNYke0gE5",
+	"7nZxsWwyow33h3NezAXG4LkXLRTMYkJ1IhZUkUUhxbgdk+Nuj7QgnjD9/PnzQYB+yxxSbtq2/Uy5UpCL",
+	"WAAELsLdYtAeTUQ5bdMxwi4vQW8oGM3scEA2Y5IhomA7sDJcGTOg/o9kRtFLkwhc4I4rd22D7aAAhsse",
+	"URM6Q2hcAsjQlBx1um4hjHXByiI0UOSEje4U4KZOqxjD3W6HZHKkkFw70wyYqLKsecp0wUcxyfiUCQUZ",
+	"KiKz4LKyAHDiNE0TMZoXOTn4b3L5/uMVcU6XEpI5cDlUTgdJkkQQcvCaPGmGK/7z+V+fwM/r0QyNkfPE",
+	"NZSRJ78mkd0TpKeg7ySKSRLhnJT59Uvi77Txt+DKPImuzTfm0N9g+CE090OWRJDtC/+XRH5lKg0ObALi",
+	"jaFAbFrzKRssGLszDQcN2D2Gt78kkSttji9hYxBRCy5i8+2XJAL/VRJdX8Mnrm6E1OELHowCHwdgVYip",
+	"wFW4vr5+eGJ3bkUSwp2lA73bzSXXFHVGx+OCjW1tw9X7yNV7SJ/m/ENTcJrdg2gQ/ZBhNRazh7WqrmUA",
+	"w3XsiKDm8DIM2jPZ6tB+WroEZhjciOtlTHKGsdFl8V6slW9xxlye6cbBliTix1uhD1cfb2C6xG+uXeyV",
+	"eeWL3eHyucrLXyKzodvXpFqTb+MKCaZ0PerrL81pNYYSAdw445ktM+IS6zCMJzaCxtD92kU66q6ukj8t",
+	"9aWgIoviL1/8OfGLUh4SsyTo4b2+jr9EsHJfoqkxglj5vE/0jb9EeDiSpGNWcsNi2piXjWtXzW1oonxX",
+	"6Iq6cDnkteZbw3tX4ub8Sn2xkTtdjJJzH456ZkQN65fRpfnFZkYgMPCU3eCFgXdBN011wwx3dg0BI7Eq",
+	"2G7e7z19We6eDa7Kbgq5UNGg/xBHXvFqWrveQb/ro57+D/zXL2XvoP/0qn80OPlxcPKj/e36n3Z+g23C",
+	"HM6ygkll29x3waw37ORGDgB37DfDJQwyeMVoqubwRBBW4d3boJf4EiLy9lYxW/RlDbHADs9zbX0vlXUs",
+	"MQFskbrKqev1u/FRtxsf9zon1xAtUHn5VUHFyCz8JS24qr76rBv3Trrx0bPrh+t9iXVLdr4sRRUQWQy6",
+	"pfls9FqliRQxcbDwqOFQQJ8sqLC+zx2sEBiLtX92NgXhpdVb2h93fPOxFpMd6wYfu7oDywbaNQpkWTKh",
+	"YsOEvgYMm0JjCksA/GIx2f9mdsxsSudvDqbdbzx8Mlr38pfKh0ML5+EgzUsI5WoplS/XD4btgcK8zlkI",
+	"0KHGsoAcLzDPwtIbLcXy24OJNEz8lKRTeseMVZKiGg4uDwgqgHAaBL9HLCs78w3+SYf7T3RBR3dQYdV6",
+	"Gb31uRpUc+aUsIxklOfLEt63GvoVtIaaX1N8UzDR4HmsmdcYDgUjZQWZFVLLkcxJy+gHM1r4RL5KcvrZ",
+	"5UXblhiHhghOm02Hti4K2EbeZOaaGMNaIXKQlmCuKnNI5+Y1wVhmkdbR4CmsMZQZXc5lOSVCzdjooKy/",
+	"YoixVa3TgDg6XJEJFdnBjBbK5mypGWMZFvvkRbVoSSIwj16DIkXo2KgqtUIt6Iayy/jCd9ewmOvsfseE",
+	"0JgrQSKg3KrLQcyopqTlS5aUuD9gc4NvoR3spwtZrI8Bi2xgOAGeOFgDZwpaz0C10kbZ6ntnYqjo4frh",
+	"/wsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

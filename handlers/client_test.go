@@ -222,6 +222,27 @@ func TestGoClient(t *testing.T) {
 			t.Fatalf("realtime %+v", got)
 		}
 
+		// The query API over the same visits: the 11 pageviews by page, and a refusal.
+		// (A visit's pages reach the visit rows over the flushes after its counters: some of them.)
+		query, err := c.QueryStatsWithResponse(ctx, client.QueryRequest{SiteId: "stats.example", Metrics: []string{"pageviews"},
+			DateRange: []string{s.Day, s.Day}, Dimensions: &[]string{"event:page"}})
+		for _, r := range must(t, query, err, 200).JSON200.Results {
+			if !strings.HasPrefix(r.Dimensions[0], "/p") || len(r.Metrics) != 1 || r.Metrics[0] != 1 {
+				t.Fatalf("query %s", query.Body)
+			}
+		}
+		// Without filters or dimensions the counters answer: the summary's pageviews.
+		counted, err := c.QueryStatsWithResponse(ctx, client.QueryRequest{SiteId: "stats.example", Metrics: []string{"pageviews", "events"},
+			DateRange: []string{s.Day, s.Day}})
+		if got := must(t, counted, err, 200).JSON200; len(got.Results) != 1 || got.Results[0].Metrics[0] != 11 || got.Results[0].Metrics[1] != 13 {
+			t.Fatalf("query from the counters %s", counted.Body)
+		}
+		refused, err := c.QueryStatsWithResponse(ctx, client.QueryRequest{SiteId: "stats.example", Metrics: []string{"visitors"},
+			DateRange: "8d"})
+		if got := must(t, refused, err, 400).JSON400; !strings.Contains(got.Error, "8d") {
+			t.Fatalf("query refusal %s", refused.Body)
+		}
+
 		bad, err := c.CollectEventWithResponse(ctx, client.Hit{Page: "not a url"})
 		must(t, bad, err, 400)
 		// A host no website has looks accepted: nobody can ask whether a domain is tracked here.

@@ -87,6 +87,10 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 				"method", c.Request().Method, "route", c.Path(), "status", e.status, "error", err)
 			e.message = statusMessage(e.status)
 		}
+		if isQueryAPI(c) {
+			writeQueryError(c, e, log)
+			return
+		}
 		h := c.Response().Header()
 		switch e.status {
 		case http.StatusUnauthorized:
@@ -151,14 +155,15 @@ func validationError(c echo.Context, err *echo.HTTPError) error {
 		if p.In == openapi3.ParameterInPath {
 			return &apiError{status: http.StatusNotFound, message: "Website not found."}
 		}
-		message := describe(reqErr.Err, p.Schema)
-		if p.Name == stats.FilterParam {
+		message, field := describe(reqErr.Err, p.Schema), p.Name
+		if stats.IsFilterParam(p.Name) { // the four filter parameters answer on `filter`
+			field = stats.FilterParam
 			if _, err := stats.ParseFilters(c.QueryParams()); err != nil {
 				message = err.Error()
 			}
 		}
 		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,
-			fields: stats.FieldErrors{p.Name: {message}}}
+			fields: stats.FieldErrors{field: {message}}}
 	}
 	if rb := reqErr.RequestBody; rb != nil {
 		return bodyError(reqErr, rb)

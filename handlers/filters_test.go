@@ -381,3 +381,55 @@ func TestTypeScriptSDKFilters(t *testing.T) {
 		"ANALYTICS_WEBSITE_ID=" + strconv.FormatInt(site.Id, 10), "ANALYTICS_EXPECT=" + string(expect)},
 		"node", "--test", "--test-reporter=spec", filepath.Join("dist", "test", "filters.test.js"))
 }
+
+// TestFilterOperators: filter_any, filter_not and filter_contains beside filter, on the
+// summary and a list, count the visits they should (as the test's own matcher counts them),
+// and a malformed one is a 422 on `filter`.
+func TestFilterOperators(t *testing.T) {
+	e := newEnv(t)
+	key := e.User("a@example.com").Key
+	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
+	first := day("2026-01-01")
+	visits := makeVisits(first, 10, 600)
+	insertVisits(t, e.DB, id, first, visits)
+	cases := []string{
+		`filter_any[country]=DE|US:Nowhere`,
+		`filter_not[referrer]=www.google.com|`,
+		`filter_not[page]=/pricing`,
+		`filter_contains[page]=BLOG|docs`,
+		`filter_contains[browser]=fox`,
+		`filter_any[event]=|Signup::`,
+		`filter[country]=DE&filter_not[city]=DE:Berlin`,
+		`filter_any[page]=/pricing|/&filter_contains[referrer]=google`,
+	}
+	for _, c := range cases {
+		t.Run(c, func(t *testing.T) {
+			values, err := url.ParseQuery(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := stats.ParseFilters(values)
+			if err != nil || len(f) == 0 {
+				t.Fatalf("%v %v", f, err)
+			}
+			if matched := len(matching(visits, f)); matched == 0 || matched == len(visits) {
+				t.Fatalf("a case that tells nothing: %d of %d visits match", matched, len(visits))
+			}
+			e := e.in(t)
+			q := "&" + values.Encode()
+			res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-01-01&to=2026-01-31%s", id, q), Key: key})
+			wantSummary(t, want(t, res, http.StatusOK)["data"].(map[string]any), wantTotals(visits, f))
+			res = e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=country&from=2026-01-01&to=2026-01-31&per_page=100%s", id, q), Key: key})
+			if got, want := entries(want(t, res, http.StatusOK)), wantList(visits, stats.Country, f); got != want {
+				t.Errorf("got  %s\nwant %s", got, want)
+			}
+		})
+	}
+	for _, bad := range []string{`filter_any[nope]=a`, `filter_not[page]=a\b`, `filter_any=a`,
+		`filter_contains[page]=` + strings.Repeat("a|", 20) + "a", `filter_any[page]=` + strings.Repeat("a", 256)} {
+		t.Run("refused "+bad[:min(len(bad), 30)], func(t *testing.T) {
+			res := e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-01-01&to=2026-01-31&%s", id, url.PathEscape(bad)), Key: key})
+			wantField(t, res, "filter")
+		})
+	}
+}

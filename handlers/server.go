@@ -69,6 +69,7 @@ type Server struct {
 	rightKeys rightKeys          // keys that were right on this node, for failLimit
 	trusted   []netip.Prefix
 	keyUses   *KeyUses
+	now       func() time.Time
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -105,6 +106,10 @@ func newAPI(opts Options) (*echo.Echo, error) {
 		loc:      opts.Location,
 		trusted:  opts.TrustedProxies,
 		keyUses:  opts.KeyUses,
+		now:      opts.Now,
+	}
+	if s.now == nil {
+		s.now = time.Now
 	}
 	if s.loc == nil {
 		s.loc = time.UTC
@@ -277,6 +282,9 @@ func (r routerWith) with(method, path string, m []echo.MiddlewareFunc) []echo.Mi
 	var out []echo.MiddlewareFunc
 	if in.form != nil {
 		out = append(out, middleware.BodyLimit(maxBodySize), requireForm)
+	}
+	if strings.HasPrefix(path, queryAPIPrefix) {
+		out = append(out, middleware.BodyLimit(maxBodySize))
 	}
 	out = append(append(append(out, r.mw...), m...), checkInput(in))
 	r.registered[route] = true

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -73,9 +74,38 @@ func (l filterLinks) add(name stats.Name, value string) string {
 // address of the same page without it.
 type filterChip struct {
 	Name   string // the statistic as the page calls it: "Country", "Landing page"
-	Value  string // the value as lists show it, shortened to chipLength characters
-	Raw    string // the value as stored and filtered on (the chip's title)
+	Op     string // "is", "is any of", "is not", "contains"
+	Value  string // the values as lists show them, shortened to chipLength characters
+	Raw    string // the values as stored and filtered on (the chip's title)
 	Remove string
+	// Switches are the same page with this filter's operator switched, each operator but its
+	// own: the URL keeps the operator, so a view stays shareable.
+	Switches []chipSwitch
+}
+
+// chipSwitch is one operator a chip can switch to.
+type chipSwitch struct {
+	Label string // "is", "is not", "contains"
+	Href  string
+}
+
+// chipOps are the operators a chip switches between, with their labels.
+var chipOps = []struct {
+	op    stats.FilterOp
+	label string
+}{{stats.Is, "is"}, {stats.NoneOf, "is not"}, {stats.ContainsAny, "contains"}}
+
+// opLabel is how a chip says a filter's operator.
+func opLabel(f stats.Filter) string {
+	switch f.Op {
+	case stats.AnyOf:
+		return "is any of"
+	case stats.NoneOf:
+		return "is not"
+	case stats.ContainsAny:
+		return "contains"
+	}
+	return "is"
 }
 
 // filterBar is the data of the "filters" template: the chips and the link clearing them all.
@@ -91,11 +121,21 @@ func (l filterLinks) bar(base string) *filterBar {
 		return nil
 	}
 	out := &filterBar{Base: base, Clear: l.to(nil)}
-	for _, f := range l.filters {
-		out.Chips = append(out.Chips, filterChip{
-			Name: filterLabel(f.Name), Value: shorten(displayValue(f.Name, f.Value), chipLength), Raw: f.Value,
-			Remove: l.to(l.filters.Without(f.Name)),
-		})
+	for i, f := range l.filters {
+		shown := make([]string, 0, len(f.List()))
+		for _, v := range f.List() {
+			shown = append(shown, displayValue(f.Name, v))
+		}
+		chip := filterChip{
+			Name: filterLabel(f.Name), Op: opLabel(f), Value: shorten(strings.Join(shown, " or "), chipLength),
+			Raw: strings.Join(f.List(), " | "), Remove: l.to(l.filters.Removed(i)),
+		}
+		for _, c := range chipOps {
+			if c.op != f.Op && !(c.op == stats.Is && f.Op == stats.AnyOf) {
+				chip.Switches = append(chip.Switches, chipSwitch{Label: c.label, Href: l.to(l.filters.Replaced(i, f.Switched(c.op)))})
+			}
+		}
+		out.Chips = append(out.Chips, chip)
 	}
 	return out
 }

@@ -38,11 +38,30 @@ func TestFilterLinks(t *testing.T) {
 	}
 	bar := l.bar("")
 	want := &filterBar{Clear: at + "from=2026-03-01&search=a%26b", Chips: []filterChip{
-		{Name: "Page", Value: "/a b", Raw: "/a b", Remove: at + "filter%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b"},
-		{Name: "Country", Value: "Germany", Raw: "DE:Germany", Remove: at + "filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+		{Name: "Page", Op: "is", Value: "/a b", Raw: "/a b", Remove: at + "filter%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b",
+			Switches: []chipSwitch{
+				{"is not", at + "filter%5Bcountry%5D=DE%3AGermany&filter_not%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+				{"contains", at + "filter%5Bcountry%5D=DE%3AGermany&filter_contains%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b"},
+			}},
+		{Name: "Country", Op: "is", Value: "Germany", Raw: "DE:Germany", Remove: at + "filter%5Bpage%5D=%2Fa+b&from=2026-03-01&search=a%26b",
+			Switches: []chipSwitch{
+				{"is not", at + "filter%5Bpage%5D=%2Fa+b&filter_not%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b"},
+				{"contains", at + "filter%5Bpage%5D=%2Fa+b&filter_contains%5Bcountry%5D=DE%3AGermany&from=2026-03-01&search=a%26b"},
+			}},
 	}}
 	if !reflect.DeepEqual(bar, want) {
 		t.Errorf("chips %+v\nwant  %+v", bar, want)
+	}
+	// A switched chip reads its operator, keeps it in the URL and switches back.
+	notQuery := url.Values{"filter_not[referrer]": {`a\|b|www.google.com`}}
+	notFilters, err := stats.ParseFilters(notQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chip := newFilterLinks("/stats/example.com", notQuery, notFilters).bar("").Chips[0]
+	if chip.Op != "is not" || chip.Raw != "a|b | www.google.com" || len(chip.Switches) != 2 ||
+		chip.Switches[0] != (chipSwitch{"is", "/stats/example.com?filter_any%5Breferrer%5D=a%5C%7Cb%7Cwww.google.com"}) {
+		t.Errorf("switched chip %+v", chip)
 	}
 	if newFilterLinks("/stats/example.com", url.Values{}, nil).bar("") != nil {
 		t.Error("a page without filters has chips")
@@ -134,8 +153,9 @@ func TestFilteredDashboardLayout(t *testing.T) {
 	// One link clears them (0), one chip each removes one (1). Presets, each list's full
 	// list and CSV (the Sources panel's too) and the panel's tabs keep both (2), as do the
 	// values of the filtered statistics, which replace the filter on theirs (the two pages,
-	// Germany); the event adds its filter (3); (other) links nowhere.
-	if want := map[int]int{0: 1, 1: 2, 2: 7 + 2*len(data.Top) + 2 + len(sourceTabs) + 3, 3: 1}; !reflect.DeepEqual(counts, want) {
+	// Germany), and each chip's two operator switches; the event adds its filter (3); (other)
+	// links nowhere.
+	if want := map[int]int{0: 1, 1: 2, 2: 7 + 2*len(data.Top) + 2 + len(sourceTabs) + 3 + 2*2, 3: 1}; !reflect.DeepEqual(counts, want) {
 		t.Errorf("links by their number of filters: %v, want %v\n%s", counts, want, strings.Join(links, "\n"))
 	}
 	if want := []string{"event=<b>Signup</b>::"}; !reflect.DeepEqual(adds, want) {

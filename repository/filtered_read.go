@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,6 +87,9 @@ func newRowSource(websiteID int64, days stats.Range, filters stats.Filters) (*ro
 
 // cond is the condition of one filter (docs/filters.md).
 func (s *rowSource) cond(f stats.Filter) (string, error) {
+	if f.Op != stats.Is {
+		return s.listCond(f)
+	}
 	switch {
 	case f.Name == stats.Page:
 		s.page = s.arg(f.Value)
@@ -106,6 +110,58 @@ func (s *rowSource) cond(f stats.Filter) (string, error) {
 	default:
 		return fmt.Sprintf("%s = %s", column, s.arg(f.Value)), nil
 	}
+}
+
+// listCond is the condition of a filter_any, filter_not or filter_contains: any of the
+// values holds (filter_not: none does). On page and event, a visit matches when one of its
+// hits does, so filter_not keeps the visits none of whose hits is one of the values.
+func (s *rowSource) listCond(f stats.Filter) (string, error) {
+	values := f.Values
+	if f.Op == stats.ContainsAny {
+		values = make([]string, len(f.Values))
+		for i, v := range f.Values {
+			values[i] = likePattern(v)
+		}
+	}
+	list := s.arg(pq.Array(values)) + "::text[]"
+	var cond string
+	switch f.Name {
+	case stats.Page, stats.Event:
+		column := "pages"
+		if f.Name == stats.Event {
+			column = "events"
+		}
+		if f.Op == stats.ContainsAny {
+			cond = "EXISTS (SELECT 1 FROM unnest(" + column + ") AS h (v) WHERE h.v ILIKE ANY(" + list + "))"
+		} else {
+			cond = column + " && " + list
+			if f.Name == stats.Event && slices.Contains(f.Values, "") {
+				cond = "(" + cond + " OR events = '{}')" // "" is the visits without any
+			}
+		}
+	default:
+		column, d, ok := visitColumn(f.Name)
+		if !ok {
+			return "", fmt.Errorf("%q is not a filter name", f.Name)
+		}
+		if d.Compare == stats.CodeBefore && f.Op != stats.ContainsAny {
+			codes := make([]string, len(f.Values))
+			for i, v := range f.Values {
+				codes[i], _, _ = strings.Cut(v, ":")
+			}
+			s.args[len(s.args)-1] = pq.Array(codes)
+			column = "split_part(" + column + ", ':', 1)"
+		}
+		if f.Op == stats.ContainsAny {
+			cond = column + " ILIKE ANY(" + list + ")"
+		} else {
+			cond = column + " = ANY(" + list + ")"
+		}
+	}
+	if f.Op == stats.NoneOf {
+		return "NOT (" + cond + ")", nil
+	}
+	return cond, nil
 }
 
 // pageviews is a row's pageviews as counted: with a page filter, that page's only.

@@ -13,8 +13,28 @@ import (
 // filter[Name]=Value.
 type Filter struct {
 	Name  Name
-	Value string
+	Value string // Is: the one value
+	Op    FilterOp
+	// Values are those of AnyOf, NoneOf and ContainsAny.
+	Values []string
 }
+
+// FilterOp is a filter's operator: Is, filter[NAME]=VALUE, or one of the three that take
+// values separated by '|' (filter_any, filter_not, filter_contains).
+type FilterOp uint8
+
+const (
+	Is          FilterOp = iota // the value is Value
+	AnyOf                       // the value is one of Values
+	NoneOf                      // the value is none of Values; page and event: no hit is
+	ContainsAny                 // the value contains one of Values, ignoring case
+)
+
+// FilterParams are the query parameters of the operators, by FilterOp.
+var FilterParams = [...]string{Is: FilterParam, AnyOf: "filter_any", NoneOf: "filter_not", ContainsAny: "filter_contains"}
+
+// MaxFilterValues is the most values one filter_any, filter_not or filter_contains takes.
+const MaxFilterValues = 20
 
 // Filters are the filters of one read, all of which must hold, in the order of FilterNames (so
 // that two spellings of one query compare equal and build the same SQL). Nil or empty: no
@@ -40,59 +60,130 @@ const MaxFilterValueLength = 255
 // deepObject).
 const FilterParam = "filter"
 
-// ParseFilters reads the filter[NAME]=VALUE parameters of a query. It refuses, with a message
-// for the 422 on `filter`, a name that is not a filter name, a name given twice, a `filter`
-// parameter not in deepObject form (filter=x, filter[a][b]=x), and a value that is over
-// MaxFilterValueLength characters, invalid UTF-8 or holds NUL. Other parameters are left
-// alone. A value that matches nothing is not an error (MatchesNothing).
+// ParseFilters reads the filter[NAME]=VALUE parameters of a query, and filter_any,
+// filter_not and filter_contains (NAME=V1|V2). It refuses, with a message for the 422 on
+// `filter`, a name that is not a filter name, a name given twice in one parameter, a parameter
+// not in deepObject form (filter=x, filter[a][b]=x), and a value that is over
+// MaxFilterValueLength characters, invalid UTF-8 or holds NUL (or more than MaxFilterValues
+// values). Other parameters are left alone. A value that matches nothing is not an error
+// (MatchesNothing).
 func ParseFilters(query url.Values) (Filters, error) {
 	var out Filters
 	// In key order, so that a query with several wrong parameters gets the same message on
 	// every call.
 	for _, key := range slices.Sorted(maps.Keys(query)) {
 		values := query[key]
-		if !IsFilterParam(key) {
+		op, ok := filterOp(key)
+		if !ok {
 			continue
 		}
-		name, ok := filterName(key)
+		param := FilterParams[op]
+		name, ok := filterName(key, param)
 		if !ok {
-			return nil, fmt.Errorf("must be given as filter[NAME]=VALUE, one parameter for each name")
+			return nil, fmt.Errorf("must be given as %s[NAME]=VALUE, one parameter for each name", param)
 		}
 		if !slices.Contains(FilterNames, Name(name)) {
-			return nil, fmt.Errorf("filter[%s]: unknown name; one of %s", truncateName(name), filterNameList())
+			return nil, fmt.Errorf("%s[%s]: unknown name; one of %s", param, truncateName(name), filterNameList())
 		}
 		if len(values) != 1 {
-			return nil, fmt.Errorf("filter[%s] is given %d times; give each name once", name, len(values))
+			return nil, fmt.Errorf("%s[%s] is given %d times; give each name once", param, name, len(values))
 		}
-		if err := checkFilterValue(values[0]); err != nil {
-			return nil, fmt.Errorf("filter[%s]: %w", name, err)
+		f := Filter{Name: Name(name), Op: op}
+		if op == Is {
+			if err := checkFilterValue(values[0]); err != nil {
+				return nil, fmt.Errorf("%s[%s]: %w", param, name, err)
+			}
+			f.Value = values[0]
+		} else {
+			list, err := splitFilterValues(values[0])
+			if err != nil {
+				return nil, fmt.Errorf("%s[%s]: %w", param, name, err)
+			}
+			f.Values = list
 		}
 		canonical := Name(name).Canonical()
-		if _, twice := out.Get(canonical); twice {
+		if _, twice := out.Get(canonical); twice && op == Is {
 			return nil, fmt.Errorf("filter[%s] and filter[%s] are one name; give it once", canonical, UTMCampaign)
 		}
-		out = append(out, Filter{Name: canonical, Value: values[0]})
+		f.Name = canonical
+		out = append(out, f)
 	}
 	out.sort()
 	return out, nil
 }
 
-// IsFilterParam tells whether a query parameter is one of the filters, in any spelling
-// ParseFilters reads (and refuses): filter, filter[...].
-func IsFilterParam(key string) bool {
-	return key == FilterParam || strings.HasPrefix(key, FilterParam+"[")
+// splitFilterValues splits V1|V2 at each '|' that is not escaped: \| is a literal '|' and
+// \\ a literal '\'; any other '\' is refused, so that every list has one spelling.
+func splitFilterValues(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			if i+1 >= len(s) || (s[i+1] != '|' && s[i+1] != '\\') {
+				return nil, fmt.Errorf(`a '\' must escape '|' or '\'`)
+			}
+			i++
+			cur.WriteByte(s[i])
+		case c == '|':
+			out = append(out, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	out = append(out, cur.String())
+	if len(out) > MaxFilterValues {
+		return nil, fmt.Errorf("has %d values; at most %d", len(out), MaxFilterValues)
+	}
+	for _, v := range out {
+		if err := checkFilterValue(v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
-// sort puts f in the order of FilterNames.
+// joinFilterValues is splitFilterValues' inverse.
+func joinFilterValues(values []string) string {
+	escaped := make([]string, len(values))
+	for i, v := range values {
+		escaped[i] = strings.NewReplacer(`\`, `\\`, `|`, `\|`).Replace(v)
+	}
+	return strings.Join(escaped, "|")
+}
+
+// IsFilterParam tells whether a query parameter is one of the filters, in any spelling
+// ParseFilters reads (and refuses): filter, filter[...], and the same of filter_any,
+// filter_not and filter_contains.
+func IsFilterParam(key string) bool {
+	_, ok := filterOp(key)
+	return ok
+}
+
+// filterOp is the operator of a filter parameter's key.
+func filterOp(key string) (FilterOp, bool) {
+	for op, param := range FilterParams {
+		if key == param || strings.HasPrefix(key, param+"[") {
+			return FilterOp(op), true
+		}
+	}
+	return 0, false
+}
+
+// sort puts f in the order of FilterNames, then of the operators.
 func (f Filters) sort() {
-	slices.SortFunc(f, func(a, b Filter) int {
-		return slices.Index(FilterNames, a.Name) - slices.Index(FilterNames, b.Name)
+	slices.SortStableFunc(f, func(a, b Filter) int {
+		if d := slices.Index(FilterNames, a.Name) - slices.Index(FilterNames, b.Name); d != 0 {
+			return d
+		}
+		return int(a.Op) - int(b.Op)
 	})
 }
 
-// filterName is NAME of a parameter spelled filter[NAME], NAME holding no bracket.
-func filterName(key string) (string, bool) {
-	inner, ok := strings.CutPrefix(key, FilterParam+"[")
+// filterName is NAME of a parameter spelled param[NAME], NAME holding no bracket.
+func filterName(key, param string) (string, bool) {
+	inner, ok := strings.CutPrefix(key, param+"[")
 	if !ok {
 		return "", false
 	}
@@ -142,10 +233,10 @@ func (f Filters) Canonical() Filters {
 	return out
 }
 
-// Get is the value of the filter on name, if there is one.
+// Get is the value of the is-filter on name, if there is one.
 func (f Filters) Get(name Name) (string, bool) {
 	for _, x := range f {
-		if x.Name == name {
+		if x.Name == name && x.Op == Is {
 			return x.Value, true
 		}
 	}
@@ -157,6 +248,52 @@ func (f Filters) With(name Name, value string) Filters {
 	out := append(f.Without(name), Filter{Name: name, Value: value})
 	out.sort()
 	return out
+}
+
+// Param is the query parameter of the filter: filter, filter_any, filter_not or
+// filter_contains.
+func (x Filter) Param() string { return FilterParams[x.Op] }
+
+// Encoded is the filter's value as its parameter carries it: Value, or Values joined by '|'.
+func (x Filter) Encoded() string {
+	if x.Op == Is {
+		return x.Value
+	}
+	return joinFilterValues(x.Values)
+}
+
+// List are the filter's values: [Value], or Values.
+func (x Filter) List() []string {
+	if x.Op == Is {
+		return []string{x.Value}
+	}
+	return x.Values
+}
+
+// Switched is the filter with the operator op over the same values: Is of one value, AnyOf of
+// several.
+func (x Filter) Switched(op FilterOp) Filter {
+	values := x.List()
+	if op == Is || op == AnyOf {
+		if len(values) == 1 {
+			return Filter{Name: x.Name, Value: values[0]}
+		}
+		return Filter{Name: x.Name, Op: AnyOf, Values: values}
+	}
+	return Filter{Name: x.Name, Op: op, Values: values}
+}
+
+// Replaced is f with its i-th filter replaced by x, in order.
+func (f Filters) Replaced(i int, x Filter) Filters {
+	out := slices.Clone(f)
+	out[i] = x
+	out.sort()
+	return out
+}
+
+// Removed is f without its i-th filter.
+func (f Filters) Removed(i int) Filters {
+	return slices.Delete(slices.Clone(f), i, i+1)
 }
 
 // Without is f without its filter on name.
@@ -174,7 +311,7 @@ func (f Filters) Without(name Name) Filters {
 func (f Filters) Query() url.Values {
 	q := url.Values{}
 	for _, x := range f {
-		q.Set(FilterParam+"["+string(x.Name)+"]", x.Value)
+		q.Set(x.Param()+"["+string(x.Name)+"]", x.Encoded())
 	}
 	return q
 }
@@ -183,7 +320,7 @@ func (f Filters) Query() url.Values {
 // counters keep for values past the daily limit (section 12), which no visit has.
 func (f Filters) MatchesNothing() bool {
 	for _, x := range f {
-		if x.Value == Other {
+		if x.Op == Is && x.Value == Other {
 			return true
 		}
 	}

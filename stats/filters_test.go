@@ -1,6 +1,7 @@
 package stats_test
 
 import (
+	"fmt"
 	"net/url"
 	"reflect"
 	"strings"
@@ -162,6 +163,35 @@ func TestSampleFraction(t *testing.T) {
 		}
 		if got := stats.SampleFraction(r); got != c.want {
 			t.Errorf("%d days: %v, want %v", c.days, got, c.want)
+		}
+	}
+}
+
+// TestFilterValueLists: the three list operators split at unescaped '|', keep "\|" and "\\"
+// as literals, and write back what they read.
+func TestFilterValueLists(t *testing.T) {
+	q := url.Values{
+		"filter_any[page]":         {`/a\|b|/c\\d|`},
+		"filter_not[referrer]":     {`x.example`},
+		"filter_contains[browser]": {`Fire|chrome`},
+		"filter[page]":             {"/e"},
+	}
+	f, err := stats.ParseFilters(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(f)
+	want := `[{page /e 0 []} {page  1 [/a|b /c\d ]} {referrer  2 [x.example]} {browser  3 [Fire chrome]}]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	again, err := stats.ParseFilters(f.Query())
+	if err != nil || fmt.Sprint(again) != want {
+		t.Errorf("written back and read: %v %v", again, err)
+	}
+	for _, bad := range []string{`a\b`, `a\`, strings.Repeat("a|", stats.MaxFilterValues) + "a", strings.Repeat("é", 256)} {
+		if _, err := stats.ParseFilters(url.Values{"filter_not[page]": {bad}}); err == nil {
+			t.Errorf("%q accepted", bad)
 		}
 	}
 }

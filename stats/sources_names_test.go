@@ -2,6 +2,7 @@ package stats_test
 
 import (
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestUTMCampaignIsCampaign(t *testing.T) {
 		t.Errorf("the list of utm_campaign reads %q", q.Name)
 	}
 	f, err := stats.ParseFilters(url.Values{"filter[utm_campaign]": {"spring"}})
-	if err != nil || len(f) != 1 || f[0] != (stats.Filter{Name: stats.Campaign, Value: "spring"}) {
+	if err != nil || len(f) != 1 || !reflect.DeepEqual(f[0], stats.Filter{Name: stats.Campaign, Value: "spring"}) {
 		t.Errorf("filter[utm_campaign] = %v, %v", f, err)
 	}
 	_, err = stats.ParseFilters(url.Values{"filter[utm_campaign]": {"a"}, "filter[campaign]": {"b"}})

@@ -542,6 +542,78 @@ type PlausibleRevenue struct {
 // 2 password (the owner, or a browser that entered the website's password).
 type Privacy int
 
+// QueryError The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryError struct {
+	// Error One human sentence.
+	Error string `json:"error"`
+}
+
+// QueryMeta defines model for QueryMeta.
+type QueryMeta struct {
+	// FilteredFrom With visit rows needed, the first day they count when after the range's first.
+	FilteredFrom *openapi_types.Date `json:"filtered_from,omitempty"`
+
+	// ImportsIncluded With `include.imports`, whether imported days counted.
+	ImportsIncluded *bool                              `json:"imports_included,omitempty"`
+	ImportsWarning  *string                            `json:"imports_warning,omitempty"`
+	MetricWarnings  *map[string]map[string]interface{} `json:"metric_warnings,omitempty"`
+
+	// Sampled Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
+	Sampled *float64 `json:"sampled,omitempty"`
+
+	// TimeLabels With `include.time_labels` and a time dimension, every bucket of the range.
+	TimeLabels *[]string `json:"time_labels,omitempty"`
+
+	// TimeRangeRounded True when a `24h` or date-time range was rounded out to whole hours.
+	TimeRangeRounded *bool `json:"time_range_rounded,omitempty"`
+
+	// TotalRows With `include.total_rows`, the rows before pagination.
+	TotalRows *int64 `json:"total_rows,omitempty"`
+}
+
+// QueryRequest Plausible's Stats API v2 query. `date_range` is one of `day`, `24h`, `7d`, `28d`, `30d`,
+// `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or two dates `YYYY-MM-DD`, or two ISO 8601
+// date-times (rounded out to whole hours). Each filter is `[operator, dimension, [values]]`
+// (optionally with `{"case_sensitive": false}`), `["and"|"or", [filters]]` or
+// `["not", filter]`, nested at most 3 deep.
+type QueryRequest struct {
+	// DateRange A relative range (a string) or two dates or date-times (an array).
+	DateRange  interface{}      `json:"date_range"`
+	Dimensions *[]string        `json:"dimensions,omitempty"`
+	Filters    *[][]interface{} `json:"filters,omitempty"`
+	Include    *struct {
+		Imports    *bool `json:"imports,omitempty"`
+		TimeLabels *bool `json:"time_labels,omitempty"`
+		TotalRows  *bool `json:"total_rows,omitempty"`
+	} `json:"include,omitempty"`
+	Metrics    []string    `json:"metrics"`
+	OrderBy    *[][]string `json:"order_by,omitempty"`
+	Pagination *struct {
+		Limit  *int `json:"limit,omitempty"`
+		Offset *int `json:"offset,omitempty"`
+	} `json:"pagination,omitempty"`
+
+	// SiteId The website's domain.
+	SiteId string `json:"site_id"`
+}
+
+// QueryResponse defines model for QueryResponse.
+type QueryResponse struct {
+	Meta QueryMeta `json:"meta"`
+
+	// Query The query as it ran, `date_range` resolved to two date-times.
+	Query   map[string]interface{} `json:"query"`
+	Results []QueryResult          `json:"results"`
+}
+
+// QueryResult defines model for QueryResult.
+type QueryResult struct {
+	Dimensions []string `json:"dimensions"`
+
+	// Metrics In the order of the query's metrics; counts are integers, rates numbers.
+	Metrics []float64 `json:"metrics"`
+}
+
 // Realtime defines model for Realtime.
 type Realtime struct {
 	// Pageviews Pageviews of each of the last 30 minutes, oldest first, the current minute last.
@@ -680,6 +752,28 @@ type StatsFilter struct {
 
 	// UtmTerm Visits whose first URL had this `utm_term`; `""` for visits of none.
 	UtmTerm *string `json:"utm_term,omitempty"`
+}
+
+// StatsFilterValues Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type StatsFilterValues struct {
+	Browser          *string `json:"browser,omitempty"`
+	Campaign         *string `json:"campaign,omitempty"`
+	City             *string `json:"city,omitempty"`
+	Continent        *string `json:"continent,omitempty"`
+	Country          *string `json:"country,omitempty"`
+	Device           *string `json:"device,omitempty"`
+	Event            *string `json:"event,omitempty"`
+	ExitPage         *string `json:"exit_page,omitempty"`
+	LandingPage      *string `json:"landing_page,omitempty"`
+	Language         *string `json:"language,omitempty"`
+	OperatingSystem  *string `json:"operating_system,omitempty"`
+	Page             *string `json:"page,omitempty"`
+	Referrer         *string `json:"referrer,omitempty"`
+	ScreenResolution *string `json:"screen_resolution,omitempty"`
+	SearchEngine     *string `json:"search_engine,omitempty"`
+	SocialNetwork    *string `json:"social_network,omitempty"`
 }
 
 // Summary defines model for Summary.
@@ -882,6 +976,21 @@ type ZeroOne int
 // as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
 type Filter = StatsFilter
 
+// FilterAny Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterAny = StatsFilterValues
+
+// FilterContains Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterContains = StatsFilterValues
+
+// FilterNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterNot = StatsFilterValues
+
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
 
@@ -935,6 +1044,18 @@ type NotFound = Error
 
 // PayloadTooLarge The one error body, for every status >= 400.
 type PayloadTooLarge = Error
+
+// QueryInternalError The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryInternalError = QueryError
+
+// QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryInvalid = QueryError
+
+// QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTooManyRequests = QueryError
+
+// QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryUnauthorized = QueryError
 
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
@@ -1033,6 +1154,21 @@ type ListStatsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // ListStatsParamsSearchBy defines parameters for ListStats.
@@ -1075,6 +1211,21 @@ type GetSummaryParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // GetTimeseriesParams defines parameters for GetTimeseries.
@@ -1120,6 +1271,21 @@ type GetTimeseriesParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 }
 
 // GetTimeseriesParamsInterval defines parameters for GetTimeseries.
@@ -1177,6 +1343,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
+type QueryStatsJSONRequestBody = QueryRequest
 
 // AsHit0 returns the union data inside the Hit as a Hit0
 func (t Hit) AsHit0() (Hit0, error) {
@@ -2066,6 +2235,54 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// QueryStatsWithBody Ask any question (Plausible Stats API v2)
+	//
+	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+	// integration written for Plausible works by changing its base URL and key. The same API
+	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// them and answers 400. docs/query.md lists every metric, dimension and operator.
+	//
+	// ```
+	// curl -X POST https://analytics.example.com/api/v2/query \
+	//   -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+	//   -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+	//        "dimensions": ["visit:country_name", "time:week"],
+	//        "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+	// ```
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+	QueryStatsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// QueryStats Ask any question (Plausible Stats API v2)
+	//
+	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+	// integration written for Plausible works by changing its base URL and key. The same API
+	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// them and answers 400. docs/query.md lists every metric, dimension and operator.
+	//
+	// ```
+	// curl -X POST https://analytics.example.com/api/v2/query \
+	//   -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+	//   -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+	//        "dimensions": ["visit:country_name", "time:week"],
+	//        "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+	// ```
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+	QueryStats(ctx context.Context, body QueryStatsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetHealth Liveness
 	//
 	// 200 while the process runs.
@@ -2653,6 +2870,78 @@ func (c *Client) UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, bo
 	return c.Client.Do(req)
 }
 
+// QueryStatsWithBody Ask any question (Plausible Stats API v2)
+//
+// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+// integration written for Plausible works by changing its base URL and key. The same API
+// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// them and answers 400. docs/query.md lists every metric, dimension and operator.
+//
+// ```
+//
+//	curl -X POST https://analytics.example.com/api/v2/query \
+//	  -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+//	  -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+//	       "dimensions": ["visit:country_name", "time:week"],
+//	       "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+//
+// ```
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+func (c *Client) QueryStatsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQueryStatsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QueryStats Ask any question (Plausible Stats API v2)
+//
+// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+// integration written for Plausible works by changing its base URL and key. The same API
+// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// them and answers 400. docs/query.md lists every metric, dimension and operator.
+//
+// ```
+//
+//	curl -X POST https://analytics.example.com/api/v2/query \
+//	  -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+//	  -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+//	       "dimensions": ["visit:country_name", "time:week"],
+//	       "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+//
+// ```
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+func (c *Client) QueryStats(ctx context.Context, body QueryStatsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQueryStatsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetHealth Liveness
 //
 // 200 while the process runs.
@@ -3189,6 +3478,42 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 
 		}
 
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -3291,6 +3616,42 @@ func NewGetSummaryRequest(server string, websiteId StatsWebsiteId, params *GetSu
 		if params.Filter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3404,6 +3765,42 @@ func NewGetTimeseriesRequest(server string, websiteId StatsWebsiteId, params *Ge
 		if params.Filter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3746,6 +4143,46 @@ func NewUpdateWebsiteRequestWithBody(server string, id int64, contentType string
 	}
 
 	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewQueryStatsRequest calls the generic QueryStats builder with application/json body
+func NewQueryStatsRequest(server string, body QueryStatsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewQueryStatsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewQueryStatsRequestWithBody constructs an http.Request for the QueryStats method, with any body, and a specified content type
+func NewQueryStatsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/query")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -4418,6 +4855,54 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBodyWithResponse(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebsiteResponse, error)
+
+	// QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
+	//
+	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+	// integration written for Plausible works by changing its base URL and key. The same API
+	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// them and answers 400. docs/query.md lists every metric, dimension and operator.
+	//
+	// ```
+	// curl -X POST https://analytics.example.com/api/v2/query \
+	//   -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+	//   -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+	//        "dimensions": ["visit:country_name", "time:week"],
+	//        "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+	// ```
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+	QueryStatsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryStatsResponse, error)
+
+	// QueryStatsWithResponse Ask any question (Plausible Stats API v2)
+	//
+	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+	// integration written for Plausible works by changing its base URL and key. The same API
+	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// them and answers 400. docs/query.md lists every metric, dimension and operator.
+	//
+	// ```
+	// curl -X POST https://analytics.example.com/api/v2/query \
+	//   -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+	//   -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+	//        "dimensions": ["visit:country_name", "time:week"],
+	//        "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+	// ```
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+	QueryStatsWithResponse(ctx context.Context, body QueryStatsJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryStatsResponse, error)
 
 	// GetHealthWithResponse Liveness
 	//
@@ -6186,6 +6671,96 @@ func (r UpdateWebsiteResponse) ContentType() string {
 	return ""
 }
 
+// QueryStatsResponse401Headers the declared response headers of an HTTP 401 response for QueryStats
+type QueryStatsResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// QueryStatsResponse429Headers the declared response headers of an HTTP 429 response for QueryStats
+type QueryStatsResponse429Headers struct {
+	RetryAfter int
+}
+
+// QueryStatsResponse500Headers the declared response headers of an HTTP 500 response for QueryStats
+type QueryStatsResponse500Headers struct {
+	XRequestId string
+}
+
+type QueryStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QueryResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *QueryInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *QueryUnauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *QueryStatsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *QueryStatsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *QueryStatsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r QueryStatsResponse) GetJSON200() *QueryResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r QueryStatsResponse) GetJSON400() *QueryInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r QueryStatsResponse) GetJSON401() *QueryUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r QueryStatsResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r QueryStatsResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r QueryStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r QueryStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r QueryStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r QueryStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetHealthResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7044,6 +7619,70 @@ func (c *ClientWithResponses) UpdateWebsiteWithFormdataBodyWithResponse(ctx cont
 		return nil, err
 	}
 	return ParseUpdateWebsiteResponse(rsp)
+}
+
+// QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
+//
+// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+// integration written for Plausible works by changing its base URL and key. The same API
+// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// them and answers 400. docs/query.md lists every metric, dimension and operator.
+//
+// ```
+//
+//	curl -X POST https://analytics.example.com/api/v2/query \
+//	  -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+//	  -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+//	       "dimensions": ["visit:country_name", "time:week"],
+//	       "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+//
+// ```
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+func (c *ClientWithResponses) QueryStatsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryStatsResponse, error) {
+	rsp, err := c.QueryStatsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQueryStatsResponse(rsp)
+}
+
+// QueryStatsWithResponse Ask any question (Plausible Stats API v2)
+//
+// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+// integration written for Plausible works by changing its base URL and key. The same API
+// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// them and answers 400. docs/query.md lists every metric, dimension and operator.
+//
+// ```
+//
+//	curl -X POST https://analytics.example.com/api/v2/query \
+//	  -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+//	  -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+//	       "dimensions": ["visit:country_name", "time:week"],
+//	       "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+//
+// ```
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/query (the `QueryStats` operationId).
+func (c *ClientWithResponses) QueryStatsWithResponse(ctx context.Context, body QueryStatsJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryStatsResponse, error) {
+	rsp, err := c.QueryStats(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQueryStatsResponse(rsp)
 }
 
 // GetHealthWithResponse Liveness
@@ -9549,6 +10188,93 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 			}
 			headers.XContentTypeOptions = value
 		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseQueryStatsResponse parses an HTTP response from a QueryStatsWithResponse call
+func ParseQueryStatsResponse(rsp *http.Response) (*QueryStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &QueryStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QueryResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest QueryInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest QueryUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers QueryStatsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers QueryStatsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers QueryStatsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -154,6 +154,26 @@ func (v Visit) Matches(filters stats.Filters) bool {
 }
 
 func (v Visit) matches(f stats.Filter) bool {
+	switch f.Op {
+	case stats.AnyOf, stats.NoneOf:
+		any := slices.ContainsFunc(f.Values, func(value string) bool {
+			return v.matches(stats.Filter{Name: f.Name, Value: value})
+		})
+		return any == (f.Op == stats.AnyOf)
+	case stats.ContainsAny:
+		hits := []string{v.Values[f.Name]}
+		switch f.Name {
+		case stats.Page:
+			hits = v.Pages
+		case stats.Event:
+			hits = v.Events
+		}
+		return slices.ContainsFunc(hits, func(h string) bool {
+			return slices.ContainsFunc(f.Values, func(t string) bool {
+				return strings.Contains(strings.ToLower(h), strings.ToLower(t))
+			})
+		})
+	}
 	code := func(s string) string { c, _, _ := strings.Cut(s, ":"); return c }
 	if f.Value == stats.Other { // the counters' value past the daily limit: no visit has it
 		return false

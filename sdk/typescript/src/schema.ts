@@ -413,10 +413,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask any question (Plausible Stats API v2)
+         * @description One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
+         *     integration written for Plausible works by changing its base URL and key. The same API
+         *     keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
+         *     `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
+         *     was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
+         *     `site_id` the key may not read (the same answer as an unknown domain), 429 past the
+         *     limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+         *     them and answers 400. docs/query.md lists every metric, dimension and operator.
+         *
+         *     ```
+         *     curl -X POST https://analytics.example.com/api/v2/query \
+         *       -H 'Authorization: Bearer KEY' -H 'Content-Type: application/json' \
+         *       -d '{"site_id": "example.com", "metrics": ["visitors", "bounce_rate"], "date_range": "7d",
+         *            "dimensions": ["visit:country_name", "time:week"],
+         *            "filters": [["contains", "visit:entry_page", ["/blog"]], ["is_not", "visit:referrer", ["www.google.com"]]]}'
+         *     ```
+         */
+        post: operations["queryStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The error body of every `/api/v2` answer of 400 or more, as Plausible writes it. */
+        QueryError: {
+            /** @description One human sentence. */
+            error: string;
+        };
+        /**
+         * @description Plausible's Stats API v2 query. `date_range` is one of `day`, `24h`, `7d`, `28d`, `30d`,
+         *     `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or two dates `YYYY-MM-DD`, or two ISO 8601
+         *     date-times (rounded out to whole hours). Each filter is `[operator, dimension, [values]]`
+         *     (optionally with `{"case_sensitive": false}`), `["and"|"or", [filters]]` or
+         *     `["not", filter]`, nested at most 3 deep.
+         */
+        QueryRequest: {
+            /** @description The website's domain. */
+            site_id: string;
+            metrics: string[];
+            /** @description A relative range (a string) or two dates or date-times (an array). */
+            date_range: unknown;
+            dimensions?: string[];
+            filters?: unknown[][];
+            order_by?: string[][];
+            include?: {
+                total_rows?: boolean;
+                time_labels?: boolean;
+                imports?: boolean;
+            };
+            pagination?: {
+                limit?: number;
+                offset?: number;
+            };
+        };
+        QueryResponse: {
+            results: components["schemas"]["QueryResult"][];
+            meta: components["schemas"]["QueryMeta"];
+            /** @description The query as it ran, `date_range` resolved to two date-times. */
+            query: {
+                [key: string]: unknown;
+            };
+        };
+        QueryResult: {
+            dimensions: string[];
+            /** @description In the order of the query's metrics; counts are integers, rates numbers. */
+            metrics: number[];
+        };
+        QueryMeta: {
+            /**
+             * Format: int64
+             * @description With `include.total_rows`, the rows before pagination.
+             */
+            total_rows?: number;
+            /** @description With `include.time_labels` and a time dimension, every bucket of the range. */
+            time_labels?: string[];
+            /** @description With `include.imports`, whether imported days counted. */
+            imports_included?: boolean;
+            imports_warning?: string;
+            /**
+             * Format: double
+             * @description Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
+             */
+            sampled?: number;
+            /**
+             * Format: date
+             * @description With visit rows needed, the first day they count when after the range's first.
+             */
+            filtered_from?: string;
+            /** @description True when a `24h` or date-time range was rounded out to whole hours. */
+            time_range_rounded?: boolean;
+            metric_warnings?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         /**
          * @description One pageview, or one event when `event` is present: this service's body (`page`
          *     required) or Plausible's (`PlausibleHit`, told by `n` or `name` where `page` is absent).
@@ -749,6 +857,29 @@ export interface components {
             /** @description Visits from this city: the whole value compares (`US:New York, NY`). */
             city?: string;
             /** @description Visits that sent this event (`name:value:unit`); `""` for visits that sent none. */
+            event?: string;
+        };
+        /**
+         * @description Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+         *     name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+         *     `\\` a literal `\`, each value at most 255 characters.
+         */
+        StatsFilterValues: {
+            page?: string;
+            landing_page?: string;
+            exit_page?: string;
+            referrer?: string;
+            search_engine?: string;
+            social_network?: string;
+            campaign?: string;
+            browser?: string;
+            operating_system?: string;
+            device?: string;
+            language?: string;
+            screen_resolution?: string;
+            continent?: string;
+            country?: string;
+            city?: string;
             event?: string;
         };
         StatEntry: {
@@ -1190,6 +1321,65 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A query that cannot run; the sentence names what was wrong (a field, a limit, a dimension this service does not have). */
+        QueryInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Invalid dimensions: visit:region is not available here."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
+        /** @description The key is missing, malformed, revoked or unknown, or may not read `site_id` (the same answer as an unknown domain). */
+        QueryUnauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Invalid API key or site ID."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
+        /** @description Past the API limits of `/api/v1` (the same keys and limits); retry after `Retry-After` seconds. */
+        QueryTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Too many requests."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
+        /** @description An unexpected failure; the details are logged under `X-Request-Id`, never sent. */
+        QueryInternalError: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Internal server error."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
         /** @description An unexpected failure; the details are logged under `X-Request-Id`. */
         InternalError: {
             headers: {
@@ -1262,6 +1452,33 @@ export interface components {
          *     }
          */
         Filter: components["schemas"]["StatsFilter"];
+        /**
+         * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+         *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+         *     20 values of at most 255 characters each. One name may be in several of `filter`,
+         *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+         *     422 on `filter`.
+         * @example {
+         *       "country": "DE|FR"
+         *     }
+         */
+        FilterAny: components["schemas"]["StatsFilterValues"];
+        /**
+         * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+         *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+         * @example {
+         *       "referrer": "www.google.com"
+         *     }
+         */
+        FilterNot: components["schemas"]["StatsFilterValues"];
+        /**
+         * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+         *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+         * @example {
+         *       "page": "/blog/"
+         *     }
+         */
+        FilterContains: components["schemas"]["StatsFilterValues"];
         /**
          * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
          * @example "3f1b2c"
@@ -2092,6 +2309,33 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`.
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
             };
             header?: never;
             path: {
@@ -2167,6 +2411,33 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`.
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
             };
             header?: never;
             path: {
@@ -2251,6 +2522,33 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`.
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
             };
             header?: never;
             path: {
@@ -2369,6 +2667,105 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    queryStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryRequest"];
+            };
+        };
+        responses: {
+            /** @description The rows of the query, what they rest on, and the query as it ran. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "dimensions": [
+                     *             "Germany",
+                     *             "Berlin"
+                     *           ],
+                     *           "metrics": [
+                     *             120,
+                     *             300,
+                     *             41.5
+                     *           ]
+                     *         },
+                     *         {
+                     *           "dimensions": [
+                     *             "France",
+                     *             "Paris"
+                     *           ],
+                     *           "metrics": [
+                     *             80,
+                     *             150,
+                     *             38
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "total_rows": 2
+                     *       },
+                     *       "query": {
+                     *         "site_id": "example.com",
+                     *         "metrics": [
+                     *           "visitors",
+                     *           "pageviews",
+                     *           "bounce_rate"
+                     *         ],
+                     *         "date_range": [
+                     *           "2026-11-20T00:00:00+00:00",
+                     *           "2026-11-26T23:59:59+00:00"
+                     *         ],
+                     *         "dimensions": [
+                     *           "visit:country_name",
+                     *           "visit:city_name"
+                     *         ],
+                     *         "filters": [
+                     *           [
+                     *             "is_not",
+                     *             "visit:country_name",
+                     *             [
+                     *               ""
+                     *             ]
+                     *           ]
+                     *         ],
+                     *         "order_by": [
+                     *           [
+                     *             "visitors",
+                     *             "desc"
+                     *           ]
+                     *         ],
+                     *         "include": {
+                     *           "total_rows": true,
+                     *           "time_labels": false,
+                     *           "imports": false
+                     *         },
+                     *         "pagination": {
+                     *           "limit": 10000,
+                     *           "offset": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryResponse"];
+                };
+            };
+            400: components["responses"]["QueryInvalid"];
+            401: components["responses"]["QueryUnauthorized"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
         };
     };
 }

@@ -186,6 +186,20 @@ test("stats: hits sent to the collection endpoint, paged to the last page", asyn
   const realtime = await api.client.GET("/api/v1/stats/{website_id}/realtime", { params: { path } });
   assert.equal(realtime.response.status, 200);
   assert.equal(realtime.data?.data.pageviews.length, 30);
+
+  // The query API over the same visit: its 12 pageviews by page, and a refusal in Plausible's body.
+  // (A visit's pages reach the visit rows over the flushes after its counters: some of them.)
+  const byPage = await api.client.POST("/api/v2/query", {
+    body: { site_id: "stats.example", metrics: ["pageviews"], date_range: [day, day], dimensions: ["event:page"] },
+  });
+  assert.equal(byPage.response.status, 200);
+  for (const r of byPage.data?.results ?? []) {
+    assert.ok(pages.includes(r.dimensions[0] ?? ""), JSON.stringify(r));
+    assert.deepEqual(r.metrics, [1]);
+  }
+  const refused = await api.client.POST("/api/v2/query", { body: { site_id: "stats.example", metrics: ["visitors"], date_range: "8d" } });
+  assert.equal(refused.response.status, 400);
+  assert.match(refused.error?.error ?? "", /8d/);
 });
 
 test("the spec, the docs, and the routes outside /api/v1", async () => {

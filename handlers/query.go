@@ -1,0 +1,86 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/repository"
+)
+
+// queryUnauthorized is the 401 of the query API, for a bad key and for a site_id the key may
+// not read alike, so that an answer never tells which domains exist.
+const queryUnauthorized = "Invalid API key or site ID."
+
+// Query answers POST /api/v2/query: the site is the key's, the body is parsed and checked
+// once (package query), and the repository runs it over the visit rows.
+func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject) (gen.QueryStatsResponseObject, error) {
+	site, err := s.repo.WebsiteByDomain(ctx, req.Body.SiteId)
+	if errors.Is(err, repository.ErrNotFound) || (err == nil && site.UserID != userID(ctx)) {
+		return gen.QueryStats401JSONResponse{QueryUnauthorizedJSONResponse: gen.QueryUnauthorizedJSONResponse{
+			Body: gen.QueryError{Error: queryUnauthorized}, Headers: gen.QueryUnauthorizedResponseHeaders{WWWAuthenticate: "Bearer"}}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	q, err := query.Parse(body, query.Env{Now: s.now(), Location: s.loc, Start: site.CreatedAt})
+	var invalid *query.Invalid
+	if errors.As(err, &invalid) {
+		return gen.QueryStats400JSONResponse{QueryInvalidJSONResponse: gen.QueryInvalidJSONResponse{Error: invalid.Message}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	answer, err := s.repo.RunQuery(ctx, site.ID, q, s.loc)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]gen.QueryResult, len(answer.Rows))
+	for i, row := range answer.Rows {
+		results[i] = gen.QueryResult{Dimensions: row.Dimensions, Metrics: row.Metrics}
+	}
+	return gen.QueryStats200JSONResponse{Results: results, Meta: queryMeta(q, answer), Query: q.Echo()}, nil
+}
+
+// queryMeta is what the answer says of itself: what include asked for, and what the numbers
+// rest on (a sample, the first day of visit rows, an hour-rounded range).
+func queryMeta(q *query.Query, answer repository.QueryAnswer) gen.QueryMeta {
+	var meta gen.QueryMeta
+	if q.Include.TotalRows {
+		meta.TotalRows = &answer.TotalRows
+	}
+	if q.Include.TimeLabels && q.TimeIndex() >= 0 {
+		labels := repository.QueryTimeLabels(q)
+		meta.TimeLabels = &labels
+	}
+	if q.Include.Imports {
+		// Imported days are daily counters: they count in the answers the counters give, and
+		// no breakdown of visit rows can split them.
+		included := answer.FromCounters
+		meta.ImportsIncluded = &included
+		if !included {
+			warning := "Imported stats are not included: a query with filters or breakdowns is answered from the visits this service recorded."
+			meta.ImportsWarning = &warning
+		}
+	}
+	if f := answer.Basis.Fraction; f < 1 {
+		meta.Sampled = &f
+	}
+	if !answer.Basis.From.IsZero() {
+		meta.FilteredFrom = &openapi_types.Date{Time: answer.Basis.From}
+	}
+	if q.Range.Rounded {
+		rounded := true
+		meta.TimeRangeRounded = &rounded
+	}
+	return meta
+}

@@ -1,0 +1,171 @@
+package query
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"sort"
+	"unicode/utf8"
+)
+
+// Op is a filter's operator.
+type Op string
+
+const (
+	Is          Op = "is"
+	IsNot       Op = "is_not"
+	Contains    Op = "contains"
+	ContainsNot Op = "contains_not"
+	Matches     Op = "matches"
+	MatchesNot  Op = "matches_not"
+	And         Op = "and"
+	Or          Op = "or"
+	Not         Op = "not"
+)
+
+var leafOps = []Op{Is, IsNot, Contains, ContainsNot, Matches, MatchesNot}
+
+// Filter is one node of the filter tree: a leaf (Op on Field with Values) or And/Or over
+// Children, or Not of its one child.
+type Filter struct {
+	Op       Op
+	Field    Field
+	Values   []string
+	Patterns []*regexp.Regexp // Matches, MatchesNot: Values compiled (RE2)
+	// IgnoreCase: {"case_sensitive": false}.
+	IgnoreCase bool
+	Children   []Filter
+}
+
+// Negated tells whether a leaf keeps what does not match its values.
+func (f Filter) Negated() bool { return f.Op == IsNot || f.Op == ContainsNot || f.Op == MatchesNot }
+
+// Positive is the leaf's operator without its negation.
+func (f Filter) Positive() Op {
+	switch f.Op {
+	case IsNot:
+		return Is
+	case ContainsNot:
+		return Contains
+	case MatchesNot:
+		return Matches
+	}
+	return f.Op
+}
+
+// MatchesString tells whether a value matches one of a matches filter's patterns.
+func (f Filter) MatchesString(v string) bool {
+	return slices.ContainsFunc(f.Patterns, func(p *regexp.Regexp) bool { return p.MatchString(v) })
+}
+
+// parseFilter reads one filter at nesting depth (the number of and/or/not around it).
+func parseFilter(raw json.RawMessage, depth int) (Filter, error) {
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil || len(parts) < 2 {
+		return Filter{}, invalidf("filters: each filter must be an array [operator, dimension, [values]]")
+	}
+	var op Op
+	if err := json.Unmarshal(parts[0], &op); err != nil {
+		return Filter{}, invalidf("filters: a filter's first element must be its operator")
+	}
+	switch op {
+	case And, Or, Not:
+		return parseLogical(op, parts, depth)
+	case "has_done", "has_not_done":
+		return Filter{}, invalidf("filters: the operator %s is not available on this service", quote(string(op)))
+	}
+	if !slices.Contains(leafOps, op) {
+		return Filter{}, invalidf("filters: unknown operator %s", quote(string(op)))
+	}
+	return parseLeaf(op, parts)
+}
+
+func parseLogical(op Op, parts []json.RawMessage, depth int) (Filter, error) {
+	if depth+1 > MaxNesting {
+		return Filter{}, invalidf("filters: and, or and not may be nested at most %d deep (the limit of one query)", MaxNesting)
+	}
+	f := Filter{Op: op}
+	if len(parts) != 2 {
+		return Filter{}, invalidf("filters: %s takes one argument", op)
+	}
+	if op == Not {
+		child, err := parseFilter(parts[1], depth+1)
+		if err != nil {
+			return Filter{}, err
+		}
+		f.Children = []Filter{child}
+		return f, nil
+	}
+	var children []json.RawMessage
+	if err := json.Unmarshal(parts[1], &children); err != nil || len(children) == 0 {
+		return Filter{}, invalidf("filters: %s takes a non-empty list of filters", op)
+	}
+	for _, c := range children {
+		child, err := parseFilter(c, depth+1)
+		if err != nil {
+			return Filter{}, err
+		}
+		f.Children = append(f.Children, child)
+	}
+	return f, nil
+}
+
+func parseLeaf(op Op, parts []json.RawMessage) (Filter, error) {
+	if len(parts) < 3 || len(parts) > 4 {
+		return Filter{}, invalidf("filters: %s takes [%q, dimension, [values]] with optional modifiers", op, op)
+	}
+	var name string
+	if err := json.Unmarshal(parts[1], &name); err != nil {
+		return Filter{}, invalidf("filters: a filter's dimension must be a string")
+	}
+	field, err := lookupField(name)
+	if err != nil {
+		return Filter{}, &Invalid{Message: "Invalid filter: " + err.Error()}
+	}
+	if field.Level == TimeLevel {
+		return Filter{}, invalidf("Invalid filter: %s cannot be filtered; use date_range", name)
+	}
+	f := Filter{Op: op, Field: field}
+	if err := json.Unmarshal(parts[2], &f.Values); err != nil || len(f.Values) == 0 {
+		return Filter{}, invalidf("filters: the values of the %s filter on %s must be a non-empty list of strings", op, name)
+	}
+	if len(f.Values) > MaxFilterValues {
+		return Filter{}, invalidf("filters: at most %d values in one filter (the limit of one query)", MaxFilterValues)
+	}
+	for _, v := range f.Values {
+		if utf8.RuneCountInString(v) > MaxPatternLength {
+			return Filter{}, invalidf("filters: a value or pattern is over %d characters (the limit of one query)", MaxPatternLength)
+		}
+	}
+	if len(parts) == 4 {
+		var mods struct {
+			CaseSensitive *bool `json:"case_sensitive"`
+		}
+		if err := json.Unmarshal(parts[3], &mods); err != nil {
+			return Filter{}, invalidf(`filters: modifiers must be {"case_sensitive": true|false}`)
+		}
+		f.IgnoreCase = mods.CaseSensitive != nil && !*mods.CaseSensitive
+	}
+	if f.Positive() == Matches {
+		for _, v := range f.Values {
+			pattern := v
+			if f.IgnoreCase {
+				pattern = "(?i)" + pattern
+			}
+			re, err := regexp.Compile(pattern)
+			if err != nil {
+				return Filter{}, invalidf("filters: the pattern %s is not a valid regular expression (RE2 syntax)", quote(v))
+			}
+			f.Patterns = append(f.Patterns, re)
+		}
+	}
+	if f.Positive() == Is && !f.IgnoreCase {
+		var all []string
+		for _, v := range f.Values {
+			all = append(all, field.Stored(v)...)
+		}
+		sort.Strings(all)
+		f.Values = slices.Compact(all)
+	}
+	return f, nil
+}

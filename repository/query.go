@@ -1,0 +1,431 @@
+package repository
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// The query API's engine (package query parses and checks; this compiles): one statement
+// over the website's visit rows of the range, three levels deep. u is one row per visit (or,
+// under a hit dimension, per visit and hit value) with its dimension values; v groups u by
+// (dimensions, day, visitor), so that visitors are counted once a day and summed over days,
+// never with count(DISTINCT); the outer level groups by the dimensions and computes the
+// metrics, their order and the page. RE2 patterns never reach PostgreSQL: the distinct
+// values of the filtered column over the range are matched in Go and passed as a list.
+
+// QueryRow is one row of an answer: its dimension values as answered and its metrics in the
+// query's order.
+type QueryRow struct {
+	Dimensions []string
+	Metrics    []float64
+}
+
+// QueryAnswer is a query's rows and what they rest on.
+type QueryAnswer struct {
+	Rows      []QueryRow
+	TotalRows int64
+	Basis     Basis
+	// FromCounters: the daily counters answered, imported days included.
+	FromCounters bool
+}
+
+// queryBuild collects a statement's SQL and arguments.
+type queryBuild struct {
+	q         *query.Query
+	args      []any
+	base      string // the website's rows of the range
+	baseArgs  int    // how many of args base takes
+	where     string // base and the filters
+	whereArgs int    // how many of args where takes
+	pages     string // the predicate on a pageview's page ($EL) that event:page filters make, or ""
+	fraction  float64
+}
+
+func (b *queryBuild) arg(v any) string {
+	b.args = append(b.args, v)
+	return fmt.Sprintf("$%d", len(b.args))
+}
+
+// RunQuery answers a checked query: from the counters when it needs no visit row
+// (counterQuery), else over the website's visit rows; hours and days are those of loc.
+func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Query, loc *time.Location) (QueryAnswer, error) {
+	if interval, ok := counterQuery(q); ok {
+		out, err := r.counterAnswer(ctx, websiteID, q, interval, loc)
+		if err != nil {
+			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+		}
+		return out, nil
+	}
+	var out QueryAnswer
+	days := q.Range.Days()
+	b := &queryBuild{q: q, fraction: stats.SampleFraction(days)}
+	b.base = b.rangeWhere(websiteID)
+	b.baseArgs = len(b.args)
+	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
+		where, err := b.filterWhere(ctx, tx, q.Filters)
+		if err != nil {
+			return err
+		}
+		b.where, b.whereArgs = where, len(b.args)
+		grouped := b.grouped(where)
+		groupedArgs := len(b.args)
+		sqlText, dims := b.statement(grouped)
+		rows, err := tx.QueryxContext(ctx, sqlText, b.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			row, total, err := scanQueryRow(rows, dims, len(q.Metrics))
+			if err != nil {
+				return err
+			}
+			out.TotalRows = total
+			out.Rows = append(out.Rows, row)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if out.Rows == nil && q.Offset > 0 {
+			// Past the last row: count them without the page.
+			return tx.GetContext(ctx, &out.TotalRows, `SELECT count(*) FROM (`+grouped+`) AS g`, b.args[:groupedArgs]...)
+		}
+		return nil
+	})
+	if err != nil {
+		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+	}
+	if err := b.finish(ctx, r, websiteID, &out); err != nil {
+		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+	}
+	return out, nil
+}
+
+// finish scales a sample's counts, computes percentage from the total visitors and says what
+// the numbers rest on.
+func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64, out *QueryAnswer) error {
+	var total float64
+	for i, m := range b.q.Metrics {
+		if m == query.Percentage {
+			if err := r.readRows(ctx, func(tx *sqlx.Tx) error {
+				return tx.GetContext(ctx, &total, b.totalVisitors(), b.args[:b.whereArgs]...)
+			}); err != nil {
+				return err
+			}
+		}
+		for _, row := range out.Rows {
+			switch m {
+			case query.Visitors, query.Visits, query.Pageviews, query.Events:
+				row.Metrics[i] = float64(scale(int64(row.Metrics[i]), b.fraction))
+			case query.Percentage:
+				if total > 0 {
+					row.Metrics[i] = roundTo(100*row.Metrics[i]/total, 1)
+				}
+			}
+		}
+	}
+	from, err := r.FilteredFrom(ctx, websiteID, b.q.Range.Days())
+	if err != nil {
+		return err
+	}
+	out.Basis = Basis{Fraction: b.fraction, From: from}
+	return nil
+}
+
+// rangeWhere selects the website's rows of the range's hours, sampled past
+// stats.ExactFilterDays as the filtered reads are.
+func (b *queryBuild) rangeWhere(websiteID int64) string {
+	rg := b.q.Range
+	conds := []string{
+		"website_id = " + b.arg(websiteID),
+		fmt.Sprintf("day BETWEEN %s AND %s", b.arg(rg.From.Format(dateLayout)), b.arg(rg.To.Format(dateLayout))),
+	}
+	if rg.FromHour > 0 {
+		conds = append(conds, fmt.Sprintf("(day > %s OR hour >= %s)", b.arg(rg.From.Format(dateLayout)), b.arg(rg.FromHour)))
+	}
+	if rg.ToHour < 23 {
+		conds = append(conds, fmt.Sprintf("(day < %s OR hour <= %s)", b.arg(rg.To.Format(dateLayout)), b.arg(rg.ToHour)))
+	}
+	if b.fraction < 1 {
+		conds = append(conds, "visitor < "+b.arg(sampleCut(b.fraction)))
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// storedColumn is the quoted column a field reads.
+func storedColumn(f query.Field) string {
+	d, _, _ := stats.DimensionOf(f.Stat)
+	return pq.QuoteIdentifier(d.Column)
+}
+
+// partExpr is the SQL of a field's part of the text expression e, in our spelling.
+func partExpr(f query.Field, e string) string {
+	switch f.Part {
+	case query.Code:
+		return "split_part(" + e + ", ':', 1)"
+	case query.Label:
+		return "substr(" + e + ", strpos(" + e + ", ':') + 1)"
+	}
+	return e
+}
+
+// answerExpr is the SQL of a field's value as answered, in Plausible's spelling.
+func answerExpr(f query.Field, e string) string {
+	e = partExpr(f, e)
+	if len(f.Spell) == 0 {
+		return e
+	}
+	var sb strings.Builder
+	sb.WriteString("CASE " + e)
+	for _, ours := range sortedKeys(f.Spell) {
+		fmt.Fprintf(&sb, " WHEN %s THEN %s", pq.QuoteLiteral(ours), pq.QuoteLiteral(f.Spell[ours]))
+	}
+	sb.WriteString(" ELSE " + e + " END")
+	return sb.String()
+}
+
+// timeExpr is the SQL of a visit's time bucket label.
+func (b *queryBuild) timeExpr() string {
+	switch b.q.TimeUnit() {
+	case query.Hour:
+		return `to_char(day, 'YYYY-MM-DD') || ' ' || lpad(hour::text, 2, '0') || ':00:00'`
+	case query.Week:
+		// Weeks start on Monday; the first week of the range starts with the range.
+		return `to_char(greatest(date_trunc('week', day)::date, ` + b.arg(b.q.Range.From.Format(dateLayout)) + `::date), 'YYYY-MM-DD')`
+	case query.Month:
+		return `to_char(day, 'YYYY-MM-01')`
+	}
+	return `to_char(day, 'YYYY-MM-DD')`
+}
+
+// hitLevel is the query's hit dimension (event:page or event:name), if any.
+func (b *queryBuild) hitLevel() query.Level {
+	for _, f := range b.q.Dimensions {
+		if f.Level == query.PageLevel || f.Level == query.NameLevel {
+			return f.Level
+		}
+	}
+	return query.VisitLevel
+}
+
+// statement is the whole query's SQL over grouped, the answer's rows, and its number of
+// dimensions.
+func (b *queryBuild) statement(grouped string) (string, int) {
+	order := b.orderBy()
+	return `SELECT *, count(*) OVER () AS total_rows FROM (` + grouped + `) AS g
+		ORDER BY ` + order + ` LIMIT ` + b.arg(b.q.Limit) + ` OFFSET ` + b.arg(b.q.Offset), len(b.q.Dimensions)
+}
+
+// grouped is the SQL of the answer's rows before order and page: d0.. and m0...
+func (b *queryBuild) grouped(where string) string {
+	var dims, selected []string
+	for i := range b.q.Dimensions {
+		dims = append(dims, fmt.Sprintf("d%d", i))
+	}
+	selected = append(selected, dims...)
+	for i, m := range b.q.Metrics {
+		selected = append(selected, metricSQL(m)+fmt.Sprintf(" AS m%d", i))
+	}
+	groupBy := ""
+	if len(dims) > 0 {
+		groupBy = " GROUP BY " + strings.Join(dims, ", ")
+	}
+	return `SELECT ` + strings.Join(selected, ", ") + ` FROM (` + b.perVisitor(where) + `) AS v` + groupBy
+}
+
+// perVisitor is v: the visits of each visitor and day within each group of dimensions.
+func (b *queryBuild) perVisitor(where string) string {
+	keys := []string{"day", "visitor"}
+	for i := range b.q.Dimensions {
+		keys = append([]string{fmt.Sprintf("d%d", i)}, keys...)
+	}
+	return `SELECT ` + strings.Join(keys, ", ") + `, count(*) AS visits, sum(pv) AS pageviews, sum(ev) AS events,
+			count(*) FILTER (WHERE bounce) AS bounces, sum(seconds) AS seconds
+		FROM (` + b.perVisit(where) + `) AS u GROUP BY ` + strings.Join(keys, ", ")
+}
+
+// perVisit is u: one row per matching visit (or visit and hit value) with its dimension
+// values (d0..), pageviews (pv), custom events (ev), bounce and seconds.
+func (b *queryBuild) perVisit(where string) string {
+	var dims []string
+	for i, f := range b.q.Dimensions {
+		var e string
+		switch f.Level {
+		case query.VisitLevel:
+			e = answerExpr(f, storedColumn(f))
+		case query.TimeLevel:
+			e = b.timeExpr()
+		default:
+			e = "h.v"
+		}
+		dims = append(dims, fmt.Sprintf("%s AS d%d", e, i))
+	}
+	pages := b.pages
+	pv := "pageviews"
+	if pages != "" {
+		pv = "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE " + strings.ReplaceAll(pages, element, "x.v") + ")"
+	}
+	from := " FROM visit_rows WHERE " + where
+	selected := strings.Join(append(dims, "day", "visitor"), ", ")
+	if len(dims) > 0 {
+		selected += ", "
+	}
+	switch b.hitLevel() {
+	case query.PageLevel:
+		hitWhere := ""
+		if pages != "" {
+			hitWhere = " AND " + strings.ReplaceAll(pages, element, "h.v")
+		}
+		return `SELECT ` + strings.TrimSuffix(selected, ", ") + `, id, bool_or(bounce) AS bounce, max(seconds) AS seconds,
+				count(*) AS pv, 0 AS ev
+			FROM visit_rows CROSS JOIN LATERAL unnest(pages) AS h (v) WHERE ` + where + hitWhere + `
+			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
+	case query.NameLevel:
+		return `SELECT ` + strings.TrimSuffix(selected, ", ") + `, id, bool_or(bounce) AS bounce, max(seconds) AS seconds,
+				count(*) FILTER (WHERE h.v = 'pageview') AS pv, count(*) FILTER (WHERE h.v <> 'pageview') AS ev
+			FROM visit_rows CROSS JOIN LATERAL (
+				SELECT split_part(e, ':', 1) FROM unnest(events) AS e
+				UNION ALL SELECT 'pageview' FROM generate_series(1, ` + pv + `)
+			) AS h (v) WHERE ` + where + `
+			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
+	}
+	return `SELECT ` + strings.TrimSuffix(selected, ", ") + `, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev` + from
+}
+
+// groupKeys are the positions of n selected dimensions, for GROUP BY.
+func groupKeys(n int) string {
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "%d, ", i)
+	}
+	return sb.String()
+}
+
+// metricSQL is a metric over v's rows, rounded as the summary rounds (halves away from
+// zero). percentage is the visitors here; finish divides them by the total.
+func metricSQL(m query.Metric) string {
+	switch m {
+	case query.Visitors, query.Percentage:
+		return "count(*)"
+	case query.Visits:
+		return "sum(visits)"
+	case query.Pageviews:
+		return "sum(pageviews)"
+	case query.Events:
+		return "sum(pageviews) + sum(events)"
+	case query.BounceRate:
+		return "coalesce(round(100.0 * sum(bounces) / nullif(sum(visits), 0), 1), 0)"
+	case query.VisitDuration:
+		return "coalesce(round(sum(seconds)::numeric / nullif(sum(visits), 0)), 0)"
+	case query.ViewsPerVisit:
+		return "coalesce(round(sum(pageviews)::numeric / nullif(sum(visits), 0), 2), 0)"
+	}
+	panic("repository: unknown metric " + string(m))
+}
+
+// orderBy is the ORDER BY of the answer: the query's order, then every dimension ascending,
+// so that pages do not overlap.
+func (b *queryBuild) orderBy() string {
+	var keys []string
+	used := map[string]bool{}
+	for _, o := range b.q.OrderBy {
+		key := fmt.Sprintf("d%d", o.Dimension)
+		if o.Metric >= 0 {
+			key = fmt.Sprintf("m%d", o.Metric)
+		}
+		dir := " ASC"
+		if o.Desc {
+			dir = " DESC"
+		}
+		used[key] = true
+		keys = append(keys, key+dir)
+	}
+	for i := range b.q.Dimensions {
+		if key := fmt.Sprintf("d%d", i); !used[key] {
+			keys = append(keys, key+" ASC")
+		}
+	}
+	return strings.Join(keys, ", ")
+}
+
+// totalVisitors is the SQL of the visitors of every matching visit: percentage's whole.
+func (b *queryBuild) totalVisitors() string {
+	inner := *b.q
+	inner.Dimensions = nil
+	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction}
+	return `SELECT count(*)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
+}
+
+func scanQueryRow(rows *sqlx.Rows, dims, metrics int) (QueryRow, int64, error) {
+	dimValues := make([]string, dims)
+	metricValues := make([]float64, metrics)
+	var total int64
+	dest := make([]any, 0, dims+metrics+1)
+	for i := range dimValues {
+		dest = append(dest, &dimValues[i])
+	}
+	for i := range metricValues {
+		dest = append(dest, &metricValues[i])
+	}
+	dest = append(dest, &total)
+	if err := rows.Scan(dest...); err != nil {
+		return QueryRow{}, 0, err
+	}
+	return QueryRow{Dimensions: dimValues, Metrics: metricValues}, total, nil
+}
+
+// QueryTimeLabels are every bucket of the range of a time unit, as the time dimension labels
+// them.
+func QueryTimeLabels(q *query.Query) []string {
+	var out []string
+	rg := q.Range
+	switch q.TimeUnit() {
+	case query.Hour:
+		for day := rg.From; !day.After(rg.To); day = day.AddDate(0, 0, 1) {
+			for h := 0; h < 24; h++ {
+				if (day.Equal(rg.From) && h < rg.FromHour) || (day.Equal(rg.To) && h > rg.ToHour) {
+					continue
+				}
+				out = append(out, fmt.Sprintf("%s %02d:00:00", day.Format(dateLayout), h))
+			}
+		}
+	case query.Week:
+		for day := rg.From; !day.After(rg.To); day = stats.WeekStart(day).AddDate(0, 0, 7) {
+			out = append(out, day.Format(dateLayout))
+		}
+	case query.Month:
+		for day := stats.MonthStart(rg.From); !day.After(rg.To); day = day.AddDate(0, 1, 0) {
+			out = append(out, day.Format(dateLayout))
+		}
+	case query.DayUnit:
+		for day := rg.From; !day.After(rg.To); day = day.AddDate(0, 0, 1) {
+			out = append(out, day.Format(dateLayout))
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// roundTo rounds x to n decimals, halves away from zero.
+func roundTo(x float64, n int) float64 {
+	p := math.Pow(10, float64(n))
+	return math.Round(x*p) / p
+}

@@ -1,0 +1,135 @@
+package repository
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// A query that needs no visit row - no filter, whole days, no dimension but time by hour, day
+// or month, no percentage - is answered from the daily counters (Reader without filters),
+// which count every visit, imported days and days before the visit rows included, and read a
+// month in milliseconds where the rows take a scan of every visit.
+
+// counterQuery tells whether the counters can answer q, and with which interval.
+func counterQuery(q *query.Query) (stats.Interval, bool) {
+	if len(q.Filters) > 0 || !q.Range.WholeDays() || slices.Contains(q.Metrics, query.Percentage) {
+		return "", false
+	}
+	switch len(q.Dimensions) {
+	case 0:
+		return "", true
+	case 1:
+		interval := map[query.TimeUnit]stats.Interval{query.Hour: stats.Hour, query.DayUnit: stats.Daily, query.Month: stats.Month}[q.TimeUnit()]
+		if interval == "" {
+			return "", false
+		}
+		ok, _ := interval.Allows(q.Range.Days())
+		return interval, ok
+	}
+	return "", false
+}
+
+// counterAnswer answers q from the counters: one row, or one a bucket with a visit or a
+// pageview, in the query's order and page.
+func (r *Repository) counterAnswer(ctx context.Context, websiteID int64, q *query.Query, interval stats.Interval, loc *time.Location) (QueryAnswer, error) {
+	reader := r.Reader(websiteID, q.Range.Days(), nil)
+	if interval == "" {
+		t, err := reader.Totals(ctx)
+		if err != nil {
+			return QueryAnswer{}, err
+		}
+		return pageOf(q, []QueryRow{{Dimensions: []string{}, Metrics: counterMetrics(q, t)}}), nil
+	}
+	buckets, err := reader.Series(ctx, interval, stats.FixedZone(loc))
+	if err != nil {
+		return QueryAnswer{}, err
+	}
+	var rows []QueryRow
+	for _, b := range buckets {
+		if b.Totals.Visits == 0 && b.Totals.Pageviews == 0 && b.Totals.Visitors == 0 {
+			continue
+		}
+		label := b.Start.In(loc).Format(dateLayout)
+		switch interval {
+		case stats.Hour:
+			label = b.Start.In(loc).Format("2006-01-02 15:00:00")
+		case stats.Month:
+			label = b.Start.In(loc).Format("2006-01") + "-01"
+		}
+		rows = append(rows, QueryRow{Dimensions: []string{label}, Metrics: counterMetrics(q, b.Totals)})
+	}
+	return pageOf(q, rows), nil
+}
+
+// counterMetrics are q's metrics of the counters' totals.
+func counterMetrics(q *query.Query, t stats.Totals) []float64 {
+	out := make([]float64, len(q.Metrics))
+	for i, m := range q.Metrics {
+		switch m {
+		case query.Visitors:
+			out[i] = float64(t.Visitors)
+		case query.Visits:
+			out[i] = float64(t.Visits)
+		case query.Pageviews:
+			out[i] = float64(t.Pageviews)
+		case query.Events: // Plausible's: pageviews and custom events
+			out[i] = float64(t.Pageviews + t.Events)
+		case query.BounceRate:
+			out[i] = t.BounceRate()
+		case query.VisitDuration:
+			out[i] = float64(t.VisitDuration())
+		case query.ViewsPerVisit:
+			out[i] = t.ViewsPerVisit()
+		}
+	}
+	return out
+}
+
+// pageOf orders rows as q asks (then by the dimensions, ascending) and cuts q's page.
+func pageOf(q *query.Query, rows []QueryRow) QueryAnswer {
+	slices.SortStableFunc(rows, func(a, b QueryRow) int {
+		for _, o := range q.OrderBy {
+			var c int
+			if o.Metric >= 0 {
+				c = cmpFloat(a.Metrics[o.Metric], b.Metrics[o.Metric])
+			} else {
+				c = cmpString(a.Dimensions[o.Dimension], b.Dimensions[o.Dimension])
+			}
+			if o.Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return slices.Compare(a.Dimensions, b.Dimensions)
+	})
+	out := QueryAnswer{TotalRows: int64(len(rows)), Basis: Basis{Fraction: 1}, FromCounters: true}
+	from := min(q.Offset, len(rows))
+	out.Rows = rows[from:min(from+q.Limit, len(rows))]
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

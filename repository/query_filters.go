@@ -1,0 +1,163 @@
+package repository
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/query"
+)
+
+// element stands for a hit's value in a hit-level predicate until it is placed.
+const element = "$EL"
+
+// filterWhere is the range's WHERE with every filter's condition, and sets b.pages.
+func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []query.Filter) (string, error) {
+	conds := []string{b.base}
+	var pages []string
+	for _, f := range filters {
+		cond, err := b.cond(ctx, tx, f)
+		if err != nil {
+			return "", err
+		}
+		conds = append(conds, cond)
+		// With event:page filters that must all hold, only the pageviews they keep count.
+		if f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
+			pred, err := b.leafPredicate(ctx, tx, f, element)
+			if err != nil {
+				return "", err
+			}
+			if f.Negated() {
+				pred = "NOT (" + pred + ")"
+			}
+			pages = append(pages, pred)
+		}
+	}
+	b.pages = strings.Join(pages, " AND ")
+	return strings.Join(conds, " AND "), nil
+}
+
+// cond is a filter's condition on a visit row.
+func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (string, error) {
+	switch f.Op {
+	case query.And, query.Or:
+		var parts []string
+		for _, c := range f.Children {
+			cond, err := b.cond(ctx, tx, c)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, cond)
+		}
+		return "(" + strings.Join(parts, " "+strings.ToUpper(string(f.Op))+" ") + ")", nil
+	case query.Not:
+		cond, err := b.cond(ctx, tx, f.Children[0])
+		if err != nil {
+			return "", err
+		}
+		return "NOT (" + cond + ")", nil
+	}
+	switch f.Field.Level {
+	case query.PageLevel, query.NameLevel:
+		pred, err := b.leafPredicate(ctx, tx, f, "x.v")
+		if err != nil {
+			return "", err
+		}
+		// On hit dimensions a negated filter keeps the hits that are not the value.
+		if f.Negated() {
+			pred = "NOT (" + pred + ")"
+		}
+		return "EXISTS (SELECT 1 FROM " + hitValues(f.Field.Level) + " AS x (v) WHERE " + pred + ")", nil
+	}
+	pred, err := b.leafPredicate(ctx, tx, f, storedColumn(f.Field))
+	if err != nil {
+		return "", err
+	}
+	if f.Negated() {
+		return "NOT (" + pred + ")", nil
+	}
+	return pred, nil
+}
+
+// hitValues is the SQL of a visit row's hit values of a level.
+func hitValues(level query.Level) string {
+	if level == query.PageLevel {
+		return "unnest(pages)"
+	}
+	return "(SELECT split_part(e, ':', 1) FROM unnest(events) AS e UNION ALL SELECT 'pageview' WHERE pageviews > 0)"
+}
+
+// leafPredicate is the positive predicate of a leaf on the stored value e (a column, or a
+// hit's value).
+func (b *queryBuild) leafPredicate(ctx context.Context, tx *sqlx.Tx, f query.Filter, e string) (string, error) {
+	field := f.Field
+	part := e
+	if field.Level == query.VisitLevel {
+		part = partExpr(field, e)
+	}
+	switch f.Positive() {
+	case query.Is:
+		if f.IgnoreCase {
+			lowered := make([]string, len(f.Values))
+			for i, v := range f.Values {
+				lowered[i] = strings.ToLower(v)
+			}
+			return "lower(" + part + ") = ANY(" + b.arg(pq.Array(lowered)) + "::text[])", nil
+		}
+		return part + " = ANY(" + b.arg(pq.Array(f.Values)) + "::text[])", nil
+	case query.Contains:
+		like := "LIKE"
+		if f.IgnoreCase {
+			like = "ILIKE"
+		}
+		patterns := make([]string, len(f.Values))
+		for i, v := range f.Values {
+			patterns[i] = likePattern(v)
+		}
+		p := b.arg(pq.Array(patterns)) + "::text[]"
+		if field.Level == query.VisitLevel && len(field.Spell) > 0 {
+			return fmt.Sprintf("(%s %s ANY(%s) OR %s %s ANY(%s))", answerExpr(field, e), like, p, part, like, p), nil
+		}
+		return fmt.Sprintf("%s %s ANY(%s)", part, like, p), nil
+	}
+	matched, err := b.matchedValues(ctx, tx, f)
+	if err != nil {
+		return "", err
+	}
+	return e + " = ANY(" + b.arg(pq.Array(matched)) + "::text[])", nil
+}
+
+// matchedValues are the stored values of the filter's field over the range that one of its
+// RE2 patterns matches, in either spelling: the patterns run here, never in PostgreSQL.
+func (b *queryBuild) matchedValues(ctx context.Context, tx *sqlx.Tx, f query.Filter) ([]string, error) {
+	var distinct string
+	switch f.Field.Level {
+	case query.PageLevel, query.NameLevel:
+		distinct = "SELECT DISTINCT x.v FROM visit_rows CROSS JOIN LATERAL " + hitValues(f.Field.Level) + " AS x (v) WHERE " + b.base
+	default:
+		c := storedColumn(f.Field)
+		distinct = "SELECT DISTINCT " + c + " FROM visit_rows WHERE " + b.base
+	}
+	var values []string
+	if err := tx.SelectContext(ctx, &values, distinct, b.args[:b.baseArgs]...); err != nil {
+		return nil, fmt.Errorf("distinct values of %s: %w", f.Field.Name, err)
+	}
+	matched := []string{}
+	for _, v := range values {
+		if f.MatchesString(f.Field.Answer(v)) || f.MatchesString(partOf(f.Field, v)) {
+			matched = append(matched, v)
+		}
+	}
+	return matched, nil
+}
+
+// partOf is the part of a stored value a field answers, in our spelling.
+func partOf(f query.Field, v string) string {
+	spell := f.Spell
+	f.Spell = nil
+	defer func() { f.Spell = spell }()
+	return f.Answer(v)
+}
