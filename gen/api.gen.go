@@ -53,6 +53,54 @@ func (e DeletedObject) Valid() bool {
 	}
 }
 
+// Defines values for GoalDeletedDeleted.
+const (
+	GoalDeletedDeletedTrue GoalDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the GoalDeletedDeleted enum.
+func (e GoalDeletedDeleted) Valid() bool {
+	switch e {
+	case GoalDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GoalDeletedObject.
+const (
+	GoalDeletedObjectGoal GoalDeletedObject = "goal"
+)
+
+// Valid indicates whether the value is a known member of the GoalDeletedObject enum.
+func (e GoalDeletedObject) Valid() bool {
+	switch e {
+	case GoalDeletedObjectGoal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GoalKind.
+const (
+	GoalKindEvent    GoalKind = "event"
+	GoalKindPageview GoalKind = "pageview"
+)
+
+// Valid indicates whether the value is a known member of the GoalKind enum.
+func (e GoalKind) Valid() bool {
+	switch e {
+	case GoalKindEvent:
+		return true
+	case GoalKindPageview:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	HealthStatusOk          HealthStatus = "ok"
@@ -358,6 +406,69 @@ type Error struct {
 // `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
 // Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 type Flag = bool
+
+// Goal defines model for Goal.
+type Goal struct {
+	// Currency An event goal's ISO 4217 currency, or null.
+	Currency    *string `json:"currency"`
+	DisplayName string  `json:"display_name"`
+
+	// Event An event goal's event name, as sent; null for a pageview goal.
+	Event *string  `json:"event"`
+	Id    int64    `json:"id"`
+	Kind  GoalKind `json:"kind"`
+
+	// Page A pageview goal's path pattern; null for an event goal.
+	Page *string `json:"page"`
+}
+
+// GoalDeleted defines model for GoalDeleted.
+type GoalDeleted struct {
+	Deleted GoalDeletedDeleted `json:"deleted"`
+	Id      int64              `json:"id"`
+	Object  GoalDeletedObject  `json:"object"`
+}
+
+// GoalDeletedDeleted defines model for GoalDeleted.Deleted.
+type GoalDeletedDeleted bool
+
+// GoalDeletedObject defines model for GoalDeleted.Object.
+type GoalDeletedObject string
+
+// GoalForm Any other field is refused with 422.
+type GoalForm struct {
+	// Currency Event goals only (422 otherwise): an ISO 4217 code, three capitals.
+	Currency *string `json:"currency,omitempty"`
+
+	// DisplayName 1 to 120 characters, unique in the website; by default `Visit ` and the pattern
+	// (cut to 120 characters) or the event name.
+	DisplayName *string `json:"display_name,omitempty"`
+
+	// Event Event goals only (422 otherwise): the event name, 1 to 64 characters.
+	Event *string  `json:"event,omitempty"`
+	Kind  GoalKind `json:"kind"`
+
+	// Page Pageview goals only (422 otherwise): a path pattern of 1 to 255 characters starting
+	// with `/`; `*` matches any run of characters, `|` separates alternatives.
+	Page *string `json:"page,omitempty"`
+}
+
+// GoalKind defines model for GoalKind.
+type GoalKind string
+
+// GoalList defines model for GoalList.
+type GoalList struct {
+	Data []Goal `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// GoalResponse defines model for GoalResponse.
+type GoalResponse struct {
+	Data Goal `json:"data"`
+}
 
 // Health defines model for Health.
 type Health struct {
@@ -879,6 +990,9 @@ type BadHit = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidGoal The one error body, for every status >= 400.
+type InvalidGoal = Error
+
 // InvalidStatsQuery The one error body, for every status >= 400.
 type InvalidStatsQuery = Error
 
@@ -1103,6 +1217,14 @@ type ListWebsitesParamsSearchBy string
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
 
+// ListGoalsParams defines parameters for ListGoals.
+type ListGoalsParams struct {
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
 // StoreWebsiteFormdataRequestBody defines body for StoreWebsite for application/x-www-form-urlencoded ContentType.
 type StoreWebsiteFormdataRequestBody = WebsiteStoreForm
 
@@ -1111,6 +1233,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
+type StoreGoalFormdataRequestBody = GoalForm
 
 // AsHit0 returns the union data inside the Hit as a Hit0
 func (t Hit) AsHit0() (Hit0, error) {
@@ -1668,6 +1793,15 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
+	// ListGoals List a website's goals
+	// (GET /api/v1/websites/{id}/goals)
+	ListGoals(ctx echo.Context, id int64, params ListGoalsParams) error
+	// StoreGoal Add a goal
+	// (POST /api/v1/websites/{id}/goals)
+	StoreGoal(ctx echo.Context, id int64) error
+	// DeleteGoal Delete a goal
+	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
+	DeleteGoal(ctx echo.Context, id int64, goalId int64) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2029,6 +2163,78 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
+// ListGoals converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGoals(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListGoalsParams
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGoals(ctx, id, params)
+	return err
+}
+
+// StoreGoal converts echo context to params.
+func (w *ServerInterfaceWrapper) StoreGoal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StoreGoal(ctx, id)
+	return err
+}
+
+// DeleteGoal converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteGoal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "goal_id" -------------
+	var goalId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "goal_id", ctx.Param("goal_id"), &goalId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter goal_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteGoal(ctx, id, goalId)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -2088,6 +2294,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
+	router.GET(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.ListGoals, options.OperationMiddlewares["listGoals"]...)
+	router.POST(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.StoreGoal, options.OperationMiddlewares["storeGoal"]...)
+	router.DELETE(options.BaseURL+"/api/v1/websites/:id/goals/:goal_id", wrapper.DeleteGoal, options.OperationMiddlewares["deleteGoal"]...)
 
 }
 
@@ -2110,6 +2319,8 @@ type InternalErrorJSONResponse struct {
 
 	Headers InternalErrorResponseHeaders
 }
+
+type InvalidGoalJSONResponse Error
 
 type InvalidStatsQueryJSONResponse Error
 
@@ -3264,6 +3475,320 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
+type ListGoalsRequestObject struct {
+	Id     int64 `json:"id"`
+	Params ListGoalsParams
+}
+
+type ListGoalsResponseObject interface {
+	VisitListGoalsResponse(w http.ResponseWriter) error
+}
+
+type ListGoals200JSONResponse GoalList
+
+func (response ListGoals200JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListGoals401JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListGoals404JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListGoals422JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListGoals429JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListGoals500JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoalRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *StoreGoalFormdataRequestBody
+}
+
+type StoreGoalResponseObject interface {
+	VisitStoreGoalResponse(w http.ResponseWriter) error
+}
+
+type StoreGoal201ResponseHeaders struct {
+	Location string
+}
+
+type StoreGoal201JSONResponse struct {
+	Body    GoalResponse
+	Headers StoreGoal201ResponseHeaders
+}
+
+func (response StoreGoal201JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StoreGoal401JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StoreGoal404JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response StoreGoal413JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StoreGoal415JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal422JSONResponse struct{ InvalidGoalJSONResponse }
+
+func (response StoreGoal422JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response StoreGoal429JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StoreGoal500JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoalRequestObject struct {
+	Id     int64 `json:"id"`
+	GoalId int64 `json:"goal_id"`
+}
+
+type DeleteGoalResponseObject interface {
+	VisitDeleteGoalResponse(w http.ResponseWriter) error
+}
+
+type DeleteGoal200JSONResponse GoalDeleted
+
+func (response DeleteGoal200JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoal401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteGoal401JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoal404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteGoal404JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoal429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteGoal429JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoal500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteGoal500JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetOpenAPI This API description
@@ -3302,6 +3827,15 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
+	// ListGoals List a website's goals
+	// (GET /api/v1/websites/{id}/goals)
+	ListGoals(ctx context.Context, request ListGoalsRequestObject) (ListGoalsResponseObject, error)
+	// StoreGoal Add a goal
+	// (POST /api/v1/websites/{id}/goals)
+	StoreGoal(ctx context.Context, request StoreGoalRequestObject) (StoreGoalResponseObject, error)
+	// DeleteGoal Delete a goal
+	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
+	DeleteGoal(ctx context.Context, request DeleteGoalRequestObject) (DeleteGoalResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -3643,243 +4177,349 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ListGoals operation middleware
+func (sh *strictHandler) ListGoals(ctx echo.Context, id int64, params ListGoalsParams) error {
+	var request ListGoalsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGoals(ctx.Request().Context(), request.(ListGoalsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGoals")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGoalsResponseObject); ok {
+		return validResponse.VisitListGoalsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StoreGoal operation middleware
+func (sh *strictHandler) StoreGoal(ctx echo.Context, id int64) error {
+	var request StoreGoalRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body StoreGoalFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StoreGoal(ctx.Request().Context(), request.(StoreGoalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StoreGoal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StoreGoalResponseObject); ok {
+		return validResponse.VisitStoreGoalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteGoal operation middleware
+func (sh *strictHandler) DeleteGoal(ctx echo.Context, id int64, goalId int64) error {
+	var request DeleteGoalRequestObject
+
+	request.Id = id
+	request.GoalId = goalId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteGoal(ctx.Request().Context(), request.(DeleteGoalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteGoal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteGoalResponseObject); ok {
+		return validResponse.VisitDeleteGoalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lcxs5cv9XQU1yZTL/IUVS0q6XKldKa2vXyvmh2NI5F9OlAWdAEuchwANA0dwtf/d/oRuYwQyHD0ne",
-	"7F5y2ZRPJGeABtDoF7p/+DVK5XwhBRNGR8NfoxmjGVPw53mey5X9I2M6VXxhuBTRMLqeMTJnZiYzTcyM",
-	"kQU1MzKjOiasO+2S5OeL65hcvX1/nXSjOFLs70uuWBYNjVqyONLpjM2pbdWsFywaRtooLqbR168xdngu",
-	"1m8Vn3Kx2fN5vqJrTZJ/S2KiJTEzaggVa6K5YWRO12QhtSEzbvTunplYzqPhx+jfok9xAxnPaTpjz6Uw",
-	"SubbiRCyo41ULBkSKggVesUUkROYkvOrS6BnJvOMULLUTD3RZMXGllJNqMiIWM7HTGkYiJAjkdpOY6Jn",
-	"VLGMSAXtpDlnwjzRRK5ETD4zttCEm+5IHDQ8T+GWUUphmDCvmJiaWfMq5/CbH9RYZmvCBRmv7Rha4bc/",
-	"X1wTzUSmYzKRiry8OH/RPmjxuTBsylRI0PV6wd4CFXrX5GvBJ5OQD8hYyZVmihj6mSFnukWh+ClxHXRs",
-	"DwnhxjJt98CZhO6aJ/KFTPWVzHm63qT3PfyNK67NOmeaTJScEzPjmmim7njKiBT5OiZCmhkXU8JFzgUr",
-	"P8PzLNdsNWOK3XdLXVzTafPiaqOkmBImDDdrYujUr7NiC8U0E4bap+26GtKCjZ5TLmAo9tP0F77oWNmh",
-	"mNYsGwkpGGE0tbLgjtlHuLJ82z4D1rDzPabpZ8tByeWk80YK1nlNTTpL9vHz5qjesb8vmTaXWfPQeEaW",
-	"ImOKrGY8nQG1GTOU5xrHyDVhSklFVkwxksvplGXde5Ng1Pp8YphqWHWWSmGloyQrasfNJlLBlBDBvhii",
-	"kPx775APHz6cL83MLllKDdu+PX5kVDGVHMbc+HATb3+NowVVdM6M0wg/8bxxwPi9Jq1kAn99fHP++uLT",
-	"s7+cv7q5SLxecD+lcimMWn969uJi+DNTcyrWo2WvN/jO/b6gU/bp2dFC8ZSLadIejgS7Y2rtJCaB9zVs",
-	"GpjRO6650SgE5pafCD6OzZEpv2OiOxIdAtQQrgkldzRfMsK+0NTkay8ftKFGk5xru0BmqYSVtTFJRtEo",
-	"SggXab7MWNYl59gldsb0SJBibEj7VUJWMyaI3RByQix19oc7zlba9n8VwybyL7E7JsynZxfuLW5wy5kZ",
-	"s03Dr+TizI1KmhlTRNA5I3bvUeVEHZCEisKNrgUz4vqfcIWasd0FelMpDLc6P0FS3KIkvlHUPjJjIe9i",
-	"I8kwIa1FTlMGZGiSzqiYAq1jZlaMCfIzk5dXRLGcUc10+4wkKTdl4xpIWs1kzpDWLvlJKpJoRlU6u2Vi",
-	"ygVLYiBUy5TT/FYws5LqcxKTJKXzBeVTkcQo1ZdmfptY+YVSNoEJS+wUEzZfmLVbd7daflpDrgF5ZcXX",
-	"WbEmWi5Vyj49S4r3Mq5Yatx7Xey2IIVwYAMqguWxirAkdgiM6FnCEm5WEtjy3K0XkCKkY64Z1UXXThMM",
-	"yyEBk9rR/sKU1DGBHQI/W7GGS9wCWtpJ7KSgNtTKpIkzLaBTy5jaoICkPLcNzy3P13omjNu2gNwP3Mzc",
-	"3rIW366dCa3Y13HShk4nwCdppUXGteEiNZbeBVMko+uY6OV8bi0gOyIkbK3bsWsjJmO5FKmzobKlAh0V",
-	"e6XEVbDTqMiKDaTPyMoSXtmoSVzSWr4Gy0MNfIMLJMhSfBZ2Z0lltSOjhmXEirjYN5jYqbKqDZTLRKp5",
-	"IQuffXGs7Lqmnz6OPz37krRj2xx17AnDHZye2t2kaIqza81HO39vbl7ZZ20XN9c/dZ46wwZ47mQwIFIU",
-	"dADF7+yGhJEsF1YJHfdhFond2LBILPPCr0uukAOoiUObyVqvY2sL0AwtEGo703S+yAsOLhYSrJuU5iwj",
-	"y8WQJPhYltinBNG2a5AfdmDWpLCtAqEv8KdyD3qpbU050gpkz3IxVTRzu2Ss5HI6MyUbyjwDbqECZvqn",
-	"8+fX72/fXVxfvLm+fPsmgdHHhM8XUhmWtWEicjYxRC7N0M8dy27tSBMkGAaNOyeja9ssqG+02nEWUV4D",
-	"RVarWFuAJNBEdyTsPpHLgMZgcrkOthwuiNJPrB6y+ykGVrXvlhMp1UjUyESriX2BR6xKdjI8GkalZo2+",
-	"2kcWucyYNwCsYxX9fcnUOoojK6miYYQtR6F18K+KTaJh9C9HpXt4hL/qo/dWUzpb4GscgWEbDaOMscXb",
-	"8d9Yauy3lxNr4oGF12ylJdY2TSwzUZLKxTrweKz4OyvUoZNG9Sk87p10wxmIRtHxpD8epKMocsNEZ7Yc",
-	"Z8XujHYbeFd0ypoJt5IhRgbpW3PAfi4FqbV1rfQWkmTUUKfq7YodJUYmRCzzvBs1r4NtqUJWxiZ0mZto",
-	"2I+jOf3C59Zk6/f8/8XRnAv3ZdxkMV4x5cfR2B9Ttxt97lp529h7/gtDE9iKmZ+UnDcZhNZUAHme/PWv",
-	"f/1r5/XrzosXCWmtGVWa9K1U+uGHH35oV1dw0Bt81+n3O73+lgmy87jTqLWilxrLjNZAbnLXgOpruUnz",
-	"K9pEMjhi3gpyu7uR5uPeFpqNfCTF76Uy21ZQ298O3rdSmRdgx9gRQ9N2J3/AuMQ2b8qFLZ5owq31K6x7",
-	"5YWenRvYtjTPIcbhNBM5qW3O793cLKiZldS7pm95dtgUcWG+O4n2cr0b0HuwJzcH9Zxq1uFCM6G5sVaZ",
-	"Xo5xur1my+SccnFGkj85+/g2QZ3BDVN06/ZFA7ayHHP6xUdYBqenjS6W8wZ/lBln4GU58m8WmXPyUgxc",
-	"2D/pYpFb549LcfSls1qtOnZyOkuVM2HtdVjDQCmwL+C23PKFjoZWLk7onVTcOHXw9VDWqdD0k1RzpL06",
-	"sW+9NTXhLM80+jHoHnQjHKpeSKFxmD/S7CU3O8b3Ny1FbThzpjXIMxCVZL7Udm9CAG6sZb40jMyMWbR0",
-	"m9y8e2XXyXp1Sx0NT3q9gwd7Ya3opgG+prmdbpaR/3j/9k1MKFlBECWMLIFZl1jyEtK6yulS83Fud0+y",
-	"TI6SpcqTNplzrYHd0KizZksT/dBUpQmRHCWW2dDeBDH63UlgM6JREMZw05Rp3XHRzA5EWDtlfLVpFtzb",
-	"R7VoLEzHS0ZzjBYevmZ+BSL5OTp4CVxHDWtwsyAtsMNptm53wdKw9pOgOS7bA/nJNwJROaacJxUw0Om3",
-	"YCDwJdiXBUutDT6hPF8qdlaJUNEiJOWCWMl/dVy8q3OZgfIJ1jf8bd+CllEzoOxS3NGcZ6AC/hME2cFT",
-	"h5FZJ52sw0bB7gSTyGkFanUCExm1bh0oNvA4oRE7O9AEqPPhx6jYx/As+lEM3ahSFUefvsbBglnVBMEd",
-	"NLNWVBOOI6ps+8HAjnVSBK5Kaql3NqQgFH32UK0VP4NwbybftfoxKmJbuVyqT8PCYbTvnnmvH+3GnArr",
-	"1N3iJ/aFG/enYhOmlLX/K4GQmFRjIDHxQQX7y1KlLAYZK1gek6WZ3/ov7d9zlvHlHP8uX7OfDFP+e1zy",
-	"2AfQYyIXzDrWYnqr19qweUwydsdTJH66BGp1qhgTt4qB2AInvAgqxcT5IjFJuVnH6IM/Zv1QwYarB+vF",
-	"tRelzQuEr32MuCaFdfEIKpTVZFUyjLREOPPQWacNhBjZwOboMUpF2N+XNLeyHBp4MIHfQDyRIt5rh+U6",
-	"siS6aT4jCQ4qccE/bpwIhiev+Zxppjj7xgLFOsPONPNS5Y8sUIpYkOtyMyi+T554+pEeqhuaiEGslOs1",
-	"sYxE0xnKq0cMbSaXSE45MviKUP3ZKi3LDRiWocKHlprHY21ydUdzOyLbBIRJrFXhmlHNcarHEF92WVmZ",
-	"MoRXPLCXYr8GTnrbAcToH86lMLN/CpLHCJLYH3HDVEBETEqSW2PaR6j9WuyROc4zua+sAQ+vugT4Xan/",
-	"Z1KbHdrfNxEuBw6zeNEO8vKK0CxTTD+Kr0u3rSIf3bcFzWnKFtaylILg0X+znCkaA9VYeXPG1KOkx4Jq",
-	"vZIqqxK6UPyOpmsyKGKblBRPNtJYtoM0MpY5qeF/IQslDcYySKvooP0Y4g39zLYyhVE0tQKQ5uB7kNZ4",
-	"TahYS8Ha+xhkRnXx2pgxQbCj33WDgo8ebM54wysNWWJjE4KqkYI1bMW9gYt7bsiUCozBuVhCtm+6vzVP",
-	"V4IoIYE5F6i/gifAgYPucdfbBwpV17LKxFEBU7iFdSo9foR+SJ+0RtEvv/wyitrFfheBeLHdPL988Q77",
-	"imJ869i+1e914b+j4+MD3/6/KQF+i331gO30GrLr3khzjsbSQ2Ma2A72ji1VI2Kn32K8mApYZgJmEg+O",
-	"8UivRcXaP2K/zLk2bhV5eWCayXQ5Z8K0hyORwKATeFITM5Oa+VytjeCWT1DcG8ZC0l8zo3iqf5JqzLMM",
-	"Jf1D5rVooDqdx4+fzusw6c/vTHSANM8YSV5fXL+7fP7+9vzVq7cfEuCWN9L8JJfiwVzipDYsz8Q2VB3V",
-	"yeNH9UYSvUxn/iSB0Lm188JzAz+Q1zLjE84aTiLeSEPm7lfSqmWQuSPCrN0lbySkJNbCZD4NbhejwDNf",
-	"8ehvnUuaXUv5iqope+jEXkMyHcTcXPKks3Jto5VJ7n8j1vG9QA94IE6+OyF/5j/CBF9L+ZqKtYsD6geP",
-	"S0oyt/vaDU5X5egP32As9R7OiGJGrf0hOyTfdSD7LiEas+265MLK0POrS/KZrSGBQTORWYFydXn77vz6",
-	"4vbV5evL66RolFD3LmmNl8p+ISfErHjKCGTfiHX7jFB/JO13o5lRMxITynNrC5bpeFYJlX4xdHp+c/3y",
-	"9qfzy1c374rODbfivrFnJkbC/ey6JxC4miw1y8hqRg2k+djRYZJYpslSGJ47+QjJhizbEJPBbO0PERdZ",
-	"jbAsN8KOUCr+y8O1ELbhkxZr0qX/bRgf5kSXzuXcH9TERLE7+RlTql0MoCYbPnz40KmnVe6ao3oWpp+o",
-	"O8pzOs7ZA09HlkEL3+CYxMpLcDi6JJQMkOhoPVM9p3lOEmwgIRLyNnwq5KDXe6LD3OqFkmM2ErZBDQER",
-	"PaMLq92JFZRkTHMqUqbASAsywHBwbcuRMEcLJVPLF+OcXUDe8T2dhP1esF6w3G5MSH5bcX2AB1yL88Dh",
-	"M5nQXLOY9GPSe5Qt7BMsqraw+9Yb4kFWoOa/sC3RtLKtDZr7vZgMTmNy2otJv9f7o0R+pNqwhncbvjdC",
-	"LxeYpPWaZZxew2n5N9K+RZRm3xF6VTWfflvVbNc72UsCWnbOMnv75/vNgV1leENBpuItpE5Amkqv3+kN",
-	"rvu9Yc/+/39HceE0+/e7KUQe2ZzyHNIrvCc6ltZg6NecYbHM8/IrWHmQZcUxlJUZk420gzjiGeSElD4e",
-	"fu2cuGg4iKMlhBHq5B9f954Oj5H8r/dNX3jn8g+2LZIzULtBy7D1XrCcGdSANMu4fYPmV0oumDKQtIHi",
-	"IloEX1kDtnjL5drbQZZ59mMpc0ZBNPKsMc+lntsSRyinw/R9R3NzbUqZU/MxgiQb935cEFe+JovUveIg",
-	"fedgN6cPKkCgsMJyO9YCYYYwbicyWvZ6x+wZOen17CarTlcp6Zq7/TXihs11Q7ZeMQSqFIWcx3peikuT",
-	"zddnKHC8b47iCVKDudE+MgMG7casFKLl143mGZkt5xRrZZhIWXczj6sUKU05Vi+vr6/cJMVFinE3asxu",
-	"CtfU01S03rScP+Xo/FCxfjuJhh9/3WTAgp16cf/TZq+fNqW8e7dL3uJB14orsAcgJaqqA6g/BWN51ga3",
-	"X5OV4sYwQRK7JZKYJMBUSTwSST+BDJpecgbFfZhSD3qdiylpJWum7QvX76C2JKnk+oParJrNdm1PBoPu",
-	"SDwHQ14TPZPLPMOqJOwfOkQKzoglAJK+epj0VQRuqCaL2eJc0HxteKqLMo05WtxfOlPZCWY2quTL3ENu",
-	"lIzi97j8HMUVA3HvZt/BDi7papOHfQ48nM3AXobaE0jDdWUVdmZdddiwUsT2RKOGa2HmkxX7SEy7nsPU",
-	"SopPL7ldPCPzjIzXJBG4DpjfBNVuPo+Ka0LHtlNrSr5mUG2A5gNW/BS+EdYApNTabv7Eb84wZ9uuJZ8K",
-	"qaxXYBeYup+cS8c1Saw+S3whA/W94vpKwdz2qS6Xt+92Lwg8ZZeDmxzNk43Jg324M/s2mDjYlDUBeuft",
-	"gzx3lO70Hbi5gDc2t7cVSdDamZ+S0HWA5GYBu92zDOTx2ifRAUJlvsF5M6ob0jFxCw6LMownmkwUnc6h",
-	"7jD5l263m8COXlBVZAGA9QxFiXgqo55okli7p2P7SNpnI1F4AE7iZEouFlC/VQgVLLxpXu0tgwl1tjAM",
-	"KhruGnSCkyY4KtxHrp/x0pQxUuaKKX35Fla3bKNxJO5N5GJrFntTwmE4vWdFykwRpq2y66aSC2RgR3/m",
-	"i45coMjrLCTMVpF0ahm3QRU+X2oj56Rka0/QjJuzQhDHUDMg1uiE4l62kwknnhlZMzwf9vlUzcP3v9ph",
-	"nznt0QLxY/m9DbZLteZr+3yXOl7ZpV42VWYK5IInVjPBM6SV/DqK6Nyu7CiKyShKl0oxka5H0dekfe/h",
-	"biRkNTDlh8sX1y+/vLy4/PnldXJGPrOFQWcdZPxYmhlKSdT7mvS73UGvh8banrF/bdY0F14mNU+HZbJU",
-	"qgy1K9TzOUVjFRjXhqeoEIawD4ZLwU2yaTr69LAaN8lcCk3GLJVzRvSCpmjZBTnZ351AMrn/2G9YUtvl",
-	"Ztt/rk4dNWQutSHHgyAZd7fwdIJL++rokcCWinISDTKC2P7bO7d7SWsRNShNvX3vFHoLS5salEF9qGQh",
-	"Xd68q/uz7OnG3+9VCti8lUch4gldjkQrGUWnoygBywB++Y/3b9/4xlrJqWX+7TO3aWxt0biYB9XAlq+4",
-	"Nq+4+Kzv6eLAO4DCUCnGrVm8m9wJdbONbktOt/wg2Bf4Ye+KLxS7O+DB2tQgRa5/14jrdNuEvWYYVLiH",
-	"HYvyzNzWDKTAm61UtDXU0ZcV2VDgye02hvRCNOtdbR0w5zAoUc6o5VWpg+LwWule3FC7NxJFPtITHbTU",
-	"gtpJl5nFG0sV211yDmq5jDsim+4p7omj5oFfwQ6Twqs/JMa6vwWAAeYM22WvlJ7tkNTBvNt137EsYdRy",
-	"81dXlLhzuTaWJ8Ysa8z2kpPNDMJhtUS0XmKqGM2s6Oh1+1Y8YHk62m2KEaYNn1PDdFmGivV53BQr4xY8",
-	"fG8koArWV1Km+VLzO/baFxfh7JVLKJd2UsNCvKASqRfXBWkMyXr7ltYuxTdcWSMNJj/ujSXVREJls8Zh",
-	"ZSA2GTJN7OvwjGyUF28XTJxfXb5wp/qN6t89Q467veL4f1N0cjGRAReWXcgFE3TBG4XngpqZbnirNmLf",
-	"RIy9+PeaBlSUPYYlmae9uoK4NGyuoZIdisctU6ED3+/Fg9P4tBf3e71PTctW8ewq+rtm6Ox3NCGt7Nct",
-	"BtIhGnPTAgjdd4zsUcRwkJMJTznNvRdGWnomlSGf2VrHGB+hmiSGfTFHgB6TtEGSc+vLgGmo4cC2BYmf",
-	"+BbsWyzC0W1vHJ1hlAAr0UnykptkS8hgJOoxA3cwjKG+GZoiQCXGAHzXZzUj2Ed38GGEt0HR0YV+E+/7",
-	"YleFK3xGEiamdMrmPmAiED4heIYIa/oIQDaxXi43hH0xcKBbSD0AzGGWOgCSscQ6yWVnPmEuSKWzxGXT",
-	"oOQ4GwkQvkISy+BlW1z76Ec7DKz5OgrqLPIC/8D+EDvUhH9NwPW0faA/aru2hmmXHBqNsW9gjy4eY6X5",
-	"IjlKwBVMYpLcJd1ut10LudnVR6o36t23HF24WsyrpUpnFM7/SkcQjysCJw3dr2jY73VP48IBi4bRxc07",
-	"MP5VHg0j6yHr4dFR0NFROmPpZ7kE8SAkbNqHh4W+1uXevx4exik25zs3LLt/94Zidtf6lhuSJDjNSXtI",
-	"qKuLxZhuKudz2tHMGr52qUDvy4l7Rp8h0sqMF4GPokDB7iSfTGu3bAzwVkXeN2RPywlJlsmBbk+ZO7r3",
-	"0abwvfWuq5t2xg3aI3Oe51x7OKfSIIFDVHwDkq2LmJTmImVoSYJmB1QZAPc47pE5F0trpJQRp/LLmFAi",
-	"2JSCYyVVJfpD9UiUrs+WMZZmR1OMrb8lwNYYV5tRPeuMqWYZUXJpuJi2z0gtnjYSPqC2i6hAxfGtQbKQ",
-	"24KgmmW5e0XPRsKFzx4WwNv/gmjeND6wA6I0GAtopXbcUKZLWsDxyUmvZ63ZNAxUjISLVMAoNj3DZk0e",
-	"R4tDwmkBdSh3gzhTRdhG9wjS7WjigOBbSJP/PogAWFmDBvwEEmkFOzAQVwb/7hO1+y1lrs4OFz4zuSIT",
-	"qkgmV4F0CSWQtWQ0Y8IKjgVTKROGTtlI9Lrdfq8Xqvh6mPseomT5sNhxuKZQ8V4GkxuPRkHNNvD0FvRR",
-	"DHWSFc/MzJmZ47UHAXJhNQf4JCSZMT6dGZJsBEghyLjWIwHR38PkWFOYc4MbDoj+xpXA56Zh5Wq/ISKx",
-	"zDEQnvh4amJlXQIvOCsQ46Iwgqoh4Q2chtPfYpU3Jv5Tc3wtNJAaRnj5/i05GfS/B9w4D/p3cfMu6UYH",
-	"RYuvfO5Hve0eWSzHOU8hmRwKKOgakalK2D7LdRpkLaSQWBOmyEKTKwFV1Xwq4DCjHY/EoCwiaAXPgGVT",
-	"AIlaM5gJiFDhGXeBhOJfdoHZ8vA8Hmz6d3Y27ROdO6rATraG3xUMKXLDhuDQlU+G+QT4kjQ3HGX9PWJu",
-	"BY5ZQ+QhhDhDQywIQYSWiN1J2mDUCVGXXHTAPQJvAAiKT8jYjtDSa7IF5vTLJb56jBhGwad6KodiaWMM",
-	"4dpTPjito7c1DEmwVTGkCuW7xPw76NrPW5XwwekmqT5atUnsC4d0Vwa0QDpRK+x9qTDQfFoYia06EJ6Q",
-	"GdNw0Hqv2a45HAWNccArxSw3BT88JxbJU/fMgnLZaLsn2jF7nVp4uZmoytLcjyS3wRtVToGitmGsXr5/",
-	"O3wDgQZ/VFWgZhaHVQVcKMQSgnzjTZ8FEBW2xK92IY+B9LF6z9dRWeWBZxDYRGN3Bx6Get+rCES6iAYO",
-	"yltgvnbXe4vcaJZPmpOe0He6pdOGWOgHgAD17hW4ThUwxsfyugtWFmMvVzcueKBYiSqtTTxXhc8KQ4Ew",
-	"rqgpiyLzzxcJvi4+dkbAIB8rRj8D8p8VyOBDa7rWQezQt0112pD2gxBeF55l73M64w2DA7IOdapknt9m",
-	"bNEEFQ6QoODtPMPQW3keM2dUxKUIC1FXMTpIsGkCTbsQgHUuMQjuFZVPj8gYWzD0qqtmb2h8PtHO5Ct8",
-	"CBcYxBAehLWs0VRmJ5aRMFTnIdJeleH2mIdW08u51S0Ls3bzbk0dPme3Utw2b+w901eEGfw+CY9Gwrks",
-	"fYiRCFNj9JMN/0K3i6l2xw3Amkt3CMG4KnqFQze7gBjUKI98oaILiahONDl4nh82m8Uh9+7IGj7mtnzz",
-	"fjbUvOJ4AvsAhXaQCVHuzoYs1dwfQu9qoTythhzU/cq0OK1tVKauDd/5tnl548IMXgh5kRwVVo7/yxkS",
-	"cEBUIhtBqJYX50WBCK6AG9nPFXQju2AOpwh+WyoQzQ7gKIqD1HL3ASGO3IfgXQ9y5H9x6fOh5K/jHIXK",
-	"wCMdRU2ZNXFUYB1VlErKjf0fB3e0RVjrEkX9nvnVxYHqBNIprN9j3SBEgvG5Vj4ws64iwhT6pzikHYnx",
-	"0gTHGDFJ3NI6pxI+JS5j2kcit0Old8l7kD1UkyYYeNIq8WFdZC/5yYEnl+nCgL07kyvs1CG/Njm2gQ1X",
-	"nai/oFwE+xoEnHfnJnTO83UtAagJlDFgwW2texPJP0haVUDwdsVmuite8vGr/RQ4ht9LAD5HWslbNaWC",
-	"pwRRL+1qXlGekfewvezHiznl8AfaMElMut1u+zBqXKlWIynlhRb2MVzZANy9RH1vJTfvh2/YivwVYMze",
-	"/DU5sPdirx1Agn92uAFhnwyTkJaLm+HF0rLUwVRscQwaaIAn91JQwjQfSELpM+yh4DMXGZzFwAsHtc3u",
-	"dk1waWXg7Rl4bLmRmdfI9uW7B3N/qTp2EgQQ3uWo/aH73uYrimp3D1Rk/oTnnj2g9tjWuk+p9Q8e1OqG",
-	"vtov/IpXCL5yHym4c3pc/KI40Q6dxoNa3+6RbrBzxT2tsNhGhu7ebg9Ik92YRBdvLt85rKeKobN/lPg8",
-	"weebNhI8evAeqtlVB/QPLxD3wrcgAKy0Qzq2D5JW8rOU0xyqgd6wlc6ZscZBTJLg3L0mYu6//hUrsSGM",
-	"vfUGD9JquMGjfXifZflmM7dBviIm+t28e0VmEN7m2t00gm8njzUrAoP5YYTgy9+Ejj38sZsOfPmb0AFO",
-	"wsOosK8+koamk5D3vlL8flFNOPy+VY03Q11thEqqN+BkDk3SSXOsMUA9j+5FxlI+R+jzhozIXVmQeAHL",
-	"JklwlAXRCNLCZwrorCIy3RzubshYDY89Dglobcth/fDPxFU4yGArfbtg6hZd/B1nSQvmmD628tCziT4j",
-	"vSJAXUrnTZIautbc3PqbfTZ7fs2oT2rzD1ljahWGku8dN951dHMj+N+XwYL6mOTWy4oOZFmcla2CRxuq",
-	"jK+9cmnpB7W8/bzH9Vg9+KkvdVyRIxvrUWznT9vl1kGlAjV+wprSprxxz/4K8T3knOGdVEYSTddN1RY7",
-	"awo+/K8oHNihNX7DYzqvlw4MRIbscPDBXgkh/ZBDjZoOvKemyhpVJ6B3LNPPzMANbDO5VE/c/rS78+b6",
-	"OWkl/haYwfF1/8TBayTtGBB615XfXd3TSACKcPlT0q5luEblO9EW7+wfROVx7Sbwif6HUH51DfQIXXIv",
-	"RXBf2Z4FInqHiN8p0Hfvwd/6eKS+2/9xDkkC2On7HLoGkDy1q586kACxM7t5Uy4J20LONdsKOt14Ku/g",
-	"fXZP0X8zJd8KFn2tgwDd+zXelEZ6XsDjWmejhJ7VpHV5dXeCo7j7rg0Ogbu10GHeM0VyfmAiaB2bqE7G",
-	"f1arNwucAJREkFZW7dW6e3BfbUJoDp6RkgsdRL0hF+Mg2kI4s0dgAoWAu/UEC1ZUnrhsNwg0mTN3Wu6/",
-	"hAQOrFWxpiwe6lSSNUNMgTJRb2eSrHvsaxXK6TC2b8IuchuhJCAYuufpGq9urH+VKYMliMO9WaF4x+7/",
-	"rcWjFzL/cGLxNzRCizk51KL0t8EZqfDmsvu5JiUUR4FlV8cWIq3E81F5UXR70zXZJsnPtwnvM0Ih6mQ9",
-	"jTDFvhT79QhT7+TpXkSDQvofluxeCHSoC3QZTxu1j30/cF1NDRNYKLgSgNGyYIrLjKeEdSwRRLGFVIhf",
-	"UdcxjyCuv0lcUTOCN7emiq5ygCjQwQ39M0aznOniyFh392qxt4JZNXVyZHVVM5Z6RV8Fa9XHGzzvrbFs",
-	"l3WULWCdUkMhkqSY5gy+KDXWVl11AF3b1cwbhGYHW93DsHNNBmceo4RCfSFVUykGHIowZ11yAZgrc0YF",
-	"4Fz45rvkfCQKzVRGBXzDPTu7fdBj2Ph4afyFq2wyYalxoLghJUVeVzHIwdNGNIVCsx1YCOJ1XGVvbIgm",
-	"3Pc7hFNwr+JvIZ1cDd8u2fT7mIQP2g4HvBRaVrsoA2i8nbx9TgRbBcUC2zm67Vlasbm8c3LQv+hvYeca",
-	"EDFhgVong0Hbfp+zgFmhCAFLwXT8EM49iF+bAkh+mYZ70AAxrXepuFm/t+260AujiqnzZVOG6LkIcLkz",
-	"BqXbtMDRW2qmCFpfWM5d/mTfcL90/b2qYI1CZ6XZODNmgaCeHjEglcJQRMp0FcElcJ/dDIZywcBnrtb4",
-	"TrmZLcdQ4luQ0XHAV+U3mxiTbmY7GP4rkO79C4jCnBzRBT+66yeEiQwwsTSZyDyXK2SWEF3wrm/nLCZa",
-	"jgT7AvUDU4dF7kBoVlJ9hjvZMO2y8vaKapJLqRmGX+zsg8RUPLX6ooUJmXaZ45FIPNoDJn7hlWkaLzOi",
-	"3uYobvYdDNrdkYD6fbVuGBJhX6ypUr3ZwSFDJ+cOThyCD0PyI6wj4oKm51eXt3+++CuChCbdkTivoqtD",
-	"uhODsmGY5SGhZEyzQA2WV4tYxinvIu7jLc4IA/muBAXmDCNRBwDynpHi8lp45T/ev33TJRchuqmcjMRJ",
-	"D/QThMzc9Z0wQUlBjUsrcKBGCWCtJgCrEGAjt1Cad3AuClzSNsgPB8BIZAlratmLmsAEW8miQ0QCcEcl",
-	"KRWQtzcEn9AnOPhVGonq7R3Bbc4lZCLc5UFrl304kB7/+KnLDxHEXecxEgifbi0ViN4H93pgBVZSv/Uk",
-	"KWa8jbtnBmCawdbB/iD8zlUd0RyBKk57x4XWQ0DaCmC57no+dvfKy0nA0daywOugcXpwCt3FnbBSRduk",
-	"RV0x8knvxAG2OQxCnKkqM/iWU5nnWB/wRLdjklIF6EbJc5rOmL+1d0iE7IDeSUhLSJLaH0fCygBNKIjP",
-	"J9ofUyDARvJfnfBO4s5bEFPatqQFn0xgd6Hg1YyViO1cWVPdiy+0iiHZc0ioG43rjmdV7oCYbL4mOf/M",
-	"ANqiuHDPVYjnPGXOI/QC+eerV53jbq9je98QxKvVqjsVy65U0yP3rj6i00VuX+nOzBwAVj2cZin5zq8u",
-	"ozi6Y0o727/b6/YqkDGRbeA4CoBiYFV8BtzXOHIccJTJVFe/cY1013QO1tKUNZyOvmcK9T/XBc5NgXFD",
-	"3oAkFNLKqG6ZhSzFZRYNo5+Zca9EtfuyB73eDhxwT1AAkFGA53yLOToca7uO/rMFa3tjYmz/J4MftjVf",
-	"zMVR/RqTr3F0inOz+73qPdGhGRMNP36KA4D+a68zQ7LjyNAp1G5ChOTTV7xFYkuFNIqTny+uAXpfl+Va",
-	"xoHB72OEl4xmuzlhs1d3RUV5jb1Tvq0klAZDUmecJCbFE2hnJu14JIS7S6d+oUj10X33Zbin3cPADW6Z",
-	"v8WlL833/TziypPTpsn9Bvd2b6H0wRd435N9oSoKe91g5EC+gbA/+tUpgFuefd0q5a7LUzk5wUtByjLI",
-	"emJEcBn42uX+JfbfhBhJEiOTkQBVqvkdcwfnLvOhBJ2FUqRfpLD2gEu5AuQlxWjucs3njAprXnjlI9VI",
-	"YI5gl1wHeLK+Cs/V343XRX1DyiA32EE+V3bkK64NFHCAWPQHBhAj2IqkA5qyS86tHqxcLx7efhVq0m54",
-	"BPy99WeiIQjhEtqoXJwojDPgIUMpo7efWvabfLpGoAW/oN39dSJoMbokGNJKynuWk7Z1l2GC45GgIY4j",
-	"biEwLNzRMD6nScsdvVRyf3VxSbl21QsjURLjmHFZS9hZMOA6oBXdHvipk7M7ljvQFjcG6wuFyeGYfOpy",
-	"0e2HAqAkJkklvxe+qGTcQmNF9mhMEkc51l2QJOVmnbSLHSRSFuZSuXNwn04C+MeYSWJnsGQuvBETt5l0",
-	"WSv1BUJbGxG63EEapjD5JR0JTHop5hrQjSCWAThlDoKfG2bn26VeAoo/OJ7U5WOlkDQLEG3Wx1af8UAN",
-	"EcbMEHHLguRNxH0qW3Q4UHaSE2Lo1H3mpswAt1JMOnxJq0wTayUmFaBZgJ3yYFQoBbB9dzmQtl5HK+FT",
-	"x71caEOnis4hvRjdwUv/XTXd2MsSn9FGEld+A5Nh6fTlOOM1wWRmUhpdJ1DACjFC/9xITJVcLu5VvXN+",
-	"Sc615tpQYfRmOc9IVKc4zNqNg6xVhxsS5BbD0CGvmU5BUBbsNxI3714R6m48aHmw38HpaQXt2KqAmczt",
-	"7gE4OQzxBzHxH7xrbCdyCmUQmiQtxTLbRNZOrAvkGNQFk8HTPSPV6irEq6tmaoebzbqLlp81/+LY3g7N",
-	"t+wSzxlZLqaKZgzF8ljJ5XSG9zkQKeq5OK6OEaQxBM1LcexuiN4uiPfVh0KtZYME/slnksUklKbdzSSh",
-	"Xr/T628hz0F1HqAntqWa1el6RZvIwhCLr3QC3d5M6fE2So38tnQ+p5p1uNBMOLxqvRzj05a7Qc+ckeRP",
-	"bivc4gbIuWEK85ybaEShH4V07U3w/rWxlJPlmdchCcml/GwtnjP0xB22z24ibsfrCh0lGoEvffbFu/j5",
-	"UyNpje1LZba3jgXVZev+865emrZAaUIdvZfKRAc8d8XUld2Ihzx64HOuGPfrp3t5242X07nE0+pdbyG8",
-	"Rr12HySRKwFEU5mSNaMqJj5ZL6h2x7PxjwVww/FJv1f8HMFQ3S/fDYIfBFvp7jqV8zEX1EgFKJl2tEUC",
-	"gYMnh8DL8OgolynNrZIdPu097VX9gu//HWAK/HjwVNGO4lkphvBLI/Gr/qBz7L7C+fnT6Y+uPvJPpy+e",
-	"vbj40/G5mwF8ygraZ32PTf6HowqB2RFHFLHX7d9BdkUV9Ly/gXHuxOAxCmz8rl9B5O6HANynvSBzs9ft",
-	"nSKq9KBAesZL+8BY3mQ8+BrLxSHbdBc/9UOuOVoonvoLAtwDPzwNfn8sC1nKDlgoUBePZYxH9PWA5T5k",
-	"RTeX8Ot9DAZIO2oIq/lLnAr1Vp42cOXBiyHM1uvvD5dV7n6Fl072v1RcRg1RnsEhQTk4ZgK/GnLxfo8w",
-	"YLFp3nuH1+0af7leGTLBAMCemMmRCtDbGoMnncJH0w6ZNbs3RFhpLI/X4NCNBClOFMQUAMMwgt+EJAbX",
-	"NzGlpXAlDzN0tGg6YxkcIOFjc7rGdq1zDrcjw63I9kefzh1cr0T6vQKoBuN2tlWge5Iv9aw7Ep0ylmDH",
-	"ftwr7puJK+hP98Sps0QWT40Z9zeMV5DrzlwEAKlHYhD6zK3CwxDlYqTT3yNoSXG3uJhZJfAb4nTFPjOq",
-	"Br/Vakbbso1WAbfasQdTLwCSnBIrwiR4nosoACPxRmLpjC+mcYiZkNkfAhHjBUMzZygjdjjcFZRLMWXK",
-	"XbxFxzlzCfnJzZtXb3/++eJFMiRCkjFNPy8Xlm7FwGYCtxBc83m7S55jyANYDQ9JXLTcC6uRqHGxfoLc",
-	"w7Q/uU5+enXz/uXt5Zvri3d/OX/liyc2zlIKZLmNkN0+k9Ruapedc5k90j4McxuDuo2PvbgX92P77wD+",
-	"rf93XPzVD74dxP345FOJjPgxQEOxTiObyC8BLM0wKoEmSoQbwCz7bOTC4/cMoyNaAUtvNh1rkG79gbUQ",
-	"yu6fz5Scs0rvN++HN4JbMWXnFG43LmiYyzHPWUBClYJ6b9+f2nUo6yuOD9ebGyiGW46lvOT256n/o/ry",
-	"d9J6H2YSxIEoNR4RcnVvrafLuuWtJwbuGS9W954LkH3HAnhnPp4LxB6gKKN6NpZUZUTP5EoTboYg6wOd",
-	"WwsTl8q0CMX6oHFTkWepPa1cdjF9TOXxISaoDaBrOxBQuuyLaZ+VVFga7rbXep5VtWTx95m7Ic1+yYoK",
-	"at9upZYzGYZtkKOi41qpLrwbFAl5qPhKyfhdAIpxWKl4MNai3CgJcO1g2dyNHl5/YbTbyNJqmHGouQyr",
-	"e0eiQm1wCFH2g9dI3DGFHlANgBANHmzEvj4SRS2xfQ+ixkMSlm9W4X+bou4udcpy6ByvMB8JrCEJ87Ig",
-	"xMQmhliLAPfAHPQpVyU38Dz3hpUoFq3tso1GwmHwcU16tepY4YiBmwwhp9bf6ApYFnX+aHfJjzg8OhJN",
-	"o4uDHRNMs07QOoYNoljNaoNwanEWMBKV8wPykuZ3TBNlhR6hK7pGFviFKblFhfuq08dq8P2xoHd23D9Z",
-	"B+7Qh6/lHyXGdNeIWuT9+DgML1VALSAuoJtqk3dEoWqFtsdPu6clzkP/aa9Snfo9oGjWghgbCAOD7vfH",
-	"m7WXP5yG6n5wYlvy9ZKD73q9wBPfEWcBVQ9StTpv5yhq947vpN89CcY3qAzP0bQxnKffbQ6nGCIMByMu",
-	"bjT9k969wgC1Yu8t1oyvXXfa1qEI/DMCsN0WesloBjUTwdSVVpHbRZ5t7mcemaLYdauF9FYwwqzdDAYI",
-	"Fk1XFi9257L4U5h/6Bxb1A29tveOR8J5qD6EwLUhTNyxXC4YaQWpv3BNSb/X68XFMaX91EYvGS5LuaP5",
-	"s5lcKqfG7Z9lSsVmnoZzi5MM1LR/wxfPg0Przm331NGfEeotK+tUYpmonJDlwtLsqtILCw4sMm815usu",
-	"OUdgBwynZHSd8+nMdDS9g5Rq0HaQhzo4tj7r4ASWgDNX5+6v47fNWvr9gOnSLOcCDWe3ajFx+dImOLuX",
-	"qbs2Ae519lNQKlbbrtei+4JA1hiCY/TArnOptPhjcbsaCay9A8wlbKQJWri0TbmpsUJG1wkGAxzDtId+",
-	"sbm3w9cxCcEPtq8kxG8kOY6/+66HOCrVzkBRJfUO4Nuyi+QsQPOwAwUb0uk4YA/bTZDt6lwKzTMWbjKX",
-	"62zfq6xVsVAOK9lOk23iyT2M0tKFca5QK5kWVo61yc59nAWIGQkI0CBoIM4FzqEOU/Ktsi/mKtliSZXV",
-	"9n9kY6rBZ+S/MJTDKPaq58oZXW85J/XzseUgE1/0x5h2X0ax+xJPSz4dcJj7oxPE4a2PTbQEF2o20AJi",
-	"t4I73tufr/WHOwG1c1c1TK2bSde68dypakL+0D32ACwl8MmggmQx7H/f27SpnvZDm+o0MKm+60NsKuym",
-	"t9nHcbWPhh56YQdB+70Hn4EFpsC/l2dSMOLaQaUl8OHnX4/q5zc4+0K+bjrA3OvY4Fk55lTZveYE/66D",
-	"8qoNf9IdVBcfDmBD7hrU/JR+gwFf4QU8gXfccHLa22C3E7hWstJpnaX7B3T6fSXm+TTsdPCtmbDpYHTQ",
-	"GTzFr6rauHaCXkmI/NPpi2e4XN+afX9zCv9HGR/UzgbTu6xPb19jqIULgojVRz8ylXNBWjfXz/9fv32A",
-	"dD1ulK7Xg2NnYleZ8vt9jvhxyYHHG0wPHL0hZa+ho82++nvkbT9wkX8DeXu8VQ5WHB7HIW49nw1+C5H8",
-	"DUgZFNz7u9MCcu7hm2cQ7p7BxtY5uU+spAZntSdxwnnW1dPlP2jMpBzZ7x84+UtxkBLEwyvH6GUYZQFn",
-	"3UsVg1yTqshO2hFQ8TWJu+tRfEWFfzouDiusU461B/tKQXhxEqPpnPmkby5FTDTE1LmYYjU1HedsW6XI",
-	"B0/vfV0tj1eDmaYPSh91eA8PzR8tgJaKK6jqABbb/aG3lgAPv6BJKzFqCXnofQQ+BAKFFJ3wGbwHOCZJ",
-	"D29CaMxjLpGaDtv2iO2wSWHCMwgfAK4A4BeqjKmtc7UzFxZKcPwshSBVf6w02G+UvPCxCmBX5p4PrvuB",
-	"dt9yMbtDGOnVsUP6NVQQNLzqsB/4bYnrgdnhPANrpYTvKGClHBxGrwo+1kzy/e0KL17+/V4mwOZbv2F+",
-	"Yb/Qlv3DVWWIa7ZHT/rBPEI1HqLpbsRCyZRpbWXthTDc/L5qzk5NMfZAYxXiHi7zl7pBQZUwPDoEbkRb",
-	"v2UUn89ZFpNcrpjqpFSz7IxQkjMKFTWJYy2ESPFV8klM6EgUz7hyKCrW7pLIhdVuUASmKM/tM5k0DqEm",
-	"OyM3gsMFNTkds1wTRP0jXBg5EoulWNsfEVFgvtSQwibImBFaBSyjIsAsi31mBU2V1JrQPAfMADi3d/sy",
-	"IQMHCEJJ4jdv0iUhjBqmVBSwZzOmGlUtwLp9KNI0Xe3wjzJb75BwjRAfdZHnpVgISHBRSrSjcS6nNTzB",
-	"YdTvdeG/o6cjMej1+sNs/HQ47EehSLrvbiyR675WkaWsDPy6Idr7D8tL+x+Q7DtmZ5+4d3L9G8n7+67A",
-	"3mNWtvIyoVbe/UqmW4Dsa+890eTm3avuzgqoukXx9cGSt3+8/6Urus4lza6lfEUVWBvRSf/0kM70coEZ",
-	"MK9Zxum1pfqejk0AfPm7SfrzLGvMAA8kfYN7cvSrq5nPWM6a4MTfBehgJUxUBnLSnSiBew4nttZ5MYoK",
-	"jVDbmygRL6CXUP49ysyD1rKadeUQworC8+jg7fPCtbdl2xTpzJpM4baU//2pljgj+/gq9h5uTdfN5Gr3",
-	"Uu8mzL379s//BybaztX+af49YRy+KXzDJ0DqSWdbkm6toUY1ubq53hQhV/a9rRZU8wr4R3jJVQhhGX39",
-	"R2HMfxAVWE7r77aVkIQgfNe6Or9+/rK9dVMtGzObMOcCQ1cOSgBzb85IUtpsCUH1KIUr1Sk8AHwGNiHk",
-	"QI1EEliXz9AvqtqRzxKS5owqXaQ+dYvgGEmpwIp1R4YD5GxyMnAG/rlH/rlHDt0j2+1FRDH8xcHK/c0a",
-	"S3aXdP/mkebmzChe4M4pRrP1L5UPR646yqOylShQVRTWj5+sWtBM3W3Xb4B+IlKXvgc1cyFqZ0uzfNKx",
-	"zj7Lzkgyp58ZUUuRwOO4SyHCBVFbxO/D0mA3+B0q1UMX4jX1cE+FU4zFhG3Gbs+nU8WmkGOXUZ6vS4Si",
-	"6glD0BoeJTSF0YOBBs8j/H1j1N1dqE8WShqZypy08LI6VeRoVnL9z68u3UXX2BDBYbP52EGqQqlbAZvK",
-	"DVlIbTQWYhoJoJeaESWX9jXBWObA4tBfULhoLCNyaXwC20joBUs7JXTr+dUlpuiVUJNYlsg1mVGRdRZU",
-	"aZeOpxeMZXhJHVdVvNORwLIEwzQkOE6p5Zwqt7hL/XEanxfdNUwmYnRiXAm5HfpHoSsVnh3VgDrLpt96",
-	"2ayjr5++/v8AAAD//w==",
+	"7L2Ld9s2lj/+r+BwZ06k/ihZku00lU/OHjdxGu/k4U2cyXaj/EyIhCWMKUBDgFbUbv7378G9AAlS1Mt2",
+	"pu08Oqe1JBK4AC7uC/d+8GsQy9lcCia0Coa/BlNGE5bBn6dpKhfmj4SpOONzzaUIhsHllJEZ01OZKKKn",
+	"jMypnpIpVSFh3UmXRD+dXYbk4u37y6gbhEHG/p7zjCXBUGc5CwMVT9mMmlb1cs6CYaB0xsUk+Po1xA5P",
+	"xfJtxidcrPZ8mi7oUpHouygkShI9pZpQsSSKa0ZmdEnmUmky5Vpt7pmJfBYMPwXfBZ/DBjKe0XjKnkmh",
+	"M5muJ0LIjtIyY9GQUEGoUAuWEXkNU3J6cQ70TGWaEEpyxbJHiizY2FCqCBUJEflszDIFAxFyJGLTaUjU",
+	"lGYsITKDduKUM6EfKSIXIiQ3jM0V4bo7EjsNz1G4ZpRSaCb0KyYmetq8yin85gY1lsmScEHGSzOGlv/t",
+	"T2eXRDGRqJBcy4y8PDt93t5p8bnQbMIyn6DL5Zy9BSrUpslXgl9f+3xAxplcKJYRTW8YcqZdFIqfIttB",
+	"x/QQEa4N03Z3nEnornkin8tYXciUx8tVet/D37jiSi9Tpsh1JmdET7kiimW3PGZEinQZEiH1lIsJ4SLl",
+	"gpWf4XmWKraYsoztu6XOLumkeXGVzqSYECY010ui6cStc8bmGVNMaGqeNuuqSQs2ekq5gKGYT5Nf+Lxj",
+	"ZEfGlGLJSEjBCKOxkQW3zDzCM8O37RNgDTPfYxrfGA6Kzq87b6RgnddUx9NoGz+vjuod+3vOlD5PmofG",
+	"E5KLhGVkMeXxFKhNmKY8VThGrgjLMpmRBcsYSeVkwpLu3iTobHl6rVnWsOoslsJIR0kW1IybXcsMpoQI",
+	"9kWTDMnfe4d8/PjxNNdTs2Qx1Wz99viR0Yxl0W7MjQ838fbXMJjTjM6YthrhBU8bB4zfK9KKruGvT29O",
+	"X599fvrX01cfziKnF+xPscyFzpafnz4/G/7EshkVy1He6w0e29/ndMI+Pz2YZzzmYhK1hyPBblm2tBKT",
+	"wPsKNg3M6C1XXCsUAjPDTwQfx+bIhN8y0R2JDgFqCFeEklua5oywLzTW6dLJB6WpViTlyiyQzjNhZG1I",
+	"olEwCiLCRZzmCUu65BS7xM6YGglSjA1pv4jIYsoEMRtCXhNDnfnhlrOFMv1fhLCJ3Evslgn9+emZfYtr",
+	"3HJ6ykzT8Cs5O7GjknrKMiLojBGz92hmRR2QhIrCjq4FM2L7v+YZasZ2F+iNpdDc6PwISbGLErlGUfvI",
+	"hPm8i41Ew4i05imNGZChSDylYgK0jpleMCbIT0yeX5CMpYwqptonJIq5LhtXQNJiKlOGtHbJC5mRSDGa",
+	"xdMrJiZcsCgEQpWMOU2vBNMLmd1EIYliOptTPhFRiFI917OryMgvlLIRTFhkppiw2Vwv7brb1XLT6nMN",
+	"yCsjvk6KNVEyz2L2+WlUvJfwjMXavtfFbgtSCAc2oMJbHqMIS2KHwIiOJQzheiGBLU/tegEpQlrmmlJV",
+	"dG01wbAcEjCpGe0vLJMqJLBD4Gcj1nCJW0BLOwqtFFSaGpl0bU0L6NQwptIoIClPTcMzw/O1ngnjpi0g",
+	"9yPXU7u3jMW3aWdCK+Z1nLSh1QnwSRppkXCluYi1oXfOMpLQZUhUPpsZC8iMCAlbqnZo2wjJWOYitjZU",
+	"kmego0KnlHjm7TQqkmIDqROyMIRXNmoUlrSWr8HyUA3f4AIJkosbYXaWzIx2ZFSzhBgRF7oGIzNVRrWB",
+	"crmW2ayQhU+/WFa2XdPPn8afn36J2qFpjlr2hOEOjo/NbspojLNrzEczf28+vDLPmi4+XL7oPLGGDfDc",
+	"0WBApCjoAIrfmQ0JI8nnRgkd9mEWidnYsEgsccKvSy6QA6gOfZvJWK9jYwvQBC0QajpTdDZPCw4uFhKs",
+	"m5imLCH5fEgifCyJzFOCKNM1yA8zMGNSmFaB0Of4U7kHndQ2phxpebInn08ymthdMs5kPpnqkg1lmgC3",
+	"UAEz/eL02eX7q3dnl2dvLs/fvolg9CHhs7nMNEvaMBEpu9ZE5nro5o4lV2akERIMg8adk9ClaRbUN1rt",
+	"OIsor4Eio1WMLUAiaKI7EmafyNyj0ZtcrrwthwuSqUdGD5n9FAKrmnfLiZTZSNTIRKuJfYFHjEq2MjwY",
+	"BqVmDb6aR+apTJgzAIxjFfw9Z9kyCAMjqYJhgC0HvnXwp4xdB8PgPw5K9/AAf1UH742mtLbA1zAAwzYY",
+	"Bglj87fjv7FYm2/Pr42JBxZes5UWGds0MsxESSznS8/jMeLvpFCHVhrVp/Cwd9T1ZyAYBYfX/fEgHgWB",
+	"HSY6s+U4K3ZnsNnAu6AT1ky4kQwhMkjfmAPmcylIja1rpLeQJKGaWlVvVuwg0jIiIk/TbtC8DqalClkJ",
+	"u6Z5qoNhPwxm9AufGZOt33P/C4MZF/bLsMlivGCZG0djfyy7Wulz08qbxt7zXxiawEbMvMjkrMkgNKYC",
+	"yPPo559//rnz+nXn+fOItJaMZor0jVT64YcffmhXV3DQGzzu9PudXn/NBJl53GjUGtFLtWFGYyA3uWtA",
+	"9aVcpfkVbSIZHDFnBdnd3UjzYW8NzVrek+L3MtPrVlCZ33betzLTz8GOMSOGps1O/ohxiXXelA1bPFKE",
+	"G+tXGPfKCT0zN7BtaZpCjMNqJnJU25zf27mZUz0tqbdNX/FktyniQj8+CrZyvR3Qe7AnVwf1jCrW4UIx",
+	"obg2VpnKxzjdTrMlcka5OCHRn619fBWhzuCaZXTt9kUDtrIcM/rFRVgGx8eNLpb1Bn+UCWfgZVnyP8wT",
+	"6+TFGLgwf9L5PDXOH5fi4EtnsVh0zOR08ixlwtjrsIaeUmBfwG254nMVDI1cvKa3MuPaqoOvu7JOhaYX",
+	"Mpsh7dWJfeusqWvO0kShH4PuQTfAoaq5FAqH+SNNXnK9YXx/U1LUhjNjSoE8A1FJZrkyexMCcGMl01wz",
+	"MtV63lJt8uHdK7NOxqvLVTA86vV2HuyZsaKbBviapma6WUL+6/3bNyGhZAFBFD+yBGZdZMiLSOsipbni",
+	"49TsniiPDqI8S6M2mXGlgN3QqDNmSxP90FSlCREdRIbZ0N4EMfr4yLMZ0SjwY7hxzJTq2GhmByKsnTK+",
+	"2jQL9u2DWjQWpuMloylGC3dfM7cCgbwJdl4C21HDGnyYkxbY4TRZtrtgaRj7SdAUl+2O/OQagagcy6wn",
+	"5THQ8UMwEPgS7MucxcYGv6Y8zTN2UolQ0SIkZYNY0f90bLyrc56A8vHW1/9t24KWUTOg7Fzc0pQnP0ma",
+	"7j5p0Cl4ibC0+WxGweTUpaIA62fQ65GJpGY8KSxVEAbgckJbZnqgpRsukmD4KaCVl6kmM6l02Ujw+Wvo",
+	"rZXRShDXQQtrQRXhOJjKjh8MMIKF9k9JKy28PWj9kfGCtVl9kkh0eo2znGl0GQ+aKcdmPwUggiqP34NW",
+	"TW+YWJ3YhKt5SpcYV7DOQ6mVN06wffUKNdSnAKYXXyBjZtwX6PLOND/AlkBtYcZlOwlX5GMcs7nZMFNm",
+	"dkuEw4ts/AlizlIwKwugCbBr/hu0836s7VRuuQBg51tThxpDh4mEZsRaaw1TDjaq4wyjnOBZDA4wjA2U",
+	"9uV9uOW6iMb6vG09aCkIRYbxbbXiZ+CHZvJtq5+CImCbyjz7PCyiIObdExfKQmcopSLhYnKFn9gXru2f",
+	"GbtmWWac2kp0LyTVwF5IXKTM/JJnMQvBcBAsDUmuZ1fuS/P3jCU8n+Hf5Wvmk2aZ+x6XPHSnQiGRc5ZR",
+	"bYhUS6XZLCQJu+UxEj/JgVoVZ4yJq4yBLobIUhEpDYl1sEMSc70MMbB0n/XDPemvntvglv+bF8htZa5I",
+	"YTLfg4rMmGc1mSMNEdbnsS5XAyFaNrA5hkFkRtjfc5oaAwUa+E0FTHGI4QkZQ6Kd5hWJwrUvSy75jCmW",
+	"cfbAAkXm2vkbTqr8ngVKEeC0Xa6e9GyTJ45+pIeqhiZCECvlel0bRjLyHZj+HkObyhzJKUcGXxGqbowl",
+	"ZrgBY41UuHhp83iMo5ndGpvpEzQBsT9jKttmsubg632IL7usrEwZly4e2EqxWwMrvc0AQgx6zKTQ038L",
+	"kvsIktDlbcBUgKUmJUmNh+iOXdxabJE51t3eV9ZA2KK6BPhdqf+nxrBer/1dE/5y4DCLF80gzy8ITZKM",
+	"qXvxdRmLqMhH+21Bs7P+pCCYz9IsZ4rGQDWu2I338yGUWsgsqRI6z/gtjZdkUATsjWdhn1zjNLh2kEbG",
+	"Eis13C9knkmNATrSKjpoP7BTUTKFzmhsBKDzCVrjJaFiKQVrb2OQfxFXYtdo3J4bMqYCA8s2QJZsm+6H",
+	"5ulKZNAnMOUC9Zf3BEQloHvc9eaBQtW1jDKxVMAUrmGdSo+foB/SJ61R8Msvv4yCdrHfhSdeTDfPzp+/",
+	"w76CEN86NG/1e1345+DwcMe3/zUlwLfYV3fYTq8hZfSN1KdoLN01UIftYO/YUjXMe/wQ48X81jK9tQgM",
+	"wTl1i4qle8R8mXKl7SryMgsgkXE+Y0K3hyMRwaAjeFIRPZWKuQTElYity7rdGptF0l8znfFYvZDZmCcJ",
+	"Svq7zGvRQHU6D+8/nZd+JqvbmegAKZ4wEr0+u3x3/uz91emrV28/RsAtb6R+IXNxZy6xUhuW59o0VB3V",
+	"0f1H9UYSlcfTInBJZ8bO8w/D3EBey4Rfc9ZwvPZGajKzv5JWLS3Snnsn7S55IyHPthb7dbmdmxgFnvmK",
+	"59nLVNLkUspXNJuwu07sJWSIQiDZZgRbK9c0Wpnk/gOxjusFesAsD/L4iPyF/wgTfCnlayqWNrit7jwu",
+	"KcnM7Gs7OFWVoz88wFjqPZyQjOls6TJHIKO0AymlEVGYQtolZ0aGnl6ckxu2hKwcxURiBMrF+dW708uz",
+	"q1fnr88vo6JRQu27pDXOM/OFvCZ6wWNGIKVMLNsnhLo8C7cb9ZTqkbimPDW2YJljapRQ6RdDp6cfLl9e",
+	"vTg9f/XhXdG55kbcN/bMxEjYn233BAJX17liCVlMqYbcNTM6zHxMFMmF5qmVj5BBy5IVMenN1vZzjyJV",
+	"F5blgzAjlBn/5e5aCNtwmbg16dJ/GMaHOVGlczlzp48hyditvME6ARsDqMmGjx8/duq5wpvmqJ5a7Cbq",
+	"lvKUjlN2xyO/3GvhAc7+jLwEh6NLfMkA2bvGM1UzmqYkwgYiIiEZyeX3Dnq9R8ovGJhncsxGwjSoICCi",
+	"pnRutDsxgpKMaUpFzDIw0ry0Rhxc23AkzNE8k7Hhi3HKziCZfk8nYbsXrOYsNRsTMjoXXO3gAdfiPJBR",
+	"Qa5pqlhI+iHp3csWdllDVVvYfusMcS/VVfFf2JpoWtnWCs39XkgGxyE57oWk3+v9XiI/Mluxhjcbvh+E",
+	"yueYefiaJZxeQgrIA2nfIkqzLS+kqpqPH1Y1m/WOtpKAlp21zN7+Zb85MKsMb2SQfnsF+UCQe9Xrd3qD",
+	"y35v2DP//98gLJxm9343hsgjm1GeQs6Q80TH0hgM/ZozLPI0Lb+ClQdZVhxDGZlxvZJLEwY8gUSn0sfD",
+	"r60TFwwHYZBDGKFO/uFl78nwEMn/um9OzjubVLNukayB2vVahq33nKVMowakScLNGzS9yOScZRoykVBc",
+	"BHPvK2PAFm/ZAhIzyLJ4ZCxlyiiIRp40Jm/VE7bCAOW0X5NiaW4uuCoTxT4FkDlm3w8L4srXZJGPWmSH",
+	"bBzs6vRBWRNUCxluxwI3THvH7URGea93yJ6So17PbLLqdJWSrrnbXwOu2Uw1pKAWQ6BZRiGRt55sZXO/",
+	"0+UJChznm6N4gmwErpWLzIBBuzIrhWj5daV5Rqb5jGIBGBMx664mJ5YipSlx8OXl5YWdpLDIm+8GjSl7",
+	"/po6morWm5bzRYrODxXLt9fB8NOvqwxYsFMv7H9e7fXzqpS373bJWzzoWvAM7AHI86vqAOpOwViatMHt",
+	"V2SRca2ZIJHZElFIImCqKByJqB9BWlgvOoGKVawTAb3OxYS0oiVT5oXLd1AwFVUKWEBtVs1ms7ZHg0F3",
+	"JJ6BIa+Imso8TbDUDvuHDpGCE2IIgEzGHmYyFoEbqsh8Oj8VNF1qHqui9miGFveXzkR2vJk1U+8yhvaQ",
+	"GnGeZUw0VUieClviZFNxzt+/JUeD/vfEvQKHKi5p2vwXzVEUrSv8WM13adhUeGq/lQz8YFoJzRSZWTkB",
+	"KmD/1zKIdqJsZ2mIOVGbRb9Zgr+Y57wEp1WTZSXJaeoynfyx+CPfYSRNAhhIDl36Ok5xbS3CkgeatrMZ",
+	"0O9ZIZnJeUhtZMYLabT7KaTTQnYUNuiKTAh233xnxcJb/6YFKsW5GW0oOSt3pExYSPQ0Y4zEdM41TUGp",
+	"WJ4KhsH//+m087+ffz38+qdgh71ZpQWSWfuDXqUCKhf873mR6mCtghMyXhJbGUGiv0K9XFTUJVtqRqIV",
+	"53q1zbY7oy13OEo6L1O7P+iFO0uO7XNY7S1sStut9v/4qKH7hxELF75QWLvoFVkBvpghuVqehkmPXExG",
+	"AkvrDoya+a6smIRQVw6v+0sa/V9EFDO6FKAQUki71fyWqZV1aMyYr+44mJV1G+wvdsrcJnYSsZBRnxvm",
+	"2bz4iiu9rxiy/klhzm1bpyYLL+XiZuvLhrhX8CDYb5ru8sJr81x98oBm24brfN1cFl7G3aZl+2w00dZE",
+	"TJmCvgcZpZnqeEHeBGElPLVVuG8wRm0dw6oF7TgOjBjwJEAOQGWbrVQ2MtwCLgwruBCPFPrXLSwmME4n",
+	"EtOulwW0ouLTS25MRy3TxAjJSKAViCUDACDhShO4InRsOm13R+I1gwJeDF5gEX0RmcWy2pgqFhb5RjOG",
+	"ZZDGkuQTITOWYA0utT/ZgDJXJDLmRORqg6nrFfe6FMwa79XlcrJr84LAU2Y5uE4xOLIyeeAFbCxo8yYO",
+	"XIKa++ZkPk1TS+nGyCXXoA4anItLpwRO3JT4gUuoFxTgaziWaW+wxUrOm1LVUOGEDsCwqGx+pMh1Ricz",
+	"gPKI/qPb7UbgT8xpVuQgQuwOcD4wJyR7pEhkdmHH9BG1T0ai0BHW30kyOZ8DJEJhlmAte/NqrxmMb6AJ",
+	"zaBI+LZBdVlfxtentp9xrssTWmbtAIeIgAXj62gcib2JnK8tDG2q4fGn96RI2C0Oiavsuupiex5YR93w",
+	"eUfOUeR15hJmq6jjMozb4Ig/y5WWM1KytSNoyvVJ4QaGUIYrlhgCx72MdRBmb5Mlw+w0l83dPHz3qxn2",
+	"ifVdWyB+DL+3wduowijs4jdlZqlztt5le2RsYHiGtKJfRwGdmZUdBSEZFabvKPgatfce7ko6eANTfjx/",
+	"fvnyy8uz859eXkYn5IbNNVpVIOPHUk9RSqJzoUi/2x30ehgq2u5pNWmas80erGGyWGYJ+vYAkWEVjVFg",
+	"XGkeo0IYwj4Y5oLraNVpaDbSn8lUCkXGLJYzRtScxqzJeJ1xUdjSDUtqulxt+y/VqXNFQIcDz3zcLDyt",
+	"4FIOcGgksKWiQluBjDBeBai9XdivOLMoA03b3in0FqIFNCiD+lDJXNpSVAulYdjTjr9f9YhcjInCeSt0",
+	"ORKtaBQcj4IILAP45b/ev33jGmtFx4b518/caqhnjcbFLOwGtixt0v38WXgHgM0q+Da1eNsqdwIUTWN8",
+	"J6VrfhDsC/ywdcXnGbvd4cHa1CBFtn/biO103YS9trb73nE0fVUzkLzQRQUkogGaqgQ5AoeZm20MxQ0Y",
+	"QLBwFcCcQw/1J6GGV6Xy8JZqaBhhAxzGSBTZ0I+U11IL4EhsXjhvRP9od8kpqOXSM0U23VIvHwbNA7+A",
+	"HSaFU39IjPHWCkwwrFiCwJiP5rBBUnvzbtZ9w7L4Z6arv1qcj43LtbI8IdZ4Ya65vF6tXxhWUVfqqC0Z",
+	"o4kRHb1u34gHRHxCuy1jhCnNZ+CiF8guCHnBdbEydsH990YCgGUcOEmc5orfsteuXh9nr1xCmZtJ9bEt",
+	"vOL+MgjjBGkIpQLbltYsxQOurJYa491bA4c1kVDZrKEPtoFN+kwTOmgLLRvlxds5E6cX589tTmGj+rfP",
+	"kMNur0g+XBWdXFxLjwvLLuScCTrnjcJzTvVUNbxVG7FrIsRe3HtNAyqQRHyUk+NeXUGcazZTAA4FeEyG",
+	"qdCB7/fCwXF43Av7vd7npmWreHYV/V0zdLY7mpDU/usaA2kXjblqAfjuO54rUoRFk9fXPOY0dV4Yaamp",
+	"zDS5YUsV4ukMVSTS7Is+AEDGqA2SnBtfBkxDBeliLSg7wbdg32Jdu2o74+gEowQI7kSil1xHa0IGI1GP",
+	"Gdi0NIxBT9EUASoxBuC6PqkZwe5sCR9GxEgUHV3oN3K+L3ZVuMInJGJiQids5gImAhHJ/IMYAWcZABZo",
+	"vFyuCfuiIZ2skHqAQckMdYDNaIi1ksvMfMTsEZlKIpvLi5LjxEY4hSSGwcu2uHLRj7Z/rOeqOIuTFQcp",
+	"huFfjJb+KQLX0/SB/qjp2himXbJrNMa8gT3aeIyR5vPoIAJXMApJdBt1u9127cDPrD5SvQIhtSZxwsKb",
+	"XORZPKWQfVQ6gpgs4Tlp6H4Fw36ve+wd+gyDsw/vwPjP0mAYGA9ZDQ8OvI4O4imLb2QO4kFI2LR3Dwt9",
+	"rcu9P+0exik25zs7LLN/t4ZiNsPnlBuSRDjNEUTabTkIHCrGcjajHRccT1Dvy2v7jDpB8MIpLwIfRXmk",
+	"2UmulMds2RAQY4uqM6jdktckyqMd3Z6ycmXro03JA8a7rm7aKddoj8x4mnLlEFJLgwRSuPANKPUqYlKK",
+	"i5ihJQmaHYAaAS/vsEdmXOTGSCkjTuWXIaFEsAkcLkD81Yv+UDUSpeuzZoyl2dEUY+uvCbA1xtWmVE07",
+	"Y6pYQjKZay4m7RNSi6eNhAuobSLKU3F8bZDM5zYvqBa194yejYQNn90tgLf9BdG8aVxgB0SpNxbQSu2m",
+	"IzTSAo6Pjno9Y83GfqBiJGykAkax6hmuyxWY7xJO86hDuevFmSrCNtgjSLehiR2Cbz5N7nsvAmBkDRrw",
+	"11DGI9iOgbgy+LdP1O5bylyV7C58pnJBrmlGErnwpIsvgaaQ6cGEERxzlsVMaDphI9Hrdvu9nq/i62Hu",
+	"PURJfrfYsb+mACJVBpMbE7NAzTbw9BpAfwx1kgVP9NSameOlw9W0YTWLoSokmTI+mWoSrQRIIci4VCMB",
+	"0d/d5FhTmHOFG3aI/oaVwOeqYWXhlCAikacYCI9cPDUysi6CF6wViHFRGEHVkHAGTkPuWbHKKxP/uTm+",
+	"Fm7OjKqlXiCO9tmHd1E32ClafOEyT+tt98g8H6c8hlI2KN+kSwR7LZGwDdcpkLWQwGpMmCIHXi4EYLrw",
+	"iYDDjHY4EoOyhLHlPQOWTYHNb8xgJiBCVYMxci/bwGyZuhcOVv07M5vmic4tzcBONobfBQwpsMOG4NCF",
+	"S8X9DJDtNNV8tu8RdgENvD6bAstlwRDzQhC+JWJ2ktIYdUIgUxsdsI/AG4Ar6PIH1oMe9ppsgRn9co6v",
+	"HiIsqPepnmaQsbgxhnDpKB8c1wGRG4Yk2KIYUoXyTWL+HXTt5q1K+OB4lVQXrVol9rkFjy4DWiCdqBH2",
+	"LmEIaD4ujMRWHVtayIQpOGjda7ZrDkdBY+jxSjHLTcEPx4nfMKmiYPadEytqS7MfSXaDN6qcAph4xVg9",
+	"f/92+AYCDe6oqgCiLw6rCgR+iCV41U6rPgvgOa2JX20C87XJkSXwslEeeAaBTTR2t+NhqPO9ikCkjWjg",
+	"oJwF5rLSnLfItWLpdXPKNfpOV3TSEAv9CKj6zr0C16mCb35fXrfBymLs5eqGBQ8UK1GltYnnqoi0figQ",
+	"xhU0ZVEk7vmivMjGx04IGOTjjNEbANM2Ahl8aEWXyosdurapihtTwN5rqs8cy+5zOuMMgx1STFWcyTS9",
+	"Sti86fYdQNkHb+cpht7K85gZoyIsRZh/kQFGBwk2TaBpGwIwziUGwZ2icukRCWNzhl511ez1jc9Hypp8",
+	"hQ9hA4MYwsMsaZF4tRFlJKzI6ivAq6sMt8U8NJpezoxumeulnXdj6vAZu5Liqnljb5m+Iszg9ol/NOLP",
+	"ZelDjISfGqMerfgXql1MtT1uANbM7SEE41nRKxy6mQXEoEZ55Av15EhEdaLJzvN8t9ksDrk3R9bwMbvl",
+	"m/ezpvpbJ0+Wu/OPk0FpaH5jwwwN2ajWgnB/lan0Pq4ihGp5cV7kieAKtKL5XMFWNAtmURLhtzwD0Wzh",
+	"FYPQK2yzHxBg0X7w3nUQi+4XW7znS/46yqKvDBzOYtCUWRMGBdJiRanEXC835uv6lxHsX91VHKheQzqF",
+	"8XuMG4Q4dC7XygVmllU8ukL/FIe0IzHOtXeMEZLILq11KuFTZOu1XCRy/e1DXfIeZA9VpOlmJdIqr1yw",
+	"kb3ohb2PpCxWgusspnKBndrs7CbH1rPhqhP1V5SLYF+DgHPu3DWd8XTZ3Z617bHgutadieQeJK3qHTvt",
+	"is10W7zk4lfbKbAMv5UAfI60orfZhAoeEwSSN6t5QXlC3sP2Mh/PZpTDH2jDRCHpdrvt3aixheKNpJR3",
+	"xJnHcGW9+5LKi5Ra0Yf3wzdsQX4GENU3P0c79l7stR1IcM8OV26FioaRT8vZh+FZblhqZyrWOAYNNMCT",
+	"Wykobz7ZkYTSZ9hCwQ0XCZzFwAs7tb2mYOSvdSsDL6TDY8uVzLxGti/f3Zn7S9WxkSC4FacctTt039p8",
+	"RVFt7oGKxJ3w7NkDao91rbuUWvfgTq2u6Kvtwq94heAr+0jBjdNj4xfFibbvNO7U+nqPdIWdK+5phcVW",
+	"MnS3drtDmuzKJNp4c/nObj1VDJ3to8TnCT7ftJHg0Z33UM2u2qF/eIHYFx6CALDSdunYPEha0U9STlKo",
+	"RX7DFipl2hgHIYm8c/eaiNl//StWYkMYe+2leKTVcClee/c+S/CIZm6DfEVM9Pvw7hWZQnibK3t5H74d",
+	"3des8AzmuxGCLz8IHVv4YzMd+PKD0AFOwt2oMK/ek4amk5D3Dqdmv6gmHH5fZY2XrV6shEqql0omFsva",
+	"SnOsMUA9j+5FwmI+w5rrhozITVmQeKfhulrUqSGihc8UwJ1FZLo53N2Qseofe+wS0FqXw/rx34mrcJDB",
+	"FupqzrIrdPE3nCXNmWX60MhDxybqhPSKAHUpnVdJauhacX3lLstc7fk1oy6pzT1kjKmFH0reO2686ejm",
+	"A1Z1FwvqYpJr7//ckWVxVtYKHihYdrVXNi19p5bXn/fYHqsHP/WlDityZGU9iu38eb3c2qlUoMZPWFPa",
+	"lDfu2D9DdDE5Y3jNq5ZE0WVTtcXGmoKP/xSFAxu0xjc8pnN6acdApM8OOx/slRdY3OVQo6YD99RUSaPq",
+	"BOywPL5hGhAmpjLPHtn9aXbnh8tnpBW5ixUHh5f9IwvuFbVDuB9gWfnd1j2NBNxhUP4UtWsZrkH5TrDG",
+	"O/uDqDyu7AQ+Un8I5VfXQPfQJXspgn1le+KJ6A0ifqNA37wHv/XxSH23/3EOSbxLL/Y5dPUAAWu3qXYg",
+	"AWJjdvOqXBKmhZQrtvbKi8ZTeQsuuHmK/pdl8q1gwdc6BOHer/GmNNLTApzfOBsl8L0irfOL2yMcxe3j",
+	"NjgE9iJwe+MOy0jKd0wErSMj1sn472r1ZoETgJII0sqqvRp3L+/1Bo8jQlPwjDI5V17UG3IxdqLNB1O9",
+	"BwCUD/dfT7BgReWJzXaDQJM+safl7ktI4MBaFWPK4qFOJVnTxxQoE/U2Jsnax75WgSR3Y/smrCq7EUoC",
+	"vKE7nq7x6sr6V5nSW4LQ35sVijfs/m8tHp2Q+cOJxW9ohBZzsqtF6S5Y1jJj3wbFjLQix0cR4QL4K2mv",
+	"uibrJPnpOuF9QihEnYyn4afYl2K/HmHqHT3ZimhQSP/dkt0LgQ51gTbjaaX2se8GrqqpYQILBRcCMFrm",
+	"LOMy4TFhHUMEydhcZohfUdcx9yCuv0pcUTMCmoTEGV2kAFGAj6ESmjKapEwVR8aqu1WLvRXMqKmjA6Or",
+	"mm9yqegrH7gNL8XfW2OZLusYn8A6pYZCHGsxSRl8UWqstbpqB7rWq5k3eDEM2OruEhiuyODEYZRQqC+k",
+	"2USKAYcizGmXnAHmyoxRATgXrvkuOR2JQjOVUQHXcM/Mbh/0GDY+zhF7X0jCrq9ZrC0kv09JA2rek0Y0",
+	"hUKz7VgI4nRcZW+siCbc9xuEk3dV+beQTraGb5Ns+m1Mwjtthx1e8i2rTZQBMO9G3j4lgi28YoH1HN12",
+	"LJ2xmby1ctC9GJLFlMdTKJxzC9Q6Ggza5vuUecwKRQhYCqbCu3DuTvzaFEByyzTcgkWMab15xvXyvWnX",
+	"hl4YzVh2mjdliJ4K71aQhEHpNi1QfHPFMoLWF5Zzlz+ZN+wvgAkP3RlrFDorzcap1nOEFHeIAbEUmiIs",
+	"qq0ILmGDzWbQlAsGPnO1xnfC9TQfQ4lvQUbHAl+V36wiXNuZ7WD4r7hnx72Ad0BEB3TOD277EWEiAUws",
+	"Ra5lmsoFMouPbXzbN3MWEiVHgn2B+oGJvQnFgtAsZHYDN8Ji2mXl7QVVJJVSMQy/mNkHiZnx2OiLFiZk",
+	"mmUORyJyaA+Y+IUXtiq8SpE6m4MKtTD+kWHa7khA/X62bBgSYV+MqVK9V8reSxGd2stMIPgwJD/COiIq",
+	"eXx6cX71l7OfEaI86o7EafVuF0h3YlA2DLM8JJSMaeKpwfJiM8M4BcW9fgi6H0Go35VXEnCGkagdrgM4",
+	"IZm1afGV/3r/9k2XnPnY6vJ6JI56oJ8gZGZvxIcJigpqbFqBBTWKAOk9AlgF72aGFkrzDs5FgYreBvlh",
+	"ARiJLEHVDXtR7ZlgC1l0iEgA9qgkpgLy9grc1MoqjUT17rByBo9KyES4SYzWrhqzID3u8WObHyKIvUxs",
+	"JPDyFmOpQPTeu1UMK7Ci+p1rUTHjbdw9UwDT9LYO9gfhd57V71NBoIrj3mGh9RAOv3Jdiuo6Psa2oMyu",
+	"4GhjWcCpjp0enEJ7bTisVNE2aTlI36PekQVssxiEOFNVZnAtxzJNsT7gkWqHJKYZoBtFz2g8ZZ1nUuhM",
+	"pkMiZAf0TkRaQpLY/DgSRgYoQkF8PlLumAIBNqL/gZeZ0J3L5Zx13oKYUqYlJfj1NewuFLyKsfK+GJ4Z",
+	"U92JL7SKIdlzSKgdje2OJ1XugJhsuiQpv2EAbVFc92srxFMeM+sROoH808WrzmG31zG9rwjixWLRnYi8",
+	"K7PJgX1XHdDJPDWvdKd6hqC0Fk6zlHynF+dBGNyyTFnbv9vr9iqQMYFp4DDwgGJgVVwG3NcwsBxwkMhY",
+	"Vb+xjXSXdAbW0oQ1nI6+Zxnqf64KnJsC44a8AUkopJFR3TILWYrzJBgGPzFtX4G0aStyTB+DXm/DLSSO",
+	"IA8gowDPeYg52v2mjzr6z5qbPlYmxvR/NPhhXfPFXBzUL1H7GgbHODeb3zsXAN+cultiSjMmGH76HHrX",
+	"A106nemTHQaaTqB2EyIkn7/iHVZrKqRRnPx0dgkX/6iyXEvbq2i2McJLRpPNnLDaq70gy53IFMq3FfnS",
+	"YEjqjBOFpHgC7cyoHY6EsDf51a8zqz667bYu+7R9GLjBLvNDXDnXfNvgPS5cO26a3FNBcsG+zFkMd2dS",
+	"nuaZ9bMTpilP0ShI5WTCEifr/6djWbRznkTrKPUf2k4qPHmeGEr3ZF+oisJeVxjZk28g7A9+tQrgiidf",
+	"10q5y/JUTl7jlWRlGWQ9MSKmKRMJzeD8EGPrkfl3RLQkkZbRSIAqVfyW2YNzm/lQgs5CKdIvUhh7wKZc",
+	"AfJSxmhqc81njApjXjjlI7ORwBzBLrn08GRdFZ6tvxsvi/qGmEFusIV8ruzIV1xpKOAAsegODCBGsBZJ",
+	"BzRll5waPVhkDRiDyb9709ekXf8I+HvjzwRDEMIltFG5OIEfZ8BDhlJGrz+17Df5dI1AC25Bu9vrRNBi",
+	"tEkwpBX9/PPPP3dev+48fx61jbsMExyOBPVxHHELgWFhj4bxOUVa9uilkvurwiI0Z6sXRqIkxjJjXkvY",
+	"mTPgOqAV3R74qZOyW5Za0BY7BuML+cnhmHxqc9HNhwKgJCRRJb8Xvqhk3EJjRfZoSCJLOdZdkCjmehm1",
+	"ix0kYubnUtlzcJdOAvjHmEliZrBkLryPG7eZtFkr9QVCWxsRuuxBGqYwuSUdCUx6KeYa0I0glgE4ZfYC",
+	"IK6ZmW+begl3CIHjSW0+VgxJswDRZnzs7AYP1BBhTA8Rt8xL3kTcp7JFiwNlJjkimk7sZ67LDHAjxaTF",
+	"lzTKNDJWYlQBmgXYKQdGhVIA27dXEyrjdbQiPrHcy4XSdJLRGaQXozt47r6rphs7WeIy2khky29gMgyd",
+	"rhxnvCSYzExKo+sICljxIhD73EhMMpnP96reOT0np0pxpanQarWcZySqU+xn7YZe1qrFDfFyi2HokNdM",
+	"JyAoC/YbiQ/vXrmbhUjLgf1Wr9g4ARUwlanZPQAnhyF+Lyb+g3ONzUROoAxCkaiVscQ0kbQj4wJZBrXB",
+	"ZIaXGVWrqxCvrpqp7W824y4aflb8i2V7MzTXsk08ZySfTzKaMBTL40zmkyneJkWkqOfi2DpGkMYQNC/F",
+	"sb0xaL0g3lYfCrWWDRL4hcskC4kvTburSUK9fqfXX0OehercQU+sSzWr0/WKNpGFIRZX6QS6vZnSw3WU",
+	"avmwdD6jinW4UExYvGqVj/Fpw92gZ05I9Ge7Fa5wA6RcswzznJtoRKEf+HRtTfD+tbGUk6WJ0yERSaW8",
+	"MRbPCXriFttnMxFX42WFjhKNwJU+u+Jd/Py5kbTG9mWm17eOBdVl6+7zpl6atkBpQh28l5kOdnjugmUX",
+	"ZiPu8uiOz9li3K+f9/K2G6/GtYmn1ZtmfXiNeu0+SCJbAoimMiVLRrOQuGQ9r9odz8Y/FcANh0f9XvFz",
+	"AEO1vzweeD8ItlDdZSxnYy6olhmgZJrRFgkEFp4cAi/Dg4NUxjQ1Snb4pPekV/ULvv9PgClw48FTRTOK",
+	"p6UYwi+1xK/6g86h/Qrn58/HP9r6yD8fP3/6/OzPh6d2BvApI2if9h02+e+OKgRmRxxRxF43f3vZFVXQ",
+	"8/4KxrkVg4cosPG7fgWRu+8DcB/3vMzNXrd3jKjSgwLpGa8MBmN5lfHgaywXh2zTTfzU97nmYJ7x2F0Q",
+	"YB/44Yn3+31ZyFC2w0KBurgvY9yjrzss9y4rurqEX/cxGCDtqCGs5i5xKtRbedrAMwdeDGG2Xn97uKxy",
+	"8zy8dLT9pTdSv5A5Xup2NBjsEpSDYybwqyEX77cIAxab5r1zeO2ucVf7liETDABsiZkcZB56W2PwpFP4",
+	"aMoisyZ7Q4SVxvJ4CQ7dSJDiREFMADAMI/hNSGJwfRPLlBS25GGKjhaNpyyBAyR8bEaX2K5xzvWCx6x9",
+	"Qij86NK5veuVSL9XANVg3M60CnRfp7madkeiU8YSzNgPe8V9M2EF/WlPnDpDZPHUmOEhUx257sRGAJB6",
+	"JAahz+wq3A1RLkQ63S3GhhR7i4ueVgK/Pk5X6DKjavBbrWa0LdNoFXCrHTow9QIgySqxIkyC57mIAjAS",
+	"bySWzrhiGouYCZn9PhAxXjA0tYYyYofDXUGpFBOW2Yu36DhlNiE/+vDm1duffjp7Hg2JkGRM45t8bujO",
+	"GNhM4BaCaz5rd8kzDHkAq+EhiY2WO2E1EjUuVo+Qe5hyJ9fRi1cf3r+8On9zefbur6evXPHEyllKgSy3",
+	"ErLbZpKaTW2zc86Te9qHfm6jV7fxqRf2wn5o/j2Af9f/OSz+6nvfDsJ+ePS5REb85KGhGKeRXcsvHizN",
+	"MCiBJkqEG8Asu9Fy7vB7hsEBrYClN5uONUi3/sBYCGX3z6aZnLFK7x/eDz8IbsSUmVOmfBpmcsxT5pFQ",
+	"paDe2/fHZh3K+orD3fXmCorhmmMpJ7ndeeo/VF/+Rlrv41SCOBClxiNCLvbWeqqsW157YmCfcWJ167kA",
+	"2XYsMBLluUDoAIoSqqZjSbOEqKlcKML1EGS9p3NrYeJSmRahWBc0biryLLWnkcs2po+pPC7EBLUBdGkG",
+	"AkqXfdHtk5IKQ8Pt+lrPk6qWLP4+sTekmS9ZUUHt2q3UckZDvw1yUHRcK9WFd70iIQcVXykZv/VAMXYr",
+	"FffGWpQbRR6uHSybvdHD6S+MdmtZWg1TDjWXfnXvSFSo9Q4hyn7wGolblqEHVAMgRIMHGzGvj0RRS2ze",
+	"g6jxkPjlm1X436aou02dMhw6m0uzniOBNSR+XhaEmNi1JsYiwD0wA33Ks5IbeJo6w0oUi9a22UYjYTH4",
+	"uCK9WnWssMTATYaQU+tudAUsizp/tLvkRxweHYmm0YXejvGmWUVoHcMGyVjNaoNwanEWMBKV8wPykqa3",
+	"TJHMCD1CF3SJLPALy+QaFe6qTu+rwbfHgt6Zcb8wDtyuD1/K30uM6bYRtcj58aEfXqqAWkBcQDXVJm+I",
+	"QtUKbQ+fdI9LnIf+k16lOvV7QNGsBTFWEAYG3e8PV2svfzj21f3gyLTk6iUHj3s9zxPfEGcBVQ9StTpv",
+	"pyhqt47vqN898sY3qAzP0rQynCePV4dTDBGGgxEXO5r+UW+vMECt2HuNNeNq1622tSgC/44ArLeFXjKa",
+	"QM2EN3WlVWR3kWOb/cwjXRS7rrWQ3gpGmLGbwQDBounK4oX2XBZ/8vMPrWOLuqHXdt7xSFgP1YUQuNKE",
+	"iVuWyjkjLS/1F64p6fd6vbA4pjSf2uglw2UptzR9OpV5ZtW4+bNMqVjN07BucZSAmnZvuOJ5cGjtue2W",
+	"OvoTQp1lZZxKLBOV1ySfG5ptVXphwYFF5qzGdNklpwjsgOGUhC5TPpnqjqK3kFIN2g7yUAeHxmcdHMES",
+	"cGbr3DM2h8JA06yh3w2Y5jqfCTSc7aqFxOZLa+/sXsb22gS419lNQalYTbtOi24LAhljCI7RPbvOptLi",
+	"j8XtasSz9nYwl7CRJmjh0jblusYKCV1GGAywDNMeusXmzg5fhsQHP1i/khC/keQwfPy4hzgq1c5AUUX1",
+	"DuDbsovoxEPzMAMFG9LqOGAP042X7WpdCsUT5m8ym+ts3qusVbFQFivZTJNp4tEeRmnpwlhXqBVNCivH",
+	"2GSnLs4CxIwEBGgQNBDnAudQ+Sn5RtkXcxWtsaTKavvfszHV4DPyXxjKYRR71XPlhC7XnJO6+VhzkIkv",
+	"umNMsy+D0H6JpyWfdzjM/dEKYv/WxyZavAs1G2gBsVvBHe9tz9f63Z2AmrmrGqbGzaRL1XjuVDUhf+ge",
+	"OgCWEvhkUEGyGPa/763aVE/6vk117JlUj/sQm/K76a32cVjto6GHnt+B137vzmdgninwn+WZFIy4dlBp",
+	"CLz7+de9+vkGZ1/I100HmFsdGzwrx5wqs9es4N90UF614Y+6g+riwwGsz12Dmp/SbzDgK7yAJ/CWG46O",
+	"eyvsdgTXSlY6rbN0f4dOv6/EPJ/4nQ4emgmbDkYHncET/KqqjWsn6JWEyD8fP3+Ky/XQ7PvNKfyHMj6o",
+	"nRWmt1mfzr7GUAsXBBGrD35kWcoFaX24fPb/9ds7SNfDRul6OTi0JnaVKb/f5ogflhx4uML0wNErUvYS",
+	"Olrtq79F3vY9F/kbyNvDtXKw4vBYDrHr+XTwLUTyA5AyKLj3N6cF5NzdN8/A3z2Dla1ztE+spAZntSVx",
+	"wnrW1dPl32nMpBzZbx84+WtxkOLFwyvH6GUYZQ5n3XkWglyTWZGdtCGg4moSN9ejuIoK93RYHFYYpxxr",
+	"D7aVgvDiJEbRGXNJ31yKkCiIqXMxwWpqOk7ZukqRj47efV0th1eDmaZ3Sh+1eA93zR8tgJaKK6jqABbr",
+	"/aG3hgAHv6BIK9JZDnnofQQ+BAKFFB3/GbwHOCRRD29CaMxjLpGadtv2iO2wSmHEEwgfAK4A4BdmCcvW",
+	"ztXGXFgowXGz5INU/b7SYB8oeeFTFcCuzD0fXPY97b7mYnaLMNKrY4f0a6ggaHjVYT/w2xLXA7PDeQLW",
+	"SgnfUcBKWTiMXhV8rJnk/e0KJ17+cy8TYPWtb5hf2C+0ZX93Venjmm3Rk24w91CNu2i6D2KeyZgpZWTt",
+	"mdBc/7ZqzkxNMXZPYxXiHi7zl6pBQZUwPMoHbkRbv6UzPpuxJCSpXLCsE1PFkhNCScooVNRElrUQIsVV",
+	"yUchoSNRPGPLoahY2ksi50a7QRFYRnlqnkmktgg1yQn5IDhcUJPSMUsVQdQ/woWWIzHPxdL8iIgCs1xB",
+	"CpsgY0ZoFbCMCg+zLHSZFTTOpFKEpilgBsC5vd2XERlYQBBKIrd5oy7xYdQwpaKAPZuyrFHVAqzbxyJN",
+	"09YO/yiT5QYJ1wjxURd5Tor5gARnpUQ7GKdyUsMTHAb9Xhf+OXgyEoNerz9Mxk+Gw37gi6R9d2OJXPe1",
+	"iixlZODXFdHev1te2j9Asm+YnW3i3sr1B5L3+67A1mNWtnAyoVbe/UrGa4Dsa+89UuTDu1fdjRVQdYvi",
+	"650lb/9w+0sXdJlKmlxK+YpmYG0ER/3jXTpT+RwzYF6zhNNLQ/Wejo0HfPmbSfrTJGnMAPckfYN7cvCr",
+	"rZlPWMqa4MTfeehgJUxUAnLSniiBew4ntsZ50RkVCqG2V1EinkMvvvy7l5kHrSU168oihBWF58HO2+e5",
+	"bW/NtinSmRWZwG0p//ypljgj2/gqdB5uTddN5WLzUm8mzL779i//AhNt5mr7NP+WMA4PCt/wGZB64uma",
+	"pFtjqFFFLj5croqQC/PeWguqeQXcI7zkKoSwDL7+URjzD6ICy2n9zbYSkuCF71oXp5fPXrbXbqq8MbMJ",
+	"cy4wdGWhBDD35oREpc0WEVSPUthSncIDwGdgE0IO1EhEnnX5FP2iqh35NCJxymimitSnbhEcIzEVWLFu",
+	"ybCAnE1OBs7Av/fIv/fIrntkP3vxYCJpujmyXSoieDbEqCXW/kUJV/OULq+MZolIS3OmMJDdbox/N8ar",
+	"fwIS9g1W/5ahSMyqWzpn0Z8EI3ByPYYk81dc3AzJs5THN8Xd3Gt/NibvYRjccGHmBR921UkYmtva8Xs+",
+	"Efm87AofMg0Pioa969Rd5ZOC1w4SKdj/HSxYGssZu0dk8uB7ZKq7RShX3/5HVULv6loYdt0lTAnD+L0d",
+	"3/0ug5q0LmM8GYbC4Z/OYm4M056S774rqpvMRHz3HWlFZuM+LTDQ2og8B/W9c6rNzEKtDmRSDwm3ebM2",
+	"fTc6iE5GIvouchfaQ4A2y+HqrBJBCXNG/y8iiplZBvzVFBZNI4Skdyd+QuiEcqE0Xj6HBVKrNcdcq0rN",
+	"MWlFELc88Gix39AIK6Hcx4OxhfTBLyAxVZDvvsOis+q8wHdR24EtCVuZZmYEfwpHwl58njik2KJWT2c0",
+	"vgEgWvOKJq2oSTab/qt6biTsOZyCWkE4fyYO8Yy5ZQE4dVuCh1SZl22idAEWh+e9RRFUl0ROyEf2clLc",
+	"EnB8iYsvyPn7t+Ro0P8e7njvktPCPp5SRQqQrF5vJOBdzCYf9PpKN8L0S0FgNqMuge3WDFpVVLAxgUvv",
+	"6hTM0xmjCRxSUwgtmm4dwJwFo9dFcreUa8PppvsHjaU7pVuoxop+3Uvmf/s4+H7avfzCaPijTabDXuPc",
+	"JeRs1nevePOHd69c2kNN1v+jAs//dC4I7JXfPkw9wS1b19ebHY6DX81/rlYC1k0h5kImPHB8+ciLL0/s",
+	"XO6+S7YEmEEA/itGl9ewwz+R+daYFmWG7SjHxQckfqw/Lg9bmok+aiTa7pCHNDzNpsS7DH6x4PJ/M1xt",
+	"htL9m8ObnzGd8QJ93ij25S+VDwcWI8Vhs5dY0NW7WD59NqauYtnt+kUHDFQR2yI+QM7x7+5oKZZed4yz",
+	"yJITEs3oDTPWawSPY6wOvEjI3UIUfwQIs/y3gc/cBQZoBYIashNfhE1Wl/p0MsnYBCrtEsrTZYlTXM0z",
+	"9FrDhMLVpj5Oqef5ELhoRUFtWosSdMnhEl+5EEbFeAClBUJveb257Qt3WxOHepPqPY8X7jUytLON55nU",
+	"MpYpaeH1+FlRFVpBFzi9OG+jmYkNEZxiNhvbS1zAyC0uauGaGBdIIfSTlnDNhmIkk7l5TTCWWHh6PKHM",
+	"kEFYQmSuXcncSKg5izvlZTGnF+dYFFheboFOCVdkSkXSmdNM2QJANWcswWvxeVa9YWUkEAhBM6VLd6fK",
+	"mWjB2ml8VnTXMJl4KwhmsuDOgv5R00nre9WuBimbfusUogq+fv76/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

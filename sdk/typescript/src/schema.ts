@@ -295,6 +295,72 @@ export interface paths {
         patch: operations["patchWebsite"];
         trace?: never;
     };
+    "/api/v1/websites/{id}/goals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a website's goals
+         * @description The website's goals, ordered by `display_name` (ties by id), one page at a time.
+         */
+        get: operations["listGoals"];
+        put?: never;
+        /**
+         * Add a goal
+         * @description A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+         *     `*` matches any run of characters and `|` separates alternatives, each matched against
+         *     the whole page path without its query string (`/blog/*` matches `/blog/a` and
+         *     `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+         *     compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+         *     defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+         *     website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+         *     goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+         *     the numbers are read, so a new goal counts the past visits too.
+         */
+        post: operations["storeGoal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/goals/{goal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+                /**
+                 * @description The goal's id. A goal of another website answers 404.
+                 * @example 4
+                 */
+                goal_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a goal */
+        delete: operations["deleteGoal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats/{website_id}": {
         parameters: {
             query?: never;
@@ -670,6 +736,54 @@ export interface components {
             id: number;
             /** @enum {string} */
             object: "website";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        Goal: {
+            /** Format: int64 */
+            id: number;
+            kind: components["schemas"]["GoalKind"];
+            /** @description A pageview goal's path pattern; null for an event goal. */
+            page: string | null;
+            /** @description An event goal's event name, as sent; null for a pageview goal. */
+            event: string | null;
+            display_name: string;
+            /** @description An event goal's ISO 4217 currency, or null. */
+            currency: string | null;
+        };
+        /** @enum {string} */
+        GoalKind: "pageview" | "event";
+        /** @description Any other field is refused with 422. */
+        GoalForm: {
+            kind: components["schemas"]["GoalKind"];
+            /**
+             * @description Pageview goals only (422 otherwise): a path pattern of 1 to 255 characters starting
+             *     with `/`; `*` matches any run of characters, `|` separates alternatives.
+             */
+            page?: string;
+            /** @description Event goals only (422 otherwise): the event name, 1 to 64 characters. */
+            event?: string;
+            /**
+             * @description 1 to 120 characters, unique in the website; by default `Visit ` and the pattern
+             *     (cut to 120 characters) or the event name.
+             */
+            display_name?: string;
+            /** @description Event goals only (422 otherwise): an ISO 4217 code, three capitals. */
+            currency?: string;
+        };
+        GoalResponse: {
+            data: components["schemas"]["Goal"];
+        };
+        GoalList: {
+            data: components["schemas"]["Goal"][];
+            meta: components["schemas"]["ListMeta"];
+            links: components["schemas"]["ListLinks"];
+        };
+        GoalDeleted: {
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            object: "goal";
             /** @enum {boolean} */
             deleted: true;
         };
@@ -1114,6 +1228,15 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A field is invalid, missing or not accepted here; `errors` names each one. */
+        InvalidGoal: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1986,6 +2109,176 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidWebsiteUpdate"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listGoals: {
+        parameters: {
+            query?: {
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of goals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 3,
+                     *           "kind": "event",
+                     *           "page": null,
+                     *           "event": "Outbound Link: Click",
+                     *           "display_name": "Outbound Link: Click",
+                     *           "currency": null
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "kind": "pageview",
+                     *           "page": "/signup/done|/welcome",
+                     *           "event": null,
+                     *           "display_name": "Signup",
+                     *           "currency": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total": 2,
+                     *         "last_page": 1,
+                     *         "from": 1,
+                     *         "to": 2
+                     *       },
+                     *       "links": {
+                     *         "first": "http://localhost:8080/api/v1/websites/7/goals?page=1",
+                     *         "last": "http://localhost:8080/api/v1/websites/7/goals?page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoalList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    storeGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "event",
+                 *       "event": "Signup"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["GoalForm"];
+            };
+        };
+        responses: {
+            /** @description The new goal. */
+            201: {
+                headers: {
+                    /** @description The URL of the website's goals. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 4,
+                     *         "kind": "event",
+                     *         "page": null,
+                     *         "event": "Signup",
+                     *         "display_name": "Signup",
+                     *         "currency": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoalResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidGoal"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+                /**
+                 * @description The goal's id. A goal of another website answers 404.
+                 * @example 4
+                 */
+                goal_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The goal is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 4,
+                     *       "object": "goal",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoalDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
