@@ -1,0 +1,98 @@
+package pages_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+func goalValues(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v
+}
+
+// The settings page lists a website's goals, adds one and removes one; every refusal is a
+// readable message beside its field and writes nothing.
+func TestSettingsPageGoals(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "goals.example")
+	b := e.browser().signIn(owner)
+	edit := fmt.Sprintf("/websites/%d/edit", id)
+	add := fmt.Sprintf("/websites/%d/goals", id)
+
+	if p := b.get(edit); !strings.Contains(p.body, "No goals yet.") {
+		t.Fatalf("no empty goal list:\n%s", p.body)
+	}
+	p := b.post(add, goalValues("kind", "event", "event", "Outbound Link: Click", "page", "/typed before", "currency", "EUR"))
+	wantStatus(t, "add an event goal", p, http.StatusSeeOther)
+	p = b.post(add, goalValues("kind", "pageview", "page", "/blog/*", "display_name", "Reads the blog"))
+	wantStatus(t, "add a pageview goal", p, http.StatusSeeOther)
+	p = b.get(edit + "?notice=goal-added")
+	for _, s := range []string{"The goal was added.", "Outbound Link: Click", "EUR", "Reads the blog", "<code>/blog/*</code>"} {
+		if !strings.Contains(p.body, s) {
+			t.Errorf("settings page without %q", s)
+		}
+	}
+
+	refusals := []struct {
+		form    url.Values
+		message string
+	}{
+		{goalValues("kind", "pageview", "page", "blog"), "must start with /"},
+		{goalValues("kind", "pageview", "page", ""), "must be 1 to 255 characters"},
+		{goalValues("kind", "event", "event", ""), "must be 1 to 64 characters"},
+		{goalValues("kind", "event", "event", "E", "currency", "eur"), "must be an ISO 4217 code"},
+		{goalValues("kind", "pageview", "page", "/x", "currency", "EUR"), "is accepted for event goals only"},
+		{goalValues("kind", "event", "event", "Reads the blog"), "has already been taken"},
+		{goalValues("kind", "download"), "must be one of pageview, event"},
+		{goalValues("kind", "event", "event", "E", "extra", "1"), "extra is not accepted here"},
+	}
+	for _, r := range refusals {
+		p := b.post(add, r.form)
+		wantStatus(t, "refused goal "+r.form.Encode(), p, http.StatusUnprocessableEntity)
+		if !strings.Contains(p.body, "The goal was not added") || !strings.Contains(p.body, r.message) {
+			t.Errorf("%s: the page does not say %q", r.form.Encode(), r.message)
+		}
+	}
+	// Text PostgreSQL cannot store is refused for every form, before the goal's rules.
+	p = b.post(add, goalValues("kind", "event", "event", "E\x00"))
+	wantStatus(t, "NUL in the event name", p, http.StatusUnprocessableEntity)
+	if !strings.Contains(p.body, stats.TextRule) {
+		t.Errorf("NUL in the event name: the page does not say %q", stats.TextRule)
+	}
+	goals, err := e.repo.Goals(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(goals) != 2 {
+		t.Fatalf("%d goals after the refusals, want 2: %+v", len(goals), goals)
+	}
+	if goals[0].Event != "Outbound Link: Click" || goals[0].Page != "" || goals[0].Currency != "EUR" {
+		t.Errorf("event goal stored as %+v", goals[0])
+	}
+
+	// Without the CSRF token nothing is written.
+	wantStatus(t, "no CSRF token", b.postRaw(add, goalValues("kind", "event", "event", "Forged")), http.StatusForbidden)
+	remove := fmt.Sprintf("/websites/%d/goals/%d/remove", id, goals[1].ID)
+	wantStatus(t, "remove without CSRF", b.postRaw(remove, url.Values{}), http.StatusForbidden)
+
+	// Another user cannot see, add or remove them.
+	other := e.browser().signIn(e.account("other@example.com"))
+	wantStatus(t, "another's add", other.post(add, goalValues("kind", "event", "event", "X")), http.StatusNotFound)
+	wantStatus(t, "another's remove", other.post(remove, url.Values{}), http.StatusNotFound)
+
+	wantStatus(t, "remove", b.post(remove, url.Values{}), http.StatusSeeOther)
+	wantStatus(t, "remove again", b.post(remove, url.Values{}), http.StatusNotFound)
+	if goals, _ = e.repo.Goals(context.Background(), id); len(goals) != 1 || goals[0].DisplayName != "Outbound Link: Click" {
+		t.Errorf("after the removal: %+v", goals)
+	}
+}
