@@ -1,3 +1,9 @@
+-- Event names as sent (`Outbound Link: Click`), one per event of the visit, aligned with
+-- events (whose "name:value:unit" writes a ':' of the name as a space): event goals compare
+-- these. Rows written before this migration have none; their event goals compare the name
+-- part of events instead (docs/goals.md).
+ALTER TABLE visit_rows ADD COLUMN event_names text[] NOT NULL DEFAULT '{}';
+
 -- Goals: what a website exists for (a signup, a download). A goal is a definition only; its
 -- conversions are counted from visit_rows when they are read (docs/goals.md), so a goal made
 -- today counts the visits of the days that still have rows. Keyed by website first, like every
