@@ -422,6 +422,43 @@ type Goal struct {
 	Page *string `json:"page"`
 }
 
+// GoalConversion defines model for GoalConversion.
+type GoalConversion struct {
+	// AverageRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	AverageRevenue *struct {
+		// Amount A decimal with two digits after the point, e.g. `120.50`.
+		Amount string `json:"amount"`
+
+		// Currency ISO 4217.
+		Currency string `json:"currency"`
+	} `json:"average_revenue"`
+	ConversionRate float64 `json:"conversion_rate"`
+	Events         int64   `json:"events"`
+
+	// Goal The goal's display name.
+	Goal string   `json:"goal"`
+	Kind GoalKind `json:"kind"`
+
+	// TotalRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	TotalRevenue *struct {
+		// Amount A decimal with two digits after the point, e.g. `120.50`.
+		Amount string `json:"amount"`
+
+		// Currency ISO 4217.
+		Currency string `json:"currency"`
+	} `json:"total_revenue"`
+	Visitors int64 `json:"visitors"`
+}
+
+// GoalConversionList defines model for GoalConversionList.
+type GoalConversionList struct {
+	Data []GoalConversion `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
 // GoalDeleted defines model for GoalDeleted.
 type GoalDeleted struct {
 	Deleted GoalDeletedDeleted `json:"deleted"`
@@ -753,6 +790,11 @@ type StatsFilter struct {
 	// ExitPage Visits that left from this page.
 	ExitPage *string `json:"exit_page,omitempty"`
 
+	// Goal Visits that convert on the goal of this `display_name` (exact; a name that is not
+	// one of the website's goals matches nothing): a pageview of its pattern, or an event
+	// of its name. With it, the summary adds `conversion_rate`.
+	Goal *string `json:"goal,omitempty"`
+
 	// LandingPage Visits that landed on this page.
 	LandingPage *string `json:"landing_page,omitempty"`
 
@@ -800,6 +842,10 @@ type StatsFilter struct {
 type Summary struct {
 	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
 	BounceRate float64 `json:"bounce_rate"`
+
+	// ConversionRate With `filter[goal]` only: the converting visitors as a percentage of the visitors
+	// of the same range and the other filters, one decimal (0 when there are none).
+	ConversionRate *float64 `json:"conversion_rate,omitempty"`
 
 	// Events Event hits (events are not pageviews).
 	Events    int64 `json:"events"`
@@ -1106,6 +1152,46 @@ type ListStatsParamsSearchBy string
 
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
+
+// ListGoalConversionsParams defines parameters for ListGoalConversions.
+type ListGoalConversionsParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To      RangeTo  `form:"to" json:"to"`
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+}
 
 // GetSummaryParams defines parameters for GetSummary.
 type GetSummaryParams struct {
@@ -1766,6 +1852,9 @@ type ServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
+	// ListGoalConversions Conversions of a website's goals over a range
+	// (GET /api/v1/stats/{website_id}/goals)
+	ListGoalConversions(ctx echo.Context, websiteId StatsWebsiteId, params ListGoalConversionsParams) error
 	// GetRealtime Who is on a website now
 	// (GET /api/v1/stats/{website_id}/realtime)
 	GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error
@@ -1912,6 +2001,59 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
+	return err
+}
+
+// ListGoalConversions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGoalConversions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListGoalConversionsParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGoalConversions(ctx, websiteId, params)
 	return err
 }
 
@@ -2285,6 +2427,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["getOpenAPI"]...)
 	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/goals", wrapper.ListGoalConversions, options.OperationMiddlewares["listGoalConversions"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/realtime", wrapper.GetRealtime, options.OperationMiddlewares["getRealtime"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/timeseries", wrapper.GetTimeseries, options.OperationMiddlewares["getTimeseries"]...)
@@ -2568,6 +2711,102 @@ func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseW
 type ListStats500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversionsRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    ListGoalConversionsParams
+}
+
+type ListGoalConversionsResponseObject interface {
+	VisitListGoalConversionsResponse(w http.ResponseWriter) error
+}
+
+type ListGoalConversions200JSONResponse GoalConversionList
+
+func (response ListGoalConversions200JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListGoalConversions401JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListGoalConversions404JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response ListGoalConversions422JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListGoalConversions429JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListGoalConversions500JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3800,6 +4039,9 @@ type StrictServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
+	// ListGoalConversions Conversions of a website's goals over a range
+	// (GET /api/v1/stats/{website_id}/goals)
+	ListGoalConversions(ctx context.Context, request ListGoalConversionsRequestObject) (ListGoalConversionsResponseObject, error)
 	// GetRealtime Who is on a website now
 	// (GET /api/v1/stats/{website_id}/realtime)
 	GetRealtime(ctx context.Context, request GetRealtimeRequestObject) (GetRealtimeResponseObject, error)
@@ -3916,6 +4158,32 @@ func (sh *strictHandler) ListStats(ctx echo.Context, websiteId int64, params Lis
 		return err
 	} else if validResponse, ok := response.(ListStatsResponseObject); ok {
 		return validResponse.VisitListStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListGoalConversions operation middleware
+func (sh *strictHandler) ListGoalConversions(ctx echo.Context, websiteId StatsWebsiteId, params ListGoalConversionsParams) error {
+	var request ListGoalConversionsRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGoalConversions(ctx.Request().Context(), request.(ListGoalConversionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGoalConversions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGoalConversionsResponseObject); ok {
+		return validResponse.VisitListGoalConversionsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4269,257 +4537,269 @@ func (sh *strictHandler) DeleteGoal(ctx echo.Context, id int64, goalId int64) er
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Ld9s2lj/+r+BwZ06k/ihZku00lU/OHjdxGu/k4U2cyXaj/EyIhCWMKUBDgFbUbv7378G9AAlS1Mt2",
-	"pu08Oqe1JBK4AC7uC/d+8GsQy9lcCia0Coa/BlNGE5bBn6dpKhfmj4SpOONzzaUIhsHllJEZ01OZKKKn",
-	"jMypnpIpVSFh3UmXRD+dXYbk4u37y6gbhEHG/p7zjCXBUGc5CwMVT9mMmlb1cs6CYaB0xsUk+Po1xA5P",
-	"xfJtxidcrPZ8mi7oUpHouygkShI9pZpQsSSKa0ZmdEnmUmky5Vpt7pmJfBYMPwXfBZ/DBjKe0XjKnkmh",
-	"M5muJ0LIjtIyY9GQUEGoUAuWEXkNU3J6cQ70TGWaEEpyxbJHiizY2FCqCBUJEflszDIFAxFyJGLTaUjU",
-	"lGYsITKDduKUM6EfKSIXIiQ3jM0V4bo7EjsNz1G4ZpRSaCb0KyYmetq8yin85gY1lsmScEHGSzOGlv/t",
-	"T2eXRDGRqJBcy4y8PDt93t5p8bnQbMIyn6DL5Zy9BSrUpslXgl9f+3xAxplcKJYRTW8YcqZdFIqfIttB",
-	"x/QQEa4N03Z3nEnornkin8tYXciUx8tVet/D37jiSi9Tpsh1JmdET7kiimW3PGZEinQZEiH1lIsJ4SLl",
-	"gpWf4XmWKraYsoztu6XOLumkeXGVzqSYECY010ui6cStc8bmGVNMaGqeNuuqSQs2ekq5gKGYT5Nf+Lxj",
-	"ZEfGlGLJSEjBCKOxkQW3zDzCM8O37RNgDTPfYxrfGA6Kzq87b6RgnddUx9NoGz+vjuod+3vOlD5PmofG",
-	"E5KLhGVkMeXxFKhNmKY8VThGrgjLMpmRBcsYSeVkwpLu3iTobHl6rVnWsOoslsJIR0kW1IybXcsMpoQI",
-	"9kWTDMnfe4d8/PjxNNdTs2Qx1Wz99viR0Yxl0W7MjQ838fbXMJjTjM6YthrhBU8bB4zfK9KKruGvT29O",
-	"X599fvrX01cfziKnF+xPscyFzpafnz4/G/7EshkVy1He6w0e29/ndMI+Pz2YZzzmYhK1hyPBblm2tBKT",
-	"wPsKNg3M6C1XXCsUAjPDTwQfx+bIhN8y0R2JDgFqCFeEklua5oywLzTW6dLJB6WpViTlyiyQzjNhZG1I",
-	"olEwCiLCRZzmCUu65BS7xM6YGglSjA1pv4jIYsoEMRtCXhNDnfnhlrOFMv1fhLCJ3Evslgn9+emZfYtr",
-	"3HJ6ykzT8Cs5O7GjknrKMiLojBGz92hmRR2QhIrCjq4FM2L7v+YZasZ2F+iNpdDc6PwISbGLErlGUfvI",
-	"hPm8i41Ew4i05imNGZChSDylYgK0jpleMCbIT0yeX5CMpYwqptonJIq5LhtXQNJiKlOGtHbJC5mRSDGa",
-	"xdMrJiZcsCgEQpWMOU2vBNMLmd1EIYliOptTPhFRiFI917OryMgvlLIRTFhkppiw2Vwv7brb1XLT6nMN",
-	"yCsjvk6KNVEyz2L2+WlUvJfwjMXavtfFbgtSCAc2oMJbHqMIS2KHwIiOJQzheiGBLU/tegEpQlrmmlJV",
-	"dG01wbAcEjCpGe0vLJMqJLBD4Gcj1nCJW0BLOwqtFFSaGpl0bU0L6NQwptIoIClPTcMzw/O1ngnjpi0g",
-	"9yPXU7u3jMW3aWdCK+Z1nLSh1QnwSRppkXCluYi1oXfOMpLQZUhUPpsZC8iMCAlbqnZo2wjJWOYitjZU",
-	"kmego0KnlHjm7TQqkmIDqROyMIRXNmoUlrSWr8HyUA3f4AIJkosbYXaWzIx2ZFSzhBgRF7oGIzNVRrWB",
-	"crmW2ayQhU+/WFa2XdPPn8afn36J2qFpjlr2hOEOjo/NbspojLNrzEczf28+vDLPmi4+XL7oPLGGDfDc",
-	"0WBApCjoAIrfmQ0JI8nnRgkd9mEWidnYsEgsccKvSy6QA6gOfZvJWK9jYwvQBC0QajpTdDZPCw4uFhKs",
-	"m5imLCH5fEgifCyJzFOCKNM1yA8zMGNSmFaB0Of4U7kHndQ2phxpebInn08ymthdMs5kPpnqkg1lmgC3",
-	"UAEz/eL02eX7q3dnl2dvLs/fvolg9CHhs7nMNEvaMBEpu9ZE5nro5o4lV2akERIMg8adk9ClaRbUN1rt",
-	"OIsor4Eio1WMLUAiaKI7EmafyNyj0ZtcrrwthwuSqUdGD5n9FAKrmnfLiZTZSNTIRKuJfYFHjEq2MjwY",
-	"BqVmDb6aR+apTJgzAIxjFfw9Z9kyCAMjqYJhgC0HvnXwp4xdB8PgPw5K9/AAf1UH742mtLbA1zAAwzYY",
-	"Bglj87fjv7FYm2/Pr42JBxZes5UWGds0MsxESSznS8/jMeLvpFCHVhrVp/Cwd9T1ZyAYBYfX/fEgHgWB",
-	"HSY6s+U4K3ZnsNnAu6AT1ky4kQwhMkjfmAPmcylIja1rpLeQJKGaWlVvVuwg0jIiIk/TbtC8DqalClkJ",
-	"u6Z5qoNhPwxm9AufGZOt33P/C4MZF/bLsMlivGCZG0djfyy7Wulz08qbxt7zXxiawEbMvMjkrMkgNKYC",
-	"yPPo559//rnz+nXn+fOItJaMZor0jVT64YcffmhXV3DQGzzu9PudXn/NBJl53GjUGtFLtWFGYyA3uWtA",
-	"9aVcpfkVbSIZHDFnBdnd3UjzYW8NzVrek+L3MtPrVlCZ33betzLTz8GOMSOGps1O/ohxiXXelA1bPFKE",
-	"G+tXGPfKCT0zN7BtaZpCjMNqJnJU25zf27mZUz0tqbdNX/FktyniQj8+CrZyvR3Qe7AnVwf1jCrW4UIx",
-	"obg2VpnKxzjdTrMlcka5OCHRn619fBWhzuCaZXTt9kUDtrIcM/rFRVgGx8eNLpb1Bn+UCWfgZVnyP8wT",
-	"6+TFGLgwf9L5PDXOH5fi4EtnsVh0zOR08ixlwtjrsIaeUmBfwG254nMVDI1cvKa3MuPaqoOvu7JOhaYX",
-	"Mpsh7dWJfeusqWvO0kShH4PuQTfAoaq5FAqH+SNNXnK9YXx/U1LUhjNjSoE8A1FJZrkyexMCcGMl01wz",
-	"MtV63lJt8uHdK7NOxqvLVTA86vV2HuyZsaKbBviapma6WUL+6/3bNyGhZAFBFD+yBGZdZMiLSOsipbni",
-	"49TsniiPDqI8S6M2mXGlgN3QqDNmSxP90FSlCREdRIbZ0N4EMfr4yLMZ0SjwY7hxzJTq2GhmByKsnTK+",
-	"2jQL9u2DWjQWpuMloylGC3dfM7cCgbwJdl4C21HDGnyYkxbY4TRZtrtgaRj7SdAUl+2O/OQagagcy6wn",
-	"5THQ8UMwEPgS7MucxcYGv6Y8zTN2UolQ0SIkZYNY0f90bLyrc56A8vHW1/9t24KWUTOg7Fzc0pQnP0ma",
-	"7j5p0Cl4ibC0+WxGweTUpaIA62fQ65GJpGY8KSxVEAbgckJbZnqgpRsukmD4KaCVl6kmM6l02Ujw+Wvo",
-	"rZXRShDXQQtrQRXhOJjKjh8MMIKF9k9JKy28PWj9kfGCtVl9kkh0eo2znGl0GQ+aKcdmPwUggiqP34NW",
-	"TW+YWJ3YhKt5SpcYV7DOQ6mVN06wffUKNdSnAKYXXyBjZtwX6PLOND/AlkBtYcZlOwlX5GMcs7nZMFNm",
-	"dkuEw4ts/AlizlIwKwugCbBr/hu0836s7VRuuQBg51tThxpDh4mEZsRaaw1TDjaq4wyjnOBZDA4wjA2U",
-	"9uV9uOW6iMb6vG09aCkIRYbxbbXiZ+CHZvJtq5+CImCbyjz7PCyiIObdExfKQmcopSLhYnKFn9gXru2f",
-	"GbtmWWac2kp0LyTVwF5IXKTM/JJnMQvBcBAsDUmuZ1fuS/P3jCU8n+Hf5Wvmk2aZ+x6XPHSnQiGRc5ZR",
-	"bYhUS6XZLCQJu+UxEj/JgVoVZ4yJq4yBLobIUhEpDYl1sEMSc70MMbB0n/XDPemvntvglv+bF8htZa5I",
-	"YTLfg4rMmGc1mSMNEdbnsS5XAyFaNrA5hkFkRtjfc5oaAwUa+E0FTHGI4QkZQ6Kd5hWJwrUvSy75jCmW",
-	"cfbAAkXm2vkbTqr8ngVKEeC0Xa6e9GyTJ45+pIeqhiZCECvlel0bRjLyHZj+HkObyhzJKUcGXxGqbowl",
-	"ZrgBY41UuHhp83iMo5ndGpvpEzQBsT9jKttmsubg632IL7usrEwZly4e2EqxWwMrvc0AQgx6zKTQ038L",
-	"kvsIktDlbcBUgKUmJUmNh+iOXdxabJE51t3eV9ZA2KK6BPhdqf+nxrBer/1dE/5y4DCLF80gzy8ITZKM",
-	"qXvxdRmLqMhH+21Bs7P+pCCYz9IsZ4rGQDWu2I338yGUWsgsqRI6z/gtjZdkUATsjWdhn1zjNLh2kEbG",
-	"Eis13C9knkmNATrSKjpoP7BTUTKFzmhsBKDzCVrjJaFiKQVrb2OQfxFXYtdo3J4bMqYCA8s2QJZsm+6H",
-	"5ulKZNAnMOUC9Zf3BEQloHvc9eaBQtW1jDKxVMAUrmGdSo+foB/SJ61R8Msvv4yCdrHfhSdeTDfPzp+/",
-	"w76CEN86NG/1e1345+DwcMe3/zUlwLfYV3fYTq8hZfSN1KdoLN01UIftYO/YUjXMe/wQ48X81jK9tQgM",
-	"wTl1i4qle8R8mXKl7SryMgsgkXE+Y0K3hyMRwaAjeFIRPZWKuQTElYity7rdGptF0l8znfFYvZDZmCcJ",
-	"Svq7zGvRQHU6D+8/nZd+JqvbmegAKZ4wEr0+u3x3/uz91emrV28/RsAtb6R+IXNxZy6xUhuW59o0VB3V",
-	"0f1H9UYSlcfTInBJZ8bO8w/D3EBey4Rfc9ZwvPZGajKzv5JWLS3Snnsn7S55IyHPthb7dbmdmxgFnvmK",
-	"59nLVNLkUspXNJuwu07sJWSIQiDZZgRbK9c0Wpnk/gOxjusFesAsD/L4iPyF/wgTfCnlayqWNrit7jwu",
-	"KcnM7Gs7OFWVoz88wFjqPZyQjOls6TJHIKO0AymlEVGYQtolZ0aGnl6ckxu2hKwcxURiBMrF+dW708uz",
-	"q1fnr88vo6JRQu27pDXOM/OFvCZ6wWNGIKVMLNsnhLo8C7cb9ZTqkbimPDW2YJljapRQ6RdDp6cfLl9e",
-	"vTg9f/XhXdG55kbcN/bMxEjYn233BAJX17liCVlMqYbcNTM6zHxMFMmF5qmVj5BBy5IVMenN1vZzjyJV",
-	"F5blgzAjlBn/5e5aCNtwmbg16dJ/GMaHOVGlczlzp48hyditvME6ARsDqMmGjx8/duq5wpvmqJ5a7Cbq",
-	"lvKUjlN2xyO/3GvhAc7+jLwEh6NLfMkA2bvGM1UzmqYkwgYiIiEZyeX3Dnq9R8ovGJhncsxGwjSoICCi",
-	"pnRutDsxgpKMaUpFzDIw0ry0Rhxc23AkzNE8k7Hhi3HKziCZfk8nYbsXrOYsNRsTMjoXXO3gAdfiPJBR",
-	"Qa5pqlhI+iHp3csWdllDVVvYfusMcS/VVfFf2JpoWtnWCs39XkgGxyE57oWk3+v9XiI/Mluxhjcbvh+E",
-	"yueYefiaJZxeQgrIA2nfIkqzLS+kqpqPH1Y1m/WOtpKAlp21zN7+Zb85MKsMb2SQfnsF+UCQe9Xrd3qD",
-	"y35v2DP//98gLJxm9343hsgjm1GeQs6Q80TH0hgM/ZozLPI0Lb+ClQdZVhxDGZlxvZJLEwY8gUSn0sfD",
-	"r60TFwwHYZBDGKFO/uFl78nwEMn/um9OzjubVLNukayB2vVahq33nKVMowakScLNGzS9yOScZRoykVBc",
-	"BHPvK2PAFm/ZAhIzyLJ4ZCxlyiiIRp40Jm/VE7bCAOW0X5NiaW4uuCoTxT4FkDlm3w8L4srXZJGPWmSH",
-	"bBzs6vRBWRNUCxluxwI3THvH7URGea93yJ6So17PbLLqdJWSrrnbXwOu2Uw1pKAWQ6BZRiGRt55sZXO/",
-	"0+UJChznm6N4gmwErpWLzIBBuzIrhWj5daV5Rqb5jGIBGBMx664mJ5YipSlx8OXl5YWdpLDIm+8GjSl7",
-	"/po6morWm5bzRYrODxXLt9fB8NOvqwxYsFMv7H9e7fXzqpS373bJWzzoWvAM7AHI86vqAOpOwViatMHt",
-	"V2SRca2ZIJHZElFIImCqKByJqB9BWlgvOoGKVawTAb3OxYS0oiVT5oXLd1AwFVUKWEBtVs1ms7ZHg0F3",
-	"JJ6BIa+Imso8TbDUDvuHDpGCE2IIgEzGHmYyFoEbqsh8Oj8VNF1qHqui9miGFveXzkR2vJk1U+8yhvaQ",
-	"GnGeZUw0VUieClviZFNxzt+/JUeD/vfEvQKHKi5p2vwXzVEUrSv8WM13adhUeGq/lQz8YFoJzRSZWTkB",
-	"KmD/1zKIdqJsZ2mIOVGbRb9Zgr+Y57wEp1WTZSXJaeoynfyx+CPfYSRNAhhIDl36Ok5xbS3CkgeatrMZ",
-	"0O9ZIZnJeUhtZMYLabT7KaTTQnYUNuiKTAh233xnxcJb/6YFKsW5GW0oOSt3pExYSPQ0Y4zEdM41TUGp",
-	"WJ4KhsH//+m087+ffz38+qdgh71ZpQWSWfuDXqUCKhf873mR6mCtghMyXhJbGUGiv0K9XFTUJVtqRqIV",
-	"53q1zbY7oy13OEo6L1O7P+iFO0uO7XNY7S1sStut9v/4qKH7hxELF75QWLvoFVkBvpghuVqehkmPXExG",
-	"AkvrDoya+a6smIRQVw6v+0sa/V9EFDO6FKAQUki71fyWqZV1aMyYr+44mJV1G+wvdsrcJnYSsZBRnxvm",
-	"2bz4iiu9rxiy/klhzm1bpyYLL+XiZuvLhrhX8CDYb5ru8sJr81x98oBm24brfN1cFl7G3aZl+2w00dZE",
-	"TJmCvgcZpZnqeEHeBGElPLVVuG8wRm0dw6oF7TgOjBjwJEAOQGWbrVQ2MtwCLgwruBCPFPrXLSwmME4n",
-	"EtOulwW0ouLTS25MRy3TxAjJSKAViCUDACDhShO4InRsOm13R+I1gwJeDF5gEX0RmcWy2pgqFhb5RjOG",
-	"ZZDGkuQTITOWYA0utT/ZgDJXJDLmRORqg6nrFfe6FMwa79XlcrJr84LAU2Y5uE4xOLIyeeAFbCxo8yYO",
-	"XIKa++ZkPk1TS+nGyCXXoA4anItLpwRO3JT4gUuoFxTgaziWaW+wxUrOm1LVUOGEDsCwqGx+pMh1Ricz",
-	"gPKI/qPb7UbgT8xpVuQgQuwOcD4wJyR7pEhkdmHH9BG1T0ai0BHW30kyOZ8DJEJhlmAte/NqrxmMb6AJ",
-	"zaBI+LZBdVlfxtentp9xrssTWmbtAIeIgAXj62gcib2JnK8tDG2q4fGn96RI2C0Oiavsuupiex5YR93w",
-	"eUfOUeR15hJmq6jjMozb4Ig/y5WWM1KytSNoyvVJ4QaGUIYrlhgCx72MdRBmb5Mlw+w0l83dPHz3qxn2",
-	"ifVdWyB+DL+3wduowijs4jdlZqlztt5le2RsYHiGtKJfRwGdmZUdBSEZFabvKPgatfce7ko6eANTfjx/",
-	"fvnyy8uz859eXkYn5IbNNVpVIOPHUk9RSqJzoUi/2x30ehgq2u5pNWmas80erGGyWGYJ+vYAkWEVjVFg",
-	"XGkeo0IYwj4Y5oLraNVpaDbSn8lUCkXGLJYzRtScxqzJeJ1xUdjSDUtqulxt+y/VqXNFQIcDz3zcLDyt",
-	"4FIOcGgksKWiQluBjDBeBai9XdivOLMoA03b3in0FqIFNCiD+lDJXNpSVAulYdjTjr9f9YhcjInCeSt0",
-	"ORKtaBQcj4IILAP45b/ev33jGmtFx4b518/caqhnjcbFLOwGtixt0v38WXgHgM0q+Da1eNsqdwIUTWN8",
-	"J6VrfhDsC/ywdcXnGbvd4cHa1CBFtn/biO103YS9trb73nE0fVUzkLzQRQUkogGaqgQ5AoeZm20MxQ0Y",
-	"QLBwFcCcQw/1J6GGV6Xy8JZqaBhhAxzGSBTZ0I+U11IL4EhsXjhvRP9od8kpqOXSM0U23VIvHwbNA7+A",
-	"HSaFU39IjPHWCkwwrFiCwJiP5rBBUnvzbtZ9w7L4Z6arv1qcj43LtbI8IdZ4Ya65vF6tXxhWUVfqqC0Z",
-	"o4kRHb1u34gHRHxCuy1jhCnNZ+CiF8guCHnBdbEydsH990YCgGUcOEmc5orfsteuXh9nr1xCmZtJ9bEt",
-	"vOL+MgjjBGkIpQLbltYsxQOurJYa491bA4c1kVDZrKEPtoFN+kwTOmgLLRvlxds5E6cX589tTmGj+rfP",
-	"kMNur0g+XBWdXFxLjwvLLuScCTrnjcJzTvVUNbxVG7FrIsRe3HtNAyqQRHyUk+NeXUGcazZTAA4FeEyG",
-	"qdCB7/fCwXF43Av7vd7npmWreHYV/V0zdLY7mpDU/usaA2kXjblqAfjuO54rUoRFk9fXPOY0dV4Yaamp",
-	"zDS5YUsV4ukMVSTS7Is+AEDGqA2SnBtfBkxDBeliLSg7wbdg32Jdu2o74+gEowQI7kSil1xHa0IGI1GP",
-	"Gdi0NIxBT9EUASoxBuC6PqkZwe5sCR9GxEgUHV3oN3K+L3ZVuMInJGJiQids5gImAhHJ/IMYAWcZABZo",
-	"vFyuCfuiIZ2skHqAQckMdYDNaIi1ksvMfMTsEZlKIpvLi5LjxEY4hSSGwcu2uHLRj7Z/rOeqOIuTFQcp",
-	"huFfjJb+KQLX0/SB/qjp2himXbJrNMa8gT3aeIyR5vPoIAJXMApJdBt1u9127cDPrD5SvQIhtSZxwsKb",
-	"XORZPKWQfVQ6gpgs4Tlp6H4Fw36ve+wd+gyDsw/vwPjP0mAYGA9ZDQ8OvI4O4imLb2QO4kFI2LR3Dwt9",
-	"rcu9P+0exik25zs7LLN/t4ZiNsPnlBuSRDjNEUTabTkIHCrGcjajHRccT1Dvy2v7jDpB8MIpLwIfRXmk",
-	"2UmulMds2RAQY4uqM6jdktckyqMd3Z6ycmXro03JA8a7rm7aKddoj8x4mnLlEFJLgwRSuPANKPUqYlKK",
-	"i5ihJQmaHYAaAS/vsEdmXOTGSCkjTuWXIaFEsAkcLkD81Yv+UDUSpeuzZoyl2dEUY+uvCbA1xtWmVE07",
-	"Y6pYQjKZay4m7RNSi6eNhAuobSLKU3F8bZDM5zYvqBa194yejYQNn90tgLf9BdG8aVxgB0SpNxbQSu2m",
-	"IzTSAo6Pjno9Y83GfqBiJGykAkax6hmuyxWY7xJO86hDuevFmSrCNtgjSLehiR2Cbz5N7nsvAmBkDRrw",
-	"11DGI9iOgbgy+LdP1O5bylyV7C58pnJBrmlGErnwpIsvgaaQ6cGEERxzlsVMaDphI9Hrdvu9nq/i62Hu",
-	"PURJfrfYsb+mACJVBpMbE7NAzTbw9BpAfwx1kgVP9NSameOlw9W0YTWLoSokmTI+mWoSrQRIIci4VCMB",
-	"0d/d5FhTmHOFG3aI/oaVwOeqYWXhlCAikacYCI9cPDUysi6CF6wViHFRGEHVkHAGTkPuWbHKKxP/uTm+",
-	"Fm7OjKqlXiCO9tmHd1E32ClafOEyT+tt98g8H6c8hlI2KN+kSwR7LZGwDdcpkLWQwGpMmCIHXi4EYLrw",
-	"iYDDjHY4EoOyhLHlPQOWTYHNb8xgJiBCVYMxci/bwGyZuhcOVv07M5vmic4tzcBONobfBQwpsMOG4NCF",
-	"S8X9DJDtNNV8tu8RdgENvD6bAstlwRDzQhC+JWJ2ktIYdUIgUxsdsI/AG4Ar6PIH1oMe9ppsgRn9co6v",
-	"HiIsqPepnmaQsbgxhnDpKB8c1wGRG4Yk2KIYUoXyTWL+HXTt5q1K+OB4lVQXrVol9rkFjy4DWiCdqBH2",
-	"LmEIaD4ujMRWHVtayIQpOGjda7ZrDkdBY+jxSjHLTcEPx4nfMKmiYPadEytqS7MfSXaDN6qcAph4xVg9",
-	"f/92+AYCDe6oqgCiLw6rCgR+iCV41U6rPgvgOa2JX20C87XJkSXwslEeeAaBTTR2t+NhqPO9ikCkjWjg",
-	"oJwF5rLSnLfItWLpdXPKNfpOV3TSEAv9CKj6zr0C16mCb35fXrfBymLs5eqGBQ8UK1GltYnnqoi0figQ",
-	"xhU0ZVEk7vmivMjGx04IGOTjjNEbANM2Ahl8aEWXyosdurapihtTwN5rqs8cy+5zOuMMgx1STFWcyTS9",
-	"Sti86fYdQNkHb+cpht7K85gZoyIsRZh/kQFGBwk2TaBpGwIwziUGwZ2icukRCWNzhl511ez1jc9Hypp8",
-	"hQ9hA4MYwsMsaZF4tRFlJKzI6ivAq6sMt8U8NJpezoxumeulnXdj6vAZu5Liqnljb5m+Iszg9ol/NOLP",
-	"ZelDjISfGqMerfgXql1MtT1uANbM7SEE41nRKxy6mQXEoEZ55Av15EhEdaLJzvN8t9ksDrk3R9bwMbvl",
-	"m/ezpvpbJ0+Wu/OPk0FpaH5jwwwN2ajWgnB/lan0Pq4ihGp5cV7kieAKtKL5XMFWNAtmURLhtzwD0Wzh",
-	"FYPQK2yzHxBg0X7w3nUQi+4XW7znS/46yqKvDBzOYtCUWRMGBdJiRanEXC835uv6lxHsX91VHKheQzqF",
-	"8XuMG4Q4dC7XygVmllU8ukL/FIe0IzHOtXeMEZLILq11KuFTZOu1XCRy/e1DXfIeZA9VpOlmJdIqr1yw",
-	"kb3ohb2PpCxWgusspnKBndrs7CbH1rPhqhP1V5SLYF+DgHPu3DWd8XTZ3Z617bHgutadieQeJK3qHTvt",
-	"is10W7zk4lfbKbAMv5UAfI60orfZhAoeEwSSN6t5QXlC3sP2Mh/PZpTDH2jDRCHpdrvt3aixheKNpJR3",
-	"xJnHcGW9+5LKi5Ra0Yf3wzdsQX4GENU3P0c79l7stR1IcM8OV26FioaRT8vZh+FZblhqZyrWOAYNNMCT",
-	"Wykobz7ZkYTSZ9hCwQ0XCZzFwAs7tb2mYOSvdSsDL6TDY8uVzLxGti/f3Zn7S9WxkSC4FacctTt039p8",
-	"RVFt7oGKxJ3w7NkDao91rbuUWvfgTq2u6Kvtwq94heAr+0jBjdNj4xfFibbvNO7U+nqPdIWdK+5phcVW",
-	"MnS3drtDmuzKJNp4c/nObj1VDJ3to8TnCT7ftJHg0Z33UM2u2qF/eIHYFx6CALDSdunYPEha0U9STlKo",
-	"RX7DFipl2hgHIYm8c/eaiNl//StWYkMYe+2leKTVcClee/c+S/CIZm6DfEVM9Pvw7hWZQnibK3t5H74d",
-	"3des8AzmuxGCLz8IHVv4YzMd+PKD0AFOwt2oMK/ek4amk5D3Dqdmv6gmHH5fZY2XrV6shEqql0omFsva",
-	"SnOsMUA9j+5FwmI+w5rrhozITVmQeKfhulrUqSGihc8UwJ1FZLo53N2Qseofe+wS0FqXw/rx34mrcJDB",
-	"FupqzrIrdPE3nCXNmWX60MhDxybqhPSKAHUpnVdJauhacX3lLstc7fk1oy6pzT1kjKmFH0reO2686ejm",
-	"A1Z1FwvqYpJr7//ckWVxVtYKHihYdrVXNi19p5bXn/fYHqsHP/WlDityZGU9iu38eb3c2qlUoMZPWFPa",
-	"lDfu2D9DdDE5Y3jNq5ZE0WVTtcXGmoKP/xSFAxu0xjc8pnN6acdApM8OOx/slRdY3OVQo6YD99RUSaPq",
-	"BOywPL5hGhAmpjLPHtn9aXbnh8tnpBW5ixUHh5f9IwvuFbVDuB9gWfnd1j2NBNxhUP4UtWsZrkH5TrDG",
-	"O/uDqDyu7AQ+Un8I5VfXQPfQJXspgn1le+KJ6A0ifqNA37wHv/XxSH23/3EOSbxLL/Y5dPUAAWu3qXYg",
-	"AWJjdvOqXBKmhZQrtvbKi8ZTeQsuuHmK/pdl8q1gwdc6BOHer/GmNNLTApzfOBsl8L0irfOL2yMcxe3j",
-	"NjgE9iJwe+MOy0jKd0wErSMj1sn472r1ZoETgJII0sqqvRp3L+/1Bo8jQlPwjDI5V17UG3IxdqLNB1O9",
-	"BwCUD/dfT7BgReWJzXaDQJM+safl7ktI4MBaFWPK4qFOJVnTxxQoE/U2Jsnax75WgSR3Y/smrCq7EUoC",
-	"vKE7nq7x6sr6V5nSW4LQ35sVijfs/m8tHp2Q+cOJxW9ohBZzsqtF6S5Y1jJj3wbFjLQix0cR4QL4K2mv",
-	"uibrJPnpOuF9QihEnYyn4afYl2K/HmHqHT3ZimhQSP/dkt0LgQ51gTbjaaX2se8GrqqpYQILBRcCMFrm",
-	"LOMy4TFhHUMEydhcZohfUdcx9yCuv0pcUTMCmoTEGV2kAFGAj6ESmjKapEwVR8aqu1WLvRXMqKmjA6Or",
-	"mm9yqegrH7gNL8XfW2OZLusYn8A6pYZCHGsxSRl8UWqstbpqB7rWq5k3eDEM2OruEhiuyODEYZRQqC+k",
-	"2USKAYcizGmXnAHmyoxRATgXrvkuOR2JQjOVUQHXcM/Mbh/0GDY+zhF7X0jCrq9ZrC0kv09JA2rek0Y0",
-	"hUKz7VgI4nRcZW+siCbc9xuEk3dV+beQTraGb5Ns+m1Mwjtthx1e8i2rTZQBMO9G3j4lgi28YoH1HN12",
-	"LJ2xmby1ctC9GJLFlMdTKJxzC9Q6Ggza5vuUecwKRQhYCqbCu3DuTvzaFEByyzTcgkWMab15xvXyvWnX",
-	"hl4YzVh2mjdliJ4K71aQhEHpNi1QfHPFMoLWF5Zzlz+ZN+wvgAkP3RlrFDorzcap1nOEFHeIAbEUmiIs",
-	"qq0ILmGDzWbQlAsGPnO1xnfC9TQfQ4lvQUbHAl+V36wiXNuZ7WD4r7hnx72Ad0BEB3TOD277EWEiAUws",
-	"Ra5lmsoFMouPbXzbN3MWEiVHgn2B+oGJvQnFgtAsZHYDN8Ji2mXl7QVVJJVSMQy/mNkHiZnx2OiLFiZk",
-	"mmUORyJyaA+Y+IUXtiq8SpE6m4MKtTD+kWHa7khA/X62bBgSYV+MqVK9V8reSxGd2stMIPgwJD/COiIq",
-	"eXx6cX71l7OfEaI86o7EafVuF0h3YlA2DLM8JJSMaeKpwfJiM8M4BcW9fgi6H0Go35VXEnCGkagdrgM4",
-	"IZm1afGV/3r/9k2XnPnY6vJ6JI56oJ8gZGZvxIcJigpqbFqBBTWKAOk9AlgF72aGFkrzDs5FgYreBvlh",
-	"ARiJLEHVDXtR7ZlgC1l0iEgA9qgkpgLy9grc1MoqjUT17rByBo9KyES4SYzWrhqzID3u8WObHyKIvUxs",
-	"JPDyFmOpQPTeu1UMK7Ci+p1rUTHjbdw9UwDT9LYO9gfhd57V71NBoIrj3mGh9RAOv3Jdiuo6Psa2oMyu",
-	"4GhjWcCpjp0enEJ7bTisVNE2aTlI36PekQVssxiEOFNVZnAtxzJNsT7gkWqHJKYZoBtFz2g8ZZ1nUuhM",
-	"pkMiZAf0TkRaQpLY/DgSRgYoQkF8PlLumAIBNqL/gZeZ0J3L5Zx13oKYUqYlJfj1NewuFLyKsfK+GJ4Z",
-	"U92JL7SKIdlzSKgdje2OJ1XugJhsuiQpv2EAbVFc92srxFMeM+sROoH808WrzmG31zG9rwjixWLRnYi8",
-	"K7PJgX1XHdDJPDWvdKd6hqC0Fk6zlHynF+dBGNyyTFnbv9vr9iqQMYFp4DDwgGJgVVwG3NcwsBxwkMhY",
-	"Vb+xjXSXdAbW0oQ1nI6+Zxnqf64KnJsC44a8AUkopJFR3TILWYrzJBgGPzFtX4G0aStyTB+DXm/DLSSO",
-	"IA8gowDPeYg52v2mjzr6z5qbPlYmxvR/NPhhXfPFXBzUL1H7GgbHODeb3zsXAN+cultiSjMmGH76HHrX",
-	"A106nemTHQaaTqB2EyIkn7/iHVZrKqRRnPx0dgkX/6iyXEvbq2i2McJLRpPNnLDaq70gy53IFMq3FfnS",
-	"YEjqjBOFpHgC7cyoHY6EsDf51a8zqz667bYu+7R9GLjBLvNDXDnXfNvgPS5cO26a3FNBcsG+zFkMd2dS",
-	"nuaZ9bMTpilP0ShI5WTCEifr/6djWbRznkTrKPUf2k4qPHmeGEr3ZF+oisJeVxjZk28g7A9+tQrgiidf",
-	"10q5y/JUTl7jlWRlGWQ9MSKmKRMJzeD8EGPrkfl3RLQkkZbRSIAqVfyW2YNzm/lQgs5CKdIvUhh7wKZc",
-	"AfJSxmhqc81njApjXjjlI7ORwBzBLrn08GRdFZ6tvxsvi/qGmEFusIV8ruzIV1xpKOAAsegODCBGsBZJ",
-	"BzRll5waPVhkDRiDyb9709ekXf8I+HvjzwRDEMIltFG5OIEfZ8BDhlJGrz+17Df5dI1AC25Bu9vrRNBi",
-	"tEkwpBX9/PPPP3dev+48fx61jbsMExyOBPVxHHELgWFhj4bxOUVa9uilkvurwiI0Z6sXRqIkxjJjXkvY",
-	"mTPgOqAV3R74qZOyW5Za0BY7BuML+cnhmHxqc9HNhwKgJCRRJb8Xvqhk3EJjRfZoSCJLOdZdkCjmehm1",
-	"ix0kYubnUtlzcJdOAvjHmEliZrBkLryPG7eZtFkr9QVCWxsRuuxBGqYwuSUdCUx6KeYa0I0glgE4ZfYC",
-	"IK6ZmW+begl3CIHjSW0+VgxJswDRZnzs7AYP1BBhTA8Rt8xL3kTcp7JFiwNlJjkimk7sZ67LDHAjxaTF",
-	"lzTKNDJWYlQBmgXYKQdGhVIA27dXEyrjdbQiPrHcy4XSdJLRGaQXozt47r6rphs7WeIy2khky29gMgyd",
-	"rhxnvCSYzExKo+sICljxIhD73EhMMpnP96reOT0np0pxpanQarWcZySqU+xn7YZe1qrFDfFyi2HokNdM",
-	"JyAoC/YbiQ/vXrmbhUjLgf1Wr9g4ARUwlanZPQAnhyF+Lyb+g3ONzUROoAxCkaiVscQ0kbQj4wJZBrXB",
-	"ZIaXGVWrqxCvrpqp7W824y4aflb8i2V7MzTXsk08ZySfTzKaMBTL40zmkyneJkWkqOfi2DpGkMYQNC/F",
-	"sb0xaL0g3lYfCrWWDRL4hcskC4kvTburSUK9fqfXX0OehercQU+sSzWr0/WKNpGFIRZX6QS6vZnSw3WU",
-	"avmwdD6jinW4UExYvGqVj/Fpw92gZ05I9Ge7Fa5wA6RcswzznJtoRKEf+HRtTfD+tbGUk6WJ0yERSaW8",
-	"MRbPCXriFttnMxFX42WFjhKNwJU+u+Jd/Py5kbTG9mWm17eOBdVl6+7zpl6atkBpQh28l5kOdnjugmUX",
-	"ZiPu8uiOz9li3K+f9/K2G6/GtYmn1ZtmfXiNeu0+SCJbAoimMiVLRrOQuGQ9r9odz8Y/FcANh0f9XvFz",
-	"AEO1vzweeD8ItlDdZSxnYy6olhmgZJrRFgkEFp4cAi/Dg4NUxjQ1Snb4pPekV/ULvv9PgClw48FTRTOK",
-	"p6UYwi+1xK/6g86h/Qrn58/HP9r6yD8fP3/6/OzPh6d2BvApI2if9h02+e+OKgRmRxxRxF43f3vZFVXQ",
-	"8/4KxrkVg4cosPG7fgWRu+8DcB/3vMzNXrd3jKjSgwLpGa8MBmN5lfHgaywXh2zTTfzU97nmYJ7x2F0Q",
-	"YB/44Yn3+31ZyFC2w0KBurgvY9yjrzss9y4rurqEX/cxGCDtqCGs5i5xKtRbedrAMwdeDGG2Xn97uKxy",
-	"8zy8dLT9pTdSv5A5Xup2NBjsEpSDYybwqyEX77cIAxab5r1zeO2ucVf7liETDABsiZkcZB56W2PwpFP4",
-	"aMoisyZ7Q4SVxvJ4CQ7dSJDiREFMADAMI/hNSGJwfRPLlBS25GGKjhaNpyyBAyR8bEaX2K5xzvWCx6x9",
-	"Qij86NK5veuVSL9XANVg3M60CnRfp7madkeiU8YSzNgPe8V9M2EF/WlPnDpDZPHUmOEhUx257sRGAJB6",
-	"JAahz+wq3A1RLkQ63S3GhhR7i4ueVgK/Pk5X6DKjavBbrWa0LdNoFXCrHTow9QIgySqxIkyC57mIAjAS",
-	"bySWzrhiGouYCZn9PhAxXjA0tYYyYofDXUGpFBOW2Yu36DhlNiE/+vDm1duffjp7Hg2JkGRM45t8bujO",
-	"GNhM4BaCaz5rd8kzDHkAq+EhiY2WO2E1EjUuVo+Qe5hyJ9fRi1cf3r+8On9zefbur6evXPHEyllKgSy3",
-	"ErLbZpKaTW2zc86Te9qHfm6jV7fxqRf2wn5o/j2Af9f/OSz+6nvfDsJ+ePS5REb85KGhGKeRXcsvHizN",
-	"MCiBJkqEG8Asu9Fy7vB7hsEBrYClN5uONUi3/sBYCGX3z6aZnLFK7x/eDz8IbsSUmVOmfBpmcsxT5pFQ",
-	"paDe2/fHZh3K+orD3fXmCorhmmMpJ7ndeeo/VF/+Rlrv41SCOBClxiNCLvbWeqqsW157YmCfcWJ167kA",
-	"2XYsMBLluUDoAIoSqqZjSbOEqKlcKML1EGS9p3NrYeJSmRahWBc0biryLLWnkcs2po+pPC7EBLUBdGkG",
-	"AkqXfdHtk5IKQ8Pt+lrPk6qWLP4+sTekmS9ZUUHt2q3UckZDvw1yUHRcK9WFd70iIQcVXykZv/VAMXYr",
-	"FffGWpQbRR6uHSybvdHD6S+MdmtZWg1TDjWXfnXvSFSo9Q4hyn7wGolblqEHVAMgRIMHGzGvj0RRS2ze",
-	"g6jxkPjlm1X436aou02dMhw6m0uzniOBNSR+XhaEmNi1JsYiwD0wA33Ks5IbeJo6w0oUi9a22UYjYTH4",
-	"uCK9WnWssMTATYaQU+tudAUsizp/tLvkRxweHYmm0YXejvGmWUVoHcMGyVjNaoNwanEWMBKV8wPykqa3",
-	"TJHMCD1CF3SJLPALy+QaFe6qTu+rwbfHgt6Zcb8wDtyuD1/K30uM6bYRtcj58aEfXqqAWkBcQDXVJm+I",
-	"QtUKbQ+fdI9LnIf+k16lOvV7QNGsBTFWEAYG3e8PV2svfzj21f3gyLTk6iUHj3s9zxPfEGcBVQ9StTpv",
-	"pyhqt47vqN898sY3qAzP0rQynCePV4dTDBGGgxEXO5r+UW+vMECt2HuNNeNq1622tSgC/44ArLeFXjKa",
-	"QM2EN3WlVWR3kWOb/cwjXRS7rrWQ3gpGmLGbwQDBounK4oX2XBZ/8vMPrWOLuqHXdt7xSFgP1YUQuNKE",
-	"iVuWyjkjLS/1F64p6fd6vbA4pjSf2uglw2UptzR9OpV5ZtW4+bNMqVjN07BucZSAmnZvuOJ5cGjtue2W",
-	"OvoTQp1lZZxKLBOV1ySfG5ptVXphwYFF5qzGdNklpwjsgOGUhC5TPpnqjqK3kFIN2g7yUAeHxmcdHMES",
-	"cGbr3DM2h8JA06yh3w2Y5jqfCTSc7aqFxOZLa+/sXsb22gS419lNQalYTbtOi24LAhljCI7RPbvOptLi",
-	"j8XtasSz9nYwl7CRJmjh0jblusYKCV1GGAywDNMeusXmzg5fhsQHP1i/khC/keQwfPy4hzgq1c5AUUX1",
-	"DuDbsovoxEPzMAMFG9LqOGAP042X7WpdCsUT5m8ym+ts3qusVbFQFivZTJNp4tEeRmnpwlhXqBVNCivH",
-	"2GSnLs4CxIwEBGgQNBDnAudQ+Sn5RtkXcxWtsaTKavvfszHV4DPyXxjKYRR71XPlhC7XnJO6+VhzkIkv",
-	"umNMsy+D0H6JpyWfdzjM/dEKYv/WxyZavAs1G2gBsVvBHe9tz9f63Z2AmrmrGqbGzaRL1XjuVDUhf+ge",
-	"OgCWEvhkUEGyGPa/763aVE/6vk117JlUj/sQm/K76a32cVjto6GHnt+B137vzmdgninwn+WZFIy4dlBp",
-	"CLz7+de9+vkGZ1/I100HmFsdGzwrx5wqs9es4N90UF614Y+6g+riwwGsz12Dmp/SbzDgK7yAJ/CWG46O",
-	"eyvsdgTXSlY6rbN0f4dOv6/EPJ/4nQ4emgmbDkYHncET/KqqjWsn6JWEyD8fP3+Ky/XQ7PvNKfyHMj6o",
-	"nRWmt1mfzr7GUAsXBBGrD35kWcoFaX24fPb/9ds7SNfDRul6OTi0JnaVKb/f5ogflhx4uML0wNErUvYS",
-	"Olrtq79F3vY9F/kbyNvDtXKw4vBYDrHr+XTwLUTyA5AyKLj3N6cF5NzdN8/A3z2Dla1ztE+spAZntSVx",
-	"wnrW1dPl32nMpBzZbx84+WtxkOLFwyvH6GUYZQ5n3XkWglyTWZGdtCGg4moSN9ejuIoK93RYHFYYpxxr",
-	"D7aVgvDiJEbRGXNJ31yKkCiIqXMxwWpqOk7ZukqRj47efV0th1eDmaZ3Sh+1eA93zR8tgJaKK6jqABbr",
-	"/aG3hgAHv6BIK9JZDnnofQQ+BAKFFB3/GbwHOCRRD29CaMxjLpGadtv2iO2wSmHEEwgfAK4A4BdmCcvW",
-	"ztXGXFgowXGz5INU/b7SYB8oeeFTFcCuzD0fXPY97b7mYnaLMNKrY4f0a6ggaHjVYT/w2xLXA7PDeQLW",
-	"SgnfUcBKWTiMXhV8rJnk/e0KJ17+cy8TYPWtb5hf2C+0ZX93Venjmm3Rk24w91CNu2i6D2KeyZgpZWTt",
-	"mdBc/7ZqzkxNMXZPYxXiHi7zl6pBQZUwPMoHbkRbv6UzPpuxJCSpXLCsE1PFkhNCScooVNRElrUQIsVV",
-	"yUchoSNRPGPLoahY2ksi50a7QRFYRnlqnkmktgg1yQn5IDhcUJPSMUsVQdQ/woWWIzHPxdL8iIgCs1xB",
-	"CpsgY0ZoFbCMCg+zLHSZFTTOpFKEpilgBsC5vd2XERlYQBBKIrd5oy7xYdQwpaKAPZuyrFHVAqzbxyJN",
-	"09YO/yiT5QYJ1wjxURd5Tor5gARnpUQ7GKdyUsMTHAb9Xhf+OXgyEoNerz9Mxk+Gw37gi6R9d2OJXPe1",
-	"iixlZODXFdHev1te2j9Asm+YnW3i3sr1B5L3+67A1mNWtnAyoVbe/UrGa4Dsa+89UuTDu1fdjRVQdYvi",
-	"650lb/9w+0sXdJlKmlxK+YpmYG0ER/3jXTpT+RwzYF6zhNNLQ/Wejo0HfPmbSfrTJGnMAPckfYN7cvCr",
-	"rZlPWMqa4MTfeehgJUxUAnLSniiBew4ntsZ50RkVCqG2V1EinkMvvvy7l5kHrSU168oihBWF58HO2+e5",
-	"bW/NtinSmRWZwG0p//ypljgj2/gqdB5uTddN5WLzUm8mzL779i//AhNt5mr7NP+WMA4PCt/wGZB64uma",
-	"pFtjqFFFLj5croqQC/PeWguqeQXcI7zkKoSwDL7+URjzD6ICy2n9zbYSkuCF71oXp5fPXrbXbqq8MbMJ",
-	"cy4wdGWhBDD35oREpc0WEVSPUthSncIDwGdgE0IO1EhEnnX5FP2iqh35NCJxymimitSnbhEcIzEVWLFu",
-	"ybCAnE1OBs7Av/fIv/fIrntkP3vxYCJpujmyXSoieDbEqCXW/kUJV/OULq+MZolIS3OmMJDdbox/N8ar",
-	"fwIS9g1W/5ahSMyqWzpn0Z8EI3ByPYYk81dc3AzJs5THN8Xd3Gt/NibvYRjccGHmBR921UkYmtva8Xs+",
-	"Efm87AofMg0Pioa969Rd5ZOC1w4SKdj/HSxYGssZu0dk8uB7ZKq7RShX3/5HVULv6loYdt0lTAnD+L0d",
-	"3/0ug5q0LmM8GYbC4Z/OYm4M056S774rqpvMRHz3HWlFZuM+LTDQ2og8B/W9c6rNzEKtDmRSDwm3ebM2",
-	"fTc6iE5GIvouchfaQ4A2y+HqrBJBCXNG/y8iiplZBvzVFBZNI4Skdyd+QuiEcqE0Xj6HBVKrNcdcq0rN",
-	"MWlFELc88Gix39AIK6Hcx4OxhfTBLyAxVZDvvsOis+q8wHdR24EtCVuZZmYEfwpHwl58njik2KJWT2c0",
-	"vgEgWvOKJq2oSTab/qt6biTsOZyCWkE4fyYO8Yy5ZQE4dVuCh1SZl22idAEWh+e9RRFUl0ROyEf2clLc",
-	"EnB8iYsvyPn7t+Ro0P8e7njvktPCPp5SRQqQrF5vJOBdzCYf9PpKN8L0S0FgNqMuge3WDFpVVLAxgUvv",
-	"6hTM0xmjCRxSUwgtmm4dwJwFo9dFcreUa8PppvsHjaU7pVuoxop+3Uvmf/s4+H7avfzCaPijTabDXuPc",
-	"JeRs1nevePOHd69c2kNN1v+jAs//dC4I7JXfPkw9wS1b19ebHY6DX81/rlYC1k0h5kImPHB8+ciLL0/s",
-	"XO6+S7YEmEEA/itGl9ewwz+R+daYFmWG7SjHxQckfqw/Lg9bmok+aiTa7pCHNDzNpsS7DH6x4PJ/M1xt",
-	"htL9m8ObnzGd8QJ93ij25S+VDwcWI8Vhs5dY0NW7WD59NqauYtnt+kUHDFQR2yI+QM7x7+5oKZZed4yz",
-	"yJITEs3oDTPWawSPY6wOvEjI3UIUfwQIs/y3gc/cBQZoBYIashNfhE1Wl/p0MsnYBCrtEsrTZYlTXM0z",
-	"9FrDhMLVpj5Oqef5ELhoRUFtWosSdMnhEl+5EEbFeAClBUJveb257Qt3WxOHepPqPY8X7jUytLON55nU",
-	"MpYpaeH1+FlRFVpBFzi9OG+jmYkNEZxiNhvbS1zAyC0uauGaGBdIIfSTlnDNhmIkk7l5TTCWWHh6PKHM",
-	"kEFYQmSuXcncSKg5izvlZTGnF+dYFFheboFOCVdkSkXSmdNM2QJANWcswWvxeVa9YWUkEAhBM6VLd6fK",
-	"mWjB2ml8VnTXMJl4KwhmsuDOgv5R00nre9WuBimbfusUogq+fv76/wIAAP//",
+	"7L0Jcxs5ki/+VRB8O2Gy/0WKpKQ+qHBsqG25rR0ferY83l7TfxVUBZEYFQFOARTN7vV3f4FMAIU6eMly",
+	"H3P0RLdIVgEJIJHITGT+8tdWImdzKZjQqjX6tTVlNGU5/HmaZXJp/kiZSnI+11yK1qh1OWVkxvRUporo",
+	"KSNzqqdkSlVEWG/SI/FPZ5cRuXj99jLutaJWzv6x4DlLWyOdL1jUUsmUzahpVa/mrDVqKZ1zMWl9/hxh",
+	"h6di9TrnEy7qPZ9mS7pSJP4mjoiSRE+pJlSsiOKakRldkblUmky5Vpt7ZmIxa40+tL5pfYwayHhCkyl7",
+	"IoXOZbaeCCG7SsucxSNCBaFCLVlO5A1MyenFOdAzlVlKKFkolj9SZMmuDaWKUJESsZhds1zBQIQci8R0",
+	"GhE1pTlLicyhnSTjTOhHisiliMgtY3NFuO6NxU7DcxSuGaUUmgn9gomJnjavcga/uUFdy3RFuCDXKzOG",
+	"dvjtT2eXRDGRqojcyJw8Pzt92tlp8bnQbMLykKDL1Zy9BirUpslXgt/chHxArnO5VCwnmt4y5Ey7KBQ/",
+	"xbaDrukhJlwbpu3tOJPQXfNEPpWJupAZT1Z1et/C37jiSq8ypshNLmdET7kiiuV3PGFEimwVESH1lIsJ",
+	"4SLjghWf4XmWKbacspztu6XOLumkeXGVzqWYECY01yui6cStc87mOVNMaGqeNuuqSRs2eka5gKGYT5Nf",
+	"+LxrZEfOlGLpWEjBCKOJkQV3zDzCc8O3nRNgDTPf1zS5NRwUn990X0nBui+pTqbxNn6uj+oN+8eCKX2e",
+	"Ng+Np2QhUpaT5ZQnU6A2ZZryTOEYuSIsz2VOlixnJJOTCUt7e5Og89XpjWZ5w6qzRAojHSVZUjNudiNz",
+	"mBIi2CdNciR/7x3y/v3704WemiVLqGbrt8ePjOYsj3djbny4ibc/R605zemMaXsiPONZ44Dxe0Xa8Q38",
+	"9eHV6cuzj4//dvri3VnszgX7UyIXQuerj4+fno1+YvmMitV40e8Pv7W/z+mEfXx8MM95wsUk7ozGgt2x",
+	"fGUlJoH3FWwamNE7rrhWKARmhp8IPo7NkQm/Y6I3Fl0C1BCuCCV3NFswwj7RRGcrJx+UplqRjCuzQHqR",
+	"CyNrIxKPW+NWTLhIskXK0h45xS6xM6bGgvixIe0XMVlOmSBmQ8gbYqgzP9xxtlSm/4sINpF7id0xoT8+",
+	"PrNvcY1bTk+ZaRp+JWcndlRST1lOBJ0xYvYeza2oA5LwoLCja8OM2P5veI4nY6cH9CZSaG7O/BhJsYsS",
+	"u0bx9JEpC3kXG4lHMWnPM5owIEORZErFBGi9ZnrJmCA/MXl+QXKWMaqY6pyQOOG6aFwBScupzBjS2iPP",
+	"ZE5ixWieTK+YmHDB4ggIVTLhNLsSTC9lfhtHJE7obE75RMQRSvWFnl3FRn6hlI1hwmIzxYTN5npl192u",
+	"lpvWkGtAXhnxdeLXRMlFnrCPj2P/Xspzlmj7Xg+79aQQDmxARbA85iAsiB0BIzqWMITrpQS2PLXrBaQI",
+	"aZlrSpXv2p4Eo2JIwKRmtL+wXKqIwA6Bn41YwyVuAy2dOLJSUGlqZNKNVS2gU8OYSqOApDwzDc8Mz1d6",
+	"JoybtoDc91xP7d4yGt+mnQmtmNdx0kb2TIBP0kiLlCvNRaINvXOWk5SuIqIWs5nRgMyIkLCV6kS2jYhc",
+	"y4VIrA6VLnI4oyJ3KPE82GlUpH4DqROyNISXNmocFbQWr8HyUA3f4AIJshC3wuwsmZvTkVHNUmJEXOQa",
+	"jM1UmaMNDpcbmc+8LHz8ybKy7Zp+/HD98fGnuBOZ5qhlTxju8PjY7KacJji7Rn008/fq3QvzrOni3eWz",
+	"7vdWsQGeOxoOiRSeDqD4jdmQMJLF3BxChwOYRWI2NiwSS53w65EL5ACqo1BnMtrrtdEFaIoaCDWdKTqb",
+	"Z56D/UKCdpPQjKVkMR+RGB9LY/OUIMp0DfLDDMyoFKZVIPQp/lTsQSe1jSpH2oHsWcwnOU3tLrnO5WIy",
+	"1QUbyiwFbqECZvrZ6ZPLt1dvzi7PXl2ev34Vw+gjwmdzmWuWdmAiMnajiVzokZs7ll6ZkcZIMAwad05K",
+	"V6ZZOL5Ra8dZRHkNFJlTxegCJIYmemNh9olcBDQGk8tVsOVwQXL1yJxDZj9FwKrm3WIiZT4WFTJRa2Kf",
+	"4BFzJFsZ3hq1ipO19dk8Ms9kypwCYAyr1j8WLF+1opaRVK1RC1tuhdrBf+TspjVq/Z+Dwjw8wF/VwVtz",
+	"Ulpd4HPUAsW2NWqljM1fX/+dJdp8e35jVDzQ8Jq1tNjoprFhJkoSOV8FFo8Rfyf+OLTSqDqFh/2jXjgD",
+	"rXHr8GZwPUzGrZYdJhqzxThLemdrs4J3QSesmXAjGSJkkIFRB8znQpAaXddIbyFJSjW1R71ZsYNYy5iI",
+	"RZb1Ws3rYFoqkZWyG7rIdGs0iFoz+onPjMo26Lv/Ra0ZF/bLqEljvGC5G0djfyy/qvW5aeVNY2/5LwxV",
+	"YCNmnuVy1qQQGlUB5Hn8888//9x9+bL79GlM2itGc0UGRir98MMPP3TKKzjsD7/tDgbd/mDNBJl53KjU",
+	"GtFLtWFGoyA3mWtA9aWs0/yCNpEMhpjTguzubqT5sL+GZi2/kOK3MtfrVlCZ33betzLXT0GPMSOGps1O",
+	"fo9+iXXWlHVbPFKEG+1XGPPKCT0zN7BtaZaBj8OeTOSosjm/s3Mzp3paUG+bvuLpblPEhf72qLWV6+2A",
+	"3oI+WR/UE6pYlwvFhOLaaGVqcY3T7U62VM4oFyck/ovVj69iPDO4Zjldu31RgS0tx4x+ch6W4fFxo4ll",
+	"rcEfZcoZWFmW/Hfz1Bp5CTouzJ90Ps+M8celOPjUXS6XXTM53UWeMWH0dVjD4FBgn8BsueJz1RoZuXhD",
+	"72TOtT0OPu/KOiWansl8hrSXJ/a106ZuOMtShXYMmge9Fg5VzaVQOMwfafqc6w3j+7uSojKcGVMK5BmI",
+	"SjJbKLM3wQF3rWS20IxMtZ63VYe8e/PCrJOx6haqNTrq93ce7JnRopsG+JJmZrpZSv7r7etXEaFkCU6U",
+	"0LMEal1syItJ+yKjC8WvM7N74kV8EC/yLO6QGVcK2A2VOqO2NNEPTZWaEPFBbJgN9U0Qo98eBTojKgWh",
+	"DzdJmFJd683sgoe1W/hXm2bBvn1Q8cbCdDxnNENv4e5r5lagJW9bOy+B7ahhDd7NSRv0cJquOj3QNIz+",
+	"JGiGy3ZPfnKNgFeO5daSChjo+CEYCGwJ9mnOEqOD31CeLXJ2UvJQUe+Ssk6s+L+71t/VPU/h8AnWN/xt",
+	"24IWXjOg7Fzc0YynP0ma7T5p0ClYibC0i9mMgsqpi4MCtJ9hv08mkprxZLBUragFJie0ZaYHWrrlIm2N",
+	"PrRo6WWqyUwqXTTS+vg5CtbKnErg10ENa0kV4TiY0o4fDtGDhfpPQSv11h60/shYwdqsPkklGr3GWM41",
+	"mowHzZRjsx9aIIJKj38BrZreMlGf2JSreUZX6FewxkNxKm+cYPvqFZ5QH1owvfgCuWbGfIEu703zA2wJ",
+	"PC3MuGwnUU0+Jgmbmw0zZWa3xDi82PqfwOcsBbOyAJoAveb/wum8H2u7I7dYANDzrapDjaLDREpzYrW1",
+	"hikHHdVxhjmc4Fl0DjD0DRT65Zdwy433xoa8bS1oKQhFhgl1Nf8z8EMz+bbVDy3vsM3kIv848l4Q8+6J",
+	"c2WhMZRRkXIxucJP7BPX9s+c3bA8N0ZtybsXkbJjLyLOU2Z+WeQJi0BxECyLyELPrtyX5u8ZS/lihn8X",
+	"r5lPmuXue1zyyN0KRUTOWU61IVKtlGaziKTsjidI/GQB1KokZ0xc5QzOYvAseU9pRKyBHZGE61WEjqUv",
+	"WT/ck+HquQ1u+b95gdxW5op4lfkLqMiNelaROdIQYW0ea3I1EKJlA5ujG0TmhP1jQTOjoEADv6uA8ZcY",
+	"gZAxJNpprkkUrkNZcslnTLGcswcWKHKhnb3hpMofWaB4B6ftsn7Ts02eOPqRHqoamohArBTrdWMYych3",
+	"YPovGNpULpCcYmTwFaHq1mhihhvQ10iF85c2j8cYmvmd0Zk+QBPg+zOqsm0mb3a+fgnxRZellSn80v6B",
+	"rRS7NbDS2wwgQqfHTAo9/bcg+RJBErm4DZgK0NSkJJmxEN21i1uLLTLHmtv7yhpwW5SXAL8rzv+pUazX",
+	"n/6uiXA5cJj+RTPI8wtC0zRn6ov4uvBFlOSj/dbT7LQ/KQjGszTLGd8YHI01vfHLbAilljJPy4TOc35H",
+	"kxUZeoe9sSzsk2uMBtcO0shYaqWG+4XMc6nRQUfavoPOAxsVBVPonCZGADqboH29IlSspGCdbQzyL2JK",
+	"7OqN23NDJlSgY9k6yNJt0/3QPF3yDIYEZlzg+RU8AV4J6B53vXnAH3Vtc5hYKmAK17BOqccP0A8ZkPa4",
+	"9csvv4xbHb/fRSBeTDdPzp++wb5aEb51aN4a9Hvwz8Hh4Y5v/2tKgK+xr+6xnV5CyOgrqU9RWbqvow7b",
+	"wd6xpbKb9/ghxovxrUV4q3cMwT11m4qVe8R8mXGl7SryIgoglclixoTujMYihkHH8KQieioVcwGINY+t",
+	"i7rd6ptF0l8ynfNEPZP5NU9TlPT3mVffQHk6D798Oi/DSFa3M9EAUjxlJH55dvnm/Mnbq9MXL16/j4Fb",
+	"Xkn9TC7EvbnESm1YnhvTUHlUR18+qleSqEUy9Y5LOjN6XngZ5gbyUqb8hrOG67VXUpOZ/ZW0K2GR9t47",
+	"7fTIKwlxthXfr4vt3MQo8MxnvM9eZZKml1K+oPmE3XdiLyFCFBzJNiLYarmm0dIkDx6IdVwv0ANGeZBv",
+	"j8hf+Y8wwZdSvqRiZZ3b6t7jkpLMzL62g1NlOfrDA4yl2sMJyZnOVy5yBCJKuxBSGhOFIaQ9cmZk6OnF",
+	"ObllK4jKUUykRqBcnF+9Ob08u3px/vL8MvaNEmrfJe3rRW6+kDdEL3nCCISUiVXnhFAXZ+F2o55SPRY3",
+	"lGdGFyxiTM0hVNjF0Onpu8vnV89Oz1+8e+M719yI+8aemRgL+7PtnoDj6mahWEqWU6ohds2MDiMfU0UW",
+	"QvPMykeIoGVpTUwGs7X93sOH6sKyvBNmhDLnv9z/FMI2XCRuRboMHobxYU5UYVzO3O1jRHJ2J28xT8D6",
+	"ACqy4f37991qrPCmOaqGFruJuqM8o9cZu+eV3yJo4QHu/oy8BIOjR0LJANG7xjJVM5plJMYGYiIhGMnF",
+	"9w77/UcqTBiY5/KajYVpUIFDRE3p3JzuxAhKck0zKhKWg5IWhDXi4DqGI2GO5rlMDF9cZ+wMgun3NBK2",
+	"W8FqzjKzMSGic8nVDhZwxc8DERXkhmaKRWQQkf4X6cIuaqisC9tvnSIehLoq/gtb400r2qrRPOhHZHgc",
+	"keN+RAb9/h/F8yPzmja8WfF9J9RijpGHL1nK6SWEgDzQ6eu9NNviQspH8/HDHs1mveOtJKBmZzWz13/d",
+	"bw7MKsMbOYTfXkE8EMRe9Qfd/vBy0B/1zf//pxV5o9m930vA88hmlGcQM+Qs0WtpFIZBxRgWiywrvoKV",
+	"B1nmr6GMzLipxdJELZ5CoFNh4+HX1ohrjYZRawFuhCr5h5f970eHSP7nfWNy3tigmnWLZBXUXtAybL2n",
+	"LGMaT0Capty8QbOLXM5ZriESCcVFax58ZRRY/5ZNIDGDLJJHrqXMGAXRyNPG4K1qwFbUQjkd5qRYmpsT",
+	"ropAsQ8tiByz70eeuOI16eNRfXTIxsHWpw/SmiBbyHA7Jrhh2DtuJzJe9PuH7DE56vfNJitPVyHpmrv9",
+	"tcU1m6mGEFQ/BJrnFAJ5q8FWNvY7W52gwHG2OYoniEbgWjnPDCi0tVnxouXXWvOMTBcziglgTCSsVw9O",
+	"LERKU+Dg88vLCztJkY+b77UaQ/bCNXU0+dablvNZhsYPFavXN63Rh1/rDOjZqR8NPtZ7/ViX8vbdHnmN",
+	"F11LnoM+AHF+5TOAulswlqUdMPsVWeZcayZIbLZEHJEYmCqOxiIexBAW1o9PIGMV80TgXOdiQtrxiinz",
+	"wuUbSJiKSwkscGyW1WaztkfDYW8snoAir4iaykWWYqod9g8dIgUnxBAAkYx9jGT0jhuqyHw6PxU0W2me",
+	"KJ97NEON+1N3IrvBzJqpdxFDe0iNZJHnTDRlSJ4Km+JkQ3HO374mR8PBd8S9ApcqLmja/BfVURStNX4s",
+	"x7s0bCq8td9KBn4wrURmisysnAAVsP8rEUQ7UbazNMSYqM2i3yzBX81zQYBTXWWpBTlNXaRTOJZw5DuM",
+	"pEkAA8mRC1/HKa6sRVTwQNN2NgN6IsUdyxXHs38P7qJ3LKcTdpWbnlHD3EPIvzIzgSanbQC3WiLzlKUn",
+	"mMQCGa84j/4hAeLVDatp6ipkzuSikfdIyhI+oxnua72UJOUT0zZ6BsALKbnQLpNyMOz3jvtxo0Bev9Pc",
+	"zuq1tq2pJXTLkiV+ua5ya2EWsexyYaYhiNTu+xYwh8bvRbXjtphYqVM/Z+y6hFFyjVOz78bSUtPs30z1",
+	"mzKVyynbiSkqPQCHeGHkW/J8VmfZ6hpHNVGyXVa94Ervq0NbW8arfts4MpCMDXphxsXt1mYMmS/gQdD6",
+	"NN3lhZfmueo0A/W2Ddf5umn6I9sYwC4PaGCY8UJmxH6S4tSrg96tUFPzWrvrU2f+LLcuqzZYCc5z1IEs",
+	"4kLJkimLiJ7mjJGEzrmmGdgJVk1ojVr//4fT7v98/PXw83+0dlC3yrRAfsJg2C8ltS4E/8fCR69ZQ++E",
+	"XK+ITXYj8d8gBTr2UBOWmrFoJwtdb7Pjwm4KpQ2V1yD5ZjDsRzsrg9vnsNxb1JSJUe7/26MHOJCaNb2L",
+	"UM9bu+gl9Q/ca4bkcsYxxrFzMRkLzJY+MJbDN0USPNxeLOD1cEnj/42JYsY8AnSbDDIpNL9jqrYOjUlQ",
+	"5R0Hs7Jug/3VTpnbxE7J9Wrnx4Z5Ni/+FmL6TyacvePoftOyfTaaaGsipsgq2oOMwvPgeEHetqLSjcNW",
+	"4b7Bv2BT0+pOEcdxYJeCcwjkACQrW/AJI8Mths6oBPXzSKHLtI35YWPhiOlUM73asf/0nOs4IlpmqRGS",
+	"sUDDHrPAABPIZZtxRei16bTTG4uXDDAZ0B+NuCj+sg2REhKqWORDSGcMM9tpzgifCJmzFGEVqP3J3hFy",
+	"RWKjkcYO7oG6XnGvS8GsP6a8XE52bV4QeMosB9cZ+rtrkweOnY05ysHEgZen4pFzMp9mmaV042UU13Ac",
+	"NPiLLt0hcOKmJLyLghRwAe4jxzKdDeZ1wXlTqhqSVtGnM/JgFY8UucnpZAboTPH/6fV6MbiI5jT3YeVw",
+	"HQPQTRjmlz9SJDa7sGv6iDsnY+HPCOvCSnM5nwPKjVdLEJ6kebXXDCZU0IRmgPtw13B0WfdUeJ7afq4X",
+	"ugi6YVYPcCA3iAGyjsax2JvI+dpc/6a0zHB6T3wOho/7KbNr3TAKnGpddcvnXTlHkdcFe4zlPjXXMG6D",
+	"b/XJQmk5IwVbO4KmXJ94z14EyApihbeauJcxtc3sbbJiGHDsEnSah+9+NcM+se7INogfw+8dcCCVkXF2",
+	"cYUFJnWzFy4wiNvxr2NrO45bERl71Xfc+hx39h5uLcOngSnfnz+9fP7p+dn5T88v4xNyy+YatSqQ8ddS",
+	"T1FKonGhyKDXG/b76P3f7jxrOmnONjslT7zjwGPZ2YPGHGBcaZ7ggTCCfTBaCK7jutHQrKQ/kZkUilyz",
+	"RM4YUXOasCbldcaF16UbltR0WW/7r+Wpc3mdh8NAfdwsPK3gUg5DbiywJQ+6oUBGGKsCjr1d2M9fQxd3",
+	"B9ve+bXqvKodBtWhkrm06AIWHcmwpx3/oGwRuWsDCiE00OVYtONx63jcikEzgF/+6+3rV66xdnxsmH/9",
+	"zNW992tOXEysaWDLQifdz56FdwCrsgRZVrlCqXMnoIs1uuwzuuYHwT7BD1tXfJ6zux0erEwNUmT7t43Y",
+	"TtdN2Euru+99NaKvKgpS4Loo4f40oA0WuHVgMHOzjSFfDR0IFoEImHMUALml1PCqVAGEXgXgKGpAOBoL",
+	"n+DySAUttQFhyqb68EZAp06PnMKxXFimyKZbIFCiVvPAL2CHSeGOPyTGWGse5hGTUOGuIwTo2SCpg3k3",
+	"675hWcIwmPqvFrpp43LVlifCtF1MH5I39ZS0URlIqwrElTOaGtHR7w2MeEAQP9TbckaY0nwGJroH60IU",
+	"I679yiydX7p4bywAK8zhTSXZQvE79tI59nH2Gjz/Hq5oyy2AltuX1izFA64seH3v42IubdYoxE/CJkOm",
+	"iRxakZaN8uL1nInTi/OnNky88fi3z5DDXt/Hk9dFJxc3MuDCogs5Z4LOeaPwnFM9VQ1vVUbsmoiwF/de",
+	"04A8OFQIXHXcrx4Q55rNFOD9AcSeYSo04Af9aHgcHfejQb//sWnZSpZd6fyuKDrbDU3IU/p1jYK0y4lZ",
+	"1wBC8x1DRSgiXcqbG55wmjkrjLTVVOaa3LKVivDCnSoSa/ZJHwDGbtwBSc6NLQOqoYII4DZkEuJbsG8R",
+	"qkR1nHJ0gl4CxOsj8XOu4zUug7Go+gxspDH6oKeoigCV6ANwXZ9UlGAXLoAPIwgwio4e9Bs72xe78qbw",
+	"CYmZmNAJmzmHiUCQyfBuXcD1NOC/GiuXa8I+aYgQ9lIPYIWZoQ7gdg2xVnKZmY+ZjXpQaWzTM1BynFgP",
+	"p5DEMHjRFlfO+9EJIzVcYr6/LHcokej+RW/pf8Rgepo+0B41XRvFtEd29caYN7BH648x0nweH8RgCsYR",
+	"ie/iXq/XqcRwmNVHqmuogGti4Sxi1cUiT6YUAkoLQxDj38J7T3vHOOj3jsPLwNbZuzeg/OdZa9QyFrIa",
+	"HRwEHR0kU5bcygWIByFh097fLfS5Kvf+Y3c3jt+cb+ywzP7d6orZjIhWbEgS4zTH4Gm3GX4QJ5LI2Yx2",
+	"nXM8xXNf3thn1Ani0U65d3z4jHezk1x2ptmyEYCA+0RiSMeVNyRexDuaPUUy4tZHm+LBjHVd3rRTrlEf",
+	"mfEs48qBXhcKCUTl4huQvet9UoqLhKEmCSc7YO8CBOphn8y4WBglpfA4FV9GhBLBJnC5AP7XwPtD1VgU",
+	"ps+aMRZqR5OPbbDGwdboV5tSNe1eU8VSksuF5mLSOSEVf9pYOIfaJqKCI46vdZKF3BY41eLOnt6zsbDu",
+	"s/s58La/IJo3jXPsgCgNxgKnUqfpCo20gePjo37faLNJ6KgYC+upgFHULcN14V/zXdxpAXUodwM/U0nY",
+	"tvZw0m1oYgfnW0iT+z7wABhZgwr8DWRmCrajI65w/u3jtfuaMleluwufqVySG5qTVC4D6RJKoCkE7zFh",
+	"BMec5QkTmk7YWPR7vUG/Hx7xVTf3HqJkcT/fcbimgAtYOJMbo3DgmG3g6TU1WtDVSZY81VOrZl6vHFSy",
+	"datZWGwhyZTxyVSTuOYgBSfjSo0FeH93k2NNbs4aN+zg/Y1Kjs+6YmUR8sAjscjQER47f2psZF0ML1gt",
+	"EP2iMIJ1QVS1cGK/yrWJ/9jsX4s2B7tWQi8w9urs3Zu4OYKqPo0umaDadp/MF9cZTyA7GTLy6Qrxu4vi",
+	"BobrFMhayEkwKoxPa5JLATBdfCLgMqMTjcWwyEpvB8+AZuPLrRg1mAnwUFWQ6dzL1jFbRGNHw7p9Z2bT",
+	"PNG9oznoyUbxu4AhteywwTl04bIrPkIVDpppPtv3Ctujva+PpkAEBFDEAhdEqImYnaQ0ep0Qm9p6B+wj",
+	"8AZAxbr4gfU4tv0mXWBGP53jq4eI9Bx8qoYZ5Cxp9CFcOsqHx1WM+4YhCbb0QypRvknMv4Gu3byVCR8e",
+	"10kNQ/zKxD619QAKhxZIJ2qEvQsYApqPvZLYrpYLEDJlCi5a95rtisERBA8WvOJnucn54TjxKwZVeGbf",
+	"ObCisjT7kWQ3eOOR47Hma8rq+dvXo1fgaHBXVb62iL+s8kVVwJcQJLDWbRaA6Fvjv9qEz27j3QssfXN4",
+	"4B0ENtHY3Y6Xoc728o5I69HAQTkNzEWlOWuRa8Wym+YsGrSdruikwRf6HgqlOPMKTKdSyYov5XXrrPRj",
+	"L1Y38jzgV6JMaxPPlUHGQ1cgjKvVFEWRuud9xqj1j50QUMivc0ZvoT6CEchgQyu6UoHv0LVNVdIYAvZW",
+	"U33mWHaf2xmnGOwQYqqSXGbZVcrmTQXVoHAKWDuP0fVW3MfMGBVRIcLC2jToHSTYNIGmrQvAGJfoBHcH",
+	"lQuPSBmbM7Sqy2pvqHw+Ulbl8zaEdQyiCw8TX0QapLsVnjAf1efrEZQZbot6aE56OTNny1yv7LwbVYfP",
+	"2JUUV80be8v0eTeD2yfh1Ug4l4UNMRZhaIx6VLMvVMdPtb1uANZc2EsIxnPfK1y6mQVEp0Zx5QsQIUhE",
+	"eaLJzvN8v9n0l9ybPWv4mN3yzftZU/21gyeL3fnniaA0NL+yboaGaFSrQbi/iuyoECoXXLXc3xcFIriE",
+	"lms+l+ByzYJZ4Fv4bZGDaLaIua0oyFW2HxAz134I3nWoue4Xm48dSv4qcG54GDjo3FZTZA3kWyB4bulQ",
+	"SbhebYzXDevL7J+w6y9UbyCcwtg9xgxCaFEXa+UcM6syxKg/f/wl7VhcL3RwjRGR2C6tNSrhU2xTcJ0n",
+	"cn1BuR55C7KHKtJULI+0iyo61rMXP7Mlpor8U6hQNJVL7NRGZzcZtoEOV56ov6FcxNwgI+CcOXdDZzxb",
+	"9bZHbQcsuK51pyK5B0m7XDatU9KZ7vxLzn+1nQLL8FsJwOdIO36dT6jgCcHaIGY1LyhPyVvYXubj2Yxy",
+	"+AN1mDgivV6vsxs1FvujkZSi7Kd5DFc2KIFX1MZrx+/ejl6xJfkZcLFf/Rzv2LvfazuQ4J4d1Qr9xaM4",
+	"pOXs3ehsYVhqZyrWGAYNNMCTWykoilntSEJhM2yh4JaLFO5i4IWd2l6TMPK3qpaBNUbx2rIWmdfI9sW7",
+	"O3N/cXRsJAgKnRWjdpfuW5tvTrgMW8Z0Ou2udswLfsvFYWpQTNoQQ3LSgEmPd8ZW7ha+I0xmqRQitIks",
+	"9nrY19aEnBZ0S1kX4ljYH0GNwqKFXHsFbkbzFaFpqqASZpgSGO+UsVI5xTdPPxWpu/7aZ/r90bqudRdv",
+	"7B7cqdXaYb79ZPCvEHxlnyNi4/RY5064nvtN0XpzvbbXS7Z7af/Vwpe3drtDDHFtEq0zvnhnt55KWuD2",
+	"UeLzBJ9vkjLw6M4CpqJ07tA/vEDsCw9BAKiwu3RsHiTt+CcpJxlgb7xiS5UxIxrMpyAooSJ/91//kgrd",
+	"4ONfWwSWtBuKwHZ277MAS2rmNgjmxCjId29ekCn4/o0sDt6Ov1TnCqyJ+xGCLz8IHVv4YzMd+PKD0AEW",
+	"1P2oMK9+IQ1N10RvHS7bfi5fiAzwcA6Vm5GaH6lcRDm1tRusNMcEDDyO0faygAQlf+VuQBENUBNN3iFr",
+	"TxnV4WPoILJ6ii9FDDVrVaNrzP0OCoQPqseAXJeO7LK1XfHZYmik3fcRtDmzoNmCdaphznuiYzRlJ0/N",
+	"zLfxGY/O7e8qmi9AGmKYw4uwXVyc66Ka3/87lBmutthSXc1ZfoVOnw23i3Nmd3qE2BzIQOqE9P2VRXEk",
+	"1Ulq6FpxfeUqYtd7fsmoC3N0DxkNchleLux9k7DpMu8d5vn7BXVe6rVFvndkWZyVtdIWUthdNp7duTu1",
+	"vP4G0PZYvgqsLnVUEp619fDb+eN6Yb1T8kiFnzDLuCmTIJBDoCDNGNZy15IoumrKv9mYZfL+nyKVZMNR",
+	"+RUvbt1hvKNrOmSHna96iypV97nmqhz8e55UaeOZDAChi+SWacAcmcpF/sjuT7M7310+Ie3YVU8eHl4O",
+	"jiyCZ9yJoAjQqvS7zYQbCyhUVPwUdyoxz63indYak/RPcuRxZSfwkfpTHH7VE+gLzpK9DoJ9ZXsaiOgN",
+	"In6jQN+8B7/2hVl1t/95rs2Cylb7XMMHqL+VkuldCInZGO9el0vCtJBxxdbWtWqM07AIwpun6H9YLl8L",
+	"1vpcxRne+zXeFFh86ivwGHukqG6jSPv84u4IR3H3bQcMAtj9zN59GZUz4zuGBlfhj6tk/N9yPq9HjkBJ",
+	"BIGG5V6Njbvo94ffxoRmYDPlcq6CexCIztmJthAx/QsgwcKaPtWQG+ZzkWz8I3jX9ImNn3BfQkgPZi8Z",
+	"VRav+UrhuyHKRBG6uTFs2j72uYwWvRvbN6GX2Y1QEBAM3fF0hVdr619mymAJonBvlijesPu/tnh0QuZP",
+	"Jxa/ohLq52RXjdK+8FbLnH0dXDvSjh0fxYQL4K+0UzdN1kny03XC+4RQcLUZSyNMuijEftWt1j/6fivG",
+	"hZf+u6U/eIEOmaI2Bq6WDTtwA1flYEHEAYWA60fgLeAy5QlhXUMEydlc5ohoUj1jvoC4QZ04n0UEJwlJ",
+	"crrMwOuFj+EhNGU0zZjyQQSqt/UUey2YOaaODsxZ1VyurXRehVB+/X6/f48Ty3RZBfIG1ilOKCxWISYZ",
+	"gy+KE2vtWbUDXeuPmVdY/Q10dVfpjSsyPHGoNRQyTmk+kWLIIS132iNngMIzY1QA8olrvkdOx8KfTIVX",
+	"wDXcN7M7gHMMG79eYIEdIQm7uWGJtni1ISUNOIrfN+Jr+JNtx9Qgd8aV9kZNNOG+3yCcsCrjV5NONqtz",
+	"k2z6fVTCe22HHV4KNatNlAH6/kbePiWCLYP0kfUc3XEsnbOZvLNy0L0YkeWUJ1NIpXQL1D4aDjvm+4wF",
+	"zAr3/5gcqKL7cO5O/NrkQHLLNNpScAADvRc516u3pl3remE0Z/npoilm+FQEpb9SBsn81EP1LxTLCWpf",
+	"mOBf/GTesL9A4Rfozmij0FmhNk61nmPdEIchkUihKQLl2hzxojaA2QyacsHAZi5nfU+4ni6uIenbk9G1",
+	"UGjFN/UyFnZmu+j+88X03AtY6Ck+oHN+cDeICRMpoKQpciOzTC6RWcICBncDM2cRUXIs2CfIKJnYcmcW",
+	"lmgp81so+46BuKW3l1SRTErF0P1iZh8kZs4Tc160MUTXLHM0FrHD/8BQQKzKrrBeMnU6BxVqaewjw7S9",
+	"sQBEh3zVMCTCPhlVpVw80hafik9txTJwPozIj7COWHokOb04v/rr2c9YhyTujcVpuYAbBMAxSCSHWR4R",
+	"Sq5pGhyDRfVSwzie4v4ggrMfK028KeoOcYaeqB1q/pyQ3Oq0+Mp/vX39qkfOwgIq8mYsjvpwPoHLDJP6",
+	"cIJiT42NpbA3cjGUc4kBaCMov9RGad7FufClTzogPywkJ5FF5RTDXlQHKthS+g4RG8JelSRUQCSnR9It",
+	"rdJYlAuEFjN4VIBoQrlQWqknamGb3OPHNihGEFsxdCywQpvRVMB7H5QOxZy8uFpYNfYz3sHdMwV41WDr",
+	"YH/gfud5tWgaQpcc9w/9qYc1b0o10VTP8TG2BYmXnqONZgG3OnZ6cAoxhB5XyrdN2u5W9ah/ZCH8LCol",
+	"zlSZGVzLicwyzBh5pDoRSWgOeFfxE5pMWfeJFDqX2YgI2YVzJyZtIUlifhwLIwMUoSA+Hyl3TYGQK/F/",
+	"w8tM6O7las66r0FMKdOSEvzmBnYXCl7FWFEUjudGVXfiC7ViCP8dEWpHY7vjaZk7wCebrUjGbxmAnfia",
+	"/hYzIOMJsxahE8g/XbzoHvb6XdN7TRAvl8veRCx6Mp8c2HfVAZ3MM/NKb6pnCFNsAVYLyXd6cd6KWr4A",
+	"R2vQ6/f6JRChlmngsBVAB8GquJjIz1HLcsBBKhNV/sY20lvRGWhLE9ZwO/qW5Xj+c+WRjzzqEXkFklBI",
+	"I6N6RVy6FOdpa9T6iWn7CgTSW5Fj+hj2+xtKjTmCAsgUD6f0EHO0ezmvKh7UmnJetYkx/R8Nf1jXvJ+L",
+	"g2ql1M9R6xjnZvN75wIAvTNXCq5QY1qjDx+joAbgpTszQ7KjlqYTyOYFD8nHz1iock3OPIqTn84uobqf",
+	"KhL4tK03t40RnjOabuaEeq+2Cqa7kfGHbzsOpcGIVBknjoh/AvXMuBONhbDleqs1S8uPbivJaZ+2DwM3",
+	"2GV+iLqyzSWFv6Cq6nHT5J4KshDs05wlUCCb8myRWzs7ZZryDJWCTE4mLHWy/r+7lkW752m8jtLwoe2k",
+	"wpPnqaF0T/aFPDnstcbIgXwDYX/wqz0Arnj6ea2Uuyxu5eQN1h0tEmOrgREJzZhIaQ73h+hbj82/Y6Il",
+	"ibWMxwKOUsXvmL04t5EPBQwxJKf9AnFILs4MsLhyRjObfTBjVBj1wh0+Mh8LDIzskcsAYdjlZdqMzOuV",
+	"z3hJGAREWxDw0o58wZWGlB4Qi+7CAHwEa7GV4KTskVNzDobR4qUC2+FJ2guvgL8z9kxrBEK4ALsqFqcV",
+	"+hnwkqGQ0etvLQdNNl0j9IZb0N72zCHUGG0QDGnHP//888/dly+7T5/GHWMuwwRHY0FDZM+TIhDNXg3j",
+	"c4q07dVLKeBZRd41Z/NZxqIgxjLjohKwM2fAdUArmj3wUzdjdyyzMD52DMYWCiPiMeLWZieYDx6yJiJx",
+	"KagZviiFGUNjPmQ2IrGlHDNxSJxwvYo7fgeJhIWxVPYe3IWTACI2RpKYGSyYK5lSMWG4zaSNWqkuEOra",
+	"iNlmL9IwhMkt6Vhg0Iufa8C7Al8G5CLYKn9cMzPfNt4UCgVieKCNx0ogUhhA+4yNnd/ihRpizukRItkF",
+	"EauIBFa0aJHBzCTHRNOJ/cx1EfZupJi0iKPmMI2NlhiXoIcBiMzBk6EUwPZt/WFlrI52zCeWe7lQmk5y",
+	"OoOYajQHz9135RhrJ0tcRBuJbUIWTAbUu7IJWtcrghHcpFC6jiClGUvD2OfGYpLLxXyvfK7Tc3KqFFea",
+	"Cq3qCV5jUZ7iMFQ5CkJ1LZJMEFANQ4dgbjpRLikF2G8s3r154coHkraDfy4XXTmBI2AqM7N7IIEFXfyB",
+	"T/wHZxqbiYQaXlyRuJ2z1DSRdmJjAlkGtc5khhULy/l2iGBYDk8PN5sxFw0/K/7Jsr0ZmmvZRtszsphP",
+	"cpraJJ7rXC4mUywZSaSoxuLYzFaQxuA0L8SxLQu4XhBvyxiG7NsGCfzMRZJFJJSmvXqQUH/Q7Q/WkGfB",
+	"W3c4J9aFmlXpekGbyEIXi8t9g7O9mdLDdZRq+bB0PqGKdblQTFgEc7W4xqcNd8M5c0Liv9itcIUbIOOa",
+	"5Rjc3UQjCv1WSNfWqPZfG5N7WZa6MyQmmZS3RuM5QUvcoj1tJuLqelWio8CncMnwLp0bP39sJK2xfZnr",
+	"9a0ntv6da9193tRL0xYoVKiDtzLXrR2eu2D5hdmIuzy643M2Pfvzx72s7cb69zbwtFxOPgRcqaI5gCSy",
+	"SaGoKlOyYjSPiAvWC/AP8G78g4fyODwa9P3PLRiq/eXbYfCDYEvVWyVyds0F1TIH3FQzWh9AYAHrwfEy",
+	"OjjIZEIzc8iOvu9/3y/bBd/9JwBXuPHgraIZxeNCDOGXWuJXg2H30H6F8/OX4x9txuxfjp8+fnr2l8NT",
+	"OwP4lBG0jwcOrf4PRxVC9SOyLKLxm7+D6IoyDP6ghnpvxeAhCmz8blDCaB+EkOzH/SBys9/rHyPO+NBj",
+	"fw/BEgRluc548DUCCEC06SZ+GoRcczDPeeJKRtgHfvg++P1LWchQtsNCwXHxpYzxBX3dY7l3WdH6En7e",
+	"R2GAsKMGt5or6+WPt+K2gecOzhrcbP3BdnfZO0HtZQ1L8aWj7S+9kvqZXGCZv6PhcBenHFwzgV0NsXi/",
+	"hxvQb5q3zuC1u8bV7y9cJugA2OIzOYCs77WeE7xxKNLMi3AZX+zeJR3s7kCJxsKc2wyrqznrNwYfEPo0",
+	"IqzWW85oH41FN3gcQ7vTGoBdQ6acy5pvF3mgPC9St8aCFPUWm4p4+2T30vs2E2xKVbmit0Xc7USmXafK",
+	"h6Z9UyrOCQwOm7RDA5KMChigCLpe8fFqJv0onM2GdDuaZbV5KmfbGZL3SbNDOkolfa2SWinrG4+wckQ7",
+	"qM1stHCPNrpiUE3oJwAhaDSC0HTP5VIhKQgxoyQAVONyOR8F1KdwHCDlyVgAL5bSvLCltjUDNlpZkcNw",
+	"nVIxFvGz0yeXb6/enF2evbo8f/0qhgWMCJ/NgasRKh4wIORC421kbKRwr3TAxogpA8ODiAsgsp7H05DG",
+	"44yWNZ6/cv3iBh/gNh3XSAkb7nOe7qKavjH888ycJ7s+fCn/zFp0SSup1cLHQ7iWQXvUGxYppoNjB/fR",
+	"essnYjF3ZbRHvph/pRg6tlpkbAyGZrS7dj7oDYrOj3zfWPfX61CehgBWawsZh/dWr/Do+c9C0xk0qL+D",
+	"7mH//lrVfbv4rZSpXVWphvrnW5QqBHMp6VReIPxbsdqkWAWSs6RZeYQca/7CmRmoW3BybVW38gA+uVHj",
+	"2kXF2YbRW/gmr1fgP0dNBAM4xAQQexs1EYDyhfqpLFdS2AzTKfq1aTJlKcTr4GMzuvIaDtFLnrAOoA3J",
+	"lLnsuaC+KRn0PVIkHmKmVaD7JluoaQ80Ca/qxCNy2PcFH6MS/OqeQNGGSP/UNcOYnip09Im9cEHqkRjE",
+	"HrarcD9I5wjpdMqyIcWWUdTT0j17CJQbuUD0Cv5tuxnu1jRaRrztRK6akUcotT4DfyuF4XMIwzUWrxDs",
+	"ibjc5ULdKVcCwQqfU+uXxOI9UKwzk2LCclv5ll5nzOY/xu9evXj9009nT43+J8k1TW4Xc0N3zuBwBS88",
+	"3ITMOj3yBLU3YDWMSbHBCU6OjUWFi9Uj5B6mXKBg/OzFu7fPr85fXZ69+dvpC5erWgtd8dDOX6odPZAi",
+	"UYJI/9CP+tEgMv8ewr+r/xz6vwbBt8NoEB19LKDJPwRwhK1nPGc38lOACzlqFUhvBcQkgAbfajl3AJqj",
+	"1gEtVStq9tRVMJVRPSm6fzLN5YyVen/3dvROcCOmzJwyFdIwk9c8YwEJZQqqvX13bNYh1Ep2PltrMOJr",
+	"ooCc5Hba+W96iv5OZ+H7qQRxIIpjkAi53NvJoApsnLUBGg4kzorVrV4Esi0KYyyKMIzIIYSmVE2vJc1T",
+	"oqbG/uO65lao3MoXh6m/+d5kyBenp5HL1srFyGlnzIJdbUw9iYcu+6StIY0mazxytmsTtMZJ+ZT0f58E",
+	"7gPmAWtcuyXojHgUtkEOfMcVZBR4N8jJdrWaSk6FuwB4bTc4omCsPrs7DoClYdlsST13fmFwgZaF1jDl",
+	"AHERgqmMRYnaIOaj6AfruKHVpGoI4KjwYCPoD/HQLeY9uKQfkRAto4yh2BTkYCPVDYdaD8FYYMpuGAYf",
+	"+gzsHpjBecrzght4ljnFSvhF69jg7rGwINhckX4FjERYYqCUOKQw4SJhoHGNPzo98iMOj45F0+iikqfJ",
+	"T7OKUWWGDZKzitaGvjgXejEWpXAN8pxmd0yR3Ag9Qpd0hSzwC8vlmiPcgXz8ef0bv8WV3l0jMqYz+aPw",
+	"Nq8EnAbXMKoJCmbDpV8F1+Tw+95x4PP4vl8CA/kOYOwrd0Y1QKdh77vDOtTFD8fhcT88Mi05eIrht/1+",
+	"YKtvuNaCox4NudK8nXrrbvP4jga9o2B8w9LwLE214Xz/bX04fojWtROMZnDU3+vWpYKts0ab8V77mxC0",
+	"6d9+gfW60HNGU0hRDaau0IrWOAV2U4+0xxZZqyG9FowwozeDAoIYNaXFi2wYHP4UpntYwxbPhn7HWcdj",
+	"YS1U50LgShMm7lgm54y0g0wrqBM46Pf7kY8KM586aCVDtcI7mj2eykVuj3HzZ3HDUA+LtWZxnMIx7d5w",
+	"WEVg0NowuS2wRSeEOs3KGJWIyiFvyGJuaLYgQF6DA43MaY3ZqkdOEUcL3SkpXWV8MtVdRe8ggw1OO7jf",
+	"GR4am3V4BEvAmYUVytkccBhMs4Z+N2C60IuZQMXZrlpEbHqaDkIlZWLrljEIu7VTUByspl13im5zAhll",
+	"CKIWA73OZi7hj768MQm0vR3UJWykqbZHoZtyXWGFlK5idAZYhumM3GJzp4evIhJiTa1fSfDfSHIYfftt",
+	"H2Hryp3BQRVXO4Bviy7ikwA8zQwUdEh7xgF7mG6C5CJrUiiesnCT2dQy815prfxC2WIlZppME4/2UEoL",
+	"E8aaQu144rUco5OdOj8LEDMW4KBBYGqcC5xDFWZAmsPez1W8RpMqwI3+yMpUg83If8GLTSv2ymF8KV2t",
+	"CUtz87EmbgxfdFFjZl+2IvslBqd83CF27kcriMOy6020BBXtG2gBsVsq/NPfHh7/hws4M3NXVkyNmUlX",
+	"qjHMp6xC/tA7dHh3Bc7csAQcNhp816/rVN8PQp3qOFCpvh2Abyrspl/v47DcR0MP/bCDoP3+/e/EClWg",
+	"fGs1HNZurYaHX3Ax9iX9fIXbMeTrpnixrYYNhiZiCLvZa1bwb4pLLOvwcC8bLj7Eu4XcNazYKYMGBb7E",
+	"CxjwaLnh6LhfY7cjqOte6rTK0oMdOv2u5PP8Pux0+NBM2BSHNuwOv8evyqdxJWCxlH/yl+Onj3G5Hpp9",
+	"vzqFvynjw7FTY3qbZOP0a3S1cEGwZMzBjyzPuCDtd5dP/r9BZwfpetgoXS+Hh1bFLjPld9sM8cOCAw9r",
+	"TA8cXZOyl9BRva/BFnk7CEzkryBvD9fKwZLBYznErufj4dcQyQ9AytBz7+9OC8i5+2+eYbh7hrWtc7SP",
+	"r6SCHrolpMJa1uXb5T+oz6QY2e/vOPmbv0gJ/OGla/TCjTKHu+5FHoFck7kPBt/gUHEQEJvTf10Cq3s6",
+	"8pcVxijHVM9tmbfc38QoOmMux45LAWGIczrhYoLgNfQ6Y+vC8947evc1tRw8ICb23Ctbx8Jr3Tddx+Na",
+	"+hqwVbyw9fbQa0OAQ7tSpB3rfAFpfwPEmQYChRTd8BlAEjMP9bEUWWPaWAGMudu2RyitOoUxT8F9ADBO",
+	"ABedpyxfO1cbU48g49nNUogJ+sfKOnq4KMgQL7hI9RteDoLT3aFKtoLaQB4P1ZzuZai2QQWEDRWvKsoa",
+	"flvAqGEyHk9BWynQ0jyKp0Uf65exXptJ3l+vcOLlP/dSAepvfcUIxIE/LQe7H5UhjOyWc9IN5guOxl1O",
+	"undinsuEKWVk7ZnQXP++x5yZGj/24MTy4v7j56g1l6rhgCpQD1WIk426flvnfDZjaUQyuWR5N6GKpSeE",
+	"koxRSGCOLWshIp0DJYojQsfCP2Ozz6lY2Srtc3O6Qc59TnlmnkkhHH8m70zz7wSHCpEZvWaZIgiyTLjQ",
+	"cizmC7EyPyKA02yhNKZrXDNCy/iwVAQQsZGLrKBJLpWCbISFQmSr2O7LmAwt/holsdu8cY+EqLUYUuFR",
+	"ZqcsbzxqAUX3vc+KsVAtP8p0tUHCNSKqVUWek2Ih/tNZIdEOrjM5qcA3j1qDfg/+Ofh+LIb9/mCUXn8/",
+	"Gg1aoUjadzcWQMGfy0CeRgZ+ron2wf3i0n4Dyb5hdraJeyvXH0je77sCW69Z2dLJhAqazguZrKkbVHnv",
+	"kSLv3rzobUw4r2oUn+8teQeH21+6oKtM0vRSyhc0B22jdTQ43qUztZhjBMxLlnJ6aaje07AJcMZ/N0l/",
+	"mqaNCXeBpG8wTw5+tRBFKctYU/WWNwEYa4HKmYKctDdKYJ7Dja0xXnROhcLKJnVQrqfQSyj/vkjNg9bS",
+	"inZlAVk9zk9r5+3z1La3Ztv4cGZFJlCR758/1BJnZBtfRc7CrZx1U7ncvNSbCbPvvv7rv8BEm7naPs2/",
+	"J2rWg6JlfQRgxGS6JujWKGpUkYt3l3URcmHeW6tBNa+Ae4QXXIWI4a3PfxbG/JMcgcW0/m5bCUkI3Hft",
+	"i9PLJ887azfVojGyCWMu0HVlkZsw9uaExIXOFhM8HqWwqTreAsBnYBNCDNRYxIF2+RjtorIe+TgmScZo",
+	"rnzoU887x0hCBQIEWTIs/nmTkYEz8O898u89suse2U9f3ALPcFkv4B+h19KCK5QAFEhbc6bQkd1p9H+v",
+	"TSff31n9e7oiMapu5YzFcBKMwFnoawgyf8HF7Yg8yXhy66qFrv/ZqLyHtRxt9Kyha25rxz7R23aFD5mG",
+	"h02J1y7zScFrB6kU7H8PlixL5Ix9gWfSZ0Xfy0NZf/uPmCu9c4b0H+367g/p1KylQDdkPf+TacyNbtpT",
+	"8s03JXSYb74h7dhs3McecraDQL+Q32uRYyBXByKpR4TbuFkbvhsfxCdjEX8TF/gzYkXyBVQqLQArMWb0",
+	"f2OimJllgLvPYNE0InZDNDU2kRI6oVwojbV+MUGqnnPMtSrlHJN2DH7Lg4AW+w2NMRPKfTy4tgiK+AUE",
+	"pgryzTcFAk4xL/Bd3HHYlg4mx8wI/hSNhWFKag4sC8zvc/V0TpNbwP03r2jSjptks+m/fM6Nhb2HU5Ar",
+	"iBgXsS8mHwL62BQ8pMq8bAOlPTYv3vf6JKgeiZ2Qj20teIcKILIVLr4g529fk6Ph4DuSyNTopV4/Bqwg",
+	"h0na748FvIvR5MP+QOnGqkhSEJjNuEe2weMgNA4uvctTME9vwMqxtX9CvJy17nTT/YP60t2h24yBspfM",
+	"//p+8P1O9+ILc8IfbVId9hrnLi5ns757+ZvfvXlRAfhysv63cjz/05kgsFd+fzf1BLfsBpSSBoPj4Ffz",
+	"n6uaw7rJxexlwgP7l48C//LEzuXuu2SLgxkE4L+id3kNO/wTqW+NYVEWlw8o93CGLv+4uGxpJvqokWi7",
+	"Qx5S8TSbEktH/WJr+fzdcLUZSu/vrrzPjOmc+2I/5mBf/VL6cGAxUlwpnKL0Rrn03YePRtVVLL9bv+gA",
+	"OS8Sm8QHyDlhqbS2YtlN1xiLLD0h8YzeMqO9xvA4+urAioTYLSyahHislv828JmrF4VaIBxDduK926S+",
+	"1KeTSc4mkGmXUp6tirIQ5TjDoDUMKKw39X5KA8uHQF07BblpbUrQJI8IJalcCnPEBHjwviCCxd4v+sLd",
+	"1sShwaQGz2N940aGdrrxPJdaJjIjbbMH5zT3WaEldIHTi/MOqpnYEMEpZrNrWzMPlFxfF49rYkwghdBP",
+	"WkJVM8VILhfmNcFYaqsB4Q1ljgzCUiIX2qXMjYWas6Rb1OY7vTjHpMCilhgaJVyRKRVpd05zZRMA1Zyx",
+	"tHNik/FKBe3GAoEQNFO6MHfKnIkarJ3GJ767hsnEImwYyYI7C/rHk05a26tSia1o+rU7EFXr88fP/y8A",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

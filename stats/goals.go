@@ -14,6 +14,10 @@ import (
 // MaxGoals is the most goals a website has.
 const MaxGoals = 200
 
+// GoalName is the filter on a goal: filter[goal]=DISPLAY_NAME narrows the numbers to the
+// visits that convert on it. It is a filter name, not a statistic.
+const GoalName Name = "goal"
+
 // The kinds of goal.
 const (
 	GoalPageview = "pageview"
@@ -137,4 +141,10 @@ func GoalPattern(pattern string) *regexp.Regexp {
 func GoalPath(page string) string {
 	path, _, _ := strings.Cut(page, "?")
 	return path
+}
+
+// ConversionRate is visitors as a percentage of base, one decimal (halves away from zero);
+// 0 when base is 0.
+func ConversionRate(visitors, base int64) float64 {
+	return float64(roundedRatio(1000*visitors, base)) / 10
 }

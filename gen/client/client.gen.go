@@ -419,6 +419,43 @@ type Goal struct {
 	Page *string `json:"page"`
 }
 
+// GoalConversion defines model for GoalConversion.
+type GoalConversion struct {
+	// AverageRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	AverageRevenue *struct {
+		// Amount A decimal with two digits after the point, e.g. `120.50`.
+		Amount string `json:"amount"`
+
+		// Currency ISO 4217.
+		Currency string `json:"currency"`
+	} `json:"average_revenue"`
+	ConversionRate float64 `json:"conversion_rate"`
+	Events         int64   `json:"events"`
+
+	// Goal The goal's display name.
+	Goal string   `json:"goal"`
+	Kind GoalKind `json:"kind"`
+
+	// TotalRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	TotalRevenue *struct {
+		// Amount A decimal with two digits after the point, e.g. `120.50`.
+		Amount string `json:"amount"`
+
+		// Currency ISO 4217.
+		Currency string `json:"currency"`
+	} `json:"total_revenue"`
+	Visitors int64 `json:"visitors"`
+}
+
+// GoalConversionList defines model for GoalConversionList.
+type GoalConversionList struct {
+	Data []GoalConversion `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
 // GoalDeleted defines model for GoalDeleted.
 type GoalDeleted struct {
 	Deleted GoalDeletedDeleted `json:"deleted"`
@@ -750,6 +787,11 @@ type StatsFilter struct {
 	// ExitPage Visits that left from this page.
 	ExitPage *string `json:"exit_page,omitempty"`
 
+	// Goal Visits that convert on the goal of this `display_name` (exact; a name that is not
+	// one of the website's goals matches nothing): a pageview of its pattern, or an event
+	// of its name. With it, the summary adds `conversion_rate`.
+	Goal *string `json:"goal,omitempty"`
+
 	// LandingPage Visits that landed on this page.
 	LandingPage *string `json:"landing_page,omitempty"`
 
@@ -797,6 +839,10 @@ type StatsFilter struct {
 type Summary struct {
 	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
 	BounceRate float64 `json:"bounce_rate"`
+
+	// ConversionRate With `filter[goal]` only: the converting visitors as a percentage of the visitors
+	// of the same range and the other filters, one decimal (0 when there are none).
+	ConversionRate *float64 `json:"conversion_rate,omitempty"`
 
 	// Events Event hits (events are not pageviews).
 	Events    int64 `json:"events"`
@@ -1118,6 +1164,46 @@ type ListStatsParamsSearchBy string
 
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
+
+// ListGoalConversionsParams defines parameters for ListGoalConversions.
+type ListGoalConversionsParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To      RangeTo  `form:"to" json:"to"`
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+}
 
 // GetSummaryParams defines parameters for GetSummary.
 type GetSummaryParams struct {
@@ -2016,6 +2102,25 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 	ListStats(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListGoalConversions Conversions of a website's goals over a range
+	//
+	// Every goal of the website with its numbers over the calendar days from `from` to `to`,
+	// sorted by `visitors` descending, then `display_name`:
+	// - `visitors`: the distinct visitors of the visits that convert (one of their pageviews
+	//   matches a pageview goal's pattern, or one of their events has an event goal's name),
+	//   counted per day and summed over the days;
+	// - `events`: the matching pageviews or events;
+	// - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
+	//   filters, one decimal (0 when there are none);
+	// - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+	// Goals are counted from the visit rows when read, so a new goal counts past visits too;
+	// days without visit rows (before the upgrade that brought them, older than
+	// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
+	// day the numbers count when that is after `from`.
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
+	ListGoalConversions(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetRealtime Who is on a website now
 	//
 	// - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
@@ -2516,6 +2621,36 @@ func (c *Client) HeadOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn)
 // Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 func (c *Client) ListStats(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListStatsRequest(c.Server, websiteId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListGoalConversions Conversions of a website's goals over a range
+//
+// Every goal of the website with its numbers over the calendar days from `from` to `to`,
+// sorted by `visitors` descending, then `display_name`:
+//   - `visitors`: the distinct visitors of the visits that convert (one of their pageviews
+//     matches a pageview goal's pattern, or one of their events has an event goal's name),
+//     counted per day and summed over the days;
+//   - `events`: the matching pageviews or events;
+//   - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
+//     filters, one decimal (0 when there are none);
+//   - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+//
+// Goals are counted from the visit rows when read, so a new goal counts past visits too;
+// days without visit rows (before the upgrade that brought them, older than
+// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
+// day the numbers count when that is after `from`.
+//
+// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
+func (c *Client) ListGoalConversions(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListGoalConversionsRequest(c.Server, websiteId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3372,6 +3507,107 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 				}
 			}
 
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListGoalConversionsRequest constructs an http.Request for the ListGoalConversions method
+func NewListGoalConversionsRequest(server string, websiteId StatsWebsiteId, params *ListGoalConversionsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "website_id", websiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/%s/goals", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
 		}
 
 		if params.PerPage != nil {
@@ -4650,6 +4886,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 	ListStatsWithResponse(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*ListStatsResponse, error)
 
+	// ListGoalConversionsWithResponse Conversions of a website's goals over a range
+	//
+	// Every goal of the website with its numbers over the calendar days from `from` to `to`,
+	// sorted by `visitors` descending, then `display_name`:
+	// - `visitors`: the distinct visitors of the visits that convert (one of their pageviews
+	//   matches a pageview goal's pattern, or one of their events has an event goal's name),
+	//   counted per day and summed over the days;
+	// - `events`: the matching pageviews or events;
+	// - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
+	//   filters, one decimal (0 when there are none);
+	// - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+	// Goals are counted from the visit rows when read, so a new goal counts past visits too;
+	// days without visit rows (before the upgrade that brought them, older than
+	// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
+	// day the numbers count when that is after `from`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
+	ListGoalConversionsWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*ListGoalConversionsResponse, error)
+
 	// GetRealtimeWithResponse Who is on a website now
 	//
 	// - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
@@ -5453,6 +5710,125 @@ func (r ListStatsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListGoalConversionsResponse401Headers the declared response headers of an HTTP 401 response for ListGoalConversions
+type ListGoalConversionsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ListGoalConversionsResponse404Headers the declared response headers of an HTTP 404 response for ListGoalConversions
+type ListGoalConversionsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListGoalConversionsResponse422Headers the declared response headers of an HTTP 422 response for ListGoalConversions
+type ListGoalConversionsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListGoalConversionsResponse429Headers the declared response headers of an HTTP 429 response for ListGoalConversions
+type ListGoalConversionsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ListGoalConversionsResponse500Headers the declared response headers of an HTTP 500 response for ListGoalConversions
+type ListGoalConversionsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ListGoalConversionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GoalConversionList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidStatsQuery
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListGoalConversionsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListGoalConversionsResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListGoalConversionsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListGoalConversionsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListGoalConversionsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON200() *GoalConversionList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON422() *InvalidStatsQuery {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListGoalConversionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListGoalConversionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListGoalConversionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListGoalConversionsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7623,6 +7999,34 @@ func (c *ClientWithResponses) ListStatsWithResponse(ctx context.Context, website
 	return ParseListStatsResponse(rsp)
 }
 
+// ListGoalConversionsWithResponse Conversions of a website's goals over a range
+//
+// Every goal of the website with its numbers over the calendar days from `from` to `to`,
+// sorted by `visitors` descending, then `display_name`:
+//   - `visitors`: the distinct visitors of the visits that convert (one of their pageviews
+//     matches a pageview goal's pattern, or one of their events has an event goal's name),
+//     counted per day and summed over the days;
+//   - `events`: the matching pageviews or events;
+//   - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
+//     filters, one decimal (0 when there are none);
+//   - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+//
+// Goals are counted from the visit rows when read, so a new goal counts past visits too;
+// days without visit rows (before the upgrade that brought them, older than
+// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
+// day the numbers count when that is after `from`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
+func (c *ClientWithResponses) ListGoalConversionsWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*ListGoalConversionsResponse, error) {
+	rsp, err := c.ListGoalConversions(ctx, websiteId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListGoalConversionsResponse(rsp)
+}
+
 // GetRealtimeWithResponse Who is on a website now
 //
 //   - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
@@ -8698,6 +9102,176 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListStatsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListGoalConversionsResponse parses an HTTP response from a ListGoalConversionsWithResponse call
+func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListGoalConversionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GoalConversionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidStatsQuery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ListGoalConversionsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListGoalConversionsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListGoalConversionsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListGoalConversionsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListGoalConversionsResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
