@@ -116,6 +116,11 @@ func TestGoClient(t *testing.T) {
 		if data := must(t, list, err, 200).JSON200.Data; len(data) != 1 || !reflect.DeepEqual(data[0], g) {
 			t.Fatalf("list %+v", data)
 		}
+		conv, err := c.ListGoalConversionsWithResponse(ctx, site.Id, &client.ListGoalConversionsParams{From: date(t, s.Day), To: date(t, s.Day)})
+		if data := must(t, conv, err, 200).JSON200.Data; len(data) != 1 || data[0].Goal != g.DisplayName || data[0].Visitors != 0 ||
+			data[0].TotalRevenue != nil {
+			t.Fatalf("conversions %+v", data)
+		}
 		del, err := c.DeleteGoalWithResponse(ctx, site.Id, g.Id)
 		if got := must(t, del, err, 200).JSON200; got.Id != g.Id || got.Object != client.GoalDeletedObjectGoal || !bool(got.Deleted) {
 			t.Fatalf("delete %+v", got)

@@ -88,6 +88,18 @@ test("goals: store, list, refuse, delete", async () => {
   assert.deepEqual(list.data.map((g) => g.display_name), ["Outbound Link: Click", "Signup"]);
   assert.equal(list.meta.total, 2);
 
+  const conversions = await api.client.GET("/api/v1/stats/{website_id}/goals", {
+    params: { path: { website_id: site.id }, query: { from: day, to: day } },
+  });
+  assert.equal(conversions.response.status, 200);
+  assert.deepEqual(
+    conversions.data?.data.map((c) => [c.goal, c.visitors, c.conversion_rate, c.total_revenue]),
+    [
+      ["Outbound Link: Click", 0, 0, null],
+      ["Signup", 0, 0, null],
+    ],
+  );
+
   const err = await rejects(() => api.storeGoal(site.id, { kind: "pageview", page: "signup" }), 422);
   assert.deepEqual(Object.keys(err.errors), ["page"]);
   await rejects(() => api.listGoals(987654321), 404);
