@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -110,3 +112,80 @@ func editURL(id int64) string { return "/websites/" + strconv.FormatInt(id, 10) 
 
 // goalNotices are the sentences of the notices the goal forms come back with.
 var goalNotices = map[string]string{"goal-added": "The goal was added.", "goal-removed": "The goal was removed."}
+
+// goalReads are a range's conversions, as the dashboard, the export and the report show them.
+type goalReads struct {
+	conversions []repository.GoalConversion
+	visitors    int64 // the visitors rates divide by
+}
+
+// readGoals reads the conversions of the website's goals over the range, with the filters;
+// nothing when it has no goals.
+func (p *Pages) readGoals(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters) (goalReads, error) {
+	goals, err := p.repo.Goals(ctx, siteID)
+	if err != nil || len(goals) == 0 {
+		return goalReads{}, err
+	}
+	conversions, visitors, _, err := p.repo.Conversions(ctx, siteID, rng, filters, goals)
+	return goalReads{conversions: conversions, visitors: visitors}, err
+}
+
+// goalRow is one row of the dashboard's Goals panel.
+type goalRow struct {
+	Name     string
+	Filter   string // the dashboard filtered by the goal
+	Visitors int64  // uniques
+	Events   int64  // total
+	Rate     string // conversion rate, "4.2 %"
+}
+
+// goalRows are the Goals panel's rows; link makes the address that filters by a goal.
+func goalRows(reads goalReads, link func(stats.Name, string) string) []goalRow {
+	rows := make([]goalRow, len(reads.conversions))
+	for i, c := range reads.conversions {
+		rows[i] = goalRow{Name: c.Goal.DisplayName, Filter: link(stats.GoalName, c.Goal.DisplayName),
+			Visitors: c.Visitors, Events: c.Events, Rate: rateText(stats.ConversionRate(c.Visitors, reads.visitors))}
+	}
+	return rows
+}
+
+// rateText is a percentage with one decimal, as the pages show rates.
+func rateText(rate float64) string { return strconv.FormatFloat(rate, 'f', 1, 64) + " %" }
+
+// goalsExport is the export's name for the goals' conversions.
+const goalsExport = "goals"
+
+func goalsExportURL(domain string, rng stats.Range, filters stats.Filters) string {
+	q := withFilters(rng.Query(), filters)
+	q.Set("name", goalsExport)
+	return statsPath(domain) + "/export?" + q.Encode()
+}
+
+// exportGoals answers the CSV of the goals' conversions over the range, with the filters, in
+// the Goals panel's order: goal, visitors, events, conversion rate (a percentage, one
+// decimal) and revenue (empty: revenue is not recorded yet).
+func (p *Pages) exportGoals(w http.ResponseWriter, r *http.Request, site repository.Website, rng stats.Range, filters stats.Filters) {
+	reads, err := p.readGoals(r.Context(), site.ID, rng, filters)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	filename := site.Domain + "-goals-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02")
+	if len(filters) > 0 {
+		filename += "-filtered"
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+filename+`.csv"`)
+	h.Set("Cache-Control", "no-store")
+	out := bufio.NewWriterSize(w, 32<<10)
+	out.WriteString("goal,visitors,events,conversion_rate,revenue\r\n")
+	for _, c := range reads.conversions {
+		rate := strconv.FormatFloat(stats.ConversionRate(c.Visitors, reads.visitors), 'f', 1, 64)
+		out.WriteString(csvField(spreadsheetSafe(c.Goal.DisplayName)) + "," + strconv.FormatInt(c.Visitors, 10) + "," +
+			strconv.FormatInt(c.Events, 10) + "," + rate + ",\r\n")
+	}
+	if err := out.Flush(); err != nil {
+		p.log.Warn("export: write", "error", err) // the client went away
+	}
+}

@@ -3,11 +3,15 @@ package pages_test
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -94,5 +98,64 @@ func TestSettingsPageGoals(t *testing.T) {
 	wantStatus(t, "remove again", b.post(remove, url.Values{}), http.StatusNotFound)
 	if goals, _ = e.repo.Goals(context.Background(), id); len(goals) != 1 || goals[0].DisplayName != "Outbound Link: Click" {
 		t.Errorf("after the removal: %+v", goals)
+	}
+}
+
+// The dashboard's Goals panel: each goal with its uniques, total and conversion rate, each a
+// link that filters the dashboard by it; its CSV holds the same numbers.
+func TestDashboardGoalsPanel(t *testing.T) {
+	e := newEnv(t)
+	owner := e.account("owner@example.com")
+	id := e.site(owner, "panel.example")
+	e.stats(id, "2026-03-01", "page", map[string]int64{"/": 3})
+	d1 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	visit := func(visitor int32, pages []string, events, names []string) repotest.Visit {
+		return repotest.Visit{Day: d1, Visitor: visitor, Pages: pages, Events: events, EventNames: names,
+			Values: map[stats.Name]string{stats.LandingPage: pages[0], stats.ExitPage: pages[len(pages)-1]}}
+	}
+	repotest.WriteVisitRows(t, e.repoDB(), id, []repotest.Visit{
+		visit(1, []string{"/", "/signup/done"}, []string{"Signup::"}, []string{"Signup"}),
+		visit(2, []string{"/signup/done"}, nil, nil),
+		visit(3, []string{"/"}, nil, nil),
+		visit(4, []string{"/blog"}, nil, nil),
+	})
+	if _, err := e.repoDB().Exec(`UPDATE websites SET filters_from = '2026-03-01' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []url.Values{
+		goalValues("kind", "pageview", "page", "/signup/*", "display_name", "Signed up"),
+		goalValues("kind", "event", "event", "Signup"),
+	} {
+		if status, body := e.api("POST", fmt.Sprintf("/api/v1/websites/%d/goals", id), owner.key, g); status != http.StatusCreated {
+			t.Fatalf("goal: %d %s", status, body)
+		}
+	}
+	b := e.browser().signIn(owner)
+	p := b.get("/stats/panel.example?from=2026-03-01&to=2026-03-01")
+	wantStatus(t, "dashboard", p, http.StatusOK)
+	panel := p.body[strings.Index(p.body, `id="top-goals"`):]
+	panel = panel[:strings.Index(panel, "</section>")]
+	rows := regexp.MustCompile(`<a class="filter-link" href="([^"]+)">([^<]+)</a></td>\s*<td class="num">(\d+)</td>\s*<td class="num">(\d+)</td>\s*<td class="num">([^<]+)</td>`).FindAllStringSubmatch(panel, -1)
+	var got []string
+	for _, r := range rows {
+		got = append(got, strings.Join(r[2:], " "))
+	}
+	if want := "Signed up 2 2 50.0 %|Signup 1 1 25.0 %"; strings.Join(got, "|") != want {
+		t.Fatalf("Goals panel rows %q, want %q\n%s", got, want, panel)
+	}
+	link := html.UnescapeString(rows[0][1])
+	if !strings.Contains(link, "filter%5Bgoal%5D=Signed+up") {
+		t.Fatalf("the goal's link %q does not filter by it", link)
+	}
+	filtered := b.get(strings.TrimPrefix(link, e.public))
+	wantStatus(t, "dashboard filtered by a goal", filtered, http.StatusOK)
+	if !strings.Contains(filtered.body, "Goal") || !strings.Contains(filtered.body, "Signed up") {
+		t.Errorf("no goal chip on the filtered dashboard")
+	}
+
+	csv := b.get("/stats/panel.example/export?from=2026-03-01&to=2026-03-01&name=goals")
+	wantStatus(t, "goals CSV", csv, http.StatusOK)
+	if want := "goal,visitors,events,conversion_rate,revenue\r\nSigned up,2,2,50.0,\r\nSignup,1,1,25.0,\r\n"; csv.body != want {
+		t.Errorf("goals CSV %q, want %q", csv.body, want)
 	}
 }
