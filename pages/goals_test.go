@@ -159,3 +159,38 @@ func TestDashboardGoalsPanel(t *testing.T) {
 		t.Errorf("goals CSV %q, want %q", csv.body, want)
 	}
 }
+
+// goalsOf gives a website the visit rows of its last ten days (a fifth of the visits sign up,
+// some read the blog) and three goals, one with a long name and a markup name.
+func (e *env) goalsOf(owner account, id int64) {
+	e.t.Helper()
+	today := e.clock.Now().UTC().Truncate(24 * time.Hour)
+	var visits []repotest.Visit
+	for d := range 10 {
+		for i := range 40 {
+			pages := []string{"/", "/pricing"}
+			var events, names []string
+			if i%5 == 0 {
+				events, names = []string{"Signup::"}, []string{"Signup"}
+			}
+			if i%3 == 0 {
+				pages = append(pages, "/blog/how-we-count-visitors-without-cookies")
+			}
+			visits = append(visits, repotest.Visit{Day: today.AddDate(0, 0, -d), Visitor: int32(i), Pages: pages, Events: events, EventNames: names,
+				Values: map[stats.Name]string{stats.LandingPage: "/", stats.ExitPage: pages[len(pages)-1]}})
+		}
+	}
+	repotest.WriteVisitRows(e.t, e.repoDB(), id, visits)
+	if _, err := e.repoDB().Exec(`UPDATE websites SET filters_from = $2 WHERE id = $1`, id, today.AddDate(0, 0, -9)); err != nil {
+		e.t.Fatal(err)
+	}
+	for _, g := range []url.Values{
+		goalValues("kind", "event", "event", "Signup"),
+		goalValues("kind", "pageview", "page", "/blog/*", "display_name", "Read an article of the blog all the way to its very last paragraph"),
+		goalValues("kind", "pageview", "page", "/<b>|/pricing"),
+	} {
+		if status, body := e.api("POST", fmt.Sprintf("/api/v1/websites/%d/goals", id), owner.key, g); status != http.StatusCreated {
+			e.t.Fatalf("goal: %d %s", status, body)
+		}
+	}
+}
