@@ -112,6 +112,14 @@ func (f *goalFilter) resolve(ctx context.Context, r *Repository, websiteID int64
 	return f.match, f.err
 }
 
+// The kinds of a row's hit that goals compare: a page, an event name as sent, and the name
+// part of an event of a row written before names were kept.
+const (
+	hitPage = iota
+	hitEvent
+	hitOldEvent
+)
+
 // encodedEventName is an event name as the event statistic writes it (a ':' as a space): how
 // rows written before event_names existed hold it.
 func encodedEventName(name string) string { return strings.ReplaceAll(name, ":", " ") }
@@ -125,27 +133,13 @@ func (s *rowSource) goalCond(m *goalMatch) string {
 		if len(m.pages) == 0 {
 			return "false"
 		}
-		return "pages && " + s.arg(pq.Array(m.pages)) + "::text[]"
+		// = ANY of a bound array is hashed by PostgreSQL (15); && compares every pair.
+		return "EXISTS (SELECT FROM unnest(pages) AS x WHERE x = ANY(" + s.arg(pq.Array(m.pages)) + "::text[]))"
 	}
 	name, encoded := s.arg(m.goal.Event), s.arg(encodedEventName(m.goal.Event))
 	// Rows older than event_names hold only the encoded names (docs/goals.md).
 	return "(" + name + " = ANY(event_names) OR (event_names = '{}' AND events <> '{}' AND EXISTS (" +
 		"SELECT FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " + encoded + ")))"
-}
-
-// goalHits is the SQL of a row's pageviews or events that match m: the goal's `events`.
-func (s *rowSource) goalHits(m *goalMatch) string {
-	if m.goal.Kind == stats.GoalPageview {
-		if len(m.pages) == 0 {
-			return "0"
-		}
-		p := s.arg(pq.Array(m.pages)) + "::text[]"
-		return "CASE WHEN pages && " + p + " THEN (SELECT count(*) FROM unnest(pages) AS x WHERE x = ANY(" + p + ")) ELSE 0 END"
-	}
-	name, encoded := s.arg(m.goal.Event), s.arg(encodedEventName(m.goal.Event))
-	return "CASE WHEN event_names <> '{}' THEN cardinality(array_positions(event_names, " + name + ")) " +
-		"WHEN events = '{}' THEN 0 " +
-		"ELSE (SELECT count(*) FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " + encoded + ") END"
 }
 
 // GoalConversion is one goal's numbers over a range.
@@ -169,20 +163,37 @@ func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalC
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.goals: %w", err)
 	}
-	// One scan: each row gives, for goal 0 (every row: the visitors of the range) and each goal
-	// it converts on, its hits; visitors are the groups of (day, visitor) of each goal.
-	values := []string{"(0, 1)"}
-	for i := range matches {
-		values = append(values, fmt.Sprintf("(%d, %s)", i+1, s.goalHits(&matches[i])))
+	// The hits of each goal: every page and event name of the rows, joined on its text with
+	// the (text, goal) pairs of the goals (hashed), so a row costs its hits, whatever the number
+	// of goals and matching pages; visitors are the groups of (goal, day, visitor).
+	var texts []string
+	var kinds, ids []int64
+	for i, m := range matches {
+		if m.goal.Kind == stats.GoalPageview {
+			for _, p := range m.pages {
+				texts, kinds, ids = append(texts, p), append(kinds, hitPage), append(ids, int64(i))
+			}
+			continue
+		}
+		texts, kinds, ids = append(texts, m.goal.Event, encodedEventName(m.goal.Event)), append(kinds, hitEvent, hitOldEvent), append(ids, int64(i), int64(i))
 	}
+	pairs := `unnest(` + s.arg(pq.Array(texts)) + `::text[], ` + s.arg(pq.Array(kinds)) + `::int[], ` + s.arg(pq.Array(ids)) + `::int[]) AS m (text, kind, goal)`
 	query := `
-		SELECT goal, count(*) AS visitors, coalesce(sum(hits), 0)::bigint AS events
+		SELECT -1 AS goal, count(*) AS visitors, 0::bigint AS events
+		FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS a
+		UNION ALL
+		SELECT goal, count(*), sum(hits)::bigint
 		FROM (
-			SELECT g.goal, day, visitor, sum(g.hits) AS hits
-			FROM visit_rows CROSS JOIN LATERAL (VALUES ` + strings.Join(values, ", ") + `) AS g (goal, hits)
-			WHERE ` + s.where + ` AND g.hits > 0
-			GROUP BY g.goal, day, visitor
-		) AS v
+			SELECT m.goal, day, visitor, count(*) AS hits
+			FROM visit_rows CROSS JOIN LATERAL (
+				SELECT ` + fmt.Sprint(hitPage) + ` AS kind, x AS text FROM unnest(pages) AS x
+				UNION ALL SELECT ` + fmt.Sprint(hitEvent) + `, x FROM unnest(event_names) AS x
+				UNION ALL SELECT ` + fmt.Sprint(hitOldEvent) + `, split_part(x, ':', 1) FROM unnest(events) AS x WHERE event_names = '{}'
+			) AS h
+			JOIN ` + pairs + ` ON m.text = h.text AND m.kind = h.kind
+			WHERE ` + s.where + `
+			GROUP BY m.goal, day, visitor
+		) AS c
 		GROUP BY goal`
 	var rows []struct {
 		Goal     int   `db:"goal"`
@@ -198,12 +209,12 @@ func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalC
 	}
 	var visitors int64
 	for _, row := range rows {
-		if row.Goal == 0 {
+		if row.Goal < 0 {
 			visitors = scale(row.Visitors, s.fraction)
 			continue
 		}
-		out[row.Goal-1].Visitors = scale(row.Visitors, s.fraction)
-		out[row.Goal-1].Events = scale(row.Events, s.fraction)
+		out[row.Goal].Visitors = scale(row.Visitors, s.fraction)
+		out[row.Goal].Events = scale(row.Events, s.fraction)
 	}
 	slices.SortStableFunc(out, func(a, b GoalConversion) int {
 		if a.Visitors != b.Visitors {
