@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
 )
 
 // A website's goals on its settings page (/websites/{id}/edit): the list, a form that adds one
@@ -178,12 +178,11 @@ func (p *Pages) exportGoals(w http.ResponseWriter, r *http.Request, site reposit
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+filename+`.csv"`)
 	h.Set("Cache-Control", "no-store")
-	out := bufio.NewWriterSize(w, 32<<10)
-	out.WriteString("goal,visitors,events,conversion_rate,revenue\r\n")
+	out := web.NewCSV(w)
+	out.Row("goal", "visitors", "events", "conversion_rate", "revenue")
 	for _, c := range reads.conversions {
 		rate := strconv.FormatFloat(stats.ConversionRate(c.Visitors, reads.visitors), 'f', 1, 64)
-		out.WriteString(csvField(spreadsheetSafe(c.Goal.DisplayName)) + "," + strconv.FormatInt(c.Visitors, 10) + "," +
-			strconv.FormatInt(c.Events, 10) + "," + rate + ",\r\n")
+		out.Row(c.Goal.DisplayName, strconv.FormatInt(c.Visitors, 10), strconv.FormatInt(c.Events, 10), rate, "")
 	}
 	if err := out.Flush(); err != nil {
 		p.log.Warn("export: write", "error", err) // the client went away
