@@ -244,9 +244,15 @@ func (r *Repository) Conversions(ctx context.Context, websiteID int64, days stat
 // range and the other filters, read from the visit rows as the goal's own visitors are.
 func (r *Repository) ConversionBase(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (int64, error) {
 	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Without(stats.GoalName), goal: &goalFilter{}}
-	t, err := v.Totals(ctx)
+	s, err := v.source(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("stats.conversion_base: %w", err)
 	}
-	return t.Visitors, nil
+	// The visitors only: the groups of (day, visitor), without the totals' other sums.
+	query := `SELECT count(*) FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS v`
+	var visitors int64
+	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &visitors, query, s.args...) }); err != nil {
+		return 0, fmt.Errorf("stats.conversion_base: %w", err)
+	}
+	return scale(visitors, s.fraction), nil
 }
