@@ -11,6 +11,7 @@ import (
 
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 // goalVisits are the visits of the conversion tests, on 2026-03-01 and 03-02. Day numbers
@@ -35,11 +36,11 @@ func goalVisits() []repotest.Visit {
 }
 
 func (e *env) goalSite(key string) int64 {
-	e.t.Helper()
+	e.T.Helper()
 	site := int64(e.store(key, "domain", "goals.example")["id"].(float64))
-	repotest.WriteVisitRows(e.t, e.db, site, goalVisits())
-	if _, err := e.db.ExecContext(context.Background(), `UPDATE websites SET filters_from = '2026-03-01' WHERE id = $1`, site); err != nil {
-		e.t.Fatal(err)
+	repotest.WriteVisitRows(e.T, e.DB, site, goalVisits())
+	if _, err := e.DB.ExecContext(context.Background(), `UPDATE websites SET filters_from = '2026-03-01' WHERE id = $1`, site); err != nil {
+		e.T.Fatal(err)
 	}
 	for _, g := range [][]string{
 		{"kind", "event", "event", "Outbound Link: Click"},
@@ -54,13 +55,13 @@ func (e *env) goalSite(key string) int64 {
 
 // conversions is the goals list of a query as "goal kind visitors events rate" lines.
 func (e *env) conversions(key string, site int64, query string) (string, map[string]any) {
-	e.t.Helper()
-	body := want(e.t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/goals?%s", site, query), key: key}), http.StatusOK)
+	e.T.Helper()
+	body := want(e.T, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/goals?%s", site, query), Key: key}), http.StatusOK)
 	var lines []string
 	for _, x := range body["data"].([]any) {
 		g := x.(map[string]any)
 		if g["total_revenue"] != nil || g["average_revenue"] != nil {
-			e.t.Errorf("revenue of %v: not null", g["goal"])
+			e.T.Errorf("revenue of %v: not null", g["goal"])
 		}
 		lines = append(lines, fmt.Sprintf("%v %v %v %v %v", g["goal"], g["kind"], g["visitors"], g["events"], g["conversion_rate"]))
 	}
@@ -69,7 +70,7 @@ func (e *env) conversions(key string, site int64, query string) (string, map[str
 
 func TestGoalConversions(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	site := e.goalSite(key)
 
 	got, meta := e.conversions(key, site, "from=2026-03-01&to=2026-03-02")
@@ -109,24 +110,24 @@ func TestGoalConversions(t *testing.T) {
 
 func TestGoalConversionsRefusals(t *testing.T) {
 	e := newEnv(t)
-	alice, bob := e.user("a@example.com"), e.user("b@example.com")
+	alice, bob := e.User("a@example.com").Key, e.User("b@example.com").Key
 	site := e.goalSite(alice)
-	want(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/goals?from=2026-03-01&to=2026-03-02", site), key: bob}), http.StatusNotFound)
-	want(t, e.do(request{path: "/api/v1/stats/999999/goals?from=2026-03-01&to=2026-03-02", key: alice}), http.StatusNotFound)
-	wantField(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/goals?from=2026-03-02&to=2026-03-01", site), key: alice}), "to")
-	wantField(t, e.do(request{path: fmt.Sprintf("/api/v1/stats/%d/goals?from=2026-03-01&to=2026-03-02&filter[goal]=a&filter[goal]=b", site), key: alice}), "filter")
+	want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/goals?from=2026-03-01&to=2026-03-02", site), Key: bob}), http.StatusNotFound)
+	want(t, e.Do(harness.Request{Path: "/api/v1/stats/999999/goals?from=2026-03-01&to=2026-03-02", Key: alice}), http.StatusNotFound)
+	wantField(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/goals?from=2026-03-02&to=2026-03-01", site), Key: alice}), "to")
+	wantField(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/goals?from=2026-03-01&to=2026-03-02&filter[goal]=a&filter[goal]=b", site), Key: alice}), "filter")
 }
 
 // filter[goal] narrows every number to the converting visits, and the summary says the rate
 // against the same range and the other filters.
 func TestFilterByGoal(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	site := e.goalSite(key)
 	summary := func(filters url.Values) map[string]any {
 		t.Helper()
 		path := fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-03-01&to=2026-03-02&%s", site, filters.Encode())
-		return want(t, e.do(request{path: path, key: key}), http.StatusOK)["data"].(map[string]any)
+		return want(t, e.Do(harness.Request{Path: path, Key: key}), http.StatusOK)["data"].(map[string]any)
 	}
 	check := func(filters url.Values, visitors, visits, pageviews, rate float64) {
 		t.Helper()
@@ -146,7 +147,7 @@ func TestFilterByGoal(t *testing.T) {
 
 	path := fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-03-01&to=2026-03-02&%s", site, url.Values{"filter[goal]": {"Signup"}}.Encode())
 	var pages []string
-	for _, x := range want(t, e.do(request{path: path, key: key}), http.StatusOK)["data"].([]any) {
+	for _, x := range want(t, e.Do(harness.Request{Path: path, Key: key}), http.StatusOK)["data"].([]any) {
 		pages = append(pages, fmt.Sprintf("%v=%v", x.(map[string]any)["value"], x.(map[string]any)["count"]))
 	}
 	if got := strings.Join(pages, " "); got != "/signup/done=2 /=1 /signup/done?x=1=1" {
@@ -154,7 +155,7 @@ func TestFilterByGoal(t *testing.T) {
 	}
 	path = fmt.Sprintf("/api/v1/stats/%d/timeseries?from=2026-03-01&to=2026-03-02&%s", site, url.Values{"filter[goal]": {"Visit /blog/*"}}.Encode())
 	var visitors []string
-	for _, x := range want(t, e.do(request{path: path, key: key}), http.StatusOK)["data"].([]any) {
+	for _, x := range want(t, e.Do(harness.Request{Path: path, Key: key}), http.StatusOK)["data"].([]any) {
 		visitors = append(visitors, fmt.Sprint(x.(map[string]any)["visitors"]))
 	}
 	if got := strings.Join(visitors, " "); got != "1 0" {

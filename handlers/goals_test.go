@@ -8,30 +8,31 @@ import (
 	"testing"
 
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 func goalsPath(site any) string { return fmt.Sprintf("/api/v1/websites/%v/goals", site) }
 
 func (e *env) storeGoal(key string, site any, kv ...string) map[string]any {
-	e.t.Helper()
-	res := e.do(request{method: "POST", path: goalsPath(site), key: key, form: form(kv...)})
-	return want(e.t, res, http.StatusCreated)["data"].(map[string]any)
+	e.T.Helper()
+	res := e.Do(harness.Request{Method: "POST", Path: goalsPath(site), Key: key, Form: form(kv...)})
+	return want(e.T, res, http.StatusCreated)["data"].(map[string]any)
 }
 
 func (e *env) goalCount(key string, site any) float64 {
-	e.t.Helper()
-	res := e.do(request{path: goalsPath(site) + "?per_page=10", key: key})
-	return want(e.t, res, http.StatusOK)["meta"].(map[string]any)["total"].(float64)
+	e.T.Helper()
+	res := e.Do(harness.Request{Path: goalsPath(site) + "?per_page=10", Key: key})
+	return want(e.T, res, http.StatusOK)["meta"].(map[string]any)["total"].(float64)
 }
 
 func TestGoalsStoreListDelete(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	site := e.store(key, "domain", "example.com")["id"]
 
-	res := e.do(request{method: "POST", path: goalsPath(site), key: key, form: form("kind", "event", "event", "Outbound Link: Click", "currency", "EUR")})
+	res := e.Do(harness.Request{Method: "POST", Path: goalsPath(site), Key: key, Form: form("kind", "event", "event", "Outbound Link: Click", "currency", "EUR")})
 	ev := want(t, res, http.StatusCreated)["data"].(map[string]any)
-	if loc := res.header.Get("Location"); loc != goalsPath(site) {
+	if loc := res.Header.Get("Location"); loc != goalsPath(site) {
 		t.Errorf("Location %q", loc)
 	}
 	wantGoal := map[string]any{"kind": "event", "page": nil, "event": "Outbound Link: Click",
@@ -47,7 +48,7 @@ func TestGoalsStoreListDelete(t *testing.T) {
 	}
 	named := e.storeGoal(key, site, "kind", "pageview", "page", "/", "display_name", "Home")
 
-	list := want(t, e.do(request{path: goalsPath(site), key: key}), http.StatusOK)
+	list := want(t, e.Do(harness.Request{Path: goalsPath(site), Key: key}), http.StatusOK)
 	var names []string
 	for _, g := range list["data"].([]any) {
 		names = append(names, g.(map[string]any)["display_name"].(string))
@@ -56,7 +57,7 @@ func TestGoalsStoreListDelete(t *testing.T) {
 		t.Errorf("list %s", got)
 	}
 
-	res = e.do(request{method: "DELETE", path: fmt.Sprintf("%s/%v", goalsPath(site), named["id"]), key: key})
+	res = e.Do(harness.Request{Method: "DELETE", Path: fmt.Sprintf("%s/%v", goalsPath(site), named["id"]), Key: key})
 	body := want(t, res, http.StatusOK)
 	if body["id"] != named["id"] || body["object"] != "goal" || body["deleted"] != true {
 		t.Errorf("delete answered %v", body)
@@ -64,14 +65,14 @@ func TestGoalsStoreListDelete(t *testing.T) {
 	if n := e.goalCount(key, site); n != 2 {
 		t.Errorf("%v goals left, want 2", n)
 	}
-	res = e.do(request{method: "DELETE", path: fmt.Sprintf("%s/%v", goalsPath(site), named["id"]), key: key})
+	res = e.Do(harness.Request{Method: "DELETE", Path: fmt.Sprintf("%s/%v", goalsPath(site), named["id"]), Key: key})
 	want(t, res, http.StatusNotFound)
 }
 
 // Every refusal names its field and writes nothing.
 func TestGoalRefusals(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	site := e.store(key, "domain", "example.com")["id"]
 	e.storeGoal(key, site, "kind", "event", "event", "Signup")
 	long := strings.Repeat("x", 121)
@@ -100,7 +101,7 @@ func TestGoalRefusals(t *testing.T) {
 		{"favorite", []string{"kind", "event", "event", "E", "favorite", "1"}},
 	}
 	for _, c := range cases {
-		res := e.do(request{method: "POST", path: goalsPath(site), key: key, form: form(c.form...)})
+		res := e.Do(harness.Request{Method: "POST", Path: goalsPath(site), Key: key, Form: form(c.form...)})
 		wantField(t, res, c.field)
 	}
 	if n := e.goalCount(key, site); n != 1 {
@@ -112,22 +113,22 @@ func TestGoalRefusals(t *testing.T) {
 // field included, and change nothing.
 func TestGoalsOfAnotherAreNotFound(t *testing.T) {
 	e := newEnv(t)
-	alice, bob := e.user("a@example.com"), e.user("b@example.com")
+	alice, bob := e.User("a@example.com").Key, e.User("b@example.com").Key
 	aliceSite := e.store(alice, "domain", "alice.example")["id"]
 	bobSite := e.store(bob, "domain", "bob.example")["id"]
 	aliceGoal := e.storeGoal(alice, aliceSite, "kind", "event", "event", "Signup")["id"]
 	bobGoal := e.storeGoal(bob, bobSite, "kind", "event", "event", "Signup")["id"]
 
-	for _, r := range []request{
-		{path: goalsPath(aliceSite), key: bob},
-		{path: goalsPath(999999), key: bob},
-		{method: "POST", path: goalsPath(aliceSite), key: bob, form: form("kind", "event", "event", "X")},
-		{method: "POST", path: goalsPath(aliceSite), key: bob, form: form("kind", "event")},
-		{method: "DELETE", path: fmt.Sprintf("%s/%v", goalsPath(aliceSite), aliceGoal), key: bob},
-		{method: "DELETE", path: fmt.Sprintf("%s/%v", goalsPath(bobSite), aliceGoal), key: bob},
-		{method: "DELETE", path: fmt.Sprintf("%s/%v", goalsPath(aliceSite), bobGoal), key: alice},
+	for _, r := range []harness.Request{
+		{Path: goalsPath(aliceSite), Key: bob},
+		{Path: goalsPath(999999), Key: bob},
+		{Method: "POST", Path: goalsPath(aliceSite), Key: bob, Form: form("kind", "event", "event", "X")},
+		{Method: "POST", Path: goalsPath(aliceSite), Key: bob, Form: form("kind", "event")},
+		{Method: "DELETE", Path: fmt.Sprintf("%s/%v", goalsPath(aliceSite), aliceGoal), Key: bob},
+		{Method: "DELETE", Path: fmt.Sprintf("%s/%v", goalsPath(bobSite), aliceGoal), Key: bob},
+		{Method: "DELETE", Path: fmt.Sprintf("%s/%v", goalsPath(aliceSite), bobGoal), Key: alice},
 	} {
-		want(t, e.do(r), http.StatusNotFound)
+		want(t, e.Do(r), http.StatusNotFound)
 	}
 	if n := e.goalCount(alice, aliceSite); n != 1 {
 		t.Errorf("alice has %v goals, want 1", n)
@@ -140,7 +141,7 @@ func TestGoalsOfAnotherAreNotFound(t *testing.T) {
 // The 201st goal is refused, even when many requests race for the last places.
 func TestGoalLimitUnderParallelRequests(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	site := e.store(key, "domain", "example.com")["id"]
 	for i := range stats.MaxGoals - 5 {
 		e.storeGoal(key, site, "kind", "event", "event", fmt.Sprintf("e%d", i))
@@ -151,8 +152,8 @@ func TestGoalLimitUnderParallelRequests(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := e.do(request{method: "POST", path: goalsPath(site), key: key, form: form("kind", "event", "event", fmt.Sprintf("race%d", i))})
-			statuses <- res.status
+			res := e.Do(harness.Request{Method: "POST", Path: goalsPath(site), Key: key, Form: form("kind", "event", "event", fmt.Sprintf("race%d", i))})
+			statuses <- res.Status
 		}()
 	}
 	wg.Wait()
@@ -173,18 +174,18 @@ func TestGoalLimitUnderParallelRequests(t *testing.T) {
 	if n := e.goalCount(key, site); n != stats.MaxGoals {
 		t.Errorf("%v goals, want %d", n, stats.MaxGoals)
 	}
-	wantField(t, e.do(request{method: "POST", path: goalsPath(site), key: key, form: form("kind", "event", "event", "one more")}), "kind")
+	wantField(t, e.Do(harness.Request{Method: "POST", Path: goalsPath(site), Key: key, Form: form("kind", "event", "event", "one more")}), "kind")
 }
 
 // A website's goals go with it.
 func TestGoalsGoWithTheirWebsite(t *testing.T) {
 	e := newEnv(t)
-	key := e.user("a@example.com")
+	key := e.User("a@example.com").Key
 	site := e.store(key, "domain", "example.com")["id"]
 	e.storeGoal(key, site, "kind", "event", "event", "Signup")
-	want(t, e.do(request{method: "DELETE", path: fmt.Sprintf("/api/v1/websites/%v", site), key: key}), http.StatusOK)
+	want(t, e.Do(harness.Request{Method: "DELETE", Path: fmt.Sprintf("/api/v1/websites/%v", site), Key: key}), http.StatusOK)
 	var n int
-	if err := e.db.Get(&n, `SELECT count(*) FROM goals`); err != nil {
+	if err := e.DB.Get(&n, `SELECT count(*) FROM goals`); err != nil {
 		t.Fatal(err)
 	}
 	if n != 0 {

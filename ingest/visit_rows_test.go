@@ -176,7 +176,7 @@ func TestVisitRowKeepsEventNamesAsSent(t *testing.T) {
 		Events     pq.StringArray `db:"events"`
 		EventNames pq.StringArray `db:"event_names"`
 	}
-	if err := e.db.Select(&rows, `SELECT events, event_names FROM visit_rows WHERE website_id = $1`, id); err != nil {
+	if err := e.DB.Select(&rows, `SELECT events, event_names FROM visit_rows WHERE website_id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 1 {

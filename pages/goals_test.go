@@ -13,6 +13,7 @@ import (
 
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/testkit/harness"
 )
 
 func goalValues(kv ...string) url.Values {
@@ -27,8 +28,8 @@ func goalValues(kv ...string) url.Values {
 // readable message beside its field and writes nothing.
 func TestSettingsPageGoals(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "goals.example")
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "goals.example")
 	b := e.browser().signIn(owner)
 	edit := fmt.Sprintf("/websites/%d/edit", id)
 	add := fmt.Sprintf("/websites/%d/goals", id)
@@ -73,7 +74,7 @@ func TestSettingsPageGoals(t *testing.T) {
 	if !strings.Contains(p.body, stats.TextRule) {
 		t.Errorf("NUL in the event name: the page does not say %q", stats.TextRule)
 	}
-	goals, err := e.repo.Goals(context.Background(), id)
+	goals, err := e.Repo.Goals(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +91,13 @@ func TestSettingsPageGoals(t *testing.T) {
 	wantStatus(t, "remove without CSRF", b.postRaw(remove, url.Values{}), http.StatusForbidden)
 
 	// Another user cannot see, add or remove them.
-	other := e.browser().signIn(e.account("other@example.com"))
+	other := e.browser().signIn(e.UserWithPassword("other@example.com"))
 	wantStatus(t, "another's add", other.post(add, goalValues("kind", "event", "event", "X")), http.StatusNotFound)
 	wantStatus(t, "another's remove", other.post(remove, url.Values{}), http.StatusNotFound)
 
 	wantStatus(t, "remove", b.post(remove, url.Values{}), http.StatusSeeOther)
 	wantStatus(t, "remove again", b.post(remove, url.Values{}), http.StatusNotFound)
-	if goals, _ = e.repo.Goals(context.Background(), id); len(goals) != 1 || goals[0].DisplayName != "Outbound Link: Click" {
+	if goals, _ = e.Repo.Goals(context.Background(), id); len(goals) != 1 || goals[0].DisplayName != "Outbound Link: Click" {
 		t.Errorf("after the removal: %+v", goals)
 	}
 }
@@ -105,28 +106,28 @@ func TestSettingsPageGoals(t *testing.T) {
 // link that filters the dashboard by it; its CSV holds the same numbers.
 func TestDashboardGoalsPanel(t *testing.T) {
 	e := newEnv(t)
-	owner := e.account("owner@example.com")
-	id := e.site(owner, "panel.example")
-	e.stats(id, "2026-03-01", "page", map[string]int64{"/": 3})
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "panel.example")
+	e.Count(id, "2026-03-01", "page", map[string]int64{"/": 3})
 	d1 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	visit := func(visitor int32, pages []string, events, names []string) repotest.Visit {
 		return repotest.Visit{Day: d1, Visitor: visitor, Pages: pages, Events: events, EventNames: names,
 			Values: map[stats.Name]string{stats.LandingPage: pages[0], stats.ExitPage: pages[len(pages)-1]}}
 	}
-	repotest.WriteVisitRows(t, e.repoDB(), id, []repotest.Visit{
+	repotest.WriteVisitRows(t, e.DB, id, []repotest.Visit{
 		visit(1, []string{"/", "/signup/done"}, []string{"Signup::"}, []string{"Signup"}),
 		visit(2, []string{"/signup/done"}, nil, nil),
 		visit(3, []string{"/"}, nil, nil),
 		visit(4, []string{"/blog"}, nil, nil),
 	})
-	if _, err := e.repoDB().Exec(`UPDATE websites SET filters_from = '2026-03-01' WHERE id = $1`, id); err != nil {
+	if _, err := e.DB.Exec(`UPDATE websites SET filters_from = '2026-03-01' WHERE id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range []url.Values{
 		goalValues("kind", "pageview", "page", "/signup/*", "display_name", "Signed up"),
 		goalValues("kind", "event", "event", "Signup"),
 	} {
-		if status, body := e.api("POST", fmt.Sprintf("/api/v1/websites/%d/goals", id), owner.key, g); status != http.StatusCreated {
+		if status, body := e.api("POST", fmt.Sprintf("/api/v1/websites/%d/goals", id), owner.Key, g); status != http.StatusCreated {
 			t.Fatalf("goal: %d %s", status, body)
 		}
 	}
@@ -162,9 +163,9 @@ func TestDashboardGoalsPanel(t *testing.T) {
 
 // goalsOf gives a website the visit rows of its last ten days (a fifth of the visits sign up,
 // some read the blog) and three goals, one with a long name and a markup name.
-func (e *env) goalsOf(owner account, id int64) {
-	e.t.Helper()
-	today := e.clock.Now().UTC().Truncate(24 * time.Hour)
+func (e *env) goalsOf(owner harness.User, id int64) {
+	e.T.Helper()
+	today := e.Clock.Now().UTC().Truncate(24 * time.Hour)
 	var visits []repotest.Visit
 	for d := range 10 {
 		for i := range 40 {
@@ -180,17 +181,17 @@ func (e *env) goalsOf(owner account, id int64) {
 				Values: map[stats.Name]string{stats.LandingPage: "/", stats.ExitPage: pages[len(pages)-1]}})
 		}
 	}
-	repotest.WriteVisitRows(e.t, e.repoDB(), id, visits)
-	if _, err := e.repoDB().Exec(`UPDATE websites SET filters_from = $2 WHERE id = $1`, id, today.AddDate(0, 0, -9)); err != nil {
-		e.t.Fatal(err)
+	repotest.WriteVisitRows(e.T, e.DB, id, visits)
+	if _, err := e.DB.Exec(`UPDATE websites SET filters_from = $2 WHERE id = $1`, id, today.AddDate(0, 0, -9)); err != nil {
+		e.T.Fatal(err)
 	}
 	for _, g := range []url.Values{
 		goalValues("kind", "event", "event", "Signup"),
 		goalValues("kind", "pageview", "page", "/blog/*", "display_name", "Read an article of the blog all the way to its very last paragraph"),
 		goalValues("kind", "pageview", "page", "/<b>|/pricing"),
 	} {
-		if status, body := e.api("POST", fmt.Sprintf("/api/v1/websites/%d/goals", id), owner.key, g); status != http.StatusCreated {
-			e.t.Fatalf("goal: %d %s", status, body)
+		if status, body := e.api("POST", fmt.Sprintf("/api/v1/websites/%d/goals", id), owner.Key, g); status != http.StatusCreated {
+			e.T.Fatalf("goal: %d %s", status, body)
 		}
 	}
 }
