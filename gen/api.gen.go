@@ -53,6 +53,54 @@ func (e DeletedObject) Valid() bool {
 	}
 }
 
+// Defines values for GoalDeletedDeleted.
+const (
+	GoalDeletedDeletedTrue GoalDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the GoalDeletedDeleted enum.
+func (e GoalDeletedDeleted) Valid() bool {
+	switch e {
+	case GoalDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GoalDeletedObject.
+const (
+	GoalDeletedObjectGoal GoalDeletedObject = "goal"
+)
+
+// Valid indicates whether the value is a known member of the GoalDeletedObject enum.
+func (e GoalDeletedObject) Valid() bool {
+	switch e {
+	case GoalDeletedObjectGoal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GoalKind.
+const (
+	GoalKindEvent    GoalKind = "event"
+	GoalKindPageview GoalKind = "pageview"
+)
+
+// Valid indicates whether the value is a known member of the GoalKind enum.
+func (e GoalKind) Valid() bool {
+	switch e {
+	case GoalKindEvent:
+		return true
+	case GoalKindPageview:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	HealthStatusOk          HealthStatus = "ok"
@@ -358,6 +406,106 @@ type Error struct {
 // `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
 // Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 type Flag = bool
+
+// Goal defines model for Goal.
+type Goal struct {
+	// Currency An event goal's ISO 4217 currency, or null.
+	Currency    *string `json:"currency"`
+	DisplayName string  `json:"display_name"`
+
+	// Event An event goal's event name, as sent; null for a pageview goal.
+	Event *string  `json:"event"`
+	Id    int64    `json:"id"`
+	Kind  GoalKind `json:"kind"`
+
+	// Page A pageview goal's path pattern; null for an event goal.
+	Page *string `json:"page"`
+}
+
+// GoalConversion defines model for GoalConversion.
+type GoalConversion struct {
+	// AverageRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	AverageRevenue *struct {
+		// Amount A decimal with two digits after the point, e.g. `120.50`.
+		Amount string `json:"amount"`
+
+		// Currency ISO 4217.
+		Currency string `json:"currency"`
+	} `json:"average_revenue"`
+	ConversionRate float64 `json:"conversion_rate"`
+	Events         int64   `json:"events"`
+
+	// Goal The goal's display name.
+	Goal string   `json:"goal"`
+	Kind GoalKind `json:"kind"`
+
+	// TotalRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	TotalRevenue *struct {
+		// Amount A decimal with two digits after the point, e.g. `120.50`.
+		Amount string `json:"amount"`
+
+		// Currency ISO 4217.
+		Currency string `json:"currency"`
+	} `json:"total_revenue"`
+	Visitors int64 `json:"visitors"`
+}
+
+// GoalConversionList defines model for GoalConversionList.
+type GoalConversionList struct {
+	Data []GoalConversion `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// GoalDeleted defines model for GoalDeleted.
+type GoalDeleted struct {
+	Deleted GoalDeletedDeleted `json:"deleted"`
+	Id      int64              `json:"id"`
+	Object  GoalDeletedObject  `json:"object"`
+}
+
+// GoalDeletedDeleted defines model for GoalDeleted.Deleted.
+type GoalDeletedDeleted bool
+
+// GoalDeletedObject defines model for GoalDeleted.Object.
+type GoalDeletedObject string
+
+// GoalForm Any other field is refused with 422.
+type GoalForm struct {
+	// Currency Event goals only (422 otherwise): an ISO 4217 code, three capitals.
+	Currency *string `json:"currency,omitempty"`
+
+	// DisplayName 1 to 120 characters, unique in the website; by default `Visit ` and the pattern
+	// (cut to 120 characters) or the event name.
+	DisplayName *string `json:"display_name,omitempty"`
+
+	// Event Event goals only (422 otherwise): the event name, 1 to 64 characters.
+	Event *string  `json:"event,omitempty"`
+	Kind  GoalKind `json:"kind"`
+
+	// Page Pageview goals only (422 otherwise): a path pattern of 1 to 255 characters starting
+	// with `/`; `*` matches any run of characters, `|` separates alternatives.
+	Page *string `json:"page,omitempty"`
+}
+
+// GoalKind defines model for GoalKind.
+type GoalKind string
+
+// GoalList defines model for GoalList.
+type GoalList struct {
+	Data []Goal `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// GoalResponse defines model for GoalResponse.
+type GoalResponse struct {
+	Data Goal `json:"data"`
+}
 
 // Health defines model for Health.
 type Health struct {
@@ -714,6 +862,11 @@ type StatsFilter struct {
 	// ExitPage Visits that left from this page.
 	ExitPage *string `json:"exit_page,omitempty"`
 
+	// Goal Visits that convert on the goal of this `display_name` (exact; a name that is not
+	// one of the website's goals matches nothing): a pageview of its pattern, or an event
+	// of its name. With it, the summary adds `conversion_rate`.
+	Goal *string `json:"goal,omitempty"`
+
 	// LandingPage Visits that landed on this page.
 	LandingPage *string `json:"landing_page,omitempty"`
 
@@ -783,6 +936,10 @@ type StatsFilterValues struct {
 type Summary struct {
 	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
 	BounceRate float64 `json:"bounce_rate"`
+
+	// ConversionRate With `filter[goal]` only: the converting visitors as a percentage of the visitors
+	// of the same range and the other filters, one decimal (0 when there are none).
+	ConversionRate *float64 `json:"conversion_rate,omitempty"`
 
 	// Events Event hits (events are not pageviews).
 	Events    int64 `json:"events"`
@@ -1024,6 +1181,9 @@ type BadHit = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidGoal The one error body, for every status >= 400.
+type InvalidGoal = Error
+
 // InvalidStatsQuery The one error body, for every status >= 400.
 type InvalidStatsQuery = Error
 
@@ -1165,6 +1325,46 @@ type ListStatsParamsSearchBy string
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
 
+// ListGoalConversionsParams defines parameters for ListGoalConversions.
+type ListGoalConversionsParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To      RangeTo  `form:"to" json:"to"`
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+}
+
 // GetSummaryParams defines parameters for GetSummary.
 type GetSummaryParams struct {
 	// From First day, `YYYY-MM-DD` (years 1 to 9999).
@@ -1305,6 +1505,14 @@ type ListWebsitesParamsSearchBy string
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
 
+// ListGoalsParams defines parameters for ListGoals.
+type ListGoalsParams struct {
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
 // StoreWebsiteFormdataRequestBody defines body for StoreWebsite for application/x-www-form-urlencoded ContentType.
 type StoreWebsiteFormdataRequestBody = WebsiteStoreForm
 
@@ -1313,6 +1521,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
+type StoreGoalFormdataRequestBody = GoalForm
 
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
@@ -1846,6 +2057,9 @@ type ServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
+	// ListGoalConversions Conversions of a website's goals over a range
+	// (GET /api/v1/stats/{website_id}/goals)
+	ListGoalConversions(ctx echo.Context, websiteId StatsWebsiteId, params ListGoalConversionsParams) error
 	// GetRealtime Who is on a website now
 	// (GET /api/v1/stats/{website_id}/realtime)
 	GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error
@@ -1873,6 +2087,15 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
+	// ListGoals List a website's goals
+	// (GET /api/v1/websites/{id}/goals)
+	ListGoals(ctx echo.Context, id int64, params ListGoalsParams) error
+	// StoreGoal Add a goal
+	// (POST /api/v1/websites/{id}/goals)
+	StoreGoal(ctx echo.Context, id int64) error
+	// DeleteGoal Delete a goal
+	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
+	DeleteGoal(ctx echo.Context, id int64, goalId int64) error
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx echo.Context) error
@@ -2007,6 +2230,59 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
+	return err
+}
+
+// ListGoalConversions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGoalConversions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListGoalConversionsParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGoalConversions(ctx, websiteId, params)
 	return err
 }
 
@@ -2300,6 +2576,78 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
+// ListGoals converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGoals(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListGoalsParams
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGoals(ctx, id, params)
+	return err
+}
+
+// StoreGoal converts echo context to params.
+func (w *ServerInterfaceWrapper) StoreGoal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StoreGoal(ctx, id)
+	return err
+}
+
+// DeleteGoal converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteGoal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "goal_id" -------------
+	var goalId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "goal_id", ctx.Param("goal_id"), &goalId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter goal_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteGoal(ctx, id, goalId)
+	return err
+}
+
 // QueryStats converts echo context to params.
 func (w *ServerInterfaceWrapper) QueryStats(ctx echo.Context) error {
 	var err error
@@ -2359,6 +2707,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["getOpenAPI"]...)
 	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/goals", wrapper.ListGoalConversions, options.OperationMiddlewares["listGoalConversions"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/realtime", wrapper.GetRealtime, options.OperationMiddlewares["getRealtime"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/timeseries", wrapper.GetTimeseries, options.OperationMiddlewares["getTimeseries"]...)
@@ -2368,6 +2717,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
+	router.GET(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.ListGoals, options.OperationMiddlewares["listGoals"]...)
+	router.POST(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.StoreGoal, options.OperationMiddlewares["storeGoal"]...)
+	router.DELETE(options.BaseURL+"/api/v1/websites/:id/goals/:goal_id", wrapper.DeleteGoal, options.OperationMiddlewares["deleteGoal"]...)
 	router.POST(options.BaseURL+"/api/v2/query", wrapper.QueryStats, options.OperationMiddlewares["queryStats"]...)
 
 }
@@ -2391,6 +2743,8 @@ type InternalErrorJSONResponse struct {
 
 	Headers InternalErrorResponseHeaders
 }
+
+type InvalidGoalJSONResponse Error
 
 type InvalidStatsQueryJSONResponse Error
 
@@ -2667,6 +3021,102 @@ func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseW
 type ListStats500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversionsRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    ListGoalConversionsParams
+}
+
+type ListGoalConversionsResponseObject interface {
+	VisitListGoalConversionsResponse(w http.ResponseWriter) error
+}
+
+type ListGoalConversions200JSONResponse GoalConversionList
+
+func (response ListGoalConversions200JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListGoalConversions401JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListGoalConversions404JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response ListGoalConversions422JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListGoalConversions429JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListGoalConversions500JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3574,6 +4024,320 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
+type ListGoalsRequestObject struct {
+	Id     int64 `json:"id"`
+	Params ListGoalsParams
+}
+
+type ListGoalsResponseObject interface {
+	VisitListGoalsResponse(w http.ResponseWriter) error
+}
+
+type ListGoals200JSONResponse GoalList
+
+func (response ListGoals200JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListGoals401JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListGoals404JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListGoals422JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListGoals429JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoals500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListGoals500JSONResponse) VisitListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoalRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *StoreGoalFormdataRequestBody
+}
+
+type StoreGoalResponseObject interface {
+	VisitStoreGoalResponse(w http.ResponseWriter) error
+}
+
+type StoreGoal201ResponseHeaders struct {
+	Location string
+}
+
+type StoreGoal201JSONResponse struct {
+	Body    GoalResponse
+	Headers StoreGoal201ResponseHeaders
+}
+
+func (response StoreGoal201JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StoreGoal401JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StoreGoal404JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response StoreGoal413JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StoreGoal415JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal422JSONResponse struct{ InvalidGoalJSONResponse }
+
+func (response StoreGoal422JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response StoreGoal429JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreGoal500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StoreGoal500JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoalRequestObject struct {
+	Id     int64 `json:"id"`
+	GoalId int64 `json:"goal_id"`
+}
+
+type DeleteGoalResponseObject interface {
+	VisitDeleteGoalResponse(w http.ResponseWriter) error
+}
+
+type DeleteGoal200JSONResponse GoalDeleted
+
+func (response DeleteGoal200JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoal401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteGoal401JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoal404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteGoal404JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoal429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteGoal429JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoal500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteGoal500JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type QueryStatsRequestObject struct {
 	Body *QueryStatsJSONRequestBody
 }
@@ -3668,6 +4432,9 @@ type StrictServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
+	// ListGoalConversions Conversions of a website's goals over a range
+	// (GET /api/v1/stats/{website_id}/goals)
+	ListGoalConversions(ctx context.Context, request ListGoalConversionsRequestObject) (ListGoalConversionsResponseObject, error)
 	// GetRealtime Who is on a website now
 	// (GET /api/v1/stats/{website_id}/realtime)
 	GetRealtime(ctx context.Context, request GetRealtimeRequestObject) (GetRealtimeResponseObject, error)
@@ -3695,6 +4462,15 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
+	// ListGoals List a website's goals
+	// (GET /api/v1/websites/{id}/goals)
+	ListGoals(ctx context.Context, request ListGoalsRequestObject) (ListGoalsResponseObject, error)
+	// StoreGoal Add a goal
+	// (POST /api/v1/websites/{id}/goals)
+	StoreGoal(ctx context.Context, request StoreGoalRequestObject) (StoreGoalResponseObject, error)
+	// DeleteGoal Delete a goal
+	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
+	DeleteGoal(ctx context.Context, request DeleteGoalRequestObject) (DeleteGoalResponseObject, error)
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx context.Context, request QueryStatsRequestObject) (QueryStatsResponseObject, error)
@@ -3778,6 +4554,32 @@ func (sh *strictHandler) ListStats(ctx echo.Context, websiteId int64, params Lis
 		return err
 	} else if validResponse, ok := response.(ListStatsResponseObject); ok {
 		return validResponse.VisitListStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListGoalConversions operation middleware
+func (sh *strictHandler) ListGoalConversions(ctx echo.Context, websiteId StatsWebsiteId, params ListGoalConversionsParams) error {
+	var request ListGoalConversionsRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGoalConversions(ctx.Request().Context(), request.(ListGoalConversionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGoalConversions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGoalConversionsResponseObject); ok {
+		return validResponse.VisitListGoalConversionsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4039,6 +4841,93 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ListGoals operation middleware
+func (sh *strictHandler) ListGoals(ctx echo.Context, id int64, params ListGoalsParams) error {
+	var request ListGoalsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGoals(ctx.Request().Context(), request.(ListGoalsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGoals")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGoalsResponseObject); ok {
+		return validResponse.VisitListGoalsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StoreGoal operation middleware
+func (sh *strictHandler) StoreGoal(ctx echo.Context, id int64) error {
+	var request StoreGoalRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body StoreGoalFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StoreGoal(ctx.Request().Context(), request.(StoreGoalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StoreGoal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StoreGoalResponseObject); ok {
+		return validResponse.VisitStoreGoalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteGoal operation middleware
+func (sh *strictHandler) DeleteGoal(ctx echo.Context, id int64, goalId int64) error {
+	var request DeleteGoalRequestObject
+
+	request.Id = id
+	request.GoalId = goalId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteGoal(ctx.Request().Context(), request.(DeleteGoalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteGoal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteGoalResponseObject); ok {
+		return validResponse.VisitDeleteGoalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // QueryStats operation middleware
 func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 	var request QueryStatsRequestObject
@@ -4090,289 +4979,321 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9s4li/+VVC8OxXpXlqWZDudliu15U6cjnfy8E2cyc6GLhMSYQljCtAQkBV1j7/7v3AOAIIU9XLS",
-	"0zP/2ztbHUsi8Tw4L5zzO79GIzmdScGEVtHg12jCaMYK+PMsz+XC/JExNSr4THMpokF0NWFkyvREZoro",
-	"CSMzqidkQlVMWGfcIenP51cxuXz/8SrtRHFUsL/PecGyaKCLOYsjNZqwKTWt6uWMRYNI6YKLcfTwEGOH",
-	"Z2L5vuBjLlZ7PssXdKlI+r/TmChJ9IRqQsWSKK4ZmdIlmUmlyYRrtblnJubTaPAl+t/RddwwjBd0NGEv",
-	"pNCFzNcPQsgDpWXB0gGhglChFqwg8haW5OzyAsYzkXlGKJkrVjxRZMGGZqSKUJERMZ8OWaFgIkImYmQ6",
-	"jYma0IJlRBbQzijnTOgnisiFiMkdYzNFuO4kYqfpuRGumaUUmgn9homxnjTvcg6/uUkNZbYkXJDh0syh",
-	"FX778/kVUUxkKia3siCvz89etnfafC40G7MiHNDVcsbewyjUpsVXgt/ehnRAhoVcKFYQTe8YUqbdFIqf",
-	"UtvBgekhJVwbou3suJLQXfNCvpQjdSlzPlqujvcj/I07rvQyZ4rcFnJK9IQrolhxz0eMSJEvYyKknnAx",
-	"JlzkXLDyMzzPcsUWE1awfY/U+RUdN2+u0oUUY8KE5npJNB27fS7YrGCKCU3N02ZfNWnBQc8pFzAV82n8",
-	"C58dGN5RMKVYlggpGGF0ZHjBPTOP8MLQbfsUSMOs95CO7gwFpRe3B++kYAdvqR5N0m30vDqrD+zvc6b0",
-	"RdY8NZ6RuchYQRYTPprAaDOmKc8VzpErwopCFmTBCkZyOR6zrLP3EHSxPLvVrGjYdTaSwnBHSRbUzJvd",
-	"ygKWhAj2VZMCh7/3Cfn8+fPZXE/Mlo2oZuuPx0+MFqxIdyNufLiJth/iaEYLOmXaSoRXPG+cMH6vSCu9",
-	"hb++vDt7e379/C9nbz6dp04u2J9Gci50sbx+/vJ88DMrplQsk3m3239qf5/RMbt+fjgr+IiLcdoeJILd",
-	"s2JpOSaB9xUcGljRe664VsgEpoaeCD6OzZExv2eik4gDAqMhXBFK7mk+Z4R9pSOdLx1/UJpqRXKuzAbp",
-	"eSEMr41JmkRJlBIuRvk8Y1mHnGGX2BlTiSB+bjj2y5QsJkwQcyDkLTGjMz/cc7ZQpv/LGA6Re4ndM6Gv",
-	"n5/bt7jGI6cnzDQNv5LzUzsrqSesIIJOGTFnjxaW1cGQUFDY2bVgRWz/t7xAydjuwHhHUmhuZH6KQ7Gb",
-	"krpGUfrIjIW0i42kg5S0ZjkdMRiGIqMJFWMY65DpBWOC/MzkxSUpWM6oYqp9StIR12XjCoa0mMic4Vg7",
-	"5JUsSKoYLUaTGybGXLA0hoEqOeI0vxFML2Rxl8YkHdHpjPKxSGPk6nM9vUkN/0Ium8KCpWaJCZvO9NLu",
-	"u90tt6wh1QC/Muzr1O+JkvNixK6fp/69jBdspO17HezWD4VwIAMqgu0xgrAc7AAI0ZGEGbheSCDLM7tf",
-	"MBQhLXFNqPJdW0kwKKcERGpm+wsrpIoJnBD42bA13OIWjKWdxpYLKk0NT7q1qgV0aghTaWSQlOem4amh",
-	"+VrPhHHTFgz3M9cTe7aMxrfpZEIr5nVctIGVCfBJGm6RcaW5GGkz3hkrSEaXMVHz6dRoQGZGOLClase2",
-	"jZgM5VyMrA6VzQuQUbETSrwIThoVmT9A6pQszMArBzWNy7GWr8H2UA3f4AYJMhd3wpwsWRjpyKhmGTEs",
-	"LnYNpmapjGgD4XIri6nnhc+/WlK2XdPrL8Pr51/Tdmyao5Y8Ybr9kxNzmgo6wtU16qNZv3ef3phnTRef",
-	"rl4dPLOKDdDccb9PpPDjgBF/MAcSZjKfGSF01INVJOZgwyaxzDG/DrlECqA6DnUmo70OjS5AM9RAqOlM",
-	"0eks9xTsNxK0mxHNWUbmswFJ8bEsNU8JokzXwD/MxIxKYVqFgb7En8oz6Li2UeVIK+A989m4oJk9JcNC",
-	"zscTXZKhzDOgFipgpV+dvbj6ePPh/Or83dXF+3cpzD4mfDqThWZZGxYiZ7eayLkeuLVj2Y2ZaYoDhknj",
-	"ycno0jQL4hu1dlxF5NcwIiNVjC5AUmiikwhzTuQ8GGOwuFwFRw43pFBPjBwy5ykGUjXvlgspi0TUhola",
-	"E/sKjxiRbHl4NIhKyRo9mEdmucyYUwCMYRX9fc6KZRRHhlNFgwhbjkLt4D8KdhsNov91WJqHh/irOvxo",
-	"JKXVBR7iCBTbaBBljM3eD//GRtp8i7+fiQat2M7khoql0xR6//hLPx2EAn0xkcqyKVhesfR0h6yrRVV5",
-	"/LwwloK1O+Qv+IjZZ8WMDmNIfrgk6T/SU5ImyT9SVARyrllBc/M9So8kSZI0/CFJ0lNiVAupdCL6Xde7",
-	"vHXf1o4t6MAd8l6gfHQniRtN+h7alLd+3LHfVrMYqecnN0I60Wy/MBKbcqGMuZnnZDo38lzmoI9MaW5Y",
-	"juGagpXMYZU1rCeYf7z6sBetmOE+hl5wY7ZRzQs72fWk45bD0s9V7x9XG+jHPR1SkWZfjTzhYyGNumss",
-	"cMVOUWwb3p9W1QkrubHViekgk0yVlKbAsAn2cmW5TaPRIDoc5nJ8uN9iu/H/div+Tur1iy2k3vmcikDF",
-	"waNSX9NE+EUNmhGrC8xVoC9N91nqgt2ywhg1g2ixWHTGUo5z1hnJ6X7LLqT+LVb84tYYv2D7NtuvqbHa",
-	"U2AxZCRny8AXZBTDU28oWK5XFy5H3eNOuCBREh3d9ob9URJFdsLo5itnXLHIo82m7yUQctPAzR7HKDp7",
-	"hjGZz6WKyUQGeq2QJKOaWvZmZNlhqmVKxDzPO1HzjsDhCYeVsVs6z3U06MXRlH7lU2PM9rru/+JoyoX9",
-	"Mm6ypS9Z4ebR2B8rblb63LT/prGP/BeGzgGjgL0q5LTJVDZGFGi66V//+te/Hrx9e/DyZUpaS0YLRXpG",
-	"X/vxxx9/bFd3sN/tPz3o9Q66vTULZNZxo7lvJATVhhipNtNqcGmYUV/J1TG/oU1DBheVsw+t3tM45qPu",
-	"mjFr+Y0j/igLvW4Hlflt59MrC/0SLDwzY2janOfP6LFd52eyDt0ninAjhwXhmVcHzdrAsaV5Dt5fK5bJ",
-	"ce1w/mDXZkb1pBy9bfqGZ7stERf66XG0lerthD6Cpb06qRdUsQMuFBOKa2OvqvkQl9ux9ExOKRenJP2T",
-	"lY83KWrTqC+tO75o2le2Y0q/Ot9z/+Sk0flk/WQ/yYwz0AXs8D/NMuv+GqFL1/xJZ7Ocj8AePPx6sFgs",
-	"DsziHMyLnImRzBjsYSAj2Fdw6NzwmYoGhi/e0ntZcG0Fw8OupFMZ0ytZTHHs1YV97+zMW87yTKGHBx0n",
-	"nQinqmZSKJzmTzR7zfWG+f1NSVGbzpQphQoGMF3QD4cMriaGSuZzzchE61lLtcmnD2/MPilN9VxFg+Nu",
-	"d+fJnheFLJom+NaroP/18f27mFCyAPdy6HMHg9fqAa3LnM4VH+bm9KTz9DCdF3naJlOuFJAbmrvGoGsa",
-	"PzRVaUKkh6khNrTEgY0+PQ7UctQRwtut0YgpdWDveQ7g7umgvHlqWgX79mHtngqW4zWjOd6j7L5nbgci",
-	"eRftvAW2o4Y9+DQjLfBQ0GzZ7oCmYSxLQXPctkfSk2sE7itYYX1MAQGdfA8CAi8L+zpjI2Oq3VKezwt2",
-	"WvHdU++st+799L8P7E3AwUUGwifY3/C3bRta3ifAyC7EPc15BiLg/wIj23np0GSx3EnNp1MKBhaoRFYq",
-	"UCMTmMhoQaxgAz0ZGjGrA02AOB98ifw5hmfRw8TQwVSK4uj6IQ42zIgmcHujmrUAhRlmVDn2/b6Z6613",
-	"6Zejpc4NIwWhaMWGYs3/DMy9efi21S+R9/rncl5cD7wrzbx76vR71BtzKjIuxjf4iX3l2v7p1PmYVFzE",
-	"Mal6h2Pi3K3ml3kxYjHwWMHymMz19MZ9af6esozPp/h3+Zr5pFnhvsctj93VYkzkjBVUm0GqpdJsGpOM",
-	"3fMRDn48h9GqUcGYuCkYsC1wT3p3e0ys0R2TEdfLGL2T37J/KGDD3YP94sqx0uYNwte+RFwRr118wygK",
-	"I8mqw9DSDMKqh1Y7bRiIlg1kjr40WRD29znNDS+HBh49wO/Anoi/CTPTsh2ZIdplPiUpTiq11yJcWxYM",
-	"T17xKVOs4Ow7MxQ51041c1zlX5mheC+57XL1unAbP3Hjx/FQ1dAEOmvK/bo1hERHE+RX3zC1iZzjcMqZ",
-	"wVeEqjsjtAw1oMOaCud0b56P0cmLe5qbGZkmwBtptArbTNHswf+WwZddVnamvNzwD2wdsdsDy73NBGK0",
-	"D6dS6MkfjORbGEnsgn9gKeCuQEqSG2Xa3d25vdjCc6xlsi+vAQuvugX4XSn/J1LpDdLfNRFuB07Tv2gm",
-	"eXFJaJYVTH0TXZdmW4U/2m/9mEcjNtPgIScYFNXMZ3xjIBorb05Y8U3cY0aVWsgiqw50VvB7OlqSvr/1",
-	"ocQ/2TjGsh0cI2OZ5RruFzIrpEZfBmn5DtrfMnhN79haotAFHRkGSHOwPUhruCRULKVg7W0EMqHKvzZk",
-	"TBDs6FtGyqfsFynqTMR+6+lBkIuzd2fEfE/gh/XkXLYYEHTj+zFR89HESKXzeSFn7PAnVuQc7o0/Xb34",
-	"fdkOeB4ClhOv2Nohoa+wFhCgUrAGBrPVHbMnmxlRgZ5F6yHJthHR9z6pFddQOMCcC5TKwRNglkL3yMvM",
-	"A16Atwxl2FHAEq45EJUev0A/pEdaSfTLL78kUTukWs80TTcvLl5+wL6iGN86Mm/1uh343+HR0Y5v/z/L",
-	"1/7gFjtxi0cwibcQI/5O6jNUbB/rf8J2sHdsqeq9PPke88WA9jKePZMY/oSBKS0qlu4R82XOlba0ycuw",
-	"n0yO5lMmdHuQiBQmncKTimi41LQRxyuOSBdmv9XliEN/y3TBR+qVLIY8y1AqP2ZdfQPV5Tz69uW8CkPX",
-	"Hb9BY1XxjJH07fnVh4sXH2/O3rx5/zkFankn9Ss5F4+mEiuLYHtuTUPVWR1/+6zeSTyv9mqG0KnRycM7",
-	"HjeRtzLjt5w13Bq9k5pM7a+kVYuDtte5WbtD3kkIrK+5NF0w9yZCgWce8Jp2mUuaXUn5hhZj9tiFvYKQ",
-	"cPCP2hQAa5GYRiuL3PtOpON6gR4wrIs8PSZ/5j/BAoMD5Rs82wxfWefX3nkOMI7f0J/twjoVE/r7+bbt",
-	"6gFTf+y6oUTI+JQJxaVQAwziGBRsbESzE5r3lOd0mDOCiQvfa2EJ3C2iR9qqisVc4NKatWLChyYvzDNG",
-	"VOJlVIuiXIshwAsiXWk5jWpSRkUAtEvCu5LyLRVLu6rqcUt4JSWZGpliD5b6bqtz6YItzi4vcI6gr6aH",
-	"dMYP73spZnIoY4HfsSWGbuJj7VNSMF0sXSAjJDgcQIZDShRmNNTIMHhkOxX6dImSDD8JOtcTWfBf2DfS",
-	"opntHVsaLQV488XL77aihiOZpkuPelwG3MWkYPfyDjO2rCMNHDhTugTqgQDa1F7lh6tf5iYFLjg0adq1",
-	"Zf78+fNBPe9j01rX00RgUt9Et4E0WKXcUPv88TtIgHoPu9AlOTeap6MCs/iKQaTZ2eXFzYezq/ObNxdv",
-	"L65S3yih9l3SGs4LhadEL8zJh8h7sWyfEuqCrpwOY3hOIgwzZxmh5Rob7lF6fqHTs09Xr29enV28+fTB",
-	"d27U/zU9M5EI+7PtnsDVzO1csQz4GMgCIESNuXZkLjTPrVYJiUYsW1Euv+GIPv50luSCbThKrOlkve+j",
-	"Lux1OH+Lo/VJeFH3yPv/edDCdwgEeGcZz7JDQn3K8x41pXlOUmwgJRIiE10aVL/bfaLCvMpZIYcsEaZB",
-	"DMhUEzozNhEx6iUZ0pyKESvAYA+yP3BybUORsEazQo4MXQxzdg45h3s6jLb7edWM5eZgQuLLgqsdfLy1",
-	"mwwIryK3NFcsJr2YdL/JL+JCCKt+Efut05KCcFnFf2Fr7ovKtlbG3OvGpH8Sk5NuTHrd7r/K3YYsVnwI",
-	"m90Fn4SazzBB4y3LOL2CeLDvZLN4R8y2ILGqQXPyfQ0as9/p1iGgPWzt2fd/3m8NzC7DGwVkKd1AcCAE",
-	"YnZ7B93+Va876Jr//58o9g5U9z4ESMcRm1KeQwCh80oOpVEYejXHqJjnefkV7DzwMh9oYXjG7UpgXRwZ",
-	"w+OH0G+IX1uHXjToh265qOIbi8qfbvBGu5zc8VX/qJzcHJzS9QU4uuo+GxzhMw/7hvh9sDF667bZOgY6",
-	"QctweF+ynGmUoTTLuHmD5pdmVoWGwEZkONEs+OrXKCvfspm6ZpnKLN2hlDmjwFzRkluJBa3Hf8YRcvow",
-	"+deOuTmzvYw7/RJBIKp9P/aDK1+TPrzdm+QbJ7u6fJA/DmnZ5rwgkgDmF+KBJMm82z1iz8lxt2uOaXW5",
-	"Sl7Z3O2vEddsqhoi2v0UaFFQyJiqx27aJLt8eYosy/lEkcFBYqGxsyz/AZV4ZVU8c/p1pXlGJvMpFd54",
-	"7azGOpdMqSkO+fXV1aVdpNgnKHaixgjgcE/dmHzrTdv5KkenExXL97fR4MuvqwToyakb965Xe71elRP2",
-	"3Q55j8EgC16ARoGmfUWKUBcpwvKsDe5WY85zrZkgqTkSkDVliAqyqXopRJl201NM9oGEXNAMuBiTVrpk",
-	"yrxw9QEy09NKpjAI3qribfb2uN/vJOIFmAKKqImc5xliGmD/0CGO4JSYAUBgdBcDo73DnCoym8zOBM2X",
-	"mo+UT/Keos7+9WAsD4KVjSoxpXvwjZJQ3BmXd4YfBirm1sO+gRxsYPIqDbsMWjB/4SxD5jqkqtiEH7Oy",
-	"FltiUPG2PFEoI1sYHWwEBw6mXY/zbaX+02sOKUQyx8w+gfuAMcCAleFijbkidGg6NcroWwa5yqiAIF6A",
-	"t64wg3hEjfbnTPIpw4xPs5eQK2bsCrPB1P5kjUKuSGokYurSoKnrFfdXCmaPT3W7nIa4eUPgKbMdXOeo",
-	"4KwsHpzDjRkqwcLBoawx0HunYeS5HelG64Prc3hj9XgblgStnbolCY0PanO9WtSTDDg8zJNoQqE6sEJ5",
-	"E6oaUhbwCA58EvcTRW4LOp4Cakn6vzqdTgonekYLHykH+je4YjByoXiiSGo0pwPTR9o+TYS3ISzHyQo5",
-	"mwH6g2cqLrWwabfXTCaU2UIzyIe+Z02Jd8BNcFZ4jmw/w7kuXZPMQrE48AfMjV83xkTsPcjZ2kyvpqD8",
-	"cHlPfVipvx6rkuuqkAt44IG647MDOUOWdzCTsFo+McMQboMofDFXWk5JSdZuQBOuTz0jjiGvTizRjMWz",
-	"bBYTooIysmQYQ1WmEDZN3/1qpn1qpUcL2I+h9zboLlXEiPXrXcr4wmz1vAnXRSAVPDGSCZ4hrfTXJKJT",
-	"s7NJFJMkGs2LgonRMoke0vbe010JWm4gys8XL69ef319fvHz66v0lNyxmUZzH3j8UOoJckmU+4r0Op1+",
-	"t4vK2pa5PzRLmnPHk5qXwxDZSBYZSldAA7GCxggwrjQfoUAYwDkYzAXX6arq6EKoa9QkcykUGbKRnDKi",
-	"ZnSEml2Qt/T0GBKu3Mdew5aaLlfb/nN16Vwi+VE/SFjZzDwt41IOWykR2JJPuVTAI4jpv73xuJdj9X6H",
-	"UtXb9o6XWwiM0CAM6lMlM2lzyyxqSJBI3+tW4C+clkfBZ6oxS7uVJtFJEqWgGcAv//Xx/TvXWCs9McS/",
-	"fuVWla01EhdjhRvI8g1X+g0Xd2pPEwfeAQy3CpRPTeNdpU5A3Wk0W3K65gfBvsIPW3d8VrD7HR6sLQ2O",
-	"yPZvG7GdrluwtwzdEnvoscjP9E1NQQqs2QoeRgMKV4nnBPAw3BxjCMFHtd4icwBxDgKAo4wuXVK7Awmq",
-	"AX/EDcgfifAxu09U0FILkFds9DJvBDppd8gZiOXSc4lkuiUBNo6aJ34JJ0wKJ/5wMMb89fBnmFdjtr2S",
-	"nr2BUwfrbvZ9w7aEfs/VXy2kycbtWtmeGDORMCJa3q5G2Q+qADN1gJqC0cywjm6nZ9gDgluh3lYwwpTm",
-	"U6qZKkFsMIeda78zdsPD9xIBGDoOfGCUzxW/Z29dAi6uXrmFcm4WNUxWD7J1u3GdkcYQ0L5ta81WfMed",
-	"1VJjgsBWX1KNJVQOaxxmz2OTIdHELlddy0Z+8X7GxNnlxUsbTdUo/u0z5KjT9WFXq6yTi1sZUGHZhZwx",
-	"QWe8kXnOqJ6ohrdqM3ZNxNiLe69pQh4aIIQtOOnWBcSFZlMFOFgAPWWICg34Xjfun8Qn3bjX7V43bVvF",
-	"sqvI75qis93QhNDrX9coSLtIzFUNIDTf0bNHEQFO3t7yEae5s8JIS01koSEwIUb/CFUk1eyrPgTsybQN",
-	"nJwbWwZUQwVXvi1IjsC34NxiQI9qO+XoFL0EiGNF0tdcp2tcBomo+wzs1TK6+iaoisAo0Qfguj6tKcHO",
-	"u4MPIzgmso4O9Js629cCEbmPpyRlYkzHbOocJgLB14JniDCqjwBcRGPlck3YVw1Xwp7rAdwmM6MDGEoz",
-	"WMu5zMqnDt1GZamNYkTOcZoIYL5CEkPgZVtcOe9HO3SsuVxDajVyj56G8a2IufYfKZiepg+0R03XRjHt",
-	"kF29MeYN7NH6Yww3n6WHKZiCaUzS+7TT6bRrLjez+zjqFYiYNZcfFq/gcl6MJhRuEEtDEC88AiMNza9o",
-	"0Ot2TmJvgEWD6PwToCnNizwaRMZCVoPDw6Cjw9GEje7kHNiDQOidx7uFHup87z92d+P4w/nBTsuc362u",
-	"mM14GOWBJCkuc9oeEGqjW9CnO5LTKT0osblA7stb+4w6RZzGCfeOD5/EZ06SSzgxRzYGcFyfGwUZRvKW",
-	"pPN0R7OnzETY+miT+95Y19VDO+Ea9ZEpz3OuHBhsqZDANSy+AQlJ3ieluBgx1CRBsgMmJUADHnXJlIu5",
-	"UVJKj1P5ZUwoEWxMwbCSRcX7Q1UiStNnzRxLtaPJx9Zb42Br9KtNqJocDKliGSnkXHMxbp+Smj8tEc6h",
-	"tmlQgYjja51kIbUFTjVDcnt5zxJh3WePc+Btf0E0Hxrn2AFWGswFpFI7boCyIC2g+PS42zXa7Ch0VCTC",
-	"eipgFquWYbMkj6PZLu60YHTIdwM/U4XZRns46TY0sYPzLRyT+z7wABhegwr8LSQwCLajI650/u3jtfst",
-	"ea7Kdmc+E7kgt7QgmVwE3CXkQEaTUYwJwzhmrBgxoemYJaLb6fS63VDE193ce7CS+eN8x+GeAipM6Uxu",
-	"vBoFMdtA02tqF6Crkyx4pidWzRwuHYSodatZuFghyYTx8USTdMVBCk7GpUoEeH9342NNbs4VatjB+xtX",
-	"HJ+ripWNJwePxDxHR3jq/Kmp4XUpvGC1QPSLwgyqioRTcBpuf/0uryz8dbN/LVSQGmZ48fE9Oe73fgDU",
-	"aQcZfv7pQ9qJdvIWX7rokXrbXTKbD3M+giQeSMejSwzLLUG/DdUp4LUQhGJUGB/HJhcCkEf4WMBlRjtO",
-	"RL9MSWsFz4Bm48sQGDWYCfBQ4R23RwtzL1vHbHl5HvdX7TuzmuaJg3tagJ5sFL9LmFJkpw3OoUsXTnPt",
-	"wqsfG4hRBmFAqiM4K20AeT8NKl0cd7vEQh6ATecpGTy3Nh29MU7jkVEQNe0Xm2qyuGH6j/A5bvEoAvY1",
-	"mkQAUIwpinHNd6gnbBkCBGPc8op3sLOLgw8hi9WNQ59fM6bU/t6xzwPoNwP27UCPEQHaoj8HaxtqNLaz",
-	"BS2E6b+Jp04h+cw9sjHepvn7NdJtVdyt8xNChoN1+8Xb3X6noafP+ve8w6/q3kN3XtTktFt1zvEpu8np",
-	"kOVq254Ej6bWawC+aJ944mDUh/PRHfPKdIHgcPEecUvQE7x3U0gjAprstGLO3FVM2j+egI5kyO8ABoUu",
-	"VmOf2BYAYUZLC9cPcCfN1AOOvhtzLrYuiH/SQsDCYbIu8hkdcwHhjZWd2OCHbD79NtFhT/YX+qrQIX12",
-	"eUHu+3hN04EoAbvEaYBPm2YUwJvNesYk/SGDD8/gn6NuBoFJP/bgIyCkmD+eTqX5p9fHf5eMFuZfmucp",
-	"QoAsACaVqRropv3JyMtnT7u9RPjNU6S1ftPa3pGVW+iR9AuiWckiDmnxC6L2Xl+niWi5K/h8aX05vybR",
-	"iCp24yEik2iAAdMPxlhJvyQRFVkS/SOJZJFEMfli/fjX1xbF/EsSCQl31vjLNSS6QT6tvwclGWOzJoWk",
-	"XP4GJYIULEcLGKm45W4N29X1DAleGbWAwAnCJK8yq22/mEE7zcpL7o+mo1r7bM/GnvLKcuxggOGBrLKo",
-	"bSe2/vtDYxAjpB5vXpkpFxf4Y291nkZpLW6Gy8Z12oHD1T6X3GLPlYOct+YbKnl7q5heU4JnVU5ZlNYt",
-	"ALHoZNqu05Sgr26t45Dor9ezOxubvN8yTK2OtDU9DpSph9jium6R7qsLgbfcYKuYwxlXGSkYVfdGTZb+",
-	"mOLpbAylLZia57pKOVsn8AFeWqWh2vq7tmNcGjfhTesO1zn7hXY/kscEx692dYRWPhwupz/AwJ8oYl+q",
-	"6EEuRCcmBXBEe7td0TZ2UYI2rWQwyXLkTev4gdHcbPaei+grtjSpiEExF3QaB9elodfUWP1Ko0KOuoi9",
-	"ybSPwBvNy7KCuNxt8ltO6VfLDI+6IWs86q5ub8FGjfedV27k/ZN6nZqGKQm28FOqjHzTEfkAXbt1qw68",
-	"f7I6VKdirw72pa3pU2rhoDhQMuEe+g/GfOId2q16yR8hM6bajfrfptWuEaAfYxzQil/lTZT4SGbqcm82",
-	"L7Ql9pXjYl5uHlRla/YbknVGNHIXX/5jxbF+8fH94B1cirqwOl8fzAfW+cJoYEsE2ZWr9yuAkLrmrn1T",
-	"JQHwlOhJWQ+Ha2UlCTbR2N2OgZvunsgHTdjbV5yU8xY7LD53s8W1Yvltc4IG3vPc0HFD3MZnUMTdVRBc",
-	"81TKTn0rrdvACj/3cndjTwN+J6pjbaK5Khx+GLYA84qaRHzmnvfpjPYu/5TA5cGwYPQOahwZhgz3fYou",
-	"VRDn4NqmatSQooCQ/OeOZPeJJHNOzB0ypNSokHl+k7FZU1FUtGMFnbLnGCZQxo5NmVFrPAsL68thJAPB",
-	"pgk0ba8ruUoEBuw4QeVCuY0BxPAGsOqiDx3lT5R1T/v7DhvEgOEGcAVPRRZkUpW39mhdhZUzqgS3xZUd",
-	"R18P5NTIlple2nV3NocUN80He8vy+StRd05Cf064luV9RyLCMH71ZOUuRLX9UtvQKCDNuQ2YYrzwvYL/",
-	"w2wgXsCW4amA+oODqC402XmdH7eaPiB3s82Aj9kj33yeNdVvuNKPFGg7qRDl6WzQXHMXMLuphTKy9iHe",
-	"yTLxkaWNwtSr8Nj5unV5Z69EHRNyLDnyWo77yyoSEMxWIpVDWAn3sW0BC66AlZvPFbRys2EWdxx+mxfA",
-	"mi1geRQHibT2A0KW2w/Buw603P1ik4VDzl/HLQ+FgUMuj5qyAOLIY5dXhMqIa/OPhS9fw6xVWS92zysI",
-	"H/x5C6HfVKMz15bhsk4pd4m8rCI8e/njA0oTMZzrIOQqJqndWnsBBp9Sm93poibWF4XtkI/Ae8oCdJWC",
-	"t6RV1nuyUQjpK1unrkxthCqDE7nATm0lpyafV6DDVRfqL7YAl+GqwODc1dMtnfJ8WUtWaCqyEpDgutad",
-	"iuQeJK1q6dN2RWe69y+5u/btI7AEv3UA+Bxppe+LMRV8RLCKjdnNS8oz8hGOl/l4PqUc/kAdJo1Jp9Np",
-	"7zYaC0zROJSydLd5DHc2KGNb1rdtpZ8+Dt6xBfkrlCV499d0x979WdthCO7ZwUqx3nSQhmM5/zTAJPqd",
-	"R7HGMGgYAzy5dQRlQcodh1DaDFtGcMdFBnFj8MJObbP7TQtcahlYJxxDLFeyiBrJvnx3Z+ovRcfGAUGx",
-	"0nLWLkB4a/MVQbW5B4oXB2L/HlB6rGvdpf+5B3dqdUVebWd+/hWCr+zDBTcuj/Vf+Ojb0GjcqfX1FukK",
-	"OVfM0wqJrWQTbu12h5S+lUW0sTHlO7v1VFF0ts8Snyf4fNNBgkd3PkM1vWqH/uEFYl/4HgMALW2Xjs2D",
-	"pJX+DBUpjYh6xxYqZxqKwZI0iBGusZj997+iJTaE3KytVU5aDbXK27v3WYLVNFMb5FZhvMSnD2/IBEJx",
-	"uLI11fHt9FvVikBhftxA8OXvMo4t9LF5HPjydxkHGAmPG4V59RvH8LDGAKtWTd3PVviLL8a8bxnlbaZE",
-	"IpwtkQaDTAe2IEtZCLpeXzo2Eg8Lh68vNJ2IxkrTccUCaSwvvcVCCPag1+0fd7eo/Ls8bjXiXR4N1ded",
-	"nveK5g5PlzrhDg97JW+XZ0MdbIfn60rVbq94LWmHx5vUnx1e22NAoU6yw+ONusQu79U1g13eWRHnW19q",
-	"ZC0Ocm+/CxPIAbgpLBZk7V5xxQsbKv6GYcoACMdCLaAJgewmYyM+xSqpDYmhm5JBoZGG6zaI6MVy2S18",
-	"xtej8Jde7Z0iqeLqjeouvvJ1IXqf/8jfhTtStlA3M1bcoPdwwzX1jFl5GmP8A5KJOiVdf/dVKn47XMzD",
-	"wzfZvKDNev9bRl1un3sIpVZwS7X3ldSmW+FPgv99Hmyou+6AomH169/MXgvtQIK4Kmt1GqUpxL7ae2cf",
-	"UrlvenNwlWx7rN4p17c6rvCRlf3wx/l6Pd/aKXq5Rk8IrdWUPu/Iv0CgVDllemJMZS2Jossm0IntgdD/",
-	"9vgJG6TGbxgB4OTSjnccITnsHDNwxafsf6Rg7xqRbc4aq9GQVlqB2jRa9Jni9PDPVE+mVGRz882nqxdp",
-	"cwZwIhAlkaQOoTPtkJd4bzyw4PwOACq9+p8UsP+oIAjUiUTCFjgel/NZyCnSBRxk0KwNj5S3EArgiMTX",
-	"+dPSUMwEkiuz8thjJR9hVHuX3lcWqa9OcW98n7Ku52Nupmvaxp46QdaopADgLESSD8zyTuS8eGI5oVmE",
-	"T1cvSCt1pfn7R1e9YwuamrahHII5c8HvFmgnERC4XP6UtusrWb4TrdFN/02UC67sAj5R/xZqRl3Wf4PU",
-	"3kvk7itFs0AYbhCmG0XnOm6HZ/C3vuOun/Z/n5vuoBboPpEzAYr0r1VxCvG50cZ0+lW+JEwLOVdsbSXQ",
-	"xtAqi0i9eYn+hxXyvWDRQx23eu/XeFPe8pmv7mfMurJyniKti8v7Y5zF/dM2mF42zcoWImYFyfmOmcd1",
-	"OO36MP5vFS7MA1MiJ4I8xmqvpyRN5t1u/2lKaA42aCFnKri6xMyWXcYWIvB/Awh1WC+wHiXHPNSJTa+E",
-	"2wJ9akOe3JcQhYfgKMZowJv5dWltszIzdGNWtn2sVhRwlYhruhOqukFJf1tVBytDVxM/MZoAcwO5MEKn",
-	"qnK1TxsUJTIXORRsFJiYpZiRN6DwUFshE4UWwt0lwqlRsXVDBtpUqZyBZp8SKepifAVvfSUqvQrA3rCJ",
-	"oQ5ItJR3EEZJ75gi7PaWjYxm4kYeDq6q6YUaYZyItUofWoy+Cjo226wEajO2QBN8GeREOhtDaQqZCi5V",
-	"kryb53kp2FFfBrKz1UkbbA3HHLceqRClfjcG2wTLblluSerBIXPcs8YVVzhNlf0Fhz04DvW9j0MBUZnM",
-	"BhH0W8toJ+n+7WTzb2hz+jXZ1YC0L3zUsmCvJN4a7eGJKAGIfQ2QOqI6aaWOxFLi0pvbq56IderE2ToN",
-	"4pRQuL8yNmkILFLqHvW7qu7xs612nldBdoP48FoFoKHZ2OkVxLeem7iqBpkLhEdbCECmnrGCy4yPCDsw",
-	"gyAFm8kCUXvris43DK63OjiPlIMCa1TQRQ5JQ/iYFXOMZiCe7CWU6mxVpd4LZnSl40OjMDXXI64oTRX3",
-	"f7fbfYTaZLqs1xYA0inVJKzAI8Y5gy9KtWmtwrTDuNbrOu+wvDHIFVfKmCvSP3XIzFgZjhZjKfocoOcm",
-	"HXIOSNNTRgWg+7rmO+QsEV49Kp2ArmHAaeiBMoWND+dYNUxIK5FtMbFwJD5C3E+y/6wRQ9arVzvC3zhF",
-	"q3I2amrXNivMe7dWWBryiw1MDcuV/2ZczSKebeJpv48986hjtMNLoVmwaWRQSGTjmTgDfa+EVll/Etru",
-	"KBRsKu8t/3QvOr2XK6hABBvUOu732+b7nAVEDtn0CJyl4sdQ/CMMir0oe4WG3fYOttRcwYSkecH18qNp",
-	"3PobGS1YcTZvym05E0H9xIxBNAP11Urmyii8oO0haGb5k3nD/gLVs6A7Y4JBZ6UGO9F6hqWTHC4rBGNg",
-	"PSKLu1iWRzGHSFMuGDiKqkiKY64n8yEAKfphHFijqfxmtZKP3ZEDtCF8HWf3AlbLK0ulMpFB5QFFbmWe",
-	"ywUSWVjD5b5n1iwmSiaCfYXMx7GtGWmhvheyuONifGoTRipvG2Mul8Z6BPPNrD5w6IKPjHxqYSqJ2eY4",
-	"EanD1MV4FjCAOOA+cdC6EVkEsHmU4UTtTiIAJbUE7wmmRNhXoxpV65bbCn7pmS37CB63AfkJ9hGrL43O",
-	"Li9u/nz+VyzFlHYScVatggmB2gzAGWGVjaU3pFkgdt2FJgXC8SPu9mLQNbDYzoeyeBtn6H7doXDaKSms",
-	"Do2v/NfH9+865DysISVvExHgFrnCy36B3HhsSKQFj08BSikFTKSgil0L5cABroav/9QGzmML3RBZlo/q",
-	"BDBKrRBqBFWTs8uLtjWTLao9YDCFGwvQt9h9FXHJ6GoxwHPAr0k0IEnU6XSS6CElrbTEg0rbhsypDlTP",
-	"hfTtI+6rvREeUQGZDwNwyLgQUUctiajWyC938rgskAMV82mtpL6FZHePn9gIW0Fs0fxEYLlNo6HBJWVQ",
-	"PR/xttK30PI7qeENlqV+59t4iidQOik4wtgf3Cbxol4BE2GJT7pHXmpj+bFKgUvVceephMAqCcdoVOCK",
-	"sMuDS4gpZ3bDXNukRS305HH32JbnsBVncKVCoixbHsk8xwzLJ6odkxEtAMs+fUFHE3bwQgpdyHxAhDwA",
-	"uZmSlpBkZH5MhOFFhqoMG3/i8/0RTjn9b3iZCX1wtZyxg/fALpVpSQl+ewunHAWAYqys8MkLY6I4NorW",
-	"ADi4BoTa2djueFalDrgQyZck53cMgIxdsSVunSk5HzFrCTvB8PPlm4OjTvfA9L4iEBaLRWcs5h1ZjA/t",
-	"u+qQjme5eaUz0dMcpTAWTyo58NnlRRRH96xQ1ubpdDvdCkB4ZBo4igJYcNgVF172EEeWAg4zOVLVb2wj",
-	"nSWdgrY3Zg1BIB9ZgfoLVx7V3COak3fAkYU0vLJT5nFJcZFFg+hnpu0rkHhmWZ/po9/tbqgb6QYUwCF7",
-	"qPTvsUa7V1asY72vqay4sjCm/+P+j+ua92txWC97/RBHJ7g2m9+7EJoVguaurmepTkWDL9dxUND1ysnu",
-	"cNhxpOkYkPrAM3T9gFWH1+BhIjv5+fwKSrWqMuFd2+Kh2wjhNaPZZkpY7dWWNHZ+U68EtNKQGwxInXDS",
-	"mPgnUE9O23EihMSR1gtQVx/dVl/ZPm0fBmqw2/w9ioS/k7701PcpkX3StLhngswF+zpjI6OW3VKezwvr",
-	"X8iYpjxH5SSX4zHLHK//7wNLogcXWbpupOFD24cKT15kZqR7ki/klWOvK4Qc8Ddg9oe/WgFww7OHtVzu",
-	"qrwSl7dYRLoEkqjHf1XvUvDaAm8rtCSplmkiQJQqfs9sfJB18pcXJ/5+pt1xQesQh10wmtv46imjwqgX",
-	"TvjIIhGYZdEhV0H1MIdjYBEMhkufITpiEAhsC/xVTuQbrjTEjQNbdLd14BvZBBPFocKcEZguOMooTHZR",
-	"chCmgSTthBc3Pxi7KhoAEy6B7MvNiUI/CV5HlDx6fchAr8m2bITVdRva2Z5pixqju7lphQB3baPXwgLH",
-	"iaBh1R48QqBYuDs0G4LfsveelewpFXuXpM3/TEQ5GEuM81pc4owB1cFY0fyCnw5yds9yFyaFczA2WRgJ",
-	"juk7NpLcfPBw1DFJK3HQ8EUlyBka8/k3MUntyDFzlaQjrpdp258gMWJhyKgNQnF3Y1DtDi+zzAqWxIX3",
-	"VXjMpA3Oq28Q6tpYj8FdjEGkptvSROCFp19rwLIHXwxUpbAFV7lmZr1t8grUbAUDmNqw0xGkHUFBDmPr",
-	"F3d4m43RZHqAVSqC9BdE+S9btKj/ZpFTounYfua6zKEzXEzaakJGmKZGS0wrZcXgutSVHkAugO3bYvKA",
-	"V9ZK+dhSLxdK03FBp5CghWbphfuumrDleIkL3CWpTWCGxTDjdAnNwyXBdDBSKl3HAAECvlH3XCLGhZzP",
-	"9sp/PrsgZ0pxpakAUNhaQnQiqksc5j3FQd6PRYkOsrNg6pAZRseqEo+XiE8f3hBq69u2mpNYTkEETGRu",
-	"Tg8UD8GrjeAu4EdnopuFHEMiqSJpq2CZaSJrp8YEsgRqnehgb5+San46Viep5rqFh82Yi4aeFf9qyd5M",
-	"zbXsr6Xns3FBM4ZseVjI+XiC1XsbbtAtEgRwY4SP8+wY/tnEiLchbDjPYJ0Dv3IBs3EFLrSzGqHX7R10",
-	"e2uGZ291d5AT6yJq6+N6Q5uGha4elysOsr15pEfrRqrl9x3nC6rYARce1pSo+RCfNtQNcuaUpH+yR+EG",
-	"D4BN3eqsGSMy/Sgc19YUuV8bwTBYnjkZkpJcyjuj8ZyiJW6R3DcP4ma4rIyjxHNy4DEO/gQ/XzcOrbF9",
-	"Wej1rSMkTdm6+7ypl6YjUKpQhx9loaMdnrtkxaU5iLs8uuNzFs5k5yfPxHL3h99JvfvDL2waI1yi7WH5",
-	"/01hiKg9aZVYfygeHtgFpYyvIzEBV7SADqi2U7JktIiJi9oNsIswPuGLh+E6Ou51/c8RTNn+8rQf/CDY",
-	"QnWWIzkdckG1LKA+k5mtD+KwhTHBCTQ4PMzliOZG4A+edZ91qzbKD/8JoFNuPniza2bxvGSJ+KWW+FWv",
-	"f3Bkv8L1+dPJTzZd8U8nL5+/PP/T0ZldAXzKMP3nPVcV819uVFgSFCtYYdVP83cQ4VItt9lbqa5pWfIR",
-	"Cg/8rlepBdkLSz+edIMQ7m6ne4L1DPu+xmAfrFJQ3FcJD75G8B8IO99ET72Qag5nBR+50rT2gR+fBb9/",
-	"KwmZke2wUSC6vpUwvqGvR2z3Lju6uoUP+ygvEPrV4OJ7b7Mmvagt71944crmgcuv29vuuvskqL3AYhm+",
-	"dLz9pXdSv5JzgS/0+7s4COHqDWx8uF35PVyS/tB8dMa3PTXW6AvcN+iM2OK/OSwCLN5GR86BtxeVrQmW",
-	"7Q34Wiruw6XNtSf+dkOMAf4VbxOacGFJC+AQlRQ29HaCRh8dTVgGl1n42JQusd250EQv+Ii1TwmFH5/4",
-	"GNwyfrrX9bCD6EM0rcK4b/O5mnQScVD6Nczcj7oBjHKI5bkn6rAZpH9qyPDCq45DfGq9ETh6HAwC2dpd",
-	"eBw+sMUbgA2Dq0Xi6ofrScUJHaKuxi46rQam2mrGTjWNVuFT27Er4+nhLq0Q8y4bvONGTKdEvJOYrejy",
-	"F22tJkjxCUvgYWn7iVXasWolVKnPpRizAu8ONR3mzGbmpJ/evXn/88/nL9MBEZIM6ehuPjPjLhjoTGCi",
-	"gptg2u6QF+h+AVLDCxvruXfMKhE1KlZPkHqYcrf56as3nz6+vrl4d3X+4S9nb1wW1cq9jscJXnEfblOP",
-	"zaG2kU4X2Tfqh2F8aZDA9aUbd+NebP7bh//W/3fk/+oF3/bjXnx8XeJcfwmQK4wBy27l1wBkcBCVsGEl",
-	"XiEg0N5pOXNojIPokFbKdDarjjWA3l7faAhl9y8mhZyySu+fPg4+CW7YlFlTpsIxTOWQ5ywYQnUE9d5+",
-	"ODH7UCZaHe0uN1cwqddckTnOXWK5/xPl5e8k9T5PJBZhKSUeEXKxt9RTJVTE2tsL+4xPM9h2R0G2XVEk",
-	"oryjiB3cZEbVZChpkRE1kQtFuB4Arw9kbs1lXQpT7xZ2DuymvPpSehq+bO8XMLzJubsgSYguoRgDpGB8",
-	"1e3TchRmDPfr0+tPq1LS/31KUkx6TwcWVM/IbdduJX0+HYRtkEPfcQ0dAd4NsgVdkdIKSsd9AHG2GzpH",
-	"MFefd5gGKMWwbbaWtJNf6HnXstQaJhzS3ENAhURURhtciJT9YAHje1agBVSDk0aFBxtBGCEP32DeAw/2",
-	"gIQZ89X8o6YbABtOZijUlgpLBCaThbFq4O5itxoqC+EZmII85UVJDTzPfXKT37S2jcBKhEVU5op0a4AE",
-	"wg6GtEB38JuEUTgr9NHukJ9wejQRTbOLgxMTLLNKUTuGA1KwmtYGrl1/L5GIyl0GeU3ze2arYhG6oEsk",
-	"gV9YIdeIcJfo/60SfLtP6IOZ9ytjwO368JX8w9+16na4b8TDdD6FOHR1VeDSwEehmqApNnjEatn/R886",
-	"JyXMT+9Zt5Iy/wPgs9ccKisAM/3OD0erCeE/noSqR//YtOSSuPtPu93AK7DB5wNqh6+8Va7bGbL9rfM7",
-	"7nWOg/n1K9OzY1qZzrOnq9PxU4TpoPfHzqZ33N3LJVHD+lijWTnokmpdvj+8Eev1steMZpBDEyxdqaHZ",
-	"U+TIZj9VTfsM/LXa2nvBCDM6PChDDUUVY3tfjT+FcZnWyEY51W07Sz0R1lp27gyuNGHinuVyxkgrCM2G",
-	"Yt29brcb++tb86mNFjuUDL+n+fOJnBdWpcA0YRdqshq/Yk10qJeV+jccogcY1/Y+ewu4xymhTsszBi7m",
-	"rstbi2foC2pabRK0Q6fB5ssOOUNcH3TtZHSZ8/FEHyh6DyHvZdJt/8jYz/1j2ALOLPhGwWaQKGqaNeN3",
-	"E6ZzPZ8KV0mRoQ/AxrPrIKZBjmzxYAbxMXYJSiFv2nUSfZtDyihmEF4Q6Jg2xBh/tM4J02apee6gumEj",
-	"TUUrSj2Z6xopZHSZomPCEkx74DabO5tgGZMQkWX9ToIvSZKj+OnTLsJoVTvD4pP1DuDbsov0NABzMhMF",
-	"fdbKOCAP000QBWzNG8UzFh4yGwNu3qvsld8oW4XDLJNp4skeCnJpTlmzrJWOvcZl9MMz5/OBwSQCnEUI",
-	"R41rgWuowpQJAC9yv6drtLoSAuRfWbFrsF/5Lwz5MLK96n17Rpdr7o/deqy54MUX3fWuOZdQsNB8iTc3",
-	"1ztccv9kGfEMAuBt1duGsfjLiMaxANutVLTpbo9j++NmeIOmbPaxqiRDccalaryPq6qzP3aOHEJViQzV",
-	"r0D9DHo/dFf1u2e9UL87CdS7pz3w2YXddFf7OKr20dBDN+wgaL/76LvBQC35z/KuDmZcu8A1A3z8veA3",
-	"9fMb3AniGWu62N1qZGEMAca9mXNvhdCmAIKqPXHc6Vc3Hy6mQ+rq12ymXoMxUaEFjEyw1HB80l0ht+Ou",
-	"MdIqndZJurdDpz9UfMHPwk7735sImy6M+wf9Z/hVVTOoRRZUglb/dPLyOW7X9ybf33yE/1TCBxG4QvQ2",
-	"Mtfp+uiC4oJUwHZI69PVi//Ta+/AXY8auetV/8iq+1Wi/GGbU+CopMCjFaIHil7hslfQ0WpfvS38theY",
-	"678Bvz1aywcrxpelELufz/u/BUv+DkPpe+r93ccCfO7xh6cfnp7+ytE53sdvU8P72xJQYq386q37v6j/",
-	"ppzZ7+/E+Yu/YAruCSrhBaVLZwYxAPMiRiSuwkdtbXDuuLzRzTlDLuvFPR37SxxCNcH8kG3pOtzfUCk6",
-	"ZS4wn0sREwV3DVyMMfOeDnO2Lpvnsxvvvmafw1LCaOBHhfhaTJHHxvh6fDBfaLUOkrLeNntvBuAgPhRp",
-	"pbqYQ65AD5FhYYBCioPwGYBPMQ91sd5XY6x5CTC227FH/JDVEaY8A1cGYFAAwGuRsWLtWm2MV4Y0KbdK",
-	"Ibbav1ao8ncK6vhSRfgs8wP6V71AujsIriioTuRx5Yx0r+LT9GrIM6h41aFl8NsSOwYj+HkG2koJEeMh",
-	"zyzkSjcEU4k+Xb1YAaWzLYfIes0T21/7cEzoP/dSFFbf+g2jM3tepvZ2F6ghMt8Waeom8w0CdBd5+EnM",
-	"CjliShmOfC4017+vMDRL4+ceyDUvFK4f4mgmVYMYKwGhVIh/ixZBSxd8OmVZTHK5YMXBiCqWnRJKckYh",
-	"Nyq1pIWgOw7vII0JTYR/xia2UbG0BdNnRgZCOl9BeW6eyaS2WEnZKfkkOBRrzOmQ5YogeCrhQstEzOZi",
-	"aX5EbIjpXGlEzRwyQquQe1QEqHuxi0uho0IqRWieA/oDRD3Y05uSvoWYoSR1RzztkBAIEANSPHDfhBWN",
-	"AhmACT/7IFebBf6TzJYb+GAjaEydMTpeF0JLnJd873CYy3ENLHMQ9bod+N/hs0T0u93eIBs+Gwx6Uci4",
-	"9j2NJfbiQxXjzHDKhxUB0HtcVN8/gf9vWJ1tQsFy/3+qVNh3n7ZeH7OF4xy1dP43crSmPkvtvSeKfPrw",
-	"prMx462unTw8mj/3jra/dEmXuaTZlZRvaAGaS3TcO9mlMzWfYZTRW5ZxemVGvaeRFAC8/m7y4CzLGqPs",
-	"A3nQYOoc/moxEjKWs6baDR8CNLsSniwDbmpvysDUh5toADQuqFBY12AVFeQl9BJyyW9SGaG1rKapWWQ6",
-	"DzQQ7Xx8Xtr21hwbHzKuyBjqC/7/P5wVV2QbXcXOWq5JxIlcbN7qzQOz777/8/8DC23Wavsy/56wHd8V",
-	"ruMakJlGkzWBzUado4pcfrpaZSGX5r21elbzDrhHeElVCLkaPfy7EOa/iQgsl/V3O0o4hMAV2Lo8u3rx",
-	"ur32UM0bI7YwlgTdYBY6AmOKTkla6mwpQfEohU2H8nYCPgOHEGK7EpEGOuhztJ6q2ubzlIxyRm2Nhpwr",
-	"3fGONjKiAhEKHMg/Asg2mSK4An+ckT/OyK5nZIu+2D9El+Xg1zUeBQxwtECut2CJW293JhciJpreuSxC",
-	"ABCVtyQEGwVfPEB+3ffBAw4yi4pEgMiw+QQuqtC0X8KMLmRxp8hwiccC/OZakSFVDDD3ja56x5YIwQmC",
-	"5ezyIhF3zNZEyfkUbhJUCZx5SlIb3Onj0Uq5isfRQbgCljPNnShNRA3uFBFqAVyMGa12xBCYNYke0gE5",
-	"7nZxsWwyow33h3NezAXG4LkXLRTMYkJ1IhZUkUUhxbgdk+Nuj7QgnjD9/PnzQYB+yxxSbtq2/Uy5UpCL",
-	"WAAELsLdYtAeTUQ5bdMxwi4vQW8oGM3scEA2Y5IhomA7sDJcGTOg/o9kRtFLkwhc4I4rd22D7aAAhsse",
-	"URM6Q2hcAsjQlBx1um4hjHXByiI0UOSEje4U4KZOqxjD3W6HZHKkkFw70wyYqLKsecp0wUcxyfiUCQUZ",
-	"KiKz4LKyAHDiNE0TMZoXOTn4b3L5/uMVcU6XEpI5cDlUTgdJkkQQcvCaPGmGK/7z+V+fwM/r0QyNkfPE",
-	"NZSRJ78mkd0TpKeg7ySKSRLhnJT59Uvi77Txt+DKPImuzTfm0N9g+CE090OWRJDtC/+XRH5lKg0ObALi",
-	"jaFAbFrzKRssGLszDQcN2D2Gt78kkSttji9hYxBRCy5i8+2XJAL/VRJdX8Mnrm6E1OELHowCHwdgVYip",
-	"wFW4vr5+eGJ3bkUSwp2lA73bzSXXFHVGx+OCjW1tw9X7yNV7SJ/m/ENTcJrdg2gQ/ZBhNRazh7WqrmUA",
-	"w3XsiKDm8DIM2jPZ6tB+WroEZhjciOtlTHKGsdFl8V6slW9xxlye6cbBliTix1uhD1cfb2C6xG+uXeyV",
-	"eeWL3eHyucrLXyKzodvXpFqTb+MKCaZ0PerrL81pNYYSAdw445ktM+IS6zCMJzaCxtD92kU66q6ukj8t",
-	"9aWgIoviL1/8OfGLUh4SsyTo4b2+jr9EsHJfoqkxglj5vE/0jb9EeDiSpGNWcsNi2piXjWtXzW1oonxX",
-	"6Iq6cDnkteZbw3tX4ub8Sn2xkTtdjJJzH456ZkQN65fRpfnFZkYgMPCU3eCFgXdBN011wwx3dg0BI7Eq",
-	"2G7e7z19We6eDa7Kbgq5UNGg/xBHXvFqWrveQb/ro57+D/zXL2XvoP/0qn80OPlxcPKj/e36n3Z+g23C",
-	"HM6ygkll29x3waw37ORGDgB37DfDJQwyeMVoqubwRBBW4d3boJf4EiLy9lYxW/RlDbHADs9zbX0vlXUs",
-	"MQFskbrKqev1u/FRtxsf9zon1xAtUHn5VUHFyCz8JS24qr76rBv3Trrx0bPrh+t9iXVLdr4sRRUQWQy6",
-	"pfls9FqliRQxcbDwqOFQQJ8sqLC+zx2sEBiLtX92NgXhpdVb2h93fPOxFpMd6wYfu7oDywbaNQpkWTKh",
-	"YsOEvgYMm0JjCksA/GIx2f9mdsxsSudvDqbdbzx8Mlr38pfKh0ML5+EgzUsI5WoplS/XD4btgcK8zlkI",
-	"0KHGsoAcLzDPwtIbLcXy24OJNEz8lKRTeseMVZKiGg4uDwgqgHAaBL9HLCs78w3+SYf7T3RBR3dQYdV6",
-	"Gb31uRpUc+aUsIxklOfLEt63GvoVtIaaX1N8UzDR4HmsmdcYDgUjZQWZFVLLkcxJy+gHM1r4RL5KcvrZ",
-	"5UXblhiHhghOm02Hti4K2EbeZOaaGMNaIXKQlmCuKnNI5+Y1wVhmkdbR4CmsMZQZXc5lOSVCzdjooKy/",
-	"YoixVa3TgDg6XJEJFdnBjBbK5mypGWMZFvvkRbVoSSIwj16DIkXo2KgqtUIt6Iayy/jCd9ewmOvsfseE",
-	"0JgrQSKg3KrLQcyopqTlS5aUuD9gc4NvoR3spwtZrI8Bi2xgOAGeOFgDZwpaz0C10kbZ6ntnYqjo4frh",
-	"/wsAAP//",
+	"7L0Nd9s2sjf+VXD43D2R+tCyJNtpKp+ce9zEaX2bFz+J09zd0H8TFmEJawrQEpAVNc13/x/MACAoUm9O",
+	"0pfd3r2nsSQSGACDwcxg5jcfo6GcTKVgQqto8DEaM5qxAv48yXM5N39kTA0LPtVcimgQXYwZmTA9lpki",
+	"eszIlOoxGVMVE9YZdUj6w+lFTM5fvblIO1EcFexfM16wLBroYsbiSA3HbEJNq3oxZdEgUrrgYhR9+hRj",
+	"hydi8argIy7qPZ/kc7pQJP0mjYmSRI+pJlQsiOKakQldkKlUmoy5Vut7ZmI2iQbvo2+iy7iBjCd0OGZP",
+	"pNCFzFcTIeSe0rJg6YBQQahQc1YQeQNTcnJ+BvSMZZ4RSmaKFQ8UmbNrQ6kiVGREzCbXrFAwECETMTSd",
+	"xkSNacEyIgtoZ5hzJvQDReRcxOSWsakiXHcSsdXwHIUrRimFZkI/Z2Kkx82rnMNvblDXMlsQLsj1woyh",
+	"FX77w+kFUUxkKiY3siA/np48bW+1+FxoNmJFSNDFYspeARVq3eQrwW9uQj4g14WcK1YQTW8ZcqZdFIqf",
+	"UtvBnukhJVwbpu1sOZPQXfNEPpVDdS5zPlzU6X0Df+OKK73ImSI3hZwQPeaKKFbc8SEjUuSLmAipx1yM",
+	"CBc5F6z8DM+zXLH5mBVs1y11ekFHzYurdCHFiDChuV4QTUdunQs2LZhiQlPztFlXTVqw0XPKBQzFfBr9",
+	"wqd7RnYUTCmWJUIKRhgdGllwx8wjvDB82z4G1jDzfU2Ht4aD0rObvZdSsL0XVA/H6SZ+ro/qNfvXjCl9",
+	"ljUPjWdkJjJWkPmYD8dAbcY05bnCMXJFWFHIgsxZwUguRyOWdXYmQReLkxvNioZVZ0MpjHSUZE7NuNmN",
+	"LGBKiGAfNCmQ/J13yLt3705memyWbEg1W709vme0YEW6HXPjw028/SmOprSgE6btifCM540Dxu8VaaU3",
+	"8Nf7lycvTi8f/3zy/O1p6s4F+9NQzoQuFpePn54OfmDFhIpFMut2+w/t71M6YpeP96cFH3IxStuDRLA7",
+	"ViysxCTwvoJNAzN6xxXXCoXAxPATwcexOTLid0x0ErFHgBrCFaHkjuYzRtgHOtT5wskHpalWJOfKLJCe",
+	"FcLI2pikSZREKeFimM8ylnXICXaJnTGVCOLHhrSfp2Q+ZoKYDSFviKHO/HDH2VyZ/s9j2ETuJXbHhL58",
+	"fGrf4hq3nB4z0zT8Sk6P7aikHrOCCDphxOw9WlhRByThQWFH14IZsf3f8AJPxnYH6B1Kobk581MkxS5K",
+	"6hrF00dmLORdbCQdpKQ1zemQARmKDMdUjIDWa6bnjAnyA5Nn56RgOaOKqfYxSYdcl40rIGk+ljlDWjvk",
+	"mSxIqhgthuMrJkZcsDQGQpUccppfCabnsrhNY5IO6WRK+UikMUr1mZ5cpUZ+oZRNYcJSM8WETaZ6Ydfd",
+	"rpab1pBrQF4Z8XXs10TJWTFkl49T/17GCzbU9r0OdutJIRzYgIpgecxBWBI7AEZ0LGEI13MJbHli1wtI",
+	"EdIy15gq37U9CQblkIBJzWh/YYVUMYEdAj8bsYZL3AJa2mlspaDS1MikG6taQKeGMZVGAUl5bhqeGJ5f",
+	"6pkwbtoCct9xPbZ7y2h863YmtGJex0kb2DMBPkkjLTKuNBdDbeidsoJkdBETNZtMjAZkRoSELVQ7tm3E",
+	"5FrOxNDqUNmsgDMqdocSL4KdRkXmN5A6JnNDeGWjpnFJa/kaLA/V8A0ukCAzcSvMzpKFOR0Z1SwjRsTF",
+	"rsHUTJU52uBwuZHFxMvCxx8sK9uu6eX768vHH9J2bJqjlj1huP2jI7ObCjrE2TXqo5m/l2+fm2dNF28v",
+	"nu09sooN8Nxhv0+k8HQAxa/NhoSRzKbmEDrowSwSs7FhkVjmhF+HnCMHUB2HOpPRXq+NLkAz1ECo6UzR",
+	"yTT3HOwXErSbIc1ZRmbTAUnxsSw1TwmiTNcgP8zAjEphWgVCn+JP5R50UtuocqQVyJ7ZdFTQzO6S60LO",
+	"RmNdsqHMM+AWKmCmn508uXhz9fr04vTlxdmrlymMPiZ8MpWFZlkbJiJnN5rImR64uWPZlRlpigTDoHHn",
+	"ZHRhmoXjG7V2nEWU10CROVWMLkBSaKKTCLNP5CygMZhcroIthwtSqAfmHDL7KQZWNe+WEymLRCyRiVoT",
+	"+wCPmCPZyvBoEJUna/TJPDLNZcacAmAMq+hfM1YsojgykioaRNhyFGoH/1Wwm2gQ/Z/90jzcx1/V/htz",
+	"Ulpd4FMcgWIbDaKMsemr63+yoTbf4u8nokErtiO5omLhNIXerz/300F4oM/HUlkxBdMrFp7vUHS1qCq3",
+	"nz+MpWDtDvkZHzHrrJjRYQzLXy9I+mt6TNIk+TVFRSDnmhU0N9/j6ZEkSZKGPyRJekyMaiGVTkS/63qX",
+	"N+7bpW0LOnCHvBJ4PrqdxI0mfQdtyhtPd+yX1UxG6uXJlZDuaLZfmBObcqGMuZnnZDIz57nMQR+Z0NyI",
+	"HCM1BSuFQ100rGaYX5+93olXDLn34RdcmE1c88QOdjXruOmw/HPR+/ViDf+4p0Mu0uyDOU/4SEij7hoL",
+	"XLFjPLaN7E+r6oQ9ubHVsekgk0yVnKbAsAnWsjbdptFoEO1f53K0v9tkO/q/3oy/lHr1ZAupt96nIlBx",
+	"cKssz2ki/KQGzYj6BHMV6EuTXaa6YDesMEbNIJrP552RlKOcdYZystu0C6m/xoyf3RjjF2zfZvs1NVZ7",
+	"CiKGDOV0EfiCjGJ47A0FK/WWD5eD7mEnnJAoiQ5uetf9YRJFdsDo5itHXLHIo/Wm7zkwchPhZo1jPDp7",
+	"RjCZz6WKyUQGeq2QJKOaWvFmzrL9VMuUiFmed6LmFYHNE5KVsRs6y3U06MXRhH7gE2PM9rru/+JowoX9",
+	"Mm6ypc9Z4cbR2B8rrmp9rlt/09gb/gtD54BRwJ4VctJkKhsjCjTd9O9///vf91682Hv6NCWtBaOFIj2j",
+	"r3333Xfftasr2O/2H+71envd3ooJMvO41tw3JwTVhhmpNsNqcGkYqi9knebntIlkcFE5+9DqPY00H3RX",
+	"0KzlZ1L8RhZ61Qoq89vWu1cW+ilYeGbE0LTZz+/QY7vKz2Qdug8U4eYcFoRnXh00cwPbluY5eH/tsUwO",
+	"lzbnt3ZuplSPS+pt01c8226KuNAPD6ONXG8H9AYs7fqgnlDF9rhQTCiujb2qZtc43U6kZ3JCuTgm6d/s",
+	"+XiVojaN+tKq7YumfWU5JvSD8z33j44anU/WT/a9zDgDXcCS/3aaWffXEF265k86neZ8CPbg/oe9+Xy+",
+	"ZyZnb1bkTAxlxmANgzOCfQCHzhWfqmhg5OINvZMF1/Zg+LQt61RoeiaLCdJendhXzs684SzPFHp40HHS",
+	"iXCoaiqFwmF+T7MfuV4zvn8qKZaGM2FKoYIBQhf0w2sGVxPXSuYzzchY62lLtcnb18/NOilN9UxFg8Nu",
+	"d+vBnhaFLJoG+MKroP/z5tXLmFAyB/dy6HMHg9fqAa3znM4Uv87N7kln6X46K/K0TSZcKWA3NHeNQddE",
+	"PzRVaUKk+6lhNrTEQYw+PAzUctQRwtut4ZAptWfvefbg7mmvvHlqmgX79v7SPRVMx4+M5niPsv2auRWI",
+	"5G209RLYjhrW4O2UtMBDQbNFuwOahrEsBc1x2e7JT64RuK9ghfUxBQx09CUYCLws7MOUDY2pdkN5PivY",
+	"ccV3T72z3rr30//dszcBe2cZHD7B+oa/bVrQ8j4BKDsTdzTn2Q+S5ttPGnQK/jNY2tlkQsG20uVBAdpP",
+	"v9slI0nNeHJYqiiOQFGGtsz0QEu3XGTR4H1EKy97k9M1El1+ioO1MqcSeLxRw5qDrgyDqez4fh99+6j/",
+	"lLRS7weD1h8oMqXarD4YO7CzlKaFRmfafjPl2Oz7CERQ5fHPoFXTWybqE5txNc3pAi1t61YpT+W1E2xf",
+	"vcIT6n0E04svkGvGBMEu703zF9gSeFqYcdlO4pp8HA7Z1GyYMTO7JcXhpdYzD7dxUjArC6AJ0Gv+H5zO",
+	"u7G2O3LLBQA936o61Cg6TGS0IFZba5hy0FEdZ5jDCZ5FtylDr2mpX34Ot9z4e6qQt61vUQpCkWFCXc3/",
+	"DPzQTL5t9X3kr7JyOSsuB94/bN49dkYrGkM5FRkXoyv8xD5wbf90NmpMKvceMaleecTE3SGYX2bFkMWg",
+	"OAiWx2SmJ1fuS/P3hGV8NsG/y9fMJ80K9z0ueezuy2Mip6yg2hCpFkqzSUwydseHSPxoBtSqYcGYuCoY",
+	"nMXgc/d3SDGxnqSYDLlexOhy/5z1wz0Zrp7b4Jb/mxfIbWWuiFeZP4OKwqhnSzJHGiKszWNNrgZCtGxg",
+	"c3QQy4Kwf81obhQUaOB3FTD+ejcQMoZEO801icJ1KEsu+IQpVnD2hQWKnGlnbzip8kcWKP7qx3ZZvwPf",
+	"JE8c/UgPVQ1NoAeyXK8bw0hGvgPTf8bQxnKG5JQjg68IVbdGEzPcgLcwVLibpObxGEOzuDM603toAlzs",
+	"RlW2zRTN11KfQ3zZZWVlyhs7/8BGit0aWOltBhCj02MihR7/JUg+R5DELqINpgI0NSlJbixEdyHt1mKD",
+	"zLHm9q6yBtwW1SXA78rzf2wU69Wnv2siXA4cpn/RDPLsnNAsK5j6LL4ufREV+Wi/9TQ77U8KgpF+zXLG",
+	"NwZHY01v/DwbQqm5LLIqodOC39HhgvT9VaaxLOyTK4wG1w7SyFhmpYb7hUwLqdFBR1q+g/YXNipKptAF",
+	"HRoB6GyC1vWCULGQgrU3MciXNiXiSPMJ+0WKZSFiv/X8IMjZycsTYr4n8MNqdi5bDBi68f2YqNlwbE6l",
+	"01khp2z/e1bkHIIh3l48+bczkLb1Me4oZoZUoLvcuv2yTUz0pXdqxd8ZEphzgady8AT4WqB7lGXmAX+A",
+	"twxnWCpgCldsiEqP76Ef0iOtJPrll1+SqB1yrReappsnZ09fY19RjG8dmLd63Q78b//gYMu3/2Pl2l/S",
+	"YitpcQ8h8QISH15KfYKK7X2dqtgO9o4tVV3yR19ivJilUSZpeCceRFu1qFi4R8yXOVfa8iYvY9kyOZxN",
+	"mNDtQSJSGHQKTyqi4abehtHXvOsud2SjHx1Jf8F0wYfqmSyueZbhqXyfefUNVKfz4POn8yLMx3DyBo1V",
+	"xTNG0henF6/Pnry5Onn+/NW7FLjlpdTP5Ezcm0vsWQTLc2Maqo7q8PNH9VLifnVOZjoxOnl4cekG8kJm",
+	"/IazhqvQl1KTif2VtJaC+22MQtbukJcSskWW/PQuQ2Edo8AznzD2YJFLml1I+ZwWI3bfib2APAdw+tu8",
+	"FmuRmEYrk9z7QqzjeoEeMFaRPDwkP/HvYYLBgfIZ1zUMX1l1WbP1GICOr3hJ42KVFRP6y13Y2NkDoX7f",
+	"ecMTIeMTJhSXQg0wMmlQsJE5mt2heUd5Tq9zRjAb50tNLIELc/RIW1WxmAmcWjNXTPh4+7l5xhyVeMPa",
+	"oniuxRC1COHbtBxGNdOocgC0S8a7kPIFFQs7q+p+U3ghJZmYM8VuLPXFZufcRRCdnJ/hGEFfTffplO/f",
+	"9VJMT1LGAr9lC4xHxsfax6Rguli46FzI2tmDtJ2UKEzTWWLD4JHNXOhzgEo2fCvoTI9lwX9hn8mLZrS3",
+	"bGG0FJDNZ0+/2IwaiWSaLj3qcRlFGpOC3clbTEO0jjRw4EzoArgHosJTG58Szn6ZcBe44NCkaS9N87t3",
+	"7/aWk5nWzfVy7hMM6rP4NjgN6pwbap/ffYETYLmHbfiSnBrN03GBmXzFIHzy5Pzs6vXJxenV87MXZxep",
+	"b5RQ+y5pXc8KhbtEz83Oh3QSsWgfE+oiCZ0OY2ROIowwZxmh5Rwb6VF6fqHTk7cXP149Ozl7/va179yo",
+	"/yt6ZiIR9mfbPYGrmZuZYhnIMTgLgBE1JpCSmdA8t1olZM+xrKZcfsYWvf/uLNkF23CcuKST9b6MurDT",
+	"5vwaW+ut8EfdPYNaZkELXyC65aUVPIsOCfUpL3vUhOY5SbGBlEgIt3W5ff1u94EKk4WnhbxmiTANYpSx",
+	"GtOpsYmIUS/JNc2pGLICDPYgpQkH1zYcCXM0LeTQ8MV1zk4hkXZHh9FmP6+astxsTMjmmnO1hY936SYD",
+	"YgbJDc0Vi0kvJt3P8ou4uNiqX8R+67SkIAZc8V/Yivuisq0azb1uTPpHMTnqxqTX7f5R7jZkUfMhrHcX",
+	"vBVqNsWsoxcs4/QCghy/kM3iHTGbIh+rBs3RlzVozHqnG0lAe9jas69+2m0OzCrDGwWk3l1BxCtEF3d7",
+	"e93+Ra876Jr//0cUeweqex+i/uOITSjPISrWeSWvpVEYekuOUTHL8/IrWHmQZT7QwsiMm1q0aBwZw+Pb",
+	"0G+IX1uHXjToh265qOIbi8qfrvBGuxzc4UX/oBzcDJzSyxNwcNF9NDjAZz7tGrf62gaerlpm6xjoBC3D",
+	"5n3KcqbxDKVZxs0bND83oyo0ROuiwImmwVcfo6x8y6afm2kqU8+vpcwZBeGKllwtwHk5qDmOUNKHGe2W",
+	"5ma4hjKY+n0E0dX2/dgTV74mfc6GN8nXDrY+fQCKAFgDZr8gPAYmzeKGJMms2z1gj8lht2u2aXW6SlnZ",
+	"3O3HiGs2UQ1pGn4ItCgopAEuByTbzNF8cYwiy/lEUcBBxJ6xs6z8AZW4NiteOH2sNc/IeDahwhuvnXoA",
+	"fymUmoLrf7y4OLeTFPus207UGNYerqmjybfetJzPcnQ6UbF4dRMN3n+sM6Bnp27cu6z3elk/J+y7HfIK",
+	"g0HmvACNAk37yilCXaQIy7M2uFuNOc+1ZoKkZktAKqBhKkgR7KUQOt1NjzGDDbLMQTPgYkRa6YIp88LF",
+	"a4BbSCvp73DwVhVvs7aH/X4nEU/AFFBEjeUszxCoA/uHDpGCY2IIgGj/Lkb7e4c5VWQ6np4Imi80HyqP",
+	"XDBBnf3D3kjuBTNrpt5F1e4gNYazomCiCV/lRFiABBuuevbmFTns974l7hWwW11ikfkXFVoUzjV+rMaE",
+	"NmwqjGzbSAZ+wOsQirNyDFTA/l+Kst2Ksq2lIcYNrxf9Zgl+Ms8FQcB1pacWCDx20cDhWMKRbzGSJgEM",
+	"JMcuxQuneGkt4pIHmrazGdATKe5YoThqDztwF71jBR2xq8L0jDrqDkL+pZkJNFptA7jVhrLIWHaMKfCA",
+	"l4Pz6B8SIF7dsJqmbonMiZw18h7J2JBPaI77Ws8lyfjItI2+Bbj9kVxoh8PS63c7R920USCv3mluZ3Wi",
+	"TWtqCd2wZEO/XFeFtVHLfC85M9MQZDN1fQuYge/3otpyW4ys1KmfM3ZdwkjyxqnZdWNpqWn+F1P9pkzl",
+	"ECm2YoqlHoBDvDDyLXk+q7Ps8hrHNVGyWVY950rvqkNba8irfps4MpCMDXphzsXtxmYMmc/hQdD6NN3m",
+	"hRfmueVpBuptG67zVdP0R7YxgF2+oIFhxgvZg7tJihOvDnrHRE3Ni7bXp079WW6dXi2wEpzvqQ0YRKWS",
+	"JTMWEz0uGCNDOuWa5mAnWDUhGkT/3/uTvX9cfjz49F/RFupWlRbI4ev1uxVInJng/5r5CG9r6B2T6wWx",
+	"CeEk/RkAlFIPVGepSURrONP1NtsuNLVU2lB5DRJUe/1uvLUyuHkOq73FTdmK1f4fHn6BA6lZ0zsP9byV",
+	"i15R/8BBZ0heAj6BXC+A0kCspX1jOXxTQmjB/ccMXg+XNP019SAtitAcLrA1v2Oqtg6NicLVHQezsmqD",
+	"/WSnzG1ip+R6tfOyYZ7Ni7+FmP6TCWfvOLrftGyejSbamogpM293IKP0PDhekLdRXLmz2Cjc1/gXbPp2",
+	"3SniOA7sUnAOgRwAQA8Li2JkuEXgHFSu7x8odLq2MIc6EY6Y9nI2dCv1n37kALQic8Q/EmjYY6Y0IIq6",
+	"jGyuCL02nbY7iXjBANENPdqIquiv6xBnbUgVi/0d74QhLhYtGCLqsAxB2aj9yd4yckVSo5GmDiyOul5x",
+	"r0vBrD+mulxOdq1fEHjKLAfXOXrMa5MHjp21OB7BxIGXZ8kj52Q+zXNL6drrLK7hOGjwF124Q+DYTUl4",
+	"m0UtIk6rdBa015jXJeeNqWoAdkCfzsBD3T1Q5Kagowlgu6b/p9PppOAimtLCp17BhQ7c7WMofPFAkdTs",
+	"wj3TR9o+ToQ/I6wLKyvkdAoYmV4tcQBMTau9YjChgiY0A9S4O9YETwTuqfA8tf1cz3QZ68KsHuAgMhFB",
+	"cBWNidiZyOlKPJwm6IJweo99nqKPt6yya90wCpxqe+qWT/fkFEXeHthjrPDwFYZxG3yrT2ZKywkp2doR",
+	"NOb62Hv2YkAfEgu8F8W9jOnfZm+TBcOknBJoqWn47lcz7GPrjmyB+DH83gYHUhVXcxtXWGBSN3vhAoO4",
+	"lX5MrO2YRDFJvOqbRJ/S9s7DrWXBNjDlu7OnFz9++PH07IcfL9JjcsumGrUqkPHXUo9RSqJxoUiv0+l3",
+	"u+j93+w8azppTtc7JY+948AjYduDxhxgXGk+xANhAPtgMBNcp3WjoVlJfyJzKRS5ZkM5YURN6ZA1Ka8T",
+	"Lrwu3bCkpst62z9Vp85hHxz0A/VxvfC0gks5BOpEYEsemEqBjDBWBRx727Cfv8gu7w42vfNx2XlVOwyW",
+	"h0qm0iLwWGzVAG6wV7WI3LUBhSAcjVh2rTSJjpIoBc0AfvmfN69eusZa6ZFh/tUzV/ferzhxMfm0gS1L",
+	"nXQ3exbeAaT7CuDx0hVKnTsBm7jRZZ/TFT8I9gF+2Lji04LdbfHg0tQgRbZ/24jtdNWEvbC6+85XI/pq",
+	"SUEKXBcV1NAGrPIS9RoMZm62MeR0owPB4pcCcw4CGOiMLhz0n4NSXoJHjRvwURPhk0AfqKClFuDT2nRY",
+	"3ggH2+6QEziWS8sU2XQDTFgcNQ/8HHaYFO74Q2KMteZB4hGoAe46QhC7NZI6mHez7muWJQykqf9qgV/X",
+	"LldteWKEtsAUW3lTT9seVGF4l2F8C0YzIzq6nZ4RDwgBjnpbwQhTmk/ARPdQv4j0x7VfmbnzS5fvJQKQ",
+	"hh1E4zCfKX7HXjjHPs5eg+ffQ/ptuAXQcvPSmqX4gisLXt/7uJgrmzUOMQaxyZBpYofop2WjvHg1ZeLk",
+	"/OypTc9pPP7tM+Sg0/V5PHXRycWNDLiw7EJOmaBT3ig8p1SPVcNbSyN2TcTYi3uvaUAeQDEEdzzqLh8Q",
+	"Z5pNFKCFA0C3YSo04HvduH8UH3XjXrd72bRsFcuucn4vKTqbDU3I5f24QkHa5sSsawCh+Y6hIhRx8uXN",
+	"DR9ymjsrjLTUWBYaIt1jvHCniqSafdD7UKEjbYMk58aWAdVQQQxxC7Lt8S3Yt5ghotpOOTpGLwGifZP0",
+	"R67TFS6DRCz7DGysMvqgx6iKAJXoA3BdHy8pwS5cAB/GEiIoOjrQb+psXwvX7D4ek5SJER2xiXOYCISo",
+	"D+/WBVxPQ/UIY+VyTdgHDTHGXupBURJmqINiHYZYK7nMzKcOA1hlqU2LQ8lxbD2cQhLD4GVbXDnvRzuM",
+	"1HDgNf6y3GHMo/sXvaX/lYLpafpAe9R0bRTTDtnWG2PewB6tP8ZI82m6n4IpmMYkvUs7nU57KYbDrD5S",
+	"XQPSXRFNZ1Edz2fFcEwhJLU0BDGCLrz3tHeMvW7nKLwMjE7fAub0rMijQWQsZDXY3w862h+O2fBWzkA8",
+	"CAQovr9b6NOy3Puv7d04fnO+tsMy+3ejK2Y9ami5IUmK05yCp93mi0OcyFBOJnSvRDCHc1/e2GfUMVaz",
+	"GHPv+PCoMGYnOQQDs2VjKCHkwTYAskLekHSWbmn2lKntGx9tigcz1nV10465Rn1kwvOcK1cyp1RIIK4X",
+	"3wCEC++TUlwMGWqScLJD5Q4ooHDQJRMuZkZJKT1O5ZcxoUSwEVwugP818P5QlYjS9FkxxlLtaPKx9VY4",
+	"2Br9amOqxnvXVLGMFHKmuRi1j8mSPy0RzqG2jqjgiOMrnWQhtwVOtbS9o/csEdZ9dj8H3uYXRPOmcY4d",
+	"EKXBWOBUajddoZEWcHx62O0abXYYOioSYT0VMIq6Zbgq/Gu6jTstoA7lbuBnqgjbaAcn3ZomtnC+hTS5",
+	"7wMPgJE1qMDfQEa8YFs64krn3y5eu68pc1W2vfAZyzm5oQXJ5DyQLqEEGkPwHhNGcExZMWRC0xFLRLfT",
+	"6XW74RG/7ObeQZTM7uc7DtcUsHNLZ3JjFA4csw08vaLCI7o6yZxnemzVzOuFK7Ri3Wq2qI6QZMz4aKxJ",
+	"WnOQgpNxoRIB3t/t5FiTm7PGDVt4f+OK47OuWNkEZfBIzHJ0hKfOn5oaWZfCC1YLRL8ojGBVEFUtnNiv",
+	"cm3iL5v9a/H6YNel0AuMvTp9+zptjqCqT6NLR1huu0ums+ucDwEVAvBd6ALzPMvSaIbrFMhayGowKoxP",
+	"jJJzAVCWfCTgMqMdJ6JfYpy0gmdAs/HFGo0azAR4qJbQW93L1jFbRmPH/bp9Z2bTPLF3RwvQk43idw5D",
+	"iuywwTl07vIzLl2+7n0j+8uofsDOAWelzUjup0E90MNul1gMPbDpPCeD59bimzUG/t8zrH5J+8Wmmixu",
+	"GP49fI4bPIpQIQxNIijjhJg38ZLvUI/ZIiyjVMYVVryDnW0cfFjYSV25Gn0raErt7x37PJRGYyC+XWko",
+	"rJNla2QFcxtqNLazOS2E6b9Jpk4AzcQ9sjaBo/n7Fadb/bhb5SeElHnr9os3u/2OQ0+f9e95h1/VvYfu",
+	"vKjJaVd3zvEJu8rpNcvVpjUJHk2t1wB80R7JwBWbu54Nb5lXpguE0I93SISBnuC9q0KaI6DJTitmzF3F",
+	"pP3DMehIhv32gCh0sRr7xLYAkKVa2qKGgJ/ZzD02YlTON0+If9IWyoHNZF3kUzriAvLlKiuxxg/ZvPtt",
+	"5vyO4i/0VaFD+uT8jNz18ZqmA1ECdorToIpPmlEocWXmMybptxl8eAT/HHQzyHT5rgcfAXLT/PFwIs0/",
+	"vT7+u2C0MP/SPE8RU3IOxWSYWipNYn8y5+Wjh91eIvziKdJavWht78jKLZZl+h7hkWURh7z4HmsbXV6m",
+	"iWi5K/h8YX05H5NoSBW78oU0kmiAGbifjLGSvk8iKrIk+jWJZJFEMXlv/fiXl7bW2/skEhLurPGXS0BO",
+	"AYAmfw9KMsamTQpJOf1Nkd0Fy9ECRi5uuVvDdnU+Q4ZXRi0gsIMQNaSESdktCc0Os/KS+6Npqy59tntj",
+	"x/PKSuyAwHBDVkXUph27/Punxqw4wLJaPzMTLs7wx159nEZpLa6uF43ztIWEW/pcSosdZ86XM2iIiL65",
+	"UUyvKFRcP6dsLZsNZXTQybRZpylL47i5jkOmv1wt7u4Vs7hNTGWpTH2KbfWbDad7fSLwlhtsFbM546og",
+	"BaPqzqjJ0m9T3J2NuZkFU7Ncq61DUN0EzXJd56Gl+Xdt+1BRHPC6eYfrnN0iRe8pY4Ltt3R1hFY+bC6n",
+	"PwDhDxSxL1X0IBeiExMMTba32xVtYxslaN1MBoMsKW+ax9eM5maxd5xEX9d2deQ3Yn+C0zi4Lg29psbq",
+	"VxoVctRF7E2mfQTeaJ6WWl2qbpPfckI/WGF40A1F40G3vrwFGzbed144yvtHy9V8G4Yk2NwPqUL5ui3y",
+	"Grp281YlvH9UJzVMR6oS+9RWPi61cFAcKBlzjyUPNB95h3ZruTCykBlT7Ub9b91sLzFgkOhU8oqf5XWc",
+	"+BUDwD2zbx0EvrQ0u5FknRGN0sUXSa051s/evBq8hEtRF1bnq6j7wDpfPh5siQCup36/AiU3Vty1r6u3",
+	"aHNzy6rBXCt7kmATjd1tGbjp7ol80IS9fcVBOW+xy6BxN1tcK5bfNGf84z3PFR01xG28A0XcXQXBNU+l",
+	"OPfn8roNrPBjL1c39jzgV6JKaxPPVYsGhmELMK6o6YjP3PMeH8fe5R8TuDy4Lhi9hUrQRiDDfZ+iCxXE",
+	"Obi2qRo2pqsYg+zUsewukWTOiblFOpwaFjLPrzI21eNVdqygE/YYwwTK2LEJM2qNF2FhFX6MZCDYNIGm",
+	"7XUlV4nAgB13ULlQbmMAMbwBrLroQ0f5A2Xd0/6+wwYxYLgBJumLLIDmKG/tfQaSry9aZbgNruw4+rAn",
+	"J+ZsmeqFnXdnc0hx1byxN0yfvxJ1+yT054RzWd53JCIM41cPanchqu2n2oZGAWvObMAU44XvFfwfZgHx",
+	"ArYMTwUYWSSiOtFk63m+32z6gNz1NgM+Zrd8837WVH/tRK9yd/55sr0MzS/tlWhD5pzVINxfJZJDWPoK",
+	"wkq4j20LRHCl+pX5XCl/ZRbMFrKC32YFiGZbASuKA2Qm+wFrYNkPwbuuCpb7xaJPhZJ/uRBWeBi4UlhR",
+	"UxYA5IZjMazKoTLkerE2tzCspL/7FYQP/ryB0G+q0Zlri5Vbp5S7RF5USwb588cHlCbieqaDkKuYpHZp",
+	"7QUYfEotXJCLmlhqhBRMzwoBtxrkDcieskx/WM8oJa2yKraNQkif2Wr+JVaOOfzgohY6tZmkTT6vQIer",
+	"TtTPtkw54BgYAeeunm7ohOeLzuYM04AFV7XuVCT3IGmlIfvBXXupM935l9xd+2YKLMNvJACfI630VTGi",
+	"gg8J1vo1q3lOeUbewPYyH08nlMMfqMOkMel0Ou3tqLFIh42kQAAhEsO1PbjQxeouySdTWhiLJn37ZvCS",
+	"zcnfoc7dy7+nW/bu99oWJLhnBzYuOWO+ZPUgDWk5fTtAVLatqVhhGDTQAE9upODp6eAHVkyoWGxJQmkz",
+	"bKDglosM4sbgha3aXpHc/vOylgHt2xDLWhZRI9uX727N/eXRsZagnN3oYNQuQHhj883gMGHLCP2hXRia",
+	"ecFvuTSEMUhJCy7IjhtqTGJ8q5W7pdMTE+9dkryQeszFyCbd21BWeWNjTyH/Hq/QbbhDIuyPoEaRd4jb",
+	"5hW4CS0WhGaZMtZpBb4k3Sq7fukUXz/9FG9VxI7T74/WVa273Ej34Fat1g7zzSeDf4XgK7scEWunxzp3",
+	"wvXcbYpWm+u1vV6x3Sv7r5ZqubHbLfIda5NoA4fKd7brqaIFbh4lPk/w+SYpA49uLWCWlM4t+ocXiH3h",
+	"SxAAKuw2HZsHSSv9QcpRDjiBL9lc5cyIBvMpCKBekr+7r39FhW6IRwrC200Hqdd3SGsEMbalvNNz2d6+",
+	"zxIatpnbIPEMg0nevn5OxhCnZGRx8Hb6uTpXYE3cjxB8+YvQsYE/1tOBL38ROsCCuh8V5tXPpOHTCuvU",
+	"mlA/w538joYUvgTxCWilXBkFLPafhNTW/rFfGPaiXKh0k52VCGdopQGR6cCWP+13USFWpAzwv16Q9Nc0",
+	"NifefMyHY5Imya82+SXnmhU0B7wcCnUAkiRJ0vCXJEnjinnmysVXgHo2mE8h7lG3f9jdYA9t87g1F7Z5",
+	"NNTtt3rea+FbPF0qzFs87DXgbZ4NFdQtnl9WqrZ7xWtJWzzepP5s8doOBIU6yRaPN+oS27y3rBls807t",
+	"ON/4UqNocQD3u90mQYKER7VcunStuahDq8gITBmgBFkcCtT0UdxYXMbmALy1mbINiJtNjmfrqjFWyWXo",
+	"e7YmkNGO/aUlJPpNm4ckCwW2iccWwHAjh8rmQOtyRDEIhkZaXZ9IXDBbiVKw9nK2944goU0gbWMz8y18",
+	"xpe89Neg7a1i6+LqHfs2tyergjbf/ZXRDbfmbK6upqy4Qn/ymsCFKbNKRIwRMchA6ph0/W1oqe1uEaoB",
+	"D19ls4I2GzsvGHXZnu4hPKqDe8udLynXxQm8RbhDv6DuAgzqki8HBGT2onALFsRZWanIAZKfAyUKgmx3",
+	"TXgPggtsj9Uog+WljivCs7YefjtfrhbWW8WzL/ETgq01ASoEcghsrwkD74xR3xRdNMGQbA6N/9Mjaqw5",
+	"Kr9iTIg7jLe89QrZYesokgs+Yf+Qgr1sxDo6aSx4S1pppZqHMR1OFKf7P1E9nlCRzcw3by+epM054YnA",
+	"QgwkdUVA0g55ipEEA1v/z0GCpRf/SKG8ABUEa4Egk7A50uOygAs5Qb6AjRwjLnTs3IiOSTRzWRfScMwY",
+	"0m2zcttjsWBh7BmX8OlTw6PqEHdGfDIzjTAz94lVWFKxdtQJskbtB2raQG4BgNyO5ax4YCWhmYS3F09I",
+	"K4WaK73eXv/gondo67Kkbai4aPZc8LuFXkoEhLKXP6Xt5Zks34lWKOR/EuWCKzuBD9SfQs1YPus/49Te",
+	"6cjd9RTNgsNwzWG69uhcJe1wD37tqIfl3f7niX2wVZJ2jaUKClV9rB6nELEdrQVYqMslYVrIuWIZRuSh",
+	"X6kIKt83BtvZolfrp+gfrJCvBEMvRlgaa+fXeFMm+wnSx7Aqa1mcX5HW2fndIY7i7mEbTC+beIfmoFHu",
+	"c75lLvpyxa5lMv5fFUDOQ5WiJILM1mqvxyRNZt1u/2FKaA7WaSGnKrjMxlynbWgLi/x9BgZ9WVqsHjfJ",
+	"PPiNTbiFKxJ9bIPg3JcQl4lwOcZowFiNVYmO0zJXeG2evn3sU1jgrImJl3QnVHXNiSAyWmDipWERyMNa",
+	"uiLF+BLMFuXCHDpVlat93KAokZnImcLsszkk8pvzBhQeCnESkOzPlQVATIRTo2Lrew20qVI5A80+JVIs",
+	"H+O1km61PIVqjbeGRQx1QKKlvIXAWnrLFGE3N2xoNBNHeUhcVdMLNcLYXw/XlT60GN2xbpttVgKh3kig",
+	"CT4NsmSdjaE0hdwVlzxLoIiJP9hRXwa2w66yBlvDCceNWyoshLedgG0qzGBFbsnqwSZz0nNJKtYkTVX8",
+	"BZs92A7Lax+HB0RlMGuOoK99RruT7k93Nn9Fm9PPybYGpH3hjZYF+zrVPEgrdSyWEpfw3q57IlapEyer",
+	"NIhjQuHSztikIdRMqXssX9B1Dx9ttPO8CrId6IvXKgAfz0bT1zAAe27gqpp2gNWPAGbiATgHucz4kLA9",
+	"QwQp2FQWiOO8rOh8BnG9OnEeOwkPrGFB5zk4ufExe8wxmsHxZG/eVGejKvVKMKMrHe4bhcmX75ZFoFVV",
+	"lKbKnUe3272H2mS6XC5fCKxTqklY5FeMcgZflGrTSoVpC7pW6zovAU0CzxUrtg3L9o8dVjcWn6fFSIo+",
+	"BzDCcYecAvb4hFEBeM+u+Q45SYRXj0onoGsYkDt6oExh49czLEwupD2RbZWukJKG6jGPGlGFvXq1JSCS",
+	"U7Qqe2NJ7dpkhXnvVk2kobxYI9TewjH11aSaxcBbJ9N+H3vmXttoi5dCs2AdZVCrdO2eOAF9rwTbWb0T",
+	"2m4rFGwi76z8dC86vZcrKHIMC9Q67Pfb5vucBUwOEYgIpabi+3D8PQyKnTi7xsNueQcbyrpiitqs4Hrx",
+	"xjRu/Y2MFqw4mTVlO50IQL+4ZQsyoRmDEA7qC6LOlFF4QdtDGNXyJ/OG/QUKdEN3xgSDzkoNdqz1FKsz",
+	"O6ReiEDBcmQWibOswGo2kaZcMHAUVbE1R1yPZ9cArenJ2LNGU/lNvViwXZE9tCHccetfwIL8Fvuolxr7",
+	"AWpRKHIj81zOkcnCMrF3PTNnMVEyEewD5MKOyNDWogXw97ksbrkYHdsUosrbxpjLpbEewXwzsw8SuuBD",
+	"cz61MLnILHOciNShLGMQDxhAHJDAOGjdiDUDaE3KSKJ2JxGAm1vCOQVDIuyDUY2wYwepDAhHiqSGP2TB",
+	"fwGP24B8D+uIBZ6HJ+dnVz+d/h2rPaedRJiHmdC26jmB0H0GcJ0wy8bSu6ZZcOy6C00KjOMp7vZi0DWw",
+	"nu/rsj48Z+h+3aI2+zEprA6Nr/zPm1cvO+Q0LFMtbxIRIFlZ6LRyghw9Ng7UXvmnAK6VAkpWUCi/hefA",
+	"Hs6GLzHdBsljSx8RWVao7gTAWq0QfAZVk5Pzs7Y1k22dA0DlChcWwJCx+yoGl9HVYgBsgV+TaECSqNPp",
+	"JNGnlLTSEiEsbRs2pzpQPefSt49IwPZGeEgF5ML4umkVbkmE1w/hTq5cycOyZJIey8y97R+3IP3u8SMb",
+	"VixIemK2WZoIo1SihgaXlOBh4aixQAZg+gJafik1vMGy1K98G3fxGIppBVsY+4PbJF4QNaF5TlIsuZVa",
+	"oOqj7oE/tbHCeS5pRq5pTsUQ482Ql0pQtJJxjEYFrgg7PTiFmIRoF8y1TVoueOSwe2gLttgaRDhTIVOW",
+	"LQ9lnmPO7QPVjsmQFlDdIH1Ch2O290QKXch8QITcg3MzJS0hydD8mAgjiwxXGTH+wCNAIMB2+r/wMhN6",
+	"72IxZXuvQFwq05IS/OYGdjkeAIoxW1oPp1HOhROjaA2Ag2tAqB2N7Y5nVe6AC5F8QXJ+ywDa2pXf4taZ",
+	"kvMhs5awOxh+OH++d9Dp7pneawfCfD7vjMSsI4vRvn1X7dPRNDevdMZ6gkXpbDmtUgKfnJ9FceTLLUe9",
+	"TrfTrUDGR6aBgygAiodVcTF1n+LIcsB+Joeq+o1tpLOgE9D2RqwhCOQNK1B/4crj3HuMe/ISJLKQRlZ2",
+	"ysw+Kc6yaBD9wLR9BVIRregzffS7XXfAujpfgfR0BAUA2R48/0vMEWgfoNJsUniW0f9BPai7XGsTY/o/",
+	"7H+3qnk/F/sXUr6gwuGDgU5whHOz/r0zAeUbc0RVDNWpaPD+Mo6UC6nD4mxAXEB2HGk6AuxG8Axdfooj",
+	"I9NWIKSiOPnh9IKM+J2R4+6MNNseymdtYIQfGc3Wc0K9V5SxPu3aKwGtNJQGA7LMOGlM/BOoJ6ftOBFC",
+	"IqWwf23bpuPqo6sm3r6wb5+2DwM32GVeGoCUZAJ1OO3CmqNfG9EMPuH0tfmwB07y1Ac0kZfSFyMLKAye",
+	"3UQePIpPAm1HTZN7IshMsA9TNjRq2Q3l+ayw/oWMacpzVE5yORqxzMn6/92zLLp3lqWrKA0f2kwqPHmW",
+	"GUp3ZF9AGsBea4wcyDcQ9vsf7QFwxbNPK6XcRXklLm/gJiOAFlmO/6repeC1Bd5WaElSLdNEwFGq+B2z",
+	"8UHWyV9enPj7mXbHRepD8HnBaG6DyieMCqNeuMNHFonA1JIOuQjqyTlkC4tpcb3wOcNDBtHPtuRjZUc+",
+	"50pDsDyIRXdbB76RdcBhHGoOmgMzyLdzk5LDYRqcpJ3w4uZbY1dFAxDCZWmDcnGi0E+C1xGljF4dMtBr",
+	"si0bgZbdgnY2516jxuhubloh5GHb6LUwwXEiaFjH6biMt3V3aDbvoGXvPSspYyr2LkmbEZyIkhjLjLOl",
+	"uMQpA64DWtH8gp/2cnbHchcmhWMwNlkY/o45SzZ83nzwAOUxSSvB3/BFJbIbGvNJRzFJLeWYy0zSIdeL",
+	"tO13kBiyMGTUBqG4uzGof4iXWWYGS+bC+yrcZtIG5y0vEOraWKHDXYxBpKZb0kTghaefa6huAL4YyOZE",
+	"xc/0aObbZuwYRkYDmNqw0yHkWkGJFmPrF7d4m43RZHqAdUuCnB+s+1C2aOtAmElOiaYj+5nrMnHQSDFp",
+	"60uZwzQ1WmJaKTQH16WuGAVKAWxfETVleQ4Idq2Ujyz3cqE0HRV0AllpaJaeue+qWWpOlrjAXZLalHaY",
+	"DEOnS3G/XhDMgSOl0nUIoDBYCNw+l4hRIWfTnTLiT87IiVJcaSoAJngpRT4R1SkOk73iINnJ4oYHKWkw",
+	"dEiHoyNVicdLxNvXzwlcUxtlojlz5xiOgLHMze6BFGC82gjuAr5zJrqZyBFkzyqStgqWmSaydmpMIMug",
+	"1okO9vYxqSIWYL2aaoJfuNmMuWj4WfEPlu3N0FzL/lp6Nh0VNLNp0NeFnI3GIJcnDTfoFhsEpDECCnpx",
+	"DP+sE8SbMFecZ3BZAj9zAbNxBUC2U4/Q6/b2ur0V5Nlb3S3OiVURtct0PadNZKGrx6EHwNneTOnBKkq1",
+	"/LJ0PqGK7XHhgW6Jml3j04a74Zw5Junf7Fa4wg1g89U6K2hEoR+FdG3MC/zYCI/C8sydISnJpbw1Gs8x",
+	"WuIW2389EVfXiwodJcKXgxNygDj4+bKRtMb2ZaFXt44gRWXr7vO6Xpq2QKlC7b+RhY62eO6cFedmI27z",
+	"6JbPWYCbrZ88EYvtH34p9fYPP7G5m3CJtoPl/0+FIaJ2p1Vi/aGcfGAXlGf8MjYXSEUL8YFqOyULRouY",
+	"uKjdAM0K4xPee2C2g8Ne1/8cwZDtLw/7wQ+CzVVnMZSTay6olgVU7DKj9UEctlQqOIEG+/u5HNLcHPiD",
+	"R91H3aqN8u1/AwyZGw/e7JpRPC5FIn6pJX7V6+8d2K9wfv529L3N0fzb0dPHT0//dnBiZwCfMkL/cc/V",
+	"Sf3DUYVFYrGmGdaBNX8HES7VAqy9Wr1VK5IP8PDA73qV6qC9sBjoUTcI4e52ukdY4bLvq072wSoFxb3O",
+	"ePA1wkFB2Pk6fuqFXLM/LfjQFSu2D3z3KPj9c1nIULbFQsHR9bmM8Rl93WO5t1nR+hJ+2kV5gdCvBhff",
+	"K5sq6o/a8v6FF66QIrj8ur3Nrru3gtoLLJbhS4ebX3op9TM5E/hCv7+NgxCu3sDGh9uV38Ml6TfNG2d8",
+	"211jjb7AfYPOiA3+m33A8FnpxcHbjxI0qAxZmiNcj79Z2MGZEydCYc2S64U3RlUK/ij0r8QYt1nFJxok",
+	"Yi94HHM8shoccUNyssNAapWoHrwos2UTQTyIUQB1Y0b9oApdVHnfJt+OaVAe075j6G3Hpl1nVoRuhqbs",
+	"x2MYHDZphwYkGXU0wIR2veLjy7hIg3A2GzKcaZ7X5qma4GxI3iWzGemwhQawdpVVmOkdK+iI+W8HWLO4",
+	"ZT87R5evc7VgUMf+B4CUajTIgsI8QAoCBioJpRFxuZy/BCojOw6Q8jgRwIuVzFpsqWVNkrUWX+yqh42p",
+	"SET67OTJxZur16cXpy8vzl69TG2pGleJB4uUAqKXnGm8GU2NFO5UDtgUEQJheBC9AkTWUycbMiedAbXC",
+	"C2nm8IlnjQZ/5CZ920gJGzp1lm2jor42/PPMnCfbPnwhf2eN/rO06IpWssTp7hCugRYcdvplVn/vyIG3",
+	"RW/4SMymURzdcmGWEG8affmOaqtl6lavb0a7bee9Tq/s/ND3DVnTxOtQnoYAJHUDGQf3Vq/w6PnvUtPp",
+	"Nai/vb2D7v21qvt28VspU9uqUtUdvY1ShdB8FZ3KC4S/FKt1ilUgOSualcc7tOYvFmwp1S04uTaqW0VQ",
+	"DKNR49pGxdlUcaH0k14vLJ4T8cEkYgT1Fxo1ESjMQFqgNygpbKbTGH3sdDhmGcQO4WMTuvAaDtFzPmRt",
+	"wI6UGXvgU57KdLVe1+N+4yFmWgW6b/KZGndAk/CqTjogB92gjkkIpr9j2Q9DpH/qmmF80XIhkGN7+YPU",
+	"IzFYScKuwv0KdFhMK6csG1Jgh0LQT3jnH5Y9iF0ywFI1g1Zz8QLTaLV+QTt2dfQ93rz1GfgbMgwpRFDV",
+	"RLxE6E7i4CJKdadagxqSKvBRuAEwz96yqYYy+azAUC1Nr3NmE6HTty+fv/rhh9OnRv+T5JoOb2dTQ3fB",
+	"4HCFGwG4lZm0O+QJam/AahgfYwMlnBxLxBIXqwfIPUy54Mn02fO3b368Ont5cfr655PnLmm9FkbjC3V8",
+	"rnb0hRSJSsGb9924G/di898+/Hf5fwf+r17wbT/uxYeXZaGZ9wE6WvSMF+xGfghQvgdRidtbAoZDCYhb",
+	"LacODn0Q7dNKnfxmT91ShQxUT8run4wLOWGV3t++GbwV3IgpM6dMhTRM5DXPWUBClYLl3r49MusQaiVb",
+	"n621ojArIpKc5C6LKf2Gp+jvdBa+G0usglgeg0TI+c5OBlXCka0MFnGQvy6rc5MXgWyKCElEGRISO7z3",
+	"jKrxtaRFRtTY2H9c19wKSxEC5WHqb+HXGfLl6WnksrVyMZrcGbNgVxtTT9qM1w/aGtJosqYDZ7s2oRkd",
+	"V09J//dx4D5gHiPMtVtBK0oHYRtk33e8BEYF7wbgDPYorDoV7gIY3e0Q4IKxepiHNCgTAsuGkQL+/MJA",
+	"By1LrWHMAVUoxK9KRIXaIP6k7AeMc2s1qVo9F1R4sBH0h3i0LPMeBAwMSAhQVE33bgq4sNH7hkOthyAR",
+	"mLsfpgaEPgO7ByZwnvKi5Aae5z6X3C9a2wa8J8KWNOGKdJfwn4QlhrRAd/CLhEHPNf5od8j3ODyaiKbR",
+	"xRVPk59mlaLKDBukYEtaG/riXBhIIiqhI+RHmt8xW5aW0DldIAv8wgq54gh3uEp/Xv/Gf9r14l0j5rpz",
+	"P8ThzWIFkheuhFQTEtiaC8glsKWDR52jwP/yqFtBKPoWCiQt3V/V8Pz6nW8P6vg73x2Fqkf/0LTkMHP6",
+	"D7vdwG+w5ooN1A5f+ractxNvaa4f32GvcxiMr18ZnqWpNpxHD+vD8UO0bqZgNL3D7k43QEvQais0K3+D",
+	"UCmM/ZePYrVe9iOjGaQsB1NXamgrHBTbqWraAx6t1NZeCUaY0eFBGWqoah7b8ED8KUyDsUY2nlPdtrPU",
+	"E2GtZefO4EoTJu5YLqeMtIJMuJ45V3vdbjf20XLmUxstdm7m7I7mj8dyVliVAlFZ3G1HPVzYmuhQsDb1",
+	"bzgANTCubfjgBiy1Y0KdlmcMXIQKkjcWM9tXtLfaJGiHToPNFx1ygjCK6NrJ6CLno7HeU/QOMgxLjJP+",
+	"gbGf+4ewBJxZrLOCTQGXwzRr6HcDpjM9mwhXypyhD8CmD+oghFQO0R8yZBCObKegPORNu+5E3+SQMooZ",
+	"RHMGOqbN6MIfrXPCtFlqnluobthIU9W4Uk/meokVMrpI0TFhGaY9cIvNnU2wiEkIgLd6JcGXJMlB/PBh",
+	"F1FLq51h9fflDuDbsov0OMDONAMFfdaeccAeppsg6cqaN4pnLNxkNuXOvFdZK79QtgyemSbTxIMdFOTS",
+	"nLJmWSsdeY3L6IcnzucDxCQCnEVY8gTnAudQhRmqgBXpfk9XaHUl4tofWbFrsF/5L3jJasVeNbwxo4sV",
+	"4XpuPlbE0+GLLprO7EuoGG6+xECZyy1iCr+3gnjKCl+5pYkWf13RSAuI3UpJye7mtIG/AvHWaMpmHatK",
+	"MlRHX6jG8KeqOvtd58ABgpZAnP0KsuKg9223rt896oX63VGg3j3sgc8u7KZb7+Og2kdDD92wg6D97v3v",
+	"Cku1pHqb1+/XbvP6B59xYfg5/XyFW0PcY01xdBuNLAzZxDQDs+/tIbQuXrNqT8B9dbj4EAcYcld/yWbq",
+	"NRgTFV7AQFDLDYdH3Rq7HXaNkVbpdJmle1t0+m3FF/wo7LT/pZmwKT6vv9d/hF9VNYOlQM5KjtDfjp4+",
+	"xuX60uz71Sn8TRkfjsAa09tEKKfrowuKC1LBNiSttxdP/m+vvYV0PWiUrhf9A6vuV5ny201OgYOSAw9q",
+	"TA8cXZOyF9BRva/eBnnbC8z1ryBvD1bKwYrxZTnErufj/tcQyV+AlL7n3t+dFpBz9988/XD39Gtb53AX",
+	"v80SvPKGUBNr5Vdv3f+g/ptyZL+/E+dnf8EU3BNUwgtKl84UYgBmRYzAp4UPkl/j3HEwHetTtF2SsXs6",
+	"9pc4hGqC6bibsqO5v6FSdMJcHiSXAsIzp3TExQiBjuh1zlaFLb5z9O5q9jnoSky+uldGlYVwu29KlYdj",
+	"dXZaDZNutW32yhDgENUUaaW6mEFqZg+B+IFAIcVe+Ayg1ZmHulhwtzG1r8Rz3W7bI1xbncKUZ+DKAMgv",
+	"wNMvMlasnKu16WGQle5mKYSy/WNlhn256NAQUL1Mx+xf9ILT3SGeRkEFTA/ja073KhxgbwnoDxWvZSQ/",
+	"/LaE6sOESZ6BtlIi8nmEWYtw1w2x66K3F09qGMC25RDIuHlgu2sfTgj9906KQv2trxi/2fNnam/7AzUE",
+	"Qt5wmrrBfMYBus15+FZMCzlkShmJfCo017/vYWimxo89ONf8oXD5KY6mUjUcYyX+pgrLDaBF0NIFn0xY",
+	"FpNczlmxN6SKZceEkpxRSEVPLWshxqGDl0pjQhPhn7E4AlQsIHIvJlNzBgJ6QkF5bp7JIJlhIu9M828F",
+	"h2rpOb1muSKIVU+40DIR05lYmB8RimsyUxqTXa4ZoVWEYyoCkOPYxaXQYSGVglyOmUKMstTu3pT0LaIf",
+	"Janb4mmHhLjLGJDicZLHrGg8kAEH+p3PKbKgO9/LbLFGDjZi9C0LRifrQiSv01Lu7V/ncrSETT6Iet0O",
+	"/G//USL63W5vkF0/Ggx6USi4dt2NJdT1pyqkrJGUn2oHQO9+UX2/gfxfMzubDgUr/X/TU2HXddp4fczm",
+	"TnIsoSc9l8MV5fCW3nugyNvXzztrAQaWtZNP95bPvYPNL53TRS5pdiHlc1qA5hId9o626UzNphhl9IJl",
+	"nF4Yqnc0kgI8/d/tPDjJssakxuA8aDB19j9aSKqM5aypVNbrADy4RIPNQJramzIw9eEmGupHFFQoLCNV",
+	"B2F7Cr2EUvKzVEZoLVvS1CwQsMd1irbePk9teyu2jQ8ZV2QENaz//cNZcUY28VXsrOWlE3Es5+uXej1h",
+	"9t1XP/0HTLSZq83T/HuipH1RdLRLAMIcjlcENht1jipy/vaiLkLOzXsr9azmFXCP8JKrEOE++vRnYcw/",
+	"yRFYTuvvtpWQhMAV2Do/uXjyY3vlppo1RmxhLAm6wSxSF8YUHZO01NlSgsejFDYdytsJ+AxsQojtSkQa",
+	"6KCP0XqqapuPUzLMGbUlsXKudMc72siQCgSEcjWVEK+/yRTBGfhrj/y1R7bdI7vpixsgMKoHETwbowfU",
+	"AlhUQCpIS3Om0CnebvSlr0zZ393x/Xu6NTFacOHsvnASjMCZ6WsI5H/Oxe2APMn58NYVwV79s1F5D2p5",
+	"8Oh/Qwfexo59Mr3tCh8yDfebkttddpmC1/YzKdiv+3OWD+WEfYb/0mee38uPWX/7j5iPvnUW+h/tKvAP",
+	"6fqspZk3ZJb/m2nMjc7cE/LNNxUEnm++Ia3UbNzHHmK4jcDOkENt0XkgHwoixAeE23hgG5ac7qfHiUi/",
+	"SUuMH7EgxQzKQpcApRgL+2tKFDOzDOUNclg0jQjtECWOTWSEjigXSmOpckxCq+d1c60qed2klYJ3cz+g",
+	"xX5DU8w2cx/3ry1iJn4BAbeCfPNNiTJUzgt8l7YdlqmDIjIzgj/FiTBMSc2BZQsx+HxIXdDhLdR5MK9o",
+	"0kqbZLPpv3rOJcLe6SnIx0QcEQcozCqgSTbNEakyL9sAcI/FjHfHPtGsQ1In5FPIGLAjxjoUuPiCnL15",
+	"RQ77vW/JUGZGL/X6MeAxOQzabjcR8C5Gyfe7PaUbq3hJQWA20w7ZBEGE8EO49C7/wjy9Bo/I1qoKMYlW",
+	"Ot1N91/U4+4O3WacmZ1k/tf3lu92updfmBP+cJ3qsNM4t3E5m/Xdyd/89vXzJRA1J+t/K8fzv50JAnvl",
+	"93dTj3DLrkGCaTA49j+af65qDusmF7OXCV/Yv3wY+JdHdi633yUbHMwgAP8Tvcsr2OHfSH1rDLGy2IdA",
+	"uYeMdDne5WVLM9GHjUTbHfIlFU+/Kfv7GLg0+LhCFcU0R1s97wbu423MWybnIiaa3josIajaJm9IWOEN",
+	"IvKgzspdH9QCWEgqEgHUWFQBl1to2i9ru81lcQtOBHCOQfScVuSaKjxFjPp0yxZY9wzcyyfnZ4m4ZbYQ",
+	"fc4nEE+oymplxyS1KZ4+K61kNnTKubp5oBvR3C1VIpZqzGFZQKjowozsGTKshpdEn9IBOex2cbKs6muT",
+	"/sHbZ5TuFqZh4otWZ52PqU7EnCoyL6QYtWNy2O2RFqrv79692wtKDjJXnjBt234mXClAJCqg7iDWGMTU",
+	"PZqIctimY6x1ubDQkzSz5ICHHqGGEM3TVYjBmTEE9b9DDc4WkJhghQeLlWmT5ooCUCaxusCYTrEeIYFy",
+	"nJQcdLpuIpSmmpWV/6GyPBveKlAqJ9XCjt1uh2RyqJBdO5MMXKnKOmgnTBd8GJOMT5hQgFMhMlvRTxZQ",
+	"ETJN00QMZ0VO9v6XnL96c0Fc6EVZBzMIPKjsDpIkiSBk70fyoLlG5E+nf38AP68uIWWOogeuoYw8+JhE",
+	"dk2Qn4K+kygmSYRjUubX94mPbMffgsD5JLo032RUm89ixLC5b7MkAswv+L8k8jNTaXBgYYhAs8SmNZ+w",
+	"wZyxW9Nw0IBdY3j7fYIlTLmw9GBjkFcLjhXz7fskAqstiS4v4RNXV0Lq8AWPAI6PQzU7yKzAWbi8vPz0",
+	"wK5czUqAyGVXaWg7M6Ep94yORgUbUb0EN+CikuvRyB7s7NumFDW7BtEg+jbDEvhmDaG+gEtNCNMYLmPH",
+	"BEthL+ZM9UK2Str3CwdjBsQNuV7EJGeYIe1xXYFWIW1xF4c2tZbYkkU8vRX+iGL3Jdf2m0uXgWVeeW9X",
+	"uHyu8vL7yCzo5jmJK2kha2dIMKWXc79+bgbXMJwIFSUzntna7g5eB5N5YnPQGL5fOUkH3fos+d2yPBVU",
+	"ZFH8/r3fJ35Syk1ipgTjvC4v4/cRzNz7yLpE/PMe7it+H+HmSJKOmck1k2kzX9bOXRXhoInzMcjeY9HH",
+	"Vtaab43srWXP+Zl6b/N3upgr5z4c9AxFDfOX0YX5xeIjYDXGCbvCsEFvWjcNdc0It9bhQZBYFXg7q35H",
+	"i8N5py2ErJyraND/FEde8Wqau95ev+tzn/4v/NdPZW+v//CifzA4+m5w9J397fI327/BMiGSU1k2vrJs",
+	"7rtg1GtWcq0EgHumq+sFEBm8YjRVs3kiSK7wTgfQS3zddnlzo5ittL+CWWCFZ7m2BkllHktkQMyeiyq7",
+	"rtfvxgfdbnzY6xxdgkFQeflZQcXQTPw5LbiqvvqoG/eOuvHBo0tQx3di1g0YfbI8qoDJYtAtzWej1ypN",
+	"pIi9kxI1HAolvwoqrI26hRUItFgXxNaGLbxUj9X+bss372uxWlrXuDDULVg20K5RIMs61RUbJow4wOQp",
+	"9HBg3eVfbCHcf5oVM4vS+aerjesXHj4ZrXvxS+XDvgX1dHVky7qV1fr17y8/GbEHCvMqCxrqtRnLApBe",
+	"wDwL6523FMtv9sbSCPFjkk7oLTNWSYpqOAQ+wJUcJNVgxWEsIGJHvsZod8WW0aUOPj1rxfo76LrdfOKU",
+	"sIxklOeLsqZiNQEsaA01v3pT78C89IY2FKdXYAW1KMH7zdgcbXIuckmzoJiaryZoC9eVfaHrosncDyY1",
+	"eB4qhjZ7B9xFw7SQWg5lTlpGF5nSwkMHVeDwTs7P2uizx4YITjGbXNvC92CHefOca2KMeIVYxVqCaayM",
+	"QJiZ1wRjmS2li8ZVYQ2vzOiNDlclEWrKhntlgX3D+K1qIW684eGKjKnI9qa0UBYlRk0Zy9rHFrGlUpU+",
+	"EYjcp0Fpc3dHVc7E6wA7jU98dw2TucrH4AQeGo4lLCVXAepRRjUlLV+TvkQaBvse/BjtYD1dkuQyDVhF",
+	"HRMYcHfDHDiz03ohqqXUy1ZfOXNGRZ8uP/3/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -100,6 +100,35 @@ func TestGoClient(t *testing.T) {
 		}
 	})
 
+	t.Run("goals", func(t *testing.T) {
+		site := storeWith(t, c, client.WebsiteStoreForm{Domain: "go-goals.example"})
+		store, err := c.StoreGoalWithFormdataBodyWithResponse(ctx, site.Id, client.GoalForm{
+			Kind: client.GoalKindEvent, Event: ptr("Outbound Link: Click"), Currency: ptr("EUR"),
+		})
+		g := must(t, store, err, 201).JSON201.Data
+		if g.Kind != client.GoalKindEvent || g.Event == nil || *g.Event != "Outbound Link: Click" || g.Page != nil ||
+			g.DisplayName != "Outbound Link: Click" || g.Currency == nil || *g.Currency != "EUR" {
+			t.Fatalf("stored %+v", g)
+		}
+		bad, err := c.StoreGoalWithFormdataBodyWithResponse(ctx, site.Id, client.GoalForm{Kind: client.GoalKindPageview, Page: ptr("signup")})
+		wantFields(t, must(t, bad, err, 422).JSON422.Errors, "page")
+		list, err := c.ListGoalsWithResponse(ctx, site.Id, &client.ListGoalsParams{PerPage: ptr(client.PageSizeN10)})
+		if data := must(t, list, err, 200).JSON200.Data; len(data) != 1 || !reflect.DeepEqual(data[0], g) {
+			t.Fatalf("list %+v", data)
+		}
+		conv, err := c.ListGoalConversionsWithResponse(ctx, site.Id, &client.ListGoalConversionsParams{From: date(t, s.Day), To: date(t, s.Day)})
+		if data := must(t, conv, err, 200).JSON200.Data; len(data) != 1 || data[0].Goal != g.DisplayName || data[0].Visitors != 0 ||
+			data[0].TotalRevenue != nil {
+			t.Fatalf("conversions %+v", data)
+		}
+		del, err := c.DeleteGoalWithResponse(ctx, site.Id, g.Id)
+		if got := must(t, del, err, 200).JSON200; got.Id != g.Id || got.Object != client.GoalDeletedObjectGoal || !bool(got.Deleted) {
+			t.Fatalf("delete %+v", got)
+		}
+		del, err = c.DeleteGoalWithResponse(ctx, site.Id, g.Id)
+		must(t, del, err, 404)
+	})
+
 	t.Run("401", func(t *testing.T) {
 		stranger := newClient(t, s.URL, "pa_not-a-key")
 		list, err := stranger.ListWebsitesWithResponse(ctx, &client.ListWebsitesParams{PerPage: ptr(client.PageSizeN10)})

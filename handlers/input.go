@@ -27,6 +27,7 @@ var formBodies = map[string]func() any{
 	"storewebsite":  func() any { return new(gen.StoreWebsiteFormdataRequestBody) },
 	"updatewebsite": func() any { return new(gen.UpdateWebsiteFormdataRequestBody) },
 	"patchwebsite":  func() any { return new(gen.PatchWebsiteFormdataRequestBody) },
+	"storegoal":     func() any { return new(gen.StoreGoalFormdataRequestBody) },
 }
 
 // operationInput is what the API checks of one operation's input after the validator, for

@@ -83,18 +83,23 @@ type filterNotes struct {
 
 // notesOf is the filterNotes of the numbers a reader reads.
 func notesOf(ctx context.Context, reader repository.Reader) (filterNotes, error) {
-	var n filterNotes
 	basis, err := reader.Basis(ctx)
 	if err != nil {
-		return n, err
+		return filterNotes{}, err
 	}
+	return notesOfBasis(basis), nil
+}
+
+// notesOfBasis is the filterNotes of numbers that rest on basis.
+func notesOfBasis(basis repository.Basis) filterNotes {
+	var n filterNotes
 	if f := basis.Fraction; f < 1 {
 		n.sampled = &f
 	}
 	if !basis.From.IsZero() {
 		n.filteredFrom = &openapi_types.Date{Time: basis.From}
 	}
-	return n, nil
+	return n
 }
 
 // GetOpenAPI answers GET /api/v1/openapi.yaml with the spec as written.

@@ -171,7 +171,7 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 			return http.StatusBadRequest, "page must be an absolute http(s) URL."
 		}
 	}
-	var event string
+	var event string // name:value:unit
 	if req.Event != nil {
 		var ok bool
 		if event, ok = eventValue(req.Event); !ok {
@@ -195,7 +195,7 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 	}
 	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution, hash: req.hash}
 	if req.Event != nil {
-		h.kind, h.event = hitEvent, event
+		h.kind, h.event, h.eventName = hitEvent, event, req.Event.Name
 		if req.quiet {
 			h.kind = hitQuietEvent
 		}
@@ -214,6 +214,9 @@ type hit struct {
 	// Of an engagement hit: engaged milliseconds and scroll depth, -1 for none.
 	engagedMillis int32
 	scrollDepth   int8
+	// eventName is the event's name as sent, which goals compare (the statistic's event
+	// writes a ':' of it as a space).
+	eventName string
 }
 
 // recordEngagement is the entry for a hit that only says the visitor is still there
@@ -280,6 +283,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	switch h.kind {
 	case hitEvent, hitQuietEvent:
 		extras.event = add(stats.Event, dayKey, h.event) // the row holds what the counter counts
+		extras.eventName = stats.Storable(h.eventName)
 	case hitPageview:
 		add(stats.Pageview, dayKey, dayString(dayKey))
 		extras.rowPage = add(stats.Page, dayKey, page)

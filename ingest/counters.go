@@ -205,6 +205,7 @@ type hitExtras struct {
 	values    stats.Values // held here, not pointed to: no allocation a visit
 	rowPage   string
 	event     string
+	eventName string // the event's name as sent (event holds the counted name:value:unit)
 }
 
 // AddHit counts one hit's keys and extras, all or none; ErrFull when they would pass the

@@ -69,6 +69,7 @@ type partKind uint8
 const (
 	partPage partKind = iota
 	partEvent
+	partEventName // the name of the event before it, as sent
 	partValue
 )
 
@@ -176,6 +177,7 @@ func (c *Counters) rowHit(x *hitExtras) {
 	}
 	if x.event != "" {
 		s.add(slot, r, partEvent, x.event)
+		s.add(slot, r, partEventName, x.eventName)
 		r.events++
 	}
 	if !r.hasEnd {
@@ -325,13 +327,15 @@ func (t takenRows) Row(i int, row *repository.VisitRow) {
 	ref := r.ref
 	*row = repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
 		Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
-		Pages: row.Pages[:0], Events: row.Events[:0]}
+		Pages: row.Pages[:0], Events: row.Events[:0], EventNames: row.EventNames[:0]}
 	for _, p := range t.parts[t.start[i] : t.start[i]+r.parts] {
 		switch text := t.texts[p.text]; p.kind {
 		case partPage:
 			row.Pages = append(row.Pages, text)
 		case partEvent:
 			row.Events = append(row.Events, text)
+		case partEventName:
+			row.EventNames = append(row.EventNames, text)
 		default:
 			row.Values[p.kind-partValue] = text
 		}

@@ -159,3 +159,31 @@ func TestDayNumber(t *testing.T) {
 		}
 	}
 }
+
+// An event's row keeps its name as sent beside the statistic's value, where a ':' of the name
+// is written as a space: event goals compare the name as sent. Names of later flushes append,
+// one per event, in the events' order.
+func TestVisitRowKeepsEventNamesAsSent(t *testing.T) {
+	clock := newClock(at("2026-03-04", "15:20:00"))
+	e := newCollectEnv(t, app.Config{Now: clock.Now})
+	id := e.site("names.test")
+	e.send(hit{body: `{"page":"https://names.test/a","event":{"name":"Outbound Link: Click","value":"1"}}`})
+	clock.Add(10 * time.Second)
+	e.send(hit{body: `{"page":"https://names.test/a","event":{"name":"Signup"}}`})
+	clock.Add(time.Hour)
+	e.stats(id) // flushes
+	var rows []struct {
+		Events     pq.StringArray `db:"events"`
+		EventNames pq.StringArray `db:"event_names"`
+	}
+	if err := e.DB.Select(&rows, `SELECT events, event_names FROM visit_rows WHERE website_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(rows))
+	}
+	if got, want := fmt.Sprint([]string(rows[0].Events), []string(rows[0].EventNames)),
+		fmt.Sprint([]string{"Outbound Link  Click:1:", "Signup::"}, []string{"Outbound Link: Click", "Signup"}); got != want {
+		t.Errorf("events and names %s, want %s", got, want)
+	}
+}

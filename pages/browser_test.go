@@ -109,6 +109,7 @@ func TestPagesInChromium(t *testing.T) {
 	// dashboard shows its note), and a realtime window with a stranger's markup in a path.
 	e.visitDays(id, "2026-02-04", "2026-03-20", "2026-03-10")
 	e.realtimeRows(id)
+	e.goalsOf(owner, id)
 
 	browser := webtest.NewBrowser(t)
 	// The pages that answer 401 and 404 on purpose go in a tab of their own: Chromium logs
@@ -168,6 +169,7 @@ func TestPagesInChromium(t *testing.T) {
 
 	for _, width := range []int64{1280, 375} {
 		check("dashboard-today", "/stats/example.com?from=2026-03-20&to=2026-03-20", width)
+		check("dashboard-goal", "/stats/example.com?filter%5Bgoal%5D=Signup", width)
 		check("realtime", "/stats/example.com/realtime", width)
 	}
 	// Today is drawn an hour a bar; the realtime view shows a stranger no pageview.

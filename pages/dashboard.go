@@ -30,6 +30,8 @@ type dashboardPage struct {
 	Table     []chartRow // its numbers
 	Sources   sourcesPanel
 	Top       []topList
+	Goals     []goalRow // the Goals panel; none when the website has no goals
+	GoalsCSV  string
 }
 
 type presetLink struct {
@@ -110,6 +112,7 @@ type dashboardReads struct {
 	first  time.Time // the first day with data, for "all time"
 	// engaged is the time on page and scroll depth of the top pages.
 	engaged map[string]repository.PageEngagement
+	goals   goalReads
 }
 
 // readDashboard reads everything a dashboard shows in statements run at once: the top pages
@@ -152,6 +155,10 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		return err
 	})
 	p.readVisits(ctx, g, siteID, rng, filters, &out.visits)
+	g.Go(func() (err error) {
+		out.goals, err = p.readGoals(ctx, siteID, rng, filters)
+		return err
+	})
 	g.Go(func() error {
 		day, err := p.repo.FirstStatDay(ctx, siteID)
 		if errors.Is(err, repository.ErrNotFound) {
@@ -207,6 +214,8 @@ func newDashboardPage(base string, site repository.Website, rng stats.Range, tod
 	}
 	notes := reads.visits.notesNow
 	data.Sources = newSourcesPanel(base+dash, rangeQuery, tab, top(tab), notes.SourcesFrom, notes.SourcesLacking)
+	data.Goals = goalRows(reads.goals, links.add)
+	data.GoalsCSV = goalsExportURL(site.Domain, rng, filters)
 	data.Visits = newVisitsPanel(base+dash, rng, len(filters) > 0, reads.visits)
 	interval := chartInterval(rng)
 	points := chartPoints(interval, reads.series, loc)

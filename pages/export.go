@@ -24,13 +24,17 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	filters := parseFilters(q, errs)
 	name := q.Get("name")
 	stat, known := statisticNamed(name)
+	if name == goalsExport && len(q["name"]) == 1 && len(errs) == 0 {
+		p.exportGoals(w, r, site, rng, filters)
+		return
+	}
 	switch {
 	case len(q["name"]) > 1:
 		errs.Add("name", "must be sent once")
 	case name == "":
 		errs.Add("name", "is required")
 	case !known:
-		errs.Add("name", "must be one of the statistics (page, referrer, campaign, ...)")
+		errs.Add("name", "must be one of the statistics (page, referrer, campaign, ...) or goals")
 	}
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)

@@ -160,6 +160,8 @@ func filterLabel(name stats.Name) string {
 		return "Landing page"
 	case stats.ExitPage:
 		return "Exit page"
+	case stats.GoalName:
+		return "Goal"
 	}
 	stat, _ := statisticNamed(string(name))
 	return stat.Value

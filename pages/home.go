@@ -288,14 +288,30 @@ func deref(s *string) string {
 
 // editWebsitePage is the data of edit.html.
 type editWebsitePage struct {
-	Website repository.Website
-	Form    websiteForm
-	Snippet trackerSnippet
+	Website  repository.Website
+	Form     websiteForm
+	Snippet  trackerSnippet
+	Goals    []stats.Goal
+	GoalForm goalForm
+	MaxGoals int
+	Notice   string
 }
 
 func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm) {
-	p.render(w, r, status, "edit.html", "Edit "+site.Domain,
-		editWebsitePage{Website: site, Form: form, Snippet: p.snippet(r)})
+	p.renderEditWith(w, r, status, site, form, goalForm{Kind: stats.GoalPageview})
+}
+
+// renderEditWith is the settings page with the add-a-goal form as given.
+func (p *Pages) renderEditWith(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm, goal goalForm) {
+	goals, err := p.repo.Goals(r.Context(), site.ID)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.render(w, r, status, "edit.html", "Edit "+site.Domain, editWebsitePage{
+		Website: site, Form: form, Snippet: p.snippet(r), Goals: goals, GoalForm: goal,
+		MaxGoals: stats.MaxGoals, Notice: goalNotices[r.URL.Query().Get("notice")],
+	})
 }
 
 // editWebsite takes the edit form: the same rules as PUT /api/v1/websites/{id}.

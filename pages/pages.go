@@ -148,6 +148,8 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/edit", p.editPage, p.editWebsite)
 	page("/websites/{id}/delete", p.deletePage, p.deleteWebsite)
 	page("/websites/{id}/favorite", nil, p.favorite)
+	page("/websites/{id}/goals", nil, p.addGoal)
+	page("/websites/{id}/goals/{goal}/remove", nil, p.removeGoal)
 	page("/websites/{id}/import", nil, p.importPlausible)
 	page("/account", p.accountPage, nil)
 	page("/account/email", nil, p.changeEmail)

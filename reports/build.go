@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
@@ -40,6 +41,7 @@ type WebsiteReport struct {
 	Notices        []string
 	Pages          []repository.StatEntry
 	Referrers      []repository.StatEntry
+	Goals          []GoalLine // the website's goals with their conversions; none without goals
 	StatsURL       string
 	UnsubscribeURL string
 }
@@ -149,7 +151,36 @@ func (b *Builder) site(ctx context.Context, w repository.Website, p, before Peri
 	if s.Referrers, err = b.top(ctx, w.ID, stats.Referrer, p); err != nil {
 		return WebsiteReport{}, err
 	}
+	if s.Goals, err = b.goals(ctx, w.ID, p); err != nil {
+		return WebsiteReport{}, err
+	}
 	return s, nil
+}
+
+// GoalLine is a goal of a report: its converting visitors and conversion rate.
+type GoalLine struct {
+	Name     string
+	Visitors int64
+	Rate     string // a percentage, one decimal: "4.2 %"
+}
+
+// goals are the website's goals over the period, as the dashboard's Goals panel counts them
+// (from the visit rows), by visitors.
+func (b *Builder) goals(ctx context.Context, websiteID int64, p Period) ([]GoalLine, error) {
+	goals, err := b.Repo.Goals(ctx, websiteID)
+	if err != nil || len(goals) == 0 {
+		return nil, err
+	}
+	conversions, visitors, _, err := b.Repo.Conversions(ctx, websiteID, p.Range(), nil, goals)
+	if err != nil {
+		return nil, fmt.Errorf("reports.build: %w", err)
+	}
+	out := make([]GoalLine, len(conversions))
+	for i, c := range conversions {
+		out[i] = GoalLine{Name: c.Goal.DisplayName, Visitors: c.Visitors,
+			Rate: strconv.FormatFloat(stats.ConversionRate(c.Visitors, visitors), 'f', 1, 64) + " %"}
+	}
+	return out, nil
 }
 
 // top is the first page of a statistic in the API's default order (count descending, value

@@ -98,6 +98,7 @@ func BenchmarkFilteredReads(b *testing.B) {
 			return err
 		})
 	})
+	benchGoals(b, f, site, month)
 	benchHTTP(b, f, site, domains[7], month, kinds[0].filters, kinds[1].filters)
 }
 

@@ -62,7 +62,7 @@ func (s *rowSource) arg(v any) string {
 // newRowSource selects the website's rows of the days that match every filter, sampled when
 // the range is longer than stats.ExactFilterDays. Filters that match nothing ((other)) select
 // no row, so every read answers its zeros and empty lists as for an unknown value.
-func newRowSource(websiteID int64, days stats.Range, filters stats.Filters) (*rowSource, error) {
+func newRowSource(websiteID int64, days stats.Range, filters stats.Filters, goal *goalMatch) (*rowSource, error) {
 	s := &rowSource{fraction: stats.SampleFraction(days)}
 	conds := []string{
 		"website_id = " + s.arg(websiteID),
@@ -75,6 +75,10 @@ func newRowSource(websiteID int64, days stats.Range, filters stats.Filters) (*ro
 		conds = append(conds, "visitor < "+s.arg(sampleCut(s.fraction)))
 	}
 	for _, f := range filters {
+		if f.Name == stats.GoalName {
+			conds = append(conds, s.goalCond(goal))
+			continue
+		}
 		cond, err := s.cond(f)
 		if err != nil {
 			return nil, err
@@ -282,7 +286,7 @@ func scaleEntries(entries []StatEntry, fraction float64) {
 }
 
 func (v rowReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error) {
-	s, err := v.source()
+	s, err := v.source(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
@@ -310,7 +314,7 @@ func (v rowReader) Top(ctx context.Context, names []stats.Name, limit int) (map[
 	if len(names) == 0 {
 		return map[stats.Name]StatList{}, nil
 	}
-	s, err := v.source()
+	s, err := v.source(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
@@ -333,7 +337,7 @@ func (v rowReader) Top(ctx context.Context, names []stats.Name, limit int) (map[
 }
 
 func (v rowReader) Events(ctx context.Context, limit, valuesEach int) ([]EventGroup, int64, error) {
-	s, err := v.source()
+	s, err := v.source(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
@@ -403,7 +407,7 @@ func (t rowTotals) totals(fraction float64) stats.Totals {
 }
 
 func (v rowReader) Totals(ctx context.Context) (stats.Totals, error) {
-	s, err := v.source()
+	s, err := v.source(ctx)
 	if err != nil {
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
 	}
@@ -415,7 +419,7 @@ func (v rowReader) Totals(ctx context.Context) (stats.Totals, error) {
 }
 
 func (v rowReader) Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error) {
-	s, err := v.source()
+	s, err := v.source(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
 	}

@@ -54,7 +54,7 @@ type Basis struct {
 // matching visits' rows. The only place that chooses between the two.
 func (r *Repository) Reader(websiteID int64, days stats.Range, filters stats.Filters) Reader {
 	if len(filters) > 0 {
-		return aliasReader{rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical()}}
+		return aliasReader{rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}}
 	}
 	return aliasReader{counterReader{repo: r, websiteID: websiteID, days: days}}
 }
@@ -113,11 +113,21 @@ type rowReader struct {
 	websiteID int64
 	days      stats.Range
 	filters   stats.Filters
+	goal      *goalFilter // filter[goal], resolved by the first read that needs it
 }
 
 // source is a new rowSource of the reader's rows: one a read, as it collects its arguments.
-func (v rowReader) source() (*rowSource, error) {
-	return newRowSource(v.websiteID, v.days, v.filters)
+// A goal filter is resolved first: its goal, and for a pageview goal the range's pages that
+// match its pattern (goals_read.go).
+func (v rowReader) source(ctx context.Context) (*rowSource, error) {
+	var goal *goalMatch
+	if name, ok := v.filters.Get(stats.GoalName); ok {
+		var err error
+		if goal, err = v.goal.resolve(ctx, v.repo, v.websiteID, v.days, name); err != nil {
+			return nil, err
+		}
+	}
+	return newRowSource(v.websiteID, v.days, v.filters, goal)
 }
 
 func (v rowReader) Basis(ctx context.Context) (Basis, error) {

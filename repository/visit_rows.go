@@ -100,8 +100,9 @@ type VisitRow struct {
 	// stats.Dimensions: those of the first hit are written with the row's first write only,
 	// the visit's (stats.FromVisit: landing and exit page) with every write.
 	Values stats.Values
-	// Pages and Events since the last write of the row, in order.
-	Pages, Events []string
+	// Pages and Events since the last write of the row, in order; EventNames the names of
+	// the Events as sent, one each (Events write a ':' of a name as a space).
+	Pages, Events, EventNames []string
 }
 
 // visitRowChunk is the most rows one statement writes: what a statement holds in memory
@@ -162,8 +163,8 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	// through a []string a column and a literal a row's pages once more. text[1+j] is the
 	// column of dimension j.
 	insert, dims := visitRowInsert()
-	text := make([]literal, dims+3)
-	pages, events := &text[dims+1], &text[dims+2]
+	text := make([]literal, dims+4)
+	pages, events, names := &text[dims+1], &text[dims+2], &text[dims+3]
 	var r VisitRow
 	for i := range n {
 		rows.Row(from+i, &r)
@@ -175,6 +176,7 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		}
 		pages.size += arraySize(r.Pages)
 		events.size += arraySize(r.Events)
+		names.size += arraySize(r.EventNames)
 	}
 	day, dayText := time.Time{}, ""
 	for i := range n {
@@ -188,6 +190,7 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		}
 		pages.addArray(r.Pages)
 		events.addArray(r.Events)
+		names.addArray(r.EventNames)
 	}
 	args := []any{pq.Array(ids), text[0].end(), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
 		pq.Array(seconds), pq.Array(bounces)}
@@ -238,14 +241,15 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 			replaced = append(replaced, c+" = EXCLUDED."+c)
 		}
 	}
-	columns, types = append(columns, "pages", "events"), append(types, "text", "text")
+	columns, types = append(columns, "pages", "events", "event_names"), append(types, "text", "text", "text")
 	selected, arrays := make([]string, len(columns)), make([]string, len(columns))
 	for i, c := range columns {
 		selected[i] = "t." + c
 		arrays[i] = fmt.Sprintf("$%d::%s[]", i+1, types[i])
 	}
-	selected[len(columns)-2] += "::text[]"
-	selected[len(columns)-1] += "::text[]"
+	for i := len(columns) - 3; i < len(columns); i++ {
+		selected[i] += "::text[]"
+	}
 	list := strings.Join(columns, ", ")
 	return `
 		INSERT INTO visit_rows AS v (` + list + `)
@@ -257,6 +261,7 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 		ON CONFLICT (website_id, day, visitor, id) DO UPDATE SET
 			pages = v.pages || EXCLUDED.pages,
 			events = v.events || EXCLUDED.events,
+			event_names = v.event_names || EXCLUDED.event_names,
 			pageviews = v.pageviews + EXCLUDED.pageviews,
 			` + strings.Join(append(replaced, "bounce = EXCLUDED.bounce", "seconds = EXCLUDED.seconds"), ",\n\t\t\t")
 }

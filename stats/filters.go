@@ -50,7 +50,7 @@ var FilterNames = func() []Name {
 			out = append(out, n)
 		}
 	}
-	return out
+	return append(out, GoalName)
 }()
 
 // MaxFilterValueLength is the longest value a filter takes, in characters.

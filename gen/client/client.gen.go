@@ -50,6 +50,54 @@ func (e DeletedObject) Valid() bool {
 	}
 }
 
+// Defines values for GoalDeletedDeleted.
+const (
+	GoalDeletedDeletedTrue GoalDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the GoalDeletedDeleted enum.
+func (e GoalDeletedDeleted) Valid() bool {
+	switch e {
+	case GoalDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GoalDeletedObject.
+const (
+	GoalDeletedObjectGoal GoalDeletedObject = "goal"
+)
+
+// Valid indicates whether the value is a known member of the GoalDeletedObject enum.
+func (e GoalDeletedObject) Valid() bool {
+	switch e {
+	case GoalDeletedObjectGoal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GoalKind.
+const (
+	GoalKindEvent    GoalKind = "event"
+	GoalKindPageview GoalKind = "pageview"
+)
+
+// Valid indicates whether the value is a known member of the GoalKind enum.
+func (e GoalKind) Valid() bool {
+	switch e {
+	case GoalKindEvent:
+		return true
+	case GoalKindPageview:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	HealthStatusOk          HealthStatus = "ok"
@@ -355,6 +403,106 @@ type Error struct {
 // `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
 // Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 type Flag = bool
+
+// Goal defines model for Goal.
+type Goal struct {
+	// Currency An event goal's ISO 4217 currency, or null.
+	Currency    *string `json:"currency"`
+	DisplayName string  `json:"display_name"`
+
+	// Event An event goal's event name, as sent; null for a pageview goal.
+	Event *string  `json:"event"`
+	Id    int64    `json:"id"`
+	Kind  GoalKind `json:"kind"`
+
+	// Page A pageview goal's path pattern; null for an event goal.
+	Page *string `json:"page"`
+}
+
+// GoalConversion defines model for GoalConversion.
+type GoalConversion struct {
+	// AverageRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	AverageRevenue *struct {
+		// Amount A decimal with two digits after the point, e.g. `120.50`.
+		Amount string `json:"amount"`
+
+		// Currency ISO 4217.
+		Currency string `json:"currency"`
+	} `json:"average_revenue"`
+	ConversionRate float64 `json:"conversion_rate"`
+	Events         int64   `json:"events"`
+
+	// Goal The goal's display name.
+	Goal string   `json:"goal"`
+	Kind GoalKind `json:"kind"`
+
+	// TotalRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	TotalRevenue *struct {
+		// Amount A decimal with two digits after the point, e.g. `120.50`.
+		Amount string `json:"amount"`
+
+		// Currency ISO 4217.
+		Currency string `json:"currency"`
+	} `json:"total_revenue"`
+	Visitors int64 `json:"visitors"`
+}
+
+// GoalConversionList defines model for GoalConversionList.
+type GoalConversionList struct {
+	Data []GoalConversion `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// GoalDeleted defines model for GoalDeleted.
+type GoalDeleted struct {
+	Deleted GoalDeletedDeleted `json:"deleted"`
+	Id      int64              `json:"id"`
+	Object  GoalDeletedObject  `json:"object"`
+}
+
+// GoalDeletedDeleted defines model for GoalDeleted.Deleted.
+type GoalDeletedDeleted bool
+
+// GoalDeletedObject defines model for GoalDeleted.Object.
+type GoalDeletedObject string
+
+// GoalForm Any other field is refused with 422.
+type GoalForm struct {
+	// Currency Event goals only (422 otherwise): an ISO 4217 code, three capitals.
+	Currency *string `json:"currency,omitempty"`
+
+	// DisplayName 1 to 120 characters, unique in the website; by default `Visit ` and the pattern
+	// (cut to 120 characters) or the event name.
+	DisplayName *string `json:"display_name,omitempty"`
+
+	// Event Event goals only (422 otherwise): the event name, 1 to 64 characters.
+	Event *string  `json:"event,omitempty"`
+	Kind  GoalKind `json:"kind"`
+
+	// Page Pageview goals only (422 otherwise): a path pattern of 1 to 255 characters starting
+	// with `/`; `*` matches any run of characters, `|` separates alternatives.
+	Page *string `json:"page,omitempty"`
+}
+
+// GoalKind defines model for GoalKind.
+type GoalKind string
+
+// GoalList defines model for GoalList.
+type GoalList struct {
+	Data []Goal `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// GoalResponse defines model for GoalResponse.
+type GoalResponse struct {
+	Data Goal `json:"data"`
+}
 
 // Health defines model for Health.
 type Health struct {
@@ -711,6 +859,11 @@ type StatsFilter struct {
 	// ExitPage Visits that left from this page.
 	ExitPage *string `json:"exit_page,omitempty"`
 
+	// Goal Visits that convert on the goal of this `display_name` (exact; a name that is not
+	// one of the website's goals matches nothing): a pageview of its pattern, or an event
+	// of its name. With it, the summary adds `conversion_rate`.
+	Goal *string `json:"goal,omitempty"`
+
 	// LandingPage Visits that landed on this page.
 	LandingPage *string `json:"landing_page,omitempty"`
 
@@ -780,6 +933,10 @@ type StatsFilterValues struct {
 type Summary struct {
 	// BounceRate Percentage of the visits that had one pageview and no event, one decimal.
 	BounceRate float64 `json:"bounce_rate"`
+
+	// ConversionRate With `filter[goal]` only: the converting visitors as a percentage of the visitors
+	// of the same range and the other filters, one decimal (0 when there are none).
+	ConversionRate *float64 `json:"conversion_rate,omitempty"`
 
 	// Events Event hits (events are not pageviews).
 	Events    int64 `json:"events"`
@@ -1021,6 +1178,9 @@ type BadHit = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidGoal The one error body, for every status >= 400.
+type InvalidGoal = Error
+
 // InvalidStatsQuery The one error body, for every status >= 400.
 type InvalidStatsQuery = Error
 
@@ -1177,6 +1337,46 @@ type ListStatsParamsSearchBy string
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
 
+// ListGoalConversionsParams defines parameters for ListGoalConversions.
+type ListGoalConversionsParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To      RangeTo  `form:"to" json:"to"`
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+}
+
 // GetSummaryParams defines parameters for GetSummary.
 type GetSummaryParams struct {
 	// From First day, `YYYY-MM-DD` (years 1 to 9999).
@@ -1317,6 +1517,14 @@ type ListWebsitesParamsSearchBy string
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
 
+// ListGoalsParams defines parameters for ListGoals.
+type ListGoalsParams struct {
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
 // GetTrackerScriptParams defines parameters for GetTrackerScript.
 type GetTrackerScriptParams struct {
 	// IfNoneMatch The `ETag` of a copy the client has; when it matches, the answer is 304.
@@ -1343,6 +1551,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
+type StoreGoalFormdataRequestBody = GoalForm
 
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
@@ -2096,6 +2307,25 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 	ListStats(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListGoalConversions Conversions of a website's goals over a range
+	//
+	// Every goal of the website with its numbers over the calendar days from `from` to `to`,
+	// sorted by `visitors` descending, then `display_name`:
+	// - `visitors`: the distinct visitors of the visits that convert (one of their pageviews
+	//   matches a pageview goal's pattern, or one of their events has an event goal's name),
+	//   counted per day and summed over the days;
+	// - `events`: the matching pageviews or events;
+	// - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
+	//   filters, one decimal (0 when there are none);
+	// - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+	// Goals are counted from the visit rows when read, so a new goal counts past visits too;
+	// days without visit rows (before the upgrade that brought them, older than
+	// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
+	// day the numbers count when that is after `from`.
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
+	ListGoalConversions(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetRealtime Who is on a website now
 	//
 	// - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
@@ -2234,6 +2464,52 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListGoals List a website's goals
+	//
+	// The website's goals, ordered by `display_name` (ties by id), one page at a time.
+	//
+	// Corresponds with GET /api/v1/websites/{id}/goals (the `ListGoals` operationId).
+	ListGoals(ctx context.Context, id int64, params *ListGoalsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StoreGoalWithBody Add a goal
+	//
+	// A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+	// `*` matches any run of characters and `|` separates alternatives, each matched against
+	// the whole page path without its query string (`/blog/*` matches `/blog/a` and
+	// `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+	// compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+	// defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+	// website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+	// goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+	// the numbers are read, so a new goal counts the past visits too.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/goals (the `StoreGoal` operationId).
+	StoreGoalWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StoreGoalWithFormdataBody Add a goal
+	//
+	// A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+	// `*` matches any run of characters and `|` separates alternatives, each matched against
+	// the whole page path without its query string (`/blog/*` matches `/blog/a` and
+	// `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+	// compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+	// defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+	// website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+	// goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+	// the numbers are read, so a new goal counts the past visits too.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/goals (the `StoreGoal` operationId).
+	StoreGoalWithFormdataBody(ctx context.Context, id int64, body StoreGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteGoal Delete a goal
+	//
+	// Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
+	DeleteGoal(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// QueryStatsWithBody Ask any question (Plausible Stats API v2)
 	//
@@ -2608,6 +2884,36 @@ func (c *Client) ListStats(ctx context.Context, websiteId int64, params *ListSta
 	return c.Client.Do(req)
 }
 
+// ListGoalConversions Conversions of a website's goals over a range
+//
+// Every goal of the website with its numbers over the calendar days from `from` to `to`,
+// sorted by `visitors` descending, then `display_name`:
+//   - `visitors`: the distinct visitors of the visits that convert (one of their pageviews
+//     matches a pageview goal's pattern, or one of their events has an event goal's name),
+//     counted per day and summed over the days;
+//   - `events`: the matching pageviews or events;
+//   - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
+//     filters, one decimal (0 when there are none);
+//   - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+//
+// Goals are counted from the visit rows when read, so a new goal counts past visits too;
+// days without visit rows (before the upgrade that brought them, older than
+// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
+// day the numbers count when that is after `from`.
+//
+// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
+func (c *Client) ListGoalConversions(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListGoalConversionsRequest(c.Server, websiteId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetRealtime Who is on a website now
 //
 //   - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
@@ -2860,6 +3166,92 @@ func (c *Client) UpdateWebsiteWithBody(ctx context.Context, id int64, contentTyp
 // Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 func (c *Client) UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateWebsiteRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListGoals List a website's goals
+//
+// The website's goals, ordered by `display_name` (ties by id), one page at a time.
+//
+// Corresponds with GET /api/v1/websites/{id}/goals (the `ListGoals` operationId).
+func (c *Client) ListGoals(ctx context.Context, id int64, params *ListGoalsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListGoalsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StoreGoalWithBody Add a goal
+//
+// A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+// `*` matches any run of characters and `|` separates alternatives, each matched against
+// the whole page path without its query string (`/blog/*` matches `/blog/a` and
+// `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+// compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+// defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+// website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+// goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+// the numbers are read, so a new goal counts the past visits too.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/goals (the `StoreGoal` operationId).
+func (c *Client) StoreGoalWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStoreGoalRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StoreGoalWithFormdataBody Add a goal
+//
+// A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+// `*` matches any run of characters and `|` separates alternatives, each matched against
+// the whole page path without its query string (`/blog/*` matches `/blog/a` and
+// `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+// compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+// defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+// website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+// goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+// the numbers are read, so a new goal counts the past visits too.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/goals (the `StoreGoal` operationId).
+func (c *Client) StoreGoalWithFormdataBody(ctx context.Context, id int64, body StoreGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStoreGoalRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteGoal Delete a goal
+//
+// Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
+func (c *Client) DeleteGoal(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteGoalRequest(c.Server, id, goalId)
 	if err != nil {
 		return nil, err
 	}
@@ -3528,6 +3920,107 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 	return req, nil
 }
 
+// NewListGoalConversionsRequest constructs an http.Request for the ListGoalConversions method
+func NewListGoalConversionsRequest(server string, websiteId StatsWebsiteId, params *ListGoalConversionsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "website_id", websiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/%s/goals", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetRealtimeRequest constructs an http.Request for the GetRealtime method
 func NewGetRealtimeRequest(server string, websiteId StatsWebsiteId) (*http.Request, error) {
 	var err error
@@ -4152,6 +4645,167 @@ func NewUpdateWebsiteRequestWithBody(server string, id int64, contentType string
 	return req, nil
 }
 
+// NewListGoalsRequest constructs an http.Request for the ListGoals method
+func NewListGoalsRequest(server string, id int64, params *ListGoalsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/goals", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStoreGoalRequestWithFormdataBody calls the generic StoreGoal builder with application/x-www-form-urlencoded body
+func NewStoreGoalRequestWithFormdataBody(server string, id int64, body StoreGoalFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewStoreGoalRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewStoreGoalRequestWithBody constructs an http.Request for the StoreGoal method, with any body, and a specified content type
+func NewStoreGoalRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/goals", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteGoalRequest constructs an http.Request for the DeleteGoal method
+func NewDeleteGoalRequest(server string, id int64, goalId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "goal_id", goalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/goals/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewQueryStatsRequest calls the generic QueryStats builder with application/json body
 func NewQueryStatsRequest(server string, body QueryStatsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4705,6 +5359,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 	ListStatsWithResponse(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*ListStatsResponse, error)
 
+	// ListGoalConversionsWithResponse Conversions of a website's goals over a range
+	//
+	// Every goal of the website with its numbers over the calendar days from `from` to `to`,
+	// sorted by `visitors` descending, then `display_name`:
+	// - `visitors`: the distinct visitors of the visits that convert (one of their pageviews
+	//   matches a pageview goal's pattern, or one of their events has an event goal's name),
+	//   counted per day and summed over the days;
+	// - `events`: the matching pageviews or events;
+	// - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
+	//   filters, one decimal (0 when there are none);
+	// - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+	// Goals are counted from the visit rows when read, so a new goal counts past visits too;
+	// days without visit rows (before the upgrade that brought them, older than
+	// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
+	// day the numbers count when that is after `from`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
+	ListGoalConversionsWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*ListGoalConversionsResponse, error)
+
 	// GetRealtimeWithResponse Who is on a website now
 	//
 	// - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
@@ -4855,6 +5530,56 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBodyWithResponse(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebsiteResponse, error)
+
+	// ListGoalsWithResponse List a website's goals
+	//
+	// The website's goals, ordered by `display_name` (ties by id), one page at a time.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/websites/{id}/goals (the `ListGoals` operationId).
+	ListGoalsWithResponse(ctx context.Context, id int64, params *ListGoalsParams, reqEditors ...RequestEditorFn) (*ListGoalsResponse, error)
+
+	// StoreGoalWithBodyWithResponse Add a goal
+	//
+	// A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+	// `*` matches any run of characters and `|` separates alternatives, each matched against
+	// the whole page path without its query string (`/blog/*` matches `/blog/a` and
+	// `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+	// compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+	// defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+	// website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+	// goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+	// the numbers are read, so a new goal counts the past visits too.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/goals (the `StoreGoal` operationId).
+	StoreGoalWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StoreGoalResponse, error)
+
+	// StoreGoalWithFormdataBodyWithResponse Add a goal
+	//
+	// A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+	// `*` matches any run of characters and `|` separates alternatives, each matched against
+	// the whole page path without its query string (`/blog/*` matches `/blog/a` and
+	// `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+	// compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+	// defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+	// website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+	// goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+	// the numbers are read, so a new goal counts the past visits too.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/goals (the `StoreGoal` operationId).
+	StoreGoalWithFormdataBodyWithResponse(ctx context.Context, id int64, body StoreGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*StoreGoalResponse, error)
+
+	// DeleteGoalWithResponse Delete a goal
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
+	DeleteGoalWithResponse(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*DeleteGoalResponse, error)
 
 	// QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
 	//
@@ -5506,6 +6231,125 @@ func (r ListStatsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListGoalConversionsResponse401Headers the declared response headers of an HTTP 401 response for ListGoalConversions
+type ListGoalConversionsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ListGoalConversionsResponse404Headers the declared response headers of an HTTP 404 response for ListGoalConversions
+type ListGoalConversionsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListGoalConversionsResponse422Headers the declared response headers of an HTTP 422 response for ListGoalConversions
+type ListGoalConversionsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListGoalConversionsResponse429Headers the declared response headers of an HTTP 429 response for ListGoalConversions
+type ListGoalConversionsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ListGoalConversionsResponse500Headers the declared response headers of an HTTP 500 response for ListGoalConversions
+type ListGoalConversionsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ListGoalConversionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GoalConversionList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidStatsQuery
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListGoalConversionsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListGoalConversionsResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListGoalConversionsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListGoalConversionsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListGoalConversionsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON200() *GoalConversionList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON422() *InvalidStatsQuery {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListGoalConversionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListGoalConversionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListGoalConversionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListGoalConversionsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6671,6 +7515,385 @@ func (r UpdateWebsiteResponse) ContentType() string {
 	return ""
 }
 
+// ListGoalsResponse401Headers the declared response headers of an HTTP 401 response for ListGoals
+type ListGoalsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ListGoalsResponse404Headers the declared response headers of an HTTP 404 response for ListGoals
+type ListGoalsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListGoalsResponse422Headers the declared response headers of an HTTP 422 response for ListGoals
+type ListGoalsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListGoalsResponse429Headers the declared response headers of an HTTP 429 response for ListGoals
+type ListGoalsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ListGoalsResponse500Headers the declared response headers of an HTTP 500 response for ListGoals
+type ListGoalsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ListGoalsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GoalList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListGoalsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListGoalsResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListGoalsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListGoalsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListGoalsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListGoalsResponse) GetJSON200() *GoalList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListGoalsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListGoalsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListGoalsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListGoalsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListGoalsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListGoalsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListGoalsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListGoalsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListGoalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StoreGoalResponse201Headers the declared response headers of an HTTP 201 response for StoreGoal
+type StoreGoalResponse201Headers struct {
+	Location string
+}
+
+// StoreGoalResponse401Headers the declared response headers of an HTTP 401 response for StoreGoal
+type StoreGoalResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// StoreGoalResponse404Headers the declared response headers of an HTTP 404 response for StoreGoal
+type StoreGoalResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreGoalResponse413Headers the declared response headers of an HTTP 413 response for StoreGoal
+type StoreGoalResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreGoalResponse415Headers the declared response headers of an HTTP 415 response for StoreGoal
+type StoreGoalResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreGoalResponse422Headers the declared response headers of an HTTP 422 response for StoreGoal
+type StoreGoalResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreGoalResponse429Headers the declared response headers of an HTTP 429 response for StoreGoal
+type StoreGoalResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// StoreGoalResponse500Headers the declared response headers of an HTTP 500 response for StoreGoal
+type StoreGoalResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type StoreGoalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *GoalResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidGoal
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *StoreGoalResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StoreGoalResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *StoreGoalResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *StoreGoalResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *StoreGoalResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *StoreGoalResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StoreGoalResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *StoreGoalResponse500Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r StoreGoalResponse) GetJSON201() *GoalResponse {
+	return r.JSON201
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StoreGoalResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StoreGoalResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r StoreGoalResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r StoreGoalResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r StoreGoalResponse) GetJSON422() *InvalidGoal {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StoreGoalResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r StoreGoalResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r StoreGoalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StoreGoalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StoreGoalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StoreGoalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteGoalResponse401Headers the declared response headers of an HTTP 401 response for DeleteGoal
+type DeleteGoalResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// DeleteGoalResponse404Headers the declared response headers of an HTTP 404 response for DeleteGoal
+type DeleteGoalResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// DeleteGoalResponse429Headers the declared response headers of an HTTP 429 response for DeleteGoal
+type DeleteGoalResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// DeleteGoalResponse500Headers the declared response headers of an HTTP 500 response for DeleteGoal
+type DeleteGoalResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type DeleteGoalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GoalDeleted
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteGoalResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteGoalResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteGoalResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteGoalResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteGoalResponse) GetJSON200() *GoalDeleted {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteGoalResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteGoalResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteGoalResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteGoalResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteGoalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteGoalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteGoalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteGoalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // QueryStatsResponse401Headers the declared response headers of an HTTP 401 response for QueryStats
 type QueryStatsResponse401Headers struct {
 	WWWAuthenticate string
@@ -7395,6 +8618,34 @@ func (c *ClientWithResponses) ListStatsWithResponse(ctx context.Context, website
 	return ParseListStatsResponse(rsp)
 }
 
+// ListGoalConversionsWithResponse Conversions of a website's goals over a range
+//
+// Every goal of the website with its numbers over the calendar days from `from` to `to`,
+// sorted by `visitors` descending, then `display_name`:
+//   - `visitors`: the distinct visitors of the visits that convert (one of their pageviews
+//     matches a pageview goal's pattern, or one of their events has an event goal's name),
+//     counted per day and summed over the days;
+//   - `events`: the matching pageviews or events;
+//   - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
+//     filters, one decimal (0 when there are none);
+//   - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+//
+// Goals are counted from the visit rows when read, so a new goal counts past visits too;
+// days without visit rows (before the upgrade that brought them, older than
+// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
+// day the numbers count when that is after `from`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
+func (c *ClientWithResponses) ListGoalConversionsWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*ListGoalConversionsResponse, error) {
+	rsp, err := c.ListGoalConversions(ctx, websiteId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListGoalConversionsResponse(rsp)
+}
+
 // GetRealtimeWithResponse Who is on a website now
 //
 //   - `visitors`: the distinct visitors with a hit in the last 5 minutes, counted by each
@@ -7619,6 +8870,80 @@ func (c *ClientWithResponses) UpdateWebsiteWithFormdataBodyWithResponse(ctx cont
 		return nil, err
 	}
 	return ParseUpdateWebsiteResponse(rsp)
+}
+
+// ListGoalsWithResponse List a website's goals
+//
+// The website's goals, ordered by `display_name` (ties by id), one page at a time.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/websites/{id}/goals (the `ListGoals` operationId).
+func (c *ClientWithResponses) ListGoalsWithResponse(ctx context.Context, id int64, params *ListGoalsParams, reqEditors ...RequestEditorFn) (*ListGoalsResponse, error) {
+	rsp, err := c.ListGoals(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListGoalsResponse(rsp)
+}
+
+// StoreGoalWithBodyWithResponse Add a goal
+//
+// A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+// `*` matches any run of characters and `|` separates alternatives, each matched against
+// the whole page path without its query string (`/blog/*` matches `/blog/a` and
+// `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+// compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+// defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+// website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+// goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+// the numbers are read, so a new goal counts the past visits too.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/goals (the `StoreGoal` operationId).
+func (c *ClientWithResponses) StoreGoalWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StoreGoalResponse, error) {
+	rsp, err := c.StoreGoalWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStoreGoalResponse(rsp)
+}
+
+// StoreGoalWithFormdataBodyWithResponse Add a goal
+//
+// A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+// `*` matches any run of characters and `|` separates alternatives, each matched against
+// the whole page path without its query string (`/blog/*` matches `/blog/a` and
+// `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+// compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+// defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+// website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+// goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+// the numbers are read, so a new goal counts the past visits too.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/goals (the `StoreGoal` operationId).
+func (c *ClientWithResponses) StoreGoalWithFormdataBodyWithResponse(ctx context.Context, id int64, body StoreGoalFormdataRequestBody, reqEditors ...RequestEditorFn) (*StoreGoalResponse, error) {
+	rsp, err := c.StoreGoalWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStoreGoalResponse(rsp)
+}
+
+// DeleteGoalWithResponse Delete a goal
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
+func (c *ClientWithResponses) DeleteGoalWithResponse(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*DeleteGoalResponse, error) {
+	rsp, err := c.DeleteGoal(ctx, id, goalId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteGoalResponse(rsp)
 }
 
 // QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
@@ -8460,6 +9785,176 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListStatsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListGoalConversionsResponse parses an HTTP response from a ListGoalConversionsWithResponse call
+func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListGoalConversionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GoalConversionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidStatsQuery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ListGoalConversionsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListGoalConversionsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListGoalConversionsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListGoalConversionsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListGoalConversionsResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10174,6 +11669,550 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateWebsiteResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListGoalsResponse parses an HTTP response from a ListGoalsWithResponse call
+func ParseListGoalsResponse(rsp *http.Response) (*ListGoalsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListGoalsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GoalList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ListGoalsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListGoalsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListGoalsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListGoalsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListGoalsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStoreGoalResponse parses an HTTP response from a StoreGoalWithResponse call
+func ParseStoreGoalResponse(rsp *http.Response) (*StoreGoalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StoreGoalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest GoalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidGoal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers StoreGoalResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers StoreGoalResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers StoreGoalResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers StoreGoalResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers StoreGoalResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers StoreGoalResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers StoreGoalResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers StoreGoalResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteGoalResponse parses an HTTP response from a DeleteGoalWithResponse call
+func ParseDeleteGoalResponse(rsp *http.Response) (*DeleteGoalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteGoalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GoalDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DeleteGoalResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteGoalResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteGoalResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteGoalResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -13,6 +13,10 @@ export type WebsiteList = Schemas["WebsiteList"];
 export type WebsiteStoreForm = Schemas["WebsiteStoreForm"];
 export type WebsiteUpdateForm = Schemas["WebsiteUpdateForm"];
 export type Deleted = Schemas["Deleted"];
+export type Goal = Schemas["Goal"];
+export type GoalList = Schemas["GoalList"];
+export type GoalForm = Schemas["GoalForm"];
+export type GoalDeleted = Schemas["GoalDeleted"];
 export type StatName = Schemas["StatName"];
 export type StatEntry = Schemas["StatEntry"];
 export type StatList = Schemas["StatList"];
@@ -23,6 +27,7 @@ export type ListLinks = Schemas["ListLinks"];
 export type ErrorBody = Schemas["Error"];
 export type ListWebsitesQuery = NonNullable<operations["listWebsites"]["parameters"]["query"]>;
 export type ListStatsQuery = operations["listStats"]["parameters"]["query"];
+export type ListGoalsQuery = NonNullable<operations["listGoals"]["parameters"]["query"]>;
 
 /** The value of a form field: what the spec's form schemas hold. */
 type FormValue = string | number | boolean | null | undefined;
@@ -142,6 +147,24 @@ export class Analytics {
 
   async deleteWebsite(id: number): Promise<Deleted> {
     return unwrap(await this.client.DELETE("/api/v1/websites/{id}", { params: { path: { id } } }));
+  }
+
+  /** One page of a website's goals, by display name. */
+  async listGoals(websiteId: number, query: ListGoalsQuery = {}): Promise<GoalList> {
+    return unwrap(await this.client.GET("/api/v1/websites/{id}/goals", { params: { path: { id: websiteId }, query } }));
+  }
+
+  /** Adds a pageview goal (`kind: "pageview"`, `page`) or an event goal (`kind: "event"`, `event`). */
+  async storeGoal(websiteId: number, form: GoalForm): Promise<Goal> {
+    return unwrap(
+      await this.client.POST("/api/v1/websites/{id}/goals", { params: { path: { id: websiteId } }, body: form, ...formRequest }),
+    ).data;
+  }
+
+  async deleteGoal(websiteId: number, goalId: number): Promise<GoalDeleted> {
+    return unwrap(
+      await this.client.DELETE("/api/v1/websites/{id}/goals/{goal_id}", { params: { path: { id: websiteId, goal_id: goalId } } }),
+    );
   }
 
   /** One page of a statistic of a website. */

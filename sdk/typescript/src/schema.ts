@@ -295,6 +295,72 @@ export interface paths {
         patch: operations["patchWebsite"];
         trace?: never;
     };
+    "/api/v1/websites/{id}/goals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a website's goals
+         * @description The website's goals, ordered by `display_name` (ties by id), one page at a time.
+         */
+        get: operations["listGoals"];
+        put?: never;
+        /**
+         * Add a goal
+         * @description A **pageview goal** (`kind=pageview`) is a path pattern in `page`: it starts with `/`;
+         *     `*` matches any run of characters and `|` separates alternatives, each matched against
+         *     the whole page path without its query string (`/blog/*` matches `/blog/a` and
+         *     `/blog/a/b`, not `/blog`). An **event goal** (`kind=event`) names an event in `event`,
+         *     compared exactly, as the tracker sent it (`Outbound Link: Click`). `display_name`
+         *     defaults to `Visit ` and the pattern, or to the event name, and is unique in the
+         *     website. `currency` (event goals only) is an ISO 4217 code. A website has at most 200
+         *     goals: the 201st is refused with 422 on `kind`. Goals are counted from the visits when
+         *     the numbers are read, so a new goal counts the past visits too.
+         */
+        post: operations["storeGoal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/goals/{goal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+                /**
+                 * @description The goal's id. A goal of another website answers 404.
+                 * @example 4
+                 */
+                goal_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a goal */
+        delete: operations["deleteGoal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats/{website_id}": {
         parameters: {
             query?: never;
@@ -375,6 +441,38 @@ export interface paths {
          *     than its interval allows answers 422 on `interval`.
          */
         get: operations["getTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{website_id}/goals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Conversions of a website's goals over a range
+         * @description Every goal of the website with its numbers over the calendar days from `from` to `to`,
+         *     sorted by `visitors` descending, then `display_name`:
+         *     - `visitors`: the distinct visitors of the visits that convert (one of their pageviews
+         *       matches a pageview goal's pattern, or one of their events has an event goal's name),
+         *       counted per day and summed over the days;
+         *     - `events`: the matching pageviews or events;
+         *     - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
+         *       filters, one decimal (0 when there are none);
+         *     - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+         *     Goals are counted from the visit rows when read, so a new goal counts past visits too;
+         *     days without visit rows (before the upgrade that brought them, older than
+         *     `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
+         *     day the numbers count when that is after `from`.
+         */
+        get: operations["listGoalConversions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -804,6 +902,84 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        Goal: {
+            /** Format: int64 */
+            id: number;
+            kind: components["schemas"]["GoalKind"];
+            /** @description A pageview goal's path pattern; null for an event goal. */
+            page: string | null;
+            /** @description An event goal's event name, as sent; null for a pageview goal. */
+            event: string | null;
+            display_name: string;
+            /** @description An event goal's ISO 4217 currency, or null. */
+            currency: string | null;
+        };
+        /** @enum {string} */
+        GoalKind: "pageview" | "event";
+        /** @description Any other field is refused with 422. */
+        GoalForm: {
+            kind: components["schemas"]["GoalKind"];
+            /**
+             * @description Pageview goals only (422 otherwise): a path pattern of 1 to 255 characters starting
+             *     with `/`; `*` matches any run of characters, `|` separates alternatives.
+             */
+            page?: string;
+            /** @description Event goals only (422 otherwise): the event name, 1 to 64 characters. */
+            event?: string;
+            /**
+             * @description 1 to 120 characters, unique in the website; by default `Visit ` and the pattern
+             *     (cut to 120 characters) or the event name.
+             */
+            display_name?: string;
+            /** @description Event goals only (422 otherwise): an ISO 4217 code, three capitals. */
+            currency?: string;
+        };
+        GoalResponse: {
+            data: components["schemas"]["Goal"];
+        };
+        GoalList: {
+            data: components["schemas"]["Goal"][];
+            meta: components["schemas"]["ListMeta"];
+            links: components["schemas"]["ListLinks"];
+        };
+        GoalDeleted: {
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            object: "goal";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        GoalConversion: {
+            /** @description The goal's display name. */
+            goal: string;
+            kind: components["schemas"]["GoalKind"];
+            /** Format: int64 */
+            visitors: number;
+            /** Format: int64 */
+            events: number;
+            /** Format: double */
+            conversion_rate: number;
+            /** @description Null until revenue is recorded; then the goal's revenue in its currency. */
+            total_revenue: {
+                /** @description A decimal with two digits after the point, e.g. `120.50`. */
+                amount: string;
+                /** @description ISO 4217. */
+                currency: string;
+            } | null;
+            /** @description Null until revenue is recorded; then the goal's revenue in its currency. */
+            average_revenue: {
+                /** @description A decimal with two digits after the point, e.g. `120.50`. */
+                amount: string;
+                /** @description ISO 4217. */
+                currency: string;
+            } | null;
+        };
+        GoalConversionList: {
+            data: components["schemas"]["GoalConversion"][];
+            meta: components["schemas"]["ListMeta"];
+            links: components["schemas"]["ListLinks"];
+        };
         /** @enum {string} */
         StatName: "pageview" | "visitor" | "visit" | "page" | "landing_page" | "exit_page" | "referrer" | "search_engine" | "social_network" | "campaign" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "browser" | "operating_system" | "device" | "language" | "screen_resolution" | "continent" | "country" | "city" | "event";
         /**
@@ -858,6 +1034,12 @@ export interface components {
             city?: string;
             /** @description Visits that sent this event (`name:value:unit`); `""` for visits that sent none. */
             event?: string;
+            /**
+             * @description Visits that convert on the goal of this `display_name` (exact; a name that is not
+             *     one of the website's goals matches nothing): a pageview of its pattern, or an event
+             *     of its name. With it, the summary adds `conversion_rate`.
+             */
+            goal?: string;
         };
         /**
          * @description Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
@@ -937,6 +1119,12 @@ export interface components {
              * @description Event hits (events are not pageviews).
              */
             events: number;
+            /**
+             * Format: double
+             * @description With `filter[goal]` only: the converting visitors as a percentage of the visitors
+             *     of the same range and the other filters, one decimal (0 when there are none).
+             */
+            conversion_rate?: number;
             /**
              * Format: double
              * @description With filters only, on a range of more than 31 days: the fraction of the visitors read
@@ -1267,6 +1455,17 @@ export interface components {
         };
         /** @description A field is invalid or not accepted here; `errors` names each one. */
         InvalidWebsiteUpdate: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A field is invalid, missing or not accepted here; `errors` names each one. */
+        InvalidGoal: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
@@ -2236,6 +2435,176 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listGoals: {
+        parameters: {
+            query?: {
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of goals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 3,
+                     *           "kind": "event",
+                     *           "page": null,
+                     *           "event": "Outbound Link: Click",
+                     *           "display_name": "Outbound Link: Click",
+                     *           "currency": null
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "kind": "pageview",
+                     *           "page": "/signup/done|/welcome",
+                     *           "event": null,
+                     *           "display_name": "Signup",
+                     *           "currency": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total": 2,
+                     *         "last_page": 1,
+                     *         "from": 1,
+                     *         "to": 2
+                     *       },
+                     *       "links": {
+                     *         "first": "http://localhost:8080/api/v1/websites/7/goals?page=1",
+                     *         "last": "http://localhost:8080/api/v1/websites/7/goals?page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoalList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    storeGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "event",
+                 *       "event": "Signup"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["GoalForm"];
+            };
+        };
+        responses: {
+            /** @description The new goal. */
+            201: {
+                headers: {
+                    /** @description The URL of the website's goals. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 4,
+                     *         "kind": "event",
+                     *         "page": null,
+                     *         "event": "Signup",
+                     *         "display_name": "Signup",
+                     *         "currency": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoalResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidGoal"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+                /**
+                 * @description The goal's id. A goal of another website answers 404.
+                 * @example 4
+                 */
+                goal_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The goal is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 4,
+                     *       "object": "goal",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoalDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listStats: {
         parameters: {
             query: {
@@ -2576,6 +2945,120 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidTimeseriesQuery"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listGoalConversions: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day, `YYYY-MM-DD` (years 1 to 9999).
+                 * @example 2026-11-01
+                 */
+                from: components["parameters"]["RangeFrom"];
+                /**
+                 * @description Last day, `YYYY-MM-DD`, not before `from`.
+                 * @example 2026-11-30
+                 */
+                to: components["parameters"]["RangeTo"];
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+                 *     every number counts only the visits that match every filter given.
+                 *     - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+                 *       `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+                 *       event E; every other name compares the visit's own value (that of its first hit).
+                 *       `continent` and `country` compare the code before the first `:` (place names change
+                 *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
+                 *       `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+                 *       visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+                 *       another name for `campaign`: give one of the two.
+                 *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
+                 *       `(other)`, which stands for the values past the daily limit, matches nothing either.
+                 *     - With filters, every number counts only the matching visits: their visitors (distinct
+                 *       per day, summed over the days), visits, bounces and duration, and their pageviews and
+                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+                 *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+                 *       422 on `filter`.
+                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - Days that have no filter rows (before the upgrade that brought filters, older than
+                 *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+                 *       the numbers count when that is after `from`.
+                 *     Without filters, the answer is the daily counters' as ever, without `sampled` or
+                 *     `filtered_from`.
+                 * @example {
+                 *       "country": "DE:Germany"
+                 *     }
+                 */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                website_id: components["parameters"]["StatsWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of goals with their conversions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "goal": "Signup",
+                     *           "kind": "event",
+                     *           "visitors": 12,
+                     *           "events": 15,
+                     *           "conversion_rate": 4.2,
+                     *           "total_revenue": null,
+                     *           "average_revenue": null
+                     *         },
+                     *         {
+                     *           "goal": "Visit /pricing",
+                     *           "kind": "pageview",
+                     *           "visitors": 3,
+                     *           "events": 4,
+                     *           "conversion_rate": 1.1,
+                     *           "total_revenue": null,
+                     *           "average_revenue": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total": 2,
+                     *         "last_page": 1,
+                     *         "from": 1,
+                     *         "to": 2
+                     *       },
+                     *       "links": {
+                     *         "first": "http://localhost:8080/api/v1/stats/7/goals?from=2026-11-01&to=2026-11-30&page=1",
+                     *         "last": "http://localhost:8080/api/v1/stats/7/goals?from=2026-11-01&to=2026-11-30&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoalConversionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidStatsQuery"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -75,6 +75,40 @@ test("websites: store, show, update, patch, list, delete", async () => {
   await rejects(() => api.showWebsite(stored.id), 404);
 });
 
+test("goals: store, list, refuse, delete", async () => {
+  const site = await api.storeWebsite({ domain: "sdk-goals.example" });
+  const event = await api.storeGoal(site.id, { kind: "event", event: "Outbound Link: Click", currency: "EUR" });
+  assert.deepEqual(
+    { ...event, id: 0 },
+    { id: 0, kind: "event", page: null, event: "Outbound Link: Click", display_name: "Outbound Link: Click", currency: "EUR" },
+  );
+  const page = await api.storeGoal(site.id, { kind: "pageview", page: "/signup/*", display_name: "Signup" });
+  assert.equal(page.page, "/signup/*");
+  const list = await api.listGoals(site.id, { per_page: 10 });
+  assert.deepEqual(list.data.map((g) => g.display_name), ["Outbound Link: Click", "Signup"]);
+  assert.equal(list.meta.total, 2);
+
+  const conversions = await api.client.GET("/api/v1/stats/{website_id}/goals", {
+    params: { path: { website_id: site.id }, query: { from: day, to: day } },
+  });
+  assert.equal(conversions.response.status, 200);
+  assert.deepEqual(
+    conversions.data?.data.map((c) => [c.goal, c.visitors, c.conversion_rate, c.total_revenue]),
+    [
+      ["Outbound Link: Click", 0, 0, null],
+      ["Signup", 0, 0, null],
+    ],
+  );
+
+  const err = await rejects(() => api.storeGoal(site.id, { kind: "pageview", page: "signup" }), 422);
+  assert.deepEqual(Object.keys(err.errors), ["page"]);
+  await rejects(() => api.listGoals(987654321), 404);
+
+  assert.deepEqual(await api.deleteGoal(site.id, page.id), { id: page.id, object: "goal", deleted: true });
+  await rejects(() => api.deleteGoal(site.id, page.id), 404);
+  await api.deleteWebsite(site.id);
+});
+
 test("401: a wrong key, whatever else is wrong", async () => {
   const stranger = new Analytics({ baseUrl, apiKey: "pa_not-a-key" });
   const err = await rejects(() => stranger.listWebsites({ per_page: 10 }), 401);

@@ -1,0 +1,190 @@
+package pages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
+)
+
+// A website's goals on its settings page (/websites/{id}/edit): the list, a form that adds one
+// and a button that removes each. The rules are the API's (stats.CheckGoal); a refusal shows
+// the settings page again with the messages beside the fields, and writes nothing.
+
+// goalForm is the add-a-goal form as sent, with its refusals.
+type goalForm struct {
+	Kind, Page, Event, DisplayName, Currency string
+	Errors                                   stats.FieldErrors
+}
+
+// goalFields are the fields the form takes; any other is refused, as by the API.
+var goalFields = map[string]bool{"csrf": true, "kind": true, "page": true, "event": true, "display_name": true, "currency": true}
+
+// readGoalForm reads the form. The kind chooses which of page and event counts: the other box
+// may hold what was typed before the kind changed, and is ignored. An empty display name or
+// currency is taken as not given.
+func readGoalForm(v url.Values) (goalForm, stats.GoalInput) {
+	f := goalForm{Kind: v.Get("kind"), Page: v.Get("page"), Event: v.Get("event"),
+		DisplayName: v.Get("display_name"), Currency: v.Get("currency")}
+	in := stats.GoalInput{Kind: f.Kind}
+	switch f.Kind {
+	case stats.GoalPageview:
+		in.Page = &f.Page
+	case stats.GoalEvent:
+		in.Event = &f.Event
+	}
+	if f.DisplayName != "" {
+		in.DisplayName = &f.DisplayName
+	}
+	if f.Currency != "" {
+		in.Currency = &f.Currency
+	}
+	return f, in
+}
+
+// addGoal takes the add-a-goal form of the settings page.
+func (p *Pages) addGoal(w http.ResponseWriter, r *http.Request) {
+	user, site, ok := p.ownedForm(w, r)
+	if !ok {
+		return
+	}
+	form, in := readGoalForm(r.PostForm)
+	errs := stats.FieldErrors{}
+	for field := range r.PostForm {
+		if !goalFields[field] {
+			errs.Add(field, "is not accepted here")
+		}
+	}
+	if len(errs) == 0 {
+		var g stats.Goal
+		if g, errs = stats.CheckGoal(in); errs == nil {
+			_, err := p.repo.CreateGoal(r.Context(), user.ID, site.ID, g)
+			switch {
+			case errors.Is(err, repository.ErrNotFound):
+				p.notFound(w, r) // deleted meanwhile
+				return
+			case errors.Is(err, repository.ErrConflict):
+				errs = stats.FieldErrors{"display_name": {"has already been taken"}}
+			case errors.Is(err, repository.ErrGoalLimit):
+				errs = stats.FieldErrors{"kind": {fmt.Sprintf("a website has at most %d goals", stats.MaxGoals)}}
+			case err != nil:
+				p.serverError(w, r, err)
+				return
+			default:
+				p.redirect(w, r, editURL(site.ID)+"?notice=goal-added#goals", http.StatusSeeOther)
+				return
+			}
+		}
+	}
+	form.Errors = errs
+	p.renderEditWith(w, r, http.StatusUnprocessableEntity, site, p.formOf(site), form)
+}
+
+// removeGoal takes a goal's remove button.
+func (p *Pages) removeGoal(w http.ResponseWriter, r *http.Request) {
+	user, site, ok := p.ownedForm(w, r)
+	if !ok {
+		return
+	}
+	id, err := strconv.ParseInt(r.PathValue("goal"), 10, 64)
+	if err != nil || id < 1 {
+		p.notFound(w, r)
+		return
+	}
+	err = p.repo.DeleteGoal(r.Context(), user.ID, site.ID, id)
+	switch {
+	case errors.Is(err, repository.ErrNotFound):
+		p.notFound(w, r)
+	case err != nil:
+		p.serverError(w, r, err)
+	default:
+		p.redirect(w, r, editURL(site.ID)+"?notice=goal-removed#goals", http.StatusSeeOther)
+	}
+}
+
+func editURL(id int64) string { return "/websites/" + strconv.FormatInt(id, 10) + "/edit" }
+
+// goalNotices are the sentences of the notices the goal forms come back with.
+var goalNotices = map[string]string{"goal-added": "The goal was added.", "goal-removed": "The goal was removed."}
+
+// goalReads are a range's conversions, as the dashboard, the export and the report show them.
+type goalReads struct {
+	conversions []repository.GoalConversion
+	visitors    int64 // the visitors rates divide by
+}
+
+// readGoals reads the conversions of the website's goals over the range, with the filters;
+// nothing when it has no goals.
+func (p *Pages) readGoals(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters) (goalReads, error) {
+	goals, err := p.repo.Goals(ctx, siteID)
+	if err != nil || len(goals) == 0 {
+		return goalReads{}, err
+	}
+	conversions, visitors, _, err := p.repo.Conversions(ctx, siteID, rng, filters, goals)
+	return goalReads{conversions: conversions, visitors: visitors}, err
+}
+
+// goalRow is one row of the dashboard's Goals panel.
+type goalRow struct {
+	Name     string
+	Filter   string // the dashboard filtered by the goal
+	Visitors int64  // uniques
+	Events   int64  // total
+	Rate     string // conversion rate, "4.2 %"
+}
+
+// goalRows are the Goals panel's rows; link makes the address that filters by a goal.
+func goalRows(reads goalReads, link func(stats.Name, string) string) []goalRow {
+	rows := make([]goalRow, len(reads.conversions))
+	for i, c := range reads.conversions {
+		rows[i] = goalRow{Name: c.Goal.DisplayName, Filter: link(stats.GoalName, c.Goal.DisplayName),
+			Visitors: c.Visitors, Events: c.Events, Rate: rateText(stats.ConversionRate(c.Visitors, reads.visitors))}
+	}
+	return rows
+}
+
+// rateText is a percentage with one decimal, as the pages show rates.
+func rateText(rate float64) string { return strconv.FormatFloat(rate, 'f', 1, 64) + " %" }
+
+// goalsExport is the export's name for the goals' conversions.
+const goalsExport = "goals"
+
+func goalsExportURL(domain string, rng stats.Range, filters stats.Filters) string {
+	q := withFilters(rng.Query(), filters)
+	q.Set("name", goalsExport)
+	return statsPath(domain) + "/export?" + q.Encode()
+}
+
+// exportGoals answers the CSV of the goals' conversions over the range, with the filters, in
+// the Goals panel's order: goal, visitors, events, conversion rate (a percentage, one
+// decimal) and revenue (empty: revenue is not recorded yet).
+func (p *Pages) exportGoals(w http.ResponseWriter, r *http.Request, site repository.Website, rng stats.Range, filters stats.Filters) {
+	reads, err := p.readGoals(r.Context(), site.ID, rng, filters)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	filename := site.Domain + "-goals-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02")
+	if len(filters) > 0 {
+		filename += "-filtered"
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+filename+`.csv"`)
+	h.Set("Cache-Control", "no-store")
+	out := web.NewCSV(w)
+	out.Row("goal", "visitors", "events", "conversion_rate", "revenue")
+	for _, c := range reads.conversions {
+		rate := strconv.FormatFloat(stats.ConversionRate(c.Visitors, reads.visitors), 'f', 1, 64)
+		out.Row(c.Goal.DisplayName, strconv.FormatInt(c.Visitors, 10), strconv.FormatInt(c.Events, 10), rate, "")
+	}
+	if err := out.Flush(); err != nil {
+		p.log.Warn("export: write", "error", err) // the client went away
+	}
+}

@@ -1,0 +1,140 @@
+package repository
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// ErrGoalLimit: the website has stats.MaxGoals goals already.
+var ErrGoalLimit = errors.New("goal limit reached")
+
+// goalRow is a row of goals (migration 0028).
+type goalRow struct {
+	ID          int64   `db:"id"`
+	Kind        string  `db:"kind"`
+	Page        *string `db:"page"`
+	Event       *string `db:"event"`
+	DisplayName string  `db:"display_name"`
+	Currency    *string `db:"currency"`
+}
+
+const goalColumns = `id, kind, page, event, display_name, currency`
+
+func (g goalRow) goal() stats.Goal {
+	return stats.Goal{ID: g.ID, Kind: g.Kind, Page: deref(g.Page), Event: deref(g.Event),
+		DisplayName: g.DisplayName, Currency: deref(g.Currency)}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// CreateGoal adds a goal (checked by stats.CheckGoal) to one of a user's websites: ErrNotFound
+// when the website is not the user's, ErrConflict when the display name is taken in it,
+// ErrGoalLimit when it has stats.MaxGoals goals. The count and the insert run under a lock of
+// the website's row, so parallel requests cannot add the 201st goal between them.
+func (r *Repository) CreateGoal(ctx context.Context, userID, websiteID int64, g stats.Goal) (stats.Goal, error) {
+	tx, err := r.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return stats.Goal{}, fmt.Errorf("goals.create: begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+
+	// NO KEY: serialises the goals of a website without waiting for a stats flush (KEY SHARE).
+	if _, err := getWebsite(ctx, tx, "goals.create", userID, websiteID, "FOR NO KEY UPDATE"); err != nil {
+		return stats.Goal{}, err
+	}
+	var n int
+	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM goals WHERE website_id = $1`, websiteID); err != nil {
+		return stats.Goal{}, fmt.Errorf("goals.create: count: %w", err)
+	}
+	if n >= stats.MaxGoals {
+		return stats.Goal{}, fmt.Errorf("goals.create: %w", ErrGoalLimit)
+	}
+	const insert = `
+		INSERT INTO goals (website_id, kind, page, event, display_name, currency, created_at)
+		VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, NULLIF($6, ''), $7)
+		RETURNING ` + goalColumns
+	var row goalRow
+	err = tx.GetContext(ctx, &row, insert, websiteID, g.Kind, g.Page, g.Event, g.DisplayName, g.Currency, r.now().UTC())
+	if isUniqueViolation(err) {
+		return stats.Goal{}, fmt.Errorf("goals.create: %w", ErrConflict)
+	}
+	if err != nil {
+		return stats.Goal{}, fmt.Errorf("goals.create: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return stats.Goal{}, fmt.Errorf("goals.create: commit: %w", err)
+	}
+	return row.goal(), nil
+}
+
+// ListGoals is one page of a user's website's goals, by display name (ties by id), and how many
+// it has; ErrNotFound when the website is not the user's.
+func (r *Repository) ListGoals(ctx context.Context, userID, websiteID int64, limit, offset int) ([]stats.Goal, int64, error) {
+	if err := r.WebsiteOwned(ctx, userID, websiteID); err != nil {
+		return nil, 0, fmt.Errorf("goals.list: %w", err)
+	}
+	var total int64
+	if err := r.db.GetContext(ctx, &total, `SELECT count(*) FROM goals WHERE website_id = $1`, websiteID); err != nil {
+		return nil, 0, fmt.Errorf("goals.list: count: %w", err)
+	}
+	goals, err := selectGoals(ctx, r.db, websiteID, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("goals.list: %w", err)
+	}
+	return goals, total, nil
+}
+
+// Goals is every goal of a website, by display name (ties by id), whoever asks: the stats
+// reads and pages check access first.
+func (r *Repository) Goals(ctx context.Context, websiteID int64) ([]stats.Goal, error) {
+	goals, err := selectGoals(ctx, r.db, websiteID, stats.MaxGoals, 0)
+	if err != nil {
+		return nil, fmt.Errorf("goals.all: %w", err)
+	}
+	return goals, nil
+}
+
+func selectGoals(ctx context.Context, q sqlx.QueryerContext, websiteID int64, limit, offset int) ([]stats.Goal, error) {
+	const query = `
+		SELECT ` + goalColumns + `
+		FROM goals
+		WHERE website_id = $1
+		ORDER BY display_name, id
+		LIMIT $2 OFFSET $3`
+	var rows []goalRow
+	if err := sqlx.SelectContext(ctx, q, &rows, query, websiteID, limit, offset); err != nil {
+		return nil, err
+	}
+	goals := make([]stats.Goal, len(rows))
+	for i, row := range rows {
+		goals[i] = row.goal()
+	}
+	return goals, nil
+}
+
+// DeleteGoal removes a goal of one of a user's websites; ErrNotFound when the website is not
+// the user's or the goal not the website's.
+func (r *Repository) DeleteGoal(ctx context.Context, userID, websiteID, goalID int64) error {
+	const query = `
+		DELETE FROM goals g
+		USING websites w
+		WHERE g.website_id = $1 AND g.id = $2 AND w.id = g.website_id AND w.user_id = $3`
+	res, err := r.db.ExecContext(ctx, query, websiteID, goalID, userID)
+	if err != nil {
+		return fmt.Errorf("goals.delete: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("goals.delete: %w", ErrNotFound)
+	}
+	return nil
+}

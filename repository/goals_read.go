@@ -1,0 +1,258 @@
+package repository
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// Conversions (docs/goals.md) are read from visit_rows when asked: a visit converts on a goal
+// when one of its pageviews matches the goal's pattern or one of its events has the goal's
+// name. A pattern is matched here, in Go, against the distinct pages of the range; only the
+// matching page values reach SQL, as an array (`pages && $n`). A user's pattern never reaches
+// PostgreSQL.
+
+// goalMatch is a goal as a condition on visit rows: for a pageview goal, the pages of the
+// range that match its pattern.
+type goalMatch struct {
+	goal  stats.Goal
+	pages []string
+}
+
+// rangePages is every distinct page of a website's rows of the range.
+func (r *Repository) rangePages(ctx context.Context, websiteID int64, days stats.Range) ([]string, error) {
+	const query = `
+		SELECT DISTINCT p
+		FROM visit_rows, unnest(pages) AS p
+		WHERE website_id = $1 AND day BETWEEN $2 AND $3`
+	var pages []string
+	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &pages, query, websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("goals.pages: %w", err)
+	}
+	return pages, nil
+}
+
+// matchGoals makes each goal a goalMatch, reading the range's pages once when a goal needs
+// them.
+func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats.Range, goals []stats.Goal) ([]goalMatch, error) {
+	out := make([]goalMatch, len(goals))
+	var pages []string
+	read := false
+	for i, g := range goals {
+		out[i].goal = g
+		if g.Kind != stats.GoalPageview {
+			continue
+		}
+		if !read {
+			var err error
+			if pages, err = r.rangePages(ctx, websiteID, days); err != nil {
+				return nil, err
+			}
+			read = true
+		}
+		re := stats.GoalPattern(g.Page)
+		for _, p := range pages {
+			if re.MatchString(stats.GoalPath(p)) {
+				out[i].pages = append(out[i].pages, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// goalByName is the website's goal of that display name; ok is false when there is none.
+func (r *Repository) goalByName(ctx context.Context, websiteID int64, name string) (stats.Goal, bool, error) {
+	const query = `SELECT ` + goalColumns + ` FROM goals WHERE website_id = $1 AND display_name = $2`
+	var row goalRow
+	err := r.db.GetContext(ctx, &row, query, websiteID, name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return stats.Goal{}, false, nil
+	}
+	if err != nil {
+		return stats.Goal{}, false, fmt.Errorf("goals.by_name: %w", err)
+	}
+	return row.goal(), true, nil
+}
+
+// goalFilter resolves a read's filter[goal] once, however many reads of the dashboard share
+// its Reader.
+type goalFilter struct {
+	once  sync.Once
+	match *goalMatch // nil: no such goal, which matches nothing
+	err   error
+}
+
+func (f *goalFilter) resolve(ctx context.Context, r *Repository, websiteID int64, days stats.Range, name string) (*goalMatch, error) {
+	f.once.Do(func() {
+		g, ok, err := r.goalByName(ctx, websiteID, name)
+		if err != nil || !ok {
+			f.err = err
+			return
+		}
+		matches, err := r.matchGoals(ctx, websiteID, days, []stats.Goal{g})
+		if err != nil {
+			f.err = err
+			return
+		}
+		f.match = &matches[0]
+	})
+	return f.match, f.err
+}
+
+// The kinds of a row's hit that goals compare: a page, an event name as sent, and the name
+// part of an event of a row written before names were kept.
+const (
+	hitPage = iota
+	hitEvent
+	hitOldEvent
+)
+
+// encodedEventName is an event name as the event statistic writes it (a ':' as a space): how
+// rows written before event_names existed hold it.
+func encodedEventName(name string) string { return strings.ReplaceAll(name, ":", " ") }
+
+// goalCond is the condition of a row that converts on m.
+func (s *rowSource) goalCond(m *goalMatch) string {
+	if m == nil {
+		return "false"
+	}
+	if m.goal.Kind == stats.GoalPageview {
+		if len(m.pages) == 0 {
+			return "false"
+		}
+		// = ANY of a bound array is hashed by PostgreSQL (15); && compares every pair.
+		return "EXISTS (SELECT FROM unnest(pages) AS x WHERE x = ANY(" + s.arg(pq.Array(m.pages)) + "::text[]))"
+	}
+	name, encoded := s.arg(m.goal.Event), s.arg(encodedEventName(m.goal.Event))
+	// Rows older than event_names hold only the encoded names (docs/goals.md).
+	return "(" + name + " = ANY(event_names) OR (event_names = '{}' AND events <> '{}' AND EXISTS (" +
+		"SELECT FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " + encoded + ")))"
+}
+
+// GoalConversion is one goal's numbers over a range.
+type GoalConversion struct {
+	Goal     stats.Goal
+	Visitors int64 // distinct visitors a day of the converting visits, summed over the days
+	Events   int64 // the matching pageviews or events
+}
+
+// Conversions are the numbers of a website's goals over a range, with the filters of the read
+// (sampled past stats.ExactFilterDays, as every filtered read), by visitors descending, then
+// display name, and the
+// visitors of the same rows, which conversion rates divide by. Days without visit rows count
+// nothing (Basis says from which day they count).
+func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalConversion, int64, error) {
+	s, err := v.source(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.goals: %w", err)
+	}
+	matches, err := v.repo.matchGoals(ctx, v.websiteID, v.days, goals)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.goals: %w", err)
+	}
+	// The hits of each goal: every page and event name of the rows, joined on its text with
+	// the (text, goal) pairs of the goals (hashed), so a row costs its hits, whatever the number
+	// of goals and matching pages; visitors are the groups of (goal, day, visitor).
+	var texts []string
+	var kinds, ids []int64
+	for i, m := range matches {
+		if m.goal.Kind == stats.GoalPageview {
+			for _, p := range m.pages {
+				texts, kinds, ids = append(texts, p), append(kinds, hitPage), append(ids, int64(i))
+			}
+			continue
+		}
+		texts, kinds, ids = append(texts, m.goal.Event, encodedEventName(m.goal.Event)), append(kinds, hitEvent, hitOldEvent), append(ids, int64(i), int64(i))
+	}
+	pairs := `unnest(` + s.arg(pq.Array(texts)) + `::text[], ` + s.arg(pq.Array(kinds)) + `::int[], ` + s.arg(pq.Array(ids)) + `::int[]) AS m (text, kind, goal)`
+	query := `
+		SELECT -1 AS goal, count(*) AS visitors, 0::bigint AS events
+		FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS a
+		UNION ALL
+		SELECT goal, count(*), sum(hits)::bigint
+		FROM (
+			SELECT m.goal, day, visitor, count(*) AS hits
+			FROM visit_rows CROSS JOIN LATERAL (
+				SELECT ` + fmt.Sprint(hitPage) + ` AS kind, x AS text FROM unnest(pages) AS x
+				UNION ALL SELECT ` + fmt.Sprint(hitEvent) + `, x FROM unnest(event_names) AS x
+				UNION ALL SELECT ` + fmt.Sprint(hitOldEvent) + `, split_part(x, ':', 1) FROM unnest(events) AS x WHERE event_names = '{}'
+			) AS h
+			JOIN ` + pairs + ` ON m.text = h.text AND m.kind = h.kind
+			WHERE ` + s.where + `
+			GROUP BY m.goal, day, visitor
+		) AS c
+		GROUP BY goal`
+	var rows []struct {
+		Goal     int   `db:"goal"`
+		Visitors int64 `db:"visitors"`
+		Events   int64 `db:"events"`
+	}
+	if err := v.repo.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, query, s.args...) }); err != nil {
+		return nil, 0, fmt.Errorf("stats.goals: %w", err)
+	}
+	out := make([]GoalConversion, len(goals))
+	for i, g := range goals {
+		out[i].Goal = g
+	}
+	var visitors int64
+	for _, row := range rows {
+		if row.Goal < 0 {
+			visitors = scale(row.Visitors, s.fraction)
+			continue
+		}
+		out[row.Goal].Visitors = scale(row.Visitors, s.fraction)
+		out[row.Goal].Events = scale(row.Events, s.fraction)
+	}
+	slices.SortStableFunc(out, func(a, b GoalConversion) int {
+		if a.Visitors != b.Visitors {
+			return cmp.Compare(b.Visitors, a.Visitors)
+		}
+		return strings.Compare(a.Goal.DisplayName, b.Goal.DisplayName)
+	})
+	return out, visitors, nil
+}
+
+// Conversions are the numbers of a website's goals over a range (rowReader.Conversions), read
+// from the visit rows with or without filters, and what they rest on.
+func (r *Repository) Conversions(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, goals []stats.Goal) ([]GoalConversion, int64, Basis, error) {
+	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}
+	out, visitors, err := v.Conversions(ctx, goals)
+	if err != nil {
+		return nil, 0, Basis{}, err
+	}
+	basis, err := v.Basis(ctx)
+	if err != nil {
+		return nil, 0, Basis{}, err
+	}
+	return out, visitors, basis, nil
+}
+
+// ConversionBase is the visitors that a rate under filter[goal] divides by: those of the same
+// range and the other filters, read from the visit rows as the goal's own visitors are.
+func (r *Repository) ConversionBase(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (int64, error) {
+	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical().Without(stats.GoalName), goal: &goalFilter{}}
+	s, err := v.source(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("stats.conversion_base: %w", err)
+	}
+	// The visitors only: the groups of (day, visitor), without the totals' other sums.
+	query := `SELECT count(*) FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS v`
+	var visitors int64
+	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &visitors, query, s.args...) }); err != nil {
+		return 0, fmt.Errorf("stats.conversion_base: %w", err)
+	}
+	return scale(visitors, s.fraction), nil
+}
