@@ -23,8 +23,8 @@ func TestBreakingChangeCheck(t *testing.T) {
 	}{
 		{"unchanged", "", nil},
 		{"a new optional response field", "", []string{
-			"        favorite:\n          type: boolean\n        created_at:",
-			"        favorite:\n          type: boolean\n        note:\n          type: string\n        created_at:"}},
+			"        favorite:\n          type: boolean\n        timezone:",
+			"        favorite:\n          type: boolean\n        note:\n          type: string\n        timezone:"}},
 		{"an operationId renamed", "api-operation-id-removed", []string{
 			"operationId: listWebsites", "operationId: listSites"}},
 		{"a query parameter renamed", "request-parameter-removed", []string{
@@ -36,8 +36,8 @@ func TestBreakingChangeCheck(t *testing.T) {
 			"'#/components/schemas/StatEntry'", "'#/components/schemas/Entry'",
 			"\n    StatEntry:\n", "\n    Entry:\n"}},
 		{"a response field removed", "response-required-property-removed", []string{
-			"exclude_ips, favorite, created_at", "exclude_ips, created_at",
-			"        favorite:\n          type: boolean\n        created_at:", "        created_at:"}},
+			"exclude_ips, favorite, timezone", "exclude_ips, timezone",
+			"        favorite:\n          type: boolean\n        timezone:", "        timezone:"}},
 		{"an optional response field removed", "response-optional-property-removed", []string{
 			"          description: On 422 only; each invalid field with its messages.\n", "",
 			"        errors:\n          type: object\n          additionalProperties:\n            type: array\n            items:\n              type: string\n", ""}},
