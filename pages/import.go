@@ -65,11 +65,6 @@ func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
 		p.refuseImport(w, r, http.StatusConflict, site,
 			"Another import of yours is running. Wait until it has finished (its page shows the summary), then try again.")
 		return
-	case serverBusy:
-		w.Header().Set("Retry-After", "60")
-		p.refuseImport(w, r, http.StatusServiceUnavailable, site,
-			"The server is running as many imports as it takes at once. Try again in a minute.")
-		return
 	}
 	defer release()
 	file, size, ok := p.receiveExport(w, r, parts, site)
@@ -172,14 +167,8 @@ func (p *Pages) refuseImport(w http.ResponseWriter, r *http.Request, status int,
 	})
 }
 
-// maxImports is how many imports a node runs at once, whoever sends them: each holds up to
-// about 40 MiB (measured in cmd/analytics TestImportMemory) and a database connection of the
-// pool's 20 while it writes, so that many owners importing at once neither take the server's
-// memory nor leave collection without connections.
-const maxImports = 4
-
 // importGate holds the imports running on one Pages (tests run several in one process): at
-// most one per user, at most maxImports in all. It is per process; an import is one request,
+// most one per user. It is per process; an import is one request,
 // so a user can have one running on each node at most.
 type importGate struct {
 	mu    sync.Mutex
@@ -192,9 +181,8 @@ var importGates sync.Map // *Pages -> *importGate
 type importRefusal int
 
 const (
-	slotTaken  importRefusal = iota // the import may run
-	userBusy                        // an import of the user's runs
-	serverBusy                      // maxImports run
+	slotTaken importRefusal = iota // the import may run
+	userBusy                       // an import of the user's runs
 )
 
 // takeImportSlot takes the user's import slot; release gives it back.
@@ -203,11 +191,8 @@ func takeImportSlot(p *Pages, userID int64) (release func(), why importRefusal) 
 	gate := g.(*importGate)
 	gate.mu.Lock()
 	defer gate.mu.Unlock()
-	switch {
-	case gate.users[userID]:
+	if gate.users[userID] {
 		return nil, userBusy
-	case len(gate.users) >= maxImports:
-		return nil, serverBusy
 	}
 	gate.users[userID] = true
 	return func() {

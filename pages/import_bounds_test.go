@@ -213,36 +213,3 @@ func (h *heldUpload) complete(t *testing.T) uploadOutcome {
 	_ = h.finish.Close()
 	return <-h.done
 }
-
-// TestImportNodeLimit: a node runs at most four imports at once, whoever sends them; a fifth
-// owner's upload meanwhile answers 503 with a page saying to try again, and goes through once
-// the others are done.
-func TestImportNodeLimit(t *testing.T) {
-	e := newEnv(t)
-	export := plausibletest.Sample(importFirst, 40).Zip()
-	var held []*heldUpload
-	var fifth *browser
-	var fifthPath string
-	for i := range 5 {
-		a := e.UserWithPassword(fmt.Sprintf("owner%d@example.com", i))
-		id := e.Site(a.Key, fmt.Sprintf("site%d.test", i))
-		b := e.browser().signIn(a)
-		path := fmt.Sprintf("/websites/%d/import", id)
-		if i < 4 {
-			held = append(held, holdUpload(t, b, path, b.token(), export))
-			continue
-		}
-		fifth, fifthPath = b, path
-	}
-	busy := fifth.upload(fifthPath, fifth.token(), bytes.NewReader(export))
-	wantStatus(t, "a fifth import at once", busy, http.StatusServiceUnavailable)
-	if !strings.Contains(busy.body, "Try again in a minute") || busy.header.Get("Retry-After") != "60" {
-		t.Errorf("the 503 page does not say when to try again (Retry-After %q):\n%.2000s", busy.header.Get("Retry-After"), busy.body)
-	}
-	for i, h := range held {
-		if o := h.complete(t); o.err != nil || o.status != http.StatusOK {
-			t.Fatalf("held upload %d: %d %v\n%.2000s", i, o.status, o.err, o.body)
-		}
-	}
-	wantStatus(t, "the fifth once the others are done", fifth.upload(fifthPath, fifth.token(), bytes.NewReader(export)), http.StatusOK)
-}
