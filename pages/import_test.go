@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -22,29 +21,14 @@ import (
 
 var importFirst = time.Date(2024, 1, 20, 0, 0, 0, 0, time.UTC)
 
-// upload posts a Plausible export in the edit page's form: the token first, then the file.
+// upload posts a Plausible export in the edit page's form: the token first, then the file
+// (uploadRequest).
 func (b *browser) upload(path, token string, file io.Reader) page {
 	b.e.T.Helper()
-	body, w := io.Pipe()
-	form := multipart.NewWriter(w)
-	go func() {
-		err := form.WriteField("csrf", token)
-		if err == nil {
-			var part io.Writer
-			if part, err = form.CreateFormFile("export", "site_20240301.zip"); err == nil {
-				_, err = io.Copy(part, file)
-			}
-		}
-		if err == nil {
-			err = form.Close()
-		}
-		_ = w.CloseWithError(err)
-	}()
-	req, err := http.NewRequest("POST", b.base+path, body)
+	req, err := uploadRequest(b.base, path, token, file)
 	if err != nil {
 		b.e.T.Fatal(err)
 	}
-	req.Header.Set("Content-Type", form.FormDataContentType())
 	return b.do(req)
 }
 
