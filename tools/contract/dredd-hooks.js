@@ -2,12 +2,15 @@
 // response, from the spec's examples; these hooks make each request the one that gets that
 // response from the real server, and skip the responses no request can cause on demand.
 // The environment gives the API key and the seeded websites: CONTRACT_API_KEY,
-// CONTRACT_WEBSITE_ID (kept) and CONTRACT_DELETE_ID (deleted by DELETE's 200).
+// CONTRACT_WEBSITE_ID (kept, its domain CONTRACT_WEBSITE_DOMAIN), CONTRACT_DELETE_ID (deleted
+// by DELETE's 200) and CONTRACT_GOAL_ID (a goal of the kept website, deleted likewise).
 const hooks = require('hooks');
 
 const key = process.env.CONTRACT_API_KEY;
 const websiteId = process.env.CONTRACT_WEBSITE_ID;
 const deleteId = process.env.CONTRACT_DELETE_ID;
+const goalId = process.env.CONTRACT_GOAL_ID;
+const websiteDomain = process.env.CONTRACT_WEBSITE_DOMAIN;
 const unknownId = '987654321';
 // The spec's examples use the website id 7.
 const exampleId = /^(\/api\/v1\/(?:websites|stats))\/7(?=$|[/?])/;
@@ -17,13 +20,40 @@ const exampleId = /^(\/api\/v1\/(?:websites|stats))\/7(?=$|[/?])/;
 // Go tests cover each of them.
 const uncaused = new Set([429, 500, 503]);
 
+// Dredd writes a deepObject parameter's example as plain NAME=VALUE pairs (country=DE:Germany),
+// which the stats endpoints refuse or read as another parameter (page). Each example is
+// rewritten as the parameter it belongs to: filter[country]=DE:Germany.
+const deepObjectExamples = [
+  ['filter', 'country', 'DE:Germany'],
+  ['filter_any', 'country', 'DE|FR'],
+  ['filter_not', 'referrer', 'www.google.com'],
+  ['filter_contains', 'page', '/blog/'],
+];
+const withDeepObjects = (uri) => {
+  const [path, query] = uri.split('?');
+  if (query === undefined) return uri;
+  const params = new URLSearchParams(query);
+  const out = new URLSearchParams();
+  const found = deepObjectExamples.filter(([, key, value]) => params.getAll(key).includes(value));
+  for (const [key, value] of params) {
+    if (!found.some(([, k, v]) => k === key && v === value)) out.append(key, value);
+  }
+  for (const [name, key, value] of found) out.append(`${name}[${key}]`, value);
+  return `${path}?${out.toString()}`;
+};
+
+// A JSON body with one member changed.
+const jsonWith = (body, member, value) => JSON.stringify({ ...JSON.parse(body || '{}'), [member]: value });
+
 const skip = (transaction, why) => {
   transaction.skip = true;
   hooks.log(`skip ${transaction.name}: ${why}`);
 };
 
+// Dredd sends a form's example object as JSON text: it becomes the form it stands for.
 const formWith = (body, field, value) => {
-  const form = new URLSearchParams(body || '');
+  const text = (body || '').trim();
+  const form = new URLSearchParams(text.startsWith('{') ? JSON.parse(text) : text);
   form.set(field, value);
   return form.toString();
 };
@@ -45,11 +75,19 @@ hooks.beforeEach((transaction, done) => {
   }
   req.headers.Authorization = `Bearer ${key}`;
   const id = status === 404 ? unknownId : op === 'DELETE /api/v1/websites/{id}' ? deleteId : websiteId;
-  req.uri = req.uri.replace(exampleId, `$1/${id}`);
+  req.uri = withDeepObjects(req.uri.replace(exampleId, `$1/${id}`).replace(/\/goals\/4$/, `/goals/${goalId}`));
+  if (path === '/api/v2/query') {
+    // The answer's example has meta.total_rows, which comes with include.total_rows.
+    req.body = jsonWith(jsonWith(req.body, 'site_id', websiteDomain), 'include', { total_rows: true });
+  }
+  if (op === 'POST /api/v1/websites/{id}/goals') {
+    // Dredd sends this form empty. Display names are unique in a website: Portman adds one too.
+    req.body = formWith(formWith(req.body, 'kind', 'event'), 'event', `Dredd ${Date.now()}`);
+  }
 
   switch (status) {
     case 201: // a new website each run: domains are unique across all users
-      req.body = formWith(req.body, 'domain', `dredd-${Date.now()}.example`);
+      if (op === 'POST /api/v1/websites') req.body = formWith(req.body, 'domain', `dredd-${Date.now()}.example`);
       break;
     case 304: // the ETag of the representation asked for, fetched first
       req.headers['Accept-Encoding'] = 'identity';
@@ -61,8 +99,12 @@ hooks.beforeEach((transaction, done) => {
         done();
       }, done);
       return;
-    case 400: // the collector: page is not an absolute http(s) URL
-      req.body = JSON.stringify({ page: '/relative' });
+    case 400:
+      if (path === '/api/v2/query') {
+        req.body = jsonWith(req.body, 'metrics', ['colour']);
+      } else { // the collector: page is not an absolute http(s) URL
+        req.body = JSON.stringify({ page: '/relative' });
+      }
       break;
     case 401:
       delete req.headers.Authorization;
@@ -92,7 +134,12 @@ hooks.beforeEach((transaction, done) => {
         case 'PATCH /api/v1/websites/{id}':
           req.body = formWith(req.body, 'domain', 'other.example');
           break;
+        case 'POST /api/v1/websites/{id}/goals':
+          // The example refuses a pattern that does not start with /.
+          req.body = new URLSearchParams({ kind: 'pageview', page: 'pricing' }).toString();
+          break;
         case 'GET /api/v1/stats/{id}':
+        case 'GET /api/v1/stats/{id}/goals':
           req.uri = req.uri.replace(/from=[^&]*/, 'from=2026-02-01').replace(/to=[^&]*/, 'to=2026-01-01');
           break;
         default:
