@@ -53,6 +53,7 @@ type websiteForm struct {
 	ExcludeIPs    string
 	Favorite      bool
 	Timezone      string // the zone chosen last (website.Zones offers names)
+	ServiceZone   string // the service's TZ, which the add form starts from
 	// ZoneFrom: a change of zone is pending, and takes effect then (in the new zone).
 	ZoneFrom string
 	// Adding: the add form, which offers to drop the tracking parameters (DropTracking).
@@ -130,6 +131,7 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	} else if status == http.StatusOK {
 		status = http.StatusUnprocessableEntity
 	}
+	form.ServiceZone = p.loc.String()
 	data := homePage{Search: search, SearchError: searchError, Total: total, Notice: notices[q.Get("notice")], Form: form,
 		Snippet: p.snippet(r)}
 	data.Websites = make([]websiteRow, len(sites))
