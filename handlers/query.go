@@ -32,7 +32,9 @@ func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
-	q, err := query.Parse(body, query.Env{Now: s.now(), Location: s.loc, Start: site.CreatedAt})
+	// Relative ranges and hours are the website's own zone's, as on every stats read.
+	zone, now := site.Zone(s.loc), s.now()
+	q, err := query.Parse(body, query.Env{Now: now, Location: zone.At(now), Start: site.CreatedAt})
 	var invalid *query.Invalid
 	if errors.As(err, &invalid) {
 		return gen.QueryStats400JSONResponse{QueryInvalidJSONResponse: gen.QueryInvalidJSONResponse{Error: invalid.Message}}, nil
@@ -40,7 +42,7 @@ func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject
 	if err != nil {
 		return nil, err
 	}
-	answer, err := s.repo.RunQuery(ctx, site.ID, q, s.loc)
+	answer, err := s.repo.RunQuery(ctx, site.ID, q, zone)
 	if err != nil {
 		return nil, err
 	}

@@ -321,3 +321,32 @@ func TestQueryPercentageAndPages(t *testing.T) {
 		t.Errorf("imports: %v", meta)
 	}
 }
+
+// A query's relative ranges are the website's own days: at the test clock (2026-03-04 05:06
+// UTC) it is still 3 March in Los Angeles, so "day" is that date there, with its visits,
+// where the service's TZ (UTC) would read an empty 4 March.
+func TestQueryInTheWebsitesZone(t *testing.T) {
+	e, key, visits := queryEnv(t)
+	e.exec(t, `UPDATE websites SET timezone = 'America/Los_Angeles' WHERE domain = 'example.com'`)
+	body, lines := wantQuery(t, e.query(key, `{"site_id": "example.com", "metrics": ["visitors", "visits"], "date_range": "day", "filters": `+allRows+`}`))
+	if got := fmt.Sprint(body["query"].(map[string]any)["date_range"]); got != "[2026-03-03T00:00:00-08:00 2026-03-03T23:59:59-08:00]" {
+		t.Errorf("date_range as it ran: %s", got)
+	}
+	vs, n, _ := counted(visits, func(v repotest.Visit) bool { return v.Day.Equal(day("2026-03-03")) })
+	if want := fmt.Sprint([]any{}, "=", []any{float64(vs), float64(n)}); len(lines) != 1 || lines[0] != want || vs == 0 {
+		t.Errorf("got %v, want %s", lines, want)
+	}
+}
+
+// A range without visits answers zeros, with or without filters (the rows' aggregates are
+// NULL there, the counters' zero), never an error.
+func TestQueryEmptyRange(t *testing.T) {
+	e, key, _ := queryEnv(t)
+	for _, filters := range []string{allRows, `[]`} {
+		_, lines := wantQuery(t, e.query(key, `{"site_id": "example.com", "metrics": ["visitors", "visits", "pageviews", "bounce_rate", "visit_duration", "views_per_visit"],
+			"date_range": ["2026-03-04", "2026-03-04"], "filters": `+filters+`}`))
+		if want := fmt.Sprint([]any{}, "=", []any{0.0, 0.0, 0.0, 0.0, 0.0, 0.0}); len(lines) != 1 || lines[0] != want {
+			t.Errorf("filters %s: got %v, want %s", filters, lines, want)
+		}
+	}
+}

@@ -2,11 +2,11 @@ package repository
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -57,10 +57,10 @@ func (b *queryBuild) arg(v any) string {
 }
 
 // RunQuery answers a checked query: from the counters when it needs no visit row
-// (counterQuery), else over the website's visit rows; hours and days are those of loc.
-func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Query, loc *time.Location) (QueryAnswer, error) {
+// (counterQuery), else over the website's visit rows; hours and days are those of the website's zone.
+func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
 	if interval, ok := counterQuery(q); ok {
-		out, err := r.counterAnswer(ctx, websiteID, q, interval, loc)
+		out, err := r.counterAnswer(ctx, websiteID, q, interval, zone)
 		if err != nil {
 			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
 		}
@@ -368,18 +368,23 @@ func (b *queryBuild) totalVisitors() string {
 
 func scanQueryRow(rows *sqlx.Rows, dims, metrics int) (QueryRow, int64, error) {
 	dimValues := make([]string, dims)
-	metricValues := make([]float64, metrics)
+	// An aggregate over no rows (a range without visits) is NULL: it answers 0, as Plausible does.
+	nullable := make([]sql.NullFloat64, metrics)
 	var total int64
 	dest := make([]any, 0, dims+metrics+1)
 	for i := range dimValues {
 		dest = append(dest, &dimValues[i])
 	}
-	for i := range metricValues {
-		dest = append(dest, &metricValues[i])
+	for i := range nullable {
+		dest = append(dest, &nullable[i])
 	}
 	dest = append(dest, &total)
 	if err := rows.Scan(dest...); err != nil {
 		return QueryRow{}, 0, err
+	}
+	metricValues := make([]float64, metrics)
+	for i, m := range nullable {
+		metricValues[i] = m.Float64
 	}
 	return QueryRow{Dimensions: dimValues, Metrics: metricValues}, total, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	queryapi "github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/testkit"
 )
 
@@ -49,7 +50,7 @@ func BenchmarkQueryAPI(b *testing.B) {
 		}
 		b.Run(c.name, func(b *testing.B) {
 			testkit.TimeCalls(b, func() error {
-				answer, err := f.repo.RunQuery(ctx, site, q, time.UTC)
+				answer, err := f.repo.RunQuery(ctx, site, q, stats.FixedZone(time.UTC))
 				if err == nil && len(answer.Rows) == 0 {
 					err = fmt.Errorf("no rows")
 				}

@@ -3,7 +3,6 @@ package repository
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
@@ -35,7 +34,7 @@ func counterQuery(q *query.Query) (stats.Interval, bool) {
 
 // counterAnswer answers q from the counters: one row, or one a bucket with a visit or a
 // pageview, in the query's order and page.
-func (r *Repository) counterAnswer(ctx context.Context, websiteID int64, q *query.Query, interval stats.Interval, loc *time.Location) (QueryAnswer, error) {
+func (r *Repository) counterAnswer(ctx context.Context, websiteID int64, q *query.Query, interval stats.Interval, zone stats.Zone) (QueryAnswer, error) {
 	reader := r.Reader(websiteID, q.Range.Days(), nil)
 	if interval == "" {
 		t, err := reader.Totals(ctx)
@@ -44,7 +43,7 @@ func (r *Repository) counterAnswer(ctx context.Context, websiteID int64, q *quer
 		}
 		return pageOf(q, []QueryRow{{Dimensions: []string{}, Metrics: counterMetrics(q, t)}}), nil
 	}
-	buckets, err := reader.Series(ctx, interval, stats.FixedZone(loc))
+	buckets, err := reader.Series(ctx, interval, zone)
 	if err != nil {
 		return QueryAnswer{}, err
 	}
@@ -53,6 +52,7 @@ func (r *Repository) counterAnswer(ctx context.Context, websiteID int64, q *quer
 		if b.Totals.Visits == 0 && b.Totals.Pageviews == 0 && b.Totals.Visitors == 0 {
 			continue
 		}
+		loc := zone.At(b.Start)
 		label := b.Start.In(loc).Format(dateLayout)
 		switch interval {
 		case stats.Hour:
