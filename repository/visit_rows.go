@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -103,6 +104,19 @@ type VisitRow struct {
 	// Pages and Events since the last write of the row, in order; EventNames the names of
 	// the Events as sent, one each (Events write a ':' of a name as a space).
 	Pages, Events, EventNames []string
+	// Engaged is the visit's engagement (time on page, scroll depth) on every page it sent
+	// some for, as it is now: a write that carries it replaces the row's; none (empty) leaves
+	// the row's as it is (nothing new since its last write).
+	Engaged []EngagedPage
+}
+
+// EngagedPage is a visit's engagement on one page, its totals so far: the engaged
+// milliseconds of all its engagement hits for the page and the deepest scroll depth they
+// sent (docs/tracker.md).
+type EngagedPage struct {
+	Page   string // as the page statistic counts it
+	Millis int32  // -1: no engaged time came for the page
+	Depth  int8   // 0..100; -1: no scroll depth came for the page
 }
 
 // visitRowChunk is the most rows one statement writes: what a statement holds in memory
@@ -163,8 +177,9 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	// through a []string a column and a literal a row's pages once more. text[1+j] is the
 	// column of dimension j.
 	insert, dims := visitRowInsert()
-	text := make([]literal, dims+4)
+	text := make([]literal, dims+4+engagedColumns)
 	pages, events, names := &text[dims+1], &text[dims+2], &text[dims+3]
+	engaged := text[dims+4:]
 	var r VisitRow
 	for i := range n {
 		rows.Row(from+i, &r)
@@ -177,6 +192,7 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		pages.size += arraySize(r.Pages)
 		events.size += arraySize(r.Events)
 		names.size += arraySize(r.EventNames)
+		sizeEngaged(engaged, r.Engaged)
 	}
 	day, dayText := time.Time{}, ""
 	for i := range n {
@@ -191,6 +207,7 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		pages.addArray(r.Pages)
 		events.addArray(r.Events)
 		names.addArray(r.EventNames)
+		addEngaged(engaged, r.Engaged)
 	}
 	args := []any{pq.Array(ids), text[0].end(), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
 		pq.Array(seconds), pq.Array(bounces)}
@@ -219,8 +236,9 @@ var rowInsert struct {
 // visitRowInsert is the statement that upserts visit rows and how many dimensions it writes:
 // its arguments are the 8 arrays of a row's own columns ($1..$8, as addVisitRowChunk makes
 // them), a text[] literal for each dimension's column in the order of stats.Dimensions, then
-// pages and events. On conflict the visit's values (stats.FromVisit) are replaced, the first
-// hit's kept.
+// pages, events, event names and the engagement columns (engagedArrays). On conflict the visit's values
+// (stats.FromVisit) are replaced, the first hit's kept, and the engagement replaced when the
+// write carries some.
 func visitRowInsert() (string, int) {
 	rowInsert.Lock()
 	defer rowInsert.Unlock()
@@ -229,6 +247,17 @@ func visitRowInsert() (string, int) {
 	}
 	return rowInsert.query, rowInsert.dims
 }
+
+// rowArray is a column of visit_rows holding an array a row, sent as one literal a row (text)
+// and cast back to its type.
+type rowArray struct{ column, cast string }
+
+// engagedArrays are the engagement columns (migration 0025), in the order addEngaged writes
+// them: aligned, one element per page the visit sent engagement for.
+var engagedArrays = []rowArray{{"engaged_pages", "text[]"}, {"engaged_ms", "integer[]"}, {"scroll_depth", "smallint[]"}}
+
+// engagedColumns is how many engagedArrays there are.
+const engagedColumns = 3
 
 func buildVisitRowInsert(dims []stats.Dimension) string {
 	columns := []string{"website_id", "day", "visitor", "id", "hour", "pageviews", "seconds", "bounce"}
@@ -241,20 +270,26 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 			replaced = append(replaced, c+" = EXCLUDED."+c)
 		}
 	}
-	columns, types = append(columns, "pages", "events", "event_names"), append(types, "text", "text", "text")
-	selected, arrays := make([]string, len(columns)), make([]string, len(columns))
-	for i, c := range columns {
-		selected[i] = "t." + c
-		arrays[i] = fmt.Sprintf("$%d::%s[]", i+1, types[i])
+	arrays := append([]rowArray{{"pages", "text[]"}, {"events", "text[]"}, {"event_names", "text[]"}}, engagedArrays...)
+	casts := map[string]string{}
+	for _, a := range arrays {
+		columns, types = append(columns, a.column), append(types, "text")
+		casts[a.column] = "::" + a.cast
 	}
-	for i := len(columns) - 3; i < len(columns); i++ {
-		selected[i] += "::text[]"
+	for _, a := range engagedArrays {
+		// All three or none: a write without engagement (NULL) keeps the row's.
+		replaced = append(replaced, fmt.Sprintf("%s = coalesce(EXCLUDED.%[1]s, v.%[1]s)", a.column))
+	}
+	selected, params := make([]string, len(columns)), make([]string, len(columns))
+	for i, c := range columns {
+		selected[i] = "t." + c + casts[c]
+		params[i] = fmt.Sprintf("$%d::%s[]", i+1, types[i])
 	}
 	list := strings.Join(columns, ", ")
 	return `
 		INSERT INTO visit_rows AS v (` + list + `)
 		SELECT ` + strings.Join(selected, ", ") + `
-		FROM unnest(` + strings.Join(arrays, ", ") + `) AS t (` + list + `)
+		FROM unnest(` + strings.Join(params, ", ") + `) AS t (` + list + `)
 		WHERE t.day IN (SELECT day FROM visit_row_partitions)
 			AND t.website_id IN (SELECT id FROM websites)
 		ORDER BY 1, 2, 3, 4
@@ -330,6 +365,65 @@ func (l *literal) end() string {
 	}
 	l.b.WriteByte('}')
 	return l.b.String()
+}
+
+// addNull appends a NULL element (a row's array that is NULL).
+func (l *literal) addNull() {
+	l.open()
+	l.b.WriteString("NULL")
+}
+
+// addNumbers appends the literal of numbers as one element, NULL for each that is negative
+// (none): digits need no escape.
+func (l *literal) addNumbers(n int, number func(i int) int64) {
+	l.open()
+	l.b.WriteString(`"{`)
+	var digits [20]byte
+	for i := range n {
+		if i > 0 {
+			l.b.WriteByte(',')
+		}
+		if v := number(i); v >= 0 {
+			l.b.Write(strconv.AppendInt(digits[:0], v, 10))
+		} else {
+			l.b.WriteString("NULL")
+		}
+	}
+	l.b.WriteString(`}"`)
+}
+
+// sizeEngaged adds what addEngaged will take of a row's engagement to the sizes of its
+// literals (engagedArrays), escapes aside.
+func sizeEngaged(l []literal, engaged []EngagedPage) {
+	if len(engaged) == 0 {
+		for i := range l {
+			l[i].size += 5
+		}
+		return
+	}
+	for _, e := range engaged {
+		l[0].size += len(e.Page) + 5
+	}
+	l[1].size += 5 + 11*len(engaged)
+	l[2].size += 5 + 5*len(engaged)
+}
+
+// addEngaged appends a row's engagement to the literals of engagedArrays: NULL in each when
+// the row carries none (the upsert then keeps the row's).
+func addEngaged(l []literal, engaged []EngagedPage) {
+	if len(engaged) == 0 {
+		for i := range l {
+			l[i].addNull()
+		}
+		return
+	}
+	pages := make([]string, len(engaged))
+	for i, e := range engaged {
+		pages[i] = e.Page
+	}
+	l[0].addArray(pages)
+	l[1].addNumbers(len(engaged), func(i int) int64 { return int64(engaged[i].Millis) })
+	l[2].addNumbers(len(engaged), func(i int) int64 { return int64(engaged[i].Depth) })
 }
 
 // arraySize is what addArray will take of values, escapes aside.
