@@ -1,19 +1,27 @@
 package ingest
 
-import "github.com/analytics-service/analytics/stats"
+import (
+	"math"
+
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
 
 // Time on page and scroll depth. The trackers send an engagement hit as a page is hidden or
 // left: the time the visitor was engaged since the last one, and how far down the page they
 // have seen. Both count per visit and page, like the other counters, on the visit's day:
 // a page's time_on_page is engaged_ms over engaged_visit (the visits that sent engaged time
 // for it), its scroll_depth scroll_sum over scroll_visit, where each visit adds its deepest
-// scroll depth on the page once (the difference when a later hit goes deeper).
+// scroll depth on the page once (the difference when a later hit goes deeper). The visit's
+// row gets the visit's totals per page with its next write (engagedRow), for filtered lists.
 
 // pageEngagement is what an open visit sent for one page: whether it was counted among the
-// page's engaged visits, and its deepest scroll depth (-1: none yet).
+// page's engaged visits, its engaged milliseconds so far and its deepest scroll depth (-1:
+// none yet). The visit's row holds the same (engagedRow), for filtered page lists.
 type pageEngagement struct {
 	page    string
 	timed   bool
+	millis  int32 // saturates at math.MaxInt32 (24 days)
 	deepest int8
 }
 
@@ -56,6 +64,7 @@ func (vs *Visits) engage(s *visitShard, v *visit, h *visitHit) {
 		}
 		if h.engagedMillis > 0 {
 			add(stats.EngagedMillis, int64(h.engagedMillis))
+			p.millis = int32(min(int64(p.millis)+int64(h.engagedMillis), math.MaxInt32))
 		}
 	}
 	if h.scrollDepth > p.deepest {
@@ -68,5 +77,28 @@ func (vs *Visits) engage(s *visitShard, v *visit, h *visitHit) {
 		}
 		p.deepest = h.scrollDepth
 	}
+	if n > 0 {
+		v.flags |= rowEngaged
+	}
 	vs.counters.addDeltas(deltas[:n])
+}
+
+// engagedRow is v's engagement as its row holds it, every page of it, when it changed since
+// the row last got it (the row's write replaces what it held); nil when it did not. s.mu is
+// held. The pages are as the page statistic counts them, so that a filtered page list finds
+// them.
+func (vs *Visits) engagedRow(s *visitShard, v *visit) []repository.EngagedPage {
+	if v.flags&rowEngaged == 0 {
+		return nil
+	}
+	v.flags &^= rowEngaged
+	pages := s.engaged[v.id]
+	out := make([]repository.EngagedPage, len(pages))
+	for i, p := range pages {
+		out[i] = repository.EngagedPage{Page: stats.Storable(p.page), Millis: -1, Depth: p.deepest}
+		if p.timed {
+			out[i].Millis = p.millis
+		}
+	}
+	return out
 }

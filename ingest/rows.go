@@ -36,6 +36,9 @@ type rowEnd struct {
 	seconds       int32
 	bounce        bool
 	due           bool // what the row gathered goes with the next flush (else only a first write does)
+	// engaged is the visit's engagement on every page, when it changed (Visits.engagedRow):
+	// it replaces what the row's part held of it; nil leaves that.
+	engaged []repository.EngagedPage
 }
 
 // pendingRow is a row's part not yet written, without pointers: its texts are numbers of
@@ -50,11 +53,13 @@ type pendingRow struct {
 	taken         int32 // during rowStore.take: 1 + its index in the batch
 	hour          uint8
 	bounce        bool
-	needValues    bool // its visit's first hit has not given its values yet
-	hasEnd        bool // Visits set its landing, exit, bounce and seconds
-	first         bool // the row's first write, which goes at once
-	due           bool // a later write, held back until Visits say it is due
-	isReady       bool // in rowStore.ready
+	needValues    bool  // its visit's first hit has not given its values yet
+	hasEnd        bool  // Visits set its landing, exit, bounce and seconds
+	first         bool  // the row's first write, which goes at once
+	due           bool  // a later write, held back until Visits say it is due
+	isReady       bool  // in rowStore.ready
+	engaged       uint8 // its engagement's entries in rowStore.engaged, from engagedAt; 0: none
+	engagedAt     int32
 }
 
 // ready tells whether a row may be written: a write without its values would lose them (the
@@ -91,7 +96,18 @@ type rowStore struct {
 	free  []int32 // slots of rows to reuse
 	ready []int32 // slots of the rows the next take writes
 	parts []rowPart
-	texts texts
+	// engaged holds the held rows' engagement (repository.EngagedPage), each row's pages in
+	// one run: a row's run is rewritten in place by its visit's next engagement, moved to the
+	// end when it has more pages (the old run is left until the next take drops it).
+	engaged []engagedEntry
+	texts   texts
+}
+
+// engagedEntry is a page of a held row's engagement, without pointers.
+type engagedEntry struct {
+	page   uint32 // texts
+	millis int32  // -1: none
+	depth  int8   // -1: none
 }
 
 func newRowStore() rowStore {
@@ -121,9 +137,24 @@ func (s *rowStore) add(slot int32, r *pendingRow, kind partKind, text string) {
 	r.parts++
 }
 
-// setEnd gives a part its visit's end.
+// setEnd gives a part its visit's end, and its engagement when the end carries it.
 func (s *rowStore) setEnd(r *pendingRow, e *rowEnd) {
 	r.hasEnd, r.landing, r.exit, r.seconds, r.bounce = true, s.texts.id(e.landing), s.texts.id(e.exit), e.seconds, e.bounce
+	if len(e.engaged) > 0 {
+		s.setEngaged(r, e.engaged)
+	}
+}
+
+// setEngaged replaces a part's engagement with pages (at most maxEngagedPages).
+func (s *rowStore) setEngaged(r *pendingRow, pages []repository.EngagedPage) {
+	if int(r.engaged) != len(pages) {
+		r.engagedAt, r.engaged = int32(len(s.engaged)), uint8(len(pages))
+		s.engaged = append(s.engaged, make([]engagedEntry, len(pages))...)
+	}
+	run := s.engaged[r.engagedAt : r.engagedAt+int32(r.engaged)]
+	for i, p := range pages {
+		run[i] = engagedEntry{page: s.texts.id(p.Page), millis: p.Millis, depth: p.Depth}
+	}
 }
 
 // check notes a part that became ready.
@@ -233,10 +264,11 @@ func (c *Counters) releaseWaiting() {
 // the entries of each in turn, and the texts as they were (numbers taken stay valid: texts
 // only appends, or starts anew).
 type takenRows struct {
-	rows  []pendingRow
-	parts []rowPart // rows[0]'s first, then rows[1]'s...
-	start []int32   // where each row's entries start in parts
-	texts []string
+	rows    []pendingRow
+	parts   []rowPart // rows[0]'s first, then rows[1]'s...
+	start   []int32   // where each row's entries start in parts
+	engaged []engagedEntry
+	texts   []string
 }
 
 // take takes the ready rows and frees their slots; the entries of the others stay, in order.
@@ -268,8 +300,28 @@ func (s *rowStore) take() takenRows {
 	}
 	s.parts = kept
 	s.ready = s.ready[:0]
+	t.engaged = s.keepEngaged()
 	s.compactTexts()
 	return t
+}
+
+// keepEngaged moves the engagement of the rows still held to a list of their own, and gives
+// the one it replaces (which the taken rows read) back; a take's freed slots hold none.
+func (s *rowStore) keepEngaged() []engagedEntry {
+	taken := s.engaged
+	if len(taken) == 0 {
+		return taken
+	}
+	var kept []engagedEntry
+	for i := range s.rows {
+		if r := &s.rows[i]; r.engaged > 0 {
+			at := len(kept)
+			kept = append(kept, taken[r.engagedAt:r.engagedAt+int32(r.engaged)]...)
+			r.engagedAt = int32(at)
+		}
+	}
+	s.engaged = kept
+	return taken
 }
 
 // texts number the distinct texts of the rows held (pages, events, values, landing and exit
@@ -315,6 +367,10 @@ func (s *rowStore) compactTexts() {
 		p := &s.parts[i]
 		p.text = s.texts.id(old.list[p.text])
 	}
+	for i := range s.engaged {
+		e := &s.engaged[i]
+		e.page = s.texts.id(old.list[e.page])
+	}
 	s.texts.kept = len(s.texts.list)
 }
 
@@ -327,7 +383,7 @@ func (t takenRows) Row(i int, row *repository.VisitRow) {
 	ref := r.ref
 	*row = repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
 		Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
-		Pages: row.Pages[:0], Events: row.Events[:0], EventNames: row.EventNames[:0]}
+		Pages: row.Pages[:0], Events: row.Events[:0], EventNames: row.EventNames[:0], Engaged: row.Engaged[:0]}
 	for _, p := range t.parts[t.start[i] : t.start[i]+r.parts] {
 		switch text := t.texts[p.text]; p.kind {
 		case partPage:
@@ -341,6 +397,9 @@ func (t takenRows) Row(i int, row *repository.VisitRow) {
 		}
 	}
 	row.Values[landingIndex], row.Values[exitIndex] = t.texts[r.landing], t.texts[r.exit]
+	for _, e := range t.engaged[r.engagedAt : r.engagedAt+int32(r.engaged)] {
+		row.Engaged = append(row.Engaged, repository.EngagedPage{Page: t.texts[e.page], Millis: e.millis, Depth: e.depth})
+	}
 }
 
 // landingIndex and exitIndex are where a row's landing and exit page go among its values.

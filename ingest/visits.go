@@ -98,8 +98,9 @@ const (
 	landingSent              // the counters hold its landing page
 	isDirty                  // in its shard's dirty list
 	hasEnded
-	rowDirty // had a hit since its row's end was last set
-	rowHeld  // its row has a part the counters hold back until it is due (resendEvery)
+	rowDirty   // had a hit since its row's end was last set
+	rowHeld    // its row has a part the counters hold back until it is due (resendEvery)
+	rowEngaged // its engagement changed since its row last got it (engagedRow)
 )
 
 // hitKind says what a hit is to its visit.
@@ -307,7 +308,9 @@ func (vs *Visits) addAddress(slot uint32) bool {
 
 // end closes a visit: its last deltas and its row's end go to the counters; s.mu is held.
 func (vs *Visits) end(s *visitShard, v *visit) {
-	vs.counters.addVisitEnd(v.emit(nil, true), vs.rowEnd(v, true))
+	end := vs.rowEnd(v, true)
+	end.engaged = vs.engagedRow(s, v)
+	vs.counters.addVisitEnd(v.emit(nil, true), end)
 	v.flags |= hasEnded
 	delete(s.open, v.id)
 	delete(s.engaged, v.id)
@@ -338,7 +341,7 @@ func (vs *Visits) Collect(now time.Time) {
 				continue
 			}
 			full := (at-v.start)/int64(time.Second)-int64(v.emittedAt) >= int64(resendEvery/time.Second)
-			ends = vs.collectRow(ends, v, full)
+			ends = vs.collectRow(s, ends, v, full)
 			deltas = v.emit(deltas, full)
 			if full {
 				v.emittedAt = int32((at - v.start) / int64(time.Second))
@@ -480,11 +483,12 @@ func (vs *Visits) rowEnd(v *visit, due bool) rowEnd {
 }
 
 // collectRow sets the end of v's row when it had a hit since the last time, or when it is
-// due (full) with a part held back. A row's first write goes at once; what a visit adds later
+// due (full) with a part held back; s.mu is held. The end carries the visit's engagement
+// when it changed. A row's first write goes at once; what a visit adds later
 // goes with its full emissions (every resendEvery, and when it ends), as its exit page and
 // duration do: a visitor who sends a hit every second would otherwise rewrite the row every
 // flush (in `make bench-ingest`, 20,000 visitors doing so cut the accepted hits by a quarter).
-func (vs *Visits) collectRow(ends []rowEnd, v *visit, full bool) []rowEnd {
+func (vs *Visits) collectRow(s *visitShard, ends []rowEnd, v *visit, full bool) []rowEnd {
 	if v.flags&rowDirty == 0 && !(full && v.flags&rowHeld != 0) {
 		return ends
 	}
@@ -494,7 +498,9 @@ func (vs *Visits) collectRow(ends []rowEnd, v *visit, full bool) []rowEnd {
 	} else {
 		v.flags |= rowHeld
 	}
-	return append(ends, vs.rowEnd(v, full))
+	end := vs.rowEnd(v, full)
+	end.engaged = vs.engagedRow(s, v)
+	return append(ends, end)
 }
 
 // pending tells whether the counters still miss a change of v's exit page or duration.
