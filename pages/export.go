@@ -13,7 +13,8 @@ import (
 // written by web.CSV (RFC 4180, defused and quoted for spreadsheets). pageview and visitor,
 // whose values are days (YYYY-MM-DD), are a time series and come by date ascending; every
 // other statistic in the API's default order (count descending, value ascending). Filters (filter[NAME]=VALUE, as on the pages) narrow the counts to the matching
-// visits.
+// visits. The page statistic's file has two more columns, time_on_page (seconds) and
+// scroll_depth (percent) as the API's page list gives them, empty where no engagement came.
 func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	site, ok := p.site(w, r)
 	if !ok {
@@ -44,10 +45,18 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	if stat.Name == stats.Pageview || stat.Name == stats.Visitor {
 		query.SortBy, query.Desc = "value", false // YYYY-MM-DD sorts as the dates do
 	}
-	entries, _, err := p.repo.Reader(site.ID, rng, filters).List(r.Context(), query)
+	reader := p.repo.Reader(site.ID, rng, filters)
+	entries, _, err := reader.List(r.Context(), query)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
+	}
+	var engaged map[string]repository.PageEngagement
+	if stat.Name == stats.Page {
+		if engaged, err = reader.Engagement(r.Context(), pageValues(entries)); err != nil {
+			p.serverError(w, r, err)
+			return
+		}
 	}
 	filename := site.Domain + "-" + string(stat.Name) + "-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02")
 	if len(filters) > 0 {
@@ -59,11 +68,27 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
 	h.Set("Cache-Control", "no-store") // as every page: see render
 	out := web.NewCSV(w)
-	out.Row("value", "count")
-	for _, e := range entries {
-		out.Row(e.Value, strconv.FormatInt(e.Count, 10))
+	if stat.Name == stats.Page {
+		out.Row("value", "count", "time_on_page", "scroll_depth")
+		for _, e := range entries {
+			g := engaged[e.Value]
+			out.Row(e.Value, strconv.FormatInt(e.Count, 10), optionalInt(g.TimeOnPage), optionalInt(g.ScrollDepth))
+		}
+	} else {
+		out.Row("value", "count")
+		for _, e := range entries {
+			out.Row(e.Value, strconv.FormatInt(e.Count, 10))
+		}
 	}
 	if err := out.Flush(); err != nil {
 		p.log.Warn("export: write", "error", err) // the client went away
 	}
+}
+
+// optionalInt is a number of the CSV, "" for none.
+func optionalInt(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }

@@ -39,25 +39,26 @@ func TestExport(t *testing.T) {
 	if cd := p.header.Get("Content-Disposition"); cd != `attachment; filename="csv.example-page-2026-03-01-2026-03-31.csv"` {
 		t.Fatalf("Content-Disposition %q", cd)
 	}
-	wantStart := "value,count\r\n" +
-		"/plain,1009\r\n" +
-		"\"/with,comma\",9\r\n" +
-		"\"/with \"\"quotes\"\"\",7\r\n" +
-		"\"/with\nnewline\",5\r\n" +
-		"\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",4\r\n" +
-		"'+1,3\r\n" +
-		"'-2,3\r\n" +
-		"\"'\tTab\",2\r\n" + // byte order: tab before @; a tab is quoted
-		"'@SUM(A1),2\r\n" +
-		",1\r\n" +
-		"/many/000,1\r\n"
+	// A page's time on page and scroll depth: empty, no engagement came (engagement_test.go).
+	wantStart := "value,count,time_on_page,scroll_depth\r\n" +
+		"/plain,1009,,\r\n" +
+		"\"/with,comma\",9,,\r\n" +
+		"\"/with \"\"quotes\"\"\",7,,\r\n" +
+		"\"/with\nnewline\",5,,\r\n" +
+		"\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",4,,\r\n" +
+		"'+1,3,,\r\n" +
+		"'-2,3,,\r\n" +
+		"\"'\tTab\",2,,\r\n" + // byte order: tab before @; a tab is quoted
+		"'@SUM(A1),2,,\r\n" +
+		",1,,\r\n" +
+		"/many/000,1,,\r\n"
 	if !strings.HasPrefix(p.body, wantStart) {
 		t.Fatalf("export starts\n%q\nwant\n%q", p.body[:min(len(p.body), len(wantStart)+40)], wantStart)
 	}
 	if lines := strings.Count(p.body, "\r\n"); lines != 1+10+150 || strings.Contains(p.body, "/outside") {
 		t.Fatalf("%d lines (want 161), or a value outside the range", lines)
 	}
-	if !strings.HasSuffix(p.body, "/many/149,1\r\n") {
+	if !strings.HasSuffix(p.body, "/many/149,1,,\r\n") {
 		t.Fatalf("export ends %q", p.body[len(p.body)-40:])
 	}
 
@@ -112,7 +113,7 @@ func TestExportDailySeries(t *testing.T) {
 	for _, tc := range []struct{ name, want string }{
 		{"pageview", "value,count\r\n2026-03-09,5\r\n2026-03-10,50\r\n2026-03-11,7\r\n2026-03-12,50\r\n"},
 		{"visitor", "value,count\r\n2026-03-09,2\r\n2026-03-10,25\r\n2026-03-11,3\r\n2026-03-12,25\r\n"},
-		{"page", "value,count\r\n/2026-03-10,50\r\n/2026-03-12,50\r\n/2026-03-11,7\r\n/2026-03-09,5\r\n"},
+		{"page", "value,count,time_on_page,scroll_depth\r\n/2026-03-10,50,,\r\n/2026-03-12,50,,\r\n/2026-03-11,7,,\r\n/2026-03-09,5,,\r\n"},
 	} {
 		p := b.get("/stats/series.example/export?name=" + tc.name + "&from=2026-03-01&to=2026-03-31")
 		wantStatus(t, tc.name, p, http.StatusOK)
