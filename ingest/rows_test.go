@@ -103,7 +103,9 @@ func (e *rowsEnv) page(path string) { e.send(`{"page":"https://rows.test` + path
 
 // TestVisitRowsSize measures what visit_rows takes a visit and a pageview (table and primary
 // key, as the flushes wrote it and once rewritten in key order), on VISIT_ROWS_SIZE generated
-// visits of 1 to 4 pageviews (2.5 on average) among 1,000 pages; skipped when unset:
+// visits of 1 to 4 pageviews (2.5 on average) among 1,000 pages; skipped when unset. With
+// VISIT_ROWS_ENGAGED=1 every other visit sends an engagement hit after each pageview, as the
+// trackers do, and the rows' engagement (migration 0025) is measured with pg_column_size:
 //
 //	VISIT_ROWS_SIZE=100000 scripts/test.sh go test -count=1 -run VisitRowsSize -v ./ingest/
 func TestVisitRowsSize(t *testing.T) {
@@ -111,6 +113,7 @@ func TestVisitRowsSize(t *testing.T) {
 	if n <= 0 {
 		t.Skip("VISIT_ROWS_SIZE is not set")
 	}
+	engaged := os.Getenv("VISIT_ROWS_ENGAGED") == "1"
 	e := newRowsEnv(t, func(repo *repository.Repository) BatchWriter { return repo }, true, 1_000_000)
 	ctx := context.Background()
 	uas := []string{ChromeWindowsUA, SafariIPhoneUA}
@@ -128,6 +131,20 @@ func TestVisitRowsSize(t *testing.T) {
 			e.collector.ServeHTTP(rec, req)
 			if rec.Code != http.StatusAccepted {
 				t.Fatalf("%d %s", rec.Code, rec.Body)
+			}
+			if engaged && i%2 == 0 {
+				body := fmt.Sprintf(`{"n":"engagement","d":"rows.test","u":"https://rows.test/blog/2026/post-%04d","e":%d,"sd":%d}`,
+					(i*7+p*13)%1000, 1000+(i*37)%60000, (i*13)%101)
+				req := httptest.NewRequest(http.MethodPost, "http://collector.test/api/event", strings.NewReader(body))
+				req.Header.Set("Content-Type", "text/plain")
+				req.Header.Set("User-Agent", uas[i%2])
+				req.Header.Set("Accept-Language", "de-CH,de;q=0.9")
+				req.RemoteAddr = fmt.Sprintf("10.%d.%d.%d:1", i>>16&255, i>>8&255, i&255)
+				rec := httptest.NewRecorder()
+				e.collector.ServeHTTP(rec, req)
+				if rec.Code != http.StatusAccepted {
+					t.Fatalf("%d %s", rec.Code, rec.Body)
+				}
 			}
 			e.now = e.now.Add(time.Millisecond)
 		}
@@ -155,6 +172,24 @@ func TestVisitRowsSize(t *testing.T) {
 			when, s.Visits, s.Pageviews, s.Heap, s.Pkey, total/float64(s.Visits), total/float64(s.Pageviews))
 	}
 	report("as the flushes wrote it")
+	if engaged {
+		const columns = `SELECT engaged_pages IS NOT NULL AS engaged, count(*) AS visits, avg(pg_column_size(v.*)) AS row,
+			avg(coalesce(pg_column_size(engaged_pages), 0) + coalesce(pg_column_size(engaged_ms), 0) + coalesce(pg_column_size(scroll_depth), 0)) AS engagement,
+			avg(coalesce(cardinality(engaged_pages), 0)) AS pages
+			FROM visit_rows_20260304 AS v GROUP BY 1 ORDER BY 1`
+		var groups []struct {
+			Engaged                bool
+			Visits                 int64
+			Row, Engagement, Pages float64
+		}
+		if err := e.db.Select(&groups, columns); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range groups {
+			t.Logf("engaged %v: %d visits, pg_column_size of the row %.1f B, of its engagement %.1f B (%.2f pages)",
+				g.Engaged, g.Visits, g.Row, g.Engagement, g.Pages)
+		}
+	}
 	if _, err := e.db.Exec(`CLUSTER visit_rows_20260304 USING visit_rows_20260304_pkey`); err != nil {
 		t.Fatal(err)
 	}
