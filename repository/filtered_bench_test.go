@@ -78,6 +78,9 @@ func BenchmarkFilteredReads(b *testing.B) {
 		if k.name == "country" || k.name == "unfiltered" {
 			names = stats.Names
 		}
+		reads["list_page_engagement"] = func() error {
+			return pageListWithEngagement(ctx, f.repo.Reader(site, month, k.filters), k.filters != nil)
+		}
 		for _, name := range names {
 			reads["list_"+string(name)] = func() error {
 				_, _, err := f.repo.Reader(site, month, k.filters).List(ctx, repository.StatQuery{Name: name, SortBy: "count", Desc: true, Limit: 50})
@@ -127,8 +130,27 @@ func benchHTTP(b *testing.B, f fixture, site int64, domain string, month stats.R
 	}
 }
 
+// pageListWithEngagement is the API's page list: its first 50 pages by count, then their time on
+// page and scroll depth; rows says the data set has engagement for them (the visit rows have,
+// the counters seeded for the unfiltered reads have not).
+func pageListWithEngagement(ctx context.Context, reader repository.Reader, rows bool) error {
+	list, _, err := reader.List(ctx, repository.StatQuery{Name: stats.Page, SortBy: "count", Desc: true, Limit: 50})
+	if err != nil {
+		return err
+	}
+	pages := make([]string, len(list))
+	for i, e := range list {
+		pages[i] = e.Value
+	}
+	engaged, err := reader.Engagement(ctx, pages)
+	if err == nil && rows && len(engaged) == 0 {
+		err = fmt.Errorf("no engagement for the %d pages", len(pages))
+	}
+	return err
+}
+
 // dashboardReads are the reads of pages/dashboard.go's dashboardData that depend on the filters,
-// run at once as it runs them: the top pages, the other top lists, the events, the chart's
+// run at once as it runs them: the top pages and their engagement, the other top lists, the events, the chart's
 // series, the summaries of the range and of the one before.
 func dashboardReads(ctx context.Context, repo *repository.Repository, site int64, rng stats.Range, filters stats.Filters) error {
 	var others []stats.Name
@@ -140,7 +162,15 @@ func dashboardReads(ctx context.Context, repo *repository.Repository, site int64
 	reader := repo.Reader(site, rng, filters)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		_, err := reader.Top(ctx, []stats.Name{stats.Page}, 10)
+		top, err := reader.Top(ctx, []stats.Name{stats.Page}, 10)
+		if err != nil {
+			return err
+		}
+		pages := make([]string, len(top[stats.Page].Entries))
+		for i, e := range top[stats.Page].Entries {
+			pages[i] = e.Value
+		}
+		_, err = reader.Engagement(ctx, pages)
 		return err
 	})
 	g.Go(func() error { _, err := reader.Top(ctx, others, 10); return err })
