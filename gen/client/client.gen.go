@@ -806,12 +806,15 @@ type StatEntry struct {
 
 	// ScrollDepth With `name=page` only: the mean, over the visits that sent a scroll depth for this
 	// page, of each visit's deepest one, a percentage of the page's height; `null` where
-	// none came, and for every other name.
+	// none came, and for every other name. With filters, over the matching visits that
+	// sent one.
 	ScrollDepth *int `json:"scroll_depth"`
 
 	// TimeOnPage With `name=page` only: the mean engaged seconds of the visits that sent engagement
 	// (the trackers' `engagement` hits) for this page, the sum of their engaged time over
-	// the number of such visits; `null` where none came, and for every other name.
+	// the number of such visits; `null` where none came, and for every other name. With
+	// filters, over the matching visits that sent it (visits counted before the service
+	// kept engagement with each visit have none).
 	TimeOnPage *int   `json:"time_on_page"`
 	Value      string `json:"value"`
 }
