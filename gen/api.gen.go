@@ -198,6 +198,7 @@ const (
 	StatNameOperatingSystem  StatName = "operating_system"
 	StatNamePage             StatName = "page"
 	StatNamePageview         StatName = "pageview"
+	StatNameProperty         StatName = "property"
 	StatNameReferrer         StatName = "referrer"
 	StatNameScreenResolution StatName = "screen_resolution"
 	StatNameSearchEngine     StatName = "search_engine"
@@ -242,6 +243,8 @@ func (e StatName) Valid() bool {
 	case StatNamePage:
 		return true
 	case StatNamePageview:
+		return true
+	case StatNameProperty:
 		return true
 	case StatNameReferrer:
 		return true
@@ -317,6 +320,24 @@ func (e ListStatsParamsSortBy) Valid() bool {
 	case ListStatsParamsSortByCount:
 		return true
 	case ListStatsParamsSortByValue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPropertiesParamsSortBy.
+const (
+	ListPropertiesParamsSortByCount ListPropertiesParamsSortBy = "count"
+	ListPropertiesParamsSortByValue ListPropertiesParamsSortBy = "value"
+)
+
+// Valid indicates whether the value is a known member of the ListPropertiesParamsSortBy enum.
+func (e ListPropertiesParamsSortBy) Valid() bool {
+	switch e {
+	case ListPropertiesParamsSortByCount:
+		return true
+	case ListPropertiesParamsSortByValue:
 		return true
 	default:
 		return false
@@ -424,7 +445,7 @@ type Goal struct {
 
 // GoalConversion defines model for GoalConversion.
 type GoalConversion struct {
-	// AverageRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	// AverageRevenue Null for a goal without a currency; else its revenue per event that carried one in its currency.
 	AverageRevenue *struct {
 		// Amount A decimal with two digits after the point, e.g. `120.50`.
 		Amount string `json:"amount"`
@@ -439,7 +460,7 @@ type GoalConversion struct {
 	Goal string   `json:"goal"`
 	Kind GoalKind `json:"kind"`
 
-	// TotalRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	// TotalRevenue Null for a goal without a currency; else the sum of its events' revenue in its currency.
 	TotalRevenue *struct {
 		// Amount A decimal with two digits after the point, e.g. `120.50`.
 		Amount string `json:"amount"`
@@ -534,13 +555,33 @@ type Hit struct {
 	// Page The absolute http(s) URL of the page; required in this service's body.
 	Page string `json:"page,omitempty"`
 
-	// Props Custom properties of the hit; accepted, of any shape, and not stored yet.
+	// Props Custom properties of the pageview or event: an object of keys to values
+	// (`{"plan": "pro", "logged_in": true}`). String values are kept; numbers and
+	// booleans become their text; `null`, arrays and objects are dropped. At most 30 a hit
+	// (the rest dropped); a key of 1 to 300 characters and a value of 1 to 2000, others
+	// dropped; both stored cut to 255 characters. A key or value holding an e-mail address
+	// or a run of 9 or more digits (spaces, dots or dashes between them) is stored as
+	// `(redacted)`. A website keeps at most 300 keys a day (later keys count under
+	// `(other)`) and `MAX_VALUES_PER_DAY` values a key (later values count under
+	// `(other)`); a visit keeps at most 64 distinct key/value pairs (later ones dropped).
+	// Any other shape is dropped: the hit still counts (never a `400`), and the metrics
+	// count what was dropped.
+	//
+	//
+	// Example: {"author":"Ada","plan":"pro"}
 	Props interface{} `json:"props,omitempty"`
 
 	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
 
-	// Revenue An event's revenue (`{"amount", "currency"}`); accepted, of any shape, and not stored yet.
+	// Revenue An event's revenue, `{"amount": 10.5 or "10.50", "currency": "EUR"}`: an amount
+	// greater than 0 with at most 15 digits before the point and 3 after, and a currency of
+	// three capitals (ISO 4217). Kept exactly (a decimal, never floating point). Anything
+	// else drops the revenue; the event still counts (never a `400`). Ignored on a
+	// pageview.
+	//
+	//
+	// Example: {"amount":"10.50","currency":"EUR"}
 	Revenue interface{} `json:"revenue,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
@@ -615,7 +656,10 @@ type PageSize int
 // event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
 // with no open visit it is ignored); any other name is an event of that name, with `$`
 // as its value and unit. Member names match whatever their case, and other members
-// (`p`/`props`, `v`...) are accepted and ignored.
+// (`v`...) are accepted and ignored. `p`/`props` are the hit's custom properties and
+// `$`/`revenue` the event's revenue, under `Hit`'s rules for `props` and `revenue`
+// (`p` may also be a JSON string holding the object, as older scripts send it); an
+// `engagement` hit's properties are ignored.
 //
 // Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
 type PlausibleHit struct {
@@ -645,10 +689,10 @@ type PlausibleHit struct {
 	N    *string `json:"n,omitempty"`
 	Name *string `json:"name,omitempty"`
 
-	// P Custom properties (long key `props`); accepted and ignored.
+	// P Custom properties (long key `props`), as `Hit`'s `props`.
 	P interface{} `json:"p,omitempty"`
 
-	// Props Custom properties; accepted and ignored.
+	// Props Custom properties, as `Hit`'s `props`.
 	Props interface{} `json:"props,omitempty"`
 
 	// R The referrer URL (long key `referrer`); `null` or absent for none.
@@ -680,8 +724,9 @@ type PlausibleHit1 struct {
 	Name string `json:"name"`
 }
 
-// PlausibleRevenue An event's revenue, recorded as its value and unit under the rules of `HitEvent`'s
-// `value` and `unit`.
+// PlausibleRevenue An event's revenue: recorded as its value and unit under the rules of `HitEvent`'s
+// `value` and `unit` (the `event` statistic), and as its revenue under `Hit`'s rules for
+// `revenue`.
 type PlausibleRevenue struct {
 	Amount *string `json:"amount,omitempty"`
 
@@ -798,6 +843,30 @@ type RecentPageview struct {
 
 	// SecondsAgo Whole seconds since the pageview.
 	SecondsAgo int64 `json:"seconds_ago"`
+}
+
+// RevenueEntry defines model for RevenueEntry.
+type RevenueEntry struct {
+	// Amount Their sum, a decimal with two digits after the point, e.g. `120.50`.
+	Amount string `json:"amount"`
+
+	// Currency ISO 4217, three capitals.
+	Currency string `json:"currency"`
+
+	// Events The goal's events that carried revenue in this currency.
+	Events int64 `json:"events"`
+
+	// Goal The event goal's display name.
+	Goal string `json:"goal"`
+}
+
+// RevenueList defines model for RevenueList.
+type RevenueList struct {
+	Data []RevenueEntry `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
 }
 
 // SortDirection The direction of the sort key; ties break as each list says.
@@ -1160,6 +1229,9 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// PropertyFilter defines model for PropertyFilter.
+type PropertyFilter map[string]string
+
 // RangeFrom defines model for RangeFrom.
 type RangeFrom = openapi_types.Date
 
@@ -1256,7 +1328,14 @@ type ListStatsParams struct {
 	// URL as sent (at most 255 characters; one holding an e-mail address or 9 or more
 	// digits is `(redacted)`), counted when present; `utm_campaign` is another name for
 	// `campaign`. Those six names are counted from the upgrade that brought them on.
+	// `property` lists the values of the custom property `property` names, each counted
+	// on every hit that carried it; it is counted from the visit rows, as filtered numbers
+	// are (`filtered_from`, `sampled`), with or without filters.
 	Name StatName `form:"name" json:"name"`
+
+	// Property With `name=property` (and only with it: any other name answers 422 on `property`),
+	// the key of the custom property whose values to list; required then.
+	Property *string `form:"property,omitempty" json:"property,omitempty"`
 
 	// From First day, `YYYY-MM-DD`.
 	From openapi_types.Date `form:"from" json:"from"`
@@ -1302,6 +1381,14 @@ type ListStatsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 
 	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -1363,6 +1450,118 @@ type ListGoalConversionsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
+}
+
+// ListPropertiesParams defines parameters for ListProperties.
+type ListPropertiesParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Search Case-insensitive substring of the key; `%` and `_` are literal.
+	Search  *string                     `form:"search,omitempty" json:"search,omitempty"`
+	SortBy  *ListPropertiesParamsSortBy `form:"sort_by,omitempty" json:"sort_by,omitempty"`
+	Sort    *Sort                       `form:"sort,omitempty" json:"sort,omitempty"`
+	PerPage *PerPage                    `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
+}
+
+// ListPropertiesParamsSortBy defines parameters for ListProperties.
+type ListPropertiesParamsSortBy string
+
+// ListRevenueParams defines parameters for ListRevenue.
+type ListRevenueParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To      RangeTo  `form:"to" json:"to"`
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 }
 
 // GetSummaryParams defines parameters for GetSummary.
@@ -1399,6 +1598,14 @@ type GetSummaryParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 
 	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -1459,6 +1666,14 @@ type GetTimeseriesParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 
 	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -2060,9 +2275,15 @@ type ServerInterface interface {
 	// ListGoalConversions Conversions of a website's goals over a range
 	// (GET /api/v1/stats/{website_id}/goals)
 	ListGoalConversions(ctx echo.Context, websiteId StatsWebsiteId, params ListGoalConversionsParams) error
+	// ListProperties Custom property keys of a website over a range
+	// (GET /api/v1/stats/{website_id}/properties)
+	ListProperties(ctx echo.Context, websiteId StatsWebsiteId, params ListPropertiesParams) error
 	// GetRealtime Who is on a website now
 	// (GET /api/v1/stats/{website_id}/realtime)
 	GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error
+	// ListRevenue Revenue of a website's event goals, per currency
+	// (GET /api/v1/stats/{website_id}/revenue)
+	ListRevenue(ctx echo.Context, websiteId StatsWebsiteId, params ListRevenueParams) error
 	// GetSummary Headline numbers of a website over a range
 	// (GET /api/v1/stats/{website_id}/summary)
 	GetSummary(ctx echo.Context, websiteId StatsWebsiteId, params GetSummaryParams) error
@@ -2144,6 +2365,13 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
 	}
 
+	// ------------- Optional query parameter "property" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "property", ctx.QueryParams(), &params.Property, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property: %s", err))
+	}
+
 	// ------------- Required query parameter "from" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
@@ -2205,6 +2433,13 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
 	}
 
 	// ------------- Optional query parameter "filter_any" -------------
@@ -2281,8 +2516,96 @@ func (w *ServerInterfaceWrapper) ListGoalConversions(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
 
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListGoalConversions(ctx, websiteId, params)
+	return err
+}
+
+// ListProperties converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProperties(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPropertiesParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "search" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search", ctx.QueryParams(), &params.Search, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort_by", ctx.QueryParams(), &params.SortBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProperties(ctx, websiteId, params)
 	return err
 }
 
@@ -2299,6 +2622,66 @@ func (w *ServerInterfaceWrapper) GetRealtime(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetRealtime(ctx, websiteId)
+	return err
+}
+
+// ListRevenue converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRevenue(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRevenueParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRevenue(ctx, websiteId, params)
 	return err
 }
 
@@ -2334,6 +2717,13 @@ func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
 	}
 
 	// ------------- Optional query parameter "filter_any" -------------
@@ -2415,6 +2805,13 @@ func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
 	}
 
 	// ------------- Optional query parameter "filter_any" -------------
@@ -2708,7 +3105,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/goals", wrapper.ListGoalConversions, options.OperationMiddlewares["listGoalConversions"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/properties", wrapper.ListProperties, options.OperationMiddlewares["listProperties"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/realtime", wrapper.GetRealtime, options.OperationMiddlewares["getRealtime"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/revenue", wrapper.ListRevenue, options.OperationMiddlewares["listRevenue"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/timeseries", wrapper.GetTimeseries, options.OperationMiddlewares["getTimeseries"]...)
 	router.GET(options.BaseURL+"/api/v1/websites", wrapper.ListWebsites, options.OperationMiddlewares["listWebsites"]...)
@@ -3129,6 +3528,102 @@ func (response ListGoalConversions500JSONResponse) VisitListGoalConversionsRespo
 	return err
 }
 
+type ListPropertiesRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    ListPropertiesParams
+}
+
+type ListPropertiesResponseObject interface {
+	VisitListPropertiesResponse(w http.ResponseWriter) error
+}
+
+type ListProperties200JSONResponse StatList
+
+func (response ListProperties200JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListProperties401JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListProperties404JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response ListProperties422JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListProperties429JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListProperties500JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRealtimeRequestObject struct {
 	WebsiteId StatsWebsiteId `json:"website_id"`
 }
@@ -3198,6 +3693,102 @@ func (response GetRealtime429JSONResponse) VisitGetRealtimeResponse(w http.Respo
 type GetRealtime500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetRealtime500JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenueRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    ListRevenueParams
+}
+
+type ListRevenueResponseObject interface {
+	VisitListRevenueResponse(w http.ResponseWriter) error
+}
+
+type ListRevenue200JSONResponse RevenueList
+
+func (response ListRevenue200JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRevenue401JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRevenue404JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response ListRevenue422JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListRevenue429JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListRevenue500JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4435,9 +5026,15 @@ type StrictServerInterface interface {
 	// ListGoalConversions Conversions of a website's goals over a range
 	// (GET /api/v1/stats/{website_id}/goals)
 	ListGoalConversions(ctx context.Context, request ListGoalConversionsRequestObject) (ListGoalConversionsResponseObject, error)
+	// ListProperties Custom property keys of a website over a range
+	// (GET /api/v1/stats/{website_id}/properties)
+	ListProperties(ctx context.Context, request ListPropertiesRequestObject) (ListPropertiesResponseObject, error)
 	// GetRealtime Who is on a website now
 	// (GET /api/v1/stats/{website_id}/realtime)
 	GetRealtime(ctx context.Context, request GetRealtimeRequestObject) (GetRealtimeResponseObject, error)
+	// ListRevenue Revenue of a website's event goals, per currency
+	// (GET /api/v1/stats/{website_id}/revenue)
+	ListRevenue(ctx context.Context, request ListRevenueRequestObject) (ListRevenueResponseObject, error)
 	// GetSummary Headline numbers of a website over a range
 	// (GET /api/v1/stats/{website_id}/summary)
 	GetSummary(ctx context.Context, request GetSummaryRequestObject) (GetSummaryResponseObject, error)
@@ -4586,6 +5183,32 @@ func (sh *strictHandler) ListGoalConversions(ctx echo.Context, websiteId StatsWe
 	return nil
 }
 
+// ListProperties operation middleware
+func (sh *strictHandler) ListProperties(ctx echo.Context, websiteId StatsWebsiteId, params ListPropertiesParams) error {
+	var request ListPropertiesRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListProperties(ctx.Request().Context(), request.(ListPropertiesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListProperties")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPropertiesResponseObject); ok {
+		return validResponse.VisitListPropertiesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetRealtime operation middleware
 func (sh *strictHandler) GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error {
 	var request GetRealtimeRequestObject
@@ -4605,6 +5228,32 @@ func (sh *strictHandler) GetRealtime(ctx echo.Context, websiteId StatsWebsiteId)
 		return err
 	} else if validResponse, ok := response.(GetRealtimeResponseObject); ok {
 		return validResponse.VisitGetRealtimeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRevenue operation middleware
+func (sh *strictHandler) ListRevenue(ctx echo.Context, websiteId StatsWebsiteId, params ListRevenueParams) error {
+	var request ListRevenueRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRevenue(ctx.Request().Context(), request.(ListRevenueRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRevenue")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRevenueResponseObject); ok {
+		return validResponse.VisitListRevenueResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4979,321 +5628,350 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nd9s2sjf+VXD43D2R+tCyJNtpKp+ce9zEaX2bFz+J09zd0H8TFmEJawrQEpAVNc13/x/MACAoUm9O",
-	"0pfd3r2nsSQSGACDwcxg5jcfo6GcTKVgQqto8DEaM5qxAv48yXM5N39kTA0LPtVcimgQXYwZmTA9lpki",
-	"eszIlOoxGVMVE9YZdUj6w+lFTM5fvblIO1EcFexfM16wLBroYsbiSA3HbEJNq3oxZdEgUrrgYhR9+hRj",
-	"hydi8argIy7qPZ/kc7pQJP0mjYmSRI+pJlQsiOKakQldkKlUmoy5Vut7ZmI2iQbvo2+iy7iBjCd0OGZP",
-	"pNCFzFcTIeSe0rJg6YBQQahQc1YQeQNTcnJ+BvSMZZ4RSmaKFQ8UmbNrQ6kiVGREzCbXrFAwECETMTSd",
-	"xkSNacEyIgtoZ5hzJvQDReRcxOSWsakiXHcSsdXwHIUrRimFZkI/Z2Kkx82rnMNvblDXMlsQLsj1woyh",
-	"FX77w+kFUUxkKiY3siA/np48bW+1+FxoNmJFSNDFYspeARVq3eQrwW9uQj4g14WcK1YQTW8ZcqZdFIqf",
-	"UtvBnukhJVwbpu1sOZPQXfNEPpVDdS5zPlzU6X0Df+OKK73ImSI3hZwQPeaKKFbc8SEjUuSLmAipx1yM",
-	"CBc5F6z8DM+zXLH5mBVs1y11ekFHzYurdCHFiDChuV4QTUdunQs2LZhiQlPztFlXTVqw0XPKBQzFfBr9",
-	"wqd7RnYUTCmWJUIKRhgdGllwx8wjvDB82z4G1jDzfU2Ht4aD0rObvZdSsL0XVA/H6SZ+ro/qNfvXjCl9",
-	"ljUPjWdkJjJWkPmYD8dAbcY05bnCMXJFWFHIgsxZwUguRyOWdXYmQReLkxvNioZVZ0MpjHSUZE7NuNmN",
-	"LGBKiGAfNCmQ/J13yLt3705memyWbEg1W709vme0YEW6HXPjw028/SmOprSgE6btifCM540Dxu8VaaU3",
-	"8Nf7lycvTi8f/3zy/O1p6s4F+9NQzoQuFpePn54OfmDFhIpFMut2+w/t71M6YpeP96cFH3IxStuDRLA7",
-	"ViysxCTwvoJNAzN6xxXXCoXAxPATwcexOTLid0x0ErFHgBrCFaHkjuYzRtgHOtT5wskHpalWJOfKLJCe",
-	"FcLI2pikSZREKeFimM8ylnXICXaJnTGVCOLHhrSfp2Q+ZoKYDSFviKHO/HDH2VyZ/s9j2ETuJXbHhL58",
-	"fGrf4hq3nB4z0zT8Sk6P7aikHrOCCDphxOw9WlhRByThQWFH14IZsf3f8AJPxnYH6B1Kobk581MkxS5K",
-	"6hrF00dmLORdbCQdpKQ1zemQARmKDMdUjIDWa6bnjAnyA5Nn56RgOaOKqfYxSYdcl40rIGk+ljlDWjvk",
-	"mSxIqhgthuMrJkZcsDQGQpUccppfCabnsrhNY5IO6WRK+UikMUr1mZ5cpUZ+oZRNYcJSM8WETaZ6Ydfd",
-	"rpab1pBrQF4Z8XXs10TJWTFkl49T/17GCzbU9r0OdutJIRzYgIpgecxBWBI7AEZ0LGEI13MJbHli1wtI",
-	"EdIy15gq37U9CQblkIBJzWh/YYVUMYEdAj8bsYZL3AJa2mlspaDS1MikG6taQKeGMZVGAUl5bhqeGJ5f",
-	"6pkwbtoCct9xPbZ7y2h863YmtGJex0kb2DMBPkkjLTKuNBdDbeidsoJkdBETNZtMjAZkRoSELVQ7tm3E",
-	"5FrOxNDqUNmsgDMqdocSL4KdRkXmN5A6JnNDeGWjpnFJa/kaLA/V8A0ukCAzcSvMzpKFOR0Z1SwjRsTF",
-	"rsHUTJU52uBwuZHFxMvCxx8sK9uu6eX768vHH9J2bJqjlj1huP2jI7ObCjrE2TXqo5m/l2+fm2dNF28v",
-	"nu09sooN8Nxhv0+k8HQAxa/NhoSRzKbmEDrowSwSs7FhkVjmhF+HnCMHUB2HOpPRXq+NLkAz1ECo6UzR",
-	"yTT3HOwXErSbIc1ZRmbTAUnxsSw1TwmiTNcgP8zAjEphWgVCn+JP5R50UtuocqQVyJ7ZdFTQzO6S60LO",
-	"RmNdsqHMM+AWKmCmn508uXhz9fr04vTlxdmrlymMPiZ8MpWFZlkbJiJnN5rImR64uWPZlRlpigTDoHHn",
-	"ZHRhmoXjG7V2nEWU10CROVWMLkBSaKKTCLNP5CygMZhcroIthwtSqAfmHDL7KQZWNe+WEymLRCyRiVoT",
-	"+wCPmCPZyvBoEJUna/TJPDLNZcacAmAMq+hfM1YsojgykioaRNhyFGoH/1Wwm2gQ/Z/90jzcx1/V/htz",
-	"Ulpd4FMcgWIbDaKMsemr63+yoTbf4u8nokErtiO5omLhNIXerz/300F4oM/HUlkxBdMrFp7vUHS1qCq3",
-	"nz+MpWDtDvkZHzHrrJjRYQzLXy9I+mt6TNIk+TVFRSDnmhU0N9/j6ZEkSZKGPyRJekyMaiGVTkS/63qX",
-	"N+7bpW0LOnCHvBJ4PrqdxI0mfQdtyhtPd+yX1UxG6uXJlZDuaLZfmBObcqGMuZnnZDIz57nMQR+Z0NyI",
-	"HCM1BSuFQ100rGaYX5+93olXDLn34RdcmE1c88QOdjXruOmw/HPR+/ViDf+4p0Mu0uyDOU/4SEij7hoL",
-	"XLFjPLaN7E+r6oQ9ubHVsekgk0yVnKbAsAnWsjbdptFoEO1f53K0v9tkO/q/3oy/lHr1ZAupt96nIlBx",
-	"cKssz2ki/KQGzYj6BHMV6EuTXaa6YDesMEbNIJrP552RlKOcdYZystu0C6m/xoyf3RjjF2zfZvs1NVZ7",
-	"CiKGDOV0EfiCjGJ47A0FK/WWD5eD7mEnnJAoiQ5uetf9YRJFdsDo5itHXLHIo/Wm7zkwchPhZo1jPDp7",
-	"RjCZz6WKyUQGeq2QJKOaWvFmzrL9VMuUiFmed6LmFYHNE5KVsRs6y3U06MXRhH7gE2PM9rru/+JowoX9",
-	"Mm6ypc9Z4cbR2B8rrmp9rlt/09gb/gtD54BRwJ4VctJkKhsjCjTd9O9///vf91682Hv6NCWtBaOFIj2j",
-	"r3333Xfftasr2O/2H+71envd3ooJMvO41tw3JwTVhhmpNsNqcGkYqi9knebntIlkcFE5+9DqPY00H3RX",
-	"0KzlZ1L8RhZ61Qoq89vWu1cW+ilYeGbE0LTZz+/QY7vKz2Qdug8U4eYcFoRnXh00cwPbluY5eH/tsUwO",
-	"lzbnt3ZuplSPS+pt01c8226KuNAPD6ONXG8H9AYs7fqgnlDF9rhQTCiujb2qZtc43U6kZ3JCuTgm6d/s",
-	"+XiVojaN+tKq7YumfWU5JvSD8z33j44anU/WT/a9zDgDXcCS/3aaWffXEF265k86neZ8CPbg/oe9+Xy+",
-	"ZyZnb1bkTAxlxmANgzOCfQCHzhWfqmhg5OINvZMF1/Zg+LQt61RoeiaLCdJendhXzs684SzPFHp40HHS",
-	"iXCoaiqFwmF+T7MfuV4zvn8qKZaGM2FKoYIBQhf0w2sGVxPXSuYzzchY62lLtcnb18/NOilN9UxFg8Nu",
-	"d+vBnhaFLJoG+MKroP/z5tXLmFAyB/dy6HMHg9fqAa3znM4Uv87N7kln6X46K/K0TSZcKWA3NHeNQddE",
-	"PzRVaUKk+6lhNrTEQYw+PAzUctQRwtut4ZAptWfvefbg7mmvvHlqmgX79v7SPRVMx4+M5niPsv2auRWI",
-	"5G209RLYjhrW4O2UtMBDQbNFuwOahrEsBc1x2e7JT64RuK9ghfUxBQx09CUYCLws7MOUDY2pdkN5PivY",
-	"ccV3T72z3rr30//dszcBe2cZHD7B+oa/bVrQ8j4BKDsTdzTn2Q+S5ttPGnQK/jNY2tlkQsG20uVBAdpP",
-	"v9slI0nNeHJYqiiOQFGGtsz0QEu3XGTR4H1EKy97k9M1El1+ioO1MqcSeLxRw5qDrgyDqez4fh99+6j/",
-	"lLRS7weD1h8oMqXarD4YO7CzlKaFRmfafjPl2Oz7CERQ5fHPoFXTWybqE5txNc3pAi1t61YpT+W1E2xf",
-	"vcIT6n0E04svkGvGBMEu703zF9gSeFqYcdlO4pp8HA7Z1GyYMTO7JcXhpdYzD7dxUjArC6AJ0Gv+H5zO",
-	"u7G2O3LLBQA936o61Cg6TGS0IFZba5hy0FEdZ5jDCZ5FtylDr2mpX34Ot9z4e6qQt61vUQpCkWFCXc3/",
-	"DPzQTL5t9X3kr7JyOSsuB94/bN49dkYrGkM5FRkXoyv8xD5wbf90NmpMKvceMaleecTE3SGYX2bFkMWg",
-	"OAiWx2SmJ1fuS/P3hGV8NsG/y9fMJ80K9z0ueezuy2Mip6yg2hCpFkqzSUwydseHSPxoBtSqYcGYuCoY",
-	"nMXgc/d3SDGxnqSYDLlexOhy/5z1wz0Zrp7b4Jb/mxfIbWWuiFeZP4OKwqhnSzJHGiKszWNNrgZCtGxg",
-	"c3QQy4Kwf81obhQUaOB3FTD+ejcQMoZEO801icJ1KEsu+IQpVnD2hQWKnGlnbzip8kcWKP7qx3ZZvwPf",
-	"JE8c/UgPVQ1NoAeyXK8bw0hGvgPTf8bQxnKG5JQjg68IVbdGEzPcgLcwVLibpObxGEOzuDM603toAlzs",
-	"RlW2zRTN11KfQ3zZZWVlyhs7/8BGit0aWOltBhCj02MihR7/JUg+R5DELqINpgI0NSlJbixEdyHt1mKD",
-	"zLHm9q6yBtwW1SXA78rzf2wU69Wnv2siXA4cpn/RDPLsnNAsK5j6LL4ufREV+Wi/9TQ77U8KgpF+zXLG",
-	"NwZHY01v/DwbQqm5LLIqodOC39HhgvT9VaaxLOyTK4wG1w7SyFhmpYb7hUwLqdFBR1q+g/YXNipKptAF",
-	"HRoB6GyC1vWCULGQgrU3MciXNiXiSPMJ+0WKZSFiv/X8IMjZycsTYr4n8MNqdi5bDBi68f2YqNlwbE6l",
-	"01khp2z/e1bkHIIh3l48+bczkLb1Me4oZoZUoLvcuv2yTUz0pXdqxd8ZEphzgady8AT4WqB7lGXmAX+A",
-	"twxnWCpgCldsiEqP76Ef0iOtJPrll1+SqB1yrReappsnZ09fY19RjG8dmLd63Q78b//gYMu3/2Pl2l/S",
-	"YitpcQ8h8QISH15KfYKK7X2dqtgO9o4tVV3yR19ivJilUSZpeCceRFu1qFi4R8yXOVfa8iYvY9kyOZxN",
-	"mNDtQSJSGHQKTyqi4abehtHXvOsud2SjHx1Jf8F0wYfqmSyueZbhqXyfefUNVKfz4POn8yLMx3DyBo1V",
-	"xTNG0henF6/Pnry5Onn+/NW7FLjlpdTP5Ezcm0vsWQTLc2Maqo7q8PNH9VLifnVOZjoxOnl4cekG8kJm",
-	"/IazhqvQl1KTif2VtJaC+22MQtbukJcSskWW/PQuQ2Edo8AznzD2YJFLml1I+ZwWI3bfib2APAdw+tu8",
-	"FmuRmEYrk9z7QqzjeoEeMFaRPDwkP/HvYYLBgfIZ1zUMX1l1WbP1GICOr3hJ42KVFRP6y13Y2NkDoX7f",
-	"ecMTIeMTJhSXQg0wMmlQsJE5mt2heUd5Tq9zRjAb50tNLIELc/RIW1WxmAmcWjNXTPh4+7l5xhyVeMPa",
-	"oniuxRC1COHbtBxGNdOocgC0S8a7kPIFFQs7q+p+U3ghJZmYM8VuLPXFZufcRRCdnJ/hGEFfTffplO/f",
-	"9VJMT1LGAr9lC4xHxsfax6Rguli46FzI2tmDtJ2UKEzTWWLD4JHNXOhzgEo2fCvoTI9lwX9hn8mLZrS3",
-	"bGG0FJDNZ0+/2IwaiWSaLj3qcRlFGpOC3clbTEO0jjRw4EzoArgHosJTG58Szn6ZcBe44NCkaS9N87t3",
-	"7/aWk5nWzfVy7hMM6rP4NjgN6pwbap/ffYETYLmHbfiSnBrN03GBmXzFIHzy5Pzs6vXJxenV87MXZxep",
-	"b5RQ+y5pXc8KhbtEz83Oh3QSsWgfE+oiCZ0OY2ROIowwZxmh5Rwb6VF6fqHTk7cXP149Ozl7/va179yo",
-	"/yt6ZiIR9mfbPYGrmZuZYhnIMTgLgBE1JpCSmdA8t1olZM+xrKZcfsYWvf/uLNkF23CcuKST9b6MurDT",
-	"5vwaW+ut8EfdPYNaZkELXyC65aUVPIsOCfUpL3vUhOY5SbGBlEgIt3W5ff1u94EKk4WnhbxmiTANYpSx",
-	"GtOpsYmIUS/JNc2pGLICDPYgpQkH1zYcCXM0LeTQ8MV1zk4hkXZHh9FmP6+astxsTMjmmnO1hY936SYD",
-	"YgbJDc0Vi0kvJt3P8ou4uNiqX8R+67SkIAZc8V/Yivuisq0azb1uTPpHMTnqxqTX7f5R7jZkUfMhrHcX",
-	"vBVqNsWsoxcs4/QCghy/kM3iHTGbIh+rBs3RlzVozHqnG0lAe9jas69+2m0OzCrDGwWk3l1BxCtEF3d7",
-	"e93+Ra876Jr//0cUeweqex+i/uOITSjPISrWeSWvpVEYekuOUTHL8/IrWHmQZT7QwsiMm1q0aBwZw+Pb",
-	"0G+IX1uHXjToh265qOIbi8qfrvBGuxzc4UX/oBzcDJzSyxNwcNF9NDjAZz7tGrf62gaerlpm6xjoBC3D",
-	"5n3KcqbxDKVZxs0bND83oyo0ROuiwImmwVcfo6x8y6afm2kqU8+vpcwZBeGKllwtwHk5qDmOUNKHGe2W",
-	"5ma4hjKY+n0E0dX2/dgTV74mfc6GN8nXDrY+fQCKAFgDZr8gPAYmzeKGJMms2z1gj8lht2u2aXW6SlnZ",
-	"3O3HiGs2UQ1pGn4ItCgopAEuByTbzNF8cYwiy/lEUcBBxJ6xs6z8AZW4NiteOH2sNc/IeDahwhuvnXoA",
-	"fymUmoLrf7y4OLeTFPus207UGNYerqmjybfetJzPcnQ6UbF4dRMN3n+sM6Bnp27cu6z3elk/J+y7HfIK",
-	"g0HmvACNAk37yilCXaQIy7M2uFuNOc+1ZoKkZktAKqBhKkgR7KUQOt1NjzGDDbLMQTPgYkRa6YIp88LF",
-	"a4BbSCvp73DwVhVvs7aH/X4nEU/AFFBEjeUszxCoA/uHDpGCY2IIgGj/Lkb7e4c5VWQ6np4Imi80HyqP",
-	"XDBBnf3D3kjuBTNrpt5F1e4gNYazomCiCV/lRFiABBuuevbmFTns974l7hWwW11ikfkXFVoUzjV+rMaE",
-	"NmwqjGzbSAZ+wOsQirNyDFTA/l+Kst2Ksq2lIcYNrxf9Zgl+Ms8FQcB1pacWCDx20cDhWMKRbzGSJgEM",
-	"JMcuxQuneGkt4pIHmrazGdATKe5YoThqDztwF71jBR2xq8L0jDrqDkL+pZkJNFptA7jVhrLIWHaMKfCA",
-	"l4Pz6B8SIF7dsJqmbonMiZw18h7J2JBPaI77Ws8lyfjItI2+Bbj9kVxoh8PS63c7R920USCv3mluZ3Wi",
-	"TWtqCd2wZEO/XFeFtVHLfC85M9MQZDN1fQuYge/3otpyW4ys1KmfM3ZdwkjyxqnZdWNpqWn+F1P9pkzl",
-	"ECm2YoqlHoBDvDDyLXk+q7Ps8hrHNVGyWVY950rvqkNba8irfps4MpCMDXphzsXtxmYMmc/hQdD6NN3m",
-	"hRfmueVpBuptG67zVdP0R7YxgF2+oIFhxgvZg7tJihOvDnrHRE3Ni7bXp079WW6dXi2wEpzvqQ0YRKWS",
-	"JTMWEz0uGCNDOuWa5mAnWDUhGkT/3/uTvX9cfjz49F/RFupWlRbI4ev1uxVInJng/5r5CG9r6B2T6wWx",
-	"CeEk/RkAlFIPVGepSURrONP1NtsuNLVU2lB5DRJUe/1uvLUyuHkOq73FTdmK1f4fHn6BA6lZ0zsP9byV",
-	"i15R/8BBZ0heAj6BXC+A0kCspX1jOXxTQmjB/ccMXg+XNP019SAtitAcLrA1v2Oqtg6NicLVHQezsmqD",
-	"/WSnzG1ip+R6tfOyYZ7Ni7+FmP6TCWfvOLrftGyejSbamogpM293IKP0PDhekLdRXLmz2Cjc1/gXbPp2",
-	"3SniOA7sUnAOgRwAQA8Li2JkuEXgHFSu7x8odLq2MIc6EY6Y9nI2dCv1n37kALQic8Q/EmjYY6Y0IIq6",
-	"jGyuCL02nbY7iXjBANENPdqIquiv6xBnbUgVi/0d74QhLhYtGCLqsAxB2aj9yd4yckVSo5GmDiyOul5x",
-	"r0vBrD+mulxOdq1fEHjKLAfXOXrMa5MHjp21OB7BxIGXZ8kj52Q+zXNL6drrLK7hOGjwF124Q+DYTUl4",
-	"m0UtIk6rdBa015jXJeeNqWoAdkCfzsBD3T1Q5Kagowlgu6b/p9PppOAimtLCp17BhQ7c7WMofPFAkdTs",
-	"wj3TR9o+ToQ/I6wLKyvkdAoYmV4tcQBMTau9YjChgiY0A9S4O9YETwTuqfA8tf1cz3QZ68KsHuAgMhFB",
-	"cBWNidiZyOlKPJwm6IJweo99nqKPt6yya90wCpxqe+qWT/fkFEXeHthjrPDwFYZxG3yrT2ZKywkp2doR",
-	"NOb62Hv2YkAfEgu8F8W9jOnfZm+TBcOknBJoqWn47lcz7GPrjmyB+DH83gYHUhVXcxtXWGBSN3vhAoO4",
-	"lX5MrO2YRDFJvOqbRJ/S9s7DrWXBNjDlu7OnFz9++PH07IcfL9JjcsumGrUqkPHXUo9RSqJxoUiv0+l3",
-	"u+j93+w8azppTtc7JY+948AjYduDxhxgXGk+xANhAPtgMBNcp3WjoVlJfyJzKRS5ZkM5YURN6ZA1Ka8T",
-	"Lrwu3bCkpst62z9Vp85hHxz0A/VxvfC0gks5BOpEYEsemEqBjDBWBRx727Cfv8gu7w42vfNx2XlVOwyW",
-	"h0qm0iLwWGzVAG6wV7WI3LUBhSAcjVh2rTSJjpIoBc0AfvmfN69eusZa6ZFh/tUzV/ferzhxMfm0gS1L",
-	"nXQ3exbeAaT7CuDx0hVKnTsBm7jRZZ/TFT8I9gF+2Lji04LdbfHg0tQgRbZ/24jtdNWEvbC6+85XI/pq",
-	"SUEKXBcV1NAGrPIS9RoMZm62MeR0owPB4pcCcw4CGOiMLhz0n4NSXoJHjRvwURPhk0AfqKClFuDT2nRY",
-	"3ggH2+6QEziWS8sU2XQDTFgcNQ/8HHaYFO74Q2KMteZB4hGoAe46QhC7NZI6mHez7muWJQykqf9qgV/X",
-	"LldteWKEtsAUW3lTT9seVGF4l2F8C0YzIzq6nZ4RDwgBjnpbwQhTmk/ARPdQv4j0x7VfmbnzS5fvJQKQ",
-	"hh1E4zCfKX7HXjjHPs5eg+ffQ/ptuAXQcvPSmqX4gisLXt/7uJgrmzUOMQaxyZBpYofop2WjvHg1ZeLk",
-	"/OypTc9pPP7tM+Sg0/V5PHXRycWNDLiw7EJOmaBT3ig8p1SPVcNbSyN2TcTYi3uvaUAeQDEEdzzqLh8Q",
-	"Z5pNFKCFA0C3YSo04HvduH8UH3XjXrd72bRsFcuucn4vKTqbDU3I5f24QkHa5sSsawCh+Y6hIhRx8uXN",
-	"DR9ymjsrjLTUWBYaIt1jvHCniqSafdD7UKEjbYMk58aWAdVQQQxxC7Lt8S3Yt5ghotpOOTpGLwGifZP0",
-	"R67TFS6DRCz7DGysMvqgx6iKAJXoA3BdHy8pwS5cAB/GEiIoOjrQb+psXwvX7D4ek5SJER2xiXOYCISo",
-	"D+/WBVxPQ/UIY+VyTdgHDTHGXupBURJmqINiHYZYK7nMzKcOA1hlqU2LQ8lxbD2cQhLD4GVbXDnvRzuM",
-	"1HDgNf6y3GHMo/sXvaX/lYLpafpAe9R0bRTTDtnWG2PewB6tP8ZI82m6n4IpmMYkvUs7nU57KYbDrD5S",
-	"XQPSXRFNZ1Edz2fFcEwhJLU0BDGCLrz3tHeMvW7nKLwMjE7fAub0rMijQWQsZDXY3w862h+O2fBWzkA8",
-	"CAQovr9b6NOy3Puv7d04fnO+tsMy+3ejK2Y9ami5IUmK05yCp93mi0OcyFBOJnSvRDCHc1/e2GfUMVaz",
-	"GHPv+PCoMGYnOQQDs2VjKCHkwTYAskLekHSWbmn2lKntGx9tigcz1nV10465Rn1kwvOcK1cyp1RIIK4X",
-	"3wCEC++TUlwMGWqScLJD5Q4ooHDQJRMuZkZJKT1O5ZcxoUSwEVwugP818P5QlYjS9FkxxlLtaPKx9VY4",
-	"2Br9amOqxnvXVLGMFHKmuRi1j8mSPy0RzqG2jqjgiOMrnWQhtwVOtbS9o/csEdZ9dj8H3uYXRPOmcY4d",
-	"EKXBWOBUajddoZEWcHx62O0abXYYOioSYT0VMIq6Zbgq/Gu6jTstoA7lbuBnqgjbaAcn3ZomtnC+hTS5",
-	"7wMPgJE1qMDfQEa8YFs64krn3y5eu68pc1W2vfAZyzm5oQXJ5DyQLqEEGkPwHhNGcExZMWRC0xFLRLfT",
-	"6XW74RG/7ObeQZTM7uc7DtcUsHNLZ3JjFA4csw08vaLCI7o6yZxnemzVzOuFK7Ri3Wq2qI6QZMz4aKxJ",
-	"WnOQgpNxoRIB3t/t5FiTm7PGDVt4f+OK47OuWNkEZfBIzHJ0hKfOn5oaWZfCC1YLRL8ojGBVEFUtnNiv",
-	"cm3iL5v9a/H6YNel0AuMvTp9+zptjqCqT6NLR1huu0ums+ucDwEVAvBd6ALzPMvSaIbrFMhayGowKoxP",
-	"jJJzAVCWfCTgMqMdJ6JfYpy0gmdAs/HFGo0azAR4qJbQW93L1jFbRmPH/bp9Z2bTPLF3RwvQk43idw5D",
-	"iuywwTl07vIzLl2+7n0j+8uofsDOAWelzUjup0E90MNul1gMPbDpPCeD59bimzUG/t8zrH5J+8Wmmixu",
-	"GP49fI4bPIpQIQxNIijjhJg38ZLvUI/ZIiyjVMYVVryDnW0cfFjYSV25Gn0raErt7x37PJRGYyC+XWko",
-	"rJNla2QFcxtqNLazOS2E6b9Jpk4AzcQ9sjaBo/n7Fadb/bhb5SeElHnr9os3u/2OQ0+f9e95h1/VvYfu",
-	"vKjJaVd3zvEJu8rpNcvVpjUJHk2t1wB80R7JwBWbu54Nb5lXpguE0I93SISBnuC9q0KaI6DJTitmzF3F",
-	"pP3DMehIhv32gCh0sRr7xLYAkKVa2qKGgJ/ZzD02YlTON0+If9IWyoHNZF3kUzriAvLlKiuxxg/ZvPtt",
-	"5vyO4i/0VaFD+uT8jNz18ZqmA1ECdorToIpPmlEocWXmMybptxl8eAT/HHQzyHT5rgcfAXLT/PFwIs0/",
-	"vT7+u2C0MP/SPE8RU3IOxWSYWipNYn8y5+Wjh91eIvziKdJavWht78jKLZZl+h7hkWURh7z4HmsbXV6m",
-	"iWi5K/h8YX05H5NoSBW78oU0kmiAGbifjLGSvk8iKrIk+jWJZJFEMXlv/fiXl7bW2/skEhLurPGXS0BO",
-	"AYAmfw9KMsamTQpJOf1Nkd0Fy9ECRi5uuVvDdnU+Q4ZXRi0gsIMQNaSESdktCc0Os/KS+6Npqy59tntj",
-	"x/PKSuyAwHBDVkXUph27/Punxqw4wLJaPzMTLs7wx159nEZpLa6uF43ztIWEW/pcSosdZ86XM2iIiL65",
-	"UUyvKFRcP6dsLZsNZXTQybRZpylL47i5jkOmv1wt7u4Vs7hNTGWpTH2KbfWbDad7fSLwlhtsFbM546og",
-	"BaPqzqjJ0m9T3J2NuZkFU7Ncq61DUN0EzXJd56Gl+Xdt+1BRHPC6eYfrnN0iRe8pY4Ltt3R1hFY+bC6n",
-	"PwDhDxSxL1X0IBeiExMMTba32xVtYxslaN1MBoMsKW+ax9eM5maxd5xEX9d2deQ3Yn+C0zi4Lg29psbq",
-	"VxoVctRF7E2mfQTeaJ6WWl2qbpPfckI/WGF40A1F40G3vrwFGzbed144yvtHy9V8G4Yk2NwPqUL5ui3y",
-	"Grp281YlvH9UJzVMR6oS+9RWPi61cFAcKBlzjyUPNB95h3ZruTCykBlT7Ub9b91sLzFgkOhU8oqf5XWc",
-	"+BUDwD2zbx0EvrQ0u5FknRGN0sUXSa051s/evBq8hEtRF1bnq6j7wDpfPh5siQCup36/AiU3Vty1r6u3",
-	"aHNzy6rBXCt7kmATjd1tGbjp7ol80IS9fcVBOW+xy6BxN1tcK5bfNGf84z3PFR01xG28A0XcXQXBNU+l",
-	"OPfn8roNrPBjL1c39jzgV6JKaxPPVYsGhmELMK6o6YjP3PMeH8fe5R8TuDy4Lhi9hUrQRiDDfZ+iCxXE",
-	"Obi2qRo2pqsYg+zUsewukWTOiblFOpwaFjLPrzI21eNVdqygE/YYwwTK2LEJM2qNF2FhFX6MZCDYNIGm",
-	"7XUlV4nAgB13ULlQbmMAMbwBrLroQ0f5A2Xd0/6+wwYxYLgBJumLLIDmKG/tfQaSry9aZbgNruw4+rAn",
-	"J+ZsmeqFnXdnc0hx1byxN0yfvxJ1+yT054RzWd53JCIM41cPanchqu2n2oZGAWvObMAU44XvFfwfZgHx",
-	"ArYMTwUYWSSiOtFk63m+32z6gNz1NgM+Zrd8837WVH/tRK9yd/55sr0MzS/tlWhD5pzVINxfJZJDWPoK",
-	"wkq4j20LRHCl+pX5XCl/ZRbMFrKC32YFiGZbASuKA2Qm+wFrYNkPwbuuCpb7xaJPhZJ/uRBWeBi4UlhR",
-	"UxYA5IZjMazKoTLkerE2tzCspL/7FYQP/ryB0G+q0Zlri5Vbp5S7RF5USwb588cHlCbieqaDkKuYpHZp",
-	"7QUYfEotXJCLmlhqhBRMzwoBtxrkDcieskx/WM8oJa2yKraNQkif2Wr+JVaOOfzgohY6tZmkTT6vQIer",
-	"TtTPtkw54BgYAeeunm7ohOeLzuYM04AFV7XuVCT3IGmlIfvBXXupM935l9xd+2YKLMNvJACfI630VTGi",
-	"gg8J1vo1q3lOeUbewPYyH08nlMMfqMOkMel0Ou3tqLFIh42kQAAhEsO1PbjQxeouySdTWhiLJn37ZvCS",
-	"zcnfoc7dy7+nW/bu99oWJLhnBzYuOWO+ZPUgDWk5fTtAVLatqVhhGDTQAE9upODp6eAHVkyoWGxJQmkz",
-	"bKDglosM4sbgha3aXpHc/vOylgHt2xDLWhZRI9uX727N/eXRsZagnN3oYNQuQHhj883gMGHLCP2hXRia",
-	"ecFvuTSEMUhJCy7IjhtqTGJ8q5W7pdMTE+9dkryQeszFyCbd21BWeWNjTyH/Hq/QbbhDIuyPoEaRd4jb",
-	"5hW4CS0WhGaZMtZpBb4k3Sq7fukUXz/9FG9VxI7T74/WVa273Ej34Fat1g7zzSeDf4XgK7scEWunxzp3",
-	"wvXcbYpWm+u1vV6x3Sv7r5ZqubHbLfIda5NoA4fKd7brqaIFbh4lPk/w+SYpA49uLWCWlM4t+ocXiH3h",
-	"SxAAKuw2HZsHSSv9QcpRDjiBL9lc5cyIBvMpCKBekr+7r39FhW6IRwrC200Hqdd3SGsEMbalvNNz2d6+",
-	"zxIatpnbIPEMg0nevn5OxhCnZGRx8Hb6uTpXYE3cjxB8+YvQsYE/1tOBL38ROsCCuh8V5tXPpOHTCuvU",
-	"mlA/w538joYUvgTxCWilXBkFLPafhNTW/rFfGPaiXKh0k52VCGdopQGR6cCWP+13USFWpAzwv16Q9Nc0",
-	"NifefMyHY5Imya82+SXnmhU0B7wcCnUAkiRJ0vCXJEnjinnmysVXgHo2mE8h7lG3f9jdYA9t87g1F7Z5",
-	"NNTtt3rea+FbPF0qzFs87DXgbZ4NFdQtnl9WqrZ7xWtJWzzepP5s8doOBIU6yRaPN+oS27y3rBls807t",
-	"ON/4UqNocQD3u90mQYKER7VcunStuahDq8gITBmgBFkcCtT0UdxYXMbmALy1mbINiJtNjmfrqjFWyWXo",
-	"e7YmkNGO/aUlJPpNm4ckCwW2iccWwHAjh8rmQOtyRDEIhkZaXZ9IXDBbiVKw9nK2944goU0gbWMz8y18",
-	"xpe89Neg7a1i6+LqHfs2tyergjbf/ZXRDbfmbK6upqy4Qn/ymsCFKbNKRIwRMchA6ph0/W1oqe1uEaoB",
-	"D19ls4I2GzsvGHXZnu4hPKqDe8udLynXxQm8RbhDv6DuAgzqki8HBGT2onALFsRZWanIAZKfAyUKgmx3",
-	"TXgPggtsj9Uog+WljivCs7YefjtfrhbWW8WzL/ETgq01ASoEcghsrwkD74xR3xRdNMGQbA6N/9Mjaqw5",
-	"Kr9iTIg7jLe89QrZYesokgs+Yf+Qgr1sxDo6aSx4S1pppZqHMR1OFKf7P1E9nlCRzcw3by+epM054YnA",
-	"QgwkdUVA0g55ipEEA1v/z0GCpRf/SKG8ABUEa4Egk7A50uOygAs5Qb6AjRwjLnTs3IiOSTRzWRfScMwY",
-	"0m2zcttjsWBh7BmX8OlTw6PqEHdGfDIzjTAz94lVWFKxdtQJskbtB2raQG4BgNyO5ax4YCWhmYS3F09I",
-	"K4WaK73eXv/gondo67Kkbai4aPZc8LuFXkoEhLKXP6Xt5Zks34lWKOR/EuWCKzuBD9SfQs1YPus/49Te",
-	"6cjd9RTNgsNwzWG69uhcJe1wD37tqIfl3f7niX2wVZJ2jaUKClV9rB6nELEdrQVYqMslYVrIuWIZRuSh",
-	"X6kIKt83BtvZolfrp+gfrJCvBEMvRlgaa+fXeFMm+wnSx7Aqa1mcX5HW2fndIY7i7mEbTC+beIfmoFHu",
-	"c75lLvpyxa5lMv5fFUDOQ5WiJILM1mqvxyRNZt1u/2FKaA7WaSGnKrjMxlynbWgLi/x9BgZ9WVqsHjfJ",
-	"PPiNTbiFKxJ9bIPg3JcQl4lwOcZowFiNVYmO0zJXeG2evn3sU1jgrImJl3QnVHXNiSAyWmDipWERyMNa",
-	"uiLF+BLMFuXCHDpVlat93KAokZnImcLsszkk8pvzBhQeCnESkOzPlQVATIRTo2Lrew20qVI5A80+JVIs",
-	"H+O1km61PIVqjbeGRQx1QKKlvIXAWnrLFGE3N2xoNBNHeUhcVdMLNcLYXw/XlT60GN2xbpttVgKh3kig",
-	"CT4NsmSdjaE0hdwVlzxLoIiJP9hRXwa2w66yBlvDCceNWyoshLedgG0qzGBFbsnqwSZz0nNJKtYkTVX8",
-	"BZs92A7Lax+HB0RlMGuOoK99RruT7k93Nn9Fm9PPybYGpH3hjZYF+zrVPEgrdSyWEpfw3q57IlapEyer",
-	"NIhjQuHSztikIdRMqXssX9B1Dx9ttPO8CrId6IvXKgAfz0bT1zAAe27gqpp2gNWPAGbiATgHucz4kLA9",
-	"QwQp2FQWiOO8rOh8BnG9OnEeOwkPrGFB5zk4ufExe8wxmsHxZG/eVGejKvVKMKMrHe4bhcmX75ZFoFVV",
-	"lKbKnUe3272H2mS6XC5fCKxTqklY5FeMcgZflGrTSoVpC7pW6zovAU0CzxUrtg3L9o8dVjcWn6fFSIo+",
-	"BzDCcYecAvb4hFEBeM+u+Q45SYRXj0onoGsYkDt6oExh49czLEwupD2RbZWukJKG6jGPGlGFvXq1JSCS",
-	"U7Qqe2NJ7dpkhXnvVk2kobxYI9TewjH11aSaxcBbJ9N+H3vmXttoi5dCs2AdZVCrdO2eOAF9rwTbWb0T",
-	"2m4rFGwi76z8dC86vZcrKHIMC9Q67Pfb5vucBUwOEYgIpabi+3D8PQyKnTi7xsNueQcbyrpiitqs4Hrx",
-	"xjRu/Y2MFqw4mTVlO50IQL+4ZQsyoRmDEA7qC6LOlFF4QdtDGNXyJ/OG/QUKdEN3xgSDzkoNdqz1FKsz",
-	"O6ReiEDBcmQWibOswGo2kaZcMHAUVbE1R1yPZ9cArenJ2LNGU/lNvViwXZE9tCHccetfwIL8Fvuolxr7",
-	"AWpRKHIj81zOkcnCMrF3PTNnMVEyEewD5MKOyNDWogXw97ksbrkYHdsUosrbxpjLpbEewXwzsw8SuuBD",
-	"cz61MLnILHOciNShLGMQDxhAHJDAOGjdiDUDaE3KSKJ2JxGAm1vCOQVDIuyDUY2wYwepDAhHiqSGP2TB",
-	"fwGP24B8D+uIBZ6HJ+dnVz+d/h2rPaedRJiHmdC26jmB0H0GcJ0wy8bSu6ZZcOy6C00KjOMp7vZi0DWw",
-	"nu/rsj48Z+h+3aI2+zEprA6Nr/zPm1cvO+Q0LFMtbxIRIFlZ6LRyghw9Ng7UXvmnAK6VAkpWUCi/hefA",
-	"Hs6GLzHdBsljSx8RWVao7gTAWq0QfAZVk5Pzs7Y1k22dA0DlChcWwJCx+yoGl9HVYgBsgV+TaECSqNPp",
-	"JNGnlLTSEiEsbRs2pzpQPefSt49IwPZGeEgF5ML4umkVbkmE1w/hTq5cycOyZJIey8y97R+3IP3u8SMb",
-	"VixIemK2WZoIo1SihgaXlOBh4aixQAZg+gJafik1vMGy1K98G3fxGIppBVsY+4PbJF4QNaF5TlIsuZVa",
-	"oOqj7oE/tbHCeS5pRq5pTsUQ482Ql0pQtJJxjEYFrgg7PTiFmIRoF8y1TVoueOSwe2gLttgaRDhTIVOW",
-	"LQ9lnmPO7QPVjsmQFlDdIH1Ch2O290QKXch8QITcg3MzJS0hydD8mAgjiwxXGTH+wCNAIMB2+r/wMhN6",
-	"72IxZXuvQFwq05IS/OYGdjkeAIoxW1oPp1HOhROjaA2Ag2tAqB2N7Y5nVe6AC5F8QXJ+ywDa2pXf4taZ",
-	"kvMhs5awOxh+OH++d9Dp7pneawfCfD7vjMSsI4vRvn1X7dPRNDevdMZ6gkXpbDmtUgKfnJ9FceTLLUe9",
-	"TrfTrUDGR6aBgygAiodVcTF1n+LIcsB+Joeq+o1tpLOgE9D2RqwhCOQNK1B/4crj3HuMe/ISJLKQRlZ2",
-	"ysw+Kc6yaBD9wLR9BVIRregzffS7XXfAujpfgfR0BAUA2R48/0vMEWgfoNJsUniW0f9BPai7XGsTY/o/",
-	"7H+3qnk/F/sXUr6gwuGDgU5whHOz/r0zAeUbc0RVDNWpaPD+Mo6UC6nD4mxAXEB2HGk6AuxG8Axdfooj",
-	"I9NWIKSiOPnh9IKM+J2R4+6MNNseymdtYIQfGc3Wc0K9V5SxPu3aKwGtNJQGA7LMOGlM/BOoJ6ftOBFC",
-	"IqWwf23bpuPqo6sm3r6wb5+2DwM32GVeGoCUZAJ1OO3CmqNfG9EMPuH0tfmwB07y1Ac0kZfSFyMLKAye",
-	"3UQePIpPAm1HTZN7IshMsA9TNjRq2Q3l+ayw/oWMacpzVE5yORqxzMn6/92zLLp3lqWrKA0f2kwqPHmW",
-	"GUp3ZF9AGsBea4wcyDcQ9vsf7QFwxbNPK6XcRXklLm/gJiOAFlmO/6repeC1Bd5WaElSLdNEwFGq+B2z",
-	"8UHWyV9enPj7mXbHRepD8HnBaG6DyieMCqNeuMNHFonA1JIOuQjqyTlkC4tpcb3wOcNDBtHPtuRjZUc+",
-	"50pDsDyIRXdbB76RdcBhHGoOmgMzyLdzk5LDYRqcpJ3w4uZbY1dFAxDCZWmDcnGi0E+C1xGljF4dMtBr",
-	"si0bgZbdgnY2516jxuhubloh5GHb6LUwwXEiaFjH6biMt3V3aDbvoGXvPSspYyr2LkmbEZyIkhjLjLOl",
-	"uMQpA64DWtH8gp/2cnbHchcmhWMwNlkY/o45SzZ83nzwAOUxSSvB3/BFJbIbGvNJRzFJLeWYy0zSIdeL",
-	"tO13kBiyMGTUBqG4uzGof4iXWWYGS+bC+yrcZtIG5y0vEOraWKHDXYxBpKZb0kTghaefa6huAL4YyOZE",
-	"xc/0aObbZuwYRkYDmNqw0yHkWkGJFmPrF7d4m43RZHqAdUuCnB+s+1C2aOtAmElOiaYj+5nrMnHQSDFp",
-	"60uZwzQ1WmJaKTQH16WuGAVKAWxfETVleQ4Idq2Ujyz3cqE0HRV0AllpaJaeue+qWWpOlrjAXZLalHaY",
-	"DEOnS3G/XhDMgSOl0nUIoDBYCNw+l4hRIWfTnTLiT87IiVJcaSoAJngpRT4R1SkOk73iINnJ4oYHKWkw",
-	"dEiHoyNVicdLxNvXzwlcUxtlojlz5xiOgLHMze6BFGC82gjuAr5zJrqZyBFkzyqStgqWmSaydmpMIMug",
-	"1okO9vYxqSIWYL2aaoJfuNmMuWj4WfEPlu3N0FzL/lp6Nh0VNLNp0NeFnI3GIJcnDTfoFhsEpDECCnpx",
-	"DP+sE8SbMFecZ3BZAj9zAbNxBUC2U4/Q6/b2ur0V5Nlb3S3OiVURtct0PadNZKGrx6EHwNneTOnBKkq1",
-	"/LJ0PqGK7XHhgW6Jml3j04a74Zw5Junf7Fa4wg1g89U6K2hEoR+FdG3MC/zYCI/C8sydISnJpbw1Gs8x",
-	"WuIW2389EVfXiwodJcKXgxNygDj4+bKRtMb2ZaFXt44gRWXr7vO6Xpq2QKlC7b+RhY62eO6cFedmI27z",
-	"6JbPWYCbrZ88EYvtH34p9fYPP7G5m3CJtoPl/0+FIaJ2p1Vi/aGcfGAXlGf8MjYXSEUL8YFqOyULRouY",
-	"uKjdAM0K4xPee2C2g8Ne1/8cwZDtLw/7wQ+CzVVnMZSTay6olgVU7DKj9UEctlQqOIEG+/u5HNLcHPiD",
-	"R91H3aqN8u1/AwyZGw/e7JpRPC5FIn6pJX7V6+8d2K9wfv529L3N0fzb0dPHT0//dnBiZwCfMkL/cc/V",
-	"Sf3DUYVFYrGmGdaBNX8HES7VAqy9Wr1VK5IP8PDA73qV6qC9sBjoUTcI4e52ukdY4bLvq072wSoFxb3O",
-	"ePA1wkFB2Pk6fuqFXLM/LfjQFSu2D3z3KPj9c1nIULbFQsHR9bmM8Rl93WO5t1nR+hJ+2kV5gdCvBhff",
-	"K5sq6o/a8v6FF66QIrj8ur3Nrru3gtoLLJbhS4ebX3op9TM5E/hCv7+NgxCu3sDGh9uV38Ml6TfNG2d8",
-	"211jjb7AfYPOiA3+m33A8FnpxcHbjxI0qAxZmiNcj79Z2MGZEydCYc2S64U3RlUK/ij0r8QYt1nFJxok",
-	"Yi94HHM8shoccUNyssNAapWoHrwos2UTQTyIUQB1Y0b9oApdVHnfJt+OaVAe075j6G3Hpl1nVoRuhqbs",
-	"x2MYHDZphwYkGXU0wIR2veLjy7hIg3A2GzKcaZ7X5qma4GxI3iWzGemwhQawdpVVmOkdK+iI+W8HWLO4",
-	"ZT87R5evc7VgUMf+B4CUajTIgsI8QAoCBioJpRFxuZy/BCojOw6Q8jgRwIuVzFpsqWVNkrUWX+yqh42p",
-	"SET67OTJxZur16cXpy8vzl69TG2pGleJB4uUAqKXnGm8GU2NFO5UDtgUEQJheBC9AkTWUycbMiedAbXC",
-	"C2nm8IlnjQZ/5CZ920gJGzp1lm2jor42/PPMnCfbPnwhf2eN/rO06IpWssTp7hCugRYcdvplVn/vyIG3",
-	"RW/4SMymURzdcmGWEG8affmOaqtl6lavb0a7bee9Tq/s/ND3DVnTxOtQnoYAJHUDGQf3Vq/w6PnvUtPp",
-	"Nai/vb2D7v21qvt28VspU9uqUtUdvY1ShdB8FZ3KC4S/FKt1ilUgOSualcc7tOYvFmwp1S04uTaqW0VQ",
-	"DKNR49pGxdlUcaH0k14vLJ4T8cEkYgT1Fxo1ESjMQFqgNygpbKbTGH3sdDhmGcQO4WMTuvAaDtFzPmRt",
-	"wI6UGXvgU57KdLVe1+N+4yFmWgW6b/KZGndAk/CqTjogB92gjkkIpr9j2Q9DpH/qmmF80XIhkGN7+YPU",
-	"IzFYScKuwv0KdFhMK6csG1Jgh0LQT3jnH5Y9iF0ywFI1g1Zz8QLTaLV+QTt2dfQ93rz1GfgbMgwpRFDV",
-	"RLxE6E7i4CJKdadagxqSKvBRuAEwz96yqYYy+azAUC1Nr3NmE6HTty+fv/rhh9OnRv+T5JoOb2dTQ3fB",
-	"4HCFGwG4lZm0O+QJam/AahgfYwMlnBxLxBIXqwfIPUy54Mn02fO3b368Ont5cfr655PnLmm9FkbjC3V8",
-	"rnb0hRSJSsGb9924G/di898+/Hf5fwf+r17wbT/uxYeXZaGZ9wE6WvSMF+xGfghQvgdRidtbAoZDCYhb",
-	"LacODn0Q7dNKnfxmT91ShQxUT8run4wLOWGV3t++GbwV3IgpM6dMhTRM5DXPWUBClYLl3r49MusQaiVb",
-	"n621ojArIpKc5C6LKf2Gp+jvdBa+G0usglgeg0TI+c5OBlXCka0MFnGQvy6rc5MXgWyKCElEGRISO7z3",
-	"jKrxtaRFRtTY2H9c19wKSxEC5WHqb+HXGfLl6WnksrVyMZrcGbNgVxtTT9qM1w/aGtJosqYDZ7s2oRkd",
-	"V09J//dx4D5gHiPMtVtBK0oHYRtk33e8BEYF7wbgDPYorDoV7gIY3e0Q4IKxepiHNCgTAsuGkQL+/MJA",
-	"By1LrWHMAVUoxK9KRIXaIP6k7AeMc2s1qVo9F1R4sBH0h3i0LPMeBAwMSAhQVE33bgq4sNH7hkOthyAR",
-	"mLsfpgaEPgO7ByZwnvKi5Aae5z6X3C9a2wa8J8KWNOGKdJfwn4QlhrRAd/CLhEHPNf5od8j3ODyaiKbR",
-	"xRVPk59mlaLKDBukYEtaG/riXBhIIiqhI+RHmt8xW5aW0DldIAv8wgq54gh3uEp/Xv/Gf9r14l0j5rpz",
-	"P8ThzWIFkheuhFQTEtiaC8glsKWDR52jwP/yqFtBKPoWCiQt3V/V8Pz6nW8P6vg73x2Fqkf/0LTkMHP6",
-	"D7vdwG+w5ooN1A5f+ractxNvaa4f32GvcxiMr18ZnqWpNpxHD+vD8UO0bqZgNL3D7k43QEvQais0K3+D",
-	"UCmM/ZePYrVe9iOjGaQsB1NXamgrHBTbqWraAx6t1NZeCUaY0eFBGWqoah7b8ED8KUyDsUY2nlPdtrPU",
-	"E2GtZefO4EoTJu5YLqeMtIJMuJ45V3vdbjf20XLmUxstdm7m7I7mj8dyVliVAlFZ3G1HPVzYmuhQsDb1",
-	"bzgANTCubfjgBiy1Y0KdlmcMXIQKkjcWM9tXtLfaJGiHToPNFx1ygjCK6NrJ6CLno7HeU/QOMgxLjJP+",
-	"gbGf+4ewBJxZrLOCTQGXwzRr6HcDpjM9mwhXypyhD8CmD+oghFQO0R8yZBCObKegPORNu+5E3+SQMooZ",
-	"RHMGOqbN6MIfrXPCtFlqnluobthIU9W4Uk/meokVMrpI0TFhGaY9cIvNnU2wiEkIgLd6JcGXJMlB/PBh",
-	"F1FLq51h9fflDuDbsov0OMDONAMFfdaeccAeppsg6cqaN4pnLNxkNuXOvFdZK79QtgyemSbTxIMdFOTS",
-	"nLJmWSsdeY3L6IcnzucDxCQCnEVY8gTnAudQhRmqgBXpfk9XaHUl4tofWbFrsF/5L3jJasVeNbwxo4sV",
-	"4XpuPlbE0+GLLprO7EuoGG6+xECZyy1iCr+3gnjKCl+5pYkWf13RSAuI3UpJye7mtIG/AvHWaMpmHatK",
-	"MlRHX6jG8KeqOvtd58ABgpZAnP0KsuKg9223rt896oX63VGg3j3sgc8u7KZb7+Og2kdDD92wg6D97v3v",
-	"Cku1pHqb1+/XbvP6B59xYfg5/XyFW0PcY01xdBuNLAzZxDQDs+/tIbQuXrNqT8B9dbj4EAcYcld/yWbq",
-	"NRgTFV7AQFDLDYdH3Rq7HXaNkVbpdJmle1t0+m3FF/wo7LT/pZmwKT6vv9d/hF9VNYOlQM5KjtDfjp4+",
-	"xuX60uz71Sn8TRkfjsAa09tEKKfrowuKC1LBNiSttxdP/m+vvYV0PWiUrhf9A6vuV5ny201OgYOSAw9q",
-	"TA8cXZOyF9BRva/eBnnbC8z1ryBvD1bKwYrxZTnErufj/tcQyV+AlL7n3t+dFpBz9988/XD39Gtb53AX",
-	"v80SvPKGUBNr5Vdv3f+g/ptyZL+/E+dnf8EU3BNUwgtKl84UYgBmRYzAp4UPkl/j3HEwHetTtF2SsXs6",
-	"9pc4hGqC6bibsqO5v6FSdMJcHiSXAsIzp3TExQiBjuh1zlaFLb5z9O5q9jnoSky+uldGlYVwu29KlYdj",
-	"dXZaDZNutW32yhDgENUUaaW6mEFqZg+B+IFAIcVe+Ayg1ZmHulhwtzG1r8Rz3W7bI1xbncKUZ+DKAMgv",
-	"wNMvMlasnKu16WGQle5mKYSy/WNlhn256NAQUL1Mx+xf9ILT3SGeRkEFTA/ja073KhxgbwnoDxWvZSQ/",
-	"/LaE6sOESZ6BtlIi8nmEWYtw1w2x66K3F09qGMC25RDIuHlgu2sfTgj9906KQv2trxi/2fNnam/7AzUE",
-	"Qt5wmrrBfMYBus15+FZMCzlkShmJfCo017/vYWimxo89ONf8oXD5KY6mUjUcYyX+pgrLDaBF0NIFn0xY",
-	"FpNczlmxN6SKZceEkpxRSEVPLWshxqGDl0pjQhPhn7E4AlQsIHIvJlNzBgJ6QkF5bp7JIJlhIu9M828F",
-	"h2rpOb1muSKIVU+40DIR05lYmB8RimsyUxqTXa4ZoVWEYyoCkOPYxaXQYSGVglyOmUKMstTu3pT0LaIf",
-	"Janb4mmHhLjLGJDicZLHrGg8kAEH+p3PKbKgO9/LbLFGDjZi9C0LRifrQiSv01Lu7V/ncrSETT6Iet0O",
-	"/G//USL63W5vkF0/Ggx6USi4dt2NJdT1pyqkrJGUn2oHQO9+UX2/gfxfMzubDgUr/X/TU2HXddp4fczm",
-	"TnIsoSc9l8MV5fCW3nugyNvXzztrAQaWtZNP95bPvYPNL53TRS5pdiHlc1qA5hId9o626UzNphhl9IJl",
-	"nF4Yqnc0kgI8/d/tPDjJssakxuA8aDB19j9aSKqM5aypVNbrADy4RIPNQJramzIw9eEmGupHFFQoLCNV",
-	"B2F7Cr2EUvKzVEZoLVvS1CwQsMd1irbePk9teyu2jQ8ZV2QENaz//cNZcUY28VXsrOWlE3Es5+uXej1h",
-	"9t1XP/0HTLSZq83T/HuipH1RdLRLAMIcjlcENht1jipy/vaiLkLOzXsr9azmFXCP8JKrEOE++vRnYcw/",
-	"yRFYTuvvtpWQhMAV2Do/uXjyY3vlppo1RmxhLAm6wSxSF8YUHZO01NlSgsejFDYdytsJ+AxsQojtSkQa",
-	"6KCP0XqqapuPUzLMGbUlsXKudMc72siQCgSEcjWVEK+/yRTBGfhrj/y1R7bdI7vpixsgMKoHETwbowfU",
-	"AlhUQCpIS3Om0CnebvSlr0zZ393x/Xu6NTFacOHsvnASjMCZ6WsI5H/Oxe2APMn58NYVwV79s1F5D2p5",
-	"8Oh/Qwfexo59Mr3tCh8yDfebkttddpmC1/YzKdiv+3OWD+WEfYb/0mee38uPWX/7j5iPvnUW+h/tKvAP",
-	"6fqspZk3ZJb/m2nMjc7cE/LNNxUEnm++Ia3UbNzHHmK4jcDOkENt0XkgHwoixAeE23hgG5ac7qfHiUi/",
-	"SUuMH7EgxQzKQpcApRgL+2tKFDOzDOUNclg0jQjtECWOTWSEjigXSmOpckxCq+d1c60qed2klYJ3cz+g",
-	"xX5DU8w2cx/3ry1iJn4BAbeCfPNNiTJUzgt8l7YdlqmDIjIzgj/FiTBMSc2BZQsx+HxIXdDhLdR5MK9o",
-	"0kqbZLPpv3rOJcLe6SnIx0QcEQcozCqgSTbNEakyL9sAcI/FjHfHPtGsQ1In5FPIGLAjxjoUuPiCnL15",
-	"RQ77vW/JUGZGL/X6MeAxOQzabjcR8C5Gyfe7PaUbq3hJQWA20w7ZBEGE8EO49C7/wjy9Bo/I1qoKMYlW",
-	"Ot1N91/U4+4O3WacmZ1k/tf3lu92updfmBP+cJ3qsNM4t3E5m/Xdyd/89vXzJRA1J+t/K8fzv50JAnvl",
-	"93dTj3DLrkGCaTA49j+af65qDusmF7OXCV/Yv3wY+JdHdi633yUbHMwgAP8Tvcsr2OHfSH1rDLGy2IdA",
-	"uYeMdDne5WVLM9GHjUTbHfIlFU+/Kfv7GLg0+LhCFcU0R1s97wbu423MWybnIiaa3josIajaJm9IWOEN",
-	"IvKgzspdH9QCWEgqEgHUWFQBl1to2i9ru81lcQtOBHCOQfScVuSaKjxFjPp0yxZY9wzcyyfnZ4m4ZbYQ",
-	"fc4nEE+oymplxyS1KZ4+K61kNnTKubp5oBvR3C1VIpZqzGFZQKjowozsGTKshpdEn9IBOex2cbKs6muT",
-	"/sHbZ5TuFqZh4otWZ52PqU7EnCoyL6QYtWNy2O2RFqrv79692wtKDjJXnjBt234mXClAJCqg7iDWGMTU",
-	"PZqIctimY6x1ubDQkzSz5ICHHqGGEM3TVYjBmTEE9b9DDc4WkJhghQeLlWmT5ooCUCaxusCYTrEeIYFy",
-	"nJQcdLpuIpSmmpWV/6GyPBveKlAqJ9XCjt1uh2RyqJBdO5MMXKnKOmgnTBd8GJOMT5hQgFMhMlvRTxZQ",
-	"ETJN00QMZ0VO9v6XnL96c0Fc6EVZBzMIPKjsDpIkiSBk70fyoLlG5E+nf38AP68uIWWOogeuoYw8+JhE",
-	"dk2Qn4K+kygmSYRjUubX94mPbMffgsD5JLo032RUm89ixLC5b7MkAswv+L8k8jNTaXBgYYhAs8SmNZ+w",
-	"wZyxW9Nw0IBdY3j7fYIlTLmw9GBjkFcLjhXz7fskAqstiS4v4RNXV0Lq8AWPAI6PQzU7yKzAWbi8vPz0",
-	"wK5czUqAyGVXaWg7M6Ep94yORgUbUb0EN+CikuvRyB7s7NumFDW7BtEg+jbDEvhmDaG+gEtNCNMYLmPH",
-	"BEthL+ZM9UK2Str3CwdjBsQNuV7EJGeYIe1xXYFWIW1xF4c2tZbYkkU8vRX+iGL3Jdf2m0uXgWVeeW9X",
-	"uHyu8vL7yCzo5jmJK2kha2dIMKWXc79+bgbXMJwIFSUzntna7g5eB5N5YnPQGL5fOUkH3fos+d2yPBVU",
-	"ZFH8/r3fJ35Syk1ipgTjvC4v4/cRzNz7yLpE/PMe7it+H+HmSJKOmck1k2kzX9bOXRXhoInzMcjeY9HH",
-	"Vtaab43srWXP+Zl6b/N3upgr5z4c9AxFDfOX0YX5xeIjYDXGCbvCsEFvWjcNdc0It9bhQZBYFXg7q35H",
-	"i8N5py2ErJyraND/FEde8Wqau95ev+tzn/4v/NdPZW+v//CifzA4+m5w9J397fI327/BMiGSU1k2vrJs",
-	"7rtg1GtWcq0EgHumq+sFEBm8YjRVs3kiSK7wTgfQS3zddnlzo5ittL+CWWCFZ7m2BkllHktkQMyeiyq7",
-	"rtfvxgfdbnzY6xxdgkFQeflZQcXQTPw5LbiqvvqoG/eOuvHBo0tQx3di1g0YfbI8qoDJYtAtzWej1ypN",
-	"pIi9kxI1HAolvwoqrI26hRUItFgXxNaGLbxUj9X+bss372uxWlrXuDDULVg20K5RIMs61RUbJow4wOQp",
-	"9HBg3eVfbCHcf5oVM4vS+aerjesXHj4ZrXvxS+XDvgX1dHVky7qV1fr17y8/GbEHCvMqCxrqtRnLApBe",
-	"wDwL6523FMtv9sbSCPFjkk7oLTNWSYpqOAQ+wJUcJNVgxWEsIGJHvsZod8WW0aUOPj1rxfo76LrdfOKU",
-	"sIxklOeLsqZiNQEsaA01v3pT78C89IY2FKdXYAW1KMH7zdgcbXIuckmzoJiaryZoC9eVfaHrosncDyY1",
-	"eB4qhjZ7B9xFw7SQWg5lTlpGF5nSwkMHVeDwTs7P2uizx4YITjGbXNvC92CHefOca2KMeIVYxVqCaayM",
-	"QJiZ1wRjmS2li8ZVYQ2vzOiNDlclEWrKhntlgX3D+K1qIW684eGKjKnI9qa0UBYlRk0Zy9rHFrGlUpU+",
-	"EYjcp0Fpc3dHVc7E6wA7jU98dw2TucrH4AQeGo4lLCVXAepRRjUlLV+TvkQaBvse/BjtYD1dkuQyDVhF",
-	"HRMYcHfDHDiz03ohqqXUy1ZfOXNGRZ8uP/3/AQAA//8=",
+	"7L0Lcxu3ki/+VVBz95TJ3BFFUlLiUOXaUmwl0cYPXVtONuvRXwNxIHKOhgDPAJTMJP7u/0J3A4Mhhy/Z",
+	"zmNP9mzFIjmDZ6PRz1//Gg3VZKqkkEZHg1+jseCZKOHPk6JQ9/aPTOhhmU9NrmQ0iC7Ggk2EGatMMzMW",
+	"bMrNmI25jpnojDos/e70Imbnr95cpJ0ojkrxr1leiiwamHIm4kgPx2LCbatmPhXRINKmzOUo+vAhxg5P",
+	"5PxVmY9yudzzSXHP55qlX6Qx04qZMTeMyznTuRFswudsqrRh49zo9T0LOZtEg3fRF9Fl3DCMp3w4Fk+V",
+	"NKUqVg9Cqj1tVCnSAeOScanvRcnUDSzJyfkZjGesioxxNtOifKTZvbi2I9WMy4zJ2eRalBomIlUih7bT",
+	"mOkxL0XGVAntDItcSPNIM3UvY3YrxFSz3HQSudX03AhXzFJJI6R5LuTIjJt3uYDf3KSuVTZnuWTXczuH",
+	"Vvjtd6cXTAuZ6ZjdqJJ9f3ryrL3V5ufSiJEowwFdzKfiFYxCr1t8LfObm5AO2HWp7rUomeG3AimTNoXj",
+	"p5Q62LM9pCw3lmg7W64kdNe8kM/UUJ+rIh/Ol8f7Bv7GHddmXgjNbko1YWaca6ZFeZcPBVOymMdMKjPO",
+	"5YjlssilqD7D86LQ4n4sSrHrkTq94KPmzdWmVHLEhDS5mTPDR26fSzEthRbScPu03VfDWnDQC55LmIr9",
+	"NPoln+5Z3lEKrUWWSCUFE3xoecGdsI/kpaXb9jGQhl3vaz68tRSUnt3svVRS7L3gZjhON9Hz8qxei3/N",
+	"hDZnWfPU8ozNZCZKdj/Oh2MYbSYMzwuNc8w1E2WpSnYvSsEKNRqJrLPzEEw5P7kxomzYdTFU0nJHxe65",
+	"nbe4USUsCZPivWElDn/nE/LTTz+dzMzYbtmQG7H6eHwjeCnKdDvixoebaPtDHE15ySfC0I3wbV40Thi/",
+	"16yV3sBf716evDi9fPLjyfO3p6m7F+inoZpJU84vnzw7HXwnygmX82TW7fa/pN+nfCQun+xPy3yYy1Ha",
+	"HiRS3IlyThyTwfsaDg2s6F2uc6ORCUwsPTF8HJtjo/xOyE4i9xiMhuWacXbHi5lg4j0fmmLu+IM23GhW",
+	"5NpukJmV0vLamKVJlEQpy+WwmGUi67AT7BI7EzqRzM8Nx36esvuxkMweCHXD7OjsD3e5uNe2//MYDpF7",
+	"SdwJaS6fnNJbucEjZ8bCNg2/stNjmpUyY1EyySeC2bPHS2J1MCS8KGh2LVgR6v8mL/FmbHdgvEMlTW7v",
+	"/BSHQpuSukbx9lGZCGkXG0kHKWtNCz4UMAzNhmMuRzDWa2HuhZDsO6HOzlkpCsG10O1jlg5zUzWuYUj3",
+	"Y1UIHGuHfatKlmrBy+H4SshRLkUaw0C1Gua8uJLC3KvyNo1ZOuSTKc9HMo2Rq8/M5Cq1/Au5bAoLltol",
+	"ZmIyNXPad9ott6wh1QC/suzr2O+JVrNyKC6fpP69LC/F0NB7HezWD4XlQAZcBttjL8JqsAMgREcSduDm",
+	"XgFZntB+wVCkIuIac+27pptgUE0JiNTO9hdRKh0zOCHws2VruMUtGEs7jYkLasMtT7oh0QI6tYSpDTJI",
+	"nhe24Yml+YWemchtWzDcn3IzprNlJb51JxNasa/jog3oToBPynKLLNcml0NjxzsVJcv4PGZ6NplYCcjO",
+	"CAc21+2Y2ojZtZrJIclQ2ayEOyp2l1JeBieNy8wfIH3M7u3Aawc1jauxVq/B9nAD3+AGSTaTt9KeLFXa",
+	"21FwIzJmWVzsGkztUtmrDS6XG1VOPC988p5Imbrml++uL5+8T9uxbY4TecJ0+0dH9jSVfIira8VHu34v",
+	"3z63z9ou3l58u/eYBBugucN+nynpxwEjfm0PJMxkNrWX0EEPVpHZgw2bJDLH/DrsHCmAmziUmaz0em1l",
+	"AZ6hBMJtZ5pPpoWnYL+RIN0MeSEyNpsOWIqPZal9SjJtuwb+YSdmRQrbKgz0Gf5UnUHHta0ox1oB75lN",
+	"RyXP6JRcl2o2GpuKDFWRAbVwCSv97cnTizdXr08vTl9enL16mcLsY5ZPpqo0ImvDQhTixjA1MwO3diK7",
+	"sjNNccAwaTw5GZ/bZuH6RqkdVxH5NYzI3ipWFmApNNFJpD0nahaMMVjcXAdHDjek1I/sPWTPUwykat+t",
+	"FlKViVwYJkpN4j08Yq9k4uHRIKpu1uiDfWRaqEw4AcAqVtG/ZqKcR3FkOVU0iLDlKJQO/qMUN9Eg+j/7",
+	"lXq4j7/q/Tf2piRZ4EMcgWAbDaJMiOmr63+KobHf4u8nskEqpplccTl3kkLvtx/76SC80O/HShObguWV",
+	"c093yLpaXFfHz1/GSop2h/2Ij9h91sLKMJbkr+cs/S09ZmmS/JaiIFDkRpS8sN/j7ZEkSZKGPyRJesys",
+	"aKG0SWS/63pXN+7bhWMLMnCHvZJ4P7qTlFtJ+g7aVDd+3LHfVrsYqecnV1K5q5m+sDc2z6W26mZRsMnM",
+	"3ueqAHlkwgvLcizXlKJiDsusYTXB/Pbt651oxQ73IfSCG7OJap7SZFeTjlsOop+L3m8Xa+jHPR1SkRHv",
+	"7X2Sj6Sy4q7VwLU4xmvb8v60Lk7QzY2tjm0HmRK6ojQNik2wl0vLbRuNBtH+daFG+7stthv/51vxl8qs",
+	"XmypzNbnVAYiDh6VxTVNpF/UoBm5vMC5DuSlyS5LXYobUVqlZhDd3993RkqNCtEZqsluyy6V+RwrfnZj",
+	"lV/QfZv119Rq7SmwGDZU03lgC7KC4bFXFIjrLV4uB93DTrggURId3PSu+8MkimjCaOarZlzTyKP1qu85",
+	"EHLTwO0ex3h19ixjsp8rEVPIDORaqVjGDSf2Zu+y/dSolMlZUXSi5h2BwxMOKxM3fFaYaNCLowl/n0+s",
+	"Mtvruv+Lo0ku6cu4SZc+F6WbR2N/orxa6nPd/tvG3uS/CGy8VFNRmvkqffnpTBs1YVN6zAkJrJW6r65I",
+	"Wvzh9OdFPXrxkWnB5eWTaalAVw5PppV4uT1LKKQMeVnmAq03vusfTn/GB/2BRYk0ZlwnMrWaBpB2SgK0",
+	"XZ8n7u3Ua8p4Qt/QDQe3k72m7A0V10TvlBllFZ8TdivmXsJN31kZh6WXKRtyaQXda8GcvMPGohSsBbI6",
+	"iNiCwW6xk/OztiWzSoRO5LYydMw4jADsA8zcgyGuXBbjl27TheVPO5Wqtag3LV8BBbfbPy3VloxoobMa",
+	"NfIsyy098YLILRdwYU74e2fU7R8dLVl1/BfKM6RmNgVaxLelmjTZe0ptUF1Lf/7555/3XrzYe/YsZa25",
+	"4KVmPat0fP3111+362yo3+1/udfr7XV7K065ZQZrbVZ2S7ixQ+XGns0Gu5wd9YVaHvNz3jRksLM6IwcJ",
+	"741jPuiuGLNRHzniN6o0q9iQtr9tfQWp0jwDM4WdMTRtT+5P6HZYZSwlr8QjzXIrTEqWZ16nsWsDdw8v",
+	"CnBh0Glghws3zFe0NlNuxtXoqemrPNtuiXJpvjyMNrJumtAbMBc1MFeuxV4utZA6N/mdYHp2jcvt5JJM",
+	"TXguj1n6DxLyrlJUCVHoX3UHoX2qth0bzpodLRl7v1EZnU8a/ttpRjbcIfol4ExPp0U+BKPG/vu9+/v7",
+	"Pbs4e7OyEHKoMgF7GDAU8R6sklf5VEcDe7nf8DtV5oaYyodtSac2pm9VOcGx1xf2lTOW3OSiyDSaKdH6",
+	"14lwqnqqpMZpfsOz73OzZn7/1EouTGcitEYpGSQHuEauBfjXrrUqZkawsTHTlm6zt6+f233ShpuZjgaH",
+	"3e7Wkz0tS1U2TfCF16P+682rl/aGuAcfSeg4AqsNCbOt84LPdH5d2NOTztL9dFYWaZtNcq2B3PA+4TKR",
+	"TeOHpmpNyHQfLlg0JwEb/fIwuM7wQgldtMOh0HqPnJV74EDdq9ynTatAb+8vOFthOb4XvEBn4PZ75nYg",
+	"UrfR1ltAHTXswdspa4GZjWfzdgfEZWlEKXmB2/ZAenKNgNNNlGQoDQjo6FMQEJgKxfupGBqRsRueF7NS",
+	"HNccUNx7nMhHlf73Hrmz9s4yuHyC/Q1/27ShlVMMRnYm73iRZ98pXmy/aNApGIFha2eTCQcDgakuChDh",
+	"+90uGylu51PAVkVxBMIjtGWXB1q6zWUWDd5FvPayt5u4RqLLD3GwV/ZWQrEM1IR7UPhgMrUT3++jgwqF",
+	"+Gqs3BtzofVHmk25sbsPGjucLG14aVAs3W8eOTb7LgIWVHv8I8Zq+K2Qywub5Xpa8Dmai8g2WN3KaxeY",
+	"Xr3CG+pdBMuLL7BrYQVb6PLBY/4ERwJvCzsv6iRe4o/DoZgakvOPWYrTS8m9BC5lJQXxAmgC5Jr/B7fz",
+	"bqTtrtxqA0BZJVGHW0FHyIyXjKS1hiUHGdVRhr2c4FmnmIDOUMmXH0MtN155DGmbDORKMo4EE8pq/meg",
+	"h+bhU6vvIu+PLdSsvBx4J4d999hZXlCjL7i0StQVfhLvc0N/OkNLzGrOu5jV/XYxc44w+8usHIoYBAcp",
+	"ipjNzOTKfWn/nogsn03w7+o1+8mI0n2PWx67oI+YWQ2IGztIPddGTGKWibt8iIMfzWC0elgKIa9KAXcx",
+	"OI68IzRmZA6N2TA38xj9Rh+zf3gmw91zB5zov3mD3FHONfMi80eMorTi2QLPUXYQpPOQytUwEKMayBy9",
+	"HKpk4l8zXlgBBRr4QxmMj1EImIwdIi3zEkfJTchLLvKJ0KLMxSdmKGpmnL7huMqfmaF4wwd1uRzIsYmf",
+	"uPHjeLhuaALN6NV+3VhCsvwdiP4jpjZWMxxONTP4inF9ayUxSw3oSuTSuUOb52MVzfLOykzvoAnwE1lR",
+	"mZopm32rHzP4qsvazlRuZ//AxhG7PSDubScQo9FjoqQZ/81IPoaRxC4sE5YCJDWlWGE1RBdV4fZiA88h",
+	"dXtXXgNmi/oW4HfV/T+2gvXq2981EW4HTtO/aCd5ds54lpVCfxRdV7aIGn+kb/2YnfSnJMNw1WY+4xuD",
+	"q3FJbvw4HULre1Vm9YFOy/yOD+es7/3xVrOgJ1coDa4dHKMQGXEN9wublsqggY61fAftT6xUVERhSj60",
+	"DNDpBK3rOeNyrqRobyKQT61KxJHJJ+IXJReZCH3r6UGys5OXJ8x+z+CH1eRctRgQdOP7MdOz4djeSqez",
+	"Uk3F/jeiLHKI6Hl78fR/nYK0rY1xRzZT+WbQ7JdtIqJPfVJr9s5wgEUu8VYOngBbC3SPvMw+4C/wlqUM",
+	"GgUs4YoDUevxHfTDeqyVRL/88ksStUOq9UzTdvP07Nlr7CuK8a0D+1av24H/7R8cbPn2vy1f+5tbbMUt",
+	"HsAkXkD2zktlTlCwfahRFdvB3rGlukn+6FPMF1ONqkwjb8SDkMEWl3P3iP2yyLUh2swrT26mhrOJkKY9",
+	"SGQKk07hSc0MhJtQLsiSdd0lQG20o+PQXwhT5kP9rSqv8yzDW/kh6+obqC/nwccv50WYVOT4DSqrOs8E",
+	"S1+cXrw+e/rm6uT581c/pUAtL5X5Vs3kg6mE7iLYnhvbUH1Whx8/q5cKz6szMvOJlclDx6WbyAuV5Te5",
+	"aHCFvlSGTehX1lrIUCHHftbusJcKUp4W7PQuzWYdocAzHzCAZl4onl0o9ZyXI/HQhb2AZB0w+lNyFmkk",
+	"ttHaIvc+Eem4XqAHDLhlXx6yH/JvYIHBgPIR7hqBr6xy1mw9BxjHZ3TSuIB7LaT5dA4bWj1g6g9dN7wR",
+	"snwipM6V1AOMBRqUYmSvZndp3vG84NeFYJhS9qkWlsJyKNgIRMVyJnFp7VoJ6ZNG7u0z9qpED2uL470W",
+	"Q+gt5CDwahr1dLnaBdCuCO9CqRdczmlV9cOW8EIpNrF3Ch0s/clW59yFwZ2cn+EcQV5N9/k037/rpZhj",
+	"p60GfivmGFSPj7WPWSlMOXch5pB6tge5ZynTmGu2QIbBI5up0CeyVWT4VvKZGasy/0V8JC3a2d6KuZVS",
+	"gDefPftkK2o5km26sqjHVSh0zEpxp24xl5YMaWDAmfA5UA+kNqQUnxKufpU1GpjgUKVpLyzzTz/9tLeY",
+	"kbdurRcT+GBSH0W3wW2wTLmh9Pn1J7gBFnvYhi7ZqZU8HRXYxdcCYoBPzs+uXp9cnF49P3txdpH6Rhmn",
+	"d1nrelZqPCUYnwc5UXLePmbchcM6GcbynERaZi4yxqs1ttyjsvxCpydvL76/+vbk7Pnb175zK/6v6FnI",
+	"RNLP1D0D18zNTIsM+BjcBUCIBrOg2UyavCCpElJARbYkXH7EEX346azIBdtwlLggk/U+jbiw0+H8HEfr",
+	"rfRX3QODWmZBC58guuUlMZ55h4XylOc9esKLgqXYQMowRNMlqPa73Uc6zHiflupaJNI2iKHyesynVidi",
+	"Vrxk17zgcihKUNiDvDycXNtSJKzRtFRDSxfXhTiFbPAdDUab7bx6Kgp7MCFO9j7XW9h4FzwZEDPIbnih",
+	"Rcx6Met+lF3EBXfX7SL0rZOSgkQGnf8iVviLqraWxtzrxqx/FLOjbsx63e6fxbehyiUbwnpzwVupZ1NM",
+	"nXshspxfQJDjJ9JZvCFmU+RjXaE5+rQKjd3vdOMQUB8mffbVD7utgd1leKOE/NEriHiF6OJub6/bv+h1",
+	"B137//8Txd6A6t6H1JU4EhOeFxAV66yS18oKDL0Fw6icFUX1Few88DIfaGF5xs1StGgcWcXjq9BuiF+T",
+	"QS8a9EOzXFSzjUXVT1fo0a4md3jRP6gmNwOj9OICHFx0Hw8O8JkPu8atvqbA01XbTIaBTtAyHN5nohAG",
+	"79DmaHpkOC4MnwJ4s+otwlCwy1ThJ1wrVQgOzBU1uaUA58Wg5tgF4wewDDTmZsyRKpj6XQTR1fR+7Ad3",
+	"2RDn71XytZNdXj5A9gDADHteEOMFM7/xQLJk1u0eiCfssNu1x7S+XBWvXJWxkBsx0Q25Rn4KvCw55LIu",
+	"BiRT+nMxP0aW5WyiyOAgYs/qWcR/QCReWhXPnH5dal6w8WzCpVdeO1FDOoVjSk3B9d9fXJzTIsU+dbwT",
+	"NYa1h3vqxuRbb9rObws0OnE5f3UTDd79ukyAnpy6ce9yudfL5XuC3u2wVxgMcp+XIFGgal+7RbiLFBFF",
+	"1gZzq1Xnc2OEZKk9EpDPaokK8lx7mOLTTY8xDROgEkAyyOWItdK50PaFi9eQ65TWMBzg4q0L3nZvD/v9",
+	"TiKfgiqgmR6rWZEh2gz2Dx3iCI6ZHQBE+3cx2t8bzLlm0/H0RPJibvKh9vAbE5TZ3++N1F6wsnbpXVTt",
+	"DlxjOCtLIZtAgk4koXxQuOrZm1fssN/7irlXQG912XH2XxRokTkv0WM9JrThUGFk28Zh4Ad0h3BclWMY",
+	"BZz/hSjbrUa2NTfEuOH1rN9uwQ/2uSAIeFnoWQoEHrto4HAu4cy3mEkTA4Yhxy5PEZd4YS/iigaajrOd",
+	"0FMl70Spc5QedqAufidKPhJXpe0ZZdQdmPzLalftEgSOQTfiY4CgAmZKXQBiBy5bLbsQnHMSnnQvNy3p",
+	"wvAnatZIkywTw3xCQ2LmXrEsH9m20eYAXiGVS+OSI3v9bueomzYy6tUn0J24TrRpr2mgG7Zy6LfxqiTd",
+	"tcoDUzO7DEGWU9e3gPAS/ozqLY/LiLjR8v1DdB9GmDcuza4HzijDi89NbKB5zSYOwwiX5JGnv393InPw",
+	"K1sRyUIPQDGeafmWPN0tk/DinsdLLGczT3uea7OrrE1akxcRN1FowEEb5Mcil7cbm7HDfA4PgnRo+DYv",
+	"vLDPLS4zjJ7acJ2vWqY/sy4C5PIJFRE7X8gy3I1znHix0RswlsTBaHu569Tf+WQca4E24WxUbQDcqoQx",
+	"lYmYmXEpBBvyaW54AfoEiRPRIPr/3p3s/c/lrwcf/iPaQiyrjwVy/Xr9bi13fSbzf818JDgphMfses4I",
+	"/YClPwJaWOpRGWk0iWwNZ2a5zbYLYa2EOxRyg0TWXr8bby00bl7Dem9xU1Zjvf8vDz/BBdUsEZ6H8uDK",
+	"Ta+JiWDIs0NeQPmBnDDAjUF0g32rYXxRQQCAn2QGr4dbmv6WekQizXgBjm6T3wm9tA+NCcX1EwersuqA",
+	"/UBL5g6xE4a9eHrZsM72xd+DTf/FmLM3MD1sWTavRtPYmgZTZejuMIzKQuFoQd1Gcc23sZG5r7FDUJr3",
+	"svHEURzor2BEAj4A6DWEAWR5OMHNDmpu/kcajbMtzLVOpBtMezFrupX6T9/ngCqkCgT7kmgAwIxqgM91",
+	"mdu5ZvzadtruJPKFAPhCtHwjhKh36yGo4JBrEXtf8EQgCBwvBcJHiQwRCDn9RN7IXLPUSqSpQ0bkrlc8",
+	"60oKstvUt8vxrvUbAk/Z7chNgZb1pcUDA9Ba0Jpg4cAatGC5czyfFwWNdK3bKzdwHTTYlS7cJXDsliT0",
+	"enGCf2pVRoX2GjW8orwx1w0AEGj7GXhcx0ea3ZR8NAEg4/T/dDqdFExJU176FC1w/EAMAIbMl480S+0p",
+	"3LN9pO3jRPo7gkxdWammUwCE9WKJQxtr2u0VkwkFNGkEQCTeiSYsLjBjhfcp9XM9M1VMjCA5wOHBIlzm",
+	"qjEmcudBTleCPzVBHITLe+zzGX1cZp1clxWjwPi2p2/z6Z6aIsvbA31MlB7mwhKu3gS0lAsdDggkAUVG",
+	"DBD2yN+qbjAExyiCMEtkK/01AfieJBqwxHaXRDFLIowSu8rhexhL2u6wNwg3clehEN6KKVjPiHPILJG0",
+	"qJpdi6GaOMRsI977QxIzuBsxFgjHhq1VpEep9AddBHpKZAshvLVxD0G0BETgkCBz0A0lQmJcSBVe1ul2",
+	"uzHSi04kNXTMrpUZY45Oxki8rEtFHXbign2wQYe+xCUTexOeFy5gI5FgACAJ6WvmEvRI8W7pKR8KHbNM",
+	"GQiIz7i2UpVDGDZjMYEzTKMBrKpWKTI7jqyd2oG4aFCEzed+pboUX8UyPmetghuM3nCgnhDwZ1sjUKc2",
+	"Go1fnPz3FeQwvrk6P3199ezk59TvL8yZWqLvVrRl9wIBfuuj+vKQOTBc29g+rt6U56V2DSspPM+xt1Z1",
+	"otHrX3Ek5BHj3DBt8qJwfKJFKMEsPex207YHzWUTDFtOpEM1pdA8R2WLKFYYfGL1scxKTiGoFdxRDnuv",
+	"iUm4Xy1zOCbjfgsuaUvwbbAL1aGWtzEsB4aoZpv2I2+2jJk9yWhhsWe21+0cWQKD1IyjLp5qpzPiYT99",
+	"+zqJPlCdB3xRjsCLSyGwXYJao83sHTkyDgBsgWHBkh+gWcmJDK4vpm4SWVcvWctpn+0O+0FMjYcsb3Fn",
+	"s3KxqDeFgvR37KgNHB9AyBIJxjS7mZrw/WEhjoObZB2ddNgZyjiAOZBIxzmXyYLMa7iQofVqYJeQfK8L",
+	"GfgNF91PZ88uvn///enZd99fpMfAOVFTA7kReBBIXmiw0KzX6Vh+1d3OcN8kvZ6ud4jYi2uoygxdRQA6",
+	"TsKrFYrtsR2ikDmAYzuYydyky4aIZsX/qSpUdQcg22tQiCe59Pp5wwGwXS63/UN96TwL7Acse71ARsKQ",
+	"diUcEokteWRHDXIHs/2314oQ1Vh9EE3lt9z0zq+LBvIlAXNxqmyqCP2LwMkDvN5e3criXJYcAgANgsG2",
+	"0iQ6SqIUtA345b/evHrpGmulR5aXr165Zc/hCikeE98byLLSc3ezkcE7cLvUKgYsuG+XqRPA/RvdhQVf",
+	"8YMU7+GHjTs+LcXdFg8uLA2OiPqnRqjTVQv2guwBO7tlzdWC0hWYQ2uw2w3FPqqyEXCh5vYYA54E3goO",
+	"29MS5yCoo2ClD8LOdbUIFvDF4waAcQT4hMzARzpoqQUA73Tf5I146vZOAFG/snYhmW6AKIyj5omfwwlT",
+	"0onUOJjciImvsoIgMeBnDVFg13DqYN3tvq/ZljCIb/lXQk5fu11L2xMjrA6m96ubZciIQR3HfhEHvxQ8",
+	"s6yj2+lZ9oA1NFAXLAUT2uQTMPt5rHyEys2N3xna8PC9RMKl767bYTHT+Z144ZyHuHoN3kWPibvB02jU",
+	"5q21W/EJdxY8SQ9xW9UOaxyC9GKTIdHEDk3UqEZ+8Woq5Mn52TNKDWy8/ukZdtDp+hzCZdaZyxsVUGHV",
+	"hZoKyad5I/OccjPWDW8tzNg1EWMv7r2mCXkE4hAd+ai7eEGcGTHR4LyHCheWqNAo2OvG/aP4qBv3ut3L",
+	"pm2rWYtq9/eCoLPZeAU4Ar+uEJC2uTGXJYDQJIhhahwLzaibm3yY88JZdlhLj1UJepaOMdiHa5ZaxXsf",
+	"SlyRypcbnUgQDTXkL7QA6QPfgnOL2Wm67YSjY7Q8YrkMln6fm3SFGTKRi3ZIypNAv9YYRREYJSoJruvj",
+	"BSHYhSrhw1iDC1lHB/pNnbRO9Q7cx2OWCjniIzFxRliJNV7CuB5Q0SWUX5KGtXKrfhjIb/BcD6p6CTs6",
+	"sJbYwRLnsiufOhB9naWUkouc45i8JlIxS+BVW7l2FtV2GCXmgLN8oI4r0oIuJfTA/EcK5izbB6rPtmsr",
+	"mHbYthZesLNAj2Tjtdz8Lu10Ou2FkDG74TjQDkun6T7AQmsMLCPt+5FmwyXzE+Lf/0e6n5IallZqWKik",
+	"UtqhpSH79QwqxwHyKPVjl9U1YUc5TSG5hhdaIawLyKuEe+vMMLYrZBhwOrBsiqYadUTFsPCJrNEHziac",
+	"RmX6XtIDVwQvE4ju+awcjjlkAFSWAgxYDsNJSJe0quSyIhlHs7KIBtHYmKke7O8HHe0Px2J4q2bAESUW",
+	"NXi4df3DIqv/j+2t4Z4fvaZpWZa10aK9HqS54kEsxWVOwWFJ8BxgUhuqyYTvVVVPQNRRN/SMPsYKWOPc",
+	"2489CJdlHg4wxnKpGMNwHLYRIASpG5bO0i01vQpJZOOjTeG3N/a8L9IhimCTvChy7crsVTIY2K3wDbBX",
+	"eNO+zuVQoPAMwgxU+4KiSwddNsnlzDijHRjuqy9jxpkUI/DRghsrMKJznchK21sxx0rSanJV9Fb4KRrd",
+	"E2Oux3vXXIuMlWpmcjlqH7MFt4Q3164dVHCr5yt9DSG1Bb6JtL2jEyKR5IV4mB9k8wuy+dA4pgq3RzAX",
+	"uIjbTZEIrAUUj4avYzYMbTOJJOMMzGJZGV4VbTvdxisRjA4ZfBsYtOP/9GUn2sHTsbKBLSyz4Xjc94HB",
+	"w/IZ1FduAHxEii2ttJVleBeT7ufktzrbnvGM1T274SXL1H3AWULuM4Y4aSEt05iKciik4SORyG6n0+t2",
+	"Q4lm0VO4AxuZPcz9Fu4pwJRX/rjGQEa4YhvoeUVFaLTssvs8M2OSqq/nrjAbWRGpCJ9UbCzy0diwdMke",
+	"DDbVuU4kuAa242FNVt0latjCNTCo2XmX5UgSysAAAwKZvQyd+Ti1fC6FF0g6AzMw+pSX7MXkfaFuXETr",
+	"CqEvkV7SwwVZFda6lAjiiWZpHy+brZPx+jSFhWA4jIY9ffs6bY5pXd4Vl0i22HaXTWfXRT4EPB9A5uJz",
+	"zNCvKrNaItbAtiEfzbiSMCDU3ksAIc5HEtzL7TiR/QqdqhU8A0KSrxVtlQghscxMHXfbvUxm7SqPJu4v",
+	"a8d2Ne0Te3e8BC3DypDnMKWIpg2mtXOXWXfpkBYempNV5WMB6hmYeglLop8G5cgPu13nXIUbwR8MsHsT",
+	"MmVjytYDE6IWBGlsqsleAdN/gMV2gz0WCpSiQglVJBGtLF6wvJqxmIdVHKtI75pttbONeRTrSuorVyJ4",
+	"xZhS+r1Dz0NlVgG3gatMiWU6qURnsLahcESd3fNS2v6bWDQ6dN0ja1Pvmr9fcVku356rrKwAdkJG03iz",
+	"0fQ4tJOSddSbS+vGUTSGRk0mz2XTZj4RVwW/FoXetCfBoynZXMCS7zFoXK3b69nwVni5vMTiJ/EOKYzQ",
+	"E7x3VSrL8ZtUvnImnCMr7R+OUwyBMGIPBoUGaqvqUAsANm0U1VQG5ONm6qEYfnW/eUH8k1SnDw4TORim",
+	"fJRLyHSu7cQaK27z6SfMkx3ZX2jpQ3P+yfkZu+ujk6sDcVu0xGlQRDDNOFTYtOsZs/SrDD48hn8Ouhnk",
+	"KH7dg48Almz/+HKi7D+9Pv47F7y0/3IIzrF68T3UshN6oagU/WTvy8dfdnuJ9JunWWv1prW9GbAgFOL0",
+	"HQLbqzIOafEdhplcXqaJbLmgqGJOlrBfk2jItbjyJZCSaIDYCR+sYpG+SyIusyT6LYlUmUQxe0dekMtL",
+	"KjX7LomkMvYn/OUSMK8AWs97kVkmxLRJIKmWvynXphQFKtNIxS3nc23X1zMkeG3FAoyFQrynCuBqt/Rh",
+	"mmbtJfdH01Fd+ExnY8f7ijh2MMDwQNZZ1KYTu/j7h8Z8ZgjnWb8yk1ye4Y+95XlaGbi8up43rtMWHG7h",
+	"c8Utdlw5X4imIUfl5kaLxt8a7ymqQrahABraqzbLNFVRM7fWcUj0l6vZ3YOiyLeJcq+EqQ8x1S3bcLsv",
+	"LwTGCIBOYg9nXGekoKPdWTFZ+WOKp7Mxq74UelYYvXVSgFugWWGWaWhh/V3bPngfJ7xu3cEZtlvs/gN5",
+	"THD8FhxvaDSAw+XkBxj4I+1C8GpykAtwihkmi1BsQE3a2EYIWreSwSSrkTet42vBC7vZOy6iL6u/OhcH",
+	"UZvB/hw4m0MDrCoyoQ0K5CiLkB+YHoE3mpdlqaJgt8kEOuHviRkedEPWeNBd3t5SDBu9xRdu5P0j70HT",
+	"K6ckxb2fUm3k647Ia+jarVt94P2j5aGGCaL1wT5zsaZeCg9qxVK6GYz5yNvGW3o2gQrj5DNjUmVCtxvl",
+	"v3WrvUCAQeppRSt+lddR4mdMyfHEvnVazsLW7DYkMkY0chdfo33JRn/25tXgJbiUXVAiPRuYmWKWJlES",
+	"pahLBEBry64aKJa0IlJhXblnQlWIfRp3bjTdJNhEY3dbBgk7l5MPOSHfNU7KGZ9dTqNzkuVGi+KmGasF",
+	"XUZXfNQQ9fITCOLOqwQeo1quwMfSOoWl+LlXuxt7GvA7UR9rM82BTfDU0ccuaBErMuEvwBeuZxOAX/09",
+	"k+KbMmubc1D1WqQDfKSOSBEABgAhhYgBH4WuUINL2YCx0JyA7xcmyLynzVmz5Z87QbNGWX+dRM16/eMw",
+	"Cgr2LmqSeTP3vIf6o9CgYwaOuetS8FvLYUFCAV+65nMdhE25trkeNmbUvjHcPOSMDt0R3YJE9bBURXGV",
+	"iakZrzLsYOF2iDqqQlEnwsr5/k73kajcUGAUw6YZNE2hALnGLIDYS24u2ywTYirQu153gYWOqEea3D/e",
+	"n0gxURi9hHhDMgtQxqogIJ8k7ev91znwBldRHL3fUxN7BqZmTuvulHAlr5pvug3L58MN3MURGjjDtaz8",
+	"iZSl5dxij5Z8jbrtl5oiLQMsFAxYcr2CQRBL31cBxPYxQMTHQdQXmm29zg9bTR/fv54D4mN0BzafZ8PN",
+	"52Z11en8C/E5w81LCjdoSO4nkdr9VYFShVU8IWQr96GygUxSK+RpP9cqedoNo5qc8NusBFmFinlGcQAy",
+	"SR+wnCd9CN51BT3dLwSkGYpCizU9Q+nIVfWMmpKKAL4G63rWpKxhbuYBOhfRzXwl39bf+pKJO7rnfFj5",
+	"DSSVcIOODiyA6Ay2LlpjXi+E6K8iH6qeyOuZCYI5Y5bSLpOvGT6lBILogpMWGmGlMLNSgsePvQE2xDVL",
+	"l6s0pqxlGfkrIDgK9klxJdIAAdDegxATAZ0S7kWTPTjQb+oL9SOySBQwLa9zbtkbPsmLeWczHkZAjata",
+	"d+qDe5C10pASIayl0ifu/EsurGXzCIj2Nw4An2Ot9FU54jIfsjdw1OxunvM8Y2/gpNmPpxOewx8ozqQx",
+	"63Q67e1GQ/jNjUOB0GQcTG7oDkP3g4tHmUx5abX99O2bwUtxz36G6r0vf0637N0fuy2G4J4dUMZDJpx/",
+	"KR2k4VhO3w4Qa3brUaxQmhvGAE9uHMGz08F3opxwOd9yCJU+vWEEt7nMIDwTXtiq7RVQPD8uChzQPgVv",
+	"L+UnNpJ99e7W1F/dImsHVIgbE8zapR5sbL5Z+QpbRqAy46I9AVLOHbk0BF1KWQucx8cNlbMxcp74buUQ",
+	"QJggB+kjFSTUEkSQww+4oah2QAvC8BKKLEok/QgSFfsJ0Wi9LDfh5ZzxLNMsXQBbS7fCAlq40NcvP0eP",
+	"o9xx+f0tu6p1p1O7B7dqdele33wz+FcYvrLLFbF2ecjwGe7nbku02pS1dNZrdq3a+VtKed/Y7RaZ1EuL",
+	"SDF61Tvb9VQTCDfPEp9n+HwTl4FHt2YwC/LnFv3DC4xe+BQDAGl2m47tg6yVfqfUqAD045fiXhfCsgb7",
+	"KchTWOC/u+9/TZpuiNULEmcgb8TLO6w1glD2it+Ze9Xevs8K8L6Z2iClFQOt3r5+zsYQw2d5cfB2+rEy",
+	"V6BYPGwg+PInGccG+lg/Dnz5k4wDlKmHjcK++pFj+LBCUSUV6keIV9lRkcKXIHYHtZQrK4DF/pNUhvQf",
+	"+sKSF8+lTjfpWYl0ilYaDDIdUFH3ftfhuFR5NNdzlv6WxvbGux/nwzFLk+Q3SqsrciNKXgC6H2Z4JUmS",
+	"pOEvSZLGNfWMwmgWAHTWq08hSmO3f9jdoA9t8zipC9s8Gsr2Wz3vpfAtnq4E5i0e9hLwNs+GAuoWzy8K",
+	"Vdu94qWkLR5vEn+2eG2HAYUyyRaPN8oS27y3KBls887Sdb7xpUbW4sr27OZphTwkj8m9EJCwZK0OtSLL",
+	"MFWAaQh8RyqU9JHdkMOsOTh1bQ5+A154kw2aTDVWK7kMzdCkAgHkmHPoQwrxtHlKqtSgm3jUEgzFc3hQ",
+	"DmK3QHyUYGqs1fUQBaWg+tpStBdxJHaEOG+ClB0DDBi581whbx8i0N7Sd1eLP9nGkbIqoPmnv7EiIKJE",
+	"3OurqSiv0LS8JqhnKkiIiNF3jASkjwksS81CaXeLMCZ4+CqblbxZ2XkhuMsjdw/hVR349Hd24K+LoXmL",
+	"4Mx+Q50vLOPzmC0Gy2TkM9yCBHFVVgpygDvsIBSDAPRdoTSCwBvqsR6Bs7jVcY15Lu2HP86Xq5n1Vrke",
+	"C/SE0LBNUC0BHwLdayLAOmPFN83nTQBHm9NG/vJYPWuuys8YL+Uu4y0dYCE5bB1hdZFPxP8oKV42oqid",
+	"NJbxZ620VqPMqg4nOuf7P3AznnCZzew3by+eps1oE4nE8lIsdaXN0g57hkEFA6pq7ABM04v/SaFoEpcM",
+	"K5whkYh7HI9Lti/VBOkCDnKMVSxiZ0Z0RGKEC7NRlmLGkNWeVcf+F6qycqNKl1ftERii+hR3xpKzK40A",
+	"Vg8JW1gQsXaUCbJG6Qcq9UHeDWAwjtWsfESc0C7C24unrJVCJbleb69/cNE7pGpzkEaNZy74nUDdEglp",
+	"HtVPaXtxJat3ohUC+V9EuMg1LeAj/ZcQMxbv+o+4tXe6cne9RbPgMlxzma69OldxOzyDnzsAYvG0/3XC",
+	"IKj2465hVUH5zV/r1ylkM0RrcUyW+ZK0LRS5FhlGq6JdqWRn5w7quDmUEUt5rl+i/xGleiUFWjHCgp87",
+	"v5Y3QUac4PgQlYg9PXv2GjmOZq2z87tDnMXdl21QvSgpFdVBK9wX+ZawD4t1SBeH8f/q0JQedxg5EWR9",
+	"13s9Zmky63b7X6aMF6CdemxbFPcxD3CbsYWliz+iYk5VMHU5plh4WC1KRgcXiTmmeDj3JcQsIxCXVRow",
+	"VmNVEvC0yqNfC4lBj30Iy7Y2EfGC7ISirr0RZMZLTEq2JAI5igsuUowvwUzqXNpLpy5ykW5bF5TYTBZC",
+	"Y2bmPWBm2PsGBB4OcRKAq5FrglZNpBOjYrK9BtJUJZyBZJ8yJRev8aVCtUs5PPXKtQ2bGMqAzCh1C0Hn",
+	"/FZoJm5uxNBKJm7k4eDqkl4oEcbePbws9KHG6K51arZZCDR2bIEk+CzIIHc6hjYc8rpcYjmDEmz+Ykd5",
+	"GcgOu8oadA3HHDceqbC873YMtqmMFLHcitSDQ+a45wJXXOI0dfYXHPbgOCzufRxeELXJrLmCPvcd7W66",
+	"v9zd/Bl1Tr8m2yqQ9MIbo0rxeWqPsVbqSCxlDgyivWyJWCVOnKySII4ZB6ed1UlDBMJK9lh00HUPH2/U",
+	"87wIsh2+kpcqAHmTAuuX0EV7buK6npKDtRoBguURGAdzleVDVxSiFFNVmk6ToPMRg+stD85DlOGFNSz5",
+	"fQFGbgeCCNec4BlcT+R5052NotQrKaysdLhvBSa3bXYTK6mqJjTVfB7dbvcBYpPtcrEoM5BOJSbB5ZPL",
+	"USHgi0psWikwbTGu1bLOS0BawXuF2LYl2f5xVaUDSiiUIyX7OcCcjjvsFGpATKASilReIuqwk0R68agy",
+	"ArqGAdWmF5QAuZ4ZuCKlohuZzaTJi9pIGmrdPW7EK/fi1ZbYY07Qqp2NBbFrkxbmrVtLLA35xRqm9hau",
+	"qc/G1Qhqch1P+2P0mQcdoy1eCtWCdSODCuxrz8QJyHsVENXqk9B2R6EUE3VH/NO96OTeXCfSbVDrsN9v",
+	"2+8LERA5RCAiYqGOH0LxD1AodqLsJRp22zvYUKwe0zdnZW7mb2zjZG8UvBTlyawp8elEAjLMrZizCc8E",
+	"hHBwX+Z9pq3AC9IeAjRXP9k36JcOJBjY7qwKBp1VEuzYmGn04cOH2GOAQwQKFk8lwNuqrrw9RIbnUoCh",
+	"qA5hO8rNeHYNCLZ+GHukNFXfYKBE3UECO7KHOoS7bv0LHWbVO8IF66VWf4CkTc1uVFGoeySysPj9Xc+u",
+	"Wcy0SqR4D3niIzakCvtQVuJelbe5HB1TNlHtbavMFUppUt/s6gOHLvOhvZ9amGdktzlOZOrw2zGIBxSg",
+	"HED3cpC6EYcJkMy05UTtTiIBkbuCOgumxMR7Kxphxw6sHdC/NEtPoGRR/gtY3AbsG9hHZq/Dg+HJ+dnV",
+	"D6c/wwcIvbUPC2nyIXkRNQNQYZGhpmY1vWueBdduVcHaEo4fcbcXg6xx2LfHkLCO2LXKHIJyyqfTgrrZ",
+	"f793f3+/Z/WlvVlZCDlUmcjSY1aSDI2v/NebVy87DNcASzJC3aAA5c2hCPoFcuOhOFBy+acAPJcCgtwx",
+	"SwGmTaeshffAHq4GmwitAXYPOA8VamRKMnSMFPNOADrXCoGZUDQ5OT9rk5pMiNSAWBduLMCsY/d1fDor",
+	"q2G1JvgVazF1Op0k+pCyVlqh56VtS+bcBKLnvfLtI8Y4eYSHXEIujK/yWqOWRHr5EHxy1U4eVgUezVhl",
+	"7m3/OJX/cI8fUVixZOmJPWZpIq1QiRIaAnErTb4/TRCRL6Dll8rAGyJL/c638RSPofRncISxP/Am5SXT",
+	"E14ULMUCoSlB4B91D/ytHUP0W6F4xq55weUQ482QlirAwIpwrEQFpghaHlxCzEekDXNts5YLHjnsHkLS",
+	"k5xTxURcqZAoq5aHqigw/faRbseUsK1Z+pQPx2LvqZKmVMWASbUH92bKWlKxof0xkVRADdj4I4+OQtXa",
+	"/hteFtLsXcynYu8VsEttW9Iyv7mBU44XgBaCCgHjMqp76dgoagNg4BowTrOh7vKsTh2uMFeR3wrAT3fF",
+	"QnMyphT5UJAm7C6G786f7x10unu296UL4f7+vjOSs44qR/v0rt7no2lhX+mMzQRL6FLxz4oDn5yfRXHk",
+	"SqAPol6n2+nWilFEtoGDKChBAbviYuo+xBFRwH6mhrr+DTXSmfMJSHsj0RAE8kaUKL/k2lfQ8NUz2Evg",
+	"yFJZXtmpkvyUPMuiQfSdMPQKZCUS67N99Ltdd8G6qqQB93QDCnDofVmOT7FGWLzMijSbBJ7FuiIgHiyb",
+	"XJcWxvZ/2P96VfN+LfYvlHrBpcPOA5ngCNdm/XtnEopNF4g4GopT0eDdZRxpF1KHpWRhcMGw48jwEeCa",
+	"gmXo8kMcWZ62AowY2cl3pxdslN9ZPu7uSHvsodjnBkL4XvBsPSUs94o81mdgeyGglYbcYMAWCSeNmX8C",
+	"5eS0HSdSKhwpnF9q23Zcf3TVwtML+/Q0PQzUQNu8MAGl2ASqhtPG2qvfWNYMNuH0tf2wB0by1Ac0sZfK",
+	"l04NRhg8u2l48Cg+CWM7alrcE8lmUryfiqEVy254XsxKsi9kwvC8QOEEi6E6Xv/fe0Sie2dZumqk4UOb",
+	"hwpPnmV2pDuSL4AOYK9LhBzwN2D2+7/SBXCVZx9WcrmLyiWubsCTEcDuLMZ/1X0p6LZAb4VRLDUqTSRc",
+	"pTq/ExQfREb+ynHi/TPtjovUh+DzUvCCgsongksrXrjLR5WJxNSSDrsIqt86kAuCt7ie+5zhoYDoZypQ",
+	"XTuRz3NtIFge2KLz1oFtZB2oXg4Vku2FGeTbuUUp4DINbtJO6Lj5yupV0QCYcFVBpNqcKLSToDui4tGr",
+	"QwZ6TbplI6a529DO5txrlBid56YVwoG2rVwLCxwnkocV4o6reFvnQ6O8gxb5PWspYzr2JknKCE5kNRgi",
+	"xtlCXOJUANXBWFH9gp/2CnEnChcmhXOwOlkY/o45SxQ+bz/4WgAxS2vB3/BFLbIbGvNJRzFLaeSYy8zS",
+	"YW7madufIDkUYcgoBaE439g4N8fkzLIrWBEX+qvwmCkKzlvcIJS1sfaPc4xBpKbb0kSiw9OvNRQRAVsM",
+	"ZHNSld3cCLvelLFjCRkVYFfRdwi5VlD8yer65S16szGazAywIlKQ84PlVaoWqdyKXeSUGT6izwgQjyOz",
+	"XExR5Tp7maZWSkxrJSzBXepqviAXwPY101NRFIDu2ErzEVFvLrXho5JPICsN1dIz9109S83xEhe4y1JK",
+	"aYfFsON0Ke7Xc4Y5cKwSug4BHwZso+65RI5KNZvulBF/csZOtM614RIgtBdS5BNZX+Iw2SsOkp0Ioj9I",
+	"SfOlm+ztUIvHS+Tb188ZuKmtMNGcuXMMV8DKeteWknyVa7uQAKWVaxZWrbYqEBEoGdFB3z5mdcQCrIRV",
+	"T/ALD5tVFy096/w9kb2dmmvZu6Vn01HJM0qDvi7VbDQGvjxBD3rqkqZS0G6pzI7PyEIYxrDmCNUuwVeg",
+	"X0p4op4TqSRxoHFu6hBd9nxj+a+lYVZQ7oBf78J4ncKXSDu5VloL7wV2hNF2dlFBGVeVnYZC7RbDBAgL",
+	"Ba4cRBT1dw78s+622YQx48yf68CF/OKBMo3FbDFnfLAYnRpYxSA+1b9r5Va7alTwvWmXKJAZd9Io2N2g",
+	"Nr8Zi6UACijx3bwyHkMlXI3FXMG1nsjlRfnWhUrHNVjtznJsZre31+2tGBn587eQEFbFUi+O6zlvGhYa",
+	"+RxuBJBf80gPVo3UqE87zqdci71cevhvpmfXVAlO3eDOH7P0H8QEr5D1UaZiZ8UY8bpfu8sbx4XAOKLI",
+	"nPSQskKpWyvrHiO9UwGV9YO4uq5TWwXz5jClHCoSfr5sHFpj+6o0q1tHpKqqdfd5XS9NfKESnvffqNJE",
+	"Wzx3Lspzy522eXTL5wjaaJsW6Yhv/wY+eSLn2z/8UpntH35Keb7gcN3BSvRPjeHEdDZreSH271CHrOTB",
+	"RUg3uJoIDgZVPM7mgpcxcxHeAQgaxrK883h+B4e9rv85ginTL1/2gx+kuNed+VBNrnPJjSqhiKKdrQ/4",
+	"oYLdYDAc7O8XasgLKxwOHncfd+v67Ff/CReMmw9GAdhZPKmYKH5pFH7V6+8d0Fe4Pv84+obyef9x9OzJ",
+	"s9N/HJzQCuBT9u580nPVuv90o8JS5VhmEquR27+DaKh6GfDeUtVvYuIHeN3gd71ajepeWJL6qBuE+3c7",
+	"3SOss9z3tY/7YMEAJW+Z8OBrhA6DFIV19NQLqWZ/WuZDVzKfHvj6cfD7x5KQHdkWGwWX3ccSxkf09YDt",
+	"3mZHl7fwwy4yIIQJNpiDX1Fasb+cK19dXrpyvmAe7vY2m3nfSk7OTpHhS4ebX3qpzLdqJvGFfn8bYzK4",
+	"acEeBJ64P8J87Q/NG2eooVNDBoLA1IeGqw22vn3Ae1pp8UNPWQUwVYW3kZjuvVA7GP7iRGqs/XQ994YL",
+	"nYLtEm1xMcb41rGsBoncCx7HfKBsCda9IZHd4WW1KgSYvKwyqxPJPOBVAItEIMchzFXtfUrUHvOgSDO9",
+	"Y8dr1RLmdbvQJNWUKXsMk8MmaWowJCvABtj6rld8fBFDaxCuZkM2PC+KpXWqJ8PbIe+SBY/joIItrroz",
+	"iNj8TpR8JPy3A3DFcqQlQqByUNCLWK92FB7B2niEa685U9Jp9TravLjBNty6NgBj25Yhph609NWA360x",
+	"L+4sOdzzOZLwL6JU7WOWdjvdLoHLA4BalmfHtlXLbReniAESHnubva5QuVGxpZ9yoZ2RmEhVZAOmBSxE",
+	"apXV11UxxO8AoK3RvBGUgIMBIvymVlDPFwnaWR+nVq9zZ0Sp40TCaa3lqWNLLVLz1tpPYlf2cgyFtL89",
+	"eXrx5ur16cXpy4uzVy9TKormar5hZXHAx1Mzg9uX2nuqUzdpIN4mTA9iwWCQy4nIDXnITildYdO3a/jU",
+	"H54G6/4mHcbyUQpEPMu2EeJf2xP2rb1xt334Qv3ltKSP0kxqkt4C93CCzRJoyGGnX6Fq9I4ceGL0Jh/J",
+	"2TSKo9tc2k138Lc1TuVarVIne307620773V6VeeHvm9ALWBeLvVjCPCKNwzj4MEiK17n/1lJj70GlaK3",
+	"d9B9uKT60C5+LwF1W/G0zgO2EVQRGrMmp3oW8rewuk5YDXhtTVr1eKNkUsBiYpUIC3fdRhG2Hpa90nN9",
+	"K+YrzPi5IClhsRyuk7vIkRgKIYhqsCDYoljhow7H+WJdjrxKigOHlZB3olBTETOSiJ07K8Cwtr9o1sJa",
+	"N6GUbMVnMtXFVLphbmfZ7rC0BQJG27tIyUAOZQw0TvSg2yWkAL8fEO1KEbSV38OKORDlWYpEgjgCZJVS",
+	"6cWaJZ8OPX168sPpz/YSroLyNwkujQ4P+9KALQsoiQQJJRQmWKtJkMAQOcr0BVojUAEounwtnBUrkfS6",
+	"96SskiCCNIM/sfCwi42cKOR3spL/bYr+44Ws0JxWL6eCt3S9RggJKWRWA/dYYHI7PNq9DbwHH26fCxj/",
+	"55V4PqafP5vYs61VDm7LNTeZven+FnrWCj0LTmgnf1S37QqpZzvDXRmUp2yUebYxlm2qgVhFZ1zPCUWW",
+	"+RB2OYKKiI02LSiVyFpggdJKkgd+jJE9fDgWGZhb8LEJn3tbGTP3+VC0AbFeZeKRB1qoQDJ6XV94CJV9",
+	"2yqM+6aY6XEHbFJeeEsH7KAbVBYNy9vtWIjTDtI/dS0wq2GxNOcxBXzg6HEwWNuRduFhJTND2RLyRxge",
+	"VUg1CCONw0KEsUtBXqgv2GouJ2gbrVcUbKNxxrbiCl6R98nH5WEiE5ZySORLLBjAHEhdZRaqzQxTufFR",
+	"iDuyz96KqWGFkiNRYoKI4deFIPil9O3L56++++70WTpgUrFrPrydTe24SwG3HcQhgZw7aXfYU5R6gdQw",
+	"Kp/Csx1HS+QCFetHSD1Cu5St9Nvnb998f3X28uL09Y8nz5tlwe+E8aUzP1YQ/EQ3e60E7btu3I17sf1v",
+	"H/67+L8D/1cv+LYf9+LDy6r067sAkzn6Ni/FjXoflBkaRFW1kKpiEdSguzVq6uoxDaJ9HlZeWuHzXahZ",
+	"iUaZqvun41JNRK33t28Gb2Vu2ZRdU5DJ/Rgm6jovRDCE+ggWe/vqyO5DaIvZ+mpdKtO6Ig/Cce6qvPHv",
+	"eI3+QZfhT2MF7EAG159U9w+49chmtkbRd64Dr9KT6u54feWqqWnzi14q0HuFpbBETkWJL1jGVfkdkFG4",
+	"z0FqmCvL4lT42aTKuCInUQKBqu7dY0jif0+4N1j92ipfcOJFBvy07a0E1+STCwtwos8ska7FgXcnrXKG",
+	"1KuE1hwqKVbkTMnQpSF5dWd3CfHhNZo+cOJgoXLdrMDHbEu9nBwlf1v0/3QWfaq/G2HR3LAQ7CA6ffs6",
+	"Cuz4fW9LP5+VwzHXOMuqia87Xz+ut/D2zbOghaYGHqxl0in5vCrmgzv5s+mXYb3erezpAUfN62EgtCZ/",
+	"a5nrLlbnU14wq1d3nI4h+CAou7ybdV1XZQdW3riutJezrm+KAGGbMr8SWaV+uYuCZVyPrxUvM6bH6l6z",
+	"3CyFhCxkAlXqq8+2WReEUemrVhMijzyiRrg7DFz+fG4ngsh27w0FQaAzPR04r3oTavlxXS/1fx8HoR/C",
+	"1wJw7dZQydNB2Abb9x0vgM7DuwEIKymf9YCQu6Bc1naVHoK5ejjXNKgMDNuGGUFeY8SEJqMqPX2cA3p4",
+	"iFOfyNpogzyzqh+UiNA7q5dKOKOJARvBWBaPim/fg8Qg8iIEIQ3rE6sIpcNSKMUuJBIxOkMIkJoDAs/A",
+	"BGTAvKyoIS8KjxnpN61NwBaJpCrGuWbdBZx3SYNhLdDW/SYhuMESfbQ77BucHk9k0+ziWpSQX2adIg+B",
+	"A0KLU5koSG6kzU1kLUWMfY/iX2n56IIQuEJpdvjpf1057e9g8k3B5HeN1RhdYEQcxpHXinVBALBuqhGw",
+	"Jtx8AYb94HHnKJAoH3dr2OVfQRX1hWjlpUof/c5XB8vI3F8fheaB/qFtyaFp97/sdgPRa01ANYhGaPit",
+	"rduJtwavn99hr3NYl5iD6dGYlqbz+Mvl6fgpUgBMMJveYXeneN+FogsrrB8+XvQmrObxt4i3WsT7XvAM",
+	"wAyDpftETgTjodBXynevnBUExCeE1K9tXkyJw/hTCJBDhnC82bptZ01PJFm0myIhWCvAyOrZm7jX7XZj",
+	"n0drP7XRqp7bNbvjxZOxmpUkhCBes4ttXQYSIDN6moGQ4d5wpRXAAE6JxRuqLBwz7uRCVfrQghuqpkfh",
+	"BXGVCMoqmbeYd9gJFlhB90vG50U+Gps9ze8Ae6xCP+4fMFWy/iFsQS6oCkIppoDYa5u143cT5jMzm0g0",
+	"tNGuxYyAxUyQXK6GpA4IACqgJajEAtuukwE2OY0gpMXomlRKWE/4IzkQIJbVy6pbCHvYSEM4dyBZ52aB",
+	"FDI+T9H8RgTTHrjNzp0WMY9ZWBpj9U6Cv0exg/jLL7tYz6jeGVxU6WIH8G3VRXocVNWxEwUJmO44IA8M",
+	"SvZwTKQQ6TwT4SEjMC77Xm2v/EZR/LRdJtvEox1E6koBI0WulY68jGYlyhPnl4HBJBIcOlgMGdcC11Av",
+	"Zem639MVcmBVi+GvE0cDGm/+C+ncyPbq6a8Zn6+IlnHrsSLIBV90IS72XEYxfYlpUZdb5Jx+Q4x4Kkpf",
+	"07kxj9lZfBrHAmw3KGCCHzcAivydqPlJZWu783Wx2qr4fK4b0+PqAvDXnQNXXKgq6tOvVWkZ9L7qLkuE",
+	"j3uhRHgUCIRf9sATF3bTXe7joN5HQw/dsIOg/e7DjbSVIFM3ofb7SybU/sFH2Gk/pp/PYKrFU9mUZ7lR",
+	"LcOUXoQssZyCrq11+bx1DQRi78PNhzzRkLr6C1pWr0H9qNECJgoTNRwedZfI7bBr1bpap4sk3dui069q",
+	"Ht7HYaf9T02ETfmb/b3+Y/yqLkssJPrW8Ib+cfTsCW7Xpybfzz7C35Xw4dJcInoCVXLaAZq5cslqdVJY",
+	"6+3F0//ba2/BXQ8auetF/4AUhDpRfrXJjHBQUeDBEtEDRS9x2QvoaLmv3gZ+2wsU/M/Abw9W8sGaukYU",
+	"Qvv5pP85WPInGErfU+8fPhbgcw8/PP3w9PSXjs7hLpaehVJtG9x8ZBeox9L9SS0+1cz+eLPPj96JFfgi",
+	"akGDlRFoCpF9szLGIkqlB1FYYw5ykL/r4R4dYKF7OvaOIsYNQ2i/TUiLufeCaT4RDlMtVxKSU6d8lMsR",
+	"gqbz60KsCu34yY13V0XRlcHBRIUHYfRQOYiHgvT40k5Os1uqb7Fam3tlB+CqM2jWSk05A5i3Hhb1hAFK",
+	"JffCZ6DyhX2om7ZXDTqoDbXdscfSD8sjTPMMjB9QPgBqc5aZKFeu1dosD0C4dKsUlsX6cyV4fMIkjKA4",
+	"YwXw1b/oBbe7q57kGqAoSSpA0l0sLdJbKBqCgtdiVRD8tir7gRBceQbSSlXdw1eromoZ3bAORvT24ulS",
+	"PTFqOSyK1jyx3aUPx4T+cydBYfmtzxg00/N3am/7CzUsqrbhNnWT+YgLdJv78K2clmootLYc+VSa3Pyx",
+	"l6FdGj/34F7zl8LlhziaKt1wjVW1fHRYuhQ1gpYp88lEZDEr1L0o94Zci+yYcVYIDjmWKZEW1ktxUPVp",
+	"zHgi/TOEScrlHOLxYza1dyCgUpQ8L+wzmTJU5iY7Zm9lPlSZYAW/FoVmWPeS5dKoRE5ncm5/xJzFyQyz",
+	"NSW7FozXq6VxGRRMi13sCx+WSmvA+phphHxM6fSmrE/VQThL3RFPOyys4YZBL77m2liUjRcy1JT7yWPO",
+	"EID3Nyqbr+GDjfU+Fhmj43VhVYDTiu/tXxdqtFDncBD1uh343/7jRPa73d4gu348GPSikHHtehqrsnkf",
+	"6uWpLKf8sHQB9B4Wq/878P81q7PpUiDu/7veCrvu00aHs7h3nGMBif25Gvpy22vfe6TZ29fPO2shKxel",
+	"kw8P5s+9g80vnfN5oXh2odRzXoLkEh32jrbpTM+mGMn0QmQ5v7Cj3lFJCmpz/mH3wUmWNYJeBfdBg6qz",
+	"/yvB22eiEE1l918HhciqylIZcFPyrYGqD75rqEVbcqmxJP1yQYdn0EvIJT9KZITWsgVJjYqKeYz4aOvj",
+	"84zaW3FsfCKYZiMlxb9DkgquyCa6ip22vHAjjtX9+q1ePzB699UP/wYLbddq8zL/kRUXPmmlhUsoqjMc",
+	"rwieBnRrzc7fXiyzkHP73ko5q3kH3CN5RVVYLTP68FchzL/IFVgt6x92lHAIgSmwdX5y8fT79spDNWuM",
+	"8aLUNDCDEeo/RiEds7SS2VKG16NHtfd6Aj4DhxCiwRKZBjLoE9Se6tLmk5QNC8GpvH6Ra9PxhjY25BIh",
+	"xl19dqz92aSK4Ar8fUb+PiPbnpHd5MUNEKn1i4gybsACSgCnNRBT1nJATXnWbrSlrwQs3N3w/UeaNX1q",
+	"Hup94SJYhjMz15As8DyXtwP2tMiHty5/b/XPVuQ9WML0q6BlAI9mfcceGJC6wodsw/0moD6XM67htf1M",
+	"SfHb/r0ohmoiPsJ+6VH0HmTHXH77z4itt3UG4J/NFfinNH0uQeY15PH9L5OYG425J+yLL2oIzV98wVqp",
+	"PbhPfLmyNhaJA2QUQm+GnCuIKR+wnCKIKZA53U+PE5l+kVYY0HLOypm0BFoVO8Lo2d9SpoVdZcjPL2DT",
+	"DFZ7hLhybCJjfMRzqQ0WpsFEt2W0ltzoGloLa6Vg3dwPxkLf8BQz2tzH/WuqwYJfQIiuZF98UaV9VusC",
+	"36VtVxfJQVXbFcGf4kRaouT2wqKirj7n0pR8eAs1Y+0rhrXSJt5s+6/fc4kknx7U20kRE9UVJxM1UG1K",
+	"pcRRIZIBhIz7um7oO/bJbB2WOiafQo6BS3QFVyhuvmRnb16xw37vKzZUmZVLvXwMeN2unlW3S/ADGFff",
+	"7/YQhMAVnAcKcbHMdjXTDtsEwIzgy7j1AYDhOjRmqnsfIjKvNLrb7j+pxd1dus2YuTvx/M9vLd/tdq++",
+	"sDf84TrRYad5bmNytvu7k7357evnCyD7jtf/Xobn/3UqCJyVP95MPcIjuybvvkHh2P/V/nO1ZLBuMjF7",
+	"nvCJ7cuHgX15RGu5/SnZYGAGBvjvaF1eQQ7/i8S3xhArqo0BI/clRVweeeVsaR70YeOg6YR8SsHTH8r+",
+	"PgYuDX5dIYpiYmQ2Vbk0WPlBUsxbpu5lzAy/dQiB1yoDcIzzgs90fl3YHYSIPKjZfNcHsQA2kstEwmgI",
+	"ucBlI9r2/dvsXpW3YEQA4xhEzxnNrrnGW8SKT7dijjjOYF4+OT9LJABQQgZaPoF4QiteIgNKj1lKSaE+",
+	"j60iNjTKEVQBykYAhQVblcj01yQSluCTaMCSKJl1uwdDqA4tLO8ZQjj4gUiiD+mAHXa7VCYDRV8CFgBr",
+	"nxW6W5i4iS+SzHo/5iaR91yz+1LJUTtmh90ea6H4/tNPP+2dzMxYSGOZmxiwbwQvRZm2qZ9JrjXgDJbs",
+	"mmeIZC0x2Y8nspq2qyE54XM4TFZeo+FU9ScZVntx1aZxZeyA+l8zh6ydSFzgDqMSnZSkx8sSIKyxUumY",
+	"TwX7rzevXrI3QKvsoNN1C6ENN1RsXIvyTpRsOBbDWw1C5QQ9kv6gdDssU0ON5NqZZFS7FA20E2HKfBiz",
+	"LJ8IqQELQ2YM7xBVdhKZyDRNATWsYHv/zc5fvblgLvSCO4SLThB4UDsdLEkSydje9+zRCbFloFu3CeyH",
+	"058fwc+ry9Hbq+iRayhjj35NItoTpKeg7ySKWRLhnLT99V3iI9vxtyBwPoku7TcZN/azHAls7qssiQDJ",
+	"E/4vifzK1BocELggSJbYtMknYnAvxK1tOGiA9hjefpfAhWuVP3wJG4NMXDCs2G/fJRFobUl0eQmfcn0l",
+	"lQlf8BXi8PH7+/vOCDIrcBUuLy8/PKKdW9ISIHLZVS3fTk1oyj3jo1EpRtwsABS4qOTlaGQPYfpVU4oa",
+	"7UE0iL6y/Jr2ECpWutSEMI3hMnZEsBD2Yu9Uz2TrQ/tm7sBJEVQqN/OYFQJzqj1oPIxVKioU7TAk1w62",
+	"IhE/3hp9RLH7Mjf0zaXLwLKvvKMdrp6rvfwushu6eU3iWlrI2hWSQpvF3K8fm+E4LCWy65lhWZ5RCSIH",
+	"4YPJPLG9aCzdr1ykg+7yKvnTsrgUXGZR/O6dPyd+UapDYpcE47wuL+N3Eazcu4hMIv55D+IZv4vwcCRJ",
+	"x67kmsWkzJe1a1fHRGiifAyy97UKHQ6k/dby3qXsOb9S7yh/p4u5cu7DQc+OqGH9Mj63vxCiAih7+URc",
+	"YdigV62bprpmhlvL8MBISATeTqvfUeNw1mkqh6PudTTof4gjL3g1rV1vr9/1uU//F/7rl7K31//yon8w",
+	"OPp6cPQ1/Xb5u53fYJsQLUr7QLnatrnvglmv2cm1HAD8TFfXcxhk8IqVVO3hiSC5whsdQC7B5LluHKmb",
+	"Gy0MRUY2Ewvs8KwwpJDU1rHC+8Xsuah26nr9bnzQ7caHvc7RJSgEtZe/Lbkc2oU/52Wu668+7sa9o258",
+	"8PgSxPGdiHUD8q6qriogshhkS/vZyrXaMCVjb6RECYdrlhtWckk66hZaIIyFTBBbK7bw0nKs9tdbvvlQ",
+	"jZXGusaEoW9Bs4F2rQDZqvSQUIcJIw4weQotHGPBCzP+JRr8aj/90+6Y3ZTOPzV95TcePlmpe/5L7cM+",
+	"QXXbLz8AXPOszM0cszJBzLSyZzR4d/nBsj0QmFdp0LnUxlIeYsOAepZbBWc4mwhpWEuL4mZvrCwTP2bp",
+	"hN8Kq5WkKIZD4AO45CCpZlYWvsAszXyN0m7vjZkWJZrUwaZHWqz3QS/rzSdOCMtYxvNiDppBQ9nPoDWU",
+	"/BrK7oN66RVt8R60BKsFtThD/2ZsrzZ1LwvFs3ZcN297CPhw5Gi6aFL3g0UNnn9hGX6zdcA5GqalMmqo",
+	"CtayssiUlx5sqAa5d3J+1kabPTbEcInF5Fpk7gAn0qvnuWFWiddUyEKBaqwtQ5jZ16QQgHfodEOrrcGO",
+	"Z1ZudEgsidRTMdyDYw1bYgkfFESHJa8kenhyzcZcZntTXmrCldFTIbL2sYc2pfOH4PaIDmhAaHO+ozpl",
+	"ojuAlvGp765hMVfZGBzDQ8Wxgr7MdYCTlHHDWYusAv20qh8A+j3YMdrBfrokycUxfA9nHhMY8HTDGji1",
+	"k6wQimfsmhf2OJYhVb1y6oyOPlx++P8DAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
