@@ -122,6 +122,10 @@ func Clean(value string) string {
 	return stats.Truncate(stats.Storable(value), MaxLength)
 }
 
+// Identifying tells whether a text holds what Clean redacts: an e-mail address or 9 or more
+// digits in a run. Custom properties are redacted by the same rule.
+func Identifying(value string) bool { return hasEmail(value) || hasLongNumber(value) }
+
 // hasEmail finds local@domain.tld: a character of an address on each side of "@" and a dot in
 // the domain after it.
 func hasEmail(s string) bool {
