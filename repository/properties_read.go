@@ -113,3 +113,43 @@ func (v rowReader) revenue(ctx context.Context, s *rowSource, goals []stats.Goal
 	})
 	return out, nil
 }
+
+// PropertyPair is one key and value of a range's custom properties with the hits that carried
+// it.
+type PropertyPair struct {
+	Key, Value string
+	Hits       int64
+}
+
+// PropertyPairs are every key and value of a range's custom properties, with the filters, by
+// hits descending then key and value (the CSV export), and what they rest on.
+func (r *Repository) PropertyPairs(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) ([]PropertyPair, Basis, error) {
+	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}
+	s, err := v.source(ctx)
+	if err != nil {
+		return nil, Basis{}, fmt.Errorf("stats.property_pairs: %w", err)
+	}
+	query := `
+		SELECT split_part(u.p, chr(31), 1) AS key, substr(u.p, strpos(u.p, chr(31)) + 1) AS value, count(*) AS hits
+		FROM visit_rows CROSS JOIN LATERAL unnest(props) AS u (p)
+		WHERE ` + s.where + `
+		GROUP BY u.p
+		ORDER BY hits DESC, u.p COLLATE "C"` // by key, then value: chr(31) sorts before any character of a value
+	var rows []struct {
+		Key   string `db:"key"`
+		Value string `db:"value"`
+		Hits  int64  `db:"hits"`
+	}
+	if err := r.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, query, s.args...) }); err != nil {
+		return nil, Basis{}, fmt.Errorf("stats.property_pairs: %w", err)
+	}
+	out := make([]PropertyPair, len(rows))
+	for i, row := range rows {
+		out[i] = PropertyPair{Key: row.Key, Value: row.Value, Hits: scale(row.Hits, s.fraction)}
+	}
+	basis, err := v.Basis(ctx)
+	if err != nil {
+		return nil, Basis{}, err
+	}
+	return out, basis, nil
+}
