@@ -285,11 +285,16 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 	}
 	var appends []string
 	for i := len(columns) - len(appended); i < len(columns); i++ {
-		if columns[i] == "revenue_amounts" {
-			selected[i] += "::numeric[]" // exact decimals, never floating point
-		} else {
+		switch columns[i] {
+		case "pages", "events", "event_names":
 			selected[i] += "::text[]"
+		case "revenue_amounts":
+			// Exact decimals, never floating point; NULL for none (migration 0030).
+			selected[i] = "NULLIF(" + selected[i] + "::numeric[], '{}')"
+		default:
+			selected[i] = "NULLIF(" + selected[i] + "::text[], '{}')"
 		}
+		// || of a NULL array is the other one.
 		appends = append(appends, columns[i]+" = v."+columns[i]+" || EXCLUDED."+columns[i])
 	}
 	list := strings.Join(columns, ", ")
