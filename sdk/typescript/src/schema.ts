@@ -1789,9 +1789,6 @@ export interface components {
          *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
          *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
          *     422 on `property_filter`. `(other)` matches nothing.
-         * @example {
-         *       "plan": "pro"
-         *     }
          */
         PropertyFilter: {
             [key: string]: string;
@@ -2752,7 +2749,6 @@ export interface operations {
                 /**
                  * @description With `name=property` (and only with it: any other name answers 422 on `property`),
                  *     the key of the custom property whose values to list; required then.
-                 * @example plan
                  */
                 property?: string;
                 /**
@@ -2812,9 +2808,6 @@ export interface operations {
                  *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
                  *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
                  *     422 on `property_filter`. `(other)` matches nothing.
-                 * @example {
-                 *       "plan": "pro"
-                 *     }
                  */
                 property_filter?: components["parameters"]["PropertyFilter"];
                 /**
@@ -2926,9 +2919,6 @@ export interface operations {
                  *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
                  *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
                  *     422 on `property_filter`. `(other)` matches nothing.
-                 * @example {
-                 *       "plan": "pro"
-                 *     }
                  */
                 property_filter?: components["parameters"]["PropertyFilter"];
                 /**
@@ -3049,9 +3039,6 @@ export interface operations {
                  *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
                  *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
                  *     422 on `property_filter`. `(other)` matches nothing.
-                 * @example {
-                 *       "plan": "pro"
-                 *     }
                  */
                 property_filter?: components["parameters"]["PropertyFilter"];
                 /**
@@ -3166,9 +3153,6 @@ export interface operations {
                  *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
                  *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
                  *     422 on `property_filter`. `(other)` matches nothing.
-                 * @example {
-                 *       "plan": "pro"
-                 *     }
                  */
                 property_filter?: components["parameters"]["PropertyFilter"];
             };
@@ -3296,9 +3280,6 @@ export interface operations {
                  *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
                  *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
                  *     422 on `property_filter`. `(other)` matches nothing.
-                 * @example {
-                 *       "plan": "pro"
-                 *     }
                  */
                 property_filter?: components["parameters"]["PropertyFilter"];
             };
@@ -3418,9 +3399,6 @@ export interface operations {
                  *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
                  *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
                  *     422 on `property_filter`. `(other)` matches nothing.
-                 * @example {
-                 *       "plan": "pro"
-                 *     }
                  */
                 property_filter?: components["parameters"]["PropertyFilter"];
             };
