@@ -198,6 +198,7 @@ const (
 	StatNameOperatingSystem  StatName = "operating_system"
 	StatNamePage             StatName = "page"
 	StatNamePageview         StatName = "pageview"
+	StatNameProperty         StatName = "property"
 	StatNameReferrer         StatName = "referrer"
 	StatNameScreenResolution StatName = "screen_resolution"
 	StatNameSearchEngine     StatName = "search_engine"
@@ -242,6 +243,8 @@ func (e StatName) Valid() bool {
 	case StatNamePage:
 		return true
 	case StatNamePageview:
+		return true
+	case StatNameProperty:
 		return true
 	case StatNameReferrer:
 		return true
@@ -317,6 +320,24 @@ func (e ListStatsParamsSortBy) Valid() bool {
 	case ListStatsParamsSortByCount:
 		return true
 	case ListStatsParamsSortByValue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPropertiesParamsSortBy.
+const (
+	ListPropertiesParamsSortByCount ListPropertiesParamsSortBy = "count"
+	ListPropertiesParamsSortByValue ListPropertiesParamsSortBy = "value"
+)
+
+// Valid indicates whether the value is a known member of the ListPropertiesParamsSortBy enum.
+func (e ListPropertiesParamsSortBy) Valid() bool {
+	switch e {
+	case ListPropertiesParamsSortByCount:
+		return true
+	case ListPropertiesParamsSortByValue:
 		return true
 	default:
 		return false
@@ -424,7 +445,7 @@ type Goal struct {
 
 // GoalConversion defines model for GoalConversion.
 type GoalConversion struct {
-	// AverageRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	// AverageRevenue Null for a goal without a currency; else its revenue per event that carried one in its currency.
 	AverageRevenue *struct {
 		// Amount A decimal with two digits after the point, e.g. `120.50`.
 		Amount string `json:"amount"`
@@ -439,7 +460,7 @@ type GoalConversion struct {
 	Goal string   `json:"goal"`
 	Kind GoalKind `json:"kind"`
 
-	// TotalRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	// TotalRevenue Null for a goal without a currency; else the sum of its events' revenue in its currency.
 	TotalRevenue *struct {
 		// Amount A decimal with two digits after the point, e.g. `120.50`.
 		Amount string `json:"amount"`
@@ -534,13 +555,33 @@ type Hit struct {
 	// Page The absolute http(s) URL of the page; required in this service's body.
 	Page string `json:"page,omitempty"`
 
-	// Props Custom properties of the hit; accepted, of any shape, and not stored yet.
+	// Props Custom properties of the pageview or event: an object of keys to values
+	// (`{"plan": "pro", "logged_in": true}`). String values are kept; numbers and
+	// booleans become their text; `null`, arrays and objects are dropped. At most 30 a hit
+	// (the rest dropped); a key of 1 to 300 characters and a value of 1 to 2000, others
+	// dropped; both stored cut to 255 characters. A key or value holding an e-mail address
+	// or a run of 9 or more digits (spaces, dots or dashes between them) is stored as
+	// `(redacted)`. A website keeps at most 300 keys a day (later keys count under
+	// `(other)`) and `MAX_VALUES_PER_DAY` values a key (later values count under
+	// `(other)`); a visit keeps at most 64 distinct key/value pairs (later ones dropped).
+	// Any other shape is dropped: the hit still counts (never a `400`), and the metrics
+	// count what was dropped.
+	//
+	//
+	// Example: {"author":"Ada","plan":"pro"}
 	Props interface{} `json:"props,omitempty"`
 
 	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
 
-	// Revenue An event's revenue (`{"amount", "currency"}`); accepted, of any shape, and not stored yet.
+	// Revenue An event's revenue, `{"amount": 10.5 or "10.50", "currency": "EUR"}`: an amount
+	// greater than 0 with at most 15 digits before the point and 3 after, and a currency of
+	// three capitals (ISO 4217). Kept exactly (a decimal, never floating point). Anything
+	// else drops the revenue; the event still counts (never a `400`). Ignored on a
+	// pageview.
+	//
+	//
+	// Example: {"amount":"10.50","currency":"EUR"}
 	Revenue interface{} `json:"revenue,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
@@ -615,7 +656,10 @@ type PageSize int
 // event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
 // with no open visit it is ignored); any other name is an event of that name, with `$`
 // as its value and unit. Member names match whatever their case, and other members
-// (`p`/`props`, `v`...) are accepted and ignored.
+// (`v`...) are accepted and ignored. `p`/`props` are the hit's custom properties and
+// `$`/`revenue` the event's revenue, under `Hit`'s rules for `props` and `revenue`
+// (`p` may also be a JSON string holding the object, as older scripts send it); an
+// `engagement` hit's properties are ignored.
 //
 // Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
 type PlausibleHit struct {
@@ -645,10 +689,10 @@ type PlausibleHit struct {
 	N    *string `json:"n,omitempty"`
 	Name *string `json:"name,omitempty"`
 
-	// P Custom properties (long key `props`); accepted and ignored.
+	// P Custom properties (long key `props`), as `Hit`'s `props`.
 	P interface{} `json:"p,omitempty"`
 
-	// Props Custom properties; accepted and ignored.
+	// Props Custom properties, as `Hit`'s `props`.
 	Props interface{} `json:"props,omitempty"`
 
 	// R The referrer URL (long key `referrer`); `null` or absent for none.
@@ -680,8 +724,9 @@ type PlausibleHit1 struct {
 	Name string `json:"name"`
 }
 
-// PlausibleRevenue An event's revenue, recorded as its value and unit under the rules of `HitEvent`'s
-// `value` and `unit`.
+// PlausibleRevenue An event's revenue: recorded as its value and unit under the rules of `HitEvent`'s
+// `value` and `unit` (the `event` statistic), and as its revenue under `Hit`'s rules for
+// `revenue`.
 type PlausibleRevenue struct {
 	Amount *string `json:"amount,omitempty"`
 
@@ -798,6 +843,30 @@ type RecentPageview struct {
 
 	// SecondsAgo Whole seconds since the pageview.
 	SecondsAgo int64 `json:"seconds_ago"`
+}
+
+// RevenueEntry defines model for RevenueEntry.
+type RevenueEntry struct {
+	// Amount Their sum, a decimal with two digits after the point, e.g. `120.50`.
+	Amount string `json:"amount"`
+
+	// Currency ISO 4217, three capitals.
+	Currency string `json:"currency"`
+
+	// Events The goal's events that carried revenue in this currency.
+	Events int64 `json:"events"`
+
+	// Goal The event goal's display name.
+	Goal string `json:"goal"`
+}
+
+// RevenueList defines model for RevenueList.
+type RevenueList struct {
+	Data []RevenueEntry `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
 }
 
 // SortDirection The direction of the sort key; ties break as each list says.
@@ -1163,6 +1232,9 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// PropertyFilter defines model for PropertyFilter.
+type PropertyFilter map[string]string
+
 // RangeFrom defines model for RangeFrom.
 type RangeFrom = openapi_types.Date
 
@@ -1259,7 +1331,14 @@ type ListStatsParams struct {
 	// URL as sent (at most 255 characters; one holding an e-mail address or 9 or more
 	// digits is `(redacted)`), counted when present; `utm_campaign` is another name for
 	// `campaign`. Those six names are counted from the upgrade that brought them on.
+	// `property` lists the values of the custom property `property` names, each counted
+	// on every hit that carried it; it is counted from the visit rows, as filtered numbers
+	// are (`filtered_from`, `sampled`), with or without filters.
 	Name StatName `form:"name" json:"name"`
+
+	// Property With `name=property` (and only with it: any other name answers 422 on `property`),
+	// the key of the custom property whose values to list; required then.
+	Property *string `form:"property,omitempty" json:"property,omitempty"`
 
 	// From First day, `YYYY-MM-DD`.
 	From openapi_types.Date `form:"from" json:"from"`
@@ -1305,6 +1384,14 @@ type ListStatsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 
 	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -1366,6 +1453,118 @@ type ListGoalConversionsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
+}
+
+// ListPropertiesParams defines parameters for ListProperties.
+type ListPropertiesParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Search Case-insensitive substring of the key; `%` and `_` are literal.
+	Search  *string                     `form:"search,omitempty" json:"search,omitempty"`
+	SortBy  *ListPropertiesParamsSortBy `form:"sort_by,omitempty" json:"sort_by,omitempty"`
+	Sort    *Sort                       `form:"sort,omitempty" json:"sort,omitempty"`
+	PerPage *PerPage                    `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
+}
+
+// ListPropertiesParamsSortBy defines parameters for ListProperties.
+type ListPropertiesParamsSortBy string
+
+// ListRevenueParams defines parameters for ListRevenue.
+type ListRevenueParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To      RangeTo  `form:"to" json:"to"`
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 }
 
 // GetSummaryParams defines parameters for GetSummary.
@@ -1402,6 +1601,14 @@ type GetSummaryParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 
 	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -1462,6 +1669,14 @@ type GetTimeseriesParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 
 	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -2063,9 +2278,15 @@ type ServerInterface interface {
 	// ListGoalConversions Conversions of a website's goals over a range
 	// (GET /api/v1/stats/{website_id}/goals)
 	ListGoalConversions(ctx echo.Context, websiteId StatsWebsiteId, params ListGoalConversionsParams) error
+	// ListProperties Custom property keys of a website over a range
+	// (GET /api/v1/stats/{website_id}/properties)
+	ListProperties(ctx echo.Context, websiteId StatsWebsiteId, params ListPropertiesParams) error
 	// GetRealtime Who is on a website now
 	// (GET /api/v1/stats/{website_id}/realtime)
 	GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error
+	// ListRevenue Revenue of a website's event goals, per currency
+	// (GET /api/v1/stats/{website_id}/revenue)
+	ListRevenue(ctx echo.Context, websiteId StatsWebsiteId, params ListRevenueParams) error
 	// GetSummary Headline numbers of a website over a range
 	// (GET /api/v1/stats/{website_id}/summary)
 	GetSummary(ctx echo.Context, websiteId StatsWebsiteId, params GetSummaryParams) error
@@ -2147,6 +2368,13 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
 	}
 
+	// ------------- Optional query parameter "property" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "property", ctx.QueryParams(), &params.Property, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property: %s", err))
+	}
+
 	// ------------- Required query parameter "from" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
@@ -2208,6 +2436,13 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
 	}
 
 	// ------------- Optional query parameter "filter_any" -------------
@@ -2284,8 +2519,96 @@ func (w *ServerInterfaceWrapper) ListGoalConversions(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
 
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListGoalConversions(ctx, websiteId, params)
+	return err
+}
+
+// ListProperties converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProperties(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPropertiesParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "search" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search", ctx.QueryParams(), &params.Search, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort_by", ctx.QueryParams(), &params.SortBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProperties(ctx, websiteId, params)
 	return err
 }
 
@@ -2302,6 +2625,66 @@ func (w *ServerInterfaceWrapper) GetRealtime(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetRealtime(ctx, websiteId)
+	return err
+}
+
+// ListRevenue converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRevenue(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRevenueParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRevenue(ctx, websiteId, params)
 	return err
 }
 
@@ -2337,6 +2720,13 @@ func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
 	}
 
 	// ------------- Optional query parameter "filter_any" -------------
@@ -2418,6 +2808,13 @@ func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "property_filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property_filter: %s", err))
 	}
 
 	// ------------- Optional query parameter "filter_any" -------------
@@ -2711,7 +3108,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/goals", wrapper.ListGoalConversions, options.OperationMiddlewares["listGoalConversions"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/properties", wrapper.ListProperties, options.OperationMiddlewares["listProperties"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/realtime", wrapper.GetRealtime, options.OperationMiddlewares["getRealtime"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/revenue", wrapper.ListRevenue, options.OperationMiddlewares["listRevenue"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/timeseries", wrapper.GetTimeseries, options.OperationMiddlewares["getTimeseries"]...)
 	router.GET(options.BaseURL+"/api/v1/websites", wrapper.ListWebsites, options.OperationMiddlewares["listWebsites"]...)
@@ -3132,6 +3531,102 @@ func (response ListGoalConversions500JSONResponse) VisitListGoalConversionsRespo
 	return err
 }
 
+type ListPropertiesRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    ListPropertiesParams
+}
+
+type ListPropertiesResponseObject interface {
+	VisitListPropertiesResponse(w http.ResponseWriter) error
+}
+
+type ListProperties200JSONResponse StatList
+
+func (response ListProperties200JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListProperties401JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListProperties404JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response ListProperties422JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListProperties429JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListProperties500JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRealtimeRequestObject struct {
 	WebsiteId StatsWebsiteId `json:"website_id"`
 }
@@ -3201,6 +3696,102 @@ func (response GetRealtime429JSONResponse) VisitGetRealtimeResponse(w http.Respo
 type GetRealtime500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetRealtime500JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenueRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	Params    ListRevenueParams
+}
+
+type ListRevenueResponseObject interface {
+	VisitListRevenueResponse(w http.ResponseWriter) error
+}
+
+type ListRevenue200JSONResponse RevenueList
+
+func (response ListRevenue200JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListRevenue401JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRevenue404JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response ListRevenue422JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListRevenue429JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListRevenue500JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4438,9 +5029,15 @@ type StrictServerInterface interface {
 	// ListGoalConversions Conversions of a website's goals over a range
 	// (GET /api/v1/stats/{website_id}/goals)
 	ListGoalConversions(ctx context.Context, request ListGoalConversionsRequestObject) (ListGoalConversionsResponseObject, error)
+	// ListProperties Custom property keys of a website over a range
+	// (GET /api/v1/stats/{website_id}/properties)
+	ListProperties(ctx context.Context, request ListPropertiesRequestObject) (ListPropertiesResponseObject, error)
 	// GetRealtime Who is on a website now
 	// (GET /api/v1/stats/{website_id}/realtime)
 	GetRealtime(ctx context.Context, request GetRealtimeRequestObject) (GetRealtimeResponseObject, error)
+	// ListRevenue Revenue of a website's event goals, per currency
+	// (GET /api/v1/stats/{website_id}/revenue)
+	ListRevenue(ctx context.Context, request ListRevenueRequestObject) (ListRevenueResponseObject, error)
 	// GetSummary Headline numbers of a website over a range
 	// (GET /api/v1/stats/{website_id}/summary)
 	GetSummary(ctx context.Context, request GetSummaryRequestObject) (GetSummaryResponseObject, error)
@@ -4589,6 +5186,32 @@ func (sh *strictHandler) ListGoalConversions(ctx echo.Context, websiteId StatsWe
 	return nil
 }
 
+// ListProperties operation middleware
+func (sh *strictHandler) ListProperties(ctx echo.Context, websiteId StatsWebsiteId, params ListPropertiesParams) error {
+	var request ListPropertiesRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListProperties(ctx.Request().Context(), request.(ListPropertiesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListProperties")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPropertiesResponseObject); ok {
+		return validResponse.VisitListPropertiesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetRealtime operation middleware
 func (sh *strictHandler) GetRealtime(ctx echo.Context, websiteId StatsWebsiteId) error {
 	var request GetRealtimeRequestObject
@@ -4608,6 +5231,32 @@ func (sh *strictHandler) GetRealtime(ctx echo.Context, websiteId StatsWebsiteId)
 		return err
 	} else if validResponse, ok := response.(GetRealtimeResponseObject); ok {
 		return validResponse.VisitGetRealtimeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRevenue operation middleware
+func (sh *strictHandler) ListRevenue(ctx echo.Context, websiteId StatsWebsiteId, params ListRevenueParams) error {
+	var request ListRevenueRequestObject
+
+	request.WebsiteId = websiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRevenue(ctx.Request().Context(), request.(ListRevenueRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRevenue")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRevenueResponseObject); ok {
+		return validResponse.VisitListRevenueResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4982,322 +5631,351 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nd9s2sjf+VXD43D2R+tCyJNtpKp+ce9zEaX2bFz+J09zd0H8TFmEJawrQEpAVNc13/x/MACAoUm9O",
-	"0pfd3r2nsSQSGACDwcxg5jcfo6GcTKVgQqto8DEaM5qxAv48yXM5N39kTA0LPtVcimgQXYwZmTA9lpki",
-	"eszIlOoxGVMVE9YZdUj6w+lFTM5fvblIO1EcFexfM16wLBroYsbiSA3HbEJNq3oxZdEgUrrgYhR9+hRj",
-	"hydi8argIy7qPZ/kc7pQJP0mjYmSRI+pJlQsiOKakQldkKlUmoy5Vut7ZmI2iQbvo2+iy7iBjCd0OGZP",
-	"pNCFzFcTIeSe0rJg6YBQQahQc1YQeQNTcnJ+BvSMZZ4RSmaKFQ8UmbNrQ6kiVGREzCbXrFAwECETMTSd",
-	"xkSNacEyIgtoZ5hzJvQDReRcxOSWsakiXHcSsdXwHIUrRimFZkI/Z2Kkx82rnMNvblDXMlsQLsj1woyh",
-	"FX77w+kFUUxkKiY3siA/np48bW+1+FxoNmJFSNDFYspeARVq3eQrwW9uQj4g14WcK1YQTW8ZcqZdFIqf",
-	"UtvBnukhJVwbpu1sOZPQXfNEPpVDdS5zPlzU6X0Df+OKK73ImSI3hZwQPeaKKFbc8SEjUuSLmAipx1yM",
-	"CBc5F6z8DM+zXLH5mBVs1y11ekFHzYurdCHFiDChuV4QTUdunQs2LZhiQlPztFlXTVqw0XPKBQzFfBr9",
-	"wqd7RnYUTCmWJUIKRhgdGllwx8wjvDB82z4G1jDzfU2Ht4aD0rObvZdSsL0XVA/H6SZ+ro/qNfvXjCl9",
-	"ljUPjWdkJjJWkPmYD8dAbcY05bnCMXJFWFHIgsxZwUguRyOWdXYmQReLkxvNioZVZ0MpjHSUZE7NuNmN",
-	"LGBKiGAfNCmQ/J13yLt3705memyWbEg1W709vme0YEW6HXPjw028/SmOprSgE6btifCM540Dxu8VaaU3",
-	"8Nf7lycvTi8f/3zy/O1p6s4F+9NQzoQuFpePn54OfmDFhIpFMut2+w/t71M6YpeP96cFH3IxStuDRLA7",
-	"ViysxCTwvoJNAzN6xxXXCoXAxPATwcexOTLid0x0ErFHgBrCFaHkjuYzRtgHOtT5wskHpalWJOfKLJCe",
-	"FcLI2pikSZREKeFimM8ylnXICXaJnTGVCOLHhrSfp2Q+ZoKYDSFviKHO/HDH2VyZ/s9j2ETuJXbHhL58",
-	"fGrf4hq3nB4z0zT8Sk6P7aikHrOCCDphxOw9WlhRByThQWFH14IZsf3f8AJPxnYH6B1Kobk581MkxS5K",
-	"6hrF00dmLORdbCQdpKQ1zemQARmKDMdUjIDWa6bnjAnyA5Nn56RgOaOKqfYxSYdcl40rIGk+ljlDWjvk",
-	"mSxIqhgthuMrJkZcsDQGQpUccppfCabnsrhNY5IO6WRK+UikMUr1mZ5cpUZ+oZRNYcJSM8WETaZ6Ydfd",
-	"rpab1pBrQF4Z8XXs10TJWTFkl49T/17GCzbU9r0OdutJIRzYgIpgecxBWBI7AEZ0LGEI13MJbHli1wtI",
-	"EdIy15gq37U9CQblkIBJzWh/YYVUMYEdAj8bsYZL3AJa2mlspaDS1MikG6taQKeGMZVGAUl5bhqeGJ5f",
-	"6pkwbtoCct9xPbZ7y2h863YmtGJex0kb2DMBPkkjLTKuNBdDbeidsoJkdBETNZtMjAZkRoSELVQ7tm3E",
-	"5FrOxNDqUNmsgDMqdocSL4KdRkXmN5A6JnNDeGWjpnFJa/kaLA/V8A0ukCAzcSvMzpKFOR0Z1SwjRsTF",
-	"rsHUTJU52uBwuZHFxMvCxx8sK9uu6eX768vHH9J2bJqjlj1huP2jI7ObCjrE2TXqo5m/l2+fm2dNF28v",
-	"nu09sooN8Nxhv0+k8HQAxa/NhoSRzKbmEDrowSwSs7FhkVjmhF+HnCMHUB2HOpPRXq+NLkAz1ECo6UzR",
-	"yTT3HOwXErSbIc1ZRmbTAUnxsSw1TwmiTNcgP8zAjEphWgVCn+JP5R50UtuocqQVyJ7ZdFTQzO6S60LO",
-	"RmNdsqHMM+AWKmCmn508uXhz9fr04vTlxdmrlymMPiZ8MpWFZlkbJiJnN5rImR64uWPZlRlpigTDoHHn",
-	"ZHRhmoXjG7V2nEWU10CROVWMLkBSaKKTCLNP5CygMZhcroIthwtSqAfmHDL7KQZWNe+WEymLRCyRiVoT",
-	"+wCPmCPZyvBoEJUna/TJPDLNZcacAmAMq+hfM1YsojgykioaRNhyFGoH/1Wwm2gQ/Z/90jzcx1/V/htz",
-	"Ulpd4FMcgWIbDaKMsemr63+yoTbf4u8nokErtiO5omLhNIXerz/300F4oM/HUlkxBdMrFp7vUHS1qCq3",
-	"nz+MpWDtDvkZHzHrrJjRYQzLXy9I+mt6TNIk+TVFRSDnmhU0N9/j6ZEkSZKGPyRJekyMaiGVTkS/63qX",
-	"N+7bpW0LOnCHvBJ4PrqdxI0mfQdtyhtPd+yX1UxG6uXJlZDuaLZfmBObcqGMuZnnZDIz57nMQR+Z0NyI",
-	"HCM1BSuFQ100rGaYX5+93olXDLn34RdcmE1c88QOdjXruOmw/HPR+/ViDf+4p0Mu0uyDOU/4SEij7hoL",
-	"XLFjPLaN7E+r6oQ9ubHVsekgk0yVnKbAsAnWsjbdptFoEO1f53K0v9tkO/q/3oy/lHr1ZAupt96nIlBx",
-	"cKssz2ki/KQGzYj6BHMV6EuTXaa6YDesMEbNIJrP552RlKOcdYZystu0C6m/xoyf3RjjF2zfZvs1NVZ7",
-	"CiKGDOV0EfiCjGJ47A0FK/WWD5eD7mEnnJAoiQ5uetf9YRJFdsDo5itHXLHIo/Wm7zkwchPhZo1jPDp7",
-	"RjCZz6WKyUQGeq2QJKOaWvFmzrL9VMuUiFmed6LmFYHNE5KVsRs6y3U06MXRhH7gE2PM9rru/+JowoX9",
-	"Mm6ypc9Z4cbR2B8rrmp9rlt/09gb/gtD54BRwJ4VctJkKhsjCjTd9O9///vf91682Hv6NCWtBaOFIj2j",
-	"r3333Xfftasr2O/2H+71envd3ooJMvO41tw3JwTVhhmpNsNqcGkYqi9knebntIlkcFE5+9DqPY00H3RX",
-	"0KzlZ1L8RhZ61Qoq89vWu1cW+ilYeGbE0LTZz+/QY7vKz2Qdug8U4eYcFoRnXh00cwPbluY5eH/tsUwO",
-	"lzbnt3ZuplSPS+pt01c8226KuNAPD6ONXG8H9AYs7fqgnlDF9rhQTCiujb2qZtc43U6kZ3JCuTgm6d/s",
-	"+XiVojaN+tKq7YumfWU5JvSD8z33j44anU/WT/a9zDgDXcCS/3aaWffXEF265k86neZ8CPbg/oe9+Xy+",
-	"ZyZnb1bkTAxlxmANgzOCfQCHzhWfqmhg5OINvZMF1/Zg+LQt61RoeiaLCdJendhXzs684SzPFHp40HHS",
-	"iXCoaiqFwmF+T7MfuV4zvn8qKZaGM2FKoYIBQhf0w2sGVxPXSuYzzchY62lLtcnb18/NOilN9UxFg8Nu",
-	"d+vBnhaFLJoG+MKroP/z5tXLmFAyB/dy6HMHg9fqAa3znM4Uv87N7kln6X46K/K0TSZcKWA3NHeNQddE",
-	"PzRVaUKk+6lhNrTEQYw+PAzUctQRwtut4ZAptWfvefbg7mmvvHlqmgX79v7SPRVMx4+M5niPsv2auRWI",
-	"5G209RLYjhrW4O2UtMBDQbNFuwOahrEsBc1x2e7JT64RuK9ghfUxBQx09CUYCLws7MOUDY2pdkN5PivY",
-	"ccV3T72z3rr30//dszcBe2cZHD7B+oa/bVrQ8j4BKDsTdzTn2Q+S5ttPGnQK/jNY2tlkQsG20uVBAdpP",
-	"v9slI0nNeHJYqiiOQFGGtsz0QEu3XGTR4H1EKy97k9M1El1+ioO1MqcSeLxRw5qDrgyDqez4fh99+6j/",
-	"lLRS7weD1h8oMqXarD4YO7CzlKaFRmfafjPl2Oz7CERQ5fHPoFXTWybqE5txNc3pAi1t61YpT+W1E2xf",
-	"vcIT6n0E04svkGvGBMEu703zF9gSeFqYcdlO4pp8HA7Z1GyYMTO7JcXhpdYzD7dxUjArC6AJ0Gv+H5zO",
-	"u7G2O3LLBQA936o61Cg6TGS0IFZba5hy0FEdZ5jDCZ5FtylDr2mpX34Ot9z4e6qQt61vUQpCkWFCXc3/",
-	"DPzQTL5t9X3kr7JyOSsuB94/bN49dkYrGkM5FRkXoyv8xD5wbf90NmpMKvceMaleecTE3SGYX2bFkMWg",
-	"OAiWx2SmJ1fuS/P3hGV8NsG/y9fMJ80K9z0ueezuy2Mip6yg2hCpFkqzSUwydseHSPxoBtSqYcGYuCoY",
-	"nMXgc/d3SDGxnqSYDLlexOhy/5z1wz0Zrp7b4Jb/mxfIbWWuiFeZP4OKwqhnSzJHGiKszWNNrgZCtGxg",
-	"c3QQy4Kwf81obhQUaOB3FTD+ejcQMoZEO801icJ1KEsu+IQpVnD2hQWKnGlnbzip8kcWKP7qx3ZZvwPf",
-	"JE8c/UgPVQ1NoAeyXK8bw0hGvgPTf8bQxnKG5JQjg68IVbdGEzPcgLcwVLibpObxGEOzuDM603toAlzs",
-	"RlW2zRTN11KfQ3zZZWVlyhs7/8BGit0aWOltBhCj02MihR7/JUg+R5DELqINpgI0NSlJbixEdyHt1mKD",
-	"zLHm9q6yBtwW1SXA78rzf2wU69Wnv2siXA4cpn/RDPLsnNAsK5j6LL4ufREV+Wi/9TQ77U8KgpF+zXLG",
-	"NwZHY01v/DwbQqm5LLIqodOC39HhgvT9VaaxLOyTK4wG1w7SyFhmpYb7hUwLqdFBR1q+g/YXNipKptAF",
-	"HRoB6GyC1vWCULGQgrU3MciXNiXiSPMJ+0WKZSFiv/X8IMjZycsTYr4n8MNqdi5bDBi68f2YqNlwbE6l",
-	"01khp2z/e1bkHIIh3l48+bczkLb1Me4oZoZUoLvcuv2yTUz0pXdqxd8ZEphzgady8AT4WqB7lGXmAX+A",
-	"twxnWCpgCldsiEqP76Ef0iOtJPrll1+SqB1yrReappsnZ09fY19RjG8dmLd63Q78b//gYMu3/2Pl2l/S",
-	"YitpcQ8h8QISH15KfYKK7X2dqtgO9o4tVV3yR19ivJilUSZpeCceRFu1qFi4R8yXOVfa8iYvY9kyOZxN",
-	"mNDtQSJSGHQKTyqi4abehtHXvOsud2SjHx1Jf8F0wYfqmSyueZbhqXyfefUNVKfz4POn8yLMx3DyBo1V",
-	"xTNG0henF6/Pnry5Onn+/NW7FLjlpdTP5Ezcm0vsWQTLc2Maqo7q8PNH9VLifnVOZjoxOnl4cekG8kJm",
-	"/IazhqvQl1KTif2VtJaC+22MQtbukJcSskWW/PQuQ2Edo8AznzD2YJFLml1I+ZwWI3bfib2APAdw+tu8",
-	"FmuRmEYrk9z7QqzjeoEeMFaRPDwkP/HvYYLBgfIZ1zUMX1l1WbP1GICOr3hJ42KVFRP6y13Y2NkDoX7f",
-	"ecMTIeMTJhSXQg0wMmlQsJE5mt2heUd5Tq9zRjAb50tNLIELc/RIW1WxmAmcWjNXTPh4+7l5xhyVeMPa",
-	"oniuxRC1COHbtBxGNdOocgC0S8a7kPIFFQs7q+p+U3ghJZmYM8VuLPXFZufcRRCdnJ/hGEFfTffplO/f",
-	"9VJMT1LGAr9lC4xHxsfax6Rguli46FzI2tmDtJ2UKEzTWWLD4JHNXOhzgEo2fCvoTI9lwX9hn8mLZrS3",
-	"bGG0FJDNZ0+/2IwaiWSaLj3qcRlFGpOC3clbTEO0jjRw4EzoArgHosJTG58Szn6ZcBe44NCkaS9N87t3",
-	"7/aWk5nWzfVy7hMM6rP4NjgN6pwbap/ffYETYLmHbfiSnBrN03GBmXzFIHzy5Pzs6vXJxenV87MXZxep",
-	"b5RQ+y5pXc8KhbtEz83Oh3QSsWgfE+oiCZ0OY2ROIowwZxmh5Rwb6VF6fqHTk7cXP149Ozl7/va179yo",
-	"/yt6ZiIR9mfbPYGrmZuZYhnIMTgLgBE1JpCSmdA8t1olZM+xrKZcfsYWvf/uLNkF23CcuKST9b6MurDT",
-	"5vwaW+ut8EfdPYNaZkELXyC65aUVPIsOCfUpL3vUhOY5SbGBlEgIt3W5ff1u94EKk4WnhbxmiTANYpSx",
-	"GtOpsYmIUS/JNc2pGLICDPYgpQkH1zYcCXM0LeTQ8MV1zk4hkXZHh9FmP6+astxsTMjmmnO1hY936SYD",
-	"YgbJDc0Vi0kvJt3P8ou4uNiqX8R+67SkIAZc8V/Yivuisq0azb1uTPpHMTnqxqTX7f5R7jZkUfMhrHcX",
-	"vBVqNsWsoxcs4/QCghy/kM3iHTGbIh+rBs3RlzVozHqnG0lAe9jas69+2m0OzCrDGwWk3l1BxCtEF3d7",
-	"e93+Ra876Jr//0cUeweqex+i/uOITSjPISrWeSWvpVEYekuOUTHL8/IrWHmQZT7QwsiMm1q0aBwZw+Pb",
-	"0G+IX1uHXjToh265qOIbi8qfrvBGuxzc4UX/oBzcDJzSyxNwcNF9NDjAZz7tGrf62gaerlpm6xjoBC3D",
-	"5n3KcqbxDKVZxs0bND83oyo0ROuiwImmwVcfo6x8y6afm2kqU8+vpcwZBeGKllwtwHk5qDmOUNKHGe2W",
-	"5ma4hjKY+n0E0dX2/dgTV74mfc6GN8nXDrY+fQCKAFgDZr8gPAYmzeKGJMms2z1gj8lht2u2aXW6SlnZ",
-	"3O3HiGs2UQ1pGn4ItCgopAEuByTbzNF8cYwiy/lEUcBBxJ6xs6z8AZW4NiteOH2sNc/IeDahwhuvnXoA",
-	"fymUmoLrf7y4OLeTFPus207UGNYerqmjybfetJzPcnQ6UbF4dRMN3n+sM6Bnp27cu6z3elk/J+y7HfIK",
-	"g0HmvACNAk37yilCXaQIy7M2uFuNOc+1ZoKkZktAKqBhKkgR7KUQOt1NjzGDDbLMQTPgYkRa6YIp88LF",
-	"a4BbSCvp73DwVhVvs7aH/X4nEU/AFFBEjeUszxCoA/uHDpGCY2IIgGj/Lkb7e4c5VWQ6np4Imi80HyqP",
-	"XDBBnf3D3kjuBTNrpt5F1e4gNYazomCiCV/lRFiABBuuevbmFTns974l7hWwW11ikfkXFVoUzjV+rMaE",
-	"NmwqjGzbSAZ+wOsQirNyDFTA/l+Kst2Ksq2lIcYNrxf9Zgl+Ms8FQcB1pacWCDx20cDhWMKRbzGSJgEM",
-	"JMcuxQuneGkt4pIHmrazGdATKe5YoThqDztwF71jBR2xq8L0jDrqDkL+pZkJNFptA7jVhrLIWHaMKfCA",
-	"l4Pz6B8SIF7dsJqmbonMiZw18h7J2JBPaI77Ws8lyfjItI2+Bbj9kVxoh8PS63c7R920USCv3mluZ3Wi",
-	"TWtqCd2wZEO/XFeFtVHLfC85M9MQZDN1fQuYge/3otpyW4ys1KmfM3ZdwkjyxqnZdWNpqWn+F1P9pkzl",
-	"ECm2YoqlHoBDvDDyLXk+q7Ps8hrHNVGyWVY950rvqkNba8irfps4MpCMDXphzsXtxmYMmc/hQdD6NN3m",
-	"hRfmueVpBuptG67zVdP0R7YxgF2+oIFhxgvZg7tJihOvDnrHRE3Ni7bXp079WW6dXi2wEpzvqQ0YRKWS",
-	"JTMWEz0uGCNDOuWa5mAnWDUhGkT/3/uTvX9cfjz49F/RFupWlRbI4ev1uxVInJng/5r5CG9r6B2T6wWx",
-	"CeEk/RkAlFIPVGepSURrONP1NtsuNLVU2lB5DRJUe/1uvLUyuHkOq73FTdmK1f4fHn6BA6lZ0zsP9byV",
-	"i15R/8BBZ0heAj6BXC+A0kCspX1jOXxTQmjB/ccMXg+XNP019SAtitAcLrA1v2Oqtg6NicLVHQezsmqD",
-	"/WSnzG1ip+R6tfOyYZ7Ni7+FmP6TCWfvOLrftGyejSbamogpM293IKP0PDhekLdRXLmz2Cjc1/gXbPp2",
-	"3SniOA7sUnAOgRwAQA8Li2JkuEXgHFSu7x8odLq2MIc6EY6Y9nI2dCv1n37kALQic8Q/EmjYY6Y0IIq6",
-	"jGyuCL02nbY7iXjBANENPdqIquiv6xBnbUgVi/0d74QhLhYtGCLqsAxB2aj9yd4yckVSo5GmDiyOul5x",
-	"r0vBrD+mulxOdq1fEHjKLAfXOXrMa5MHjp21OB7BxIGXZ8kj52Q+zXNL6drrLK7hOGjwF124Q+DYTUl4",
-	"m0UtIk6rdBa015jXJeeNqWoAdkCfzsBD3T1Q5Kagowlgu6b/p9PppOAimtLCp17BhQ7c7WMofPFAkdTs",
-	"wj3TR9o+ToQ/I6wLKyvkdAoYmV4tcQBMTau9YjChgiY0A9S4O9YETwTuqfA8tf1cz3QZ68KsHuAgMhFB",
-	"cBWNidiZyOlKPJwm6IJweo99nqKPt6yya90wCpxqe+qWT/fkFEXeHthjrPDwFYZxG3yrT2ZKywkp2doR",
-	"NOb62Hv2YkAfEgu8F8W9jOnfZm+TBcOknBJoqWn47lcz7GPrjmyB+DH83gYHUhVXcxtXWGBSN3vhAoO4",
-	"lX5MrO2YRDFJvOqbRJ/S9s7DrWXBNjDlu7OnFz9++PH07IcfL9JjcsumGrUqkPHXUo9RSqJxoUiv0+l3",
-	"u+j93+w8azppTtc7JY+948AjYduDxhxgXGk+xANhAPtgMBNcp3WjoVlJfyJzKRS5ZkM5YURN6ZA1Ka8T",
-	"Lrwu3bCkpst62z9Vp85hHxz0A/VxvfC0gks5BOpEYEsemEqBjDBWBRx727Cfv8gu7w42vfNx2XlVOwyW",
-	"h0qm0iLwWGzVAG6wV7WI3LUBhSAcjVh2rTSJjpIoBc0AfvmfN69eusZa6ZFh/tUzV/ferzhxMfm0gS1L",
-	"nXQ3exbeAaT7CuDx0hVKnTsBm7jRZZ/TFT8I9gF+2Lji04LdbfHg0tQgRbZ/24jtdNWEvbC6+85XI/pq",
-	"SUEKXBcV1NAGrPIS9RoMZm62MeR0owPB4pcCcw4CGOiMLhz0n4NSXoJHjRvwURPhk0AfqKClFuDT2nRY",
-	"3ggH2+6QEziWS8sU2XQDTFgcNQ/8HHaYFO74Q2KMteZB4hGoAe46QhC7NZI6mHez7muWJQykqf9qgV/X",
-	"LldteWKEtsAUW3lTT9seVGF4l2F8C0YzIzq6nZ4RDwgBjnpbwQhTmk/ARPdQv4j0x7VfmbnzS5fvJQKQ",
-	"hh1E4zCfKX7HXjjHPs5eg+ffQ/ptuAXQcvPSmqX4gisLXt/7uJgrmzUOMQaxyZBpYofop2WjvHg1ZeLk",
-	"/OypTc9pPP7tM+Sg0/V5PHXRycWNDLiw7EJOmaBT3ig8p1SPVcNbSyN2TcTYi3uvaUAeQDEEdzzqLh8Q",
-	"Z5pNFKCFA0C3YSo04HvduH8UH3XjXrd72bRsFcuucn4vKTqbDU3I5f24QkHa5sSsawCh+Y6hIhRx8uXN",
-	"DR9ymjsrjLTUWBYaIt1jvHCniqSafdD7UKEjbYMk58aWAdVQQQxxC7Lt8S3Yt5ghotpOOTpGLwGifZP0",
-	"R67TFS6DRCz7DGysMvqgx6iKAJXoA3BdHy8pwS5cAB/GEiIoOjrQb+psXwvX7D4ek5SJER2xiXOYCISo",
-	"D+/WBVxPQ/UIY+VyTdgHDTHGXupBURJmqINiHYZYK7nMzKcOA1hlqU2LQ8lxbD2cQhLD4GVbXDnvRzuM",
-	"1HDgNf6y3GHMo/sXvaX/lYLpafpAe9R0bRTTDtnWG2PewB6tP8ZI82m6n4IpmMYkvUs7nU57KYbDrD5S",
-	"XQPSXRFNZ1Edz2fFcEwhJLU0BDGCLrz3tHeMvW7nKLwMjE7fAub0rMijQWQsZDXY3w862h+O2fBWzkA8",
-	"CAQovr9b6NOy3Puv7d04fnO+tsMy+3ejK2Y9ami5IUmK05yCp93mi0OcyFBOJnSvRDCHc1/e2GfUMVaz",
-	"GHPv+PCoMGYnOQQDs2VjKCHkwTYAskLekHSWbmn2lKntGx9tigcz1nV10465Rn1kwvOcK1cyp1RIIK4X",
-	"3wCEC++TUlwMGWqScLJD5Q4ooHDQJRMuZkZJKT1O5ZcxoUSwEVwugP818P5QlYjS9FkxxlLtaPKx9VY4",
-	"2Br9amOqxnvXVLGMFHKmuRi1j8mSPy0RzqG2jqjgiOMrnWQhtwVOtbS9o/csEdZ9dj8H3uYXRPOmcY4d",
-	"EKXBWOBUajddoZEWcHx62O0abXYYOioSYT0VMIq6Zbgq/Gu6jTstoA7lbuBnqgjbaAcn3ZomtnC+hTS5",
-	"7wMPgJE1qMDfQEa8YFs64krn3y5eu68pc1W2vfAZyzm5oQXJ5DyQLqEEGkPwHhNGcExZMWRC0xFLRLfT",
-	"6XW74RG/7ObeQZTM7uc7DtcUsHNLZ3JjFA4csw08vaLCI7o6yZxnemzVzOuFK7Ri3Wq2qI6QZMz4aKxJ",
-	"WnOQgpNxoRIB3t/t5FiTm7PGDVt4f+OK47OuWNkEZfBIzHJ0hKfOn5oaWZfCC1YLRL8ojGBVEFUtnNiv",
-	"cm3iL5v9a/H6YNel0AuMvTp9+zptjqCqT6NLR1huu0ums+ucDwEVAvBd6ALzPMvSaIbrFMhayGowKoxP",
-	"jJJzAVCWfCTgMqMdJ6JfYpy0gmdAs/HFGo0azAR4qJbQW93L1jFbRmPH/bp9Z2bTPLF3RwvQk43idw5D",
-	"iuywwTl07vIzLl2+7n0j+8uofsDOAWelzUjup0E90MNul1gMPbDpPCeD59bimzUG/t8zrH5J+8Wmmixu",
-	"GP49fI4bPIpQIQxNIijjhJg38ZLvUI/ZIiyjVMYVVryDnW0cfFjYSV25Gn0raErt7x37PJRGYyC+XWko",
-	"rJNla2QFcxtqNLazOS2E6b9Jpk4AzcQ9sjaBo/n7Fadb/bhb5SeElHnr9os3u/2OQ0+f9e95h1/VvYfu",
-	"vKjJaVd3zvEJu8rpNcvVpjUJHk2t1wB80R7JwBWbu54Nb5lXpguE0I93SISBnuC9q0KaI6DJTitmzF3F",
-	"pP3DMehIhv32gCh0sRr7xLYAkKVa2qKGgJ/ZzD02YlTON0+If9IWyoHNZF3kUzriAvLlKiuxxg/ZvPtt",
-	"5vyO4i/0VaFD+uT8jNz18ZqmA1ECdorToIpPmlEocWXmMybptxl8eAT/HHQzyHT5rgcfAXLT/PFwIs0/",
-	"vT7+u2C0MP/SPE8RU3IOxWSYWipNYn8y5+Wjh91eIvziKdJavWht78jKLZZl+h7hkWURh7z4HmsbXV6m",
-	"iWi5K/h8YX05H5NoSBW78oU0kmiAGbifjLGSvk8iKrIk+jWJZJFEMXlv/fiXl7bW2/skEhLurPGXS0BO",
-	"AYAmfw9KMsamTQpJOf1Nkd0Fy9ECRi5uuVvDdnU+Q4ZXRi0gsIMQNaSESdktCc0Os/KS+6Npqy59tntj",
-	"x/PKSuyAwHBDVkXUph27/Punxqw4wLJaPzMTLs7wx159nEZpLa6uF43ztIWEW/pcSosdZ86XM2iIiL65",
-	"UUyvKFRcP6dsLZsNZXTQybRZpylL47i5jkOmv1wt7u4Vs7hNTGWpTH2KbfWbDad7fSLwlhtsFbM546og",
-	"BaPqzqjJ0m9T3J2NuZkFU7Ncq61DUN0EzXJd56Gl+Xdt+1BRHPC6eYfrnN0iRe8pY4Ltt3R1hFY+bC6n",
-	"PwDhDxSxL1X0IBeiExMMTba32xVtYxslaN1MBoMsKW+ax9eM5maxd5xEX9d2deQ3Yn+C0zi4Lg29psbq",
-	"VxoVctRF7E2mfQTeaJ6WWl2qbpPfckI/WGF40A1F40G3vrwFGzbed144yvtHy9V8G4Yk2NwPqUL5ui3y",
-	"Grp281YlvH9UJzVMR6oS+9RWPi61cFAcKBlzjyUPNB95h3ZruTCykBlT7Ub9b91sLzFgkOhU8oqf5XWc",
-	"+BUDwD2zbx0EvrQ0u5FknRGN0sUXSa051s/evBq8hEtRF1bnq6j7wDpfPh5siQCup36/AiU3Vty1r6u3",
-	"aHNzy6rBXCt7kmATjd1tGbjp7ol80IS9fcVBOW+xy6BxN1tcK5bfNGf84z3PFR01xG28A0XcXQXBNU+l",
-	"OPfn8roNrPBjL1c39jzgV6JKaxPPVYsGhmELMK6o6YjP3PMeH8fe5R8TuDy4Lhi9hUrQRiDDfZ+iCxXE",
-	"Obi2qRo2pqsYg+zUsewukWTOiblFOpwaFjLPrzI21eNVdqygE/YYwwTK2LEJM2qNF2FhFX6MZCDYNIGm",
-	"7XUlV4nAgB13ULlQbmMAMbwBrLroQ0f5A2Xd0/6+wwYxYLgBJumLLIDmKG/tO0v17j3lS7XtbXoDhqeJ",
-	"MoHMlyWt8ukGD3gcfdiTE3MkTfXCLpczVaS4apYHG2bd36S67RW6gcIlKK9JEhFG/6sHtSsU1fYrZCOq",
-	"gKNnNs6K8cL3Cm4TM3t4b1tGtQL6LBJRXR+y9fIkYrv1wfFxTVr2S1cLP6gzb8PvEwFx2+V48Xwumc9F",
-	"KArW3upSY8WS+mDi9fYOPmbFVbMs0lR/7SS1UrL8eTLVDM0v7XVuQ9af1X7cXyUKRVi2C0JiuI/LC46P",
-	"SuUu87lSusssmC3CBb/NCjhWbPWuKA5QpewHrN9lPwTvugpe7heLnBWeWstFvMKDzJXxipoyGCCvHQt5",
-	"VQ7EIdeLtXmRQcXre1yf+MDVGwhbpxod0bbQunWouQvwRbXckT87fTBsIq5nOggXi0lql9Ze3sGn1EId",
-	"uYiPpUZIwfSsEHAjQ96AAKTKFRoPazGlpFVW9LYRFCnORBrg/JiDGy6ZoVObBdvkrwv0z+pE/WxLrAMG",
-	"g5Gy7trshk54vuhszo4NWHBV6069cw+SVhqyH8QJlPrenX/JxQlspsAy/EYC8DnSSl8VIyr4kGCdYrOa",
-	"55Rn5A1sL/PxdEI5/IH6VxqTTqfT3o4ai9LYSAoEPyIxXNvTE93D7oJ/MqWFscbSt28GL9mc/B1q9L38",
-	"e7pl736vbUGCe3ZgY6oz5sttD9KQltO3A0SU25qKFUZNAw3w5EYKnp4OfmDFhIrFliSU9s4GCm65yCDm",
-	"DV7Yqu0Vifk/L6sC0L4ND61lQDWyffnu1txfHh1rCcrZjQ5G7YKbNzbfDGwTtoywJdqF0JkX/JZLQwiG",
-	"lLTgcu+4oT4mxuZauVs6bBE0wCX4C6mNzmUBA2wYrryxcbOAHYDX/zZUIxH2x0DV5tprkRNaLAjNMmUs",
-	"6wr0SroVMsDSKb5++ineCIkdp98fratad3md7sGtWq0d5ptPBv8KwVd2OSLWTo91TIXrudsUrXY11PZ6",
-	"xe9Q2X+1NNGN3W6Rq1mbRBv0VL6zXU8VLXDzKPF5gs83SRl4dGsBs6R0btE/vEDsC1+CAFBht+nYPEha",
-	"6Q9SjnLAOHzJ5ipnRjSYT0Hw95L83X39Kyp0QyxVEJpvOki9vkNaI4gPLuWdnsv29n2WsLbN3AZJcxgI",
-	"8/b1czKGGCsji4O308/VuQJr4n6E4MtfhI4N/LGeDnz5i9ABFtT9qDCvfiYNn1ZYp9aE+hniCXY0pPAl",
-	"iK1AK+XKKGCx/ySktvaP/cKwF+VCpZvsrEQ4QysNiEwHtnRrv4sKsSJlcsL1gqS/prE58eZjPhyTNEl+",
-	"tYk7OdesoDlg/VCoYZAkSZKGvyRJGlfMM1fqvgIytMF8CjGbuv3D7gZ7aJvHrbmwzaOhbr/V814L3+Lp",
-	"UmHe4mGvAW/zbKigbvH8slK13SteS9ri8Sb1Z4vXdiAo1Em2eLxRl9jmvWXNYJt3asf5xpcaRYsD59/t",
-	"JgySOzwi59KFcc29HlpFRmDKAOHIYmigpo/ixmJKNgcPrs3ybUALbfJ+W1eNsUouQwe4NYG8P1gWiEXT",
-	"cGPgfgfbxOMiYKiUQ5RzgHvO6VwOjbS6Pgm6YLaKpvcR3xvgtAlgbmxmvoXP+HKd/gq3vVVcYFyND9jm",
-	"5mdVwOm7v7LR4cafzdXVlBVX6E9eE3QxZVaJiDGaBxlIHZOuv8kttd0twkzg4atsVtBmY+cFoy5T1T2E",
-	"R3Vw57rzBeu6GIe3CNXoF9Rd3kFN9eVghsxecm7BgjgrKxU5QCF0gEpBgPCuyfpBYITtsRohsbzUcUV4",
-	"1tbDb+fL1cJ6q1j8JX5CoLgmMIhADoHtNWHgnTHqm6KLJgiVzWH9f3o0kDVH5VeMZ3GH8Za3XiE7bB0B",
-	"c8En7B9SsJeNOE0njcV6SSutVCIxpsOJ4nT/J6rHEyqymfnm7cWTtDmfPRFYRIKkroBJ2iFPMQpiEN6n",
-	"PlAkvfhHCqURqCBYxwSZhM2RHpfBXMgJ8gVs5BgxrWPnRnRMopnLGJGGY8aQKpyV2x4LHQtjz7hkVZ/W",
-	"HlWHuDNalZlphMi5T5zFkoq1o06QNWo/UI8H8iIAoHcsZ8UDKwnNJLy9eEJaKdSL6fX2+gcXvUNbUyZt",
-	"Q7VIs+eC3y1sVCIgDL/8KW0vz2T5TrRCIf+TKBdc2Ql8oP4UasbyWf8Zp/ZOR+6up2gWHIZrDtO1R+cq",
-	"aYd78GtHPSzv9j9P7IOt8LRrHFhQZOtj9TiFaPNoLThEXS4J00LOFcswmhD9SkVQtb8xUNAW7Fo/Rf9g",
-	"hXwlGHoxwrJeO7/Gm7LwT5A+hhVln5w9fY0SR5HW2fndIY7i7mEbTC8bTITmoFHuc75lHv1ytbFlMv5f",
-	"FfzOw6yiJIKs3GqvxyRNZt1u/2FKaA7WaSGnKrjMxjytbWgLCxR+Bn5+WRatHvPJPHCPTRaGKxJ9bAP4",
-	"3JcQU4pQP8ZowFiNVUma0zLPeS3GgH3sU1icrYmJl3QnVHXNiSAyWmDSqGERyCFbuiLF+BLMdOXCHDpV",
-	"lat93KAokZnImcLMuTmAEJjzBhQeCnESAFTAlQVvTIRTo2Lrew20qVI5A80+JVIsH+O1cnS1HItqfbqG",
-	"RQx1QKKlvIWgYHrLFGE3N2xoNBNHeUhcVdMLNcLYXw/XlT60GN2xbpttVgKhVkqgCT4NMnydjaE0hbwb",
-	"l/hLoACLP9hRXwa2w66yBlvDCceNWyos4redgG0qKmFFbsnqwSZz0nNJKtYkTVX8BZs92A7Lax+HB0Rl",
-	"MGuOoK99RruT7k93Nn9Fm9PPybYGpH3hjZYF+zqVSEgrdSyWEpes3657IlapEyerNIhjQuHSztikIUxO",
-	"qXssX9B1Dx9ttPO8CrIdYI3XKgDbz2YC1PALe27gqpoygZWbACLjATgHucz4kLA9QwQp2FQWiEG9rOh8",
-	"BnG9OnEe9wkPrGFB5zk4ufExe8wxmsHxZG/eVGejKvVKMKMrHe4bhcmXHpdFoFVVlKbKnUe3272H2mS6",
-	"XC69CKxTqklYoFiMcgZflGrTSoVpC7pW6zovAQkDzxUrtg3L9o8dzjgWzqfFSIo+ByDFcYecAm76hFEB",
-	"WNWu+Q45SYRXj0onoGsYUEd6oExh49czLKoupD2RbYWxkJKGyjePGhGRvXq1JZiTU7Qqe2NJ7dpkhXnv",
-	"Vk2kobxYI9TewjH11aSaxe9bJ9N+H3vmXttoi5dCs2AdZVBnde2eOAF9rwQKWr0T2m4rFGwi76z8dC86",
-	"vZcrKNAMC9Q67Pfb5vucBUwOEYgIA6fi+3D8PQyKnTi7xsNueQcbStJiet2s4HrxxjRu/Y2MFqw4mTVl",
-	"ap0IQO64ZQsyoRmDEA7qi7nOlFF4QdtDCNjyJ/OG/QWKi0N3xgSDzkoNdqz1FCtLO5RhiEDBUmoWRbSs",
-	"Hms2kaZcMHAUVXFBR1yPZ9cAC+rJ2LNGU/lNvdCxXZE9tCHccetf6BBj3lncpl5q7Aeoo6HIjcxzOUcm",
-	"C0vc3vXMnMVEyUSwD5DHOyJDW0cXgOvnsrjlYnRs85gqbxtjLpfGegTzzcw+SOiCD8351MIMJ7PMcSJS",
-	"hxCNQTxgAHFAMeOgdSNODiBNKSOJ2p1EAOZvCUUVDImwD0Y1wo4dHDSgMymSGv6QBf8FPG4D8j2sIxan",
-	"Hp6cn139dPp3rFSddhJhHmZC24rtBEL3GUCNwiwbS++aZsGx6y40KTCOp7jbi0HXwFrEr8va9pyh+3WL",
-	"uvLHpLA6NL7yP29eveyQ07DEtrxJRIDCZWHfygly9Ng4UHvlnwIwWAoIX0GR/xaeA3s4G748dhskjy3b",
-	"RGRZXbsTgIK1QuAcVE1Ozs/a1ky2NRoAUSxcWAByxu6r+GFGV4sBbAZ+TaIBSaJOp5NEn1LSSkt0s7Rt",
-	"2JzqQPWcS98+ohjbG+EhFZAL42u+VbglEV4/hDu5ciUPy3JPeiwz97Z/3BYYcI8f2bBiQdITs83SRBil",
-	"EjU0uKQEDwtHjQXSENMX0PJLqeENlqV+5du4i8dQCCzYwtgf3CbxgqgJzXOSYrmw1IJsH3UP/KmN1dlz",
-	"STNyTXMqhhhvhrxUArqVjGM0KnBF2OnBKcRMSLtgrm3ScsEjh91DW2zG1k/CmQqZsmx5KPMc84UfqHZM",
-	"hrSAygzpEzocs70nUuhC5gMi5B6cmylpCUmG5sdEGFlkuMqI8QcevQLBwdP/hZeZ0HsXiynbewXiUpmW",
-	"lOA3N7DL8QBQjNmygDiNci6cGEVrABxcA0LtaGx3PKtyB1yI5AuS81sGsNyudBi3zpScD5m1hN3B8MP5",
-	"872DTnfP9F47EObzeWckZh1ZjPbtu2qfjqa5eaUz1hMsqGdLgZUS+OT8LIojXyo66nW6nW4F7j4yDRxE",
-	"Acg9rIqLqfsUR5YD9jM5VNVvbCOdBZ2AtjdiDUEgb1iB+gtXHqPf4/OTlyCRhTSyslNm9klxlkWD6Aem",
-	"7SuQimhFn+mj3+26A9bVKAukpyMoAPf2wP9fYo5A+wCVZpPCs1y5ANSDusu1NjGm/8P+d6ua93OxfyHl",
-	"CyocthnoBEc4N+vfOxNQejJHRMhQnYoG7y/jSLmQOiwsB8QFZMeRpiPAnQTP0OWnODIybQW6K4qTH04v",
-	"yIjfGTnuzkiz7aH01wZG+JHRbD0n1HtFGetzv70S0EpDaTAgy4yTxsQ/gXpy2o4TISRSCvvXtm06rj66",
-	"auLtC/v2afswcINd5qUBSEkmUEPULqw5+rURzeATTl+bD3vgJE99QBN5KX0htYDC4NlN5MGj+CTQdtQ0",
-	"uSeCzAT7MGVDo5bdUJ7PCutfyJimPEflJJejEcucrP/fPcuie2dZuorS8KHNpMKTZ5mhdEf2BZQE7LXG",
-	"yIF8A2G//9EeAFc8+7RSyl2UV+LyBm4yAliU5fiv6l0KXlvgbYWWJNUyTQQcpYrfMRsfZJ385cWJv59p",
-	"d1ykPgSfF4zmNqh8wqgw6oU7fGSRCEwt6ZCLoBaeQ+WweBzXC58zPGQQ/WzLVVZ25HOuNATLg1h0t3Xg",
-	"G1kHesahXqI5MIN8OzcpORymwUnaCS9uvjV2VTQAIVyWZSgXJwr9JHgdUcro1SEDvSbbshEk2i1oZ3Pu",
-	"NWqM7uamFcI1to1eCxMcJ4KGNaiOy3hbd4dm8w5a9t6zkjKmYu+StBnBiSiJscw4W4pLnDLgOqAVzS/4",
-	"aS9ndyx3YVI4BmOTheHvmLNkw+fNBw+uHpO0EvwNX1Qiu6Exn3QUk9RSjrnMJB1yvUjbfgeJIQtDRm0Q",
-	"irsbg9qNeJllZrBkLryvwm0mbXDe8gKhro3VRdzFGERquiVNBF54+rmGygzgi4FsTlT8TI9mvm3GjmFk",
-	"NICpDTsdQq4VlJcxtn5xi7fZGE2mB1hzJcj5wZoVZYu2hoWZ5JRoOrKfuS4TB40Uk7Y2ljlMU6MlppUi",
-	"eXBd6gppoBTA9hVRU5bngL7XSvnIci8XStNRQSeQlYZm6Zn7rpql5mSJC9wlqU1ph8kAxBGb4n69IJgD",
-	"R0ql6xAAbbCIuX0uEaNCzqY7ZcSfnJETpbjSVADE8VKKfCKqUxwme8VBspPFPA9S0mDokA5HR6oSj5eI",
-	"t6+fE7imNspEc+bOMRwBY5mb3QMpwHi1EdwFfOdMdDORI8ieVSRtFSwzTWTt1JhAlkGtEx3s7WNSRSzA",
-	"WjvVBL9wsxlz0fCz4h8s25uhuZb9tfRsOipoZtOgrws5G41BLk8abtAtNghIYwRD9OIY/lkniDdhrjjP",
-	"4LIEfuYCZuMK+G2nHqHX7e11eyvIs7e6W5wTqyJql+l6TpvIQlePQw+As72Z0oNVlGr5Zel8QhXb48KD",
-	"9BI1u8anDXfDOXNM0r/ZrXCFG8Dmq3VW0IhCPwrp2pgX+LERHoXlmTtDUpJLeWs0nmO0xG1dgvVEXF0v",
-	"KnSU6GQOTsgB4uDny0bSGtuXhV7dOoIUla27z+t6adoCpQq1/0YWOtriuXNWnJuNuM2jWz5nAW62fvJE",
-	"LLZ/+KXU2z/8xOZuwiXaDpb/PxWGiNqdVon1h1L4gV1QnvHLAGEgFS3EB6rtlCwYLWLionYDNCuMT3jv",
-	"QeUODntd/3MEQ7a/POwHPwg2V53FUE6uuaBaFlBtzIzWB3HYMq/gBBrs7+dySHNz4A8edR91qzbKt/8N",
-	"WGhuPHiza0bxuBSJ+KWW+FWvv3dgv8L5+dvR9zZH829HTx8/Pf3bwYmdAXzKCP3HPVfj9Q9HFRa4xXps",
-	"WMPW/B1EuFSLx/ZqtWKtSD7AwwO/61Uqm/bCQqZH3SCEu9vpHmF1zr6vmNkHqxQU9zrjwdcIBwVh5+v4",
-	"qRdyzf604ENXaNk+8N2j4PfPZSFD2RYLBUfX5zLGZ/R1j+XeZkXrS/hpF+UFQr8aXHyvbKqoP2rL+xde",
-	"uCKQ4PLr9ja77t4Kai+wWIYvHW5+6aXUz+RM4Av9/jYOQrh6Axsfbld+D5ek3zRvnPFtd401+gL3DToj",
-	"Nvhv9gHDZ6UXB28/StCgMmRpjnA9/mZhB2dOnAiF9VauF94YVSn4o9C/EmPcZhWfaJCIveBxzPHIalDK",
-	"DcnJDgOpVaJ68KLMlk0E8SBGAdSNGfWDKnRR5X2bfDumQWlP+46htx2bdp1ZEboZmrIfj2Fw2KQdmgex",
-	"DPCsXa/4+DIu0iCczYYMZ5rntXmqJjgbknfJbEY6bJEErLtlFWZ6xwo6Yv7bAdZbbtnPztHla3QtGNTg",
-	"/wEgpRoNsqCoEJCCgIFKQllHXC7nL4Gqzo4DpDxOBPBiJbMWW2oF6J8rLb7YVT4bU5GI9NnJk4s3V69P",
-	"L05fXpy9epnaMjuuihAWWAVELznTeDOaGincqRywKSIEwvAgegWIrKdONmROOgNqhRfSzOETzxoN/shN",
-	"+raREjZ06izbRkV9bfjnmTlPtn34Qv7OGv1nadEVrWSJ090hXAMtOOz0y6z+3pEDb4ve8JGYTaM4uuXC",
-	"LCHeNPrSI9VWy9StXt+MdtvOe51e2fmh7xuyponXoTwNAUjqBjIO7q1e4dHz36Wm02tQf3t7B937a1X3",
-	"7eK3Uqa2VaWqO3obpQqh+So6lRcIfylW6xSrQHJWNCuPd2jNXyw2U6pbcHJtVLeKoJBHo8a1jYqzqVpE",
-	"6Se9Xlg8J+KDScQIakc0aiJQVIK0QG9QUthMpzH62OlwzDKIHcLHJnThNRyi53zI2oAdKTP2wKc8lelq",
-	"va4HH8dDzLQKdN/kMzXugCbhVZ10QA66QQ2WsBDAjiVLDJH+qWuG8UXLRUyO7eUPUo/EYBUMuwr3Ky5i",
-	"Ma2csmxIgR0KQT/hnX9YsiF2yQBLlRhazYUXTKPV2gttVDqg5qnFyrc+A39DhiGFCKqaiJcI3UkcXESp",
-	"7lTrZ0NSBT4KNwDmWYBKz6UYsQJDtTS9zplNhE7fvnz+6ocfTp8a/U+Sazq8nU0N3QWDwxVuBOBWZtLu",
-	"kCeovQGrYXyMDZRwciwRS1ysHiD3MOWCJ9Nnz9+++fHq7OXF6eufT567pPVaGI0vMvK52tEXUiQqxXre",
-	"d+Nu3IvNf/vw3+X/Hfi/esG3/bgXH16WRXLeB+ho0TNesBv5IUD5HkQlbm8JGA7lK261nDo49EG0Tys1",
-	"/ps9dUvVPVA9Kbt/Mi7khFV6f/tm8FZwI6bMnDIV0jCR1zxnAQlVCpZ7+/bIrEOolWx9ttYK2qyISHKS",
-	"uywE9Rueor/TWfhuLLGCY3kMEiHnOzsZVAlHtjJYxEH+uqzOTV4EsikiJBFlSEjs8N4zqsbXkhYZUWNj",
-	"/3FdcyssRQiUh6m/hV9nyJenp5HL1srFaHJnzIJdbUw9aTNeP2hrSKPJmg6c7dqEZnRcPSX938eB+4B5",
-	"jDDXbgWtKB2EbZB93/ESGBW8G4Az2KOw6lS4C2B0t0OAC8bqYR7SoFYJLBtGCvjzCwMdtCy1hjEHVKEQ",
-	"vyoRFWqD+JOyHzDOrdWkarVoUOHBRtAf4tGyzHsQMDAgIUBRNd27KeDCRu8bDrUegkRg7n6YGhD6DOwe",
-	"mMB5youSG3ie+1xyv2htG/CeCFtXhSvSXcJ/EpYY0gLdwS8SBj3X+KPdId/j8GgimkYXVzxNfppViioz",
-	"bJCCLWlt6ItzYSCJqISOkB9pfsdsSV1C53SBLPALK+SKI9zhKv15/Rv/adeLd42Y6879EIc3ixVIXrgS",
-	"Uk1IYGsuIJfAlg4edY4C/8ujbgWh6Fuo0rR0f1XD8+t3vj2o4+98dxSqHv1D05LDzOk/7HYDv8GaKzZQ",
-	"O3zZ3nLeTryluX58h73OYTC+fmV4lqbacB49rA/HD9G6mYLR9A67O90ALUGrrdCs/A1Cpaj3Xz6K1XrZ",
-	"j4xmkLIcTF2poa1wUGynqmkPeLRSW3slGGFGhwdlqKEie2zDA/GnMA3GGtl4TnXbzlJPhLWWnTuDK02Y",
-	"uGO5nDLSCjLheuZc7XW73dhHy5lPbbTYuZmzO5o/HstZYVUKRGVxtx31cGFrokOx3dS/4QDUwLi24YMb",
-	"sNSOCXVanjFwESpI3ljMbF+N32qToB06DTZfdMgJwiiiayeji5yPxnpP0TvIMCwxTvoHxn7uH8IScGax",
-	"zgo2BVwO06yh3w2YzvRsIlwZdoY+AJs+qIMQUjlEf8iQQTiynYLykDftuhN9k0PKKGYQzRnomDajC3+0",
-	"zgnTZql5bqG6YSNNpetKPZnrJVbI6CJFx4RlmPbALTZ3NsEiJiEA3uqVBF+SJAfxw4ddRC2tdoaV65c7",
-	"gG/LLtLjADvTDBT0WXvGAXuYboKkK2veKJ6xcJPZlDvzXmWt/ELZWnxmmkwTD3ZQkEtzypplrXTkNS6j",
-	"H544nw8QkwhwFmHJE5wLnEMVZqgCVqT7PV2h1ZWIa39kxa7BfuW/4CWrFXvV8MaMLlaE67n5WBFPhy+6",
-	"aDqzL6HaufkSA2Uut4gp/N4K4ikrfOWWJlr8dUUjLSB2K3Utu5vTBv4KxFujKZt1rCrJUNl9oRrDn6rq",
-	"7HedAwcIWgJx9ivIioPet926fveoF+p3R4F697AHPruwm269j4NqHw09dMMOgva7978rLNWS6m1ev1+7",
-	"zesffMaF4ef08xVuDXGPNcXRbTSyMGQT0wzMvreH0Lp4zao9AffV4eJDHGDIXf0lm6nXYExUeAEDQS03",
-	"HB51a+x22DVGWqXTZZbubdHptxVf8KOw0/6XZsKm+Lz+Xv8RflXVDJYCOSs5Qn87evoYl+tLs+9Xp/A3",
-	"ZXw4AmtMbxOhnK6PLiguSAXbkLTeXjz5v732FtL1oFG6XvQPrLpfZcpvNzkFDkoOPKgxPXB0TcpeQEf1",
-	"vnob5G0vMNe/grw9WCkHK8aX5RC7no/7X0MkfwFS+p57f3daQM7df/P0w93Tr22dw138NkvwyhtCTayV",
-	"X711/4P6b8qR/f5OnJ/9BVNwT1AJLyhdOlOIAZgVMQKfFj5Ifo1zx8F0rE/RdknG7unYX+IQqgmm427K",
-	"jub+hkrRCXN5kFwKCM+c0hEXIwQ6otc5WxW2+M7Ru6vZ56ArMfnqXhlVFsLtvilVHo7V2Wk1TLrVttkr",
-	"Q4BDVFOklepiBqmZPQTiBwKFFHvhM4BWZx7qYsHdxtS+Es91u22PcG11ClOegSsDIL8AT7/IWLFyrtam",
-	"h0FWupulEMr2j5UZ9uWiQ0NA9TIds3/RC053h3gaBRUwPYyvOd2rcIC9JaA/VLyWkfzw2xKqDxMmeQba",
-	"SonI5xFmLcJdN8Sui95ePKlhANuWQyDj5oHtrn04IfTfOykK9be+Yvxmz5+pve0P1BAIecNp6gbzGQfo",
-	"NufhWzEt5JApZSTyqdBc/76HoZkaP/bgXPOHwuWnOJpK1XCMlfibKiw3gBZBSxd8MmFZTHI5Z8XekCqW",
-	"HRNKckYhFT21rIUYhw5eKo0JTYR/xuIIULGAyL2YTM0ZCOgJBeW5eSaDZIaJvDPNvxUcqqXn9JrliiBW",
-	"PeFCy0RMZ2JhfkQorslMaUx2uWaEVhGOqQhAjmMXl0KHhVQKcjlmCjHKUrt7U9K3iH6UpG6Lpx0S4i5j",
-	"QIrHSR6zovFABhzodz6nyILufC+zxRo52IjRtywYnawLkbxOS7m3f53L0RI2+SDqdTvwv/1Hieh3u71B",
-	"dv1oMOhFoeDadTeWUNefqpCyRlJ+qh0AvftF9f0G8n/N7Gw6FKz0/01PhV3XaeP1MZs7ybGEnvRcDleU",
-	"w1t674Eib18/76wFGFjWTj7dWz73Dja/dE4XuaTZhZTPaQGaS3TYO9qmMzWbYpTRC5ZxemGo3tFICvD0",
-	"f7fz4CTLGpMag/OgwdTZ/2ghqTKWs6ZSWa8D8OASDTYDaWpvysDUh5toqB9RUKGwjFQdhO0p9BJKyc9S",
-	"GaG1bElTs0DAHtcp2nr7PLXtrdg2PmRckRHUsP73D2fFGdnEV7GzlpdOxLGcr1/q9YTZd1/99B8w0Wau",
-	"Nk/z74mS9kXR0S4BCHM4XhHYbNQ5qsj524u6CDk3763Us5pXwD3CS65ChPvo05+FMf8kR2A5rb/bVkIS",
-	"Aldg6/zk4smP7ZWbatYYsYWxJOgGs0hdGFN0TNJSZ0sJHo9S2HQobyfgM7AJIbYrEWmggz5G66mqbT5O",
-	"yTBn1JbEyrnSHe9oI0MqEBDK1VRCvP4mUwRn4K898tce2XaP7KYvboDAqB5E8GyMHlALYFEBqSAtzZlC",
-	"p3i70Ze+MmV/d8f37+nWxGjBhbP7wkkwAmemryGQ/zkXtwPyJOfDW1cEe/XPRuU9qOXBo/8NHXgbO/bJ",
-	"9LYrfMg03G9KbnfZZQpe28+kYL/uz1k+lBP2Gf5Ln3l+Lz9m/e0/Yj761lnof7SrwD+k67OWZt6QWf5v",
-	"pjE3OnNPyDffVBB4vvmGtFKzcR97iOE2AjtDDrVF54F8KIgQHxBu44FtWHK6nx4nIv0mLTF+xIIUMygL",
-	"XQKUYizsrylRzMwylDfIYdE0IrRDlDg2kRE6olwojaXKMQmtntfNtarkdZNWCt7N/YAW+w1NMdvMfdy/",
-	"toiZ+AUE3AryzTclylA5L/Bd2nZYpg6KyMwI/hQnwjAlNQeWLcTg8yF1QYe3UOfBvKJJK22Szab/6jmX",
-	"CHunpyAfE3FEHKAwq4Am2TRHpMq8bAPAPRYz3h37RLMOSZ2QTyFjwI4Y61Dg4gty9uYVOez3viVDmRm9",
-	"1OvHgMfkMGi73UTAuxgl3+/2lG6s4iUFgdlMO2QTBBHCD+HSu/wL8/QaPCJbqyrEJFrpdDfdf1GPuzt0",
-	"m3FmdpL5X99bvtvpXn5hTvjDdarDTuPcxuVs1ncnf/Pb18+XQNScrP+tHM//diYI7JXf3009wi27Bgmm",
-	"weDY/2j+uao5rJtczF4mfGH/8mHgXx7Zudx+l2xwMIMA/E/0Lq9gh38j9a0xxMpiHwLlHjLS5XiXly3N",
-	"RB82Em13yJdUPP2m7O9j4NLg4wpVFNMcbfW8G7iPtzFvmZyLmGh667CEoGqbvCFhhTeIyIM6K3d9UAtg",
-	"IalIBFBjUQVcbqFpv6ztNpfFLTgRwDkG0XNakWuq8BQx6tMtW2DdM3Avn5yfJeKW2UL0OZ9APKEqq5Ud",
-	"k9SmePqstJLZ0Cnn6uaBbkRzt1SJWKoxh2UBoaILM7JnyLAaXhJ9SgfksNvFybKqr036B2+fUbpbmIaJ",
-	"L1qddT6mOhFzqsi8kGLUjslht0daqL6/e/duLyg5yFx5wrRt+5lwpQCRqIC6g1hjEFP3aCLKYZuOsdbl",
-	"wkJP0sySAx56hBpCNE9XIQZnxhDU/w41OFtAYoIVHixWpk2aKwpAmcTqAmM6xXqEBMpxUnLQ6bqJUJpq",
-	"Vlb+h8rybHirQKmcVAs7drsdksmhQnbtTDJwpSrroJ0wXfBhTDI+YUIBToXIbEU/WUBFyDRNEzGcFTnZ",
-	"+19y/urNBXGhF2UdzCDwoLI7SJIkgpC9H8mD5hqRP53+/QH8vLqElDmKHriGMvLgYxLZNUF+CvpOopgk",
-	"EY5JmV/fJz6yHX8LAueT6NJ8k1FtPosRw+a+zZIIML/g/5LIz0ylwYGFIQLNEpvWfMIGc8ZuTcNBA3aN",
-	"4e33CZYw5cLSg41BXi04Vsy375MIrLYkuryET1xdCanDFzwCOD4O1ewgswJn4fLy8tMDu3I1KwEil12l",
-	"oe3MhKbcMzoaFWxE9RLcgItKrkcje7Czb5tS1OwaRIPo2wxL4Js1hPoCLjUhTGO4jB0TLIW9mDPVC9kq",
-	"ad8vHIwZEDfkehGTnGGGtMd1BVqFtMVdHNrUWmJLFvH0Vvgjit2XXNtvLl0GlnnlvV3h8rnKy+8js6Cb",
-	"5ySupIWsnSHBlF7O/fq5GVzDcCJUlMx4Zmu7O3gdTOaJzUFj+H7lJB1067Pkd8vyVFCRRfH7936f+Ekp",
-	"N4mZEozzuryM30cwc+8j6xLxz3u4r/h9hJsjSTpmJtdMps18WTt3VYSDJs7HIHuPRR9bWWu+NbK3lj3n",
-	"Z+q9zd/pYq6c+3DQMxQ1zF9GF+YXi4+A1Rgn7ArDBr1p3TTUNSPcWocHQWJV4O2s+h0tDuedthCycq6i",
-	"Qf9THHnFq2nuenv9rs99+r/wXz+Vvb3+w4v+weDou8HRd/a3y99s/wbLhEhOZdn4yrK574JRr1nJtRIA",
-	"7pmurhdAZPCK0VTN5okgucI7HUAv8XXb5c2NYrbS/gpmgRWe5doaJJV5LJEBMXsuquy6Xr8bH3S78WGv",
-	"c3QJBkHl5WcFFUMz8ee04Kr66qNu3DvqxgePLkEd34lZN2D0yfKoAiaLQbc0n41eqzSRIvZOStRwKJT8",
-	"KqiwNuoWViDQYl0QWxu28FI9Vvu7Ld+8r8VqaV3jwlC3YNlAu0aBLOtUV2yYMOIAk6fQw4F1l3+xhXD/",
-	"aVbMLErnn642rl94+GS07sUvlQ/7FtTT1ZEt61ZW69e/v/xkxB4ozKssaKjXZiwLQHoB8yysd95SLL/Z",
-	"G0sjxI9JOqG3zFglKarhEPgAV3KQVIMVh7GAiB35GqPdFVtGlzr49KwV6++g63bziVPCMpJRni/KmorV",
-	"BLCgNdT86k29A/PSG9pQnF6BFdSiBO83Y3O0ybnIJc2CYmq+mqAtXFf2ha6LJnM/mNTgeagY2uwdcBcN",
-	"00JqOZQ5aRldZEoLDx1UgcM7OT9ro88eGyI4xWxybQvfgx3mzXOuiTHiFWIVawmmsTICYWZeE4xltpQu",
-	"GleFNbwyozc6XJVEqCkb7pUF9g3jt6qFuPGGhysypiLbm9JCWZQYNWUsax9bxJZKVfpEIHKfBqXN3R1V",
-	"OROvA+w0PvHdNUzmKh+DE3hoOJawlFwFqEcZ1ZS0fE36EmkY7HvwY7SD9XRJkss0YBV1TGDA3Q1z4MxO",
-	"64WollIvW33lzBkVfbr89P8HAAD//w==",
+	"7L0Lcxu3ki/+VVBz95TJ3BFFUlLiUOXaUmwl0cYPXVtONuvRXwNxIHKOhgDPAJTMJP7u/0J3A4Mhhy/Z",
+	"zmNP9mzFIjmDZ6PRz1//Gg3VZKqkkEZHg1+jseCZKOHPk6JQ9/aPTOhhmU9NrmQ0iC7Ggk2EGatMMzMW",
+	"bMrNmI25jpnojDos/e70Imbnr95cpJ0ojkrxr1leiiwamHIm4kgPx2LCbatmPhXRINKmzOUo+vAhxg5P",
+	"5PxVmY9yudzzSXHP55qlX6Qx04qZMTeMyznTuRFswudsqrRh49zo9T0LOZtEg3fRF9Fl3DCMp3w4Fk+V",
+	"NKUqVg9Cqj1tVCnSAeOScanvRcnUDSzJyfkZjGesioxxNtOifKTZvbi2I9WMy4zJ2eRalBomIlUih7bT",
+	"mOkxL0XGVAntDItcSPNIM3UvY3YrxFSz3HQSudX03AhXzFJJI6R5LuTIjJt3uYDf3KSuVTZnuWTXczuH",
+	"Vvjtd6cXTAuZ6ZjdqJJ9f3ryrL3V5ufSiJEowwFdzKfiFYxCr1t8LfObm5AO2HWp7rUomeG3AimTNoXj",
+	"p5Q62LM9pCw3lmg7W64kdNe8kM/UUJ+rIh/Ol8f7Bv7GHddmXgjNbko1YWaca6ZFeZcPBVOymMdMKjPO",
+	"5YjlssilqD7D86LQ4n4sSrHrkTq94KPmzdWmVHLEhDS5mTPDR26fSzEthRbScPu03VfDWnDQC55LmIr9",
+	"NPoln+5Z3lEKrUWWSCUFE3xoecGdsI/kpaXb9jGQhl3vaz68tRSUnt3svVRS7L3gZjhON9Hz8qxei3/N",
+	"hDZnWfPU8ozNZCZKdj/Oh2MYbSYMzwuNc8w1E2WpSnYvSsEKNRqJrLPzEEw5P7kxomzYdTFU0nJHxe65",
+	"nbe4USUsCZPivWElDn/nE/LTTz+dzMzYbtmQG7H6eHwjeCnKdDvixoebaPtDHE15ySfC0I3wbV40Thi/",
+	"16yV3sBf716evDi9fPLjyfO3p6m7F+inoZpJU84vnzw7HXwnygmX82TW7fa/pN+nfCQun+xPy3yYy1Ha",
+	"HiRS3IlyThyTwfsaDg2s6F2uc6ORCUwsPTF8HJtjo/xOyE4i9xiMhuWacXbHi5lg4j0fmmLu+IM23GhW",
+	"5NpukJmV0vLamKVJlEQpy+WwmGUi67AT7BI7EzqRzM8Nx36esvuxkMweCHXD7OjsD3e5uNe2//MYDpF7",
+	"SdwJaS6fnNJbucEjZ8bCNg2/stNjmpUyY1EyySeC2bPHS2J1MCS8KGh2LVgR6v8mL/FmbHdgvEMlTW7v",
+	"/BSHQpuSukbx9lGZCGkXG0kHKWtNCz4UMAzNhmMuRzDWa2HuhZDsO6HOzlkpCsG10O1jlg5zUzWuYUj3",
+	"Y1UIHGuHfatKlmrBy+H4SshRLkUaw0C1Gua8uJLC3KvyNo1ZOuSTKc9HMo2Rq8/M5Cq1/Au5bAoLltol",
+	"ZmIyNXPad9ott6wh1QC/suzr2O+JVrNyKC6fpP69LC/F0NB7HezWD4XlQAZcBttjL8JqsAMgREcSduDm",
+	"XgFZntB+wVCkIuIac+27pptgUE0JiNTO9hdRKh0zOCHws2VruMUtGEs7jYkLasMtT7oh0QI6tYSpDTJI",
+	"nhe24Yml+YWemchtWzDcn3IzprNlJb51JxNasa/jog3oToBPynKLLNcml0NjxzsVJcv4PGZ6NplYCcjO",
+	"CAc21+2Y2ojZtZrJIclQ2ayEOyp2l1JeBieNy8wfIH3M7u3Aawc1jauxVq/B9nAD3+AGSTaTt9KeLFXa",
+	"21FwIzJmWVzsGkztUtmrDS6XG1VOPC988p5Imbrml++uL5+8T9uxbY4TecJ0+0dH9jSVfIira8VHu34v",
+	"3z63z9ou3l58u/eYBBugucN+nynpxwEjfm0PJMxkNrWX0EEPVpHZgw2bJDLH/DrsHCmAmziUmaz0em1l",
+	"AZ6hBMJtZ5pPpoWnYL+RIN0MeSEyNpsOWIqPZal9SjJtuwb+YSdmRQrbKgz0Gf5UnUHHta0ox1oB75lN",
+	"RyXP6JRcl2o2GpuKDFWRAbVwCSv97cnTizdXr08vTl9enL16mcLsY5ZPpqo0ImvDQhTixjA1MwO3diK7",
+	"sjNNccAwaTw5GZ/bZuH6RqkdVxH5NYzI3ipWFmApNNFJpD0nahaMMVjcXAdHDjek1I/sPWTPUwykat+t",
+	"FlKViVwYJkpN4j08Yq9k4uHRIKpu1uiDfWRaqEw4AcAqVtG/ZqKcR3FkOVU0iLDlKJQO/qMUN9Eg+j/7",
+	"lXq4j7/q/Tf2piRZ4EMcgWAbDaJMiOmr63+KobHf4u8nskEqpplccTl3kkLvtx/76SC80O/HShObguWV",
+	"c093yLpaXFfHz1/GSop2h/2Ij9h91sLKMJbkr+cs/S09ZmmS/JaiIFDkRpS8sN/j7ZEkSZKGPyRJesys",
+	"aKG0SWS/63pXN+7bhWMLMnCHvZJ4P7qTlFtJ+g7aVDd+3LHfVrsYqecnV1K5q5m+sDc2z6W26mZRsMnM",
+	"3ueqAHlkwgvLcizXlKJiDsusYTXB/Pbt651oxQ73IfSCG7OJap7SZFeTjlsOop+L3m8Xa+jHPR1SkRHv",
+	"7X2Sj6Sy4q7VwLU4xmvb8v60Lk7QzY2tjm0HmRK6ojQNik2wl0vLbRuNBtH+daFG+7stthv/51vxl8qs",
+	"XmypzNbnVAYiDh6VxTVNpF/UoBm5vMC5DuSlyS5LXYobUVqlZhDd3993RkqNCtEZqsluyy6V+RwrfnZj",
+	"lV/QfZv119Rq7SmwGDZU03lgC7KC4bFXFIjrLV4uB93DTrggURId3PSu+8MkimjCaOarZlzTyKP1qu85",
+	"EHLTwO0ex3h19ixjsp8rEVPIDORaqVjGDSf2Zu+y/dSolMlZUXSi5h2BwxMOKxM3fFaYaNCLowl/n0+s",
+	"Mtvruv+Lo0ku6cu4SZc+F6WbR2N/orxa6nPd/tvG3uS/CGy8VFNRmvkqffnpTBs1YVN6zAkJrJW6r65I",
+	"Wvzh9OdFPXrxkWnB5eWTaalAVw5PppV4uT1LKKQMeVnmAq03vusfTn/GB/2BRYk0ZlwnMrWaBpB2SgK0",
+	"XZ8n7u3Ua8p4Qt/QDQe3k72m7A0V10TvlBllFZ8TdivmXsJN31kZh6WXKRtyaQXda8GcvMPGohSsBbI6",
+	"iNiCwW6xk/OztiWzSoRO5LYydMw4jADsA8zcgyGuXBbjl27TheVPO5Wqtag3Ob60kd8stFkjOp5luSUb",
+	"XhBV5QLuxQl/72y3/aOjJeON/0J5vtPMjUBZ+LZUkyazjlX4QStLf/7555/3XrzYe/YsZa254KVmPatb",
+	"fP3111+369ym3+1/udfr7XV7Kw6zPfNrTVN25bmxQ+XGHsEG85sd9YVaHvNz3jRkMKc6WwbJ6I1jPuiu",
+	"GLNRHzniN6o0q7iNtr9tfdOo0jwDa4SdMTRtD+hP6F1YZRMl58MjzXIrM0qWZ151sWsDVwwvCvBUENGz",
+	"w4WL5Ctamyk342r01PRVnm23RLk0Xx5GGzk0TegNWIUaeCjXYi+XWkidm/xOMD27xuV24kemJjyXxyz9",
+	"B8lyVylqfijbr7pq0AxV244NZ82Olmy636iMzicN/+00I1PtEN0PcKan0yIfgu1i//3e/f39nl2cvVlZ",
+	"CDlUmYA9DOQZ8R6Mj1f5VEcDe4ff8DtV5oaYyodtSac2pm9VOcGx1xf2lbOJ3OSiyDRaI9HI14lwqnqq",
+	"pMZpfsOz73OzZn7/1EouTGcitEZhGAQEuC2uBbjRrrUqZkawsTHTlm6zt6+f233ShpuZjgaH3e7Wkz0t",
+	"S1U2TfCFV5f+682rl/YiuAdXSOgfAuMMyayt84LPdH5d2NOTztL9dFYWaZtNcq2B3PDa4DKRTeOHpmpN",
+	"yHQf7lG0GgEb/fIwuLXw3gg9scOh0HqPfJJ74Cfdq7ykTatAb+8v+FRhOb4XvECf3/Z75nYgUrfR1ltA",
+	"HTXswdspa4E1jWfzdgekYmlEKXmB2/ZAenKNgG9NlGQPDQjo6FMQEFgExfupGBqRsRueF7NSHNf8TNw7",
+	"lsgVlf73Hnmt9s4yuHyC/Q1/27Shle8LRnYm73iRZ98pXmy/aNAp2Hpha2eTCQc7gKkuCpDU+90uGylu",
+	"51PAVkVxBDIitGWXB1q6zWUWDd5FvPayN4+4RqLLD3GwV/ZWQukLtIF70OtgMrUT3++jHwpl9Wqs3Nts",
+	"ofVHmk25sbsPijmcLG14aVD63G8eOTb7LgIWVHv8I8Zq+K2Qywub5Xpa8DlahcgEWN3KaxeYXr3CG+pd",
+	"BMuLL7BrYeVX6PLBY/4ERwJvCzsv6iRe4o/DoZgaEuePWYrTS8mLBJ5jJQXxAmgC5Jr/B7fzbqTtrtxq",
+	"A0AnJVGHW0FHyIyXjKS1hiUHGdVRhr2c4Fmnf4BqUMmXH0MtN15HDGmb7OBKMo4EE8pq/megh+bhU6vv",
+	"Iu92LdSsvBx4X4Z999gZWFBxL7i0utIVfhLvc0N/OntKzGo+upjV3XMxc/4u+8usHIoYBAcpipjNzOTK",
+	"fWn/nogsn03w7+o1+8mI0n2PWx672I6YWQ2IGztIPddGTGKWibt8iIMfzWC0elgKIa9KAXcx+Ie8vzNm",
+	"ZPWM2TA38xjdQx+zf3gmw91zB5zov3mD3FHONfMi80eMorTi2QLPUXYQpPOQytUwEKMayBydGapk4l8z",
+	"XlgBBRr4QxmMD0UImIwdIi3zEkfJTchLLvKJ0KLMxSdmKGpmnL7huMqfmaF4+wZ1uRyvsYmfuPHjeLhu",
+	"aAKt5dV+3VhCsvwdiP4jpjZWMxxONTP4inF9ayUxSw3oMeTSeT2b52MVzfLOykzvoAlwB1lRmZopm12o",
+	"HzP4qsvazlTeZf/AxhG7PSDubScQo9FjoqQZ/81IPoaRxC76EpYCJDWlWGE1RBc84fZiA88hdXtXXgNm",
+	"i/oW4HfV/T+2gvXq2981EW4HTtO/aCd5ds54lpVCfxRdV7aIGn+kb/2YnfSnJMOo1GY+4xuDq3FJbvw4",
+	"HULre1Vm9YFOy/yOD+es793uVrOgJ1coDa4dHKMQGXEN9wublsqggY61fAftT6xUVERhSj60DNDpBK3r",
+	"OeNyrqRobyKQT61KxJHJJ+IXJReZCH3r6UGys5OXJ8x+z+CH1eRctRgQdOP7MdOz4djeSqezUk3F/jei",
+	"LHII3Hl78fR/nYK0rY1xRzZTuWDQ7JdtIqJPfVJr9s5wgEUu8VYOngBbC3SPvMw+4C/wlqUMGgUs4YoD",
+	"UevxHfTDeqyVRL/88ksStUOq9UzTdvP07Nlr7CuK8a0D+1av24H/7R8cbPn2vy1f+5tbbMUtHsAkXkCS",
+	"zktlTlCwfahRFdvB3rGlukn+6FPMFzOKqoQib8SDyMAWl3P3iP2yyLUh2swrh22mhrOJkKY9SGQKk07h",
+	"Sc0MRJVQyseSdd3lOW20o+PQXwhT5kP9rSqv8yzDW/kh6+obqC/nwccv50WYO+T4DSqrOs8ES1+cXrw+",
+	"e/rm6uT581c/pUAtL5X5Vs3kg6mE7iLYnhvbUH1Whx8/q5cKz6szMvOJlclDx6WbyAuV5Te5aHCFvlSG",
+	"TehX1lpIRCH/fdbusJcKMpsW7PQum2YdocAzHzBOZl4onl0o9ZyXI/HQhb2AnBww+lMOFmkkttHaIvc+",
+	"Eem4XqAHjKtlXx6yH/JvYIHBgPIR7hqBr6xy1mw9BxjHZ3TSuLh6LaT5dA4bWj1g6g9dN7wRsnwipM6V",
+	"1AMM+RmUYmSvZndp3vG84NeFYJg59qkWlqJvKKYIRMVyJnFp7VoJ6XND7u0z9qpED2uL470WQ4QtpBrw",
+	"ahr1rLjaBdCuCO9CqRdczmlV9cOW8EIpNrF3Ch0s/clW59xFu52cn+EcQV5N9/k037/rpZhKp60Gfivm",
+	"GDuPj7WPWSlMOXeR5JBhtgcpZinTmFK2QIbBI5up0OerVWT4VvKZGasy/0V8JC3a2d6KuZVSgDefPftk",
+	"K2o5km26sqjHVcRzzEpxp24xZZYMaWDAmfA5UA9kMKQUnxKufpUcGpjgUKVpLyzzTz/9tLeYeLdurRfz",
+	"9GBSH0W3wW2wTLmh9Pn1J7gBFnvYhi7ZqZU8HRXYxdcCQn1Pzs+uXp9cnF49P3txdpH6Rhmnd1nrelZq",
+	"PCUYhgepT3LePmbcRb06GcbynERaZi4yxqs1ttyjsvxCpydvL76/+vbk7Pnb175zK/6v6FnIRNLP1D0D",
+	"18zNTIsM+BjcBUCIBpOd2UyavCCpEjI9RbYkXH7EEX346azIBdtwlLggk/U+jbiw0+H8HEfrrfRX3QOD",
+	"WmZBC58guuUlMZ55h4XylOc9esKLgqXYQMowRNPlofa73Uc6TGyflupaJNI2iBHxesynVidiVrxk17zg",
+	"cihKUNiD9DucXNtSJKzRtFRDSxfXhTiFpO8dDUab7bx6Kgp7MCEc9j7XW9h4FzwZEDPIbnihRcx6Met+",
+	"lF3ExXDX7SL0rZOSgnwFnf8iVviLqraWxtzrxqx/FLOjbsx63e6fxbehyiUbwnpzwVupZ1PMkHshspxf",
+	"QJDjJ9JZvCFmU+RjXaE5+rQKjd3vdOMQUB8mffbVD7utgd1leKOENNEriHiF6OJub6/bv+h1B137//8T",
+	"xd6A6t6HDJU4EhOeFxAV66yS18oKDL0Fw6icFUX1Few88DIfaGF5xs1StGgcWcXjq9BuiF+TQS8a9EOz",
+	"XFSzjUXVT1fo0a4md3jRP6gmNwOj9OICHFx0Hw8O8JkPu8atvqbA01XbTIaBTtAyHN5nohAG79DmaHpk",
+	"OC4MnwJ4s+otgkqwy1TBJFwrVQgOzBU1uaUA58Wg5tgF4wfoCzTmZmiRKpj6XQTR1fR+7Ad32RDn71Xy",
+	"tZNdXj4A8ABcDHteEMoFE7zxQLJk1u0eiCfssNu1x7S+XBWvXJWxkBsx0Q0pRX4KvCw5pKwuBiRTlnMx",
+	"P0aW5WyiyOAgYs/qWcR/QCReWhXPnH5dal6w8WzCpVdeO1FDOoVjSk3B9d9fXJzTIsU+Q7wTNYa1h3vq",
+	"xuRbb9rObws0OnE5f3UTDd79ukyAnpy6ce9yudfL5XuC3u2wVxgMcp+XIFGgal+7RbiLFBFF1gZzq1Xn",
+	"c2OEZKk9EpC2aokK0ll7mMnTTY8x2xIQEUAyyOWItdK50PaFi9eQ0pTWoBrg4q0L3nZvD/v9TiKfgiqg",
+	"mR6rWZEhqAz2Dx3iCI6ZHQBE+3cx2t8bzLlm0/H0RPJibvKh9igbE5TZ3++N1F6wsnbpXVTtDlxjOCtL",
+	"IZuwgE4kgXlQuOrZm1fssN/7irlXQG91SXD2XxRokTkv0WM9JrThUGFk28Zh4Ad0h3BclWMYBZz/hSjb",
+	"rUa2NTfEuOH1rN9uwQ/2uSAIeFnoWQoEHrto4HAu4cy3mEkTA4Yhxy4dEZd4YS/iigaajrOd0FMl70Sp",
+	"c5QedqAufidKPhJXpe0ZZdQdmPzLalftEgSOQTfiY0CaAmZKXQAwBy5bLYkQnHMSnnQvNy3pwvAnatZI",
+	"kywTw3xCQ2LmXrEsH9m20eYAXiGVS+NyIHv9bueomzYy6tUn0J24TrRpr2mgG7Zy6LfxqiTdtcoDUzO7",
+	"DEGWU9e3gCgS/ozqLY/LiLjR8v1DdB9GmDcuza4HzijDi89NbKB5zSYOqgiX5JGnv393InMoK1sRyUIP",
+	"QDGeafmWPN0tk/DinsdLLGczT3uea7OrrE1akxcRN1FowEEb5Mcil7cbm7HDfA4PgnRo+DYvvLDPLS4z",
+	"jJ7acJ2vWqY/sy4C5PIJFRE7X8gy3I1znHix0RswlsTBaHu569Tf+WQca4E24WxUbcDVqoQxlYmYmXEp",
+	"BBvyaW54AfoEiRPRIPr/3p3s/c/lrwcf/iPaQiyrjwVy/Xr9bi1FfSbzf818JDgphMfses4I5IClPwIo",
+	"WOrBF2k0iWwNZ2a5zbYLYa2EOxRyg0TWXr8bby00bl7Dem9xU1Zjvf8vDz/BBdUsEZ6H8uDKTa+JiWDI",
+	"s0NeAPOBnDCAh0EQg32rYXxRZfqDn2QGr4dbmv6WeuAhzXgBjm6T3wm9tA+NCcX1EwersuqA/UBL5g6x",
+	"E4a9eHrZsM72xd+DTf/FmLM3MD1sWTavRtPYmgZTZejuMIzKQuFoQd1Gcc23sZG5r7FDUJr3svHEURzo",
+	"r2BEAj4AIDUE9WN5OKHKDmpu/kcajbMtzLVOpBtMezFrupX6T9/nAB6kCsT0kmgAwIxqQMl1mdu5Zvza",
+	"dtruJPKFAJRCtHwjUqh36yF24JBrEXtf8EQg1hsvBaJEiQyBBjn9RN7IXLPUSqSpA0Dkrlc860oKstvU",
+	"t8vxrvUbAk/Z7chNgZb1pcUDA9BabJpg4cAatGC5czyfFwWNdK3bKzdwHTTYlS7cJXDsliT0enFCeWpV",
+	"RoX2GjW8orwx1w0AEGj7GXj4xkea3ZR8NAG84vT/dDqdFExJU176FC1w/EAMAIbMl480S+0p3LN9pO3j",
+	"RPo7gkxdWammU8B99WKJAxVr2u0VkwkFNGkEICHeiSbILTBjhfcp9XM9M1VMjCA5wMG+IirmqjEmcudB",
+	"TldiPDVBHITLe+zzGX1cZp1clxWjwPi2p2/z6Z6aIsvbA31MlB7mwhKu3oSnlAsdDggkAUVGDBD2yN+q",
+	"bjAExyhCKktkK/01iaYFl0k0YIntLolilkQYJXaVw/cwlrTdYW8QbuSuAhu8FVOwnhHnkFkiaVE1uxZD",
+	"NXHA2Ea894ckZnA3YiwQjg1bq0iPUukPuojnlMgWInVr4x6CaAmIwCFB5qAbSoTEuJAqvKzT7XZjpBed",
+	"SGromF0rM8YcnYyReFmXijrsxAX7YIMOZIlLJvYmPC9cwEYiwQBAEtLXzCXokeLd0lM+FDpmmTIQEJ9x",
+	"baUqByRsxmICZ5hGA5BUrVJkdhxZO7UDcdGgiI7P/Up1Kb6KZXzOWgU3GL3hsDsh4M+2RthNbTQavzj5",
+	"7yvIYXxzdX76+urZyc+p31+YM7VE361oy+4F4vjWR/XlIXOYt7axfVy9Kc9L7RpWUnieY2+t6kSj17/i",
+	"SMgjxrlh2uRF4fhEi8CAWXrY7aZtj43LJhi2nEgHXkqheY7KFkH0MPjE6mOZlZzsqUCoKrqjHMReE5Nw",
+	"v1rmcEzG/RZc0pbg22AXqiMqb2NYDgxRzTbtR95sGTN7ktHCYs9sr9s5sgQGqRlHXTzVTmfEw3769nUS",
+	"faByDviiHIEXl0Jgu4SoRpvZO3JkHODUAsOCJT9As5ITGVxfTN0ksq5espbTPtsd9oOYGo9M3uLOZuVi",
+	"UW8KBenv2FEbOD5gjSUSjGl2MzXB+MNCHAc3yTo66bAzlHEAcyCRjnMukwWZ13AhQ+vVwC4h+V4XMvAb",
+	"Lrqfzp5dfP/++9Oz776/SI+Bc6KmBnIj8CCQvNBgoVmv07H8qrud4b5Jej1d7xCxF9dQlRm6igBbnIRX",
+	"KxTbYztEIXMAx3Ywk7lJlw0RzYr/U1Wo6g5AttegEE9y6fXzhgNgu1xu+4f60nkW2A9Y9nqBjIQh7So1",
+	"JBJb8gCOGuQOZvtvrxUhqrH6IJrKb7npnV8XDeRLAubiVNlUEfoXYZAHsLy9upXFuSw5BAAaxHxtpUl0",
+	"lEQpaBvwy3+9efXSNdZKjywvX71yy57DFVI8Jr43kGWl5+5mI4N34HapFQZYcN8uUydg+De6Cwu+4gcp",
+	"3sMPG3d8Woq7LR5cWBocEfVPjVCnqxbsBdkDdnbLmqsFpSswh9bQtRtqelTVIeBCze0xBjwJvBUchKcl",
+	"zkFQLsFKHwSR60oOLMCIxw044ojjCZmBj3TQUgtw3Om+yRth0+2dAKJ+Ze1CMt0AURhHzRM/hxOmpBOp",
+	"cTC5ERNfTAVBYsDPGoK9ruHUwbrbfV+zLWEQ3/KvBJC+druWtidGWB1M71c3y5ARgzpc/SLcfSl4ZllH",
+	"t9Oz7AFLZaAuWAomtMknYPbzkPiIiJsbvzO04eF7iYRL3123w2Km8zvxwjkPcfUavIse+naDp9GozVtr",
+	"t+IT7ix4kh7itqod1jjE4sUmQ6KJHZqoUY384tVUyJPzs2eUGth4/dMz7KDT9TmEy6wzlzcqoMKqCzUV",
+	"kk/zRuY55WasG95amLFrIsZe3HtNE/JAwyEI8lF38YI4M2KiwXkPhSwsUaFRsNeN+0fxUTfudbuXTdtW",
+	"sxbV7u8FQWez8QpwBH5dISBtc2MuSwChSRDD1DjWk1E3N/kw54Wz7LCWHqsS9CwdY7AP1yy1ivc+VLIi",
+	"lS83OpEgGmrIX2gB0ge+BecWs9N02wlHx2h5xKoYLP0+N+kKM2QiF+2QlCeBfq0xiiIwSlQSXNfHC0Kw",
+	"C1XCh7HUFrKODvSbOmmdyhq4j8csFXLER2LijLASS7mEcT2gokuosiQNa+VW/TCQ3+C5HhTvEnZ0YC2x",
+	"gyXOZVc+dVj5OkspJRc5xzF5TaRilsCrtnLtLKrtMErMAWf5QB1XiwVdSuiB+Y8UzFm2D1SfbddWMO2w",
+	"bS28YGeBHsnGa7n5XdrpdNoLIWN2w3GgHZZO031Af9YYWEba9yPNhkvmJ4S5/490PyU1LK3UsFBJpbRD",
+	"S0P26xkUiAPkUerHLqtrwo5ymkJyDS+0QlgXkFcJ99aZYWxXyDDgdGB1FE2l6IiKYeETWaMPnE04jcr0",
+	"vaQHrgheJhDd81k5HHPIAKgsBRiwHIaTkC5pVcllRTKOZmURDaKxMVM92N8POtofjsXwVs2AI0qsXfBw",
+	"6/qHRVb/H9tbwz0/ek3Tsixro0V7PUhzxYNYisucgsOS4DnApDZUkwnfq4qbgKijbugZfYyFrsa5tx97",
+	"EC7LPBxgjOVSMYbhOGwjQAhSNyydpVtqehWSyMZHm8Jvb+x5X6RDFMEmeVHk2lXTq2QwsFvhG2Cv8KZ9",
+	"ncuhQOEZhBko6gW1lQ66bJLLmXFGOzDcV1/GjDMpRuCjBTdWYETnOpGVtrdijpWk1eSq6K3wUzS6J8Zc",
+	"j/euuRYZK9XM5HLUPmYLbglvrl07qOBWz1f6GkJqC3wTaXtHJ0QiyQvxMD/I5hdk86FxTBVuj2AucBG3",
+	"myIRWAsoHg1fx2wY2mYSScYZmMWyMrwq2na6jVciGB0y+DYwaMf/6ctOtIOnY2UDW1hmw/G47wODh+Uz",
+	"qK/cAPiIFFtaaSvL8C4m3c/Jb3W2PeMZq3t2w0uWqfuAs4TcZwxx0kJapjEV5VBIw0cikd1Op9fthhLN",
+	"oqdwBzYye5j7LdxTgCmv/HGNgYxwxTbQ84rCz2jZZfd5ZsYkVV/PXf01siJSrT2p2Fjko7Fh6ZI9GGyq",
+	"c51IcA1sx8OarLpL1LCFa2BQs/Muy5EklIEBBgQyexk683Fq+VwKL5B0BmZg9Ckv2YvJ+0LduIjWFUJf",
+	"Ir2khwuyKqx1KRHEE83SPl42Wyfj9WkKC8FwGA17+vZ12hzTurwrLpFsse0um86ui3wIeD6AzMXnmKFf",
+	"FWC1RKyBbUM+mnGVX0CovZcAQpyPJLiX23Ei+xU6VSt4BoQkXxLaKhFCYjWZOu62e5nM2lUeTdxf1o7t",
+	"aton9u54CVqGlSHPYUoRTRtMa+cus+7SIS08NCeryscC1DMw9RKWRD8Nqo4fdrvOuQo3gj8YYPcmZMrG",
+	"lK0HJkQtCNLYVJO9Aqb/AIvtBnss1CFFhRKKRSJaWbxgeTVjMQ+LNVaR3jXbamcb8yiWj9RXrhLwijGl",
+	"9HuHnocCrAJuA1eAEqtxUiXOYG1D4Yg6u+eltP03sWh06LpH1qbeNX+/4rJcvj1XWVkB7ISMpvFmo+lx",
+	"aCcl66g3l9aNo2gMjZpMnsumzXwirgp+LQq9aU+CR1OyuYAl32PQuJK217PhrfByeYnFT+IdUhihJ3jv",
+	"qlSW4zepfOVMOEdW2j8cpxgCYcQeDAoN1FbVoRYAbNooKp0MyMfN1EMx/Op+84L4J6kcHxwmcjBM+SiX",
+	"kOlc24k1Vtzm00+YJzuyv9DSh+b8k/MzdtdHJ1cH4rZoidOgVmCacSikadczZulXGXx4DP8cdDPIUfy6",
+	"Bx8BLNn+8eVE2X96ffx3Lnhp/+UQnGP14nsoWSf0QlEp+snel4+/7PYS6TdPs9bqTWt7M2BBKMTpOwS2",
+	"V2Uc0uI7DDO5vEwT2XJBUcWcLGG/JtGQa3HlSyAl0QCxEz5YxSJ9l0RcZkn0WxKpMoli9o68IJeXVFH2",
+	"XRJJZexP+MslYF4BtJ73IrNMiGmTQFItf1OuTSkKVKaRilvO59qur2dI8NqKBRgLhXhPFcDVbunDNM3a",
+	"S+6PpqO68JnOxo73FXHsYIDhgayzqE0ndvH3D435zBDOs35lJrk8wx97y/O0MnB5dT1vXKctONzC54pb",
+	"7LhyvhBNQ47KzY0Wjb813lNUhWxDATS0V22WaaqiZm6t45DoL1ezuwdFkW8T5V4JUx9iqlu24XZfXgiM",
+	"EQCdxB7OuM5IQUe7s2Ky8scUT2djVn0p9KwweuukALdAs8Is09DC+ru2ffA+TnjduoMzbLfY/QfymOD4",
+	"LTje0GgAh8vJDzDwR9qF4NXkIBfgFDNMFqHYgJq0sY0QtG4lg0lWI29ax9eCF3azd1xEXz1/dS4OojaD",
+	"/TlwNocGWFVkQhsUyFEWIT8wPQJvNC/LUkXBbpMJdMLfEzM86Ias8aC7vL2lGDZ6iy/cyPtH3oOmV05J",
+	"ins/pdrI1x2R19C1W7f6wPtHy0MNE0Trg33mYk29FB6UhKV0MxjzkbeNt/RsAoXEyWfGpMqEbjfKf+tW",
+	"e4EAg9TTilb8Kq+jxM+YkuOJfeu0nIWt2W1IZIxo5C6+FPuSjf7szavBS3Apu6BEejYwM8UsTaIkSlGX",
+	"CIDWll01UCxpRaTCuqrOhKoQ+zTu3Gi6SbCJxu62DBJ2LicfckK+a5yUMz67nEbnJMuNFsVNM1YLuoyu",
+	"+Kgh6uUnEMSdVwk8RrVcgY+ldQpL8XOvdjf2NOB3oj7WZpoDm+Cpo49d0CJWZMJfgC9czyYAv/p7JsU3",
+	"ZdY256DqtUgH+EgdkSIADABCChEDPgpdoQaXsgFjoTkB3y9MkHlPm7Nmyz93gmaNsv46iZr1+sdhFBTs",
+	"XdQk82bueQ/1R6FBxwwcc9el4LeWw4KEAr50zec6CJtybXM9bMyofWO4ecgZHbojugWJ6mGpiuIqE1Mz",
+	"XmXYwfrsEHVUhaJOhJXz/Z3uI1G5ocAohk0zaJpCAXKNWQCxl9xctlkmxFSgd73uAgsdUY80uX+8P5Fi",
+	"ojB6CfGGZBagjFVBQB32UxC0GYwcgnog56qaQiIx2lVWOe4UEtnt1hn3Bg9THL3fUxN7dKZmTtvldHcl",
+	"r5ovyA2r7qMU3H0T2kXDLajckJTc5bxpj5ZclLrtd4gCNAMIFYxzcr2CHREL41dxx/YxANLHQdT3h229",
+	"PYncbn9wfrlhLfqSDN9h2gxlCCYS0kCq+eKtVBGfC3iWor2V03DFlvrchPXcGx+j+7uZFxluPjebrjjL",
+	"X4hHG25eUqhEAzABqQPurwpQK6xACuFmuQ/zDeSpWhFS+7lWhdRuGNUThd9mJchZVIg0igOATPqApUjp",
+	"Q/CuK0bqfiEQ0FCMW6xHGkp2riJp1JQQBdA7WJO0JiEOczMPkMWIbuYr7xz9rS/3uKNr0YfE30BCDDfo",
+	"pMHijc7Y7CJN5vUijv4a9WH2ibyemSAQNWYp7TL5yeFTSgCOLrBqoRFWCjMrJXgr2RvghVyzdLnCZMpa",
+	"9hJ6BQRHgUoprkQaoBfaOxziOaBTwuxosmUHull9oX5EloXCsWW4zqV8wyd5Me9sxvIIqHFV6071cQ+y",
+	"VhpSIoTkVLrQnX/JheRsHgHR/sYB4HOslb4qR1zmQ/YGjprdzXOeZ+wNnDT78XTCc/gDRbE0Zp1Op73d",
+	"aAh7unEoEFaNg8kNXaToOnGxNJMpL4VmrfTtm8FLcc9+hsrDL39Ot+zdH7sthuCeHVC2RibcrZUO0nAs",
+	"p28HiJO79ShWKPwNY4AnN47g2engO1FOuJxvOYTKFrBhBLe5zCC0FF7Yqu0VMEI/LkoF0D4Fni/lVjaS",
+	"ffXu1tRf3SJrB1SIGxPM2qVNbGy+WXEMW0aQNeMiVQEOzx25NASMSlkLHN/HDVW/Meqf+G7lzECIIwdH",
+	"JBUkAxO8kcM+uKGIfEA6wtAYiopKJP0YSN258QLlhJdzxrNMs3QBKC7dCsdo4UJfv/wcvaVyx+X3t+yq",
+	"1p09wD24VatL9/rmm8G/wvCVXa6ItctDRttwP3dbotVmuKWzXrPJ1c7fUrr+xm63yAJfWkSKL6ze2a6n",
+	"mkC4eZb4PMPnm7gMPLo1g1mQP7foH15g9MKnGABIs9t0bB9krfQ7pUYFIDe/FPe6EJY12E9BjsUC/919",
+	"/2vSdEOcYZD0AzkvXt5hrRGE4Vf8ztyr9vZ9VmD9zdQG6bgYJPb29XM2hvhDy4uDt9OPlbkCxeJhA8GX",
+	"P8k4NtDH+nHgy59kHKBMPWwU9tWPHMOHFYoqqVA/QqzNjooUvgRxR6ilXFkBLPafpDKk/9AXlrx4LnW6",
+	"Sc9KpFO00mCQ6YAK0ve7DoOmygG6nrP0tzS2N979OB+OWZokv1FKYJEbUfICkAkxOy1JkiQNf0mSNK6p",
+	"ZxQCtAD+s159ChEmu/3D7gZ9aJvHSV3Y5tFQtt/qeS+Fb/F0JTBv8bCXgLd5NhRQt3h+Uaja7hUvJW3x",
+	"eJP4s8VrOwwolEm2eLxRltjmvUXJYJt3lq7zjS81shZXcmg3LzHkUHk88YVgiiVLe6gVWYapAjxG4DtS",
+	"oaSP7Iacfc2BtWvxAxqwzpsM4WSqsVrJZWgLJxXIm4ZVich5Dc4D9zvoJh5xBcMIHZaVgwd29udqaqzV",
+	"9fAKpaDa4N5c/GB49iY43DFAmJEr0hUh9+EN7S39jrXYmW2cQKuCsX/6G+cComHEvb6aivIKTctrApKm",
+	"goSIGP3eSED6mIC+1CyUdrcIwYKHr7JZyZuVnReCuxx49xBe1UE8ws7BB+vif94isLTfUOfHy/g8ZouB",
+	"Phn5O7cgQVyVlYIcYCY7+McgeH5XGJAgaIh6rEcPLW51XGOeS/vhj/Plama9VZ7KAj0hrG0TzEzAh0D3",
+	"mgiwzljxTfN5EzjT5pSXvzzO0Jqr8jPGernLeEsHWEgOW0eHXeQT8T9KipeNCHAnkp2dvDxBl+wv9sbC",
+	"hOW0Vl/Nqg4nOuf7P3AznnCZzew3by+eps1IGYnE0lgsdWXZ0g57hgERg9C1+kiz9OJ/Uij4xCXD6mxI",
+	"JOIex+OAAko1QbqAgxxjBY7YmREdkRjhQoSUpZgxZORn1bH/hSrE3KjS5YR79IioPsWdcfDsSiP41kNC",
+	"LhZErB1lgqxR+oEqg5AzBPiRYzUrHxEntIvw9uIpa6VQBa/X2+sfXPQOqVIepIDjmQt+J0C6REKKSvVT",
+	"2l5cyeqdaIVA/hcRLnJNC/hI/yXEjMW7/iNu7Z2u3F1v0Sy4DNdcpmuvzlXcDs/g5w6AWDztf50wCKpb",
+	"uWtIWFA69Nf6dQqZGNFaDJZlviRtC0WuRYaRtmhXKtnZuYNpbg7DxDKk65fof0SpXkmBVoywWOnOr+VN",
+	"cBcnOD5EVGJPz569Ro6jWevs/O4QZ3H3ZRtUL4orQnXQCvdFviVkxWIN1cVh/L86rKbHTEZOBBnr9V6P",
+	"WZrMut3+lynjBWinHpcXxX3MYdxmbGHZ5Y+o9lMVe12OhxYeEowS6cFFYo4pls99CfHWCCJmlQaM1ViV",
+	"wDytMADWwnnQYx/CkrNNRLwgO6Goa28EmfESE6otiUB+5YKLFONLMAs8l/bSqYtcpNvWBSU2k4XQmFV6",
+	"D3gf9r4BgYdDnARgguSaYGET6cSomGyvgTRVCWcg2adMycVrfKnI7lL+Ub3qbsMmhjIgM0rdQsA8vxWa",
+	"iZsbMbSSiRt5OLi6pBdKhLF3Dy8Lfagxumudmm0WAo0dWyAJPguy352OoQ2HnDSXFM+gfJy/2FFeBrLD",
+	"rrIGXcMxx41HKixNvB2DbSqBRSy3IvXgkDnuucAVlzhNnf0Fhz04Dot7H4cXRG0ya66gz31Hu5vuL3c3",
+	"f0ad06/JtgokvfDGqFJ8nrpprJU6EkuZA7JoL1siVokTJ6skiGPGwWlnddIQPbGSPRYddN3Dxxv1PC+C",
+	"bIcN5aUKQA2lpIAlZNSem7iupxNhnUmAj3kExsFcZfnQFbQoxVSVptMk6HzE4HrLg/PwanhhDUt+X4CR",
+	"2wE4wjUneAbXE3nedGejKPVKCisrHe5bgcltm93ESqqqCU01n0e3232A2GS7XCwoDaRTiUlw+eRyVAj4",
+	"ohKbVgpMW4xrtazzElBi8F4htm1Jtn9cVRiB8g/lSMl+DhCt4w47hfoVE6jiIpWXiDrsJJFePKqMgK5h",
+	"QOTpBeVLrmcGrkip6EZmM2nyojaShjp9jxux1r14tSVumhO0amdjQezapIV569YSS0N+sYapvYVr6rNx",
+	"NYLJXMfT/hh95kHHaIuXQrVg3cigevzaM3EC8l4ForX6JLTdUSjFRN0R/3QvOrk314l0G9Q67Pfb9vtC",
+	"BEQOEYiItqjjh1D8AxSKnSh7iYbd9g42FNrH1NNZmZv5G9s42RsFL0V5MmtK2jqRgGpzK+ZswjMBIRzc",
+	"l6ifaSvwgrSH4NLVT/YN+qUDCQa2O6uCQWeVBDs2Zhp9+PAh9vjlEIGChV8JrLeqiW8PkeG5FGAoqsPv",
+	"jnIznl0D+q4fxh4pTdU3GChRd5DAjuyhDuGuW/9Ch1n1jjDNeqnVHyDhVLMbVRTqHoksLNx/17NrFjOt",
+	"EineQ477iA2LHPywUBLjXpW3uRwdU0pT7W2rzBVKaVLf7OoDhy7zob2fWpjsZLc5TmTqsOcxiAcUoBwA",
+	"A3OQuhFDClDYtOVE7U4iAU28gmkLpsTEeysaYccOaB6QyzRLT6DcUv4LWNwG7BvYR2avw4PhyfnZ1Q+n",
+	"P8MHCL21Dwtp8iF5ETUDQGSRoaZmNb1rngXXblV92xKOH3G3F4Oscdi3x5Bwmti1yhz6c8qn04K62X+/",
+	"d39/v2f1pb1ZWQg5VJnI0mNWkgyNr/zXm1cvOwzXAMtJQs2jAKHOISD6BXLjoThQcvmnAJqXAvrdMUsB",
+	"Yk6nrIX3wB6uBpsIrQEyEDgPFZlkSjJ0jBTzTgCY1wpBpVA0OTk/a5OaTGjagLYXbixAxGP3dWw9K6th",
+	"pSn4FetIdTqdJPqQslZaIf+lbUvm3ASi573y7SM+OnmEh1xCLoyvUFujlkR6+RB8ctVOHlbFKc1YZe5t",
+	"/ziVLnGPH1FYsWTpiT1maSKtUIkSGoKIK02+P03wli+g5ZfKwBsiS/3Ot/EUj6FsaXCEsT/wJuUl0xNe",
+	"FCzF4qYpwfcfdQ/8rR1D9FuheMauecHlEOPNkJYqsMOKcKxEBaYIWh5cQkyKpA1zbbOWCx457B5C0pOc",
+	"U7VHXKmQKKuWh6ooMHX4kW7HlGyuWfqUD8di76mSplTFgEm1B/dmylpSsaH9MZFU/A3Y+COP7EKV5v4b",
+	"XhbS7F3Mp2LvFbBLbVvSMr+5gVOOF4AWgooY4zKqe+nYKGoDYOAaME6zoe7yrE4drqhYkd8KwH53hU5z",
+	"MqYU+VCQJuwuhu/On+8ddLp7tvelC+H+/r4zkrOOKkf79K7e56NpYV/pjM0Ey/9S4dKKA5+cn0Vx5Mq3",
+	"D6Jep9vp1gppRLaBgygonwG74mLqPsQRUcB+poa6/g010pnzCUh7I9EQBPJGlCi/5NpX//CVP9hL4MhS",
+	"WV7ZqZL8lDzLokH0nTD0CmQlEuuzffS7XXfBuoqqAfd0Awow9H1JkU+xRlh4zYo0mwSexZooIB4sm1yX",
+	"Fsb2f9j/elXzfi32L5R6waXD/QOZ4AjXZv17ZxIKZReIlhqKU9Hg3WUcaRdSh2VwYXDBsOPI8BFgsoJl",
+	"6PJDHFmetgJIGdnJd6cXbJTfWT7u7kh77KFQ6QZC+F7wbD0lLPeKPNangXshoJWG3GDAFgknjZl/AuXk",
+	"tB0nUiocKZxfatt2XH901cLTC/v0ND0M1EDbvDABpdgEKp7Txtqr31jWDDbh9LX9sAdG8tQHNLGXypd9",
+	"DUYYPLtpePAoPgljO2pa3BPJZlK8n4qhFctueF7MSrIvZMLwvEDhBAu5Ol7/33tEontnWbpqpOFDm4cK",
+	"T55ldqQ7ki8AJmCvS4Qc8Ddg9vu/0gVwlWcfVnK5i8olrm7AkxFABi3Gf9V9Kei2QG+FUSw1Kk0kXKU6",
+	"vxMUH0RG/spx4v0z7Y6L1Ifg81LwgoLKJ4JLK164y0eVicTUkg67CCr3OoAOgua4nvuc4aGA6Gcqrl07",
+	"kc9zbSBYHtii89aBbWQdIGAO1Z3thRnk27lFKeAyDW7STui4+crqVdEAmHBV/aTanCi0k6A7ouLRq0MG",
+	"ek26ZSMeu9vQzubca5QYneemFUKZtq1cCwscJ5KH1e2Oq3hb50OjvIMW+T1rKWM69iZJyghOZDUYIsbZ",
+	"QlziVADVwVhR/YKf9gpxJwoXJoVzsDpZGP6OOUsUPm8/+DoGMUtrwd/wRS2yGxrzSUcxS2nkmMvM0mFu",
+	"5mnbnyA5FGHIKAWhON/YODfH5MyyK1gRF/qr8JgpCs5b3CCUtbFukXOMQaSm29JEosPTrzUUQAFbDGRz",
+	"UoXg3Ai73pSxYwkZFWBXjXgIuVZQuMrq+uUterMxmswMsJpTkPODpWGqFqlUjF3klBk+os8Ibo8js1xM",
+	"UdU9e5mmVkpMa+U3wV3q6tUgF8D2NdNTURSATNlK8xFRby614aOSTyArDdXSM/ddPUvN8RIXuMtSSmmH",
+	"xQDwEUpxv54zzIFjldB1CNg2YBt1zyVyVKrZdKeM+JMzdqJ1rg2XAP+9kCKfyPoSh8lecZDsROUFgpQ0",
+	"X3bK3g61eLxEvn39nIGb2goTzZk7x3AFrKzVbSnJV+i2CwkwYLlmYcVtqwIRgZIRHfTtY1ZHLMAqXvUE",
+	"v/CwWXXR0rPO3xPZ26m5lr1bejYdlTyjNOjrUs1GY+DLE/Sgpy5pKgXtlkoE+YwshJAM66VQ3RV8Bfql",
+	"hCfqOZFKEgca56YOL2bPN5YuWxpmBUMP2PsujNcpfIm0k2ultfBeYEcYbWcXFZRxVdlpKNRuMUyAsFDg",
+	"ykE0VH/nwD/rbptNGDPO/LkO4cgvHijTWIgXc8YHi9GpgVUM4lP9u1ZutatGxeqbdokCmXEnjYLdreqY",
+	"QEABrkzTQnjIlHDyi6mBax2Py2vwrYuMjmsI4J3lUMxub6/bWzEyct9vIRCsCp1eHNdz3jQstOk5mAig",
+	"tuaRHqwaqVGfdpxPuRZ7ufRI5UzPrqlonbrBjT5m6T+I510hp6PExM6KMeLtvnaXN44LcXBEkTlhIWWF",
+	"UrdWtD1G8qZaL+sHcXVdp7YKkc5BSDkQJPx82Ti0xvZVaVa3jsBUVevu87pemthAJSvvv1GlibZ47lyU",
+	"55YZbfPols8RktE2LdIR3/4NfPJEzrd/+KUy2z/8lNJ6wb+6g1Honxqjh+ls1tJA7N+hyliJf4swcnAT",
+	"EfoLanSczQUvY+YCugPMMwxdeeehBw8Oe13/cwRTpl++7Ac/SHGvO/OhmlznkhtVQr1HO1sf30O1xcE+",
+	"ONjfL9SQF1YWHDzuPu7W1dev/hPuEzcfdPrbWTypmCh+aRR+1evvHdBXuD7/OPqG0nf/cfTsybPTfxyc",
+	"0ArgU/aqfNJzhcX/dKPCqupYERMLp9u/g+CnesXy3lKBcmLiB3jd4He9WjntXlg9+6gbRPd3O90jLAnd",
+	"92Wa+2CwAJ1umfDga0QKg4yEdfTUC6lmf1rmQ1fdnx74+nHw+8eSkB3ZFhsFl93HEsZH9PWA7d5mR5e3",
+	"8MMuIh9EBTZYf19RFrG/nCvXXF66ysNgDe72Nlt130pOvk2R4UuHm196qcy3aibxhX5/G9sxeGXB/AOO",
+	"tz/CWu0PzRtnl6FTQ/aAwLKHdqoNpr19gHdaaeBDx1iFJ1VFs5FU7p1OO9j54kRqLFN1Pfd2Cp2CqRJN",
+	"bzGG9NahqwaJ3Asex/SfbAmBviFv3cFjtSrAl7ysEqkTyTy+VYCCRHjMIapV7X3Kyx7zoJ40vWPHa7UQ",
+	"5lW50ALVlBh7DJPDJmlqHuo0KAPgesXHFyGzBuFqNiS/86JYWqd67rsd8i5J7zgOqi3jClGDiM3vRMlH",
+	"wn87AM8rR1oiwCmHWr2IL2tH4cG2jQfj9ooy5ZhWr6OJixtsw61rA4a3bRlC6EEpX41N3hrz4s6Swz2f",
+	"Iwn/IkrVPmZpt9PtEg4+4KVleXZsW7XcdnGKGA/hYcLZ6wpAHPVY+ikX2tmEiVRFNmBawEKkVjd9XdVt",
+	"/A7w2BqtGUG1Ohggom1qBaWHkaCdsXFq9Tp3RpQ6TiSc1lpaOrbUClB0V5pLYlehcww1v789eXrx5ur1",
+	"6cXpy4uzVy9Tqt/mytNhEXSAw1Mzg9uX2nuqU7dgILwmTA9Cv2CQy3nHDWnHTildYcK3a/jUH54GY/4m",
+	"HcbyUYo7PMu2EeJf2xP2rb1xt334Qv3ltKSP0kxqkt4C93CCzRJGyGGnX4Fo9I4cVmL0Jh/J2TSKo9tc",
+	"2k13aLc1TuVarTIle307620773V6VeeHvm8AKWBeLvVjCOCJNwzj4MEiK17n/1lJj70GlaK3d9B9uKT6",
+	"0C5+LwF1W/G0zgO2EVQRCbMmp3oW8rewuk5YDXhtTVr18KJkUsC6Z5UIC3fdRhG2HoW90lF9K+YrrPa5",
+	"IClhsXKvk7vIbxgKIQhisCDYoljhgwzH+WIJkbzKgQP/lJB3olBTETOSiJ33KoCstr9o1sKyPKGUbMVn",
+	"MtXFVGVibmfZ7rC0BQJG23tEyR4OFRc0TvSg2yVgAL8fENxKAbOVm8OKORDUWYpEgjgCZJVSlcia4Z4O",
+	"PX168sPpz/YSrmLwNwkujf4N+9KALQsoiQQJJRQmWKtJkMCIOErsBVojDAGoD30tnBUrkfS6d5yskiCC",
+	"rII/sfCwi42cKOR3spL/bYr+44Ws0JxWr/yCt3S9LgkJKWRWmxaQhe0bOTzavQ28Bx9unwsY/+eVeD6m",
+	"nz+b2LOtVQ5uyzU3mb3p/hZ61go9Cz5nJ39Ut+0KqWc7w10ZVNJslHm2MZZtKtdYBWNczwk0lvmIdTmC",
+	"4o2NNi2o6shaYIHSSpLDfYyBPHw4FhmYW/CxCZ97Wxkz9/lQtAGgXmXikcdVqDAxel1f7AiVfdsqjPum",
+	"mOlxB2xSXnhLB+ygGxRBDSvx7Vgz1A7SP3UtMIlhsYroMcV34OhxMFiGknbhYdU9Q9kS0kUYHlXILAgD",
+	"i8OaibHLOF4ohdhqrnxoG60XP2yjcca24mpzkffJh+Fh3hJWbkjkS6wPwBwmXWUWqs0MM7fxUQgzss9C",
+	"aaZCyZEoMR/E8OtCENpS+vbl81fffXf6LB0wqdg1H97OpnbcpYDbDsKOQM6dtDvsKUq9QGoYhE/R2I6j",
+	"JXKBivUjpB6hXYZW+u3zt2++vzp7eXH6+seT582y4HfC+CqfHysIfqKbvVYt91037sa92P63D/9d/N+B",
+	"/6sXfNuPe/HhZVWl9l0AwRx9m5fiRr0PqgoNoqo4SFWgCMrl3Ro1deWXBtE+DwstrfD5LpTXRKNM1f3T",
+	"cakmotb72zeDtzK3bMquKcjkfgwTdZ0XIhhCfQSLvX11ZPchtMVsfbUuVZRdkfbgOHdVifl3vEb/oMvw",
+	"p7ECdiCD60+q+wfcemQzW6PoO9eBV+lJdXe8vnLV1LT5RS8V6L3CUlgip6LEFyzjqvwOyCjc5yATzFVh",
+	"cSr8bFIlWJGTKIG4VPfuMeTsvyeYGyzUbZUvOPEiA37a9laCa/LJhbVC0WeWSNfiwLuTVjlD6gVNaw6V",
+	"FIuHpmTo0pCrurO7hPjwGk0fOHGwULluVuBjtqVeTo6Svy36fzqLPpUKjrC+b1izdhCdvn0dBXb8vrel",
+	"n8/K4ZhrnGXVxNedrx/XW3j75lnQQlMDD9Yy6ZR8XhXzwZ382fTLsLTwVvb0gKPm9TAQWpO/tcx1F6vz",
+	"KS+Y1as7TscQfBBUiN7Nuq6rKgMrb1xXyctZ1zdFgLBNiV6JrDK93EXBMq7H14qXGdNjda9ZbpZCQhYS",
+	"fyr11SfXrAvCqPRVqwmRRx5BItwdBi5/PrcTQSC794aCINCZng6cV70JpPy4rpf6v4+D0A/hof9duzUQ",
+	"8nQQtsH2fccLGPPwboC5SspnPSDkLqiOtV1hh2CuHr01DaoRw7ZhApDXGDF/yahKTx/nABYewtInsjba",
+	"IK2s6gclIvTO6qVq02hiwEYwlsWD4Nv3IA+IvAhBSMP6PCoC5bAUSrELiURIzhDxo+aAwDMwARkwLytq",
+	"yIvCQ0T6TWsTjkUiqXJyrll3AdZd0mBYC7R1v0mIZbBEH+0O+wanxxPZNLu4FiXkl1mnyEPggNDiVCYK",
+	"khtpcxNZywhj36P4V1o+uiAErlCaHVz6X1dO+zuYfFMw+V1j8UUXGBGHceS12lwQAKybSgKsCTdfQF0/",
+	"eNw5CiTKx90aVPlXULl9IVp5qbBHv/PVwTIQ99dHoXmgf2hbcuDZ/S+73UD0WhNQDaIRGn5r63bircHr",
+	"53fY6xzWJeZgejSmpek8/nJ5On6KFAATzKZ32N0p3nehxsIK64ePF70Ji3f8LeKtFvG+FzwD7MJg6T6R",
+	"E8F45POV8t0rZwUB8QkR9GubF1OeMP4U4uGQIRxvtm7bWdMTSRbtpkgI1gogsXr2Ju51u93Yp83aT220",
+	"qud2ze548WSsZiUJIQjP7GJbl3EDyIyeZiBkuDdcJQUwgFMe8YaiCseMO7lQlT604IaK51F4QVzlfbJK",
+	"5i3mHXaC9VTQ/ZLxeZGPxmZP8zuAGqvAjvsHTJWsfwhbkAsqelCKKQD02mbt+N2E+czMJhINbbRrMSMc",
+	"MRPkkqshqQMCcAloCSqxwLbrZIBNTiMIaTG6JpUStBP+SA4EiGX1suoWwh420hDOHUjWuVkghYzPUzS/",
+	"EcG0B26zc6dFzGMWVsJYvZPg71HsIP7yyy6WL6p3BhdVutgBfFt1kR4HRXTsREECpjsOyAODkj36EilE",
+	"Os9EeMgIe8u+V9srv1EUP22XyTbxaAeRulLASJFrpSMvo1mJ8sT5ZWAwiQSHDtY+xrXANdRLSbnu93SF",
+	"HFiVXvjrxNGAxpv/Qjo3sr16+mvG5yuiZdx6rAhywRddiIs9l1FMX2Ja1OUWOaffECOeitKXcG7MY3YW",
+	"n8axANsN6pXgxw34IX8nan5S2drufF2stio+n+vG9Li6APx158DVEqpq+PRrRVkGva+6yxLh414oER4F",
+	"AuGXPfDEhd10l/s4qPfR0EM37CBov/twI20lyNRNqP3+kgm1f/ARdtqP6eczmGrxVDblWW5UyzClFxFK",
+	"LKega2tdPm9dA4HY+3DzIU80pK7+gpbVa1A/arSAicJEDYdH3SVyO+xata7W6SJJ97bo9Kuah/dx2Gn/",
+	"UxNhU/5mf6//GL+qyxILib41eKF/HD17gtv1qcn3s4/wdyV8uDSXiJ4wlJx2gGauXLJaWRTWenvx9P/2",
+	"2ltw14NG7nrRPyAFoU6UX20yIxxUFHiwRPRA0Utc9gI6Wu6rt4Hf9gIF/zPw24OVfLCmrhGF0H4+6X8O",
+	"lvwJhtL31PuHjwX43MMPTz88Pf2lo3O4i6VnoTLbBjcf2QXqsXR/UotPNbM/3uzzo3diBb6IWtBgZQSa",
+	"QmTfrIyxZlLpQRTWmIMcwu96dEeHT+iejr2jiHHDEMlvE7Bi7r1gmk+Eg1DLlYTk1Ckf5XKEGOn8uhCr",
+	"Qjt+cuPdVVF0VW8wUeFBGD1U/eGhID2+kpPT7JbKWazW5l7ZAbhiDJq1UlPOANWthzU8YYBSyb3wGSh0",
+	"YR/qpu1Vgw5KQW137LHSw/II0zwD4wdUC4BSnGUmypVrtTbLAwAt3SqFVbD+XAkenzAJI6jFWAF89S96",
+	"we3uiiW5BihKkuqNdBcrifQWaoSg4LVYBAS/rap8IARXnoG0UhXz8MWpqDhGNyx7Eb29eLpUPoxaDmug",
+	"NU9sd+nDMaH/3ElQWH7rMwbN9Pyd2tv+Qg1rqG24Td1kPuIC3eY+fCunpRoKrS1HPpUmN3/sZWiXxs89",
+	"uNf8pXD5IY6mSjdcY1XpHh1WKkWNoGXKfDIRWcwKdS/KvSHXIjtmnBWCQ45lSqSF5VEcMn0aM55I/wxB",
+	"kHI5h3j8mE3tHQioFCXPC/tMpgxVtcmO2VuZD1UmWMGvRaEZlrlkuTQqkdOZnNsfMWdxMsNsTcmuBeP1",
+	"4mhcBvXRYhf7woel0hqwPmYaER5TOr0p61MxEM5Sd8TTDgtLtmHQiy+xNhZl44UMJeR+8pgzhNf9jcrm",
+	"a/hgY3mPRcboeF1YBOC04nv714UaLZQ1HES9bgf+t/84kf1utzfIrh8PBr0oZFy7nsaqSt6HejUqyyk/",
+	"LF0AvYfF6v8O/H/N6my6FIj7/663wq77tNHhLO4d51gAXn+uhr669tr3Hmn29vXzzlrIykXp5MOD+XPv",
+	"YPNL53xeKJ5dKPWclyC5RIe9o20607MpRjK9EFnOL+yod1SSglKcf9h9cJJljaBXwX3QoOrs/0po9pko",
+	"RFOV/ddB3bGqkFQG3JR8a6Dqg+8aSs+WXGqsQL9cv+EZ9BJyyY8SGaG1bEFSoxpiHhI+2vr4PKP2Vhwb",
+	"nwim2UhJ8e+QpIIrsomuYqctL9yIY3W/fqvXD4zeffXDv8FC27XavMx/ZIGFT1pY4RJq6AzHK4KnAcxa",
+	"s/O3F8ss5Ny+t1LOat4B90heURUWx4w+/FUI8y9yBVbL+ocdJRxCYApsnZ9cPP2+vfJQzRpjvCg1Dcxg",
+	"BPKPUUjHLK1ktpTh9ehB7L2egM/AIYRosESmgQz6BLWnurT5JGXDQnCqpl/k2nS8oY0NuUSIcVeOHUt9",
+	"NqkiuAJ/n5G/z8i2Z2Q3eXEDRGr9IqKMG7CAEsBpDcSUtRxQU561G23pKwELdzd8/5FmTZ+ah3pfuAiW",
+	"4czMNSQLPM/l7YA9LfLhrcvfW/2zFXkPljD9KmgZwKNZ37EHBqSu8CHbcL8JqM/ljGt4bT9TUvy2fy+K",
+	"oZqIj7BfehS9B9kxl9/+M2LrbZ0B+GdzBf4pTZ9LkHkNeXz/yyTmRmPuCfviixpC8xdfsFZqD+4TX52s",
+	"jTXhABmF0Jsh5wpiygcspwhiCmRO99PjRKZfpBUGtJyzciYtgVa1jTB69reUaWFXGfLzC9g0g8UdIa4c",
+	"m8gYH/FcaoN1aDDRbRmtJTe6htbCWilYN/eDsdA3PMWMNvdx/5pqsOAXEKIr2RdfVGmf1brAd2nblUFy",
+	"UNV2RfCnOJGWKLm9sKiGq8+5NCUf3kKJWPuKYa20iTfb/uv3XCLJpwfldVLERHW1yEQNVJtSKXFUiGQA",
+	"IeO+jBv6jn0yW4eljsmnkGPgEl3BFYqbL9nZm1fssN/7ig1VZuVSLx8DXrcrX9XtEvwAxtX3uz0EIXD1",
+	"5YFCXCyzXc20wzYBMCP4Mm59AGC4Do2ZytyHiMwrje62+09qcXeXbjNm7k48//Nby3e73asv7A1/uE50",
+	"2Gme25ic7f7uZG9++/r5Asi+4/W/l+H5f50KAmfljzdTj/DIrsm7b1A49n+1/1wtGaybTMyeJ3xi+/Jh",
+	"YF8e0Vpuf0o2GJiBAf47WpdXkMP/IvGtMcSKamPAyH1JEZdHXjlbmgd92DhoOiGfUvD0h7K/j4FLg19X",
+	"iKKYGJlNVS4NVn6QFPOWqXsZM8NvHULgtcoAHOO84DOdXxd2ByEiD0o03/VBLICN5DKRMBpCLnDZiLZ9",
+	"/za7V+UtGBHAOAbRc0aza67xFrHi062YI44zmJdPzs8SCQCUkIGWTyCe0IqXyIDSY5ZSUqjPY6uIDY1y",
+	"BFWAshFAYcFWJTL9NYmEJfgkGrAkSmbd7sEQikELy3uGEA5+IJLoQzpgh90ulclA0ZeABcDaZ4XuFiZu",
+	"4osks96PuUnkPdfsvlRy1I7ZYbfHWii+//TTT3snMzMW0ljmJgbsG8FLUaZt6meSaw04gyW75hkiWUtM",
+	"9uOJrKbtSkZO+BwOk5XXaDhVuUmG1V5ccWlcGTug/tfMIWsnEhe4w6giJyXp8bIECGssTDrmU8H+682r",
+	"l+wN0Co76HTdQmjDDdUW16K8EyUbjsXwVoNQOUGPpD8o3Q7L1FAjuXYmGZUqRQPtRJgyH8YsyydCasDC",
+	"kBnDO0SVnUQmMk1TQA0r2N5/s/NXby6YC73gDuGiEwQe1E4HS5JEMrb3PXt0QmwZ6NZtAvvh9OdH8PPq",
+	"6vP2KnrkGsrYo1+TiPYE6SnoO4lilkQ4J21/fZf4yHb8LQicT6JL+03Gjf0sRwKb+ypLIkDyhP9LIr8y",
+	"tQYHBC4IkiU2bfKJGNwLcWsbDhqgPYa33yVw4VrlD1/CxiATFwwr9tt3SQRaWxJdXsKnXF9JZcIXfIU4",
+	"fPz+/r4zgswKXIXLy8sPj2jnlrQEiFx2Rcq3UxOacs/4aFSKETcLAAUuKnk5GtlDmH7VlKJGexANoq8s",
+	"v6Y9hIqVLjUhTGO4jB0RLIS92DvVM9n60L6ZO3BSBJXKzTxmhcCcag8aD2OViupCOwzJtYOtSMSPt0Yf",
+	"Uey+zA19c+kysOwr72iHq+dqL7+L7IZuXpO4lhaydoWk0GYx9+vHZjgOS4nsemZYlmdUgshB+GAyT2wv",
+	"Gkv3KxfpoLu8Sv60LC4Fl1kUv3vnz4lflOqQ2CXBOK/Ly/hdBCv3LiKTiH/eg3jG7yI8HEnSsSu5ZjEp",
+	"82Xt2tUxEZooH4Psfa1ChwNpv7W8dyl7zq/UO8rf6WKunPtw0LMjali/jM/tL4SoAMpePhFXGDboVeum",
+	"qa6Z4dYyPDASEoG30+p31DicdZrK4ah7HQ36H+LIC15Na9fb63d97tP/hf/6pezt9b+86B8Mjr4eHH1N",
+	"v13+buc32CZEi9I+UK62be67YNZrdnItBwA/09X1HAYZvGIlVXt4Ikiu8EYHkEswea4bR+rmRgtDkZHN",
+	"xAI7PCsMKSS1dazwfjF7Lqqdul6/Gx90u/Fhr3N0CQpB7eVvSy6HduHPeZnr+quPu3HvqBsfPL4EcXwn",
+	"Yt2AvKuqqwqILAbZ0n62cq02TMnYGylRwuGa5YaVXJKOuoUWCGMhE8TWii28tByr/fWWbz5UY6WxrjFh",
+	"6FvQbKBdK0C2Kj0k1GHCiANMnkILx1jwwox/iQa/2k//tDtmN6XzT01f+Y2HT1bqnv9S+7BPUN32yw8A",
+	"1zwrczPHrEwQM63sGQ3eXX6wbA8E5lUadC61sZSH2DCgnuVWwRnOJkIa1tKiuNkbK8vEj1k64bfCaiUp",
+	"iuEQ+AAuOUiqmZWFLzBLM1+jtNt7Y6ZFiSZ1sOmRFut90Mt684kTwjKW8byYg2bQUPYzaA0lv4Yq+6Be",
+	"ekVbvActwWpBLc7Qvxnbq03dy0LxrB3XzdseAj4cOZoumtT9YFGD519Yht9sHXCOhmmpjBqqgrWsLDLl",
+	"pQcbqkHunZyftdFmjw0xXGIxuRaZO8CJ9Op5bphV4jUVslCgGmvLEGb2NSkE4B063dBqa7DjmZUbHRJL",
+	"IvVUDPfgWMOWWMIHBdFhySuJHp5cszGX2d6Ul5pwZfRUiKx97KFN6fwhuD2iAxoQ2pzvqE6Z6A6gZXzq",
+	"u2tYzFU2BsfwUHGsoC9zHeAkZdxw1iKrQD+t6geAfg92jHawny5JcnEM38OZxwQGPN2wBk7tJCuE4hm7",
+	"5oU9jmVIVa+cOqOjD5cf/v8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

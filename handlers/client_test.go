@@ -118,9 +118,20 @@ func TestGoClient(t *testing.T) {
 		}
 		conv, err := c.ListGoalConversionsWithResponse(ctx, site.Id, &client.ListGoalConversionsParams{From: date(t, s.Day), To: date(t, s.Day)})
 		if data := must(t, conv, err, 200).JSON200.Data; len(data) != 1 || data[0].Goal != g.DisplayName || data[0].Visitors != 0 ||
-			data[0].TotalRevenue != nil {
+			data[0].TotalRevenue == nil || data[0].TotalRevenue.Amount != "0.00" || data[0].TotalRevenue.Currency != "EUR" {
 			t.Fatalf("conversions %+v", data)
 		}
+		revenue, err := c.ListRevenueWithResponse(ctx, site.Id, &client.ListRevenueParams{From: date(t, s.Day), To: date(t, s.Day)})
+		if data := must(t, revenue, err, 200).JSON200.Data; len(data) != 0 {
+			t.Fatalf("revenue %+v", data)
+		}
+		props, err := c.ListPropertiesWithResponse(ctx, site.Id, &client.ListPropertiesParams{From: date(t, s.Day), To: date(t, s.Day),
+			PropertyFilter: &client.PropertyFilter{"plan": "pro"}})
+		if data := must(t, props, err, 200).JSON200.Data; len(data) != 0 {
+			t.Fatalf("properties %+v", data)
+		}
+		values, err := c.ListStatsWithResponse(ctx, site.Id, &client.ListStatsParams{Name: client.StatNameProperty, From: date(t, s.Day), To: date(t, s.Day)})
+		wantFields(t, must(t, values, err, 422).JSON422.Errors, "property")
 		del, err := c.DeleteGoalWithResponse(ctx, site.Id, g.Id)
 		if got := must(t, del, err, 200).JSON200; got.Id != g.Id || got.Object != client.GoalDeletedObjectGoal || !bool(got.Deleted) {
 			t.Fatalf("delete %+v", got)

@@ -27,6 +27,10 @@ func (s *Server) ListGoalConversions(ctx context.Context, req gen.ListGoalConver
 	if err != nil {
 		return nil, err
 	}
+	revenue, _, err := s.repo.Revenue(ctx, req.WebsiteId, days, filtersOf(ctx), goals)
+	if err != nil {
+		return nil, err
+	}
 	pg := paging(p.Page, (*int)(p.PerPage))
 	meta, links := envelope(pg, requestURL(ctx), int64(len(conversions)))
 	notes := notesOfBasis(basis)
@@ -34,13 +38,14 @@ func (s *Server) ListGoalConversions(ctx context.Context, req gen.ListGoalConver
 	data := []gen.GoalConversion{}
 	if first, last := pg.Shown(int64(len(conversions))); first > 0 {
 		for _, c := range conversions[first-1 : last] {
-			data = append(data, conversionJSON(c, visitors))
+			data = append(data, conversionJSON(c, visitors, revenue))
 		}
 	}
 	return gen.ListGoalConversions200JSONResponse{Data: data, Meta: meta, Links: links}, nil
 }
 
-func conversionJSON(c repository.GoalConversion, visitors int64) gen.GoalConversion {
+func conversionJSON(c repository.GoalConversion, visitors int64, revenue []repository.GoalRevenue) gen.GoalConversion {
+	total, average := goalRevenue(c.Goal, revenue)
 	return gen.GoalConversion{Goal: c.Goal.DisplayName, Kind: gen.GoalKind(c.Goal.Kind), Visitors: c.Visitors,
-		Events: c.Events, ConversionRate: stats.ConversionRate(c.Visitors, visitors)}
+		Events: c.Events, ConversionRate: stats.ConversionRate(c.Visitors, visitors), TotalRevenue: total, AverageRevenue: average}
 }

@@ -134,7 +134,8 @@ func asAPIError(err error) *apiError {
 // validationError turns the request validator's refusal into the contract's answer: the
 // authentication failure passes through; a path parameter that cannot be an id is an unknown
 // id (404); anything else about the input is a 422 naming the field. A refused `filter` says
-// what stats.ParseFilters says of it, as when checkInput refuses it.
+// what stats.ParseFilters says of it, as when checkInput refuses it; so does a refused
+// `property_filter`, on its own name.
 func validationError(c echo.Context, err *echo.HTTPError) error {
 	var reqErr *openapi3filter.RequestError
 	var multi openapi3.MultiError
@@ -156,10 +157,13 @@ func validationError(c echo.Context, err *echo.HTTPError) error {
 			return &apiError{status: http.StatusNotFound, message: "Website not found."}
 		}
 		message, field := describe(reqErr.Err, p.Schema), p.Name
-		if stats.IsFilterParam(p.Name) { // the four filter parameters answer on `filter`
+		if stats.IsFilterParam(p.Name) { // the four filter parameters answer on `filter`, property_filter on itself
 			field = stats.FilterParam
+			if p.Name == stats.PropertyFilterParam {
+				field = p.Name
+			}
 			if _, err := stats.ParseFilters(c.QueryParams()); err != nil {
-				message = err.Error()
+				message, field = err.Error(), stats.FilterField(err)
 			}
 		}
 		return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage,

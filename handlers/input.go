@@ -146,7 +146,7 @@ func checkInput(in operationInput) echo.MiddlewareFunc {
 			if filtered {
 				filters, err := stats.ParseFilters(query)
 				if err != nil {
-					fields.Add(stats.FilterParam, err.Error())
+					fields.Add(stats.FilterField(err), err.Error())
 				}
 				req = req.WithContext(context.WithValue(req.Context(), filtersKey{}, filters))
 				c.SetRequest(req)

@@ -35,6 +35,9 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 		return nil, err
 	}
 	reader := s.repo.Reader(req.WebsiteId, q.Range, q.Filters)
+	if q.Name == stats.Property {
+		reader = s.repo.RowReader(req.WebsiteId, q.Range, q.Filters) // only the rows hold properties
+	}
 	entries, total, err := reader.List(ctx, repository.StatQueryOf(q))
 	if err != nil {
 		return nil, err

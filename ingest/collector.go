@@ -83,6 +83,8 @@ type eventRequest struct {
 	scrollDepth   int8
 	// pageURL: Page as parsed already (Plausible's body), which recordRequest then uses.
 	pageURL *url.URL
+	// props and revenue as sent (props.go reads them once the website is known); nil: none.
+	props, revenue jsontext.Value
 }
 
 type eventBody struct {
@@ -194,11 +196,17 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 		return c.recordEngagement(r, ip, site, &hit{page: page, hash: req.hash, engagedMillis: req.engagedMillis, scrollDepth: req.scrollDepth})
 	}
 	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution, hash: req.hash}
+	h.props = c.readProps(req.props)
 	if req.Event != nil {
 		h.kind, h.event, h.eventName = hitEvent, event, req.Event.Name
 		if req.quiet {
 			h.kind = hitQuietEvent
 		}
+		if amount, currency, ok := c.readRevenue(req.revenue); ok {
+			h.revenue = revenuePart(stats.Storable(req.Event.Name), currency, amount)
+		}
+	} else if present(req.revenue) != nil {
+		c.Metrics.dropRevenue() // revenue belongs to events
 	}
 	return c.record(r, ip, site, &h)
 }
@@ -217,6 +225,8 @@ type hit struct {
 	// eventName is the event's name as sent, which goals compare (the statistic's event
 	// writes a ':' of it as a space).
 	eventName string
+	props     []string // its custom properties as kept, stats.PropPair each
+	revenue   string   // an event's revenue as its row keeps it (revenuePart); "" for none
 }
 
 // recordEngagement is the entry for a hit that only says the visitor is still there
@@ -266,6 +276,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	}
 	page := pageValue(h.page, site, h.hash)
 	vh.page = page
+	vh.props = h.props
 	out := c.Visits.hit(&vh)
 	if out.ignored {
 		c.Metrics.ignore(reasonNoVisit)
@@ -278,7 +289,8 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: day, Value: value})
 		return value
 	}
-	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row}
+	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row, props: vh.props, revenue: h.revenue}
+	c.Metrics.dropProps(reasonPropPerVisit, out.pairsDropped)
 	refHost := referrerHost(h.referrer)
 	switch h.kind {
 	case hitEvent, hitQuietEvent:
@@ -445,16 +457,18 @@ func decodeEvent(body []byte, req *eventRequest) error {
 			Unit  string         `json:"unit"`
 		} `json:"event"`
 		// Any JSON: only true and false mean something, as a browser's bad value must not
-		// cost its hit. props and revenue are not read yet (unknown members are ignored).
+		// cost its hit; nor may bad props or revenue (props.go).
 		Hash        jsontext.Value `json:"hash"`
 		Interactive jsontext.Value `json:"interactive"`
+		Props       jsontext.Value `json:"props"`
+		Revenue     jsontext.Value `json:"revenue"`
 	}
 	// Unmarshal refuses trailing data itself.
 	if err := json.Unmarshal(body, &raw, hitJSON); err != nil {
 		return err
 	}
 	*req = eventRequest{Page: raw.Page, Referrer: raw.Referrer, ScreenResolution: raw.ScreenResolution,
-		hash: string(raw.Hash) == "true", quiet: string(raw.Interactive) == "false"}
+		hash: string(raw.Hash) == "true", quiet: string(raw.Interactive) == "false", props: raw.Props, revenue: raw.Revenue}
 	if raw.Event == nil {
 		return nil
 	}

@@ -548,6 +548,13 @@ func TestNothingPersonalIsKept(t *testing.T) {
 	e.send(hit{body: body("https://private.test/?q=secret-query", "https://news.example/x", "1x1"), remote: "10.9.9.9:1", forwarded: "198.51.100.77", ua: safariIPhone})
 	e.send(hit{body: body("https://private.test/b", "", "1x1"), remote: "10.9.9.9:1", forwarded: "198.51.100.77", ua: safariIPhone})
 	e.send(hit{body: `{"page":"https://private.test/b","event":{"name":"Buy"}}`, remote: "10.9.9.9:1", forwarded: "198.51.100.77", ua: safariIPhone})
+	// Properties are free text from strangers and site owners: e-mail addresses and runs of 9+
+	// digits (phone, card, account numbers) in keys or values are stored as (redacted).
+	e.send(hit{body: `{"page":"https://private.test/c","props":{"email":"ada.lovelace@example.com","card":"4111 1111 1111 1111",
+		"phone":"+49 (170) 123-456-78","account":123456789012,"grace.hopper@example.org":"yes","url":"https://x.test/?mail=alan.turing@example.net"}}`,
+		remote: "10.9.9.9:1", forwarded: "198.51.100.77", ua: safariIPhone})
+	e.send(hit{body: `{"n":"Buy","u":"https://private.test/c","d":"private.test","p":"{\"customer\":\"555.123.4567.89\"}","$":{"amount":"5","currency":"EUR"}}`,
+		remote: "10.9.9.9:1", forwarded: "198.51.100.77", ua: safariIPhone})
 	got := e.stats(id)
 	if got["visitor"][day] != 1 || got["visit"][day] != 1 {
 		t.Fatalf("visitor %v visit %v, want one of each", got["visitor"], got["visit"])
@@ -565,8 +572,8 @@ func TestNothingPersonalIsKept(t *testing.T) {
 	// The visits' rows hold no visitor key (only the 32 bits of the day number).
 	rows := dump[strings.Index(dump, "COPY public.visit_rows_20260304"):]
 	rows = rows[:strings.Index(rows, "\\.\n")]
-	if !strings.Contains(rows, "Buy::") {
-		t.Fatalf("the dump of visit_rows has not the visit's row: %s", rows)
+	if !strings.Contains(rows, "Buy::") || !strings.Contains(rows, "(redacted)") || !strings.Contains(dump, "COPY public.property_values") {
+		t.Fatalf("the dump of visit_rows has not the visit's row with its properties: %s", rows)
 	}
 	var keys []string
 	if err := e.DB.Select(&keys, `SELECT encode(key, 'hex') FROM visitor_days`); err != nil || len(keys) == 0 {
@@ -577,16 +584,18 @@ func TestNothingPersonalIsKept(t *testing.T) {
 			t.Fatalf("visit_rows holds a visitor key: %s", rows)
 		}
 	}
-	for _, secret := range []string{"198.51.100.77", "10.9.9.9", "iPhone OS", "Mozilla", "AppleWebKit"} {
+	for _, secret := range []string{"198.51.100.77", "10.9.9.9", "iPhone OS", "Mozilla", "AppleWebKit",
+		"lovelace", "hopper", "turing", "4111 1111", "123-456-78", "123456789012", "555.123.4567"} {
 		if strings.Contains(dump, secret) || strings.Contains(e.Logs.String(), secret) {
-			t.Fatalf("%q was written (pg_dump or logs)", secret)
+			i := strings.Index(dump, secret)
+			t.Fatalf("%q was written (pg_dump or logs): %s", secret, dump[max(0, i-200):min(len(dump), i+100)])
 		}
 	}
 	var recent []string
 	if err := e.DB.Select(&recent, `SELECT page || ' ' || referrer || ' ' || browser FROM realtime_recent`); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(recent) != "[/ news.example Safari /b  Safari]" {
+	if fmt.Sprint(recent) != "[/ news.example Safari /b  Safari /c  Safari]" {
 		t.Errorf("realtime_recent holds %q, want the paths without their query string", recent)
 	}
 	var tables []struct {

@@ -205,7 +205,9 @@ type hitExtras struct {
 	values    stats.Values // held here, not pointed to: no allocation a visit
 	rowPage   string
 	event     string
-	eventName string // the event's name as sent (event holds the counted name:value:unit)
+	eventName string   // the event's name as sent (event holds the counted name:value:unit)
+	props     []string // the hit's custom properties its visit kept, stats.PropPair each
+	revenue   string   // an event's revenue, revenuePart; "" for none
 }
 
 // AddHit counts one hit's keys and extras, all or none; ErrFull when they would pass the

@@ -18,6 +18,11 @@ type Metrics struct {
 	overCap       prometheus.Counter
 	endedEarly    *prometheus.CounterVec
 	rowsDropped   prometheus.Counter
+	// Custom properties and revenue (docs/properties.md); no label carries a key or value.
+	propsDropped   *prometheus.CounterVec
+	propsRedacted  prometheus.Counter
+	propsOverCap   prometheus.Counter
+	revenueDropped prometheus.Counter
 }
 
 // NewMetrics registers the pipeline's metrics; the buffer size is read from counters when
@@ -49,6 +54,22 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 		rowsDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "analytics_visit_rows_dropped_total",
 			Help: "Writes of visits' rows for filters skipped: their day had no partition (the job \"keep visit row partitions\" makes them ahead) or their website was deleted."}),
+		propsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "analytics_properties_dropped_total",
+			Help: "Custom properties of counted hits not kept, by reason: invalid (not an object, a value that is null, an array or an object, a key or value of the wrong length, a key repeated), per_hit (past 30 a hit) or per_visit (past 64 distinct pairs a visit)."},
+			[]string{"reason"}),
+		propsRedacted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_properties_redacted_total",
+			Help: "Custom property keys and values stored as (redacted): they held an e-mail address or a run of 9 or more digits."}),
+		propsOverCap: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_properties_over_cap_total",
+			Help: "Custom properties written as (other): a new key on a day whose website had 300 keys, or a new value of a key that had MAX_VALUES_PER_DAY values that day."}),
+		revenueDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_revenue_dropped_total",
+			Help: "Revenues not kept (the hit still counted): not an amount greater than 0 with at most 15 digits before the point and 3 after and a currency of three capitals, or sent with a pageview."}),
+	}
+	for _, reason := range []string{reasonPropInvalid, reasonPropPerHit, reasonPropPerVisit} {
+		m.propsDropped.WithLabelValues(reason)
 	}
 	for _, reason := range []string{reasonBot, reasonIP, reasonUnknownWebsite, reasonNoVisit} {
 		m.ignored.WithLabelValues(reason)
@@ -57,6 +78,7 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 		m.endedEarly.WithLabelValues(reason)
 	}
 	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration, m.overCap, m.endedEarly, m.rowsDropped,
+		m.propsDropped, m.propsRedacted, m.propsOverCap, m.revenueDropped,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "analytics_buffer_keys", Help: "Distinct counters in memory, not yet written."},
 			func() float64 { return float64(counters.Size()) }))
@@ -80,6 +102,37 @@ const (
 func (m *Metrics) endEarly(reason string) {
 	if m != nil {
 		m.endedEarly.WithLabelValues(reason).Inc()
+	}
+}
+
+// The reasons of analytics_properties_dropped_total.
+const (
+	reasonPropInvalid  = "invalid"
+	reasonPropPerHit   = "per_hit"
+	reasonPropPerVisit = "per_visit"
+)
+
+func (m *Metrics) dropProps(reason string, n int) {
+	if m != nil && n > 0 {
+		m.propsDropped.WithLabelValues(reason).Add(float64(n))
+	}
+}
+
+func (m *Metrics) redactProp() {
+	if m != nil {
+		m.propsRedacted.Inc()
+	}
+}
+
+func (m *Metrics) dropRevenue() {
+	if m != nil {
+		m.revenueDropped.Inc()
+	}
+}
+
+func (m *Metrics) propsOverLimit(n int64) {
+	if m != nil && n > 0 {
+		m.propsOverCap.Add(float64(n))
 	}
 }
 

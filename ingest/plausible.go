@@ -43,6 +43,8 @@ type plausibleBody struct {
 	Referrer jsontext.Value `json:"referrer"`
 	Dollar   jsontext.Value `json:"$"`
 	Revenue  jsontext.Value `json:"revenue"`
+	P        jsontext.Value `json:"p"`
+	Props    jsontext.Value `json:"props"`
 	// h: 1, the fragment is part of the page (hash-based routing); i: false (or interactive),
 	// an event that does not end a bounce. Other values mean neither.
 	H           jsontext.Value `json:"h"`
@@ -94,6 +96,7 @@ func (c *Collector) decodeHits(body []byte, hits []eventRequest) ([]eventRequest
 type plausibleFields struct {
 	name, url, referrer, domains string
 	dollar, revenue              jsontext.Value
+	props                        jsontext.Value // p, else props
 	hash, quiet                  bool
 	engagedMillis                int32
 	scrollDepth                  int8
@@ -109,6 +112,7 @@ type plausibleFast struct {
 	D           string         `json:"d"`
 	R           string         `json:"r"`
 	Dollar      jsontext.Value `json:"$"`
+	P           jsontext.Value `json:"p"`
 	H           jsontext.Value `json:"h"`
 	I           jsontext.Value `json:"i"`
 	E           float64        `json:"e"`  // -1 when absent
@@ -119,6 +123,7 @@ type plausibleFast struct {
 	Referrer    jsontext.Value `json:"referrer"`
 	Revenue     jsontext.Value `json:"revenue"`
 	Interactive jsontext.Value `json:"interactive"`
+	Props       jsontext.Value `json:"props"`
 }
 
 // decodePlausibleFast reads a body with n and u and none of the long keys; ok is false for any
@@ -126,14 +131,14 @@ type plausibleFast struct {
 func decodePlausibleFast(body []byte) (plausibleFields, bool) {
 	p := plausibleFast{E: -1, SD: -1}
 	if json.Unmarshal(body, &p, hitJSON) != nil || p.N == "" || p.U == "" ||
-		p.Name != nil || p.URL != nil || p.Domain != nil || p.Referrer != nil || p.Revenue != nil || p.Interactive != nil {
+		p.Name != nil || p.URL != nil || p.Domain != nil || p.Referrer != nil || p.Revenue != nil || p.Interactive != nil || p.Props != nil {
 		return plausibleFields{}, false
 	}
 	if (p.E == 0 || p.SD == 0) && bytes.Contains(body, []byte("null")) {
 		// A null e or sd decodes as 0 here, which would count: the careful way tells them apart.
 		return plausibleFields{}, false
 	}
-	return plausibleFields{name: p.N, url: p.U, referrer: p.R, domains: p.D, dollar: p.Dollar,
+	return plausibleFields{name: p.N, url: p.U, referrer: p.R, domains: p.D, dollar: p.Dollar, props: p.P,
 		hash: flagHash(p.H), quiet: string(p.I) == "false",
 		engagedMillis: engagedMillis(p.E), scrollDepth: scrollDepth(p.SD)}, true
 }
@@ -155,6 +160,9 @@ func (p *plausibleBody) fields() (plausibleFields, error) {
 		return f, err
 	}
 	f.dollar, f.revenue = p.Dollar, p.Revenue
+	if f.props = present(p.P); f.props == nil {
+		f.props = p.Props
+	}
 	f.hash, f.quiet = flagHash(p.H), string(p.I) == "false" || string(p.Interactive) == "false"
 	f.engagedMillis, f.scrollDepth = -1, -1
 	if present(p.E) != nil && p.E.Kind() == '0' {
@@ -182,16 +190,25 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
 		return nil, errors.New("u (url) must be an absolute http(s) URL.")
 	}
-	hit := eventRequest{Referrer: f.referrer, hash: f.hash, quiet: f.quiet}
+	hit := eventRequest{Referrer: f.referrer, hash: f.hash, quiet: f.quiet, props: f.props}
 	switch f.name {
 	case plausiblePageview:
+		if rev := present(f.dollar); rev != nil {
+			hit.revenue = rev
+		} else {
+			hit.revenue = f.revenue
+		}
 	case plausibleEngagement:
+		hit.props = nil // an engagement hit's properties are ignored
 		// Extends the open visit of this client (recordEngagement).
 		hit.engagement = true
 		hit.engagedMillis, hit.scrollDepth = f.engagedMillis, f.scrollDepth
 	default:
 		hit.Event = &eventBody{Name: f.name}
 		hit.Event.Value, hit.Event.Unit = revenue(f.dollar, f.revenue)
+		if hit.revenue = present(f.dollar); hit.revenue == nil {
+			hit.revenue = f.revenue
+		}
 	}
 	// The websites of the comma-separated domain list that are tracked here, as stored (lower
 	// case, no www.), each once; held on the stack for a list of a few.

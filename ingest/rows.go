@@ -75,6 +75,8 @@ const (
 	partPage partKind = iota
 	partEvent
 	partEventName // the name of the event before it, as sent
+	partProp      // a custom property a hit carried, stats.PropPair
+	partRevenue   // an event's revenue, revenuePart
 	partValue
 )
 
@@ -210,6 +212,12 @@ func (c *Counters) rowHit(x *hitExtras) {
 		s.add(slot, r, partEvent, x.event)
 		s.add(slot, r, partEventName, x.eventName)
 		r.events++
+	}
+	for _, pair := range x.props {
+		s.add(slot, r, partProp, pair)
+	}
+	if x.revenue != "" {
+		s.add(slot, r, partRevenue, x.revenue)
 	}
 	if !r.hasEnd {
 		s.setEnd(r, &x.row)
@@ -383,7 +391,8 @@ func (t takenRows) Row(i int, row *repository.VisitRow) {
 	ref := r.ref
 	*row = repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
 		Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
-		Pages: row.Pages[:0], Events: row.Events[:0], EventNames: row.EventNames[:0], Engaged: row.Engaged[:0]}
+		Pages: row.Pages[:0], Events: row.Events[:0], EventNames: row.EventNames[:0], Engaged: row.Engaged[:0], Props: row.Props[:0],
+		RevenueNames: row.RevenueNames[:0], RevenueCurrencies: row.RevenueCurrencies[:0], RevenueAmounts: row.RevenueAmounts[:0]}
 	for _, p := range t.parts[t.start[i] : t.start[i]+r.parts] {
 		switch text := t.texts[p.text]; p.kind {
 		case partPage:
@@ -392,6 +401,13 @@ func (t takenRows) Row(i int, row *repository.VisitRow) {
 			row.Events = append(row.Events, text)
 		case partEventName:
 			row.EventNames = append(row.EventNames, text)
+		case partProp:
+			row.Props = append(row.Props, text)
+		case partRevenue:
+			name, currency, amount := splitRevenuePart(text)
+			row.RevenueNames = append(row.RevenueNames, name)
+			row.RevenueCurrencies = append(row.RevenueCurrencies, currency)
+			row.RevenueAmounts = append(row.RevenueAmounts, amount)
 		default:
 			row.Values[p.kind-partValue] = text
 		}

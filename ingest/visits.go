@@ -88,6 +88,7 @@ type visit struct {
 	pageviews      uint16 // saturates: only "one" matters
 	startHour      uint8
 	flags          visitFlags
+	pairs          *visitPairs // the property pairs it kept; nil until a hit carries one
 }
 
 type visitFlags uint8
@@ -128,6 +129,8 @@ type visitHit struct {
 	// An engagement hit's engaged milliseconds and scroll depth, -1 for none.
 	engagedMillis int32
 	scrollDepth   int8
+	// props: the hit's property pairs; Visits keep those the visit may (keepPairs).
+	props []string
 }
 
 // visitOutcome is what the collector counts for a hit besides its own keys.
@@ -143,6 +146,8 @@ type visitOutcome struct {
 	// row is the visit's row as the hit leaves it: what its row's part gets when it has no
 	// end yet (Counters.rowHit), so that a part whose visit ended meanwhile can be written.
 	row rowEnd
+	// pairsDropped: the hit's property pairs past its visit's stats.MaxPairsPerVisit.
+	pairsDropped int
 }
 
 // Defaults and bounds of VISIT_TIMEOUT and MAX_OPEN_VISITS (README).
@@ -228,7 +233,7 @@ func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool
 		v.last = h.at
 	}
 	s.touch(v)
-	out := visitOutcome{day: v.day, key: key, row: vs.rowEnd(v, false)}
+	out := visitOutcome{day: v.day, key: key, row: vs.rowEnd(v, false), pairsDropped: vs.keepPairs(v, h)}
 	if h.day == v.day {
 		if bit := uint32(1) << h.hour; v.hoursSent&bit == 0 {
 			v.hoursSent |= bit
@@ -260,7 +265,8 @@ func (vs *Visits) start(h *visitHit) visitOutcome {
 	case hitEvent:
 		v.flags |= hadEvent
 	}
-	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key, row: vs.rowEnd(v, false)}
+	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key, row: vs.rowEnd(v, false),
+		pairsDropped: vs.keepPairs(v, h)}
 	v.addrSlot = vs.addrSlot(h.addr)
 	if !vs.addAddress(v.addrSlot) {
 		// One address past its bound: counted as a visit of this one hit, not kept.

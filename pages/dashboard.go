@@ -32,6 +32,9 @@ type dashboardPage struct {
 	Top       []topList
 	Goals     []goalRow // the Goals panel; none when the website has no goals
 	GoalsCSV  string
+	// GoalsRevenue: a goal has a currency, so the Goals panel has a revenue column.
+	GoalsRevenue bool
+	Properties   *propertiesPanel // nil when the range has no custom property
 }
 
 type presetLink struct {
@@ -77,6 +80,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	filters := parseFilters(q, errs)
 	tab := parseSourcesTab(q, errs)
+	propKey := parsePropertyKey(q, errs)
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -92,7 +96,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := p.zone(site)
-	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, filters, today, tab)
+	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, filters, today, tab, propKey)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -113,6 +117,7 @@ type dashboardReads struct {
 	// engaged is the time on page and scroll depth of the top pages.
 	engaged map[string]repository.PageEngagement
 	goals   goalReads
+	props   propertyReads
 }
 
 // readDashboard reads everything a dashboard shows in statements run at once: the top pages
@@ -122,7 +127,7 @@ type dashboardReads struct {
 // visitors, the notes on the ranges (with filters, the first day with visit details), and the
 // first day with data (for "all time"). Of the Sources panel, only the tab shown is read.
 // Filters narrow every number but current visitors (docs/filters.md).
-func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name) (dashboardReads, error) {
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name, propKey string) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today}
 		topPages map[stats.Name]repository.StatList
@@ -157,6 +162,10 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 	p.readVisits(ctx, g, siteID, rng, filters, &out.visits)
 	g.Go(func() (err error) {
 		out.goals, err = p.readGoals(ctx, siteID, rng, filters)
+		return err
+	})
+	g.Go(func() (err error) {
+		out.props, err = p.readProperties(ctx, siteID, rng, filters, propKey)
 		return err
 	})
 	g.Go(func() error {
@@ -214,8 +223,10 @@ func newDashboardPage(base string, site repository.Website, rng stats.Range, tod
 	}
 	notes := reads.visits.notesNow
 	data.Sources = newSourcesPanel(base+dash, rangeQuery, tab, top(tab), notes.SourcesFrom, notes.SourcesLacking)
-	data.Goals = goalRows(reads.goals, links.add)
+	data.Goals, data.GoalsRevenue = goalRows(reads.goals, links.add)
 	data.GoalsCSV = goalsExportURL(site.Domain, rng, filters)
+	data.Properties = newPropertiesPanel(dash, withFilters(rng.Query(), filters), links, reads.props,
+		propertiesExportURL(site.Domain, rng, filters))
 	data.Visits = newVisitsPanel(base+dash, rng, len(filters) > 0, reads.visits)
 	interval := chartInterval(rng)
 	points := chartPoints(interval, reads.series, loc)

@@ -29,13 +29,17 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		p.exportGoals(w, r, site, rng, filters)
 		return
 	}
+	if name == propertiesExport && len(q["name"]) == 1 && len(errs) == 0 {
+		p.exportProperties(w, r, site, rng, filters)
+		return
+	}
 	switch {
 	case len(q["name"]) > 1:
 		errs.Add("name", "must be sent once")
 	case name == "":
 		errs.Add("name", "is required")
 	case !known:
-		errs.Add("name", "must be one of the statistics (page, referrer, campaign, ...) or goals")
+		errs.Add("name", "must be one of the statistics (page, referrer, campaign, ...), goals or properties")
 	}
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)

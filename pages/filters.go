@@ -16,7 +16,7 @@ import (
 func parseFilters(q url.Values, errs stats.FieldErrors) stats.Filters {
 	f, err := stats.ParseFilters(q)
 	if err != nil {
-		errs.Add(stats.FilterParam, err.Error())
+		errs.Add(stats.FilterField(err), err.Error())
 		return nil
 	}
 	return f
@@ -129,6 +129,11 @@ func (l filterLinks) bar(base string) *filterBar {
 		chip := filterChip{
 			Name: filterLabel(f.Name), Op: opLabel(f), Value: shorten(strings.Join(shown, " or "), chipLength),
 			Raw: strings.Join(f.List(), " | "), Remove: l.to(l.filters.Removed(i)),
+		}
+		if f.Name == stats.Property { // "Property plan is pro"; only "is" exists for properties
+			chip.Name = "Property " + shorten(f.Key, chipLength)
+			out.Chips = append(out.Chips, chip)
+			continue
 		}
 		for _, c := range chipOps {
 			if c.op != f.Op && !(c.op == stats.Is && f.Op == stats.AnyOf) {

@@ -117,6 +117,7 @@ var goalNotices = map[string]string{"goal-added": "The goal was added.", "goal-r
 type goalReads struct {
 	conversions []repository.GoalConversion
 	visitors    int64 // the visitors rates divide by
+	revenue     []repository.GoalRevenue
 }
 
 // readGoals reads the conversions of the website's goals over the range, with the filters;
@@ -127,7 +128,26 @@ func (p *Pages) readGoals(ctx context.Context, siteID int64, rng stats.Range, fi
 		return goalReads{}, err
 	}
 	conversions, visitors, _, err := p.repo.Conversions(ctx, siteID, rng, filters, goals)
-	return goalReads{conversions: conversions, visitors: visitors}, err
+	if err != nil {
+		return goalReads{}, err
+	}
+	revenue, _, err := p.repo.Revenue(ctx, siteID, rng, filters, goals)
+	return goalReads{conversions: conversions, visitors: visitors, revenue: revenue}, err
+}
+
+// revenueText is a goal's total revenue in its currency as the pages show it ("120.50 EUR"),
+// "" for a goal without a currency.
+func (reads goalReads) revenueText(g stats.Goal) string {
+	if g.Currency == "" {
+		return ""
+	}
+	amount := "0.00"
+	for _, r := range reads.revenue {
+		if r.Goal.ID == g.ID && r.Currency == g.Currency {
+			amount = r.Amount
+		}
+	}
+	return amount + " " + g.Currency
 }
 
 // goalRow is one row of the dashboard's Goals panel.
@@ -137,16 +157,20 @@ type goalRow struct {
 	Visitors int64  // uniques
 	Events   int64  // total
 	Rate     string // conversion rate, "4.2 %"
+	Revenue  string // total revenue in its currency, "120.50 EUR"; "" without a currency
 }
 
 // goalRows are the Goals panel's rows; link makes the address that filters by a goal.
-func goalRows(reads goalReads, link func(stats.Name, string) string) []goalRow {
-	rows := make([]goalRow, len(reads.conversions))
+// withRevenue tells whether a goal has a currency (the panel then shows revenue).
+func goalRows(reads goalReads, link func(stats.Name, string) string) (rows []goalRow, withRevenue bool) {
+	rows = make([]goalRow, len(reads.conversions))
 	for i, c := range reads.conversions {
 		rows[i] = goalRow{Name: c.Goal.DisplayName, Filter: link(stats.GoalName, c.Goal.DisplayName),
-			Visitors: c.Visitors, Events: c.Events, Rate: rateText(stats.ConversionRate(c.Visitors, reads.visitors))}
+			Visitors: c.Visitors, Events: c.Events, Rate: rateText(stats.ConversionRate(c.Visitors, reads.visitors)),
+			Revenue: reads.revenueText(c.Goal)}
+		withRevenue = withRevenue || c.Goal.Currency != ""
 	}
-	return rows
+	return rows, withRevenue
 }
 
 // rateText is a percentage with one decimal, as the pages show rates.
@@ -163,7 +187,7 @@ func goalsExportURL(domain string, rng stats.Range, filters stats.Filters) strin
 
 // exportGoals answers the CSV of the goals' conversions over the range, with the filters, in
 // the Goals panel's order: goal, visitors, events, conversion rate (a percentage, one
-// decimal) and revenue (empty: revenue is not recorded yet).
+// decimal) and revenue (the total in the goal's currency, "120.50 EUR"; empty without one).
 func (p *Pages) exportGoals(w http.ResponseWriter, r *http.Request, site repository.Website, rng stats.Range, filters stats.Filters) {
 	reads, err := p.readGoals(r.Context(), site.ID, rng, filters)
 	if err != nil {
@@ -182,7 +206,7 @@ func (p *Pages) exportGoals(w http.ResponseWriter, r *http.Request, site reposit
 	out.Row("goal", "visitors", "events", "conversion_rate", "revenue")
 	for _, c := range reads.conversions {
 		rate := strconv.FormatFloat(stats.ConversionRate(c.Visitors, reads.visitors), 'f', 1, 64)
-		out.Row(c.Goal.DisplayName, strconv.FormatInt(c.Visitors, 10), strconv.FormatInt(c.Events, 10), rate, "")
+		out.Row(c.Goal.DisplayName, strconv.FormatInt(c.Visitors, 10), strconv.FormatInt(c.Events, 10), rate, reads.revenueText(c.Goal))
 	}
 	if err := out.Flush(); err != nil {
 		p.log.Warn("export: write", "error", err) // the client went away

@@ -95,6 +95,8 @@ func (s *rowSource) cond(f stats.Filter) (string, error) {
 		return s.listCond(f)
 	}
 	switch {
+	case f.Name == stats.Property:
+		return s.propCond(f), nil
 	case f.Name == stats.Page:
 		s.page = s.arg(f.Value)
 		return s.page + " = ANY(pages)", nil
@@ -290,8 +292,10 @@ func (v rowReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, e
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
-	totals, err := s.valueTotals(q.Name)
-	if err != nil {
+	var totals string
+	if q.Name == stats.Property {
+		totals = s.propTotals(q.Property)
+	} else if totals, err = s.valueTotals(q.Name); err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
 	if q.Search != "" {

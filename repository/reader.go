@@ -141,5 +141,5 @@ func (v rowReader) Basis(ctx context.Context) (Basis, error) {
 // StatQueryOf is the page of values that a list query asks for.
 func StatQueryOf(q stats.ListQuery) StatQuery {
 	return StatQuery{Name: q.Name, Search: q.Search, SortBy: q.SortBy, Desc: q.Desc(),
-		Limit: q.Paging.Size, Offset: q.Paging.Offset()}
+		Limit: q.Paging.Size, Offset: q.Paging.Offset(), Property: q.Property}
 }

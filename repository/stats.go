@@ -37,6 +37,8 @@ type StatQuery struct {
 	Desc   bool
 	Limit  int // 0 or less: every value (the CSV export)
 	Offset int
+	// Property: with Name stats.Property, the key whose values to list; "" lists the keys.
+	Property string
 }
 
 // DefaultMaxValuesPerDay is how many distinct values a website's statistic keeps a day unless
@@ -53,6 +55,9 @@ type Added struct {
 	// RowsDropped is the visit rows of the batch not written: their day had no partition
 	// (visit_rows), or their website was deleted.
 	RowsDropped int
+	// PropsOverCap is the property pairs of its visit rows written as stats.Other: a new key
+	// or value on a day whose website had no room left for it (docs/properties.md).
+	PropsOverCap int64
 }
 
 // claimBatch records a batch id in tx, telling whether it was new: a batch id already claimed
@@ -265,6 +270,9 @@ func addStatsStatement(tables []countTable) string {
 // distinct values in all. Whole calendar months inside the range are read from the monthly
 // rollup, the partial months at its edges from the daily table.
 func (c counterReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error) {
+	if q.Name == stats.Property { // no counters: only the visit rows hold properties
+		return rowReader{repo: c.repo, websiteID: c.websiteID, days: c.days, goal: &goalFilter{}}.List(ctx, q)
+	}
 	from, args, err := c.repo.rangeRows(ctx, c.websiteID, "name = $2", string(q.Name), c.days)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)

@@ -104,6 +104,12 @@ type VisitRow struct {
 	// Pages and Events since the last write of the row, in order; EventNames the names of
 	// the Events as sent, one each (Events write a ':' of a name as a space).
 	Pages, Events, EventNames []string
+	// Props are the custom properties its hits carried since the last write, one
+	// stats.PropPair per hit and property; the writer keeps a website's day within its
+	// limits of keys and values (capProps). Revenue*: one each per event that carried
+	// revenue: its name as sent, currency and amount (a decimal, as stats.Amount keeps it).
+	Props                                           []string
+	RevenueNames, RevenueCurrencies, RevenueAmounts []string
 	// Engaged is the visit's engagement (time on page, scroll depth) on every page it sent
 	// some for, as it is now: a write that carries it replaces the row's; none (empty) leaves
 	// the row's as it is (nothing new since its last write).
@@ -150,17 +156,20 @@ func (b *VisitBatch) RowCount() int {
 
 // addVisitRows upserts a batch's visit rows. Rows whose day has no partition, or whose website
 // was deleted, are skipped rather than failing the flush (partitions are made days ahead): it
-// returns how many were skipped.
-func addVisitRows(ctx context.Context, tx *sqlx.Tx, b *VisitBatch) (int, error) {
-	skipped := 0
-	for from, n := 0, b.RowCount(); from < n; from += visitRowChunk {
-		k, err := addVisitRowChunk(ctx, tx, b.Rows, from, min(n, from+visitRowChunk))
-		if err != nil {
-			return 0, err
-		}
-		skipped += k
+// returns how many were skipped, and how many property pairs were written as stats.Other
+// (capProps, maxValues values a key).
+func addVisitRows(ctx context.Context, tx *sqlx.Tx, b *VisitBatch, maxValues int) (skipped int, over int64, err error) {
+	if maxValues <= 0 {
+		maxValues = DefaultMaxValuesPerDay
 	}
-	return skipped, nil
+	for from, n := 0, b.RowCount(); from < n; from += visitRowChunk {
+		k, o, err := addVisitRowChunk(ctx, tx, b.Rows, from, min(n, from+visitRowChunk), maxValues)
+		if err != nil {
+			return 0, 0, err
+		}
+		skipped, over = skipped+k, over+o
+	}
+	return skipped, over, nil
 }
 
 // addVisitRowChunk upserts rows from..to-1 in one statement of unnest over 1-D arrays, in key
@@ -168,7 +177,7 @@ func addVisitRows(ctx context.Context, tx *sqlx.Tx, b *VisitBatch) (int, error) 
 // not matter; within one it costs nothing and keeps to the rule of every write of the flush).
 // Pages and events, a text[] a row, go as one array literal a row (text), cast back to text[]
 // by PostgreSQL: unnest of a 2-D array cannot give a text[] a row.
-func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to int) (int, error) {
+func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to, maxValues int) (int, int64, error) {
 	n := to - from
 	ids, visitors, rowIDs := make([]int64, n), make([]int64, n), make([]int64, n)
 	hours, pageviews, seconds, bounces := make([]int64, n), make([]int64, n), make([]int64, n), make([]bool, n)
@@ -177,9 +186,11 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	// through a []string a column and a literal a row's pages once more. text[1+j] is the
 	// column of dimension j.
 	insert, dims := visitRowInsert()
-	text := make([]literal, dims+4+engagedColumns)
+	text := make([]literal, dims+8+engagedColumns)
 	pages, events, names := &text[dims+1], &text[dims+2], &text[dims+3]
-	engaged := text[dims+4:]
+	props, revenue := &text[dims+4], text[dims+5:dims+8]
+	engaged := text[dims+8:]
+	notes := propNotes{}
 	var r VisitRow
 	for i := range n {
 		rows.Row(from+i, &r)
@@ -193,8 +204,20 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		events.size += arraySize(r.Events)
 		names.size += arraySize(r.EventNames)
 		sizeEngaged(engaged, r.Engaged)
+		props.size += arraySize(r.Props)
+		revenue[0].size += arraySize(r.RevenueNames)
+		revenue[1].size += arraySize(r.RevenueCurrencies)
+		revenue[2].size += arraySize(r.RevenueAmounts)
+		if len(r.Props) > 0 {
+			notes.note(&r, r.Day.Format(dateLayout))
+		}
+	}
+	capped, err := capProps(ctx, tx, notes, maxValues)
+	if err != nil {
+		return 0, 0, err
 	}
 	day, dayText := time.Time{}, ""
+	var kept []string
 	for i := range n {
 		rows.Row(from+i, &r)
 		if i == 0 || !r.Day.Equal(day) { // a chunk's rows are of a day or two
@@ -208,6 +231,14 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		events.addArray(r.Events)
 		names.addArray(r.EventNames)
 		addEngaged(engaged, r.Engaged)
+		kept = kept[:0] // not r.Props, which may be the caller's
+		for _, pair := range r.Props {
+			kept = append(kept, capped.pair(r.WebsiteID, dayText, pair))
+		}
+		props.addArray(kept)
+		revenue[0].addArray(r.RevenueNames)
+		revenue[1].addArray(r.RevenueCurrencies)
+		revenue[2].addArray(r.RevenueAmounts)
 	}
 	args := []any{pq.Array(ids), text[0].end(), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
 		pq.Array(seconds), pq.Array(bounces)}
@@ -216,13 +247,13 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	}
 	res, err := tx.ExecContext(ctx, insert, args...)
 	if err != nil {
-		return 0, fmt.Errorf("visits.add: visit rows: %w", err)
+		return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
 	}
 	written, err := res.RowsAffected()
 	if err != nil {
-		return 0, fmt.Errorf("visits.add: visit rows: %w", err)
+		return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
 	}
-	return n - int(written), nil
+	return n - int(written), capped.over, nil
 }
 
 // rowInsert is addVisitRowChunk's statement, made from stats.Dimensions at the first write,
@@ -236,9 +267,9 @@ var rowInsert struct {
 // visitRowInsert is the statement that upserts visit rows and how many dimensions it writes:
 // its arguments are the 8 arrays of a row's own columns ($1..$8, as addVisitRowChunk makes
 // them), a text[] literal for each dimension's column in the order of stats.Dimensions, then
-// pages, events, event names and the engagement columns (engagedArrays). On conflict the visit's values
-// (stats.FromVisit) are replaced, the first hit's kept, and the engagement replaced when the
-// write carries some.
+// pages, events, event names, properties, revenue and the engagement columns (engagedArrays). On
+// conflict the visit's values (stats.FromVisit) are replaced, the first hit's kept, the arrays
+// appended to, and the engagement replaced when the write carries some.
 func visitRowInsert() (string, int) {
 	rowInsert.Lock()
 	defer rowInsert.Unlock()
@@ -270,20 +301,39 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 			replaced = append(replaced, c+" = EXCLUDED."+c)
 		}
 	}
-	arrays := append([]rowArray{{"pages", "text[]"}, {"events", "text[]"}, {"event_names", "text[]"}}, engagedArrays...)
-	casts := map[string]string{}
-	for _, a := range arrays {
-		columns, types = append(columns, a.column), append(types, "text")
-		casts[a.column] = "::" + a.cast
+	// The arrays of a row, each sent as its literal's text and cast back: those a later write
+	// of the row appends to, then the engagement, which it replaces.
+	appended := []string{"pages", "events", "event_names", "props", "revenue_names", "revenue_currencies", "revenue_amounts"}
+	for _, c := range appended {
+		columns, types = append(columns, c), append(types, "text")
 	}
 	for _, a := range engagedArrays {
-		// All three or none: a write without engagement (NULL) keeps the row's.
-		replaced = append(replaced, fmt.Sprintf("%s = coalesce(EXCLUDED.%[1]s, v.%[1]s)", a.column))
+		columns, types = append(columns, a.column), append(types, "text")
 	}
 	selected, params := make([]string, len(columns)), make([]string, len(columns))
 	for i, c := range columns {
-		selected[i] = "t." + c + casts[c]
+		selected[i] = "t." + c
 		params[i] = fmt.Sprintf("$%d::%s[]", i+1, types[i])
+	}
+	first := len(columns) - len(appended) - len(engagedArrays)
+	var appends []string
+	for i := first; i < first+len(appended); i++ {
+		switch columns[i] {
+		case "pages", "events", "event_names":
+			selected[i] += "::text[]"
+		case "revenue_amounts":
+			// Exact decimals, never floating point; NULL for none (migration 0030).
+			selected[i] = "NULLIF(" + selected[i] + "::numeric[], '{}')"
+		default:
+			selected[i] = "NULLIF(" + selected[i] + "::text[], '{}')"
+		}
+		// || of a NULL array is the other one.
+		appends = append(appends, columns[i]+" = v."+columns[i]+" || EXCLUDED."+columns[i])
+	}
+	for i, a := range engagedArrays {
+		selected[first+len(appended)+i] += "::" + a.cast
+		// All three or none: a write without engagement (NULL) keeps the row's.
+		replaced = append(replaced, fmt.Sprintf("%s = coalesce(EXCLUDED.%[1]s, v.%[1]s)", a.column))
 	}
 	list := strings.Join(columns, ", ")
 	return `
@@ -294,9 +344,7 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 			AND t.website_id IN (SELECT id FROM websites)
 		ORDER BY 1, 2, 3, 4
 		ON CONFLICT (website_id, day, visitor, id) DO UPDATE SET
-			pages = v.pages || EXCLUDED.pages,
-			events = v.events || EXCLUDED.events,
-			event_names = v.event_names || EXCLUDED.event_names,
+			` + strings.Join(appends, ",\n\t\t\t") + `,
 			pageviews = v.pageviews + EXCLUDED.pageviews,
 			` + strings.Join(append(replaced, "bounce = EXCLUDED.bounce", "seconds = EXCLUDED.seconds"), ",\n\t\t\t")
 }
@@ -491,6 +539,12 @@ func (r *Repository) dropVisitRowPartition(ctx context.Context, day time.Time) e
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM visit_row_partitions WHERE day = $1`, day.Format(dateLayout)); err != nil {
 		return err
+	}
+	// The day's property keys and values go with its rows: they only bound what the rows hold.
+	for _, table := range []string{"property_keys", "property_values"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE day = $1`, day.Format(dateLayout)); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

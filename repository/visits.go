@@ -202,7 +202,7 @@ func writeBatch(ctx context.Context, tx *sqlx.Tx, b VisitBatch, maxValues int) (
 	if err != nil {
 		return Added{}, err
 	}
-	if added.RowsDropped, err = addVisitRows(ctx, tx, &b); err != nil {
+	if added.RowsDropped, added.PropsOverCap, err = addVisitRows(ctx, tx, &b, maxValues); err != nil {
 		return Added{}, err
 	}
 	if err := addRealtime(ctx, tx, b); err != nil {

@@ -326,7 +326,8 @@ func (r *Repository) DeleteWebsite(ctx context.Context, userID, id int64) error 
 // the website (or its owner).
 func deleteWebsiteRows(ctx context.Context, tx *sqlx.Tx, id int64) error {
 	for _, table := range []string{"stats", "stats_weekly", "stats_monthly", "stats_value_counts",
-		"imported_days", "visitor_days", "realtime_minutes", "realtime_recent", "realtime_visitors", "visit_rows"} {
+		"imported_days", "visitor_days", "realtime_minutes", "realtime_recent", "realtime_visitors", "visit_rows",
+		"property_keys", "property_values"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE website_id = $1`, id); err != nil {
 			return fmt.Errorf("%s: %w", table, err)
 		}

@@ -122,6 +122,10 @@ func Clean(value string) string {
 	return stats.Truncate(stats.Storable(value), MaxLength)
 }
 
+// Identifying tells whether a text holds what Clean redacts: an e-mail address or 9 or more
+// digits in a run. Custom properties are redacted by the same rule.
+func Identifying(value string) bool { return hasEmail(value) || hasLongNumber(value) }
+
 // hasEmail finds local@domain.tld: a character of an address on each side of "@" and a dot in
 // the domain after it.
 func hasEmail(s string) bool {
@@ -149,8 +153,9 @@ func isAddressChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == '+' || c == '%'
 }
 
-// hasLongNumber finds 9 or more digits in a run that at most two separators (space, dot, dash)
-// at a time interrupt: "+49 170 1234567", "555-123-4567 89", "123.456.789".
+// hasLongNumber finds 9 or more digits in a run that at most two separators (space, dot, dash,
+// and the parentheses and slash of phone numbers) at a time interrupt: "+49 170 1234567",
+// "555-123-4567 89", "123.456.789", "+49 (170) 123-456-78", "030/12345678".
 func hasLongNumber(s string) bool {
 	digits, separators := 0, 0
 	for i := 0; i < len(s); i++ {
@@ -161,7 +166,7 @@ func hasLongNumber(s string) bool {
 			if digits >= 9 {
 				return true
 			}
-		case (c == ' ' || c == '.' || c == '-') && digits > 0 && separators < 2:
+		case (c == ' ' || c == '.' || c == '-' || c == '(' || c == ')' || c == '/') && digits > 0 && separators < 2:
 			separators++
 		default:
 			digits, separators = 0, 0

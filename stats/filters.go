@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 // filter[Name]=Value.
 type Filter struct {
 	Name  Name
+	Key   string // of a property filter (Name Property): the property's key
 	Value string // Is: the one value
 	Op    FilterOp
 	// Values are those of AnyOf, NoneOf and ContainsAny.
@@ -42,7 +44,7 @@ const MaxFilterValues = 20
 type Filters []Filter
 
 // FilterNames are the names a filter may take: every statistic but pageview, visitor and
-// visit, whose values are days.
+// visit, whose values are days. Property filters are property_filter[KEY] (Filter.Key).
 var FilterNames = func() []Name {
 	var out []Name
 	for _, n := range Names {
@@ -73,6 +75,14 @@ func ParseFilters(query url.Values) (Filters, error) {
 	// every call.
 	for _, key := range slices.Sorted(maps.Keys(query)) {
 		values := query[key]
+		if key == PropertyFilterParam || strings.HasPrefix(key, PropertyFilterParam+"[") {
+			f, err := parsePropertyFilter(key, values)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+			continue
+		}
 		op, ok := filterOp(key)
 		if !ok {
 			continue
@@ -153,12 +163,46 @@ func joinFilterValues(values []string) string {
 	return strings.Join(escaped, "|")
 }
 
+// PropertyFilterError is ParseFilters' refusal of a property_filter parameter (a 422 on
+// property_filter, not on filter).
+type PropertyFilterError struct{ Message string }
+
+func (e *PropertyFilterError) Error() string { return e.Message }
+
+// FilterField is the parameter a refusal of ParseFilters names: property_filter or filter.
+func FilterField(err error) string {
+	var p *PropertyFilterError
+	if errors.As(err, &p) {
+		return PropertyFilterParam
+	}
+	return FilterParam
+}
+
+// parsePropertyFilter reads property_filter[KEY]=VALUE: KEY 1 to 255 characters without a
+// bracket, given once, VALUE as filter's.
+func parsePropertyFilter(param string, values []string) (Filter, error) {
+	key, ok := filterName(param, PropertyFilterParam)
+	if !ok {
+		return Filter{}, &PropertyFilterError{"must be given as property_filter[KEY]=VALUE, one parameter for each key; a key holding [ or ] cannot be filtered here"}
+	}
+	if !ValidText(key) || utf8.RuneCountInString(key) > MaxFilterValueLength {
+		return Filter{}, &PropertyFilterError{fmt.Sprintf("a key must be UTF-8 text without NUL of at most %d characters", MaxFilterValueLength)}
+	}
+	if len(values) != 1 {
+		return Filter{}, &PropertyFilterError{fmt.Sprintf("property_filter[%s] is given %d times; give each key once", truncateName(key), len(values))}
+	}
+	if err := checkFilterValue(values[0]); err != nil {
+		return Filter{}, &PropertyFilterError{fmt.Sprintf("property_filter[%s]: %s", truncateName(key), err)}
+	}
+	return Filter{Name: Property, Key: key, Value: values[0]}, nil
+}
+
 // IsFilterParam tells whether a query parameter is one of the filters, in any spelling
 // ParseFilters reads (and refuses): filter, filter[...], and the same of filter_any,
 // filter_not and filter_contains.
 func IsFilterParam(key string) bool {
 	_, ok := filterOp(key)
-	return ok
+	return ok || key == PropertyFilterParam || strings.HasPrefix(key, PropertyFilterParam+"[")
 }
 
 // filterOp is the operator of a filter parameter's key.
@@ -171,14 +215,25 @@ func filterOp(key string) (FilterOp, bool) {
 	return 0, false
 }
 
-// sort puts f in the order of FilterNames, then of the operators.
+// sort puts f in the order of FilterNames, then of the operators; property filters last, in
+// order of key.
 func (f Filters) sort() {
 	slices.SortStableFunc(f, func(a, b Filter) int {
-		if d := slices.Index(FilterNames, a.Name) - slices.Index(FilterNames, b.Name); d != 0 {
+		if d := filterRank(a.Name) - filterRank(b.Name); d != 0 {
+			return d
+		}
+		if d := strings.Compare(a.Key, b.Key); d != 0 {
 			return d
 		}
 		return int(a.Op) - int(b.Op)
 	})
+}
+
+func filterRank(n Name) int {
+	if n == Property {
+		return len(FilterNames)
+	}
+	return slices.Index(FilterNames, n)
 }
 
 // filterName is NAME of a parameter spelled param[NAME], NAME holding no bracket.
@@ -252,7 +307,20 @@ func (f Filters) With(name Name, value string) Filters {
 
 // Param is the query parameter of the filter: filter, filter_any, filter_not or
 // filter_contains.
-func (x Filter) Param() string { return FilterParams[x.Op] }
+func (x Filter) Param() string {
+	if x.Name == Property {
+		return PropertyFilterParam
+	}
+	return FilterParams[x.Op]
+}
+
+// Field is the name a link's query gives the filter: NAME, or KEY of a property filter.
+func (x Filter) Field() string {
+	if x.Name == Property {
+		return x.Key
+	}
+	return string(x.Name)
+}
 
 // Encoded is the filter's value as its parameter carries it: Value, or Values joined by '|'.
 func (x Filter) Encoded() string {
@@ -311,9 +379,22 @@ func (f Filters) Without(name Name) Filters {
 func (f Filters) Query() url.Values {
 	q := url.Values{}
 	for _, x := range f {
-		q.Set(x.Param()+"["+string(x.Name)+"]", x.Encoded())
+		q.Set(x.Param()+"["+x.Field()+"]", x.Encoded())
 	}
 	return q
+}
+
+// WithProperty is f with the property filter key=value added (or replacing the one on key).
+func (f Filters) WithProperty(key, value string) Filters {
+	out := make(Filters, 0, len(f)+1)
+	for _, x := range f {
+		if x.Name != Property || x.Key != key {
+			out = append(out, x)
+		}
+	}
+	out = append(out, Filter{Name: Property, Key: key, Value: value})
+	out.sort()
+	return out
 }
 
 // MatchesNothing tells whether no visit can match f: a filter on stats.Other, the value the

@@ -181,7 +181,7 @@ func TestFilterValueLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fmt.Sprint(f)
-	want := `[{page /e 0 []} {page  1 [/a|b /c\d ]} {referrer  2 [x.example]} {browser  3 [Fire chrome]}]`
+	want := `[{page  /e 0 []} {page   1 [/a|b /c\d ]} {referrer   2 [x.example]} {browser   3 [Fire chrome]}]` // Key "" after Name
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

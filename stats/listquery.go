@@ -46,6 +46,8 @@ type ListQuery struct {
 	SortBy  string // one of SortByValues
 	Sort    string // one of SortValues
 	Paging  Paging
+	// Property is the key whose values a list of name=property lists; "" for other names.
+	Property string
 }
 
 // Desc tells whether the list is in descending order of its sort key.
@@ -60,8 +62,8 @@ func (q ListQuery) Desc() bool { return q.Sort == "desc" }
 func ParseListQuery(name string, days Range, q url.Values, errs FieldErrors) ListQuery {
 	out := ListQuery{Name: Name(name).Canonical(), Range: days, SortBy: SortByValues[0], Sort: SortValues[0],
 		Paging: Paging{Number: 1, Size: DefaultPerPage}}
-	if !Known(name) {
-		errs.Add("name", OneOf(Names))
+	if !slices.Contains(Listable, Name(name)) {
+		errs.Add("name", OneOf(Listable))
 	}
 	one := func(param string) (string, bool) {
 		v, ok := q[param]
@@ -114,8 +116,33 @@ func ParseListQuery(name string, days Range, q url.Values, errs FieldErrors) Lis
 	}
 	filters, err := ParseFilters(q)
 	if err != nil {
-		errs.Add(FilterParam, err.Error())
+		errs.Add(FilterField(err), err.Error())
 	}
 	out.Filters = filters
+	out.Property = propertyKey(out.Name, q, errs)
 	return out
+}
+
+// propertyKey is the property parameter: required with name=property (1 to 255 characters of
+// text), refused with any other name.
+func propertyKey(name Name, q url.Values, errs FieldErrors) string {
+	v, given := q["property"]
+	switch {
+	case name != Property && given:
+		errs.Add("property", "is allowed only with name=property")
+	case name != Property:
+	case !given:
+		errs.Add("property", "is required with name=property")
+	case len(v) > 1:
+		errs.Add("property", "must be sent once")
+	case v[0] == "":
+		errs.Add("property", "is required with name=property")
+	case !ValidText(v[0]):
+		errs.Add("property", TextRule)
+	case utf8.RuneCountInString(v[0]) > MaxFilterValueLength:
+		errs.Add("property", fmt.Sprintf("must be at most %d characters", MaxFilterValueLength))
+	default:
+		return v[0]
+	}
+	return ""
 }

@@ -46,6 +46,10 @@ var Names = []Name{
 	OperatingSystem, Device, Language, ScreenResolution, Continent, Country, City, Event,
 }
 
+// Listable are the names a stats list takes (the spec's StatName enum): Names, and Property,
+// whose values are read from the visit rows only, never counted (docs/properties.md).
+var Listable = append(slices.Clone(Names), Property)
+
 // Canonical is the name a statistic is counted and filtered under: campaign for utm_campaign,
 // which is only another name for it; every other name itself.
 func (n Name) Canonical() Name {

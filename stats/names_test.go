@@ -28,14 +28,14 @@ func TestNamesAreTheSpecsEnum(t *testing.T) {
 		want = append(want, fmt.Sprint(v))
 	}
 	var got []string
-	for _, n := range stats.Names {
+	for _, n := range stats.Listable {
 		got = append(got, string(n))
 		if !gen.StatName(n).Valid() {
 			t.Errorf("%s is not a value of gen.StatName", n)
 		}
 	}
 	if !slices.Equal(got, want) {
-		t.Fatalf("stats.Names are %v, the spec's StatName enum is %v", got, want)
+		t.Fatalf("stats.Listable are %v, the spec's StatName enum is %v", got, want)
 	}
 }
 

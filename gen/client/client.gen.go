@@ -195,6 +195,7 @@ const (
 	StatNameOperatingSystem  StatName = "operating_system"
 	StatNamePage             StatName = "page"
 	StatNamePageview         StatName = "pageview"
+	StatNameProperty         StatName = "property"
 	StatNameReferrer         StatName = "referrer"
 	StatNameScreenResolution StatName = "screen_resolution"
 	StatNameSearchEngine     StatName = "search_engine"
@@ -239,6 +240,8 @@ func (e StatName) Valid() bool {
 	case StatNamePage:
 		return true
 	case StatNamePageview:
+		return true
+	case StatNameProperty:
 		return true
 	case StatNameReferrer:
 		return true
@@ -314,6 +317,24 @@ func (e ListStatsParamsSortBy) Valid() bool {
 	case ListStatsParamsSortByCount:
 		return true
 	case ListStatsParamsSortByValue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPropertiesParamsSortBy.
+const (
+	ListPropertiesParamsSortByCount ListPropertiesParamsSortBy = "count"
+	ListPropertiesParamsSortByValue ListPropertiesParamsSortBy = "value"
+)
+
+// Valid indicates whether the value is a known member of the ListPropertiesParamsSortBy enum.
+func (e ListPropertiesParamsSortBy) Valid() bool {
+	switch e {
+	case ListPropertiesParamsSortByCount:
+		return true
+	case ListPropertiesParamsSortByValue:
 		return true
 	default:
 		return false
@@ -421,7 +442,7 @@ type Goal struct {
 
 // GoalConversion defines model for GoalConversion.
 type GoalConversion struct {
-	// AverageRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	// AverageRevenue Null for a goal without a currency; else its revenue per event that carried one in its currency.
 	AverageRevenue *struct {
 		// Amount A decimal with two digits after the point, e.g. `120.50`.
 		Amount string `json:"amount"`
@@ -436,7 +457,7 @@ type GoalConversion struct {
 	Goal string   `json:"goal"`
 	Kind GoalKind `json:"kind"`
 
-	// TotalRevenue Null until revenue is recorded; then the goal's revenue in its currency.
+	// TotalRevenue Null for a goal without a currency; else the sum of its events' revenue in its currency.
 	TotalRevenue *struct {
 		// Amount A decimal with two digits after the point, e.g. `120.50`.
 		Amount string `json:"amount"`
@@ -531,13 +552,33 @@ type Hit struct {
 	// Page The absolute http(s) URL of the page; required in this service's body.
 	Page string `json:"page,omitempty"`
 
-	// Props Custom properties of the hit; accepted, of any shape, and not stored yet.
+	// Props Custom properties of the pageview or event: an object of keys to values
+	// (`{"plan": "pro", "logged_in": true}`). String values are kept; numbers and
+	// booleans become their text; `null`, arrays and objects are dropped. At most 30 a hit
+	// (the rest dropped); a key of 1 to 300 characters and a value of 1 to 2000, others
+	// dropped; both stored cut to 255 characters. A key or value holding an e-mail address
+	// or a run of 9 or more digits (spaces, dots or dashes between them) is stored as
+	// `(redacted)`. A website keeps at most 300 keys a day (later keys count under
+	// `(other)`) and `MAX_VALUES_PER_DAY` values a key (later values count under
+	// `(other)`); a visit keeps at most 64 distinct key/value pairs (later ones dropped).
+	// Any other shape is dropped: the hit still counts (never a `400`), and the metrics
+	// count what was dropped.
+	//
+	//
+	// Example: {"author":"Ada","plan":"pro"}
 	Props interface{} `json:"props,omitempty"`
 
 	// Referrer The referrer URL; empty (or `null`) for direct visits.
 	Referrer *string `json:"referrer,omitempty"`
 
-	// Revenue An event's revenue (`{"amount", "currency"}`); accepted, of any shape, and not stored yet.
+	// Revenue An event's revenue, `{"amount": 10.5 or "10.50", "currency": "EUR"}`: an amount
+	// greater than 0 with at most 15 digits before the point and 3 after, and a currency of
+	// three capitals (ISO 4217). Kept exactly (a decimal, never floating point). Anything
+	// else drops the revenue; the event still counts (never a `400`). Ignored on a
+	// pageview.
+	//
+	//
+	// Example: {"amount":"10.50","currency":"EUR"}
 	Revenue interface{} `json:"revenue,omitempty"`
 
 	// ScreenResolution `WIDTHxHEIGHT`; kept only when both are integers 1..20000.
@@ -612,7 +653,10 @@ type PageSize int
 // event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
 // with no open visit it is ignored); any other name is an event of that name, with `$`
 // as its value and unit. Member names match whatever their case, and other members
-// (`p`/`props`, `v`...) are accepted and ignored.
+// (`v`...) are accepted and ignored. `p`/`props` are the hit's custom properties and
+// `$`/`revenue` the event's revenue, under `Hit`'s rules for `props` and `revenue`
+// (`p` may also be a JSON string holding the object, as older scripts send it); an
+// `engagement` hit's properties are ignored.
 //
 // Example: {"domain":"example.com","name":"Purchase","referrer":null,"revenue":{"amount":10.5,"currency":"EUR"},"url":"https://example.com/checkout"}
 type PlausibleHit struct {
@@ -642,10 +686,10 @@ type PlausibleHit struct {
 	N    *string `json:"n,omitempty"`
 	Name *string `json:"name,omitempty"`
 
-	// P Custom properties (long key `props`); accepted and ignored.
+	// P Custom properties (long key `props`), as `Hit`'s `props`.
 	P interface{} `json:"p,omitempty"`
 
-	// Props Custom properties; accepted and ignored.
+	// Props Custom properties, as `Hit`'s `props`.
 	Props interface{} `json:"props,omitempty"`
 
 	// R The referrer URL (long key `referrer`); `null` or absent for none.
@@ -677,8 +721,9 @@ type PlausibleHit1 struct {
 	Name string `json:"name"`
 }
 
-// PlausibleRevenue An event's revenue, recorded as its value and unit under the rules of `HitEvent`'s
-// `value` and `unit`.
+// PlausibleRevenue An event's revenue: recorded as its value and unit under the rules of `HitEvent`'s
+// `value` and `unit` (the `event` statistic), and as its revenue under `Hit`'s rules for
+// `revenue`.
 type PlausibleRevenue struct {
 	Amount *string `json:"amount,omitempty"`
 
@@ -795,6 +840,30 @@ type RecentPageview struct {
 
 	// SecondsAgo Whole seconds since the pageview.
 	SecondsAgo int64 `json:"seconds_ago"`
+}
+
+// RevenueEntry defines model for RevenueEntry.
+type RevenueEntry struct {
+	// Amount Their sum, a decimal with two digits after the point, e.g. `120.50`.
+	Amount string `json:"amount"`
+
+	// Currency ISO 4217, three capitals.
+	Currency string `json:"currency"`
+
+	// Events The goal's events that carried revenue in this currency.
+	Events int64 `json:"events"`
+
+	// Goal The event goal's display name.
+	Goal string `json:"goal"`
+}
+
+// RevenueList defines model for RevenueList.
+type RevenueList struct {
+	Data []RevenueEntry `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
 }
 
 // SortDirection The direction of the sort key; ties break as each list says.
@@ -1160,6 +1229,9 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// PropertyFilter defines model for PropertyFilter.
+type PropertyFilter map[string]string
+
 // RangeFrom defines model for RangeFrom.
 type RangeFrom = openapi_types.Date
 
@@ -1271,7 +1343,14 @@ type ListStatsParams struct {
 	// URL as sent (at most 255 characters; one holding an e-mail address or 9 or more
 	// digits is `(redacted)`), counted when present; `utm_campaign` is another name for
 	// `campaign`. Those six names are counted from the upgrade that brought them on.
+	// `property` lists the values of the custom property `property` names, each counted
+	// on every hit that carried it; it is counted from the visit rows, as filtered numbers
+	// are (`filtered_from`, `sampled`), with or without filters.
 	Name StatName `form:"name" json:"name"`
+
+	// Property With `name=property` (and only with it: any other name answers 422 on `property`),
+	// the key of the custom property whose values to list; required then.
+	Property *string `form:"property,omitempty" json:"property,omitempty"`
 
 	// From First day, `YYYY-MM-DD`.
 	From openapi_types.Date `form:"from" json:"from"`
@@ -1317,6 +1396,14 @@ type ListStatsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 
 	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -1378,6 +1465,118 @@ type ListGoalConversionsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
+}
+
+// ListPropertiesParams defines parameters for ListProperties.
+type ListPropertiesParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Search Case-insensitive substring of the key; `%` and `_` are literal.
+	Search  *string                     `form:"search,omitempty" json:"search,omitempty"`
+	SortBy  *ListPropertiesParamsSortBy `form:"sort_by,omitempty" json:"sort_by,omitempty"`
+	Sort    *Sort                       `form:"sort,omitempty" json:"sort,omitempty"`
+	PerPage *PerPage                    `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
+}
+
+// ListPropertiesParamsSortBy defines parameters for ListProperties.
+type ListPropertiesParamsSortBy string
+
+// ListRevenueParams defines parameters for ListRevenue.
+type ListRevenueParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To      RangeTo  `form:"to" json:"to"`
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 }
 
 // GetSummaryParams defines parameters for GetSummary.
@@ -1414,6 +1613,14 @@ type GetSummaryParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 
 	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -1474,6 +1681,14 @@ type GetTimeseriesParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 
 	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -2320,7 +2535,11 @@ type ClientInterface interface {
 	// - `events`: the matching pageviews or events;
 	// - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
 	//   filters, one decimal (0 when there are none);
-	// - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+	// - `total_revenue` and `average_revenue`: for a goal with a currency, the sum of the
+	//   revenue its events carried in that currency, and that sum over the events that carried
+	//   one, each a decimal with two digits (halves away from zero); `0.00` when none did;
+	//   null for a goal without a currency. Revenue in other currencies is not converted: see
+	//   `listRevenue`.
 	// Goals are counted from the visit rows when read, so a new goal counts past visits too;
 	// days without visit rows (before the upgrade that brought them, older than
 	// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
@@ -2328,6 +2547,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
 	ListGoalConversions(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListProperties Custom property keys of a website over a range
+	//
+	// The keys of the custom properties that the website's pageviews and events carried from
+	// `from` to `to`, each with the hits that carried it, in the list envelope, sorted as the
+	// stats list sorts (`count` descending by default, ties by key). `(other)` counts the keys
+	// past the 300 a day a website keeps. The values of one key are
+	// `listStats` with `name=property&property=KEY`.
+	// Properties are counted from the visit rows, as filtered numbers are: days without visit
+	// rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
+	// (`meta.sampled`).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/properties (the `ListProperties` operationId).
+	ListProperties(ctx context.Context, websiteId StatsWebsiteId, params *ListPropertiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRealtime Who is on a website now
 	//
@@ -2345,6 +2578,18 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/stats/{website_id}/realtime (the `GetRealtime` operationId).
 	GetRealtime(ctx context.Context, websiteId StatsWebsiteId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRevenue Revenue of a website's event goals, per currency
+	//
+	// The revenue that the events of each event goal carried from `from` to `to`, one entry
+	// per goal and currency, every currency included (the goals list sums only the goal's
+	// own currency; no exchange rates are applied here), sorted by goal display name, then
+	// currency: `events` the events that carried revenue in that currency, `amount` their sum,
+	// a decimal with two digits (halves away from zero). Counted from the visit rows, as the
+	// goals list is (`meta.filtered_from`, `meta.sampled`).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/revenue (the `ListRevenue` operationId).
+	ListRevenue(ctx context.Context, websiteId StatsWebsiteId, params *ListRevenueParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSummary Headline numbers of a website over a range
 	//
@@ -2897,7 +3142,11 @@ func (c *Client) ListStats(ctx context.Context, websiteId int64, params *ListSta
 //   - `events`: the matching pageviews or events;
 //   - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
 //     filters, one decimal (0 when there are none);
-//   - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+//   - `total_revenue` and `average_revenue`: for a goal with a currency, the sum of the
+//     revenue its events carried in that currency, and that sum over the events that carried
+//     one, each a decimal with two digits (halves away from zero); `0.00` when none did;
+//     null for a goal without a currency. Revenue in other currencies is not converted: see
+//     `listRevenue`.
 //
 // Goals are counted from the visit rows when read, so a new goal counts past visits too;
 // days without visit rows (before the upgrade that brought them, older than
@@ -2907,6 +3156,30 @@ func (c *Client) ListStats(ctx context.Context, websiteId int64, params *ListSta
 // Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
 func (c *Client) ListGoalConversions(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListGoalConversionsRequest(c.Server, websiteId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListProperties Custom property keys of a website over a range
+//
+// The keys of the custom properties that the website's pageviews and events carried from
+// `from` to `to`, each with the hits that carried it, in the list envelope, sorted as the
+// stats list sorts (`count` descending by default, ties by key). `(other)` counts the keys
+// past the 300 a day a website keeps. The values of one key are
+// `listStats` with `name=property&property=KEY`.
+// Properties are counted from the visit rows, as filtered numbers are: days without visit
+// rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
+// (`meta.sampled`).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/properties (the `ListProperties` operationId).
+func (c *Client) ListProperties(ctx context.Context, websiteId StatsWebsiteId, params *ListPropertiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPropertiesRequest(c.Server, websiteId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2935,6 +3208,28 @@ func (c *Client) ListGoalConversions(ctx context.Context, websiteId StatsWebsite
 // Corresponds with GET /api/v1/stats/{website_id}/realtime (the `GetRealtime` operationId).
 func (c *Client) GetRealtime(ctx context.Context, websiteId StatsWebsiteId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetRealtimeRequest(c.Server, websiteId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRevenue Revenue of a website's event goals, per currency
+//
+// The revenue that the events of each event goal carried from `from` to `to`, one entry
+// per goal and currency, every currency included (the goals list sums only the goal's
+// own currency; no exchange rates are applied here), sorted by goal display name, then
+// currency: `events` the events that carried revenue in that currency, `amount` their sum,
+// a decimal with two digits (halves away from zero). Counted from the visit rows, as the
+// goals list is (`meta.filtered_from`, `meta.sampled`).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/revenue (the `ListRevenue` operationId).
+func (c *Client) ListRevenue(ctx context.Context, websiteId StatsWebsiteId, params *ListRevenueParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRevenueRequest(c.Server, websiteId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3773,6 +4068,18 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 			}
 		}
 
+		if params.Property != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "property", *params.Property, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
 			return nil, err
 		} else {
@@ -3864,6 +4171,18 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 		if params.Filter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PropertyFilter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4010,6 +4329,167 @@ func NewListGoalConversionsRequest(server string, websiteId StatsWebsiteId, para
 
 		}
 
+		if params.PropertyFilter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListPropertiesRequest constructs an http.Request for the ListProperties method
+func NewListPropertiesRequest(server string, websiteId StatsWebsiteId, params *ListPropertiesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "website_id", websiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/%s/properties", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Search != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "search", *params.Search, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SortBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort_by", *params.SortBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PropertyFilter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -4048,6 +4528,119 @@ func NewGetRealtimeRequest(server string, websiteId StatsWebsiteId) (*http.Reque
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListRevenueRequest constructs an http.Request for the ListRevenue method
+func NewListRevenueRequest(server string, websiteId StatsWebsiteId, params *ListRevenueParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "website_id", websiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/%s/revenue", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PropertyFilter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -4112,6 +4705,18 @@ func NewGetSummaryRequest(server string, websiteId StatsWebsiteId, params *GetSu
 		if params.Filter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PropertyFilter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4261,6 +4866,18 @@ func NewGetTimeseriesRequest(server string, websiteId StatsWebsiteId, params *Ge
 		if params.Filter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PropertyFilter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5372,7 +5989,11 @@ type ClientWithResponsesInterface interface {
 	// - `events`: the matching pageviews or events;
 	// - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
 	//   filters, one decimal (0 when there are none);
-	// - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+	// - `total_revenue` and `average_revenue`: for a goal with a currency, the sum of the
+	//   revenue its events carried in that currency, and that sum over the events that carried
+	//   one, each a decimal with two digits (halves away from zero); `0.00` when none did;
+	//   null for a goal without a currency. Revenue in other currencies is not converted: see
+	//   `listRevenue`.
 	// Goals are counted from the visit rows when read, so a new goal counts past visits too;
 	// days without visit rows (before the upgrade that brought them, older than
 	// `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
@@ -5382,6 +6003,22 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/stats/{website_id}/goals (the `ListGoalConversions` operationId).
 	ListGoalConversionsWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *ListGoalConversionsParams, reqEditors ...RequestEditorFn) (*ListGoalConversionsResponse, error)
+
+	// ListPropertiesWithResponse Custom property keys of a website over a range
+	//
+	// The keys of the custom properties that the website's pageviews and events carried from
+	// `from` to `to`, each with the hits that carried it, in the list envelope, sorted as the
+	// stats list sorts (`count` descending by default, ties by key). `(other)` counts the keys
+	// past the 300 a day a website keeps. The values of one key are
+	// `listStats` with `name=property&property=KEY`.
+	// Properties are counted from the visit rows, as filtered numbers are: days without visit
+	// rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
+	// (`meta.sampled`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/properties (the `ListProperties` operationId).
+	ListPropertiesWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *ListPropertiesParams, reqEditors ...RequestEditorFn) (*ListPropertiesResponse, error)
 
 	// GetRealtimeWithResponse Who is on a website now
 	//
@@ -5401,6 +6038,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/stats/{website_id}/realtime (the `GetRealtime` operationId).
 	GetRealtimeWithResponse(ctx context.Context, websiteId StatsWebsiteId, reqEditors ...RequestEditorFn) (*GetRealtimeResponse, error)
+
+	// ListRevenueWithResponse Revenue of a website's event goals, per currency
+	//
+	// The revenue that the events of each event goal carried from `from` to `to`, one entry
+	// per goal and currency, every currency included (the goals list sums only the goal's
+	// own currency; no exchange rates are applied here), sorted by goal display name, then
+	// currency: `events` the events that carried revenue in that currency, `amount` their sum,
+	// a decimal with two digits (halves away from zero). Counted from the visit rows, as the
+	// goals list is (`meta.filtered_from`, `meta.sampled`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/revenue (the `ListRevenue` operationId).
+	ListRevenueWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *ListRevenueParams, reqEditors ...RequestEditorFn) (*ListRevenueResponse, error)
 
 	// GetSummaryWithResponse Headline numbers of a website over a range
 	//
@@ -6359,6 +7010,133 @@ func (r ListGoalConversionsResponse) ContentType() string {
 	return ""
 }
 
+// ListPropertiesResponse200Headers the declared response headers of an HTTP 200 response for ListProperties
+type ListPropertiesResponse200Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListPropertiesResponse401Headers the declared response headers of an HTTP 401 response for ListProperties
+type ListPropertiesResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ListPropertiesResponse404Headers the declared response headers of an HTTP 404 response for ListProperties
+type ListPropertiesResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListPropertiesResponse422Headers the declared response headers of an HTTP 422 response for ListProperties
+type ListPropertiesResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListPropertiesResponse429Headers the declared response headers of an HTTP 429 response for ListProperties
+type ListPropertiesResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ListPropertiesResponse500Headers the declared response headers of an HTTP 500 response for ListProperties
+type ListPropertiesResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ListPropertiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StatList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidStatsQuery
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPropertiesResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListPropertiesResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListPropertiesResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListPropertiesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPropertiesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListPropertiesResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPropertiesResponse) GetJSON200() *StatList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListPropertiesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListPropertiesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListPropertiesResponse) GetJSON422() *InvalidStatsQuery {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListPropertiesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListPropertiesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPropertiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPropertiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPropertiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPropertiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetRealtimeResponse200Headers the declared response headers of an HTTP 200 response for GetRealtime
 type GetRealtimeResponse200Headers struct {
 	CacheControl        string
@@ -6465,6 +7243,133 @@ func (r GetRealtimeResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetRealtimeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListRevenueResponse200Headers the declared response headers of an HTTP 200 response for ListRevenue
+type ListRevenueResponse200Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListRevenueResponse401Headers the declared response headers of an HTTP 401 response for ListRevenue
+type ListRevenueResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ListRevenueResponse404Headers the declared response headers of an HTTP 404 response for ListRevenue
+type ListRevenueResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListRevenueResponse422Headers the declared response headers of an HTTP 422 response for ListRevenue
+type ListRevenueResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListRevenueResponse429Headers the declared response headers of an HTTP 429 response for ListRevenue
+type ListRevenueResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ListRevenueResponse500Headers the declared response headers of an HTTP 500 response for ListRevenue
+type ListRevenueResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ListRevenueResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RevenueList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidStatsQuery
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListRevenueResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListRevenueResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListRevenueResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListRevenueResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListRevenueResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListRevenueResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRevenueResponse) GetJSON200() *RevenueList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListRevenueResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListRevenueResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListRevenueResponse) GetJSON422() *InvalidStatsQuery {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListRevenueResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListRevenueResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRevenueResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRevenueResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRevenueResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRevenueResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8631,7 +9536,11 @@ func (c *ClientWithResponses) ListStatsWithResponse(ctx context.Context, website
 //   - `events`: the matching pageviews or events;
 //   - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
 //     filters, one decimal (0 when there are none);
-//   - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+//   - `total_revenue` and `average_revenue`: for a goal with a currency, the sum of the
+//     revenue its events carried in that currency, and that sum over the events that carried
+//     one, each a decimal with two digits (halves away from zero); `0.00` when none did;
+//     null for a goal without a currency. Revenue in other currencies is not converted: see
+//     `listRevenue`.
 //
 // Goals are counted from the visit rows when read, so a new goal counts past visits too;
 // days without visit rows (before the upgrade that brought them, older than
@@ -8647,6 +9556,28 @@ func (c *ClientWithResponses) ListGoalConversionsWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseListGoalConversionsResponse(rsp)
+}
+
+// ListPropertiesWithResponse Custom property keys of a website over a range
+//
+// The keys of the custom properties that the website's pageviews and events carried from
+// `from` to `to`, each with the hits that carried it, in the list envelope, sorted as the
+// stats list sorts (`count` descending by default, ties by key). `(other)` counts the keys
+// past the 300 a day a website keeps. The values of one key are
+// `listStats` with `name=property&property=KEY`.
+// Properties are counted from the visit rows, as filtered numbers are: days without visit
+// rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
+// (`meta.sampled`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/properties (the `ListProperties` operationId).
+func (c *ClientWithResponses) ListPropertiesWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *ListPropertiesParams, reqEditors ...RequestEditorFn) (*ListPropertiesResponse, error) {
+	rsp, err := c.ListProperties(ctx, websiteId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPropertiesResponse(rsp)
 }
 
 // GetRealtimeWithResponse Who is on a website now
@@ -8673,6 +9604,26 @@ func (c *ClientWithResponses) GetRealtimeWithResponse(ctx context.Context, websi
 		return nil, err
 	}
 	return ParseGetRealtimeResponse(rsp)
+}
+
+// ListRevenueWithResponse Revenue of a website's event goals, per currency
+//
+// The revenue that the events of each event goal carried from `from` to `to`, one entry
+// per goal and currency, every currency included (the goals list sums only the goal's
+// own currency; no exchange rates are applied here), sorted by goal display name, then
+// currency: `events` the events that carried revenue in that currency, `amount` their sum,
+// a decimal with two digits (halves away from zero). Counted from the visit rows, as the
+// goals list is (`meta.filtered_from`, `meta.sampled`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/revenue (the `ListRevenue` operationId).
+func (c *ClientWithResponses) ListRevenueWithResponse(ctx context.Context, websiteId StatsWebsiteId, params *ListRevenueParams, reqEditors ...RequestEditorFn) (*ListRevenueResponse, error) {
+	rsp, err := c.ListRevenue(ctx, websiteId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRevenueResponse(rsp)
 }
 
 // GetSummaryWithResponse Headline numbers of a website over a range
@@ -9985,6 +10936,193 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 	return response, nil
 }
 
+// ParseListPropertiesResponse parses an HTTP response from a ListPropertiesWithResponse call
+func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPropertiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StatList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidStatsQuery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPropertiesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListPropertiesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListPropertiesResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListPropertiesResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPropertiesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListPropertiesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetRealtimeResponse parses an HTTP response from a GetRealtimeWithResponse call
 func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10121,6 +11259,193 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetRealtimeResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListRevenueResponse parses an HTTP response from a ListRevenueWithResponse call
+func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRevenueResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RevenueList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidStatsQuery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListRevenueResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListRevenueResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListRevenueResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListRevenueResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListRevenueResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListRevenueResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -31,7 +31,14 @@ type Visit struct {
 	EventNames []string
 	// Values are its visit-level values by name (landing_page ... city); a name absent is "".
 	Values map[stats.Name]string
+	// Props are the custom properties its hits carried, stats.PropPair each, one per hit
+	// and property; Revenue the revenue of its events, one each.
+	Props   []string
+	Revenue []Revenue
 }
+
+// Revenue is an event's revenue: its name as sent, currency and amount (a decimal).
+type Revenue struct{ Name, Currency, Amount string }
 
 // Bounce tells whether the visit is a bounce: one pageview and no event.
 func (v Visit) Bounce() bool { return len(v.Pages) == 1 && len(v.Events) == 0 }
@@ -121,7 +128,13 @@ func WriteVisitRows(tb testing.TB, db *sqlx.DB, websiteID int64, visits []Visit)
 	rows := make([]repository.VisitRow, len(visits))
 	for i, v := range visits {
 		rows[i] = repository.VisitRow{WebsiteID: websiteID, Day: v.Day, Visitor: v.Visitor, ID: rng.Int64(), Hour: v.Hour,
-			Pageviews: len(v.Pages), Seconds: v.Seconds, Bounce: v.Bounce(), Pages: v.Pages, Events: v.Events, EventNames: v.EventNames}
+			Pageviews: len(v.Pages), Seconds: v.Seconds, Bounce: v.Bounce(), Pages: v.Pages, Events: v.Events, EventNames: v.EventNames,
+			Props: v.Props}
+		for _, r := range v.Revenue {
+			rows[i].RevenueNames = append(rows[i].RevenueNames, r.Name)
+			rows[i].RevenueCurrencies = append(rows[i].RevenueCurrencies, r.Currency)
+			rows[i].RevenueAmounts = append(rows[i].RevenueAmounts, r.Amount)
+		}
 		for j, d := range stats.Dimensions {
 			rows[i].Values[j] = v.Values[d.Name]
 		}

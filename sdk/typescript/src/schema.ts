@@ -466,13 +466,69 @@ export interface paths {
          *     - `events`: the matching pageviews or events;
          *     - `conversion_rate`: `visitors` as a percentage of all visitors of the same range and
          *       filters, one decimal (0 when there are none);
-         *     - `total_revenue` and `average_revenue`: null (revenue is not recorded yet).
+         *     - `total_revenue` and `average_revenue`: for a goal with a currency, the sum of the
+         *       revenue its events carried in that currency, and that sum over the events that carried
+         *       one, each a decimal with two digits (halves away from zero); `0.00` when none did;
+         *       null for a goal without a currency. Revenue in other currencies is not converted: see
+         *       `listRevenue`.
          *     Goals are counted from the visit rows when read, so a new goal counts past visits too;
          *     days without visit rows (before the upgrade that brought them, older than
          *     `FACTS_RETENTION` days, imported) are left out, and `meta.filtered_from` says from which
          *     day the numbers count when that is after `from`.
          */
         get: operations["listGoalConversions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{website_id}/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Custom property keys of a website over a range
+         * @description The keys of the custom properties that the website's pageviews and events carried from
+         *     `from` to `to`, each with the hits that carried it, in the list envelope, sorted as the
+         *     stats list sorts (`count` descending by default, ties by key). `(other)` counts the keys
+         *     past the 300 a day a website keeps. The values of one key are
+         *     `listStats` with `name=property&property=KEY`.
+         *     Properties are counted from the visit rows, as filtered numbers are: days without visit
+         *     rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
+         *     (`meta.sampled`).
+         */
+        get: operations["listProperties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{website_id}/revenue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Revenue of a website's event goals, per currency
+         * @description The revenue that the events of each event goal carried from `from` to `to`, one entry
+         *     per goal and currency, every currency included (the goals list sums only the goal's
+         *     own currency; no exchange rates are applied here), sorted by goal display name, then
+         *     currency: `events` the events that carried revenue in that currency, `amount` their sum,
+         *     a decimal with two digits (halves away from zero). Counted from the visit rows, as the
+         *     goals list is (`meta.filtered_from`, `meta.sampled`).
+         */
+        get: operations["listRevenue"];
         put?: never;
         post?: never;
         delete?: never;
@@ -648,9 +704,35 @@ export interface components {
              *     as absent.
              */
             interactive?: boolean | null;
-            /** @description Custom properties of the hit; accepted, of any shape, and not stored yet. */
+            /**
+             * @description Custom properties of the pageview or event: an object of keys to values
+             *     (`{"plan": "pro", "logged_in": true}`). String values are kept; numbers and
+             *     booleans become their text; `null`, arrays and objects are dropped. At most 30 a hit
+             *     (the rest dropped); a key of 1 to 300 characters and a value of 1 to 2000, others
+             *     dropped; both stored cut to 255 characters. A key or value holding an e-mail address
+             *     or a run of 9 or more digits (spaces, dots or dashes between them) is stored as
+             *     `(redacted)`. A website keeps at most 300 keys a day (later keys count under
+             *     `(other)`) and `MAX_VALUES_PER_DAY` values a key (later values count under
+             *     `(other)`); a visit keeps at most 64 distinct key/value pairs (later ones dropped).
+             *     Any other shape is dropped: the hit still counts (never a `400`), and the metrics
+             *     count what was dropped.
+             * @example {
+             *       "plan": "pro",
+             *       "author": "Ada"
+             *     }
+             */
             props?: unknown;
-            /** @description An event's revenue (`{"amount", "currency"}`); accepted, of any shape, and not stored yet. */
+            /**
+             * @description An event's revenue, `{"amount": 10.5 or "10.50", "currency": "EUR"}`: an amount
+             *     greater than 0 with at most 15 digits before the point and 3 after, and a currency of
+             *     three capitals (ISO 4217). Kept exactly (a decimal, never floating point). Anything
+             *     else drops the revenue; the event still counts (never a `400`). Ignored on a
+             *     pageview.
+             * @example {
+             *       "amount": "10.50",
+             *       "currency": "EUR"
+             *     }
+             */
             revenue?: unknown;
         } & ({
             page: string;
@@ -663,7 +745,10 @@ export interface components {
          *     event (it extends the visit it belongs to and counts its `e` and `sd` for its page;
          *     with no open visit it is ignored); any other name is an event of that name, with `$`
          *     as its value and unit. Member names match whatever their case, and other members
-         *     (`p`/`props`, `v`...) are accepted and ignored.
+         *     (`v`...) are accepted and ignored. `p`/`props` are the hit's custom properties and
+         *     `$`/`revenue` the event's revenue, under `Hit`'s rules for `props` and `revenue`
+         *     (`p` may also be a JSON string holding the object, as older scripts send it); an
+         *     `engagement` hit's properties are ignored.
          * @example {
          *       "name": "Purchase",
          *       "url": "https://example.com/checkout",
@@ -723,9 +808,9 @@ export interface components {
              *     0..100; any other value counts as none.
              */
             sd?: number | null;
-            /** @description Custom properties (long key `props`); accepted and ignored. */
+            /** @description Custom properties (long key `props`), as `Hit`'s `props`. */
             p?: unknown;
-            /** @description Custom properties; accepted and ignored. */
+            /** @description Custom properties, as `Hit`'s `props`. */
             props?: unknown;
         } | {
             n: string;
@@ -733,8 +818,9 @@ export interface components {
             name: string;
         };
         /**
-         * @description An event's revenue, recorded as its value and unit under the rules of `HitEvent`'s
-         *     `value` and `unit`.
+         * @description An event's revenue: recorded as its value and unit under the rules of `HitEvent`'s
+         *     `value` and `unit` (the `event` statistic), and as its revenue under `Hit`'s rules for
+         *     `revenue`.
          */
         PlausibleRevenue: {
             amount?: number | string;
@@ -960,14 +1046,14 @@ export interface components {
             events: number;
             /** Format: double */
             conversion_rate: number;
-            /** @description Null until revenue is recorded; then the goal's revenue in its currency. */
+            /** @description Null for a goal without a currency; else the sum of its events' revenue in its currency. */
             total_revenue: {
                 /** @description A decimal with two digits after the point, e.g. `120.50`. */
                 amount: string;
                 /** @description ISO 4217. */
                 currency: string;
             } | null;
-            /** @description Null until revenue is recorded; then the goal's revenue in its currency. */
+            /** @description Null for a goal without a currency; else its revenue per event that carried one in its currency. */
             average_revenue: {
                 /** @description A decimal with two digits after the point, e.g. `120.50`. */
                 amount: string;
@@ -981,7 +1067,7 @@ export interface components {
             links: components["schemas"]["ListLinks"];
         };
         /** @enum {string} */
-        StatName: "pageview" | "visitor" | "visit" | "page" | "landing_page" | "exit_page" | "referrer" | "search_engine" | "social_network" | "campaign" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "browser" | "operating_system" | "device" | "language" | "screen_resolution" | "continent" | "country" | "city" | "event";
+        StatName: "pageview" | "visitor" | "visit" | "page" | "landing_page" | "exit_page" | "referrer" | "search_engine" | "social_network" | "campaign" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "browser" | "operating_system" | "device" | "language" | "screen_resolution" | "continent" | "country" | "city" | "event" | "property";
         /**
          * @description The filters of a stats read, one optional property for each name of the stats list
          *     but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
@@ -1207,6 +1293,24 @@ export interface components {
         };
         RealtimeResponse: {
             data: components["schemas"]["Realtime"];
+        };
+        RevenueEntry: {
+            /** @description The event goal's display name. */
+            goal: string;
+            /** @description ISO 4217, three capitals. */
+            currency: string;
+            /**
+             * Format: int64
+             * @description The goal's events that carried revenue in this currency.
+             */
+            events: number;
+            /** @description Their sum, a decimal with two digits after the point, e.g. `120.50`. */
+            amount: string;
+        };
+        RevenueList: {
+            data: components["schemas"]["RevenueEntry"][];
+            meta: components["schemas"]["ListMeta"];
+            links: components["schemas"]["ListLinks"];
         };
         ListMeta: {
             current_page: number;
@@ -1681,6 +1785,17 @@ export interface components {
          *     }
          */
         FilterContains: components["schemas"]["StatsFilterValues"];
+        /**
+         * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+         *     the visits with a hit that carried the property KEY with the value VALUE, as
+         *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+         *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+         *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+         *     422 on `property_filter`. `(other)` matches nothing.
+         */
+        PropertyFilter: {
+            [key: string]: string;
+        };
         /**
          * @description The `ETag` of a copy the client has; when it matches, the answer is 304.
          * @example "3f1b2c"
@@ -2628,9 +2743,17 @@ export interface operations {
                  *     URL as sent (at most 255 characters; one holding an e-mail address or 9 or more
                  *     digits is `(redacted)`), counted when present; `utm_campaign` is another name for
                  *     `campaign`. Those six names are counted from the upgrade that brought them on.
+                 *     `property` lists the values of the custom property `property` names, each counted
+                 *     on every hit that carried it; it is counted from the visit rows, as filtered numbers
+                 *     are (`filtered_from`, `sampled`), with or without filters.
                  * @example page
                  */
                 name: components["schemas"]["StatName"];
+                /**
+                 * @description With `name=property` (and only with it: any other name answers 422 on `property`),
+                 *     the key of the custom property whose values to list; required then.
+                 */
+                property?: string;
                 /**
                  * @description First day, `YYYY-MM-DD`.
                  * @example 2026-01-01
@@ -2681,6 +2804,15 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+                 *     the visits with a hit that carried the property KEY with the value VALUE, as
+                 *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+                 *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+                 *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+                 *     422 on `property_filter`. `(other)` matches nothing.
+                 */
+                property_filter?: components["parameters"]["PropertyFilter"];
                 /**
                  * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
                  *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -2783,6 +2915,15 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+                 *     the visits with a hit that carried the property KEY with the value VALUE, as
+                 *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+                 *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+                 *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+                 *     422 on `property_filter`. `(other)` matches nothing.
+                 */
+                property_filter?: components["parameters"]["PropertyFilter"];
                 /**
                  * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
                  *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
@@ -2895,6 +3036,15 @@ export interface operations {
                  */
                 filter?: components["parameters"]["Filter"];
                 /**
+                 * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+                 *     the visits with a hit that carried the property KEY with the value VALUE, as
+                 *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+                 *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+                 *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+                 *     422 on `property_filter`. `(other)` matches nothing.
+                 */
+                property_filter?: components["parameters"]["PropertyFilter"];
+                /**
                  * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
                  *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
                  *     20 values of at most 255 characters each. One name may be in several of `filter`,
@@ -2999,6 +3149,15 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+                 *     the visits with a hit that carried the property KEY with the value VALUE, as
+                 *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+                 *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+                 *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+                 *     422 on `property_filter`. `(other)` matches nothing.
+                 */
+                property_filter?: components["parameters"]["PropertyFilter"];
             };
             header?: never;
             path: {
@@ -3057,6 +3216,248 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GoalConversionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidStatsQuery"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listProperties: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day, `YYYY-MM-DD` (years 1 to 9999).
+                 * @example 2026-11-01
+                 */
+                from: components["parameters"]["RangeFrom"];
+                /**
+                 * @description Last day, `YYYY-MM-DD`, not before `from`.
+                 * @example 2026-11-30
+                 */
+                to: components["parameters"]["RangeTo"];
+                /** @description Case-insensitive substring of the key; `%` and `_` are literal. */
+                search?: string;
+                sort_by?: "count" | "value";
+                sort?: components["parameters"]["Sort"];
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+                 *     every number counts only the visits that match every filter given.
+                 *     - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+                 *       `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+                 *       event E; every other name compares the visit's own value (that of its first hit).
+                 *       `continent` and `country` compare the code before the first `:` (place names change
+                 *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
+                 *       `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+                 *       visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+                 *       another name for `campaign`: give one of the two.
+                 *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
+                 *       `(other)`, which stands for the values past the daily limit, matches nothing either.
+                 *     - With filters, every number counts only the matching visits: their visitors (distinct
+                 *       per day, summed over the days), visits, bounces and duration, and their pageviews and
+                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+                 *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+                 *       422 on `filter`.
+                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - Days that have no filter rows (before the upgrade that brought filters, older than
+                 *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+                 *       the numbers count when that is after `from`.
+                 *     Without filters, the answer is the daily counters' as ever, without `sampled` or
+                 *     `filtered_from`.
+                 * @example {
+                 *       "country": "DE:Germany"
+                 *     }
+                 */
+                filter?: components["parameters"]["Filter"];
+                /**
+                 * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+                 *     the visits with a hit that carried the property KEY with the value VALUE, as
+                 *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+                 *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+                 *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+                 *     422 on `property_filter`. `(other)` matches nothing.
+                 */
+                property_filter?: components["parameters"]["PropertyFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                website_id: components["parameters"]["StatsWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of keys with the hits that carried each. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "value": "plan",
+                     *           "count": 120,
+                     *           "time_on_page": null,
+                     *           "scroll_depth": null
+                     *         },
+                     *         {
+                     *           "value": "author",
+                     *           "count": 45,
+                     *           "time_on_page": null,
+                     *           "scroll_depth": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total": 2,
+                     *         "last_page": 1,
+                     *         "from": 1,
+                     *         "to": 2
+                     *       },
+                     *       "links": {
+                     *         "first": "http://localhost:8080/api/v1/stats/7/properties?from=2026-11-01&to=2026-11-30&page=1",
+                     *         "last": "http://localhost:8080/api/v1/stats/7/properties?from=2026-11-01&to=2026-11-30&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidStatsQuery"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRevenue: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day, `YYYY-MM-DD` (years 1 to 9999).
+                 * @example 2026-11-01
+                 */
+                from: components["parameters"]["RangeFrom"];
+                /**
+                 * @description Last day, `YYYY-MM-DD`, not before `from`.
+                 * @example 2026-11-30
+                 */
+                to: components["parameters"]["RangeTo"];
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+                 *     every number counts only the visits that match every filter given.
+                 *     - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+                 *       `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+                 *       event E; every other name compares the visit's own value (that of its first hit).
+                 *       `continent` and `country` compare the code before the first `:` (place names change
+                 *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
+                 *       `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+                 *       visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+                 *       another name for `campaign`: give one of the two.
+                 *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
+                 *       `(other)`, which stands for the values past the daily limit, matches nothing either.
+                 *     - With filters, every number counts only the matching visits: their visitors (distinct
+                 *       per day, summed over the days), visits, bounces and duration, and their pageviews and
+                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+                 *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+                 *       422 on `filter`.
+                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - Days that have no filter rows (before the upgrade that brought filters, older than
+                 *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+                 *       the numbers count when that is after `from`.
+                 *     Without filters, the answer is the daily counters' as ever, without `sampled` or
+                 *     `filtered_from`.
+                 * @example {
+                 *       "country": "DE:Germany"
+                 *     }
+                 */
+                filter?: components["parameters"]["Filter"];
+                /**
+                 * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+                 *     the visits with a hit that carried the property KEY with the value VALUE, as
+                 *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+                 *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+                 *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+                 *     422 on `property_filter`. `(other)` matches nothing.
+                 */
+                property_filter?: components["parameters"]["PropertyFilter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                website_id: components["parameters"]["StatsWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of goals and currencies with their revenue. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "goal": "Purchase",
+                     *           "currency": "EUR",
+                     *           "events": 12,
+                     *           "amount": "120.50"
+                     *         },
+                     *         {
+                     *           "goal": "Purchase",
+                     *           "currency": "USD",
+                     *           "events": 2,
+                     *           "amount": "19.98"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total": 2,
+                     *         "last_page": 1,
+                     *         "from": 1,
+                     *         "to": 2
+                     *       },
+                     *       "links": {
+                     *         "first": "http://localhost:8080/api/v1/stats/7/revenue?from=2026-11-01&to=2026-11-30&page=1",
+                     *         "last": "http://localhost:8080/api/v1/stats/7/revenue?from=2026-11-01&to=2026-11-30&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevenueList"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -95,10 +95,29 @@ test("goals: store, list, refuse, delete", async () => {
   assert.deepEqual(
     conversions.data?.data.map((c) => [c.goal, c.visitors, c.conversion_rate, c.total_revenue]),
     [
-      ["Outbound Link: Click", 0, 0, null],
+      ["Outbound Link: Click", 0, 0, { amount: "0.00", currency: "EUR" }],
       ["Signup", 0, 0, null],
     ],
   );
+
+  const properties = await api.client.GET("/api/v1/stats/{website_id}/properties", {
+    params: { path: { website_id: site.id }, query: { from: day, to: day, property_filter: { plan: "pro" } } },
+  });
+  assert.equal(properties.response.status, 200);
+  assert.deepEqual(properties.data?.data, []);
+  const values = await api.client.GET("/api/v1/stats/{website_id}", {
+    params: { path: { website_id: site.id }, query: { name: "property", property: "plan", from: day, to: day } },
+  });
+  assert.equal(values.response.status, 200);
+  const noKey = await api.client.GET("/api/v1/stats/{website_id}", {
+    params: { path: { website_id: site.id }, query: { name: "property", from: day, to: day } },
+  });
+  assert.equal(noKey.response.status, 422);
+  const revenue = await api.client.GET("/api/v1/stats/{website_id}/revenue", {
+    params: { path: { website_id: site.id }, query: { from: day, to: day } },
+  });
+  assert.equal(revenue.response.status, 200);
+  assert.deepEqual(revenue.data?.data, []);
 
   const err = await rejects(() => api.storeGoal(site.id, { kind: "pageview", page: "signup" }), 422);
   assert.deepEqual(Object.keys(err.errors), ["page"]);
