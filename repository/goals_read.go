@@ -29,43 +29,24 @@ type goalMatch struct {
 	pages []string
 }
 
-// rangePages is every distinct page of a website's rows of the range.
-func (r *Repository) rangePages(ctx context.Context, websiteID int64, days stats.Range) ([]string, error) {
-	// unnest in the select list (a ProjectSet) costs half of a lateral join with it.
-	const query = `
-		SELECT DISTINCT unnest(pages)
-		FROM visit_rows
-		WHERE website_id = $1 AND day BETWEEN $2 AND $3`
-	var pages []string
-	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
-		return tx.SelectContext(ctx, &pages, query, websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout))
-	})
-	if err != nil {
-		return nil, fmt.Errorf("goals.pages: %w", err)
-	}
-	return pages, nil
-}
-
 // matchGoals makes each goal a goalMatch, reading the range's pages once when a goal needs
 // them.
 func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats.Range, goals []stats.Goal) ([]goalMatch, error) {
 	out := make([]goalMatch, len(goals))
-	var pages []string
-	read := false
+	var pages map[string]int64
 	for i, g := range goals {
 		out[i].goal = g
 		if g.Kind != stats.GoalPageview {
 			continue
 		}
-		if !read {
+		if pages == nil {
 			var err error
-			if pages, err = r.rangePages(ctx, websiteID, days); err != nil {
+			if pages, err = r.rangePageviews(ctx, websiteID, days); err != nil {
 				return nil, err
 			}
-			read = true
 		}
 		re := stats.GoalPattern(g.Page)
-		for _, p := range pages {
+		for p := range pages {
 			if re.MatchString(stats.GoalPath(p)) {
 				out[i].pages = append(out[i].pages, p)
 			}
@@ -158,7 +139,13 @@ func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalC
 	}
 	pageviews := map[string]int64{}
 	if slices.ContainsFunc(goals, func(g stats.Goal) bool { return g.Kind == stats.GoalPageview }) {
-		if pageviews, err = v.repo.pageCounts(ctx, s); err != nil {
+		// Every row of the range is read: the pages and pageviews of closed days are kept.
+		if len(v.filters) == 0 && s.fraction == 1 {
+			pageviews, err = v.repo.rangePageviews(ctx, v.websiteID, v.days)
+		} else {
+			pageviews, err = v.repo.pageCounts(ctx, s)
+		}
+		if err != nil {
 			return nil, 0, fmt.Errorf("stats.goals: %w", err)
 		}
 	}

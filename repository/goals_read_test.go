@@ -146,7 +146,33 @@ func TestConversionsMatchAReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first days are closed (their pages are kept in memory once read), the last is not.
+	if _, err := f.db.Exec(`UPDATE visit_row_partitions SET clustered = day < '2026-03-04'`); err != nil {
+		t.Fatal(err)
+	}
 	days := stats.Range{From: date("2026-03-01"), To: date("2026-03-04")}
+	checkConversions(t, f, site, days, visits, goals)
+	checkConversions(t, f, site, days, visits, goals)
+
+	// A page first seen on the open day, after the closed days were kept, counts.
+	late := repotest.Visit{Day: date("2026-03-04"), Visitor: 7, Pages: []string{"/late/page"}}
+	repotest.WriteVisitRows(t, f.db, site, []repotest.Visit{late})
+	visits = append(visits, late)
+	if _, err := f.repo.CreateGoal(ctx, f.user, site, stats.Goal{Kind: stats.GoalPageview, Page: "/late/*", DisplayName: "late"}); err != nil {
+		t.Fatal(err)
+	}
+	if goals, err = f.repo.Goals(ctx, site); err != nil {
+		t.Fatal(err)
+	}
+	checkConversions(t, f, site, days, visits, goals)
+	checkGoalFilter(t, f, site, days, visits, append(goals[:8:8], goals[len(goals)-1]))
+}
+
+// checkConversions compares the goals list with referenceConversions, with and without
+// filters.
+func checkConversions(t *testing.T, f fixture, site int64, days stats.Range, visits []repotest.Visit, goals []stats.Goal) {
+	t.Helper()
+	ctx := context.Background()
 	for _, filters := range []stats.Filters{nil, {{Name: stats.Country, Value: "DE:Germany"}}, {{Name: stats.Page, Value: "/docs"}}} {
 		conv, visitors, _, err := f.repo.Conversions(ctx, site, days, filters, goals)
 		if err != nil {
@@ -169,11 +195,14 @@ func TestConversionsMatchAReference(t *testing.T) {
 			t.Errorf("%v: %d goals, %d converting", filters, len(conv), converting)
 		}
 	}
+}
 
-	// filter[goal]: the totals of the converting visits.
-	for _, g := range goals[:8] {
+// checkGoalFilter compares the totals of filter[goal] with those of the converting visits.
+func checkGoalFilter(t *testing.T, f fixture, site int64, days stats.Range, visits []repotest.Visit, goals []stats.Goal) {
+	t.Helper()
+	for _, g := range goals {
 		filters := stats.Filters{{Name: stats.GoalName, Value: g.DisplayName}}
-		got, err := f.repo.Reader(site, days, filters).Totals(ctx)
+		got, err := f.repo.Reader(site, days, filters).Totals(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
