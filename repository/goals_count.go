@@ -90,119 +90,136 @@ func (r *Repository) pageCounts(ctx context.Context, s *rowSource) (map[string]i
 	return counts, nil
 }
 
-// goalTables are the hits that convert, by kind: the pages that match a pageview goal, the
-// event names of the event goals, and those names as rows written before names were kept hold
-// them (encodedEventName).
-type goalTables struct {
-	pages, names, oldNames *maskTable
-	pageviews              []int64 // of each goal: the pageviews of the pages it matches
-}
-
-func newGoalTables(goals []stats.Goal, pageviews map[string]int64) goalTables {
-	words := goalMaskWords(len(goals))
-	t := goalTables{pages: newMaskTable(words), names: newMaskTable(words), oldNames: newMaskTable(words),
-		pageviews: make([]int64, len(goals))}
+// pageGoals is the table of the pages that match a pageview goal, and the pageviews of each
+// goal: those of the pages it matches.
+func pageGoals(goals []stats.Goal, pageviews map[string]int64) (*maskTable, []int64) {
+	t, events := newMaskTable(goalMaskWords(len(goals))), make([]int64, len(goals))
 	for i, g := range goals {
 		if g.Kind != stats.GoalPageview {
-			t.names.add(g.Event, i)
-			t.oldNames.add(encodedEventName(g.Event), i)
 			continue
 		}
 		re := stats.GoalPattern(g.Page)
 		for p, n := range pageviews {
 			if re.MatchString(stats.GoalPath(p)) {
-				t.pages.add(p, i)
-				t.pageviews[i] += n
+				t.add(p, i)
+				events[i] += n
 			}
 		}
 	}
-	return t
+	return t, events
 }
 
-// conversionSQL is the second pass: the base visitors, then those of the pageview goals and
-// those (and the events) of the event goals. Each part's hits come ordered by (day, visitor),
-// as a closed day's rows lie, so that they are grouped by a sort of sorted rows rather than a
-// hash table as large as the visitors.
-func (s *rowSource) conversionSQL(t goalTables) string {
-	words := len(t.pages.words)
-	zeros := strings.TrimSuffix(strings.Repeat("0::bigint, ", words), ", ")
-	parts := []string{`SELECT 'base' AS part, ` + zeros + `, count(*) AS count
-		FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS b`}
-	if len(t.pages.texts) > 0 {
-		parts = append(parts, `SELECT 'visitors', `+maskColumns(words, "")+`, count(*)
+// eventGoals are the tables of the event goals' names, as sent and as rows written before
+// names were kept hold them (encodedEventName).
+func eventGoals(goals []stats.Goal) (names, oldNames *maskTable) {
+	names, oldNames = newMaskTable(goalMaskWords(len(goals))), newMaskTable(goalMaskWords(len(goals)))
+	for i, g := range goals {
+		if g.Kind == stats.GoalEvent {
+			names.add(g.Event, i)
+			oldNames.add(encodedEventName(g.Event), i)
+		}
+	}
+	return names, oldNames
+}
+
+// The statements below give rows of (part, m0, m1, ..., count): the visitors of all rows
+// (part "base"), the visitors whose hits convert on exactly the goals of the bits (part
+// "visitors"), or the events that convert on exactly those goals (part "events"). The hits of
+// each come ordered by (day, visitor), as a closed day's rows lie, so that they are grouped by
+// a sort of sorted rows rather than a hash table as large as the visitors.
+
+// pageGoalsSQL is the visitors of the pageview goals.
+func (s *rowSource) pageGoalsSQL(pages *maskTable) string {
+	words := len(pages.words)
+	return `SELECT 'visitors' AS part, ` + maskColumns(words, "") + `, count(*) AS count
 		FROM (
-			SELECT `+maskColumns(words, "bit_or(%[1]s) AS %[1]s")+`
+			SELECT ` + maskColumns(words, "bit_or(%[1]s) AS %[1]s") + `
 			FROM (
-				SELECT day, visitor, `+maskColumns(words, "p.%s")+`
-				FROM (SELECT day, visitor, unnest(pages) AS page FROM visit_rows WHERE `+s.where+`) AS h
-				JOIN `+t.pages.from(s, "p")+` ON p.text = h.page
+				SELECT day, visitor, ` + maskColumns(words, "p.%s") + `
+				FROM (SELECT day, visitor, unnest(pages) AS page FROM visit_rows WHERE ` + s.where + `) AS h
+				JOIN ` + pages.from(s, "p") + ` ON p.text = h.page
 				ORDER BY day, visitor
 			) AS e
 			GROUP BY day, visitor
 		) AS v
-		GROUP BY `+maskColumns(words, ""))
+		GROUP BY ` + maskColumns(words, "")
+}
+
+// baseAndEventGoalsSQL is the base visitors, and the visitors and events of the event goals.
+func (s *rowSource) baseAndEventGoalsSQL(names, oldNames *maskTable) string {
+	words := len(names.words)
+	base := `SELECT 'base' AS part, ` + strings.TrimSuffix(strings.Repeat("0::bigint, ", words), ", ") + `, count(*) AS count
+		FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS b`
+	if len(names.texts) == 0 {
+		return base
 	}
-	if len(t.names.texts) > 0 {
-		// A row's event names and, when it has none (written before they were kept), its
-		// events side by side: one of the two is empty.
-		parts = append(parts, `SELECT part, `+maskColumns(words, "")+`, sum(count)::bigint
+	// A row's event names and, when it has none (written before they were kept), its events
+	// side by side: one of the two is empty.
+	return base + `
+		UNION ALL
+		SELECT part, ` + maskColumns(words, "") + `, sum(count)::bigint
 		FROM (
 			SELECT CASE WHEN GROUPING(day, visitor) = 0 THEN 'visitors' ELSE 'events' END AS part,
-				`+maskColumns(words, "bit_or(%[1]s) AS %[1]s")+`, CASE WHEN GROUPING(day, visitor) = 0 THEN 1 ELSE count(*) END AS count
+				` + maskColumns(words, "bit_or(%[1]s) AS %[1]s") + `, CASE WHEN GROUPING(day, visitor) = 0 THEN 1 ELSE count(*) END AS count
 			FROM (
-				SELECT day, visitor, `+maskColumns(words, "coalesce(n.%[1]s, o.%[1]s) AS %[1]s")+`
+				SELECT day, visitor, ` + maskColumns(words, "coalesce(n.%[1]s, o.%[1]s) AS %[1]s") + `
 				FROM (
 					SELECT day, visitor, unnest(event_names) AS name,
 						unnest(CASE WHEN event_names = '{}' THEN events END) AS old
-					FROM visit_rows WHERE `+s.where+` AND events <> '{}'
+					FROM visit_rows WHERE ` + s.where + ` AND events <> '{}'
 				) AS h
-				LEFT JOIN `+t.names.from(s, "n")+` ON n.text = h.name
-				LEFT JOIN `+t.oldNames.from(s, "o")+` ON o.text = split_part(h.old, ':', 1)
+				LEFT JOIN ` + names.from(s, "n") + ` ON n.text = h.name
+				LEFT JOIN ` + oldNames.from(s, "o") + ` ON o.text = split_part(h.old, ':', 1)
 				WHERE n.text IS NOT NULL OR o.text IS NOT NULL
 				ORDER BY day, visitor
 			) AS e
-			GROUP BY GROUPING SETS ((day, visitor), (`+maskColumns(words, "")+`))
+			GROUP BY GROUPING SETS ((day, visitor), (` + maskColumns(words, "") + `))
 		) AS v
-		GROUP BY part, `+maskColumns(words, ""))
-	}
-	return strings.Join(parts, "\n\t\tUNION ALL ")
+		GROUP BY part, ` + maskColumns(words, "")
 }
 
-// countConversions runs conversionSQL and adds its rows up per goal: each goal's visitors
-// and events (those of event goals: pageview goals' are goalTables.pageviews), and the base
-// visitors.
-func (r *Repository) countConversions(ctx context.Context, s *rowSource, t goalTables, goals int) (visitors, events []int64, base int64, err error) {
-	query := s.conversionSQL(t)
-	words := len(t.pages.words)
-	visitors, events = make([]int64, goals), make([]int64, goals)
-	err = r.readRows(ctx, func(tx *sqlx.Tx) error {
+// goalCounts are the numbers of each goal and the base visitors, as the statements' rows add
+// up.
+type goalCounts struct {
+	visitors, events []int64
+	base             int64
+}
+
+func newGoalCounts(goals int) *goalCounts {
+	return &goalCounts{visitors: make([]int64, goals), events: make([]int64, goals)}
+}
+
+// addMaskCounts runs one of the statements above and adds its rows to c, each count to every
+// goal of its bits.
+func (r *Repository) addMaskCounts(ctx context.Context, s *rowSource, query string, words int, c *goalCounts) error {
+	return r.readRows(ctx, func(tx *sqlx.Tx) error {
 		rows, err := tx.QueryContext(ctx, query, s.args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		dest := make([]any, words+2)
 		var part string
 		var count int64
 		mask := make([]int64, words)
-		dest[0], dest[words+1] = &part, &count
+		dest := []any{&part}
 		for w := range mask {
-			dest[w+1] = &mask[w]
+			dest = append(dest, &mask[w])
 		}
+		dest = append(dest, &count)
 		for rows.Next() {
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			sums := visitors
+			sums := c.visitors
 			switch part {
 			case "base":
-				base += count
+				c.base += count
 				continue
 			case "events":
-				sums = events
+				sums = c.events
 			}
 			for w, m := range mask {
-				for b := 0; b < 64 && m != 0; b++ {
+				for b := 0; m != 0; b++ {
 					if m&1 != 0 {
 						sums[w*64+b] += count
 					}
@@ -212,5 +229,4 @@ func (r *Repository) countConversions(ctx context.Context, s *rowSource, t goalT
 		}
 		return rows.Err()
 	})
-	return visitors, events, base, err
 }

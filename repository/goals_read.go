@@ -12,6 +12,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -133,32 +134,52 @@ type GoalConversion struct {
 // visitors of the same rows, which conversion rates divide by. Days without visit rows count
 // nothing (Basis says from which day they count).
 func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalConversion, int64, error) {
-	s, err := v.source(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("stats.goals: %w", err)
-	}
-	pageviews := map[string]int64{}
-	if slices.ContainsFunc(goals, func(g stats.Goal) bool { return g.Kind == stats.GoalPageview }) {
-		// Every row of the range is read: the pages and pageviews of closed days are kept.
-		if len(v.filters) == 0 && s.fraction == 1 {
-			pageviews, err = v.repo.rangePageviews(ctx, v.websiteID, v.days)
-		} else {
-			pageviews, err = v.repo.pageCounts(ctx, s)
-		}
+	// Two statements at once, on two connections: the event goals' (with the base visitors)
+	// and the pageview goals', which first needs the range's pages.
+	pages, events := newGoalCounts(len(goals)), newGoalCounts(len(goals))
+	var pageviews []int64
+	var fraction float64
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		s, err := v.source(gctx)
 		if err != nil {
-			return nil, 0, fmt.Errorf("stats.goals: %w", err)
+			return err
 		}
-	}
-	tables := newGoalTables(goals, pageviews)
-	goalVisitors, events, visitors, err := v.repo.countConversions(ctx, s, tables, len(goals))
-	if err != nil {
+		fraction = s.fraction
+		names, oldNames := eventGoals(goals)
+		return v.repo.addMaskCounts(gctx, s, s.baseAndEventGoalsSQL(names, oldNames), len(names.words), events)
+	})
+	g.Go(func() error {
+		if !slices.ContainsFunc(goals, func(g stats.Goal) bool { return g.Kind == stats.GoalPageview }) {
+			return nil
+		}
+		s, err := v.source(gctx)
+		if err != nil {
+			return err
+		}
+		counts, err := v.rangePageviews(gctx, s)
+		if err != nil {
+			return err
+		}
+		var table *maskTable
+		table, pageviews = pageGoals(goals, counts)
+		if len(table.texts) == 0 {
+			return nil
+		}
+		return v.repo.addMaskCounts(gctx, s, s.pageGoalsSQL(table), len(table.words), pages)
+	})
+	if err := g.Wait(); err != nil {
 		return nil, 0, fmt.Errorf("stats.goals: %w", err)
 	}
 	out := make([]GoalConversion, len(goals))
 	for i, g := range goals {
-		out[i] = GoalConversion{Goal: g, Visitors: scale(goalVisitors[i], s.fraction), Events: scale(events[i]+tables.pageviews[i], s.fraction)}
+		visitors, hits := pages.visitors[i]+events.visitors[i], events.events[i]
+		if pageviews != nil {
+			hits += pageviews[i]
+		}
+		out[i] = GoalConversion{Goal: g, Visitors: scale(visitors, fraction), Events: scale(hits, fraction)}
 	}
-	visitors = scale(visitors, s.fraction)
+	visitors := scale(events.base, fraction)
 	slices.SortStableFunc(out, func(a, b GoalConversion) int {
 		if a.Visitors != b.Visitors {
 			return cmp.Compare(b.Visitors, a.Visitors)
@@ -166,6 +187,15 @@ func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalC
 		return strings.Compare(a.Goal.DisplayName, b.Goal.DisplayName)
 	})
 	return out, visitors, nil
+}
+
+// rangePageviews is every distinct page of the source's rows with its pageviews: without
+// filters nor sample, every row of the range, whose closed days' pages are kept in memory.
+func (v rowReader) rangePageviews(ctx context.Context, s *rowSource) (map[string]int64, error) {
+	if len(v.filters) == 0 && s.fraction == 1 {
+		return v.repo.rangePageviews(ctx, v.websiteID, v.days)
+	}
+	return v.repo.pageCounts(ctx, s)
 }
 
 // Conversions are the numbers of a website's goals over a range (rowReader.Conversions), read
