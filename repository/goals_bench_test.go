@@ -61,8 +61,8 @@ func benchGoals(b *testing.B, f fixture, site int64, month stats.Range) {
 	b.Run("http/goals_20", func(b *testing.B) {
 		testkit.TimeCalls(b, h.goalList(site, query(month, nil)))
 	})
-	b.Run("http/summary/pageview_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byPages))) })
-	b.Run("http/summary/event_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byEvent))) })
+	b.Run("http/summary_pageview_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byPages))) })
+	b.Run("http/summary_event_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byEvent))) })
 }
 
 func mustGoal(b *testing.B, f fixture, site int64, g stats.Goal) {
