@@ -11,15 +11,15 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// The goals list counts every goal in two passes over the range's rows (docs/goals.md). The
-// first reads the distinct pages of the matching rows with how many pageviews each has: the
-// pageview goals' patterns are matched with them here, in Go, and their events are the sums of
-// the counts of the pages they match. The second reads the visitors: each hit is joined on its
-// text with a small table of the hits that convert (a page, an event name) and the goals they
-// convert on, as bits; the bits are or-ed per (day, visitor), and those are counted per
-// combination of bits, so the statement's work is one hash probe a hit and one group a
-// converting visitor whatever the number of goals, and its answer a few hundred rows that Go
-// adds up per bit. Goal i is bit i%64 of the word i/64.
+// The goals list (docs/goals.md) counts every goal in two statements run at once, one for the
+// pageview goals and one for the event goals. The pageview goals' needs the distinct pages of
+// the rows with their pageviews first (goal_pages.go): the patterns are matched with them
+// here, in Go, and a goal's events are the pageviews of the pages it matches. Each statement
+// joins every hit (a page, an event name) on its text with a small table of the texts that
+// convert and the goals they convert on, as bits; the bits are or-ed per (day, visitor), and
+// those are counted per combination of bits: one hash probe a hit and one group a converting
+// visitor whatever the number of goals, and an answer of a few hundred rows that Go adds up
+// per bit. Goal i is bit i%64 of the word i/64.
 
 // goalMaskWords is how many 64-bit words hold one bit per goal.
 func goalMaskWords(goals int) int { return max(1, (goals+63)/64) }
