@@ -61,33 +61,47 @@ func (c *closedPages) put(k websiteDay, pageviews map[string]int64, now time.Tim
 	c.days[k] = closedDayPages{pageviews: pageviews, fetched: now}
 }
 
-// rangePageviews is every distinct page of a website's rows of the range with its pageviews:
-// those of closed days from memory when there, the others read (and the closed days among
-// them kept).
-func (r *Repository) rangePageviews(ctx context.Context, websiteID int64, days stats.Range) (map[string]int64, error) {
+// closedDays are the days of the range that are closed: the job has rewritten them in key
+// order, and no flush writes them any more.
+func (r *Repository) closedDays(ctx context.Context, days stats.Range) (map[string]bool, error) {
 	var closed []string
-	const closedDays = `
+	const query = `
 		SELECT to_char(day, 'YYYY-MM-DD') FROM visit_row_partitions
 		WHERE clustered AND day BETWEEN $1 AND $2`
-	if err := r.db.SelectContext(ctx, &closed, closedDays, days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
-		return nil, fmt.Errorf("goals.pages: %w", err)
+	if err := r.db.SelectContext(ctx, &closed, query, days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
+		return nil, fmt.Errorf("goals.closed_days: %w", err)
 	}
-	now := r.now()
-	isClosed := map[string]bool{}
+	out := make(map[string]bool, len(closed))
 	for _, d := range closed {
-		isClosed[d] = true
+		out[d] = true
 	}
+	return out, nil
+}
+
+// rangeDays are the days of the range, YYYY-MM-DD.
+func rangeDays(days stats.Range) []string {
+	var out []string
+	for day := stats.Day(days.From); !day.After(stats.Day(days.To)); day = day.AddDate(0, 0, 1) {
+		out = append(out, day.Format(dateLayout))
+	}
+	return out
+}
+
+// rangePageviews is every distinct page of a website's rows of the days with its pageviews:
+// those of closed days from memory when there, the others read (and the closed days among
+// them kept).
+func (r *Repository) rangePageviews(ctx context.Context, websiteID int64, days []string, closed map[string]bool) (map[string]int64, error) {
+	now := r.now()
 	out := map[string]int64{}
 	var read []string
-	for day := stats.Day(days.From); !day.After(stats.Day(days.To)); day = day.AddDate(0, 0, 1) {
-		key := day.Format(dateLayout)
-		if pageviews, ok := r.pages.get(websiteDay{websiteID, key}, now); ok && isClosed[key] {
+	for _, day := range days {
+		if pageviews, ok := r.pages.get(websiteDay{websiteID, day}, now); ok && closed[day] {
 			for p, n := range pageviews {
 				out[p] += n
 			}
 			continue
 		}
-		read = append(read, key)
+		read = append(read, day)
 	}
 	if len(read) == 0 {
 		return out, nil
@@ -100,7 +114,7 @@ func (r *Repository) rangePageviews(ctx context.Context, websiteID int64, days s
 		for p, n := range perDay[day] {
 			out[p] += n
 		}
-		if isClosed[day] {
+		if closed[day] {
 			r.pages.put(websiteDay{websiteID, day}, perDay[day], now)
 		}
 	}

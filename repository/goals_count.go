@@ -189,6 +189,18 @@ func newGoalCounts(goals int) *goalCounts {
 	return &goalCounts{visitors: make([]int64, goals), events: make([]int64, goals)}
 }
 
+// add adds o's numbers to c's; o may be nil.
+func (c *goalCounts) add(o *goalCounts) {
+	if o == nil {
+		return
+	}
+	for i := range c.visitors {
+		c.visitors[i] += o.visitors[i]
+		c.events[i] += o.events[i]
+	}
+	c.base += o.base
+}
+
 // addMaskCounts runs one of the statements above and adds its rows to c, each count to every
 // goal of its bits.
 func (r *Repository) addMaskCounts(ctx context.Context, s *rowSource, query string, words int, c *goalCounts) error {

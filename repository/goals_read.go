@@ -41,8 +41,11 @@ func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats
 			continue
 		}
 		if pages == nil {
-			var err error
-			if pages, err = r.rangePageviews(ctx, websiteID, days); err != nil {
+			closed, err := r.closedDays(ctx, days)
+			if err != nil {
+				return nil, err
+			}
+			if pages, err = r.rangePageviews(ctx, websiteID, rangeDays(days), closed); err != nil {
 				return nil, err
 			}
 		}
@@ -134,14 +137,88 @@ type GoalConversion struct {
 // visitors of the same rows, which conversion rates divide by. Days without visit rows count
 // nothing (Basis says from which day they count).
 func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalConversion, int64, error) {
-	// Two statements at once, on two connections: the event goals' (with the base visitors)
-	// and the pageview goals', which first needs the range's pages.
+	counts, fraction, err := v.conversionCounts(ctx, goals)
+	if err != nil {
+		return nil, 0, fmt.Errorf("stats.goals: %w", err)
+	}
+	out := make([]GoalConversion, len(goals))
+	for i, g := range goals {
+		out[i] = GoalConversion{Goal: g, Visitors: scale(counts.visitors[i], fraction), Events: scale(counts.events[i], fraction)}
+	}
+	slices.SortStableFunc(out, func(a, b GoalConversion) int {
+		if a.Visitors != b.Visitors {
+			return cmp.Compare(b.Visitors, a.Visitors)
+		}
+		return strings.Compare(a.Goal.DisplayName, b.Goal.DisplayName)
+	})
+	return out, scale(counts.base, fraction), nil
+}
+
+// conversionCounts are the goals' numbers before scaling, and the fraction of the visitors
+// read. Without filters nor sample, those of the closed days are kept in memory as their
+// pages are (closedConversions), and only the other days are read.
+func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*goalCounts, float64, error) {
+	if len(v.filters) > 0 || stats.SampleFraction(v.days) < 1 {
+		return v.countGoals(ctx, goals, nil, nil)
+	}
+	closed, err := v.repo.closedDays(ctx, v.days)
+	if err != nil {
+		return nil, 0, err
+	}
+	var closedDays, openDays []string
+	for _, day := range rangeDays(v.days) {
+		if closed[day] {
+			closedDays = append(closedDays, day)
+		} else {
+			openDays = append(openDays, day)
+		}
+	}
+	now := v.repo.now()
+	key := conversionKey(v.websiteID, closedDays, goals)
+	fromClosed, ok := v.repo.conversions.get(key, now)
+	var fromOpen *goalCounts
+	g, gctx := errgroup.WithContext(ctx)
+	if !ok && len(closedDays) > 0 {
+		g.Go(func() (err error) {
+			if fromClosed, _, err = v.countGoals(gctx, goals, closedDays, closed); err == nil {
+				v.repo.conversions.put(key, fromClosed, now)
+			}
+			return err
+		})
+	}
+	if len(openDays) > 0 {
+		g.Go(func() (err error) {
+			fromOpen, _, err = v.countGoals(gctx, goals, openDays, closed)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, 0, err
+	}
+	total := newGoalCounts(len(goals))
+	total.add(fromClosed)
+	total.add(fromOpen)
+	return total, 1, nil
+}
+
+// countGoals reads the goals' numbers of the reader's rows: of those days only when days is
+// not nil (then without filters nor sample, so that the pages of closed days come from
+// memory). Two statements run at once, on two connections: the event goals' (with the base
+// visitors) and the pageview goals', which first needs the pages.
+func (v rowReader) countGoals(ctx context.Context, goals []stats.Goal, days []string, closed map[string]bool) (*goalCounts, float64, error) {
+	source := func(ctx context.Context) (*rowSource, error) {
+		s, err := v.source(ctx)
+		if err == nil && days != nil {
+			s.where += " AND day = ANY(" + s.arg(pq.Array(days)) + "::date[])"
+		}
+		return s, err
+	}
 	pages, events := newGoalCounts(len(goals)), newGoalCounts(len(goals))
 	var pageviews []int64
 	var fraction float64
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		s, err := v.source(gctx)
+		s, err := source(gctx)
 		if err != nil {
 			return err
 		}
@@ -153,11 +230,16 @@ func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalC
 		if !slices.ContainsFunc(goals, func(g stats.Goal) bool { return g.Kind == stats.GoalPageview }) {
 			return nil
 		}
-		s, err := v.source(gctx)
+		s, err := source(gctx)
 		if err != nil {
 			return err
 		}
-		counts, err := v.rangePageviews(gctx, s)
+		var counts map[string]int64
+		if days != nil {
+			counts, err = v.repo.rangePageviews(gctx, v.websiteID, days, closed)
+		} else {
+			counts, err = v.repo.pageCounts(gctx, s)
+		}
 		if err != nil {
 			return err
 		}
@@ -169,33 +251,13 @@ func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalC
 		return v.repo.addMaskCounts(gctx, s, s.pageGoalsSQL(table), len(table.words), pages)
 	})
 	if err := g.Wait(); err != nil {
-		return nil, 0, fmt.Errorf("stats.goals: %w", err)
+		return nil, 0, err
 	}
-	out := make([]GoalConversion, len(goals))
-	for i, g := range goals {
-		visitors, hits := pages.visitors[i]+events.visitors[i], events.events[i]
-		if pageviews != nil {
-			hits += pageviews[i]
-		}
-		out[i] = GoalConversion{Goal: g, Visitors: scale(visitors, fraction), Events: scale(hits, fraction)}
+	events.add(pages)
+	for i, n := range pageviews {
+		events.events[i] += n
 	}
-	visitors := scale(events.base, fraction)
-	slices.SortStableFunc(out, func(a, b GoalConversion) int {
-		if a.Visitors != b.Visitors {
-			return cmp.Compare(b.Visitors, a.Visitors)
-		}
-		return strings.Compare(a.Goal.DisplayName, b.Goal.DisplayName)
-	})
-	return out, visitors, nil
-}
-
-// rangePageviews is every distinct page of the source's rows with its pageviews: without
-// filters nor sample, every row of the range, whose closed days' pages are kept in memory.
-func (v rowReader) rangePageviews(ctx context.Context, s *rowSource) (map[string]int64, error) {
-	if len(v.filters) == 0 && s.fraction == 1 {
-		return v.repo.rangePageviews(ctx, v.websiteID, v.days)
-	}
-	return v.repo.pageCounts(ctx, s)
+	return events, fraction, nil
 }
 
 // Conversions are the numbers of a website's goals over a range (rowReader.Conversions), read

@@ -154,10 +154,12 @@ func TestConversionsMatchAReference(t *testing.T) {
 	checkConversions(t, f, site, days, visits, goals)
 	checkConversions(t, f, site, days, visits, goals)
 
-	// A page first seen on the open day, after the closed days were kept, counts.
+	// A visit of the open day, after the closed days were kept, counts; so does a new goal,
+	// on a page first seen that day.
 	late := repotest.Visit{Day: date("2026-03-04"), Visitor: 7, Pages: []string{"/late/page"}}
 	repotest.WriteVisitRows(t, f.db, site, []repotest.Visit{late})
 	visits = append(visits, late)
+	checkConversions(t, f, site, days, visits, goals)
 	if _, err := f.repo.CreateGoal(ctx, f.user, site, stats.Goal{Kind: stats.GoalPageview, Page: "/late/*", DisplayName: "late"}); err != nil {
 		t.Fatal(err)
 	}
