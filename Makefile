@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-query bench-ingest bench-flood bench-import bench-visits bench-collector build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-import bench-visits bench-collector build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -76,6 +76,13 @@ bench:
 # read and of the dashboard's, and the bytes visit_rows takes per visit and per pageview.
 bench-filters:
 	scripts/test.sh go test -run '^$$' -bench FilteredReads -benchtime 20x -count 1 -timeout 120m -v ./repository/
+
+# The goals' reads alone (docs/goals.md), on the same data set over 31 days: the goals list of
+# 20 goals and the summaries filtered by a goal, through the repository and the API.
+bench-goals:
+	BENCH_FILTER_DAYS=31 scripts/test.sh go test -run '^$$' \
+		-bench 'FilteredReads/(goals|http)/(list_20|summary_pageview_goal|summary_event_goal|goals_20)' \
+		-benchtime 10x -count 1 -timeout 60m -v ./repository/
 
 # The query API's engine (POST /api/v2/query) on the filtered reads' data set, 30 days: p50/p95/p99
 # of visit-level and hit-level queries and of matches beside is filters (docs/query.md).

@@ -14,8 +14,8 @@ import (
 // benchGoals times the goals' reads on BenchmarkFilteredReads' data (issue 25's target: 1 s
 // p95 over 30 days on a website of 10,000 visits a day among 20): the conversions of 20 goals
 // (10 pageview patterns, matched against the range's distinct pages, and 10 event names), the
-// summary filtered by a pageview goal and by an event goal, through the repository and
-// through the API.
+// summary filtered by a pageview goal and by an event goal, through the repository (with the
+// pages of closed days kept from an earlier call, and without) and through the API.
 func benchGoals(b *testing.B, f fixture, site int64, month stats.Range) {
 	ctx := context.Background()
 	for i := range 10 {
@@ -46,12 +46,23 @@ func benchGoals(b *testing.B, f fixture, site int64, month stats.Range) {
 			testkit.TimeCalls(b, func() error { return goalSummary(ctx, f.repo, site, month, filters) })
 		})
 	}
+	// The same on a new repository each call, which keeps no closed day's pages yet: what the
+	// first read of a website and range costs.
+	b.Run("goals/list_20_cold", func(b *testing.B) {
+		testkit.TimeCalls(b, func() error {
+			_, _, _, err := repository.New(f.db, nil).Conversions(ctx, site, month, nil, goals)
+			return err
+		})
+	})
+	b.Run("goals/summary_pageview_goal_cold", func(b *testing.B) {
+		testkit.TimeCalls(b, func() error { return goalSummary(ctx, repository.New(f.db, nil), site, month, byPages) })
+	})
 	h := newHTTPBench(b, f)
 	b.Run("http/goals_20", func(b *testing.B) {
 		testkit.TimeCalls(b, h.goalList(site, query(month, nil)))
 	})
-	b.Run("http/summary/pageview_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byPages))) })
-	b.Run("http/summary/event_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byEvent))) })
+	b.Run("http/summary_pageview_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byPages))) })
+	b.Run("http/summary_event_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byEvent))) })
 }
 
 func mustGoal(b *testing.B, f fixture, site int64, g stats.Goal) {

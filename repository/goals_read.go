@@ -12,6 +12,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -19,7 +20,7 @@ import (
 // Conversions (docs/goals.md) are read from visit_rows when asked: a visit converts on a goal
 // when one of its pageviews matches the goal's pattern or one of its events has the goal's
 // name. A pattern is matched here, in Go, against the distinct pages of the range; only the
-// matching page values reach SQL, as an array (`pages && $n`). A user's pattern never reaches
+// matching page values reach SQL, as arrays. A user's pattern never reaches
 // PostgreSQL.
 
 // goalMatch is a goal as a condition on visit rows: for a pageview goal, the pages of the
@@ -29,42 +30,27 @@ type goalMatch struct {
 	pages []string
 }
 
-// rangePages is every distinct page of a website's rows of the range.
-func (r *Repository) rangePages(ctx context.Context, websiteID int64, days stats.Range) ([]string, error) {
-	const query = `
-		SELECT DISTINCT p
-		FROM visit_rows, unnest(pages) AS p
-		WHERE website_id = $1 AND day BETWEEN $2 AND $3`
-	var pages []string
-	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
-		return tx.SelectContext(ctx, &pages, query, websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout))
-	})
-	if err != nil {
-		return nil, fmt.Errorf("goals.pages: %w", err)
-	}
-	return pages, nil
-}
-
 // matchGoals makes each goal a goalMatch, reading the range's pages once when a goal needs
 // them.
 func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats.Range, goals []stats.Goal) ([]goalMatch, error) {
 	out := make([]goalMatch, len(goals))
-	var pages []string
-	read := false
+	var pages map[string]int64
 	for i, g := range goals {
 		out[i].goal = g
 		if g.Kind != stats.GoalPageview {
 			continue
 		}
-		if !read {
-			var err error
-			if pages, err = r.rangePages(ctx, websiteID, days); err != nil {
+		if pages == nil {
+			closed, err := r.closedDays(ctx, days)
+			if err != nil {
 				return nil, err
 			}
-			read = true
+			if pages, err = r.rangePageviews(ctx, websiteID, rangeDays(days), closed); err != nil {
+				return nil, err
+			}
 		}
 		re := stats.GoalPattern(g.Page)
-		for _, p := range pages {
+		for p := range pages {
 			if re.MatchString(stats.GoalPath(p)) {
 				out[i].pages = append(out[i].pages, p)
 			}
@@ -112,14 +98,6 @@ func (f *goalFilter) resolve(ctx context.Context, r *Repository, websiteID int64
 	return f.match, f.err
 }
 
-// The kinds of a row's hit that goals compare: a page, an event name as sent, and the name
-// part of an event of a row written before names were kept.
-const (
-	hitPage = iota
-	hitEvent
-	hitOldEvent
-)
-
 // encodedEventName is an event name as the event statistic writes it (a ':' as a space): how
 // rows written before event_names existed hold it.
 func encodedEventName(name string) string { return strings.ReplaceAll(name, ":", " ") }
@@ -133,8 +111,12 @@ func (s *rowSource) goalCond(m *goalMatch) string {
 		if len(m.pages) == 0 {
 			return "false"
 		}
-		// = ANY of a bound array is hashed by PostgreSQL (15); && compares every pair.
-		return "EXISTS (SELECT FROM unnest(pages) AS x WHERE x = ANY(" + s.arg(pq.Array(m.pages)) + "::text[]))"
+		// = ANY of a bound array is hashed by PostgreSQL (15); && compares every pair. The
+		// first pages are compared one by one, which costs a third less than a subquery a row
+		// (most visits have a few pageviews); the rest, if any, in one.
+		pages := s.arg(pq.Array(m.pages)) + "::text[]"
+		return "coalesce(pages[1] = ANY(" + pages + ") OR pages[2] = ANY(" + pages + ") OR pages[3] = ANY(" + pages + ")" +
+			" OR (cardinality(pages) > 3 AND EXISTS (SELECT FROM unnest(pages[4:]) AS x WHERE x = ANY(" + pages + "))), false)"
 	}
 	name, encoded := s.arg(m.goal.Event), s.arg(encodedEventName(m.goal.Event))
 	// Rows older than event_names hold only the encoded names (docs/goals.md).
@@ -155,66 +137,13 @@ type GoalConversion struct {
 // visitors of the same rows, which conversion rates divide by. Days without visit rows count
 // nothing (Basis says from which day they count).
 func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalConversion, int64, error) {
-	s, err := v.source(ctx)
+	counts, fraction, err := v.conversionCounts(ctx, goals)
 	if err != nil {
-		return nil, 0, fmt.Errorf("stats.goals: %w", err)
-	}
-	matches, err := v.repo.matchGoals(ctx, v.websiteID, v.days, goals)
-	if err != nil {
-		return nil, 0, fmt.Errorf("stats.goals: %w", err)
-	}
-	// The hits of each goal: every page and event name of the rows, joined on its text with
-	// the (text, goal) pairs of the goals (hashed), so a row costs its hits, whatever the number
-	// of goals and matching pages; visitors are the groups of (goal, day, visitor).
-	var texts []string
-	var kinds, ids []int64
-	for i, m := range matches {
-		if m.goal.Kind == stats.GoalPageview {
-			for _, p := range m.pages {
-				texts, kinds, ids = append(texts, p), append(kinds, hitPage), append(ids, int64(i))
-			}
-			continue
-		}
-		texts, kinds, ids = append(texts, m.goal.Event, encodedEventName(m.goal.Event)), append(kinds, hitEvent, hitOldEvent), append(ids, int64(i), int64(i))
-	}
-	pairs := `unnest(` + s.arg(pq.Array(texts)) + `::text[], ` + s.arg(pq.Array(kinds)) + `::int[], ` + s.arg(pq.Array(ids)) + `::int[]) AS m (text, kind, goal)`
-	query := `
-		SELECT -1 AS goal, count(*) AS visitors, 0::bigint AS events
-		FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS a
-		UNION ALL
-		SELECT goal, count(*), sum(hits)::bigint
-		FROM (
-			SELECT m.goal, day, visitor, count(*) AS hits
-			FROM visit_rows CROSS JOIN LATERAL (
-				SELECT ` + fmt.Sprint(hitPage) + ` AS kind, x AS text FROM unnest(pages) AS x
-				UNION ALL SELECT ` + fmt.Sprint(hitEvent) + `, x FROM unnest(event_names) AS x
-				UNION ALL SELECT ` + fmt.Sprint(hitOldEvent) + `, split_part(x, ':', 1) FROM unnest(events) AS x WHERE event_names = '{}'
-			) AS h
-			JOIN ` + pairs + ` ON m.text = h.text AND m.kind = h.kind
-			WHERE ` + s.where + `
-			GROUP BY m.goal, day, visitor
-		) AS c
-		GROUP BY goal`
-	var rows []struct {
-		Goal     int   `db:"goal"`
-		Visitors int64 `db:"visitors"`
-		Events   int64 `db:"events"`
-	}
-	if err := v.repo.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, query, s.args...) }); err != nil {
 		return nil, 0, fmt.Errorf("stats.goals: %w", err)
 	}
 	out := make([]GoalConversion, len(goals))
 	for i, g := range goals {
-		out[i].Goal = g
-	}
-	var visitors int64
-	for _, row := range rows {
-		if row.Goal < 0 {
-			visitors = scale(row.Visitors, s.fraction)
-			continue
-		}
-		out[row.Goal].Visitors = scale(row.Visitors, s.fraction)
-		out[row.Goal].Events = scale(row.Events, s.fraction)
+		out[i] = GoalConversion{Goal: g, Visitors: scale(counts.visitors[i], fraction), Events: scale(counts.events[i], fraction)}
 	}
 	slices.SortStableFunc(out, func(a, b GoalConversion) int {
 		if a.Visitors != b.Visitors {
@@ -222,7 +151,113 @@ func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalC
 		}
 		return strings.Compare(a.Goal.DisplayName, b.Goal.DisplayName)
 	})
-	return out, visitors, nil
+	return out, scale(counts.base, fraction), nil
+}
+
+// conversionCounts are the goals' numbers before scaling, and the fraction of the visitors
+// read. Without filters nor sample, those of the closed days are kept in memory as their
+// pages are (closedConversions), and only the other days are read.
+func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*goalCounts, float64, error) {
+	if len(v.filters) > 0 || stats.SampleFraction(v.days) < 1 {
+		return v.countGoals(ctx, goals, nil, nil)
+	}
+	closed, err := v.repo.closedDays(ctx, v.days)
+	if err != nil {
+		return nil, 0, err
+	}
+	var closedDays, openDays []string
+	for _, day := range rangeDays(v.days) {
+		if closed[day] {
+			closedDays = append(closedDays, day)
+		} else {
+			openDays = append(openDays, day)
+		}
+	}
+	now := v.repo.now()
+	key := conversionKey(v.websiteID, closedDays, goals)
+	fromClosed, ok := v.repo.conversions.get(key, now)
+	var fromOpen *goalCounts
+	g, gctx := errgroup.WithContext(ctx)
+	if !ok && len(closedDays) > 0 {
+		g.Go(func() (err error) {
+			if fromClosed, _, err = v.countGoals(gctx, goals, closedDays, closed); err == nil {
+				v.repo.conversions.put(key, fromClosed, now)
+			}
+			return err
+		})
+	}
+	if len(openDays) > 0 {
+		g.Go(func() (err error) {
+			fromOpen, _, err = v.countGoals(gctx, goals, openDays, closed)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, 0, err
+	}
+	total := newGoalCounts(len(goals))
+	total.add(fromClosed)
+	total.add(fromOpen)
+	return total, 1, nil
+}
+
+// countGoals reads the goals' numbers of the reader's rows: of those days only when days is
+// not nil (then without filters nor sample, so that the pages of closed days come from
+// memory). Two statements run at once, on two connections: the event goals' (with the base
+// visitors) and the pageview goals', which first needs the pages.
+func (v rowReader) countGoals(ctx context.Context, goals []stats.Goal, days []string, closed map[string]bool) (*goalCounts, float64, error) {
+	source := func(ctx context.Context) (*rowSource, error) {
+		s, err := v.source(ctx)
+		if err == nil && days != nil {
+			s.where += " AND day = ANY(" + s.arg(pq.Array(days)) + "::date[])"
+		}
+		return s, err
+	}
+	pages, events := newGoalCounts(len(goals)), newGoalCounts(len(goals))
+	var pageviews []int64
+	var fraction float64
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		s, err := source(gctx)
+		if err != nil {
+			return err
+		}
+		fraction = s.fraction
+		names, oldNames := eventGoals(goals)
+		return v.repo.addMaskCounts(gctx, s, s.baseAndEventGoalsSQL(names, oldNames), len(names.words), events)
+	})
+	g.Go(func() error {
+		if !slices.ContainsFunc(goals, func(g stats.Goal) bool { return g.Kind == stats.GoalPageview }) {
+			return nil
+		}
+		s, err := source(gctx)
+		if err != nil {
+			return err
+		}
+		var counts map[string]int64
+		if days != nil {
+			counts, err = v.repo.rangePageviews(gctx, v.websiteID, days, closed)
+		} else {
+			counts, err = v.repo.pageCounts(gctx, s)
+		}
+		if err != nil {
+			return err
+		}
+		var table *maskTable
+		table, pageviews = pageGoals(goals, counts)
+		if len(table.texts) == 0 {
+			return nil
+		}
+		return v.repo.addMaskCounts(gctx, s, s.pageGoalsSQL(table), len(table.words), pages)
+	})
+	if err := g.Wait(); err != nil {
+		return nil, 0, err
+	}
+	events.add(pages)
+	for i, n := range pageviews {
+		events.events[i] += n
+	}
+	return events, fraction, nil
 }
 
 // Conversions are the numbers of a website's goals over a range (rowReader.Conversions), read

@@ -28,6 +28,9 @@ type Repository struct {
 	db      *sqlx.DB
 	now     func() time.Time
 	rollups rolledUpCache
+	pages   closedPages // the pages of closed days, for goals (goal_pages.go)
+	// the goals' numbers of closed days (goals_closed.go)
+	conversions closedConversions
 }
 
 // New wraps an open database. now is the clock for created_at/updated_at; nil means time.Now.

@@ -1,0 +1,151 @@
+package repository
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// The goals' reads start from the distinct pages of the range (goals_read.go), which costs a
+// read of every pageview of the range: as much as the rest of a goal-filtered summary. A
+// closed day's pages never change (the job rewrites a day's partition in key order, and marks
+// it clustered, once no flush writes it any more), so they are kept in memory per website and
+// day, with their pageviews, and only the days still open are read again. Entries expire after
+// closedPagesTTL all the same, and the cache is emptied past closedPagesMax pages.
+
+const (
+	closedPagesTTL = 10 * time.Minute
+	closedPagesMax = 500_000
+)
+
+type websiteDay struct {
+	website int64
+	day     string // YYYY-MM-DD
+}
+
+type closedDayPages struct {
+	pageviews map[string]int64 // of each distinct page
+	fetched   time.Time
+}
+
+// closedPages is the cache; its zero value is empty and ready.
+type closedPages struct {
+	mu    sync.Mutex
+	days  map[websiteDay]closedDayPages
+	pages int // in all days
+}
+
+func (c *closedPages) get(k websiteDay, now time.Time) (map[string]int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.days[k]
+	if !ok || now.Sub(d.fetched) >= closedPagesTTL {
+		return nil, false
+	}
+	return d.pageviews, true
+}
+
+func (c *closedPages) put(k websiteDay, pageviews map[string]int64, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.days == nil || c.pages+len(pageviews) > closedPagesMax {
+		c.days, c.pages = map[websiteDay]closedDayPages{}, 0
+	}
+	c.pages += len(pageviews) - len(c.days[k].pageviews)
+	c.days[k] = closedDayPages{pageviews: pageviews, fetched: now}
+}
+
+// closedDays are the days of the range that are closed: the job has rewritten them in key
+// order, and no flush writes them any more.
+func (r *Repository) closedDays(ctx context.Context, days stats.Range) (map[string]bool, error) {
+	var closed []string
+	const query = `
+		SELECT to_char(day, 'YYYY-MM-DD') FROM visit_row_partitions
+		WHERE clustered AND day BETWEEN $1 AND $2`
+	if err := r.db.SelectContext(ctx, &closed, query, days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
+		return nil, fmt.Errorf("goals.closed_days: %w", err)
+	}
+	out := make(map[string]bool, len(closed))
+	for _, d := range closed {
+		out[d] = true
+	}
+	return out, nil
+}
+
+// rangeDays are the days of the range, YYYY-MM-DD.
+func rangeDays(days stats.Range) []string {
+	var out []string
+	for day := stats.Day(days.From); !day.After(stats.Day(days.To)); day = day.AddDate(0, 0, 1) {
+		out = append(out, day.Format(dateLayout))
+	}
+	return out
+}
+
+// rangePageviews is every distinct page of a website's rows of the days with its pageviews:
+// those of closed days from memory when there, the others read (and the closed days among
+// them kept).
+func (r *Repository) rangePageviews(ctx context.Context, websiteID int64, days []string, closed map[string]bool) (map[string]int64, error) {
+	now := r.now()
+	out := map[string]int64{}
+	var read []string
+	for _, day := range days {
+		if pageviews, ok := r.pages.get(websiteDay{websiteID, day}, now); ok && closed[day] {
+			for p, n := range pageviews {
+				out[p] += n
+			}
+			continue
+		}
+		read = append(read, day)
+	}
+	if len(read) == 0 {
+		return out, nil
+	}
+	perDay, err := r.dayPageviews(ctx, websiteID, read)
+	if err != nil {
+		return nil, fmt.Errorf("goals.pages: %w", err)
+	}
+	for _, day := range read {
+		for p, n := range perDay[day] {
+			out[p] += n
+		}
+		if closed[day] {
+			r.pages.put(websiteDay{websiteID, day}, perDay[day], now)
+		}
+	}
+	return out, nil
+}
+
+// dayPageviews reads the distinct pages of a website's rows of the days, with their pageviews,
+// per day.
+func (r *Repository) dayPageviews(ctx context.Context, websiteID int64, days []string) (map[string]map[string]int64, error) {
+	// unnest in the select list (a ProjectSet) costs half of a lateral join with it.
+	const query = `
+		SELECT to_char(day, 'YYYY-MM-DD') AS day, page, count(*) AS count
+		FROM (SELECT day, unnest(pages) AS page FROM visit_rows WHERE website_id = $1 AND day = ANY($2::date[])) AS h
+		GROUP BY day, page`
+	var rows []struct {
+		Day   string `db:"day"`
+		Page  string `db:"page"`
+		Count int64  `db:"count"`
+	}
+	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &rows, query, websiteID, pq.Array(days))
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string]int64, len(days))
+	for _, d := range days {
+		out[d] = map[string]int64{}
+	}
+	for _, row := range rows {
+		out[row.Day][row.Page] = row.Count
+	}
+	return out, nil
+}
