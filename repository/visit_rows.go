@@ -103,7 +103,16 @@ type VisitRow struct {
 	// Pages and Events since the last write of the row, in order; EventNames the names of
 	// the Events as sent, one each (Events write a ':' of a name as a space).
 	Pages, Events, EventNames []string
+	// Order is the order of those hits, one byte a hit: HitPage for the next of Pages,
+	// HitEvent for the next of Events (column hit_order, which funnels read).
+	Order []byte
 }
+
+// The letters of hit_order (migration 0040).
+const (
+	HitPage  = 'p'
+	HitEvent = 'e'
+)
 
 // visitRowChunk is the most rows one statement writes: what a statement holds in memory
 // (its arrays, and their copies in the driver) grows with it, and a node that buffered
@@ -163,8 +172,8 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	// through a []string a column and a literal a row's pages once more. text[1+j] is the
 	// column of dimension j.
 	insert, dims := visitRowInsert()
-	text := make([]literal, dims+4)
-	pages, events, names := &text[dims+1], &text[dims+2], &text[dims+3]
+	text := make([]literal, dims+5)
+	pages, events, names, order := &text[dims+1], &text[dims+2], &text[dims+3], &text[dims+4]
 	var r VisitRow
 	for i := range n {
 		rows.Row(from+i, &r)
@@ -177,6 +186,7 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		pages.size += arraySize(r.Pages)
 		events.size += arraySize(r.Events)
 		names.size += arraySize(r.EventNames)
+		order.size += len(r.Order) + 3
 	}
 	day, dayText := time.Time{}, ""
 	for i := range n {
@@ -191,6 +201,7 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		pages.addArray(r.Pages)
 		events.addArray(r.Events)
 		names.addArray(r.EventNames)
+		order.addLetters(r.Order)
 	}
 	args := []any{pq.Array(ids), text[0].end(), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
 		pq.Array(seconds), pq.Array(bounces)}
@@ -219,7 +230,7 @@ var rowInsert struct {
 // visitRowInsert is the statement that upserts visit rows and how many dimensions it writes:
 // its arguments are the 8 arrays of a row's own columns ($1..$8, as addVisitRowChunk makes
 // them), a text[] literal for each dimension's column in the order of stats.Dimensions, then
-// pages and events. On conflict the visit's values (stats.FromVisit) are replaced, the first
+// pages, events, event_names and hit_order. On conflict the visit's values (stats.FromVisit) are replaced, the first
 // hit's kept.
 func visitRowInsert() (string, int) {
 	rowInsert.Lock()
@@ -241,13 +252,13 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 			replaced = append(replaced, c+" = EXCLUDED."+c)
 		}
 	}
-	columns, types = append(columns, "pages", "events", "event_names"), append(types, "text", "text", "text")
+	columns, types = append(columns, "pages", "events", "event_names", "hit_order"), append(types, "text", "text", "text", "text")
 	selected, arrays := make([]string, len(columns)), make([]string, len(columns))
 	for i, c := range columns {
 		selected[i] = "t." + c
 		arrays[i] = fmt.Sprintf("$%d::%s[]", i+1, types[i])
 	}
-	for i := len(columns) - 3; i < len(columns); i++ {
+	for i := len(columns) - 4; i < len(columns)-1; i++ {
 		selected[i] += "::text[]"
 	}
 	list := strings.Join(columns, ", ")
@@ -262,6 +273,7 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 			pages = v.pages || EXCLUDED.pages,
 			events = v.events || EXCLUDED.events,
 			event_names = v.event_names || EXCLUDED.event_names,
+			hit_order = v.hit_order || EXCLUDED.hit_order,
 			pageviews = v.pageviews + EXCLUDED.pageviews,
 			` + strings.Join(append(replaced, "bounce = EXCLUDED.bounce", "seconds = EXCLUDED.seconds"), ",\n\t\t\t")
 }
@@ -288,6 +300,14 @@ func (l *literal) add(v string) {
 	l.open()
 	l.b.WriteByte('"')
 	l.escape(v, 1)
+	l.b.WriteByte('"')
+}
+
+// addLetters appends hit_order's letters as an element: they need no escaping.
+func (l *literal) addLetters(letters []byte) {
+	l.open()
+	l.b.WriteByte('"')
+	l.b.Write(letters)
 	l.b.WriteByte('"')
 }
 
