@@ -53,6 +53,36 @@ func (e DeletedObject) Valid() bool {
 	}
 }
 
+// Defines values for FunnelDeletedDeleted.
+const (
+	FunnelDeletedDeletedTrue FunnelDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the FunnelDeletedDeleted enum.
+func (e FunnelDeletedDeleted) Valid() bool {
+	switch e {
+	case FunnelDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FunnelDeletedObject.
+const (
+	FunnelDeletedObjectFunnel FunnelDeletedObject = "funnel"
+)
+
+// Valid indicates whether the value is a known member of the FunnelDeletedObject enum.
+func (e FunnelDeletedObject) Valid() bool {
+	switch e {
+	case FunnelDeletedObjectFunnel:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GoalDeletedDeleted.
 const (
 	GoalDeletedDeletedTrue GoalDeletedDeleted = true
@@ -406,6 +436,91 @@ type Error struct {
 // `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
 // Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 type Flag = bool
+
+// Funnel defines model for Funnel.
+type Funnel struct {
+	Id   int64  `json:"id"`
+	Name string `json:"name"`
+
+	// Steps The steps in order.
+	Steps []FunnelStep `json:"steps"`
+}
+
+// FunnelDeleted defines model for FunnelDeleted.
+type FunnelDeleted struct {
+	Deleted FunnelDeletedDeleted `json:"deleted"`
+	Id      int64                `json:"id"`
+	Object  FunnelDeletedObject  `json:"object"`
+}
+
+// FunnelDeletedDeleted defines model for FunnelDeleted.Deleted.
+type FunnelDeletedDeleted bool
+
+// FunnelDeletedObject defines model for FunnelDeleted.Object.
+type FunnelDeletedObject string
+
+// FunnelForm defines model for FunnelForm.
+type FunnelForm struct {
+	// Name Unique in the website.
+	Name string `json:"name"`
+
+	// Steps The ids of the website's goals, in order, none twice; the field repeated (`steps=3&steps=7`).
+	Steps []int64 `json:"steps"`
+}
+
+// FunnelList defines model for FunnelList.
+type FunnelList struct {
+	Data []Funnel `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// FunnelResponse defines model for FunnelResponse.
+type FunnelResponse struct {
+	Data Funnel `json:"data"`
+}
+
+// FunnelStats defines model for FunnelStats.
+type FunnelStats struct {
+	EnteringVisitors      int64             `json:"entering_visitors"`
+	Name                  string            `json:"name"`
+	NeverEnteringVisitors int64             `json:"never_entering_visitors"`
+	Steps                 []FunnelStepStats `json:"steps"`
+}
+
+// FunnelStatsMeta defines model for FunnelStatsMeta.
+type FunnelStatsMeta struct {
+	// FunnelsFrom The first day whose visits the numbers count, when that is after the range's first
+	// day (days before it have no rows that keep the order of the hits). Absent otherwise.
+	FunnelsFrom *openapi_types.Date `json:"funnels_from,omitempty"`
+}
+
+// FunnelStatsResponse defines model for FunnelStatsResponse.
+type FunnelStatsResponse struct {
+	Data FunnelStats     `json:"data"`
+	Meta FunnelStatsMeta `json:"meta"`
+}
+
+// FunnelStep defines model for FunnelStep.
+type FunnelStep struct {
+	// DisplayName The goal's display name.
+	DisplayName string `json:"display_name"`
+	GoalId      int64  `json:"goal_id"`
+}
+
+// FunnelStepStats defines model for FunnelStepStats.
+type FunnelStepStats struct {
+	ConversionRate     float64 `json:"conversion_rate"`
+	ConversionRateStep float64 `json:"conversion_rate_step"`
+	Dropoff            int64   `json:"dropoff"`
+	DropoffRate        float64 `json:"dropoff_rate"`
+
+	// Goal The step's goal's display name.
+	Goal     string `json:"goal"`
+	Visitors int64  `json:"visitors"`
+}
 
 // Goal defines model for Goal.
 type Goal struct {
@@ -1181,6 +1296,9 @@ type BadHit = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidFunnel The one error body, for every status >= 400.
+type InvalidFunnel = Error
+
 // InvalidGoal The one error body, for every status >= 400.
 type InvalidGoal = Error
 
@@ -1324,6 +1442,57 @@ type ListStatsParamsSearchBy string
 
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
+
+// GetFunnelParams defines parameters for GetFunnel.
+type GetFunnelParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+}
 
 // ListGoalConversionsParams defines parameters for ListGoalConversions.
 type ListGoalConversionsParams struct {
@@ -1505,6 +1674,14 @@ type ListWebsitesParamsSearchBy string
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
 
+// ListFunnelsParams defines parameters for ListFunnels.
+type ListFunnelsParams struct {
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
 // ListGoalsParams defines parameters for ListGoals.
 type ListGoalsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
@@ -1521,6 +1698,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
+type StoreFunnelFormdataRequestBody = FunnelForm
 
 // StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
 type StoreGoalFormdataRequestBody = GoalForm
@@ -2057,6 +2237,9 @@ type ServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
+	// GetFunnel A funnel's numbers over a range
+	// (GET /api/v1/stats/{website_id}/funnels/{funnel_id})
+	GetFunnel(ctx echo.Context, websiteId StatsWebsiteId, funnelId int64, params GetFunnelParams) error
 	// ListGoalConversions Conversions of a website's goals over a range
 	// (GET /api/v1/stats/{website_id}/goals)
 	ListGoalConversions(ctx echo.Context, websiteId StatsWebsiteId, params ListGoalConversionsParams) error
@@ -2087,6 +2270,15 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
+	// ListFunnels List a website's funnels
+	// (GET /api/v1/websites/{id}/funnels)
+	ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error
+	// StoreFunnel Add a funnel
+	// (POST /api/v1/websites/{id}/funnels)
+	StoreFunnel(ctx echo.Context, id int64) error
+	// DeleteFunnel Delete a funnel
+	// (DELETE /api/v1/websites/{id}/funnels/{funnel_id})
+	DeleteFunnel(ctx echo.Context, id int64, funnelId int64) error
 	// ListGoals List a website's goals
 	// (GET /api/v1/websites/{id}/goals)
 	ListGoals(ctx echo.Context, id int64, params ListGoalsParams) error
@@ -2230,6 +2422,74 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
+	return err
+}
+
+// GetFunnel converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFunnel(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// ------------- Path parameter "funnel_id" -------------
+	var funnelId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "funnel_id", ctx.Param("funnel_id"), &funnelId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter funnel_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetFunnelParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_any" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_any", ctx.QueryParams(), &params.FilterAny, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_any: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_not", ctx.QueryParams(), &params.FilterNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFunnel(ctx, websiteId, funnelId, params)
 	return err
 }
 
@@ -2576,6 +2836,78 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
+// ListFunnels converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFunnels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListFunnelsParams
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFunnels(ctx, id, params)
+	return err
+}
+
+// StoreFunnel converts echo context to params.
+func (w *ServerInterfaceWrapper) StoreFunnel(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StoreFunnel(ctx, id)
+	return err
+}
+
+// DeleteFunnel converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteFunnel(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "funnel_id" -------------
+	var funnelId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "funnel_id", ctx.Param("funnel_id"), &funnelId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter funnel_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteFunnel(ctx, id, funnelId)
+	return err
+}
+
 // ListGoals converts echo context to params.
 func (w *ServerInterfaceWrapper) ListGoals(ctx echo.Context) error {
 	var err error
@@ -2707,6 +3039,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["getOpenAPI"]...)
 	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/funnels/:funnel_id", wrapper.GetFunnel, options.OperationMiddlewares["getFunnel"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/goals", wrapper.ListGoalConversions, options.OperationMiddlewares["listGoalConversions"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/realtime", wrapper.GetRealtime, options.OperationMiddlewares["getRealtime"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
@@ -2717,6 +3050,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
+	router.GET(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.ListFunnels, options.OperationMiddlewares["listFunnels"]...)
+	router.POST(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.StoreFunnel, options.OperationMiddlewares["storeFunnel"]...)
+	router.DELETE(options.BaseURL+"/api/v1/websites/:id/funnels/:funnel_id", wrapper.DeleteFunnel, options.OperationMiddlewares["deleteFunnel"]...)
 	router.GET(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.ListGoals, options.OperationMiddlewares["listGoals"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.StoreGoal, options.OperationMiddlewares["storeGoal"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/goals/:goal_id", wrapper.DeleteGoal, options.OperationMiddlewares["deleteGoal"]...)
@@ -2743,6 +3079,8 @@ type InternalErrorJSONResponse struct {
 
 	Headers InternalErrorResponseHeaders
 }
+
+type InvalidFunnelJSONResponse Error
 
 type InvalidGoalJSONResponse Error
 
@@ -3021,6 +3359,103 @@ func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseW
 type ListStats500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnelRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	FunnelId  int64          `json:"funnel_id"`
+	Params    GetFunnelParams
+}
+
+type GetFunnelResponseObject interface {
+	VisitGetFunnelResponse(w http.ResponseWriter) error
+}
+
+type GetFunnel200JSONResponse FunnelStatsResponse
+
+func (response GetFunnel200JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFunnel401JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFunnel404JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response GetFunnel422JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFunnel429JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetFunnel500JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4024,6 +4459,320 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
+type ListFunnelsRequestObject struct {
+	Id     int64 `json:"id"`
+	Params ListFunnelsParams
+}
+
+type ListFunnelsResponseObject interface {
+	VisitListFunnelsResponse(w http.ResponseWriter) error
+}
+
+type ListFunnels200JSONResponse FunnelList
+
+func (response ListFunnels200JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListFunnels401JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListFunnels404JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListFunnels422JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListFunnels429JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListFunnels500JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnelRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *StoreFunnelFormdataRequestBody
+}
+
+type StoreFunnelResponseObject interface {
+	VisitStoreFunnelResponse(w http.ResponseWriter) error
+}
+
+type StoreFunnel201ResponseHeaders struct {
+	Location string
+}
+
+type StoreFunnel201JSONResponse struct {
+	Body    FunnelResponse
+	Headers StoreFunnel201ResponseHeaders
+}
+
+func (response StoreFunnel201JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StoreFunnel401JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StoreFunnel404JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response StoreFunnel413JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StoreFunnel415JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel422JSONResponse struct{ InvalidFunnelJSONResponse }
+
+func (response StoreFunnel422JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response StoreFunnel429JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StoreFunnel500JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnelRequestObject struct {
+	Id       int64 `json:"id"`
+	FunnelId int64 `json:"funnel_id"`
+}
+
+type DeleteFunnelResponseObject interface {
+	VisitDeleteFunnelResponse(w http.ResponseWriter) error
+}
+
+type DeleteFunnel200JSONResponse FunnelDeleted
+
+func (response DeleteFunnel200JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteFunnel401JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteFunnel404JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteFunnel429JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteFunnel500JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListGoalsRequestObject struct {
 	Id     int64 `json:"id"`
 	Params ListGoalsParams
@@ -4432,6 +5181,9 @@ type StrictServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
+	// GetFunnel A funnel's numbers over a range
+	// (GET /api/v1/stats/{website_id}/funnels/{funnel_id})
+	GetFunnel(ctx context.Context, request GetFunnelRequestObject) (GetFunnelResponseObject, error)
 	// ListGoalConversions Conversions of a website's goals over a range
 	// (GET /api/v1/stats/{website_id}/goals)
 	ListGoalConversions(ctx context.Context, request ListGoalConversionsRequestObject) (ListGoalConversionsResponseObject, error)
@@ -4462,6 +5214,15 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
+	// ListFunnels List a website's funnels
+	// (GET /api/v1/websites/{id}/funnels)
+	ListFunnels(ctx context.Context, request ListFunnelsRequestObject) (ListFunnelsResponseObject, error)
+	// StoreFunnel Add a funnel
+	// (POST /api/v1/websites/{id}/funnels)
+	StoreFunnel(ctx context.Context, request StoreFunnelRequestObject) (StoreFunnelResponseObject, error)
+	// DeleteFunnel Delete a funnel
+	// (DELETE /api/v1/websites/{id}/funnels/{funnel_id})
+	DeleteFunnel(ctx context.Context, request DeleteFunnelRequestObject) (DeleteFunnelResponseObject, error)
 	// ListGoals List a website's goals
 	// (GET /api/v1/websites/{id}/goals)
 	ListGoals(ctx context.Context, request ListGoalsRequestObject) (ListGoalsResponseObject, error)
@@ -4554,6 +5315,33 @@ func (sh *strictHandler) ListStats(ctx echo.Context, websiteId int64, params Lis
 		return err
 	} else if validResponse, ok := response.(ListStatsResponseObject); ok {
 		return validResponse.VisitListStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetFunnel operation middleware
+func (sh *strictHandler) GetFunnel(ctx echo.Context, websiteId StatsWebsiteId, funnelId int64, params GetFunnelParams) error {
+	var request GetFunnelRequestObject
+
+	request.WebsiteId = websiteId
+	request.FunnelId = funnelId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFunnel(ctx.Request().Context(), request.(GetFunnelRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFunnel")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFunnelResponseObject); ok {
+		return validResponse.VisitGetFunnelResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4841,6 +5629,93 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ListFunnels operation middleware
+func (sh *strictHandler) ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error {
+	var request ListFunnelsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListFunnels(ctx.Request().Context(), request.(ListFunnelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListFunnels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListFunnelsResponseObject); ok {
+		return validResponse.VisitListFunnelsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StoreFunnel operation middleware
+func (sh *strictHandler) StoreFunnel(ctx echo.Context, id int64) error {
+	var request StoreFunnelRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body StoreFunnelFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StoreFunnel(ctx.Request().Context(), request.(StoreFunnelRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StoreFunnel")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StoreFunnelResponseObject); ok {
+		return validResponse.VisitStoreFunnelResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteFunnel operation middleware
+func (sh *strictHandler) DeleteFunnel(ctx echo.Context, id int64, funnelId int64) error {
+	var request DeleteFunnelRequestObject
+
+	request.Id = id
+	request.FunnelId = funnelId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteFunnel(ctx.Request().Context(), request.(DeleteFunnelRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteFunnel")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteFunnelResponseObject); ok {
+		return validResponse.VisitDeleteFunnelResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListGoals operation middleware
 func (sh *strictHandler) ListGoals(ctx echo.Context, id int64, params ListGoalsParams) error {
 	var request ListGoalsRequestObject
@@ -4979,321 +5854,348 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nd9s2sjf+VXD43D2R+tCyJNtpKp+ce9zEaX2bFz+J09zd0H8TFmEJawrQEpAVNc13/x/MACAoUm9O",
-	"0pfd3r2nsSQSGACDwcxg5jcfo6GcTKVgQqto8DEaM5qxAv48yXM5N39kTA0LPtVcimgQXYwZmTA9lpki",
-	"eszIlOoxGVMVE9YZdUj6w+lFTM5fvblIO1EcFexfM16wLBroYsbiSA3HbEJNq3oxZdEgUrrgYhR9+hRj",
-	"hydi8argIy7qPZ/kc7pQJP0mjYmSRI+pJlQsiOKakQldkKlUmoy5Vut7ZmI2iQbvo2+iy7iBjCd0OGZP",
-	"pNCFzFcTIeSe0rJg6YBQQahQc1YQeQNTcnJ+BvSMZZ4RSmaKFQ8UmbNrQ6kiVGREzCbXrFAwECETMTSd",
-	"xkSNacEyIgtoZ5hzJvQDReRcxOSWsakiXHcSsdXwHIUrRimFZkI/Z2Kkx82rnMNvblDXMlsQLsj1woyh",
-	"FX77w+kFUUxkKiY3siA/np48bW+1+FxoNmJFSNDFYspeARVq3eQrwW9uQj4g14WcK1YQTW8ZcqZdFIqf",
-	"UtvBnukhJVwbpu1sOZPQXfNEPpVDdS5zPlzU6X0Df+OKK73ImSI3hZwQPeaKKFbc8SEjUuSLmAipx1yM",
-	"CBc5F6z8DM+zXLH5mBVs1y11ekFHzYurdCHFiDChuV4QTUdunQs2LZhiQlPztFlXTVqw0XPKBQzFfBr9",
-	"wqd7RnYUTCmWJUIKRhgdGllwx8wjvDB82z4G1jDzfU2Ht4aD0rObvZdSsL0XVA/H6SZ+ro/qNfvXjCl9",
-	"ljUPjWdkJjJWkPmYD8dAbcY05bnCMXJFWFHIgsxZwUguRyOWdXYmQReLkxvNioZVZ0MpjHSUZE7NuNmN",
-	"LGBKiGAfNCmQ/J13yLt3705memyWbEg1W709vme0YEW6HXPjw028/SmOprSgE6btifCM540Dxu8VaaU3",
-	"8Nf7lycvTi8f/3zy/O1p6s4F+9NQzoQuFpePn54OfmDFhIpFMut2+w/t71M6YpeP96cFH3IxStuDRLA7",
-	"ViysxCTwvoJNAzN6xxXXCoXAxPATwcexOTLid0x0ErFHgBrCFaHkjuYzRtgHOtT5wskHpalWJOfKLJCe",
-	"FcLI2pikSZREKeFimM8ylnXICXaJnTGVCOLHhrSfp2Q+ZoKYDSFviKHO/HDH2VyZ/s9j2ETuJXbHhL58",
-	"fGrf4hq3nB4z0zT8Sk6P7aikHrOCCDphxOw9WlhRByThQWFH14IZsf3f8AJPxnYH6B1Kobk581MkxS5K",
-	"6hrF00dmLORdbCQdpKQ1zemQARmKDMdUjIDWa6bnjAnyA5Nn56RgOaOKqfYxSYdcl40rIGk+ljlDWjvk",
-	"mSxIqhgthuMrJkZcsDQGQpUccppfCabnsrhNY5IO6WRK+UikMUr1mZ5cpUZ+oZRNYcJSM8WETaZ6Ydfd",
-	"rpab1pBrQF4Z8XXs10TJWTFkl49T/17GCzbU9r0OdutJIRzYgIpgecxBWBI7AEZ0LGEI13MJbHli1wtI",
-	"EdIy15gq37U9CQblkIBJzWh/YYVUMYEdAj8bsYZL3AJa2mlspaDS1MikG6taQKeGMZVGAUl5bhqeGJ5f",
-	"6pkwbtoCct9xPbZ7y2h863YmtGJex0kb2DMBPkkjLTKuNBdDbeidsoJkdBETNZtMjAZkRoSELVQ7tm3E",
-	"5FrOxNDqUNmsgDMqdocSL4KdRkXmN5A6JnNDeGWjpnFJa/kaLA/V8A0ukCAzcSvMzpKFOR0Z1SwjRsTF",
-	"rsHUTJU52uBwuZHFxMvCxx8sK9uu6eX768vHH9J2bJqjlj1huP2jI7ObCjrE2TXqo5m/l2+fm2dNF28v",
-	"nu09sooN8Nxhv0+k8HQAxa/NhoSRzKbmEDrowSwSs7FhkVjmhF+HnCMHUB2HOpPRXq+NLkAz1ECo6UzR",
-	"yTT3HOwXErSbIc1ZRmbTAUnxsSw1TwmiTNcgP8zAjEphWgVCn+JP5R50UtuocqQVyJ7ZdFTQzO6S60LO",
-	"RmNdsqHMM+AWKmCmn508uXhz9fr04vTlxdmrlymMPiZ8MpWFZlkbJiJnN5rImR64uWPZlRlpigTDoHHn",
-	"ZHRhmoXjG7V2nEWU10CROVWMLkBSaKKTCLNP5CygMZhcroIthwtSqAfmHDL7KQZWNe+WEymLRCyRiVoT",
-	"+wCPmCPZyvBoEJUna/TJPDLNZcacAmAMq+hfM1YsojgykioaRNhyFGoH/1Wwm2gQ/Z/90jzcx1/V/htz",
-	"Ulpd4FMcgWIbDaKMsemr63+yoTbf4u8nokErtiO5omLhNIXerz/300F4oM/HUlkxBdMrFp7vUHS1qCq3",
-	"nz+MpWDtDvkZHzHrrJjRYQzLXy9I+mt6TNIk+TVFRSDnmhU0N9/j6ZEkSZKGPyRJekyMaiGVTkS/63qX",
-	"N+7bpW0LOnCHvBJ4PrqdxI0mfQdtyhtPd+yX1UxG6uXJlZDuaLZfmBObcqGMuZnnZDIz57nMQR+Z0NyI",
-	"HCM1BSuFQ100rGaYX5+93olXDLn34RdcmE1c88QOdjXruOmw/HPR+/ViDf+4p0Mu0uyDOU/4SEij7hoL",
-	"XLFjPLaN7E+r6oQ9ubHVsekgk0yVnKbAsAnWsjbdptFoEO1f53K0v9tkO/q/3oy/lHr1ZAupt96nIlBx",
-	"cKssz2ki/KQGzYj6BHMV6EuTXaa6YDesMEbNIJrP552RlKOcdYZystu0C6m/xoyf3RjjF2zfZvs1NVZ7",
-	"CiKGDOV0EfiCjGJ47A0FK/WWD5eD7mEnnJAoiQ5uetf9YRJFdsDo5itHXLHIo/Wm7zkwchPhZo1jPDp7",
-	"RjCZz6WKyUQGeq2QJKOaWvFmzrL9VMuUiFmed6LmFYHNE5KVsRs6y3U06MXRhH7gE2PM9rru/+JowoX9",
-	"Mm6ypc9Z4cbR2B8rrmp9rlt/09gb/gtD54BRwJ4VctJkKhsjCjTd9O9///vf91682Hv6NCWtBaOFIj2j",
-	"r3333Xfftasr2O/2H+71envd3ooJMvO41tw3JwTVhhmpNsNqcGkYqi9knebntIlkcFE5+9DqPY00H3RX",
-	"0KzlZ1L8RhZ61Qoq89vWu1cW+ilYeGbE0LTZz+/QY7vKz2Qdug8U4eYcFoRnXh00cwPbluY5eH/tsUwO",
-	"lzbnt3ZuplSPS+pt01c8226KuNAPD6ONXG8H9AYs7fqgnlDF9rhQTCiujb2qZtc43U6kZ3JCuTgm6d/s",
-	"+XiVojaN+tKq7YumfWU5JvSD8z33j44anU/WT/a9zDgDXcCS/3aaWffXEF265k86neZ8CPbg/oe9+Xy+",
-	"ZyZnb1bkTAxlxmANgzOCfQCHzhWfqmhg5OINvZMF1/Zg+LQt61RoeiaLCdJendhXzs684SzPFHp40HHS",
-	"iXCoaiqFwmF+T7MfuV4zvn8qKZaGM2FKoYIBQhf0w2sGVxPXSuYzzchY62lLtcnb18/NOilN9UxFg8Nu",
-	"d+vBnhaFLJoG+MKroP/z5tXLmFAyB/dy6HMHg9fqAa3znM4Uv87N7kln6X46K/K0TSZcKWA3NHeNQddE",
-	"PzRVaUKk+6lhNrTEQYw+PAzUctQRwtut4ZAptWfvefbg7mmvvHlqmgX79v7SPRVMx4+M5niPsv2auRWI",
-	"5G209RLYjhrW4O2UtMBDQbNFuwOahrEsBc1x2e7JT64RuK9ghfUxBQx09CUYCLws7MOUDY2pdkN5PivY",
-	"ccV3T72z3rr30//dszcBe2cZHD7B+oa/bVrQ8j4BKDsTdzTn2Q+S5ttPGnQK/jNY2tlkQsG20uVBAdpP",
-	"v9slI0nNeHJYqiiOQFGGtsz0QEu3XGTR4H1EKy97k9M1El1+ioO1MqcSeLxRw5qDrgyDqez4fh99+6j/",
-	"lLRS7weD1h8oMqXarD4YO7CzlKaFRmfafjPl2Oz7CERQ5fHPoFXTWybqE5txNc3pAi1t61YpT+W1E2xf",
-	"vcIT6n0E04svkGvGBMEu703zF9gSeFqYcdlO4pp8HA7Z1GyYMTO7JcXhpdYzD7dxUjArC6AJ0Gv+H5zO",
-	"u7G2O3LLBQA936o61Cg6TGS0IFZba5hy0FEdZ5jDCZ5FtylDr2mpX34Ot9z4e6qQt61vUQpCkWFCXc3/",
-	"DPzQTL5t9X3kr7JyOSsuB94/bN49dkYrGkM5FRkXoyv8xD5wbf90NmpMKvceMaleecTE3SGYX2bFkMWg",
-	"OAiWx2SmJ1fuS/P3hGV8NsG/y9fMJ80K9z0ueezuy2Mip6yg2hCpFkqzSUwydseHSPxoBtSqYcGYuCoY",
-	"nMXgc/d3SDGxnqSYDLlexOhy/5z1wz0Zrp7b4Jb/mxfIbWWuiFeZP4OKwqhnSzJHGiKszWNNrgZCtGxg",
-	"c3QQy4Kwf81obhQUaOB3FTD+ejcQMoZEO801icJ1KEsu+IQpVnD2hQWKnGlnbzip8kcWKP7qx3ZZvwPf",
-	"JE8c/UgPVQ1NoAeyXK8bw0hGvgPTf8bQxnKG5JQjg68IVbdGEzPcgLcwVLibpObxGEOzuDM603toAlzs",
-	"RlW2zRTN11KfQ3zZZWVlyhs7/8BGit0aWOltBhCj02MihR7/JUg+R5DELqINpgI0NSlJbixEdyHt1mKD",
-	"zLHm9q6yBtwW1SXA78rzf2wU69Wnv2siXA4cpn/RDPLsnNAsK5j6LL4ufREV+Wi/9TQ77U8KgpF+zXLG",
-	"NwZHY01v/DwbQqm5LLIqodOC39HhgvT9VaaxLOyTK4wG1w7SyFhmpYb7hUwLqdFBR1q+g/YXNipKptAF",
-	"HRoB6GyC1vWCULGQgrU3MciXNiXiSPMJ+0WKZSFiv/X8IMjZycsTYr4n8MNqdi5bDBi68f2YqNlwbE6l",
-	"01khp2z/e1bkHIIh3l48+bczkLb1Me4oZoZUoLvcuv2yTUz0pXdqxd8ZEphzgady8AT4WqB7lGXmAX+A",
-	"twxnWCpgCldsiEqP76Ef0iOtJPrll1+SqB1yrReappsnZ09fY19RjG8dmLd63Q78b//gYMu3/2Pl2l/S",
-	"YitpcQ8h8QISH15KfYKK7X2dqtgO9o4tVV3yR19ivJilUSZpeCceRFu1qFi4R8yXOVfa8iYvY9kyOZxN",
-	"mNDtQSJSGHQKTyqi4abehtHXvOsud2SjHx1Jf8F0wYfqmSyueZbhqXyfefUNVKfz4POn8yLMx3DyBo1V",
-	"xTNG0henF6/Pnry5Onn+/NW7FLjlpdTP5Ezcm0vsWQTLc2Maqo7q8PNH9VLifnVOZjoxOnl4cekG8kJm",
-	"/IazhqvQl1KTif2VtJaC+22MQtbukJcSskWW/PQuQ2Edo8AznzD2YJFLml1I+ZwWI3bfib2APAdw+tu8",
-	"FmuRmEYrk9z7QqzjeoEeMFaRPDwkP/HvYYLBgfIZ1zUMX1l1WbP1GICOr3hJ42KVFRP6y13Y2NkDoX7f",
-	"ecMTIeMTJhSXQg0wMmlQsJE5mt2heUd5Tq9zRjAb50tNLIELc/RIW1WxmAmcWjNXTPh4+7l5xhyVeMPa",
-	"oniuxRC1COHbtBxGNdOocgC0S8a7kPIFFQs7q+p+U3ghJZmYM8VuLPXFZufcRRCdnJ/hGEFfTffplO/f",
-	"9VJMT1LGAr9lC4xHxsfax6Rguli46FzI2tmDtJ2UKEzTWWLD4JHNXOhzgEo2fCvoTI9lwX9hn8mLZrS3",
-	"bGG0FJDNZ0+/2IwaiWSaLj3qcRlFGpOC3clbTEO0jjRw4EzoArgHosJTG58Szn6ZcBe44NCkaS9N87t3",
-	"7/aWk5nWzfVy7hMM6rP4NjgN6pwbap/ffYETYLmHbfiSnBrN03GBmXzFIHzy5Pzs6vXJxenV87MXZxep",
-	"b5RQ+y5pXc8KhbtEz83Oh3QSsWgfE+oiCZ0OY2ROIowwZxmh5Rwb6VF6fqHTk7cXP149Ozl7/va179yo",
-	"/yt6ZiIR9mfbPYGrmZuZYhnIMTgLgBE1JpCSmdA8t1olZM+xrKZcfsYWvf/uLNkF23CcuKST9b6MurDT",
-	"5vwaW+ut8EfdPYNaZkELXyC65aUVPIsOCfUpL3vUhOY5SbGBlEgIt3W5ff1u94EKk4WnhbxmiTANYpSx",
-	"GtOpsYmIUS/JNc2pGLICDPYgpQkH1zYcCXM0LeTQ8MV1zk4hkXZHh9FmP6+astxsTMjmmnO1hY936SYD",
-	"YgbJDc0Vi0kvJt3P8ou4uNiqX8R+67SkIAZc8V/Yivuisq0azb1uTPpHMTnqxqTX7f5R7jZkUfMhrHcX",
-	"vBVqNsWsoxcs4/QCghy/kM3iHTGbIh+rBs3RlzVozHqnG0lAe9jas69+2m0OzCrDGwWk3l1BxCtEF3d7",
-	"e93+Ra876Jr//0cUeweqex+i/uOITSjPISrWeSWvpVEYekuOUTHL8/IrWHmQZT7QwsiMm1q0aBwZw+Pb",
-	"0G+IX1uHXjToh265qOIbi8qfrvBGuxzc4UX/oBzcDJzSyxNwcNF9NDjAZz7tGrf62gaerlpm6xjoBC3D",
-	"5n3KcqbxDKVZxs0bND83oyo0ROuiwImmwVcfo6x8y6afm2kqU8+vpcwZBeGKllwtwHk5qDmOUNKHGe2W",
-	"5ma4hjKY+n0E0dX2/dgTV74mfc6GN8nXDrY+fQCKAFgDZr8gPAYmzeKGJMms2z1gj8lht2u2aXW6SlnZ",
-	"3O3HiGs2UQ1pGn4ItCgopAEuByTbzNF8cYwiy/lEUcBBxJ6xs6z8AZW4NiteOH2sNc/IeDahwhuvnXoA",
-	"fymUmoLrf7y4OLeTFPus207UGNYerqmjybfetJzPcnQ6UbF4dRMN3n+sM6Bnp27cu6z3elk/J+y7HfIK",
-	"g0HmvACNAk37yilCXaQIy7M2uFuNOc+1ZoKkZktAKqBhKkgR7KUQOt1NjzGDDbLMQTPgYkRa6YIp88LF",
-	"a4BbSCvp73DwVhVvs7aH/X4nEU/AFFBEjeUszxCoA/uHDpGCY2IIgGj/Lkb7e4c5VWQ6np4Imi80HyqP",
-	"XDBBnf3D3kjuBTNrpt5F1e4gNYazomCiCV/lRFiABBuuevbmFTns974l7hWwW11ikfkXFVoUzjV+rMaE",
-	"NmwqjGzbSAZ+wOsQirNyDFTA/l+Kst2Ksq2lIcYNrxf9Zgl+Ms8FQcB1pacWCDx20cDhWMKRbzGSJgEM",
-	"JMcuxQuneGkt4pIHmrazGdATKe5YoThqDztwF71jBR2xq8L0jDrqDkL+pZkJNFptA7jVhrLIWHaMKfCA",
-	"l4Pz6B8SIF7dsJqmbonMiZw18h7J2JBPaI77Ws8lyfjItI2+Bbj9kVxoh8PS63c7R920USCv3mluZ3Wi",
-	"TWtqCd2wZEO/XFeFtVHLfC85M9MQZDN1fQuYge/3otpyW4ys1KmfM3ZdwkjyxqnZdWNpqWn+F1P9pkzl",
-	"ECm2YoqlHoBDvDDyLXk+q7Ps8hrHNVGyWVY950rvqkNba8irfps4MpCMDXphzsXtxmYMmc/hQdD6NN3m",
-	"hRfmueVpBuptG67zVdP0R7YxgF2+oIFhxgvZg7tJihOvDnrHRE3Ni7bXp079WW6dXi2wEpzvqQ0YRKWS",
-	"JTMWEz0uGCNDOuWa5mAnWDUhGkT/3/uTvX9cfjz49F/RFupWlRbI4ev1uxVInJng/5r5CG9r6B2T6wWx",
-	"CeEk/RkAlFIPVGepSURrONP1NtsuNLVU2lB5DRJUe/1uvLUyuHkOq73FTdmK1f4fHn6BA6lZ0zsP9byV",
-	"i15R/8BBZ0heAj6BXC+A0kCspX1jOXxTQmjB/ccMXg+XNP019SAtitAcLrA1v2Oqtg6NicLVHQezsmqD",
-	"/WSnzG1ip+R6tfOyYZ7Ni7+FmP6TCWfvOLrftGyejSbamogpM293IKP0PDhekLdRXLmz2Cjc1/gXbPp2",
-	"3SniOA7sUnAOgRwAQA8Li2JkuEXgHFSu7x8odLq2MIc6EY6Y9nI2dCv1n37kALQic8Q/EmjYY6Y0IIq6",
-	"jGyuCL02nbY7iXjBANENPdqIquiv6xBnbUgVi/0d74QhLhYtGCLqsAxB2aj9yd4yckVSo5GmDiyOul5x",
-	"r0vBrD+mulxOdq1fEHjKLAfXOXrMa5MHjp21OB7BxIGXZ8kj52Q+zXNL6drrLK7hOGjwF124Q+DYTUl4",
-	"m0UtIk6rdBa015jXJeeNqWoAdkCfzsBD3T1Q5Kagowlgu6b/p9PppOAimtLCp17BhQ7c7WMofPFAkdTs",
-	"wj3TR9o+ToQ/I6wLKyvkdAoYmV4tcQBMTau9YjChgiY0A9S4O9YETwTuqfA8tf1cz3QZ68KsHuAgMhFB",
-	"cBWNidiZyOlKPJwm6IJweo99nqKPt6yya90wCpxqe+qWT/fkFEXeHthjrPDwFYZxG3yrT2ZKywkp2doR",
-	"NOb62Hv2YkAfEgu8F8W9jOnfZm+TBcOknBJoqWn47lcz7GPrjmyB+DH83gYHUhVXcxtXWGBSN3vhAoO4",
-	"lX5MrO2YRDFJvOqbRJ/S9s7DrWXBNjDlu7OnFz9++PH07IcfL9JjcsumGrUqkPHXUo9RSqJxoUiv0+l3",
-	"u+j93+w8azppTtc7JY+948AjYduDxhxgXGk+xANhAPtgMBNcp3WjoVlJfyJzKRS5ZkM5YURN6ZA1Ka8T",
-	"Lrwu3bCkpst62z9Vp85hHxz0A/VxvfC0gks5BOpEYEsemEqBjDBWBRx727Cfv8gu7w42vfNx2XlVOwyW",
-	"h0qm0iLwWGzVAG6wV7WI3LUBhSAcjVh2rTSJjpIoBc0AfvmfN69eusZa6ZFh/tUzV/ferzhxMfm0gS1L",
-	"nXQ3exbeAaT7CuDx0hVKnTsBm7jRZZ/TFT8I9gF+2Lji04LdbfHg0tQgRbZ/24jtdNWEvbC6+85XI/pq",
-	"SUEKXBcV1NAGrPIS9RoMZm62MeR0owPB4pcCcw4CGOiMLhz0n4NSXoJHjRvwURPhk0AfqKClFuDT2nRY",
-	"3ggH2+6QEziWS8sU2XQDTFgcNQ/8HHaYFO74Q2KMteZB4hGoAe46QhC7NZI6mHez7muWJQykqf9qgV/X",
-	"LldteWKEtsAUW3lTT9seVGF4l2F8C0YzIzq6nZ4RDwgBjnpbwQhTmk/ARPdQv4j0x7VfmbnzS5fvJQKQ",
-	"hh1E4zCfKX7HXjjHPs5eg+ffQ/ptuAXQcvPSmqX4gisLXt/7uJgrmzUOMQaxyZBpYofop2WjvHg1ZeLk",
-	"/OypTc9pPP7tM+Sg0/V5PHXRycWNDLiw7EJOmaBT3ig8p1SPVcNbSyN2TcTYi3uvaUAeQDEEdzzqLh8Q",
-	"Z5pNFKCFA0C3YSo04HvduH8UH3XjXrd72bRsFcuucn4vKTqbDU3I5f24QkHa5sSsawCh+Y6hIhRx8uXN",
-	"DR9ymjsrjLTUWBYaIt1jvHCniqSafdD7UKEjbYMk58aWAdVQQQxxC7Lt8S3Yt5ghotpOOTpGLwGifZP0",
-	"R67TFS6DRCz7DGysMvqgx6iKAJXoA3BdHy8pwS5cAB/GEiIoOjrQb+psXwvX7D4ek5SJER2xiXOYCISo",
-	"D+/WBVxPQ/UIY+VyTdgHDTHGXupBURJmqINiHYZYK7nMzKcOA1hlqU2LQ8lxbD2cQhLD4GVbXDnvRzuM",
-	"1HDgNf6y3GHMo/sXvaX/lYLpafpAe9R0bRTTDtnWG2PewB6tP8ZI82m6n4IpmMYkvUs7nU57KYbDrD5S",
-	"XQPSXRFNZ1Edz2fFcEwhJLU0BDGCLrz3tHeMvW7nKLwMjE7fAub0rMijQWQsZDXY3w862h+O2fBWzkA8",
-	"CAQovr9b6NOy3Puv7d04fnO+tsMy+3ejK2Y9ami5IUmK05yCp93mi0OcyFBOJnSvRDCHc1/e2GfUMVaz",
-	"GHPv+PCoMGYnOQQDs2VjKCHkwTYAskLekHSWbmn2lKntGx9tigcz1nV10465Rn1kwvOcK1cyp1RIIK4X",
-	"3wCEC++TUlwMGWqScLJD5Q4ooHDQJRMuZkZJKT1O5ZcxoUSwEVwugP818P5QlYjS9FkxxlLtaPKx9VY4",
-	"2Br9amOqxnvXVLGMFHKmuRi1j8mSPy0RzqG2jqjgiOMrnWQhtwVOtbS9o/csEdZ9dj8H3uYXRPOmcY4d",
-	"EKXBWOBUajddoZEWcHx62O0abXYYOioSYT0VMIq6Zbgq/Gu6jTstoA7lbuBnqgjbaAcn3ZomtnC+hTS5",
-	"7wMPgJE1qMDfQEa8YFs64krn3y5eu68pc1W2vfAZyzm5oQXJ5DyQLqEEGkPwHhNGcExZMWRC0xFLRLfT",
-	"6XW74RG/7ObeQZTM7uc7DtcUsHNLZ3JjFA4csw08vaLCI7o6yZxnemzVzOuFK7Ri3Wq2qI6QZMz4aKxJ",
-	"WnOQgpNxoRIB3t/t5FiTm7PGDVt4f+OK47OuWNkEZfBIzHJ0hKfOn5oaWZfCC1YLRL8ojGBVEFUtnNiv",
-	"cm3iL5v9a/H6YNel0AuMvTp9+zptjqCqT6NLR1huu0ums+ucDwEVAvBd6ALzPMvSaIbrFMhayGowKoxP",
-	"jJJzAVCWfCTgMqMdJ6JfYpy0gmdAs/HFGo0azAR4qJbQW93L1jFbRmPH/bp9Z2bTPLF3RwvQk43idw5D",
-	"iuywwTl07vIzLl2+7n0j+8uofsDOAWelzUjup0E90MNul1gMPbDpPCeD59bimzUG/t8zrH5J+8Wmmixu",
-	"GP49fI4bPIpQIQxNIijjhJg38ZLvUI/ZIiyjVMYVVryDnW0cfFjYSV25Gn0raErt7x37PJRGYyC+XWko",
-	"rJNla2QFcxtqNLazOS2E6b9Jpk4AzcQ9sjaBo/n7Fadb/bhb5SeElHnr9os3u/2OQ0+f9e95h1/VvYfu",
-	"vKjJaVd3zvEJu8rpNcvVpjUJHk2t1wB80R7JwBWbu54Nb5lXpguE0I93SISBnuC9q0KaI6DJTitmzF3F",
-	"pP3DMehIhv32gCh0sRr7xLYAkKVa2qKGgJ/ZzD02YlTON0+If9IWyoHNZF3kUzriAvLlKiuxxg/ZvPtt",
-	"5vyO4i/0VaFD+uT8jNz18ZqmA1ECdorToIpPmlEocWXmMybptxl8eAT/HHQzyHT5rgcfAXLT/PFwIs0/",
-	"vT7+u2C0MP/SPE8RU3IOxWSYWipNYn8y5+Wjh91eIvziKdJavWht78jKLZZl+h7hkWURh7z4HmsbXV6m",
-	"iWi5K/h8YX05H5NoSBW78oU0kmiAGbifjLGSvk8iKrIk+jWJZJFEMXlv/fiXl7bW2/skEhLurPGXS0BO",
-	"AYAmfw9KMsamTQpJOf1Nkd0Fy9ECRi5uuVvDdnU+Q4ZXRi0gsIMQNaSESdktCc0Os/KS+6Npqy59tntj",
-	"x/PKSuyAwHBDVkXUph27/Punxqw4wLJaPzMTLs7wx159nEZpLa6uF43ztIWEW/pcSosdZ86XM2iIiL65",
-	"UUyvKFRcP6dsLZsNZXTQybRZpylL47i5jkOmv1wt7u4Vs7hNTGWpTH2KbfWbDad7fSLwlhtsFbM546og",
-	"BaPqzqjJ0m9T3J2NuZkFU7Ncq61DUN0EzXJd56Gl+Xdt+1BRHPC6eYfrnN0iRe8pY4Ltt3R1hFY+bC6n",
-	"PwDhDxSxL1X0IBeiExMMTba32xVtYxslaN1MBoMsKW+ax9eM5maxd5xEX9d2deQ3Yn+C0zi4Lg29psbq",
-	"VxoVctRF7E2mfQTeaJ6WWl2qbpPfckI/WGF40A1F40G3vrwFGzbed144yvtHy9V8G4Yk2NwPqUL5ui3y",
-	"Grp281YlvH9UJzVMR6oS+9RWPi61cFAcKBlzjyUPNB95h3ZruTCykBlT7Ub9b91sLzFgkOhU8oqf5XWc",
-	"+BUDwD2zbx0EvrQ0u5FknRGN0sUXSa051s/evBq8hEtRF1bnq6j7wDpfPh5siQCup36/AiU3Vty1r6u3",
-	"aHNzy6rBXCt7kmATjd1tGbjp7ol80IS9fcVBOW+xy6BxN1tcK5bfNGf84z3PFR01xG28A0XcXQXBNU+l",
-	"OPfn8roNrPBjL1c39jzgV6JKaxPPVYsGhmELMK6o6YjP3PMeH8fe5R8TuDy4Lhi9hUrQRiDDfZ+iCxXE",
-	"Obi2qRo2pqsYg+zUsewukWTOiblFOpwaFjLPrzI21eNVdqygE/YYwwTK2LEJM2qNF2FhFX6MZCDYNIGm",
-	"7XUlV4nAgB13ULlQbmMAMbwBrLroQ0f5A2Xd0/6+wwYxYLgBJumLLIDmKG/tfQaSry9aZbgNruw4+rAn",
-	"J+ZsmeqFnXdnc0hx1byxN0yfvxJ1+yT054RzWd53JCIM41cPanchqu2n2oZGAWvObMAU44XvFfwfZgHx",
-	"ArYMTwUYWSSiOtFk63m+32z6gNz1NgM+Zrd8837WVH/tRK9yd/55sr0MzS/tlWhD5pzVINxfJZJDWPoK",
-	"wkq4j20LRHCl+pX5XCl/ZRbMFrKC32YFiGZbASuKA2Qm+wFrYNkPwbuuCpb7xaJPhZJ/uRBWeBi4UlhR",
-	"UxYA5IZjMazKoTLkerE2tzCspL/7FYQP/ryB0G+q0Zlri5Vbp5S7RF5USwb588cHlCbieqaDkKuYpHZp",
-	"7QUYfEotXJCLmlhqhBRMzwoBtxrkDcieskx/WM8oJa2yKraNQkif2Wr+JVaOOfzgohY6tZmkTT6vQIer",
-	"TtTPtkw54BgYAeeunm7ohOeLzuYM04AFV7XuVCT3IGmlIfvBXXupM935l9xd+2YKLMNvJACfI630VTGi",
-	"gg8J1vo1q3lOeUbewPYyH08nlMMfqMOkMel0Ou3tqLFIh42kQAAhEsO1PbjQxeouySdTWhiLJn37ZvCS",
-	"zcnfoc7dy7+nW/bu99oWJLhnBzYuOWO+ZPUgDWk5fTtAVLatqVhhGDTQAE9upODp6eAHVkyoWGxJQmkz",
-	"bKDglosM4sbgha3aXpHc/vOylgHt2xDLWhZRI9uX727N/eXRsZagnN3oYNQuQHhj883gMGHLCP2hXRia",
-	"ecFvuTSEMUhJCy7IjhtqTGJ8q5W7pdMTE+9dkryQeszFyCbd21BWeWNjTyH/Hq/QbbhDIuyPoEaRd4jb",
-	"5hW4CS0WhGaZMtZpBb4k3Sq7fukUXz/9FG9VxI7T74/WVa273Ej34Fat1g7zzSeDf4XgK7scEWunxzp3",
-	"wvXcbYpWm+u1vV6x3Sv7r5ZqubHbLfIda5NoA4fKd7brqaIFbh4lPk/w+SYpA49uLWCWlM4t+ocXiH3h",
-	"SxAAKuw2HZsHSSv9QcpRDjiBL9lc5cyIBvMpCKBekr+7r39FhW6IRwrC200Hqdd3SGsEMbalvNNz2d6+",
-	"zxIatpnbIPEMg0nevn5OxhCnZGRx8Hb6uTpXYE3cjxB8+YvQsYE/1tOBL38ROsCCuh8V5tXPpOHTCuvU",
-	"mlA/w538joYUvgTxCWilXBkFLPafhNTW/rFfGPaiXKh0k52VCGdopQGR6cCWP+13USFWpAzwv16Q9Nc0",
-	"NifefMyHY5Imya82+SXnmhU0B7wcCnUAkiRJ0vCXJEnjinnmysVXgHo2mE8h7lG3f9jdYA9t87g1F7Z5",
-	"NNTtt3rea+FbPF0qzFs87DXgbZ4NFdQtnl9WqrZ7xWtJWzzepP5s8doOBIU6yRaPN+oS27y3rBls807t",
-	"ON/4UqNocQD3u90mQYKER7VcunStuahDq8gITBmgBFkcCtT0UdxYXMbmALy1mbINiJtNjmfrqjFWyWXo",
-	"e7YmkNGO/aUlJPpNm4ckCwW2iccWwHAjh8rmQOtyRDEIhkZaXZ9IXDBbiVKw9nK2944goU0gbWMz8y18",
-	"xpe89Neg7a1i6+LqHfs2tyergjbf/ZXRDbfmbK6upqy4Qn/ymsCFKbNKRIwRMchA6ph0/W1oqe1uEaoB",
-	"D19ls4I2GzsvGHXZnu4hPKqDe8udLynXxQm8RbhDv6DuAgzqki8HBGT2onALFsRZWanIAZKfAyUKgmx3",
-	"TXgPggtsj9Uog+WljivCs7YefjtfrhbWW8WzL/ETgq01ASoEcghsrwkD74xR3xRdNMGQbA6N/9Mjaqw5",
-	"Kr9iTIg7jLe89QrZYesokgs+Yf+Qgr1sxDo6aSx4S1pppZqHMR1OFKf7P1E9nlCRzcw3by+epM054YnA",
-	"QgwkdUVA0g55ipEEA1v/z0GCpRf/SKG8ABUEa4Egk7A50uOygAs5Qb6AjRwjLnTs3IiOSTRzWRfScMwY",
-	"0m2zcttjsWBh7BmX8OlTw6PqEHdGfDIzjTAz94lVWFKxdtQJskbtB2raQG4BgNyO5ax4YCWhmYS3F09I",
-	"K4WaK73eXv/gondo67Kkbai4aPZc8LuFXkoEhLKXP6Xt5Zks34lWKOR/EuWCKzuBD9SfQs1YPus/49Te",
-	"6cjd9RTNgsNwzWG69uhcJe1wD37tqIfl3f7niX2wVZJ2jaUKClV9rB6nELEdrQVYqMslYVrIuWIZRuSh",
-	"X6kIKt83BtvZolfrp+gfrJCvBEMvRlgaa+fXeFMm+wnSx7Aqa1mcX5HW2fndIY7i7mEbTC+beIfmoFHu",
-	"c75lLvpyxa5lMv5fFUDOQ5WiJILM1mqvxyRNZt1u/2FKaA7WaSGnKrjMxlynbWgLi/x9BgZ9WVqsHjfJ",
-	"PPiNTbiFKxJ9bIPg3JcQl4lwOcZowFiNVYmO0zJXeG2evn3sU1jgrImJl3QnVHXNiSAyWmDipWERyMNa",
-	"uiLF+BLMFuXCHDpVlat93KAokZnImcLsszkk8pvzBhQeCnESkOzPlQVATIRTo2Lrew20qVI5A80+JVIs",
-	"H+O1km61PIVqjbeGRQx1QKKlvIXAWnrLFGE3N2xoNBNHeUhcVdMLNcLYXw/XlT60GN2xbpttVgKh3kig",
-	"CT4NsmSdjaE0hdwVlzxLoIiJP9hRXwa2w66yBlvDCceNWyoshLedgG0qzGBFbsnqwSZz0nNJKtYkTVX8",
-	"BZs92A7Lax+HB0RlMGuOoK99RruT7k93Nn9Fm9PPybYGpH3hjZYF+zrVPEgrdSyWEpfw3q57IlapEyer",
-	"NIhjQuHSztikIdRMqXssX9B1Dx9ttPO8CrId6IvXKgAfz0bT1zAAe27gqpp2gNWPAGbiATgHucz4kLA9",
-	"QwQp2FQWiOO8rOh8BnG9OnEeOwkPrGFB5zk4ufExe8wxmsHxZG/eVGejKvVKMKMrHe4bhcmX75ZFoFVV",
-	"lKbKnUe3272H2mS6XC5fCKxTqklY5FeMcgZflGrTSoVpC7pW6zovAU0CzxUrtg3L9o8dVjcWn6fFSIo+",
-	"BzDCcYecAvb4hFEBeM+u+Q45SYRXj0onoGsYkDt6oExh49czLEwupD2RbZWukJKG6jGPGlGFvXq1JSCS",
-	"U7Qqe2NJ7dpkhXnvVk2kobxYI9TewjH11aSaxcBbJ9N+H3vmXttoi5dCs2AdZVCrdO2eOAF9rwTbWb0T",
-	"2m4rFGwi76z8dC86vZcrKHIMC9Q67Pfb5vucBUwOEYgIpabi+3D8PQyKnTi7xsNueQcbyrpiitqs4Hrx",
-	"xjRu/Y2MFqw4mTVlO50IQL+4ZQsyoRmDEA7qC6LOlFF4QdtDGNXyJ/OG/QUKdEN3xgSDzkoNdqz1FKsz",
-	"O6ReiEDBcmQWibOswGo2kaZcMHAUVbE1R1yPZ9cArenJ2LNGU/lNvViwXZE9tCHccetfwIL8Fvuolxr7",
-	"AWpRKHIj81zOkcnCMrF3PTNnMVEyEewD5MKOyNDWogXw97ksbrkYHdsUosrbxpjLpbEewXwzsw8SuuBD",
-	"cz61MLnILHOciNShLGMQDxhAHJDAOGjdiDUDaE3KSKJ2JxGAm1vCOQVDIuyDUY2wYwepDAhHiqSGP2TB",
-	"fwGP24B8D+uIBZ6HJ+dnVz+d/h2rPaedRJiHmdC26jmB0H0GcJ0wy8bSu6ZZcOy6C00KjOMp7vZi0DWw",
-	"nu/rsj48Z+h+3aI2+zEprA6Nr/zPm1cvO+Q0LFMtbxIRIFlZ6LRyghw9Ng7UXvmnAK6VAkpWUCi/hefA",
-	"Hs6GLzHdBsljSx8RWVao7gTAWq0QfAZVk5Pzs7Y1k22dA0DlChcWwJCx+yoGl9HVYgBsgV+TaECSqNPp",
-	"JNGnlLTSEiEsbRs2pzpQPefSt49IwPZGeEgF5ML4umkVbkmE1w/hTq5cycOyZJIey8y97R+3IP3u8SMb",
-	"VixIemK2WZoIo1SihgaXlOBh4aixQAZg+gJafik1vMGy1K98G3fxGIppBVsY+4PbJF4QNaF5TlIsuZVa",
-	"oOqj7oE/tbHCeS5pRq5pTsUQ482Ql0pQtJJxjEYFrgg7PTiFmIRoF8y1TVoueOSwe2gLttgaRDhTIVOW",
-	"LQ9lnmPO7QPVjsmQFlDdIH1Ch2O290QKXch8QITcg3MzJS0hydD8mAgjiwxXGTH+wCNAIMB2+r/wMhN6",
-	"72IxZXuvQFwq05IS/OYGdjkeAIoxW1oPp1HOhROjaA2Ag2tAqB2N7Y5nVe6AC5F8QXJ+ywDa2pXf4taZ",
-	"kvMhs5awOxh+OH++d9Dp7pneawfCfD7vjMSsI4vRvn1X7dPRNDevdMZ6gkXpbDmtUgKfnJ9FceTLLUe9",
-	"TrfTrUDGR6aBgygAiodVcTF1n+LIcsB+Joeq+o1tpLOgE9D2RqwhCOQNK1B/4crj3HuMe/ISJLKQRlZ2",
-	"ysw+Kc6yaBD9wLR9BVIRregzffS7XXfAujpfgfR0BAUA2R48/0vMEWgfoNJsUniW0f9BPai7XGsTY/o/",
-	"7H+3qnk/F/sXUr6gwuGDgU5whHOz/r0zAeUbc0RVDNWpaPD+Mo6UC6nD4mxAXEB2HGk6AuxG8Axdfooj",
-	"I9NWIKSiOPnh9IKM+J2R4+6MNNseymdtYIQfGc3Wc0K9V5SxPu3aKwGtNJQGA7LMOGlM/BOoJ6ftOBFC",
-	"IqWwf23bpuPqo6sm3r6wb5+2DwM32GVeGoCUZAJ1OO3CmqNfG9EMPuH0tfmwB07y1Ac0kZfSFyMLKAye",
-	"3UQePIpPAm1HTZN7IshMsA9TNjRq2Q3l+ayw/oWMacpzVE5yORqxzMn6/92zLLp3lqWrKA0f2kwqPHmW",
-	"GUp3ZF9AGsBea4wcyDcQ9vsf7QFwxbNPK6XcRXklLm/gJiOAFlmO/6repeC1Bd5WaElSLdNEwFGq+B2z",
-	"8UHWyV9enPj7mXbHRepD8HnBaG6DyieMCqNeuMNHFonA1JIOuQjqyTlkC4tpcb3wOcNDBtHPtuRjZUc+",
-	"50pDsDyIRXdbB76RdcBhHGoOmgMzyLdzk5LDYRqcpJ3w4uZbY1dFAxDCZWmDcnGi0E+C1xGljF4dMtBr",
-	"si0bgZbdgnY2516jxuhubloh5GHb6LUwwXEiaFjH6biMt3V3aDbvoGXvPSspYyr2LkmbEZyIkhjLjLOl",
-	"uMQpA64DWtH8gp/2cnbHchcmhWMwNlkY/o45SzZ83nzwAOUxSSvB3/BFJbIbGvNJRzFJLeWYy0zSIdeL",
-	"tO13kBiyMGTUBqG4uzGof4iXWWYGS+bC+yrcZtIG5y0vEOraWKHDXYxBpKZb0kTghaefa6huAL4YyOZE",
-	"xc/0aObbZuwYRkYDmNqw0yHkWkGJFmPrF7d4m43RZHqAdUuCnB+s+1C2aOtAmElOiaYj+5nrMnHQSDFp",
-	"60uZwzQ1WmJaKTQH16WuGAVKAWxfETVleQ4Idq2Ujyz3cqE0HRV0AllpaJaeue+qWWpOlrjAXZLalHaY",
-	"DEOnS3G/XhDMgSOl0nUIoDBYCNw+l4hRIWfTnTLiT87IiVJcaSoAJngpRT4R1SkOk73iINnJ4oYHKWkw",
-	"dEiHoyNVicdLxNvXzwlcUxtlojlz5xiOgLHMze6BFGC82gjuAr5zJrqZyBFkzyqStgqWmSaydmpMIMug",
-	"1okO9vYxqSIWYL2aaoJfuNmMuWj4WfEPlu3N0FzL/lp6Nh0VNLNp0NeFnI3GIJcnDTfoFhsEpDECCnpx",
-	"DP+sE8SbMFecZ3BZAj9zAbNxBUC2U4/Q6/b2ur0V5Nlb3S3OiVURtct0PadNZKGrx6EHwNneTOnBKkq1",
-	"/LJ0PqGK7XHhgW6Jml3j04a74Zw5Junf7Fa4wg1g89U6K2hEoR+FdG3MC/zYCI/C8sydISnJpbw1Gs8x",
-	"WuIW2389EVfXiwodJcKXgxNygDj4+bKRtMb2ZaFXt44gRWXr7vO6Xpq2QKlC7b+RhY62eO6cFedmI27z",
-	"6JbPWYCbrZ88EYvtH34p9fYPP7G5m3CJtoPl/0+FIaJ2p1Vi/aGcfGAXlGf8MjYXSEUL8YFqOyULRouY",
-	"uKjdAM0K4xPee2C2g8Ne1/8cwZDtLw/7wQ+CzVVnMZSTay6olgVU7DKj9UEctlQqOIEG+/u5HNLcHPiD",
-	"R91H3aqN8u1/AwyZGw/e7JpRPC5FIn6pJX7V6+8d2K9wfv529L3N0fzb0dPHT0//dnBiZwCfMkL/cc/V",
-	"Sf3DUYVFYrGmGdaBNX8HES7VAqy9Wr1VK5IP8PDA73qV6qC9sBjoUTcI4e52ukdY4bLvq072wSoFxb3O",
-	"ePA1wkFB2Pk6fuqFXLM/LfjQFSu2D3z3KPj9c1nIULbFQsHR9bmM8Rl93WO5t1nR+hJ+2kV5gdCvBhff",
-	"K5sq6o/a8v6FF66QIrj8ur3Nrru3gtoLLJbhS4ebX3op9TM5E/hCv7+NgxCu3sDGh9uV38Ml6TfNG2d8",
-	"211jjb7AfYPOiA3+m33A8FnpxcHbjxI0qAxZmiNcj79Z2MGZEydCYc2S64U3RlUK/ij0r8QYt1nFJxok",
-	"Yi94HHM8shoccUNyssNAapWoHrwos2UTQTyIUQB1Y0b9oApdVHnfJt+OaVAe075j6G3Hpl1nVoRuhqbs",
-	"x2MYHDZphwYkGXU0wIR2veLjy7hIg3A2GzKcaZ7X5qma4GxI3iWzGemwhQawdpVVmOkdK+iI+W8HWLO4",
-	"ZT87R5evc7VgUMf+B4CUajTIgsI8QAoCBioJpRFxuZy/BCojOw6Q8jgRwIuVzFpsqWVNkrUWX+yqh42p",
-	"SET67OTJxZur16cXpy8vzl69TG2pGleJB4uUAqKXnGm8GU2NFO5UDtgUEQJheBC9AkTWUycbMiedAbXC",
-	"C2nm8IlnjQZ/5CZ920gJGzp1lm2jor42/PPMnCfbPnwhf2eN/rO06IpWssTp7hCugRYcdvplVn/vyIG3",
-	"RW/4SMymURzdcmGWEG8affmOaqtl6lavb0a7bee9Tq/s/ND3DVnTxOtQnoYAJHUDGQf3Vq/w6PnvUtPp",
-	"Nai/vb2D7v21qvt28VspU9uqUtUdvY1ShdB8FZ3KC4S/FKt1ilUgOSualcc7tOYvFmwp1S04uTaqW0VQ",
-	"DKNR49pGxdlUcaH0k14vLJ4T8cEkYgT1Fxo1ESjMQFqgNygpbKbTGH3sdDhmGcQO4WMTuvAaDtFzPmRt",
-	"wI6UGXvgU57KdLVe1+N+4yFmWgW6b/KZGndAk/CqTjogB92gjkkIpr9j2Q9DpH/qmmF80XIhkGN7+YPU",
-	"IzFYScKuwv0KdFhMK6csG1Jgh0LQT3jnH5Y9iF0ywFI1g1Zz8QLTaLV+QTt2dfQ93rz1GfgbMgwpRFDV",
-	"RLxE6E7i4CJKdadagxqSKvBRuAEwz96yqYYy+azAUC1Nr3NmE6HTty+fv/rhh9OnRv+T5JoOb2dTQ3fB",
-	"4HCFGwG4lZm0O+QJam/AahgfYwMlnBxLxBIXqwfIPUy54Mn02fO3b368Ont5cfr655PnLmm9FkbjC3V8",
-	"rnb0hRSJSsGb9924G/di898+/Hf5fwf+r17wbT/uxYeXZaGZ9wE6WvSMF+xGfghQvgdRidtbAoZDCYhb",
-	"LacODn0Q7dNKnfxmT91ShQxUT8run4wLOWGV3t++GbwV3IgpM6dMhTRM5DXPWUBClYLl3r49MusQaiVb",
-	"n621ojArIpKc5C6LKf2Gp+jvdBa+G0usglgeg0TI+c5OBlXCka0MFnGQvy6rc5MXgWyKCElEGRISO7z3",
-	"jKrxtaRFRtTY2H9c19wKSxEC5WHqb+HXGfLl6WnksrVyMZrcGbNgVxtTT9qM1w/aGtJosqYDZ7s2oRkd",
-	"V09J//dx4D5gHiPMtVtBK0oHYRtk33e8BEYF7wbgDPYorDoV7gIY3e0Q4IKxepiHNCgTAsuGkQL+/MJA",
-	"By1LrWHMAVUoxK9KRIXaIP6k7AeMc2s1qVo9F1R4sBH0h3i0LPMeBAwMSAhQVE33bgq4sNH7hkOthyAR",
-	"mLsfpgaEPgO7ByZwnvKi5Aae5z6X3C9a2wa8J8KWNOGKdJfwn4QlhrRAd/CLhEHPNf5od8j3ODyaiKbR",
-	"xRVPk59mlaLKDBukYEtaG/riXBhIIiqhI+RHmt8xW5aW0DldIAv8wgq54gh3uEp/Xv/Gf9r14l0j5rpz",
-	"P8ThzWIFkheuhFQTEtiaC8glsKWDR52jwP/yqFtBKPoWCiQt3V/V8Pz6nW8P6vg73x2Fqkf/0LTkMHP6",
-	"D7vdwG+w5ooN1A5f+ractxNvaa4f32GvcxiMr18ZnqWpNpxHD+vD8UO0bqZgNL3D7k43QEvQais0K3+D",
-	"UCmM/ZePYrVe9iOjGaQsB1NXamgrHBTbqWraAx6t1NZeCUaY0eFBGWqoah7b8ED8KUyDsUY2nlPdtrPU",
-	"E2GtZefO4EoTJu5YLqeMtIJMuJ45V3vdbjf20XLmUxstdm7m7I7mj8dyVliVAlFZ3G1HPVzYmuhQsDb1",
-	"bzgANTCubfjgBiy1Y0KdlmcMXIQKkjcWM9tXtLfaJGiHToPNFx1ygjCK6NrJ6CLno7HeU/QOMgxLjJP+",
-	"gbGf+4ewBJxZrLOCTQGXwzRr6HcDpjM9mwhXypyhD8CmD+oghFQO0R8yZBCObKegPORNu+5E3+SQMooZ",
-	"RHMGOqbN6MIfrXPCtFlqnluobthIU9W4Uk/meokVMrpI0TFhGaY9cIvNnU2wiEkIgLd6JcGXJMlB/PBh",
-	"F1FLq51h9fflDuDbsov0OMDONAMFfdaeccAeppsg6cqaN4pnLNxkNuXOvFdZK79QtgyemSbTxIMdFOTS",
-	"nLJmWSsdeY3L6IcnzucDxCQCnEVY8gTnAudQhRmqgBXpfk9XaHUl4tofWbFrsF/5L3jJasVeNbwxo4sV",
-	"4XpuPlbE0+GLLprO7EuoGG6+xECZyy1iCr+3gnjKCl+5pYkWf13RSAuI3UpJye7mtIG/AvHWaMpmHatK",
-	"MlRHX6jG8KeqOvtd58ABgpZAnP0KsuKg9223rt896oX63VGg3j3sgc8u7KZb7+Og2kdDD92wg6D97v3v",
-	"Cku1pHqb1+/XbvP6B59xYfg5/XyFW0PcY01xdBuNLAzZxDQDs+/tIbQuXrNqT8B9dbj4EAcYcld/yWbq",
-	"NRgTFV7AQFDLDYdH3Rq7HXaNkVbpdJmle1t0+m3FF/wo7LT/pZmwKT6vv9d/hF9VNYOlQM5KjtDfjp4+",
-	"xuX60uz71Sn8TRkfjsAa09tEKKfrowuKC1LBNiSttxdP/m+vvYV0PWiUrhf9A6vuV5ny201OgYOSAw9q",
-	"TA8cXZOyF9BRva/eBnnbC8z1ryBvD1bKwYrxZTnErufj/tcQyV+AlL7n3t+dFpBz9988/XD39Gtb53AX",
-	"v80SvPKGUBNr5Vdv3f+g/ptyZL+/E+dnf8EU3BNUwgtKl84UYgBmRYzAp4UPkl/j3HEwHetTtF2SsXs6",
-	"9pc4hGqC6bibsqO5v6FSdMJcHiSXAsIzp3TExQiBjuh1zlaFLb5z9O5q9jnoSky+uldGlYVwu29KlYdj",
-	"dXZaDZNutW32yhDgENUUaaW6mEFqZg+B+IFAIcVe+Ayg1ZmHulhwtzG1r8Rz3W7bI1xbncKUZ+DKAMgv",
-	"wNMvMlasnKu16WGQle5mKYSy/WNlhn256NAQUL1Mx+xf9ILT3SGeRkEFTA/ja073KhxgbwnoDxWvZSQ/",
-	"/LaE6sOESZ6BtlIi8nmEWYtw1w2x66K3F09qGMC25RDIuHlgu2sfTgj9906KQv2trxi/2fNnam/7AzUE",
-	"Qt5wmrrBfMYBus15+FZMCzlkShmJfCo017/vYWimxo89ONf8oXD5KY6mUjUcYyX+pgrLDaBF0NIFn0xY",
-	"FpNczlmxN6SKZceEkpxRSEVPLWshxqGDl0pjQhPhn7E4AlQsIHIvJlNzBgJ6QkF5bp7JIJlhIu9M828F",
-	"h2rpOb1muSKIVU+40DIR05lYmB8RimsyUxqTXa4ZoVWEYyoCkOPYxaXQYSGVglyOmUKMstTu3pT0LaIf",
-	"Janb4mmHhLjLGJDicZLHrGg8kAEH+p3PKbKgO9/LbLFGDjZi9C0LRifrQiSv01Lu7V/ncrSETT6Iet0O",
-	"/G//USL63W5vkF0/Ggx6USi4dt2NJdT1pyqkrJGUn2oHQO9+UX2/gfxfMzubDgUr/X/TU2HXddp4fczm",
-	"TnIsoSc9l8MV5fCW3nugyNvXzztrAQaWtZNP95bPvYPNL53TRS5pdiHlc1qA5hId9o626UzNphhl9IJl",
-	"nF4Yqnc0kgI8/d/tPDjJssakxuA8aDB19j9aSKqM5aypVNbrADy4RIPNQJramzIw9eEmGupHFFQoLCNV",
-	"B2F7Cr2EUvKzVEZoLVvS1CwQsMd1irbePk9teyu2jQ8ZV2QENaz//cNZcUY28VXsrOWlE3Es5+uXej1h",
-	"9t1XP/0HTLSZq83T/HuipH1RdLRLAMIcjlcENht1jipy/vaiLkLOzXsr9azmFXCP8JKrEOE++vRnYcw/",
-	"yRFYTuvvtpWQhMAV2Do/uXjyY3vlppo1RmxhLAm6wSxSF8YUHZO01NlSgsejFDYdytsJ+AxsQojtSkQa",
-	"6KCP0XqqapuPUzLMGbUlsXKudMc72siQCgSEcjWVEK+/yRTBGfhrj/y1R7bdI7vpixsgMKoHETwbowfU",
-	"AlhUQCpIS3Om0CnebvSlr0zZ393x/Xu6NTFacOHsvnASjMCZ6WsI5H/Oxe2APMn58NYVwV79s1F5D2p5",
-	"8Oh/Qwfexo59Mr3tCh8yDfebkttddpmC1/YzKdiv+3OWD+WEfYb/0mee38uPWX/7j5iPvnUW+h/tKvAP",
-	"6fqspZk3ZJb/m2nMjc7cE/LNNxUEnm++Ia3UbNzHHmK4jcDOkENt0XkgHwoixAeE23hgG5ac7qfHiUi/",
-	"SUuMH7EgxQzKQpcApRgL+2tKFDOzDOUNclg0jQjtECWOTWSEjigXSmOpckxCq+d1c60qed2klYJ3cz+g",
-	"xX5DU8w2cx/3ry1iJn4BAbeCfPNNiTJUzgt8l7YdlqmDIjIzgj/FiTBMSc2BZQsx+HxIXdDhLdR5MK9o",
-	"0kqbZLPpv3rOJcLe6SnIx0QcEQcozCqgSTbNEakyL9sAcI/FjHfHPtGsQ1In5FPIGLAjxjoUuPiCnL15",
-	"RQ77vW/JUGZGL/X6MeAxOQzabjcR8C5Gyfe7PaUbq3hJQWA20w7ZBEGE8EO49C7/wjy9Bo/I1qoKMYlW",
-	"Ot1N91/U4+4O3WacmZ1k/tf3lu92updfmBP+cJ3qsNM4t3E5m/Xdyd/89vXzJRA1J+t/K8fzv50JAnvl",
-	"93dTj3DLrkGCaTA49j+af65qDusmF7OXCV/Yv3wY+JdHdi633yUbHMwgAP8Tvcsr2OHfSH1rDLGy2IdA",
-	"uYeMdDne5WVLM9GHjUTbHfIlFU+/Kfv7GLg0+LhCFcU0R1s97wbu423MWybnIiaa3josIajaJm9IWOEN",
-	"IvKgzspdH9QCWEgqEgHUWFQBl1to2i9ru81lcQtOBHCOQfScVuSaKjxFjPp0yxZY9wzcyyfnZ4m4ZbYQ",
-	"fc4nEE+oymplxyS1KZ4+K61kNnTKubp5oBvR3C1VIpZqzGFZQKjowozsGTKshpdEn9IBOex2cbKs6muT",
-	"/sHbZ5TuFqZh4otWZ52PqU7EnCoyL6QYtWNy2O2RFqrv79692wtKDjJXnjBt234mXClAJCqg7iDWGMTU",
-	"PZqIctimY6x1ubDQkzSz5ICHHqGGEM3TVYjBmTEE9b9DDc4WkJhghQeLlWmT5ooCUCaxusCYTrEeIYFy",
-	"nJQcdLpuIpSmmpWV/6GyPBveKlAqJ9XCjt1uh2RyqJBdO5MMXKnKOmgnTBd8GJOMT5hQgFMhMlvRTxZQ",
-	"ETJN00QMZ0VO9v6XnL96c0Fc6EVZBzMIPKjsDpIkiSBk70fyoLlG5E+nf38AP68uIWWOogeuoYw8+JhE",
-	"dk2Qn4K+kygmSYRjUubX94mPbMffgsD5JLo032RUm89ixLC5b7MkAswv+L8k8jNTaXBgYYhAs8SmNZ+w",
-	"wZyxW9Nw0IBdY3j7fYIlTLmw9GBjkFcLjhXz7fskAqstiS4v4RNXV0Lq8AWPAI6PQzU7yKzAWbi8vPz0",
-	"wK5czUqAyGVXaWg7M6Ep94yORgUbUb0EN+CikuvRyB7s7NumFDW7BtEg+jbDEvhmDaG+gEtNCNMYLmPH",
-	"BEthL+ZM9UK2Str3CwdjBsQNuV7EJGeYIe1xXYFWIW1xF4c2tZbYkkU8vRX+iGL3Jdf2m0uXgWVeeW9X",
-	"uHyu8vL7yCzo5jmJK2kha2dIMKWXc79+bgbXMJwIFSUzntna7g5eB5N5YnPQGL5fOUkH3fos+d2yPBVU",
-	"ZFH8/r3fJ35Syk1ipgTjvC4v4/cRzNz7yLpE/PMe7it+H+HmSJKOmck1k2kzX9bOXRXhoInzMcjeY9HH",
-	"Vtaab43srWXP+Zl6b/N3upgr5z4c9AxFDfOX0YX5xeIjYDXGCbvCsEFvWjcNdc0It9bhQZBYFXg7q35H",
-	"i8N5py2ErJyraND/FEde8Wqau95ev+tzn/4v/NdPZW+v//CifzA4+m5w9J397fI327/BMiGSU1k2vrJs",
-	"7rtg1GtWcq0EgHumq+sFEBm8YjRVs3kiSK7wTgfQS3zddnlzo5ittL+CWWCFZ7m2BkllHktkQMyeiyq7",
-	"rtfvxgfdbnzY6xxdgkFQeflZQcXQTPw5LbiqvvqoG/eOuvHBo0tQx3di1g0YfbI8qoDJYtAtzWej1ypN",
-	"pIi9kxI1HAolvwoqrI26hRUItFgXxNaGLbxUj9X+bss372uxWlrXuDDULVg20K5RIMs61RUbJow4wOQp",
-	"9HBg3eVfbCHcf5oVM4vS+aerjesXHj4ZrXvxS+XDvgX1dHVky7qV1fr17y8/GbEHCvMqCxrqtRnLApBe",
-	"wDwL6523FMtv9sbSCPFjkk7oLTNWSYpqOAQ+wJUcJNVgxWEsIGJHvsZod8WW0aUOPj1rxfo76LrdfOKU",
-	"sIxklOeLsqZiNQEsaA01v3pT78C89IY2FKdXYAW1KMH7zdgcbXIuckmzoJiaryZoC9eVfaHrosncDyY1",
-	"eB4qhjZ7B9xFw7SQWg5lTlpGF5nSwkMHVeDwTs7P2uizx4YITjGbXNvC92CHefOca2KMeIVYxVqCaayM",
-	"QJiZ1wRjmS2li8ZVYQ2vzOiNDlclEWrKhntlgX3D+K1qIW684eGKjKnI9qa0UBYlRk0Zy9rHFrGlUpU+",
-	"EYjcp0Fpc3dHVc7E6wA7jU98dw2TucrH4AQeGo4lLCVXAepRRjUlLV+TvkQaBvse/BjtYD1dkuQyDVhF",
-	"HRMYcHfDHDiz03ohqqXUy1ZfOXNGRZ8uP/3/AQAA//8=",
+	"7L0Ldxs3ki/+VXD67hyT2RZFUlLiUMfnHsWPRDt+6NpyvLNu/dUQGyIxagLcBiiacfTd/wdVABrdbL5k",
+	"eZJMsrMnFsluPAv1QtWvPkdDOZlKwYRW0eBzNGY0YwX8eZLncm7+yJgaFnyquRTRIDofMzJheiwzRfSY",
+	"kSnVYzKmKiasM+qQ9Mfn5zE5e/PuPO1EcVSw/53xgmXRQBczFkdqOGYTalrViymLBpHSBRej6O4uxg5P",
+	"xOJNwUdcLPd8ks/pQpH0mzQmShI9pppQsSCKa0YmdEGmUmky5lqt75mJ2SQafIy+iS7ihmE8pcMxeyqF",
+	"LmS+ehBC7iktC5YOCBWECjVnBZHXsCQnZ6cwnrHMM0LJTLHikSJzdmVGqggVGRGzyRUrFExEyEQMTacx",
+	"UWNasIzIAtoZ5pwJ/UgRORcxuWFsqgjXnURsNT03whWzlEIzoV8yMdLj5l3O4Tc3qSuZLQgX5Gph5tAK",
+	"v/3x+TlRTGQqJteyID89P3nW3mrzudBsxIpwQOeLKXsDo1DrFl8Jfn0d0gG5KuRcsYJoesOQMu2mUPyU",
+	"2g72TA8p4doQbWfLlYTumhfymRyqM5nz4WJ5vO/gb9xxpRc5U+S6kBOix1wRxYpbPmREinwREyH1mIsR",
+	"4SLngpWf4XmWKzYfs4LteqSen9NR8+YqXUgxIkxorhdE05Hb54JNC6aY0NQ8bfZVkxYc9JxyAVMxn0a/",
+	"8Ome4R0FU4pliZCCEUaHhhfcMvMILwzdto+BNMx6X9HhjaGg9PR677UUbO8V1cNxuomel2f1lv3vjCl9",
+	"mjVPjWdkJjJWkPmYD8cw2oxpynOFc+SKsKKQBZmzgpFcjkYs6+w8BF0sTq41Kxp2nQ2lMNxRkjk182bX",
+	"soAlIYJ90qTA4e98Qj58+HAy02OzZUOq2erj8QOjBSvS7YgbH26i7bs4mtKCTpi2EuEFzxsnjN8r0kqv",
+	"4a+Pr09ePb948vPJy/fPUycX7E9DORO6WFw8efZ88CMrJlQsklm32//W/j6lI3bxZH9a8CEXo7Q9SAS7",
+	"ZcXCckwC7ys4NLCit1xxrZAJTAw9EXwcmyMjfstEJxF7BEZDuCKU3NJ8xgj7RIc6Xzj+oDTViuRcmQ3S",
+	"s0IYXhuTNImSKCVcDPNZxrIOOcEusTOmEkH83HDsZymZj5kg5kDIa2JGZ3645WyuTP9nMRwi9xK7ZUJf",
+	"PHlu3+Iaj5weM9M0/EqeH9tZST1mBRF0wog5e7SwrA6GhILCzq4FK2L7v+YFSsZ2B8Y7lEJzI/NTHIrd",
+	"lNQ1itJHZiykXWwkHaSkNc3pkMEwFBmOqRjBWK+YnjMmyI9Mnp6RguWMKqbaxyQdcl02rmBI87HMGY61",
+	"Q17IgqSK0WI4vmRixAVLYxiokkNO80vB9FwWN2lM0iGdTCkfiTRGrj7Tk8vU8C/ksiksWGqWmLDJVC/s",
+	"vtvdcssaUg3wK8O+jv2eKDkrhuziSerfy3jBhtq+18Fu/VAIBzKgItgeIwjLwQ6AEB1JmIHruQSyPLH7",
+	"BUMR0hLXmCrftZUEg3JKQKRmtr+wQqqYwAmBnw1bwy1uwVjaaWy5oNLU8KRrq1pAp4YwlUYGSXluGp4Y",
+	"mq/1TBg3bcFwP3A9tmfLaHzrTia0Yl7HRRtYmQCfpOEWGVeai6E2452ygmR0ERM1m0yMBmRmhANbqHZs",
+	"24jJlZyJodWhslkBMip2QokXwUmjIvMHSB2TuRl45aCmcTnW8jXYHqrhG9wgQWbiRpiTJQsjHRnVLCOG",
+	"xcWuwdQslRFtIFyuZTHxvPDJJ0vKtmt68fHq4smntB2b5qglT5hu/+jInKaCDnF1jfpo1u/1+5fmWdPF",
+	"+/MXe4+tYgM0d9jvEyn8OGDEb82BhJnMpkYIHfRgFYk52LBJLHPMr0POkAKojkOdyWivV0YXoBlqINR0",
+	"puhkmnsK9hsJ2s2Q5iwjs+mApPhYlpqnBFGma+AfZmJGpTCtwkCf4U/lGXRc26hypBXwntl0VNDMnpKr",
+	"Qs5GY12SocwzoBYqYKVfnDw9f3f59vn589fnp29epzD7mPDJVBaaZW1YiJxdayJneuDWjmWXZqYpDhgm",
+	"jScnowvTLIhv1NpxFZFfw4iMVDG6AEmhiU4izDmRs2CMweJyFRw53JBCPTJyyJynGEjVvFsupCwSURsm",
+	"ak3sEzxiRLLl4dEgKiVrdGcemeYyY04BMIZV9L8zViyiODKcKhpE2HIUagf/UbDraBD9n/3SPNzHX9X+",
+	"OyMprS5wF0eg2EaDKGNs+ubqn2yozbf4+4lo0IrtTC6pWDhNoffrz/10EAr0+Vgqy6ZgecXC0x2yrhZV",
+	"5fHzwlgK1u6Qn/ERs8+KGR3GkPzVgqS/psckTZJfU1QEcq5ZQXPzPUqPJEmSNPwhSdJjYlQLqXQi+l3X",
+	"u7x239aOLejAHfJGoHx0J4kbTfoW2pTXftyx31azGKnnJ5dCOtFsvzASm3KhjLmZ52QyM/Jc5qCPTGhu",
+	"WI7hmoKVzGGZNawmmF9fvN2JVsxw70MvuDGbqOapnexq0nHLYennvPfr+Rr6cU+HVKTZJyNP+EhIo+4a",
+	"C1yxYxTbhvenVXXCSm5sdWw6yCRTJaUpMGyCvVxabtNoNIj2r3I52t9tsd34v96Kv5Z69WILqbc+pyJQ",
+	"cfCo1Nc0EX5Rg2bE8gJzFehLk12WumDXrDBGzSCaz+edkZSjnHWGcrLbsgupv8aKn14b4xds32b7NTVW",
+	"ewoshgzldBH4goxieOwNBcv16sLloHvYCRckSqKD695Vf5hEkZ0wuvnKGVcs8mi96XsGhNw0cLPHMYrO",
+	"nmFM5nOpYjKRgV4rJMmoppa9GVm2n2qZEjHL807UvCNweMJhZeyaznIdDXpxNKGf+MQYs72u+784mnBh",
+	"v4ybbOkzVrh5NPbHisulPtftv2nsHf+FoXPAKGAvCjlpMpWNEQWabvqPf/zjH3uvXu09e5aS1oLRQpGe",
+	"0de+//7779vVHex3+9/u9Xp73d6KBTLruNbcNxKCakOMVJtpNbg0zKjP5fKYX9KmIYOLytmHVu9pHPNB",
+	"d8WYtfzCEb+ThV61g8r8tvXplYV+BhaemTE0bc7zB/TYrvIzWYfuI0W4kcOC8Myrg2Zt4NjSPAfvrxXL",
+	"5LB2OL+zazOlelyO3jZ9ybPtlogL/e1htJHq7YTegaW9PKmnVLE9LhQTimtjr6rZFS63Y+mZnFAujkn6",
+	"NysfL1PUplFfWnV80bSvbMeEfnK+5/7RUaPzyfrJfpAZZ6AL2OG/n2bW/TVEl675k06nOR+CPbj/aW8+",
+	"n++ZxdmbFTkTQ5kx2MNARrBP4NC55FMVDQxfvKa3suDaCoa7bUmnMqYXspjg2KsL+8bZmdec5ZlCDw86",
+	"TjoRTlVNpVA4zR9o9hPXa+b3TyVFbToTphQqGMB0QT+8YnA1caVkPtOMjLWetlSbvH/70uyT0lTPVDQ4",
+	"7Ha3nuzzopBF0wRfeRX0v969eR0TSubgXg597mDwWj2gdZbTmeJXuTk96SzdT2dFnrbJhCsF5IbmrjHo",
+	"msYPTVWaEOl+aogNLXFgo98eBmo56gjh7dZwyJTas/c8e3D3tFfePDWtgn17v3ZPBcvxE6M53qNsv2du",
+	"ByJ5E229Bbajhj14PyUt8FDQbNHugKZhLEtBc9y2e9KTawTuK1hhfUwBAR09BAGBl4V9mrKhMdWuKc9n",
+	"BTuu+O6pd9Zb937633v2JmDvNAPhE+xv+NumDS3vE2Bkp+KW5jx7MROC5dsvG3Q7khReUbPJhIJxRYnS",
+	"bFoRDIGOXMoQ86bR8EFrhmbNWikkFGa41McIjjVcslyxda1c3MXBDhpZBX5w1LvmoEHDFCt8oN83kwcX",
+	"YHUGQQ+gwB11yTWsjSI0B3JrHjYy/48RrbztzOaylS8Zrl2acLhmXWDJpcgX2yzoleuvb9jGY6L5hH3R",
+	"oDS9YWJ5DcEfYJ0/5Y5ttYSwcPgguWJMEOzi3mN8gAOLsszMx3YSL3Hv4ZBNzXEeM3OWU5xWau8NgIyl",
+	"YJZTQRM/2tOzw4Hbgl773S6ei/VrfcNFtppcfSNfQhhTa3KE3MG5nqH1R4pMqTYMF/wLsIxK00Kj/3q/",
+	"eeTYrKXmyuMPT8QZV9OcLu5DzPbVyz8ZUYMp8f9AId6NtJ2WW24AmNZWiFBjWzCR0YJYA6lhycEsDPgc",
+	"hWfxpoLhRUVp0n0JtVz7q+GQtq07XwpCkWBCKeh/BnpoHr5t9WPkb49zOSsuBv5Kxrx77EQh+h9yKjIu",
+	"Rpf4iX3i2v7p3EIxqVw1xqR6yxgTd21nfpkVQxaDri5YHpOZnly6L83fE5bx2QT/Ll8znzQr3Pe45bEL",
+	"UYmJnLKCajNItVCaTWKSsVs+xMGPZjBaNSwYE5cFA/UXrrn8tW1MrPM2JkOuFzHecn3J/uGZDHfPHXBL",
+	"/+vlE1fEW6lfMIrCWEQ1niPNIKybwXo5GgaiZQOZ452MLAj73xnNjXCHBn5TBuMjKgImY4Zol3mJo3Ad",
+	"8pJzo5qwgrMHZihypp0u6bjK75mh+NtW2+Vy2MkmflJV/KhqaAKd/uV+XRtCMvwdiP4LpjaWs6Kms8JX",
+	"hKobY/wYasCLTyrc5W3zfLixzW6NzvQRmoBbLWOd2maK5pvgLxl82WVlZ8pLcv/AxhG7PbDc20wgRj/j",
+	"RAo9/ouRfAkjiV0QKSwFaGpSklyKkY8BcXuxgedYD9euvAY8hdUtwO9K+T82ivVq6e+aCLcDp+lfNJM8",
+	"PSM0ywqmvoiuS/dfhT/ab/2YnfYnBcHg2mY+4xsD0bikN36ZDaHUXBZZdaDTgt/S4YL0ffSAsSzskyuM",
+	"BtcOjpGxzHIN9wuZFlKjT5y0fAftBzYqSqLQBR0aBuhsgtbVglCxkIK1NxHIQ5sScaT5hP0iRZ2J2G89",
+	"PQhyevL6BFwGBH5YTc5liwFBN74fEzUbjo1Uej4r5JTt/8CKnEP80fvzp/92BtK2bv0d2cyQCryhsp72",
+	"bBMRPfRJrVwxhAPMuUCpHDwB7k3oHnmZecAL8JahDDsKWMIVB6LS40foh/RIK4l++eWXJGqHVOuZpunm",
+	"6emzt9hXFONbB+atXrcD/9s/ONjy7T8tX/uLW2zFLe7BJF5BrtFrqU9Qsb3vPQa2g71jS9VbsKOHmC8m",
+	"RpV5Ud6JBwGOLSoW7hHzZc6VtrTJy/DRTA5nEyZ0e5CIFCadwpOKaAiOsZkrSxdaLl1r49UVDv0V0wUf",
+	"qheyuOJZhlL5PuvqG6gu58GXL+d5mALl+A0aq4pnjKSvnp+/PX367vLk5cs3H1KgltdSv5AzcW8qsbII",
+	"tufaNFSd1eGXz+q1xPPqnMx0YnTyMFbATeSVzPg1Zw3RB6+lJhP7K2nV8mlsWFDW7pDXEhK0aldjLilo",
+	"HaHAM3cY7rPIJc3OpXxJixG778KeQ2oR3LPZVDJrkZhGK4vceyDScb1ADxgeTL49JH/nP8ACgwPlC25I",
+	"Gb6y6n506znAOL7ivahLD1BM6Ie7I7WrB0z9vuuGEiHjEyYUl0INMBhwULCREc1OaN5SntOrnBFMgHuo",
+	"hSUQo4IeaasqFjOBS2vWigmf4jI3zxhRiUENLYpyLYZAYciYoOU0qsl9FQHQLgnvXMpXVCzsqqr7LeG5",
+	"lGRiZIo9WOrBVufMBe2dnJ3iHEFfTffplO/f9lLMCFTGAr9hC0wBwMfax6Rguli4gHhIlNuDTLmUKMyM",
+	"q5Fh8MhmKvRpdyUZvhd0psey4L+wL6RFM9sbtjBaCvDm02cPtqKGI5mmS496XAZux6Rgt/IGM3+tIw0c",
+	"OBO6AOqBRIzUhoSFq1/muAYuODRp2rVl/vDhw149f3DdWtfTDWFSX0S3gTRYptxQ+/z+ASRAvYdt6JI8",
+	"N5qnowKz+IpBxPLJ2enl25Pz55cvT1+dnqe+UULtu6R1NSsUnhI9NycfMrjEon1MqAvedTqM4TmJMMyc",
+	"ZYSWa2y4R+n5hU5P3p//dPni5PTl+7e+c4hPaO6ZiUTYn233BK5mrmeKZcDHQBYAIWrM2SYzoXlutUpI",
+	"WGXZknL5BUf0/qezJBdsw1FiTSfrPYy6sNPh/BpH673wou6ecWSzoIUHCCh7bRnPokNCfcrzHjWheU5S",
+	"bCAlEiLcXTptv9t9pML8/Gkhr1giTIMY2K/GdGpsImLUS3JFcyqGrACDPcgixMm1DUXCGk0LOTR0cZWz",
+	"55C7vqPDaLOfV01Zbg4mJFDOudrCx1u7yYAwXXJNc8Vi0otJ94v8Ii4UveoXsd82hJQp/gtbcV9UtrU0",
+	"5l43Jv2jmBx1Y9Lrdn8vdxuyWPIhrHcXvBdqNsVEv1cs4/Qc4oofyGbxjphNwcZVg+boYQ0as9/pxiGg",
+	"PWzt2Td/320NzC7DGwVku15CkDkE9Hd7e93+ea876Jr//58o9g5U9z4k2sQRm1CeQyC680peSaMw9GqO",
+	"UTHL8/Ir2HngZT7QwvCM66UA7Tgyhsd3od8Qv7YOvWjQD91yUcU3FpU/XeKNdjm5w/P+QTm5GTil6wtw",
+	"cN59PDjAZ+52DRV/a2O9V22zdQx0gpbh8D5jOdMoQ2mWcfMGzc/MrAoNAfLIcKJp8NXnKCvfsogPZplK",
+	"tIcrKXNGgbmiJbeUU1DPI4gj5PQhiIQdczNCSpm/8DGChAb7fuwHV74mfZqUN8nXTnZ5+QCHBOA9zHlB",
+	"RBrMU8cDSZJZt3vAnpDDbtcc0+pylbyyudvPEddsohoyo/wUaFFQyLyt5wDYZO18cYwsy/lEkcFBxJ6x",
+	"syz/AZV4aVU8c/q81Dwj49mECm+8dpZzZkqm1JTP8tP5+ZldpNgnuneixkyScE/dmHzrTdv5IkenExWL",
+	"N9fR4OPnZQL05NSNexfLvV4sywn7boe8wWCQOS9Ao0DTviJFqIsUYXnWBnerMee51kyQ1BwJyL41RAVZ",
+	"ub0UshW66TEmjQKwA2gGXIxIK10wZV44fwsIJ2kFcQIEb1XxNnt72O93EvEUTAFF1FjO8gyxcbB/6BBH",
+	"cEzMACDBposJNt5hThWZjqcnguYLzYfKg4VMUGf/tDeSe8HKwtL7QPYd+MbWzMBFjjWQmg3NbgIfAigr",
+	"QWSRMUgm8KdqHQPFibzTbLp83Jr4jL1dwYE0EiU0+HtmrBgi/5B8FecMmUq7TdhtdC3rRPD/nfkAMC+7",
+	"4jDBq9fHhEz/Od6JWnimViQ6xJ6GYswgBtP7uEy1KvE6Win08OQA0Ybww3dpu0J8O+XTwRRP8dXH8Kj9",
+	"0N9Am1uS5Uuu9K40adW2HU5Tk+DKubjZ+LoZ3kt4EMSSptu88Mo8V18PGLVtw3W+elm8+nS/pdlmRZrG",
+	"t3pAEN+942iMiDaUf+lAVNZTX3cnxgv+/suH6MIfyh3ZMy7J3S7nIG5Yk9VT2bAbryw57rAjNhfJmgNN",
+	"bOjapW47zAOHIVXDhYmbgGF8JN4ji8aVCNNSC4B5bFAiL3FwAAAHWrhhkDzGkM05PjjmWrU75OQKxL/3",
+	"VKAOsDlxet3affXz5YljG6ZR39R1vGMdUbDprvOpJKs00YPN1wkTYhpVbvPc5ZYqQG127tW4Opz1E70P",
+	"PxpKccsKxaW4LKz/sqQiObvKWVTFWWjkHHgMzGhq7V0quwFf1GhWyKm8vr4HH7NvPszcXIpns1prVZNt",
+	"COPejLmBSqKguXKlajNf2pdoxU41EZjLzduFqmZFwUQTMOqJsMiGdq1O370hh/3ed8S9ArdfDhHE/Itu",
+	"cXTxLK1k/bAuPYD5MRuHgR8wqIqibXUMowAvQi1Xb6uRba36Y/bhemZotuDv5rkglXDZdbqUTjh2OYXh",
+	"XMKZbzGTJnMDhhw7bBZc4tpexCUNrKKpp54Ad6QuessKOmKXhel5xnZ0Fb02K4FXX7YBNNiHRs5mx4hd",
+	"p0s27x8S4KRx02pautowJ0YpaNqqjA35hOboHdBzSTI+Mm2XGsNUcqNPIIBqr9/tHHXTRlay+qS5k9WJ",
+	"Nu2pHeiGLdtOUqzjn4jIuOWxWM1st+Wyux4sLTXN/yKqfylRrZWE20k/y4wCIWjprEnoVfc4XmIlm3nV",
+	"1zbOa5zxj2Okm4H/nh1qQC4P6E4z893KmVbXPJxT2V9vLjmLo+31qedeltur8xbcNTi7sA3gwaWSJTMW",
+	"Ez0uGCNDOuWa5nDbYNWEaBD9fx9P9v7n4vPB3X9EW6hb1bEA+E6v361g2c6a3ITH5GpBLJIbSX8G5OPU",
+	"I8zb0SSiNZzp5TbbLsGtVNrQ/K07HrdVBjevYbW3uAlmqNr/t4cPIJCaNb2zUM9buekV9Q+u+c2Qa4il",
+	"gBgBGJgIkryfHpP0mxL7GqKoZvB6uKXpr6lHV1WE5hAGq/ktU0v70IjwVT1xsCqrDtjf7ZK5Q+yUXK92",
+	"XjSss3nxX8Gm/2DM+Sv6d3A1tvWelpBZOwyjvL90tCBvorgS+bSRua+5pbS4a8tXq47iwC6FK2bgA+Dp",
+	"s3imhofb0hmDShDwI4WhGy0EP0uEG0y7DmPWSv2nnzggpMocgYsFXg8ixBmUAnFQalwRCm7AdicRrxhA",
+	"sWNcDJZD8EF/CJA+pIrFPlJ0wtBxSQuGULgsQzR1an+ysYpckdRopKlDeaeuVzzrUjB7q1vdLse71m8I",
+	"PGW2g+sc426WFg+uh9cCcAYLB3fFNYe74/k0z+1I1wbFcQ3ioOHW+dwJgWO3JGFMHLVQtq3SWdBeY16X",
+	"lDemqgGREW+GBx6j/pEi1wUdTaAoS/p/Op1OChfNU1p4AAcIC4MIYUyoLR4pkppTuGf6SNvHifAywl6E",
+	"Z4WcTqG4hVdLHHJy026vmEyooAnNAO79ljXhCsMldyhPbT9XM11GzDOrB7jaFgj9v2qMidh5kNOVQLZN",
+	"mIPh8h57tBOftVUl12XDKLia31M3fLonp8jy9sAeY4XHnTSE23AT+nSmtJyQkqyDu4BjHx8QA2ywWGB0",
+	"JZ5lBJEyZ5ssGKb2lwjJTdN3v5ppH9ughhawH0PvbXAgVQtibOMKC0zqZi9cYBC30s+JtR2TKCaJV32T",
+	"6C5t7zzdJSydBqL8cPrs/KdPPz0//fGn8/SY3LCpRq0KePyV1GPkkmhcKNLrdPrdLsYQbXaeNUma5+ud",
+	"ksfeceBLWFlBYwQYV5oPUSAM4BwMZoLrdNloaFbSn8pcCkWu2FBOGFFTOmRNyuuGS3vT5XLbf68unUNQ",
+	"O+gH6uN65mkZl3KloxKBLXlEaQU8wlgVIPa2IT8fDltGIG1653PdebUkDOpTJVNpoXNtUZSgTkCvahG5",
+	"4CMKofwaQehbaRIdJVEKmgH88l/v3rx2jbXSI0P8q1duOQZohcRdeY1U6qS72bPwDl5WhpWKaoFYy9QJ",
+	"d6GNLvucrvhBsE/ww8YdnxbsdosHa0uDI7L920Zsp6sW7B7XzcjP9GVNQQpcF5VyHw1FxspyVWAwc3OM",
+	"ARkKHQi28AgQ5yCo33S/++tELF1gk3X310Edl/teU8dR88TP4IRJ4cQfDsZYa766G8K9wV1HiD6/hlMH",
+	"6272fc22hOH4DQETWLFl7XYtbU+MAHkI1COvl8GfBtX6OfX6OwWjmWEd3U7PsAes3YV6W8EIU5pPwET3",
+	"NXoQop9rvzNz55cu30sElAhytRWG+UzxW/bKOfZx9dbdo264BdBy89aarXjAnQWv731czJXDGofFAbDJ",
+	"kGhiB8WvZSO/eDNl4uTs9JlN8m8U//YZctDpejSAZdbJxbUMqLDsQk6ZoFPeyDynVI9Vw1u1GbsmYuzF",
+	"vdc0IV/5IKzKcNStCwiIjYMyX1BZC+J9wIDvdeP+UXzUjXvd7kXTtlUsu4r8rik6mw1NQAT6vEJB2kZi",
+	"LmsAofmOAecUC9zJ62s+5DR3VhhpqbEsNOTLxhi2SxVJNfuk96G0ZtoGTs6NLQOqoYJMxBZgduFbcG4x",
+	"z1y1nXJ0jF4CLNNF0p+4Tle4DBJR9xnYjEf0QY9RFYFRog/AdX1cU4Jd0DE+jLU/kXV0oN/U2b62zpL7",
+	"eExSJkZ0xCbOYSKwtlx4ty7gehrKPhorl2vCPmnIVPRcD6qJMjM6qLJpBms5l1n51BXvUVlqwTWQcxxb",
+	"D6eQxBB42RZXzvvRDuO9HQSmvyx3xeHQ/Yve0v9IwfQ0faA9aro2immHbOuNMW9gj9YfY7j5NN1PwRRM",
+	"Y5Lepp1Op12LBDe7j6NeqoCzIifHlmM4mxXDMYXEttIQxDyc8N7T3jH2up2j8DIwev4eikXNijwaRMZC",
+	"VoP9/aCj/eGYDW/kDNiDwMpC93cL3dX53n9s78bxh/OtnZY5vxtdMevLfZQHkqS4zCl42i3qFMSJDOVk",
+	"QvfK0mMg9+W1fUYdYxnKMfeOD48tCUHMFgfNHNkYav96yD4AvpPXJJ2lW5o9JUDWxkebskqMdV09tGOu",
+	"UR+Z8DznytW6LRUSyA7ENwAnz/ukFBdDhpokSHYouQmVDw+6ZMLFzCgppcep/DImlAg2gssF8L8G3h+q",
+	"ElGaPivmWKodTT623goHW6NfbUzVeO+KKpaRQs40F6P2Man50xLhHGrrBhWIOL7SSRZSW+BUS9s7es8S",
+	"Yd1n93PgbX5BNB8a59gBVhrMBaRSu+kKjbSA4tPDbtdos8PQUZEI66mAWSxbhqvCv6bbuNOC0SHfDfxM",
+	"FWYb7eCkW9PEFs63cEzu+8ADYHgNKvDXgKsl2JaOuNL5t4vX7mvyXJVtz3zGck6uaUEyOQ+4S8iBxhC8",
+	"x4RhHFNWDJnQdMQS0e10et1uKOLrbu4dWMnsfr7jcE+h6E3pTG6MwgEx20DT8xUxqODqJHOe6bFVM68W",
+	"rkKqdavZarhCkjHjo7Em6ZKDFJyMC5UI8P5ux8ea3JxL1LCF9zeuOD6XFSsLcwQeiVmOjvDU+VNTw+tS",
+	"eMFqgegXhRmsCqJaSkr0u7y08BfN/rV4fbBrLfQCY6+ev3+bdraLzz9zSc31trtkOrvK+RCw5QAlki4Q",
+	"LaasaW6oTgGvhdxoo8J4eAU5FwCIz0cCLjPacSL6JVJiK3gGNBsLYY9qMORlsKyWmeVeto7ZMqcz7i/b",
+	"d2Y1zRN7t7QAPdkofmcwpchOG5xDZy7L+8Kh/tw3P7jMDQYETnBWWlyjfurwdOQ1Oex2iUXiBpvOUzJ4",
+	"bi1KcmP68D2Tc2vaLzbVZHHD9O+T4rLeowilvdEkgvQTRM6Ma75DPWaLsP7xivSWzjYOPqzIrC5dcf0V",
+	"Y0rt7x37PNQ0Z8C+XU1nLHBti1sHaxtqNLazOS2E6b+Jp04AE9E9sjYNvPn7FdJtWdyt8hMC8JZ1+8Wb",
+	"3X7HoafP+ve8w6/q3kN3XtTktFt2zvEJu8zpFcvVpj0JHk2t1wB80R4PzVWJv5oNb5hXpgusfRfvkE4P",
+	"PcF7l4U0IqDJTitmzF3FpP3DMehIhvz2YFDoYjX2iW0BCh9oSeZjmTNAoFfN1GMjRuV884L4J22FWzhM",
+	"1kU+pSMuAHWjshNr/JDNp9/ib+3I/kJfFTqkT85OyW0fr2k6ECVglzgNyu+mGYXa1GY9Y5J+l8GHx/DP",
+	"QTeDfPnve/ARgPvNH99OpPmn18d/F4wW5l+a5yki08+hCixTtZqi9icjLx9/2+0lwm+eIq3Vm9b2jqzc",
+	"IuKnH7HIiizikBY/YlHii4s0ES13BZ8vrC/ncxINqWKXvgJmEg0Qx+fOGCvpxySiIkuiX5NIFkkUk4/W",
+	"j39xYYu0f0wiIeHOGn+5APxFgHn196AkY2zapJCUy98U2V2wHC1gpOKWuzVsV9czJHhl1AICJwixB0uw",
+	"xd2gLOw0Ky+5P5qOau2zPRu7QhAgxw4GGB7IKovadGLrv981YmsAIu76lSnTvHvL84QczcurReM6bcHh",
+	"ap9LbrHjyvmiaA0R0dfXijX+1iinbBHaDfVv0cm0Wacpa9q6tY5Dor9Yze7uFbO4TUxlqUzdxbZs7Qbp",
+	"vrwQeMsNtoo5nHGVkYJRdWvUZOmPKZ7ORoSXgqlZrrfPunYLNMv1xoxr17YPFcUJr1t3uM7ZMXP2fjwm",
+	"OH61qyOxnAANA3+kiH2poge5EJ2YYGiyvd1uRnpYowStW8lgkuXIm9bxLaO52ewdF9HdhqjVkd9YQQCc",
+	"xsF1aeg1NVa/0qiQoy5ibzLtI/DGlgAY3fUAGAfdkDUedJe3t2DDxvvOczfy/pG/A1IrpyTY3E9pa9yY",
+	"t9C1W7fqwPtHy0MN05Gqg33GlebCxb0ZLRwUB0rG3FekgjEfeYd2S80mE6O02FsfImTGVLtR/9sh6TdI",
+	"dCppxa/yOkr8igHgnti3DgKvbc1uQ7LOiEbuYgvkNTjWT9+9GbyGS1EXVmefDQLrYpImURKlaEsEoJ/L",
+	"9ytQuG/FXfuq+FJ70zClehz7whZcKytJsInG7rYM3HT3RD5owt6+4qSct9hl0LibLa4Vy6+bccPwnueS",
+	"jhriNj6AIu6uguCax7s7TcdfSus2sMLPvdzd2NOA34nqWJtorlrtPwxbgHlFTSI+c897lE17l39M4PLg",
+	"qmD0xhAUMGS471N0oYI4B9c2VcPGdBVjkD13JLsTdIN1Ym6RDqeGhczzy4xN9XiVHSvohD3BMIEydmzC",
+	"jFrjWZgPHaPaRjIQbJpA0/a6kqtEYMCOE1QulNsYQAxvAKsu+tBR/khZ97S/77BBDBhugEn6IgsA/spb",
+	"e5+BtALUYYMrO44+7cmJkS1TvbDr7mwOKS6bD/aG5fNXou6chP6ccC3L+45EhGH86tHSXYhq+6W2oVFA",
+	"mjMbMMV44XsF/4fZQLyALcNToRgFDqK60GTrdb7favqA3PU2Az5mj3zzedZUf+1Er/J0/nGyvcyYX9sr",
+	"0YbMOatBuL9KJIewgC6ElXAf2xaw4EoNXfO5UkTXbJgthwu/zQpgzbaObhQH+K72A1bStR+Cd10tXfeL",
+	"xbANOX+9nG4oDFxB3agpCwByw7GkbkWoDLlerM0tBO/ZC1+idMcrCB/8eQ2h31SjMxcLjjqnlLtEXlQL",
+	"j3r54wNKE3E100HIVUxSu7X2Agw+pRZ01EVN1BohBdOzQsCtBnkHvIcqki5XRU1Jy3DvN0BlNgohxZVI",
+	"A8RNI/zgohY6tZmkTT6vQIerLtTPyBcRx8AwOHf1dE0nPF90NmeYBiS4qnWnIrkHSSsNyQ/u2kud6da/",
+	"5O7aN4/AEvzGAeBzpJW+KUZU8CF5B+fL7OYZ5Rl5B8fLfHw+oRz+QB0mjUmn02lvNxqLl944FAggxMFw",
+	"bQUXuljdJflkSgtj0aTv3w1eszn5B1TLfv2PdMve/VnbYgju2YGNS86Y86GngzQcy/P3A8R23noUKwyD",
+	"hjHAkxtH8Oz54EdWTKhYbDmE0mbYMIIbLjKIG4MXtmp7RXL7z3UtA9q3IZZLWUSNZF++uzX1l6Jj7YBy",
+	"dq2DWbsA4Y3NN4PDhC0j9Id2YWjmBX/k0hDGICUtuCA7bqhUj/GtzQikPkleSD3mYmST7m0oq7y2saeQ",
+	"f49X6DbcIRH2R1CjyAdEf/YK3IQWC0KzTBnrtAJfkm6VXV+T4uuXn+Ktithx+b1oXdW6y410D27V6pIw",
+	"3ywZ/CsEX9lFRKxdHuvcCfdztyVaba4vnfWK7V45f0uplhu73SLfcWkRbeBQ+c52PVW0wM2zxOcJPt/E",
+	"ZeDRrRlMTencon94gdgXHmIAoMJu07F5kLTSH6Uc5YA2/prNVc4MazCfggDqGv/dff8rKnRDPFIQ3m46",
+	"SL2+Q1ojiLEt+Z2ey/b2fZYFJpqpDRLPMJjk/duXZAxxSoYXB2+nX6pzBdbE/QaCLz/IODbQx/px4MsP",
+	"Mg6woO43CvPqF47hboV1ak2on+FOfkdDCl+C+AS0Ui6NAhb7T0Jqa//YLwx5US5UusnOSoQztNJgkOmA",
+	"zKaAntNFhViRMsD/akHSX1OAI5+P+XBM0iT51Sa/5FyzguaAl0OhmliSJEka/pIkaVwxz2yoQBWoZ4P5",
+	"FOIedfuH3Q320DaPW3Nhm0dD3X6r570WvsXTpcK8xcNeA97m2VBB3eL5ulK13SteS9ri8Sb1Z4vXdhhQ",
+	"qJNs8XijLrHNe3XNYJt3lsT5xpcaWYsrk7XbbRIkSHhUy9ql65KLOrSKDMOUAUqQxaFATR/ZjcVlbA7A",
+	"2wVLeZXj2bpqjFVyEfqerQlktGN/aQmJftPmKclCgW3isQUw3MihsjnQuhxRDIKpkVbXJxIXzNazF6xd",
+	"z/beESS0CaRtbFa+hc/4wvn+GrS9VWxdXL1j3+b2ZFXQ5oe/Mrrh1pzN1eWUFQjTvy5wYcqsEhFjRAwS",
+	"kDomXX8bWmq7W4RqwMOX2aygzcbOK0Zdtqd7CEV1cG+58yXlujgBWxXFb6i7AMvoIib1gIDMXhRuQYK4",
+	"KisVOUDyc6BEQZDtrgnvQXCB7bEaZVDf6rjCPJf2wx/ni9XMeqt49ho9IdhaE6BCwIfA9pow8M4Y9U3R",
+	"RRMMyebQ+D88osYaUfkVY0KcMN7y1iskh62jSM75hP2PFOx1I9bRiSCnJ69P8Ar0FyOxMBsxrdQENKbD",
+	"ieJ0/+9UjydUZDPzzfvzp2lzTngisJwbSV0pwbRDnmEkwcBWEXeQYOn5/6RQpIwKghUFkUjYHMfjsoAL",
+	"OUG6gIMcIy507NyIjkg0c1kX0lDMGNJts/LYQ5NcGHvGJXz61PCoOsWdEZ/MSiPMzH1iFWoq1o46Qdao",
+	"/UBlTMgtAJDbsZwVjywnNIvw/vwpaaVQubHX2+sfnPcObXXHtA11282ZC3630EuJgFD28qe0XV/J8p1o",
+	"hUL+B1EuuLIL+Ej9IdSMuqz/Aqm9k8jdVYpmgTBcI0zXis5V3A7P4NeOeqif9j9O7IOttbprLFVQ7vZz",
+	"VZxCxHa0FmBhmS8J00LOFcswIg/9SgU5PXO14BuD7Wzp3PVL9D+skG8EQy9GWGB359d4Uyb7CY4P4J8z",
+	"8vT02VvkOIq0Ts9uD3EWt9+2wfSyiXdoDhrlPudb5qLX6/7Wh/H/qgByHqoUORFktlZ7PSYpVvhLCc3B",
+	"Oi3kVAWX2ZjrtM3YwlLhX4BBXxYoXo6bZB78xibcwhWJPrZBcO5LiMtEuBxjNGCsxqpEx2mZK7w2T98+",
+	"dheWSW4i4pruhKqukQgiowUmXhoSgTys2hUpxpdgtigXRuhUVS5r21YVJTITOVOYfTaHRH4jb0DhoRAn",
+	"Acn+XFkAxEQ4NSq2vtdAmyqVM9DsUyJFXYwvFYZeylOoVopu2MRQByRayhsIrKU3TBF2fc2GRjNxIw8H",
+	"V9X0Qo0w9tfDy0ofWoxOrNtmm5VAqDcSaILPgixZZ2MoTSF3xSXPEihi4gU76stAdthV1mBrOOa48UiF",
+	"5bS3Y7BNhRksyy1JPThkjnvWuOISp6myv+CwB8ehvvdxKCAqk1kjgr62jHaS7g8nm7+izenXZFsD0r7w",
+	"TsuCfZ1qHqSVOhJLiUt4by97IlapEyerNIhjQuHSztikIdRMqXvUL+i6h4832nleBdkO9MVrFYCPZ6Pp",
+	"lzAAe27iqpp2gNWPAGbiETgHucz4kLA9MwhSsKksEMe5ruh8weB6y4Pz2EkosIYFnefg5MbHrJhjNAPx",
+	"ZG/eVGejKvVGMKMrHe4bhcltm9nEUquqKE2VO49ut3sPtcl0WS+CDqRTqkkgfLgY5Qy+KNWmlQrTFuNa",
+	"reu8BjQJlCuWbRuS7R87rG4KOHu0GEnR5wBGOO6Q54A9PmFUAN6za75DThLh1aPSCegaBuSOHihT2PjV",
+	"TIOIFNJKZFulKxxJQ/WYx42owl692hIQySlalbNRU7s2WWHeu7XE0pBfrGFq70FMfTWuZjHw1vG038ae",
+	"udcx2uKl0CxYW7o2pxvOxAnoeyXYzuqT0HZHoWATeWv5p3vR6b1cJcJtUOuw32+b73MWEDlEICKUmorv",
+	"Q/H3MCh2ouwlGnbbW6YwdOPeRaPrRbHhrOB68c40bv2NjBasOJk1ZTudCEC/uGELMqEZgxAOKmi+0Hyo",
+	"yEwZhRe0PYRRLX8yb9hfOpBVYLozJhh0VmqwY62n0d3dXeyReiECBcuRWSTOE9+qOUSacsHAUVTF1hxx",
+	"PZ5dAbSmH8aeNZrKbzBQonpBAjuyhzaEE7f+hQ4x5p3FPuqlxn6AWhSKXMs8l3MksvG0HORtz6xZTJRM",
+	"BPsEubAjMsw53MMC+PtcFjdcjI5tClHlbWPM5dJYj2C+mdUHDl3woZFPLUwuMtscJyJ1KMsYxAMGEAck",
+	"MA5aN2LNAFqTMpyo3UkE4OaWcE7BlAj7ZFQj7NhBKgPCkSKpoQ9Z8F/A4zYgP8A+EiMOD4YnZ6eXf3/+",
+	"D/gAobfmYSY0H9pbREUA7ZRlaKkZS++KZoHYdReaFAjHj7jbi0HXOOybY2jxXMiVzDhD92tKp9PcdrP/",
+	"aW8+n+8Ze2lvVuRMDGXGsvSYFFaHxlf+692b1x2Ca4BFjoi8TkSAZGWh08oFcuOxcaD2yj8FcK0UULKO",
+	"SQpQVColLZQDe7gaZMKUAmgx4Dy29BGRguDFSL7oBMBarRB8BlWTk7PTtjWTbZ0DQOUKNxbAkLH7KgaX",
+	"0dViAGyBX5NoQJKo0+kk0V1KWmmJEJa2DZlTHaiec+nbRyRgeyM8pAJyYXzdtAq1JMLrh3AnV+7kYVky",
+	"SY9l5t72j1uQfvf4kQ0rFiQ9MccsTYRRKlFDg0tK8LBw1FggAzB9BS2/lhreYFnqd76Np3gMxbSCI4z9",
+	"wW0SL4ia0DwnKZbcSi1Q9VH3wEvtGKLfckkzckVzKoYYb4a0VIKilYRjNCpwRdjlwSXEJES7Ya5t0nLB",
+	"I4fdQ1uwxdYgwpUKibJseSjzHHNuH6l2TIa0gOoG6VM6HLO9p1LoQuYDIuQeyM2UtIQkQ/NjIgwvMlRl",
+	"2PgjjwCBANvpf8PLTOi988WU7b0BdqlMS0rw62s45SgAFGO2tB4uo5wLx0bRGgAH14BQOxvbHc+q1AEX",
+	"IvmC5PyGAbS1K7/FrTMl50NmLWEnGH48e7l30Onumd6XBMJ8Pu+MxKwji9G+fVft09E0N690xnqCRels",
+	"Oa2SA5+cnUZx5MstR71Ot9OtQMZHpoGDKACKh11xMXV3cWQpYD+TQ1X9xjbSWdAJaHsj1hAE8o4VqL9w",
+	"5XHuPcY9eQ0cWUjDKztlZp8Up1k0iH5k2r4CqYiW9Zk++t2uE7CuzlfAPd2AAoBsD57/EGsE2geoNJsU",
+	"njr6P6gHyy7XpYUx/R/2v1/VvF+L/XMpX1Hh8MFAJzjCtVn/3qmA8o05oiqG6lQ0+HgRR8qF1GFxNhhc",
+	"MOw40nQE2I3gGbq4iyPD01YgpCI7+fH5ORnxW8PHnYw0xx7KZ20ghJ8YzdZTwnKvyGN92rVXAlppyA0G",
+	"pE44aUz8E6gnp+04EULiSOH82rZNx9VHVy28fWHfPm0fBmqw21ybgJRkAnU47cYa0a8NawafcPrWfNgD",
+	"J3nqA5rIa+mLkQUjDJ7dNDx4FJ+EsR01Le6JIDPBPk3Z0Khl15Tns8L6FzKmKc9ROcnlaMQyx+v/e8+S",
+	"6N5plq4aafjQ5qHCk6eZGemO5AtIA9jrEiEH/A2Y/f5nKwAueXa3ksudl1fi8hpuMgJokXr8V/UuBa8t",
+	"8LZCS5JqmSYCRKnit8zGB1knf3lx4u9n2h0XqQ/B5wWjuQ0qnzAqjHrhhI8sEoGpJR1yHtSTc8gWFtPi",
+	"auFzhocMop9tycfKiXzJlYZgeWCL7rYOfCPrgMM41Bw0AjPIt3OLkoMwDSRpJ7y4+c7YVdEAmHBZ2qDc",
+	"nCj0k+B1RMmjV4cM9Jpsy0agZbehnc2516gxupubVgh52DZ6LSxwnAga1nE6LuNt3R2azTto2XvPSsqY",
+	"ir1L0mYEJ6IcjCXGWS0uccqA6mCsaH7BT3s5u2W5C5PCORibLAx/x5wlGz5vPniA8pikleBv+KIS2Q2N",
+	"+aSjmKR25JjLTNIh14u07U+QGLIwZNQGobi7Mah/iJdZZgVL4sL7Kjxm0gbn1TcIdW2s0OEuxiBS021p",
+	"IvDC0681VDcAXwxkc6LiZ3o0620zdgwhowFMbdjpEHKtoESLsfWLG7zNxmgyPcC6JUHOD9Z9KFu0dSDM",
+	"IqdE05H9zHWZOGi4mLT1pYwwTY2WmFYKzcF1qStGgVwA21dETVmeA4JdK+UjS71cKE1HBZ1AVhqapafu",
+	"u2qWmuMlLnCXpDalHRbDjNOluF8tCObAkVLpOgRQGCwEbp9LxKiQs+lOGfEnp+REKa40FQATXEuRT0R1",
+	"icNkrzhIdrK44UFKGkwd0uHoSFXi8RLx/u1LAtfURploztw5BhEwlrk5PZACjFcbwV3A985ENws5guxZ",
+	"RdJWwTLTRNZOjQlkCdQ60cHePiZVxAKsV1NN8AsPmzEXDT0r/smSvZmaa9lfS8+mo4JmNg36qpCz0Rj4",
+	"8qThBt1igwA3RkBBz47hn3WMeBPmivMM1jnwCxcwG1cAZDvLEXrd3l63t2J49lZ3CzmxKqK2Pq6XtGlY",
+	"6Opx6AEg25tHerBqpFo+7DifUsX2uPBAt0TNrvBpQ90gZ45J+jd7FC7xANh8tc6KMSLTj8JxbcwL/NwI",
+	"j8LyzMmQlORS3hiN5xgtcYvtv34Ql1eLyjhKhC8HJ+QAcfDzRePQGtuXhV7dOoIUla27z+t6aToCpQq1",
+	"/04WOtriuTNWnJmDuM2jWz5nAW62fvJELLZ/+LXU2z/81OZuwiXaDpb/PxWGiNqTVon1h3LygV1Qyvg6",
+	"NhdwRQvxgWo7JQtGi5i4qN0AzQrjEz56YLaDw17X/xzBlO0v3/aDHwSbq85iKCdXXFAtC6jYZWbrgzhs",
+	"qVRwAg3293M5pLkR+IPH3cfdqo3y3f8FGDI3H7zZNbN4UrJE/FJL/KrX3zuwX+H6/O3oB5uj+bejZ0+e",
+	"Pf/bwYldAXzKMP0nPVcn9Xc3KiwSizXNsA6s+TuIcKkWYO0t1Vu1LPkAhQd+16tUB+2FxUCPukEId7fT",
+	"PcIKl31fdbIPViko7suEB18jHBSEna+jp15INfvTgg9dsWL7wPePg9+/lITMyLbYKBBdX0oYX9DXPbZ7",
+	"mx1d3sK7XZQXCP1qcPG9samiXtSW9y+8cIUUweXX7W123b0X1F5gsQxfOtz80mupX8iZwBf6/W0chHD1",
+	"BjY+3K78Fi5Jf2jeOePbnhpr9AXuG3RGbPDf7F/PjKmh9j/jH2t9Oj/JOfrgwkyK4dgZjEqzqa9JDK1t",
+	"5+FJRKplGjelFWPJSF0ixnXIiavQAl0r7LWHFoFF7TCvj+HizGET4UMWsii2FxdsSm7+E9+MrRsRGgUY",
+	"Hfg1JpTk1Pww5r5wh6ITlggcRKX9m/90PQyW4bod8OcYTPAS5tn6HYQZLZScyxm9ZVmH2ITGTILm/E/J",
+	"xcDZ0tJYujgum9JZxm0JzQVUiiKMFjlnRWILeu15u1/Zan/ZEpRzy3pDmjM02w07lAjiiQCDedkUapxq",
+	"ZvS7S9+l9TPIa7sXMUkhpvay4VGa56bdMHfUpwoiEKdNBppwMVPY8jHMMCvkVF5f2wlCT2hzPFJlc+4t",
+	"jvv2SJFWFy7/cGTt2LeDcFNmLECNK5LGK93gOOqIVeV4woE0tOcJtdXrVgdlRlFv99L8mDaOY6mBDikz",
+	"+BW646RgplWbfByTMnt9QeZylmck47ccI0O6nUS8QF7RbC+XdZPK674Whk1btaAdl0/7dE/vXZJzG0Cx",
+	"dHTMkRmQ1AiyjmVXNpYdzXdus7B4mFuK3OWY1JJJ0Ytoocqa3Lg/Mo3TXHbjbjJTDHO1EWenWbTCsoO2",
+	"nd/Xs8lr77EoY1Sanb79RqevZ94P6/PdMOO35kC+MGrEtg+fyz+l1RVGbS/xu2jQ73b9Tr7jIzGbgkLX",
+	"yB2jQe+xedycamW14ho6BmA9N3EK+5NlbhieHDA6+AIRBTGdnnjlOswZ7He7qGvXuz1a2etR0Gnvu6Vu",
+	"Hx/5fv30y/4OuncXgR4bcoAwB7Ubba+a4gmHA+tj8FdcRPsD62to/KWVrtZKT5bWy3kLsL5NqZ1aWbJR",
+	"PwWMyZUaKUbnlKCWZUj9HOEka+PY6rIxToTCmnpXi0BpgvtSvP+LMa+oip852E7HatByHUZnq0Sd40Wp",
+	"IxoZ7RTNAIrRzPpRFVqz8r4FhxnToHy7fceMFzUKJ8bDa7Am3Q/VGmzSTg2GZHTloGaJ63WVFhSsZoPy",
+	"Q/N8aZ2qADxmyLsg7+A4bCEsrK1qHbr0lhV0xPy3A2LsZdKyn91FrK/DumC63UnEjwB5ukEBwqEgoLWS",
+	"ULobt8vd502p0p4CpDxOBNBiBfkFW2pZ1WXtjUTsqtuOqUhE+uLk6fm7y7fPz5+/Pj998zq1pRRdpUgs",
+	"og+Is3Km0RiyylXoAEoRwRqmB9HVMMhlaI8GZA/n4F9xS27W8KknDfUQitZvpKh8RY/zA+kbHz9HNUp3",
+	"TqIl+X3Y6ZeoU70GkXzDhdlCjITz5eWqrQZqSt/MdtvOe51e2fnhajXEjiEA8d8wjIN7u/9Q9Pzf0hPX",
+	"a3DP9vYOuvf3+t23i3+Vs29bfap6ordx+iF0dMXn5xnCXyrWOhUr4JwVz5/H416hcIHk2qhuFUGxtkaN",
+	"axsVZ1NFsPIe/2ph8UaJD3YWI6gP1qiJQOEw0gK9QUlhM/HHGANinVBzaR+b0IXXcIie8yFrA7a5zNgj",
+	"n5Jfwin0ur4uDQox0yqM+zqfqTF60Lyqkw7IQTeosxcWe9qxLB26l+xTVwzj3+uF6o5tcBKOHgeDlc7s",
+	"LtyvgJzFXHXKshkKnFAISg9jUsOyXLFLVq1V22o1F9cyjVbra7VR6YC69tYtau+0fAQXprwg6H8iXqO/",
+	"hjg4s1LdqcwMk37xUXADm2dv2FSTXIoRKzCVQNOrnFmgnvT965dvfvzx+TOj/0lyRYc3s6kZd8FAuELE",
+	"CkQNTdod8hS1NyA19B/aQF7HxxJRo2L1CKmHKZfck754+f7dT5enr8+fv/355KUDVVpyQvlCcl+qHT2Y",
+	"4yLAc/rYjbtxLzb/7cN/6/878H/1gm/7cS8+vCgLIX4M0HujF7xg1/JTUIVmEJV1JcqCNlCi7EbLqSvX",
+	"M4j2aViYZ8VNcq2CG6onZfdPx4WcsErv798N3gtu2JRZU6bCMUzkFc9ZMITqCOq9fXdk9iHUSraWrUtF",
+	"C1c4Khzn/k0cFb+RLPwwlliluxSDRMj5zpdgqoTLXRnM7EpSONSRTV4EsiliORFlyHLs6hFlVI2vJC0y",
+	"osbG/uN6ya1Qi2AthamPEl1nyJfS0/Bla+VitqMzZsGuNqaetIgsn7Q1pNFkTQfOdm1C2zyuSkn/93Hg",
+	"PmAew9a1W0HTTAdhG2Tfd1wDS4V3A/AwKwqrToXboMzDdgjFwVw9DFkalLGDbcNIVi+/8D5Dy1JrGHNA",
+	"vQzxVRNRGW0QH132A8a5tZrUUr1BVHiwEfSHeDRX8x4EtA4qdx5VOKKmgGCbXWoo1HoIEoHYUmHqaugz",
+	"sGdgAvKUFyU18Dz3WEd+09o2ITMRtuQeV6RbwycVdjCkBbqD3yRMyluij3aH/IDTo4loml1c8TT5ZVYp",
+	"qsxwQApW09rQF+fClBNRCW0mP9H8likCFfgJndMFksAvrJArRLjD/fzj+jf+bOFvt401gZz7IQ4j3yol",
+	"IyBkSTUh1a4JkKuBgR487hwF/pfH3QqC5ndwc1OLr1rCm+53vjtYxof8/qhyfXNoWnKYjv1vu93wcmV1",
+	"CBioHWhUVtbtxFua6+d32OscBvPrV6Znx7Q0ncffLk/HT9G6mYLZ9A67O0Uo1aB/V2hW/gbhOsSU/stH",
+	"sVov+4nRDCB1gqUrNbQVDortVDXtATlXamtvBCPM6PCgDCGwa2XzYpu+gj+FadrWyEY51W07Sz0R1lp2",
+	"7gyuNGHiluVyykgrQGroGbna63a7sc/mMJ/aaLFDgM8tzZ+M5aywKgWiBrrbjuV0NmuipxmoDO4NB/AL",
+	"xrVNb9mA9XtMqNPyjIGLUJby2tZ0sci5XpsE7dBpsPmiQ04Q5htdOxld5Hw01nuK3gICRonB1z8w9nP/",
+	"ELaAM4vFW7Ap4MaZZs343YTpTM8mApV4u2sxsfAWOkhxkkP0hwwZpMvZJSiFvGnXSfRNDimjmEG2UaBj",
+	"WsQB/NE6JyDixmueW6huPsRpqapxqSdzXSOFjC5SdExYgmkP3GZzZxMsYhICNK/eSfAlSXIQf/ttF1H1",
+	"q52BoErrHcC3ZRfpcRCiYyYK+qyVcUAeppsAFMCaN4pnLDxkFhLCvFfZK79RtkwzhLnRhXq0g4JcmlPW",
+	"LGulI69xGf3wxPl8YDCJAGcRluTDtcA1VCGCCmCZu9/TFVpdiQj8e1bsGuxX/gteslq2V02/yehiRTqJ",
+	"W48V+R74osv2MOcyiu2XGMh9sUXOyw+WEU9Z4SsLNo3FX1c0jgXYbqXkefeLQ5z+3IkiZh+rSrIxv+lC",
+	"NYbnV9XZ7zsHDrC+DNLpV5C/MRaort897oX63VGg3n3bA59d2E13uY+Dah8NPXTDDoL2u/e/KyzVkupt",
+	"Xr+/dJvXP/iCC8Mv6ecr3BriGWvK89hoZGFKEabBmnNvhdC6fKKqPQH31eHmQ55KSF39ms3UazAmKrSA",
+	"iUqWGg6Pukvkdtg1Rlql0zpJ97bo9LuKL/hx2Gn/oYmwKX+kv9d/jF9VNYNaolElh/1vR8+e4HY9NPl+",
+	"9RH+SwkfROAS0dtEfafrowuKC1LB3iat9+dP/7PX3oK7HjRy1/P+gVX3q0T53SanwEFJgQdLRI9Bo3Uu",
+	"ew4dLffV28Bve4G5/hX47cFKPlgxviyF2P180v8aLPkBhtL31PubjwX43P0PTz88Pf2lo3O4i9+mVv5j",
+	"Q6iJtfKrt+6/U/9NObPf3onzs79gCu4JKuEFpUtnCjEAsyJGYP7CJ3Guce44GLn1EEIOBMc9HftLHEI1",
+	"QbiYTeg93N9QYe4W4nRwKSA8c0pHXIwQiJNe5WxV2OIHN95dzT4HrY7gAPfK+LcQw/dN+fflApydtoSZ",
+	"vNo2e2MG4BB/FWmlupgBdEgPC0XBAIUUe+EzgKZsHuqm7VWDDuoNbBm1D3DCyyNMeQauDICkhXpPRcaK",
+	"lWu1Fr4AMmjcKoWlFn5fyAUPFx0aFvwp4UL6571AujtE/iio0O7LTBjpXoWr7tWAqFHxqiNN47cllDQm",
+	"K/EMtJUSMdpXQLAIzN0QWzl6f/50qUaFbTkstNE8sd21D8eE/u9OisLyW18xfrPnZWpve4EaFurYIE3d",
+	"ZL5AgG4jD9+LaSGHTCnDkZ8LzfVvKwzN0vi5B3LNC4WLuziaStUgxkp8eBWWw0KLoKULPpmwLCa5nLNi",
+	"b0gVy44JJTmjAJWUWtJCDG4Hf5rGhCbCP2NxrqhYQOReTKZGBgK6V0F5bp7JIJlhIm9N8+8FH8qMkZxe",
+	"sVwRrKVEuNAyEdOZWJgfESp2MlMak12uGKHVChxUBEU4YheXQoeFVApyOWYKMXRTe3pT0reI05Sk7oin",
+	"HRLWBcGAFF/HY8yKRoEMdUo++Jx3Cwr5g8wWa/hgI4Z0nTE6XhcizT4v+d7+VS5Htdo5g6jX7cD/9h8n",
+	"ot/t9gbZ1ePBoBeFjGvX01iWYrmrljwwnPJuSQD07hfV9y/g/2tWZ5NQsNz/XyoVdt2njdfHbO44Rw3d",
+	"86UcrijXXHvvkSLv377srE3urWsnd/fmz72DzS+d0UUuaXYu5UtagOYSHfaOtulMzaYYZfSKZZyem1Hv",
+	"aCQF9Z5+u0THLGsE3QjkQYOps//ZwmtkLGdNpVzfBsUtykzwDLipvSkDUx9uoqG+WUGFwjKnyyDBz6CX",
+	"kEt+kcoIrWU1Tc0WqvC4o9HWx+eZbW/FsfEh44qMpGB/hnBWXJFNdBU7a7kmEcdyvn6r1w/Mvvvm73+C",
+	"hTZrtXmZf0sU3wdFcrgAoPbheEVgs1HnqCJn78+XWciZeW+lntW8A+4RXlIVVmCK7v4ohPkHEYHlsv5m",
+	"RwmHELgCW2cn509/aq88VLPGiC2MJUE3mEWSxZiiY5KWOltKUDxKYdOhvJ2Az8AhhNiuRKSBDvoEraeq",
+	"tvkkJcOcUVuyNedKd7yjjQypQMBSV/MT60k1mSK4An+dkb/OyLZnZDd90UG0rfWTl6LIPh2jF9SCWABA",
+	"BWlpzhQ6xNtNfvRaNiAgR0GglXeoLnvFHY7Hrk7x39DlaTTX/jLgTomoE8J6NCWhjyQFrKXBETijq0/7",
+	"9vxTB3cX93c17n/n9v9+Tsem939v7kekoW28j3Yqv7fbu9+lt5IuM4VG/J1/M0W30QfrkdagJIhjhxis",
+	"3e8GOPXejWkvDO3M0RnaN88/JilwijROhE0EZmY9bJWTKgyRS8qPMSEastBjz1EHNiy6VH0AFScRZtYQ",
+	"1s1sIcwCimZAv0/svT1++A5jXZ3yBWA/FoD/qOu2HUOwj3pKVypk+hKmUtgl6ZAeIvFD4zGhiFpT3+py",
+	"chjia55OxIjfMoFThBjdxm5w6ToETF0oBYBduKqeXHtAnUTY4WP/Myj2cEyo20rIRoPGr9ncpYP3ndBS",
+	"xPornDhb6UX2cH8P50ReJVqO4oOLHbniV3cA/xbScMc12MbDikSxk4P1/duXy8fVS5h/ja/1307rtqfp",
+	"t/fNXrtjvRZxrlHTroMhr/LWlviAZCSZOgalGUFYlKaLVQ7ZgOE8sD+2H/hjr/1G7HLUNjhlSyn6p/PJ",
+	"rqGnfyMN6o8OWnux8myvB5I8b9LZQgu6AvW40ZLurAS++0NZyjbnbuGMxZpwfzPTV5AO/5KLmwF5mvPh",
+	"TWRzfFf/DErAEpocmpFoh27s2GsVtit8yHLAZYg4h9Gi4LX9TAr26/6c5UM5YdEXmeaI33Zfw7z29u8R",
+	"1W1rLLe/TPIdTfKRZQZ1fLY/hzn+zTcVHNtvviGt1BzcJ76QZBttdUAisxi3gCoCedYDYyhCVq1N7k33",
+	"0+NEpN+kJVKuWJBiJgyBluY9ZpT+mhLFzCqDfZ3DpmmswwsWPTaRETqiXCgNJcQtlMsyOprR+UJ0NNJK",
+	"IUZoPxiL/YamiNniPu5f2bpo+AWY8oJ8802J1VuuC3yXtl3FOgfoa1YEf4oTYYiSGoFl8fc9qpAu6PAG",
+	"qnmbVzRppU282fRflXOJsJGxClCN0PRzZSNZBXrYggXhqMzLNo1aVR0qHq6lQ1LH5FPIu7czxmrjuPmC",
+	"nL57Qw77ve+IsbJXOTr63W4i4F10dPS76Olo9kCY1Uw7ZBOQL4L44tY7FAP0aqxE9cUlqSD7rnQ6mO4f",
+	"1OXghG4zWutOPP/rx5ztJt3LL4yEP1ynOuw0z23cCmZ/v9ypYCXkXy6Fe7kU4Kz89g6FER7ZNXiqDQbH",
+	"/mfr+Ko5Epr8Ap4nPLBX4DDwCozsWm5/SjZ4BIAB/hn9ASvI4d/dF2ArCKAnwBVe2NYPcNg4aOca/hpe",
+	"gP4+pv8MPq9QRREsKJtKLjTAqRi9ETLHMjkXMdH0xiHyXskM4B/PcjpT/Co3Owh5bVBN/7YPagEWihJY",
+	"zGtksfkcQo9p379N5rK4AScChJhADppW5IoqlCJGfbphiw7xQVonZ6eJuGELVGNzPoGsPKNeIgNKj0lq",
+	"gZI8tktJbBjaYsH4UDeiuduqRKSfk4gZgk+iAUmiZNbtHgyhbj8zvGcISdUHLInu0gE5tLWlqFV9LXQe",
+	"xMwYpbuFYEb4otVZ51AubE4VmRdSjNoxOez2SAvV9w8fPuydzPSYCW2YGxuQHxgtWJG2bT8TrhTg+hbk",
+	"isLCYCUw82Miymmbjs2PE7qwBRxoZocDcW4I2Is1MWYCK4DjypgB9b9HDc6WCZ9gHW9bccJCzxQF1GrA",
+	"GtJjOmXkv969eU3eAa2Sg07XLYTSVLNjj+vECjIcs+GNAqVygndn/qB0OySTQ4Xk2plkEJCkbJjThOmC",
+	"D2OS8QkTCtAeRUZQhsiik4hEpGmaiOGsyMnef5OzN+/OiUtgoA7DsROE71dOB0mSRBCy9xN5dGLZMtCt",
+	"2wTy9+f/eAQ/P0U5tGfE+IDURdEj11BGHn1OIrsnSE9B30kUkyTCOSnz68fE54fjb0H6eRJdmG8yqs1n",
+	"MWLY3HdZEgFyNvxfEvmVqTQ4sGC+oFli05pP2GDO2I1pOGjA7jG8/TEBgWuMP3wJGwN0KnCsmG8/JhFY",
+	"bUl0cQGfuLoUUocv+Dqv+Ph8Pu+MAJ8AV+Hi4uLukd25JSsB8n8xa3ZbM6EJwYWORgUbUV0D7fvZl6Cr",
+	"5/R6yPDvmoBe7B5Eg+g7w6/tHkIVaZfgH4IBXMSOCGrJI0ameiZbHdoPCwcGDoMbcr2ISc4QZ8xXR4Gx",
+	"CmlL+DvM5rWDLUnEj7dCH67o1MB0id9cOBwT88pHu8Plc5WXP0ZmQzevSVwBV1i7QoIpXUdQ+bkZotJQ",
+	"IrmaaZLxzFaCdCC1CIkRG0Fj6H7lIh10l1fJn5b6UlCRRfHHj/6c+EUpD4lZEsyWuriIP0awch8j6xLx",
+	"z3vQ7PhjhIcjSTpmJdcspsWPWLt2VZzAJsrHVHVfcTi2vNZ8a3jvEgaNX6mPFgWji4gz7sNBz4yoYf0y",
+	"ujC/WJRBMPb4hF1i8p03rZumumaGW+vwwEisCrydVb+jxeG807YQi5yraNC/iyOveDWtXW+v3/UIIv8J",
+	"//VL2dvrf3vePxgcfT84+t7+dvEvO7/BNiEesvLpZpVtc98Fs16zk2s5ANwzXV4tYJDBK0ZTNYcnAogC",
+	"73QAvQQhaLpxJK+vFdM2v7CZWGCHZ7l28RzhOpb4+ohBE1VOXa/fjQ+63fiw1zm6wPCO8OUXBRVDs/Bn",
+	"tOCq+urjbtw76sYHjy/uLnYl1g1I97IUVUBkMeiWWLe0YEoTKWLvpEQNh0JoUUGFtVG3sAJhLNYFsbVh",
+	"Cy8tZzx/v+Wb97VY7VjXuDDUDVg20K5RIFulHRLaMGHcPkKQoIdjzGiux79Eg8/m0z/NjplN6fxT2a/8",
+	"xsMno3Uvfql82LelMcyXd1AeYVZwvUBsI1Azje4ZDT5CsCwqzKssaC6UNpSHeKlgnnFj4AxnEyY0aSmW",
+	"X++NpWHixySd0BtmrJIU1XBIH4ArOYCmmBW5LxNvZ77GaDdyY6ZYgS518OlZK9ZHci/bzSdOCctIRnm+",
+	"AMugoXh30BpqfstNfQDz0hva7BNYCcYKalGC95uxEW1yLnJJs3ZcdW/7kivhyNF10dQXD6p626sYLV3I",
+	"nkdXhYrVhOqgSRcb0eRDCHYqeOOVkSLNLgd3ezEtpJZDmZOWUXCmtPCovhWk+pOz07attwwNEdw3Nrli",
+	"meMKifA2P9dkKpWtGE60BHsbChLPzGuCMSgT4AxOYwICGWVGGXWQp4lQUzbcA14B+2xOE1idriCMFLh+",
+	"XJExFdnelBbKAriqKWNZ+9iCqfpDjRVqEFRfgyboLqSq5I53DHYZn/ruGhZzlePCcVG0RsuKEVwFgMQZ",
+	"1ZS0rKuhn5ZFgMBpAM6RdrCfDr9oqYY8MBLEFkCWAWvgbFnr2pA0I1c0N2e8CEn1jbORVHR3cff/BwAA",
+	"//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

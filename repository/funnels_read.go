@@ -1,0 +1,188 @@
+package repository
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+// A funnel's numbers (docs/funnels.md) are read from visit_rows when asked. SQL selects the
+// rows of the range that match the filters and hold a hit of step 1's goal (every other row
+// reaches no step); Go walks each one's hits in order (hit_order: pages and events
+// interleaved) and finds the furthest step reached, taking each step at the first hit that
+// matches it after the step before (the earliest match never reaches fewer steps than another).
+// Pageview goals' patterns are matched in Go against the range's distinct pages, as for goals:
+// a user's pattern never reaches PostgreSQL.
+
+// FunnelsFrom is the first day that funnels count for a website: the latest of the first day
+// whose rows keep the order of hits (funnels_from), the first with rows at all (filters_from)
+// and the oldest partition kept.
+func (r *Repository) FunnelsFrom(ctx context.Context, websiteID int64) (time.Time, error) {
+	const query = `
+		SELECT greatest(w.funnels_from, w.filters_from, (SELECT min(day) FROM visit_row_partitions))
+		FROM websites w WHERE w.id = $1`
+	var from time.Time
+	if err := r.db.GetContext(ctx, &from, query, websiteID); err != nil {
+		return time.Time{}, fmt.Errorf("funnels.from: %w", err)
+	}
+	return stats.Day(from), nil
+}
+
+// FunnelNumbers are a funnel's numbers over a range, of the visits that match the filters,
+// exact (never sampled); from is the first day counted when it is after the range's first
+// (FunnelsFrom), else the zero time.
+func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, f stats.Funnel) (n stats.FunnelNumbers, from time.Time, err error) {
+	n.Steps = make([]int64, len(f.Steps))
+	first, err := r.FunnelsFrom(ctx, websiteID)
+	if err != nil {
+		return n, time.Time{}, err
+	}
+	counted := days
+	if first.After(days.From) {
+		from, counted.From = first, first
+	}
+	if counted.From.After(counted.To) || len(f.Steps) == 0 {
+		return n, from, nil
+	}
+	goals, err := r.funnelGoals(ctx, websiteID, f)
+	if err != nil {
+		return n, from, err
+	}
+	matches, err := r.matchGoals(ctx, websiteID, counted, goals)
+	if err != nil {
+		return n, from, fmt.Errorf("funnels.numbers: %w", err)
+	}
+	v := rowReader{repo: r, websiteID: websiteID, days: counted, filters: filters.Canonical(), goal: &goalFilter{}, exact: true}
+	s, err := v.source(ctx)
+	if err != nil {
+		return n, from, fmt.Errorf("funnels.numbers: %w", err)
+	}
+	visitors := `SELECT count(*) FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS v`
+	visitorArgs := len(s.args) // step 1's condition adds its own
+	entering := `SELECT day - DATE '2000-01-01' AS day, visitor, hit_order, pages, event_names
+		FROM visit_rows WHERE ` + s.where + ` AND ` + s.goalCond(&matches[0])
+	w := newFunnelWalk(matches)
+	err = r.readRows(ctx, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &n.Visitors, visitors, s.args[:visitorArgs]...); err != nil {
+			return err
+		}
+		return w.readRows(ctx, tx, entering, s.args)
+	})
+	if err != nil {
+		return n, from, fmt.Errorf("funnels.numbers: %w", err)
+	}
+	w.count(n.Steps)
+	return n, from, nil
+}
+
+// funnelGoals are the goals of a funnel's steps, in its order.
+func (r *Repository) funnelGoals(ctx context.Context, websiteID int64, f stats.Funnel) ([]stats.Goal, error) {
+	ids := make([]int64, len(f.Steps))
+	for i, s := range f.Steps {
+		ids[i] = s.GoalID
+	}
+	var rows []goalRow
+	const query = `SELECT ` + goalColumns + ` FROM goals WHERE website_id = $1 AND id = ANY($2)`
+	if err := r.db.SelectContext(ctx, &rows, query, websiteID, pq.Array(ids)); err != nil {
+		return nil, fmt.Errorf("funnels.goals: %w", err)
+	}
+	byID := map[int64]stats.Goal{}
+	for _, row := range rows {
+		byID[row.ID] = row.goal()
+	}
+	goals := make([]stats.Goal, len(ids))
+	for i, id := range ids {
+		g, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("funnels.goals: goal %d: %w", id, ErrNotFound)
+		}
+		goals[i] = g
+	}
+	return goals, nil
+}
+
+// funnelWalk finds how far each visit went and keeps, for each visitor of a day, the furthest
+// step of their visits.
+type funnelWalk struct {
+	steps   int
+	pages   map[string]uint8 // a page's steps, one bit each
+	events  map[string]uint8 // an event name's steps
+	reached map[int64]int    // by day and day number
+}
+
+func newFunnelWalk(matches []goalMatch) *funnelWalk {
+	w := &funnelWalk{steps: len(matches), pages: map[string]uint8{}, events: map[string]uint8{}, reached: map[int64]int{}}
+	for i, m := range matches {
+		bit := uint8(1) << i
+		if m.goal.Kind == stats.GoalPageview {
+			for _, p := range m.pages {
+				w.pages[p] |= bit
+			}
+			continue
+		}
+		w.events[m.goal.Event] |= bit
+	}
+	return w
+}
+
+func (w *funnelWalk) readRows(ctx context.Context, tx *sqlx.Tx, query string, args []any) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var day, visitor int32
+	var order string
+	var pages, names pq.StringArray
+	for rows.Next() {
+		if err := rows.Scan(&day, &visitor, &order, &pages, &names); err != nil {
+			return err
+		}
+		key := int64(day)<<32 | int64(uint32(visitor))
+		k := w.walk(order, pages, names)
+		if old, ok := w.reached[key]; !ok || k > old {
+			w.reached[key] = k
+		}
+	}
+	return rows.Err()
+}
+
+// walk is how many steps a visit reached, walking its hits in order: a hit reaches the next
+// step when it matches that step's goal. A row whose order does not add up to its pages and
+// events (none is known to) is walked pages first.
+func (w *funnelWalk) walk(order string, pages, names []string) int {
+	if len(order) != len(pages)+len(names) {
+		order = strings.Repeat(string(rune(HitPage)), len(pages)) + strings.Repeat(string(rune(HitEvent)), len(names))
+	}
+	next, p, e := 0, 0, 0
+	for i := 0; i < len(order) && next < w.steps; i++ {
+		var bits uint8
+		switch {
+		case order[i] == HitPage && p < len(pages):
+			bits = w.pages[pages[p]]
+			p++
+		case order[i] == HitEvent && e < len(names):
+			bits = w.events[names[e]]
+			e++
+		}
+		if bits&(1<<next) != 0 {
+			next++
+		}
+	}
+	return next
+}
+
+// count adds each visitor of a day to the steps they reached.
+func (w *funnelWalk) count(steps []int64) {
+	for _, k := range w.reached {
+		for i := range k {
+			steps[i]++
+		}
+	}
+}
