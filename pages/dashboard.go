@@ -32,6 +32,7 @@ type dashboardPage struct {
 	Top       []topList
 	Goals     []goalRow // the Goals panel; none when the website has no goals
 	GoalsCSV  string
+	Funnel    *funnelPanel // nil when the website has no funnels
 }
 
 type presetLink struct {
@@ -77,6 +78,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	filters := parseFilters(q, errs)
 	tab := parseSourcesTab(q, errs)
+	funnel := parseFunnelParam(q, errs)
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -92,7 +94,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := p.zone(site)
-	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, filters, today, tab)
+	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, filters, today, tab, funnel)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -100,6 +102,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	base := p.links.Base(r, web.Page)
 	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, zone.OfDay(rng.To), tab)
 	data.Owner = isOwner(r, site)
+	data.Funnel = newFunnelPanel(reads.funnel, q, base+statsPath(site.Domain))
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
@@ -113,6 +116,7 @@ type dashboardReads struct {
 	// engaged is the time on page and scroll depth of the top pages.
 	engaged map[string]repository.PageEngagement
 	goals   goalReads
+	funnel  funnelReads
 }
 
 // readDashboard reads everything a dashboard shows in statements run at once: the top pages
@@ -120,9 +124,10 @@ type dashboardReads struct {
 // two statements of about equal size use both cores of a small server), the events grouped by
 // name, the chart's time series, the summaries of the range and of the one before, current
 // visitors, the notes on the ranges (with filters, the first day with visit details), and the
-// first day with data (for "all time"). Of the Sources panel, only the tab shown is read.
+// first day with data (for "all time"), the goals and the funnel shown. Of the Sources panel,
+// only the tab shown is read.
 // Filters narrow every number but current visitors (docs/filters.md).
-func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name) (dashboardReads, error) {
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name, funnel int64) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today}
 		topPages map[stats.Name]repository.StatList
@@ -157,6 +162,10 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 	p.readVisits(ctx, g, siteID, rng, filters, &out.visits)
 	g.Go(func() (err error) {
 		out.goals, err = p.readGoals(ctx, siteID, rng, filters)
+		return err
+	})
+	g.Go(func() (err error) {
+		out.funnel, err = p.readFunnel(ctx, siteID, rng, filters, funnel)
 		return err
 	})
 	g.Go(func() error {
