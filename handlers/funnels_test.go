@@ -160,6 +160,19 @@ func TestFunnelsFrom(t *testing.T) {
 	if !strings.HasSuffix(got, "Signup path: 0 0") || meta["funnels_from"] != "2026-03-02" {
 		t.Errorf("a range before funnels_from: %s %v", got, meta)
 	}
+
+	// A range longer than one statement reads (31 days), whose chunks split the two days:
+	// the same numbers as the two days alone.
+	if err := e.Repo.EnsureVisitRowPartitions(context.Background(), time.Date(2026, 1, 30, 0, 0, 0, 0, time.UTC), time.Date(2026, 2, 28, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DB.Exec(`UPDATE websites SET funnels_from = '2026-01-01', filters_from = '2026-01-01' WHERE id = $1`, site); err != nil {
+		t.Fatal(err)
+	}
+	got, meta = e.funnelNumbers(key, site, funnel, "from=2026-01-30&to=2026-03-02")
+	if want := "Visit /pricing 6 0 0 100 100\nSignup 4 2 33.3 66.7 66.7\nWelcome 3 1 25 50 75\nSignup path: 6 2"; got != want || len(meta) != 0 {
+		t.Errorf("32 days: %s %v, want\n%s", got, meta, want)
+	}
 }
 
 func TestFunnelsStoreListDelete(t *testing.T) {

@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -13,12 +14,11 @@ import (
 )
 
 // A funnel's numbers (docs/funnels.md) are read from visit_rows when asked. SQL selects the
-// rows of the range that match the filters and hold a hit of step 1's goal (every other row
-// reaches no step); Go walks each one's hits in order (hit_order: pages and events
-// interleaved) and finds the furthest step reached, taking each step at the first hit that
-// matches it after the step before (the earliest match never reaches fewer steps than another).
-// Pageview goals' patterns are matched in Go against the range's distinct pages, as for goals:
-// a user's pattern never reaches PostgreSQL.
+// rows of the range that match the filters; Go walks each one's hits in order (hit_order:
+// pages and events interleaved) and finds the furthest step reached, taking each step at the
+// first hit that matches it after the step before (the earliest match never reaches fewer
+// steps than another). Pageview goals' patterns are matched in Go, once a distinct page: a
+// user's pattern never reaches PostgreSQL.
 
 // FunnelsFrom is the first day that funnels count for a website: the latest of the first day
 // whose rows keep the order of hits (funnels_from), the first with rows at all (filters_from)
@@ -36,7 +36,9 @@ func (r *Repository) FunnelsFrom(ctx context.Context, websiteID int64) (time.Tim
 
 // FunnelNumbers are a funnel's numbers over a range, of the visits that match the filters,
 // exact (never sampled); from is the first day counted when it is after the range's first
-// (FunnelsFrom), else the zero time.
+// (FunnelsFrom), else the zero time. The range is read funnelChunkDays at a time: visitors are
+// distinct per day only, so the chunks add up exactly, and the per-visitor state held stays
+// that of a month whatever the range.
 func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, f stats.Funnel) (n stats.FunnelNumbers, from time.Time, err error) {
 	n.Steps = make([]int64, len(f.Steps))
 	first, err := r.FunnelsFrom(ctx, websiteID)
@@ -54,31 +56,39 @@ func (r *Repository) FunnelNumbers(ctx context.Context, websiteID int64, days st
 	if err != nil {
 		return n, from, err
 	}
-	matches, err := r.matchGoals(ctx, websiteID, counted, goals)
-	if err != nil {
-		return n, from, fmt.Errorf("funnels.numbers: %w", err)
+	w := newFunnelWalk(goals)
+	for chunk := (stats.Range{From: counted.From}); !chunk.From.After(counted.To); chunk.From = chunk.To.AddDate(0, 0, 1) {
+		chunk.To = chunk.From.AddDate(0, 0, funnelChunkDays-1)
+		if chunk.To.After(counted.To) {
+			chunk.To = counted.To
+		}
+		if err := r.walkFunnelRows(ctx, websiteID, chunk, filters, w); err != nil {
+			return n, from, fmt.Errorf("funnels.numbers: %w", err)
+		}
+		w.count(&n)
 	}
-	v := rowReader{repo: r, websiteID: websiteID, days: counted, filters: filters.Canonical(), goal: &goalFilter{}, exact: true}
+	return n, from, nil
+}
+
+// funnelChunkDays is how many days one statement of a funnel's reads.
+const funnelChunkDays = 31
+
+// walkFunnelRows walks the hits of every row of the days that matches the filters. Every row
+// is read, not only those with a hit of step 1: their visitors are the funnel's
+// never-entering ones, and a pageview goal's pattern is matched here, in Go, against each
+// distinct page as it comes (stats.GoalPattern), never in SQL. Matching the range's pages
+// first and selecting the rows with one of them in SQL (as goals do) cost more than reading
+// them all: the distinct pages and the test of each row's pages each take a pass over every
+// page of the range.
+func (r *Repository) walkFunnelRows(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, w *funnelWalk) error {
+	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}, exact: true}
 	s, err := v.source(ctx)
 	if err != nil {
-		return n, from, fmt.Errorf("funnels.numbers: %w", err)
+		return err
 	}
-	visitors := `SELECT count(*) FROM (SELECT FROM visit_rows WHERE ` + s.where + ` GROUP BY day, visitor) AS v`
-	visitorArgs := len(s.args) // step 1's condition adds its own
-	entering := `SELECT day - DATE '2000-01-01' AS day, visitor, hit_order, pages, event_names
-		FROM visit_rows WHERE ` + s.where + ` AND ` + s.goalCond(&matches[0])
-	w := newFunnelWalk(matches)
-	err = r.readRows(ctx, func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &n.Visitors, visitors, s.args[:visitorArgs]...); err != nil {
-			return err
-		}
-		return w.readRows(ctx, tx, entering, s.args)
-	})
-	if err != nil {
-		return n, from, fmt.Errorf("funnels.numbers: %w", err)
-	}
-	w.count(n.Steps)
-	return n, from, nil
+	query := `SELECT day - DATE '2000-01-01' AS day, visitor, hit_order, pages, event_names
+		FROM visit_rows WHERE ` + s.where
+	return r.readRows(ctx, func(tx *sqlx.Tx) error { return w.readRows(ctx, tx, query, s.args) })
 }
 
 // funnelGoals are the goals of a funnel's steps, in its order.
@@ -108,27 +118,47 @@ func (r *Repository) funnelGoals(ctx context.Context, websiteID int64, f stats.F
 }
 
 // funnelWalk finds how far each visit went and keeps, for each visitor of a day, the furthest
-// step of their visits.
+// step of their visits (0: none, but seen).
 type funnelWalk struct {
-	steps   int
-	pages   map[string]uint8 // a page's steps, one bit each
-	events  map[string]uint8 // an event name's steps
-	reached map[int64]int    // by day and day number
+	steps    int
+	patterns []stepPattern
+	events   map[string]uint8 // an event name's steps, one bit each
+	pages    map[string]uint8 // a page's steps, as matched so far
+	reached  map[int64]int    // by day and day number
 }
 
-func newFunnelWalk(matches []goalMatch) *funnelWalk {
-	w := &funnelWalk{steps: len(matches), pages: map[string]uint8{}, events: map[string]uint8{}, reached: map[int64]int{}}
-	for i, m := range matches {
+// stepPattern is a pageview goal's pattern and its step's bit.
+type stepPattern struct {
+	re  *regexp.Regexp
+	bit uint8
+}
+
+func newFunnelWalk(goals []stats.Goal) *funnelWalk {
+	w := &funnelWalk{steps: len(goals), events: map[string]uint8{}, pages: map[string]uint8{}, reached: map[int64]int{}}
+	for i, g := range goals {
 		bit := uint8(1) << i
-		if m.goal.Kind == stats.GoalPageview {
-			for _, p := range m.pages {
-				w.pages[p] |= bit
-			}
+		if g.Kind == stats.GoalPageview {
+			w.patterns = append(w.patterns, stepPattern{re: stats.GoalPattern(g.Page), bit: bit})
 			continue
 		}
-		w.events[m.goal.Event] |= bit
+		w.events[g.Event] |= bit
 	}
 	return w
+}
+
+// pageSteps are the steps whose goals a page matches, matched once a distinct page.
+func (w *funnelWalk) pageSteps(page string) uint8 {
+	bits, ok := w.pages[page]
+	if !ok {
+		path := stats.GoalPath(page)
+		for _, p := range w.patterns {
+			if p.re.MatchString(path) {
+				bits |= p.bit
+			}
+		}
+		w.pages[page] = bits
+	}
+	return bits
 }
 
 func (w *funnelWalk) readRows(ctx context.Context, tx *sqlx.Tx, query string, args []any) error {
@@ -165,7 +195,7 @@ func (w *funnelWalk) walk(order string, pages, names []string) int {
 		var bits uint8
 		switch {
 		case order[i] == HitPage && p < len(pages):
-			bits = w.pages[pages[p]]
+			bits = w.pageSteps(pages[p])
 			p++
 		case order[i] == HitEvent && e < len(names):
 			bits = w.events[names[e]]
@@ -178,11 +208,13 @@ func (w *funnelWalk) walk(order string, pages, names []string) int {
 	return next
 }
 
-// count adds each visitor of a day to the steps they reached.
-func (w *funnelWalk) count(steps []int64) {
+// count adds the visitors walked to n, each to the steps they reached, and forgets them.
+func (w *funnelWalk) count(n *stats.FunnelNumbers) {
+	n.Visitors += int64(len(w.reached))
 	for _, k := range w.reached {
 		for i := range k {
-			steps[i]++
+			n.Steps[i]++
 		}
 	}
+	clear(w.reached)
 }
