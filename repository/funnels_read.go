@@ -1,10 +1,11 @@
 package repository
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -147,16 +148,16 @@ func newFunnelWalk(goals []stats.Goal) *funnelWalk {
 }
 
 // pageSteps are the steps whose goals a page matches, matched once a distinct page.
-func (w *funnelWalk) pageSteps(page string) uint8 {
-	bits, ok := w.pages[page]
+func (w *funnelWalk) pageSteps(page []byte) uint8 {
+	bits, ok := w.pages[string(page)]
 	if !ok {
-		path := stats.GoalPath(page)
+		path := stats.GoalPath(string(page))
 		for _, p := range w.patterns {
 			if p.re.MatchString(path) {
 				bits |= p.bit
 			}
 		}
-		w.pages[page] = bits
+		w.pages[string(page)] = bits
 	}
 	return bits
 }
@@ -167,15 +168,23 @@ func (w *funnelWalk) readRows(ctx context.Context, tx *sqlx.Tx, query string, ar
 		return err
 	}
 	defer rows.Close()
+	// The arrays are read as the driver's bytes and split here, without a string a page: a
+	// month is 775,000 pages, and pq.StringArray's copies were a good part of a funnel's time.
 	var day, visitor int32
-	var order string
-	var pages, names pq.StringArray
+	var order, pagesText, namesText sql.RawBytes
+	var pages, names textArray
 	for rows.Next() {
-		if err := rows.Scan(&day, &visitor, &order, &pages, &names); err != nil {
+		if err := rows.Scan(&day, &visitor, &order, &pagesText, &namesText); err != nil {
 			return err
 		}
+		if err := pages.parse(pagesText); err != nil {
+			return fmt.Errorf("pages: %w", err)
+		}
+		if err := names.parse(namesText); err != nil {
+			return fmt.Errorf("event_names: %w", err)
+		}
 		key := int64(day)<<32 | int64(uint32(visitor))
-		k := w.walk(order, pages, names)
+		k := w.walk(order, pages.elems, names.elems)
 		if old, ok := w.reached[key]; !ok || k > old {
 			w.reached[key] = k
 		}
@@ -186,9 +195,9 @@ func (w *funnelWalk) readRows(ctx context.Context, tx *sqlx.Tx, query string, ar
 // walk is how many steps a visit reached, walking its hits in order: a hit reaches the next
 // step when it matches that step's goal. A row whose order does not add up to its pages and
 // events (none is known to) is walked pages first.
-func (w *funnelWalk) walk(order string, pages, names []string) int {
+func (w *funnelWalk) walk(order []byte, pages, names [][]byte) int {
 	if len(order) != len(pages)+len(names) {
-		order = strings.Repeat(string(rune(HitPage)), len(pages)) + strings.Repeat(string(rune(HitEvent)), len(names))
+		order = append(bytes.Repeat([]byte{HitPage}, len(pages)), bytes.Repeat([]byte{HitEvent}, len(names))...)
 	}
 	next, p, e := 0, 0, 0
 	for i := 0; i < len(order) && next < w.steps; i++ {
@@ -198,7 +207,7 @@ func (w *funnelWalk) walk(order string, pages, names []string) int {
 			bits = w.pageSteps(pages[p])
 			p++
 		case order[i] == HitEvent && e < len(names):
-			bits = w.events[names[e]]
+			bits = w.events[string(names[e])]
 			e++
 		}
 		if bits&(1<<next) != 0 {
@@ -206,6 +215,58 @@ func (w *funnelWalk) walk(order string, pages, names []string) int {
 		}
 	}
 	return next
+}
+
+// textArray is a text[] as PostgreSQL writes it ({a,"b c","d\"e"}), split into its elements:
+// views of the text, or of scratch for an element with escapes. Both are reused row after row.
+type textArray struct {
+	elems   [][]byte
+	scratch []byte
+}
+
+// parse splits lit. The rows' arrays hold no NULL (an element "NULL" is written quoted).
+func (a *textArray) parse(lit []byte) error {
+	a.elems = a.elems[:0]
+	if cap(a.scratch) < len(lit) {
+		a.scratch = make([]byte, 0, len(lit)) // never grown while parsing: elems point into it
+	}
+	a.scratch = a.scratch[:0]
+	if len(lit) < 2 || lit[0] != '{' || lit[len(lit)-1] != '}' {
+		return fmt.Errorf("not an array: %.40q", lit)
+	}
+	body := lit[1 : len(lit)-1]
+	for i := 0; i < len(body); {
+		var elem []byte
+		if body[i] == '"' {
+			start := len(a.scratch)
+			for i++; i < len(body) && body[i] != '"'; i++ {
+				if body[i] == '\\' && i+1 < len(body) {
+					i++
+				}
+				a.scratch = append(a.scratch, body[i])
+			}
+			if i >= len(body) {
+				return fmt.Errorf("unterminated element: %.40q", lit)
+			}
+			elem = a.scratch[start:len(a.scratch):len(a.scratch)]
+			i++ // the closing quote
+		} else {
+			end := bytes.IndexByte(body[i:], ',')
+			if end < 0 {
+				end = len(body) - i
+			}
+			elem = body[i : i+end]
+			i += end
+		}
+		a.elems = append(a.elems, elem)
+		if i < len(body) {
+			if body[i] != ',' {
+				return fmt.Errorf("malformed array: %.40q", lit)
+			}
+			i++
+		}
+	}
+	return nil
 }
 
 // count adds the visitors walked to n, each to the steps they reached, and forgets them.
