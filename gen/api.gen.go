@@ -53,6 +53,36 @@ func (e DeletedObject) Valid() bool {
 	}
 }
 
+// Defines values for FunnelDeletedDeleted.
+const (
+	FunnelDeletedDeletedTrue FunnelDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the FunnelDeletedDeleted enum.
+func (e FunnelDeletedDeleted) Valid() bool {
+	switch e {
+	case FunnelDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FunnelDeletedObject.
+const (
+	FunnelDeletedObjectFunnel FunnelDeletedObject = "funnel"
+)
+
+// Valid indicates whether the value is a known member of the FunnelDeletedObject enum.
+func (e FunnelDeletedObject) Valid() bool {
+	switch e {
+	case FunnelDeletedObjectFunnel:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GoalDeletedDeleted.
 const (
 	GoalDeletedDeletedTrue GoalDeletedDeleted = true
@@ -427,6 +457,91 @@ type Error struct {
 // `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
 // Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 type Flag = bool
+
+// Funnel defines model for Funnel.
+type Funnel struct {
+	Id   int64  `json:"id"`
+	Name string `json:"name"`
+
+	// Steps The steps in order.
+	Steps []FunnelStep `json:"steps"`
+}
+
+// FunnelDeleted defines model for FunnelDeleted.
+type FunnelDeleted struct {
+	Deleted FunnelDeletedDeleted `json:"deleted"`
+	Id      int64                `json:"id"`
+	Object  FunnelDeletedObject  `json:"object"`
+}
+
+// FunnelDeletedDeleted defines model for FunnelDeleted.Deleted.
+type FunnelDeletedDeleted bool
+
+// FunnelDeletedObject defines model for FunnelDeleted.Object.
+type FunnelDeletedObject string
+
+// FunnelForm defines model for FunnelForm.
+type FunnelForm struct {
+	// Name Unique in the website.
+	Name string `json:"name"`
+
+	// Steps The ids of the website's goals, in order, none twice; the field repeated (`steps=3&steps=7`).
+	Steps []int64 `json:"steps"`
+}
+
+// FunnelList defines model for FunnelList.
+type FunnelList struct {
+	Data []Funnel `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// FunnelResponse defines model for FunnelResponse.
+type FunnelResponse struct {
+	Data Funnel `json:"data"`
+}
+
+// FunnelStats defines model for FunnelStats.
+type FunnelStats struct {
+	EnteringVisitors      int64             `json:"entering_visitors"`
+	Name                  string            `json:"name"`
+	NeverEnteringVisitors int64             `json:"never_entering_visitors"`
+	Steps                 []FunnelStepStats `json:"steps"`
+}
+
+// FunnelStatsMeta defines model for FunnelStatsMeta.
+type FunnelStatsMeta struct {
+	// FunnelsFrom The first day whose visits the numbers count, when that is after the range's first
+	// day (days before it have no rows that keep the order of the hits). Absent otherwise.
+	FunnelsFrom *openapi_types.Date `json:"funnels_from,omitempty"`
+}
+
+// FunnelStatsResponse defines model for FunnelStatsResponse.
+type FunnelStatsResponse struct {
+	Data FunnelStats     `json:"data"`
+	Meta FunnelStatsMeta `json:"meta"`
+}
+
+// FunnelStep defines model for FunnelStep.
+type FunnelStep struct {
+	// DisplayName The goal's display name.
+	DisplayName string `json:"display_name"`
+	GoalId      int64  `json:"goal_id"`
+}
+
+// FunnelStepStats defines model for FunnelStepStats.
+type FunnelStepStats struct {
+	ConversionRate     float64 `json:"conversion_rate"`
+	ConversionRateStep float64 `json:"conversion_rate_step"`
+	Dropoff            int64   `json:"dropoff"`
+	DropoffRate        float64 `json:"dropoff_rate"`
+
+	// Goal The step's goal's display name.
+	Goal     string `json:"goal"`
+	Visitors int64  `json:"visitors"`
+}
 
 // Goal defines model for Goal.
 type Goal struct {
@@ -1256,6 +1371,9 @@ type BadHit = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidFunnel The one error body, for every status >= 400.
+type InvalidFunnel = Error
+
 // InvalidGoal The one error body, for every status >= 400.
 type InvalidGoal = Error
 
@@ -1414,6 +1532,57 @@ type ListStatsParamsSearchBy string
 
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
+
+// GetFunnelParams defines parameters for GetFunnel.
+type GetFunnelParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+}
 
 // ListGoalConversionsParams defines parameters for ListGoalConversions.
 type ListGoalConversionsParams struct {
@@ -1723,6 +1892,14 @@ type ListWebsitesParamsSearchBy string
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
 
+// ListFunnelsParams defines parameters for ListFunnels.
+type ListFunnelsParams struct {
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
 // ListGoalsParams defines parameters for ListGoals.
 type ListGoalsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
@@ -1739,6 +1916,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
+type StoreFunnelFormdataRequestBody = FunnelForm
 
 // StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
 type StoreGoalFormdataRequestBody = GoalForm
@@ -2275,6 +2455,9 @@ type ServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
+	// GetFunnel A funnel's numbers over a range
+	// (GET /api/v1/stats/{website_id}/funnels/{funnel_id})
+	GetFunnel(ctx echo.Context, websiteId StatsWebsiteId, funnelId int64, params GetFunnelParams) error
 	// ListGoalConversions Conversions of a website's goals over a range
 	// (GET /api/v1/stats/{website_id}/goals)
 	ListGoalConversions(ctx echo.Context, websiteId StatsWebsiteId, params ListGoalConversionsParams) error
@@ -2311,6 +2494,15 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
+	// ListFunnels List a website's funnels
+	// (GET /api/v1/websites/{id}/funnels)
+	ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error
+	// StoreFunnel Add a funnel
+	// (POST /api/v1/websites/{id}/funnels)
+	StoreFunnel(ctx echo.Context, id int64) error
+	// DeleteFunnel Delete a funnel
+	// (DELETE /api/v1/websites/{id}/funnels/{funnel_id})
+	DeleteFunnel(ctx echo.Context, id int64, funnelId int64) error
 	// ListGoals List a website's goals
 	// (GET /api/v1/websites/{id}/goals)
 	ListGoals(ctx echo.Context, id int64, params ListGoalsParams) error
@@ -2468,6 +2660,74 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
+	return err
+}
+
+// GetFunnel converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFunnel(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "website_id" -------------
+	var websiteId StatsWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "website_id", ctx.Param("website_id"), &websiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter website_id: %s", err))
+	}
+
+	// ------------- Path parameter "funnel_id" -------------
+	var funnelId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "funnel_id", ctx.Param("funnel_id"), &funnelId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter funnel_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetFunnelParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_any" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_any", ctx.QueryParams(), &params.FilterAny, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_any: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_not", ctx.QueryParams(), &params.FilterNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFunnel(ctx, websiteId, funnelId, params)
 	return err
 }
 
@@ -2976,6 +3236,78 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
+// ListFunnels converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFunnels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListFunnelsParams
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFunnels(ctx, id, params)
+	return err
+}
+
+// StoreFunnel converts echo context to params.
+func (w *ServerInterfaceWrapper) StoreFunnel(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StoreFunnel(ctx, id)
+	return err
+}
+
+// DeleteFunnel converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteFunnel(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "funnel_id" -------------
+	var funnelId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "funnel_id", ctx.Param("funnel_id"), &funnelId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter funnel_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteFunnel(ctx, id, funnelId)
+	return err
+}
+
 // ListGoals converts echo context to params.
 func (w *ServerInterfaceWrapper) ListGoals(ctx echo.Context) error {
 	var err error
@@ -3107,6 +3439,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["getOpenAPI"]...)
 	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/:website_id/funnels/:funnel_id", wrapper.GetFunnel, options.OperationMiddlewares["getFunnel"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/goals", wrapper.ListGoalConversions, options.OperationMiddlewares["listGoalConversions"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/properties", wrapper.ListProperties, options.OperationMiddlewares["listProperties"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/realtime", wrapper.GetRealtime, options.OperationMiddlewares["getRealtime"]...)
@@ -3119,6 +3452,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
+	router.GET(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.ListFunnels, options.OperationMiddlewares["listFunnels"]...)
+	router.POST(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.StoreFunnel, options.OperationMiddlewares["storeFunnel"]...)
+	router.DELETE(options.BaseURL+"/api/v1/websites/:id/funnels/:funnel_id", wrapper.DeleteFunnel, options.OperationMiddlewares["deleteFunnel"]...)
 	router.GET(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.ListGoals, options.OperationMiddlewares["listGoals"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.StoreGoal, options.OperationMiddlewares["storeGoal"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/goals/:goal_id", wrapper.DeleteGoal, options.OperationMiddlewares["deleteGoal"]...)
@@ -3145,6 +3481,8 @@ type InternalErrorJSONResponse struct {
 
 	Headers InternalErrorResponseHeaders
 }
+
+type InvalidFunnelJSONResponse Error
 
 type InvalidGoalJSONResponse Error
 
@@ -3423,6 +3761,103 @@ func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseW
 type ListStats500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnelRequestObject struct {
+	WebsiteId StatsWebsiteId `json:"website_id"`
+	FunnelId  int64          `json:"funnel_id"`
+	Params    GetFunnelParams
+}
+
+type GetFunnelResponseObject interface {
+	VisitGetFunnelResponse(w http.ResponseWriter) error
+}
+
+type GetFunnel200JSONResponse FunnelStatsResponse
+
+func (response GetFunnel200JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFunnel401JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFunnel404JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel422JSONResponse struct{ InvalidStatsQueryJSONResponse }
+
+func (response GetFunnel422JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFunnel429JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetFunnel500JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4618,6 +5053,320 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
+type ListFunnelsRequestObject struct {
+	Id     int64 `json:"id"`
+	Params ListFunnelsParams
+}
+
+type ListFunnelsResponseObject interface {
+	VisitListFunnelsResponse(w http.ResponseWriter) error
+}
+
+type ListFunnels200JSONResponse FunnelList
+
+func (response ListFunnels200JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListFunnels401JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListFunnels404JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListFunnels422JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListFunnels429JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunnels500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListFunnels500JSONResponse) VisitListFunnelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnelRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *StoreFunnelFormdataRequestBody
+}
+
+type StoreFunnelResponseObject interface {
+	VisitStoreFunnelResponse(w http.ResponseWriter) error
+}
+
+type StoreFunnel201ResponseHeaders struct {
+	Location string
+}
+
+type StoreFunnel201JSONResponse struct {
+	Body    FunnelResponse
+	Headers StoreFunnel201ResponseHeaders
+}
+
+func (response StoreFunnel201JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StoreFunnel401JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StoreFunnel404JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response StoreFunnel413JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StoreFunnel415JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel422JSONResponse struct{ InvalidFunnelJSONResponse }
+
+func (response StoreFunnel422JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response StoreFunnel429JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreFunnel500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StoreFunnel500JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnelRequestObject struct {
+	Id       int64 `json:"id"`
+	FunnelId int64 `json:"funnel_id"`
+}
+
+type DeleteFunnelResponseObject interface {
+	VisitDeleteFunnelResponse(w http.ResponseWriter) error
+}
+
+type DeleteFunnel200JSONResponse FunnelDeleted
+
+func (response DeleteFunnel200JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteFunnel401JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteFunnel404JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteFunnel429JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteFunnel500JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListGoalsRequestObject struct {
 	Id     int64 `json:"id"`
 	Params ListGoalsParams
@@ -5026,6 +5775,9 @@ type StrictServerInterface interface {
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
+	// GetFunnel A funnel's numbers over a range
+	// (GET /api/v1/stats/{website_id}/funnels/{funnel_id})
+	GetFunnel(ctx context.Context, request GetFunnelRequestObject) (GetFunnelResponseObject, error)
 	// ListGoalConversions Conversions of a website's goals over a range
 	// (GET /api/v1/stats/{website_id}/goals)
 	ListGoalConversions(ctx context.Context, request ListGoalConversionsRequestObject) (ListGoalConversionsResponseObject, error)
@@ -5062,6 +5814,15 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
+	// ListFunnels List a website's funnels
+	// (GET /api/v1/websites/{id}/funnels)
+	ListFunnels(ctx context.Context, request ListFunnelsRequestObject) (ListFunnelsResponseObject, error)
+	// StoreFunnel Add a funnel
+	// (POST /api/v1/websites/{id}/funnels)
+	StoreFunnel(ctx context.Context, request StoreFunnelRequestObject) (StoreFunnelResponseObject, error)
+	// DeleteFunnel Delete a funnel
+	// (DELETE /api/v1/websites/{id}/funnels/{funnel_id})
+	DeleteFunnel(ctx context.Context, request DeleteFunnelRequestObject) (DeleteFunnelResponseObject, error)
 	// ListGoals List a website's goals
 	// (GET /api/v1/websites/{id}/goals)
 	ListGoals(ctx context.Context, request ListGoalsRequestObject) (ListGoalsResponseObject, error)
@@ -5154,6 +5915,33 @@ func (sh *strictHandler) ListStats(ctx echo.Context, websiteId int64, params Lis
 		return err
 	} else if validResponse, ok := response.(ListStatsResponseObject); ok {
 		return validResponse.VisitListStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetFunnel operation middleware
+func (sh *strictHandler) GetFunnel(ctx echo.Context, websiteId StatsWebsiteId, funnelId int64, params GetFunnelParams) error {
+	var request GetFunnelRequestObject
+
+	request.WebsiteId = websiteId
+	request.FunnelId = funnelId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFunnel(ctx.Request().Context(), request.(GetFunnelRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFunnel")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFunnelResponseObject); ok {
+		return validResponse.VisitGetFunnelResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -5493,6 +6281,93 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ListFunnels operation middleware
+func (sh *strictHandler) ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error {
+	var request ListFunnelsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListFunnels(ctx.Request().Context(), request.(ListFunnelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListFunnels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListFunnelsResponseObject); ok {
+		return validResponse.VisitListFunnelsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StoreFunnel operation middleware
+func (sh *strictHandler) StoreFunnel(ctx echo.Context, id int64) error {
+	var request StoreFunnelRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body StoreFunnelFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StoreFunnel(ctx.Request().Context(), request.(StoreFunnelRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StoreFunnel")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StoreFunnelResponseObject); ok {
+		return validResponse.VisitStoreFunnelResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteFunnel operation middleware
+func (sh *strictHandler) DeleteFunnel(ctx echo.Context, id int64, funnelId int64) error {
+	var request DeleteFunnelRequestObject
+
+	request.Id = id
+	request.FunnelId = funnelId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteFunnel(ctx.Request().Context(), request.(DeleteFunnelRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteFunnel")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteFunnelResponseObject); ok {
+		return validResponse.VisitDeleteFunnelResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListGoals operation middleware
 func (sh *strictHandler) ListGoals(ctx echo.Context, id int64, params ListGoalsParams) error {
 	var request ListGoalsRequestObject
@@ -5631,351 +6506,376 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lcxu3ki/+VVBz95TJ3BFFUlLiUOXaUmwl0cYPXVtONuvRXwNxIHKOhgDPAJTMJP7u/0J3A4Mhhy/Z",
-	"zmNP9mzFIjmDZ6PRz1//Gg3VZKqkkEZHg1+jseCZKOHPk6JQ9/aPTOhhmU9NrmQ0iC7Ggk2EGatMMzMW",
-	"bMrNmI25jpnojDos/e70Imbnr95cpJ0ojkrxr1leiiwamHIm4kgPx2LCbatmPhXRINKmzOUo+vAhxg5P",
-	"5PxVmY9yudzzSXHP55qlX6Qx04qZMTeMyznTuRFswudsqrRh49zo9T0LOZtEg3fRF9Fl3DCMp3w4Fk+V",
-	"NKUqVg9Cqj1tVCnSAeOScanvRcnUDSzJyfkZjGesioxxNtOifKTZvbi2I9WMy4zJ2eRalBomIlUih7bT",
-	"mOkxL0XGVAntDItcSPNIM3UvY3YrxFSz3HQSudX03AhXzFJJI6R5LuTIjJt3uYDf3KSuVTZnuWTXczuH",
-	"Vvjtd6cXTAuZ6ZjdqJJ9f3ryrL3V5ufSiJEowwFdzKfiFYxCr1t8LfObm5AO2HWp7rUomeG3AimTNoXj",
-	"p5Q62LM9pCw3lmg7W64kdNe8kM/UUJ+rIh/Ol8f7Bv7GHddmXgjNbko1YWaca6ZFeZcPBVOymMdMKjPO",
-	"5YjlssilqD7D86LQ4n4sSrHrkTq94KPmzdWmVHLEhDS5mTPDR26fSzEthRbScPu03VfDWnDQC55LmIr9",
-	"NPoln+5Z3lEKrUWWSCUFE3xoecGdsI/kpaXb9jGQhl3vaz68tRSUnt3svVRS7L3gZjhON9Hz8qxei3/N",
-	"hDZnWfPU8ozNZCZKdj/Oh2MYbSYMzwuNc8w1E2WpSnYvSsEKNRqJrLPzEEw5P7kxomzYdTFU0nJHxe65",
-	"nbe4USUsCZPivWElDn/nE/LTTz+dzMzYbtmQG7H6eHwjeCnKdDvixoebaPtDHE15ySfC0I3wbV40Thi/",
-	"16yV3sBf716evDi9fPLjyfO3p6m7F+inoZpJU84vnzw7HXwnygmX82TW7fa/pN+nfCQun+xPy3yYy1Ha",
-	"HiRS3IlyThyTwfsaDg2s6F2uc6ORCUwsPTF8HJtjo/xOyE4i9xiMhuWacXbHi5lg4j0fmmLu+IM23GhW",
-	"5NpukJmV0vLamKVJlEQpy+WwmGUi67AT7BI7EzqRzM8Nx36esvuxkMweCHXD7OjsD3e5uNe2//MYDpF7",
-	"SdwJaS6fnNJbucEjZ8bCNg2/stNjmpUyY1EyySeC2bPHS2J1MCS8KGh2LVgR6v8mL/FmbHdgvEMlTW7v",
-	"/BSHQpuSukbx9lGZCGkXG0kHKWtNCz4UMAzNhmMuRzDWa2HuhZDsO6HOzlkpCsG10O1jlg5zUzWuYUj3",
-	"Y1UIHGuHfatKlmrBy+H4SshRLkUaw0C1Gua8uJLC3KvyNo1ZOuSTKc9HMo2Rq8/M5Cq1/Au5bAoLltol",
-	"ZmIyNXPad9ott6wh1QC/suzr2O+JVrNyKC6fpP69LC/F0NB7HezWD4XlQAZcBttjL8JqsAMgREcSduDm",
-	"XgFZntB+wVCkIuIac+27pptgUE0JiNTO9hdRKh0zOCHws2VruMUtGEs7jYkLasMtT7oh0QI6tYSpDTJI",
-	"nhe24Yml+YWemchtWzDcn3IzprNlJb51JxNasa/jog3oToBPynKLLNcml0NjxzsVJcv4PGZ6NplYCcjO",
-	"CAc21+2Y2ojZtZrJIclQ2ayEOyp2l1JeBieNy8wfIH3M7u3Aawc1jauxVq/B9nAD3+AGSTaTt9KeLFXa",
-	"21FwIzJmWVzsGkztUtmrDS6XG1VOPC988p5Imbrml++uL5+8T9uxbY4TecJ0+0dH9jSVfIira8VHu34v",
-	"3z63z9ou3l58u/eYBBugucN+nynpxwEjfm0PJMxkNrWX0EEPVpHZgw2bJDLH/DrsHCmAmziUmaz0em1l",
-	"AZ6hBMJtZ5pPpoWnYL+RIN0MeSEyNpsOWIqPZal9SjJtuwb+YSdmRQrbKgz0Gf5UnUHHta0ox1oB75lN",
-	"RyXP6JRcl2o2GpuKDFWRAbVwCSv97cnTizdXr08vTl9enL16mcLsY5ZPpqo0ImvDQhTixjA1MwO3diK7",
-	"sjNNccAwaTw5GZ/bZuH6RqkdVxH5NYzI3ipWFmApNNFJpD0nahaMMVjcXAdHDjek1I/sPWTPUwykat+t",
-	"FlKViVwYJkpN4j08Yq9k4uHRIKpu1uiDfWRaqEw4AcAqVtG/ZqKcR3FkOVU0iLDlKJQO/qMUN9Eg+j/7",
-	"lXq4j7/q/Tf2piRZ4EMcgWAbDaJMiOmr63+KobHf4u8nskEqpplccTl3kkLvtx/76SC80O/HShObguWV",
-	"c093yLpaXFfHz1/GSop2h/2Ij9h91sLKMJbkr+cs/S09ZmmS/JaiIFDkRpS8sN/j7ZEkSZKGPyRJesys",
-	"aKG0SWS/63pXN+7bhWMLMnCHvZJ4P7qTlFtJ+g7aVDd+3LHfVrsYqecnV1K5q5m+sDc2z6W26mZRsMnM",
-	"3ueqAHlkwgvLcizXlKJiDsusYTXB/Pbt651oxQ73IfSCG7OJap7SZFeTjlsOop+L3m8Xa+jHPR1SkRHv",
-	"7X2Sj6Sy4q7VwLU4xmvb8v60Lk7QzY2tjm0HmRK6ojQNik2wl0vLbRuNBtH+daFG+7stthv/51vxl8qs",
-	"XmypzNbnVAYiDh6VxTVNpF/UoBm5vMC5DuSlyS5LXYobUVqlZhDd3993RkqNCtEZqsluyy6V+RwrfnZj",
-	"lV/QfZv119Rq7SmwGDZU03lgC7KC4bFXFIjrLV4uB93DTrggURId3PSu+8MkimjCaOarZlzTyKP1qu85",
-	"EHLTwO0ex3h19ixjsp8rEVPIDORaqVjGDSf2Zu+y/dSolMlZUXSi5h2BwxMOKxM3fFaYaNCLowl/n0+s",
-	"Mtvruv+Lo0ku6cu4SZc+F6WbR2N/orxa6nPd/tvG3uS/CGy8VFNRmvkqffnpTBs1YVN6zAkJrJW6r65I",
-	"Wvzh9OdFPXrxkWnB5eWTaalAVw5PppV4uT1LKKQMeVnmAq03vusfTn/GB/2BRYk0ZlwnMrWaBpB2SgK0",
-	"XZ8n7u3Ua8p4Qt/QDQe3k72m7A0V10TvlBllFZ8TdivmXsJN31kZh6WXKRtyaQXda8GcvMPGohSsBbI6",
-	"iNiCwW6xk/OztiWzSoRO5LYydMw4jADsA8zcgyGuXBbjl27TheVPO5Wqtag3Ob60kd8stFkjOp5luSUb",
-	"XhBV5QLuxQl/72y3/aOjJeON/0J5vtPMjUBZ+LZUkyazjlX4QStLf/7555/3XrzYe/YsZa254KVmPatb",
-	"fP3111+369ym3+1/udfr7XV7Kw6zPfNrTVN25bmxQ+XGHsEG85sd9YVaHvNz3jRkMKc6WwbJ6I1jPuiu",
-	"GLNRHzniN6o0q7iNtr9tfdOo0jwDa4SdMTRtD+hP6F1YZRMl58MjzXIrM0qWZ151sWsDVwwvCvBUENGz",
-	"w4WL5Ctamyk342r01PRVnm23RLk0Xx5GGzk0TegNWIUaeCjXYi+XWkidm/xOMD27xuV24kemJjyXxyz9",
-	"B8lyVylqfijbr7pq0AxV244NZ82Olmy636iMzicN/+00I1PtEN0PcKan0yIfgu1i//3e/f39nl2cvVlZ",
-	"CDlUmYA9DOQZ8R6Mj1f5VEcDe4ff8DtV5oaYyodtSac2pm9VOcGx1xf2lbOJ3OSiyDRaI9HI14lwqnqq",
-	"pMZpfsOz73OzZn7/1EouTGcitEZhGAQEuC2uBbjRrrUqZkawsTHTlm6zt6+f233ShpuZjgaH3e7Wkz0t",
-	"S1U2TfCFV5f+682rl/YiuAdXSOgfAuMMyayt84LPdH5d2NOTztL9dFYWaZtNcq2B3PDa4DKRTeOHpmpN",
-	"yHQf7lG0GgEb/fIwuLXw3gg9scOh0HqPfJJ74Cfdq7ykTatAb+8v+FRhOb4XvECf3/Z75nYgUrfR1ltA",
-	"HTXswdspa4E1jWfzdgekYmlEKXmB2/ZAenKNgG9NlGQPDQjo6FMQEFgExfupGBqRsRueF7NSHNf8TNw7",
-	"lsgVlf73Hnmt9s4yuHyC/Q1/27Shle8LRnYm73iRZ98pXmy/aNAp2Hpha2eTCQc7gKkuCpDU+90uGylu",
-	"51PAVkVxBDIitGWXB1q6zWUWDd5FvPayN4+4RqLLD3GwV/ZWQukLtIF70OtgMrUT3++jHwpl9Wqs3Nts",
-	"ofVHmk25sbsPijmcLG14aVD63G8eOTb7LgIWVHv8I8Zq+K2Qywub5Xpa8DlahcgEWN3KaxeYXr3CG+pd",
-	"BMuLL7BrYeVX6PLBY/4ERwJvCzsv6iRe4o/DoZgaEuePWYrTS8mLBJ5jJQXxAmgC5Jr/B7fzbqTtrtxq",
-	"A0AnJVGHW0FHyIyXjKS1hiUHGdVRhr2c4Fmnf4BqUMmXH0MtN15HDGmb7OBKMo4EE8pq/megh+bhU6vv",
-	"Iu92LdSsvBx4X4Z999gZWFBxL7i0utIVfhLvc0N/OntKzGo+upjV3XMxc/4u+8usHIoYBAcpipjNzOTK",
-	"fWn/nogsn03w7+o1+8mI0n2PWx672I6YWQ2IGztIPddGTGKWibt8iIMfzWC0elgKIa9KAXcx+Ie8vzNm",
-	"ZPWM2TA38xjdQx+zf3gmw91zB5zov3mD3FHONfMi80eMorTi2QLPUXYQpPOQytUwEKMayBydGapk4l8z",
-	"XlgBBRr4QxmMD0UImIwdIi3zEkfJTchLLvKJ0KLMxSdmKGpmnL7huMqfmaF4+wZ1uRyvsYmfuPHjeLhu",
-	"aAKt5dV+3VhCsvwdiP4jpjZWMxxONTP4inF9ayUxSw3oMeTSeT2b52MVzfLOykzvoAlwB1lRmZopm12o",
-	"HzP4qsvazlTeZf/AxhG7PSDubScQo9FjoqQZ/81IPoaRxC76EpYCJDWlWGE1RBc84fZiA88hdXtXXgNm",
-	"i/oW4HfV/T+2gvXq2981EW4HTtO/aCd5ds54lpVCfxRdV7aIGn+kb/2YnfSnJMOo1GY+4xuDq3FJbvw4",
-	"HULre1Vm9YFOy/yOD+es793uVrOgJ1coDa4dHKMQGXEN9wublsqggY61fAftT6xUVERhSj60DNDpBK3r",
-	"OeNyrqRobyKQT61KxJHJJ+IXJReZCH3r6UGys5OXJ8x+z+CH1eRctRgQdOP7MdOz4djeSqezUk3F/jei",
-	"LHII3Hl78fR/nYK0rY1xRzZTuWDQ7JdtIqJPfVJr9s5wgEUu8VYOngBbC3SPvMw+4C/wlqUMGgUs4YoD",
-	"UevxHfTDeqyVRL/88ksStUOq9UzTdvP07Nlr7CuK8a0D+1av24H/7R8cbPn2vy1f+5tbbMUtHsAkXkCS",
-	"zktlTlCwfahRFdvB3rGlukn+6FPMFzOKqoQib8SDyMAWl3P3iP2yyLUh2swrh22mhrOJkKY9SGQKk07h",
-	"Sc0MRJVQyseSdd3lOW20o+PQXwhT5kP9rSqv8yzDW/kh6+obqC/nwccv50WYO+T4DSqrOs8ES1+cXrw+",
-	"e/rm6uT581c/pUAtL5X5Vs3kg6mE7iLYnhvbUH1Whx8/q5cKz6szMvOJlclDx6WbyAuV5Te5aHCFvlSG",
-	"TehX1lpIRCH/fdbusJcKMpsW7PQum2YdocAzHzBOZl4onl0o9ZyXI/HQhb2AnBww+lMOFmkkttHaIvc+",
-	"Eem4XqAHjKtlXx6yH/JvYIHBgPIR7hqBr6xy1mw9BxjHZ3TSuLh6LaT5dA4bWj1g6g9dN7wRsnwipM6V",
-	"1AMM+RmUYmSvZndp3vG84NeFYJg59qkWlqJvKKYIRMVyJnFp7VoJ6XND7u0z9qpED2uL470WQ4QtpBrw",
-	"ahr1rLjaBdCuCO9CqRdczmlV9cOW8EIpNrF3Ch0s/clW59xFu52cn+EcQV5N9/k037/rpZhKp60Gfivm",
-	"GDuPj7WPWSlMOXeR5JBhtgcpZinTmFK2QIbBI5up0OerVWT4VvKZGasy/0V8JC3a2d6KuZVSgDefPftk",
-	"K2o5km26sqjHVcRzzEpxp24xZZYMaWDAmfA5UA9kMKQUnxKufpUcGpjgUKVpLyzzTz/9tLeYeLdurRfz",
-	"9GBSH0W3wW2wTLmh9Pn1J7gBFnvYhi7ZqZU8HRXYxdcCQn1Pzs+uXp9cnF49P3txdpH6Rhmnd1nrelZq",
-	"PCUYhgepT3LePmbcRb06GcbynERaZi4yxqs1ttyjsvxCpydvL76/+vbk7Pnb175zK/6v6FnIRNLP1D0D",
-	"18zNTIsM+BjcBUCIBpOd2UyavCCpEjI9RbYkXH7EEX346azIBdtwlLggk/U+jbiw0+H8HEfrrfRX3QOD",
-	"WmZBC58guuUlMZ55h4XylOc9esKLgqXYQMowRNPlofa73Uc6TGyflupaJNI2iBHxesynVidiVrxk17zg",
-	"cihKUNiD9DucXNtSJKzRtFRDSxfXhTiFpO8dDUab7bx6Kgp7MCEc9j7XW9h4FzwZEDPIbnihRcx6Met+",
-	"lF3ExXDX7SL0rZOSgnwFnf8iVviLqraWxtzrxqx/FLOjbsx63e6fxbehyiUbwnpzwVupZ1PMkHshspxf",
-	"QJDjJ9JZvCFmU+RjXaE5+rQKjd3vdOMQUB8mffbVD7utgd1leKOENNEriHiF6OJub6/bv+h1B137//8T",
-	"xd6A6t6HDJU4EhOeFxAV66yS18oKDL0Fw6icFUX1Few88DIfaGF5xs1StGgcWcXjq9BuiF+TQS8a9EOz",
-	"XFSzjUXVT1fo0a4md3jRP6gmNwOj9OICHFx0Hw8O8JkPu8atvqbA01XbTIaBTtAyHN5nohAG79DmaHpk",
-	"OC4MnwJ4s+otgkqwy1TBJFwrVQgOzBU1uaUA58Wg5tgF4wfoCzTmZmiRKpj6XQTR1fR+7Ad32RDn71Xy",
-	"tZNdXj4A8ABcDHteEMoFE7zxQLJk1u0eiCfssNu1x7S+XBWvXJWxkBsx0Q0pRX4KvCw5pKwuBiRTlnMx",
-	"P0aW5WyiyOAgYs/qWcR/QCReWhXPnH5dal6w8WzCpVdeO1FDOoVjSk3B9d9fXJzTIsU+Q7wTNYa1h3vq",
-	"xuRbb9rObws0OnE5f3UTDd79ukyAnpy6ce9yudfL5XuC3u2wVxgMcp+XIFGgal+7RbiLFBFF1gZzq1Xn",
-	"c2OEZKk9EpC2aokK0ll7mMnTTY8x2xIQEUAyyOWItdK50PaFi9eQ0pTWoBrg4q0L3nZvD/v9TiKfgiqg",
-	"mR6rWZEhqAz2Dx3iCI6ZHQBE+3cx2t8bzLlm0/H0RPJibvKh9igbE5TZ3++N1F6wsnbpXVTtDlxjOCtL",
-	"IZuwgE4kgXlQuOrZm1fssN/7irlXQG91SXD2XxRokTkv0WM9JrThUGFk28Zh4Ad0h3BclWMYBZz/hSjb",
-	"rUa2NTfEuOH1rN9uwQ/2uSAIeFnoWQoEHrto4HAu4cy3mEkTA4Yhxy4dEZd4YS/iigaajrOd0FMl70Sp",
-	"c5QedqAufidKPhJXpe0ZZdQdmPzLalftEgSOQTfiY0CaAmZKXQAwBy5bLYkQnHMSnnQvNy3pwvAnatZI",
-	"kywTw3xCQ2LmXrEsH9m20eYAXiGVS+NyIHv9bueomzYy6tUn0J24TrRpr2mgG7Zy6LfxqiTdtcoDUzO7",
-	"DEGWU9e3gCgS/ozqLY/LiLjR8v1DdB9GmDcuza4HzijDi89NbKB5zSYOqgiX5JGnv393InMoK1sRyUIP",
-	"QDGeafmWPN0tk/DinsdLLGczT3uea7OrrE1akxcRN1FowEEb5Mcil7cbm7HDfA4PgnRo+DYvvLDPLS4z",
-	"jJ7acJ2vWqY/sy4C5PIJFRE7X8gy3I1znHix0RswlsTBaHu569Tf+WQca4E24WxUbcDVqoQxlYmYmXEp",
-	"BBvyaW54AfoEiRPRIPr/3p3s/c/lrwcf/iPaQiyrjwVy/Xr9bi1FfSbzf818JDgphMfses4I5IClPwIo",
-	"WOrBF2k0iWwNZ2a5zbYLYa2EOxRyg0TWXr8bby00bl7Dem9xU1Zjvf8vDz/BBdUsEZ6H8uDKTa+JiWDI",
-	"s0NeAPOBnDCAh0EQg32rYXxRZfqDn2QGr4dbmv6WeuAhzXgBjm6T3wm9tA+NCcX1EwersuqA/UBL5g6x",
-	"E4a9eHrZsM72xd+DTf/FmLM3MD1sWTavRtPYmgZTZejuMIzKQuFoQd1Gcc23sZG5r7FDUJr3svHEURzo",
-	"r2BEAj4AIDUE9WN5OKHKDmpu/kcajbMtzLVOpBtMezFrupX6T9/nAB6kCsT0kmgAwIxqQMl1mdu5Zvza",
-	"dtruJPKFAJRCtHwjUqh36yF24JBrEXtf8EQg1hsvBaJEiQyBBjn9RN7IXLPUSqSpA0Dkrlc860oKstvU",
-	"t8vxrvUbAk/Z7chNgZb1pcUDA9BabJpg4cAatGC5czyfFwWNdK3bKzdwHTTYlS7cJXDsliT0enFCeWpV",
-	"RoX2GjW8orwx1w0AEGj7GXj4xkea3ZR8NAG84vT/dDqdFExJU176FC1w/EAMAIbMl480S+0p3LN9pO3j",
-	"RPo7gkxdWammU8B99WKJAxVr2u0VkwkFNGkEICHeiSbILTBjhfcp9XM9M1VMjCA5wMG+IirmqjEmcudB",
-	"TldiPDVBHITLe+zzGX1cZp1clxWjwPi2p2/z6Z6aIsvbA31MlB7mwhKu3oSnlAsdDggkAUVGDBD2yN+q",
-	"bjAExyhCKktkK/01iaYFl0k0YIntLolilkQYJXaVw/cwlrTdYW8QbuSuAhu8FVOwnhHnkFkiaVE1uxZD",
-	"NXHA2Ea894ckZnA3YiwQjg1bq0iPUukPuojnlMgWInVr4x6CaAmIwCFB5qAbSoTEuJAqvKzT7XZjpBed",
-	"SGromF0rM8YcnYyReFmXijrsxAX7YIMOZIlLJvYmPC9cwEYiwQBAEtLXzCXokeLd0lM+FDpmmTIQEJ9x",
-	"baUqByRsxmICZ5hGA5BUrVJkdhxZO7UDcdGgiI7P/Up1Kb6KZXzOWgU3GL3hsDsh4M+2RthNbTQavzj5",
-	"7yvIYXxzdX76+urZyc+p31+YM7VE361oy+4F4vjWR/XlIXOYt7axfVy9Kc9L7RpWUnieY2+t6kSj17/i",
-	"SMgjxrlh2uRF4fhEi8CAWXrY7aZtj43LJhi2nEgHXkqheY7KFkH0MPjE6mOZlZzsqUCoKrqjHMReE5Nw",
-	"v1rmcEzG/RZc0pbg22AXqiMqb2NYDgxRzTbtR95sGTN7ktHCYs9sr9s5sgQGqRlHXTzVTmfEw3769nUS",
-	"faByDviiHIEXl0Jgu4SoRpvZO3JkHODUAsOCJT9As5ITGVxfTN0ksq5espbTPtsd9oOYGo9M3uLOZuVi",
-	"UW8KBenv2FEbOD5gjSUSjGl2MzXB+MNCHAc3yTo66bAzlHEAcyCRjnMukwWZ13AhQ+vVwC4h+V4XMvAb",
-	"Lrqfzp5dfP/++9Oz776/SI+Bc6KmBnIj8CCQvNBgoVmv07H8qrud4b5Jej1d7xCxF9dQlRm6igBbnIRX",
-	"KxTbYztEIXMAx3Ywk7lJlw0RzYr/U1Wo6g5AttegEE9y6fXzhgNgu1xu+4f60nkW2A9Y9nqBjIQh7So1",
-	"JBJb8gCOGuQOZvtvrxUhqrH6IJrKb7npnV8XDeRLAubiVNlUEfoXYZAHsLy9upXFuSw5BAAaxHxtpUl0",
-	"lEQpaBvwy3+9efXSNdZKjywvX71yy57DFVI8Jr43kGWl5+5mI4N34HapFQZYcN8uUydg+De6Cwu+4gcp",
-	"3sMPG3d8Woq7LR5cWBocEfVPjVCnqxbsBdkDdnbLmqsFpSswh9bQtRtqelTVIeBCze0xBjwJvBUchKcl",
-	"zkFQLsFKHwSR60oOLMCIxw044ojjCZmBj3TQUgtw3Om+yRth0+2dAKJ+Ze1CMt0AURhHzRM/hxOmpBOp",
-	"cTC5ERNfTAVBYsDPGoK9ruHUwbrbfV+zLWEQ3/KvBJC+druWtidGWB1M71c3y5ARgzpc/SLcfSl4ZllH",
-	"t9Oz7AFLZaAuWAomtMknYPbzkPiIiJsbvzO04eF7iYRL3123w2Km8zvxwjkPcfUavIse+naDp9GozVtr",
-	"t+IT7ix4kh7itqod1jjE4sUmQ6KJHZqoUY384tVUyJPzs2eUGth4/dMz7KDT9TmEy6wzlzcqoMKqCzUV",
-	"kk/zRuY55WasG95amLFrIsZe3HtNE/JAwyEI8lF38YI4M2KiwXkPhSwsUaFRsNeN+0fxUTfudbuXTdtW",
-	"sxbV7u8FQWez8QpwBH5dISBtc2MuSwChSRDD1DjWk1E3N/kw54Wz7LCWHqsS9CwdY7AP1yy1ivc+VLIi",
-	"lS83OpEgGmrIX2gB0ge+BecWs9N02wlHx2h5xKoYLP0+N+kKM2QiF+2QlCeBfq0xiiIwSlQSXNfHC0Kw",
-	"C1XCh7HUFrKODvSbOmmdyhq4j8csFXLER2LijLASS7mEcT2gokuosiQNa+VW/TCQ3+C5HhTvEnZ0YC2x",
-	"gyXOZVc+dVj5OkspJRc5xzF5TaRilsCrtnLtLKrtMErMAWf5QB1XiwVdSuiB+Y8UzFm2D1SfbddWMO2w",
-	"bS28YGeBHsnGa7n5XdrpdNoLIWN2w3GgHZZO031Af9YYWEba9yPNhkvmJ4S5/490PyU1LK3UsFBJpbRD",
-	"S0P26xkUiAPkUerHLqtrwo5ymkJyDS+0QlgXkFcJ99aZYWxXyDDgdGB1FE2l6IiKYeETWaMPnE04jcr0",
-	"vaQHrgheJhDd81k5HHPIAKgsBRiwHIaTkC5pVcllRTKOZmURDaKxMVM92N8POtofjsXwVs2AI0qsXfBw",
-	"6/qHRVb/H9tbwz0/ek3Tsixro0V7PUhzxYNYisucgsOS4DnApDZUkwnfq4qbgKijbugZfYyFrsa5tx97",
-	"EC7LPBxgjOVSMYbhOGwjQAhSNyydpVtqehWSyMZHm8Jvb+x5X6RDFMEmeVHk2lXTq2QwsFvhG2Cv8KZ9",
-	"ncuhQOEZhBko6gW1lQ66bJLLmXFGOzDcV1/GjDMpRuCjBTdWYETnOpGVtrdijpWk1eSq6K3wUzS6J8Zc",
-	"j/euuRYZK9XM5HLUPmYLbglvrl07qOBWz1f6GkJqC3wTaXtHJ0QiyQvxMD/I5hdk86FxTBVuj2AucBG3",
-	"myIRWAsoHg1fx2wY2mYSScYZmMWyMrwq2na6jVciGB0y+DYwaMf/6ctOtIOnY2UDW1hmw/G47wODh+Uz",
-	"qK/cAPiIFFtaaSvL8C4m3c/Jb3W2PeMZq3t2w0uWqfuAs4TcZwxx0kJapjEV5VBIw0cikd1Op9fthhLN",
-	"oqdwBzYye5j7LdxTgCmv/HGNgYxwxTbQ84rCz2jZZfd5ZsYkVV/PXf01siJSrT2p2Fjko7Fh6ZI9GGyq",
-	"c51IcA1sx8OarLpL1LCFa2BQs/Muy5EklIEBBgQyexk683Fq+VwKL5B0BmZg9Ckv2YvJ+0LduIjWFUJf",
-	"Ir2khwuyKqx1KRHEE83SPl42Wyfj9WkKC8FwGA17+vZ12hzTurwrLpFsse0um86ui3wIeD6AzMXnmKFf",
-	"FWC1RKyBbUM+mnGVX0CovZcAQpyPJLiX23Ei+xU6VSt4BoQkXxLaKhFCYjWZOu62e5nM2lUeTdxf1o7t",
-	"aton9u54CVqGlSHPYUoRTRtMa+cus+7SIS08NCeryscC1DMw9RKWRD8Nqo4fdrvOuQo3gj8YYPcmZMrG",
-	"lK0HJkQtCNLYVJO9Aqb/AIvtBnss1CFFhRKKRSJaWbxgeTVjMQ+LNVaR3jXbamcb8yiWj9RXrhLwijGl",
-	"9HuHnocCrAJuA1eAEqtxUiXOYG1D4Yg6u+eltP03sWh06LpH1qbeNX+/4rJcvj1XWVkB7ISMpvFmo+lx",
-	"aCcl66g3l9aNo2gMjZpMnsumzXwirgp+LQq9aU+CR1OyuYAl32PQuJK217PhrfByeYnFT+IdUhihJ3jv",
-	"qlSW4zepfOVMOEdW2j8cpxgCYcQeDAoN1FbVoRYAbNooKp0MyMfN1EMx/Op+84L4J6kcHxwmcjBM+SiX",
-	"kOlc24k1Vtzm00+YJzuyv9DSh+b8k/MzdtdHJ1cH4rZoidOgVmCacSikadczZulXGXx4DP8cdDPIUfy6",
-	"Bx8BLNn+8eVE2X96ffx3Lnhp/+UQnGP14nsoWSf0QlEp+snel4+/7PYS6TdPs9bqTWt7M2BBKMTpOwS2",
-	"V2Uc0uI7DDO5vEwT2XJBUcWcLGG/JtGQa3HlSyAl0QCxEz5YxSJ9l0RcZkn0WxKpMoli9o68IJeXVFH2",
-	"XRJJZexP+MslYF4BtJ73IrNMiGmTQFItf1OuTSkKVKaRilvO59qur2dI8NqKBRgLhXhPFcDVbunDNM3a",
-	"S+6PpqO68JnOxo73FXHsYIDhgayzqE0ndvH3D435zBDOs35lJrk8wx97y/O0MnB5dT1vXKctONzC54pb",
-	"7LhyvhBNQ47KzY0Wjb813lNUhWxDATS0V22WaaqiZm6t45DoL1ezuwdFkW8T5V4JUx9iqlu24XZfXgiM",
-	"EQCdxB7OuM5IQUe7s2Ky8scUT2djVn0p9KwweuukALdAs8Is09DC+ru2ffA+TnjduoMzbLfY/QfymOD4",
-	"LTje0GgAh8vJDzDwR9qF4NXkIBfgFDNMFqHYgJq0sY0QtG4lg0lWI29ax9eCF3azd1xEXz1/dS4OojaD",
-	"/TlwNocGWFVkQhsUyFEWIT8wPQJvNC/LUkXBbpMJdMLfEzM86Ias8aC7vL2lGDZ6iy/cyPtH3oOmV05J",
-	"ins/pdrI1x2R19C1W7f6wPtHy0MNE0Trg33mYk29FB6UhKV0MxjzkbeNt/RsAoXEyWfGpMqEbjfKf+tW",
-	"e4EAg9TTilb8Kq+jxM+YkuOJfeu0nIWt2W1IZIxo5C6+FPuSjf7szavBS3Apu6BEejYwM8UsTaIkSlGX",
-	"CIDWll01UCxpRaTCuqrOhKoQ+zTu3Gi6SbCJxu62DBJ2LicfckK+a5yUMz67nEbnJMuNFsVNM1YLuoyu",
-	"+Kgh6uUnEMSdVwk8RrVcgY+ldQpL8XOvdjf2NOB3oj7WZpoDm+Cpo49d0CJWZMJfgC9czyYAv/p7JsU3",
-	"ZdY256DqtUgH+EgdkSIADABCChEDPgpdoQaXsgFjoTkB3y9MkHlPm7Nmyz93gmaNsv46iZr1+sdhFBTs",
-	"XdQk82bueQ/1R6FBxwwcc9el4LeWw4KEAr50zec6CJtybXM9bMyofWO4ecgZHbojugWJ6mGpiuIqE1Mz",
-	"XmXYwfrsEHVUhaJOhJXz/Z3uI1G5ocAohk0zaJpCAXKNWQCxl9xctlkmxFSgd73uAgsdUY80uX+8P5Fi",
-	"ojB6CfGGZBagjFVBQB32UxC0GYwcgnog56qaQiIx2lVWOe4UEtnt1hn3Bg9THL3fUxN7dKZmTtvldHcl",
-	"r5ovyA2r7qMU3H0T2kXDLajckJTc5bxpj5ZclLrtd4gCNAMIFYxzcr2CHREL41dxx/YxANLHQdT3h229",
-	"PYncbn9wfrlhLfqSDN9h2gxlCCYS0kCq+eKtVBGfC3iWor2V03DFlvrchPXcGx+j+7uZFxluPjebrjjL",
-	"X4hHG25eUqhEAzABqQPurwpQK6xACuFmuQ/zDeSpWhFS+7lWhdRuGNUThd9mJchZVIg0igOATPqApUjp",
-	"Q/CuK0bqfiEQ0FCMW6xHGkp2riJp1JQQBdA7WJO0JiEOczMPkMWIbuYr7xz9rS/3uKNr0YfE30BCDDfo",
-	"pMHijc7Y7CJN5vUijv4a9WH2ibyemSAQNWYp7TL5yeFTSgCOLrBqoRFWCjMrJXgr2RvghVyzdLnCZMpa",
-	"9hJ6BQRHgUoprkQaoBfaOxziOaBTwuxosmUHull9oX5EloXCsWW4zqV8wyd5Me9sxvIIqHFV6071cQ+y",
-	"VhpSIoTkVLrQnX/JheRsHgHR/sYB4HOslb4qR1zmQ/YGjprdzXOeZ+wNnDT78XTCc/gDRbE0Zp1Op73d",
-	"aAh7unEoEFaNg8kNXaToOnGxNJMpL4VmrfTtm8FLcc9+hsrDL39Ot+zdH7sthuCeHVC2RibcrZUO0nAs",
-	"p28HiJO79ShWKPwNY4AnN47g2engO1FOuJxvOYTKFrBhBLe5zCC0FF7Yqu0VMEI/LkoF0D4Fni/lVjaS",
-	"ffXu1tRf3SJrB1SIGxPM2qVNbGy+WXEMW0aQNeMiVQEOzx25NASMSlkLHN/HDVW/Meqf+G7lzECIIwdH",
-	"JBUkAxO8kcM+uKGIfEA6wtAYiopKJP0YSN258QLlhJdzxrNMs3QBKC7dCsdo4UJfv/wcvaVyx+X3t+yq",
-	"1p09wD24VatL9/rmm8G/wvCVXa6ItctDRttwP3dbotVmuKWzXrPJ1c7fUrr+xm63yAJfWkSKL6ze2a6n",
-	"mkC4eZb4PMPnm7gMPLo1g1mQP7foH15g9MKnGABIs9t0bB9krfQ7pUYFIDe/FPe6EJY12E9BjsUC/919",
-	"/2vSdEOcYZD0AzkvXt5hrRGE4Vf8ztyr9vZ9VmD9zdQG6bgYJPb29XM2hvhDy4uDt9OPlbkCxeJhA8GX",
-	"P8k4NtDH+nHgy59kHKBMPWwU9tWPHMOHFYoqqVA/QqzNjooUvgRxR6ilXFkBLPafpDKk/9AXlrx4LnW6",
-	"Sc9KpFO00mCQ6YAK0ve7DoOmygG6nrP0tzS2N979OB+OWZokv1FKYJEbUfICkAkxOy1JkiQNf0mSNK6p",
-	"ZxQCtAD+s159ChEmu/3D7gZ9aJvHSV3Y5tFQtt/qeS+Fb/F0JTBv8bCXgLd5NhRQt3h+Uaja7hUvJW3x",
-	"eJP4s8VrOwwolEm2eLxRltjmvUXJYJt3lq7zjS81shZXcmg3LzHkUHk88YVgiiVLe6gVWYapAjxG4DtS",
-	"oaSP7Iacfc2BtWvxAxqwzpsM4WSqsVrJZWgLJxXIm4ZVich5Dc4D9zvoJh5xBcMIHZaVgwd29udqaqzV",
-	"9fAKpaDa4N5c/GB49iY43DFAmJEr0hUh9+EN7S39jrXYmW2cQKuCsX/6G+cComHEvb6aivIKTctrApKm",
-	"goSIGP3eSED6mIC+1CyUdrcIwYKHr7JZyZuVnReCuxx49xBe1UE8ws7BB+vif94isLTfUOfHy/g8ZouB",
-	"Phn5O7cgQVyVlYIcYCY7+McgeH5XGJAgaIh6rEcPLW51XGOeS/vhj/Plama9VZ7KAj0hrG0TzEzAh0D3",
-	"mgiwzljxTfN5EzjT5pSXvzzO0Jqr8jPGernLeEsHWEgOW0eHXeQT8T9KipeNCHAnkp2dvDxBl+wv9sbC",
-	"hOW0Vl/Nqg4nOuf7P3AznnCZzew3by+eps1IGYnE0lgsdWXZ0g57hgERg9C1+kiz9OJ/Uij4xCXD6mxI",
-	"JOIex+OAAko1QbqAgxxjBY7YmREdkRjhQoSUpZgxZORn1bH/hSrE3KjS5YR79IioPsWdcfDsSiP41kNC",
-	"LhZErB1lgqxR+oEqg5AzBPiRYzUrHxEntIvw9uIpa6VQBa/X2+sfXPQOqVIepIDjmQt+J0C6REKKSvVT",
-	"2l5cyeqdaIVA/hcRLnJNC/hI/yXEjMW7/iNu7Z2u3F1v0Sy4DNdcpmuvzlXcDs/g5w6AWDztf50wCKpb",
-	"uWtIWFA69Nf6dQqZGNFaDJZlviRtC0WuRYaRtmhXKtnZuYNpbg7DxDKk65fof0SpXkmBVoywWOnOr+VN",
-	"cBcnOD5EVGJPz569Ro6jWevs/O4QZ3H3ZRtUL4orQnXQCvdFviVkxWIN1cVh/L86rKbHTEZOBBnr9V6P",
-	"WZrMut3+lynjBWinHpcXxX3MYdxmbGHZ5Y+o9lMVe12OhxYeEowS6cFFYo4pls99CfHWCCJmlQaM1ViV",
-	"wDytMADWwnnQYx/CkrNNRLwgO6Goa28EmfESE6otiUB+5YKLFONLMAs8l/bSqYtcpNvWBSU2k4XQmFV6",
-	"D3gf9r4BgYdDnARgguSaYGET6cSomGyvgTRVCWcg2adMycVrfKnI7lL+Ub3qbsMmhjIgM0rdQsA8vxWa",
-	"iZsbMbSSiRt5OLi6pBdKhLF3Dy8Lfagxumudmm0WAo0dWyAJPguy352OoQ2HnDSXFM+gfJy/2FFeBrLD",
-	"rrIGXcMxx41HKixNvB2DbSqBRSy3IvXgkDnuucAVlzhNnf0Fhz04Dot7H4cXRG0ya66gz31Hu5vuL3c3",
-	"f0ad06/JtgokvfDGqFJ8nrpprJU6EkuZA7JoL1siVokTJ6skiGPGwWlnddIQPbGSPRYddN3Dxxv1PC+C",
-	"bIcN5aUKQA2lpIAlZNSem7iupxNhnUmAj3kExsFcZfnQFbQoxVSVptMk6HzE4HrLg/PwanhhDUt+X4CR",
-	"2wE4wjUneAbXE3nedGejKPVKCisrHe5bgcltm93ESqqqCU01n0e3232A2GS7XCwoDaRTiUlw+eRyVAj4",
-	"ohKbVgpMW4xrtazzElBi8F4htm1Jtn9cVRiB8g/lSMl+DhCt4w47hfoVE6jiIpWXiDrsJJFePKqMgK5h",
-	"QOTpBeVLrmcGrkip6EZmM2nyojaShjp9jxux1r14tSVumhO0amdjQezapIV569YSS0N+sYapvYVr6rNx",
-	"NYLJXMfT/hh95kHHaIuXQrVg3cigevzaM3EC8l4ForX6JLTdUSjFRN0R/3QvOrk314l0G9Q67Pfb9vtC",
-	"BEQOEYiItqjjh1D8AxSKnSh7iYbd9g42FNrH1NNZmZv5G9s42RsFL0V5MmtK2jqRgGpzK+ZswjMBIRzc",
-	"l6ifaSvwgrSH4NLVT/YN+qUDCQa2O6uCQWeVBDs2Zhp9+PAh9vjlEIGChV8JrLeqiW8PkeG5FGAoqsPv",
-	"jnIznl0D+q4fxh4pTdU3GChRd5DAjuyhDuGuW/9Ch1n1jjDNeqnVHyDhVLMbVRTqHoksLNx/17NrFjOt",
-	"EineQ477iA2LHPywUBLjXpW3uRwdU0pT7W2rzBVKaVLf7OoDhy7zob2fWpjsZLc5TmTqsOcxiAcUoBwA",
-	"A3OQuhFDClDYtOVE7U4iAU28gmkLpsTEeysaYccOaB6QyzRLT6DcUv4LWNwG7BvYR2avw4PhyfnZ1Q+n",
-	"P8MHCL21Dwtp8iF5ETUDQGSRoaZmNb1rngXXblV92xKOH3G3F4Oscdi3x5Bwmti1yhz6c8qn04K62X+/",
-	"d39/v2f1pb1ZWQg5VJnI0mNWkgyNr/zXm1cvOwzXAMtJQs2jAKHOISD6BXLjoThQcvmnAJqXAvrdMUsB",
-	"Yk6nrIX3wB6uBpsIrQEyEDgPFZlkSjJ0jBTzTgCY1wpBpVA0OTk/a5OaTGjagLYXbixAxGP3dWw9K6th",
-	"pSn4FetIdTqdJPqQslZaIf+lbUvm3ASi573y7SM+OnmEh1xCLoyvUFujlkR6+RB8ctVOHlbFKc1YZe5t",
-	"/ziVLnGPH1FYsWTpiT1maSKtUIkSGoKIK02+P03wli+g5ZfKwBsiS/3Ot/EUj6FsaXCEsT/wJuUl0xNe",
-	"FCzF4qYpwfcfdQ/8rR1D9FuheMauecHlEOPNkJYqsMOKcKxEBaYIWh5cQkyKpA1zbbOWCx457B5C0pOc",
-	"U7VHXKmQKKuWh6ooMHX4kW7HlGyuWfqUD8di76mSplTFgEm1B/dmylpSsaH9MZFU/A3Y+COP7EKV5v4b",
-	"XhbS7F3Mp2LvFbBLbVvSMr+5gVOOF4AWgooY4zKqe+nYKGoDYOAaME6zoe7yrE4drqhYkd8KwH53hU5z",
-	"MqYU+VCQJuwuhu/On+8ddLp7tvelC+H+/r4zkrOOKkf79K7e56NpYV/pjM0Ey/9S4dKKA5+cn0Vx5Mq3",
-	"D6Jep9vp1gppRLaBgygonwG74mLqPsQRUcB+poa6/g010pnzCUh7I9EQBPJGlCi/5NpX//CVP9hL4MhS",
-	"WV7ZqZL8lDzLokH0nTD0CmQlEuuzffS7XXfBuoqqAfd0Awow9H1JkU+xRlh4zYo0mwSexZooIB4sm1yX",
-	"Fsb2f9j/elXzfi32L5R6waXD/QOZ4AjXZv17ZxIKZReIlhqKU9Hg3WUcaRdSh2VwYXDBsOPI8BFgsoJl",
-	"6PJDHFmetgJIGdnJd6cXbJTfWT7u7kh77KFQ6QZC+F7wbD0lLPeKPNangXshoJWG3GDAFgknjZl/AuXk",
-	"tB0nUiocKZxfatt2XH901cLTC/v0ND0M1EDbvDABpdgEKp7Txtqr31jWDDbh9LX9sAdG8tQHNLGXypd9",
-	"DUYYPLtpePAoPgljO2pa3BPJZlK8n4qhFctueF7MSrIvZMLwvEDhBAu5Ol7/33tEontnWbpqpOFDm4cK",
-	"T55ldqQ7ki8AJmCvS4Qc8Ddg9vu/0gVwlWcfVnK5i8olrm7AkxFABi3Gf9V9Kei2QG+FUSw1Kk0kXKU6",
-	"vxMUH0RG/spx4v0z7Y6L1Ifg81LwgoLKJ4JLK164y0eVicTUkg67CCr3OoAOgua4nvuc4aGA6Gcqrl07",
-	"kc9zbSBYHtii89aBbWQdIGAO1Z3thRnk27lFKeAyDW7STui4+crqVdEAmHBV/aTanCi0k6A7ouLRq0MG",
-	"ek26ZSMeu9vQzubca5QYneemFUKZtq1cCwscJ5KH1e2Oq3hb50OjvIMW+T1rKWM69iZJyghOZDUYIsbZ",
-	"QlziVADVwVhR/YKf9gpxJwoXJoVzsDpZGP6OOUsUPm8/+DoGMUtrwd/wRS2yGxrzSUcxS2nkmMvM0mFu",
-	"5mnbnyA5FGHIKAWhON/YODfH5MyyK1gRF/qr8JgpCs5b3CCUtbFukXOMQaSm29JEosPTrzUUQAFbDGRz",
-	"UoXg3Ai73pSxYwkZFWBXjXgIuVZQuMrq+uUterMxmswMsJpTkPODpWGqFqlUjF3klBk+os8Ibo8js1xM",
-	"UdU9e5mmVkpMa+U3wV3q6tUgF8D2NdNTURSATNlK8xFRby614aOSTyArDdXSM/ddPUvN8RIXuMtSSmmH",
-	"xQDwEUpxv54zzIFjldB1CNg2YBt1zyVyVKrZdKeM+JMzdqJ1rg2XAP+9kCKfyPoSh8lecZDsROUFgpQ0",
-	"X3bK3g61eLxEvn39nIGb2goTzZk7x3AFrKzVbSnJV+i2CwkwYLlmYcVtqwIRgZIRHfTtY1ZHLMAqXvUE",
-	"v/CwWXXR0rPO3xPZ26m5lr1bejYdlTyjNOjrUs1GY+DLE/Sgpy5pKgXtlkoE+YwshJAM66VQ3RV8Bfql",
-	"hCfqOZFKEgca56YOL2bPN5YuWxpmBUMP2PsujNcpfIm0k2ultfBeYEcYbWcXFZRxVdlpKNRuMUyAsFDg",
-	"ykE0VH/nwD/rbptNGDPO/LkO4cgvHijTWIgXc8YHi9GpgVUM4lP9u1ZutatGxeqbdokCmXEnjYLdreqY",
-	"QEABrkzTQnjIlHDyi6mBax2Py2vwrYuMjmsI4J3lUMxub6/bWzEyct9vIRCsCp1eHNdz3jQstOk5mAig",
-	"tuaRHqwaqVGfdpxPuRZ7ufRI5UzPrqlonbrBjT5m6T+I510hp6PExM6KMeLtvnaXN44LcXBEkTlhIWWF",
-	"UrdWtD1G8qZaL+sHcXVdp7YKkc5BSDkQJPx82Ti0xvZVaVa3jsBUVevu87pemthAJSvvv1GlibZ47lyU",
-	"55YZbfPols8RktE2LdIR3/4NfPJEzrd/+KUy2z/8lNJ6wb+6g1Honxqjh+ls1tJA7N+hyliJf4swcnAT",
-	"EfoLanSczQUvY+YCugPMMwxdeeehBw8Oe13/cwRTpl++7Ac/SHGvO/OhmlznkhtVQr1HO1sf30O1xcE+",
-	"ONjfL9SQF1YWHDzuPu7W1dev/hPuEzcfdPrbWTypmCh+aRR+1evvHdBXuD7/OPqG0nf/cfTsybPTfxyc",
-	"0ArgU/aqfNJzhcX/dKPCqupYERMLp9u/g+CnesXy3lKBcmLiB3jd4He9WjntXlg9+6gbRPd3O90jLAnd",
-	"92Wa+2CwAJ1umfDga0QKg4yEdfTUC6lmf1rmQ1fdnx74+nHw+8eSkB3ZFhsFl93HEsZH9PWA7d5mR5e3",
-	"8MMuIh9EBTZYf19RFrG/nCvXXF66ysNgDe72Nlt130pOvk2R4UuHm196qcy3aibxhX5/G9sxeGXB/AOO",
-	"tz/CWu0PzRtnl6FTQ/aAwLKHdqoNpr19gHdaaeBDx1iFJ1VFs5FU7p1OO9j54kRqLFN1Pfd2Cp2CqRJN",
-	"bzGG9NahqwaJ3Asex/SfbAmBviFv3cFjtSrAl7ysEqkTyTy+VYCCRHjMIapV7X3Kyx7zoJ40vWPHa7UQ",
-	"5lW50ALVlBh7DJPDJmlqHuo0KAPgesXHFyGzBuFqNiS/86JYWqd67rsd8i5J7zgOqi3jClGDiM3vRMlH",
-	"wn87AM8rR1oiwCmHWr2IL2tH4cG2jQfj9ooy5ZhWr6OJixtsw61rA4a3bRlC6EEpX41N3hrz4s6Swz2f",
-	"Iwn/IkrVPmZpt9PtEg4+4KVleXZsW7XcdnGKGA/hYcLZ6wpAHPVY+ikX2tmEiVRFNmBawEKkVjd9XdVt",
-	"/A7w2BqtGUG1Ohggom1qBaWHkaCdsXFq9Tp3RpQ6TiSc1lpaOrbUClB0V5pLYlehcww1v789eXrx5ur1",
-	"6cXpy4uzVy9Tqt/mytNhEXSAw1Mzg9uX2nuqU7dgILwmTA9Cv2CQy3nHDWnHTildYcK3a/jUH54GY/4m",
-	"HcbyUYo7PMu2EeJf2xP2rb1xt334Qv3ltKSP0kxqkt4C93CCzRJGyGGnX4Fo9I4cVmL0Jh/J2TSKo9tc",
-	"2k13aLc1TuVarTIle307620773V6VeeHvm8AKWBeLvVjCOCJNwzj4MEiK17n/1lJj70GlaK3d9B9uKT6",
-	"0C5+LwF1W/G0zgO2EVQRCbMmp3oW8rewuk5YDXhtTVr18KJkUsC6Z5UIC3fdRhG2HoW90lF9K+YrrPa5",
-	"IClhsXKvk7vIbxgKIQhisCDYoljhgwzH+WIJkbzKgQP/lJB3olBTETOSiJ33KoCstr9o1sKyPKGUbMVn",
-	"MtXFVGVibmfZ7rC0BQJG23tEyR4OFRc0TvSg2yVgAL8fENxKAbOVm8OKORDUWYpEgjgCZJVSlcia4Z4O",
-	"PX168sPpz/YSrmLwNwkujf4N+9KALQsoiQQJJRQmWKtJkMCIOErsBVojDAGoD30tnBUrkfS6d5yskiCC",
-	"rII/sfCwi42cKOR3spL/bYr+44Ws0JxWr/yCt3S9LgkJKWRWmxaQhe0bOTzavQ28Bx9unwsY/+eVeD6m",
-	"nz+b2LOtVQ5uyzU3mb3p/hZ61go9Cz5nJ39Ut+0KqWc7w10ZVNJslHm2MZZtKtdYBWNczwk0lvmIdTmC",
-	"4o2NNi2o6shaYIHSSpLDfYyBPHw4FhmYW/CxCZ97Wxkz9/lQtAGgXmXikcdVqDAxel1f7AiVfdsqjPum",
-	"mOlxB2xSXnhLB+ygGxRBDSvx7Vgz1A7SP3UtMIlhsYroMcV34OhxMFiGknbhYdU9Q9kS0kUYHlXILAgD",
-	"i8OaibHLOF4ohdhqrnxoG60XP2yjcca24mpzkffJh+Fh3hJWbkjkS6wPwBwmXWUWqs0MM7fxUQgzss9C",
-	"aaZCyZEoMR/E8OtCENpS+vbl81fffXf6LB0wqdg1H97OpnbcpYDbDsKOQM6dtDvsKUq9QGoYhE/R2I6j",
-	"JXKBivUjpB6hXYZW+u3zt2++vzp7eXH6+seT582y4HfC+CqfHysIfqKbvVYt91037sa92P63D/9d/N+B",
-	"/6sXfNuPe/HhZVWl9l0AwRx9m5fiRr0PqgoNoqo4SFWgCMrl3Ro1deWXBtE+DwstrfD5LpTXRKNM1f3T",
-	"cakmotb72zeDtzK3bMquKcjkfgwTdZ0XIhhCfQSLvX11ZPchtMVsfbUuVZRdkfbgOHdVifl3vEb/oMvw",
-	"p7ECdiCD60+q+wfcemQzW6PoO9eBV+lJdXe8vnLV1LT5RS8V6L3CUlgip6LEFyzjqvwOyCjc5yATzFVh",
-	"cSr8bFIlWJGTKIG4VPfuMeTsvyeYGyzUbZUvOPEiA37a9laCa/LJhbVC0WeWSNfiwLuTVjlD6gVNaw6V",
-	"FIuHpmTo0pCrurO7hPjwGk0fOHGwULluVuBjtqVeTo6Svy36fzqLPpUKjrC+b1izdhCdvn0dBXb8vrel",
-	"n8/K4ZhrnGXVxNedrx/XW3j75lnQQlMDD9Yy6ZR8XhXzwZ382fTLsLTwVvb0gKPm9TAQWpO/tcx1F6vz",
-	"KS+Y1as7TscQfBBUiN7Nuq6rKgMrb1xXyctZ1zdFgLBNiV6JrDK93EXBMq7H14qXGdNjda9ZbpZCQhYS",
-	"fyr11SfXrAvCqPRVqwmRRx5BItwdBi5/PrcTQSC794aCINCZng6cV70JpPy4rpf6v4+D0A/hof9duzUQ",
-	"8nQQtsH2fccLGPPwboC5SspnPSDkLqiOtV1hh2CuHr01DaoRw7ZhApDXGDF/yahKTx/nABYewtInsjba",
-	"IK2s6gclIvTO6qVq02hiwEYwlsWD4Nv3IA+IvAhBSMP6PCoC5bAUSrELiURIzhDxo+aAwDMwARkwLytq",
-	"yIvCQ0T6TWsTjkUiqXJyrll3AdZd0mBYC7R1v0mIZbBEH+0O+wanxxPZNLu4FiXkl1mnyEPggNDiVCYK",
-	"khtpcxNZywhj36P4V1o+uiAErlCaHVz6X1dO+zuYfFMw+V1j8UUXGBGHceS12lwQAKybSgKsCTdfQF0/",
-	"eNw5CiTKx90aVPlXULl9IVp5qbBHv/PVwTIQ99dHoXmgf2hbcuDZ/S+73UD0WhNQDaIRGn5r63bircHr",
-	"53fY6xzWJeZgejSmpek8/nJ5On6KFAATzKZ32N0p3nehxsIK64ePF70Ji3f8LeKtFvG+FzwD7MJg6T6R",
-	"E8F45POV8t0rZwUB8QkR9GubF1OeMP4U4uGQIRxvtm7bWdMTSRbtpkgI1gogsXr2Ju51u93Yp83aT220",
-	"qud2ze548WSsZiUJIQjP7GJbl3EDyIyeZiBkuDdcJQUwgFMe8YaiCseMO7lQlT604IaK51F4QVzlfbJK",
-	"5i3mHXaC9VTQ/ZLxeZGPxmZP8zuAGqvAjvsHTJWsfwhbkAsqelCKKQD02mbt+N2E+czMJhINbbRrMSMc",
-	"MRPkkqshqQMCcAloCSqxwLbrZIBNTiMIaTG6JpUStBP+SA4EiGX1suoWwh420hDOHUjWuVkghYzPUzS/",
-	"EcG0B26zc6dFzGMWVsJYvZPg71HsIP7yyy6WL6p3BhdVutgBfFt1kR4HRXTsREECpjsOyAODkj36EilE",
-	"Os9EeMgIe8u+V9srv1EUP22XyTbxaAeRulLASJFrpSMvo1mJ8sT5ZWAwiQSHDtY+xrXANdRLSbnu93SF",
-	"HFiVXvjrxNGAxpv/Qjo3sr16+mvG5yuiZdx6rAhywRddiIs9l1FMX2Ja1OUWOaffECOeitKXcG7MY3YW",
-	"n8axANsN6pXgxw34IX8nan5S2drufF2stio+n+vG9Li6APx158DVEqpq+PRrRVkGva+6yxLh414oER4F",
-	"AuGXPfDEhd10l/s4qPfR0EM37CBov/twI20lyNRNqP3+kgm1f/ARdtqP6eczmGrxVDblWW5UyzClFxFK",
-	"LKega2tdPm9dA4HY+3DzIU80pK7+gpbVa1A/arSAicJEDYdH3SVyO+xata7W6SJJ97bo9Kuah/dx2Gn/",
-	"UxNhU/5mf6//GL+qyxILib41eKF/HD17gtv1qcn3s4/wdyV8uDSXiJ4wlJx2gGauXLJaWRTWenvx9P/2",
-	"2ltw14NG7nrRPyAFoU6UX20yIxxUFHiwRPRA0Utc9gI6Wu6rt4Hf9gIF/zPw24OVfLCmrhGF0H4+6X8O",
-	"lvwJhtL31PuHjwX43MMPTz88Pf2lo3O4i6VnoTLbBjcf2QXqsXR/UotPNbM/3uzzo3diBb6IWtBgZQSa",
-	"QmTfrIyxZlLpQRTWmIMcwu96dEeHT+iejr2jiHHDEMlvE7Bi7r1gmk+Eg1DLlYTk1Ckf5XKEGOn8uhCr",
-	"Qjt+cuPdVVF0VW8wUeFBGD1U/eGhID2+kpPT7JbKWazW5l7ZAbhiDJq1UlPOANWthzU8YYBSyb3wGSh0",
-	"YR/qpu1Vgw5KQW137LHSw/II0zwD4wdUC4BSnGUmypVrtTbLAwAt3SqFVbD+XAkenzAJI6jFWAF89S96",
-	"we3uiiW5BihKkuqNdBcrifQWaoSg4LVYBAS/rap8IARXnoG0UhXz8MWpqDhGNyx7Eb29eLpUPoxaDmug",
-	"NU9sd+nDMaH/3ElQWH7rMwbN9Pyd2tv+Qg1rqG24Td1kPuIC3eY+fCunpRoKrS1HPpUmN3/sZWiXxs89",
-	"uNf8pXD5IY6mSjdcY1XpHh1WKkWNoGXKfDIRWcwKdS/KvSHXIjtmnBWCQ45lSqSF5VEcMn0aM55I/wxB",
-	"kHI5h3j8mE3tHQioFCXPC/tMpgxVtcmO2VuZD1UmWMGvRaEZlrlkuTQqkdOZnNsfMWdxMsNsTcmuBeP1",
-	"4mhcBvXRYhf7woel0hqwPmYaER5TOr0p61MxEM5Sd8TTDgtLtmHQiy+xNhZl44UMJeR+8pgzhNf9jcrm",
-	"a/hgY3mPRcboeF1YBOC04nv714UaLZQ1HES9bgf+t/84kf1utzfIrh8PBr0oZFy7nsaqSt6HejUqyyk/",
-	"LF0AvYfF6v8O/H/N6my6FIj7/663wq77tNHhLO4d51gAXn+uhr669tr3Hmn29vXzzlrIykXp5MOD+XPv",
-	"YPNL53xeKJ5dKPWclyC5RIe9o20607MpRjK9EFnOL+yod1SSglKcf9h9cJJljaBXwX3QoOrs/0po9pko",
-	"RFOV/ddB3bGqkFQG3JR8a6Dqg+8aSs+WXGqsQL9cv+EZ9BJyyY8SGaG1bEFSoxpiHhI+2vr4PKP2Vhwb",
-	"nwim2UhJ8e+QpIIrsomuYqctL9yIY3W/fqvXD4zeffXDv8FC27XavMx/ZIGFT1pY4RJq6AzHK4KnAcxa",
-	"s/O3F8ss5Ny+t1LOat4B90heURUWx4w+/FUI8y9yBVbL+ocdJRxCYApsnZ9cPP2+vfJQzRpjvCg1Dcxg",
-	"BPKPUUjHLK1ktpTh9ehB7L2egM/AIYRosESmgQz6BLWnurT5JGXDQnCqpl/k2nS8oY0NuUSIcVeOHUt9",
-	"NqkiuAJ/n5G/z8i2Z2Q3eXEDRGr9IqKMG7CAEsBpDcSUtRxQU561G23pKwELdzd8/5FmTZ+ah3pfuAiW",
-	"4czMNSQLPM/l7YA9LfLhrcvfW/2zFXkPljD9KmgZwKNZ37EHBqSu8CHbcL8JqM/ljGt4bT9TUvy2fy+K",
-	"oZqIj7BfehS9B9kxl9/+M2LrbZ0B+GdzBf4pTZ9LkHkNeXz/yyTmRmPuCfviixpC8xdfsFZqD+4TX52s",
-	"jTXhABmF0Jsh5wpiygcspwhiCmRO99PjRKZfpBUGtJyzciYtgVa1jTB69reUaWFXGfLzC9g0g8UdIa4c",
-	"m8gYH/FcaoN1aDDRbRmtJTe6htbCWilYN/eDsdA3PMWMNvdx/5pqsOAXEKIr2RdfVGmf1brAd2nblUFy",
-	"UNV2RfCnOJGWKLm9sKiGq8+5NCUf3kKJWPuKYa20iTfb/uv3XCLJpwfldVLERHW1yEQNVJtSKXFUiGQA",
-	"IeO+jBv6jn0yW4eljsmnkGPgEl3BFYqbL9nZm1fssN/7ig1VZuVSLx8DXrcrX9XtEvwAxtX3uz0EIXD1",
-	"5YFCXCyzXc20wzYBMCP4Mm59AGC4Do2ZytyHiMwrje62+09qcXeXbjNm7k48//Nby3e73asv7A1/uE50",
-	"2Gme25ic7f7uZG9++/r5Asi+4/W/l+H5f50KAmfljzdTj/DIrsm7b1A49n+1/1wtGaybTMyeJ3xi+/Jh",
-	"YF8e0Vpuf0o2GJiBAf47WpdXkMP/IvGtMcSKamPAyH1JEZdHXjlbmgd92DhoOiGfUvD0h7K/j4FLg19X",
-	"iKKYGJlNVS4NVn6QFPOWqXsZM8NvHULgtcoAHOO84DOdXxd2ByEiD0o03/VBLICN5DKRMBpCLnDZiLZ9",
-	"/za7V+UtGBHAOAbRc0aza67xFrHi062YI44zmJdPzs8SCQCUkIGWTyCe0IqXyIDSY5ZSUqjPY6uIDY1y",
-	"BFWAshFAYcFWJTL9NYmEJfgkGrAkSmbd7sEQikELy3uGEA5+IJLoQzpgh90ulclA0ZeABcDaZ4XuFiZu",
-	"4osks96PuUnkPdfsvlRy1I7ZYbfHWii+//TTT3snMzMW0ljmJgbsG8FLUaZt6meSaw04gyW75hkiWUtM",
-	"9uOJrKbtSkZO+BwOk5XXaDhVuUmG1V5ccWlcGTug/tfMIWsnEhe4w6giJyXp8bIECGssTDrmU8H+682r",
-	"l+wN0Co76HTdQmjDDdUW16K8EyUbjsXwVoNQOUGPpD8o3Q7L1FAjuXYmGZUqRQPtRJgyH8YsyydCasDC",
-	"kBnDO0SVnUQmMk1TQA0r2N5/s/NXby6YC73gDuGiEwQe1E4HS5JEMrb3PXt0QmwZ6NZtAvvh9OdH8PPq",
-	"6vP2KnrkGsrYo1+TiPYE6SnoO4lilkQ4J21/fZf4yHb8LQicT6JL+03Gjf0sRwKb+ypLIkDyhP9LIr8y",
-	"tQYHBC4IkiU2bfKJGNwLcWsbDhqgPYa33yVw4VrlD1/CxiATFwwr9tt3SQRaWxJdXsKnXF9JZcIXfIU4",
-	"fPz+/r4zgswKXIXLy8sPj2jnlrQEiFx2Rcq3UxOacs/4aFSKETcLAAUuKnk5GtlDmH7VlKJGexANoq8s",
-	"v6Y9hIqVLjUhTGO4jB0RLIS92DvVM9n60L6ZO3BSBJXKzTxmhcCcag8aD2OViupCOwzJtYOtSMSPt0Yf",
-	"Uey+zA19c+kysOwr72iHq+dqL7+L7IZuXpO4lhaydoWk0GYx9+vHZjgOS4nsemZYlmdUgshB+GAyT2wv",
-	"Gkv3KxfpoLu8Sv60LC4Fl1kUv3vnz4lflOqQ2CXBOK/Ly/hdBCv3LiKTiH/eg3jG7yI8HEnSsSu5ZjEp",
-	"82Xt2tUxEZooH4Psfa1ChwNpv7W8dyl7zq/UO8rf6WKunPtw0LMjali/jM/tL4SoAMpePhFXGDboVeum",
-	"qa6Z4dYyPDASEoG30+p31DicdZrK4ah7HQ36H+LIC15Na9fb63d97tP/hf/6pezt9b+86B8Mjr4eHH1N",
-	"v13+buc32CZEi9I+UK62be67YNZrdnItBwA/09X1HAYZvGIlVXt4Ikiu8EYHkEswea4bR+rmRgtDkZHN",
-	"xAI7PCsMKSS1dazwfjF7Lqqdul6/Gx90u/Fhr3N0CQpB7eVvSy6HduHPeZnr+quPu3HvqBsfPL4EcXwn",
-	"Yt2AvKuqqwqILAbZ0n62cq02TMnYGylRwuGa5YaVXJKOuoUWCGMhE8TWii28tByr/fWWbz5UY6WxrjFh",
-	"6FvQbKBdK0C2Kj0k1GHCiANMnkILx1jwwox/iQa/2k//tDtmN6XzT01f+Y2HT1bqnv9S+7BPUN32yw8A",
-	"1zwrczPHrEwQM63sGQ3eXX6wbA8E5lUadC61sZSH2DCgnuVWwRnOJkIa1tKiuNkbK8vEj1k64bfCaiUp",
-	"iuEQ+AAuOUiqmZWFLzBLM1+jtNt7Y6ZFiSZ1sOmRFut90Mt684kTwjKW8byYg2bQUPYzaA0lv4Yq+6Be",
-	"ekVbvActwWpBLc7Qvxnbq03dy0LxrB3XzdseAj4cOZoumtT9YFGD519Yht9sHXCOhmmpjBqqgrWsLDLl",
-	"pQcbqkHunZyftdFmjw0xXGIxuRaZO8CJ9Op5bphV4jUVslCgGmvLEGb2NSkE4B063dBqa7DjmZUbHRJL",
-	"IvVUDPfgWMOWWMIHBdFhySuJHp5cszGX2d6Ul5pwZfRUiKx97KFN6fwhuD2iAxoQ2pzvqE6Z6A6gZXzq",
-	"u2tYzFU2BsfwUHGsoC9zHeAkZdxw1iKrQD+t6geAfg92jHawny5JcnEM38OZxwQGPN2wBk7tJCuE4hm7",
-	"5oU9jmVIVa+cOqOjD5cf/v8AAAD//w==",
+	"7L0Lc9vGki/+VaZwd8vkWYgiKSlxqHLdUvxItPFD15aPN2voL4yIIYkjcIaLAUUzib/7v6a7ZzAAwZcs",
+	"nyR7smcrFklgnj09/fz1r8FQTWdKClnoYPBrMBE8ETn8eZZlamH+SIQe5umsSJUMBsHlRLCpKCYq0ayY",
+	"CDbjxYRNuA6Z6Iw7LP7h+WXILt68u4w7QRjk4n/maS6SYFDkcxEGejgRU25aLZYzEQwCXeSpHAefP4fY",
+	"4ZlcvsnTcSpXez7LFnypWfy3OGRasWLCC8blkum0EGzKl2ymdMEmaaE39yzkfBoMPgZ/C67ChmE85cOJ",
+	"eKpkkats/SCkOtCFykU8YFwyLvVC5EyNYEnOLs5hPBOVJYyzuRb5I80W4saMVDMuEybn0xuRa5iIVJEc",
+	"mk5Dpic8FwlTObQzzFIhi0eaqYUM2a0QM83SohPJnaZnR7hmlkoWQhYvhRwXk+ZdzuA3O6kblSxZKtnN",
+	"0syh5X/7w/NLpoVMdMhGKmc/Pj971t5p81NZiLHI/QFdLmfiDYxCb1p8LdPRyKcDdpOrhRY5K/itQMqk",
+	"TeH4KaYODkwPMUsLQ7SdHVcSumteyGdqqC9Ulg6Xq+N9B3/jjutimQnNRrmasmKSaqZFfpcOBVMyW4ZM",
+	"qmKSyjFLZZZKUX6G50WmxWIicrHvkXp+ycfNm6uLXMkxE7JIiyUr+Njucy5mudBCFtw8bfa1YC046BlP",
+	"JUzFfBr/ks4ODO/IhdYiiaSSggk+NLzgTphH0tzQbfsUSMOs9w0f3hoKis9HB6+VFAeveDGcxNvoeXVW",
+	"b8X/zIUuzpPmqaUJm8tE5GwxSYcTGG0iCp5mGueYaibyXOVsIXLBMjUei6Sz9xCKfHk2KkTesOtiqKTh",
+	"jootuJm3GKkcloRJ8algOQ5/7xPy4cOHs3kxMVs25IVYfzy+FzwXebwbcePDTbT9OQxmPOdTUdCN8CLN",
+	"GieM32vWikfw18fXZ6+eXz35+9nL989jey/QT0M1l0W+vHry7PngB5FPuVxG8263/w39PuNjcfXkcJan",
+	"w1SO4/YgkuJO5EvimAze13BoYEXvUp0WGpnA1NATw8exOTZO74TsRPKAwWhYqhlndzybCyY+8WGRLS1/",
+	"0AUvNMtSbTaomOfS8NqQxVEQBTFL5TCbJyLpsDPsEjsTOpLMzQ3HfhGzxURIZg6EGjEzOvPDXSoW2vR/",
+	"EcIhsi+JOyGLqyfP6a20wCNXTIRpGn5lz09pVqqYiJxJPhXMnD2eE6uDIeFFQbNrwYpQ/6M0x5ux3YHx",
+	"DpUsUnPnxzgU2pTYNoq3j0qET7vYSDyIWWuW8aGAYWg2nHA5hrHeiGIhhGQ/CHV+wXKRCa6Fbp+yeJgW",
+	"ZeMahrSYqEzgWDvshcpZrAXPh5NrIcepFHEIA9VqmPLsWopiofLbOGTxkE9nPB3LOESuPi+m17HhX8hl",
+	"Y1iw2CwxE9NZsaR9p92yy+pTDfArw75O3Z5oNc+H4upJ7N5L0lwMC3qvg926obAUyIBLb3vMRVgOdgCE",
+	"aEnCDLxYKCDLM9ovGIpURFwTrl3XdBMMyikBkZrZ/iJypUMGJwR+NmwNt7gFY2nHIXFBXXDDk0YkWkCn",
+	"hjB1gQySp5lpeGpovtYzE6lpC4b7IS0mdLaMxLfpZEIr5nVctAHdCfBJGW6RpLpI5bAw452JnCV8GTI9",
+	"n06NBGRmhANb6nZIbYTsRs3lkGSoZJ7DHRXaSynNvZPGZeIOkD5lCzPwykGNw3Ks5WuwPbyAb3CDJJvL",
+	"W2lOlsrN7Sh4IRJmWFxoG4zNUpmrDS6Xkcqnjhc++USkTF3zq483V08+xe3QNMeJPGG6/ZMTc5pyPsTV",
+	"NeKjWb/X71+aZ00X7y9fHDwmwQZo7rjfZ0q6ccCI35oDCTOZz8wldNSDVWTmYMMmicQyvw67QArgRejL",
+	"TEZ6vTGyAE9QAuGmM82ns8xRsNtIkG6GPBMJm88GLMbHktg8JZk2XQP/MBMzIoVpFQb6DH8qz6Dl2kaU",
+	"Yy2P98xn45wndEpucjUfT4qSDFWWALVwCSv94uzp5bvrt88vn7++PH/zOobZhyydzlReiKQNC5GJUcHU",
+	"vBjYtRPJtZlpjAOGSePJSfjSNAvXN0rtuIrIr2FE5lYxsgCLoYlOJM05UXNvjN7ipto7crghuX5k7iFz",
+	"nkIgVfNuuZAqj2RtmCg1iU/wiLmSiYcHg6C8WYPP5pFZphJhBQCjWAX/Mxf5MggDw6mCQYAtB7508G+5",
+	"GAWD4P8clurhIf6qD9+Zm5Jkgc9hAIJtMAgSIWZvbv4hhoX5Fn8/kw1SMc3kmsullRR6v/29Hw/8C30x",
+	"UZrYFCyvXDq6Q9bV4ro8fu4yVlK0O+zv+IjZZy2MDGNI/mbJ4t/iUxZH0W8xCgJZWoicZ+Z7vD2iKIpi",
+	"/4coik+ZES2ULiLZ79re1ch+Wzu2IAN32BuJ96M9SamRpO+gTTVy4w7dtprFiB0/uZbKXs30hbmxeSq1",
+	"UTezjE3n5j5XGcgjU54ZlmO4phQlc1hlDesJ5rcXb/eiFTPc+9ALbsw2qnlKk11POnY5iH4ue79dbqAf",
+	"+7RPRYX4ZO6TdCyVEXeNBq7FKV7bhvfHVXGCbm5sdWI6SJTQJaVpUGy8vVxZbtNoMAgObzI1Ptxvse34",
+	"v96Kv1bF+sWWqtj5nEpPxMGjUl/TSLpF9ZqRqwucak9emu6z1LkYidwoNYNgsVh0xkqNM9EZqul+yy5V",
+	"8TVW/HxklF/QfZv119ho7TGwGDZUs6VnCzKC4alTFIjr1S+Xo+5xx1+QIAqORr2b/jAKApowmvnKGVc0",
+	"8mCz6nsBhNw0cLPHIV6dPcOYzOdSxBQyAblWKpbwghN7M3fZYVyomMl5lnWC5h2Bw+MPKxEjPs+KYNAL",
+	"gyn/lE6NMtvr2v8Lg2kq6cuwSZe+ELmdR2N/Ir9e6XPT/pvG3qW/CGw8VzORF8t1+vLTuS7UlM3oMSsk",
+	"sFZsv7omafGn5z/X9ej6I7OMy6sns1yBruyfTCPxcnOWUEgZ8jxPBVpvXNc/Pf8ZH3QHFiXSkHEdydho",
+	"GkDaMQnQZn2e2LdjpynjCX1HNxzcTuaaMjdUWBG9Y1Yoo/icsVuxdBJu/NHIOCy+itmQSyPo3ghm5R02",
+	"EblgLZDVQcQWDHaLnV2ctw2ZlSJ0JHeVoUPGYQRgH2DFAgxx+aoYv3Kb1pY/7pSqVl1vsnxpK7+ptVkh",
+	"Op4kqSEbnhFVpQLuxSn/ZG23/ZOTFeON+0I5vtPMjUBZeJGraZNZxyj8oJXFP//8888Hr14dPHsWs9ZS",
+	"8FyzntEtvvvuu+/aVW7T7/a/Oej1Drq9NYfZnPmNpimz8rwwQ+WFOYIN5jcz6ku1OuaXvGnIYE61tgyS",
+	"0RvHfNRdM+ZCfeGI36m8WMdttPlt55tG5cUzsEaYGUPT5oB+QO/COpsoOR8eaZYamVGyNHGqi1kbuGJ4",
+	"loGngoieHdcukm9pbWa8mJSjp6av02S3JUpl8c1xsJVD04TegVWogYdyLQ5SqYXUaZHeCabnN7jcVvxI",
+	"1JSn8pTF/06y3HWMmh/K9uuuGjRDVbZjy1kzoyWb7vcqofNJw38/S8hUO0T3A5zp2SxLh2C7OPx0sFgs",
+	"DsziHMzzTMihSgTsoSfPiE9gfLxOZzoYmDt8xO9UnhbEVD7vSjqVMb1Q+RTHXl3YN9YmMkpFlmi0RqKR",
+	"rxPgVPVMSY3T/J4nP6bFhvn9QytZm85UaI3CMAgIcFvcCHCj3WiVzQvBJkUxa+k2e//2pdknXfBiroPB",
+	"cbe782Sf57nKmyb4yqlL//nuzWtzESzAFeL7h8A4QzJr6yLjc53eZOb0xPP4MJ7nWdxm01RrIDe8NriM",
+	"ZNP4oalKEzI+hHsUrUbARr859m4tvDd8T+xwKLQ+IJ/kAfhJD0ovadMq0NuHNZ8qLMePgmfo89t9z+wO",
+	"BOo22HkLqKOGPXg/Yy2wpvFk2e6AVCwLkUue4bbdk55sI+BbEznZQz0COnkIAgKLoPg0E8NCJGzE02ye",
+	"i9OKn4k7xxK5ouL/OiCv1cF5ApePt7/+b9s2tPR9wcjO5R3P0uTFXEqR7b5s0O1YcXhFz6dTDoYAznQh",
+	"ZpWLwdPnyjvEvGm0URAYoVmzVhoJRRgu9TGAYw0OwRuxqZWrz6G3g+auQpkMdIQFaHswxQof6PfN5MFc",
+	"XZ2B1wMoGyddNoK10YxnQG7Nw0bm/zHglbetiads5UuGS0vjD9esCyy5kW53WdAb21/fsI3HrEin4osG",
+	"VfBbIVfXEGxXZKgsd2ynJYSFwwfZjTDSNXRx7zE+wIHFu8zMhzoJV7j3cChmBSkbpyzGacXk4wIyVlIQ",
+	"p4ImfqDTs8eB24Fe+90unovNa32bymQ9ubpGvoQwZqQe+9zBukmg9UeazXhhGC7YwmAZdcHzAhW+w+aR",
+	"Y7NEzZXHH56Ik1TPMr68DzHTq9f/YkQNqsT/A4F4P9K2Um65AWAGokuEG91CyITnjBSkhiUHtdDjcxye",
+	"tSo/aOOlSvcl1DJyZhmftsn1pCTjSDD+Leh+BnpoHj61+jFwkQ6ZmudXA+c+NO+e2qsQbWUZl0kqx9f4",
+	"SXxKC/rTmjBDVnGLh6zqEQ+ZdTGbX+b5UIQgq0uRhWxeTK/tl+bvqUjS+RT/Ll8znwqR2+9xy0MbThUy",
+	"NRM5L8wg9VIXYhqyRNylQxz8eA6j1cNcCHmdCxB/wSXrQgxCRo6GkA3TYhmiR/ZL9g/PpL979oAT/W++",
+	"n1LNnJb6BaPIjUZU4znKDILMDGTlaBhIoRrIHP2HKmfif+Y8M5c7NPC7MhgX/eMxGTNEWuYVjpIWPi+5",
+	"NKKJyFPxwAxFzQsrS1qu8kdmKM6kSF2uhkht4ydVwY/rhibQQVXu18gQkuHvQPRfMLWJmuc1mRW+Ylzf",
+	"GuXHUAM66bm0gQbN80mNbnZnZKaP0AR4YI12Ss3kzVELXzL4ssvKzpQBHe6BrSO2e0Dc20wgRDvjVMli",
+	"8hcj+RJGEtqAZ1gKkNSUYpmSYxevZPdiC88hC9e+vAYshdUtwO/K+39iBOv1t79twt8OnKZ70Uzy/ILx",
+	"JMmF/iK6Ls1/Ff5I37oxW+lPSYaB4M18xjUGV+OK3PhlOoTWC5Un1YHO8vSOD5es7yJdjGZBT65RGmw7",
+	"OEYhEuIa9hc2y1WBNnHWch20H1ipKImiyPnQMECrE7RulozLpZKivY1AHlqVCIMinYpflKwzEfrW0YNk",
+	"52evz8BkwOCH9eRctugRdOP7IdPz4cTcSs/nuZqJw+9FnqUQK/f+8un/OgVpV7P+nmym9HqipT3ZRkQP",
+	"fVIrLgZ/gFkq8Vb2ngDzJnSPvMw84C7wlqEMGgUs4ZoDUenxI/TDeqwVBb/88ksUtH2qdUzTdPP0/Nlb",
+	"7CsI8a0j81av24H/HR4d7fj2vyxf+4tb7MQt7sEkXkFe3GtVnKFge18/BraDvWNLVS/YyUPMF5P4yhw+",
+	"Z8SDYNwWl0v7iPkyS3VBtJmWMRKJGs6nQhbtQSRjmHQMT2pWQCAXZVmtOLRsauFW1xUO/ZUo8nSoX6j8",
+	"Jk0SvJXvs66ugepyHn35cl766XqW36CyqtNEsPjV88u350/fXZ+9fPnmQwzU8loVL9Rc3ptK6C6C7RmZ",
+	"hqqzOv7yWb1WeF6tkZlPjUzuxwrYibxSSTpKRUP0wWtVsCn9ylq13C8KmUnaHfZaQTJhzTVmE9g2EQo8",
+	"8xlD05aZ4smlUi95Phb3XdhLSIMDPxulPZJGYhqtLHLvgUjH9gI9YCg7++aY/ZR+DwsMBpQv8JAKfGWd",
+	"f3TnOcA4vqJf1KayaCGLh/OR0uoBU7/vuuGNkKRTIXWqpB5glN0gF2NzNdtL846nGb/JBMNkzYdaWAp4",
+	"ozA+EBXzucSlNWslpEvHWphnzFWJQQ0tjvdaCEHtkN3Dy2lUE1ErF0C7JLxLpV5xuaRV1fdbwkul2NTc",
+	"KXSw9IOtzoUNMD27OMc5grwaH/JZenjXizF7VRsN/FYsMV0FH2ufslwU+dImb0BS5wFkdcZMYxZnjQy9",
+	"R7ZToUsRLcnwveTzYqLy9BfxhbRoZnsrlkZKAd58/uzBVtRwJNN0aVEPyySDkOXiTt1iljoZ0sCAM+VL",
+	"oB5IGoopJMxf/TIf2zPBoUrTri3zhw8fDuq5rpvWup4aC5P6Irr1boNVyvWlz+8e4Aao97ALXbLnRvK0",
+	"VGAWXwuIrj+7OL9+e3b5/Prl+avzy9g1yji9y1o381zjKcHIV8g2lMv2KeM20NzKMIbnRNIwc5EwXq6x",
+	"4R6l5Rc6PXt/+eP1i7Pzl+/fus4hPqG5ZyEjST9T9wxcM6O5FgnwMbgLgBALxBdgc1mkGUmVkFwtkhXh",
+	"8guO6P1PZ0ku2IalxJpM1nsYcWGvw/k1jtZ76a66e8aRzb0WHiCg7DUxnmWH+fKU4z16yrOMxdhAzDAq",
+	"2qZ+97vdR9rHkpjl6kZE0jSISSh6wmdGJ2JGvGQ3PONyKHJQ2L2MV5xc21AkrNEsV0NDFzeZeA44C3sa",
+	"jLbbefVMZOZgQgT6ItU72HhrngwI02UjnmkRsl7Iul9kF7FpE1W7CH3bEFKm01/EGn9R2dbKmHvdkPVP",
+	"QnbSDVmv2/2j+DZUvmJD2GwueC/1fIZJqa9EkvJLiCt+IJ3FGWK2BRtXFZqTh1VozH7HW4eA+jDps29+",
+	"2m8NzC7DGzlkZl9DkDkE9Hd7B93+Za876Jr//+8gdAZU+z4khYWBmPI0g0B0a5W8UUZg6NUMo3KeZeVX",
+	"sPPAy1ygheEZo5UA7TAwise3vt0QvyaDXjDo+2a5oGIbC8qfrtGjXU7u+LJ/VE5uDkbp+gIcXXYfD47w",
+	"mc/7hoq/pVjvddtMhoGO1zIc3mciEwXeoc0JLMhwbOYLxcwn5VuETmKWqUQmuVEqExyYK2pyKzkF9TyC",
+	"0Oa/eIAnNOZmNJ8yf+FjAAkN9H7oBnfVkFrjVPKNk11dPsDMASgac14QPQkxFfBAsmje7R6JJ+y42zXH",
+	"tLpcJa9clySUFmKqG7L43BR4nnPIEq/nABCwQLY8RZZlbaLI4CBiz+hZxH9AJF5ZFcecfl1pXrDJfMql",
+	"U147QUMGk2VKTfksP15eXtAihQ6UoRM0ZpL4e2rH5Fpv2s4XGRqduFy+GQWDj7+uEqAjp27Yu1rt9Wr1",
+	"nqB3O+wNBoMs0hwkClTtK7cIt5EiIkvaYG416nxaFEKy2BwJyBQ3RAUZ5D1MnuvGp5jgDCAkIBmkcsxa",
+	"8VJo88LlW8gijCvoKHDxVgVvs7fH/X4nkk9BFdBMT9Q8SxDHCfuHDnEEp8wMABJsuphg4wzmXLPZZHYm",
+	"ebYs0qF2wDZTlNk/HYzVgbeysPQukH0PvrEzM7CRYw2kRqHZTUBZALsmmcoTAckE7lRtYqA4kXeFmK0e",
+	"tyY+Q94VHEgjUUKDf2TGiiHyD8lXcc6QqbTfhO1G17JOZPo/cxcA5u6u0E/w6vUxedh9DveiljTRaxId",
+	"QkdDIWa7g+p9WqZaldgyrRh6eHKEyFj44du4XSG+vfLpYIrn+OpjeJQ+9LfQ5o5k+TLVxb40SWLbHqep",
+	"6eLKUnm79XUzvJfwIFxLBd/lhVfmufp6wKipDdv5+mVx4tP9lmaXFWka3/oBQXz3nqMxV7Sh/GsL+LOZ",
+	"+rp7MV6w918/RBfuUO7JnnFJPu9zDsKGNVk/lS278YrIcY8doVwkUgea2NDIpm5bfA6Ld1bDMAqbQIxc",
+	"JN4jQo6LpGmpBSBSFJSYlphNANYELdwKSB4TyOYsH5ykhW532NkNXP/OUoEywPbE6U1r99XPlyOOXZhG",
+	"fVM38Y5NRCFm+86nkqzSRA+Ur+MnxDSK3Oa56x1FgNrs7KthdTibJ3offjRU8k7kOlXyOif7ZUlFan6T",
+	"iaCKCdLIOfAYmNHU2rvWtAFf1GiSq5kaje7Bx+jNh5mbTfFsFmtJNNmFMO7NmBuoJPCaK1eqNvOVfQnW",
+	"7FQTgdncvH2oap7nQjaB+J5JQuGktTp/94Yd93vfMvsKeL8seo35F83iaOJZWcn6YV15APNjtg4DP2BQ",
+	"FUfd6hRGAVaEWq7eTiPbWfTH7MPNzNBswU/mOS+VcNV0upJOOLE5hf5c/JnvMJMmdQOGHFocIVzi2l6E",
+	"JQ2so6mnjgD3pC5+J3I+Fte56Xku9jQVvS531SyBF15oR3wKENFgkqEuAFETl62C/gMhfhKetC83LWlt",
+	"+FMjLDRtYSKG6ZSGxIqFYkk6Nm2XksRMpUbOQPCiXr/bOenGjSxm/Qm0J64TbNtrGuiWrdztBtnEVxFV",
+	"dMfjsp4J78p99z1whSp49rWJDfw386nFGMYleeTo71+dyDbemLvdksS0vMuS6K7pcqzuebjCcrbztK+t",
+	"xNc46J9HmTcD/yMb3oBcHtDsZua7k9GtLqFY47Nzg64YlYPd5a7n7s4nF3sLfBJWf2wDIHYpjKlEhKyY",
+	"5EKwIZ+lBc/AK0HiRDAI/r+PZwf/ffXr0ed/C3YQy6pjAZCeXr9bwZabN5kTT9nNkhE6IYv/Dmjesaua",
+	"QKOJZGs4L1bbbNtEuFK4QzW5bqDcVWjcvobV3sImOKJq/98cP8AF1SwRXvjy4NpNr4iJEA5ghlxD4QVk",
+	"CcB1RfTBw/iUxX8rIfog2moOr/tbGv8WO8RgzXgG4bJFeif0yj40IoFVTxysyroD9hMtmT3EVhh24ulV",
+	"wzqbF/8ZbPpPxpy/oh0IV2NXK2sJrbXHMEo/p6UFdRuElQiprcx9gzeT8NlWXbCW4kB/BVc08AGwCBJG",
+	"r+HhVA5mUAkWfqQxxKOFIGmRtINp1+HOWrH79GMKqL8qQzBuiW5EhEKD8jYWci3VjIO5sN2J5CsB5QUw",
+	"fgZLfLjgQAT9H3ItQhdROhVo4OS5QHhnkWCFAE4/UUxjqllsJNLYVi7gtlc860oK8v5Wt8vyrs0bAk+Z",
+	"7UiLDONzVhYP3MgbQWW9hQOfcs0wb3k+zzIa6cbgubSA66DBO31pL4FTuyR+7BwneOZWaVRob1DDS8qb",
+	"cN2A3Ige5IGru/BIs1HOx1MoNBT/n06nE4NDesZzB/QA4WMQSYyJt/kjzWJzCg9MH3H7NJLujiCHeZKr",
+	"2QwKtjixxKKBN+32msn4AposBJQwuBNNWNngDPfvU+rnZl6UkfWC5ABbrwXLWawbYyT3HuRsLThzEzah",
+	"v7ynDhXFZXdVyXVVMfJc+Af6Np0dqBmyvAPQx0Tu8CkN4eptQMip0P6AQBJQZMQAYY+iNtUIA/kLRRDj",
+	"kWzFv0bBLOMyCgYsMt1FQciiAHNNrlP4HsYStzvsHeKE3pVVAm7FDKxnxDlkEklaVM1uxFBNbUWrQnxy",
+	"hyRkcDdiRgGODVsrSY8AuY66CMQcyRaW2NKFfQhiriGOnwSZo64vERLjQqpwsk632w2RXnQkqaFTdqOK",
+	"CWb6J4zEy6pU1GFnNmUAG7ToyFwycTDlaWbDviMJBgCSkL5jFuaDFO+WnvGh0CFLVAFptQnXRqqyFYCK",
+	"iZjCGabRAJZ0KxeJGUfSjs1AbE4ZlrXjbqW6lKUB3qtWxguMAbdFNyBtyLRGoMttDD15dfZf14CE8u76",
+	"4vnb62dnP8duf2HO1BJ9t6YtsxdYgKc6qm+OmS1WYxo7xNWb8TTXtmElheM55tYqTzTGDpccaWC9YkwX",
+	"aZZZPtGiKj4sPu5247YrasOmmPwYSVt1hBJ8LJXV0e8xhN3oY4mRnMypQIxpuqMsNn4Tk7C/GuZwSiFC",
+	"LbikDcG3wS5ULYW0i2HZM0Q127QfObNlyMxJRguLObO9bufEEBgkeJ908VRbnREP+/P3b6PgM9VhxBfl",
+	"GGJBKZGuS1DotJm9E0vGXoEZYFiw5EdoVrIig+2LqVEkq+ola1nts91hP4lZ4UqKtbi1WdmMtlGmAEQL",
+	"O2oDxweQ8EiCMc1spqb6e7AQp95NsolOOuwcZRxALouk5ZyrZEHmNVxI33o1MEtIEZw1HK+Gi+7D+bPL",
+	"Hz/9+Pz8hx8v41PgnKipgdwIPAgkLzRYaNbrdAy/6u5muG+SXp9vdoiYi2uo8gQDzqAoGAmvRig2x3aI",
+	"QuYAju1gLtMiXjVENCv+T1WmyjsA2V6DQrwlYMh0udr2T9Wlcyyw77HszQIZCUPalliMJLbkKi9okDuY",
+	"6b+9UYTwPH02FL+Mftz2zq91A/mKgFmfKpspgu2m4mFePZ1e1cpiAx85pBEVWKylFUfBSRTEoG3AL//5",
+	"7s1r21grPjG8fP3KrcYfrpHi17qwSz13PxsZvIOBEn5Fv1oQ6Cp1QhxGo7sw42t+kOIT/LB1x2e5uNvh",
+	"wdrS4Iiof2qEOl23YPcIdUEmVVzXlC7PHFopi9VQjLMs6wgXamqOMaDS4a1ga28Y4hx4dQ7vFzuDBTgq",
+	"wTNsU+yMV+/sviEyYdA88Qs4YUpakRoHkxZi6qqgItQk+Fn9Ki0bOLW37mbfN2yLnwrUEKyFlc02btfK",
+	"9oQIzokgYWq0Cjw3qNaZq9epywVPDOvodnqGPWCNS9QFc8GELtIpmP1cLTssZZMWbmdow/33IgmXvr1u",
+	"h9lcp3filXUe4uptiuHY4mks1PatNVvxgDsLnqT7uK0qhzX0i+hgkz7RhLYMSKEa+cWbmZBnF+fPCGCk",
+	"8fqnZ9hRp+uQSFZZZypHyqPCsgs1E5LP0kbmOePFRDe8VZuxbSLEXux7TRNyFYL86kUn3foFAXG54LyH",
+	"CpQQawhGwV437J+EJ92w1+1eNW1bxVpUub9rgs524xWgkf26RkDa5cZclQB8kyAmu3AsBKtGo3SY8sxa",
+	"dlhLT1QOepYOMWWAaxYbxfsQSlCTypcWOpIgGmrIgm4BXiC+BecWMS502wpHp2h5xHKWLP4xLeI1ZshI",
+	"1u2QlG2Nfq0JiiIwSlQSbNenNSHYJjzgw1gjG1lHB/qNrbRO9Qjtx1MWCznmYzG1RliJNVj9uB5Q0SWU",
+	"R5YFa6VG/SggS9pxPai6LczowFpiBkucy6x8bIvc6SQmYB/kHKfkNZGKGQIv20q1tai2/VwTC7/rAnVs",
+	"EVV0KaEH5t9iMGeZPlB9Nl0bwbTDdrXwgp0FeiQbr+Hmd3Gn02nXEk/MhuNAOyyexYdQtkljegpp3480",
+	"G66Yn7A+3b/FhzGpYXGphvlKKoGXGBoyX8+hsjuUDKF+zLLaJswoZzGk6PNMKwSHBHmVCtZYMwyEzgLD",
+	"gNOBZU011ZAnKoaFj2SFPnA2/jRK0/eKHrgmBZKq31zM8+GEQx5xaSnAtEc/nIR0SaNKriqSYTDPs2AQ",
+	"TIpipgeHh15Hh8OJGN6qOXBEiUUH729d/1xn9f+2uzXc8aO3NC3DsrZatDdXVyp5EItxmWNwWBLIH5jU",
+	"hmo65QdlVVIQddSIntGnWKF6kjr7sYPyhZwRgp00XCrEMByLkAo4o2rE4nm8o6ZX4hFufbQpiW9kznud",
+	"DlEEm6ZZlmpbBr+UwcBuhW+AvcKZ9nUqhwKFZxBmoBo3FEU+6rJpKueFNdqB4b78MmScSTEGHy24sTwj",
+	"OteRLLW9NXMsJa0mV0VvjZ+i0T0x4XpycMO1SFiu5kUqx+1TVnNLOHPtxkF5t3q61tfgU5vnm4jbezoh",
+	"IkleiPv5Qba/IJsPjWWqcHt4c4GLuN0UicBaQPFo+DplQ982E0kyzsAsVpXhddG2s128Et7okMG3gUFb",
+	"/k9fdoI9PB1rG9jBMuuPx37vGTwMn0F9ZQQQhlLsaKUtLcP7mHS/Jr/Vye6MZ6IWbMRzlqiFx1l87jOB",
+	"OGkhDdOYiXwoZMHHIpLdTqfX7foSTd1TuAcbmd/P/ebvKdQXK/1xjYGMcMU20PNiTbg/WHbZIk2KCUnV",
+	"N0tbOJ2siFQkXyo2Eel4UrB4xR4MNtWljiS4BnbjYU1W3RVq2ME1MKjYeVflSBLKwAADApm5DK35ODZ8",
+	"LoYXSDoDMzD6lFfsxeR9oW5sROsaoS+STtLDBVkX1rqSTu6IZmUfr5qtk+HmNIVaMBxGwz5//zbu7JZZ",
+	"dWHhKOptd9lsfpOlQ0AFBXxfvkScLwt7g4qDBrYNqBaFLdkKQu1CQimTdCzBvdwOI9kvMW5b3jMgJFHx",
+	"EVQiIKOO6taWObX2ZTJrl9n4YX9VOzaraZ44uOM5aBlGhryAKQU0bTCtXVh8jiuL13ZfZIcS1QGwk8HU",
+	"S4h0/dgioakRO+52rXMVbgR3MMDuTfj2jcAP94RVqAnS2FSTvQKmf5/kxM322A+GxaBCCYmDiHkc1iyv",
+	"xUQsmfV3CrkuMbGzi3k0nc5UXujrVAJsS7JmTDH93qHnY7Dvwm2A34gEjIw4rApX9oUj6mzBc2n6b2LR",
+	"6NC1j2wE8Gj+fs1luXp7rrOyAmQiGU3D7UbTU99OStZRZy6tGkfRGBo0mTxXTZvpVFxn/EZketueeI/G",
+	"ZHMBS75DsgzpjN3Mh7fCyeU5Vi0N9wBCgZ7gvetcGY7fpPLlc2EdWXH/eBJjCEQhDmBQaKA2qg61ACVr",
+	"CsUWE5UJqB2im6mHYvjVYvuCuCepjj4cJnIwzPg4lYCXVNmJDVbc5tNPyIl7sj/f0ofm/LOLc3bXRydX",
+	"B+K2aIljr8h/nPBlHOJ6hiz+NoEPj+Gfo24CSCff9eAjlFwxf3wzVeafXh//XQqem385BOcYvXgBteaF",
+	"rlWDpp/Mffn4m24vkm7zNGut37S2MwNmVMsk/ojlsVQe+rT4EcNMrq7iSLZsUFS2JEvYr1Ew5Fpcu9rF",
+	"UTBABLbPRrGIP0YBl0kU/BYFKo+CkH0kL8jVlaG0SJonpCrMT/jLFSDnAkC38yKzRIhZk0BSLn9Trk0u",
+	"MlSmkYpb1ufarq6nT/DaiAUYC4WosSVM7n4gRDTNykv2j6ajWvtMZ2Nf8Bjk2N4A/QNZZVHbTmz998+N",
+	"qEgQzrN5ZUqAjt7qPCG7/vpm2bhOO3C42ueSW+y5cq6cZUOOymikReNvjfcUlQ/fUrkc7VXbZZqyGrld",
+	"69An+qv17O5eUeS7RLmXwtTnkAqOb7ndVxcCYwRAJzGHM6wyUtDR7oyYrNwxxdPZiM2VCz3Pit3xMuwC",
+	"zbNiK1aGbdsF7+OEN607OMP2xDy4H4/xjl/N8SZXoStg4I+0DcGryEE2wClkmCxCsQHNGD0bhKBNK+lN",
+	"shx50zq+FTwzm73nIlpfkl6fi4O1X8D+7DmbfQOsyhKhCxTIURYhPzA9Am/sCF3U3QxddNT1WeNRd3V7",
+	"czFs9BZf2pH3T5wHTa+dkhQLN6WdEb/eQtd23aoD75+sDtVPEK0O9pmNNXVSOAYwQtAopZvBmE+cbbyl",
+	"59OpEVrIZ8akSoRuN8p/e8A1eKmnJa24Vd5EiV8xJccR+85pObWt2W9IZIxo5C5U2rTBRn/+7s3gNbiU",
+	"bVAiPeuZmUIWR0EUxKhLeHDNq64aKLm6JlJhXcQ/OS1mvJiELo07LTTdJNhEY3c7Bglbl5MLOSHfNU7K",
+	"Gp9tTqN1kqWFFtmoGfERXUbXfNwQ9fIBBHHrVQKPUSVX4EtpncJS3NzL3Q0dDbidqI61mebAJvjc0sc+",
+	"aBFrMuEvwReu51Mo4vDPTIpvyqxtzkHVG5EO8JEqIoUHGACE5CMGfBG6QgUuZQvGQnMCvlsYL/OeNmfD",
+	"ln/tBM0KZf15EjXfqbx4BrkDLrCcoqBg74ImmTexzzvAcAoNOmXgmLvJBb81HBYkFPCla77UXtiUbZvr",
+	"YWNG7buCF/c5o0N7RHcgUT3MVZZdJ2JWTNYZdgxdPsGoozIUdSqMnO/udBeJygsKjGLYNIOmKRQg1ZgF",
+	"EDrJzWabJULMBHrXqy4w3xH1SJP7x/kTKSYKo5cQb0gmHlZxGQTUYR+8oE1v5BDUAzlX5RQiidGussxx",
+	"XwNrtcXDFAafDtTUHJ1ZsaTtsrq7ktfNF+SWVXdRCva+8e2i/haUbkhK7rLetEcrLkrddjtEAZoehArG",
+	"OdlewY5oVg9jIsogeSjHhYOo7g/beXsiudv+4PzSgrXoSzJ8+2kzlCEYSUgDKeeLt1JJfDbgWYr2Tk7D",
+	"NVvqchM2c298jO7vZl5U8OJrs+mSs/yJeHTBi9cUKtEATEDqgP2rBNTKuExSObahveJT6sJ8PXlKC54P",
+	"J9dCjlMJIpQapjy7lqJYqPzWbBifzng6lvDbPAc5azjhgHQaejD79GEqknQ+pQ/eu+ZjIXL3C5US8MU4",
+	"NNuaIeulLsTUl+wyLsdzAglfSYgC6J0ildhgKSEO02LpIYsR3SzX3jn6hSsav6dr0YXEjyAhhhfopMES",
+	"8NbYbCNNltVS8O4adWH2kbyZF14gashi2mXyk8OnmGDgbWBVrRGWi2KeS/BWsnfAC7lm8Wqd+pi1zCX0",
+	"BgiOApViXInYw0A3dzjEc0CnhNnRZMv2dLPqQv0dWRYKx4bhWpfyiE/TbNnZjuXhUeO61q3qYx9krdin",
+	"RAjJKXWhO/eSDcnZPgKi/a0DwOdYK36Tj7lMh+wdHDWzmxc8Tdg7OGnm4/MpT+EPFMXikHU6nfZuo6EK",
+	"No1DgbBqHExa0EWKrhMbSzOd8Vxo1orfvxu8Fgv2s8pvQ/b653jH3t2x22EI9tkBZWskwt5a8SD2x/L8",
+	"/QCrbew8ijUKf8MY4MmtI3j2fPCDyKdcLnccQmkL2DKC21QmEFoKL+zU9hoYob/XpQJonwLPV3IrG8m+",
+	"fHdn6i9vkY0DysSo8GZt0ya2Nt+sOPotI8haYSNVAQ7PHrnYB4yKWQsc36eMI5u1SWFSUdR/Mya8gyOS",
+	"CpKBCd7IYh+MKCIfkI4wNIaioiJJP3pSd1o4gXLK8yXjSaJZXAOKi3fCMapd6JuXn6O3VO65/O6WXde6",
+	"tQfYB3dqdeVe334zuFcYvrLPFbFxecho6+/nfku03gy3ctYrNrnK+VtJ19/a7Q5Z4CuLSPGF5Tu79VQR",
+	"CLfPEp9n+HwTl4FHd2YwNflzh/7hBUYvPMQAQJrdpWPzIGvFPyg1zqD+y2ux0JkwrMF88nIsavx3//2v",
+	"SNMNcYZe0g/kvDh5h7XGEIZf8rtiodq791mW/GqmNkjHxSCx929fsgnEHxpe7L0df6nM5SkW9xsIvvwg",
+	"49hCH5vHgS8/yDhAmbrfKMyrXziGz2sUVVKh/g6xNnsqUvgSxB2hlnJtBLDQfZKqIP2HvjDkxVOp4216",
+	"ViStohV7g4wHbD5D7B6LQVPmAN0sWfxbDAViFpN0OGFxFP1GKYFZWoicZ4BMiNlpURRFsf9LFMVhRT2j",
+	"EKAa+M9m9clHmOz2j7tb9KFdHid1YZdHfdl+p+edFL7D06XAvMPDTgLe5VlfQN3h+bpQtdsrTkra4fEm",
+	"8WeH1/YYkC+T7PB4oyyxy3t1yWCXd1au860vNbIWW7h0Py8x5FA5PPFaMMWKpd3XigzDVB4eI/AdqVDS",
+	"R3ZDzr7mwNp9qlusM4STqcZoJVe+LZxUIGcaVjki5zU4D+zvoJs4xBUMI7RYVhYe2Nqfy6mxVtfBK+QC",
+	"Imw8c/G94dmb4HAnAGFGrkjsqCiDQto7+h0rsTO7OIHWBWN/+AvnAqJhxEJfz0SOhZM2BSTNBAkRIfq9",
+	"kYD0KQF9qbkv7e4QggUPXyfznDcrO68Etznw9iG8qr14hL2DDzbF/1CdOreh1o+X8GXI6oE+Cfk7dyBB",
+	"XJW1ghxgJlv4Ry94fl8YEC9oiHqsRg/VtzqsMM+V/XDH+Wo9s94pT6VGTwhr2wQz4/Eh0L2mAqwzRnzT",
+	"fNkEzrQ95eVPjzO04ar8irFe9jLe0QHmk8PO0WGX6VT8t5LidSMC3Jlk52evz9Al+4u5sTBhOa5UaTaq",
+	"w5lO+eFPvJhMuUzm5pv3l0/jZqSMSGKBXRbb4s5xhz3DgIiB71p9pFl8+d8xlI3lkmGNZyQSscDxWKCA",
+	"XE2RLuAgh1iBI7RmREskhbAhQspQzAQy8pPy2P9CFWJGKrc54Q49IqhOcW8cPLPSCL51n5CLmoi1p0yQ",
+	"NEo/UKsccoYAP3Ki5vkj4oRmEd5fPmWtGGpp93oH/aPL3jHV24YUcDxz3u8ESBdJSFEpf4rb9ZUs3wnW",
+	"COR/EuEi1bSAj/SfQsyo3/VfcGvvdeXue4sm3mW44TLdeHWu43Z4Br92AET9tP95wiCo+v2+IWEAOov1",
+	"93+tXqeQiRFsxGBZ5UvStJClWiQYaYt2pZydX1iY5uYwzClPs21L9N8iV2+kQCsGpE1d36hC3+O1tAnu",
+	"4gzHh4hK7On5s7fIcTRrnV/cHeMs7r5pg+pFcUWoDhrhPkt3hKywY4DIgYZh/L8qrKbDTEZOBBnr1V5P",
+	"WYw1l2PGM9BOHS4vivuYw7jL2Eb8TuVERF9Q7cfmuTfFQwsHCUaJ9OAiKU4pls9+CfHWCCJmlAaM1ViX",
+	"wDwrMQA2wnnQYxRnZ4SGZiKuyU4o6pobQSY8x4RqQyKQX1lzkWJ8CWaBp9JcOlWRi3TbqqDE5jITGrNK",
+	"F4D3Ye4bEHg4xEkAJkiqCRY2klaMCsn26klTpXAGkn3MlKxf45URNZ3GSguNm+jLgKxQ6hYC5vmt0EyM",
+	"RmJoJBM7cn9wVUnPlwhD5x5eFfpQY7TXOjXbLAQWZmyeJPjMy363OoYuOOSk2aR4BuXj3MWO8jKQHXaV",
+	"NOgaljluPVIo/O7DYJtKYBHLLUndO2SWe9a44gqnqbI/77B7x6G+96F/QVQms+EK+tp3tL3p/nR381fU",
+	"Od2a7KpA0gvvCpWLr1M3jbViS2Ixs0AW7VVLxDpx4mydBHHKODjtjE7qoyeWskfdQdc9frxVz3MiyG7Y",
+	"UE6qANRQSgpYQUbt2YnrajoR1pkE+JhHYBxMVZIObUGLXMxUXnSaBJ0vGFxvdXAOXg0vrGHOFxkYuS2A",
+	"I1xzgidwPZHnTXe2ilJvpDCy0vGhEZjstplNLKWqitBU8Xl0u917iE2myxoiOZJOKSbB5ZPKcSbgi1Js",
+	"Wisw7TCu9bLOa0CJwXuF2LYh2f5pWWEEyj/kYyX7KUC0TjrsOdSvmEIVF6mcRNRhZ5F04lFpBLQNAyJP",
+	"zytfcjMv4IqUim5kNpdFmlVG0lCn73Ej1roTr3bETbOCVuVs1MSubVqYs26tsDTkFxuY2nu4pr4aVyOY",
+	"zE087ffRZ+51jHZ4yVcLNo3sRca3nIkzkPdKEK31J6Ftj0IupuqO+Kd90cq9qY6k3aDWcb/fNt9nwiNy",
+	"iEBEtEUd3ofi76FQ7EXZKzRst7fMZuiGvatG04sWw3meFst3pnGyNwqei/xs3pS0dSYB1eZWLNmUJwJC",
+	"OLjk2bJIh5rNtRF4QdpDcOnyJ/MG/dKBBAPTnVHBoLNSgp0UxSz4/Plz6PDLIQIFC78SWO+Za9UcooKn",
+	"UoChqAq/O06LyfwG0HfdMA5IaSq/wUCJqoMEduQAdQh73boXOsyod4Rp1ouN/gAJp5qNVJapBRLZZFYO",
+	"8q5n1ixkWkVSfIIc9zEbZin4YaEkxkLlt6kcn1JKU+Vto8xlSmlS38zqA4fO06G5n1qY7GS2OYxkbLHn",
+	"MYgHFKAUAANTkLoRQwpQ2LThRO1OJAFNvIRp86bExCcjGmHHFmgekMs0i8+g3FL6C1jcBux72EdmrsOj",
+	"4dnF+fVPz3+GDxB6ax4WskiH5EXUDACRRYKamtH0bnjiXbtl9W1DOG7E3V4IssZx3xxDwmliNyqx6M8x",
+	"n80y6ubw08FisTgw+tLBPM+EHKpEJPEpy0mGxlf+892b1x2Ga4DlJKHmkYdQZxEQ3QLZ8VAcKLn8YwDN",
+	"iwH97pTFADGnY9bCe+AAV4NNhdYAGQich4pMMiUZOkayZccDzGv5oFIompxdnLdJTSY0bUDb8zcWIOKx",
+	"+yq2npHVsNIU/Ip1pDqdThR8jlkrLpH/4rYhc154oudCufYRH508wkMuIRfGVaitUEsknXwIPrlyJ4/L",
+	"4pTFRCX2bfc4lS6xj59QWLFk8Zk5ZnEkjVCJEhqCiCtNvj9N8JavoOXXqoA3RBK7nW/jKZ5A2VLvCGN/",
+	"4E1Kc6anPMtYjMVNY4LvP+keuVs7hOi3TPGE3fCMyyHGmyEtlWCHJeEYiQpMEbQ8uISYFEkbZttmLRs8",
+	"ctw9hqQnuaRqj7hSPlGWLQ9VlmHq8CPdDinZXLP4KR9OxMFTJYtcZQMm1QHcmzFrScWG5sdIUvE3YOOP",
+	"HLILVZr7L3hZyOLgcjkTB2+AXWrTkpbpaASnHC8ALQQVMcZlVAtp2ShqA2DgGjBOs6Hu0qRKHbaoWJbe",
+	"CsB+t4VOUzKmZOlQkCZsL4YfLl4eHHW6B6b3lQthsVh0xnLeUfn4kN7Vh3w8y8wrnUkxxfK/VLi05MBn",
+	"F+dBGNjy7YOg1+l2upVCGoFp4CjwymfArtiYus9hQBRwmKihrn5DjXSWfArS3lg0BIG8EznKL6l21T9c",
+	"5Q/2GjiyVIZXdsokPyXPk2AQ/CAKegWyEon1mT763a69YG1FVY972gF5GPqupMhDrBEWXjMizTaBp14T",
+	"BcSDVZPrysKY/o/7361r3q3F4aVSr7i0uH8gE5zg2mx+71xCoewM0VJ9cSoYfLwKA21D6rAMLgzOG3YY",
+	"FHwMmKxgGbr6HAaGp60BUkZ28sPzSzZO7wwft3ekOfZQqHQLIfwoeLKZElZ7RR7r0sCdENCKfW4wYHXC",
+	"iUPmnkA5OW6HkZQKRwrnl9o2HVcfXbfw9MIhPU0PAzXQNtcmoBSbQsVz2lhz9ReGNYNNOH5rPhyAkTx2",
+	"AU3stXJlX70Res9uGx48ik/C2E6aFvdMsrkUn2ZiaMSyEU+zeU72hUQUPM1QOMFCrpbX/9cBkejBeRKv",
+	"G6n/0PahwpPniRnpnuQLgAnY6wohe/wNmP3hr3QBXKfJ57Vc7rJ0iasReDI8yKB6/FfVl4JuC/RWFIrF",
+	"hYojCVepTu8ExQeRkb90nDj/TLtjI/Uh+DwXPKOg8qng0ogX9vJReSQxtaTDLr3KvRagg6A5bpYuZ3go",
+	"IPqZimtXTuTLVBcQLA9s0XrrwDayCRAwherO5sL08u3somRwmXo3acd33Hxr9KpgAEy4rH5Sbk7g20nQ",
+	"HVHy6PUhA70m3bIRj91uaGd77jVKjNZz0/KhTNtGroUFDiPJ/ep2p2W8rfWhUd5Bi/yelZQxHTqTJGUE",
+	"R7IcDBHjvBaXOBNAdTBWVL/gp4NM3InMhknhHIxO5oe/Y84Shc+bD66OQcjiSvA3fFGJ7IbGXNJRyGIa",
+	"OeYys3iYFsu47U6QHAo/ZJSCUKxvbJIWp+TMMitYEhf6q/CYKQrOq28QytpYt8g6xiBS025pJNHh6dYa",
+	"CqCALQayOalCcFoIs96UsWMIGRVgW414CLlWULjK6Pr5LXqzMZqsGGA1Jy/nB0vDlC1SqRizyDEr+Jg+",
+	"I7g9jsxwMUVV98xlGhspMa6U3wR3qa1Xg1wA29dMz0SWATJlK07HRL2p1AUf53wKWWmolp7b76pZapaX",
+	"2MBdFlNKOywGgI9QivvNkmEOHCuFrmPAtgHbqH0ukuNczWd7ZcSfnbMzrVNdcAnw37UU+UhWl9hP9gq9",
+	"ZCcqL+ClpLmyU+Z2qMTjRfL925cM3NRGmGjO3DmFK2BtrW5DSa5Ct1lIgAFLNfMrbhsViAiUjOigb5+y",
+	"KmIBVvGqJvj5h82oi4aedfqJyN5Mzbbs3NLz2TjnCaVB3+RqPp4AX56iBz22SVMxaLdUIshlZCGEpF8v",
+	"hequ4CvQLyU8Uc+RVJI40CQtqvBi5nxj6bKVYZYw9IC9b8N4rcIXSTO5VlwJ7wV2hNF2ZlFBGVelnYZC",
+	"7ephAoSFAlcOoqG6Owf+2XTbbMOYsebPTQhHbvFAmcZCvJgzPqhHp3pWMYhPde8audWsGhWrb9olCmTG",
+	"nSwU7G5ZxwQCCnBlmhbCQab4k6+nBm50PK6uwQsbGR1WEMA7q6GY3d5Bt7dmZOS+30EgWBc6XR/XS940",
+	"LLTpWZgIoLbmkR6tG2mhHnacT7kWB6l0SOVMz2+oaJ0a4UafsvjfieddI6ejxMTOmjHi7b5xl7eOC3Fw",
+	"RJZYYSFmmVK3RrQ9RfKmWi+bB3F9U6W2EpHOQkhZECT8fNU4tMb2VV6sbx2BqcrW7edNvTSxgVJWPnyn",
+	"8iLY4bkLkV8YZrTLozs+R0hGu7RIR3z3N/DJM7nc/eHXqtj94aeU1gv+1T2MQv/QGD1MZ7OSBmL+9lXG",
+	"Uvyrw8jBTUToL6jRcbYUPA+ZDej2MM8wdOWjgx48Ou513c8BTJl++abv/SDFQneWQzW9SSUvVA71Hs1s",
+	"XXwP1RYH++Dg8DBTQ54ZWXDwuPu4W1Vfv/2/cJ/Y+aDT38ziSclE8ctC4Ve9/sERfYXr8+8n31P67r+f",
+	"PHvy7Pm/H53RCuBT5qp80rOFxf9wo8Kq6lgREwunm7+94KdqxfLeSoFyYuJHeN3gd71KOe2eXz37pOtF",
+	"93c73RMsCd13ZZr7YLAAnW6V8OBrRAqDjIRN9NTzqeZwlqdDW92fHvjusff7l5KQGdkOGwWX3ZcSxhf0",
+	"dY/t3mVHV7fw8z4iH0QFNlh/31AWsbucS9dcmtvKw2AN7va2W3XfS06+TZHgS8fbX3qtihdqLvGFfn8X",
+	"2zF4ZcH8A46338Na7Q7NO2uXoVND9gDPsod2qi2mvcPR3Gih+vBX/GOjue9HtUDzrJ9kM5xYW4IuxMwV",
+	"8YfWdjP+RTIuVBw2ZZxjjeWiBBPssDOrDUHXGnvtobJIgC7m9Qn4VC1sFT5EaFYh+bTEjN3+B74ZkoUZ",
+	"GgWEJfg1ZJxl3PxgtDUvWzySOIhK+7f/YXsYrFZosNC2E7DOlMj+ZJKSZrRQsDQT/E4kHUa5rokCWfsf",
+	"KpUDa2ZR+SNN46Js3zKkTxaphFqDTPA8S0UeUUnIA2cS0lQrNllB72+Roaw5ebfdsEORZI4IMM5bzKAo",
+	"eCGMRHjtuiQTlBrRXoQshnDr64ZHeZaZdv20YpdFipixlCc2TeVcY8unMMMkVzM1GtEEoSfUUh7psjn7",
+	"Vor79kizVhf8wjiydujaQSQyMxagxjV4ApVucBx1MLNyPP5AGtpzhNrqdauDMqOot3ttfowbx7HSQIeV",
+	"4A4aLbVKCtMq5aWHrAQ2WLKFmmcJS9K7FIOGup1IvkBe0WxK8W0U1hPcwoh6EgvaYfm0ywR2hke1oNia",
+	"laNjjsyAxeYi6xC7ojQHtOyklKCX+mnHyF1OWS3PGA3MhGLXZOH/QRQ4zVUL/zbFxjBXCkY8T4I1uiC0",
+	"bV0Cjk2OnDGrDF9q9gf0G/0Bjnk/rDtgy4zfmgP5wogRuz58qR5WT/uTaF1+QP8KvwsG/W7X7eS7dCzn",
+	"MxDoGrljMOg9No+bU61JKq4BpwAseROnoJ+IuWHkusfo4AsEm0SkBeaEaz+dtN/toqxd7/Zkba8nXqe9",
+	"b1e6fXzi+nXTL/s76n6+8uRYnwP46cndYHfRFE84HFiXnrEmRsEdWFc26S+pdL1UerayXtZagCXNSumU",
+	"7pKt8inAj66VSDFwq8Q7LbMtyGpcG8dOfugwkhrLqN4sPaEJXOnoGg4x5awKrTrYTcZqkHItfGurBCRM",
+	"81JGNHe0FTQ9lE6qF+KjrlbeJ9ygCcZZV2qMmPGiRGGvcd9D2iT7oViDTdLUHBS/V6bK9rpOCvJWs0H4",
+	"4Vm2sk5VbCYz5H1AmXAcVPuQal+jCZjfiZyPhft2ALISR1oiQFRbVaVe/wCFXioGU7hiMc6RQxgo5evo",
+	"guUFtmHXtaHGjGkZUjxBoVpfO6c14dmdIYcFXyIJ/yJy1T5lcbfT7VKdJsDzTdLk1LQq51lWnyLG67oy",
+	"NuxtWeAGhRH6KRXaxiwQqYpkwLSAhYizVBdvy7riPwBe8BYREQeIaPBaMQ4ZAjAucobPuC7cGVHqNJJw",
+	"WiuwSdhSy6vysNadF9oK8hMuIxm/OHt6+e767fPL568vz9+8jqm+sC2f3EbvgBgVTM0L3D4SPyseNoR/",
+	"h+lBagIMchUXpwEWxzpN1oSYmDV86g6PfghR9HcS5f5QVvwHkuE+/hrUuIc1vK3IRMedfgny1msQc25T",
+	"aTbdVmOocCrbqif69c2sd+281+mVnR+vF+1oDF75jC3DOLq3SRWv8/9bWjd7DSbv3sFR9/6W1Pt28c8y",
+	"oO4qo1Z5wC6GVERqr9hRHQv5S2zdJLZ6vLZiTXXw92uEWLjrtoqw1SzBtYGUt2K5JqokFSQlVGEnmoyI",
+	"TghBkK2aYItihUuCmaT1EndpidEA8VNC3olMzUTISCK20VVeSRXzi2YtLBvpS8lGfCZXckhV0JZmlu0O",
+	"i1sgYLRdxB7Fa0BFMI0TPep2CbjK7QcYiCihqwzDMWIOJB3lIpIgjgBZxVTFvBJYQoeePj356fnP5hIu",
+	"c0S327Ya4m/MSwO2KqBEEiQUX5hgrSZBAjM2CHgGaI0wrtiUL9mNsBa0SNLrLrBnnQThZb3+gYWHfWI4",
+	"iEL+SVEcf4VK/P5Clu/urVYmxFu6WjePhBRy+84yQAlyjRyf7N8G3oP39x97jP/rSjxf0s8fTezZ1WsM",
+	"t+WGm8zcdH8JPRuFnlpMpJU/ytt2jdSzm2M59yq9N8o8uxjLtpUTL4OFb5ZU1IC5jEo5huLijTYtqDrO",
+	"WmCB0kpSQOgEA83JnblQ9NiUL52tjBWLdCjaUEBJJeKRw/0qMdt6XVeME5V90yqMe5TN9QR9sU54iwfs",
+	"qOsV6fcrRe9Z0x4dlfTUjcAk23qV+1OKP8bR42CwTDrtwv2qz/uyJbjeGR5VyHz1E9/8mt6hRcSplepu",
+	"NVfmNo1Wi3O30ThjWrEOdoqOcmkimFePlcUi+Ro9f8xiJpdmocrMEFkIH4WAAvMslA7NlByLHPOVC36T",
+	"CUIDjd+/fvnmhx+eP4sHTCp2w4e385kZdy7gtoOweJBzp+0Oe4pSL5AaeqIpW9BytEjWqFg/QuoR2iII",
+	"xC9evn/34/X568vnb/9+9rJZFvxBFK4K/ZcKgg/mAvNAYz92w27YC81/+/Df+v+O3F8979t+2AuPr1x9",
+	"fzMZVyIkeJHmYqQ+eVUvB0FZvK4soAnlnG8LNbPlQQfBIfcLga6JSayVf0ejTNn900mupqLS+/t3g/cy",
+	"NWzKrCnI5G4MU3WTZsIbQnUE9d6+PTH74Ntidr5aLSFsc3lZzv27uLx+p8vww0QBO5De9SfV4h63HtnM",
+	"Nij61nXgVHpS3S2vL101FW2+7qUCvVcYCovkTOT4gmFcpd8BGYX97CEV2CqBVoWfT0sAAHISRZA3Zd89",
+	"BUypTwTDmANeslG+4MSLBPhp21kJbsgn59eyR59ZJG2LA+dOWucMqRbcrzhUYixuH5OhSwOWyt7uEuLD",
+	"GzR94MTeQqW6WYEP2Y56OTlK/rLo/+Es+lNUFINev9s56Rr2TdQWDILn798Gnh2/72zpF/N8OOEaZ1k2",
+	"8V3nu8fVFt6/e+a10NTAvbVMOiVfV8W8dyd/NP2SDuDu9nSPo6bVMGVak7+0zE0Xq/Up18zq5R2nQwg+",
+	"cGdlX+u6Lqtgrb1xbaVZa13fFgHCtgERRLJEIrAXBUu4ntwonidMT9RCs7RYCQmpJaaX6qtL/t4UhFHq",
+	"q0YTIo88gpjZOwxc/nxpJoJAy58KCoJAZ3o8sF71piI6p1W91P196oV+CFeayrZbKZITD/w22KHruFYD",
+	"Cd71agKQ8lkNCLnzqrfuVnjMm6urLmDjVQSXCDyACepOY8RY1EKVevokhWI2ftmkSFZG68EelP2gRITe",
+	"WS/g6M4vP4mNYCyLK9Jk3oM89UElXrXq7mnK8yfQOEOhFLsQSYSM9xHpKg4IPANTkAHTvKSGNMschLnb",
+	"tDbhrEUSdQFDdN1a2SFJg2Et0NbdJiHW1gp9tDvse5wej2TT7MJKlJBbZh0jD4EDQotTmihIbqTNjWQF",
+	"sYD9iOJfbvhoTQhcozTbcj5/Xjntr2THbcmOd43FwW1gROjnOVZqx0KCmm4qWbUhHbJWFejocefEkygf",
+	"dyuldL6FON1aNt1K4bl+59uj1UIx351UgnWPTUu2uEv/m27XD6Vdn/AHohEafivrduaswZvnd9zrHFcl",
+	"Zm96NKaV6Tz+ZnU6booUAOPNpnfc3SsfrVYDbI31w8WLjvzicn+JeOtFvB8FTwBb21u6B3IiFK4yz1r5",
+	"7o21goD4hBWeKpsXEo4N/uTjNZIhHG+2btta0yNJFu2mSAjW8iBbe+Ym7nW73dDBuphPbbSqQzrXHc+e",
+	"TNQ8JyEEy4fY2NZVXCsyo8cJCBn2DVvpCwzghHOzpejXKeNWLlS5Cy0YUXFnCi8IS1wSVsq82bLDzrDe",
+	"H7pfEr7M0vGkOND8DqBwy2Ic/SOmctY/hi1IBRXlysUMCkiYZs347YT5vJhPJRraaNdCRji3hYd1pIak",
+	"DgjAzaIlKMUC066VAbY5jSCkpdAVqZSgR/FHciBALKuTVXcQ9lxCWz2c25Os06JGCglfxmh+I4JpD+xm",
+	"p1aLWIbMr9S2fifB36PYUfjNN10sr1ntDC6quN4BfFt2EZ96CVlmoiAB0x0H5IFByQ4dlBQinSbCP2SE",
+	"DWveq+yV2yiKn4akRr7Uj/YQqUsFjBS5Vjx2MpqRKM+sXwYGE0lw6AC6EK0FrqFeAY2xv8dr5MCyNNif",
+	"J44GNN70F9K5ke1V4VkSvlwTLWPXY02QC75oQ1zMuQxC+hLT9q92wET5nhjxTGCSw7rIHWfxaRwLsF2v",
+	"nh5+/LKEtr+ARPaTrc3OV8Vqo+LzpW6Eb6gKwN91jmytyzKJq18pGoi5YnWJ8HHPlwhPPIHwmx544vxu",
+	"uqt9HFX7aOih63fgtd+9v5G2FGSqJtR+f8WE2j/6Ajvtl/TzFUy1eCqbcEC2qmUIOYMIeoZT0LW1CW+m",
+	"qoFA7L2/+YBj4lNXv6Zl9RrUjwotIJANUcPxSXeF3I67Rq2rdFon6d4OnX5b8fA+9jvtPzQRNuGL9A/6",
+	"j/GrqixRA6KpwF/++8mzJ7hdD02+X32E/1TCh0tzhegJ49NqB2jmSiWrlO1jrfeXT/+j196Bux41ctfL",
+	"/hEpCFWi/HabGeGopMCjFaLHpOI6l72Ejlb76m3htz1Pwf8K/PZoLR+sqGtEIbSfT/pfgyU/wFD6jnp/",
+	"97EAn7v/4en7p6e/cnSO97H01CoHb3HzkV2gGkv3B7X4lDP7/c0+f3dOLM8XUQkaLI1AM4jsm+ch1vTM",
+	"HcjXBnOQrUCxGX3c4mfbp0PnKGK8YIg0vQ34O3VeMMT2QYjfVElITp3xcSrHWMOH32RiXWjHBzvefRVF",
+	"W5URExXuhSFJ1cnuCyLpKo1azW6l3Np6be6NGYAtFqZZKy7yOaAO97DGPAxQKnngPwOF2MxD3bi9btBe",
+	"qdIdUR2gEtnqCOM0AeMHVLOCUvF5IvK1a7UxywMQVuwq+VVa/1gJHg+YhOHVCi8BaPuXPe92t8U8bQMU",
+	"JUn18Lr1Sne9Wg07FLzqRerw27IKHYLZpAlIK2WxOVc8lYq3df2ybMH7y6cr5W2pZb9Gb/PE9pc+LBP6",
+	"v3sJCqtvfcWgmZ67U3u7X6h+jd8tt6mdzBdcoLvch+/lLFdDobXhyM9lkRa/72VolsbN3bvX3KVw9TkM",
+	"Zko3XGNlaUntV9JHjaBV5Ol0KpKQZWoh8oMh1yI5ZZxlgkOOZUykheX7bOWkOGQ8ku4Zgsjncgnx+CGb",
+	"mTsQUClynmbmmUQVVHUxOWXvZTpUiWAZvxGZZliGnaWyUJGczeXS/Ig5i9M5ZmtKdiMYrxbv5dKr3xva",
+	"2Bc+zJXWgPUx14hAHtPpjVmfitVxFtsjHneYX1IYg15cCeCJyBsvZChx/MFhIlI9me9VstzABxvLz9UZ",
+	"o+V1fpGq5yXfO7zJ1LhWdnsQ9Lod+N/h40j2u93eILl5PBj0Ap9x7XsayyrOn6vVUg2n/LxyAfTuF6v/",
+	"T+D/G1Zn26VA3P+feivsu09bHc5iYTlHrTDQSzUkDfnXze890uz925edjeBvdenk8735c+9o+0sXfJkp",
+	"nlwq9ZLnILkEx72TXTrT8xlGMr0SScovzaj3VJK8UvG/HxBWkjSCsnr3QYOqc/grwa8mIhNYere672+9",
+	"urglUmAC3JR8a6Dqg+/aKEJFzqXmoMys1hd7Br34XPKLREZoLalJalTj1pUsCnY+Ps+ovTXHxiWCaTZW",
+	"UvwrJKngimyjq9Bqy7UbcaIWm7d688Do3Tc//QsstFmr7cv8exYAe1Ckzyuo8TicrAmehmIrml28v1xl",
+	"IRfmvbVyVvMO2EfSkqqweHvw+c9CmH+SK7Bc1t/tKOEQPFNg6+Ls8umP7bWHat4Y40WpaWAGoyJUGIV0",
+	"yuJSZosZXo+uyJLTE/AZOIQQDRbJ2JNBn6D2VJU2n8RsmAmeaxcE1nGGNjbkEkvg0DCoFH2TKoIr8NcZ",
+	"+euM7HpG9pMXLYT/Rjt5eRXR0yFaQQnkFABMWcuCNKVJu8mOXsvxB2RxCM1yBtVVq7jFed3XKP47mjyN",
+	"5NpfBWQuEZd92NcmQL2x4oDFPTgBY3T1adeee+ro89X9TY2H39r9v5/Rsen9P5r5EWloF+sjTeWP5r37",
+	"Q1or+SpTaMRn/l8m6DbaYB0SP1QTtuwQw7v7Xa/EpTNjksOQZo7G0L55/jGLgVPEYSQJ3kOY9SCguipM",
+	"tQUYDBHmBLBlQsdRBxRIXYo+gJocSTNrCASH+vyM5znU24V+n5DfHj98i9GxVvgCMGiq3XnStduOQdsn",
+	"PUhwj2QuRnMtEuTzNlAWlqTDeljEExoPLZZwfavLyWFQsHk6kuP0TkicIkT1NnaDS9dhoOpCFVHsIifD",
+	"R1q4XP1I0vCx/znUiT1l3G4lZLxB4yOxsCAvfXtpaUb2CnudrbUiu3IQD2dEXne1nIRHV3tyxa9uAP49",
+	"bsM912AXCysSxV4G1vdvX64eV3fD/HNsrf/rpG46Tb+/bXZkj/XGigSNkna9WNY6a21ZP4KNldCnIDQj",
+	"qoAu+HKdQdZjOA9sj+179tiR24h9jtoWo2x5i/7L2WQ30NP/Ignqz17U6Grt2d5caOSySWbzNehKKZCt",
+	"mnRnLez/n0pTLgFuUFmsXe5v5sUNpNy/TOXtgD3N0uGtRcFZ/zMIASvI+CVAK6C6bu7YSRXUFT5EHHAV",
+	"7t4ir2l47TBRUvx2uBDZUE1F8EWqOWLR31cxr739R0So3xlH5y+VfE+VfEzMoI6G86+hjv/tb5U6R3/7",
+	"G2vF5uA+sV/HbdTVAV+UaiABcglkZg+Mogh5uJQOHB/Gp5GM/xaXlZTkkuVzaQi0VO8xB/W3mGlhVhn0",
+	"6ww2rUjvhCYDKDaRMD7mqdRFJEFFALiYVcxTI/P5mKesFUOM0KE3FvqGx4gLYz8e3lClffwCVHnJ/va3",
+	"EjypXBf4Lm5TSURX8MmsCP4URtIQJTcXFtVndMhFRc6HtyJHv0pasFbcxJtN/9V7LpIUGasBOQlVv5jK",
+	"HYlKaSoCJMJRIR4gJF7rqkHFQcJ0WGyZfAyZ+hYuCgKKcfMlO3/3hh33e98yo2WvM3T0u10C8UNDR7+L",
+	"lo5mC4RZzbjDtpUxwhJGuPVeGYBNNY1wSSp1jdYaHUz3D2pysJduc+WZvXj+14852+92L78wN/zxJtFh",
+	"r3nuYlYw+/vlRgW6If8yKdzLpABn5fc3KIzxyG5Ar2tQOA5/JcNXzZDQZBdwPOGBrQLHnlVgTGu5+ynZ",
+	"YhEABvivaA9YQw7/220BVGESLQG2MOeudoDjxkFb0/DXsAL0DzH9Z/DrGlEU4YWSmUplgfUTJWWOJWoh",
+	"Q1bwW4uzf6MSgJi8yPhcpzeZ2UHIa2NnF+fsrg9iARYSl1jsfUz4fxbTx7Tv3mYLld+CEQFCTCAHrdDs",
+	"hmu8RYz4dCuWWA0JgrTOLs4jCWUcAMclnUJWnhEvkQHFpywmaCWHBlMSG4a2EOAfykYAKA1bFcn41ygQ",
+	"huCjYMCiIJp3u0dDJQUIjUIOIan6SETB53jAjqn2OCfRl+D5IGbGCN0thD/CF0lmXUA5+QXXbJErOW6H",
+	"7LjbYy0U3z98+HBwNi8mQhaGuYkB+17wXORxm/qZploDWn/ObniC9aAkQubwSJbTpjJCUFgJRiM44WFj",
+	"nBvC8GPN1LkEUEZaGTOg/nfM1qeKJC5wh8VUkZTAavIcCkEBOpCe8Jlg//nuzWv2DmiVHXW6diF0wQtx",
+	"6pCgRM6GEzG81SBUTtF35g5Kt8MSNdRIrp1pAgFJmsKcpqLI02HIknQqpAZESZkwvENU3olkJOM4Buzt",
+	"jB38F7t48+6S2QQGbnEiO174fuV0sCiKJGMHP7JHZ8SWgW7tJrCfnv/8CH5+ivfQgbnGB6x+FT2yDSXs",
+	"0a9RQHuC9OT1HQUhiwKckza/foxcfjj+5qWfR8GV+SbhhfksxwKb+zaJAqiHAf8XBW5lKg0OCKIfJEts",
+	"ukinYrAQ4tY07DVAewxvf4zgwjXKH76EjQGeFRhWzLcfowC0tii4uoJPqb6WqvBfsDD/9PhiseiMAZ8A",
+	"V+Hq6urzI9q5FS0B8n8xa3ZXNaEJwYWPx7kY86IG82dze1dzel0hkG+bgF5oD4JB8K3h17SH5v5zCf4+",
+	"GMBVaImgljxi7lTHZKtD+35pS3wgNHNaLEOWCUQmc6XXYKxSIaqqfWHzYEsSceOt0IctSj4wXeI3VxbH",
+	"xLzykXa4fK7y8sfAbOj2NQkr4AobV0gKXdQRVP7eDGppKJHdzAuWpAkV8rVAuAiJEZqLxtD92kU66q6u",
+	"kjst9aXgMgnCjx/dOXGLUh4SsySYLXV1FX4MYOU+BmQScc+7UhjhxwAPRxR1zEpuWEzCj9i4dlVkwSbK",
+	"x1T1kQU1s9UUzLeG965g0LiV+kgoGF1EnLEfjnpmRA3rl/Cl+YVwCUHZS6fiGpPvnGrdNNUNM9xZhgdG",
+	"QiLwblr9nhqHtU5TUVm10MGg/zkMnODVtHa9g37XIYj8B/zXLWXvoP/NZf9ocPLd4OQ7+u3qn3Z+vW1C",
+	"zGXt0s0q22a/82a9YSc3cgDwM13fLGGQ3itGUjWHJwCIAmd0ALkEIWi6YaBGIy0Kyi9sJhbY4XlW2HgO",
+	"fx3LqjmIQRNUTl2v3w2Put3wuNc5ucLwDv/lFzmXQ7PwFzxPdfXVx92wd9INjx5ffb7al1i31K9R5VUF",
+	"RBaCbGk+G7lWF0zJ0BkpUcLhEFqUc0k66g5aIIyFTBA7K7bw0mrG83c7vnlfjZXGusGEoW9Bs4F2jQDZ",
+	"KvUQX4fx4/YRggQtHBPBs2LySzD41Xz6h9kxsymdf2j6ym08fDJS9/KXyodDKnhlvvwMRY/meVosEdsI",
+	"xEwjewaDjxAsiwLzOg06lbowlIcIq6CepUbBGc6nQhaspUU2Opgow8RPWTzlt8JoJTGK4ZA+AC45gKaY",
+	"5xlUZTK90sw3KO3m3phrkaNJHWx6pMW6SO5VvfnMCmEJS3iaLUEzSDVgt/swKl5rKPmtNvUB1EunaItP",
+	"oCUYLajFGfo3Q3O1qYXMFE/aYdW87Qqp+SNH00VTX+lwAvF0OEpwexTKhuw5PFYjnAnGC69JGxvRZEPw",
+	"dsp745W5RZpNDtZ7MctVoYYqYy0j4Mx47nCAK2j4ZxfnbXQEYEMM901Mb0RiuUIknc6fFmymzCJijUkF",
+	"+rY2XGZuXpNCQCkCq3AaFRDIKDHCqAVJjaSeieEB8ArYZ3OaQOu0Zd6UxPVLNZtwmRzMeK4J8lXPhEja",
+	"p67qCB1qrDuHwP0FSILWIVUld/Qx0DI+dd01LOY6w4XloqiNllUpUu1BGCe84KxFpoZ+XJb2A6MBGEfa",
+	"3n5a/KL6GH4ERoLYAsgyYA2sLkumDcUTdsMzc8Zzn1TfWB1JB5+vPv//AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -220,6 +220,12 @@ func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) er
 	case errors.As(reqErr.Err, &parseErr):
 		if path := parseErr.Path(); len(path) > 0 {
 			field = fmt.Sprint(path[0])
+			// An array's element is named by its index before the field's name: the field.
+			for _, p := range path {
+				if name, ok := p.(string); ok && schema != nil && schema.Properties[name] != nil {
+					field = name
+				}
+			}
 		}
 	}
 	if schema != nil {
@@ -247,6 +253,11 @@ func describe(err error, ref *openapi3.SchemaRef) string {
 			return fmt.Sprintf("must be at least %v", *schema.Min)
 		case "maximum":
 			return fmt.Sprintf("must be at most %v", *schema.Max)
+		case "minItems", "maxItems":
+			if schema.MaxItems != nil {
+				return fmt.Sprintf("must be given %d to %d times", schema.MinItems, *schema.MaxItems)
+			}
+			return fmt.Sprintf("must be given at least %d times", schema.MinItems)
 		case "minLength":
 			return fmt.Sprintf("must be at least %d characters", schema.MinLength)
 		case "maxLength":

@@ -28,6 +28,7 @@ var formBodies = map[string]func() any{
 	"updatewebsite": func() any { return new(gen.UpdateWebsiteFormdataRequestBody) },
 	"patchwebsite":  func() any { return new(gen.PatchWebsiteFormdataRequestBody) },
 	"storegoal":     func() any { return new(gen.StoreGoalFormdataRequestBody) },
+	"storefunnel":   func() any { return new(gen.StoreFunnelFormdataRequestBody) },
 }
 
 // operationInput is what the API checks of one operation's input after the validator, for
@@ -176,10 +177,10 @@ func filtersOf(ctx context.Context) stats.Filters {
 	return f
 }
 
-// checkValues refuses a value sent twice, text that is not UTF-8 or holds a NUL, and a boolean
+// checkValues refuses a value sent twice (but an array's, whose form repeats the field), text that is not UTF-8 or holds a NUL, and a boolean
 // spelled otherwise than the contract's four ways.
 func checkValues(name string, values []string, schema *openapi3.Schema, fields stats.FieldErrors) bool {
-	if len(values) > 1 {
+	if len(values) > 1 && (schema == nil || !schema.Type.Is(openapi3.TypeArray)) {
 		fields.Add(name, "must be sent once")
 		return false
 	}

@@ -391,14 +391,16 @@ func (t takenRows) Row(i int, row *repository.VisitRow) {
 	ref := r.ref
 	*row = repository.VisitRow{WebsiteID: ref.websiteID, Day: dayDate(ref.day), Visitor: ref.visitor, ID: ref.id,
 		Hour: int(r.hour), Pageviews: int(r.pageviews), Seconds: int(r.seconds), Bounce: r.bounce,
-		Pages: row.Pages[:0], Events: row.Events[:0], EventNames: row.EventNames[:0], Engaged: row.Engaged[:0], Props: row.Props[:0],
-		RevenueNames: row.RevenueNames[:0], RevenueCurrencies: row.RevenueCurrencies[:0], RevenueAmounts: row.RevenueAmounts[:0]}
+		Pages: row.Pages[:0], Events: row.Events[:0], EventNames: row.EventNames[:0], Order: row.Order[:0], Engaged: row.Engaged[:0],
+		Props: row.Props[:0], RevenueNames: row.RevenueNames[:0], RevenueCurrencies: row.RevenueCurrencies[:0], RevenueAmounts: row.RevenueAmounts[:0]}
 	for _, p := range t.parts[t.start[i] : t.start[i]+r.parts] {
 		switch text := t.texts[p.text]; p.kind {
 		case partPage:
 			row.Pages = append(row.Pages, text)
+			row.Order = append(row.Order, repository.HitPage)
 		case partEvent:
 			row.Events = append(row.Events, text)
+			row.Order = append(row.Order, repository.HitEvent)
 		case partEventName:
 			row.EventNames = append(row.EventNames, text)
 		case partProp:

@@ -35,6 +35,7 @@ type dashboardPage struct {
 	// GoalsRevenue: a goal has a currency, so the Goals panel has a revenue column.
 	GoalsRevenue bool
 	Properties   *propertiesPanel // nil when the range has no custom property
+	Funnel       *funnelPanel     // nil when the website has no funnels
 }
 
 type presetLink struct {
@@ -81,6 +82,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	filters := parseFilters(q, errs)
 	tab := parseSourcesTab(q, errs)
 	propKey := parsePropertyKey(q, errs)
+	funnel := parseFunnelParam(q, errs)
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -96,7 +98,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := p.zone(site)
-	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, filters, today, tab, propKey)
+	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, filters, today, tab, propKey, funnel)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -104,6 +106,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	base := p.links.Base(r, web.Page)
 	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, zone.OfDay(rng.To), tab)
 	data.Owner = isOwner(r, site)
+	data.Funnel = newFunnelPanel(reads.funnel, q, base+statsPath(site.Domain))
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
@@ -118,6 +121,7 @@ type dashboardReads struct {
 	engaged map[string]repository.PageEngagement
 	goals   goalReads
 	props   propertyReads
+	funnel  funnelReads
 }
 
 // readDashboard reads everything a dashboard shows in statements run at once: the top pages
@@ -125,9 +129,10 @@ type dashboardReads struct {
 // two statements of about equal size use both cores of a small server), the events grouped by
 // name, the chart's time series, the summaries of the range and of the one before, current
 // visitors, the notes on the ranges (with filters, the first day with visit details), and the
-// first day with data (for "all time"). Of the Sources panel, only the tab shown is read.
+// first day with data (for "all time"), the goals and the funnel shown. Of the Sources panel,
+// only the tab shown is read.
 // Filters narrow every number but current visitors (docs/filters.md).
-func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name, propKey string) (dashboardReads, error) {
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name, propKey string, funnel int64) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today}
 		topPages map[stats.Name]repository.StatList
@@ -166,6 +171,10 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 	})
 	g.Go(func() (err error) {
 		out.props, err = p.readProperties(ctx, siteID, rng, filters, propKey)
+		return err
+	})
+	g.Go(func() (err error) {
+		out.funnel, err = p.readFunnel(ctx, siteID, rng, filters, funnel)
 		return err
 	})
 	g.Go(func() error {

@@ -297,6 +297,11 @@ type editWebsitePage struct {
 	GoalForm goalForm
 	MaxGoals int
 	Notice   string
+	// The funnels, the add-a-funnel form, and what removing a goal does to the funnels.
+	Funnels    []stats.Funnel
+	FunnelForm funnelForm
+	GoalNotes  map[int64]string
+	MaxFunnels int
 }
 
 func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm) {
@@ -305,14 +310,29 @@ func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, s
 
 // renderEditWith is the settings page with the add-a-goal form as given.
 func (p *Pages) renderEditWith(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm, goal goalForm) {
+	p.renderEditPage(w, r, status, site, form, goal, funnelForm{})
+}
+
+// renderEditPage is the settings page with the add-a-goal and add-a-funnel forms as given.
+func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm, goal goalForm, funnel funnelForm) {
 	goals, err := p.repo.Goals(r.Context(), site.ID)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
+	funnels, err := p.repo.Funnels(r.Context(), site.ID)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	notice := goalNotices[r.URL.Query().Get("notice")]
+	if notice == "" {
+		notice = funnelNotices[r.URL.Query().Get("notice")]
+	}
 	p.render(w, r, status, "edit.html", "Edit "+site.Domain, editWebsitePage{
 		Website: site, Form: form, Snippet: p.snippet(r), Goals: goals, GoalForm: goal,
-		MaxGoals: stats.MaxGoals, Notice: goalNotices[r.URL.Query().Get("notice")],
+		MaxGoals: stats.MaxGoals, Notice: notice,
+		Funnels: funnels, FunnelForm: funnel, GoalNotes: goalFunnelNotes(funnels), MaxFunnels: stats.MaxFunnels,
 	})
 }
 

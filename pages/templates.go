@@ -18,6 +18,7 @@ var templateFuncs = template.FuncMap{
 	"privacy": func(level int) string { return privacyNames[level] },
 	"add":     func(a, b float64) float64 { return a + b },
 	"sub":     func(a, b float64) float64 { return a - b },
+	"inc":     func(i int) int { return i + 1 },
 	"fieldError": func(errs stats.FieldErrors, field string) string {
 		return strings.Join(errs[field], "; ")
 	},

@@ -102,6 +102,7 @@ func BenchmarkFilteredReads(b *testing.B) {
 		})
 	})
 	benchGoals(b, f, site, month)
+	benchFunnels(b, f, site, month)
 	benchHTTP(b, f, site, domains[7], month, kinds[0].filters, kinds[1].filters)
 }
 

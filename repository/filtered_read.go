@@ -60,10 +60,10 @@ func (s *rowSource) arg(v any) string {
 }
 
 // newRowSource selects the website's rows of the days that match every filter, sampled when
-// the range is longer than stats.ExactFilterDays. Filters that match nothing ((other)) select
+// fraction is under 1 (stats.SampleFraction: a range longer than stats.ExactFilterDays). Filters that match nothing ((other)) select
 // no row, so every read answers its zeros and empty lists as for an unknown value.
-func newRowSource(websiteID int64, days stats.Range, filters stats.Filters, goal *goalMatch) (*rowSource, error) {
-	s := &rowSource{fraction: stats.SampleFraction(days)}
+func newRowSource(websiteID int64, days stats.Range, fraction float64, filters stats.Filters, goal *goalMatch) (*rowSource, error) {
+	s := &rowSource{fraction: fraction}
 	conds := []string{
 		"website_id = " + s.arg(websiteID),
 		fmt.Sprintf("day BETWEEN %s AND %s", s.arg(days.From.Format(dateLayout)), s.arg(days.To.Format(dateLayout))),

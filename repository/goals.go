@@ -123,18 +123,30 @@ func selectGoals(ctx context.Context, q sqlx.QueryerContext, websiteID int64, li
 }
 
 // DeleteGoal removes a goal of one of a user's websites; ErrNotFound when the website is not
-// the user's or the goal not the website's.
+// the user's or the goal not the website's. Its funnel steps go with it (a foreign key), and
+// the funnels left with fewer than 2 steps are deleted in the same transaction.
 func (r *Repository) DeleteGoal(ctx context.Context, userID, websiteID, goalID int64) error {
+	tx, err := r.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("goals.delete: begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	if err := deleteFunnelsLeftShort(ctx, tx, websiteID, goalID); err != nil {
+		return fmt.Errorf("goals.delete: %w", err)
+	}
 	const query = `
 		DELETE FROM goals g
 		USING websites w
 		WHERE g.website_id = $1 AND g.id = $2 AND w.id = g.website_id AND w.user_id = $3`
-	res, err := r.db.ExecContext(ctx, query, websiteID, goalID, userID)
+	res, err := tx.ExecContext(ctx, query, websiteID, goalID, userID)
 	if err != nil {
 		return fmt.Errorf("goals.delete: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("goals.delete: %w", ErrNotFound)
+		return fmt.Errorf("goals.delete: %w", ErrNotFound) // the rollback keeps another user's funnels
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("goals.delete: commit: %w", err)
 	}
 	return nil
 }

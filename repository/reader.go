@@ -114,6 +114,7 @@ type rowReader struct {
 	days      stats.Range
 	filters   stats.Filters
 	goal      *goalFilter // filter[goal], resolved by the first read that needs it
+	exact     bool        // never sampled (funnels), whatever the range
 }
 
 // source is a new rowSource of the reader's rows: one a read, as it collects its arguments.
@@ -127,7 +128,11 @@ func (v rowReader) source(ctx context.Context) (*rowSource, error) {
 			return nil, err
 		}
 	}
-	return newRowSource(v.websiteID, v.days, v.filters, goal)
+	fraction := stats.SampleFraction(v.days)
+	if v.exact {
+		fraction = 1
+	}
+	return newRowSource(v.websiteID, v.days, fraction, v.filters, goal)
 }
 
 func (v rowReader) Basis(ctx context.Context) (Basis, error) {

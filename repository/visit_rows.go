@@ -110,6 +110,9 @@ type VisitRow struct {
 	// revenue: its name as sent, currency and amount (a decimal, as stats.Amount keeps it).
 	Props                                           []string
 	RevenueNames, RevenueCurrencies, RevenueAmounts []string
+	// Order is the order of those hits, one byte a hit: HitPage for the next of Pages,
+	// HitEvent for the next of Events (column hit_order, which funnels read).
+	Order []byte
 	// Engaged is the visit's engagement (time on page, scroll depth) on every page it sent
 	// some for, as it is now: a write that carries it replaces the row's; none (empty) leaves
 	// the row's as it is (nothing new since its last write).
@@ -124,6 +127,12 @@ type EngagedPage struct {
 	Millis int32  // -1: no engaged time came for the page
 	Depth  int8   // 0..100; -1: no scroll depth came for the page
 }
+
+// The letters of hit_order (migration 0040).
+const (
+	HitPage  = 'p'
+	HitEvent = 'e'
+)
 
 // visitRowChunk is the most rows one statement writes: what a statement holds in memory
 // (its arrays, and their copies in the driver) grows with it, and a node that buffered
@@ -186,10 +195,10 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	// through a []string a column and a literal a row's pages once more. text[1+j] is the
 	// column of dimension j.
 	insert, dims := visitRowInsert()
-	text := make([]literal, dims+8+engagedColumns)
-	pages, events, names := &text[dims+1], &text[dims+2], &text[dims+3]
-	props, revenue := &text[dims+4], text[dims+5:dims+8]
-	engaged := text[dims+8:]
+	text := make([]literal, dims+9+engagedColumns)
+	pages, events, names, order := &text[dims+1], &text[dims+2], &text[dims+3], &text[dims+4]
+	props, revenue := &text[dims+5], text[dims+6:dims+9]
+	engaged := text[dims+9:]
 	notes := propNotes{}
 	var r VisitRow
 	for i := range n {
@@ -203,6 +212,7 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		pages.size += arraySize(r.Pages)
 		events.size += arraySize(r.Events)
 		names.size += arraySize(r.EventNames)
+		order.size += len(r.Order) + 3
 		sizeEngaged(engaged, r.Engaged)
 		props.size += arraySize(r.Props)
 		revenue[0].size += arraySize(r.RevenueNames)
@@ -230,6 +240,7 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 		pages.addArray(r.Pages)
 		events.addArray(r.Events)
 		names.addArray(r.EventNames)
+		order.addLetters(r.Order)
 		addEngaged(engaged, r.Engaged)
 		kept = kept[:0] // not r.Props, which may be the caller's
 		for _, pair := range r.Props {
@@ -267,9 +278,10 @@ var rowInsert struct {
 // visitRowInsert is the statement that upserts visit rows and how many dimensions it writes:
 // its arguments are the 8 arrays of a row's own columns ($1..$8, as addVisitRowChunk makes
 // them), a text[] literal for each dimension's column in the order of stats.Dimensions, then
-// pages, events, event names, properties, revenue and the engagement columns (engagedArrays). On
-// conflict the visit's values (stats.FromVisit) are replaced, the first hit's kept, the arrays
-// appended to, and the engagement replaced when the write carries some.
+// pages, events, event names, hit order, properties, revenue and the engagement columns
+// (engagedArrays). On conflict the visit's values (stats.FromVisit) are replaced, the first
+// hit's kept, the arrays and the hit order appended to, and the engagement replaced when the
+// write carries some.
 func visitRowInsert() (string, int) {
 	rowInsert.Lock()
 	defer rowInsert.Unlock()
@@ -303,7 +315,7 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 	}
 	// The arrays of a row, each sent as its literal's text and cast back: those a later write
 	// of the row appends to, then the engagement, which it replaces.
-	appended := []string{"pages", "events", "event_names", "props", "revenue_names", "revenue_currencies", "revenue_amounts"}
+	appended := []string{"pages", "events", "event_names", "hit_order", "props", "revenue_names", "revenue_currencies", "revenue_amounts"}
 	for _, c := range appended {
 		columns, types = append(columns, c), append(types, "text")
 	}
@@ -321,6 +333,7 @@ func buildVisitRowInsert(dims []stats.Dimension) string {
 		switch columns[i] {
 		case "pages", "events", "event_names":
 			selected[i] += "::text[]"
+		case "hit_order": // text, a letter a hit (migration 0040)
 		case "revenue_amounts":
 			// Exact decimals, never floating point; NULL for none (migration 0030).
 			selected[i] = "NULLIF(" + selected[i] + "::numeric[], '{}')"
@@ -371,6 +384,14 @@ func (l *literal) add(v string) {
 	l.open()
 	l.b.WriteByte('"')
 	l.escape(v, 1)
+	l.b.WriteByte('"')
+}
+
+// addLetters appends hit_order's letters as an element: they need no escaping.
+func (l *literal) addLetters(letters []byte) {
+	l.open()
+	l.b.WriteByte('"')
+	l.b.Write(letters)
 	l.b.WriteByte('"')
 }
 

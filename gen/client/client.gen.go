@@ -50,6 +50,36 @@ func (e DeletedObject) Valid() bool {
 	}
 }
 
+// Defines values for FunnelDeletedDeleted.
+const (
+	FunnelDeletedDeletedTrue FunnelDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the FunnelDeletedDeleted enum.
+func (e FunnelDeletedDeleted) Valid() bool {
+	switch e {
+	case FunnelDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FunnelDeletedObject.
+const (
+	FunnelDeletedObjectFunnel FunnelDeletedObject = "funnel"
+)
+
+// Valid indicates whether the value is a known member of the FunnelDeletedObject enum.
+func (e FunnelDeletedObject) Valid() bool {
+	switch e {
+	case FunnelDeletedObjectFunnel:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GoalDeletedDeleted.
 const (
 	GoalDeletedDeletedTrue GoalDeletedDeleted = true
@@ -424,6 +454,91 @@ type Error struct {
 // `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
 // Clients should send `true` or `false`; `1` and `0` are accepted as phpAnalytics sent them.
 type Flag = bool
+
+// Funnel defines model for Funnel.
+type Funnel struct {
+	Id   int64  `json:"id"`
+	Name string `json:"name"`
+
+	// Steps The steps in order.
+	Steps []FunnelStep `json:"steps"`
+}
+
+// FunnelDeleted defines model for FunnelDeleted.
+type FunnelDeleted struct {
+	Deleted FunnelDeletedDeleted `json:"deleted"`
+	Id      int64                `json:"id"`
+	Object  FunnelDeletedObject  `json:"object"`
+}
+
+// FunnelDeletedDeleted defines model for FunnelDeleted.Deleted.
+type FunnelDeletedDeleted bool
+
+// FunnelDeletedObject defines model for FunnelDeleted.Object.
+type FunnelDeletedObject string
+
+// FunnelForm defines model for FunnelForm.
+type FunnelForm struct {
+	// Name Unique in the website.
+	Name string `json:"name"`
+
+	// Steps The ids of the website's goals, in order, none twice; the field repeated (`steps=3&steps=7`).
+	Steps []int64 `json:"steps"`
+}
+
+// FunnelList defines model for FunnelList.
+type FunnelList struct {
+	Data []Funnel `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// FunnelResponse defines model for FunnelResponse.
+type FunnelResponse struct {
+	Data Funnel `json:"data"`
+}
+
+// FunnelStats defines model for FunnelStats.
+type FunnelStats struct {
+	EnteringVisitors      int64             `json:"entering_visitors"`
+	Name                  string            `json:"name"`
+	NeverEnteringVisitors int64             `json:"never_entering_visitors"`
+	Steps                 []FunnelStepStats `json:"steps"`
+}
+
+// FunnelStatsMeta defines model for FunnelStatsMeta.
+type FunnelStatsMeta struct {
+	// FunnelsFrom The first day whose visits the numbers count, when that is after the range's first
+	// day (days before it have no rows that keep the order of the hits). Absent otherwise.
+	FunnelsFrom *openapi_types.Date `json:"funnels_from,omitempty"`
+}
+
+// FunnelStatsResponse defines model for FunnelStatsResponse.
+type FunnelStatsResponse struct {
+	Data FunnelStats     `json:"data"`
+	Meta FunnelStatsMeta `json:"meta"`
+}
+
+// FunnelStep defines model for FunnelStep.
+type FunnelStep struct {
+	// DisplayName The goal's display name.
+	DisplayName string `json:"display_name"`
+	GoalId      int64  `json:"goal_id"`
+}
+
+// FunnelStepStats defines model for FunnelStepStats.
+type FunnelStepStats struct {
+	ConversionRate     float64 `json:"conversion_rate"`
+	ConversionRateStep float64 `json:"conversion_rate_step"`
+	Dropoff            int64   `json:"dropoff"`
+	DropoffRate        float64 `json:"dropoff_rate"`
+
+	// Goal The step's goal's display name.
+	Goal     string `json:"goal"`
+	Visitors int64  `json:"visitors"`
+}
 
 // Goal defines model for Goal.
 type Goal struct {
@@ -1253,6 +1368,9 @@ type BadHit = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidFunnel The one error body, for every status >= 400.
+type InvalidFunnel = Error
+
 // InvalidGoal The one error body, for every status >= 400.
 type InvalidGoal = Error
 
@@ -1426,6 +1544,57 @@ type ListStatsParamsSearchBy string
 
 // ListStatsParamsSortBy defines parameters for ListStats.
 type ListStatsParamsSortBy string
+
+// GetFunnelParams defines parameters for GetFunnel.
+type GetFunnelParams struct {
+	// From First day, `YYYY-MM-DD` (years 1 to 9999).
+	From RangeFrom `form:"from" json:"from"`
+
+	// To Last day, `YYYY-MM-DD`, not before `from`.
+	To RangeTo `form:"to" json:"to"`
+
+	// Filter Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+	// every number counts only the visits that match every filter given.
+	// - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+	//   `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+	//   event E; every other name compares the visit's own value (that of its first hit).
+	//   `continent` and `country` compare the code before the first `:` (place names change
+	//   between GeoIP releases); `city` compares its whole value. For `search_engine`,
+	//   `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+	//   visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+	//   another name for `campaign`: give one of the two.
+	// - A value that no visit has matches nothing: an empty list and zeros, never an error.
+	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
+	// - With filters, every number counts only the matching visits: their visitors (distinct
+	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
+	//   events; with `filter[page]`, only the pageviews of that page.
+	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+	//   422 on `filter`.
+	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - Days that have no filter rows (before the upgrade that brought filters, older than
+	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+	//   the numbers count when that is after `from`.
+	// Without filters, the answer is the daily counters' as ever, without `sampled` or
+	// `filtered_from`.
+	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`.
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+}
 
 // ListGoalConversionsParams defines parameters for ListGoalConversions.
 type ListGoalConversionsParams struct {
@@ -1735,6 +1904,14 @@ type ListWebsitesParamsSearchBy string
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
 
+// ListFunnelsParams defines parameters for ListFunnels.
+type ListFunnelsParams struct {
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
 // ListGoalsParams defines parameters for ListGoals.
 type ListGoalsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
@@ -1769,6 +1946,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
+
+// StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
+type StoreFunnelFormdataRequestBody = FunnelForm
 
 // StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
 type StoreGoalFormdataRequestBody = GoalForm
@@ -2525,6 +2705,29 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 	ListStats(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetFunnel A funnel's numbers over a range
+	//
+	// How many visitors reached each step of the funnel over the calendar days from `from` to
+	// `to`, of the visits that match the filters. A visit reaches step 1 when one of its hits
+	// matches step 1's goal, and step k+1 when, after reaching step k, a later hit of the same
+	// visit matches step k+1's goal: the order of the visit's hits, pageviews and events
+	// interleaved. Visits do not join: a visitor's later visit does not continue an earlier
+	// one.
+	// - `visitors`: the distinct visitors (per day, summed over the days) of the visits that
+	//   reached the step; `entering_visitors` those of step 1, `never_entering_visitors` all
+	//   visitors of the range and filters minus those;
+	// - `dropoff`: the step before's visitors minus this step's (0 for step 1), `dropoff_rate`
+	//   that as a percentage of the step before's;
+	// - `conversion_rate`: the step's visitors as a percentage of step 1's (100 for step 1),
+	//   `conversion_rate_step` of the step before's (100 for step 1). Percentages have one
+	//   decimal, 0 when they would divide by 0.
+	// Funnels are counted from the visit rows, exactly (never sampled), from the first day
+	// whose rows keep the order of the hits: `meta.funnels_from` names it when it is after
+	// `from`; days before it count nothing.
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/funnels/{funnel_id} (the `GetFunnel` operationId).
+	GetFunnel(ctx context.Context, websiteId StatsWebsiteId, funnelId int64, params *GetFunnelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListGoalConversions Conversions of a website's goals over a range
 	//
 	// Every goal of the website with its numbers over the calendar days from `from` to `to`,
@@ -2712,6 +2915,48 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListFunnels List a website's funnels
+	//
+	// The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
+	//
+	// Corresponds with GET /api/v1/websites/{id}/funnels (the `ListFunnels` operationId).
+	ListFunnels(ctx context.Context, id int64, params *ListFunnelsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StoreFunnelWithBody Add a funnel
+	//
+	// A funnel is a `name` (1 to 120 characters, unique in the website) and 2 to 8 `steps`,
+	// each the id of one of the website's goals, none twice, in order: repeat the field as a
+	// form writes an array (`steps=3&steps=7`). A website has at most 50 funnels: the 51st is
+	// refused with 422 on `name`. 1 or 9 steps, a goal that is not the website's and a step
+	// given twice are refused with 422 on `steps`. Deleting a goal removes it from the
+	// funnels that use it; a funnel left with fewer than 2 steps is deleted with it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/funnels (the `StoreFunnel` operationId).
+	StoreFunnelWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StoreFunnelWithFormdataBody Add a funnel
+	//
+	// A funnel is a `name` (1 to 120 characters, unique in the website) and 2 to 8 `steps`,
+	// each the id of one of the website's goals, none twice, in order: repeat the field as a
+	// form writes an array (`steps=3&steps=7`). A website has at most 50 funnels: the 51st is
+	// refused with 422 on `name`. 1 or 9 steps, a goal that is not the website's and a step
+	// given twice are refused with 422 on `steps`. Deleting a goal removes it from the
+	// funnels that use it; a funnel left with fewer than 2 steps is deleted with it.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/funnels (the `StoreFunnel` operationId).
+	StoreFunnelWithFormdataBody(ctx context.Context, id int64, body StoreFunnelFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteFunnel Delete a funnel
+	//
+	// The funnel goes; its goals stay.
+	//
+	// Corresponds with DELETE /api/v1/websites/{id}/funnels/{funnel_id} (the `DeleteFunnel` operationId).
+	DeleteFunnel(ctx context.Context, id int64, funnelId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListGoals List a website's goals
 	//
@@ -3132,6 +3377,40 @@ func (c *Client) ListStats(ctx context.Context, websiteId int64, params *ListSta
 	return c.Client.Do(req)
 }
 
+// GetFunnel A funnel's numbers over a range
+//
+// How many visitors reached each step of the funnel over the calendar days from `from` to
+// `to`, of the visits that match the filters. A visit reaches step 1 when one of its hits
+// matches step 1's goal, and step k+1 when, after reaching step k, a later hit of the same
+// visit matches step k+1's goal: the order of the visit's hits, pageviews and events
+// interleaved. Visits do not join: a visitor's later visit does not continue an earlier
+// one.
+//   - `visitors`: the distinct visitors (per day, summed over the days) of the visits that
+//     reached the step; `entering_visitors` those of step 1, `never_entering_visitors` all
+//     visitors of the range and filters minus those;
+//   - `dropoff`: the step before's visitors minus this step's (0 for step 1), `dropoff_rate`
+//     that as a percentage of the step before's;
+//   - `conversion_rate`: the step's visitors as a percentage of step 1's (100 for step 1),
+//     `conversion_rate_step` of the step before's (100 for step 1). Percentages have one
+//     decimal, 0 when they would divide by 0.
+//
+// Funnels are counted from the visit rows, exactly (never sampled), from the first day
+// whose rows keep the order of the hits: `meta.funnels_from` names it when it is after
+// `from`; days before it count nothing.
+//
+// Corresponds with GET /api/v1/stats/{website_id}/funnels/{funnel_id} (the `GetFunnel` operationId).
+func (c *Client) GetFunnel(ctx context.Context, websiteId StatsWebsiteId, funnelId int64, params *GetFunnelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFunnelRequest(c.Server, websiteId, funnelId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListGoalConversions Conversions of a website's goals over a range
 //
 // Every goal of the website with its numbers over the calendar days from `from` to `to`,
@@ -3464,6 +3743,88 @@ func (c *Client) UpdateWebsiteWithBody(ctx context.Context, id int64, contentTyp
 // Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 func (c *Client) UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateWebsiteRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListFunnels List a website's funnels
+//
+// The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
+//
+// Corresponds with GET /api/v1/websites/{id}/funnels (the `ListFunnels` operationId).
+func (c *Client) ListFunnels(ctx context.Context, id int64, params *ListFunnelsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListFunnelsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StoreFunnelWithBody Add a funnel
+//
+// A funnel is a `name` (1 to 120 characters, unique in the website) and 2 to 8 `steps`,
+// each the id of one of the website's goals, none twice, in order: repeat the field as a
+// form writes an array (`steps=3&steps=7`). A website has at most 50 funnels: the 51st is
+// refused with 422 on `name`. 1 or 9 steps, a goal that is not the website's and a step
+// given twice are refused with 422 on `steps`. Deleting a goal removes it from the
+// funnels that use it; a funnel left with fewer than 2 steps is deleted with it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/funnels (the `StoreFunnel` operationId).
+func (c *Client) StoreFunnelWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStoreFunnelRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StoreFunnelWithFormdataBody Add a funnel
+//
+// A funnel is a `name` (1 to 120 characters, unique in the website) and 2 to 8 `steps`,
+// each the id of one of the website's goals, none twice, in order: repeat the field as a
+// form writes an array (`steps=3&steps=7`). A website has at most 50 funnels: the 51st is
+// refused with 422 on `name`. 1 or 9 steps, a goal that is not the website's and a step
+// given twice are refused with 422 on `steps`. Deleting a goal removes it from the
+// funnels that use it; a funnel left with fewer than 2 steps is deleted with it.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/funnels (the `StoreFunnel` operationId).
+func (c *Client) StoreFunnelWithFormdataBody(ctx context.Context, id int64, body StoreFunnelFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStoreFunnelRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteFunnel Delete a funnel
+//
+// The funnel goes; its goals stay.
+//
+// Corresponds with DELETE /api/v1/websites/{id}/funnels/{funnel_id} (the `DeleteFunnel` operationId).
+func (c *Client) DeleteFunnel(ctx context.Context, id int64, funnelId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteFunnelRequest(c.Server, id, funnelId)
 	if err != nil {
 		return nil, err
 	}
@@ -4183,6 +4544,126 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 		if params.PropertyFilter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetFunnelRequest constructs an http.Request for the GetFunnel method
+func NewGetFunnelRequest(server string, websiteId StatsWebsiteId, funnelId int64, params *GetFunnelParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "website_id", websiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "funnel_id", funnelId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/%s/funnels/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5265,6 +5746,167 @@ func NewUpdateWebsiteRequestWithBody(server string, id int64, contentType string
 	return req, nil
 }
 
+// NewListFunnelsRequest constructs an http.Request for the ListFunnels method
+func NewListFunnelsRequest(server string, id int64, params *ListFunnelsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/funnels", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStoreFunnelRequestWithFormdataBody calls the generic StoreFunnel builder with application/x-www-form-urlencoded body
+func NewStoreFunnelRequestWithFormdataBody(server string, id int64, body StoreFunnelFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewStoreFunnelRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewStoreFunnelRequestWithBody constructs an http.Request for the StoreFunnel method, with any body, and a specified content type
+func NewStoreFunnelRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/funnels", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteFunnelRequest constructs an http.Request for the DeleteFunnel method
+func NewDeleteFunnelRequest(server string, id int64, funnelId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "funnel_id", funnelId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/funnels/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListGoalsRequest constructs an http.Request for the ListGoals method
 func NewListGoalsRequest(server string, id int64, params *ListGoalsParams) (*http.Request, error) {
 	var err error
@@ -5979,6 +6621,31 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/stats/{website_id} (the `ListStats` operationId).
 	ListStatsWithResponse(ctx context.Context, websiteId int64, params *ListStatsParams, reqEditors ...RequestEditorFn) (*ListStatsResponse, error)
 
+	// GetFunnelWithResponse A funnel's numbers over a range
+	//
+	// How many visitors reached each step of the funnel over the calendar days from `from` to
+	// `to`, of the visits that match the filters. A visit reaches step 1 when one of its hits
+	// matches step 1's goal, and step k+1 when, after reaching step k, a later hit of the same
+	// visit matches step k+1's goal: the order of the visit's hits, pageviews and events
+	// interleaved. Visits do not join: a visitor's later visit does not continue an earlier
+	// one.
+	// - `visitors`: the distinct visitors (per day, summed over the days) of the visits that
+	//   reached the step; `entering_visitors` those of step 1, `never_entering_visitors` all
+	//   visitors of the range and filters minus those;
+	// - `dropoff`: the step before's visitors minus this step's (0 for step 1), `dropoff_rate`
+	//   that as a percentage of the step before's;
+	// - `conversion_rate`: the step's visitors as a percentage of step 1's (100 for step 1),
+	//   `conversion_rate_step` of the step before's (100 for step 1). Percentages have one
+	//   decimal, 0 when they would divide by 0.
+	// Funnels are counted from the visit rows, exactly (never sampled), from the first day
+	// whose rows keep the order of the hits: `meta.funnels_from` names it when it is after
+	// `from`; days before it count nothing.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/{website_id}/funnels/{funnel_id} (the `GetFunnel` operationId).
+	GetFunnelWithResponse(ctx context.Context, websiteId StatsWebsiteId, funnelId int64, params *GetFunnelParams, reqEditors ...RequestEditorFn) (*GetFunnelResponse, error)
+
 	// ListGoalConversionsWithResponse Conversions of a website's goals over a range
 	//
 	// Every goal of the website with its numbers over the calendar days from `from` to `to`,
@@ -6184,6 +6851,52 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBodyWithResponse(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebsiteResponse, error)
+
+	// ListFunnelsWithResponse List a website's funnels
+	//
+	// The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/websites/{id}/funnels (the `ListFunnels` operationId).
+	ListFunnelsWithResponse(ctx context.Context, id int64, params *ListFunnelsParams, reqEditors ...RequestEditorFn) (*ListFunnelsResponse, error)
+
+	// StoreFunnelWithBodyWithResponse Add a funnel
+	//
+	// A funnel is a `name` (1 to 120 characters, unique in the website) and 2 to 8 `steps`,
+	// each the id of one of the website's goals, none twice, in order: repeat the field as a
+	// form writes an array (`steps=3&steps=7`). A website has at most 50 funnels: the 51st is
+	// refused with 422 on `name`. 1 or 9 steps, a goal that is not the website's and a step
+	// given twice are refused with 422 on `steps`. Deleting a goal removes it from the
+	// funnels that use it; a funnel left with fewer than 2 steps is deleted with it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/funnels (the `StoreFunnel` operationId).
+	StoreFunnelWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StoreFunnelResponse, error)
+
+	// StoreFunnelWithFormdataBodyWithResponse Add a funnel
+	//
+	// A funnel is a `name` (1 to 120 characters, unique in the website) and 2 to 8 `steps`,
+	// each the id of one of the website's goals, none twice, in order: repeat the field as a
+	// form writes an array (`steps=3&steps=7`). A website has at most 50 funnels: the 51st is
+	// refused with 422 on `name`. 1 or 9 steps, a goal that is not the website's and a step
+	// given twice are refused with 422 on `steps`. Deleting a goal removes it from the
+	// funnels that use it; a funnel left with fewer than 2 steps is deleted with it.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/funnels (the `StoreFunnel` operationId).
+	StoreFunnelWithFormdataBodyWithResponse(ctx context.Context, id int64, body StoreFunnelFormdataRequestBody, reqEditors ...RequestEditorFn) (*StoreFunnelResponse, error)
+
+	// DeleteFunnelWithResponse Delete a funnel
+	//
+	// The funnel goes; its goals stay.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/websites/{id}/funnels/{funnel_id} (the `DeleteFunnel` operationId).
+	DeleteFunnelWithResponse(ctx context.Context, id int64, funnelId int64, reqEditors ...RequestEditorFn) (*DeleteFunnelResponse, error)
 
 	// ListGoalsWithResponse List a website's goals
 	//
@@ -6885,6 +7598,125 @@ func (r ListStatsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetFunnelResponse401Headers the declared response headers of an HTTP 401 response for GetFunnel
+type GetFunnelResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// GetFunnelResponse404Headers the declared response headers of an HTTP 404 response for GetFunnel
+type GetFunnelResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// GetFunnelResponse422Headers the declared response headers of an HTTP 422 response for GetFunnel
+type GetFunnelResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// GetFunnelResponse429Headers the declared response headers of an HTTP 429 response for GetFunnel
+type GetFunnelResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// GetFunnelResponse500Headers the declared response headers of an HTTP 500 response for GetFunnel
+type GetFunnelResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type GetFunnelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FunnelStatsResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidStatsQuery
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetFunnelResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetFunnelResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetFunnelResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetFunnelResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetFunnelResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFunnelResponse) GetJSON200() *FunnelStatsResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetFunnelResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetFunnelResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetFunnelResponse) GetJSON422() *InvalidStatsQuery {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFunnelResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetFunnelResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFunnelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFunnelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFunnelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFunnelResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8423,6 +9255,385 @@ func (r UpdateWebsiteResponse) ContentType() string {
 	return ""
 }
 
+// ListFunnelsResponse401Headers the declared response headers of an HTTP 401 response for ListFunnels
+type ListFunnelsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ListFunnelsResponse404Headers the declared response headers of an HTTP 404 response for ListFunnels
+type ListFunnelsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListFunnelsResponse422Headers the declared response headers of an HTTP 422 response for ListFunnels
+type ListFunnelsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListFunnelsResponse429Headers the declared response headers of an HTTP 429 response for ListFunnels
+type ListFunnelsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ListFunnelsResponse500Headers the declared response headers of an HTTP 500 response for ListFunnels
+type ListFunnelsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ListFunnelsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FunnelList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListFunnelsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListFunnelsResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListFunnelsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListFunnelsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListFunnelsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListFunnelsResponse) GetJSON200() *FunnelList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListFunnelsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListFunnelsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListFunnelsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListFunnelsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListFunnelsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListFunnelsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListFunnelsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListFunnelsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListFunnelsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StoreFunnelResponse201Headers the declared response headers of an HTTP 201 response for StoreFunnel
+type StoreFunnelResponse201Headers struct {
+	Location string
+}
+
+// StoreFunnelResponse401Headers the declared response headers of an HTTP 401 response for StoreFunnel
+type StoreFunnelResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// StoreFunnelResponse404Headers the declared response headers of an HTTP 404 response for StoreFunnel
+type StoreFunnelResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreFunnelResponse413Headers the declared response headers of an HTTP 413 response for StoreFunnel
+type StoreFunnelResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreFunnelResponse415Headers the declared response headers of an HTTP 415 response for StoreFunnel
+type StoreFunnelResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreFunnelResponse422Headers the declared response headers of an HTTP 422 response for StoreFunnel
+type StoreFunnelResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreFunnelResponse429Headers the declared response headers of an HTTP 429 response for StoreFunnel
+type StoreFunnelResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// StoreFunnelResponse500Headers the declared response headers of an HTTP 500 response for StoreFunnel
+type StoreFunnelResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type StoreFunnelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *FunnelResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidFunnel
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *StoreFunnelResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StoreFunnelResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *StoreFunnelResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *StoreFunnelResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *StoreFunnelResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *StoreFunnelResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StoreFunnelResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *StoreFunnelResponse500Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r StoreFunnelResponse) GetJSON201() *FunnelResponse {
+	return r.JSON201
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StoreFunnelResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StoreFunnelResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r StoreFunnelResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r StoreFunnelResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r StoreFunnelResponse) GetJSON422() *InvalidFunnel {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StoreFunnelResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r StoreFunnelResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r StoreFunnelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StoreFunnelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StoreFunnelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StoreFunnelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteFunnelResponse401Headers the declared response headers of an HTTP 401 response for DeleteFunnel
+type DeleteFunnelResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// DeleteFunnelResponse404Headers the declared response headers of an HTTP 404 response for DeleteFunnel
+type DeleteFunnelResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// DeleteFunnelResponse429Headers the declared response headers of an HTTP 429 response for DeleteFunnel
+type DeleteFunnelResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// DeleteFunnelResponse500Headers the declared response headers of an HTTP 500 response for DeleteFunnel
+type DeleteFunnelResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type DeleteFunnelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FunnelDeleted
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteFunnelResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteFunnelResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteFunnelResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteFunnelResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteFunnelResponse) GetJSON200() *FunnelDeleted {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteFunnelResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteFunnelResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteFunnelResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteFunnelResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteFunnelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteFunnelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteFunnelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteFunnelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListGoalsResponse401Headers the declared response headers of an HTTP 401 response for ListGoals
 type ListGoalsResponse401Headers struct {
 	CacheControl        string
@@ -9526,6 +10737,38 @@ func (c *ClientWithResponses) ListStatsWithResponse(ctx context.Context, website
 	return ParseListStatsResponse(rsp)
 }
 
+// GetFunnelWithResponse A funnel's numbers over a range
+//
+// How many visitors reached each step of the funnel over the calendar days from `from` to
+// `to`, of the visits that match the filters. A visit reaches step 1 when one of its hits
+// matches step 1's goal, and step k+1 when, after reaching step k, a later hit of the same
+// visit matches step k+1's goal: the order of the visit's hits, pageviews and events
+// interleaved. Visits do not join: a visitor's later visit does not continue an earlier
+// one.
+//   - `visitors`: the distinct visitors (per day, summed over the days) of the visits that
+//     reached the step; `entering_visitors` those of step 1, `never_entering_visitors` all
+//     visitors of the range and filters minus those;
+//   - `dropoff`: the step before's visitors minus this step's (0 for step 1), `dropoff_rate`
+//     that as a percentage of the step before's;
+//   - `conversion_rate`: the step's visitors as a percentage of step 1's (100 for step 1),
+//     `conversion_rate_step` of the step before's (100 for step 1). Percentages have one
+//     decimal, 0 when they would divide by 0.
+//
+// Funnels are counted from the visit rows, exactly (never sampled), from the first day
+// whose rows keep the order of the hits: `meta.funnels_from` names it when it is after
+// `from`; days before it count nothing.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/{website_id}/funnels/{funnel_id} (the `GetFunnel` operationId).
+func (c *ClientWithResponses) GetFunnelWithResponse(ctx context.Context, websiteId StatsWebsiteId, funnelId int64, params *GetFunnelParams, reqEditors ...RequestEditorFn) (*GetFunnelResponse, error) {
+	rsp, err := c.GetFunnel(ctx, websiteId, funnelId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFunnelResponse(rsp)
+}
+
 // ListGoalConversionsWithResponse Conversions of a website's goals over a range
 //
 // Every goal of the website with its numbers over the calendar days from `from` to `to`,
@@ -9824,6 +11067,76 @@ func (c *ClientWithResponses) UpdateWebsiteWithFormdataBodyWithResponse(ctx cont
 		return nil, err
 	}
 	return ParseUpdateWebsiteResponse(rsp)
+}
+
+// ListFunnelsWithResponse List a website's funnels
+//
+// The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/websites/{id}/funnels (the `ListFunnels` operationId).
+func (c *ClientWithResponses) ListFunnelsWithResponse(ctx context.Context, id int64, params *ListFunnelsParams, reqEditors ...RequestEditorFn) (*ListFunnelsResponse, error) {
+	rsp, err := c.ListFunnels(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListFunnelsResponse(rsp)
+}
+
+// StoreFunnelWithBodyWithResponse Add a funnel
+//
+// A funnel is a `name` (1 to 120 characters, unique in the website) and 2 to 8 `steps`,
+// each the id of one of the website's goals, none twice, in order: repeat the field as a
+// form writes an array (`steps=3&steps=7`). A website has at most 50 funnels: the 51st is
+// refused with 422 on `name`. 1 or 9 steps, a goal that is not the website's and a step
+// given twice are refused with 422 on `steps`. Deleting a goal removes it from the
+// funnels that use it; a funnel left with fewer than 2 steps is deleted with it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/funnels (the `StoreFunnel` operationId).
+func (c *ClientWithResponses) StoreFunnelWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StoreFunnelResponse, error) {
+	rsp, err := c.StoreFunnelWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStoreFunnelResponse(rsp)
+}
+
+// StoreFunnelWithFormdataBodyWithResponse Add a funnel
+//
+// A funnel is a `name` (1 to 120 characters, unique in the website) and 2 to 8 `steps`,
+// each the id of one of the website's goals, none twice, in order: repeat the field as a
+// form writes an array (`steps=3&steps=7`). A website has at most 50 funnels: the 51st is
+// refused with 422 on `name`. 1 or 9 steps, a goal that is not the website's and a step
+// given twice are refused with 422 on `steps`. Deleting a goal removes it from the
+// funnels that use it; a funnel left with fewer than 2 steps is deleted with it.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/funnels (the `StoreFunnel` operationId).
+func (c *ClientWithResponses) StoreFunnelWithFormdataBodyWithResponse(ctx context.Context, id int64, body StoreFunnelFormdataRequestBody, reqEditors ...RequestEditorFn) (*StoreFunnelResponse, error) {
+	rsp, err := c.StoreFunnelWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStoreFunnelResponse(rsp)
+}
+
+// DeleteFunnelWithResponse Delete a funnel
+//
+// The funnel goes; its goals stay.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/websites/{id}/funnels/{funnel_id} (the `DeleteFunnel` operationId).
+func (c *ClientWithResponses) DeleteFunnelWithResponse(ctx context.Context, id int64, funnelId int64, reqEditors ...RequestEditorFn) (*DeleteFunnelResponse, error) {
+	rsp, err := c.DeleteFunnel(ctx, id, funnelId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteFunnelResponse(rsp)
 }
 
 // ListGoalsWithResponse List a website's goals
@@ -10739,6 +12052,176 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListStatsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetFunnelResponse parses an HTTP response from a GetFunnelWithResponse call
+func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFunnelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FunnelStatsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidStatsQuery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetFunnelResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetFunnelResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetFunnelResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetFunnelResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetFunnelResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12997,6 +14480,550 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateWebsiteResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListFunnelsResponse parses an HTTP response from a ListFunnelsWithResponse call
+func ParseListFunnelsResponse(rsp *http.Response) (*ListFunnelsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListFunnelsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FunnelList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ListFunnelsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListFunnelsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListFunnelsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListFunnelsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListFunnelsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStoreFunnelResponse parses an HTTP response from a StoreFunnelWithResponse call
+func ParseStoreFunnelResponse(rsp *http.Response) (*StoreFunnelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StoreFunnelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest FunnelResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidFunnel
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers StoreFunnelResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers StoreFunnelResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers StoreFunnelResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers StoreFunnelResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers StoreFunnelResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers StoreFunnelResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers StoreFunnelResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers StoreFunnelResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteFunnelResponse parses an HTTP response from a DeleteFunnelWithResponse call
+func ParseDeleteFunnelResponse(rsp *http.Response) (*DeleteFunnelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteFunnelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FunnelDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DeleteFunnelResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteFunnelResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteFunnelResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteFunnelResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

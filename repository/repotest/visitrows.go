@@ -29,6 +29,9 @@ type Visit struct {
 	// EventNames are the names of Events as sent, one each; nil for a row written before
 	// visit rows kept them.
 	EventNames []string
+	// Order is the order of its hits as hit_order holds it ('p' a page, 'e' an event); ""
+	// for its pages, then its events.
+	Order string
 	// Values are its visit-level values by name (landing_page ... city); a name absent is "".
 	Values map[stats.Name]string
 	// Props are the custom properties its hits carried, stats.PropPair each, one per hit
@@ -42,6 +45,14 @@ type Revenue struct{ Name, Currency, Amount string }
 
 // Bounce tells whether the visit is a bounce: one pageview and no event.
 func (v Visit) Bounce() bool { return len(v.Pages) == 1 && len(v.Events) == 0 }
+
+// HitOrder is the order of the visit's hits: Order, or its pages then its events.
+func (v Visit) HitOrder() string {
+	if v.Order != "" {
+		return v.Order
+	}
+	return strings.Repeat("p", len(v.Pages)) + strings.Repeat("e", len(v.Events))
+}
 
 // visitPools are the values RandomVisits draws each visit-level name from, first ones more
 // often; "" is a visit with none. Countries share codes under two names (a GeoIP release that
@@ -129,7 +140,7 @@ func WriteVisitRows(tb testing.TB, db *sqlx.DB, websiteID int64, visits []Visit)
 	for i, v := range visits {
 		rows[i] = repository.VisitRow{WebsiteID: websiteID, Day: v.Day, Visitor: v.Visitor, ID: rng.Int64(), Hour: v.Hour,
 			Pageviews: len(v.Pages), Seconds: v.Seconds, Bounce: v.Bounce(), Pages: v.Pages, Events: v.Events, EventNames: v.EventNames,
-			Props: v.Props}
+			Order: []byte(v.HitOrder()), Props: v.Props}
 		for _, r := range v.Revenue {
 			rows[i].RevenueNames = append(rows[i].RevenueNames, r.Name)
 			rows[i].RevenueCurrencies = append(rows[i].RevenueCurrencies, r.Currency)

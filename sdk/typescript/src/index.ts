@@ -17,6 +17,11 @@ export type Goal = Schemas["Goal"];
 export type GoalList = Schemas["GoalList"];
 export type GoalForm = Schemas["GoalForm"];
 export type GoalDeleted = Schemas["GoalDeleted"];
+export type Funnel = Schemas["Funnel"];
+export type FunnelList = Schemas["FunnelList"];
+export type FunnelForm = Schemas["FunnelForm"];
+export type FunnelDeleted = Schemas["FunnelDeleted"];
+export type FunnelStatsResponse = Schemas["FunnelStatsResponse"];
 export type StatName = Schemas["StatName"];
 export type StatEntry = Schemas["StatEntry"];
 export type StatList = Schemas["StatList"];
@@ -28,6 +33,8 @@ export type ErrorBody = Schemas["Error"];
 export type ListWebsitesQuery = NonNullable<operations["listWebsites"]["parameters"]["query"]>;
 export type ListStatsQuery = operations["listStats"]["parameters"]["query"];
 export type ListGoalsQuery = NonNullable<operations["listGoals"]["parameters"]["query"]>;
+export type ListFunnelsQuery = NonNullable<operations["listFunnels"]["parameters"]["query"]>;
+export type GetFunnelQuery = operations["getFunnel"]["parameters"]["query"];
 
 /** The value of a form field: what the spec's form schemas hold. */
 type FormValue = string | number | boolean | null | undefined;
@@ -36,12 +43,15 @@ type FormValue = string | number | boolean | null | undefined;
  * formBody encodes a form as application/x-www-form-urlencoded: numbers in decimal, booleans as
  * `true`/`false`, fields that are undefined or null left out (URLSearchParams would send the text
  * "undefined"). An empty string is sent: it means "clear" for `exclude_ips` and `exclude_params`.
+ * An array repeats its field once an element, in order (a funnel's `steps=3&steps=7`).
  */
 export function formBody(form: object | undefined): string {
   const out = new URLSearchParams();
-  for (const [name, value] of Object.entries(form ?? {}) as [string, FormValue][]) {
-    if (value !== undefined && value !== null) {
-      out.append(name, String(value));
+  for (const [name, value] of Object.entries(form ?? {}) as [string, FormValue | FormValue[]][]) {
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (v !== undefined && v !== null) {
+        out.append(name, String(v));
+      }
     }
   }
   return out.toString();
@@ -164,6 +174,35 @@ export class Analytics {
   async deleteGoal(websiteId: number, goalId: number): Promise<GoalDeleted> {
     return unwrap(
       await this.client.DELETE("/api/v1/websites/{id}/goals/{goal_id}", { params: { path: { id: websiteId, goal_id: goalId } } }),
+    );
+  }
+
+  /** One page of a website's funnels, by name. */
+  async listFunnels(websiteId: number, query: ListFunnelsQuery = {}): Promise<FunnelList> {
+    return unwrap(await this.client.GET("/api/v1/websites/{id}/funnels", { params: { path: { id: websiteId }, query } }));
+  }
+
+  /** Adds a funnel: a name and 2 to 8 of the website's goal ids, in order. */
+  async storeFunnel(websiteId: number, form: FunnelForm): Promise<Funnel> {
+    return unwrap(
+      await this.client.POST("/api/v1/websites/{id}/funnels", { params: { path: { id: websiteId } }, body: form, ...formRequest }),
+    ).data;
+  }
+
+  async deleteFunnel(websiteId: number, funnelId: number): Promise<FunnelDeleted> {
+    return unwrap(
+      await this.client.DELETE("/api/v1/websites/{id}/funnels/{funnel_id}", {
+        params: { path: { id: websiteId, funnel_id: funnelId } },
+      }),
+    );
+  }
+
+  /** A funnel's numbers over a range, with the filters. */
+  async funnel(websiteId: number, funnelId: number, query: GetFunnelQuery): Promise<FunnelStatsResponse> {
+    return unwrap(
+      await this.client.GET("/api/v1/stats/{website_id}/funnels/{funnel_id}", {
+        params: { path: { website_id: websiteId, funnel_id: funnelId }, query },
+      }),
     );
   }
 

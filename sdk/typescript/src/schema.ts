@@ -361,6 +361,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/websites/{id}/funnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a website's funnels
+         * @description The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
+         */
+        get: operations["listFunnels"];
+        put?: never;
+        /**
+         * Add a funnel
+         * @description A funnel is a `name` (1 to 120 characters, unique in the website) and 2 to 8 `steps`,
+         *     each the id of one of the website's goals, none twice, in order: repeat the field as a
+         *     form writes an array (`steps=3&steps=7`). A website has at most 50 funnels: the 51st is
+         *     refused with 422 on `name`. 1 or 9 steps, a goal that is not the website's and a step
+         *     given twice are refused with 422 on `steps`. Deleting a goal removes it from the
+         *     funnels that use it; a funnel left with fewer than 2 steps is deleted with it.
+         */
+        post: operations["storeFunnel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/funnels/{funnel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+                /**
+                 * @description The funnel's id. A funnel of another website answers 404.
+                 * @example 2
+                 */
+                funnel_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a funnel
+         * @description The funnel goes; its goals stay.
+         */
+        delete: operations["deleteFunnel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats/{website_id}": {
         parameters: {
             query?: never;
@@ -529,6 +595,42 @@ export interface paths {
          *     goals list is (`meta.filtered_from`, `meta.sampled`).
          */
         get: operations["listRevenue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{website_id}/funnels/{funnel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A funnel's numbers over a range
+         * @description How many visitors reached each step of the funnel over the calendar days from `from` to
+         *     `to`, of the visits that match the filters. A visit reaches step 1 when one of its hits
+         *     matches step 1's goal, and step k+1 when, after reaching step k, a later hit of the same
+         *     visit matches step k+1's goal: the order of the visit's hits, pageviews and events
+         *     interleaved. Visits do not join: a visitor's later visit does not continue an earlier
+         *     one.
+         *     - `visitors`: the distinct visitors (per day, summed over the days) of the visits that
+         *       reached the step; `entering_visitors` those of step 1, `never_entering_visitors` all
+         *       visitors of the range and filters minus those;
+         *     - `dropoff`: the step before's visitors minus this step's (0 for step 1), `dropoff_rate`
+         *       that as a percentage of the step before's;
+         *     - `conversion_rate`: the step's visitors as a percentage of step 1's (100 for step 1),
+         *       `conversion_rate_step` of the step before's (100 for step 1). Percentages have one
+         *       decimal, 0 when they would divide by 0.
+         *     Funnels are counted from the visit rows, exactly (never sampled), from the first day
+         *     whose rows keep the order of the hits: `meta.funnels_from` names it when it is after
+         *     `from`; days before it count nothing.
+         */
+        get: operations["getFunnel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1066,6 +1168,75 @@ export interface components {
             meta: components["schemas"]["ListMeta"];
             links: components["schemas"]["ListLinks"];
         };
+        Funnel: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+            /** @description The steps in order. */
+            steps: components["schemas"]["FunnelStep"][];
+        };
+        FunnelStep: {
+            /** Format: int64 */
+            goal_id: number;
+            /** @description The goal's display name. */
+            display_name: string;
+        };
+        FunnelForm: {
+            /** @description Unique in the website. */
+            name: string;
+            /** @description The ids of the website's goals, in order, none twice; the field repeated (`steps=3&steps=7`). */
+            steps: number[];
+        };
+        FunnelResponse: {
+            data: components["schemas"]["Funnel"];
+        };
+        FunnelList: {
+            data: components["schemas"]["Funnel"][];
+            meta: components["schemas"]["ListMeta"];
+            links: components["schemas"]["ListLinks"];
+        };
+        FunnelDeleted: {
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            object: "funnel";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        FunnelStepStats: {
+            /** @description The step's goal's display name. */
+            goal: string;
+            /** Format: int64 */
+            visitors: number;
+            /** Format: int64 */
+            dropoff: number;
+            /** Format: double */
+            dropoff_rate: number;
+            /** Format: double */
+            conversion_rate: number;
+            /** Format: double */
+            conversion_rate_step: number;
+        };
+        FunnelStats: {
+            name: string;
+            steps: components["schemas"]["FunnelStepStats"][];
+            /** Format: int64 */
+            entering_visitors: number;
+            /** Format: int64 */
+            never_entering_visitors: number;
+        };
+        FunnelStatsMeta: {
+            /**
+             * Format: date
+             * @description The first day whose visits the numbers count, when that is after the range's first
+             *     day (days before it have no rows that keep the order of the hits). Absent otherwise.
+             */
+            funnels_from?: string;
+        };
+        FunnelStatsResponse: {
+            data: components["schemas"]["FunnelStats"];
+            meta: components["schemas"]["FunnelStatsMeta"];
+        };
         /** @enum {string} */
         StatName: "pageview" | "visitor" | "visit" | "page" | "landing_page" | "exit_page" | "referrer" | "search_engine" | "social_network" | "campaign" | "source" | "channel" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "browser" | "operating_system" | "device" | "language" | "screen_resolution" | "continent" | "country" | "city" | "event" | "property";
         /**
@@ -1573,6 +1744,17 @@ export interface components {
         };
         /** @description A field is invalid, missing or not accepted here; `errors` names each one. */
         InvalidGoal: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A field is invalid, missing or not accepted here; `errors` names each one. */
+        InvalidFunnel: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
@@ -2723,6 +2905,183 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listFunnels: {
+        parameters: {
+            query?: {
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of funnels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 2,
+                     *           "name": "Signup",
+                     *           "steps": [
+                     *             {
+                     *               "goal_id": 5,
+                     *               "display_name": "Visit /pricing"
+                     *             },
+                     *             {
+                     *               "goal_id": 3,
+                     *               "display_name": "Signup"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total": 1,
+                     *         "last_page": 1,
+                     *         "from": 1,
+                     *         "to": 1
+                     *       },
+                     *       "links": {
+                     *         "first": "http://localhost:8080/api/v1/websites/7/funnels?page=1",
+                     *         "last": "http://localhost:8080/api/v1/websites/7/funnels?page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FunnelList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    storeFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Signup",
+                 *       "steps": [
+                 *         5,
+                 *         3
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["FunnelForm"];
+            };
+        };
+        responses: {
+            /** @description The new funnel. */
+            201: {
+                headers: {
+                    /** @description The URL of the website's funnels. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 2,
+                     *         "name": "Signup",
+                     *         "steps": [
+                     *           {
+                     *             "goal_id": 5,
+                     *             "display_name": "Visit /pricing"
+                     *           },
+                     *           {
+                     *             "goal_id": 3,
+                     *             "display_name": "Signup"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FunnelResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidFunnel"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+                /**
+                 * @description The funnel's id. A funnel of another website answers 404.
+                 * @example 2
+                 */
+                funnel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The funnel is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 2,
+                     *       "object": "funnel",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FunnelDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listStats: {
         parameters: {
             query: {
@@ -3458,6 +3817,141 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RevenueList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidStatsQuery"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getFunnel: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day, `YYYY-MM-DD` (years 1 to 9999).
+                 * @example 2026-11-01
+                 */
+                from: components["parameters"]["RangeFrom"];
+                /**
+                 * @description Last day, `YYYY-MM-DD`, not before `from`.
+                 * @example 2026-11-30
+                 */
+                to: components["parameters"]["RangeTo"];
+                /**
+                 * @description Filters (`filter[NAME]=VALUE`, e.g. `filter[country]=DE:Germany&filter[page]=/pricing`):
+                 *     every number counts only the visits that match every filter given.
+                 *     - VALUE is a value exactly as the stats list returns it, `""` included. A visit matches
+                 *       `filter[page]=P` when one of its pageviews is P, and `filter[event]=E` when it sent the
+                 *       event E; every other name compares the visit's own value (that of its first hit).
+                 *       `continent` and `country` compare the code before the first `:` (place names change
+                 *       between GeoIP releases); `city` compares its whole value. For `search_engine`,
+                 *       `social_network`, `campaign`, the `utm_` tags and `event`, an empty VALUE matches the
+                 *       visits that have none; `filter[source]=` matches direct visits. `utm_campaign` is
+                 *       another name for `campaign`: give one of the two.
+                 *     - A value that no visit has matches nothing: an empty list and zeros, never an error.
+                 *       `(other)`, which stands for the values past the daily limit, matches nothing either.
+                 *     - With filters, every number counts only the matching visits: their visitors (distinct
+                 *       per day, summed over the days), visits, bounces and duration, and their pageviews and
+                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
+                 *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
+                 *       422 on `filter`.
+                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
+                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - Days that have no filter rows (before the upgrade that brought filters, older than
+                 *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
+                 *       the numbers count when that is after `from`.
+                 *     Without filters, the answer is the daily counters' as ever, without `sampled` or
+                 *     `filtered_from`.
+                 * @example {
+                 *       "country": "DE:Germany"
+                 *     }
+                 */
+                filter?: components["parameters"]["Filter"];
+                /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`.
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                website_id: components["parameters"]["StatsWebsiteId"];
+                /**
+                 * @description The funnel's id. A funnel of another website answers 404.
+                 * @example 2
+                 */
+                funnel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The funnel's numbers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "name": "Signup",
+                     *         "steps": [
+                     *           {
+                     *             "goal": "Visit /pricing",
+                     *             "visitors": 200,
+                     *             "dropoff": 0,
+                     *             "dropoff_rate": 0,
+                     *             "conversion_rate": 100,
+                     *             "conversion_rate_step": 100
+                     *           },
+                     *           {
+                     *             "goal": "Signup",
+                     *             "visitors": 30,
+                     *             "dropoff": 170,
+                     *             "dropoff_rate": 85,
+                     *             "conversion_rate": 15,
+                     *             "conversion_rate_step": 15
+                     *           }
+                     *         ],
+                     *         "entering_visitors": 200,
+                     *         "never_entering_visitors": 1800
+                     *       },
+                     *       "meta": {
+                     *         "funnels_from": "2026-11-20"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FunnelStatsResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -128,6 +128,28 @@ test("goals: store, list, refuse, delete", async () => {
   await api.deleteWebsite(site.id);
 });
 
+test("funnels: store, list, numbers, refuse, delete", async () => {
+  const site = await api.storeWebsite({ domain: "sdk-funnels.example" });
+  const a = await api.storeGoal(site.id, { kind: "pageview", page: "/pricing" });
+  const b = await api.storeGoal(site.id, { kind: "event", event: "Signup" });
+  const funnel = await api.storeFunnel(site.id, { name: "Signup", steps: [b.id, a.id] });
+  assert.deepEqual(funnel.steps.map((s) => s.goal_id), [b.id, a.id]);
+  const list = await api.listFunnels(site.id, { per_page: 10 });
+  assert.deepEqual(list.data.map((f) => f.name), ["Signup"]);
+
+  const numbers = await api.funnel(site.id, funnel.id, { from: day, to: day });
+  assert.deepEqual(numbers.data.steps.map((s) => [s.goal, s.visitors, s.conversion_rate]), [
+    ["Signup", 0, 100],
+    ["Visit /pricing", 0, 0],
+  ]);
+
+  const err = await rejects(() => api.storeFunnel(site.id, { name: "One", steps: [a.id] }), 422);
+  assert.deepEqual(Object.keys(err.errors), ["steps"]);
+  assert.deepEqual(await api.deleteFunnel(site.id, funnel.id), { id: funnel.id, object: "funnel", deleted: true });
+  await rejects(() => api.deleteFunnel(site.id, funnel.id), 404);
+  await api.deleteWebsite(site.id);
+});
+
 test("401: a wrong key, whatever else is wrong", async () => {
   const stranger = new Analytics({ baseUrl, apiKey: "pa_not-a-key" });
   const err = await rejects(() => stranger.listWebsites({ per_page: 10 }), 401);

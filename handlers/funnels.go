@@ -1,0 +1,130 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// ListFunnels answers GET /api/v1/websites/{id}/funnels.
+func (s *Server) ListFunnels(ctx context.Context, req gen.ListFunnelsRequestObject) (gen.ListFunnelsResponseObject, error) {
+	pg := paging(req.Params.Page, (*int)(req.Params.PerPage))
+	funnels, total, err := s.repo.ListFunnels(ctx, userID(ctx), req.Id, pg.Size, pg.Offset())
+	if errors.Is(err, repository.ErrNotFound) {
+		return gen.ListFunnels404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	meta, links := envelope(pg, requestURL(ctx), total)
+	data := make([]gen.Funnel, len(funnels))
+	for i, f := range funnels {
+		data[i] = funnelJSON(f)
+	}
+	return gen.ListFunnels200JSONResponse{Data: data, Meta: meta, Links: links}, nil
+}
+
+// StoreFunnel answers POST /api/v1/websites/{id}/funnels.
+func (s *Server) StoreFunnel(ctx context.Context, req gen.StoreFunnelRequestObject) (gen.StoreFunnelResponseObject, error) {
+	name, steps := req.Body.Name, req.Body.Steps
+	if errs := stats.CheckFunnel(name, steps); errs != nil {
+		// A refused field of another user's website still answers 404: ids cannot be probed.
+		if err := s.repo.WebsiteOwned(ctx, userID(ctx), req.Id); err != nil {
+			return storeFunnelNotFound(err)
+		}
+		return storeFunnelInvalid(errs), nil
+	}
+	f, err := s.repo.CreateFunnel(ctx, userID(ctx), req.Id, name, steps)
+	switch {
+	case errors.Is(err, repository.ErrNotFound):
+		return storeFunnelNotFound(err)
+	case errors.Is(err, repository.ErrUnknownGoal):
+		return storeFunnelInvalid(stats.FieldErrors{"steps": {"must each be one of the website's goals"}}), nil
+	case errors.Is(err, repository.ErrConflict):
+		return storeFunnelInvalid(stats.FieldErrors{"name": {"has already been taken"}}), nil
+	case errors.Is(err, repository.ErrFunnelLimit):
+		return storeFunnelInvalid(stats.FieldErrors{"name": {fmt.Sprintf("a website has at most %d funnels", stats.MaxFunnels)}}), nil
+	case err != nil:
+		return nil, err
+	}
+	return gen.StoreFunnel201JSONResponse{
+		Body:    gen.FunnelResponse{Data: funnelJSON(f)},
+		Headers: gen.StoreFunnel201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d/funnels", req.Id))},
+	}, nil
+}
+
+func storeFunnelNotFound(err error) (gen.StoreFunnelResponseObject, error) {
+	if !errors.Is(err, repository.ErrNotFound) {
+		return nil, err
+	}
+	return gen.StoreFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+}
+
+func storeFunnelInvalid(errs stats.FieldErrors) gen.StoreFunnelResponseObject {
+	return gen.StoreFunnel422JSONResponse{InvalidFunnelJSONResponse: gen.InvalidFunnelJSONResponse(invalidBody(errs))}
+}
+
+// DeleteFunnel answers DELETE /api/v1/websites/{id}/funnels/{funnel_id}.
+func (s *Server) DeleteFunnel(ctx context.Context, req gen.DeleteFunnelRequestObject) (gen.DeleteFunnelResponseObject, error) {
+	err := s.repo.DeleteFunnel(ctx, userID(ctx), req.Id, req.FunnelId)
+	if errors.Is(err, repository.ErrNotFound) {
+		return gen.DeleteFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return gen.DeleteFunnel200JSONResponse{Id: req.FunnelId, Object: gen.FunnelDeletedObjectFunnel, Deleted: gen.FunnelDeletedDeletedTrue}, nil
+}
+
+// GetFunnel answers GET /api/v1/stats/{website_id}/funnels/{funnel_id}: the funnel's numbers
+// over the range, read from the visit rows (docs/funnels.md).
+func (s *Server) GetFunnel(ctx context.Context, req gen.GetFunnelRequestObject) (gen.GetFunnelResponseObject, error) {
+	days, bad := statsRange(req.Params.From.Time, req.Params.To.Time)
+	if bad != nil {
+		return gen.GetFunnel422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(*bad)}, nil
+	}
+	notFound := gen.GetFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}
+	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+		return notFound, err
+	}
+	f, err := s.repo.Funnel(ctx, req.WebsiteId, req.FunnelId)
+	if errors.Is(err, repository.ErrNotFound) {
+		return notFound, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	numbers, from, err := s.repo.FunnelNumbers(ctx, req.WebsiteId, days, filtersOf(ctx), f)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.GetFunnel200JSONResponse{Data: funnelStatsJSON(f, numbers)}
+	if !from.IsZero() {
+		out.Meta.FunnelsFrom = &openapi_types.Date{Time: from}
+	}
+	return out, nil
+}
+
+func funnelJSON(f stats.Funnel) gen.Funnel {
+	out := gen.Funnel{Id: f.ID, Name: f.Name, Steps: make([]gen.FunnelStep, len(f.Steps))}
+	for i, s := range f.Steps {
+		out.Steps[i] = gen.FunnelStep{GoalId: s.GoalID, DisplayName: s.DisplayName}
+	}
+	return out
+}
+
+func funnelStatsJSON(f stats.Funnel, n stats.FunnelNumbers) gen.FunnelStats {
+	out := gen.FunnelStats{Name: f.Name, Steps: make([]gen.FunnelStepStats, len(f.Steps)),
+		EnteringVisitors: n.Entering(), NeverEnteringVisitors: n.NeverEntering()}
+	for i, s := range n.StepNumbers() {
+		out.Steps[i] = gen.FunnelStepStats{Goal: f.Steps[i].DisplayName, Visitors: s.Visitors, Dropoff: s.Dropoff,
+			DropoffRate: s.DropoffRate, ConversionRate: s.ConversionRate, ConversionRateStep: s.ConversionRateStep}
+	}
+	return out
+}
