@@ -10,9 +10,9 @@
 #             response by tools/contract/dredd-hooks.js
 # It builds bin/analytics, serves it on a free port below 32768 with the rate limits off (the
 # tools send many requests, a few without a key), creates a user and its key with the binary and
-# three websites and two goals through the API, and fails on any failed assertion, on any 5xx
-# and on any error the server logs. The tools come from tools/package-lock.json (`make tools`);
-# nothing is downloaded while it runs.
+# three websites, four goals and three funnels through the API, and fails on any failed
+# assertion, on any 5xx and on any error the server logs. The tools come from
+# tools/package-lock.json (`make tools`); nothing is downloaded while it runs.
 #
 # Usage: scripts/test.sh scripts/contract.sh   (what `make contract` runs)
 set -euo pipefail
@@ -77,13 +77,26 @@ goal() {
 }
 portman_goal_id=$(goal "Portman deletes")
 dredd_goal_id=$(goal "Dredd deletes")
+# Two goals kept for funnels, and funnels of them: one each tool reads, one each deletes.
+step_a=$(goal "Funnel step A")
+step_b=$(goal "Funnel step B")
+funnel() {
+  curl -sf -H "Authorization: Bearer $key" --data-urlencode "name=$1" -d "steps=$step_a&steps=$step_b" \
+    "$base/api/v1/websites/$website_id/funnels" |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).data.id))'
+}
+kept_funnel_id=$(funnel "Kept")
+portman_funnel_id=$(funnel "Portman deletes")
+dredd_funnel_id=$(funnel "Dredd deletes")
 
 failed=()
 step "Portman: generating the collection"
 # In its own directory: Portman reads a .env and writes a tmp/ where it runs. PORTMAN_X is
 # the collection variable {{x}}.
 if ! (cd "$work" && PORTMAN_API_KEY=$key PORTMAN_WEBSITE_ID=$website_id PORTMAN_DELETE_ID=$portman_delete_id \
-  PORTMAN_GOAL_ID=$portman_goal_id PORTMAN_WEBSITE_DOMAIN=$website_domain timeout 120 "$bin/portman" --local "$root/openapi.yaml" \
+  PORTMAN_GOAL_ID=$portman_goal_id PORTMAN_FUNNEL_ID=$portman_funnel_id \
+  PORTMAN_KEPT_FUNNEL_ID=$kept_funnel_id PORTMAN_STEP_A=$step_a PORTMAN_STEP_B=$step_b \
+  PORTMAN_WEBSITE_DOMAIN=$website_domain timeout 120 "$bin/portman" --local "$root/openapi.yaml" \
   --baseUrl "$base" --portmanConfigFile "$root/tools/contract/portman-config.json" \
   --output "$work/collection.json" >"$work/portman.log" 2>&1); then
   cat "$work/portman.log" >&2
@@ -97,6 +110,7 @@ fi
 
 step "Dredd"
 CONTRACT_API_KEY=$key CONTRACT_WEBSITE_ID=$website_id CONTRACT_DELETE_ID=$dredd_delete_id CONTRACT_GOAL_ID=$dredd_goal_id \
+  CONTRACT_FUNNEL_ID=$dredd_funnel_id CONTRACT_KEPT_FUNNEL_ID=$kept_funnel_id CONTRACT_STEP_A=$step_a CONTRACT_STEP_B=$step_b \
   CONTRACT_WEBSITE_DOMAIN=$website_domain timeout 300 "$bin/dredd" "$root/openapi.yaml" "$base" --hookfiles "$root/tools/contract/dredd-hooks.js" \
   --loglevel warning --no-color >"$work/dredd.log" 2>&1 || failed+=(dredd)
 # Dredd warns about every OpenAPI 3 keyword it does not read; the results are what counts.

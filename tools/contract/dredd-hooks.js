@@ -3,13 +3,18 @@
 // response from the real server, and skip the responses no request can cause on demand.
 // The environment gives the API key and the seeded websites: CONTRACT_API_KEY,
 // CONTRACT_WEBSITE_ID (kept, its domain CONTRACT_WEBSITE_DOMAIN), CONTRACT_DELETE_ID (deleted
-// by DELETE's 200) and CONTRACT_GOAL_ID (a goal of the kept website, deleted likewise).
+// by DELETE's 200), CONTRACT_GOAL_ID and CONTRACT_FUNNEL_ID (a goal and a funnel of the kept
+// website, deleted likewise), CONTRACT_KEPT_FUNNEL_ID (read) and CONTRACT_STEP_A/B (two goals
+// of the kept website that funnels are made of).
 const hooks = require('hooks');
 
 const key = process.env.CONTRACT_API_KEY;
 const websiteId = process.env.CONTRACT_WEBSITE_ID;
 const deleteId = process.env.CONTRACT_DELETE_ID;
 const goalId = process.env.CONTRACT_GOAL_ID;
+const funnelId = process.env.CONTRACT_FUNNEL_ID;
+const keptFunnelId = process.env.CONTRACT_KEPT_FUNNEL_ID;
+const steps = [process.env.CONTRACT_STEP_A, process.env.CONTRACT_STEP_B];
 const websiteDomain = process.env.CONTRACT_WEBSITE_DOMAIN;
 const unknownId = '987654321';
 // The spec's examples use the website id 7.
@@ -75,10 +80,18 @@ hooks.beforeEach((transaction, done) => {
   }
   req.headers.Authorization = `Bearer ${key}`;
   const id = status === 404 ? unknownId : op === 'DELETE /api/v1/websites/{id}' ? deleteId : websiteId;
-  req.uri = withDeepObjects(req.uri.replace(exampleId, `$1/${id}`).replace(/\/goals\/4$/, `/goals/${goalId}`));
+  req.uri = withDeepObjects(req.uri.replace(exampleId, `$1/${id}`).replace(/\/goals\/4$/, `/goals/${goalId}`)
+    .replace(/\/websites\/(\d+)\/funnels\/2$/, `/websites/$1/funnels/${funnelId}`)
+    .replace(/\/stats\/(\d+)\/funnels\/2(?=$|\?)/, `/stats/$1/funnels/${keptFunnelId}`));
   if (path === '/api/v2/query') {
     // The answer's example has meta.total_rows, which comes with include.total_rows.
     req.body = jsonWith(jsonWith(req.body, 'site_id', websiteDomain), 'include', { total_rows: true });
+  }
+  if (op === 'POST /api/v1/websites/{id}/funnels') {
+    // A funnel's name is unique in a website; its steps are the form's field repeated.
+    const form = new URLSearchParams({ name: `Dredd ${Date.now()}` });
+    for (const step of steps) form.append('steps', step);
+    req.body = form.toString();
   }
   if (op === 'POST /api/v1/websites/{id}/goals') {
     // Dredd sends this form empty. Display names are unique in a website: Portman adds one too.
@@ -138,12 +151,21 @@ hooks.beforeEach((transaction, done) => {
           // The example refuses a pattern that does not start with /.
           req.body = new URLSearchParams({ kind: 'pageview', page: 'pricing' }).toString();
           break;
+        case 'POST /api/v1/websites/{id}/funnels': // the example: one step only
+          req.body = new URLSearchParams({ name: 'One step', steps: steps[0] }).toString();
+          break;
         case 'GET /api/v1/stats/{id}':
         case 'GET /api/v1/stats/{id}/goals':
+        case 'GET /api/v1/stats/{id}/properties':
+        case 'GET /api/v1/stats/{id}/revenue':
           req.uri = req.uri.replace(/from=[^&]*/, 'from=2026-02-01').replace(/to=[^&]*/, 'to=2026-01-01');
           break;
         default:
-          skip(transaction, `no 422 known for ${op}`);
+          if (op.startsWith('GET /api/v1/stats/{id}/funnels/')) { // to before from
+            req.uri = req.uri.replace(/from=[^&]*/, 'from=2026-02-01').replace(/to=[^&]*/, 'to=2026-01-01');
+          } else {
+            skip(transaction, `no 422 known for ${op}`);
+          }
       }
       break;
     default:
