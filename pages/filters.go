@@ -130,8 +130,10 @@ func (l filterLinks) bar(base string) *filterBar {
 			Name: filterLabel(f.Name), Op: opLabel(f), Value: shorten(strings.Join(shown, " or "), chipLength),
 			Raw: strings.Join(f.List(), " | "), Remove: l.to(l.filters.Removed(i)),
 		}
-		if f.Name == stats.Property { // "Property plan is pro"; only "is" exists for properties
+		if f.Name == stats.Property { // "Property plan is pro"
 			chip.Name = "Property " + shorten(f.Key, chipLength)
+		}
+		if f.Name == stats.Property || f.Name == stats.GoalName { // only "is" exists for these
 			out.Chips = append(out.Chips, chip)
 			continue
 		}

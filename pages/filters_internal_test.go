@@ -63,6 +63,15 @@ func TestFilterLinks(t *testing.T) {
 		chip.Switches[0] != (chipSwitch{"is", "/stats/example.com?filter_any%5Breferrer%5D=a%5C%7Cb%7Cwww.google.com"}) {
 		t.Errorf("switched chip %+v", chip)
 	}
+	// A goal chip has no switch: a goal is filtered with "is" only (stats.ParseFilters).
+	goalQuery := url.Values{"filter[goal]": {"Signup"}}
+	goalFilters, err := stats.ParseFilters(goalQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chip := newFilterLinks("/stats/example.com", goalQuery, goalFilters).bar("").Chips[0]; chip.Name != "Goal" || len(chip.Switches) != 0 {
+		t.Errorf("goal chip %+v", chip)
+	}
 	if newFilterLinks("/stats/example.com", url.Values{}, nil).bar("") != nil {
 		t.Error("a page without filters has chips")
 	}

@@ -98,6 +98,11 @@ func ParseFilters(query url.Values) (Filters, error) {
 		if len(values) != 1 {
 			return nil, fmt.Errorf("%s[%s] is given %d times; give each name once", param, name, len(values))
 		}
+		if Name(name) == GoalName && op != Is {
+			// Goal reads resolve one goal (its pattern against the range's pages); a list or a
+			// negation of goals has no reading yet, and must not answer zeros as if it had.
+			return nil, fmt.Errorf("%s[%s]: a goal is filtered with filter[goal]=NAME only", param, name)
+		}
 		f := Filter{Name: Name(name), Op: op}
 		if op == Is {
 			if err := checkFilterValue(values[0]); err != nil {

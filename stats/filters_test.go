@@ -79,6 +79,10 @@ func TestParseFiltersRefuses(t *testing.T) {
 		// A stranger's name is not echoed when long or not text.
 		{"long unknown name", url.Values{"filter[" + strings.Repeat("x", 41) + "]": {"1"}}, "filter[...]: unknown name"},
 		{"unknown name not UTF-8", url.Values{"filter[\xff]": {"1"}}, "filter[...]: unknown name"},
+		// A goal is one goal: the other operators would silently match nothing.
+		{"goal not", url.Values{"filter_not[goal]": {"Signup"}}, "filter_not[goal]: a goal is filtered with filter[goal]=NAME only"},
+		{"goal any", url.Values{"filter_any[goal]": {"Signup|Buy"}}, "filter_any[goal]: a goal is filtered with filter[goal]=NAME only"},
+		{"goal contains", url.Values{"filter_contains[goal]": {"Sign"}}, "filter_contains[goal]: a goal"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

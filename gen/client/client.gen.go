@@ -1527,7 +1527,7 @@ type ListStatsParams struct {
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
 	// 20 values of at most 255 characters each. One name may be in several of `filter`,
 	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
-	// 422 on `filter`.
+	// 422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
 	FilterAny *FilterAny `json:"filter_any,omitempty"`
 
 	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
@@ -1584,7 +1584,7 @@ type GetFunnelParams struct {
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
 	// 20 values of at most 255 characters each. One name may be in several of `filter`,
 	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
-	// 422 on `filter`.
+	// 422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
 	FilterAny *FilterAny `json:"filter_any,omitempty"`
 
 	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
@@ -1795,7 +1795,7 @@ type GetSummaryParams struct {
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
 	// 20 values of at most 255 characters each. One name may be in several of `filter`,
 	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
-	// 422 on `filter`.
+	// 422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
 	FilterAny *FilterAny `json:"filter_any,omitempty"`
 
 	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
@@ -1863,7 +1863,7 @@ type GetTimeseriesParams struct {
 	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
 	// 20 values of at most 255 characters each. One name may be in several of `filter`,
 	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
-	// 422 on `filter`.
+	// 422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
 	FilterAny *FilterAny `json:"filter_any,omitempty"`
 
 	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and

@@ -1945,7 +1945,7 @@ export interface components {
          *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
          *     20 values of at most 255 characters each. One name may be in several of `filter`,
          *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
-         *     422 on `filter`.
+         *     422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
          * @example {
          *       "country": "DE|FR"
          *     }
@@ -3177,7 +3177,7 @@ export interface operations {
                  *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
                  *     20 values of at most 255 characters each. One name may be in several of `filter`,
                  *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
-                 *     422 on `filter`.
+                 *     422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
                  * @example {
                  *       "country": "DE|FR"
                  *     }
@@ -3288,7 +3288,7 @@ export interface operations {
                  *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
                  *     20 values of at most 255 characters each. One name may be in several of `filter`,
                  *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
-                 *     422 on `filter`.
+                 *     422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
                  * @example {
                  *       "country": "DE|FR"
                  *     }
@@ -3408,7 +3408,7 @@ export interface operations {
                  *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
                  *     20 values of at most 255 characters each. One name may be in several of `filter`,
                  *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
-                 *     422 on `filter`.
+                 *     422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
                  * @example {
                  *       "country": "DE|FR"
                  *     }
@@ -3875,7 +3875,7 @@ export interface operations {
                  *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
                  *     20 values of at most 255 characters each. One name may be in several of `filter`,
                  *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
-                 *     422 on `filter`.
+                 *     422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
                  * @example {
                  *       "country": "DE|FR"
                  *     }
