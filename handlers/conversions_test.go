@@ -98,6 +98,19 @@ func TestGoalConversions(t *testing.T) {
 		t.Errorf("goals of DE:\n%s\nwant:\n%s", got, want)
 	}
 
+	// The other operators narrow the list as they do every stats read: here the visits of no
+	// German visitor, the complement of the above.
+	got, _ = e.conversions(key, site, "from=2026-03-01&to=2026-03-02&"+url.Values{"filter_not[country]": {"DE:Germany"}}.Encode())
+	want = strings.Join([]string{
+		"Outbound Link: Click event 1 1 50",
+		"Never event 0 0 0",
+		"Signup pageview 0 0 0",
+		"Visit /blog/* pageview 0 0 0",
+	}, "\n")
+	if got != want {
+		t.Errorf("goals of not DE:\n%s\nwant:\n%s", got, want)
+	}
+
 	// Days without rows are left out, and said so; paging keeps the order.
 	got, meta = e.conversions(key, site, "from=2026-02-27&to=2026-03-02&per_page=10&page=1")
 	if meta["filtered_from"] != "2026-03-01" || !strings.HasPrefix(got, "Outbound Link: Click event 2 2 40") {

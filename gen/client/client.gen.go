@@ -1594,6 +1594,14 @@ type GetFunnelParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+	// the visits with a hit that carried the property KEY with the value VALUE, as
+	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+	// A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+	// 255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+	// 422 on `property_filter`. `(other)` matches nothing.
+	PropertyFilter *PropertyFilter `json:"property_filter,omitempty"`
 }
 
 // ListGoalConversionsParams defines parameters for ListGoalConversions.
@@ -1634,6 +1642,21 @@ type ListGoalConversionsParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -1688,6 +1711,21 @@ type ListPropertiesParams struct {
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
 
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
 	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
@@ -1738,6 +1776,21 @@ type ListRevenueParams struct {
 	// Without filters, the answer is the daily counters' as ever, without `sampled` or
 	// `filtered_from`.
 	Filter *Filter `json:"filter,omitempty"`
+
+	// FilterAny `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+	// one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+	// 20 values of at most 255 characters each. One name may be in several of `filter`,
+	// `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+	// 422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
+	FilterAny *FilterAny `json:"filter_any,omitempty"`
+
+	// FilterNot `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+	// `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+	FilterNot *FilterNot `json:"filter_not,omitempty"`
+
+	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -4709,6 +4762,18 @@ func NewGetFunnelRequest(server string, websiteId StatsWebsiteId, funnelId int64
 
 		}
 
+		if params.PropertyFilter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -4801,6 +4866,42 @@ func NewListGoalConversionsRequest(server string, websiteId StatsWebsiteId, para
 		if params.Filter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4959,6 +5060,42 @@ func NewListPropertiesRequest(server string, websiteId StatsWebsiteId, params *L
 
 		}
 
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.PropertyFilter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
@@ -5097,6 +5234,42 @@ func NewListRevenueRequest(server string, websiteId StatsWebsiteId, params *List
 		if params.Filter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterAny != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_any", *params.FilterAny, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_not", *params.FilterNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

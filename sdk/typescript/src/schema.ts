@@ -3509,6 +3509,33 @@ export interface operations {
                  */
                 filter?: components["parameters"]["Filter"];
                 /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
+                /**
                  * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
                  *     the visits with a hit that carried the property KEY with the value VALUE, as
                  *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
@@ -3636,6 +3663,33 @@ export interface operations {
                  */
                 filter?: components["parameters"]["Filter"];
                 /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
+                /**
                  * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
                  *     the visits with a hit that carried the property KEY with the value VALUE, as
                  *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
@@ -3754,6 +3808,33 @@ export interface operations {
                  *     }
                  */
                 filter?: components["parameters"]["Filter"];
+                /**
+                 * @description `filter_any[NAME]=V1|V2`: the visits whose value is any of the values (as `filter` matches
+                 *     one). Values are separated by `|`; `\|` is a literal `|` and `\\` a literal `\`; at most
+                 *     20 values of at most 255 characters each. One name may be in several of `filter`,
+                 *     `filter_any`, `filter_not` and `filter_contains`: all must hold. A malformed one answers
+                 *     422 on `filter`, and so does `goal` in any of them but `filter` (one goal a read).
+                 * @example {
+                 *       "country": "DE|FR"
+                 *     }
+                 */
+                filter_any?: components["parameters"]["FilterAny"];
+                /**
+                 * @description `filter_not[NAME]=V1|V2`: the visits whose value is none of the values; for `page` and
+                 *     `event`, the visits none of whose hits is one of them. Values as in `filter_any`.
+                 * @example {
+                 *       "referrer": "www.google.com"
+                 *     }
+                 */
+                filter_not?: components["parameters"]["FilterNot"];
+                /**
+                 * @description `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
+                 *     case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
+                 * @example {
+                 *       "page": "/blog/"
+                 *     }
+                 */
+                filter_contains?: components["parameters"]["FilterContains"];
                 /**
                  * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
                  *     the visits with a hit that carried the property KEY with the value VALUE, as
@@ -3897,6 +3978,15 @@ export interface operations {
                  *     }
                  */
                 filter_contains?: components["parameters"]["FilterContains"];
+                /**
+                 * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
+                 *     the visits with a hit that carried the property KEY with the value VALUE, as
+                 *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
+                 *     A key holding `[` or `]` cannot be filtered here (only in the query API). A VALUE over
+                 *     255 characters, holding NUL or not UTF-8, a key given twice or not in this form answers
+                 *     422 on `property_filter`. `(other)` matches nothing.
+                 */
+                property_filter?: components["parameters"]["PropertyFilter"];
             };
             header?: never;
             path: {
