@@ -72,11 +72,11 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 	b.base = b.rangeWhere(websiteID)
 	b.baseArgs = len(b.args)
 	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
-		where, err := b.filterWhere(ctx, tx, q.Filters)
+		where, whereArgs, err := b.filterWhere(ctx, tx, q.Filters)
 		if err != nil {
 			return err
 		}
-		b.where, b.whereArgs = where, len(b.args)
+		b.where, b.whereArgs = where, whereArgs
 		grouped := b.grouped(where)
 		groupedArgs := len(b.args)
 		sqlText, dims := b.statement(grouped)

@@ -14,21 +14,26 @@ import (
 // element stands for a hit's value in a hit-level predicate until it is placed.
 const element = "$EL"
 
-// filterWhere is the range's WHERE with every filter's condition, and sets b.pages.
-func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []query.Filter) (string, error) {
+// filterWhere is the range's WHERE with every filter's condition, and sets b.pages. The
+// arguments of the conditions come first, those of b.pages after them, so that the statement
+// of percentage's whole can take the WHERE's alone.
+func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []query.Filter) (string, int, error) {
 	conds := []string{b.base}
-	var pages []string
 	for _, f := range filters {
 		cond, err := b.cond(ctx, tx, f)
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		conds = append(conds, cond)
+	}
+	whereArgs := len(b.args)
+	var pages []string
+	for _, f := range filters {
 		// With event:page filters that must all hold, only the pageviews they keep count.
 		if f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
 			pred, err := b.leafPredicate(ctx, tx, f, element)
 			if err != nil {
-				return "", err
+				return "", 0, err
 			}
 			if f.Negated() {
 				pred = "NOT (" + pred + ")"
@@ -37,7 +42,7 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 		}
 	}
 	b.pages = strings.Join(pages, " AND ")
-	return strings.Join(conds, " AND "), nil
+	return strings.Join(conds, " AND "), whereArgs, nil
 }
 
 // cond is a filter's condition on a visit row.
