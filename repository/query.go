@@ -71,7 +71,7 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 	b := &queryBuild{q: q, fraction: stats.SampleFraction(days)}
 	b.base = b.rangeWhere(websiteID)
 	b.baseArgs = len(b.args)
-	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
+	err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
 		where, whereArgs, err := b.filterWhere(ctx, tx, q.Filters)
 		if err != nil {
 			return err
@@ -111,13 +111,25 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 	return out, nil
 }
 
+// readQuery runs read in readRows' transaction without JIT compilation: compiling a query's
+// expressions took PostgreSQL 15 about 200 ms, more than the compiled code saved on a month of
+// a website's rows.
+func (r *Repository) readQuery(ctx context.Context, read func(tx *sqlx.Tx) error) error {
+	return r.readRows(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `SELECT set_config('jit', 'off', true)`); err != nil {
+			return err
+		}
+		return read(tx)
+	})
+}
+
 // finish scales a sample's counts, computes percentage from the total visitors and says what
 // the numbers rest on.
 func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64, out *QueryAnswer) error {
 	var total float64
 	for i, m := range b.q.Metrics {
 		if m == query.Percentage {
-			if err := r.readRows(ctx, func(tx *sqlx.Tx) error {
+			if err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
 				return tx.GetContext(ctx, &total, b.totalVisitors(), b.args[:b.whereArgs]...)
 			}); err != nil {
 				return err
@@ -240,22 +252,60 @@ func (b *queryBuild) grouped(where string) string {
 	if len(dims) > 0 {
 		groupBy = " GROUP BY " + strings.Join(dims, ", ")
 	}
-	return `SELECT ` + strings.Join(selected, ", ") + ` FROM (` + b.perVisitor(where) + `) AS v` + groupBy
+	return b.withRepeats() + `SELECT ` + strings.Join(selected, ", ") + ` FROM (` + b.perVisitor(where) + `) AS v` + groupBy
 }
 
-// perVisitor is v: the visits of each visitor and day within each group of dimensions.
-func (b *queryBuild) perVisitor(where string) string {
-	keys := []string{"day", "visitor"}
-	for i := range b.q.Dimensions {
-		keys = append([]string{fmt.Sprintf("d%d", i)}, keys...)
+// needsVisitors tells whether the query counts visitors (visitors, percentage): only then
+// are a visitor's visits of a day told apart from other visitors'.
+func (b *queryBuild) needsVisitors() bool {
+	return slices.Contains(b.q.Metrics, query.Visitors) || slices.Contains(b.q.Metrics, query.Percentage)
+}
+
+// withRepeats is the WITH clause of rep, the visitor-days of the range with more than one
+// visit (read from the primary key alone), when visitors are counted; else "".
+func (b *queryBuild) withRepeats() string {
+	if !b.needsVisitors() {
+		return ""
 	}
-	return `SELECT ` + strings.Join(keys, ", ") + `, count(*) AS visits, sum(pv) AS pageviews, sum(ev) AS events,
-			count(*) FILTER (WHERE bounce) AS bounces, sum(seconds) AS seconds
-		FROM (` + b.perVisit(where) + `) AS u GROUP BY ` + strings.Join(keys, ", ")
+	return `WITH rep AS (SELECT day, visitor FROM visit_rows WHERE ` + b.base + `
+		GROUP BY day, visitor HAVING count(*) > 1) `
 }
 
-// perVisit is u: one row per matching visit (or visit and hit value) with its dimension
-// values (d0..), pageviews (pv), custom events (ev), bounce and seconds.
+// perVisitor is v: u's rows grouped by the dimensions and, for a visitor-day with several
+// visits (rep), by its day and visitor too. A visitor counts once a day in each group: a
+// visitor-day of one visit is one visitor for each (visit, dimensions) pair of it (u's first
+// rows), one of several visits is one visitor for its group. This way only the few visitor-days
+// of several visits are grouped one by one; grouping every (dimensions, day, visitor) was most
+// of a query's time.
+func (b *queryBuild) perVisitor(where string) string {
+	var keys []string
+	for i := range b.q.Dimensions {
+		keys = append(keys, fmt.Sprintf("d%d", i))
+	}
+	visitors, from := "0", ` FROM (`+b.perVisit(where)+`) AS u`
+	if b.needsVisitors() {
+		visitors = "CASE WHEN rep.day IS NULL THEN count(*) FILTER (WHERE first) ELSE 1 END"
+		from += ` LEFT JOIN rep ON rep.day = u.day AND rep.visitor = u.visitor`
+		keys = append(keys, "rep.day", "rep.visitor")
+	}
+	groupBy := ""
+	if len(keys) > 0 {
+		groupBy = " GROUP BY " + strings.Join(keys, ", ")
+	}
+	var dims []string
+	for i := range b.q.Dimensions {
+		dims = append(dims, fmt.Sprintf("d%d, ", i))
+	}
+	return `SELECT ` + strings.Join(dims, "") + visitors + ` AS visitors, count(*) FILTER (WHERE first) AS visits,
+			sum(pv) AS pageviews, sum(ev) AS events, count(*) FILTER (WHERE first AND bounce) AS bounces,
+			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + from + groupBy
+}
+
+// perVisit is u: one row per matching visit, or per visit and hit value, or (event:page) per
+// pageview, with its dimension values (d0..), day and visitor, whether it is the first of its
+// visit with these dimension values (first: it counts the visit, its bounce and its seconds),
+// pageviews (pv), custom events (ev), bounce and seconds. Only the columns the query uses
+// are read.
 func (b *queryBuild) perVisit(where string) string {
 	var dims []string
 	for i, f := range b.q.Dimensions {
@@ -268,17 +318,13 @@ func (b *queryBuild) perVisit(where string) string {
 		default:
 			e = "h.v"
 		}
-		dims = append(dims, fmt.Sprintf("%s AS d%d", e, i))
+		dims = append(dims, fmt.Sprintf("%s AS d%d, ", e, i))
 	}
+	selected := strings.Join(dims, "") + "day, visitor"
 	pages := b.pages
 	pv := "pageviews"
 	if pages != "" {
 		pv = "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE " + strings.ReplaceAll(pages, element, "x.v") + ")"
-	}
-	from := " FROM visit_rows WHERE " + where
-	selected := strings.Join(append(dims, "day", "visitor"), ", ")
-	if len(dims) > 0 {
-		selected += ", "
 	}
 	switch b.hitLevel() {
 	case query.PageLevel:
@@ -286,12 +332,11 @@ func (b *queryBuild) perVisit(where string) string {
 		if pages != "" {
 			hitWhere = " AND " + strings.ReplaceAll(pages, element, "h.v")
 		}
-		return `SELECT ` + strings.TrimSuffix(selected, ", ") + `, id, bool_or(bounce) AS bounce, max(seconds) AS seconds,
-				count(*) AS pv, 0 AS ev
-			FROM visit_rows CROSS JOIN LATERAL unnest(pages) AS h (v) WHERE ` + where + hitWhere + `
-			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
+		// A pageview is its visit's first of its page when no earlier pageview has it.
+		return `SELECT ` + selected + `, array_position(pages, h.v) = h.n AS first, bounce, seconds, 1 AS pv, 0 AS ev
+			FROM visit_rows CROSS JOIN LATERAL unnest(pages) WITH ORDINALITY AS h (v, n) WHERE ` + where + hitWhere
 	case query.NameLevel:
-		return `SELECT ` + strings.TrimSuffix(selected, ", ") + `, id, bool_or(bounce) AS bounce, max(seconds) AS seconds,
+		return `SELECT ` + selected + `, true AS first, bool_or(bounce) AS bounce, max(seconds) AS seconds,
 				count(*) FILTER (WHERE h.v = 'pageview') AS pv, count(*) FILTER (WHERE h.v <> 'pageview') AS ev
 			FROM visit_rows CROSS JOIN LATERAL (
 				SELECT split_part(e, ':', 1) FROM unnest(events) AS e
@@ -299,7 +344,7 @@ func (b *queryBuild) perVisit(where string) string {
 			) AS h (v) WHERE ` + where + `
 			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
 	}
-	return `SELECT ` + strings.TrimSuffix(selected, ", ") + `, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev` + from
+	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev FROM visit_rows WHERE ` + where
 }
 
 // groupKeys are the positions of n selected dimensions, for GROUP BY.
@@ -316,7 +361,7 @@ func groupKeys(n int) string {
 func metricSQL(m query.Metric) string {
 	switch m {
 	case query.Visitors, query.Percentage:
-		return "count(*)"
+		return "sum(visitors)"
 	case query.Visits:
 		return "sum(visits)"
 	case query.Pageviews:
@@ -363,7 +408,7 @@ func (b *queryBuild) totalVisitors() string {
 	inner := *b.q
 	inner.Dimensions = nil
 	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction}
-	return `SELECT count(*)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
+	return t.withRepeats() + `SELECT coalesce(sum(visitors), 0)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
 
 func scanQueryRow(rows *sqlx.Rows, dims, metrics int) (QueryRow, int64, error) {
