@@ -90,7 +90,7 @@ func TestQueryMatchesReference(t *testing.T) {
 
 // referenceGroup is what one group of dimension values counts.
 type referenceGroup struct {
-	visitors                          map[string]bool // day and visitor
+	visitors                         map[string]bool // day and visitor
 	visits, pageviews, bounces, secs int64
 }
 
