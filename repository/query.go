@@ -49,6 +49,10 @@ type queryBuild struct {
 	whereArgs int    // how many of args where takes
 	pages     string // the predicate on a pageview's page ($EL) that event:page filters make, or ""
 	fraction  float64
+	repo      *Repository
+	websiteID int64
+	loc       *time.Location
+	values    map[string][]string // distinctValues by dimension name
 }
 
 func (b *queryBuild) arg(v any) string {
@@ -68,9 +72,12 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 	}
 	var out QueryAnswer
 	days := q.Range.Days()
-	b := &queryBuild{q: q, fraction: stats.SampleFraction(days)}
+	b := &queryBuild{q: q, fraction: stats.SampleFraction(days), repo: r, websiteID: websiteID, loc: loc}
 	b.base = b.rangeWhere(websiteID)
 	b.baseArgs = len(b.args)
+	if err := b.readValues(ctx, q.Filters); err != nil {
+		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+	}
 	err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
 		where, whereArgs, err := b.filterWhere(ctx, tx, q.Filters)
 		if err != nil {

@@ -138,17 +138,9 @@ func (b *queryBuild) leafPredicate(ctx context.Context, tx *sqlx.Tx, f query.Fil
 // matchedValues are the stored values of the filter's field over the range that one of its
 // RE2 patterns matches, in either spelling: the patterns run here, never in PostgreSQL.
 func (b *queryBuild) matchedValues(ctx context.Context, tx *sqlx.Tx, f query.Filter) ([]string, error) {
-	var distinct string
-	switch f.Field.Level {
-	case query.PageLevel, query.NameLevel:
-		distinct = "SELECT DISTINCT x.v FROM visit_rows CROSS JOIN LATERAL " + hitValues(f.Field.Level) + " AS x (v) WHERE " + b.base
-	default:
-		c := storedColumn(f.Field)
-		distinct = "SELECT DISTINCT " + c + " FROM visit_rows WHERE " + b.base
-	}
-	var values []string
-	if err := tx.SelectContext(ctx, &values, distinct, b.args[:b.baseArgs]...); err != nil {
-		return nil, fmt.Errorf("distinct values of %s: %w", f.Field.Name, err)
+	values, ok := b.values[f.Field.Name]
+	if !ok {
+		return nil, fmt.Errorf("distinct values of %s: not read", f.Field.Name)
 	}
 	matched := []string{}
 	for _, v := range values {
