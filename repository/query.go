@@ -17,11 +17,13 @@ import (
 
 // The query API's engine (package query parses and checks; this compiles): one statement
 // over the website's visit rows of the range, three levels deep. u is one row per visit (or,
-// under a hit dimension, per visit and hit value) with its dimension values; v groups u by
-// (dimensions, day, visitor), so that visitors are counted once a day and summed over days,
-// never with count(DISTINCT); the outer level groups by the dimensions and computes the
-// metrics, their order and the page. RE2 patterns never reach PostgreSQL: the distinct
-// values of the filtered column over the range are matched in Go and passed as a list.
+// under event:page, per pageview; under event:name, per visit and name) with its dimensions'
+// stored values (k0..); v groups u by those and, only for the visitor-days with several
+// visits (rep, read from the primary key), by day and visitor, so that visitors are counted
+// once a day and summed over days; the outer level labels the dimensions as answered, groups
+// by them and computes the metrics, their order and the page. RE2 patterns never reach
+// PostgreSQL: the distinct values of the filtered column over the range are matched in Go and
+// passed as a list (query_values.go).
 
 // QueryRow is one row of an answer: its dimension values as answered and its metrics in the
 // query's order.
@@ -213,18 +215,49 @@ func answerExpr(f query.Field, e string) string {
 	return sb.String()
 }
 
-// timeExpr is the SQL of a visit's time bucket label.
-func (b *queryBuild) timeExpr() string {
+// timeKey is the SQL of a visit's time bucket before it is labelled: its day, or its day and
+// hour as a timestamp.
+func (b *queryBuild) timeKey() string {
+	if b.q.TimeUnit() == query.Hour {
+		return `day + hour * interval '1 hour'`
+	}
+	return `day`
+}
+
+// timeLabel is the SQL of the label of time bucket key k (timeKey).
+func (b *queryBuild) timeLabel(k string) string {
 	switch b.q.TimeUnit() {
 	case query.Hour:
-		return `to_char(day, 'YYYY-MM-DD') || ' ' || lpad(hour::text, 2, '0') || ':00:00'`
+		return `to_char(` + k + `, 'YYYY-MM-DD HH24:00:00')`
 	case query.Week:
 		// Weeks start on Monday; the first week of the range starts with the range.
-		return `to_char(greatest(date_trunc('week', day)::date, ` + b.arg(b.q.Range.From.Format(dateLayout)) + `::date), 'YYYY-MM-DD')`
+		return `to_char(greatest(date_trunc('week', ` + k + `)::date, ` + b.arg(b.q.Range.From.Format(dateLayout)) + `::date), 'YYYY-MM-DD')`
 	case query.Month:
-		return `to_char(day, 'YYYY-MM-01')`
+		return `to_char(` + k + `, 'YYYY-MM-01')`
 	}
-	return `to_char(day, 'YYYY-MM-DD')`
+	return `to_char(` + k + `, 'YYYY-MM-DD')`
+}
+
+// dimensionKey is the SQL of a dimension's value as stored (k0..): what u and v group by.
+func (b *queryBuild) dimensionKey(f query.Field) string {
+	switch f.Level {
+	case query.VisitLevel:
+		return storedColumn(f)
+	case query.TimeLevel:
+		return b.timeKey()
+	}
+	return "h.v"
+}
+
+// dimensionLabel is the SQL of a dimension's value as answered, from its key k.
+func (b *queryBuild) dimensionLabel(f query.Field, k string) string {
+	switch f.Level {
+	case query.VisitLevel:
+		return answerExpr(f, k)
+	case query.TimeLevel:
+		return b.timeLabel(k)
+	}
+	return k
 }
 
 // hitLevel is the query's hit dimension (event:page or event:name), if any.
@@ -245,13 +278,18 @@ func (b *queryBuild) statement(grouped string) (string, int) {
 		ORDER BY ` + order + ` LIMIT ` + b.arg(b.q.Limit) + ` OFFSET ` + b.arg(b.q.Offset), len(b.q.Dimensions)
 }
 
-// grouped is the SQL of the answer's rows before order and page: d0.. and m0...
+// grouped is the SQL of the answer's rows before order and page: d0.. and m0... The
+// dimensions are grouped as stored (k0..) and labelled here, on one row a group rather than
+// on every visit; labels that several stored values share (tv and desktop are both Desktop,
+// the days of a week) merge here, where a visitor-day of several visits is counted once by
+// its key (rkey).
 func (b *queryBuild) grouped(where string) string {
 	var dims, selected []string
-	for i := range b.q.Dimensions {
-		dims = append(dims, fmt.Sprintf("d%d", i))
+	for i, f := range b.q.Dimensions {
+		d := fmt.Sprintf("d%d", i)
+		dims = append(dims, d)
+		selected = append(selected, b.dimensionLabel(f, fmt.Sprintf("k%d", i))+" AS "+d)
 	}
-	selected = append(selected, dims...)
 	for i, m := range b.q.Metrics {
 		selected = append(selected, metricSQL(m)+fmt.Sprintf(" AS m%d", i))
 	}
@@ -278,20 +316,21 @@ func (b *queryBuild) withRepeats() string {
 		GROUP BY day, visitor HAVING count(*) > 1) `
 }
 
-// perVisitor is v: u's rows grouped by the dimensions and, for a visitor-day with several
-// visits (rep), by its day and visitor too. A visitor counts once a day in each group: a
-// visitor-day of one visit is one visitor for each (visit, dimensions) pair of it (u's first
-// rows), one of several visits is one visitor for its group. This way only the few visitor-days
-// of several visits are grouped one by one; grouping every (dimensions, day, visitor) was most
-// of a query's time.
+// perVisitor is v: u's rows grouped by the dimensions' keys and, for a visitor-day with
+// several visits (rep), by its day and visitor too (rkey). A visitor-day of one visit is one
+// visitor for each (visit, dimensions) pair of it (u's first rows), one of several visits is
+// one visitor for its group: only the few visitor-days of several visits are grouped one by
+// one, where grouping every (dimensions, day, visitor) was most of a query's time.
 func (b *queryBuild) perVisitor(where string) string {
 	var keys []string
 	for i := range b.q.Dimensions {
-		keys = append(keys, fmt.Sprintf("d%d", i))
+		keys = append(keys, fmt.Sprintf("k%d", i))
 	}
-	visitors, from := "0", ` FROM (`+b.perVisit(where)+`) AS u`
+	selected := strings.Join(append(slices.Clone(keys), ""), ", ")
+	visitors, from := "0 AS visitors, NULL::int8 AS rkey", ` FROM (`+b.perVisit(where)+`) AS u`
 	if b.needsVisitors() {
-		visitors = "CASE WHEN rep.day IS NULL THEN count(*) FILTER (WHERE first) ELSE 1 END"
+		visitors = `count(*) FILTER (WHERE first) AS visitors,
+			(rep.day - date '2000-01-01')::int8 << 32 | (rep.visitor::int8 & 4294967295) AS rkey`
 		from += ` LEFT JOIN rep ON rep.day = u.day AND rep.visitor = u.visitor`
 		keys = append(keys, "rep.day", "rep.visitor")
 	}
@@ -299,11 +338,7 @@ func (b *queryBuild) perVisitor(where string) string {
 	if len(keys) > 0 {
 		groupBy = " GROUP BY " + strings.Join(keys, ", ")
 	}
-	var dims []string
-	for i := range b.q.Dimensions {
-		dims = append(dims, fmt.Sprintf("d%d, ", i))
-	}
-	return `SELECT ` + strings.Join(dims, "") + visitors + ` AS visitors, count(*) FILTER (WHERE first) AS visits,
+	return `SELECT ` + selected + visitors + `, count(*) FILTER (WHERE first) AS visits,
 			sum(pv) AS pageviews, sum(ev) AS events, count(*) FILTER (WHERE first AND bounce) AS bounces,
 			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + from + groupBy
 }
@@ -316,16 +351,7 @@ func (b *queryBuild) perVisitor(where string) string {
 func (b *queryBuild) perVisit(where string) string {
 	var dims []string
 	for i, f := range b.q.Dimensions {
-		var e string
-		switch f.Level {
-		case query.VisitLevel:
-			e = answerExpr(f, storedColumn(f))
-		case query.TimeLevel:
-			e = b.timeExpr()
-		default:
-			e = "h.v"
-		}
-		dims = append(dims, fmt.Sprintf("%s AS d%d, ", e, i))
+		dims = append(dims, fmt.Sprintf("%s AS k%d, ", b.dimensionKey(f), i))
 	}
 	selected := strings.Join(dims, "") + "day, visitor"
 	pages := b.pages
@@ -368,7 +394,8 @@ func groupKeys(n int) string {
 func metricSQL(m query.Metric) string {
 	switch m {
 	case query.Visitors, query.Percentage:
-		return "sum(visitors)"
+		// v's visitors where rkey is NULL; one a visitor-day of several visits.
+		return "coalesce(sum(visitors) FILTER (WHERE rkey IS NULL), 0) + count(DISTINCT rkey)"
 	case query.Visits:
 		return "sum(visits)"
 	case query.Pageviews:
@@ -415,7 +442,7 @@ func (b *queryBuild) totalVisitors() string {
 	inner := *b.q
 	inner.Dimensions = nil
 	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction}
-	return t.withRepeats() + `SELECT coalesce(sum(visitors), 0)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
+	return t.withRepeats() + `SELECT (` + metricSQL(query.Visitors) + `)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
 
 func scanQueryRow(rows *sqlx.Rows, dims, metrics int) (QueryRow, int64, error) {
