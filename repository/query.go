@@ -137,6 +137,12 @@ func (r *Repository) readQuery(ctx context.Context, read func(tx *sqlx.Tx) error
 func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64, out *QueryAnswer) error {
 	var total float64
 	for i, m := range b.q.Metrics {
+		if m == query.Percentage && b.totalInline() {
+			for _, row := range out.Rows {
+				row.Metrics[i] = roundTo(row.Metrics[i], 1)
+			}
+			continue
+		}
 		if m == query.Percentage {
 			if err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
 				return tx.GetContext(ctx, &total, b.totalVisitors(), b.args[:b.whereArgs]...)
@@ -291,13 +297,31 @@ func (b *queryBuild) grouped(where string) string {
 		selected = append(selected, b.dimensionLabel(f, fmt.Sprintf("k%d", i))+" AS "+d)
 	}
 	for i, m := range b.q.Metrics {
-		selected = append(selected, metricSQL(m)+fmt.Sprintf(" AS m%d", i))
+		sql := metricSQL(m)
+		if m == query.Percentage && b.totalInline() {
+			sql = "coalesce(100.0 * (" + sql + ") / nullif((SELECT " + sql + " FROM v), 0), 0)"
+		}
+		selected = append(selected, sql+fmt.Sprintf(" AS m%d", i))
 	}
 	groupBy := ""
 	if len(dims) > 0 {
 		groupBy = " GROUP BY " + strings.Join(dims, ", ")
 	}
+	if b.totalInline() {
+		// v once, for the groups and for percentage's whole.
+		with := "WITH "
+		if rep := b.withRepeats(); rep != "" {
+			with = strings.TrimSuffix(rep, " ") + ", "
+		}
+		return with + `v AS MATERIALIZED (` + b.perVisitor(where) + `) SELECT ` + strings.Join(selected, ", ") + ` FROM v` + groupBy
+	}
 	return b.withRepeats() + `SELECT ` + strings.Join(selected, ", ") + ` FROM (` + b.perVisitor(where) + `) AS v` + groupBy
+}
+
+// totalInline tells whether percentage's whole is computed by the statement itself, from v:
+// when a visit is one row of u (no hit dimension), v's rows hold every matching visit once.
+func (b *queryBuild) totalInline() bool {
+	return slices.Contains(b.q.Metrics, query.Percentage) && b.hitLevel() == query.VisitLevel
 }
 
 // needsVisitors tells whether the query counts visitors (visitors, percentage): only then
