@@ -146,6 +146,12 @@ func (r *Repository) keptValues(ctx context.Context, websiteID int64, f query.Fi
 	if err := r.db.SelectContext(ctx, &filled, fill, websiteID, pq.Array(missing), f.Name); err != nil {
 		return nil, fmt.Errorf("keep values of %s: %w", f.Name, err)
 	}
+	// The values of the days whose rows are gone (FACTS_RETENTION) go too.
+	const gone = `DELETE FROM visit_row_values
+		WHERE website_id = $1 AND name = $2 AND day < (SELECT min(day) FROM visit_row_partitions)`
+	if _, err := r.db.ExecContext(ctx, gone, websiteID, f.Name); err != nil {
+		return nil, fmt.Errorf("drop values of %s: %w", f.Name, err)
+	}
 	for _, vals := range filled {
 		out = append(out, vals...)
 	}

@@ -13,7 +13,7 @@ import (
 
 // TestQueryMatchesKeepsClosedDays: a matches filter keeps the distinct values of the days no
 // flush writes any more, and reads the recent days from the rows each time, so that a value
-// first seen today is matched at once.
+// first seen today is matched at once; the values of days whose rows are gone go.
 func TestQueryMatchesKeepsClosedDays(t *testing.T) {
 	f := newFixture(t, "example.com")
 	site := f.sites[0]
@@ -24,6 +24,10 @@ func TestQueryMatchesKeepsClosedDays(t *testing.T) {
 			Values: map[stats.Name]string{stats.Referrer: referrer, stats.LandingPage: "/", stats.ExitPage: "/"}}
 	}
 	repotest.WriteVisitRows(t, f.db, site, []repotest.Visit{visit("2026-03-01", "a.example"), visit("2026-03-09", "b.example")})
+	// Values of a day whose rows are gone (before the first partition).
+	if _, err := f.db.Exec(`INSERT INTO visit_row_values VALUES ($1, 'visit:referrer', '2025-01-01', '{old.example}')`, site); err != nil {
+		t.Fatal(err)
+	}
 	q, err := queryapi.Parse([]byte(`{"site_id": "example.com", "date_range": ["2026-03-01", "2026-03-09"],
 		"metrics": ["visits"], "filters": [["matches", "visit:referrer", ["example$"]]]}`), queryapi.Env{Now: now, Location: time.UTC})
 	if err != nil {
@@ -48,7 +52,7 @@ func TestQueryMatchesKeepsClosedDays(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(kept) != 1 || kept[0] != "2026-03-01" {
-		t.Errorf("kept days with values %v, want [2026-03-01] (2026-03-09 is still written)", kept)
+		t.Errorf("kept days with values %v, want [2026-03-01] (2026-03-09 is still written, 2025-01-01 has no rows)", kept)
 	}
 	repotest.WriteVisitRows(t, f.db, site, []repotest.Visit{visit("2026-03-09", "c.example")})
 	if got := visits(); got != 3 {

@@ -2,8 +2,8 @@
 -- day of one website, for the query API's matches filters (docs/query.md): their patterns are
 -- matched in Go against the values of the range, and reading a few rows a day from here is
 -- cheaper than reading every visit of the range. A day's values are written when a query
--- first needs them, once no flush writes that day any more; they hold nothing the daily
--- counters do not (values, no visitor), and go with the day's rows (FACTS_RETENTION).
+-- first needs them, once no flush writes that day any more; they hold values only, as the daily
+-- counters do (values, never a visitor), and go once the day's rows are gone (FACTS_RETENTION).
 CREATE TABLE visit_row_values (
     website_id bigint NOT NULL REFERENCES websites (id) ON DELETE CASCADE,
     name       text   NOT NULL, -- the query API's dimension, e.g. event:page
