@@ -368,11 +368,10 @@ func (b *queryBuild) perVisitor(where string) string {
 			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + from + groupBy
 }
 
-// perVisit is u: one row per matching visit, or per visit and hit value, or (event:page) per
-// pageview, with its dimension values (d0..), day and visitor, whether it is the first of its
-// visit with these dimension values (first: it counts the visit, its bounce and its seconds),
-// pageviews (pv), custom events (ev), bounce and seconds. Only the columns the query uses
-// are read.
+// perVisit is u: one row per matching visit, or (event:page) per pageview, or (event:name)
+// per visit and name, with its dimensions' stored values (k0..), day and visitor, whether it
+// is the first of its visit with these values (first: it counts the visit, its bounce and its
+// seconds), pageviews (pv), custom events (ev), bounce and seconds.
 func (b *queryBuild) perVisit(where string) string {
 	var dims []string
 	for i, f := range b.q.Dimensions {
