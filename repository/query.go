@@ -55,6 +55,9 @@ type queryBuild struct {
 	websiteID int64
 	loc       *time.Location
 	values    map[string][]string // distinctValues by dimension name
+	// repeats is the placeholder of the keys (repeatKey) of the range's visitor-days with
+	// several visits, or "" when they are too many to pass and rep joins them instead.
+	repeats string
 }
 
 func (b *queryBuild) arg(v any) string {
@@ -81,6 +84,9 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
 	}
 	err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
+		if err := b.readRepeats(ctx, tx); err != nil {
+			return err
+		}
 		where, whereArgs, err := b.filterWhere(ctx, tx, q.Filters)
 		if err != nil {
 			return err
@@ -334,11 +340,37 @@ func (b *queryBuild) needsVisitors() bool {
 // withRepeats is the WITH clause of rep, the visitor-days of the range with more than one
 // visit (read from the primary key alone), when visitors are counted; else "".
 func (b *queryBuild) withRepeats() string {
-	if !b.needsVisitors() {
+	if !b.needsVisitors() || b.repeats != "" {
 		return ""
 	}
 	return `WITH rep AS (SELECT day, visitor FROM visit_rows WHERE ` + b.base + `
 		GROUP BY day, visitor HAVING count(*) > 1) `
+}
+
+// repeatKey is the SQL of a visit row's day and visitor as one number.
+const repeatKey = `((day - date '2000-01-01')::int8 << 32 | (visitor::int8 & 4294967295))`
+
+// maxRepeats is how many visitor-days of several visits readRepeats passes to the statement
+// as a list; past it, the statement joins them (rep) itself.
+var maxRepeats = 50_000
+
+// readRepeats reads the visitor-days of the range with several visits, when visitors are
+// counted, from the primary key alone, and passes them to the statement as a list (b.repeats):
+// PostgreSQL hashes a list of constants once, and testing each row against it took less than
+// joining rep to every row.
+func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
+	if !b.needsVisitors() {
+		return nil
+	}
+	var keys []int64
+	q := `SELECT ` + repeatKey + ` FROM visit_rows WHERE ` + b.base + ` GROUP BY day, visitor HAVING count(*) > 1`
+	if err := tx.SelectContext(ctx, &keys, q, b.args[:b.baseArgs]...); err != nil {
+		return fmt.Errorf("repeated visitors: %w", err)
+	}
+	if len(keys) <= maxRepeats {
+		b.repeats = b.arg(pq.Array(keys)) + "::int8[]"
+	}
+	return nil
 }
 
 // perVisitor is v: u's rows grouped by the dimensions' keys and, for a visitor-day with
@@ -353,7 +385,11 @@ func (b *queryBuild) perVisitor(where string) string {
 	}
 	selected := strings.Join(append(slices.Clone(keys), ""), ", ")
 	visitors, from := "0 AS visitors, NULL::int8 AS rkey", ` FROM (`+b.perVisit(where)+`) AS u`
-	if b.needsVisitors() {
+	switch {
+	case b.needsVisitors() && b.repeats != "":
+		visitors = `count(*) FILTER (WHERE first) AS visitors, rkey`
+		keys = append(keys, "rkey")
+	case b.needsVisitors():
 		visitors = `count(*) FILTER (WHERE first) AS visitors,
 			(rep.day - date '2000-01-01')::int8 << 32 | (rep.visitor::int8 & 4294967295) AS rkey`
 		from += ` LEFT JOIN rep ON rep.day = u.day AND rep.visitor = u.visitor`
@@ -378,6 +414,9 @@ func (b *queryBuild) perVisit(where string) string {
 		dims = append(dims, fmt.Sprintf("%s AS k%d, ", b.dimensionKey(f), i))
 	}
 	selected := strings.Join(dims, "") + "day, visitor"
+	if b.needsVisitors() && b.repeats != "" {
+		selected += ", CASE WHEN " + repeatKey + " = ANY(" + b.repeats + ") THEN " + repeatKey + " END AS rkey"
+	}
 	pages := b.pages
 	pv := "pageviews"
 	if pages != "" {
@@ -465,7 +504,7 @@ func (b *queryBuild) orderBy() string {
 func (b *queryBuild) totalVisitors() string {
 	inner := *b.q
 	inner.Dimensions = nil
-	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction}
+	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats}
 	return t.withRepeats() + `SELECT (` + metricSQL(query.Visitors) + `)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	queryapi "github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -60,35 +61,40 @@ func TestQueryMatchesReference(t *testing.T) {
 		{`"visitors", "pageviews", "percentage"`, `"event:page", "visit:device"`},
 	}
 	ctx := context.Background()
-	for _, fl := range filters {
-		for _, sh := range shapes {
-			body := `{"site_id": "example.com", "date_range": ["2026-03-01", "2026-03-10"], "metrics": [` + sh.metrics + `]`
-			if sh.dims != "" {
-				body += `, "dimensions": [` + sh.dims + `]`
-			}
-			body += `, "filters": ` + fl.json + `}`
-			q, err := queryapi.Parse([]byte(body), env)
-			if err != nil {
-				t.Fatalf("%s: %v", body, err)
-			}
-			answer, err := f.repo.RunQuery(ctx, site, q, time.UTC)
-			if err != nil {
-				t.Fatalf("%s: %v", body, err)
-			}
-			got := map[string][]float64{}
-			for _, row := range answer.Rows {
-				got[strings.Join(row.Dimensions, "|")] = row.Metrics
-			}
-			want := referenceAnswer(q, visits, fl.visit, fl.page)
-			if len(got) != len(want) {
-				t.Errorf("%s: %d rows, want %d", body, len(got), len(want))
-			}
-			for key, w := range want {
-				if g, ok := got[key]; !ok || !slices.Equal(g, w) {
-					t.Errorf("%s: %q = %v, want %v", body, key, g, w)
+	// Both ways of telling the visitor-days of several visits apart: a list, and a join.
+	for _, maxRepeats := range []int{1_000, -1} {
+		restore := repository.SetMaxRepeats(maxRepeats)
+		for _, fl := range filters {
+			for _, sh := range shapes {
+				body := `{"site_id": "example.com", "date_range": ["2026-03-01", "2026-03-10"], "metrics": [` + sh.metrics + `]`
+				if sh.dims != "" {
+					body += `, "dimensions": [` + sh.dims + `]`
+				}
+				body += `, "filters": ` + fl.json + `}`
+				q, err := queryapi.Parse([]byte(body), env)
+				if err != nil {
+					t.Fatalf("%s: %v", body, err)
+				}
+				answer, err := f.repo.RunQuery(ctx, site, q, time.UTC)
+				if err != nil {
+					t.Fatalf("%s: %v", body, err)
+				}
+				got := map[string][]float64{}
+				for _, row := range answer.Rows {
+					got[strings.Join(row.Dimensions, "|")] = row.Metrics
+				}
+				want := referenceAnswer(q, visits, fl.visit, fl.page)
+				if len(got) != len(want) {
+					t.Errorf("%s: %d rows, want %d", body, len(got), len(want))
+				}
+				for key, w := range want {
+					if g, ok := got[key]; !ok || !slices.Equal(g, w) {
+						t.Errorf("%s: %q = %v, want %v", body, key, g, w)
+					}
 				}
 			}
 		}
+		restore()
 	}
 }
 
