@@ -356,10 +356,11 @@ var maxRepeats = 50_000
 
 // readRepeats reads the visitor-days of the range with several visits, when visitors are
 // counted, from the primary key alone, and passes them to the statement as a list (b.repeats):
-// PostgreSQL hashes a list of constants once, and testing each row against it took less than
-// joining rep to every row.
+// PostgreSQL hashes a list of constants once, and testing each visit against it took less than
+// joining rep to every visit. Not under a hit dimension: there PostgreSQL cannot tell how few
+// groups the list makes of the hits, and sorts them all rather than hashing; rep is joined.
 func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
-	if !b.needsVisitors() {
+	if !b.needsVisitors() || b.hitLevel() != query.VisitLevel {
 		return nil
 	}
 	var keys []int64
