@@ -17,11 +17,13 @@ import (
 
 // The query API's engine (package query parses and checks; this compiles): one statement
 // over the website's visit rows of the range, three levels deep. u is one row per visit (or,
-// under a hit dimension, per visit and hit value) with its dimension values; v groups u by
-// (dimensions, day, visitor), so that visitors are counted once a day and summed over days,
-// never with count(DISTINCT); the outer level groups by the dimensions and computes the
-// metrics, their order and the page. RE2 patterns never reach PostgreSQL: the distinct
-// values of the filtered column over the range are matched in Go and passed as a list.
+// under event:page, per pageview; under event:name, per visit and name) with its dimensions'
+// stored values (k0..); v groups u by those and, only for the visitor-days with several
+// visits (rep, read from the primary key), by day and visitor, so that visitors are counted
+// once a day and summed over days; the outer level labels the dimensions as answered, groups
+// by them and computes the metrics, their order and the page. RE2 patterns never reach
+// PostgreSQL: the distinct values of the filtered column over the range are matched in Go and
+// passed as a list (query_values.go).
 
 // QueryRow is one row of an answer: its dimension values as answered and its metrics in the
 // query's order.
@@ -49,6 +51,13 @@ type queryBuild struct {
 	whereArgs int    // how many of args where takes
 	pages     string // the predicate on a pageview's page ($EL) that event:page filters make, or ""
 	fraction  float64
+	repo      *Repository
+	websiteID int64
+	zone      stats.Zone          // the website's, whose today says which days are closed
+	values    map[string][]string // distinctValues by dimension name
+	// repeats is the placeholder of the keys (repeatKey) of the range's visitor-days with
+	// several visits, or "" when they are too many to pass and rep joins them instead.
+	repeats string
 }
 
 func (b *queryBuild) arg(v any) string {
@@ -68,15 +77,21 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 	}
 	var out QueryAnswer
 	days := q.Range.Days()
-	b := &queryBuild{q: q, fraction: stats.SampleFraction(days)}
+	b := &queryBuild{q: q, fraction: stats.SampleFraction(days), repo: r, websiteID: websiteID, zone: zone}
 	b.base = b.rangeWhere(websiteID)
 	b.baseArgs = len(b.args)
-	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
-		where, err := b.filterWhere(ctx, tx, q.Filters)
+	if err := b.readValues(ctx, q.Filters); err != nil {
+		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+	}
+	err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
+		if err := b.readRepeats(ctx, tx); err != nil {
+			return err
+		}
+		where, whereArgs, err := b.filterWhere(ctx, tx, q.Filters)
 		if err != nil {
 			return err
 		}
-		b.where, b.whereArgs = where, len(b.args)
+		b.where, b.whereArgs = where, whereArgs
 		grouped := b.grouped(where)
 		groupedArgs := len(b.args)
 		sqlText, dims := b.statement(grouped)
@@ -111,13 +126,32 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 	return out, nil
 }
 
+// readQuery runs read in readRows' transaction without JIT compilation, which took
+// PostgreSQL 15 about 200 ms a statement, more than the compiled code saved on a month of a
+// website's rows, and without Memoize, which cached each visit's unnested pages by the whole
+// array and took a third of an event:page breakdown's time (rarely finding one).
+func (r *Repository) readQuery(ctx context.Context, read func(tx *sqlx.Tx) error) error {
+	return r.readRows(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `SELECT set_config('jit', 'off', true), set_config('enable_memoize', 'off', true)`); err != nil {
+			return err
+		}
+		return read(tx)
+	})
+}
+
 // finish scales a sample's counts, computes percentage from the total visitors and says what
 // the numbers rest on.
 func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64, out *QueryAnswer) error {
 	var total float64
 	for i, m := range b.q.Metrics {
+		if m == query.Percentage && b.totalInline() {
+			for _, row := range out.Rows {
+				row.Metrics[i] = roundTo(row.Metrics[i], 1)
+			}
+			continue
+		}
 		if m == query.Percentage {
-			if err := r.readRows(ctx, func(tx *sqlx.Tx) error {
+			if err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
 				return tx.GetContext(ctx, &total, b.totalVisitors(), b.args[:b.whereArgs]...)
 			}); err != nil {
 				return err
@@ -194,18 +228,49 @@ func answerExpr(f query.Field, e string) string {
 	return sb.String()
 }
 
-// timeExpr is the SQL of a visit's time bucket label.
-func (b *queryBuild) timeExpr() string {
+// timeKey is the SQL of a visit's time bucket before it is labelled: its day, or its day and
+// hour as a timestamp.
+func (b *queryBuild) timeKey() string {
+	if b.q.TimeUnit() == query.Hour {
+		return `day + hour * interval '1 hour'`
+	}
+	return `day`
+}
+
+// timeLabel is the SQL of the label of time bucket key k (timeKey).
+func (b *queryBuild) timeLabel(k string) string {
 	switch b.q.TimeUnit() {
 	case query.Hour:
-		return `to_char(day, 'YYYY-MM-DD') || ' ' || lpad(hour::text, 2, '0') || ':00:00'`
+		return `to_char(` + k + `, 'YYYY-MM-DD HH24:00:00')`
 	case query.Week:
 		// Weeks start on Monday; the first week of the range starts with the range.
-		return `to_char(greatest(date_trunc('week', day)::date, ` + b.arg(b.q.Range.From.Format(dateLayout)) + `::date), 'YYYY-MM-DD')`
+		return `to_char(greatest(date_trunc('week', ` + k + `)::date, ` + b.arg(b.q.Range.From.Format(dateLayout)) + `::date), 'YYYY-MM-DD')`
 	case query.Month:
-		return `to_char(day, 'YYYY-MM-01')`
+		return `to_char(` + k + `, 'YYYY-MM-01')`
 	}
-	return `to_char(day, 'YYYY-MM-DD')`
+	return `to_char(` + k + `, 'YYYY-MM-DD')`
+}
+
+// dimensionKey is the SQL of a dimension's value as stored (k0..): what u and v group by.
+func (b *queryBuild) dimensionKey(f query.Field) string {
+	switch f.Level {
+	case query.VisitLevel:
+		return storedColumn(f)
+	case query.TimeLevel:
+		return b.timeKey()
+	}
+	return "h.v"
+}
+
+// dimensionLabel is the SQL of a dimension's value as answered, from its key k.
+func (b *queryBuild) dimensionLabel(f query.Field, k string) string {
+	switch f.Level {
+	case query.VisitLevel:
+		return answerExpr(f, k)
+	case query.TimeLevel:
+		return b.timeLabel(k)
+	}
+	return k
 }
 
 // hitLevel is the query's hit dimension (event:page or event:name), if any.
@@ -226,59 +291,137 @@ func (b *queryBuild) statement(grouped string) (string, int) {
 		ORDER BY ` + order + ` LIMIT ` + b.arg(b.q.Limit) + ` OFFSET ` + b.arg(b.q.Offset), len(b.q.Dimensions)
 }
 
-// grouped is the SQL of the answer's rows before order and page: d0.. and m0...
+// grouped is the SQL of the answer's rows before order and page: d0.. and m0... The
+// dimensions are grouped as stored (k0..) and labelled here, on one row a group rather than
+// on every visit; labels that several stored values share (tv and desktop are both Desktop,
+// the days of a week) merge here, where a visitor-day of several visits is counted once by
+// its key (rkey).
 func (b *queryBuild) grouped(where string) string {
 	var dims, selected []string
-	for i := range b.q.Dimensions {
-		dims = append(dims, fmt.Sprintf("d%d", i))
+	for i, f := range b.q.Dimensions {
+		d := fmt.Sprintf("d%d", i)
+		dims = append(dims, d)
+		selected = append(selected, b.dimensionLabel(f, fmt.Sprintf("k%d", i))+" AS "+d)
 	}
-	selected = append(selected, dims...)
 	for i, m := range b.q.Metrics {
-		selected = append(selected, metricSQL(m)+fmt.Sprintf(" AS m%d", i))
+		sql := metricSQL(m)
+		if m == query.Percentage && b.totalInline() {
+			sql = "coalesce(100.0 * (" + sql + ") / nullif((SELECT " + sql + " FROM v), 0), 0)"
+		}
+		selected = append(selected, sql+fmt.Sprintf(" AS m%d", i))
 	}
 	groupBy := ""
 	if len(dims) > 0 {
 		groupBy = " GROUP BY " + strings.Join(dims, ", ")
 	}
-	return `SELECT ` + strings.Join(selected, ", ") + ` FROM (` + b.perVisitor(where) + `) AS v` + groupBy
-}
-
-// perVisitor is v: the visits of each visitor and day within each group of dimensions.
-func (b *queryBuild) perVisitor(where string) string {
-	keys := []string{"day", "visitor"}
-	for i := range b.q.Dimensions {
-		keys = append([]string{fmt.Sprintf("d%d", i)}, keys...)
+	if b.totalInline() {
+		// v once, for the groups and for percentage's whole.
+		with := "WITH "
+		if rep := b.withRepeats(); rep != "" {
+			with = strings.TrimSuffix(rep, " ") + ", "
+		}
+		return with + `v AS MATERIALIZED (` + b.perVisitor(where) + `) SELECT ` + strings.Join(selected, ", ") + ` FROM v` + groupBy
 	}
-	return `SELECT ` + strings.Join(keys, ", ") + `, count(*) AS visits, sum(pv) AS pageviews, sum(ev) AS events,
-			count(*) FILTER (WHERE bounce) AS bounces, sum(seconds) AS seconds
-		FROM (` + b.perVisit(where) + `) AS u GROUP BY ` + strings.Join(keys, ", ")
+	return b.withRepeats() + `SELECT ` + strings.Join(selected, ", ") + ` FROM (` + b.perVisitor(where) + `) AS v` + groupBy
 }
 
-// perVisit is u: one row per matching visit (or visit and hit value) with its dimension
-// values (d0..), pageviews (pv), custom events (ev), bounce and seconds.
+// totalInline tells whether percentage's whole is computed by the statement itself, from v:
+// when a visit is one row of u (no hit dimension), v's rows hold every matching visit once.
+func (b *queryBuild) totalInline() bool {
+	return slices.Contains(b.q.Metrics, query.Percentage) && b.hitLevel() == query.VisitLevel
+}
+
+// needsVisitors tells whether the query counts visitors (visitors, percentage): only then
+// are a visitor's visits of a day told apart from other visitors'.
+func (b *queryBuild) needsVisitors() bool {
+	return slices.Contains(b.q.Metrics, query.Visitors) || slices.Contains(b.q.Metrics, query.Percentage)
+}
+
+// withRepeats is the WITH clause of rep, the visitor-days of the range with more than one
+// visit (read from the primary key alone), when visitors are counted; else "".
+func (b *queryBuild) withRepeats() string {
+	if !b.needsVisitors() || b.repeats != "" {
+		return ""
+	}
+	return `WITH rep AS (SELECT day, visitor FROM visit_rows WHERE ` + b.base + `
+		GROUP BY day, visitor HAVING count(*) > 1) `
+}
+
+// repeatKey is the SQL of a visit row's day and visitor as one number.
+const repeatKey = `((day - date '2000-01-01')::int8 << 32 | (visitor::int8 & 4294967295))`
+
+// maxRepeats is how many visitor-days of several visits readRepeats passes to the statement
+// as a list; past it, the statement joins them (rep) itself.
+var maxRepeats = 50_000
+
+// readRepeats reads the visitor-days of the range with several visits, when visitors are
+// counted, from the primary key alone, and passes them to the statement as a list (b.repeats):
+// PostgreSQL hashes a list of constants once, and testing each visit against it took less than
+// joining rep to every visit. Not under a hit dimension: there PostgreSQL cannot tell how few
+// groups the list makes of the hits, and sorts them all rather than hashing; rep is joined.
+func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
+	if !b.needsVisitors() || b.hitLevel() != query.VisitLevel {
+		return nil
+	}
+	var keys []int64
+	q := `SELECT ` + repeatKey + ` FROM visit_rows WHERE ` + b.base + ` GROUP BY day, visitor HAVING count(*) > 1`
+	if err := tx.SelectContext(ctx, &keys, q, b.args[:b.baseArgs]...); err != nil {
+		return fmt.Errorf("repeated visitors: %w", err)
+	}
+	if len(keys) <= maxRepeats {
+		b.repeats = b.arg(pq.Array(keys)) + "::int8[]"
+	}
+	return nil
+}
+
+// perVisitor is v: u's rows grouped by the dimensions' keys and, for a visitor-day with
+// several visits (rep), by its day and visitor too (rkey). A visitor-day of one visit is one
+// visitor for each (visit, dimensions) pair of it (u's first rows), one of several visits is
+// one visitor for its group: only the few visitor-days of several visits are grouped one by
+// one, where grouping every (dimensions, day, visitor) was most of a query's time.
+func (b *queryBuild) perVisitor(where string) string {
+	var keys []string
+	for i := range b.q.Dimensions {
+		keys = append(keys, fmt.Sprintf("k%d", i))
+	}
+	selected := strings.Join(append(slices.Clone(keys), ""), ", ")
+	visitors, from := "0 AS visitors, NULL::int8 AS rkey", ` FROM (`+b.perVisit(where)+`) AS u`
+	switch {
+	case b.needsVisitors() && b.repeats != "":
+		visitors = `count(*) FILTER (WHERE first) AS visitors, rkey`
+		keys = append(keys, "rkey")
+	case b.needsVisitors():
+		visitors = `count(*) FILTER (WHERE first) AS visitors,
+			(rep.day - date '2000-01-01')::int8 << 32 | (rep.visitor::int8 & 4294967295) AS rkey`
+		from += ` LEFT JOIN rep ON rep.day = u.day AND rep.visitor = u.visitor`
+		keys = append(keys, "rep.day", "rep.visitor")
+	}
+	groupBy := ""
+	if len(keys) > 0 {
+		groupBy = " GROUP BY " + strings.Join(keys, ", ")
+	}
+	return `SELECT ` + selected + visitors + `, count(*) FILTER (WHERE first) AS visits,
+			sum(pv) AS pageviews, sum(ev) AS events, count(*) FILTER (WHERE first AND bounce) AS bounces,
+			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + from + groupBy
+}
+
+// perVisit is u: one row per matching visit, or (event:page) per pageview, or (event:name)
+// per visit and name, with its dimensions' stored values (k0..), day and visitor, whether it
+// is the first of its visit with these values (first: it counts the visit, its bounce and its
+// seconds), pageviews (pv), custom events (ev), bounce and seconds.
 func (b *queryBuild) perVisit(where string) string {
 	var dims []string
 	for i, f := range b.q.Dimensions {
-		var e string
-		switch f.Level {
-		case query.VisitLevel:
-			e = answerExpr(f, storedColumn(f))
-		case query.TimeLevel:
-			e = b.timeExpr()
-		default:
-			e = "h.v"
-		}
-		dims = append(dims, fmt.Sprintf("%s AS d%d", e, i))
+		dims = append(dims, fmt.Sprintf("%s AS k%d, ", b.dimensionKey(f), i))
+	}
+	selected := strings.Join(dims, "") + "day, visitor"
+	if b.needsVisitors() && b.repeats != "" {
+		selected += ", CASE WHEN " + repeatKey + " = ANY(" + b.repeats + ") THEN " + repeatKey + " END AS rkey"
 	}
 	pages := b.pages
 	pv := "pageviews"
 	if pages != "" {
 		pv = "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE " + strings.ReplaceAll(pages, element, "x.v") + ")"
-	}
-	from := " FROM visit_rows WHERE " + where
-	selected := strings.Join(append(dims, "day", "visitor"), ", ")
-	if len(dims) > 0 {
-		selected += ", "
 	}
 	switch b.hitLevel() {
 	case query.PageLevel:
@@ -286,12 +429,11 @@ func (b *queryBuild) perVisit(where string) string {
 		if pages != "" {
 			hitWhere = " AND " + strings.ReplaceAll(pages, element, "h.v")
 		}
-		return `SELECT ` + strings.TrimSuffix(selected, ", ") + `, id, bool_or(bounce) AS bounce, max(seconds) AS seconds,
-				count(*) AS pv, 0 AS ev
-			FROM visit_rows CROSS JOIN LATERAL unnest(pages) AS h (v) WHERE ` + where + hitWhere + `
-			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
+		// A pageview is its visit's first of its page when no earlier pageview has it.
+		return `SELECT ` + selected + `, array_position(pages, h.v) = h.n AS first, bounce, seconds, 1 AS pv, 0 AS ev
+			FROM visit_rows CROSS JOIN LATERAL unnest(pages) WITH ORDINALITY AS h (v, n) WHERE ` + where + hitWhere
 	case query.NameLevel:
-		return `SELECT ` + strings.TrimSuffix(selected, ", ") + `, id, bool_or(bounce) AS bounce, max(seconds) AS seconds,
+		return `SELECT ` + selected + `, true AS first, bool_or(bounce) AS bounce, max(seconds) AS seconds,
 				count(*) FILTER (WHERE h.v = 'pageview') AS pv, count(*) FILTER (WHERE h.v <> 'pageview') AS ev
 			FROM visit_rows CROSS JOIN LATERAL (
 				SELECT split_part(e, ':', 1) FROM unnest(events) AS e
@@ -299,7 +441,7 @@ func (b *queryBuild) perVisit(where string) string {
 			) AS h (v) WHERE ` + where + `
 			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
 	}
-	return `SELECT ` + strings.TrimSuffix(selected, ", ") + `, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev` + from
+	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev FROM visit_rows WHERE ` + where
 }
 
 // groupKeys are the positions of n selected dimensions, for GROUP BY.
@@ -316,7 +458,8 @@ func groupKeys(n int) string {
 func metricSQL(m query.Metric) string {
 	switch m {
 	case query.Visitors, query.Percentage:
-		return "count(*)"
+		// v's visitors where rkey is NULL; one a visitor-day of several visits.
+		return "coalesce(sum(visitors) FILTER (WHERE rkey IS NULL), 0) + count(DISTINCT rkey)"
 	case query.Visits:
 		return "sum(visits)"
 	case query.Pageviews:
@@ -362,8 +505,8 @@ func (b *queryBuild) orderBy() string {
 func (b *queryBuild) totalVisitors() string {
 	inner := *b.q
 	inner.Dimensions = nil
-	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction}
-	return `SELECT count(*)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
+	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats}
+	return t.withRepeats() + `SELECT (` + metricSQL(query.Visitors) + `)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
 
 func scanQueryRow(rows *sqlx.Rows, dims, metrics int) (QueryRow, int64, error) {

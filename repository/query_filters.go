@@ -14,21 +14,26 @@ import (
 // element stands for a hit's value in a hit-level predicate until it is placed.
 const element = "$EL"
 
-// filterWhere is the range's WHERE with every filter's condition, and sets b.pages.
-func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []query.Filter) (string, error) {
+// filterWhere is the range's WHERE with every filter's condition, and sets b.pages. The
+// arguments of the conditions come first, those of b.pages after them, so that the statement
+// of percentage's whole can take the WHERE's alone.
+func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []query.Filter) (string, int, error) {
 	conds := []string{b.base}
-	var pages []string
 	for _, f := range filters {
 		cond, err := b.cond(ctx, tx, f)
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		conds = append(conds, cond)
+	}
+	whereArgs := len(b.args)
+	var pages []string
+	for _, f := range filters {
 		// With event:page filters that must all hold, only the pageviews they keep count.
 		if f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
 			pred, err := b.leafPredicate(ctx, tx, f, element)
 			if err != nil {
-				return "", err
+				return "", 0, err
 			}
 			if f.Negated() {
 				pred = "NOT (" + pred + ")"
@@ -37,7 +42,7 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 		}
 	}
 	b.pages = strings.Join(pages, " AND ")
-	return strings.Join(conds, " AND "), nil
+	return strings.Join(conds, " AND "), whereArgs, nil
 }
 
 // cond is a filter's condition on a visit row.
@@ -62,6 +67,11 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 	}
 	switch f.Field.Level {
 	case query.PageLevel, query.NameLevel:
+		if list, ok := b.pageList(f); ok {
+			// One of the visit's pages is in the list: && reads the array in place, where
+			// unnesting it in a subquery took twice the time.
+			return "pages && " + b.arg(pq.Array(list)) + "::text[]", nil
+		}
 		pred, err := b.leafPredicate(ctx, tx, f, "x.v")
 		if err != nil {
 			return "", err
@@ -80,6 +90,25 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 		return "NOT (" + pred + ")", nil
 	}
 	return pred, nil
+}
+
+// pageList is the list of pages a positive is or matches filter on event:page keeps, when it
+// is short (&& compares every pair, where = ANY of a long list is hashed); ok is false
+// otherwise.
+func (b *queryBuild) pageList(f query.Filter) ([]string, bool) {
+	if f.Field.Level != query.PageLevel || f.Negated() {
+		return nil, false
+	}
+	var list []string
+	switch {
+	case f.Op == query.Is && !f.IgnoreCase:
+		list = f.Values
+	case f.Op == query.Matches:
+		list = b.matched(f)
+	default:
+		return nil, false
+	}
+	return list, len(list) <= 8
 }
 
 // hitValues is the SQL of a visit row's hit values of a level.
@@ -133,25 +162,21 @@ func (b *queryBuild) leafPredicate(ctx context.Context, tx *sqlx.Tx, f query.Fil
 // matchedValues are the stored values of the filter's field over the range that one of its
 // RE2 patterns matches, in either spelling: the patterns run here, never in PostgreSQL.
 func (b *queryBuild) matchedValues(ctx context.Context, tx *sqlx.Tx, f query.Filter) ([]string, error) {
-	var distinct string
-	switch f.Field.Level {
-	case query.PageLevel, query.NameLevel:
-		distinct = "SELECT DISTINCT x.v FROM visit_rows CROSS JOIN LATERAL " + hitValues(f.Field.Level) + " AS x (v) WHERE " + b.base
-	default:
-		c := storedColumn(f.Field)
-		distinct = "SELECT DISTINCT " + c + " FROM visit_rows WHERE " + b.base
+	if _, ok := b.values[f.Field.Name]; !ok {
+		return nil, fmt.Errorf("distinct values of %s: not read", f.Field.Name)
 	}
-	var values []string
-	if err := tx.SelectContext(ctx, &values, distinct, b.args[:b.baseArgs]...); err != nil {
-		return nil, fmt.Errorf("distinct values of %s: %w", f.Field.Name, err)
-	}
+	return b.matched(f), nil
+}
+
+// matched are the values of b.values that one of f's patterns matches, in either spelling.
+func (b *queryBuild) matched(f query.Filter) []string {
 	matched := []string{}
-	for _, v := range values {
+	for _, v := range b.values[f.Field.Name] {
 		if f.MatchesString(f.Field.Answer(v)) || f.MatchesString(partOf(f.Field, v)) {
 			matched = append(matched, v)
 		}
 	}
-	return matched, nil
+	return matched
 }
 
 // partOf is the part of a stored value a field answers, in our spelling.
