@@ -1,0 +1,79 @@
+package pages_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/analytics-service/analytics/web/webtest"
+)
+
+// The dashboard's Properties panel in Chromium, at a phone's width and a desktop's: nothing
+// wider than the screen (a 300-character value included), no serious axe-core violation, no
+// console error, and markup sent as a property key and value shown as text, never run.
+// Screenshots go to SCREENSHOT_DIR (properties-*.png) for a person to look at.
+func TestPropertiesPanelInChromium(t *testing.T) {
+	axe, err := os.ReadFile(os.Getenv("AXE_JS"))
+	if err != nil {
+		t.Fatalf("read axe-core (AXE_JS, set by `make test`): %v", err)
+	}
+	shots := os.Getenv("SCREENSHOT_DIR")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	e.Site(owner.Key, "props.example")
+	const hostile = `<img src=x onerror=\"window.pwned=1\">`
+	long := strings.Repeat("long-value-", 27)
+	for i, plan := range []string{"pro", "pro", "free", long} {
+		e.track(fmt.Sprintf(`{"page":"https://props.example/p%d","props":{"plan":%q,"%s":"%s"}}`, i, plan, hostile, hostile))
+	}
+	if err := e.App.Pipeline.Flusher.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	browser := webtest.NewBrowser(t)
+	ctx, closeTab := chromedp.NewContext(browser)
+	t.Cleanup(closeTab)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WatchProblems(t, ctx)
+	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
+	do(chromedp.Navigate(e.Server.URL+"/login"),
+		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
+		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
+		chromedp.Submit(chromedp.CSS("#password")),
+		chromedp.WaitVisible(chromedp.CSS("table.sites")))
+	day := e.Clock.Now().UTC().Format("2006-01-02")
+	// The plan key chosen, whose values include the long one.
+	page := fmt.Sprintf("%s/stats/props.example?from=%s&to=%s&property=plan#properties", e.Server.URL, day, day)
+	for _, width := range []int64{1280, 375} {
+		view := chromedp.EmulateViewport(width, 900)
+		if width < 600 {
+			view = chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
+		}
+		do(view, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#properties")))
+		auditPage(t, ctx, axe, shots, "properties-dashboard", width)
+		shootElement(t, ctx, "#properties", filepath.Join(shots, fmt.Sprintf("properties-panel-%d.png", width)))
+	}
+	var text string
+	var pwned bool
+	tabEval(t, ctx, `document.querySelector("#properties").innerText`, &text)
+	tabEval(t, ctx, `window.pwned === 1 || document.querySelector("#properties img") !== null`, &pwned)
+	if pwned {
+		t.Error("markup sent as a property became an element of the page")
+	}
+	if !strings.Contains(text, "plan") || !strings.Contains(text, "pro\t2") || !strings.Contains(text, "long-value-") {
+		t.Errorf("the panel does not show the key plan with its values (pro twice, the long one):\n%s", text)
+	}
+}
