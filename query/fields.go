@@ -13,6 +13,7 @@ const (
 	VisitLevel Level = iota // one value per visit: a column of the visit rows
 	PageLevel               // one value per pageview: the visit's pages
 	NameLevel               // one value per hit: the event names, "pageview" for pageviews
+	GoalLevel               // the website's goals a visit converts on (event:goal)
 	TimeLevel               // the visit's day and starting hour
 )
 
@@ -67,6 +68,7 @@ var fields = func() map[string]Field {
 	list := []Field{
 		{Name: "event:page", Level: PageLevel},
 		{Name: "event:name", Level: NameLevel},
+		{Name: "event:goal", Level: GoalLevel},
 		visit("visit:entry_page", stats.LandingPage, Whole, nil),
 		visit("visit:exit_page", stats.ExitPage, Whole, nil),
 		visit("visit:referrer", stats.Referrer, Whole, map[string]string{"": "Direct / None"}),
@@ -97,9 +99,9 @@ var fields = func() map[string]Field {
 	return out
 }()
 
-// pending are Plausible's dimensions that this service is gaining (goals, custom
-// properties): refused as not available yet rather than unknown.
-var pending = []string{"event:goal"}
+// pending are Plausible's dimensions that this service is gaining (custom properties):
+// refused as not available yet rather than unknown.
+var pending = []string{}
 
 // unavailable are Plausible's dimensions that this service does not keep.
 var unavailable = []string{"visit:region", "visit:region_name", "visit:city", "visit:browser_version",

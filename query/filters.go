@@ -40,6 +40,11 @@ type Filter struct {
 // Negated tells whether a leaf keeps what does not match its values.
 func (f Filter) Negated() bool { return f.Op == IsNot || f.Op == ContainsNot || f.Op == MatchesNot }
 
+// IsGoal tells whether f is a leaf on event:goal.
+func (f Filter) IsGoal() bool {
+	return f.Field.Level == GoalLevel && len(f.Children) == 0 && f.Op != Not
+}
+
 // Positive is the leaf's operator without its negation.
 func (f Filter) Positive() Op {
 	switch f.Op {
@@ -124,6 +129,10 @@ func parseLeaf(op Op, parts []json.RawMessage) (Filter, error) {
 	}
 	if field.Level == TimeLevel {
 		return Filter{}, invalidf("Invalid filter: %s cannot be filtered; use date_range", name)
+	}
+	if field.Level == GoalLevel && op != Is && op != Contains {
+		// As Plausible: a goal is converted on or not; "not converting on" is not a hit's value.
+		return Filter{}, invalidf("Invalid filter: event:goal takes the operators \"is\" and \"contains\" only, not %s", quote(string(op)))
 	}
 	f := Filter{Op: op, Field: field}
 	if err := json.Unmarshal(parts[2], &f.Values); err != nil || len(f.Values) == 0 {

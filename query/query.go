@@ -50,13 +50,18 @@ const (
 	VisitDuration Metric = "visit_duration"
 	Events        Metric = "events"
 	Percentage    Metric = "percentage"
+	// ConversionRate: the converting visitors of a row over the visitors of the whole query
+	// without its event:goal filters; GroupConversionRate: over those of the row's own
+	// dimensions (event:goal aside) without them.
+	ConversionRate      Metric = "conversion_rate"
+	GroupConversionRate Metric = "group_conversion_rate"
 )
 
-var metrics = []Metric{Visitors, Visits, Pageviews, ViewsPerVisit, BounceRate, VisitDuration, Events, Percentage}
+var metrics = []Metric{Visitors, Visits, Pageviews, ViewsPerVisit, BounceRate, VisitDuration, Events, Percentage,
+	ConversionRate, GroupConversionRate}
 
-// pendingMetrics are Plausible's metrics this service is gaining (goals, revenue, engagement).
-var pendingMetrics = []string{"conversion_rate", "group_conversion_rate", "total_revenue",
-	"average_revenue", "time_on_page", "scroll_depth"}
+// pendingMetrics are Plausible's metrics this service is gaining (revenue, engagement).
+var pendingMetrics = []string{"total_revenue", "average_revenue", "time_on_page", "scroll_depth"}
 
 // visitOnly are the metrics of whole visits, which a hit dimension other than event:page
 // cannot split (as Plausible refuses them).
@@ -228,6 +233,9 @@ func parseDimensions(names []string) ([]Field, error) {
 	if others > MaxDimensions {
 		return nil, invalidf("dimensions: at most %d dimensions besides time (the limit of one query)", MaxDimensions)
 	}
+	if slices.ContainsFunc(out, func(f Field) bool { return f.Level == GoalLevel }) {
+		return nil, invalidf("Invalid dimensions: \"event:goal\" is not available yet as a dimension on this service (it is as a filter)")
+	}
 	hits := slices.IndexFunc(out, func(f Field) bool { return f.Level == PageLevel })
 	names2 := slices.IndexFunc(out, func(f Field) bool { return f.Level == NameLevel })
 	if hits >= 0 && names2 >= 0 {
@@ -271,10 +279,15 @@ func (q *Query) defaultOrder() []Order {
 }
 
 // checkCombinations refuses what Plausible refuses: the metrics of whole visits with a hit
-// dimension other than event:page.
+// dimension other than event:page, and the conversion rates without a goal to convert on.
 func (q *Query) checkCombinations() error {
+	for _, m := range []Metric{ConversionRate, GroupConversionRate} {
+		if slices.Contains(q.Metrics, m) && !q.HasGoalFilter() && !q.HasGoalDimension() {
+			return invalidf("Metric %s needs an event:goal filter (at the top level of filters) or the event:goal dimension", quote(string(m)))
+		}
+	}
 	for _, f := range q.Dimensions {
-		if f.Level != NameLevel {
+		if f.Level != NameLevel && f.Level != GoalLevel {
 			continue
 		}
 		for _, m := range q.Metrics {
@@ -284,6 +297,16 @@ func (q *Query) checkCombinations() error {
 		}
 	}
 	return nil
+}
+
+// HasGoalFilter tells whether one of the filters that must all hold is on event:goal.
+func (q *Query) HasGoalFilter() bool {
+	return slices.ContainsFunc(q.Filters, Filter.IsGoal)
+}
+
+// HasGoalDimension tells whether event:goal is one of the dimensions.
+func (q *Query) HasGoalDimension() bool {
+	return slices.ContainsFunc(q.Dimensions, func(f Field) bool { return f.Level == GoalLevel })
 }
 
 // TimeIndex is the index of the time dimension, -1 without one.

@@ -58,6 +58,7 @@ type queryBuild struct {
 	// repeats is the placeholder of the keys (repeatKey) of the range's visitor-days with
 	// several visits, or "" when they are too many to pass and rep joins them instead.
 	repeats string
+	goals   []goalMatch // the website's goals with a display name (readGoals)
 }
 
 func (b *queryBuild) arg(v any) string {
@@ -75,13 +76,25 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 		}
 		return out, nil
 	}
+	out, err := r.runRows(ctx, websiteID, q, zone)
+	if err != nil {
+		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+	}
+	return out, nil
+}
+
+// runRows answers a checked query over the website's visit rows.
+func (r *Repository) runRows(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
 	var out QueryAnswer
 	days := q.Range.Days()
 	b := &queryBuild{q: q, fraction: stats.SampleFraction(days), repo: r, websiteID: websiteID, zone: zone}
 	b.base = b.rangeWhere(websiteID)
 	b.baseArgs = len(b.args)
 	if err := b.readValues(ctx, q.Filters); err != nil {
-		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+		return QueryAnswer{}, err
+	}
+	if err := b.readGoals(ctx); err != nil {
+		return QueryAnswer{}, err
 	}
 	err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
 		if err := b.readRepeats(ctx, tx); err != nil {
@@ -118,10 +131,13 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 		return nil
 	})
 	if err != nil {
-		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+		return QueryAnswer{}, err
+	}
+	if err := r.conversionMetrics(ctx, websiteID, q, zone, b.fraction, &out); err != nil {
+		return QueryAnswer{}, err
 	}
 	if err := b.finish(ctx, r, websiteID, &out); err != nil {
-		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+		return QueryAnswer{}, err
 	}
 	return out, nil
 }
@@ -334,7 +350,9 @@ func (b *queryBuild) totalInline() bool {
 // needsVisitors tells whether the query counts visitors (visitors, percentage): only then
 // are a visitor's visits of a day told apart from other visitors'.
 func (b *queryBuild) needsVisitors() bool {
-	return slices.Contains(b.q.Metrics, query.Visitors) || slices.Contains(b.q.Metrics, query.Percentage)
+	return slices.ContainsFunc(b.q.Metrics, func(m query.Metric) bool {
+		return m == query.Visitors || m == query.Percentage || m == query.ConversionRate || m == query.GroupConversionRate
+	})
 }
 
 // withRepeats is the WITH clause of rep, the visitor-days of the range with more than one
@@ -454,10 +472,11 @@ func groupKeys(n int) string {
 }
 
 // metricSQL is a metric over v's rows, rounded as the summary rounds (halves away from
-// zero). percentage is the visitors here; finish divides them by the total.
+// zero). percentage and the conversion rates are the visitors here; finish and
+// conversionMetrics divide them by their wholes.
 func metricSQL(m query.Metric) string {
 	switch m {
-	case query.Visitors, query.Percentage:
+	case query.Visitors, query.Percentage, query.ConversionRate, query.GroupConversionRate:
 		// v's visitors where rkey is NULL; one a visitor-day of several visits.
 		return "coalesce(sum(visitors) FILTER (WHERE rkey IS NULL), 0) + count(DISTINCT rkey)"
 	case query.Visits:

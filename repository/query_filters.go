@@ -66,6 +66,8 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 		return "NOT (" + cond + ")", nil
 	}
 	switch f.Field.Level {
+	case query.GoalLevel:
+		return b.goalFilterCond(f), nil
 	case query.PageLevel, query.NameLevel:
 		if list, ok := b.pageList(f); ok {
 			// One of the visit's pages is in the list: && reads the array in place, where

@@ -1,0 +1,143 @@
+package repository
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// The query API's goals: an event:goal filter names goals by display name; a visit matches
+// when it converts on one of them, as filter[goal] decides (goalCond: a pageview goal's
+// pattern is matched here, in Go, against the range's distinct pages, and only the matching
+// pages reach SQL). conversion_rate and group_conversion_rate divide a row's visitors by those
+// of the same query without its event:goal filters (conversionBase).
+
+// readGoals reads the website's goals and the pages of the range their patterns match, once a
+// query, before its statement's transaction (matchGoals reads on connections of its own).
+func (b *queryBuild) readGoals(ctx context.Context) error {
+	if !usesGoals(b.q.Filters) && !b.q.HasGoalDimension() {
+		return nil
+	}
+	goals, err := b.repo.Goals(ctx, b.websiteID)
+	if err != nil {
+		return err
+	}
+	b.goals, err = b.repo.matchGoals(ctx, b.websiteID, b.q.Range.Days(), goals)
+	if err != nil {
+		return fmt.Errorf("goals of the query: %w", err)
+	}
+	b.goals = slices.DeleteFunc(b.goals, func(m goalMatch) bool { return m.goal.DisplayName == "" })
+	return nil
+}
+
+// usesGoals tells whether one of the filters, at any depth, is on event:goal.
+func usesGoals(filters []query.Filter) bool {
+	return slices.ContainsFunc(filters, func(f query.Filter) bool { return f.IsGoal() || usesGoals(f.Children) })
+}
+
+// goalNamed tells whether a goal's display name is one of a goal filter's values.
+func goalNamed(f query.Filter, name string) bool {
+	if f.IgnoreCase {
+		name = strings.ToLower(name)
+	}
+	return slices.ContainsFunc(f.Values, func(v string) bool {
+		if f.IgnoreCase {
+			v = strings.ToLower(v)
+		}
+		if f.Op == query.Contains {
+			return strings.Contains(name, v)
+		}
+		return name == v
+	})
+}
+
+// goalFilterCond is the condition of a visit row that converts on one of the goals a filter
+// names; none named (or no such goal) matches nothing.
+func (b *queryBuild) goalFilterCond(f query.Filter) string {
+	var conds []string
+	for i := range b.goals {
+		if goalNamed(f, b.goals[i].goal.DisplayName) {
+			conds = append(conds, b.goalCond(&b.goals[i]))
+		}
+	}
+	if len(conds) == 0 {
+		return "false"
+	}
+	return "(" + strings.Join(conds, " OR ") + ")"
+}
+
+// goalCond is filter[goal]'s condition of a row converting on m, with its arguments in b's.
+func (b *queryBuild) goalCond(m *goalMatch) string {
+	s := &rowSource{args: b.args}
+	cond := s.goalCond(m)
+	b.args = s.args
+	return cond
+}
+
+// conversionMetrics sets the conversion rates of out's rows: each row's visitors (the
+// statement's, before scaling) over those of the query without its event:goal filters, whole
+// (conversion_rate) or of the row's dimensions (group_conversion_rate), in percent with one
+// decimal.
+func (r *Repository) conversionMetrics(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone, fraction float64, out *QueryAnswer) error {
+	for i, m := range q.Metrics {
+		if m != query.ConversionRate && m != query.GroupConversionRate {
+			continue
+		}
+		base, err := r.conversionBase(ctx, websiteID, q, zone, m == query.GroupConversionRate)
+		if err != nil {
+			return fmt.Errorf("conversion base: %w", err)
+		}
+		for _, row := range out.Rows {
+			key := ""
+			if m == query.GroupConversionRate {
+				key = groupKey(q, row.Dimensions)
+			}
+			converting, whole := float64(scale(int64(row.Metrics[i]), fraction)), base[key]
+			row.Metrics[i] = 0
+			if whole > 0 {
+				row.Metrics[i] = roundTo(100*converting/whole, 1)
+			}
+		}
+	}
+	return nil
+}
+
+// conversionBase are the visitors of q without its top-level event:goal filters (and without
+// the event:goal dimension), by groupKey: of the row's dimensions when byGroup, else one
+// whole under "".
+func (r *Repository) conversionBase(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone, byGroup bool) (map[string]float64, error) {
+	base := *q
+	base.Metrics = []query.Metric{query.Visitors}
+	base.Filters = slices.DeleteFunc(slices.Clone(q.Filters), query.Filter.IsGoal)
+	base.Dimensions = nil
+	if byGroup {
+		base.Dimensions = slices.DeleteFunc(slices.Clone(q.Dimensions), func(f query.Field) bool { return f.Level == query.GoalLevel })
+	}
+	base.OrderBy = []query.Order{{Metric: 0, Dimension: -1, Desc: true}}
+	base.Limit, base.Offset = 1<<31-1, 0
+	answer, err := r.runRows(ctx, websiteID, &base, zone)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, row := range answer.Rows {
+		out[strings.Join(row.Dimensions, "\x00")] = row.Metrics[0]
+	}
+	return out, nil
+}
+
+// groupKey is the key of a row of q in conversionBase's answer: its dimensions but
+// event:goal, or "" for the whole.
+func groupKey(q *query.Query, dims []string) string {
+	var keep []string
+	for i, f := range q.Dimensions {
+		if f.Level != query.GoalLevel {
+			keep = append(keep, dims[i])
+		}
+	}
+	return strings.Join(keep, "\x00")
+}
