@@ -84,11 +84,76 @@ func TestQueryGoalFilter(t *testing.T) {
 		}
 	})
 
+	t.Run("by goal", func(t *testing.T) {
+		_, lines := wantQuery(t, e.in(t).query(key, head+`"metrics": ["visitors", "events", "conversion_rate"],
+			"dimensions": ["event:goal"]}`))
+		all, _, _ := counted(visits, all)
+		var want []string
+		for _, g := range []struct {
+			name     string
+			converts func(repotest.Visit) bool
+			events   func(repotest.Visit) int
+		}{
+			{"Outbound Link: Click", convertsOnClick, func(v repotest.Visit) int {
+				if v.EventNames == nil {
+					return len(v.Events)
+				}
+				return len(slices.DeleteFunc(slices.Clone(v.EventNames), func(n string) bool { return n != "Outbound Link: Click" }))
+			}},
+			{"Signup", convertsOnSignup, func(v repotest.Visit) int {
+				return len(slices.DeleteFunc(slices.Clone(v.Pages), func(p string) bool { return !strings.HasPrefix(p, "/signup/") }))
+			}},
+			{"Visit /blog/*", func(v repotest.Visit) bool { return slices.Contains(v.Pages, "/blog/a") }, func(v repotest.Visit) int {
+				return len(slices.DeleteFunc(slices.Clone(v.Pages), func(p string) bool { return !strings.HasPrefix(p, "/blog/") }))
+			}},
+		} {
+			vs, _, _ := counted(visits, g.converts)
+			events := 0
+			for _, v := range visits {
+				if g.converts(v) {
+					events += g.events(v)
+				}
+			}
+			want = append(want, fmt.Sprint([]any{g.name}, "=", []any{float64(vs), float64(events), rate(vs, all)}))
+		}
+		// Visitors descending, then the goal's name.
+		if !slices.Equal(lines, want) {
+			t.Errorf("got %v, want %v", lines, want)
+		}
+
+		// A goal filter keeps the goals it names; group_conversion_rate is by the country.
+		_, lines = wantQuery(t, e.in(t).query(key, head+`"metrics": ["visitors", "group_conversion_rate"],
+			"dimensions": ["visit:country", "event:goal"], "filters": [["is", "event:goal", ["Signup"]]]}`))
+		de, _, _ := counted(visits, func(v repotest.Visit) bool { return strings.HasPrefix(v.Values[stats.Country], "DE:") })
+		vs, _, _ := counted(visits, convertsOnSignup)
+		if want := fmt.Sprint([]any{"DE", "Signup"}, "=", []any{float64(vs), rate(vs, de)}); len(lines) != 1 || lines[0] != want {
+			t.Errorf("got %v, want %s", lines, want)
+		}
+	})
+
+	t.Run("by goal and day, with percentage", func(t *testing.T) {
+		body, _ := wantQuery(t, e.in(t).query(key, head+`"metrics": ["visitors", "percentage"],
+			"dimensions": ["event:goal", "time:day"], "include": {"total_rows": true}}`))
+		all, _, _ := counted(visits, all)
+		rows := body["results"].([]any)
+		if len(rows) == 0 {
+			t.Fatal("no rows")
+		}
+		for _, r := range rows {
+			m := r.(map[string]any)["metrics"].([]any)
+			if want := rate(int(m[0].(float64)), all); m[1] != want {
+				t.Errorf("%v: percentage %v, want %v", r, m[1], want)
+			}
+		}
+	})
+
 	t.Run("refusals", func(t *testing.T) {
 		for body, words := range map[string][]string{
 			head + `"metrics": ["conversion_rate"]}`: {"conversion_rate", "event:goal"},
 			head + `"metrics": ["group_conversion_rate"], "filters": [["not", ["is", "event:goal", ["Signup"]]]]}`: {"group_conversion_rate", "top level"},
 			head + `"metrics": ["visitors"], "filters": [["is_not", "event:goal", ["Signup"]]]}`:                   {"event:goal", "is_not"},
+			head + `"metrics": ["bounce_rate"], "dimensions": ["event:goal"]}`:                                     {"bounce_rate", "event:goal"},
+			head + `"metrics": ["visitors"], "dimensions": ["event:goal", "event:page"]}`:                          {"event:goal", "event:page"},
 		} {
 			wantQueryError(t, e.in(t).query(key, body), http.StatusBadRequest, words...)
 		}

@@ -233,13 +233,16 @@ func parseDimensions(names []string) ([]Field, error) {
 	if others > MaxDimensions {
 		return nil, invalidf("dimensions: at most %d dimensions besides time (the limit of one query)", MaxDimensions)
 	}
-	if slices.ContainsFunc(out, func(f Field) bool { return f.Level == GoalLevel }) {
-		return nil, invalidf("Invalid dimensions: \"event:goal\" is not available yet as a dimension on this service (it is as a filter)")
+	var events []string
+	for _, f := range out {
+		if f.Level == PageLevel || f.Level == NameLevel || f.Level == GoalLevel {
+			events = append(events, f.Name)
+		}
 	}
-	hits := slices.IndexFunc(out, func(f Field) bool { return f.Level == PageLevel })
-	names2 := slices.IndexFunc(out, func(f Field) bool { return f.Level == NameLevel })
-	if hits >= 0 && names2 >= 0 {
-		return nil, invalidf("dimensions event:page and event:name cannot be combined here")
+	if len(events) > 1 {
+		// Each splits a visit into its hits; two would pair every hit of one with every hit of
+		// the other.
+		return nil, invalidf("dimensions %s cannot be combined here", strings.Join(events, " and "))
 	}
 	return out, nil
 }

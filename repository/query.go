@@ -274,6 +274,8 @@ func (b *queryBuild) dimensionKey(f query.Field) string {
 		return storedColumn(f)
 	case query.TimeLevel:
 		return b.timeKey()
+	case query.GoalLevel:
+		return "g.name"
 	}
 	return "h.v"
 }
@@ -289,10 +291,10 @@ func (b *queryBuild) dimensionLabel(f query.Field, k string) string {
 	return k
 }
 
-// hitLevel is the query's hit dimension (event:page or event:name), if any.
+// hitLevel is the query's hit dimension (event:page, event:name or event:goal), if any.
 func (b *queryBuild) hitLevel() query.Level {
 	for _, f := range b.q.Dimensions {
-		if f.Level == query.PageLevel || f.Level == query.NameLevel {
+		if f.Level == query.PageLevel || f.Level == query.NameLevel || f.Level == query.GoalLevel {
 			return f.Level
 		}
 	}
@@ -458,6 +460,9 @@ func (b *queryBuild) perVisit(where string) string {
 				UNION ALL SELECT 'pageview' FROM generate_series(1, ` + pv + `)
 			) AS h (v) WHERE ` + where + `
 			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
+	case query.GoalLevel:
+		return `SELECT ` + selected + `, true AS first, bounce, seconds, g.pv, g.ev
+			FROM visit_rows CROSS JOIN LATERAL (` + b.goalRows() + `) AS g (name, pv, ev) WHERE ` + where
 	}
 	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev FROM visit_rows WHERE ` + where
 }

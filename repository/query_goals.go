@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lib/pq"
+
 	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -140,4 +142,43 @@ func groupKey(q *query.Query, dims []string) string {
 		}
 	}
 	return strings.Join(keep, "\x00")
+}
+
+// goalRows is the SQL of a visit row's goals under the event:goal dimension: one row (name,
+// pv, ev) for each goal it converts on, with its matching pageviews (pv) or events (ev), for
+// the goals the top-level event:goal filters name (all without one).
+func (b *queryBuild) goalRows() string {
+	var parts []string
+	for i := range b.goals {
+		m := &b.goals[i]
+		if !b.goalShown(m.goal.DisplayName) {
+			continue
+		}
+		cond := b.goalCond(m)
+		pv, ev := "0::int8", "0::int8"
+		if m.goal.Kind == stats.GoalPageview {
+			pv = "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE x.v = ANY(" + b.arg(pq.Array(m.pages)) + "::text[]))"
+		} else {
+			// Rows older than event_names hold only the encoded names (docs/goals.md).
+			ev = "CASE WHEN event_names = '{}' THEN (SELECT count(*) FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " +
+				b.arg(encodedEventName(m.goal.Event)) + ") ELSE (SELECT count(*) FROM unnest(event_names) AS n WHERE n = " +
+				b.arg(m.goal.Event) + ") END"
+		}
+		parts = append(parts, "SELECT "+b.arg(m.goal.DisplayName)+"::text, "+pv+", "+ev+" WHERE "+cond)
+	}
+	if len(parts) == 0 {
+		return "SELECT NULL::text, 0::int8, 0::int8 WHERE false"
+	}
+	return strings.Join(parts, " UNION ALL ")
+}
+
+// goalShown tells whether the event:goal dimension has a row for the goal of that name: every
+// top-level event:goal filter names it.
+func (b *queryBuild) goalShown(name string) bool {
+	for _, f := range b.q.Filters {
+		if f.IsGoal() && !goalNamed(f, name) {
+			return false
+		}
+	}
+	return true
 }
