@@ -2,6 +2,7 @@ package query
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -14,6 +15,7 @@ const (
 	PageLevel               // one value per pageview: the visit's pages
 	NameLevel               // one value per hit: the event names, "pageview" for pageviews
 	GoalLevel               // the website's goals a visit converts on (event:goal)
+	PropLevel               // the values of one custom property its hits carried (event:props:KEY)
 	TimeLevel               // the visit's day and starting hour
 )
 
@@ -37,7 +39,11 @@ type Field struct {
 	// Plausible's and filters take either.
 	Spell map[string]string
 	Time  TimeUnit // TimeLevel only
+	Key   string   // PropLevel only: the property's key
 }
+
+// propsPrefix is the prefix of Plausible's custom property dimensions.
+const propsPrefix = "event:props:"
 
 // TimeUnit is the bucket of a time dimension.
 type TimeUnit uint8
@@ -112,8 +118,14 @@ func lookupField(name string) (Field, error) {
 	if f, ok := fields[name]; ok {
 		return f, nil
 	}
+	if key, ok := strings.CutPrefix(name, propsPrefix); ok {
+		if key == "" || strings.Contains(key, stats.PropSep) || utf8.RuneCountInString(key) > MaxPatternLength {
+			return Field{}, invalidf("%s is not a custom property (event:props: and the property's key)", quote(name))
+		}
+		return Field{Name: name, Level: PropLevel, Key: key}, nil
+	}
 	switch {
-	case strings.HasPrefix(name, "event:props:") || contains(pending, name):
+	case contains(pending, name):
 		return Field{}, invalidf("%s is not available yet on this service", quote(name))
 	case contains(unavailable, name):
 		return Field{}, invalidf("%s is not available on this service (it keeps no such value)", quote(name))

@@ -235,7 +235,7 @@ func parseDimensions(names []string) ([]Field, error) {
 	}
 	var events []string
 	for _, f := range out {
-		if f.Level == PageLevel || f.Level == NameLevel || f.Level == GoalLevel {
+		if f.Level == PageLevel || f.Level == NameLevel || f.Level == GoalLevel || f.Level == PropLevel {
 			events = append(events, f.Name)
 		}
 	}
@@ -290,7 +290,11 @@ func (q *Query) checkCombinations() error {
 		}
 	}
 	for _, f := range q.Dimensions {
-		if f.Level != NameLevel && f.Level != GoalLevel {
+		if f.Level == PropLevel && slices.Contains(q.Metrics, Pageviews) {
+			// A visit row keeps its hits' properties, not which hit (pageview or event) had them.
+			return invalidf("Metric \"pageviews\" cannot be queried with the dimension %s (use events)", f.Name)
+		}
+		if f.Level != NameLevel && f.Level != GoalLevel && f.Level != PropLevel {
 			continue
 		}
 		for _, m := range q.Metrics {

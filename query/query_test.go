@@ -70,7 +70,7 @@ func TestLimits(t *testing.T) {
 		`"dimensions": ["time:day", "time:week"]`:                                       "one time dimension",
 		`"filters": [["has_done", "event:goal", ["Signup"]]]`:                           "has_done",
 		`"filters": [["is", "visit:city", ["2950159"]]]`:                                "visit:city",
-		`"filters": [["is", "event:props:plan", ["pro"]]]`:                              "not available yet",
+		`"filters": [["is", "event:props:", ["pro"]]]`:                                  "not a custom property",
 		`"order_by": [["visitors", "up"]]`:                                              "asc",
 	}
 	for extra, words := range cases {

@@ -291,10 +291,11 @@ func (b *queryBuild) dimensionLabel(f query.Field, k string) string {
 	return k
 }
 
-// hitLevel is the query's hit dimension (event:page, event:name or event:goal), if any.
+// hitLevel is the query's hit dimension (event:page, event:name, event:goal or
+// event:props:KEY), if any.
 func (b *queryBuild) hitLevel() query.Level {
 	for _, f := range b.q.Dimensions {
-		if f.Level == query.PageLevel || f.Level == query.NameLevel || f.Level == query.GoalLevel {
+		if f.Level == query.PageLevel || f.Level == query.NameLevel || f.Level == query.GoalLevel || f.Level == query.PropLevel {
 			return f.Level
 		}
 	}
@@ -463,8 +464,24 @@ func (b *queryBuild) perVisit(where string) string {
 	case query.GoalLevel:
 		return `SELECT ` + selected + `, true AS first, bounce, seconds, g.pv, g.ev
 			FROM visit_rows CROSS JOIN LATERAL (` + b.goalRows() + `) AS g (name, pv, ev) WHERE ` + where
+	case query.PropLevel:
+		// A visit is a row for each value of the property its hits carried, with the hits
+		// that carried it as events; one whose hits carried none is "(none)" with all its
+		// hits, as Plausible answers.
+		values := propValues(b.propField().Key)
+		return `SELECT ` + selected + `, true AS first, bounce, seconds, 0 AS pv, h.n AS ev
+			FROM visit_rows CROSS JOIN LATERAL (
+				SELECT x.v, count(*) FROM ` + values + ` AS x (v) GROUP BY 1
+				UNION ALL SELECT '(none)', pageviews + cardinality(events) WHERE NOT EXISTS (SELECT FROM ` + values + ` AS z)
+			) AS h (v, n) WHERE ` + where
 	}
 	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev FROM visit_rows WHERE ` + where
+}
+
+// propField is the query's event:props dimension.
+func (b *queryBuild) propField() query.Field {
+	i := slices.IndexFunc(b.q.Dimensions, func(f query.Field) bool { return f.Level == query.PropLevel })
+	return b.q.Dimensions[i]
 }
 
 // groupKeys are the positions of n selected dimensions, for GROUP BY.

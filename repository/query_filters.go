@@ -9,6 +9,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // element stands for a hit's value in a hit-level predicate until it is placed.
@@ -68,6 +69,16 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 	switch f.Field.Level {
 	case query.GoalLevel:
 		return b.goalFilterCond(f), nil
+	case query.PropLevel:
+		if f.Op == query.Is && !f.IgnoreCase {
+			// One of the visit's hits carried one of the pairs: && reads the array in place.
+			pairs := make([]string, len(f.Values))
+			for i, v := range f.Values {
+				pairs[i] = stats.PropPair(f.Field.Key, v)
+			}
+			return "coalesce(props && " + b.arg(pq.Array(pairs)) + "::text[], false)", nil
+		}
+		fallthrough
 	case query.PageLevel, query.NameLevel:
 		if list, ok := b.pageList(f); ok {
 			// One of the visit's pages is in the list: && reads the array in place, where
@@ -82,7 +93,7 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 		if f.Negated() {
 			pred = "NOT (" + pred + ")"
 		}
-		return "EXISTS (SELECT 1 FROM " + hitValues(f.Field.Level) + " AS x (v) WHERE " + pred + ")", nil
+		return "EXISTS (SELECT 1 FROM " + hitValues(f.Field) + " AS x (v) WHERE " + pred + ")", nil
 	}
 	pred, err := b.leafPredicate(ctx, tx, f, storedColumn(f.Field))
 	if err != nil {
@@ -113,10 +124,14 @@ func (b *queryBuild) pageList(f query.Filter) ([]string, bool) {
 	return list, len(list) <= 8
 }
 
-// hitValues is the SQL of a visit row's hit values of a level.
-func hitValues(level query.Level) string {
-	if level == query.PageLevel {
+// hitValues is the SQL of a visit row's hit values of a hit-level field: its pages, its
+// event names, or the values of a property its hits carried.
+func hitValues(f query.Field) string {
+	switch f.Level {
+	case query.PageLevel:
 		return "unnest(pages)"
+	case query.PropLevel:
+		return propValues(f.Key)
 	}
 	return "(SELECT split_part(e, ':', 1) FROM unnest(events) AS e UNION ALL SELECT 'pageview' WHERE pageviews > 0)"
 }
@@ -187,4 +202,11 @@ func partOf(f query.Field, v string) string {
 	f.Spell = nil
 	defer func() { f.Spell = spell }()
 	return f.Answer(v)
+}
+
+// propValues is the SQL of the values of property key that a visit row's hits carried, one a
+// hit (props holds KEY, 0x1F, VALUE a hit and property; NULL for none).
+func propValues(key string) string {
+	prefix := pq.QuoteLiteral(stats.PropPair(key, ""))
+	return "(SELECT substr(y.p, char_length(" + prefix + ") + 1) FROM unnest(props) AS y (p) WHERE starts_with(y.p, " + prefix + "))"
 }

@@ -102,8 +102,8 @@ func (b *queryBuild) distinctValues(ctx context.Context, f query.Field) ([]strin
 // the caller appends the days.
 func valuesSQL(f query.Field) string {
 	switch f.Level {
-	case query.PageLevel, query.NameLevel:
-		return "SELECT DISTINCT x.v FROM visit_rows CROSS JOIN LATERAL " + hitValues(f.Level) + " AS x (v) WHERE website_id = $1"
+	case query.PageLevel, query.NameLevel, query.PropLevel:
+		return "SELECT DISTINCT x.v FROM visit_rows CROSS JOIN LATERAL " + hitValues(f) + " AS x (v) WHERE website_id = $1"
 	}
 	c := storedColumn(f)
 	return "SELECT DISTINCT " + c + " FROM visit_rows WHERE website_id = $1"
