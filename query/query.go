@@ -55,13 +55,17 @@ const (
 	// dimensions (event:goal aside) without them.
 	ConversionRate      Metric = "conversion_rate"
 	GroupConversionRate Metric = "group_conversion_rate"
+	// TimeOnPage and ScrollDepth are the mean engaged seconds and deepest scroll of the visits
+	// that sent engagement for the pages of an event:page dimension or filter.
+	TimeOnPage  Metric = "time_on_page"
+	ScrollDepth Metric = "scroll_depth"
 )
 
 var metrics = []Metric{Visitors, Visits, Pageviews, ViewsPerVisit, BounceRate, VisitDuration, Events, Percentage,
-	ConversionRate, GroupConversionRate}
+	ConversionRate, GroupConversionRate, TimeOnPage, ScrollDepth}
 
-// pendingMetrics are Plausible's metrics this service is gaining (revenue, engagement).
-var pendingMetrics = []string{"total_revenue", "average_revenue", "time_on_page", "scroll_depth"}
+// pendingMetrics are Plausible's metrics this service is gaining (revenue).
+var pendingMetrics = []string{"total_revenue", "average_revenue"}
 
 // visitOnly are the metrics of whole visits, which a hit dimension other than event:page
 // cannot split (as Plausible refuses them).
@@ -289,6 +293,9 @@ func (q *Query) checkCombinations() error {
 			return invalidf("Metric %s needs an event:goal filter (at the top level of filters) or the event:goal dimension", quote(string(m)))
 		}
 	}
+	if err := q.checkEngagement(); err != nil {
+		return err
+	}
 	for _, f := range q.Dimensions {
 		if f.Level == PropLevel && slices.Contains(q.Metrics, Pageviews) {
 			// A visit row keeps its hits' properties, not which hit (pageview or event) had them.
@@ -299,6 +306,28 @@ func (q *Query) checkCombinations() error {
 		}
 		for _, m := range q.Metrics {
 			if slices.Contains(visitOnly, m) {
+				return invalidf("Metric %s cannot be queried with the dimension %s", quote(string(m)), f.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkEngagement refuses time_on_page and scroll_depth where Plausible does: they are a
+// page's, so they need the event:page dimension or an event:page filter at the top level, and
+// no other hit dimension.
+func (q *Query) checkEngagement() error {
+	for _, m := range []Metric{TimeOnPage, ScrollDepth} {
+		if !slices.Contains(q.Metrics, m) {
+			continue
+		}
+		pageDimension := slices.ContainsFunc(q.Dimensions, func(f Field) bool { return f.Level == PageLevel })
+		pageFilter := slices.ContainsFunc(q.Filters, func(f Filter) bool { return f.Field.Level == PageLevel && len(f.Children) == 0 })
+		if !pageDimension && !pageFilter {
+			return invalidf("Metric %s needs the event:page dimension or an event:page filter (at the top level of filters)", quote(string(m)))
+		}
+		for _, f := range q.Dimensions {
+			if f.Level == NameLevel || f.Level == GoalLevel || f.Level == PropLevel {
 				return invalidf("Metric %s cannot be queried with the dimension %s", quote(string(m)), f.Name)
 			}
 		}

@@ -421,9 +421,13 @@ func (b *queryBuild) perVisitor(where string) string {
 	if len(keys) > 0 {
 		groupBy = " GROUP BY " + strings.Join(keys, ", ")
 	}
+	engagement := ""
+	if b.needsEngagement() {
+		engagement = engagementSums
+	}
 	return `SELECT ` + selected + visitors + `, count(*) FILTER (WHERE first) AS visits,
 			sum(pv) AS pageviews, sum(ev) AS events, count(*) FILTER (WHERE first AND bounce) AS bounces,
-			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + from + groupBy
+			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + engagement + from + groupBy
 }
 
 // perVisit is u: one row per matching visit, or (event:page) per pageview, or (event:name)
@@ -439,6 +443,10 @@ func (b *queryBuild) perVisit(where string) string {
 	if b.needsVisitors() && b.repeats != "" {
 		selected += ", CASE WHEN " + repeatKey + " = ANY(" + b.repeats + ") THEN " + repeatKey + " END AS rkey"
 	}
+	engagement, join := "", ""
+	if b.needsEngagement() {
+		engagement, join = engagementColumns, engagementJoin(b.engagementPages())
+	}
 	pages := b.pages
 	pv := "pageviews"
 	if pages != "" {
@@ -451,8 +459,8 @@ func (b *queryBuild) perVisit(where string) string {
 			hitWhere = " AND " + strings.ReplaceAll(pages, element, "h.v")
 		}
 		// A pageview is its visit's first of its page when no earlier pageview has it.
-		return `SELECT ` + selected + `, array_position(pages, h.v) = h.n AS first, bounce, seconds, 1 AS pv, 0 AS ev
-			FROM visit_rows CROSS JOIN LATERAL unnest(pages) WITH ORDINALITY AS h (v, n) WHERE ` + where + hitWhere
+		return `SELECT ` + selected + `, array_position(pages, h.v) = h.n AS first, bounce, seconds, 1 AS pv, 0 AS ev` + engagement + `
+			FROM visit_rows CROSS JOIN LATERAL unnest(pages) WITH ORDINALITY AS h (v, n)` + join + ` WHERE ` + where + hitWhere
 	case query.NameLevel:
 		return `SELECT ` + selected + `, true AS first, bool_or(bounce) AS bounce, max(seconds) AS seconds,
 				count(*) FILTER (WHERE h.v = 'pageview') AS pv, count(*) FILTER (WHERE h.v <> 'pageview') AS ev
@@ -475,7 +483,8 @@ func (b *queryBuild) perVisit(where string) string {
 				UNION ALL SELECT '(none)', pageviews + cardinality(events) WHERE NOT EXISTS (SELECT FROM ` + values + ` AS z)
 			) AS h (v, n) WHERE ` + where
 	}
-	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev FROM visit_rows WHERE ` + where
+	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev` + engagement + `
+		FROM visit_rows` + join + ` WHERE ` + where
 }
 
 // propField is the query's event:props dimension.
@@ -513,6 +522,8 @@ func metricSQL(m query.Metric) string {
 		return "coalesce(round(sum(seconds)::numeric / nullif(sum(visits), 0)), 0)"
 	case query.ViewsPerVisit:
 		return "coalesce(round(sum(pageviews)::numeric / nullif(sum(visits), 0), 2), 0)"
+	case query.TimeOnPage, query.ScrollDepth:
+		return engagementSQL(m)
 	}
 	panic("repository: unknown metric " + string(m))
 }
@@ -546,6 +557,7 @@ func (b *queryBuild) orderBy() string {
 func (b *queryBuild) totalVisitors() string {
 	inner := *b.q
 	inner.Dimensions = nil
+	inner.Metrics = []query.Metric{query.Visitors}
 	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats}
 	return t.withRepeats() + `SELECT (` + metricSQL(query.Visitors) + `)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
