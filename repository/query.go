@@ -324,6 +324,9 @@ func (b *queryBuild) grouped(where string) string {
 	}
 	for i, m := range b.q.Metrics {
 		sql := metricSQL(m)
+		if m == query.Events && b.conversionEvents() {
+			sql = "sum(events)"
+		}
 		if m == query.Percentage && b.totalInline() {
 			sql = "coalesce(100.0 * (" + sql + ") / nullif((SELECT " + sql + " FROM v), 0), 0)"
 		}
@@ -483,7 +486,12 @@ func (b *queryBuild) perVisit(where string) string {
 				UNION ALL SELECT '(none)', pageviews + cardinality(events) WHERE NOT EXISTS (SELECT FROM ` + values + ` AS z)
 			) AS h (v, n) WHERE ` + where
 	}
-	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, cardinality(events) AS ev` + engagement + `
+	ev := "cardinality(events)"
+	if b.conversionEvents() {
+		// events answers sum(events) alone: the conversions, pageviews included.
+		ev = b.conversionHits()
+	}
+	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, ` + ev + ` AS ev` + engagement + `
 		FROM visit_rows` + join + ` WHERE ` + where
 }
 

@@ -157,12 +157,9 @@ func (b *queryBuild) goalRows() string {
 		cond := b.goalCond(m)
 		pv, ev := "0::int8", "0::int8"
 		if m.goal.Kind == stats.GoalPageview {
-			pv = "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE x.v = ANY(" + b.arg(pq.Array(m.pages)) + "::text[]))"
+			pv = b.goalHits(m)
 		} else {
-			// Rows older than event_names hold only the encoded names (docs/goals.md).
-			ev = "CASE WHEN event_names = '{}' THEN (SELECT count(*) FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " +
-				b.arg(encodedEventName(m.goal.Event)) + ") ELSE (SELECT count(*) FROM unnest(event_names) AS n WHERE n = " +
-				b.arg(m.goal.Event) + ") END"
+			ev = b.goalHits(m)
 		}
 		parts = append(parts, "SELECT "+b.arg(m.goal.DisplayName)+"::text, "+pv+", "+ev+" WHERE "+cond)
 	}
@@ -181,4 +178,40 @@ func (b *queryBuild) goalShown(name string) bool {
 		}
 	}
 	return true
+}
+
+// goalHits is the SQL of a visit row's pageviews (pageview goal) or events (event goal) that
+// match m.
+func (b *queryBuild) goalHits(m *goalMatch) string {
+	if m.goal.Kind == stats.GoalPageview {
+		if len(m.pages) == 0 {
+			return "0::int8"
+		}
+		return "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE x.v = ANY(" + b.arg(pq.Array(m.pages)) + "::text[]))"
+	}
+	// Rows older than event_names hold only the encoded names (docs/goals.md).
+	return "CASE WHEN event_names = '{}' THEN (SELECT count(*) FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " +
+		b.arg(encodedEventName(m.goal.Event)) + ") ELSE (SELECT count(*) FROM unnest(event_names) AS n WHERE n = " +
+		b.arg(m.goal.Event) + ") END"
+}
+
+// conversionEvents tells whether events are the conversions, as Plausible counts them under
+// an event:goal filter: one row a visit (no hit dimension), with top-level goal filters.
+func (b *queryBuild) conversionEvents() bool {
+	return b.q.HasGoalFilter() && b.hitLevel() == query.VisitLevel && slices.Contains(b.q.Metrics, query.Events)
+}
+
+// conversionHits is the SQL of a visit row's conversions on the goals every top-level
+// event:goal filter names: its matching pageviews and events, summed over those goals.
+func (b *queryBuild) conversionHits() string {
+	var parts []string
+	for i := range b.goals {
+		if b.goalShown(b.goals[i].goal.DisplayName) {
+			parts = append(parts, b.goalHits(&b.goals[i]))
+		}
+	}
+	if len(parts) == 0 {
+		return "0::int8"
+	}
+	return "(" + strings.Join(parts, " + ") + ")"
 }

@@ -81,11 +81,11 @@ func TestQueryGoalsMatchAReference(t *testing.T) {
 			if !ok || fmt.Sprintf("%.0f %.0f", row[0], row[1]) != w || row[2] != rate(visitors) {
 				t.Errorf("%s %s (%s %s%s): %v, want %s and rate %v", c.json, g.DisplayName, g.Kind, g.Page, g.Event, row, w, rate(visitors))
 			}
-			// The filter keeps the same visits.
-			filtered := run(`"metrics": ["visitors", "conversion_rate"], "filters": [["is", "event:goal", ["` + g.DisplayName + `"]]` +
+			// The filter keeps the same visits; their events are the conversions.
+			filtered := run(`"metrics": ["visitors", "conversion_rate", "events"], "filters": [["is", "event:goal", ["` + g.DisplayName + `"]]` +
 				map[bool]string{true: `, ["is", "visit:country", ["DE"]]]`, false: `]`}[c.filters != nil])
-			if r := filtered["[]"]; fmt.Sprintf("%.0f", r[0]) != visitors || r[1] != rate(visitors) {
-				t.Errorf("%s filter %s: %v, want %s visitors, rate %v", c.json, g.DisplayName, r, visitors, rate(visitors))
+			if r := filtered["[]"]; fmt.Sprintf("%.0f %.0f", r[0], r[2]) != w || r[1] != rate(visitors) {
+				t.Errorf("%s filter %s: %v, want %s (visitors, events), rate %v", c.json, g.DisplayName, r, w, rate(visitors))
 			}
 		}
 		if converting < 10 {
