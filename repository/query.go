@@ -76,6 +76,13 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 		}
 		return out, nil
 	}
+	if goalsListQuery(q) {
+		out, err := r.goalsListAnswer(ctx, websiteID, q)
+		if err != nil {
+			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
+		}
+		return out, nil
+	}
 	out, err := r.runRows(ctx, websiteID, q, zone)
 	if err != nil {
 		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
