@@ -61,6 +61,9 @@ type propertyReads struct {
 
 // readProperties reads the range's top keys and the values of key (or of the first key).
 func (p *Pages) readProperties(ctx context.Context, siteID int64, rng stats.Range, filters stats.Filters, key string) (propertyReads, error) {
+	if has, err := p.repo.HasProperties(ctx, siteID, rng); err != nil || !has {
+		return propertyReads{}, err
+	}
 	reader := p.repo.RowReader(siteID, rng, filters)
 	top := repository.StatQuery{Name: stats.Property, SortBy: "count", Desc: true, Limit: topSize}
 	keys, _, err := reader.List(ctx, top)

@@ -153,3 +153,17 @@ func (r *Repository) PropertyPairs(ctx context.Context, websiteID int64, days st
 	}
 	return out, basis, nil
 }
+
+// HasProperties tells whether a hit of the website carried a custom property on a day of the
+// range: whether the flush registered a key for it (property_keys, written in the flush's
+// transaction with the rows). The dashboard asks before it reads the keys from the rows, so
+// that a website without properties (most) does not pay a month's scan on every view.
+func (r *Repository) HasProperties(ctx context.Context, websiteID int64, days stats.Range) (bool, error) {
+	var has bool
+	err := r.db.GetContext(ctx, &has, `SELECT EXISTS (SELECT FROM property_keys WHERE website_id = $1 AND day BETWEEN $2 AND $3)`,
+		websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout))
+	if err != nil {
+		return false, fmt.Errorf("properties.has: %w", err)
+	}
+	return has, nil
+}
