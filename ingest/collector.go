@@ -300,7 +300,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		add(stats.Pageview, dayKey, dayString(dayKey))
 		extras.rowPage = add(stats.Page, dayKey, page)
 		extras.day, extras.hour = dayKey, hour // pageview_hour, counted by Counters.AddHit
-		extras.pageview = &recentView{at: vh.at, page: stats.Storable(recentPath(h.page)), referrer: stats.Storable(refHost), ip: ip, userAgent: userAgent}
+		extras.hasPageview, extras.pageview = true, recentView{at: vh.at, page: stats.Storable(recentPath(h.page)), referrer: stats.Storable(refHost), ip: ip, userAgent: userAgent}
 	}
 	if out.started {
 		if !parsed {
@@ -310,7 +310,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		c.addVisit(add, &extras.values, out.day, hour, site, h, refHost, client, ip, r)
 	}
 	if out.visited || out.hourBits != 0 {
-		extras.member = &memberKey{websiteID: site.ID, day: out.day, key: out.key}
+		extras.hasMember, extras.member = true, memberKey{websiteID: site.ID, day: out.day, key: out.key}
 		extras.bits = memberBits{visited: out.visited, hours: out.hourBits}
 	}
 	// The buffer full (a database outage that lasts): refused, although its visit took the hit.
