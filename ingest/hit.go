@@ -157,7 +157,23 @@ func screenValue(s string) string {
 	if err1 != nil || err2 != nil || width < 1 || height < 1 || width > maxScreenSide || height > maxScreenSide {
 		return ""
 	}
+	if plainNumber(w) && plainNumber(h) {
+		return s // as Itoa would write it: no allocation for what browsers send
+	}
 	return strconv.Itoa(width) + "x" + strconv.Itoa(height)
+}
+
+// plainNumber: digits only, the first not 0.
+func plainNumber(s string) bool {
+	if s == "" || s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // eventValue is "name:value:unit". The name is required (1..64 characters) and its colons
