@@ -66,10 +66,13 @@ type Collector struct {
 // eventRequest is the tracker's body: the page's URL, its referrer, the screen size and an
 // optional event (name, value, unit).
 type eventRequest struct {
-	Page             string     `json:"page"`
-	Referrer         string     `json:"referrer"`
-	ScreenResolution string     `json:"screen_resolution"`
-	Event            *eventBody `json:"event"`
+	Page             string `json:"page"`
+	Referrer         string `json:"referrer"`
+	ScreenResolution string `json:"screen_resolution"`
+	// Event is the hit's event when hasEvent (held here, not pointed to: a pointer was an
+	// allocation of every event hit).
+	Event    eventBody
+	hasEvent bool
 	// engagement: Plausible's engagement hit (plausible.go), never read from this service's
 	// body.
 	engagement bool
@@ -174,9 +177,9 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 		}
 	}
 	var event string // name:value:unit
-	if req.Event != nil {
+	if req.hasEvent {
 		var ok bool
-		if event, ok = eventValue(req.Event); !ok {
+		if event, ok = eventValue(&req.Event); !ok {
 			return http.StatusBadRequest, "event.name must be 1 to 64 characters."
 		}
 	}
@@ -197,7 +200,7 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 	}
 	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution, hash: req.hash}
 	h.props = c.readProps(req.props)
-	if req.Event != nil {
+	if req.hasEvent {
 		h.kind, h.event, h.eventName = hitEvent, event, req.Event.Name
 		if req.quiet {
 			h.kind = hitQuietEvent
@@ -461,6 +464,8 @@ type rawEvent struct {
 	Interactive jsontext.Value `json:"interactive"`
 	Props       jsontext.Value `json:"props"`
 	Revenue     jsontext.Value `json:"revenue"`
+	// eventValue: a string event.value as decoded (decodeEvent).
+	eventValue string
 }
 
 // rawEvents hold the structs hits are decoded into: Unmarshal takes a pointer, which made one
@@ -485,11 +490,14 @@ func decodeEvent(body []byte, req *eventRequest) error {
 	if raw.Event == nil {
 		return nil
 	}
-	req.Event = &eventBody{Name: raw.Event.Name, Unit: raw.Event.Unit}
+	req.hasEvent, req.Event = true, eventBody{Name: raw.Event.Name, Unit: raw.Event.Unit}
 	switch v := raw.Event.Value; v.Kind() {
 	case 0, 'n': // absent, null
 	case '"':
-		return json.Unmarshal(v, &req.Event.Value, hitJSON)
+		// Into raw, already on the heap: the address of req's field made every hit's req escape.
+		err := json.Unmarshal(v, &raw.eventValue, hitJSON)
+		req.Event.Value = raw.eventValue
+		return err
 	case '0':
 		req.Event.Value = string(v)
 	default:

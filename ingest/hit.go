@@ -185,7 +185,7 @@ func eventValue(e *eventBody) (string, bool) {
 		return "", false
 	}
 	value := ""
-	if len(e.Value) <= maxEventValueLen {
+	if e.Value != "" && len(e.Value) <= maxEventValueLen { // ParseFloat's error for "" is an allocation
 		if f, err := strconv.ParseFloat(e.Value, 64); err == nil && f > 0 && !strings.ContainsAny(e.Value, "xXpPnN_") {
 			value = e.Value
 		}

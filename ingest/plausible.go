@@ -214,7 +214,7 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 		hit.engagement = true
 		hit.engagedMillis, hit.scrollDepth = f.engagedMillis, f.scrollDepth
 	default:
-		hit.Event = &eventBody{Name: f.name}
+		hit.hasEvent, hit.Event = true, eventBody{Name: f.name}
 		hit.Event.Value, hit.Event.Unit = revenue(f.dollar, f.revenue)
 		if hit.revenue = present(f.dollar); hit.revenue == nil {
 			hit.revenue = f.revenue
