@@ -66,10 +66,13 @@ type Collector struct {
 // eventRequest is the tracker's body: the page's URL, its referrer, the screen size and an
 // optional event (name, value, unit).
 type eventRequest struct {
-	Page             string     `json:"page"`
-	Referrer         string     `json:"referrer"`
-	ScreenResolution string     `json:"screen_resolution"`
-	Event            *eventBody `json:"event"`
+	Page             string `json:"page"`
+	Referrer         string `json:"referrer"`
+	ScreenResolution string `json:"screen_resolution"`
+	// Event is the hit's event when hasEvent (held here, not pointed to: a pointer was an
+	// allocation of every event hit).
+	Event    eventBody
+	hasEvent bool
 	// engagement: Plausible's engagement hit (plausible.go), never read from this service's
 	// body.
 	engagement bool
@@ -174,9 +177,9 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 		}
 	}
 	var event string // name:value:unit
-	if req.Event != nil {
+	if req.hasEvent {
 		var ok bool
-		if event, ok = eventValue(req.Event); !ok {
+		if event, ok = eventValue(&req.Event); !ok {
 			return http.StatusBadRequest, "event.name must be 1 to 64 characters."
 		}
 	}
@@ -197,7 +200,7 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 	}
 	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution, hash: req.hash}
 	h.props = c.readProps(req.props)
-	if req.Event != nil {
+	if req.hasEvent {
 		h.kind, h.event, h.eventName = hitEvent, event, req.Event.Name
 		if req.quiet {
 			h.kind = hitQuietEvent
@@ -300,7 +303,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		add(stats.Pageview, dayKey, dayString(dayKey))
 		extras.rowPage = add(stats.Page, dayKey, page)
 		extras.day, extras.hour = dayKey, hour // pageview_hour, counted by Counters.AddHit
-		extras.pageview = &recentView{at: vh.at, page: stats.Storable(recentPath(h.page)), referrer: stats.Storable(refHost), ip: ip, userAgent: userAgent}
+		extras.hasPageview, extras.pageview = true, recentView{at: vh.at, page: stats.Storable(recentPath(h.page)), referrer: stats.Storable(refHost), ip: ip, userAgent: userAgent}
 	}
 	if out.started {
 		if !parsed {
@@ -310,7 +313,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		c.addVisit(add, &extras.values, out.day, hour, site, h, refHost, client, ip, r)
 	}
 	if out.visited || out.hourBits != 0 {
-		extras.member = &memberKey{websiteID: site.ID, day: out.day, key: out.key}
+		extras.hasMember, extras.member = true, memberKey{websiteID: site.ID, day: out.day, key: out.key}
 		extras.bits = memberBits{visited: out.visited, hours: out.hourBits}
 	}
 	// The buffer full (a database outage that lasts): refused, although its visit took the hit.
@@ -445,26 +448,41 @@ var bodyBuffers = sync.Pool{New: func() any {
 var hitJSON = json.JoinOptions(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true),
 	json.MatchCaseInsensitiveNames(true))
 
+// rawEvent is the tracker's body as decoded, before decodeEvent checks it.
+type rawEvent struct {
+	Page             string `json:"page"`
+	Referrer         string `json:"referrer"`
+	ScreenResolution string `json:"screen_resolution"`
+	Event            *struct {
+		Name  string         `json:"name"`
+		Value jsontext.Value `json:"value"`
+		Unit  string         `json:"unit"`
+	} `json:"event"`
+	// Any JSON: only true and false mean something, as a browser's bad value must not
+	// cost its hit; nor may bad props or revenue (props.go).
+	Hash        jsontext.Value `json:"hash"`
+	Interactive jsontext.Value `json:"interactive"`
+	Props       jsontext.Value `json:"props"`
+	Revenue     jsontext.Value `json:"revenue"`
+	// eventValue: a string event.value as decoded (decodeEvent).
+	eventValue string
+}
+
+// rawEvents hold the structs hits are decoded into: Unmarshal takes a pointer, which made one
+// a hit on the heap (some 160 bytes). Each is zeroed before and after use, so that nothing of a
+// hit is read by, or kept alive for, the next (Unmarshal appends to a non-nil jsontext.Value).
+var rawEvents = sync.Pool{New: func() any { return new(rawEvent) }}
+
 // decodeEvent reads the body; event.value may be a JSON number or a string.
 func decodeEvent(body []byte, req *eventRequest) error {
-	var raw struct {
-		Page             string `json:"page"`
-		Referrer         string `json:"referrer"`
-		ScreenResolution string `json:"screen_resolution"`
-		Event            *struct {
-			Name  string         `json:"name"`
-			Value jsontext.Value `json:"value"`
-			Unit  string         `json:"unit"`
-		} `json:"event"`
-		// Any JSON: only true and false mean something, as a browser's bad value must not
-		// cost its hit; nor may bad props or revenue (props.go).
-		Hash        jsontext.Value `json:"hash"`
-		Interactive jsontext.Value `json:"interactive"`
-		Props       jsontext.Value `json:"props"`
-		Revenue     jsontext.Value `json:"revenue"`
-	}
+	raw := rawEvents.Get().(*rawEvent)
+	*raw = rawEvent{}
+	defer func() {
+		*raw = rawEvent{}
+		rawEvents.Put(raw)
+	}()
 	// Unmarshal refuses trailing data itself.
-	if err := json.Unmarshal(body, &raw, hitJSON); err != nil {
+	if err := json.Unmarshal(body, raw, hitJSON); err != nil {
 		return err
 	}
 	*req = eventRequest{Page: raw.Page, Referrer: raw.Referrer, ScreenResolution: raw.ScreenResolution,
@@ -472,11 +490,14 @@ func decodeEvent(body []byte, req *eventRequest) error {
 	if raw.Event == nil {
 		return nil
 	}
-	req.Event = &eventBody{Name: raw.Event.Name, Unit: raw.Event.Unit}
+	req.hasEvent, req.Event = true, eventBody{Name: raw.Event.Name, Unit: raw.Event.Unit}
 	switch v := raw.Event.Value; v.Kind() {
 	case 0, 'n': // absent, null
 	case '"':
-		return json.Unmarshal(v, &req.Event.Value, hitJSON)
+		// Into raw, already on the heap: the address of req's field made every hit's req escape.
+		err := json.Unmarshal(v, &raw.eventValue, hitJSON)
+		req.Event.Value = raw.eventValue
+		return err
 	case '0':
 		req.Event.Value = string(v)
 	default:

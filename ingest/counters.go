@@ -190,14 +190,18 @@ func (c *Counters) reset(size int) {
 // hitExtras are what a hit adds besides its counters: its key's day membership and, for a
 // pageview, the realtime view.
 type hitExtras struct {
-	member   *memberKey
-	bits     memberBits
-	pageview *recentView // nil for other hits
-	site     int64
-	day      int32 // the pageview's day and hour (TZ), for pageview_hour
-	hour     uint8
+	// member and pageview are held here, not pointed to: AddHit keeps what they hold, so a
+	// pointer made each an allocation a hit. hasMember, hasPageview: the hit has one.
+	hasMember   bool
+	member      memberKey
+	bits        memberBits
+	hasPageview bool
+	pageview    recentView
+	site        int64
+	day         int32 // the pageview's day and hour (TZ), for pageview_hour
+	hour        uint8
 	// The hit's part of its visit's row: the visit's values on its first hit, the page of a
-	// pageview (with pageview set), the event of an event. hasRow false: no row (an
+	// pageview (with hasPageview), the event of an event. hasRow false: no row (an
 	// engagement).
 	hasRow    bool
 	row       rowEnd // the visit's row as the hit leaves it
@@ -214,7 +218,7 @@ type hitExtras struct {
 // bound.
 func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 	need := len(keys)
-	if x.member != nil {
+	if x.hasMember {
 		need++ // its membership may be a new entry
 	}
 	if x.hasRow {
@@ -229,21 +233,21 @@ func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 	for _, k := range keys {
 		c.counts[k]++
 	}
-	if x.member != nil {
-		b := c.members[*x.member]
+	if x.hasMember {
+		b := c.members[x.member]
 		b.visited = b.visited || x.bits.visited
 		b.hours |= x.bits.hours
-		c.members[*x.member] = b
+		c.members[x.member] = b
 	}
-	if pv := x.pageview; pv != nil {
+	if x.hasPageview {
 		r := c.recent[x.site]
 		if r == nil {
 			r = &recentViews{}
 			c.recent[x.site] = r
 		}
-		r.views[r.n%recentMax] = *pv
+		r.views[r.n%recentMax] = x.pageview
 		r.n++
-		c.addPageview(x.site, r, pv.at/int64(time.Minute), x.day, x.hour)
+		c.addPageview(x.site, r, x.pageview.at/int64(time.Minute), x.day, x.hour)
 	}
 	if x.hasRow {
 		c.rowHit(x)

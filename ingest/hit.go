@@ -66,11 +66,46 @@ func referrerHost(referrer string) string {
 	if referrer == "" {
 		return ""
 	}
+	if host, ok := plainReferrerHost(referrer); ok {
+		return stats.Truncate(host, maxPageLength)
+	}
 	u, err := url.Parse(referrer)
 	if err != nil {
 		return ""
 	}
 	return stats.Truncate(u.Hostname(), maxPageLength)
+}
+
+// plainReferrerHost is the host of the referrers most hits carry, read in place: an http(s)
+// URL whose host is letters, digits, '.', '-', '_' and '~' only, and nothing of which url.Parse
+// would refuse or unescape (no control byte, no '%'). It is what url.Parse's Hostname gives
+// for them without the URL it allocates; ok is false for any other referrer, which url.Parse
+// reads.
+func plainReferrerHost(referrer string) (string, bool) {
+	rest, ok := strings.CutPrefix(referrer, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(referrer, "http://"); !ok {
+			return "", false
+		}
+	}
+	for i := 0; i < len(referrer); i++ {
+		if c := referrer[i]; c < 0x20 || c == 0x7f || c == '%' {
+			return "", false
+		}
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	host := rest[:end]
+	for i := 0; i < len(host); i++ {
+		switch c := host[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '-', c == '_', c == '~':
+		default:
+			return "", false
+		}
+	}
+	return host, true
 }
 
 // isVisit tells a visit from an internal navigation: the referrer is empty or from another
@@ -122,7 +157,23 @@ func screenValue(s string) string {
 	if err1 != nil || err2 != nil || width < 1 || height < 1 || width > maxScreenSide || height > maxScreenSide {
 		return ""
 	}
+	if plainNumber(w) && plainNumber(h) {
+		return s // as Itoa would write it: no allocation for what browsers send
+	}
 	return strconv.Itoa(width) + "x" + strconv.Itoa(height)
+}
+
+// plainNumber: digits only, the first not 0.
+func plainNumber(s string) bool {
+	if s == "" || s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // eventValue is "name:value:unit". The name is required (1..64 characters) and its colons
@@ -134,7 +185,7 @@ func eventValue(e *eventBody) (string, bool) {
 		return "", false
 	}
 	value := ""
-	if len(e.Value) <= maxEventValueLen {
+	if e.Value != "" && len(e.Value) <= maxEventValueLen { // ParseFloat's error for "" is an allocation
 		if f, err := strconv.ParseFloat(e.Value, 64); err == nil && f > 0 && !strings.ContainsAny(e.Value, "xXpPnN_") {
 			value = e.Value
 		}

@@ -66,15 +66,19 @@ func classifyReferrer(host string) (searchEngine, socialNetwork string) {
 }
 
 // brand finds google.TLD, google.co.TLD and their subdomains.
+// Its labels are found from the end in place: a visit's first hit called it, and a split of
+// the host was an allocation of it.
 func brand(host string) string {
-	labels := strings.Split(host, ".")
-	n := len(labels)
-	if n < 2 {
-		return ""
+	dot := strings.LastIndexByte(host, '.')
+	if dot < 0 {
+		return "" // one label
 	}
-	name := labels[n-2]
-	if n >= 3 && countrySuffixes[labels[n-2]] && len(labels[n-1]) == 2 {
-		name = labels[n-3]
+	last, rest := host[dot+1:], host[:dot]
+	dot = strings.LastIndexByte(rest, '.')
+	name := rest[dot+1:] // the label before the last
+	if dot >= 0 && countrySuffixes[name] && len(last) == 2 {
+		rest = rest[:dot]
+		name = rest[strings.LastIndexByte(rest, '.')+1:]
 	}
 	return searchEngineBrands[name]
 }
@@ -82,7 +86,7 @@ func brand(host string) string {
 // isMastodon: most Mastodon servers are named so (mastodon.example, mstdn.jp, example.social's
 // own names vary and are not guessed).
 func isMastodon(host string) bool {
-	for _, label := range strings.Split(host, ".") {
+	for label := range strings.SplitSeq(host, ".") {
 		if label == "mastodon" || label == "mstdn" {
 			return true
 		}

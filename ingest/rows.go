@@ -204,7 +204,7 @@ func (c *Counters) rowHit(x *hitExtras) {
 		}
 		r.needValues = false
 	}
-	if x.pageview != nil {
+	if x.hasPageview {
 		s.add(slot, r, partPage, x.rowPage)
 		r.pageviews++
 	}

@@ -15,7 +15,7 @@ func pageHit(c *Counters, id int64, page string, values map[stats.Name]string) {
 	if id == 1 {
 		landing = "/first"
 	}
-	x := hitExtras{hasRow: true, pageview: &recentView{page: page}, rowPage: page,
+	x := hitExtras{hasRow: true, hasPageview: true, pageview: recentView{page: page}, rowPage: page,
 		row: rowEnd{ref: rowRef{websiteID: 1, day: 20516, id: id}, landing: landing, exit: page}}
 	if values != nil {
 		x.hasValues, x.values = true, stats.ValuesOf(values)
