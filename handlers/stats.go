@@ -38,7 +38,14 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if q.Name == stats.Property {
 		reader = s.repo.RowReader(req.WebsiteId, q.Range, q.Filters) // only the rows hold properties
 	}
-	entries, total, err := reader.List(ctx, repository.StatQueryOf(q))
+	var engaged map[string]repository.PageEngagement
+	var entries []repository.StatEntry
+	var total int64
+	if q.Name == stats.Page { // with the pages' time on page and scroll depth, in one read
+		entries, total, engaged, err = repository.PageListWithEngagement(ctx, reader, repository.StatQueryOf(q))
+	} else {
+		entries, total, err = reader.List(ctx, repository.StatQueryOf(q))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -51,30 +58,11 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	data := make([]gen.StatEntry, len(entries))
 	for i, e := range entries {
 		data[i] = gen.StatEntry{Value: e.Value, Count: e.Count}
-	}
-	if q.Name == stats.Page {
-		if err := addEngagement(ctx, reader, data); err != nil {
-			return nil, err
+		if q.Name == stats.Page {
+			data[i].TimeOnPage, data[i].ScrollDepth = engaged[e.Value].TimeOnPage, engaged[e.Value].ScrollDepth
 		}
 	}
 	return gen.ListStats200JSONResponse{Data: data, Meta: meta, Links: links}, nil
-}
-
-// addEngagement gives the page list's entries their time on page and scroll depth.
-func addEngagement(ctx context.Context, reader repository.Reader, data []gen.StatEntry) error {
-	pages := make([]string, len(data))
-	for i, e := range data {
-		pages[i] = e.Value
-	}
-	engaged, err := reader.Engagement(ctx, pages)
-	if err != nil {
-		return err
-	}
-	for i := range data {
-		e := engaged[data[i].Value]
-		data[i].TimeOnPage, data[i].ScrollDepth = e.TimeOnPage, e.ScrollDepth
-	}
-	return nil
 }
 
 // filterNotes is what a filtered answer says of itself (docs/filters.md); both nil

@@ -131,21 +131,14 @@ func benchHTTP(b *testing.B, f fixture, site int64, domain string, month stats.R
 	}
 }
 
-// pageListWithEngagement is the API's page list: its first 50 pages by count, then their time on
-// page and scroll depth; rows says the data set has engagement for them (the visit rows have,
-// the counters seeded for the unfiltered reads have not).
+// pageListWithEngagement is the API's page list: its first 50 pages by count with their time on
+// page and scroll depth (repository.PageListWithEngagement); rows says the data set has
+// engagement for them (the visit rows have, the counters seeded for the unfiltered reads have
+// not).
 func pageListWithEngagement(ctx context.Context, reader repository.Reader, rows bool) error {
-	list, _, err := reader.List(ctx, repository.StatQuery{Name: stats.Page, SortBy: "count", Desc: true, Limit: 50})
-	if err != nil {
-		return err
-	}
-	pages := make([]string, len(list))
-	for i, e := range list {
-		pages[i] = e.Value
-	}
-	engaged, err := reader.Engagement(ctx, pages)
+	list, _, engaged, err := repository.PageListWithEngagement(ctx, reader, repository.StatQuery{Name: stats.Page, SortBy: "count", Desc: true, Limit: 50})
 	if err == nil && rows && len(engaged) == 0 {
-		err = fmt.Errorf("no engagement for the %d pages", len(pages))
+		err = fmt.Errorf("no engagement for the %d pages", len(list))
 	}
 	return err
 }

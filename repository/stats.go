@@ -293,19 +293,10 @@ func (c counterReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int6
 // args) yields, in q's order, with the number of values in all: the outer query of List, on
 // the counters or on filtered rows.
 func listPage(ctx context.Context, db sqlx.QueryerContext, totals string, args []any, q StatQuery) ([]StatEntry, int64, error) {
-	order := "count DESC, value ASC"
-	switch {
-	case q.SortBy == "value" && q.Desc:
-		order = "value DESC"
-	case q.SortBy == "value":
-		order = "value ASC"
-	case !q.Desc:
-		order = "count ASC, value ASC"
-	}
 	query := `
 		SELECT value, count, count(*) OVER () AS total
 		FROM (` + totals + `) AS totals
-		ORDER BY ` + order + limitOffset(q.Limit, q.Offset)
+		ORDER BY ` + listOrder(q) + limitOffset(q.Limit, q.Offset)
 	var rows []struct {
 		StatEntry
 		Total int64 `db:"total"`
@@ -535,4 +526,17 @@ func minDate(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// listOrder is the ORDER BY of a list of (value, count) in q's order; ties by value.
+func listOrder(q StatQuery) string {
+	switch {
+	case q.SortBy == "value" && q.Desc:
+		return "value DESC"
+	case q.SortBy == "value":
+		return "value ASC"
+	case !q.Desc:
+		return "count ASC, value ASC"
+	}
+	return "count DESC, value ASC"
 }
