@@ -147,11 +147,12 @@ func (p *Pages) moveFunnelStep(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pos, err := strconv.Atoi(r.PostForm.Get("step"))
+	move := r.PostForm.Get("move")
 	other := pos + 1
-	if r.PostForm.Get("move") == "up" {
+	if move == "up" {
 		other = pos - 1
 	}
-	if err != nil || pos < 1 || pos > len(f.Steps) || other < 1 || other > len(f.Steps) || !strings.Contains("up down", r.PostForm.Get("move")) {
+	if err != nil || pos < 1 || pos > len(f.Steps) || other < 1 || other > len(f.Steps) || (move != "up" && move != "down") {
 		p.fail(w, r, http.StatusUnprocessableEntity, "Step not moved", "That step cannot move that way.")
 		return
 	}

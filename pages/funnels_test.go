@@ -100,6 +100,10 @@ func TestSettingsPageFunnels(t *testing.T) {
 	wantStatus(t, "move step 3 up", b.post(move, url.Values{"step": {"3"}, "move": {"up"}}), http.StatusSeeOther)
 	wantStatus(t, "move step 1 up", b.post(move, url.Values{"step": {"1"}, "move": {"up"}}), http.StatusUnprocessableEntity)
 	wantStatus(t, "move step 3 down", b.post(move, url.Values{"step": {"3"}, "move": {"down"}}), http.StatusUnprocessableEntity)
+	// Only "up" and "down" move a step: an empty or other word is refused, not read as down.
+	for _, word := range []string{"", "p d", "sideways"} {
+		wantStatus(t, "move "+word, b.post(move, url.Values{"step": {"1"}, "move": {word}}), http.StatusUnprocessableEntity)
+	}
 	wantStatus(t, "move without CSRF", b.postRaw(move, url.Values{"step": {"1"}, "move": {"down"}}), http.StatusForbidden)
 	if f, _ := e.Repo.Funnel(context.Background(), id, funnels[0].ID); fmt.Sprint(f.Steps) != fmt.Sprintf("[{%s Visit /pricing} {%s Welcome} {%s Signup}]", ids[0], ids[2], ids[1]) {
 		t.Errorf("steps after moving the third up: %v", f.Steps)
