@@ -19,17 +19,8 @@ import (
 // the bars show the API's numbers, and a funnel is made on the settings page by picking goals
 // in order. Screenshots go to SCREENSHOT_DIR (funnel-*.png) for a person to look at.
 func TestFunnelsInChromium(t *testing.T) {
-	axe, err := os.ReadFile(os.Getenv("AXE_JS"))
-	if err != nil {
-		t.Fatalf("read axe-core (AXE_JS, set by `make test`): %v", err)
-	}
-	shots := os.Getenv("SCREENSHOT_DIR")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	check := newPageChecker(t)
+	axe, shots := check.axe, check.shots
 	e := newEnv(t)
 	owner := e.UserWithPassword("owner@example.com")
 	id, funnels := e.funnelSite(owner, "funnel.example")
@@ -42,17 +33,11 @@ func TestFunnelsInChromium(t *testing.T) {
 	}
 	webtest.WatchProblems(t, ctx)
 	do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
-	viewport := func(width int64) chromedp.Action[chromedp.Void] {
-		if width < 600 {
-			return chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
-		}
-		return chromedp.EmulateViewport(width, 900)
-	}
 	today := e.Clock.Now().UTC().Format("2006-01-02")
 	rng := "from=" + e.Clock.Now().UTC().AddDate(0, 0, -1).Format("2006-01-02") + "&to=" + today
 	dashboard := fmt.Sprintf("/stats/funnel.example?%s&funnel=%d#funnel", rng, funnels[0])
 	for _, width := range []int64{1280, 375} {
-		do(viewport(width), chromedp.Navigate(e.Server.URL+dashboard), chromedp.WaitVisible(chromedp.CSS("#funnel")))
+		do(viewportOf(width), chromedp.Navigate(e.Server.URL+dashboard), chromedp.WaitVisible(chromedp.CSS("#funnel")))
 		auditPage(t, ctx, axe, shots, "funnel-dashboard", width)
 		shootElement(t, ctx, "#funnel", filepath.Join(shots, fmt.Sprintf("funnel-panel-%d.png", width)))
 	}
@@ -76,7 +61,7 @@ func TestFunnelsInChromium(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("table.sites")))
 	edit := fmt.Sprintf("%s/websites/%d/edit#funnels", e.Server.URL, id)
 	for _, width := range []int64{1280, 375} {
-		do(viewport(width), chromedp.Navigate(edit), chromedp.WaitVisible(chromedp.CSS("#funnels")))
+		do(viewportOf(width), chromedp.Navigate(edit), chromedp.WaitVisible(chromedp.CSS("#funnels")))
 		auditPage(t, ctx, axe, shots, "funnel-settings", width)
 		shootElement(t, ctx, "#funnels", filepath.Join(shots, fmt.Sprintf("funnel-settings-card-%d.png", width)))
 	}

@@ -3,7 +3,6 @@ package pages_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,17 +17,8 @@ import (
 // console error, and markup sent as a property key and value shown as text, never run.
 // Screenshots go to SCREENSHOT_DIR (properties-*.png) for a person to look at.
 func TestPropertiesPanelInChromium(t *testing.T) {
-	axe, err := os.ReadFile(os.Getenv("AXE_JS"))
-	if err != nil {
-		t.Fatalf("read axe-core (AXE_JS, set by `make test`): %v", err)
-	}
-	shots := os.Getenv("SCREENSHOT_DIR")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	check := newPageChecker(t)
+	axe, shots := check.axe, check.shots
 	e := newEnv(t)
 	owner := e.UserWithPassword("owner@example.com")
 	e.Site(owner.Key, "props.example")
@@ -58,11 +48,7 @@ func TestPropertiesPanelInChromium(t *testing.T) {
 	// The plan key chosen, whose values include the long one.
 	page := fmt.Sprintf("%s/stats/props.example?from=%s&to=%s&property=plan#properties", e.Server.URL, day, day)
 	for _, width := range []int64{1280, 375} {
-		view := chromedp.EmulateViewport(width, 900)
-		if width < 600 {
-			view = chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
-		}
-		do(view, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#properties")))
+		do(viewportOf(width), chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#properties")))
 		auditPage(t, ctx, axe, shots, "properties-dashboard", width)
 		shootElement(t, ctx, "#properties", filepath.Join(shots, fmt.Sprintf("properties-panel-%d.png", width)))
 	}
