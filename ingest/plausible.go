@@ -159,7 +159,13 @@ func decodePlausibleFast(body []byte) (plausibleFields, bool) {
 		*p = plausibleFast{}
 		plausibleFasts.Put(p)
 	}()
-	if json.Unmarshal(body, p, hitJSON) != nil || p.N == "" || p.U == "" ||
+	if !scanPlausible(body, p) {
+		*p = plausibleFast{E: -1, SD: -1}
+		if json.Unmarshal(body, p, hitJSON) != nil {
+			return plausibleFields{}, false
+		}
+	}
+	if p.N == "" || p.U == "" ||
 		p.Name != nil || p.URL != nil || p.Domain != nil || p.Referrer != nil || p.Revenue != nil || p.Interactive != nil || p.Props != nil ||
 		p.Page != "" || p.Event != nil {
 		return plausibleFields{}, false

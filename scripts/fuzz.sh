@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-1m}
 targets=(
   ingest:FuzzCollect
+  ingest:FuzzScanPlausible
   website:FuzzNormaliseDomain
   website:FuzzParsePrefix
   website:FuzzExclusionLists
