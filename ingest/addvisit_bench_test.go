@@ -3,7 +3,6 @@ package ingest
 import (
 	"net/http/httptest"
 	"net/netip"
-	"net/url"
 	"testing"
 
 	"github.com/analytics-service/analytics/stats"
@@ -15,7 +14,7 @@ import (
 func BenchmarkAddVisit(b *testing.B) {
 	c := &Collector{}
 	site := &Website{Domain: "example.com"}
-	u, _ := url.Parse("https://example.com/a?utm_campaign=spring&x=1")
+	u, _ := parsePage("https://example.com/a?utm_campaign=spring&x=1")
 	h := &hit{page: u, screen: "1920x1080"}
 	r := httptest.NewRequest("POST", "/", nil)
 	r.Header.Set("Accept-Language", "de-CH,de;q=0.9")

@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -84,8 +83,10 @@ type eventRequest struct {
 	// (0..100); -1 when it has none.
 	engagedMillis int32
 	scrollDepth   int8
-	// pageURL: Page as parsed already (Plausible's body), which recordRequest then uses.
-	pageURL *url.URL
+	// pageURL: Page as parsed already (Plausible's body, parsed true), which recordRequest
+	// then uses.
+	pageURL pageURL
+	parsed  bool
 	// props and revenue as sent (props.go reads them once the website is known); nil: none.
 	props, revenue jsontext.Value
 }
@@ -169,10 +170,9 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 // recordRequest checks one decoded hit, finds its website and records it.
 func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequest) (int, string) {
 	page := req.pageURL
-	if page == nil {
-		var err error
-		page, err = url.Parse(req.Page)
-		if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
+	if !req.parsed {
+		var ok bool
+		if page, ok = parsePage(req.Page); !ok {
 			return http.StatusBadRequest, "page must be an absolute http(s) URL."
 		}
 	}
@@ -183,7 +183,7 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 			return http.StatusBadRequest, "event.name must be 1 to 64 characters."
 		}
 	}
-	site, ok := c.Websites.Lookup(bareHost(page.Hostname()))
+	site, ok := c.Websites.Lookup(bareHost(page.hostname))
 	if !ok {
 		// Answered like a counted hit: a stranger must not learn whether a domain is tracked
 		// here. The metric counts the reason, never the host.
@@ -217,7 +217,7 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 // hit is one hit of a website as the collector counts it, whichever body it came in.
 type hit struct {
 	kind     hitKind
-	page     *url.URL
+	page     pageURL
 	referrer string // as sent
 	screen   string // "WIDTHxHEIGHT" as sent
 	event    string // "name:value:unit" of an event hit
@@ -349,7 +349,7 @@ func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *st
 	in[stats.FromLanguage] = languageValue(r.Header.Get("Accept-Language"))
 	in[stats.FromScreen] = screenValue(h.screen)
 	// The tags as sent: exclude_params only shapes the page.
-	from := sources.Resolve(h.page.RawQuery, refHost)
+	from := sources.Resolve(h.page.rawQuery, refHost)
 	in[stats.FromSource], in[stats.FromChannel] = from.Source, from.Channel
 	for i := range stats.Dimensions {
 		d := &stats.Dimensions[i]
@@ -360,7 +360,7 @@ func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *st
 		case stats.FromQuery:
 			var known bool
 			if v, known = from.Tag(d.Param); !known {
-				v = sources.ReadTag(h.page.RawQuery, d.Param)
+				v = sources.ReadTag(h.page.rawQuery, d.Param)
 			}
 		}
 		if v != "" || !d.OnlyGiven {
@@ -376,8 +376,8 @@ func sinceMidnight(t time.Time) time.Duration {
 }
 
 // recentPath is a page's path without its query string, for the realtime view.
-func recentPath(u *url.URL) string {
-	path := u.EscapedPath()
+func recentPath(u pageURL) string {
+	path := u.path
 	if path == "" {
 		path = "/"
 	}

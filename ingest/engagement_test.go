@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"net/url"
 	"testing"
 	"time"
 
@@ -25,7 +24,7 @@ func TestEngagementExtendsTheOpenVisitOnly(t *testing.T) {
 	c := withVisits(t, &Collector{Websites: sites, Counters: counters, Location: time.UTC, Now: func() time.Time { return now }}, 30*time.Minute)
 	site, _ := sites.Lookup("engage.test")
 	ip := netip.MustParseAddr("198.51.100.7")
-	page, _ := url.Parse("https://engage.test/a")
+	page, _ := parsePage("https://engage.test/a")
 	req := httptest.NewRequest(http.MethodPost, "/api/event", nil)
 	req.Header.Set("User-Agent", ChromeWindowsUA)
 	taken := func() map[Key]int64 {

@@ -22,16 +22,16 @@ const (
 // parameters, "/" for an empty path, in its one spelling (stats.PagePath: /über-uns however the
 // browser escaped it), at most 255 characters; the fragment only when hash says it is part of
 // the page (a hash-routed site's tracker says so).
-func pageValue(u *url.URL, site *Website, hash bool) string {
-	path := u.EscapedPath()
+func pageValue(u pageURL, site *Website, hash bool) string {
+	path := u.path
 	if path == "" {
 		path = "/"
 	}
-	if query := filterQuery(u.RawQuery, site); query != "" {
+	if query := filterQuery(u.rawQuery, site); query != "" {
 		path += "?" + query
 	}
-	if hash && u.Fragment != "" {
-		path += "#" + u.EscapedFragment()
+	if hash && u.fragment != "" {
+		path += "#" + u.fragment
 	}
 	return stats.Truncate(stats.PagePath(path), maxPageLength)
 }

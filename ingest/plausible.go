@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -222,11 +221,11 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 	if n := utf8.RuneCountInString(f.name); n < 1 || n > maxEventNameLength {
 		return nil, errors.New("n (name) must be 1 to 64 characters.")
 	}
-	page, err := url.Parse(f.url)
-	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Hostname() == "" {
+	page, ok := parsePage(f.url)
+	if !ok {
 		return nil, errors.New("u (url) must be an absolute http(s) URL.")
 	}
-	hit := eventRequest{Referrer: f.referrer, hash: f.hash, quiet: f.quiet, props: f.props}
+	hit := eventRequest{Referrer: f.referrer, hash: f.hash, quiet: f.quiet, props: f.props, pageURL: page, parsed: true}
 	switch f.name {
 	case plausiblePageview:
 		if rev := present(f.dollar); rev != nil {
@@ -263,19 +262,12 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 	case 0:
 		// No domain of the list is tracked here: the page's host decides, as for this
 		// service's body.
-		hit.pageURL = page
-		return append(hits, hit), nil
-	case 1:
-		// The collector finds the website by the host of the page, and stores only the path
-		// and query.
-		page.Host, page.User = hosts[0], nil
-		hit.pageURL = page
 		return append(hits, hit), nil
 	}
+	// The collector finds the website by the host of the page, and stores only the path and
+	// query.
 	for _, host := range hosts {
-		u := *page
-		u.Host, u.User = host, nil
-		hit.pageURL = &u
+		hit.pageURL.hostname = host
 		hits = append(hits, hit)
 	}
 	return hits, nil
