@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-import bench-visits bench-collector build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-import bench-visits bench-collector bench-hitcost build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -70,6 +70,7 @@ bench:
 	GOGC=off GOMEMLIMIT=100MiB scripts/test.sh go test -run '^$$' -bench . -benchtime 400x -count 1 ./handlers/ ./pages/
 	$(MAKE) bench-filters
 	$(MAKE) bench-query
+	$(MAKE) bench-hitcost
 
 # Filtered reads (issue 17) on 20 websites x 10,000 visits a day for BENCH_FILTER_DAYS days
 # (default 365: about 24 GB and 8 minutes to write; 40 while developing): p50/p95/p99 of each
@@ -94,6 +95,12 @@ bench-query:
 # then the do-nothing ceiling. Knobs: BENCH_DURATION, BENCH_CONCURRENCY, BENCH_OPEN_RATE, GEOIP_DB.
 bench-ingest:
 	scripts/bench-ingest.sh
+
+# The CPU a hit costs the collector beside a do-nothing Go HTTP server's per request, on
+# visitors' traffic and when every hit is a new visitor; the two ratios and nothing lost
+# (scripts/bench-hitcost.sh, docs/cost-of-a-hit.md). BENCH_REV=REV measures that revision.
+bench-hitcost:
+	scripts/bench-hitcost.sh
 
 # POST /api/event while one address floods it with never-seen user agents, beside ordinary
 # visitors at a fixed rate (see scripts/bench-flood.sh). BENCH_REV=REV runs the server of that

@@ -1,4 +1,4 @@
-# Shell helpers of the benchmarks (scripts/bench-ingest.sh, scripts/bench-flood.sh); sourced.
+# Shell helpers of the benchmarks (scripts/bench-ingest.sh, bench-flood.sh, bench-hitcost.sh); sourced.
 
 say() { printf '%s\n' "$*" >&2; }
 
