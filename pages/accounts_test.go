@@ -500,32 +500,51 @@ func TestPasswordResetTakesTheSameTime(t *testing.T) {
 	e.UserWithPassword("owner@example.com")
 	b := e.browser()
 	token := b.token()
-	var known, unknown []time.Duration
+	// A leak shows in every round, the same way; a busy machine (the race detector, parallel
+	// packages) shifts one round either way. So up to three rounds, and the test fails only when
+	// each of them says the known address is slower, or each says it is faster.
+	var slower, faster int
+	for round := range 3 {
+		k, u := resetTimes(t, b, token, round)
+		t.Logf("round %d, median answer: known address %v, unknown %v (30 each)", round+1, k, u)
+		switch diff := k - u; {
+		case diff > 5*time.Millisecond:
+			slower++
+		case diff < -5*time.Millisecond:
+			faster++
+		default:
+			return
+		}
+	}
+	t.Fatalf("known and unknown addresses differ by more than 5 ms in every round (%d slower, %d faster)", slower, faster)
+}
+
+// resetTimes asks for 30 resets of a known and 30 of unknown addresses, alternating, each from
+// another client address, and answers the median time of each.
+func resetTimes(t *testing.T, b *browser, token string, round int) (known, unknown time.Duration) {
+	t.Helper()
+	var k, u []time.Duration
 	for i := range 60 {
 		email := "owner@example.com"
 		if i%2 == 1 {
-			email = fmt.Sprintf("nobody%d@example.com", i)
+			email = fmt.Sprintf("nobody%d-%d@example.com", round, i)
 		}
-		b.header.Set("X-Forwarded-For", fmt.Sprintf("192.0.2.%d", i+1))
+		b.header.Set("X-Forwarded-For", fmt.Sprintf("192.0.%d.%d", 2+round, i+1))
 		began := time.Now()
 		p := b.post("/password-reset", url.Values{"csrf": {token}, "email": {email}})
 		took := time.Since(began)
 		wantStatus(t, email, p, http.StatusOK)
 		if i%2 == 1 {
-			unknown = append(unknown, took)
+			u = append(u, took)
 		} else {
-			known = append(known, took)
+			k = append(k, took)
 		}
 	}
 	median := func(d []time.Duration) time.Duration {
 		slices.Sort(d)
 		return d[len(d)/2]
 	}
-	k, u := median(known), median(unknown)
-	t.Logf("median answer: known address %v, unknown %v (30 each)", k, u)
-	if diff := k - u; diff > 5*time.Millisecond || diff < -5*time.Millisecond {
-		t.Fatalf("known %v and unknown %v differ by more than 5 ms", k, u)
-	}
+	return median(k), median(u)
 }
 
 // snapshot is everything the account forms can change, to check that a refusal changed none.
