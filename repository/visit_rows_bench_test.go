@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
@@ -24,16 +25,7 @@ func BenchmarkAddVisitRows(b *testing.B) {
 		b.Fatal(err)
 	}
 	n := repository.VisitRowChunk
-	rows := make(repository.VisitRowList, n)
-	for i := range rows {
-		page := fmt.Sprintf("/blog/2026/03/post-number-%06d", i%500)
-		rows[i] = repository.VisitRow{WebsiteID: f.sites[0], Day: day, Visitor: int32(i), Hour: 10, Pageviews: 3, Seconds: 95,
-			Values: stats.ValuesOf(map[stats.Name]string{stats.Referrer: "www.google.com", stats.Country: "DE:Germany",
-				stats.City: "DE:Berlin", stats.Browser: "Chrome", stats.OperatingSystem: "Windows", stats.Device: "desktop",
-				stats.Language: "de", stats.ScreenResolution: "1920x1080", stats.Continent: "EU", stats.Source: "Google", stats.Channel: "Organic Search", stats.LandingPage: page, stats.ExitPage: "/pricing"}),
-			Pages: []string{page, "/about", "/pricing"}, Events: []string{"Signup::"}, EventNames: []string{"Signup"},
-			Order: []byte("ppep")}
-	}
+	rows := benchRows(f.sites[0], day, n)
 	b.ReportAllocs()
 	for op := 0; b.Loop(); op++ {
 		b.StopTimer()
@@ -46,4 +38,20 @@ func BenchmarkAddVisitRows(b *testing.B) {
 			b.Fatalf("%d dropped (%v)", added.RowsDropped, err)
 		}
 	}
+}
+
+// benchRows are n new rows of a website's day, each with its first hit's values, three pages
+// and an event.
+func benchRows(websiteID int64, day time.Time, n int) repository.VisitRowList {
+	rows := make(repository.VisitRowList, n)
+	for i := range rows {
+		page := fmt.Sprintf("/blog/2026/03/post-number-%06d", i%500)
+		rows[i] = repository.VisitRow{WebsiteID: websiteID, Day: day, Visitor: int32(i), ID: int64(i + 1), Hour: 10, Pageviews: 3, Seconds: 95,
+			Values: stats.ValuesOf(map[stats.Name]string{stats.Referrer: "www.google.com", stats.Country: "DE:Germany",
+				stats.City: "DE:Berlin", stats.Browser: "Chrome", stats.OperatingSystem: "Windows", stats.Device: "desktop",
+				stats.Language: "de", stats.ScreenResolution: "1920x1080", stats.Continent: "EU", stats.Source: "Google", stats.Channel: "Organic Search", stats.LandingPage: page, stats.ExitPage: "/pricing"}),
+			Pages: []string{page, "/about", "/pricing"}, Events: []string{"Signup::"}, EventNames: []string{"Signup"},
+			Order: []byte("ppep")}
+	}
+	return rows
 }
