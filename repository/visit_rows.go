@@ -176,6 +176,11 @@ func addVisitRows(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b *VisitBat
 		return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
 	}
 	for from := 0; from < n; from += visitRowChunk {
+		if from > 0 { // the session's table holds the last chunk's rows until the commit
+			if _, err := tx.ExecContext(ctx, st.empty); err != nil {
+				return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
+			}
+		}
 		k, o, err := addVisitRowChunk(ctx, tx, conn, st, b.Rows, from, min(n, from+visitRowChunk), maxValues)
 		if err != nil {
 			return 0, 0, err
@@ -185,11 +190,11 @@ func addVisitRows(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b *VisitBat
 	return skipped, over, nil
 }
 
-// addVisitRowChunk upserts rows from..to-1: their property pairs capped first, then the rows
-// by COPY into the session's table, then moved from there into visit_rows in key order by
-// one statement (several nodes never share a row, whose id is random, so the order across
-// chunks does not matter; within one it costs nothing and keeps to the rule of every write of
-// the flush).
+// addVisitRowChunk upserts rows from..to-1, the session's table being empty: their property
+// pairs capped first, then the rows by COPY into the session's table, then from there into
+// visit_rows in key order by one statement (several nodes never share a row, whose id is
+// random, so the order across chunks does not matter; within one it costs nothing and keeps
+// to the rule of every write of the flush).
 func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, st rowStatements, rows VisitRows, from, to, maxValues int) (int, int64, error) {
 	notes := propNotes{}
 	var r VisitRow
