@@ -123,7 +123,7 @@ func (im *Import) Add(ctx context.Context, counts []StatCount) error {
 	// The value cap does not apply to history: a past day's values are what the other product
 	// counted, not a flood. No batch id either: the import's transaction is its once, as it
 	// commits whole or not at all, and Add is never retried within it.
-	if _, err := writeBatch(ctx, im.tx, VisitBatch{Counts: counts}, historyUncapped); err != nil {
+	if _, err := writeBatch(ctx, im.tx, nil, VisitBatch{Counts: counts}, historyUncapped); err != nil {
 		return fmt.Errorf("imports.add: %w", err)
 	}
 	return nil

@@ -3,14 +3,9 @@ package repository
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -134,9 +129,9 @@ const (
 	HitEvent = 'e'
 )
 
-// visitRowChunk is the most rows one statement writes: what a statement holds in memory
-// (its arrays, and their copies in the driver) grows with it, and a node that buffered
-// through an outage writes hundreds of thousands at once.
+// visitRowChunk is the most rows one COPY and INSERT write: capProps decides a chunk's
+// property pairs at once, and a node that buffered through an outage writes hundreds of
+// thousands of rows at once.
 const visitRowChunk = 5000
 
 // VisitRows are a batch's visit rows, which the flush makes one at a time as it writes them:
@@ -163,16 +158,30 @@ func (b *VisitBatch) RowCount() int {
 	return b.Rows.Len()
 }
 
-// addVisitRows upserts a batch's visit rows. Rows whose day has no partition, or whose website
-// was deleted, are skipped rather than failing the flush (partitions are made days ahead): it
-// returns how many were skipped, and how many property pairs were written as stats.Other
-// (capProps, maxValues values a key).
-func addVisitRows(ctx context.Context, tx *sqlx.Tx, b *VisitBatch, maxValues int) (skipped int, over int64, err error) {
+// addVisitRows upserts a batch's visit rows, by COPY in tx's connection conn
+// (visit_rows_copy.go). Rows whose day has no partition, or whose website was deleted, are
+// skipped rather than failing the flush (partitions are made days ahead): it returns how many
+// were skipped, and how many property pairs were written as stats.Other (capProps, maxValues
+// values a key).
+func addVisitRows(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b *VisitBatch, maxValues int) (skipped int, over int64, err error) {
+	n := b.RowCount()
+	if n == 0 {
+		return 0, 0, nil
+	}
 	if maxValues <= 0 {
 		maxValues = DefaultMaxValuesPerDay
 	}
-	for from, n := 0, b.RowCount(); from < n; from += visitRowChunk {
-		k, o, err := addVisitRowChunk(ctx, tx, b.Rows, from, min(n, from+visitRowChunk), maxValues)
+	st := visitRowStatements()
+	if _, err := tx.ExecContext(ctx, st.create); err != nil {
+		return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
+	}
+	for from := 0; from < n; from += visitRowChunk {
+		if from > 0 { // the session's table holds the last chunk's rows until the commit
+			if _, err := tx.ExecContext(ctx, st.empty); err != nil {
+				return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
+			}
+		}
+		k, o, err := addVisitRowChunk(ctx, tx, conn, st, b.Rows, from, min(n, from+visitRowChunk), maxValues)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -181,43 +190,16 @@ func addVisitRows(ctx context.Context, tx *sqlx.Tx, b *VisitBatch, maxValues int
 	return skipped, over, nil
 }
 
-// addVisitRowChunk upserts rows from..to-1 in one statement of unnest over 1-D arrays, in key
-// order (several nodes never share a row, whose id is random, so the order across chunks does
-// not matter; within one it costs nothing and keeps to the rule of every write of the flush).
-// Pages and events, a text[] a row, go as one array literal a row (text), cast back to text[]
-// by PostgreSQL: unnest of a 2-D array cannot give a text[] a row.
-func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to, maxValues int) (int, int64, error) {
-	n := to - from
-	ids, visitors, rowIDs := make([]int64, n), make([]int64, n), make([]int64, n)
-	hours, pageviews, seconds, bounces := make([]int64, n), make([]int64, n), make([]int64, n), make([]bool, n)
-	// The text columns (days, values, pages and events) go as literals written here straight
-	// from the rows, each sized first: through pq.Array each value was copied twice more, and
-	// through a []string a column and a literal a row's pages once more. text[1+j] is the
-	// column of dimension j.
-	insert, dims := visitRowInsert()
-	text := make([]literal, dims+9+engagedColumns)
-	pages, events, names, order := &text[dims+1], &text[dims+2], &text[dims+3], &text[dims+4]
-	props, revenue := &text[dims+5], text[dims+6:dims+9]
-	engaged := text[dims+9:]
+// addVisitRowChunk upserts rows from..to-1, the session's table being empty: their property
+// pairs capped first, then the rows by COPY into the session's table, then from there into
+// visit_rows in key order by one statement (several nodes never share a row, whose id is
+// random, so the order across chunks does not matter; within one it costs nothing and keeps
+// to the rule of every write of the flush).
+func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, st rowStatements, rows VisitRows, from, to, maxValues int) (int, int64, error) {
 	notes := propNotes{}
 	var r VisitRow
-	for i := range n {
-		rows.Row(from+i, &r)
-		ids[i], visitors[i], rowIDs[i] = r.WebsiteID, int64(r.Visitor), r.ID
-		hours[i], pageviews[i], seconds[i], bounces[i] = int64(r.Hour), int64(r.Pageviews), int64(min(r.Seconds, math.MaxInt32)), r.Bounce
-		text[0].size += len(dateLayout) + 3
-		for j, v := range r.Values[:dims] {
-			text[1+j].size += len(v) + 3
-		}
-		pages.size += arraySize(r.Pages)
-		events.size += arraySize(r.Events)
-		names.size += arraySize(r.EventNames)
-		order.size += len(r.Order) + 3
-		sizeEngaged(engaged, r.Engaged)
-		props.size += arraySize(r.Props)
-		revenue[0].size += arraySize(r.RevenueNames)
-		revenue[1].size += arraySize(r.RevenueCurrencies)
-		revenue[2].size += arraySize(r.RevenueAmounts)
+	for i := from; i < to; i++ {
+		rows.Row(i, &r)
 		if len(r.Props) > 0 {
 			notes.note(&r, r.Day.Format(dateLayout))
 		}
@@ -226,37 +208,10 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	if err != nil {
 		return 0, 0, err
 	}
-	day, dayText := time.Time{}, ""
-	var kept []string
-	for i := range n {
-		rows.Row(from+i, &r)
-		if i == 0 || !r.Day.Equal(day) { // a chunk's rows are of a day or two
-			day, dayText = r.Day, r.Day.Format(dateLayout)
-		}
-		text[0].add(dayText)
-		for j, v := range r.Values[:dims] {
-			text[1+j].add(v)
-		}
-		pages.addArray(r.Pages)
-		events.addArray(r.Events)
-		names.addArray(r.EventNames)
-		order.addLetters(r.Order)
-		addEngaged(engaged, r.Engaged)
-		kept = kept[:0] // not r.Props, which may be the caller's
-		for _, pair := range r.Props {
-			kept = append(kept, capped.pair(r.WebsiteID, dayText, pair))
-		}
-		props.addArray(kept)
-		revenue[0].addArray(r.RevenueNames)
-		revenue[1].addArray(r.RevenueCurrencies)
-		revenue[2].addArray(r.RevenueAmounts)
+	if err := copyVisitRows(ctx, conn, st.copy, rows, from, to, st.dims, &capped); err != nil {
+		return 0, 0, fmt.Errorf("visits.add: visit rows: copy: %w", err)
 	}
-	args := []any{pq.Array(ids), text[0].end(), pq.Array(visitors), pq.Array(rowIDs), pq.Array(hours), pq.Array(pageviews),
-		pq.Array(seconds), pq.Array(bounces)}
-	for j := 1; j < len(text); j++ {
-		args = append(args, text[j].end())
-	}
-	res, err := tx.ExecContext(ctx, insert, args...)
+	res, err := tx.ExecContext(ctx, st.insert)
 	if err != nil {
 		return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
 	}
@@ -264,244 +219,7 @@ func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, rows VisitRows, from, to
 	if err != nil {
 		return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
 	}
-	return n - int(written), capped.over, nil
-}
-
-// rowInsert is addVisitRowChunk's statement, made from stats.Dimensions at the first write,
-// and again only when the table has grown since (as a test's that declares one more).
-var rowInsert struct {
-	sync.Mutex
-	dims  int
-	query string
-}
-
-// visitRowInsert is the statement that upserts visit rows and how many dimensions it writes:
-// its arguments are the 8 arrays of a row's own columns ($1..$8, as addVisitRowChunk makes
-// them), a text[] literal for each dimension's column in the order of stats.Dimensions, then
-// pages, events, event names, hit order, properties, revenue and the engagement columns
-// (engagedArrays). On conflict the visit's values (stats.FromVisit) are replaced, the first
-// hit's kept, the arrays and the hit order appended to, and the engagement replaced when the
-// write carries some.
-func visitRowInsert() (string, int) {
-	rowInsert.Lock()
-	defer rowInsert.Unlock()
-	if rowInsert.query == "" || rowInsert.dims != len(stats.Dimensions) {
-		rowInsert.query, rowInsert.dims = buildVisitRowInsert(stats.Dimensions), len(stats.Dimensions)
-	}
-	return rowInsert.query, rowInsert.dims
-}
-
-// rowArray is a column of visit_rows holding an array a row, sent as one literal a row (text)
-// and cast back to its type.
-type rowArray struct{ column, cast string }
-
-// engagedArrays are the engagement columns (migration 0025), in the order addEngaged writes
-// them: aligned, one element per page the visit sent engagement for.
-var engagedArrays = []rowArray{{"engaged_pages", "text[]"}, {"engaged_ms", "integer[]"}, {"scroll_depth", "smallint[]"}}
-
-// engagedColumns is how many engagedArrays there are.
-const engagedColumns = 3
-
-func buildVisitRowInsert(dims []stats.Dimension) string {
-	columns := []string{"website_id", "day", "visitor", "id", "hour", "pageviews", "seconds", "bounce"}
-	types := []string{"bigint", "date", "integer", "bigint", "smallint", "integer", "integer", "boolean"}
-	var replaced []string
-	for _, d := range dims {
-		c := pq.QuoteIdentifier(d.Column)
-		columns, types = append(columns, c), append(types, "text")
-		if d.From == stats.FromVisit {
-			replaced = append(replaced, c+" = EXCLUDED."+c)
-		}
-	}
-	// The arrays of a row, each sent as its literal's text and cast back: those a later write
-	// of the row appends to, then the engagement, which it replaces.
-	appended := []string{"pages", "events", "event_names", "hit_order", "props", "revenue_names", "revenue_currencies", "revenue_amounts"}
-	for _, c := range appended {
-		columns, types = append(columns, c), append(types, "text")
-	}
-	for _, a := range engagedArrays {
-		columns, types = append(columns, a.column), append(types, "text")
-	}
-	selected, params := make([]string, len(columns)), make([]string, len(columns))
-	for i, c := range columns {
-		selected[i] = "t." + c
-		params[i] = fmt.Sprintf("$%d::%s[]", i+1, types[i])
-	}
-	first := len(columns) - len(appended) - len(engagedArrays)
-	var appends []string
-	for i := first; i < first+len(appended); i++ {
-		switch columns[i] {
-		case "pages", "events", "event_names":
-			selected[i] += "::text[]"
-		case "hit_order": // text, a letter a hit (migration 0040)
-		case "revenue_amounts":
-			// Exact decimals, never floating point; NULL for none (migration 0030).
-			selected[i] = "NULLIF(" + selected[i] + "::numeric[], '{}')"
-		default:
-			selected[i] = "NULLIF(" + selected[i] + "::text[], '{}')"
-		}
-		// || of a NULL array is the other one.
-		appends = append(appends, columns[i]+" = v."+columns[i]+" || EXCLUDED."+columns[i])
-	}
-	for i, a := range engagedArrays {
-		selected[first+len(appended)+i] += "::" + a.cast
-		// All three or none: a write without engagement (NULL) keeps the row's.
-		replaced = append(replaced, fmt.Sprintf("%s = coalesce(EXCLUDED.%[1]s, v.%[1]s)", a.column))
-	}
-	list := strings.Join(columns, ", ")
-	return `
-		INSERT INTO visit_rows AS v (` + list + `)
-		SELECT ` + strings.Join(selected, ", ") + `
-		FROM unnest(` + strings.Join(params, ", ") + `) AS t (` + list + `)
-		WHERE t.day IN (SELECT day FROM visit_row_partitions)
-			AND t.website_id IN (SELECT id FROM websites)
-		ORDER BY 1, 2, 3, 4
-		ON CONFLICT (website_id, day, visitor, id) DO UPDATE SET
-			` + strings.Join(appends, ",\n\t\t\t") + `,
-			pageviews = v.pageviews + EXCLUDED.pageviews,
-			` + strings.Join(append(replaced, "bounce = EXCLUDED.bounce", "seconds = EXCLUDED.seconds"), ",\n\t\t\t")
-}
-
-// literal is a text[] literal written one element at a time, each quoted with its quotes and
-// backslashes escaped, so that any value a stranger sends stays one element. size is what
-// it will take, escapes aside: it is made to that size at its first element.
-type literal struct {
-	b    strings.Builder
-	size int
-}
-
-func (l *literal) open() {
-	if l.b.Len() == 0 {
-		l.b.Grow(l.size + 2)
-		l.b.WriteByte('{')
-	} else {
-		l.b.WriteByte(',')
-	}
-}
-
-// add appends v as an element.
-func (l *literal) add(v string) {
-	l.open()
-	l.b.WriteByte('"')
-	l.escape(v, 1)
-	l.b.WriteByte('"')
-}
-
-// addLetters appends hit_order's letters as an element: they need no escaping.
-func (l *literal) addLetters(letters []byte) {
-	l.open()
-	l.b.WriteByte('"')
-	l.b.Write(letters)
-	l.b.WriteByte('"')
-}
-
-// addArray appends the literal of values as one element (a text[] a row, sent as its text):
-// the inner literal's quotes and backslashes are escaped once more.
-func (l *literal) addArray(values []string) {
-	l.open()
-	l.b.WriteString(`"{`)
-	for i, v := range values {
-		if i > 0 {
-			l.b.WriteByte(',')
-		}
-		l.b.WriteString(`\"`)
-		l.escape(v, 2)
-		l.b.WriteString(`\"`)
-	}
-	l.b.WriteString(`}"`)
-}
-
-// escape writes v with its quotes and backslashes escaped for a literal depth deep: 1 for
-// an element (\" and \\), 2 for an element of an element (\\\" and \\\\).
-func (l *literal) escape(v string, depth int) {
-	if !strings.ContainsAny(v, `"\`) {
-		l.b.WriteString(v)
-		return
-	}
-	for j := 0; j < len(v); j++ {
-		if c := v[j]; c == '"' || c == '\\' {
-			l.b.WriteString(`\\\`[:2*depth-1])
-		}
-		l.b.WriteByte(v[j])
-	}
-}
-
-// end closes the literal and gives it: {} when it has no element. It appends the closing
-// brace, so it is called once, when the last element is in.
-func (l *literal) end() string {
-	if l.b.Len() == 0 {
-		return "{}"
-	}
-	l.b.WriteByte('}')
-	return l.b.String()
-}
-
-// addNull appends a NULL element (a row's array that is NULL).
-func (l *literal) addNull() {
-	l.open()
-	l.b.WriteString("NULL")
-}
-
-// addNumbers appends the literal of numbers as one element, NULL for each that is negative
-// (none): digits need no escape.
-func (l *literal) addNumbers(n int, number func(i int) int64) {
-	l.open()
-	l.b.WriteString(`"{`)
-	var digits [20]byte
-	for i := range n {
-		if i > 0 {
-			l.b.WriteByte(',')
-		}
-		if v := number(i); v >= 0 {
-			l.b.Write(strconv.AppendInt(digits[:0], v, 10))
-		} else {
-			l.b.WriteString("NULL")
-		}
-	}
-	l.b.WriteString(`}"`)
-}
-
-// sizeEngaged adds what addEngaged will take of a row's engagement to the sizes of its
-// literals (engagedArrays), escapes aside.
-func sizeEngaged(l []literal, engaged []EngagedPage) {
-	if len(engaged) == 0 {
-		for i := range l {
-			l[i].size += 5
-		}
-		return
-	}
-	for _, e := range engaged {
-		l[0].size += len(e.Page) + 5
-	}
-	l[1].size += 5 + 11*len(engaged)
-	l[2].size += 5 + 5*len(engaged)
-}
-
-// addEngaged appends a row's engagement to the literals of engagedArrays: NULL in each when
-// the row carries none (the upsert then keeps the row's).
-func addEngaged(l []literal, engaged []EngagedPage) {
-	if len(engaged) == 0 {
-		for i := range l {
-			l[i].addNull()
-		}
-		return
-	}
-	pages := make([]string, len(engaged))
-	for i, e := range engaged {
-		pages[i] = e.Page
-	}
-	l[0].addArray(pages)
-	l[1].addNumbers(len(engaged), func(i int) int64 { return int64(engaged[i].Millis) })
-	l[2].addNumbers(len(engaged), func(i int) int64 { return int64(engaged[i].Depth) })
-}
-
-// arraySize is what addArray will take of values, escapes aside.
-func arraySize(values []string) int {
-	size := 5
-	for _, v := range values {
-		size += len(v) + 5
-	}
-	return size
+	return to - from - int(written), capped.over, nil
 }
 
 // ClusterVisitRowPartition rewrites in key order the oldest partition of a day on or before

@@ -161,9 +161,15 @@ type VisitBatch struct {
 // goes through it (imported history too, through Import.Add). It writes a batch in one
 // transaction, at most once per batch id (claimBatch): writeBatch's day membership, counters,
 // visit rows and realtime rows. A website's statistic keeps at most maxValues distinct values a
-// day (<= 0: DefaultMaxValuesPerDay; see addStats).
+// day (<= 0: DefaultMaxValuesPerDay; see addStats). The transaction is begun on a connection
+// of its own, which the visit rows' COPY needs (addVisitRows).
 func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues int) (Added, error) {
-	tx, err := r.db.BeginTxx(ctx, nil)
+	conn, err := r.db.Connx(ctx)
+	if err != nil {
+		return Added{}, fmt.Errorf("visits.add: %w", err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTxx(ctx, nil)
 	if err != nil {
 		return Added{}, fmt.Errorf("visits.add: %w", err)
 	}
@@ -175,7 +181,7 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 	} else {
 		added.Applied, err = claimBatch(ctx, tx, b.ID)
 		if err == nil && added.Applied {
-			added, err = writeBatch(ctx, tx, b, maxValues)
+			added, err = writeBatch(ctx, tx, conn, b, maxValues)
 		}
 	}
 	if err != nil {
@@ -192,8 +198,9 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 // earlier run already counted that day is not counted again; then the counters with those
 // visitors (addStats, with its value cap and rollups); then the visits' rows (addVisitRows);
 // then the realtime rows. Membership rows are written in key order, before any counter, by
-// every node, so concurrent flushes cannot deadlock.
-func writeBatch(ctx context.Context, tx *sqlx.Tx, b VisitBatch, maxValues int) (Added, error) {
+// every node, so concurrent flushes cannot deadlock. conn is tx's connection, which the visit
+// rows need (nil: the batch has none).
+func writeBatch(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b VisitBatch, maxValues int) (Added, error) {
 	visitors, err := addMembers(ctx, tx, b.Members)
 	if err != nil {
 		return Added{}, err
@@ -202,7 +209,7 @@ func writeBatch(ctx context.Context, tx *sqlx.Tx, b VisitBatch, maxValues int) (
 	if err != nil {
 		return Added{}, err
 	}
-	if added.RowsDropped, added.PropsOverCap, err = addVisitRows(ctx, tx, &b, maxValues); err != nil {
+	if added.RowsDropped, added.PropsOverCap, err = addVisitRows(ctx, tx, conn, &b, maxValues); err != nil {
 		return Added{}, err
 	}
 	if err := addRealtime(ctx, tx, b); err != nil {
