@@ -257,6 +257,16 @@ func (c *Counters) setEnd(e *rowEnd) {
 	s.check(slot, r)
 }
 
+// firstWriteWaits tells whether ref's row has its first write still to go (not yet taken):
+// an end set now goes with it. The visit's shard lock may be held (the order is shard, then
+// counters).
+func (c *Counters) firstWriteWaits(ref rowRef) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	slot, ok := c.rowStore.slots[ref.id]
+	return ok && c.rowStore.rows[slot].first
+}
+
 // releaseWaiting makes every waiting row ready as it is (a node that stops: its visits have
 // ended, and nothing will come for them).
 func (c *Counters) releaseWaiting() {

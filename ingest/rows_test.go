@@ -321,3 +321,65 @@ func TestALargeHeldPartIsDue(t *testing.T) {
 		t.Fatalf("rows %s, want %s", got, w)
 	}
 }
+
+// rowCounter writes through to the repository and counts the visit rows it is given.
+type rowCounter struct {
+	repo    *repository.Repository
+	written int
+}
+
+func (w *rowCounter) AddVisitBatch(ctx context.Context, b repository.VisitBatch, maxValues int) (repository.Added, error) {
+	if b.Rows != nil {
+		w.written += b.Rows.Len()
+	}
+	return w.repo.AddVisitBatch(ctx, b, maxValues)
+}
+
+// A visit of one hit is written once: the end its first Collect sets joins the row's first
+// write, and its end repeats nothing (it was written at resendEvery and at its end too, three
+// writes of the same row). A visit with a later hit still gets it written.
+func TestAOneHitVisitsRowIsWrittenOnce(t *testing.T) {
+	counter := &rowCounter{}
+	e := newRowsEnv(t, func(repo *repository.Repository) BatchWriter { counter.repo = repo; return counter }, true, 1000)
+	ctx := context.Background()
+	flushAfter := func(wait time.Duration) {
+		t.Helper()
+		e.now = e.now.Add(wait)
+		if err := e.flusher.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.page("/a")
+	for _, wait := range []time.Duration{0, time.Second, resendEvery, time.Second, time.Hour} {
+		flushAfter(wait)
+	}
+	if got := fmt.Sprint(e.rows()); got != "[1 [/a]/a]" || counter.written != 1 {
+		t.Fatalf("rows %s written %d times, want [1 [/a]/a] once", got, counter.written)
+	}
+	var seconds int
+	var bounce bool
+	if err := e.db.QueryRow(`SELECT seconds, bounce FROM visit_rows`).Scan(&seconds, &bounce); err != nil {
+		t.Fatal(err)
+	}
+	if seconds != 0 || !bounce {
+		t.Fatalf("seconds %d, bounce %v; want 0, a bounce", seconds, bounce)
+	}
+
+	// A second visitor's visit: its later hit is held, then written at its end.
+	counter.written = 0
+	e.send(`{"page":"https://rows.test/x","screen_resolution":"800x600"}`)
+	flushAfter(0)
+	e.now = e.now.Add(5 * time.Second)
+	e.send(`{"page":"https://rows.test/y","screen_resolution":"800x600"}`)
+	flushAfter(time.Second)
+	flushAfter(time.Hour)
+	if counter.written != 2 {
+		t.Fatalf("the two-hit visit's row was written %d times, want 2 (first hit, end)", counter.written)
+	}
+	if err := e.db.QueryRow(`SELECT seconds, bounce FROM visit_rows WHERE exit_page = '/y'`).Scan(&seconds, &bounce); err != nil {
+		t.Fatal(err)
+	}
+	if seconds != 5 || bounce {
+		t.Fatalf("seconds %d, bounce %v; want 5, no bounce", seconds, bounce)
+	}
+}

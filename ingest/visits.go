@@ -314,9 +314,15 @@ func (vs *Visits) addAddress(slot uint32) bool {
 
 // end closes a visit: its last deltas and its row's end go to the counters; s.mu is held.
 func (vs *Visits) end(s *visitShard, v *visit) {
-	end := vs.rowEnd(v, true)
-	end.engaged = vs.engagedRow(s, v)
-	vs.counters.addVisitEnd(v.emit(nil, true), end)
+	if v.flags&(rowDirty|rowHeld|rowEngaged) == 0 {
+		// Its row was given everything and nothing of it is held back: another write would
+		// repeat it (most visits are one hit: that was a second write of each row).
+		vs.counters.addDeltas(v.emit(nil, true))
+	} else {
+		end := vs.rowEnd(v, true)
+		end.engaged = vs.engagedRow(s, v)
+		vs.counters.addVisitEnd(v.emit(nil, true), end)
+	}
 	v.flags |= hasEnded
 	delete(s.open, v.id)
 	delete(s.engaged, v.id)
@@ -499,13 +505,15 @@ func (vs *Visits) collectRow(s *visitShard, ends []rowEnd, v *visit, full bool) 
 		return ends
 	}
 	v.flags &^= rowDirty
-	if full {
+	end := vs.rowEnd(v, full)
+	end.engaged = vs.engagedRow(s, v)
+	// An end that joins the row's first write, still to go, is written with it: nothing is
+	// held back then, and the visit's end need not write the row again (end).
+	if full || vs.counters.firstWriteWaits(end.ref) {
 		v.flags &^= rowHeld
 	} else {
 		v.flags |= rowHeld
 	}
-	end := vs.rowEnd(v, full)
-	end.engaged = vs.engagedRow(s, v)
 	return append(ends, end)
 }
 
