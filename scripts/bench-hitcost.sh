@@ -19,7 +19,8 @@
 #
 # BENCH_REV=REV builds the service from that git revision (the generator is always this
 # tree's), for before/after on one machine. BENCH_PROFILE=DIR writes the service's CPU profile
-# of each phase (DIR/visitors.pprof, DIR/new.pprof). GEOIP_DB, FLUSH_INTERVAL... reach the
+# of each phase (DIR/visitors.pprof, DIR/new.pprof) and its allocations so far after each
+# (DIR/visitors-allocs.pprof, DIR/new-allocs.pprof). GEOIP_DB, FLUSH_INTERVAL... reach the
 # server as set. Exit status 1 when a target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -102,7 +103,12 @@ run() {
   fi
   bin/loadgen -url "$url" -duration "$duration" -concurrency "$concurrency" -rate "$rate" \
     -sites "$site_list" "$@" >"$work/$name.out" 2>/dev/null
-  if [ -n "$profiler" ]; then wait "$profiler" || true; fi
+  if [ -n "$profiler" ]; then
+    wait "$profiler" || true
+    # Allocations since the start: the run's are the difference with the one before
+    # (go tool pprof -sample_index=alloc_space -base DIR/visitors-allocs.pprof DIR/new-allocs.pprof).
+    curl -s -o "$BENCH_PROFILE/$name-allocs.pprof" "http://$pprof_addr/debug/pprof/allocs"
+  fi
   # Ticks over $hz (ticks_to_s rounds to 0.1 s, too coarse for a ratio).
   tail -n 1 "$work/$name.out" | jq -c --argjson server $(( $(cpu_ticks "$pid") - server0 )) \
     --argjson busy $(( $(busy_ticks) - busy0 )) --argjson hz "$hz" \
