@@ -98,14 +98,7 @@ func plainReferrerHost(referrer string) (string, bool) {
 		end = len(rest)
 	}
 	host := rest[:end]
-	for i := 0; i < len(host); i++ {
-		switch c := host[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '-', c == '_', c == '~':
-		default:
-			return "", false
-		}
-	}
-	return host, true
+	return host, plainHostName(host)
 }
 
 // isVisit tells a visit from an internal navigation: the referrer is empty or from another

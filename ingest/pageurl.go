@@ -75,14 +75,20 @@ func plainHost(authority string) (string, bool) {
 			return "", false
 		}
 	}
+	return host, plainHostName(host)
+}
+
+// plainHostName holds only letters, digits, '.', '-', '_' and '~': what url.Parse keeps of a
+// host as it came (its Hostname), for the page and the referrer.
+func plainHostName(host string) bool {
 	for i := 0; i < len(host); i++ {
 		switch c := host[i]; {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '-', c == '_', c == '~':
 		default:
-			return "", false
+			return false
 		}
 	}
-	return host, true
+	return true
 }
 
 // plainText holds only bytes url.URL writes back as they came in a path (and, with "?", a

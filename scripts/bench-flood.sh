@@ -36,21 +36,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# say, free_port, wait_http, busy_ticks, cpu_ticks, ticks_to_s
+# say, free_port, wait_http, busy_ticks, cpu_ticks, ticks_to_s, build_server, create_sites
 . scripts/bench-lib.sh
 
-say "== building"
-go build -o bin/loadgen ./tools/loadgen
-server_bin=bin/analytics
-if [ -n "${BENCH_REV:-}" ]; then
-  mkdir -p "$work/src"
-  git archive "$BENCH_REV" | tar -x -C "$work/src"
-  (cd "$work/src" && go build -o "$work/analytics" ./cmd/analytics)
-  server_bin=$work/analytics
-  say "server built from $BENCH_REV ($(git rev-parse --short "$BENCH_REV"))"
-else
-  go build -o bin/analytics ./cmd/analytics
-fi
+build_server "$work"
 
 say "== PostgreSQL (throw-away cluster) in $work/pg"
 DATABASE_URL=$(scripts/postgres.sh start "$work/pg")
@@ -63,15 +52,7 @@ LISTEN_ADDR=127.0.0.1:$port TRUSTED_PROXIES=127.0.0.1/32 API_RATE_LIMIT=0 GEOIP_
   "$server_bin" serve 2>"$work/server.log" &
 server_pid=$!
 wait_http "$base/healthz"
-sites=()
-for i in $(seq 1 "$nsites"); do
-  domain="flood$i.example.com"
-  status=$(curl -s -o "$work/site.json" -w '%{http_code}' -H "Authorization: Bearer $key" \
-    --data-urlencode "domain=$domain" -d exclude_bots=0 "$base/api/v1/websites")
-  [ "$status" = 201 ] || { say "creating $domain answered $status: $(cat "$work/site.json")"; exit 1; }
-  sites+=("$domain")
-done
-site_list=$(IFS=,; echo "${sites[*]}")
+create_sites "$base" "$key" flood "$nsites" "$work"
 
 # phase NAME FLOOD(0|1): the visitors, and the flood alongside when asked; the server's CPU
 # seconds over the phase go to $work/NAME.cpu.

@@ -44,3 +44,36 @@ cpu_ticks() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
 
 hz=$(getconf CLK_TCK)
 ticks_to_s() { awk -v t="$1" -v hz="$hz" 'BEGIN {printf "%.1f", t / hz}'; }
+
+# build_server DIR: builds bin/loadgen and the service, from the git revision BENCH_REV when
+# set (in DIR/src; the generator is always the working tree's), and sets server_bin to it.
+build_server() {
+  say "== building"
+  go build -o bin/loadgen ./tools/loadgen
+  server_bin=bin/analytics
+  if [ -n "${BENCH_REV:-}" ]; then
+    mkdir -p "$1/src"
+    git archive "$BENCH_REV" | tar -x -C "$1/src"
+    (cd "$1/src" && go build -o "$1/analytics" ./cmd/analytics)
+    server_bin=$1/analytics
+    say "service built from $BENCH_REV ($(git rev-parse --short "$BENCH_REV"))"
+  else
+    go build -o bin/analytics ./cmd/analytics
+  fi
+}
+
+# create_sites BASE KEY PREFIX N WORK: N websites PREFIX1.example.com... through the API (no bot
+# exclusion, so every 202 is a counted hit); sets sites (their domains) and site_list (joined
+# by commas).
+create_sites() {
+  local base=$1 key=$2 prefix=$3 n=$4 work=$5 domain status
+  sites=()
+  for i in $(seq 1 "$n"); do
+    domain="$prefix$i.example.com"
+    status=$(curl -s -o "$work/site.json" -w '%{http_code}' -H "Authorization: Bearer $key" \
+      --data-urlencode "domain=$domain" -d exclude_bots=0 "$base/api/v1/websites")
+    [ "$status" = 201 ] || { say "creating $domain answered $status: $(cat "$work/site.json")"; return 1; }
+    sites+=("$domain")
+  done
+  site_list=$(IFS=,; echo "${sites[*]}")
+}
