@@ -80,8 +80,8 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 		}
 		return out, nil
 	}
-	if goalsListQuery(q) {
-		out, err := r.goalsListAnswer(ctx, websiteID, q)
+	if goalsListPath && goalsListQuery(q) {
+		out, err := r.goalsListAnswer(ctx, websiteID, q, zone)
 		if err != nil {
 			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
 		}
