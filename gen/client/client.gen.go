@@ -949,17 +949,17 @@ type QueryResult struct {
 type QueryRevenue struct {
 	// Currency ISO 4217 code of the goals' currency.
 	//
-	// Example: EUR
+	// Example: USD
 	Currency string `json:"currency"`
 
 	// Long The amount in full, grouped by thousands.
 	//
-	// Example: €1,234,567.89
+	// Example: $1,234,567.89
 	Long string `json:"long"`
 
 	// Short The amount for a glance, one decimal and K, M, B or T.
 	//
-	// Example: €1.2M
+	// Example: $1.2M
 	Short string `json:"short"`
 
 	// Value The amount, exact, with two decimals.

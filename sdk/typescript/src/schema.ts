@@ -768,17 +768,17 @@ export interface components {
             value: number;
             /**
              * @description ISO 4217 code of the goals' currency.
-             * @example EUR
+             * @example USD
              */
             currency: string;
             /**
              * @description The amount for a glance, one decimal and K, M, B or T.
-             * @example €1.2M
+             * @example $1.2M
              */
             short: string;
             /**
              * @description The amount in full, grouped by thousands.
-             * @example €1,234,567.89
+             * @example $1,234,567.89
              */
             long: string;
         } | null;
