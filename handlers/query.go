@@ -48,9 +48,33 @@ func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject
 	}
 	results := make([]gen.QueryResult, len(answer.Rows))
 	for i, row := range answer.Rows {
-		results[i] = gen.QueryResult{Dimensions: row.Dimensions, Metrics: row.Metrics}
+		if results[i], err = queryResult(q, row); err != nil {
+			return nil, err
+		}
 	}
 	return gen.QueryStats200JSONResponse{Results: results, Meta: queryMeta(q, answer), Query: q.Echo()}, nil
+}
+
+// queryResult is a row as answered: numbers, and a revenue metric as Plausible's object (or
+// null without a currency).
+func queryResult(q *query.Query, row repository.QueryRow) (gen.QueryResult, error) {
+	metrics := make([]gen.QueryMetricValue, len(row.Metrics))
+	for i, x := range row.Metrics {
+		var err error
+		switch {
+		case !q.Metrics[i].IsRevenue():
+			err = metrics[i].FromQueryMetricValue0(x)
+		case row.Revenue == nil || row.Revenue[i] == nil:
+			// A revenue metric without a currency is null: the zero value, written as null.
+		default:
+			r := query.NewRevenue(row.Revenue[i].Amount, row.Revenue[i].Currency)
+			err = metrics[i].FromQueryRevenue(gen.QueryRevenue{Value: json.Number(r.Value), Currency: r.Currency, Short: r.Short, Long: r.Long})
+		}
+		if err != nil {
+			return gen.QueryResult{}, fmt.Errorf("query: metric %d: %w", i, err)
+		}
+	}
+	return gen.QueryResult{Dimensions: row.Dimensions, Metrics: metrics}, nil
 }
 
 // queryMeta is what the answer says of itself: what include asked for, and what the numbers
@@ -83,6 +107,13 @@ func queryMeta(q *query.Query, answer repository.QueryAnswer) gen.QueryMeta {
 	if q.Range.Rounded {
 		rounded := true
 		meta.TimeRangeRounded = &rounded
+	}
+	if len(answer.Warnings) > 0 {
+		warnings := map[string]gen.QueryMetricWarning{}
+		for m, w := range answer.Warnings {
+			warnings[string(m)] = gen.QueryMetricWarning{Code: w.Code, Warning: w.Warning}
+		}
+		meta.MetricWarnings = &warnings
 	}
 	return meta
 }

@@ -242,7 +242,7 @@ func TestQueryRefusals(t *testing.T) {
 		words      []string
 	}{
 		{"unavailable dimension", `{` + ok + `, "dimensions": ["visit:region"]}`, []string{"visit:region", "not available"}},
-		{"pending metric", `{"site_id": "example.com", "metrics": ["total_revenue"], "date_range": "7d"}`, []string{"total_revenue", "not available yet"}},
+		{"revenue by page", `{"site_id": "example.com", "metrics": ["total_revenue"], "date_range": "7d", "dimensions": ["event:page"]}`, []string{"total_revenue", "event:page"}},
 		{"unknown metric", `{"site_id": "example.com", "metrics": ["nope"], "date_range": "7d"}`, []string{"nope"}},
 		{"four dimensions", `{` + ok + `, "dimensions": ["visit:os", "visit:browser", "visit:device", "visit:country"]}`, []string{"at most 3"}},
 		{"nested four deep", `{` + ok + `, "filters": [["not", ["not", ["not", ["not", ["is", "visit:os", ["Mac"]]]]]]]}`, []string{"nested at most 3"}},

@@ -59,13 +59,17 @@ const (
 	// that sent engagement for the pages of an event:page dimension or filter.
 	TimeOnPage  Metric = "time_on_page"
 	ScrollDepth Metric = "scroll_depth"
+	// TotalRevenue and AverageRevenue are the revenue of the revenue goals' events (event goals
+	// with a currency) in the goals' currency: its sum, and that sum over the events.
+	TotalRevenue   Metric = "total_revenue"
+	AverageRevenue Metric = "average_revenue"
 )
 
 var metrics = []Metric{Visitors, Visits, Pageviews, ViewsPerVisit, BounceRate, VisitDuration, Events, Percentage,
-	ConversionRate, GroupConversionRate, TimeOnPage, ScrollDepth}
+	ConversionRate, GroupConversionRate, TimeOnPage, ScrollDepth, TotalRevenue, AverageRevenue}
 
-// pendingMetrics are Plausible's metrics this service is gaining (revenue).
-var pendingMetrics = []string{"total_revenue", "average_revenue"}
+// IsRevenue tells whether m is a revenue metric, answered as an amount and its currency.
+func (m Metric) IsRevenue() bool { return m == TotalRevenue || m == AverageRevenue }
 
 // visitOnly are the metrics of whole visits, which a hit dimension other than event:page
 // cannot split (as Plausible refuses them).
@@ -203,8 +207,6 @@ func parseMetrics(names []string) ([]Metric, error) {
 		switch {
 		case slices.Contains(out, m):
 			return nil, invalidf("metrics must be unique: %s is given twice", quote(n))
-		case slices.Contains(pendingMetrics, n):
-			return nil, invalidf("Metric %s is not available yet on this service", quote(n))
 		case !slices.Contains(metrics, m):
 			return nil, invalidf("Unknown metric %s", quote(n))
 		}
@@ -296,6 +298,9 @@ func (q *Query) checkCombinations() error {
 	if err := q.checkEngagement(); err != nil {
 		return err
 	}
+	if err := q.checkRevenue(); err != nil {
+		return err
+	}
 	for _, f := range q.Dimensions {
 		if f.Level == PropLevel && slices.Contains(q.Metrics, Pageviews) {
 			// A visit row keeps its hits' properties, not which hit (pageview or event) had them.
@@ -333,6 +338,28 @@ func (q *Query) checkEngagement() error {
 		}
 	}
 	return nil
+}
+
+// checkRevenue refuses the revenue metrics with the hit dimensions other than event:goal: a
+// visit row keeps the revenue of its events by name, not the page an event was sent from nor
+// which properties it carried, and an event's name as counted (event:name) is the encoded one.
+func (q *Query) checkRevenue() error {
+	for _, m := range q.Metrics {
+		if !m.IsRevenue() {
+			continue
+		}
+		for _, f := range q.Dimensions {
+			if f.Level == PageLevel || f.Level == NameLevel || f.Level == PropLevel {
+				return invalidf("Metric %s cannot be queried with the dimension %s", quote(string(m)), f.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// HasRevenue tells whether the query asks for a revenue metric.
+func (q *Query) HasRevenue() bool {
+	return slices.ContainsFunc(q.Metrics, Metric.IsRevenue)
 }
 
 // HasGoalFilter tells whether one of the filters that must all hold is on event:goal.

@@ -65,7 +65,7 @@ func benchGoals(b *testing.B, f fixture, site int64, month stats.Range) {
 	b.Run("http/summary_event_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byEvent))) })
 }
 
-func mustGoal(b *testing.B, f fixture, site int64, g stats.Goal) {
+func mustGoal(b testing.TB, f fixture, site int64, g stats.Goal) {
 	b.Helper()
 	if _, err := f.repo.CreateGoal(context.Background(), f.user, site, g); err != nil {
 		b.Fatal(err)

@@ -231,14 +231,19 @@ func (r *Repository) addMaskCounts(ctx context.Context, s *rowSource, query stri
 				sums = c.events
 			}
 			for w, m := range mask {
-				for b := 0; m != 0; b++ {
-					if m&1 != 0 {
-						sums[w*64+b] += count
-					}
-					m = int64(uint64(m) >> 1)
-				}
+				addBits(sums, w, m, count)
 			}
 		}
 		return rows.Err()
 	})
+}
+
+// addBits adds count to the sum of every goal whose bit is set in word w of a mask.
+func addBits(sums []int64, w int, m, count int64) {
+	for b := 0; m != 0; b++ {
+		if m&1 != 0 {
+			sums[w*64+b] += count
+		}
+		m = int64(uint64(m) >> 1)
+	}
 }

@@ -26,10 +26,11 @@ import (
 // passed as a list (query_values.go).
 
 // QueryRow is one row of an answer: its dimension values as answered and its metrics in the
-// query's order.
+// query's order. A revenue metric is in Revenue at its index (nil: null), not in Metrics.
 type QueryRow struct {
 	Dimensions []string
 	Metrics    []float64
+	Revenue    []*RevenueAmount // nil when the query asks no revenue metric
 }
 
 // QueryAnswer is a query's rows and what they rest on.
@@ -39,6 +40,8 @@ type QueryAnswer struct {
 	Basis     Basis
 	// FromCounters: the daily counters answered, imported days included.
 	FromCounters bool
+	// Warnings are why a metric is null in every row, by metric (query_revenue.go).
+	Warnings map[query.Metric]MetricWarning
 }
 
 // queryBuild collects a statement's SQL and arguments.
@@ -58,7 +61,8 @@ type queryBuild struct {
 	// repeats is the placeholder of the keys (repeatKey) of the range's visitor-days with
 	// several visits, or "" when they are too many to pass and rep joins them instead.
 	repeats string
-	goals   []goalMatch // the website's goals with a display name (readGoals)
+	goals   []goalMatch  // the website's goals with a display name (readGoals)
+	revenue *revenuePlan // with revenue metrics (planRevenue)
 }
 
 func (b *queryBuild) arg(v any) string {
@@ -76,8 +80,8 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 		}
 		return out, nil
 	}
-	if goalsListQuery(q) {
-		out, err := r.goalsListAnswer(ctx, websiteID, q)
+	if goalsListPath && goalsListQuery(q) {
+		out, err := r.goalsListAnswer(ctx, websiteID, q, zone)
 		if err != nil {
 			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
 		}
@@ -121,7 +125,7 @@ func (r *Repository) runRows(ctx context.Context, websiteID int64, q *query.Quer
 		}
 		defer rows.Close()
 		for rows.Next() {
-			row, total, err := scanQueryRow(rows, dims, len(q.Metrics))
+			row, total, err := scanQueryRow(rows, dims, q.Metrics)
 			if err != nil {
 				return err
 			}
@@ -146,6 +150,7 @@ func (r *Repository) runRows(ctx context.Context, websiteID int64, q *query.Quer
 	if err := b.finish(ctx, r, websiteID, &out); err != nil {
 		return QueryAnswer{}, err
 	}
+	b.revenueAnswer(&out)
 	return out, nil
 }
 
@@ -330,7 +335,12 @@ func (b *queryBuild) grouped(where string) string {
 		selected = append(selected, b.dimensionLabel(f, fmt.Sprintf("k%d", i))+" AS "+d)
 	}
 	for i, m := range b.q.Metrics {
-		sql := metricSQL(m)
+		var sql string
+		if m.IsRevenue() {
+			sql = b.revenueSQL(m)
+		} else {
+			sql = metricSQL(m)
+		}
 		if m == query.Events && b.conversionEvents() {
 			sql = "sum(events)"
 		}
@@ -437,7 +447,7 @@ func (b *queryBuild) perVisitor(where string) string {
 	}
 	return `SELECT ` + selected + visitors + `, count(*) FILTER (WHERE first) AS visits,
 			sum(pv) AS pageviews, sum(ev) AS events, count(*) FILTER (WHERE first AND bounce) AS bounces,
-			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + engagement + from + groupBy
+			coalesce(sum(seconds) FILTER (WHERE first), 0) AS seconds` + engagement + b.revenueSums() + from + groupBy
 }
 
 // perVisit is u: one row per matching visit, or (event:page) per pageview, or (event:name)
@@ -480,8 +490,12 @@ func (b *queryBuild) perVisit(where string) string {
 			) AS h (v) WHERE ` + where + `
 			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
 	case query.GoalLevel:
-		return `SELECT ` + selected + `, true AS first, bounce, seconds, g.pv, g.ev
-			FROM visit_rows CROSS JOIN LATERAL (` + b.goalRows() + `) AS g (name, pv, ev) WHERE ` + where
+		columns, revenue := "", ""
+		if b.sumsRevenue() {
+			columns, revenue = ", rev, revn", ", g.rev, g.revn"
+		}
+		return `SELECT ` + selected + `, true AS first, bounce, seconds, g.pv, g.ev` + revenue + `
+			FROM visit_rows CROSS JOIN LATERAL (` + b.goalRows() + `) AS g (name, pv, ev` + columns + `) WHERE ` + where
 	case query.PropLevel:
 		// A visit is a row for each value of the property its hits carried, with the hits
 		// that carried it as events; one whose hits carried none is "(none)" with all its
@@ -498,8 +512,9 @@ func (b *queryBuild) perVisit(where string) string {
 		// events answers sum(events) alone: the conversions, pageviews included.
 		ev = b.conversionHits()
 	}
-	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, ` + ev + ` AS ev` + engagement + `
-		FROM visit_rows` + join + ` WHERE ` + where
+	revenueJoin, revenue := b.revenueJoin()
+	return `SELECT ` + selected + `, true AS first, bounce, seconds, ` + pv + ` AS pv, ` + ev + ` AS ev` + engagement + revenue + `
+		FROM visit_rows` + join + revenueJoin + ` WHERE ` + where
 }
 
 // propField is the query's event:props dimension.
@@ -577,27 +592,43 @@ func (b *queryBuild) totalVisitors() string {
 	return t.withRepeats() + `SELECT (` + metricSQL(query.Visitors) + `)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
 
-func scanQueryRow(rows *sqlx.Rows, dims, metrics int) (QueryRow, int64, error) {
+// scanQueryRow reads a row of the statement: its dimensions, its metrics (a revenue metric as
+// the text of its numeric, exact) and the rows before the page.
+func scanQueryRow(rows *sqlx.Rows, dims int, metrics []query.Metric) (QueryRow, int64, error) {
 	dimValues := make([]string, dims)
 	// An aggregate over no rows (a range without visits) is NULL: it answers 0, as Plausible does.
-	nullable := make([]sql.NullFloat64, metrics)
+	nullable := make([]sql.NullFloat64, len(metrics))
+	amounts := make([]sql.NullString, len(metrics))
 	var total int64
-	dest := make([]any, 0, dims+metrics+1)
+	dest := make([]any, 0, dims+len(metrics)+1)
 	for i := range dimValues {
 		dest = append(dest, &dimValues[i])
 	}
-	for i := range nullable {
-		dest = append(dest, &nullable[i])
+	for i, m := range metrics {
+		if m.IsRevenue() {
+			dest = append(dest, &amounts[i])
+		} else {
+			dest = append(dest, &nullable[i])
+		}
 	}
 	dest = append(dest, &total)
 	if err := rows.Scan(dest...); err != nil {
 		return QueryRow{}, 0, err
 	}
-	metricValues := make([]float64, metrics)
-	for i, m := range nullable {
-		metricValues[i] = m.Float64
+	row := QueryRow{Dimensions: dimValues, Metrics: make([]float64, len(metrics))}
+	for i, m := range metrics {
+		row.Metrics[i] = nullable[i].Float64
+		if !m.IsRevenue() {
+			continue
+		}
+		if row.Revenue == nil {
+			row.Revenue = make([]*RevenueAmount, len(metrics))
+		}
+		if amounts[i].Valid {
+			row.Revenue[i] = &RevenueAmount{Amount: amounts[i].String}
+		}
 	}
-	return QueryRow{Dimensions: dimValues, Metrics: metricValues}, total, nil
+	return row, total, nil
 }
 
 // QueryTimeLabels are every bucket of the range of a time unit, as the time dimension labels

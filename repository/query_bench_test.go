@@ -81,5 +81,9 @@ var queryBenchCases = []struct{ name, body string }{
 	{"hit/goal_filter_pageview", `"metrics": ["visitors", "events", "conversion_rate"], "filters": [["is", "event:goal", ["Pages 1"]]]`},
 	{"hit/goal_filter_event", `"metrics": ["visitors", "events", "conversion_rate"], "filters": [["is", "event:goal", ["Event 2"]]]`},
 	{"hit/by_goal", `"metrics": ["visitors", "events"], "dimensions": ["event:goal"]`},
+	{"hit/by_goal_country_filter", `"metrics": ["visitors", "events", "conversion_rate"], "dimensions": ["event:goal"], "filters": [["is", "visit:country", ["K1"]]]`},
+	{"hit/by_goal_page_filter", `"metrics": ["visitors", "events"], "dimensions": ["event:goal"], "filters": [["contains", "event:page", ["/section-1/"]]]`},
+	{"hit/by_goal_and_country", `"metrics": ["visitors", "events", "group_conversion_rate"], "dimensions": ["event:goal", "visit:country"], "pagination": {"limit": 100}`},
+	{"hit/by_goal_and_day", `"metrics": ["visitors", "events"], "dimensions": ["event:goal", "time:day"]`},
 	{"hit/matches_page", `"metrics": ["visitors", "pageviews"], "filters": [["matches", "event:page", ["^/section-1/page-1$"]]]`},
 }

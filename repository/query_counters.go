@@ -15,7 +15,8 @@ import (
 
 // counterQuery tells whether the counters can answer q, and with which interval.
 func counterQuery(q *query.Query) (stats.Interval, bool) {
-	if len(q.Filters) > 0 || !q.Range.WholeDays() || slices.Contains(q.Metrics, query.Percentage) {
+	// Revenue has no counters: only the visit rows hold it.
+	if len(q.Filters) > 0 || !q.Range.WholeDays() || slices.Contains(q.Metrics, query.Percentage) || q.HasRevenue() {
 		return "", false
 	}
 	switch len(q.Dimensions) {

@@ -7,3 +7,12 @@ func SetMaxRepeats(n int) (restore func()) {
 	maxRepeats = n
 	return func() { maxRepeats = old }
 }
+
+// SetGoalsListPath turns the goals list's statements for the event:goal dimension on or off
+// (the union of one part a goal answers then), for the tests that compare both; it returns the
+// way back.
+func SetGoalsListPath(on bool) (restore func()) {
+	old := goalsListPath
+	goalsListPath = on
+	return func() { goalsListPath = old }
+}

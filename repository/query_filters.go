@@ -29,9 +29,12 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 	}
 	whereArgs := len(b.args)
 	var pages []string
+	// Under event:goal and event:props a row counts its own hits, whatever page filters keep
+	// (and an argument no statement reads has no type for PostgreSQL).
+	ownHits := b.hitLevel() == query.GoalLevel || b.hitLevel() == query.PropLevel
 	for _, f := range filters {
 		// With event:page filters that must all hold, only the pageviews they keep count.
-		if f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
+		if !ownHits && f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
 			pred, err := b.leafPredicate(ctx, tx, f, element)
 			if err != nil {
 				return "", 0, err

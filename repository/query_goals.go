@@ -20,19 +20,28 @@ import (
 
 // readGoals reads the website's goals and the pages of the range their patterns match, once a
 // query, before its statement's transaction (matchGoals reads on connections of its own).
+// With revenue metrics the goals decide what they sum (planRevenue); their pages are read only
+// for goal filters or the goal dimension.
 func (b *queryBuild) readGoals(ctx context.Context) error {
-	if !usesGoals(b.q.Filters) && !b.q.HasGoalDimension() {
+	matched := usesGoals(b.q.Filters) || b.q.HasGoalDimension()
+	if !matched && !b.q.HasRevenue() {
 		return nil
 	}
 	goals, err := b.repo.Goals(ctx, b.websiteID)
 	if err != nil {
 		return err
 	}
+	goals = slices.DeleteFunc(goals, func(g stats.Goal) bool { return g.DisplayName == "" })
+	if b.q.HasRevenue() {
+		b.planRevenue(goals)
+	}
+	if !matched {
+		return nil
+	}
 	b.goals, err = b.repo.matchGoals(ctx, b.websiteID, b.q.Range.Days(), goals)
 	if err != nil {
 		return fmt.Errorf("goals of the query: %w", err)
 	}
-	b.goals = slices.DeleteFunc(b.goals, func(m goalMatch) bool { return m.goal.DisplayName == "" })
 	return nil
 }
 
@@ -161,9 +170,16 @@ func (b *queryBuild) goalRows() string {
 		} else {
 			ev = b.goalHits(m)
 		}
-		parts = append(parts, "SELECT "+b.arg(m.goal.DisplayName)+"::text, "+pv+", "+ev+" WHERE "+cond)
+		revenue := ""
+		if b.sumsRevenue() {
+			revenue = ", " + b.goalRevenue(m.goal)
+		}
+		parts = append(parts, "SELECT "+b.arg(m.goal.DisplayName)+"::text, "+pv+", "+ev+revenue+" WHERE "+cond)
 	}
 	if len(parts) == 0 {
+		if b.sumsRevenue() {
+			return "SELECT NULL::text, 0::int8, 0::int8, NULL::numeric, 0::int8 WHERE false"
+		}
 		return "SELECT NULL::text, 0::int8, 0::int8 WHERE false"
 	}
 	return strings.Join(parts, " UNION ALL ")

@@ -862,9 +862,11 @@ type QueryMeta struct {
 	FilteredFrom *openapi_types.Date `json:"filtered_from,omitempty"`
 
 	// ImportsIncluded With `include.imports`, whether imported days counted.
-	ImportsIncluded *bool                              `json:"imports_included,omitempty"`
-	ImportsWarning  *string                            `json:"imports_warning,omitempty"`
-	MetricWarnings  *map[string]map[string]interface{} `json:"metric_warnings,omitempty"`
+	ImportsIncluded *bool   `json:"imports_included,omitempty"`
+	ImportsWarning  *string `json:"imports_warning,omitempty"`
+
+	// MetricWarnings By metric, why it is null in every row (revenue metrics only).
+	MetricWarnings *map[string]QueryMetricWarning `json:"metric_warnings,omitempty"`
 
 	// Sampled Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
 	Sampled *float64 `json:"sampled,omitempty"`
@@ -877,6 +879,23 @@ type QueryMeta struct {
 
 	// TotalRows With `include.total_rows`, the rows before pagination.
 	TotalRows *int64 `json:"total_rows,omitempty"`
+}
+
+// QueryMetricValue A metric's value; a number, or for a revenue metric its object or null.
+type QueryMetricValue struct {
+	union json.RawMessage
+}
+
+// QueryMetricValue0 defines model for QueryMetricValue.0.
+type QueryMetricValue0 = float64
+
+// QueryMetricWarning Why a metric is null in every row.
+type QueryMetricWarning struct {
+	// Code `no_revenue_goals_matching` or `no_single_revenue_currency`, as Plausible names them.
+	Code string `json:"code"`
+
+	// Warning One human sentence.
+	Warning string `json:"warning"`
 }
 
 // QueryRequest Plausible's Stats API v2 query. `date_range` is one of `day`, `24h`, `7d`, `28d`, `30d`,
@@ -918,8 +937,33 @@ type QueryResponse struct {
 type QueryResult struct {
 	Dimensions []string `json:"dimensions"`
 
-	// Metrics In the order of the query's metrics; counts are integers, rates numbers.
-	Metrics []float64 `json:"metrics"`
+	// Metrics In the order of the query's metrics; counts are integers, rates numbers, and
+	// `total_revenue` and `average_revenue` a `QueryRevenue` object, or null when the row's
+	// revenue has no one currency (`meta.metric_warnings` says why).
+	Metrics []QueryMetricValue `json:"metrics"`
+}
+
+// QueryRevenue A revenue metric, as Plausible answers it: the amount in the currency of the revenue
+// goals it sums (no exchange rates are applied), with two decimals; null when they have
+// no one currency.
+type QueryRevenue struct {
+	// Currency ISO 4217 code of the goals' currency.
+	//
+	// Example: USD
+	Currency string `json:"currency"`
+
+	// Long The amount in full, grouped by thousands.
+	//
+	// Example: $1,234,567.89
+	Long string `json:"long"`
+
+	// Short The amount for a glance, one decimal and K, M, B or T.
+	//
+	// Example: $1.2M
+	Short string `json:"short"`
+
+	// Value The amount, exact, with two decimals.
+	Value json.Number `json:"value"`
 }
 
 // Realtime defines model for Realtime.
@@ -2524,6 +2568,68 @@ func (t *PlausibleHit) UnmarshalJSON(b []byte) error {
 		}
 	}
 
+	return err
+}
+
+// AsQueryMetricValue0 returns the union data inside the QueryMetricValue as a QueryMetricValue0
+func (t QueryMetricValue) AsQueryMetricValue0() (QueryMetricValue0, error) {
+	var body QueryMetricValue0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromQueryMetricValue0 overwrites any union data inside the QueryMetricValue as the provided QueryMetricValue0
+func (t *QueryMetricValue) FromQueryMetricValue0(v QueryMetricValue0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeQueryMetricValue0 performs a merge with any union data inside the QueryMetricValue, using the provided QueryMetricValue0
+func (t *QueryMetricValue) MergeQueryMetricValue0(v QueryMetricValue0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsQueryRevenue returns the union data inside the QueryMetricValue as a QueryRevenue
+func (t QueryMetricValue) AsQueryRevenue() (QueryRevenue, error) {
+	var body QueryRevenue
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromQueryRevenue overwrites any union data inside the QueryMetricValue as the provided QueryRevenue
+func (t *QueryMetricValue) FromQueryRevenue(v QueryRevenue) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeQueryRevenue performs a merge with any union data inside the QueryMetricValue, using the provided QueryRevenue
+func (t *QueryMetricValue) MergeQueryRevenue(v QueryRevenue) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t QueryMetricValue) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *QueryMetricValue) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
 	return err
 }
 

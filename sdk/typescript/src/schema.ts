@@ -749,8 +749,45 @@ export interface components {
         };
         QueryResult: {
             dimensions: string[];
-            /** @description In the order of the query's metrics; counts are integers, rates numbers. */
-            metrics: number[];
+            /**
+             * @description In the order of the query's metrics; counts are integers, rates numbers, and
+             *     `total_revenue` and `average_revenue` a `QueryRevenue` object, or null when the row's
+             *     revenue has no one currency (`meta.metric_warnings` says why).
+             */
+            metrics: components["schemas"]["QueryMetricValue"][];
+        };
+        /** @description A metric's value; a number, or for a revenue metric its object or null. */
+        QueryMetricValue: number | components["schemas"]["QueryRevenue"];
+        /**
+         * @description A revenue metric, as Plausible answers it: the amount in the currency of the revenue
+         *     goals it sums (no exchange rates are applied), with two decimals; null when they have
+         *     no one currency.
+         */
+        QueryRevenue: {
+            /** @description The amount, exact, with two decimals. */
+            value: number;
+            /**
+             * @description ISO 4217 code of the goals' currency.
+             * @example USD
+             */
+            currency: string;
+            /**
+             * @description The amount for a glance, one decimal and K, M, B or T.
+             * @example $1.2M
+             */
+            short: string;
+            /**
+             * @description The amount in full, grouped by thousands.
+             * @example $1,234,567.89
+             */
+            long: string;
+        } | null;
+        /** @description Why a metric is null in every row. */
+        QueryMetricWarning: {
+            /** @description `no_revenue_goals_matching` or `no_single_revenue_currency`, as Plausible names them. */
+            code: string;
+            /** @description One human sentence. */
+            warning: string;
         };
         QueryMeta: {
             /**
@@ -775,10 +812,9 @@ export interface components {
             filtered_from?: string;
             /** @description True when a `24h` or date-time range was rounded out to whole hours. */
             time_range_rounded?: boolean;
+            /** @description By metric, why it is null in every row (revenue metrics only). */
             metric_warnings?: {
-                [key: string]: {
-                    [key: string]: unknown;
-                };
+                [key: string]: components["schemas"]["QueryMetricWarning"];
             };
         };
         /**
