@@ -66,11 +66,9 @@ func engineField(f stats.Filter) (query.Field, error) {
 	return field, nil
 }
 
-// filterConds are the conditions of v1's filters, compiled by the query engine with their
-// arguments after s's; goal is filter[goal]'s goal (nil: no such goal, which matches
-// nothing).
-func (s *rowSource) filterConds(ctx context.Context, filters stats.Filters, goal *goalMatch) ([]string, error) {
-	b := &queryBuild{args: s.args}
+// engineConds are the conditions of v1's filters compiled by b, with their arguments after
+// b's; goal is filter[goal]'s goal (nil: no such goal, which matches nothing).
+func engineConds(ctx context.Context, b *queryBuild, filters stats.Filters, goal *goalMatch) ([]string, error) {
 	if goal != nil {
 		b.goals = []goalMatch{*goal}
 	}
@@ -87,6 +85,5 @@ func (s *rowSource) filterConds(ctx context.Context, filters stats.Filters, goal
 		}
 		conds = append(conds, cond)
 	}
-	s.args = b.args
 	return conds, nil
 }

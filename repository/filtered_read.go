@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -60,26 +61,20 @@ func (s *rowSource) arg(v any) string {
 
 // newRowSource selects the website's rows of the days that match every filter, sampled when
 // fraction is under 1 (stats.SampleFraction: a range longer than stats.ExactFilterDays). The
-// filters' conditions are the query engine's (filtered_conds.go). Filters that match nothing
-// ((other)) select no row, so every read answers its zeros and empty lists as for an unknown
-// value.
+// range, the sample and the filters' conditions are the query engine's (rangeWhere,
+// filtered_conds.go). Filters that match nothing ((other)) select no row, so every read
+// answers its zeros and empty lists as for an unknown value.
 func newRowSource(ctx context.Context, websiteID int64, days stats.Range, fraction float64, filters stats.Filters, goal *goalMatch) (*rowSource, error) {
-	s := &rowSource{fraction: fraction}
-	conds := []string{
-		"website_id = " + s.arg(websiteID),
-		fmt.Sprintf("day BETWEEN %s AND %s", s.arg(days.From.Format(dateLayout)), s.arg(days.To.Format(dateLayout))),
-	}
+	b := &queryBuild{q: &query.Query{Range: query.Range{From: days.From, To: days.To, ToHour: 23}}, fraction: fraction}
+	conds := []string{b.rangeWhere(websiteID)}
 	if filters.MatchesNothing() {
 		conds = append(conds, "false")
 	}
-	if s.fraction < 1 {
-		conds = append(conds, "visitor < "+s.arg(sampleCut(s.fraction)))
-	}
-	filterConds, err := s.filterConds(ctx, filters, goal)
+	filterConds, err := engineConds(ctx, b, filters, goal)
 	if err != nil {
 		return nil, err
 	}
-	s.where = strings.Join(append(conds, filterConds...), " AND ")
+	s := &rowSource{where: strings.Join(append(conds, filterConds...), " AND "), args: b.args, fraction: fraction}
 	if page, ok := filters.Get(stats.Page); ok {
 		// Under filter[page] a visit's pageviews are that page's (pageviews, valueTotals): a
 		// literal, as a statement that does not count pageviews must not take it as an argument.
