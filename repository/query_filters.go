@@ -77,7 +77,7 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 			for i, v := range f.Values {
 				pairs[i] = stats.PropPair(f.Field.Key, v)
 			}
-			return "coalesce(props && " + b.arg(pq.Array(pairs)) + "::text[], false)", nil
+			return "coalesce(" + b.overlaps("props", pairs) + ", false)", nil
 		}
 		fallthrough
 	case query.EventLevel:
@@ -87,9 +87,9 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 		fallthrough
 	case query.PageLevel, query.NameLevel:
 		if column, list, ok := b.hitList(f); ok {
-			// One of the visit's pages (events) is in the list: && reads the array in place,
-			// where unnesting it in a subquery took twice the time.
-			return column + " && " + b.arg(pq.Array(list)) + "::text[]", nil
+			// One of the visit's pages (events) is in the list: read in place, where unnesting
+			// the array in a subquery took twice the time.
+			return b.overlaps(column, list), nil
 		}
 		pred, err := b.leafPredicate(ctx, tx, f, "x.v")
 		if err != nil {
@@ -136,6 +136,16 @@ func (b *queryBuild) hitList(f query.Filter) (string, []string, bool) {
 	return column, list, len(list) <= 8
 }
 
+// overlaps is the condition of an array column holding one of the values: = ANY of the
+// column for one value, which took 3 to 7 % less CPU than && of a one-element list (the
+// filtered reads' summary by country and by page, 2026-11-28), && otherwise.
+func (b *queryBuild) overlaps(column string, values []string) string {
+	if len(values) == 1 {
+		return b.arg(values[0]) + " = ANY(" + column + ")"
+	}
+	return column + " && " + b.arg(pq.Array(values)) + "::text[]"
+}
+
 // noEventCond is the condition of an is filter on the stored events one of whose values is
 // "": no event, which the visits without any have.
 func (b *queryBuild) noEventCond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (string, error) {
@@ -180,6 +190,10 @@ func (b *queryBuild) leafPredicate(ctx context.Context, tx *sqlx.Tx, f query.Fil
 				lowered[i] = strings.ToLower(v)
 			}
 			return "lower(" + part + ") = ANY(" + b.arg(pq.Array(lowered)) + "::text[])", nil
+		}
+		if len(f.Values) == 1 {
+			// = of one value took a few per cent less CPU than = ANY of a one-element list.
+			return part + " = " + b.arg(f.Values[0]), nil
 		}
 		return part + " = ANY(" + b.arg(pq.Array(f.Values)) + "::text[])", nil
 	case query.Contains:
