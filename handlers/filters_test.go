@@ -401,6 +401,10 @@ func TestFilterOperators(t *testing.T) {
 		`filter_any[event]=|Signup::`,
 		`filter[country]=DE&filter_not[city]=DE:Berlin`,
 		`filter_any[page]=/pricing|/&filter_contains[referrer]=google`,
+		`filter_not[event]=Signup::|`,
+		`filter_contains[event]=SIGN`,
+		`filter_contains[country]=germ`,              // the whole value, not the code
+		`filter_any[page]=/|/a|/b|/c|/d|/e|/f|/g|/h`, // past the lists that && compares
 	}
 	for _, c := range cases {
 		t.Run(c, func(t *testing.T) {

@@ -17,6 +17,9 @@ const (
 	GoalLevel               // the website's goals a visit converts on (event:goal)
 	PropLevel               // the values of one custom property its hits carried (event:props:KEY)
 	TimeLevel               // the visit's day and starting hour
+	// EventLevel: one value per event, as stored (name:value:unit): v1's event statistic,
+	// which its filters compile to (repository/filtered_conds.go); no dimension of the query.
+	EventLevel
 )
 
 // Part is the part of a stored value a dimension answers: stored "DE:Germany" is the country

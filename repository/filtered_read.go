@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -30,7 +30,7 @@ import (
 type rowSource struct {
 	where    string
 	args     []any
-	page     string  // the placeholder of the page filter's value; "" without one
+	page     string  // the page filter's value as a literal; "" without one
 	fraction float64 // of the visitors read: 1, or stats.SampleFraction's sample
 }
 
@@ -60,114 +60,27 @@ func (s *rowSource) arg(v any) string {
 }
 
 // newRowSource selects the website's rows of the days that match every filter, sampled when
-// fraction is under 1 (stats.SampleFraction: a range longer than stats.ExactFilterDays). Filters that match nothing ((other)) select
-// no row, so every read answers its zeros and empty lists as for an unknown value.
-func newRowSource(websiteID int64, days stats.Range, fraction float64, filters stats.Filters, goal *goalMatch) (*rowSource, error) {
-	s := &rowSource{fraction: fraction}
-	conds := []string{
-		"website_id = " + s.arg(websiteID),
-		fmt.Sprintf("day BETWEEN %s AND %s", s.arg(days.From.Format(dateLayout)), s.arg(days.To.Format(dateLayout))),
-	}
+// fraction is under 1 (stats.SampleFraction: a range longer than stats.ExactFilterDays). The
+// range, the sample and the filters' conditions are the query engine's (rangeWhere,
+// filtered_conds.go). Filters that match nothing ((other)) select no row, so every read
+// answers its zeros and empty lists as for an unknown value.
+func newRowSource(ctx context.Context, websiteID int64, days stats.Range, fraction float64, filters stats.Filters, goal *goalMatch) (*rowSource, error) {
+	b := &queryBuild{q: &query.Query{Range: query.Range{From: days.From, To: days.To, ToHour: 23}}, fraction: fraction}
+	conds := []string{b.rangeWhere(websiteID)}
 	if filters.MatchesNothing() {
 		conds = append(conds, "false")
 	}
-	if s.fraction < 1 {
-		conds = append(conds, "visitor < "+s.arg(sampleCut(s.fraction)))
+	filterConds, err := engineConds(ctx, b, filters, goal)
+	if err != nil {
+		return nil, err
 	}
-	for _, f := range filters {
-		if f.Name == stats.GoalName {
-			conds = append(conds, s.goalCond(goal))
-			continue
-		}
-		cond, err := s.cond(f)
-		if err != nil {
-			return nil, err
-		}
-		conds = append(conds, cond)
+	s := &rowSource{where: strings.Join(append(conds, filterConds...), " AND "), args: b.args, fraction: fraction}
+	if page, ok := filters.Get(stats.Page); ok {
+		// Under filter[page] a visit's pageviews are that page's (pageviews, valueTotals): a
+		// literal, as a statement that does not count pageviews must not take it as an argument.
+		s.page = pq.QuoteLiteral(page)
 	}
-	s.where = strings.Join(conds, " AND ")
 	return s, nil
-}
-
-// cond is the condition of one filter (docs/filters.md).
-func (s *rowSource) cond(f stats.Filter) (string, error) {
-	if f.Op != stats.Is {
-		return s.listCond(f)
-	}
-	switch {
-	case f.Name == stats.Property:
-		return s.propCond(f), nil
-	case f.Name == stats.Page:
-		s.page = s.arg(f.Value)
-		return s.page + " = ANY(pages)", nil
-	case f.Name == stats.Event && f.Value == "":
-		return "events = '{}'", nil
-	case f.Name == stats.Event:
-		return s.arg(f.Value) + " = ANY(events)", nil
-	}
-	column, d, ok := visitColumn(f.Name)
-	if !ok {
-		return "", fmt.Errorf("%q is not a filter name", f.Name)
-	}
-	switch d.Compare {
-	case stats.CodeBefore:
-		code, _, _ := strings.Cut(f.Value, ":")
-		return fmt.Sprintf("split_part(%s, ':', 1) = %s", column, s.arg(code)), nil
-	default:
-		return fmt.Sprintf("%s = %s", column, s.arg(f.Value)), nil
-	}
-}
-
-// listCond is the condition of a filter_any, filter_not or filter_contains: any of the
-// values holds (filter_not: none does). On page and event, a visit matches when one of its
-// hits does, so filter_not keeps the visits none of whose hits is one of the values.
-func (s *rowSource) listCond(f stats.Filter) (string, error) {
-	values := f.Values
-	if f.Op == stats.ContainsAny {
-		values = make([]string, len(f.Values))
-		for i, v := range f.Values {
-			values[i] = likePattern(v)
-		}
-	}
-	list := s.arg(pq.Array(values)) + "::text[]"
-	var cond string
-	switch f.Name {
-	case stats.Page, stats.Event:
-		column := "pages"
-		if f.Name == stats.Event {
-			column = "events"
-		}
-		if f.Op == stats.ContainsAny {
-			cond = "EXISTS (SELECT 1 FROM unnest(" + column + ") AS h (v) WHERE h.v ILIKE ANY(" + list + "))"
-		} else {
-			cond = column + " && " + list
-			if f.Name == stats.Event && slices.Contains(f.Values, "") {
-				cond = "(" + cond + " OR events = '{}')" // "" is the visits without any
-			}
-		}
-	default:
-		column, d, ok := visitColumn(f.Name)
-		if !ok {
-			return "", fmt.Errorf("%q is not a filter name", f.Name)
-		}
-		if d.Compare == stats.CodeBefore && f.Op != stats.ContainsAny {
-			codes := make([]string, len(f.Values))
-			for i, v := range f.Values {
-				codes[i], _, _ = strings.Cut(v, ":")
-			}
-			s.args[len(s.args)-1] = pq.Array(codes)
-			column = "split_part(" + column + ", ':', 1)"
-		}
-		if f.Op == stats.ContainsAny {
-			cond = column + " ILIKE ANY(" + list + ")"
-		} else {
-			cond = column + " = ANY(" + list + ")"
-		}
-	}
-	if f.Op == stats.NoneOf {
-		return "NOT (" + cond + ")", nil
-	}
-	return cond, nil
 }
 
 // pageviews is a row's pageviews as counted: with a page filter, that page's only.

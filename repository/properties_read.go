@@ -23,11 +23,6 @@ func (r *Repository) RowReader(websiteID int64, days stats.Range, filters stats.
 	return aliasReader{rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}}
 }
 
-// propCond is the condition of a property filter: a hit of the visit carried the pair.
-func (s *rowSource) propCond(f stats.Filter) string {
-	return s.arg(stats.PropPair(f.Key, f.Value)) + " = ANY(props)"
-}
-
 // propTotals is the SQL of (value, count) of the properties of the matching rows: the keys
 // with the hits that carried each when key is "", else the values of key.
 func (s *rowSource) propTotals(key string) string {

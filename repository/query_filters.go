@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -79,14 +80,19 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 			for i, v := range f.Values {
 				pairs[i] = stats.PropPair(f.Field.Key, v)
 			}
-			return "coalesce(props && " + b.arg(pq.Array(pairs)) + "::text[], false)", nil
+			return "coalesce(" + b.overlaps("props", pairs) + ", false)", nil
+		}
+		fallthrough
+	case query.EventLevel:
+		if f.Field.Level == query.EventLevel && f.Op == query.Is && slices.Contains(f.Values, "") {
+			return b.noEventCond(ctx, tx, f)
 		}
 		fallthrough
 	case query.PageLevel, query.NameLevel:
-		if list, ok := b.pageList(f); ok {
-			// One of the visit's pages is in the list: && reads the array in place, where
-			// unnesting it in a subquery took twice the time.
-			return "pages && " + b.arg(pq.Array(list)) + "::text[]", nil
+		if column, list, ok := b.hitList(f); ok {
+			// One of the visit's pages (events) is in the list: read in place, where unnesting
+			// the array in a subquery took twice the time.
+			return b.overlaps(column, list), nil
 		}
 		pred, err := b.leafPredicate(ctx, tx, f, "x.v")
 		if err != nil {
@@ -108,12 +114,18 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 	return pred, nil
 }
 
-// pageList is the list of pages a positive is or matches filter on event:page keeps, when it
-// is short (&& compares every pair, where = ANY of a long list is hashed); ok is false
-// otherwise.
-func (b *queryBuild) pageList(f query.Filter) ([]string, bool) {
-	if f.Field.Level != query.PageLevel || f.Negated() {
-		return nil, false
+// hitList is the array column (pages, events) and the list of its values a positive is or
+// matches filter on event:page or on the stored events keeps, when the list is short (&&
+// compares every pair, where = ANY of a long list is hashed); ok is false otherwise.
+func (b *queryBuild) hitList(f query.Filter) (string, []string, bool) {
+	column := "pages"
+	if f.Field.Level == query.EventLevel {
+		column = "events"
+	} else if f.Field.Level != query.PageLevel {
+		return "", nil, false
+	}
+	if f.Negated() {
+		return "", nil, false
 	}
 	var list []string
 	switch {
@@ -122,17 +134,43 @@ func (b *queryBuild) pageList(f query.Filter) ([]string, bool) {
 	case f.Op == query.Matches:
 		list = b.matched(f)
 	default:
-		return nil, false
+		return "", nil, false
 	}
-	return list, len(list) <= 8
+	return column, list, len(list) <= 8
+}
+
+// overlaps is the condition of an array column holding one of the values: = ANY of the
+// column for one value, which took 3 to 7 % less CPU than && of a one-element list (the
+// filtered reads' summary by country and by page, 2026-11-28), && otherwise.
+func (b *queryBuild) overlaps(column string, values []string) string {
+	if len(values) == 1 {
+		return b.arg(values[0]) + " = ANY(" + column + ")"
+	}
+	return column + " && " + b.arg(pq.Array(values)) + "::text[]"
+}
+
+// noEventCond is the condition of an is filter on the stored events one of whose values is
+// "": no event, which the visits without any have.
+func (b *queryBuild) noEventCond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (string, error) {
+	f.Values = slices.DeleteFunc(slices.Clone(f.Values), func(v string) bool { return v == "" })
+	if len(f.Values) == 0 {
+		return "events = '{}'", nil
+	}
+	cond, err := b.cond(ctx, tx, f)
+	if err != nil {
+		return "", err
+	}
+	return "(" + cond + " OR events = '{}')", nil
 }
 
 // hitValues is the SQL of a visit row's hit values of a hit-level field: its pages, its
-// event names, or the values of a property its hits carried.
+// event names, its stored events, or the values of a property its hits carried.
 func hitValues(f query.Field) string {
 	switch f.Level {
 	case query.PageLevel:
 		return "unnest(pages)"
+	case query.EventLevel:
+		return "unnest(events)"
 	case query.PropLevel:
 		return propValues(f.Key)
 	}
@@ -155,6 +193,10 @@ func (b *queryBuild) leafPredicate(ctx context.Context, tx *sqlx.Tx, f query.Fil
 				lowered[i] = strings.ToLower(v)
 			}
 			return "lower(" + part + ") = ANY(" + b.arg(pq.Array(lowered)) + "::text[])", nil
+		}
+		if len(f.Values) == 1 {
+			// = of one value took a few per cent less CPU than = ANY of a one-element list.
+			return part + " = " + b.arg(f.Values[0]), nil
 		}
 		return part + " = ANY(" + b.arg(pq.Array(f.Values)) + "::text[])", nil
 	case query.Contains:

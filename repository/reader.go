@@ -132,7 +132,7 @@ func (v rowReader) source(ctx context.Context) (*rowSource, error) {
 	if v.exact {
 		fraction = 1
 	}
-	return newRowSource(v.websiteID, v.days, fraction, v.filters, goal)
+	return newRowSource(ctx, v.websiteID, v.days, fraction, v.filters, goal)
 }
 
 func (v rowReader) Basis(ctx context.Context) (Basis, error) {
