@@ -54,6 +54,13 @@ const (
 			FOR UPDATE OF v
 		) AS gained
 		GROUP BY 1, 2, 3, 4`
+	// memberProbes makes the planner join visitor_days with the session's table by probes of
+	// its primary key, one a member: costed for a table without statistics, a hash join
+	// over all of visitor_days looked cheaper from some million rows (a day of a large
+	// website), and took 0.95 s to lock 7,000 rows of 2 million where the probes took 45 ms.
+	// memberPlanner puts the planner back for the rest of the flush.
+	memberProbes  = `SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off`
+	memberPlanner = `SET LOCAL enable_hashjoin = DEFAULT; SET LOCAL enable_mergejoin = DEFAULT`
 	// memberUpdate adds what memberLock counted to the rows it locked.
 	memberUpdate = `
 		UPDATE visitor_days v
@@ -74,7 +81,7 @@ func addMembers(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, members []Mem
 		return nil, nil
 	}
 	members = mergeMembers(members)
-	if _, err := tx.ExecContext(ctx, memberCreate); err != nil {
+	if _, err := tx.ExecContext(ctx, memberCreate+"; "+memberProbes); err != nil {
 		return nil, fmt.Errorf("visits.add: members: %w", err)
 	}
 	if err := copyMembers(ctx, conn, members); err != nil {
@@ -88,10 +95,11 @@ func addMembers(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, members []Mem
 	if counts, err = countMembers(ctx, tx, memberLock, counts); err != nil {
 		return nil, err
 	}
-	if len(counts) == fresh { // no existing row gains anything
-		return counts, nil
+	last := memberPlanner
+	if len(counts) > fresh { // some existing rows gain a visit or an hour
+		last = memberUpdate + "; " + memberPlanner
 	}
-	if _, err := tx.ExecContext(ctx, memberUpdate); err != nil {
+	if _, err := tx.ExecContext(ctx, last); err != nil {
 		return nil, fmt.Errorf("visits.add: members: %w", err)
 	}
 	return counts, nil

@@ -13,16 +13,33 @@ import (
 // BenchmarkAddMembers writes a flush's day membership (one op: one batch of 28,000 members of
 // two websites, half of them new, as a flush of new-visitor traffic) through AddVisitBatch, as
 // the flusher does: so its figures include the counters the new visitors add (addStats). Half
-// of the others gain an hour. It reports, for the writes alone (not the seeding of the
-// existing rows between them), B/op and allocs/op, the CPU time of this process
+// of the others gain an hour. Its second case keeps 2 million rows of another day in
+// visitor_days first, as a large website's day. It reports, for the writes alone (not the
+// seeding of the existing rows between them), B/op and allocs/op, the CPU time of this process
 // (go-cpu-ms/op) and of the PostgreSQL backend (pg-cpu-ms/op, when the server runs on this
 // machine).
 //
 //	scripts/test.sh go test -run '^$' -bench AddMembers -benchmem ./repository/
 func BenchmarkAddMembers(b *testing.B) {
+	for _, kept := range []int{0, 2_000_000} {
+		b.Run(fmt.Sprintf("kept=%d", kept), func(b *testing.B) { benchAddMembers(b, kept) })
+	}
+}
+
+func benchAddMembers(b *testing.B, kept int) {
 	f := newFixture(b, "members.a.bench", "members.b.bench")
 	f.db.SetMaxOpenConns(1) // one backend, whose CPU time is read
 	ctx := context.Background()
+	const keep = `
+		INSERT INTO visitor_days (website_id, day, key, visited, hours)
+		SELECT CASE WHEN i % 2 = 0 THEN $1::bigint ELSE $2::bigint END, '2026-03-03', decode(md5(i::text), 'hex'), true, 512
+		FROM generate_series(1, $3::bigint) AS i`
+	if _, err := f.db.ExecContext(ctx, keep, f.sites[0], f.sites[1], kept); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := f.db.ExecContext(ctx, `ANALYZE visitor_days`); err != nil {
+		b.Fatal(err)
+	}
 	const n = 28000
 	members := make([]repository.Member, n)
 	b.ReportAllocs()
