@@ -19,8 +19,9 @@ import (
 // the session, as its visit rows do (visit_rows_copy.go: made by the first flush of a session
 // and kept, emptied at every commit), and is written from there in the flush's transaction.
 // The statements return the new visitors already counted, a row for each website, day and
-// pattern of new bits: as 28,000 arrays' elements and as many rows read back, the members cost
-// the flush more CPU than anything else in it (docs/cost-of-a-hit.md, "Per flush").
+// pattern of new bits. Sent as statement arrays and read back row by row, the 28,000 members of
+// a flush of new visitors cost it more CPU than anything else in it (docs/cost-of-a-hit.md,
+// "Day membership by COPY").
 const (
 	memberTable  = `pg_temp.visitor_days_in`
 	memberCreate = `CREATE TEMP TABLE IF NOT EXISTS ` + memberTable + ` (website_id bigint, day date, key bytea,
