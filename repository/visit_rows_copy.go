@@ -2,8 +2,6 @@ package repository
 
 import (
 	"context"
-	"database/sql/driver"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -11,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -130,63 +127,19 @@ func buildRowStatements(dims []stats.Dimension) rowStatements {
 	}
 }
 
-// rawCopier is lib/pq's COPY statement, which takes lines of COPY's text format as they are.
-type rawCopier interface {
-	CopyData(ctx context.Context, line string) (driver.Result, error)
-}
-
-// copyBlock is about how many bytes of lines go to the driver at a time: its buffer holds 64
-// KiB, and each call watches the context with a goroutine of its own.
-const copyBlock = 32 << 10
-
-// copyVisitRows sends rows from..to-1 to the session's table by COPY, in tx's connection:
-// database/sql reaches the driver's COPY only through the connection (sql.Conn.Raw).
+// copyVisitRows sends rows from..to-1 to the session's table by COPY, in tx's connection.
 func copyVisitRows(ctx context.Context, conn *sqlx.Conn, copyQuery string, rows VisitRows, from, to, dims int, capped *propCap) error {
-	if conn == nil {
-		return errors.New("visit rows need the transaction's connection")
-	}
-	return conn.Raw(func(dc any) error {
-		c, ok := dc.(driver.ConnPrepareContext)
-		if !ok {
-			return fmt.Errorf("the driver %T prepares no statement", dc)
+	var (
+		r       VisitRow
+		day     time.Time
+		dayText string
+	)
+	return copyLines(ctx, conn, copyQuery, to-from, func(b []byte, i int) []byte {
+		rows.Row(from+i, &r)
+		if i == 0 || !r.Day.Equal(day) { // a chunk's rows are of a day or two
+			day, dayText = r.Day, r.Day.Format(dateLayout)
 		}
-		stmt, err := c.PrepareContext(ctx, copyQuery)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close() // ends the COPY (and frees the connection) if it is not over
-		copier, ok := stmt.(rawCopier)
-		if !ok {
-			return fmt.Errorf("the driver's COPY (%T) takes no line", stmt)
-		}
-		var (
-			r       VisitRow
-			day     time.Time
-			dayText string
-		)
-		block := make([]byte, 0, copyBlock+copyBlock/4) // a block and the line that ends it
-		for i := from; i < to; i++ {
-			rows.Row(i, &r)
-			if i == from || !r.Day.Equal(day) { // a chunk's rows are of a day or two
-				day, dayText = r.Day, r.Day.Format(dateLayout)
-			}
-			if len(block) > 0 {
-				block = append(block, '\n')
-			}
-			block = appendRowLine(block, &r, dims, dayText, capped)
-			if len(block) >= copyBlock || i == to-1 {
-				// The driver copies the lines into its buffer before it returns: the string
-				// does not outlive the call, and block is written again only after it.
-				if _, err := copier.CopyData(ctx, unsafe.String(unsafe.SliceData(block), len(block))); err != nil {
-					return err
-				}
-				block = block[:0]
-			}
-		}
-		// Exec without values ends the COPY and gives its errors (lib/pq's COPY has no
-		// ExecContext).
-		_, err = stmt.Exec(nil)
-		return err
+		return appendRowLine(b, &r, dims, dayText, capped)
 	})
 }
 

@@ -1,12 +1,9 @@
 package repository
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
-	"math/bits"
-	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -198,10 +195,10 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 // earlier run already counted that day is not counted again; then the counters with those
 // visitors (addStats, with its value cap and rollups); then the visits' rows (addVisitRows);
 // then the realtime rows. Membership rows are written in key order, before any counter, by
-// every node, so concurrent flushes cannot deadlock. conn is tx's connection, which the visit
-// rows need (nil: the batch has none).
+// every node, so concurrent flushes cannot deadlock. conn is tx's connection, which the COPY
+// of the members and of the visit rows needs (nil: the batch has neither).
 func writeBatch(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b VisitBatch, maxValues int) (Added, error) {
-	visitors, err := addMembers(ctx, tx, b.Members)
+	visitors, err := addMembers(ctx, tx, conn, b.Members)
 	if err != nil {
 		return Added{}, err
 	}
@@ -216,147 +213,6 @@ func writeBatch(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b VisitBatch,
 		return Added{}, err
 	}
 	return added, nil
-}
-
-// addMembers upserts the day membership of the batch's keys and returns the visitor and
-// visitor_hour counts that are new: a key not yet visited on its day adds one visitor, and
-// each hour bit not yet set adds one visitor in that hour. New rows are inserted in key order;
-// the existing ones are then locked in key order and read as committed, so that what another
-// node wrote meanwhile is seen, never counted again.
-func addMembers(ctx context.Context, tx *sqlx.Tx, members []Member) ([]StatCount, error) {
-	if len(members) == 0 {
-		return nil, nil
-	}
-	members = mergeMembers(members)
-	n := len(members)
-	ids, days, keys, visited, hours := make([]int64, n), make([]string, n), make([][]byte, n), make([]bool, n), make([]int64, n)
-	for i, m := range members {
-		ids[i], days[i], keys[i], visited[i], hours[i] = m.WebsiteID, m.Day.Format(dateLayout), m.Key[:], m.Visited, int64(m.Hours)
-	}
-	args := []any{pq.Array(ids), pq.Array(days), pq.ByteaArray(keys), pq.Array(visited), pq.Array(hours)}
-	const unnest = `unnest($1::bigint[], $2::date[], $3::bytea[], $4::boolean[], $5::integer[]) AS t (website_id, day, key, visited, hours)`
-	type row struct {
-		WebsiteID int64     `db:"website_id"`
-		Day       time.Time `db:"day"`
-		Key       []byte    `db:"key"`
-		Visited   bool      `db:"visited"`
-		Hours     int64     `db:"hours"`
-	}
-	var inserted []row
-	insert := `
-		INSERT INTO visitor_days (website_id, day, key, visited, hours)
-		SELECT website_id, day, key, visited, hours FROM ` + unnest + `
-		ORDER BY 1, 2, 3
-		ON CONFLICT (website_id, day, key) DO NOTHING
-		RETURNING website_id, day, key, false AS visited, 0::bigint AS hours`
-	if err := tx.SelectContext(ctx, &inserted, insert, args...); err != nil {
-		return nil, fmt.Errorf("visits.add: members: %w", err)
-	}
-	var existing []row
-	lock := `
-		SELECT v.website_id, v.day, v.key, v.visited, v.hours::bigint AS hours
-		FROM visitor_days v
-		JOIN ` + unnest + ` USING (website_id, day, key)
-		WHERE (v.website_id, v.day, v.key) NOT IN (SELECT * FROM unnest($6::bigint[], $7::date[], $8::bytea[]))
-		ORDER BY 1, 2, 3
-		FOR UPDATE OF v`
-	insIDs, insDays, insKeys := make([]int64, len(inserted)), make([]string, len(inserted)), make([][]byte, len(inserted))
-	for i, in := range inserted {
-		insIDs[i], insDays[i], insKeys[i] = in.WebsiteID, in.Day.Format(dateLayout), in.Key
-	}
-	if err := tx.SelectContext(ctx, &existing, lock, append(args, pq.Array(insIDs), pq.Array(insDays), pq.ByteaArray(insKeys))...); err != nil {
-		return nil, fmt.Errorf("visits.add: members: %w", err)
-	}
-	isNew := make(map[memberRef]bool, len(inserted))
-	for _, in := range inserted {
-		isNew[memberID(in.WebsiteID, stats.Day(in.Day), in.Key)] = true
-	}
-	before := make(map[memberRef]row, len(existing))
-	for _, ex := range existing {
-		before[memberID(ex.WebsiteID, stats.Day(ex.Day), ex.Key)] = ex
-	}
-	var counts []StatCount
-	var changed []int // members whose existing row gains a bit or its visit
-	for i, m := range members {
-		id := memberID(m.WebsiteID, m.Day, m.Key[:])
-		old := before[id] // zero for a new row: every bit of it is new
-		newVisit := m.Visited && !old.Visited
-		newHours := m.Hours &^ uint32(old.Hours)
-		if !isNew[id] && (newVisit || newHours != 0) {
-			changed = append(changed, i)
-		}
-		if newVisit {
-			counts = append(counts, StatCount{WebsiteID: m.WebsiteID, Name: string(stats.Visitor), Date: m.Day, Value: stats.DayValue(m.Day), Count: 1})
-		}
-		for h := newHours; h != 0; h &= h - 1 {
-			counts = append(counts, StatCount{WebsiteID: m.WebsiteID, Name: string(stats.VisitorHour), Date: m.Day,
-				Value: stats.HourValue(bits.TrailingZeros32(h)), Count: 1})
-		}
-	}
-	if len(changed) == 0 {
-		return counts, nil
-	}
-	ids, days, keys, visited, hours = ids[:0], days[:0], keys[:0], visited[:0], hours[:0]
-	for _, i := range changed {
-		m := members[i]
-		ids, days, keys, visited, hours = append(ids, m.WebsiteID), append(days, m.Day.Format(dateLayout)),
-			append(keys, m.Key[:]), append(visited, m.Visited), append(hours, int64(m.Hours))
-	}
-	update := `
-		UPDATE visitor_days v
-		SET visited = v.visited OR t.visited, hours = v.hours | t.hours
-		FROM ` + unnest + `
-		WHERE v.website_id = t.website_id AND v.day = t.day AND v.key = t.key`
-	if _, err := tx.ExecContext(ctx, update, pq.Array(ids), pq.Array(days), pq.ByteaArray(keys), pq.Array(visited), pq.Array(hours)); err != nil {
-		return nil, fmt.Errorf("visits.add: members: %w", err)
-	}
-	return counts, nil
-}
-
-// mergeMembers sorts members by key and merges those of one website, day and key.
-func mergeMembers(members []Member) []Member {
-	slices.SortFunc(members, func(a, b Member) int {
-		if a.WebsiteID != b.WebsiteID {
-			return cmpInt(a.WebsiteID, b.WebsiteID)
-		}
-		if c := a.Day.Compare(b.Day); c != 0 {
-			return c
-		}
-		return bytes.Compare(a.Key[:], b.Key[:])
-	})
-	out := members[:0]
-	for _, m := range members {
-		if last := len(out) - 1; last >= 0 && out[last].WebsiteID == m.WebsiteID && out[last].Day.Equal(m.Day) && out[last].Key == m.Key {
-			out[last].Visited = out[last].Visited || m.Visited
-			out[last].Hours |= m.Hours
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// memberRef identifies a membership row in memory.
-type memberRef struct {
-	websiteID int64
-	day       int64 // Unix seconds of the day's midnight UTC
-	key       [16]byte
-}
-
-func memberID(websiteID int64, day time.Time, key []byte) memberRef {
-	ref := memberRef{websiteID: websiteID, day: day.Unix()}
-	copy(ref.key[:], key)
-	return ref
 }
 
 // addRealtime adds the batch's pageviews per minute and recent pageviews, and replaces the
