@@ -222,20 +222,26 @@ func (r *Repository) addMaskCounts(ctx context.Context, s *rowSource, query stri
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			sums := c.visitors
-			switch part {
-			case "base":
-				c.base += count
-				continue
-			case "events":
-				sums = c.events
-			}
-			for w, m := range mask {
-				addBits(sums, w, m, count)
-			}
+			c.addRow(part, mask, count)
 		}
 		return rows.Err()
 	})
+}
+
+// addRow adds a row of the goals' counting statements: the visitors of the base ("base"), or
+// count for each goal bit of mask, to the goals' visitors or to their events ("events").
+func (c *goalCounts) addRow(part string, mask []int64, count int64) {
+	sums := c.visitors
+	switch part {
+	case "base":
+		c.base += count
+		return
+	case "events":
+		sums = c.events
+	}
+	for w, m := range mask {
+		addBits(sums, w, m, count)
+	}
 }
 
 // addBits adds count to the sum of every goal whose bit is set in word w of a mask.

@@ -305,18 +305,7 @@ func (t *goalTable) add(ctx context.Context, tx *sqlx.Tx, query string, args []a
 			t.total += count
 			continue
 		}
-		c := t.counts(key.String, goals)
-		sums := c.visitors
-		switch part {
-		case "base":
-			c.base += count
-			continue
-		case "events":
-			sums = c.events
-		}
-		for w, m := range mask {
-			addBits(sums, w, m, count)
-		}
+		t.counts(key.String, goals).addRow(part, mask, count)
 	}
 	return rows.Err()
 }
