@@ -2,6 +2,7 @@ package repository
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -168,7 +169,7 @@ func countMembers(ctx context.Context, tx *sqlx.Tx, query string, counts []StatC
 func mergeMembers(members []Member) []Member {
 	slices.SortFunc(members, func(a, b Member) int {
 		if a.WebsiteID != b.WebsiteID {
-			return cmpInt(a.WebsiteID, b.WebsiteID)
+			return cmp.Compare(a.WebsiteID, b.WebsiteID)
 		}
 		if c := a.Day.Compare(b.Day); c != 0 {
 			return c
@@ -185,14 +186,4 @@ func mergeMembers(members []Member) []Member {
 		out = append(out, m)
 	}
 	return out
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
