@@ -62,16 +62,7 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	filename := site.Domain + "-" + string(stat.Name) + "-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02")
-	if len(filters) > 0 {
-		filename += "-filtered" // the file holds only the matching visits' numbers
-	}
-	filename += ".csv"
-	h := w.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
-	h.Set("Cache-Control", "no-store") // as every page: see render
-	out := web.NewCSV(w)
+	out := startCSV(w, site, string(stat.Name), rng, filters)
 	if stat.Name == stats.Page {
 		out.Row("value", "count", "time_on_page", "scroll_depth")
 		for _, e := range entries {
@@ -87,6 +78,21 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	if err := out.Flush(); err != nil {
 		p.log.Warn("export: write", "error", err) // the client went away
 	}
+}
+
+// startCSV answers a CSV download of what (a statistic, goals, properties) over the range:
+// DOMAIN-WHAT-FROM-TO.csv, "-filtered" before the extension when the file holds only the
+// matching visits' numbers; not stored (as every page: see render).
+func startCSV(w http.ResponseWriter, site repository.Website, what string, rng stats.Range, filters stats.Filters) *web.CSV {
+	filename := site.Domain + "-" + what + "-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02")
+	if len(filters) > 0 {
+		filename += "-filtered"
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+filename+`.csv"`)
+	h.Set("Cache-Control", "no-store")
+	return web.NewCSV(w)
 }
 
 // optionalInt is a number of the CSV, "" for none.

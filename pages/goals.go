@@ -10,7 +10,6 @@ import (
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
-	"github.com/analytics-service/analytics/web"
 )
 
 // A website's goals on its settings page (/websites/{id}/edit): the list, a form that adds one
@@ -194,15 +193,7 @@ func (p *Pages) exportGoals(w http.ResponseWriter, r *http.Request, site reposit
 		p.serverError(w, r, err)
 		return
 	}
-	filename := site.Domain + "-goals-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02")
-	if len(filters) > 0 {
-		filename += "-filtered"
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="`+filename+`.csv"`)
-	h.Set("Cache-Control", "no-store")
-	out := web.NewCSV(w)
+	out := startCSV(w, site, "goals", rng, filters)
 	out.Row("goal", "visitors", "events", "conversion_rate", "revenue")
 	for _, c := range reads.conversions {
 		rate := strconv.FormatFloat(stats.ConversionRate(c.Visitors, reads.visitors), 'f', 1, 64)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
-	"github.com/analytics-service/analytics/web"
 )
 
 // The dashboard's Properties panel (docs/properties.md): the range's custom property keys as a
@@ -117,15 +116,7 @@ func (p *Pages) exportProperties(w http.ResponseWriter, r *http.Request, site re
 		p.serverError(w, r, err)
 		return
 	}
-	filename := site.Domain + "-properties-" + rng.From.Format("2006-01-02") + "-" + rng.To.Format("2006-01-02")
-	if len(filters) > 0 {
-		filename += "-filtered"
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="`+filename+`.csv"`)
-	h.Set("Cache-Control", "no-store")
-	out := web.NewCSV(w)
+	out := startCSV(w, site, "properties", rng, filters)
 	out.Row("key", "value", "hits")
 	for _, pair := range pairs {
 		out.Row(pair.Key, pair.Value, strconv.FormatInt(pair.Hits, 10))
