@@ -2,6 +2,7 @@ package repository
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -210,22 +211,37 @@ func (r *Repository) addMaskCounts(ctx context.Context, s *rowSource, query stri
 			return err
 		}
 		defer rows.Close()
-		var part string
-		var count int64
-		mask := make([]int64, words)
-		dest := []any{&part}
-		for w := range mask {
-			dest = append(dest, &mask[w])
-		}
-		dest = append(dest, &count)
+		row, dest := newCountedRow(words, false)
 		for rows.Next() {
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			c.addRow(part, mask, count)
+			c.addRow(row.part, row.mask, row.count)
 		}
 		return rows.Err()
 	})
+}
+
+// countedRow is a row of the goals' counting statements: its part, its key when the statement
+// groups by one, its words of goal bits and its count.
+type countedRow struct {
+	part  string
+	key   sql.NullString
+	mask  []int64
+	count int64
+}
+
+// newCountedRow makes a countedRow of words words of bits and the Scan destinations of its columns.
+func newCountedRow(words int, keyed bool) (*countedRow, []any) {
+	r := &countedRow{mask: make([]int64, words)}
+	dest := []any{&r.part}
+	if keyed {
+		dest = append(dest, &r.key)
+	}
+	for w := range r.mask {
+		dest = append(dest, &r.mask[w])
+	}
+	return r, append(dest, &r.count)
 }
 
 // addRow adds a row of the goals' counting statements: the visitors of the base ("base"), or

@@ -2,7 +2,6 @@ package repository
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -288,24 +287,16 @@ func (t *goalTable) add(ctx context.Context, tx *sqlx.Tx, query string, args []a
 		return err
 	}
 	defer rows.Close()
-	var part string
-	var key sql.NullString
-	var count int64
-	mask := make([]int64, words)
-	dest := []any{&part, &key}
-	for w := range mask {
-		dest = append(dest, &mask[w])
-	}
-	dest = append(dest, &count)
+	row, dest := newCountedRow(words, true)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		if part == "total" {
-			t.total += count
+		if row.part == "total" {
+			t.total += row.count
 			continue
 		}
-		t.counts(key.String, goals).addRow(part, mask, count)
+		t.counts(row.key.String, goals).addRow(row.part, row.mask, row.count)
 	}
 	return rows.Err()
 }
