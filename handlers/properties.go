@@ -26,20 +26,9 @@ func (s *Server) ListProperties(ctx context.Context, req gen.ListPropertiesReque
 		return gen.ListProperties404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	q.Property = ""
-	reader := s.repo.RowReader(req.WebsiteId, days, q.Filters)
-	entries, total, err := reader.List(ctx, repository.StatQueryOf(q))
+	data, meta, links, err := readList(ctx, s.repo.RowReader(req.WebsiteId, days, q.Filters), q)
 	if err != nil {
 		return nil, err
-	}
-	notes, err := notesOf(ctx, reader)
-	if err != nil {
-		return nil, err
-	}
-	meta, links := envelope(q.Paging, requestURL(ctx), total)
-	meta.Sampled, meta.FilteredFrom = notes.sampled, notes.filteredFrom
-	data := make([]gen.StatEntry, len(entries))
-	for i, e := range entries {
-		data[i] = gen.StatEntry{Value: e.Value, Count: e.Count}
 	}
 	return gen.ListProperties200JSONResponse{Data: data, Meta: meta, Links: links}, nil
 }

@@ -38,20 +38,31 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if q.Name == stats.Property {
 		reader = s.repo.RowReader(req.WebsiteId, q.Range, q.Filters) // only the rows hold properties
 	}
+	data, meta, links, err := readList(ctx, reader, q)
+	if err != nil {
+		return nil, err
+	}
+	return gen.ListStats200JSONResponse{Data: data, Meta: meta, Links: links}, nil
+}
+
+// readList reads a list's page of entries and its envelope (what a filtered read says of
+// itself included); the page list with each page's time on page and scroll depth, in one read.
+func readList(ctx context.Context, reader repository.Reader, q stats.ListQuery) ([]gen.StatEntry, gen.ListMeta, gen.ListLinks, error) {
 	var engaged map[string]repository.PageEngagement
 	var entries []repository.StatEntry
 	var total int64
-	if q.Name == stats.Page { // with the pages' time on page and scroll depth, in one read
+	var err error
+	if q.Name == stats.Page {
 		entries, total, engaged, err = repository.PageListWithEngagement(ctx, reader, repository.StatQueryOf(q))
 	} else {
 		entries, total, err = reader.List(ctx, repository.StatQueryOf(q))
 	}
 	if err != nil {
-		return nil, err
+		return nil, gen.ListMeta{}, gen.ListLinks{}, err
 	}
 	notes, err := notesOf(ctx, reader)
 	if err != nil {
-		return nil, err
+		return nil, gen.ListMeta{}, gen.ListLinks{}, err
 	}
 	meta, links := envelope(q.Paging, requestURL(ctx), total)
 	meta.Sampled, meta.FilteredFrom = notes.sampled, notes.filteredFrom
@@ -62,7 +73,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 			data[i].TimeOnPage, data[i].ScrollDepth = engaged[e.Value].TimeOnPage, engaged[e.Value].ScrollDepth
 		}
 	}
-	return gen.ListStats200JSONResponse{Data: data, Meta: meta, Links: links}, nil
+	return data, meta, links, nil
 }
 
 // filterNotes is what a filtered answer says of itself (docs/filters.md); both nil
