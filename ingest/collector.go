@@ -83,10 +83,9 @@ type eventRequest struct {
 	// (0..100); -1 when it has none.
 	engagedMillis int32
 	scrollDepth   int8
-	// pageURL: Page as parsed already (Plausible's body, parsed true), which recordRequest
-	// then uses.
+	// pageURL: Page as parsed already (Plausible's body), which recordRequest then uses; its
+	// hostname is "" until then (parsePage never answers a URL without one).
 	pageURL pageURL
-	parsed  bool
 	// props and revenue as sent (props.go reads them once the website is known); nil: none.
 	props, revenue jsontext.Value
 }
@@ -170,7 +169,7 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 // recordRequest checks one decoded hit, finds its website and records it.
 func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequest) (int, string) {
 	page := req.pageURL
-	if !req.parsed {
+	if page.hostname == "" {
 		var ok bool
 		if page, ok = parsePage(req.Page); !ok {
 			return http.StatusBadRequest, "page must be an absolute http(s) URL."

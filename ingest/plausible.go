@@ -225,7 +225,7 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 	if !ok {
 		return nil, errors.New("u (url) must be an absolute http(s) URL.")
 	}
-	hit := eventRequest{Referrer: f.referrer, hash: f.hash, quiet: f.quiet, props: f.props, pageURL: page, parsed: true}
+	hit := eventRequest{Referrer: f.referrer, hash: f.hash, quiet: f.quiet, props: f.props, pageURL: page}
 	switch f.name {
 	case plausiblePageview:
 		if rev := present(f.dollar); rev != nil {
