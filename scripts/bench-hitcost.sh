@@ -17,6 +17,7 @@
 # 202 answers (the do-nothing server's over its requests). A busy neighbour skews both: the
 # machine's other CPU is printed beside them.
 #
+# GeoIP is on, as shipped (the GeoLite2-City that `make run` fetches into .data/, or GEOIP_DB).
 # BENCH_REV=REV builds the service from that git revision (the generator is always this
 # tree's), for before/after on one machine. BENCH_PROFILE=DIR writes the service's CPU profile
 # of each phase (DIR/visitors.pprof, DIR/new.pprof) and its allocations so far after each
@@ -51,6 +52,11 @@ trap 'exit 130' INT TERM
 
 build_server "$work"
 
+# GeoIP on, as shipped: the database `make run` uses (scripts/geoip.sh), or GEOIP_DB.
+. scripts/geoip.sh
+ensure_geoip >&2
+[ -n "${GEOIP_DB:-}" ] || { say "GeoIP is on as shipped, and no database could be had: set GEOIP_DB"; exit 1; }
+
 say "== PostgreSQL (throw-away cluster, durability on) in $work/pg"
 DATABASE_URL=$(scripts/postgres.sh start "$work/pg")
 export DATABASE_URL
@@ -63,7 +69,7 @@ if [ -n "${BENCH_PROFILE:-}" ]; then
   mkdir -p "$BENCH_PROFILE"
   pprof_addr=127.0.0.1:$(free_port)
 fi
-LISTEN_ADDR=127.0.0.1:$port TRUSTED_PROXIES=127.0.0.1/32 API_RATE_LIMIT=0 GEOIP_DB=${GEOIP_DB:-} \
+LISTEN_ADDR=127.0.0.1:$port TRUSTED_PROXIES=127.0.0.1/32 API_RATE_LIMIT=0 GEOIP_DB=$GEOIP_DB \
   PPROF_ADDR=$pprof_addr "$server_bin" serve 2>"$work/server.log" &
 server_pid=$!
 wait_http "$base/healthz"
