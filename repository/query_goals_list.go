@@ -189,10 +189,9 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 	err = r.readQuery(ctx, func(tx *sqlx.Tx) error {
 		// The visitor-days of several visits, from the primary key alone: only they are
 		// grouped one by one to count the base visitors (as the engine's statement does).
-		var repeats []int64
-		query := `SELECT ` + repeatKey + ` FROM visit_rows WHERE ` + b.base + ` GROUP BY day, visitor HAVING count(*) > 1`
-		if err := tx.SelectContext(ctx, &repeats, query, b.args[:b.baseArgs]...); err != nil {
-			return fmt.Errorf("repeated visitors: %w", err)
+		repeats, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])
+		if err != nil {
+			return err
 		}
 		where, whereArgs, err := b.filterWhere(ctx, tx, others)
 		if err != nil {
