@@ -96,6 +96,32 @@ func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Que
 
 // runRows answers a checked query over the website's visit rows.
 func (r *Repository) runRows(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
+	if !ordersByGroupRate(q) {
+		return r.runStatement(ctx, websiteID, q, zone)
+	}
+	// Every row, with its rate, then ordered and paged here.
+	all := *q
+	all.Limit, all.Offset = math.MaxInt32, 0
+	out, err := r.runStatement(ctx, websiteID, &all, zone)
+	if err != nil {
+		return QueryAnswer{}, err
+	}
+	sortRows(q, out.Rows)
+	out.Rows = cutPage(q, out.Rows)
+	return out, nil
+}
+
+// ordersByGroupRate tells whether q is ordered by group_conversion_rate, which the statement
+// cannot sort: each row's whole is its own group's visitors, read after it (conversionMetrics).
+func ordersByGroupRate(q *query.Query) bool {
+	return slices.ContainsFunc(q.OrderBy, func(o query.Order) bool {
+		return o.Metric >= 0 && q.Metrics[o.Metric] == query.GroupConversionRate
+	})
+}
+
+// runStatement answers a checked query over the website's visit rows with one statement (and
+// the reads its metrics need after it).
+func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
 	var out QueryAnswer
 	days := q.Range.Days()
 	b := &queryBuild{q: q, fraction: stats.SampleFraction(days), repo: r, websiteID: websiteID, zone: zone}

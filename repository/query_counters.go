@@ -1,8 +1,11 @@
 package repository
 
 import (
+	"cmp"
 	"context"
+	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
@@ -92,13 +95,24 @@ func counterMetrics(q *query.Query, t stats.Totals) []float64 {
 
 // pageOf orders rows as q asks (then by the dimensions, ascending) and cuts q's page.
 func pageOf(q *query.Query, rows []QueryRow) QueryAnswer {
+	sortRows(q, rows)
+	out := QueryAnswer{TotalRows: int64(len(rows)), Basis: Basis{Fraction: 1}, FromCounters: true}
+	out.Rows = cutPage(q, rows)
+	return out
+}
+
+// sortRows orders rows as q asks, then by the dimensions ascending, as the statements do.
+func sortRows(q *query.Query, rows []QueryRow) {
 	slices.SortStableFunc(rows, func(a, b QueryRow) int {
 		for _, o := range q.OrderBy {
 			var c int
-			if o.Metric >= 0 {
-				c = cmpFloat(a.Metrics[o.Metric], b.Metrics[o.Metric])
-			} else {
-				c = cmpString(a.Dimensions[o.Dimension], b.Dimensions[o.Dimension])
+			switch {
+			case o.Metric >= 0 && q.Metrics[o.Metric].IsRevenue():
+				c = cmpRevenue(a.Revenue[o.Metric], b.Revenue[o.Metric])
+			case o.Metric >= 0:
+				c = cmp.Compare(a.Metrics[o.Metric], b.Metrics[o.Metric])
+			default:
+				c = strings.Compare(a.Dimensions[o.Dimension], b.Dimensions[o.Dimension])
 			}
 			if o.Desc {
 				c = -c
@@ -109,27 +123,29 @@ func pageOf(q *query.Query, rows []QueryRow) QueryAnswer {
 		}
 		return slices.Compare(a.Dimensions, b.Dimensions)
 	})
-	out := QueryAnswer{TotalRows: int64(len(rows)), Basis: Basis{Fraction: 1}, FromCounters: true}
+}
+
+// cutPage is q's page of rows in order.
+func cutPage(q *query.Query, rows []QueryRow) []QueryRow {
 	from := min(q.Offset, len(rows))
-	out.Rows = rows[from:min(from+q.Limit, len(rows))]
-	return out
+	return rows[from:min(from+q.Limit, len(rows))]
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// cmpRevenue compares two revenue amounts (exact decimals) by value; none is the least.
+func cmpRevenue(a, b *RevenueAmount) int {
+	if a == nil || b == nil {
+		return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
 	}
-	return 0
+	x, okx := new(big.Rat).SetString(a.Amount)
+	y, oky := new(big.Rat).SetString(b.Amount)
+	if !okx || !oky {
+		return strings.Compare(a.Amount, b.Amount)
+	}
+	return x.Cmp(y)
 }
 
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
+func boolInt(b bool) int {
+	if b {
 		return 1
 	}
 	return 0
