@@ -61,8 +61,11 @@ type queryBuild struct {
 	// repeats is the placeholder of the keys (repeatKey) of the range's visitor-days with
 	// several visits, or "" when they are too many to pass and rep joins them instead.
 	repeats string
-	goals   []goalMatch  // the website's goals with a display name (readGoals)
-	revenue *revenuePlan // with revenue metrics (planRevenue)
+	// repeatRows is, under a hit dimension, rep's SELECT of the same visitor-days passed as
+	// two lists, or "" when rep groups the range's rows itself (too many to pass).
+	repeatRows string
+	goals      []goalMatch  // the website's goals with a display name (readGoals)
+	revenue    *revenuePlan // with revenue metrics (planRevenue)
 }
 
 func (b *queryBuild) arg(v any) string {
@@ -405,10 +408,14 @@ func (b *queryBuild) needsVisitors() bool {
 }
 
 // withRepeats is the WITH clause of rep, the visitor-days of the range with more than one
-// visit (read from the primary key alone), when visitors are counted; else "".
+// visit, when visitors are counted and no list of them tests each visit (b.repeats); else "".
+// rep is the lists readRepeats passes, or, past maxRepeats, grouped from the primary key.
 func (b *queryBuild) withRepeats() string {
 	if !b.needsVisitors() || b.repeats != "" {
 		return ""
+	}
+	if b.repeatRows != "" {
+		return `WITH rep AS (` + b.repeatRows + `) `
 	}
 	return `WITH rep AS (SELECT day, visitor FROM visit_rows WHERE ` + b.base + `
 		GROUP BY day, visitor HAVING count(*) > 1) `
@@ -444,20 +451,32 @@ func repeatedVisitorDays(ctx context.Context, tx *sqlx.Tx, base string, args []a
 }
 
 // readRepeats reads the visitor-days of the range with several visits, when visitors are
-// counted, from the primary key alone, and passes them to the statement as a list (b.repeats):
+// counted (repeatedVisitorDays), and passes them to the statement as a list (b.repeats):
 // PostgreSQL hashes a list of constants once, and testing each visit against it took less than
 // joining rep to every visit. Not under a hit dimension: there PostgreSQL cannot tell how few
-// groups the list makes of the hits, and sorts them all rather than hashing; rep is joined.
+// groups the list makes of the hits, and sorts them all rather than hashing; rep is joined,
+// made of the same visitor-days as two lists (b.repeatRows) rather than grouped from the rows
+// in the statement, where PostgreSQL hashed them (a month's page breakdown of a website of
+// 10,000 visits a day: 608 to 449 ms p50, the read included).
 func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
-	if !b.needsVisitors() || b.hitLevel() != query.VisitLevel {
+	if !b.needsVisitors() {
 		return nil
 	}
 	keys, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])
 	if err != nil {
 		return err
 	}
-	if len(keys) <= maxRepeats {
+	switch {
+	case len(keys) > maxRepeats:
+	case b.hitLevel() == query.VisitLevel:
 		b.repeats = b.arg(pq.Array(keys)) + "::int8[]"
+	default:
+		days, visitors := make([]int32, len(keys)), make([]int32, len(keys))
+		for i, k := range keys {
+			days[i], visitors[i] = int32(k>>32), int32(uint32(k))
+		}
+		b.repeatRows = `SELECT date '2000-01-01' + d AS day, v AS visitor FROM unnest(` +
+			b.arg(pq.Array(days)) + `::int4[], ` + b.arg(pq.Array(visitors)) + `::int4[]) AS r (d, v)`
 	}
 	return nil
 }
@@ -635,7 +654,7 @@ func (b *queryBuild) totalVisitors() string {
 	inner := *b.q
 	inner.Dimensions = nil
 	inner.Metrics = []query.Metric{query.Visitors}
-	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats}
+	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats, repeatRows: b.repeatRows}
 	return t.withRepeats() + `SELECT (` + metricSQL(query.Visitors) + `)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
 
