@@ -40,13 +40,12 @@ func (s *Server) GetSummary(ctx context.Context, req gen.GetSummaryRequestObject
 		ViewsPerVisit: t.ViewsPerVisit(), BounceRate: t.BounceRate(), VisitDuration: t.VisitDuration(),
 		Sampled: notes.sampled,
 	}}
-	if _, ok := filtersOf(ctx).Get(stats.GoalName); ok {
-		// Against the visitors of the same range and the other filters, without the goal.
-		base, err := s.repo.ConversionBase(ctx, req.WebsiteId, days, filtersOf(ctx))
-		if err != nil {
-			return nil, err
-		}
-		rate := stats.ConversionRate(t.Visitors, base)
+	// Under filter[goal] only: against the visitors of the same range and the other filters.
+	rate, ok, err := s.repo.SummaryConversionRate(ctx, req.WebsiteId, days, filtersOf(ctx), t.Visitors)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		res.Data.ConversionRate = &rate
 	}
 	if notes.filteredFrom != nil {

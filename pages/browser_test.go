@@ -170,6 +170,13 @@ func TestPagesInChromium(t *testing.T) {
 	for _, width := range []int64{1280, 375} {
 		check("dashboard-today", "/stats/example.com?from=2026-03-20&to=2026-03-20", width)
 		check("dashboard-goal", "/stats/example.com?filter%5Bgoal%5D=Signup", width)
+		// Filtered by a goal, the headline numbers end with its conversion rate (a fifth of
+		// goalsOf's visitors sign up), in a card as wide as its text.
+		var card string
+		eval(`[...document.querySelectorAll(".totals .total")].map(c => c.scrollWidth > c.clientWidth ? "overflows" : c.innerText).pop()`, &card)
+		if !strings.HasPrefix(card, "Conversion rate\n20.0 %\n") {
+			t.Errorf("dashboard filtered by a goal at %dpx: the last headline number is %q", width, card)
+		}
 		check("realtime", "/stats/example.com/realtime", width)
 	}
 	// Today is drawn an hour a bar; the realtime view shows a stranger no pageview.

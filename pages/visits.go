@@ -3,6 +3,7 @@ package pages
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -45,17 +46,27 @@ type visitsReads struct {
 	// filteredFrom is the first day with visit details of the range before (which starts
 	// first), zero when all its days have them (always, without filters).
 	filteredFrom time.Time
+	// Under filter[goal]: the conversion rates of the range and of the one before, as the
+	// API's summary has them; converts is false without a goal filter.
+	rateNow, rateBefore float64
+	converts            bool
 }
 
 // readVisits starts the reads of the panel in g.
 func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64, rng stats.Range, filters stats.Filters, out *visitsReads) {
 	now, before := p.repo.Reader(siteID, rng, filters), p.repo.Reader(siteID, rng.Previous(), filters)
 	g.Go(func() (err error) {
-		out.now, err = now.Totals(ctx)
+		if out.now, err = now.Totals(ctx); err != nil {
+			return err
+		}
+		out.rateNow, out.converts, err = p.repo.SummaryConversionRate(ctx, siteID, rng, filters, out.now.Visitors)
 		return err
 	})
 	g.Go(func() (err error) {
-		out.before, err = before.Totals(ctx)
+		if out.before, err = before.Totals(ctx); err != nil {
+			return err
+		}
+		out.rateBefore, _, err = p.repo.SummaryConversionRate(ctx, siteID, rng.Previous(), filters, out.before.Visitors)
 		return err
 	})
 	g.Go(func() error {
@@ -89,7 +100,7 @@ func newVisitsPanel(dashboard string, rng stats.Range, filtered bool, v visitsRe
 	if filtered {
 		notices = web.FilterNotices(rng, before, v.filteredFrom)
 	}
-	return visitsPanel{
+	panel := visitsPanel{
 		Numbers: []headline{
 			{Figure: f.Visitors, Label: "Unique visitors", Counts: "people, counted once a day", Class: "visitors"},
 			{Figure: f.Visits, Label: "Visits", Counts: "runs of pageviews with no 30-minute gap"},
@@ -107,5 +118,20 @@ func newVisitsPanel(dashboard string, rng stats.Range, filtered bool, v visitsRe
 		Notices: append(notices, web.VisitNotices("this range", before,
 			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, CountedBefore: v.notesNow.CountedBefore, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources},
 			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, CountedBefore: v.notesPre.CountedBefore, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources})...),
+	}
+	if v.converts {
+		panel.Numbers = append(panel.Numbers, conversionHeadline(v.rateNow, v.rateBefore))
+	}
+	return panel
+}
+
+// conversionHeadline is the number a dashboard filtered by a goal adds: the conversion rate,
+// written as the Goals panel writes rates, changed against the range before as the bounce
+// rate is (in tenths of a percent, relative).
+func conversionHeadline(now, before float64) headline {
+	tenths := func(rate float64) int64 { return int64(math.Round(rate * 10)) }
+	return headline{
+		Figure: web.Figure{Now: rateText(now), Before: rateText(before), Change: web.Change{Now: tenths(now), Before: tenths(before)}},
+		Label:  "Conversion rate", Counts: "share of the visitors who converted",
 	}
 }
