@@ -294,18 +294,22 @@ func (b *queryBuild) timeKey() string {
 	return `day`
 }
 
-// timeLabel is the SQL of the label of time bucket key k (timeKey).
+// timeLabel is the SQL of the label of time bucket key k (timeKey). A day and an hour are
+// their text: lib/pq's connections always have DateStyle ISO (it refuses any other), which
+// writes 2026-11-28 and 2026-11-28 05:00:00, and the cast takes a third of to_char's time,
+// which counts where a label is made for every visit (the goals' statement, 70 ms of a month's
+// 300,000 visits).
 func (b *queryBuild) timeLabel(k string) string {
 	switch b.q.TimeUnit() {
 	case query.Hour:
-		return `to_char(` + k + `, 'YYYY-MM-DD HH24:00:00')`
+		return `(` + k + `)::text`
 	case query.Week:
 		// Weeks start on Monday; the first week of the range starts with the range.
 		return `to_char(greatest(date_trunc('week', ` + k + `)::date, ` + b.arg(b.q.Range.From.Format(dateLayout)) + `::date), 'YYYY-MM-DD')`
 	case query.Month:
 		return `to_char(` + k + `, 'YYYY-MM-01')`
 	}
-	return `to_char(` + k + `, 'YYYY-MM-DD')`
+	return `(` + k + `)::text`
 }
 
 // dimensionKey is the SQL of a dimension's value as stored (k0..): what u and v group by.
