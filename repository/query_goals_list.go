@@ -254,9 +254,11 @@ func (s *rowSource) goalsByKeySQL(key, repeats string, pages, names, oldNames *m
 	}
 	if len(names.texts) > 0 {
 		// A row's event names and, when it has none (written before they were kept), its
-		// events side by side: one of the two is empty.
+		// events side by side: one of the two is empty. Most visits have neither: they are
+		// left out before the unnest, which took a row of each.
 		parts = append(parts, hits(`SELECT k, day, visitor, `+maskColumns(words, "coalesce(n.%[1]s, o.%[1]s) AS %[1]s")+`
-			FROM (SELECT k, day, visitor, unnest(event_names) AS name, unnest(old) AS old FROM m) AS h
+			FROM (SELECT k, day, visitor, unnest(event_names) AS name, unnest(old) AS old FROM m
+				WHERE event_names <> '{}' OR old <> '{}') AS h
 			LEFT JOIN `+names.from(s, "n")+` ON n.text = h.name
 			LEFT JOIN `+oldNames.from(s, "o")+` ON o.text = split_part(h.old, ':', 1)
 			WHERE n.text IS NOT NULL OR o.text IS NOT NULL`))
