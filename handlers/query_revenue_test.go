@@ -146,10 +146,20 @@ func TestQueryRevenue(t *testing.T) {
 		check(t, warnings, []string{"total_revenue no_revenue_goals_matching"})
 	})
 
+	t.Run("by event name", func(t *testing.T) {
+		rows, warnings := run(t, `"metrics": ["visitors", "events", "total_revenue", "average_revenue"], "filters": [["is", "event:goal", ["Purchase"]]],
+			"dimensions": ["event:name"], "order_by": [["event:name", "asc"]]`)
+		// Visits 1 to 3 convert: a pageview each, and four Purchase events, three in EUR.
+		check(t, rows, []string{
+			"Purchase = 3; 4; " + eurTotal + "; " + eurAverage,
+			"pageview = 3; 3; 0 EUR €0.00 €0.0; 0 EUR €0.00 €0.0",
+		})
+		check(t, warnings, nil)
+	})
+
 	t.Run("refusals", func(t *testing.T) {
 		for body, words := range map[string][]string{
 			head + `"metrics": ["total_revenue"], "dimensions": ["event:page"]}`:       {"total_revenue", "event:page"},
-			head + `"metrics": ["average_revenue"], "dimensions": ["event:name"]}`:     {"average_revenue", "event:name"},
 			head + `"metrics": ["total_revenue"], "dimensions": ["event:props:plan"]}`: {"total_revenue", "event:props:plan"},
 			head + `"metrics": ["total_revenue", "total_revenue"]}`:                    {"total_revenue", "twice"},
 		} {

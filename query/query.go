@@ -340,16 +340,16 @@ func (q *Query) checkEngagement() error {
 	return nil
 }
 
-// checkRevenue refuses the revenue metrics with the hit dimensions other than event:goal: a
+// checkRevenue refuses the revenue metrics with the event:page and event:props dimensions: a
 // visit row keeps the revenue of its events by name, not the page an event was sent from nor
-// which properties it carried, and an event's name as counted (event:name) is the encoded one.
+// which properties it carried.
 func (q *Query) checkRevenue() error {
 	for _, m := range q.Metrics {
 		if !m.IsRevenue() {
 			continue
 		}
 		for _, f := range q.Dimensions {
-			if f.Level == PageLevel || f.Level == NameLevel || f.Level == PropLevel {
+			if f.Level == PageLevel || f.Level == PropLevel {
 				return invalidf("Metric %s cannot be queried with the dimension %s", quote(string(m)), f.Name)
 			}
 		}

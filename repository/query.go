@@ -552,13 +552,15 @@ func (b *queryBuild) perVisit(where string) string {
 		return `SELECT ` + selected + `, array_position(pages, h.v) = h.n AS first, bounce, seconds, 1 AS pv, 0 AS ev` + engagement + `
 			FROM visit_rows CROSS JOIN LATERAL unnest(pages) WITH ORDINALITY AS h (v, n)` + join + ` WHERE ` + where + hitWhere
 	case query.NameLevel:
+		revenue, revenueHits, having := b.nameRevenue()
 		return `SELECT ` + selected + `, true AS first, bool_or(bounce) AS bounce, max(seconds) AS seconds,
-				count(*) FILTER (WHERE h.v = 'pageview') AS pv, count(*) FILTER (WHERE h.v <> 'pageview') AS ev
+				count(*) FILTER (WHERE h.v = 'pageview' AND NOT h.revenue) AS pv,
+				count(*) FILTER (WHERE h.v <> 'pageview' AND NOT h.revenue) AS ev` + revenue + `
 			FROM visit_rows CROSS JOIN LATERAL (
-				SELECT split_part(e, ':', 1) FROM unnest(events) AS e
-				UNION ALL SELECT 'pageview' FROM generate_series(1, ` + pv + `)
-			) AS h (v) WHERE ` + where + `
-			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
+				SELECT split_part(e, ':', 1), false, NULL::numeric FROM unnest(events) AS e
+				UNION ALL SELECT 'pageview', false, NULL FROM generate_series(1, ` + pv + `)` + revenueHits + `
+			) AS h (v, revenue, amount) WHERE ` + where + `
+			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id` + having
 	case query.GoalLevel:
 		columns, revenue := "", ""
 		if b.sumsRevenue() {

@@ -112,6 +112,39 @@ func TestQueryRevenueMatchesAReference(t *testing.T) {
 		}
 	}
 	check(`"dimensions": ["event:goal"]`, byGoal)
+	// By event name: each revenue goal's revenue under its event's name as events are counted
+	// (colons as spaces), 0 under the other names, of the visits the goal filter keeps.
+	for _, c := range []struct {
+		goals, events []string // the goals filtered, by display name, and their events
+		currency      string
+	}{
+		{[]string{"Signup", "Download"}, eur, "EUR"},
+		{[]string{"Click"}, []string{"Outbound Link: Click"}, "USD"},
+	} {
+		kept := func(v repotest.Visit) bool { return convertsOnAny(v, c.events) }
+		byName := map[string]string{}
+		for _, v := range visits {
+			if !kept(v) {
+				continue
+			}
+			if len(v.Pages) > 0 {
+				byName["pageview"] = referenceRevenue(visits, kept, nil, c.currency)
+			}
+			for _, e := range v.Events {
+				label, _, _ := strings.Cut(e, ":")
+				var names []string
+				for _, n := range c.events {
+					if strings.ReplaceAll(n, ":", " ") == label {
+						names = append(names, n)
+					}
+				}
+				byName[label] = referenceRevenue(visits, kept, names, c.currency)
+			}
+		}
+		goals := fmt.Sprintf("%q", c.goals)
+		goals = strings.ReplaceAll(strings.Trim(goals, "[]"), `" "`, `", "`)
+		check(`"filters": [["is", "event:goal", [`+goals+`]]], "dimensions": ["event:name"]`, byName)
+	}
 }
 
 // referenceRevenue is "total currency average currency" of the revenue in currency carried
