@@ -7,8 +7,10 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	queryapi "github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/stats"
 )
 
 // fixture is a fresh migrated database with one user owning a website per domain asked for.
@@ -46,4 +48,19 @@ func date(s string) time.Time {
 		panic(err)
 	}
 	return d
+}
+
+// runQuery parses a query API body and answers it over the website's rows in UTC, failing
+// the test on either error.
+func (f fixture) runQuery(t testing.TB, site int64, body string, env queryapi.Env) repository.QueryAnswer {
+	t.Helper()
+	q, err := queryapi.Parse([]byte(body), env)
+	if err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	answer, err := f.repo.RunQuery(context.Background(), site, q, stats.FixedZone(time.UTC))
+	if err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	return answer
 }

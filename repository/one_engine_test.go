@@ -80,14 +80,7 @@ func TestFilteredReadsAgreeWithQuery(t *testing.T) {
 				t.Helper()
 				body := fmt.Sprintf(`{"site_id": "engine.example", "date_range": [%q, %q], "metrics": [%s], "dimensions": [%s], "filters": %s}`,
 					days.From.Format(time.DateOnly), days.To.Format(time.DateOnly), metrics, dims, c.query)
-				q, err := queryapi.Parse([]byte(body), env)
-				if err != nil {
-					t.Fatalf("%s: %v", body, err)
-				}
-				answer, err := f.repo.RunQuery(ctx, site, q, stats.FixedZone(time.UTC))
-				if err != nil {
-					t.Fatalf("%s: %v", body, err)
-				}
+				answer := f.runQuery(t, site, body, env)
 				return &answer
 			}
 			metrics := `"visitors", "visits", "bounce_rate", "visit_duration"`

@@ -46,14 +46,7 @@ func TestQueryGoalsMatchAReference(t *testing.T) {
 	env := queryapi.Env{Now: time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC), Location: time.UTC}
 	run := func(body string) map[string][]float64 {
 		t.Helper()
-		q, err := queryapi.Parse([]byte(`{"site_id": "goals.example", "date_range": ["2026-03-01", "2026-03-04"], `+body+`}`), env)
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
-		answer, err := f.repo.RunQuery(ctx, site, q, stats.FixedZone(time.UTC))
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
+		answer := f.runQuery(t, site, `{"site_id": "goals.example", "date_range": ["2026-03-01", "2026-03-04"], `+body+`}`, env)
 		out := map[string][]float64{}
 		for _, row := range answer.Rows {
 			out[fmt.Sprint(row.Dimensions)] = row.Metrics

@@ -48,14 +48,7 @@ func TestQueryOrdersByGroupConversionRate(t *testing.T) {
 	} {
 		body := `{"site_id": "order.example", "date_range": ["2026-03-01", "2026-03-04"], "metrics": ["group_conversion_rate", "visitors"],
 			"dimensions": ["visit:country"], "filters": [["is", "event:goal", ["Signup"]]], "order_by": ` + c.order + `, "pagination": ` + c.page + `}`
-		q, err := queryapi.Parse([]byte(body), env)
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
-		answer, err := f.repo.RunQuery(ctx, site, q, stats.FixedZone(time.UTC))
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
+		answer := f.runQuery(t, site, body, env)
 		got := ""
 		for i, row := range answer.Rows {
 			if i > 0 {

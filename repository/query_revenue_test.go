@@ -1,7 +1,6 @@
 package repository_test
 
 import (
-	"context"
 	"fmt"
 	"math/big"
 	mathrand "math/rand/v2"
@@ -19,7 +18,7 @@ import (
 // from the visits with exact rationals, by goal, by country, with goal and visit filters.
 func TestQueryRevenueMatchesAReference(t *testing.T) {
 	f := newFixture(t, "goals.example")
-	site, ctx := f.sites[0], context.Background()
+	site := f.sites[0]
 	rng := mathrand.New(mathrand.NewPCG(27, 3))
 	visits := goalVisitsOf(rng)
 	withRevenue := 0
@@ -52,15 +51,8 @@ func TestQueryRevenueMatchesAReference(t *testing.T) {
 	// run answers a query as "dims: total average" lines by its rows' dimensions.
 	run := func(body string) map[string]string {
 		t.Helper()
-		q, err := queryapi.Parse([]byte(`{"site_id": "goals.example", "date_range": ["2026-03-01", "2026-03-04"], `+
-			`"metrics": ["total_revenue", "average_revenue"], `+body+`}`), env)
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
-		answer, err := f.repo.RunQuery(ctx, site, q, stats.FixedZone(time.UTC))
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
+		answer := f.runQuery(t, site, `{"site_id": "goals.example", "date_range": ["2026-03-01", "2026-03-04"], `+
+			`"metrics": ["total_revenue", "average_revenue"], `+body+`}`, env)
 		out := map[string]string{}
 		for _, row := range answer.Rows {
 			var values []string
