@@ -174,7 +174,7 @@ func TestPagesInChromium(t *testing.T) {
 		// goalsOf's visitors sign up), in a card as wide as its text.
 		var card string
 		eval(`[...document.querySelectorAll(".totals .total")].map(c => c.scrollWidth > c.clientWidth ? "overflows" : c.innerText).pop()`, &card)
-		if !strings.HasPrefix(card, "Conversion rate\n20.0 %\n") {
+		if !strings.HasPrefix(card, "Conversion rate\n20%\n") {
 			t.Errorf("dashboard filtered by a goal at %dpx: the last headline number is %q", width, card)
 		}
 		check("realtime", "/stats/example.com/realtime", width)

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +71,7 @@ func TestDashboardConversionRateCard(t *testing.T) {
 				}
 			}
 		}
-		return fmt.Sprintf("%.1f %%", 100*float64(converting)/float64(all))
+		return percentText(100 * float64(converting) / float64(all))
 	}
 
 	b := e.browser().signIn(owner)
@@ -100,7 +102,7 @@ func TestDashboardConversionRateCard(t *testing.T) {
 		if want := []string{c.now, c.diff, c.before}; strings.Join(card, "|") != strings.Join(want, "|") {
 			t.Errorf("%s: conversion rate card %q, want %q\n%s", c.filters.Encode(), card, want, body)
 		}
-		if c.now != "33.3 %" && c.now != "50.0 %" {
+		if c.now != "33.3%" && c.now != "50%" {
 			t.Fatalf("the data makes %q, not the rates this test means to show", c.now)
 		}
 		// The API's summary says the same.
@@ -115,7 +117,7 @@ func TestDashboardConversionRateCard(t *testing.T) {
 			} `json:"data"`
 		}
 		if err := json.Unmarshal([]byte(raw), &summary); err != nil || status != http.StatusOK || summary.Data.ConversionRate == nil ||
-			fmt.Sprintf("%.1f %%", *summary.Data.ConversionRate) != c.now {
+			percentText(*summary.Data.ConversionRate) != c.now {
 			t.Errorf("%s: the API's summary says %d %s, the dashboard %q", c.filters.Encode(), status, raw, c.now)
 		}
 	}
@@ -134,4 +136,10 @@ func TestDashboardConversionRateCard(t *testing.T) {
 	if want := rate(day, ""); card == nil || card[0] != want {
 		t.Errorf("conversion rate card under the markup goal %q, want %q", card, want)
 	}
+}
+
+// percentText writes a rate as the headline numbers do, to one decimal without a trailing
+// zero: 33.3%, 50%.
+func percentText(rate float64) string {
+	return strconv.FormatFloat(math.Round(rate*10)/10, 'f', -1, 64) + "%"
 }

@@ -126,12 +126,13 @@ func newVisitsPanel(dashboard string, rng stats.Range, filtered bool, v visitsRe
 }
 
 // conversionHeadline is the number a dashboard filtered by a goal adds: the conversion rate,
-// written as the Goals panel writes rates, changed against the range before as the bounce
-// rate is (in tenths of a percent, relative).
+// written and changed against the range before as the bounce rate beside it is (tenths of a
+// percent: "33.3%", "50%"; the change relative).
 func conversionHeadline(now, before float64) headline {
 	tenths := func(rate float64) int64 { return int64(math.Round(rate * 10)) }
+	text := func(rate float64) string { return web.Decimal(tenths(rate), 1) + "%" }
 	return headline{
-		Figure: web.Figure{Now: rateText(now), Before: rateText(before), Change: web.Change{Now: tenths(now), Before: tenths(before)}},
+		Figure: web.Figure{Now: text(now), Before: text(before), Change: web.Change{Now: tenths(now), Before: tenths(before)}},
 		Label:  "Conversion rate", Counts: "share of the visitors who converted",
 	}
 }
