@@ -112,6 +112,8 @@ func BenchmarkFilteredReads(b *testing.B) {
 func benchHTTP(b *testing.B, f fixture, site int64, domain string, month stats.Range, country, page stats.Filters) {
 	h := newHTTPBench(b, f)
 	byCountry, byPage, all := query(month, country), query(month, page), query(month, nil)
+	// A goal of benchGoals: the dashboard adds its conversion rate (the summary's, twice).
+	byGoal := query(month, stats.Filters{{Name: stats.GoalName, Value: "Pages 1"}})
 	reads := []struct {
 		name string
 		read func() error
@@ -123,6 +125,7 @@ func benchHTTP(b *testing.B, f fixture, site int64, domain string, month stats.R
 		{"summary/page", h.summary(site, byPage)},
 		{"dashboard/country", h.dashboard(domain, byCountry, true, "/section-1/page-1", "K1:Country 1")},
 		{"dashboard/page", h.dashboard(domain, byPage, true, "/section-1/page-1", "K1:Country 1")},
+		{"dashboard/goal", h.dashboard(domain, byGoal, true, "/section-1/page-1", "K1:Country 1")},
 		{"dashboard/unfiltered", h.dashboard(domain, all, false, "/section-0/page-0")},
 		{"summary/unfiltered", h.summary(site, all)},
 	}
