@@ -130,54 +130,42 @@ func (s *plausibleScanner) key() (int, bool) {
 	return 0, false
 }
 
-// value reads the value of key into p.
-func (s *plausibleScanner) value(key int, p *plausibleFast) bool {
+// value reads the value of key into the field of p it fills. On false p is left half read:
+// the caller starts again from a zero p.
+func (s *plausibleScanner) value(key int, p *plausibleFast) (ok bool) {
 	s.space()
 	switch key {
-	case keyN, keyU, keyD, keyR:
-		v, ok := s.text()
-		switch key {
-		case keyN:
-			p.N = v
-		case keyU:
-			p.U = v
-		case keyD:
-			p.D = v
-		case keyR:
-			p.R = v
-		}
-		return ok
-	case keyE, keySD:
-		v, ok := s.number()
-		if !ok {
-			return false
-		}
-		if key == keyE {
-			p.E = v
-		} else {
-			p.SD = v
-		}
-		return true
-	case keyV:
-		_, ok := s.raw(false)
-		return ok
-	}
-	raw, ok := s.raw(true)
-	if !ok {
-		return false
-	}
-	v := jsontext.Value(bytes.Clone(raw)) // Unmarshal copies too: the body's buffer is reused
-	switch key {
+	case keyN:
+		p.N, ok = s.text()
+	case keyU:
+		p.U, ok = s.text()
+	case keyD:
+		p.D, ok = s.text()
+	case keyR:
+		p.R, ok = s.text()
+	case keyE:
+		p.E, ok = s.number()
+	case keySD:
+		p.SD, ok = s.number()
 	case keyDollar:
-		p.Dollar = v
+		p.Dollar, ok = s.copied()
 	case keyP:
-		p.P = v
+		p.P, ok = s.copied()
 	case keyH:
-		p.H = v
+		p.H, ok = s.copied()
 	case keyI:
-		p.I = v
+		p.I, ok = s.copied()
+	case keyV:
+		_, ok = s.raw(false)
 	}
-	return true
+	return ok
+}
+
+// copied is a JSON value of any type as its own bytes: Unmarshal copies too, and the body's
+// buffer is reused.
+func (s *plausibleScanner) copied() (jsontext.Value, bool) {
+	raw, ok := s.raw(true)
+	return bytes.Clone(raw), ok
 }
 
 // text reads a string (a null is "", as Unmarshal makes it) without escapes or control bytes.
