@@ -27,17 +27,11 @@ flood_ip=198.51.100.66
 
 work=$(mktemp -d /tmp/analytics-flood.XXXXXX)
 server_pid=''
-cleanup() {
-  # Only the processes this script started, by their ids.
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  scripts/postgres.sh stop "$work/pg"
-  rm -rf "$work"
-}
+# say, stop_bench, free_port, wait_http, busy_ticks, cpu_ticks, ticks_to_s, build_server, create_sites
+. scripts/bench-lib.sh
+cleanup() { stop_bench "$work" $server_pid; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# say, free_port, wait_http, busy_ticks, cpu_ticks, ticks_to_s, build_server, create_sites
-. scripts/bench-lib.sh
 
 build_server "$work"
 

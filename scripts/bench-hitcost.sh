@@ -37,18 +37,11 @@ nsites=${BENCH_SITES:-20}
 
 work=$(mktemp -d /tmp/analytics-hitcost.XXXXXX)
 server_pid='' noop_pid=''
-cleanup() {
-  # Only the processes this script started, by their ids.
-  for pid in $noop_pid $server_pid; do kill "$pid" 2>/dev/null || true; done
-  for pid in $noop_pid $server_pid; do wait "$pid" 2>/dev/null || true; done
-  scripts/postgres.sh stop "$work/pg"
-  rm -rf "$work"
-}
+# say, stop_bench, free_port, wait_http, busy_ticks, cpu_ticks, hz, build_server, create_sites
+. scripts/bench-lib.sh
+cleanup() { stop_bench "$work" $noop_pid $server_pid; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# say, free_port, wait_http, busy_ticks, cpu_ticks, hz, build_server, create_sites
-. scripts/bench-lib.sh
 
 build_server "$work"
 

@@ -45,22 +45,11 @@ open_concurrency=${BENCH_OPEN_CONCURRENCY:-64}
 
 work=$(mktemp -d /tmp/analytics-bench.XXXXXX)
 server_pid='' noop_pid='' sampler_pid=''
-cleanup() {
-  # Only the processes this script started, by their ids.
-  for pid in $sampler_pid $noop_pid $server_pid; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in $sampler_pid $noop_pid $server_pid; do
-    wait "$pid" 2>/dev/null || true
-  done
-  scripts/postgres.sh stop "$work/pg"
-  rm -rf "$work"
-}
+# say, stop_bench, free_port, wait_http, sample_rss, busy_ticks, cpu_ticks, ticks_to_s
+. scripts/bench-lib.sh
+cleanup() { stop_bench "$work" $sampler_pid $noop_pid $server_pid; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# say, free_port, wait_http, sample_rss, busy_ticks, cpu_ticks, ticks_to_s
-. scripts/bench-lib.sh
 
 # load NAME PID URL CONCURRENCY RATE: one loadgen run against the server PID, its output kept as $work/NAME.out, and where
 # the cores went meanwhile (what is neither the server nor the generator is PostgreSQL, the

@@ -2,6 +2,17 @@
 
 say() { printf '%s\n' "$*" >&2; }
 
+# stop_bench WORK PID...: what a benchmark leaves at exit: the processes it started (by their
+# ids only, never by name), its PostgreSQL cluster in WORK/pg, and WORK.
+stop_bench() {
+  local work=$1 pid
+  shift
+  for pid in "$@"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "$@"; do wait "$pid" 2>/dev/null || true; done
+  scripts/postgres.sh stop "$work/pg"
+  rm -rf "$work"
+}
+
 # free_port prints a loopback TCP port nobody listens on.
 free_port() {
   local port

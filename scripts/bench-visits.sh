@@ -12,14 +12,10 @@ rate=${BENCH_RATE:-12000}
 max_rss_mb=${BENCH_MAX_RSS_MB:-400}
 work=$(mktemp -d /tmp/analytics-bench-visits.XXXXXX)
 server_pid=''
-cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  scripts/postgres.sh stop "$work/pg"
-  rm -rf "$work"
-}
+. scripts/bench-lib.sh
+cleanup() { stop_bench "$work" $server_pid; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-. scripts/bench-lib.sh
 
 go build -o bin/analytics ./cmd/analytics
 go build -o bin/loadgen ./tools/loadgen
