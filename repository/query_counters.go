@@ -133,8 +133,13 @@ func cutPage(q *query.Query, rows []QueryRow) []QueryRow {
 
 // cmpRevenue compares two revenue amounts (exact decimals) by value; none is the least.
 func cmpRevenue(a, b *RevenueAmount) int {
-	if a == nil || b == nil {
-		return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
 	}
 	x, okx := new(big.Rat).SetString(a.Amount)
 	y, oky := new(big.Rat).SetString(b.Amount)
@@ -142,11 +147,4 @@ func cmpRevenue(a, b *RevenueAmount) int {
 		return strings.Compare(a.Amount, b.Amount)
 	}
 	return x.Cmp(y)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
