@@ -72,16 +72,16 @@ func mustGoal(b testing.TB, f fixture, site int64, g stats.Goal) {
 	}
 }
 
-// goalSummary is what the summary filtered by a goal reads: its totals, and the visitors its
-// conversion rate divides by.
+// goalSummary is what the summary filtered by a goal reads: its totals, and its conversion
+// rate.
 func goalSummary(ctx context.Context, repo *repository.Repository, site int64, rng stats.Range, filters stats.Filters) error {
 	t, err := repo.Reader(site, rng, filters).Totals(ctx)
 	if err != nil {
 		return err
 	}
-	base, err := repo.ConversionBase(ctx, site, rng, filters)
-	if err == nil && (t.Visitors == 0 || base < t.Visitors) {
-		err = fmt.Errorf("goal summary: %d visitors of %d", t.Visitors, base)
+	rate, ok, err := repo.SummaryConversionRate(ctx, site, rng, filters, t.Visitors)
+	if err == nil && (!ok || t.Visitors == 0 || rate <= 0 || rate > 100) {
+		err = fmt.Errorf("goal summary: %d visitors, conversion rate %v (%v)", t.Visitors, rate, ok)
 	}
 	return err
 }

@@ -276,7 +276,7 @@ func (r *Repository) Conversions(ctx context.Context, websiteID int64, days stat
 }
 
 // SummaryConversionRate is the conversion rate of a range's summary under filter[goal]: its
-// visitors (read with every filter, the goal's included) as a percentage of ConversionBase,
+// visitors (read with every filter, the goal's included) as a percentage of goalFilterBase,
 // one decimal, 0 when the base has none (stats.ConversionRate). The API's summary and the
 // dashboard's headline numbers both show this one; ok is false without a goal filter, when a
 // summary has no rate.
@@ -284,16 +284,16 @@ func (r *Repository) SummaryConversionRate(ctx context.Context, websiteID int64,
 	if _, ok := filters.Get(stats.GoalName); !ok {
 		return 0, false, nil
 	}
-	base, err := r.ConversionBase(ctx, websiteID, days, filters)
+	base, err := r.goalFilterBase(ctx, websiteID, days, filters)
 	if err != nil {
 		return 0, false, err
 	}
 	return stats.ConversionRate(visitors, base), true, nil
 }
 
-// ConversionBase is the visitors that a rate under filter[goal] divides by: those of the same
+// goalFilterBase is the visitors that a rate under filter[goal] divides by: those of the same
 // range and the other filters, read from the visit rows as the goal's own visitors are.
-func (r *Repository) ConversionBase(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (int64, error) {
+func (r *Repository) goalFilterBase(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (int64, error) {
 	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical().Without(stats.GoalName), goal: &goalFilter{}}
 	s, err := v.source(ctx)
 	if err != nil {
