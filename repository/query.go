@@ -552,7 +552,7 @@ func (b *queryBuild) perVisit(where string) string {
 		return `SELECT ` + selected + `, array_position(pages, h.v) = h.n AS first, bounce, seconds, 1 AS pv, 0 AS ev` + engagement + `
 			FROM visit_rows CROSS JOIN LATERAL unnest(pages) WITH ORDINALITY AS h (v, n)` + join + ` WHERE ` + where + hitWhere
 	case query.NameLevel:
-		revenue, revenueHits, having := b.nameRevenue()
+		revenue, revenueHits := b.nameRevenue()
 		return `SELECT ` + selected + `, true AS first, bool_or(bounce) AS bounce, max(seconds) AS seconds,
 				count(*) FILTER (WHERE h.v = 'pageview' AND NOT h.revenue) AS pv,
 				count(*) FILTER (WHERE h.v <> 'pageview' AND NOT h.revenue) AS ev` + revenue + `
@@ -560,7 +560,7 @@ func (b *queryBuild) perVisit(where string) string {
 				SELECT split_part(e, ':', 1), false, NULL::numeric FROM unnest(events) AS e
 				UNION ALL SELECT 'pageview', false, NULL FROM generate_series(1, ` + pv + `)` + revenueHits + `
 			) AS h (v, revenue, amount) WHERE ` + where + `
-			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id` + having
+			GROUP BY ` + groupKeys(len(dims)) + `day, visitor, id`
 	case query.GoalLevel:
 		columns, revenue := "", ""
 		if b.sumsRevenue() {

@@ -98,17 +98,17 @@ func (b *queryBuild) revenueJoin() (join, columns string) {
 }
 
 // nameRevenue is, under the event:name dimension, what perVisit's (visit, name) rows add to
-// sum revenue: their columns, the lateral's rows of the visit's revenue (an amount each, with
-// the name as its events are counted, colons as spaces), and a HAVING that keeps only the
-// names of counted hits. All "" without revenue metrics.
-func (b *queryBuild) nameRevenue() (columns, hits, having string) {
+// sum revenue: their columns, and the lateral's rows of the visit's revenue (an amount each,
+// with the name as its events are counted, colons as spaces: the collector keeps an event's
+// revenue in the row of the event, so each joins its event's group). Both "" without revenue
+// metrics.
+func (b *queryBuild) nameRevenue() (columns, hits string) {
 	if !b.sumsRevenue() {
-		return "", "", ""
+		return "", ""
 	}
 	return `, sum(h.amount) FILTER (WHERE h.revenue) AS rev, count(*) FILTER (WHERE h.revenue) AS revn`,
 		` UNION ALL SELECT replace(r.name, ':', ' '), true, r.amount FROM unnest(revenue_names, revenue_currencies, revenue_amounts) AS r (name, currency, amount)
-				WHERE r.currency = ` + b.arg(b.revenue.currency) + ` AND r.name = ANY(` + b.arg(pq.Array(b.revenue.names)) + `::text[])`,
-		` HAVING count(*) FILTER (WHERE NOT h.revenue) > 0`
+				WHERE r.currency = ` + b.arg(b.revenue.currency) + ` AND r.name = ANY(` + b.arg(pq.Array(b.revenue.names)) + `::text[])`
 }
 
 // goalRevenue is the SQL of a goal's revenue columns in goalRows: its events' revenue in its
