@@ -125,10 +125,16 @@ func (p *Pages) deviceGuess(nonce string) guess {
 
 // passwordGuess is a website's password: held per address and per website.
 func (p *Pages) passwordGuess(r *http.Request, websiteID int64) guess {
+	return p.targetGuess(r, "website|"+strconv.FormatInt(websiteID, 10))
+}
+
+// targetGuess is a guess at the password of a target other than an account: a website's, or
+// a shared link's ("shared_link|ID"), limited per client and per target as a website's.
+func (p *Pages) targetGuess(r *http.Request, target string) guess {
 	l := p.limits
 	return guess{
 		kind: passwordKind, client: l.passwordClients, clientKey: l.passwordClients.AddrKey(ratelimit.ClientAddr(r, p.trusted)),
-		target: p.mac(p.attemptsKey, "website|"+strconv.FormatInt(websiteID, 10)), refused: l.websitesRefused,
+		target: p.mac(p.attemptsKey, target), refused: l.websitesRefused,
 	}
 }
 

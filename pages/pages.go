@@ -154,6 +154,20 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/funnels/{funnel}/remove", nil, p.removeFunnel)
 	page("/websites/{id}/funnels/{funnel}/move", nil, p.moveFunnelStep)
 	page("/websites/{id}/import", nil, p.importPlausible)
+	page("/websites/{id}/members", p.membersPage, p.inviteMember)
+	page("/websites/{id}/members/{user}/role", nil, p.setMemberRole)
+	page("/websites/{id}/members/{user}/remove", nil, p.removeMember)
+	page("/websites/{id}/invitations/{link}/revoke", nil, p.revokeInvitation)
+	page("/websites/{id}/transfer", nil, p.transferWebsite)
+	page("/invitation", p.invitationForm, p.acceptInvitation)
+	page("/websites/{id}/shared", p.sharedLinksPage, p.createSharedLink)
+	page("/websites/{id}/shared/{link}/rename", nil, p.renameSharedLink)
+	page("/websites/{id}/shared/{link}/delete", nil, p.deleteSharedLink)
+	page("/share/{domain}", p.shared(p.dashboard), p.unlockShared)
+	page("/share/{domain}/export", p.shared(p.export), p.unlockShared)
+	page("/share/{domain}/realtime", p.shared(p.realtime), p.unlockShared)
+	page("/share/{domain}/{name}", p.shared(p.list), p.unlockShared)
+	page("/embed.css", p.embedCSS, nil)
 	page("/account", p.accountPage, nil)
 	page("/account/email", nil, p.changeEmail)
 	page("/account/email/confirm", p.confirmEmailForm, p.confirmEmail)
@@ -292,7 +306,7 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 
 // formPages are the pages that have a form for a visitor who is not signed in.
 var formPages = map[string]bool{"login.html": true, "password.html": true,
-	"password_reset.html": true, "set_password.html": true, "confirm_email.html": true}
+	"password_reset.html": true, "set_password.html": true, "confirm_email.html": true, "invitation.html": true}
 
 // errorPage is the data of error.html.
 type errorPage struct {
