@@ -37,7 +37,10 @@ require (
 	zgo.at/isbot v1.0.0
 )
 
-require github.com/evanw/esbuild v0.28.2 // indirect
+require (
+	github.com/evanw/esbuild v0.28.2 // indirect
+	github.com/skip2/go-qrcode v0.0.0-20200617195104-da1b6568686e // indirect
+)
 
 require (
 	filippo.io/edwards25519 v1.1.0 // indirect

@@ -68,6 +68,7 @@ type attemptLimits struct {
 // The kinds of guess, as the metrics name them.
 const (
 	signInKind   = "signin"
+	codeKind     = "signin_code"
 	passwordKind = "website_password"
 )
 
@@ -145,6 +146,21 @@ func (p *Pages) targetGuess(r *http.Request, target string) guess {
 // again. hash gives the stored hash, "" when there is none.
 func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began time.Time, g guess,
 	hash func() (string, error), password string) (right, answered bool) {
+	return p.attempt(w, r, began, g, func(ctx context.Context) (bool, error) {
+		stored, err := hash()
+		if err != nil {
+			return false, err
+		}
+		return p.checkPassword(ctx, g.kind, stored, password)
+	})
+}
+
+// attempt runs one guess (a password, a sign-in code) under the limits: counted first, checked
+// by check, and its count taken back when it was right. It answers the request itself, and
+// says so, when the attempt is refused (429) or fails (500); a wrong guess returns no sooner
+// than failureDelay after began.
+func (p *Pages) attempt(w http.ResponseWriter, r *http.Request, began time.Time, g guess,
+	check func(context.Context) (bool, error)) (right, answered bool) {
 	ctx := r.Context()
 	if ok, wait := g.client.Allow(g.clientKey); !ok {
 		p.tooMany(w, r, wait)
@@ -164,10 +180,7 @@ func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began ti
 			return false, true
 		}
 	}
-	stored, err := hash()
-	if err == nil {
-		right, err = p.checkPassword(ctx, g.kind, stored, password)
-	}
+	right, err := check(ctx)
 	if err != nil {
 		p.serverError(w, r, err)
 		return false, true

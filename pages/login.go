@@ -80,14 +80,8 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, http.StatusUnauthorized, "login.html", "Sign in", again)
 		return
 	}
-	token, err := p.repo.CreateSession(r.Context(), user.ID, SessionTTL)
-	if err != nil {
-		p.serverError(w, r, err)
-		return
-	}
-	p.setCookie(w, sessionCookie, token, "/", SessionTTL)
 	p.setCookie(w, deviceCookie, p.deviceCookie(user.ID, nonce), "/login", DeviceTTL)
-	p.redirect(w, r, next, http.StatusSeeOther)
+	p.passwordRight(w, r, user.ID, next)
 }
 
 // DeviceTTL is how long a browser that signed in is remembered as the account's device.

@@ -341,11 +341,8 @@ func (p *Pages) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, user, err := p.repo.AcceptInvitationAsNewUser(r.Context(), token, hash)
-	if err == nil {
-		var session string
-		if session, err = p.repo.CreateSession(r.Context(), user.ID, SessionTTL); err == nil {
-			p.setCookie(w, sessionCookie, session, "/", SessionTTL)
-		}
+	if err == nil && !p.startSession(w, r, user.ID) {
+		return
 	}
 	p.invitationAccepted(w, r, inv, err)
 }

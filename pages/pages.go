@@ -72,6 +72,7 @@ type Pages struct {
 	csrfKey      []byte
 	grantKey     []byte
 	deviceKey    []byte // signs device cookies
+	mfaKey       []byte // signs the cookie between a sign-in's password and its code
 	attemptsKey  []byte // keys the password attempts counted per account and website
 	limits       attemptLimits
 	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
@@ -104,8 +105,8 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		return nil, err
 	}
 	// The service's signing keys, one per purpose, shared by every node.
-	var keys [4][]byte
-	for i, purpose := range []string{"csrf", "grant", "device", "attempts"} {
+	var keys [5][]byte
+	for i, purpose := range []string{"csrf", "grant", "device", "attempts", "mfa"} {
 		if keys[i], err = opts.Repo.SigningKey(ctx, purpose); err != nil {
 			return nil, fmt.Errorf("pages: %w", err)
 		}
@@ -125,6 +126,7 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		grantKey:     keys[1],
 		deviceKey:    keys[2],
 		attemptsKey:  keys[3],
+		mfaKey:       keys[4],
 		limits:       newAttemptLimits(opts.Now, opts.Registry),
 		hashing:      make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		outbox:       opts.Outbox,
@@ -143,6 +145,7 @@ func (p *Pages) routes() *http.ServeMux {
 	}
 	page("/{$}", p.home, nil)
 	page("/login", p.loginPage, p.login)
+	page("/login/code", p.codeForm, p.signInCode)
 	page("/logout", nil, p.logout)
 	page("/websites", nil, p.addWebsite)
 	page("/websites/{id}/edit", p.editPage, p.editWebsite)
@@ -174,6 +177,12 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/account/password", nil, p.changePassword)
 	page("/account/keys", nil, p.createKey)
 	page("/account/keys/{id}/revoke", nil, p.revokeKey)
+	page("/account/totp", p.totpSetup, p.confirmTOTP)
+	page("/account/totp/disable", nil, p.disableTOTP)
+	page("/account/totp/codes", nil, p.newRecoveryCodes)
+	page("/admin/settings/totp", nil, p.setTOTPRequired)
+	page("/account/sessions/{id}/end", nil, p.endSession)
+	page("/account/sessions/others/end", nil, p.endOtherSessions)
 	page("/admin/users", p.adminUsers, p.invite)
 	page("/admin/users/{id}/admin", nil, p.setAdmin)
 	page("/admin/users/{id}/link", nil, p.passwordLink)
@@ -273,6 +282,8 @@ type view struct {
 	User  *repository.User
 	CSRF  string // the token every state-changing form carries
 	Data  any
+	// Embed is set on a shared link's embed view: the page goes without the site's chrome.
+	Embed *embedOptions
 }
 
 // render executes a page template into a buffer first, so a template failure becomes a clean
@@ -284,6 +295,9 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 		return
 	}
 	v := view{Base: p.links.Base(r, web.Page), Title: title, User: viewerOf(r), Data: data}
+	if sv, ok := r.Context().Value(viewKey{}).(statsView); ok {
+		v.Embed = sv.embed
+	}
 	// Only pages with a form get the CSRF cookie: a stranger reading a public dashboard is
 	// given no cookie at all.
 	if v.User != nil || formPages[name] {
@@ -306,7 +320,8 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 
 // formPages are the pages that have a form for a visitor who is not signed in.
 var formPages = map[string]bool{"login.html": true, "password.html": true,
-	"password_reset.html": true, "set_password.html": true, "confirm_email.html": true, "invitation.html": true}
+	"password_reset.html": true, "set_password.html": true, "confirm_email.html": true, "invitation.html": true,
+	"login_code.html": true}
 
 // errorPage is the data of error.html.
 type errorPage struct {

@@ -181,12 +181,9 @@ func (p *Pages) setPassword(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	session, err := p.repo.CreateSession(r.Context(), user.ID, SessionTTL)
-	if err != nil {
-		p.serverError(w, r, err)
+	if !p.startSession(w, r, user.ID) {
 		return
 	}
-	p.setCookie(w, sessionCookie, session, "/", SessionTTL)
 	p.redirect(w, r, "/account?notice=password", http.StatusSeeOther)
 }
 
