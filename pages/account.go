@@ -47,8 +47,8 @@ var accountNotices = map[string]string{
 	"email": "Your e-mail address was changed. Every other browser signed in to your account is signed out.",
 	"email-sent": "A link to confirm the new address was sent to it (valid 24 hours, one use). Until it is opened, " +
 		"your address stays as it is; your current address was told of the request.",
-	"password": "Your password was changed. Every other browser signed in to your account is signed out.",
-	"revoked":  "The key was revoked. It no longer works.",
+	"password":          "Your password was changed. Every other browser signed in to your account is signed out.",
+	"revoked":           "The key was revoked. It no longer works.",
 	"signed-out":        "The session was signed out.",
 	"others-signed-out": "Every other browser signed in to your account is signed out.",
 	"totp-off":          "Two-factor sign-in is off.",
