@@ -292,6 +292,6 @@ func (p *Pages) badParams(w http.ResponseWriter, r *http.Request, domain string,
 	p.render(w, r, http.StatusUnprocessableEntity, "error.html", "Invalid address", errorPage{
 		Status: http.StatusUnprocessableEntity, Heading: "Invalid address",
 		Message: "This page of " + domain + " cannot be shown with these parameters:", Details: errorLines(errs),
-		Back: "/stats/" + url.PathEscape(domain), BackLabel: "Back to the dashboard of " + domain,
+		Back: viewOf(r, repository.Website{Domain: domain}).url("", url.Values{}), BackLabel: "Back to the dashboard of " + domain,
 	})
 }

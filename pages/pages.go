@@ -22,6 +22,7 @@ import (
 	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
@@ -51,6 +52,8 @@ type Options struct {
 	// Outbox sends invitation and reset mail in the background; nil, or one without a
 	// mailer, sends none (links are shown to the admin, and resets go through an admin).
 	Outbox *account.Outbox
+	// SSO is single sign-on's provider; nil turns it off.
+	SSO *sso.Provider
 }
 
 // DefaultFailureDelay: a wrong password is answered no sooner than this, and never sooner than
@@ -77,6 +80,7 @@ type Pages struct {
 	limits       attemptLimits
 	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
 	outbox       *account.Outbox
+	sso          *sso.Provider
 	checker      *siteChecker
 	siteChecks   *ratelimit.Limiter // installation checks per user
 	mux          *http.ServeMux
@@ -130,6 +134,7 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		limits:       newAttemptLimits(opts.Now, opts.Registry),
 		hashing:      make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		outbox:       opts.Outbox,
+		sso:          opts.SSO,
 		checker:      newSiteChecker(),
 		siteChecks:   ratelimit.New(1/siteCheckEvery.Seconds(), siteCheckBurst, opts.Now),
 	}
@@ -146,6 +151,8 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/{$}", p.home, nil)
 	page("/login", p.loginPage, p.login)
 	page("/login/code", p.codeForm, p.signInCode)
+	page("/login/sso", p.startSSO, nil)
+	page("/login/sso/callback", p.ssoCallback, nil)
 	page("/logout", nil, p.logout)
 	page("/websites", nil, p.addWebsite)
 	page("/websites/{id}/edit", p.editPage, p.editWebsite)

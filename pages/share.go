@@ -85,6 +85,15 @@ func (p *Pages) shared(h http.HandlerFunc) http.HandlerFunc {
 		q := r.URL.Query()
 		errs := stats.FieldErrors{}
 		embed := parseEmbed(q, errs)
+		keep := url.Values{"auth": {q.Get("auth")}}
+		for _, k := range embedParams {
+			if q.Has(k) && len(errs) == 0 {
+				keep[k] = q[k]
+			}
+		}
+		site.Role = "" // read-only, as a stranger sees a public website, whoever reads it
+		v := statsView{path: sharePath(site.Domain), keep: keep, shared: &link, site: site, embed: embed}
+		r = withView(r, v)
 		if len(errs) > 0 {
 			p.badParams(w, r, site.Domain, errs)
 			return
@@ -93,14 +102,6 @@ func (p *Pages) shared(h http.HandlerFunc) http.HandlerFunc {
 			p.passwordForm(w, r, site, "")
 			return
 		}
-		keep := url.Values{"auth": {q.Get("auth")}}
-		for _, k := range embedParams {
-			if q.Has(k) {
-				keep[k] = q[k]
-			}
-		}
-		site.Role = "" // read-only, as a stranger sees a public website, whoever reads it
-		v := statsView{path: sharePath(site.Domain), keep: keep, shared: &link, site: site, embed: embed}
 		if embed != nil && link.PasswordHash == nil {
 			// The one view other sites may frame: it shows nothing a stranger could not read
 			// with the link, and takes no cookie, so framing it clicks nothing on anyone's
@@ -109,7 +110,7 @@ func (p *Pages) shared(h http.HandlerFunc) http.HandlerFunc {
 			h.Set("Content-Security-Policy", strings.Replace(h.Get("Content-Security-Policy"), "frame-ancestors 'none'", "frame-ancestors *", 1))
 			h.Del("X-Frame-Options")
 		}
-		h(w, withView(r, v))
+		h(w, r)
 	}
 }
 
