@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/testkit/oidcop"
@@ -99,10 +100,30 @@ func TestSingleSignOn(t *testing.T) {
 	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/account" {
 		t.Fatalf("signing in: %d %s\n%s", p.status, p.header.Get("Location"), p.body)
 	}
-	account := b.get("/account")
-	wantStatus(t, "the account page after SSO", account, http.StatusOK)
-	if !strings.Contains(account.body, alice.Email) {
+	acct := b.get("/account")
+	wantStatus(t, "the account page after SSO", acct, http.StatusOK)
+	if !strings.Contains(acct.body, alice.Email) {
 		t.Error("signed in to another account")
+	}
+
+	// An account with two-factor sign-in on is asked for its code after the provider.
+	secret := account.NewTOTPSecret()
+	if err := s.Repo.SetPendingTOTP(t.Context(), alice.ID, secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Repo.EnableTOTP(t.Context(), alice.ID, secret, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	twoStep := s.browserAt(s.public)
+	p = twoStep.get(s.start(t, twoStep, "alice"))
+	if p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/login/code") {
+		t.Errorf("SSO with two-factor sign-in on: %d %s", p.status, p.header.Get("Location"))
+	}
+	if c := twoStep.cookie("/", "session"); c != nil && c.Value != "" {
+		t.Error("signed in before the code")
+	}
+	if err := s.Repo.DisableTOTP(t.Context(), alice.ID); err != nil {
+		t.Fatal(err)
 	}
 
 	// The same answer again: its state was used (the cookie is gone).
