@@ -203,7 +203,7 @@ func (r *Repository) InviteMember(ctx context.Context, websiteID, by int64, emai
 	token := base64.RawURLEncoding.EncodeToString(randomBytes(32))
 	now := r.now().UTC()
 	const query = `
-		INSERT INTO account_links (token_hash, kind, email, website_id, role, created_at, expires_at, created_by)
+		INSERT INTO account_links (token_hash, kind, email, member_of, role, created_at, expires_at, created_by)
 		VALUES ($1, 'member', $2, $3, $4, $5, $6, $7)`
 	if _, err := r.db.ExecContext(ctx, query, hashKey(token), strings.TrimSpace(email), websiteID, role, now, now.Add(ttl), by); err != nil {
 		return "", fmt.Errorf("members.invite: %w", err)
@@ -211,15 +211,15 @@ func (r *Repository) InviteMember(ctx context.Context, websiteID, by int64, emai
 	return token, nil
 }
 
-const invitationColumns = `l.id, l.email, l.role, l.website_id, w.domain, l.created_by, m.email AS made_by,
+const invitationColumns = `l.id, l.email, l.role, l.member_of AS website_id, w.domain, l.created_by, m.email AS made_by,
 	l.created_at, l.expires_at`
 
 // Invitations lists a website's pending invitations, newest first.
 func (r *Repository) Invitations(ctx context.Context, websiteID int64) ([]Invitation, error) {
 	query := `
 		SELECT ` + invitationColumns + `
-		FROM account_links l JOIN websites w ON w.id = l.website_id LEFT JOIN users m ON m.id = l.created_by
-		WHERE l.kind = 'member' AND l.website_id = $1 AND l.used_at IS NULL AND l.expires_at > $2
+		FROM account_links l JOIN websites w ON w.id = l.member_of LEFT JOIN users m ON m.id = l.created_by
+		WHERE l.kind = 'member' AND l.member_of = $1 AND l.used_at IS NULL AND l.expires_at > $2
 		ORDER BY l.created_at DESC, l.id DESC`
 	var out []Invitation
 	if err := r.db.SelectContext(ctx, &out, query, websiteID, r.now().UTC()); err != nil {
@@ -232,7 +232,7 @@ func (r *Repository) Invitations(ctx context.Context, websiteID int64) ([]Invita
 func (r *Repository) RevokeInvitation(ctx context.Context, websiteID, id int64) error {
 	now := r.now().UTC()
 	res, err := r.db.ExecContext(ctx, `UPDATE account_links SET used_at = $3
-		WHERE id = $1 AND kind = 'member' AND website_id = $2 AND used_at IS NULL AND expires_at > $3`, id, websiteID, now)
+		WHERE id = $1 AND kind = 'member' AND member_of = $2 AND used_at IS NULL AND expires_at > $3`, id, websiteID, now)
 	if err != nil {
 		return fmt.Errorf("members.revoke_invitation: %w", err)
 	}
@@ -252,7 +252,7 @@ func (r *Repository) InvitationByToken(ctx context.Context, token string) (Invit
 func (r *Repository) invitationByToken(ctx context.Context, q sqlx.QueryerContext, token, lock string) (Invitation, error) {
 	query := `
 		SELECT ` + invitationColumns + `
-		FROM account_links l JOIN websites w ON w.id = l.website_id LEFT JOIN users m ON m.id = l.created_by
+		FROM account_links l JOIN websites w ON w.id = l.member_of LEFT JOIN users m ON m.id = l.created_by
 		WHERE l.kind = 'member' AND l.token_hash = $1 AND l.used_at IS NULL AND l.expires_at > $2` + lock
 	var inv Invitation
 	err := sqlx.GetContext(ctx, q, &inv, query, hashKey(token), r.now().UTC())

@@ -77,11 +77,11 @@ func (r *Repository) DeleteSharedLink(ctx context.Context, websiteID, id int64) 
 	return nil
 }
 
-// SharedLinkByToken finds the shared link of a token; ErrNotFound when there is none (never
-// made, or deleted).
-func (r *Repository) SharedLinkByToken(ctx context.Context, token string) (SharedLink, error) {
+// SharedLinkByToken finds a website's shared link of a token; ErrNotFound when it has none
+// (never made, deleted, or another website's).
+func (r *Repository) SharedLinkByToken(ctx context.Context, websiteID int64, token string) (SharedLink, error) {
 	var l SharedLink
-	err := r.db.GetContext(ctx, &l, `SELECT `+sharedLinkColumns+` FROM shared_links WHERE token_hash = $1`, hashKey(token))
+	err := r.db.GetContext(ctx, &l, `SELECT `+sharedLinkColumns+` FROM shared_links WHERE website_id = $1 AND token_hash = $2`, websiteID, hashKey(token))
 	if errors.Is(err, sql.ErrNoRows) {
 		return SharedLink{}, fmt.Errorf("shared_links.by_token: %w", ErrNotFound)
 	}

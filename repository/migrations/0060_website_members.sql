@@ -13,7 +13,9 @@ CREATE TABLE website_members (
 CREATE INDEX website_members_user ON website_members (user_id);
 
 -- An invitation to a website is a one-use link as the others are (SHA-256 of a random token,
--- 7 days): for the website and role named, to the address invited. An existing user accepts it
+-- 7 days): for the website (member_of) and role named, to the address invited. account_links
+-- stays a table of accounts, not of a website's data (no website_id column: docs/scaling.md),
+-- whose rows may name a website as users' rows own them. An existing user accepts it
 -- signed in as that address; for a new address, accepting it creates the account with a
 -- password. It cannot be used once its maker (created_by) may no longer invite to the website,
 -- or is gone.
@@ -21,9 +23,9 @@ ALTER TABLE account_links DROP CONSTRAINT account_links_kind_check;
 ALTER TABLE account_links ADD CONSTRAINT account_links_kind_check
     CHECK (kind IN ('invite', 'set_password', 'reset', 'member'));
 ALTER TABLE account_links DROP CONSTRAINT account_links_check;
-ALTER TABLE account_links ADD COLUMN website_id bigint REFERENCES websites (id) ON DELETE CASCADE;
+ALTER TABLE account_links ADD COLUMN member_of bigint REFERENCES websites (id) ON DELETE CASCADE;
 ALTER TABLE account_links ADD COLUMN role text CHECK (role IN ('viewer', 'editor', 'admin'));
 ALTER TABLE account_links ADD CONSTRAINT account_links_check CHECK (
     (kind IN ('invite', 'member')) = (user_id IS NULL)
-    AND (kind = 'member') = (website_id IS NOT NULL AND role IS NOT NULL));
-CREATE INDEX account_links_pending_website ON account_links (website_id) WHERE used_at IS NULL;
+    AND (kind = 'member') = (member_of IS NOT NULL AND role IS NOT NULL));
+CREATE INDEX account_links_pending_member_of ON account_links (member_of) WHERE used_at IS NULL;
