@@ -104,7 +104,7 @@ func (p *Pages) renderMembers(w http.ResponseWriter, r *http.Request, user *repo
 	p.render(w, r, status, "members.html", "Members of "+site.Domain, data)
 }
 
-// invitePath is where the members page's forms post.
+// membersPath is the members page, where its forms post.
 func membersPath(site repository.Website) string {
 	return "/websites/" + strconv.FormatInt(site.ID, 10) + "/members"
 }
@@ -160,7 +160,8 @@ func (p *Pages) mailInvitation(to, from, domain string, role repository.Role, to
 	})
 }
 
-// memberParam reads {user} of the URL: a member of the website, else the 404 page.
+// memberParam reads {user} of the URL: a user id, else the 404 page (whether the user is a
+// member is the change's to find).
 func (p *Pages) memberParam(w http.ResponseWriter, r *http.Request) (int64, bool) {
 	id, err := strconv.ParseInt(r.PathValue("user"), 10, 64)
 	if err != nil || id < 1 {
