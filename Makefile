@@ -7,7 +7,7 @@ run:
 	scripts/run.sh
 
 test:
-	scripts/test.sh go test -race -count=1 ./...
+	scripts/test.sh go test -race -count=1 -timeout 30m ./...
 
 build:
 	$(GO) build -o bin/analytics ./cmd/analytics

@@ -22,6 +22,7 @@ import (
 	"github.com/analytics-service/analytics/pages"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
@@ -93,6 +94,8 @@ type Config struct {
 	MetricsAllow []netip.Prefix
 	// Registry collects the metrics served at /metrics; nil means a new one.
 	Registry *prometheus.Registry
+	// OIDC is single sign-on; off without an issuer.
+	OIDC sso.Config
 }
 
 // App is one node of the service: its handler and its background jobs.
@@ -186,7 +189,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	html, err := pages.New(ctx, pages.Options{
 		Repo: repo, Websites: websites, Logger: log, Location: cfg.Location, Now: cfg.Now,
 		Links: links, TrustedProxies: cfg.TrustedProxies, Registry: reg,
-		FailureDelay: cfg.FailureDelay, Outbox: outbox,
+		FailureDelay: cfg.FailureDelay, Outbox: outbox, SSO: sso.New(cfg.OIDC),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)

@@ -305,6 +305,30 @@ func (e StatName) Valid() bool {
 	}
 }
 
+// Defines values for WebsiteRole.
+const (
+	WebsiteRoleAdmin  WebsiteRole = "admin"
+	WebsiteRoleEditor WebsiteRole = "editor"
+	WebsiteRoleOwner  WebsiteRole = "owner"
+	WebsiteRoleViewer WebsiteRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the WebsiteRole enum.
+func (e WebsiteRole) Valid() bool {
+	switch e {
+	case WebsiteRoleAdmin:
+		return true
+	case WebsiteRoleEditor:
+		return true
+	case WebsiteRoleOwner:
+		return true
+	case WebsiteRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ZeroOne.
 const (
 	ZeroOneN0 ZeroOne = 0
@@ -1270,6 +1294,10 @@ type Website struct {
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy Privacy `json:"privacy"`
 
+	// Role The caller's role on the website: `owner` for their own, else the role they were
+	// invited with (`admin`, `editor` or `viewer`).
+	Role WebsiteRole `json:"role"`
+
 	// Timezone The IANA time zone whose calendar days and hours the website's stats count in
 	// (`Europe/Berlin`); the service's `TZ` unless one was set. After a change this is the
 	// new zone, which counts from `timezone_from` on.
@@ -1284,6 +1312,10 @@ type Website struct {
 	TimezoneFrom *time.Time `json:"timezone_from"`
 	UpdatedAt    time.Time  `json:"updated_at"`
 }
+
+// WebsiteRole The caller's role on the website: `owner` for their own, else the role they were
+// invited with (`admin`, `editor` or `viewer`).
+type WebsiteRole string
 
 // WebsiteList defines model for WebsiteList.
 type WebsiteList struct {
@@ -1411,6 +1443,9 @@ type WebsiteSearch = string
 
 // BadHit The one error body, for every status >= 400.
 type BadHit = Error
+
+// Forbidden The one error body, for every status >= 400.
+type Forbidden = Error
 
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
@@ -3700,6 +3735,8 @@ type BadHitJSONResponse struct {
 	Headers BadHitResponseHeaders
 }
 
+type ForbiddenJSONResponse Error
+
 type HealthJSONResponse Health
 
 type InternalErrorResponseHeaders struct {
@@ -4901,6 +4938,20 @@ func (response DeleteWebsite401JSONResponse) VisitDeleteWebsiteResponse(w http.R
 	return err
 }
 
+type DeleteWebsite403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteWebsite403JSONResponse) VisitDeleteWebsiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWebsite404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response DeleteWebsite404JSONResponse) VisitDeleteWebsiteResponse(w http.ResponseWriter) error {
@@ -5064,6 +5115,20 @@ func (response PatchWebsite401JSONResponse) VisitPatchWebsiteResponse(w http.Res
 	return err
 }
 
+type PatchWebsite403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchWebsite403JSONResponse) VisitPatchWebsiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PatchWebsite404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response PatchWebsite404JSONResponse) VisitPatchWebsiteResponse(w http.ResponseWriter) error {
@@ -5188,6 +5253,20 @@ func (response UpdateWebsite401JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebsite403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateWebsite403JSONResponse) VisitUpdateWebsiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5426,6 +5505,20 @@ func (response StoreFunnel401JSONResponse) VisitStoreFunnelResponse(w http.Respo
 	return err
 }
 
+type StoreFunnel403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StoreFunnel403JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StoreFunnel404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response StoreFunnel404JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
@@ -5548,6 +5641,20 @@ func (response DeleteFunnel401JSONResponse) VisitDeleteFunnelResponse(w http.Res
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteFunnel403JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5740,6 +5847,20 @@ func (response StoreGoal401JSONResponse) VisitStoreGoalResponse(w http.ResponseW
 	return err
 }
 
+type StoreGoal403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StoreGoal403JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StoreGoal404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response StoreGoal404JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
@@ -5862,6 +5983,20 @@ func (response DeleteGoal401JSONResponse) VisitDeleteGoalResponse(w http.Respons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteGoal403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteGoal403JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6735,385 +6870,391 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9tGsi/+VaZ4d8vkHogiKSl2qHLdUmw50Ykfura8PllDf2FIDEmswBkeDCiaSfzd/zXdPYMBCL5k",
-	"eZPs5uypWCSBefb09PPXvzSGajpTUshcN/q/NCaCxyKDP8/SVC3MH7HQwyyZ5YmSjX7jaiLYVOQTFWuW",
-	"TwSb8XzCJlwHTLTHbRZ9f34VsMs3766idiNoZOJ/50km4kY/z+YiaOjhREy5aTVfzkSj39B5lshx4/Pn",
-	"ADs8k8s3WTJO5GrPZ+mCLzWL/hYFTCuWT3jOuFwyneSCTfmSzZTO2STJ9eaehZxPG/2Pjb81roOaYTzj",
-	"w4l4pmSeqXT9IKQ60LnKRNRnXDIu9UJkTI1gSc4uL2A8E5XGjLO5FtkjzRZiYEaqGZcxk/PpQGQaJiJV",
-	"KIem04DpCc9EzFQG7QzTRMj8kWZqIQN2K8RMsyRvh3Kn6dkRrpmlkrmQ+Ushx/mkfpdT+M1OaqDiJUsk",
-	"GyzNHJr+t9+fXzEtZKwDNlIZ++H87Hlrp81PZC7GIvMHdLWciTcwCr1p8bVMRiOfDtggUwstMpbzW4GU",
-	"SZvC8VNEHRyYHiKW5IZo2zuuJHRXv5DP1VBfqjQZLlfH+w7+xh3X+TIVmo0yNWX5JNFMi+wuGQqmZLoM",
-	"mFT5JJFjlsg0kaL4DM+LVIvFRGRi3yN1fsXH9Zur80zJMRMyT/Ily/nY7nMmZpnQQubcPG32NWdNOOgp",
-	"TyRMxXwa/5zMDgzvyITWIg6lkoIJPjS84E6YR5LM0G3rFEjDrPeAD28NBUUXo4PXSoqDVzwfTqJt9Lw6",
-	"q7fif+dC5xdx/dSSmM1lLDK2mCTDCYw2FjlPUo1zTDQTWaYythCZYKkaj0Xc3nsIebY8G+Uiq9l1MVTS",
-	"cEfFFtzMW4xUBkvCpPiUswyHv/cJ+fDhw9k8n5gtG/JcrD8e3wmeiSzajbjx4Tra/hw0ZjzjU5HTjfAi",
-	"SWsnjN9r1oxG8NfH12evzq+f/v3s5fvzyN4L9NNQzWWeLa+fPj/vfy+yKZfLcN7p9L6h32d8LK6fHs6y",
-	"ZJjIcdTqh1LciWxJHJPB+xoODazoXaKTXCMTmBp6Yvg4NsfGyZ2Q7VAeMBgNSzTj7I6nc8HEJz7M06Xl",
-	"DzrnuWZpos0G5fNMGl4bsChshI2IJXKYzmMRt9kZdomdCR1K5uaGY7+M2GIiJDMHQo2YGZ354S4RC236",
-	"vwzgENmXxJ2Q+fXTc3oryfHI5RNhmoZf2fkpzUrlE5ExyaeCmbPHM2J1MCS8KGh2TVgR6n+UZHgzttow",
-	"3qGSeWLu/AiHQpsS2Ubx9lGx8GkXG4n6EWvOUj4UMAzNhhMuxzDWgcgXQkj2vVAXlywTqeBa6NYpi4ZJ",
-	"XjSuYUiLiUoFjrXNXqiMRVrwbDi5EXKcSBEFMFCthglPb6TIFyq7jQIWDfl0xpOxjALk6vN8ehMZ/oVc",
-	"NoIFi8wSMzGd5Uvad9otu6w+1QC/Muzr1O2JVvNsKK6fRu69OMnEMKf32titGwpLgAy49LbHXITFYPtA",
-	"iJYkzMDzhQKyPKP9gqFIRcQ14dp1TTdBv5gSEKmZ7c8iUzpgcELgZ8PWcIubMJZWFBAX1Dk3PGlEogV0",
-	"aghT58ggeZKahqeG5is9M5GYtmC4H5J8QmfLSHybTia0Yl7HRevTnQCflOEWcaLzRA5zM96ZyFjMlwHT",
-	"8+nUSEBmRjiwpW4F1EbABmouhyRDxfMM7qjAXkpJ5p00LmN3gPQpW5iBlw5qFBRjLV6D7eE5fIMbJNlc",
-	"3kpzslRmbkfBcxEzw+IC22BklspcbXC5jFQ2dbzw6SciZeqaX38cXD/9FLUC0xwn8oTp9k5OzGnK+BBX",
-	"14iPZv1ev39pnjVdvL96cfCEBBugueNejynpxgEjfmsOJMxkPjOX0FEXVpGZgw2bJGLL/NrsEimA54Ev",
-	"MxnpdWBkAR6jBMJNZ5pPZ6mjYLeRIN0MeSpiNp/1WYSPxZF5SjJtugb+YSZmRArTKgz0Of5UnEHLtY0o",
-	"x5oe75nPxhmP6ZQMMjUfT/KCDFUaA7VwCSv94uzZ1bubt+dX56+vLt68jmD2AUumM5XlIm7BQqRilDM1",
-	"z/t27UR8Y2Ya4YBh0nhyYr40zcL1jVI7riLyaxiRuVWMLMAiaKIdSnNO1Nwbo7e4ifaOHG5Iph+Ze8ic",
-	"pwBI1bxbLKTKQlkZJkpN4hM8Yq5k4uGNfqO4WRufzSOzVMXCCgBGsWr871xky0bQMJyq0W9gyw1fOvhL",
-	"JkaNfuP/HBbq4SH+qg/fmZuSZIHPQQME20a/EQsxezP4pxjm5lv8/UzWSMU0kxsul1ZS6P76917U9y/0",
-	"xURpYlOwvHLp6A5ZV5Pr4vi5y1hJ0Wqzv+MjZp+1MDKMIfnBkkW/RqcsCsNfIxQE0iQXGU/N93h7hGEY",
-	"Rv4PYRidMiNaKJ2HstexvauR/bZybEEGbrM3Eu9He5ISI0nfQZtq5MYduG01ixE5fnIjlb2a6QtzY/NE",
-	"aqNupimbzs19rlKQR6Y8NSzHcE0pCuZQYQ3IJbVisRKaRWPFUyPWeCs7ZQNDdXZNm6Y18xjjcGRbG0nu",
-	"1xdv96I2M+H7UBxu7Ta6e0bLtZ747IISBV51f73aQIH2aZ8Oc/HJ3EjJWCojMBsdXotTvPjN7RGVBRK6",
-	"+7HVienAbERBqxpUI48aVpbbNNroNw4HqRof7rfYdvxfb8Vfq3z9YkuV73zSpSck4WGrrmko3aJ6zcjV",
-	"BU60J3FN91nqTIxEZtSifmOxWLTHSo1T0R6q6X7LLlX+NVb8YmTUZ9Ce6zXgyOj9ETApNlSzpWdNMqLl",
-	"qVM1iG9Wr6ejznHbX5BG2DgadQe9Ydho0ITRUFjMuKTTNzYrz5dAyHUDN3sc4OXbNazNfC6EVCFjkIyl",
-	"YjHPOTFIcxseRrmKmJynabtRvyNwePxhxWLE52ne6HeDxpR/SqZGHe527P8FjWki6cugThu/FJmdR21/",
-	"IrtZ6XPT/pvG3iU/C2w8UzOR5ct1Gvezuc7VlM3oMStmsGZkv7ohefPH85+qmnj1kVnK5fXTWaZA2/ZP",
-	"ppGZuTlLKOYMeZYlAu0/rusfz3/CB92BRZk2YFyHMjK6CpB2RCK4WZ+n9u3I6dp4Qt/RHQn3m7nozB0X",
-	"lIT3iOXKqE5n7FYsnYwcfTRSEouuIzbk0ojKA8GsxMQmIhPmPkuXKKQLBrvFzi4vWobMCiE8lLtK4QHj",
-	"MAKwMLB8Aaa8bFURWLmPK8sftQtlrap5Wb60ld9U2iwRHY/jxJANT4mqEgH34pR/stbf3snJivnHfaEc",
-	"36nnRqBuvMjUtM4wlOkc9brop59++ung1auD588j1lwKnmnWNdrJt99++22rzG16nd43B93uQae75jCb",
-	"M7/RuGVWnudmqDw3R7DGgGdGfaVWx/yS1w0ZDLLWGkJSfu2YjzprxpyrLxzxO5Xl67iNNr/tfNOoLH8O",
-	"9gwzY2jaHNAP6J9YZ1Ul98UjzRIjdUqWxE75MWsDVwxPU/B1ENGz48pF8pjWZsbzSTF6avomiXdbokTm",
-	"3xw3tnJomtA7sCvV8FCuxUEitZA6yZM7wfR8gMttxY9YTXkiT1n0V5LlbiLUHVE7WHfVoCGrtB1bzpoZ",
-	"LVmFv1MxnU8a/vtZTMbeITow4EzPZmkyBOvH4aeDxWJxYBbnYJ6lQg5VLGAPPXlGfALz5U0y042+ucNH",
-	"/E5lSU5M5fOupFMa0wuVTXHs5YV9Y60qo0SksUZ7JpoJ2w2cqp4pqXGa3/H4hyTfML9/aiUr05kKrVEY",
-	"BgEBbouBAEfcQKt0ngs2yfNZU7fY+7cvzT7pnOdz3egfdzo7T/Y8y1RWN8FXTuH673dvXpuLYAHOFN/D",
-	"BOYdklmblymf62SQmtMTzaPDaJ6lUYtNE62B3PDa4DKUdeOHpkpNyOgQ7lG0OwEb/ebYu7Xw3vB9ucOh",
-	"0PqAvJoH4Gk9KPysdatAbx9WvLKwHD8InqLXcPc9szvQULeNnbeAOqrZg/cz1gR7HI+XrTZIxTIXmeQp",
-	"bts96ck2At45kZFF1SOgk4cgILApik8zMcxFzEY8SeeZOC15qrhzTZEzK/qfA/J7HVzEcPl4++v/tm1D",
-	"C+8ZjOxC3vE0iV/MpRTp7ssG3Y4Vh1f0fDrlYAjgTOdiVroYPH2uuEPMm0YbBYERmjVrpZFQhOFSHxtw",
-	"rMGlOBCbWrn+HHg7aO4qlMlAR1iAtgdTLPGBXs9MHgze5Rl4PYCycdJhI1gbzXgK5FY/bGT+Hxu89LY1",
-	"EhWtfMlwaWn84Zp1gSU30u0uCzqw/fUM23jC8mQqvmhQOb8VcnUNwfpFps5ix3ZaQlg4fJANhJGuoYt7",
-	"j/EBDizeZWY+1Emwwr2HQzHLSdk4ZRFOKyIvGZCxkoI4FTTxPZ2ePQ7cDvTa63TwXGxe69tExuvJ1TXy",
-	"JYQxI/XY5w7W0QKtP9JsxnPDcNEoaZZR5zzLUeE7rB85NkvUXHr84Yk4TvQs5cv7EDO9evMfRtSgSvw/",
-	"EIj3I20r5RYbAGYgukS40S2EjHnGSEGqWXJQCz0+x+FZq/KDNl6odF9CLSNnlvFpm5xXSjKOBOPfgu5n",
-	"oIf64VOrHxsuViJV8+y67xyQ5t1TexWirSzlMk7k+AY/iU9JTn9aE2bASo71gJV96gGzTmrzyzwbigBk",
-	"dSnSgM3z6Y390vw9FXEyn+LfxWvmUy4y+z1ueWADsgKmZiLjuRmkXupcTAMWi7tkiIMfz2G0epgJIW8y",
-	"AeIvOHVdkELAyNEQsGGSLwP06X7J/uGZ9HfPHnCi/833U6KZ01K/YBSZ0YgqPEeZQZCZgawcNQPJVQ2Z",
-	"owdSZUz875yn5nKHBn5TBuPihzwmY4ZIy7zCUZLc5yVXRjQRWSIemKGoeW5lSctVfs8MxZkUqcvVIKtt",
-	"/KQs+HFd0wQ6qIr9GhlCMvwdiP4LpjZR86wis8JXjOtbo/wYakA3P5c2VKF+PonRze6MzPQRmgAfrtFO",
-	"qZmsPu7hSwZfdFnamSIkxD2wdcR2D4h7mwkEaGecKplP/mQkX8JIAhsyDUsBkppSLFVy7CKe7F5s4Tlk",
-	"4dqX14ClsLwF+F1x/0+MYL3+9rdN+NuB03QvmkleXDIex5nQX0TXhfmvxB/pWzdmK/0pyTCUvJ7PuMbg",
-	"alyRG79Mh9B6obK4PNBZltzx4ZL1XKyM0SzoyTVKg20HxyhETFzD/sJmmcrRJs6aroPWAysVBVHkGR8a",
-	"Bmh1guZgybhcKila2wjkoVWJoJEnU/GzklUmQt86epDs4uz1GZgMGPywnpyLFj2Crn0/YHo+nJhb6Xye",
-	"qZk4/E5kaQLRdu+vnv3bKUi7mvX3ZDOF1xMt7fE2Inrok1pyMfgDTBOJt7L3BJg3oXvkZeYBd4FD4BGN",
-	"ApZwzYEo9fgR+mFd1gwbP//8c9ho+VTrmKbp5tnF87fYVyPAt47MW91OG/53eHS049v/sXztT26xE7e4",
-	"B5N4BZl1r1V+hoLtff0Y2A72ji2VvWAnDzFfTAMssgCdEQ/CeZtcLu0j5ss00TnRZlLESMRqOJ8Kmbf6",
-	"oYxg0hE8qVkOgVyUp7Xi0LLJiVtdVzj0VyLPkqF+obJBEsd4K99nXV0D5eU8+vLlvPIT/iy/QWVVJ7Fg",
-	"0avzq7cXz97dnL18+eZDBNTyWuUv1Fzem0roLoLtGZmGyrM6/vJZvVZ4Xq2RmU+NTO7HCtiJvFJxMkpE",
-	"TfTBa5WzKf3KmpXsMQqZiVtt9lpBOmLFNWZT4DYRCjzzGUPTlqni8ZVSL3k2Fvdd2CtIpAM/GyVOkkZi",
-	"Gi0tcveBSMf2Aj1gMDz75pj9mHwHCwwGlC/wkAp8ZZ1/dOc5wDi+ol/UJsNoIfOH85HS6gFTv++64Y0Q",
-	"J1MhdaKk7mOUXT8TY3M120vzjicpH6SCYbrnQy0sBbxRGB+Iitlc4tKatRLSJXQtzDPmqsSghibHey2A",
-	"sHjID+LFNMqprKULoFUQ3pVSr7hc0qrq+y3hlVJsau4UOlj6wVbn0gaYnl1e4BxBXo0O+Sw5vOtGmP+q",
-	"jQZ+K5aY8IKPtU5ZJvJsadM/IC30APJCI6YxD7RCht4j26nQJZkWZPhe8nk+UVnys/hCWjSzvRVLI6UA",
-	"b754/mArajiSabqwqAdFmkLAMnGnbjHPnQxpYMCZ8iVQD6QdRRQS5q9+kdHtmeBQpWlVlvnDhw8H1WzZ",
-	"TWtdTa6FSX0R3Xq3wSrl+tLntw9wA1R72IUu2bmRPC0VmMXXAqLrzy4vbt6eXZ3fvLx4dXEVuUYZp3dZ",
-	"czDPNJ4SjHyFfEW5bJ0ybgPNrQxjeE4oDTMXMePFGhvuUVh+odOz91c/3Lw4u3j5/q3rHOIT6nsWMpT0",
-	"M3XPwDUzmmsRAx+DuwAIMUeEAjaXeZKSVAnp2SJeES6/4Ije/3QW5IJtWEqsyGTdhxEX9jqcX+NovZfu",
-	"qrtnHNnca+EBAspeE+NZtpkvTzneo6c8TVmEDUQMo6Jt8niv03mkfTSKWaYGIpSmQUxC0RM+MzoRM+Il",
-	"G/CUy6HIQGH3cmZxcpBpBWs0y9TQ0MUgFeeA1LCnwWi7nVfPRGoOJkSgLxK9g4234smAMF024qkWAesG",
-	"rPNFdhGbNlG2i9C3NSFlOvlZrPEXFW2tjLnbCVjvJGAnnYB1O53fi29DZSs2hM3mgvdSz2eY1vpKxAm/",
-	"grjiB9JZnCFmW7BxWaE5eViFxux3tHUIqA+TPvvmx/3WwOwyvJFBbvcNBJlDQH+ne9DpXXU7/Y75/380",
-	"AmdAte9DUljQEFOepBCIbq2SA2UEhm7FMCrnaVp8BTsPvMwFWhieMVoJ0A4aRvF47NsN8Wsy6DX6Pd8s",
-	"1yjZxhrFTzfo0S4md3zVOyomNwejdHUBjq46T/pH+MznfUPF31Ks97ptJsNA22sZDu9zkYoc79D6BBZk",
-	"ODbzhWLm4+Itwjcxy1RgmwyUSgUH5oqa3EpOQTWPILD5Lx5kCo25Hg+oyF/42ICEBno/cIO7rkmtcSr5",
-	"xsmuLh+g7gCYjTkviL+EqAx4IFk473SOxFN23OmYY1peroJXrksSSnIx1TVZfG4KPMs45JlXcwAImiBd",
-	"niLLsjZRZHAQsWf0LOI/IBKvrIpjTr+sNC/YZD7l0imv7UZNBpNlSnX5LD9cXV3SIgUO1qHdqM0k8ffU",
-	"jsm1XredL1I0OnG5fDNq9D/+skqAjpw6Qfd6tdfr1XuC3m2zNxgMskgykChQtS/dItxGiog0boG51ajz",
-	"SZ4LySJzJCDX3BAV5KB3MXmuE51igjPAmIBkkMgxa0ZLoc0LV28hizAq4avAxVsWvM3eHvd67VA+A1VA",
-	"Mz1R8zRGJCjsHzrEEZwyMwBIsOlggo0zmHPNZpPZmeTpMk+G2kHjTFFm/3QwVgfeysLSu0D2PfjGzszA",
-	"Ro7VkBqFZtdBbQFwm2QqiwUkE7hTtYmB4kTe5WK2etzq+Ax5V3AgtUQJDf6eGSuGyD8kX8U5Q6bSfhO2",
-	"G13JOpHJ/85dAJi7uwI/wavbw+Rh9znYi1qSWK9JdAgcDQWY7Q6q92mRalWg0zQj6OHpEWJr4YfHUatE",
-	"fHvl08EUL/DVJ/Aofehtoc0dyfJlovN9aZLEtj1OU93FlSbyduvrZngv4UG4lnK+ywuvzHPV9YBRUxu2",
-	"8/XL4sSn+y3NLitSN771A4L47j1HY65oQ/k3FjJoM/V19mK8YO+/eYgu3KHckz3jknze5xwENWuyfipb",
-	"duMVkeMeO0K5SKQO1LGhkU3dtvgcFjGtgoIU1MEguUi8R4Q9F0rTUhNgqCgoMSlQnwDuCVq4FZA8JpDN",
-	"WT44SXLdarOzAVz/zlKBMsD2xOlNa/fVz5cjjl2YRnVTN/GOTUQhZvvOp5SsUkcPlK/jJ8TUitzmuZsd",
-	"RYDK7OyrQXk4myd6H340VPJOZDpR8iYj+2VBRWo+SEWjjAlSyznwGJjRVNq70bQBX9RonKmZGo3uwcfo",
-	"zYeZm03xrBdrSTTZhTDuzZhrqKThNVesVGXmK/vSWLNTdQRmc/P2oap5lglZBwN8JgnHk9bq4t0bdtzr",
-	"Pmb2FfB+WfQa8y+axdHEs7KS1cO68gDmx2wdBn7AoCqOutUpjAKsCJVcvZ1GtrPoj9mHm5mh2YIfzXNe",
-	"KuGq6XQlnXBicwr9ufgz32EmdeoGDDmwOEK4xJW9CAoaWEdTzxwB7kld/E5kfCxuMtPzXOxpKnpd7Cog",
-	"uhXhhXbEpwAyDSYZ6gIwOXHZSug/EOIn4Un7ct2SVoY/NcJC3RbGYphMaUgsXygWJ2PTdiFJzFRi5AwE",
-	"L+r2Ou2TTlTLYtafQHvi2o1te00D3bKVu90gm/gq4pLueFzWM+Fdue++By5XOU+/NrGB/2Y+tSjFuCSP",
-	"HP39pxPZxhtzt1uSmJZ3WRLd1V2O5T0PVljOdp72tZX4Cgf94yjzZuC/Z8MbkMsDmt3MfHcyulUlFGt8",
-	"dm7QFaNyY3e569zd+eRib4JPwuqPLYDULoQxFYuA5ZNMCDbksyTnKXglSJxo9Bv/38ezg39c/3L0+S+N",
-	"HcSy8lgApKfb65Sw5eZ15sRTNlgyQidk0d8BDzxydRdoNKFsDuf5apstmwhXCHeoJlcNlLsKjdvXsNxb",
-	"UAdHVO7/m+MHuKDqJcJLXx5cu+klMRHCAcyQKzi+gCwBuK6IPngYnbLobwVEH0RbzeF1f0ujXyOHOawZ",
-	"TyFcNk/uhF7Zh1oksPKJg1VZd8B+pCWzh9gKw048va5ZZ/Piv4JN/8GY81e0A+Fq7GplLaC19hhG4ee0",
-	"tKBuG0EpQmorc9/gzSR8tlUXrKU40F/BFQ18ACyChNFreDgVlOmXgoUfaQzxaCJIWijtYFpVuLNm5D79",
-	"kADqr0oRzluiGxGh0KBAjoVcSzTjYC5stUP5SkCBAoyfwSIhLjgQywYMuRaBiyidCjRw8kwgvLOIET2b",
-	"008U05hoFhmJNLK1D7jtFc+6koK8v+Xtsrxr84bAU2Y7kjzF+JyVxQM38kZQWW/hwKdcMcxbns/TlEa6",
-	"MXguyeE6qPFOX9lL4NQuiR87xwmeuVkYFVob1PCC8iZc1yA3oge57yo3PNJslPHxFEoVRf+n3W5H4JCe",
-	"8cwBPUD4GEQSY+Jt9kizyJzCA9NH1DoNpbsjyGEeZ2o2g5IvTiyxaOB1u71mMr6AJnMBRRDuRB1WNjjD",
-	"/fuU+hnM8yKyXpAcYCu+YEGMdWMM5d6DnK0FZ67DJvSX99ShorjsrjK5ripGngv/QN8mswM1Q5Z3APqY",
-	"yBw+pSFcvQ0IORHaHxBIAoqMGCDsUdSmGmEgf64IYjyUzeiXsDFLuQwbfRaa7sJGwMIG5prcJPA9jCVq",
-	"tdk7xAm9K+oM3IoZWM+Ic8g4lLSomg3EUE1tTaxcfHKHJGBwN2JGAY4NWytIjwC5jjoIxBzKJhbp0rl9",
-	"CGKuIY6fBJmjji8REuNCqnCyTqfTCZBedCipoVM2UPkEM/1jRuJlWSpqszObMoANWnRkLpk4mPIktWHf",
-	"oQQDAElI3zIL80GKd1PP+FDogMUqh7TamGsjVdkaQvlETOEM02gAS7qZidiMI25FZiA2pwwL43G3Uh3K",
-	"0gDvVTPlOcaA27IdkDZkWiPQ5RaGnrw6+58bQEJ5d3N5/vbm+dlPkdtfmDO1RN+tacvsBZbwKY/qm2Nm",
-	"y92Yxg5x9WY8ybRtWEnheI65tYoTjbHDBUfqW68Y03mSppZPNKkOEIuOO52o5crisCkmP4bS1i2hBB9L",
-	"ZVX0ewxhN/pYbCQncyoQY5ruKIuNX8ck7K+GOZxSiFATLmlD8C2wC5WLKe1iWPYMUfU27UfObBkwc5LR",
-	"wmLObLfTPjEEBgneJx081VZnxMN+/v5t2PhMlRzxRTmGWFBKpOsQFDptZvfEkrFXogYYFiz5EZqVrMhg",
-	"+2JqFMqyesmaVvtstdmPYpa7omRNbm1WNqNtlCoA0cKOWsDxASQ8lGBMM5upqYIfLMSpd5NsopM2u0AZ",
-	"B5DLQmk55ypZkHkNF9K3XvXNElIEZwXHq+ai+3Dx/OqHTz+cX3z/w1V0CpwTNTWQG4EHgeSFBgvNuu22",
-	"4Ved3Qz3ddLr+WaHiLm4hiqLMeAMyoqR8GqEYnNshyhk9uHY9ucyyaNVQ0S94v9Mpaq4A5Dt1SjEWwKG",
-	"TJerbf9YXjrHAnsey94skJEwpG2RxlBiS67ygga5g5n+WxtFCM/TZ0Pxi+jHbe/8UjWQrwiY1amymSLY",
-	"bio/5lXk6ZatLDbwkUMaUY7FWppR2DgJGxFoG/DLf79789o21oxODC9fv3Kr8YdrpPi1LuxCz93PRgbv",
-	"YKCEXxOwEgS6Sp0Qh1HrLkz5mh+k+AQ/bN3xWSbudniwsjQ4IuqfGqFO1y3YPUJdkEnlNxWlyzOHlgpr",
-	"1ZTzLApDwoWamGMMqHR4K9jaG4Y4+16lxPvFzmABjlLwDNsUO+NVTLtviEzQqJ/4JZwwJa1IjYNJcjF1",
-	"dVQRahL8rH6Vlg2c2lt3s+8btsVPBaoJ1sLaaBu3a2V7AgTnRJAwNVoFnuuXK9VVK91lgseGdXTaXcMe",
-	"sEom6oKZYELnyRTMfq4aHpaySXK3M7Th/nuhhEvfXrfDdK6TO/HKOg9x9TbFcGzxNOZq+9aarXjAnQVP",
-	"0n3cVqXDGvhFdLBJn2gCWwYkV7X84s1MyLPLi+cEMFJ7/dMz7KjdcUgkq6wzkSPlUWHRhZoJyWdJLfOc",
-	"8Xyia96qzNg2EWAv9r26CbkKQX71opNO9YKAuFxw3kMNS4g1BKNgtxP0ToKTTtDtdK7rtq1kLSrd3xVB",
-	"Z7vxCtDIflkjIO1yY65KAL5JEJNdOJaSVaNRMkx4ai07rKknKgM9SweYMsA1i4zifQhFrEnlS3IdShAN",
-	"NWRBNwEvEN+Cc4sYF7plhaNTtDxiQUwW/ZDk0RozZCirdkjKtka/1gRFERglKgm269OKEGwTHvBhrLKN",
-	"rKMN/UZWWqeKhvbjKYuEHPOxmFojrMQqrn5cD6joEgosy5w1E6N+5JAl7bge1O0WZnRgLTGDJc5lVj6y",
-	"Re50HBGwD3KOU/KaSMUMgRdtJdpaVFt+romF33WBOrYMK7qU0APzlwjMWaYPVJ9N10YwbbNdLbxgZ4Ee",
-	"ycZruPld1G63W5XEE7PhONA2i2bRIZRt0pieQtr3I82GK+YnrE/3l+gwIjUsKtQwX0kl8BJDQ+brOdSG",
-	"h5Ih1I9ZVtuEGeUsghR9nmqF4JAgr1LBGmuGgdBZYBhwOrAwqqYq9ETFsPChLNEHzsafRmH6XtED16RA",
-	"UvWby3k2nHDIIy4sBZj26IeTkC5pVMlVRTJozLO00W9M8nym+4eHXkeHw4kY3qo5cESJRQfvb13/XGX1",
-	"f9ndGu740VualmFZWy3am6srFTyIRbjMETgsCeQPTGpDNZ3yg6KuKYg6akTP6FOscT1JnP3YQflCzgjB",
-	"ThouFWAYjkVIBZxRNWLRPNpR0yvwCLc+WpfENzLnvUqHKIJNkzRNtC2kX8hgYLfCN8Be4Uz7OpFDgcIz",
-	"CDNQzxvKKh912DSR89wa7cBwX3wZMM6kGIOPFtxYnhGd61AW2t6aORaSVp2rorvGT1HrnphwPTkYcC1i",
-	"lql5nshx65RV3BLOXLtxUN6tnqz1NfjU5vkmotaeTohQkhfifn6Q7S/I+kNjmSrcHt5c4CJu1UUisCZQ",
-	"PBq+TtnQt82EkowzMItVZXhdtO1sF6+ENzpk8C1g0Jb/05ftxh6ejrUN7GCZ9cdjv/cMHobPoL4yAghD",
-	"KXa00haW4X1Mul+T3+p4d8YzUQs24hmL1cLjLD73mUCctJCGacxENhQy52MRyk673e10fImm6incg43M",
-	"7+d+8/cU6osV/rjaQEa4YmvoebEm3B8su2yRxPmEpOrB0pZeJysildmXik1EMp7kLFqxB4NNdalDCa6B",
-	"3XhYnVV3hRp2cA30S3beVTmShDIwwIBAZi5Daz6ODJ+L4AWSzsAMjD7lFXsxeV+oGxvRukboC6WT9HBB",
-	"1oW1rqSTO6JZ2cfreutksDlNoRIMh9Gw5+/fRu3dMqsuLRxFte0Om80HaTIEVFDA9+VLxPmysDeoOGhg",
-	"24BqkduSrSDULiSUMknGEtzLrSCUvQLjtuk9A0ISFR9BJQIy6qhubZFTa1+2dc1dNn7QW9WOzWqaJw7u",
-	"eAZahpEhL2FKDZo2mNYuLT7HtcVruy+yQ4HqANjJYOolRLpeZJHQ1IgddzrWuQo3gjsYYPcmfPta4Id7",
-	"wipUBGlsqs5eAdO/T3LiZnvsB8NiUKGExEHEPA4qltd8IpbM+juFXJeY2N7FPJpMZyrL9U0iAbYlXjOm",
-	"iH5v0/MR2HfhNsBvRAxGRhxWiSv7whF1tuCZNP3XsWh06NpHNgJ4bMXwQ2TcD9TbCpDHd0tyH5vJLEmF",
-	"B7NgIokqM7VgTcviyNcM5tZWLajHWsstwDCSITbYbog99W2vZHF1JtiywRUNrI06M+qquTSZipuUD0Sq",
-	"t+2z92hEdhzwDjh0zIBWaDAf3gon62dYCTXYA1wFeoL3bjJlbpE6NTKbC+sci3rHkwjDKnJxAINCo7dR",
-	"n6gFKIOTK7aYqFRAPRJdT5GUF6AW2xfEPUm1+eGAktNixseJBAym0k5ssAyv5ShZMvy7dTLWgFJnyfAR",
-	"3e2nRruDvYWLAbNSyrSKNkQKDCrS8Irgve1Es8MxK4TW8jw+FMd8jwviw2QJwYg4/poDWRMmDyXEVzRB",
-	"qWx+xw3ETN+A9SyRY7JpqhudyHHqskBurPwQVW4btL0BNksdD/XY2ZffOTCXos21lw8Bd+65uL6hGb1J",
-	"Z5cX7K6HPtY2hA3SaQTLKmHKRTE3iwJHL2DR4xg+PIF/jjoxAO1824WPUPHH/PHNVJl/uj38dyl4Zv7l",
-	"EBumMkxVApdSuRg5/WTEtSffdLqhdOdcs+b6891yVuiUSulEH7E6m8oCn219xCin6+solE0bk5cuyRD7",
-	"S9gYci1uXOnssNFHAMDPRq+NPoYNLuOw8WvYUFnYCNhHcsJdXxuqCqV5Qqrc/IS/XANwM+DDuyAGFgsx",
-	"q5OHi+WvO/+ZSNGWgwyvaV3+rfJ6+rxRG6kUQ/EQtLhAad4PA4umWXrJ/lHH1SufiY3ui12EAoM3QJ93",
-	"l2+zbcy9+vvnWlAuuOE3r0yBD9NdnSeAO9wMlrXrtMNlWPlcXCx7rpyrplqTIjUaaVH7W92S2Or1Wwrn",
-	"o7l0O3sriuHbtQ58ot/A7u6VxLBLkkUhy38OqN792k5QiV9dCAxRAZXYHM6gzEjBRHBntDTljimezlop",
-	"MhN6nua7w7XYBZqn+VaoFtu2yx3BCW9ad/DF7gm5cT8e4x2/it9XriKnwMAfaSuVl0RmG18XMMxVotCU",
-	"gFxYpWxQsnhUMkIjI2n60k3knE8kSBXxDplaPNKhtKLXBExicHW6+MhmZJa7XVFuIqaNzrSYLElR3327",
-	"fUlx255721Gs8YYdv09i9FlF8qxIUKjTm+OB9ne0+9jsQC+M1I/yDCWmuiU50/OpZk2pmPiENaBoY8Gx",
-	"OZuliYhbgZcCjfGl+rS8U0sILQplZXfqLXW7ZmKW7Ep2BjDwR6X8budlbLx/97xOjExVnQx5VVqt0TxN",
-	"AzbO1HwmIE8on6i55gTFX3Txl27QOzoOTr553H7ybS185ERl+cbeKMsdwJyxgqbNNDfn5ceAvQrYd+Yw",
-	"XFW7bvdeNTbFTq7rMkBltmYf2yuKSdkE+E+tZPs1qSwV6sduPeOgnTyteN1BeCt4avjznnzPRh/o9dmb",
-	"WC0MPJZeeJLvslNpLHSOJpzAOx45PQJv7Ah219kMdnfU8aWZo84qR87EsDa+6MqOvHfiYi702ilJsXBT",
-	"2hkj8i10bdetPPDeyepQfUiB8mCf2+wEZ2PBkHdIMyAWBGM+cd7Upp5Pp0bPoCgLJlUsdKtWu98D4McD",
-	"Kyhoxa3yJkr8ikmcjth3TuSsbM1+QyLzda1AQMWwa3T5i3dv+q8hCMmGsdOznmMiYFHYCBsR8nsP4H/V",
-	"uQ9FutfEtq3LESM394znk8ABfyS5JuEPm6jtbse0Ehuk4IIUKdoJJ2XdlTYL3oZVJLkW6ageIxiDDG74",
-	"uCZO8gPozjYOAWIMStllX0rrFMjo5l7sbuBowO1Eeaz1NAcywbmlj33whdZgp1xB9JSeT6Hsz78SRqUO",
-	"i6EetUBvxMbBR8oYRh7EDBCSL4N8ER5PCWBrCypPPWSLdwU7rBbanA1b/rVT+kuU9cdJ7X+nsvw5ZJu5",
-	"VCSKm4W9a9SpqbF93pWYoGDSUwahHINM8FvDYUFCgegro6F4gba2ba6HtRgM73Ke3+eMDu0R3YFE9TBT",
-	"aXoTi1k+WWe2N3T5FONUi+SFqTCqubvTXe4CzymUlmHTDJqm4LFEY95Y4CQ3m58cCzETGI9VDprwQxce",
-	"aQoYcBEoFEWL8a6IUCdjD92+CBttsw9emL83cmvI9qcQSsyPkAUqyhogxC0xCUa0VlNzdGb5krbLmtuU",
-	"vKm/ILesuotrs/eN7/Xyt6AIXKF0YBt/8WglqEW33A5RSL8HuoWRsbZX8BKZ1cMouiKtCgo44iDK+8N2",
-	"3p5Q7rY/OL8kZ036klylfqIl5ZSHEhIHi/nirVQQn02RkaK1U5jJmi11Gtlm7u00qLWc2pz6r82mC87y",
-	"B+LROc9fU3BdDZQNqQP2rwKCMeUyTuTYJoOIT4lLDPHkKS14NpzcCDlOJIhQapjw9EaKfKGyW7NhfDrj",
-	"yVjCb/MM5KzhhAM2duAVZqEPUxEn8yl98N41H3ORuV+o+IwvxqGnxQxZL3Uupr5kl3I5nlNZiZUUWgBr",
-	"yxOJDRYS4jDJlx4WJdHNcu2do1/AIbxHMIpLohpBCiXP0QWPJg/rH7Kxicsi4hgiM+016hKzQjmY517q",
-	"QsAi2mWyM8KniAqH2FDcSiMsE/k8kxDfwt4BL+SaRTjSj6/PXp1fP4V8/og1zSX0BgiOQlsjXInIq5oB",
-	"VsaJWmCnhPJU537ydLPyQv0dWRYKx4bh2iCkEZ8m6bK9Hf3Jo8Z1rVvVxz7ImpFPiRDEWehCd+4lG8S5",
-	"fQRE+1sHgM+xZvQmG3OZDNk7OGpmNy95ErN3cNLMx/MpT+APFMWigLXb7dZuo6GaZ7VDgUQcHEyS00WK",
-	"3k4bfTmd8Uxo1ozev+u/Fgv2k8puA/b6p2jH3t2x22EI9tk+5ffFwt5aUT/yx3L+vo/1mXYexRqFv2YM",
-	"8OTWETw/738vsimXyx2HUNgCtozgNpExJCPACzu1vQZ47u9VqQDap1SllWz8WrIv3t2Z+otbZOOAUjHK",
-	"vVnbRLutzdcrjn7LCMuZ29wGAFC1Ry7yIQYj1gRLMES4cICXwTRiqShPrL6KiAOwkwrgIwgQz6LljCiH",
-	"C7DxMJiS4mhDST96UneSO4FyyrMl43GsWVSBFo12Qr6rXOibl59jgIPcc/ndLbuudWsPsA/u1OrKvb79",
-	"ZnCvMHxlnyti4/KQ0dbfz/2WaL0ZbuWsl2xypfO3AvCytdsdcENWFpEi0ot3duupJBBunyU+z/D5Oi4D",
-	"j+7MYCry5w79wwuMXniIAYA0u0vH5kHWjL5XapxCxbDXYqFTYViD+eRl5VX47/77X5KmayLTvTRRyJJ0",
-	"8g5rjiFxq+B3+UK1du+zKBJZT20A4IBhxe/fvmQTiFg3vNh7O/pSmctTLO43EHz5QcaxhT42jwNffpBx",
-	"gDJ1v1GYV79wDJ/XKKqkQkFMwb7ILfgShAqilnJjBLDAfZIqJ/2HvjDkxROpo216ViitohV5g4z6bD5D",
-	"tDeLWlZkjQ6WLPo1gpJii0kynLAoDH+lJPI0yUXGU8CyxWCQMAzDyP8lDKOgpJ5R1F4FLm6z+uRjEnd6",
-	"x50t+tAuj5O6sMujvmy/0/NOCt/h6UJg3uFhJwHv8qwvoO7wfFWo2u0VJyXt8Hid+LPDa3sMyJdJdni8",
-	"VpbY5b2qZLDLOyvX+daXalmLLXW9n5cYsm5dBYpKMMWKpd3XigzDVB6CL/AdqVDSL0Wy1KdN7FMPaZ0h",
-	"nEw1Riu59m3hpAI507DKEGu1xnlgfwfdxGF0YeSvRT+0gPLW/uwF6TQ7LuwpExAn5ZmL713Qow5AfQKg",
-	"l+SKxI7yIiiktaPfsRQ7s4sTaF2qzYc/kZEgGkYs9M1MZFhqb1NA0kyQEBFUYuc6LsqhkHZ3yDKCh2/i",
-	"ecbrlZ1XglvUFPsQXtVePMLewQeb4n+osqnbUOvHi/kyYNVAn5j8nTuQIK7KWkEOUPYtYLCXGrUvcJQX",
-	"NEQ9lqOHqlsdlJjnyn6443y9nlnvlNlYoScEQq8DJvP4EOheUwHWGSO+ab6sg/PbniT5h0em23BVfsVY",
-	"L3sZ7+gA88lh5+iwq2Qq/qGkeF2LGXom2cXZ6zN0yf5sbiyEuIhKdf2N6nCmE374I88nUy7jufnm/dWz",
-	"qB5bKZRYkp1Fpl3TbNRmzzEgou+7Vh9pFl39I4JC41yy+czsDhKJWOB4LLRMpqZIF3CQA6zZFFgzoiWS",
-	"XNgQIWUoZgIYLnFx7H+mmmIjlVkUkSJWtjzFvZFTzUojXON9Qi4qItaeMkFcK/1cTQRlhALi8ETNs0fE",
-	"Cc0ivL96xppRr9P75qDbPegdXXWP+51Ov9P5B4CG4JnzficI01BCVlnxU9SqrmTxTmONQP4HES4STQv4",
-	"SP8hxIzqXf8Ft/ZeV+6+t2jsXYYbLtONV+c6bodn8GsHQFRP+x8nDOIDumn2DQkDmPL4hpfjwlzyVGMj",
-	"atcqX5KmhTTRIsZIW7QrZezi0gL714dhTnmSbluif4hMvZECrRiQ6XgzULm+x2tJHUDSGY4PMfjYs4vn",
-	"b5HjaNa8uLw7xlncfdMC1YviilAdNMJ9muwIcmTHAJEDNcP4f2UgZoeyj5wIME7KvZ6yCKv0R4ynoJ06",
-	"JHcU9zHteJexjfidyoiIvqA+nEVGqYuHFg5EkqBXwEWSn1Isn/0S4q0RdtIoDRirsQ7yYlagxmwEgKLH",
-	"KM7OCA31RFyRnVDUNTeCjHmGEByGRCAluuIixfiSIaUSmUunLHKRblsWlNhcpkJjIvgCEKLMfQMCD2eU",
-	"igWXFgKJh9KKUQHZXj1pqhDOQLKPmJLVa7w0orrTWGqhdhN9GZDlSt1CwDy/FZqJ0UgMjWRiR+4Prizp",
-	"+RJh4NzDq0Ifaoz2Wqdm64XA3IzNkwSfe3gpVsfQOYc0Ugujwl6XMg1RXgayw67iGl3DMsetRwqF330Y",
-	"bF3RRGK5Bal7h8xyzwpXXOE0ZfbnHXbvOFT3PvAviNJkNlxBX/uOtjfdH+5u/oo6p1uTXRVIeuFdrjLx",
-	"dSptsmZkSSxiFvqotWqJWCdOnK2TIE4ZB6ed0Ul9vN1C9qg66DrHT7bqeU4E2Q1N0EkVgDNNSQErWNpd",
-	"O3FdTifCysQAOPYIjIOJipOhLYGUiZnK8nadoPMFg+uuDs4BcuKFNcz4IgUjt4X8hWtO8BiuJ/K86fZW",
-	"UeqNFEZWOj40ApPdNrOJhVRVEppKPo9Op3MPscl0WalhgaRTiElw+QAYDXxRiE1rBaYdxrVe1nkNuGJ4",
-	"rxDbNiTbOy1qUkHBoGysZC8BUO9Jm51DxaMp1P2SyklEbXYWSiceFUZA2zBguHW9gleDeW6T5PFGZnOZ",
-	"J2lpJDWVXZ/UVudw4tWOSJtW0CqdjYrYtU0Lc9atFZaG/GIDU3sP19RX42oErLyJp/02+sy9jtEOL/lq",
-	"waaRvUj5ljNxBvJeAbu4/iS07FHIxFTdEf+0L1q5NwFECNyg5nGv1zLfp8IjcohARHxeHdyH4u+hUOxF",
-	"2Ss0bLe3yGboBN3rWtOLFsN5luTLd6ZxsjcKnonsbF6XtHUmAYjqVizZlMcCQji45OkyT4aazbUReEHa",
-	"Q+iu4ifzBv3ShgQD051RwaCzQoKd5Pms8fnz58BVvIAIFCwVTvDuZ65Vc4hynkgBhqIyYPs4ySfzAeC1",
-	"u2EckNJUfLOKNkg7coA6hL1u3QttZtQ7QsHsRkZ/gIRTzUYqTdUCiWwyKwZ51zVrFjCtQik+QY77mA3T",
-	"BPywUERpobLbRI5PKaWp9LZR5lJltEdQ38zqA4fOkqG5n5qY7GS2OQhlZKuVYBAPKEAJwNAlIHUjQiBh",
-	"fBhib4cS6k8UwJ7elJj4ZEQj7NiWJgGsS82iMyjQl/wMFrc++w72kZnr8Gh4dnlx8+P5T/ABQm/Nw0Lm",
-	"yZC8iJoBhL6IUVMzmt6Ax961ax2aWPbQjbjTDUDWOO6ZY0jQamygYlsvIAKQEezm8NPBYrE4MPrSwTxL",
-	"hRyqWMTRKctIhsZX/vvdm9dthmuABYihSp6HaWoxc90C2fFQHCi5/COAWY0AL/WURQBKqiPWxHvgAFeD",
-	"TYXWADILnIfKEjMlGTpG0mXbg1ht+jhwKJqcXV60SE2m+guAz+pvLBQVwe7L6C5GVsPahPArVh5st9th",
-	"43PEmlGBFRu1DJnz3BM9F8q1jxU1yCM85BJyYVxN8xK1hNLJh+CTK3byuChnnE9UbN92j1OxK/v4CYUV",
-	"SxadmWMWhdIIlSihYdkJpcn3pwkQ+RW0/Frl8IaII7fzLTzFEyh07R1h7A+8SUnG9JSnKYuwHHZEBV9O",
-	"Okfu1g4g+i1VPGYDDgAsEG+GtFTA4xaEYyQqMEXQ8uASYlIkbZhtmzVt8Mhx5xiSnuSS6gPjSvlEWbQ8",
-	"VGmKqcOPdCugZHPNomd8OBEHz5TMM5X2mVQHcG9GANYzND+GksqFAht/5MCYqDbp/8DLQuYHV8uZOHgD",
-	"7FKblrRMRiM45XgBaCGo7D0uo1pIy0ZRGwADV59xmg11l8Rl6rBlKNPkVkC1EFsaOyFjSpoMBWnC9mL4",
-	"/vLlwVG7c2B6X7kQFotFeyznbZWND+ldfcjHs9S80p7kUywYT6WuCw58dnnRCBoUTWR0nnan3SmVXmqY",
-	"Bo4aXsEl2BUbU/c5aBAFHMZqqMvfUCPtJZ+CtDcWNUEg70SG8kuiXb0oVyuKvQaOLJXhle0iyU/Ji7jR",
-	"b3wvcnoFshKJ9Zk+ep2OvWBtDW6Pe9oBeVVXXBGqh1gjLNVpRJptAk+1ihaIB6sm15WFMf0f975d17xb",
-	"i8MrpV5xaaE6QSY4wbXZ/N6FzEUmeYr42r441eh/vA4a2obUYeF0GJw37KCR8zGgeINl6Ppz0DA8bQ30",
-	"ErKT78+v2Di5M3zc3pHm2ENp6y2E8IPg8WZKWO0VeaxLA3dCQDPyuUGfVQknCph7AuXkqBUAoBeMFM4v",
-	"tW06Lj+6buHphUN6mh4GaqBtrkxAKTblcgk1CMzGmqs/N6wZbMLRW/PhAIzkkQtoYq+VKxTujdB7dtvw",
-	"4FF8EsZ2Ure4Z5LNpfg0E0Mjlo14ks4zsi/EIudJisIJlv62vP5/DohEDy7iaN1I/Ye2DxWevIjNSPck",
-	"XwBMwF5XCNnjb8DsD3+hC+AmiT+v5XJXhUtcjcCT4UEGVeO/yr4UdFugtyJXLMpVFEq4SnVyJyg+iIz8",
-	"hePE+WdabRupD8HnmeApBZVPBZdGvLCXj8pCiaklbXbl1Xq3AB0EzTFYupzhoYDoZ6T58ol8megcguWB",
-	"LVpvHdhGNmF4JnGbnZl70M+3s4uSwmXq3aQl1LfHRq9q9IEJF/Wyis1p+HYSdEcUPHp9yEC3TresreBh",
-	"N7S9PfcaJUbruWn66MMtI9fCAgeh5H491NMi3tb60CjvoEl+z1LKmA6cSZIygkNZDIaIcV6JS5wJoDoY",
-	"K6pf8NNBKu5EasOkcA5GJ/PD3zFnicLnzQdX+SZgUSn4G74oRXZDYy7pKGARjRxzmVk0TPJl1HInSA6F",
-	"HzJKQSjWNzZJ8lNyZpkVLIgL/VV4zBQF51U3CGVtRNu2jjGI1LRbGkp0eLq1hpJZYIuBbE6qKZ/kwqw3",
-	"ZewYQkYF2NavH0KuFZQ6NLp+dovebIwmy/tY/8/L+cFiYkWLVFzMLHLEcj6mz1gOBUdmuJiiOq3mMo2M",
-	"lBiVCjaDu9RWOEMugO1rpmciReDLZpSMiXoTqXM+zvgUstJQLb2w35Wz1CwvsYG7LKKUdlgMAB+hFPfB",
-	"kmEOHCuErmPAtgHbqH0ulIA5uVdG/NkFO9M60TmXUDCikiIfyvIS+8legZfsRAVpvJQ0V6jQ3A6leLxQ",
-	"vn/7koGb2ggT9Zk7p3AF2LKCXFrXhucL+Naq6GYhAQYs0SxqZiI2TcStyKhARKBkRAd9+5SVEQuw7mM5",
-	"wc8/bEZdNPSsk09E9mZqtmXnlp7PxhmPKQ16kKn5eAJ8eYoe9MgmTUWg3VJROZeRhRCSfoUtqtSFr0C/",
-	"lPBEPYdSWbz9SZKX4cXM+cZKGSvDLAqXAPqrDeO1Cl8ozeSaUSm8F9gRRttFFsFVFXYaCrWrhgkQFgpc",
-	"OQhg7O4c+GfTbbMNY8aaPzchHLnFA2UaS7djzni/Gp3qWcUgPtW9a+RWs2rmcl+zSxTIjDuZK9jdovIV",
-	"BBQQbnDNQjjIFH/y1dTAjY7H1TV4YSOjgxJof3s1FLPTPeh014yM3Pc7CATrQqer43rJ64aFNj0LEwHU",
-	"Vj/So3UjzdXDjvMZ1+Igka64ANPzAZU5VSNb1SP6K/G8G+R0lJjYXjNGvN037vLWcSEOjkhjKyxELFXq",
-	"1oi2p0jeVB1s8yBuBmVqKxDpLISUBUHCz9e1Q6ttX2X5+tYRmKpo3X7e1EsdGyhk5cN3KssbOzx3KbJL",
-	"w4x2eXTH5wjJaJcW6Yjv/gY+eSaXuz/8WuW7P/yM0nrBv7qHUeifGqOH6WyW0kDM377KWIh/VRg5uIkI",
-	"/QU1Os6WgmcBswHdPgo1hK58dNCDR8fdjvu5AVOmX77peT9IsdDt5VBNB4nkucqgQrCZrYvvAUmE7IP9",
-	"w8NUDXlqZMH+k86TTll9ffx/4T6x80Gnv5nF04KJ4pe5wq+6vYMj+grX568n31H67l9Pnj99fv7XozNa",
-	"AXzKXJVPu1Rd/vc3Kik+5baG8iwTd/i3F/xUKptvLqlKdhAx8SO8bvC7rl9L33xyxfahpryL7u+0OydQ",
-	"Y7/fc4X9e2CwAJ1ulfDga0QKg4yETfTU9anmcJYlQ/Tguge+feL9/qUkZEa2w0bBZfelhPEFfd1ju3fZ",
-	"0dUt/LyPyAdRgTXW3zeURewu58I1l2S2Vj1Ygzvd7Vbd95KTb1PE+NLx9pdeq/yFmkt8odfbxXYMXlkw",
-	"/4Dj7bewVrtD887aZejUkD3As+yhnWqLae9wNDdaqD78Bf/YaO77QS3QPOsn2Qwn1pagczGz9wa2tpvx",
-	"D+qGREFdxjlW5c8LMME2O7PaEHStsdcuKosE6GJen4BP1cJW4UOEZhWQT0vM2O1/4ZsBWZihUUBYgl8D",
-	"xlnKzQ9GW/OyxUOJgyi1f/tftof+alEVC207AetMgexPJilpRgslrlPB70TcZpTrGiuQtf+pEtm3ZhaV",
-	"PdI0Lsr2LUL6ZJ5IqE7LBM/SRGQhFRE+cCYhTdXF4xX0/iYZyuqTd1s1OxRK5ogA47zF7JRFUDw1keMb",
-	"1yWZoNSI9iJgEYRb39Q8ytPUtOunFbssUsSMpTyxaSLnGls+hRnGmZqp0YgmCD2hlvJIF83ZtxLct0ea",
-	"NTvgF8aRtQLXDiKRmbEANa7BEyh1g+OogpkV4/EHUtOeI9Rmt1MelBlFtd0b82NUO46VBtqsAHfQaKlV",
-	"UphWKS89YB2vnstCzdOYxcldgkFDnXYoXyCvqDel+DYK6wluYkQ9iQWtoHjaZQI7w6NaUGzNytExR6bP",
-	"sM4PsStKc0DLTkIJeomfdozc5ZRV8ozRwEwodnUW/u9FjtNctfBvU2wMc6VgxIu4sUYXhLatS8CxyZEz",
-	"ZhXhS/X+gF6tP8Ax74d1B2yZ8VtzIF8YMWLXh6/Uw+pp/zqta3+d8Yv0ND8FYIVDNvq9Tsft/btkLOcz",
-	"EAFr+Wmj331iHjd8QJMcXYFaASDzOt5CPxE7xFh3jzXCFwhPidgMzInjfgJqr9NB6bza7cnaXk+8TruP",
-	"V7p9cuL6ddMv+jvqQMFUK/n6PMNPaO40dhdmkSfAEXcJHWuiGtwRJ+vsn3LsJjn2bGW9rH0B6xYW8izd",
-	"PlslWgAsXSvDYqhXgZBa5GeQnbkyjp0810EoNZbqHiw9MQuc7+hMDjBJrQzG2t9NKquRiy3ga7OAMEyy",
-	"Qqo0t7oVTT1cT6ow4uO0lt4npKEJRmaXqpKY8aIMYi9+36daJy2iIIRN0tQceL9X2Mr2uk5u8lazRlzi",
-	"abqyTmU0JzPkfWCccBy71DHs20Juyha34a4kTLViAorJVD4md+VlnOuHUFOK19Fpy3Nsw65rTVUa0zIk",
-	"hYIKtr7aTnPC0ztDDgu+RBL+WWSqdcqiTrvTocpOgAAcJ/GpaRUK/FWmiBG+rvANe1uUxEHxhX5KhLZR",
-	"DkSqIu4zLWAhojTRuS3+2A7l94AwvEWoxAEifrxWjENOAYyL3OczrnN3RpQ6DSWc1hLQErbU9OpCrHUA",
-	"Yrm4DBAnQhm9OHt29e7m7fnV+eurizevI6o3b0v0t9CfIEY5U/Mct48E1pJPDgHjYXqQzACDXEXSqQHS",
-	"sW6WNUEpZg2fucOjH0J4/Y2Ev9/U7v8fIE9+/KVR4WTWbLginx23ewVEXbdG5LpNpCFAW0uixDVtq54Y",
-	"2jOz3rXzbrtbdH68XsykMXjFP7YM4+jeBmEULf5vYZvt1hjsuwdHnfvbge/bxb/K/LurvFzmR7uYgRFn",
-	"vmQFduzsTxF6kwjt8f2SLdiB968RqOHe3SpOl3Mc14aB3orlmpiYRJDEUgbNqDOBOoEIIcIqQjaKOC6F",
-	"Z5JUC/QlBcIERH8JeSdSNRMBI+ncxoZ5BWHML5o1seilL7EbUZ4c4QHVcFuaWbbaLGqCsNNy8YYUbQL1",
-	"zDRO9KjTIdgttx9g3qJ0tCKIyIhckDKViVCCaARkFeFEy2ExdOjp09Mfz38yAkGR4brdMlcTPWRe6rNV",
-	"YSmUIC35go2ttl0WajDfhGBzgNYIoYtN+ZINhLX/hZJed2FJ66QZL2f3dyzI7BOBQhTyL4pB+TPQ40+B",
-	"b53jvFzjESWGcgVCEpjIgT5LAW/JNXJ8sn8beCff3xPvXUJfV/r6kn5+byLYrv53uLk33Krm1v1TANso",
-	"gFWiS60sVNz8aySw3Vz0mVczv1b+2sWIuK0wexF2PVhSeQjmclPlGMq019r6oH47a4JlTitJobUTDNkn",
-	"x/BC0WNTvnQ2RJYvkqFoQSkqFYtHDkGtQL/rdlxZUzSCmFZh3KN0rifo1XaCZNRnRx1GDiwdlGpuF9jU",
-	"60rpqzR2pfQDdPnSUwOB6cqCrFs5vXRKkdw4ehwMFpynXbhfHX9fzoUgBoZHFXKI/RRCvzp6YLGFKkXP",
-	"m/U1zk2j5TLnLTRamVZsqALFmbmEG0QowBptoXyNPlRm0acLc1lpZojRhI9CaIZ5FoqwpkqORYaZ3zkf",
-	"pIJwVaP3r1+++f778+dRn0nFBnx4O5+ZcWcCbjtIMACZe9pqs2cogQOpoU+f8i4tRwtlhYr1I6QeoS0W",
-	"Q/Ti5ft3P9xcvL46f/v3s5f1cun3Inf1/L9UKH0w16AHv/uxE3SCbmD+24P/Vv935P7qet/2gm5wDOMZ",
-	"QtcfvWIrjRdJJkbqk1c/tN8oygAWpUihMPZtrma20Gq/ccj9kqprojsrhfTRQFR0/2ySqako9f7+Xf+9",
-	"TAybMmsK+oEbw1QNklR4QyiPoNrb4xOzD75daOer1RLCNleg5dy/iSvwN7oMP0wUsAPpXX9SLe5x65H9",
-	"boPRwbpUnHmBzAiW1xcurJJloeq9Ax1cGAoL5Uxk+IJhXIU/BhmF/exhPth6i9acMJ8WUArkPAshA82+",
-	"ewroXJ8I0DID5GmjCMKJFzHw05azWAzIV0l+Q/DDoS8xlLbFvnOzrXMSFb6nFUdTxKdo+SAEDUCl2duN",
-	"RHx4g9UBOLG3UImuNyYEbEcbATmQ/vR0/Kn4bvB0TFFpbXR7nfZJx1wlRPmNfuP8/duG59/oOR/D5Twb",
-	"TrjGFS+a+Lb97ZNyC+/fPfdaqGvg3hovndivq+7eu5Pfm65LzGB3P4PH3ZNy8DmtyZ8a76ZL3vr9K+6G",
-	"4r7VAQSIuLOyr9dBF7XN1t7+tn6w9Tpsi9Jh2+AlQlngS9hLi8VcTwaKZzHTE7XQLMlXwnYqcAOFKu1S",
-	"+jcFyhS6s9HKKGoCoensfQphGXxpJoLw2Z9yClTBgIeobyMf6kojnZZ1ZPf3qReeI1zBMdtuqfRR1Pfb",
-	"YIeu40plK3jXq/RAinA5aOfOq8m7Wzk5b66uZoSNKRJcIpwEwg447RUjjHNV2AwmCZQo8othhbI0Wg/M",
-	"ougHpTP0WntBYXd+UVFsBOONXOkt8x6gD/RLUchlN1gdegNBARoKpfiSUGIhAB9nsOSYwTMwBXk0yQpq",
-	"SNLUAdO7TWsRel4oUS8xRNepFJOSNBjWBMuB2yREUFuhj1abfYfT46Gsm11QiuRyy6wj5CFwQGhxCnMJ",
-	"ybC0uaEs4VCwH1AUzQwfrQikaxR4W6Tpjysz/pnCui2F9a625LsNGAn87NVSRWBIO9R1hcg2JLlWaj0d",
-	"PWmfeBLlk06pQNJjiKWu5EiulBPstR8frZb/+fakFFB9bFqyJXt633Q6frjz+jROEI3QCF1atzNnmd48",
-	"v+Nu+7gsMXvTozGtTOfJN6vTcVOkwCBvNt3jzl5ZhpXKbmssMS6md+SXDPxTxFsv4v0geAyI6d7SPZBD",
-	"I3f1ltbKd2+sRQbEJ6zbVdq8gNCJ8CcfhZOM8nizdVrWsh9Ksq7XRYiwpgfE2zU3cbfT6QQOrMd8aqGF",
-	"H5L07nj6dKLmGQkhWBTGxh+vopWRST+KQciwb9j6bWCMJ/SiLaXcThm3cqHKXMjFiEp2U9hFUKDNsELm",
-	"TZdtdoZVHNEVFPNlmown+YHmdwBwXJRY6R0xlbHeMWxBIqjUWiZmUBbENGvGbyfM5/l8KtHoR7sWMEIv",
-	"zj0EKzUkdUAAGhotQSEWmHatDLDNgQWhPrkuSaUEKIs/kjMD4o2drLqDsOfSFKsh955kneQVUoj5MkJT",
-	"IBFMq283O7FaxDJgfv299TsJvifFjoJvvulg0dRyZ3BRRdUO4Nuii+jUS7MzEwUJmO44IA8MHHeYr6QQ",
-	"6SQW/iEjxF/zXmmv3EZRjDukqvKlfrSHSF0oYKTINaOxk9GMRHlmfUQwmFCCcwkwo2gtcA31ChSQ/T1a",
-	"IwcWBd/+OPFFoPEmP5POjWyvDLoT8+WaKCK7HmuCf/BFG/pjzmUjoC8RjOF6B6Sb74gRzwQmoqyLaHIW",
-	"n9qxANv1qiTixy9LU/wTHmY/2drsfFmsNio+X+paUI6yAPxt+8hWMC0S7XqlUpCYz1eVCJ90fYnwxBMI",
-	"v+mCV9DvprPax1G5j5oeOn4HXvud+xtpC0GmbELt9VZMqL2jL7DTfkk/X8FUi6eyDt1lq1qGQEKIi2g4",
-	"BV1bm1CEyhoI5CT4mw/oND519SpaVrdG/SjRAsITETUcn3RWyO24Y9S6UqdVku7u0Onjkrf5id9p76GJ",
-	"sA41pnfQe4JflWWJCrxQCdT0ryfPn+J2PTT5fvUR/ksJHy7NFaIn5FarHaCZK5GsVIyRNd9fPfuvbmsH",
-	"7npUy12vekekIJSJ8vE2M8JRQYFHK0SPid9VLnsFHa321d3Cb7uegv8V+O3RWj5YUteIQmg/n/a+Bkt+",
-	"gKH0HPX+5mMBPnf/w9PzT09v5egc72PpqdSD3uLmI7tAOa7vd2rxKWb225t9/u6cWJ4vohTAWBiBZhBl",
-	"OM8CrNSaOei2DeYgW1dkM6a8RUW3TwfOUcR4zhA/fBuce+K8YIjYhMDNiZKQQDzj40SOsTITH6RiXZjJ",
-	"BzvefRVFW2sTEzjuhQxKNefuCw3q6sdazW6liN56be6NGYAtAadZM8qzOWBJd6MW4gakSyaVPPCfgfJ6",
-	"5qFO1Fo3aK8A7Y7IG1BfbnWEURKD8QNqlCVKImbQ2rXamP0CuDl2lfzau7+vxJcHTAjxKsAXsMK9q653",
-	"u9sSrbYBitikKoedav3CbqUyIQpe1dKD+G1RWxAhipIYpJWihKAriUsl+Tp+sb3G+6tnK0WLqWW/8nL9",
-	"xPaXPiwT+r97CQqrb33FoJmuu1O7u1+ofuXmLbepncwXXKC73Ifv5SxTQ6G14cjnMk/y3/YyNEvj5u7d",
-	"a+5SuP4cNGZK11xjRcFQ7dUoJo2gmWfJdCrigKVqIbKDIdciPmWcpYJD7mlEpIVFGW09rChgPJTuGSp8",
-	"wOUScgMCNjN3ICCHZDxJzTOxyqmWZnzK3stkqGLBUj4QqWZYXJ8lMlehnM3l0vyIuZzTOWaxSjYQjJdL",
-	"MnPpVWUObOwLH2ZKa8BjmWvElY/o9EasRyUIOYvsEY/azC8UjUEvrrDzRGS1FzIUrv7gkC6pStB3Kl5u",
-	"4IO1RQWrjNHyOr/02HnB9w4HqRpXiqn3G91OG/53+CSUvU6n248HT/r9bsNnXPuexqI29+dyDVzDKT+v",
-	"XADd++UN/Av4/4bV2XYpEPf/l94K++7TVoezWFjOUSn39FINSUP+ZfN7jzR7//ZleyOkX1U6+Xxv/tw9",
-	"2v7SJV+misdXSr3kGUgujePuyS6d6fkMI5leiTjhV2bUeypJrtj9bwlWFse1ULvefVCj6hz+QqC6sUgF",
-	"FlQu7/tbr9pxgf8YAzcl3xqo+uC7NopQnnGpOSgzq1XjnkMvPpf8IpERWosrkhpVLnaFqBo7H5/n1N6a",
-	"Y+OS0jQbKyn+ExJmcEW20VVgteXKjThRi81bvXlg9O6bH/8DFtqs1fZl/i3Luj0ofus1VO4cTtYET0MJ",
-	"Hc0u31+tspBL895aOat+B+wjSUFVWJK/8fmPQph/kCuwWNbf7CjhEDxTYPPy7OrZD621h2peG+NFaXJg",
-	"BqPSYhiFdMqiQmaLGF6PrnSW0xPwGTiEEA0WysiTQZ+i9lSWNp9GbJgKnmkXBNZ2hjY25BILG9EwYtak",
-	"musrRwRX4M8z8ucZ2fWM7Ccv2sIMG+3kxVVETwdoBSUgWgCZZU0LXpXErTo7egVvAPDiITTLGVRXreIW",
-	"i3dfo/hvaPI0kmtvFTS7QMX2oXnrgAbHigPCev8EjNHlp1177qmjz9f3NzUePrb7fz+jY937vzfzI9LQ",
-	"LtZHmsrvzXv3u7RW8lWmUIuh/W8m6NbaYF19BagRbdkhhnf3Ol7hUmfGJIchzRyNoT3z/BMWAaeIglAS",
-	"1Igw60EAfmUocQu8GCDkCuDcBI6j9imQuhB9ANk6lGbWEAguAH+bZxlUUYZ+n5LfHj88xuhYK3wBYDdV",
-	"ZD3p2G3HoO2TLiTbhzITo7kWMfJ5GygLS9JmXSzNCo0HFu+5utXF5DAo2DwdynFyJyROEaJ6a7vBpWsz",
-	"UHWhNix2kZHhI8kdbkAoafjY/xyq/54ybrcSMt6g8ZFYWMCZnr20NCN7hb3O1lqRXZGPhzMir7taToKj",
-	"6z254lc3AP8Wt+Gea7CLhRWJYi8D6/u3L1ePq7th/jW21n87qZtO029vmx3ZY72xakStpF0tgbbOWlvU",
-	"+GBjJfQpCM2IKqBzvlxnkPUYzgPbY3uePXbkNmKfo7bFKFvcov9xNtkN9PRvJEH90UtVXa8925uLwVzV",
-	"yWy+Bl0q17JVk26vLc3wh9KUC4AbVBYrl/ubeT6AlPuXibzts2dpMry1KDjrfwYhYKViQAEWCwizmzt2",
-	"UgV1hQ8RB1wtA2BR4DS8dhgrKX49XIh0qKai8UWqOWL031cxr7z9e0Tu3xlH50+VfE+VfEzMoIqG85+h",
-	"jv/tb6VaVH/7G2tG5uA+tV9HLdTVAeuU6lQBcglkZveNogh5uJQOHB1Gp6GM/hYV1a7kkmVzaQi0UO8x",
-	"B/XXiGlhVhn06xQ2LU/uhCYDKDYRMz7midR5KEFFALiYVfxVI/P5+KusGUGM0KE3FvqGR4gLYz8eDqIA",
-	"Ngy/AFVesr/9rQBPKtYFvotaVOjSFeUyK4I/BaE0RMnNhUVVNx1yUZ7x4a3I0K+S5KwZ1fFm03/5ngsl",
-	"RcZqQE5C1S+iklSiVD6MAIlwVIhNCInXumxQcZAwbRZZJh9Bpr6Fi4KAYtx8yS7evWHHve5jZrTsdYaO",
-	"XqdDgIJo6Oh10NJRb4Ewqxm12bZSU1hmCrfeK4+wqe4ULkmp9tRao4Pp/kFNDvbSra/IsxfP//oxZ/vd",
-	"7sUX5oY/3iQ67DXPXcwKZn+/3KhAN+SfJoV7mRTgrPz2BoUxHtkN6HU1CsfhL2T4qhgS6uwCjic8sFXg",
-	"2LMKjGktdz8lWywCwAD/E+0Ba8jh390WQFVA0RJgi6fuagc4rh20NQ1/DStA7xDTf/q/rBFFEV4onqlE",
-	"5ljjUlLmWKwWMmA5v7WY/wMVA8TkZcrnOhmkZgchr42dXV6wux6IBVgeXmIJ/zHh/1lMH9O+e5stVHYL",
-	"RgQIMYEctFyzAdd4ixjx6VYssUoUBGmdXV6EEkpKAI5LMoWsPCNeIgOKTllE0EoODaYgNgxtIcA/lI0A",
-	"3Bq2KpTRL2FDGIIPG30WNsJ5p3M0VFKA0CjkEJKqj0TY+Bz12TFVlOck+hI8H8TMGKG7ifBH+CLJrIsJ",
-	"z0O54JotMiXHrYAdd7qsieL7hw8fDs7m+UTI3DA30WffCZ6JLGpRP9NEa6gckLEBj7FOlkTIHB7KYtpU",
-	"XgkKTsFoBCdsboxzw5IAWNd2LgGUkVbGDKj3LbN1u0KJC9xmEVWNJbCaLIMCWYAOpCd8Jth/v3vzmr0D",
-	"WmVH7Y5dCJ3zXJw6JCiRseFEDG81CJVT9J25g9Jps1gNNZJrexpDQJKmMKepyLNkGLA4mQqpAVFSxgzv",
-	"EJW1QxnKKIoABzxlB//DLt+8u2I2gYFbnMi2F75fOh0sDEPJ2MEP7NEZsWWgW7sJ7Mfznx7Bz8/wHjow",
-	"13ifVa+iR7ahmD36JWzQniA9eX2HjYCFDZyTNr9+DF1+OP7mpZ+HjWvzTcxz81mOBTb3OA4bUJsD/i9s",
-	"uJUpNdincgEgWWLTeTIV/YUQt6ZhrwHaY3j7YwgXrlH+8CVsDPCswLBivv0YNkBrCxvX1/Ap0TdS5f4L",
-	"tuQAPb5YLNpjwCfAVbi+vv78iHZuRUuA/F/Mmt1VTahDcOHjcSbGPK/A/Nnc3tWcXleU5HEd0AvtQaPf",
-	"eGz4Ne2huf9cgr8PBnAdWCKoJI+YO9Ux2fLQvlvaciMIzZzky4ClApHJXEk6GKtUiKpqX9g82IJE3HhL",
-	"9GELx/dNl/jNtcUxMa98pB0uniu9/LFhNnT7mgQlcIWNKySFzqsIKn+vB7U0lMgG85zFSUzFli0QLkJi",
-	"BOaiMXS/dpGOOqur5E5LdSm4jBvBx4/unLhFKQ6JWRLMlrq+Dj42YOU+Nsgk4p53ZTmCjw08HGHYNiu5",
-	"YTEJP2Lj2nlFI2rBqsHQY4shGAkkQDw3XZR2aLq61+ZQoIQDQn1rrzUENbUP4mJ5RuXqtMFKPdyN8ysj",
-	"J9adbEzFH1nQNlu5wnxr7pYVjB03i4+E8tFBRB374ahrRlRDHzFfml8IdxGU2WQqbjC50JkO6rZywwx3",
-	"1lGAUZKIv5vVYk+NylrfabvUQjf6vc9BwwmWdWvXPeh1HELKf8F/3VJ2D3rfXPWO+iff9k++pd+u/2X8",
-	"ydsmxJTWLp2utG32O2/WG3ZyI4cDP9rNYAmD9F4xkrhhDg2AYHBGFZC7EGKnEzTUaKRFTvmT9cQCOzxP",
-	"cxuv4q9jUaEIMXbKZ7Db6wRHnU5w3G2fXGP4iv/yi4zLoVn4S54luvzqk07QPekER0+uP1/vS6xbagWp",
-	"4ioGIgtAdjafjdyuc6Zk4IywKMFxCJ3KuCQdfActF8ZCJpadFXd4aTWj+9sd37yvRk5j3WCi0beguUG7",
-	"RkBuFnqWr6P5eQkIsYIWnIngaT75udH/xXz6p9kxsyntf2r6ym08fDJaxfLn0odDKi5mvvwMBabmWZIv",
-	"EbsJxGgjWzf6HyEYGBWCdRaCROrcUB4iyIL6mRgFbjifCpmzphbp6GCiDBM/ZdGU3wqjdUWoZkB6BLgc",
-	"AXpjnqVQAcv0SjPfYJQw98ZciwxdBmCzJC3dRaqv2gXOrJAZs5gn6RI0n0QDNr0PE+O1hpLtalMfQH12",
-	"hgTxCbQgcwc3OUP/bWCuNrWQqeJxKyib713ROn/kaJqp6ysZTiBeEEcJbp1c2ZBEhzdrhE/BeO41aWM/",
-	"6mwk3k55b7wyt0i9ScV6Z2aZytVQpaxpBLgZzxzOcQnt/+zyooWODmyI4b6J6UDEliuE0tk0kpzNlFlE",
-	"rOepwJ6gDZeZm9ekEFBqwSrURsUFMoqNsG1BYEOpZ2J4ALwC9tmcJtCqbUk9JXH9Es0mXMYHM55pgrTV",
-	"MyHi1qmrqkKHGmv8YWGCHCRd63Arkzv6UGgZn7nuahZznWHGclHUtouqG4n2IJpjnnPWJFNKLyrKKIJR",
-	"BIw/LW8/LT5TdQw/ACNB7ARkGbAGVlcn043iMRvw1JzxzCfVN1YH1I3P15///wAAAP//",
+	"7L0Lc9tGli/+VbpwZ8rkLESRlJQ4VLluKX4k2viha8vjzRj6Cy2iRWIEdnPQoGgm8Xf/V59zutEAwZck",
+	"T5Id72zFIgn0u8/7/M6vwVBNpkoKWehg8GswFjwROfx5kmVqbv5IhB7m6bRIlQwGwflYsIkoxirRrBgL",
+	"NuXFmI25DpnojDos/uH5ecjO3rw7jztBGOTiX7M0F0kwKPKZCAM9HIsJN60Wi6kIBoEu8lSOgs+fQ+zw",
+	"RC7e5Okolcs9n2RzvtAs/lscMq1YMeYF43LBdFoINuELNlW6YOO00Ot7FnI2CQYfg78FF2HDMJ7y4Vg8",
+	"VbLIVbZ6EFLt6ULlIh4wLhmXei5ypq5hSU7OTmE8Y5UljLOZFvkjzebiyoxUMy4TJmeTK5FrmIhUkRya",
+	"TkOmxzwXCVM5tDPMUiGLR5qpuQzZjRBTzdKiE8mtpmdHuGKWShZCFi+FHBXj5l3O4Dc7qSuVLFgq2dXC",
+	"zKHlf/vD83OmhUx0yK5Vzn58fvKsvdXmp7IQI5H7AzpfTMUbGIVet/haptfX/jlgV7maa5Gzgt8IPJm0",
+	"KRw/xdTBnukhZmlhDm1ny5WE7poX8pka6jOVpcPF8njfwd+447pYZEKz61xNWDFONdMiv02HgimZLUIm",
+	"VTFO5YilMkulKD/D8yLTYj4Wudj1Sj0/56PmzdVFruSICVmkxYIVfGT3ORfTXGghC26eNvtasBZc9Iyn",
+	"EqZiPo1+Sad7hnbkQmuRRFJJwQQfGlpwK8wjaW7ObfsYjoZZ7ys+vDEnKD693nutpNh7xYvhON50npdn",
+	"9Vb8ayZ0cZo0Ty1N2EwmImfzcTocw2gTUfA00zjHVDOR5ypnc5ELlqnRSCSdnYdQ5IuT60LkDbsuhkoa",
+	"6qjYnJt5i2uVw5IwKT4VLMfh73xDPnz4cDIrxmbLhrwQq6/H94LnIo+3O9z4cNPZ/hwGU57ziSiII7xI",
+	"s8YJ4/eateJr+Ovj65NXzy+e/P3k5fvnseUL9NNQzWSRLy6ePHs++EHkEy4X0azb7X9Dv0/5SFw82Z/m",
+	"6TCVo7g9iKS4FfmCKCaD9zVcGljR21SnhUYiMDHnieHj2BwbpbdCdiK5x2A0LNWMs1uezQQTn/iwyBaW",
+	"PuiCF5plqTYbVMxyaWhtyOIoiIKYpXKYzRKRdNgJdomdCR1J5uaGYz+L2XwsJDMXQl0zMzrzw20q5tr0",
+	"fxbCJbIviVshi4snz+mttMArV4yFaRp+Zc+PaVaqGIucST4RzNw9nhOpgyEho6DZtWBFqP/rNEfO2O7A",
+	"eIdKFqnh+TEOhTYlto0i91GJ8M8uNhIPYtaaZnwoYBiaDcdcjmCsV6KYCyHZD0KdnrFcZIJrodvHLB6m",
+	"Rdm4hiHNxyoTONYOe6FyFmvB8+H4UshRKkUcwkC1GqY8u5SimKv8Jg5ZPOSTKU9HMg6Rqs+KyWVs6BdS",
+	"2RgWLDZLzMRkWixo32m37LL6pwbolSFfx25PtJrlQ3HxJHbvJWkuhgW918Fu3VBYCseAS297DCMsBzuA",
+	"g2iPhBl4MVdwLE9ov2AoUtHhGnPtuiZOMCinBIfUzPYXkSsdMrgh8LMha7jFLRhLOw6JCuqCG5p0TaIF",
+	"dGoOpi6QQPI0Mw1PzJmv9cxEatqC4X5IizHdLSPxrbuZ0Ip5HRdtQDwBPilDLZJUF6kcFma8U5GzhC9C",
+	"pmeTiZGAzIxwYAvdDqmNkF2pmRySDJXMcuBRoWVKae7dNC4Td4H0MZubgVcuahyWYy1fg+3hBXyDGyTZ",
+	"TN5Ic7NUbrij4IVImCFxoW0wNktlWBswl2uVTxwtfPKJjjJ1zS8+Xl08+RS3Q9Mcp+MJ0+0fHZnblPMh",
+	"rq4RH836vX7/0jxrunh//mLvMQk2cOYO+32mpBsHjPituZAwk9nUMKGDHqwiMxcbNkkklvh12BmeAF6E",
+	"vsxkpNcrIwvwBCUQbjrTfDLN3Al2GwnSzZBnImGz6YDF+FgSm6ck06ZroB9mYkakMK3CQJ/hT+UdtFTb",
+	"iHKs5dGe2XSU84RuyVWuZqNxUR5DlSVwWriElX5x8vT83eXb5+fPX5+fvnkdw+xDlk6mKi9E0oaFyMR1",
+	"wdSsGNi1E8mlmWmMA4ZJ481J+MI0C+wbpXZcRaTXMCLDVYwswGJoohNJc0/UzBujt7ip9q4cbkiuHxk+",
+	"ZO5TCEfVvFsupMojWRsmSk3iEzxiWDLR8GAQlJw1+GwemWYqEVYAMIpV8K+ZyBdBGBhKFQwCbDnwpYO/",
+	"5OI6GAT/Z79UD/fxV73/znBKkgU+hwEItsEgSISYvrn6pxgW5lv8/UQ2SMU0k0suF1ZS6P3293488Bn6",
+	"fKw0kSlYXrlw5w5JV4vr8vo5ZqykaHfY3/ERs89aGBnGHPmrBYt/i49ZHEW/xSgIZGkhcp6Z75F7RFEU",
+	"xf4PURQfMyNaKF1Est+1vatr+23t2oIM3GFvJPJHe5NSI0nfQpvq2o07dNtqFiN29ORSKsua6QvDsXkq",
+	"tVE3s4xNZoafqwzkkQnPDMkxVFOKkjjUSANSSa1YooRm8UjxzIg13spO2JU5dXZNW6Y18xjjcGXba4/c",
+	"by/e7nTazITvcuJwazedu6e0XKsPn11QOoHnvd/O15xA+7R/DgvxyXCkdCSVEZiNDq/FMTJ+wz3iqkBC",
+	"vB9bHZsOzEaUZ1WDauSdhqXlNo0Gg2D/KlOj/d0W247/y634a1WsXmypiq1vuvSEJLxs9TWNpFtUrxm5",
+	"vMCp9iSuyS5LnYtrkRu1aBDM5/POSKlRJjpDNdlt2aUqvsSKn14b9Rm052YNODZ6fwxEig3VdOFZk4xo",
+	"eexUDaKbdfZ00D3s+AsSRMHBde+qP4yCgCaMhsJyxhWdPlivPJ/BQW4auNnjEJlvz5A287kUUoVMQDKW",
+	"iiW84EQgDTfcjwsVMznLsk7QvCNwefxhJeKaz7IiGPTCYMI/pROjDve69v/CYJJK+jJs0sbPRG7n0dif",
+	"yC+X+ly3/6axd+kvAhvP1VTkxWKVxv10pgs1YVN6zIoZrBXbry5J3vzp+c91Tbz+yDTj8uLJNFegbfs3",
+	"08jM3NwlFHOGPM9TgfYf1/VPz3/GB92FRZk2ZFxHMja6ChztmERwsz5P7Nux07Xxhr4jHgn8zTA6w+PC",
+	"ivAes0IZ1emE3YiFk5Hjj0ZKYvFFzIZcGlH5SjArMbGxyIXhZ9kChXTBYLfYydlp2xyzUgiP5LZSeMg4",
+	"jAAsDKyYgykvX1YElvhxbfnjTqms1TUvS5c20ptam5VDx5MkNceGZ3SqUgF8ccI/Wetv/+hoyfzjvlCO",
+	"7jRTI1A3XuRq0mQYynWBel38888//7z36tXes2cxay0EzzXrGe3ku++++65dpTb9bv+bvV5vr9tbcZnN",
+	"nV9r3DIrzwszVF6YK9hgwDOjPlfLY37Jm4YMBllrDSEpv3HMB90VYy7UPUf8TuXFKmqjzW9bcxqVF8/A",
+	"nmFmDE2bC/oB/ROrrKrkvnikWWqkTsnSxCk/Zm2AxfAsA18HHXp2WGMk39LaTHkxLkdPTV+myXZLlMri",
+	"m8NgI4WmCb0Du1IDDeVa7KVSC6nTIr0VTM+ucLmt+JGoCU/lMYv/SrLcZYy6I2oHq1gNGrIq27HhrpnR",
+	"klX4e5XQ/aThv58mZOwdogMD7vR0mqVDsH7sf9qbz+d7ZnH2Znkm5FAlAvbQk2fEJzBfXqZTHQwMD7/m",
+	"typPCyIqn7c9OpUxvVD5BMdeXdg31qpynYos0WjPRDNhJ8Cp6qmSGqf5PU9+TIs18/unVrI2nYnQGoVh",
+	"EBCAW1wJcMRdaZXNCsHGRTFt6TZ7//al2Sdd8GKmg8Fht7v1ZJ/nucqbJvjKKVz//e7Na8MI5uBM8T1M",
+	"YN4hmbV1lvGZTq8yc3viWbwfz/IsbrNJqjUcN2QbXEayafzQVKUJGe8DH0W7E5DRbw49roV8w/flDodC",
+	"6z3yau6Bp3Wv9LM2rQK9vV/zysJyvFD5VZokQt51235Ws5zlKhOGIwKvJBqA2imshukXfqvu38H99+/c",
+	"kSpQz8HKVRmE0YPRnghjXBqToOM8YJzFt6mYizyOJH7nmDfYoGORpIXKnVSSiEwUaNOynZFcUoD1XuTm",
+	"SVC1P4fBj4Jn6J3dfpHtSgXqJth6qaijhrV6P2UtsHvyZNHugPYhC5FLnuHy3vEA2EbACypyslx7G330",
+	"EBcVbLfi01QMC5Gwa55ms1wcVzyC3LkAyWkY/88e+Rf3ThNg8t498n/bdHFKLyWM7FTe8ixNXsykFNn2",
+	"ywbdjhSHV/RsMuFgcOFMF2JaYcCe3lzyavOm0fpBMIdmzVppPCjCcIOPAZBPcN1eiXWtXHwOvR00lwhl",
+	"X9DF5qBVwxQr97XfN5MHx0J1Bv4VMErdUZddw9poxjM4bs3DRib7MeCVt60xrmzlPsOlpfGHa9YFltzc",
+	"1m0W9Mr21zfk+TEr0om416AKfoMEt7qGYGUkk3K5Y1stISwcPsiuhNFioIs7j/EBLizKDGY+1Em4xCWH",
+	"QzEtSKk7ZjFOKyZvJBxjJQVRKmjiB7o9O1y4Lc5rv9vFe7F+rW9Smaw+rq6R+xyMKZkhfOpgHVrQ+iPN",
+	"prwwBLdkZbrgeYGK9X7zyLFZOs2Vxx/+ECepnmZ8cZfDTK9e/ocdalDZ/h8oHrsdbatNlBsA5jZiItwI",
+	"RkImPGekiDYsOajfHp3j8Kw1rYDVo1Sd73Narp35yz/b5CRUknE8MD4XdD/DeWgePrX6MXAxKZma5RcD",
+	"5+g17x5bVog2yYzLJJWjS/wkPqUF/WlNxSGrBDCErBq7EDIbDGB+meVDEYIQKUUWslkxubRfmr8nIkln",
+	"E/y7fM18KkRuv8ctD23gW8jUVOS8MIPUC12IScgScZsOcfCjGYxWD3Mh5GUuQM0A57kLBgkZOXRCNkyL",
+	"RYi+8/vsH95Jf/fsBafzv54/pZo5a8A9RpEbsbxGc5QZBJlzyJrUMJBCNRxz9PSqnIl/zXhmmDs08LsS",
+	"GBen5REZM0Ra5iWKkhY+LTk3oonIU/HABEXNCitLWqryRyYoznRLXS4Hs22iJ1XBj+uGJtARWO7XtTlI",
+	"hr7Dob/H1MZqltdkVviKcX1jlB9zGjCcgksbEtI8n9ToZrdGZvoITYCv3Gi+1EzeHF9yn8GXXVZ2pgy9",
+	"cQ9sHLHdA6LeZgIh2nMnShbjr4TkPoQktKHpsBQgqSnFMiVHLrLM7sUGmkOWxF1pDVhkq1uA35X8f2wE",
+	"69Xc3zbhbwdO071oJnl6xniS5ELf61yXZtYKfaRv3Zit9Kckw5D9ZjrjGgPWuCQ33k+H0Hqu8qQ60Gme",
+	"3vLhgvVdTJLRLOjJFUqDbQfHKERCVMP+wqa5KtD3wFqug/YDKxXloShyPjQE0OoErasF43KhpGhvOiAP",
+	"rUqEQZFOxC9K1okIfevOg2SnJ69PwGTA4IfVx7ls0TvQje+HTM+GY8OVns9yNRX734s8SyGq8f350/91",
+	"CtK27pMdyUzpXUZzb7LpED30Ta24cvwBZqlEruw9AeZN6B5pmXnAMXAI8KJRwBKuuBCVHj9CP6zHWlHw",
+	"yy+/REHbP7WOaJpunp4+e4t9BSG+dWDe6nU78L/9g4Mt3/6PpWtfqcVW1OIOROIVZDC+VsUJCrZ39WNg",
+	"O6VzSFRn3D16iPliumWZbemMeBA23eJyYR8xX2apLuhspmUsSqKGs4mQRXsQyRgmHcOTmhUQMEf5cEuO",
+	"Q5sEutFFiEN/JYo8Hep7OwhdA1/G+WcTKy29QWVVp4lg8avn529Pn767PHn58s2HGE7La1W8UDN551NC",
+	"vAi259o0VJ3V4f1n9VrhfbVGZj4xMjlubRmZgbZn63i1U3ulkvQ6FQ1xH69VwSb0K2vV8vYoWClpd9hr",
+	"BYmgNWeZTT5cd3Tgmc8YFLjIFE/OlXrJ85G461KfQwojeN4oZZV0FNNoZdl7D3SYbC/QA6YhsG8O2U/p",
+	"97DAYFK5h89U4CurPKZbzwHG8QU9pTYNSQtZPJzXlFYPyPxd1w15RJJOhNSpknqA8Y2DXIwMs7Zs9Jan",
+	"Gb/KBMNE24daWAo1pABKEB7zmcSlNWslpEulm5tnDPPEcJIWR04XQkICZGbxchrVJOIKS2iXB+9cqVdc",
+	"LmhV9d2W8FwpNjFchi6WfrDVObOhvSdnpzhHkGDjfT5N9297MWYea6OT34gFphrhY+1jlosiX9jEG0jI",
+	"3YOM3JhpzMCtHUPvkc2n0KX3lsfwveSzYqzy9Bdxz7NoZnsjFkZuAWp9+uzBVtRQJNN0aWMPywSRkOXi",
+	"Vt0gwgCZ1sCkM+ELOD0QChNTMJ6/+mUuvWeUQyWnXVvmDx8+7NXzlNetdT2tGSZ1r3PrcYPlk+vLo989",
+	"AAeo97DNuWTPjSxqT4FZfC0gr+Hk7PTy7cn588uXp69Oz2PXKOP0LmtdzXKNtwRjjiFTVC7ax4zbEH8r",
+	"1RiaE0lDzEXCeLnGhnqUtmDo9OT9+Y+XL05OX75/6zqHiIXmnoWMJP1M3TNw1lzPtEiAjgEvgINYIDYE",
+	"m8kizUjOhMR4kSyJm/e4one/neVxwTbsSaxJab2HERd2upxf4mq9l47V3TGybOa18AAhZq+J8Cw6zJen",
+	"HO3RE55lLMYGYobx6DZtv9/tPtI+Dsg0V1cikqZBTP/RYz41WhIz4iW74hmXQ5GDCu9lK+PkbODdeznN",
+	"1dCci6tMPAeMjB1NSJstv3oqMnMxIfZ/nuotrL413wYESLNrnmkRsl7IuveylNiElaqlhL5tCDLT6S9i",
+	"hQepbGtpzL1uyPpHITvqhqzX7f5RvB0qX7IqrDcgvJd6NsWE4lciSfk5RHQ/kM7iTDObwryrCs3Rwyo0",
+	"Zr/jjUNADZk03Dc/7bYGZpfhjRyy6i8hvB9SKbq9vW7/vNcddM3//yMInUnVvg/peGEgJjzNIAXA2imv",
+	"lBEYejVTqZxlWfkV7DzQMhd6YWjG9VJofBgYxeNb35KIX5OJLxj0w8Ao1MEggPjdwLfbBRXjmffTJbq8",
+	"y7kenvcPyrnOwGpdX4+D8+7jwQE+83nXmP23FHS/atfJctDxWoa7/AwilpPVmURIf2wKEiUvJOVbBDRj",
+	"Vq0EmblSKhMcaC0qdkvJHfWEjtAmInnYNTTmZmCmMpHkYwCZJfR+6AZ30ZDj5DT0tZNdXj6APwJUIXN9",
+	"EAgL4THwfrJo1u0eiCfssNs1t7a6XCXpXJWtlRZiohvSKd0UeJ5zSPivJ2MQRkS2OEYKZo2mSO8gpM+o",
+	"XUSOQEJeWhVHq35dal6w8WzCpdNlO0FDKpmlUU2JRT+en5/RIoUOX6MTNKb0+Htqx+Rab9rOFxnaoLhc",
+	"vLkOBh9/XT6A7jh1w97Fcq8Xy2yD3u2wNxgtMk9zEDBQ068wFW5DSUSWtMEea7T7tCiEZLG5EpD0bw4V",
+	"gAH0MIuxGx9jpjngyYCgkMoRa8ULoc0L528hnTOuAN0AH67K4WZvD/v9TiSfgmagmR6rWZYgJBf2Dx3i",
+	"CI6ZGQBkOnUx08lZ1Llm0/H0RPJsUaRD7TCKJijCf9obqT1vZWHpXaT7DnRja2JgQ8sajhrFbjdhngGC",
+	"nmQqTwRkG7hbtY6A4kTeFWK6fN2a6Ay5X3AgjYcSGvwjE1aMoX9IuopzhpSx3SZsN7qWliLTf81chJjj",
+	"XaGfadfrYxa3+xzudFrSRK/IhAjdGQoRdgA08eMy562ECWrF0MOTAwQ5ww/fxu3K4dspsRGmeIqvPoZH",
+	"6UN/w9nc8li+THWx65kkKW6H29TEuLJU3mx83QzvJTwIbKng27zwyjxXXw8YNbVhO1+9LE58utvSbLMi",
+	"TeNbPSAIAN9xNIZFm5N/abGb1p++7k6EF8z/lw/RhbuUO5JnXJLPu9yDsGFNVk9lw268ouO4w45QshKp",
+	"A01k6Nrm0FugFAtdV4OjCpvwqFyo3iMCAYykaakFeGAUtZiW8FuAuwUt3AjILhNI5iwdHKeFbnfYyRWw",
+	"f2e4QBlgcwb7urX74vfLHY5tiEZ9U9fRjnWHQkx3nU8lm6XpPFBCj58x0yhym+cutxQBarOzr4bV4ayf",
+	"6F3o0VDJW5HrVMnLnMyZ5SlSs6tMBFVwlkbKgdfAjKbW3qWmDbhXo0mupur6+g50jN58mLnZHNBmsZZE",
+	"k20Oxp0Jc8MpCbzmypWqzXxpX4IVO9V0wGzy3i6napbnQjbhMZ9IAlSltTp994Yd9nvfMvsKOMMsjJD5",
+	"F63kaPFZWsn6ZV16ABNoNg4DP2DUFUfd6hhGAVaEWjLfViPbWvTH9MT1xNBswU/mOS/XcNmSupRvOLZJ",
+	"h/5c/JlvMZMmdQOGHFpAJ1zi2l6E5RlYdaaeugO44+nityLnI3GZm55nYkdT0etyVwFar4w/tCM+BrRv",
+	"MMlQFwCOistWgWGCGEAJT9qXm5a0NvyJERaatjARw3RCQ2LFXLEkHZm2S0liqlIjZyCKVK/f7Rx140YS",
+	"s/oG2hvXCTbtNQ10w1Zux0HW0VUEiN3yuqwmwttS310vXKEKnn3pwwbunNnEwkXjkjxy5+8//ZCt5Zjb",
+	"cUkiWh6zpHPXxByrex4ukZzNNO1LK/E1CvrnUebNwP/Ihjc4Lg9odjPz3croVpdQrPHZeUWXjMrB9nLX",
+	"c8fzyePeAp+E1R/bgG1eCmMqESErxrkQbMinacEz8EqQOBEMgv/v48nePy5+Pfj8l2ALsaw6FkBL6vW7",
+	"FZC/WZM58ZhdLRjBRLL47wDMHrsCGDSaSLaGs2K5zbbNlCuFO1ST6wbKbYXGzWtY7S1swoWq9v/N4QMw",
+	"qGaJ8MyXB1duekVMhOgAM+QaoDJATwDALsJA7sfHLP5biZUIwVczeN3f0vi32IE/a8YziJ4t0luhl/ah",
+	"EZKteuNgVVZdsJ9oyewltsKwE08vGtbZvPjvINN/MuL8Be1AuBrbWllL7K0dhlH6Oe1ZUDdBWAmY2kjc",
+	"13gzCShv2QVrTxzor+CKBjoAFkECSzY0nCr7DCqxw480Rny0EK0uknYw7TruXCt2n35MAX5ZZYirLtGN",
+	"iJh0UKnIYt+lmnEwF7Y7kXwloFIEhtNgtRYXK4h4a0OuRegCTCcCDZw8F4izLRKEMef0E4U4pprFRiKN",
+	"bREKbnvFu66kIO9vdbss7Vq/IfCU2Y60yDBcZ2nxwI28Ft3XWzjwKdcM85bm8yyjka6NpUsLYAcN3ulz",
+	"ywSO7ZL4oXSccLJbpVGhvUYNL0/emOsGCE30IA9cCY1Hml3nfDSBmlHx/+l0OjE4pKc8d0gQEE0GgcWY",
+	"mZs/0iw2t3DP9BG3jyPpeAQ5zJNcTadQe8eJJRaWvWm3V0zGF9BkIaAaxa1oAi0HZ7jPT6mfq1lRBtoL",
+	"kgNs6R2sTLJqjJHceZDTlSjZTSCR/vIeO9gUl/5VPa7LipHnwt/TN+l0T02R5O2BPiZyBxRqDq7ehEid",
+	"Cu0PCCQBRUYMEPYoiFNdY1x/oQjrPZKt+NcomGZcRsGARaa7KAhZFGDqyWUK38NY4naHvUPA1tuy4MON",
+	"mIL1jCiHTCJJi6rZlRiqiS1OVohP7pKEDHgjJhjg2LC18ugRYtdBFxGxI9nCamm6sA9BCDaE9ZMgc9D1",
+	"JUIiXHgqnKzT7XZDPC86ktTQMbtSxRihABJG4mVVKuqwE5tBgA1amGoumdib8DSzUeCRBAMASUjfMYsD",
+	"Qop3S0/5UOiQJaqAvNuEayNV2WJOxVhM4A7TaADUu5WLxIwjacdmIDbpDCsUcrdSXUraAO9VK+MFhoTb",
+	"+imQRWRaI/TrNoaevDr5n0uASnl3efb87eWzk59jt78wZ2qJvlvRltkLrKVUHdU3h8zWHTKN7ePqTXma",
+	"a9uwksLRHMO1yhuNocQlRRpYrxjTRZpllk60qCATiw+73bjt6hOxCWZHRtIWkKF8H3vK6mUIMKLd6GOJ",
+	"kZzMrUCwb+JRtkhBE5GwvxricEwhQi1g0ubAt8EuVK1qtY1h2TNENdu0HzmzZcjMTUYLi7mzvW7nyBww",
+	"yAA/6uKttjojXvbn799GwWcqqYkvyhGEhlJeXZcw6Wkze0f2GHu1goBgwZIfoFnJigy2L6auI1lVL1nL",
+	"ap/tDvtJTAtXHa7Frc3KJrhdZwpQtrCjNlB8AHyNJBjTzGZqKqUIC3HscZJ156TDTlHGAWizSFrKuXws",
+	"yLyGC+lbrwZmCSmCswb01cDoPpw+O//x04/PT3/48Tw+BsqJmhrIjUCDQPJCg4VmvU7H0Kvudob7Jun1",
+	"+XqHiGFcQ5UnGHAG9d1IeDVCsbm2QxQyB3BtBzOZFvGyIaJZ8X+qMlXyACR7DQrxhoAh0+Vy2z9Vl86R",
+	"wL5HstcLZCQMaVstM5LYkiuBoUHuYKb/9loRwvP02cj8Mvpx0zu/1g3kSwJmfapsqgg/nerAeaWRelUr",
+	"iw18hCRk7NLw+yg4ioIYtA345b/fvXltG2vFR4aWr1655fjDFVL8Shd2qefuZiODdzBQwi/OWAsCXT6d",
+	"EIfR6C7M+IofpPgEP2zc8Wkubrd4sLY0OCLqnxqhTlct2B1CXZBIFZc1pcszh1YqnDXUVS0rdAJDTc01",
+	"Btg65Aq2CIo5nAOvZOXdYmewEkoleIati53xStfdNUQmDJonfgY3TEkrUuNg0kJMXEFbxKIEP6tfLmcN",
+	"pfbW3ez7mm3xM4MagrWwSN3a7VranhDROxFFTF0vI9MNqiUD6yUHc8ETQzq6nZ4hD1iuFHXBXDChi3QC",
+	"Zj9XlhBrCqWF2xnacP+9SALTt+x2mM10eiteWechrt66GI4NnsZCbd5asxUPuLPgSbqL26pyWUO/mhE2",
+	"6R+a0NZjKVQjvXgzFfLk7PQZIZA0sn96hh10ug6qZJl0pvJaeaew7EJNheTTtJF4Tnkx1g1v1WZsmwix",
+	"F/te04RcqSa/jNRRt84gIC4XnPdQTBRiDcEo2OuG/aPwqBv2ut2Lpm2rWIsq/Lsm6Gw2XgFc2a8rBKRt",
+	"OOayBOCbBDHZhWNNX3V9nQ5TnlnLDmvpscpBz9IhpgxwzWKjeO9DNXFS+dJCRxJEQw1J0S0AFMS34N4i",
+	"5IVuW+HoGC2PWJmUxT+mRbzCDBnJuh2Skq/Rr4V4KDhKVBJs18c1IdgmPODDWO4cSUcH+o2ttE6lJe3H",
+	"YxYLOeIjMbFGWInldP24HlDRJVS6lgVrpUb9KCBp2lE9KKAuzOjAWmIGS5TLrHxsqw3qJCbkH6Qcx+Q1",
+	"kYqZA162lWprUW37uSYWn9cF6th6uOhSQg/MX2IwZ5k+UH02XRvBtMO2tfCCnQV6JBuvoea3cafTadcS",
+	"T8yG40A7LJ7G+1A/S2N6CmnfjzQbLpmfsFDgX+L9mNSwuFTDfCWVsEzMGTJfz6BIP9RuoX7MstomzCin",
+	"MWTs80wrRI8EeZUqB1kzDITOAsGA24EVavESOREfFj6SlfOBs/GnUZq+l/TAFRmRVIbobJYPxxzSiktL",
+	"AWZB+uEkpEsaVXJZkQyDWZ4Fg2BcFFM92N/3OtofjsXwRs2AIkqs/nh36/rnOqn/y/bWcEeP3tK0DMna",
+	"aNFeX+aqpEEsxmWOwWFJKIBgUhuqyYTvlQVmQdRR1/SMPsZi4+PU2Y8d1i/kjBAupaFSIYbhWAhVACJV",
+	"1yyexVtqeiVg4cZHm5L4rrFUTfUcogg2SbMsJdwKXwYDuxW+kWARHzLt61QOBQrPIMxAYXWob33QZZNU",
+	"zgprtAPDffllyDiTYgQ+WnBjeUZ0riNZansr5lhKWk2uit4KP0Wje2LM9XjvimuRsFzNilSO2ses5pZw",
+	"5tq1g/K4errS1+CfNs83Ebd3dEJEkrwQd/ODbH5BNl8aS1SBe3hzAUbcbopEYC048Wj4OmZD3zYTSTLO",
+	"wCyWleFV0bbTbbwS3uiQwLeBQFv6T192gh08HSsb2MIy64/Hfu8ZPAydQX3lGjAOpdjSSltahncx6X5J",
+	"equT7QnPWM3ZNc9ZouYeZfGpzxjipIU0RGMq8qGQBR+JSHY7nV6360s0dU/hDmRkdjf3m7+nUOit9Mc1",
+	"BjICi204z/MV4f5g2WXzNCnGJFVfLWwNfLIiHjMr9Y1FOhoXLF6yB4NNdaEjCa6B7WhYk1V36TRs4RoY",
+	"VOy8y3IkCWVggAGBzDBDaz6ODZ2L4QWSzsAMjD7lJXsxeV+oGxvRukLoi6ST9HBBVoW1LqWTu0OztI8X",
+	"zdbJcH2aQi0YDqNhn79/G3e2y6w6s+gU9ba7bDq7ytIhwIYCAHBZAQ9RcFBx0EC2AeTC1agDoXYuodZJ",
+	"OpLgXm6HkeyXILgt7xkQkqg6CSoRkFFHBYTLnFr7si0w77Lxw/6ydmxW0zyxd8tz0DKMDHkGUwpo2mBa",
+	"O7NwHRcWvu2uyA4lqgOAK4OplwDq+rEFRlPX7LDbtc5V4AjuYoDdmwDwG4Ef7girUBOksakmewVM/y7J",
+	"ievtsR8MiUGFEhIHERQ5rFlei7FYMOvvFHJVYmJnG/NoOpmqvNCXqQQUl2TFmGL6vUPPx2DfBW6A34gE",
+	"jIw4rApV9oUj6mzOc2n6byLR6NC1j6wF8NgI6YfQuR+otyUgj+8X5D42k1mQCg9mwVTSqczVnLUsiSNf",
+	"M5hb242gHistt4DKSIbYcLMh9ti3vZLF1ZlgqwZXNLAGTWbUZXNpOhGXGb8Smd60z96jMdlxwDvgwDJD",
+	"WqGr2fBGOFk/x5K04Q7gKtATvHeZK8NFmtTIfCascyzuH45jDKsoxB4MCo3eRn2iFqBOTqHYfKwyAQVL",
+	"dPOJpLwANd+8IO7JGDcQLig5LaZ8lEqAZKrsxBrL8EqKkqfDv1snYwNqdZ4OHxFvPzbaHewtMAbMSqme",
+	"VbQhUmBQmYZXBu9tPjRbXLNSaK3O40N5zXdgEB/GCwhGxPE3XMiGMHmo5b6kCUpl8zsuIWb6EqxnqRyR",
+	"TVNd6lSOMpcFcmnlh7jGbdD2BtgsTTTUI2f35zkwl7LNlcyHcDx3XFzf0IzepJOzU3bbRx9rB8IG6TaC",
+	"ZZUg5uKEm0WBqxey+NsEPjyGfw66CQDtfNeDj1ASyPzxzUSZf3p9/HcheG7+5RAbpnJMVQKXUrUqPP1k",
+	"xLXH33R7kXT3XLPW6vvddlbojGrtxB+xfJvKQ59sfcQop4uLOJItG5OXLcgQ+2sUDLkWl66GeRQMEA/w",
+	"s9Fr449RwGUSBb9FgcqjIGQfyQl3cWFOVSTNE1IV5if85QJwnAFA3gUxsESIaZM8XC5/0/3PRYa2HCR4",
+	"Levyb1fX06eN2kilGIqHGMYlaPNuGFg0zcpL9o8mql77TGR0V+wiFBi8Afq0u8rNNhH3+u+fG0G5gMOv",
+	"X5kSH6a3PE8Ad7i8WjSu0xbMsPa5ZCw7rpwrt9qQInV9rUXjb01LQsjFa027jzRZaDeTN9tcudahf+jX",
+	"kLs7JTFsk2RRyvKfw+BftlxfcyeoxC8vBIaogEpsLmdYJaRgIrg1Wppy1xRvZ6MUmQs9y4rt4VrsAs2y",
+	"YiNUi23b5Y7ghNetO/hid4TcuBuN8a5fze8rl5FTYOCPtJXKKyKzja8LGeYqUWhKSC6sSjYoWTxqGaGx",
+	"kTR96SZ2zicSpMp4h1zNH+lIWtFrDCYxYJ0uPrIVm+Xu1JSbmGmjM83HC1LUt99uX1LctOfedpRrvGbH",
+	"75IYfVKTPGsSFOr05nqg/R3tPjY70Asj9aM8I4mpbmnB9GyiWUsqJj5hkSjaWHBsTqdZKpJ26KVAY3yp",
+	"Pq7u1AJCiyJZ251mS922mZgVu5KdAQz8USW/23kZg/fvnjWJkZlqkiHPK6t1PcuykI1yNZsKyBMqxmqm",
+	"OSHzl138pRf2Dw7Do2++7Tz+rhE+cqzyYm1vlOUO2M5YYtNmmpv78lPIXoXse3MZzutdd/qvgnWxk6u6",
+	"DFGZbdjHzpJiUjUB/lMr2XlNKkvt9GO3nnHQTp5WvOkivBU8M/R5R7pnow/06uxNLCcGHksvPMl32aks",
+	"EbpAE07oXY+CHoE3tgS7664Huzvo+tLMQXeZIudi2BhfdG5H3j9yMRd65ZSkmLspbY0R+Ra6tutWHXj/",
+	"aHmoPqRAdbDPbHaCs7FgyDukGRAJgjEfOW9qS88mE6NnUJQFkyoRut2o3e8A8OOBFZRnxa3yupP4BZM4",
+	"3WHfOpGztjW7DYnM140CAVXLbtDlT9+9GbyGICQbxk7Peo6JkMVREAUx0nsP73/ZuQ9VvFfEtq3KESM3",
+	"95QX49ABf6SFJuEPm2jsbsu0Ehuk4IIUKdoJJ2XdlTYL3oZVpIUW2XUzRjAGGVzyUUOc5AfQnW0cAsQY",
+	"VLLL7nvWKZDRzb3c3dCdAbcT1bE2nzmQCZ7b87ELvtAK7JRziJ7SswlUAfp3wqg0YTE0oxbotdg4+EgV",
+	"w8iDmIGD5Msg98LjqQBsbUDlaYZs8Viww2qhzVmz5V86pb9ysv48qf3vVF48g2wzl4pEcbOwd0GTmprY",
+	"513FCQomPWYQynGVC35jKCxIKBB9ZTQUL9DWts31sBGD4V3Bi7vc0aG9olscUT3MVZZdJmJajFeZ7c25",
+	"fIJxqmXywkQY1dzxdJe7wAsKpWXYNIOmKXgs1Zg3FjrJzeYnJ0JMBcZjVYMm/NCFR5oCBlwECkXRYrwr",
+	"ItTJxEO3L8NGO+yDF+bvjdwasv0pRBLzI2SJirICCHFDTIIRrdXEXJ1psaDtsuY2JS+bGeSGVXdxbZbf",
+	"+F4vfwvKwBVKB7bxF4+Wglp02+0QhfR7oFsYGWt7BS+RWT2MoivTqqDCIw6iuj9s6+2J5Hb7g/NLC9ai",
+	"L8lV6idaUk55JCFxsJwvcqXy8NkUGSnaW4WZrNhSp5Gtp95Og1pJqc2t/9JkuqQsfyIaXfDiNQXXNUDZ",
+	"kDpg/yohGDMuk1SObDKI+JS6xBBPntKC58PxpZCjVIIIpYYpzy6lKOYqvzEbxidTno4k/DbLQc4ajjlg",
+	"Y4denRb6MBFJOpvQB+9d87EQufuFatH4Yhx6WsyQ9UIXYuJLdhmXoxmVlVhKoQWwtiKV2GApIQ7TYuFh",
+	"UdK5WazkOfoFXMI7BKO4JKprSKHkBbrg0eRh/UM2NnFRRhxDZKZloy4xK5JXs8JLXQhZTLtMdkb4FFPh",
+	"EBuKW2uE5aKY5RLiW9g7oIVcsxhH+vH1yavnF08gnz9mLcOE3sCBo9DWGFci9qpmgJVxrObYKaE8Nbmf",
+	"PN2sulB/R5KFwrEhuDYI6ZpP0mzR2Yz+5J3GVa1b1cc+yFqxfxIhiLPUhW7dSzaIc/MI6OxvHAA+x1rx",
+	"m3zEZTpk7+Cqmd0842nC3sFNMx+fT3gKf6AoFoes0+m0txsNlUBrHAok4uBg0oIYKXo7bfTlZMpzoVkr",
+	"fv9u8FrM2c8qvwnZ65/jLXt3126LIdhnB5TflwjLteJB7I/l+fsB1mfaehQrFP6GMcCTG0fw7PngB5FP",
+	"uFxsOYTSFrBhBDepTCAZAV7Yqu0VwHN/r0sF0D6lKi1l4zce+/LdrU9/yUXWDigT14U3a5tot7H5ZsXR",
+	"bxlhOQub2wAAqvbKxT7EYMxaYAmGCBcO8DKYRiwV5Yk1VxFxAHZSAXwEAeJZtJxryuECbDwMpqQ42kjS",
+	"j57UnRZOoJzwfMF4kmgW16BF462Q72oMff3ycwxwkDsuv+Oyq1q39gD74FatLvH1zZzBvcLwlV1YxNrl",
+	"IaOtv5+7LdFqM9zSXa/Y5Cr3bwngZWO3W+CGLC0iRaSX72zXU0Ug3DxLfJ7h801UBh7dmsDU5M8t+ocX",
+	"GL3wEAMAaXabjs2DrBX/oNQog4phr8VcZ8KQBvPJy8qr0d/d978iTTdEpntpopAl6eQd1hpB4lZJ74q5",
+	"am/fZ1kzsvm0AYADhhW/f/uSjSFi3dBi7+34vjKXp1jcbSD48oOMY8P5WD8OfPlBxgHK1N1GYV695xg+",
+	"r1BUSYWCmIJdkVvwJQgVRC3l0ghgofskVUH6D31hjhdPpY436VmRtIpW7A0yHrDZFNHeLGpZmTV6tWDx",
+	"bzGUFJuP0+GYxVH0GyWRZ2khcp4Bli0Gg0RRFMX+L1EUhxX1jKL2anBx69UnH5O42z/sbtCHtnmc1IVt",
+	"HvVl+62ed1L4Fk+XAvMWDzsJeJtnfQF1i+frQtV2rzgpaYvHm8SfLV7bYUC+TLLF442yxDbv1SWDbd5Z",
+	"YucbX2okLbby9W5eYsi6dRUoasEUS5Z2XysyBFN5CL5Ad6RCSb8SydKcNrFLPaRVhnAy1Rit5MK3hZMK",
+	"5EzDKkes1Qbngf0ddBOH0YWRvxb90ALKW/uzF6TT6rqwp1xAnJRnLr5zQY8mAPUxgF6SKxI7KsqgkPaW",
+	"fsdK7Mw2TqBVqTYfviIjQTSMmOvLqcix1N66gKSpICEirMXOdV2UQyntbpFlBA9fJrOcNys7rwS3qCn2",
+	"IWTVXjzCzsEH6+J/qLKp21Drx0v4ImT1QJ+E/J1bHEFclZWCHKDsW8BgLzVqV+AoL2iIeqxGD9W3OqwQ",
+	"z6X9cNf5YjWx3iqzsXaeEAi9CZjMo0Oge00EWGeM+Kb5ognOb3OS5J8emW4Nq/yCsV6WGW/pAPOPw9bR",
+	"YefpRPxDSfG6ETP0RLLTk9cn6JL9xXAshLiIK3X9jepwolO+/xMvxhMuk5n55v3507gZWymSWJKdxaZd",
+	"02zcYc8wIGLgu1YfaRaf/yOGQuNcstnU7A4eEjHH8VhomVxN8FzARQ6xZlNozYj2kBTChggpc2LGgOGS",
+	"lNf+F6opdq1yiyJSxspWp7gzcqpZaYRrvEvIRU3E2lEmSBqln/OxoIxQQBweq1n+iCihWYT3509ZK+53",
+	"+9/s9Xp7/YPz3uGg2x10u/8A0BC8c97vBGEaScgqK3+K2/WVLN8JVgjkfxLhItW0gI/0n0LMqPP6e3Dt",
+	"nVjurlw08ZjhGma6lnWuonZ4B790AET9tv95wiA+oJtm15AwgClPLnk1LswlTwVrUbuW6ZI0LWSpFglG",
+	"2qJdKWenZxbYvzkMc8LTbNMS/UPk6o0UaMWATMfLK1XoO7yWNgEkneD4EIOPPT199hYpjmat07PbQ5zF",
+	"7TdtUL0orgjVQSPcZ+mWIEd2DBA50DCM/1cFYnYo+0iJAOOk2usxi7FKf8x4BtqpQ3JHcR/TjrcZ2zW/",
+	"VTkdonvUh7PIKE3x0MKBSBL0CrhIimOK5bNfQrw1wk4apQFjNVZBXkxL1Ji1AFD0mLlgKlvBWIc8y6C4",
+	"i3nEelHJBTpgMWDExBbyLs2ZmsuwrEYJL0ES1BziD1N5mxa2+lwr5skExS6RYLSKyllsqKLI4yqMTAAd",
+	"BWEAr5jvExfFZB5vjNGxYlnzzGoSIQrwhs/JhOcILGIOPiR61xy/GDUzpAQpw0qrgiRp7FXxj81kJjSm",
+	"t88B98pwURDjOKMEM2DFCI8eSSschmRR9mTEUuQEfSVmStaFk8qIgjWrs0rjgaJTTrJlhVI3kAbAb4Rm",
+	"4vpaDI28ZUfuD64qv/pybuic3suiLOrBVlihZptF28KMzZNvn3koMFZz0gWH5FgLDsNeV/InUQuAy4Rd",
+	"JQ0alCX5GwkFivS7sI2mUpDESMoL7JEOyxNqtH6JflaJukfCvOtQ3/vQZ3uVyRBlWMNfv7QAYtn4n07w",
+	"+IIKtVuTbbVjeuFdoXLxZcqIslZsT1rMLK5Te9nMskpWOlklHh0zDh5Jo3D7YMKlYFX3PnYPH29UYp18",
+	"tR1UohOZAESbMh6WgMJ7duK6miuFZZeBgT0Cy2eqknRo6zvlYqryotMkxd1jcL3lwTm0UeRbw5zPM7Dg",
+	"Wzxj4HaCJ8ClyK2oOxvlxDdSGEHwcN9Ig3bbzCaWImNFIqw4dLrd7h1kQtNlrUAHHp1SBgQeBEg78EUp",
+	"E66UBrcY12pB7jWApiF7Ieptjmz/uCy4BdWQ8pGS/RQQy8cd9hzKOU2gqJlUTtzrsJNIOtmvtHDahgGg",
+	"rudV87qaFRYBABkzm8kizSojaShb+7ix9IiTHbeEEbVSZOVu1KSvTSqmM90tkTSkF2uI2nvgVl+MqhFq",
+	"9Dqa9vsoa3e6Rlu85Os860b2IuMb7sQJiH0lpuTqm9C2VyEXE3VL9NO+aMXfFOAucINah/1+23yfCe+Q",
+	"Q3glgg/r8C4nfktt6c4ne+kM2+0tUzW6Ye+i0a6kxXCWp8XinWmcjKmC5yI/mTVlpJ1IQNm6EQs24YmA",
+	"+BQuebYo0qFmM23kXhD6UOkqfzJv0C8dyJ4w3Rn9EjorBdlxUUyDz58/h66cB4TXYB10wq4/ca2aS1Tw",
+	"VAqwglXR6EdpMZ5dARi9G8Ye6U7lN8tQirQje6hKWHbrXugwo+URxGcvNmoEZNNqdq2yTM3xkI2n5SBv",
+	"e2bNQqZVJMUnSOAfsWGWgpMZKkTNVX6TytEx5WtV3jY6XaaUJi3OrD5Q6DwdGv7Uwkwus81hJGNbigUj",
+	"lEAPSgFjLwXhG+EPCcDEHPZOJKG4Rola6k2JiU9GNMKObd0VAPLULD6B6oPpL2BOHLDvYR+ZYYcHw5Oz",
+	"08ufnv8MHyCu2DwsZJEOyUWqGdQHEAkqbEbhu+KJx3attxZrOroRd3shyBqHfXMNCTeOXanEFkOIAUEF",
+	"u9n/tDefz/eM2rQ3yzMhhyoRSXzMcpKh8ZX/fvfmdYfhGmB1ZSgB6AG2WkBgt0B2PBTkSvEMMWDIxgAG",
+	"e8xiQFzVMWshH9jD1WAToTUg6ALloZrLTEmGXp9s0fHwY1s+yB2KJidnp23Slqm4BIDP+hsLFVOw+yp0",
+	"jZHVsPAi/IplFTudThR8jlkrLoFw47Y55rzwRM+5cu1juRBydw+5hEQfV7C9cloi6eRDcDiWO3lY1mou",
+	"xiqxb7vHqZKXffyIYqYli0/MNYsjaYRKlNCwpobS5NjUhPb8Clp+rQp4QySx2/k23uIxVPH2rjD2B66y",
+	"NGd6wrOMxVjrO6ZqNkfdA8e1Q7BQZYon7IoDugwE0+FZKrF/y4NjJCqwSNDy4BJixidtmG2btWxkzGH3",
+	"EDK65IKKH+NK+YeybHmosgzzoh/pdkiZ9JrFT/lwLPaeKlnkKhswqfaAb8aARDQ0P0aSaqECGX/kkKao",
+	"8Or/wMtCFnvni6nYewPkUpuWtEyvr+GWIwPQAlktmu0sBdUU6WN2SY95buWhYiwmoQ2IB8MeBDS0YvN3",
+	"3B5E0pruwMHk5Zd5Bj4ot4IGl4qWFIKOhAkVkPo6k1Jk5k20EUYS3pxwaa4kPEwVZ0JnhIQnEpEJQmmm",
+	"2rp8aKPczVu0ZGbMGuRsyzfMYGBVSJC29s7KRbDlRLP0RoArlyqcp8mxb8RDw6d3pTgwnLKpA5RNsnQo",
+	"yERgOeYPZy/3DjrdPUNgljjlfD7vjOSso/LRPr2r9/lomplXOuNikqF4ggXOS9Z0cnYahAHFkBllsNPt",
+	"dCsFtwLTwEHgldmC42ojKT+HAV2N/UQNdfUbaqSz4BMQg0eiIfTnnchRsEu1qxLmKoSx18CqpDIb1ilT",
+	"O5U8TYJB8IMo6BXIRSWeYProd7tW8rCV1z22Ygfk1dpxpcceYo2wQKuR9TZJgvXaaSA3LZuklxbG9H/Y",
+	"/25V824t9s+VesWlBWgFYekI12b9e6eyELnkGaKq+3JmMPh4EQbaBlJiuXwYnDfsMCj4CLDbwWR28TkM",
+	"DLFfAbiFdPaH5+dslN4aBmeFB3NjoKD5hoPwo+DJ+pOw3CsyH5f876SjVuyTyQGrH5w4ZO4JVCDidggw",
+	"bjBSuL/Utum4+uiqhacX9ulpehhOA21zbQIKaN4CKk+YjTUyUWF4FtjM47fmwx44EWIXxsZeK1ce3huh",
+	"9+ym4cGj+CSM7ahpcU8M+ROfpmJo5NVrnmaznAwviSh4mqHUhgXfLRP8nz06onunSbxqpP5Dm4cKT54m",
+	"ZqQ7Hl+AycBelw6yR9+Ah+3/SoziMk0+r6Ry52UghLoGT48HFFWP+qv6mtCtg96cQrG4UHEkQcbQ6a2g",
+	"qDBygpSOJee/andsfgakHOSCZ5RKMBFcGrnL8iqVRxITijrs3Kvwb2FZCJDlauEyxYcCYt7xzFdv5MtU",
+	"F5AiAWTR+mjBaLQOuTVNOuzEsE0/y9IuCvobPb5bwfr71iicwQCIcFklrdycwDcgobumpNGrA0V6TUp3",
+	"Y90Wu6GdzRn3KEpbz1bLx5xuG4EfFjiMJPer4B6XUdbWx0jZJi3ydlcSBXXobLWUBw6CGA2GDuOsFo06",
+	"FXDqYKyol8JPe5m4FZkNjsM5GGXVT3rATDVKmjAfXL2jkMWVkH/4ohLPD425VLOQxTRyzGBn8TAtFnHb",
+	"3SA5FH6gMIUeWd/hOC2OydlnVrA8XCiG4TVTFJJZ3yAUbxFj3ToOQZy1WxpJdAi7tYZCaWCkghxelO9N",
+	"j2a9KU/LHGS0DHAKNh5Chh0UuNRswvMbjGHAGMJigFUfvUwv9J2XLZIv3SxyzAo+os9YBAdHZqiYouq8",
+	"hpnGRkqMK2W6wZ1s69ohFcD2NdNTkSHcaStOR3R6U6kLPsr5BHIRUV8/td9VcxMtLbHh2iwmIANYDICc",
+	"IWCDqwXDzEdWCl2HgGgERmP7XCQBaXQnHISTU3aidaoLLqFMSA0YIZLVJfZT/EIvxY3KEHmJiK48peEO",
+	"lSjMSL5/+5KBG98IE835WsfAAmwxSS6tz8dzknxnbRdmIQH8LdUsbuUiMU0k7djohnRAybsAhohjVsWp",
+	"wGqf1bRO/7IZPRo0uvQTHXszNduyc9vPpqOcJ5T8fpWr2WgMdHmCEQaxTZWLQe2nUoIuDw+BQ/26alSf",
+	"DV+BfinNjXqOpLJVFsZpUQWVM/cb66MsDbMsVwOYvzZ422rCkTSTa8WVoG4gRxhjGVvcXlUasCjAsh5G",
+	"QQg4wHIQttrxHPhnHbfZhCxk7cLrcK3c4oGVAQv2oy47qMcke+ZCiEp27xq51ayaYe4rdonC13EnCwW7",
+	"W9Y7g4ALQotuWAgHlONPvp4QutYju7wGL2w8fFgp1dBZDsDt9va6vRUjo/CGLQSCVQHz9XG95E3DQmOn",
+	"BQeB09Y80oNVIy3Uw47zKddiL5WupATTsysqbquubS2X+K9E8y6R0lE6amfFGJG7r93ljeNC9CORJVZY",
+	"iFmm1I0RbY/xeFNNuPWDuLyqnrYSh9ACh9nAMfx80Ti0xvZVXqxuHeHIytbt53W9NJGBUlbef6fyItji",
+	"uTORnxlitM2jWz5H+FXbtEhXfPs38MkTudj+4deq2P7hp5TMDY7nHYxC/9QYM053s5L8Y/72VcZS/KuD",
+	"BwInIswf1Og4Wwieh8yG8fvY4xDT89EBTh4c9rru5wCmTL980/d+kGKuO4uhmlylkhcqh7rQZrYu8Akk",
+	"EbIPDvb3MzXkmZEFB4+7j7tV9fXb/wv8xM4HoyHMLJ6URBS/LBR+1evvHdBXuD5/Pfqekrb/evTsybPn",
+	"fz04oRXApwyrfNID8LU/4qik+FTYytnTXNzi315UGEGeU2p3L6znhBERP0B2g9/1cLblO9avFwyOul5O",
+	"R7fTNdRRBYM+1YgJBn0wWIBOt3zw4GvEh4M8lHXnqeefmv1png7Rte0e+O6x9/t9j5AZ2RYbBczuvgfj",
+	"Hn3dYbu32dHlLfy8i8gH4ZIN1t83lDvumHPps0xzUojRGtztbbbqvpecnL4iwZcON7/0WhUv1EziC/3+",
+	"NrZjcFeD+Qc8kr+HtdpdmnfWLkO3huwBnmUP7VQbTHv75Hna/xX/WGvu+1HN0Tzrp1YNx9aWoAsxtXwD",
+	"W9vO+AfVYuKwCWcAwMYo9RT1FXZitSHoWmOvPVQWCcbHvD4GZ7MFK8OHCMMMHbzw1c1/4ZshWZihUcDV",
+	"gl9DxlnGzQ9GW/MwAiKJg6i0f/NftofBcikdC2g8ButMWc+BTFLSjBYKm2eC34qkwyjDOVEga/9TpXJg",
+	"zSwqf6RpXJTjXcY6yiKVUJOYCZ5nqcgjKh2950xCmmrKJ0s1G1pkKGtO2W437FAkmTsE6AAV02MWQ8nc",
+	"VI4uXZdkglLXtBchiyEc/bLhUZ5lpl0/mdzlDqO7lLIDJ6mcaWz5GGaY5Gqqrq9pgtATaimPdNmcfSvF",
+	"fXukWasLDnMcWTt07SD+nBkLnMYVKBKVbnAcdQi7cjz+QBracwe11etWB2VGUW/30vwYN45jqYEOKyE9",
+	"NFpqlRSmVUIjCFnXq+IzV7MsYUl6m2I0VbcTyRdIK5pNKb6NwvqNW5hxQGJBOyyfdvnfzvCo5hR0tHR1",
+	"zJUZMKzuROSK0kDQspNSWmbqJ5sjdTlmtexyNDATdmGThf8HUeA0ly38mxQbQ1wpSvM0CVbogtC2dQk4",
+	"MnntjFllXFezP6Df6A9wxPth3QEbZvzWXMgXRozY9uFz9bB62r9P69pdZ7yXnubnRixRyGDQ73bd3r9L",
+	"R3I2BRGwkZ4Gg95j87ihA5rk6BrADsDXN9EW+onIISYBeKQRvkBQUkTkYE4c99OO+90uSuf1bo9W9nrk",
+	"ddr7dqnbx0euXzf9sr+DLpTJtZKvTzP8NPZusL0wizQBrrjLdFkR1eCuOFlnv8qx6+TYk6X1svYFrFZZ",
+	"yrPEfTZKtBBVtVKGxRi4Ehe3TFxxMVOVcWzluQ4jqbFA+9XCE7PA+Y7O5BCT+KoQvIPtpLIGudjC/LZK",
+	"4Mo0L6VKw9WtaOqhuVJdGR+dt/I+4UuNMWS9UovGjBdlEMv4fZ9qk7SIghA2SVNzJRu8cma211Vyk7ea",
+	"DeISz7KldapieJkh7wLehePYpnrlwJbvU7akEXeFgOp1MlBMpqJBhSsq5Fw/hJVTvo5OW15gG3ZdG2oR",
+	"mZYhaRZUsNU1llpjnt2a4zDnCzzCv4hctY9Z3O10u1TPC3CfkzQ5Nq1CWcfaFDH02ZU7Ym/LQkgovtBP",
+	"qdA2yoGOqkgGTAtYiDhLdWFLfnYi+QOGQa4XKnGAWDVAK8Yh2QLGRe7zKdeFuyNKHUcSbmsFXgtbannV",
+	"QFY6ALFIYA44I5GMX5w8PX93+fb5+fPX56dvXsdwxEOGxZNF0kZ/grgumJoVuH0ksFZ8clgmAKYHWR4w",
+	"yGX8pAb4JOtmWRGUYtbwqbs8+iGE199J+Ptd7f7/AfLkx1+DGiWzZsMl+eyw0y+BCXsNItdNKs0BtBVE",
+	"KlTTtuqJoX0z620773V6ZeeHq8VMGoNX8mXDMA7ubBBG0eL/lrbZXoPBvrd30L27HfiuXfy7zL/bystV",
+	"erSNGRiD4StWYEfOvorQ60Roj+5XbMGuZMMKgRr47kZxupr8uTIM9EYsVsTEpIIkliqoSJMJ1AlECAxX",
+	"E7JRxHG5TeO0XpYxLRE4IPpLyFuRqakIGUnnNjbMKwNkftGshaVOfYndiPLkCA+pct/CzLLdYXELhJ22",
+	"izekaBOoYqdxogfdLoGtuf0A8xbl6ZVBREbkgryNXEQSRCM4VjFOtBoWQ5eePj356fnPRiAoU383W+Ya",
+	"oofMSwO2LCxFEqQlX7CxNdarQg0m4hBYEpw1wmVjE75gV8La/yJJr7uwpFXSjJfM/AcWZHaJQKET8m+K",
+	"Qfka6PFV4FvlOK9W9kSJoVp3kgQmcqBPM0DZco0cHu3eBvLku3viPSb0ZaWv+/TzRxPBtvW/A+dew1UN",
+	"1/0qgK0VwGrRpVYWKjn/CglsOxd9bovHr5K/tjEibirHX4ZdXy2oKAhzSbtyBMX5G219ULWftcAyp5Wk",
+	"0NoxhuyTY3iu6LEJXzgbIivm6VC0oQCZSsQjhzBXYh72uq6YLRpBTKsw7utspsfo1XaCZDxgB11GDiwd",
+	"Viqtl4jkxIyhlYNuOX2VJcI0bMhSiC5feupKYB63IOtWQS8dUyQ3jh4Hk0PZftoFeLt/VB1EY+dSzMvO",
+	"PTkXghgYXlVIrvZTCP2a+KEFXaqVum81V7Y3jVaL27fRaGVasaEKFGfmEm4QugEr80XyNfpQmcUcL81l",
+	"lZkheBU+CqEZ5lkovZspORI5psQX/CoThKYbv3/98s0PPzx/Fg+YVOyKD29mUzPuXAC3gwQDkLkn7Q57",
+	"ihI4HDX06VPepaVokaydYv0IT4/QFqQifvHy/bsfL09fnz9/+/eTl81y6Q+ieGsv4n2F0gdzDXqgyx+7",
+	"YTfshea/ffhv/X8H7q+e920/7IWHMJ4hdP3RK7ETvEhzca0+eVVjB0FZ/LEsQAvl0G8KNbXldQfBPvcL",
+	"6a6I7oT8RXO9L/lIWQNR2f3Tca4motL7+3eD9xIwNc2agn7gxjBRV2kmvCFUR1Dv7dsjsw++XWhr1moP",
+	"wiZXoKXcv4sr8Hdihh/GCsiB9NifVPM7cD2y360xOliXijMvkBnB0vrShVWxLNS9d6CDC3PCIjkVOb5g",
+	"CFfpj0FCYT97YBi2yqY1J8wmCFruym8+0hFkoNl3jwG27BOBJ+SAN24UQbjxIgF62nYWiyvyVZLfEPxw",
+	"6EuMpG1x4Nxsq5xEpe9pydEU8wlaPghaBOB6dnYjER1eY3UASuwtVKqbjQkh29JGQA6kr56Or4rvGk/H",
+	"BJXWoNfvdo66hpXQyQ8GwfP3bwPPv9F3PoazWT4cc40rXjbxXee7x9UW3r975rXQ1MCdNV66sV9W3b1z",
+	"J380XZeIwfZ+Bo+6p9Xgc1qTrxrvOiZv/f41d0PJb3UIASLuruzqddBlRbuV3N9WjbZeh01ROmwTvEQk",
+	"S3wJy7RYwvX4SvE8YXqs5pqlxVLYTg1uoFSlXUr/ukCZUnc2WhlFTSBmn+WnEJbBF2YiCC/+qaBAFQx4",
+	"iAc28qGpINZxVUd2fx974TnClZmz7VYKXsUDvw227zqu1TODd736HqQIV4N2br1KzNsVEfTm6iqF2Jgi",
+	"wSXCSSDsgNNeMcK4UKXNYJxCYSq/BFokK6P1wCzKflA6Q6+1FxR265eSxUYw3sgVXDPvAfrAoBKFXHWD",
+	"NaE3EEaiOaEUXxJJLP/gAzBWHDN4ByYgj6Z5eRrSLHPA/W7T2gQrGEnUS8yh69ZKiEkaDGuB5cBtEkLL",
+	"LZ2Pdod9j9PjDmOsMruwEsnlllnHSEPggtDilOYSkmFpcyNZwaFgP6Iomhs6WhNIVyjwtjTXn1dm/JrC",
+	"uimF9bax0L8NGAn97NVKHWhIO9RN5efWJLnWKnwdPO4ceRLl426lLNa3EEtdy5FcKiLZ73x7sFz06buj",
+	"SkD1oWnJFmrqf9Pt+uHOq9M4QTRCI3Rl3U6cZXr9/A57ncOqxOxNj8a0NJ3H3yxPx02RAoO82fQOuztl",
+	"Gdbq+a2wxLiY3mu/UORXEW+1iPej4AlAyXtL90AOjcJV2Vop372xFhkQn7BaW2XzQkInwp98eFIyyiNn",
+	"67atZT+SZF1vihBhLQ+huGc4ca/b7YYOrMd8aqOFH5L0bnn2ZKxmOQkhWDTHxh8vo5WRST9OQMiwb9iq",
+	"fWCMJ/SiDQX8jhFa08iFKnchF9dUqJ3CLsISbYaVMm+26LATrN2JrqCEL7J0NC72NL8F5OeyBE3/gKmc",
+	"9Q9hC1JBBfZyMYWyKaZZM347YT4rZhOJRj/atZARrHPhIVipIakDAtDQaAlKscC0a2WATQ4sCPUpdEUq",
+	"JaRd/JGcGRBv7GTVLYQ9l6ZYD7n3JOu0qB2FhC9iNAXSgWkP7GanVotYhMyvurh6J8H3pNhB+M03XSyV",
+	"W+0MGFVc7wC+LbuIj700OzNRkICJx8HxwMBxNFSmpDSlUqeJ8C8ZQSGb9yp75TaKYtwhVZUv9KMdROpS",
+	"ASNFrhWPnIxmJMoT6yOCwUQSnEuAGUVrgWuol6CA7O/xCjmwLPP354kvAo03/YV0biR7VdCdhC9WRBHZ",
+	"9VgR/IMv2tAfcy+DkL5EMIaLLZBuvidCPBWYiLIqoslZfBrHAmTXq42JH++XpvgVHmY32drsfFWsNio+",
+	"X+hGUI6qAPxd58DWrS0T7fqVAqCYz1eXCB/3fInwyBMIv+mBV9Dvprvcx0G1j4Yeun4HXvvduxtpS0Gm",
+	"akLt95dMqP2De9hp79PPFzDV4q1sQnfZqJYhkBDiIhpKQWxrHYpQVQOBnAR/8wGdxj9d/ZqW1WtQPypn",
+	"AeGJ6DQcHnWXjtth16h1lU7rR7q3RaffVrzNj/1O+w99CJtQY/p7/cf4VVWWqMELVUBN/3r07Alu10Mf",
+	"3y8+wn/rwQemuXToCbnVagdo5kolqxSrZK3350//q9fegroeNFLX8/4BKQjVQ/ntJjPCQXkCD5YOPSZ+",
+	"16nsOXS03FdvA73teQr+F6C3ByvpYEVdoxNC+/mk/yVI8gMMpe9O7+8+FqBzd788ff/29JeuzuEulp5a",
+	"FfANbj6yC1Tj+v6gFp9yZr+/2efvzonl+SIqAYylEWgKUYazPMRKtrmDbltjDrJVV9ZjyltU9K1qtFgf",
+	"EuMFQ2jxTUjvqXOQIZgTYjqnSkJu8ZSPUjnCalb8KhOrIlA+2KnsqkPa+qSY23En0FCq03dX1FBXetcq",
+	"fUuFB1crem/MAGzZPM1acZHPAGa6F7cRUiBbMKnknv8MlCQ0D3Xj9qpBe7V7twTlgJp8yyOM0wTsIlDX",
+	"LVUS4YRWrtXaxBiA1LGr5Jct/mPlxDxgrkhZG9lDHO6f9zzGb8va2gYomJMqQ3brNR97tWqOKJPVyzXi",
+	"t2U9RkQvShMQZMqyi66MMJUx7Npy7q5melmvMHh//nSp/DN15Newbp7n7nKKJVf/dyeRYvmtLxhe03Pc",
+	"t7c96/WLX2/gu3Yy92C123DO93Kaq6HQ2hDo57JIi9+XbZqlcXP3OKDjERefw2CqdAPDK2uuaq/MM+kO",
+	"rSJPJxORhCxTc5HvDbkWUHwrExyyVGM6WljX0lbOikPGI+meoRIJXC4giyBkU8MSgafmPM3MM4kqqBxp",
+	"cszey3SoEsEyfiUyzYpZLsHyXahITmdyYX7ErM/JDPNdJbsSjFerWnPpFbYObZQMH+ZKa0BumWlEoI/p",
+	"MsesT1UcOYvtjY87zK+1TQXGbG3sscgb+TPU/v7gMDGpntD3KlmsIYuNdRnrdNKSPr9I2fOSDO5fZWpU",
+	"K0s/CHrdDvxv/3Ek+91ub5BcPR4MeoFPx3a9jWV588/VMsKGcH5e4ge9u2UY/BvYwZrV2cQjiBn8nkxi",
+	"123b6KkWc0tIanWiXqohqda/rn/vkWbv377srMUCrMsun+9MrnsHm18644tM8eRcqZc8B7kmOOwdbdOZ",
+	"nk0xBOqVSFJ+bka9o3ZlqcDvinKWJI0YvR57aNCR9n8lNF6s8ri872+9+tElcGQCxJWcclSRMkVw3CLn",
+	"UnNQdZbLzT2DXnyieS+BElpLanIc1YJ2FayCra/PM2pvxbVx2WyajZS8V2zHFuf5hcqv0iQR8s+Vm4Nr",
+	"uOkkhlYxr7HUsZqvPxzrB0bvvvnpPyAJyqzV5mX+PSvIPShU7AUUCR2OV8RpQ7Uezc7eny8TnTPz3kpB",
+	"rXkH7CNpeareA6MOPv9eB/PL04w/CZstN+J3u3w4BM9O2To7OX/6Y3vlNZw1BqBRDh8Y4qjuGYZIHbO4",
+	"lAtjhizY1fVyqgk+A9cWQtUiGXti7xNU2KoC7pOYDTPBc+0i1DrO1MeGXGLVJRpGwlpUKX/pUuEKfL1V",
+	"X2/Vl7tVu0mxts7EWrN/ye5cPXSw3BKuLmDmspbF4kqTdpPtvwafAPD3EGnmjMDLlnwLLbyrIf93NNMa",
+	"ebq/jAFegnz7SMNNuIkjxQEwfnAEBvTq064999TB54u720P3v7X7fzfLaNP7fzQbKZ6hbUykNJU/mjPy",
+	"D2lS5ctEoRES/H+ZMN1oKHblIqDktSWHGK3e73p1WJ2tlZycNHO02PbN849ZDJQiDiNJyCnCrAfhEVaR",
+	"0S2OZIgIMgDbEzqKOqC48FJYAqDuSJpZQ1w7uG8Zz3MoCg39PqEwBPzwLQb7WnEN8MepwOxR1247xqAf",
+	"9QA7IJK5uJ5p6we2cb+wJB3Ww0qz0Hho4avrW11ODmOczdORHKW3QuIUIUi5sRtcug4DdRpK3WIXOZlj",
+	"0sLBIESSho/9z6CY8THjdishgQ8avxZzi5/Tt0xLM7KiWHa20tTtapY8nKV7FWs5Cg8udqSKX9xK/Xtw",
+	"wx3XYBu7Lx6Kncy+79++XL6ujsP8eyzAX+X0hO7f729jvraEYG3ZjEbZvF4DbpXVuSxywkZK6GMQsxFW",
+	"QRd8scqw7JGoB7Yr9z278rXbiF0u5wbjcsl3v9qWN9qW15zA/0VS2p+9utfFSmqwvn7OeZNc6GvplQo3",
+	"G7X1zspqFn8qbbzEBEKFtCZAvJkVV4BS8DKVNwP2NEuHNxY4aPXPIGgsFVko8XUBlHd9x05yoa7wIaKZ",
+	"y5UTLHCehtf2EyXFb/tzkQ3VRAT3Uv+xrMFdlf/a23/EYgdbQw99Vft3VPtHRAzqAEL/GSr/3/5WKd/1",
+	"t7+xVmwu7hP7ddxGewDAw1JpLwB7gWT2gVFGIXWZMqjj/fg4kvHf4rJAmFywfCbNAS1NCJi2+1vMtDCr",
+	"DDp8BptWpLdCk5EVm0gYH/FU6iKSoIYAws4yZK2REn3IWtaKIVhq3xsLfcNjhNKxH/ev4hA2DL8Ac4Fk",
+	"f/tbiTdVrgt8F7epNqirY2ZWBH8KI2kOJUSRU6FSB/ZU5Hx4I3L09qQFa8VNtNn0X+VzkaSIYQ1gU6he",
+	"xhS1LioV1wjDCUeFcI6Qq66rRhuHotNhsSXyMYAbWIQtCLTGzZfs9N0bdtjvfcuMJr/KmNLvdgmDEY0p",
+	"/S5aU5qtHGY14w7bVJ0LK3Ph1nsVJdaV6sIlqZTrWmnYMN0/qFnDMt3mIkY70fwvH3y3G3cvvzAc/nCd",
+	"6LDTPLcxXZj9vb/hgjjkV7PFv8lsAbfr9zdajPCSr4EIbFBR9n8lc1zNWNFke3BU5IEtD4ee5WFEa7n9",
+	"vdpgdQCS+dXmsI3NYcUB+t9ub6DirGhtsDVtt7U1HDYO2pq4v4Slob+PqVeDX1eIu4j6lExVKgssPSop",
+	"ay9Rcxmygt/YUgxXKgHkz7OMz3R6lZkdhHRDdnJ2ym77IHpg1X4ZSRgNwTJaqCXTvnubzVV+A4YKCK6B",
+	"/L9CsyuukVMZEe1GLLB4FwS0nZydRhIqfQC8TjqBZEkjwiLJio9ZTIhXDqSnPGwY1EM4jCh/AeY4bFUk",
+	"41+jQJgDHwUDFgXRrNs9GCopQDAVcgi57gciCj7HA3ZIhf45ideEmgjRQkawbyEqFb5IcvF8zItIzrlm",
+	"81zJUTtkh90ea6GK8OHDh72TWTEWsjDkUAzY94LnIo/b1M8k1RoKOuTsiidYvkwikhGPZDltqnoFdcBg",
+	"NIITZDrGBGKlBiw3PJOAlUkrYwbU/47ZcmqRxAXusJiK+RKGUJ5D3TKbGToV7L/fvXnN3sFZZQedrl0I",
+	"XfBCHDuALpGz4VgMbzQIrhP0AbqL0u2wRA01HtfOJIFQLE0BXhNR5OkwZEk6EVID0KdMGHIdlXciGck4",
+	"jgGePWN7/8PO3rw7ZzZbhFv4zo6XK1G5HSyKIsnY3o/s0QkRcji3dhPYT89/fgQ/P0XOtWcY/4DVmdcj",
+	"21DCHv0aBbQneJ68vqMgZFGAc9Lm14+RS9vH3zxUgCi4MN8kvDCf5Uhgc98mUQAlU+D/osCtTKXBAVVx",
+	"AOkVmy7SiRjMhbgxDXsN0B7D2x8jYNFGwcSXsDGAGQPjjfn2YxSAZhgFFxfwKdWXUhX+C7YSBD0+n887",
+	"I4CNwFW4uLj4/Ih2bkkTgbRsTGbeVhVpAtbho1EuRryooS/alOvlVGtXK+bbJvwd2oNgEHxr6DXtoeF/",
+	"DnfBx2i4CO0hqGXqGJ7qiGx1aN8vbBUYRMxOi0XIMoGAca5SIIxVKgS7tS+sH2x5RNx4K+fD1vMfmC7x",
+	"mwsLL2Ne+Ug7XD5XefljYDZ085qEFcyLtSskhS7qwDZ/b8YaNSeRXc0KlqQJ1cC2+MSIVBIaRmPO/cpF",
+	"Ougur5K7LfWl4DIJwo8f3T1xi1JeErMkmJp2cRF+DGDlPgZkdnHPu2op4ccAL0cUdcxKrllMgvVYu3Ze",
+	"LY9GDHEwJtkaFUYCCRFmT5cVN1quHLm5FCjhgBrQ3mkNQRUegLhYnVG1aHC4VKZ47fyqgJZNNxsREq4t",
+	"lp4tKGK+NbxlCfrIzeIjga90EejIfjjomRE1nI+EL8wvBIcJCnM6EZeYyenME01buWaGW2s1QChJxN/O",
+	"MrKjDmYt/LRdaq6DQf9zGDjBsmntenv9rgOu+S/4r1vK3l7/m/P+weDou8HRd/Tbxb+NPnnbhFDf2uUu",
+	"VrbNfufNes1OrqVw4Ku7vFrAIL1XjCRuiEMA8BfOcANyFyIfdcNAXV9rUVCyavNhgR2eZYWNu/HXsSwc",
+	"hdBH1TvY63fDg243POx1ji4wDMd/+UXO5dAs/BnPU1199XE37B11w4PHF58vdj2sG0o4qZIVwyELQXY2",
+	"n43crgumZOgMvSjBcQgBy7kkrX0LLRfGQkaZrVV9eGk5ff67Ld+8q0ZOY11j1NE3oLlBu0ZAbpV6lq+j",
+	"+RkZiHyDNp+x4Fkx/iUY/Go+/dPsmNmUzj81feU2Hj4ZrWLxS+XDPtV8M19+hrpfszwtFgipBWK0ka2D",
+	"wUcIakaFYJWFIJW6MCcPgX1B/UyNAjecTYQsWEuL7HpvrAwRP2bxhN8Io3XFqGZAYgi4NQH2ZJZnUJjM",
+	"9EozX2OUMHxjpkWObgmwi5KW7iLul+0CJ1bITFjC02wBmk+qoWSAj97jtYaS7XJTH0B9doYE8Qm0IMOD",
+	"W5yhjzg0rE3NZaZ40g6rLgJXS9AfOZpmmvpKh2OIe8RRguuoUDa00sEAG+FTMF54Tdr4kiYbibdT3huv",
+	"DBdpNqlYD9A0V4Uaqoy1jAA35bmDn64UYTg5O22jMwUbYrhvYnIlEksVIulsGmnBpsosIpZZVWBP0IbK",
+	"zMxrUgiogGEVaqPiwjFKjLBtsXkjqadiuAe0AvbZ3CbQqm2lQyVx/VLNxlwme1Oea0Ia1lMhkvaxK3ZD",
+	"lxpLL2K9iAIkXevUqx539NPQMj513TUs5irDjKWiqG2XxVBS7SFnJ7zgrEWmlH5cVrcEowgYf9reflrY",
+	"rPoYfgRCgkAVSDJgDayuTqYbxRN2xTNzx3P/qL6xOqAOPl98/v8DAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

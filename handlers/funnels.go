@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
@@ -15,10 +16,10 @@ import (
 // ListFunnels answers GET /api/v1/websites/{id}/funnels.
 func (s *Server) ListFunnels(ctx context.Context, req gen.ListFunnelsRequestObject) (gen.ListFunnelsResponseObject, error) {
 	pg := paging(req.Params.Page, (*int)(req.Params.PerPage))
-	funnels, total, err := s.repo.ListFunnels(ctx, userID(ctx), req.Id, pg.Size, pg.Offset())
-	if errors.Is(err, repository.ErrNotFound) {
-		return gen.ListFunnels404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	if _, refused, err := s.open(ctx, req.Id, repository.RoleViewer); refused != nil || err != nil {
+		return gen.ListFunnels404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
+	funnels, total, err := s.repo.ListFunnels(ctx, req.Id, pg.Size, pg.Offset())
 	if err != nil {
 		return nil, err
 	}
@@ -33,17 +34,18 @@ func (s *Server) ListFunnels(ctx context.Context, req gen.ListFunnelsRequestObje
 // StoreFunnel answers POST /api/v1/websites/{id}/funnels.
 func (s *Server) StoreFunnel(ctx context.Context, req gen.StoreFunnelRequestObject) (gen.StoreFunnelResponseObject, error) {
 	name, steps := req.Body.Name, req.Body.Steps
+	// Access first: a refused field of a website the user may not change still answers 404 or
+	// 403, so ids cannot be probed.
+	if _, refused, err := s.open(ctx, req.Id, repository.RoleEditor); refused != nil || err != nil {
+		return storeFunnelRefused(refused), err
+	}
 	if errs := stats.CheckFunnel(name, steps); errs != nil {
-		// A refused field of another user's website still answers 404: ids cannot be probed.
-		if err := s.repo.WebsiteOwned(ctx, userID(ctx), req.Id); err != nil {
-			return storeFunnelNotFound(err)
-		}
 		return storeFunnelInvalid(errs), nil
 	}
-	f, err := s.repo.CreateFunnel(ctx, userID(ctx), req.Id, name, steps)
+	f, err := s.repo.CreateFunnel(ctx, req.Id, name, steps)
 	switch {
-	case errors.Is(err, repository.ErrNotFound):
-		return storeFunnelNotFound(err)
+	case errors.Is(err, repository.ErrNotFound): // deleted meanwhile
+		return storeFunnelRefused(refusal(err)), nil
 	case errors.Is(err, repository.ErrUnknownGoal):
 		return storeFunnelInvalid(stats.FieldErrors{"steps": {"must each be one of the website's goals"}}), nil
 	case errors.Is(err, repository.ErrConflict):
@@ -59,11 +61,15 @@ func (s *Server) StoreFunnel(ctx context.Context, req gen.StoreFunnelRequestObje
 	}, nil
 }
 
-func storeFunnelNotFound(err error) (gen.StoreFunnelResponseObject, error) {
-	if !errors.Is(err, repository.ErrNotFound) {
-		return nil, err
+// storeFunnelRefused answers an access check's refusal (nil: none, the error is a failure).
+func storeFunnelRefused(refused *gen.Error) gen.StoreFunnelResponseObject {
+	switch {
+	case refused == nil:
+		return nil
+	case refused.Status == http.StatusForbidden:
+		return gen.StoreFunnel403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(*refused)}
 	}
-	return gen.StoreFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	return gen.StoreFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(*refused)}
 }
 
 func storeFunnelInvalid(errs stats.FieldErrors) gen.StoreFunnelResponseObject {
@@ -72,8 +78,16 @@ func storeFunnelInvalid(errs stats.FieldErrors) gen.StoreFunnelResponseObject {
 
 // DeleteFunnel answers DELETE /api/v1/websites/{id}/funnels/{funnel_id}.
 func (s *Server) DeleteFunnel(ctx context.Context, req gen.DeleteFunnelRequestObject) (gen.DeleteFunnelResponseObject, error) {
-	err := s.repo.DeleteFunnel(ctx, userID(ctx), req.Id, req.FunnelId)
-	if errors.Is(err, repository.ErrNotFound) {
+	_, refused, err := s.open(ctx, req.Id, repository.RoleEditor)
+	switch {
+	case err != nil:
+		return nil, err
+	case refused != nil && refused.Status == http.StatusForbidden:
+		return gen.DeleteFunnel403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(*refused)}, nil
+	case refused == nil:
+		err = s.repo.DeleteFunnel(ctx, req.Id, req.FunnelId)
+	}
+	if refused != nil || errors.Is(err, repository.ErrNotFound) {
 		return gen.DeleteFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
 	}
 	if err != nil {

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/analytics-service/analytics/gen"
@@ -71,12 +70,9 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	if bad != nil {
 		return gen.GetTimeseries422JSONResponse{InvalidTimeseriesQueryJSONResponse: gen.InvalidTimeseriesQueryJSONResponse(*bad)}, nil
 	}
-	site, err := s.repo.Website(ctx, userID(ctx), req.WebsiteId)
-	if errors.Is(err, repository.ErrNotFound) {
-		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
-	}
-	if err != nil {
-		return nil, err
+	site, refused, err := s.open(ctx, req.WebsiteId, repository.RoleViewer)
+	if refused != nil || err != nil {
+		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	reader := s.repo.Reader(req.WebsiteId, days, filtersOf(ctx))
 	buckets, err := reader.Series(ctx, interval, site.Zone(s.loc)) // hours of the website's zone
@@ -106,8 +102,8 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	return gen.GetTimeseries200JSONResponse{Data: data, Meta: meta, Links: links}, nil
 }
 
-// GetRealtime answers GET /api/v1/stats/{website_id}/realtime. An API key is its owner's, so
-// the recent pageviews are always included.
+// GetRealtime answers GET /api/v1/stats/{website_id}/realtime. An API key is its user's, who
+// has a role on the website, so the recent pageviews are always included.
 func (s *Server) GetRealtime(ctx context.Context, req gen.GetRealtimeRequestObject) (gen.GetRealtimeResponseObject, error) {
 	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetRealtime404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
@@ -134,11 +130,9 @@ func statsRange(from, to time.Time) (stats.Range, *gen.Error) {
 	return stats.Range{From: stats.Day(from), To: stats.Day(to)}, nil
 }
 
-// owned tells whether the caller owns the website; an error is a failure (a 500).
+// owned tells whether the caller may read the website's stats (any role); an error is a
+// failure (a 500).
 func (s *Server) owned(ctx context.Context, websiteID int64) (bool, error) {
-	err := s.repo.WebsiteOwned(ctx, userID(ctx), websiteID)
-	if errors.Is(err, repository.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	_, refused, err := s.open(ctx, websiteID, repository.RoleViewer)
+	return refused == nil && err == nil, err
 }

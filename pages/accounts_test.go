@@ -406,7 +406,7 @@ func linkIn(t *testing.T, m smtptest.Received) string {
 func TestPasswordReset(t *testing.T) {
 	e, smtp := resetEnv(t)
 	owner := e.UserWithPassword("owner@example.com")
-	session, err := e.Repo.CreateSession(context.Background(), owner.ID, time.Hour)
+	session, err := e.Repo.CreateSession(context.Background(), owner.ID, time.Hour, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

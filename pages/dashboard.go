@@ -103,10 +103,10 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	base := p.links.Base(r, web.Page)
-	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, zone.OfDay(rng.To), tab)
-	data.Owner = isOwner(r, site)
-	data.Funnel = newFunnelPanel(reads.funnel, q, base+statsPath(site.Domain))
+	base, v := p.links.Base(r, web.Page), viewOf(r, site)
+	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To), tab)
+	data.Owner = hasRole(site)
+	data.Funnel = newFunnelPanel(reads.funnel, q, base+v.path)
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
@@ -205,19 +205,20 @@ func topNames() []stats.Name {
 }
 
 // newDashboardPage lays out what readDashboard read. base is where the service's addresses
-// begin (PUBLIC_URL); links are the dashboard's own address with its filters. Every link it
-// makes keeps the filters, but the realtime view's, which filters do not narrow.
-func newDashboardPage(base string, site repository.Website, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location, tab stats.Name) dashboardPage {
-	dash := statsPath(site.Domain)
+// begin (PUBLIC_URL); v is where the stats pages' links lead; links are the dashboard's own
+// address with its filters. Every link it makes keeps the filters, but the realtime view's,
+// which filters do not narrow.
+func newDashboardPage(base string, site repository.Website, v statsView, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location, tab stats.Name) dashboardPage {
+	dash := v.path
 	filters := links.filters
 	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: links.bar(base)}
-	rangeQuery := withFilters(rng.Query(), filters).Encode()
+	rangeQuery := v.with(withFilters(rng.Query(), filters)).Encode()
 	top := func(name stats.Name) topList {
 		stat, _ := statisticNamed(string(name))
 		list := reads.top[name]
 		return topList{
 			Stat: stat, Rows: topRows(name, list.Entries, links.add), Distinct: list.Distinct, Base: base,
-			ListURL: dash + "/" + string(name) + "?" + rangeQuery, ExportURL: exportURL(site.Domain, name, rng, filters),
+			ListURL: dash + "/" + string(name) + "?" + rangeQuery, ExportURL: exportURL(v, name, rng, filters),
 		}
 	}
 	for _, name := range topNames() {
@@ -233,10 +234,10 @@ func newDashboardPage(base string, site repository.Website, rng stats.Range, tod
 	notes := reads.visits.notesNow
 	data.Sources = newSourcesPanel(base+dash, rangeQuery, tab, top(tab), notes.SourcesFrom, notes.SourcesLacking)
 	data.Goals, data.GoalsRevenue = goalRows(reads.goals, links.add)
-	data.GoalsCSV = goalsExportURL(site.Domain, rng, filters)
-	data.Properties = newPropertiesPanel(dash, withFilters(rng.Query(), filters), links, reads.props,
-		propertiesExportURL(site.Domain, rng, filters))
-	data.Visits = newVisitsPanel(base+dash, rng, len(filters) > 0, reads.visits)
+	data.GoalsCSV = goalsExportURL(v, rng, filters)
+	data.Properties = newPropertiesPanel(dash, v.with(withFilters(rng.Query(), filters)), links, reads.props,
+		propertiesExportURL(v, rng, filters))
+	data.Visits = newVisitsPanel(base, v, rng, len(filters) > 0, reads.visits)
 	interval := chartInterval(rng)
 	points := chartPoints(interval, reads.series, loc)
 	data.Table = chartTable(points)
@@ -244,7 +245,7 @@ func newDashboardPage(base string, site repository.Website, rng stats.Range, tod
 		data.Charts = append(data.Charts, newChart(shape, rng, interval, points))
 	}
 	for _, pr := range presets(today, reads.first, rng) {
-		data.Presets = append(data.Presets, presetLink{Label: pr.Label, URL: dash + "?" + withFilters(pr.Range.Query(), filters).Encode(), Current: pr.Current})
+		data.Presets = append(data.Presets, presetLink{Label: pr.Label, URL: v.url("", withFilters(pr.Range.Query(), filters)), Current: pr.Current})
 	}
 	return data
 }
@@ -269,9 +270,10 @@ func topRows(name stats.Name, entries []repository.StatEntry, link func(stats.Na
 	return rows
 }
 
-func isOwner(r *http.Request, site repository.Website) bool {
-	u := viewerOf(r)
-	return u != nil && u.ID == site.UserID
+// hasRole tells whether the signed-in user is the website's owner or a member (the website as
+// lookupSite read it): they see what only the website's people see, the recent pageviews.
+func hasRole(site repository.Website) bool {
+	return site.Role != ""
 }
 
 // statsPath is the address of a website's dashboard.
@@ -279,10 +281,10 @@ func statsPath(domain string) string {
 	return "/stats/" + url.PathEscape(domain)
 }
 
-func exportURL(domain string, name stats.Name, rng stats.Range, filters stats.Filters) string {
+func exportURL(v statsView, name stats.Name, rng stats.Range, filters stats.Filters) string {
 	q := withFilters(rng.Query(), filters)
 	q.Set("name", string(name))
-	return statsPath(domain) + "/export?" + q.Encode()
+	return v.url("/export", q)
 }
 
 // badParams answers parameters a stats page cannot use, naming each.
@@ -290,6 +292,6 @@ func (p *Pages) badParams(w http.ResponseWriter, r *http.Request, domain string,
 	p.render(w, r, http.StatusUnprocessableEntity, "error.html", "Invalid address", errorPage{
 		Status: http.StatusUnprocessableEntity, Heading: "Invalid address",
 		Message: "This page of " + domain + " cannot be shown with these parameters:", Details: errorLines(errs),
-		Back: "/stats/" + url.PathEscape(domain), BackLabel: "Back to the dashboard of " + domain,
+		Back: viewOf(r, repository.Website{Domain: domain}).url("", url.Values{}), BackLabel: "Back to the dashboard of " + domain,
 	})
 }

@@ -63,7 +63,7 @@ func readFunnelForm(v url.Values) (funnelForm, []int64, stats.FieldErrors) {
 
 // addFunnel takes the add-a-funnel form of the settings page.
 func (p *Pages) addFunnel(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	_, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -72,7 +72,7 @@ func (p *Pages) addFunnel(w http.ResponseWriter, r *http.Request) {
 		errs = stats.CheckFunnel(form.Name, steps)
 	}
 	if len(errs) == 0 {
-		_, err := p.repo.CreateFunnel(r.Context(), user.ID, site.ID, form.Name, steps)
+		_, err := p.repo.CreateFunnel(r.Context(), site.ID, form.Name, steps)
 		switch {
 		case errors.Is(err, repository.ErrNotFound):
 			p.notFound(w, r) // deleted meanwhile
@@ -116,7 +116,7 @@ func (p *Pages) funnelOf(w http.ResponseWriter, r *http.Request, site repository
 
 // removeFunnel takes a funnel's remove button.
 func (p *Pages) removeFunnel(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	_, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -124,7 +124,7 @@ func (p *Pages) removeFunnel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := p.repo.DeleteFunnel(r.Context(), user.ID, site.ID, f.ID)
+	err := p.repo.DeleteFunnel(r.Context(), site.ID, f.ID)
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		p.notFound(w, r)
@@ -138,7 +138,7 @@ func (p *Pages) removeFunnel(w http.ResponseWriter, r *http.Request) {
 // moveFunnelStep takes a step's up or down button (fields step, its position from 1, and
 // move, up or down): it swaps the step with its neighbour.
 func (p *Pages) moveFunnelStep(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	_, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -161,7 +161,7 @@ func (p *Pages) moveFunnelStep(w http.ResponseWriter, r *http.Request) {
 		steps[i] = s.GoalID
 	}
 	steps[pos-1], steps[other-1] = steps[other-1], steps[pos-1]
-	err = p.repo.ReorderFunnel(r.Context(), user.ID, site.ID, f.ID, steps)
+	err = p.repo.ReorderFunnel(r.Context(), site.ID, f.ID, steps)
 	switch {
 	case errors.Is(err, repository.ErrNotFound), errors.Is(err, repository.ErrUnknownGoal):
 		p.notFound(w, r) // changed meanwhile

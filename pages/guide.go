@@ -36,7 +36,8 @@ func (p *Pages) waiting(r *http.Request, site repository.Website) (bool, error) 
 }
 
 func (p *Pages) renderGuide(w http.ResponseWriter, r *http.Request, status int, site repository.Website, outcome *checkOutcome) {
-	data := guidePage{Website: site, Owner: isOwner(r, site), Outcome: outcome, DashboardURL: statsPath(site.Domain)}
+	// The snippet and the installation check are for those who may change the website.
+	data := guidePage{Website: site, Owner: site.Role.Can(repository.RoleEditor), Outcome: outcome, DashboardURL: statsPath(site.Domain)}
 	if data.Owner {
 		data.Snippet = p.snippet(r)
 		data.ExcludedIPs = len(website.Lines(deref(site.ExcludeIPs)))
@@ -47,7 +48,7 @@ func (p *Pages) renderGuide(w http.ResponseWriter, r *http.Request, status int, 
 // verifySite runs the installation check of one of the owner's websites (POST, with the form's
 // CSRF token) and shows its answer on the guide.
 func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	user, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}

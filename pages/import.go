@@ -53,7 +53,7 @@ func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	site, ok := p.ownedSite(w, r, user)
+	site, ok := p.openSite(w, r, user, repository.RoleEditor)
 	if !ok {
 		return
 	}

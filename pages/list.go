@@ -77,14 +77,15 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	dash := statsPath(site.Domain)
+	v := viewOf(r, site)
+	dash := v.path
 	// A value links to the dashboard filtered by it, keeping the range and the filters: the
 	// view of everything else those visits did, which the filter is for. The chips stay here.
-	toDashboard := newFilterLinks(dash, rangeParams(q), filters)
+	toDashboard := newFilterLinks(dash, v.with(rangeParams(q)), filters)
 	data := listPage{
 		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total, Filters: filters,
-		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: dash + "?" + withFilters(rng.Query(), filters).Encode(),
-		ExportURL: exportURL(site.Domain, stat.Name, rng, filters), PerPages: stats.PerPageValues,
+		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: v.url("", withFilters(rng.Query(), filters)),
+		ExportURL: exportURL(v, stat.Name, rng, filters), PerPages: stats.PerPageValues,
 		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(p.links.Base(r, web.Page)),
 	}
 	if len(filters) > 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
@@ -51,6 +52,8 @@ type Options struct {
 	// Outbox sends invitation and reset mail in the background; nil, or one without a
 	// mailer, sends none (links are shown to the admin, and resets go through an admin).
 	Outbox *account.Outbox
+	// SSO is single sign-on's provider; nil turns it off.
+	SSO *sso.Provider
 }
 
 // DefaultFailureDelay: a wrong password is answered no sooner than this, and never sooner than
@@ -72,10 +75,12 @@ type Pages struct {
 	csrfKey      []byte
 	grantKey     []byte
 	deviceKey    []byte // signs device cookies
+	mfaKey       []byte // signs the cookie between a sign-in's password and its code
 	attemptsKey  []byte // keys the password attempts counted per account and website
 	limits       attemptLimits
 	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
 	outbox       *account.Outbox
+	sso          *sso.Provider
 	checker      *siteChecker
 	siteChecks   *ratelimit.Limiter // installation checks per user
 	mux          *http.ServeMux
@@ -104,8 +109,8 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		return nil, err
 	}
 	// The service's signing keys, one per purpose, shared by every node.
-	var keys [4][]byte
-	for i, purpose := range []string{"csrf", "grant", "device", "attempts"} {
+	var keys [5][]byte
+	for i, purpose := range []string{"csrf", "grant", "device", "attempts", "mfa"} {
 		if keys[i], err = opts.Repo.SigningKey(ctx, purpose); err != nil {
 			return nil, fmt.Errorf("pages: %w", err)
 		}
@@ -125,9 +130,11 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		grantKey:     keys[1],
 		deviceKey:    keys[2],
 		attemptsKey:  keys[3],
+		mfaKey:       keys[4],
 		limits:       newAttemptLimits(opts.Now, opts.Registry),
 		hashing:      make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		outbox:       opts.Outbox,
+		sso:          opts.SSO,
 		checker:      newSiteChecker(),
 		siteChecks:   ratelimit.New(1/siteCheckEvery.Seconds(), siteCheckBurst, opts.Now),
 	}
@@ -143,6 +150,9 @@ func (p *Pages) routes() *http.ServeMux {
 	}
 	page("/{$}", p.home, nil)
 	page("/login", p.loginPage, p.login)
+	page("/login/code", p.codeForm, p.signInCode)
+	page("/login/sso", p.startSSO, nil)
+	page("/login/sso/callback", p.ssoCallback, nil)
 	page("/logout", nil, p.logout)
 	page("/websites", nil, p.addWebsite)
 	page("/websites/{id}/edit", p.editPage, p.editWebsite)
@@ -154,12 +164,32 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/funnels/{funnel}/remove", nil, p.removeFunnel)
 	page("/websites/{id}/funnels/{funnel}/move", nil, p.moveFunnelStep)
 	page("/websites/{id}/import", nil, p.importPlausible)
+	page("/websites/{id}/members", p.membersPage, p.inviteMember)
+	page("/websites/{id}/members/{user}/role", nil, p.setMemberRole)
+	page("/websites/{id}/members/{user}/remove", nil, p.removeMember)
+	page("/websites/{id}/invitations/{link}/revoke", nil, p.revokeInvitation)
+	page("/websites/{id}/transfer", nil, p.transferWebsite)
+	page("/invitation", p.invitationForm, p.acceptInvitation)
+	page("/websites/{id}/shared", p.sharedLinksPage, p.createSharedLink)
+	page("/websites/{id}/shared/{link}/rename", nil, p.renameSharedLink)
+	page("/websites/{id}/shared/{link}/delete", nil, p.deleteSharedLink)
+	page("/share/{domain}", p.shared(p.dashboard), p.unlockShared)
+	page("/share/{domain}/export", p.shared(p.export), p.unlockShared)
+	page("/share/{domain}/realtime", p.shared(p.realtime), p.unlockShared)
+	page("/share/{domain}/{name}", p.shared(p.list), p.unlockShared)
+	page("/embed.css", p.embedCSS, nil)
 	page("/account", p.accountPage, nil)
 	page("/account/email", nil, p.changeEmail)
 	page("/account/email/confirm", p.confirmEmailForm, p.confirmEmail)
 	page("/account/password", nil, p.changePassword)
 	page("/account/keys", nil, p.createKey)
 	page("/account/keys/{id}/revoke", nil, p.revokeKey)
+	page("/account/totp", p.totpSetup, p.confirmTOTP)
+	page("/account/totp/disable", nil, p.disableTOTP)
+	page("/account/totp/codes", nil, p.newRecoveryCodes)
+	page("/admin/settings/totp", nil, p.setTOTPRequired)
+	page("/account/sessions/{id}/end", nil, p.endSession)
+	page("/account/sessions/others/end", nil, p.endOtherSessions)
 	page("/admin/users", p.adminUsers, p.invite)
 	page("/admin/users/{id}/admin", nil, p.setAdmin)
 	page("/admin/users/{id}/link", nil, p.passwordLink)
@@ -259,6 +289,8 @@ type view struct {
 	User  *repository.User
 	CSRF  string // the token every state-changing form carries
 	Data  any
+	// Embed is set on a shared link's embed view: the page goes without the site's chrome.
+	Embed *embedOptions
 }
 
 // render executes a page template into a buffer first, so a template failure becomes a clean
@@ -270,6 +302,9 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 		return
 	}
 	v := view{Base: p.links.Base(r, web.Page), Title: title, User: viewerOf(r), Data: data}
+	if sv, ok := r.Context().Value(viewKey{}).(statsView); ok {
+		v.Embed = sv.embed
+	}
 	// Only pages with a form get the CSRF cookie: a stranger reading a public dashboard is
 	// given no cookie at all.
 	if v.User != nil || formPages[name] {
@@ -292,7 +327,8 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 
 // formPages are the pages that have a form for a visitor who is not signed in.
 var formPages = map[string]bool{"login.html": true, "password.html": true,
-	"password_reset.html": true, "set_password.html": true, "confirm_email.html": true}
+	"password_reset.html": true, "set_password.html": true, "confirm_email.html": true, "invitation.html": true,
+	"login_code.html": true}
 
 // errorPage is the data of error.html.
 type errorPage struct {

@@ -118,7 +118,7 @@ func (r *Repository) ListPendingLinks(ctx context.Context, limit int) ([]Pending
 			count(*) OVER () AS total
 		FROM account_links l
 		LEFT JOIN users m ON m.id = l.created_by
-		WHERE l.used_at IS NULL AND l.expires_at > $1
+		WHERE l.used_at IS NULL AND l.expires_at > $1 AND l.kind <> 'member'
 		ORDER BY l.created_at DESC, l.id DESC
 		LIMIT $2`
 	var rows []struct {
@@ -140,7 +140,7 @@ func (r *Repository) ListPendingLinks(ctx context.Context, limit int) ([]Pending
 // voided or expired.
 func (r *Repository) RevokeLink(ctx context.Context, id int64) error {
 	now := r.now().UTC()
-	res, err := r.db.ExecContext(ctx, `UPDATE account_links SET used_at = $2 WHERE id = $1 AND used_at IS NULL AND expires_at > $2`, id, now)
+	res, err := r.db.ExecContext(ctx, `UPDATE account_links SET used_at = $2 WHERE id = $1 AND kind <> 'member' AND used_at IS NULL AND expires_at > $2`, id, now)
 	if err != nil {
 		return fmt.Errorf("account_links.revoke: %w", err)
 	}

@@ -386,7 +386,7 @@ func (r *Repository) linkByToken(ctx context.Context, db sqlx.QueryerContext, to
 	query := `
 		SELECT id, kind, email, user_id, make_admin, expires_at, created_by
 		FROM account_links
-		WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2` + lock
+		WHERE token_hash = $1 AND kind <> 'member' AND used_at IS NULL AND expires_at > $2` + lock
 	var l Link
 	err := sqlx.GetContext(ctx, db, &l, query, hashKey(token), r.now().UTC())
 	if errors.Is(err, sql.ErrNoRows) {

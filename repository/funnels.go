@@ -27,12 +27,12 @@ const insertFunnelSteps = `
 	INSERT INTO funnel_steps (website_id, funnel_id, position, goal_id)
 	SELECT $1, $2, s.position, s.goal_id FROM unnest($3::bigint[]) WITH ORDINALITY AS s (goal_id, position)`
 
-// CreateFunnel adds a funnel (checked by stats.CheckFunnel) to one of a user's websites:
-// ErrNotFound when the website is not the user's, ErrUnknownGoal when a step is not one of its
+// CreateFunnel adds a funnel (checked by stats.CheckFunnel) to a website (the caller checked
+// the role): ErrNotFound when there is no such website, ErrUnknownGoal when a step is not one of its
 // goals, ErrConflict when the name is taken in it, ErrFunnelLimit when it has stats.MaxFunnels
 // funnels. The count and the inserts run in one transaction under a lock of the website's row,
 // so parallel requests cannot add the 51st funnel between them, and a refusal writes nothing.
-func (r *Repository) CreateFunnel(ctx context.Context, userID, websiteID int64, name string, steps []int64) (stats.Funnel, error) {
+func (r *Repository) CreateFunnel(ctx context.Context, websiteID int64, name string, steps []int64) (stats.Funnel, error) {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return stats.Funnel{}, fmt.Errorf("funnels.create: begin: %w", err)
@@ -40,7 +40,7 @@ func (r *Repository) CreateFunnel(ctx context.Context, userID, websiteID int64, 
 	defer tx.Rollback() //nolint:errcheck
 
 	// NO KEY: serialises the funnels of a website without waiting for a stats flush (KEY SHARE).
-	if _, err := getWebsite(ctx, tx, "funnels.create", userID, websiteID, "FOR NO KEY UPDATE"); err != nil {
+	if _, err := getWebsite(ctx, tx, "funnels.create", websiteID, "FOR NO KEY UPDATE"); err != nil {
 		return stats.Funnel{}, err
 	}
 	var n int
@@ -79,12 +79,9 @@ func (r *Repository) CreateFunnel(ctx context.Context, userID, websiteID int64, 
 	return funnels[0], nil
 }
 
-// ListFunnels is one page of a user's website's funnels, by name (ties by id), and how many it
-// has; ErrNotFound when the website is not the user's.
-func (r *Repository) ListFunnels(ctx context.Context, userID, websiteID int64, limit, offset int) ([]stats.Funnel, int64, error) {
-	if err := r.WebsiteOwned(ctx, userID, websiteID); err != nil {
-		return nil, 0, fmt.Errorf("funnels.list: %w", err)
-	}
+// ListFunnels is one page of a website's funnels, by name (ties by id), and how many it has
+// (the caller checked the role).
+func (r *Repository) ListFunnels(ctx context.Context, websiteID int64, limit, offset int) ([]stats.Funnel, int64, error) {
 	var total int64
 	if err := r.db.GetContext(ctx, &total, `SELECT count(*) FROM funnels WHERE website_id = $1`, websiteID); err != nil {
 		return nil, 0, fmt.Errorf("funnels.list: count: %w", err)
@@ -151,14 +148,11 @@ func selectFunnels(ctx context.Context, q sqlx.QueryerContext, websiteID, funnel
 	return out, nil
 }
 
-// DeleteFunnel removes a funnel of one of a user's websites; ErrNotFound when the website is
-// not the user's or the funnel not the website's. Its goals stay.
-func (r *Repository) DeleteFunnel(ctx context.Context, userID, websiteID, funnelID int64) error {
-	const query = `
-		DELETE FROM funnels f
-		USING websites w
-		WHERE f.website_id = $1 AND f.id = $2 AND w.id = f.website_id AND w.user_id = $3`
-	res, err := r.db.ExecContext(ctx, query, websiteID, funnelID, userID)
+// DeleteFunnel removes a funnel of a website (the caller checked the role); ErrNotFound when
+// the funnel is not the website's. Its goals stay.
+func (r *Repository) DeleteFunnel(ctx context.Context, websiteID, funnelID int64) error {
+	const query = `DELETE FROM funnels WHERE website_id = $1 AND id = $2`
+	res, err := r.db.ExecContext(ctx, query, websiteID, funnelID)
 	if err != nil {
 		return fmt.Errorf("funnels.delete: %w", err)
 	}
@@ -184,21 +178,21 @@ func deleteFunnelsLeftShort(ctx context.Context, tx *sqlx.Tx, websiteID, goalID 
 	return nil
 }
 
-// ReorderFunnel gives a funnel of one of a user's websites its steps in a new order: the same
-// goals, each once (ErrUnknownGoal otherwise); ErrNotFound when the website is not the user's
-// or the funnel not the website's. The steps are rewritten in one transaction.
-func (r *Repository) ReorderFunnel(ctx context.Context, userID, websiteID, funnelID int64, steps []int64) error {
+// ReorderFunnel gives a funnel of a website its steps in a new order (the caller checked the
+// role): the same goals, each once (ErrUnknownGoal otherwise); ErrNotFound when the funnel is
+// not the website's. The steps are rewritten in one transaction.
+func (r *Repository) ReorderFunnel(ctx context.Context, websiteID, funnelID int64, steps []int64) error {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("funnels.reorder: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
 	const lock = `
-		SELECT f.id FROM funnels f JOIN websites w ON w.id = f.website_id
-		WHERE f.website_id = $1 AND f.id = $2 AND w.user_id = $3
-		FOR UPDATE OF f`
+		SELECT id FROM funnels
+		WHERE website_id = $1 AND id = $2
+		FOR UPDATE`
 	var id int64
-	if err := tx.GetContext(ctx, &id, lock, websiteID, funnelID, userID); errors.Is(err, sql.ErrNoRows) {
+	if err := tx.GetContext(ctx, &id, lock, websiteID, funnelID); errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("funnels.reorder: %w", ErrNotFound)
 	} else if err != nil {
 		return fmt.Errorf("funnels.reorder: %w", err)

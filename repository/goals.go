@@ -37,11 +37,11 @@ func deref(s *string) string {
 	return *s
 }
 
-// CreateGoal adds a goal (checked by stats.CheckGoal) to one of a user's websites: ErrNotFound
-// when the website is not the user's, ErrConflict when the display name is taken in it,
+// CreateGoal adds a goal (checked by stats.CheckGoal) to a website (the caller checked the
+// role): ErrNotFound when there is no such website, ErrConflict when the display name is taken in it,
 // ErrGoalLimit when it has stats.MaxGoals goals. The count and the insert run under a lock of
 // the website's row, so parallel requests cannot add the 201st goal between them.
-func (r *Repository) CreateGoal(ctx context.Context, userID, websiteID int64, g stats.Goal) (stats.Goal, error) {
+func (r *Repository) CreateGoal(ctx context.Context, websiteID int64, g stats.Goal) (stats.Goal, error) {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return stats.Goal{}, fmt.Errorf("goals.create: begin: %w", err)
@@ -49,7 +49,7 @@ func (r *Repository) CreateGoal(ctx context.Context, userID, websiteID int64, g 
 	defer tx.Rollback() //nolint:errcheck
 
 	// NO KEY: serialises the goals of a website without waiting for a stats flush (KEY SHARE).
-	if _, err := getWebsite(ctx, tx, "goals.create", userID, websiteID, "FOR NO KEY UPDATE"); err != nil {
+	if _, err := getWebsite(ctx, tx, "goals.create", websiteID, "FOR NO KEY UPDATE"); err != nil {
 		return stats.Goal{}, err
 	}
 	var n int
@@ -77,12 +77,9 @@ func (r *Repository) CreateGoal(ctx context.Context, userID, websiteID int64, g 
 	return row.goal(), nil
 }
 
-// ListGoals is one page of a user's website's goals, by display name (ties by id), and how many
-// it has; ErrNotFound when the website is not the user's.
-func (r *Repository) ListGoals(ctx context.Context, userID, websiteID int64, limit, offset int) ([]stats.Goal, int64, error) {
-	if err := r.WebsiteOwned(ctx, userID, websiteID); err != nil {
-		return nil, 0, fmt.Errorf("goals.list: %w", err)
-	}
+// ListGoals is one page of a website's goals, by display name (ties by id), and how many it
+// has (the caller checked the role).
+func (r *Repository) ListGoals(ctx context.Context, websiteID int64, limit, offset int) ([]stats.Goal, int64, error) {
 	var total int64
 	if err := r.db.GetContext(ctx, &total, `SELECT count(*) FROM goals WHERE website_id = $1`, websiteID); err != nil {
 		return nil, 0, fmt.Errorf("goals.list: count: %w", err)
@@ -122,10 +119,10 @@ func selectGoals(ctx context.Context, q sqlx.QueryerContext, websiteID int64, li
 	return goals, nil
 }
 
-// DeleteGoal removes a goal of one of a user's websites; ErrNotFound when the website is not
-// the user's or the goal not the website's. Its funnel steps go with it (a foreign key), and
+// DeleteGoal removes a goal of a website (the caller checked the role); ErrNotFound when the
+// goal is not the website's. Its funnel steps go with it (a foreign key), and
 // the funnels left with fewer than 2 steps are deleted in the same transaction.
-func (r *Repository) DeleteGoal(ctx context.Context, userID, websiteID, goalID int64) error {
+func (r *Repository) DeleteGoal(ctx context.Context, websiteID, goalID int64) error {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("goals.delete: begin: %w", err)
@@ -135,15 +132,14 @@ func (r *Repository) DeleteGoal(ctx context.Context, userID, websiteID, goalID i
 		return fmt.Errorf("goals.delete: %w", err)
 	}
 	const query = `
-		DELETE FROM goals g
-		USING websites w
-		WHERE g.website_id = $1 AND g.id = $2 AND w.id = g.website_id AND w.user_id = $3`
-	res, err := tx.ExecContext(ctx, query, websiteID, goalID, userID)
+		DELETE FROM goals
+		WHERE website_id = $1 AND id = $2`
+	res, err := tx.ExecContext(ctx, query, websiteID, goalID)
 	if err != nil {
 		return fmt.Errorf("goals.delete: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("goals.delete: %w", ErrNotFound) // the rollback keeps another user's funnels
+		return fmt.Errorf("goals.delete: %w", ErrNotFound) // the rollback keeps the funnels
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("goals.delete: commit: %w", err)

@@ -35,7 +35,7 @@ func TestQueryGoalsMatchAReference(t *testing.T) {
 		if i%3 == 1 {
 			g = stats.Goal{Kind: stats.GoalEvent, Event: goalEvents[i%len(goalEvents)], DisplayName: g.DisplayName}
 		}
-		if _, err := f.repo.CreateGoal(ctx, f.user, site, g); err != nil {
+		if _, err := f.repo.CreateGoal(ctx, site, g); err != nil {
 			t.Fatal(err)
 		}
 	}

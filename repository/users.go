@@ -23,6 +23,10 @@ type User struct {
 	Email string `db:"email"`
 	// IsAdmin: the user manages users at /admin/users.
 	IsAdmin bool `db:"is_admin"`
+	// TOTP: two-factor sign-in is on; TOTPRequired: the service requires it of everyone. Read
+	// with the session only (SessionUser).
+	TOTP         bool `db:"totp"`
+	TOTPRequired bool `db:"totp_required"`
 }
 
 // CreateUser adds a user, an admin when it is the first; ErrConflict if the e-mail is taken,

@@ -59,7 +59,7 @@ func TestVisitRowsUpsertSkipAndDelete(t *testing.T) {
 		got.Landing != "/a" || got.Exit != "/c" || len(got.Pages) != 3 || got.Pages[1] != "/b" || len(got.Events) != 1 {
 		t.Fatalf("row after two writes: %+v", got)
 	}
-	if err := f.repo.DeleteWebsite(ctx, f.user, f.sites[0]); err != nil {
+	if err := f.repo.DeleteWebsite(ctx, f.sites[0]); err != nil {
 		t.Fatal(err)
 	}
 	var left []int64

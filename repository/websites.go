@@ -35,6 +35,9 @@ type Website struct {
 	// AccessVersion moves on every change of the password or the privacy; password grants
 	// are only good for the version they were made under.
 	AccessVersion int64 `db:"access_version"`
+	// Role is the asking user's role on the website, read only by WebsiteRole and
+	// ListWebsites (members_roles.go); "" elsewhere.
+	Role Role `db:"role"`
 }
 
 // NewWebsite is what a store needs, already validated and normalised.
@@ -108,18 +111,25 @@ func createWebsite(ctx context.Context, q sqlx.QueryerContext, now time.Time, us
 	return w, nil
 }
 
-// Website returns one of a user's websites; ErrNotFound if it is unknown or someone else's.
+// Website returns one of a user's own websites (the user its owner); ErrNotFound if it is
+// unknown or someone else's. The e-mail reports, which go to owners, use it; pages and API
+// calls check the user's role with website.Service.Open instead.
 func (r *Repository) Website(ctx context.Context, userID, id int64) (Website, error) {
-	return getWebsite(ctx, r.db, "websites.get", userID, id, "")
+	w, err := getWebsite(ctx, r.db, "websites.get", id, "")
+	if err == nil && w.UserID != userID {
+		return Website{}, fmt.Errorf("websites.get: %w", ErrNotFound)
+	}
+	return w, err
 }
 
-func getWebsite(ctx context.Context, q sqlx.QueryerContext, op string, userID, id int64, lock string) (Website, error) {
+// getWebsite reads a website by id, whoever owns it; the callers have checked the role.
+func getWebsite(ctx context.Context, q sqlx.QueryerContext, op string, id int64, lock string) (Website, error) {
 	query := `
 		SELECT ` + websiteColumns + `
 		FROM websites
-		WHERE id = $1 AND user_id = $2 ` + lock
+		WHERE id = $1 ` + lock
 	var w Website
-	err := sqlx.GetContext(ctx, q, &w, query, id, userID)
+	err := sqlx.GetContext(ctx, q, &w, query, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Website{}, fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
@@ -129,10 +139,11 @@ func getWebsite(ctx context.Context, q sqlx.QueryerContext, op string, userID, i
 	return w, nil
 }
 
-// UpdateWebsite applies changes to one of a user's websites. It refuses (ErrPasswordRequired)
-// to leave a website at privacy 2 without a password; the check and the write share one
-// transaction so a concurrent update cannot slip between them.
-func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch WebsiteChanges) (Website, error) {
+// UpdateWebsite applies changes to a website (the caller checked the role: website.Service).
+// It refuses (ErrPasswordRequired) to leave a website at privacy 2 without a password; the
+// check and the write share one transaction so a concurrent update cannot slip between them.
+// ErrNotFound when there is no such website.
+func (r *Repository) UpdateWebsite(ctx context.Context, id int64, ch WebsiteChanges) (Website, error) {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return Website{}, fmt.Errorf("websites.update: begin: %w", err)
@@ -140,7 +151,7 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 	defer tx.Rollback() //nolint:errcheck
 
 	// NO KEY: serialises updates without waiting for a stats flush, which locks FOR KEY SHARE.
-	current, err := getWebsite(ctx, tx, "websites.update", userID, id, "FOR NO KEY UPDATE")
+	current, err := getWebsite(ctx, tx, "websites.update", id, "FOR NO KEY UPDATE")
 	if err != nil {
 		return Website{}, err
 	}
@@ -153,11 +164,11 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 		return Website{}, fmt.Errorf("websites.update: %w", ErrPasswordRequired)
 	}
 
-	set := []string{"updated_at = $3"}
+	set := []string{"updated_at = $2"}
 	if accessChanges(current, ch) {
 		set = append(set, "access_version = access_version + 1")
 	}
-	args := []any{id, userID, r.now().UTC().Truncate(time.Microsecond)}
+	args := []any{id, r.now().UTC().Truncate(time.Microsecond)}
 	add := func(column string, value any, wrap string) {
 		args = append(args, value)
 		set = append(set, fmt.Sprintf("%s = "+wrap, column, len(args)))
@@ -195,7 +206,7 @@ func (r *Repository) UpdateWebsite(ctx context.Context, userID, id int64, ch Web
 	query := `
 		UPDATE websites
 		SET ` + strings.Join(set, ", ") + `
-		WHERE id = $1 AND user_id = $2
+		WHERE id = $1
 		RETURNING ` + websiteColumns
 	var w Website
 	if err := tx.GetContext(ctx, &w, query, args...); err != nil {
@@ -295,8 +306,9 @@ func (r *Repository) WebsiteByDomain(ctx context.Context, domain string) (Websit
 	return w, nil
 }
 
-// DeleteWebsite removes one of a user's websites and all of its stats in one transaction.
-func (r *Repository) DeleteWebsite(ctx context.Context, userID, id int64) error {
+// DeleteWebsite removes a website and all of its stats in one transaction (the caller checked
+// the role: website.Service); ErrNotFound when there is no such website.
+func (r *Repository) DeleteWebsite(ctx context.Context, id int64) error {
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("websites.delete: begin: %w", err)
@@ -305,8 +317,8 @@ func (r *Repository) DeleteWebsite(ctx context.Context, userID, id int64) error 
 
 	const deleteWebsite = `
 		DELETE FROM websites
-		WHERE id = $1 AND user_id = $2`
-	res, err := tx.ExecContext(ctx, deleteWebsite, id, userID)
+		WHERE id = $1`
+	res, err := tx.ExecContext(ctx, deleteWebsite, id)
 	if err != nil {
 		return fmt.Errorf("websites.delete: %w", err)
 	}
@@ -335,17 +347,19 @@ func deleteWebsiteRows(ctx context.Context, tx *sqlx.Tx, id int64) error {
 	return nil
 }
 
-// ListWebsites returns one page of a user's websites and how many match in all.
+// ListWebsites returns one page of the websites a user has a role on (their own and those
+// shared with them, each with Role set) and how many match in all.
 func (r *Repository) ListWebsites(ctx context.Context, userID int64, q WebsiteQuery) ([]Website, int64, error) {
-	where := []string{"user_id = $1"}
+	// The user's own websites and those shared with them, each with the user's role.
+	where := []string{"(w.user_id = $1 OR w.id IN (SELECT website_id FROM website_members WHERE user_id = $1))"}
 	args := []any{userID}
 	if q.Search != "" {
 		args = append(args, likePattern(q.Search))
-		where = append(where, fmt.Sprintf("domain ILIKE $%d", len(args)))
+		where = append(where, fmt.Sprintf("w.domain ILIKE $%d", len(args)))
 	}
 	if q.Favorite != nil {
 		args = append(args, *q.Favorite)
-		where = append(where, fmt.Sprintf("favorite = $%d", len(args)))
+		where = append(where, fmt.Sprintf("w.favorite = $%d", len(args)))
 	}
 	direction := "ASC"
 	if q.Desc {
@@ -353,17 +367,17 @@ func (r *Repository) ListWebsites(ctx context.Context, userID int64, q WebsiteQu
 	}
 	// Ties break by id in the same direction, so paging is stable; only id and domain reach
 	// here (the spec's enum), so the column name is never user text.
-	order := "id " + direction
+	order := "w.id " + direction
 	if q.SortBy == "domain" {
-		order = "domain " + direction + ", id " + direction
+		order = "w.domain " + direction + ", w.id " + direction
 	}
 	if q.FavoriteFirst {
-		order = "favorite DESC, " + order
+		order = "w.favorite DESC, " + order
 	}
 	whereSQL := strings.Join(where, " AND ")
 	query := `
-		SELECT ` + websiteColumns + `, count(*) OVER () AS total
-		FROM websites
+		SELECT ` + prefixed("w.", websiteColumns) + `, ` + roleOf + ` AS role, count(*) OVER () AS total
+		FROM websites w
 		WHERE ` + whereSQL + `
 		ORDER BY ` + order + `
 		LIMIT ` + fmt.Sprint(q.Limit) + ` OFFSET ` + fmt.Sprint(q.Offset)
@@ -386,22 +400,8 @@ func (r *Repository) ListWebsites(ctx context.Context, userID int64, q WebsiteQu
 	}
 	// A page past the end has no row to carry the total; count separately.
 	var total int64
-	if err := r.db.GetContext(ctx, &total, `SELECT count(*) FROM websites WHERE `+whereSQL, args...); err != nil {
+	if err := r.db.GetContext(ctx, &total, `SELECT count(*) FROM websites w WHERE `+whereSQL, args...); err != nil {
 		return nil, 0, fmt.Errorf("websites.list: count: %w", err)
 	}
 	return websites, total, nil
-}
-
-// WebsiteOwned tells whether a website exists and belongs to the user.
-func (r *Repository) WebsiteOwned(ctx context.Context, userID, id int64) error {
-	const query = `
-		SELECT EXISTS (SELECT 1 FROM websites WHERE id = $1 AND user_id = $2)`
-	var ok bool
-	if err := r.db.GetContext(ctx, &ok, query, id, userID); err != nil {
-		return fmt.Errorf("websites.owned: %w", err)
-	}
-	if !ok {
-		return fmt.Errorf("websites.owned: %w", ErrNotFound)
-	}
-	return nil
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
@@ -128,6 +129,9 @@ type config struct {
 	// Mailer sends the e-mail reports (SMTP_URL, REPORT_FROM); nil when SMTP_URL is unset.
 	Mailer       *reports.Mailer
 	ReportPeriod string // REPORT_PERIOD: reports.Month or reports.Week
+	// OIDC is single sign-on (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET,
+	// OIDC_AUTO_CREATE, OIDC_ALLOWED_DOMAINS); off without OIDC_ISSUER.
+	OIDC sso.Config
 }
 
 // app is the service's configuration, from the environment's.
@@ -136,7 +140,7 @@ func (cfg config) app(geo *ingest.GeoDB) app.Config {
 		Location: cfg.Location, PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, TrustedProxies: cfg.TrustedProxies,
 		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
-		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod,
+		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, OIDC: cfg.OIDC,
 		MetricsAllow:    cfg.MetricsAllow,
 		MaxValuesPerDay: cfg.MaxValuesPerDay,
 		VisitTimeout:    cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
@@ -193,10 +197,42 @@ func loadConfig() (config, error) {
 		errs = append(errs, err)
 	}
 	cfg.TrustedProxies = envPrefixes("TRUSTED_PROXIES", &errs)
+	if err := loadOIDC(&cfg); err != nil {
+		errs = append(errs, err)
+	}
 	if os.Getenv("METRICS_ALLOW") != "" {
 		cfg.MetricsAllow = envPrefixes("METRICS_ALLOW", &errs)
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// loadOIDC reads single sign-on's settings: with OIDC_ISSUER, the client's id and secret are
+// needed too.
+func loadOIDC(cfg *config) error {
+	issuer := os.Getenv("OIDC_ISSUER")
+	cfg.OIDC = sso.Config{Issuer: issuer, ClientID: os.Getenv("OIDC_CLIENT_ID"), ClientSecret: os.Getenv("OIDC_CLIENT_SECRET")}
+	switch v := os.Getenv("OIDC_AUTO_CREATE"); v {
+	case "", "false":
+	case "true":
+		cfg.OIDC.AutoCreate = true
+	default:
+		return fmt.Errorf("OIDC_AUTO_CREATE: %q is not true or false", v)
+	}
+	for _, d := range strings.Split(os.Getenv("OIDC_ALLOWED_DOMAINS"), ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			cfg.OIDC.AllowedDomains = append(cfg.OIDC.AllowedDomains, d)
+		}
+	}
+	if issuer == "" {
+		return nil
+	}
+	if u, err := url.Parse(issuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("OIDC_ISSUER: %q is not an http(s) address", issuer)
+	}
+	if cfg.OIDC.ClientID == "" || cfg.OIDC.ClientSecret == "" {
+		return errors.New("OIDC_ISSUER is set: OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are needed too")
+	}
+	return nil
 }
 
 // envPrefixes reads a comma-separated list of addresses and CIDR ranges.

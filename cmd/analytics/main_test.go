@@ -142,7 +142,7 @@ func TestUserPasswordCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	session, err := repo.CreateSession(ctx, user.ID, time.Hour)
+	session, err := repo.CreateSession(ctx, user.ID, time.Hour, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

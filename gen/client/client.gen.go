@@ -302,6 +302,30 @@ func (e StatName) Valid() bool {
 	}
 }
 
+// Defines values for WebsiteRole.
+const (
+	WebsiteRoleAdmin  WebsiteRole = "admin"
+	WebsiteRoleEditor WebsiteRole = "editor"
+	WebsiteRoleOwner  WebsiteRole = "owner"
+	WebsiteRoleViewer WebsiteRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the WebsiteRole enum.
+func (e WebsiteRole) Valid() bool {
+	switch e {
+	case WebsiteRoleAdmin:
+		return true
+	case WebsiteRoleEditor:
+		return true
+	case WebsiteRoleOwner:
+		return true
+	case WebsiteRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ZeroOne.
 const (
 	ZeroOneN0 ZeroOne = 0
@@ -1267,6 +1291,10 @@ type Website struct {
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy Privacy `json:"privacy"`
 
+	// Role The caller's role on the website: `owner` for their own, else the role they were
+	// invited with (`admin`, `editor` or `viewer`).
+	Role WebsiteRole `json:"role"`
+
 	// Timezone The IANA time zone whose calendar days and hours the website's stats count in
 	// (`Europe/Berlin`); the service's `TZ` unless one was set. After a change this is the
 	// new zone, which counts from `timezone_from` on.
@@ -1281,6 +1309,10 @@ type Website struct {
 	TimezoneFrom *time.Time `json:"timezone_from"`
 	UpdatedAt    time.Time  `json:"updated_at"`
 }
+
+// WebsiteRole The caller's role on the website: `owner` for their own, else the role they were
+// invited with (`admin`, `editor` or `viewer`).
+type WebsiteRole string
 
 // WebsiteList defines model for WebsiteList.
 type WebsiteList struct {
@@ -1408,6 +1440,9 @@ type WebsiteSearch = string
 
 // BadHit The one error body, for every status >= 400.
 type BadHit = Error
+
+// Forbidden The one error body, for every status >= 400.
+type Forbidden = Error
 
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
@@ -2995,7 +3030,7 @@ type ClientInterface interface {
 
 	// ListWebsites List websites
 	//
-	// The caller's websites, one page at a time. Ties of the sort key break by id in the same
+	// The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
 	// direction, so paging is stable.
 	//
 	// Corresponds with GET /api/v1/websites (the `ListWebsites` operationId).
@@ -3742,7 +3777,7 @@ func (c *Client) GetTimeseries(ctx context.Context, websiteId StatsWebsiteId, pa
 
 // ListWebsites List websites
 //
-// The caller's websites, one page at a time. Ties of the sort key break by id in the same
+// The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
 // direction, so paging is stable.
 //
 // Corresponds with GET /api/v1/websites (the `ListWebsites` operationId).
@@ -7045,7 +7080,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListWebsitesWithResponse List websites
 	//
-	// The caller's websites, one page at a time. Ties of the sort key break by id in the same
+	// The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
 	// direction, so paging is stable.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9009,6 +9044,12 @@ type DeleteWebsiteResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// DeleteWebsiteResponse403Headers the declared response headers of an HTTP 403 response for DeleteWebsite
+type DeleteWebsiteResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // DeleteWebsiteResponse404Headers the declared response headers of an HTTP 404 response for DeleteWebsite
 type DeleteWebsiteResponse404Headers struct {
 	CacheControl        string
@@ -9036,6 +9077,8 @@ type DeleteWebsiteResponse struct {
 	JSON200 *Deleted
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -9046,6 +9089,8 @@ type DeleteWebsiteResponse struct {
 	Headers200 *DeleteWebsiteResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteWebsiteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteWebsiteResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteWebsiteResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -9062,6 +9107,11 @@ func (r DeleteWebsiteResponse) GetJSON200() *Deleted {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DeleteWebsiteResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteWebsiteResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -9233,6 +9283,12 @@ type PatchWebsiteResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// PatchWebsiteResponse403Headers the declared response headers of an HTTP 403 response for PatchWebsite
+type PatchWebsiteResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // PatchWebsiteResponse404Headers the declared response headers of an HTTP 404 response for PatchWebsite
 type PatchWebsiteResponse404Headers struct {
 	CacheControl        string
@@ -9278,6 +9334,8 @@ type PatchWebsiteResponse struct {
 	JSON200 *WebsiteOK
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -9294,6 +9352,8 @@ type PatchWebsiteResponse struct {
 	Headers200 *PatchWebsiteResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *PatchWebsiteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PatchWebsiteResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *PatchWebsiteResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -9316,6 +9376,11 @@ func (r PatchWebsiteResponse) GetJSON200() *WebsiteOK {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r PatchWebsiteResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PatchWebsiteResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -9390,6 +9455,12 @@ type UpdateWebsiteResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// UpdateWebsiteResponse403Headers the declared response headers of an HTTP 403 response for UpdateWebsite
+type UpdateWebsiteResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // UpdateWebsiteResponse404Headers the declared response headers of an HTTP 404 response for UpdateWebsite
 type UpdateWebsiteResponse404Headers struct {
 	CacheControl        string
@@ -9435,6 +9506,8 @@ type UpdateWebsiteResponse struct {
 	JSON200 *WebsiteOK
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -9451,6 +9524,8 @@ type UpdateWebsiteResponse struct {
 	Headers200 *UpdateWebsiteResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UpdateWebsiteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateWebsiteResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateWebsiteResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -9473,6 +9548,11 @@ func (r UpdateWebsiteResponse) GetJSON200() *WebsiteOK {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r UpdateWebsiteResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateWebsiteResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -9665,6 +9745,12 @@ type StoreFunnelResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// StoreFunnelResponse403Headers the declared response headers of an HTTP 403 response for StoreFunnel
+type StoreFunnelResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // StoreFunnelResponse404Headers the declared response headers of an HTTP 404 response for StoreFunnel
 type StoreFunnelResponse404Headers struct {
 	CacheControl        string
@@ -9710,6 +9796,8 @@ type StoreFunnelResponse struct {
 	JSON201 *FunnelResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -9726,6 +9814,8 @@ type StoreFunnelResponse struct {
 	Headers201 *StoreFunnelResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *StoreFunnelResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StoreFunnelResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *StoreFunnelResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -9748,6 +9838,11 @@ func (r StoreFunnelResponse) GetJSON201() *FunnelResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r StoreFunnelResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StoreFunnelResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -9816,6 +9911,12 @@ type DeleteFunnelResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// DeleteFunnelResponse403Headers the declared response headers of an HTTP 403 response for DeleteFunnel
+type DeleteFunnelResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // DeleteFunnelResponse404Headers the declared response headers of an HTTP 404 response for DeleteFunnel
 type DeleteFunnelResponse404Headers struct {
 	CacheControl        string
@@ -9843,6 +9944,8 @@ type DeleteFunnelResponse struct {
 	JSON200 *FunnelDeleted
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -9851,6 +9954,8 @@ type DeleteFunnelResponse struct {
 	JSON500 *InternalError
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteFunnelResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteFunnelResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteFunnelResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -9867,6 +9972,11 @@ func (r DeleteFunnelResponse) GetJSON200() *FunnelDeleted {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DeleteFunnelResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteFunnelResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -10044,6 +10154,12 @@ type StoreGoalResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// StoreGoalResponse403Headers the declared response headers of an HTTP 403 response for StoreGoal
+type StoreGoalResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // StoreGoalResponse404Headers the declared response headers of an HTTP 404 response for StoreGoal
 type StoreGoalResponse404Headers struct {
 	CacheControl        string
@@ -10089,6 +10205,8 @@ type StoreGoalResponse struct {
 	JSON201 *GoalResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -10105,6 +10223,8 @@ type StoreGoalResponse struct {
 	Headers201 *StoreGoalResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *StoreGoalResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StoreGoalResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *StoreGoalResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -10127,6 +10247,11 @@ func (r StoreGoalResponse) GetJSON201() *GoalResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r StoreGoalResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StoreGoalResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -10195,6 +10320,12 @@ type DeleteGoalResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// DeleteGoalResponse403Headers the declared response headers of an HTTP 403 response for DeleteGoal
+type DeleteGoalResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // DeleteGoalResponse404Headers the declared response headers of an HTTP 404 response for DeleteGoal
 type DeleteGoalResponse404Headers struct {
 	CacheControl        string
@@ -10222,6 +10353,8 @@ type DeleteGoalResponse struct {
 	JSON200 *GoalDeleted
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10230,6 +10363,8 @@ type DeleteGoalResponse struct {
 	JSON500 *InternalError
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteGoalResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteGoalResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteGoalResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10246,6 +10381,11 @@ func (r DeleteGoalResponse) GetJSON200() *GoalDeleted {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DeleteGoalResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteGoalResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -11208,7 +11348,7 @@ func (c *ClientWithResponses) GetTimeseriesWithResponse(ctx context.Context, web
 
 // ListWebsitesWithResponse List websites
 //
-// The caller's websites, one page at a time. Ties of the sort key break by id in the same
+// The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
 // direction, so paging is stable.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -14018,6 +14158,13 @@ func ParseDeleteWebsiteResponse(rsp *http.Response) (*DeleteWebsiteResponse, err
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14083,6 +14230,23 @@ func ParseDeleteWebsiteResponse(rsp *http.Response) (*DeleteWebsiteResponse, err
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteWebsiteResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteWebsiteResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -14344,6 +14508,13 @@ func ParsePatchWebsiteResponse(rsp *http.Response) (*PatchWebsiteResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14430,6 +14601,23 @@ func ParsePatchWebsiteResponse(rsp *http.Response) (*PatchWebsiteResponse, error
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PatchWebsiteResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers PatchWebsiteResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -14579,6 +14767,13 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14665,6 +14860,23 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateWebsiteResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers UpdateWebsiteResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -14984,6 +15196,13 @@ func ParseStoreFunnelResponse(rsp *http.Response) (*StoreFunnelResponse, error) 
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15063,6 +15282,23 @@ func ParseStoreFunnelResponse(rsp *http.Response) (*StoreFunnelResponse, error) 
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers StoreFunnelResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers StoreFunnelResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -15212,6 +15448,13 @@ func ParseDeleteFunnelResponse(rsp *http.Response) (*DeleteFunnelResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15260,6 +15503,23 @@ func ParseDeleteFunnelResponse(rsp *http.Response) (*DeleteFunnelResponse, error
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteFunnelResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteFunnelResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -15528,6 +15788,13 @@ func ParseStoreGoalResponse(rsp *http.Response) (*StoreGoalResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15607,6 +15874,23 @@ func ParseStoreGoalResponse(rsp *http.Response) (*StoreGoalResponse, error) {
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers StoreGoalResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers StoreGoalResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -15756,6 +16040,13 @@ func ParseDeleteGoalResponse(rsp *http.Response) (*DeleteGoalResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15804,6 +16095,23 @@ func ParseDeleteGoalResponse(rsp *http.Response) (*DeleteGoalResponse, error) {
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteGoalResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteGoalResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {

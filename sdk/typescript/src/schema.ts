@@ -240,7 +240,7 @@ export interface paths {
         };
         /**
          * List websites
-         * @description The caller's websites, one page at a time. Ties of the sort key break by id in the same
+         * @description The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
          *     direction, so paging is stable.
          */
         get: operations["listWebsites"];
@@ -1030,6 +1030,12 @@ export interface components {
         Website: {
             /** Format: int64 */
             id: number;
+            /**
+             * @description The caller's role on the website: `owner` for their own, else the role they were
+             *     invited with (`admin`, `editor` or `viewer`).
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
             /** @description The normalised host name or IP address. */
             domain: string;
             privacy: components["schemas"]["Privacy"];
@@ -1643,6 +1649,7 @@ export interface components {
                  * @example {
                  *       "data": {
                  *         "id": 7,
+                 *         "role": "owner",
                  *         "domain": "example.com",
                  *         "privacy": 2,
                  *         "password": true,
@@ -1694,7 +1701,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No such website among the caller's. */
+        /**
+         * @description The caller may read this website but their role does not allow the change: a `viewer`
+         *     changes nothing, an `editor` cannot delete the website (only its owner can).
+         */
+        Forbidden: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Your role on this website does not allow this.",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such website among those the caller has a role on. */
         NotFound: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
@@ -2561,6 +2588,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": 7,
+                     *           "role": "owner",
                      *           "domain": "example.com",
                      *           "privacy": 0,
                      *           "password": false,
@@ -2634,6 +2662,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": 7,
+                     *         "role": "owner",
                      *         "domain": "example.com",
                      *         "privacy": 0,
                      *         "password": false,
@@ -2699,6 +2728,7 @@ export interface operations {
         responses: {
             200: components["responses"]["WebsiteOK"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2741,6 +2771,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2763,6 +2794,7 @@ export interface operations {
         responses: {
             200: components["responses"]["WebsiteOK"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2891,6 +2923,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2936,6 +2969,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3068,6 +3102,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3113,6 +3148,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
