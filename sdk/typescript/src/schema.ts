@@ -2870,7 +2870,7 @@ export interface operations {
             /** @description The new goal. */
             201: {
                 headers: {
-                    /** @description The URL of the website's goals. */
+                    /** @description The new goal's URL (`/api/v1/websites/{id}/goals/{goal_id}`), where it is deleted. */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -3041,7 +3041,7 @@ export interface operations {
             /** @description The new funnel. */
             201: {
                 headers: {
-                    /** @description The URL of the website's funnels. */
+                    /** @description The new funnel's URL (`/api/v1/websites/{id}/funnels/{funnel_id}`), where it is deleted. */
                     Location: string;
                     [name: string]: unknown;
                 };
