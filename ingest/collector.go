@@ -457,14 +457,33 @@ type rawEvent struct {
 		Value jsontext.Value `json:"value"`
 		Unit  string         `json:"unit"`
 	} `json:"event"`
-	// Any JSON: only true and false mean something, as a browser's bad value must not
-	// cost its hit; nor may bad props or revenue (props.go).
+	// hash and interactive: true, false or null (flagError refuses any other value, as a
+	// string member of another type is refused). Bad props or revenue never cost a hit
+	// (props.go).
 	Hash        jsontext.Value `json:"hash"`
 	Interactive jsontext.Value `json:"interactive"`
 	Props       jsontext.Value `json:"props"`
 	Revenue     jsontext.Value `json:"revenue"`
 	// eventValue: a string event.value as decoded (decodeEvent).
 	eventValue string
+}
+
+// fieldError is a body's member of the wrong type: its text is the 400 answer.
+type fieldError string
+
+func (e fieldError) Error() string { return string(e) }
+
+// flagError refuses a flag member that is neither absent, null nor of its JSON kind ('t' a
+// boolean, '0' a number), naming it: the spec declares its type, and a sender whose flag is
+// silently read as absent would never learn why its events bounce.
+func flagError(v jsontext.Value, name string, kind jsontext.Kind) error {
+	if k := v.Kind(); len(v) == 0 || k == 'n' || k == kind || (kind == 't' && k == 'f') {
+		return nil
+	}
+	if kind == 't' {
+		return fieldError(name + " must be true, false or null.")
+	}
+	return fieldError(name + " must be a number or null.")
 }
 
 // rawEvents hold the structs hits are decoded into: Unmarshal takes a pointer, which made one
@@ -483,6 +502,14 @@ func decodeEvent(body []byte, req *eventRequest) error {
 	// Unmarshal refuses trailing data itself.
 	if err := json.Unmarshal(body, raw, hitJSON); err != nil {
 		return err
+	}
+	if raw.Page != "" { // this service's body; a body without page is Plausible's, or refused
+		if err := flagError(raw.Hash, "hash", 't'); err != nil {
+			return err
+		}
+		if err := flagError(raw.Interactive, "interactive", 't'); err != nil {
+			return err
+		}
 	}
 	*req = eventRequest{Page: raw.Page, Referrer: raw.Referrer, ScreenResolution: raw.ScreenResolution,
 		hash: string(raw.Hash) == "true", quiet: string(raw.Interactive) == "false", props: raw.Props, revenue: raw.Revenue}

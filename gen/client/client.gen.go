@@ -657,11 +657,12 @@ type Hit struct {
 	Event *HitEvent `json:"event,omitempty"`
 
 	// Hash `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
-	// otherwise it is dropped. Any other value counts as absent.
+	// `false`, `null` or absent: it is dropped. Any other value is a `400`.
 	Hash *bool `json:"hash,omitempty"`
 
-	// Interactive `false`: the event counts but does not end the visit's bounce. Any other value counts
-	// as absent.
+	// Interactive `false`: the event counts but does not end the visit's bounce; `true`, `null` or
+	// absent: it ends it. Any other value is a `400`, so that a sender never counts
+	// bounces wrongly unawares.
 	Interactive *bool `json:"interactive,omitempty"`
 
 	// Page The absolute http(s) URL of the page; required in this service's body.
@@ -787,12 +788,13 @@ type PlausibleHit struct {
 	// none.
 	E *float32 `json:"e,omitempty"`
 
-	// H `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
-	// dropped.
+	// H `1`: the page's fragment is part of the page (hash-based routing); another number,
+	// `null` or absent: it is dropped. Any other value is a `400`.
 	H *int `json:"h,omitempty"`
 
 	// I `false` (long key `interactive`): the event counts but does not end the visit's
-	// bounce.
+	// bounce; `true`, `null` or absent: it ends it. Any other value is a `400` (Plausible's
+	// own endpoint reads only a boolean too, and its trackers send nothing else).
 	I           *bool `json:"i,omitempty"`
 	Interactive *bool `json:"interactive,omitempty"`
 

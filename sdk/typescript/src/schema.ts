@@ -834,12 +834,13 @@ export interface components {
             event?: components["schemas"]["HitEvent"] | null;
             /**
              * @description `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
-             *     otherwise it is dropped. Any other value counts as absent.
+             *     `false`, `null` or absent: it is dropped. Any other value is a `400`.
              */
             hash?: boolean | null;
             /**
-             * @description `false`: the event counts but does not end the visit's bounce. Any other value counts
-             *     as absent.
+             * @description `false`: the event counts but does not end the visit's bounce; `true`, `null` or
+             *     absent: it ends it. Any other value is a `400`, so that a sender never counts
+             *     bounces wrongly unawares.
              */
             interactive?: boolean | null;
             /**
@@ -925,13 +926,14 @@ export interface components {
             $?: components["schemas"]["PlausibleRevenue"] | null;
             revenue?: components["schemas"]["PlausibleRevenue"] | null;
             /**
-             * @description `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
-             *     dropped.
+             * @description `1`: the page's fragment is part of the page (hash-based routing); another number,
+             *     `null` or absent: it is dropped. Any other value is a `400`.
              */
             h?: number | null;
             /**
              * @description `false` (long key `interactive`): the event counts but does not end the visit's
-             *     bounce.
+             *     bounce; `true`, `null` or absent: it ends it. Any other value is a `400` (Plausible's
+             *     own endpoint reads only a boolean too, and its trackers send nothing else).
              */
             i?: boolean | null;
             interactive?: boolean | null;
@@ -1554,7 +1556,9 @@ export interface components {
     responses: {
         /**
          * @description Malformed JSON, a wrong Content-Type, or `page` (Plausible's `u`/`url`) missing or not an
-         *     absolute http(s) URL, or Plausible's `n`/`name` not 1 to 64 characters.
+         *     absolute http(s) URL, or Plausible's `n`/`name` not 1 to 64 characters, or a member of
+         *     another type than declared (`referrer` a number, `interactive` an object, ...; `props`
+         *     and `revenue` excepted: a bad one is dropped). The message names the member.
          */
         BadHit: {
             headers: {
