@@ -1548,7 +1548,9 @@ type ListStatsParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1613,7 +1615,9 @@ type GetFunnelParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1676,7 +1680,9 @@ type ListGoalConversionsParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1744,7 +1750,9 @@ type ListPropertiesParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1810,7 +1818,9 @@ type ListRevenueParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1869,7 +1879,9 @@ type GetSummaryParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1937,7 +1949,9 @@ type GetTimeseriesParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.

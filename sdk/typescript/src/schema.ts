@@ -1964,7 +1964,9 @@ export interface components {
          *       `(other)`, which stands for the values past the daily limit, matches nothing either.
          *     - With filters, every number counts only the matching visits: their visitors (distinct
          *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-         *       events; with `filter[page]`, only the pageviews of that page.
+         *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+         *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+         *       is a value, so all their pageviews count).
          *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
          *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
          *       422 on `filter`.
@@ -3187,7 +3189,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3298,7 +3302,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3418,7 +3424,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3532,7 +3540,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3686,7 +3696,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3832,7 +3844,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3975,7 +3989,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
