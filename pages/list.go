@@ -70,7 +70,10 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	g.Go(func() (err error) {
-		basis, err = reader.Basis(ctx)
+		if basis, err = reader.Basis(ctx); err != nil {
+			return err
+		}
+		basis.From, err = p.noticedFrom(ctx, site.ID, rng, basis.From)
 		return err
 	})
 	if err := g.Wait(); err != nil {
