@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"strconv"
 	"strings"
 
 	"golang.org/x/text/language"
@@ -179,9 +178,5 @@ func eventDetail(detail string) string {
 // formatCount writes a count with thin groups of three digits: 1 234 567.
 func formatCount(n int64) string { return web.GroupDigits(n, "\u202f") }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
+// countOf is a count with its noun as the pages write it: "1 visitor", "1\u202f234 visitors".
+func countOf(n int64, one, many string) string { return web.Counted(n, "\u202f", one, many) }

@@ -7,6 +7,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -283,9 +284,40 @@ func (e *env) apiFunnelLines(owner harness.User, id, funnel int64, query string)
 		if i > 0 {
 			lines = append(lines, fmt.Sprintf("↓ %d left (%s); %s went on", s.Dropoff, rate(s.DropoffRate), rate(s.ConversionRateStep)))
 		}
-		lines = append(lines, fmt.Sprintf("%d visitors · %s", s.Visitors, rate(s.ConversionRate)))
+		lines = append(lines, fmt.Sprintf("%s · %s", visitorsText(s.Visitors), rate(s.ConversionRate)))
 	}
-	return append(lines, fmt.Sprintf("%d visitors entered the funnel; %d never did.", out.Data.Entering, out.Data.Never))
+	return append(lines, fmt.Sprintf("%s entered the funnel; %d never did.", visitorsText(out.Data.Entering), out.Data.Never))
+}
+
+// visitorsText is a count of visitors as a person writes it.
+func visitorsText(n int64) string { return spelled(n, "visitor", "visitors") }
+
+// spelled is a count with its noun as a person writes it: singular for one.
+func spelled(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// A count of one is written in the singular on the funnel's bars ("1 visitor", never "1
+// visitors").
+func TestDashboardFunnelOfOneVisitor(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	e.newSiteOfOneVisit(owner, "one.example")
+	day := e.Clock.Now().UTC().Format(time.DateOnly)
+	p := e.browser().get("/stats/one.example?from=" + day + "&to=" + day)
+	wantStatus(t, "dashboard", p, http.StatusOK)
+	body := html.UnescapeString(p.body)
+	for _, want := range []string{"1 visitor · 100.0 %", "1 visitor entered the funnel"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the funnel does not say %q", want)
+		}
+	}
+	if regexp.MustCompile(`(^|[^0-9\x{202f}])1 visitors`).MatchString(body) {
+		t.Error("the dashboard writes 1 visitors")
+	}
 }
 
 // The dashboard shows the funnel chosen (the first by name by default) with the API's numbers,

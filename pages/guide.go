@@ -56,7 +56,7 @@ func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 		p.render(w, r, http.StatusTooManyRequests, "error.html", "Too many checks", errorPage{
 			Status: http.StatusTooManyRequests, Heading: "Too many checks",
-			Message: "You have run the installation check " + strconv.Itoa(siteCheckBurst) + " times in a short while. Try again in " + plural(minutes, "minute") + ".",
+			Message: "You have run the installation check " + strconv.Itoa(siteCheckBurst) + " times in a short while. Try again in " + countOf(int64(minutes), "minute", "minutes") + ".",
 			Back:    statsPath(site.Domain), BackLabel: "Back to " + site.Domain,
 		})
 		return
