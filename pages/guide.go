@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,6 +19,10 @@ const (
 	siteCheckBurst = 5
 	siteCheckEvery = 5 * time.Minute
 )
+
+// siteCheckShown is how long a check's answer stays at /websites/{id}/verify (and is kept):
+// long enough to reload it or send its address to whoever installs the snippet.
+const siteCheckShown = 24 * time.Hour
 
 // guidePage is the data of guide.html: a website with nothing counted yet.
 type guidePage struct {
@@ -44,8 +50,34 @@ func (p *Pages) renderGuide(w http.ResponseWriter, r *http.Request, status int, 
 	p.render(w, r, status, "guide.html", site.Domain, data)
 }
 
+// siteCheckPage shows the last installation check of one of the owner's websites on the guide
+// (GET /websites/{id}/verify, where verifySite leads): reloaded or opened from a shared
+// address, the same answer, without checking again; none in the last siteCheckShown, the
+// guide with its button.
+func (p *Pages) siteCheckPage(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return
+	}
+	site, ok := p.ownedSite(w, r, user)
+	if !ok {
+		return
+	}
+	last, err := p.repo.LastSiteCheck(r.Context(), site.ID, p.now().Add(-siteCheckShown))
+	if errors.Is(err, repository.ErrNotFound) {
+		p.renderGuide(w, r, http.StatusOK, site, nil)
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.renderGuide(w, r, http.StatusOK, site, &checkOutcome{Found: last.Found, Message: last.Message, CheckedAt: p.minute(last.CheckedAt)})
+}
+
 // verifySite runs the installation check of one of the owner's websites (POST, with the form's
-// CSRF token) and shows its answer on the guide.
+// CSRF token), keeps its answer and sends the browser to it (303 to siteCheckPage), so that
+// a reload shows the answer again rather than asking to post the form once more.
 func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
 	user, site, ok := p.ownedForm(w, r)
 	if !ok {
@@ -67,5 +99,11 @@ func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	outcome := p.checker.check(r.Context(), site.Domain, service)
-	p.renderGuide(w, r, http.StatusOK, site, &outcome)
+	now := p.now()
+	check := repository.SiteCheck{CheckedAt: now, Found: outcome.Found, Message: outcome.Message}
+	if err := p.repo.SaveSiteCheck(r.Context(), site.ID, check, now.Add(-siteCheckShown)); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.redirect(w, r, fmt.Sprintf("/websites/%d/verify#check-result", site.ID), http.StatusSeeOther)
 }

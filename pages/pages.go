@@ -167,7 +167,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/admin/links/{id}/revoke", nil, p.revokeLink)
 	page("/password-reset", p.resetPage, p.requestReset)
 	page("/set-password", p.setPasswordForm, p.setPassword)
-	page("/websites/{id}/verify", nil, p.verifySite)
+	page("/websites/{id}/verify", p.siteCheckPage, p.verifySite)
 	page("/stats/{domain}", p.dashboard, p.unlock)
 	page("/stats/{domain}/export", p.export, p.unlock)
 	page("/stats/{domain}/realtime", p.realtime, p.unlock)
