@@ -44,7 +44,7 @@ func (p *Pages) waiting(r *http.Request, site repository.Website) (bool, error) 
 func (p *Pages) renderGuide(w http.ResponseWriter, r *http.Request, status int, site repository.Website, outcome *checkOutcome) {
 	data := guidePage{Website: site, Owner: isOwner(r, site), Outcome: outcome, DashboardURL: statsPath(site.Domain)}
 	if data.Owner {
-		data.Snippet = p.snippet(r)
+		data.Snippet = p.snippet(r, site.Domain)
 		data.ExcludedIPs = len(website.Lines(deref(site.ExcludeIPs)))
 	}
 	p.render(w, r, status, "guide.html", site.Domain, data)

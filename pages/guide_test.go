@@ -2,10 +2,13 @@ package pages_test
 
 import (
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -161,4 +164,44 @@ func TestVerifyRefusals(t *testing.T) {
 	}
 	e.Clock.Advance(5 * time.Minute)
 	wantStatus(t, "five minutes later", b.post(verify, url.Values{}), http.StatusSeeOther)
+}
+
+// The snippet shown for a local website (localhost, .localhost, .test, .local) carries
+// data-local, on its empty dashboard, its settings and the home page; another website's does
+// not.
+func TestLocalWebsitesSnippetCarriesDataLocal(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	local := e.Site(owner.Key, "localhost")
+	shop := e.Site(owner.Key, "shop.test")
+	public := e.Site(owner.Key, "example.com")
+	b := e.browser().signIn(owner)
+	snippet := regexp.MustCompile(`<pre class="snippet" id="snippet(?:-local)?">([^<]*)</pre>`)
+	snippets := func(path string) []string {
+		t.Helper()
+		p := b.get(path)
+		wantStatus(t, path, p, http.StatusOK)
+		var out []string
+		for _, m := range snippet.FindAllStringSubmatch(p.body, -1) {
+			out = append(out, html.UnescapeString(m[1]))
+		}
+		return out
+	}
+	tag := `<script async defer src="` + e.Server.URL + `/js/script.js" data-host="` + e.Server.URL + `"></script>`
+	localTag := strings.Replace(tag, `"></script>`, `" data-local></script>`, 1)
+	for path, want := range map[string][]string{
+		"/stats/localhost":                       {localTag},
+		fmt.Sprintf("/websites/%d/edit", local):  {localTag},
+		fmt.Sprintf("/websites/%d/edit", shop):   {localTag},
+		"/stats/example.com":                     {tag},
+		fmt.Sprintf("/websites/%d/edit", public): {tag},
+		"/":                                      {tag, localTag},
+	} {
+		if got := snippets(path); !slices.Equal(got, want) {
+			t.Errorf("%s shows the snippets %q, want %q", path, got, want)
+		}
+	}
+	if p := b.get("/"); !strings.Contains(p.body, "For localhost, shop.test") {
+		t.Error("the home page does not name the local websites its second snippet is for")
+	}
 }
