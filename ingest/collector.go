@@ -293,7 +293,9 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	}
 	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row, props: vh.props, revenue: h.revenue}
 	c.Metrics.dropProps(reasonPropPerVisit, out.pairsDropped)
-	refHost := referrerHost(h.referrer)
+	// The referrer as the dashboard counts it: the realtime view's latest pageviews and the
+	// visit's values name it alike, "" for a click from the website's own pages.
+	refHost := siteReferrer(referrerHost(h.referrer), site)
 	switch h.kind {
 	case hitEvent, hitQuietEvent:
 		extras.event = add(stats.Event, dayKey, h.event) // the row holds what the counter counts
@@ -335,9 +337,6 @@ func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *st
 	add(stats.Visit, day, date)
 	add(stats.VisitHour, day, hourValues[hour])
 	add(stats.TimedVisit, day, date)
-	if !isVisit(refHost, site) {
-		refHost = "" // the website's own pages
-	}
 	// Each input once, whichever dimensions take it: an array, not a map, on the hit path.
 	var in [stats.Inputs]string
 	in[stats.FromReferrer] = refHost
