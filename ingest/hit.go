@@ -186,7 +186,7 @@ func eventValue(e *eventBody) (string, bool) {
 	}
 	unit := ""
 	if utf8.RuneCountInString(e.Unit) <= maxEventUnitLength {
-		unit = strings.ReplaceAll(e.Unit, ":", " ")
+		unit = stats.EventField(e.Unit)
 	}
-	return strings.ReplaceAll(e.Name, ":", " ") + ":" + value + ":" + unit, true
+	return stats.EventField(e.Name) + ":" + value + ":" + unit, true
 }

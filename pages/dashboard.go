@@ -183,9 +183,11 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 type dashboardReads struct {
 	top    map[stats.Name]repository.StatList
 	events []repository.EventGroup
-	series []repository.Bucket
-	visits visitsReads
-	first  time.Time // the first day with data, for "all time"
+	// spellings are the names as sent of encoded event names (repository.EventSpellings).
+	spellings map[string]string
+	series    []repository.Bucket
+	visits    visitsReads
+	first     time.Time // the first day with data, for "all time"
 	// engaged is the time on page and scroll depth of the top pages.
 	engaged map[string]repository.PageEngagement
 	goals   goalReads
@@ -226,7 +228,10 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		return err
 	})
 	g.Go(func() (err error) {
-		out.events, _, err = reader.Events(ctx, topSize, eventValuesShown)
+		if out.events, _, err = reader.Events(ctx, topSize, eventValuesShown); err != nil {
+			return err
+		}
+		out.spellings, err = p.repo.EventSpellings(ctx, siteID)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -292,7 +297,7 @@ func newDashboardPage(base string, site repository.Website, rng stats.Range, tod
 	for _, name := range topNames() {
 		data.Top = append(data.Top, top(name))
 		if name == stats.Event {
-			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, links.add)
+			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, reads.spellings, links.add)
 		}
 		if name == stats.Page {
 			top := &data.Top[len(data.Top)-1]
