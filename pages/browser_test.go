@@ -45,7 +45,7 @@ func (e *env) seedMonth(id int64) {
 		"device":            {"desktop", "mobile", "tablet"},
 		"language":          {"en", "de", "fr"},
 		"screen_resolution": {"1920x1080", "390x844", "1440x900", ""},
-		"event":             {"Signup::", "Purchase:5:USD", "<b>bold</b>::"},
+		"event":             {"Signup::", "Purchase:5:USD", "<b>bold</b>::", "Outbound Link  Click::"},
 	}
 	var counts []repository.StatCount
 	for d := 0; d < 45; d++ {
@@ -210,9 +210,9 @@ func TestPagesInChromium(t *testing.T) {
 	for _, width := range []int64{1280, 375} {
 		check("home", "/", width)
 		check("edit", fmt.Sprintf("/websites/%d/edit", id), width)
-		check("realtime-owner", "/stats/example.com/realtime", width)
 		check("admin-users", "/admin/users", width)
 		check("guide-local", "/stats/localhost", width)
+		check("realtime-owner", "/stats/example.com/realtime", width) // last: read below
 	}
 	// The owner sees the latest pageviews; a path that is markup is text, not an element.
 	var scripts int

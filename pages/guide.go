@@ -55,11 +55,7 @@ func (p *Pages) renderGuide(w http.ResponseWriter, r *http.Request, status int, 
 // address, the same answer, without checking again; none in the last siteCheckShown, the
 // guide with its button.
 func (p *Pages) siteCheckPage(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil {
-		return
-	}
-	site, ok := p.ownedSite(w, r, user)
+	site, ok := p.ownedPage(w, r)
 	if !ok {
 		return
 	}

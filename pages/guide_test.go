@@ -201,7 +201,7 @@ func TestLocalWebsitesSnippetCarriesDataLocal(t *testing.T) {
 			t.Errorf("%s shows the snippets %q, want %q", path, got, want)
 		}
 	}
-	if p := b.get("/"); !strings.Contains(p.body, "For localhost, shop.test") {
+	if p := b.get("/"); !strings.Contains(p.body, "Snippet for localhost, shop.test") {
 		t.Error("the home page does not name the local websites its second snippet is for")
 	}
 }

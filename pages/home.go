@@ -255,11 +255,7 @@ func boolInt(b bool) int {
 
 // editPage shows the edit form of one of the owner's websites.
 func (p *Pages) editPage(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil {
-		return
-	}
-	site, ok := p.ownedSite(w, r, user)
+	site, ok := p.ownedPage(w, r)
 	if !ok {
 		return
 	}
@@ -429,6 +425,16 @@ func (p *Pages) ownedForm(w http.ResponseWriter, r *http.Request) (*repository.U
 	}
 	site, ok := p.ownedSite(w, r, user)
 	return user, site, ok
+}
+
+// ownedPage is the website {id} of a page (GET) of the signed-in owner, else answered (the
+// sign-in page, or the 404 page).
+func (p *Pages) ownedPage(w http.ResponseWriter, r *http.Request) (repository.Website, bool) {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return repository.Website{}, false
+	}
+	return p.ownedSite(w, r, user)
 }
 
 // ownedSite reads {id} of the URL: one of the user's websites, else the 404 page (another

@@ -549,6 +549,8 @@ func TestTrackerInBrowser(t *testing.T) {
 		tb.until(`window.pa && typeof pa.track == "function"`)
 		tb.eval(`pa.track({name: "Purchase"})`)
 		check(t, f, tb, "/api/event", nil)
+		waitInfos(t, tb, infoLocal) // once, for the page: pa.track then does nothing
+
 	})
 
 	t.Logf("browser tests took %v", time.Since(start).Round(time.Millisecond))
