@@ -471,6 +471,7 @@ func TestOperatorFiltersCountTheMatchingPagesPageviews(t *testing.T) {
 		{`filter_not[page]=/pricing`, 3, 6, 2, "/=2 /docs=2 /about=1 /blog/a=1"},
 		{`filter_contains[page]=blog&filter_not[page]=/blog/b`, 1, 1, 1, "/blog/a=1"},
 		{`filter_any[page]=/|/docs&filter_contains[page]=doc`, 2, 3, 1, "/docs=3"},
+		{`filter[page]=/docs&filter_not[page]=/pricing`, 1, 2, 0, "/docs=2"},
 		// An event filter narrows the visits; their pageviews and events all count, whatever
 		// the operator, as under filter[event].
 		{`filter[event]=Signup::`, 2, 3, 2, "/about=1 /docs=1 /pricing=1"},
