@@ -57,7 +57,7 @@ func (s *Server) StoreFunnel(ctx context.Context, req gen.StoreFunnelRequestObje
 	}
 	return gen.StoreFunnel201JSONResponse{
 		Body:    gen.FunnelResponse{Data: funnelJSON(f)},
-		Headers: gen.StoreFunnel201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d/funnels", req.Id))},
+		Headers: gen.StoreFunnel201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d/funnels/%d", req.Id, f.ID))},
 	}, nil
 }
 

@@ -55,7 +55,7 @@ func (s *Server) StoreGoal(ctx context.Context, req gen.StoreGoalRequestObject) 
 	}
 	return gen.StoreGoal201JSONResponse{
 		Body:    gen.GoalResponse{Data: goalJSON(g)},
-		Headers: gen.StoreGoal201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d/goals", req.Id))},
+		Headers: gen.StoreGoal201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d/goals/%d", req.Id, g.ID))},
 	}, nil
 }
 

@@ -293,7 +293,9 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	}
 	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row, props: vh.props, revenue: h.revenue}
 	c.Metrics.dropProps(reasonPropPerVisit, out.pairsDropped)
-	refHost := referrerHost(h.referrer)
+	// The referrer as the dashboard counts it: the realtime view's latest pageviews and the
+	// visit's values name it alike, "" for a click from the website's own pages.
+	refHost := siteReferrer(referrerHost(h.referrer), site)
 	switch h.kind {
 	case hitEvent, hitQuietEvent:
 		extras.event = add(stats.Event, dayKey, h.event) // the row holds what the counter counts
@@ -335,9 +337,6 @@ func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *st
 	add(stats.Visit, day, date)
 	add(stats.VisitHour, day, hourValues[hour])
 	add(stats.TimedVisit, day, date)
-	if !isVisit(refHost, site) {
-		refHost = "" // the website's own pages
-	}
 	// Each input once, whichever dimensions take it: an array, not a map, on the hit path.
 	var in [stats.Inputs]string
 	in[stats.FromReferrer] = refHost
@@ -457,14 +456,33 @@ type rawEvent struct {
 		Value jsontext.Value `json:"value"`
 		Unit  string         `json:"unit"`
 	} `json:"event"`
-	// Any JSON: only true and false mean something, as a browser's bad value must not
-	// cost its hit; nor may bad props or revenue (props.go).
+	// hash and interactive: true, false or null (flagError refuses any other value, as a
+	// string member of another type is refused). Bad props or revenue never cost a hit
+	// (props.go).
 	Hash        jsontext.Value `json:"hash"`
 	Interactive jsontext.Value `json:"interactive"`
 	Props       jsontext.Value `json:"props"`
 	Revenue     jsontext.Value `json:"revenue"`
 	// eventValue: a string event.value as decoded (decodeEvent).
 	eventValue string
+}
+
+// fieldError is a body's member of the wrong type: its text is the 400 answer.
+type fieldError string
+
+func (e fieldError) Error() string { return string(e) }
+
+// flagError refuses a flag member that is neither absent, null nor of its JSON kind ('t' a
+// boolean, '0' a number), naming it: the spec declares its type, and a sender whose flag is
+// silently read as absent would never learn why its events bounce.
+func flagError(v jsontext.Value, name string, kind jsontext.Kind) error {
+	if k := v.Kind(); len(v) == 0 || k == 'n' || k == kind || (kind == 't' && k == 'f') {
+		return nil
+	}
+	if kind == 't' {
+		return fieldError(name + " must be true, false or null.")
+	}
+	return fieldError(name + " must be a number or null.")
 }
 
 // rawEvents hold the structs hits are decoded into: Unmarshal takes a pointer, which made one
@@ -483,6 +501,14 @@ func decodeEvent(body []byte, req *eventRequest) error {
 	// Unmarshal refuses trailing data itself.
 	if err := json.Unmarshal(body, raw, hitJSON); err != nil {
 		return err
+	}
+	if raw.Page != "" { // this service's body; a body without page is Plausible's, or refused
+		if err := flagError(raw.Hash, "hash", 't'); err != nil {
+			return err
+		}
+		if err := flagError(raw.Interactive, "interactive", 't'); err != nil {
+			return err
+		}
 	}
 	*req = eventRequest{Page: raw.Page, Referrer: raw.Referrer, ScreenResolution: raw.ScreenResolution,
 		hash: string(raw.Hash) == "true", quiet: string(raw.Interactive) == "false", props: raw.Props, revenue: raw.Revenue}

@@ -101,13 +101,14 @@ func plainReferrerHost(referrer string) (string, bool) {
 	return host, plainHostName(host)
 }
 
-// isVisit tells a visit from an internal navigation: the referrer is empty or from another
-// host than the website's own (a leading www. ignored).
-func isVisit(refHost string, site *Website) bool {
-	if refHost == "" {
-		return true
+// siteReferrer is the referrer statistic's value of a hit from refHost: the host, or ""
+// (direct) when it is the website's own (a leading www. ignored), an internal navigation.
+// One rule for the visit's values and the realtime view's latest pageviews.
+func siteReferrer(refHost string, site *Website) string {
+	if refHost != "" && bareHost(refHost) == site.Domain {
+		return ""
 	}
-	return bareHost(refHost) != site.Domain
+	return refHost
 }
 
 // bareHost lower-cases a host and drops a leading "www.", as website domains are stored.
@@ -185,7 +186,7 @@ func eventValue(e *eventBody) (string, bool) {
 	}
 	unit := ""
 	if utf8.RuneCountInString(e.Unit) <= maxEventUnitLength {
-		unit = strings.ReplaceAll(e.Unit, ":", " ")
+		unit = stats.EventField(e.Unit)
 	}
-	return strings.ReplaceAll(e.Name, ":", " ") + ":" + value + ":" + unit, true
+	return stats.EventField(e.Name) + ":" + value + ":" + unit, true
 }

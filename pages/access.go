@@ -58,3 +58,13 @@ func (p *Pages) siteForm(w http.ResponseWriter, r *http.Request, need repository
 	site, ok := p.openSite(w, r, user, need)
 	return user, site, ok
 }
+
+// sitePage is the website {id} of a page (GET) that a signed-in user's role allows need on,
+// else answered (the sign-in page, the 404 or the 403 page).
+func (p *Pages) sitePage(w http.ResponseWriter, r *http.Request, need repository.Role) (repository.Website, bool) {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return repository.Website{}, false
+	}
+	return p.openSite(w, r, user, need)
+}

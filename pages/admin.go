@@ -251,6 +251,11 @@ func (p *Pages) removePage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if u.LastAdmin {
+		// Not offered on the list; an old link or a typed address gets why, not a form.
+		p.lastAdmin(w, r, "removed")
+		return
+	}
 	p.render(w, r, http.StatusOK, "remove_user.html", "Remove "+u.Email, u)
 }
 

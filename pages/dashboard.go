@@ -24,7 +24,7 @@ type dashboardPage struct {
 	Range     stats.Range
 	Filters   stats.Filters // for the custom range form, which keeps them
 	FilterBar *filterBar    // the active filters' chips; nil without filters
-	Presets   []presetLink
+	Picker    rangePicker
 	Visits    visitsPanel
 	Charts    []chart    // the same chart, wide and compact
 	Table     []chartRow // its numbers
@@ -42,6 +42,73 @@ type presetLink struct {
 	Label   string
 	URL     string
 	Current bool
+}
+
+// rangePicker is the data of the "range_picker" template: the presets and the custom range
+// form, with the dates as sent and their refusals when they cannot be shown.
+type rangePicker struct {
+	Base     string
+	Presets  []presetLink
+	From, To string // YYYY-MM-DD, or as sent
+	Filters  stats.Filters
+	Keep     url.Values // the view's kept parameters (a shared link's token), as hidden inputs
+	Errors   stats.FieldErrors
+}
+
+// newRangePicker is the picker of a website's dashboard on today, with first its first day
+// with data (for "all time"), current the range shown (none: zero), keeping the filters.
+func newRangePicker(base string, v statsView, today, first time.Time, current stats.Range, filters stats.Filters) rangePicker {
+	picker := rangePicker{Base: base, Filters: filters, Keep: v.keep}
+	if !current.From.IsZero() {
+		picker.From, picker.To = current.From.Format(time.DateOnly), current.To.Format(time.DateOnly)
+	}
+	for _, pr := range presets(today, first, current) {
+		picker.Presets = append(picker.Presets, presetLink{Label: pr.Label,
+			URL: v.url("", withFilters(pr.Range.Query(), filters)), Current: pr.Current})
+	}
+	return picker
+}
+
+// rangeErrorPage is the data of range_error.html.
+type rangeErrorPage struct {
+	Domain    string
+	Picker    rangePicker
+	FilterBar *filterBar
+}
+
+// onlyRangeErrors tells whether every refusal is of from or to: the dashboard then shows its
+// picker with them, rather than an error page.
+func onlyRangeErrors(errs stats.FieldErrors) bool {
+	for field := range errs {
+		if field != "from" && field != "to" {
+			return false
+		}
+	}
+	return len(errs) > 0
+}
+
+// rangeError answers a dashboard whose dates cannot be shown (from after to, a date that is
+// not one): 422, with the picker holding the dates as sent, each refusal beside its field,
+// the presets and the filters kept.
+func (p *Pages) rangeError(w http.ResponseWriter, r *http.Request, site repository.Website, today time.Time, errs stats.FieldErrors) {
+	q := r.URL.Query()
+	filters, err := stats.ParseFilters(q)
+	if err != nil { // refused filters are reported with the range's by badParams
+		p.serverError(w, r, err)
+		return
+	}
+	first, err := p.repo.FirstStatDay(r.Context(), site.ID)
+	if err != nil && !errors.Is(err, repository.ErrNotFound) {
+		p.serverError(w, r, err)
+		return
+	}
+	base := p.links.Base(r, web.Page)
+	v := viewOf(r, site)
+	picker := newRangePicker(base, v, today, first, stats.Range{}, filters)
+	picker.From, picker.To, picker.Errors = q.Get("from"), q.Get("to"), errs
+	links := newFilterLinks(v.path, q, filters)
+	p.render(w, r, http.StatusUnprocessableEntity, "range_error.html", site.Domain,
+		rangeErrorPage{Domain: site.Domain, Picker: picker, FilterBar: links.bar(base)})
 }
 
 // topList is one statistic's top values.
@@ -83,6 +150,10 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	tab := parseSourcesTab(q, errs)
 	propKey := parsePropertyKey(q, errs)
 	funnel := parseFunnelParam(q, errs)
+	if onlyRangeErrors(errs) {
+		p.rangeError(w, r, site, today, errs)
+		return
+	}
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -114,9 +185,11 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 type dashboardReads struct {
 	top    map[stats.Name]repository.StatList
 	events []repository.EventGroup
-	series []repository.Bucket
-	visits visitsReads
-	first  time.Time // the first day with data, for "all time"
+	// spellings are the names as sent of encoded event names (repository.EventSpellings).
+	spellings map[string]string
+	series    []repository.Bucket
+	visits    visitsReads
+	first     time.Time // the first day with data, for "all time"
 	// engaged is the time on page and scroll depth of the top pages.
 	engaged map[string]repository.PageEngagement
 	goals   goalReads
@@ -157,7 +230,10 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		return err
 	})
 	g.Go(func() (err error) {
-		out.events, _, err = reader.Events(ctx, topSize, eventValuesShown)
+		if out.events, _, err = reader.Events(ctx, topSize, eventValuesShown); err != nil {
+			return err
+		}
+		out.spellings, err = p.repo.EventSpellings(ctx, siteID)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -224,7 +300,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	for _, name := range topNames() {
 		data.Top = append(data.Top, top(name))
 		if name == stats.Event {
-			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, links.add)
+			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, reads.spellings, links.add)
 		}
 		if name == stats.Page {
 			top := &data.Top[len(data.Top)-1]
@@ -244,9 +320,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	for _, shape := range chartShapes {
 		data.Charts = append(data.Charts, newChart(shape, rng, interval, points))
 	}
-	for _, pr := range presets(today, reads.first, rng) {
-		data.Presets = append(data.Presets, presetLink{Label: pr.Label, URL: v.url("", withFilters(pr.Range.Query(), filters)), Current: pr.Current})
-	}
+	data.Picker = newRangePicker(base, v, today, reads.first, rng, filters)
 	return data
 }
 

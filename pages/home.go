@@ -12,6 +12,7 @@ import (
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -148,7 +149,13 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	}
 	form.ServiceZone = p.loc.String()
 	data := homePage{Search: search, SearchError: searchError, Total: total, Notice: notices[q.Get("notice")], Form: form,
-		Snippet: p.snippet(r)}
+		Snippet: p.snippet(r, "")}
+	for _, s := range sites {
+		if web.LocalDomain(s.Domain) {
+			data.Snippet.LocalDomains = append(data.Snippet.LocalDomains, s.Domain)
+			data.Snippet.Local = p.snippet(r, s.Domain).Code
+		}
+	}
 	data.Websites = make([]websiteRow, len(sites))
 	g, ctx := errgroup.WithContext(r.Context())
 	g.SetLimit(4)
@@ -264,11 +271,7 @@ func boolInt(b bool) int {
 // editPage shows the settings of a website to those who may change them (editors, admins and
 // the owner).
 func (p *Pages) editPage(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil {
-		return
-	}
-	site, ok := p.openSite(w, r, user, repository.RoleEditor)
+	site, ok := p.sitePage(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -346,7 +349,7 @@ func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status in
 		notice = funnelNotices[r.URL.Query().Get("notice")]
 	}
 	p.render(w, r, status, "edit.html", "Edit "+site.Domain, editWebsitePage{
-		Website: site, Form: form, Snippet: p.snippet(r), Goals: goals, GoalForm: goal,
+		Website: site, Form: form, Snippet: p.snippet(r, site.Domain), Goals: goals, GoalForm: goal,
 		MaxGoals: stats.MaxGoals, Notice: notice,
 		Funnels: funnels, FunnelForm: funnel, GoalNotes: goalFunnelNotes(funnels), MaxFunnels: stats.MaxFunnels,
 	})

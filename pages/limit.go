@@ -207,9 +207,9 @@ func (p *Pages) tooMany(w http.ResponseWriter, r *http.Request, wait time.Durati
 // tooManyOf answers a refused attempt, saying what there were too many of.
 func (p *Pages) tooManyOf(w http.ResponseWriter, r *http.Request, wait time.Duration, what string) {
 	seconds := ratelimit.RetryAfter(wait)
-	when := plural(seconds, "second")
+	when := countOf(int64(seconds), "second", "seconds")
 	if seconds > 90 {
-		when = plural((seconds+30)/60, "minute")
+		when = countOf(int64((seconds+30)/60), "minute", "minutes")
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(seconds))
 	p.fail(w, r, http.StatusTooManyRequests, "Too many attempts",

@@ -197,7 +197,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/admin/links/{id}/revoke", nil, p.revokeLink)
 	page("/password-reset", p.resetPage, p.requestReset)
 	page("/set-password", p.setPasswordForm, p.setPassword)
-	page("/websites/{id}/verify", nil, p.verifySite)
+	page("/websites/{id}/verify", p.siteCheckPage, p.verifySite)
 	page("/stats/{domain}", p.dashboard, p.unlock)
 	page("/stats/{domain}/export", p.export, p.unlock)
 	page("/stats/{domain}/realtime", p.realtime, p.unlock)
@@ -379,11 +379,16 @@ func (p *Pages) redirect(w http.ResponseWriter, r *http.Request, path string, co
 type trackerSnippet struct {
 	Code        string
 	FromRequest string // the request's address the snippet uses when PUBLIC_URL is unset
+	// Local is, on the home page, the tag of local websites (web.SnippetFor: with data-local),
+	// for the LocalDomains among those listed; "" when none is.
+	Local        string
+	LocalDomains []string
 }
 
-func (p *Pages) snippet(r *http.Request) trackerSnippet {
+// snippet is the tag of the website domain (web.SnippetFor), or of any ("") website.
+func (p *Pages) snippet(r *http.Request, domain string) trackerSnippet {
 	base := p.links.Base(r, web.Absolute)
-	s := trackerSnippet{Code: web.Snippet(base)}
+	s := trackerSnippet{Code: web.SnippetFor(base, domain)}
 	if p.links.Public == nil {
 		s.FromRequest = base
 	}

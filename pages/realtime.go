@@ -114,7 +114,7 @@ func newMinutesChart(shape chartShape, rows []minuteRow, total int64) minutesCha
 		h := float64(m.Pageviews) / float64(scale) * plot
 		c.Bars = append(c.Bars, minuteBar{
 			X: num(chartLeft + float64(i)*slot + gap), Y: num(bottom - h), Width: num(slot - 2*gap), Height: num(h),
-			Title: m.Label + ": " + plural(int(m.Pageviews), "pageview"),
+			Title: m.Label + ": " + countOf(m.Pageviews, "pageview", "pageviews"),
 		})
 	}
 	return c

@@ -70,9 +70,13 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 		out.rateBefore, _, err = p.repo.SummaryConversionRate(ctx, siteID, rng.Previous(), filters, out.before.Visitors)
 		return err
 	})
-	g.Go(func() error {
+	g.Go(func() (err error) {
 		basis, err := before.Basis(ctx)
-		out.filteredFrom = basis.From
+		if err != nil {
+			return err
+		}
+		// The range before starts first: the two ranges together are from its first day.
+		out.filteredFrom, err = p.noticedFrom(ctx, siteID, stats.Range{From: rng.Previous().From, To: rng.To}, basis.From)
 		return err
 	})
 	g.Go(func() (err error) {

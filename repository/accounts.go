@@ -162,11 +162,15 @@ type UserRow struct {
 	HasPassword bool      `db:"has_password"`
 	Websites    int64     `db:"websites"`
 	CreatedAt   time.Time `db:"created_at"`
+	// LastAdmin: the user is the service's only admin, whom SetAdmin and RemoveUser refuse to
+	// unmake or remove (ErrLastAdmin), so the pages do not offer it.
+	LastAdmin bool `db:"last_admin"`
 }
 
 const userRowColumns = `
 		u.id, u.email, u.is_admin, u.password_hash IS NOT NULL AS has_password, u.created_at,
-		(SELECT count(*) FROM websites w WHERE w.user_id = u.id) AS websites`
+		(SELECT count(*) FROM websites w WHERE w.user_id = u.id) AS websites,
+		u.is_admin AND NOT EXISTS (SELECT 1 FROM users o WHERE o.is_admin AND o.id <> u.id) AS last_admin`
 
 // ListUsers returns every user, by e-mail.
 func (r *Repository) ListUsers(ctx context.Context) ([]UserRow, error) {

@@ -41,7 +41,7 @@ func (v rowReader) listEngaged(ctx context.Context, q StatQuery) ([]StatEntry, i
 	matching := `m AS MATERIALIZED (SELECT pages, engaged_pages, engaged_ms, scroll_depth FROM visit_rows WHERE ` + s.where + `)`
 	onlyPage := ""
 	if s.page != "" {
-		onlyPage = " WHERE u.value = " + s.page
+		onlyPage = " WHERE " + s.pageOf("u.value")
 	}
 	totals := `SELECT u.value, count(*) AS count FROM m CROSS JOIN LATERAL unnest(m.pages) AS u (value)` + onlyPage + ` GROUP BY u.value`
 	if q.Search != "" {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,9 +29,15 @@ import (
 
 // rowSource is the WHERE clause over visit_rows of one filtered read, with its arguments.
 type rowSource struct {
-	where    string
-	args     []any
-	page     string  // the page filter's value as a literal; "" without one
+	where string
+	args  []any
+	// page is the predicate on a pageview's page (element) that the page filters make, with
+	// literals: a statement that does not count pageviews leaves it out. "" without one.
+	page string
+	// pageIs are the pages of a lone filter[page] or filter_any[page], which pageviews counts
+	// by array_positions: 4 to 6 times faster than counting page's predicate over unnest(pages)
+	// (300,000 rows of 3 pages, 2026-12-02).
+	pageIs   []string
 	fraction float64 // of the visitors read: 1, or stats.SampleFraction's sample
 }
 
@@ -75,18 +82,46 @@ func newRowSource(ctx context.Context, websiteID int64, days stats.Range, fracti
 		return nil, err
 	}
 	s := &rowSource{where: strings.Join(append(conds, filterConds...), " AND "), args: b.args, fraction: fraction}
-	if page, ok := filters.Get(stats.Page); ok {
-		// Under filter[page] a visit's pageviews are that page's (pageviews, valueTotals): a
-		// literal, as a statement that does not count pageviews must not take it as an argument.
-		s.page = pq.QuoteLiteral(page)
+	// Under page filters (filter, filter_any, filter_contains) a visit's pageviews are those of
+	// the pages they keep (pageviews, valueTotals), by the query engine's rule.
+	var pages []query.Filter
+	for _, f := range filters {
+		if f.Name == stats.Page {
+			ef, err := engineFilter(f)
+			if err != nil {
+				return nil, err
+			}
+			pages = append(pages, ef)
+		}
+	}
+	inline := &queryBuild{q: b.q, inline: true}
+	if s.page, err = inline.pagesKept(ctx, nil, pages); err != nil {
+		return nil, err
+	}
+	// A filter_not[page] keeps every page of its visits (pagesKept): the others decide.
+	kept := slices.DeleteFunc(slices.Clone(pages), func(f query.Filter) bool { return f.Op == query.Not })
+	if len(kept) == 1 && kept[0].Op == query.Is && !kept[0].IgnoreCase {
+		s.pageIs = slices.Compact(slices.Sorted(slices.Values(kept[0].Values)))
 	}
 	return s, nil
 }
 
-// pageviews is a row's pageviews as counted: with a page filter, that page's only.
+// pageOf is the page predicate on the page expression e: "" without page filters.
+func (s *rowSource) pageOf(e string) string {
+	return strings.ReplaceAll(s.page, element, e)
+}
+
+// pageviews is a row's pageviews as counted: with page filters, those of the pages they keep.
 func (s *rowSource) pageviews() string {
+	if len(s.pageIs) > 0 {
+		counts := make([]string, len(s.pageIs))
+		for i, p := range s.pageIs {
+			counts[i] = "cardinality(array_positions(pages, " + pq.QuoteLiteral(p) + "))"
+		}
+		return "(" + strings.Join(counts, " + ") + ")"
+	}
 	if s.page != "" {
-		return "cardinality(array_positions(pages, " + s.page + "))"
+		return "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE " + s.pageOf("x.v") + ")"
 	}
 	return "pageviews"
 }
@@ -132,7 +167,7 @@ func (s *rowSource) valueTotals(name stats.Name) (string, error) {
 	case stats.Page:
 		onlyPage := ""
 		if s.page != "" {
-			onlyPage = " AND u.value = " + s.page
+			onlyPage = " AND " + s.pageOf("u.value")
 		}
 		return `SELECT u.value, count(*) AS count FROM visit_rows CROSS JOIN LATERAL unnest(pages) AS u (value)
 			WHERE ` + s.where + onlyPage + ` GROUP BY u.value`, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jmoiron/sqlx"
 
@@ -145,4 +146,29 @@ func (r *Repository) DeleteGoal(ctx context.Context, websiteID, goalID int64) er
 		return fmt.Errorf("goals.delete: commit: %w", err)
 	}
 	return nil
+}
+
+// EventSpellings map the event statistic's encoded names (stats.EventField) to the names as
+// sent, where a ':' made them differ: of the website's event goals and of the tracker's own
+// events (stats.TrackerEvents), so that the pages and the CSV write "Outbound Link: Click",
+// not "Outbound Link  Click". Another name keeps its encoding, as does one that two names
+// as sent share ("a:b" and "a b" both count under "a b").
+func (r *Repository) EventSpellings(ctx context.Context, websiteID int64) (map[string]string, error) {
+	var names []string
+	if err := r.db.SelectContext(ctx, &names, `SELECT event FROM goals WHERE website_id = $1 AND kind = 'event' ORDER BY id`, websiteID); err != nil {
+		return nil, fmt.Errorf("goals.event_spellings: %w", err)
+	}
+	names = append(slices.Clone(stats.TrackerEvents), names...)
+	out := map[string]string{}
+	for _, n := range names {
+		if encoded := stats.EventField(n); encoded != n {
+			out[encoded] = n
+		}
+	}
+	for _, n := range names {
+		if _, ok := out[n]; ok {
+			delete(out, n) // a name as sent is its own encoding too: which one counted is unknown
+		}
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"math"
 	"slices"
@@ -66,11 +67,33 @@ type queryBuild struct {
 	repeatRows string
 	goals      []goalMatch  // the website's goals with a display name (readGoals)
 	revenue    *revenuePlan // with revenue metrics (planRevenue)
+	// inline writes arguments into the SQL as literals: for a predicate that some statements
+	// of a read leave out, where an argument no statement reads has no type for PostgreSQL.
+	inline bool
 }
 
 func (b *queryBuild) arg(v any) string {
+	if b.inline {
+		return literal(v)
+	}
 	b.args = append(b.args, v)
 	return fmt.Sprintf("$%d", len(b.args))
+}
+
+// literal is an argument as an SQL literal: a string, or what a driver.Valuer such as
+// pq.Array of strings makes of itself (text), quoted.
+func literal(v any) string {
+	if valuer, ok := v.(driver.Valuer); ok {
+		if x, err := valuer.Value(); err == nil {
+			v = x
+		}
+	}
+	s, ok := v.(string)
+	if !ok {
+		// Only strings and lists of them reach an inline build (newRowSource's pages).
+		panic(fmt.Sprintf("repository: no literal of %T", v))
+	}
+	return pq.QuoteLiteral(s)
 }
 
 // RunQuery answers a checked query: from the counters when it needs no visit row

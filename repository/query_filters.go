@@ -29,16 +29,29 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 		conds = append(conds, cond)
 	}
 	whereArgs := len(b.args)
-	var pages []string
 	// Under event:goal and event:props a row counts its own hits, whatever page filters keep
 	// (and an argument no statement reads has no type for PostgreSQL).
-	ownHits := b.hitLevel() == query.GoalLevel || b.hitLevel() == query.PropLevel
+	if ownHits := b.hitLevel() == query.GoalLevel || b.hitLevel() == query.PropLevel; !ownHits {
+		pages, err := b.pagesKept(ctx, tx, filters)
+		if err != nil {
+			return "", 0, err
+		}
+		b.pages = pages
+	}
+	return strings.Join(conds, " AND "), whereArgs, nil
+}
+
+// pagesKept is the predicate on a pageview's page (element) of the event:page filters among
+// filters that must all hold, or "": with them, only the pageviews they keep count (v2's
+// query and v1's filter, filter_any and filter_contains alike). A not filter keeps the visits
+// none of whose pages is a value, so each of their pageviews counts.
+func (b *queryBuild) pagesKept(ctx context.Context, tx *sqlx.Tx, filters []query.Filter) (string, error) {
+	var pages []string
 	for _, f := range filters {
-		// With event:page filters that must all hold, only the pageviews they keep count.
-		if !ownHits && f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
+		if f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
 			pred, err := b.leafPredicate(ctx, tx, f, element)
 			if err != nil {
-				return "", 0, err
+				return "", err
 			}
 			if f.Negated() {
 				pred = "NOT (" + pred + ")"
@@ -46,8 +59,7 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 			pages = append(pages, pred)
 		}
 	}
-	b.pages = strings.Join(pages, " AND ")
-	return strings.Join(conds, " AND "), whereArgs, nil
+	return strings.Join(pages, " AND "), nil
 }
 
 // cond is a filter's condition on a visit row.

@@ -220,6 +220,21 @@ type RangeNotes struct {
 	Sources      []string
 }
 
+// CountedBefore tells whether a day of the range before day holds counts (pageviews): whether
+// a note that some numbers start on day speaks of days that had any. A website added on day,
+// or later, has no such day, whatever the range.
+func (r *Repository) CountedBefore(ctx context.Context, websiteID int64, days stats.Range, day time.Time) (bool, error) {
+	const query = `
+		SELECT EXISTS (SELECT 1 FROM stats WHERE website_id = $1 AND name = 'pageview'
+			AND date BETWEEN $2 AND $3 AND date < $4)`
+	var counted bool
+	err := r.db.GetContext(ctx, &counted, query, websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout), day.Format(dateLayout))
+	if err != nil {
+		return false, fmt.Errorf("stats.counted_before: %w", err)
+	}
+	return counted, nil
+}
+
 // Notes reads the notes of a website's range.
 func (r *Repository) Notes(ctx context.Context, websiteID int64, days stats.Range) (RangeNotes, error) {
 	const query = `

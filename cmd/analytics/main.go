@@ -61,6 +61,10 @@ const usage = `usage:
                                        (read only there); --dry-run writes nothing;
                                        PHPANALYTICS_DSN and PHPANALYTICS_APP_KEY stand for
                                        --dsn and --app-key, out of the process list
+  analytics snippet --url URL --domain D
+                                       print the tracker's tag for the website D of the service
+                                       at URL (with data-local for a local domain, as the pages
+                                       show it); needs no database
 `
 
 func main() {
@@ -76,6 +80,9 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
 	if len(args) == 0 {
 		return errors.New("no command\n" + usage)
+	}
+	if args[0] == "snippet" {
+		return snippetCommand(args[1:], stdout)
 	}
 	cfg, err := loadConfig()
 	if err != nil {
@@ -99,6 +106,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}
+}
+
+// snippetCommand prints the tag the pages show for a website (web.SnippetFor): make run
+// prints it for the demo's localhost.
+func snippetCommand(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("snippet", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	base := fs.String("url", "", "the service's address")
+	domain := fs.String("domain", "", "the website's domain")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return errors.New("usage: analytics snippet --url URL --domain D")
+	}
+	u, err := url.Parse(*base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--url %q is not an http(s) address", *base)
+	}
+	if *domain == "" {
+		return errors.New("--domain is required")
+	}
+	_, err = fmt.Fprintln(stdout, web.SnippetFor(*base, *domain))
+	return err
 }
 
 // config is everything read from the environment.

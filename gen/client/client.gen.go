@@ -681,11 +681,12 @@ type Hit struct {
 	Event *HitEvent `json:"event,omitempty"`
 
 	// Hash `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
-	// otherwise it is dropped. Any other value counts as absent.
+	// `false`, `null` or absent: it is dropped. Any other value is a `400`.
 	Hash *bool `json:"hash,omitempty"`
 
-	// Interactive `false`: the event counts but does not end the visit's bounce. Any other value counts
-	// as absent.
+	// Interactive `false`: the event counts but does not end the visit's bounce; `true`, `null` or
+	// absent: it ends it. Any other value is a `400`, so that a sender never counts
+	// bounces wrongly unawares.
 	Interactive *bool `json:"interactive,omitempty"`
 
 	// Page The absolute http(s) URL of the page; required in this service's body.
@@ -811,12 +812,13 @@ type PlausibleHit struct {
 	// none.
 	E *float32 `json:"e,omitempty"`
 
-	// H `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
-	// dropped.
+	// H `1`: the page's fragment is part of the page (hash-based routing); another number,
+	// `null` or absent: it is dropped. Any other value is a `400`.
 	H *int `json:"h,omitempty"`
 
 	// I `false` (long key `interactive`): the event counts but does not end the visit's
-	// bounce.
+	// bounce; `true`, `null` or absent: it ends it. Any other value is a `400` (Plausible's
+	// own endpoint reads only a boolean too, and its trackers send nothing else).
 	I           *bool `json:"i,omitempty"`
 	Interactive *bool `json:"interactive,omitempty"`
 
@@ -1581,7 +1583,9 @@ type ListStatsParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1646,7 +1650,9 @@ type GetFunnelParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1709,7 +1715,9 @@ type ListGoalConversionsParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1777,7 +1785,9 @@ type ListPropertiesParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1843,7 +1853,9 @@ type ListRevenueParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1902,7 +1914,9 @@ type GetSummaryParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1970,7 +1984,9 @@ type GetTimeseriesParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.

@@ -834,12 +834,13 @@ export interface components {
             event?: components["schemas"]["HitEvent"] | null;
             /**
              * @description `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
-             *     otherwise it is dropped. Any other value counts as absent.
+             *     `false`, `null` or absent: it is dropped. Any other value is a `400`.
              */
             hash?: boolean | null;
             /**
-             * @description `false`: the event counts but does not end the visit's bounce. Any other value counts
-             *     as absent.
+             * @description `false`: the event counts but does not end the visit's bounce; `true`, `null` or
+             *     absent: it ends it. Any other value is a `400`, so that a sender never counts
+             *     bounces wrongly unawares.
              */
             interactive?: boolean | null;
             /**
@@ -925,13 +926,14 @@ export interface components {
             $?: components["schemas"]["PlausibleRevenue"] | null;
             revenue?: components["schemas"]["PlausibleRevenue"] | null;
             /**
-             * @description `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
-             *     dropped.
+             * @description `1`: the page's fragment is part of the page (hash-based routing); another number,
+             *     `null` or absent: it is dropped. Any other value is a `400`.
              */
             h?: number | null;
             /**
              * @description `false` (long key `interactive`): the event counts but does not end the visit's
-             *     bounce.
+             *     bounce; `true`, `null` or absent: it ends it. Any other value is a `400` (Plausible's
+             *     own endpoint reads only a boolean too, and its trackers send nothing else).
              */
             i?: boolean | null;
             interactive?: boolean | null;
@@ -1560,7 +1562,9 @@ export interface components {
     responses: {
         /**
          * @description Malformed JSON, a wrong Content-Type, or `page` (Plausible's `u`/`url`) missing or not an
-         *     absolute http(s) URL, or Plausible's `n`/`name` not 1 to 64 characters.
+         *     absolute http(s) URL, or Plausible's `n`/`name` not 1 to 64 characters, or a member of
+         *     another type than declared (`referrer` a number, `interactive` an object, ...; `props`
+         *     and `revenue` excepted: a bad one is dropped). The message names the member.
          */
         BadHit: {
             headers: {
@@ -1987,7 +1991,9 @@ export interface components {
          *       `(other)`, which stands for the values past the daily limit, matches nothing either.
          *     - With filters, every number counts only the matching visits: their visitors (distinct
          *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-         *       events; with `filter[page]`, only the pageviews of that page.
+         *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+         *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+         *       is a value, so all their pageviews count).
          *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
          *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
          *       422 on `filter`.
@@ -2902,7 +2908,7 @@ export interface operations {
             /** @description The new goal. */
             201: {
                 headers: {
-                    /** @description The URL of the website's goals. */
+                    /** @description The new goal's URL (`/api/v1/websites/{id}/goals/{goal_id}`), where it is deleted. */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -3075,7 +3081,7 @@ export interface operations {
             /** @description The new funnel. */
             201: {
                 headers: {
-                    /** @description The URL of the website's funnels. */
+                    /** @description The new funnel's URL (`/api/v1/websites/{id}/funnels/{funnel_id}`), where it is deleted. */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -3219,7 +3225,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3330,7 +3338,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3450,7 +3460,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3564,7 +3576,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3718,7 +3732,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3864,7 +3880,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -4007,7 +4025,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
