@@ -28,9 +28,9 @@ type Repository struct {
 	db      *sqlx.DB
 	now     func() time.Time
 	rollups rolledUpCache
-	pages   closedPages // the pages of closed days, for goals (goal_pages.go)
+	pages   *ttlCache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
 	// the goals' numbers of closed days (goals_closed.go)
-	conversions closedConversions
+	conversions *ttlCache[string, *goalCounts]
 }
 
 // New wraps an open database. now is the clock for created_at/updated_at; nil means time.Now.
@@ -38,7 +38,7 @@ func New(db *sqlx.DB, now func() time.Time) *Repository {
 	if now == nil {
 		now = time.Now
 	}
-	return &Repository{db: db, now: now}
+	return &Repository{db: db, now: now, pages: newClosedPages(), conversions: newClosedConversions()}
 }
 
 // Open connects to PostgreSQL and checks the connection. Every connection gets
