@@ -2,7 +2,6 @@ package repository
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 	"strings"
@@ -105,25 +104,6 @@ func scale(n int64, fraction float64) int64 {
 	// In millionths, so that 1/10 is exact and the result an integer.
 	den := int64(math.Round(fraction * 1e6))
 	return (2*n*1_000_000 + den) / (2 * den)
-}
-
-// readRows runs a filtered read in a read-only transaction of its own settings: memory enough
-// for its hash tables and sorts (a month of a busy website's pages sorts about 4 MB, past the
-// default work_mem), and no parallel workers, which on a small server slowed one read down
-// (the workers contend with the dashboard's other reads for the same cores) rather than up.
-func (r *Repository) readRows(ctx context.Context, read func(tx *sqlx.Tx) error) error {
-	tx, err := r.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('work_mem', '64MB', true), set_config('max_parallel_workers_per_gather', '0', true)`); err != nil {
-		return err
-	}
-	if err := read(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // valueTotals is the SQL of one name's (value, count) over the matching rows.

@@ -136,7 +136,7 @@ func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query
 	if err := b.readGoals(ctx); err != nil {
 		return QueryAnswer{}, err
 	}
-	err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
+	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
 		if err := b.readRepeats(ctx, tx); err != nil {
 			return err
 		}
@@ -183,19 +183,6 @@ func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query
 	return out, nil
 }
 
-// readQuery runs read in readRows' transaction without JIT compilation, which took
-// PostgreSQL 15 about 200 ms a statement, more than the compiled code saved on a month of a
-// website's rows, and without Memoize, which cached each visit's unnested pages by the whole
-// array and took a third of an event:page breakdown's time (rarely finding one).
-func (r *Repository) readQuery(ctx context.Context, read func(tx *sqlx.Tx) error) error {
-	return r.readRows(ctx, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT set_config('jit', 'off', true), set_config('enable_memoize', 'off', true)`); err != nil {
-			return err
-		}
-		return read(tx)
-	})
-}
-
 // finish scales a sample's counts, computes percentage from the total visitors and says what
 // the numbers rest on.
 func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64, out *QueryAnswer) error {
@@ -208,7 +195,7 @@ func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64,
 			continue
 		}
 		if m == query.Percentage {
-			if err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
+			if err := r.readRows(ctx, func(tx *sqlx.Tx) error {
 				return tx.GetContext(ctx, &total, b.totalVisitors(), b.args[:b.whereArgs]...)
 			}); err != nil {
 				return err
@@ -435,20 +422,12 @@ var maxRepeats = 50_000
 // repeatedVisitorDays reads the visitor-days with more than one visit among the visit rows
 // where base holds (the range's, before any filter), as repeatKey numbers, from the primary key
 // alone. Its index order (website, day, visitor) already groups each visitor-day, so the rows
-// are counted as they stream: PostgreSQL estimates a hash of them cheaper, but hashing a
-// month's 300,000 visitor-days of a website of 10,000 visits a day took 130 ms where
-// streaming them takes 45 (docs/query.md, "Speed"). Hashing is turned back on for the
-// transaction's next statements.
+// are counted as they stream, without hashing (withoutHashAgg; docs/engine.md says what it
+// saved).
 func repeatedVisitorDays(ctx context.Context, tx *sqlx.Tx, base string, args []any) ([]int64, error) {
 	var keys []int64
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('enable_hashagg', 'off', true)`); err != nil {
-		return nil, fmt.Errorf("repeated visitors: %w", err)
-	}
 	q := `SELECT ` + repeatKey + ` FROM visit_rows WHERE ` + base + ` GROUP BY day, visitor HAVING count(*) > 1`
-	if err := tx.SelectContext(ctx, &keys, q, args...); err != nil {
-		return nil, fmt.Errorf("repeated visitors: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('enable_hashagg', 'on', true)`); err != nil {
+	if err := withoutHashAgg(ctx, tx, func() error { return tx.SelectContext(ctx, &keys, q, args...) }); err != nil {
 		return nil, fmt.Errorf("repeated visitors: %w", err)
 	}
 	return keys, nil

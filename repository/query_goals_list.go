@@ -186,7 +186,7 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 	}
 	names, oldNames := eventGoals(goals)
 	t := &goalTable{byKey: map[string]*goalCounts{}, fraction: b.fraction}
-	err = r.readQuery(ctx, func(tx *sqlx.Tx) error {
+	err = r.readRows(ctx, func(tx *sqlx.Tx) error {
 		// The visitor-days of several visits, from the primary key alone: only they are
 		// grouped one by one to count the base visitors (as the engine's statement does).
 		repeats, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])

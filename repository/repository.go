@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	neturl "net/url"
 	"strings"
 	"time"
 
@@ -56,40 +55,6 @@ func Open(ctx context.Context, url string) (*sqlx.DB, error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	return db, nil
-}
-
-// sessionSettings are PostgreSQL settings of the service's connections. Its statements read
-// pre-aggregated rows, tens of thousands at most: parallel workers cost more to start than
-// they save on a small server (a year of a 1,000-page website's top pages: 25.5 ms with two
-// workers, 17.5 ms without, on this project's 2-core machine), and JIT compilation, which
-// PostgreSQL starts for costly plans such as a ten-year range, takes tens of milliseconds
-// before the first row.
-var sessionSettings = [][2]string{{"max_parallel_workers_per_gather", "0"}, {"jit", "off"}}
-
-// withSessionSettings adds sessionSettings to a connection string, as run-time parameters
-// lib/pq sends at startup; a setting the string already has is left as it is. It takes the
-// URL form (postgres://...?k=v) and the key=value form.
-func withSessionSettings(conn string) string {
-	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
-		u, err := neturl.Parse(conn)
-		if err != nil {
-			return conn // lib/pq reports it
-		}
-		q := u.Query()
-		for _, kv := range sessionSettings {
-			if !q.Has(kv[0]) {
-				q.Set(kv[0], kv[1])
-			}
-		}
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	for _, kv := range sessionSettings {
-		if !strings.Contains(conn, kv[0]+"=") {
-			conn = strings.TrimSpace(conn + " " + kv[0] + "=" + kv[1])
-		}
-	}
-	return conn
 }
 
 // Ping tells whether the database answers; /readyz uses it.
