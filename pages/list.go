@@ -63,7 +63,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		total   int64
 		basis   repository.Basis
 	)
-	reader := p.repo.Reader(site.ID, rng, filters)
+	reader := p.repo.ListReader(site.ID, params)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
 		entries, total, err = reader.List(ctx, repository.StatQueryOf(params))

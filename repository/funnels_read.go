@@ -82,7 +82,8 @@ const funnelChunkDays = 31
 // them all: the distinct pages and the test of each row's pages each take a pass over every
 // page of the range.
 func (r *Repository) walkFunnelRows(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, w *funnelWalk) error {
-	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}, exact: true}
+	v := r.rows(websiteID, days, filters)
+	v.exact = true
 	s, err := v.source(ctx)
 	if err != nil {
 		return err

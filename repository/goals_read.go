@@ -263,7 +263,7 @@ func (v rowReader) countGoals(ctx context.Context, goals []stats.Goal, days []st
 // Conversions are the numbers of a website's goals over a range (rowReader.Conversions), read
 // from the visit rows with or without filters, and what they rest on.
 func (r *Repository) Conversions(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, goals []stats.Goal) ([]GoalConversion, int64, Basis, error) {
-	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}
+	v := r.rows(websiteID, days, filters)
 	out, visitors, err := v.Conversions(ctx, goals)
 	if err != nil {
 		return nil, 0, Basis{}, err
@@ -294,7 +294,7 @@ func (r *Repository) SummaryConversionRate(ctx context.Context, websiteID int64,
 // goalFilterBase is the visitors that a rate under filter[goal] divides by: those of the same
 // range and the other filters, read from the visit rows as the goal's own visitors are.
 func (r *Repository) goalFilterBase(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (int64, error) {
-	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical().Without(stats.GoalName), goal: &goalFilter{}}
+	v := r.rows(websiteID, days, filters.Canonical().Without(stats.GoalName))
 	s, err := v.source(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("stats.conversion_base: %w", err)

@@ -73,24 +73,19 @@ func (b *queryBuild) arg(v any) string {
 	return fmt.Sprintf("$%d", len(b.args))
 }
 
-// RunQuery answers a checked query: from the counters when it needs no visit row
-// (counterQuery), else over the website's visit rows; hours and days are those of the website's zone.
+// RunQuery answers a checked query as planQuery decides: from the counters, or over the
+// website's visit rows; hours and days are those of the website's zone.
 func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
-	if interval, ok := counterQuery(q); ok {
-		out, err := r.counterAnswer(ctx, websiteID, q, interval, zone)
-		if err != nil {
-			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
-		}
-		return out, nil
+	var out QueryAnswer
+	var err error
+	switch plan := r.planQuery(q); {
+	case plan.store == counterStore:
+		out, err = r.counterAnswer(ctx, websiteID, q, plan, zone)
+	case plan.goalsList:
+		out, err = r.goalsListAnswer(ctx, websiteID, q, zone)
+	default:
+		out, err = r.runRows(ctx, websiteID, q, zone)
 	}
-	if goalsListPath && goalsListQuery(q) {
-		out, err := r.goalsListAnswer(ctx, websiteID, q, zone)
-		if err != nil {
-			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
-		}
-		return out, nil
-	}
-	out, err := r.runRows(ctx, websiteID, q, zone)
 	if err != nil {
 		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
 	}
@@ -415,9 +410,9 @@ func (b *queryBuild) withRepeats() string {
 // repeatKey is the SQL of a visit row's day and visitor as one number.
 const repeatKey = `((day - date '2000-01-01')::int8 << 32 | (visitor::int8 & 4294967295))`
 
-// maxRepeats is how many visitor-days of several visits readRepeats passes to the statement
-// as a list; past it, the statement joins them (rep) itself.
-var maxRepeats = 50_000
+// defaultMaxRepeats is how many visitor-days of several visits readRepeats passes to the
+// statement as a list (Repository.maxRepeats); past it, the statement joins them (rep) itself.
+const defaultMaxRepeats = 50_000
 
 // repeatedVisitorDays reads the visitor-days with more than one visit among the visit rows
 // where base holds (the range's, before any filter), as repeatKey numbers, from the primary key
@@ -450,7 +445,7 @@ func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
 		return err
 	}
 	switch {
-	case len(keys) > maxRepeats:
+	case len(keys) > b.repo.maxRepeats:
 	case b.hitLevel() == query.VisitLevel:
 		b.repeats = b.arg(pq.Array(keys)) + "::int8[]"
 	default:
@@ -581,32 +576,6 @@ func groupKeys(n int) string {
 		fmt.Fprintf(&sb, "%d, ", i)
 	}
 	return sb.String()
-}
-
-// metricSQL is a metric over v's rows, rounded as the summary rounds (halves away from
-// zero). percentage and the conversion rates are the visitors here; finish and
-// conversionMetrics divide them by their wholes.
-func metricSQL(m query.Metric) string {
-	switch m {
-	case query.Visitors, query.Percentage, query.ConversionRate, query.GroupConversionRate:
-		// v's visitors where rkey is NULL; one a visitor-day of several visits.
-		return "coalesce(sum(visitors) FILTER (WHERE rkey IS NULL), 0) + count(DISTINCT rkey)"
-	case query.Visits:
-		return "sum(visits)"
-	case query.Pageviews:
-		return "sum(pageviews)"
-	case query.Events:
-		return "sum(pageviews) + sum(events)"
-	case query.BounceRate:
-		return "coalesce(round(100.0 * sum(bounces) / nullif(sum(visits), 0), 1), 0)"
-	case query.VisitDuration:
-		return "coalesce(round(sum(seconds)::numeric / nullif(sum(visits), 0)), 0)"
-	case query.ViewsPerVisit:
-		return "coalesce(round(sum(pageviews)::numeric / nullif(sum(visits), 0), 2), 0)"
-	case query.TimeOnPage, query.ScrollDepth:
-		return engagementSQL(m)
-	}
-	panic("repository: unknown metric " + string(m))
 }
 
 // orderBy is the ORDER BY of the answer: the query's order, then every dimension ascending,

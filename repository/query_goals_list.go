@@ -13,10 +13,6 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// goalsListPath: goalsListQuery's queries take the goals list's statements (the tests turn it
-// off to compare them with the union's answers).
-var goalsListPath = true
-
 // goalsListQuery tells whether q asks what the goals list's statements answer
 // (goalsListAnswer): the event:goal dimension, alone or with one visit-level or time
 // dimension; top-level event:goal filters that name goals (is, contains) and any filters

@@ -30,6 +30,12 @@ type Repository struct {
 	pages   *ttlCache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
 	// the goals' numbers of closed days (goals_closed.go)
 	conversions *ttlCache[string, *goalCounts]
+	// maxRepeats is how many visitor-days of several visits the query engine passes to a
+	// statement as a list (defaultMaxRepeats; the tests change it to try both ways).
+	maxRepeats int
+	// goalsUnion: the event:goal dimension is always answered by the union of one part a
+	// goal, never by the goals list's statements (planQuery): for the tests that compare both.
+	goalsUnion bool
 }
 
 // New wraps an open database. now is the clock for created_at/updated_at; nil means time.Now.
@@ -37,7 +43,8 @@ func New(db *sqlx.DB, now func() time.Time) *Repository {
 	if now == nil {
 		now = time.Now
 	}
-	return &Repository{db: db, now: now, pages: newClosedPages(), conversions: newClosedConversions()}
+	return &Repository{db: db, now: now, pages: newClosedPages(), conversions: newClosedConversions(),
+		maxRepeats: defaultMaxRepeats}
 }
 
 // Open connects to PostgreSQL and checks the connection. Every connection gets

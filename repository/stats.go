@@ -270,8 +270,8 @@ func addStatsStatement(tables []countTable) string {
 // distinct values in all. Whole calendar months inside the range are read from the monthly
 // rollup, the partial months at its edges from the daily table.
 func (c counterReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error) {
-	if q.Name == stats.Property { // no counters: only the visit rows hold properties
-		return rowReader{repo: c.repo, websiteID: c.websiteID, days: c.days, goal: &goalFilter{}}.List(ctx, q)
+	if q.Name == stats.Property { // the planner reads them from the rows (ListReader)
+		return nil, 0, fmt.Errorf("stats.list: no counters hold %s", q.Name)
 	}
 	from, args, err := c.repo.rangeRows(ctx, c.websiteID, "name = $2", string(q.Name), c.days)
 	if err != nil {
