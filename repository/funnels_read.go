@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -99,14 +98,9 @@ func (r *Repository) funnelGoals(ctx context.Context, websiteID int64, f stats.F
 	for i, s := range f.Steps {
 		ids[i] = s.GoalID
 	}
-	var rows []goalRow
-	const query = `SELECT ` + goalColumns + ` FROM goals WHERE website_id = $1 AND id = ANY($2)`
-	if err := r.db.SelectContext(ctx, &rows, query, websiteID, pq.Array(ids)); err != nil {
+	byID, err := r.GoalsByID(ctx, websiteID, ids)
+	if err != nil {
 		return nil, fmt.Errorf("funnels.goals: %w", err)
-	}
-	byID := map[int64]stats.Goal{}
-	for _, row := range rows {
-		byID[row.ID] = row.goal()
 	}
 	goals := make([]stats.Goal, len(ids))
 	for i, id := range ids {

@@ -2,10 +2,12 @@ package repository
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -149,4 +151,32 @@ func (r *Repository) DeleteGoal(ctx context.Context, userID, websiteID, goalID i
 		return fmt.Errorf("goals.delete: commit: %w", err)
 	}
 	return nil
+}
+
+// GoalByName is the website's goal of that display name; ok is false when there is none.
+func (r *Repository) GoalByName(ctx context.Context, websiteID int64, name string) (stats.Goal, bool, error) {
+	const query = `SELECT ` + goalColumns + ` FROM goals WHERE website_id = $1 AND display_name = $2`
+	var row goalRow
+	err := r.db.GetContext(ctx, &row, query, websiteID, name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return stats.Goal{}, false, nil
+	}
+	if err != nil {
+		return stats.Goal{}, false, fmt.Errorf("goals.by_name: %w", err)
+	}
+	return row.goal(), true, nil
+}
+
+// GoalsByID are the website's goals of the ids, by id; an id that is none of them is absent.
+func (r *Repository) GoalsByID(ctx context.Context, websiteID int64, ids []int64) (map[int64]stats.Goal, error) {
+	var rows []goalRow
+	const query = `SELECT ` + goalColumns + ` FROM goals WHERE website_id = $1 AND id = ANY($2)`
+	if err := r.db.SelectContext(ctx, &rows, query, websiteID, pq.Array(ids)); err != nil {
+		return nil, fmt.Errorf("goals.by_id: %w", err)
+	}
+	out := make(map[int64]stats.Goal, len(rows))
+	for _, row := range rows {
+		out[row.ID] = row.goal()
+	}
+	return out, nil
 }

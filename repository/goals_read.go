@@ -3,8 +3,6 @@ package repository
 import (
 	"cmp"
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,20 +57,6 @@ func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats
 	return out, nil
 }
 
-// goalByName is the website's goal of that display name; ok is false when there is none.
-func (r *Repository) goalByName(ctx context.Context, websiteID int64, name string) (stats.Goal, bool, error) {
-	const query = `SELECT ` + goalColumns + ` FROM goals WHERE website_id = $1 AND display_name = $2`
-	var row goalRow
-	err := r.db.GetContext(ctx, &row, query, websiteID, name)
-	if errors.Is(err, sql.ErrNoRows) {
-		return stats.Goal{}, false, nil
-	}
-	if err != nil {
-		return stats.Goal{}, false, fmt.Errorf("goals.by_name: %w", err)
-	}
-	return row.goal(), true, nil
-}
-
 // goalFilter resolves a read's filter[goal] once, however many reads of the dashboard share
 // its Reader.
 type goalFilter struct {
@@ -83,7 +67,7 @@ type goalFilter struct {
 
 func (f *goalFilter) resolve(ctx context.Context, r *Repository, websiteID int64, days stats.Range, name string) (*goalMatch, error) {
 	f.once.Do(func() {
-		g, ok, err := r.goalByName(ctx, websiteID, name)
+		g, ok, err := r.GoalByName(ctx, websiteID, name)
 		if err != nil || !ok {
 			f.err = err
 			return

@@ -149,14 +149,6 @@ func (im *Import) Rollback() error {
 	return nil
 }
 
-// ImportedWebsite is a website brought from another product (phpAnalytics) with its settings,
-// already checked by the website rules, and what that product knew of it besides.
-type ImportedWebsite struct {
-	NewWebsite
-	Favorite  bool
-	CreatedAt time.Time // zero: now
-}
-
 // BeginWebsiteImport starts the import of a whole website from another product: in one
 // transaction, it creates the website for a user (ErrConflict if the domain is taken by anyone)
 // and then takes its counters (Add) and its days (MarkNewWebsiteDays) until Commit.
@@ -165,34 +157,11 @@ func (r *Repository) BeginWebsiteImport(ctx context.Context, userID int64, in Im
 	if err != nil {
 		return nil, Website{}, fmt.Errorf("imports.begin_website: %w", err)
 	}
-	w, err := createImportedWebsite(ctx, tx, r.now(), userID, in)
+	w, err := r.CreateImportedWebsite(ctx, tx, r.now(), userID, in)
 	if err != nil {
 		return nil, Website{}, errors.Join(err, tx.Rollback())
 	}
 	return &Import{tx: tx, websiteID: w.ID}, w, nil
-}
-
-func createImportedWebsite(ctx context.Context, tx *sqlx.Tx, now time.Time, userID int64, in ImportedWebsite) (Website, error) {
-	w, err := createWebsite(ctx, tx, now, userID, in.NewWebsite)
-	if err != nil {
-		return Website{}, fmt.Errorf("imports.create_website: %w", err)
-	}
-	if !in.Favorite && in.CreatedAt.IsZero() {
-		return w, nil
-	}
-	created := w.CreatedAt
-	if !in.CreatedAt.IsZero() {
-		created = in.CreatedAt.UTC().Truncate(time.Microsecond)
-	}
-	const query = `
-		UPDATE websites
-		SET favorite = $2, created_at = $3
-		WHERE id = $1
-		RETURNING ` + websiteColumns
-	if err := tx.GetContext(ctx, &w, query, w.ID, in.Favorite, created); err != nil {
-		return Website{}, fmt.Errorf("imports.create_website: %w", err)
-	}
-	return w, nil
 }
 
 // MarkNewWebsiteDays records the days of a website this import created (BeginWebsiteImport),

@@ -405,3 +405,36 @@ func (r *Repository) WebsiteOwned(ctx context.Context, userID, id int64) error {
 	}
 	return nil
 }
+
+// ImportedWebsite is a website brought from another product (phpAnalytics) with its settings,
+// already checked by the website rules, and what that product knew of it besides.
+type ImportedWebsite struct {
+	NewWebsite
+	Favorite  bool
+	CreatedAt time.Time // zero: now
+}
+
+// CreateImportedWebsite creates an imported website in tx, the import's transaction
+// (BeginWebsiteImport), with what the other product knew of it.
+func (r *Repository) CreateImportedWebsite(ctx context.Context, tx *sqlx.Tx, now time.Time, userID int64, in ImportedWebsite) (Website, error) {
+	w, err := createWebsite(ctx, tx, now, userID, in.NewWebsite)
+	if err != nil {
+		return Website{}, fmt.Errorf("imports.create_website: %w", err)
+	}
+	if !in.Favorite && in.CreatedAt.IsZero() {
+		return w, nil
+	}
+	created := w.CreatedAt
+	if !in.CreatedAt.IsZero() {
+		created = in.CreatedAt.UTC().Truncate(time.Microsecond)
+	}
+	const query = `
+		UPDATE websites
+		SET favorite = $2, created_at = $3
+		WHERE id = $1
+		RETURNING ` + websiteColumns
+	if err := tx.GetContext(ctx, &w, query, w.ID, in.Favorite, created); err != nil {
+		return Website{}, fmt.Errorf("imports.create_website: %w", err)
+	}
+	return w, nil
+}
