@@ -20,11 +20,11 @@ import (
 // A third store (per-day rollups of more combinations, or a column engine holding closed
 // days) is one more store here, chosen from the same needs; its callers do not change.
 
-// store is a store that answers reads.
-type store uint8
+// readStore is a store that answers reads.
+type readStore uint8
 
 const (
-	counterStore store = iota
+	counterStore readStore = iota
 	rowStore
 )
 
@@ -35,7 +35,7 @@ type needs struct {
 }
 
 // storeFor is the store that answers a read of these needs.
-func storeFor(n needs) store {
+func storeFor(n needs) readStore {
 	if len(n.filters) > 0 || n.rowsOnly {
 		return rowStore
 	}
@@ -58,7 +58,7 @@ func (r *Repository) rows(websiteID int64, days stats.Range, filters stats.Filte
 
 // queryPlan is how a query of the query API runs.
 type queryPlan struct {
-	store store
+	store readStore
 	// interval: the counters' time series (one time dimension); "" for their totals.
 	interval stats.Interval
 	// breakdown: the counters' list of one statistic (one visit dimension, or event:page),
