@@ -6,28 +6,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/repository/store"
 )
 
 var (
 	// ErrNotFound: no such row, or not the caller's (the two are not told apart on purpose).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = store.ErrNotFound
 	// ErrConflict: a unique constraint refused the write (PostgreSQL 23505).
-	ErrConflict = errors.New("conflict")
+	ErrConflict = store.ErrConflict
 	// ErrPasswordRequired: privacy 2 asked for a website that has no password.
-	ErrPasswordRequired = errors.New("password required")
+	ErrPasswordRequired = store.ErrPasswordRequired
 )
 
 // Repository runs every query of the service.
 type Repository struct {
-	db      *sqlx.DB
-	now     func() time.Time
-	rollups rolledUpCache
-	pages   *ttlCache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
+	*store.Repository // the storage of accounts, websites, goals, funnels (package store)
+	db                *sqlx.DB
+	now               func() time.Time
+	rollups           rolledUpCache
+	pages             *ttlCache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
 	// the goals' numbers of closed days (goals_closed.go)
 	conversions *ttlCache[string, *goalCounts]
 	// maxRepeats is how many visitor-days of several visits the query engine passes to a
@@ -43,7 +45,7 @@ func New(db *sqlx.DB, now func() time.Time) *Repository {
 	if now == nil {
 		now = time.Now
 	}
-	return &Repository{db: db, now: now, pages: newClosedPages(), conversions: newClosedConversions(),
+	return &Repository{Repository: store.New(db, now), db: db, now: now, pages: newClosedPages(), conversions: newClosedConversions(),
 		maxRepeats: defaultMaxRepeats}
 }
 
@@ -74,9 +76,5 @@ func isUniqueViolation(err error) bool {
 	return errors.As(err, &pqErr) && pqErr.Code == "23505"
 }
 
-// likePattern turns a user's search text into an ILIKE pattern that matches it as a literal
-// substring: % and _ are not wildcards here.
-func likePattern(search string) string {
-	escaped := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(search)
-	return "%" + escaped + "%"
-}
+// likePattern is store.LikePattern: a user's search text as a literal ILIKE pattern.
+func likePattern(search string) string { return store.LikePattern(search) }
