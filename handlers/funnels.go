@@ -32,26 +32,12 @@ func (s *Server) ListFunnels(ctx context.Context, req gen.ListFunnelsRequestObje
 
 // StoreFunnel answers POST /api/v1/websites/{id}/funnels.
 func (s *Server) StoreFunnel(ctx context.Context, req gen.StoreFunnelRequestObject) (gen.StoreFunnelResponseObject, error) {
-	name, steps := req.Body.Name, req.Body.Steps
-	if errs := stats.CheckFunnel(name, steps); errs != nil {
-		// A refused field of another user's website still answers 404: ids cannot be probed.
-		if err := s.repo.WebsiteOwned(ctx, userID(ctx), req.Id); err != nil {
-			return storeFunnelNotFound(err)
-		}
-		return storeFunnelInvalid(errs), nil
-	}
-	f, err := s.repo.CreateFunnel(ctx, userID(ctx), req.Id, name, steps)
+	f, errs, err := s.goals.CreateFunnel(ctx, userID(ctx), req.Id, req.Body.Name, req.Body.Steps)
 	switch {
-	case errors.Is(err, repository.ErrNotFound):
-		return storeFunnelNotFound(err)
-	case errors.Is(err, repository.ErrUnknownGoal):
-		return storeFunnelInvalid(stats.FieldErrors{"steps": {"must each be one of the website's goals"}}), nil
-	case errors.Is(err, repository.ErrConflict):
-		return storeFunnelInvalid(stats.FieldErrors{"name": {"has already been taken"}}), nil
-	case errors.Is(err, repository.ErrFunnelLimit):
-		return storeFunnelInvalid(stats.FieldErrors{"name": {fmt.Sprintf("a website has at most %d funnels", stats.MaxFunnels)}}), nil
 	case err != nil:
-		return nil, err
+		return storeFunnelNotFound(err)
+	case errs != nil:
+		return storeFunnelInvalid(errs), nil
 	}
 	return gen.StoreFunnel201JSONResponse{
 		Body:    gen.FunnelResponse{Data: funnelJSON(f)},

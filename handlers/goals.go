@@ -31,25 +31,13 @@ func (s *Server) ListGoals(ctx context.Context, req gen.ListGoalsRequestObject) 
 // StoreGoal answers POST /api/v1/websites/{id}/goals.
 func (s *Server) StoreGoal(ctx context.Context, req gen.StoreGoalRequestObject) (gen.StoreGoalResponseObject, error) {
 	f := req.Body
-	g, errs := stats.CheckGoal(stats.GoalInput{Kind: string(f.Kind), Page: f.Page, Event: f.Event,
-		DisplayName: f.DisplayName, Currency: f.Currency})
-	if errs != nil {
-		// A refused field of another user's website still answers 404: ids cannot be probed.
-		if err := s.repo.WebsiteOwned(ctx, userID(ctx), req.Id); err != nil {
-			return storeGoalNotFound(err)
-		}
-		return storeGoalInvalid(errs), nil
-	}
-	g, err := s.repo.CreateGoal(ctx, userID(ctx), req.Id, g)
+	g, errs, err := s.goals.CreateGoal(ctx, userID(ctx), req.Id, stats.GoalInput{Kind: string(f.Kind), Page: f.Page,
+		Event: f.Event, DisplayName: f.DisplayName, Currency: f.Currency})
 	switch {
-	case errors.Is(err, repository.ErrNotFound):
-		return storeGoalNotFound(err)
-	case errors.Is(err, repository.ErrConflict):
-		return storeGoalInvalid(stats.FieldErrors{"display_name": {"has already been taken"}}), nil
-	case errors.Is(err, repository.ErrGoalLimit):
-		return storeGoalInvalid(stats.FieldErrors{"kind": {fmt.Sprintf("a website has at most %d goals", stats.MaxGoals)}}), nil
 	case err != nil:
-		return nil, err
+		return storeGoalNotFound(err)
+	case errs != nil:
+		return storeGoalInvalid(errs), nil
 	}
 	return gen.StoreGoal201JSONResponse{
 		Body:    gen.GoalResponse{Data: goalJSON(g)},

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/goals"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
@@ -61,6 +62,7 @@ type Options struct {
 type Server struct {
 	repo      *repository.Repository
 	websites  *website.Service
+	goals     *goals.Service
 	log       *slog.Logger
 	links     web.Links
 	loc       *time.Location
@@ -101,6 +103,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	s := &Server{
 		repo:     opts.Repo,
 		websites: opts.Websites,
+		goals:    goals.NewService(opts.Repo),
 		log:      opts.Logger,
 		links:    opts.Links,
 		loc:      opts.Location,
