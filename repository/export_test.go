@@ -15,7 +15,7 @@ type Segment struct {
 
 func SplitRange(from, to, weeks, months time.Time) []Segment {
 	var out []Segment
-	for _, s := range splitRange(from, to, rolledUp{weeks: weeks, months: months}) {
+	for _, s := range splitRange(from, to, RolledUp{Weeks: weeks, Months: months}) {
 		out = append(out, Segment{Table: s.table, From: s.from, To: s.to})
 	}
 	return out

@@ -29,7 +29,7 @@ type HeldDay struct {
 }
 
 // Import writes imported history of one website in one transaction (BeginImport): the
-// counters go through the collector's stats writer (writeBatch), so the rollups stay right,
+// counters go through the collector's stats writer (WriteBatch), so the rollups stay right,
 // without the value cap of collection (history is not an attack). Commit makes it all visible
 // at once; Rollback, or any error, leaves the website as it was.
 type Import struct {
@@ -123,7 +123,7 @@ func (im *Import) Add(ctx context.Context, counts []StatCount) error {
 	// The value cap does not apply to history: a past day's values are what the other product
 	// counted, not a flood. No batch id either: the import's transaction is its once, as it
 	// commits whole or not at all, and Add is never retried within it.
-	if _, err := writeBatch(ctx, im.tx, nil, VisitBatch{Counts: counts}, historyUncapped); err != nil {
+	if _, err := WriteBatch(ctx, im.tx, nil, VisitBatch{Counts: counts}, historyUncapped); err != nil {
 		return fmt.Errorf("imports.add: %w", err)
 	}
 	return nil

@@ -11,12 +11,12 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// rolledUp is how far the rollups are whole (0009_rollup_watermark.sql): every week up to the
+// RolledUp is how far the rollups are whole (0009_rollup_watermark.sql): every week up to the
 // one starting on weeks, every month up to the one starting on months. Reads use a rollup only
 // up to there. The dates only move forward, so a value read earlier is still true, only
 // cautious: a read that uses it reads a few more daily rows.
-type rolledUp struct {
-	weeks, months time.Time
+type RolledUp struct {
+	Weeks, Months time.Time
 }
 
 // rolledUpTTL is how long a node reads with the rollup dates it knows before it asks again:
@@ -25,53 +25,53 @@ const rolledUpTTL = time.Minute
 
 type rolledUpCache struct {
 	mu      sync.Mutex
-	value   rolledUp
+	value   RolledUp
 	fetched time.Time
 }
 
 // get returns the dates known and when they were read.
-func (c *rolledUpCache) get() (rolledUp, time.Time) {
+func (c *rolledUpCache) get() (RolledUp, time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.value, c.fetched
 }
 
-// rolledUp returns the rollup dates, from memory when fetched less than rolledUpTTL ago.
-func (r *Repository) rolledUp(ctx context.Context) (rolledUp, error) {
+// RolledUp returns the rollup dates, from memory when fetched less than rolledUpTTL ago.
+func (r *Repository) RolledUp(ctx context.Context) (RolledUp, error) {
 	value, fetched := r.rollups.get()
 	if !fetched.IsZero() && time.Since(fetched) < rolledUpTTL {
 		return value, nil
 	}
 	value, err := readRolledUp(ctx, r.db, "")
 	if err != nil {
-		return rolledUp{}, fmt.Errorf("rollups.state: %w", err)
+		return RolledUp{}, fmt.Errorf("rollups.state: %w", err)
 	}
 	r.remember(value)
 	return value, nil
 }
 
 // readRolledUp reads the state row; lock is "" or a locking clause.
-func readRolledUp(ctx context.Context, q sqlx.QueryerContext, lock string) (rolledUp, error) {
+func readRolledUp(ctx context.Context, q sqlx.QueryerContext, lock string) (RolledUp, error) {
 	var row struct {
 		Weeks  time.Time `db:"weeks_through"`
 		Months time.Time `db:"months_through"`
 	}
 	if err := sqlx.GetContext(ctx, q, &row, `SELECT weeks_through, months_through FROM rollup_state `+lock); err != nil {
-		return rolledUp{}, err
+		return RolledUp{}, err
 	}
-	return rolledUp{weeks: stats.Day(row.Weeks), months: stats.Day(row.Months)}, nil
+	return RolledUp{Weeks: stats.Day(row.Weeks), Months: stats.Day(row.Months)}, nil
 }
 
 // remember keeps the latest rollup dates known, never older ones.
-func (r *Repository) remember(v rolledUp) {
+func (r *Repository) remember(v RolledUp) {
 	c := &r.rollups
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if v.weeks.Before(c.value.weeks) {
-		v.weeks = c.value.weeks
+	if v.Weeks.Before(c.value.Weeks) {
+		v.Weeks = c.value.Weeks
 	}
-	if v.months.Before(c.value.months) {
-		v.months = c.value.months
+	if v.Months.Before(c.value.Months) {
+		v.Months = c.value.Months
 	}
 	c.value, c.fetched = v, time.Now()
 }
@@ -86,12 +86,12 @@ func (r *Repository) remember(v rolledUp) {
 // FOR KEY SHARE, and the daily rows it reads include the flush's) or takes its lock after
 // RollUp committed and then adds to the new rollup rows itself (see addStats).
 func (r *Repository) RollUp(ctx context.Context, today time.Time) error {
-	want := rolledUp{
-		weeks:  stats.WeekStart(today).AddDate(0, 0, -7),  // Monday of last week
-		months: stats.MonthStart(today).AddDate(0, -1, 0), // 1st of last month
+	want := RolledUp{
+		Weeks:  stats.WeekStart(today).AddDate(0, 0, -7),  // Monday of last week
+		Months: stats.MonthStart(today).AddDate(0, -1, 0), // 1st of last month
 	}
 	known, _ := r.rollups.get()
-	if !known.weeks.Before(want.weeks) && !known.months.Before(want.months) {
+	if !known.Weeks.Before(want.Weeks) && !known.Months.Before(want.Months) {
 		return nil
 	}
 	tx, err := r.db.BeginTxx(ctx, nil)
@@ -103,27 +103,27 @@ func (r *Repository) RollUp(ctx context.Context, today time.Time) error {
 	if err != nil {
 		return fmt.Errorf("rollups.roll_up: state: %w", err)
 	}
-	if have.weeks.Before(want.weeks) || have.months.Before(want.months) {
+	if have.Weeks.Before(want.Weeks) || have.Months.Before(want.Months) {
 		// Every website FOR KEY SHARE, as a flush does: a delete in progress commits first
 		// (its daily rows are then gone from what is read), a later one waits for this.
 		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM websites ORDER BY id FOR KEY SHARE`); err != nil {
 			return fmt.Errorf("rollups.roll_up: lock websites: %w", err)
 		}
 	}
-	if have.weeks.Before(want.weeks) {
-		if err := rebuild(ctx, tx, weeklyCounts, have.weeks, want.weeks); err != nil {
+	if have.Weeks.Before(want.Weeks) {
+		if err := rebuild(ctx, tx, weeklyCounts, have.Weeks, want.Weeks); err != nil {
 			return err
 		}
-		have.weeks = want.weeks
+		have.Weeks = want.Weeks
 	}
-	if have.months.Before(want.months) {
-		if err := rebuild(ctx, tx, monthlyCounts, have.months, want.months); err != nil {
+	if have.Months.Before(want.Months) {
+		if err := rebuild(ctx, tx, monthlyCounts, have.Months, want.Months); err != nil {
 			return err
 		}
-		have.months = want.months
+		have.Months = want.Months
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE rollup_state SET weeks_through = $1, months_through = $2`,
-		have.weeks.Format(dateLayout), have.months.Format(dateLayout)); err != nil {
+		have.Weeks.Format(dateLayout), have.Months.Format(dateLayout)); err != nil {
 		return fmt.Errorf("rollups.roll_up: record: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

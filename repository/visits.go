@@ -156,7 +156,7 @@ type VisitBatch struct {
 
 // AddVisitBatch is the stats writer: everything collection counted, and what tests seed,
 // goes through it (imported history too, through Import.Add). It writes a batch in one
-// transaction, at most once per batch id (claimBatch): writeBatch's day membership, counters,
+// transaction, at most once per batch id (claimBatch): WriteBatch's day membership, counters,
 // visit rows and realtime rows. A website's statistic keeps at most maxValues distinct values a
 // day (<= 0: DefaultMaxValuesPerDay; see addStats). The transaction is begun on a connection
 // of its own, which the visit rows' COPY needs (addVisitRows).
@@ -178,7 +178,7 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 	} else {
 		added.Applied, err = claimBatch(ctx, tx, b.ID)
 		if err == nil && added.Applied {
-			added, err = writeBatch(ctx, tx, conn, b, maxValues)
+			added, err = WriteBatch(ctx, tx, conn, b, maxValues)
 		}
 	}
 	if err != nil {
@@ -190,14 +190,14 @@ func (r *Repository) AddVisitBatch(ctx context.Context, b VisitBatch, maxValues 
 	return added, nil
 }
 
-// writeBatch writes a batch in tx: the day membership of its visitor keys first, which decides
+// WriteBatch writes a batch in tx: the day membership of its visitor keys first, which decides
 // how many visitors (per day and per hour) are new, so that a visitor another node or an
 // earlier run already counted that day is not counted again; then the counters with those
 // visitors (addStats, with its value cap and rollups); then the visits' rows (addVisitRows);
 // then the realtime rows. Membership rows are written in key order, before any counter, by
 // every node, so concurrent flushes cannot deadlock. conn is tx's connection, which the COPY
 // of the members and of the visit rows needs (nil: the batch has neither).
-func writeBatch(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b VisitBatch, maxValues int) (Added, error) {
+func WriteBatch(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b VisitBatch, maxValues int) (Added, error) {
 	visitors, err := addMembers(ctx, tx, conn, b.Members)
 	if err != nil {
 		return Added{}, err
