@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/counters"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -123,7 +124,7 @@ func (im *Import) Add(ctx context.Context, counts []StatCount) error {
 	// The value cap does not apply to history: a past day's values are what the other product
 	// counted, not a flood. No batch id either: the import's transaction is its once, as it
 	// commits whole or not at all, and Add is never retried within it.
-	if _, err := WriteBatch(ctx, im.tx, nil, VisitBatch{Counts: counts}, historyUncapped); err != nil {
+	if _, err := counters.WriteBatch(ctx, im.tx, nil, VisitBatch{Counts: counts}, historyUncapped); err != nil {
 		return fmt.Errorf("imports.add: %w", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/counters"
 	"github.com/analytics-service/analytics/repository/store"
 )
 
@@ -26,9 +27,9 @@ var (
 // Repository runs every query of the service.
 type Repository struct {
 	*store.Repository // the storage of accounts, websites, goals, funnels (package store)
+	*counters.Writer  // the counters' writer and its jobs (package counters)
 	db                *sqlx.DB
 	now               func() time.Time
-	rollups           rolledUpCache
 	pages             *ttlCache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
 	// the goals' numbers of closed days (goals_closed.go)
 	conversions *ttlCache[string, *goalCounts]
@@ -45,7 +46,7 @@ func New(db *sqlx.DB, now func() time.Time) *Repository {
 	if now == nil {
 		now = time.Now
 	}
-	return &Repository{Repository: store.New(db, now), db: db, now: now, pages: newClosedPages(), conversions: newClosedConversions(),
+	return &Repository{Repository: store.New(db, now), Writer: counters.New(db, now), db: db, now: now, pages: newClosedPages(), conversions: newClosedConversions(),
 		maxRepeats: defaultMaxRepeats}
 }
 
