@@ -1,5 +1,6 @@
-// Package handlers serves the JSON API under /api/v1 and nothing else: the generated strict
-// server interface, the request validator in front of it, and the one error format.
+// Package handlers serves the JSON API: /api/v1 and the query API (POST /api/v2/query), through
+// the generated strict server interface, the request validator in front of it, and the one
+// error format of each.
 package handlers
 
 import (

@@ -278,9 +278,8 @@ func (b *queryBuild) timeKey() string {
 
 // timeLabel is the SQL of the label of time bucket key k (timeKey). A day and an hour are
 // their text: lib/pq's connections always have DateStyle ISO (it refuses any other), which
-// writes 2026-11-28 and 2026-11-28 05:00:00, and the cast takes a third of to_char's time,
-// which counts where a label is made for every visit (the goals' statement, 70 ms of a month's
-// 300,000 visits).
+// writes 2026-11-28 and 2026-11-28 05:00:00, and the cast costs less than to_char, which
+// counts where a label is made for every visit (the goals' statement; docs/query.md, "Speed").
 func (b *queryBuild) timeLabel(k string) string {
 	switch b.q.TimeUnit() {
 	case query.Hour:
@@ -434,8 +433,7 @@ func repeatedVisitorDays(ctx context.Context, tx *sqlx.Tx, base string, args []a
 // joining rep to every visit. Not under a hit dimension: there PostgreSQL cannot tell how few
 // groups the list makes of the hits, and sorts them all rather than hashing; rep is joined,
 // made of the same visitor-days as two lists (b.repeatRows) rather than grouped from the rows
-// in the statement, where PostgreSQL hashed them (a month's page breakdown of a website of
-// 10,000 visits a day: 608 to 449 ms p50, the read included).
+// in the statement, where PostgreSQL hashed them (docs/query.md, "Speed", has the figures).
 func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
 	if !b.needsVisitors() {
 		return nil

@@ -1,5 +1,8 @@
-// Package repository is the service's only access to PostgreSQL: hand-written SQL over sqlx and
-// lib/pq, one file per resource.
+// Package repository is the service's only access to PostgreSQL (hand-written SQL over sqlx
+// and lib/pq), and in it the analytics engine: every number the API, the pages, the reports
+// and the query API answer is read here, planned (plan.go), compiled and run (docs/engine.md).
+// The storage of accounts, websites, goals and funnels is its package store, the counters'
+// writer its package counters; Repository embeds both, so that callers have one handle.
 package repository
 
 import (

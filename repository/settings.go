@@ -17,10 +17,8 @@ import (
 
 // sessionSettings are PostgreSQL settings of the service's connections. Its statements read
 // pre-aggregated rows, tens of thousands at most: parallel workers cost more to start than
-// they save on a small server (a year of a 1,000-page website's top pages: 25.5 ms with two
-// workers, 17.5 ms without, on this project's 2-core machine), and JIT compilation, which
-// PostgreSQL starts for costly plans such as a ten-year range, takes tens of milliseconds
-// before the first row.
+// they save on a small server, and JIT compilation, which PostgreSQL starts for costly plans
+// such as a ten-year range, takes tens of milliseconds before the first row (docs/engine.md).
 var sessionSettings = [][2]string{{"max_parallel_workers_per_gather", "0"}, {"jit", "off"}}
 
 // withSessionSettings adds sessionSettings to a connection string, as run-time parameters
