@@ -258,28 +258,7 @@ func (v rowReader) Events(ctx context.Context, limit, valuesEach int) ([]EventGr
 	return groups, distinct, nil
 }
 
-// visitorTotals is the SQL of the totals of the matching rows grouped by groupBy (columns of
-// visit_rows, "" for all of them): visitors are the groups of (day, visitor) within, so that
-// they are summed over days; timed visits are the visits (every row has its duration).
-func (s *rowSource) visitorTotals(groupBy string) string {
-	inner, outer, selected := "day, visitor", "", ""
-	if groupBy != "" {
-		inner = groupBy + ", visitor"
-		outer = " GROUP BY " + groupBy
-		selected = groupBy + ", "
-	}
-	return `SELECT ` + selected + `count(*) AS visitors, coalesce(sum(visits), 0)::bigint AS visits,
-			coalesce(sum(pageviews), 0)::bigint AS pageviews, coalesce(sum(events), 0)::bigint AS events,
-			coalesce(sum(bounces), 0)::bigint AS bounces, coalesce(sum(seconds), 0)::bigint AS seconds
-		FROM (
-			SELECT ` + inner + `, count(*) AS visits, sum(` + s.pageviews() + `) AS pageviews, sum(cardinality(events)) AS events,
-				count(*) FILTER (WHERE bounce) AS bounces, sum(seconds) AS seconds
-			FROM visit_rows WHERE ` + s.where + `
-			GROUP BY ` + inner + `
-		) AS v` + outer
-}
-
-// rowTotals is one row of visitorTotals.
+// rowTotals are the parts of stats.Totals as the engine sums them (totalsMetrics, in order).
 type rowTotals struct {
 	Visitors  int64 `db:"visitors"`
 	Visits    int64 `db:"visits"`
@@ -303,44 +282,94 @@ func (t rowTotals) totals(fraction float64) stats.Totals {
 	}
 }
 
+// totalsRows runs v1's summary (unit query.NoTime) or its series by day or hour through the
+// query engine: the query value of the range's whole days, v1's filters translated
+// (engineFilter) and the parts of stats.Totals as its metrics, each row's parts with its
+// time dimension's label. v1's narrow filters keep few rows, so visitors are counted by
+// grouping the matching (day, visitor) pairs (groupVisitors).
+func (v rowReader) totalsRows(ctx context.Context, unit query.TimeUnit) ([]QueryRow, float64, error) {
+	q := &query.Query{Range: query.Range{From: v.days.From, To: v.days.To, ToHour: 23}, Metrics: totalsMetrics,
+		OrderBy: []query.Order{{Metric: 0, Dimension: -1, Desc: true}}, Limit: math.MaxInt32}
+	if unit != query.NoTime {
+		q.Dimensions = []query.Field{{Name: "time", Level: query.TimeLevel, Time: unit}}
+		q.OrderBy = []query.Order{{Metric: -1, Dimension: 0}}
+	}
+	var narrowing []bool
+	for _, f := range v.filters {
+		ef, err := engineFilter(f)
+		if err != nil {
+			return nil, 0, err
+		}
+		q.Filters = append(q.Filters, ef)
+		// Only filter[page] counts its page's pageviews alone; v1's list operators on page keep
+		// the visits' pageviews whole.
+		narrowing = append(narrowing, f.Name == stats.Page && f.Op == stats.Is)
+	}
+	b := v.repo.newBuild(v.websiteID, q, stats.Zone{})
+	b.groupVisitors, b.narrowing = true, narrowing
+	if v.filters.MatchesNothing() {
+		return nil, b.fraction, nil // (other): no row holds it
+	}
+	if name, ok := v.filters.Get(stats.GoalName); ok {
+		goal, err := v.goal.resolve(ctx, v.repo, v.websiteID, v.days, name)
+		if err != nil {
+			return nil, 0, err
+		}
+		if goal != nil {
+			b.goals = []goalMatch{*goal}
+		}
+	}
+	out, err := v.repo.runBuild(ctx, b)
+	return out.Rows, b.fraction, err
+}
+
+// rowTotalsOf are a row's parts.
+func rowTotalsOf(row QueryRow) rowTotals {
+	m := row.Metrics
+	return rowTotals{Visitors: int64(m[0]), Visits: int64(m[1]), Pageviews: int64(m[2]), Events: int64(m[3]),
+		Bounces: int64(m[4]), Seconds: int64(m[5])}
+}
+
 func (v rowReader) Totals(ctx context.Context) (stats.Totals, error) {
-	s, err := v.source(ctx)
+	rows, fraction, err := v.totalsRows(ctx, query.NoTime)
 	if err != nil {
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
 	}
 	var t rowTotals
-	if err := v.repo.readRows(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &t, s.visitorTotals(""), s.args...) }); err != nil {
-		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
+	for _, row := range rows {
+		t = t.add(rowTotalsOf(row))
 	}
-	return t.totals(s.fraction), nil
+	return t.totals(fraction), nil
 }
 
 func (v rowReader) Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error) {
-	s, err := v.source(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("stats.timeseries: %w", err)
-	}
-	groupBy := "day"
+	unit := query.DayUnit
 	if interval == stats.Hour {
-		groupBy = "day, hour"
+		unit = query.Hour
 	}
-	var rows []struct {
-		Day  time.Time `db:"day"`
-		Hour int       `db:"hour"`
-		rowTotals
-	}
-	if err := v.repo.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...) }); err != nil {
+	rows, fraction, err := v.totalsRows(ctx, unit)
+	if err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
 	}
 	sums := map[string]rowTotals{} // by bucket key
 	for _, row := range rows {
-		key := bucketKey(interval, stats.Day(row.Day), stats.HourValue(row.Hour))
-		sums[key] = sums[key].add(row.rowTotals)
+		// The label is the day, or the day and hour ("2026-03-04 05:00:00").
+		label := row.Dimensions[0]
+		day, err := time.Parse(dateLayout, label[:len(dateLayout)])
+		if err != nil {
+			return nil, fmt.Errorf("stats.timeseries: %w", err)
+		}
+		hour := 0
+		if len(label) > len(dateLayout) {
+			fmt.Sscanf(label[len(dateLayout)+1:], "%d", &hour)
+		}
+		key := bucketKey(interval, stats.Day(day), stats.HourValue(hour))
+		sums[key] = sums[key].add(rowTotalsOf(row))
 	}
 	starts := interval.ZoneBuckets(v.days, zone)
 	out := make([]Bucket, len(starts))
 	for i, start := range starts {
-		t := sums[startKey(interval, start)].totals(s.fraction)
+		t := sums[startKey(interval, start)].totals(fraction)
 		t.Events = 0 // as the counters' series, which have none
 		out[i] = Bucket{Start: start.Start, Totals: t}
 	}

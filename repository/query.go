@@ -66,6 +66,13 @@ type queryBuild struct {
 	repeatRows string
 	goals      []goalMatch  // the website's goals with a display name (readGoals)
 	revenue    *revenuePlan // with revenue metrics (planRevenue)
+	// groupVisitors: visitors are counted by grouping every (dimensions, day, visitor) of the
+	// matching rows, rather than by reading the range's visitor-days of several visits first
+	// (readRepeats): for reads whose filters keep few rows of the range (v1's, rowReader).
+	groupVisitors bool
+	// narrowing, when set, tells which filters (by index) narrow the pageviews counted to the
+	// pages they keep (v1: filter[page] alone); nil: every top-level event:page filter does.
+	narrowing []bool
 }
 
 func (b *queryBuild) arg(v any) string {
@@ -120,17 +127,41 @@ func ordersByGroupRate(q *query.Query) bool {
 // runStatement answers a checked query over the website's visit rows with one statement (and
 // the reads its metrics need after it).
 func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
-	var out QueryAnswer
-	days := q.Range.Days()
-	b := &queryBuild{q: q, fraction: stats.SampleFraction(days), repo: r, websiteID: websiteID, zone: zone}
-	b.base = b.rangeWhere(websiteID)
-	b.baseArgs = len(b.args)
+	b := r.newBuild(websiteID, q, zone)
 	if err := b.readValues(ctx, q.Filters); err != nil {
 		return QueryAnswer{}, err
 	}
 	if err := b.readGoals(ctx); err != nil {
 		return QueryAnswer{}, err
 	}
+	out, err := r.runBuild(ctx, b)
+	if err != nil {
+		return QueryAnswer{}, err
+	}
+	if err := r.conversionMetrics(ctx, websiteID, q, zone, b.fraction, &out); err != nil {
+		return QueryAnswer{}, err
+	}
+	if err := b.finish(ctx, r, websiteID, &out); err != nil {
+		return QueryAnswer{}, err
+	}
+	b.revenueAnswer(&out)
+	return out, nil
+}
+
+// newBuild is the builder of q's statement over the website's rows of its range, sampled past
+// stats.ExactFilterDays.
+func (r *Repository) newBuild(websiteID int64, q *query.Query, zone stats.Zone) *queryBuild {
+	b := &queryBuild{q: q, fraction: stats.SampleFraction(q.Range.Days()), repo: r, websiteID: websiteID, zone: zone}
+	b.base = b.rangeWhere(websiteID)
+	b.baseArgs = len(b.args)
+	return b
+}
+
+// runBuild compiles b's statement and runs it: the answer's rows with their metrics as the
+// statement sums them (unscaled; finish scales and divides), and the rows in all.
+func (r *Repository) runBuild(ctx context.Context, b *queryBuild) (QueryAnswer, error) {
+	var out QueryAnswer
+	q := b.q
 	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
 		if err := b.readRepeats(ctx, tx); err != nil {
 			return err
@@ -165,17 +196,7 @@ func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query
 		}
 		return nil
 	})
-	if err != nil {
-		return QueryAnswer{}, err
-	}
-	if err := r.conversionMetrics(ctx, websiteID, q, zone, b.fraction, &out); err != nil {
-		return QueryAnswer{}, err
-	}
-	if err := b.finish(ctx, r, websiteID, &out); err != nil {
-		return QueryAnswer{}, err
-	}
-	b.revenueAnswer(&out)
-	return out, nil
+	return out, err
 }
 
 // finish scales a sample's counts, computes percentage from the total visitors and says what
@@ -396,7 +417,7 @@ func (b *queryBuild) needsVisitors() bool {
 // visit, when visitors are counted and no list of them tests each visit (b.repeats); else "".
 // rep is the lists readRepeats passes, or, past maxRepeats, grouped from the primary key.
 func (b *queryBuild) withRepeats() string {
-	if !b.needsVisitors() || b.repeats != "" {
+	if !b.needsVisitors() || b.repeats != "" || b.groupVisitors {
 		return ""
 	}
 	if b.repeatRows != "" {
@@ -435,7 +456,7 @@ func repeatedVisitorDays(ctx context.Context, tx *sqlx.Tx, base string, args []a
 // made of the same visitor-days as two lists (b.repeatRows) rather than grouped from the rows
 // in the statement, where PostgreSQL hashed them (docs/query.md, "Speed", has the figures).
 func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
-	if !b.needsVisitors() {
+	if !b.needsVisitors() || b.groupVisitors {
 		return nil
 	}
 	keys, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])
@@ -470,6 +491,10 @@ func (b *queryBuild) perVisitor(where string) string {
 	selected := strings.Join(append(slices.Clone(keys), ""), ", ")
 	visitors, from := "0 AS visitors, NULL::int8 AS rkey", ` FROM (`+b.perVisit(where)+`) AS u`
 	switch {
+	case b.needsVisitors() && b.groupVisitors:
+		// One group a (dimensions, day, visitor): one visitor each.
+		visitors = `1 AS visitors, NULL::int8 AS rkey`
+		keys = append(keys, "day", "visitor")
 	case b.needsVisitors() && b.repeats != "":
 		visitors = `count(*) FILTER (WHERE first) AS visitors, rkey`
 		keys = append(keys, "rkey")

@@ -33,7 +33,10 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 	// Under event:goal and event:props a row counts its own hits, whatever page filters keep
 	// (and an argument no statement reads has no type for PostgreSQL).
 	ownHits := b.hitLevel() == query.GoalLevel || b.hitLevel() == query.PropLevel
-	for _, f := range filters {
+	for i, f := range filters {
+		if b.narrowing != nil && !b.narrowing[i] {
+			continue
+		}
 		// With event:page filters that must all hold, only the pageviews they keep count.
 		if !ownHits && f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
 			pred, err := b.leafPredicate(ctx, tx, f, element)
