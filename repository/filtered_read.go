@@ -27,8 +27,8 @@ import (
 
 // rowSource is the WHERE clause over visit_rows of one filtered read, with its arguments.
 type rowSource struct {
-	where    string
-	args     []any
+	where string
+	sqlArgs
 	page     string  // the page filter's value as a literal; "" without one
 	fraction float64 // of the visitors read: 1, or stats.SampleFraction's sample
 }
@@ -53,11 +53,6 @@ func uncountedNone() []string {
 	return out
 }
 
-func (s *rowSource) arg(v any) string {
-	s.args = append(s.args, v)
-	return fmt.Sprintf("$%d", len(s.args))
-}
-
 // newRowSource selects the website's rows of the days that match every filter, sampled when
 // fraction is under 1 (stats.SampleFraction: a range longer than stats.ExactFilterDays). The
 // range, the sample and the filters' conditions are the query engine's (rangeWhere,
@@ -73,7 +68,7 @@ func newRowSource(ctx context.Context, websiteID int64, days stats.Range, fracti
 	if err != nil {
 		return nil, err
 	}
-	s := &rowSource{where: strings.Join(append(conds, filterConds...), " AND "), args: b.args, fraction: fraction}
+	s := &rowSource{where: strings.Join(append(conds, filterConds...), " AND "), sqlArgs: b.sqlArgs, fraction: fraction}
 	if page, ok := filters.Get(stats.Page); ok {
 		// Under filter[page] a visit's pageviews are that page's (pageviews, valueTotals): a
 		// literal, as a statement that does not count pageviews must not take it as an argument.

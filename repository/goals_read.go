@@ -86,8 +86,8 @@ func (f *goalFilter) resolve(ctx context.Context, r *Repository, websiteID int64
 // rows written before event_names existed hold it.
 func encodedEventName(name string) string { return strings.ReplaceAll(name, ":", " ") }
 
-// goalCond is the condition of a row that converts on m.
-func (s *rowSource) goalCond(m *goalMatch) string {
+// goalCond is the condition of a row that converts on m, its arguments after a's.
+func (a *sqlArgs) goalCond(m *goalMatch) string {
 	if m == nil {
 		return "false"
 	}
@@ -98,11 +98,11 @@ func (s *rowSource) goalCond(m *goalMatch) string {
 		// = ANY of a bound array is hashed by PostgreSQL (15); && compares every pair. The
 		// first pages are compared one by one, which costs a third less than a subquery a row
 		// (most visits have a few pageviews); the rest, if any, in one.
-		pages := s.arg(pq.Array(m.pages)) + "::text[]"
+		pages := a.arg(pq.Array(m.pages)) + "::text[]"
 		return "coalesce(pages[1] = ANY(" + pages + ") OR pages[2] = ANY(" + pages + ") OR pages[3] = ANY(" + pages + ")" +
 			" OR (cardinality(pages) > 3 AND EXISTS (SELECT FROM unnest(pages[4:]) AS x WHERE x = ANY(" + pages + "))), false)"
 	}
-	name, encoded := s.arg(m.goal.Event), s.arg(encodedEventName(m.goal.Event))
+	name, encoded := a.arg(m.goal.Event), a.arg(encodedEventName(m.goal.Event))
 	// Rows older than event_names hold only the encoded names (docs/goals.md).
 	return "(" + name + " = ANY(event_names) OR (event_names = '{}' AND events <> '{}' AND EXISTS (" +
 		"SELECT FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " + encoded + ")))"

@@ -44,10 +44,21 @@ type QueryAnswer struct {
 	Warnings map[query.Metric]MetricWarning
 }
 
+// sqlArgs are a statement's arguments as its builder collects them, each value one
+// placeholder: the one collector of queryBuild (the engine's statements) and rowSource (v1's
+// lists and the goals', properties' and funnels' reads), so that either's fragments can take
+// arguments after the other's.
+type sqlArgs struct{ args []any }
+
+func (a *sqlArgs) arg(v any) string {
+	a.args = append(a.args, v)
+	return fmt.Sprintf("$%d", len(a.args))
+}
+
 // queryBuild collects a statement's SQL and arguments.
 type queryBuild struct {
-	q         *query.Query
-	args      []any
+	q *query.Query
+	sqlArgs
 	base      string // the website's rows of the range
 	baseArgs  int    // how many of args base takes
 	where     string // base and the filters
@@ -73,11 +84,6 @@ type queryBuild struct {
 	// narrowing, when set, tells which filters (by index) narrow the pageviews counted to the
 	// pages they keep (v1: filter[page] alone); nil: every top-level event:page filter does.
 	narrowing []bool
-}
-
-func (b *queryBuild) arg(v any) string {
-	b.args = append(b.args, v)
-	return fmt.Sprintf("$%d", len(b.args))
 }
 
 // RunQuery answers a checked query as planQuery decides: from the counters, or over the
@@ -631,7 +637,7 @@ func (b *queryBuild) totalVisitors() string {
 	inner := *b.q
 	inner.Dimensions = nil
 	inner.Metrics = []query.Metric{query.Visitors}
-	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats, repeatRows: b.repeatRows}
+	t := &queryBuild{q: &inner, sqlArgs: sqlArgs{b.args}, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats, repeatRows: b.repeatRows}
 	return t.withRepeats() + `SELECT (` + metricSQL(query.Visitors) + `)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
 

@@ -193,7 +193,7 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 		if err != nil {
 			return err
 		}
-		s := &rowSource{where: where, args: slices.Clone(b.args[:whereArgs]), fraction: b.fraction}
+		s := &rowSource{where: where, sqlArgs: sqlArgs{slices.Clone(b.args[:whereArgs])}, fraction: b.fraction}
 		statement := s.goalsByKeySQL(key, s.arg(pq.Array(repeats))+"::int8[]", pages, names, oldNames)
 		return t.add(ctx, tx, statement, s.args, len(pages.words), len(goals))
 	})
