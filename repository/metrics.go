@@ -73,10 +73,15 @@ func counterMetrics(q *query.Query, t stats.Totals) []float64 {
 	return out
 }
 
-// rowPart is the SQL of a part's sum over v's rows (perVisitor).
-func rowPart(p stats.Part) string {
+// rowPart is the SQL of a part's sum over v's rows (perVisitor); grouped: v has a row a
+// (dimensions, day, visitor) (queryBuild.groupVisitors).
+func rowPart(p stats.Part, grouped bool) string {
 	switch p {
 	case stats.VisitorsPart:
+		if grouped {
+			// One visitor a row; count(DISTINCT) would sort every row for nothing.
+			return "sum(visitors)"
+		}
 		// v's visitors where rkey is NULL; one a visitor-day of several visits.
 		return "(coalesce(sum(visitors) FILTER (WHERE rkey IS NULL), 0) + count(DISTINCT rkey))"
 	case stats.VisitsPart, stats.TimedVisitsPart: // every visit row is timed
@@ -95,7 +100,12 @@ func rowPart(p stats.Part) string {
 
 // metricSQL is a metric over v's rows, rounded as its ratio rounds (PostgreSQL's round of a
 // numeric: halves away from zero, as stats.Ratio).
-func metricSQL(m query.Metric) string {
+func metricSQL(m query.Metric) string { return metricSQLOver(m, false) }
+
+// metricSQL is the metric over b's v (grouped by visitor, or not).
+func (b *queryBuild) metricSQL(m query.Metric) string { return metricSQLOver(m, b.groupVisitors) }
+
+func metricSQLOver(m query.Metric, grouped bool) string {
 	if m == query.TimeOnPage || m == query.ScrollDepth {
 		return engagementSQL(m)
 	}
@@ -104,15 +114,15 @@ func metricSQL(m query.Metric) string {
 		panic("repository: unknown metric " + string(m))
 	}
 	if r := def.ratio; r != nil {
-		num := rowPart(r.Num) + "::numeric"
+		num := rowPart(r.Num, grouped) + "::numeric"
 		if r.Scale != 1 {
 			num = fmt.Sprint(r.Scale) + " * " + num
 		}
-		return fmt.Sprintf("coalesce(round(%s / nullif(%s, 0), %d), 0)", num, rowPart(r.Den), r.Decimals)
+		return fmt.Sprintf("coalesce(round(%s / nullif(%s, 0), %d), 0)", num, rowPart(r.Den, grouped), r.Decimals)
 	}
 	parts := make([]string, len(def.count))
 	for i, p := range def.count {
-		parts[i] = rowPart(p)
+		parts[i] = rowPart(p, grouped)
 	}
 	return strings.Join(parts, " + ")
 }

@@ -380,7 +380,7 @@ func (b *queryBuild) grouped(where string) string {
 		if m.IsRevenue() {
 			sql = b.revenueSQL(m)
 		} else {
-			sql = metricSQL(m)
+			sql = b.metricSQL(m)
 		}
 		if m == query.Events && b.conversionEvents() {
 			sql = "sum(events)"
