@@ -33,27 +33,19 @@ func (s *Server) ListFunnels(ctx context.Context, req gen.ListFunnelsRequestObje
 
 // StoreFunnel answers POST /api/v1/websites/{id}/funnels.
 func (s *Server) StoreFunnel(ctx context.Context, req gen.StoreFunnelRequestObject) (gen.StoreFunnelResponseObject, error) {
-	name, steps := req.Body.Name, req.Body.Steps
 	// Access first: a refused field of a website the user may not change still answers 404 or
 	// 403, so ids cannot be probed.
 	if _, refused, err := s.open(ctx, req.Id, repository.RoleEditor); refused != nil || err != nil {
 		return storeFunnelRefused(refused), err
 	}
-	if errs := stats.CheckFunnel(name, steps); errs != nil {
-		return storeFunnelInvalid(errs), nil
-	}
-	f, err := s.repo.CreateFunnel(ctx, req.Id, name, steps)
+	f, errs, err := s.goals.CreateFunnel(ctx, req.Id, req.Body.Name, req.Body.Steps)
 	switch {
 	case errors.Is(err, repository.ErrNotFound): // deleted meanwhile
 		return storeFunnelRefused(refusal(err)), nil
-	case errors.Is(err, repository.ErrUnknownGoal):
-		return storeFunnelInvalid(stats.FieldErrors{"steps": {"must each be one of the website's goals"}}), nil
-	case errors.Is(err, repository.ErrConflict):
-		return storeFunnelInvalid(stats.FieldErrors{"name": {"has already been taken"}}), nil
-	case errors.Is(err, repository.ErrFunnelLimit):
-		return storeFunnelInvalid(stats.FieldErrors{"name": {fmt.Sprintf("a website has at most %d funnels", stats.MaxFunnels)}}), nil
 	case err != nil:
 		return nil, err
+	case errs != nil:
+		return storeFunnelInvalid(errs), nil
 	}
 	return gen.StoreFunnel201JSONResponse{
 		Body:    gen.FunnelResponse{Data: funnelJSON(f)},

@@ -37,21 +37,15 @@ func (s *Server) StoreGoal(ctx context.Context, req gen.StoreGoalRequestObject) 
 	if _, refused, err := s.open(ctx, req.Id, repository.RoleEditor); refused != nil || err != nil {
 		return storeGoalRefused(refused), err
 	}
-	g, errs := stats.CheckGoal(stats.GoalInput{Kind: string(f.Kind), Page: f.Page, Event: f.Event,
-		DisplayName: f.DisplayName, Currency: f.Currency})
-	if errs != nil {
-		return storeGoalInvalid(errs), nil
-	}
-	g, err := s.repo.CreateGoal(ctx, req.Id, g)
+	g, errs, err := s.goals.CreateGoal(ctx, req.Id, stats.GoalInput{Kind: string(f.Kind), Page: f.Page,
+		Event: f.Event, DisplayName: f.DisplayName, Currency: f.Currency})
 	switch {
 	case errors.Is(err, repository.ErrNotFound): // deleted meanwhile
 		return storeGoalRefused(refusal(err)), nil
-	case errors.Is(err, repository.ErrConflict):
-		return storeGoalInvalid(stats.FieldErrors{"display_name": {"has already been taken"}}), nil
-	case errors.Is(err, repository.ErrGoalLimit):
-		return storeGoalInvalid(stats.FieldErrors{"kind": {fmt.Sprintf("a website has at most %d goals", stats.MaxGoals)}}), nil
 	case err != nil:
 		return nil, err
+	case errs != nil:
+		return storeGoalInvalid(errs), nil
 	}
 	return gen.StoreGoal201JSONResponse{
 		Body:    gen.GoalResponse{Data: goalJSON(g)},

@@ -1,5 +1,6 @@
-// Package handlers serves the JSON API under /api/v1 and nothing else: the generated strict
-// server interface, the request validator in front of it, and the one error format.
+// Package handlers serves the JSON API: /api/v1 and the query API (POST /api/v2/query), through
+// the generated strict server interface, the request validator in front of it, and the one
+// error format of each.
 package handlers
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/goals"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
@@ -61,6 +63,7 @@ type Options struct {
 type Server struct {
 	repo      *repository.Repository
 	websites  *website.Service
+	goals     *goals.Service
 	log       *slog.Logger
 	links     web.Links
 	loc       *time.Location
@@ -101,6 +104,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	s := &Server{
 		repo:     opts.Repo,
 		websites: opts.Websites,
+		goals:    goals.NewService(opts.Repo),
 		log:      opts.Logger,
 		links:    opts.Links,
 		loc:      opts.Location,

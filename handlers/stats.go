@@ -29,11 +29,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
 		return gen.ListStats404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	reader := s.repo.Reader(req.WebsiteId, q.Range, q.Filters)
-	if q.Name == stats.Property {
-		reader = s.repo.RowReader(req.WebsiteId, q.Range, q.Filters) // only the rows hold properties
-	}
-	data, meta, links, err := readList(ctx, reader, q)
+	data, meta, links, err := readList(ctx, s.repo.ListReader(req.WebsiteId, q), q)
 	if err != nil {
 		return nil, err
 	}

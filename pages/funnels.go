@@ -2,7 +2,6 @@ package pages
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -69,24 +68,16 @@ func (p *Pages) addFunnel(w http.ResponseWriter, r *http.Request) {
 	}
 	form, steps, errs := readFunnelForm(r.PostForm)
 	if len(errs) == 0 {
-		errs = stats.CheckFunnel(form.Name, steps)
-	}
-	if len(errs) == 0 {
-		_, err := p.repo.CreateFunnel(r.Context(), site.ID, form.Name, steps)
+		var err error
+		_, errs, err = p.goals.CreateFunnel(r.Context(), site.ID, form.Name, steps)
 		switch {
 		case errors.Is(err, repository.ErrNotFound):
 			p.notFound(w, r) // deleted meanwhile
 			return
-		case errors.Is(err, repository.ErrUnknownGoal):
-			errs = stats.FieldErrors{"steps": {"must each be one of the website's goals"}}
-		case errors.Is(err, repository.ErrConflict):
-			errs = stats.FieldErrors{"name": {"has already been taken"}}
-		case errors.Is(err, repository.ErrFunnelLimit):
-			errs = stats.FieldErrors{"name": {fmt.Sprintf("a website has at most %d funnels", stats.MaxFunnels)}}
 		case err != nil:
 			p.serverError(w, r, err)
 			return
-		default:
+		case errs == nil:
 			p.redirect(w, r, editURL(site.ID)+"?notice=funnel-added#funnels", http.StatusSeeOther)
 			return
 		}

@@ -3,7 +3,6 @@ package pages
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -61,24 +60,18 @@ func (p *Pages) addGoal(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(errs) == 0 {
-		var g stats.Goal
-		if g, errs = stats.CheckGoal(in); errs == nil {
-			_, err := p.repo.CreateGoal(r.Context(), site.ID, g)
-			switch {
-			case errors.Is(err, repository.ErrNotFound):
-				p.notFound(w, r) // deleted meanwhile
-				return
-			case errors.Is(err, repository.ErrConflict):
-				errs = stats.FieldErrors{"display_name": {"has already been taken"}}
-			case errors.Is(err, repository.ErrGoalLimit):
-				errs = stats.FieldErrors{"kind": {fmt.Sprintf("a website has at most %d goals", stats.MaxGoals)}}
-			case err != nil:
-				p.serverError(w, r, err)
-				return
-			default:
-				p.redirect(w, r, editURL(site.ID)+"?notice=goal-added#goals", http.StatusSeeOther)
-				return
-			}
+		var err error
+		_, errs, err = p.goals.CreateGoal(r.Context(), site.ID, in)
+		switch {
+		case errors.Is(err, repository.ErrNotFound):
+			p.notFound(w, r) // deleted meanwhile
+			return
+		case err != nil:
+			p.serverError(w, r, err)
+			return
+		case errs == nil:
+			p.redirect(w, r, editURL(site.ID)+"?notice=goal-added#goals", http.StatusSeeOther)
+			return
 		}
 	}
 	form.Errors = errs

@@ -64,7 +64,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		basis     repository.Basis
 		spellings map[string]string // of event names (repository.EventSpellings)
 	)
-	reader := p.repo.Reader(site.ID, rng, filters)
+	reader := p.repo.ListReader(site.ID, params)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
 		entries, total, err = reader.List(ctx, repository.StatQueryOf(params))

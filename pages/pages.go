@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/account"
+	"github.com/analytics-service/analytics/goals"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/sso"
@@ -64,6 +65,7 @@ const DefaultFailureDelay = time.Second
 type Pages struct {
 	repo         *repository.Repository
 	websites     *website.Service
+	goals        *goals.Service
 	log          *slog.Logger
 	loc          *time.Location
 	now          func() time.Time
@@ -117,6 +119,7 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 	}
 	p := &Pages{
 		repo:         opts.Repo,
+		goals:        goals.NewService(opts.Repo),
 		websites:     opts.Websites,
 		log:          opts.Logger,
 		loc:          opts.Location,

@@ -80,7 +80,7 @@ func (b *queryBuild) distinctValues(ctx context.Context, f query.Field) ([]strin
 			from = closed.AddDate(0, 0, 1)
 		}
 		var live []string
-		err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
+		err := r.readRows(ctx, func(tx *sqlx.Tx) error {
 			return tx.SelectContext(ctx, &live, valuesSQL(f)+` AND day BETWEEN $2 AND $3`, b.websiteID, from.Format(dateLayout), rg.To.Format(dateLayout))
 		})
 		if err != nil {

@@ -1,36 +1,47 @@
-// Package repository is the service's only access to PostgreSQL: hand-written SQL over sqlx and
-// lib/pq, one file per resource.
+// Package repository is the service's only access to PostgreSQL (hand-written SQL over sqlx
+// and lib/pq), and in it the analytics engine: every number the API, the pages, the reports
+// and the query API answer is read here, planned (plan.go), compiled and run (docs/engine.md).
+// The storage of accounts, websites, goals and funnels is its package store, the counters'
+// writer its package counters; Repository embeds both, so that callers have one handle.
 package repository
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	neturl "net/url"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/analytics-service/analytics/repository/counters"
+	"github.com/analytics-service/analytics/repository/store"
 )
 
 var (
 	// ErrNotFound: no such row, or not the caller's (the two are not told apart on purpose).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = store.ErrNotFound
 	// ErrConflict: a unique constraint refused the write (PostgreSQL 23505).
-	ErrConflict = errors.New("conflict")
+	ErrConflict = store.ErrConflict
 	// ErrPasswordRequired: privacy 2 asked for a website that has no password.
-	ErrPasswordRequired = errors.New("password required")
+	ErrPasswordRequired = store.ErrPasswordRequired
 )
 
 // Repository runs every query of the service.
 type Repository struct {
-	db      *sqlx.DB
-	now     func() time.Time
-	rollups rolledUpCache
-	pages   closedPages // the pages of closed days, for goals (goal_pages.go)
+	*store.Repository // the storage of accounts, websites, goals, funnels (package store)
+	*counters.Writer  // the counters' writer and its jobs (package counters)
+	db                *sqlx.DB
+	now               func() time.Time
+	pages             *ttlCache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
 	// the goals' numbers of closed days (goals_closed.go)
-	conversions closedConversions
+	conversions *ttlCache[string, *goalCounts]
+	// maxRepeats is how many visitor-days of several visits the query engine passes to a
+	// statement as a list (defaultMaxRepeats; the tests change it to try both ways).
+	maxRepeats int
+	// goalsUnion: the event:goal dimension is always answered by the union of one part a
+	// goal, never by the goals list's statements (planQuery): for the tests that compare both.
+	goalsUnion bool
 }
 
 // New wraps an open database. now is the clock for created_at/updated_at; nil means time.Now.
@@ -38,7 +49,8 @@ func New(db *sqlx.DB, now func() time.Time) *Repository {
 	if now == nil {
 		now = time.Now
 	}
-	return &Repository{db: db, now: now}
+	return &Repository{Repository: store.New(db, now), Writer: counters.New(db, now), db: db, now: now, pages: newClosedPages(), conversions: newClosedConversions(),
+		maxRepeats: defaultMaxRepeats}
 }
 
 // Open connects to PostgreSQL and checks the connection. Every connection gets
@@ -58,40 +70,6 @@ func Open(ctx context.Context, url string) (*sqlx.DB, error) {
 	return db, nil
 }
 
-// sessionSettings are PostgreSQL settings of the service's connections. Its statements read
-// pre-aggregated rows, tens of thousands at most: parallel workers cost more to start than
-// they save on a small server (a year of a 1,000-page website's top pages: 25.5 ms with two
-// workers, 17.5 ms without, on this project's 2-core machine), and JIT compilation, which
-// PostgreSQL starts for costly plans such as a ten-year range, takes tens of milliseconds
-// before the first row.
-var sessionSettings = [][2]string{{"max_parallel_workers_per_gather", "0"}, {"jit", "off"}}
-
-// withSessionSettings adds sessionSettings to a connection string, as run-time parameters
-// lib/pq sends at startup; a setting the string already has is left as it is. It takes the
-// URL form (postgres://...?k=v) and the key=value form.
-func withSessionSettings(conn string) string {
-	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
-		u, err := neturl.Parse(conn)
-		if err != nil {
-			return conn // lib/pq reports it
-		}
-		q := u.Query()
-		for _, kv := range sessionSettings {
-			if !q.Has(kv[0]) {
-				q.Set(kv[0], kv[1])
-			}
-		}
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	for _, kv := range sessionSettings {
-		if !strings.Contains(conn, kv[0]+"=") {
-			conn = strings.TrimSpace(conn + " " + kv[0] + "=" + kv[1])
-		}
-	}
-	return conn
-}
-
 // Ping tells whether the database answers; /readyz uses it.
 func (r *Repository) Ping(ctx context.Context) error {
 	return r.db.PingContext(ctx)
@@ -102,9 +80,5 @@ func isUniqueViolation(err error) bool {
 	return errors.As(err, &pqErr) && pqErr.Code == "23505"
 }
 
-// likePattern turns a user's search text into an ILIKE pattern that matches it as a literal
-// substring: % and _ are not wildcards here.
-func likePattern(search string) string {
-	escaped := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(search)
-	return "%" + escaped + "%"
-}
+// likePattern is store.LikePattern: a user's search text as a literal ILIKE pattern.
+func likePattern(search string) string { return store.LikePattern(search) }

@@ -1,0 +1,51 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// SiteSettings is what the tracker endpoint needs of a website.
+type WebsiteSettings struct {
+	ID            int64   `db:"id"`
+	Domain        string  `db:"domain"`
+	ExcludeBots   int     `db:"exclude_bots"`
+	ExcludeParams *string `db:"exclude_params"`
+	ExcludeIPs    *string `db:"exclude_ips"`
+	// The website's zone (Website.Zone): NULL timezone is the service's TZ.
+	Timezone     *string    `db:"timezone"`
+	TimezoneNext *string    `db:"timezone_next"`
+	TimezoneFrom *time.Time `db:"timezone_from"`
+}
+
+// AllSiteSettings returns the settings of every website, for the ingest cache.
+func (r *Repository) AllWebsiteSettings(ctx context.Context) ([]WebsiteSettings, error) {
+	const query = `
+		SELECT id, domain, exclude_bots, exclude_params, exclude_ips, timezone, timezone_next, timezone_from
+		FROM websites`
+	var sites []WebsiteSettings
+	if err := r.db.SelectContext(ctx, &sites, query); err != nil {
+		return nil, fmt.Errorf("sites.all: %w", err)
+	}
+	return sites, nil
+}
+
+// SiteSettingsByID returns one website's settings; ErrNotFound once it is deleted.
+func (r *Repository) WebsiteSettingsByID(ctx context.Context, id int64) (WebsiteSettings, error) {
+	const query = `
+		SELECT id, domain, exclude_bots, exclude_params, exclude_ips, timezone, timezone_next, timezone_from
+		FROM websites
+		WHERE id = $1`
+	var s WebsiteSettings
+	err := r.db.GetContext(ctx, &s, query, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return WebsiteSettings{}, fmt.Errorf("sites.by_id: %w", ErrNotFound)
+	}
+	if err != nil {
+		return WebsiteSettings{}, fmt.Errorf("sites.by_id: %w", err)
+	}
+	return s, nil
+}
