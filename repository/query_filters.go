@@ -32,11 +32,17 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 	// Under event:goal and event:props a row counts its own hits, whatever page filters keep
 	// (and an argument no statement reads has no type for PostgreSQL).
 	if ownHits := b.hitLevel() == query.GoalLevel || b.hitLevel() == query.PropLevel; !ownHits {
-		pages, err := b.pagesKept(ctx, tx, filters)
+		// A lone is counts its pages' pageviews by array_positions, so the predicate may be in
+		// no statement but an event:page dimension's: its values are literals then.
+		kept := b
+		if b.pageIs = pagesIs(filters); b.pageIs != nil {
+			kept = &queryBuild{q: b.q, sqlArgs: sqlArgs{inline: true}}
+		}
+		pages, err := kept.pagesKept(ctx, tx, filters)
 		if err != nil {
 			return "", 0, err
 		}
-		b.pages, b.pageIs = pages, pagesIs(filters)
+		b.pages = pages
 	}
 	return strings.Join(conds, " AND "), whereArgs, nil
 }
