@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Op is a filter's operator.
@@ -145,6 +147,9 @@ func parseLeaf(op Op, parts []json.RawMessage) (Filter, error) {
 		if utf8.RuneCountInString(v) > MaxPatternLength {
 			return Filter{}, invalidf("filters: a value or pattern is over %d characters (the limit of one query)", MaxPatternLength)
 		}
+		if err := checkText("filters: a value", v); err != nil {
+			return Filter{}, err
+		}
 	}
 	if len(parts) == 4 {
 		var mods struct {
@@ -160,6 +165,16 @@ func parseLeaf(op Op, parts []json.RawMessage) (Filter, error) {
 			pattern := v
 			if f.IgnoreCase {
 				pattern = "(?i)" + pattern
+			}
+			size, err := programSize(pattern)
+			if err != nil {
+				return Filter{}, invalidf("filters: the pattern %s is not a valid regular expression (RE2 syntax)", quote(v))
+			}
+			if size > MaxProgram {
+				// Its matching work a character, whatever its length in text: (?:.?){0,1000}
+				// is 3,001 instructions.
+				return Filter{}, invalidf("filters: the pattern %s compiles to %s RE2 instructions; at most %s (the limit of one pattern)",
+					quote(v), stats.GroupThousands(size), stats.GroupThousands(MaxProgram))
 			}
 			re, err := regexp.Compile(pattern)
 			if err != nil {
