@@ -1486,11 +1486,20 @@ type QueryInternalError = QueryError
 // QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryInvalid = QueryError
 
+// QueryTimedOut The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTimedOut = QueryError
+
 // QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryTooManyRequests = QueryError
 
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
+
+// StatsTimedOut The one error body, for every status >= 400.
+type StatsTimedOut = Error
+
+// StatsTooManyRequests The one error body, for every status >= 400.
+type StatsTooManyRequests = Error
 
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
@@ -3793,6 +3802,15 @@ type QueryInternalErrorJSONResponse struct {
 
 type QueryInvalidJSONResponse QueryError
 
+type QueryTimedOutResponseHeaders struct {
+	RetryAfter int
+}
+type QueryTimedOutJSONResponse struct {
+	Body QueryError
+
+	Headers QueryTimedOutResponseHeaders
+}
+
 type QueryTooManyRequestsResponseHeaders struct {
 	RetryAfter int
 }
@@ -3809,6 +3827,24 @@ type QueryUnauthorizedJSONResponse struct {
 	Body QueryError
 
 	Headers QueryUnauthorizedResponseHeaders
+}
+
+type StatsTimedOutResponseHeaders struct {
+	RetryAfter int
+}
+type StatsTimedOutJSONResponse struct {
+	Body Error
+
+	Headers StatsTimedOutResponseHeaders
+}
+
+type StatsTooManyRequestsResponseHeaders struct {
+	RetryAfter int
+}
+type StatsTooManyRequestsJSONResponse struct {
+	Body Error
+
+	Headers StatsTooManyRequestsResponseHeaders
 }
 
 type TooManyRequestsResponseHeaders struct {
@@ -4009,7 +4045,9 @@ func (response ListStats422JSONResponse) VisitListStatsResponse(w http.ResponseW
 	return err
 }
 
-type ListStats429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListStats429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
 
@@ -4035,6 +4073,21 @@ func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStats503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListStats503JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4106,7 +4159,9 @@ func (response GetFunnel422JSONResponse) VisitGetFunnelResponse(w http.ResponseW
 	return err
 }
 
-type GetFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetFunnel429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetFunnel429JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
 
@@ -4132,6 +4187,21 @@ func (response GetFunnel500JSONResponse) VisitGetFunnelResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetFunnel503JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4202,7 +4272,9 @@ func (response ListGoalConversions422JSONResponse) VisitListGoalConversionsRespo
 	return err
 }
 
-type ListGoalConversions429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListGoalConversions429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListGoalConversions429JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
 
@@ -4228,6 +4300,21 @@ func (response ListGoalConversions500JSONResponse) VisitListGoalConversionsRespo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListGoalConversions503JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4298,7 +4385,9 @@ func (response ListProperties422JSONResponse) VisitListPropertiesResponse(w http
 	return err
 }
 
-type ListProperties429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListProperties429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListProperties429JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
 
@@ -4324,6 +4413,21 @@ func (response ListProperties500JSONResponse) VisitListPropertiesResponse(w http
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListProperties503JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4379,7 +4483,9 @@ func (response GetRealtime404JSONResponse) VisitGetRealtimeResponse(w http.Respo
 	return err
 }
 
-type GetRealtime429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetRealtime429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetRealtime429JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
 
@@ -4405,6 +4511,21 @@ func (response GetRealtime500JSONResponse) VisitGetRealtimeResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetRealtime503JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4475,7 +4596,9 @@ func (response ListRevenue422JSONResponse) VisitListRevenueResponse(w http.Respo
 	return err
 }
 
-type ListRevenue429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListRevenue429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListRevenue429JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
 
@@ -4501,6 +4624,21 @@ func (response ListRevenue500JSONResponse) VisitListRevenueResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListRevenue503JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4571,7 +4709,9 @@ func (response GetSummary422JSONResponse) VisitGetSummaryResponse(w http.Respons
 	return err
 }
 
-type GetSummary429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetSummary429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetSummary429JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
 
@@ -4597,6 +4737,21 @@ func (response GetSummary500JSONResponse) VisitGetSummaryResponse(w http.Respons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetSummary503JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4669,7 +4824,9 @@ func (response GetTimeseries422JSONResponse) VisitGetTimeseriesResponse(w http.R
 	return err
 }
 
-type GetTimeseries429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetTimeseries429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetTimeseries429JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
 
@@ -4695,6 +4852,21 @@ func (response GetTimeseries500JSONResponse) VisitGetTimeseriesResponse(w http.R
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetTimeseries503JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6128,6 +6300,21 @@ func (response QueryStats500JSONResponse) VisitQueryStatsResponse(w http.Respons
 	return err
 }
 
+type QueryStats503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response QueryStats503JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetOpenAPI This API description
@@ -6870,391 +7057,399 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9tGli/+VbpwZ8rkLESRlJQ4VLluKX4k2viha8vjzRj6Cy2iRWIEdnPQoGgm8Xf/V59zutEAwZck",
-	"T5Id72zFIgn0u8/7/M6vwVBNpkoKWehg8GswFjwROfx5kmVqbv5IhB7m6bRIlQwGwflYsIkoxirRrBgL",
-	"NuXFmI25DpnojDos/uH5ecjO3rw7jztBGOTiX7M0F0kwKPKZCAM9HIsJN60Wi6kIBoEu8lSOgs+fQ+zw",
-	"RC7e5Okolcs9n2RzvtAs/lscMq1YMeYF43LBdFoINuELNlW6YOO00Ot7FnI2CQYfg78FF2HDMJ7y4Vg8",
-	"VbLIVbZ6EFLt6ULlIh4wLhmXei5ypq5hSU7OTmE8Y5UljLOZFvkjzebiyoxUMy4TJmeTK5FrmIhUkRya",
-	"TkOmxzwXCVM5tDPMUiGLR5qpuQzZjRBTzdKiE8mtpmdHuGKWShZCFi+FHBXj5l3O4Dc7qSuVLFgq2dXC",
-	"zKHlf/vD83OmhUx0yK5Vzn58fvKsvdXmp7IQI5H7AzpfTMUbGIVet/haptfX/jlgV7maa5Gzgt8IPJm0",
-	"KRw/xdTBnukhZmlhDm1ny5WE7poX8pka6jOVpcPF8njfwd+447pYZEKz61xNWDFONdMiv02HgimZLUIm",
-	"VTFO5YilMkulKD/D8yLTYj4Wudj1Sj0/56PmzdVFruSICVmkxYIVfGT3ORfTXGghC26eNvtasBZc9Iyn",
-	"EqZiPo1+Sad7hnbkQmuRRFJJwQQfGlpwK8wjaW7ObfsYjoZZ7ys+vDEnKD693nutpNh7xYvhON50npdn",
-	"9Vb8ayZ0cZo0Ty1N2EwmImfzcTocw2gTUfA00zjHVDOR5ypnc5ELlqnRSCSdnYdQ5IuT60LkDbsuhkoa",
-	"6qjYnJt5i2uVw5IwKT4VLMfh73xDPnz4cDIrxmbLhrwQq6/H94LnIo+3O9z4cNPZ/hwGU57ziSiII7xI",
-	"s8YJ4/eateJr+Ovj65NXzy+e/P3k5fvnseUL9NNQzWSRLy6ePHs++EHkEy4X0azb7X9Dv0/5SFw82Z/m",
-	"6TCVo7g9iKS4FfmCKCaD9zVcGljR21SnhUYiMDHnieHj2BwbpbdCdiK5x2A0LNWMs1uezQQTn/iwyBaW",
-	"PuiCF5plqTYbVMxyaWhtyOIoiIKYpXKYzRKRdNgJdomdCR1J5uaGYz+L2XwsJDMXQl0zMzrzw20q5tr0",
-	"fxbCJbIviVshi4snz+mttMArV4yFaRp+Zc+PaVaqGIucST4RzNw9nhOpgyEho6DZtWBFqP/rNEfO2O7A",
-	"eIdKFqnh+TEOhTYlto0i91GJ8M8uNhIPYtaaZnwoYBiaDcdcjmCsV6KYCyHZD0KdnrFcZIJrodvHLB6m",
-	"Rdm4hiHNxyoTONYOe6FyFmvB8+H4UshRKkUcwkC1GqY8u5SimKv8Jg5ZPOSTKU9HMg6Rqs+KyWVs6BdS",
-	"2RgWLDZLzMRkWixo32m37LL6pwbolSFfx25PtJrlQ3HxJHbvJWkuhgW918Fu3VBYCseAS297DCMsBzuA",
-	"g2iPhBl4MVdwLE9ov2AoUtHhGnPtuiZOMCinBIfUzPYXkSsdMrgh8LMha7jFLRhLOw6JCuqCG5p0TaIF",
-	"dGoOpi6QQPI0Mw1PzJmv9cxEatqC4X5IizHdLSPxrbuZ0Ip5HRdtQDwBPilDLZJUF6kcFma8U5GzhC9C",
-	"pmeTiZGAzIxwYAvdDqmNkF2pmRySDJXMcuBRoWVKae7dNC4Td4H0MZubgVcuahyWYy1fg+3hBXyDGyTZ",
-	"TN5Ic7NUbrij4IVImCFxoW0wNktlWBswl2uVTxwtfPKJjjJ1zS8+Xl08+RS3Q9Mcp+MJ0+0fHZnblPMh",
-	"rq4RH836vX7/0jxrunh//mLvMQk2cOYO+32mpBsHjPituZAwk9nUMKGDHqwiMxcbNkkklvh12BmeAF6E",
-	"vsxkpNcrIwvwBCUQbjrTfDLN3Al2GwnSzZBnImGz6YDF+FgSm6ck06ZroB9mYkakMK3CQJ/hT+UdtFTb",
-	"iHKs5dGe2XSU84RuyVWuZqNxUR5DlSVwWriElX5x8vT83eXb5+fPX5+fvnkdw+xDlk6mKi9E0oaFyMR1",
-	"wdSsGNi1E8mlmWmMA4ZJ481J+MI0C+wbpXZcRaTXMCLDVYwswGJoohNJc0/UzBujt7ip9q4cbkiuHxk+",
-	"ZO5TCEfVvFsupMojWRsmSk3iEzxiWDLR8GAQlJw1+GwemWYqEVYAMIpV8K+ZyBdBGBhKFQwCbDnwpYO/",
-	"5OI6GAT/Z79UD/fxV73/znBKkgU+hwEItsEgSISYvrn6pxgW5lv8/UQ2SMU0k0suF1ZS6P3293488Bn6",
-	"fKw0kSlYXrlw5w5JV4vr8vo5ZqykaHfY3/ERs89aGBnGHPmrBYt/i49ZHEW/xSgIZGkhcp6Z75F7RFEU",
-	"xf4PURQfMyNaKF1Est+1vatr+23t2oIM3GFvJPJHe5NSI0nfQpvq2o07dNtqFiN29ORSKsua6QvDsXkq",
-	"tVE3s4xNZoafqwzkkQnPDMkxVFOKkjjUSANSSa1YooRm8UjxzIg13spO2JU5dXZNW6Y18xjjcGXba4/c",
-	"by/e7nTazITvcuJwazedu6e0XKsPn11QOoHnvd/O15xA+7R/DgvxyXCkdCSVEZiNDq/FMTJ+wz3iqkBC",
-	"vB9bHZsOzEaUZ1WDauSdhqXlNo0Gg2D/KlOj/d0W247/y634a1WsXmypiq1vuvSEJLxs9TWNpFtUrxm5",
-	"vMCp9iSuyS5LnYtrkRu1aBDM5/POSKlRJjpDNdlt2aUqvsSKn14b9Rm052YNODZ6fwxEig3VdOFZk4xo",
-	"eexUDaKbdfZ00D3s+AsSRMHBde+qP4yCgCaMhsJyxhWdPlivPJ/BQW4auNnjEJlvz5A287kUUoVMQDKW",
-	"iiW84EQgDTfcjwsVMznLsk7QvCNwefxhJeKaz7IiGPTCYMI/pROjDve69v/CYJJK+jJs0sbPRG7n0dif",
-	"yC+X+ly3/6axd+kvAhvP1VTkxWKVxv10pgs1YVN6zIoZrBXbry5J3vzp+c91Tbz+yDTj8uLJNFegbfs3",
-	"08jM3NwlFHOGPM9TgfYf1/VPz3/GB92FRZk2ZFxHMja6ChztmERwsz5P7Nux07Xxhr4jHgn8zTA6w+PC",
-	"ivAes0IZ1emE3YiFk5Hjj0ZKYvFFzIZcGlH5SjArMbGxyIXhZ9kChXTBYLfYydlp2xyzUgiP5LZSeMg4",
-	"jAAsDKyYgykvX1YElvhxbfnjTqms1TUvS5c20ptam5VDx5MkNceGZ3SqUgF8ccI/Wetv/+hoyfzjvlCO",
-	"7jRTI1A3XuRq0mQYynWBel38888//7z36tXes2cxay0EzzXrGe3ku++++65dpTb9bv+bvV5vr9tbcZnN",
-	"nV9r3DIrzwszVF6YK9hgwDOjPlfLY37Jm4YMBllrDSEpv3HMB90VYy7UPUf8TuXFKmqjzW9bcxqVF8/A",
-	"nmFmDE2bC/oB/ROrrKrkvnikWWqkTsnSxCk/Zm2AxfAsA18HHXp2WGMk39LaTHkxLkdPTV+myXZLlMri",
-	"m8NgI4WmCb0Du1IDDeVa7KVSC6nTIr0VTM+ucLmt+JGoCU/lMYv/SrLcZYy6I2oHq1gNGrIq27HhrpnR",
-	"klX4e5XQ/aThv58mZOwdogMD7vR0mqVDsH7sf9qbz+d7ZnH2Znkm5FAlAvbQk2fEJzBfXqZTHQwMD7/m",
-	"typPCyIqn7c9OpUxvVD5BMdeXdg31qpynYos0WjPRDNhJ8Cp6qmSGqf5PU9+TIs18/unVrI2nYnQGoVh",
-	"EBCAW1wJcMRdaZXNCsHGRTFt6TZ7//al2Sdd8GKmg8Fht7v1ZJ/nucqbJvjKKVz//e7Na8MI5uBM8T1M",
-	"YN4hmbV1lvGZTq8yc3viWbwfz/IsbrNJqjUcN2QbXEayafzQVKUJGe8DH0W7E5DRbw49roV8w/flDodC",
-	"6z3yau6Bp3Wv9LM2rQK9vV/zysJyvFD5VZokQt51235Ws5zlKhOGIwKvJBqA2imshukXfqvu38H99+/c",
-	"kSpQz8HKVRmE0YPRnghjXBqToOM8YJzFt6mYizyOJH7nmDfYoGORpIXKnVSSiEwUaNOynZFcUoD1XuTm",
-	"SVC1P4fBj4Jn6J3dfpHtSgXqJth6qaijhrV6P2UtsHvyZNHugPYhC5FLnuHy3vEA2EbACypyslx7G330",
-	"EBcVbLfi01QMC5Gwa55ms1wcVzyC3LkAyWkY/88e+Rf3ThNg8t498n/bdHFKLyWM7FTe8ixNXsykFNn2",
-	"ywbdjhSHV/RsMuFgcOFMF2JaYcCe3lzyavOm0fpBMIdmzVppPCjCcIOPAZBPcN1eiXWtXHwOvR00lwhl",
-	"X9DF5qBVwxQr97XfN5MHx0J1Bv4VMErdUZddw9poxjM4bs3DRib7MeCVt60xrmzlPsOlpfGHa9YFltzc",
-	"1m0W9Mr21zfk+TEr0om416AKfoMEt7qGYGUkk3K5Y1stISwcPsiuhNFioIs7j/EBLizKDGY+1Em4xCWH",
-	"QzEtSKk7ZjFOKyZvJBxjJQVRKmjiB7o9O1y4Lc5rv9vFe7F+rW9Smaw+rq6R+xyMKZkhfOpgHVrQ+iPN",
-	"prwwBLdkZbrgeYGK9X7zyLFZOs2Vxx/+ECepnmZ8cZfDTK9e/ocdalDZ/h8oHrsdbatNlBsA5jZiItwI",
-	"RkImPGekiDYsOajfHp3j8Kw1rYDVo1Sd73Narp35yz/b5CRUknE8MD4XdD/DeWgePrX6MXAxKZma5RcD",
-	"5+g17x5bVog2yYzLJJWjS/wkPqUF/WlNxSGrBDCErBq7EDIbDGB+meVDEYIQKUUWslkxubRfmr8nIkln",
-	"E/y7fM18KkRuv8ctD23gW8jUVOS8MIPUC12IScgScZsOcfCjGYxWD3Mh5GUuQM0A57kLBgkZOXRCNkyL",
-	"RYi+8/vsH95Jf/fsBafzv54/pZo5a8A9RpEbsbxGc5QZBJlzyJrUMJBCNRxz9PSqnIl/zXhmmDs08LsS",
-	"GBen5REZM0Ra5iWKkhY+LTk3oonIU/HABEXNCitLWqryRyYoznRLXS4Hs22iJ1XBj+uGJtARWO7XtTlI",
-	"hr7Dob/H1MZqltdkVviKcX1jlB9zGjCcgksbEtI8n9ToZrdGZvoITYCv3Gi+1EzeHF9yn8GXXVZ2pgy9",
-	"cQ9sHLHdA6LeZgIh2nMnShbjr4TkPoQktKHpsBQgqSnFMiVHLrLM7sUGmkOWxF1pDVhkq1uA35X8f2wE",
-	"69Xc3zbhbwdO071oJnl6xniS5ELf61yXZtYKfaRv3Zit9Kckw5D9ZjrjGgPWuCQ33k+H0Hqu8qQ60Gme",
-	"3vLhgvVdTJLRLOjJFUqDbQfHKERCVMP+wqa5KtD3wFqug/YDKxXloShyPjQE0OoErasF43KhpGhvOiAP",
-	"rUqEQZFOxC9K1okIfevOg2SnJ69PwGTA4IfVx7ls0TvQje+HTM+GY8OVns9yNRX734s8SyGq8f350/91",
-	"CtK27pMdyUzpXUZzb7LpED30Ta24cvwBZqlEruw9AeZN6B5pmXnAMXAI8KJRwBKuuBCVHj9CP6zHWlHw",
-	"yy+/REHbP7WOaJpunp4+e4t9BSG+dWDe6nU78L/9g4Mt3/6PpWtfqcVW1OIOROIVZDC+VsUJCrZ39WNg",
-	"O6VzSFRn3D16iPliumWZbemMeBA23eJyYR8xX2apLuhspmUsSqKGs4mQRXsQyRgmHcOTmhUQMEf5cEuO",
-	"Q5sEutFFiEN/JYo8Hep7OwhdA1/G+WcTKy29QWVVp4lg8avn529Pn767PHn58s2HGE7La1W8UDN551NC",
-	"vAi259o0VJ3V4f1n9VrhfbVGZj4xMjlubRmZgbZn63i1U3ulkvQ6FQ1xH69VwSb0K2vV8vYoWClpd9hr",
-	"BYmgNWeZTT5cd3Tgmc8YFLjIFE/OlXrJ85G461KfQwojeN4oZZV0FNNoZdl7D3SYbC/QA6YhsG8O2U/p",
-	"97DAYFK5h89U4CurPKZbzwHG8QU9pTYNSQtZPJzXlFYPyPxd1w15RJJOhNSpknqA8Y2DXIwMs7Zs9Jan",
-	"Gb/KBMNE24daWAo1pABKEB7zmcSlNWslpEulm5tnDPPEcJIWR04XQkICZGbxchrVJOIKS2iXB+9cqVdc",
-	"LmhV9d2W8FwpNjFchi6WfrDVObOhvSdnpzhHkGDjfT5N9297MWYea6OT34gFphrhY+1jlosiX9jEG0jI",
-	"3YOM3JhpzMCtHUPvkc2n0KX3lsfwveSzYqzy9Bdxz7NoZnsjFkZuAWp9+uzBVtRQJNN0aWMPywSRkOXi",
-	"Vt0gwgCZ1sCkM+ELOD0QChNTMJ6/+mUuvWeUQyWnXVvmDx8+7NXzlNetdT2tGSZ1r3PrcYPlk+vLo989",
-	"AAeo97DNuWTPjSxqT4FZfC0gr+Hk7PTy7cn588uXp69Oz2PXKOP0LmtdzXKNtwRjjiFTVC7ax4zbEH8r",
-	"1RiaE0lDzEXCeLnGhnqUtmDo9OT9+Y+XL05OX75/6zqHiIXmnoWMJP1M3TNw1lzPtEiAjgEvgINYIDYE",
-	"m8kizUjOhMR4kSyJm/e4one/neVxwTbsSaxJab2HERd2upxf4mq9l47V3TGybOa18AAhZq+J8Cw6zJen",
-	"HO3RE55lLMYGYobx6DZtv9/tPtI+Dsg0V1cikqZBTP/RYz41WhIz4iW74hmXQ5GDCu9lK+PkbODdeznN",
-	"1dCci6tMPAeMjB1NSJstv3oqMnMxIfZ/nuotrL413wYESLNrnmkRsl7IuveylNiElaqlhL5tCDLT6S9i",
-	"hQepbGtpzL1uyPpHITvqhqzX7f5RvB0qX7IqrDcgvJd6NsWE4lciSfk5RHQ/kM7iTDObwryrCs3Rwyo0",
-	"Zr/jjUNADZk03Dc/7bYGZpfhjRyy6i8hvB9SKbq9vW7/vNcddM3//yMInUnVvg/peGEgJjzNIAXA2imv",
-	"lBEYejVTqZxlWfkV7DzQMhd6YWjG9VJofBgYxeNb35KIX5OJLxj0w8Ao1MEggPjdwLfbBRXjmffTJbq8",
-	"y7kenvcPyrnOwGpdX4+D8+7jwQE+83nXmP23FHS/atfJctDxWoa7/AwilpPVmURIf2wKEiUvJOVbBDRj",
-	"Vq0EmblSKhMcaC0qdkvJHfWEjtAmInnYNTTmZmCmMpHkYwCZJfR+6AZ30ZDj5DT0tZNdXj6APwJUIXN9",
-	"EAgL4THwfrJo1u0eiCfssNs1t7a6XCXpXJWtlRZiohvSKd0UeJ5zSPivJ2MQRkS2OEYKZo2mSO8gpM+o",
-	"XUSOQEJeWhVHq35dal6w8WzCpdNlO0FDKpmlUU2JRT+en5/RIoUOX6MTNKb0+Htqx+Rab9rOFxnaoLhc",
-	"vLkOBh9/XT6A7jh1w97Fcq8Xy2yD3u2wNxgtMk9zEDBQ068wFW5DSUSWtMEea7T7tCiEZLG5EpD0bw4V",
-	"gAH0MIuxGx9jpjngyYCgkMoRa8ULoc0L528hnTOuAN0AH67K4WZvD/v9TiSfgmagmR6rWZYgJBf2Dx3i",
-	"CI6ZGQBkOnUx08lZ1Llm0/H0RPJsUaRD7TCKJijCf9obqT1vZWHpXaT7DnRja2JgQ8sajhrFbjdhngGC",
-	"nmQqTwRkG7hbtY6A4kTeFWK6fN2a6Ay5X3AgjYcSGvwjE1aMoX9IuopzhpSx3SZsN7qWliLTf81chJjj",
-	"XaGfadfrYxa3+xzudFrSRK/IhAjdGQoRdgA08eMy562ECWrF0MOTAwQ5ww/fxu3K4dspsRGmeIqvPoZH",
-	"6UN/w9nc8li+THWx65kkKW6H29TEuLJU3mx83QzvJTwIbKng27zwyjxXXw8YNbVhO1+9LE58utvSbLMi",
-	"TeNbPSAIAN9xNIZFm5N/abGb1p++7k6EF8z/lw/RhbuUO5JnXJLPu9yDsGFNVk9lw268ouO4w45QshKp",
-	"A01k6Nrm0FugFAtdV4OjCpvwqFyo3iMCAYykaakFeGAUtZiW8FuAuwUt3AjILhNI5iwdHKeFbnfYyRWw",
-	"f2e4QBlgcwb7urX74vfLHY5tiEZ9U9fRjnWHQkx3nU8lm6XpPFBCj58x0yhym+cutxQBarOzr4bV4ayf",
-	"6F3o0VDJW5HrVMnLnMyZ5SlSs6tMBFVwlkbKgdfAjKbW3qWmDbhXo0mupur6+g50jN58mLnZHNBmsZZE",
-	"k20Oxp0Jc8MpCbzmypWqzXxpX4IVO9V0wGzy3i6napbnQjbhMZ9IAlSltTp994Yd9nvfMvsKOMMsjJD5",
-	"F63kaPFZWsn6ZV16ABNoNg4DP2DUFUfd6hhGAVaEWjLfViPbWvTH9MT1xNBswU/mOS/XcNmSupRvOLZJ",
-	"h/5c/JlvMZMmdQOGHFpAJ1zi2l6E5RlYdaaeugO44+nityLnI3GZm55nYkdT0etyVwFar4w/tCM+BrRv",
-	"MMlQFwCOistWgWGCGEAJT9qXm5a0NvyJERaatjARw3RCQ2LFXLEkHZm2S0liqlIjZyCKVK/f7Rx140YS",
-	"s/oG2hvXCTbtNQ10w1Zux0HW0VUEiN3yuqwmwttS310vXKEKnn3pwwbunNnEwkXjkjxy5+8//ZCt5Zjb",
-	"cUkiWh6zpHPXxByrex4ukZzNNO1LK/E1CvrnUebNwP/Ihjc4Lg9odjPz3croVpdQrPHZeUWXjMrB9nLX",
-	"c8fzyePeAp+E1R/bgG1eCmMqESErxrkQbMinacEz8EqQOBEMgv/v48nePy5+Pfj8l2ALsaw6FkBL6vW7",
-	"FZC/WZM58ZhdLRjBRLL47wDMHrsCGDSaSLaGs2K5zbbNlCuFO1ST6wbKbYXGzWtY7S1swoWq9v/N4QMw",
-	"qGaJ8MyXB1duekVMhOgAM+QaoDJATwDALsJA7sfHLP5biZUIwVczeN3f0vi32IE/a8YziJ4t0luhl/ah",
-	"EZKteuNgVVZdsJ9oyewltsKwE08vGtbZvPjvINN/MuL8Be1AuBrbWllL7K0dhlH6Oe1ZUDdBWAmY2kjc",
-	"13gzCShv2QVrTxzor+CKBjoAFkECSzY0nCr7DCqxw480Rny0EK0uknYw7TruXCt2n35MAX5ZZYirLtGN",
-	"iJh0UKnIYt+lmnEwF7Y7kXwloFIEhtNgtRYXK4h4a0OuRegCTCcCDZw8F4izLRKEMef0E4U4pprFRiKN",
-	"bREKbnvFu66kIO9vdbss7Vq/IfCU2Y60yDBcZ2nxwI28Ft3XWzjwKdcM85bm8yyjka6NpUsLYAcN3ulz",
-	"ywSO7ZL4oXSccLJbpVGhvUYNL0/emOsGCE30IA9cCY1Hml3nfDSBmlHx/+l0OjE4pKc8d0gQEE0GgcWY",
-	"mZs/0iw2t3DP9BG3jyPpeAQ5zJNcTadQe8eJJRaWvWm3V0zGF9BkIaAaxa1oAi0HZ7jPT6mfq1lRBtoL",
-	"kgNs6R2sTLJqjJHceZDTlSjZTSCR/vIeO9gUl/5VPa7LipHnwt/TN+l0T02R5O2BPiZyBxRqDq7ehEid",
-	"Cu0PCCQBRUYMEPYoiFNdY1x/oQjrPZKt+NcomGZcRsGARaa7KAhZFGDqyWUK38NY4naHvUPA1tuy4MON",
-	"mIL1jCiHTCJJi6rZlRiqiS1OVohP7pKEDHgjJhjg2LC18ugRYtdBFxGxI9nCamm6sA9BCDaE9ZMgc9D1",
-	"JUIiXHgqnKzT7XZDPC86ktTQMbtSxRihABJG4mVVKuqwE5tBgA1amGoumdib8DSzUeCRBAMASUjfMYsD",
-	"Qop3S0/5UOiQJaqAvNuEayNV2WJOxVhM4A7TaADUu5WLxIwjacdmIDbpDCsUcrdSXUraAO9VK+MFhoTb",
-	"+imQRWRaI/TrNoaevDr5n0uASnl3efb87eWzk59jt78wZ2qJvlvRltkLrKVUHdU3h8zWHTKN7ePqTXma",
-	"a9uwksLRHMO1yhuNocQlRRpYrxjTRZpllk60qCATiw+73bjt6hOxCWZHRtIWkKF8H3vK6mUIMKLd6GOJ",
-	"kZzMrUCwb+JRtkhBE5GwvxricEwhQi1g0ubAt8EuVK1qtY1h2TNENdu0HzmzZcjMTUYLi7mzvW7nyBww",
-	"yAA/6uKttjojXvbn799GwWcqqYkvyhGEhlJeXZcw6Wkze0f2GHu1goBgwZIfoFnJigy2L6auI1lVL1nL",
-	"ap/tDvtJTAtXHa7Frc3KJrhdZwpQtrCjNlB8AHyNJBjTzGZqKqUIC3HscZJ156TDTlHGAWizSFrKuXws",
-	"yLyGC+lbrwZmCSmCswb01cDoPpw+O//x04/PT3/48Tw+BsqJmhrIjUCDQPJCg4VmvU7H0Kvudob7Jun1",
-	"+XqHiGFcQ5UnGHAG9d1IeDVCsbm2QxQyB3BtBzOZFvGyIaJZ8X+qMlXyACR7DQrxhoAh0+Vy2z9Vl86R",
-	"wL5HstcLZCQMaVstM5LYkiuBoUHuYKb/9loRwvP02cj8Mvpx0zu/1g3kSwJmfapsqgg/nerAeaWRelUr",
-	"iw18hCRk7NLw+yg4ioIYtA345b/fvXltG2vFR4aWr1655fjDFVL8Shd2qefuZiODdzBQwi/OWAsCXT6d",
-	"EIfR6C7M+IofpPgEP2zc8Wkubrd4sLY0OCLqnxqhTlct2B1CXZBIFZc1pcszh1YqnDXUVS0rdAJDTc01",
-	"Btg65Aq2CIo5nAOvZOXdYmewEkoleIati53xStfdNUQmDJonfgY3TEkrUuNg0kJMXEFbxKIEP6tfLmcN",
-	"pfbW3ez7mm3xM4MagrWwSN3a7VranhDROxFFTF0vI9MNqiUD6yUHc8ETQzq6nZ4hD1iuFHXBXDChi3QC",
-	"Zj9XlhBrCqWF2xnacP+9SALTt+x2mM10eiteWechrt66GI4NnsZCbd5asxUPuLPgSbqL26pyWUO/mhE2",
-	"6R+a0NZjKVQjvXgzFfLk7PQZIZA0sn96hh10ug6qZJl0pvJaeaew7EJNheTTtJF4Tnkx1g1v1WZsmwix",
-	"F/te04RcqSa/jNRRt84gIC4XnPdQTBRiDcEo2OuG/aPwqBv2ut2Lpm2rWIsq/Lsm6Gw2XgFc2a8rBKRt",
-	"OOayBOCbBDHZhWNNX3V9nQ5TnlnLDmvpscpBz9IhpgxwzWKjeO9DNXFS+dJCRxJEQw1J0S0AFMS34N4i",
-	"5IVuW+HoGC2PWJmUxT+mRbzCDBnJuh2Skq/Rr4V4KDhKVBJs18c1IdgmPODDWO4cSUcH+o2ttE6lJe3H",
-	"YxYLOeIjMbFGWInldP24HlDRJVS6lgVrpUb9KCBp2lE9KKAuzOjAWmIGS5TLrHxsqw3qJCbkH6Qcx+Q1",
-	"kYqZA162lWprUW37uSYWn9cF6th6uOhSQg/MX2IwZ5k+UH02XRvBtMO2tfCCnQV6JBuvoea3cafTadcS",
-	"T8yG40A7LJ7G+1A/S2N6CmnfjzQbLpmfsFDgX+L9mNSwuFTDfCWVsEzMGTJfz6BIP9RuoX7MstomzCin",
-	"MWTs80wrRI8EeZUqB1kzDITOAsGA24EVavESOREfFj6SlfOBs/GnUZq+l/TAFRmRVIbobJYPxxzSiktL",
-	"AWZB+uEkpEsaVXJZkQyDWZ4Fg2BcFFM92N/3OtofjsXwRs2AIkqs/nh36/rnOqn/y/bWcEeP3tK0DMna",
-	"aNFeX+aqpEEsxmWOwWFJKIBgUhuqyYTvlQVmQdRR1/SMPsZi4+PU2Y8d1i/kjBAupaFSIYbhWAhVACJV",
-	"1yyexVtqeiVg4cZHm5L4rrFUTfUcogg2SbMsJdwKXwYDuxW+kWARHzLt61QOBQrPIMxAYXWob33QZZNU",
-	"zgprtAPDffllyDiTYgQ+WnBjeUZ0riNZansr5lhKWk2uit4KP0Wje2LM9XjvimuRsFzNilSO2ses5pZw",
-	"5tq1g/K4errS1+CfNs83Ebd3dEJEkrwQd/ODbH5BNl8aS1SBe3hzAUbcbopEYC048Wj4OmZD3zYTSTLO",
-	"wCyWleFV0bbTbbwS3uiQwLeBQFv6T192gh08HSsb2MIy64/Hfu8ZPAydQX3lGjAOpdjSSltahncx6X5J",
-	"equT7QnPWM3ZNc9ZouYeZfGpzxjipIU0RGMq8qGQBR+JSHY7nV6360s0dU/hDmRkdjf3m7+nUOit9Mc1",
-	"BjICi204z/MV4f5g2WXzNCnGJFVfLWwNfLIiHjMr9Y1FOhoXLF6yB4NNdaEjCa6B7WhYk1V36TRs4RoY",
-	"VOy8y3IkCWVggAGBzDBDaz6ODZ2L4QWSzsAMjD7lJXsxeV+oGxvRukLoi6ST9HBBVoW1LqWTu0OztI8X",
-	"zdbJcH2aQi0YDqNhn79/G3e2y6w6s+gU9ba7bDq7ytIhwIYCAHBZAQ9RcFBx0EC2AeTC1agDoXYuodZJ",
-	"OpLgXm6HkeyXILgt7xkQkqg6CSoRkFFHBYTLnFr7si0w77Lxw/6ydmxW0zyxd8tz0DKMDHkGUwpo2mBa",
-	"O7NwHRcWvu2uyA4lqgOAK4OplwDq+rEFRlPX7LDbtc5V4AjuYoDdmwDwG4Ef7girUBOksakmewVM/y7J",
-	"ievtsR8MiUGFEhIHERQ5rFlei7FYMOvvFHJVYmJnG/NoOpmqvNCXqQQUl2TFmGL6vUPPx2DfBW6A34gE",
-	"jIw4rApV9oUj6mzOc2n6byLR6NC1j6wF8NgI6YfQuR+otyUgj+8X5D42k1mQCg9mwVTSqczVnLUsiSNf",
-	"M5hb242gHistt4DKSIbYcLMh9ti3vZLF1ZlgqwZXNLAGTWbUZXNpOhGXGb8Smd60z96jMdlxwDvgwDJD",
-	"WqGr2fBGOFk/x5K04Q7gKtATvHeZK8NFmtTIfCascyzuH45jDKsoxB4MCo3eRn2iFqBOTqHYfKwyAQVL",
-	"dPOJpLwANd+8IO7JGDcQLig5LaZ8lEqAZKrsxBrL8EqKkqfDv1snYwNqdZ4OHxFvPzbaHewtMAbMSqme",
-	"VbQhUmBQmYZXBu9tPjRbXLNSaK3O40N5zXdgEB/GCwhGxPE3XMiGMHmo5b6kCUpl8zsuIWb6EqxnqRyR",
-	"TVNd6lSOMpcFcmnlh7jGbdD2BtgsTTTUI2f35zkwl7LNlcyHcDx3XFzf0IzepJOzU3bbRx9rB8IG6TaC",
-	"ZZUg5uKEm0WBqxey+NsEPjyGfw66CQDtfNeDj1ASyPzxzUSZf3p9/HcheG7+5RAbpnJMVQKXUrUqPP1k",
-	"xLXH33R7kXT3XLPW6vvddlbojGrtxB+xfJvKQ59sfcQop4uLOJItG5OXLcgQ+2sUDLkWl66GeRQMEA/w",
-	"s9Fr449RwGUSBb9FgcqjIGQfyQl3cWFOVSTNE1IV5if85QJwnAFA3gUxsESIaZM8XC5/0/3PRYa2HCR4",
-	"Levyb1fX06eN2kilGIqHGMYlaPNuGFg0zcpL9o8mql77TGR0V+wiFBi8Afq0u8rNNhH3+u+fG0G5gMOv",
-	"X5kSH6a3PE8Ad7i8WjSu0xbMsPa5ZCw7rpwrt9qQInV9rUXjb01LQsjFa027jzRZaDeTN9tcudahf+jX",
-	"kLs7JTFsk2RRyvKfw+BftlxfcyeoxC8vBIaogEpsLmdYJaRgIrg1Wppy1xRvZ6MUmQs9y4rt4VrsAs2y",
-	"YiNUi23b5Y7ghNetO/hid4TcuBuN8a5fze8rl5FTYOCPtJXKKyKzja8LGeYqUWhKSC6sSjYoWTxqGaGx",
-	"kTR96SZ2zicSpMp4h1zNH+lIWtFrDCYxYJ0uPrIVm+Xu1JSbmGmjM83HC1LUt99uX1LctOfedpRrvGbH",
-	"75IYfVKTPGsSFOr05nqg/R3tPjY70Asj9aM8I4mpbmnB9GyiWUsqJj5hkSjaWHBsTqdZKpJ26KVAY3yp",
-	"Pq7u1AJCiyJZ251mS922mZgVu5KdAQz8USW/23kZg/fvnjWJkZlqkiHPK6t1PcuykI1yNZsKyBMqxmqm",
-	"OSHzl138pRf2Dw7Do2++7Tz+rhE+cqzyYm1vlOUO2M5YYtNmmpv78lPIXoXse3MZzutdd/qvgnWxk6u6",
-	"DFGZbdjHzpJiUjUB/lMr2XlNKkvt9GO3nnHQTp5WvOkivBU8M/R5R7pnow/06uxNLCcGHksvPMl32aks",
-	"EbpAE07oXY+CHoE3tgS7664Huzvo+tLMQXeZIudi2BhfdG5H3j9yMRd65ZSkmLspbY0R+Ra6tutWHXj/",
-	"aHmoPqRAdbDPbHaCs7FgyDukGRAJgjEfOW9qS88mE6NnUJQFkyoRut2o3e8A8OOBFZRnxa3yupP4BZM4",
-	"3WHfOpGztjW7DYnM140CAVXLbtDlT9+9GbyGICQbxk7Peo6JkMVREAUx0nsP73/ZuQ9VvFfEtq3KESM3",
-	"95QX49ABf6SFJuEPm2jsbsu0Ehuk4IIUKdoJJ2XdlTYL3oZVpIUW2XUzRjAGGVzyUUOc5AfQnW0cAsQY",
-	"VLLL7nvWKZDRzb3c3dCdAbcT1bE2nzmQCZ7b87ELvtAK7JRziJ7SswlUAfp3wqg0YTE0oxbotdg4+EgV",
-	"w8iDmIGD5Msg98LjqQBsbUDlaYZs8Viww2qhzVmz5V86pb9ysv48qf3vVF48g2wzl4pEcbOwd0GTmprY",
-	"513FCQomPWYQynGVC35jKCxIKBB9ZTQUL9DWts31sBGD4V3Bi7vc0aG9olscUT3MVZZdJmJajFeZ7c25",
-	"fIJxqmXywkQY1dzxdJe7wAsKpWXYNIOmKXgs1Zg3FjrJzeYnJ0JMBcZjVYMm/NCFR5oCBlwECkXRYrwr",
-	"ItTJxEO3L8NGO+yDF+bvjdwasv0pRBLzI2SJirICCHFDTIIRrdXEXJ1psaDtsuY2JS+bGeSGVXdxbZbf",
-	"+F4vfwvKwBVKB7bxF4+Wglp02+0QhfR7oFsYGWt7BS+RWT2MoivTqqDCIw6iuj9s6+2J5Hb7g/NLC9ai",
-	"L8lV6idaUk55JCFxsJwvcqXy8NkUGSnaW4WZrNhSp5Gtp95Og1pJqc2t/9JkuqQsfyIaXfDiNQXXNUDZ",
-	"kDpg/yohGDMuk1SObDKI+JS6xBBPntKC58PxpZCjVIIIpYYpzy6lKOYqvzEbxidTno4k/DbLQc4ajjlg",
-	"Y4denRb6MBFJOpvQB+9d87EQufuFatH4Yhx6WsyQ9UIXYuJLdhmXoxmVlVhKoQWwtiKV2GApIQ7TYuFh",
-	"UdK5WazkOfoFXMI7BKO4JKprSKHkBbrg0eRh/UM2NnFRRhxDZKZloy4xK5JXs8JLXQhZTLtMdkb4FFPh",
-	"EBuKW2uE5aKY5RLiW9g7oIVcsxhH+vH1yavnF08gnz9mLcOE3sCBo9DWGFci9qpmgJVxrObYKaE8Nbmf",
-	"PN2sulB/R5KFwrEhuDYI6ZpP0mzR2Yz+5J3GVa1b1cc+yFqxfxIhiLPUhW7dSzaIc/MI6OxvHAA+x1rx",
-	"m3zEZTpk7+Cqmd0842nC3sFNMx+fT3gKf6AoFoes0+m0txsNlUBrHAok4uBg0oIYKXo7bfTlZMpzoVkr",
-	"fv9u8FrM2c8qvwnZ65/jLXt3126LIdhnB5TflwjLteJB7I/l+fsB1mfaehQrFP6GMcCTG0fw7PngB5FP",
-	"uFxsOYTSFrBhBDepTCAZAV7Yqu0VwHN/r0sF0D6lKi1l4zce+/LdrU9/yUXWDigT14U3a5tot7H5ZsXR",
-	"bxlhOQub2wAAqvbKxT7EYMxaYAmGCBcO8DKYRiwV5Yk1VxFxAHZSAXwEAeJZtJxryuECbDwMpqQ42kjS",
-	"j57UnRZOoJzwfMF4kmgW16BF462Q72oMff3ycwxwkDsuv+Oyq1q39gD74FatLvH1zZzBvcLwlV1YxNrl",
-	"IaOtv5+7LdFqM9zSXa/Y5Cr3bwngZWO3W+CGLC0iRaSX72zXU0Ug3DxLfJ7h801UBh7dmsDU5M8t+ocX",
-	"GL3wEAMAaXabjs2DrBX/oNQog4phr8VcZ8KQBvPJy8qr0d/d978iTTdEpntpopAl6eQd1hpB4lZJ74q5",
-	"am/fZ1kzsvm0AYADhhW/f/uSjSFi3dBi7+34vjKXp1jcbSD48oOMY8P5WD8OfPlBxgHK1N1GYV695xg+",
-	"r1BUSYWCmIJdkVvwJQgVRC3l0ghgofskVUH6D31hjhdPpY436VmRtIpW7A0yHrDZFNHeLGpZmTV6tWDx",
-	"bzGUFJuP0+GYxVH0GyWRZ2khcp4Bli0Gg0RRFMX+L1EUhxX1jKL2anBx69UnH5O42z/sbtCHtnmc1IVt",
-	"HvVl+62ed1L4Fk+XAvMWDzsJeJtnfQF1i+frQtV2rzgpaYvHm8SfLV7bYUC+TLLF442yxDbv1SWDbd5Z",
-	"YucbX2okLbby9W5eYsi6dRUoasEUS5Z2XysyBFN5CL5Ad6RCSb8SydKcNrFLPaRVhnAy1Rit5MK3hZMK",
-	"5EzDKkes1Qbngf0ddBOH0YWRvxb90ALKW/uzF6TT6rqwp1xAnJRnLr5zQY8mAPUxgF6SKxI7KsqgkPaW",
-	"fsdK7Mw2TqBVqTYfviIjQTSMmOvLqcix1N66gKSpICEirMXOdV2UQyntbpFlBA9fJrOcNys7rwS3qCn2",
-	"IWTVXjzCzsEH6+J/qLKp21Drx0v4ImT1QJ+E/J1bHEFclZWCHKDsW8BgLzVqV+AoL2iIeqxGD9W3OqwQ",
-	"z6X9cNf5YjWx3iqzsXaeEAi9CZjMo0Oge00EWGeM+Kb5ognOb3OS5J8emW4Nq/yCsV6WGW/pAPOPw9bR",
-	"YefpRPxDSfG6ETP0RLLTk9cn6JL9xXAshLiIK3X9jepwolO+/xMvxhMuk5n55v3507gZWymSWJKdxaZd",
-	"02zcYc8wIGLgu1YfaRaf/yOGQuNcstnU7A4eEjHH8VhomVxN8FzARQ6xZlNozYj2kBTChggpc2LGgOGS",
-	"lNf+F6opdq1yiyJSxspWp7gzcqpZaYRrvEvIRU3E2lEmSBqln/OxoIxQQBweq1n+iCihWYT3509ZK+53",
-	"+9/s9Xp7/YPz3uGg2x10u/8A0BC8c97vBGEaScgqK3+K2/WVLN8JVgjkfxLhItW0gI/0n0LMqPP6e3Dt",
-	"nVjurlw08ZjhGma6lnWuonZ4B790AET9tv95wiA+oJtm15AwgClPLnk1LswlTwVrUbuW6ZI0LWSpFglG",
-	"2qJdKWenZxbYvzkMc8LTbNMS/UPk6o0UaMWATMfLK1XoO7yWNgEkneD4EIOPPT199hYpjmat07PbQ5zF",
-	"7TdtUL0orgjVQSPcZ+mWIEd2DBA50DCM/1cFYnYo+0iJAOOk2usxi7FKf8x4BtqpQ3JHcR/TjrcZ2zW/",
-	"VTkdonvUh7PIKE3x0MKBSBL0CrhIimOK5bNfQrw1wk4apQFjNVZBXkxL1Ji1AFD0mLlgKlvBWIc8y6C4",
-	"i3nEelHJBTpgMWDExBbyLs2ZmsuwrEYJL0ES1BziD1N5mxa2+lwr5skExS6RYLSKyllsqKLI4yqMTAAd",
-	"BWEAr5jvExfFZB5vjNGxYlnzzGoSIQrwhs/JhOcILGIOPiR61xy/GDUzpAQpw0qrgiRp7FXxj81kJjSm",
-	"t88B98pwURDjOKMEM2DFCI8eSSschmRR9mTEUuQEfSVmStaFk8qIgjWrs0rjgaJTTrJlhVI3kAbAb4Rm",
-	"4vpaDI28ZUfuD64qv/pybuic3suiLOrBVlihZptF28KMzZNvn3koMFZz0gWH5FgLDsNeV/InUQuAy4Rd",
-	"JQ0alCX5GwkFivS7sI2mUpDESMoL7JEOyxNqtH6JflaJukfCvOtQ3/vQZ3uVyRBlWMNfv7QAYtn4n07w",
-	"+IIKtVuTbbVjeuFdoXLxZcqIslZsT1rMLK5Te9nMskpWOlklHh0zDh5Jo3D7YMKlYFX3PnYPH29UYp18",
-	"tR1UohOZAESbMh6WgMJ7duK6miuFZZeBgT0Cy2eqknRo6zvlYqryotMkxd1jcL3lwTm0UeRbw5zPM7Dg",
-	"Wzxj4HaCJ8ClyK2oOxvlxDdSGEHwcN9Ig3bbzCaWImNFIqw4dLrd7h1kQtNlrUAHHp1SBgQeBEg78EUp",
-	"E66UBrcY12pB7jWApiF7Ieptjmz/uCy4BdWQ8pGS/RQQy8cd9hzKOU2gqJlUTtzrsJNIOtmvtHDahgGg",
-	"rudV87qaFRYBABkzm8kizSojaShb+7ix9IiTHbeEEbVSZOVu1KSvTSqmM90tkTSkF2uI2nvgVl+MqhFq",
-	"9Dqa9vsoa3e6Rlu85Os860b2IuMb7sQJiH0lpuTqm9C2VyEXE3VL9NO+aMXfFOAucINah/1+23yfCe+Q",
-	"Q3glgg/r8C4nfktt6c4ne+kM2+0tUzW6Ye+i0a6kxXCWp8XinWmcjKmC5yI/mTVlpJ1IQNm6EQs24YmA",
-	"+BQuebYo0qFmM23kXhD6UOkqfzJv0C8dyJ4w3Rn9EjorBdlxUUyDz58/h66cB4TXYB10wq4/ca2aS1Tw",
-	"VAqwglXR6EdpMZ5dARi9G8Ye6U7lN8tQirQje6hKWHbrXugwo+URxGcvNmoEZNNqdq2yTM3xkI2n5SBv",
-	"e2bNQqZVJMUnSOAfsWGWgpMZKkTNVX6TytEx5WtV3jY6XaaUJi3OrD5Q6DwdGv7Uwkwus81hJGNbigUj",
-	"lEAPSgFjLwXhG+EPCcDEHPZOJKG4Rola6k2JiU9GNMKObd0VAPLULD6B6oPpL2BOHLDvYR+ZYYcHw5Oz",
-	"08ufnv8MHyCu2DwsZJEOyUWqGdQHEAkqbEbhu+KJx3attxZrOroRd3shyBqHfXMNCTeOXanEFkOIAUEF",
-	"u9n/tDefz/eM2rQ3yzMhhyoRSXzMcpKh8ZX/fvfmdYfhGmB1ZSgB6AG2WkBgt0B2PBTkSvEMMWDIxgAG",
-	"e8xiQFzVMWshH9jD1WAToTUg6ALloZrLTEmGXp9s0fHwY1s+yB2KJidnp23Slqm4BIDP+hsLFVOw+yp0",
-	"jZHVsPAi/IplFTudThR8jlkrLoFw47Y55rzwRM+5cu1juRBydw+5hEQfV7C9cloi6eRDcDiWO3lY1mou",
-	"xiqxb7vHqZKXffyIYqYli0/MNYsjaYRKlNCwpobS5NjUhPb8Clp+rQp4QySx2/k23uIxVPH2rjD2B66y",
-	"NGd6wrOMxVjrO6ZqNkfdA8e1Q7BQZYon7IoDugwE0+FZKrF/y4NjJCqwSNDy4BJixidtmG2btWxkzGH3",
-	"EDK65IKKH+NK+YeybHmosgzzoh/pdkiZ9JrFT/lwLPaeKlnkKhswqfaAb8aARDQ0P0aSaqECGX/kkKao",
-	"8Or/wMtCFnvni6nYewPkUpuWtEyvr+GWIwPQAlktmu0sBdUU6WN2SY95buWhYiwmoQ2IB8MeBDS0YvN3",
-	"3B5E0pruwMHk5Zd5Bj4ot4IGl4qWFIKOhAkVkPo6k1Jk5k20EUYS3pxwaa4kPEwVZ0JnhIQnEpEJQmmm",
-	"2rp8aKPczVu0ZGbMGuRsyzfMYGBVSJC29s7KRbDlRLP0RoArlyqcp8mxb8RDw6d3pTgwnLKpA5RNsnQo",
-	"yERgOeYPZy/3DjrdPUNgljjlfD7vjOSso/LRPr2r9/lomplXOuNikqF4ggXOS9Z0cnYahAHFkBllsNPt",
-	"dCsFtwLTwEHgldmC42ojKT+HAV2N/UQNdfUbaqSz4BMQg0eiIfTnnchRsEu1qxLmKoSx18CqpDIb1ilT",
-	"O5U8TYJB8IMo6BXIRSWeYProd7tW8rCV1z22Ygfk1dpxpcceYo2wQKuR9TZJgvXaaSA3LZuklxbG9H/Y",
-	"/25V824t9s+VesWlBWgFYekI12b9e6eyELnkGaKq+3JmMPh4EQbaBlJiuXwYnDfsMCj4CLDbwWR28TkM",
-	"DLFfAbiFdPaH5+dslN4aBmeFB3NjoKD5hoPwo+DJ+pOw3CsyH5f876SjVuyTyQGrH5w4ZO4JVCDidggw",
-	"bjBSuL/Utum4+uiqhacX9ulpehhOA21zbQIKaN4CKk+YjTUyUWF4FtjM47fmwx44EWIXxsZeK1ce3huh",
-	"9+ym4cGj+CSM7ahpcU8M+ROfpmJo5NVrnmaznAwviSh4mqHUhgXfLRP8nz06onunSbxqpP5Dm4cKT54m",
-	"ZqQ7Hl+AycBelw6yR9+Ah+3/SoziMk0+r6Ry52UghLoGT48HFFWP+qv6mtCtg96cQrG4UHEkQcbQ6a2g",
-	"qDBygpSOJee/andsfgakHOSCZ5RKMBFcGrnL8iqVRxITijrs3Kvwb2FZCJDlauEyxYcCYt7xzFdv5MtU",
-	"F5AiAWTR+mjBaLQOuTVNOuzEsE0/y9IuCvobPb5bwfr71iicwQCIcFklrdycwDcgobumpNGrA0V6TUp3",
-	"Y90Wu6GdzRn3KEpbz1bLx5xuG4EfFjiMJPer4B6XUdbWx0jZJi3ydlcSBXXobLWUBw6CGA2GDuOsFo06",
-	"FXDqYKyol8JPe5m4FZkNjsM5GGXVT3rATDVKmjAfXL2jkMWVkH/4ohLPD425VLOQxTRyzGBn8TAtFnHb",
-	"3SA5FH6gMIUeWd/hOC2OydlnVrA8XCiG4TVTFJJZ3yAUbxFj3ToOQZy1WxpJdAi7tYZCaWCkghxelO9N",
-	"j2a9KU/LHGS0DHAKNh5Chh0UuNRswvMbjGHAGMJigFUfvUwv9J2XLZIv3SxyzAo+os9YBAdHZqiYouq8",
-	"hpnGRkqMK2W6wZ1s69ohFcD2NdNTkSHcaStOR3R6U6kLPsr5BHIRUV8/td9VcxMtLbHh2iwmIANYDICc",
-	"IWCDqwXDzEdWCl2HgGgERmP7XCQBaXQnHISTU3aidaoLLqFMSA0YIZLVJfZT/EIvxY3KEHmJiK48peEO",
-	"lSjMSL5/+5KBG98IE835WsfAAmwxSS6tz8dzknxnbRdmIQH8LdUsbuUiMU0k7djohnRAybsAhohjVsWp",
-	"wGqf1bRO/7IZPRo0uvQTHXszNduyc9vPpqOcJ5T8fpWr2WgMdHmCEQaxTZWLQe2nUoIuDw+BQ/26alSf",
-	"DV+BfinNjXqOpLJVFsZpUQWVM/cb66MsDbMsVwOYvzZ422rCkTSTa8WVoG4gRxhjGVvcXlUasCjAsh5G",
-	"QQg4wHIQttrxHPhnHbfZhCxk7cLrcK3c4oGVAQv2oy47qMcke+ZCiEp27xq51ayaYe4rdonC13EnCwW7",
-	"W9Y7g4ALQotuWAgHlONPvp4QutYju7wGL2w8fFgp1dBZDsDt9va6vRUjo/CGLQSCVQHz9XG95E3DQmOn",
-	"BQeB09Y80oNVIy3Uw47zKddiL5WupATTsysqbquubS2X+K9E8y6R0lE6amfFGJG7r93ljeNC9CORJVZY",
-	"iFmm1I0RbY/xeFNNuPWDuLyqnrYSh9ACh9nAMfx80Ti0xvZVXqxuHeHIytbt53W9NJGBUlbef6fyItji",
-	"uTORnxlitM2jWz5H+FXbtEhXfPs38MkTudj+4deq2P7hp5TMDY7nHYxC/9QYM053s5L8Y/72VcZS/KuD",
-	"BwInIswf1Og4Wwieh8yG8fvY4xDT89EBTh4c9rru5wCmTL980/d+kGKuO4uhmlylkhcqh7rQZrYu8Akk",
-	"EbIPDvb3MzXkmZEFB4+7j7tV9fXb/wv8xM4HoyHMLJ6URBS/LBR+1evvHdBXuD5/Pfqekrb/evTsybPn",
-	"fz04oRXApwyrfNID8LU/4qik+FTYytnTXNzi315UGEGeU2p3L6znhBERP0B2g9/1cLblO9avFwyOul5O",
-	"R7fTNdRRBYM+1YgJBn0wWIBOt3zw4GvEh4M8lHXnqeefmv1png7Rte0e+O6x9/t9j5AZ2RYbBczuvgfj",
-	"Hn3dYbu32dHlLfy8i8gH4ZIN1t83lDvumHPps0xzUojRGtztbbbqvpecnL4iwZcON7/0WhUv1EziC/3+",
-	"NrZjcFeD+Qc8kr+HtdpdmnfWLkO3huwBnmUP7VQbTHv75Hna/xX/WGvu+1HN0Tzrp1YNx9aWoAsxtXwD",
-	"W9vO+AfVYuKwCWcAwMYo9RT1FXZitSHoWmOvPVQWCcbHvD4GZ7MFK8OHCMMMHbzw1c1/4ZshWZihUcDV",
-	"gl9DxlnGzQ9GW/MwAiKJg6i0f/NftofBcikdC2g8ButMWc+BTFLSjBYKm2eC34qkwyjDOVEga/9TpXJg",
-	"zSwqf6RpXJTjXcY6yiKVUJOYCZ5nqcgjKh2950xCmmrKJ0s1G1pkKGtO2W437FAkmTsE6AAV02MWQ8nc",
-	"VI4uXZdkglLXtBchiyEc/bLhUZ5lpl0/mdzlDqO7lLIDJ6mcaWz5GGaY5Gqqrq9pgtATaimPdNmcfSvF",
-	"fXukWasLDnMcWTt07SD+nBkLnMYVKBKVbnAcdQi7cjz+QBracwe11etWB2VGUW/30vwYN45jqYEOKyE9",
-	"NFpqlRSmVUIjCFnXq+IzV7MsYUl6m2I0VbcTyRdIK5pNKb6NwvqNW5hxQGJBOyyfdvnfzvCo5hR0tHR1",
-	"zJUZMKzuROSK0kDQspNSWmbqJ5sjdTlmtexyNDATdmGThf8HUeA0ly38mxQbQ1wpSvM0CVbogtC2dQk4",
-	"MnntjFllXFezP6Df6A9wxPth3QEbZvzWXMgXRozY9uFz9bB62r9P69pdZ7yXnubnRixRyGDQ73bd3r9L",
-	"R3I2BRGwkZ4Gg95j87ihA5rk6BrADsDXN9EW+onIISYBeKQRvkBQUkTkYE4c99OO+90uSuf1bo9W9nrk",
-	"ddr7dqnbx0euXzf9sr+DLpTJtZKvTzP8NPZusL0wizQBrrjLdFkR1eCuOFlnv8qx6+TYk6X1svYFrFZZ",
-	"yrPEfTZKtBBVtVKGxRi4Ehe3TFxxMVOVcWzluQ4jqbFA+9XCE7PA+Y7O5BCT+KoQvIPtpLIGudjC/LZK",
-	"4Mo0L6VKw9WtaOqhuVJdGR+dt/I+4UuNMWS9UovGjBdlEMv4fZ9qk7SIghA2SVNzJRu8cma211Vyk7ea",
-	"DeISz7KldapieJkh7wLehePYpnrlwJbvU7akEXeFgOp1MlBMpqJBhSsq5Fw/hJVTvo5OW15gG3ZdG2oR",
-	"mZYhaRZUsNU1llpjnt2a4zDnCzzCv4hctY9Z3O10u1TPC3CfkzQ5Nq1CWcfaFDH02ZU7Ym/LQkgovtBP",
-	"qdA2yoGOqkgGTAtYiDhLdWFLfnYi+QOGQa4XKnGAWDVAK8Yh2QLGRe7zKdeFuyNKHUcSbmsFXgtbannV",
-	"QFY6ALFIYA44I5GMX5w8PX93+fb5+fPX56dvXsdwxEOGxZNF0kZ/grgumJoVuH0ksFZ8clgmAKYHWR4w",
-	"yGX8pAb4JOtmWRGUYtbwqbs8+iGE199J+Ptd7f7/AfLkx1+DGiWzZsMl+eyw0y+BCXsNItdNKs0BtBVE",
-	"KlTTtuqJoX0z620773V6ZeeHq8VMGoNX8mXDMA7ubBBG0eL/lrbZXoPBvrd30L27HfiuXfy7zL/bystV",
-	"erSNGRiD4StWYEfOvorQ60Roj+5XbMGuZMMKgRr47kZxupr8uTIM9EYsVsTEpIIkliqoSJMJ1AlECAxX",
-	"E7JRxHG5TeO0XpYxLRE4IPpLyFuRqakIGUnnNjbMKwNkftGshaVOfYndiPLkCA+pct/CzLLdYXELhJ22",
-	"izekaBOoYqdxogfdLoGtuf0A8xbl6ZVBREbkgryNXEQSRCM4VjFOtBoWQ5eePj356fnPRiAoU383W+Ya",
-	"oofMSwO2LCxFEqQlX7CxNdarQg0m4hBYEpw1wmVjE75gV8La/yJJr7uwpFXSjJfM/AcWZHaJQKET8m+K",
-	"Qfka6PFV4FvlOK9W9kSJoVp3kgQmcqBPM0DZco0cHu3eBvLku3viPSb0ZaWv+/TzRxPBtvW/A+dew1UN",
-	"1/0qgK0VwGrRpVYWKjn/CglsOxd9bovHr5K/tjEibirHX4ZdXy2oKAhzSbtyBMX5G219ULWftcAyp5Wk",
-	"0NoxhuyTY3iu6LEJXzgbIivm6VC0oQCZSsQjhzBXYh72uq6YLRpBTKsw7utspsfo1XaCZDxgB11GDiwd",
-	"Viqtl4jkxIyhlYNuOX2VJcI0bMhSiC5feupKYB63IOtWQS8dUyQ3jh4Hk0PZftoFeLt/VB1EY+dSzMvO",
-	"PTkXghgYXlVIrvZTCP2a+KEFXaqVum81V7Y3jVaL27fRaGVasaEKFGfmEm4QugEr80XyNfpQmcUcL81l",
-	"lZkheBU+CqEZ5lkovZspORI5psQX/CoThKYbv3/98s0PPzx/Fg+YVOyKD29mUzPuXAC3gwQDkLkn7Q57",
-	"ihI4HDX06VPepaVokaydYv0IT4/QFqQifvHy/bsfL09fnz9/+/eTl81y6Q+ieGsv4n2F0gdzDXqgyx+7",
-	"YTfshea/ffhv/X8H7q+e920/7IWHMJ4hdP3RK7ETvEhzca0+eVVjB0FZ/LEsQAvl0G8KNbXldQfBPvcL",
-	"6a6I7oT8RXO9L/lIWQNR2f3Tca4motL7+3eD9xIwNc2agn7gxjBRV2kmvCFUR1Dv7dsjsw++XWhr1moP",
-	"wiZXoKXcv4sr8Hdihh/GCsiB9NifVPM7cD2y360xOliXijMvkBnB0vrShVWxLNS9d6CDC3PCIjkVOb5g",
-	"CFfpj0FCYT97YBi2yqY1J8wmCFruym8+0hFkoNl3jwG27BOBJ+SAN24UQbjxIgF62nYWiyvyVZLfEPxw",
-	"6EuMpG1x4Nxsq5xEpe9pydEU8wlaPghaBOB6dnYjER1eY3UASuwtVKqbjQkh29JGQA6kr56Or4rvGk/H",
-	"BJXWoNfvdo66hpXQyQ8GwfP3bwPPv9F3PoazWT4cc40rXjbxXee7x9UW3r975rXQ1MCdNV66sV9W3b1z",
-	"J380XZeIwfZ+Bo+6p9Xgc1qTrxrvOiZv/f41d0PJb3UIASLuruzqddBlRbuV3N9WjbZeh01ROmwTvEQk",
-	"S3wJy7RYwvX4SvE8YXqs5pqlxVLYTg1uoFSlXUr/ukCZUnc2WhlFTSBmn+WnEJbBF2YiCC/+qaBAFQx4",
-	"iAc28qGpINZxVUd2fx974TnClZmz7VYKXsUDvw227zqu1TODd736HqQIV4N2br1KzNsVEfTm6iqF2Jgi",
-	"wSXCSSDsgNNeMcK4UKXNYJxCYSq/BFokK6P1wCzKflA6Q6+1FxR265eSxUYw3sgVXDPvAfrAoBKFXHWD",
-	"NaE3EEaiOaEUXxJJLP/gAzBWHDN4ByYgj6Z5eRrSLHPA/W7T2gQrGEnUS8yh69ZKiEkaDGuB5cBtEkLL",
-	"LZ2Pdod9j9PjDmOsMruwEsnlllnHSEPggtDilOYSkmFpcyNZwaFgP6Iomhs6WhNIVyjwtjTXn1dm/JrC",
-	"uimF9bax0L8NGAn97NVKHWhIO9RN5efWJLnWKnwdPO4ceRLl426lLNa3EEtdy5FcKiLZ73x7sFz06buj",
-	"SkD1oWnJFmrqf9Pt+uHOq9M4QTRCI3Rl3U6cZXr9/A57ncOqxOxNj8a0NJ3H3yxPx02RAoO82fQOuztl",
-	"Gdbq+a2wxLiY3mu/UORXEW+1iPej4AlAyXtL90AOjcJV2Vop372xFhkQn7BaW2XzQkInwp98eFIyyiNn",
-	"67atZT+SZF1vihBhLQ+huGc4ca/b7YYOrMd8aqOFH5L0bnn2ZKxmOQkhWDTHxh8vo5WRST9OQMiwb9iq",
-	"fWCMJ/SiDQX8jhFa08iFKnchF9dUqJ3CLsISbYaVMm+26LATrN2JrqCEL7J0NC72NL8F5OeyBE3/gKmc",
-	"9Q9hC1JBBfZyMYWyKaZZM347YT4rZhOJRj/atZARrHPhIVipIakDAtDQaAlKscC0a2WATQ4sCPUpdEUq",
-	"JaRd/JGcGRBv7GTVLYQ9l6ZYD7n3JOu0qB2FhC9iNAXSgWkP7GanVotYhMyvurh6J8H3pNhB+M03XSyV",
-	"W+0MGFVc7wC+LbuIj700OzNRkICJx8HxwMBxNFSmpDSlUqeJ8C8ZQSGb9yp75TaKYtwhVZUv9KMdROpS",
-	"ASNFrhWPnIxmJMoT6yOCwUQSnEuAGUVrgWuol6CA7O/xCjmwLPP354kvAo03/YV0biR7VdCdhC9WRBHZ",
-	"9VgR/IMv2tAfcy+DkL5EMIaLLZBuvidCPBWYiLIqoslZfBrHAmTXq42JH++XpvgVHmY32drsfFWsNio+",
-	"X+hGUI6qAPxd58DWrS0T7fqVAqCYz1eXCB/3fInwyBMIv+mBV9Dvprvcx0G1j4Yeun4HXvvduxtpS0Gm",
-	"akLt95dMqP2De9hp79PPFzDV4q1sQnfZqJYhkBDiIhpKQWxrHYpQVQOBnAR/8wGdxj9d/ZqW1WtQPypn",
-	"AeGJ6DQcHnWXjtth16h1lU7rR7q3RaffVrzNj/1O+w99CJtQY/p7/cf4VVWWqMELVUBN/3r07Alu10Mf",
-	"3y8+wn/rwQemuXToCbnVagdo5kolqxSrZK3350//q9fegroeNFLX8/4BKQjVQ/ntJjPCQXkCD5YOPSZ+",
-	"16nsOXS03FdvA73teQr+F6C3ByvpYEVdoxNC+/mk/yVI8gMMpe9O7+8+FqBzd788ff/29JeuzuEulp5a",
-	"FfANbj6yC1Tj+v6gFp9yZr+/2efvzonl+SIqAYylEWgKUYazPMRKtrmDbltjDrJVV9ZjyltU9K1qtFgf",
-	"EuMFQ2jxTUjvqXOQIZgTYjqnSkJu8ZSPUjnCalb8KhOrIlA+2KnsqkPa+qSY23En0FCq03dX1FBXetcq",
-	"fUuFB1crem/MAGzZPM1acZHPAGa6F7cRUiBbMKnknv8MlCQ0D3Xj9qpBe7V7twTlgJp8yyOM0wTsIlDX",
-	"LVUS4YRWrtXaxBiA1LGr5Jct/mPlxDxgrkhZG9lDHO6f9zzGb8va2gYomJMqQ3brNR97tWqOKJPVyzXi",
-	"t2U9RkQvShMQZMqyi66MMJUx7Npy7q5melmvMHh//nSp/DN15Newbp7n7nKKJVf/dyeRYvmtLxhe03Pc",
-	"t7c96/WLX2/gu3Yy92C123DO93Kaq6HQ2hDo57JIi9+XbZqlcXP3OKDjERefw2CqdAPDK2uuaq/MM+kO",
-	"rSJPJxORhCxTc5HvDbkWUHwrExyyVGM6WljX0lbOikPGI+meoRIJXC4giyBkU8MSgafmPM3MM4kqqBxp",
-	"cszey3SoEsEyfiUyzYpZLsHyXahITmdyYX7ErM/JDPNdJbsSjFerWnPpFbYObZQMH+ZKa0BumWlEoI/p",
-	"MsesT1UcOYvtjY87zK+1TQXGbG3sscgb+TPU/v7gMDGpntD3KlmsIYuNdRnrdNKSPr9I2fOSDO5fZWpU",
-	"K0s/CHrdDvxv/3Ek+91ub5BcPR4MeoFPx3a9jWV588/VMsKGcH5e4ge9u2UY/BvYwZrV2cQjiBn8nkxi",
-	"123b6KkWc0tIanWiXqohqda/rn/vkWbv377srMUCrMsun+9MrnsHm18644tM8eRcqZc8B7kmOOwdbdOZ",
-	"nk0xBOqVSFJ+bka9o3ZlqcDvinKWJI0YvR57aNCR9n8lNF6s8ri872+9+tElcGQCxJWcclSRMkVw3CLn",
-	"UnNQdZbLzT2DXnyieS+BElpLanIc1YJ2FayCra/PM2pvxbVx2WyajZS8V2zHFuf5hcqv0iQR8s+Vm4Nr",
-	"uOkkhlYxr7HUsZqvPxzrB0bvvvnpPyAJyqzV5mX+PSvIPShU7AUUCR2OV8RpQ7Uezc7eny8TnTPz3kpB",
-	"rXkH7CNpeareA6MOPv9eB/PL04w/CZstN+J3u3w4BM9O2To7OX/6Y3vlNZw1BqBRDh8Y4qjuGYZIHbO4",
-	"lAtjhizY1fVyqgk+A9cWQtUiGXti7xNU2KoC7pOYDTPBc+0i1DrO1MeGXGLVJRpGwlpUKX/pUuEKfL1V",
-	"X2/Vl7tVu0mxts7EWrN/ye5cPXSw3BKuLmDmspbF4kqTdpPtvwafAPD3EGnmjMDLlnwLLbyrIf93NNMa",
-	"ebq/jAFegnz7SMNNuIkjxQEwfnAEBvTq064999TB54u720P3v7X7fzfLaNP7fzQbKZ6hbUykNJU/mjPy",
-	"D2lS5ctEoRES/H+ZMN1oKHblIqDktSWHGK3e73p1WJ2tlZycNHO02PbN849ZDJQiDiNJyCnCrAfhEVaR",
-	"0S2OZIgIMgDbEzqKOqC48FJYAqDuSJpZQ1w7uG8Zz3MoCg39PqEwBPzwLQb7WnEN8MepwOxR1247xqAf",
-	"9QA7IJK5uJ5p6we2cb+wJB3Ww0qz0Hho4avrW11ODmOczdORHKW3QuIUIUi5sRtcug4DdRpK3WIXOZlj",
-	"0sLBIESSho/9z6CY8THjdishgQ8avxZzi5/Tt0xLM7KiWHa20tTtapY8nKV7FWs5Cg8udqSKX9xK/Xtw",
-	"wx3XYBu7Lx6Kncy+79++XL6ujsP8eyzAX+X0hO7f729jvraEYG3ZjEbZvF4DbpXVuSxywkZK6GMQsxFW",
-	"QRd8scqw7JGoB7Yr9z278rXbiF0u5wbjcsl3v9qWN9qW15zA/0VS2p+9utfFSmqwvn7OeZNc6GvplQo3",
-	"G7X1zspqFn8qbbzEBEKFtCZAvJkVV4BS8DKVNwP2NEuHNxY4aPXPIGgsFVko8XUBlHd9x05yoa7wIaKZ",
-	"y5UTLHCehtf2EyXFb/tzkQ3VRAT3Uv+xrMFdlf/a23/EYgdbQw99Vft3VPtHRAzqAEL/GSr/3/5WKd/1",
-	"t7+xVmwu7hP7ddxGewDAw1JpLwB7gWT2gVFGIXWZMqjj/fg4kvHf4rJAmFywfCbNAS1NCJi2+1vMtDCr",
-	"DDp8BptWpLdCk5EVm0gYH/FU6iKSoIYAws4yZK2REn3IWtaKIVhq3xsLfcNjhNKxH/ev4hA2DL8Ac4Fk",
-	"f/tbiTdVrgt8F7epNqirY2ZWBH8KI2kOJUSRU6FSB/ZU5Hx4I3L09qQFa8VNtNn0X+VzkaSIYQ1gU6he",
-	"xhS1LioV1wjDCUeFcI6Qq66rRhuHotNhsSXyMYAbWIQtCLTGzZfs9N0bdtjvfcuMJr/KmNLvdgmDEY0p",
-	"/S5aU5qtHGY14w7bVJ0LK3Ph1nsVJdaV6sIlqZTrWmnYMN0/qFnDMt3mIkY70fwvH3y3G3cvvzAc/nCd",
-	"6LDTPLcxXZj9vb/hgjjkV7PFv8lsAbfr9zdajPCSr4EIbFBR9n8lc1zNWNFke3BU5IEtD4ee5WFEa7n9",
-	"vdpgdQCS+dXmsI3NYcUB+t9ub6DirGhtsDVtt7U1HDYO2pq4v4Slob+PqVeDX1eIu4j6lExVKgssPSop",
-	"ay9Rcxmygt/YUgxXKgHkz7OMz3R6lZkdhHRDdnJ2ym77IHpg1X4ZSRgNwTJaqCXTvnubzVV+A4YKCK6B",
-	"/L9CsyuukVMZEe1GLLB4FwS0nZydRhIqfQC8TjqBZEkjwiLJio9ZTIhXDqSnPGwY1EM4jCh/AeY4bFUk",
-	"41+jQJgDHwUDFgXRrNs9GCopQDAVcgi57gciCj7HA3ZIhf45ideEmgjRQkawbyEqFb5IcvF8zItIzrlm",
-	"81zJUTtkh90ea6GK8OHDh72TWTEWsjDkUAzY94LnIo/b1M8k1RoKOuTsiidYvkwikhGPZDltqnoFdcBg",
-	"NIITZDrGBGKlBiw3PJOAlUkrYwbU/47ZcmqRxAXusJiK+RKGUJ5D3TKbGToV7L/fvXnN3sFZZQedrl0I",
-	"XfBCHDuALpGz4VgMbzQIrhP0AbqL0u2wRA01HtfOJIFQLE0BXhNR5OkwZEk6EVID0KdMGHIdlXciGck4",
-	"jgGePWN7/8PO3rw7ZzZbhFv4zo6XK1G5HSyKIsnY3o/s0QkRcji3dhPYT89/fgQ/P0XOtWcY/4DVmdcj",
-	"21DCHv0aBbQneJ68vqMgZFGAc9Lm14+RS9vH3zxUgCi4MN8kvDCf5Uhgc98mUQAlU+D/osCtTKXBAVVx",
-	"AOkVmy7SiRjMhbgxDXsN0B7D2x8jYNFGwcSXsDGAGQPjjfn2YxSAZhgFFxfwKdWXUhX+C7YSBD0+n887",
-	"I4CNwFW4uLj4/Ih2bkkTgbRsTGbeVhVpAtbho1EuRryooS/alOvlVGtXK+bbJvwd2oNgEHxr6DXtoeF/",
-	"DnfBx2i4CO0hqGXqGJ7qiGx1aN8vbBUYRMxOi0XIMoGAca5SIIxVKgS7tS+sH2x5RNx4K+fD1vMfmC7x",
-	"mwsLL2Ne+Ug7XD5XefljYDZ085qEFcyLtSskhS7qwDZ/b8YaNSeRXc0KlqQJ1cC2+MSIVBIaRmPO/cpF",
-	"Ougur5K7LfWl4DIJwo8f3T1xi1JeErMkmJp2cRF+DGDlPgZkdnHPu2op4ccAL0cUdcxKrllMgvVYu3Ze",
-	"LY9GDHEwJtkaFUYCCRFmT5cVN1quHLm5FCjhgBrQ3mkNQRUegLhYnVG1aHC4VKZ47fyqgJZNNxsREq4t",
-	"lp4tKGK+NbxlCfrIzeIjga90EejIfjjomRE1nI+EL8wvBIcJCnM6EZeYyenME01buWaGW2s1QChJxN/O",
-	"MrKjDmYt/LRdaq6DQf9zGDjBsmntenv9rgOu+S/4r1vK3l7/m/P+weDou8HRd/Tbxb+NPnnbhFDf2uUu",
-	"VrbNfufNes1OrqVw4Ku7vFrAIL1XjCRuiEMA8BfOcANyFyIfdcNAXV9rUVCyavNhgR2eZYWNu/HXsSwc",
-	"hdBH1TvY63fDg243POx1ji4wDMd/+UXO5dAs/BnPU1199XE37B11w4PHF58vdj2sG0o4qZIVwyELQXY2",
-	"n43crgumZOgMvSjBcQgBy7kkrX0LLRfGQkaZrVV9eGk5ff67Ld+8q0ZOY11j1NE3oLlBu0ZAbpV6lq+j",
-	"+RkZiHyDNp+x4Fkx/iUY/Go+/dPsmNmUzj81feU2Hj4ZrWLxS+XDPtV8M19+hrpfszwtFgipBWK0ka2D",
-	"wUcIakaFYJWFIJW6MCcPgX1B/UyNAjecTYQsWEuL7HpvrAwRP2bxhN8Io3XFqGZAYgi4NQH2ZJZnUJjM",
-	"9EozX2OUMHxjpkWObgmwi5KW7iLul+0CJ1bITFjC02wBmk+qoWSAj97jtYaS7XJTH0B9doYE8Qm0IMOD",
-	"W5yhjzg0rE3NZaZ40g6rLgJXS9AfOZpmmvpKh2OIe8RRguuoUDa00sEAG+FTMF54Tdr4kiYbibdT3huv",
-	"DBdpNqlYD9A0V4Uaqoy1jAA35bmDn64UYTg5O22jMwUbYrhvYnIlEksVIulsGmnBpsosIpZZVWBP0IbK",
-	"zMxrUgiogGEVaqPiwjFKjLBtsXkjqadiuAe0AvbZ3CbQqm2lQyVx/VLNxlwme1Oea0Ia1lMhkvaxK3ZD",
-	"lxpLL2K9iAIkXevUqx539NPQMj513TUs5irDjKWiqG2XxVBS7SFnJ7zgrEWmlH5cVrcEowgYf9reflrY",
-	"rPoYfgRCgkAVSDJgDayuTqYbxRN2xTNzx3P/qL6xOqAOPl98/v8DAAD//w==",
+	"7L0Lc9tGli/+Vbpwd8vkLESRlJQ4VLluKbac6MavteXxZgz9hRbRJDECuzloUDST8Xf/V59zutEAwZcs",
+	"T5Kd7GzFIgn0u8/7/M6vwVBNZ0oKWehg8GswETwROfx5lmVqYf5IhB7m6axIlQwGweVEsKkoJirRrJgI",
+	"NuPFhE24DpnojDss/uH8MmRvXr+7jDtBGOTiH/M0F0kwKPK5CAM9nIgpN60Wy5kIBoEu8lSOg8+fQ+zw",
+	"TC5f5+k4las9n2ULvtQs/kscMq1YMeEF43LJdFoINuVLNlO6YJO00Jt7FnI+DQYfg78EV2HDMJ7y4UQ8",
+	"VbLIVbZ+EFId6ELlIh4wLhmXeiFypkawJGdvLmA8E5UljLO5FvkjzRbixoxUMy4TJufTG5FrmIhUkRya",
+	"TkOmJzwXCVM5tDPMUiGLR5qphQzZrRAzzdKiE8mdpmdHuGaWShZCFi+EHBeT5l3O4Dc7qRuVLFkq2c3S",
+	"zKHlf/vD+SXTQiY6ZCOVsx/Pz561d9r8VBZiLHJ/QJfLmXgNo9CbFl/LdDTyzwG7ydVCi5wV/FbgyaRN",
+	"4fgppg4OTA8xSwtzaDs7riR017yQz9RQv1FZOlyujvcd/I07rotlJjQb5WrKikmqmRb5XToUTMlsGTKp",
+	"ikkqxyyVWSpF+RmeF5kWi4nIxb5X6vySj5s3Vxe5kmMmZJEWS1bwsd3nXMxyoYUsuHna7GvBWnDRM55K",
+	"mIr5NP4lnR0Y2pELrUUSSSUFE3xoaMGdMI+kuTm37VM4Gma9b/jw1pyg+GJ08EpJcfCSF8NJvO08r87q",
+	"rfjHXOjiImmeWpqwuUxEzhaTdDiB0Sai4GmmcY6pZiLPVc4WIhcsU+OxSDp7D6HIl2ejQuQNuy6GShrq",
+	"qNiCm3mLkcphSZgUnwqW4/D3viEfPnw4mxcTs2VDXoj11+N7wXORx7sdbny46Wx/DoMZz/lUFMQRnqdZ",
+	"44Txe81a8Qj++vjq7OX51ZO/nr14fx5bvkA/DdVcFvny6smz88EPIp9yuYzm3W7/G/p9xsfi6snhLE+H",
+	"qRzH7UEkxZ3Il0QxGbyv4dLAit6lOi00EoGpOU8MH8fm2Di9E7ITyQMGo2GpZpzd8WwumPjEh0W2tPRB",
+	"F7zQLEu12aBinktDa0MWR0EUxCyVw2yeiKTDzrBL7EzoSDI3Nxz7m5gtJkIycyHUiJnRmR/uUrHQpv83",
+	"IVwi+5K4E7K4enJOb6UFXrliIkzT8Cs7P6VZqWIicib5VDBz93hOpA6GhIyCZteCFaH+R2mOnLHdgfEO",
+	"lSxSw/NjHAptSmwbRe6jEuGfXWwkHsSsNcv4UMAwNBtOuBzDWG9EsRBCsh+EunjDcpEJroVun7J4mBZl",
+	"4xqGtJioTOBYO+y5ylmsBc+Hk2shx6kUcQgD1WqY8uxaimKh8ts4ZPGQT2c8Hcs4RKo+L6bXsaFfSGVj",
+	"WLDYLDET01mxpH2n3bLL6p8aoFeGfJ26PdFqng/F1ZPYvZekuRgW9F4Hu3VDYSkcAy697TGMsBzsAA6i",
+	"PRJm4MVCwbE8o/2CoUhFh2vCteuaOMGgnBIcUjPbX0SudMjghsDPhqzhFrdgLO04JCqoC25o0ohEC+jU",
+	"HExdIIHkaWYanpozX+uZidS0BcP9kBYTultG4tt0M6EV8zou2oB4AnxShlokqS5SOSzMeGciZwlfhkzP",
+	"p1MjAZkZ4cCWuh1SGyG7UXM5JBkqmefAo0LLlNLcu2lcJu4C6VO2MAOvXNQ4LMdavgbbwwv4BjdIsrm8",
+	"leZmqdxwR8ELkTBD4kLbYGyWyrA2YC4jlU8dLXzyiY4ydc2vPt5cPfkUt0PTHKfjCdPtn5yY25TzIa6u",
+	"ER/N+r16/8I8a7p4f/n84DEJNnDmjvt9pqQbB4z4rbmQMJP5zDChox6sIjMXGzZJJJb4ddgbPAG8CH2Z",
+	"yUivN0YW4AlKINx0pvl0lrkT7DYSpJshz0TC5rMBi/GxJDZPSaZN10A/zMSMSGFahYE+w5/KO2ipthHl",
+	"WMujPfPZOOcJ3ZKbXM3Hk6I8hipL4LRwCSv9/Ozp5bvrt+eX568uL16/imH2IUunM5UXImnDQmRiVDA1",
+	"LwZ27URybWYa44Bh0nhzEr40zQL7RqkdVxHpNYzIcBUjC7AYmuhE0twTNffG6C1uqr0rhxuS60eGD5n7",
+	"FMJRNe+WC6nySNaGiVKT+ASPGJZMNDwYBCVnDT6bR2aZSoQVAIxiFfxjLvJlEAaGUgWDAFsOfOngP3Ix",
+	"CgbB/zks1cND/FUfvjOckmSBz2EAgm0wCBIhZq9v/i6GhfkWfz+TDVIxzeSay6WVFHr//Gs/HvgMfTFR",
+	"msgULK9cunOHpKvFdXn9HDNWUrQ77K/4iNlnLYwMY478zZLF/4xPWRxF/4xREMjSQuQ8M98j94iiKIr9",
+	"H6IoPmVGtFC6iGS/a3tXI/tt7dqCDNxhryXyR3uTUiNJ30GbauTGHbptNYsRO3pyLZVlzfSF4dg8ldqo",
+	"m1nGpnPDz1UG8siUZ4bkGKopRUkcaqQBqaRWLFFCs3iseGbEGm9lp+zGnDq7pi3TmnmMcbiy7Y1H7p/P",
+	"3+512syE73PicGu3nbuntFzrD59dUDqBl71/Xm44gfZp/xwW4pPhSOlYKiMwGx1ei1Nk/IZ7xFWBhHg/",
+	"tjoxHZiNKM+qBtXIOw0ry20aDQbB4U2mxof7LbYd/9db8VeqWL/YUhU733TpCUl42eprGkm3qF4zcnWB",
+	"U+1JXNN9ljoXI5EbtWgQLBaLzlipcSY6QzXdb9mlKr7Gil+MjPoM2nOzBhwbvT8GIsWGarb0rElGtDx1",
+	"qgbRzTp7Ouoed/wFCaLgaNS76Q+jIKAJo6GwnHFFpw82K89v4CA3DdzscYjMt2dIm/lcCqlCJiAZS8US",
+	"XnAikIYbHsaFipmcZ1knaN4RuDz+sBIx4vOsCAa9MJjyT+nUqMO9rv2/MJimkr4Mm7TxNyK382jsT+TX",
+	"K31u2n/T2Lv0F4GN52om8mK5TuN+OteFmrIZPWbFDNaK7VfXJG/+dP5zXROvPzLLuLx6MssVaNv+zTQy",
+	"Mzd3CcWcIc/zVKD9x3X90/nP+KC7sCjThozrSMZGV4GjHZMIbtbniX07dro23tB3xCOBvxlGZ3hcWBHe",
+	"Y1YoozqdsVuxdDJy/NFISSy+itmQSyMq3whmJSY2Ebkw/CxbopAuGOwWO3tz0TbHrBTCI7mrFB4yDiMA",
+	"CwMrFmDKy1cVgRV+XFv+uFMqa3XNy9KlrfSm1mbl0PEkSc2x4RmdqlQAX5zyT9b62z85WTH/uC+UozvN",
+	"1AjUjee5mjYZhnJdoF4X//zzzz8fvHx58OxZzFpLwXPNekY7+e67775rV6lNv9v/5qDXO+j21lxmc+c3",
+	"GrfMyvPCDJUX5go2GPDMqC/V6phf8KYhg0HWWkNIym8c81F3zZgL9YUjfqfyYh210ea3nTmNyotnYM8w",
+	"M4amzQX9gP6JdVZVcl880iw1UqdkaeKUH7M2wGJ4loGvgw49O64xkm9pbWa8mJSjp6av02S3JUpl8c1x",
+	"sJVC04TegV2pgYZyLQ5SqYXUaZHeCabnN7jcVvxI1JSn8pTF/0my3HWMuiNqB+tYDRqyKtux5a6Z0ZJV",
+	"+HuV0P2k4b+fJWTsHaIDA+70bJalQ7B+HH46WCwWB2ZxDuZ5JuRQJQL20JNnxCcwX16nMx0MDA8f8TuV",
+	"pwURlc+7Hp3KmJ6rfIpjry7sa2tVGaUiSzTaM9FM2AlwqnqmpMZpfs+TH9Niw/z+rpWsTWcqtEZhGAQE",
+	"4BY3AhxxN1pl80KwSVHMWrrN3r99YfZJF7yY62Bw3O3uPNnzPFd50wRfOoXr/717/cowggU4U3wPE5h3",
+	"SGZtvcn4XKc3mbk98Tw+jOd5FrfZNNUajhuyDS4j2TR+aKrShIwPgY+i3QnI6DfHHtdCvuH7codDofUB",
+	"eTUPwNN6UPpZm1aB3j6seWVhOZ6r/CZNEiHvu20/q3nOcpUJwxGBVxINQO0UVsP0C79V9+/oy/fv0pEq",
+	"UM/BylUZhNGD0Z4IY1wZk6DjPGCcxXepWIg8jiR+55g32KBjkaSFyp1UkohMFGjTsp2RXFKA9V7k5klQ",
+	"tT+HwY+CZ+id3X2R7UoF6jbYeamoo4a1ej9jLbB78mTZ7oD2IQuRS57h8t7zANhGwAsqcrJcext98hAX",
+	"FWy34tNMDAuRsBFPs3kuTiseQe5cgOQ0jP/ngPyLBxcJMHnvHvm/bbs4pZcSRnYh73iWJs/nUops92WD",
+	"bseKwyt6Pp1yMLhwpgsxqzBgT28uebV502j9IJhDs2atNB4UYbjBxwDIJ7hub8SmVq4+h94OmkuEsi/o",
+	"YgvQqmGKlfva75vJg2OhOgP/Chil7qTLRrA2mvEMjlvzsJHJfgx45W1rjCtb+ZLh0tL4wzXrAktubusu",
+	"C3pj++sb8vyYFelUfNGgCn6LBLe6hmBlJJNyuWM7LSEsHD7IboTRYqCLe4/xAS4sygxmPtRJuMIlh0Mx",
+	"K0ipO2UxTismbyQcYyUFUSpo4ge6PXtcuB3Oa7/bxXuxea1vU5msP66ukS85GDMyQ/jUwTq0oPVHms14",
+	"YQhuycp0wfMCFevD5pFjs3SaK48//CFOUj3L+PI+h5levf43O9Sgsv03KB77HW2rTZQbAOY2YiLcCEZC",
+	"JjxnpIg2LDmo3x6d4/CsNa2A1aNUnb/ktIyc+cs/2+QkVJJxPDA+F3Q/w3loHj61+jFwMSmZmudXA+fo",
+	"Ne+eWlaINsmMyySV42v8JD6lBf1pTcUhqwQwhKwauxAyGwxgfpnnQxGCEClFFrJ5Mb22X5q/pyJJ51P8",
+	"u3zNfCpEbr/HLQ9t4FvI1EzkvDCD1EtdiGnIEnGXDnHw4zmMVg9zIeR1LkDNAOe5CwYJGTl0QjZMi2WI",
+	"vvMv2T+8k/7u2QtO538zf0o1c9aALxhFbsTyGs1RZhBkziFrUsNACtVwzNHTq3Im/jHnmWHu0MBvSmBc",
+	"nJZHZMwQaZlXKEpa+LTk0ogmIk/FAxMUNS+sLGmpyu+ZoDjTLXW5Gsy2jZ5UBT+uG5pAR2C5XyNzkAx9",
+	"h0P/BVObqHlek1nhK8b1rVF+zGnAcAoubUhI83xSo5vdGZnpIzQBvnKj+VIzeXN8yZcMvuyysjNl6I17",
+	"YOuI7R4Q9TYTCNGeO1WymPxJSL6EkIQ2NB2WAiQ1pVim5NhFltm92EJzyJK4L60Bi2x1C/C7kv9PjGC9",
+	"nvvbJvztwGm6F80kL94wniS50F90rksza4U+0rduzFb6U5JhyH4znXGNAWtckRu/TIfQeqHypDrQWZ7e",
+	"8eGS9V1MktEs6Mk1SoNtB8coREJUw/7CZrkq0PfAWq6D9gMrFeWhKHI+NATQ6gStmyXjcqmkaG87IA+t",
+	"SoRBkU7FL0rWiQh9686DZBdnr87AZMDgh/XHuWzRO9CN74dMz4cTw5XO57maicPvRZ6lENX4/vLp/zoF",
+	"aVf3yZ5kpvQuo7k32XaIHvqmVlw5/gCzVCJX9p4A8yZ0j7TMPOAYOAR40ShgCddciEqPH6Ef1mOtKPjl",
+	"l1+ioO2fWkc0TTdPL569xb6CEN86Mm/1uh343+HR0Y5v/9vStT+pxU7U4h5E4iVkML5SxRkKtvf1Y2A7",
+	"pXNIVGfcPXmI+WK6ZZlt6Yx4EDbd4nJpHzFfZqku6GymZSxKoobzqZBFexDJGCYdw5OaFRAwR/lwK45D",
+	"mwS61UWIQ38pijwd6i92ELoGvo7zzyZWWnqDyqpOE8Hil+eXby+evrs+e/Hi9YcYTssrVTxXc3nvU0K8",
+	"CLZnZBqqzur4y2f1SuF9tUZmPjUyOW5tGZmBtmfreLVTe6mSdJSKhriPV6pgU/qVtWp5exSslLQ77JWC",
+	"RNCas8wmH246OvDMZwwKXGaKJ5dKveD5WNx3qS8hhRE8b5SySjqKabSy7L0HOky2F+gB0xDYN8fsp/R7",
+	"WGAwqXyBz1TgK+s8pjvPAcbxFT2lNg1JC1k8nNeUVg/I/H3XDXlEkk6F1KmSeoDxjYNcjA2ztmz0jqcZ",
+	"v8kEw0Tbh1pYCjWkAEoQHvO5xKU1ayWkS6VbmGcM88RwkhZHThdCQgJkZvFyGtUk4gpLaJcH7zKdiuT1",
+	"vLjf2l26SMlCqVvQ8+0J73cpahj8WCBJ8iUoSJhoYKahCzWbiWTAuL4FfsSZnqgcMnzAfqByNhILkXup",
+	"PDkr8iXjYyNrZ7wQD3fEN0wm/u/3529/vr68eHn++v1lzFoUHMz6Xabb9fmcslzAIEeFyCMZQy7wASQD",
+	"x0xT8i+kTBuRSs0LyvWiRcgMw2nVliKsLkR7hRF7nWy/Qi43ubxDl0q95HJJ10vf8zwoxaZG3CAKqx9s",
+	"c97YGO+zNxd42EGViQ/5LD2868W4nppPBbsVS8w5w8dCF8+bCgjsH2XpeAKGZx7JW7GEZyEU3jJHm8zb",
+	"ruwka9zIB9+I95LPi4nK01/EF1I0s1RmfipHCIyLZw96V0zTpacmLNOMQpaLO3WLOBVkoIUTbigA0DfB",
+	"ExZTSKe/dSUig2faRVW5XeMZHz58OKhnu29a63py/GcX13o/EliVKH57IuhHRj2Q4IJxb/9etBBPxJfQ",
+	"Qu9gWGpoiY9Fl7AXk5szMRQDF+5xbFg/A7gS0LZ9Ll7d5OP+dw+wyXVyvQu9Y98LowdhDEZJiSHVO5JW",
+	"tG7FZ28urt+eXZ5fv7h4eXEZQwb3rViGDH45e3/54/Xzs4sX799WnqAkJNK72qGh0Yi8AKcRPL6juRYJ",
+	"W0zSTEBYpF1Oo7zEL8/+59qc0Ivzd9dvzt9e/3T+c8xsCzhLlspIWi4gSdDKIbUWdOIyznOltQ/n37+7",
+	"uDz3Tv0xWsZOETnAWssgRxjSgx/ycD70uSy59O/iYJ3z4cRtpiGUWkAyX/0kuX3k9C5r3cxzjecQE20A",
+	"HkEu26eM144UCNqRNBqMSBgvWYIRmUsH6NpDCmF6zT0LGUn6mbqvnldegAIEfLNAQCQ2l0WakXEF0GBE",
+	"8pAn5v7CRHlcsA3LOGumid7DsJq9ZImvIQm8l06/u2c49dxr4QHiql+RnLTsMN+I4EQlPeVZxmJsIGaY",
+	"hGWxavrd7iPtg1/NcnUjDHXmCea86gmfCcNZM8UTdsMzLociB7u1B9GBk7PR5u/lLFdDcy5uMnEOwFB7",
+	"+k22uzv1TGTmYkLC2yLVO7g6aw59yApiI55pEbJeyLpf5B6wWZpV9wB92xBZrdNfxJqwibKtlTH3uiHr",
+	"n4TspBuyXrf7e3HxG8mzZkrfbDV/L/V8higaL0WS8ktIY3ogQ53zR2zLbapa8U4e1opn9jveOgQ0C5NZ",
+	"9/VP+62B2WV4IwcomWvIaYP8wW7voNu/7HUHXfP/fwtC50e070MOehiIKU8zyHuzzrkbZQSGXs0/KOdZ",
+	"Vn4FOw+0zMUbGpoxWskHC4M0gWS90u2FX5NfKxj0wyBXkPgISSuB76wKKh4j76drjPMq53p82T8q5zoH",
+	"V219PY4uu48HR/jM530T1d5Sptm6XSdBsOO1DHf5GaTpJOvTZ5H+2LxbythLyrcIXc2sWomsdqNUJjjQ",
+	"WrRmrmQ01rMYQ5t96wG20Zib0QjL7MmPAaRT0vuhG9xVQ2KvM0tvnOzq8gHmH0DpmeuD6I+ICYX3k0Xz",
+	"bvdIPGHH3a65tdXlKknnuhTltBBT3YAh4KbA85wDyk09A5GAkbLlKVIw6ylEegdx7EYRIHIEEvLKqjha",
+	"9etK84JN5lMunQG3EzTkT1sa1ZRN++Pl5RtapNCBSnWCxjxWf0/tmFzrTdv5PEPHC5fL16Ng8PHX1QPo",
+	"jlM37F2t9nq1yjbo3Q57jSrVIs1BwEDTSIWpcBs/KbKkDU5IzRZ5WhRCsthcCUC6MYcKEHB6mLrfjU8R",
+	"XgVA1EBQSOWYteKl0OaFy7eAYRBX0N2AD1flcLO3x/1+J5JPQTPQTE/UPEsQhxL7hw5xBKfMDADSe7uY",
+	"3uvcyFyz2WR2Jnm2LNKhdsB8UxThPx2M1YG3srD0Lr1rD7qxMzGw8dQNR40SlpqAPgE2VjKVJ2hjcLdq",
+	"EwHFibwrxGz1ujXRGYo5wIE0Hkpo8PdMWDFx7CHpKs4Z8qT3m7Dd6Foupkz/MXdh0Y53hX56ea+P0CXu",
+	"c7jXaUkTvSb9L3RnKESsHdDET8tE7xIbrxVDD0+OENkTP3wbtyuHb69sfpjiBb76GB6lD/0tZ3PHY/ki",
+	"1cW+Z5KkuD1uUxPjylJ5u/V1M7wX8CCwpYLv8sJL81x9PWDU1IbtfP2yOPHpfkuzy4o0jW/9gMB8u+do",
+	"DIs2J//aAhZuPn3dvQgv+LyvH6ILdyn3JM+4JJ/3uQdhw5qsn8qW3XhJx3GPHaEMXVIHmsjQyALHWHQw",
+	"i9daw2AMm0AYXXz6I0K+jaRpqQUgmBSqn5aYkwA2CS3cCkipFkjmLB2cpIVud9jZDbB/Z7hAGWA7bMum",
+	"tfvq98sdjl2IRn1TN9GOTYdCzPadTyWFs+k8UBarnybaKHKb5653FAFqs7OvhtXhbJ7ofejRUMk7ketU",
+	"yeuczJnlKVLzm0wEVUSyRsqB18CMptbetaYN+KJGk1zN1Gh0DzpGbz7M3CzwQbNYS6LJLgfj3oS54ZQE",
+	"XnPlStVmvrIvwZqdajpgNmN9n1M1z3Mhm4oQnElCEae1unj3mh33e98y+wq4xSx2nvkXreRo8VlZyfpl",
+	"XXkAs0a3DgM/YKgxR93qFEZBTvJKBvtOI9tZ9Mec/M3E0GzBT+Y5L8F+1ZK6kmQ/sZn2/lz8me8wkyZ1",
+	"A4YcWhRDXOLaXoTlGVh3pp66A7jn6eJ3IudjcZ2bnudiT1PRq3JXAU+2DLq3Iz6FEhdgkqEuwFuMy1bB",
+	"HoTAdwlP2peblrQ2/KkRFpq2MBHDdEpDYsVCsSQdm7ZLSWKmUiNnIHRir9/tnHTjRhKz/gbaG9cJtu01",
+	"DXTLVu7GQTbRVURF3/G6rCfCu1LffS9coQqefe3DBu6c+dTWSMAleeTO37/7IdvIMXfjkkS0PGZJ566J",
+	"OVb3PFwhOdtp2tdW4msU9I+jzJuB/54Nb3BcHtDsZua7k9GtLqFY47Pziq4YlYPd5a5zx/PJ494Cn4TV",
+	"H9tQ0KMUxlQiQlZMciHYkM/SgmfglSBxIhgE/9/Hs4O/Xf169Pk/gh3EsupYACKw1+9WkG3nTebEU3az",
+	"ZDb4Kf4rVCOJXdUnGk0kW8N5sdpm26aHl8Idqsl1A+WuQuP2Naz2FjaBIVb7/+b4ARhUs0T4xpcH1256",
+	"RUyE6AAz5FoVAcBbAlR5xD4+jE9Z/JcSIBiCr+bwur+l8T9jV/FAM55BykiR3gm9sg+NOKTVGwersu6C",
+	"/URLZi+xFYadeHrVsM7mxX8Fmf6DEeevaAfC1djVyloCTu4xjNLPac+Cug3CSsDUVuK+wZtJ6LCrLlh7",
+	"4kB/BVc00AGwCFKFAEPDqZzdoJIw80hjxEcLIVoxsNUMpl0HW23F7tOPKdQcUBkWE5HoRkQgVijPZwFf",
+	"U804mAvbnUi+FFAeCcNpsESZixVEkNEh1yJ08fBTgQZOngssLiESjCbn9BOFOKaaxUYijW3lJW57xbuu",
+	"pCDvb3W7LO3avCHwlNmOtMgwXGdl8cCNvBHS3ls48CnXDPOW5vMso5FujKVLC2AHDd7pS8sETu2S+KF0",
+	"nIpDtEqjQnuDGl6evAnXDbjR6EEeuLpRjzQb5Xw8hUKJ8f/pdDoxOKRnPHfwRxBNhmHwAEeRP9IsNrfw",
+	"wPQRt08j6XgEOcyTHALsO6wUS2wtkqbdXjMZX0CThYASTHeiqVIHOMN9fkr93MyLMrtMkBxg681hOa51",
+	"Y4zk3oOcrS0N0YSM7C/vqcMKcznP1eO6qhh5LvwDfZvODtQMSd4B6GMid+jY5uDqbWUYXApASZqYIiMG",
+	"CHsUxKlGmMNUKCpwEslW/GsUzDIuo2DAItNdFIQsCjDf8jqF72EscbvD3iFK+V1Z5ehWzMB6RpRDJpGk",
+	"RdXsRgzV1FbkLMQnd0lCBrwRk6lwbNhaefQob+Goi2UgItnCEqG6sA9BCDZkIZEgc9T1JUIiXHgqnKzT",
+	"7XZDPC86ktTQKbtRxQTxbxJG4mVVKuqwM5vwhA3a2gxcMnEw5Wlmo8AjCQYAkpC+Yxb8ihTvlp7xodAh",
+	"S1QBYBMJ10aqshUMi4mYwh2m0UAli1YuEjOOpB2bgdgcAizLy91KdSlBDbxXLcjewW+waBikzprWqOQD",
+	"ZtRAIgLgg2EewrOzn2O3vzBnaom+W9OW2QssIFgd1TfHzBbbM40d4urNeJpr27CSwtEcw7XKG42hxCVF",
+	"GlivGNNFmmWWTrSoCiGLj7vduO2K8rEpQgJE0lZNoyRXe8rqtXcwot3oY4mRnMytwAoXxKNsZZ5fG1Oa",
+	"8FdDHE4pRKgFTNoc+DbYhaqlHHcxLHuGqGab9iNntgyZucloYTF3ttftnJgDBrAnJ1281VZnxMt+/v5t",
+	"FHymOtL4ohxDaChlZHWpEAttZu/EHmOvQB4QLFjyIzQrWZHB9sXUKJJV9ZK1rPbZ7rCfxKxwJVFb3Nqs",
+	"bFb3KFMALYkdtYHiA8p5JMGYZjZTU/1gWIhTj5NsOicddoEyDuB5RtJSztVjQeY1XEjfejUwS0gRnDV0",
+	"ywZG9+Hi2eWPn348v/jhx8v4FCgnamogNwINAskLDRaa9TodQ6+6uxnum6TX880OEcO4hipPMOAMipqS",
+	"8GqEYnNthyhkDuDaDuYyLeJVQ0Sz4v9UZarkAUj2GhTiLQFDpsvVtn+qLp0jgX2PZG8WyEgY0rZEdCSx",
+	"JVf3SYPcwUz/7Y0ihOfps5H5ZfTjtnd+rRvIVwTM+lTZTFHRECp+6tUD7FWtLDbwEZA3sEvD76PgJAri",
+	"NiZDMg6VJGxjrfjE0PL1K7caf7hGil/rwi713P1sZPAOBkr4FYlrQaCrpxPiMBrdhRlf84MUn+CHrTs+",
+	"y8XdDg/WlgZHRP1TI9TpugW7R6gLEqniuqZ0eebQSlnPhmLiZVlqYKjpFLIZjay58GrxwuEceHWa7xc7",
+	"g+W/KsEzbFPsjFev9b4hMmHQPPE3cMOUtCI1DiYtxNTl2SIAM/hZ/RpxGyi1t+5m3zdsi58Z1BCshZVZ",
+	"N27XyvaECFlNWd+jVTjWQbVObr3Obi54YkhHt9OLMSHV6YK5YEIX6RTMfq4WLxbSSwu3M7Th/nuRBKZv",
+	"2e0wm+v0Try0zkNcvU0xHFs8jYXavrVmKx5wZ8GTdB+3VeWyhn4JP2zSPzShLUJWqEZ68Xom5Nmbi2cE",
+	"u9XI/ukZdtTpOnyuVdKZypHyTmHZhZoJyWdpI/Gc8WKiG96qzdg2EWIv9r2mCbn6hH7txJNunUFAXC44",
+	"76GCNsQaglGw1w37J+FJN+x1u1dN21axFlX4d03Q2W68AozOX9cISLtwzFUJwDcJYrILx0L2ajRKhynP",
+	"rGWHtQDMAHS+EFMGuGaxUbwPZxlPJal8aaEjCaIhZri3AEUX34J7iznrum2Fo1O0PGI5bhb/mBbxGjNk",
+	"JOt2SEq+Rr8WgoDhKFFJsF2f1oRgm/CAD0N1ZSIdHeg3ttI61VO2H09ZLOSYj8XUGmEl1pD343pARZeR",
+	"RB2hlRr1o4CkaUf1DKu5EWZ0YC0xgyXKZVY+tiV2dRIT3B1SjlPymkjFzAEv20q1tai2/VwTC0rvAnVs",
+	"EXh0KaEH5j9iMGeZPlB9Nl0bwbTDdrXwgp0FeiQbr6Hmd3Gn02nXEk/MhuNAOyyexYdQNFJjegpp3480",
+	"G66Yn7A67n/EhzGpYXGphvlKKgF4mTNkvp5nQlORXerHLKttwoxyFkPGPs+0QshkkFepXJ41w0DoLBAM",
+	"uB1Ylh0vkRPxYeEjWTkfOBt/GqXpe0UPXJMRSbX33szz4YRDWnFpKcAsSD+chHRJo0quKpJhMM+zYBBM",
+	"imKmB4eHXkeHw4kY3qo5UESJJY/vb13/XCf1/7G7NdzRo7c0LUOytlq0N9d2LGkQi3GZY3BYEvQtmNSG",
+	"ajrlB2VVdRB11Iie0YSTMUmd/dgB3EPOCIExGyoVYhiOxQ0H9G01YvE83lHTK1F6tz7alMQ3wvps1XOI",
+	"Itg0zbLUotd4MhjYrfCNxEKLgKqqUzkUKDyDMKOkOIV6suyoy6apnBfWaAeG+/LLkHEmxRh8tODG8ozo",
+	"XEey1PbWzLGUtJpcFb01fopG98SE68nBDdciYbmaF6kct09ZzS3hzLUbB+Vx9XStr8E/bZ5vIm7v6YSI",
+	"JHkh7ucH2f6CbL40lqgC9/DmAoy43RSJwFpw4tHwdcqGvm0mkmScgVmsKsProm1nu3glvNEhgW8Dgbb0",
+	"n77sBHt4OtY2sINl1h+P/d4zeBg6g/rKCIB9pdjRSltahvcx6X5NequT3QnPRC3YiOcsUQuPsvjUZwJx",
+	"0kIaojET+VDIgo9FJLudTq/b9SWauqdwDzIyv5/7zd9TqG5a+uMaAxmBxTac58WacH+w7LJFmhQTkqpv",
+	"liRhWCviKbNS30QA+FO8Yg8Gm+pSRxJcA7vRsCar7spp2ME1MKjYeVflSBLKwAADAplhhtZ8HBs6F8ML",
+	"JJ2BGRh9yiv2YvK+UDc2onWN0BdJJ+nhgqwLa11JJ3eHZmUfr5qtk+HmNIVaMBxGw56/fxt3dsusemPR",
+	"Keptd9lsfpOlQ8DKtjB9VPZVEHqYOcQayDaAXLjCrCDULiQU+ErHEtzL7TCS/RL5veU9A0ISleRCJQIy",
+	"6qhqfplTa18ms3aZjR/2V7Vjs5rmiYM7noOWYWTINzClgKYNprU3Fq7jyqJN3hfZoUR1cOBvFoyzH1sc",
+	"RzVix92uda4CR3AXA+zeVPWlEfjhnrAKNUEam2qyV8D075OcuNke+8GQGFQoIXEQKwGENctrMRFLZv2d",
+	"Qq5LTOzsYh5NpzOVF/raopauGVNMv3fo+Rjsu8AN8BuRgJERh1Whyr5wRJ0teC5N/00kGh269pGNAB5b",
+	"EUgRL/4D9bYC5PH9ktzHZjJLUuHBLJhKOpW5WrCWJXHkawZza7sR1GOt5RYQaMkQG243xJ76tleyuDoT",
+	"bNXgigbWoMmMumouTafiOuM3ItPb9tl7NCY7DngHHEJ0SCt0Mx/eCifr51iHPdwDXAV6gveuc2W4SJMa",
+	"mc+FdY7F/eNJjGEVhTiAQaHR26hP1AIUhysUW0xUJqBKl24+kZQXoBbbF8Q9GeMGwgUlp8WMj1MJkEyV",
+	"ndhgGV5LUfJ0+FfrZGwo1ZCnw0fE20+Ndgd7C4wBs1KqZxVtiBQYVKbhlcF72w/NDtesFFqr8/hQXvM9",
+	"GMSHyRKCEXH8DReyIUxeJU1RZ1LZ/I5riJm+ButZKsdk01TXOpXjzGWBXFv5Ia5xG7S9ATZLEw31yNmX",
+	"8xyYS9nmWuZDOJ57Lq5vaEZv0tmbC3bXRx9rB8IG6TaCZZUg5uKEm0WBqxey+NsEPjyGf466CQDtfNeD",
+	"j1AHz/zxzVSZf3p9/HcpeG7+5RAbpnJMVQKXUlyWXyx/MuLa42+6vUi6e65Za/39bjsrdEYF5uKPWLNU",
+	"5aFPtj5ilNPVVRzJlo3Jy5ZkiP01CoZci2ttHjdafBQMEA/ws9Fr449RwGUSBf+MApVHQcg+khPu6sqc",
+	"qkiaJ6QqzE/4yxUUL4CqKS6IgSVCzJrk4XL5m+5/LjK05SDBa1mXf7u6nj5t1EYqxVA8BO4vKxXsh4FF",
+	"06y8ZP9oouq1z0RG98UuQoHBG6BPu6vcbBtxr//+uRGUCzj85pUp8WF6q/MEcIfrm2XjOu3ADGufS8ay",
+	"58q5GuMNKVKjkRaNvzUtCQGtbzTtPtJkod1O3mxz5VqH/qHfQO7ulcSwS5JFKct/DoN/2Bq1zZ2gEr+u",
+	"9AOoxOZyhlVCCiaCO6OlKXdN8XY2SpG50POs2B2uxS7QPCu2QrXYtl3uCE5407qDL3ZPyI370Rjv+tX8",
+	"vnIVOQUG/khbqbwiMtv4upBhrhKFpoTkwqpkg5LFo5YRGhtJ05duYud8IkGqjHfI1eKRjqQVvSZgEgPW",
+	"6eIjW7FZ7k5NuYkt1PeSFPXdt9uXFLftubcd5Rpv2PH7JEaf1STPmgSFOr25Hmh/R7uPzQ70wkj9KM9I",
+	"YqpbWjA9n2rWkoqJT1gZkTYWHJuzWZaKpB16KdAYX6pPqzu1hNCiSNZ2p9lSt2smZsWuZGcAA39Uye92",
+	"Xsbg/btnTWJkpppkyMvKao3mWRayca7mMwF5QsVEzTWXia528R+9sH90HJ58823n8XeN8JETlRcbe6Ms",
+	"d8B2xrrSNtPc3JefQvYyZN+by3BZ77rTfxlsip1c12WIymzDPnZWFJOqCfDvWsnOK1JZaqcfu/WMg3by",
+	"tOJNF+Gt4Jmhz3vSPRt9oNdnb2K5A/BYeuFJvstOZYnQBZpwQu96FPQIvLEj2F13M9jdUdeXZo66qxQ5",
+	"F8PG+KJLO/L+iYu50GunJMXCTWlnjMi30LVdt+rA+yerQ/UhBaqDfWazE5yNBUPeIc2ASBCM+cR5U1t6",
+	"Pp0aPYOiLJhUidDtRu1+D4AfD6ygPCtulTedxK+YxOkO+86JnLWt2W9IZL5uFAiAhecNRDa+ePd68AqC",
+	"kGwYOz3rOSZCFkdBFMRI7z28/1XnvrhLh2tcnmtzxMjNPePFJHTAH2mhSfjDJhq72zGtxAYpuCBFinbC",
+	"SVl3pc2Cd/WmCi2yUTNGMAYZXPNxQ5zkB9CdbRwCxBhUssu+9KxTIKObe7m7oTsDbieqY20+cyATnNvz",
+	"sQ++0BrslEuIntLzKZS++1fCqDRhMTSjFuiN2Dj4SBXDyIOYgYPkyyBfhMdTAdjagsrTDNnisWCH1UKb",
+	"s2HLv3ZKf+Vk/XFS+9+pvHgG2WYuFYniZmHvgiY1NbHPu4oTFEx6yiCU4yYX/NZQWJBQIPrKaCheoK1t",
+	"m+thIwbDu4IX97mjQ3tFdziiepirLLtOxKyYrDPbm3P5BONUy+SFqTCquePpLneBFxRKy7BpBk1T8Fiq",
+	"MW8sdJKbzU9OhJgJjMeqBk34oQuPNAUMuAgUiqLFeFdEqJOJh25fho122AcvzN8buTVk+1OIJOZHyBIV",
+	"ZQ0Q4paYBCNaq6m5OrNiSdtlzW1KXjczyC2r7uLaLL/xvV7+FpSBK5QObOMvHq0Etei22yEK6fdAtzAy",
+	"1vaK9dDubApKmVYFZY1xENX9YTtvTyR32x+cX1qwFn1JrlI/0ZJyyiMJiYPlfJErlYfPpshI0d4pzGTN",
+	"ljqNbDP1dhrUWkptbv3XJtMlZfkD0eiCF68ouK4ByobUAftXCcGYcZmkcmyTQcSn1CWGePKUFjwfTq6F",
+	"HKcSRCg1THl2LUWxUPmt2TA+nfF0LOG3eQ5y1nDCARs79Oq00IepSNL5lD5475qPhcjdL1SLxhfj0NNi",
+	"hqyXuhBTX7LLuBzPqazESgotgLUVqcQGSwlxmBZLD4uSzs1yLc/Rz+ES3iMYxSVRjSCF0lYLRJOH9Q/Z",
+	"2MRlGXEMkZmWjbrErEjezAsvdSFkMe0y2RnhU0yFQ2wobq0RlotinkuIb2HvgBZyzWIc6cdXZy/Pr55A",
+	"Pj+UEhSz13DgKLQ1xpWIvaoZYGWcqAV2SihPTe4nTzerLtRfkWShcGwIrg1CGvFpmi0729GfvNO4rnWr",
+	"+tgHWSv2TyIEcZa60J17yQZxbh8Bnf2tA8DnWCt+nY+5TIfsHVw1s5tveJqwd3DTzMfzKU/hDxTF4pB1",
+	"Op32bqOhEmiNQ4FEHBxMWhAjRW+njb6cznguNGvF798NXokF+1nltyF79XO8Y+/u2u0wBPvsgPL7EmG5",
+	"VjyI/bGcvx9gfaadR7FG4W8YAzy5dQTPzgc/iHzK5XLHIZS2gC0juE2x1DO+sFPba4Dn/lqXCqB9SlVa",
+	"ycZvPPbluzuf/pKLbBxQJkaFN2ubaLe1+WbF0W8ZYTld2VQAULVXLvYhBmPWAkswRLhwgJfBNGKpKE+s",
+	"uYqIA7CTCuAjCBDPouWMKIcLsPEwmJLiaCNJP3pSd1o4gXLK8yXjSaJZXIMWjXdCvqsx9M3LzzHAQe65",
+	"/I7Lrmvd2gPsgzu1usLXt3MG9wrDV/ZhERuXh4y2/n7ut0TrzXArd71ik6vcvxWAl63d7oAbsrKIFJFe",
+	"vrNbTxWBcPss8XmGzzdRGXh0ZwJTkz936B9eYPTCQwwApNldOjYPslb8g1LjDCqGvRILnQlDGswnLyuv",
+	"Rn/33/+KNN0Qme6liUKWpJN3WGsMiVslvSsWqr17n2XNyObTBgAOGFb8/u0LNoGIdUOLvbfjL5W5PMXi",
+	"fgPBlx9kHFvOx+Zx4MsPMg5Qpu43CvPqF47h8xpFlVQoiCnYF7kFX4JQQdRSro0AFrpPUhWk/9AX5njx",
+	"VOp4m54VSatoxd4g4wGbzxDtzaKWlVmjN0sW/zOGkmJQRZ3FUfRPSiLP0kLkPAMsWwwGiaIoiv1foigO",
+	"K+oZRe3V4OI2q08+JnG3f9zdog/t8jipC7s86sv2Oz3vpPAdni4F5h0edhLwLs/6AuoOz9eFqt1ecVLS",
+	"Do83iT87vLbHgHyZZIfHG2WJXd6rSwa7vLPCzre+1EhabOXr/bzEkHXrKlDUgilWLO2+VmQIpvIQfIHu",
+	"SIWSfiWSpTltYp96SOsM4WSqMVrJlW8LJxXImYZVjlirDc4D+zvoJg6jCyN/LfqhBZS39mcvSKfVdWFP",
+	"uYA4Kc9cfO+CHk0A6hMAvSRXJHZUlEEh7R39jpXYmV2cQOtSbT78iYwE0TBioa9nIsdSe5sCkmaChIiw",
+	"FjvXdVEOpbS7Q5YRPHydzHPerOy8FNyiptiHkFV78Qh7Bx9siv+hyqZuQ60fL+HLkNUDfRLyd+5wBHFV",
+	"1gpygLJvAYO91Kh9gaO8oCHqsRo9VN/qsEI8V/bDXeer9cR6p8zG2nlCIPQmYDKPDoHuNRVgnTHim+bL",
+	"Jji/7UmSf3hkug2s8ivGellmvKMDzD8OO0eHXaZT8TclxatGzNAzyS7OXp2hS/YXw7EQ4iKu1PU3qsOZ",
+	"TvnhT7yYTLlM5uab95dP42ZspUhiSXYWm3ZNs3GHPcOAiIHvWn2kWXz5txgKjXPJ5jOzO3hIxALHY6Fl",
+	"cjXFcwEXOcSaTaE1I9pDUggbIqTMiZkAhktSXvtfqKbYSOUWRaSMla1OcW/kVLPSCNd4n5CLmoi1p0yQ",
+	"NEo/lxNBGaGAODxR8/wRUUKzCO8vn7JW3O/2vzno9Q76R5e940G3O+h2/wagIXjnvN8JwjSSkFVW/hS3",
+	"6ytZvhOsEcj/IMJFqmkBH+k/hJhR5/VfwLX3Yrn7ctHEY4YbmOlG1rmO2uEd/NoBEPXb/scJg/iAbpp9",
+	"Q8IApjy55tW4MJc8FWxE7VqlS9K0kKVaJBhpi3alnF28scD+zWGYU55m25bobyJXr6VAKwZkOl7fqELf",
+	"47W0CSDpDMeHGHzs6cWzt0hxNGtdvLk7xlncfdMG1YviilAdNMJ9lu4IcmTHAJEDDcP47yoQs0PZR0oE",
+	"GCfVXk9ZjFX6Y8Yz0E4dkjuK+5h2vMvYRvxO5XSIvqA+nEVGaYqHFg5EkqBXwEVSnFIsn/0S4q0RdtIo",
+	"DRirsQ7yYlaixmwEgKLHzAVT2RrGOuRZBsVdzCPWi0ou0AGLASMmtpB3ac7UQoZlNUp4CZKgFhB/mMq7",
+	"tLDV51oxT6YodokEo1VUzmJDFUUeV2FkAugoCAN4xXyfuCgm83hjjI4Vy5pnVpMIUYA3fE4mPEdgEXPw",
+	"IdG75vjFqJkhJUgZVloVJEljr4p/bC4zoTG9fQG4V4aLghjHGSWYAStGePRIWuEwJIuyJyOWIifoKzFT",
+	"si6cVEYUbFiddRoPFJ1yki0rlLqFNAB+KzQTo5EYGnnLjtwfXFV+9eXc0Dm9V0VZ1IOtsELNNou2hRmb",
+	"J98+81BgrOakCw7JsRYchr2q5E+iFgCXCbtKGjQoS/K3EgoU6fdhG02lIImRlBfYIx2WJ9Ro/Qr9rBJ1",
+	"j4R516G+96HP9iqTIcqwgb9+bQHEsvE/nODxFRVqtya7asf0wrtC5eLrlBFlrdietJhZXKf2qpllnax0",
+	"tk48OmUcPJJG4fbBhEvBqu597B4/3qrEOvlqN6hEJzIBiDZlPKwAhffsxHU1VwrLLgMDewSWz1Ql6dDW",
+	"d8rFTOVFp0mK+4LB9VYH59BGkW8Nc77IwIJv8YyB2wmeAJcit6LubJUTX0thBMHjQyMN2m0zm1iKjBWJ",
+	"sOLQ6Xa795AJTZe1Ah14dEoZEHgQIO3AF6VMuFYa3GFc6wW5VwCahuyFqLc5sv3TsuAWVEPKx0r2U0As",
+	"n3TYOZRzmkJRM6mcuNdhZ5F0sl9p4bQNA0Bdz6vmdTMvLAIAMmY2l0WaVUbSULb2cWPpESc77ggjaqXI",
+	"yt2oSV/bVExnulshaUgvNhC198CtvhpVI9ToTTTtt1HW7nWNdnjJ13k2jex5xrfciTMQ+0pMyfU3oW2v",
+	"Qi6m6o7op33Rir8pwF3gBrWO+/22+T4T3iGH8EoEH9bhfU78jtrSvU/2yhm221umanTD3lWjXUmL4TxP",
+	"i+U70zgZUwXPRX42b8pIO5OAsnUrlmzKEwHxKVzybFmkQ83m2si9IPSh0lX+ZN6gXzqQPWG6M/oldFYK",
+	"spOimAWfP38OXTkPCK/BOuiEXX/mWjWXqOCpFGAFq6LRj9NiMr8BMHo3jAPSncpvVqEUaUcOUJWw7Na9",
+	"0GFGyyOIz15s1AjIptVspLJMLfCQTWblIO96Zs1CplUkxSdI4B+zYZaCkxkqRC1UfpvK8Snla1XeNjpd",
+	"ppQmLc6sPlDoPB0a/tTCTC6zzWEkY1uKBSOUQA9KAWMvBeEb4Q8JwMQc9k4kobhGiVrqTYmJT0Y0wo5t",
+	"3RUA8tQsPoPqg+kvYE4csO9hH5lhh0fDszcX1z+d/wwfIK7YPCxkkQ7JRaoZ1AcQCSpsRuG74YnHdq23",
+	"Fms6uhF3eyHIGsd9cw0JN47dqMQWQ4gBQQW7Ofx0sFgsDozadDDPMyGHKhFJfMpykqHxlf/37vWrDsM1",
+	"wOrKUALQA2y1gMBugex4KMiV4hliwJCNAQz2lMWAuKpj1kI+cICrwaZCa0DQBcpDNZeZkgy9Ptmy4+HH",
+	"tnyQOxRNzt5ctElbpuISAD7rbyxUTMHuq9A1RlbDwovwK5ZV7HQ6UfA5Zq24BMKN2+aY88ITPRfKtY/l",
+	"QsjdPeQSEn1cwfbKaYmkkw/B4Vju5HFZq7mYqMS+7R6nSl728ROKmZYsPjPXLI6kESpRQsOaGkqTY1MT",
+	"2vNLaPmVKuANkcRu59t4iydQxdu7wtgfuMrSnOkpzzIWY63vmKrZnHSPHNcOwUKVKZ6wGw7oMhBMh2ep",
+	"xP4tD46RqMAiQcuDS4gZn7Rhtm3WspExx91jyOiSSyp+jCvlH8qy5aHKMsyLfqTbIWXSaxY/5cOJOHiq",
+	"ZJGrbMCkOgC+GQMS0dD8GEmqhQpk/JFDmqLCq/8DLwtZHFwuZ+LgNZBLbVrSMh2N4JYjA9ACWS2a7SwF",
+	"1RTpY3ZJT3hu5aFiIqahDYgHwx4ENLRi83fcHkTSmu7AweTll3kGPii3ggaXipYUgo6ECRWQ+jqXUmTm",
+	"TbQRRhLenHJpriQ8TBVnQmeEhCcSkQlCaabaunxoo9zNW7RkZswa5GzLN8xgYFVIkLb2zspFsOVEs/RW",
+	"gCuXKpynyalvxEPDp3elODCcsqkjlE2ydCjIRGA55g9vXhwcdboHhsCscMrFYtEZy3lH5eNDelcf8vEs",
+	"M690JsU0Q/EEC5yXrOnszUUQBhRDZpTBTrfTrRTcCkwDR4FXZguOq42k/BwGdDUOEzXU1W+okc6ST0EM",
+	"HouG0J93IkfBLtWuSpirEMZeAauSymxYp0ztVPIiCQbBD6KgVyAXlXiC6aPf7VrJw1Ze99iKHZBXa8eV",
+	"HnuINcICrUbW2yYJ1mungdy0apJeWRjT/3H/u3XNu7U4vFTqJZcWoBWEpRNcm83vXchC5JJniKruy5nB",
+	"4ONVGGgbSInl8mFw3rDDoOBjwG4Hk9nV5zAwxH4N4BbS2R/OL9k4vTMMzgoP5sZAQfMtB+FHwZPNJ2G1",
+	"V2Q+LvnfSUet2CeTA1Y/OHHI3BOoQMTtEGDcYKRwf6lt03H10XULTy8c0tP0MJwG2ubaBBTQvCVUnjAb",
+	"a2SiwvAssJnHb82HA3AixC6Mjb1Srjy8N0Lv2W3Dg0fxSRjbSdPinhnyJz7NxNDIqyOeZvOcDC+JKHia",
+	"odSGBd8tE/yfAzqiBxdJvG6k/kPbhwpPXiRmpHseX4DJwF5XDrJH34CHHf5KjOI6TT6vpXKXZSCEGoGn",
+	"xwOKqkf9VX1N6NZBb06hWFyoOJIgY+j0TlBUGDlBSseS81+1OzY/A1IOcsEzSiWYCi6N3GV5lcojiQlF",
+	"HXbpVfi3sCwEyHKzdJniQwEx73jmqzfyRaoLSJEAsmh9tGA02oTcmiYddmbYpp9laRcF/Y0e361g/X1r",
+	"FM5gAES4rJJWbk7gG5DQXVPS6PWBIr0mpbuxbovd0M72jHsUpa1nq+VjTreNwA8LHEaS+1VwT8soa+tj",
+	"pGyTFnm7K4mCOnS2WsoDB0GMBkOHcV6LRp0JOHUwVtRL4aeDTNyJzAbH4RyMsuonPWCmGiVNmA+u3lHI",
+	"4krIP3xRieeHxlyqWchiGjlmsLN4mBbLuO1ukBwKP1CYQo+s73CSFqfk7DMrWB4uFMPwmikKyaxvEIq3",
+	"iLFuHYcgztotjSQ6hN1aQ6E0MFJBDi/K96ZHs96Up2UOMloGOAUbDyHDDgpcajbl+S3GMGAMYTHAqo9e",
+	"phf6zssWyZduFjlmBR/TZyyCgyMzVExRdV7DTGMjJcaVMt3gTrZ17ZAKYPua6ZnIEO60FadjOr2p1AUf",
+	"53wKuYior1/Y76q5iZaW2HBtFhOQASwGQM4QsMHNkmHmIyuFrmNANAKjsX0ukoA0uhcOwtkFO9M61QWX",
+	"UCakBowQyeoS+yl+oZfiRmWIvEREV57ScIdKFGYk3799wcCNb4SJ5nytU2ABtpgkl9bn4zlJvrO2C7OQ",
+	"AP6Waha3cpGYJpJ2bHRDOqDkXQBDxCmr4lRgtc9qWqd/2YweDRpd+omOvZmabdm57eezcc4TSn6/ydV8",
+	"PAG6PMUIg9imysWg9lMpQZeHh8Chfl01qs+Gr0C/lOZGPUdS2SoLk7SogsqZ+431UVaGWZarAcxfG7xt",
+	"NeFImsm14kpQN5AjjLGMLW6vKg1YFGBZD6MgBBxgOQhb7XgO/LOJ22xDFrJ24U24Vm7xwMqABftRlx3U",
+	"Y5I9cyFEJbt3jdxqVs0w9zW7ROHruJOFgt0t651BwAWhRTcshAPK8SdfTwjd6JFdXYPnNh4+rJRq6KwG",
+	"4HZ7B93empFReMMOAsG6gPn6uF7wpmGhsdOCg8Bpax7p0bqRFuphx/mUa3GQSldSgun5DRW3VSNbyyX+",
+	"T6J510jpKB21s2aMyN037vLWcSH6kcgSKyzELFPq1oi2p3i8qSbc5kFc31RPW4lDaIHDbOAYfr5qHFpj",
+	"+yov1reOcGRl6/bzpl6ayEApKx++U3kR7PDcG5G/McRol0d3fI7wq3Zpka747m/gk2dyufvDr1Sx+8NP",
+	"KZkbHM97GIX+rjFmnO5mJfnH/O2rjKX4VwcPBE5EmD+o0XG2FDwPmQ3j97HHIabnowOcPDrudd3PAUyZ",
+	"fvmm7/0gxUJ3lkM1vUklL1QOdaHNbF3gE0giZB8cHB5masgzIwsOHncfd6vq67f/F/iJnQ9GQ5hZPCmJ",
+	"KH5ZKPyq1z84oq9wff7z5HtK2v7Pk2dPnp3/59EZrQA+ZVjlkx6Ar/0eRyXFp8JWzp7l4g7/9qLCCPKc",
+	"Urt7YT0njIj4EbIb/K6Hsy3fsX69YHDS9XI6up2uoY4qGPSpRkww6IPBAnS61YMHXyM+HOShbDpPPf/U",
+	"HM7ydIiubffAd4+937/0CJmR7bBRwOy+9GB8QV/32O5ddnR1Cz/vI/JBuGSD9fc15Y475lz6LNOcFGK0",
+	"Bnd726267yUnp69I8KXj7S+9UsVzNZf4Qr+/i+0Y3NVg/gGP5M7WanjlgUzW5q2jXbtMpyJ5PS/Q0O3u",
+	"2ztr0qELR6YEzyiIJq4tVsFDclod/op/bLQU/qgWaNn1s7KGE2uG0IWYWZaDre1mN4RCM3HYBFEAOGWU",
+	"tYqqDjuzihR0rbHXHuqZhABkXp+An9rinOFDBH+GvmH46va/8M2QjNPQKEBywa8h4yzj5gej6HnwApHE",
+	"QVTav/0v28NgtQqPxUKegGGnLAVB1ixpRgs10TPB70TSYZQcnSgQ0/+uUjmwFhqVP9I0LkoPL8MkZZFK",
+	"KGfMBM+zVOQRVZ0+cNYkTeXok5VyDy2ysTVne7cbdiiSzB0C9J2K2SmLodpuKsfXrkuyXqkR7UXIYohk",
+	"v254lGeZadfPQ3dpx+hppcTCaSrnGls+hRkmuZqp0YgmCD2hgvNIl83Zt1Lct0eatbrga8eRtUPXDkLX",
+	"mbHAaVwDQFHpBsdRR78rx+MPpKE9d1BbvW51UGYU9XavzY9x4zhWGuiwEg1Eo5FXSWFaJSCDkHW9AkAL",
+	"Nc8SlqR3KQZidTuRfI60otkK45s3rMu5hckKJFG0w/JplzrubJZqQfFKK1fHXJkBw8JQRK4ogwSNQill",
+	"dKZ+njpSl1NWS0xH2zTBHjY5B34QBU5z1TmwTScyxJUCPC+SYI0aCW1bb4IjkyNnBytDwppdCf1GV4Ij",
+	"3g/rSdgy47fmQj43EsiuD1+qh1Xx/nUK2/7q5hepeH5axQqFDAb9btft/bt0LOczkB4b6Wkw6D02jxs6",
+	"oEkEr2HzAPJ9E22hn4gcYv6ARxrhC8QzRTAP5iR5P2O53+2iYF/v9mRtrydep71vV7p9fOL6ddMv+zvq",
+	"QoVdKzT7NMPPgO8Gu8vBSBPgirskmTUBEe6Kk2H3TxH4K4nAZytLba0aWCOzFIWJcW0VhiGWa634i5F3",
+	"JRpvmS7jIrUq49jJXx5GUmNZ+JulJ6GByx9d2CGmDlaBfwe7CXQNIrUFF26VcJlpXgqkRiCwUq2HIUvV",
+	"bHxM4Mr7hGo1wUD5SgUcM14UX6zM4HtymwRNlKGwSZqaKxThFVGzva4TubzVbJC0eJatrFMVOcwMeR/I",
+	"MBzHLjUzB7ZooLKFlLgrP1SvzoESNpUqKlwpI+dwIoSe8nV0FfMC27Dr2lABybQMqbqgva2v7NSa8OzO",
+	"HIcFX+IR/kXkqn3K4m6n26UqYoA2naTJqWkViknWpogB167IEntbll9CyYd+SoW2sRV0VEUyYFrAQsRZ",
+	"qgtbaLQTyR8w+HKzPIoDxFoFWjEOKR4wLnLaz7gu3B1R6jSScFsroF7YUsurQbLW7YilCXNAN4lk/Pzs",
+	"6eW767fnl+evLi9ev4rhiIcMSzaLpI1eDDEqmJoXuH0k61Y8gVicAKYHuSUwyFXUpgbQJuvcWRMKY9bw",
+	"qbs8+iHk3t9IbvxNvQ3/BqLox1+DGiWzxsoV0e640y/hEHsN0tptKs0BtHVLKlTTtupJsH0z610773V6",
+	"ZefH6yVUGoNXaGbLMI7ubYZG0eL/lhbhXoOboHdw1L2/9fm+XfyrjM67itpVerSL8RlD8Cu2Z0fO/pS+",
+	"v5L07bGMigXa1ZhYI4sDy94qiVezVdfGrd6K5ZognlSQsFNFQWkyvDpZCpHsavI5SkcuGWuS1utIpiVk",
+	"CISrCXknMjUTISPB3gazeXWLzC+atbA2qy/sGy2APPchlRpcmlm2OyxugZzUdgGSFB4DZfc0TvSo2yV0",
+	"OLcfYFSjxMIy6slIa5BokotIglQFex3jRKtxPEQv6NOTn85/NrJEmau83R7YEO5kXhqwVTkrkiBo+TKR",
+	"LQpflYcwc4jQneCsEZAcm/IluxHW6hhJet3FUa0ThLzs69+xDLRPyAydkH9R0MyfkSl/yorrPP3VUqQo",
+	"bFQLZZKsRR7/WQawYK6R45P920B2fv/QAY8JfV3B7Uv6+b1Jb7sGDADn3sBVDdf9U3b7WrJbLZLWilGl",
+	"0LBGeNstpiC3hfLXiW67mC7JLDZJCyddGSnnBNy3hdBliPnNkgqgMJegLMdMqkQ0WhjND5q1wB6olaQw",
+	"4gmmJ5Ane6HosSlfOsslKxbpULSh2JpKxCOHplfiO/a6rnAvml5MqzDuUTbXE3TDOxk0HrCjLiOPmw4r",
+	"VeVL9HXi49DKUbecvsoSYRo2FC1EHzU9dSMwZ12QTa2gl04pah1Hj4PJxVDIgnYB3u6fVAfR2LkUi7Jz",
+	"T0SGqAuGtxwSyf10Sb/+f2gBpmpl/VvNVfxNo9VC/m00lZlWbGwFxdS55CKEqcAqhJF8hU5fZvHVSyNd",
+	"ZWYI1IWPQiyJeRbKDGdKjkWO6f8Fv8kEIQfH71+9eP3DD+fP4gGTit3w4e18ZsadC2CUkEwB4vq03WFP",
+	"UXiHo4ZBCJRjaolhJGunWD/C0yO0BeSIn794/+7H64tXl+dv/3r2olmk/UEUb+1F/FJ59sF8mR7A9Mdu",
+	"2A17oflvH/5b/9+R+6vnfdsPe+ExjGcIXX/0ygkFz9NcjNQnr0LuICgLXZbFdqH0+22hZraU8CA45H7R",
+	"4DWRrJCraa73NR8ra5Yqu386ydVUVHp//27wXgJ+qFlTUC3cGKbqJs2EN4TqCOq9fXti9sG3Ru3Mle1B",
+	"2Oa7tJT7N/Fd/vH46IeJAkoiPc4p1eIeDJMMjhtMHdYH5IwaZLywbKL0uVXsGXV3I2j+whzOSM5Eji8Y",
+	"mlc6kJDG2M8eZogtRmqNGPMpYru7KqWPdASJevbdU0B3+0QYEznAshv1E4iFSIAUt52d5Iacq+ToBMch",
+	"Oj8jaVscOL/gOq9W6Sxb8YzFfIr2FkJgAVSjvf1eRMI32DqAiHsLlepmE0bIdrRMkMfrT9fMn+r2BtfM",
+	"FFXloNfvdk66hgvRyQ8Gwfn7t4HnkOk7p8ibeT6ccI0rXjbxXee7x9UW3r975rXQ1MC99Wy6sV9Xyb53",
+	"J783DZuIwe6OEY+6p9UYfVqTP/XsryQf2BiHmn+kZNU6hGAYd832dZPosmbgWsHB1uW2bpJtEUlsG4BH",
+	"JEsED8vvWML15EbxPGF6ohaapcVKiFIN0KFU4B1owqagoFJjN7ogRYggKqJlxRCCwpdmIgjg/qmgoBwM",
+	"7ogHNsqjqeTYaVUzd3+feqFIwhXys+1WSorFA78Ndug6rlWMg3e9CiqkflcDlO68Wte7lWn05upqsdj4",
+	"KcElAnYgsIPTmTEQu1ClpWKSQukvv8hcJCuj9eBCyn5QsEMPvRcAd+cX68VGMLbKlbQz7wG+w6ASrF31",
+	"2zXhYxAKpTmhFEsTSSyw4UNcVjxJeAemIMqmeXka0ixzpRHcprUJuDGSqA2ZQ9etFWmTNBjWAnuF2yQE",
+	"71s5H+0O+x6nxx2KW2V2YSVqzS2zjpGGwAWhxSmNNCT+0uZGsoL0wX5EKTY3JLgmy64xG9jiZ39ccfPP",
+	"JOFtScJ+SGjGoVqFki44JvTzgyuVtiGxUzcV+NuQRlyroXb0uHPiCaOPu5XCY99CyHktC3WlTGe/8+3R",
+	"almt704qcefHpiVbCqv/TbfrR4WvT5QFqQpN35V1O3P28M3zO+51jqvCtjc9GtPKdB5/szodN0UKgvJm",
+	"0zvu7pXHWauYuMb+4+KXR34pzj+lw68iHf4oeAI4/96qP5AHpnAl0NaKhq+tHQgkLyylV9n3kKCj8Ccf",
+	"O5a8CMgUu23riogkuQOaomFYy4OP7hkm3ut2u6FDUjKf2uiSgDTIO549mah5TvILVjSyYdqrUHLkg4gT",
+	"kE/sG7akIngPCFpqS3XFU8Q9NSKlyl14yYiq6FOISVhCAbFSXM6WHXaGhVXRd5XwZZaOJ8WB5ncAy13W",
+	"B+ofMZWz/jFsQSqo+mEuZlDTxjRrxm8nzOfFfCrR1Ei7FjLC3C48eDE1JE1CAFQdLUEpUZh2rfiwzeMG",
+	"YU2Frgi0BIOMP5L3BcKynZi7g5zoEkHrmQmeUJ4WtaOQ8GWMBkg6MO2B3ezUKiDLkPklMdfvJDjLFDsK",
+	"v/mmi3WMq50Bj4vrHcC3ZRfxqZfIaCYKwjOxRzgeGF+P5tGU9K1U6jQR/iUjnGrzXmWv3EZRKgAkA/Ol",
+	"fgQR9psOaa8bdrtdGsoesnup6ZHG2IrHThg0ouuZdYFBj5EE3xnAf9HK4bD0CqqT/T1eI3CWFRv/OJFX",
+	"oFqnv5Byj0Syip+U8OWa+Cq7HmvCovBFGxRlbnEQ0peIq3G1A2jR90S2ZwKze9bFejmrVONYgEh7ZU7x",
+	"45eljf6J9LOfEG92viq/LxSQgkZ8laqk/V3nyJYgLhMf+5VarphfWRc9H/d80fPEkzy/6YHT0++mu9rH",
+	"UbWPhh66fgde+937G5JLsadq5u33V8y8/aMvsCV/ST9fwZyMt7IJqGer/oeYUAhxaSgFMblNgFBVVQcS",
+	"PfzNB6Ah/3T1a+pcr0HPqZwFRJqi03B80l05bsddoz9WOq0f6d4OnX5bcaY/9jvtP/QhbAIA6h/0H+NX",
+	"VcmjhhRVwaf9z5NnT3C7Hvr4fvUR/ksPPjDNlUNPILxWl0B7WipZpe4oa72/fPpfvfYO1PWokbpe9o9I",
+	"nageym+32SuOyhN4tHLoMRG/TmUvoaPVvnpb6G3PsyR8BXp7tJYOVpQ7OiG0n0/6X4MkP8BQ+u70/uZj",
+	"ATp3/8vT929Pf+XqHO9jUqoVdN/iiiQrQjVs8XdqWipn9oe2L/3VOdo8f0kltLO0Ns0g/nKeh1jPOHcA",
+	"fhvsTrb2zubKAhYbf6dKPdbPxXjBEGB+G95/6px4iMuFyN6pkpDrPePjVI6xphm/ycS6AJsPdir7qp+2",
+	"Si0mzNwLOpaqNd4XO9YVYLb64kr5yfU64mszAFs8UbNWXORzABvvxW2EeMiWTCp54D8DhSnNQ924vW7Q",
+	"XgXnHfFVoDLj6gjjNAEDDFT3S5VEZKi1a7Ux2wjQkewq+cWrf1+JRg+YgFNWyPZwp/uXPU9msMWNbQMU",
+	"5kr1Qbv1yp+9Wk1PFOfqRTvx27IqJwJRpQnIQGXxTVdMmopZdm1Rf1c5v6xaGby/fLpSBJw68iuZN89z",
+	"fxHHkqv/u5c0svrWV4we6jnG3duda/sl0LewbDuZL+DSuzDd93KWq6HQ2hDoc1mkxfK3KCHl2KZZGjd3",
+	"jwM6HnH1OQxmSjcwvLLyrvaKfZPa0SrydDoVScgytRD5wZBrASXYMsEh9Temo4XVTW39tDhkPJLuGSqU",
+	"weUS8itCNjMsEXhqztPMPJOogorSJqfsvUyHKhEs4zci06yY5xJM7IWK5Gwul+ZHTKWdzjGJWLIbwXi1",
+	"tjmXXnnz0Eby8GGutAYknbnGOgQxXeaY9amWJ2exvfFxh/kV16nMnK2QPhF5I3+GCvAfHLwpVZX6XiXL",
+	"DWSxsTpnnU5a0ueXqjsvyeDhTabGQY3gBb1uB/53+DiS/W63N0huHg8GYPRwdGzf21gWuf9cLSZtCOfn",
+	"FX7Qu1/uxb+AHWxYnW08gpjBb8kk9t22rd50sbCEpFYt7IUaklb+6+b3Hmn2/u2LzkZYx7rs8vne5Lq3",
+	"g8bxhi8zxZNLpV7wHOSa4Lh3sktnej7DMK2XIkn5pRn1noqZpQK/JXs4S5JGuGWPPTToSIe/ErAy1vpc",
+	"3fe3XhXxEgM0AeJK3j+qS5oiznGRc6k5qDqrRQefQS8+0fwigRJaS2pyHFUEd3XMgp2vzzNqb821cXl+",
+	"mo2V/KL4kx3O83OV36RJIuTXy1r6GscQ13DbSQytYl5jqRO12Hw4Ng+M3n390+8sPexrLLRZq+3L/FvW",
+	"EXxQ1N8rKBU7nKyJJYeaTZq9eX+5SnTemPfWCmrNO2AfSctT9R4YdfD5tzqYX59m/EHYbLkRv9nlwyF4",
+	"dsrWm7PLpz+2117DeWOkG6UogiGOqt9hLNYpi0u5MGbIgl11N6ea4DNwbSEmLpKxJ/Y+QYWtKuA+idkw",
+	"EzzXLhSu40x9bMgl1t6iYSSsddzvN6b/4Qr8eav+vFVf71btJ8XakiEbzf4lu3NV8cFySzjHgGHMWhbg",
+	"LE3aTbb/GrAEVDKAIDVnBF615Fuo530N+b+hmdbI0/1VOPcSr91Hfm7CsRwrDtj/gxMwoFefdu25p44+",
+	"X93fHnr4rd3/+1lGm97/vdlI8QztYiKlqfze/Ji/S5MqXyUKjRDt/8uE6UZDsav8AYXPLTnEsPh+16vG",
+	"62yt5OSkmaPFtm+ef8xioBRxGEnClBFmPQjksYpUb8E5Q8TWAUCj0FHUAQWgl8ISAKdH0swaAujBfct4",
+	"nkNpcOj3CUUw4IdvMU7YimuAB09lhk+6dtsx2P2kB9AIkczFaK6tH9iGDMOSdFgP6w1D46GFE69vdTk5",
+	"DKY2T0dynN4JiVOE+ObGbnDpOgzUaSh4jF3kZI5JC4fyEEkaPvY/h5LWp4zbrYQkQ2h8JBYWWahvmZZm",
+	"ZEWx7GytqduVn3k4S/c61nISHl3tSRW/upX6t+CGe67BLnZfPBR7mX3fv32xel0dh/nXWID/lNMTun+/",
+	"vY15ZAnBxjImjbJ5vZzfOqtzWa+GjZXQpyBmI2qELvhynWHZI1EPbFfue3blkduIfS7nFuNyyXf/tC1v",
+	"tS1vOIH/i6S0P3qhtqu11GBzPaPLJrnQ19IrFYe2auudtdVF/lDaeAl5hAppTYB4PS9uAEnhRSpvB+xp",
+	"lg5vLS7S+p9B0FgpelGCFgPS8eaOneRCXeFDRDNXK1lYSEENrx0mSop/Hi5ENlRTEXyR+o9lJu6r/Nfe",
+	"/j0Wn9gZWelPtX9PtX9MxKAOcvTvofL/5S+Vcmp/+QtrxebiPrFfx220BwBwLpVaA0AayJofGGUUcqQp",
+	"VTs+jE8jGf8lLgu2ySXL59Ic0NKEgBm//4yZFmaVQYfPYNOK9E5oMrJiEwnjY55KXUQS1BBAAVoF8zVS",
+	"og/my1oxBEsdemOhb3iMcD/24+FNHMKG4RdgLpDsL38pMbHKdYHv4jaVeXV15cyK4E9hJM2hhChyqjnr",
+	"AKmKnA9vRY7enrRgrbiJNpv+q3wukhQxrAEQC9XLmKLWRaUCHuFM4agQrRKS4nXVaOOQfjostkQ+BhQF",
+	"iwIGgda4+ZJdvHvNjvu9b5nR5NcZU/rdLkFMojGl30VrSrOVw6xm3GHbqqVhpTTceq9Mx6bSabgklfJp",
+	"aw0bpvsHNWtYpttcVGovmv/1g+/24+7lF4bDH28SHfaa5y6mC7O/X264IA75p9niX2S2gNv12xstxnjJ",
+	"N8AYNqgoh7+SOa5mrGiyPTgq8sCWh2PP8jCmtdz9Xm2xOgDJ/NPmsIvNYc0B+t9ub6BiuWhtsDWGd7U1",
+	"HDcO2pq4v4aloX+IqVeDX9eIuwgvlcxUKgssBSspay9RCxmygt/aIhU3KgF00jcZn+v0JjM7COmG7OzN",
+	"Bbvrg+gBG8llJGE0BB1pMZ1M++5ttlD5LRgqILgG8v8KzW64Rk5lRLRbscSKaBDQdvbmIpJQAwVwfNIp",
+	"JEsaERZJVnzKYoLWcmhA5WHDoB7CikT5CyDVYasiGf8aBcIc+CgYsCiI5t3u0VBJAYKpkENIkz8SUfA5",
+	"HrDjbpfq5qJ4TciOEC1kBPsWwl/hiyQXLya8iOSCa7bIFRTWAKAuM+8FLBq1NeVLNjSaOUvUUOP+daZJ",
+	"O2TH3R5rGYExkvGHDx8OzubFRMjC0E8xYN8Lnos8btPApqnWUBsjZzc8wSJyMqEfy2Wi0mNYQAWGLzhB",
+	"yGMQIRa9wHrRcwkAoLSUZkT975grakcb0rIlRKBCsIzkCMC1MI/VDqOS1GoRy9ohO+kekdL0VhT58uBs",
+	"VIg8rqy1LqCGSyR5weL/fn/+9ufry4uX56/fX0LeChaCJqikPIfCdTaLdSbY/3v3+hV7B/eKHXW6dtN0",
+	"wQtx6lDLRM6GEzG81SBkT9Ff6S51t1PdGggb0xSMNhVFng5DlqRTITUAp5r5AodUeSeSkYzjGJDyM3bw",
+	"P+zN63eXzGa2cAuH2vHyOio3mUVRJBk7+JE9OiOmA3fM7j/76fznR/DzU+SyB0ZIGbA6o31kG0rYo1+j",
+	"gM4Dnn2v7ygIWRTgnLT59WPk0AnwNw/8IAquzDcJL8xnORbY3LdJFEDhG/i/KHArU2lwQLU4QNLGpot0",
+	"KgYLIW5Nw14DtMfw9scIxAmjDONL2Bhgr4GhyXz7MQpAi42Cqyv4lOprqQr/BVvPgx5fLBadMaBj4Cpc",
+	"XV19fkQ7t6I1QfY5Jl7vqjY14Qfx8TgXY17U0CxtevhqWrir+PNtE8wQ7UEwCL41vIX20PBqBy/hQ1Fc",
+	"hfYQ1LKKDP93DKE6tO+XtpYPgpenxTJkmUAUPVcqEsYqFYIH2xc2D7Y8Im68lfMRhPbLtKBvriyKjnnl",
+	"I+1w+Vzl5Y+B2dDtaxJWoD02rpAUuqjj9/y1GbvVnER2My9YkiZUP93iPSMgS2iYojn3axfpqLu6Su62",
+	"1JeCyyQIP35098QtSnlJzJJgGt3VVfgxgJX7GJCJyD3vat6EHwO8HFHUMSu5YTEJvWTj2nllVRox2cHw",
+	"ZcuFGGkpROxBXRY/ablS9uZSoDQGKkt7rzUEtX0Aom11RtWC0+FKieuN86uifDbdbERzGFmAQVvbxXxr",
+	"eMsKwpObxUfCmOkinpP9cNQzI2o4Hwlfml+I44Jyn07FNWadOlNK01ZumOHOGhgQSlJHdrPi7KkvWm8E",
+	"bZda6GDQ/xwGTghuWrveQb/r8Hn+C/7rlrJ30P/msn80OPlucPId/Xb1L6NP3jYhdLp2eZaVbbPfebPe",
+	"sJMbKRz4Fa9vljBI7xWjNRjiEABUhzMygcyHAE/dMFCjkRYFJdY2HxbY4XlW2Bghfx3L8l+I8FS9g71+",
+	"NzzqdsPjXufkCkOG/Jef51wOzcK/4Xmqq68+7oa9k2549Pjq89W+h3VLIS5VsmI4ZCEK88VEGB1DF0zJ",
+	"0BmlUYLjEK6Wc0kWhh00chgLGZB2NkvAS6up/t/t+OZ9rQc01vug5GC/zSg5Z/oWdFMYjRGrW6Um6Wuh",
+	"fs4JwgKhVWsieFZMfgkGv5pPfzf7bLay83dNX7njAp+MGrT8pfLhkOr9mS8/Q823eZ4WS8QbA+HbSOTB",
+	"4COEbaMasc4GkkpdmPOKGMmgYKdGRR3Op0IWrKVFNjqYKEP6T1k85bfC6JUxKieQ+gKOWwB2mecZFKUz",
+	"vdLMN5hdDLeZa5Gj4wUsv2SHcDkFq5aPMyuaJizhabYEfSnVULjBV+W81lAeXm3qA+q6VvcTn0B3Mpy7",
+	"xRl6wUPDENVCZoobnbDiBHF1JP2Ro/Gpqa90OIHIThwlOMcKZYNHHaKyEVkF44XXpI2gabICeTvlvfHS",
+	"8J5mo5H1cc1yVaihyljLiH0znjsk70opjLM3F210F2FDDPdNTG9EYmlJJJ3VJi3YTJlFxOq8Ciwm2tCm",
+	"uXlNCgF1SKzqbRRjOEaJEdEtzHEk9UwMD4DCwD6b2wSqvK1yqSSuX6rZhMvkYMZzTcjGeiZE0j511Yro",
+	"PmPZTazaUYB8bN2W1eOOnihaxqeuu4bFXGd6srQXdfSyJE2qPRDyhBectchY1I/LyqZg9gHzVtvbT4sp",
+	"Vh/Dj0BIEIoDSQasgdXwyTileMJueGbueO4f1ddWc9TB56vP/38AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -22,6 +22,7 @@ type contextKey int
 
 const (
 	userIDKey contextKey = iota
+	keyIDKey
 	requestURLKey
 )
 
@@ -69,7 +70,8 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	}
 	attempt.right()
 	s.keyUses.note(found)
-	c.SetRequest(req.WithContext(context.WithValue(req.Context(), userIDKey, found.UserID)))
+	caller := context.WithValue(req.Context(), userIDKey, found.UserID)
+	c.SetRequest(req.WithContext(context.WithValue(caller, keyIDKey, found.KeyID)))
 	return nil
 }
 
@@ -181,6 +183,12 @@ func bearerToken(header string) (string, bool) {
 
 func userID(ctx context.Context) int64 {
 	id, _ := ctx.Value(userIDKey).(int64)
+	return id
+}
+
+// apiKeyID is the id of the request's API key.
+func apiKeyID(ctx context.Context) int64 {
+	id, _ := ctx.Value(keyIDKey).(int64)
 	return id
 }
 

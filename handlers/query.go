@@ -33,6 +33,9 @@ func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject
 		return gen.QueryStats401JSONResponse{QueryUnauthorizedJSONResponse: gen.QueryUnauthorizedJSONResponse{
 			Body: gen.QueryError{Error: queryUnauthorized}, Headers: gen.QueryUnauthorizedResponseHeaders{WWWAuthenticate: "Bearer"}}}, nil
 	}
+	if err == nil {
+		err = s.admitWebsite(ctx, site.ID)
+	}
 	if err != nil {
 		return nil, err
 	}

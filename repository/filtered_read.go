@@ -112,7 +112,7 @@ func scale(n int64, fraction float64) int64 {
 // default work_mem), and no parallel workers, which on a small server slowed one read down
 // (the workers contend with the dashboard's other reads for the same cores) rather than up.
 func (r *Repository) readRows(ctx context.Context, read func(tx *sqlx.Tx) error) error {
-	tx, err := r.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := r.reads.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func (r *Repository) closedDays(ctx context.Context, days stats.Range) (map[stri
 	const query = `
 		SELECT to_char(day, 'YYYY-MM-DD') FROM visit_row_partitions
 		WHERE clustered AND day BETWEEN $1 AND $2`
-	if err := r.db.SelectContext(ctx, &closed, query, days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
+	if err := r.reads.SelectContext(ctx, &closed, query, days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
 		return nil, fmt.Errorf("goals.closed_days: %w", err)
 	}
 	out := make(map[string]bool, len(closed))
