@@ -22,7 +22,6 @@ type contextKey int
 
 const (
 	userIDKey contextKey = iota
-	keyIDKey
 	requestURLKey
 )
 
@@ -70,8 +69,7 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 	}
 	attempt.right()
 	s.keyUses.note(found)
-	caller := context.WithValue(req.Context(), userIDKey, found.UserID)
-	c.SetRequest(req.WithContext(context.WithValue(caller, keyIDKey, found.KeyID)))
+	c.SetRequest(req.WithContext(context.WithValue(req.Context(), userIDKey, found.UserID)))
 	return nil
 }
 
@@ -183,12 +181,6 @@ func bearerToken(header string) (string, bool) {
 
 func userID(ctx context.Context) int64 {
 	id, _ := ctx.Value(userIDKey).(int64)
-	return id
-}
-
-// apiKeyID is the id of the request's API key.
-func apiKeyID(ctx context.Context) int64 {
-	id, _ := ctx.Value(keyIDKey).(int64)
 	return id
 }
 

@@ -164,7 +164,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	apiMiddleware := []echo.MiddlewareFunc{validator}
 
 	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope, s.boundQueries})
-	router := routerWith{e: e, mw: apiMiddleware, inputs: inputs, registered: map[string]bool{}}
+	router := routerWith{e: e, mw: apiMiddleware, stats: []echo.MiddlewareFunc{s.keyGate}, inputs: inputs, registered: map[string]bool{}}
 	gen.RegisterHandlers(router, strict)
 	for route, in := range inputs {
 		if in.form != nil && !router.registered[route] {
@@ -287,6 +287,7 @@ func location(ctx context.Context, path string) string {
 type routerWith struct {
 	e          *echo.Echo
 	mw         []echo.MiddlewareFunc
+	stats      []echo.MiddlewareFunc     // before mw, on the stats operations (isStatsPath)
 	inputs     map[string]operationInput // by specRoute
 	registered map[string]bool
 }
@@ -300,6 +301,9 @@ func (r routerWith) with(method, path string, m []echo.MiddlewareFunc) []echo.Mi
 	}
 	if strings.HasPrefix(path, queryAPIPrefix) {
 		out = append(out, middleware.BodyLimit(maxBodySize))
+	}
+	if isStatsPath(path) {
+		out = append(out, r.stats...)
 	}
 	out = append(append(append(out, r.mw...), m...), checkInput(in))
 	r.registered[route] = true

@@ -13,9 +13,10 @@ import (
 // parallel requests gets no more than the bound, however they interleave. The gate holds the
 // clients with a request in flight, so its memory is that of the requests running.
 type Gate struct {
-	limit int
-	mu    sync.Mutex
-	busy  map[uint64]int
+	limit      int
+	clientKeys // a token's client (StringKey) is a keyed hash of it
+	mu         sync.Mutex
+	busy       map[uint64]int
 
 	inFlight atomic.Int64
 	refused  atomic.Uint64
@@ -23,7 +24,7 @@ type Gate struct {
 
 // NewGate makes a gate of at most limit requests in flight per client; limit must be >= 1.
 func NewGate(limit int) *Gate {
-	return &Gate{limit: max(limit, 1), busy: map[uint64]int{}}
+	return &Gate{limit: max(limit, 1), busy: map[uint64]int{}, clientKeys: newClientKeys()}
 }
 
 // Limit is how many requests of one client may be in flight.
