@@ -36,8 +36,8 @@ func TestCostBounds(t *testing.T) {
 		"5 patterns of 901":           filtersOf(5, `["matches", "event:page", ["(?:.?){0,300}"]]`),
 	}
 	words := map[string]string{
-		"the attack":                  "at most 30",
-		"31 filters":                  "31 filters; at most 30",
+		"the attack":                  "more than 30 filters; at most 30",
+		"31 filters":                  "more than 30 filters; at most 30",
 		"1,001 values in two filters": "1,001 values; at most 1,000",
 		"21 contains values":          "21 values of contains and contains_not; at most 20",
 		"the issue's pattern":         "compiles to 53,986 RE2 instructions; at most 1,000",

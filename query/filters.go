@@ -65,8 +65,10 @@ func (f Filter) MatchesString(v string) bool {
 	return slices.ContainsFunc(f.Patterns, func(p *regexp.Regexp) bool { return p.MatchString(v) })
 }
 
-// parseFilter reads one filter at nesting depth (the number of and/or/not around it).
-func parseFilter(raw json.RawMessage, depth int) (Filter, error) {
+// parseFilter reads one filter at nesting depth (the number of and/or/not around it); leaves
+// counts the query's leaves so far, so that a tree past MaxFilters is refused as soon as it
+// is (the 480 leaves of a 48 KB body would take milliseconds of CPU to read whole).
+func parseFilter(raw json.RawMessage, depth int, leaves *int) (Filter, error) {
 	var parts []json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil || len(parts) < 2 {
 		return Filter{}, invalidf("filters: each filter must be an array [operator, dimension, [values]]")
@@ -77,17 +79,20 @@ func parseFilter(raw json.RawMessage, depth int) (Filter, error) {
 	}
 	switch op {
 	case And, Or, Not:
-		return parseLogical(op, parts, depth)
+		return parseLogical(op, parts, depth, leaves)
 	case "has_done", "has_not_done":
 		return Filter{}, invalidf("filters: the operator %s is not available on this service", quote(string(op)))
 	}
 	if !slices.Contains(leafOps, op) {
 		return Filter{}, invalidf("filters: unknown operator %s", quote(string(op)))
 	}
+	if *leaves++; *leaves > MaxFilters {
+		return Filter{}, invalidf("filters: more than %d filters; at most %d in one query (the limit of one query)", MaxFilters, MaxFilters)
+	}
 	return parseLeaf(op, parts)
 }
 
-func parseLogical(op Op, parts []json.RawMessage, depth int) (Filter, error) {
+func parseLogical(op Op, parts []json.RawMessage, depth int, leaves *int) (Filter, error) {
 	if depth+1 > MaxNesting {
 		return Filter{}, invalidf("filters: and, or and not may be nested at most %d deep (the limit of one query)", MaxNesting)
 	}
@@ -96,7 +101,7 @@ func parseLogical(op Op, parts []json.RawMessage, depth int) (Filter, error) {
 		return Filter{}, invalidf("filters: %s takes one argument", op)
 	}
 	if op == Not {
-		child, err := parseFilter(parts[1], depth+1)
+		child, err := parseFilter(parts[1], depth+1, leaves)
 		if err != nil {
 			return Filter{}, err
 		}
@@ -108,7 +113,7 @@ func parseLogical(op Op, parts []json.RawMessage, depth int) (Filter, error) {
 		return Filter{}, invalidf("filters: %s takes a non-empty list of filters", op)
 	}
 	for _, c := range children {
-		child, err := parseFilter(c, depth+1)
+		child, err := parseFilter(c, depth+1, leaves)
 		if err != nil {
 			return Filter{}, err
 		}

@@ -152,8 +152,9 @@ func Parse(body []byte, env Env) (*Query, error) {
 	if q.Dimensions, err = parseDimensions(raw.Dimensions); err != nil {
 		return nil, err
 	}
+	var leaves int
 	for _, f := range raw.Filters {
-		filter, err := parseFilter(f, 0)
+		filter, err := parseFilter(f, 0, &leaves)
 		if err != nil {
 			return nil, err
 		}
