@@ -69,19 +69,21 @@ const (
 
 // OpenPools connects the service's pools to url and checks the connection. Every statement of
 // Reads is stopped after readTimeout (PostgreSQL's statement_timeout; 0 means none), unless
-// the connection string sets statement_timeout itself.
+// the connection string sets statement_timeout itself. Each pool's connections name it in
+// pg_stat_activity (application_name analytics-main, -reads, -flush, -health), unless the
+// connection string names them.
 func OpenPools(ctx context.Context, url string, readTimeout time.Duration) (*Pools, error) {
-	reads := url
-	if readTimeout > 0 {
-		reads = withSettings(url, [][2]string{{"statement_timeout", fmt.Sprint(readTimeout.Milliseconds())}})
-	}
 	p := &Pools{}
 	for _, pool := range []struct {
 		db    **sqlx.DB
-		url   string
+		name  string
 		conns int
-	}{{&p.Main, url, mainConns}, {&p.Reads, reads, readsConns}, {&p.Flush, url, flushConns}, {&p.Health, url, healthConns}} {
-		db, err := open(ctx, pool.url, pool.conns)
+	}{{&p.Main, "main", mainConns}, {&p.Reads, "reads", readsConns}, {&p.Flush, "flush", flushConns}, {&p.Health, "health", healthConns}} {
+		settings := [][2]string{{"application_name", "analytics-" + pool.name}}
+		if pool.db == &p.Reads && readTimeout > 0 {
+			settings = append(settings, [2]string{"statement_timeout", fmt.Sprint(readTimeout.Milliseconds())})
+		}
+		db, err := open(ctx, withSettings(url, settings), pool.conns)
 		if err != nil {
 			p.Close()
 			return nil, err
