@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -54,4 +55,24 @@ func TestQueryBounds(t *testing.T) {
 		contains := strings.TrimSuffix(strings.Repeat(`["contains", "event:page", ["/"]],`, 20), ",")
 		wantQuery(t, e.query(key, `{`+ok+`, "filters": [["or", [`+contains+`]]]}`))
 	})
+}
+
+// TestQueryGoalsOverThousandsOfYears: an event:goal filter over 0001-01-01 to 9999-12-31
+// reads the pages of the days that can hold visit rows only; it listed every day of the
+// range (3.65 million, with a map each) in memory first.
+func TestQueryGoalsOverThousandsOfYears(t *testing.T) {
+	e := newEnv(t)
+	key := e.User("a@example.com").Key
+	e.goalSite(key)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, lines := wantQuery(t, e.query(key, `{"site_id": "goals.example", "metrics": ["visitors"], "date_range": ["0001-01-01", "9999-12-31"],
+		"filters": [["is", "event:goal", ["Signup"]]]}`))
+	runtime.ReadMemStats(&after)
+	if len(lines) != 1 {
+		t.Errorf("got %v, want one row", lines)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("the query allocated %d MB", alloc>>20)
+	}
 }
