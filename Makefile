@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-import bench-visits bench-collector bench-hitcost build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-import bench-visits bench-collector bench-hitcost bench-queries build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -119,6 +119,12 @@ bench-import:
 bench-visits:
 	go test -run '^$$' -bench OpenVisits -benchtime 1000000x ./ingest/
 	scripts/bench-visits.sh
+
+# Issue 43's attack by one API key on the real server, beside another user's reads and hits
+# (scripts/bench-queries.sh): their latency, /readyz, the server's RSS, phase by phase.
+# BENCH_REV=main measures main's server with the same benchmark.
+bench-queries:
+	scripts/bench-queries.sh
 
 # The collector's own cost per hit (BenchmarkCollector), this tree and BENCH_REV (default main)
 # side by side, alternating BENCH_COUNT (5) runs each; compare the medians.

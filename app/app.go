@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -77,6 +78,14 @@ type Config struct {
 	// DefaultFactsRetention. The daily counters are kept for ever.
 	FactsRetention int
 
+	// QueryTimeout bounds the API's stats requests (QUERY_TIMEOUT; the statements of the
+	// repository's pool of reads are bounded by repository.OpenPools); 0 means
+	// handlers.DefaultQueryTimeout. MaxQueriesPerKey and MaxQueriesPerWebsite bound the API's
+	// stats requests in flight of one key and of one website (MAX_QUERIES_PER_KEY,
+	// MAX_QUERIES_PER_WEBSITE); 0 means the defaults.
+	QueryTimeout                           time.Duration
+	MaxQueriesPerKey, MaxQueriesPerWebsite int
+
 	// Mailer sends the e-mail reports (SMTP_URL); nil sends none.
 	Mailer *reports.Mailer
 	// ReportPeriod is reports.Month (the default) or reports.Week.
@@ -147,7 +156,9 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}
 	reg := cfg.Registry
 
-	pipeline := ingest.NewPipeline(repo, ingest.Config{
+	// The collector writes through a pool of its own (when the repository has one), so that
+	// hits are written while the reads are slow.
+	pipeline := ingest.NewPipeline(repo.Collection(), ingest.Config{
 		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: cfg.Geo,
 		FlushInterval: cfg.FlushInterval, BufferMaxKeys: cfg.BufferMaxKeys,
 		EventRateLimit: cfg.EventRateLimit, MaxValuesPerDay: cfg.MaxValuesPerDay, Now: cfg.Now,
@@ -175,6 +186,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now, Location: cfg.Location,
 		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit,
 		TrustedProxies: cfg.TrustedProxies, Links: links, KeyUses: keyUses,
+		QueryTimeout: cfg.QueryTimeout, MaxQueriesPerKey: cfg.MaxQueriesPerKey, MaxQueriesPerWebsite: cfg.MaxQueriesPerWebsite,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
@@ -190,6 +202,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		Repo: repo, Websites: websites, Logger: log, Location: cfg.Location, Now: cfg.Now,
 		Links: links, TrustedProxies: cfg.TrustedProxies, Registry: reg,
 		FailureDelay: cfg.FailureDelay, Outbox: outbox, SSO: sso.New(cfg.OIDC),
+		QueryTimeout: cmp.Or(cfg.QueryTimeout, handlers.DefaultQueryTimeout),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)

@@ -1488,11 +1488,20 @@ type QueryInternalError = QueryError
 // QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryInvalid = QueryError
 
+// QueryTimedOut The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTimedOut = QueryError
+
 // QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryTooManyRequests = QueryError
 
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
+
+// StatsTimedOut The one error body, for every status >= 400.
+type StatsTimedOut = Error
+
+// StatsTooManyRequests The one error body, for every status >= 400.
+type StatsTooManyRequests = Error
 
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
@@ -3809,6 +3818,15 @@ type QueryInternalErrorJSONResponse struct {
 
 type QueryInvalidJSONResponse QueryError
 
+type QueryTimedOutResponseHeaders struct {
+	RetryAfter int
+}
+type QueryTimedOutJSONResponse struct {
+	Body QueryError
+
+	Headers QueryTimedOutResponseHeaders
+}
+
 type QueryTooManyRequestsResponseHeaders struct {
 	RetryAfter int
 }
@@ -3825,6 +3843,24 @@ type QueryUnauthorizedJSONResponse struct {
 	Body QueryError
 
 	Headers QueryUnauthorizedResponseHeaders
+}
+
+type StatsTimedOutResponseHeaders struct {
+	RetryAfter int
+}
+type StatsTimedOutJSONResponse struct {
+	Body Error
+
+	Headers StatsTimedOutResponseHeaders
+}
+
+type StatsTooManyRequestsResponseHeaders struct {
+	RetryAfter int
+}
+type StatsTooManyRequestsJSONResponse struct {
+	Body Error
+
+	Headers StatsTooManyRequestsResponseHeaders
 }
 
 type TooManyRequestsResponseHeaders struct {
@@ -4025,7 +4061,9 @@ func (response ListStats422JSONResponse) VisitListStatsResponse(w http.ResponseW
 	return err
 }
 
-type ListStats429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListStats429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
 
@@ -4051,6 +4089,21 @@ func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStats503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListStats503JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4122,7 +4175,9 @@ func (response GetFunnel422JSONResponse) VisitGetFunnelResponse(w http.ResponseW
 	return err
 }
 
-type GetFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetFunnel429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetFunnel429JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
 
@@ -4148,6 +4203,21 @@ func (response GetFunnel500JSONResponse) VisitGetFunnelResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetFunnel503JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4218,7 +4288,9 @@ func (response ListGoalConversions422JSONResponse) VisitListGoalConversionsRespo
 	return err
 }
 
-type ListGoalConversions429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListGoalConversions429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListGoalConversions429JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
 
@@ -4244,6 +4316,21 @@ func (response ListGoalConversions500JSONResponse) VisitListGoalConversionsRespo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListGoalConversions503JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4314,7 +4401,9 @@ func (response ListProperties422JSONResponse) VisitListPropertiesResponse(w http
 	return err
 }
 
-type ListProperties429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListProperties429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListProperties429JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
 
@@ -4340,6 +4429,21 @@ func (response ListProperties500JSONResponse) VisitListPropertiesResponse(w http
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListProperties503JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4395,7 +4499,9 @@ func (response GetRealtime404JSONResponse) VisitGetRealtimeResponse(w http.Respo
 	return err
 }
 
-type GetRealtime429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetRealtime429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetRealtime429JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
 
@@ -4421,6 +4527,21 @@ func (response GetRealtime500JSONResponse) VisitGetRealtimeResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetRealtime503JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4491,7 +4612,9 @@ func (response ListRevenue422JSONResponse) VisitListRevenueResponse(w http.Respo
 	return err
 }
 
-type ListRevenue429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListRevenue429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListRevenue429JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
 
@@ -4517,6 +4640,21 @@ func (response ListRevenue500JSONResponse) VisitListRevenueResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListRevenue503JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4587,7 +4725,9 @@ func (response GetSummary422JSONResponse) VisitGetSummaryResponse(w http.Respons
 	return err
 }
 
-type GetSummary429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetSummary429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetSummary429JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
 
@@ -4613,6 +4753,21 @@ func (response GetSummary500JSONResponse) VisitGetSummaryResponse(w http.Respons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetSummary503JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4685,7 +4840,9 @@ func (response GetTimeseries422JSONResponse) VisitGetTimeseriesResponse(w http.R
 	return err
 }
 
-type GetTimeseries429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetTimeseries429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetTimeseries429JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
 
@@ -4711,6 +4868,21 @@ func (response GetTimeseries500JSONResponse) VisitGetTimeseriesResponse(w http.R
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetTimeseries503JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6144,6 +6316,21 @@ func (response QueryStats500JSONResponse) VisitQueryStatsResponse(w http.Respons
 	return err
 }
 
+type QueryStats503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response QueryStats503JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetOpenAPI This API description
@@ -6886,395 +7073,403 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nc9tGkjf+Vabw3JXJPYgiKSlxqHI9pdhyootf9Njy+rKG/sKQGJFYgTNcDCiayfq7/2u6ewYDEHyT",
-	"7U1ym9urWCSBee3p6ddf/xqM1HSmpJCFDga/BhPBE5HDn2dZphbmj0ToUZ7OilTJYBBcTQSbimKiEs2K",
-	"iWAzXkzYhOuQic64w+Ifzq9Cdvn67VXcCcIgF/+Yp7lIgkGRz0UY6NFETLlptVjORDAIdJGnchx8+hRi",
-	"h2dy+TpPx6lc7fksW/ClZvFf4pBpxYoJLxiXS6bTQrApX7KZ0gWbpIXe3LOQ82kw+BD8JbgOG4bxlI8m",
-	"4qmSRa6y9YOQ6kAXKhfxgHHJuNQLkTN1C0tydnkB45moLGGczbXIH2m2EEMzUs24TJicT4ci1zARqSI5",
-	"Mp2GTE94LhKmcmhnlKVCFo80UwsZsjshZpqlRSeSO03PjnDNLJUshCxeCDkuJs27nMFvdlJDlSxZKtlw",
-	"aebQ8r/94fyKaSETHbJblbMfz8+etXfa/FQWYixyf0BXy5l4DaPQmxZfy/T21qcDNszVQoucFfxOIGXS",
-	"pnD8FFMHB6aHmKWFIdrOjisJ3TUv5DM10pcqS0fL1fG+hb9xx3WxzIRmt7masmKSaqZFfp+OBFMyW4ZM",
-	"qmKSyjFLZZZKUX6G50WmxWIicrHvkTq/4uPmzdVFruSYCVmkxZIVfGz3ORezXGghC26eNvtasBYc9Iyn",
-	"EqZiPo1/SWcHhnfkQmuRRFJJwQQfGV5wL8wjaW7otn0KpGHWe8hHd4aC4ovbg1dKioOXvBhN4m30vDqr",
-	"N+Ifc6GLi6R5amnC5jIROVtM0tEERpuIgqeZxjmmmok8VzlbiFywTI3HIunsPYQiX57dFiJv2HUxUtJw",
-	"R8UW3Mxb3KocloRJ8bFgOQ5/7xPy/v37s3kxMVs24oVYfzy+FzwXebwbcePDTbT9KQxmPOdTUdCN8DzN",
-	"GieM32vWim/hrw+vzl6eXz/569mLd+exvRfop5GayyJfXj95dj74QeRTLpfRvNvtf0O/z/hYXD85nOXp",
-	"KJXjuD2IpLgX+ZI4JoP3NRwaWNH7VKeFRiYwNfTE8HFsjo3TeyE7kTxgMBqWasbZPc/mgomPfFRkS8sf",
-	"dMELzbJUmw0q5rk0vDZkcRREQcxSOcrmiUg67Ay7xM6EjiRzc8OxX8ZsMRGSmQOhbpkZnfnhPhULbfq/",
-	"DOEQ2ZfEvZDF9ZNzeist8MgVE2Gahl/Z+SnNShUTkTPJp4KZs8dzYnUwJLwoaHYtWBHq/zbN8WZsd2C8",
-	"IyWL1Nz5MQ6FNiW2jeLtoxLh0y42Eg9i1pplfCRgGJqNJlyOYaxDUSyEkOwHoS4uWS4ywbXQ7VMWj9Ki",
-	"bFzDkBYTlQkca4c9VzmLteD5aHIj5DiVIg5hoFqNUp7dSFEsVH4Xhywe8emMp2MZh8jV58X0Jjb8C7ls",
-	"DAsWmyVmYjorlrTvtFt2WX2qAX5l2Nep2xOt5vlIXD+J3XtJmotRQe91sFs3FJYCGXDpbY+5CMvBDoAQ",
-	"LUmYgRcLBWR5RvsFQ5GKiGvCteuaboJBOSUgUjPbX0SudMjghMDPhq3hFrdgLO04JC6oC2540i2JFtCp",
-	"IUxdIIPkaWYanhqar/XMRGraguG+T4sJnS0j8W06mdCKeR0XbUB3AnxShlskqS5SOSrMeGciZwlfhkzP",
-	"p1MjAZkZ4cCWuh1SGyEbqrkckQyVzHO4o0J7KaW5d9K4TNwB0qdsYQZeOaiGmvDzDZdL+s6IXvZbc0p4",
-	"KrV73E4NBuw6og01XwB9LUFSc8zwRqrCNo4iHBGfJGpYTJSm103DJYcC6YZn2crUYKXbSD6SzeWdNOde",
-	"5ebuFrwQCTMM2E0vNhtpLl64+m5VPnWDe/KRDhotDL/+MLx+8jFuh6Y5TocHNqN/cmLOes5HuPdGuDW7",
-	"++rdC/Os6eLd1fODxyR2wVyO+32mpBsHjPiNYRewavOZuSKPerDHzLAdmJhILGvusEukT16EvkRnZOuh",
-	"kVR4gvIRN51pPp1l7nw5MgPZa8QzkbD5bMBifCyJzVOSadM1cDczMSPwmFZhoM/wp5JD2DvFCJqs5XHG",
-	"+Wyc84TO8DBX8/GkKA+JyhKgZS5hpZ+fPb16e/Pm/Or81dXF61cxzD5k6XSm8kIkbViITNwWTM2LgV07",
-	"kdyYmcY4YJg0nuuEL02zIFygToGriLcJjMhQlJFUWAxNdCJpTrGae2P0FjfVHkPADcn1I3NLmtMewkEy",
-	"75YLqfJI1oaJMp34CI8YgYFumGAQlPd+8Mk8MstUIqx4YtS+4B9zkS+DMDB8NBgE2HLgyy7/kYvbYBD8",
-	"n8NSeT3EX/XhW3OPk6TyKQxA7A4GQSLE7PXw72JUmG/x9zPZILP7PIHkmN4//9qPB764gWcWObdZXrl0",
-	"dIeMtcV1efycqKCkaHfYX/ERs89aGAnLkPxwyeJ/xqcsjqJ/xsgEsrQQOc/M93i3RVEUxf4PURSfMiP4",
-	"KF1Est+1vatb+23t2IKE3mGvJd7e9iSlRs6/hzbVrRt36LbVLIbHLqWygkONUxplOMvYdG6kDZWBtDTl",
-	"mWE5hqdLUTKHGmtAHq4VS5TQLB4rnhmhy1vZKRsaqrNr2jKtmccYhyPb3khy/3z+Zi9qMxN+CMXh1m6j",
-	"u6e0XOuJz109SIFXvX9ebaBA+7RPh4X4aO7LdCyVEecjOeJanKJYYm6SuCouVe6iienAbERJqxoUN48a",
-	"VpbbNBoMgsNhpsaH+y22Hf/XW/FXqli/2OaC3vWkS0+Ew8NWX9NIukX1mpGrC5xqTx6c7rPUubgVuVHa",
-	"BsFiseiMlRpnojNS0/2WXaria6z4xa1R7kG3b9bP4/MrPo6BSbGRmi09W5cRfE+dIkR8s349HXWPO/6C",
-	"BFFwdNsb9kdRENCE0YxZzrhicQg2q/aXQMhNAzd7HOLl2zOszXwuRWghE5DbpWIJLzgxSHMbHsaFipmc",
-	"Z1knaN4RODz+sBJxy+dZEQx6YTDlH9OpUdZ7Xft/YTBNJX0ZNtkKLkVu59HYn8hvVvrctP+msbfpLwIb",
-	"z9VM5MVynT3g6VwXaspm9JgVM1grtl/dkLz50/nPdTtB/ZFZxuX1k1muwBbgn0wj0XNzllDMGfE8TwVa",
-	"p1zXP53/jA+6A4sybci4jmRsNCkg7ZgUBLM+T+zbsbME4Al9S3ck3G/mojN3XFhRLWJWKKPYnbE7sXQy",
-	"cvwBFYvrmI24NKLyUDArMbGJyIW5z7IlCumCwW6xs8uLtiGzUgiP5K5SeMg4jADsH6xYgKExX1UEVu7j",
-	"2vLHnVKVrOuFli9t5Te1NitEx5MkNWTDM6KqVMC9OOUfrW26f3KyYpxyXyjHd5q5Eagbz3M1bTJb5bpA",
-	"rTP++eeffz54+fLg2bOYtZaC55r1jHby3Xfffdeucpt+t//NQa930O2tOczmzG80vZmV54UZKi/MEWww",
-	"L5pRX6nVMb/gTUMGc7G11ZCU3zjmo+6aMRfqM0f8VuXFOm6jzW873zQqL56BtcXMGJo2B/Q9ek/W2XzJ",
-	"ufJIs9RInZKliVN+zNrAFcOzDDwxRPTsuHaRfEtrM+PFpBw9NX2TJrstUSqLb46DrRyaJvQWrF4NPJRr",
-	"cZBKLaROi/ReMD0f4nJb8SNRU57KUxb/J8lyNzHqjqgdrLtq0MxW2Y4tZ82MlmzW36uEzicN/90sIVP0",
-	"CN0rcKZnsywdgW3m8OPBYrE4MItzMM8zIUcqEbCHnjwjPoJx9Sad6WBg7vBbfq/ytCCm8mlX0qmM6bnK",
-	"pzj26sK+tvap21RkiUZrKxoxOwFOVc+U1DjN73nyY1psmN/ftZK16UyF1igMg4AAt8VQgJtwqFU2LwSb",
-	"FMWspdvs3ZsXZp90wYu5DgbH3e7Okz3Pc5U3TfClU7j+++3rV+YiWICrx/d/gXmHZNbWZcbnOh1m5vTE",
-	"8/gwnudZ3GbTVGsgN7w2uIxk0/ihqUoTMj6EexTtTsBGvzmu3FpgW5oKMBuq20hay6khPLCUsESMMnCF",
-	"tmIr7RrNF00cIYvNSQKLzT1I3QyvgZB1Op1TvMR0bNpNWJwbcXwuYiY+jsSsEMmAcTbkqI+mmiW5ms1E",
-	"0u4wdG3D5pFxG+yYME687Hz3+GgktD4gR/EBOK8PStd109bR24c1Rzfs4XOVD9MkEfKhtPazmucsV5kw",
-	"1zhc8MS4UKWGLTT9wm9Vojv6fKK7cvwVbApgmqsMwijvaMeEMa6MSdAZNJsT36diIfI4kvidkzjArB+L",
-	"JC1U7kSpRGSiQEOc7YyEqQIcIiI3T4J94FMY/Ch4hg7v3RfZrlSg7oKdl4o6alirdzPWAmMtT5btDqhM",
-	"hpolz3B5H0gAthFwLIucnAHeRp98Ce4CBmfxcSZGhUjYLU+zeS5OK05W7ryq5IeN/+eAXLYHFwlIJt45",
-	"8n/bdnBKxy+M7ELe8yxNns+lFNnuywbdjhWHV/R8OuVgJeJMF2JWkRo8Zb8UMMybOggD0CagWbNWGglF",
-	"mCvsQwA8H7zhQ7GpletPobeD5hChwA4K5AJMATDFynnt983kwVdTnYF/BIwmetJlt7A2mvEMyK152CgZ",
-	"fAh45W1rQSxb+Zzh0tL4wzXrAktuTusuCzq0/fXNnfKYFelUfNagCn6HDLe6hmAaJTt4uWM7LSEsHD7I",
-	"hsKoXtDFg8f4BQ4sCjpmPtRJuHK1j/BiBE30lMU4rZjuQCBjJQVxKmjiBzo9exy4Hei13+3iudi81nep",
-	"TNaTq2vkcwhjRrYTnztY/xu0/kizGS8Mwy2vMl3wvEBrwGHzyLFZoubK41+eiJNUzzK+fAgx06s3/2ZE",
-	"DXrm/wNtaT/StipQuQFgI6RLhBvBSMiE54y054YlB5uBx+c4PGvtQWCqKfX9z6GWW2ez82mbPJtKGhnb",
-	"EIx/C7qfgR6ah0+tfghcmE+m5vn1wHmnzbun9ipEQ2rGZZLK8Q1+Eh/Tgv60En/IKjEhIauGg4TMxleY",
-	"X+b5SIQgREqRhWxeTG/sl+bvqUjS+RT/Ll8znwqR2+9xy0MbSxgyNRM5L8wg9VIXYhqyRNynIxz8eA6j",
-	"1aNcCHmTC9CNIB7BxdeEjLxQIRulxTLEcITP2T88k/7u2QNO9L/5fko1cyaMzxhFbsTyGs9RZhBkgyIT",
-	"WMNACtVA5uieVjkT/5jzzFzu0MBvymBc6JvHZMwQaZlXOEpa+LzkyogmIk/FF2Yoal5YWdJyld8zQ3H2",
-	"ZupyNT5wGz+pCn5cNzSB3styv24NIRn+DkT/GVObqHlek1nhK8b1nVF+DDVgDAiXNo6leT5grrg3MtMH",
-	"aAIc/EbzpWby5qCYzxl82WVlZ8p4IffA1hHbPSDubSYQohF6qmQx+ZORfA4jCW20PywFSGpKsUzJsQvW",
-	"s3uxheeQ+XNfXgNm5OoW4Hfl/T8xgvX629824W8HTtO9aCZ5ccl4kuRCfxZdl7bhCn+kb92YrfSnJMMs",
-	"iGY+4xqDq3FFbvw8HULrhcqT6kBneXrPR0vWd4FURrOgJ9coDbYdHKMQCXEN+wub5apAhwlruQ7aX1ip",
-	"KImiyPnIMECrE7SGS8blUknR3kYgX1qVCIMinYpflKwzEfrW0YNkF2evzsBkwOCH9eRctugRdOP7IdPz",
-	"0cTcSufzXM3E4fciz1IIxXx39fR/nYK0q89nTzZTusTR3JtsI6IvfVIr/id/gFkq8Vb2ngDzJnSPvMw8",
-	"4C5wiEqzLgSzhGsORKXHD9AP67FWFPzyyy9R0Pap1jFN083Ti2dvsK8gxLeOzFu9bgf+d3h0tOPb/7Z8",
-	"7U9usRO3eACTeAlJoa9UcYaC7UP9GNhO6RwS1Rl3T77EfDGDtUxgdUY8iPVucbm0j5gvs1QXRJtpGUCT",
-	"qNF8KmTRHkQyhknH8KRmBUT5UYrhiuPQ5tVudRHi0F+KIk9H+rMdhK6Br+P8s7mqlt+gsqrTRLD45fnV",
-	"m4unb2/OXrx4/T4GanmliudqLh9MJXQXwfbcmoaqszr+/Fm9UnherZGZT41MjltbhpOg7dk6Xu3UXqok",
-	"vU1FQ7DKK1WwKf3KWrVUSIqwStod9kpBbm3NWWbzOTeRDjzzCSMZl5niyZVSL3g+Fg9d6ivICgXPG2UB",
-	"k45iGq0se+8LEZPtBXrA3An2zTH7Kf0eFhhMKp/hMxX4yjqP6c5zgHF8RU+pzezSQhZfzmtKqwds/qHr",
-	"hndEkk6F1KmSeoBBmYNcjM1lba/Re55mfJgJhrnLX2phKT6Soj5BeMznEpfWrJWQLjtxYZ4xlyfGwLQ4",
-	"3nQhZFFAshsvp1HNy65cCe2S8K6UesnlklZVP2wJr5RiU3PL0MHSX2x1Lm088tnlBc4RJNj4kM/Sw/te",
-	"jMnc2ujkd2KJ+VH4WPuU5aLIlzZbCHKcDyDJOWYak5prZOg9sp0KXcZ0SYbvJJ8XE5Wnv4jPpEUz2zux",
-	"NHILcOuLZ19sRQ1HMk2XNvawzGoJWS7u1R2CNpBpDUw6U74E6oFQmJgiCP3VL+EJPKMcKjnt2jK/f//+",
-	"oJ76vWmt65niMKnPolvvNlilXF8e/e4L3AD1HnahS3ZuZFFLBWbxtYBkjLPLi5s3Z1fnNy8uXl5cxa5R",
-	"xuld1hrOc42nBAOlIflWLtunjNu8BCvVGJ4TScPMRcJ4ucaGe5S2YOj07N3VjzfPzy5evHvjOoeIheae",
-	"hYwk/UzdM3DW3M61SICPwV0AhFgg3AabyyLNSM4ErAGRrIibn3FEH346S3LBNiwl1qS03pcRF/Y6nF/j",
-	"aL2T7qp7YGTZ3GvhC4SYvSLGs8SgRie1Wd6jpzzLWIwNxBQ9aZEQ+t3uI+1Dq8xyNRSRNA1izpKe8JnR",
-	"kpgRL9mQZ1yORA4qvJcAjpOzgXfv5CxXI0MXw0ycA+zIniak7ZZfPROZOZgQTbpI9Q5W35pvA6K62S3P",
-	"tAhZL2Tdz7KU2CybqqWEvm0IMtPpL2KNB6lsa2XMvW7I+ichO+mGrNft/l68HSpfsSpsNiC8k3o+wyzo",
-	"lyJJ+RWEoX8hncWZZrbFplcVmpMvq9CY/Y63DgE1ZNJwX/+03xqYXYY3coACuIGcBMj/6PYOuv2rXnfQ",
-	"Nf//tyB0JlX7PuQQhoGY8jSDvAVrpxwqIzD0aqZSOc+y8ivYeeBlLvTC8IzblXj+MDCKx7e+JRG/JhNf",
-	"MOiHgVGog0EA8buBb7cLKsYz76cbdHmXcz2+6h+Vc52D1bq+HkdX3ceDI3zm076JBm8oU2DdrpPloOO1",
-	"DGf5GUQsJ+vTn5D/2LwpyrhIyrcIu8esWonbM1QqExx4LSp2Kxkp9SyU0GZPeXBANOZmrKsy++VDAOkw",
-	"9H7oBnfdkJjlNPSNk11dPkCUAqAmc3wQWwwRR/B8smje7R6JJ+y42zWntrpcJetcl2KWFmKqG3JA3RR4",
-	"nnNAKahnkBCwRbY8RQ5mjabI7yCkz6hdxI5AQl5ZFcerfl1pXrDJfMql02U7QUP+m+VRTdlQP15dXdIi",
-	"hQ4UpBM05iH5e2rH5Fpv2s7nGdqguFy+vg0GH35dJUBHTt2wd73a6/XqtUHvdthrjBZZpDkIGKjpVy4V",
-	"bkNJRJa0wR5rtPu0KIRksTkSgFRgiAoQDHqYetmNTzE9HhJNQFBI5Zi14qXQ5oWrN5CDGlewg+Aersrh",
-	"Zm+P+/1OJJ+CZqCZnqh5liDKGfaPIDIwglNmBgB5KF1Mz3IWda7ZbDI7kzxbFulIO9inKYrwHw/G6sBb",
-	"WVh6F+m+B9/YmRnY0LIGUqPY7SYYOQAllEzliYBsA3eqNjFQnMjbQsxWj1sTnyH3Cw6kkSihwd8zY8UY",
-	"+i/JV3HOkOe234TtRtfSUmT6j7mLEHN3V+inB/b6mHruPod7UUua6DWZEKGjoRCxEkATPy0T9Upso1YM",
-	"PTw5Qtw4/PBt3K4Q317ZmDDFC3z1MTxKH/pbaHNHsnyR6mJfmiQpbo/T1HRxZam82/q6Gd4LeBCupYLv",
-	"8sJL81x9PWDU1IbtfP2yOPHpYUuzy4o0jW/9gCAAfM/RmCvaUP6NBZzaTH3dvRgvmP9vvkQX7lDuyZ5x",
-	"ST7tcw7ChjVZP5Utu/GSyHGPHaFkJVIHmtjQrU38t+guFg2whqEVNoFouVC9R4SrGEnTUgtAzChqMS0x",
-	"wwAsDFoAVDjzNrA5ywcnaaHbHXY2hOvfGS5QBtiedr9p7b76+XLEsQvTqG/qJt6xiSjEbN/5VLJZmuiB",
-	"Enr8jJlGkds8d7OjCFCbnX01rA5n80Qfwo9GSt6LXKdK3uRkziypSM2HmQiqiDKNnAOPgRlNrb0bTRvw",
-	"WY0muZqp29sH8DF688vMzeaANou1JJrsQhgPZswNVBJ4zZUrVZv5yr4Ea3aqicBs8t4+VDXPcyGbIK7P",
-	"JGHU0lpdvH3Njvu9b5l9BZxhFvvI/ItWcrT4rKxk/bCuPIAJNFuHgR8w6oqjbnUKowArQi2Zb6eR7Sz6",
-	"Y3riZmZotuAn85yXa7hqSV3JN5zYpEN/Lv7Md5hJk7oBQw4tChUucW0vwpIG1tHUU0eAe1IXvxc5H4sb",
-	"QmrY01T0qtxVwAMs4w/tiE8BQB1MMtQF4M3islWwoyAGUMKT9uWmJa0Nf2qEhaYtTMQondKQWLFQLEnH",
-	"pu1Skpip1MgZCH3V63c7J924kcWsP4H2xHWCbXtNA92ylbvdIJv4KmLu7nhc1jPhXbnvvgeuUAXPvjax",
-	"gTtnPrUI3Lgkjxz9/bsT2cYbc7dbkpiWd1kS3TVdjtU9D1dYznae9rWV+BoH/eMo82bgv2fDG5DLFzS7",
-	"mfnuZHSrSyjW+Oy8oitG5WB3uevc3fnkcW+BT8Lqj22Aiy+FMZWIkBWTXAg24rO04Bl4JUicCAbB//fh",
-	"7OBv178effqPYAexrDoWgHjq9bsVjKd5kznxlA2XjLAtWfxXwLqPXU0RGk0kW6N5sdpm22bKlcIdqsl1",
-	"A+WuQuP2Naz2FjaAWdUMpN8cf4ELqlkivPTlwbWbXhETITrADLmGAg3QE4AKjNiVh/Epi/9SAjxC8NUc",
-	"Xve3NP5n7BCrNeMZRM8W6b3QK/vQiCNXPXGwKusO2E+0ZPYQW2HYiafXDetsXvxXsOk/GHP+inYgXI1d",
-	"rawl9tYewyj9nJYW1F0QVgKmtjL3Dd5MQvdbdcFaigP9FVzRwAfAIkgIz4aHU7GkQSV2+JHGiI8WQuxF",
-	"0g6mXQfLa8Xu048pYEarDMHgJboREUgPij9ZwL5UMw7mwnYnki8RRQ/DabAAjosVRLy1EdcidAGmiGaH",
-	"oecADi4SxF53gHwY4phqFhuJNLZ1PbjtFc+6koK8v9Xtsrxr84bAU2Y70iLDcJ2VxQM38kZIYm/hwKdc",
-	"M8xbns+zjEa6MZYuLeA6aPBOX9lL4NQuiR9Kxwncu1UaFdob1PCS8iZcN+B+ogd54EqKPNLsNufjKZTh",
-	"iv9Pp9OJwSE943nhlx7BwGLMzM0faRabU3hg+ojbp5G0DnE7A6PBDJFw0YNOKIgdVsopZXkDFh93u4RD",
-	"vmZevqxWYjM2ga7DQPyrlQhsOC/KmHtBIoEtbIR1X05LB7+dBoBS2nlAUGxabJqEH9eoBSRdYJIFjiKS",
-	"tsIMJAxkSzaXfMFze8Vtn/1sLXx4E3qmv4WnDprFpZhVj8Sq8uWFCRzou3R2oGbIVg9A5xO5Q1AFSMxt",
-	"UN2pqJSzAWlDkaFkUMJsmmcgd6BQBIIfyVb8axTMMi6jYMAi010UhCwKML3lJoXvYSxxu8PeIpLtfVkJ",
-	"407MwEJH3EkmZidgUTUbipGa2ppyhfjoDmLI4P7FJAYcG7ZWUjOhgh11ESo8ki0scqcLB/x5SljZVlg6",
-	"6vpSJzFHpCMnT3W73RApTEeSGjplQ1VMEG4gYSTCViWvDjuzWQrYoMXv5pKJgylPMxtpHkkwMpAU9h2z",
-	"WCOk3Lf0jI+EDlmiCsjtTbg2kputwVVMxBT4BI0G0M5buUjMOJJ2bAZiE9uwKhF3K9WlxBDwkLUyXmDY",
-	"uS0sA5lKpjWCBW9jeMvLs/+5ATiWtzeX529unp39HLv9hTlTS/TdmrbMXmAJrOqovjlmtlyUaewQV2/G",
-	"01zbhpUUHphrJEsegOHKJZMbWM8b00WaZZYBtaiOFjKKtisrxaaYgRlJW1mHcoosldXrM2DUvNH5EiOd",
-	"mVOBKOh0D9rqDU1Mwv5qmMMphSG1QBAwBN8G21O1GNkuxmvP2NVsN3/kTKMhMycZrTjmzPa6nRNDYJBl",
-	"ftLFU231Ujzs5+/eRMEnqoSKL8oxhJ9S7l6XwPppM3snloy9IkrAsGDJj9B0ZcUS2xcgBVdVWNayGm67",
-	"w34Ss8IV9WtxaxezSXS3mQIkL+yoDXcEgMpGEgx2ZjM1VcCEhTj1rqhNdNJhFyhHAXxaJC3nXCULMuHh",
-	"QvoWsoFZQooSrYGJNdyg7y+eXf348cfzix9+vIpPgXOiNgiyKfAgkO7QKKJZr9Mx/Kq7m3OgSUI+3+x0",
-	"MRfXSOUJBrVBWT4SkI3gbY7tCAXZARzbwVymRbxq7Gg2LjxVmSrvAGR7DUr3lqAk0+Vq2z9Vl86xwL7H",
-	"sjcLfSRwaVvkNJLYkqsNokGgYab/9kYRwvMm2uj/MsJy2zu/1o3wK0JsfapspghYnsr3eTWjelVLjg2u",
-	"hERn7NLc91FwEgUxaDTwy3+/ff3KNtaKTwwvX79yqzGOazSFtW7yUpfezw4H72Awhl9TsxZoukqdEOvR",
-	"6JLM+JofpPgIP2zd8Vku7nd4sLY0OCLqnxqhTtct2APCaZBJFTc1xc4zuVZKvzWUwy0Lq8KFmppjDNB4",
-	"eCvY6jCGOAdepdGHxedgiZhKgA7bFJ/j1fR7aBhOGDRP/BJOmJJWpMbBpIWYujrEiHcJvly/jtAGTu2t",
-	"u9n3DdviZx81BIRh9b6N27WyPSEihCJSmbpdRb8bVGsp1msx5oInhnV0Oz3DHrDKLFoXcsGELtIpmBZd",
-	"vUYstgQaHe4Mbbj/XiTh0rfX7Sib6/RevLQOSly9TXEiW7yZhdq+tWYrvuDOgrfqIa6xymEN/TJP2KRP",
-	"NKEtVFOoRn7xeibk2eXFM0I5abz+6Rl21Ok6OJRV1pnKW+VRYdmFmgnJZ2kj85zxYqIb3qrN2DYRYi/2",
-	"vaYJuRpWfn2tk279goDYXwgQMMsEBWLQ8Njrhv2T8KQb9rrd66Ztq1ikKvd3TdDZbiADSLRf1whIu9yY",
-	"qxKAb3bEhBqOpZjV7W06SnlmrUespScqBz1Lh5iWwDWLjeJ9CEXgSeVLCx1JEA01JF63ALQQ34Jzi7Aa",
-	"um2Fo1O0bmLJVhb/mBbxGlNnJOu2TkrwRt8ZYq7gKFFJsF2f1oRgm1SBD2OVemQdHeg3ttI61dy0H09Z",
-	"LOSYj8XUGnolVkH2Y4dARZdQoFwWrJUa9aMAG5TjelD3XpjRgbXEDJY4l1n52JZh1ElM6ELIOU7JMyMV",
-	"MwRetpVqa7Vt+/ksFgPYBQMBG+LWbYVenv+II0lbjuqz6doIph22qxUZ7CzQI9mRDTe/jzudTruW3GI2",
-	"HAfaYfEsPqSaLMxWF5+AWW+0Yn7CCor/ER+WdVucGuYrqYSXYmjIfD3PhKZCjNSPX/rFjHIWAyoAz7RC",
-	"hEqQV6mkkjXDQHgulZLhmkr34iFyIj4sfCQr9IGz8adRmtdX9MA1WZdUn+lyno8mHFKXS0sBZlr6ISuk",
-	"SxpVclWRDIN5ngWDYFIUMz04PPQ6OhxNxOhOzYEjSiyL+XAL/qc6q/+P3S3ujh+9oWkZlrXVar65/lfJ",
-	"g1iMyxyDU5SQBsGkNlLTKT8oK++CqKNu6Rl9ihW+J6kzTDs8YchLIexLw6VCDPWxMK0AdqpuWTyPd9T0",
-	"SlDErY82JQreYjmcKh2iCDZNsywlbAxfBgO7Fb6RYKEgch/oVI4ECs8gzEA9fCj8fdRl01TOC2u0A1dQ",
-	"+WXIOJNiDH5gcJV5ZneuI1lqe2vmWEpaTe6Q3hpfSKMLZML15GDItUhYruZFKsdwWIlHYu2oSH4tF4gn",
-	"CaRrHR8+hfpFrNp7ekSso6LBJcL284hUCoBF4CQUMkFznIV8yJaM2xxNVigVWgGAVQ0gVKcJzkX7gf6i",
-	"7S/IZh5g7wi4DL1lBrmi3RS8wVpwgNGOd8pGvqkpkmRrglms6vbrApRnuzhZvNHhfdWG+8ZeZ/RlJ9jD",
-	"cbO2gR0Mzf54XLm10n7jSApYHRzo3YzOpaF7Hwv117w+dLI7H52oBbvlOUvMkXBMxmemEwgtF9LwwJnI",
-	"R0IWfCwi2e10et2uL6DZQt2Wf+7BFecP8yb6ewoF/Ur3YmPsJ0gMDfS8WJMhAYZqtkiTYkJKwnBJApPl",
-	"CafMCrETkY4nBYtXzNtgIl7qSIKnYzf22mSkXqGGHTwdg4rZelUsJhkT7EkgX5q73VrDY8MrY3iBhE2w",
-	"aqMbfsX8Tc4k6sYGAa+RYSPpBFdckHWRwCsZ+I5oVvbxutnYGm7O7KjFD2IA8fm7N3Fnt2S0SwvoUW+7",
-	"y2bzYZaOAGkVMJPLooEIHIR6kAa2DbggrqwfyOgLCeVh0rEEb3k7jGS/xA1uec+AzEcFXVAngiREKhRd",
-	"piHbl+naKgEMwv6qsm9W0zxxcM9zUJqMSHwJUwpo2mApvLQIJ9cW8e6hYBglEAbgUYPlmjD9+rHFklO3",
-	"7Ljbtb5iuBHcwQAzPtUMaMTKeCASRU0vwKaazC8w/Yfkc242L783LAb1Y8i1RBzpsGZILiZiyaz7Vsh1",
-	"uZydXay96XSm8kLfpBKAb5I1Y4rp9w49H4O5Gm4D/EYkYDPFYVW4si8cUWcLnkvTfxOLRv+0fWQj5slW",
-	"FEREG35Pva1gn3y/JG+4mcySBGewcqaSqDJXC9ayLI5c5yBCthtxUNYaogHIkuzK4Xa78qlvSiYDsrMo",
-	"V+3HaC8OmqzCq9bfdCpuMj4Umd62z96jMZmlwNnh8EVDWqHhfHQnnOqSY+nhcA88GugJ3rvJlblFmrTi",
-	"fC6sry/uH09ijBIpxAEMCm34RhukFqC0UKHYYqIyATVedDNFUiqFWmxfEPdkjBsIB5R8MDM+TiWgWFV2",
-	"YoOhey1HydPRX63PtAHoO09Hj+huP/VqCKucEnmqtIomUYpzKjMXy3jH7USzwzErhdbqPN6Xx3yPC+L9",
-	"ZAnxmzj+hgPZkFkANftXlFSpbErMDYSZ34AxMJVjMtGqG53KceYSZ26s/BDXbhtXP3naKG167Ozz7xyY",
-	"S9nm2suHoE/3XFzfbo7OsbPLC3bfR5dxByIt6TSCoZhQ+eKEm0WBoxey+NsEPjyGf466CWATfdeDj1BF",
-	"yfzxzVSZf3p9/HcpeG7+5RDqpnLM7gIPWbX6P/1kxLXH33R7kXTnXLPW+vPddkb1jMoTxR+w4p3KQ59t",
-	"fcCgrevrOJItG2KYLcmu/GsUjLgWN65WfRQMEELxk9Fr4w9RwGUSBf+MApVHQcg+kE/x+hojOM0TUhXm",
-	"J/zlGqCvAXPfxWSwRIhZkzxcLn/T+c9FhqYpZHgtG8HQrq6nzxu1kUoxshBhn0uc6/1gw2ialZfsH01c",
-	"vfaZ2Oi+cE8oMHgD9Hl39Tbbxtzrv39qxDGDG37zypSQOr3VeQIexs1w2bhOO1yGtc/lxbLnyrkKtQ1Z",
-	"Zbe3WjT+1rQkBPa80VL9SJPBeTt7s82Vax36RL+B3T0o72OXvJRSlv8UBv+wFQ6bO0ElfnUhMOIGVGJz",
-	"OMMqIwUTwb3R0pQ7png6G6XIXOh5VuyOcGMXaJ4VW9FtbNsu3QYnvGndwbW8J0rJw3iMd/xqbmy5CjYD",
-	"A3+krVReEZltuGDIML2LIm1C8shVEmjJ4lFLoo2NpOlLN7HzpZEgVYZv5GrxSEfSil4TMInB1enCPVux",
-	"We5OTbmJmTY602KyJEV99+32JcVte+5tR7nGG3b8IbnkZzXJsyZBoU5vjge6BtDuYxMqvahYP2g1kpgd",
-	"mBZMz6eataRi4iPW1aKNBT/tbJalImmHXtY4hsvq0+pOLSFSKpK13Wm21O2avFqxK9kZwMAfVVLindM0",
-	"ePf2WZMYmakmGfKqslq38ywL2ThX85mA1KpiouaaUzGDsov/6IX9o+Pw5JtvO4+/a0TcnKi82NgbAQMA",
-	"HDZWJbXJ+ea8/BSylyH73hyGq3rXnf7LYFMo6LouQ1RmG/axs6KYVE2Af9dKdl6RylKjfuzWMw7aydOK",
-	"Nx2EN4Jnhj/vyfdsMIVen/CKFdjAAetFW/keSJUlQhdowgm941HQI/DGjviA3c34gEddX5o56q5y5FyM",
-	"GsOlruzI+ycuhESvnZIUCzelnWE130DXdt2qA++frA7VR2GoDvaZTbZwNhaM4IesCWJBMOYT5xxu6fl0",
-	"avQMChphUiVCtxu1+z0wkTx8h5JW3CpvosSvmPfqiH3n3Nfa1uw3JDJfNwoEVGC8QZe/ePt68ApiqmxU",
-	"Pj3rOSZCFkdBFMTI770SCauxClD4fE2o3rqUN/Laz3gxCR1WSlpoEv6wicbudsySsTEXLuaSgrdwUtZd",
-	"aYEDbJRIWmiR3TbDKmPMxA0fN4R9vgfd2YZVQMhEJVnuc2md4jLd3MvdDR0NuJ2ojrWZ5kAmOLf0sQ8k",
-	"0xq4mSsIBtPzKRRO+lcizzTBVzQDPeiNcEL4SBX2yUPlAULyZZDPgjCqYJJtATJqRrnxrmAHb0Obs2HL",
-	"vzYKQoWy/jhoCG9VXjyD5DmXWUVhwLB3QZOamtjnXZEOio09ZRDKMcwFvzMcFiQUCCYzGooXN2zb5nrU",
-	"CFvxtuDFQ87oyB7RHUhUj3KVZTeJmBWTdWZ7Q5dPMOy2zMWYCqOauzvdpWLwgiKDGTbNoGmKhUs1psGF",
-	"TnKzedyJEDOB4WXVoAk/dOGRpoABF4FCQcEYvougfjLxCgKUUbAd9t7LWvBGbg3Z/hQiiekesgSSWYMd",
-	"uSUmwYjWamqOzqxY0nZZc5uSN80X5JZVd2F69r7xvV7+FpSBK5TdbOMvHq0Etei22yHKUPBwyjDQ1/YK",
-	"XiKzehgUWGaJQVFMHER1f9jO2xPJ3fYH55cWrEVfkqvUzxulFPlIQh5kOV+8lUrisxk/cktg2pYtdRrZ",
-	"Zu7tNKi1nNqc+q/NpkvO8gfi0QUvXlFwXQP6D6kD9q8StTLjMknl2Oa2iI+py3Px5CkteD6a3Ag5TiWI",
-	"UGqU8uxGimKh8juzYXw64+lYwm/zHOSs0YQDnHjolbahD1ORpPMpffDeNR8LkbtfqHyPL8ahp8UMWS91",
-	"Iaa+ZJdxOZ5TJY6VjGDAtytSiQ2WEuIoLZYefCfRzXLtnaOfwyF8QDCKywm7hYxQXqALHk0e1j9kYxOX",
-	"ZQA1RGbaa9TlmUVyOC+8TIyQxbTLZGeETzHVWrGRxbVGWC6KeS4x2PUt8EKuWYwj/fDq7OX59ROAJ4hZ",
-	"y1xCr4HgKOo2xpWIvUIjYGWcqAV2SsBYTe4nTzerLtRfkWWhcGwYrg1CuuXTNFt2tgNmedS4rnWr+tgH",
-	"WSv2KRGCOEtd6N69ZIM4t4+AaH/rAPA51opf52Mu0xF7C0fN7OYlTxP2Fk6a+Xg+5Sn8gaJYHLJOp9Pe",
-	"bTRUNa5xKJBXhINJC7pI0dtpoy+nM54LzVrxu7eDV2LBflb5Xche/Rzv2Ls7djsMwT47oHTFRNhbKx7E",
-	"/ljO3w2wpNXOo1ij8DeMAZ7cOoJn54MfRD7lcrnjEEpbwJYR3KUygdwKeGGnttdg9f21LhVA+5R5tQIu",
-	"0Ej25bs7U395i2wcUCZuC2/WNm9wa/PNiqPfMiKZFjZVAzBn7ZGLfVTGmLXAEgwRLhzQcjArWipKe2su",
-	"vOIw/yh0nzAELfjPLaWkAZwgBlNSHG0k6UdP6k4LJ1BOeb5kPEk0i2torPFOYIG1C33z8nMMcJB7Lr+7",
-	"Zde1bu0B9sGdWl2517ffDO4Vhq/sc0VsXB4y2vr7ud8SrTfDrZz1ik2ucv5W8Gq2drsDDMrKIlJEevnO",
-	"bj1VBMLts8TnGT7fxGXg0Z0ZTE3+3KF/eIHRC19iACDN7tKxeZC14h+UGmeQcPRKLHQmDGswn7wkwxr/",
-	"3X//K9J0Q2S6l/UKSZ9O3mGtMeShlfyuWKj27n2WZTabqQ3wKDCs+N2bF2wCEeuGF3tvx58rc3mKxcMG",
-	"gi9/kXFsoY/N48CXv8g4QJl62CjMq585hk9rFFVSoSCmYF8gGnwJQgVRS7kxAljoPklVkP5DXxjy4qnU",
-	"8TY9K5JW0Yq9QcYDNp8heJ0FYSuTYIdLFv8zhipsi0k6mrA4iv5JOfFZWoicZwD/i8EgURRFsf9LFMVh",
-	"RT2jqL0a+t1m9cmHce72j7tb9KFdHid1YZdHfdl+p+edFL7D06XAvMPDTgLe5VlfQN3h+bpQtdsrTkra",
-	"4fEm8WeH1/YYkC+T7PB4oyyxy3t1yWCXd1au860vNbIWWyx8Py8xJAS7oh21YIoVS7uvFRmGqTzQY+A7",
-	"UqGkX4lkaU6b2KeE1DpDOJlqjFZy7dvCSQVypmGVIxhxg/PA/g66iYMcw8hfC+ZoMfit/dkL0ml1XdhT",
-	"LiBOyjMXP7gGShPm/AQwPMkViR0VZVBIe0e/YyV2Zhcn0LpUm/d/Aj1BNIxY6JuZyLE64aaApJkgISKs",
-	"xc51XZRDKe3ukGUED98k85w3KzsvBbcgMPYhvKq9eIS9gw82xf9QMVi3odaPl/BlyOqBPgn5O3cgQVyV",
-	"tYIcFCaw+MdeatS+OFhe0BD1WI0eqm91WGGeK/vhjvP1ema9U2ZjjZ4QO74JZ83jQ6B7TQUCKxSKab5s",
-	"QifcniT5hwfa23BVfsVYL3sZ7+gA88lh5+iwq3Qq/qakeNUIgXom2cXZqzN0yf5ibiyEuIjRbnz4vciz",
-	"VBrV4Uyn/PAnXkymXCZz8827q6dxM1RUJLGKPYtNu6bZuMOeYUDEwHetPtIsvvpbDLXZuWTzmdkdJBKx",
-	"wPFYpJxcTZEu4CCHWOYqtGZESySFsCFCylDMBCBpkvLY/0Jl2G5VPhI1+KSgOsW9gWDNSiP65ENCLmoi",
-	"1p4yQdIo/VxNBGWEAoDyRM3zR8QJzSK8u3rKWnG/2//moNc76B9d9Y4H3e6g2/0bgIbgmfN+J0TWSEJW",
-	"WflT3K6vZPlOsEYg/4MIF6mmBXyk/xBiRv2u/4xbe68rd99bNPEuww2X6carcx23wzP4tQMg6qf9jxMG",
-	"8R7dNPuGhAHqenLDq3FhLnkq2AhCtsqXpGkhS7VIMNIW7Uo5u7i0dQqawzCnPM22LdHfRK5eS4FWDMh0",
-	"vBmqQj/gtbQJIOkMx4eQguzpxbM3yHE0a11c3h/jLO6/aYPqRXFFqA4a4T5LdwQ5smOAyIGGYfy/Kq60",
-	"QxlDTgQYJ9VeT1kczbvd/jcx4xlopw6YHsV9TDveZWy3/F7lRESfUVLPIqM0xUMLh4lJ0CvgIilOKZbP",
-	"fgnx1oiiaZQGjNVYB3kxK1FjNgJA0WPmgKlszcU64lkG9XDMI9aLSi7QAYsBIya2CH5pztRChmUBT3gJ",
-	"kqAWEH+Yyvu0sAX7WjFPpih2iQSjVVTOYsMVRR5XYWQC6CgIA3jFfJ+4KCbzeGOMjhXLmmdWkwhRgDf3",
-	"nEx4jsAihvAh0bvm+MWomRElSJmrtCpIksZeFf/YXGZCY3r7AnCvzC0KYhxnlGAGVzGivUfSCochWZQ9",
-	"GbEUOUFfiZmSdeGkMqJgw+qs03igTpeTbFmh1B2kAfA7oZm4vRUjI2/ZkfuDq8qvvpwbOqf3qiiLerAV",
-	"VqjZZtG2MGPz5NtnHgqM1Zx0wSE51oLDsFeV/EnUArBwEXSVNGhQluVvZRQo0u9zbTRVz6SLpDzAHuuw",
-	"d0KN16/wzypT91iYdxzqex/6115lMsQZNtyvX1sAsdf4H07w+IoKtVuTXbVjeuFtoXLxdSqvslZsKS1m",
-	"FtepvWpmWScrna0Tj04ZB4+kUbh9bORSsKp7H7vHj7cqsU6+2g0q0YlMgAlOGQ8ruOc9O3FdzZXCStVw",
-	"gT0Cy2eqknRky1XlYqbyotMkxX3G4Hqrg3NAqHhvjXK+yMCCb+GZ4bYTPIFbityKurNVTnwthREEjw+N",
-	"NGi3zWxiKTJWJMKKQ6fb7T5AJjRd1uqNIOmUMiDcQYC0A1+UMuFaaXCHca0X5F4BaBpeL8S9Dcn2T8v6",
-	"YVDcKR8r2U8BgH3SYedQnWoKNdqkcuJeh51F0sl+pYXTNgwAdT2vONlwXlgEALyY2VwWaVYZSUOl38eN",
-	"lVSc7LgjjKiVIitnoyZ9bVMxneluhaUhv9jA1N7BbfXVuBqBYG/iab+NsvagY7TDS77Os2lkzzO+5Uyc",
-	"gdhXYkquPwltexRyMVX3xD/ti1b8TQHuAjeoddzvt833mfCIHMIrEXxYhw+h+B21pQdT9goN2+0tUzW6",
-	"Ye+60a6kxWiep8XyrWmcjKmC5yI/mzdlpJ1JQNm6E0s25YmA+BQuebYs0pFmc23kXhD6UOkqfzJv0C8d",
-	"yJ4w3Rn9EjorBdlJUcyCT58+ha46CYTXYOl4guI/c62aQ1TwVAqwglXB9cdpMZkPAVvfDeOAdKfym1Uo",
-	"RdqRA1Ql7HXrXugwo+URxGcvdpjcmt2qLFMLJLLJrBzkfc+sWci0iqT4CAn8YzbKUnAyQ8GrhcrvUjk+",
-	"pXytyttGp8uU0qTFmdUHDp2nI3M/tTCTy2xzGMnYVpbBCCXQg1LA2EtB+Eb4QwIwMcTeiSTUCilRS70p",
-	"MfHRiEbYsS0jA0CemsVnUEwx/QXMiQP2PewjM9fh0ejs8uLmp/Of4QPEFZuHhSzSEblINYNyByJBhc0o",
-	"fEOeeNeu9dZiiUo34m4vBFnjuG+OIeHGsaFKbG2HGBBUsJvDjweLxeLAqE0H8zwTcqQSkcSnLCcZGl/5",
-	"77evX3UYrgEWpIaKhh5gqwUEdgtkx0NBrhTPEAOGbAxgsKcsBsRVHbMW3gMHuBpsKrQGBF3gPFSmminJ",
-	"0OuTLTsefqwPAU+iydnlRZu0ZaqVAeCz/sZCARjsvgpdY2Q1rCMJv2KVyE6nEwWfYtaKSyDcuG3InBee",
-	"6LlQrn2sfkLu7hGXkOjjatxXqCWSTj4Eh2O5k8dleetiohL7tnucCpPZx08oZlqy+MwcsziSRqhECQ1L",
-	"hJgzkqLEgmjPL6HlV6qAN0QSu51v4ymeQOFz7whjf+AqS3OmpzzLWIzl0WMqznPSPXK3dggWqkzxhA05",
-	"oMtAMB3SUon9WxKOkajAIkHLg0uIGZ+0YbZt1rKRMcfdY8joksuIAmxhpXyiLFseqSzDvOhHuh1SJr1m",
-	"8VM+moiDp0oWucoGTKoDuDdjQCIamR8jSaVdgY0/ckhTVEf2f+BlIYuDq+VMHLwGdqlNS1qmt7dwyvEC",
-	"0AKvWjTbWQ6qKdLH7JKe8NzKQ8VETEMbEA+GPQhoaMXm77g9iKQ13VHVA5df5hn4oHoMGlwqWlIIOhIm",
-	"VEDq61xKkZk30UYYSXhzyqU5kvAwFdAJnRESnkhEJgilmUoF85GNcjdv0ZKZMWuQs+29YQYDq0KCtLV3",
-	"Vg6CrY6apXcCXLlUFD5NTn0jHho+vSPF4cIpmzpC2SRLR4JMBPbG/OHyxcFRp3tgGMzKTblYLDpjOe+o",
-	"fHxI7+pDPp5l5pXOpJhmKJ5gTfjyajq7vAjCgGLIjDLY6Xa6lfphgWngKPCqhgG52kjKT2FAR+MwUSNd",
-	"/YYa6Sz5FMTgsWgI/XkrchTsUu2KnrmCZ+wVXFVSmQ3rlKmdSl4kwSD4QRT0CuSi0p1g+uh3u1bysMXq",
-	"vWvFDsgrHeQqqX2JNcJ6s0bW2yYJ1kvBgdy0apJeWRjT/3H/u3XNu7U4vFLqJZcWoBWEpRNcm83vXchC",
-	"5JJniKruy5nB4MN1GGgbSBlcWaHGH3YYFHwM2O1gMrv+FAaG2a8B3EI++8P5FRun9+aCs8KDOTFQn30L",
-	"IfwoeLKZElZ7xcvHJf876agV+2xywOqEE4fMPYEKRNwOAcYNRgrnl9o2HVcfXbfw9MIhPU0PAzXQNtcm",
-	"oIDnLaHyhNlYIxMV5s4Cm3n8xnw4ACdC7MLY2Cvlqt17I/Se3TY8eBSfhLGdNC3umWF/4uNMjIy8esvT",
-	"bJ6T4SURBU8zlNqwfr29BP/ngEj04CKJ143Uf2j7UOHJi8SMdE/yBZgM7HWFkD3+BnfY4a90Udykyae1",
-	"XO6qDIRQt+Dp8YCi6lF/VV8TunXQm1MoFhcqjiTIGDq9FxQVRk6Q0rHk/Fftjs3PgJSDXPCMUgmmgksj",
-	"d9m7SuWRxISiDrtKha7DshAgy3DpMsVHAmLekearJ/JFqgtIkQC2aH20YDTahNyaQpEoliZ+lqVdFPQ3",
-	"evduBevvW6NwBgNgwmXRt3JzAt+AhO6akkevDxTpNSndjXVb7IZ2tmfcoyhtPVstH3O6bQR+WOAwktwv",
-	"6ntaRllbHyNlm7TI211JFNShs9VSHjgIYjQYIsZ5LRp1JoDqYKyol8JPB5m4F5kNjsM5GGXVT3rATDVK",
-	"mjAfXL2jkMWVkH/4ohLPD425VLOQxTRyzGBn8SgtlnHbnSA5En6gMIUeWd/hJC1OydlnVrAkLhTD8Jgp",
-	"CsmsbxCKt4ixbh2HIM7aLY0kOoTdWkPdNzBSQQ4vyvemR7PelKdlCBktA5yCjUeQYQf1OjWb8vwOYxgw",
-	"hhAqjFUzvdB3XrZIvnSzyDEr+Jg+YxEcHJnhYoqKDZvLNDZSYlypOg7uZFumD7kAtq+ZnokM4U5bcTom",
-	"6k2lLvg451PIRUR9/cJ+V81NtLzEhmuzmIAMYDEAcoaADYZLhpmPrBS6jgHRCIzG9rlIAtLoXjgIZxfs",
-	"TOtUF1xCmZAaMEIkq0vsp/iFXooblSHyEhFdtU1zO1SiMCP57s0LBm58I0w052udwhVga2NyaX0+npPk",
-	"O2u7MAsJ4G+pZnErF4lpImnHRjckAiXvAhgiTlkVpwKLl1bTOv3DZvRo0OjSj0T2Zmq2Zee2n8/GOU8o",
-	"+X2Yq/l4Anx5ihEGsU2Vi0Htp8qILg8PgUP9umpUnw1fgX4pzY16jqSyVRYmaVEFlTPnG+ujrAyzLFcD",
-	"mL82eNtqwpE0k2vFlaBuYEcYYxlb3F5VGrAowLIeRkEIOHDlIGy1u3Pgn023zTZkIWsX3oRr5RYPrAxQ",
-	"v4l02UE9JtkzF0JUsnvXyK1m1czlvmaXKHwdd7JQsLtlvTMIuCC06IaFcEA5/uTrCaEbPbKra/DcxsOH",
-	"lVINndUA3G7voNtbMzIKb9hBIFgXMF8f1wveNCw0dlpwEKC25pEerRtpob7sOJ9yLQ5S6UpKMD0fUq1e",
-	"dWtrucT/STzvBjkdpaN21owRb/eNu7x1XIh+JLLECgsxy5S6M6LtKZI31YTbPIibYZXaShxCCxxmA8fw",
-	"83Xj0BrbV3mxvnWEIytbt5839dLEBkpZ+fCtyotgh+cuRX5pmNEuj+74HOFX7dIiHfHd38Anz+Ry94df",
-	"qWL3h59SMjc4nvcwCv1dY8w4nc1K8o/521cZS/GvDh4INxFh/qBGx9lS8DxkNozfxx6HmJ4PDnDy6LjX",
-	"dT8HMGX65Zu+94MUC91ZjtR0mEpeqBzKXJvZusAnkETIPjg4PMzUiGdGFhw87j7uVtXXb/8v3Cd2PhgN",
-	"YWbxpGSi+GWh8Kte/+CIvsL1+c+T7ylp+z9Pnj15dv6fR2e0AviUuSqf9AB87fc4Kik+FrYQ+CwX9/i3",
-	"FxVGkOeU2t0L6zlhxMSP8LrB73o42/Id69cLBiddL6ej2+ka7qiCQZ9qxASDPhgsQKdbJTz4GvHhIA9l",
-	"Ez31fKo5nOXpCF3b7oHvHnu/fy4JmZHtsFFw2X0uYXxGXw/Y7l12dHULP+0j8kG4ZIP19zXljrvLufRZ",
-	"pjkpxGgN7va2W3XfSU5OX5HgS8fbX3qliudqLvGFfn8X2zG4q8H8Ax7J38Ja7Q7NW2uXoVND9gDPsod2",
-	"qi2mvUPyPB3+in9sNPf9qBZonvVTq0YTa0vQhZjZewNb2834B9Vi4rAJZwDAxij1FPUVdma1IehaY689",
-	"VBYJxse8PgFnswUrw4cIwwwdvPDV3X/hmyFZmKFRwNWCX0PGWcbND0Zb8zACIomDqLR/91+2h8FqKR0L",
-	"aDwB60xZz4FMUtKMFgqbZ4Lfi6TDKMM5USBr/12lcmDNLCp/pGlclONdxjrKIpVQk5gJnmepyCMqHX3g",
-	"TEKaSuQnKzUbWmQoa07ZbjfsUCSZIwJ0gIrZKYuhZG4qxzeuSzJBqVvai5DFEI5+0/AozzLTrp9M7nKH",
-	"0V1K2YHTVM41tnwKM0xyNVO3tzRB6Am1lEe6bM6+leK+PdKs1QWHOY6sHbp2EH/OjAWocQ2KRKUbHEcd",
-	"wq4cjz+QhvYcobZ63eqgzCjq7d6YH+PGcaw00GElpIdGS62SwrRKaAQh63pVfBZqniUsSe9TjKbqdiL5",
-	"HHlFsynFt1FYv3ELMw5ILGiH5dMu/9sZHtWCgo5Wjo45MgOG1Z2IXVEaCFp2UkrLTP1kc+Qup6yWXY4G",
-	"ZsIubLLw/yAKnOaqhX+bYmOYK0VpXiTBGl0Q2rYuAccmb50xq4zravYH9Bv9AY55f1l3wJYZvzEH8rkR",
-	"I3Z9+Ep9WT3tX6d17a8zfpae5udGrHDIYNDvdt3ev03Hcj4DEbCRnwaD3mPzuOEDmuToGsAOwNc38Rb6",
-	"idghJgF4rBG+QFBSRORgThz304773S5K5/VuT9b2euJ12vt2pdvHJ65fN/2yv6MulMm1kq/PM/w09m6w",
-	"uzCLPAGOuMt0WRPV4I44WWf/lGM3ybFnK+tl7QtYrbKUZ+n22SrRQlTVWhkWY+BKXNwyccXFTFXGsZPn",
-	"OoykxgLtw6UnZoHzHZ3JISbxVSF4B7tJZQ1ysYX5bZXAlWleSpXmVreiqYfmSnVlfHTeyvuELzXBkPVK",
-	"LRozXpRB7MXv+1SbpEUUhLBJmpor2eCVM7O9rpObvNVsEJd4lq2sUxXDywx5H/AuHMcu1SsHtnyfsiWN",
-	"uCsEVK+TgWIyFQ0qXFEh5/ohrJzydXTa8gLbsOvaUIvItAxJs6CCra+x1Jrw7N6Qw4IvkYR/Eblqn7K4",
-	"2+l2qZ4X4D4naXJqWoWyjrUpYuizK3fE3pSFkFB8oZ9SoW2UA5GqSAZMC1iIOEt1YUt+diL5A4ZBbhYq",
-	"cYBYNUArxiHZAsZF7vMZ14U7I0qdRhJOawVeC1tqedVA1joAsUhgDjgjkYyfnz29envz5vzq/NXVxetX",
-	"MZB4yLB4skja6E8QtwVT8wK3jwTWik8OywTA9CDLAwa5ip/UAJ9k3SxrglLMGj51h0d/CeH1NxL+flO7",
-	"/7+BPPnh16DGyazZcEU+O+70S2DCXoPIdZdKQ4C2gkiFa9pWPTG0b2a9a+e9Tq/s/Hi9mElj8Eq+bBnG",
-	"0YMNwiha/N/SNttrMNj3Do66D7cDP7SLf5X5d1d5ucqPdjEDYzB8xQrs2NmfIvQmEdrj+xVbsCvZsEag",
-	"hnt3qzhdTf5cGwZ6J5ZrYmJSQRJLFVSkyQTqBCIEhqsJ2SjiuNymSVovy5iWCBwQ/SXkvcjUTISMpHMb",
-	"G+aVATK/aNbCUqe+xG5EeXKEh1S5b2lm2e6wuAXCTtvFG1K0CVSx0zjRo26XwNbcfoB5i/L0yiAiI3JB",
-	"3kYuIgmiEZBVjBOthsXQoadPT346/9kIBGXq73bLXEP0kHlpwFaFpUiCtOQLNrbGelWowUQcAksCWiNc",
-	"NjblSzYU1v4XSXrdhSWtk2a8ZObfsSCzTwQKUci/KAblz0CPPwW+dY7zamVPlBiqdSdJYCIH+iwDlC3X",
-	"yPHJ/m3gnfxwT7x3CX1d6etz+vm9iWC7+t/h5t5wq5pb908BbKMAVosutbJQefOvkcB2c9Hntnj8Ovlr",
-	"FyPitnL8Zdj1cElFQZhL2pVjKM7faOuDqv2sBZY5rSSF1k4wZJ8cwwtFj0350tkQWbFIR6INBchUIh45",
-	"hLkS87DXdcVs0QhiWoVx32ZzPUGvthMk4wE76jJyYOmwUmm9RCSnyxhaOeqW01dZIkzDhi2F6PKlp4YC",
-	"87gFWbcKeumUIrlx9DiYHMr20y7A2/2T6iAaO5diUXbuybkQxMDwqEJytZ9C6NfEDy3oUq3Ufau5sr1p",
-	"tFrcvo1GK9OKDVWgODOXcIPQDViZL5Kv0IfKLOZ4aS6rzAzBq/BRCM0wz0Lp3UzJscgxJb7gw0wQmm78",
-	"7tWL1z/8cP4sHjCp2JCP7uYzM+5cwG0HCQYgc0/bHfYUJXAgNfTpU96l5WiRrFGxfoTUI7QFqYifv3j3",
-	"9sebi1dX52/+evaiWS79QRRv7EH8XKH0i7kGPdDlD92wG/ZC898+/Lf+vyP3V8/7th/2wmMYzwi6/uCV",
-	"2Amep7m4VR+9qrGDoCz+WBaghXLod4Wa2fK6g+CQ+4V010R3Qv6iOd43fKysgajs/ukkV1NR6f3d28E7",
-	"CZiaZk1BP3BjmKphmglvCNUR1Hv79sTsg28X2vlqtYSwzRVoOfdv4gr8jS7D9xMF7EB6159UiwfcemS/",
-	"22B0sC4VZ14gM4Ll9aULq2JZqHvvQAcXhsIiORM5vmAYV+mPQUZhP3tgGLbKpjUnzKcIWu7Kbz7SEWSg",
-	"2XdPAbbsI4En5IA3bhRBOPEiAX7adhaLIfkqyW8Ifjj0JUbStjhwbrZ1TqLS97TiaIr5FC0fBC0CcD17",
-	"u5GID2+wOgAn9hYq1c3GhJDtaCMgB9Kfno4/Fd8Nno4pKq1Br9/tnHTNVUKUHwyC83dvAs+/0Xc+hst5",
-	"PppwjSteNvFd57vH1RbevX3mtdDUwIM1XjqxX1fdfXAnvzddl5jB7n4Gj7un1eBzWpM/Nd5Nl7z1+9fc",
-	"DeV9q0MIEHFnZV+vgy4r2q29/W3VaOt12Balw7bBS0SyxJewlxZLuJ4MFc8TpidqoVlarITt1OAGSlXa",
-	"pfRvCpQpdWejlVHUBGL22fsUwjL40kwE4cU/FhSoggEP8cBGPjQVxDqt6sju71MvPEe4MnO23UrBq3jg",
-	"t8EOXce1embwrlffgxThatDOvVeJebcigt5cXaUQG1MkuEQ4CYQdcNorRhgXqrQZTFIoTOWXQItkZbQe",
-	"mEXZD0pn6LX2gsLu/VKy2AjGG7mCa+Y9QB8YVKKQq26wJvQGwkg0FErxJZHE8g8+AGPFMYNnYAryaJqX",
-	"1JBmmQPud5vWJljBSKJeYoiuWyshJmkwrAWWA7dJCC23Qh/tDvsep8cdxlhldmElkssts46Rh8ABocUp",
-	"zSUkw9LmRrKCQ8F+RFE0N3y0JpCuUeBtaa4/rsz4ZwrrthTW+8ZC/zZgJPSzVyt1oCHtUDeVn9uQ5Fqr",
-	"8HX0uHPiSZSPu5WyWN9CLHUtR3KliGS/8+3RatGn704qAdXHpiVbqKn/TbfrhzuvT+ME0QiN0JV1O3OW",
-	"6c3zO+51jqsSszc9GtPKdB5/szodN0UKDPJm0zvu7pVlWKvnt8YS42J6b/1CkX+KeOtFvB8FTwBK3lu6",
-	"L+TQKFyVrbXy3WtrkQHxCau1VTYvJHQi/MmHJyWjPN5s3ba17EeSrOtNESKs5SEU98xN3Ot2u6ED6zGf",
-	"2mjhhyS9e549mah5TkIIFs2x8ceraGVk0o8TEDLsG7ZqHxjjCb1oSwG/U4TWNHKhyl3IxS0Vaqewi7BE",
-	"m2GlzJstO+wMa3eiKyjhyywdT4oDze8B+bksQdM/Yipn/WPYglRQgb1czKBsimnWjN9OmM+L+VSi0Y92",
-	"LWQE61x4CFZqROqAADQ0WoJSLDDtWhlgmwMLQn0KXZFKCWkXfyRnBsQbO1l1B2HPpSnWQ+49yTotaqSQ",
-	"8GWMpkAimPbAbnZqtYhlyPyqi+t3EnxPih2F33zTxVK51c7goorrHcC3ZRfxqZdmZyYKEjDdcUAeGDiO",
-	"hsqUlKZU6jQR/iEjKGTzXmWv3EZRjDukqvKlfrSHSF0qYKTIteKxk9GMRHlmfUQwmEiCcwkwo2gtcA31",
-	"ChSQ/T1eIweWZf7+OPFFoPGmv5DOjWyvCrqT8OWaKCK7HmuCf/BFG/pjzmUQ0pcIxnC9A9LN98SIZwIT",
-	"UdZFNDmLT+NYgO16tTHx4+elKf4JD7OfbG12vipWGxWfL3UjKEdVAP6uc2Tr1paJdv1KAVDM56tLhI97",
-	"vkR44gmE3/TAK+h3013t46jaR0MPXb8Dr/3uw420pSBTNaH2+ysm1P7RZ9hpP6efr2CqxVPZhO6yVS1D",
-	"ICHERTScgq6tTShCVQ0EchL8zQd0Gp+6+jUtq9egflRoAeGJiBqOT7or5HbcNWpdpdM6Sfd26PTbirf5",
-	"sd9p/0sTYRNqTP+g/xi/qsoSNXihCqjpf548e4Lb9aXJ96uP8F9K+HBprhA9Ibda7QDNXKlklWKVrPXu",
-	"6ul/9do7cNejRu561T8iBaFKlN9uMyMclRR4tEL0mPhd57JX0NFqX70t/LbnKfhfgd8ereWDFXWNKIT2",
-	"80n/a7DkLzCUvqPe33wswOcefnj6/unprxyd430sPbUq4FvcfGQXqMb1/U4tPuXMfnuzz1+dE8vzRVQC",
-	"GEsj0AyiDOd5iJVscwfdtsEcZKuubMaUt6joO9VosT4kxguG0OLbkN5T5yBDMCfEdE6VhNziGR+ncozV",
-	"rPgwE+siUN7bqeyrQ9r6pJjb8SDQUKrT91DUUFd61yp9K4UH1yt6r80AbNk8zVpxkc8BZroXtxFSIFsy",
-	"qeSB/wyUJDQPdeP2ukF7tXt3BOWAmnyrI4zTBOwiUNctVRLhhNau1cbEGIDUsavkly3+feXEfMFckbI2",
-	"soc43L/qeRe/LWtrG6BgTqoM2a3XfOzVqjmiTFYv14jflvUYEb0oTUCQKcsuujLCVMawa8u5u5rpZb3C",
-	"4N3V05Xyz9SRX8O6eZ77yymWXf3fvUSK1be+YnhNz92+vd2vXr/49ZZ7107mM67aXW7Od3KWq5HQ2jDo",
-	"c1mkxW97bZqlcXP3bkB3R1x/CoOZ0g0XXllzVXtlnkl3aBV5Op2KJGSZWoj8YMS1gOJbmeCQpRoTaWFd",
-	"S1s5Kw4Zj6R7hkokcLmELIKQzcyVCHdqztPMPJOogsqRJqfsnUxHKhEs40ORaVbMcwmW70JFcjaXS/Mj",
-	"Zn1O55jvKtlQMF6tas2lV9g6tFEyfJQrrQG5Za4RgT6mwxyzPlVx5Cy2Jz7uML/WNhUYs7WxJyJvvJ+h",
-	"9vd7h4lJ9YS+V8lyA1tsrMtY55OW9flFys5LNng4zNS4VpZ+EPS6Hfjf4eNI9rvd3iAZPh4MeoHPx/Y9",
-	"jWV580/VMsKGcX5auQ96D8sw+BdcBxtWZ9sdQZfBb3lJ7LttWz3VYmEZSa1O1As1ItX6183vPdLs3ZsX",
-	"nY1YgHXZ5dOD2XXvaPtLl3yZKZ5cKfWC5yDXBMe9k1060/MZhkC9FEnKr8yo99SuLBf4TVHOkqQRo9e7",
-	"Hhp0pMNfCY0Xqzyu7vsbr350CRyZAHMlpxxVpEwRHLfIudQcVJ3VcnPPoBefaX6WQAmtJTU5jmpBuwpW",
-	"wc7H5xm1t+bYuGw2zcZKflZsxw70/FzlwzRJhPxj5ebgGm6jxNAq5rUrdaIWm4lj88Do3dc//RskQZm1",
-	"2r7Mv2UFuS8KFXsNRUJHkzVx2lCtR7PLd1erTOfSvLdWUGveAftIWlLVO7iog0+/FWF+fZ7xB7lmy434",
-	"zQ4fDsGzU7Yuz66e/theewznjQFolMMHhjiqe4YhUqcsLuXCmOEV7Op6OdUEn4FjC6FqkYw9sfcJKmxV",
-	"AfdJzEaZ4Ll2EWodZ+pjIy6x6hINI2EtqpS/cqhwBf48VX+eqq93qvaTYm2diY1m//K6c/XQwXJLuLqA",
-	"mctaFosrTdpNtv8afALA30OkmTMCr1ryLbTwvob839BMa+Tp/ioGeAny7SMNN+EmjhUHwPjBCRjQq0+7",
-	"9txTR5+uH24PPfzW7v/DLKNN7//ebKRIQ7uYSGkqvzdn5O/SpMpXmUIjJPj/MmG60VDsykVAyWvLDjFa",
-	"vd/16rA6Wys5OWnmaLHtm+cfsxg4RRxGkpBThFkPwiOsIqNbHMkQEWQAtid0HHVAceGlsARA3ZE0s4a4",
-	"dnDfMp7nUBQa+n1CYQj44VsM9rXiGuCPU4HZk67ddoxBP+kBdkAkc3E719YPbON+YUk6rIeVZqHx0MJX",
-	"17e6nBzGOJunIzlO74XEKUKQcmM3uHQdBuo0lLrFLnIyx6SFg0GIJA0f+59DMeNTxu1WQgIfNH4rFhY/",
-	"p28vLc3IimKvs7Wmblez5MtZutddLSfh0fWeXPGrW6l/i9twzzXYxe6LRLG32ddVUHj35gVrxRsFML/Q",
-	"F9QFxoTPwiO2f5Xh+E/xPqFj+9ubpm8t/9hYbWMrRW0yVpe1UdhYCX0K0jmiMeiCL9fZoz3O9oXN0X3P",
-	"HH3rNmKfM73FJl1e13+apLeapDdQ4P8i4e6PXhTsei032Fx256pJnPSV+0phnK1KfmdtEYw/lBJfQgmh",
-	"HluTO17PiyGAG7xI5d2APc3S0Z3FG1r/M8gnK7UZSlhewPLd3LETeKgrfIh45mrBBYu3p+G1w0RJ8c/D",
-	"hchGaiqCz7IaYDWEh9oMam//Hmsk7IxY9Ke1YE9rwZiYQR136N/DUvCXv1Sqfv3lL6wVm4P7xH4dt9GM",
-	"AKiyVBEMMGIgB35gNALIeKbE6/gwPo1k/Je4rCsmlyyfS0OgpeUBs33/GTMtzCqD6p/BphXpvdBkm8Um",
-	"EsbHPJW6iCTo4wDMs4p0a6REH+nWKDjDTI0PvbHQNzxGBB778XAYh7Bh+AVYGST7y19KmKpyXeC7uE0l",
-	"RV35M7Mi+FMYSUOUEHxO9U0dRlSR89GdyNFJlBasFTfxZtN/9Z6LJAUaa8CoQq00pmB3USnURtBPOCpE",
-	"gYQUd1219TjwnQ6LLZOPARPBAnNBfDZuvmQXb1+z437vWzZSiVhng+l3uwTdiDaYfheNMM3GEbOacYdt",
-	"K+qFBb1w671CFJsqfOGSVKp8rbWHmO6/qDXEXrrNtY/24vlfP2Zvv9u9/MLc8MebRIe95rmLxcPs7972",
-	"DqpJuMnaAeR6+CsZbP60dPzmlg44kL+9nWOMfGEDGOFGOqraN5rMFY7xfGFjxbFnrBjTWu5+FLcYKoDL",
-	"/mmm2MVMsYaA/rebKIjlooHCVs/d1Txx3Dhoa0z/GsaJ/iEmeQ1+XSMhI75UMlOpLLDIqaT8wEQtZMgK",
-	"fmeLPgxVAhijlxmf63SYmR2ExEZ2dnnB7vsgrcBGchlJGA0BQFpQJ9O+e5stVH4Htg0I44FMw0KzIdcC",
-	"bjQj1d2JJZYJg9C5s8uLSEJNEQDySaeQlmmkXmRZ8SmLCVvLwQGVxIbhQ4T4iCIboJvDVkUy/jUKhCH4",
-	"KBiwKIjm3e7RSEkBsqyQI8iqPxJR8CkesONulyrCokRO+IwQl2R0gRbiX+GLJEovJryI5IJrtsiVHLdD",
-	"dtztsRZqFe/fvz84mxcTIQvDDsWAfS94LvK4Tf1MU62hdETOhjzBQmkSMZN4JMtpU30tqDgGoxGcwNkx",
-	"+hBrQmBh47kEVE5aGTOg/nfMFm6LJC5wh8VUNpjQivIcKqTZHNSZYP/99vUr9hZolR11unYhdMELceqg",
-	"wETORhMxutMg607R2+gOSrfDEjXSSK6daQJBX5pCyaaiyNNRyJJ0KqQGSFGZMLx1VN6JZCTjOAYg+Iwd",
-	"/A+7fP32itm8FG6BQjteVkbldLAoiiRjBz+yR2fEyIFu7Sawn85/fgQ/P8Wb68Bc/ANWv7we2YYS9ujX",
-	"KKA9QXry+o6CkEUBzkmbXz9EDiAAf/PwB6Lg2nyT8MJ8lmOBzX2bRAEUZ4H/iwK3MpUGB1QvAgRebLpI",
-	"p2KwEOLONOw1QHsMb3+I4Io2Oim+hI0BoBnYe8y3H6IAlMkouL6GT6m+karwX7A1J+jxxWLRGQNABa7C",
-	"9fX1p0e0cyvKCySAY9r0rtpLE4QPH49zMeZFDefRJnevJnW7qjTfNiH90B4Eg+Bbw69pD8395xAefDSI",
-	"69ASQS0nyNypjslWh/b90tabQWzutFiGLBMITedqEsJYpUJYXfvC5sGWJOLGW6GPILRfpgV9c22BbMwr",
-	"H2iHy+cqL38IzIZuX5Owgq6xcYWk0EUdQuevzaimhhLZcF6wJE2o2rZFQkZMlNBcNIbu1y7SUXd1ldxp",
-	"qS8Fl0kQfvjgzolblPKQmCXBJLjr6/BDACv3ISBLjXve1WUJPwR4OKKoY1Zyw2ISgMjGtfOqhjSilYP9",
-	"yVbDMBJIiIB+uqzt0XKFz82hQAkH1ID2XmsI2vMAxMXqjKrlicOVgsgb51eFzmw62YjFcGtR+2zpEvOt",
-	"uVtWQJbcLD4QzEsXIZXsh6OeGVEDfSR8aX4h4E1QmNOpuMGcUWfRaNrKDTPcWasBRkki/m7GlD11MOsU",
-	"oO1SCx0M+p/CwAmWTWvXO+h3HUTOf8F/3VL2DvrfXPWPBiffDU6+o9+u/2X8ydsmBBXXLkuysm32O2/W",
-	"G3ZyI4cD997NcAmD9F4xkrhhDgEAbThbD8hdiLHUDQN1e6tFQWmxzcQCOzzPChvh469jWaIKQZaqZ7DX",
-	"74ZH3W543OucXGPAj//y85zLkVn4S56nuvrq427YO+mGR4+vP13vS6xbikWp8ioGIgtBdjafjdyuC6Zk",
-	"6GzDKMFxCDbLuSStfQctF8ZCRpmdVX14aTVR/7sd33yoRk5j3WDU0XeguUG7RkBulXqWr6P5uR+IsYM2",
-	"n4ngWTH5JRj8aj793eyY2ZTO3zV95TYePhmtYvlL5cMhVZczX36CCmPzPC2WCN4FYrSRrYPBBwifRoVg",
-	"nYUglbowlIcQwqB+pkaBG82nQhaspUV2ezBRhomfsnjK74TRumJUMyAFBTyhALAyzzMogWZ6pZlvMEqY",
-	"e2OuRY6eDN0ptXQX279qFzizQmbCEp5mS9B8Ug3FCXycIK81lGxXm3oP6rMzJIiPoAWZO7jFGbqVQ3O1",
-	"qYXMFE/aYdWr4KoW+iNH00xTX+loAhGWOErwNhXKBnE6wGEjfArGC69JG5LSZCPxdsp746W5RZpNKtZp",
-	"NMtVoUYqYy0jwM147oCuK+Uezi4v2uh/wYYY7puYDkViuUIknU0jLdhMmUXEgq4K7AnacJm5eU0KAbU2",
-	"rEJtVFwgo8QI2xYFOJJ6JkYHwCtgn81pAq3a1lRUEtcv1WzCZXIw47kmTGM9EyJpn7qyOnSoscgjVqYo",
-	"QNK1fsAquaNrh5bxqeuuYTHXGWYsF0Vtuyy7kmoPozvhBXdehH5c1tEEowgYf9reflqArvoYfgRGgpAY",
-	"yDJgDayuTqYbxRM25Jk547lPqq+tDqiDT9ef/v8AAAD//w==",
+	"7L0Nc9tGkjf+Vabw3JXJPYgiKSlxqHI9pdhyoid+O1teX9bQXxgSIxIrcIaLAUUzWX/3f013z2AAgm+y",
+	"vEluc3sViyQwrz09/frrX4ORms6UFLLQweDXYCJ4InL48yzL1ML8kQg9ytNZkSoZDILLiWBTUUxUolkx",
+	"EWzGiwmbcB0y0Rl3WPzD+WXI3rx+dxl3gjDIxT/maS6SYFDkcxEGejQRU25aLZYzEQwCXeSpHAefP4fY",
+	"4Zlcvs7TcSpXez7LFnypWfyXOGRasWLCC8blkum0EGzKl2ymdMEmaaE39yzkfBoMPgZ/Ca7ChmE85aOJ",
+	"eKpkkats/SCkOtCFykU8YFwyLvVC5EzdwJKcvbmA8UxUljDO5lrkjzRbiKEZqWZcJkzOp0ORa5iIVJEc",
+	"mU5Dpic8FwlTObQzylIhi0eaqYUM2a0QM83SohPJnaZnR7hmlkoWQhYvhBwXk+ZdzuA3O6mhSpYslWy4",
+	"NHNo+d/+cH7JtJCJDtmNytmP52fP2jttfioLMRa5P6DL5Uy8hlHoTYuvZXpz49MBG+ZqoUXOCn4rkDJp",
+	"Uzh+iqmDA9NDzNLCEG1nx5WE7poX8pka6TcqS0fL1fG+g79xx3WxzIRmN7masmKSaqZFfpeOBFMyW4ZM",
+	"qmKSyjFLZZZKUX6G50WmxWIicrHvkTq/5OPmzdVFruSYCVmkxZIVfGz3ORezXGghC26eNvtasBYc9Iyn",
+	"EqZiPo1/SWcHhnfkQmuRRFJJwQQfGV5wJ8wjaW7otn0KpGHWe8hHt4aC4oubg1dKioOXvBhN4m30vDqr",
+	"t+Ifc6GLi6R5amnC5jIROVtM0tEERpuIgqeZxjmmmok8VzlbiFywTI3HIunsPYQiX57dFCJv2HUxUtJw",
+	"R8UW3Mxb3KgcloRJ8algOQ5/7xPy4cOHs3kxMVs24oVYfzy+FzwXebwbcePDTbT9OQxmPOdTUdCN8DzN",
+	"GieM32vWim/gr4+vzl6eXz3569mL9+exvRfop5GayyJfXj15dj74QeRTLpfRvNvtf0O/z/hYXD05nOXp",
+	"KJXjuD2IpLgT+ZI4JoP3NRwaWNG7VKeFRiYwNfTE8HFsjo3TOyE7kTxgMBqWasbZHc/mgolPfFRkS8sf",
+	"dMELzbJUmw0q5rk0vDZkcRREQcxSOcrmiUg67Ay7xM6EjiRzc8Oxv4nZYiIkMwdC3TAzOvPDXSoW2vT/",
+	"JoRDZF8Sd0IWV0/O6a20wCNXTIRpGn5l56c0K1VMRM4knwpmzh7PidXBkPCioNm1YEWo/5s0x5ux3YHx",
+	"jpQsUnPnxzgU2pTYNoq3j0qET7vYSDyIWWuW8ZGAYWg2mnA5hrEORbEQQrIfhLp4w3KRCa6Fbp+yeJQW",
+	"ZeMahrSYqEzgWDvsucpZrAXPR5NrIcepFHEIA9VqlPLsWopiofLbOGTxiE9nPB3LOESuPi+m17HhX8hl",
+	"Y1iw2CwxE9NZsaR9p92yy+pTDfArw75O3Z5oNc9H4upJ7N5L0lyMCnqvg926obAUyIBLb3vMRVgOdgCE",
+	"aEnCDLxYKCDLM9ovGIpURFwTrl3XdBMMyikBkZrZ/iJypUMGJwR+NmwNt7gFY2nHIXFBXXDDk25ItIBO",
+	"DWHqAhkkTzPT8NTQfK1nJlLTFgz3Q1pM6GwZiW/TyYRWzOu4aAO6E+CTMtwiSXWRylFhxjsTOUv4MmR6",
+	"Pp0aCcjMCAe21O2Q2gjZUM3liGSoZJ7DHRXaSynNvZPGZeIOkD5lCzPwykE11ISfr7lc0ndG9LLfmlPC",
+	"U6nd43ZqMGDXEW2o+QLoawmSmmOG11IVtnEU4Yj4JFHDYqI0vW4aLjkUSDc8y1amBivdRvKRbC5vpTn3",
+	"Kjd3t+CFSJhhwG56sdlIc/HC1Xej8qkb3JNPdNBoYfjVx+HVk09xOzTNcTo8sBn9kxNz1nM+wr03wq3Z",
+	"3VfvX5hnTRfvL58fPCaxC+Zy3O8zJd04YMRvDbuAVZvPzBV51IM9ZobtwMREYllzh71B+uRF6Et0RrYe",
+	"GkmFJygfcdOZ5tNZ5s6XIzOQvUY8EwmbzwYsxseS2DwlmTZdA3czEzMCj2kVBvoMfyo5hL1TjKDJWh5n",
+	"nM/GOU/oDA9zNR9PivKQqCwBWuYSVvr52dPLd9dvzy/PX11evH4Vw+xDlk5nKi9E0oaFyMRNwdS8GNi1",
+	"E8m1mWmMA4ZJ47lO+NI0C8IF6hS4inibwIgMRRlJhcXQRCeS5hSruTdGb3FT7TEE3JBcPzK3pDntIRwk",
+	"8265kCqPZG2YKNOJT/CIERjohgkGQXnvB5/NI7NMJcKKJ0btC/4xF/kyCAPDR4NBgC0HvuzyH7m4CQbB",
+	"/zkslddD/FUfvjP3OEkqn8MAxO5gECRCzF4P/y5GhfkWfz+TDTK7zxNIjun986/9eOCLG3hmkXOb5ZVL",
+	"R3fIWFtcl8fPiQpKinaH/RUfMfushZGwDMkPlyz+Z3zK4ij6Z4xMIEsLkfPMfI93WxRFUez/EEXxKTOC",
+	"j9JFJPtd27u6sd/Wji1I6B32WuLtbU9SauT8O2hT3bhxh25bzWJ47FIqKzjUOKVRhrOMTedG2lAZSEtT",
+	"nhmWY3i6FCVzqLEG5OFasUQJzeKx4pkRuryVnbKhoTq7pi3TmnmMcTiy7Y0k98/nb/eiNjPh+1Acbu02",
+	"untKy7We+NzVgxR42fvn5QYKtE/7dFiIT+a+TMdSGXE+kiOuxSmKJeYmiaviUuUumpgOzEaUtKpBcfOo",
+	"YWW5TaPBIDgcZmp8uN9i2/F/vRV/pYr1i20u6F1PuvREODxs9TWNpFtUrxm5usCp9uTB6T5LnYsbkRul",
+	"bRAsFovOWKlxJjojNd1v2aUqvsaKX9wY5R50+2b9PD6/5OMYmBQbqdnSs3UZwffUKULEN+vX01H3uOMv",
+	"SBAFRze9YX8UBQFNGM2Y5YwrFodgs2r/Bgi5aeBmj0O8fHuGtZnPpQgtZAJyu1Qs4QUnBmluw8O4UDGT",
+	"8yzrBM07AofHH1Yibvg8K4JBLwym/FM6Ncp6r2v/LwymqaQvwyZbwRuR23k09ify65U+N+2/aexd+ovA",
+	"xnM1E3mxXGcPeDrXhZqyGT1mxQzWiu1X1yRv/nT+c91OUH9klnF59WSWK7AF+CfTSPTcnCUUc0Y8z1OB",
+	"1inX9U/nP+OD7sCiTBsyriMZG00KSDsmBcGszxP7duwsAXhC39EdCfebuejMHRdWVIuYFcoodmfsViyd",
+	"jBx/RMXiKmYjLo2oPBTMSkxsInJh7rNsiUK6YLBb7OzNRduQWSmER3JXKTxkHEYA9g9WLMDQmK8qAiv3",
+	"cW35406pStb1QsuXtvKbWpsVouNJkhqy4RlRVSrgXpzyT9Y23T85WTFOuS+U4zvN3AjUjee5mjaZrXJd",
+	"oNYZ//zzzz8fvHx58OxZzFpLwXPNekY7+e67775rV7lNv9v/5qDXO+j21hxmc+Y3mt7MyvPCDJUX5gg2",
+	"mBfNqC/V6phf8KYhg7nY2mpIym8c81F3zZgL9YUjfqfyYh230ea3nW8alRfPwNpiZgxNmwP6Ab0n62y+",
+	"5Fx5pFlqpE7J0sQpP2Zt4IrhWQaeGCJ6dly7SL6ltZnxYlKOnpq+TpPdliiVxTfHwVYOTRN6B1avBh7K",
+	"tThIpRZSp0V6J5ieD3G5rfiRqClP5SmL/5NkuesYdUfUDtZdNWhmq2zHlrNmRks26+9VQueThv9+lpAp",
+	"eoTuFTjTs1mWjsA2c/jpYLFYHJjFOZjnmZAjlQjYQ0+eEZ/AuHqdznQwMHf4Db9TeVoQU/m8K+lUxvRc",
+	"5VMce3VhX1v71E0qskSjtRWNmJ0Ap6pnSmqc5vc8+TEtNszv71rJ2nSmQmsUhkFAgNtiKMBNONQqmxeC",
+	"TYpi1tJt9v7tC7NPuuDFXAeD425358me57nKmyb40ilc/+/d61fmIliAq8f3f4F5h2TW1puMz3U6zMzp",
+	"iefxYTzPs7jNpqnWQG54bXAZyabxQ1OVJmR8CPco2p2AjX5zXLm1wLY0FWA2VDeRtJZTQ3hgKWGJGGXg",
+	"Cm3FVto1mi+aOEIWm5MEFps7kLoZXgMh63Q6p3iJ6di0m7A4N+L4XMRMfBqJWSGSAeNsyFEfTTVLcjWb",
+	"iaTdYejahs0j4zbYMWGceNn57vHRSGh9QI7iA3BeH5Su66ato7cPa45u2MPnKh+mSSLkfWntZzXPWa4y",
+	"Ya5xuOCJcaFKDVto+oXfqkR39OVEd+n4K9gUwDRXGYRR3tGOCWNcGZOgM2g2J75LxULkcSTxOydxgFk/",
+	"FklaqNyJUonIRIGGONsZCVMFOEREbp4E+8DnMPhR8Awd3rsvsl2pQN0GOy8VddSwVu9nrAXGWp4s2x1Q",
+	"mQw1S57h8t6TAGwj4FgWOTkDvI0+eQjuAgZn8WkmRoVI2A1Ps3kuTitOVu68quSHjf/ngFy2BxcJSCbe",
+	"OfJ/23ZwSscvjOxC3vEsTZ7PpRTZ7ssG3Y4Vh1f0fDrlYCXiTBdiVpEaPGW/FDDMmzoIA9AmoFmzVhoJ",
+	"RZgr7GMAPB+84UOxqZWrz6G3g+YQocAOCuQCTAEwxcp57ffN5MFXU52BfwSMJnrSZTewNprxDMitedgo",
+	"GXwMeOVta0EsW/mS4dLS+MM16wJLbk7rLgs6tP31zZ3ymBXpVHzRoAp+iwy3uoZgGiU7eLljOy0hLBw+",
+	"yIbCqF7Qxb3H+AAHFgUdMx/qJFy52kd4MYImespinFZMdyCQsZKCOBU08QOdnj0O3A702u928VxsXuvb",
+	"VCbrydU18iWEMSPbic8drP8NWn+k2YwXhuGWV5kueF6gNeCweeTYLFFz5fGHJ+Ik1bOML+9DzPTq9b8Z",
+	"UYOe+d+gLe1H2lYFKjcAbIR0iXAjGAmZ8JyR9tyw5GAz8Pgch2etPQhMNaW+/yXUcuNsdj5tk2dTSSNj",
+	"G4Lxb0H3M9BD8/Cp1Y+BC/PJ1Dy/GjjvtHn31F6FaEjNuExSOb7GT+JTWtCfVuIPWSUmJGTVcJCQ2fgK",
+	"88s8H4kQhEgpspDNi+m1/dL8PRVJOp/i3+Vr5lMhcvs9bnloYwlDpmYi54UZpF7qQkxDloi7dISDH89h",
+	"tHqUCyGvcwG6EcQjuPiakJEXKmSjtFiGGI7wJfuHZ9LfPXvAif4330+pZs6E8QWjyI1YXuM5ygyCbFBk",
+	"AmsYSKEayBzd0ypn4h9znpnLHRr4TRmMC33zmIwZIi3zCkdJC5+XXBrRROSpeGCGouaFlSUtV/k9MxRn",
+	"b6YuV+MDt/GTquDHdUMT6L0s9+vGEJLh70D0XzC1iZrnNZkVvmJc3xrlx1ADxoBwaeNYmucD5oo7IzN9",
+	"hCbAwW80X2ombw6K+ZLBl11WdqaMF3IPbB2x3QPi3mYCIRqhp0oWkz8ZyZcwktBG+8NSgKSmFMuUHLtg",
+	"PbsXW3gOmT/35TVgRq5uAX5X3v8TI1ivv/1tE/524DTdi2aSF28YT5Jc6C+i69I2XOGP9K0bs5X+lGSY",
+	"BdHMZ1xjcDWuyI1fpkNovVB5Uh3oLE/v+GjJ+i6QymgW9OQapcG2g2MUIiGuYX9hs1wV6DBhLddB+4GV",
+	"ipIoipyPDAO0OkFruGRcLpUU7W0E8tCqRBgU6VT8omSdidC3jh4kuzh7dQYmAwY/rCfnskWPoBvfD5me",
+	"jybmVjqf52omDr8XeZZCKOb7y6f/6xSkXX0+e7KZ0iWO5t5kGxE99Emt+J/8AWapxFvZewLMm9A98jLz",
+	"gLvAISrNuhDMEq45EJUeP0I/rMdaUfDLL79EQdunWsc0TTdPL569xb6CEN86Mm/1uh343+HR0Y5v/9vy",
+	"tT+5xU7c4h5M4iUkhb5SxRkKtvf1Y2A7pXNIVGfcPXmI+WIGa5nA6ox4EOvd4nJpHzFfZqkuiDbTMoAm",
+	"UaP5VMiiPYhkDJOO4UnNCojyoxTDFcehzavd6iLEob8URZ6O9Bc7CF0DX8f5Z3NVLb9BZVWniWDxy/PL",
+	"txdP312fvXjx+kMM1PJKFc/VXN6bSugugu25MQ1VZ3X85bN6pfC8WiMznxqZHLe2DCdB27N1vNqpvVRJ",
+	"epOKhmCVV6pgU/qVtWqpkBRhlbQ77JWC3Nqas8zmc24iHXjmM0YyLjPFk0ulXvB8LO671JeQFQqeN8oC",
+	"Jh3FNFpZ9t4DEZPtBXrA3An2zTH7Kf0eFhhMKl/gMxX4yjqP6c5zgHF8RU+pzezSQhYP5zWl1QM2f991",
+	"wzsiSadC6lRJPcCgzEEuxuayttfoHU8zPswEw9zlh1pYio+kqE8QHvO5xKU1ayWky05cmGfM5YkxMC2O",
+	"N10IWRSQ7MbLaVTzsitXQrskvMt0KpLX8+J+a3fpwjsLpW5Bz7cU3u9SqDP4sUCS5EtQkDA7wkxDFxCs",
+	"MmBc38J9xJmeqBzSksB+oHJ2IxYi9/KPclbkS8bHRtbOeCEejsQ3TCb+7/fnb3++vrx4ef76/WXMWhTR",
+	"zPpdptv1+ZyyXMAgbwqRRzKG9OoDyK+OmaZ8ashCNyKVmheUoEaLkJkLp1VbirC6EO2Vi9jrZPsRcune",
+	"5Rm6VOoll0s6Xvqe9KAUmxpxgzisfrDNeWMD08/eXCCxgyoTH/JZenjXi3E9NZ8KdiuWmCiHj4UuCDkV",
+	"kI1wk6XjCRieeSRvxRKehfh9ezna/Oh2ZSdZ40Y++Ea8l3xeTFSe/iK+kKOZpTLzUzmiilw8e9CzYpou",
+	"PTVhmRsVslzcqVuE/iADLVC44QDA3wRPWExxqP7WlSAXnmkXVeV27c748OHDQR1AYNNa1/EGPrtg3Pux",
+	"wKpE8dszQT8y6oEEF4x7+/fihUgRX8ILPcKw3NAyHwvYYQ8mNzQxEgMX7nFsrn4GCDCgbfu3eHWTj/vf",
+	"PcAm19n1LvyOfS+MHoQxGCUnhuz5SFrRuhWfvbm4fnt2eX794uLlxWUMSfG3Yhky+OXs/eWP18/PLl68",
+	"f1t5gjKnSO9qh4ZHI5gFUCN4fG/mWiRsMUkzAWGRdjmN8hK/PPufa0OhF+fvrt+cv73+6fznmNkWcJYs",
+	"lZG0t4AkQSuHfGDQics4z5XWPpx//+7i8tyj+mO0jJ1iKr21lkFiM+Q0PyRxPjRdlrf074Kwzvlo4jbT",
+	"MEotIAOxTkluHzm9y1rDea6RDjE7CBAn5LJ9yniNpEDQjqTRYETCeHklGJG5dICuJVII02vuWchI0s/U",
+	"fZVeeQEKENybBWJMsbks0oyMKwCwI5KHpJj7CxMluWAb9uKsmSZ6D3PV7CVLfA1J4L10+t09w6nnXgsP",
+	"EFf9iuSkJUbyO1OFFZX0lGcZi7GBmFIGLPxPv9t9pH08sVmuhsJwZ55goq6e8JkwN2umeMKGPONyJHKw",
+	"W3uoJzg5G23+Xs5yNTJ0MczEOWBt7ek32e7u1DORmYMJKRSLVO/g6qw59CGVid3wTIuQ9ULW/SL3gE0t",
+	"rboH6NuGyGqd/iLWhE2Uba2MudcNWf8kZCfdkPW63d+Li99InjVT+mar+Xup5zOE/ngpkpRfQu7VAxnq",
+	"nD9iW0JW1Yp38rBWPLPf8dYhoFmYzLqvf9pvDcwuwxs54N9cQyIeJD12ewfd/mWvO+ia//9bEDo/on0f",
+	"EufDQEx5mkGynnXODZURGHo1/6CcZ1n5Few88DIXb2h4xs1KElsYpAlkGJZuL/ya/FrBoB8GuYJsTUha",
+	"CXxnVVDxGHk/XWOcVznX48v+UTnXObhq6+txdNl9PDjCZz7vm133ltLj1u06CYIdr2U4y88gTSdZn/OL",
+	"/McmC1OaYVK+RYB1ZtVKsLqhUpngwGvRmrmShllPvQxtyrCHgUdjbgZ4LFM+PwaQA0rvh25wVw3ZyM4s",
+	"vXGyq8sHMIqATmiODwJqIswWnk8WzbvdI/GEHXe75tRWl6tknevyqtNCTHUD8IGbAs9zDtA89bRJQnPK",
+	"lqfIwaynEPkdxLEbRYDYEUjIK6vieNWvK80LNplPuXQG3E7QkPRteVRTCvCPl5dvaJFCh4TVCRqTb/09",
+	"tWNyrTdt5/MMHS9cLl/fBIOPv64SoCOnbti7Wu31avXaoHc77DWqVIs0BwEDTSOVS4Xb+EmRJW1wQmq2",
+	"yNOiEJLF5kgAPI8hKoDt6SHeQDc+RUwYyK4EQSGVY9aKl0KbFy7fAvBCXAHMg3u4KoebvT3u9zuRfAqa",
+	"gWZ6ouZZgtCe2D8ip8EITpkZACRfdjEn2bmRuWazyexM8mxZpCPtsA6nKMJ/OhirA29lYeldetcefGNn",
+	"ZmDjqRtIjRKWmrBTAYlXMpUnaGNwp2oTA8WJvCvEbPW4NfEZijnAgTQSJTT4e2asmDj2kHwV5wzJ3ftN",
+	"2G50LRdTpv+Yu7Bod3eFfk58r494K+5zuBe1pIlek/4XOhoKESAINPHTMju9BPRrxdDDkyMES8UP38bt",
+	"CvHtBUEAU7zAVx/Do/Shv4U2dyTLF6ku9qVJkuL2OE1NF1eWytutr5vhvYAH4Voq+C4vvDTP1dcDRk1t",
+	"2M7XL4sTn+63NLusSNP41g8IzLd7jsZc0Ybyry3K4mbq6+7FeMHnff0QXbhDuSd7xiX5vM85CBvWZP1U",
+	"tuzGSyLHPXaEMnRJHWhiQzcW7cZCmlkI3BpwZNiEHOni0x8RmHAkTUstQO6kUP20BMoEhExoAaBQzdvA",
+	"5iwfnKSFbnfY2RCuf2e4QBlgO9bMprX76ufLEccuTKO+qZt4xyaiELN951NJ4WyiB8pi9dNEG0Vu89z1",
+	"jiJAbXb21bA6nM0TvQ8/Gil5J3KdKnmdkzmzpCI1H2YiqMKoNXIOPAZmNLX2rjVtwBc1muRqpm5u7sHH",
+	"6M2HmZsFPmgWa0k02YUw7s2YG6gk8JorV6o285V9CdbsVBOB2Yz1fahqnudCNtV1OJMEzE5rdfHuNTvu",
+	"975l9hVwi1nAP/MvWsnR4rOykvXDuvIAZo1uHQZ+wFBjjrrVKYyCnOSVDPadRraz6I85+ZuZodmCn8xz",
+	"XoL9qiV1Jcl+YjPt/bn4M99hJk3qBgw5tNCLuMS1vQhLGlhHU08dAe5JXfxO5HwsrgmeaE9T0atyVwEE",
+	"twy6tyM+haohYJKhLsBbjMtWAUyEwHcJT9qXm5a0NvypERaatjARo3RKQ2LFQrEkHZu2S0liplIjZyDe",
+	"Y6/f7Zx040YWs/4E2hPXCbbtNQ10y1budoNs4qsINL/jcVnPhHflvvseuEIVPPvaxAbunPnUlp3AJXnk",
+	"6O/fncg23pi73ZLEtLzLkuiu6XKs7nm4wnK287SvrcTXOOgfR5k3A/89G96AXB7Q7Gbmu5PRrS6hWOOz",
+	"84quGJWD3eWuc3fnk8e9BT4Jqz+2oUZKKYypRISsmORCsBGfpQXPwCtB4kQwCP6/j2cHf7v69ejzfwQ7",
+	"iGXVsQCuYa/frQAbzpvMiadsuGQ2+Cn+KxR4iV0hLRpNJFujebHaZtumh5fCHarJdQPlrkLj9jWs9hY2",
+	"IDjWDKTfHD/ABdUsEb7x5cG1m14REyE6wAy5VvoA8JYACh8Bmw/jUxb/pUQ1huCrObzub2n8z9iVadCM",
+	"Z5AyUqR3Qq/sQyN4avXEwaqsO2A/0ZLZQ2yFYSeeXjWss3nxX8Gm/2DM+SvagXA1drWyloCTewyj9HNa",
+	"WlC3QVgJmNrK3Dd4MwnSdtUFaykO9FdwRQMfAIsglTUwPJwqBA4qCTOPNEZ8tBBXFgNbzWDadYTYVuw+",
+	"/ZhCoQSVYQUUiW5ERI+FiocWpTbVjIO5sN2J5EuEjsVwGqz65mIFEWR0xLUIXTw8QrhivhVUxBAJRpM7",
+	"FFoMcUw1i41EGttiVtz2imddSUHe3+p2Wd61eUPgKbMdaZFhuM7K4oEbeSMOv7dw4FOuGeYtz+dZRiPd",
+	"GEuXFnAdNHinL+0lcGqXxA+l41TRolUaFdob1PCS8iZcN4Bdowd54OpoPdLsJufjKdSejP9Pp9OJwSE9",
+	"43nh19uiMHiAo8gfaRabU3hg+ojbp5G0DnE7A6PBDJFw0YNO0L8dVsopZU0fFh93u1R8Y828fFmtBCRu",
+	"qjQCA/GvViKw4bwoE80EiQS2mh8WOzstHfx2GoDEbOcBQbFpsWkSflyjFpBpiJmFOIpI2rJqkCWXLdlc",
+	"8gXP7RW3ffaztTUzmiCj/S08dXhkLq+6eiRWlS8vTOBA36azAzVDtnoAOp/IHWw44EBvq0/h0gxK9scU",
+	"GUoGJba0eQbypApFlV8i2Yp/jYJZxmUUDFhkuouCkEUB5nRep/A9jCVud9g7hG+/K8s/3YoZWOiIO8nE",
+	"7AQsqmZDMVJTW0i1EJ/cQQwZ3L+YsIVjw9ZKaqbciKMu1seIZAsru+rCoV2fUoEIKywddX2pk5gj0pGT",
+	"p7rdbogUpiNJDZ2yoSomiLGTMBJhq5JXh53ZpCps0Bat4JKJgylPMxtpHkkwMpAU9h2zAFuk3Lf0jI+E",
+	"DlmiCgC0SLg2kpstPFlMxBT4BI0GSny0cpGYcSTt2AzE5ilgKT7uVqpLSXDgIWtBhhB+g9XUID3XtEa1",
+	"MDBrB5IdAIMMcx2enf0cu/2FOVNL9N2atsxeYN3H6qi+OWa2RqJp7BBXb8bTXNuGlRQegnkkSx6A4col",
+	"kxtYzxvTRZpllgG1qHgkMoq2q6XIpgg7EElbTo4SaS2V1YsSYdS80fkSI52ZU4GlP+getCWLfm1Mm8Jf",
+	"DXM4pTCkFggChuDbYHuqVuDcxXjtGbua7eaPnGk0ZOYkoxXHnNlet3NiCAygVU66eKqtXoqH/fz92yj4",
+	"TOW/8UU5hvBTyvrqUoUa2szeiSVjr3IgMCxY8iM0XVmxxPYF8PhVFZa1rIbb7rCfxKxwlWxb3NrFbOb4",
+	"TaYAvhI7asMdAUjqkQSDndlMTWWfYSFOvStqE5102AXKUYAZGknLOVfJgkx4uJC+hWxglpCiRGsImg03",
+	"6IeLZ5c/fvrx/OKHHy/jU+CcqA2CbAo8CKQ7NIpo1ut0DL/q7uYcaJKQzzc7XczFNVJ5gkFtUIuWBGQj",
+	"eJtjO0JBdgDHdjCXaRGvGjuajQtPVabKOwDZXoPSvSUoyXS52vZP1aVzLLDvsezNQh8JXNpW9o4ktuQK",
+	"YmkQaJjpv71RhPC8iTb6v4yw3PbOr3Uj/IoQW58qmymqpkI1a71Cib2qJccGVwK6B3Zp7vsoOImCuI0J",
+	"l4xDiQ3bWCs+Mbx8/cqtxjiu0RTWuslLXXo/Oxy8g8EYfiHpWqDpKnVCrEejSzLja36Q4hP8sHXHZ7m4",
+	"2+HB2tLgiKh/aoQ6Xbdg9winQSZVXNcUO8/kWql32lADvqwmDhdqOoWMSSNrLrwSykCcA6+89v3ic7Au",
+	"WiVAh22Kz/EK2d43DCcMmif+Bk6YklakxsGkhZi6XF4EeQZfrl88bwOn9tbd7PuGbfGzjxoCwrBk7cbt",
+	"WtmeEGGxKbP8ZhXydVAtIFwvQJwLnhjW0e30Ykx6ddaFXDChi3QKpkVXpBgrDIJGhztDG+6/F0m49O11",
+	"O8rmOr0TL62DEldvU5zIFm9mobZvrdmKB9xZ8FbdxzVWOayhX9sQm/SJJrTV2QrVyC9ez4Q8e3PxjKC9",
+	"Gq9/eoYddboOA2yVdabyRnlUWHahZkLyWdrIPGe8mOiGt2oztk2E2It9r2lCrnCjX1TypFu/ICD2FwIE",
+	"zDJBVTQ0PPa6Yf8kPOmGvW73qmnbKhapyv1dE3S2G8gAB/TXNQLSLjfmqgTgmx0xoYZrLAx0c5OOUp5Z",
+	"6xFrAWAC6HwhpiVwzWKjeB/OMp5KUvnSQkcSREPMom8BUi++BecW8+J12wpHp2jdxDrlLP4xLeI1ps5I",
+	"1m2dlOCNvjMEGsNRopJguz6tCcE2qQIfhrLTxDo60G9spXUqNG0/nrJYyDEfi6k19Eos/e/HDoGKLiOJ",
+	"OkIrNepHATYox/XMVTMUZnRgLTGDJc5lVj62tYd1EhOkHnKOU/LMSMUMgZdtpdpabdt+PosFvnfBQMCG",
+	"uHVboZfnP+JI0paj+my6NoJph+1qRQY7C/RIdmTDze/iTqfTriW3mA3HgXZYPIsPqRAZPEXa9yPNRivm",
+	"Jywb/B/xYVmszKlhvpJKIGGGhszX80xoqj5M/fj1zswoZzGgAvBMK4RlBnmV6ghaMwyE51L9NK6pXj0e",
+	"Iifiw8JHskIfOBt/GqV5fUUPXJN1SUUJ38zz0YRD6nJpKcBMSz9khXRJo0quKpJhMM+zYBBMimKmB4eH",
+	"XkeHo4kY3ao5cESJtaDvb8H/XGf1/7G7xd3xo7c0LcOytlrNNxe9LHkQi3GZY3CKErwumNRGajrlB2W5",
+	"eRB11A09owmLY5I6w7QD0Ye8FAJ8NlwqxFAfi00OCN/qhsXzeEdNr0QC3vpoU6LgDdaAq9IhimDTNMtS",
+	"i5DjyWBgt8I3EgtfAqqqTuVIoPAMwoyS4hQK7bKjLpumcl5Yox24gsovQ8aZFGPwA4OrzDO7cx3JUttb",
+	"M8dS0mpyh/TW+EIaXSATricHQ65FwnI1L1I5hsNKPBILJkbya7lAPEkgXev48CnUr9zY3tMjYh0VDS4R",
+	"tp9HpFL1MgInoZAJmuMs5EO2ZNzmaLJCqdAKAKxqAKHihHAu2vf0F21/QTbzAHtHwGXoLTPIFe2m4A3W",
+	"ggOMdrxTNvJNTZEkWxPMYlW3XxegPNvFyeKNDu+rNtw39jqjLzvBHo6btQ3sYGj2x+NqjJb2G0dSwOrg",
+	"QO9mdC4N3ftYqL/m9aGT3fnoRC3YDc9ZYo6EYzI+M51AaLmQhgfORD4SsuBjEclup9Prdn0BDQ9dyT/3",
+	"4Irz+3kT/T2FKrale7Ex9hMkhgZ6XqzJkABDNVukSTEhJWG4JIHJ8oRTZoXYiQC8rHjFvA0m4qWOJHg6",
+	"dmOvTUbqFWrYwdMxqJitV8VikjHBngTypbnbrTU8NrwyhhdI2ASrNrrhV8zf5EyibmwQ8BoZNpJOcMUF",
+	"WRcJvJKB74hmZR+vmo2t4ebMjlr8IAYQn79/G3d2S0Z7YwE96m132Ww+zNIRwItbZEOqlCsIcM0QsQa2",
+	"DbggrpYtyOgLCTXR0rEEb3k7jGS/BMtvec+AzEdVzFAngiREkdTSkO3LdG2VAAZhf1XZN6tpnji44zko",
+	"TUYkfgNTCmjaYCl8YxFOrixA533BMEogDIeXZ/FL+7GFvlQ37Ljbtb5iuBHcwQAzPhXKacTKuCcSRU0v",
+	"wKaazC8w/fvkc242L38wLAb1Y8i1xOIJYc2QXEzEkln3rZDrcjk7u1h70+lM5YW+tkCva8YU0+8dej4G",
+	"czXcBviNSMBmisOqcGVfOKLOFjyXpv8mFo3+afvIRsyTraCtCLH/gXpbwT75fknecDOZJQnOYOVMJVFl",
+	"rhasZVkcuc5BhGw34qCsNUQDaC/ZlcPtduVT35RMBmRnUa7aj9FeHDRZhVetv+lUXGd8KDK9bZ+9R2My",
+	"S4Gzw4Fqh7RCw/noVjjVJcd6++EeeDTQE7x3nStzizRpxflcWF9f3D+exBglUogDGBTa8I02SC1APb1C",
+	"scVEZQIKm+lmiqRUCrXYviDuyRg3EA4o+WBmfJxKQLGq7MQGQ/dajpKno79an2lDdYs8HT2iu/3UK5yv",
+	"ckrkqdIqmkQpzqnMXCzjHbcTzQ7HrBRaq/P4UB7zPS6ID5MlxG/i+BsOZENmgUqaovOksikx1xBmfg3G",
+	"wFSOyUSrrnUqx5lLnLm28kNcu23QlAhwNk081GNnX37nwFzKNtdePgR9uufi+nZzdI6dvblgd310GXcg",
+	"0pJOIxiKCZUvTrhZFDh6IYu/TeDDY/jnqJsANtF3PfgIpQPNH99Mlfmn18d/l4Ln5l8OoW4qx+wu8JDF",
+	"ZcXK8icjrj3+ptuLpDvnmrXWn++2M6pnVJMv/ohlXlUe+mzrIwZtXV3FkWzZEMNsSXblX6NgxLW41uZx",
+	"o8VHwQAhFD8bvTb+GAVcJlHwzyhQeRSE7CP5FK+uMILTPCFVYX7CX66g3gMUmnExGSwRYtYkD5fL33T+",
+	"c5GhaQoZXstGMLSr6+nzRm2kUowsxFoHZXGH/WDDaJqVl+wfTVy99pnY6L5wTygweAP0eXf1NtvG3Ou/",
+	"f27EMYMbfvPKlJA6vdV5Ah7G9XDZuE47XIa1z+XFsufKubLsDVllNzdaNP7WtCSETb/RUv1Ik8F5O3uz",
+	"zZVrHfpEv4Hd3SvvY5e8lFKW/xwG/7BlfZs7QSV+XbUMUInN4QyrjBRMBHdGS1PumOLpbJQic6HnWbE7",
+	"wo1doHlWbEW3sW27dBuc8KZ1B9fynigl9+Mx3vGrubHlKtgMDPyRtlJ5RWS24YIhw/QuirQJySNXSaAl",
+	"i0ctiTY2kqYv3cTOl0aCVBm+kavFIx1JK3pNwCQGV6cL92zFZrk7NeUmtujoS1LUd99uX1LctufedpRr",
+	"vGHH75NLflaTPGsSFOr05nigawDtPjah0ouK9YNWI4nZgWnB9HyqWUsqJj5hMUnaWPDTzmZZKpJ26GWN",
+	"Y7isPq3u1BIipSJZ251mS92uyasVu5KdAQz8USUl3jlNg/fvnjWJkZlqkiEvK6t1M8+ykI1zNZ8JSK0q",
+	"JmquuUx0tYv/6IX9o+Pw5JtvO4+/a0TcnKi82NgbAQMAHDaW4rbJ+ea8/BSylyH73hyGy3rXnf7LYFMo",
+	"6LouQ1RmG/axs6KYVE2Af9dKdl6RylKjfuzWMw7aydOKNx2Et4Jnhj/vyfdsMIVen/CKFSLAAetFW/ke",
+	"SJUlQhdowgm941HQI/DGjviA3c34gEddX5o56q5y5FyMGsOlLu3I+ycuhESvnZIUCzelnWE130LXdt2q",
+	"A++frA7VR2GoDvaZTbZwNhaM4IesCWJBMOYT5xxu6fl0avQMChphUiVCtxu1+z0wkTx8h5JW3CpvosSv",
+	"mPfqiH3n3Nfa1uw3JDJfNwoEcIXnDUw2vnj3evAKYqpsVD496zkmQhZHQRTEyO+9EgmrsQriLh2tcXmu",
+	"TXkjr/2MF5PQYaWkhSbhD5to7G7HLBkbc+FiLil4Cydl3ZUWOMCV6Cq0yG6aYZUxZuKajxvCPj+A7mzD",
+	"KiBkopIs96W0TnGZbu7l7oaOBtxOVMfaTHMgE5xb+tgHkmkN3MwlBIPp+RSqBf4rkWea4CuagR70Rjgh",
+	"fKQK++Sh8gAh+TLIF0EYVTDJtgAZNaPceFewg7ehzdmw5V8bBaFCWX8cNIR3Ki+eQfKcy6yiMGDYu6BJ",
+	"TU3s865IB8XGnjII5Rjmgt8aDgsSCgSTGQ3Fixu2bXM9aoSteFfw4j5ndGSP6A4kqke5yrLrRMyKyTqz",
+	"vaHLJxh2W+ZiTIVRzd2d7lIxeEGRwQybZtA0xcKlGtPgQie52TzuRIiZwPCyatCEH7rwSFPAgItAoaBg",
+	"DN9FUD+ZeAUByijYDvvgZS14I7eGbH8KkcR0D1kCyazBjtwSk2BEazU1R2dWLGm7rLlNyevmC3LLqrsw",
+	"PXvf+F4vfwvKwBXKbrbxF49Wglp02+0QZSh4OGUY6Gt7xRJydzajpswSg0rQOIjq/rCdtyeSu+0Pzi8t",
+	"WIu+JFepnzdKKfKRhDzIcr54K5XEZzN+5JbAtC1b6jSyzdzbaVBrObU59V+bTZec5Q/EowtevKLgugb0",
+	"H1IH7F8lamXGZZLKsc1tEZ9Sl+fiyVNa8Hw0uRZynEoQodQo5dm1FMVC5bdmw/h0xtOxhN/mOchZowkH",
+	"OPHQK21DH6YiSedT+uC9az4WIne/UPkeX4xDT4sZsl7qQkx9yS7jcjynShwrGcGAb1ekEhssJcRRWiw9",
+	"+E6im+XaO0c/h0N4j2AUlxN2AxmhtsAimjysf8jGJi7LAGqIzLTXqMszi+RwXniZGCGLaZfJzgifYqq1",
+	"YiOLa42wXBTzXGKw6zvghVyzGEf68dXZy/OrJwBPANUXxew1EBxF3ca4ErFXaASsjBO1wE4JGKvJ/eTp",
+	"ZtWF+iuyLBSODcO1QUg3fJpmy852wCyPGte1blUf+yBrxT4lQhBnqQvduZdsEOf2ERDtbx0APsda8et8",
+	"zGU6Yu/gqJndfMPThL2Dk2Y+nk95Cn+gKBaHrNPptHcbDVWNaxwK5BXhYNKCLlL0dtroy+mM50KzVvz+",
+	"3eCVWLCfVX4bslc/xzv27o7dDkOwzw4oXTER9taKB7E/lvP3AyxptfMo1ij8DWOAJ7eO4Nn54AeRT7lc",
+	"7jiE0hawZQS3KVbHxhd2ansNVt9f61IBtE+ZVyvgAo1kX767M/WXt8jGAWXipvBmbfMGtzbfrDj6LSOS",
+	"qas0C5iz9sjFPipjzFpgCYYIFw5oOZgVLRWlvTUXXnGYfxS6TxiCFvznhlLSAE4QgykpjjaS9KMndaeF",
+	"EyinPF8yniSaxTU01ngnsMDahb55+TkGOMg9l9/dsutat/YA++BOra7c69tvBvcKw1f2uSI2Lg8Zbf39",
+	"3G+J1pvhVs56xSZXOX8reDVbu90BBmVlESkivXxnt54qAuH2WeLzDJ9v4jLw6M4MpiZ/7tA/vMDohYcY",
+	"AEizu3RsHmSt+AelxhkkHL0SC50JwxrMJy/JsMZ/99//ijTdEJnuZb1C0qeTd1hrDHloJb8rFqq9e59l",
+	"mc1magM8Cgwrfv/2BZtAxLrhxd7b8ZfKXJ5icb+B4MsPMo4t9LF5HPjyg4wDlKn7jcK8+oVj+LxGUSUV",
+	"CmIK9gWiwZcgVBC1lGsjgIXuk1QF6T/0hSEvnkodb9OzImkVrdgbZDxg8xmC11kQtjIJdrhk8T9jqMIG",
+	"hedZHEX/pJz4LC1EzjOA/8VgkCiKotj/JYrisKKeUdReDf1us/rkwzh3+8fdLfrQLo+TurDLo75sv9Pz",
+	"Tgrf4elSYN7hYScB7/KsL6Du8HxdqNrtFScl7fB4k/izw2t7DMiXSXZ4vFGW2OW9umSwyzsr1/nWlxpZ",
+	"iy0Wvp+XGBKCXdGOWjDFiqXd14oMw1Qe6DHwHalQ0q9EsjSnTexTQmqdIZxMNUYrufJt4aQCOdOwyhGM",
+	"uMF5YH8H3cRBjmHkrwVztBj81v7sBem0ui7sKRcQJ+WZi+9dA6UJc34CGJ7kisSOijIopL2j37ESO7OL",
+	"E2hdqs2HP4GeIBpGLPT1TORYnXBTQNJMkBAR1mLnui7KoZR2d8gygoevk3nOm5Wdl4JbEBj7EF7VXjzC",
+	"3sEHm+J/qBis21Drx0v4MmT1QJ+E/J07kCCuylpBDgoTWPxjLzVqXxwsL2iIeqxGD9W3Oqwwz5X9cMf5",
+	"aj2z3imzsUZPiB3fhLPm8SHQvaYCgRUKxTRfNqETbk+S/MMD7W24Kr9irJe9jHd0gPnksHN02GU6FX9T",
+	"UrxqhEA9k+zi7NUZumR/MTcWQlzEaDc+/F7kWSqN6nCmU374Ey8mUy6Tufnm/eXTuBkqKpJYxZ7Fpl3T",
+	"bNxhzzAgYuC7Vh9pFl/+LYba7Fyy+czsDhKJWOB4LFJOrqZIF3CQQyxzFVozoiWSQtgQIWUoZgKQNEl5",
+	"7H+hMmw3Kh+JGnxSUJ3i3kCwZqURffI+IRc1EWtPmSBplH4uJ4IyQgFAeaLm+SPihGYR3l8+Za243+1/",
+	"c9DrHfSPLnvHg2530O3+DUBD8Mx5vxMiayQhq6z8KW7XV7J8J1gjkP9BhItU0wI+0n8IMaN+13/Brb3X",
+	"lbvvLZp4l+GGy3Tj1bmO2+EZ/NoBEPXT/scJg/iAbpp9Q8IAdT255tW4MJc8FWwEIVvlS9K0kKVaJBhp",
+	"i3alnF28sXUKmsMwpzzNti3R30SuXkuBVgzIdLweqkLf47W0CSDpDMeHkILs6cWzt8hxNGtdvLk7xlnc",
+	"fdMG1YviilAdNMJ9lu4IcmTHAJEDDcP47yqutEMZQ04EGCfVXk9ZHM273f43MeMZaKcOmB7FfUw73mVs",
+	"N/xO5UREX1BSzyKjNMVDC4eJSdAr4CIpTimWz34J8daIommUBozVWAd5MStRYzYCQNFj5oCpbM3FOuJZ",
+	"BvVwzCPWi0ou0AGLASMmtgh+ac7UQoZlAU94CZKgFhB/mMq7tLAF+1oxT6YodokEo1VUzmLDFUUeV2Fk",
+	"AugoCAN4xXyfuCgm83hjjI4Vy5pnVpMIUYA395xMeI7AIobwIdG75vjFqJkRJUiZq7QqSJLGXhX/2Fxm",
+	"QmN6+wJwr8wtCmIcZ5RgBlcxor1H0gqHIVmUPRmxFDlBX4mZknXhpDKiYMPqrNN4oE6Xk2xZodQtpAHw",
+	"W6GZuLkRIyNv2ZH7g6vKr76cGzqn96ooi3qwFVao2WbRtjBj8+TbZx4KjNWcdMEhOdaCw7BXlfxJ1AKw",
+	"cBF0lTRoUJblb2UUKNLvc200Vc+ki6Q8wB7rsHdCjdev8M8qU/dYmHcc6nsf+tdeZTLEGTbcr19bALHX",
+	"+B9O8PiKCrVbk121Y3rhXaFy8XUqr7JWbCktZhbXqb1qZlknK52tE49OGQePpFG4fWzkUrCqex+7x4+3",
+	"KrFOvtoNKtGJTIAJThkPK7jnPTtxXc2VwkrVcIE9AstnqpJ0ZMtV5WKm8qLTJMV9weB6q4NzQKh4b41y",
+	"vsjAgm/hmeG2EzyBW4rcirqzVU58LYURBI8PjTRot81sYikyViTCikOn2+3eQyY0XdbqjSDplDIg3EGA",
+	"tANflDLhWmlwh3GtF+ReAWgaXi/EvQ3J9k/L+mFQ3CkfK9lPAYB90mHnUJ1qCjXapHLiXoedRdLJfqWF",
+	"0zYMAHU9rzjZcF5YBAC8mNlcFmlWGUlDpd/HjZVUnOy4I4yolSIrZ6MmfW1TMZ3pboWlIb/YwNTew231",
+	"1bgagWBv4mm/jbJ2r2O0w0u+zrNpZM8zvuVMnIHYV2JKrj8JbXsUcjFVd8Q/7YtW/E0B7gI3qHXc77fN",
+	"95nwiBzCKxF8WIf3ofgdtaV7U/YKDdvtLVM1umHvqtGupMVonqfF8p1pnIypguciP5s3ZaSdSUDZuhVL",
+	"NuWJgPgULnm2LNKRZnNt5F4Q+lDpKn8yb9AvHcieMN0Z/RI6KwXZSVHMgs+fP4euOgmE12DpeILiP3Ot",
+	"mkNU8FQKsIJVwfXHaTGZDwFb3w3jgHSn8ptVKEXakQNUJex1617oMKPlEcRnL3aY3JrdqCxTCySyyawc",
+	"5F3PrFnItIqk+AQJ/GM2ylJwMkPBq4XKb1M5PqV8rcrbRqfLlNKkxZnVBw6dpyNzP7Uwk8tscxjJ2FaW",
+	"wQgl0INSwNhLQfhG+EMCMDHE3okk1AopUUu9KTHxyYhG2LEtIwNAnprFZ1BMMf0FzIkD9j3sIzPX4dHo",
+	"7M3F9U/nP8MHiCs2DwtZpCNykWoG5Q5EggqbUfiGPPGuXeutxRKVbsTdXgiyxnHfHEPCjWNDldjaDjEg",
+	"qGA3h58OFovFgVGbDuZ5JuRIJSKJT1lOMjS+8v/evX7VYbgGWJAaKhp6gK0WENgtkB0PBblSPEMMGLIx",
+	"gMGeshgQV3XMWngPHOBqsKnQGhB0gfNQmWqmJEOvT7bsePixPgQ8iSZnby7apC1TrQwAn/U3FgrAYPdV",
+	"6Bojq2EdSfgVq0R2Op0o+ByzVlwC4cZtQ+a88ETPhXLtY/UTcnePuIREH1fjvkItkXTyITgcy508Lstb",
+	"FxOV2Lfd41SYzD5+QjHTksVn5pjFkTRCJUpoWCLEnJEUJRZEe34JLb9SBbwhktjtfBtP8QQKn3tHGPsD",
+	"V1maMz3lWcZiLI8eU3Gek+6Ru7VDsFBliidsyAFdBoLpkJZK7N+ScIxEBRYJWh5cQsz4pA2zbbOWjYw5",
+	"7h5DRpdcRhRgCyvlE2XZ8khlGeZFP9LtkDLpNYuf8tFEHDxVsshVNmBSHcC9GQMS0cj8GEkq7Qps/JFD",
+	"mqI6sv8DLwtZHFwuZ+LgNbBLbVrSMr25gVOOF4AWeNWi2c5yUE2RPmaX9ITnVh4qJmIa2oB4MOxBQEMr",
+	"Nn/H7UEkremOqh64/DLPwAfVY9DgUtGSQtCRMKECUl/nUorMvIk2wkjCm1MuzZGEh6mATuiMkPBEIjJB",
+	"KM1UKpiPbJS7eYuWzIxZg5xt7w0zGFgVEqStvbNyEGx11Cy9FeDKpaLwaXLqG/HQ8OkdKQ4XTtnUEcom",
+	"WToSZCKwN+YPb14cHHW6B4bBrNyUi8WiM5bzjsrHh/SuPuTjWWZe6UyKaYbiCdaEL6+mszcXQRhQDJlR",
+	"BjvdTrdSPywwDRwFXtUwIFcbSfk5DOhoHCZqpKvfUCOdJZ+CGDwWDaE/70SOgl2qXdEzV/CMvYKrSiqz",
+	"YZ0ytVPJiyQYBD+Igl6BXFS6E0wf/W7XSh62WL13rdgBeaWDXCW1h1gjrDdrZL1tkmC9FBzITasm6ZWF",
+	"Mf0f979b17xbi8NLpV5yaQFaQVg6wbXZ/N6FLEQueYao6r6cGQw+XoWBtoGUwaUVavxhh0HBx4DdDiaz",
+	"q89hYJj9GsAt5LM/nF+ycXpnLjgrPJgTA/XZtxDCj4InmylhtVe8fFzyv5OOWrHPJgesTjhxyNwTqEDE",
+	"7RBg3GCkcH6pbdNx9dF1C08vHNLT9DBQA21zbQIKeN4SKk+YjTUyUWHuLLCZx2/NhwNwIsQujI29Uq7a",
+	"vTdC79ltw4NH8UkY20nT4p4Z9ic+zcTIyKs3PM3mORleElHwNEOpDevX20vwfw6IRA8uknjdSP2Htg8V",
+	"nrxIzEj3JF+AycBeVwjZ429whx3+ShfFdZp8XsvlLstACHUDnh4PKKoe9Vf1NaFbB705hWJxoeJIgoyh",
+	"0ztBUWHkBCkdS85/1e7Y/AxIOcgFzyiVYCq4NHKXvatUHklMKOqwy1ToOiwLAbIMly5TfCQg5h1pvnoi",
+	"X6S6gBQJYIvWRwtGo03IrSkUiWJp4mdZ2kVBf6N371aw/r41CmcwACZcFn0rNyfwDUjoril59PpAkV6T",
+	"0t1Yt8VuaGd7xj2K0taz1fIxp9tG4IcFDiPJ/aK+p2WUtfUxUrZJi7zdlURBHTpbLeWBgyBGgyFinNei",
+	"UWcCqA7Ginop/HSQiTuR2eA4nINRVv2kB8xUo6QJ88HVOwpZXAn5hy8q8fzQmEs1C1lMI8cMdhaP0mIZ",
+	"t90JkiPhBwpT6JH1HU7S4pScfWYFS+JCMQyPmaKQzPoGoXiLGOvWcQjirN3SSKJD2K011H0DIxXk8KJ8",
+	"b3o06015WoaQ0TLAKdh4BBl2UK9TsynPbzGGAWMIocJYNdMLfedli+RLN4scs4KP6TMWwcGRGS6mqNiw",
+	"uUxjIyXGlarj4E62ZfqQC2D7mumZyBDutBWnY6LeVOqCj3M+hVxE1Ncv7HfV3ETLS2y4NosJyAAWAyBn",
+	"CNhguGSY+chKoesYEI3AaGyfiyQgje6Fg3B2wc60TnXBJZQJqQEjRLK6xH6KX+iluFEZIi8R0VXbNLdD",
+	"JQozku/fvmDgxjfCRHO+1ilcAbY2JpfW5+M5Sb6ztguzkAD+lmoWt3KRmCaSdmx0QyJQ8i6AIeKUVXEq",
+	"sHhpNa3TP2xGjwaNLv1EZG+mZlt2bvv5bJzzhJLfh7majyfAl6cYYRDbVLkY1H6qjOjy8BA41K+rRvXZ",
+	"8BXol9LcqOdIKltlYZIWVVA5c76xPsrKMMtyNYD5a4O3rSYcSTO5VlwJ6gZ2hDGWscXtVaUBiwIs62EU",
+	"hIADVw7CVrs7B/7ZdNtsQxayduFNuFZu8cDKAPWbSJcd1GOSPXMhRCW7d43calbNXO5rdonC13EnCwW7",
+	"W9Y7g4ALQotuWAgHlONPvp4QutEju7oGz208fFgp1dBZDcDt9g66vTUjo/CGHQSCdQHz9XG94E3DQmOn",
+	"BQcBamse6dG6kRbqYcf5lGtxkEpXUoLp+ZBq9aobW8sl/k/iedfI6SgdtbNmjHi7b9zlreNC9CORJVZY",
+	"iFmm1K0RbU+RvKkm3OZBXA+r1FbiEFrgMBs4hp+vGofW2L7Ki/WtIxxZ2br9vKmXJjZQysqH71ReBDs8",
+	"90bkbwwz2uXRHZ8j/KpdWqQjvvsb+OSZXO7+8CtV7P7wU0rmBsfzHkahv2uMGaezWUn+MX/7KmMp/tXB",
+	"A+EmIswf1Og4Wwqeh8yG8fvY4xDT89EBTh4d97ru5wCmTL980/d+kGKhO8uRmg5TyQuVQ5lrM1sX+ASS",
+	"CNkHB4eHmRrxzMiCg8fdx92q+vrt/4X7xM4HoyHMLJ6UTBS/LBR+1esfHNFXuD7/efI9JW3/58mzJ8/O",
+	"//PojFYAnzJX5ZMegK/9HkclxafCFgKf5eIO//aiwgjynFK7e2E9J4yY+BFeN/hdD2dbvmP9esHgpOvl",
+	"dHQ7XcMdVTDoU42YYNAHgwXodKuEB18jPhzkoWyip55PNYezPB2ha9s98N1j7/cvJSEzsh02Ci67LyWM",
+	"L+jrHtu9y46ubuHnfUQ+CJdssP6+ptxxdzmXPss0J4UYrcHd3nar7nvJyekrEnzpePtLr1TxXM0lvtDv",
+	"72I7Bnc1mH/AI7mztRpeeSCTtXnraNcu06lIXs8LNHS78/bOmnTowJEpwTMKoolri1XwkJxWh7/iHxst",
+	"hT+qBVp2/ays0cSaIXQhZvbKwdZ2sxtCoZk4bIIoAJwyylpFVYedWUUKutbYaw/1TEIAMq9PwE9tcc7w",
+	"IYI/Q98wfHX7X/hmSMZpaBQgueDXkHGWcfODUfQ8eIFI4iAq7d/+l+1hsFqFx2IhT8CwU5aCIGuWNKOF",
+	"muiZ4Hci6TBKjk4UiOl/V6kcWAuNyh9pGhelh5dhkrJIJZQzZoLnWSryiKpOHzhrkqbq+slKuYcW2dia",
+	"s73bDTsUSeaIAH2nYnbKYqi2m8rxteuSrFfqhvYiZDFEsl83PMqzzLTr56G7tGP0tFJi4TSVc40tn8IM",
+	"k1zN1M0NTRB6QgXnkS6bs2+luG+PNGt1wdeOI2uHrh2ErjNjAWpcA0BR6QbHUUe/K8fjD6ShPUeorV63",
+	"Oigzinq71+bHuHEcKw10WIkGotHIq6QwrRKQQci6XgGghZpnCUvSuxQDsbqdSD5HXtFshfHNG9bl3MJk",
+	"BZIo2mH5tEsddzZLtaB4pZWjY47MgGFhKGJXlEGCRqGUMjpTP08ducspqyWmo22aYA+bnAM/iAKnueoc",
+	"2KYTGeZKAZ4XSbBGjYS2rTfBsckbZwcrQ8KaXQn9RleCY94P60nYMuO35kA+NxLIrg9fqodV8f51Ctv+",
+	"6uYXqXh+WsUKhwwG/W7X7f27dCznM5AeG/lpMOg9No8bPqBJBK9h8wDyfRNvoZ+IHWL+gMca4QvEM0Uw",
+	"D+YkeT9jud/tomBf7/Zkba8nXqe9b1e6fXzi+nXTL/s76kKFXSs0+zzDz4DvBrvLwcgT4Ii7JJk1ARHu",
+	"iJNh908R+CuJwGcrS22tGlgjsxSF6eLaKgxDLNda8Rcj70o03jJdxkVqVcaxk788jKTGsvDDpSehgcsf",
+	"Xdghpg5WgX8Huwl0DSK1BRdulXCZaV4KpEYgsFKthyFL1Wx8TODK+4RqNcFA+UoFHDNeFF+szOB7cpsE",
+	"TZShsEmamisU4RVRs72uE7m81WyQtHiWraxTFTnMDHkfyDAcxy41Mwe2aKCyhZS4Kz9Ur86BEjaVKipc",
+	"KSPncCKEnvJ1dBXzAtuw69pQAcm0DKm6oL2tr+zUmvDszpDDgi+RhH8RuWqfsrjb6XapihigTSdpcmpa",
+	"hWKStSliwLUrssTeluWXUPKhn1KhbWwFkapIBkwLWIg4S3VhC412IvkDBl9ulkdxgFirQCvGIcUDxkVO",
+	"+xnXhTsjSp1GEk5rBdQLW2p5NUjWuh2xNGEO6CaRjJ+fPb18d/32/PL81eXF61cxkHjIsGSzSNroxRA3",
+	"BVPzArePZN2KJxCLE8D0ILcEBrmK2tQA2mSdO2tCYcwaPnWHRz+E3PsbyY2/qbfh30AU/fhrUONk1li5",
+	"Itodd/olHGKvQVq7TaUhQFu3pMI1baueBNs3s961816nV3Z+vF5CpTF4hWa2DOPo3mZoFC3+b2kR7jW4",
+	"CXoHR937W5/v28W/yui8q6hd5Ue7GJ8xBL9ie3bs7E/p+ytJ396VUbFAuxoTa2RxuLK3SuLVbNW1cau3",
+	"YrkmiCcVJOxUUVCaDK9OlkIku5p8jtKRS8aapPU6kmkJGQLhakLeiUzNRMhIsLfBbF7dIvOLZi2szeoL",
+	"+0YLIM99SKUGl2aW7Q6LWyAntV2AJIXHQNk9jRM96nYJHc7tBxjVKLGwjHoy0hokmuQikiBVwV7HONFq",
+	"HA/xC/r05Kfzn40sUeYqb7cHNoQ7mZcGbFXOiiQIWr5MZIvCV+UhzBwidCegNQKSY1O+ZENhrY6RpNdd",
+	"HNU6QcjLvv4dy0D7hMwQhfyLgmb+jEz5U1Zc5+mvliJFYaNaKJNkLfL4zzKABXONHJ/s3wZe5/cPHfAu",
+	"oa8ruH1JP7836W3XgAG4uTfcqubW/VN2+1qyWy2S1opRpdCwRnjbLaYgt4Xy14luu5guySw2SQsnXRkp",
+	"5wTct4XQZYj5cEkFUJhLUJZjJlUiGi2M5gfNWmAP1EpSGPEE0xPIk71Q9NiUL53lkhWLdCTaUGxNJeKR",
+	"Q9Mr8R17XVe4F00vplUY90021xN0wzsZNB6woy4jj5sOK1XlS/R1usehlaNuOX2VJcI0bDhaiD5qemoo",
+	"MGddkE2toJdOKWodR4+DycVIyIJ2Ad7un1QH0di5FIuyc09EhqgLhqccEsn9dEm//n9oAaZqZf1bzVX8",
+	"TaPVQv5tNJWZVmxsBcXUueQihKnAKoSRfIVOX2bx1UsjXWVmCNSFj0IsiXkWygxnSo5Fjun/BR9mgpCD",
+	"4/evXrz+4YfzZ/GAScWGfHQ7n5lx5wIuSkimAHF92u6wpyi8A6lhEALlmFpmGMkaFetHSD1CW0CO+PmL",
+	"9+9+vL54dXn+9q9nL5pF2h9E8dYexC+VZx/Ml+kBTH/sht2wF5r/9uG/9f8dub963rf9sBcew3hG0PVH",
+	"r5xQ8DzNxY365FXIHQRlocuy2C6Ufr8t1MyWEh4Eh9wvGrwmkhVyNc3xvuZjZc1SZfdPJ7maikrv798N",
+	"3kvADzVrCqqFG8NUDdNMeEOojqDe27cnZh98a9TOt7IlhG2+S8u5fxPf5R/vHv0wUcBJpHdzSrW4x4VJ",
+	"BscNpg7rA3JGDTJe2Gui9LlV7Bl1dyNo/sIQZyRnIscXDM8rHUjIY+xnDzPEFiO1Roz5FLHdXZXSRzqC",
+	"RD377imgu30ijIkcYNmN+gnMQiTAitvOTjIk5yo5OsFxiM7PSNoWB84vuM6rVTrLVjxjMZ+ivYUQWADV",
+	"aG+/F7HwDbYOYOLeQqW62YQRsh0tE+Tx+tM186e6vcE1M0VVOej1u52TrrmFiPKDQXD+/m3gOWT6ziny",
+	"Zp6PJlzjipdNfNf57nG1hffvnnktNDVwbz2bTuzXVbLv3cnvTcMmZrC7Y8Tj7mk1Rp/W5E89+yvJBzbG",
+	"oeYfKa9qHUIwjDtm+7pJdFkzcK3gYOtyWzfJtogktg3AI5Ilgoe971jC9WSoeJ4wPVELzdJiJUSpBuhQ",
+	"KvAONGFTUFCpsRtdkCJEEBXRXsUQgsKXZiII4P6poKAcDO6IBzbKo6nk2GlVM3d/n3qhSMIV8rPtVkqK",
+	"xQO/DXboOq5VjIN3vQoqpH5XA5TuvFrXu5Vp9ObqarHY+CnBJQJ2ILCD05kxELtQpaVikkLpL7/IXCQr",
+	"o/XgQsp+ULBDD70XAHfnF+vFRjC2ypW0M+8BvsOgEqxd9ds14WMQCqWhUIqliSQW2PAhLiueJDwDUxBl",
+	"07ykhjTLXGkEt2ltAm6MJGpDhui6tSJtkgbDWmCvcJuE4H0r9NHusO9xetyhuFVmF1ai1twy6xh5CBwQ",
+	"WpzSSEPiL21uJCtIH+xHlGJzw4Jrsuwas4EtfvbHFTf/TBLeliTsh4RmHKpVKOmCY0I/P7hSaRsSO3VT",
+	"gb8NacS1GmpHjzsnnjD6uFspPPYthJzXslBXynT2O98erZbV+u6kEnd+bFqypbD633S7flT4+kRZkKrQ",
+	"9F1ZtzNnD988v+Ne57gqbHvTozGtTOfxN6vTcVOkIChvNr3j7l55nLWKiWvsPy5++cYvxfmndPhVpMMf",
+	"BU8A599b9QfywBSuBNpa0fC1tQOB5IWl9Cr7HhJ0FP7kY8eSFwEvxW7buiIiSe6ApmgY1vLgo3vmEu91",
+	"u93QISmZT210SUAa5B3PnkzUPCf5BSsa2TDtVSg58kHECcgn9g1bUhG8BwQttaW64ininhqRUuUuvOSG",
+	"quhTiElYQgGxUlzOlh12hoVV0XeV8GWWjifFgeZ3AMtd1gfqHzGVs/4xbEEqqPphLmZQ08Y0a8ZvJ8zn",
+	"xXwq0dRIuxYywtwuPHgxNSJNQgBUHS1BKVGYdq34sM3jBmFNha4ItASDjD+S9wXCsp2Yu4Oc6BJB65kJ",
+	"nlCeFjVSSPgyRgMkEUx7YDc7tQrIMmR+Scz1OwnOMsWOwm++6WId42pncMfF9Q7g27KL+NRLZDQTBeGZ",
+	"rkcgD4yvR/NoSvpWKnWaCP+QEU61ea+yV26jKBUAkoH5Uj+CCPtNRNrrht1ul4ayh+xeanqkMbbisRMG",
+	"jeh6Zl1g0GMkwXcG8F+0cjgsvYLqZH+P1wicZcXGP07kFajW6S+k3COTrOInJXy5Jr7KrseasCh80QZF",
+	"mVMchPQl4mpc7QBa9D2x7ZnA7J51sV7OKtU4FmDSXplT/PhlaaN/Iv3sJ8Sbna/K7wsFrKARX6UqaX/X",
+	"ObIliMvEx36llivmV9ZFz8c9X/Q88STPb3rg9PS76a72cVTto6GHrt+B1373/obkUuypmnn7/RUzb//o",
+	"C2zJX9LPVzAn46lsAurZqv8hJhRCXBpOQZfcJkCoqqoDiR7+5gPQkE9d/Zo612vQcyq0gEhTRA3HJ90V",
+	"cjvuGv2x0mmdpHs7dPptxZn+2O+0/9BE2AQA1D/oP8avqpJHDSmqgk/7nyfPnuB2PTT5fvUR/ksJHy7N",
+	"FaInEF6rS6A9LZWsUneUtd5fPv2vXnsH7nrUyF0v+0ekTlSJ8ttt9oqjkgKPVogeE/HrXPYSOlrtq7eF",
+	"3/Y8S8JX4LdHa/lgRbkjCqH9fNL/Giz5AYbSd9T7m48F+Nz9D0/fPz39laNzvI9JqVbQfYsrkqwI1bDF",
+	"36lpqZzZH9q+9FfnaPP8JZXQztLaNIP4y3keYj3j3AH4bbA72do7mysLWGz8nSr1WD8X4wVDgPlteP+p",
+	"c+IhLhcie6dKQq73jI9TOcaaZnyYiXUBNh/sVPZVP22VWkyYuRd0LFVrvC92rCvAbPXFlfKT63XE12YA",
+	"tniiZq24yOcANt6L2wjxkC2ZVPLAfwYKU5qHunF73aC9Cs474qtAZcbVEcZpAgYYqO6XKonIUGvXamO2",
+	"EaAj2VXyi1f/vhKNHjABp6yQ7eFO9y97nsxgixvbBijMleqDduuVP3u1mp4oztWLduK3ZVVOBKJKE5CB",
+	"yuKbrpg0FbPs2qL+rnJ+WbUyeH/5dKUIOHXkVzJvnuf+Io5lV/93L2lk9a2vGD3Ucxd3b/db2y+BvuXK",
+	"tpP5glt6l0v3vZzlaiS0Ngz6XBZpsfwtSki5a9MsjZu7dwO6O+LqcxjMlG648MrKu9or9k1qR6vI0+lU",
+	"JCHL1ELkByOuBZRgywSH1N+YSAurm9r6aXHIeCTdM1Qog8sl5FeEbGauRLhTc55m5plEFVSUNjll72U6",
+	"UolgGR+KTLNinkswsRcqkrO5XJofMZV2OsckYsmGgvFqbXMuvfLmoY3k4aNcaQ1IOnONdQhiOswx61Mt",
+	"T85ie+LjDvMrrlOZOVshfSLyxvsZKsB/cPCmVFXqe5UsN7DFxuqcdT5pWZ9fqu68ZIOHw0yNgxrDC3rd",
+	"Dvzv8HEk+91ub5AMHw8GYPRwfGzf01gWuf9cLSZtGOfnlfugd7/ci3/BdbBhdbbdEXQZ/JaXxL7bttWb",
+	"LhaWkdSqhb1QI9LKf9383iPN3r990dkI61iXXT7fm133dtA43vBlpnhyqdQLnoNcExz3TnbpTM9nGKb1",
+	"UiQpvzSj3lMxs1zgt7wezpKkEW7Zux4adKTDXwlYGWt9ru77W6+KeIkBmgBzJe8f1SVNEee4yLnUHFSd",
+	"1aKDz6AXn2l+kUAJrSU1OY4qgrs6ZsHOx+cZtbfm2Lg8P83GSn5R/MkO9Pxc5cM0SYT8ellLX4MMcQ23",
+	"UWJoFfPalTpRi83EsXlg9O7rn35n6WFfY6HNWm1f5t+yjuCDov5eQanY0WRNLDnUbNLszfvLVabzxry3",
+	"VlBr3gH7SFpS1Xu4qIPPvxVhfn2e8Qe5ZsuN+M0OHw7Bs1O23pxdPv2xvfYYzhsj3ShFEQxxVP0OY7FO",
+	"WVzKhTHDK9hVd3OqCT4DxxZi4iIZe2LvE1TYqgLuk5iNMsFz7ULhOs7Ux0ZcYu0tGkbCWsf9fmP6H67A",
+	"n6fqz1P19U7VflKsLRmy0exfXneuKj5YbgnnGDCMWcsCnKVJu8n2XwOWgEoGEKTmjMCrlnwL9byvIf83",
+	"NNMaebq/Cude4rX7yM9NOJZjxQH7f3ACBvTq064999TR56v720MPv7X7fz/LaNP7vzcbKdLQLiZSmsrv",
+	"zY/5uzSp8lWm0AjR/r9MmG40FLvKH1D43LJDDIvvd71qvM7WSk5OmjlabPvm+ccsBk4Rh5EkTBlh1oNA",
+	"HqtI9RacM0RsHQA0Ch1HHVAAeiksAXB6JM2sIYAe3LeM5zmUBod+n1AEA374FuOErbgGePBUZvika7cd",
+	"g91PegCNEMlc3My19QPbkGFYkg7rYb1haDy0cOL1rS4nh8HU5ulIjtM7IXGKEN/c2A0uXYeBOg0Fj7GL",
+	"nMwxaeFQHiJJw8f+51DS+pRxu5WQZAiN34iFRRbq20tLM7Ki2OtsranblZ95OEv3uqvlJDy62pMrfnUr",
+	"9W9xG+65BrvYfZEo9jb7uooW79++YK14owDm12yD6tCYlFp4xPavMhz/Kd4ndGx/e9P0jeUfG6ufbKWo",
+	"TcbqsswNGyuhT0E6R7AJXfDlOnu0x9ke2Bzd98zRN24j9jnTW2zS5XX9p0l6q0l6AwX+LxLu/uj13a7W",
+	"coPNZZAum8RJX7mvFCraquR31hYl+UMp8SVSEuqxNbnj9bwYAgDDi1TeDtjTLB3dWjil9T+DfLJSK6PE",
+	"OgaA5M0dO4GHusKHiGeuFsCwSIQaXjtMlBT/PFyIbKSmIvgiqwFWp7ivzaD29u+xZsXOgEx/Wgv2tBaM",
+	"iRnUsZH+PSwFf/lLpQrbX/7CWrE5uE/s13EbzQiAt0sV2gDHBpLtB0YjgNRqyvCOD+PTSMZ/ics6b3LJ",
+	"8rk0BFpaHjBR+J8x08KsMqj+GWxakd4JTbZZbCJhfMxTqYtIgj4O4EGrGMBGSvQxgI2CM8zU+NAbC33D",
+	"Y0QJsh8Ph3EIG4ZfgJVBsr/8pYTSKtcFvovbVB3WlaMzK4I/hZE0RAnB51Sq1uFYFTkf3YocnURpwVpx",
+	"E282/VfvuUhSoLEGHC3USmMKdheVwnkET4WjQpBLyKXXVVuPAwjqsNgy+RjAFyx4GMRn4+ZLdvHuNTvu",
+	"975lI5WIdTaYfrdLyJRog+l30QjTbBwxqxl32LYia1hgDbfeq+6xqeIaLkml6tpae4jp/kGtIfbSba5F",
+	"tRfP//oxe/vd7uUX5oY/3iQ67DXPXSweZn/3tndQjchN1g4g18NfyWDzp6XjN7d0wIH87e0cY+QLGwAT",
+	"N9JR1b7RZK5wjOeBjRXHnrFiTGu5+1HcYqgALvunmWIXM8UaAvrfbqIglosGClvNeFfzxHHjoK0x/WsY",
+	"J/qHmOQ1+HWNhIxAVslMpbLAorOS8gMTtZAhK/itLYcxVAngoL7J+Fynw8zsICQ2srM3F+yuD9IKbCSX",
+	"kYTREEilRY8y7bu32ULlt2DbgDAeyDQsNBtyLeBGM1LdrVhi7TUInTt7cxFJqLYCiEHpFNIyjdSLLCs+",
+	"ZTGBeDncoZLYMHyIUClRZAPwdtiqSMa/RoEwBB8FAxYF0bzbPRopKUCWFXIECflHIgo+xwN23O1ShV6U",
+	"yAlDEuKSjC7QQqAtfJFE6cWEF5FccM0WuYISHgAJZua9gEWjtqZ8yUZGmWeJGmncv840aYfsuNtjLSNj",
+	"RjL+8OHDwdm8mAhZGP4pBux7wXORx20a2DTVGqpw5GzIEyxXJxP6sVwmKnKGpVpg+IITWD2GK2J5DaxM",
+	"PZcANUpLaUbU/4658nm0IS1brARqEctI3gCMF2bM2mFU0mctNlo7ZCfdI9Kz3ooiXx6c3RQijytrrQuo",
+	"FhNJXrD4v9+fv/35+vLi5fnr95eQIYMlpwmUKc+hRJ7Nl50J9v/evX7F3sG5Ykedrt00XfBCnDp8NJGz",
+	"0USMbjXI5VP0jLpD3e1UtwYC1DSFvU1FkaejkCXpVEgNEK1mvnBDqrwTyUjGcQyY/Bk7+B/25vW7S2Zz",
+	"aLgFXu14GSSVk8yiKJKMHfzIHp3RpQNnzO4/++n850fw81O8ZQ+MkDJg9Yv2kW0oYY9+jQKiB6R9r+8o",
+	"CFkU4Jy0+fVj5HAQ8DcPZiEKrsw3CS/MZzkW2Ny3SRRAiR34vyhwK1NpcEBVP0A4x6aLdCoGCyFuTcNe",
+	"A7TH8PbHCMQJoz/jS9gYoLyBbcp8+zEKQPGNgqsr+JTqa6kK/wVbOYQeXywWnTHgcOAqXF1dfX5EO7ei",
+	"aEGeO6Z476ppNSEV8fE4F2Ne1HAzbSL6agK6qy30bROgEe1BMAi+NXcL7aG5qx2QhQ96cRVaIqjlL5n7",
+	"310I1aF9v7RVgxAmPS2WIcsE4vW5opQwVqkQpti+sHmwJYm48VboIwjtl2lB31xZvB7zykfa4fK5yssf",
+	"A7Oh29ckrICIbFwhKXRRRwr6azNKrKFENpwXLEkTqtRukaUR+iU0l6Kh+7WLdNRdXSV3WupLwWUShB8/",
+	"unPiFqU8JGZJMGHv6ir8GMDKfQzIquSed9V1wo8BHo4o6piV3LCYhJOyce28Ai6N6O9gK7OFSYy0FCLK",
+	"oS7LrLRc0XxzKFAaA5WlvdcagqY/ANG2OqNqaetwpZj2xvlV8USbTjbiRtxYKENbRcZ8a+6WFSwpN4uP",
+	"hGbTReQo++GoZ0bUQB8JX5pf6MYF5T6dimvMb3XWl6at3DDDnTUwYJSkjuxm+NlTX7QODNoutdDBoP85",
+	"DJwQ3LR2vYN+1yEB/Rf81y1l76D/zWX/aHDy3eDkO/rt6l/Gn7xtQpB27TI6K9tmv/NmvWEnN3I4cEVe",
+	"D5cwSO8VozUY5hAAKIizS4HMh1BS3TBQNzdaFJTC20wssMPzrLDRSP46loXGEEuqegZ7/W541O2Gx73O",
+	"yRUGJ/kvP8+5HJmFf8PzVFdffdwNeyfd8Ojx1eerfYl1S8kvVV7FQGQhCvPFRBgdQxdMydDZsVGC4xAY",
+	"l3NJFoYdNHIYCxmQdjZLwEuroALf7fjmfa0HNNb74PFgv814PGf6FnRTGI0Rq1ulJulroX52CwIQoVVr",
+	"InhWTH4JBr+aT383+2y2svN3TV85coFPRg1a/lL5cEiVBc2Xn6G63DxPiyUim4HwbSTyYPARAsRRjVhn",
+	"A0mlLgy9IhozKNipUVFH86mQBWtpkd0cTJRh/acsnvJbYfTKGJUTSLIBXy9AyMzzDMrfmV5p5hvMLua2",
+	"mWuRo69Gd0o7hMteWLV8nFnRNGEJT7Ml6EuphhIRvirntYby8GpTH1DXtbqf+AS6k7m5W5yh4zw0F6Ja",
+	"yExxoxNW/CauYqU/cjQ+NfWVjiYQQ4qjBH9aoWyYqsNuNiKrYLzwmrRBN01WIG+nvDdemrun2Whk3WKz",
+	"XBVqpDLWMmLfjOcOM7xSdOPszUUbPUzYEMN9E9OhSCwviaSz2qQFmymziFgHWIHFRBveNDevSSGg4olV",
+	"vY1iDGSUGBHdAipHUs/E6AA4DOyzOU2gytt6mkri+qWaTbhMDmY814ShrGdCJO1TVxeJzjMW+MT6IAXI",
+	"x9bTWSV3dF7RMj513TUs5jrTk+W9qKOXxW9S7cGdJ7zgzk/Sj8saqmD2AfNW29tPi15WH8OPwEgQ9ANZ",
+	"BqyB1fDJOKV4woY8M2c890n1tdUcdfD56vP/HwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

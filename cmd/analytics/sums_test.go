@@ -145,7 +145,7 @@ func checkExact(t *testing.T, sums statSums, accepted int64) {
 var anyIPv4 = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`)
 
 // checkLogPrivacy: no visitor IP and no user agent is ever written.
-func checkLogPrivacy(t *testing.T, name, logs string) {
+func checkLogPrivacy(t testing.TB, name, logs string) {
 	t.Helper()
 	for _, secret := range []string{visitorIP, uaMarker, "AppleWebKit"} {
 		if strings.Contains(logs, secret) {

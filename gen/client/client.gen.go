@@ -1485,11 +1485,20 @@ type QueryInternalError = QueryError
 // QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryInvalid = QueryError
 
+// QueryTimedOut The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTimedOut = QueryError
+
 // QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryTooManyRequests = QueryError
 
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
+
+// StatsTimedOut The one error body, for every status >= 400.
+type StatsTimedOut = Error
+
+// StatsTooManyRequests The one error body, for every status >= 400.
+type StatsTooManyRequests = Error
 
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
@@ -3037,7 +3046,8 @@ type ClientInterface interface {
 	// - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 	//   to 3,660 days.
 	// - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-	//   only their days inside the range, and a month's `visitors` are the sum of its days'.
+	//   only their days inside the range, and a month's `visitors` are the sum of its days';
+	//   allowed for ranges of up to 10,000 months.
 	// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 	// than its interval allows answers 422 on `interval`.
 	//
@@ -3220,9 +3230,11 @@ type ClientInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -3244,9 +3256,11 @@ type ClientInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -3773,7 +3787,8 @@ func (c *Client) GetSummary(ctx context.Context, websiteId StatsWebsiteId, param
 //   - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 //     to 3,660 days.
 //   - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-//     only their days inside the range, and a month's `visitors` are the sum of its days'.
+//     only their days inside the range, and a month's `visitors` are the sum of its days';
+//     allowed for ranges of up to 10,000 months.
 //
 // `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 // than its interval allows answers 422 on `interval`.
@@ -4137,9 +4152,11 @@ func (c *Client) DeleteGoal(ctx context.Context, id int64, goalId int64, reqEdit
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -4173,9 +4190,11 @@ func (c *Client) QueryStatsWithBody(ctx context.Context, contentType string, bod
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -7085,7 +7104,8 @@ type ClientWithResponsesInterface interface {
 	// - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 	//   to 3,660 days.
 	// - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-	//   only their days inside the range, and a month's `visitors` are the sum of its days'.
+	//   only their days inside the range, and a month's `visitors` are the sum of its days';
+	//   allowed for ranges of up to 10,000 months.
 	// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 	// than its interval allows answers 422 on `interval`.
 	//
@@ -7284,9 +7304,11 @@ type ClientWithResponsesInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -7308,9 +7330,11 @@ type ClientWithResponsesInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -7846,6 +7870,13 @@ type ListStatsResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListStatsResponse503Headers the declared response headers of an HTTP 503 response for ListStats
+type ListStatsResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7858,9 +7889,11 @@ type ListStatsResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListStatsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -7873,6 +7906,8 @@ type ListStatsResponse struct {
 	Headers429 *ListStatsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListStatsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7896,13 +7931,18 @@ func (r ListStatsResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListStatsResponse) GetJSON429() *TooManyRequests {
+func (r ListStatsResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListStatsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListStatsResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7967,6 +8007,13 @@ type GetFunnelResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetFunnelResponse503Headers the declared response headers of an HTTP 503 response for GetFunnel
+type GetFunnelResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetFunnelResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7979,9 +8026,11 @@ type GetFunnelResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetFunnelResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -7992,6 +8041,8 @@ type GetFunnelResponse struct {
 	Headers429 *GetFunnelResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetFunnelResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFunnelResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8015,13 +8066,18 @@ func (r GetFunnelResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetFunnelResponse) GetJSON429() *TooManyRequests {
+func (r GetFunnelResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFunnelResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFunnelResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8086,6 +8142,13 @@ type ListGoalConversionsResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListGoalConversionsResponse503Headers the declared response headers of an HTTP 503 response for ListGoalConversions
+type ListGoalConversionsResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListGoalConversionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8098,9 +8161,11 @@ type ListGoalConversionsResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListGoalConversionsResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -8111,6 +8176,8 @@ type ListGoalConversionsResponse struct {
 	Headers429 *ListGoalConversionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListGoalConversionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListGoalConversionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8134,13 +8201,18 @@ func (r ListGoalConversionsResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListGoalConversionsResponse) GetJSON429() *TooManyRequests {
+func (r ListGoalConversionsResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListGoalConversionsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8211,6 +8283,13 @@ type ListPropertiesResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListPropertiesResponse503Headers the declared response headers of an HTTP 503 response for ListProperties
+type ListPropertiesResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListPropertiesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8223,9 +8302,11 @@ type ListPropertiesResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPropertiesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8238,6 +8319,8 @@ type ListPropertiesResponse struct {
 	Headers429 *ListPropertiesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPropertiesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPropertiesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8261,13 +8344,18 @@ func (r ListPropertiesResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListPropertiesResponse) GetJSON429() *TooManyRequests {
+func (r ListPropertiesResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPropertiesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPropertiesResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8332,6 +8420,13 @@ type GetRealtimeResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetRealtimeResponse503Headers the declared response headers of an HTTP 503 response for GetRealtime
+type GetRealtimeResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetRealtimeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8342,9 +8437,11 @@ type GetRealtimeResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRealtimeResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8355,6 +8452,8 @@ type GetRealtimeResponse struct {
 	Headers429 *GetRealtimeResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRealtimeResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRealtimeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8373,13 +8472,18 @@ func (r GetRealtimeResponse) GetJSON404() *NotFound {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetRealtimeResponse) GetJSON429() *TooManyRequests {
+func (r GetRealtimeResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRealtimeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRealtimeResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8450,6 +8554,13 @@ type ListRevenueResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListRevenueResponse503Headers the declared response headers of an HTTP 503 response for ListRevenue
+type ListRevenueResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListRevenueResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8462,9 +8573,11 @@ type ListRevenueResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRevenueResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8477,6 +8590,8 @@ type ListRevenueResponse struct {
 	Headers429 *ListRevenueResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListRevenueResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRevenueResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8500,13 +8615,18 @@ func (r ListRevenueResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListRevenueResponse) GetJSON429() *TooManyRequests {
+func (r ListRevenueResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRevenueResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRevenueResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8577,6 +8697,13 @@ type GetSummaryResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetSummaryResponse503Headers the declared response headers of an HTTP 503 response for GetSummary
+type GetSummaryResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetSummaryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8589,9 +8716,11 @@ type GetSummaryResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSummaryResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8604,6 +8733,8 @@ type GetSummaryResponse struct {
 	Headers429 *GetSummaryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetSummaryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSummaryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8627,13 +8758,18 @@ func (r GetSummaryResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetSummaryResponse) GetJSON429() *TooManyRequests {
+func (r GetSummaryResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetSummaryResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSummaryResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8704,6 +8840,13 @@ type GetTimeseriesResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetTimeseriesResponse503Headers the declared response headers of an HTTP 503 response for GetTimeseries
+type GetTimeseriesResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetTimeseriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8716,9 +8859,11 @@ type GetTimeseriesResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidTimeseriesQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetTimeseriesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8731,6 +8876,8 @@ type GetTimeseriesResponse struct {
 	Headers429 *GetTimeseriesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTimeseriesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTimeseriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8754,13 +8901,18 @@ func (r GetTimeseriesResponse) GetJSON422() *InvalidTimeseriesQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetTimeseriesResponse) GetJSON429() *TooManyRequests {
+func (r GetTimeseriesResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTimeseriesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTimeseriesResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10463,6 +10615,11 @@ type QueryStatsResponse500Headers struct {
 	XRequestId string
 }
 
+// QueryStatsResponse503Headers the declared response headers of an HTTP 503 response for QueryStats
+type QueryStatsResponse503Headers struct {
+	RetryAfter int
+}
+
 type QueryStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10476,12 +10633,16 @@ type QueryStatsResponse struct {
 	JSON429 *QueryTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *QueryInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *QueryTimedOut
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *QueryStatsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *QueryStatsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *QueryStatsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *QueryStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10507,6 +10668,11 @@ func (r QueryStatsResponse) GetJSON429() *QueryTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r QueryStatsResponse) GetJSON500() *QueryInternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r QueryStatsResponse) GetJSON503() *QueryTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11346,7 +11512,8 @@ func (c *ClientWithResponses) GetSummaryWithResponse(ctx context.Context, websit
 //   - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 //     to 3,660 days.
 //   - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-//     only their days inside the range, and a month's `visitors` are the sum of its days'.
+//     only their days inside the range, and a month's `visitors` are the sum of its days';
+//     allowed for ranges of up to 10,000 months.
 //
 // `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 // than its interval allows answers 422 on `interval`.
@@ -11654,9 +11821,11 @@ func (c *ClientWithResponses) DeleteGoalWithResponse(ctx context.Context, id int
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -11686,9 +11855,11 @@ func (c *ClientWithResponses) QueryStatsWithBodyWithResponse(ctx context.Context
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -12370,7 +12541,7 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12382,6 +12553,13 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12509,6 +12687,30 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListStatsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12557,7 +12759,7 @@ func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12569,6 +12771,13 @@ func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12679,6 +12888,30 @@ func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFunnelResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12727,7 +12960,7 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12739,6 +12972,13 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12849,6 +13089,30 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListGoalConversionsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12897,7 +13161,7 @@ func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, e
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12909,6 +13173,13 @@ func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13036,6 +13307,30 @@ func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPropertiesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13077,7 +13372,7 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13089,6 +13384,13 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13199,6 +13501,30 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRealtimeResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13247,7 +13573,7 @@ func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) 
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13259,6 +13585,13 @@ func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13386,6 +13719,30 @@ func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRevenueResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13434,7 +13791,7 @@ func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13446,6 +13803,13 @@ func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13573,6 +13937,30 @@ func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSummaryResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13621,7 +14009,7 @@ func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, err
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13633,6 +14021,13 @@ func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13760,6 +14155,30 @@ func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTimeseriesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16247,6 +16666,13 @@ func ParseQueryStatsResponse(rsp *http.Response) (*QueryStatsResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest QueryTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16280,6 +16706,16 @@ func ParseQueryStatsResponse(rsp *http.Response) (*QueryStatsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers QueryStatsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
