@@ -29,8 +29,8 @@ var (
 
 // Repository runs every query of the service.
 type Repository struct {
-	*store.Repository // the storage of accounts, websites, goals, funnels (package store)
-	*counters.Writer  // the counters' writer and its jobs (package counters)
+	*store.Repository          // the storage of accounts, websites, goals, funnels (package store)
+	*counters.Writer           // the counters' writer and its jobs (package counters)
 	db                *sqlx.DB // everything the pools below do not take
 	// reads takes the stats reads of the API, the pages and the reports (counters, visit
 	// rows), under a statement timeout; health takes Ping alone. Both are db when the
