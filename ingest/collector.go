@@ -276,7 +276,17 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		// A visit that started before the salt's midnight is held under yesterday's key.
 		vh.prevKey, vh.hasPrev = c.Salts.Key(saltDay-1, site.ID, ip, userAgent)
 	}
-	page := pageValue(h.page, site, h.hash)
+	// The page and the event as counted, which the row holds too: what the hit adds to its
+	// row is known before its visit decides whether the row has room for it (keepRow).
+	page := stats.Storable(pageValue(h.page, site, h.hash))
+	var event, eventName string
+	switch h.kind {
+	case hitEvent, hitQuietEvent:
+		event, eventName = stats.Storable(h.event), stats.Storable(h.eventName)
+		vh.rowBytes = len(event) + len(eventName) + len(h.revenue)
+	case hitPageview:
+		vh.rowBytes = len(page)
+	}
 	vh.page = page
 	vh.props = h.props
 	out := c.Visits.hit(&vh)
@@ -286,21 +296,27 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	}
 
 	keys := make([]Key, 0, maxKeysPerHit)
-	add := func(name stats.Name, day int32, value string) string { // the value as counted
-		value = stats.Storable(value)
+	addStored := func(name stats.Name, day int32, value string) string {
 		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: day, Value: value})
 		return value
 	}
-	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row, props: vh.props, revenue: h.revenue}
+	add := func(name stats.Name, day int32, value string) string { // the value as counted
+		return addStored(name, day, stats.Storable(value))
+	}
+	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row, props: vh.props, revenue: h.revenue, rowCut: out.rowCut}
 	c.Metrics.dropProps(reasonPropPerVisit, out.pairsDropped)
+	if out.rowCut {
+		c.Metrics.cutRow(rowPartHit, 1)
+	}
+	c.Metrics.cutRow(rowPartProperty, out.propsCut)
 	refHost := referrerHost(h.referrer)
 	switch h.kind {
 	case hitEvent, hitQuietEvent:
-		extras.event = add(stats.Event, dayKey, h.event) // the row holds what the counter counts
-		extras.eventName = stats.Storable(h.eventName)
+		extras.event = addStored(stats.Event, dayKey, event) // the row holds what the counter counts
+		extras.eventName = eventName
 	case hitPageview:
 		add(stats.Pageview, dayKey, dayString(dayKey))
-		extras.rowPage = add(stats.Page, dayKey, page)
+		extras.rowPage = addStored(stats.Page, dayKey, page)
 		extras.day, extras.hour = dayKey, hour // pageview_hour, counted by Counters.AddHit
 		extras.hasPageview, extras.pageview = true, recentView{at: vh.at, page: stats.Storable(recentPath(h.page)), referrer: stats.Storable(refHost), ip: ip, userAgent: userAgent}
 	}
@@ -319,6 +335,9 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	if err := c.Counters.AddHit(keys, &extras); err != nil {
 		if out.started {
 			c.Counters.abandonRow(out.row.ref)
+		}
+		if !out.rowCut {
+			c.Visits.giveBackRow(out.key, out.row.ref, &vh)
 		}
 		return http.StatusServiceUnavailable, "The service cannot keep more events right now; retry later."
 	}

@@ -147,6 +147,7 @@ func (f *Flusher) Flush(ctx context.Context) error {
 	added, err := f.writer.AddVisitBatch(ctx, *f.pending, f.maxValues)
 	f.metrics.observeFlush(len(f.pending.Counts), time.Since(start), added.Overflow, err)
 	f.metrics.dropRows(added.RowsDropped)
+	f.metrics.cutRow(rowPartWrite, added.RowWritesCut)
 	f.metrics.propsOverLimit(added.PropsOverCap)
 	if err != nil {
 		f.failures++

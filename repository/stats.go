@@ -53,8 +53,12 @@ type Added struct {
 	// new on a day that had no room left for them.
 	Overflow int64
 	// RowsDropped is the visit rows of the batch not written: their day had no partition
-	// (visit_rows), or their website was deleted.
+	// (visit_rows), or their website was deleted, or the write would have taken its row past
+	// the bounds of a row (stats.MaxRowHits...).
 	RowsDropped int
+	// RowWritesCut is the writes of rows that carried more than a row may hold, written
+	// without their hits, properties, revenue and engagement.
+	RowWritesCut int
 	// PropsOverCap is the property pairs of its visit rows written as stats.Other: a new key
 	// or value on a day whose website had no room left for it (docs/properties.md).
 	PropsOverCap int64

@@ -206,9 +206,11 @@ func writeBatch(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b VisitBatch,
 	if err != nil {
 		return Added{}, err
 	}
-	if added.RowsDropped, added.PropsOverCap, err = addVisitRows(ctx, tx, conn, &b, maxValues); err != nil {
+	rows, err := addVisitRows(ctx, tx, conn, &b, maxValues)
+	if err != nil {
 		return Added{}, err
 	}
+	added.RowsDropped, added.PropsOverCap, added.RowWritesCut = rows.skipped, rows.over, rows.cut
 	if err := addRealtime(ctx, tx, b); err != nil {
 		return Added{}, err
 	}
