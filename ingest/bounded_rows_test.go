@@ -255,6 +255,108 @@ func (e *floodEnv) attackedRow() attackedRow {
 	return rows[0]
 }
 
+// A flush that PostgreSQL refuses for one item (here a counter and a visit's row whose text
+// holds a NUL, which the collector never sends) is split until that item is found: it is
+// dropped and counted, everything else of the batch is written, and the next flushes go on.
+// On main the whole batch was retried for ever, and every later hit with it.
+func TestARefusedItemIsDroppedAndTheRestWritten(t *testing.T) {
+	e := newFloodEnv(t, 10_000, DefaultMaxValuesPerDay)
+	day := dayNumber(e.now)
+	page := func(site int64, v string) Key { return Key{WebsiteID: site, Name: stats.Page, Day: day, Value: v} }
+	var keys []Key
+	for i := range 40 {
+		keys = append(keys, page(e.attacked, fmt.Sprintf("/a%d", i)), page(e.bystander, fmt.Sprintf("/b%d", i)))
+	}
+	keys = append(keys[:17], append([]Key{page(e.attacked, "/nul\x00")}, keys[17:]...)...)
+	if err := e.flusher.counters.Add(keys); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if status := e.send(fmt.Sprintf(`{"n":"pageview","u":"https://bystander.test/v%d","d":"bystander.test"}`, i),
+			fmt.Sprintf("203.0.113.%d", i+1), "Mozilla/5.0 test"); status != http.StatusAccepted {
+			t.Fatalf("hit %d answered %d", i, status)
+		}
+	}
+	// A row part with a NUL page, as only a bug could make one.
+	c := e.flusher.counters
+	ref := rowRef{websiteID: e.attacked, day: day, visitor: 7, id: 77}
+	c.openRow(ref, 10)
+	c.mu.Lock()
+	c.rowHit(&hitExtras{hasRow: true, row: rowEnd{ref: ref, hour: 10, landing: "/x", exit: "/x"}, hasValues: true,
+		hasPageview: true, rowPage: "/row\x00"})
+	c.mu.Unlock()
+
+	e.flush()
+	var pages int
+	if err := e.db.Get(&pages, `SELECT count(*) FROM stats WHERE name = 'page'`); err != nil {
+		t.Fatal(err)
+	}
+	if pages != 80+5 {
+		t.Fatalf("%d page counters written, want the 85 the batch held but the refused one", pages)
+	}
+	var rows int
+	if err := e.db.Get(&rows, `SELECT count(*) FROM visit_rows`); err != nil || rows != 5 {
+		t.Fatalf("%d visit rows written (%v), want the 5 visits' but the refused one", rows, err)
+	}
+	for kind, want := range map[string]float64{"counter": 1, "visit_row": 1, "member": 0} {
+		if got := testutil.ToFloat64(e.metrics.batchDropped.WithLabelValues(kind)); got != want {
+			t.Errorf("analytics_flush_items_dropped_total{kind=%s} %v, want %v", kind, got, want)
+		}
+	}
+	if n := c.Size(); n != 0 {
+		t.Fatalf("%d keys still held", n)
+	}
+	if status := e.send(`{"n":"pageview","u":"https://attacked.test/after","d":"attacked.test"}`, "203.0.113.50", "Mozilla/5.0 test"); status != http.StatusAccepted {
+		t.Fatalf("a later hit answered %d", status)
+	}
+	e.flush()
+	if got := e.pageviews(e.attacked); got != 1 {
+		t.Fatalf("the later hit: %d pageviews, want 1", got)
+	}
+}
+
+// While the database is away, every flush fails and keeps its batch whole: nothing is dropped
+// or split (the database did not refuse anything), new hits go on aggregating, and once it is
+// back one flush writes everything.
+func TestADatabaseAwayKeepsEverything(t *testing.T) {
+	e := newFloodEnv(t, 10_000, DefaultMaxValuesPerDay)
+	away, err := sqlx.Open("postgres", "host=127.0.0.1 port=1 dbname=away user=away sslmode=disable connect_timeout=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer away.Close()
+	e.flusher.writer = repository.New(away, nil)
+	sent := 0
+	for round := range 4 {
+		for i := range 10 {
+			if status := e.send(fmt.Sprintf(`{"n":"pageview","u":"https://attacked.test/r%d/%d","d":"attacked.test"}`, round, i),
+				fmt.Sprintf("203.0.113.%d", i+1), "Mozilla/5.0 test"); status != http.StatusAccepted {
+				t.Fatalf("hit answered %d", status)
+			}
+			sent++
+		}
+		e.now = e.now.Add(time.Second)
+		err := e.flusher.Flush(context.Background())
+		if err == nil || repository.RefusedContent(err) {
+			t.Fatalf("round %d: a flush to a database that is away: %v", round, err)
+		}
+	}
+	for _, kind := range batchItemKinds {
+		if got := testutil.ToFloat64(e.metrics.batchDropped.WithLabelValues(kind)); got != 0 {
+			t.Fatalf("%v items of kind %s dropped", got, kind)
+		}
+	}
+	if len(e.flusher.pending) != 1 {
+		t.Fatalf("%d parts pending, want the one batch whole", len(e.flusher.pending))
+	}
+	e.flusher.writer = e.repo
+	e.flush() // the batch kept
+	e.flush() // what came meanwhile
+	if got := e.pageviews(e.attacked); got != int64(sent) {
+		t.Fatalf("%d pageviews written, want the %d sent", got, sent)
+	}
+}
+
 // The rows held between flushes are bounded in bytes, not only in number: new visitors whose
 // hits carry 30 properties of 250 letters each fill the bytes long before the keys, and are
 // then answered 503 (as a full buffer is), until a flush has written them. On main the buffer

@@ -2,6 +2,7 @@ package repository
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -74,6 +75,34 @@ func claimBatch(ctx context.Context, tx *sqlx.Tx, id string) (bool, error) {
 		return false, fmt.Errorf("stats.claim_batch: %w", err)
 	}
 	return len(claimed) == 1, nil
+}
+
+// RefusedContent tells whether err is PostgreSQL refusing what a write carried: a value it
+// cannot store or compare (class 22, data exception), a constraint (23), a size past its
+// limits (54), or an internal error, which values cause (XX000: "invalid memory alloc request
+// size" of a value near 1 GB). A retry of the same write would fail the same way. Any other
+// error (the database away or restarting, a conflict, a timeout, too many connections, a
+// statement of ours that no longer fits the schema) is one a retry may outlive, or that no
+// part of the write is to blame for.
+func RefusedContent(err error) bool {
+	var pe *pq.Error
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code.Class() {
+	case "22", "23", "54":
+		return true
+	}
+	return pe.Code == "XX000"
+}
+
+// ErrorCode is the SQLSTATE of a PostgreSQL error in err, "" for any other error.
+func ErrorCode(err error) string {
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return string(pe.Code)
+	}
+	return ""
 }
 
 // ForgetBatches deletes batch ids older than a cutoff; no retry is that late.
