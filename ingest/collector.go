@@ -118,29 +118,51 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ip := ratelimit.ClientAddr(r, c.TrustedProxies)
 	// First of all, so that a flood costs no body, JSON, user agent or GeoIP work.
-	if c.Limiter != nil {
-		if ok, wait := c.Limiter.Allow(c.Limiter.AddrKey(ip)); !ok {
-			c.hintProxy(ip)
-			h.Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
-			c.fail(w, http.StatusTooManyRequests, "Too many events from this client; retry later.")
-			return
-		}
-	}
-	status, message := c.collect(r, ip)
-	if status != http.StatusAccepted {
-		c.fail(w, status, message)
+	if ok, wait := c.allow(ip, 1); !ok {
+		c.refuseRate(w, ip, wait)
 		return
 	}
-	w.WriteHeader(http.StatusAccepted)
+	status, message, wait := c.collect(r, ip)
+	switch status {
+	case http.StatusAccepted:
+		w.WriteHeader(http.StatusAccepted)
+	case http.StatusTooManyRequests:
+		c.refuseRate(w, ip, wait)
+	default:
+		c.fail(w, status, message)
+	}
 }
 
-// collect handles one hit from the client address ip and says how to answer it.
-func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
+// allow takes n hits from the client address's EVENT_RATE_LIMIT; when it has none left, it
+// says how long until it has.
+func (c *Collector) allow(ip netip.Addr, n int) (bool, time.Duration) {
+	if c.Limiter == nil {
+		return true, 0
+	}
+	key := c.Limiter.AddrKey(ip)
+	for range n {
+		if ok, wait := c.Limiter.Allow(key); !ok {
+			return false, wait
+		}
+	}
+	return true, 0
+}
+
+// refuseRate answers a client past EVENT_RATE_LIMIT.
+func (c *Collector) refuseRate(w http.ResponseWriter, ip netip.Addr, wait time.Duration) {
+	c.hintProxy(ip)
+	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
+	c.fail(w, http.StatusTooManyRequests, "Too many events from this client; retry later.")
+}
+
+// collect handles one hit from the client address ip and says how to answer it (and, for a
+// 429, when to retry).
+func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string, time.Duration) {
 	if !acceptedContentType(r.Header.Get("Content-Type")) {
-		return http.StatusBadRequest, "The body must be JSON sent as application/json or text/plain."
+		return http.StatusBadRequest, "The body must be JSON sent as application/json or text/plain.", 0
 	}
 	if r.ContentLength > MaxBodySize {
-		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB."
+		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB.", 0
 	}
 	buf := bodyBuffers.Get().(*[]byte)
 	defer bodyBuffers.Put(buf)
@@ -148,22 +170,27 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 	n, err := io.ReadFull(r.Body, *buf)
 	switch {
 	case n > MaxBodySize:
-		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB."
+		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB.", 0
 	case err != nil && err != io.EOF && err != io.ErrUnexpectedEOF:
-		return http.StatusBadRequest, "The body could not be read."
+		return http.StatusBadRequest, "The body could not be read.", 0
 	}
 	body := (*buf)[:n]
 	var one [1]eventRequest
 	hits, err := c.decodeHits(body, one[:0]) // this service's body or Plausible's (plausible.go)
 	if err != nil {
-		return http.StatusBadRequest, err.Error()
+		return http.StatusBadRequest, err.Error(), 0
+	}
+	// A Plausible hit for several websites is a hit of each: the ones after the first are
+	// charged before any is recorded.
+	if ok, wait := c.allow(ip, len(hits)-1); !ok {
+		return http.StatusTooManyRequests, "", wait
 	}
 	for i := range hits {
 		if status, message := c.recordRequest(r, ip, &hits[i]); status != http.StatusAccepted {
-			return status, message
+			return status, message, 0
 		}
 	}
-	return http.StatusAccepted, ""
+	return http.StatusAccepted, "", 0
 }
 
 // recordRequest checks one decoded hit, finds its website and records it.
