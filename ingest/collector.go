@@ -204,6 +204,8 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 	}
 	var event string // name:value:unit
 	if req.hasEvent {
+		// The event's name and unit are stored as the page is (redact.go).
+		req.Event.Name, req.Event.Unit = redactText(req.Event.Name), redactText(req.Event.Unit)
 		var ok bool
 		if event, ok = eventValue(&req.Event); !ok {
 			return http.StatusBadRequest, "event.name must be 1 to 64 characters."
@@ -426,7 +428,7 @@ func recentPath(u pageURL) string {
 	if path == "" {
 		path = "/"
 	}
-	return stats.Truncate(stats.PagePath(path), maxPageLength)
+	return stats.Truncate(stats.PagePath(redactPath(path)), maxPageLength)
 }
 
 // hintProxy says once, when the limit first refuses a private address, that a reverse proxy
