@@ -48,6 +48,9 @@ type Flusher struct {
 	Visits *Visits
 	Node   string
 	Now    func() time.Time
+	// RowBytesPerDay is what a website's visit rows may take a day (VISIT_ROW_BYTES_PER_DAY;
+	// 0: repository.DefaultRowBytesPerDay).
+	RowBytesPerDay int64
 	// Resolve turns the address and user agent of a realtime pageview into its country,
 	// browser and device (nil: all "").
 	Resolve func(ip netip.Addr, userAgent string) (country, browser, device string)
@@ -138,6 +141,7 @@ func (f *Flusher) Flush(ctx context.Context) error {
 		t := f.counters.take()
 		held := t.size()
 		b := toBatch(t, f.Resolve)
+		b.RowBytesPerDay = f.RowBytesPerDay
 		if f.Visits != nil && f.Node != "" {
 			b.Node, b.At = f.Node, now
 			for site, n := range f.Visits.Current(now, realtimeVisitorsWithin) {
@@ -157,6 +161,7 @@ func (f *Flusher) Flush(ctx context.Context) error {
 		added, err := f.writer.AddVisitBatch(ctx, *b, f.maxValues)
 		f.metrics.observeFlush(len(b.Counts), time.Since(start), added.Overflow, err)
 		f.metrics.dropRows(added.RowsDropped)
+		f.metrics.rowsPastTheirDay(added.RowsOverDay)
 		f.metrics.cutRow(rowPartWrite, added.RowWritesCut)
 		f.metrics.propsOverLimit(added.PropsOverCap)
 		switch {
@@ -227,8 +232,8 @@ func splitBatch(b *repository.VisitBatch) (first, second *repository.VisitBatch)
 		left -= k
 		return k
 	}
-	first = &repository.VisitBatch{ID: uuid.NewString(), Node: b.Node, Visitors: b.Visitors, At: b.At}
-	second = &repository.VisitBatch{ID: uuid.NewString()}
+	first = &repository.VisitBatch{ID: uuid.NewString(), Node: b.Node, Visitors: b.Visitors, At: b.At, RowBytesPerDay: b.RowBytesPerDay}
+	second = &repository.VisitBatch{ID: uuid.NewString(), RowBytesPerDay: b.RowBytesPerDay}
 	k := cut(len(b.Counts))
 	first.Counts, second.Counts = b.Counts[:k], b.Counts[k:]
 	k = cut(len(b.Members))

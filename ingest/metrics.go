@@ -18,6 +18,7 @@ type Metrics struct {
 	overCap       prometheus.Counter
 	endedEarly    *prometheus.CounterVec
 	rowsDropped   prometheus.Counter
+	rowsOverDay   prometheus.Counter
 	// rowCut counts what visit rows were not given past their bounds (stats.MaxRowHits...),
 	// batchDropped the items of flushes PostgreSQL refused for their content.
 	rowCut       *prometheus.CounterVec
@@ -58,6 +59,9 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 		rowsDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "analytics_visit_rows_dropped_total",
 			Help: "Writes of visits' rows for filters skipped: their day had no partition (the job \"keep visit row partitions\" makes them ahead), their website was deleted, or the write would have taken the row past the bounds of a row (docs/filters.md)."}),
+		rowsOverDay: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_visit_rows_over_day_total",
+			Help: "Writes of visits' rows for filters not written because their website's rows of that day had taken VISIT_ROW_BYTES_PER_DAY; the hits still counted in the daily counters."}),
 		rowCut: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "analytics_visit_row_cut_total",
 			Help: "What visits' rows for filters were not given past their bounds (docs/filters.md), by part: hit (a pageview's page or an event, which still counted in the daily counters), property (a property pair of a counted hit), engagement (a page's time on page and scroll depth, past the pages a visit keeps them for) or write (a write of a row that carried more than a row may hold, written without its hits: never expected)."},
@@ -96,7 +100,7 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 		m.batchDropped.WithLabelValues(kind)
 	}
 	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration, m.overCap, m.endedEarly, m.rowsDropped,
-		m.rowCut, m.batchDropped,
+		m.rowsOverDay, m.rowCut, m.batchDropped,
 		m.propsDropped, m.propsRedacted, m.propsOverCap, m.revenueDropped,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "analytics_buffer_keys", Help: "Distinct counters in memory, not yet written."},
@@ -172,6 +176,12 @@ func (m *Metrics) dropRevenue() {
 func (m *Metrics) propsOverLimit(n int64) {
 	if m != nil && n > 0 {
 		m.propsOverCap.Add(float64(n))
+	}
+}
+
+func (m *Metrics) rowsPastTheirDay(n int) {
+	if m != nil && n > 0 {
+		m.rowsOverDay.Add(float64(n))
 	}
 }
 

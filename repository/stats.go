@@ -57,6 +57,9 @@ type Added struct {
 	// (visit_rows), or their website was deleted, or the write would have taken its row past
 	// the bounds of a row (stats.MaxRowHits...).
 	RowsDropped int
+	// RowsOverDay is the writes of visit rows not written because their website's rows of
+	// that day had taken what VisitBatch.RowBytesPerDay lets them.
+	RowsOverDay int
 	// RowWritesCut is the writes of rows that carried more than a row may hold, written
 	// without their hits, properties, revenue and engagement.
 	RowWritesCut int

@@ -150,15 +150,35 @@ func rowFits() string {
 			AND %s <= %d`, stats.MaxRowHits, stats.MaxRowProps, strings.Join(sizes, " + "), stats.MaxRowStoredBytes)
 }
 
-// copyVisitRows sends rows from..to-1 to the session's table by COPY, in tx's connection.
-func copyVisitRows(ctx context.Context, conn *sqlx.Conn, copyQuery string, rows VisitRows, from, to, dims int, capped *propCap) error {
+// copyVisitRows sends rows from..to-1 to the session's table by COPY, in tx's connection, but
+// those skip says to skip (skip[i - from]; nil: none).
+func copyVisitRows(ctx context.Context, conn *sqlx.Conn, copyQuery string, rows VisitRows, from, to int, skip []bool, dims int, capped *propCap) error {
 	var (
 		r       VisitRow
 		day     time.Time
 		dayText string
 	)
-	return copyLines(ctx, conn, copyQuery, to-from, func(b []byte, i int) []byte {
-		rows.Row(from+i, &r)
+	var kept []int // the rows written, when some are skipped
+	if skip != nil {
+		for i, s := range skip {
+			if !s {
+				kept = append(kept, from+i)
+			}
+		}
+		if len(kept) == 0 {
+			return nil
+		}
+	}
+	n := to - from
+	if skip != nil {
+		n = len(kept)
+	}
+	return copyLines(ctx, conn, copyQuery, n, func(b []byte, i int) []byte {
+		if skip != nil {
+			rows.Row(kept[i], &r)
+		} else {
+			rows.Row(from+i, &r)
+		}
 		boundWrite(&r)
 		if i == 0 || !r.Day.Equal(day) { // a chunk's rows are of a day or two
 			day, dayText = r.Day, r.Day.Format(dateLayout)
