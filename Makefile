@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-import bench-visits bench-collector bench-hitcost bench-queries build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-row-flood bench-import bench-visits bench-collector bench-hitcost bench-queries build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -107,6 +107,12 @@ bench-hitcost:
 # revision, for a before/after on the same machine.
 bench-flood:
 	scripts/bench-flood.sh
+
+# One stranger's visit whose row would grow: 190 Plausible pageviews a second with 30 long
+# properties, for BENCH_DURATION (10m), while another website's hits are timed until counted;
+# RSS, flush durations, the row's size and the drain at SIGTERM (scripts/bench-row-flood.sh).
+bench-row-flood:
+	scripts/bench-row-flood.sh
 
 # Import of a phpAnalytics database of BENCH_IMPORT_ROWS stats rows (default 10 million, 10
 # websites), generated in a throw-away MariaDB, by the real binary into a throw-away PostgreSQL:

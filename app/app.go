@@ -62,6 +62,9 @@ type Config struct {
 	// (MAX_VALUES_PER_DAY); later new values are counted under "(other)". 0 means
 	// ingest.DefaultMaxValuesPerDay: there is always a limit.
 	MaxValuesPerDay int
+	// VisitRowBytesPerDay is what a website's visit rows may take a day
+	// (VISIT_ROW_BYTES_PER_DAY); 0 means repository.DefaultRowBytesPerDay.
+	VisitRowBytesPerDay int64
 	// VisitTimeout ends a visit after that long without a hit (VISIT_TIMEOUT); 0 means
 	// ingest.DefaultVisitTimeout. MaxOpenVisits bounds the visits a node holds in memory
 	// (MAX_OPEN_VISITS); 0 means ingest.DefaultMaxOpenVisits.
@@ -161,7 +164,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	pipeline := ingest.NewPipeline(repo.Collection(), ingest.Config{
 		Location: cfg.Location, TrustedProxies: cfg.TrustedProxies, Geo: cfg.Geo,
 		FlushInterval: cfg.FlushInterval, BufferMaxKeys: cfg.BufferMaxKeys,
-		EventRateLimit: cfg.EventRateLimit, MaxValuesPerDay: cfg.MaxValuesPerDay, Now: cfg.Now,
+		EventRateLimit: cfg.EventRateLimit, MaxValuesPerDay: cfg.MaxValuesPerDay, VisitRowBytesPerDay: cfg.VisitRowBytesPerDay, Now: cfg.Now,
 		VisitTimeout: cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits, MaxVisitsPerAddress: cfg.MaxVisitsPerAddress, Node: cfg.Node,
 	}, reg, log)
 	// The salts of the days, before the first hit: without today's, collection answers 503.

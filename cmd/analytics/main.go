@@ -145,6 +145,7 @@ type config struct {
 	SettingsTTL     time.Duration
 	BufferMaxKeys   int
 	MaxValuesPerDay int
+	RowBytesPerDay  int // VISIT_ROW_BYTES_PER_DAY
 	VisitTimeout    time.Duration
 	MaxOpenVisits   int
 	FactsRetention  int // days
@@ -175,8 +176,8 @@ func (cfg config) app(geo *ingest.GeoDB) app.Config {
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
 		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, OIDC: cfg.OIDC,
 		MetricsAllow:    cfg.MetricsAllow,
-		MaxValuesPerDay: cfg.MaxValuesPerDay,
-		VisitTimeout:    cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
+		MaxValuesPerDay: cfg.MaxValuesPerDay, VisitRowBytesPerDay: int64(cfg.RowBytesPerDay),
+		VisitTimeout: cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
 		FactsRetention: cfg.FactsRetention,
 		QueryTimeout:   cfg.QueryTimeout, MaxQueriesPerKey: cfg.MaxQueriesPerKey, MaxQueriesPerWebsite: cfg.MaxQueriesPerWebsite,
 	}
@@ -205,6 +206,7 @@ func loadConfig() (config, error) {
 	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
 	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", ingest.DefaultBufferMaxKeys, &errs))
 	cfg.MaxValuesPerDay = envCount("MAX_VALUES_PER_DAY", ingest.DefaultMaxValuesPerDay, &errs)
+	cfg.RowBytesPerDay = envCount("VISIT_ROW_BYTES_PER_DAY", repository.DefaultRowBytesPerDay, &errs)
 	cfg.VisitTimeout = envDuration("VISIT_TIMEOUT", ingest.DefaultVisitTimeout, &errs)
 	if cfg.VisitTimeout > ingest.MaxVisitTimeout {
 		errs = append(errs, fmt.Errorf("VISIT_TIMEOUT: %s is longer than the most allowed, %s", cfg.VisitTimeout, ingest.MaxVisitTimeout))
