@@ -132,6 +132,11 @@ const negativeBase = int64(1) << 62
 // when that exists (its +1 was counted there), else dropped, and a row it brings to 0 (or below,
 // which a correct writer never causes) is deleted: the tables keep count > 0.
 func addStats(ctx context.Context, tx *sqlx.Tx, counts []StatCount, maxValues int) (Added, error) {
+	return addStatsBy(ctx, tx, addStatsSQL, counts, maxValues)
+}
+
+// addStatsBy is addStats with its statement (addStatsStatement of some tables).
+func addStatsBy(ctx context.Context, tx *sqlx.Tx, statement string, counts []StatCount, maxValues int) (Added, error) {
 	if len(counts) == 0 {
 		return Added{Applied: true}, nil
 	}
@@ -171,7 +176,7 @@ func addStats(ctx context.Context, tx *sqlx.Tx, counts []StatCount, maxValues in
 		Overflow int64 `db:"overflow"`
 		Encoded  int64 `db:"encoded"`
 	}
-	err := tx.GetContext(ctx, &out, addStatsSQL, pq.Array(ids), pq.Array(names), pq.Array(dates),
+	err := tx.GetContext(ctx, &out, statement, pq.Array(ids), pq.Array(names), pq.Array(dates),
 		pq.Array(values), pq.Array(amounts), maxValues, stats.Other,
 		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows), negativeBase)
 	if err != nil {
@@ -186,7 +191,8 @@ func addStats(ctx context.Context, tx *sqlx.Tx, counts []StatCount, maxValues in
 	return Added{Applied: true, Overflow: out.Overflow}, nil
 }
 
-// addStatsSQL is addStats' statement.
+// addStatsSQL is addStats' statement, made once from the tables' declarations and never
+// changed (a test of another declaration passes its own statement to addStatsBy).
 var addStatsSQL = addStatsStatement(countTables)
 
 // addStatsStatement makes addStats' statement writing tables (the daily one first): the parts
