@@ -64,8 +64,8 @@ type queryPlan struct {
 	// breakdown: the counters' list of one statistic (one visit dimension, or event:page),
 	// whose count is the query's one metric; nil otherwise.
 	breakdown *query.Field
-	// goalsList: the rows' goals list's statements answer (goalsListQuery), not the union of
-	// one part a goal; goalsUnion turns them off, for the tests that compare both.
+	// goalsList: the goals list's keyed statement answers (goalsListQuery), not the union
+	// of one part a goal that the other queries of the event:goal dimension compile to.
 	goalsList bool
 }
 
@@ -88,7 +88,7 @@ func (r *Repository) planQuery(q *query.Query) queryPlan {
 			}
 		}
 	}
-	return queryPlan{store: rowStore, goalsList: !r.goalsUnion && goalsListQuery(q)}
+	return queryPlan{store: rowStore, goalsList: goalsListQuery(q)}
 }
 
 // counterInterval is the counters' series interval of q's one time dimension, if they have it
