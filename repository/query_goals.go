@@ -68,7 +68,7 @@ func goalNamed(f query.Filter, name string) bool {
 
 // goalFilterCond is the condition of a visit row that converts on one of the goals a filter
 // names; none named (or no such goal) matches nothing.
-func (b *queryBuild) goalFilterCond(f query.Filter) string {
+func (b *filterBuild) goalFilterCond(f query.Filter) string {
 	var conds []string
 	for i := range b.goals {
 		if goalNamed(f, b.goals[i].goal.DisplayName) {

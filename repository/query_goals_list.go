@@ -189,7 +189,7 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 		if err != nil {
 			return err
 		}
-		where, whereArgs, err := b.filterWhere(ctx, tx, others)
+		where, whereArgs, err := b.filterWhere(ctx, others)
 		if err != nil {
 			return err
 		}
