@@ -133,6 +133,11 @@ const negativeBase = int64(1) << 62
 // when that exists (its +1 was counted there), else dropped, and a row it brings to 0 (or below,
 // which a correct writer never causes) is deleted: the tables keep count > 0.
 func addStats(ctx context.Context, tx *sqlx.Tx, counts []StatCount, maxValues int) (Added, error) {
+	return addStatsBy(ctx, tx, addStatsSQL, counts, maxValues)
+}
+
+// addStatsBy is addStats with its statements (addStatsStatement of some tables).
+func addStatsBy(ctx context.Context, tx *sqlx.Tx, w statsWriter, counts []StatCount, maxValues int) (Added, error) {
 	if len(counts) == 0 {
 		return Added{Applied: true}, nil
 	}
@@ -169,7 +174,6 @@ func addStats(ctx context.Context, tx *sqlx.Tx, counts []StatCount, maxValues in
 		dayIDs, dayNames, dayDates, dayRows = append(dayIDs, d.id), append(dayNames, d.name), append(dayDates, d.date), append(dayRows, n)
 	}
 	var overflow, encoded int64
-	w := addStatsSQL
 	zeroed := make([]zeroedKeys, len(w.tables))
 	dest := []any{&overflow, &encoded}
 	for i := range zeroed {
@@ -207,7 +211,8 @@ type zeroedKeys struct {
 	names, periods, values pq.StringArray
 }
 
-// addStatsSQL is addStats' statements.
+// addStatsSQL is addStats' statements, made once from the tables' declarations and never
+// changed (a test of another declaration passes its own statements to addStatsBy).
 var addStatsSQL = addStatsStatement(countTables)
 
 // statsWriter is addStats' statements for its tables: the one that adds the counts and names
