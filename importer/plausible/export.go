@@ -130,13 +130,13 @@ func eventsRow(r *row) {
 func locationsRow(r *row) {
 	visits := r.count("visits")
 	code := strings.ToUpper(r.text("country"))
-	c, ok := countries[code]
+	c, ok := stats.Countries[code]
 	if !ok {
 		r.leave("visits of a country code that names no country", code, visits)
 		return
 	}
-	r.add(stats.Country, c.country, visits)
-	r.add(stats.Continent, c.continent, visits)
+	r.add(stats.Country, c.Country, visits)
+	r.add(stats.Continent, c.Continent, visits)
 }
 
 func devicesRow(r *row) {
