@@ -161,7 +161,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}
 	// The website rules, once for every way of changing a website: each change refreshes this
 	// node's settings cache at once, so its collector knows a new website before the next reload.
-	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Websites.Refresh, log, cfg.Location)
+	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Websites.Refresh, log, cfg.Location, cfg.FactsRetention)
 
 	// Where every link the service writes begins: one rule for the API, the pages and the
 	// unsubscribe page.

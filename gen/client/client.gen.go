@@ -425,6 +425,20 @@ func (e ListWebsitesParamsSortBy) Valid() bool {
 	}
 }
 
+// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+type AllowedHostnames = string
+
+// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+// kept once. Empty: none (on an update, clears the list).
+type BlockCountries = string
+
+// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+// per line, at most 100 lines. Empty: none.
+type BlockPages = string
+
 // Deleted defines model for Deleted.
 type Deleted struct {
 	Deleted DeletedDeleted `json:"deleted"`
@@ -1001,6 +1015,10 @@ type RecentPageview struct {
 	SecondsAgo int64 `json:"seconds_ago"`
 }
 
+// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+type RetentionDays = int
+
 // RevenueEntry defines model for RevenueEntry.
 type RevenueEntry struct {
 	// Amount Their sum, a decimal with two digits after the point, e.g. `120.50`.
@@ -1245,7 +1263,32 @@ type TimeseriesList struct {
 
 // Website defines model for Website.
 type Website struct {
-	CreatedAt time.Time `json:"created_at"`
+	// AllowedHostnames The hostnames hits may come from, one per line (`*` any part, as in
+	// `*.example.com`; a leading `www.` does not matter); hits from any other host count
+	// nowhere. Null: hits from any host count.
+	//
+	//
+	// Example: example.com
+	// *.example.com
+	AllowedHostnames *string `json:"allowed_hostnames"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes in capitals, one
+	// per line (`RU`). Null when none is blocked.
+	//
+	//
+	// Example: RU
+	// CN
+	BlockCountries *string `json:"block_countries"`
+
+	// BlockPages Pages whose hits (pageviews, events, engagement) count nowhere: patterns as a
+	// pageview goal's, one per line, matched against the page without its query string.
+	// Null when none is blocked.
+	//
+	//
+	// Example: /admin/*
+	// /preview|/draft/*
+	BlockPages *string   `json:"block_pages"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Domain The normalised host name or IP address.
 	Domain      string  `json:"domain"`
@@ -1266,6 +1309,14 @@ type Website struct {
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy Privacy `json:"privacy"`
+
+	// RetentionDays Days (today included) the website's visit rows (which filters, goals and funnels
+	// read) are kept; the daily counters are kept for ever. Null: as long as the service
+	// keeps them (`FACTS_RETENTION`, 400 days by default).
+	//
+	//
+	// Example: 90
+	RetentionDays *int `json:"retention_days"`
 
 	// Timezone The IANA time zone whose calendar days and hours the website's stats count in
 	// (`Europe/Berlin`); the service's `TZ` unless one was set. After a change this is the
@@ -1298,6 +1349,20 @@ type WebsiteResponse struct {
 
 // WebsiteStoreForm Any other field is refused with 422 (`favorite` included).
 type WebsiteStoreForm struct {
+	// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+	// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+	AllowedHostnames *AllowedHostnames `json:"allowed_hostnames,omitempty"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+	// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+	// kept once. Empty: none (on an update, clears the list).
+	BlockCountries *BlockCountries `json:"block_countries,omitempty"`
+
+	// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+	// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+	// per line, at most 100 lines. Empty: none.
+	BlockPages *BlockPages `json:"block_pages,omitempty"`
+
 	// Domain A host name or IP address; a URL is accepted and normalised.
 	Domain string `json:"domain"`
 
@@ -1318,6 +1383,10 @@ type WebsiteStoreForm struct {
 	Password *string  `json:"password,omitempty"`
 	Privacy  *Privacy `json:"privacy,omitempty"`
 
+	// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+	// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+	RetentionDays *RetentionDays `json:"retention_days,omitempty"`
+
 	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
 	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
 	// the start, in it, of its first date after today has ended in the zone in force.
@@ -1329,10 +1398,23 @@ type WebsiteStoreForm struct {
 
 // WebsiteUpdateForm Any other field is refused with 422 (`domain` included).
 type WebsiteUpdateForm struct {
-	Email         *ZeroOne `json:"email,omitempty"`
-	ExcludeBots   *ZeroOne `json:"exclude_bots,omitempty"`
-	ExcludeIps    *string  `json:"exclude_ips,omitempty"`
-	ExcludeParams *string  `json:"exclude_params,omitempty"`
+	// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+	// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+	AllowedHostnames *AllowedHostnames `json:"allowed_hostnames,omitempty"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+	// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+	// kept once. Empty: none (on an update, clears the list).
+	BlockCountries *BlockCountries `json:"block_countries,omitempty"`
+
+	// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+	// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+	// per line, at most 100 lines. Empty: none.
+	BlockPages    *BlockPages `json:"block_pages,omitempty"`
+	Email         *ZeroOne    `json:"email,omitempty"`
+	ExcludeBots   *ZeroOne    `json:"exclude_bots,omitempty"`
+	ExcludeIps    *string     `json:"exclude_ips,omitempty"`
+	ExcludeParams *string     `json:"exclude_params,omitempty"`
 
 	// Favorite A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 	// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
@@ -1346,6 +1428,10 @@ type WebsiteUpdateForm struct {
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy *Privacy `json:"privacy,omitempty"`
+
+	// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+	// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+	RetentionDays *RetentionDays `json:"retention_days,omitempty"`
 
 	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
 	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from

@@ -1060,6 +1060,36 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * @description Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes in capitals, one
+             *     per line (`RU`). Null when none is blocked.
+             * @example RU
+             *     CN
+             */
+            block_countries: string | null;
+            /**
+             * @description Pages whose hits (pageviews, events, engagement) count nowhere: patterns as a
+             *     pageview goal's, one per line, matched against the page without its query string.
+             *     Null when none is blocked.
+             * @example /admin/*
+             *     /preview|/draft/*
+             */
+            block_pages: string | null;
+            /**
+             * @description The hostnames hits may come from, one per line (`*` any part, as in
+             *     `*.example.com`; a leading `www.` does not matter); hits from any other host count
+             *     nowhere. Null: hits from any host count.
+             * @example example.com
+             *     *.example.com
+             */
+            allowed_hostnames: string | null;
+            /**
+             * @description Days (today included) the website's visit rows (which filters, goals and funnels
+             *     read) are kept; the daily counters are kept for ever. Null: as long as the service
+             *     keeps them (`FACTS_RETENTION`, 400 days by default).
+             * @example 90
+             */
+            retention_days: number | null;
         };
         /** @description Any other field is refused with 422 (`favorite` included). */
         WebsiteStoreForm: {
@@ -1087,7 +1117,33 @@ export interface components {
             /** @description One IPv4/IPv6 address or CIDR range per line. */
             exclude_ips?: string;
             timezone?: components["schemas"]["TimeZoneName"];
+            block_countries?: components["schemas"]["BlockCountries"];
+            block_pages?: components["schemas"]["BlockPages"];
+            allowed_hostnames?: components["schemas"]["AllowedHostnames"];
+            retention_days?: components["schemas"]["RetentionDays"];
         };
+        /**
+         * @description Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+         *     at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+         *     kept once. Empty: none (on an update, clears the list).
+         */
+        BlockCountries: string;
+        /**
+         * @description Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+         *     `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+         *     per line, at most 100 lines. Empty: none.
+         */
+        BlockPages: string;
+        /**
+         * @description The only hostnames hits may come from, one per line, at most 50: a host name or IP
+         *     address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+         */
+        AllowedHostnames: string;
+        /**
+         * @description Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+         *     (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+         */
+        RetentionDays: number;
         /**
          * @description An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
          *     422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
@@ -1109,6 +1165,10 @@ export interface components {
             exclude_ips?: string;
             favorite?: components["schemas"]["Flag"];
             timezone?: components["schemas"]["TimeZoneName"];
+            block_countries?: components["schemas"]["BlockCountries"];
+            block_pages?: components["schemas"]["BlockPages"];
+            allowed_hostnames?: components["schemas"]["AllowedHostnames"];
+            retention_days?: components["schemas"]["RetentionDays"];
         };
         WebsiteResponse: {
             data: components["schemas"]["Website"];
@@ -1654,7 +1714,11 @@ export interface components {
                  *         "timezone": "Europe/Berlin",
                  *         "timezone_from": "2026-01-04T23:00:00Z",
                  *         "created_at": "2026-01-02T10:00:00Z",
-                 *         "updated_at": "2026-01-03T08:30:00Z"
+                 *         "updated_at": "2026-01-03T08:30:00Z",
+                 *         "block_countries": "RU",
+                 *         "block_pages": "/admin/*",
+                 *         "allowed_hostnames": null,
+                 *         "retention_days": 90
                  *       }
                  *     }
                  */
@@ -2572,7 +2636,11 @@ export interface operations {
                      *           "timezone": "UTC",
                      *           "timezone_from": null,
                      *           "created_at": "2026-01-02T10:00:00Z",
-                     *           "updated_at": "2026-01-02T10:00:00Z"
+                     *           "updated_at": "2026-01-02T10:00:00Z",
+                     *           "block_countries": null,
+                     *           "block_pages": null,
+                     *           "allowed_hostnames": null,
+                     *           "retention_days": null
                      *         }
                      *       ],
                      *       "meta": {
@@ -2645,7 +2713,11 @@ export interface operations {
                      *         "timezone": "UTC",
                      *         "timezone_from": null,
                      *         "created_at": "2026-01-02T10:00:00Z",
-                     *         "updated_at": "2026-01-02T10:00:00Z"
+                     *         "updated_at": "2026-01-02T10:00:00Z",
+                     *         "block_countries": null,
+                     *         "block_pages": null,
+                     *         "allowed_hostnames": null,
+                     *         "retention_days": null
                      *       }
                      *     }
                      */
