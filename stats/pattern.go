@@ -71,36 +71,44 @@ func (a *alternative) match(s string) bool {
 }
 
 // Patterns are several patterns matched as one: a text matches when one of them does. Their
-// alternatives are indexed by the first indexBytes bytes of their fixed start, so that a text
-// is compared with the few that can match it, not with all (a website's shields hold up to
-// 100 patterns and are matched on every hit).
+// alternatives are indexed by the first bytes of their fixed start (as many as indexLengths
+// allows, the longest first), so that a text is compared with the few that can match it, not
+// with all: a website's shields hold up to 100 patterns and are matched on every hit.
 type Patterns struct {
-	byStart map[string][]*alternative
-	short   []*alternative // fixed start shorter than indexBytes: compared with every text
+	byStart [len(indexLengths)]map[string][]*alternative
+	short   []*alternative // fixed start shorter than every index length: tried on every text
 }
 
-const indexBytes = 3
+// indexLengths are the lengths of the starts alternatives are indexed by, longest first.
+var indexLengths = [...]int{8, 3}
 
 // CompilePatterns compiles each of the lines.
 func CompilePatterns(lines []string) Patterns {
-	ps := Patterns{byStart: map[string][]*alternative{}}
+	var ps Patterns
 	for _, l := range lines {
 		p := CompilePattern(l)
+	alternatives:
 		for i := range p.alts {
 			a := &p.alts[i]
-			if len(a.first) < indexBytes {
-				ps.short = append(ps.short, a)
-				continue
+			for k, n := range indexLengths {
+				if len(a.first) >= n {
+					if ps.byStart[k] == nil {
+						ps.byStart[k] = map[string][]*alternative{}
+					}
+					ps.byStart[k][a.first[:n]] = append(ps.byStart[k][a.first[:n]], a)
+					continue alternatives
+				}
 			}
-			key := a.first[:indexBytes]
-			ps.byStart[key] = append(ps.byStart[key], a)
+			ps.short = append(ps.short, a)
 		}
 	}
 	return ps
 }
 
 // Empty tells whether there is no pattern.
-func (ps Patterns) Empty() bool { return len(ps.byStart) == 0 && len(ps.short) == 0 }
+func (ps Patterns) Empty() bool {
+	return len(ps.short) == 0 && len(ps.byStart[0]) == 0 && len(ps.byStart[1]) == 0
+}
 
 // MatchString tells whether one of the patterns matches s; none never matches.
 func (ps Patterns) MatchString(s string) bool {
@@ -109,12 +117,14 @@ func (ps Patterns) MatchString(s string) bool {
 			return true
 		}
 	}
-	if len(s) < indexBytes {
-		return false
-	}
-	for _, a := range ps.byStart[s[:indexBytes]] {
-		if a.match(s) {
-			return true
+	for k, n := range indexLengths {
+		if len(s) < n || ps.byStart[k] == nil {
+			continue
+		}
+		for _, a := range ps.byStart[k][s[:n]] {
+			if a.match(s) {
+				return true
+			}
 		}
 	}
 	return false
