@@ -1018,6 +1018,35 @@ type RecentPageview struct {
 	SecondsAgo int64 `json:"seconds_ago"`
 }
 
+// ResetForm Any other field is refused with 422.
+type ResetForm struct {
+	// Confirm The website's domain, typed to confirm (case and spaces around it do not matter).
+	Confirm string `json:"confirm"`
+
+	// From The first day to delete, `YYYY-MM-DD` (with `to`; neither deletes every day).
+	//
+	// Example: 2026-03-01
+	From *string `json:"from,omitempty"`
+
+	// To The last day to delete, `YYYY-MM-DD` (with `from`).
+	//
+	// Example: 2026-03-03
+	To *string `json:"to,omitempty"`
+}
+
+// ResetResponse defines model for ResetResponse.
+type ResetResponse struct {
+	Data struct {
+		// From The first day deleted; null when every day up to `to` was.
+		From    *openapi_types.Date `json:"from"`
+		Id      int64               `json:"id"`
+		ResetAt time.Time           `json:"reset_at"`
+
+		// To The last day deleted (the website's today when every day was).
+		To openapi_types.Date `json:"to"`
+	} `json:"data"`
+}
+
 // RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
 // (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
 type RetentionDays = int
@@ -2106,6 +2135,9 @@ type StoreFunnelFormdataRequestBody = FunnelForm
 // StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
 type StoreGoalFormdataRequestBody = GoalForm
 
+// ResetWebsiteStatsFormdataRequestBody defines body for ResetWebsiteStats for application/x-www-form-urlencoded ContentType.
+type ResetWebsiteStatsFormdataRequestBody = ResetForm
+
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
 
@@ -2757,6 +2789,9 @@ type ServerInterface interface {
 	// DeleteGoal Delete a goal
 	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
 	DeleteGoal(ctx echo.Context, id int64, goalId int64) error
+	// ResetWebsiteStats Delete a website's stats of a range, or all of them
+	// (POST /api/v1/websites/{id}/reset)
+	ResetWebsiteStats(ctx echo.Context, id int64) error
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx echo.Context) error
@@ -3695,6 +3730,22 @@ func (w *ServerInterfaceWrapper) DeleteGoal(ctx echo.Context) error {
 	return err
 }
 
+// ResetWebsiteStats converts echo context to params.
+func (w *ServerInterfaceWrapper) ResetWebsiteStats(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResetWebsiteStats(ctx, id)
+	return err
+}
+
 // QueryStats converts echo context to params.
 func (w *ServerInterfaceWrapper) QueryStats(ctx echo.Context) error {
 	var err error
@@ -3773,6 +3824,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.ListGoals, options.OperationMiddlewares["listGoals"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.StoreGoal, options.OperationMiddlewares["storeGoal"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/goals/:goal_id", wrapper.DeleteGoal, options.OperationMiddlewares["deleteGoal"]...)
+	router.POST(options.BaseURL+"/api/v1/websites/:id/reset", wrapper.ResetWebsiteStats, options.OperationMiddlewares["resetWebsiteStats"]...)
 	router.POST(options.BaseURL+"/api/v2/query", wrapper.QueryStats, options.OperationMiddlewares["queryStats"]...)
 
 }
@@ -5996,6 +6048,134 @@ func (response DeleteGoal500JSONResponse) VisitDeleteGoalResponse(w http.Respons
 	return err
 }
 
+type ResetWebsiteStatsRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *ResetWebsiteStatsFormdataRequestBody
+}
+
+type ResetWebsiteStatsResponseObject interface {
+	VisitResetWebsiteStatsResponse(w http.ResponseWriter) error
+}
+
+type ResetWebsiteStats200JSONResponse ResetResponse
+
+func (response ResetWebsiteStats200JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ResetWebsiteStats401JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ResetWebsiteStats404JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ResetWebsiteStats413JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ResetWebsiteStats415JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ResetWebsiteStats422JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ResetWebsiteStats429JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ResetWebsiteStats500JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type QueryStatsRequestObject struct {
 	Body *QueryStatsJSONRequestBody
 }
@@ -6147,6 +6327,9 @@ type StrictServerInterface interface {
 	// DeleteGoal Delete a goal
 	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
 	DeleteGoal(ctx context.Context, request DeleteGoalRequestObject) (DeleteGoalResponseObject, error)
+	// ResetWebsiteStats Delete a website's stats of a range, or all of them
+	// (POST /api/v1/websites/{id}/reset)
+	ResetWebsiteStats(ctx context.Context, request ResetWebsiteStatsRequestObject) (ResetWebsiteStatsResponseObject, error)
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx context.Context, request QueryStatsRequestObject) (QueryStatsResponseObject, error)
@@ -6770,6 +6953,41 @@ func (sh *strictHandler) DeleteGoal(ctx echo.Context, id int64, goalId int64) er
 	return nil
 }
 
+// ResetWebsiteStats operation middleware
+func (sh *strictHandler) ResetWebsiteStats(ctx echo.Context, id int64) error {
+	var request ResetWebsiteStatsRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body ResetWebsiteStatsFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResetWebsiteStats(ctx.Request().Context(), request.(ResetWebsiteStatsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResetWebsiteStats")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResetWebsiteStatsResponseObject); ok {
+		return validResponse.VisitResetWebsiteStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // QueryStats operation middleware
 func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 	var request QueryStatsRequestObject
@@ -6821,400 +7039,410 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9tGsi/+VaZwd8tkDkSRlOQ4VLluKbaS6MQPXVteb9bQXxgRIxIrcIaLAUUzib/7v6a7ZzAAwZcs",
-	"b5LdnD0ViyQwz56efv76l2CoJlMlhSx0MPglGAueiBz+PMkyNTd/JEIP83RapEoGg+BiLNhEFGOVaFaM",
-	"BZvyYszGXIdMdEYdFn9/ehGy89dvL+JOEAa5+NcszUUSDIp8JsJAD8diwk2rxWIqgkGgizyVo+DTpxA7",
-	"PJGL13k6SuVyzyfZnC80i7+KQ6YVK8a8YFwumE4LwSZ8waZKF2ycFnp9z0LOJsHgQ/BVcBk2DOMZH47F",
-	"MyWLXGWrByHVni5ULuIB45JxqeciZ+oGluTk/AzGM1ZZwjibaZE/0mwurs1INeMyYXI2uRa5holIFcmh",
-	"6TRkesxzkTCVQzvDLBWyeKSZmsuQ3Qox1SwtOpHcanp2hCtmqWQhZPFCyFExbt7lDH6zk7pWyYKlkl0v",
-	"zBxa/rffn14wLWSiQ3ajcvbD6cnz9labn8pCjETuD+hiMRWvYRR63eJrmd7c+HTArnM11yJnBb8VSJm0",
-	"KRw/xdTBnukhZmlhiLaz5UpCd80L+VwN9bnK0uFiebxv4W/ccV0sMqHZTa4mrBinmmmR36VDwZTMFiGT",
-	"qhincsRSmaVSlJ/heZFpMR+LXOx6pE4v+Kh5c3WRKzliQhZpsWAFH9l9zsU0F1rIgpunzb4WrAUHPeOp",
-	"hKmYT6Of0+me4R250FokkVRSMMGHhhfcCfNImhu6bR8DaZj1vubDW0NB8dnN3islxd5LXgzH8SZ6Xp7V",
-	"G/GvmdDFWdI8tTRhM5mInM3H6XAMo01EwdNM4xxTzUSeq5zNRS5YpkYjkXR2HkKRL05uCpE37LoYKmm4",
-	"o2JzbuYtblQOS8Kk+FiwHIe/8wl5//79yawYmy0b8kKsPh7fCp6LPN6OuPHhJtr+FAZTnvOJKOhG+C7N",
-	"GieM32vWim/grw+vTl6eXj7928mLd6exvRfop6GaySJfXD59fjr4XuQTLhfRrNvtP6bfp3wkLp/uT/N0",
-	"mMpR3B5EUtyJfEEck8H7Gg4NrOhdqtNCIxOYGHpi+Dg2x0bpnZCdSO4xGA1LNePsjmczwcRHPiyyheUP",
-	"uuCFZlmqzQYVs1waXhuyOAqiIGapHGazRCQddoJdYmdCR5K5ueHYz2M2HwvJzIFQN8yMzvxwl4q5Nv2f",
-	"h3CI7EviTsji8ukpvZUWeOSKsTBNw6/s9JhmpYqxyJnkE8HM2eM5sToYEl4UNLsWrAj1f5PmeDO2OzDe",
-	"oZJFau78GIdCmxLbRvH2UYnwaRcbiQcxa00zPhQwDM2GYy5HMNZrUcyFkOx7oc7OWS4ywbXQ7WMWD9Oi",
-	"bFzDkOZjlQkca4d9p3IWa8Hz4fhKyFEqRRzCQLUapjy7kqKYq/w2Dlk85JMpT0cyDpGrz4rJVWz4F3LZ",
-	"GBYsNkvMxGRaLGjfabfssvpUA/zKsK9jtydazfKhuHwau/eSNBfDgt7rYLduKCwFMuDS2x5zEZaDHQAh",
-	"WpIwAy/mCsjyhPYLhiIVEdeYa9c13QSDckpApGa2P4tc6ZDBCYGfDVvDLW7BWNpxSFxQF9zwpBsSLaBT",
-	"Q5i6QAbJ08w0PDE0X+uZidS0BcN9nxZjOltG4lt3MqEV8zou2oDuBPikDLdIUl2kcliY8U5FzhK+CJme",
-	"TSZGAjIzwoEtdDukNkJ2rWZySDJUMsvhjgrtpZTm3knjMnEHSB+zuRl45aDGYTnW8jXYHl7AN7hBks3k",
-	"rTQnS+XmdhS8EAkzLC60DcZmqczVBpfLjconjhc+/UikTF3zyw/Xl08/xu3QNMeJPGG6/aMjc5pyPsTV",
-	"NeKjWb9X716YZ00X7y6+23tCgg3Q3GG/z5R044ARvzEHEmYym5pL6KAHq8jMwYZNEollfh12jhTAi9CX",
-	"mYz0em1kAZ6gBMJNZ5pPppmjYLeRIN0MeSYSNpsOWIyPJbF5SjJtugb+YSZmRArTKgz0Of5UnkHLtY0o",
-	"x1oe75lNRzlP6JRc52o2GhclGaosAWrhElb6u5NnF2+v3pxenL66OHv9KobZhyydTFVeiKQNC5GJm4Kp",
-	"WTGwayeSKzPTGAcMk8aTk/CFaRaub5TacRWRX8OIzK1iZAEWQxOdSJpzombeGL3FTbV35HBDcv3I3EPm",
-	"PIVAqubdciFVHsnaMFFqEh/hEXMlEw8PBkF5swafzCPTTCXCCgBGsQr+NRP5IggDw6mCQYAtB7508Jdc",
-	"3ASD4P/sl+rhPv6q99+am5JkgU9hAIJtMAgSIaavr/8phoX5Fn8/kQ1SMc3kisuFlRR6v/6tHw/8C30+",
-	"VprYFCyvXDi6Q9bV4ro8fu4yVlK0O+xv+IjZZy2MDGNI/nrB4l/jYxZH0a8xCgJZWoicZ+Z7vD2iKIpi",
-	"/4coio+ZES2ULiLZ79re1Y39tnZsQQbusNcS70d7klIjSd9Bm+rGjTt022oWI3b85EoqezXTF+bG5qnU",
-	"Rt3MMjaZmftcZSCPTHhmWI7hmlKUzKHGGpBLasUSJTSLR4pnRqzxVnbCrg3V2TVtmdbMY4zDkW2vJblf",
-	"v3uzE7WZCd+H4nBrN9HdM1qu1cRnF5Qo8KL368UaCrRP+3RYiI/mRkpHUhmB2ejwWhzjxW9uj7gqkNDd",
-	"j62OTQdmI0pa1aAaedSwtNym0WAQ7F9narS/22Lb8X+5FX+litWLLVWx9UmXnpCEh62+ppF0i+o1I5cX",
-	"ONWexDXZZalzcSNyoxYNgvl83hkpNcpEZ6gmuy27VMWXWPGzG6M+g/bcrAHHRu+PgUmxoZouPGuSES2P",
-	"napBfLN+PR10Dzv+ggRRcHDTu+4PoyCgCaOhsJxxRacP1ivP50DITQM3exzi5dszrM18LoVUIROQjKVi",
-	"CS84MUhzG+7HhYqZnGVZJ2jeETg8/rASccNnWREMemEw4R/TiVGHe137f2EwSSV9GTZp4+cit/No7E/k",
-	"V0t9rtt/09jb9GeBjedqKvJisUrjfjbThZqwKT1mxQzWiu1XVyRv/nj6U10Trz8yzbi8fDrNFWjb/sk0",
-	"MjM3ZwnFnCHP81Sg/cd1/ePpT/igO7Ao04aM60jGRlcB0o5JBDfr89S+HTtdG0/oW7oj4X4zF52548KK",
-	"8B6zQhnV6YTdioWTkeMPRkpi8WXMhlwaUflaMCsxsbHIhbnPsgUK6YLBbrGT87O2IbNSCI/ktlJ4yDiM",
-	"ACwMrJiDKS9fVgSW7uPa8sedUlmra16WL23kN7U2K0THkyQ1ZMMzoqpUwL044R+t9bd/dLRk/nFfKMd3",
-	"mrkRqBvf5WrSZBjKdYF6XfzTTz/9tPfy5d7z5zFrLQTPNesZ7eSbb775pl3lNv1u//Fer7fX7a04zObM",
-	"rzVumZXnhRkqL8wRbDDgmVFfqOUxv+BNQwaDrLWGkJTfOOaD7ooxF+ozR/xW5cUqbqPNb1vfNCovnoM9",
-	"w8wYmjYH9D36J1ZZVcl98Uiz1EidkqWJU37M2sAVw7MMfB1E9OywdpF8TWsz5cW4HD01fZUm2y1RKovH",
-	"h8FGDk0Tegt2pQYeyrXYS6UWUqdFeieYnl3jclvxI1ETnspjFv+VZLmrGHVH1A5WXTVoyKpsx4azZkZL",
-	"VuFvVULnk4b/bpqQsXeIDgw409Nplg7B+rH/cW8+n++Zxdmb5ZmQQ5UI2ENPnhEfwXx5lU51MDB3+A2/",
-	"U3laEFP5tC3pVMb0nconOPbqwr62VpWbVGSJRnsmmgk7AU5VT5XUOM1vefJDWqyZ3z+1krXpTITWKAyD",
-	"gAC3xbUAR9y1VtmsEGxcFNOWbrN3b16YfdIFL2Y6GBx2u1tP9jTPVd40wZdO4frft69fmYtgDs4U38ME",
-	"5h2SWVvnGZ/p9DozpyeexfvxLM/iNpukWgO54bXBZSSbxg9NVZqQ8T7co2h3Ajb6+NC7tfDe8H25w6HQ",
-	"eo+8mnvgad0r/axNq0Bv79e8srAcPwieoddw+z2zOxCo22DrLaCOGvbg3ZS1wB7Hk0W7A1KxLEQueYbb",
-	"dk96so2Ad07kZFH1COjoIQgIbIri41QMC5GwG55ms1wcVzxV3LmmyJkV/32P/F57ZwlcPt7++r9t2tDS",
-	"ewYjO5N3PEuT72ZSimz7ZYNuR4rDK3o2mXAwBHCmCzGtXAyePlfeIeZNo42CwAjNmrXSSCjCcKkPARxr",
-	"cClei3WtXH4KvR00dxXKZKAjzEHbgylW+EC/byYPBu/qDLweQNk46rIbWBvNeAbk1jxsZP4fAl552xqJ",
-	"ylY+Z7i0NP5wzbrAkhvpdpsFvbb99Q3beMKKdCI+a1AFvxVyeQ3B+kWmznLHtlpCWDh8kF0LI11DF/ce",
-	"4wMcWLzLzHyok3CJew+HYlqQsnHMYpxWTF4yIGMlBXEqaOJ7Oj07HLgt6LXf7eK5WL/Wt6lMVpOra+Rz",
-	"CGNK6rHPHayjBVp/pNmUF4bholHSLKMueF6gwrffPHJslqi58vjDE3GS6mnGF/chZnr16r+MqEGV+H8g",
-	"EO9G2lbKLTcAzEB0iXCjWwiZ8JyRgtSw5KAWenyOw7NW5QdtvFTpPodabpxZxqdtcl4pyTgSjH8Lup+B",
-	"HpqHT61+CFysRKZm+eXAOSDNu8f2KkRbWcZlksrRFX4SH9OC/rQmzJBVHOshq/rUQ2ad1OaXWT4UIcjq",
-	"UmQhmxWTK/ul+XsiknQ2wb/L18ynQuT2e9zy0AZkhUxNRc4LM0i90IWYhCwRd+kQBz+awWj1MBdCXuUC",
-	"xF9w6roghZCRoyFkw7RYhOjT/Zz9wzPp75494ET/6++nVDOnpX7GKHKjEdV4jjKDIDMDWTkaBlKoBjJH",
-	"D6TKmfjXjGfmcocGflMG4+KHPCZjhkjLvMRR0sLnJRdGNBF5Kh6YoahZYWVJy1V+zwzFmRSpy+Ugq038",
-	"pCr4cd3QBDqoyv26MYRk+DsQ/WdMbaxmeU1mha8Y17dG+THUgG5+Lm2oQvN8UqOb3RmZ6QM0AT5co51S",
-	"M3lz3MPnDL7ssrIzZUiIe2DjiO0eEPc2EwjRzjhRshj/yUg+h5GENmQalgIkNaVYpuTIRTzZvdjAc8jC",
-	"tSuvAUthdQvwu/L+HxvBevXtb5vwtwOn6V40kzw7ZzxJcqE/i65L81+FP9K3bsxW+lOSYSh5M59xjcHV",
-	"uCQ3fp4OofVc5Ul1oNM8vePDBeu7WBmjWdCTK5QG2w6OUYiEuIb9hU1zVaBNnLVcB+0HVipKoihyPjQM",
-	"0OoEresF43KhpGhvIpCHViXCoEgn4mcl60yEvnX0INnZyasTMBkw+GE1OZctegTd+H7I9Gw4NrfS6SxX",
-	"U7H/rcizFKLt3l08+49TkLY16+/IZkqvJ1rak01E9NAnteJi8AeYpRJvZe8JMG9C98jLzAPuAofAIxoF",
-	"LOGKA1Hp8QP0w3qsFQU///xzFLR9qnVM03Tz7Oz5G+wrCPGtA/NWr9uB/+0fHGz59n8tX/uTW2zFLe7B",
-	"JF5CZt0rVZygYHtfPwa2g71jS1Uv2NFDzBfTAMssQGfEg3DeFpcL+4j5Mkt1QbSZljESiRrOJkIW7UEk",
-	"Y5h0DE9qVkAgF+VpLTm0bHLiRtcVDv2lKPJ0qL9T+XWaJHgr32ddXQPV5Tz4/OW88BP+LL9BZVWniWDx",
-	"y9OLN2fP3l6dvHjx+n0M1PJKFd+pmbw3ldBdBNtzYxqqzurw82f1SuF5tUZmPjEyuR8rYCfyUiXpTSoa",
-	"og9eqYJN6FfWqmWPUchM0u6wVwrSEWuuMZsCt45Q4JlPGJq2yBRPLpR6wfORuO/CXkAiHfjZKHGSNBLT",
-	"aGWRew9EOrYX6AGD4dnjQ/Zj+i0sMBhQPsNDKvCVVf7RrecA4/iCflGbDKOFLB7OR0qrB0z9vuuGN0KS",
-	"ToTUqZJ6gFF2g1yMzNVsL807nmb8OhMM0z0famEp4I3C+EBUzGcSl9aslZAuoWtunjFXJQY1tDjeayGE",
-	"xUN+EC+nUU1lrVwA7ZLwLpR6yeWCVlXfbwkvlGITc6fQwdIPtjrnNsD05PwM5wjyarzPp+n+XS/G/Fdt",
-	"NPBbscCEF3ysfcxyUeQLm/4BaaF7kBcaM415oDUy9B7ZTIUuybQkw3eSz4qxytOfxWfSopntrVgYKQV4",
-	"89nzB1tRw5FM06VFPSzTFEKWizt1i3nuZEgDA86EL4B6IO0oppAwf/XLjG7PBIcqTbu2zO/fv9+rZ8uu",
-	"W+t6ci1M6rPo1rsNlinXlz6/eYAboN7DNnTJTo3kaanALL4WEF1/cn529ebk4vTqxdnLs4vYNco4vcta",
-	"17Nc4ynByFfIV5SL9jHjNtDcyjCG50TSMHORMF6useEepeUXOj15d/HD1XcnZy/evXGdQ3xCc89CRpJ+",
-	"pu4ZuGZuZlokwMfgLgBCLBChgM1kkWYkVUJ6tkiWhMvPOKL3P50luWAblhJrMlnvYcSFnQ7nlzha76S7",
-	"6u4ZRzbzWniAgLJXxHgWHebLU4736AnPMhZjAzHDqGibPN7vdh9pH41imqtrEUnTICah6DGfGp2IGfGS",
-	"XfOMy6HIQWH3cmZxcpBpBWs0zdXQ0MV1Jk4BqWFHg9FmO6+eiswcTIhAn6d6CxtvzZMBYbrshmdahKwX",
-	"su5n2UVs2kTVLkLfNoSU6fRnscJfVLa1NOZeN2T9o5AddUPW63Z/L74NlS/ZENabC95JPZtiWutLkaT8",
-	"AuKKH0hncYaYTcHGVYXm6GEVGrPf8cYhoD5M+uzrH3dbA7PL8BhaSq7GShew2MFAzrIsDK4zNby9wigE",
-	"iM4O3rwL7NeGxMxX+zyZpHL/qyAMhjkkiV9BtDpkBnR7e93+Ra876Jr//0cQOkusHQhkl4WBmPA0g4h2",
-	"a968Vkby6NUsrDgw+xWQEDBFF7FhmM/NUqR3GBgN5mvfAIlfk2UwGPTDIBdm4VIlr8B/Ovim69v8gorh",
-	"LSh/ukJ3eTnhw4v+QTnhGVi864tycNF9MjjAZz7tGof+hgLJV9EQWR06Xsul9UgkP5T73JTxAFzZ0QKm",
-	"FBopaagm6FMln7nIGWL2lMGeA9/fh267SJJARIn/5c+Y3fRVDKYxI8RNeV6wVvxVxyONuN1hp5NpsRjA",
-	"I+ZtlFu81ILeESSuLSXyfGvo9FlJvUuZEPYnm4tpM/sxz10qwB4asLO3r9lB7/HjvR7j2XTM9/oAEqLR",
-	"1DfkWrRrSxLJMku6C19pkBBVItj3Qr1IC9EvtUYbhMMB1kDyCQAiASqLFB32BrAXwAQQyVsxNffAULhl",
-	"gQTQlpKgGwCthWyYQaKRuSiyVBft5SXrrlmyczzZvyypiyO3VEAUtWWipEUIbATRtBL0qMFbh/nWrTJ8",
-	"MZLxfhwCGYAcP5PmnvIT0eJfYwexwjMwwxTpndDhikx03ItILtNnr0t7UVm7pbU5WLE2z0UmChRvm3PL",
-	"UBawSWmO5NxbBD1kGE8JO3StVCY4yD1oZFlK96mn+IQ2Nc1DM6IT3wzVVaYWfQgg14jeD93gLhuy3py1",
-	"bO1km9iHIJwpc5UhNBoCpuBdyaJZt3sgnrLDbtfcoNXlKsWYVfl7aSEmuiHB1k2B5zkHCIh6eg6hhmSL",
-	"Y5QmrLsCZQ9gR8DrUDQAbXVpVZzc8MtS84KNZxMunV2pEzQQkZUXmhjvDxcX57RIoUNc6QSNSV7+ntox",
-	"udabtvO7DO3BXC5e3wSDD78sE6Ajp27Yu1zu9XJZhKN3O+w1xmnN0xyEfbS6VQQ8boO4RJa0wROi2TxP",
-	"i0JIFpsjATAQhqgAHqKHea3d+BixBwBhCIR2wxxb8UJo88LFG0jwjSvQRyATV3Vis7eH/X4nks9AS9dM",
-	"j9UsSxCkDfuHDnEEx8wMAHLfupj75nxZhq+NpyeSZ4siHWqHWjVBPvJxb6T2vJWFpXc5Jjvwja2ZgQ3q",
-	"bCA1yppoQsEDTEXJVJ4IyPNxp2qd+IETeVuI6fJxa+Iz5PjEgTQSJTT4e2asmL3ykHwV5wxJhLtN2G50",
-	"LSFMpv+audhMJ/lVb/s+5vW7z+FO1JImekUOUuhoKEQ5BKxix2UWZAkc1Yqhh6cHCHuHH76O2xXi2ynV",
-	"FaZ4hq8+gUfpQ38DbW5Jli9SXexKk6RR7XCami6uLJW3G183w3sBD8K1VPBtXnhpnquvB4ya2rCdr14W",
-	"p3zcb2m2WZGm8a0eEKRe7Dgac0Ubyr+yMv966uvuxHjBFXf1EF24Q7kje8Yl+bTLOQgb1mT1VDbsxksi",
-	"xx12hNIESZluYkM3FlXBV9f0MkBZ2IRQ5oJkHxEsZCRNSy1AiKN44bQEZAMkNmjhVkBep0A2Z/mg0X/a",
-	"HXZyDde/MyKiDLAZ02Dd2n3x8+WIYxumUd/UdbxjHVGI6a7zqeSRNdEDpdL5uWqNIrd57mpLEaA2O/tq",
-	"WB3O+onehx8NlbwTuU6VvMrJtVBSkZpdZyKowvU0cg48BmY0tfauNG3AZzWa5Gqqbm7uwcfozYeZm82+",
-	"bhZrSTTZhjDuzZgbqCTwmitXqjbzpX0JVuxUE4HZtNldqGqW50I2IXSfSILYpbU6e/uaHfZ7XzP7Cljr",
-	"LLCU+Rc9Vmg0XVrJ+mFdegBT1zYOAz9gvCNH3eoYRoE2wqpFaauRbS36Y2LwemZotuBH85yX5bvs1VjK",
-	"9B1bq5g/F3/mW8ykSd2AIYcW4guXuLYXYUkDq2jqmSPAHamL34mcj8RVbnqeiR1NRa/KXQWwxTLy1474",
-	"GPDfwSRDXYCBFZetAswF0bcSnrQvNy1pbfgTIyw0bWEihumEhsSKuWJJOjJtl5LEVKVGzkBcsV6/2znq",
-	"xo0sZvUJtCeuE2zaaxrohq3c7gZZx1cRMnjL47KaCW/LfXc9cIUqePaliQ1cq7OJBRDHJXnk6O+/ncjW",
-	"3pjb3ZLEtLzLkuiu6XKs7nm4xHI287QvrcTXOOgfR5k3A/89G96AXB7Q7Gbmu5XRrS6hWOOzi1BYMioH",
-	"28tdp+7Op+iXFvgkrP7YBrT7UhhTiQhZMc6FYEM+TQuegVeCxIlgEPx/H072/nH5y8GnvwRbiGXVsQB+",
-	"Vq/frXjbZk3mxGN2vWAEHMrivwFUf+xKotBoItkazorlNts2R7UU7pbdkf0mh9sKoXHzGlZ7C5uQwqr9",
-	"Pz58gAuqWSI8rzpBV2x6RUyESB0z5BrENnhNAXIZXef78TE4Ti165hoHqoUD1xUX6tI+NIL0VU8crMqq",
-	"A/YjLZk9xFYYduLpZcM6mxf/HWz6D8acv6AdCFdjWytriXq3wzBKP6elBXUbhJXgxY3MfY03k6ATl12w",
-	"luJAfwVXNPABsAgSfLbh4VTraVCJ43+kMfqqhfiFkbSDadeRCFux+/RDCoDcKkOkfYluREQphMAIi4aY",
-	"asbBXNjuRPKlgNohGGGD9Xtc3C5W9BhyLUIX7D0RaODkuUDkdZEgsD2nnyjcONUsNhJpbMuScNsrnnUl",
-	"BXl/q9tledf6DYGnzHakRYahc0uLB27ktXjP3sKBT7lmmLc8n2cZjXRtXGtawHXQ4J2+sJfAsV0SP6yV",
-	"E3J6qzQqtNeo4SXljbluAFVFD/LAFVV5pNlNzkcTqCIW/59OpxODQxpCnMiGDPEyEOSPOfH5I81icwr3",
-	"TB9x+ziS7o4gh3mSq+kUqjE5scQC9Tft9orJ+AKaLATUJ7kTTTD24Az371Pq53pWlOFLguQAW4wJa9Ws",
-	"GmMkdx7kdCVuehNsqL+8xw6wyCVeVsl1WTHyXPh7+jad7qkpsrw90MdE7qBjDeHqTRjlqdD+gEASUGTE",
-	"AGGPAqrVDebYFIrQ/yPZin+JgmnGZRQMWGS6i4KQRQGmgV2l8D2MJW532FuE8L0rS4DciilYz4hzyCSS",
-	"tKiaXQuI5kNWU4iP7pCEDO5GTPbBsWFrJelRNNVBFzHSI9nC+nm6sA9BOgSk2JAgc9D1JUJiXEgVTtbp",
-	"drsh0ouOJDV0zK5VMUYQjoSReFmVijrsxGbzYIMWuJxLJvYmPM1sRkYkwQBAEtI3zCLwkOLd0lM+FDpk",
-	"iSog4z3h2khVNvasGIsJnGEaDcC8t3KRmHEk7dgMxKZ7Ys1K7laqSwlU4L1qZbzA9AwbQgcZfaY1wkNv",
-	"Y+jJy5O/XwFI0dur89M3V89Pford/sKcqSX6bkVbZi+wulZ1VI8Pma1EZRrbx9Wb8jTXtmElheM55tYq",
-	"TzSG9ZccaWC9YkwXaZZZPtGiEl0sPux247arWMUmmJccSVtSiHLvLJXVC1NgdonRxxIjOZlTgfDvdEfZ",
-	"shVNTML+apjDMYUIteCSNgTfBrtQtc7ZNoZlzxDVbNN+5MyWITMnGS0s5sz2up0jQ2CAvXDUxVNtdUY8",
-	"7Kfv3kTBJyqyii/KEURXU45rl6oU2NDGI0vGXvUoYFiw5AdoVrIig+2LqZtIVtVL1rLaZ7vDfhTTwtUL",
-	"bHFrs7LJpjeZAnw77KgNHB/w+yMJxjSzmZqKa8JCHHs3yTo66bAzlHEAVDCSlnMukwWZ13AhfevVwCwh",
-	"xT/XIPYaLrr3Z88vfvj4w+nZ9z9cxMeMgmyzBcqNwINA8kKDhWa9Tsfwq+52hvsm6fV0vUPEXFxDlScY",
-	"cAYV/0h4NUKxObZDFDIHcGwHM5kW8bIholnxf6YyVd4ByPYaFOINAUOmy+W2f6wunWOBfY9lrxfISBjS",
-	"tn5qJLElVxRFg9zBTP/ttSKE5+mzWTJl9OOmd36pG8iXBMz6VNlUEaI+VQb0imX1qlYWG/jIIcOvwDpK",
-	"rTgKjqIgBm0Dfvnft69f2cZa8ZHh5atXbjn+cIUUv9KFXeq5u9nI4B0MlPDLddaCQJepE+IwGt2FGV/x",
-	"gxQf4YeNOz7Nxd0WD9aWBkdE/VMj1OmqBbtHqAsyqeKqpnR55tBKzbuGSrtlzVa4UFNzjAVmMniFKoE4",
-	"B14R0/vFzmBtnErwDFsXO+MVM7xviEwYNE/8HE6YklakxsGkhZi4EseIAgt+Vr+A0hpO7a272fc12+Jn",
-	"6TUEa2HZwrXbtbQ9IeLmIn6fulnGhBxUi0jWi1DmgieGdXQ7PcMesIAt6oK5YEIX6QTMfq5QJVaZSgu3",
-	"M7Th/nuRhEvfXrfDbKbTO/HSOg9x9dbFcGzwNBZq89aarXjAnQVP0n3cVpXDGvr1rbBJn2hCW6GnUI38",
-	"4vVUyJPzs+eE/dN4/dMz7KDTdSBBy6wzlTfKo8KyCzUVkk/TRuY55cVYN7xVm7FtIsRe7HtNE3LFu/zC",
-	"Ykfd+gUBcbngvIfyshBrCEbBXjfsH4VH3bDX7V42bVvFWlS5v2uCzmbjFQAF/rJCQNrmxlyWAHyTICa7",
-	"cKzyrG5u0mHKM2vZYS09VjnoWTrElAGuWWwU732oL08qX1roSIJoqAGgoAVQnvgWnFuEn9FtKxwdo+UR",
-	"a9Wy+Ie0iFeYISNZt0MSEAL6tcYoisAoUUmwXR/XhGCb8IAPYwF8ZB0d6De20joVG7Ufj1ks5IiPxMQa",
-	"YSUWWPbjekBFl1D7XBaslRr1owAAA8f1oKS+MKMDa4kZLHEus/KxrT+pk5gwt5BzHJPXRCpmCLxsK9XW",
-	"otr2c01cUp4N1LEVktGlhB6Yv8RgzjJ9oPpsujaCaYdta+EFOwv0SDZew83v4k6n064lnpgNx4F2WDyN",
-	"96Gimsb0FNK+H2k2XDI/YenIv8T7MalhcamG+Uoq4QoZGjJfzzKhqQIl9WOW1TZhRjmNIS+UZ1ohbivI",
-	"q1RLypphIHQWGAacDqxZjIfIifiw8JGs0AfOxp9Gafpe0gNXJBVTYarzWT4cc0jxLy0FmEjsh5OQLmlU",
-	"yWVFMgxmeRYMgnFRTPVgf9/raH84FsNbNQOOKLEe6P2t65/qrP4v21vDHT96Q9MyLGujRXt94bOSB7EY",
-	"lzkGhyXhb4JJbagmE75XlhwGUUfd0DP6GMvPj1NnP3Yo25AzQoiwhkuFGIZjwYshWVjdsHgWb6nplVCh",
-	"Gx9tSuK7Mee9Tocogk3SLEsJQ8aXwcBuhW+AvcKZ9nUqhwKFZxBmoNQ+VDw/6LJJKmeFNdqB4b78MmSc",
-	"STECHy24sTwjOteRLLW9FXMsJa0mV0VvhZ+i0T0x5nq8d821SFiuZkUqR+1jVnNLOHPt2kF5t3q60tfg",
-	"U5vnm4jbOzohIkleiPv5QTa/IJsPjWWqcHt4c4GLuN0UicBaQPFo+DpmQ982E0kyzsAslpXhVdG20228",
-	"Et7okMG3gUFb/k9fdoIdPB0rG9jCMuuPx37vGTwMn0F95QbQRaXY0kpbWoZ3Mel+SX6rk+0Zz1jN2Q3P",
-	"WaLmHmfxuc8Y4qSFNExjKvKhkAUfiUh2O51et+tLNHVP4Q5sZHY/95u/p1D6r/THNQYywhXbQM/zFeH+",
-	"YNll8zQpxiRVXy9IwrBWxGNmpb6xSEfjgsVL9mCwqS50JME1sB0Pa7LqLlHDFq6BQcXOuyxHklAGBhgQ",
-	"yMxlaM3HseFzMbxA0hmYgdGnvGQvJu8LdWMjWlcIfZF0kh4uyKqw1qV0ckc0S/t42WydDNenKdSC4TAa",
-	"9vTdm7izXWbVuQV4qbfdZdPZdZYOAcUDoLf5AiH4LCIVKg4a2DbgxBS2mjIItXMJVYbSkQT3cjuMZL+E",
-	"n255z4CQRHWBUImAjDoqKV3m1NqXyaxdZuOH/WXt2KymeWLvjueE5vIhOIcpBTRtMK2dW8SbSwuleF9k",
-	"hxLVAWDNwdRLYJH92IIUqht22O1a5yrcCO5ggN2bSk80Aj/cE1ahJkhjU032Cpj+fZIT19tj3xsWgwol",
-	"JA4iHHlYs7wWY7Fg1t8p5KrExM425tF0MlV5oa9SCUBIyYoxxfR7h56Pwb4LtwF+IxIwMuKwKlzZF46o",
-	"sznPpem/iUWjQ9c+shbAYyO8JoJWv6feloA8vl2Q+9hMZkEqPJgFU0lUmas5a1kWR75mMLe2G0E9Vlpu",
-	"ASGVDLHhZkPssW97JYurM8FWDa5oYA2azKjL5tJ0Iq4yfi0yvWmfvUdjsuOAd8AB14a0Qtez4a1wsn6O",
-	"RYrDHcBVoCd47ypX5hZpUiPzmbDOsbh/OI4xrKIQezAoNHob9YlagApVhWLzscoElArSzRRJeQFqvnlB",
-	"3JMxbiAcUHJaTPkolQCPVtmJNZbhlRwlT4d/s07GBrz4PB0+orv92Gh3sLdwMWBWSpVW0YZIgUFlGl4Z",
-	"vLeZaLY4ZqXQWp3H+/KY73BBvB8vIBgRx99wIBvC5KG6/5ImKJXN77iCmOkrsJ6lckQ2TXWlUznKXBbI",
-	"lZUf4tptg7Y3wGZp4qEeO/v8OwfmUra58vIhTN0dF9c3NKM36eT8jN310cfagbBBOo1gWSW4xzjhZlHg",
-	"6IUs/jqBD0/gn4NuAkA73/TgIxTjMn88nijzT6+P/y4Ez82/HGLDVI6pSuBSissacOVPRlx78rjbi6Q7",
-	"55q1Vp/vtrNCZ1TlKv6AhRNVHvps6wNGOV1expFs2Zi8bEGG2F+iYMi1uHJV7aNggNicn4xeG3+IAi6T",
-	"KPg1ClQeBSH7QE64y0tDVZE0T0hVmJ/wl0vAVIfSDS6IgSVCTJvk4XL5m85/LjK05SDDa1mXf7u6nj5v",
-	"BGw5DMVDPPESQH03DCyaZuUl+0cTV699Jja6K3YRCgzeAH3eXb3NNjH3+u+fGkG54IZfvzIlPkxveZ4A",
-	"7nB1vWhcpy0uw9rn8mLZceVcoeOGFKmbGy0af2taEkIRX2vafaTJQruZvdnmyrUOfaJfw+7ulcSwTZJF",
-	"Kct/CoN/2UKZzZ2gEr+8EBiiAiqxOZxhlZGCieDOaGnKHVM8nY1SZC70LCu2h2uxCzTLio1QLbZtlzuC",
-	"E1637uCL3RFy4348xjt+Nb+vXEZOgYE/0lYqr4jMNr4uZJirRKEpIbmwKtmgZPGoZYTGRtL0pZvYOZ9I",
-	"kCrjHXI1f6QjaUWvMZjE4Op08ZGt2Cx3p6bcxEwbnWk+XpCivv12+5Lipj33tqNc4zU7fp/E6JOa5FmT",
-	"oFCnN8cD7e9o97HZgV4YqR/lGUlMdUsLpmcTzVpSMfERy7PRxoJjczrNUpG0Qy8FGuNL9XF1pxYQWhTJ",
-	"2u40W+q2zcSs2JXsDGDgjyr53c7LGLx7+7xJjMxUkwx5UVmtm1mWhWyUq9lUQJ5QMVYzzalKRtnFX3ph",
-	"/+AwPHr8defJN43wkWOVF2t7oyx3wFlHVFqbaW7Oy48hexmyb81huKh33em/DNbFTq7qMkRltmEfO0uK",
-	"SdUE+E+tZOcVqSw16sduPeOgnTyteNNBeCN4ZvjzjnzPRh/o1dmbWMgPPJZeeJLvslNZInSBJpzQOx4F",
-	"PQJvbAl2110PdnfQ9aWZg+4yR87FsDG+6MKOvH/kYi70yilJMXdT2hoj8g10bdetOvD+0fJQfUiB6mCf",
-	"2+wEZ2PBkHdIMyAWBGM+ct7Ulp5NJkbPoCgLJlUidLtRu98B4McDKyhpxa3yOkr8gkmcjti3TuSsbc1u",
-	"QyLzdaNAQHXqG3T5s7evB68gCMmGsdOznmMiZHEUREGM/N6rvbHs3If6+Sti21bliJGbe8qLceiAP9JC",
-	"k/CHTTR2t2VaiQ1ScEGKFO2Ek7LuSpsFb8Mq0kKL7KYZIxiDDK74qCFO8j3ozjYOAWIMKtlln0vrFMjo",
-	"5l7ubuhowO1EdazNNEeY+s8BUn/pjHPMeXMoe6VqUtrTKfbtoE8FzrF4l03ji787eXbx9urN6cXpq4uz",
-	"16/iSLa4rQdHwfPL4OrtY9alhCiAJOcaA954Q4Mg7rlceVzIg8ePu5s4Nolkp/Zs7IKttAI35gIix/Rs",
-	"AtXI/p0QMk04FM2IDXotLhA+UsVv8uB14BD58tdnYRFVwMU2IBI1w9V44ofDqaHNaSZ3mMmXhjOoUNYf",
-	"B9bgrcqL55Bp59KwKGYY9i5oUtET+7yrfEOBtMcMwliuc8FvzbEF6Qwiz+C4lv5T2zbXw0b8ibcFL+5z",
-	"Rof2iG5BonqYqyy7SsS0GK9yWRi6fIoxumXixkRwGZbyjMvb4AWFETNsmkHTFDiXasyZC53UanOzEyGm",
-	"AmPRqgEjftjGI03BEi76hiKIMdYX0flk4iH7lyGzHfbeS3HwRm6N+P4UIom5IV4RhhUgkBviMYxaoSbm",
-	"6EyLBW2XNTUqedUsHGxYdRfTZ+9a3+Pnb0EZtEOp0Db25NFSQI9uux2idAYPcAyjgm2v4CEzq4cRhGVK",
-	"GdSVxUFU94dtvT2R3G5/cH5pwVr0JbmJ/SRTuoipMkk5X7yVSuKz6UFStLcKsVmxpU4bXc+9nfa4klOb",
-	"U/+l2XTJWf5APLrgxSsKLGyA8SFVyP5Vwk9mXCapHNlEGPExdUkxniypBc+H4yshR6kE8VENU55dSVHM",
-	"VX5rNoxPpjwdSfhtloOMORxzwAUPvTJP9GEiknQ2oQ/eu+ZjIXL3C9XE8kVY9DKZIeuFLsTEl2ozLkcz",
-	"KqmxlD4MQHVFKrHBUjoepsXCw+EkulmsvHP0d3AI7xGI4xLIbiB9lBcYfoDmHusbs3GZizLaGqsy3XgB",
-	"Tua+jOT1rPDSNkIW0y6TjRU+xVQ0xYYh1xphuShmuYTYHvYWeKERpXGkH16dvDy9fApYBjFrmUvoNRAc",
-	"hfXGuBKxVzEELKxjNcdOCeGqyfXm6aXVhfobsiwUjg3DtQFYN3ySZovOZuQrjxpXtW7VPvsga8U+JUIA",
-	"a6kH3rmXbADr5hEQ7W8cAD7HWvHrfMRlOmRv4aiZ3TznacLewkkzH08nPIU/UBSLQ9bpdNrbjYZKMTYO",
-	"BZQ0HExa0EWKnl4beTqZ8lxo1orfvR28EnP2k8pvQ/bqp3jL3t2x22II9tkB5TYmwt5a8SD2x3L6boCV",
-	"3bYexQpjR8MY4MmNI3h+Ovhe5BMuF1sOobSDbBjBbSoTSMSAF7ZqewXo3t/qUgG0T2laS0gEjWRfvrs1",
-	"9Ze3yNoBZeKm8GZtkww3Nt+sOPotIyRpYfM6ADzWHrnYh1eMWQus4BDdwwFaB1OopaIcueYKKg68TyqA",
-	"ziAwQIsUdEP5a4ALiIGkFEMcSfrRk7rTwgmUE54vGE8SzeIarGq8Fepf7UJfv/wcgzvkjsvvbtlVrVt7",
-	"gH1wq1aX7vXNN4N7heEru1wRa5eHDNb+fu62RKtNkEtnvWKPrJy/JXCbjd1ugZmytIgUjV++s11PFYFw",
-	"8yzxeYbPN3EZeHRrBlOTP7foH15g9MJDDACk2W06Ng+yVvy9UqMMqqW9EnOdCcMazKdK0czP3P+KNN0Q",
-	"le+lyEKGqJN3WGsESWslvyvmqr19n2Xt2mZqA/AKDKl+9+YFG0O0vuHF3tvx58pcnmJxv4Hgyw8yjg30",
-	"sX4c+PKDjAOUqfuNwrz6mWP4tEJRJRUK4il2Ra3BlyBMErWUKyOAhe6TVAXpP/SFIS+eSh1v0rMiaRWt",
-	"2BtkPCD3Rb9rEdvKjNnrBYt/jaGc2nycDscsjqJfKYE+SwuR8wxwfDEQJoqiKPZ/iaI4rKhnjZVRN6hP",
-	"lfKw/cPuBn1om8dJXdjmUV+23+p5J4Vv8XQpMG/xsJOAt3nWF1C3eL4uVG33ipOStni8SfzZ4rUdBuTL",
-	"JFs83ihLbPNeXTLY5p2l63zjS42sxVbg381DDhnHrvpGLZBkydLua0WGYSoPvRj4jlQo6VeieJpTRnap",
-	"BbXKEE6mGqOVXPq2cFKBnGlY5Ygz2+A8sL+DbuLwyTDq2SI/WjB9a3/2ApRaXRfylQuIEfPMxfcuZtIE",
-	"Hg/lq1vkisSOijIgpr2l37ESN7SNE2hVmtH7P1GhIBJIzPXVVORYZnBdMNZUkBAR1uIGuy7Co5R2t8iw",
-	"goevklnOm5Wdl4JbxBj7EF7VXizGzoEX62KfqKqr21Drx0v4ImT1IKeE/J1bkCCuykpBDioMWLBkLy1s",
-	"V9AsL2CKeqxGTtW3Oqwwz6X9cMf5cjWz3iqrs0ZPCALfBMrm8SHQvSYCrDNGfNN80QRluDlB9A+Pyrfm",
-	"qvyCcW72Mt7SAeaTw9aRcRfpRPxDSfGqES/1RLKzk1cn6JL92dxYCO8Ro914/1uRZ6k0qsOJTvn+j7wY",
-	"T7hMZuabdxfP4mZcqUhiOXoWm3ZNs3GHPceAiEE9xuniHzEUWeeSzaZmd5BIxBzHY2F1cjVBuoCDHGK9",
-	"qtCaES2RFMKGCClDMWPAr0nKY/8z1VO7UblFUCnjhKtT3Bk11qw0QlXeJ+SiJmLtKBMkjdLPxVhQNiyg",
-	"LY/VLH9EnNAswruLZ6wV97v9x3u93l7/4KJ3OOh2B93uPwAwBc+c9zvBt0YSMurKn+J2fSXLd4IVAvkf",
-	"RLhINS3gI/2HEDPqd/1n3No7Xbm73qKJdxmuuUzXXp2ruB2ewS8dAFE/7X+cMIj36KbZNWwzy9RcJFdj",
-	"pQvC5GhiN+5nVEQmfMEAitucDlSJjICbpdJcMl/FcHtMgaFzzVIZyfirjm/uPWacZYID3l48n887cQmM",
-	"NQHfUfsYu0KgSHcZQejyEOHlpYIoog57NcuyQe3x8sE6F/PGEcnKsLbBZ7rO1PD2Co05adNyPbM/+SKS",
-	"soIRo0EPIO/4oPf48V6P8Ww65nt98LiCD8mGrMLSRtJb2zfv4jZOGDkROOoMOzPDWsIZDN68i+SzV9vP",
-	"C+BjmvUYOx/URN1xDik+NvQiqdr1uZI7ENXwEh2f4lyrBBSSgzFhfMRTSbC5AM60MhY+kluvyD5PJqnc",
-	"/yqS+9McRvHrfpLzm2L/q22WaQglDZIrXo2jdImWwVqEv+WDJU0LWapFghSLdticnZ3bIiDNYcsTnmab",
-	"WMo/RK5eS4FWP8iKvrpWhb7Ha2kTmNoJjg/xOtmzs+dv8IbWrHV2fneIs7h73IZDTXF41a3eChDNjgEi",
-	"bRqG8f+qoO2uIgeyAiDoaq/HLI5m3W7/ccx4BtYcV/UB1WOEKNhmbDf8TuXEdD+jlqRFUWrKnRAOcJZg",
-	"msClWBzTqbBfQm4GQtQaJRtjm1bB40xLhKm1YHH0GFxIlBRxlazOimihdG4Rftor0yNYC10GzqaGgQUQ",
-	"AgpF6SHJlSdtryoQmg3SjACJbGkxiOG0caP2JvBSI2oBny57orWUMxECChTqoq52ZF0E/qa7FXQ3qUfN",
-	"R76mmSFXNfKmTHiOAzArAWATtSXE6LUhJWkakbaq0JHlrKqGsZnMhEaIjTlg7xlpFtQpzijJFURiLNEQ",
-	"SaukheTZ8XS1UvUDu0HMlKwz2MqImnhXpYVGkvc1TFYodQupSPxWaCZubsTQ6D125P7gqnqkr2+GLvhk",
-	"WaVEe5RVGqjZZhWzMGPz9MznHhKVtWDogkOCvgWo8i5r1w4eUuwqabBk2KtkIwNC1XqX66ipHC1dUCVj",
-	"8FiSvWtqd8gSX65eFh5r9I5Dfe8r12llMstyVlVCCRsE1yUutUZK/tJqhBXG/3Dqwxc0i7k12dbGRS+8",
-	"LVQuvkwhZNaKLZ3G5b21bCxt1JLWzfUEX/jBPd+sOaxr4lvzuFMmGkT0jS+D1L5OAD1ZJXMa9ezdmxdg",
-	"9fPR3EtptR4C0T18stGS5oTW7bBqnRwKVQwo7WqpUkPP7puuJqti3XuAs3wE7pdUJenQFtjLxVTlRadJ",
-	"NP6MwfWWB+e0Wry0hzmfZyDyWEB5uOoFT+CKptgG3dkofL+WwkjXh/tGxLbbZjaxlMMrYnbFq9ztdu8h",
-	"aJsuaxWSkHRKwRouYIA6Q33VCdorRewtxrVaOn4FqJV4t9LVZUi2f1xWPIRydPlIyX4KJSPGHXYK9fQm",
-	"UFVSKidDd9iJ0UxJoC7dLLZhQAjteeUUr2eFhWBBqYTNZJFmlZE01A1/0lj7yQnkW+I4W9G8cjYaBfX1",
-	"WZl+rnNNct1kJnPuhyWGjuxmDUt/Bzf9F+PphPr/H8zRfxv9/15MZIuXfDV63ci+y/gGjnACEn8Jabya",
-	"D7QtI8jFRN3R7WFftJpPCooo0lfrsN9vm+8z4R1xiHBH7Hsd3ue831sB//ec66UTbKmjTLbrhr3LRs+A",
-	"FsNZnhaLt6ZxcocJnov8ZNaUU3wiASPyVizYhCcCIgy55NmiSIeazbTRmEBdQFTN8ifzBv3Sgfw3010w",
-	"oM5KFWhcFNPg06dPoStGBQGSw6KsqxScuFYNCyl4KgX4Maq1VEZpMZ5dQykVN4w90rrLb5aBgGlD91AJ",
-	"tbKKe6HDLsbCAlT3YqOAAh6CZjfKsB+k0fG0HORdz6xZyLSKpPgI8DMjNsxSCBMCiIq5ym9TOTqmjNvK",
-	"23MwlChN+r9Zfbje8nRoLvcW5uKabQ4jGdtCYhhjChp0CgixKahtCN5L8FvmrHQiCaWhSsxtb0pMfDRy",
-	"JXZsq4YBDLVm8QnUzk1/BofQgH0L+8iMLHEwPDk/u/rx9Cf4AJkh5mFD7EMKctEMqtuIBFX9AePsmiee",
-	"zGKtyFiR2I242wtBUDvsm1NMqKfsWiW2lE8M+F/Yzf7Hvfl8vmcU7r1Zngk5VIlI4mOWk/6Er/zv29ev",
-	"OgzXQBe8mGkoYOvBjVs4e7dAdjyUpkARaTEgoMcAZX7MYsAL1zFr4S24h6vBJkJrwH8HxjWlYBElGfrt",
-	"s0XHQz9v+RCtKNednJ+1yc5CpZEAOt3fWKj3hd1XgdeMoItlg+FXLArc6XSi4FPMWnEJ4x63DZnzwpPb",
-	"58q1j8WuKGBpyCWkamKGkU3bsNQSSSdcQ8hIuZOHtmzwRBRjldi33eNUh9I+fkRZL5LFcMvHkTQSOYq3",
-	"WBFKaQpN0VSr4CW0/EoVJBfEbufbeIrHgmfF2DvC2B8EO6Q50xOeZSz+AZ6KqRbbUffAySwhWDUzxRN2",
-	"zQEbDcKhkZZK5PqScIw4CrYsWh5cQszZpw2zbbOWjW087B5CTq5cUOl+XCmfKMuWhyrLENnikW6HhIWi",
-	"WfyMD8di75mSRa6yAZNqD67dGHD0huZHa3rlwMYfOZxEKhv+d3hZyGLvYjEVe6+BXWrTkpbpzQ2ccrwA",
-	"tBAYEkDYA2ouLRtFVQospAPGaTbUXZpUqcNWiM7SWwGFvAjDiaVkjcvSoSAriL0Yvj9/sXfQ6e6Z3pcu",
-	"hPl83hnJWUflo316V+/z0TQzr3TGxSTDW7jIqpfMyflZEAYU7GoUxk63061URQxMAweBVwsRdsWGfH8K",
-	"A6KA/UQNdfUbaqSz4BMQFkeiIUbxrchR/Em1K+XoyjiyV8CRpTK8slPmoCt5lgSD4HtR0CtgfSPWZ/ro",
-	"d7v2gqXYdJ972gF5BdFcfciHWCOsom1Emk0CT73AJYgHyzb7pYUx/R/2v1nVvFuL/QulXnJpUbRBJjjC",
-	"tVn/3pksRC55hqUvfHEqGHy4DANtI76DC3t3+8MOg4KPoMAGWAUvP4WB4WkrUBGRnXx/esFG6Z3h4/aO",
-	"NMfe8KZNhPCD4Ml6SmiIKQAe61BKnBDQin1uMGB1wolD5p5AMTtuh4C1CSOF80ttm46rj65aeHphn56m",
-	"h4EaaJtrE1CKTbhcQHkgs7Hm6i8MawanQvzGfNgDL0vs4m3ZKxpjdYTes5uGB4/ikzC2o6bFPZFsJsXH",
-	"qRgaseyGp9ksJ+NMIgqeZiicZGo0Eonl9X/fIxLdO0viVSP1H9o8VHjyLDEj3ZF8Ac8He10iZI+/AbPf",
-	"/4UugKs0+bSSy12UEVvqBlxhHppfPTy56oxDvxe6uwrF4kLFkYSrVKd3gsJXyUtUet6cg6/dsYlkkBuV",
-	"C55RztNEcGnEC3v5qDySmPnYYRep0HX8KEKOul44SIuhgOQcpPnqiXyR6gJyuYAtWuc4GJbWwWunSYed",
-	"mHvQTwe3i5LBZerdpBVA1q+NXhUMgAmXpSzLzQl8KxH6s0oevTqirdekWzYW17Ib2tkMDYISo3X9tfzC",
-	"AG0j18ICh5Hkfqny4zIdxDphKS2uRWEGlYxmHTp7LgFWRLIcDBHjrBY2PxVAdTBWVL/gp71M3InMRvHi",
-	"HIxO5mdnYUotZXeZD64oXcjiSm4SfFFJPILGXE5syGIaOUJtsHiYFou47U6QHAo/o4FiJK1zdZwWx+QN",
-	"NStYEhc6PPGYKYodr28QytoYa2Y9q5BIYLc0kugxd2sN1SzBlANgAyj4mR7NelNCqSFkVIA5xSEMOYWv",
-	"me2e8PwWg0cw2LkYYGleLyUV63yWLVLdT7PIMSv4iD5jpTIcmeFiikqom8sUA91CqClVCEnhCZG0xUeR",
-	"C2D7mumpyBCTuhWnI6LeVOqCj3I+gSg6VEvP7HfVJGrLS2xeCYsJcQUWA7CxCIHlesEwRZuVQtchQK+B",
-	"Ydk+F0mAg94JsOXkjJ1oneqCS6jlVENwiWR1if1c5NDLxaVacV7GtKshbG6HSrh4JN+9ecEgzsEIE82J",
-	"pcdwBdiKv1xav5DnSPnGquhmIQGlMtUsbuUiMU0k7dioQESg5IEAffuYVQF1sCRzNf/cP2xGXTT0rNOP",
-	"RPZmarZlF9cwm45ynhBKx3WuZqNxgaEsEIIR25zeGLRbqvfqEoYR3dkvfklFNPEV6JfycannSCpbCmec",
-	"FlX0S3O+sYjV0jB9DFSumc0ysQpfJM3kWnEl+wTYEQaDxxZcXZV2GooSqseZEFQXXDlYW8DdOfDPuttm",
-	"EwSaNX+uA+BziwfKNOikc4Q0GdSTJzyrGKRPuHeN3GpWzVzuK3aJgkhxJwsFu1sWpYSIFIL0b1gIh+jl",
-	"T76eub7Wa7u8Bt/ZxJ2wUk+ns5wp0O3tdXsrRkbxH1sIBKsye+rjesGbhoU2PYtiBNTWPNKDVSMt1MOO",
-	"8xnXYi+Vru4P07NrqkCubmzBrfivxPOukNNR3nxnxRjxdl+7yxvHhTBtIkussBCzTKlbI9oeI3lT4c71",
-	"g7i6rlJbCZhqEQ4tRh9+vmwcWmP7Ki9Wt464iWXr9vO6XprYQCkr779VeRFs8dy5yM8NM9rm0S2fI6C9",
-	"bVqkI779G/jkiVxs//ArVWz/8DNCnQDn9A5GoX9qTG6hs1nJUjR/+ypjKf7VUU7hJiJwMtToOFsInofM",
-	"5hv5BSIgbOmDQ8Y9OOx13c8BTJl+edz3fpBirjuLoZpcp5IXKofcATNbF9sFkgjZBwf7+5ka8szIgoMn",
-	"3Sfdqvr69f+F+8TOByMmzCyelkwUvywUftXr7x3QV7g+fz36ltAl/nr0/Onz078enNAK4FPmqnzaA5TI",
-	"3+OopPhYBAM5y7IwmObiDv/2At+oLgVhUPTCevIqMfEDvG7wux7OtnzHuq+CwVHXSz7rdrqGO6pg0KdC",
-	"XsGgDwYL55avEh58jUCWkDC3jp56PtXsT/N0iA5g98A3T7zfP5eEzMi22Ci47D6XMD6jr3ts9zY7uryF",
-	"n3YR+SAitMH6+5pALtzlXLrm0pwUYrQGd3ubrbrvJCffpkjwpcPNL71SxXdqJvGFfn8b2zF4ZcH8A463",
-	"38Ja7Q7NW2uXoVND9gDPsod2qg2mvX1KDdj/Bf9Ya+77Qc3RPOvngEJSEeg4uhBTe29ga9sZ/6CkVxw2",
-	"AaJA0hLlyKO+wk6sNgRda+y1h8oi4Y2Z18fgU7WoivgQgS2G5NMSU3b7P/hmSBZmaBQAAOHXkHGWcfOD",
-	"0dY8MJNI4iAq7d/+j+1hsFzvzCKvj8E6UxbdIZOUNKNNzX5ngt+JpMMIiiFRIGv/U6VyYM0sKn+kaVwE",
-	"RlHGQ8oilVA4ngmeZ6nII6rvv+dMQjrG8SVLhXVaZChrxpZoN+xQJJkjAkwUENNjFkNd81SOrlyXZIJS",
-	"N7QXIYshXv+q4VGeZaZdH/XCgRxgPgulMU9SOdPY8jHMMMnVVN3c0AShJ9RSbKaM8t5Kcd8eadbqgl8Y",
-	"R9YOXTsIlGnGAtS4Au6m0g2Oo461WY7HH0hDe45QW71udVBmFPV2r8yPceM4lhrosBJ7SKOlFtIgmYVN",
-	"CVnXK7U2V7MsYUl6l2LQULcTye+QVzSbUnwbhfUEtzAlg8SCdlg+7YAqnOFRzXVZ/qVydMyRGTAswUfs",
-	"ivJk0LKTUv546qNiIHc5ZjUYDJtCCTAeTRb+70WB01y28G9SbAxzpVDMsyRYoQtC29Yl4NjkjTNmleFL",
-	"zf6AfqM/wDHvh3UHbJjxG3MgvzNixLYPX6iH1dP+fVrX7jrjZ+lpfvrHEocMBv1u1+3923QkZ1MQARv5",
-	"aTDoPTGPGz6gSY6uIYFBnY0m3kI/ETvERAGPNcIXiJ6M0EHMieM+PkK/20XpvN7t0cpej7xOe18vdfvk",
-	"yPXrpl/2d9CFWuZW8vV5ho+30Q22F2aRJ8ARd8k8K6Ia3BEn6+yfcuw6OfZkab2sfQFLCpfyLN0+GyVa",
-	"SHtdKcNiqFcJ4F0mt5CduTaOrTzXYSS1yi2AZynImK7RmRxilmMVK3ywnVTWIBdbPPJWibCb5qVUaW51",
-	"K5p6sNNUAMuHEa+8T0B4YwzsrhTNMuNFGcRe/L5PtUlaREEIm6SpudoyXs1J2+squclbzQZxiWfZ0jpV",
-	"wQbNkHdBGcRxbFNieGBrrCpbe427imX1gj4oJlN1s8JVP3OuHwL1Kl9Hpy0vsA27rg1F00zLkFUMKtjq",
-	"YnCtMc/uDDnM+QJJ+GeRq/Yxi7udbjf2UB6SNDk2rULt3doUMcLX1WVjb8qKbSi+0E+p0DbKgUhVJAOm",
-	"BSxEnKW6sHWZO5H8HvPU1wuVOEAsb6IV45CSAOMi9/mU68KdEaWOIwmntYIDSHnyXtmilQ5ArOSaAyBS",
-	"JJdrAZrGQ4YV7gXl1EP9ATUrcPtIYK345LCeCUwPciFgkMtAbw04b9bNsiIoxazhM3d49EMIr7+R8Peb",
-	"2v3/C+TJD78ENU5mzYZL8tlhp18iqPYaRK7bVBoCtKWOKlzTtuqJoX0z620773V6ZeeHq8VMGoNXm2rD",
-	"MA7ubRBG0eL/lrbZXoPBvrd30L2/Hfi+Xfy7zL/bystVfrSNGRjRSipWYMfO/hSh14nQHt+v2IJdbZkV",
-	"AjXcuxvF6WqG58ow0FuxWBETkwqSWKqoK00mUCcQIYJlTchGEcel8IzTev3YtIQogegvIe9EpqYiZCSd",
-	"29gwr16Z+UWzFtaj9iV2D68mpBKjCzPLdofFLRB22i7ekKJNoNwmQWsddLuECun2A+sMYyJLGURkRC5I",
-	"mcpFJEE0ArKKcaLVsBg69PTp6Y+nPxmBoMzv3WyZa4geMi8N2LKwFEmQlnzBhrWahBrMNyGUKqA1ApAE",
-	"RLtrYe1/kaTXXVjSKmnGy1j+HQsyu0SgEIX8m2JQ/gz0+FPgW+U4r5YgRomhWiCXBCZyoE8zgDdzjRwe",
-	"7d4G3sn398R7l9CXlb4+p5/fmwi2rf8dbu41t6q5df8UwNYKYLXoUisLlTf/CglsOxd9LngGsGOr5K9t",
-	"jIhkoBqnhRORjKhyBN7QQugy7Pp6QdWLmMtNlSMmVSIabX0S4FVbYJnTSvp4ps4xPFf02IQvnA2RFfN0",
-	"KNpQKVEl4pGD4CvBJntdV3UbjSCmVRj3TTbTY/RqO0EyHrCDLiMHlg4dwilZGql0Al3G0MpBt5y+yhJh",
-	"GjZsKUSXLz11LTBdWZB1q6CXjimSG0ePg8nFUMiCdgHe7h9VB9HYuRTzsnNPzoUgBoZHFXKI/RRCH6w1",
-	"tMBM1WwZ1vLKbWH5ydzaIx2oE6BcttFoZVqxoQoUZ+YSbhChAEuIRvIV+lCZLY5QmssqM0OAK3wUQjPM",
-	"s4AvmSk5Ejlmfhf8OhME+x2/e/Xi9fffnz6PB0wqds2Ht7OpGXcu4LaDBAMEnGx32DOUwIHU0KdPeZeW",
-	"o0WyRsX6EVKP0BaLIf7uxbu3P1ydvbo4ffO3kxfNcun3onhjD+LnCqUP5hr00OE/dMNu2AvNf/vw3/r/",
-	"DtxfPe/bftgLD2E8Q+j6g1cLLPguzcWN+uiVtx4EZZXaslL2wDCk20JNbR3wQbDP/YrfK6I7IX/RHO8r",
-	"PlLWQFR2/2ycq4mo9P7u7eCdTA2bMmsK+oEbw0Rdp5nwhlAdQb23r4/MPvh2oa2vVksIm1yBlnP/Jq7A",
-	"3+gyfD9WwA6kd/1JNb/HrUf2uzVGB+tSceYFMiNYXl+6sCqWhbr3DnRwYSgMUcHhBcO4Sn8MMgr72cN8",
-	"sOWArTlhNimhFMh5FkEGmn33GKDNPhIiag6FEYwiCCdeJMBP285icU2+SvIbgh8OfYmRtC0OnJttlZOo",
-	"9D0tOZpiPkHLByFoACrNzm4k4sNrrA7Aib2FSnWzMSFkW9oIyIH0p6fjT8V3jadjgkpr0Ot3O0ddc5UQ",
-	"5QeD4PTdm8Dzb/Sdj+F8lg/HXOOKl0180/nmSbWFd2+fey00NXBvjZdO7JdVd+/dye9N1yVmsL2fwePu",
-	"aTX4nNbkT4133SVv/f41d0N53+oQAkTcWdnV66DL0psrb39b3t56HTZF6bBN8BKRLPEl7KXFEq7H14rn",
-	"CdNjNdcsLZbCdmpwA6Uq7VL61wXKlLqz0cooagKh6ex9CmEZfGEmgvjrHwsKVMGAh3hgIx+aKvcdV3Vk",
-	"9/exF54jXD1M226lMl888Ntg+67jWuFFeNcrRESKcDVo584rGb9dtVNvrq6kkY0pElwinATCDjjtFSOM",
-	"C1XaDMYpVNDzazVGsjJaD8yi7AelM/Rae0Fhd37Na2wE441cZUiopGBkv0ElCrnqBmtCbyAoQEOhFF8S",
-	"Say74eMMVhwzeAYmII+meUkNaZa5ygZu09qEnhdJ1EsM0XVrtQ4lDYa1wHLgNgkR1Jboo91h3+L0eCSb",
-	"ZhdWIrncMusYeQgcEFqc0lxCMixtbiQrOBTsBxRFc8NHawLpCgXe1hD848qMf6awbkph9cMkMw7FJpR0",
-	"ASOhn71aKVgPaYe6qU7mmiTXWinCgyedI0+ifNKt1O/7GmKpazmSS9Vu+52vD5ar031zVAmoPjQt2Ypy",
-	"/cfdrh/uvDqNE0QjNEJX1u3EWabXz++w1zmsSsze9GhMS9N58nh5Om6KFBjkzaZ32N0py7BWeHSFJcbF",
-	"9N74FW3/FPFWi3g/CJ4A3Ly3dA/k0ChcOcCV8t1ra5EB8QnLSlY2LyR0IvzJR+EkozzebN22texHkqzr",
-	"TREirOUB8fbMTdzrdruhA+sxn9po4YckvTuePR2rWU5CCFYVsvHHy2hlZNKPExAy7Bu2vCgY4wm9aEOl",
-	"0WPGrVyochdyccNmUzNmCrsIS7QZVsq82aLDTrDIMLqCEr7I0tG42NP8DgCOyxo9/QOmctY/hC1IBVUC",
-	"zcUU6sqYZs347YT5rJhNJBr9aNdCRujFhYdgpYakDghAQ6MlKMUC066VATY5sCDUp9AVqZQAZfFHcmZA",
-	"vLGTVbcQ9lyaYj3k3pOs06JGCglfxGgKtBWuBnazU6tFLELml4ddvZPge1LsIHz8GCtn1TqDiyqudwDf",
-	"ll3Ex16anZkoSMB0x1GlR+ZjvpJCpNNE+IeMEH/Ne5W9chtFMe6QqsoX+tEOInWpgJEi14pHTkYzEuWJ",
-	"9RHBYCIJziXAjKK1wDXUS1BA9vd4hRxY1iP948QXgcab/kw6N7K9KuhOwhcroojseqwI/sEXbeiPOZdB",
-	"SF8iGMPlFkg33xIjngpMRFkV0eQsPo1jAbbrFfHFj5+XpvgnPMxusrXZ+apYbVR8vtCNoBxVAfibzoEt",
-	"sF0m2vUrlYoxn68uET7p+RLhkScQPu6BV9Dvprvcx0G1j4Yeun4HXvvd+xtpS0GmakLt95dMqP2Dz7DT",
-	"fk4/X8BUi6eyCd1lo1qGQEKIi2g4BV1b61CEqhoI5CT4mw/oND519WtaVq9B/ajQAsITETUcHnWXyO2w",
-	"a9S6Sqd1ku5t0enXFW/zE7/T/kMTYRNqTH+v/wS/qsoSNXihCqjpX4+eP8Xtemjy/eIj/LcSPlyaS0RP",
-	"yK1WO0AzVypZpZona727ePY/vfYW3PWgkbte9A9IQagS5debzAgHJQUeLBE9Jn7XuewFdLTcV28Dv+15",
-	"Cv4X4LcHK/lgRV0jCqH9fNr/Eiz5AYbSd9T7m48F+Nz9D0/fPz39paNzuIulpxTat3HzkV2gGtf3O7X4",
-	"lDP77c0+f3NOLM8XUQlgLI1AU4gynOUhlvrNHXTbGnOQrSuyHlPeoqLbp0PnKGK8YIgfvgnOPXVeMERs",
-	"QuDmVElIIJ7yUSpHWJmJX2diVZjJezveXRVFW2cVEzjuhQxKFffuCw3qChBbzW6phOBqbe61GYCtIKdZ",
-	"Ky7yGWBJ9+I24gZkCyaV3POfgeKC5qFu3F41aK+C8ZbIG1CebnmEcZqA8QNqlKVKImbQyrVam/0CuDl2",
-	"lfzizb+vxJcHjItZLtSIgtJS8UX/a8JupITdssi0h0zcv+h5AoItkWvHQEGfVGexW6+g2KvVRsSO6sUP",
-	"8duyuiGiHKUJCDxlEUNXUZmKAnaXy/2ViStYxS94d/FsqZw2PeXXBG+e7u5ijeVu/3cnCWT5rS8YjdNz",
-	"l3Vv+5vaLwe+4Zq2k/mMm3mbi/adnOZqKLQ2rP5UFmnx296yZmnc3L0L0902l5/CYKp0w/1Y1mHVXuVo",
-	"UjVaRZ5OJiIJmTnf+d6Qa5EcM84ywSGpNSbSwmqPttBWHDIeSfcMVVTgcgFJByGbmssVIElynmbmmUQV",
-	"VOMzOWbvZDpUiWAZvxaZZsUsl2AoL1QkpzO5MD9ikuhkhumxkl0LxquFsrn0amWHNqiGD3OlNQC9zDQC",
-	"1sd0pmPWp9qGnMX24Mcd5lcfx2gaV257LPLGmx6qob93EJpUfuhblSzWMNjGaoV1jms5oF/T7LTkhvvX",
-	"mRrVyvwPgl63A//bfxLJfrfbGyTXTwYDMHQ4drbraSwLvn+qlhY2/PPT0s3Su19Cwh/jYlmzwJtuG7pW",
-	"fgfXza4EsNFFLuaWJdUKVL1QQ9Lpf1n/3iPN3r150VkLQliXpz7dm/H3Dja/dM4XmeLJhVIveA6yVnDY",
-	"O9qmMz2bYuzVS5Gk/MKMeke1zvKT3xReLUkawYG9i6ZBOdv/hWCAE5EJrCBd3fc3XnnnErEyATZN3kAw",
-	"ToC33ahuRc6l5qB+Lde5ew69+Oz3s4RcaC2pCYZUa9mVzgq2Pj7Pqb0Vx8al0Wk2UlL8N6T44IpsoqvQ",
-	"6ve1q3as5uu3ev3A6N3XP/4XLLRZq83L/FsWontQxNlLqDU6HK8I94aiP5qdv7tYZiHn5r2VAlzzDthH",
-	"0pKq3sG1G3z6oxDmH+QKLJf1NztKOATPeNk6P7l49kN75aGaNUalUWIfGO6oGBrGTR2zuJTZYobXoyv2",
-	"5RQQfAYOIcSvRTL2JNOnqJZVZdCnMRtmgufaha11nGmQDbnEUkw0jIS1qEr80hHBFfjzjPx5RrY9I7vJ",
-	"i7aUxFrLfnkV0dMh2m0JOhdgcVnLwm2lSbvJ8l9DSACEewgmcybgZTu+RQ/e1Yz/GxppjeTaX4b5LnG8",
-	"fTDhJmjEkeKACT84AvN59WnXnnvq4NPl/W2Y+1/b/b+fNbPp/d+bXRNpaBuzJk3l9+Zv/F2aQfkyU2hE",
-	"/f4PE3QbjbuuIgRUtbbsEAPS+12v1Kqzj5KLk2aOVta+ef4Ji4FTxGEkCRxFmPUgyMEq+LmFigwRJAaQ",
-	"eULHUQcU+l2KPoDFHUkzawhdF4AYzvMc6j5Dv08p0gA/fI3xvFb4AohxqiF71LXbjmHmRz2AB4hkLm5m",
-	"WiTI521oLyxJh/WwmCw0HlqE6vpWl5PDMGbzdCRH6Z2QOEWIQ27sBpeuw0DVhWq22EVOho+0cEgHkaTh",
-	"Y/8zqFd8zLjdSsjRg8ZvxNxC5PTtpaUZ2SvsdbbSPO3KkjycdXrV1XIUHlzuyBW/uGX5t7gNd1yDbSys",
-	"SBQ7GVjfvXmxfFzdDfPvsbX+x0nddJp+e9vsjT3Wa+tcNEra9aJtq6y1ZVUSNlJCH4PQjDgIuuCLVQZZ",
-	"j+E8sD2279ljb9xG7HLUNhhly1v0v84mu4ae/oMkqD96ca3LlWd7ffmaiyaZzdegKwVmNmrSnZXFJP5Q",
-	"mnIJyYPKYu1yfz0rrgEk4EUqbwfsWZYOby1uz+qfQQhYqnFQwtsCJu76jp1UQV3hQ8QBlwsXWNw6Da/t",
-	"J0qKX/fnIhuqiQg+SzXHqgL3Vcxrb/8eaw1sjfzzp0q+o0o+ImZQx+/571DHv/qqUj3rq69YKzYH96n9",
-	"Om6jrg7orFRZC7BWIJd8YBRFyBymBOZ4Pz6OZPxVXNbnkguWz6Qh0FK9x6zZX2OmhVll0K8z2LQivROa",
-	"DKDYRML4iKdSF5EEFQEAbpYRY43M5yPGslYMwUf73ljoGx4jko39uH8dh7Bh+AWo8pJ99VUJ91SuC3wX",
-	"t6k0pysjZlYEfwojaYiSmwuL6oQ6rKUi58NbkaNfJS1YK27izab/6j0XSYrl1YD1hKpfTEW0RKXgGUEo",
-	"4agQTRFSxXXVoOJAbDostkw+BmwBC3AFIdC4+ZKdvX3NDvu9r5nRslcZOvrdLkEgoqGj30VLR7MFwqxm",
-	"3GGbimNhYSzceq+gw7pKWbgklWpZK40OpvsHNTnYS7e5htBOPP+Lmxx2vN3LL8wNf7hOdNhpntuYFcz+",
-	"fr5RgW7IP00K9zIpwFn57Q0KIzyya/D2GhSO/V/I8FUzJDTZBRxPeGCrwKFnFRjRWm5/SjZYBIAB/jfa",
-	"A1aQw3+6LYDqlqIlwJZ73dYOcNg4aGsa/hJWgP4+JiwNflkhiiIgUjJVqSywKqekXLdEzWXICn5rqxRc",
-	"qwRAMc8zPtPpdWZ2EDLx2Mn5Gbvrg1iABe1lJGE0hFhoUYhM++5tNlf5LRgRIMQEsuYKza65xlvEiE+3",
-	"YoF1rSBI6+T8LJJQBAOQZ9IJ5BEa8RIZUHzMYgKDcvg1JbFhaAtBFKJsBHDcsFWRjH+JAmEIPgoGLAqi",
-	"Wbd7MFRSgNAo5BDSwA9EFHyKB+yQauBzEn0JUBBiZozQ3ULAJnyRZNb5mBeRnHPN5rmSo3bIDrs91kLx",
-	"/f3793sns2IsZGGYmxiwbwXPRR63qZ9JqjXUOsjZNU+wspdEkB8eyXLaVBAKSmTBaAQnNHGMc8MiBliJ",
-	"dyYBRpJWxgyo/w2zlcYiiQvcYTHVuSV4nTyHkl6AZ6THfCrY/759/Yq9BVplB52uXQhd8EIcO+wqkbPh",
-	"WAxvNQiVE/SduYPS7bBEDTWSa2eSQECSpjCniSjydBiyJJ0IqQEDUyYM7xCVdyIZyTiOAbk8Y3t/Z+ev",
-	"314wmxnBLbJlxwvqr5wOFkWRZGzvB/bohNgy0K3dBPbj6U+P4OdneA/tmWt8wOpX0SPbUMIe/RIFtCdI",
-	"T17fURCyKMA5afPrh8hltONvXsJ8FFyabxJemM9yJLC5r5MogGoi8H9R4Fam0uCAChyAZIlNF+lEDOZC",
-	"3JqGvQZoj+HtDxFcuEb5w5ewMUDgAsOK+fZDFIDWFgWXl/Ap1VdSFf4LtkgCPT6fzzsjQFTAVbi8vPz0",
-	"iHZuSUuAjGXM891WTWjCnOGjUS5GvKgBE9ps5OUsZFdG5esmaBrag2AQfG34Ne2huf8cJIEPX3AZWiKo",
-	"pZSYO9Ux2erQvl3YAikIJp0Wi5BlArHUXBE9GKtUiANrX1g/2JJE3Hgr9GFL3Q9Ml/jNpUVeMa98oB0u",
-	"n6u8/CEwG7p5TcIKHMTaFZJCF3XMl781w3AaSmTXs4IlaULloS10L4J4hOaiMXS/cpEOusur5E5LfSm4",
-	"TILwwwd3TtyilIfELAmmYV1ehh8CWLkPAZlE3POukEj4IcDDEUUds5JrFpMQL9aunVfmohFeGww9tnyD",
-	"kUBCRKDTZTGKlqvUbQ4FSjgg1Ld3WkNQUwcgLlZnVK2nGy5V8F07vyrWY9PJRvCAGwszZ2ttmG/N3bKE",
-	"CuRm8YFwSbqIAWQ/HPTMiBroI+EL8wshRYIym07EFWYtOtNB01aumeHWOgowShLxt7Na7KhRWes7bZea",
-	"62DQ/xQGTrBsWrveXr/rMF3+B/7rlrK313980T8YHH0zOPqGfrv8t/Enb5sQBVu7JLvKttnvvFmv2cm1",
-	"HA78aFfXCxik94qRxA1zCAA0whlVQO5CUKBuGKibGy0KSsxsJhbY4VlW2HgVfx3LmkqIClQ9g71+Nzzo",
-	"dsPDXufoEsNX/Je/y7kcmoU/53mqq68+6Ya9o2548OTy0+WuxLqhupEqr2IgshBkZ/PZyO26YEqGzgiL",
-	"EhyH0KmcS9LBt9ByYSxkYtlacYeXllPFv9nyzftq5DTWNSYafQuaG7RrBORWqWf5Opqfl4CgMGjBGQue",
-	"FeOfg8Ev5tM/zY6ZTen8U9NXbuPhk9EqFj9XPuxTOTTz5ScoiTXL02KBaFMgRhvZOhh8gGBgVAhWWQhS",
-	"qQtDeYh5C+pnahS44WwiZMFaWmQ3e2NlmPgxiyf8VhitK0Y1A9IjwOUIYCGzPIOaXaZXmvkao4S5N2Za",
-	"5OgyAJslaekuUn3ZLnBihcyEJTzNFqD5pBrQ9H1gG681lGyXm3oP6rMzJIiPoAWZO7jFGfpvQ3O1qbnM",
-	"FE/aYdV878rs+SNH00xTX+lwDPGCOEpw6xTKhiQ6hFwjfArGC69JG/vRZCPxdsp746W5RZpNKtY7M81V",
-	"oYYqYy0jwE157pCZK/UJTs7P2ujowIYY7puYXIvEcoVIOptGWrCpMouIFUgV2BO04TIz85oUAopDWIXa",
-	"qLhARokRti1sbST1VAz3gFfAPpvTBFq1LQKoJK5fqtmYy2RvynNNILx6KkTSPnZ1YOhQY1VCLKVQgKRr",
-	"HW5VckcfCi3jM9ddw2KuMsxYLoradlknJNUeqHTCC85aZErpx2XhRzCKgPGn7e2nRZSqj+EHYCQIyoAs",
-	"A9bA6upkulE8Ydc8M2c890n1tdUBdfDp8tP/HwAA//8=",
+	"7L0Lc9tGli/+Vbpwd8pkFqJISnIcqly3FNtJtPFD15bHmzH0F1pEk8QI7OagQdFM4u/+rz7ndKMBgi/Z",
+	"zmMmO1uxSAL97vM+v/NLMFTTmZJCFjoY/BJMBE9EDn+eZZlamD8SoYd5OitSJYNBcDkRbCqKiUo0KyaC",
+	"zXgxYROuQyY64w6Lv392GbKLV28u404QBrn41zzNRRIMinwuwkAPJ2LKTavFciaCQaCLPJXj4OPHEDs8",
+	"k8tXeTpO5WrPZ9mCLzWLv4pDphUrJrxgXC6ZTgvBpnzJZkoXbJIWenPPQs6nweB98FVwFTYM4wkfTsQT",
+	"JYtcZesHIdWBLlQu4gHjknGpFyJnagRLcnZxDuOZqCxhnM21yB9othA3ZqSacZkwOZ/eiFzDRKSK5NB0",
+	"GjI94blImMqhnWGWClk80EwtZMhuhZhplhadSO40PTvCNbNUshCyeC7kuJg073IGv9lJ3ahkyVLJbpZm",
+	"Di3/2++fXTItZKJDNlI5++HZ2dP2TpufykKMRe4P6HI5E69gFHrT4muZjkb+OWA3uVpokbOC3wo8mbQp",
+	"HD/F1MGB6SFmaWEObWfHlYTumhfyqRrqC5Wlw+XqeN/A37jjulhmQrNRrqasmKSaaZHfpUPBlMyWIZOq",
+	"mKRyzFKZpVKUn+F5kWmxmIhc7Hulnl3ycfPm6iJXcsyELNJiyQo+tvuci1kutJAFN0+bfS1YCy56xlMJ",
+	"UzGfxj+nswNDO3KhtUgiqaRggg8NLbgT5pE0N+e2fQpHw6z3DR/emhMUn48OXiopDl7wYjiJt53n1Vm9",
+	"Fv+aC12cJ81TSxM2l4nI2WKSDicw2kQUPM00zjHVTOS5ytlC5IJlajwWSWfvIRT58mxUiLxh18VQSUMd",
+	"FVtwM28xUjksCZPiQ8FyHP7eN+Tdu3dn82JitmzIC7H+enwreC7yeLfDjQ83ne2PYTDjOZ+KgjjCd2nW",
+	"OGH8XrNWPIK/3r88e/Hs6vHfz56/fRZbvkA/DdVcFvny6vHTZ4PvRT7lchnNu93+Q/p9xsfi6vHhLE+H",
+	"qRzH7UEkxZ3Il0QxGbyv4dLAit6lOi00EoGpOU8MH8fm2Di9E7ITyQMGo2GpZpzd8WwumPjAh0W2tPRB",
+	"F7zQLEu12aBinktDa0MWR0EUxCyVw2yeiKTDzrBL7EzoSDI3Nxz7RcwWEyGZuRBqxMzozA93qVho0/9F",
+	"CJfIviTuhCyuHj+jt9ICr1wxEaZp+JU9O6VZqWIicib5VDBz93hOpA6GhIyCZteCFaH+R2mOnLHdgfEO",
+	"lSxSw/NjHAptSmwbRe6jEuGfXWwkHsSsNcv4UMAwNBtOuBzDWG9EsRBCsu+FOr9gucgE10K3T1k8TIuy",
+	"cQ1DWkxUJnCsHfadylmsBc+Hk2shx6kUcQgD1WqY8uxaimKh8ts4ZPGQT2c8Hcs4RKo+L6bXsaFfSGVj",
+	"WLDYLDET01mxpH2n3bLL6p8aoFeGfJ26PdFqng/F1ePYvZekuRgW9F4Hu3VDYSkcAy697TGMsBzsAA6i",
+	"PRJm4MVCwbE8o/2CoUhFh2vCteuaOMGgnBIcUjPbn0WudMjghsDPhqzhFrdgLO04JCqoC25o0ohEC+jU",
+	"HExdIIHkaWYanpozX+uZidS0BcN9lxYTultG4tt0M6EV8zou2oB4AnxShlokqS5SOSzMeGciZwlfhkzP",
+	"p1MjAZkZ4cCWuh1SGyG7UXM5JBkqmefAo0LLlNLcu2lcJu4C6VO2MAOvXNQ4LMdavgbbwwv4BjdIsrm8",
+	"leZmqdxwR8ELkTBD4kLbYGyWyrA2YC4jlU8dLXz8gY4ydc2v3t9cPf4Qt0PTHKfjCdPtn5yY25TzIa6u",
+	"ER/N+r18+9w8a7p4e/ndwSMSbODMHff7TEk3Dhjxa3MhYSbzmWFCRz1YRWYuNmySSCzx67ALPAG8CH2Z",
+	"yUivN0YW4AlKINx0pvl0lrkT7DYSpJshz0TC5rMBi/GxJDZPSaZN10A/zMSMSGFahYE+xZ/KO2ipthHl",
+	"WMujPfPZOOcJ3ZKbXM3Hk6I8hipL4LRwCSv93dmTyzfXr59dPnt5ef7qZQyzD1k6nam8EEkbFiITo4Kp",
+	"eTGwayeSazPTGAcMk8abk/ClaRbYN0rtuIpIr2FEhqsYWYDF0EQnkuaeqLk3Rm9xU+1dOdyQXD8wfMjc",
+	"pxCOqnm3XEiVR7I2TJSaxAd4xLBkouHBICg5a/DRPDLLVCKsAGAUq+Bfc5EvgzAwlCoYBNhy4EsH/5WL",
+	"UTAI/s9hqR4e4q/68I3hlCQLfAwDEGyDQZAIMXt1808xLMy3+PuZbJCKaSbXXC6tpND79e/9eOAz9MVE",
+	"aSJTsLxy6c4dkq4W1+X1c8xYSdHusL/jI2aftTAyjDnyN0sW/xqfsjiKfo1REMjSQuQ8M98j94iiKIr9",
+	"H6IoPmVGtFC6iGS/a3tXI/tt7dqCDNxhryTyR3uTUiNJ30GbauTGHbptNYsRO3pyLZVlzfSF4dg8ldqo",
+	"m1nGpnPDz1UG8siUZ4bkGKopRUkcaqQBqaRWLFFCs3iseGbEGm9lp+zGnDq7pi3TmnmMcbiy7Y1H7tfv",
+	"Xu912syE73PicGu3nbsntFzrD59dUDqBl71fLzecQPu0fw4L8cFwpHQslRGYjQ6vxSkyfsM94qpAQrwf",
+	"W52YDsxGlGdVg2rknYaV5TaNBoPg8CZT48P9FtuO/8ut+EtVrF9sqYqdb7r0hCS8bPU1jaRbVK8ZubrA",
+	"qfYkruk+S52LkciNWjQIFotFZ6zUOBOdoZrut+xSFV9ixc9HRn0G7blZA46N3h8DkWJDNVt61iQjWp46",
+	"VYPoZp09HXWPO/6CBFFwNOrd9IdRENCE0VBYzrii0weblecLOMhNAzd7HCLz7RnSZj6XQqqQCUjGUrGE",
+	"F5wIpOGGh3GhYibnWdYJmncELo8/rESM+DwrgkEvDKb8Qzo16nCva/8vDKappC/DJm38QuR2Ho39ifx6",
+	"pc9N+28ae5P+LLDxXM1EXizXadxP5rpQUzajx6yYwVqx/eqa5M0fn/1U18Trj8wyLq8ez3IF2rZ/M43M",
+	"zM1dQjFnyPM8FWj/cV3/+OwnfNBdWJRpQ8Z1JGOjq8DRjkkEN+vz2L4dO10bb+gb4pHA3wyjMzwurAjv",
+	"MSuUUZ3O2K1YOhk5fm+kJBZfxWzIpRGVbwSzEhObiFwYfpYtUUgXDHaLnV2ct80xK4XwSO4qhYeMwwjA",
+	"wsCKBZjy8lVFYIUf15Y/7pTKWl3zsnRpK72ptVk5dDxJUnNseEanKhXAF6f8g7X+9k9OVsw/7gvl6E4z",
+	"NQJ147tcTZsMQ7kuUK+Lf/rpp58OXrw4ePo0Zq2l4LlmPaOdfPPNN9+0q9Sm3+0/POj1Drq9NZfZ3PmN",
+	"xi2z8rwwQ+WFuYINBjwz6ku1OubnvGnIYJC11hCS8hvHfNRdM+ZCfeKI36i8WEdttPltZ06j8uIp2DPM",
+	"jKFpc0HfoX9inVWV3BcPNEuN1ClZmjjlx6wNsBieZeDroEPPjmuM5GtamxkvJuXoqenrNNltiVJZPDwO",
+	"tlJomtAbsCs10FCuxUEqtZA6LdI7wfT8Bpfbih+JmvJUnrL4byTLXceoO6J2sI7VoCGrsh1b7poZLVmF",
+	"v1UJ3U8a/ttZQsbeITow4E7PZlk6BOvH4YeDxWJxYBbnYJ5nQg5VImAPPXlGfADz5XU608HA8PARv1N5",
+	"WhBR+bjr0amM6TuVT3Hs1YV9Za0qo1RkiUZ7JpoJOwFOVc+U1DjNb3nyQ1psmN8/tZK16UyF1igMg4AA",
+	"3OJGgCPuRqtsXgg2KYpZS7fZ29fPzT7pghdzHQyOu92dJ/ssz1XeNMEXTuH6nzevXhpGsABniu9hAvMO",
+	"yayti4zPdXqTmdsTz+PDeJ5ncZtNU63huCHb4DKSTeOHpipNyPgQ+CjanYCMPjz2uBbyDd+XOxwKrQ/I",
+	"q3kAntaD0s/atAr09mHNKwvL8YPgGXoNd98zuwOBug123gLqqGEP3s5YC+xxPFm2OyAVy0Lkkme4bfc8",
+	"T7YR8M6JnCyq3gE6+RwHCGyK4sNMDAuRsBFPs3kuTiueKu5cU+TMiv/3gPxeB+cJMB9vf/3ftm1o6T2D",
+	"kZ3LO56lyXdzKUW2+7JBt2PF4RU9n045GAI404WYVRiDp8+VPMS8abRREBihWbNWGg+KMFTqfQDXGlyK",
+	"N2JTK1cfQ28HDa9CmQx0hAVoezDFCh3o983kweBdnYHXAygbJ102grXRjGdw3JqHjcT/fcArb1sjUdnK",
+	"pwyXlsYfrlkXWHIj3e6yoDe2v74hG49YkU7FJw2q4LdCrq4hWL/I1Fnu2E5LCAuHD7IbYaRr6OLeY/wM",
+	"FxZ5mZkPdRKuUO/hUMwKUjZOWYzTislLBsdYSUGUCpr4nm7PHhduh/Pa73bxXmxe69tUJuuPq2vkUw7G",
+	"jNRjnzpYRwu0/kCzGS8MwUWjpFlGXfC8QIXvsHnk2Cyd5srjn/8QJ6meZXx5n8NMr17/hx1qUCX+HwjE",
+	"+x1tK+WWGwBmIGIi3OgWQiY8Z6QgNSw5qIUenePwrFX5QRsvVbpPOS0jZ5bxzzY5r5RkHA+MzwXdz3Ae",
+	"modPrb4PXKxEpub51cA5IM27p5YVoq0s4zJJ5fgaP4kPaUF/WhNmyCqO9ZBVfeohs05q88s8H4oQZHUp",
+	"spDNi+m1/dL8PRVJOp/i3+Vr5lMhcvs9bnloA7JCpmYi54UZpF7qQkxDloi7dIiDH89htHqYCyGvcwHi",
+	"Lzh1XZBCyMjRELJhWixD9Ol+yv7hnfR3z15wOv+b+VOqmdNSP2EUudGIajRHmUGQmYGsHA0DKVTDMUcP",
+	"pMqZ+NecZ4a5QwO/K4Fx8UMekTFDpGVeoShp4dOSSyOaiDwVn5mgqHlhZUlLVf7IBMWZFKnL1SCrbfSk",
+	"Kvhx3dAEOqjK/RqZg2ToOxz6T5jaRM3zmswKXzGub43yY04Duvm5tKEKzfNJjW52Z2Sm99AE+HCNdkrN",
+	"5M1xD58y+LLLys6UISHuga0jtntA1NtMIEQ741TJYvIXIfkUQhLakGlYCpDUlGKZkmMX8WT3YgvNIQvX",
+	"vrQGLIXVLcDvSv4/MYL1eu5vm/C3A6fpXjSTPL9gPElyoT/pXJfmvwp9pG/dmK30pyTDUPJmOuMaA9a4",
+	"Ijd+mg6h9ULlSXWgszy948Ml67tYGaNZ0JNrlAbbDo5RiISohv2FzXJVoE2ctVwH7c+sVJSHosj50BBA",
+	"qxO0bpaMy6WSor3tgHxuVSIMinQqflayTkToW3ceJDs/e3kGJgMGP6w/zmWL3oFufD9kej6cGK70bJ6r",
+	"mTj8VuRZCtF2by+f/NspSLua9fckM6XXEy3tybZD9LlvasXF4A8wSyVyZe8JMG9C90jLzAOOgUPgEY0C",
+	"lnDNhaj0+B76YT3WioKff/45Ctr+qXVE03Tz5Pzpa+wrCPGtI/NWr9uB/x0eHe349n8sXfuLWuxELe5B",
+	"JF5AZt1LVZyhYHtfPwa2g71jS1Uv2MnnmC+mAZZZgM6IB+G8LS6X9hHzZZbqgs5mWsZIJGo4nwpZtAeR",
+	"jGHSMTypWQGBXJSnteLQssmJW11XOPQXosjTof5O5TdpkiBXvs+6ugaqy3n06ct56Sf8WXqDyqpOE8Hi",
+	"F88uX58/eXN99vz5q3cxnJaXqvhOzeW9TwnxItiekWmoOqvjT5/VS4X31RqZ+dTI5H6sgJ3IC5Wko1Q0",
+	"RB+8VAWb0q+sVcseo5CZpN1hLxWkI9ZcYzYFbtNBgWc+YmjaMlM8uVTqOc/H4r4LewmJdOBno8RJ0khM",
+	"o5VF7n2mo2N7gR4wGJ49PGY/pt/CAoMB5RM8pAJfWecf3XkOMI4v6Be1yTBayOLz+Uhp9YCo33fdkCMk",
+	"6VRInSqpBxhlN8jF2LBmyzTveJrxm0wwTPf8XAtLAW8UxgeiYj6XuLRmrYR0CV0L84xhlRjU0OLI10II",
+	"i4f8IF5Oo5rKWmEA7fLgXSr1gsslraq+3xJeKsWmhqfQxdKfbXUubIDp2cU5zhHk1fiQz9LDu16M+a/a",
+	"aOC3YokJL/hY+5TlosiXNv0D0kIPIC80ZhrzQGvH0Htk+yl0SablMXwr+byYqDz9WXziWTSzvRVLI6UA",
+	"bT5/+tlW1FAk03RpUQ/LNIWQ5eJO3WKeOxnSwIAz5Us4PZB2FFNImL/6ZUa3Z4JDlaZdW+Z3794d1LNl",
+	"N611PbkWJvVJ59bjBqsn15c+v/kMHKDewy7nkj0zkqc9BWbxtYDo+rOL8+vXZ5fPrp+fvzi/jF2jjNO7",
+	"rHUzzzXeEox8hXxFuWyfMm4Dza0MY2hOJA0xFwnj5Rob6lFafqHTs7eXP1x/d3b+/O1r1znEJzT3LGQk",
+	"6WfqnoFrZjTXIgE6BrwADmKBCAVsLos0I6kS0rNFsiJcfsIVvf/tLI8LtmFPYk0m630ecWGvy/klrtZb",
+	"6VjdPePI5l4LnyGg7CURnmWH+fKUoz16yrOMxdhAzDAq2iaP97vdB9pHo5jl6kZE0jSISSh6wmdGJ2JG",
+	"vGQ3PONyKHJQ2L2cWZwcZFrBGs1yNTTn4iYTzwCpYU+D0XY7r56JzFxMiEBfpHoHG2/NkwFhumzEMy1C",
+	"1gtZ95PsIjZtomoXoW8bQsp0+rNY4y8q21oZc68bsv5JyE66Iet1u38U34bKV2wIm80Fb6WezzCt9YVI",
+	"Un4JccWfSWdxhphtwcZVhebk8yo0Zr/jrUNAfZj02Vc/7rcGZpfhMbSUXE+ULmCxg4GcZ1kY3GRqeHuN",
+	"UQgQnR28fhvYr80RM18d8mSaysOvgjAY5pAkfg3R6pAZ0O0ddPuXve6ga/7/H0HoLLF2IJBdFgZiytMM",
+	"ItqtefNGGcmjV7Ow4sDsV3CEgCi6iA1DfEYrkd5hYDSYr30DJH5NlsFg0A+DXJiFS5W8Bv/p4Juub/ML",
+	"Koa3oPzpGt3l5YSPL/tH5YTnYPGuL8rRZffR4Aif+bhvHPprCiRfd4bI6tDxWi6tRyL5odznpowHoMru",
+	"LGBKoZGShmqKPlXymYucIWZPGew58P196LaLJAlElPhf/ozZTV/FYBozQtyM5wVrxV91vKMRtzvs2XRW",
+	"LAfwiHkb5RYvtaB3AolrK4k835pz+qQ8vSuZEPYnm4tpM/sxz10qwB4asPM3r9hR7+HDgx7j2WzCD/oA",
+	"EqLR1DfkWrRrSxLJMku6C19pkBBVItj3Qj1PC9EvtUYbhMMB1kDyKQAiASqLFB32GrAXwAQQyVsxM3xg",
+	"KNyyQAJoS0nQDeCshWyYQaKRYRRZqov26pJ1NyzZBd7sX1bUxbFbKjgUtWWipEUIbATRtBL0qMFbh/nW",
+	"rTJ8MZLxYRzCMQA5fi4Nn/IT0eJfYwexwjMwwxTpndDhmkx03ItIrp7PXpf2orJ2K2tztGZtnopMFCje",
+	"NueWoSxgk9LckXNvEfSQITwl7NCNUpngIPegkWUl3aee4hPa1DQPzYhufDNUV5la9D6AXCN6P3SDu2rI",
+	"enPWso2TbSIfgnCmDCtDaDQETEFeyaJ5t3skHrPjbtdw0OpylWLMuvy9tBBT3ZBg66bA85wDBEQ9PYdQ",
+	"Q7LlKUoT1l2BsgeQI6B1KBqAtrqyKk5u+GWlecEm8ymXzq7UCRoOkZUXmgjvD5eXF7RIoUNc6QSNSV7+",
+	"ntoxudabtvO7DO3BXC5fjYLB+19WD6A7Tt2wd7Xa69WqCEfvdtgrjNNapDkI+2h1qwh43AZxiSxpgydE",
+	"s0WeFoWQLDZXAmAgzKECeIge5rV241PEHgCEIRDaDXFsxUuhzQuXryHBN65AH4FMXNWJzd4e9/udSD4B",
+	"LV0zPVHzLEGQNuwfOsQRnDIzAMh962Lum/NlGbo2mZ1Jni2LdKgdatUU6ciHg7E68FYWlt7lmOxBN3Ym",
+	"Bjaos+GoUdZEEwoeYCpKpvJEQJ6Pu1WbxA+cyJtCzFavWxOdIccnDqTxUEKDf2TCitkrn5Ou4pwhiXC/",
+	"CduNriWEyfRfcxeb6SS/KrfvY16/+xzudVrSRK/JQQrdGQpRDgGr2GmZBVkCR7Vi6OHxEcLe4Yev43bl",
+	"8O2V6gpTPMdXH8Gj9KG/5WzueCyfp7rY90ySRrXHbWpiXFkqb7e+bob3HB4EtlTwXV54YZ6rrweMmtqw",
+	"na9fFqd83G9pdlmRpvGtHxCkXuw5GsOizcm/tjL/5tPX3Yvwgivu+nN04S7lnuQZl+TjPvcgbFiT9VPZ",
+	"shsv6DjusSOUJkjKdBMZGllUBV9d06sAZWETQpkLkn1AsJCRNC21ACGO4oXTEpANkNighVsBeZ0CyZyl",
+	"g0b/aXfY2Q2wf2dERBlgO6bBprX74vfLHY5diEZ9UzfRjk2HQsz2nU8lj6zpPFAqnZ+r1ihym+eudxQB",
+	"arOzr4bV4Wye6H3o0VDJO5HrVMnrnFwL5SlS85tMBFW4nkbKgdfAjKbW3rWmDfikRpNczdRodA86Rm9+",
+	"nrnZ7OtmsZZEk10Oxr0Jc8MpCbzmypWqzXxlX4I1O9V0wGza7D6nap7nQjYhdJ9JgtiltTp/84od93tf",
+	"M/sKWOsssJT5Fz1WaDRdWcn6ZV15AFPXtg4DP2C8I0fd6hRGgTbCqkVpp5HtLPpjYvBmYmi24EfznJfl",
+	"u+rVWMn0nVirmD8Xf+Y7zKRJ3YAhhxbiC5e4thdheQbWnakn7gDuebr4ncj5WFznpue52NNU9LLcVQBb",
+	"LCN/7YhPAf8dTDLUBRhYcdkqwFwQfSvhSfty05LWhj81wkLTFiZimE5pSKxYKJakY9N2KUnMVGrkDMQV",
+	"6/W7nZNu3Ehi1t9Ae+M6wba9poFu2crdOMgmuoqQwTtel/VEeFfqu++FK1TBsy992MC1Op9aAHFckgfu",
+	"/P2nH7KNHHM3LklEy2OWdO6amGN1z8MVkrOdpn1pJb5GQf88yrwZ+B/Z8AbH5TOa3cx8dzK61SUUa3x2",
+	"EQorRuVgd7nrmeP5FP3SAp+E1R/bgHZfCmMqESErJrkQbMhnacEz8EqQOBEMgv/v/dnBP65+Ofr4X8EO",
+	"Yll1LICf1et3K962eZM58ZTdLBkBh7L47wDVH7uSKDSaSLaG82K1zbbNUS2Fu1V3ZL/J4bZGaNy+htXe",
+	"wiaksGr/D48/A4Nqlggvqk7QNZteERMhUscMuQaxDV5TgFxG1/lhfAqOU4ueucGBauHAdcWFurIPjSB9",
+	"1RsHq7Lugv1IS2YvsRWGnXh61bDO5sXfgkz/yYjzF7QD4WrsamUtUe/2GEbp57RnQd0GYSV4cStx3+DN",
+	"JOjEVResPXGgv4IrGugAWAQJPtvQcKr1NKjE8T/QGH3VQvzCSNrBtOtIhK3YffohBUBulSHSvkQ3IqIU",
+	"QmCERUNMNeNgLmx3IvlCQO0QjLDB+j0ubhcregy5FqEL9p4KNHDyXCDyukgQ2J7TTxRunGoWG4k0tmVJ",
+	"uO0V77qSgry/1e2ytGvzhsBTZjvSIsPQuZXFAzfyRrxnb+HAp1wzzFuaz7OMRroxrjUtgB00eKcvLRM4",
+	"tUvih7VyQk5vlUaF9gY1vDx5E64bQFXRgzxwRVUeaDbK+XgKVcTi/9PpdGJwSEOIE9mQIV4GgvwxJz5/",
+	"oFlsbuGB6SNun0bS8QhymCe5ms2gGpMTSyxQf9Nur5mML6DJQkB9kjvRBGMPznCfn1I/N/OiDF8SJAfY",
+	"YkxYq2bdGCO59yBna3HTm2BD/eU9dYBFLvGyelxXFSPPhX+gb9PZgZohyTsAfUzkDjrWHFy9DaM8Fdof",
+	"EEgCiowYIOxRQLUaYY5NoQj9P5Kt+JcomGVcRsGARaa7KAhZFGAa2HUK38NY4naHvUEI37uyBMitmIH1",
+	"jCiHTCJJi6rZjYBoPiQ1hfjgLknIgDdisg+ODVsrjx5FUx11ESM9ki2sn6cL+xCkQ0CKDQkyR11fIiTC",
+	"hafCyTrdbjfE86IjSQ2dshtVTBCEI2EkXlalog47s9k82KAFLueSiYMpTzObkRFJMACQhPQNswg8pHi3",
+	"9IwPhQ5ZogrIeE+4NlKVjT0rJmIKd5hGAzDvrVwkZhxJOzYDsemeWLOSu5XqUgIVeK9aGS8wPcOG0EFG",
+	"n2mN8NDbGHry4ux/rwGk6M31xbPX10/Pford/sKcqSX6bk1bZi+wulZ1VA+Pma1EZRo7xNWb8TTXtmEl",
+	"haM5hmuVNxrD+kuKNLBeMaaLNMssnWhRiS4WH3e7cdtVrGJTzEuOpC0pRLl39pTVC1NgdonRxxIjOZlb",
+	"gfDvxKNs2YomImF/NcThlEKEWsCkzYFvg12oWudsF8OyZ4hqtmk/cGbLkJmbjBYWc2d73c6JOWCAvXDS",
+	"xVttdUa87M/evo6Cj1RkFV+UY4iuphzXLlUpsKGNJ/YYe9WjgGDBkh+hWcmKDLYvpkaRrKqXrGW1z3aH",
+	"/ShmhasX2OLWZmWTTUeZAnw77KgNFB/w+yMJxjSzmZqKa8JCnHqcZNM56bBzlHEAVDCSlnKuHgsyr+FC",
+	"+targVlCin+uQew1MLp3508vf/jww7Pz73+4jE8ZBdlmS5QbgQaB5IUGC816nY6hV93dDPdN0uuzzQ4R",
+	"w7iGKk8w4Awq/pHwaoRic22HKGQO4NoO5jIt4lVDRLPi/0RlquQBSPYaFOItAUOmy9W2f6wunSOBfY9k",
+	"bxbISBjStn5qJLElVxRFg9zBTP/tjSKE5+mzWTJl9OO2d36pG8hXBMz6VNlMEaI+VQb0imX1qlYWG/jI",
+	"IcOvwDpKrTgKTqIgBm0DfvmfN69e2sZa8Ymh5etXbjX+cI0Uv9aFXeq5+9nI4B0MlPDLddaCQFdPJ8Rh",
+	"NLoLM77mByk+wA9bd3yWi7sdHqwtDY6I+qdGqNN1C3aPUBckUsV1TenyzKGVmncNlXbLmq3AUFNzjQVm",
+	"MniFKuFwDrwipveLncHaOJXgGbYpdsYrZnjfEJkwaJ74BdwwJa1IjYNJCzF1JY4RBRb8rH4BpQ2U2lt3",
+	"s+8btsXP0msI1sKyhRu3a2V7QsTNRfw+NVrFhBxUi0jWi1DmgieGdHQ7PUMesIAt6oK5YEIX6RTMfq5Q",
+	"JVaZSgu3M7Th/nuRBKZv2e0wm+v0TrywzkNcvU0xHFs8jYXavrVmKz7jzoIn6T5uq8plDf36Vtikf2hC",
+	"W6GnUI304tVMyLOL86eE/dPI/ukZdtTpOpCgVdKZypHyTmHZhZoJyWdpI/Gc8WKiG96qzdg2EWIv9r2m",
+	"CbniXX5hsZNunUFAXC4476G8LMQaglGw1w37J+FJN+x1u1dN21axFlX4d03Q2W68AqDAX9YISLtwzFUJ",
+	"wDcJYrILxyrPajRKhynPrGWHtfRE5aBn6RBTBrhmsVG8D6G+PKl8aaEjCaKhBoCCFkB54ltwbxF+Rret",
+	"cHSKlkesVcviH9IiXmOGjGTdDklACOjXmqAoAqNEJcF2fVoTgm3CAz6MBfCRdHSg39hK61Rs1H48ZbGQ",
+	"Yz4WU2uElVhg2Y/rARVdQu1zWbBWatSPAgAMHNWDkvrCjA6sJWawRLnMyse2/qROYsLcQspxSl4TqZg5",
+	"4GVbqbYW1bafa+KS8mygjq2QjC4l9MD8VwzmLNMHqs+mayOYdtiuFl6ws0CPZOM11Pwu7nQ67Vriidlw",
+	"HGiHxbP4ECqqaUxPIe37gWbDFfMTlo78r/gwJjUsLtUwX0klXCFzhszX80xoqkBJ/ZhltU2YUc5iyAvl",
+	"mVaI2wryKtWSsmYYCJ0FggG3A2sW4yVyIj4sfCQr5wNn40+jNH2v6IFrkoqpMNXFPB9OOKT4l5YCTCT2",
+	"w0lIlzSq5KoiGQbzPAsGwaQoZnpweOh1dDiciOGtmgNFlFgP9P7W9Y91Uv9fu1vDHT16TdMyJGurRXtz",
+	"4bOSBrEYlzkGhyXhb4JJbaimU35QlhwGUUeN6Bl9iuXnJ6mzHzuUbcgZIURYQ6VCDMOx4MWQLKxGLJ7H",
+	"O2p6JVTo1kebkvhG5r7XzyGKYNM0y1LCkPFlMLBb4Rtgr3CmfZ3KoUDhGYQZKLUPFc+PumyaynlhjXZg",
+	"uC+/DBlnUozBRwtuLM+IznUkS21vzRxLSavJVdFb46dodE9MuJ4c3HAtEpareZHKcfuU1dwSzly7cVAe",
+	"V0/X+hr80+b5JuL2nk6ISJIX4n5+kO0vyOZLY4kqcA9vLsCI202RCKwFJx4NX6ds6NtmIknGGZjFqjK8",
+	"Ltp2totXwhsdEvg2EGhL/+nLTrCHp2NtAztYZv3x2O89g4ehM6ivjABdVIodrbSlZXgfk+6XpLc62Z3w",
+	"TNSCjXjOErXwKItPfSYQJy2kIRozkQ+FLPhYRLLb6fS6XV+iqXsK9yAj8/u53/w9hdJ/pT+uMZARWGzD",
+	"eV6sCfcHyy5bpEkxIan6ZkkShrUinjIr9U1EOp4ULF6xB4NNdakjCa6B3WhYk1V35TTs4BoYVOy8q3Ik",
+	"CWVggAGBzDBDaz6ODZ2L4QWSzsAMjD7lFXsxeV+oGxvRukboi6ST9HBB1oW1rqSTu0Ozso9XzdbJcHOa",
+	"Qi0YDqNhn719HXd2y6y6sAAv9ba7bDa/ydIhoHgA9DZfIgSfRaRCxUED2QacmMJWUwahdiGhylA6luBe",
+	"boeR7Jfw0y3vGRCSqC4QKhGQUUclpcucWvsymbXLbPywv6odm9U0Txzc8ZzQXN4HFzClgKYNprULi3hz",
+	"ZaEU74vsUKI6AKw5mHoJLLIfW5BCNWLH3a51rgJHcBcD7N5UeqIR+OGesAo1QRqbarJXwPTvk5y42R77",
+	"zpAYVCghcRDhyMOa5bWYiCWz/k4h1yUmdnYxj6bTmcoLfZ1KAEJK1owppt879HwM9l3gBviNSMDIiMOq",
+	"UGVfOKLOFjyXpv8mEo0OXfvIRgCPrfCaCFr9jnpbAfL4dknuYzOZJanwYBZMJZ3KXC1Yy5I48jWDubXd",
+	"COqx1nILCKlkiA23G2JPfdsrWVydCbZqcEUDa9BkRl01l6ZTcZ3xG5HpbfvsPRqTHQe8Aw64NqQVupkP",
+	"b4WT9XMsUhzuAa4CPcF717kyXKRJjcznwjrH4v7xJMawikIcwKDQ6G3UJ2oBKlQVii0mKhNQKkg3n0jK",
+	"C1CL7QvinoxxA+GCktNixsepBHi0yk5ssAyvpSh5Ovy7dTI24MXn6fAB8fZTo93B3gJjwKyU6llFGyIF",
+	"BpVpeGXw3vZDs8M1K4XW6jzeldd8DwbxbrKEYEQcf8OFbAiTh+r+K5qgVDa/4xpipq/BepbKMdk01bVO",
+	"5ThzWSDXVn6Ia9wGbW+AzdJEQz1y9uk8B+ZStrmW+RCm7p6L6xua0Zt0dnHO7vroY+1A2CDdRrCsEtxj",
+	"nHCzKHD1QhZ/ncCHR/DPUTcBoJ1vevARinGZPx5Olfmn18d/l4Ln5l8OsWEqx1QlcCnFZQ248icjrj16",
+	"2O1F0t1zzVrr73fbWaEzqnIVv8fCiSoPfbL1HqOcrq7iSLZsTF62JEPsL1Ew5Fpcu6r2UTBAbM6PRq+N",
+	"30cBl0kU/BoFKo+CkL0nJ9zVlTlVkTRPSFWYn/CXK8BUh9INLoiBJULMmuThcvmb7n8uMrTlIMFrWZd/",
+	"u7qePm0EbDkMxUM88RJAfT8MLJpm5SX7RxNVr30mMrovdhEKDN4Afdpd5WbbiHv994+NoFzA4TevTIkP",
+	"01udJ4A7XN8sG9dpB2ZY+1wylj1XzhU6bkiRGo20aPytaUkIRXyjafeBJgvtdvJmmyvXOvQP/QZyd68k",
+	"hl2SLEpZ/mMY/MsWymzuBJX41YXAEBVQic3lDKuEFEwEd0ZLU+6a4u1slCJzoedZsTtci12geVZshWqx",
+	"bbvcEZzwpnUHX+yekBv3ozHe9av5feUqcgoM/IG2UnlFZLbxdSHDXCUKTQnJhVXJBiWLRy0jNDaSpi/d",
+	"xM75RIJUGe+Qq8UDHUkrek3AJAas08VHtmKz3J2achMzbXSmxWRJivru2+1Litv23NuOco037Ph9EqPP",
+	"apJnTYJCnd5cD7S/o93HZgd6YaR+lGckMdUtLZieTzVrScXEByzPRhsLjs3ZLEtF0g69FGiML9Wn1Z1a",
+	"QmhRJGu702yp2zUTs2JXsjOAgT+o5Hc7L2Pw9s3TJjEyU00y5GVltUbzLAvZOFfzmYA8oWKi5ppTlYyy",
+	"i//qhf2j4/Dk4dedR980wkdOVF5s7I2y3AFnHVFpbaa5uS8/huxFyL41l+Gy3nWn/yLYFDu5rssQldmG",
+	"feysKCZVE+A/tZKdl6Sy1E4/dusZB+3kacWbLsJrwTNDn/ekezb6QK/P3sRCfuCx9MKTfJedyhKhCzTh",
+	"hN71KOgReGNHsLvuZrC7o64vzRx1VylyLoaN8UWXduT9ExdzoddOSYqFm9LOGJGvoWu7btWB909Wh+pD",
+	"ClQH+9RmJzgbC4a8Q5oBkSAY84nzprb0fDo1egZFWTCpEqHbjdr9HgA/HlhBeVbcKm86iV8widMd9p0T",
+	"OWtbs9+QyHzdKBBQnfoGXf78zavBSwhCsmHs9KznmAhZHAVRECO992pvrDr3oX7+mti2dTli5Oae8WIS",
+	"OuCPtNAk/GETjd3tmFZigxRckCJFO+GkrLvSZsHbsIq00CIbNWMEY5DBNR83xEm+A93ZxiFAjEElu+xT",
+	"zzoFMrq5l7sbujPgdqI61uYzp0Xxm+EuKDlK8+luSk/IzGBBuKf3WGvINfre0O/OOBgujCSTKAgzmEKG",
+	"fruWLdHvHj/aOYa5CmVYGG6ZiUKEFXsKa6Fdo1DxqYuTwwc1mdQSjtbskoVjcYGjg26vDvbeMLimGFzH",
+	"HnYYmZlcvG4AR1sHsGI+w51be4Q+kZDu4+vZYdcIaMSXU92mUBV+s3VswXWTO+fzoZblZm2gtMQv1V5A",
+	"Tw3us+80N3RglpemUJg9UJnqgteY61rEyxXQljJS2pvF6vbvztuodsdTKN2xIktwzK11aJ7lxEq/HcXY",
+	"HvVpC7FIoE0Xjr87e3L55vr1s8tnLy/PX72MI9nitu4kJemsFnFon7IuJV5C6QOuMbCWNzQIaqXD5ECC",
+	"ffTwYXebZEiq3zPLg/fBcFuDT3UJEap6PoWqh78lVFUT3k0zMozeiD+Gj1Rx4jwYL2DWvp73SZhnFRDD",
+	"LchnzbBYnprj8LBoc5qPO8zkS8OmVE7Wnwc+5Y3Ki6eQ0evSPSk3AfYuaDIFJvZ5V2GLAvZPGYTL3eSC",
+	"35prC1ogRLjCdS3jNGzbXA8bcW7eFLy4zx0d2iu6wxHVw1xl2XUiZsVknWvUnMvHmAtQJohNBZdhqTe5",
+	"/DBeULoCw6YZNE0BuqnG3NzQaccWAyIRYiYw5rUamOaHhz3QFJTlovwoUwFzChAFVCZeBZEyNL/D3nmp",
+	"VN7IrbPQn0IkMQfNK/ayBmx2S9xXGHw4UFNzdWbFkrbLujSUvG5WQrasuosdtjK9H1ngb0EZHEiQCzbG",
+	"7cFK4KBuux2itCkP2BCzD2yv4Ik3q4eRymXqKtSvxkFU94ftvD2R3G1/cH5pwVr0JYWj+MnsxIipAlI5",
+	"X+RK5eGzaYhStHcK5Vuzpc7qtZl6OyvVWkptbv2XJtMlZfkT0eiCFy8pgLkBLoxMLvavEuY24zJJ5dgm",
+	"3IkPqUu+83RWLXg+nFwLOU4lqKlqmPLsWopiofJbs2F8OuPpWMJv8xx02eGEQ/2B0CsnRx+mIknnU/rg",
+	"vWs+FiJ3v1DtPV9VRm+2GbJe6kJMfe0543I8p9I9KzAFAIhZpBIbLLXwYVosPbxfOjfLtTxHfweX8B4B",
+	"fy5RdQRp6rzAMCc0K1sfvI3/XpZZHVj9beQFUhp+GcmbeeGlh4Uspl0mXw58iqk4k013qDXCclHMcwkx",
+	"hOwN0EIjSuNI3788e/Hs6jFgpsSsZZjQKzhwlD4Q40rEXmUi8ORM1AI7JSS9Jhe/Z/+qLtTfkWShcGwI",
+	"rg30HPFpmi072xH2vNO4rnVrXrIPslbsn0QIlC/tTXfuJRsov30EdPa3DgCfY634VT7mMh2yN3DVzG5e",
+	"8DRhb+CmmY/PpjyFP1AUi0PW6XTau42GSr42DgWUNBxMWhAjxYgSG+E+nfFcaNaK374ZvBQL9pPKb0P2",
+	"8qd4x97dtdthCPbZAeVQJ8JyrXgQ+2N59naAFSR3HsUao2rDGODJrSN4+mzwvcinXC53HEJpb90ygttU",
+	"JpDwBS/s1PYacM+/16UCaJ/SQVcQTxqPffnuzqe/5CIbB5SJUeHN2iYzb22+WXH0W0bo48LmjwFItb1y",
+	"sQ/jGrMWeNsgipADhBdCNUhFubjNlZocSKhUANFDoKMWkWxEebKAP4oB65SrEEn60ZO608IJlFOeLxlP",
+	"Es3iGnxzvBO6aI2hb15+jkFkcs/ld1x2XevWHmAf3KnVFb6+nTO4Vxi+sg+L2Lg85Bjz93O/JVrv6li5",
+	"6xW/R+X+rYBobe12B2ymlUWkrJ/ynd16qgiE22eJzzN8vonKwKM7E5ia/LlD//ACoxc+xwBAmt2lY/Mg",
+	"a8XfKzXOoCrjS7HQmTCkwXyqFOf9xP2vSNMN2T9eKj5kojt5h7XGkBxb0rtiodq791nWyG4+bQCSg/b+",
+	"t6+fswlkBRla7L0df6rM5SkW9xsIvvxZxrHlfGweB778WcYBytT9RmFe/cQxfFyjqJIKBXFb+6Jj4UsQ",
+	"jo1ayrURwEL3SaqC9B/6whwvnkodb9OzImkVrdgbZDwg90W/a5Ehy8z8myWLf42hbONikg4nLI6iXwmo",
+	"I0sLkfMM8MIx4C6Koij2f4miOKyoZ40VmLeoTxXHYP+4u0Uf2uVxUhd2edSX7Xd63knhOzxdCsw7POwk",
+	"4F2e9QXUHZ6vC1W7veKkpB0ebxJ/dnhtjwH5MskOjzfKEru8V5cMdnlnhZ1vfamRtKD8vG8kDiAbuCo/",
+	"tYC1FUu7rxUZgqk8lHSgO1KhpF+JFmxOTdun5tw6QziZaoxWcuXbwkkFcqZhlSOedYPzwP4OuonDQcTs",
+	"Coswa4NHrP3ZC4RsdV1oaS4gFtUzF9+7aFJTkQook98iVyR2VJSBd+0d/Y6V+MRdnEDr0hnf/YU+BxGH",
+	"YqGvZyLHcqabgj5ngoSIsBaf3HWRZKW0u0MmJzx8ncxz3qzsvBDcIlPZh5BVezFfewd4bYqxpOrRbkOt",
+	"Hy/hy5DVgykT8nfucARxVdYKclDJxIKye+mn+4LzeYGZ1GM1QrO+1WGFeK7sh7vOV+uJ9U7Z47XzhMUm",
+	"msAfPToEutdUgHXGiG+aL5sgU7cnov/p0T83sMovGE9rmfGODjD/OOwcpXSZTsU/lBQvG3GZzyQ7P3t5",
+	"hi7Znw3HQhihGO3Gh9+KPEulUR3OdMoPf+TFZMplMjffvL18Ejfj10USqg1JFpt2TbNxhz3FgIhBPcbp",
+	"8h9xh72SjEs2n5ndwUMiFjgeC9+VqymeC7jIIdbFC60Z0R6SQtgQIYgdmwBOVlJe+5+pbuNI5RapqYwl",
+	"rE5xb3Rqs9IIiXufkIuaiLWnTJA0Sj+XE0FZ94DqPlHz/AFRQrMIby+fsFYMEZS93kH/6LJ3POh2B93u",
+	"PwCYCe+c9zvBREcSMnfLn+J2fSXLd4I1AvmfRLhINS3gA/2nEDPqvP4TuPZeLHdfLpp4zHADM93IOtdR",
+	"O7yDXzoAon7b/zxhEO/QTbNv2GaWqYVIridKF4T900Ru3M+oiEz5kgHkv7kdqBIZATdLpWEyX8XAPWZA",
+	"0LlmqYxk/FXHN/eeMs4ywQHXM14sFp24BOCjyPhT7AoBaR0zghSJIZaxkAqiiDrs5TzLBrXHywfrVMwb",
+	"RyQrw9oloPomU8PbazTmpE3L9cT+5ItIygpGjAY9AHyDo97Dhwc9xrPZhB/0weMKPiQbsgpLG0lvbV+/",
+	"jds4YaRE4Kgz5MwMawXPNHj9NpJPXu4+L4CpatZj7HxQE3XXOaT42NCLpGrX50ruQFTDyyocFOdaPUAh",
+	"ORgTxsc8lQTPDSBwa3NuIrnzihzyZJrKw68ieTjLYRS/HiY5HxWHX+2yTEMonZLsFShfIomuXixpWshS",
+	"LRI8sWiHzdn5hS021By2POVpto2k/EPk6pUUaPUD9IXrG1Xoe7yWNoE2nuH4EBeYPTl/+ho5tGat84u7",
+	"Y5zF3cM2XGqKw6tu9U7Ai3YMEGnTMIz/Vy0O4Sr/ICmAA13t9ZTF0bzb7T+MGc/AmuOqy6B6jFAou4xt",
+	"xO9UTkT3E2rWWrS2phwt4YCtCQ4OXIrFKd0K+yXkgCEUtlGyMbZpHQzXrESy2whKSY8BQ6KkiOtkfVZE",
+	"C6VziyTWXpsewVroMnA2NQwsgBDQuZQig2R6nrS96mNoNkgzAj6zJQwhhtPGjVpO4KVG1AI+XfZEayVn",
+	"IgS0OdRFXY3augj8TXenEgGkHjVf+ZpmhlTVyJsy4TkOwKwEgNrUlhCj14aUDG5E2qpCR5azqhrG5jIT",
+	"GqF8FoDxaaRZUKc4o2R6EImxFEwkrZIWkmfH09VK1Q/sBjFTsk5gKyNqzBvyW2g88r6GyQqlbiHlkd8K",
+	"zcRoJIZG77Ej9wdX1SN9fTN0wSerKiXao6zSQM02q5iFGZunZz71EO+sBUMXHIBALBCex6xdO3hJsauk",
+	"wZJhWclWAoSq9T7sqCmDihhUSRg8kmR5TY2HrNDlKrPwSKN3Hep7X2GnlcmsyllVCSVsEFxXqNQGKflL",
+	"qxFWGP/TqQ9f0Czm1mRXGxe98KZQufgyib+sFdtzGpd8a9VY2qglbZrrGb7wg3u+WXPY1MS35nGnTDSI",
+	"6FtfBql9kwB6tk7mNOrZ29fPwernV40opdXGvOUtljQntO6Gie3kUKiWQmlXKxVhenbfdDUpXiL04UJC",
+	"NdyZyFOVpENbyDMXM5UXnSbR+BMG11sdnNNqkWkPc77IQOSxhSuA1QueAIum2Abd2Sp8v5LCSNfHh0bE",
+	"tttmNrGUwytidsWr3O127yFomy5rldjw6JSCNTBggFREfdUJ2mtF7B3GtV46fgnouMhbiXWZI9s/LSur",
+	"QtnLfKxkP4XSNJMOewZ1O6dQvVYqJ0N32JnRTEmgLt0stmFAIu55ZVtv5oWFekKphM1lkWaVkaxErvb6",
+	"jxprzDmBfEe8eCuaV+5Go6C+OSvTz3WuSa7bzGTO/bBC0JHcbCDpb4HTfzGaTtVF/o0p+u+j/9+LiOzw",
+	"kq9GbxrZdxnfQhHOQOIvodPX04G2JQS5mKo74h72Rav5pKCI4vlqHff7bfN9JrwrDhHuWGNDh/e57/dW",
+	"wH+be71yg+3pKJPtumHvqtEzoMVwnqfF8o1pnNxhguciP5s35RSfScCivRVLNuWJgAhDLnm2LNKhZnNt",
+	"NCZQFxC9t/zJvEG/dCD/zXQXDKizUgWaFMUs+PjxY+iK3kGA5LAo67cFZ65VQ0IKnkoBfoxqzaZxWkzm",
+	"N1CyyQ3jgLTu8ptVwHHa0ANUQq2s4l7osMuJsED4vdgooICHoNlIGfKDZ3QyKwd51zNrFjKtIik+AMzV",
+	"mA2zFMKEAKJiofLbVI5PKeO28vYCDCVKk/5vVh/YW54ODXNvYS6u2eYwkrEtWIgxpqBBp4BEnYLahiDh",
+	"BPNn7konklCCrsT296bExAcjV2LHtjohwN1rFp9Bje70Z3AIDdi3sI/MyBJHw7OL8+sfn/0EHyAzxDxs",
+	"DvuQglw0gypaIkFVf8A4u+GJJ7NYKzJWPncj7vZCENSO++YWE7oyu1GJLRkWA84gdnP44WCxWBwYhftg",
+	"nmdCDlUikviU5aQ/4Sv/8+bVyw7DNdAFL+YaCmV7ZQ1s2Qy3QHY8lKZAEWkxVFqIoWTCKYuhLoGOWQu5",
+	"4AGuBpsKraHOBBCuGQWLKMnQb58tO16VhZYPBY1y3dnFeZvsLFSCDUo0+BsLdQWx+yrAoxF0sTw5/IrF",
+	"xzudThR8jFkrLstFxG1zzHnhye0L5drHonoUsDTkElI1McPIpm3Y0xJJJ1xDyEi5k8e2PPlUFBOV2Lfd",
+	"41Tv1j5+QlkvksXA5eNIGokcxVusPKc0haZoqonyAlp+qQqSC2K38228xRPBs2LiXWHsD4Id0pzpKc8y",
+	"Fv8AT8VU8/Gke+RklhCsmpniCbvhgMEI4dB4lsoKGeXBMeIo2LJoeXAJMWefNsy2zVo2tvG4eww5uXIZ",
+	"UYoErJR/KMuWhyrLENnigW6HhIWiWfyEDyfi4ImSRa6yAZPqANhuDHidQ/OjNb1yIOMPHB4r1qqM/xde",
+	"FrI4uFzOxMErIJfatKRlOhrBLUcGoIXAkADCHlALackoqlJgIR0wTrOh7tKkejpsJfosvRVQMJCw4lhK",
+	"1rgsHQqygljG8P3F84OjTvfA9L7CEBaLRWcs5x2Vjw/pXX3Ix7PMvNKZFNMMuXCRVZnM2cV5EAYU7GoU",
+	"xk63061UXw1MA0eBV3MVdsWGfH8MAzoBh4ka6uo31EhnyacgLI5FQ4ziG5Gj+JNqVzLWlYtlL4EiS2Vo",
+	"ZafMQVfyPAkGwfeioFcQewlJn+mj3+1aBkux6T71tAPyCi+6OrSfY42wWr8RabYJPPVCuiAerNrsVxbG",
+	"9H/c/2Zd824tDi+VesGlResHmeAE12bze+eyELnkGZbY8cWpYPD+Kgy0jfgOLi3v9ocdBgUfQyEfsApe",
+	"fQwDQ9PWoK8iOfn+2SUbp3eGjlseaa69oU3bDsIPgiebT0JDTAHQWIdS4oSAVuxTgwGrH5w4ZO4JFLPj",
+	"dgiYvjBSuL/Utum4+ui6hacXDulpehhOA21zbQJKsSmXSyhDZjbWsP7CkGZwKsSvzYcD8LLELt6WvaQx",
+	"VkfoPbttePAoPgljO2la3DPJ5lJ8mImhEctGPM3mORlnElHwNEPhJFPjsUgsrf/fAzqiB+dJvG6k/kPb",
+	"hwpPnidmpHseX8DzwV5XDrJH34DYH/5CDOA6TT6upXKXZcSWGoErzEMNrYcnV51x6PdCdxfB8UUSWKlO",
+	"7wSFr5KXqPS8OQdfu2MTySA3Khc8o5ynqeDSiBeW+ag8kpj52GGXqdB1/ChCjrpZOkiLoYDkHDzz1Rv5",
+	"PNUF5HIBWbTOcTAsbUK0TJMOOzN80E8Ht4uSATP1OGkFtPFro1cFAyDCZcnccnMC30qE/qySRq+PaOs1",
+	"6ZaNRfzshna2Q4OgxGhdfy0flrJt5FpY4DCSVPQII8JOy3QQ64SltLgWhRlUMpp16Oy5BFgRyXIwdBjn",
+	"tbD5mYBTB2NF9Qt+OsjEnchsFC/OwehkfnYWptRSdpf54Ipfhiyu5CbBF5XEI2jM5cSGLKaRI9QGi4dp",
+	"sYzb7gbJofAzGihG0jpXJ2lxSt5Qs4Ll4UKHJ14zRbHj9Q1CWRtjzaxnFRIJ7JZGEj3mbq2hai6YcgBs",
+	"AAU/06NZb0ooNQcZFWBOcQhDTuFrZrunPL/F4BEMdi4GWALcS0nFesJli1Rf2CxyzAo+ps9YERFHZqiY",
+	"0oVjphjoFkLtukJICk+IpC1yjFQA29dMz0SG2PetOB3T6U2lLvg451OIokO19Nx+V02itrTE5pWwmBBX",
+	"YDEAG4sQWG6WDFO0WSl0HQP0GhiW7XORBNj5vQBbzs7ZmdapLriEmnE1BJdIVpfYz0UOvVxcqknpZUy7",
+	"WuWGO1TCxSP59vVzBnEORphoTiw9BRZgK4tzaf1CniPlG6uim4UElMpUs7iVi8Q0kbRjowLRASUPBOjb",
+	"p6wKqIOl36v55/5lM+qiOc86/UDH3kzNtuziGuazcc4TQum4ydV8PCkwlAVCMGKb0xuDdkt1pV3CMKLI",
+	"+0V2qVgvvgL9Uj4u9RxJZfFZJ2lRRb809xuL5a0M08dA5ZrZLBOr8EXSTK4VV7JPgBxhMHhsizio0k5D",
+	"UUL1OBOC6gKWgzVMHM+BfzZxm20QaNb8uQmAzy0eKNOgky4Q0mRQT57wrGKQPuHeNXKrWTXD3NfsEgWR",
+	"4k4WCna3LH4LESlUOqRhIRyilz/5eub6Rq/t6hp8ZxN3qmjOTfjNPQSQbhoZxX/sIBCsy+ypj+s5bxoW",
+	"2vQsihGctuaRHq0bKeEKf7ZxPuFaHKTS1Rdjen6DT5sjQIX94r8RzbtGSkd58501Y0TuvnGXt44LYdpE",
+	"llhhIWaZUrdGtD3F400FgjcP4vqmetpKwFSLcGgx+vDzVePQGttXebG+dcRNLFu3nzf10kQGSln58I3K",
+	"i2CH5y5EfmGI0S6P7vgcAe3t0iJd8d3fwCfP5HL3h1+qYveHnxDqBDin9zAK/VNjcgvdzUqWovnbVxlL",
+	"8a+OcgqciMDJUKPjbCl4HjKbb+QXooGwpfcOGffouNd1PwcwZfrlYd/7QYqF7iyHanqTSl6oHHIHzGxd",
+	"bBdIImQfHBweZmrIMyMLDh51H3Wr6uvX/xf4iZ0PRkyYWTwuiSh+WSj8qtc/OKKvcH3+dvItoUv87eTp",
+	"46fP/nZ0RiuATxlW+bgHKJF/xFFJ8aEIBnKeZWEwy8Ud/u0FvlH9G8Kg6IX15NVqvQL8roezLd+x7qtg",
+	"cNL1ks+6ne4JYtn3qWBgMOiDwcK55asHD75GIEtImNt0nnr+qTmc5ekQHcDugW8eeb9/6hEyI9tho4DZ",
+	"ferB+IS+7rHdu+zo6hZ+3Efkg4jQBuvvKwK5cMy5dM2lOSnEaA3u9rZbdd9KTr5NkeBLx9tfeqmK79Rc",
+	"4gv9/i62Y/DKgvkHHG+/h7XaXZo31i5Dt4bsAZ5lD+1UW0x7h5QacPgL/rHR3PeDWqB51s8BhaQi0HF0",
+	"IWaWb2Bruxn/oHRgHDYBokDSEuXIo77Czqw2BF1r7LWHyiLhjZnXJ+BTtaiK+BCBLYbk0xIzdvvf+GZI",
+	"FmZoFAAA4deQcZZx84PR1jwwk0jiICrt3/637WGwWlfRIq9PwDpTFvcik5Q0o03NfmeC34mkwwiKgQrb",
+	"/FOlcmDNLCp/oGlcBEZRxkPKIpVzAco3z7NU5IA62YnkgTMJ6RjHl6wU8GqRoawZW6LdsEORZO4QYKKA",
+	"mJ2yWJiZpHJ87bokE5Qa0V6ELIZ4/euGR3mWmXZ91AsHcoD5LJTGPE3lXGPLpzDDJFczNRrRBKEn1FJs",
+	"pozy3kpx3x5o1uqCXxhH1g5dOwiUacYCp3EN3E2lGxxHHWuzHI8/kIb23EFt9brVQZlR1Nu9Nj/GjeNY",
+	"aaDDSuwhjZZaSINkFjYlZF2vpONCzbOEJeldikFD3U4kv0Na0WxK8W0U1hPcwpQMEgvaYfm0A6pwhke1",
+	"0GX5l8rVMVdmwLDUJ5ErypNBy05K+eOpj4qB1OWU1WAwbAolwHg0Wfi/FwVOc9XCv02xMcSVQjHPk2CN",
+	"LghtW5eAI5MjZ8wqw5ea/QH9Rn+AI96f1x2wZcavzYX8zogRuz58qT6vnvbbaV3764yfpKf56R8rFDIY",
+	"9Ltdt/dv0rGcz0AEbKSnwaD3yDxu6IAmObqGBAZ1NppoC/1E5BATBTzSCF8gejJCBzEnjvv4CP1uF6Xz",
+	"ercna3s98Trtfb3S7aMT16+bftnfUffjlSf5+jTDx9voBrsLs0gT4Iq7ZJ41UQ3uipN19i85dpMce7ay",
+	"Xta+gKXLS3mWuM9WiRbSXtfKsBjqVQJ4l8ktZGeujWMnz3UYSa1yC+BZCjKma3Qmh5jlWMUKH+wmlTXI",
+	"xRaPvFUi7KZ5KVUarm5FUw92mgpg+TDilfcJCG+Cgd2VollmvCiDWMbv+1SbpEUUhLBJmpqrLePVtrW9",
+	"rpObvNVsEJd4lq2sUxVs0Ax5H5RBHMcupcwHtpazsrXXuKtYVi/og2IyVTcrXPUz5/ohUK/ydXTa8gLb",
+	"sOvaUDTNtAxZxaCCrS8G15rw7M4chwVf4hH+WeSqfcribqfbjT2UhyRNTk2rUDuxNkWM8HV12djrsmIb",
+	"ii/0Uyq0jXKgoyqSAdMCFiLOUl3Y+u+dSH6PeeqbhUocIJY30YpxSEmAcZH7fMZ14e6IUqeRhNtawQGk",
+	"PHmvbNFaByBWjM4BECmSq7UATeMhS6czuPeYUw/1B9S8wO0jgbXik8N6JjA9yIWAQa4CvTXgvFk3y5qg",
+	"FLOGT9zl0Z9DeP2dhL/f1e7/HyBPvv8lqFEyazZckc+OO/0SQbXXIHLdptIcQFvqqEI1baueGNo3s961",
+	"816nV3Z+vF7MpDF4tam2DOPo3gZhFC3+b2mb7TUY7HsHR93724Hv28VvZf7dVV6u0qNdzMCIVlKxAjty",
+	"9pcIvUmE9uh+xRbsasusEaiB724Vp6sZnmvDQG/Fck1MTCpIYqmirjSZQJ1AhAiWNSEbRRyXwjNJ6/Vj",
+	"0xKiBKK/hLwTmZqJkJF0bmPDvHpl5hfNWlj33pfYPbyakEqMLs0s2x0Wt0DYabt4Q4o2gXKbBK111O0S",
+	"KqTbD6wzjIksZRCREbkgZSoXkQTRCI5VjBOthsXQpadPj3989pMRCMr83u2WuYboIfPSgK0KS5EEackX",
+	"bFirSajBfBNCqYKzRgCSgGh3I6z9L5L0ugtLWifNeBnLf2BBZp8IFDohv1EMyl+BHn8JfOsc59USxCgx",
+	"VAvkksBEDvRZBvBmrpHjk/3bQJ58f0+8x4S+rPT1Kf380USwXf3vwLk3cFXDdf8SwDYKYLXoUisLlZx/",
+	"jQS2m4s+FzwD2LF18tcuRkQyUE3SwolIRlQ5AW9oIXQZdn2zpOpFzOWmyjGTKhGNtj4J8KotsMxpJX08",
+	"U+cYXih6bMqXzobIikU6FG2olKgS8cBB8JVgk72uq7qNRhDTKox7lM31BL3aTpCMB+yoy8iBpUOHcEqW",
+	"RiqdQMwYWjnqltNXWSJMw4YshejypaduBKYrC7JuFfTSKUVy4+hxMLkYClnQLsDb/ZPqIBo7l2JRdu7J",
+	"uRDEwPCqQg6xn0Log7WGFpipmi3DWl65LSw/mVt7pAN1ApTLNhqtTCs2VIHizFzCDSIUYAnRSL5EHyqz",
+	"xRFKc1llZghwhY9CaIZ5FvAlMyXHIsfM74LfZIJgv+O3L5+/+v77Z0/jAZOK3fDh7Xxmxp0L4HaQYICA",
+	"k+0Oe4ISOBw19OlT3qWlaJGsnWL9AE+P0BaLIf7u+ds3P1yfv7x89vrvZ8+b5dLvRfHaXsRPFUo/m2vQ",
+	"Q4d/3w27YS80/+3Df+v/O3J/9bxv+2EvPIbxDKHr914tsOC7NBcj9cErbz0Iyiq1ZaXsgSFIt4Wa2Trg",
+	"g+CQ+xW/10R3Qv6iud7XfKysgajs/skkV1NR6f3tm8FbmRoyZdYU9AM3hqm6STPhDaE6gnpvX5+YffDt",
+	"QjuzVnsQtrkCLeX+XVyBvxMzfDdRQA6kx/6kWtyD65H9boPRwbpUnHmBzAiW1pcurIploe69Ax1cmBOG",
+	"qODwgiFcpT8GCYX97GE+2HLA1pwwn5ZQCuQ8iyADzb57CtBmHwgRNYfCCEYRhBsvEqCnbWexuCFfJfkN",
+	"wQ+HvsRI2hYHzs22zklU+p5WHE0xn6LlgxA0AJVmbzcS0eENVgegxN5CpbrZmBCyHW0E5ED6y9Pxl+K7",
+	"wdMxRaU16PW7nZOuYSV08oNB8Ozt68Dzb/Sdj+Fing8nXOOKl0180/nmUbWFt2+eei00NXBvjZdu7JdV",
+	"d+/dyR9N1yVisLufwaPuaTX4nNbkL413E5O3fv+au6HktzqEABF3V/b1Ouiy9OZa7m/L21uvw7YoHbYN",
+	"XiKSJb6EZVos4Xpyo3ieMD1RC83SYiVspwY3UKrSLqV/U6BMqTsbrYyiJhCazvJTCMvgSzMRxF//UFCg",
+	"CgY8xAMb+dBUue+0qiO7v0+98Bzh6mHadiuV+eKB3wY7dB3XCi/Cu14hIlKEq0E7d17J+N2qnXpzdSWN",
+	"bEyR4BLhJBB2wGmvGGFcqNJmMEmhgp5fqzGSldF6YBZlPyidodfaCwq782teYyMYb+QqQ0IlBSP7DSpR",
+	"yFU3WBN6A0EBmhNK8SWRxLobPs5gxTGDd2AK8mial6chzTJX2cBtWpvQ8yKJeok5dN1arUNJg2EtsBy4",
+	"TUIEtZXz0e6wb3F6PJJNswsrkVxumXWMNAQuCC1OaS4hGZY2N5IVHAr2A4qiuaGjNYF0jQJvawj+eWXG",
+	"v1JYt6Ww+mGSGYdiE0q6gJHQz16tFKyHtEPdVCdzQ5JrrRTh0aPOiSdRPupW6vd9DbHUtRzJlWq3/c7X",
+	"R6vV6b45qQRUH5uWbEW5/sNu1w93Xp/GCaIRGqEr63bmLNOb53fc6xxXJWZvejSmlek8erg6HTdFCgzy",
+	"ZtM77u6VZVgrPLrGEuNiekd+Rdu/RLz1It4PgicAN+8t3WdyaBSuHOBa+e6VtciA+IRlJSubFxI6Ef7k",
+	"o3CSUR45W7dtLfuRJOt6U4QIa3lAvD3DiXvdbjd0YD3mUxst/JCkd8ezxxM1z0kIwapCNv54Fa2MTPpx",
+	"AkKGfcOWFwVjPKEXbak0esq4lQtV7kIuRmw+M2OmsIuwRJthpcybLTvsDIsMoyso4cssHU+KA83vAOC4",
+	"rNHTP2IqZ/1j2IJUUCXQXMygroxp1ozfTpjPi/lUotGPdi1khF5ceAhWakjqgAA0NFqCUiww7VoZYJsD",
+	"C0J9Cl2RSglQFn8kZwbEGztZdQdhz6Up1kPuPck6LWpHIeHLGE2BtsLVwG52arWIZcj88rDrdxJ8T4od",
+	"hQ8fYuWsWmfAqOJ6B/Bt2UV86qXZmYmCBEw8jio9Mh/zlRQinSbCv2SE+Gveq+yV2yiKcYdUVb7UD/YQ",
+	"qUsFjBS5Vjx2MpqRKM+sjwgGE0lwLgFmFK0FrqFegQKyv8dr5MCyHumfJ74INN70Z9K5kexVQXcSvlwT",
+	"RWTXY03wD75oQ3/MvQxC+hLBGK52QLr5lgjxTGAiyrqIJmfxaRwLkF2viC9+/LQ0xb/gYfaTrc3OV8Vq",
+	"o+LzpW4E5agKwN90jmyB7TLRrl+pVIz5fHWJ8FHPlwhPPIHwYQ+8gn433dU+jqp9NPTQ9Tvw2u/e30hb",
+	"CjJVE2q/v2JC7R99gp32U/r5AqZavJVN6C5b1TIEEkJcREMpiG1tQhGqaiCQk+BvPqDT+KerX9Oyeg3q",
+	"R+UsIDwRnYbjk+7KcTvuGrWu0mn9SPd26PTrirf5kd9p/3MfwibUmP5B/xF+VZUlavBCFVDTv508fYzb",
+	"9bmP7xcf4W968IFprhx6Qm612gGauVLJKtU8Wevt5ZP/7rV3oK5HjdT1sn9ECkL1UH69zYxwVJ7Ao5VD",
+	"j4nfdSp7CR2t9tXbQm97noL/Bejt0Vo6WFHX6ITQfj7ufwmS/BmG0nen93cfC9C5+1+evn97+itX53gf",
+	"S08ptO/i5iO7QDWu7w9q8Sln9vubff7unFieL6ISwFgagWYQZTjPQyz1mzvotg3mIFtXZDOmvEVFt0+H",
+	"zlHEeMEQP3wbnHvqvGCI2ITAzamSkEA84+NUjrEyE7/JxLowk3d2vPsqirbOKiZw3AsZlCru3Rca1BUg",
+	"tprdSgnB9drcKzMAW0FOs1Zc5HPAku7FbcQNyJZMKnngPwPFBc1D3bi9btBeBeMdkTegPN3qCOM0AeMH",
+	"1ChLlUTMoLVrtTH7BXBz7Cr5xZv/WIkvnzEuZrVQIwpKK8UX/a8Ju5ESdssi0x4ycf+y5wkItkSuHQMF",
+	"fVKdxW69gmKvVhsRO6oXP8Rvy+qGiHKUJiDwlEUMXUVlKgrYXS33VyauYBW/4O3lk5Vy2vSUXxO8ebr7",
+	"izWWuv3fvSSQ1be+YDROzzHr3u6c2i8HvoVN28l8AmfehdG+lbNcDYXWhtQ/k0Va/L5c1iyNm7vHMB23",
+	"ufoYBjOlG/hjWYdVe5WjSdVoFXk6nYokZOZ+5wdDrkVyyjjLBIek1piOFlZ7tIW24pDxSLpnqKICl0tI",
+	"OgjZzDBXgCTJeZqZZxJVUI3P5JS9lelQJYJl/EZkmhXzXIKhvFCRnM3l0vyISaLTOabHSnYjGK8WyubS",
+	"q5Ud2qAaPsyV1gD0MtcIWB/TnY5Zn2obchbbix93mF99HKNpXLnticgbOT1UQ3/nIDSp/NC3KlluILCN",
+	"1QrrFNdSQL+m2bOSGh7eZGpcK/M/CHrdDvzv8FEk+91ub5DcPBoMwNDhyNm+t7Es+P6xWlrY0M+PK5yl",
+	"d7+EhD8HY9mwwNu4DbGVPwC72fcAbHWRi4UlSbUCVc/VkHT6Xza/90Czt6+fdzaCENblqY/3Jvy9o+0v",
+	"XfBlpnhyqdRznoOsFRz3TnbpTM9nGHv1QiQpvzSj3lOts/Tkd4VXS5JGcGCP0TQoZ4e/EAxwIjKBFaSr",
+	"+/7aK+9cIlYmQKbJGwjGCfC2G9WtyLnUHNSv1Tp3T6EXn/x+kpALrSU1wZBqLbvSWcHO1+cptbfm2rg0",
+	"Os3GSor/hBQfXJFt5yq0+n2N1U7UYvNWbx4Yvfvqx/+AhTZrtX2Zf89CdJ8VcfYKao0OJ2vCvaHoj2YX",
+	"by9XSciFeW+tANe8A/aRtDxVb4HtBh//LAfzT8ICy2X93a4SDsEzXrYuzi6f/NBee6nmjVFplNgHhjsq",
+	"hoZxU6csLmW2mCF7dMW+nAKCz8AlhPi1SMaeZPoY1bKqDPo4ZsNM8Fy7sLWOMw2yIZdYiomGkbAWVYlf",
+	"uSK4An/dkb/uyK53ZD950ZaS2GjZL1kRPR2i3ZagcwEWl7Us3FaatJss/zWEBEC4h2AyZwJeteNb9OB9",
+	"zfi/o5HWSK79VZjvEsfbBxNugkYcKw6Y8IMTMJ9Xn3btuaeOPl7d34Z5+LXd//tZM5ve/6PZNfEM7WLW",
+	"pKn80fyNf0gzKF8lCo2o3/9mgm6jcddVhICq1pYcYkB6v+uVWnX2UXJx0szRyto3zz9iMVCKOIwkgaMI",
+	"sx4EOVgFP7dQkSGCxAAyT+go6oBCv0vRB7C4I2lmDaHrAhDDeZ5D3Wfo9zFFGuCHrzGe1wpfADFONWRP",
+	"unbbMcz8pAfwAJHMxWiuRYJ03ob2wpJ0WA+LyULjoUWorm91OTkMYzZPR3Kc3gmJU4Q45MZucOk6DFRd",
+	"qGaLXeRk+EgLh3QQSRo+9j+HesWnjNuthBw9aHwkFhYip2+ZlmZkr7DsbK152pUl+XzW6XWs5SQ8utqT",
+	"Kn5xy/LvwQ33XINdLKx4KPYysL59/Xz1ujoO89vYWv/tpG66Tb+/bXZkr/XGOheNkna9aNs6a21ZlYSN",
+	"ldCnIDQjDoIu+HKdQdYjOJ/ZHtv37LEjtxH7XLUtRtmSi/7H2WQ3nKd/Iwnqz15c62rt3d5cvuaySWbz",
+	"NehKgZmtmnRnbTGJP5WmXELyoLJYY+6v5sUNgAQ8T+XtgD3J0uGtxe1Z/zMIASs1Dkp4W8DE3dyxkyqo",
+	"K3yIKOBq4QKLW6fhtcNESfHr4UJkQzUVwSep5lhV4L6Kee3tP2KtgZ2Rf/5SyfdUycdEDOr4Pf8Z6vhX",
+	"X1WqZ331FWvF5uI+tl/HbdTVAZ2VKmsB1grkkg+MogiZw5TAHB/Gp5GMv4rL+lxyyfK5NAe0VO8xa/bX",
+	"mGlhVhn06ww2rUjvhCYDKDaRMD7mqdRFJEFFAICbVcRYI/P5iLGsFUPw0aE3FvqGx4hkYz8e3sQhbBh+",
+	"Aaq8ZF99VcI9lesC38VtKs3pyoiZFcGfwkiaQ8kNw6I6oQ5rqcj58Fbk6FdJC9aKm2iz6b/K5yJJsbwa",
+	"sJ5Q9YupiJaoFDwjCCUcFaIpQqq4rhpUHIhNh8WWyMeALWABriAEGjdfsvM3r9hxv/c1M1r2OkNHv9sl",
+	"CEQ0dPS7aOlotkCY1Yw7bFtxLCyMhVvvFXTYVCkLl6RSLWut0cF0/1lNDpbpNtcQ2ovmf3GTw57cvfzC",
+	"cPjjTaLDXvPcxaxg9vfTjQrEIf8yKdzLpAB35fc3KIzxym7A22tQOA5/IcNXzZDQZBdwNOEzWwWOPavA",
+	"mNZy91uyxSIABPA/0R6w5jj8u9sCqG4pWgJsuddd7QDHjYO2puHfwgqQC43q/7+/kI0ntTFUNKzxJ6zb",
+	"RWwLEGtqCJ8tX3R7oAkO6UYVEwcQ1ca6tyOKzAFAJKh9KlI4G4ZGpHdCDkBiRqEr15Fs4VDEbYZQnpDr",
+	"mC1ZrrJsPtNsyhOBkngpocEQMzEq2mEFD7uEdUQAUKgFCtWybG6EfQJbpApbFk3eyCcdKJY7SvNpjFkV",
+	"N4LVJw8xQqGrm6uVZGZbwHtVKEbvsxaXSyzQIDItUJ2xUqjtI5JY/AG2yhZ0aGMtsxIhVaqCgoKtUwvr",
+	"8Lo4KPwIxxOqOEQyLTrshxKrciIySNt0NUGmYqryJYAkITQTFiqjev/5XGrWsgI2J1xPpkYgEE9DpwJk",
+	"vBA5ViUpEUhhsccKSlNILOFqcbig3MiC5wlBBZtjMEApG6aWKul8gQu6bdoIzEloxpUoXCXz3cyVUVGy",
+	"Sc5+ba66S9Lghf6s8jZt4EqqxCo4IFpgym+Ogj3gl7UodhfH71nsomnIZEsDcuknSxwddI8vuyeD7sNB",
+	"9+t/NM1tv8ltksHfmf1fcOfJ7fwV3PbHs2vVY9Z9bsIt2pnKbQaDoR5bwt/6h5hjbJh0I2NDDMNkplJZ",
+	"YCFtSenpiVoY3sZvbWGhG5UAjvVFxuc6vcnM8IAWsLOLc3bXB00eyCaXkQSmSiDDlmCZ9t3bbKHyW7D7",
+	"Q1QoJLoXmt1wjYqfIWm3YonkG+Kqzy7OIwl1qwAsLp1C6r9mMYkn8SmLCb/RQc7VOQ2hCqM5AypogLAR",
+	"yfiXKBBmT6JgwKIgmne7R0PD6rUwNGAIyC1HIgo+xgN23O1S1XG0VhEGMIS55nOJMHv2RTIzGQocSXMF",
+	"F7mS43bIjrs91kKL27t37w7O5obWF4bIiAH7VvBc5HGb+pmmWgMPyNkNT7AYp0RcPh7JctpUwxH4NIxG",
+	"cCoAgqHpWHcIi+fPJSA/08qYAfW/YbY4aCRxgTssptL0hIiX58jcDJ/TEz4T7H/evHrJ3gAlYkedrl0I",
+	"c3TFqYObFDkbTsTwViPbw3AXJ+p1OyxRQ43HtTNNIIZYE0eeiiJPhyFL0qmQGmCrDQMFDqXyTiQjGccx",
+	"FBvJ2MH/sotXby6ZTWbkFoy64zGXyu1gURRJxg5+YA/OiNTBubWbwH589tMD+PkJ8oMDQ2UGrM4SHtiG",
+	"EvbglyigPcHz5PUdBSGLApyTNr++jxwIDf7mYdxEwZX5JuGF+SzHApv7OokCKAAG/xcFbmUqDQ6oJhEY",
+	"g7BpI5sNjIRoGvYaoD2Gt99HwPh4Kmk82BiAZoIvxHz7PgrA0BoFV1fwKdXXUhX+C7auET2+WCw6YwBB",
+	"wlW4urr6+IB2bkXgAJCR/SSNJpg4Ph7nYsyLGpawBRBZBQ5xlc++bkKToz0IBsHXRu2gPTTE16EI+YhD",
+	"V6E9BDXRxhBoR2SrQ/t2aWuaoVCXFsuQZQLhT13dWxirVAjdbl/YPNjyiLjxVs5HENov04K+ubJgaeaV",
+	"97TD5XOVl98HZkO3r0lYQXDauEJS6KIO0/b3ZuRscxLZzbxgSQoSPhsqi7aPuFuhYTTm3K9dpKPu6iq5",
+	"21JfCi6TIHz/3t0TtyjlJTFLgpnTV1fh+wBW7n1AXgz3vKv9Fb4P8HJEUces5IbFJJCqjWvnVaZqrIgB",
+	"vhlbcWmseBYiaKwu60e15DzLSKkRDI0SYIdr77WGYFkegIWnOqNqCfxwpej+xvlV4Zmbbjbi/YwsMmzo",
+	"6dKGt6wA+blZvCcosS5K7/bDUc+MqOF8JHxpfiHdHezP6VRcI9CAUy+atnLDDHeW/IFQkhT6RTQb6zCn",
+	"7VILHQz6H8PACZZNa9c76HcdDNt/w3/dUvYO+g8v+0eDk28GJ9/Qb1e/GX3ytgntF9rlxVe2zX7nzXrD",
+	"Tm6kcBD6cn2zhEF6rxhJ3BCHAHCenB8E5C7E8euGgRqNwMoGWArNhwV2eJ4VNsTUX8eyDCIC+VXvYK/f",
+	"DY+63fC41zm5wohT/+Xvci6HZuEveJ7q6quPumHvpBsePbr6eLXvYd1SkFCVrBgOWYjWi2IijNyuC6Zk",
+	"aTRBCY6DvSjnkvTaHRQxGAt5RXZWhuGlVXSXb3Z8875KI411g1dF34LmBu0aAblV6lm+juanEiKOGyqL",
+	"E8GzYvJzMPjFfPqn2TGzKZ1/avrKbTx8MlrF8ufKh0MyIJkvP0IVy3lu9GkAiAQx2sjWweA95O+gQrDO",
+	"XJxKXZiThzD1oH6mRoEbzqdCFqylRTY6mChDxE9ZPOW3wmhdMaoZkNEIUUKA7zXPMyizaXqlmW+wUBu+",
+	"MdciRy8/uBnJzuy061VT/pkVMhOW8DRbguaTaiiA42PRea2hZLvaFJhpyvxP8QG0IMODW5xhyFVoWJta",
+	"yEzxpB1WPe6uMq4/cvSmNPWVDicQ4o+jhEiMQtksAgdqb4RPwXjhNWnDNZvcGt5OeW+8MFyk2QtiAypm",
+	"uSrUUGWsZQS4Gc9dMYVKSaGzi/M2xiZgQwz3TUxvRGKpQiSdTSMt2EyZRcSi4QrsCdpQmTlYiYWAek5W",
+	"oTYqLhyjxAjbFmk+knomhgdAK2CfzW0Crbo0m+L6pZpNuEwOZjzXhJuvZ0Ik7VNXuo0uNRYSRotyAZKu",
+	"jZGpHnc0x9IyPnHdNSzmOsOMpaKobZelvVLt1YFIeMFZi0wp/bis1QxGETD+tL39tCCQ9TH8AIQEnQ9I",
+	"MmANrK5OphvFE3bDM3PHc/+ovrI6oA4+Xn38/wMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

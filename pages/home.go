@@ -353,6 +353,9 @@ type editWebsitePage struct {
 	FunnelForm funnelForm
 	GoalNotes  map[int64]string
 	MaxFunnels int
+	// The delete-stats form as sent (refused), and the notice of a deletion done.
+	ResetForm   resetForm
+	ResetNotice string
 }
 
 func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm) {
@@ -364,8 +367,9 @@ func (p *Pages) renderEditWith(w http.ResponseWriter, r *http.Request, status in
 	p.renderEditPage(w, r, status, site, form, goal, funnelForm{})
 }
 
-// renderEditPage is the settings page with the add-a-goal and add-a-funnel forms as given.
-func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm, goal goalForm, funnel funnelForm) {
+// renderEditPage is the settings page with the add-a-goal and add-a-funnel forms as given;
+// more changes the page's other forms (a refused deletion of stats, say).
+func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm, goal goalForm, funnel funnelForm, more ...func(*editWebsitePage)) {
 	goals, err := p.repo.Goals(r.Context(), site.ID)
 	if err != nil {
 		p.serverError(w, r, err)
@@ -380,11 +384,16 @@ func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status in
 	if notice == "" {
 		notice = funnelNotices[r.URL.Query().Get("notice")]
 	}
-	p.render(w, r, status, "edit.html", "Edit "+site.Domain, editWebsitePage{
+	page := editWebsitePage{
 		Website: site, Form: form, Snippet: p.snippet(r), Goals: goals, GoalForm: goal,
 		MaxGoals: stats.MaxGoals, Notice: notice,
 		Funnels: funnels, FunnelForm: funnel, GoalNotes: goalFunnelNotes(funnels), MaxFunnels: stats.MaxFunnels,
-	})
+		ResetNotice: resetNotices[r.URL.Query().Get("notice")],
+	}
+	for _, change := range more {
+		change(&page)
+	}
+	p.render(w, r, status, "edit.html", "Edit "+site.Domain, page)
 }
 
 // editWebsite takes the edit form: the same rules as PUT /api/v1/websites/{id}.

@@ -3,6 +3,7 @@ package pages_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,70 @@ func TestShieldsOnTheSettingsPage(t *testing.T) {
 		if got[k] != nil {
 			t.Errorf("cleared %s = %#v", k, got[k])
 		}
+	}
+}
+
+// The settings page deletes a range of stats once the domain is typed, refuses anything else
+// beside its field with nothing deleted, and the dashboard then notes the deleted range.
+func TestDeleteStatsOnTheSettingsPage(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	b := e.browser().signIn(owner)
+	id := e.Site(owner.Key, "reset.example")
+	for _, day := range []string{"2026-03-10", "2026-03-11", "2026-03-12"} {
+		e.Count(id, day, "pageview", map[string]int64{day: 4})
+		e.Count(id, day, "visit", map[string]int64{day: 2})
+	}
+	edit := fmt.Sprintf("/websites/%d/edit", id)
+	reset := fmt.Sprintf("/websites/%d/reset", id)
+	pageviews := func() int {
+		var n int
+		e.DB.Get(&n, `SELECT coalesce(sum(count), 0) FROM stats WHERE website_id = $1 AND name = 'pageview'`, id)
+		return n
+	}
+	for _, c := range []struct {
+		form      map[string]string
+		field, is string
+	}{
+		{map[string]string{"confirm": `"><script>alert(1)</script>`}, "confirm", "must be the website&#39;s domain, reset.example, typed to confirm"},
+		{map[string]string{"confirm": "reset.example", "from": "2026-03-11"}, "to", "is needed with the other date"},
+		{map[string]string{"confirm": "reset.example", "from": "11.03.2026", "to": "2026-03-11"}, "from", "must be a date YYYY-MM-DD"},
+		{map[string]string{"confirm": "reset.example", "from": "2026-03-12", "to": "2026-03-11"}, "from", "must not be after to"},
+	} {
+		form := url.Values{}
+		for k, v := range c.form {
+			form.Set(k, v)
+		}
+		p := b.post(reset, form)
+		wantStatus(t, c.field, p, http.StatusUnprocessableEntity)
+		if !strings.Contains(p.body, c.is) || !strings.Contains(p.body, `id="reset-`+c.field+`-error"`) || !strings.Contains(p.body, "Nothing was deleted") {
+			t.Errorf("%v: the page does not say %q beside %s", c.form, c.is, c.field)
+		}
+		if strings.Contains(p.body, "<script>alert(1)") {
+			t.Fatal("the typed confirmation came back as markup")
+		}
+		if n := pageviews(); n != 12 {
+			t.Fatalf("%v: a refused form deleted: %d pageviews left", c.form, n)
+		}
+	}
+	p := b.post(reset, url.Values{"confirm": {"reset.example"}, "from": {"2026-03-11"}, "to": {"2026-03-11"}})
+	wantStatus(t, "delete a day", p, http.StatusSeeOther)
+	if n := pageviews(); n != 8 {
+		t.Fatalf("%d pageviews left, want 8", n)
+	}
+	if page := b.get(edit + "?notice=stats-deleted"); !strings.Contains(page.body, "The stats were deleted.") {
+		t.Error("no notice after the deletion")
+	}
+	dash := b.get("/stats/reset.example?from=2026-03-01&to=2026-03-20")
+	if !strings.Contains(dash.body, "The stats of 11 Mar 2026 (in this range) were deleted on 20 Mar 2026, 12:00 UTC") {
+		t.Errorf("the dashboard does not note the deleted day:\n%s", dash.body)
+	}
+	// A range without it notes it for its comparison only; one far from it, not at all.
+	if dash = b.get("/stats/reset.example?from=2026-03-12&to=2026-03-13"); strings.Contains(dash.body, "(in this range)") ||
+		!strings.Contains(dash.body, "The stats of 11 Mar 2026 (in the 2 days before) were deleted") {
+		t.Error("a range whose comparison holds the deleted day does not say so")
+	}
+	if dash = b.get("/stats/reset.example?from=2026-03-15&to=2026-03-16"); strings.Contains(dash.body, "were deleted on") {
+		t.Error("a range far from the deleted day notes it")
 	}
 }

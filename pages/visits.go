@@ -116,8 +116,8 @@ func newVisitsPanel(dashboard string, rng stats.Range, filtered bool, v visitsRe
 		Before:          before,
 		BeforeRange:     rng.Previous(),
 		Notices: append(notices, web.VisitNotices("this range", before,
-			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, CountedBefore: v.notesNow.CountedBefore, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources},
-			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, CountedBefore: v.notesPre.CountedBefore, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources})...),
+			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, CountedBefore: v.notesNow.CountedBefore, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources, Resets: v.notesNow.Resets},
+			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, CountedBefore: v.notesPre.CountedBefore, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources, Resets: v.notesPre.Resets})...),
 	}
 	if v.converts {
 		panel.Numbers = append(panel.Numbers, conversionHeadline(v.rateNow, v.rateBefore))

@@ -1015,6 +1015,35 @@ type RecentPageview struct {
 	SecondsAgo int64 `json:"seconds_ago"`
 }
 
+// ResetForm Any other field is refused with 422.
+type ResetForm struct {
+	// Confirm The website's domain, typed to confirm (case and spaces around it do not matter).
+	Confirm string `json:"confirm"`
+
+	// From The first day to delete, `YYYY-MM-DD` (with `to`; neither deletes every day).
+	//
+	// Example: 2026-03-01
+	From *string `json:"from,omitempty"`
+
+	// To The last day to delete, `YYYY-MM-DD` (with `from`).
+	//
+	// Example: 2026-03-03
+	To *string `json:"to,omitempty"`
+}
+
+// ResetResponse defines model for ResetResponse.
+type ResetResponse struct {
+	Data struct {
+		// From The first day deleted; null when every day up to `to` was.
+		From    *openapi_types.Date `json:"from"`
+		Id      int64               `json:"id"`
+		ResetAt time.Time           `json:"reset_at"`
+
+		// To The last day deleted (the website's today when every day was).
+		To openapi_types.Date `json:"to"`
+	} `json:"data"`
+}
+
 // RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
 // (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
 type RetentionDays = int
@@ -2136,6 +2165,9 @@ type StoreFunnelFormdataRequestBody = FunnelForm
 // StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
 type StoreGoalFormdataRequestBody = GoalForm
 
+// ResetWebsiteStatsFormdataRequestBody defines body for ResetWebsiteStats for application/x-www-form-urlencoded ContentType.
+type ResetWebsiteStatsFormdataRequestBody = ResetForm
+
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
 
@@ -3249,6 +3281,40 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
 	DeleteGoal(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ResetWebsiteStatsWithBody Delete a website's stats of a range, or all of them
+	//
+	// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+	// website's days, both included), or of every day when neither is given: its counters
+	// (the weekly and monthly rollups made again from the days left), visit rows, imported
+	// days (which may then be imported again) and realtime data. `confirm` must be the
+	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+	// and deletes nothing). The dashboard notes the deleted range on every range that holds
+	// it. Hits still held in a node's memory for those days when it runs (at most a second of
+	// them, and the later hits of visits then going on) are written afterwards and count:
+	// the deletion removes what is stored, it does not stop collection.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+	ResetWebsiteStatsWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetWebsiteStatsWithFormdataBody Delete a website's stats of a range, or all of them
+	//
+	// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+	// website's days, both included), or of every day when neither is given: its counters
+	// (the weekly and monthly rollups made again from the days left), visit rows, imported
+	// days (which may then be imported again) and realtime data. `confirm` must be the
+	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+	// and deletes nothing). The dashboard notes the deleted range on every range that holds
+	// it. Hits still held in a node's memory for those days when it runs (at most a second of
+	// them, and the later hits of visits then going on) are written afterwards and count:
+	// the deletion removes what is stored, it does not stop collection.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+	ResetWebsiteStatsWithFormdataBody(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// QueryStatsWithBody Ask any question (Plausible Stats API v2)
 	//
 	// One endpoint for any breakdown, taking the body of Plausible's Stats API v2, so that an
@@ -4156,6 +4222,60 @@ func (c *Client) StoreGoalWithFormdataBody(ctx context.Context, id int64, body S
 // Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
 func (c *Client) DeleteGoal(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteGoalRequest(c.Server, id, goalId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetWebsiteStatsWithBody Delete a website's stats of a range, or all of them
+//
+// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+// website's days, both included), or of every day when neither is given: its counters
+// (the weekly and monthly rollups made again from the days left), visit rows, imported
+// days (which may then be imported again) and realtime data. `confirm` must be the
+// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+// and deletes nothing). The dashboard notes the deleted range on every range that holds
+// it. Hits still held in a node's memory for those days when it runs (at most a second of
+// them, and the later hits of visits then going on) are written afterwards and count:
+// the deletion removes what is stored, it does not stop collection.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+func (c *Client) ResetWebsiteStatsWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetWebsiteStatsRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetWebsiteStatsWithFormdataBody Delete a website's stats of a range, or all of them
+//
+// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+// website's days, both included), or of every day when neither is given: its counters
+// (the weekly and monthly rollups made again from the days left), visit rows, imported
+// days (which may then be imported again) and realtime data. `confirm` must be the
+// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+// and deletes nothing). The dashboard notes the deleted range on every range that holds
+// it. Hits still held in a node's memory for those days when it runs (at most a second of
+// them, and the later hits of visits then going on) are written afterwards and count:
+// the deletion removes what is stored, it does not stop collection.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+func (c *Client) ResetWebsiteStatsWithFormdataBody(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetWebsiteStatsRequestWithFormdataBody(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6433,6 +6553,53 @@ func NewDeleteGoalRequest(server string, id int64, goalId int64) (*http.Request,
 	return req, nil
 }
 
+// NewResetWebsiteStatsRequestWithFormdataBody calls the generic ResetWebsiteStats builder with application/x-www-form-urlencoded body
+func NewResetWebsiteStatsRequestWithFormdataBody(server string, id int64, body ResetWebsiteStatsFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewResetWebsiteStatsRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewResetWebsiteStatsRequestWithBody constructs an http.Request for the ResetWebsiteStats method, with any body, and a specified content type
+func NewResetWebsiteStatsRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/reset", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewQueryStatsRequest calls the generic QueryStats builder with application/json body
 func NewQueryStatsRequest(server string, body QueryStatsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -7312,6 +7479,40 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
 	DeleteGoalWithResponse(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*DeleteGoalResponse, error)
+
+	// ResetWebsiteStatsWithBodyWithResponse Delete a website's stats of a range, or all of them
+	//
+	// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+	// website's days, both included), or of every day when neither is given: its counters
+	// (the weekly and monthly rollups made again from the days left), visit rows, imported
+	// days (which may then be imported again) and realtime data. `confirm` must be the
+	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+	// and deletes nothing). The dashboard notes the deleted range on every range that holds
+	// it. Hits still held in a node's memory for those days when it runs (at most a second of
+	// them, and the later hits of visits then going on) are written afterwards and count:
+	// the deletion removes what is stored, it does not stop collection.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+	ResetWebsiteStatsWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetWebsiteStatsResponse, error)
+
+	// ResetWebsiteStatsWithFormdataBodyWithResponse Delete a website's stats of a range, or all of them
+	//
+	// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+	// website's days, both included), or of every day when neither is given: its counters
+	// (the weekly and monthly rollups made again from the days left), visit rows, imported
+	// days (which may then be imported again) and realtime data. `confirm` must be the
+	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+	// and deletes nothing). The dashboard notes the deleted range on every range that holds
+	// it. Hits still held in a node's memory for those days when it runs (at most a second of
+	// them, and the later hits of visits then going on) are written afterwards and count:
+	// the deletion removes what is stored, it does not stop collection.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+	ResetWebsiteStatsWithFormdataBodyWithResponse(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResetWebsiteStatsResponse, error)
 
 	// QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
 	//
@@ -10378,6 +10579,155 @@ func (r DeleteGoalResponse) ContentType() string {
 	return ""
 }
 
+// ResetWebsiteStatsResponse401Headers the declared response headers of an HTTP 401 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse404Headers the declared response headers of an HTTP 404 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse413Headers the declared response headers of an HTTP 413 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse415Headers the declared response headers of an HTTP 415 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse422Headers the declared response headers of an HTTP 422 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse429Headers the declared response headers of an HTTP 429 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse500Headers the declared response headers of an HTTP 500 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ResetWebsiteStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ResetResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ResetWebsiteStatsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ResetWebsiteStatsResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ResetWebsiteStatsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ResetWebsiteStatsResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ResetWebsiteStatsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResetWebsiteStatsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ResetWebsiteStatsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON200() *ResetResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ResetWebsiteStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResetWebsiteStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResetWebsiteStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResetWebsiteStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // QueryStatsResponse401Headers the declared response headers of an HTTP 401 response for QueryStats
 type QueryStatsResponse401Headers struct {
 	WWWAuthenticate string
@@ -11576,6 +11926,52 @@ func (c *ClientWithResponses) DeleteGoalWithResponse(ctx context.Context, id int
 		return nil, err
 	}
 	return ParseDeleteGoalResponse(rsp)
+}
+
+// ResetWebsiteStatsWithBodyWithResponse Delete a website's stats of a range, or all of them
+//
+// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+// website's days, both included), or of every day when neither is given: its counters
+// (the weekly and monthly rollups made again from the days left), visit rows, imported
+// days (which may then be imported again) and realtime data. `confirm` must be the
+// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+// and deletes nothing). The dashboard notes the deleted range on every range that holds
+// it. Hits still held in a node's memory for those days when it runs (at most a second of
+// them, and the later hits of visits then going on) are written afterwards and count:
+// the deletion removes what is stored, it does not stop collection.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+func (c *ClientWithResponses) ResetWebsiteStatsWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetWebsiteStatsResponse, error) {
+	rsp, err := c.ResetWebsiteStatsWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetWebsiteStatsResponse(rsp)
+}
+
+// ResetWebsiteStatsWithFormdataBodyWithResponse Delete a website's stats of a range, or all of them
+//
+// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+// website's days, both included), or of every day when neither is given: its counters
+// (the weekly and monthly rollups made again from the days left), visit rows, imported
+// days (which may then be imported again) and realtime data. `confirm` must be the
+// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+// and deletes nothing). The dashboard notes the deleted range on every range that holds
+// it. Hits still held in a node's memory for those days when it runs (at most a second of
+// them, and the later hits of visits then going on) are written afterwards and count:
+// the deletion removes what is stored, it does not stop collection.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+func (c *ClientWithResponses) ResetWebsiteStatsWithFormdataBodyWithResponse(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResetWebsiteStatsResponse, error) {
+	rsp, err := c.ResetWebsiteStatsWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetWebsiteStatsResponse(rsp)
 }
 
 // QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
@@ -15933,6 +16329,224 @@ func ParseDeleteGoalResponse(rsp *http.Response) (*DeleteGoalResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteGoalResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseResetWebsiteStatsResponse parses an HTTP response from a ResetWebsiteStatsWithResponse call
+func ParseResetWebsiteStatsResponse(rsp *http.Response) (*ResetWebsiteStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResetWebsiteStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ResetResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ResetWebsiteStatsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ResetWebsiteStatsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers ResetWebsiteStatsResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ResetWebsiteStatsResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers ResetWebsiteStatsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ResetWebsiteStatsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ResetWebsiteStatsResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

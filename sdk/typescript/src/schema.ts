@@ -295,6 +295,40 @@ export interface paths {
         patch: operations["patchWebsite"];
         trace?: never;
     };
+    "/api/v1/websites/{id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a website's stats of a range, or all of them
+         * @description Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+         *     website's days, both included), or of every day when neither is given: its counters
+         *     (the weekly and monthly rollups made again from the days left), visit rows, imported
+         *     days (which may then be imported again) and realtime data. `confirm` must be the
+         *     website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+         *     and deletes nothing). The dashboard notes the deleted range on every range that holds
+         *     it. Hits still held in a node's memory for those days when it runs (at most a second of
+         *     them, and the later hits of visits then going on) are written afterwards and count:
+         *     the deletion removes what is stored, it does not stop collection.
+         */
+        post: operations["resetWebsiteStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/websites/{id}/goals": {
         parameters: {
             query?: never;
@@ -1200,6 +1234,39 @@ export interface components {
         };
         /** @enum {string} */
         GoalKind: "pageview" | "event";
+        /** @description Any other field is refused with 422. */
+        ResetForm: {
+            /** @description The website's domain, typed to confirm (case and spaces around it do not matter). */
+            confirm: string;
+            /**
+             * @description The first day to delete, `YYYY-MM-DD` (with `to`; neither deletes every day).
+             * @example 2026-03-01
+             */
+            from?: string;
+            /**
+             * @description The last day to delete, `YYYY-MM-DD` (with `from`).
+             * @example 2026-03-03
+             */
+            to?: string;
+        };
+        ResetResponse: {
+            data: {
+                /** Format: int64 */
+                id: number;
+                /**
+                 * Format: date
+                 * @description The first day deleted; null when every day up to `to` was.
+                 */
+                from: string | null;
+                /**
+                 * Format: date
+                 * @description The last day deleted (the website's today when every day was).
+                 */
+                to: string;
+                /** Format: date-time */
+                reset_at: string;
+            };
+        };
         /** @description Any other field is refused with 422. */
         GoalForm: {
             kind: components["schemas"]["GoalKind"];
@@ -2839,6 +2906,60 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidWebsiteUpdate"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resetWebsiteStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-03-01",
+                 *       "to": "2026-03-03",
+                 *       "confirm": "example.com"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["ResetForm"];
+            };
+        };
+        responses: {
+            /** @description What was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 2,
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-03",
+                     *         "reset_at": "2026-03-04T05:06:07Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResetResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
