@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/analytics-service/analytics/importer"
 	"github.com/analytics-service/analytics/importer/plausible"
 	"github.com/analytics-service/analytics/repository"
 )
@@ -94,8 +95,8 @@ func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
 			collected = append(collected, h.Day)
 		}
 	}
-	page.ImportedDays, page.ImportedN = plausible.DayRanges(imported), len(imported)
-	page.Collected, page.CollectedN = plausible.DayRanges(collected), len(collected)
+	page.ImportedDays, page.ImportedN = importer.DayRanges(imported), len(imported)
+	page.Collected, page.CollectedN = importer.DayRanges(collected), len(collected)
 	p.render(w, r, http.StatusOK, "import.html", "Import into "+site.Domain, page)
 }
 

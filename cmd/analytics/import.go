@@ -64,7 +64,7 @@ func importPlausible(ctx context.Context, cfg config, args []string, stdout io.W
 	}
 	opts := plausible.Options{}
 	if isTerminal(os.Stderr) {
-		opts.Progress = func(p plausible.Progress) { printProgress(os.Stderr, p) }
+		opts.Progress = func(p importer.PhaseProgress) { printProgress(os.Stderr, p) }
 	}
 	sum, err := plausible.Import(ctx, repo, plausible.Website{ID: site.ID, Domain: site.Domain}, file, info.Size(), opts)
 	if opts.Progress != nil {
@@ -83,7 +83,7 @@ func isTerminal(f *os.File) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-func printProgress(w io.Writer, p plausible.Progress) {
+func printProgress(w io.Writer, p importer.PhaseProgress) {
 	rate := 0.0
 	if s := p.Elapsed.Seconds(); s > 0 {
 		rate = float64(p.Rows) / s
@@ -108,10 +108,10 @@ func printSummary(w io.Writer, domain string, s plausible.Summary) {
 			}
 		}
 		if len(imported) > 0 {
-			fmt.Fprintf(w, "skipped %d days imported before: %s\n", len(imported), plausible.DayRanges(imported))
+			fmt.Fprintf(w, "skipped %d days imported before: %s\n", len(imported), importer.DayRanges(imported))
 		}
 		if len(collected) > 0 {
-			fmt.Fprintf(w, "refused %d days that hold collected data: %s\n", len(collected), plausible.DayRanges(collected))
+			fmt.Fprintf(w, "refused %d days that hold collected data: %s\n", len(collected), importer.DayRanges(collected))
 		}
 	}
 	for _, line := range s.Transformed {
