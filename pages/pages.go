@@ -154,6 +154,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/funnels/{funnel}/remove", nil, p.removeFunnel)
 	page("/websites/{id}/funnels/{funnel}/move", nil, p.moveFunnelStep)
 	page("/websites/{id}/import", nil, p.importPlausible)
+	page("/websites/{id}/import-goatcounter", nil, p.importGoatCounter)
 	page("/websites/{id}/reset", nil, p.resetStats)
 	page("/account", p.accountPage, nil)
 	page("/account/email", nil, p.changeEmail)
