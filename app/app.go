@@ -101,6 +101,7 @@ type App struct {
 	Handler  http.Handler
 	Pipeline *ingest.Pipeline
 	Reporter *reports.Reporter
+	Alerter  *reports.Alerter
 	Registry *prometheus.Registry
 	// KeyUses holds the API keys' uses noted on this node until the job writes them.
 	KeyUses *handlers.KeyUses
@@ -196,11 +197,16 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		Kind: cfg.ReportPeriod, Now: cfg.Now, Log: log,
 	}, reg)
 	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Links: links, Log: log}
+	// Traffic alerts go out as the reports do: the same mail server, links and claims.
+	alerter := reports.NewAlerter(reports.Config{
+		Repo: repo, Location: cfg.Location, Links: reports.Links{Base: cfg.PublicURL}, Mailer: cfg.Mailer, Now: cfg.Now, Log: log,
+	}, reg)
+	alertLinks := &reports.AlertLinks{Repo: repo, Links: links, Now: cfg.Now, Log: log}
 
-	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, cfg: cfg,
+	a := &App{Pipeline: pipeline, Reporter: reporter, Alerter: alerter, Registry: reg, repo: repo, cfg: cfg,
 		KeyUses: keyUses, outbox: outbox}
 	a.Handler = mount(routes{
-		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
+		api: api, pages: html, unsubscribe: unsubscribe, alertLinks: alertLinks, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,
 		metricsAllow: cfg.MetricsAllow, trustedProxies: cfg.TrustedProxies, links: links,
 	})

@@ -33,6 +33,7 @@ const (
 	// reportsEvery: each look for reports that just became due, and for failed ones whose next
 	// attempt has come, is two small queries.
 	reportsEvery = time.Minute
+	alertsEvery  = time.Minute
 	// Counts of password attempts per account and website: a few rows, each gone within hours
 	// of its last attempt.
 	forgetAttemptsEvery = time.Hour
@@ -135,6 +136,9 @@ func (a *App) jobList() []Job {
 			return repo.RollUp(ctx, p.Collector.Today())
 		}},
 		{Name: "send e-mail reports", Period: reportsEvery, Run: a.Reporter.Tick},
+		// A spike is worth knowing within a minute; each look is a query per alert that may be
+		// due (most are not: their window holds).
+		{Name: "send traffic alerts", Period: alertsEvery, Run: a.Alerter.Tick},
 		{Name: "forget forgiven password attempts", Period: forgetAttemptsEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetAttempts(ctx, pages.ForgiveEvery)
 		}},

@@ -90,7 +90,7 @@ func TestJobList(t *testing.T) {
 		names = append(names, job.Name)
 	}
 	want := []string{"flush counters", "reload website settings", "forget old flush ids",
-		"roll up ended weeks and months", "send e-mail reports", "forget forgiven password attempts",
+		"roll up ended weeks and months", "send e-mail reports", "send traffic alerts", "forget forgiven password attempts",
 		"record API key use", "send account mail", "forget expired account links",
 		"rotate visitor salts", "forget old realtime data", "keep visit row partitions"}
 	if strings.Join(names, ", ") != strings.Join(want, ", ") {

@@ -428,6 +428,35 @@ func (e ListWebsitesParamsSortBy) Valid() bool {
 	}
 }
 
+// AlertsForm Any other field is refused with 422.
+type AlertsForm struct {
+	// Addresses The addresses the alerts go to, one per line, at most 10 (each confirmed by a link first).
+	Addresses *string `json:"addresses,omitempty"`
+
+	// DropThreshold Visitors of the last 24 hours under which a drop alert is mailed; not sent, no drop alert.
+	DropThreshold *int `json:"drop_threshold,omitempty"`
+
+	// SpikeThreshold Current visitors at which a spike alert is mailed; not sent, no spike alert.
+	SpikeThreshold *int `json:"spike_threshold,omitempty"`
+}
+
+// AlertsResponse defines model for AlertsResponse.
+type AlertsResponse struct {
+	Data struct {
+		Addresses []struct {
+			// Confirmed False until the link mailed to the address is followed; alerts go to confirmed addresses only.
+			Confirmed bool   `json:"confirmed"`
+			Email     string `json:"email"`
+		} `json:"addresses"`
+
+		// DropThreshold Null when there is no drop alert.
+		DropThreshold *int `json:"drop_threshold"`
+
+		// SpikeThreshold Null when there is no spike alert.
+		SpikeThreshold *int `json:"spike_threshold"`
+	} `json:"data"`
+}
+
 // AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
 // address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
 type AllowedHostnames = string
@@ -2129,6 +2158,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
 
+// SetAlertsFormdataRequestBody defines body for SetAlerts for application/x-www-form-urlencoded ContentType.
+type SetAlertsFormdataRequestBody = AlertsForm
+
 // StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
 type StoreFunnelFormdataRequestBody = FunnelForm
 
@@ -2771,6 +2803,12 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
+	// ShowAlerts Show the caller's traffic alerts of a website
+	// (GET /api/v1/websites/{id}/alerts)
+	ShowAlerts(ctx echo.Context, id int64) error
+	// SetAlerts Set the caller's traffic alerts of a website
+	// (PUT /api/v1/websites/{id}/alerts)
+	SetAlerts(ctx echo.Context, id int64) error
 	// ListFunnels List a website's funnels
 	// (GET /api/v1/websites/{id}/funnels)
 	ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error
@@ -3586,6 +3624,38 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
+// ShowAlerts converts echo context to params.
+func (w *ServerInterfaceWrapper) ShowAlerts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShowAlerts(ctx, id)
+	return err
+}
+
+// SetAlerts converts echo context to params.
+func (w *ServerInterfaceWrapper) SetAlerts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetAlerts(ctx, id)
+	return err
+}
+
 // ListFunnels converts echo context to params.
 func (w *ServerInterfaceWrapper) ListFunnels(ctx echo.Context) error {
 	var err error
@@ -3818,6 +3888,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
+	router.GET(options.BaseURL+"/api/v1/websites/:id/alerts", wrapper.ShowAlerts, options.OperationMiddlewares["showAlerts"]...)
+	router.PUT(options.BaseURL+"/api/v1/websites/:id/alerts", wrapper.SetAlerts, options.OperationMiddlewares["setAlerts"]...)
 	router.GET(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.ListFunnels, options.OperationMiddlewares["listFunnels"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.StoreFunnel, options.OperationMiddlewares["storeFunnel"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/funnels/:funnel_id", wrapper.DeleteFunnel, options.OperationMiddlewares["deleteFunnel"]...)
@@ -5420,6 +5492,215 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
+type ShowAlertsRequestObject struct {
+	Id int64 `json:"id"`
+}
+
+type ShowAlertsResponseObject interface {
+	VisitShowAlertsResponse(w http.ResponseWriter) error
+}
+
+type ShowAlerts200JSONResponse AlertsResponse
+
+func (response ShowAlerts200JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShowAlerts401JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShowAlerts404JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ShowAlerts429JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ShowAlerts500JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlertsRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *SetAlertsFormdataRequestBody
+}
+
+type SetAlertsResponseObject interface {
+	VisitSetAlertsResponse(w http.ResponseWriter) error
+}
+
+type SetAlerts200JSONResponse AlertsResponse
+
+func (response SetAlerts200JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetAlerts401JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetAlerts404JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetAlerts413JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetAlerts415JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response SetAlerts422JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetAlerts429JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SetAlerts500JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFunnelsRequestObject struct {
 	Id     int64 `json:"id"`
 	Params ListFunnelsParams
@@ -6309,6 +6590,12 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
+	// ShowAlerts Show the caller's traffic alerts of a website
+	// (GET /api/v1/websites/{id}/alerts)
+	ShowAlerts(ctx context.Context, request ShowAlertsRequestObject) (ShowAlertsResponseObject, error)
+	// SetAlerts Set the caller's traffic alerts of a website
+	// (PUT /api/v1/websites/{id}/alerts)
+	SetAlerts(ctx context.Context, request SetAlertsRequestObject) (SetAlertsResponseObject, error)
 	// ListFunnels List a website's funnels
 	// (GET /api/v1/websites/{id}/funnels)
 	ListFunnels(ctx context.Context, request ListFunnelsRequestObject) (ListFunnelsResponseObject, error)
@@ -6779,6 +7066,66 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ShowAlerts operation middleware
+func (sh *strictHandler) ShowAlerts(ctx echo.Context, id int64) error {
+	var request ShowAlertsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShowAlerts(ctx.Request().Context(), request.(ShowAlertsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShowAlerts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShowAlertsResponseObject); ok {
+		return validResponse.VisitShowAlertsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetAlerts operation middleware
+func (sh *strictHandler) SetAlerts(ctx echo.Context, id int64) error {
+	var request SetAlertsRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body SetAlertsFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetAlerts(ctx.Request().Context(), request.(SetAlertsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetAlerts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetAlertsResponseObject); ok {
+		return validResponse.VisitSetAlertsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListFunnels operation middleware
 func (sh *strictHandler) ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error {
 	var request ListFunnelsRequestObject
@@ -7039,410 +7386,425 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9tGli/+Vbpwd8pkFqJISnIcqly3FNtJtPFD15bHmzH0F1pEk8QI7OagQdFM4u/+rz7ndKMBgi/Z",
-	"zmMmO1uxSAL97vM+v/NLMFTTmZJCFjoY/BJMBE9EDn+eZZlamD8SoYd5OitSJYNBcDkRbCqKiUo0KyaC",
-	"zXgxYROuQyY64w6Lv392GbKLV28u404QBrn41zzNRRIMinwuwkAPJ2LKTavFciaCQaCLPJXj4OPHEDs8",
-	"k8tXeTpO5WrPZ9mCLzWLv4pDphUrJrxgXC6ZTgvBpnzJZkoXbJIWenPPQs6nweB98FVwFTYM4wkfTsQT",
-	"JYtcZesHIdWBLlQu4gHjknGpFyJnagRLcnZxDuOZqCxhnM21yB9othA3ZqSacZkwOZ/eiFzDRKSK5NB0",
-	"GjI94blImMqhnWGWClk80EwtZMhuhZhplhadSO40PTvCNbNUshCyeC7kuJg073IGv9lJ3ahkyVLJbpZm",
-	"Di3/2++fXTItZKJDNlI5++HZ2dP2TpufykKMRe4P6HI5E69gFHrT4muZjkb+OWA3uVpokbOC3wo8mbQp",
-	"HD/F1MGB6SFmaWEObWfHlYTumhfyqRrqC5Wlw+XqeN/A37jjulhmQrNRrqasmKSaaZHfpUPBlMyWIZOq",
-	"mKRyzFKZpVKUn+F5kWmxmIhc7Hulnl3ycfPm6iJXcsyELNJiyQo+tvuci1kutJAFN0+bfS1YCy56xlMJ",
-	"UzGfxj+nswNDO3KhtUgiqaRggg8NLbgT5pE0N+e2fQpHw6z3DR/emhMUn48OXiopDl7wYjiJt53n1Vm9",
-	"Fv+aC12cJ81TSxM2l4nI2WKSDicw2kQUPM00zjHVTOS5ytlC5IJlajwWSWfvIRT58mxUiLxh18VQSUMd",
-	"FVtwM28xUjksCZPiQ8FyHP7eN+Tdu3dn82JitmzIC7H+enwreC7yeLfDjQ83ne2PYTDjOZ+KgjjCd2nW",
-	"OGH8XrNWPIK/3r88e/Hs6vHfz56/fRZbvkA/DdVcFvny6vHTZ4PvRT7lchnNu93+Q/p9xsfi6vHhLE+H",
-	"qRzH7UEkxZ3Il0QxGbyv4dLAit6lOi00EoGpOU8MH8fm2Di9E7ITyQMGo2GpZpzd8WwumPjAh0W2tPRB",
-	"F7zQLEu12aBinktDa0MWR0EUxCyVw2yeiKTDzrBL7EzoSDI3Nxz7RcwWEyGZuRBqxMzozA93qVho0/9F",
-	"CJfIviTuhCyuHj+jt9ICr1wxEaZp+JU9O6VZqWIicib5VDBz93hOpA6GhIyCZteCFaH+R2mOnLHdgfEO",
-	"lSxSw/NjHAptSmwbRe6jEuGfXWwkHsSsNcv4UMAwNBtOuBzDWG9EsRBCsu+FOr9gucgE10K3T1k8TIuy",
-	"cQ1DWkxUJnCsHfadylmsBc+Hk2shx6kUcQgD1WqY8uxaimKh8ts4ZPGQT2c8Hcs4RKo+L6bXsaFfSGVj",
-	"WLDYLDET01mxpH2n3bLL6p8aoFeGfJ26PdFqng/F1ePYvZekuRgW9F4Hu3VDYSkcAy697TGMsBzsAA6i",
-	"PRJm4MVCwbE8o/2CoUhFh2vCteuaOMGgnBIcUjPbn0WudMjghsDPhqzhFrdgLO04JCqoC25o0ohEC+jU",
-	"HExdIIHkaWYanpozX+uZidS0BcN9lxYTultG4tt0M6EV8zou2oB4AnxShlokqS5SOSzMeGciZwlfhkzP",
-	"p1MjAZkZ4cCWuh1SGyG7UXM5JBkqmefAo0LLlNLcu2lcJu4C6VO2MAOvXNQ4LMdavgbbwwv4BjdIsrm8",
-	"leZmqdxwR8ELkTBD4kLbYGyWyrA2YC4jlU8dLXz8gY4ydc2v3t9cPf4Qt0PTHKfjCdPtn5yY25TzIa6u",
-	"ER/N+r18+9w8a7p4e/ndwSMSbODMHff7TEk3Dhjxa3MhYSbzmWFCRz1YRWYuNmySSCzx67ALPAG8CH2Z",
-	"yUivN0YW4AlKINx0pvl0lrkT7DYSpJshz0TC5rMBi/GxJDZPSaZN10A/zMSMSGFahYE+xZ/KO2ipthHl",
-	"WMujPfPZOOcJ3ZKbXM3Hk6I8hipL4LRwCSv93dmTyzfXr59dPnt5ef7qZQyzD1k6nam8EEkbFiITo4Kp",
-	"eTGwayeSazPTGAcMk8abk/ClaRbYN0rtuIpIr2FEhqsYWYDF0EQnkuaeqLk3Rm9xU+1dOdyQXD8wfMjc",
-	"pxCOqnm3XEiVR7I2TJSaxAd4xLBkouHBICg5a/DRPDLLVCKsAGAUq+Bfc5EvgzAwlCoYBNhy4EsH/5WL",
-	"UTAI/s9hqR4e4q/68I3hlCQLfAwDEGyDQZAIMXt1808xLMy3+PuZbJCKaSbXXC6tpND79e/9eOAz9MVE",
-	"aSJTsLxy6c4dkq4W1+X1c8xYSdHusL/jI2aftTAyjDnyN0sW/xqfsjiKfo1REMjSQuQ8M98j94iiKIr9",
-	"H6IoPmVGtFC6iGS/a3tXI/tt7dqCDNxhryTyR3uTUiNJ30GbauTGHbptNYsRO3pyLZVlzfSF4dg8ldqo",
-	"m1nGpnPDz1UG8siUZ4bkGKopRUkcaqQBqaRWLFFCs3iseGbEGm9lp+zGnDq7pi3TmnmMcbiy7Y1H7tfv",
-	"Xu912syE73PicGu3nbsntFzrD59dUDqBl71fLzecQPu0fw4L8cFwpHQslRGYjQ6vxSkyfsM94qpAQrwf",
-	"W52YDsxGlGdVg2rknYaV5TaNBoPg8CZT48P9FtuO/8ut+EtVrF9sqYqdb7r0hCS8bPU1jaRbVK8ZubrA",
-	"qfYkruk+S52LkciNWjQIFotFZ6zUOBOdoZrut+xSFV9ixc9HRn0G7blZA46N3h8DkWJDNVt61iQjWp46",
-	"VYPoZp09HXWPO/6CBFFwNOrd9IdRENCE0VBYzrii0weblecLOMhNAzd7HCLz7RnSZj6XQqqQCUjGUrGE",
-	"F5wIpOGGh3GhYibnWdYJmncELo8/rESM+DwrgkEvDKb8Qzo16nCva/8vDKappC/DJm38QuR2Ho39ifx6",
-	"pc9N+28ae5P+LLDxXM1EXizXadxP5rpQUzajx6yYwVqx/eqa5M0fn/1U18Trj8wyLq8ez3IF2rZ/M43M",
-	"zM1dQjFnyPM8FWj/cV3/+OwnfNBdWJRpQ8Z1JGOjq8DRjkkEN+vz2L4dO10bb+gb4pHA3wyjMzwurAjv",
-	"MSuUUZ3O2K1YOhk5fm+kJBZfxWzIpRGVbwSzEhObiFwYfpYtUUgXDHaLnV2ct80xK4XwSO4qhYeMwwjA",
-	"wsCKBZjy8lVFYIUf15Y/7pTKWl3zsnRpK72ptVk5dDxJUnNseEanKhXAF6f8g7X+9k9OVsw/7gvl6E4z",
-	"NQJ147tcTZsMQ7kuUK+Lf/rpp58OXrw4ePo0Zq2l4LlmPaOdfPPNN9+0q9Sm3+0/POj1Drq9NZfZ3PmN",
-	"xi2z8rwwQ+WFuYINBjwz6ku1OubnvGnIYJC11hCS8hvHfNRdM+ZCfeKI36i8WEdttPltZ06j8uIp2DPM",
-	"jKFpc0HfoX9inVWV3BcPNEuN1ClZmjjlx6wNsBieZeDroEPPjmuM5GtamxkvJuXoqenrNNltiVJZPDwO",
-	"tlJomtAbsCs10FCuxUEqtZA6LdI7wfT8Bpfbih+JmvJUnrL4byTLXceoO6J2sI7VoCGrsh1b7poZLVmF",
-	"v1UJ3U8a/ttZQsbeITow4E7PZlk6BOvH4YeDxWJxYBbnYJ5nQg5VImAPPXlGfADz5XU608HA8PARv1N5",
-	"WhBR+bjr0amM6TuVT3Hs1YV9Za0qo1RkiUZ7JpoJOwFOVc+U1DjNb3nyQ1psmN8/tZK16UyF1igMg4AA",
-	"3OJGgCPuRqtsXgg2KYpZS7fZ29fPzT7pghdzHQyOu92dJ/ssz1XeNMEXTuH6nzevXhpGsABniu9hAvMO",
-	"yayti4zPdXqTmdsTz+PDeJ5ncZtNU63huCHb4DKSTeOHpipNyPgQ+CjanYCMPjz2uBbyDd+XOxwKrQ/I",
-	"q3kAntaD0s/atAr09mHNKwvL8YPgGXoNd98zuwOBug123gLqqGEP3s5YC+xxPFm2OyAVy0Lkkme4bfc8",
-	"T7YR8M6JnCyq3gE6+RwHCGyK4sNMDAuRsBFPs3kuTiueKu5cU+TMiv/3gPxeB+cJMB9vf/3ftm1o6T2D",
-	"kZ3LO56lyXdzKUW2+7JBt2PF4RU9n045GAI404WYVRiDp8+VPMS8abRREBihWbNWGg+KMFTqfQDXGlyK",
-	"N2JTK1cfQ28HDa9CmQx0hAVoezDFCh3o983kweBdnYHXAygbJ102grXRjGdw3JqHjcT/fcArb1sjUdnK",
-	"pwyXlsYfrlkXWHIj3e6yoDe2v74hG49YkU7FJw2q4LdCrq4hWL/I1Fnu2E5LCAuHD7IbYaRr6OLeY/wM",
-	"FxZ5mZkPdRKuUO/hUMwKUjZOWYzTislLBsdYSUGUCpr4nm7PHhduh/Pa73bxXmxe69tUJuuPq2vkUw7G",
-	"jNRjnzpYRwu0/kCzGS8MwUWjpFlGXfC8QIXvsHnk2Cyd5srjn/8QJ6meZXx5n8NMr17/hx1qUCX+HwjE",
-	"+x1tK+WWGwBmIGIi3OgWQiY8Z6QgNSw5qIUenePwrFX5QRsvVbpPOS0jZ5bxzzY5r5RkHA+MzwXdz3Ae",
-	"modPrb4PXKxEpub51cA5IM27p5YVoq0s4zJJ5fgaP4kPaUF/WhNmyCqO9ZBVfeohs05q88s8H4oQZHUp",
-	"spDNi+m1/dL8PRVJOp/i3+Vr5lMhcvs9bnloA7JCpmYi54UZpF7qQkxDloi7dIiDH89htHqYCyGvcwHi",
-	"Lzh1XZBCyMjRELJhWixD9Ol+yv7hnfR3z15wOv+b+VOqmdNSP2EUudGIajRHmUGQmYGsHA0DKVTDMUcP",
-	"pMqZ+NecZ4a5QwO/K4Fx8UMekTFDpGVeoShp4dOSSyOaiDwVn5mgqHlhZUlLVf7IBMWZFKnL1SCrbfSk",
-	"Kvhx3dAEOqjK/RqZg2ToOxz6T5jaRM3zmswKXzGub43yY04Duvm5tKEKzfNJjW52Z2Sm99AE+HCNdkrN",
-	"5M1xD58y+LLLys6UISHuga0jtntA1NtMIEQ741TJYvIXIfkUQhLakGlYCpDUlGKZkmMX8WT3YgvNIQvX",
-	"vrQGLIXVLcDvSv4/MYL1eu5vm/C3A6fpXjSTPL9gPElyoT/pXJfmvwp9pG/dmK30pyTDUPJmOuMaA9a4",
-	"Ijd+mg6h9ULlSXWgszy948Ml67tYGaNZ0JNrlAbbDo5RiISohv2FzXJVoE2ctVwH7c+sVJSHosj50BBA",
-	"qxO0bpaMy6WSor3tgHxuVSIMinQqflayTkToW3ceJDs/e3kGJgMGP6w/zmWL3oFufD9kej6cGK70bJ6r",
-	"mTj8VuRZCtF2by+f/NspSLua9fckM6XXEy3tybZD9LlvasXF4A8wSyVyZe8JMG9C90jLzAOOgUPgEY0C",
-	"lnDNhaj0+B76YT3WioKff/45Ctr+qXVE03Tz5Pzpa+wrCPGtI/NWr9uB/x0eHe349n8sXfuLWuxELe5B",
-	"JF5AZt1LVZyhYHtfPwa2g71jS1Uv2MnnmC+mAZZZgM6IB+G8LS6X9hHzZZbqgs5mWsZIJGo4nwpZtAeR",
-	"jGHSMTypWQGBXJSnteLQssmJW11XOPQXosjTof5O5TdpkiBXvs+6ugaqy3n06ct56Sf8WXqDyqpOE8Hi",
-	"F88uX58/eXN99vz5q3cxnJaXqvhOzeW9TwnxItiekWmoOqvjT5/VS4X31RqZ+dTI5H6sgJ3IC5Wko1Q0",
-	"RB+8VAWb0q+sVcseo5CZpN1hLxWkI9ZcYzYFbtNBgWc+YmjaMlM8uVTqOc/H4r4LewmJdOBno8RJ0khM",
-	"o5VF7n2mo2N7gR4wGJ49PGY/pt/CAoMB5RM8pAJfWecf3XkOMI4v6Be1yTBayOLz+Uhp9YCo33fdkCMk",
-	"6VRInSqpBxhlN8jF2LBmyzTveJrxm0wwTPf8XAtLAW8UxgeiYj6XuLRmrYR0CV0L84xhlRjU0OLI10II",
-	"i4f8IF5Oo5rKWmEA7fLgXSr1gsslraq+3xJeKsWmhqfQxdKfbXUubIDp2cU5zhHk1fiQz9LDu16M+a/a",
-	"aOC3YokJL/hY+5TlosiXNv0D0kIPIC80ZhrzQGvH0Htk+yl0SablMXwr+byYqDz9WXziWTSzvRVLI6UA",
-	"bT5/+tlW1FAk03RpUQ/LNIWQ5eJO3WKeOxnSwIAz5Us4PZB2FFNImL/6ZUa3Z4JDlaZdW+Z3794d1LNl",
-	"N611PbkWJvVJ59bjBqsn15c+v/kMHKDewy7nkj0zkqc9BWbxtYDo+rOL8+vXZ5fPrp+fvzi/jF2jjNO7",
-	"rHUzzzXeEox8hXxFuWyfMm4Dza0MY2hOJA0xFwnj5Rob6lFafqHTs7eXP1x/d3b+/O1r1znEJzT3LGQk",
-	"6WfqnoFrZjTXIgE6BrwADmKBCAVsLos0I6kS0rNFsiJcfsIVvf/tLI8LtmFPYk0m630ecWGvy/klrtZb",
-	"6VjdPePI5l4LnyGg7CURnmWH+fKUoz16yrOMxdhAzDAq2iaP97vdB9pHo5jl6kZE0jSISSh6wmdGJ2JG",
-	"vGQ3PONyKHJQ2L2cWZwcZFrBGs1yNTTn4iYTzwCpYU+D0XY7r56JzFxMiEBfpHoHG2/NkwFhumzEMy1C",
-	"1gtZ95PsIjZtomoXoW8bQsp0+rNY4y8q21oZc68bsv5JyE66Iet1u38U34bKV2wIm80Fb6WezzCt9YVI",
-	"Un4JccWfSWdxhphtwcZVhebk8yo0Zr/jrUNAfZj02Vc/7rcGZpfhMbSUXE+ULmCxg4GcZ1kY3GRqeHuN",
-	"UQgQnR28fhvYr80RM18d8mSaysOvgjAY5pAkfg3R6pAZ0O0ddPuXve6ga/7/H0HoLLF2IJBdFgZiytMM",
-	"ItqtefNGGcmjV7Ow4sDsV3CEgCi6iA1DfEYrkd5hYDSYr30DJH5NlsFg0A+DXJiFS5W8Bv/p4Juub/ML",
-	"Koa3oPzpGt3l5YSPL/tH5YTnYPGuL8rRZffR4Aif+bhvHPprCiRfd4bI6tDxWi6tRyL5odznpowHoMru",
-	"LGBKoZGShmqKPlXymYucIWZPGew58P196LaLJAlElPhf/ozZTV/FYBozQtyM5wVrxV91vKMRtzvs2XRW",
-	"LAfwiHkb5RYvtaB3AolrK4k835pz+qQ8vSuZEPYnm4tpM/sxz10qwB4asPM3r9hR7+HDgx7j2WzCD/oA",
-	"EqLR1DfkWrRrSxLJMku6C19pkBBVItj3Qj1PC9EvtUYbhMMB1kDyKQAiASqLFB32GrAXwAQQyVsxM3xg",
-	"KNyyQAJoS0nQDeCshWyYQaKRYRRZqov26pJ1NyzZBd7sX1bUxbFbKjgUtWWipEUIbATRtBL0qMFbh/nW",
-	"rTJ8MZLxYRzCMQA5fi4Nn/IT0eJfYwexwjMwwxTpndDhmkx03ItIrp7PXpf2orJ2K2tztGZtnopMFCje",
-	"NueWoSxgk9LckXNvEfSQITwl7NCNUpngIPegkWUl3aee4hPa1DQPzYhufDNUV5la9D6AXCN6P3SDu2rI",
-	"enPWso2TbSIfgnCmDCtDaDQETEFeyaJ5t3skHrPjbtdw0OpylWLMuvy9tBBT3ZBg66bA85wDBEQ9PYdQ",
-	"Q7LlKUoT1l2BsgeQI6B1KBqAtrqyKk5u+GWlecEm8ymXzq7UCRoOkZUXmgjvD5eXF7RIoUNc6QSNSV7+",
-	"ntoxudabtvO7DO3BXC5fjYLB+19WD6A7Tt2wd7Xa69WqCEfvdtgrjNNapDkI+2h1qwh43AZxiSxpgydE",
-	"s0WeFoWQLDZXAmAgzKECeIge5rV241PEHgCEIRDaDXFsxUuhzQuXryHBN65AH4FMXNWJzd4e9/udSD4B",
-	"LV0zPVHzLEGQNuwfOsQRnDIzAMh962Lum/NlGbo2mZ1Jni2LdKgdatUU6ciHg7E68FYWlt7lmOxBN3Ym",
-	"Bjaos+GoUdZEEwoeYCpKpvJEQJ6Pu1WbxA+cyJtCzFavWxOdIccnDqTxUEKDf2TCitkrn5Ou4pwhiXC/",
-	"CduNriWEyfRfcxeb6SS/KrfvY16/+xzudVrSRK/JQQrdGQpRDgGr2GmZBVkCR7Vi6OHxEcLe4Yev43bl",
-	"8O2V6gpTPMdXH8Gj9KG/5WzueCyfp7rY90ySRrXHbWpiXFkqb7e+bob3HB4EtlTwXV54YZ6rrweMmtqw",
-	"na9fFqd83G9pdlmRpvGtHxCkXuw5GsOizcm/tjL/5tPX3Yvwgivu+nN04S7lnuQZl+TjPvcgbFiT9VPZ",
-	"shsv6DjusSOUJkjKdBMZGllUBV9d06sAZWETQpkLkn1AsJCRNC21ACGO4oXTEpANkNighVsBeZ0CyZyl",
-	"g0b/aXfY2Q2wf2dERBlgO6bBprX74vfLHY5diEZ9UzfRjk2HQsz2nU8lj6zpPFAqnZ+r1ihym+eudxQB",
-	"arOzr4bV4Wye6H3o0VDJO5HrVMnrnFwL5SlS85tMBFW4nkbKgdfAjKbW3rWmDfikRpNczdRodA86Rm9+",
-	"nrnZ7OtmsZZEk10Oxr0Jc8MpCbzmypWqzXxlX4I1O9V0wGza7D6nap7nQjYhdJ9JgtiltTp/84od93tf",
-	"M/sKWOsssJT5Fz1WaDRdWcn6ZV15AFPXtg4DP2C8I0fd6hRGgTbCqkVpp5HtLPpjYvBmYmi24EfznJfl",
-	"u+rVWMn0nVirmD8Xf+Y7zKRJ3YAhhxbiC5e4thdheQbWnakn7gDuebr4ncj5WFznpue52NNU9LLcVQBb",
-	"LCN/7YhPAf8dTDLUBRhYcdkqwFwQfSvhSfty05LWhj81wkLTFiZimE5pSKxYKJakY9N2KUnMVGrkDMQV",
-	"6/W7nZNu3Ehi1t9Ae+M6wba9poFu2crdOMgmuoqQwTtel/VEeFfqu++FK1TBsy992MC1Op9aAHFckgfu",
-	"/P2nH7KNHHM3LklEy2OWdO6amGN1z8MVkrOdpn1pJb5GQf88yrwZ+B/Z8AbH5TOa3cx8dzK61SUUa3x2",
-	"EQorRuVgd7nrmeP5FP3SAp+E1R/bgHZfCmMqESErJrkQbMhnacEz8EqQOBEMgv/v/dnBP65+Ofr4X8EO",
-	"Yll1LICf1et3K962eZM58ZTdLBkBh7L47wDVH7uSKDSaSLaG82K1zbbNUS2Fu1V3ZL/J4bZGaNy+htXe",
-	"wiaksGr/D48/A4Nqlggvqk7QNZteERMhUscMuQaxDV5TgFxG1/lhfAqOU4ueucGBauHAdcWFurIPjSB9",
-	"1RsHq7Lugv1IS2YvsRWGnXh61bDO5sXfgkz/yYjzF7QD4WrsamUtUe/2GEbp57RnQd0GYSV4cStx3+DN",
-	"JOjEVResPXGgv4IrGugAWAQJPtvQcKr1NKjE8T/QGH3VQvzCSNrBtOtIhK3YffohBUBulSHSvkQ3IqIU",
-	"QmCERUNMNeNgLmx3IvlCQO0QjLDB+j0ubhcregy5FqEL9p4KNHDyXCDyukgQ2J7TTxRunGoWG4k0tmVJ",
-	"uO0V77qSgry/1e2ytGvzhsBTZjvSIsPQuZXFAzfyRrxnb+HAp1wzzFuaz7OMRroxrjUtgB00eKcvLRM4",
-	"tUvih7VyQk5vlUaF9gY1vDx5E64bQFXRgzxwRVUeaDbK+XgKVcTi/9PpdGJwSEOIE9mQIV4GgvwxJz5/",
-	"oFlsbuGB6SNun0bS8QhymCe5ms2gGpMTSyxQf9Nur5mML6DJQkB9kjvRBGMPznCfn1I/N/OiDF8SJAfY",
-	"YkxYq2bdGCO59yBna3HTm2BD/eU9dYBFLvGyelxXFSPPhX+gb9PZgZohyTsAfUzkDjrWHFy9DaM8Fdof",
-	"EEgCiowYIOxRQLUaYY5NoQj9P5Kt+JcomGVcRsGARaa7KAhZFGAa2HUK38NY4naHvUEI37uyBMitmIH1",
-	"jCiHTCJJi6rZjYBoPiQ1hfjgLknIgDdisg+ODVsrjx5FUx11ESM9ki2sn6cL+xCkQ0CKDQkyR11fIiTC",
-	"hafCyTrdbjfE86IjSQ2dshtVTBCEI2EkXlalog47s9k82KAFLueSiYMpTzObkRFJMACQhPQNswg8pHi3",
-	"9IwPhQ5ZogrIeE+4NlKVjT0rJmIKd5hGAzDvrVwkZhxJOzYDsemeWLOSu5XqUgIVeK9aGS8wPcOG0EFG",
-	"n2mN8NDbGHry4ux/rwGk6M31xbPX10/Pford/sKcqSX6bk1bZi+wulZ1VA+Pma1EZRo7xNWb8TTXtmEl",
-	"haM5hmuVNxrD+kuKNLBeMaaLNMssnWhRiS4WH3e7cdtVrGJTzEuOpC0pRLl39pTVC1NgdonRxxIjOZlb",
-	"gfDvxKNs2YomImF/NcThlEKEWsCkzYFvg12oWudsF8OyZ4hqtmk/cGbLkJmbjBYWc2d73c6JOWCAvXDS",
-	"xVttdUa87M/evo6Cj1RkFV+UY4iuphzXLlUpsKGNJ/YYe9WjgGDBkh+hWcmKDLYvpkaRrKqXrGW1z3aH",
-	"/ShmhasX2OLWZmWTTUeZAnw77KgNFB/w+yMJxjSzmZqKa8JCnHqcZNM56bBzlHEAVDCSlnKuHgsyr+FC",
-	"+targVlCin+uQew1MLp3508vf/jww7Pz73+4jE8ZBdlmS5QbgQaB5IUGC816nY6hV93dDPdN0uuzzQ4R",
-	"w7iGKk8w4Awq/pHwaoRic22HKGQO4NoO5jIt4lVDRLPi/0RlquQBSPYaFOItAUOmy9W2f6wunSOBfY9k",
-	"bxbISBjStn5qJLElVxRFg9zBTP/tjSKE5+mzWTJl9OO2d36pG8hXBMz6VNlMEaI+VQb0imX1qlYWG/jI",
-	"IcOvwDpKrTgKTqIgBm0DfvmfN69e2sZa8Ymh5etXbjX+cI0Uv9aFXeq5+9nI4B0MlPDLddaCQFdPJ8Rh",
-	"NLoLM77mByk+wA9bd3yWi7sdHqwtDY6I+qdGqNN1C3aPUBckUsV1TenyzKGVmncNlXbLmq3AUFNzjQVm",
-	"MniFKuFwDrwipveLncHaOJXgGbYpdsYrZnjfEJkwaJ74BdwwJa1IjYNJCzF1JY4RBRb8rH4BpQ2U2lt3",
-	"s+8btsXP0msI1sKyhRu3a2V7QsTNRfw+NVrFhBxUi0jWi1DmgieGdHQ7PUMesIAt6oK5YEIX6RTMfq5Q",
-	"JVaZSgu3M7Th/nuRBKZv2e0wm+v0TrywzkNcvU0xHFs8jYXavrVmKz7jzoIn6T5uq8plDf36Vtikf2hC",
-	"W6GnUI304tVMyLOL86eE/dPI/ukZdtTpOpCgVdKZypHyTmHZhZoJyWdpI/Gc8WKiG96qzdg2EWIv9r2m",
-	"CbniXX5hsZNunUFAXC4476G8LMQaglGw1w37J+FJN+x1u1dN21axFlX4d03Q2W68AqDAX9YISLtwzFUJ",
-	"wDcJYrILxyrPajRKhynPrGWHtfRE5aBn6RBTBrhmsVG8D6G+PKl8aaEjCaKhBoCCFkB54ltwbxF+Rret",
-	"cHSKlkesVcviH9IiXmOGjGTdDklACOjXmqAoAqNEJcF2fVoTgm3CAz6MBfCRdHSg39hK61Rs1H48ZbGQ",
-	"Yz4WU2uElVhg2Y/rARVdQu1zWbBWatSPAgAMHNWDkvrCjA6sJWawRLnMyse2/qROYsLcQspxSl4TqZg5",
-	"4GVbqbYW1bafa+KS8mygjq2QjC4l9MD8VwzmLNMHqs+mayOYdtiuFl6ws0CPZOM11Pwu7nQ67Vriidlw",
-	"HGiHxbP4ECqqaUxPIe37gWbDFfMTlo78r/gwJjUsLtUwX0klXCFzhszX80xoqkBJ/ZhltU2YUc5iyAvl",
-	"mVaI2wryKtWSsmYYCJ0FggG3A2sW4yVyIj4sfCQr5wNn40+jNH2v6IFrkoqpMNXFPB9OOKT4l5YCTCT2",
-	"w0lIlzSq5KoiGQbzPAsGwaQoZnpweOh1dDiciOGtmgNFlFgP9P7W9Y91Uv9fu1vDHT16TdMyJGurRXtz",
-	"4bOSBrEYlzkGhyXhb4JJbaimU35QlhwGUUeN6Bl9iuXnJ6mzHzuUbcgZIURYQ6VCDMOx4MWQLKxGLJ7H",
-	"O2p6JVTo1kebkvhG5r7XzyGKYNM0y1LCkPFlMLBb4Rtgr3CmfZ3KoUDhGYQZKLUPFc+PumyaynlhjXZg",
-	"uC+/DBlnUozBRwtuLM+IznUkS21vzRxLSavJVdFb46dodE9MuJ4c3HAtEpareZHKcfuU1dwSzly7cVAe",
-	"V0/X+hr80+b5JuL2nk6ISJIX4n5+kO0vyOZLY4kqcA9vLsCI202RCKwFJx4NX6ds6NtmIknGGZjFqjK8",
-	"Ltp2totXwhsdEvg2EGhL/+nLTrCHp2NtAztYZv3x2O89g4ehM6ivjABdVIodrbSlZXgfk+6XpLc62Z3w",
-	"TNSCjXjOErXwKItPfSYQJy2kIRozkQ+FLPhYRLLb6fS6XV+iqXsK9yAj8/u53/w9hdJ/pT+uMZARWGzD",
-	"eV6sCfcHyy5bpEkxIan6ZkkShrUinjIr9U1EOp4ULF6xB4NNdakjCa6B3WhYk1V35TTs4BoYVOy8q3Ik",
-	"CWVggAGBzDBDaz6ODZ2L4QWSzsAMjD7lFXsxeV+oGxvRukboi6ST9HBB1oW1rqSTu0Ozso9XzdbJcHOa",
-	"Qi0YDqNhn719HXd2y6y6sAAv9ba7bDa/ydIhoHgA9DZfIgSfRaRCxUED2QacmMJWUwahdiGhylA6luBe",
-	"boeR7Jfw0y3vGRCSqC4QKhGQUUclpcucWvsymbXLbPywv6odm9U0Txzc8ZzQXN4HFzClgKYNprULi3hz",
-	"ZaEU74vsUKI6AKw5mHoJLLIfW5BCNWLH3a51rgJHcBcD7N5UeqIR+OGesAo1QRqbarJXwPTvk5y42R77",
-	"zpAYVCghcRDhyMOa5bWYiCWz/k4h1yUmdnYxj6bTmcoLfZ1KAEJK1owppt879HwM9l3gBviNSMDIiMOq",
-	"UGVfOKLOFjyXpv8mEo0OXfvIRgCPrfCaCFr9jnpbAfL4dknuYzOZJanwYBZMJZ3KXC1Yy5I48jWDubXd",
-	"COqx1nILCKlkiA23G2JPfdsrWVydCbZqcEUDa9BkRl01l6ZTcZ3xG5HpbfvsPRqTHQe8Aw64NqQVupkP",
-	"b4WT9XMsUhzuAa4CPcF717kyXKRJjcznwjrH4v7xJMawikIcwKDQ6G3UJ2oBKlQVii0mKhNQKkg3n0jK",
-	"C1CL7QvinoxxA+GCktNixsepBHi0yk5ssAyvpSh5Ovy7dTI24MXn6fAB8fZTo93B3gJjwKyU6llFGyIF",
-	"BpVpeGXw3vZDs8M1K4XW6jzeldd8DwbxbrKEYEQcf8OFbAiTh+r+K5qgVDa/4xpipq/BepbKMdk01bVO",
-	"5ThzWSDXVn6Ia9wGbW+AzdJEQz1y9uk8B+ZStrmW+RCm7p6L6xua0Zt0dnHO7vroY+1A2CDdRrCsEtxj",
-	"nHCzKHD1QhZ/ncCHR/DPUTcBoJ1vevARinGZPx5Olfmn18d/l4Ln5l8OsWEqx1QlcCnFZQ248icjrj16",
-	"2O1F0t1zzVrr73fbWaEzqnIVv8fCiSoPfbL1HqOcrq7iSLZsTF62JEPsL1Ew5Fpcu6r2UTBAbM6PRq+N",
-	"30cBl0kU/BoFKo+CkL0nJ9zVlTlVkTRPSFWYn/CXK8BUh9INLoiBJULMmuThcvmb7n8uMrTlIMFrWZd/",
-	"u7qePm0EbDkMxUM88RJAfT8MLJpm5SX7RxNVr30mMrovdhEKDN4Afdpd5WbbiHv994+NoFzA4TevTIkP",
-	"01udJ4A7XN8sG9dpB2ZY+1wylj1XzhU6bkiRGo20aPytaUkIRXyjafeBJgvtdvJmmyvXOvQP/QZyd68k",
-	"hl2SLEpZ/mMY/MsWymzuBJX41YXAEBVQic3lDKuEFEwEd0ZLU+6a4u1slCJzoedZsTtci12geVZshWqx",
-	"bbvcEZzwpnUHX+yekBv3ozHe9av5feUqcgoM/IG2UnlFZLbxdSHDXCUKTQnJhVXJBiWLRy0jNDaSpi/d",
-	"xM75RIJUGe+Qq8UDHUkrek3AJAas08VHtmKz3J2achMzbXSmxWRJivru2+1Litv23NuOco037Ph9EqPP",
-	"apJnTYJCnd5cD7S/o93HZgd6YaR+lGckMdUtLZieTzVrScXEByzPRhsLjs3ZLEtF0g69FGiML9Wn1Z1a",
-	"QmhRJGu702yp2zUTs2JXsjOAgT+o5Hc7L2Pw9s3TJjEyU00y5GVltUbzLAvZOFfzmYA8oWKi5ppTlYyy",
-	"i//qhf2j4/Dk4dedR980wkdOVF5s7I2y3AFnHVFpbaa5uS8/huxFyL41l+Gy3nWn/yLYFDu5rssQldmG",
-	"feysKCZVE+A/tZKdl6Sy1E4/dusZB+3kacWbLsJrwTNDn/ekezb6QK/P3sRCfuCx9MKTfJedyhKhCzTh",
-	"hN71KOgReGNHsLvuZrC7o64vzRx1VylyLoaN8UWXduT9ExdzoddOSYqFm9LOGJGvoWu7btWB909Wh+pD",
-	"ClQH+9RmJzgbC4a8Q5oBkSAY84nzprb0fDo1egZFWTCpEqHbjdr9HgA/HlhBeVbcKm86iV8widMd9p0T",
-	"OWtbs9+QyHzdKBBQnfoGXf78zavBSwhCsmHs9KznmAhZHAVRECO992pvrDr3oX7+mti2dTli5Oae8WIS",
-	"OuCPtNAk/GETjd3tmFZigxRckCJFO+GkrLvSZsHbsIq00CIbNWMEY5DBNR83xEm+A93ZxiFAjEElu+xT",
-	"zzoFMrq5l7sbujPgdqI61uYzp0Xxm+EuKDlK8+luSk/IzGBBuKf3WGvINfre0O/OOBgujCSTKAgzmEKG",
-	"fruWLdHvHj/aOYa5CmVYGG6ZiUKEFXsKa6Fdo1DxqYuTwwc1mdQSjtbskoVjcYGjg26vDvbeMLimGFzH",
-	"HnYYmZlcvG4AR1sHsGI+w51be4Q+kZDu4+vZYdcIaMSXU92mUBV+s3VswXWTO+fzoZblZm2gtMQv1V5A",
-	"Tw3us+80N3RglpemUJg9UJnqgteY61rEyxXQljJS2pvF6vbvztuodsdTKN2xIktwzK11aJ7lxEq/HcXY",
-	"HvVpC7FIoE0Xjr87e3L55vr1s8tnLy/PX72MI9nitu4kJemsFnFon7IuJV5C6QOuMbCWNzQIaqXD5ECC",
-	"ffTwYXebZEiq3zPLg/fBcFuDT3UJEap6PoWqh78lVFUT3k0zMozeiD+Gj1Rx4jwYL2DWvp73SZhnFRDD",
-	"LchnzbBYnprj8LBoc5qPO8zkS8OmVE7Wnwc+5Y3Ki6eQ0evSPSk3AfYuaDIFJvZ5V2GLAvZPGYTL3eSC",
-	"35prC1ogRLjCdS3jNGzbXA8bcW7eFLy4zx0d2iu6wxHVw1xl2XUiZsVknWvUnMvHmAtQJohNBZdhqTe5",
-	"/DBeULoCw6YZNE0BuqnG3NzQaccWAyIRYiYw5rUamOaHhz3QFJTlovwoUwFzChAFVCZeBZEyNL/D3nmp",
-	"VN7IrbPQn0IkMQfNK/ayBmx2S9xXGHw4UFNzdWbFkrbLujSUvG5WQrasuosdtjK9H1ngb0EZHEiQCzbG",
-	"7cFK4KBuux2itCkP2BCzD2yv4Ik3q4eRymXqKtSvxkFU94ftvD2R3G1/cH5pwVr0JYWj+MnsxIipAlI5",
-	"X+RK5eGzaYhStHcK5Vuzpc7qtZl6OyvVWkptbv2XJtMlZfkT0eiCFy8pgLkBLoxMLvavEuY24zJJ5dgm",
-	"3IkPqUu+83RWLXg+nFwLOU4lqKlqmPLsWopiofJbs2F8OuPpWMJv8xx02eGEQ/2B0CsnRx+mIknnU/rg",
-	"vWs+FiJ3v1DtPV9VRm+2GbJe6kJMfe0543I8p9I9KzAFAIhZpBIbLLXwYVosPbxfOjfLtTxHfweX8B4B",
-	"fy5RdQRp6rzAMCc0K1sfvI3/XpZZHVj9beQFUhp+GcmbeeGlh4Uspl0mXw58iqk4k013qDXCclHMcwkx",
-	"hOwN0EIjSuNI3788e/Hs6jFgpsSsZZjQKzhwlD4Q40rEXmUi8ORM1AI7JSS9Jhe/Z/+qLtTfkWShcGwI",
-	"rg30HPFpmi072xH2vNO4rnVrXrIPslbsn0QIlC/tTXfuJRsov30EdPa3DgCfY634VT7mMh2yN3DVzG5e",
-	"8DRhb+CmmY/PpjyFP1AUi0PW6XTau42GSr42DgWUNBxMWhAjxYgSG+E+nfFcaNaK374ZvBQL9pPKb0P2",
-	"8qd4x97dtdthCPbZAeVQJ8JyrXgQ+2N59naAFSR3HsUao2rDGODJrSN4+mzwvcinXC53HEJpb90ygttU",
-	"JpDwBS/s1PYacM+/16UCaJ/SQVcQTxqPffnuzqe/5CIbB5SJUeHN2iYzb22+WXH0W0bo48LmjwFItb1y",
-	"sQ/jGrMWeNsgipADhBdCNUhFubjNlZocSKhUANFDoKMWkWxEebKAP4oB65SrEEn60ZO608IJlFOeLxlP",
-	"Es3iGnxzvBO6aI2hb15+jkFkcs/ld1x2XevWHmAf3KnVFb6+nTO4Vxi+sg+L2Lg85Bjz93O/JVrv6li5",
-	"6xW/R+X+rYBobe12B2ymlUWkrJ/ynd16qgiE22eJzzN8vonKwKM7E5ia/LlD//ACoxc+xwBAmt2lY/Mg",
-	"a8XfKzXOoCrjS7HQmTCkwXyqFOf9xP2vSNMN2T9eKj5kojt5h7XGkBxb0rtiodq791nWyG4+bQCSg/b+",
-	"t6+fswlkBRla7L0df6rM5SkW9xsIvvxZxrHlfGweB778WcYBytT9RmFe/cQxfFyjqJIKBXFb+6Jj4UsQ",
-	"jo1ayrURwEL3SaqC9B/6whwvnkodb9OzImkVrdgbZDwg90W/a5Ehy8z8myWLf42hbONikg4nLI6iXwmo",
-	"I0sLkfMM8MIx4C6Koij2f4miOKyoZ40VmLeoTxXHYP+4u0Uf2uVxUhd2edSX7Xd63knhOzxdCsw7POwk",
-	"4F2e9QXUHZ6vC1W7veKkpB0ebxJ/dnhtjwH5MskOjzfKEru8V5cMdnlnhZ1vfamRtKD8vG8kDiAbuCo/",
-	"tYC1FUu7rxUZgqk8lHSgO1KhpF+JFmxOTdun5tw6QziZaoxWcuXbwkkFcqZhlSOedYPzwP4OuonDQcTs",
-	"Coswa4NHrP3ZC4RsdV1oaS4gFtUzF9+7aFJTkQook98iVyR2VJSBd+0d/Y6V+MRdnEDr0hnf/YU+BxGH",
-	"YqGvZyLHcqabgj5ngoSIsBaf3HWRZKW0u0MmJzx8ncxz3qzsvBDcIlPZh5BVezFfewd4bYqxpOrRbkOt",
-	"Hy/hy5DVgykT8nfucARxVdYKclDJxIKye+mn+4LzeYGZ1GM1QrO+1WGFeK7sh7vOV+uJ9U7Z47XzhMUm",
-	"msAfPToEutdUgHXGiG+aL5sgU7cnov/p0T83sMovGE9rmfGODjD/OOwcpXSZTsU/lBQvG3GZzyQ7P3t5",
-	"hi7Znw3HQhihGO3Gh9+KPEulUR3OdMoPf+TFZMplMjffvL18Ejfj10USqg1JFpt2TbNxhz3FgIhBPcbp",
-	"8h9xh72SjEs2n5ndwUMiFjgeC9+VqymeC7jIIdbFC60Z0R6SQtgQIYgdmwBOVlJe+5+pbuNI5RapqYwl",
-	"rE5xb3Rqs9IIiXufkIuaiLWnTJA0Sj+XE0FZ94DqPlHz/AFRQrMIby+fsFYMEZS93kH/6LJ3POh2B93u",
-	"PwCYCe+c9zvBREcSMnfLn+J2fSXLd4I1AvmfRLhINS3gA/2nEDPqvP4TuPZeLHdfLpp4zHADM93IOtdR",
-	"O7yDXzoAon7b/zxhEO/QTbNv2GaWqYVIridKF4T900Ru3M+oiEz5kgHkv7kdqBIZATdLpWEyX8XAPWZA",
-	"0LlmqYxk/FXHN/eeMs4ywQHXM14sFp24BOCjyPhT7AoBaR0zghSJIZaxkAqiiDrs5TzLBrXHywfrVMwb",
-	"RyQrw9oloPomU8PbazTmpE3L9cT+5ItIygpGjAY9AHyDo97Dhwc9xrPZhB/0weMKPiQbsgpLG0lvbV+/",
-	"jds4YaRE4Kgz5MwMawXPNHj9NpJPXu4+L4CpatZj7HxQE3XXOaT42NCLpGrX50ruQFTDyyocFOdaPUAh",
-	"ORgTxsc8lQTPDSBwa3NuIrnzihzyZJrKw68ieTjLYRS/HiY5HxWHX+2yTEMonZLsFShfIomuXixpWshS",
-	"LRI8sWiHzdn5hS021By2POVpto2k/EPk6pUUaPUD9IXrG1Xoe7yWNoE2nuH4EBeYPTl/+ho5tGat84u7",
-	"Y5zF3cM2XGqKw6tu9U7Ai3YMEGnTMIz/Vy0O4Sr/ICmAA13t9ZTF0bzb7T+MGc/AmuOqy6B6jFAou4xt",
-	"xO9UTkT3E2rWWrS2phwt4YCtCQ4OXIrFKd0K+yXkgCEUtlGyMbZpHQzXrESy2whKSY8BQ6KkiOtkfVZE",
-	"C6VziyTWXpsewVroMnA2NQwsgBDQuZQig2R6nrS96mNoNkgzAj6zJQwhhtPGjVpO4KVG1AI+XfZEayVn",
-	"IgS0OdRFXY3augj8TXenEgGkHjVf+ZpmhlTVyJsy4TkOwKwEgNrUlhCj14aUDG5E2qpCR5azqhrG5jIT",
-	"GqF8FoDxaaRZUKc4o2R6EImxFEwkrZIWkmfH09VK1Q/sBjFTsk5gKyNqzBvyW2g88r6GyQqlbiHlkd8K",
-	"zcRoJIZG77Ej9wdX1SN9fTN0wSerKiXao6zSQM02q5iFGZunZz71EO+sBUMXHIBALBCex6xdO3hJsauk",
-	"wZJhWclWAoSq9T7sqCmDihhUSRg8kmR5TY2HrNDlKrPwSKN3Hep7X2GnlcmsyllVCSVsEFxXqNQGKflL",
-	"qxFWGP/TqQ9f0Czm1mRXGxe98KZQufgyib+sFdtzGpd8a9VY2qglbZrrGb7wg3u+WXPY1MS35nGnTDSI",
-	"6FtfBql9kwB6tk7mNOrZ29fPwernV40opdXGvOUtljQntO6Gie3kUKiWQmlXKxVhenbfdDUpXiL04UJC",
-	"NdyZyFOVpENbyDMXM5UXnSbR+BMG11sdnNNqkWkPc77IQOSxhSuA1QueAIum2Abd2Sp8v5LCSNfHh0bE",
-	"tttmNrGUwytidsWr3O127yFomy5rldjw6JSCNTBggFREfdUJ2mtF7B3GtV46fgnouMhbiXWZI9s/LSur",
-	"QtnLfKxkP4XSNJMOewZ1O6dQvVYqJ0N32JnRTEmgLt0stmFAIu55ZVtv5oWFekKphM1lkWaVkaxErvb6",
-	"jxprzDmBfEe8eCuaV+5Go6C+OSvTz3WuSa7bzGTO/bBC0JHcbCDpb4HTfzGaTtVF/o0p+u+j/9+LiOzw",
-	"kq9GbxrZdxnfQhHOQOIvodPX04G2JQS5mKo74h72Rav5pKCI4vlqHff7bfN9JrwrDhHuWGNDh/e57/dW",
-	"wH+be71yg+3pKJPtumHvqtEzoMVwnqfF8o1pnNxhguciP5s35RSfScCivRVLNuWJgAhDLnm2LNKhZnNt",
-	"NCZQFxC9t/zJvEG/dCD/zXQXDKizUgWaFMUs+PjxY+iK3kGA5LAo67cFZ65VQ0IKnkoBfoxqzaZxWkzm",
-	"N1CyyQ3jgLTu8ptVwHHa0ANUQq2s4l7osMuJsED4vdgooICHoNlIGfKDZ3QyKwd51zNrFjKtIik+AMzV",
-	"mA2zFMKEAKJiofLbVI5PKeO28vYCDCVKk/5vVh/YW54ODXNvYS6u2eYwkrEtWIgxpqBBp4BEnYLahiDh",
-	"BPNn7konklCCrsT296bExAcjV2LHtjohwN1rFp9Bje70Z3AIDdi3sI/MyBJHw7OL8+sfn/0EHyAzxDxs",
-	"DvuQglw0gypaIkFVf8A4u+GJJ7NYKzJWPncj7vZCENSO++YWE7oyu1GJLRkWA84gdnP44WCxWBwYhftg",
-	"nmdCDlUikviU5aQ/4Sv/8+bVyw7DNdAFL+YaCmV7ZQ1s2Qy3QHY8lKZAEWkxVFqIoWTCKYuhLoGOWQu5",
-	"4AGuBpsKraHOBBCuGQWLKMnQb58tO16VhZYPBY1y3dnFeZvsLFSCDUo0+BsLdQWx+yrAoxF0sTw5/IrF",
-	"xzudThR8jFkrLstFxG1zzHnhye0L5drHonoUsDTkElI1McPIpm3Y0xJJJ1xDyEi5k8e2PPlUFBOV2Lfd",
-	"41Tv1j5+QlkvksXA5eNIGokcxVusPKc0haZoqonyAlp+qQqSC2K38228xRPBs2LiXWHsD4Id0pzpKc8y",
-	"Fv8AT8VU8/Gke+RklhCsmpniCbvhgMEI4dB4lsoKGeXBMeIo2LJoeXAJMWefNsy2zVo2tvG4eww5uXIZ",
-	"UYoErJR/KMuWhyrLENnigW6HhIWiWfyEDyfi4ImSRa6yAZPqANhuDHidQ/OjNb1yIOMPHB4r1qqM/xde",
-	"FrI4uFzOxMErIJfatKRlOhrBLUcGoIXAkADCHlALackoqlJgIR0wTrOh7tKkejpsJfosvRVQMJCw4lhK",
-	"1rgsHQqygljG8P3F84OjTvfA9L7CEBaLRWcs5x2Vjw/pXX3Ix7PMvNKZFNMMuXCRVZnM2cV5EAYU7GoU",
-	"xk63061UXw1MA0eBV3MVdsWGfH8MAzoBh4ka6uo31EhnyacgLI5FQ4ziG5Gj+JNqVzLWlYtlL4EiS2Vo",
-	"ZafMQVfyPAkGwfeioFcQewlJn+mj3+1aBkux6T71tAPyCi+6OrSfY42wWr8RabYJPPVCuiAerNrsVxbG",
-	"9H/c/2Zd824tDi+VesGlResHmeAE12bze+eyELnkGZbY8cWpYPD+Kgy0jfgOLi3v9ocdBgUfQyEfsApe",
-	"fQwDQ9PWoK8iOfn+2SUbp3eGjlseaa69oU3bDsIPgiebT0JDTAHQWIdS4oSAVuxTgwGrH5w4ZO4JFLPj",
-	"dgiYvjBSuL/Utum4+ui6hacXDulpehhOA21zbQJKsSmXSyhDZjbWsP7CkGZwKsSvzYcD8LLELt6WvaQx",
-	"VkfoPbttePAoPgljO2la3DPJ5lJ8mImhEctGPM3mORlnElHwNEPhJFPjsUgsrf/fAzqiB+dJvG6k/kPb",
-	"hwpPnidmpHseX8DzwV5XDrJH34DYH/5CDOA6TT6upXKXZcSWGoErzEMNrYcnV51x6PdCdxfB8UUSWKlO",
-	"7wSFr5KXqPS8OQdfu2MTySA3Khc8o5ynqeDSiBeW+ag8kpj52GGXqdB1/ChCjrpZOkiLoYDkHDzz1Rv5",
-	"PNUF5HIBWbTOcTAsbUK0TJMOOzN80E8Ht4uSATP1OGkFtPFro1cFAyDCZcnccnMC30qE/qySRq+PaOs1",
-	"6ZaNRfzshna2Q4OgxGhdfy0flrJt5FpY4DCSVPQII8JOy3QQ64SltLgWhRlUMpp16Oy5BFgRyXIwdBjn",
-	"tbD5mYBTB2NF9Qt+OsjEnchsFC/OwehkfnYWptRSdpf54Ipfhiyu5CbBF5XEI2jM5cSGLKaRI9QGi4dp",
-	"sYzb7gbJofAzGihG0jpXJ2lxSt5Qs4Ll4UKHJ14zRbHj9Q1CWRtjzaxnFRIJ7JZGEj3mbq2hai6YcgBs",
-	"AAU/06NZb0ooNQcZFWBOcQhDTuFrZrunPL/F4BEMdi4GWALcS0nFesJli1Rf2CxyzAo+ps9YERFHZqiY",
-	"0oVjphjoFkLtukJICk+IpC1yjFQA29dMz0SG2PetOB3T6U2lLvg451OIokO19Nx+V02itrTE5pWwmBBX",
-	"YDEAG4sQWG6WDFO0WSl0HQP0GhiW7XORBNj5vQBbzs7ZmdapLriEmnE1BJdIVpfYz0UOvVxcqknpZUy7",
-	"WuWGO1TCxSP59vVzBnEORphoTiw9BRZgK4tzaf1CniPlG6uim4UElMpUs7iVi8Q0kbRjowLRASUPBOjb",
-	"p6wKqIOl36v55/5lM+qiOc86/UDH3kzNtuziGuazcc4TQum4ydV8PCkwlAVCMGKb0xuDdkt1pV3CMKLI",
-	"+0V2qVgvvgL9Uj4u9RxJZfFZJ2lRRb809xuL5a0M08dA5ZrZLBOr8EXSTK4VV7JPgBxhMHhsizio0k5D",
-	"UUL1OBOC6gKWgzVMHM+BfzZxm20QaNb8uQmAzy0eKNOgky4Q0mRQT57wrGKQPuHeNXKrWTXD3NfsEgWR",
-	"4k4WCna3LH4LESlUOqRhIRyilz/5eub6Rq/t6hp8ZxN3qmjOTfjNPQSQbhoZxX/sIBCsy+ypj+s5bxoW",
-	"2vQsihGctuaRHq0bKeEKf7ZxPuFaHKTS1Rdjen6DT5sjQIX94r8RzbtGSkd58501Y0TuvnGXt44LYdpE",
-	"llhhIWaZUrdGtD3F400FgjcP4vqmetpKwFSLcGgx+vDzVePQGttXebG+dcRNLFu3nzf10kQGSln58I3K",
-	"i2CH5y5EfmGI0S6P7vgcAe3t0iJd8d3fwCfP5HL3h1+qYveHnxDqBDin9zAK/VNjcgvdzUqWovnbVxlL",
-	"8a+OcgqciMDJUKPjbCl4HjKbb+QXooGwpfcOGffouNd1PwcwZfrlYd/7QYqF7iyHanqTSl6oHHIHzGxd",
-	"bBdIImQfHBweZmrIMyMLDh51H3Wr6uvX/xf4iZ0PRkyYWTwuiSh+WSj8qtc/OKKvcH3+dvItoUv87eTp",
-	"46fP/nZ0RiuATxlW+bgHKJF/xFFJ8aEIBnKeZWEwy8Ud/u0FvlH9G8Kg6IX15NVqvQL8roezLd+x7qtg",
-	"cNL1ks+6ne4JYtn3qWBgMOiDwcK55asHD75GIEtImNt0nnr+qTmc5ekQHcDugW8eeb9/6hEyI9tho4DZ",
-	"ferB+IS+7rHdu+zo6hZ+3Efkg4jQBuvvKwK5cMy5dM2lOSnEaA3u9rZbdd9KTr5NkeBLx9tfeqmK79Rc",
-	"4gv9/i62Y/DKgvkHHG+/h7XaXZo31i5Dt4bsAZ5lD+1UW0x7h5QacPgL/rHR3PeDWqB51s8BhaQi0HF0",
-	"IWaWb2Bruxn/oHRgHDYBokDSEuXIo77Czqw2BF1r7LWHyiLhjZnXJ+BTtaiK+BCBLYbk0xIzdvvf+GZI",
-	"FmZoFAAA4deQcZZx84PR1jwwk0jiICrt3/637WGwWlfRIq9PwDpTFvcik5Q0o03NfmeC34mkwwiKgQrb",
-	"/FOlcmDNLCp/oGlcBEZRxkPKIpVzAco3z7NU5IA62YnkgTMJ6RjHl6wU8GqRoawZW6LdsEORZO4QYKKA",
-	"mJ2yWJiZpHJ87bokE5Qa0V6ELIZ4/euGR3mWmXZ91AsHcoD5LJTGPE3lXGPLpzDDJFczNRrRBKEn1FJs",
-	"pozy3kpx3x5o1uqCXxhH1g5dOwiUacYCp3EN3E2lGxxHHWuzHI8/kIb23EFt9brVQZlR1Nu9Nj/GjeNY",
-	"aaDDSuwhjZZaSINkFjYlZF2vpONCzbOEJeldikFD3U4kv0Na0WxK8W0U1hPcwpQMEgvaYfm0A6pwhke1",
-	"0GX5l8rVMVdmwLDUJ5ErypNBy05K+eOpj4qB1OWU1WAwbAolwHg0Wfi/FwVOc9XCv02xMcSVQjHPk2CN",
-	"LghtW5eAI5MjZ8wqw5ea/QH9Rn+AI96f1x2wZcavzYX8zogRuz58qT6vnvbbaV3764yfpKf56R8rFDIY",
-	"9Ltdt/dv0rGcz0AEbKSnwaD3yDxu6IAmObqGBAZ1NppoC/1E5BATBTzSCF8gejJCBzEnjvv4CP1uF6Xz",
-	"ercna3s98Trtfb3S7aMT16+bftnfUffjlSf5+jTDx9voBrsLs0gT4Iq7ZJ41UQ3uipN19i85dpMce7ay",
-	"Xta+gKXLS3mWuM9WiRbSXtfKsBjqVQJ4l8ktZGeujWMnz3UYSa1yC+BZCjKma3Qmh5jlWMUKH+wmlTXI",
-	"xRaPvFUi7KZ5KVUarm5FUw92mgpg+TDilfcJCG+Cgd2VollmvCiDWMbv+1SbpEUUhLBJmpqrLePVtrW9",
-	"rpObvNVsEJd4lq2sUxVs0Ax5H5RBHMcupcwHtpazsrXXuKtYVi/og2IyVTcrXPUz5/ohUK/ydXTa8gLb",
-	"sOvaUDTNtAxZxaCCrS8G15rw7M4chwVf4hH+WeSqfcribqfbjT2UhyRNTk2rUDuxNkWM8HV12djrsmIb",
-	"ii/0Uyq0jXKgoyqSAdMCFiLOUl3Y+u+dSH6PeeqbhUocIJY30YpxSEmAcZH7fMZ14e6IUqeRhNtawQGk",
-	"PHmvbNFaByBWjM4BECmSq7UATeMhS6czuPeYUw/1B9S8wO0jgbXik8N6JjA9yIWAQa4CvTXgvFk3y5qg",
-	"FLOGT9zl0Z9DeP2dhL/f1e7/HyBPvv8lqFEyazZckc+OO/0SQbXXIHLdptIcQFvqqEI1baueGNo3s961",
-	"816nV3Z+vF7MpDF4tam2DOPo3gZhFC3+b2mb7TUY7HsHR93724Hv28VvZf7dVV6u0qNdzMCIVlKxAjty",
-	"9pcIvUmE9uh+xRbsasusEaiB724Vp6sZnmvDQG/Fck1MTCpIYqmirjSZQJ1AhAiWNSEbRRyXwjNJ6/Vj",
-	"0xKiBKK/hLwTmZqJkJF0bmPDvHpl5hfNWlj33pfYPbyakEqMLs0s2x0Wt0DYabt4Q4o2gXKbBK111O0S",
-	"KqTbD6wzjIksZRCREbkgZSoXkQTRCI5VjBOthsXQpadPj3989pMRCMr83u2WuYboIfPSgK0KS5EEackX",
-	"bFirSajBfBNCqYKzRgCSgGh3I6z9L5L0ugtLWifNeBnLf2BBZp8IFDohv1EMyl+BHn8JfOsc59USxCgx",
-	"VAvkksBEDvRZBvBmrpHjk/3bQJ58f0+8x4S+rPT1Kf380USwXf3vwLk3cFXDdf8SwDYKYLXoUisLlZx/",
-	"jQS2m4s+FzwD2LF18tcuRkQyUE3SwolIRlQ5AW9oIXQZdn2zpOpFzOWmyjGTKhGNtj4J8KotsMxpJX08",
-	"U+cYXih6bMqXzobIikU6FG2olKgS8cBB8JVgk72uq7qNRhDTKox7lM31BL3aTpCMB+yoy8iBpUOHcEqW",
-	"RiqdQMwYWjnqltNXWSJMw4YshejypaduBKYrC7JuFfTSKUVy4+hxMLkYClnQLsDb/ZPqIBo7l2JRdu7J",
-	"uRDEwPCqQg6xn0Log7WGFpipmi3DWl65LSw/mVt7pAN1ApTLNhqtTCs2VIHizFzCDSIUYAnRSL5EHyqz",
-	"xRFKc1llZghwhY9CaIZ5FvAlMyXHIsfM74LfZIJgv+O3L5+/+v77Z0/jAZOK3fDh7Xxmxp0L4HaQYICA",
-	"k+0Oe4ISOBw19OlT3qWlaJGsnWL9AE+P0BaLIf7u+ds3P1yfv7x89vrvZ8+b5dLvRfHaXsRPFUo/m2vQ",
-	"Q4d/3w27YS80/+3Df+v/O3J/9bxv+2EvPIbxDKHr914tsOC7NBcj9cErbz0Iyiq1ZaXsgSFIt4Wa2Trg",
-	"g+CQ+xW/10R3Qv6iud7XfKysgajs/skkV1NR6f3tm8FbmRoyZdYU9AM3hqm6STPhDaE6gnpvX5+YffDt",
-	"QjuzVnsQtrkCLeX+XVyBvxMzfDdRQA6kx/6kWtyD65H9boPRwbpUnHmBzAiW1pcurIploe69Ax1cmBOG",
-	"qODwgiFcpT8GCYX97GE+2HLA1pwwn5ZQCuQ8iyADzb57CtBmHwgRNYfCCEYRhBsvEqCnbWexuCFfJfkN",
-	"wQ+HvsRI2hYHzs22zklU+p5WHE0xn6LlgxA0AJVmbzcS0eENVgegxN5CpbrZmBCyHW0E5ED6y9Pxl+K7",
-	"wdMxRaU16PW7nZOuYSV08oNB8Ozt68Dzb/Sdj+Fing8nXOOKl0180/nmUbWFt2+eei00NXBvjZdu7JdV",
-	"d+/dyR9N1yVisLufwaPuaTX4nNbkL413E5O3fv+au6HktzqEABF3V/b1Ouiy9OZa7m/L21uvw7YoHbYN",
-	"XiKSJb6EZVos4Xpyo3ieMD1RC83SYiVspwY3UKrSLqV/U6BMqTsbrYyiJhCazvJTCMvgSzMRxF//UFCg",
-	"CgY8xAMb+dBUue+0qiO7v0+98Bzh6mHadiuV+eKB3wY7dB3XCi/Cu14hIlKEq0E7d17J+N2qnXpzdSWN",
-	"bEyR4BLhJBB2wGmvGGFcqNJmMEmhgp5fqzGSldF6YBZlPyidodfaCwq782teYyMYb+QqQ0IlBSP7DSpR",
-	"yFU3WBN6A0EBmhNK8SWRxLobPs5gxTGDd2AK8mial6chzTJX2cBtWpvQ8yKJeok5dN1arUNJg2EtsBy4",
-	"TUIEtZXz0e6wb3F6PJJNswsrkVxumXWMNAQuCC1OaS4hGZY2N5IVHAr2A4qiuaGjNYF0jQJvawj+eWXG",
-	"v1JYt6Ww+mGSGYdiE0q6gJHQz16tFKyHtEPdVCdzQ5JrrRTh0aPOiSdRPupW6vd9DbHUtRzJlWq3/c7X",
-	"R6vV6b45qQRUH5uWbEW5/sNu1w93Xp/GCaIRGqEr63bmLNOb53fc6xxXJWZvejSmlek8erg6HTdFCgzy",
-	"ZtM77u6VZVgrPLrGEuNiekd+Rdu/RLz1It4PgicAN+8t3WdyaBSuHOBa+e6VtciA+IRlJSubFxI6Ef7k",
-	"o3CSUR45W7dtLfuRJOt6U4QIa3lAvD3DiXvdbjd0YD3mUxst/JCkd8ezxxM1z0kIwapCNv54Fa2MTPpx",
-	"AkKGfcOWFwVjPKEXbak0esq4lQtV7kIuRmw+M2OmsIuwRJthpcybLTvsDIsMoyso4cssHU+KA83vAOC4",
-	"rNHTP2IqZ/1j2IJUUCXQXMygroxp1ozfTpjPi/lUotGPdi1khF5ceAhWakjqgAA0NFqCUiww7VoZYJsD",
-	"C0J9Cl2RSglQFn8kZwbEGztZdQdhz6Up1kPuPck6LWpHIeHLGE2BtsLVwG52arWIZcj88rDrdxJ8T4od",
-	"hQ8fYuWsWmfAqOJ6B/Bt2UV86qXZmYmCBEw8jio9Mh/zlRQinSbCv2SE+Gveq+yV2yiKcYdUVb7UD/YQ",
-	"qUsFjBS5Vjx2MpqRKM+sjwgGE0lwLgFmFK0FrqFegQKyv8dr5MCyHumfJ74INN70Z9K5kexVQXcSvlwT",
-	"RWTXY03wD75oQ3/MvQxC+hLBGK52QLr5lgjxTGAiyrqIJmfxaRwLkF2viC9+/LQ0xb/gYfaTrc3OV8Vq",
-	"o+LzpW4E5agKwN90jmyB7TLRrl+pVIz5fHWJ8FHPlwhPPIHwYQ+8gn433dU+jqp9NPTQ9Tvw2u/e30hb",
-	"CjJVE2q/v2JC7R99gp32U/r5AqZavJVN6C5b1TIEEkJcREMpiG1tQhGqaiCQk+BvPqDT+KerX9Oyeg3q",
-	"R+UsIDwRnYbjk+7KcTvuGrWu0mn9SPd26PTrirf5kd9p/3MfwibUmP5B/xF+VZUlavBCFVDTv508fYzb",
-	"9bmP7xcf4W968IFprhx6Qm612gGauVLJKtU8Wevt5ZP/7rV3oK5HjdT1sn9ECkL1UH69zYxwVJ7Ao5VD",
-	"j4nfdSp7CR2t9tXbQm97noL/Bejt0Vo6WFHX6ITQfj7ufwmS/BmG0nen93cfC9C5+1+evn97+itX53gf",
-	"S08ptO/i5iO7QDWu7w9q8Sln9vubff7unFieL6ISwFgagWYQZTjPQyz1mzvotg3mIFtXZDOmvEVFt0+H",
-	"zlHEeMEQP3wbnHvqvGCI2ITAzamSkEA84+NUjrEyE7/JxLowk3d2vPsqirbOKiZw3AsZlCru3Rca1BUg",
-	"tprdSgnB9drcKzMAW0FOs1Zc5HPAku7FbcQNyJZMKnngPwPFBc1D3bi9btBeBeMdkTegPN3qCOM0AeMH",
-	"1ChLlUTMoLVrtTH7BXBz7Cr5xZv/WIkvnzEuZrVQIwpKK8UX/a8Ju5ESdssi0x4ycf+y5wkItkSuHQMF",
-	"fVKdxW69gmKvVhsRO6oXP8Rvy+qGiHKUJiDwlEUMXUVlKgrYXS33VyauYBW/4O3lk5Vy2vSUXxO8ebr7",
-	"izWWuv3fvSSQ1be+YDROzzHr3u6c2i8HvoVN28l8AmfehdG+lbNcDYXWhtQ/k0Va/L5c1iyNm7vHMB23",
-	"ufoYBjOlG/hjWYdVe5WjSdVoFXk6nYokZOZ+5wdDrkVyyjjLBIek1piOFlZ7tIW24pDxSLpnqKICl0tI",
-	"OgjZzDBXgCTJeZqZZxJVUI3P5JS9lelQJYJl/EZkmhXzXIKhvFCRnM3l0vyISaLTOabHSnYjGK8WyubS",
-	"q5Ud2qAaPsyV1gD0MtcIWB/TnY5Zn2obchbbix93mF99HKNpXLnticgbOT1UQ3/nIDSp/NC3KlluILCN",
-	"1QrrFNdSQL+m2bOSGh7eZGpcK/M/CHrdDvzv8FEk+91ub5DcPBoMwNDhyNm+t7Es+P6xWlrY0M+PK5yl",
-	"d7+EhD8HY9mwwNu4DbGVPwC72fcAbHWRi4UlSbUCVc/VkHT6Xza/90Czt6+fdzaCENblqY/3Jvy9o+0v",
-	"XfBlpnhyqdRznoOsFRz3TnbpTM9nGHv1QiQpvzSj3lOts/Tkd4VXS5JGcGCP0TQoZ4e/EAxwIjKBFaSr",
-	"+/7aK+9cIlYmQKbJGwjGCfC2G9WtyLnUHNSv1Tp3T6EXn/x+kpALrSU1wZBqLbvSWcHO1+cptbfm2rg0",
-	"Os3GSor/hBQfXJFt5yq0+n2N1U7UYvNWbx4Yvfvqx/+AhTZrtX2Zf89CdJ8VcfYKao0OJ2vCvaHoj2YX",
-	"by9XSciFeW+tANe8A/aRtDxVb4HtBh//LAfzT8ICy2X93a4SDsEzXrYuzi6f/NBee6nmjVFplNgHhjsq",
-	"hoZxU6csLmW2mCF7dMW+nAKCz8AlhPi1SMaeZPoY1bKqDPo4ZsNM8Fy7sLWOMw2yIZdYiomGkbAWVYlf",
-	"uSK4An/dkb/uyK53ZD950ZaS2GjZL1kRPR2i3ZagcwEWl7Us3FaatJss/zWEBEC4h2AyZwJeteNb9OB9",
-	"zfi/o5HWSK79VZjvEsfbBxNugkYcKw6Y8IMTMJ9Xn3btuaeOPl7d34Z5+LXd//tZM5ve/6PZNfEM7WLW",
-	"pKn80fyNf0gzKF8lCo2o3/9mgm6jcddVhICq1pYcYkB6v+uVWnX2UXJx0szRyto3zz9iMVCKOIwkgaMI",
-	"sx4EOVgFP7dQkSGCxAAyT+go6oBCv0vRB7C4I2lmDaHrAhDDeZ5D3Wfo9zFFGuCHrzGe1wpfADFONWRP",
-	"unbbMcz8pAfwAJHMxWiuRYJ03ob2wpJ0WA+LyULjoUWorm91OTkMYzZPR3Kc3gmJU4Q45MZucOk6DFRd",
-	"qGaLXeRk+EgLh3QQSRo+9j+HesWnjNuthBw9aHwkFhYip2+ZlmZkr7DsbK152pUl+XzW6XWs5SQ8utqT",
-	"Kn5xy/LvwQ33XINdLKx4KPYysL59/Xz1ujoO89vYWv/tpG66Tb+/bXZkr/XGOheNkna9aNs6a21ZlYSN",
-	"ldCnIDQjDoIu+HKdQdYjOJ/ZHtv37LEjtxH7XLUtRtmSi/7H2WQ3nKd/Iwnqz15c62rt3d5cvuaySWbz",
-	"NehKgZmtmnRnbTGJP5WmXELyoLJYY+6v5sUNgAQ8T+XtgD3J0uGtxe1Z/zMIASs1Dkp4W8DE3dyxkyqo",
-	"K3yIKOBq4QKLW6fhtcNESfHr4UJkQzUVwSep5lhV4L6Kee3tP2KtgZ2Rf/5SyfdUycdEDOr4Pf8Z6vhX",
-	"X1WqZ331FWvF5uI+tl/HbdTVAZ2VKmsB1grkkg+MogiZw5TAHB/Gp5GMv4rL+lxyyfK5NAe0VO8xa/bX",
-	"mGlhVhn06ww2rUjvhCYDKDaRMD7mqdRFJEFFAICbVcRYI/P5iLGsFUPw0aE3FvqGx4hkYz8e3sQhbBh+",
-	"Aaq8ZF99VcI9lesC38VtKs3pyoiZFcGfwkiaQ8kNw6I6oQ5rqcj58Fbk6FdJC9aKm2iz6b/K5yJJsbwa",
-	"sJ5Q9YupiJaoFDwjCCUcFaIpQqq4rhpUHIhNh8WWyMeALWABriAEGjdfsvM3r9hxv/c1M1r2OkNHv9sl",
-	"CEQ0dPS7aOlotkCY1Yw7bFtxLCyMhVvvFXTYVCkLl6RSLWut0cF0/1lNDpbpNtcQ2ovmf3GTw57cvfzC",
-	"cPjjTaLDXvPcxaxg9vfTjQrEIf8yKdzLpAB35fc3KIzxym7A22tQOA5/IcNXzZDQZBdwNOEzWwWOPavA",
-	"mNZy91uyxSIABPA/0R6w5jj8u9sCqG4pWgJsuddd7QDHjYO2puHfwgqQC43q/7+/kI0ntTFUNKzxJ6zb",
-	"RWwLEGtqCJ8tX3R7oAkO6UYVEwcQ1ca6tyOKzAFAJKh9KlI4G4ZGpHdCDkBiRqEr15Fs4VDEbYZQnpDr",
-	"mC1ZrrJsPtNsyhOBkngpocEQMzEq2mEFD7uEdUQAUKgFCtWybG6EfQJbpApbFk3eyCcdKJY7SvNpjFkV",
-	"N4LVJw8xQqGrm6uVZGZbwHtVKEbvsxaXSyzQIDItUJ2xUqjtI5JY/AG2yhZ0aGMtsxIhVaqCgoKtUwvr",
-	"8Lo4KPwIxxOqOEQyLTrshxKrciIySNt0NUGmYqryJYAkITQTFiqjev/5XGrWsgI2J1xPpkYgEE9DpwJk",
-	"vBA5ViUpEUhhsccKSlNILOFqcbig3MiC5wlBBZtjMEApG6aWKul8gQu6bdoIzEloxpUoXCXz3cyVUVGy",
-	"Sc5+ba66S9Lghf6s8jZt4EqqxCo4IFpgym+Ogj3gl7UodhfH71nsomnIZEsDcuknSxwddI8vuyeD7sNB",
-	"9+t/NM1tv8ltksHfmf1fcOfJ7fwV3PbHs2vVY9Z9bsIt2pnKbQaDoR5bwt/6h5hjbJh0I2NDDMNkplJZ",
-	"YCFtSenpiVoY3sZvbWGhG5UAjvVFxuc6vcnM8IAWsLOLc3bXB00eyCaXkQSmSiDDlmCZ9t3bbKHyW7D7",
-	"Q1QoJLoXmt1wjYqfIWm3YonkG+Kqzy7OIwl1qwAsLp1C6r9mMYkn8SmLCb/RQc7VOQ2hCqM5AypogLAR",
-	"yfiXKBBmT6JgwKIgmne7R0PD6rUwNGAIyC1HIgo+xgN23O1S1XG0VhEGMIS55nOJMHv2RTIzGQocSXMF",
-	"F7mS43bIjrs91kKL27t37w7O5obWF4bIiAH7VvBc5HGb+pmmWgMPyNkNT7AYp0RcPh7JctpUwxH4NIxG",
-	"cCoAgqHpWHcIi+fPJSA/08qYAfW/YbY4aCRxgTssptL0hIiX58jcDJ/TEz4T7H/evHrJ3gAlYkedrl0I",
-	"c3TFqYObFDkbTsTwViPbw3AXJ+p1OyxRQ43HtTNNIIZYE0eeiiJPhyFL0qmQGmCrDQMFDqXyTiQjGccx",
-	"FBvJ2MH/sotXby6ZTWbkFoy64zGXyu1gURRJxg5+YA/OiNTBubWbwH589tMD+PkJ8oMDQ2UGrM4SHtiG",
-	"EvbglyigPcHz5PUdBSGLApyTNr++jxwIDf7mYdxEwZX5JuGF+SzHApv7OokCKAAG/xcFbmUqDQ6oJhEY",
-	"g7BpI5sNjIRoGvYaoD2Gt99HwPh4Kmk82BiAZoIvxHz7PgrA0BoFV1fwKdXXUhX+C7auET2+WCw6YwBB",
-	"wlW4urr6+IB2bkXgAJCR/SSNJpg4Ph7nYsyLGpawBRBZBQ5xlc++bkKToz0IBsHXRu2gPTTE16EI+YhD",
-	"V6E9BDXRxhBoR2SrQ/t2aWuaoVCXFsuQZQLhT13dWxirVAjdbl/YPNjyiLjxVs5HENov04K+ubJgaeaV",
-	"97TD5XOVl98HZkO3r0lYQXDauEJS6KIO0/b3ZuRscxLZzbxgSQoSPhsqi7aPuFuhYTTm3K9dpKPu6iq5",
-	"21JfCi6TIHz/3t0TtyjlJTFLgpnTV1fh+wBW7n1AXgz3vKv9Fb4P8HJEUces5IbFJJCqjWvnVaZqrIgB",
-	"vhlbcWmseBYiaKwu60e15DzLSKkRDI0SYIdr77WGYFkegIWnOqNqCfxwpej+xvlV4Zmbbjbi/YwsMmzo",
-	"6dKGt6wA+blZvCcosS5K7/bDUc+MqOF8JHxpfiHdHezP6VRcI9CAUy+atnLDDHeW/IFQkhT6RTQb6zCn",
-	"7VILHQz6H8PACZZNa9c76HcdDNt/w3/dUvYO+g8v+0eDk28GJ9/Qb1e/GX3ytgntF9rlxVe2zX7nzXrD",
-	"Tm6kcBD6cn2zhEF6rxhJ3BCHAHCenB8E5C7E8euGgRqNwMoGWArNhwV2eJ4VNsTUX8eyDCIC+VXvYK/f",
-	"DY+63fC41zm5wohT/+Xvci6HZuEveJ7q6quPumHvpBsePbr6eLXvYd1SkFCVrBgOWYjWi2IijNyuC6Zk",
-	"aTRBCY6DvSjnkvTaHRQxGAt5RXZWhuGlVXSXb3Z8875KI411g1dF34LmBu0aAblV6lm+juanEiKOGyqL",
-	"E8GzYvJzMPjFfPqn2TGzKZ1/avrKbTx8MlrF8ufKh0MyIJkvP0IVy3lu9GkAiAQx2sjWweA95O+gQrDO",
-	"XJxKXZiThzD1oH6mRoEbzqdCFqylRTY6mChDxE9ZPOW3wmhdMaoZkNEIUUKA7zXPMyizaXqlmW+wUBu+",
-	"MdciRy8/uBnJzuy061VT/pkVMhOW8DRbguaTaiiA42PRea2hZLvaFJhpyvxP8QG0IMODW5xhyFVoWJta",
-	"yEzxpB1WPe6uMq4/cvSmNPWVDicQ4o+jhEiMQtksAgdqb4RPwXjhNWnDNZvcGt5OeW+8MFyk2QtiAypm",
-	"uSrUUGWsZQS4Gc9dMYVKSaGzi/M2xiZgQwz3TUxvRGKpQiSdTSMt2EyZRcSi4QrsCdpQmTlYiYWAek5W",
-	"oTYqLhyjxAjbFmk+knomhgdAK2CfzW0Crbo0m+L6pZpNuEwOZjzXhJuvZ0Ik7VNXuo0uNRYSRotyAZKu",
-	"jZGpHnc0x9IyPnHdNSzmOsOMpaKobZelvVLt1YFIeMFZi0wp/bis1QxGETD+tL39tCCQ9TH8AIQEnQ9I",
-	"MmANrK5OphvFE3bDM3PHc/+ovrI6oA4+Xn38/wMAAP//",
+	"7P0Ld9s2tjcOfxUsPmdWpB5almQ7TeWV9bxukrY+ze1JnMnphH5NWIQkjilAQ1BW1Dbf/b+w9wYIUtTN",
+	"cXqZ6XRWa0kk7tj3/du/BEM1nSkpZKGDwS/BRPBE5PDnWZaphfkjEXqYp7MiVTIYBBcTwaaimKhEs2Ii",
+	"2IwXEzbhOmSiM+6w+PtnFyF7/ertRdwJwiAX/5qnuUiCQZHPRRjo4URMuWm1WM5EMAh0kadyHHz6FGKH",
+	"Z3L5Kk/HqVzt+Sxb8KVm8VdxyLRixYQXjMsl02kh2JQv2Uzpgk3SQm/uWcj5NBh8CL4KLsOGYTzhw4l4",
+	"omSRq2z9IKQ60IXKRTxgXDIu9ULkTI1gSc5en8N4JipLGGdzLfIHmi3EtRmpZlwmTM6n1yLXMBGpIjk0",
+	"nYZMT3guEqZyaGeYpUIWDzRTCxmyGyFmmqVFJ5I7Tc+OcM0slSyELJ4LOS4mzbucwW92UtcqWbJUsuul",
+	"mUPL//b7ZxdMC5nokI1Uzn54dva0vdPmp7IQY5H7A7pYzsQrGIXetPhapqORfw7Yda4WWuSs4DcCTyZt",
+	"CsdPMXVwYHqIWVqYQ9vZcSWhu+aFfKqG+rXK0uFydbxv4W/ccV0sM6HZKFdTVkxSzbTIb9OhYEpmy5BJ",
+	"VUxSOWapzFIpys/wvMi0WExELva9Us8u+Lh5c3WRKzlmQhZpsWQFH9t9zsUsF1rIgpunzb4WrAUXPeOp",
+	"hKmYT+Of09mBoR250FokkVRSMMGHhhbcCvNImptz2z6Fo2HW+5oPb8wJis9HBy+VFAcveDGcxNvO8+qs",
+	"3oh/zYUuzpPmqaUJm8tE5GwxSYcTGG0iCp5mGueYaibyXOVsIXLBMjUei6Sz9xCKfHk2KkTesOtiqKSh",
+	"jootuJm3GKkcloRJ8bFgOQ5/7xvy/v37s3kxMVs25IVYfz2+FTwXebzb4caHm872pzCY8ZxPRUEc4bs0",
+	"a5wwfq9ZKx7BXx9enr14dvn472fP3z2LLV+gn4ZqLot8efn46bPB9yKfcrmM5t1u/yH9PuNjcfn4cJan",
+	"w1SO4/YgkuJW5EuimAze13BpYEVvU50WGonA1Jwnho9jc2yc3grZieQBg9GwVDPObnk2F0x85MMiW1r6",
+	"oAteaJal2mxQMc+lobUhi6MgCmKWymE2T0TSYWfYJXYmdCSZmxuO/XXMFhMhmbkQasTM6MwPt6lYaNP/",
+	"6xAukX1J3ApZXD5+Rm+lBV65YiJM0/Are3ZKs1LFRORM8qlg5u7xnEgdDAkZBc2uBStC/Y/SHDljuwPj",
+	"HSpZpIbnxzgU2pTYNorcRyXCP7vYSDyIWWuW8aGAYWg2nHA5hrFei2IhhGTfC3X+muUiE1wL3T5l8TAt",
+	"ysY1DGkxUZnAsXbYdypnsRY8H06uhBynUsQhDFSrYcqzKymKhcpv4pDFQz6d8XQs4xCp+ryYXsWGfiGV",
+	"jWHBYrPETExnxZL2nXbLLqt/aoBeGfJ16vZEq3k+FJePY/dekuZiWNB7HezWDYWlcAy49LbHMMJysAM4",
+	"iPZImIEXCwXH8oz2C4YiFR2uCdeua+IEg3JKcEjNbH8WudIhgxsCPxuyhlvcgrG045CooC64oUkjEi2g",
+	"U3MwdYEEkqeZaXhqznytZyZS0xYM931aTOhuGYlv082EVszruGgD4gnwSRlqkaS6SOWwMOOdiZwlfBky",
+	"PZ9OjQRkZoQDW+p2SG2E7FrN5ZBkqGSeA48KLVNKc++mcZm4C6RP2cIMvHJR47Aca/kabA8v4BvcIMnm",
+	"8kaam6Vywx0FL0TCDIkLbYOxWSrD2oC5jFQ+dbTw8Uc6ytQ1v/xwffn4Y9wOTXOcjidMt39yYm5Tzoe4",
+	"ukZ8NOv38t1z86zp4t3FdwePSLCBM3fc7zMl3ThgxG/MhYSZzGeGCR31YBWZudiwSSKxxK/DXuMJ4EXo",
+	"y0xGer02sgBPUALhpjPNp7PMnWC3kSDdDHkmEjafDViMjyWxeUoybboG+mEmZkQK0yoM9Cn+VN5BS7WN",
+	"KMdaHu2Zz8Y5T+iWXOdqPp4U5TFUWQKnhUtY6e/Only8vXrz7OLZy4vzVy9jmH3I0ulM5YVI2rAQmRgV",
+	"TM2LgV07kVyZmcY4YJg03pyEL02zwL5RasdVRHoNIzJcxcgCLIYmOpE090TNvTF6i5tq78rhhuT6geFD",
+	"5j6FcFTNu+VCqjyStWGi1CQ+wiOGJRMNDwZByVmDT+aRWaYSYQUAo1gF/5qLfBmEgaFUwSDAlgNfOviv",
+	"XIyCQfB/Dkv18BB/1YdvDackWeBTGIBgGwyCRIjZq+t/imFhvsXfz2SDVEwzueJyaSWF3q9/78cDn6Ev",
+	"JkoTmYLllUt37pB0tbgur59jxkqKdof9HR8x+6yFkWHMkb9esvjX+JTFUfRrjIJAlhYi55n5HrlHFEVR",
+	"7P8QRfEpM6KF0kUk+13buxrZb2vXFmTgDnslkT/am5QaSfoW2lQjN+7QbatZjNjRkyupLGumLwzH5qnU",
+	"Rt3MMjadG36uMpBHpjwzJMdQTSlK4lAjDUgltWKJEprFY8UzI9Z4Kztl1+bU2TVtmdbMY4zDlW1vPHK/",
+	"fvdmr9NmJnyXE4dbu+3cPaHlWn/47ILSCbzo/Xqx4QTap/1zWIiPhiOlY6mMwGx0eC1OkfEb7hFXBRLi",
+	"/djqxHRgNqI8qxpUI+80rCy3aTQYBIfXmRof7rfYdvxfbsVfqmL9YktV7HzTpSck4WWrr2kk3aJ6zcjV",
+	"BU61J3FN91nqXIxEbtSiQbBYLDpjpcaZ6AzVdL9ll6r4Eit+PjLqM2jPzRpwbPT+GIgUG6rZ0rMmGdHy",
+	"1KkaRDfr7Omoe9zxFySIgqNR77o/jIKAJoyGwnLGFZ0+2Kw8v4aD3DRws8chMt+eIW3mcymkCpmAZCwV",
+	"S3jBiUAabngYFypmcp5lnaB5R+Dy+MNKxIjPsyIY9MJgyj+mU6MO97r2f2EwTSV9GTZp469FbufR2J/I",
+	"r1b63LT/prG36c8CG8/VTOTFcp3G/WSuCzVlM3rMihmsFduvrkje/PHZT3VNvP7ILOPy8vEsV6Bt+zfT",
+	"yMzc3CUUc4Y8z1OB9h/X9Y/PfsIH3YVFmTZkXEcyNroKHO2YRHCzPo/t27HTtfGGviUeCfzNMDrD48KK",
+	"8B6zQhnV6YzdiKWTkeMPRkpi8WXMhlwaUflaMCsxsYnIheFn2RKFdMFgt9jZ6/O2OWalEB7JXaXwkHEY",
+	"AVgYWLEAU16+qgis8OPa8sedUlmra16WLm2lN7U2K4eOJ0lqjg3P6FSlAvjilH+01t/+ycmK+cd9oRzd",
+	"aaZGoG58l6tpk2Eo1wXqdfFPP/3008GLFwdPn8astRQ816xntJNvvvnmm3aV2vS7/YcHvd5Bt7fmMps7",
+	"v9G4ZVaeF2aovDBXsMGAZ0Z9oVbH/Jw3DRkMstYaQlJ+45iPumvGXKjPHPFblRfrqI02v+3MaVRePAV7",
+	"hpkxNG0u6Hv0T6yzqpL74oFmqZE6JUsTp/yYtQEWw7MMfB106NlxjZF8TWsz48WkHD01fZUmuy1RKouH",
+	"x8FWCk0Tegt2pQYayrU4SKUWUqdFeiuYnl/jclvxI1FTnspTFv+NZLmrGHVH1A7WsRo0ZFW2Y8tdM6Ml",
+	"q/C3KqH7ScN/N0vI2DtEBwbc6dksS4dg/Tj8eLBYLA7M4hzM80zIoUoE7KEnz4iPYL68Smc6GBgePuK3",
+	"Kk8LIiqfdj06lTF9p/Ipjr26sK+sVWWUiizRaM9EM2EnwKnqmZIap/ktT35Iiw3z+6dWsjadqdAahWEQ",
+	"EIBbXAtwxF1rlc0LwSZFMWvpNnv35rnZJ13wYq6DwXG3u/Nkn+W5ypsm+MIpXP/z9tVLwwgW4EzxPUxg",
+	"3iGZtfU643OdXmfm9sTz+DCe51ncZtNUazhuyDa4jGTT+KGpShMyPgQ+inYnIKMPjz2uhXzD9+UOh0Lr",
+	"A/JqHoCn9aD0szatAr19WPPKwnL8IHiGXsPd98zuQKBugp23gDpq2IN3M9YCexxPlu0OSMWyELnkGW7b",
+	"Hc+TbQS8cyIni6p3gE7u4wCBTVF8nIlhIRI24mk2z8VpxVPFnWuKnFnx/x6Q3+vgPAHm4+2v/9u2DS29",
+	"ZzCyc3nLszT5bi6lyHZfNuh2rDi8oufTKQdDAGe6ELMKY/D0uZKHmDeNNgoCIzRr1krjQRGGSn0I4FqD",
+	"S/FabGrl8lPo7aDhVSiTgY6wAG0PplihA/2+mTwYvKsz8HoAZeOky0awNprxDI5b87CR+H8IeOVtayQq",
+	"W/mc4dLS+MM16wJLbqTbXRb02vbXN2TjESvSqfisQRX8RsjVNQTrF5k6yx3baQlh4fBBdi2MdA1d3HmM",
+	"93BhkZeZ+VAn4Qr1Hg7FrCBl45TFOK2YvGRwjJUURKmgie/p9uxx4XY4r/1uF+/F5rW+SWWy/ri6Rj7n",
+	"YMxIPfapg3W0QOsPNJvxwhBcNEqaZdQFzwtU+A6bR47N0mmuPH7/hzhJ9Szjy7scZnr16j/sUIMq8f9A",
+	"IN7vaFspt9wAMAMRE+FGtxAy4TkjBalhyUEt9Ogch2etyg/aeKnSfc5pGTmzjH+2yXmlJON4YHwu6H6G",
+	"89A8fGr1Q+BiJTI1zy8HzgFp3j21rBBtZRmXSSrHV/hJfEwL+tOaMENWcayHrOpTD5l1Uptf5vlQhCCr",
+	"S5GFbF5Mr+yX5u+pSNL5FP8uXzOfCpHb73HLQxuQFTI1EzkvzCD1UhdiGrJE3KZDHPx4DqPVw1wIeZUL",
+	"EH/BqeuCFEJGjoaQDdNiGaJP93P2D++kv3v2gtP538yfUs2clvoZo8iNRlSjOcoMgswMZOVoGEihGo45",
+	"eiBVzsS/5jwzzB0a+F0JjIsf8oiMGSIt8wpFSQufllwY0UTkqbhngqLmhZUlLVX5IxMUZ1KkLleDrLbR",
+	"k6rgx3VDE+igKvdrZA6Soe9w6D9jahM1z2syK3zFuL4xyo85Dejm59KGKjTPJzW62a2RmT5AE+DDNdop",
+	"NZM3xz18zuDLLis7U4aEuAe2jtjuAVFvM4EQ7YxTJYvJX4TkcwhJaEOmYSlAUlOKZUqOXcST3YstNIcs",
+	"XPvSGrAUVrcAvyv5/8QI1uu5v23C3w6cpnvRTPL8NeNJkgv9Wee6NP9V6CN968ZspT8lGYaSN9MZ1xiw",
+	"xhW58fN0CK0XKk+qA53l6S0fLlnfxcoYzYKeXKM02HZwjEIkRDXsL2yWqwJt4qzlOmjfs1JRHooi50ND",
+	"AK1O0LpeMi6XSor2tgNy36pEGBTpVPysZJ2I0LfuPEh2fvbyDEwGDH5Yf5zLFr0D3fh+yPR8ODFc6dk8",
+	"VzNx+K3IsxSi7d5dPPm3U5B2NevvSWZKryda2pNth+i+b2rFxeAPMEslcmXvCTBvQvdIy8wDjoFD4BGN",
+	"ApZwzYWo9PgB+mE91oqCn3/+OQra/ql1RNN08+T86RvsKwjxrSPzVq/bgX8Oj452fPs/lq79RS12ohZ3",
+	"IBIvILPupSrOULC9qx8D28HesaWqF+zkPuaLaYBlFqAz4kE4b4vLpX3EfJmluqCzmZYxEokazqdCFu1B",
+	"JGOYdAxPalZAIBflaa04tGxy4lbXFQ79hSjydKi/U/l1miTIle+yrq6B6nIeff5yXvgJf5beoLKq00Sw",
+	"+MWzizfnT95enT1//up9DKflpSq+U3N551NCvAi2Z2Qaqs7q+PNn9VLhfbVGZj41MrkfK2An8kIl6SgV",
+	"DdEHL1XBpvQra9WyxyhkJml32EsF6Yg115hNgdt0UOCZTxiatswUTy6Ues7zsbjrwl5AIh342ShxkjQS",
+	"02hlkXv3dHRsL9ADBsOzh8fsx/RbWGAwoHyGh1TgK+v8ozvPAcbxBf2iNhlGC1ncn4+UVg+I+l3XDTlC",
+	"kk6F1KmSeoBRdoNcjA1rtkzzlqcZv84Ew3TP+1pYCnijMD4QFfO5xKU1ayWkS+hamGcMq8SghhZHvhZC",
+	"WDzkB/FyGtVU1goDaJcH70KpF1wuaVX13ZbwQik2NTyFLpa+t9V5bQNMz16f4xxBXo0P+Sw9vO3FmP+q",
+	"jQZ+I5aY8IKPtU9ZLop8adM/IC30APJCY6YxD7R2DL1Htp9Cl2RaHsN3ks+LicrTn8VnnkUz2xuxNFIK",
+	"0Obzp/e2ooYimaZLi3pYpimELBe36gbz3MmQBgacKV/C6YG0o5hCwvzVLzO6PRMcqjTt2jK/f//+oJ4t",
+	"u2mt68m1MKnPOrceN1g9ub70+c09cIB6D7ucS/bMSJ72FJjF1wKi689en1+9Obt4dvX8/MX5RewaZZze",
+	"Za3rea7xlmDkK+QrymX7lHEbaG5lGENzImmIuUgYL9fYUI/S8gudnr27+OHqu7Pz5+/euM4hPqG5ZyEj",
+	"ST9T9wxcM6O5FgnQMeAFcBALRChgc1mkGUmVkJ4tkhXh8jOu6N1vZ3lcsA17EmsyWe9+xIW9LueXuFrv",
+	"pGN1d4wjm3st3ENA2UsiPMsO8+UpR3v0lGcZi7GBmGFUtE0e73e7D7SPRjHL1bWIpGkQk1D0hM+MTsSM",
+	"eMmuecblUOSgsHs5szg5yLSCNZrlamjOxXUmngFSw54Go+12Xj0TmbmYEIG+SPUONt6aJwPCdNmIZ1qE",
+	"rBey7mfZRWzaRNUuQt82hJTp9Gexxl9UtrUy5l43ZP2TkJ10Q9brdv8ovg2Vr9gQNpsL3kk9n2Fa6wuR",
+	"pPwC4orvSWdxhphtwcZVhebkfhUas9/x1iGgPkz67Ksf91sDs8vwGFpKriZKF7DYwUDOsywMrjM1vLnC",
+	"KASIzg7evAvs1+aIma8OeTJN5eFXQRgMc0gSv4JodcgM6PYOuv2LXnfQNf//RxA6S6wdCGSXhYGY8jSD",
+	"iHZr3rxWRvLo1SysODD7FRwhIIouYsMQn9FKpHcYGA3ma98AiV+TZTAY9MMgF2bhUiWvwH86+Kbr2/yC",
+	"iuEtKH+6Qnd5OeHji/5ROeE5WLzri3J00X00OMJnPu0bh/6GAsnXnSGyOnS8lsl6JPJCQ/z62gQZJGgr",
+	"CqrF4HD31IkbaTFhx/2+uQyzSqKNs3E3J1aUJnBIwoOhsbFihSKfvMgZYgLZ6Lxel7WADAyVHKUQiH69",
+	"BPVM3iBMB0jDXtLBCWS0rWT4JLmaXRWTXOiJyhosL3+3Kf5EbDOjKPWPGTrwfZAdzkxbOHoQLEDcO8WQ",
+	"Pojhkcp7hIa3X9JdGOhZeiM2DfjJPM+N7FliExRugPDylhF6z9xpiE1ZU3jY3FHdduCqZ8eRpt1fqRy3",
+	"tBBTvWcD7lQ1JHSZ50mGhgNhThyuJCsUHuDSdDlSSFBPK6faO7We90dmYLij1btWKhMchCAiiE15pGWq",
+	"0Ad6LPQGf9mwF/QFz3O+3OUCvJxnmcV5EDnJH7VzbCgxirFISe9wbJu7qR3Gbf3UFqTe6cpkQ++krK5V",
+	"rTU4h5eNpxu2+IeSZTbROBBwHVvF7GyjcA7VFMNT1pG6k+7AD53ACIhI0sgJQ6X8GRNFv4rBy2D04RnP",
+	"C9aKv+p4XDZud9iz6axYDuAR8zaqgB7B7K2hmN8alv+kFARWCJD9yaa1W0KEkCFSAYzbgJ2/fcWOeg8f",
+	"HvQYz2YTftAHvCWNXpMh16JdW5JIloATXfhKg7KtEsG+F+p5Woh+aYCz8YwcEGIknwK2HABcSdFhbwDG",
+	"BqypkbwRMyNSD4VbFsilbykJZhZg2yEbZpCzibdeF+3VJetuWLLXKCT9smJ5G7ulgkNRWybK/4YYcdDy",
+	"K/HjGgIfELqiVUaCRzI+jEM4BmASmUvDv/yc3vjX2KFV8Qws2kV6K3S4BtQD9yKSTayY9qKyditrc7Rm",
+	"bZ6KTBRIaPdhCuVbhOJmKMJlE/VEe/VK5uQqjaIb7QHDkfDUjHro0wZI26T3Qze4JmLhHA97iFxIPgRB",
+	"9hmtAFEmEXsK1Q4WzbvdI/GYHXe7q/JXqRGuS4V2XHJdDnTJMGqZjgTAlC1PUTGznl8UD4EcAa1DLUt7",
+	"LK5cFaeC/bLSvGCT+ZRLZ6LvBA2HyKpeTYT3h4uL17RIoQOv6gRbuYcdk2u9aTu/y9C1xuXy1SgYfPhl",
+	"9QC649QNe5ervV6uasP0boe9wpDXRZqD3QQdGBVdmdt4WJElbXAqa7bI06IQksXmSgCijjlUgLTTQ4iA",
+	"bnyKMC4gx4P9wxDHVrwU2rxw8QawEuIKihyYF9qN8n4kn4DBUzM9UfMsQbxL7B86xBGcMjMASCPuYhqx",
+	"CwswdG0yO5M8WxbpUDsAwCnSkY8HY3XgrSwsvUvX24Nu7EwMbHx8w1GjBLQmQFGAp5VM5YmAlEl3qzZp",
+	"cjiRt4WYrV63JjpDMSQ4kMZDCQ3+kQkrJgLeJ13FOe+kz1YnbDe6llsr03/NXZi7U6Kr3L6PqpD7HO51",
+	"WtJEr0nnDN0ZClEOAQfDaZlQXmLwtWLo4fERIojih6/jduXw7YUaAFM8x1cfwaP0ob/lbO54LJ+nurij",
+	"BrjHbWpiXEZT2/q6Gd5zeBDYUsF3eeGFea5RX6A2bOfrl+UzleNdVmRXfcbSI17sqzYbFm1O/pWV+Tef",
+	"vu5ehBeiGq7uowt3Kfckz7gkn/a5B2HDmqyfypbdeCH2toRQxjXZJZvI0MgC1Pjqml7FegybwB5dvsED",
+	"QtiNpGmpBWCblHqRltiWAGoJLdwISJEXSOYsHTT6T7vDzq6B/Tt/DMoA2+FhNq3dF79f7nDsQjTqm7qJ",
+	"dmw6FGK273wqKblN54Gykv2030aR2zx3taMIUJudfTWsDmfzRO9Cj4ZK3opcp0pe5eSlLU+Rml9nombh",
+	"bKQceA3MaGrtXWnagM9qNMnVTI1Gd6Bj9Ob9zM0CWTSLtSSa7HIw7kyYG05J4DVXrlRt5iv7EqzZqaYD",
+	"ZhEI9jlVYGFvKnZwJgmtnNbq/O0rdtzvfc3sK2Ctsxh9a6yZnm+idllXHsAs4K3DwA8YOs5RtzqFUaCN",
+	"sGpR2mlkO4v+iLGwmRiaLfjRPOcBJqw6iFdAEybWKubPxZ/5DjNpUjdgyKFFS8Qlru1FWJ6BdWfqiTuA",
+	"+/oubkXOx+IqNz3PxZ6mopflrgJubZlEYUd8CqU0wCRDXYCBFZetgnEIiQwSnrQvNy1pbfhTIyw0bWEi",
+	"humUhsSKhWJJOjZtl5LETKVGzkCIxl6/2znpxo0kZv0NtDeuE2zbaxrolq3cjYNsoquIvr7jdVlPhHel",
+	"vvteuEIVPPvShw2iVOZTW4sBl+SBO3//6YdsI8fcjUsS0fKYJZ27JuZY3fNwheRsp2lfWomvUdA/jzJv",
+	"Bv5HNrzBcblHs5uZ728VRLL+Qj5zPJ8CCVvgk7D6YxsKh5TCmEpEyIpJLgQb8lla8Ay8EiROBIPg///h",
+	"7OAfl78cffqvYAexrDoWgCLs9bsVb9u8yZx4yq6XjDCYWQyBJix21aVoNJFsDefFapttm+5fCner7sh+",
+	"k8NtjdC4fQ2rvYVNoIvV/h8e3wODapYIX1edoGs2vSImQtCjGXKtWgF4TQG9Hl3nh/EpOE4tEPEGB6qt",
+	"rKArLtSVfWjEO63eOFiVdRfsR1oye4mtMOzE08uGdTYv/hZk+k9GnL+gHQhXY1crawkguscwSj+nPQvq",
+	"JggrceBbifsGbyah0K66YO2JA/0VXNFAB8AiSJUIDA2nsnmDSkrUA42BrC2Ego2kHUy7Durait2nH1Ko",
+	"baAyLFoi0Y2IgK8QGGGBZVPNOJgL251IvhBQhgkjbLAUmkuBwOJIQ65F6PJmpgINnDwXWMRCJFgjhNNP",
+	"lLmRahYbiTS2FZ647RXvupKCvL/V7bK0a/OGwFNmO9IiwyjklcUDN/JG6Hxv4cCnXDPMW5rPs4xGujFF",
+	"IC2AHTR4py8sEzi1S+JnCHAqQtEqjQrtDWp4efImXDfgU6MHeeDqUz3QbJTz8RQKMsb/p9PpxOCQhhAn",
+	"siFDvAzkSyG8SP5As9jcwgPTR9w+jaTjEeQwT3I1m0FhOyeW2JonTbu9ZjK+gCYLAaWebkVTRRBwhvv8",
+	"lPq5nhdl+JIgOcDWtcOyX+vGGMm9BzlbW4KiCYHZX95Th/3mctirx3VVMfJc+Af6Jp0dqBmSvAPQx0Tu",
+	"ULjNwdXbyj2kQvsDAklAkREDhD3KTVEjTFcsFBVSiWQr/iUKZhmXUTBgkekuCkIWBZhRe5XC9zCWuN1h",
+	"bxEN/baspnQjZmA9I8ohk0jSomp2LSCaD0lNIT66SxIy4I2YN4ljw9bKo0fRVEddLDcRyRaWItWFfQgy",
+	"yyBbkQSZo64vERLhwlPhZJ1utxviedGRpIZO2bUqJohnlDASL6tSUYed2cRIbNDWgOCSiYMpTzMbuRpJ",
+	"MACQhPQNs2BmpHi39IwPhQ5ZogoAD0m4NlKVjT0rJmIKd5hGAxUzWrlIzDiSdmwGYjPnsfwvdyvVpVxU",
+	"8F61Ml5gppsNoYPgbNMalZZoY+jJi7P/vQK8t7dXr5+9uXp69lPs9hfmTC3Rd2vaMnuBhQqro3p4zGxR",
+	"P9PYIa7ejKe5tg0rKRzNMVyrvNGYIVVSpIH1ijFdpFlm6USLqh2y+Ljbjduu+B+bIsRDJG11Nkpjtqes",
+	"XuMHE/WMPpYYycncCqykQTzKVgBqIhL2V0McTilEqAVM2hz4NtiFqiUjdzEse4aoZpv2A2e2DJm5yWhh",
+	"MXe21+2cmAMGMDYnXbzVVmfEy/7s3Zso+ET1qvFFOYZEFYIL6FLBFxvaeGKPsVeIDwgWLPkRmpWsyGD7",
+	"YmoUyap6yVpW+2x32I9iVrjSqy1ubVY2b3+UKYAKxY7aQPGhFEokwZhmNlNTnWJYiFOPk2w6Jx12jjIO",
+	"4LNG0lLO1WNB5jVcSN96NTBLSKkkNbTSBkb3/vzpxQ8ff3h2/v0PF/EpoyDbbIlyI9AgkLzQYKFZr9Mx",
+	"9Kq7m+G+SXp9ttkhYhjXUOUJBpxB8VQSXo1QbK7tEIXMAVzbwVymRbxqiGhW/J+oTJU8AMleg0K8JWDI",
+	"dLna9o/VpXMksO+R7M0CGQlD2paijiS25OpLaZA7mOm/vVGE8Dx9NuGwjH7c9s4vdQP5ioBZnyqbKSpO",
+	"QkVWvbqDvaqVxQY+ckiWLrAkXSuOgpMoiEHbgF/+5+2rl7axVnxiaPn6lVuNP1wjxa91YZd67n42MngH",
+	"AyX8yse1INDV0wlxGI3uwoyv+UGKj/DD1h2f5eJ2hwdrS4Mjov6pEep03YLdIdQFiVRxVVO6PHNopXxo",
+	"Q9Hysvw1MNTUXGOBmQxezV84nAOvHvTdYmewzFgleIZtip3x6sLeNUQmDJon/hpumJJWpMbBpIWYumrx",
+	"CKgNfla/Ft1uyT9m3zdsi5/w3BCshRVgN27XyvaECEGOUKhqtAqvO6jW463X880FTwzp6HZ6hjxgLXDU",
+	"BXPBhC7SKZj9XM1fLNiXFm5nbCqT914kgelbdjvM5jq9FS+s8xBXb1MMxxZPY6G2by2kL97fzoIn6S5u",
+	"q8plDf1Sgdikf2hCW+ysUI304tVMyLPX508JRq2R/dMz7KjTdXhrq6QzlSPlncKyCzUTks/SRuI548VE",
+	"N7xVm7FtIsRe7HtNE3J1EP0ajSfdOoOAuFxw3kOlbog1BKNgrxv2T8KTbtjrdi+btq1iLarw75qgs914",
+	"BZirv6wRkHbhmKsSgG8SxGQXjgXz1WiUDlOeWcsOa+mJykHP0iGmDHDNYqN4H84ynkpS+dJCRxJEQw1Y",
+	"Ly1ARca34N4ikpduW+HoFC2PWPabxT+kRbzGDBnJuh2SMGXQrzVBUQRGiUqC7fq0JgTbhAd8GKo4E+no",
+	"QL+xldapbrP9eMpiIcd8LKbWCCuxVr0f1wMquowk6git1KgfBWDBOKpnWM21MKMDa4kZLFEus/KxLeWr",
+	"k5jgC5FynJLXRCpmDnjZVqqtRbXt55q4pDwbqGOLzaNLCT0w/xWDOcv0geqz6doIph22q4UX7CzQI9l4",
+	"DTW/jTudTruWeGI2HAfaYfEsPoTilBrTU0j7fqDZcMX8hFV4/ys+jEkNi0s1zFdSCaLNnCHz9TwTmor5",
+	"Uj9mWW0TZpSzGPJCeaYVQmCDvEpl+awZBkJngWDA7cDy73iJnIgPCx/JyvnA2fjTKE3fK3rgGnwGqvH3",
+	"ep4PJxzQUkpLAWIy+OEkpEsaVXJVkQyDeZ4Fg2BSFDM9ODz0OjocTsTwRs2BIkosrXx36/qnOqn/r92t",
+	"4Y4evaFpGZK11aK9uYZkSYNYjMscg8OSoIzBpDZU0yk/KKu3g6ijRvSMBrEkkpPU2Y9dwQLIGSFwbUOl",
+	"QgzDsTjwkCysRiyexztqeiXq8tZHm5L4Rua+188himDTNMtSguPyZTCwW+EbYK9wpn2dyqFA4RmEGSXF",
+	"KdStZUddNk3lvLBGOzDcl1+GjDMpxuCjBTeWZ0TnOpKltrdmjqWk1eSq6K3xUzS6JyZcTw6uuRYJy9W8",
+	"SOW4fcpqbglnrt04KI+rp2t9Df5p83wTcXtPJ0QkyQtxNz/I9hdk86WxRBW4hzcXYMTtpkgE1oITj4av",
+	"Uzb0bTORJOMMzGJVGV4XbTvbxSvhjQ4JfBsItKX/9GUn2MPTsbaBHSyz/njs957Bw9AZ1FdGANQsxY5W",
+	"2tIyvI9J90vSW53sTngmasFGPGeJWniUxac+E4iTFtIQjZnIh0IWfCwi2e10et2uL9HUPYV7kJH53dxv",
+	"/p5CFdXSH9cYyAgstuE8L9aE+4Nlly3SpJiQVH29JAnDWhFPmZX6JiIdTwoWr9iDwaa61JEE18BuNKzJ",
+	"qrtyGnZwDQwqdt5VOZKEMjDAgEBmmKE1H8eGzsXwAklnYAZGn/KKvZi8L9SNjWhdI/RF0kl6uCDrwlpX",
+	"0sndoVnZx8tm62S4OU2hFgyH0bDP3r2JO7tlVr22WFn1trtsNr/O0iGgeEAVA75ENFML7oeKgwayDZBb",
+	"hS1MD0LtQkLBtnQswb3cDiPZL5H8W94zICRRiTVUIiCjjqrzlzm19mUya5fZ+GF/VTs2q2meOLjlOaG5",
+	"fAhew5QCmjaY1l5b8LBLi0p7V2SHEtUBKkSAqZdwd/uxxXtVI3bc7VrnKnAEdzHA7k1VfBqBH+4Iq1CH",
+	"F4KmmuwVMP27JCdutse+NyQGFUpIHMTKDmHN8lpMxJJZf6eQ6xITO7uYR9PpTOWFvkolYMola8YU0+8d",
+	"ej4G+y5wA/xGJGBkxGFVqLIvHFFnC55L038TiUaHrn1kI4DHVqRixP9/T72tAHl8uyT3sZnMklR4MAum",
+	"kk5lrhasZUkc+ZrB3NpuBPVYa7kFsGkyxIbbDbGnvu2VLK7OBFs1uKKBNWgyo66aS9OpuMr4tcj0tn32",
+	"Ho3JjgPeAYcBHtIKXc+HN8LJ+jnWew/3AFeBnuC9q1wZLtKkRuZzYZ1jcf94EmNYRSEOYFBo9DbqE7UA",
+	"xf4KxRYTlQkErms+kZQXoBbbF8Q9GeMGwgUlp8WMj1MJSJOVndhgGV5LUfJ0+HfrZGwovZGnwwfE20+N",
+	"dgd7C4wBs1KqZxVtiBQYVKbhlcF72w/NDtesFFqr83hfXvM9GMT7yRKCEXH8DReyIUxeJU1RZ1LZ/I4r",
+	"iJm+AutZKsdk01RXOpXjzGWBXFn5Ia5xG7S9ATZLEw31yNnn8xyYS9nmWuZD8OR7Lq5vaEZv0tnrc3bb",
+	"Rx9rB8IG6TaCZZWQc+OEm0WBqxey+OsEPjyC/xx1EwDa+aYHH6Guofnj4VSZ//T6+N+l4Ln5L4fYMJVj",
+	"qhK4lOKynGb5kxHXHj3s9iLp7rlmrfX3u+2s0BkVDIw/YA1alYc+2fqAUU6Xl3EkWzYmL1uSIfaXKBhy",
+	"La60edxo8VEwQJjjT0avjT9EAZdJFPwaBSqPgpB9ICfc5aU5VZE0T0hVmJ/wl0soTwFVcFwQA0uEmDXJ",
+	"w+XyN93/XGRoy0GC17Iu/3Z1PX3aCNhyGIqHpRnKWhT7YWDRNCsv2T+aqHrtM5HRfbGLUGDwBujT7io3",
+	"20bc679/agTlAg6/eWVKfJje6jwB3OHqetm4Tjsww9rnkrHsuXKuZnxDitRopEXjb01LQgUZNpp2H2iy",
+	"0G4nb7a5cq1D/9BvIHd3SmLYJcmilOU/hcG/bM3h5k5QiV9dCAxRAZXYXM6wSkjBRHBLaKl0TfF2NkqR",
+	"udDzrNgdrsUu0DwrtkK12LZd7ghOeNO6gy92T8iNu9EY7/rV/L5yFTkFBv5AW6m8IjLb+LqQYa4ShaaE",
+	"5MKqZIOSxaOWERobSdOXbmLnfCJBqox3yNXigY6kFb0mYBID1uniI1uxWe5OTbmJmTY602KyJEV99+32",
+	"JcVte+5tR7nGG3b8LonRZzXJsyZBoU5vrgfa39HuY7MDvTBSP8ozkpjqlhZMz6eataRi4iNWuqSNBcfm",
+	"bJalImmHXgo0xpfq0+pOLSG0KJK13Wm21O2aiVmxK9kZwMAfVPK7nZcxePf2aZMYmakmGfKislqjeZaF",
+	"bJyr+Qzxv4uJmmtOBYfKLv6rF/aPjsOTh193Hn3TCB85UXmxsTfKcoeSFYhKazPNzX35MWQvQvatuQwX",
+	"9a47/RfBptjJdV2GqMw27GNnRTGpmgD/qZXsvCSVpXb6sVvPOGgnTyvedBHeCJ4Z+rwn3bPRB3p99ibW",
+	"RAWPpRee5LvsVJYIXaAJJ/SuR0GPwBs7gt11N4PdHXV9aeaou0qRczFsjC+6cLjwJy7mQq+dkhQLN6Wd",
+	"MSLfQNd23aoD75+sDtWHFKgO9qnNTnA2Fgx5hzQDIkEw5hPnTW3p+XRq9AyKsmBSJUK3G7X7PQB+PLCC",
+	"8qy4Vd50Er9gEqc77Dsncta2Zr8hkfm6USDAYhsNRDY+f/tq8BKCkGwYOz3rOSZCFkdBFMRI770yRqvO",
+	"fXGbDte4PNfmiJGbe8aLSeiAP9JCk/CHTTR2t2NaiQ1ScEGKFO2Ek7LuSpsFb8Mq0kKLbNSMEYxBBld8",
+	"3BAn+R50ZxuHADEGleyyzz3rFMjo5l7ubujOgNuJ6libz5wWxW+Gu4D1BHZTekJmBpt4RQ5Ya8g1+t7Q",
+	"7844GC6MJJMoCDOYQoZ+vWJHv3v8aOcY5iqUYWG4ZSYKEVbsKayFdo1CxacuTg4f1GRSSzhas0sWjnVa",
+	"jg66vTrYe8PgmmJwHXvYYWRmcvG6ARxtHcCK+Qx3bu0R+u1KcuyyawQ04supblPYfGbWzmwdW3Dd5M65",
+	"P9Sy3KwNVOn5pdoL6KnBXfad5oYOzPLSFAqzBypTXfAac12LeLkC2lJGSnuzuHtpize2DNJTqIK0Iktw",
+	"zK11aJ7lxEq/HcXYHvVpC7Heqk0Xjr87e3Lx9urNs4tnLy/OX72MI9nitoQvJemsFnFon7IuJV5C6QOu",
+	"MbCWNzQIaqXD5ECCffTwYXebZEiq3zPLg/fBcFuDT3UBEap6PoUCsr8lVFUT3k0zMozeiD+Gj1Rx4jwY",
+	"L2DWvp73WZhnFRDDLchnzbBYnprj8LBoc5qPO8zkS8OmVE7Wnwc+5a3Ki6eQ0evSPSk3AfYuaDIFJvZ5",
+	"V6yQAvZPGYTLXeeC35hrC1ogRLjCdS3jNGzbXA8bcW7eFry4yx0d2iu6wxHVw1xl2VUiZsVknWvUnMvH",
+	"mAtQJohNBZdhqTe5/DBeULoCw6YZNE0BuqnG3NzQaccWAyIRYiYw5rUamOaHhz3QFJTlovwoUwFzChAF",
+	"VCZeBZEyNL/D3nupVN7IrbPQn0IkMQfNK/ayBmx2S9xXGHw8UFNzdWbFkrbLujSUvGpWQrasuosdtjK9",
+	"H1ngb0EZHEiQCzbG7cFK4KBuux2itCkP2BCzD2yv4Ik3q4eRymXqqp7b/dTV/WE7b08kd9sfnF9asBZ9",
+	"SeEofjI7MWKqgFTOF7lSefhsGqIU7Z1C+dZsqbN6babezkq1llKbW/+lyXRJWf5ENLrgxUsKYG6ACyOT",
+	"i/2rhLnNuExSObYJd+Jj6pLvPJ1VC54PJ1dCjlMJaqoapjy7kqJYqPzGbBifzng6lvDbPAdddjjhUH8g",
+	"9Cpz0oepSNL5lD5475qPhcjdL1TG1FeV0ZtthqyXuhBTX3vOuBzPqXTPCkwBAGIWqcQGSy18mBZLD++X",
+	"zs1yLc/R38ElvEPAn0tUHUGaOi8wzAnNytYHb+O/l2VWB1Z/G3mBlIZfRvJ6XnjpYSGLaZfJlwOfYirO",
+	"ZNMdao2wXBTzXEIMIXsLtNCI0jjSDy/PXjy7fAyYKTFrGSb0Cg4cpQ/EuBKxV5kIPDkTtcBOCUmvycXv",
+	"2b8a6m6SbRIIrg30HPFpioUStyDseadxXevWvGQfZK3YP4kQKF/am27dSzZQfvsI6OxvHQA+x1rxq3zM",
+	"ZTpkb+Gqmd18zdOEvYWbZj4+m/IU/kBRLA5Zp9Np7zYaqp7dOBRQ0nAwaUGMFCNKbIT7dMZzoVkrfvd2",
+	"8FIs2E8qvwnZy5/iHXt3126HIdhnB5RDnQjLteJB7I/l2bsBFuPdeRRrjKoNY4Ant47g6bPB9yKfcrnc",
+	"cQilvXXLCG5SmUDCF7ywU9trwD3/XpcKoH1KB11BPGk89uW7O5/+kotsHFAmRoU3a5vMvLX5ZsXRbxmh",
+	"jwubPwYg1fbKxT6Ma8xa4G2DKEIOEF4I1SAV5eI2V2pyIKFSAUQPgY5aRLIR5ckC/igGrFOuQiTpR0/q",
+	"TgsnUE55vmQ8STSLa/DN8U7oojWGvnn5OQaRyT2X33HZda1be4B9cKdWV/j6ds7gXmH4yj4sYuPykGPM",
+	"38/9lmi9q2Plrlf8HpX7twKitbXbHbCZVhaRsn7Kd3brqSIQbp8lPs/w+SYqA4/uTGBq8ucO/cMLjF64",
+	"jwGANLtLx+ZB1oq/V2qcQVXGl2KhM2FIg/lUKc77mftfkaYbsn+8VHzIRHfyDmuNITm2pHfFQrV375Pk",
+	"9LWnDUBy0N7/7s1zNoGsIEOLvbfjz5W5PMXibgPBl+9lHFvOx+Zx4Mv3Mg5Qpu42CvPqZ47h0xpFlVQo",
+	"iNvaFx0LX4JwbNRSrowAFrpPUhWk/9AX5njxVOp4m54VSatoxd4g4wG5L/pdiwxZZuZfL1n8awxlG7HU",
+	"fhxFvxJQR5YWIucZ4IVjwF0URVHs/xJFcVhRzxorMG9RnyqOwf5xd4s+tMvjpC7s8qgv2+/0vJPCd3i6",
+	"FJh3eNhJwLs86wuoOzxfF6p2e8VJSTs83iT+7PDaHgPyZZIdHm+UJXZ5ry4Z7PLOCjvf+lIjaUH5ed9I",
+	"HEA2cFV+agFrK5Z2XysyBFN5KOlAd6RCSb8SLdicmrZPzbl1hnAy1Rit5NK3hZMK5EzDKkc86wbngf0d",
+	"dBOHg4jZFRZh1gaPWPuzFwjZ6rrQ0lxALKpnLr5z0aSmIhVQJr9FrkjsqCgD79o7+h0r8Ym7OIHWpTO+",
+	"/wt9DiIOxUJfzUSO5Uw3BX3OBAkRYS0+uesiyUppd4dMTnj4KpnnvFnZeSG4RaayDyGr9mK+9g7w2hRj",
+	"SdWj3YZaP17ClyGrB1Mm5O/c4QjiqqwV5KCSiQVl99JP9wXn8wIzqcdqhGZ9q8MK8VzZD3edL9cT652y",
+	"x2vnCYtNNIE/enQIdK+pAOuMEd80XzZBpm5PRP/To39uYJVfMJ7WMuMdHWD+cdg5SukinYp/KCleNuIy",
+	"n0l2fvbyDF2yPxuOhTBCMdqND78VeZZKozqc6ZQf/siLyZTLZG6+eXfxJG7Gr4skVBuSLDbtmmbjDnuK",
+	"ARGDeozTxT/iDnslGZdsPjO7g4dELHA8Fr4rV1M8F3CRQ6yLF1ozoj0khbAhQhA7NgGcrKS89j9T3caR",
+	"yi1SUxlLWJ3i3ujUZqUREvcuIRc1EWtPmSBplH4uJoKy7gHVfaLm+QOihGYR3l08Ya0YIih7vYP+0UXv",
+	"eNDtDrrdfwAwE94573eCiY4kZO6WP8Xt+kqW7wRrBPI/iXCRalrAB/pPIWbUef1ncO29WO6+XDTxmOEG",
+	"ZrqRda6jdngHv3QARP22/3nCIN6jm2bfsM0sUwuRXE2ULgj7p4ncuJ9REZnyJQPIf3M7UCUyAm6WSsNk",
+	"voqBe8yAoHPNUhnJ+KuOb+49ZZxlggOuZ7xYLDpxCcBHkfGn2BUC0jpmBCkSQyxjIRVEEXXYy3mWDWqP",
+	"lw/WqZg3jkhWhrVLQPV1poY3V2jMSZuW64n9yReRlBWMGA16APgGR72HDw96jGezCT/og8cVfEg2ZBWW",
+	"NpLe2r55F7dxwkiJwFFnyJkZ1gqeafDmXSSfvNx9XgBT1azH2PmgJuquc0jxsaEXSdWuz5XcgaiGl1U4",
+	"KM61eoBCcjAmjI95KgmeG0Dg1ubcRHLnFTnkyTSVh19F8nCWwyh+PUxyPioOv9plmYZQOiXZK1C+RBJd",
+	"vVjStJClWiR4YtEOm7Pz17bYUHPY8pSn2TaS8g+Rq1dSoNUP0BeurlWh7/Ba2gTaeIbjQ1xg9uT86Rvk",
+	"0Jq1zl/fHuMsbh+24VJTHF51q3cCXrRjgEibhmH8v2pxCFf5B0kBHOhqr6csjubdbv9hzHgG1hxXXQbV",
+	"Y4RC2WVsI36rciK6n1Gz1qK1NeVoCQdsTXBw4FIsTulW2C8hBwyhsI2SjbFN62C4ZiWS3UZQSnoMGBIl",
+	"RVwl67MiWiidWySx9tr0CNZCl4GzqWFgAYSAzqUUGSTT86TtVR9Ds0GaEfCZLWEIMZw2btRyAi81ohbw",
+	"6bInWis5EyGgzaEu6mrU1kXgb7o7lQgg9aj5ytc0M6SqRt6UCc9xAGYlANSmtoQYvTakZHAj0lYVOrKc",
+	"VdUwNpeZ0AjlswCMTyPNgjrFGSXTg0iMpWAiaZW0kDw7nq5Wqn5gN4iZknUCWxlRY96Q30Ljkfc1TFYo",
+	"dQMpj/xGaCZGIzE0eo8duT+4qh7p65uhCz5ZVSnRHmWVBmq2WcUszNg8PfOph3hnLRi64AAEYoHwPGbt",
+	"2sFLil0lDZYMy0q2EiBUrfdhR00ZVMSgSsLgkSTLa2o8ZIUuV5mFRxq961Df+wo7rUxmVc6qSihhg+C6",
+	"QqU2SMlfWo2wwvifTn34gmYxtya72rjohbeFysWXSfxlrdie07jkW6vG0kYtadNcz/CFH9zzzZrDpia+",
+	"NY87ZaJBRN/6MkjtmwTQs3Uyp1HP3r15DlY/v2pEKa025i1vsaQ5oXU3TGwnh0K1FEq7WqkI07P7pqtJ",
+	"8RKhDxcSquHORJ6qJB3aQp65mKm86DSJxp8xuN7q4JxWi0x7mPNFBiKPLVwBrF7wBFg0xTbozlbh+5UU",
+	"Rro+PjQitt02s4mlHF4Rsyte5W63ewdB23RZq8SGR6cUrIEBA6Qi6qtO0F4rYu8wrvXS8UtAx0XeSqzL",
+	"HNn+aVlZFcpe5mMl+ymUppl02DOo2zmF6rVSORm6w86MZkoCdelmsQ0DEnHPK9t6PS8s1BNKJWwuizSr",
+	"jGQlcrXXf9RYY84J5DvixVvRvHI3GgX1zVmZfq5zTXLdZiZz7ocVgo7kZgNJfwec/ovRdKou8m9M0X8f",
+	"/f9ORGSHl3w1etPIvsv4FopwBhJ/CZ2+ng60LSHIxVTdEvewL1rNJwVFFM9X67jfb5vvM+FdcYhwxxob",
+	"OrzLfb+zAv7b3OuVG2xPR5ls1w17l42eAS2G8zwtlm9N4+QOEzwX+dm8Kaf4TAIW7Y1YsilPBEQYcsmz",
+	"ZZEONZtrozGBuoDoveVP5g36pQP5b6a7YECdlSrQpChmwadPn0JX9A4CJIdFWb8tOHOtGhJS8FQK8GNU",
+	"azaN02Iyv4aSTW4YB6R1l9+sAo7Thh6gEmplFfdCh11MhAXC78VGAQU8BM1GypAfPKOTWTnI255Zs5Bp",
+	"FUnxEWCuxmyYpRAmBBAVC5XfpHJ8Shm3lbcXYChRmvR/s/rA3vJ0aJh7C3NxzTaHkYxtwUKMMQUNOgUk",
+	"6hTUNgQJJ5g/c1c6kYQSdCW2vzclJj4auRI7ttUJAe5es/gManSnP4NDaMC+hX1kRpY4Gp69Pr/68dlP",
+	"8AEyQ8zD5rAPKchFM6iiJRJU9QeMs2ueeDKLtSJj5XM34m4vBEHtuG9uMaErs2uV2JJhMeAMYjeHHw8W",
+	"i8WBUbgP5nkm5FAlIolPWU76E77yP29fvewwXANd8GKuoVC2V9bAls1wC2THQ2kKFJEWQ6WFGEomnLIY",
+	"6hLomLWQCx7garCp0BrqTADhmlGwiJIM/fbZsuNVWWj5UNAo1529Pm+TnYVKsEGJBn9joa4gdl8FeDSC",
+	"LpYnh1+x+Hin04mCTzFrxWW5iLhtjjkvPLl9oVz7WFSPApaGXEKqJmYY2bQNe1oi6YRrCBkpd/LYlief",
+	"imKiEvu2e5zq3drHTyjrRbIYuHwcSSORo3iLleeUptAUTTVRXkDLL1VBckHsdr6Nt3gieFZMvCuM/UGw",
+	"Q5ozPeVZxuIf4KmYaj6edI+czBKCVTNTPGHXHDAYIRwaz1JZIaM8OEYcBVsWLQ8uIebs04bZtlnLxjYe",
+	"d48hJ1cuI0qRgJXyD2XZ8lBlGSJbPNDtkLBQNIuf8OFEHDxRsshVNmBSHQDbjQGvc2h+tKZXDmT8gcNj",
+	"xVqV8f/Cy0IWBxfLmTh4BeRSm5a0TEcjuOXIALQQGBJA2ANqIS0ZRVUKLKQDxmk21F2aVE+HrUSfpTcC",
+	"CgYSVhxLyRqXpUNBVhDLGL5//fzgqNM9ML2vMITFYtEZy3lH5eNDelcf8vEsM690JsU0Qy5cZFUmc/b6",
+	"PAgDCnY1CmOn2+lWqq8GpoGjwKu5CrtiQ74/hQGdgMNEDXX1G2qks+RTEBbHoiFG8a3IUfxJtSsZ68rF",
+	"spdAkaUytLJT5qAreZ4Eg+B7UdAriL2EpM/00e92LYOl2HSfetoBeYUXXR3a+1gjrNZvRJptAk+9kC6I",
+	"B6s2+5WFMf0f979Z17xbi8MLpV5wadH6QSY4wbXZ/N65LEQueYYldnxxKhh8uAwDbSO+gwvLu/1hh0HB",
+	"x1DIB6yCl5/CwNC0NeirSE6+f3bBxumtoeOWR5prb2jTtoPwg+DJ5pPQEFMANNahlDghoBX71GDA6gcn",
+	"Dpl7AsXsuB0Cpi+MFO4vtW06rj66buHphUN6mh6G00DbXJuAUmzK5RLKkJmNNay/MKQZnArxG/PhALws",
+	"sYu3ZS9pjNURes9uGx48ik/C2E6aFvdMsrkUH2diaMSyEU+zeU7GmUQUPM1QOMnUeCwSS+v/94CO6MF5",
+	"Eq8bqf/Q9qHCk+eJGemexxfwfLDXlYPs0Tcg9oe/EAO4SpNPa6ncRRmxpUbgCvNQQ+vhyVVnHPq90N1F",
+	"cHyRBFaq01tB4avkJSo9b87B1+7YRDLIjcoFzyjnaSq4NOKFZT4qjyRmPnbYRSp0HT+KkKOulw7SYigg",
+	"OQfPfPVGPk91AblcQBatcxwMS5sQLdOkw84MH/TTwe2iZMBMPU5aAW382uhVwQCIcFkyt9ycwLcSoT+r",
+	"pNHrI9p6TbplYxE/u6Gd7dAgKDFa11/Lh6VsG7kWFjiMJBU9woiw0zIdxDphKS2uRWEGlYxmHTp7LgFW",
+	"RLIcDB3GeS1sfibg1MFYUf2Cnw4ycSsyG8WLczA6mZ+dhSm1lN1lPrjilyGLK7lJ8EUl8QgaczmxIYtp",
+	"5Ai1weJhWizjtrtBcij8jAaKkbTO1UlanJI31KxgebjQ4YnXTFHseH2DUNbGWDPrWYVEArulkUSPuVtr",
+	"qJoLphwAG0DBz/Ro1psSSs1BRgWYUxzCkFP4mtnuKc9vMHgEg52LAZYA91JSsZ5w2SLVFzaLHLOCj+kz",
+	"VkTEkRkqpnThmCkGuoVQu64QksITImmLHCMVwPY10zORIfZ9K07HdHpTqQs+zvkUouhQLT2331WTqC0t",
+	"sXklLCbEFVgMwMYiBJbrJcMUbVYKXccAvQaGZftcJAF2fi/AlrNzdqZ1qgsuoWZcDcElktUl9nORQy8X",
+	"l2pSehnTrla54Q6VcPFIvnvznEGcgxEmmhNLT4EF2MriXFq/kOdI+caq6GYhAaUy1Sxu5SIxTSTt2KhA",
+	"dEDJAwH69imrAupg6fdq/rl/2Yy6aM6zTj/SsTdTsy27uIb5bJzzhFA6rnM1H08KDGWBEIzY5vTGoN1S",
+	"XWmXMIwo8n6RXSrWi69Av5SPSz1HUll81klaVNEvzf3GYnkrw/QxULlmNsvEKnyRNJNrxZXsEyBHGAwe",
+	"2yIOqrTTUJRQPc6EoLqA5WANE8dz4D+buM02CDRr/twEwOcWD5Rp0EkXCGkyqCdPeFYxSJ9w7xq51aya",
+	"Ye5rdomCSHEnCwW7Wxa/hYgUKh3SsBAO0cuffD1zfaPXdnUNvrOJO1U05yb85h4CSDeNjOI/dhAI1mX2",
+	"1Mf1nDcNC216FsUITlvzSI/WjZRwhe9tnE+4FgepdPXFmJ5f49PmCFBhv/hvRPOukNJR3nxnzRiRu2/c",
+	"5a3jQpg2kSVWWIhZptSNEW1P8XhTgeDNg7i6rp62EjDVIhxajD78fNk4tMb2VV6sbx1xE8vW7edNvTSR",
+	"gVJWPnyr8iLY4bnXIn9tiNEuj+74HAHt7dIiXfHd38Anz+Ry94dfqmL3h58Q6gQ4p/cwCv1TY3IL3c1K",
+	"lqL521cZS/GvjnIKnIjAyVCj42wpeB4ym2/kF6KBsKUPDhn36LjXdT8HMGX65WHf+0GKhe4sh2p6nUpe",
+	"qBxyB8xsXWwXSCJkHxwcHmZqyDMjCw4edR91q+rr1/8X+ImdD0ZMmFk8Lokoflko/KrXPziir3B9/nby",
+	"LaFL/O3k6eOnz/52dEYrgE8ZVvm4ByiRf8RRSfGxCAZynmVhMMvFLf7tBb5R/RvCoOiF9eTVar0C/K6H",
+	"sy3fse6rYHDS9ZLPup3uCWLZ96lgYDDog8HCueWrBw++RiBLSJjbdJ56/qk5nOXpEB3A7oFvHnm/f+4R",
+	"MiPbYaOA2X3uwfiMvu6w3bvs6OoWftpH5IOI0Abr7ysCuXDMuXTNpTkpxGgN7va2W3XfSU6+TZHgS8fb",
+	"X3qpiu/UXOIL/f4utmPwyoL5Bxxvv4e12l2at9YuQ7eG7AGeZQ/tVFtMe4eUGnD4C/6x0dz3g1qgedbP",
+	"AYWkItBxdCFmlm9ga7sZ/6B0YBw2AaJA0hLlyKO+ws6sNgRda+y1h8oi4Y2Z1yfgU7WoivgQgS2G5NMS",
+	"M3bz3/hmSBZmaBQAAOHXkHGWcfOD0dY8MJNI4iAq7d/8t+1hsFpX0SKvT8A6Uxb3IpOUNKNNzX5ngt+K",
+	"pMMIioEK2/xTpXJgzSwqf6BpXARGUcZDyiKVcwHKN8+zVOSAOtmJ5IEzCekYx5esFPBqkaGsGVui3bBD",
+	"kWTuEGCigJidsliYmaRyfOW6JBOUGtFehCyGeP2rhkd5lpl2fdQLB3KA+SyUxjxN5Vxjy6cwwyRXMzUa",
+	"0QShJ9RSbKaM8t5Kcd8eaNbqgl8YR9YOXTsIlGnGAqdxDdxNpRscRx1rsxyPP5CG9txBbfW61UGZUdTb",
+	"vTI/xo3jWGmgw0rsIY2WWkiDZBY2JWRdr6TjQs2zhCXpbYpBQ91OJL9DWtFsSvFtFNYT3MKUDBIL2mH5",
+	"tAOqcIZHtdBl+ZfK1TFXZsCw1CeRK8qTQctOSvnjqY+KgdTllNVgMGwKJcB4NFn4vxcFTnPVwr9NsTHE",
+	"lUIxz5NgjS4IbVuXgCOTI2fMKsOXmv0B/UZ/gCPe9+sO2DLjN+ZCfmfEiF0fvlD3q6f9dlrX/jrjZ+lp",
+	"fvrHCoUMBv1u1+3923Qs5zMQARvpaTDoPTKPGzqgSY6uIYFBnY0m2kI/ETnERAGPNMIXiJ6M0EHMieM+",
+	"PkK/20XpvN7tydpeT7xOe1+vdPvoxPXrpl/2d9T9dOlJvj7N8PE2usHuwizSBLjiLplnTVSDu+Jknf1L",
+	"jt0kx56trJe1L2Dp8lKeJe6zVaKFtNe1MiyGepUA3mVyC9mZa+PYyXMdRlKr3AJ4loKM6RqdySFmOVax",
+	"wge7SWUNcrHFI2+VCLtpXkqVhqtb0dSDnaYCWD6MeOV9AsKbYGB3pWiWGS/KIJbx+z7VJmkRBSFskqbm",
+	"ast4tW1tr+vkJm81G8QlnmUr61QFGzRD3gdlEMexSynzga3lrGztNe4qltUL+qCYTNXNClf9zLl+CNSr",
+	"fB2dtrzANuy6NhRNMy1DVjGoYOuLwbUmPLs1x2HBl3iEfxa5ap+yuNvpdmMP5SFJk1PTKtROrE0RI3xd",
+	"XTb2pqzYhuIL/ZQKbaMc6KiKZMC0gIWIs1QXtv57J5LfY576ZqESB4jlTbRiHFISYFzkPp9xXbg7otRp",
+	"JOG2VnAAKU/eK1u01gGIFaNzAESK5GotQNN4yNLpDO495tRD/QE1L3D7SGCt+OSwnglMD3IhYJCrQG8N",
+	"OG/WzbImKMWs4RN3efR9CK+/k/D3u9r9/wPkyQ+/BDVKZs2GK/LZcadfIqj2GkSum1SaA2hLHVWopm3V",
+	"E0P7Zta7dt7r9MrOj9eLmTQGrzbVlmEc3dkgjKLF/y1ts70Gg33v4Kh7dzvwXbv4rcy/u8rLVXq0ixkY",
+	"0UoqVmBHzv4SoTeJ0B7dr9iCXW2ZNQI18N2t4nQ1w3NtGOiNWK6JiUkFSSxV1JUmE6gTiBDBsiZko4jj",
+	"Ungmab1+bFpClED0l5C3IlMzETKSzm1smFevzPyiWQvr3vsSu4dXE1KJ0aWZZbvD4hYIO20Xb0jRJlBu",
+	"k6C1jrpdQoV0+4F1hjGRpQwiMiIXpEzlIpIgGsGxinGi1bAYuvT06fGPz34yAkGZ37vdMtcQPWReGrBV",
+	"YSmSIC35gg1rNQk1mG9CKFVw1ghAEhDtroW1/0WSXndhSeukGS9j+Q8syOwTgUIn5DeKQfkr0OMvgW+d",
+	"47xaghglhmqBXBKYyIE+ywDezDVyfLJ/G8iT7+6J95jQl5W+PqefP5oItqv/HTj3Bq5quO5fAthGAawW",
+	"XWploZLzr5HAdnPR54JnADu2Tv7axYhIBqpJWjgRyYgqJ+ANLYQuw66vl1S9iLncVDlmUiWi0dYnAV61",
+	"BZY5raSPZ+ocwwtFj0350tkQWbFIh6INlRJVIh44CL4SbLLXdVW30QhiWoVxj7K5nqBX2wmS8YAddRk5",
+	"sHToEE7J0kilE4gZQytH3XL6KkuEadiQpRBdvvTUtcB0ZUHWrYJeOqVIbhw9DiYXQyEL2gV4u39SHURj",
+	"51Isys49OReCGBheVcgh9lMIfbDW0AIzVbNlWMsrt4XlJ3Nrj3SgToBy2UajlWnFhipQnJlLuEGEAiwh",
+	"GsmX6ENltjhCaS6rzAwBrvBRCM0wzwK+ZKbkWOSY+V3w60wQ7Hf87uXzV99//+xpPGBSsWs+vJnPzLhz",
+	"AdwOEgwQcLLdYU9QAoejhj59yru0FC2StVOsH+DpEdpiMcTfPX/39oer85cXz978/ex5s1z6vSje2Iv4",
+	"uULpvbkGPXT4D92wG/ZC8+8+/Lv+z5H7q+d92w974TGMZwhdf/BqgQXfpbkYqY9eeetBUFapLStlDwxB",
+	"uinUzNYBHwSH3K/4vSa6E/IXzfW+4mNlDURl908muZqKSu/v3g7eydSQKbOmoB+4MUzVdZoJbwjVEdR7",
+	"+/rE7INvF9qZtdqDsM0VaCn37+IK/J2Y4fuJAnIgPfYn1eIOXI/sdxuMDtal4swLZEawtL50YVUsC3Xv",
+	"HejgwpwwRAWHFwzhKv0xSCjsZw/zwZYDtuaE+bSEUiDnWQQZaPbdU4A2+0iIqDkURjCKINx4kQA9bTuL",
+	"xTX5KslvCH449CVG0rY4cG62dU6i0ve04miK+RQtH4SgAag0e7uRiA5vsDoAJfYWKtXNxoSQ7WgjIAfS",
+	"X56OvxTfDZ6OKSqtQa/f7Zx0DSuhkx8Mgmfv3gSef6PvfAyv5/lwwjWueNnEN51vHlVbePf2qddCUwN3",
+	"1njpxn5ZdffOnfzRdF0iBrv7GTzqnlaDz2lN/tJ4NzF56/evuRtKfqtDCBBxd2Vfr4MuS2+u5f62vL31",
+	"OmyL0mHb4CUiWeJLWKbFEq4n14rnCdMTtdAsLVbCdmpwA6Uq7VL6NwXKlLqz0cooagKh6Sw/hbAMvjQT",
+	"Qfz1jwUFqmDAQzywkQ9NlftOqzqy+/vUC88Rrh6mbbdSmS8e+G2wQ9dxrfAivOsVIiJFuBq0c+uVjN+t",
+	"2qk3V1fSyMYUCS4RTgJhB5z2ihHGhSptBpMUKuj5tRojWRmtB2ZR9oPSGXqtvaCwW7/mNTaC8UauMiRU",
+	"UjCy36AShVx1gzWhNxAUoDmhFF8SSay74eMMVhwzeAemII+meXka0ixzlQ3cprUJPS+SqJeYQ9et1TqU",
+	"NBjWAsuB2yREUFs5H+0O+xanxyPZNLuwEsnlllnHSEPggtDilOYSkmFpcyNZwaFgP6Aomhs6WhNI1yjw",
+	"tobgn1dm/CuFdVsKqx8mmXEoNqGkCxgJ/ezVSsF6SDvUTXUyNyS51koRHj3qnHgS5aNupX7f1xBLXcuR",
+	"XKl22+98fbRane6bk0pA9bFpyVaU6z/sdv1w5/VpnCAaoRG6sm5nzjK9eX7Hvc5xVWL2pkdjWpnOo4er",
+	"03FTpMAgbza94+5eWYa1wqNrLDEupnfkV7T9S8RbL+L9IHgCcPPe0t2TQ6Nw5QDXynevrEUGxCcsK1nZ",
+	"vJDQifAnH4WTjPLI2bpta9mPJFnXmyJEWMsD4u0ZTtzrdruhA+sxn9po4YckvVuePZ6oeU5CCFYVsvHH",
+	"q2hlZNKPExAy7Bu2vCgY4wm9aEul0VPGrVyochdyMWLzmRkzhV2EJdoMK2XebNlhZ1hkGF1BCV9m6XhS",
+	"HGh+CwDHZY2e/hFTOesfwxakgiqB5mIGdWVMs2b8dsJ8XsynEo1+tGshI/TiwkOwUkNSBwSgodESlGKB",
+	"adfKANscWBDqU+iKVEqAsvgjOTMg3tjJqjsIey5NsR5y70nWaVE7CglfxmgKtBWuBnazU6tFLEPml4dd",
+	"v5Pge1LsKHz4ECtn1ToDRhXXO4Bvyy7iUy/NzkwUJGDicVTpkfmYr6QQ6TQR/iUjxF/zXmWv3EZRjDuk",
+	"qvKlfrCHSF0qYKTIteKxk9GMRHlmfUQwmEiCcwkwo2gtcA31ChSQ/T1eIweW9Uj/PPFFoPGmP5POjWSv",
+	"CrqT8OWaKCK7HmuCf/BFG/pj7mUQ0pcIxnC5A9LNt0SIZwITUdZFNDmLT+NYgOx6RXzx4+elKf4FD7Of",
+	"bG12vipWGxWfL3UjKEdVAP6mc2QLbJeJdv1KpWLM56tLhI96vkR44gmED3vgFfS76a72cVTto6GHrt+B",
+	"13737kbaUpCpmlD7/RUTav/oM+y0n9PPFzDV4q1sQnfZqpYhkBDiIhpKQWxrE4pQVQOBnAR/8wGdxj9d",
+	"/ZqW1WtQPypnAeGJ6DQcn3RXjttx16h1lU7rR7q3Q6dfV7zNj/xO+/d9CJtQY/oH/Uf4VVWWqMELVUBN",
+	"/3by9DFu130f3y8+wt/04APTXDn0hNxqtQM0c6WSVap5sta7iyf/3WvvQF2PGqnrRf+IFITqofx6mxnh",
+	"qDyBRyuHHhO/61T2Ajpa7au3hd72PAX/C9Dbo7V0sKKu0Qmh/Xzc/xIk+R6G0nen93cfC9C5u1+evn97",
+	"+itX53gfS08ptO/i5iO7QDWu7w9q8Sln9vubff7unFieL6ISwFgagWYQZTjPQyz1mzvotg3mIFtXZDOm",
+	"vEVFt0+HzlHEeMEQP3wbnHvqvGCI2ITAzamSkEA84+NUjrEyE7/OxLowk/d2vPsqirbOKiZw3AkZlCru",
+	"3RUa1BUgtprdSgnB9drcKzMAW0FOs1Zc5HPAku7FbcQNyJZMKnngPwPFBc1D3bi9btBeBeMdkTegPN3q",
+	"COM0AeMH1ChLlUTMoLVrtTH7BXBz7Cr5xZv/WIkv9xgXs1qoEQWlleKL/teE3UgJu2WRaQ+ZuH/R8wQE",
+	"WyLXjoGCPqnOYrdeQbFXq42IHdWLH+K3ZXVDRDlKExB4yiKGrqIyFQXsrpb7KxNXsIpf8O7iyUo5bXrK",
+	"rwnePN39xRpL3f7vXhLI6ltfMBqn55h1b3dO7ZcD38Km7WQ+gzPvwmjfyVmuhkJrQ+qfySItfl8ua5bG",
+	"zd1jmI7bXH4Kg5nSDfyxrMOqvcrRpGq0ijydTkUSMnO/84Mh1yI5ZZxlgkNSa0xHC6s92kJbcch4JN0z",
+	"VFGByyUkHYRsZpgrQJLkPM3MM4kqqMZncsreyXSoEsEyfi0yzYp5LsFQXqhIzuZyaX7EJNHpHNNjJbsW",
+	"jFcLZXPp1coObVANH+ZKawB6mWsErI/pTsesT7UNOYvtxY87zK8+jtE0rtz2ROSNnB6qob93EJpUfuhb",
+	"lSw3ENjGaoV1imspoF/T7FlJDQ+vMzWulfkfBL1uB/45fBTJfrfbGyTXjwYDMHQ4crbvbSwLvn+qlhY2",
+	"9PPTCmfp3S0h4c/BWDYs8DZuQ2zlD8Bu9j0AW13kYmFJUq1A1XM1JJ3+l83vPdDs3ZvnnY0ghHV56tOd",
+	"CX/vaPtLr/kyUzy5UOo5z0HWCo57J7t0puczjL16IZKUX5hR76nWWXryu8KrJUkjOLDHaBqUs8NfCAY4",
+	"EZnACtLVfX/jlXcuESsTINPkDQTjBHjbjepW5FxqDurXap27p9CLT34/S8iF1pKaYEi1ll3prGDn6/OU",
+	"2ltzbVwanWZjJcV/QooPrsi2cxVa/b7GaidqsXmrNw+M3n3143/AQpu12r7Mv2chuntFnL2EWqPDyZpw",
+	"byj6o9nrdxerJOS1eW+tANe8A/aRtDxV74DtBp/+LAfzT8ICy2X93a4SDsEzXrZen108+aG99lLNG6PS",
+	"KLEPDHdUDA3jpk5ZXMpsMUP26Ip9OQUEn4FLCPFrkYw9yfQxqmVVGfRxzIaZ4Ll2YWsdZxpkQy6xFBMN",
+	"I2EtqhK/ckVwBf66I3/dkV3vyH7y4iHPRF7saNjXMywSngDWA8NX64i8tp462QRQ3lyysWKFCgmkAsIC",
+	"FxMBeQG2fJ4cpflUJGwpCtaitseKwt2U94BrufHGGPZ7hpO6r4R916EF4saBWM5JCmygZvr/56u2BJ9t",
+	"HyZl0z49FdWHLxEu+6qY5EJPVJYEg5MwgCX3v+t1u7srkbgO23RIXOvOf4poVhGcipyPRunQO8tNF4nO",
+	"07+d3NbELt+IWcaHpCaWA2266x12xr76iqiCeeCrr1grrh3ZuM3MideRtLlKDpGlLGFSCeCtYty0HUyI",
+	"YK5RQuaWqogkH/NUQkBur49hG6eMs6++KmkUDKt6ueyoXAJVHZE6kggEc0yRIDwXVB8cApWplCrkCmKE",
+	"SFn7Er5MCwjKvhZCMi0Kc6wmKhOAHdzusG9VMYFEfxRNCjVz1W6t7xbK5rgBw9kB0UUvUgQJB0evmV8k",
+	"1Wh0yrpgkGVSjDlg2RkVHgptH/f7HRY7KhYjAvlM5CxLpShn0+siJDKWBzZkO5JjNcA4eCkWriZsqmH1",
+	"DC02Tdx49NnC4fgQMlAOeKywamdaRHIuizSDLTxlXLpmXWJcqq2dmpLecJ4Icm7mdTDM0uENm0s9vzaH",
+	"91pEsvXmuyfsUffkUbvD8MKCobkW3h+/fXHx+urdm+cU5Pz63bfPz5/AF43cRBQeM7kvA7PHUOpcI5I1",
+	"xrCGB+zHAnY3Id83i9zC9cJ9+GkDi0TD62/HJbGa8m8ak/KHFYX/aP65t6L4LOa+VkamWiQbheSS7dPT",
+	"IcY2UHkJKB3BWhaSNk3aTdExNRQxqAIFCRcuTGI11sVW2Ng31OV3DGRIEwgoq5fCKWvd+AU3muDDx4pD",
+	"3aTBCYSYVJ927bmnjj5d3t3Pf/i13f+7efyb3v+j+f7xDO3i+qep/NFi8v6QoQJ8lSg0Vsb5N1MqGgMg",
+	"XNU0EEgtOcSkzX6XDSc850Os90IxBBQGSDPHSIS+ef4Ri4FSxGEknWaQJhaWu6qiWDj1EIEUAb0ydBR1",
+	"QOmRpXkQ6tVE0swa0jtBHmc8z42Ej/0+pmhc/PA15rxZ6wdIqCROn3TttmMq5kkPILQimYvRXIsE6bxN",
+	"f4Ml6bCeEeK/Qcof2iou9a0uJ4epfubpSI7TW6PLmCmCGN/YDS5dh4E7yAjn1EVOzsG0cGhgkaThY/9z",
+	"bbQao1vRVoK4Do2PxMLCSPYt09KMfHqWna0N4XCl++5PwF7HWk7Co8s9qeIXj774PbjhnmuwSxQCHoq9",
+	"ghDevXm+el0dh/lt4hH+7SzTdJt+//iFkb3WG2vBNUra9cLG6yIaysp9YF44BaEZscJ0wZfrghY8gnPP",
+	"MQt9L2Zh5DZin6u2JXCh5KL/cXELG87Tv5EE9WcvQHu59m5vLvF40SSz+Rp0pQjjVk26s7bg2p9KUy5h",
+	"K1FZrDH3V/PiGoC0nqfyZsCeZOnwxmJbrv8ZhICVOmBlCQgwym3u2EkV1BU+RBRwtbiXxXbW8NphoqT4",
+	"9XAhsqGaiuCzVHOsvHVXxbz29h+xHtfO6Jh/qeR7quRjIgZ1jMv/DHX8q68qFWbBRWYu7mP7ddxGXR0q",
+	"GFD1WcAjBLylgVEUAV2HQH7iw/g0kvFXcVnDVi5ZPpfmgJbqPTpdfo2ZFmaVQb/OYNOK9FZoMoBiEwkD",
+	"154uIgkqAoBArlZVMDKfX1WBtWII0D/0xkLf8BjRHu3Hw+s4hA3DL0CVl+yrr0pI1HJd4Lu4TeXrXald",
+	"syL4UxhJcyi5YVhUS9/hkRY5H96IHB14acFacRNtNv1X+VwkKd8NXGcxqn6xi7HwiwITzCiOChHHAU5J",
+	"Vw0qDuixw2JL5GPA37IgsODExM2X7PztK3bc733NjJa9ztDR73YJJhwNHf0uWjqaLRBmNeMO21ZAFl2z",
+	"uPVe0bNN1WRxSSoVZdcaHUz392pysEy3uc7mXjT/i5sc9uTu5ReGwx9vEh32mucuZgWzv59vVCAO+ZdJ",
+	"4U4mBbgrv79BYYxXdgMmdYPCcfgLGb5qhoQmu4CjCfdsFTj2rAJjWsvdb8kWiwAQwP9Ee8Ca4/Dvbgug",
+	"2v5oCYDN38MOcNw4aGsa/i2sALnQqP7/+wvZeFIb06nCGn/C2rbEtgDVsYaC3/JFtweaIEOvVTFxIKpt",
+	"EAPViKLXATQUguREinG2moGHaAASMwpduY5kC4cibjKEuwc8kGzJcpVl85lmU54IRkF2VkKDIWZiVLTD",
+	"Ss2YEvocQfKhXj5UlLX5w/YJbJGq0NqKS0Y+MXIpRgTFmHl8LVh98hBHD8K1q2BntgW8V14oWovLpReB",
+	"ZmPhQAq1fUQSC6TBVtmItTbW+y2rCEhVUESkdWoBumWZK4Af4XhCpbNIpkWH/VDiuU9EBtAmrm7eVExV",
+	"voS4RYx+xGK+ZpnMcs6lZi0rYHPCvmdqBALxNHQqQMYLkWPlvhKlHxZ7rKB8m6SYPsKqhZJ8C54nVE7D",
+	"HIMBStkwtVRJ5wtc0G3TRmBOQjOuROEqme9mrtSgkk1y9htz1V0iM7/nGDrawJV04lUAbbTAlN8cBXuU",
+	"KNGi+OLBc01DJlsakEs/ofjooHt80T0ZdB8Oul//o2lu+01ukwz+3uz/gjtP7l9Rb39Au1Y9r9PnJtwi",
+	"AqvcZvka6rElRaR/iDg8hkk3MjbE+U5mKpUFEDAuCcIpUQvD2/iNLb55rRKo9fI643OdXmdmeEAL2Nnr",
+	"c3bbB00eyCaXkQSmSoU4LMEy7bu32ULlN2D3h8wpAIMqNLvmGhU/Q9JuxBLJN+Qenr0+jyTUdgVA5XSa",
+	"YhBnTOJJfMpiwjh3sMx1TmODkMGcAVXmQNiIZPxLFAizJ1EwYFEQzbvdo6Fh9VoYGjAEdMMjEQWf4gE7",
+	"7nZxschaRXUyIBUsn0uEorYvkpnJUOBImiu4yJUct0N23O2xFlrc3r9/f3A2N7S+MERGDNi3gucij9vU",
+	"zzTVGnhAzq55ggXrJWJX80iW06Y658CnYTSCU5E8TN/E2pwcDEJzCdVRaGXMgPrfMFtAP5K4wB0WI+4j",
+	"YU5D/Iwtu6InfCbY/7x99ZK9BUrEjjpduxDm6IpTF7MtcjaciOGNRraH4S5O1Ot2WKKGGo9rZ5pAnp0m",
+	"jjwVRZ4OQ5akUyE1lHYxDBQ4lMo7kYxkHMdQkC9jB//LXr96e8Es4Ae3BVs6HnOp3A4WRZFk7OAH9uCM",
+	"SB2cW7sJ7MdnPz2An58gPzgwVGbA6izhgW0oYQ9+iQLaEzxPflh4ELIowDlp8+uHyAE14m8eDmQUXJpv",
+	"El6Yz3IssLmvkyiAIrnwvyhwK1NpcEB1O8EYhE0b2WxgJETTsNcA7TG8/SECxsdTSePBxgBYHnwh5tsP",
+	"UQCG1ii4vIRPqb6SqvBfsLU/6fHFYtEZA1AorsLl5eWnB7RzKwIHAPHtJ2k0QSnz8TgXY17U6m1YkL1V",
+	"cD2XtPJ1E+Iy7UEwCL42agftoSG+DmnTR+W8DO0hqIk2hkA7Ilsd2rdLW/cXhbq0WIYsE1giQM2dQVSN",
+	"mFRY3si+sHmw5RFx462cjyC0X6YFfXNpAYXNKx9oh8vnKi9/CMyGbl+TsIJyunGFpNBFHcr4783VZcxJ",
+	"ZNfzgiUpptcMla1Ihdi0oWE05tyvXaSj7uoqudtSXwoukyD88MHdE7co5SUxS4LoQpeX4YcAVu5DQF4M",
+	"97yrjxt+CPByRFHHrOSGxSQg141r51VvbawaB74ZW5V0rHgWYmEFXdZYbcl5lpFSIxgaJcAO195rDcGy",
+	"PAALT3VG4ES9yl0ZUSrx5b7ZOL9qCZOmm42YmCNbPSH0dGnDW1bArt0sPhDcbheld/vhqGdG1HA+Er40",
+	"v5DuDvbndCquEIzLqRdNW7lhhjtL/kAoSQr9IpqNdZjTdqmFDgb9T2HgBMumtesd9LsOqvi/4d9uKXsH",
+	"/YcX/aPByTeDk2/ot8vfjD5524T2C+0SmyrbZr/zZr1hJzdSOAh9ubpewiC9V4wkbohDAFiozg8Cchdi",
+	"XXfDQI1GYGWDNLHmwwI7PM8KG2Lqr2NZKhzBrqt3sNfvhkfdbnjc65xcYsSp//J3OZdDs/CveZ7q6quP",
+	"umHvpBsePbr8dLnvYd1StFuVrBgOWYjWC8g9zwWkapZGE5TgONiLci5Jr91BEYOxkFdkZ2UYXlpFQPxm",
+	"xzfvqjTSWDd4VfQNaG7QrhGQW6We5etoPtwGYh2jsjgRPCsmPweDX8ynf5odM5vS+aemr9zGwyejVSx/",
+	"rnw4JAOS+fITVHqf50afBhB1EKONbB0MPkD+DioE68zFqdSFOXmY6wnqZ2oUuOF8KmTBWlpko4OJMkT8",
+	"lMVTfiOM1hWjmgGoHxAlBBi48zyDUvSmV5r5Bgu14Rv/H11XkBs7CEOvgv5qIs1s/rarUTftYtQeIJXq",
+	"CUhBSgMCRm0Xc/fKNiZOkx4gBgExfs8275Zd4iw/pRkrz9zQ9ZbKP0uQaY0FP30T8vGZRCJ1o5qyxpHt",
+	"1hTRNMsbKe6LUBDewQcwXHJ1xKstfM5TANsd1xl3vL85OlBjcTZlbyw/jFTiz7OkSowSpIugNVFj8OkM",
+	"FGVSyjW3Ri/gJ2Y+NYsh3XvU3JkRxNoUop5k7dzby5OorVcfXPBa2k+rSIVGTKGEIUzmgBFhhNQUzFY6",
+	"nufX546LHdiQ4YPgPq7Oipvp50aS+GJiwF0ZuS6BCIqMbutGtLNzJKIqCB0xM51Li9G7yDv1c45uOJHz",
+	"oYODvyfB9IWH5Q3x2Yww21OElKtYVY7O2e6h6SVXL4FD9TNT1IVCZym6Wf8/zO/WZXxsw+0s5l9Mj7hl",
+	"hu+Lnq7PqjvbQgFzqNzM/3eWC0O0QiwLsUmd2k95ef33HJ7IM3E2g30QrYGA/8oFBbDmChM6jaSP1YuA",
+	"yvzv/nb/CQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -30,6 +30,7 @@ var formBodies = map[string]func() any{
 	"storegoal":         func() any { return new(gen.StoreGoalFormdataRequestBody) },
 	"storefunnel":       func() any { return new(gen.StoreFunnelFormdataRequestBody) },
 	"resetwebsitestats": func() any { return new(gen.ResetWebsiteStatsFormdataRequestBody) },
+	"setalerts":         func() any { return new(gen.SetAlertsFormdataRequestBody) },
 }
 
 // operationInput is what the API checks of one operation's input after the validator, for

@@ -356,6 +356,9 @@ type editWebsitePage struct {
 	// The delete-stats form as sent (refused), and the notice of a deletion done.
 	ResetForm   resetForm
 	ResetNotice string
+	// The viewer's traffic alerts of the website (their form), and the notice of a change.
+	Alerts      alertsForm
+	AlertNotice string
 }
 
 func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm) {
@@ -384,11 +387,17 @@ func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status in
 	if notice == "" {
 		notice = funnelNotices[r.URL.Query().Get("notice")]
 	}
+	alerts, err := p.repo.Alerts(r.Context(), site.ID, viewerOf(r).ID)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
 	page := editWebsitePage{
 		Website: site, Form: form, Snippet: p.snippet(r), Goals: goals, GoalForm: goal,
 		MaxGoals: stats.MaxGoals, Notice: notice,
 		Funnels: funnels, FunnelForm: funnel, GoalNotes: goalFunnelNotes(funnels), MaxFunnels: stats.MaxFunnels,
 		ResetNotice: resetNotices[r.URL.Query().Get("notice")],
+		Alerts:      alertsFormOf(alerts, p.outbox.Enabled()), AlertNotice: alertNotices[r.URL.Query().Get("notice")],
 	}
 	for _, change := range more {
 		change(&page)

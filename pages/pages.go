@@ -156,6 +156,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/import", nil, p.importPlausible)
 	page("/websites/{id}/import-goatcounter", nil, p.importGoatCounter)
 	page("/websites/{id}/reset", nil, p.resetStats)
+	page("/websites/{id}/alerts", nil, p.setAlerts)
 	page("/account", p.accountPage, nil)
 	page("/account/email", nil, p.changeEmail)
 	page("/account/email/confirm", p.confirmEmailForm, p.confirmEmail)

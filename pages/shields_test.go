@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -130,5 +131,43 @@ func TestDeleteStatsOnTheSettingsPage(t *testing.T) {
 	}
 	if dash = b.get("/stats/reset.example?from=2026-03-15&to=2026-03-16"); strings.Contains(dash.body, "were deleted on") {
 		t.Error("a range far from the deleted day notes it")
+	}
+}
+
+// The settings page sets the viewer's traffic alerts under the API's rules, shows each
+// address's state, and says when no mail can be sent.
+func TestAlertsOnTheSettingsPage(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	b := e.browser().signIn(owner)
+	id := e.Site(owner.Key, "alerts.example")
+	edit := fmt.Sprintf("/websites/%d/edit", id)
+	alerts := fmt.Sprintf("/websites/%d/alerts", id)
+	if page := b.get(edit); !strings.Contains(page.body, `id="alerts"`) || !strings.Contains(page.body, "needs <code>SMTP_URL</code> and <code>PUBLIC_URL</code>") {
+		t.Fatalf("no alerts card, or no word that mail is off:\n%s", page.body)
+	}
+	for _, c := range []struct{ field, value, says string }{
+		{"spike_threshold", "0", "must be a whole number of visitors from 1 to"},
+		{"drop_threshold", "-3", "must be a whole number of visitors from 1 to"},
+		{"spike_threshold", "lots", "must be a whole number of visitors (leave it empty"},
+		{"addresses", "<script>x</script>", `line 1 (&#34;&lt;script&gt;x&lt;/script&gt;&#34;) is not an e-mail address`},
+	} {
+		p := b.post(alerts, url.Values{c.field: {c.value}})
+		wantStatus(t, c.field+" "+c.value, p, http.StatusUnprocessableEntity)
+		if !strings.Contains(p.body, c.says) || !strings.Contains(p.body, `id="`+c.field+`-error"`) {
+			t.Errorf("%s %q: the page does not say %q beside the field", c.field, c.value, c.says)
+		}
+	}
+	p := b.post(alerts, url.Values{"spike_threshold": {"40"}, "drop_threshold": {""}, "addresses": {"Owner@Example.com"}})
+	wantStatus(t, "save", p, http.StatusSeeOther)
+	page := b.get(edit + "?notice=alerts-saved")
+	for _, want := range []string{"The alerts were saved.", `value="40"`, "owner@example.com: <span class=\"muted\">waiting for its confirmation"} {
+		if !strings.Contains(page.body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	got, err := e.Repo.Alerts(context.Background(), id, owner.ID)
+	if err != nil || got.Spike != 40 || got.Drop != 0 || len(got.Addresses) != 1 {
+		t.Fatalf("stored %+v %v", got, err)
 	}
 }

@@ -425,6 +425,35 @@ func (e ListWebsitesParamsSortBy) Valid() bool {
 	}
 }
 
+// AlertsForm Any other field is refused with 422.
+type AlertsForm struct {
+	// Addresses The addresses the alerts go to, one per line, at most 10 (each confirmed by a link first).
+	Addresses *string `json:"addresses,omitempty"`
+
+	// DropThreshold Visitors of the last 24 hours under which a drop alert is mailed; not sent, no drop alert.
+	DropThreshold *int `json:"drop_threshold,omitempty"`
+
+	// SpikeThreshold Current visitors at which a spike alert is mailed; not sent, no spike alert.
+	SpikeThreshold *int `json:"spike_threshold,omitempty"`
+}
+
+// AlertsResponse defines model for AlertsResponse.
+type AlertsResponse struct {
+	Data struct {
+		Addresses []struct {
+			// Confirmed False until the link mailed to the address is followed; alerts go to confirmed addresses only.
+			Confirmed bool   `json:"confirmed"`
+			Email     string `json:"email"`
+		} `json:"addresses"`
+
+		// DropThreshold Null when there is no drop alert.
+		DropThreshold *int `json:"drop_threshold"`
+
+		// SpikeThreshold Null when there is no spike alert.
+		SpikeThreshold *int `json:"spike_threshold"`
+	} `json:"data"`
+}
+
 // AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
 // address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
 type AllowedHostnames = string
@@ -2159,6 +2188,9 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
 
+// SetAlertsFormdataRequestBody defines body for SetAlerts for application/x-www-form-urlencoded ContentType.
+type SetAlertsFormdataRequestBody = AlertsForm
+
 // StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
 type StoreFunnelFormdataRequestBody = FunnelForm
 
@@ -3193,6 +3225,48 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ShowAlerts Show the caller's traffic alerts of a website
+	//
+	// The caller's spike and drop alerts of the website and the addresses they go to, each
+	// with whether it is confirmed yet (alerts go only to confirmed addresses).
+	//
+	// Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
+	ShowAlerts(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAlertsWithBody Set the caller's traffic alerts of a website
+	//
+	// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+	// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+	// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+	// last 24 hours are under it, at most once a day (and only once it has been set a whole
+	// day). Both carry the top sources and pages. A threshold not sent switches its alert
+	// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+	// go: each new address is mailed a link to confirm first, and nothing else goes to it
+	// until then; an address left out is removed. Every alert has a one-click unsubscribe
+	// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+	SetAlertsWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAlertsWithFormdataBody Set the caller's traffic alerts of a website
+	//
+	// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+	// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+	// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+	// last 24 hours are under it, at most once a day (and only once it has been set a whole
+	// day). Both carry the top sources and pages. A threshold not sent switches its alert
+	// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+	// go: each new address is mailed a link to confirm first, and nothing else goes to it
+	// until then; an address left out is removed. Every alert has a one-click unsubscribe
+	// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+	SetAlertsWithFormdataBody(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListFunnels List a website's funnels
 	//
 	// The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
@@ -4054,6 +4128,78 @@ func (c *Client) UpdateWebsiteWithBody(ctx context.Context, id int64, contentTyp
 // Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 func (c *Client) UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateWebsiteRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ShowAlerts Show the caller's traffic alerts of a website
+//
+// The caller's spike and drop alerts of the website and the addresses they go to, each
+// with whether it is confirmed yet (alerts go only to confirmed addresses).
+//
+// Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
+func (c *Client) ShowAlerts(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewShowAlertsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAlertsWithBody Set the caller's traffic alerts of a website
+//
+// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+// last 24 hours are under it, at most once a day (and only once it has been set a whole
+// day). Both carry the top sources and pages. A threshold not sent switches its alert
+// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+// go: each new address is mailed a link to confirm first, and nothing else goes to it
+// until then; an address left out is removed. Every alert has a one-click unsubscribe
+// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+func (c *Client) SetAlertsWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAlertsRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAlertsWithFormdataBody Set the caller's traffic alerts of a website
+//
+// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+// last 24 hours are under it, at most once a day (and only once it has been set a whole
+// day). Both carry the top sources and pages. A threshold not sent switches its alert
+// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+// go: each new address is mailed a link to confirm first, and nothing else goes to it
+// until then; an address left out is removed. Every alert has a one-click unsubscribe
+// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+func (c *Client) SetAlertsWithFormdataBody(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAlertsRequestWithFormdataBody(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6231,6 +6377,87 @@ func NewUpdateWebsiteRequestWithBody(server string, id int64, contentType string
 	return req, nil
 }
 
+// NewShowAlertsRequest constructs an http.Request for the ShowAlerts method
+func NewShowAlertsRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/alerts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetAlertsRequestWithFormdataBody calls the generic SetAlerts builder with application/x-www-form-urlencoded body
+func NewSetAlertsRequestWithFormdataBody(server string, id int64, body SetAlertsFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewSetAlertsRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewSetAlertsRequestWithBody constructs an http.Request for the SetAlerts method, with any body, and a specified content type
+func NewSetAlertsRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/alerts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListFunnelsRequest constructs an http.Request for the ListFunnels method
 func NewListFunnelsRequest(server string, id int64, params *ListFunnelsParams) (*http.Request, error) {
 	var err error
@@ -7383,6 +7610,50 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBodyWithResponse(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebsiteResponse, error)
+
+	// ShowAlertsWithResponse Show the caller's traffic alerts of a website
+	//
+	// The caller's spike and drop alerts of the website and the addresses they go to, each
+	// with whether it is confirmed yet (alerts go only to confirmed addresses).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
+	ShowAlertsWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*ShowAlertsResponse, error)
+
+	// SetAlertsWithBodyWithResponse Set the caller's traffic alerts of a website
+	//
+	// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+	// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+	// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+	// last 24 hours are under it, at most once a day (and only once it has been set a whole
+	// day). Both carry the top sources and pages. A threshold not sent switches its alert
+	// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+	// go: each new address is mailed a link to confirm first, and nothing else goes to it
+	// until then; an address left out is removed. Every alert has a one-click unsubscribe
+	// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+	SetAlertsWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAlertsResponse, error)
+
+	// SetAlertsWithFormdataBodyWithResponse Set the caller's traffic alerts of a website
+	//
+	// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+	// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+	// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+	// last 24 hours are under it, at most once a day (and only once it has been set a whole
+	// day). Both carry the top sources and pages. A threshold not sent switches its alert
+	// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+	// go: each new address is mailed a link to confirm first, and nothing else goes to it
+	// until then; an address left out is removed. Every alert has a one-click unsubscribe
+	// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+	SetAlertsWithFormdataBodyWithResponse(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*SetAlertsResponse, error)
 
 	// ListFunnelsWithResponse List a website's funnels
 	//
@@ -9821,6 +10092,259 @@ func (r UpdateWebsiteResponse) ContentType() string {
 	return ""
 }
 
+// ShowAlertsResponse401Headers the declared response headers of an HTTP 401 response for ShowAlerts
+type ShowAlertsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ShowAlertsResponse404Headers the declared response headers of an HTTP 404 response for ShowAlerts
+type ShowAlertsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ShowAlertsResponse429Headers the declared response headers of an HTTP 429 response for ShowAlerts
+type ShowAlertsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ShowAlertsResponse500Headers the declared response headers of an HTTP 500 response for ShowAlerts
+type ShowAlertsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ShowAlertsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertsResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ShowAlertsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ShowAlertsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ShowAlertsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ShowAlertsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ShowAlertsResponse) GetJSON200() *AlertsResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ShowAlertsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ShowAlertsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ShowAlertsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ShowAlertsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ShowAlertsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ShowAlertsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ShowAlertsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ShowAlertsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetAlertsResponse401Headers the declared response headers of an HTTP 401 response for SetAlerts
+type SetAlertsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse404Headers the declared response headers of an HTTP 404 response for SetAlerts
+type SetAlertsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse413Headers the declared response headers of an HTTP 413 response for SetAlerts
+type SetAlertsResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse415Headers the declared response headers of an HTTP 415 response for SetAlerts
+type SetAlertsResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse422Headers the declared response headers of an HTTP 422 response for SetAlerts
+type SetAlertsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse429Headers the declared response headers of an HTTP 429 response for SetAlerts
+type SetAlertsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse500Headers the declared response headers of an HTTP 500 response for SetAlerts
+type SetAlertsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type SetAlertsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertsResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SetAlertsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SetAlertsResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SetAlertsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SetAlertsResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *SetAlertsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetAlertsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SetAlertsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetAlertsResponse) GetJSON200() *AlertsResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetAlertsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SetAlertsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetAlertsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SetAlertsResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r SetAlertsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetAlertsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SetAlertsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SetAlertsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetAlertsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetAlertsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetAlertsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListFunnelsResponse401Headers the declared response headers of an HTTP 401 response for ListFunnels
 type ListFunnelsResponse401Headers struct {
 	CacheControl        string
@@ -11782,6 +12306,68 @@ func (c *ClientWithResponses) UpdateWebsiteWithFormdataBodyWithResponse(ctx cont
 		return nil, err
 	}
 	return ParseUpdateWebsiteResponse(rsp)
+}
+
+// ShowAlertsWithResponse Show the caller's traffic alerts of a website
+//
+// The caller's spike and drop alerts of the website and the addresses they go to, each
+// with whether it is confirmed yet (alerts go only to confirmed addresses).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
+func (c *ClientWithResponses) ShowAlertsWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*ShowAlertsResponse, error) {
+	rsp, err := c.ShowAlerts(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseShowAlertsResponse(rsp)
+}
+
+// SetAlertsWithBodyWithResponse Set the caller's traffic alerts of a website
+//
+// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+// last 24 hours are under it, at most once a day (and only once it has been set a whole
+// day). Both carry the top sources and pages. A threshold not sent switches its alert
+// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+// go: each new address is mailed a link to confirm first, and nothing else goes to it
+// until then; an address left out is removed. Every alert has a one-click unsubscribe
+// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+func (c *ClientWithResponses) SetAlertsWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAlertsResponse, error) {
+	rsp, err := c.SetAlertsWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAlertsResponse(rsp)
+}
+
+// SetAlertsWithFormdataBodyWithResponse Set the caller's traffic alerts of a website
+//
+// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+// last 24 hours are under it, at most once a day (and only once it has been set a whole
+// day). Both carry the top sources and pages. A threshold not sent switches its alert
+// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+// go: each new address is mailed a link to confirm first, and nothing else goes to it
+// until then; an address left out is removed. Every alert has a one-click unsubscribe
+// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+func (c *ClientWithResponses) SetAlertsWithFormdataBodyWithResponse(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*SetAlertsResponse, error) {
+	rsp, err := c.SetAlertsWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAlertsResponse(rsp)
 }
 
 // ListFunnelsWithResponse List a website's funnels
@@ -15241,6 +15827,370 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateWebsiteResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseShowAlertsResponse parses an HTTP response from a ShowAlertsWithResponse call
+func ParseShowAlertsResponse(rsp *http.Response) (*ShowAlertsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ShowAlertsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ShowAlertsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ShowAlertsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ShowAlertsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ShowAlertsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetAlertsResponse parses an HTTP response from a SetAlertsWithResponse call
+func ParseSetAlertsResponse(rsp *http.Response) (*SetAlertsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetAlertsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers SetAlertsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers SetAlertsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers SetAlertsResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SetAlertsResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers SetAlertsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers SetAlertsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers SetAlertsResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

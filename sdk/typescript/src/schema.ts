@@ -295,6 +295,45 @@ export interface paths {
         patch: operations["patchWebsite"];
         trace?: never;
     };
+    "/api/v1/websites/{id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Show the caller's traffic alerts of a website
+         * @description The caller's spike and drop alerts of the website and the addresses they go to, each
+         *     with whether it is confirmed yet (alerts go only to confirmed addresses).
+         */
+        get: operations["showAlerts"];
+        /**
+         * Set the caller's traffic alerts of a website
+         * @description Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+         *     when the current visitors (those of the last 5 minutes) reach the threshold, then not
+         *     again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+         *     last 24 hours are under it, at most once a day (and only once it has been set a whole
+         *     day). Both carry the top sources and pages. A threshold not sent switches its alert
+         *     off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+         *     go: each new address is mailed a link to confirm first, and nothing else goes to it
+         *     until then; an address left out is removed. Every alert has a one-click unsubscribe
+         *     (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+         */
+        put: operations["setAlerts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/websites/{id}/reset": {
         parameters: {
             query?: never;
@@ -1234,6 +1273,28 @@ export interface components {
         };
         /** @enum {string} */
         GoalKind: "pageview" | "event";
+        /** @description Any other field is refused with 422. */
+        AlertsForm: {
+            /** @description Current visitors at which a spike alert is mailed; not sent, no spike alert. */
+            spike_threshold?: number;
+            /** @description Visitors of the last 24 hours under which a drop alert is mailed; not sent, no drop alert. */
+            drop_threshold?: number;
+            /** @description The addresses the alerts go to, one per line, at most 10 (each confirmed by a link first). */
+            addresses?: string;
+        };
+        AlertsResponse: {
+            data: {
+                /** @description Null when there is no spike alert. */
+                spike_threshold: number | null;
+                /** @description Null when there is no drop alert. */
+                drop_threshold: number | null;
+                addresses: {
+                    email: string;
+                    /** @description False until the link mailed to the address is followed; alerts go to confirmed addresses only. */
+                    confirmed: boolean;
+                }[];
+            };
+        };
         /** @description Any other field is refused with 422. */
         ResetForm: {
             /** @description The website's domain, typed to confirm (case and spaces around it do not matter). */
@@ -2906,6 +2967,115 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidWebsiteUpdate"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    showAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alerts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "spike_threshold": 100,
+                     *         "drop_threshold": 5,
+                     *         "addresses": [
+                     *           {
+                     *             "email": "ops@example.com",
+                     *             "confirmed": true
+                     *           },
+                     *           {
+                     *             "email": "me@example.com",
+                     *             "confirmed": false
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "spike_threshold": 100,
+                 *       "addresses": "ops@example.com\nme@example.com"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AlertsForm"];
+            };
+        };
+        responses: {
+            /** @description The alerts as set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "spike_threshold": 100,
+                     *         "drop_threshold": null,
+                     *         "addresses": [
+                     *           {
+                     *             "email": "me@example.com",
+                     *             "confirmed": false
+                     *           },
+                     *           {
+                     *             "email": "ops@example.com",
+                     *             "confirmed": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
