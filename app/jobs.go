@@ -12,6 +12,7 @@ import (
 
 	"github.com/analytics-service/analytics/pages"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/website"
 )
 
 // Job is one piece of a node's background work.
@@ -59,8 +60,8 @@ const (
 // most ten years.
 const (
 	DefaultFactsRetention = 400
-	MinFactsRetention     = 32
-	MaxFactsRetention     = 3660
+	MinFactsRetention     = website.MinRetentionDays
+	MaxFactsRetention     = website.MaxRetentionDays
 )
 
 // CheckFactsRetention refuses a FACTS_RETENTION out of its bounds.

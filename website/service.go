@@ -272,11 +272,12 @@ func shields(in Settings, errs stats.FieldErrors) (countries, pages, hosts *stri
 		each("allowed_hostnames", in.AllowedHostnames, normaliseAllowedHostnames)
 }
 
-// Retention of a website's visit rows (docs/retention.md): at least a month, so that the
-// exact filtered ranges of up to 31 days keep their rows, at most FACTS_RETENTION.
+// Retention of visit rows (docs/retention.md), FACTS_RETENTION's and each website's: at least
+// a month, so that the exact filtered ranges of up to 31 days keep their rows, at most ten
+// years; a website's at most FACTS_RETENTION.
 const (
 	MinRetentionDays = 32
-	MaxRetentionDays = 3660 // FACTS_RETENTION's own bound
+	MaxRetentionDays = 3660
 )
 
 // retention checks a retention sent (nil: not sent) and returns what to store: nil for not
