@@ -38,3 +38,33 @@ func TestNoTrackedFileCitesOutsideDocuments(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeConfigurationListsEachVariableOnce: the README's table of environment variables
+// has one row a variable, so that a reader never meets two texts for one setting.
+func TestReadmeConfigurationListsEachVariableOnce(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(data), "| variable | default | meaning |\n")
+	if !ok {
+		t.Fatal("README.md has no configuration table")
+	}
+	rows := map[string]int{}
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		if name, _, ok := strings.Cut(strings.TrimPrefix(line, "| "), " |"); ok && strings.HasPrefix(name, "`") {
+			rows[name]++
+		}
+	}
+	if len(rows) < 10 {
+		t.Fatalf("read %d variables from the configuration table; expected the whole table", len(rows))
+	}
+	for name, n := range rows {
+		if n > 1 {
+			t.Errorf("README.md's configuration table lists %s %d times", name, n)
+		}
+	}
+}

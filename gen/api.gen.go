@@ -305,6 +305,30 @@ func (e StatName) Valid() bool {
 	}
 }
 
+// Defines values for WebsiteRole.
+const (
+	WebsiteRoleAdmin  WebsiteRole = "admin"
+	WebsiteRoleEditor WebsiteRole = "editor"
+	WebsiteRoleOwner  WebsiteRole = "owner"
+	WebsiteRoleViewer WebsiteRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the WebsiteRole enum.
+func (e WebsiteRole) Valid() bool {
+	switch e {
+	case WebsiteRoleAdmin:
+		return true
+	case WebsiteRoleEditor:
+		return true
+	case WebsiteRoleOwner:
+		return true
+	case WebsiteRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ZeroOne.
 const (
 	ZeroOneN0 ZeroOne = 0
@@ -703,11 +727,12 @@ type Hit struct {
 	Event *HitEvent `json:"event,omitempty"`
 
 	// Hash `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
-	// otherwise it is dropped. Any other value counts as absent.
+	// `false`, `null` or absent: it is dropped. Any other value is a `400`.
 	Hash *bool `json:"hash,omitempty"`
 
-	// Interactive `false`: the event counts but does not end the visit's bounce. Any other value counts
-	// as absent.
+	// Interactive `false`: the event counts but does not end the visit's bounce; `true`, `null` or
+	// absent: it ends it. Any other value is a `400`, so that a sender never counts
+	// bounces wrongly unawares.
 	Interactive *bool `json:"interactive,omitempty"`
 
 	// Page The absolute http(s) URL of the page; required in this service's body.
@@ -833,12 +858,13 @@ type PlausibleHit struct {
 	// none.
 	E *float32 `json:"e,omitempty"`
 
-	// H `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
-	// dropped.
+	// H `1`: the page's fragment is part of the page (hash-based routing); another number,
+	// `null` or absent: it is dropped. Any other value is a `400`.
 	H *int `json:"h,omitempty"`
 
 	// I `false` (long key `interactive`): the event counts but does not end the visit's
-	// bounce.
+	// bounce; `true`, `null` or absent: it ends it. Any other value is a `400` (Plausible's
+	// own endpoint reads only a boolean too, and its trackers send nothing else).
 	I           *bool `json:"i,omitempty"`
 	Interactive *bool `json:"interactive,omitempty"`
 
@@ -1379,6 +1405,10 @@ type Website struct {
 	// Example: 90
 	RetentionDays *int `json:"retention_days"`
 
+	// Role The caller's role on the website: `owner` for their own, else the role they were
+	// invited with (`admin`, `editor` or `viewer`).
+	Role WebsiteRole `json:"role"`
+
 	// Timezone The IANA time zone whose calendar days and hours the website's stats count in
 	// (`Europe/Berlin`); the service's `TZ` unless one was set. After a change this is the
 	// new zone, which counts from `timezone_from` on.
@@ -1393,6 +1423,10 @@ type Website struct {
 	TimezoneFrom *time.Time `json:"timezone_from"`
 	UpdatedAt    time.Time  `json:"updated_at"`
 }
+
+// WebsiteRole The caller's role on the website: `owner` for their own, else the role they were
+// invited with (`admin`, `editor` or `viewer`).
+type WebsiteRole string
 
 // WebsiteList defines model for WebsiteList.
 type WebsiteList struct {
@@ -1556,6 +1590,9 @@ type WebsiteSearch = string
 // BadHit The one error body, for every status >= 400.
 type BadHit = Error
 
+// Forbidden The one error body, for every status >= 400.
+type Forbidden = Error
+
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
@@ -1595,11 +1632,20 @@ type QueryInternalError = QueryError
 // QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryInvalid = QueryError
 
+// QueryTimedOut The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTimedOut = QueryError
+
 // QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryTooManyRequests = QueryError
 
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
+
+// StatsTimedOut The one error body, for every status >= 400.
+type StatsTimedOut = Error
+
+// StatsTooManyRequests The one error body, for every status >= 400.
+type StatsTooManyRequests = Error
 
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
@@ -1678,7 +1724,9 @@ type ListStatsParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1743,7 +1791,9 @@ type GetFunnelParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1806,7 +1856,9 @@ type ListGoalConversionsParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1874,7 +1926,9 @@ type ListPropertiesParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1940,7 +1994,9 @@ type ListRevenueParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1999,7 +2055,9 @@ type GetSummaryParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -2067,7 +2125,9 @@ type GetTimeseriesParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -3910,6 +3970,8 @@ type BadHitJSONResponse struct {
 	Headers BadHitResponseHeaders
 }
 
+type ForbiddenJSONResponse Error
+
 type HealthJSONResponse Health
 
 type InternalErrorResponseHeaders struct {
@@ -3966,6 +4028,15 @@ type QueryInternalErrorJSONResponse struct {
 
 type QueryInvalidJSONResponse QueryError
 
+type QueryTimedOutResponseHeaders struct {
+	RetryAfter int
+}
+type QueryTimedOutJSONResponse struct {
+	Body QueryError
+
+	Headers QueryTimedOutResponseHeaders
+}
+
 type QueryTooManyRequestsResponseHeaders struct {
 	RetryAfter int
 }
@@ -3982,6 +4053,24 @@ type QueryUnauthorizedJSONResponse struct {
 	Body QueryError
 
 	Headers QueryUnauthorizedResponseHeaders
+}
+
+type StatsTimedOutResponseHeaders struct {
+	RetryAfter int
+}
+type StatsTimedOutJSONResponse struct {
+	Body Error
+
+	Headers StatsTimedOutResponseHeaders
+}
+
+type StatsTooManyRequestsResponseHeaders struct {
+	RetryAfter int
+}
+type StatsTooManyRequestsJSONResponse struct {
+	Body Error
+
+	Headers StatsTooManyRequestsResponseHeaders
 }
 
 type TooManyRequestsResponseHeaders struct {
@@ -4182,7 +4271,9 @@ func (response ListStats422JSONResponse) VisitListStatsResponse(w http.ResponseW
 	return err
 }
 
-type ListStats429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListStats429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
 
@@ -4208,6 +4299,21 @@ func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStats503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListStats503JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4279,7 +4385,9 @@ func (response GetFunnel422JSONResponse) VisitGetFunnelResponse(w http.ResponseW
 	return err
 }
 
-type GetFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetFunnel429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetFunnel429JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
 
@@ -4305,6 +4413,21 @@ func (response GetFunnel500JSONResponse) VisitGetFunnelResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetFunnel503JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4375,7 +4498,9 @@ func (response ListGoalConversions422JSONResponse) VisitListGoalConversionsRespo
 	return err
 }
 
-type ListGoalConversions429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListGoalConversions429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListGoalConversions429JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
 
@@ -4401,6 +4526,21 @@ func (response ListGoalConversions500JSONResponse) VisitListGoalConversionsRespo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListGoalConversions503JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4471,7 +4611,9 @@ func (response ListProperties422JSONResponse) VisitListPropertiesResponse(w http
 	return err
 }
 
-type ListProperties429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListProperties429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListProperties429JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
 
@@ -4497,6 +4639,21 @@ func (response ListProperties500JSONResponse) VisitListPropertiesResponse(w http
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListProperties503JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4552,7 +4709,9 @@ func (response GetRealtime404JSONResponse) VisitGetRealtimeResponse(w http.Respo
 	return err
 }
 
-type GetRealtime429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetRealtime429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetRealtime429JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
 
@@ -4578,6 +4737,21 @@ func (response GetRealtime500JSONResponse) VisitGetRealtimeResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetRealtime503JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4648,7 +4822,9 @@ func (response ListRevenue422JSONResponse) VisitListRevenueResponse(w http.Respo
 	return err
 }
 
-type ListRevenue429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListRevenue429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListRevenue429JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
 
@@ -4674,6 +4850,21 @@ func (response ListRevenue500JSONResponse) VisitListRevenueResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListRevenue503JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4744,7 +4935,9 @@ func (response GetSummary422JSONResponse) VisitGetSummaryResponse(w http.Respons
 	return err
 }
 
-type GetSummary429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetSummary429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetSummary429JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
 
@@ -4770,6 +4963,21 @@ func (response GetSummary500JSONResponse) VisitGetSummaryResponse(w http.Respons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetSummary503JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4842,7 +5050,9 @@ func (response GetTimeseries422JSONResponse) VisitGetTimeseriesResponse(w http.R
 	return err
 }
 
-type GetTimeseries429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetTimeseries429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetTimeseries429JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
 
@@ -4868,6 +5078,21 @@ func (response GetTimeseries500JSONResponse) VisitGetTimeseriesResponse(w http.R
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetTimeseries503JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5111,6 +5336,20 @@ func (response DeleteWebsite401JSONResponse) VisitDeleteWebsiteResponse(w http.R
 	return err
 }
 
+type DeleteWebsite403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteWebsite403JSONResponse) VisitDeleteWebsiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWebsite404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response DeleteWebsite404JSONResponse) VisitDeleteWebsiteResponse(w http.ResponseWriter) error {
@@ -5274,6 +5513,20 @@ func (response PatchWebsite401JSONResponse) VisitPatchWebsiteResponse(w http.Res
 	return err
 }
 
+type PatchWebsite403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchWebsite403JSONResponse) VisitPatchWebsiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PatchWebsite404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response PatchWebsite404JSONResponse) VisitPatchWebsiteResponse(w http.ResponseWriter) error {
@@ -5398,6 +5651,20 @@ func (response UpdateWebsite401JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebsite403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateWebsite403JSONResponse) VisitUpdateWebsiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5529,6 +5796,20 @@ func (response ShowAlerts401JSONResponse) VisitShowAlertsResponse(w http.Respons
 	return err
 }
 
+type ShowAlerts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShowAlerts403JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ShowAlerts404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response ShowAlerts404JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
@@ -5607,6 +5888,20 @@ func (response SetAlerts401JSONResponse) VisitSetAlertsResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetAlerts403JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5845,6 +6140,20 @@ func (response StoreFunnel401JSONResponse) VisitStoreFunnelResponse(w http.Respo
 	return err
 }
 
+type StoreFunnel403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StoreFunnel403JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StoreFunnel404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response StoreFunnel404JSONResponse) VisitStoreFunnelResponse(w http.ResponseWriter) error {
@@ -5967,6 +6276,20 @@ func (response DeleteFunnel401JSONResponse) VisitDeleteFunnelResponse(w http.Res
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFunnel403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteFunnel403JSONResponse) VisitDeleteFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6159,6 +6482,20 @@ func (response StoreGoal401JSONResponse) VisitStoreGoalResponse(w http.ResponseW
 	return err
 }
 
+type StoreGoal403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StoreGoal403JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StoreGoal404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response StoreGoal404JSONResponse) VisitStoreGoalResponse(w http.ResponseWriter) error {
@@ -6285,6 +6622,20 @@ func (response DeleteGoal401JSONResponse) VisitDeleteGoalResponse(w http.Respons
 	return err
 }
 
+type DeleteGoal403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteGoal403JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteGoal404JSONResponse struct{ NotFoundJSONResponse }
 
 func (response DeleteGoal404JSONResponse) VisitDeleteGoalResponse(w http.ResponseWriter) error {
@@ -6363,6 +6714,20 @@ func (response ResetWebsiteStats401JSONResponse) VisitResetWebsiteStatsResponse(
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ResetWebsiteStats403JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6536,6 +6901,21 @@ func (response QueryStats500JSONResponse) VisitQueryStatsResponse(w http.Respons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QueryStats503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response QueryStats503JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7386,425 +7766,444 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P0Ld9s2tjcOfxUsPmdWpB5almQ7TeWV9bxukrY+ze1JnMnphH5NWIQkjilAQ1BW1Dbf/b+w9wYIUtTN",
-	"cXqZ6XRWa0kk7tj3/du/BEM1nSkpZKGDwS/BRPBE5PDnWZaphfkjEXqYp7MiVTIYBBcTwaaimKhEs2Ii",
-	"2IwXEzbhOmSiM+6w+PtnFyF7/ertRdwJwiAX/5qnuUiCQZHPRRjo4URMuWm1WM5EMAh0kadyHHz6FGKH",
-	"Z3L5Kk/HqVzt+Sxb8KVm8VdxyLRixYQXjMsl02kh2JQv2Uzpgk3SQm/uWcj5NBh8CL4KLsOGYTzhw4l4",
-	"omSRq2z9IKQ60IXKRTxgXDIu9ULkTI1gSc5en8N4JipLGGdzLfIHmi3EtRmpZlwmTM6n1yLXMBGpIjk0",
-	"nYZMT3guEqZyaGeYpUIWDzRTCxmyGyFmmqVFJ5I7Tc+OcM0slSyELJ4LOS4mzbucwW92UtcqWbJUsuul",
-	"mUPL//b7ZxdMC5nokI1Uzn54dva0vdPmp7IQY5H7A7pYzsQrGIXetPhapqORfw7Yda4WWuSs4DcCTyZt",
-	"CsdPMXVwYHqIWVqYQ9vZcSWhu+aFfKqG+rXK0uFydbxv4W/ccV0sM6HZKFdTVkxSzbTIb9OhYEpmy5BJ",
-	"VUxSOWapzFIpys/wvMi0WExELva9Us8u+Lh5c3WRKzlmQhZpsWQFH9t9zsUsF1rIgpunzb4WrAUXPeOp",
-	"hKmYT+Of09mBoR250FokkVRSMMGHhhbcCvNImptz2z6Fo2HW+5oPb8wJis9HBy+VFAcveDGcxNvO8+qs",
-	"3oh/zYUuzpPmqaUJm8tE5GwxSYcTGG0iCp5mGueYaibyXOVsIXLBMjUei6Sz9xCKfHk2KkTesOtiqKSh",
-	"jootuJm3GKkcloRJ8bFgOQ5/7xvy/v37s3kxMVs25IVYfz2+FTwXebzb4caHm872pzCY8ZxPRUEc4bs0",
-	"a5wwfq9ZKx7BXx9enr14dvn472fP3z2LLV+gn4ZqLot8efn46bPB9yKfcrmM5t1u/yH9PuNjcfn4cJan",
-	"w1SO4/YgkuJW5EuimAze13BpYEVvU50WGonA1Jwnho9jc2yc3grZieQBg9GwVDPObnk2F0x85MMiW1r6",
-	"oAteaJal2mxQMc+lobUhi6MgCmKWymE2T0TSYWfYJXYmdCSZmxuO/XXMFhMhmbkQasTM6MwPt6lYaNP/",
-	"6xAukX1J3ApZXD5+Rm+lBV65YiJM0/Are3ZKs1LFRORM8qlg5u7xnEgdDAkZBc2uBStC/Y/SHDljuwPj",
-	"HSpZpIbnxzgU2pTYNorcRyXCP7vYSDyIWWuW8aGAYWg2nHA5hrFei2IhhGTfC3X+muUiE1wL3T5l8TAt",
-	"ysY1DGkxUZnAsXbYdypnsRY8H06uhBynUsQhDFSrYcqzKymKhcpv4pDFQz6d8XQs4xCp+ryYXsWGfiGV",
-	"jWHBYrPETExnxZL2nXbLLqt/aoBeGfJ16vZEq3k+FJePY/dekuZiWNB7HezWDYWlcAy49LbHMMJysAM4",
-	"iPZImIEXCwXH8oz2C4YiFR2uCdeua+IEg3JKcEjNbH8WudIhgxsCPxuyhlvcgrG045CooC64oUkjEi2g",
-	"U3MwdYEEkqeZaXhqznytZyZS0xYM931aTOhuGYlv082EVszruGgD4gnwSRlqkaS6SOWwMOOdiZwlfBky",
-	"PZ9OjQRkZoQDW+p2SG2E7FrN5ZBkqGSeA48KLVNKc++mcZm4C6RP2cIMvHJR47Aca/kabA8v4BvcIMnm",
-	"8kaam6Vywx0FL0TCDIkLbYOxWSrD2oC5jFQ+dbTw8Uc6ytQ1v/xwffn4Y9wOTXOcjidMt39yYm5Tzoe4",
-	"ukZ8NOv38t1z86zp4t3FdwePSLCBM3fc7zMl3ThgxG/MhYSZzGeGCR31YBWZudiwSSKxxK/DXuMJ4EXo",
-	"y0xGer02sgBPUALhpjPNp7PMnWC3kSDdDHkmEjafDViMjyWxeUoybboG+mEmZkQK0yoM9Cn+VN5BS7WN",
-	"KMdaHu2Zz8Y5T+iWXOdqPp4U5TFUWQKnhUtY6e/Only8vXrz7OLZy4vzVy9jmH3I0ulM5YVI2rAQmRgV",
-	"TM2LgV07kVyZmcY4YJg03pyEL02zwL5RasdVRHoNIzJcxcgCLIYmOpE090TNvTF6i5tq78rhhuT6geFD",
-	"5j6FcFTNu+VCqjyStWGi1CQ+wiOGJRMNDwZByVmDT+aRWaYSYQUAo1gF/5qLfBmEgaFUwSDAlgNfOviv",
-	"XIyCQfB/Dkv18BB/1YdvDackWeBTGIBgGwyCRIjZq+t/imFhvsXfz2SDVEwzueJyaSWF3q9/78cDn6Ev",
-	"JkoTmYLllUt37pB0tbgur59jxkqKdof9HR8x+6yFkWHMkb9esvjX+JTFUfRrjIJAlhYi55n5HrlHFEVR",
-	"7P8QRfEpM6KF0kUk+13buxrZb2vXFmTgDnslkT/am5QaSfoW2lQjN+7QbatZjNjRkyupLGumLwzH5qnU",
-	"Rt3MMjadG36uMpBHpjwzJMdQTSlK4lAjDUgltWKJEprFY8UzI9Z4Kztl1+bU2TVtmdbMY4zDlW1vPHK/",
-	"fvdmr9NmJnyXE4dbu+3cPaHlWn/47ILSCbzo/Xqx4QTap/1zWIiPhiOlY6mMwGx0eC1OkfEb7hFXBRLi",
-	"/djqxHRgNqI8qxpUI+80rCy3aTQYBIfXmRof7rfYdvxfbsVfqmL9YktV7HzTpSck4WWrr2kk3aJ6zcjV",
-	"BU61J3FN91nqXIxEbtSiQbBYLDpjpcaZ6AzVdL9ll6r4Eit+PjLqM2jPzRpwbPT+GIgUG6rZ0rMmGdHy",
-	"1KkaRDfr7Omoe9zxFySIgqNR77o/jIKAJoyGwnLGFZ0+2Kw8v4aD3DRws8chMt+eIW3mcymkCpmAZCwV",
-	"S3jBiUAabngYFypmcp5lnaB5R+Dy+MNKxIjPsyIY9MJgyj+mU6MO97r2f2EwTSV9GTZp469FbufR2J/I",
-	"r1b63LT/prG36c8CG8/VTOTFcp3G/WSuCzVlM3rMihmsFduvrkje/PHZT3VNvP7ILOPy8vEsV6Bt+zfT",
-	"yMzc3CUUc4Y8z1OB9h/X9Y/PfsIH3YVFmTZkXEcyNroKHO2YRHCzPo/t27HTtfGGviUeCfzNMDrD48KK",
-	"8B6zQhnV6YzdiKWTkeMPRkpi8WXMhlwaUflaMCsxsYnIheFn2RKFdMFgt9jZ6/O2OWalEB7JXaXwkHEY",
-	"AVgYWLEAU16+qgis8OPa8sedUlmra16WLm2lN7U2K4eOJ0lqjg3P6FSlAvjilH+01t/+ycmK+cd9oRzd",
-	"aaZGoG58l6tpk2Eo1wXqdfFPP/3008GLFwdPn8astRQ816xntJNvvvnmm3aV2vS7/YcHvd5Bt7fmMps7",
-	"v9G4ZVaeF2aovDBXsMGAZ0Z9oVbH/Jw3DRkMstYaQlJ+45iPumvGXKjPHPFblRfrqI02v+3MaVRePAV7",
-	"hpkxNG0u6Hv0T6yzqpL74oFmqZE6JUsTp/yYtQEWw7MMfB106NlxjZF8TWsz48WkHD01fZUmuy1RKouH",
-	"x8FWCk0Tegt2pQYayrU4SKUWUqdFeiuYnl/jclvxI1FTnspTFv+NZLmrGHVH1A7WsRo0ZFW2Y8tdM6Ml",
-	"q/C3KqH7ScN/N0vI2DtEBwbc6dksS4dg/Tj8eLBYLA7M4hzM80zIoUoE7KEnz4iPYL68Smc6GBgePuK3",
-	"Kk8LIiqfdj06lTF9p/Ipjr26sK+sVWWUiizRaM9EM2EnwKnqmZIap/ktT35Iiw3z+6dWsjadqdAahWEQ",
-	"EIBbXAtwxF1rlc0LwSZFMWvpNnv35rnZJ13wYq6DwXG3u/Nkn+W5ypsm+MIpXP/z9tVLwwgW4EzxPUxg",
-	"3iGZtfU643OdXmfm9sTz+DCe51ncZtNUazhuyDa4jGTT+KGpShMyPgQ+inYnIKMPjz2uhXzD9+UOh0Lr",
-	"A/JqHoCn9aD0szatAr19WPPKwnL8IHiGXsPd98zuQKBugp23gDpq2IN3M9YCexxPlu0OSMWyELnkGW7b",
-	"Hc+TbQS8cyIni6p3gE7u4wCBTVF8nIlhIRI24mk2z8VpxVPFnWuKnFnx/x6Q3+vgPAHm4+2v/9u2DS29",
-	"ZzCyc3nLszT5bi6lyHZfNuh2rDi8oufTKQdDAGe6ELMKY/D0uZKHmDeNNgoCIzRr1krjQRGGSn0I4FqD",
-	"S/FabGrl8lPo7aDhVSiTgY6wAG0PplihA/2+mTwYvKsz8HoAZeOky0awNprxDI5b87CR+H8IeOVtayQq",
-	"W/mc4dLS+MM16wJLbqTbXRb02vbXN2TjESvSqfisQRX8RsjVNQTrF5k6yx3baQlh4fBBdi2MdA1d3HmM",
-	"93BhkZeZ+VAn4Qr1Hg7FrCBl45TFOK2YvGRwjJUURKmgie/p9uxx4XY4r/1uF+/F5rW+SWWy/ri6Rj7n",
-	"YMxIPfapg3W0QOsPNJvxwhBcNEqaZdQFzwtU+A6bR47N0mmuPH7/hzhJ9Szjy7scZnr16j/sUIMq8f9A",
-	"IN7vaFspt9wAMAMRE+FGtxAy4TkjBalhyUEt9Ogch2etyg/aeKnSfc5pGTmzjH+2yXmlJON4YHwu6H6G",
-	"89A8fGr1Q+BiJTI1zy8HzgFp3j21rBBtZRmXSSrHV/hJfEwL+tOaMENWcayHrOpTD5l1Uptf5vlQhCCr",
-	"S5GFbF5Mr+yX5u+pSNL5FP8uXzOfCpHb73HLQxuQFTI1EzkvzCD1UhdiGrJE3KZDHPx4DqPVw1wIeZUL",
-	"EH/BqeuCFEJGjoaQDdNiGaJP93P2D++kv3v2gtP538yfUs2clvoZo8iNRlSjOcoMgswMZOVoGEihGo45",
-	"eiBVzsS/5jwzzB0a+F0JjIsf8oiMGSIt8wpFSQufllwY0UTkqbhngqLmhZUlLVX5IxMUZ1KkLleDrLbR",
-	"k6rgx3VDE+igKvdrZA6Soe9w6D9jahM1z2syK3zFuL4xyo85Dejm59KGKjTPJzW62a2RmT5AE+DDNdop",
-	"NZM3xz18zuDLLis7U4aEuAe2jtjuAVFvM4EQ7YxTJYvJX4TkcwhJaEOmYSlAUlOKZUqOXcST3YstNIcs",
-	"XPvSGrAUVrcAvyv5/8QI1uu5v23C3w6cpnvRTPL8NeNJkgv9Wee6NP9V6CN968ZspT8lGYaSN9MZ1xiw",
-	"xhW58fN0CK0XKk+qA53l6S0fLlnfxcoYzYKeXKM02HZwjEIkRDXsL2yWqwJt4qzlOmjfs1JRHooi50ND",
-	"AK1O0LpeMi6XSor2tgNy36pEGBTpVPysZJ2I0LfuPEh2fvbyDEwGDH5Yf5zLFr0D3fh+yPR8ODFc6dk8",
-	"VzNx+K3IsxSi7d5dPPm3U5B2NevvSWZKryda2pNth+i+b2rFxeAPMEslcmXvCTBvQvdIy8wDjoFD4BGN",
-	"ApZwzYWo9PgB+mE91oqCn3/+OQra/ql1RNN08+T86RvsKwjxrSPzVq/bgX8Oj452fPs/lq79RS12ohZ3",
-	"IBIvILPupSrOULC9qx8D28HesaWqF+zkPuaLaYBlFqAz4kE4b4vLpX3EfJmluqCzmZYxEokazqdCFu1B",
-	"JGOYdAxPalZAIBflaa04tGxy4lbXFQ79hSjydKi/U/l1miTIle+yrq6B6nIeff5yXvgJf5beoLKq00Sw",
-	"+MWzizfnT95enT1//up9DKflpSq+U3N551NCvAi2Z2Qaqs7q+PNn9VLhfbVGZj41MrkfK2An8kIl6SgV",
-	"DdEHL1XBpvQra9WyxyhkJml32EsF6Yg115hNgdt0UOCZTxiatswUTy6Ues7zsbjrwl5AIh342ShxkjQS",
-	"02hlkXv3dHRsL9ADBsOzh8fsx/RbWGAwoHyGh1TgK+v8ozvPAcbxBf2iNhlGC1ncn4+UVg+I+l3XDTlC",
-	"kk6F1KmSeoBRdoNcjA1rtkzzlqcZv84Ew3TP+1pYCnijMD4QFfO5xKU1ayWkS+hamGcMq8SghhZHvhZC",
-	"WDzkB/FyGtVU1goDaJcH70KpF1wuaVX13ZbwQik2NTyFLpa+t9V5bQNMz16f4xxBXo0P+Sw9vO3FmP+q",
-	"jQZ+I5aY8IKPtU9ZLop8adM/IC30APJCY6YxD7R2DL1Htp9Cl2RaHsN3ks+LicrTn8VnnkUz2xuxNFIK",
-	"0Obzp/e2ooYimaZLi3pYpimELBe36gbz3MmQBgacKV/C6YG0o5hCwvzVLzO6PRMcqjTt2jK/f//+oJ4t",
-	"u2mt68m1MKnPOrceN1g9ub70+c09cIB6D7ucS/bMSJ72FJjF1wKi689en1+9Obt4dvX8/MX5RewaZZze",
-	"Za3rea7xlmDkK+QrymX7lHEbaG5lGENzImmIuUgYL9fYUI/S8gudnr27+OHqu7Pz5+/euM4hPqG5ZyEj",
-	"ST9T9wxcM6O5FgnQMeAFcBALRChgc1mkGUmVkJ4tkhXh8jOu6N1vZ3lcsA17EmsyWe9+xIW9LueXuFrv",
-	"pGN1d4wjm3st3ENA2UsiPMsO8+UpR3v0lGcZi7GBmGFUtE0e73e7D7SPRjHL1bWIpGkQk1D0hM+MTsSM",
-	"eMmuecblUOSgsHs5szg5yLSCNZrlamjOxXUmngFSw54Go+12Xj0TmbmYEIG+SPUONt6aJwPCdNmIZ1qE",
-	"rBey7mfZRWzaRNUuQt82hJTp9Gexxl9UtrUy5l43ZP2TkJ10Q9brdv8ovg2Vr9gQNpsL3kk9n2Fa6wuR",
-	"pPwC4orvSWdxhphtwcZVhebkfhUas9/x1iGgPkz67Ksf91sDs8vwGFpKriZKF7DYwUDOsywMrjM1vLnC",
-	"KASIzg7evAvs1+aIma8OeTJN5eFXQRgMc0gSv4JodcgM6PYOuv2LXnfQNf//RxA6S6wdCGSXhYGY8jSD",
-	"iHZr3rxWRvLo1SysODD7FRwhIIouYsMQn9FKpHcYGA3ma98AiV+TZTAY9MMgF2bhUiWvwH86+Kbr2/yC",
-	"iuEtKH+6Qnd5OeHji/5ROeE5WLzri3J00X00OMJnPu0bh/6GAsnXnSGyOnS8lsl6JPJCQ/z62gQZJGgr",
-	"CqrF4HD31IkbaTFhx/2+uQyzSqKNs3E3J1aUJnBIwoOhsbFihSKfvMgZYgLZ6Lxel7WADAyVHKUQiH69",
-	"BPVM3iBMB0jDXtLBCWS0rWT4JLmaXRWTXOiJyhosL3+3Kf5EbDOjKPWPGTrwfZAdzkxbOHoQLEDcO8WQ",
-	"Pojhkcp7hIa3X9JdGOhZeiM2DfjJPM+N7FliExRugPDylhF6z9xpiE1ZU3jY3FHdduCqZ8eRpt1fqRy3",
-	"tBBTvWcD7lQ1JHSZ50mGhgNhThyuJCsUHuDSdDlSSFBPK6faO7We90dmYLij1btWKhMchCAiiE15pGWq",
-	"0Ad6LPQGf9mwF/QFz3O+3OUCvJxnmcV5EDnJH7VzbCgxirFISe9wbJu7qR3Gbf3UFqTe6cpkQ++krK5V",
-	"rTU4h5eNpxu2+IeSZTbROBBwHVvF7GyjcA7VFMNT1pG6k+7AD53ACIhI0sgJQ6X8GRNFv4rBy2D04RnP",
-	"C9aKv+p4XDZud9iz6axYDuAR8zaqgB7B7K2hmN8alv+kFARWCJD9yaa1W0KEkCFSAYzbgJ2/fcWOeg8f",
-	"HvQYz2YTftAHvCWNXpMh16JdW5JIloATXfhKg7KtEsG+F+p5Woh+aYCz8YwcEGIknwK2HABcSdFhbwDG",
-	"BqypkbwRMyNSD4VbFsilbykJZhZg2yEbZpCzibdeF+3VJetuWLLXKCT9smJ5G7ulgkNRWybK/4YYcdDy",
-	"K/HjGgIfELqiVUaCRzI+jEM4BmASmUvDv/yc3vjX2KFV8Qws2kV6K3S4BtQD9yKSTayY9qKyditrc7Rm",
-	"bZ6KTBRIaPdhCuVbhOJmKMJlE/VEe/VK5uQqjaIb7QHDkfDUjHro0wZI26T3Qze4JmLhHA97iFxIPgRB",
-	"9hmtAFEmEXsK1Q4WzbvdI/GYHXe7q/JXqRGuS4V2XHJdDnTJMGqZjgTAlC1PUTGznl8UD4EcAa1DLUt7",
-	"LK5cFaeC/bLSvGCT+ZRLZ6LvBA2HyKpeTYT3h4uL17RIoQOv6gRbuYcdk2u9aTu/y9C1xuXy1SgYfPhl",
-	"9QC649QNe5ervV6uasP0boe9wpDXRZqD3QQdGBVdmdt4WJElbXAqa7bI06IQksXmSgCijjlUgLTTQ4iA",
-	"bnyKMC4gx4P9wxDHVrwU2rxw8QawEuIKihyYF9qN8n4kn4DBUzM9UfMsQbxL7B86xBGcMjMASCPuYhqx",
-	"CwswdG0yO5M8WxbpUDsAwCnSkY8HY3XgrSwsvUvX24Nu7EwMbHx8w1GjBLQmQFGAp5VM5YmAlEl3qzZp",
-	"cjiRt4WYrV63JjpDMSQ4kMZDCQ3+kQkrJgLeJ13FOe+kz1YnbDe6llsr03/NXZi7U6Kr3L6PqpD7HO51",
-	"WtJEr0nnDN0ZClEOAQfDaZlQXmLwtWLo4fERIojih6/jduXw7YUaAFM8x1cfwaP0ob/lbO54LJ+nurij",
-	"BrjHbWpiXEZT2/q6Gd5zeBDYUsF3eeGFea5RX6A2bOfrl+UzleNdVmRXfcbSI17sqzYbFm1O/pWV+Tef",
-	"vu5ehBeiGq7uowt3Kfckz7gkn/a5B2HDmqyfypbdeCH2toRQxjXZJZvI0MgC1Pjqml7FegybwB5dvsED",
-	"QtiNpGmpBWCblHqRltiWAGoJLdwISJEXSOYsHTT6T7vDzq6B/Tt/DMoA2+FhNq3dF79f7nDsQjTqm7qJ",
-	"dmw6FGK273wqKblN54Gykv2030aR2zx3taMIUJudfTWsDmfzRO9Cj4ZK3opcp0pe5eSlLU+Rml9nombh",
-	"bKQceA3MaGrtXWnagM9qNMnVTI1Gd6Bj9Ob9zM0CWTSLtSSa7HIw7kyYG05J4DVXrlRt5iv7EqzZqaYD",
-	"ZhEI9jlVYGFvKnZwJgmtnNbq/O0rdtzvfc3sK2Ctsxh9a6yZnm+idllXHsAs4K3DwA8YOs5RtzqFUaCN",
-	"sGpR2mlkO4v+iLGwmRiaLfjRPOcBJqw6iFdAEybWKubPxZ/5DjNpUjdgyKFFS8Qlru1FWJ6BdWfqiTuA",
-	"+/oubkXOx+IqNz3PxZ6mopflrgJubZlEYUd8CqU0wCRDXYCBFZetgnEIiQwSnrQvNy1pbfhTIyw0bWEi",
-	"humUhsSKhWJJOjZtl5LETKVGzkCIxl6/2znpxo0kZv0NtDeuE2zbaxrolq3cjYNsoquIvr7jdVlPhHel",
-	"vvteuEIVPPvShw2iVOZTW4sBl+SBO3//6YdsI8fcjUsS0fKYJZ27JuZY3fNwheRsp2lfWomvUdA/jzJv",
-	"Bv5HNrzBcblHs5uZ728VRLL+Qj5zPJ8CCVvgk7D6YxsKh5TCmEpEyIpJLgQb8lla8Ay8EiROBIPg///h",
-	"7OAfl78cffqvYAexrDoWgCLs9bsVb9u8yZx4yq6XjDCYWQyBJix21aVoNJFsDefFapttm+5fCner7sh+",
-	"k8NtjdC4fQ2rvYVNoIvV/h8e3wODapYIX1edoGs2vSImQtCjGXKtWgF4TQG9Hl3nh/EpOE4tEPEGB6qt",
-	"rKArLtSVfWjEO63eOFiVdRfsR1oye4mtMOzE08uGdTYv/hZk+k9GnL+gHQhXY1crawkguscwSj+nPQvq",
-	"JggrceBbifsGbyah0K66YO2JA/0VXNFAB8AiSJUIDA2nsnmDSkrUA42BrC2Ego2kHUy7Durait2nH1Ko",
-	"baAyLFoi0Y2IgK8QGGGBZVPNOJgL251IvhBQhgkjbLAUmkuBwOJIQ65F6PJmpgINnDwXWMRCJFgjhNNP",
-	"lLmRahYbiTS2FZ647RXvupKCvL/V7bK0a/OGwFNmO9IiwyjklcUDN/JG6Hxv4cCnXDPMW5rPs4xGujFF",
-	"IC2AHTR4py8sEzi1S+JnCHAqQtEqjQrtDWp4efImXDfgU6MHeeDqUz3QbJTz8RQKMsb/p9PpxOCQhhAn",
-	"siFDvAzkSyG8SP5As9jcwgPTR9w+jaTjEeQwT3I1m0FhOyeW2JonTbu9ZjK+gCYLAaWebkVTRRBwhvv8",
-	"lPq5nhdl+JIgOcDWtcOyX+vGGMm9BzlbW4KiCYHZX95Th/3mctirx3VVMfJc+Af6Jp0dqBmSvAPQx0Tu",
-	"ULjNwdXbyj2kQvsDAklAkREDhD3KTVEjTFcsFBVSiWQr/iUKZhmXUTBgkekuCkIWBZhRe5XC9zCWuN1h",
-	"bxEN/baspnQjZmA9I8ohk0jSomp2LSCaD0lNIT66SxIy4I2YN4ljw9bKo0fRVEddLDcRyRaWItWFfQgy",
-	"yyBbkQSZo64vERLhwlPhZJ1utxviedGRpIZO2bUqJohnlDASL6tSUYed2cRIbNDWgOCSiYMpTzMbuRpJ",
-	"MACQhPQNs2BmpHi39IwPhQ5ZogoAD0m4NlKVjT0rJmIKd5hGAxUzWrlIzDiSdmwGYjPnsfwvdyvVpVxU",
-	"8F61Ml5gppsNoYPgbNMalZZoY+jJi7P/vQK8t7dXr5+9uXp69lPs9hfmTC3Rd2vaMnuBhQqro3p4zGxR",
-	"P9PYIa7ejKe5tg0rKRzNMVyrvNGYIVVSpIH1ijFdpFlm6USLqh2y+Ljbjduu+B+bIsRDJG11Nkpjtqes",
-	"XuMHE/WMPpYYycncCqykQTzKVgBqIhL2V0McTilEqAVM2hz4NtiFqiUjdzEse4aoZpv2A2e2DJm5yWhh",
-	"MXe21+2cmAMGMDYnXbzVVmfEy/7s3Zso+ET1qvFFOYZEFYIL6FLBFxvaeGKPsVeIDwgWLPkRmpWsyGD7",
-	"YmoUyap6yVpW+2x32I9iVrjSqy1ubVY2b3+UKYAKxY7aQPGhFEokwZhmNlNTnWJYiFOPk2w6Jx12jjIO",
-	"4LNG0lLO1WNB5jVcSN96NTBLSKkkNbTSBkb3/vzpxQ8ff3h2/v0PF/EpoyDbbIlyI9AgkLzQYKFZr9Mx",
-	"9Kq7m+G+SXp9ttkhYhjXUOUJBpxB8VQSXo1QbK7tEIXMAVzbwVymRbxqiGhW/J+oTJU8AMleg0K8JWDI",
-	"dLna9o/VpXMksO+R7M0CGQlD2paijiS25OpLaZA7mOm/vVGE8Dx9NuGwjH7c9s4vdQP5ioBZnyqbKSpO",
-	"QkVWvbqDvaqVxQY+ckiWLrAkXSuOgpMoiEHbgF/+5+2rl7axVnxiaPn6lVuNP1wjxa91YZd67n42MngH",
-	"AyX8yse1INDV0wlxGI3uwoyv+UGKj/DD1h2f5eJ2hwdrS4Mjov6pEep03YLdIdQFiVRxVVO6PHNopXxo",
-	"Q9Hysvw1MNTUXGOBmQxezV84nAOvHvTdYmewzFgleIZtip3x6sLeNUQmDJon/hpumJJWpMbBpIWYumrx",
-	"CKgNfla/Ft1uyT9m3zdsi5/w3BCshRVgN27XyvaECEGOUKhqtAqvO6jW463X880FTwzp6HZ6hjxgLXDU",
-	"BXPBhC7SKZj9XM1fLNiXFm5nbCqT914kgelbdjvM5jq9FS+s8xBXb1MMxxZPY6G2by2kL97fzoIn6S5u",
-	"q8plDf1Sgdikf2hCW+ysUI304tVMyLPX508JRq2R/dMz7KjTdXhrq6QzlSPlncKyCzUTks/SRuI548VE",
-	"N7xVm7FtIsRe7HtNE3J1EP0ajSfdOoOAuFxw3kOlbog1BKNgrxv2T8KTbtjrdi+btq1iLarw75qgs914",
-	"BZirv6wRkHbhmKsSgG8SxGQXjgXz1WiUDlOeWcsOa+mJykHP0iGmDHDNYqN4H84ynkpS+dJCRxJEQw1Y",
-	"Ly1ARca34N4ikpduW+HoFC2PWPabxT+kRbzGDBnJuh2SMGXQrzVBUQRGiUqC7fq0JgTbhAd8GKo4E+no",
-	"QL+xldapbrP9eMpiIcd8LKbWCCuxVr0f1wMquowk6git1KgfBWDBOKpnWM21MKMDa4kZLFEus/KxLeWr",
-	"k5jgC5FynJLXRCpmDnjZVqqtRbXt55q4pDwbqGOLzaNLCT0w/xWDOcv0geqz6doIph22q4UX7CzQI9l4",
-	"DTW/jTudTruWeGI2HAfaYfEsPoTilBrTU0j7fqDZcMX8hFV4/ys+jEkNi0s1zFdSCaLNnCHz9TwTmor5",
-	"Uj9mWW0TZpSzGPJCeaYVQmCDvEpl+awZBkJngWDA7cDy73iJnIgPCx/JyvnA2fjTKE3fK3rgGnwGqvH3",
-	"ep4PJxzQUkpLAWIy+OEkpEsaVXJVkQyDeZ4Fg2BSFDM9ODz0OjocTsTwRs2BIkosrXx36/qnOqn/r92t",
-	"4Y4evaFpGZK11aK9uYZkSYNYjMscg8OSoIzBpDZU0yk/KKu3g6ijRvSMBrEkkpPU2Y9dwQLIGSFwbUOl",
-	"QgzDsTjwkCysRiyexztqeiXq8tZHm5L4Rua+188himDTNMtSguPyZTCwW+EbYK9wpn2dyqFA4RmEGSXF",
-	"KdStZUddNk3lvLBGOzDcl1+GjDMpxuCjBTeWZ0TnOpKltrdmjqWk1eSq6K3xUzS6JyZcTw6uuRYJy9W8",
-	"SOW4fcpqbglnrt04KI+rp2t9Df5p83wTcXtPJ0QkyQtxNz/I9hdk86WxRBW4hzcXYMTtpkgE1oITj4av",
-	"Uzb0bTORJOMMzGJVGV4XbTvbxSvhjQ4JfBsItKX/9GUn2MPTsbaBHSyz/njs957Bw9AZ1FdGANQsxY5W",
-	"2tIyvI9J90vSW53sTngmasFGPGeJWniUxac+E4iTFtIQjZnIh0IWfCwi2e10et2uL9HUPYV7kJH53dxv",
-	"/p5CFdXSH9cYyAgstuE8L9aE+4Nlly3SpJiQVH29JAnDWhFPmZX6JiIdTwoWr9iDwaa61JEE18BuNKzJ",
-	"qrtyGnZwDQwqdt5VOZKEMjDAgEBmmKE1H8eGzsXwAklnYAZGn/KKvZi8L9SNjWhdI/RF0kl6uCDrwlpX",
-	"0sndoVnZx8tm62S4OU2hFgyH0bDP3r2JO7tlVr22WFn1trtsNr/O0iGgeEAVA75ENFML7oeKgwayDZBb",
-	"hS1MD0LtQkLBtnQswb3cDiPZL5H8W94zICRRiTVUIiCjjqrzlzm19mUya5fZ+GF/VTs2q2meOLjlOaG5",
-	"fAhew5QCmjaY1l5b8LBLi0p7V2SHEtUBKkSAqZdwd/uxxXtVI3bc7VrnKnAEdzHA7k1VfBqBH+4Iq1CH",
-	"F4KmmuwVMP27JCdutse+NyQGFUpIHMTKDmHN8lpMxJJZf6eQ6xITO7uYR9PpTOWFvkolYMola8YU0+8d",
-	"ej4G+y5wA/xGJGBkxGFVqLIvHFFnC55L038TiUaHrn1kI4DHVqRixP9/T72tAHl8uyT3sZnMklR4MAum",
-	"kk5lrhasZUkc+ZrB3NpuBPVYa7kFsGkyxIbbDbGnvu2VLK7OBFs1uKKBNWgyo66aS9OpuMr4tcj0tn32",
-	"Ho3JjgPeAYcBHtIKXc+HN8LJ+jnWew/3AFeBnuC9q1wZLtKkRuZzYZ1jcf94EmNYRSEOYFBo9DbqE7UA",
-	"xf4KxRYTlQkErms+kZQXoBbbF8Q9GeMGwgUlp8WMj1MJSJOVndhgGV5LUfJ0+HfrZGwovZGnwwfE20+N",
-	"dgd7C4wBs1KqZxVtiBQYVKbhlcF72w/NDtesFFqr83hfXvM9GMT7yRKCEXH8DReyIUxeJU1RZ1LZ/I4r",
-	"iJm+AutZKsdk01RXOpXjzGWBXFn5Ia5xG7S9ATZLEw31yNnn8xyYS9nmWuZD8OR7Lq5vaEZv0tnrc3bb",
-	"Rx9rB8IG6TaCZZWQc+OEm0WBqxey+OsEPjyC/xx1EwDa+aYHH6Guofnj4VSZ//T6+N+l4Ln5L4fYMJVj",
-	"qhK4lOKynGb5kxHXHj3s9iLp7rlmrfX3u+2s0BkVDIw/YA1alYc+2fqAUU6Xl3EkWzYmL1uSIfaXKBhy",
-	"La60edxo8VEwQJjjT0avjT9EAZdJFPwaBSqPgpB9ICfc5aU5VZE0T0hVmJ/wl0soTwFVcFwQA0uEmDXJ",
-	"w+XyN93/XGRoy0GC17Iu/3Z1PX3aCNhyGIqHpRnKWhT7YWDRNCsv2T+aqHrtM5HRfbGLUGDwBujT7io3",
-	"20bc679/agTlAg6/eWVKfJje6jwB3OHqetm4Tjsww9rnkrHsuXKuZnxDitRopEXjb01LQgUZNpp2H2iy",
-	"0G4nb7a5cq1D/9BvIHd3SmLYJcmilOU/hcG/bM3h5k5QiV9dCAxRAZXYXM6wSkjBRHBLaKl0TfF2NkqR",
-	"udDzrNgdrsUu0DwrtkK12LZd7ghOeNO6gy92T8iNu9EY7/rV/L5yFTkFBv5AW6m8IjLb+LqQYa4ShaaE",
-	"5MKqZIOSxaOWERobSdOXbmLnfCJBqox3yNXigY6kFb0mYBID1uniI1uxWe5OTbmJmTY602KyJEV99+32",
-	"JcVte+5tR7nGG3b8LonRZzXJsyZBoU5vrgfa39HuY7MDvTBSP8ozkpjqlhZMz6eataRi4iNWuqSNBcfm",
-	"bJalImmHXgo0xpfq0+pOLSG0KJK13Wm21O2aiVmxK9kZwMAfVPK7nZcxePf2aZMYmakmGfKislqjeZaF",
-	"bJyr+Qzxv4uJmmtOBYfKLv6rF/aPjsOTh193Hn3TCB85UXmxsTfKcoeSFYhKazPNzX35MWQvQvatuQwX",
-	"9a47/RfBptjJdV2GqMw27GNnRTGpmgD/qZXsvCSVpXb6sVvPOGgnTyvedBHeCJ4Z+rwn3bPRB3p99ibW",
-	"RAWPpRee5LvsVJYIXaAJJ/SuR0GPwBs7gt11N4PdHXV9aeaou0qRczFsjC+6cLjwJy7mQq+dkhQLN6Wd",
-	"MSLfQNd23aoD75+sDtWHFKgO9qnNTnA2Fgx5hzQDIkEw5hPnTW3p+XRq9AyKsmBSJUK3G7X7PQB+PLCC",
-	"8qy4Vd50Er9gEqc77Dsncta2Zr8hkfm6USDAYhsNRDY+f/tq8BKCkGwYOz3rOSZCFkdBFMRI770yRqvO",
-	"fXGbDte4PNfmiJGbe8aLSeiAP9JCk/CHTTR2t2NaiQ1ScEGKFO2Ek7LuSpsFb8Mq0kKLbNSMEYxBBld8",
-	"3BAn+R50ZxuHADEGleyyzz3rFMjo5l7ubujOgNuJ6libz5wWxW+Gu4D1BHZTekJmBpt4RQ5Ya8g1+t7Q",
-	"7844GC6MJJMoCDOYQoZ+vWJHv3v8aOcY5iqUYWG4ZSYKEVbsKayFdo1CxacuTg4f1GRSSzhas0sWjnVa",
-	"jg66vTrYe8PgmmJwHXvYYWRmcvG6ARxtHcCK+Qx3bu0R+u1KcuyyawQ04supblPYfGbWzmwdW3Dd5M65",
-	"P9Sy3KwNVOn5pdoL6KnBXfad5oYOzPLSFAqzBypTXfAac12LeLkC2lJGSnuzuHtpize2DNJTqIK0Iktw",
-	"zK11aJ7lxEq/HcXYHvVpC7Heqk0Xjr87e3Lx9urNs4tnLy/OX72MI9nitoQvJemsFnFon7IuJV5C6QOu",
-	"MbCWNzQIaqXD5ECCffTwYXebZEiq3zPLg/fBcFuDT3UBEap6PoUCsr8lVFUT3k0zMozeiD+Gj1Rx4jwY",
-	"L2DWvp73WZhnFRDDLchnzbBYnprj8LBoc5qPO8zkS8OmVE7Wnwc+5a3Ki6eQ0evSPSk3AfYuaDIFJvZ5",
-	"V6yQAvZPGYTLXeeC35hrC1ogRLjCdS3jNGzbXA8bcW7eFry4yx0d2iu6wxHVw1xl2VUiZsVknWvUnMvH",
-	"mAtQJohNBZdhqTe5/DBeULoCw6YZNE0BuqnG3NzQaccWAyIRYiYw5rUamOaHhz3QFJTlovwoUwFzChAF",
-	"VCZeBZEyNL/D3nupVN7IrbPQn0IkMQfNK/ayBmx2S9xXGHw8UFNzdWbFkrbLujSUvGpWQrasuosdtjK9",
-	"H1ngb0EZHEiQCzbG7cFK4KBuux2itCkP2BCzD2yv4Ik3q4eRymXqqp7b/dTV/WE7b08kd9sfnF9asBZ9",
-	"SeEofjI7MWKqgFTOF7lSefhsGqIU7Z1C+dZsqbN6babezkq1llKbW/+lyXRJWf5ENLrgxUsKYG6ACyOT",
-	"i/2rhLnNuExSObYJd+Jj6pLvPJ1VC54PJ1dCjlMJaqoapjy7kqJYqPzGbBifzng6lvDbPAdddjjhUH8g",
-	"9Cpz0oepSNL5lD5475qPhcjdL1TG1FeV0ZtthqyXuhBTX3vOuBzPqXTPCkwBAGIWqcQGSy18mBZLD++X",
-	"zs1yLc/R38ElvEPAn0tUHUGaOi8wzAnNytYHb+O/l2VWB1Z/G3mBlIZfRvJ6XnjpYSGLaZfJlwOfYirO",
-	"ZNMdao2wXBTzXEIMIXsLtNCI0jjSDy/PXjy7fAyYKTFrGSb0Cg4cpQ/EuBKxV5kIPDkTtcBOCUmvycXv",
-	"2b8a6m6SbRIIrg30HPFpioUStyDseadxXevWvGQfZK3YP4kQKF/am27dSzZQfvsI6OxvHQA+x1rxq3zM",
-	"ZTpkb+Gqmd18zdOEvYWbZj4+m/IU/kBRLA5Zp9Np7zYaqp7dOBRQ0nAwaUGMFCNKbIT7dMZzoVkrfvd2",
-	"8FIs2E8qvwnZy5/iHXt3126HIdhnB5RDnQjLteJB7I/l2bsBFuPdeRRrjKoNY4Ant47g6bPB9yKfcrnc",
-	"cQilvXXLCG5SmUDCF7ywU9trwD3/XpcKoH1KB11BPGk89uW7O5/+kotsHFAmRoU3a5vMvLX5ZsXRbxmh",
-	"jwubPwYg1fbKxT6Ma8xa4G2DKEIOEF4I1SAV5eI2V2pyIKFSAUQPgY5aRLIR5ckC/igGrFOuQiTpR0/q",
-	"TgsnUE55vmQ8STSLa/DN8U7oojWGvnn5OQaRyT2X33HZda1be4B9cKdWV/j6ds7gXmH4yj4sYuPykGPM",
-	"38/9lmi9q2Plrlf8HpX7twKitbXbHbCZVhaRsn7Kd3brqSIQbp8lPs/w+SYqA4/uTGBq8ucO/cMLjF64",
-	"jwGANLtLx+ZB1oq/V2qcQVXGl2KhM2FIg/lUKc77mftfkaYbsn+8VHzIRHfyDmuNITm2pHfFQrV375Pk",
-	"9LWnDUBy0N7/7s1zNoGsIEOLvbfjz5W5PMXibgPBl+9lHFvOx+Zx4Mv3Mg5Qpu42CvPqZ47h0xpFlVQo",
-	"iNvaFx0LX4JwbNRSrowAFrpPUhWk/9AX5njxVOp4m54VSatoxd4g4wG5L/pdiwxZZuZfL1n8awxlG7HU",
-	"fhxFvxJQR5YWIucZ4IVjwF0URVHs/xJFcVhRzxorMG9RnyqOwf5xd4s+tMvjpC7s8qgv2+/0vJPCd3i6",
-	"FJh3eNhJwLs86wuoOzxfF6p2e8VJSTs83iT+7PDaHgPyZZIdHm+UJXZ5ry4Z7PLOCjvf+lIjaUH5ed9I",
-	"HEA2cFV+agFrK5Z2XysyBFN5KOlAd6RCSb8SLdicmrZPzbl1hnAy1Rit5NK3hZMK5EzDKkc86wbngf0d",
-	"dBOHg4jZFRZh1gaPWPuzFwjZ6rrQ0lxALKpnLr5z0aSmIhVQJr9FrkjsqCgD79o7+h0r8Ym7OIHWpTO+",
-	"/wt9DiIOxUJfzUSO5Uw3BX3OBAkRYS0+uesiyUppd4dMTnj4KpnnvFnZeSG4RaayDyGr9mK+9g7w2hRj",
-	"SdWj3YZaP17ClyGrB1Mm5O/c4QjiqqwV5KCSiQVl99JP9wXn8wIzqcdqhGZ9q8MK8VzZD3edL9cT652y",
-	"x2vnCYtNNIE/enQIdK+pAOuMEd80XzZBpm5PRP/To39uYJVfMJ7WMuMdHWD+cdg5SukinYp/KCleNuIy",
-	"n0l2fvbyDF2yPxuOhTBCMdqND78VeZZKozqc6ZQf/siLyZTLZG6+eXfxJG7Gr4skVBuSLDbtmmbjDnuK",
-	"ARGDeozTxT/iDnslGZdsPjO7g4dELHA8Fr4rV1M8F3CRQ6yLF1ozoj0khbAhQhA7NgGcrKS89j9T3caR",
-	"yi1SUxlLWJ3i3ujUZqUREvcuIRc1EWtPmSBplH4uJoKy7gHVfaLm+QOihGYR3l08Ya0YIih7vYP+0UXv",
-	"eNDtDrrdfwAwE94573eCiY4kZO6WP8Xt+kqW7wRrBPI/iXCRalrAB/pPIWbUef1ncO29WO6+XDTxmOEG",
-	"ZrqRda6jdngHv3QARP22/3nCIN6jm2bfsM0sUwuRXE2ULgj7p4ncuJ9REZnyJQPIf3M7UCUyAm6WSsNk",
-	"voqBe8yAoHPNUhnJ+KuOb+49ZZxlggOuZ7xYLDpxCcBHkfGn2BUC0jpmBCkSQyxjIRVEEXXYy3mWDWqP",
-	"lw/WqZg3jkhWhrVLQPV1poY3V2jMSZuW64n9yReRlBWMGA16APgGR72HDw96jGezCT/og8cVfEg2ZBWW",
-	"NpLe2r55F7dxwkiJwFFnyJkZ1gqeafDmXSSfvNx9XgBT1azH2PmgJuquc0jxsaEXSdWuz5XcgaiGl1U4",
-	"KM61eoBCcjAmjI95KgmeG0Dg1ubcRHLnFTnkyTSVh19F8nCWwyh+PUxyPioOv9plmYZQOiXZK1C+RBJd",
-	"vVjStJClWiR4YtEOm7Pz17bYUHPY8pSn2TaS8g+Rq1dSoNUP0BeurlWh7/Ba2gTaeIbjQ1xg9uT86Rvk",
-	"0Jq1zl/fHuMsbh+24VJTHF51q3cCXrRjgEibhmH8v2pxCFf5B0kBHOhqr6csjubdbv9hzHgG1hxXXQbV",
-	"Y4RC2WVsI36rciK6n1Gz1qK1NeVoCQdsTXBw4FIsTulW2C8hBwyhsI2SjbFN62C4ZiWS3UZQSnoMGBIl",
-	"RVwl67MiWiidWySx9tr0CNZCl4GzqWFgAYSAzqUUGSTT86TtVR9Ds0GaEfCZLWEIMZw2btRyAi81ohbw",
-	"6bInWis5EyGgzaEu6mrU1kXgb7o7lQgg9aj5ytc0M6SqRt6UCc9xAGYlANSmtoQYvTakZHAj0lYVOrKc",
-	"VdUwNpeZ0AjlswCMTyPNgjrFGSXTg0iMpWAiaZW0kDw7nq5Wqn5gN4iZknUCWxlRY96Q30Ljkfc1TFYo",
-	"dQMpj/xGaCZGIzE0eo8duT+4qh7p65uhCz5ZVSnRHmWVBmq2WcUszNg8PfOph3hnLRi64AAEYoHwPGbt",
-	"2sFLil0lDZYMy0q2EiBUrfdhR00ZVMSgSsLgkSTLa2o8ZIUuV5mFRxq961Df+wo7rUxmVc6qSihhg+C6",
-	"QqU2SMlfWo2wwvifTn34gmYxtya72rjohbeFysWXSfxlrdie07jkW6vG0kYtadNcz/CFH9zzzZrDpia+",
-	"NY87ZaJBRN/6MkjtmwTQs3Uyp1HP3r15DlY/v2pEKa025i1vsaQ5oXU3TGwnh0K1FEq7WqkI07P7pqtJ",
-	"8RKhDxcSquHORJ6qJB3aQp65mKm86DSJxp8xuN7q4JxWi0x7mPNFBiKPLVwBrF7wBFg0xTbozlbh+5UU",
-	"Rro+PjQitt02s4mlHF4Rsyte5W63ewdB23RZq8SGR6cUrIEBA6Qi6qtO0F4rYu8wrvXS8UtAx0XeSqzL",
-	"HNn+aVlZFcpe5mMl+ymUppl02DOo2zmF6rVSORm6w86MZkoCdelmsQ0DEnHPK9t6PS8s1BNKJWwuizSr",
-	"jGQlcrXXf9RYY84J5DvixVvRvHI3GgX1zVmZfq5zTXLdZiZz7ocVgo7kZgNJfwec/ovRdKou8m9M0X8f",
-	"/f9ORGSHl3w1etPIvsv4FopwBhJ/CZ2+ng60LSHIxVTdEvewL1rNJwVFFM9X67jfb5vvM+FdcYhwxxob",
-	"OrzLfb+zAv7b3OuVG2xPR5ls1w17l42eAS2G8zwtlm9N4+QOEzwX+dm8Kaf4TAIW7Y1YsilPBEQYcsmz",
-	"ZZEONZtrozGBuoDoveVP5g36pQP5b6a7YECdlSrQpChmwadPn0JX9A4CJIdFWb8tOHOtGhJS8FQK8GNU",
-	"azaN02Iyv4aSTW4YB6R1l9+sAo7Thh6gEmplFfdCh11MhAXC78VGAQU8BM1GypAfPKOTWTnI255Zs5Bp",
-	"FUnxEWCuxmyYpRAmBBAVC5XfpHJ8Shm3lbcXYChRmvR/s/rA3vJ0aJh7C3NxzTaHkYxtwUKMMQUNOgUk",
-	"6hTUNgQJJ5g/c1c6kYQSdCW2vzclJj4auRI7ttUJAe5es/gManSnP4NDaMC+hX1kRpY4Gp69Pr/68dlP",
-	"8AEyQ8zD5rAPKchFM6iiJRJU9QeMs2ueeDKLtSJj5XM34m4vBEHtuG9uMaErs2uV2JJhMeAMYjeHHw8W",
-	"i8WBUbgP5nkm5FAlIolPWU76E77yP29fvewwXANd8GKuoVC2V9bAls1wC2THQ2kKFJEWQ6WFGEomnLIY",
-	"6hLomLWQCx7garCp0BrqTADhmlGwiJIM/fbZsuNVWWj5UNAo1529Pm+TnYVKsEGJBn9joa4gdl8FeDSC",
-	"LpYnh1+x+Hin04mCTzFrxWW5iLhtjjkvPLl9oVz7WFSPApaGXEKqJmYY2bQNe1oi6YRrCBkpd/LYlief",
-	"imKiEvu2e5zq3drHTyjrRbIYuHwcSSORo3iLleeUptAUTTVRXkDLL1VBckHsdr6Nt3gieFZMvCuM/UGw",
-	"Q5ozPeVZxuIf4KmYaj6edI+czBKCVTNTPGHXHDAYIRwaz1JZIaM8OEYcBVsWLQ8uIebs04bZtlnLxjYe",
-	"d48hJ1cuI0qRgJXyD2XZ8lBlGSJbPNDtkLBQNIuf8OFEHDxRsshVNmBSHQDbjQGvc2h+tKZXDmT8gcNj",
-	"xVqV8f/Cy0IWBxfLmTh4BeRSm5a0TEcjuOXIALQQGBJA2ANqIS0ZRVUKLKQDxmk21F2aVE+HrUSfpTcC",
-	"CgYSVhxLyRqXpUNBVhDLGL5//fzgqNM9ML2vMITFYtEZy3lH5eNDelcf8vEsM690JsU0Qy5cZFUmc/b6",
-	"PAgDCnY1CmOn2+lWqq8GpoGjwKu5CrtiQ74/hQGdgMNEDXX1G2qks+RTEBbHoiFG8a3IUfxJtSsZ68rF",
-	"spdAkaUytLJT5qAreZ4Eg+B7UdAriL2EpM/00e92LYOl2HSfetoBeYUXXR3a+1gjrNZvRJptAk+9kC6I",
-	"B6s2+5WFMf0f979Z17xbi8MLpV5wadH6QSY4wbXZ/N65LEQueYYldnxxKhh8uAwDbSO+gwvLu/1hh0HB",
-	"x1DIB6yCl5/CwNC0NeirSE6+f3bBxumtoeOWR5prb2jTtoPwg+DJ5pPQEFMANNahlDghoBX71GDA6gcn",
-	"Dpl7AsXsuB0Cpi+MFO4vtW06rj66buHphUN6mh6G00DbXJuAUmzK5RLKkJmNNay/MKQZnArxG/PhALws",
-	"sYu3ZS9pjNURes9uGx48ik/C2E6aFvdMsrkUH2diaMSyEU+zeU7GmUQUPM1QOMnUeCwSS+v/94CO6MF5",
-	"Eq8bqf/Q9qHCk+eJGemexxfwfLDXlYPs0Tcg9oe/EAO4SpNPa6ncRRmxpUbgCvNQQ+vhyVVnHPq90N1F",
-	"cHyRBFaq01tB4avkJSo9b87B1+7YRDLIjcoFzyjnaSq4NOKFZT4qjyRmPnbYRSp0HT+KkKOulw7SYigg",
-	"OQfPfPVGPk91AblcQBatcxwMS5sQLdOkw84MH/TTwe2iZMBMPU5aAW382uhVwQCIcFkyt9ycwLcSoT+r",
-	"pNHrI9p6TbplYxE/u6Gd7dAgKDFa11/Lh6VsG7kWFjiMJBU9woiw0zIdxDphKS2uRWEGlYxmHTp7LgFW",
-	"RLIcDB3GeS1sfibg1MFYUf2Cnw4ycSsyG8WLczA6mZ+dhSm1lN1lPrjilyGLK7lJ8EUl8QgaczmxIYtp",
-	"5Ai1weJhWizjtrtBcij8jAaKkbTO1UlanJI31KxgebjQ4YnXTFHseH2DUNbGWDPrWYVEArulkUSPuVtr",
-	"qJoLphwAG0DBz/Ro1psSSs1BRgWYUxzCkFP4mtnuKc9vMHgEg52LAZYA91JSsZ5w2SLVFzaLHLOCj+kz",
-	"VkTEkRkqpnThmCkGuoVQu64QksITImmLHCMVwPY10zORIfZ9K07HdHpTqQs+zvkUouhQLT2331WTqC0t",
-	"sXklLCbEFVgMwMYiBJbrJcMUbVYKXccAvQaGZftcJAF2fi/AlrNzdqZ1qgsuoWZcDcElktUl9nORQy8X",
-	"l2pSehnTrla54Q6VcPFIvnvznEGcgxEmmhNLT4EF2MriXFq/kOdI+caq6GYhAaUy1Sxu5SIxTSTt2KhA",
-	"dEDJAwH69imrAupg6fdq/rl/2Yy6aM6zTj/SsTdTsy27uIb5bJzzhFA6rnM1H08KDGWBEIzY5vTGoN1S",
-	"XWmXMIwo8n6RXSrWi69Av5SPSz1HUll81klaVNEvzf3GYnkrw/QxULlmNsvEKnyRNJNrxZXsEyBHGAwe",
-	"2yIOqrTTUJRQPc6EoLqA5WANE8dz4D+buM02CDRr/twEwOcWD5Rp0EkXCGkyqCdPeFYxSJ9w7xq51aya",
-	"Ye5rdomCSHEnCwW7Wxa/hYgUKh3SsBAO0cuffD1zfaPXdnUNvrOJO1U05yb85h4CSDeNjOI/dhAI1mX2",
-	"1Mf1nDcNC216FsUITlvzSI/WjZRwhe9tnE+4FgepdPXFmJ5f49PmCFBhv/hvRPOukNJR3nxnzRiRu2/c",
-	"5a3jQpg2kSVWWIhZptSNEW1P8XhTgeDNg7i6rp62EjDVIhxajD78fNk4tMb2VV6sbx1xE8vW7edNvTSR",
-	"gVJWPnyr8iLY4bnXIn9tiNEuj+74HAHt7dIiXfHd38Anz+Ry94dfqmL3h58Q6gQ4p/cwCv1TY3IL3c1K",
-	"lqL521cZS/GvjnIKnIjAyVCj42wpeB4ym2/kF6KBsKUPDhn36LjXdT8HMGX65WHf+0GKhe4sh2p6nUpe",
-	"qBxyB8xsXWwXSCJkHxwcHmZqyDMjCw4edR91q+rr1/8X+ImdD0ZMmFk8Lokoflko/KrXPziir3B9/nby",
-	"LaFL/O3k6eOnz/52dEYrgE8ZVvm4ByiRf8RRSfGxCAZynmVhMMvFLf7tBb5R/RvCoOiF9eTVar0C/K6H",
-	"sy3fse6rYHDS9ZLPup3uCWLZ96lgYDDog8HCueWrBw++RiBLSJjbdJ56/qk5nOXpEB3A7oFvHnm/f+4R",
-	"MiPbYaOA2X3uwfiMvu6w3bvs6OoWftpH5IOI0Abr7ysCuXDMuXTNpTkpxGgN7va2W3XfSU6+TZHgS8fb",
-	"X3qpiu/UXOIL/f4utmPwyoL5Bxxvv4e12l2at9YuQ7eG7AGeZQ/tVFtMe4eUGnD4C/6x0dz3g1qgedbP",
-	"AYWkItBxdCFmlm9ga7sZ/6B0YBw2AaJA0hLlyKO+ws6sNgRda+y1h8oi4Y2Z1yfgU7WoivgQgS2G5NMS",
-	"M3bz3/hmSBZmaBQAAOHXkHGWcfOD0dY8MJNI4iAq7d/8t+1hsFpX0SKvT8A6Uxb3IpOUNKNNzX5ngt+K",
-	"pMMIioEK2/xTpXJgzSwqf6BpXARGUcZDyiKVcwHKN8+zVOSAOtmJ5IEzCekYx5esFPBqkaGsGVui3bBD",
-	"kWTuEGCigJidsliYmaRyfOW6JBOUGtFehCyGeP2rhkd5lpl2fdQLB3KA+SyUxjxN5Vxjy6cwwyRXMzUa",
-	"0QShJ9RSbKaM8t5Kcd8eaNbqgl8YR9YOXTsIlGnGAqdxDdxNpRscRx1rsxyPP5CG9txBbfW61UGZUdTb",
-	"vTI/xo3jWGmgw0rsIY2WWkiDZBY2JWRdr6TjQs2zhCXpbYpBQ91OJL9DWtFsSvFtFNYT3MKUDBIL2mH5",
-	"tAOqcIZHtdBl+ZfK1TFXZsCw1CeRK8qTQctOSvnjqY+KgdTllNVgMGwKJcB4NFn4vxcFTnPVwr9NsTHE",
-	"lUIxz5NgjS4IbVuXgCOTI2fMKsOXmv0B/UZ/gCPe9+sO2DLjN+ZCfmfEiF0fvlD3q6f9dlrX/jrjZ+lp",
-	"fvrHCoUMBv1u1+3923Qs5zMQARvpaTDoPTKPGzqgSY6uIYFBnY0m2kI/ETnERAGPNMIXiJ6M0EHMieM+",
-	"PkK/20XpvN7tydpeT7xOe1+vdPvoxPXrpl/2d9T9dOlJvj7N8PE2usHuwizSBLjiLplnTVSDu+Jknf1L",
-	"jt0kx56trJe1L2Dp8lKeJe6zVaKFtNe1MiyGepUA3mVyC9mZa+PYyXMdRlKr3AJ4loKM6RqdySFmOVax",
-	"wge7SWUNcrHFI2+VCLtpXkqVhqtb0dSDnaYCWD6MeOV9AsKbYGB3pWiWGS/KIJbx+z7VJmkRBSFskqbm",
-	"ast4tW1tr+vkJm81G8QlnmUr61QFGzRD3gdlEMexSynzga3lrGztNe4qltUL+qCYTNXNClf9zLl+CNSr",
-	"fB2dtrzANuy6NhRNMy1DVjGoYOuLwbUmPLs1x2HBl3iEfxa5ap+yuNvpdmMP5SFJk1PTKtROrE0RI3xd",
-	"XTb2pqzYhuIL/ZQKbaMc6KiKZMC0gIWIs1QXtv57J5LfY576ZqESB4jlTbRiHFISYFzkPp9xXbg7otRp",
-	"JOG2VnAAKU/eK1u01gGIFaNzAESK5GotQNN4yNLpDO495tRD/QE1L3D7SGCt+OSwnglMD3IhYJCrQG8N",
-	"OG/WzbImKMWs4RN3efR9CK+/k/D3u9r9/wPkyQ+/BDVKZs2GK/LZcadfIqj2GkSum1SaA2hLHVWopm3V",
-	"E0P7Zta7dt7r9MrOj9eLmTQGrzbVlmEc3dkgjKLF/y1ts70Gg33v4Kh7dzvwXbv4rcy/u8rLVXq0ixkY",
-	"0UoqVmBHzv4SoTeJ0B7dr9iCXW2ZNQI18N2t4nQ1w3NtGOiNWK6JiUkFSSxV1JUmE6gTiBDBsiZko4jj",
-	"Ungmab1+bFpClED0l5C3IlMzETKSzm1smFevzPyiWQvr3vsSu4dXE1KJ0aWZZbvD4hYIO20Xb0jRJlBu",
-	"k6C1jrpdQoV0+4F1hjGRpQwiMiIXpEzlIpIgGsGxinGi1bAYuvT06fGPz34yAkGZ37vdMtcQPWReGrBV",
-	"YSmSIC35gg1rNQk1mG9CKFVw1ghAEhDtroW1/0WSXndhSeukGS9j+Q8syOwTgUIn5DeKQfkr0OMvgW+d",
-	"47xaghglhmqBXBKYyIE+ywDezDVyfLJ/G8iT7+6J95jQl5W+PqefP5oItqv/HTj3Bq5quO5fAthGAawW",
-	"XWploZLzr5HAdnPR54JnADu2Tv7axYhIBqpJWjgRyYgqJ+ANLYQuw66vl1S9iLncVDlmUiWi0dYnAV61",
-	"BZY5raSPZ+ocwwtFj0350tkQWbFIh6INlRJVIh44CL4SbLLXdVW30QhiWoVxj7K5nqBX2wmS8YAddRk5",
-	"sHToEE7J0kilE4gZQytH3XL6KkuEadiQpRBdvvTUtcB0ZUHWrYJeOqVIbhw9DiYXQyEL2gV4u39SHURj",
-	"51Isys49OReCGBheVcgh9lMIfbDW0AIzVbNlWMsrt4XlJ3Nrj3SgToBy2UajlWnFhipQnJlLuEGEAiwh",
-	"GsmX6ENltjhCaS6rzAwBrvBRCM0wzwK+ZKbkWOSY+V3w60wQ7Hf87uXzV99//+xpPGBSsWs+vJnPzLhz",
-	"AdwOEgwQcLLdYU9QAoejhj59yru0FC2StVOsH+DpEdpiMcTfPX/39oer85cXz978/ex5s1z6vSje2Iv4",
-	"uULpvbkGPXT4D92wG/ZC8+8+/Lv+z5H7q+d92w974TGMZwhdf/BqgQXfpbkYqY9eeetBUFapLStlDwxB",
-	"uinUzNYBHwSH3K/4vSa6E/IXzfW+4mNlDURl908muZqKSu/v3g7eydSQKbOmoB+4MUzVdZoJbwjVEdR7",
-	"+/rE7INvF9qZtdqDsM0VaCn37+IK/J2Y4fuJAnIgPfYn1eIOXI/sdxuMDtal4swLZEawtL50YVUsC3Xv",
-	"HejgwpwwRAWHFwzhKv0xSCjsZw/zwZYDtuaE+bSEUiDnWQQZaPbdU4A2+0iIqDkURjCKINx4kQA9bTuL",
-	"xTX5KslvCH449CVG0rY4cG62dU6i0ve04miK+RQtH4SgAag0e7uRiA5vsDoAJfYWKtXNxoSQ7WgjIAfS",
-	"X56OvxTfDZ6OKSqtQa/f7Zx0DSuhkx8Mgmfv3gSef6PvfAyv5/lwwjWueNnEN51vHlVbePf2qddCUwN3",
-	"1njpxn5ZdffOnfzRdF0iBrv7GTzqnlaDz2lN/tJ4NzF56/evuRtKfqtDCBBxd2Vfr4MuS2+u5f62vL31",
-	"OmyL0mHb4CUiWeJLWKbFEq4n14rnCdMTtdAsLVbCdmpwA6Uq7VL6NwXKlLqz0cooagKh6Sw/hbAMvjQT",
-	"Qfz1jwUFqmDAQzywkQ9NlftOqzqy+/vUC88Rrh6mbbdSmS8e+G2wQ9dxrfAivOsVIiJFuBq0c+uVjN+t",
-	"2qk3V1fSyMYUCS4RTgJhB5z2ihHGhSptBpMUKuj5tRojWRmtB2ZR9oPSGXqtvaCwW7/mNTaC8UauMiRU",
-	"UjCy36AShVx1gzWhNxAUoDmhFF8SSay74eMMVhwzeAemII+meXka0ixzlQ3cprUJPS+SqJeYQ9et1TqU",
-	"NBjWAsuB2yREUFs5H+0O+xanxyPZNLuwEsnlllnHSEPggtDilOYSkmFpcyNZwaFgP6Aomhs6WhNI1yjw",
-	"tobgn1dm/CuFdVsKqx8mmXEoNqGkCxgJ/ezVSsF6SDvUTXUyNyS51koRHj3qnHgS5aNupX7f1xBLXcuR",
-	"XKl22+98fbRane6bk0pA9bFpyVaU6z/sdv1w5/VpnCAaoRG6sm5nzjK9eX7Hvc5xVWL2pkdjWpnOo4er",
-	"03FTpMAgbza94+5eWYa1wqNrLDEupnfkV7T9S8RbL+L9IHgCcPPe0t2TQ6Nw5QDXynevrEUGxCcsK1nZ",
-	"vJDQifAnH4WTjPLI2bpta9mPJFnXmyJEWMsD4u0ZTtzrdruhA+sxn9po4YckvVuePZ6oeU5CCFYVsvHH",
-	"q2hlZNKPExAy7Bu2vCgY4wm9aEul0VPGrVyochdyMWLzmRkzhV2EJdoMK2XebNlhZ1hkGF1BCV9m6XhS",
-	"HGh+CwDHZY2e/hFTOesfwxakgiqB5mIGdWVMs2b8dsJ8XsynEo1+tGshI/TiwkOwUkNSBwSgodESlGKB",
-	"adfKANscWBDqU+iKVEqAsvgjOTMg3tjJqjsIey5NsR5y70nWaVE7CglfxmgKtBWuBnazU6tFLEPml4dd",
-	"v5Pge1LsKHz4ECtn1ToDRhXXO4Bvyy7iUy/NzkwUJGDicVTpkfmYr6QQ6TQR/iUjxF/zXmWv3EZRjDuk",
-	"qvKlfrCHSF0qYKTIteKxk9GMRHlmfUQwmEiCcwkwo2gtcA31ChSQ/T1eIweW9Uj/PPFFoPGmP5POjWSv",
-	"CrqT8OWaKCK7HmuCf/BFG/pj7mUQ0pcIxnC5A9LNt0SIZwITUdZFNDmLT+NYgOx6RXzx4+elKf4FD7Of",
-	"bG12vipWGxWfL3UjKEdVAP6mc2QLbJeJdv1KpWLM56tLhI96vkR44gmED3vgFfS76a72cVTto6GHrt+B",
-	"13737kbaUpCpmlD7/RUTav/oM+y0n9PPFzDV4q1sQnfZqpYhkBDiIhpKQWxrE4pQVQOBnAR/8wGdxj9d",
-	"/ZqW1WtQPypnAeGJ6DQcn3RXjttx16h1lU7rR7q3Q6dfV7zNj/xO+/d9CJtQY/oH/Uf4VVWWqMELVUBN",
-	"/3by9DFu130f3y8+wt/04APTXDn0hNxqtQM0c6WSVap5sta7iyf/3WvvQF2PGqnrRf+IFITqofx6mxnh",
-	"qDyBRyuHHhO/61T2Ajpa7au3hd72PAX/C9Dbo7V0sKKu0Qmh/Xzc/xIk+R6G0nen93cfC9C5u1+evn97",
-	"+itX53gfS08ptO/i5iO7QDWu7w9q8Sln9vubff7unFieL6ISwFgagWYQZTjPQyz1mzvotg3mIFtXZDOm",
-	"vEVFt0+HzlHEeMEQP3wbnHvqvGCI2ITAzamSkEA84+NUjrEyE7/OxLowk/d2vPsqirbOKiZw3AkZlCru",
-	"3RUa1BUgtprdSgnB9drcKzMAW0FOs1Zc5HPAku7FbcQNyJZMKnngPwPFBc1D3bi9btBeBeMdkTegPN3q",
-	"COM0AeMH1ChLlUTMoLVrtTH7BXBz7Cr5xZv/WIkv9xgXs1qoEQWlleKL/teE3UgJu2WRaQ+ZuH/R8wQE",
-	"WyLXjoGCPqnOYrdeQbFXq42IHdWLH+K3ZXVDRDlKExB4yiKGrqIyFQXsrpb7KxNXsIpf8O7iyUo5bXrK",
-	"rwnePN39xRpL3f7vXhLI6ltfMBqn55h1b3dO7ZcD38Km7WQ+gzPvwmjfyVmuhkJrQ+qfySItfl8ua5bG",
-	"zd1jmI7bXH4Kg5nSDfyxrMOqvcrRpGq0ijydTkUSMnO/84Mh1yI5ZZxlgkNSa0xHC6s92kJbcch4JN0z",
-	"VFGByyUkHYRsZpgrQJLkPM3MM4kqqMZncsreyXSoEsEyfi0yzYp5LsFQXqhIzuZyaX7EJNHpHNNjJbsW",
-	"jFcLZXPp1coObVANH+ZKawB6mWsErI/pTsesT7UNOYvtxY87zK8+jtE0rtz2ROSNnB6qob93EJpUfuhb",
-	"lSw3ENjGaoV1imspoF/T7FlJDQ+vMzWulfkfBL1uB/45fBTJfrfbGyTXjwYDMHQ4crbvbSwLvn+qlhY2",
-	"9PPTCmfp3S0h4c/BWDYs8DZuQ2zlD8Bu9j0AW13kYmFJUq1A1XM1JJ3+l83vPdDs3ZvnnY0ghHV56tOd",
-	"CX/vaPtLr/kyUzy5UOo5z0HWCo57J7t0puczjL16IZKUX5hR76nWWXryu8KrJUkjOLDHaBqUs8NfCAY4",
-	"EZnACtLVfX/jlXcuESsTINPkDQTjBHjbjepW5FxqDurXap27p9CLT34/S8iF1pKaYEi1ll3prGDn6/OU",
-	"2ltzbVwanWZjJcV/QooPrsi2cxVa/b7GaidqsXmrNw+M3n3143/AQpu12r7Mv2chuntFnL2EWqPDyZpw",
-	"byj6o9nrdxerJOS1eW+tANe8A/aRtDxV74DtBp/+LAfzT8ICy2X93a4SDsEzXrZen108+aG99lLNG6PS",
-	"KLEPDHdUDA3jpk5ZXMpsMUP26Ip9OQUEn4FLCPFrkYw9yfQxqmVVGfRxzIaZ4Ll2YWsdZxpkQy6xFBMN",
-	"I2EtqhK/ckVwBf66I3/dkV3vyH7y4iHPRF7saNjXMywSngDWA8NX64i8tp462QRQ3lyysWKFCgmkAsIC",
-	"FxMBeQG2fJ4cpflUJGwpCtaitseKwt2U94BrufHGGPZ7hpO6r4R916EF4saBWM5JCmygZvr/56u2BJ9t",
-	"HyZl0z49FdWHLxEu+6qY5EJPVJYEg5MwgCX3v+t1u7srkbgO23RIXOvOf4poVhGcipyPRunQO8tNF4nO",
-	"07+d3NbELt+IWcaHpCaWA2266x12xr76iqiCeeCrr1grrh3ZuM3MideRtLlKDpGlLGFSCeCtYty0HUyI",
-	"YK5RQuaWqogkH/NUQkBur49hG6eMs6++KmkUDKt6ueyoXAJVHZE6kggEc0yRIDwXVB8cApWplCrkCmKE",
-	"SFn7Er5MCwjKvhZCMi0Kc6wmKhOAHdzusG9VMYFEfxRNCjVz1W6t7xbK5rgBw9kB0UUvUgQJB0evmV8k",
-	"1Wh0yrpgkGVSjDlg2RkVHgptH/f7HRY7KhYjAvlM5CxLpShn0+siJDKWBzZkO5JjNcA4eCkWriZsqmH1",
-	"DC02Tdx49NnC4fgQMlAOeKywamdaRHIuizSDLTxlXLpmXWJcqq2dmpLecJ4Icm7mdTDM0uENm0s9vzaH",
-	"91pEsvXmuyfsUffkUbvD8MKCobkW3h+/fXHx+urdm+cU5Pz63bfPz5/AF43cRBQeM7kvA7PHUOpcI5I1",
-	"xrCGB+zHAnY3Id83i9zC9cJ9+GkDi0TD62/HJbGa8m8ak/KHFYX/aP65t6L4LOa+VkamWiQbheSS7dPT",
-	"IcY2UHkJKB3BWhaSNk3aTdExNRQxqAIFCRcuTGI11sVW2Ng31OV3DGRIEwgoq5fCKWvd+AU3muDDx4pD",
-	"3aTBCYSYVJ927bmnjj5d3t3Pf/i13f+7efyb3v+j+f7xDO3i+qep/NFi8v6QoQJ8lSg0Vsb5N1MqGgMg",
-	"XNU0EEgtOcSkzX6XDSc850Os90IxBBQGSDPHSIS+ef4Ri4FSxGEknWaQJhaWu6qiWDj1EIEUAb0ydBR1",
-	"QOmRpXkQ6tVE0swa0jtBHmc8z42Ej/0+pmhc/PA15rxZ6wdIqCROn3TttmMq5kkPILQimYvRXIsE6bxN",
-	"f4Ml6bCeEeK/Qcof2iou9a0uJ4epfubpSI7TW6PLmCmCGN/YDS5dh4E7yAjn1EVOzsG0cGhgkaThY/9z",
-	"bbQao1vRVoK4Do2PxMLCSPYt09KMfHqWna0N4XCl++5PwF7HWk7Co8s9qeIXj774PbjhnmuwSxQCHoq9",
-	"ghDevXm+el0dh/lt4hH+7SzTdJt+//iFkb3WG2vBNUra9cLG6yIaysp9YF44BaEZscJ0wZfrghY8gnPP",
-	"MQt9L2Zh5DZin6u2JXCh5KL/cXELG87Tv5EE9WcvQHu59m5vLvF40SSz+Rp0pQjjVk26s7bg2p9KUy5h",
-	"K1FZrDH3V/PiGoC0nqfyZsCeZOnwxmJbrv8ZhICVOmBlCQgwym3u2EkV1BU+RBRwtbiXxXbW8NphoqT4",
-	"9XAhsqGaiuCzVHOsvHVXxbz29h+xHtfO6Jh/qeR7quRjIgZ1jMv/DHX8q68qFWbBRWYu7mP7ddxGXR0q",
-	"GFD1WcAjBLylgVEUAV2HQH7iw/g0kvFXcVnDVi5ZPpfmgJbqPTpdfo2ZFmaVQb/OYNOK9FZoMoBiEwkD",
-	"154uIgkqAoBArlZVMDKfX1WBtWII0D/0xkLf8BjRHu3Hw+s4hA3DL0CVl+yrr0pI1HJd4Lu4TeXrXald",
-	"syL4UxhJcyi5YVhUS9/hkRY5H96IHB14acFacRNtNv1X+VwkKd8NXGcxqn6xi7HwiwITzCiOChHHAU5J",
-	"Vw0qDuixw2JL5GPA37IgsODExM2X7PztK3bc733NjJa9ztDR73YJJhwNHf0uWjqaLRBmNeMO21ZAFl2z",
-	"uPVe0bNN1WRxSSoVZdcaHUz392pysEy3uc7mXjT/i5sc9uTu5ReGwx9vEh32mucuZgWzv59vVCAO+ZdJ",
-	"4U4mBbgrv79BYYxXdgMmdYPCcfgLGb5qhoQmu4CjCfdsFTj2rAJjWsvdb8kWiwAQwP9Ee8Ca4/Dvbgug",
-	"2v5oCYDN38MOcNw4aGsa/i2sALnQqP7/+wvZeFIb06nCGn/C2rbEtgDVsYaC3/JFtweaIEOvVTFxIKpt",
-	"EAPViKLXATQUguREinG2moGHaAASMwpduY5kC4cibjKEuwc8kGzJcpVl85lmU54IRkF2VkKDIWZiVLTD",
-	"Ss2YEvocQfKhXj5UlLX5w/YJbJGq0NqKS0Y+MXIpRgTFmHl8LVh98hBHD8K1q2BntgW8V14oWovLpReB",
-	"ZmPhQAq1fUQSC6TBVtmItTbW+y2rCEhVUESkdWoBumWZK4Af4XhCpbNIpkWH/VDiuU9EBtAmrm7eVExV",
-	"voS4RYx+xGK+ZpnMcs6lZi0rYHPCvmdqBALxNHQqQMYLkWPlvhKlHxZ7rKB8m6SYPsKqhZJ8C54nVE7D",
-	"HIMBStkwtVRJ5wtc0G3TRmBOQjOuROEqme9mrtSgkk1y9htz1V0iM7/nGDrawJV04lUAbbTAlN8cBXuU",
-	"KNGi+OLBc01DJlsakEs/ofjooHt80T0ZdB8Oul//o2lu+01ukwz+3uz/gjtP7l9Rb39Au1Y9r9PnJtwi",
-	"AqvcZvka6rElRaR/iDg8hkk3MjbE+U5mKpUFEDAuCcIpUQvD2/iNLb55rRKo9fI643OdXmdmeEAL2Nnr",
-	"c3bbB00eyCaXkQSmSoU4LMEy7bu32ULlN2D3h8wpAIMqNLvmGhU/Q9JuxBLJN+Qenr0+jyTUdgVA5XSa",
-	"YhBnTOJJfMpiwjh3sMx1TmODkMGcAVXmQNiIZPxLFAizJ1EwYFEQzbvdo6Fh9VoYGjAEdMMjEQWf4gE7",
-	"7nZxschaRXUyIBUsn0uEorYvkpnJUOBImiu4yJUct0N23O2xFlrc3r9/f3A2N7S+MERGDNi3gucij9vU",
-	"zzTVGnhAzq55ggXrJWJX80iW06Y658CnYTSCU5E8TN/E2pwcDEJzCdVRaGXMgPrfMFtAP5K4wB0WI+4j",
-	"YU5D/Iwtu6InfCbY/7x99ZK9BUrEjjpduxDm6IpTF7MtcjaciOGNRraH4S5O1Ot2WKKGGo9rZ5pAnp0m",
-	"jjwVRZ4OQ5akUyE1lHYxDBQ4lMo7kYxkHMdQkC9jB//LXr96e8Es4Ae3BVs6HnOp3A4WRZFk7OAH9uCM",
-	"SB2cW7sJ7MdnPz2An58gPzgwVGbA6izhgW0oYQ9+iQLaEzxPflh4ELIowDlp8+uHyAE14m8eDmQUXJpv",
-	"El6Yz3IssLmvkyiAIrnwvyhwK1NpcEB1O8EYhE0b2WxgJETTsNcA7TG8/SECxsdTSePBxgBYHnwh5tsP",
-	"UQCG1ii4vIRPqb6SqvBfsLU/6fHFYtEZA1AorsLl5eWnB7RzKwIHAPHtJ2k0QSnz8TgXY17U6m1YkL1V",
-	"cD2XtPJ1E+Iy7UEwCL42agftoSG+DmnTR+W8DO0hqIk2hkA7Ilsd2rdLW/cXhbq0WIYsE1giQM2dQVSN",
-	"mFRY3si+sHmw5RFx462cjyC0X6YFfXNpAYXNKx9oh8vnKi9/CMyGbl+TsIJyunGFpNBFHcr4783VZcxJ",
-	"ZNfzgiUpptcMla1Ihdi0oWE05tyvXaSj7uoqudtSXwoukyD88MHdE7co5SUxS4LoQpeX4YcAVu5DQF4M",
-	"97yrjxt+CPByRFHHrOSGxSQg141r51VvbawaB74ZW5V0rHgWYmEFXdZYbcl5lpFSIxgaJcAO195rDcGy",
-	"PAALT3VG4ES9yl0ZUSrx5b7ZOL9qCZOmm42YmCNbPSH0dGnDW1bArt0sPhDcbheld/vhqGdG1HA+Er40",
-	"v5DuDvbndCquEIzLqRdNW7lhhjtL/kAoSQr9IpqNdZjTdqmFDgb9T2HgBMumtesd9LsOqvi/4d9uKXsH",
-	"/YcX/aPByTeDk2/ot8vfjD5524T2C+0SmyrbZr/zZr1hJzdSOAh9ubpewiC9V4wkbohDAFiozg8Cchdi",
-	"XXfDQI1GYGWDNLHmwwI7PM8KG2Lqr2NZKhzBrqt3sNfvhkfdbnjc65xcYsSp//J3OZdDs/CveZ7q6quP",
-	"umHvpBsePbr8dLnvYd1StFuVrBgOWYjWC8g9zwWkapZGE5TgONiLci5Jr91BEYOxkFdkZ2UYXlpFQPxm",
-	"xzfvqjTSWDd4VfQNaG7QrhGQW6We5etoPtwGYh2jsjgRPCsmPweDX8ynf5odM5vS+aemr9zGwyejVSx/",
-	"rnw4JAOS+fITVHqf50afBhB1EKONbB0MPkD+DioE68zFqdSFOXmY6wnqZ2oUuOF8KmTBWlpko4OJMkT8",
-	"lMVTfiOM1hWjmgGoHxAlBBi48zyDUvSmV5r5Bgu14Rv/H11XkBs7CEOvgv5qIs1s/rarUTftYtQeIJXq",
-	"CUhBSgMCRm0Xc/fKNiZOkx4gBgExfs8275Zd4iw/pRkrz9zQ9ZbKP0uQaY0FP30T8vGZRCJ1o5qyxpHt",
-	"1hTRNMsbKe6LUBDewQcwXHJ1xKstfM5TANsd1xl3vL85OlBjcTZlbyw/jFTiz7OkSowSpIugNVFj8OkM",
-	"FGVSyjW3Ri/gJ2Y+NYsh3XvU3JkRxNoUop5k7dzby5OorVcfXPBa2k+rSIVGTKGEIUzmgBFhhNQUzFY6",
-	"nufX546LHdiQ4YPgPq7Oipvp50aS+GJiwF0ZuS6BCIqMbutGtLNzJKIqCB0xM51Li9G7yDv1c45uOJHz",
-	"oYODvyfB9IWH5Q3x2Yww21OElKtYVY7O2e6h6SVXL4FD9TNT1IVCZym6Wf8/zO/WZXxsw+0s5l9Mj7hl",
-	"hu+Lnq7PqjvbQgFzqNzM/3eWC0O0QiwLsUmd2k95ef33HJ7IM3E2g30QrYGA/8oFBbDmChM6jaSP1YuA",
-	"yvzv/nb/CQAA//8=",
+	"7L0Ld9tGki/+VfrwzhyTWYgiKclxqOOzf8WWE934tbY03ozhv9AkmiRWYDcXDYpmEn/3e7qqutEAwZcs",
+	"5zHjzZ6xSAL97nrXr35tDNV0pqSQuW70f21MBI9FBn+epalamD9ioYdZMssTJRv9xuVEsKnIJyrWLJ8I",
+	"NuP5hE24Dphoj9ss+uH8MmCvX729jNqNoJGJ/50nmYgb/Tybi6ChhxMx5abVfDkTjX5D51kix41PnwLs",
+	"8EwuX2XJOJGrPZ+lC77ULPomCphWLJ/wnHG5ZDrJBZvyJZspnbNJkuvNPQs5nzb67xvfND4ENcN4wocT",
+	"8UTJPFPp+kFIdaBzlYmoz7hkXOqFyJgawZKcvb6A8UxUGjPO5lpkDzRbiIEZqWZcxkzOpwORaZiIVKEc",
+	"mk4Dpic8EzFTGbQzTBMh8weaqYUM2I0QM82SvB3KnaZnR7hmlkrmQubPhRznk/pdTuE3O6mBipcskWyw",
+	"NHNo+t/+cH7JtJCxDthIZezH87OnrZ02P5G5GIvMH9DlciZewSj0psXXMhmN/HPABplaaJGxnN8IPJm0",
+	"KRw/RdTBgekhYkluDm17x5WE7uoX8qka6tcqTYbL1fG+hb9xx3W+TIVmo0xNWT5JNNMiu02GgimZLgMm",
+	"VT5J5JglMk2kKD7D8yLVYjERmdj3Sp1f8nH95uo8U3LMhMyTfMlyPrb7nIlZJrSQOTdPm33NWRMuesoT",
+	"CVMxn8a/JLMDQzsyobWIQ6mkYIIPDS24FeaRJDPntnUKR8Os94APb8wJii5GBy+VFAcveD6cRNvO8+qs",
+	"3oj/nQudX8T1U0tiNpexyNhikgwnMNpY5DxJNc4x0UxkmcrYQmSCpWo8FnF77yHk2fJslIusZtfFUElD",
+	"HRVbcDNvMVIZLAmT4mPOMhz+3jfk3bt3Z/N8YrZsyHOx/np8L3gmsmi3w40P153tT0FjxjM+FTlxhGdJ",
+	"Wjth/F6zZjSCv96/PHtx/uHxP86eX51Hli/QT0M1l3m2/PD46Xn/B5FNuVyG806n95B+n/Gx+PD4cJYl",
+	"w0SOo1Y/lOJWZEuimAze13BpYEVvE53kGonA1Jwnho9jc2yc3ArZDuUBg9GwRDPObnk6F0x85MM8XVr6",
+	"oHOea5Ym2mxQPs+kobUBi8JG2IhYIofpPBZxm51hl9iZ0KFkbm449tcRW0yEZOZCqBEzozM/3CZioU3/",
+	"rwO4RPYlcStk/uHxOb2V5Hjl8okwTcOv7PyUZqXyiciY5FPBzN3jGZE6GBIyCppdE1aE+h8lGXLGVhvG",
+	"O1QyTwzPj3AotCmRbRS5j4qFf3axkagfseYs5UMBw9BsOOFyDGMdiHwhhGQ/CHXxmmUiFVwL3Tpl0TDJ",
+	"i8Y1DGkxUanAsbbZM5WxSAueDSfXQo4TKaIABqrVMOHptRT5QmU3UcCiIZ/OeDKWUYBUfZ5PryNDv5DK",
+	"RrBgkVliJqazfEn7Trtll9U/NUCvDPk6dXui1Twbig+PI/denGRimNN7bezWDYUlcAy49LbHMMJisH04",
+	"iPZImIHnCwXH8oz2C4YiFR2uCdeua+IE/WJKcEjNbH8RmdIBgxsCPxuyhlvchLG0ooCooM65oUkjEi2g",
+	"U3MwdY4EkiepaXhqznylZyYS0xYM912ST+huGYlv082EVszruGh94gnwSRlqESc6T+QwN+OdiYzFfBkw",
+	"PZ9OjQRkZoQDW+pWQG0EbKDmckgyVDzPgEcFliklmXfTuIzdBdKnbGEGXrqo5jTh52sul/SdEb3st+aW",
+	"8ERq97idGgzYdUQbar6A87UESc0Rw2upcts4inB0+CSdhsVEaXrdNFxQKJBueJquTA1WuoXHR7K5vJHm",
+	"3qvM8G7BcxEzQ4Dd9CKzkYbxAusbqWzqBvf4I100Whj+4f3gw+OPUSswzXG6PLAZvZMTc9czPsS9N8Kt",
+	"2d2XV8/Ns6aLq8tnB49I7IK5HPd6TEk3DhjxG0MuYNXmM8Mij7qwx8yQHZiYiC1pbrPXeD55HvgSnZGt",
+	"B0ZS4THKR9x0pvl0lrr75Y4ZyF5DnoqYzWd9FuFjcWSekkybroG6mYkZgce0CgN9ij8VFMLyFCNosqZH",
+	"GeezccZjusODTM3Hk7y4JCqN4SxzCSv97OzJ5dvrN+eX5y8vL169jGD2AUumM5XlIm7BQqRilDM1z/t2",
+	"7UR8bWYa4YBh0nivY740zYJwgToFriJyExiROVFGUmERNNEOpbnFau6N0VvcRHsEATck0w8MlzS3PYCL",
+	"ZN4tFlJloawME2U68REeMQIDcZhGv1Hw/cYn88gsVbGw4olR+xr/OxfZshE0DB1t9BvYcsOXXf6WiVGj",
+	"3/g/h4Xyeoi/6sO3ho+TpPIpaIDY3eg3YiFmrwb/I4a5+RZ/P5M1MrtPE0iO6f72j17U98UNvLNIuc3y",
+	"yqU7d0hYm1wX18+JCkqKVpv9Ax8x+6yFkbDMkR8sWfRbdMqiMPwtQiKQJrnIeGq+R94WhmEY+T+EYXTK",
+	"jOCjdB7KXsf2rkb228q1BQm9zV5J5N72JiVGzr+FNtXIjTtw22oWwyOXUlnBoUIpjTKcpmw6N9KGSkFa",
+	"mvLUkBxD06UoiEOFNCAN14rFSmgWjRVPjdDlreyUDcyps2vaNK2ZxxiHK9vaeOR+e/Zmr9NmJnyXE4db",
+	"u+3cPaHlWn/4HOvBE3jZ/e1ywwm0T/vnMBcfDb9MxlIZcT6UQ67FKYolhpNEZXGpxIsmpgOzEcVZ1aC4",
+	"eadhZblNo41+43CQqvHhfottx//lVvylytcvtmHQu9506YlweNmqaxpKt6heM3J1gRPtyYPTfZY6EyOR",
+	"GaWt31gsFu2xUuNUtIdqut+yS5V/iRW/GBnlHnT7ev08Or/k4wiIFBuq2dKzdRnB99QpQkQ3q+zpqHPc",
+	"9hekETaORt1Bbxg2GjRhNGMWMy5ZHBqbVfvXcJDrBm72OEDm2zWkzXwuRGghY5DbpWIxzzkRSMMND6Nc",
+	"RUzO07TdqN8RuDz+sGIx4vM0b/S7QWPKPyZTo6x3O/b/gsY0kfRlUGcreC0yO4/a/kR2vdLnpv03jb1N",
+	"fhHYeKZmIsuX6+wBT+Y6V1M2o8esmMGakf3qmuTNn85/rtoJqo/MUi4/PJ5lCmwB/s00Ej03dwnFnCHP",
+	"skSgdcp1/dP5z/igu7Ao0waM61BGRpOCox2RgmDW57F9O3KWALyhb4lHAn8zjM7wuKCkWkQsV0axO2M3",
+	"Yulk5Og9KhYfIjbk0ojKA8GsxMQmIhOGn6VLFNIFg91iZ68vWuaYFUJ4KHeVwgPGYQRg/2D5AgyN2aoi",
+	"sMKPK8sftQtVsqoXWrq0ld5U2iwdOh7HiTk2PKVTlQjgi1P+0dqmeycnK8Yp94VydKeeGoG68SxT0zqz",
+	"VaZz1Dqjn3/++eeDFy8Onj6NWHMpeKZZ12gn33333XetMrXpdXoPD7rdg053zWU2d36j6c2sPM/NUHlu",
+	"rmCNedGM+lKtjvk5rxsymIutrYak/NoxH3XWjDlXnznityrL11EbbX7bmdOoLH8K1hYzY2jaXNB36D1Z",
+	"Z/Ml58oDzRIjdUqWxE75MWsDLIanKXhi6NCz4woj+ZbWZsbzSTF6avo6iXdbokTmD48bWyk0TegtWL1q",
+	"aCjX4iCRWkid5MmtYHo+wOW24kespjyRpyz6O8ly1xHqjqgdrGM1aGYrbceWu2ZGSzbr71VM95OGfzWL",
+	"yRQ9RPcK3OnZLE2GYJs5/HiwWCwOzOIczLNUyKGKBeyhJ8+Ij2BcvU5mutE3PHzEb1WW5ERUPu16dEpj",
+	"eqayKY69vLCvrH1qlIg01mhtRSNmu4FT1TMlNU7zex7/mOQb5vc/WsnKdKZCaxSGQUAAbjEQ4CYcaJXO",
+	"c8EmeT5r6ha7evPc7JPOeT7Xjf5xp7PzZM+zTGV1E3zhFK7/+/bVS8MIFuDq8f1fYN4hmbX5OuVznQxS",
+	"c3uieXQYzbM0arFpojUcN2QbXIaybvzQVKkJGR0CH0W7E5DRh8clrgW2pakAs6EahdJaTs3BA0sJi8Uw",
+	"BVdoM7LSrtF80cQRsMjcJLDY3ILUzZANBKzdbp8iE9ORaTdmUWbE8bmImPg4FLNcxH3G2YCjPppoFmdq",
+	"NhNxq83QtQ2bR8ZtsGPCOJHZ+e7x4VBofUCO4gNwXh8Uruu6raO3DyuObtjDZyobJHEs5F3P2s9qnrFM",
+	"pcKwcWDwRLhQpYYtNP3Cb+VDd/T5h+7S0VewKYBprjQIo7yjHRPGuDImQXfQbE50m4iFyKJQ4ndO4gCz",
+	"fiTiJFeZE6VikYocDXG2MxKmcnCIiMw8CfaBT0HjR8FTdHjvvsh2pRrqprHzUlFHNWt1NWNNMNbyeNlq",
+	"g8pkTrPkKS7vHQ+AbQQcyyIjZ4C30Sf3QV3A4Cw+zsQwFzEb8SSdZ+K05GTlzqtKftjovw/IZXtwEYNk",
+	"4t0j/7dtF6dw/MLILuQtT5P42VxKke6+bNDtWHF4Rc+nUw5WIs50LmYlqcFT9gsBw7ypG0EDtAlo1qyV",
+	"xoMiDAt73wCaD97wgdjUyodPgbeD5hKhwA4K5AJMATDF0n3t9czkwVdTnoF/BYwmetJhI1gbzXgKx61+",
+	"2CgZvG/w0tvWgli08jnDpaXxh2vWBZbc3NZdFnRg++sZnvKI5clUfNagcn6DBLe8hmAaJTt4sWM7LSEs",
+	"HD7IBsKoXtDFncd4DxcWBR0zH+okWGHtQ2SMoImesginFREPhGOspCBKBU38QLdnjwu3w3ntdTp4Lzav",
+	"9U0i4/XH1TXyOQdjRrYTnzpY/xu0/kCzGc8NwS1Ymc55lqM14LB+5NgsnebS4/d/iONEz1K+vMthplev",
+	"/80ONeiZ/wXa0n5H26pAxQaAjZCYCDeCkZAxzxhpzzVLDjYDj85xeNbag8BUU+j7n3NaRs5m559t8mwq",
+	"aWRsc2B8Luh+hvNQP3xq9X3Dhfmkap596DvvtHn31LJCNKSmXMaJHF/jJ/ExyelPK/EHrBQTErByOEjA",
+	"bHyF+WWeDUUAQqQUacDm+fTafmn+noo4mU/x7+I18ykXmf0etzywsYQBUzOR8dwMUi91LqYBi8VtMsTB",
+	"j+cwWj3MhJDXmQDdCOIRXHxNwMgLFbBhki8DDEf4nP3DO+nvnr3gdP4386dEM2fC+IxRZEYsr9AcZQZB",
+	"NigygdUMJFc1xxzd0ypj4n/nPDXMHRr4QwmMC33ziIwZIi3zCkVJcp+WXBrRRGSJuGeCoua5lSUtVfkz",
+	"ExRnb6YuV+MDt9GTsuDHdU0T6L0s9mtkDpKh73DoP2NqEzXPKjIrfMW4vjHKjzkNGAPCpY1jqZ8PmCtu",
+	"jcz0HpoAB7/RfKmZrD4o5nMGX3RZ2pkiXsg9sHXEdg+IepsJBGiEniqZT74Sks8hJIGN9oelAElNKZYq",
+	"OXbBenYvttAcMn/uS2vAjFzeAvyu4P8TI1iv5/62CX87cJruRTPJi9eMx3Em9Ged68I2XKKP9K0bs5X+",
+	"lGSYBVFPZ1xjwBpX5MbP0yG0XqgsLg90liW3fLhkPRdIZTQLenKN0mDbwTEKERPVsL+wWaZydJiwpuug",
+	"dc9KRXEo8owPDQG0OkFzsGRcLpUUrW0H5L5ViaCRJ1Pxi5JVIkLfuvMg2cXZyzMwGTD4Yf1xLlr0DnTt",
+	"+wHT8+HEcKXzeaZm4vB7kaUJhGJeXT75l1OQdvX57ElmCpc4mnvjbYfovm9qyf/kDzBNJHJl7wkwb0L3",
+	"SMvMA46BQ1SadSGYJVxzIUo9vod+WJc1w8Yvv/wSNlr+qXVE03Tz5OLpG+yrEeBbR+atbqcN/x0eHe34",
+	"9r8tXftKLXaiFncgEi8gKfSlys9QsL2rHwPbKZxDojzjzsl9zBczWIsEVmfEg1jvJpdL+4j5Mk10Tmcz",
+	"KQJoYjWcT4XMW/1QRjDpCJ7ULIcoP0oxXHEc2rzarS5CHPoLkWfJUH+2g9A18GWcfzZX1dIbVFZ1EgsW",
+	"vTi/fHPx5O312fPnr95FcFpeqvyZmss7nxLiRbA9I9NQeVbHnz+rlwrvqzUy86mRyXFri3AStD1bx6ud",
+	"2gsVJ6NE1ASrvFQ5m9KvrFlJhaQIq7jVZi8V5NZWnGU2n3PT0YFnPmEk4zJVPL5U6jnPxuKuS30JWaHg",
+	"eaMsYNJRTKOlZe/e02GyvUAPmDvBHh6zn5LvYYHBpPIZPlOBr6zzmO48BxjHF/SU2swuLWR+f15TWj0g",
+	"83ddN+QRcTIVUidK6j4GZfYzMTbM2rLRW56kfJAKhrnL97WwFB9JUZ8gPGZziUtr1kpIl524MM8Y5okx",
+	"ME2OnC6ALApIduPFNMp52SWW0CoO3mUyFfGreX63tbt04Z25Ujeg59sT3utQqDP4sUCS5EtQkDA7wkxD",
+	"5xCs0mdc3wA/4kxPVAZpSWA/UBkbiYXIvPyjjOXZkvGxkbVTnov7O+IbJhP919X5m5+vLy9enL+6uoxY",
+	"kyKaWa/DdKs6n1OWCRjkKBdZKCNIrz6A/OqIacqnhix0I1KpeU4JarQIqWE4zcpSBOWFaK0wYq+T7VfI",
+	"pXsXd+hSqRdcLul66TueB6XY1IgbRGH1vW3OaxuYfvb6Ag87qDLRIZ8lh7fdCNdT86lgN2KJiXL4WOCC",
+	"kBMB2QijNBlPwPDMQ3kjlvAsxO9b5mjzo1ulnWS1G3nvG3El+TyfqCz5RXwmRTNLZeanMkQVuXh6r3fF",
+	"NF14aoIiNypgmbhVNwj9QQZaOOGGAgB9EzxmEcWh+ltXgFx4pl1UlVsVnvHu3buDKoDAprWu4g18csG4",
+	"dyOBZYnijyeCfmTUPQkuGPf270UL8UR8Di30Doalhpb4WMAOezG5ORND0XfhHseG9TNAgAFt2+fi5U0+",
+	"7n13D5tcJde70Dv2vTB6EMZgFJQYsudDaUXrZnT2+uL6zdnl+fXzixcXlxEkxd+IZcDgl7Oryx+vn51d",
+	"PL96U3qCMqdI72oFhkYjmAWcRvD4juZaxGwxSVIBYZF2OY3yEr04++9rc0Ivzt9evz5/c/3T+c8Rsy3g",
+	"LFkiQ2m5gCRBK4N8YNCJizjPldbenX//9uLy3Dv1x2gZO8VUemstg8RmyGm+z8N53+ey4NJ/ioN1zocT",
+	"t5mGUGoBGYjVk+T2kdO7rDmYZxrPIWYHAeKEXLZOGa8cKRC0Q2k0GBEzXrAEIzIXDtC1hxTC9Op7FjKU",
+	"9DN1Xz6vPAcFCPhmjhhTbC7zJCXjCgDsiPg+T8zdhYniuGAblnFWTBPd+2E1e8kSX0ISuJJOv7tjOPXc",
+	"a+Ee4qpfkpy0xEh+Z6qwopKe8jRlETYQUcqAhf/pdToPtI8nNsvUQBjqzGNM1NUTPhOGs6aKx2zAUy6H",
+	"IgO7tYd6gpOz0eZXcpapoTkXg1ScA9bWnn6T7e5OPROpuZiQQrFI9A6uzopDH1KZ2IinWgSsG7DOZ7kH",
+	"bGpp2T1A39ZEVuvkF7EmbKJoa2XM3U7AeicBO+kErNvp/Flc/EbyrJjSN1vNr6SezxD644WIE34JuVf3",
+	"ZKhz/ohtCVllK97J/VrxzH5HW4eAZmEy6776ab81MLsMj6HD4HqidA6L3ejLeZoGjUGqhjfXGIwHGWyN",
+	"N1cN+zVg7zT6jUMeTxN5+E0jaAwzANK5how+yJ7sdA86vctup98x///PRuAcknYgkIEfNMSUJylk/Vkv",
+	"30AZyaNbcTTiwOxXcISAKLrARUN8RivZcEEjiSFVsfCf4dfkIGv0e0EjE2bhEiWvIYyo/10naGQKUkEh",
+	"I6bhe8IaJXeU99M1BpEV8z++7B0V85+DH7i6RkeXnUf9I3zm076pe28o927dkSIps+21TD4VkeUaUv7W",
+	"5hQjfVsx0lpQNXdtnfSR5BN23OuZuzEr5SY7z299LmrhGAbcAhgaGyuWK4pUExlDkEerxHQ7rAlUYajk",
+	"KIHcvcESTJTyBnHXQJf38jRPAARgJSk6ztTsOp9kQk9UWuN9+IdFRSLam3Kds94xw7A2HzWRQ14cjh7k",
+	"DJD+TjHQHSJbpfIeoeHth1MQNPQsuRGbBvxknmVGFC3gnHI3QHh5ywi9Z+40xLpEczxs7qhuO3Dls+Mo",
+	"1e6vlI5bkoup3rMBd6pqcuDN8yRSo3Yqb2glWa7wABcOvZFC+npaOtXeqfViImQKzitavYFSqeAgExF9",
+	"rIPeKLKr39NjgTf4DzV7QV/wLOPLXS7Ay3maWmgskZE4UjnHhjCjVIuE9Q7Htr6bymHc1k9lQaqdrkw2",
+	"8E7K6lpVWoNz+KH2dMMW/1hw0DoaB/Ku47IIaGP0z6GaYtDmOlJ30un7AYUYFxhKGjmlBhc/I7bGNxGa",
+	"+eTSiFo5a0bftD2mG7Xa7Hw6y5d9eMS8jRqhRzC7ayjm90YCeFLIBSsEyP5kkYAsIUKUNakAl7fPLt6+",
+	"Ykfdhw8Puoynswk/6AGApsZYgiHXolVZklAWGF0d+EqD7q1iwX4Q6nmSi17hhLJR/hxA9SSfAlgwIJZK",
+	"0WZvAPkPPIqhvBEzNJO5ZQH4oaaSYCQGth2wYQowF3jrdd5aXbLOhiV7jTLTrytOh7FbKjgUlWUiyBzI",
+	"nAKlv5RVpcHQi2hfzSI/KpTRYRTAMQALyVwa/uUnlEe/RQ5+lKfg1c2TW6GDNThouBehrGPFtBeltVtZ",
+	"m6M1a/MUkpHjfZlC8RbB8hqK8KGOeqLPdgVsYpVG0Y32kH5JeKqHsfZpAyBd0PuBG1wdsXDO9z1ELiQf",
+	"gjCYjZKAsOEIJopaCAvnnc6ReMyOO51V+atQENehxzguuQ42pmAYFXAIwqxMl6eop9l4KBQPgRwBrUOl",
+	"S3ssrlgVp5H9utK8YJP5lEvnpm43ag6R1cTqCO+Pl5evaZECh/fZbmzlHnZMrvW67XyWYngJl8tXo0b/",
+	"/a+rB9Adp07Q/bDa64dV5ZjebbNXaDheJBmYUdABVFKduc0SEWncglArzRZZkudCsshcCQAhNIcKwAm7",
+	"iKrUiU4R+Q7keDCHGOLYjJZCmxcu3wC8VFSCBQZrQ6tW3g/lE7B/aqYnap7GCGCO/SM+LIzglJkBAMRE",
+	"B5FXXLCcoWuT2Znk6TJPhtohOk+Rjnw8GKsDb2Vh6V0S+x50Y2diYLPGao4apWXXIcRDvQHJVBajJ8Xd",
+	"qk2aHE7kbS5mq9etjs5QZCUOpPZQQoN/ZsKK6fH3SVdxzjvps+UJ242uIE7I5H/nLvnLKdFlbt9DVch9",
+	"DvY6LUms14AcBO4MBSiHgL/htMDgKWCLmxH08PgIIeHxw7dRq3T49gJagile4KuP4FH60NtyNnc8ls8T",
+	"nd9RA9zjNtUxLqOpbX3dDO85PAhsKee7vPDCPFerL1AbtvP1y/KZyvEuK7KrPmPpEc/3VZsNizYn/9rK",
+	"/JtPX2cvwguRfdf30YW7lHuSZ1yST/vcg6BmTdZPZctuvBB7W0IIh4TsknVkaGQx/Xx1Ta/CYwd1+Ngu",
+	"C+8BlUwIpWmpCfjklJCYFHDggAMOLQDgu3kbyJylg0b/abXZ2QDYv3PPoAywHVFv09p98fvlDscuRKO6",
+	"qZtox6ZDIWb7zqcEVFF3HgirwwfDqBW5zXPXO4oAldnZV4PycDZP9C70aKjkrch0ouR1Rk7b4hSp+SAV",
+	"FQtnLeXAa2BGU2nvWtMGfFajcaZmajS6Ax2jN+9nbhbeqV6sJdFkl4NxZ8Jcc0oaXnPFSlVmvrIvjTU7",
+	"VXfALC7PPqcKLOx11avOJJWfobW6ePuKHfe63zL7CljrLKzxGmum55uoXNaVBxAbY+sw8AMmVHHUrU5h",
+	"FBQKWLIo7TSynUV/RB7aTAzNFvxknvNghFb9xStQQhNrFfPn4s98h5nUqRsw5MACTOMSV/YiKM7AujP1",
+	"xB3AfX0XtyLjY3FNIIx7mopeFrsKUP9FaqEd8SnURgOTDHUBBlZcthIsNKT3SXjSvly3pJXhT42wULeF",
+	"sRgmUxoSyxeKxcnYtF1IEjOVGDkDUa27vU77pBPVkpj1N9DeuHZj217TQLds5W4cZBNdxXI6O16X9UR4",
+	"V+q774XLVc7TL33YIGhlPrXFtXBJHrjz9+9+yDZyzN24JBEtj1nSuatjjuU9D1ZIznaa9qWV+AoF/eso",
+	"82bgf2bDGxyXezS7mfn+XkEk6y/kueP5FFfYBJ+E1R9bUAmuEMZULAKWTzIh2JDPkpyn4JUgcaLRb/z/",
+	"788O/vnh16NPf2vsIJaVxwLozd1ep+Rtm9eZE0/ZYMlsiHcEgSYscuVCaTShbA7n+WqbLQuCUwh3q+7I",
+	"Xp3DbY3QuH0Ny70FNTjVFQPpw+N7YFD1EuHrshN0zaaXxESIgTRDrhR4Aq8pFPxB1/lhdAqOU1u7YYMD",
+	"1Raj0iUX6so+1ELEl28crMq6C/YTLZm9xFYYduLph5p1Ni/+HmT6L0acv6AdCFdjVytrAau9xzAKP6c9",
+	"C+qmEZTCwrcS9w3eTALuX3XB2hMH+iu4ooEOgEWQijcZGk51kPultOAHGuNam4iej+k7ZjCtKg5+M3Kf",
+	"fkygHJRKsc6bRDciYuRDYITF4k8042AubLVD+QIB8jHCBmvbuowIhFIfci0Cl/WHQPWYVQ51v0SMOXMO",
+	"ax8TORLNIiORRrZkJ7e94l1XUpD3t7xdlnZt3hB4ymxHkqcYlLyyeOBG3lhtyFs48ClXDPOW5vM0pZFu",
+	"zBhIcmAHNd7pS8sETu2S+AkDnOp2NQujQmuDGl6cvAnXNSU90IPcd9VCH2g2yvh4ChW2o//TbrcjcEhD",
+	"iJNXVZSS/QB0K3ugWWRu4YHpI2qdhtI6xO0MjAYzwIOLHnQqcNBmhZxSVC5k0XGnQyXG1szLl9WKsgt1",
+	"9dRgID5rpQM2mOdFJJMgkcDWLMaSrqeFg99OA+pN2HlA6k+Sb5qEn72hBcSyIn4CjiKUtngsYAGkSzaX",
+	"fMEzy+K2z362tjJYXWEMfwtPHeqqQ48pX4lV5csLEzjQN8nsQM2QrB6AzicyVxwFql1sq8LlkikL8scU",
+	"GUr6RQUN8wxkg+eK6tuFshn9GjZmKZdho89C013YCFjYQOSK6wS+h7FErTZ7i0VqbosilzdiBhY6ok4y",
+	"NjsBi6rZQEDEIJKzXHx0FzFgwH8xLR3Hhq0Vp5kito46WAUslE2sX69zV9PjlMpgWWHpqONLnUQc8Rw5",
+	"earT6QR4wnQoqaFTNlD5BJEEY0YibFnyarMzmzqODdrSXFwycTDlSWqjY0MJRgaSwr5jFkaUlPumnvGh",
+	"0AGLVQ6wXTHXRnKz8W35REyBTtBooJBZMxOxGUfcisxAbDYmFhzmbqU6lOoPHrIm5EHjNximBwHgpjWq",
+	"+IW5yZDSCUirmNH59OznyO0vzJlaou/WtGX2Aqtbl0f18JjZStCmsUNcvRlPMm0bVlJ4dVpCWdAATMoq",
+	"iFzfet6YzpM0tQSoSSWykVC0XMVoNkVwpVDaorkEF2JPWbX0IuYGGp0vNtKZuRVY4Iz4oC3M+Gttcjj+",
+	"aojDKYUhNUEQMAe+Bbancp3xXYzXnrGr3m7+wJlGA2ZuMlpxzJ3tdton5oABgNxJB2+11Uvxsp9fvQkb",
+	"nyKgEPSiHENuDOW2d6gOnw2fPLHH2KuPDAQLlvwITVdWLLF9QRGgsgrLmlbDbbXZT2KWu3r9TW7tYhYf",
+	"Z5QqAOnGjlrAI6BeTCjBYGc2E9k6LcSpx6I2nZM2u0A5CpDRQ2kp5+qxIBMeLqRvIeubJaR0lQpOeA0H",
+	"fXfx9PLHjz+eX/zw42V0yiiQN12ibAo0CKQ7NIpo1m23Db3q7OYcqJOQzzc7XQzjGqosxqA2qLhPArIR",
+	"vM21HaIg24dr25/LJI9WjR31xoUnKlUFD0CyV6N0bwlKMl2utv1TeekcCex5JHuz0EcCl8bwP8NfsCVX",
+	"9lODQMNM/62NIoTnTbQ5jkWE5bZ3fq0a4VeE2OpU2UxRzTiqzO+Vg+6WLTk2uBIwzLBLw+/DxknYiFoI",
+	"K8E4FBKzjTWjE0PL16/caozjGk1hrZu80KX3s8PBOxiMgcHEyCMqgaarpxNiPWpdkilf84MUH+GHrTs+",
+	"y8TtDg9WlgZHRP1TI9TpugW7QzgNEqn8uqLYeSbXUlX31UsGUQyQPYAMNZkCLgRkSxiuYAu/msPZp4C/",
+	"u8fnYPXXUoAO2xSf45Xrv2sYTtCon/hruGFKWpEaB5PkYuoQS7CUBfhy/RLBuyUYmX3fsC1+jnVNQBgW",
+	"5t+4XSvbE2DxD8LPGa0C29P+gfZXTNylw2SCx4Z0dNrdCKE9nHUhE0zoPJmCaVEPeSpiNp9hHWXQ6HBn",
+	"bLqU914ogelbdjtM5zq5FS+sgxJXb1OcyBZvZq62by2kSN7fzoK36i6usdJlDfwKztikf2gCW4M2V7X0",
+	"4tVMyLPXF08JwLSW/dMz7KjdcUinq6QzkSPlncKiCzUTks+SWuI54/lE17xVmbFtIsBe7Ht1E3Llqf3S",
+	"2SedKoOA2F8IEDDLBLVf0fDY7QS9k+CkE3Q7nQ9121aySJX4d0XQ2W4gA7TzX9cISLtwzFUJwDc7YkIN",
+	"11j+cDRKhglPrfWINQEWCnS+ANMSuGaRUbwPZylPJKl8Sa5DCaIhYgU1oR4BvgX3FtF/dMsKR6do3YTf",
+	"OIt+TPJojakzlFVbJ8HYoO8M4VRxlKgk2K5PK0KwTarAh0MQ2pB0tKHfyErr2JUze5yySMgxH4upNfRK",
+	"kYCg4MUOgYouQ4k6QjMx6kcONihH9QyrGQgzOrCWmMES5TIrHwnKDdFxRMDBSDlOyTMjFTMHvGgr0dZq",
+	"2/LzWVzinw0GAjLErdsKvTx/i0JJW47qs+naCKZttqsVGews0CPZkQ01v43a7XarktxiNhwH2mbRLDqk",
+	"cqvwFGnfDzQbrpifwPIT/S06LEqyOjXMV1IJCtWcIfP1PBVQrJy5fvyqrmaUswhyT3mqFRafAHmVqiVb",
+	"MwyE51KVWK6ZSk0neImciA8LH8rS+cDZ+NMozOsreuAaSAgqvfx6ng0nHABaCksBwkD4ISukSxpVclWR",
+	"DBrzLG30G5M8n+n+4aHX0eFwIoY3ag4UUSqgU3e34H+qkvq/7W5xd/ToDU3LkKytVvPNpb0LGsQiXOYI",
+	"nKJURABMakM1nfID68eMUdRRI3pGE+LYJHGGaVcqCPJSqKyFoVIBhvrYCiyQkKxGLJpHO2p6Rb2DrY/W",
+	"JQqOsNJt+RyiCDZN0jSxOICeDAZ2K3wjtiBtoKrqRA4FCs8gzCgpTpky9/+ow6aJnOfWaAeuoOLLgHEm",
+	"xRj8wOAq88zuXIey0PbWzLGQtOrcId01vpBaF8iE68nBgGsRs0zN80SO4bISjcSy0KH8Ui4QTxJI1jo+",
+	"/BPq16du7ekRsY6KGpcI288jUqrtHYKTUMgYzXEW2CpdMm5zNFmuVGAFAFY2gFAJZrgXrTv6i7a/IOtp",
+	"gOURwAy9ZQa5olUXvMGacIHRjnfKhr6pKZRka4JZrOr26wKUZ7s4WbzRIb9qAb+x7Iy+bDf2cNysbWAH",
+	"Q7M/HldJvbDfuCMFpA4u9G5G58LQvY+F+kuyDx3vTkcnasFGPGOxuRKOyPjEdAKh5UIaGjgT2VDInI9F",
+	"KDvtdrfT8QU0vHQF/dyDKs7v5k309xRq9RfuxdrYT5AYas7zYk2GBBiq2SKJ8wkpCYMlCUyWJpwyK8RO",
+	"BKCCRivmbTARL3UowdOxG3mtM1KvnIYdPB39ktl6VSwmGRPsSSBfGt5ureGRoZURvEDCJli10Q2/Yv4m",
+	"ZxJ1Y4OA18iwoXSCKy7IukjglQx8d2hW9vFDvbE12JzZUYkfxADi86s3UXu3ZLTXFm2s2naHzeaDNBkC",
+	"8InFb0ZcZIJHRD1IA9kG0DJXsR9k9IWEyq/JWIK3vBWEsleUBGp6z4DMR7VaUSeCJEQRV9KQ7cvEtgoA",
+	"g6C3quyb1TRPHNzyjABw3jdew5QaNG2wFL628GsfLAz5XcEwCiAMhwpsUdp7kQX4ViN23OlYXzFwBHcx",
+	"wIxP5QBrsTLuiERRRWSCpurMLzD9u+RzbjYvvzMkBvVjyLXEElFBxZCcT8SSWfetkOtyOdu7WHuT6Uxl",
+	"ub62cPZrxhTR7216PgJzNXAD/EbEYDPFYZWosi8cUWcLnknTfx2JRv+0fWQj5slWaHosJPSOelvBPvl+",
+	"Sd5wM5klCc5g5UwkncpMLVjTkjhynYMI2arFQVlriIbSBGRXDrbblU99UzIZkJ1FuWw/Rntxo84qvGr9",
+	"TabiOuUDkept++w9GpFZCpwdrnRIQCs0mA9vhFNd4ACWwAu24tFAT/DedaYMF6nTirO5sL6+qHc8iTBK",
+	"JBcHMCi04RttkFqAqsG5YouJSgVi/dWfSEqlUIvtC+KejHAD4YKSD2bGx4kErM7STmwwdK+lKFky/If1",
+	"mdbU8MqS4QPi7adGWUU9EFBYMcamdFbRJEpxTkXmYhHvuP3Q7HDNCqG1PI93xTXfg0G8mywhfhPHX3Mh",
+	"azILVFwXnSeVTYm5hjDzazAGJnJMJlp1rRM5Tl3izLWVH6IKt0FTIsDZ1NFQj5x9Ps+BuRRtrmU+BPC+",
+	"5+L6dnN0jp29vmC3PXQZtyHSkm4jGIoJeziKuVkUuHoBi76N4cMj+OeoEwM20Xdd+AgFks0fD6fK/NPt",
+	"4b9LwTPzL4dQN5Vhdhd4yKKiLnfxkxHXHj3sdEPp7rlmzfX3u+WM6ilVHo7eYzF7lQU+2XqPQVsfPkSh",
+	"bNoQw3RJduVfw8aQa3GtzeNGiw8bfQSK/mT02uh92OAyDhu/hQ2VhY2AvSef4ocPGMFpnpAqNz/hLx+g",
+	"qhWU03MxGSwWYlYnDxfLX3f/M5GiaQoJXtNGMLTK6+nTRoDjw8hCrOhUlLDaDzaMpll6yf5RR9Urn4mM",
+	"7gv3hAKDN0Cfdpe52TbiXv39Uy2OGXD4zStTQOp0V+cJeBjXg2XtOu3ADCufC8ay58pB0Y16b7kajbSo",
+	"/a1uSagCz0ZL9QNNBuft5M02V6x14B/6DeTuTnkfu+SlFLL8p6ABdHB9J6jEr6sJBiqxuZxBmZCCieCW",
+	"AGbpmuLtrJUiM6Hnab47wo1doHmab0W3sW27dBuc8KZ1B9fynigld6Mx3vWruLHlKtgMDPyBtlJ5SWS2",
+	"4YIBw/QuirQJyCNXSqAli0cliTYykqYv3UTOl0aCVBG+kanFAx1KK3pNwCQGrNOFezYjs9ztinIT2Row",
+	"S1LUd99uX1LctufedhRrvGHH75JLflaRPCsSFOr05nqgawDtPjah0ouK9YNWQ4nZgUnO9HyqWVMqJj5i",
+	"yWzaWPDTzmZpIuJW4GWNY7isPi3v1BIipUJZ2Z16S92uyaslu5KdAQz8QSkl3jlNG1dvn9aJkamqkyEv",
+	"S6s1mqdpwMaZms8QMj2fqLnmMtblLv7WDXpHx8HJw2/bj76rRdycqCzf2BsBA0DRDwTytcn55r78FLAX",
+	"AfveXIbLatft3ovGplDQdV0GqMzW7GN7RTEpmwD/RyvZfkkqS+X0Y7eecdBOnla87iK8ETw19HlPumeD",
+	"KfT6hFesgwUOWC/ayvdAqjQWOkcTTuBdj5wegTd2xAfsbMYHPOr40sxRZ5UiZ2JYGy516aD0T1wIiV47",
+	"JSkWbko7w2q+ga7tupUH3jtZHaqPwlAe7FObbOFsLBjBD1kTRIJgzCfOOdzU8+nU6BkUNMKkioVu1Wr3",
+	"e2AiefgOxVlxq7zpJH7BvFd32HfOfa1szX5DIvN1rUCA5UpqiGx08fZV/yXEVNmofHrWc0wELAobYSNC",
+	"eu8VglqNVRC3yXCNy3Ntyht57Wc8nwQOKyXJNQl/2ERtdztmydiYCxdzScFbOCnrrrTAAa4Qaa5FOqqH",
+	"VcaYiWs+rgn7fAe6sw2rgJCJUrLc5551ist0cy92N3BnwO1Eeaz1Z06L/HeDqsASDLspPQEzg429uhCs",
+	"OeQafW/od2ccDBdGkokVREBMAdSgWuSk1zl+tHNIdhn9MTfcMhW5CEr2FNZEu0auolMX9ocPajKpxRyt",
+	"2QULx9I2RwedbhUfv2ZwdSHFjj3sMDIzuWjdAI62DmDFfIY7t/YI/X5VTHbZNcJm8eVUtylsPjNrZ7aO",
+	"Lbiuc+fcH9BbZtYGChv9Wu4F9NTGXfad5oYOzOLS5AqTIUpTXfAKc10LErqCc1MEfnuzuHs1kDe2kNRT",
+	"qCO1IktwTBV2AKjFxAq/HYUMH/VoC231UMx+jp6dPbl8e/3m/PL85eXFq5dRKJvcVv6nnKPVuhetU9ah",
+	"PFKoFsE1xgnzmgZBrXQwJkiwjx4+7GyTDEn1O7c8eB/YuzWQXpcQcKvnU6g7/3uie9VBBNWD6eiNkG34",
+	"SBlaz0M+A2bt63mfBRNXwn3cAhZXjyTmqTkOQow2p/64w0y+NNJM6WT9dRBn3qosfwoJyi57lVItYO8a",
+	"dabA2D7vyj1S/sEpg3C5QSb4jbm2oAVCwC5c1yJOw7bN9bAWGuhtzvO73NGhvaI7HFE9zFSaXsdilk/W",
+	"uUbNuXyMqQ1FvttUcBkUepNLd+M5ZV8wbJpB0xRvnGhMNQ6cdmyxMmIhZgJDeMuBaX542ANNQVkuyo8S",
+	"LzBFAoFTZewVXSkyDdrsnZcZ5o3cOgv9KYQSU+q8+jhr8Hm3xH0FjY8Hamquzixf0nZZl4aS1/VKyJZV",
+	"d6HQVqb3Iwv8LSiCAwlBwsa4PVgJHNQtt0OUBeZhQWIyhe0Vi5Hf2qzFIhNXz+1+6vL+sJ23J5S77Q/O",
+	"L8lZk76kcBQ/N58YMRWNKuaLXKk4fDarUm4J/t2ypc7qtZl6OyvVWkptbv2XJtMFZfkL0eic5y8pgLkG",
+	"YY1MLvavAhk45TJO5NjmD4qPicsl9HRWLXg2nFwLOU4kqKlqmPD0Wop8obIbs2F8OuPJWMJv8wx02eGE",
+	"Q8mGwKttSh+mIk7mU/rgvWs+5iJzv1AhWF9VRm+2GbJe6lxMfe055XI8p2pHK6gLgCGaJxIbLLTwYZIv",
+	"PYhkOjfLtTxHP4NLeIeAP5d3O4Kse1uqH83K1gdv47+XRZIKFswbeYGUhl+GcjDPvWy3gEW0y+TLgU8R",
+	"1bOy2RuVRlgm8nkmMaHgLdBCI0rjSN+/PHtx/uExQMBAHX8xewUHjjIbIlyJyCvmBJ6ciVpgpwQ+WOfi",
+	"9+xfNaVKyTYJBNcGeo74NMHakltACb3TuK51a16yD7Jm5J9ECJQv7E237iUbKL99BHT2tw4An2PN6FU2",
+	"5jIZsrdw1cxuvuZJzN7CTTMfz6c8gT9QFIsC1m63W7uNhuqP1w4FlDQcTJITI8WIEhvhPp3xTGjWjK7e",
+	"9l+KBftZZTcBe/lztGPv7trtMAT7bJ9SwmNhuVbUj/yxnF/1sX7xzqNYY1StGQM8uXUET8/7P4hsyuVy",
+	"xyEU9tYtI7hJZAz5a/DCTm2vwUP9R1UqgPYpu3UFwKX22Bfv7nz6Cy6ycUCpGOXerG1u9tbm6xVHv2VE",
+	"i85tOhzgetsrF/nItxFrgrcNogg5IJIh8oRUlFpcX9zK4apSehThtFqAtRGl/QJkKwasU65CKOlHT+pO",
+	"cidQTnm2ZDyONYsqiNfRToCsFYa+efk5BpHJPZffcdl1rVt7gH1wp1ZX+Pp2zuBeYfjKPixi4/KQY8zf",
+	"z/2WaL2rY+Wul/wepfu3ggm2tdsdoKZWFpGyfop3duupJBBunyU+z/D5OioDj+5MYCry5w79wwuMXriP",
+	"AYA0u0vH5kHWjH5QapxCUudLsdCpMKTBfCrVM/7M/S9J0zXZPx6yACTWO3mHNceQ61vQu3yhWrv3SXL6",
+	"2tMGmD9o779685xNICvI0GLv7ehzZS5PsbjbQPDlexnHlvOxeRz48r2MA5Spu43CvPqZY/i0RlElFQri",
+	"tvYF+8KXIBwbtZRrI4AF7pNUOek/9IU5XjyROtqmZ4XSKlqRN8ioT+6LXscCXRZAA4Mli36LoNLlYpIM",
+	"JywKw98IdyRNcpHxFCDWMeAuDMMw8n8JwygoqWe1Rau3qE8lx2DvuLNFH9rlcVIXdnnUl+13et5J4Ts8",
+	"XQjMOzzsJOBdnvUF1B2erwpVu73ipKQdHq8Tf3Z4bY8B+TLJDo/XyhK7vFeVDHZ5Z4Wdb32plrSg/Lxv",
+	"JA6ALrjCSJWAtRVLu68VGYKpPGB5oDtSoaRfihasT03bp0zfOkM4mWqMVvLBt4WTCuRMwypDwPca54H9",
+	"HXQTB+uI2RUWMNcGj1j7sxcI2ey40NJMQCyqZy6+c52puroeE8BJJlckdpQXgXetHf2OpfjEXZxA69IZ",
+	"330F04OIQ7HQ1zORYQXYTUGfM0FCRFCJT+64SLJC2t0hkxMevo7nGa9Xdl4IboG27EPIqr2Yr70DvDbF",
+	"WFLBbbeh1o8X82XAqsGUMfk7dziCuCprBTko/mIx5r30032xBr3ATOqxHKFZ3eqgRDxX9sNd5w/rifVO",
+	"2eOV84T1OeqwLD06BLrXVCB4Ta6Y5ss6BNjtieh/eTDTDazyC8bTWma8owPMPw47RyldJlPxTyXFy1qY",
+	"6TPJLs5enqFL9hfDsRBGKEK78eH3IksTaVSHM53ww594PplyGc/NN1eXT6J6OL5QQoEmySLTrmk2arOn",
+	"GBDRr8Y4Xf4zarNXknHJ5jOzO3hIxALHY9HIMjXFcwEXOcBSgoE1I9pDkgsbIgSxYxOA/YqLa/8Llboc",
+	"qWwoKhB1jfIU9wbbNiuNCL93CbmoiFh7ygRxrfRzORGUdQ8g9RM1zx4QJTSLcHX5hDUjiKDsdg96R5fd",
+	"436n0+90/gnATHjnvN8J9TqUkLlb/BS1qitZvNNYI5D/RYSLRNMCPtB/CTGjyus/g2vvxXL35aKxxww3",
+	"MNONrHMdtcM7+KUDIKq3/a8TBvEO3TT7hm2mqVqI+HqidE7YP3Xkxv2MisiULxlUMDC3A1UiI+CmiTRM",
+	"5psIuMcMCDrXLJGhjL5p++beU8ZZKjjAlEaLxaIdFdiAFBl/il0hvq5jRpAiMcSqHFJBFFGbvZynab/y",
+	"ePFglYp54whlaVi7BFQPUjW8uUZjTlK3XE/sT76IpKxgxGjQfcA3OOo+fHjQZTydTfhBDzyu4EOyIauw",
+	"tKH01vbNVdTCCSMlAkedIWdmWCvwrI03V6F88nL3eQFMVb0eY+eDmqi7zgHFxwZeJFWrOldyB6IaXhQV",
+	"oTjX8gEKyMEYMz7miSS0cQCBW5tzE8qdV+SQx9NEHn4TysNZBqP47TDO+Cg//GaXZRpCJZh4r0D5Ahh1",
+	"9WJJ00KaaBHjiUU7bMYuXtvaSfVhy1OepNtIyj9Fpl5JgVY/QF+4Hqhc3+G1pA608QzHhzDH7MnF0zfI",
+	"oTVrXry+PcZZ3D5swaWmOLzyVu8EvGjHAJE2NcP4r3KtC4d8iqQADnS511MWhfNOp/cwYjwFa44rloPq",
+	"MUKh7DK2Eb9VGRHdzyjza9Ha6nK0hMPpJjg4cCnmp3Qr7JeQA4bI3kbJxtimdTBcswLJbiMoJT0GDImS",
+	"Iq7j9VkRTZTOLZJYa216BGuiy8DZ1DCwAEJA51KKFJLpedzyiqmh2SBJCfjMVn2EGE4bN2o5gZcaUQn4",
+	"dNkTzZWciQDQ5lAXdWV9qyLwd51dAHMzla4R24c8TaGioXnExmjQEvVZBCh/kcVgTjKmFjIoSrDDS5DG",
+	"voDo5kTeJrnNY2tGQNnAsRpjLJzKWGQonMiiMhBgAzpqBA14xXwfuxhJ83htBKBV+upnVtE3kVcYKVrG",
+	"PMNlNfsLUD2Vg4ExeUNKcTeCellNJXtgWblkc5kKjQBFC0AuNTI6KImcEUQACPpYryeUVvUMyF/laaCF",
+	"QgvWkIgpWWUbpRE1NqzOOnsKVFp1ejPLlbqBRE5+IzQTo5EYGm3OjtwfXFk79rXowIXUrCrKaGWzqhA1",
+	"W68452Zsnvb81MPxs3YZnXOAN7Hwfp4I4tqh0pPQVVxjn7EMcitZRYPBPky2Li+M2G5B7jxCazlohTOu",
+	"cJsyC/QIvncdqntfEhJKkyHKsCpElsWvoEYqXyHBG1SAL60jWU3jL6cbfUGbn1uTXQ149MLbXGXiy2Q1",
+	"s2Zkj2tUMOVVS3CtCrhprmf4wo/u+Xq1aFMT35vHnaZUo39sfRlUkk3S9dk6gdronldvnoNJ06/wUYji",
+	"tUnZW8yETiLfDfDbCdlQ2YZyylaq93Ttvulyxr9EXEfDxB+AbylRcTK0RVczMVNZ3q6T+z9jcN3VwTmV",
+	"HXn3MOOLFOQ5W2QEOL7gMXBqCtzQ7a2axSspjOpwfGj0B7ttZhMLJaOkQ5Rc5p1O5w5ahOmyUjUPj06h",
+	"NQAfBrxIVMadFrFWf9hhXOtF/5cA/YssljiYObK906IKLpQozcZK9hIoIzRps3OosTqFSsNSOQWhzc6M",
+	"2k3aQuFDsg0DzHLXK7E7mOcWxwqFEzaXeZKWRrISltvtPaqtB+i0jR3B8K3eUbobtVrI5pRTP5G7IsBu",
+	"swE638oKQUdys4GkXwHD/2I0nSrB/AtT9D/GuHEnIrLDS76NYNPInqV8C0U4A8G/wIVfTwdalhBkYqpu",
+	"iXvYF60ClICWjeeredzrtcz3qfCuOITvYwERHdzlvt/ZuvD73OuVG2xPR5FJ2Am6H2rdHloM51mSL9+a",
+	"xsnXJ3gmsrN5XcL0mQSg3RuxZFMeCwif5JKnyzwZajbXRnECrQG19uIn8wb90obkPtNdo0+dFZrQJM9n",
+	"jU+fPgWuQCFEfw7zotZe48y1akhIzhMpwElTrq81TvLJfADltdwwDkj5Lr5ZRVOnDT1AXdTKKu6FNruc",
+	"CIvy341cWR7NRsqQHzyjk1kxyNuuWbOAaRVK8REwvMZsmCYQAwX4GwuV3SRyfErpxKW3F2AFUprMAGb1",
+	"gb1lydAw9yYmGpttDkIZ2eKSGEALinQCMNsJaG+IgE4YhuautEMJ5QKLwgXelJj4aORK7NhWkgQsf82i",
+	"M6innvwC3q4++x72kRlZ4mh49vri+qfzn+EDpL2Yh81hH1IEj2ZQ8UzEqPH3GWcDHnsyizWRY5V6N+JO",
+	"NwBB7bhnbjFBR7OBim15twhAFLGbw48Hi8XiwOjdB/MsFXKoYhFHpywj/Qlf+b9vX71sM1wDnfN8rqGo",
+	"uVezwdYEcQtkx0M5GBRuF0EZiQjqQZyyCIou6Ig1kQse4GqwqdAaimgA4ZpRJIySDIMS0mXbKyHhV4Ei",
+	"ue7s9UWLzC1ULg/qT/gbCzUgsfsyeqURdLGUPPyKheLb7XbY+BSxZlTUwoha5pjz3JPbF8q1jwUQKRpr",
+	"yCXkoWL6lM1JsacllE64hniYYiePbSn5qcgnKrZvu8epNrF9/IRSeiSLgMtHoTQSOYq3WCXQ3JEExT0s",
+	"+PICWn6pcpILIrfzLbzFE8HTfOJdYewPIjmSjOkpT1MW/QhPRVSf86Rz5GSWAEycqeIxG3AAmIRYbzxL",
+	"RfmP4uAYcRRMWrQ8uIQISEAbZttmTRu4edw5hoRjuQwp/wNWyj+URctDlaYI2/FAtwICetEsesKHE3Hw",
+	"RMk8U2mfSXUAbDcCMNKh+dHalTmQ8QcObBbrikb/DS8LmR9cLmfi4BWQS21a0jIZjeCWIwPQAjk12n0t",
+	"BdUUiGp2SU94ZqXBfCKmgc3XAsswxNs1I/N31OqH0tp+qfCZS3/2LMRQQBItdiUVMwAFc8UsHzAyMocS",
+	"3pxyCZ5B8AkLgti1Vmx4wiKNQQQF0qShTcIyb9GSmTFrUFIs3zCDgVUhLcQazEsXAeIu0iVLkxsBkUYI",
+	"+ceS+NS3AqPl3LtSICB7TR2haJMmQ0HmIcsxf3j9/OCo3TkwBGaFUy4Wi/ZYztsqGx/Su/qQj2epeaU9",
+	"yacpiid5Wua+Z68vGkGDQpyNJt3utDulEsIN08BRwyscDMfVBvp/Chp0NQ5jNdTlb6iR9pJPQYoei5rI",
+	"1LciQ7kw0a7usat5zF4Cq5LKbFi7QB5Q8iJu9Bs/iJxeQcQt5Ammj16nYyUPykjw2YodkFc91BVTvo81",
+	"ArEMZL1tkmC1GjTITas+jZWFMf0f975b17xbi8NLpV5waWs0gLB0gmuz+b0LmYtM8hQLK/lyZqP//kPQ",
+	"0DbOv3FphRp/2EEj52Mo3wTm0g+fgoYh9mswd5HO/nB+ycbJrWFwVngwN8YQ7W0H4UfB480noSaSBJiP",
+	"w6Zx0lEz8slkn1UPThQw9wTqH1ErACRnGCncX2rbdFx+dN3C0wuH9DQ9DKeBtrkyAQU0bwnF58zGGpko",
+	"NzwLnC7RG/PhALxQkYuyZi9pjOURes9uGx48ik/C2E7qFvfMkD/xcSaGRl4d8SSdZ2S1ikXOkxSltlSN",
+	"xyK2TPC/D+iIHlzE0bqR+g9tHyo8eRGbke55fAHFCXtdOcgefQMedvgrMYrrJP60lspdFnF6agSuQg8r",
+	"thqUXnZWol8Q3YEEwhhKkDF0cisoaJm8aIVn0jlAW22bPggZcZngKWW6TQWXRu6yvEplocR81za7TISu",
+	"ooYRXthg6YBMhgJSsvDMl2/k80TnkMEHZNGGRIDFbROOaQJ1YlkS+yAAdlHQYe3x3RJU57dG4Wz0gQgX",
+	"dZ+LzWn45jP09xU0en0cY7dO6a4t3Wg3tL0dEAZFaesabfpgpC0j8MMCB6GkUlcYB3haJAFZJzUlQzYp",
+	"uKSUx64DZ+gmmBIQxGgwdBjnlWSJmYBTB2NFvRR+OkjFrUht7DbOwSirfk4eJlJTTp/54EqeBiwqZaTB",
+	"F6V0M2jMZUIHLKKRI8AKi4ZJvoxa7gbJofDzWCgy1jqfJ0l+St5is4LF4UIxDK+ZooyB6gaheIsRhtbz",
+	"DOKs3dJQYkSBW2so/Qw2LoCYQPne9GjWm9KIzUFGywCn6JMhp6BFs91Tnt1gyBCGuEOR4XIiMgZfFC1S",
+	"MIZZ5IjlfEyfsQ4mjsxQMaVzx0wxvDGAioW5kBSUEkpbqRupALavmZ6JFCseNKNkTKc3kTrn44xPIXYS",
+	"9fUL+105dd7SEptNxCLC2YHFAEQ0wt0ZLBkm5rNC6DoGwD2wuNvnQgnFBvaC6Tm7YGdaJzrnEioFVnB7",
+	"QlleYj8DPfAysKkSqZcn7wruG+5QShII5dWb5wziQIwwUZ9OfAoswJbH59I6zDwP03fWdmEWErBJE82i",
+	"ZiZi00TcioxuSAeUXDNgiDhlZRglIPsV1AH/shk9GjS65CMdezM127KL+5jPxhmPCZtlkKn5eJJjABOE",
+	"qEQ2kzsCtZ+Ko7s0cawd4JdWphLN+Ar0S1nY1HMolUXlnSR5GfPU3G8skbgyTB/5lmtmc4usJhxKM7lm",
+	"VMo5AnKEKQCRLd2hCgMWxYZV43AIoA1YDlaucTwH/tnEbbYB31m78CbYRbd4YGWAEq6ky/arKTOeuRCS",
+	"Zty7Rm41q2aY+5pdotBh3Mlcwe4WJY8hYocKxtQshMNx8ydfxSvY6M5eXYNnNl2rjOFdh9rdRdjwupFR",
+	"fMwOAsG6fK7quJ7zumGhsdNiV8Fpqx/p0bqREpr0vY3zCdfiIJGuqhzT8wE+bY4AlXOM/k407xopHaEl",
+	"tNeMEbn7xl3eOi4E5xNpbIWFiKVK3RjR9hSPN5WF3jyI60H5tBUwuRbX0kYe4ucPtUOrbV9l+frWES2z",
+	"aN1+3tRLHRkoZOXDtyrLGzs891pkrw0x2uXRHZ8jeMVdWqQrvvsb+OSZXO7+8EuV7/7wE8IaAa/9Hkah",
+	"/9GY0kR3s5Sbav72VcZC/Kti2wInIkg61Og4WwqeBcxmmfnlhyCe673DQz467nbczw2YMv3ysOf9IMVC",
+	"t5dDNR0kkucqg4wRM1sX9AaSCNkH+4eHqRry1MiC/UedR52y+vrtfwI/sfPBUBIzi8cFEcUvc4VfdXsH",
+	"R/QVrs/fT74nTJG/nzx9/PT870dntAL4lGGVj7uADfpnHJUUH/NGX87TNGjMMnGLf3sRgVT1iJBHukE1",
+	"ZblcpQK/6+Jsi3esX6/RP+l4KYedducEKxj0qExko98Dg4WLVygfPPga4UshTXLTeer6p+ZwliVD9Iy7",
+	"B7575P3+uUfIjGyHjQJm97kH4zP6usN277Kjq1v4aR+RD0Jla6y/rwjaxDHnwmeZZKQQozW4091u1b2S",
+	"nJy+IsaXjre/9FLlz9Rc4gu93i62Y3BXg/kHPJI7W6vhlXsyWZu3jnbtMpmK+NUci3MU9+2tNenQhSNT",
+	"gmcURBPXFqvgITmtDn/FPzZaCn9UC7Ts+knDkIUG6pHOxcyyHGxtN7sh1JqMgjoEHchyI1AFVHXYmVWk",
+	"oGuNvXZRzySAOvP6BPzUFoYTHyJ0TvQNw1c3/4FvBmSchkYBMRJ+DRhnKTc/GEXPQ78JJQ6i1P7Nf9ge",
+	"+quFOC1U/wQMO0U1OLJmSTPaxJySVPBbEbcZYXdQJaT/UYnsWwuNyh5oGhehlxQxpjJP5Bz8fIJnaSIy",
+	"gClth/LAWZN0hOOLVyq+NcnGVg9G0qrZoVAydwjQdypmpywSZiaJHF+7Lsl6pUa0FwGLIBXiuuZRnqam",
+	"XR8mxaFioKeV8t6niZxrbPkUZhhnaqZGI5og9IQKjk2tUt5bCe7bA82aHfC148hagWsHkVXNWOA0rsFH",
+	"KnWD46iCsxbj8QdS0547qM1upzwoM4pqu9fmx6h2HCsNtFkBVqXRyAt5s8zi7ASs49UAXah5GrM4uU0w",
+	"EKvTDuUzpBX1VhjfvGFdzk3MdiGJohUUTztkE2ezVAtd1AsqXR1zZfoMa8MSuaIUJDQKJQQ4kPgwKkhd",
+	"TlkFN8Xm3ALuS51z4AeR4zRXnQPbdCJDXCm89SJurFEjoW3rTXBkcuTsYEVIWL0roVfrSnDE+349CVtm",
+	"/MZcyGdGAtn14Ut1vyre76ew7a9ufpaK56fUrFDIRr/X6bi9f5uM5XwG0mMtPW30u4/M44YOaBLBK9Bx",
+	"UJiljrbQT0QOMfnCI43wBcJtI9YUc5K8D6jR63RQsK92e7K21xOv0+63K90+OnH9uukX/R11Pn3whGaf",
+	"ZvgALZ3G7nIw0gS44i5Bak1AhLviZNj9KgJ/IRH4bGWprVUDy+QXojAxrq3CMMRyrRV/MfKuAIsvco1c",
+	"pFZpHDv5y4NQapVZsNhCBjJdows7wNzTMi59fzeBrkakttj3zQLNOckKgdQIBFaq9SDOqdiaD1lfep9A",
+	"FycYZ18q0GbGi+KLlRl8T26doIkyFDZJU3N1jLw6yrbXdSKXt5o1khZP05V1KgNbmiHvg2iJ49ilbH7f",
+	"1g1Xts4fd9XxqsWjUMKmSnq5q7TnHE4EIFe8jq5inmMbdl1rCvSZliHXG7S39YUHmxOe3prjsOBLPMK/",
+	"iEy1TlnUaXc6kYcoEifxqWkV6nRWpogB164GIHtTVAdEyYd+SoS2sRV0VEXcZ1rAQkRponN6M2qH8gcM",
+	"vtwsj+IAsZSOVoxDhgiMi5z2M65zd0eUOg0l3NYS5iRhMnglsta6HbE6eQbgW6FcrTtpGg9YMp3BvUf8",
+	"Bqh1oeY5bh/JuiVPINbOgelBagoMchVUsAZT0Dp31oTCmDV84i6Pvg+59w+SG/9Qb8O/gSj6/tdGhZJZ",
+	"Y+WKaHfc7hVovd0aae0mkeYA2rJaJappW/Uk2J6Z9a6dd9vdovPj9RIqjcGrg7ZlGEd3NkOjaPGfhUW4",
+	"W+Mm6B4cde5ufb5rF7+X0XlXUbtMj3YxPmMIfsn27MjZV+n7C0nfHssoWaBdCaQ1sjiw7K2SeDlXd23c",
+	"6o1YrgniSQQJO2UYnTrDq5OlEGi1Ip+jdOSSsSZJtcxxUmDOQLiakLciVTMRMBLsbTCbV1bP/KJZMwKW",
+	"7Qv7HqxSQJVwl2aWrTaLmiAntVyAJIXHQFVYQoA76nQIvNTtB5bDxpSkIurJSGuQaJKJUIJUBXsd4UTL",
+	"cTxEL+jT45/OfzayRJGpvd0eWBPuZF7qs1U5K5QgaPkyEWvWyUOYOURganDWCOcUgBcHwlodQ0mvuziq",
+	"dYKQl3v+J5aB9gmZoRPyOwXNfI1M+SorrvP0lytlo7BRruNMshZ5/GcpoPC5Ro5P9m8D2fndQwc8JvRl",
+	"BbfP6efPJr3tGjAAnHsDVzVc96vs9qVkt0okrRWjCqFhjfC2W0xBJngKEHTrRLddTJdkFpskuZOujJRz",
+	"Au7bXOgixHywpPpczCUoyzGTKha1FkYJAMJNsAdqJX3EXufJXih6bMqXznLJ8kUyFC2oBapi8cDBMRZw",
+	"qt2OqyuPphfTKox7lM71BN3wTgaN+uyow8jjpgOH4Uv2TSoOQnwcWjnqFNNXaSxMw4aiBeijpqcGAnPW",
+	"BdnUcnrplKLWcfQ4mEwMhcxpF+Dt3kl5ELWdS7EoOvdEZIi6YHjLIZHcT5f04YgDi85VzgxiTa+gHBZY",
+	"zawV1CF7AY5rC01lphUbW0ExdS65CGEqsEhuKF+i05fZ8h+Fka40M0Q5w0chlsQ8CwiqqZJjkWH6f84H",
+	"qSBg++jq5fNXP/xw/jTqM6nYgA9v5jMz7kwAo4RkCoRUbbXZExTe4ahhEALlmFpiGMrKKdYP8PQIbQE5",
+	"omfPr97+eH3x8vL8zT/OnteLtD+I/I29iJ8rz96bL9Orf/C+E3SCbmD+twf/W/3vyP3V9b7tBd3gGMYz",
+	"hK7fe9XuGs+STIzUR6+Ae79R1GEuasH3DUG6ydXMVrrvNw65X9N+TSQr5Gqa633Nx8qapYrun0wyBatd",
+	"9H71tn8lAYDWrCmoFm4MUzVIUuENoTyCam/fnph98K1RO3NlexC2+S4t5f5DfJd/PT76bqKAkkiPc0q1",
+	"uAPDJIPjBlOH9QE5owYZLyybKHxuJXtG1d0Imr8whxMh8+EFQ/MKBxLSGPvZwwyxtbKtEWM+xdIjroj2",
+	"Ax1Cop599xSg8T4SxkQGVUOM+gnEQsRAilvOTjIg5yo5OsFxiM7PUNoW+84vuM6rVTjLVjxjEZ+ivYUQ",
+	"WADVaG+/F5HwDbYOIOLeQiW63oQRsB0tE+Tx+uqa+apub3DNTFFVbnR7nfZJx3AhOvmNfuP86k3Dc8j0",
+	"nFPk9TwbTrjGFS+a+K793aNyC1dvn3ot1DVwZz2bbuyXVbLv3MmfTcMmYrC7Y8Sj7kk5Rp/W5Kue/YXk",
+	"AxvjUPGPFKxaBxAM467Zvm4SXZS0XSs40DPOTbItIoltA/AIZYHgYfkdi7meDBTPYqYnaqFZkq+EKFUA",
+	"HQoF3oEmbAoKKjR2owtShAiiIlpWDCEofGkmghUAPuYUlIPBHVHfRnnUVcQ8LWvm7u9TLxRJuDqztt1S",
+	"xcuo77fBDl3HlYKm8K5X4IvU73KAEg0Vc753qiLszdWVCrPxU4JLBOxAYAenM2Mgdq4KS8UkgcqUfg3U",
+	"UJZG68GFFP2gYIceei8A7tavJY+NYGyVq7gKFUqM2NgvBWuX/XZ1+BiEQmlOKMXShBLr2fgQlyVPEt6B",
+	"KYiySVachiRNXW0Nt2ktAm4MJWpD5tB1KjVEJQ2GNcFe4TYJwftWzkerzb7H6XGH4laaXVCKWnPLrCOk",
+	"IXBBaHEKIw2Jv7S5oSwhfbAfUYrNDAmuyLJrzAa2NudfV9z8miS8LUnYDwlNOZQ7UdIFxwR+fjBdXqQU",
+	"kNip6+rPbkgjrpT4PHrUPvGE0UedUl3MbyHkvJKFulJFutf+9mi16uN3J6W482PTkq3U2HvY6fhR4esT",
+	"ZUGqQtN3ad3OnD188/yOu+3jsrDtTY/GtDKdRw9Xp+OmSEFQ3my6x5298jgrBX3X2H9c/PLIrxT9VTr8",
+	"ItLhj4LHUCTBW/V78sDkrkLnWtHwlbUDgeSFlV5L+x4QdBT+5GPHkhcBmWKnZV0RoSR3QF00DGt68NFd",
+	"w8S7nU4ncEhK5lMLXRKQBnnL08cTNc9IfsGSWDZMexVKjnwQUQzyiX3DVvwF7wFBS20p/nvKuBUpVebC",
+	"S0ZsPjNjphCToIACYoW4nC7b7AzrfqPvKubLNBlP8gPNbwGWuygw1TtiKmO9Y9iCRFBx3kzMoCiSadaM",
+	"306Yz/P5VKKpkXYtYIS5nXvwYmpImoQAqDpagkKiMO1a8WGbxw3CmnJdEmgJBhl/JO8LhGU7MXcHOdEl",
+	"glYzEzyhPMkrRyHmywgNkLboXN9udmIVkGXA/IrN63cSnGWKHQUPH2Ixu0pnwOOiagfwbdFFdOolMpqJ",
+	"gvBM7JGKrzJnHk1I30qkTmLhXzLCqTbvlfbKbRSlAkAyMF/qBxBhv+mQdjtBp9OhoewhuxeaHmmMzWjs",
+	"hEEjup5ZFxj0GErwnQH8F60cDkuvoDrZ36M1AmdRUPivE3kFqnXyCyn3SCTL+EkxX66Jr7LrsSYsCl+0",
+	"QVHmFjcC+hJxNT7sAFr0PZHtmcDsnnWxXs4qVTsWINJeFW78+Hlpo1+RfvYT4s3Ol+X3hQJSUIuvUpa0",
+	"v2sf2Qr5ReJjr1RqHPMrq6Lno64vep54kufDLjg9/W46q30clfuo6aHjd+C137m7IbkQe8pm3l5vxczb",
+	"O/oMW/Ln9PMFzMl4K+uAerbqf4gJhRCXhlIQk9sECFVWdSDRw998ABryT1evos51a/Sc0llApCk6Dccn",
+	"nZXjdtwx+mOp0+qR7u7Q6bclZ/ojv9PefR/COgCg3kHvEX5VljwqSFElfNq/nzx9jNt138f3i4/wdz34",
+	"wDRXDj2B8FpdAu1piWSlwrWseXX55D+6rR2o61Etdb3sHZE6UT6U326zVxwVJ/Bo5dBjIn6Vyl5CR6t9",
+	"dbfQ265nSfgC9PZoLR0sKXd0Qmg/H/e+BEm+h6H03On9w8cCdO7ul6fn357eytU53sekVAjtu7giyYpQ",
+	"Dlv8k5qWipn9pe1L/3CONs9fUgrtLKxNM4i/nGcBFsTOHIDfBruTrb2zubKAxcbfqVKP9XMxnjMEmN+G",
+	"9584Jx7iciGyd6Ik5HrP+DiRY6xpxgepWBdg885OZV/101YoxoSZO0HHUq3Ku2LHugreVl9cKb65Xkd8",
+	"ZQZgay9q1ozybA5g492ohRAP6ZJJJQ/8Z6Asp3moE7XWDdorAb4jvgoUdlwdYZTEYICB6n6JkogMtXat",
+	"NmYbATqSXSW/+vmfK9HoHiOCVkucovi1UrbU/5rAPSm3uqjS7kFX9y67nthhi0vbMVCkLFUo7VRrj3Yr",
+	"VUWxo2rZUPy2qAuKWFZJDGJUUf7T1SKncpqd1UKZ2BIUle83oOyWX5i+37i6fLJSnp5e8mvs189+f9nJ",
+	"0sH/3EvMWX3rC4YldZ1E0N1dHPDr6m+RBexkPoP978LNr+QsU0OhtaH85zJP8uUfUZvK8WOzNG7uHmt1",
+	"zOfDp6AxU7qGkxYFjbVXgp30mWaeJdOpiANmrnt2MORaQG23VHDIKY7oaGHZVFuYLQoYD6V7hipwcLmE",
+	"xI2AzQyvBWad8SQ1z8Qqp2K58Sm7kslQxYKlfCBSzfJ5JsF2n6tQzuZyaX7EHN3pHLOTJRsIxssV57n0",
+	"is4HNkSIDzOlNUD0zDUWOIjoikesR0VCOYssHYjazC/jT/XrbN36ichqGf/bXGXincNNpXJV36t4uYHe",
+	"1pb9rBJgSxD9GnjnBXE8HKRq3KiQwUa304b/Dh+FstfpdPvx4FG/D9YUR932vY0wRaiy/alco9uQ008r",
+	"jKZ7t6SOvwaf2bDA25gPcZk/H/fZ9zxs9f+LhaVQlfpmz9WQ7Ai/bn7vgWZXb563NwJRVqWtT3fmA90d",
+	"dKTXfJkqHl8q9ZxnIIk1jrsnu3Sm5zMMLHsh4oRfmlHvqUpa8vJH8p2zOK4FiPb4To1Wd/grQUFjddLV",
+	"fX/jlU0vUEtjoNrkr6RKqgkiM+cZl5qDcrZaJvEp9OJT488SgaG1uCI2Ug1zV3mtsfP1eUrtrbk2LjNR",
+	"s7GSnxUxs8N5fqayQRLHQn65PKsvcQxxDbedxMCaEiq8eqIWmw/H5oHRu69++pMltH2JhTZrtX2Z/8jK",
+	"h/eKU/wBitsOJ2ui36HKlGavry5Xic5r895aCbB+B+wjSXGqroBRNz79UQfzy9OMvwibLTbiD7t8OATP",
+	"stp8fXb55MfW2ms4r43No6RKMB1SvT6MHjtlUSEXRgxZsKtH53QefAauLUTxhTLyhOHHqAmWxd7HERum",
+	"gmfaBe+1nXGSDbnEamE0jJg1j3u92oRFXIGvt+rrrfpyt2o/KfaQpyLLd/RT6BnWyY8B1IPhq1XAZ/Rh",
+	"CGu4QCl4ycaK5SogNBJwaywmAlIxbE1IOUqyqYjZUuSsSW2PFYUJKu8B13Krzc75cAKGkKJYQioA5syr",
+	"3l+way3yPJFjzZoEsSGygHHJeDxNJPwl4iRXWYtNuA5laYZJZl44hQQhscCcF+TtImbHnaNaO8pELc5w",
+	"he8LJsLN3uLV46pYUYFU/oaa6f/PNwYQyrx9mNRz+/RUlB/+gKjy1/kkE3qi0rjRPwkasP/+d91OZ3c9",
+	"G9dhm5qNS/5VTVgrvZZkyzzjo1Ey9K5iHR2gE/gvJ9rWyQdvxCzlQ9K9i4HWkao2O2PffENEzTzwzTes",
+	"GVUOedRi5o5oQ18wu80hBxW1gUpx22UsppaDszG0iBol3Hqp8lDyMU8kBCt3exh/Y0jMN98UJBaGVb6O",
+	"dlQu5a6K1x5KBCw6ppAengmq2Q/x6VTeGLJLMdSnqEcLXyY5xOIPhJCGaJpjNVGpAGTtVpt9r/IJoEqg",
+	"LJarmatAbT3pUI/KDRjODshqepEghD643c38QqlGo1PWAaM3k2LMAa5RSYHF7497vTaLHN2LEJ9/JjKW",
+	"JlIUs+l2EDAcS3YbrhPKsepj+oMUC1enOdGweoaVmCZuPPZiYZt8qCMo0T1WWEk3yUM5l3mSwhaeIvPA",
+	"Zl0qZaKtL4DSJHGeWALAzOtgmCbDGzaXej4wh3cgQtl88+wJe9Q5edRqM7ywYMyvZHVEb19cvr6+evOc",
+	"otVfX33//OIJfFHLf0TusZ/7MuJ7LKjKZ0JZYSVruMZ+TGN3M/19M9UtfDLYhwPXMFW0Zv9+fBUrnOft",
+	"r7L/XWT/P5vX9K3IP0scWKsUUFmgjVpBISjQ0wEGoFC5FijFwpoWpzmJW3UhTBV8PCjIBrk2LpZlNSDJ",
+	"VqzZNx7pD4w2SWKIJaxWpSrKTvkFbOrg+MeKQwmz/gnEAZWfdu25p44+fbh79MXht3b/7xaHUff+ny0i",
+	"A8/QLgEZNJU/WzjmnzKAg68ShdpKU/9iakhtWIorYAgirCWHmN3b67DhhGd8iPWTKLKDYjVp5hgf0jPP",
+	"P2IRUIooCKXTJZLYYtWXlRpbYyBAiFDAZQ0cRe1THm1hQYX6T6E0s4Y8YJDgGc8yoxNgv48pEBs/fIvp",
+	"jtbcAzItCeAnHbvtmLN70gWEt1BmYjTXNpzVZj7CkrRZ14j93yHlD2xVpOpWF5PDnFDzdCjHya3RfswU",
+	"QfCv7QaXrs3Ax2bEeeoiIx9tkjuwulDS8LH/uTZ6kNHGaCtBwIfGR2AAgiTPnmVampFr1bKztYE1rorm",
+	"/Ynk61jLSXD0YU+q+MVjYv4IbrjnGuwSDIKHYu9YEFeY7+rNc9aMNgpgfunpqBWQZosGUzpsv1c0yVeb",
+	"f0zX9o+PVxlZ+rGxiOPWE7UpgqWo1gmWj1OQzhEzT+d8uS5IxaNs9xyj0vNiVEZuI/a501sCVQp2/TVO",
+	"ZWucyoYT+C8k3P3Vy1R/WEsNNldzvawTJ33lvlRvdauS315bW/EvpcQXgK+ox1bkjlfzfAA4cs8TedNn",
+	"T9JkeGNRYdf/DPLJSsm/omQLWBg3d+wEHuoKHyKauVrHzwKqa3jtMFZS/Ha4EOlQTUXjs6wGWGTvrjaD",
+	"ytt/xtJ7O+PKfrUW7GktGBMxqEK8/ntYCr75plRMGvx95uI+tl9HLTQjQNkQKjQNcJyAGdY3GgEgRBFQ",
+	"VXQYnYYy+iYqylXLJcvm0hzQwvKAHqTfIqaFWWVQ/VPYtDy5FZpss9hEzMBPqfNQgj4OGKirpUyMlOiX",
+	"MjEKziBV40NvLPQNjxDs1H48HEQBbBh+AVYGyb75pkAELtYFvotakCrjVdU2K4I/BaE0hxJyaMVHPszT",
+	"pYPjzTM+vBEZeiOTnDWjOtps+i/zuVBSviT4ASPUSiMX7+LX/yaUXRwVYvUDJJgu23oczmmbRZbIR4Ah",
+	"ZzGQwSOLmy/ZxdtX7LjX/ZYNVSzW2WB6nQ4B7KMNptdBI0y9ccSsZtRm22pFo58Zt94rUripcDQuSal4",
+	"9Fp7iOn+Xq0hlunWl9Tdi+Z/cWvInty9+MJw+ONNosNe89zF4mH2d297B5W632TtgON6+CsZbL5aOv5w",
+	"SwdcyD/ezjFGurAB933jOSrbN+rMFY7w3LOx4tgzVoxpLXe/ilsMFUBlv5opdjFTrDlA/+omCiK5aKCA",
+	"47KHeeK4dtDWmP57GCcyodEq8a8v++NJrc0DDKqhy1Aim5x9AJhaqU3R9CXKB5rQeAcqnzh84hZIp2pE",
+	"KRGAxwuBiCLBUGzNwKfWB0EeZcFMh7KJQxE3KRahAAScdMkylabzmWZTHgtGgYxWcIQhpmKUt4JSEaii",
+	"IAGWrlhMEtAyli4P3j6BLVIxa1t9zYhNRlzGqKsIM+gHglUnD8kZIPO7apZmW8Df54X7NblcelF+Nt4Q",
+	"hGPbRyixWCJslY0KbGHZ8KJHCCZ3dRchoBzrbTddwDgm9WOEOfhF/fBxarAoFiJVTmGs1q8I2LJFRktG",
+	"Ae48xzKKoUzyNvuxKNswESlAALminFMxVdkSgk0xZBWLjJt1N/szl5o1rSLBqcQFUyMQ/KeBU3VSnosM",
+	"y4IWxThg98YKakNKCsQkXGmo97ngWUwFd8y56qM2AVNLlHTu2AVdX20Ugzgw44oVLrv5bubqmCpZp0+8",
+	"MbTDZfjzew58pBOxkme/ipOPlqbim6PGHkWMtMi/eMRj3ZDJZgj010+tPzroHF92Tvqdh/3Ot/+sm9t+",
+	"k9uka7wz+7/gntT/VZD/FwhVrGY4+wyNW7xvQx8xQ97Qmy2JTL1DRLgyckItb0UU/3imEpkDyeOSwNFi",
+	"tTDsld/YWsADFUMRqNcpn+tkkJrhAfVgZ68v2G0PbBxAaLkMJfB1qtBjSZxp373NFiq7AY8IJCEBzFqu",
+	"2YBrAXqwIYI3YokEH7Jwz15fhBJKTQNcejJNMFbXKszRKYuogoEDXa8yOxtrDoYeqFwJ8k4oo1/DhjB7",
+	"Ejb6LGyE807naGikDS0M1RgCGumRCBufoj477nRwsciORwV0IMUxm0sEmrcvkgHO0OxQmku7yBTULwZ5",
+	"w8wbyLltC9KylM77LFZDjfvXnhqp5LjTZc1Fkk9CGb179+7gbG7YSW7omOiz7wXPRBa1aGDTRGtgMxkb",
+	"cFhJWDX8sVgmM1DzG9SphuELTpU6MfMZawtzsK3N/x9v19fbtg3EvwrBlziY7Mr2sjbqU1Z0azdkyZp0",
+	"WyEJMWPRthqZMkQamVvkuw93R9KUrXhJgS0PASSZFHVH8v6Q/P0U8ixZUUKLRqeUv6ITn6iQnmNqLsGP",
+	"UJmaIYcB9WHXjBZ2YOB4ncRjm539IE2z6Z+BUZy0ZA32bQWekTBs8vvHtx8+3Vy/P3978fEaUXwQU9ai",
+	"3+MGLccdpRdiJdkvVxe/sSucZ9l4EDulwTCTr/0xAtmw6UJO7zQZddpP5T3jeNBWDZ511dbfWErTlNOI",
+	"FeVSKo38VPC9aH/rZpCpTE0mEyQkrVj/L3Z5cXXNHM6PcKxTg8B0tkYyy7JMMdZ/x47O7ESOY8zpn/36",
+	"9tMRPn5D1q4PM2LCdg3ekauoYEdfM277A/X98KQCj1jG6Zs0PE0zDwJLzwKM2YzncKcQBq7VXFJ1L4uM",
+	"I784/mXcS6ZVYWIpjzGlR1WDK5uAQw0VBxVYHWPpNEOzLkpl20OVIcUFrmjB3TTjmC7PeJ7jValvVG3C",
+	"Ao422f78/v5+MEcQYpJCnucPR1Zze+4Ugnw+z4/qgmkX83kj58LskAY5FM599E1/juplF5q71QFP+EuI",
+	"0qwOwVB4FN8Q8TePXCfYcdzAmHiD0G7ajxtHmU4ua2k2EaskkZXUa5/WrmdM1cTR5gocbuy2i/j2tvoH",
+	"j9zN0tg7uQMrhyKp1fD2d63CKQeF/rtMohaC8kEJKanNLkz6H90UWdAT2e3asKKkE1/T2tHqEe51BEYR",
+	"+v2jQhrH+1Lyo2VXFEIVPEpTP068ULaDBERCoGJ5HqUcJZdyuxblf++pxaOU0+DIsgFI8oAwLUj0QdkF",
+	"7NWd1Je4wuZYmee1qCKieNFbjumeWleVDdkkoxwOJjqPnyVDXB9IMCHW/iJcCr9pPI2y5Sn0dw5+X5tM",
+	"qWtkE2juzPG4REHqAWzLHpC+/4rUQnnHFJu4i/EQWtTRPwqxgSfW4uKSQLmUN4TB54OnLlUe+MInxzU4",
+	"UVqP+T+J29y2B6uu+l7zZPQQce8Ed8lu2B/FHgb9O/zvRTnsj364Ho2Tk9Pk5NQ+y/+3+SlQE6V7tD9r",
+	"11Kbuxd89QFNHpzhcAPTze0GGxkUgagBJgeOiMh+NQt9PsLRjyNez2aYlMSTi92dBTW8rozbwxzK8WfZ",
+	"LIUC00BA+u0xOBzF0TiOo++Hg5OctjSHhX9qhJqC4C9FU+p20VdxNDyJo/Gr/CF/bmc9vOAHwnamGDtZ",
+	"RM48ojk0Ek8Pb1NC5MEJTK81Qtmo/QlBI7bFLjs9OdTHQvvAp6dPLPmtAa5t67eAkdN7u8HIz/QdxqbY",
+	"GnCre9tIMoxCQ6AcQl+ncHghRWUWX3jyFa4+g55BlYPP2t7y3QWvIAzafGldvLBJNbgJTZPTdVOaDdE6",
+	"oPMNHjlPUjxWRmHEYzn5UmkD/ZUOLWOAXUKIOl0vpTKsp2U16y9qmPpfs8lS3EmIKycUnCBeD+4QQ/zs",
+	"dVPxhL/AbWn2yw8sA4C1WWvZ0A4PPdgm833+YH+95My5pgUrRFltMF4qNfLjhqFcUBv5w/tV/Umxrov9",
+	"5N8YO4Hl7glG2+0iMIj1vapqATFha7cFWH3yKYJ30ZJV17vK6QJPnlArcReOqd3hFo8GAC6rZMIEVbqt",
+	"uvuVnouyomxwmKdxh0rxlLKGqLto6lXYSHugtGsxKlB9UOAcjFn32pXbnbNqalNP64r1wI9cicYzMLYo",
+	"jM8u3x/TRheqiFFHkMtbWbjJKVM+DVQatqpBKwvak4IpGESNWWNuX0rkj3axPETa2C8L8PkdPV2m9EpO",
+	"+zhlYceB4Ym5gW1umhRSarYQquivRKMtI51eSVkcv/Ys83aCgFdlitL2Bh1ut+GqPX4o523F+Ma/rkOY",
+	"j+Wy3GTu1x4sH3WpA5iBQhjht2uMJkR3CDEO5pEwX3Yc6NNxQey24R3OTLRkRHMQysClDGy2qxYFuxUV",
+	"TBpN2K0uXCiq+UP+8E8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -11,8 +11,10 @@ import (
 
 // ShowAlerts answers GET /api/v1/websites/{id}/alerts: the caller's own alerts.
 func (s *Server) ShowAlerts(ctx context.Context, req gen.ShowAlertsRequestObject) (gen.ShowAlertsResponseObject, error) {
-	if err := s.repo.WebsiteOwned(ctx, userID(ctx), req.Id); errors.Is(err, repository.ErrNotFound) {
+	if _, err := s.websites.Open(ctx, userID(ctx), req.Id, repository.RoleEditor); errors.Is(err, repository.ErrNotFound) {
 		return gen.ShowAlerts404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	} else if errors.Is(err, website.ErrForbidden) {
+		return gen.ShowAlerts403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(forbidden())}, nil
 	} else if err != nil {
 		return nil, err
 	}
@@ -30,6 +32,8 @@ func (s *Server) SetAlerts(ctx context.Context, req gen.SetAlertsRequestObject) 
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		return gen.SetAlerts404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	case errors.Is(err, website.ErrForbidden):
+		return gen.SetAlerts403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(forbidden())}, nil
 	case err != nil:
 		return nil, err
 	case errs != nil:

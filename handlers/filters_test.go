@@ -437,3 +437,74 @@ func TestFilterOperators(t *testing.T) {
 		})
 	}
 }
+
+// TestOperatorFiltersCountTheMatchingPagesPageviews: under filter_any, filter_contains and
+// filter_not on page, as under filter[page], the pageviews counted (summary, time series,
+// page and pageview lists) are those of the pages the filters keep, in the matching visits;
+// events keep the rule of filter[event]: every event of the matching visits. One designed day
+// where the two readings differ, with the numbers written out.
+func TestOperatorFiltersCountTheMatchingPagesPageviews(t *testing.T) {
+	e := newEnv(t)
+	key := e.User("a@example.com").Key
+	id := int64(e.store(key, "domain", "example.com")["id"].(float64))
+	d := day("2026-01-05")
+	visit := func(visitor int32, pages []string, events ...string) repotest.Visit {
+		return repotest.Visit{Day: d, Visitor: visitor, Hour: 10, Pages: pages, Events: events, Seconds: 60}
+	}
+	insertVisits(t, e.DB, id, d, []repotest.Visit{
+		visit(1, []string{"/blog/a", "/pricing", "/blog/b"}),
+		visit(2, []string{"/docs", "/pricing"}, "Signup::"),
+		visit(3, []string{"/", "/blog/a"}, "Purchase:5:USD"),
+		visit(4, []string{"/docs", "/docs", "/"}),
+		visit(5, []string{"/about"}, "Signup::"),
+	})
+	cases := []struct {
+		query                     string
+		visits, pageviews, events int
+		pages                     string // the page list
+	}{
+		{`filter[page]=/docs`, 2, 3, 1, "/docs=3"},
+		{`filter_any[page]=/docs`, 2, 3, 1, "/docs=3"},
+		{`filter_contains[page]=/BLOG`, 2, 3, 1, "/blog/a=2 /blog/b=1"},
+		{`filter_any[page]=/pricing|/docs`, 3, 5, 1, "/docs=3 /pricing=2"},
+		// Visits none of whose pages is /pricing: every one of their pages is kept.
+		{`filter_not[page]=/pricing`, 3, 6, 2, "/=2 /docs=2 /about=1 /blog/a=1"},
+		{`filter_contains[page]=blog&filter_not[page]=/blog/b`, 1, 1, 1, "/blog/a=1"},
+		{`filter_any[page]=/|/docs&filter_contains[page]=doc`, 2, 3, 1, "/docs=3"},
+		{`filter[page]=/docs&filter_not[page]=/pricing`, 1, 2, 0, "/docs=2"},
+		// An event filter narrows the visits; their pageviews and events all count, whatever
+		// the operator, as under filter[event].
+		{`filter[event]=Signup::`, 2, 3, 2, "/about=1 /docs=1 /pricing=1"},
+		{`filter_any[event]=Signup::`, 2, 3, 2, "/about=1 /docs=1 /pricing=1"},
+		{`filter_contains[event]=sign`, 2, 3, 2, "/about=1 /docs=1 /pricing=1"},
+		{`filter_any[event]=Signup::|Purchase:5:USD`, 3, 5, 3, "/=1 /about=1 /blog/a=1 /docs=1 /pricing=1"},
+		{`filter_not[event]=Signup::`, 3, 8, 1, "/=2 /blog/a=2 /docs=2 /blog/b=1 /pricing=1"},
+	}
+	for _, c := range cases {
+		t.Run(c.query, func(t *testing.T) {
+			e := e.in(t)
+			values, err := url.ParseQuery(c.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := fmt.Sprintf("from=2026-01-05&to=2026-01-05&%s", values.Encode())
+			sum := want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?%s", id, q), Key: key}), http.StatusOK)["data"].(map[string]any)
+			if got, want := fmt.Sprint(sum["visitors"], sum["visits"], sum["pageviews"], sum["events"]),
+				fmt.Sprint(c.visits, c.visits, c.pageviews, c.events); got != want {
+				t.Errorf("summary visitors, visits, pageviews, events %s, want %s", got, want)
+			}
+			series := want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/timeseries?%s", id, q), Key: key}), http.StatusOK)["data"].([]any)
+			if got := series[0].(map[string]any)["pageviews"]; len(series) != 1 || got != float64(c.pageviews) {
+				t.Errorf("time series pageviews %v of %d buckets, want %d", got, len(series), c.pageviews)
+			}
+			list := want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&%s", id, q), Key: key}), http.StatusOK)
+			if got := entries(list); got != c.pages {
+				t.Errorf("pages %s, want %s", got, c.pages)
+			}
+			list = want(t, e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=pageview&%s", id, q), Key: key}), http.StatusOK)
+			if got, want := entries(list), fmt.Sprintf("2026-01-05=%d", c.pageviews); got != want {
+				t.Errorf("pageview list %s, want %s", got, want)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
@@ -15,10 +16,10 @@ import (
 // ListFunnels answers GET /api/v1/websites/{id}/funnels.
 func (s *Server) ListFunnels(ctx context.Context, req gen.ListFunnelsRequestObject) (gen.ListFunnelsResponseObject, error) {
 	pg := paging(req.Params.Page, (*int)(req.Params.PerPage))
-	funnels, total, err := s.repo.ListFunnels(ctx, userID(ctx), req.Id, pg.Size, pg.Offset())
-	if errors.Is(err, repository.ErrNotFound) {
-		return gen.ListFunnels404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	if _, refused, err := s.open(ctx, req.Id, repository.RoleViewer); refused != nil || err != nil {
+		return gen.ListFunnels404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
+	funnels, total, err := s.repo.ListFunnels(ctx, req.Id, pg.Size, pg.Offset())
 	if err != nil {
 		return nil, err
 	}
@@ -32,38 +33,35 @@ func (s *Server) ListFunnels(ctx context.Context, req gen.ListFunnelsRequestObje
 
 // StoreFunnel answers POST /api/v1/websites/{id}/funnels.
 func (s *Server) StoreFunnel(ctx context.Context, req gen.StoreFunnelRequestObject) (gen.StoreFunnelResponseObject, error) {
-	name, steps := req.Body.Name, req.Body.Steps
-	if errs := stats.CheckFunnel(name, steps); errs != nil {
-		// A refused field of another user's website still answers 404: ids cannot be probed.
-		if err := s.repo.WebsiteOwned(ctx, userID(ctx), req.Id); err != nil {
-			return storeFunnelNotFound(err)
-		}
-		return storeFunnelInvalid(errs), nil
+	// Access first: a refused field of a website the user may not change still answers 404 or
+	// 403, so ids cannot be probed.
+	if _, refused, err := s.open(ctx, req.Id, repository.RoleEditor); refused != nil || err != nil {
+		return storeFunnelRefused(refused), err
 	}
-	f, err := s.repo.CreateFunnel(ctx, userID(ctx), req.Id, name, steps)
+	f, errs, err := s.goals.CreateFunnel(ctx, req.Id, req.Body.Name, req.Body.Steps)
 	switch {
-	case errors.Is(err, repository.ErrNotFound):
-		return storeFunnelNotFound(err)
-	case errors.Is(err, repository.ErrUnknownGoal):
-		return storeFunnelInvalid(stats.FieldErrors{"steps": {"must each be one of the website's goals"}}), nil
-	case errors.Is(err, repository.ErrConflict):
-		return storeFunnelInvalid(stats.FieldErrors{"name": {"has already been taken"}}), nil
-	case errors.Is(err, repository.ErrFunnelLimit):
-		return storeFunnelInvalid(stats.FieldErrors{"name": {fmt.Sprintf("a website has at most %d funnels", stats.MaxFunnels)}}), nil
+	case errors.Is(err, repository.ErrNotFound): // deleted meanwhile
+		return storeFunnelRefused(refusal(err)), nil
 	case err != nil:
 		return nil, err
+	case errs != nil:
+		return storeFunnelInvalid(errs), nil
 	}
 	return gen.StoreFunnel201JSONResponse{
 		Body:    gen.FunnelResponse{Data: funnelJSON(f)},
-		Headers: gen.StoreFunnel201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d/funnels", req.Id))},
+		Headers: gen.StoreFunnel201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d/funnels/%d", req.Id, f.ID))},
 	}, nil
 }
 
-func storeFunnelNotFound(err error) (gen.StoreFunnelResponseObject, error) {
-	if !errors.Is(err, repository.ErrNotFound) {
-		return nil, err
+// storeFunnelRefused answers an access check's refusal (nil: none, the error is a failure).
+func storeFunnelRefused(refused *gen.Error) gen.StoreFunnelResponseObject {
+	switch {
+	case refused == nil:
+		return nil
+	case refused.Status == http.StatusForbidden:
+		return gen.StoreFunnel403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(*refused)}
 	}
-	return gen.StoreFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	return gen.StoreFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(*refused)}
 }
 
 func storeFunnelInvalid(errs stats.FieldErrors) gen.StoreFunnelResponseObject {
@@ -72,8 +70,16 @@ func storeFunnelInvalid(errs stats.FieldErrors) gen.StoreFunnelResponseObject {
 
 // DeleteFunnel answers DELETE /api/v1/websites/{id}/funnels/{funnel_id}.
 func (s *Server) DeleteFunnel(ctx context.Context, req gen.DeleteFunnelRequestObject) (gen.DeleteFunnelResponseObject, error) {
-	err := s.repo.DeleteFunnel(ctx, userID(ctx), req.Id, req.FunnelId)
-	if errors.Is(err, repository.ErrNotFound) {
+	_, refused, err := s.open(ctx, req.Id, repository.RoleEditor)
+	switch {
+	case err != nil:
+		return nil, err
+	case refused != nil && refused.Status == http.StatusForbidden:
+		return gen.DeleteFunnel403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(*refused)}, nil
+	case refused == nil:
+		err = s.repo.DeleteFunnel(ctx, req.Id, req.FunnelId)
+	}
+	if refused != nil || errors.Is(err, repository.ErrNotFound) {
 		return gen.DeleteFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
 	}
 	if err != nil {
@@ -90,7 +96,7 @@ func (s *Server) GetFunnel(ctx context.Context, req gen.GetFunnelRequestObject) 
 		return gen.GetFunnel422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(*bad)}, nil
 	}
 	notFound := gen.GetFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return notFound, err
 	}
 	f, err := s.repo.Funnel(ctx, req.WebsiteId, req.FunnelId)

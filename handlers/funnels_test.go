@@ -185,7 +185,8 @@ func TestFunnelsStoreListDelete(t *testing.T) {
 
 	res := e.Do(harness.Request{Method: "POST", Path: funnelsPath(site), Key: key, Form: funnelForm("Zeta", c, a, b)})
 	zeta := want(t, res, http.StatusCreated)["data"].(map[string]any)
-	if loc := res.Header.Get("Location"); loc != funnelsPath(site) {
+	// Location names the new funnel, as a new website's does: its DELETE goes there.
+	if loc := res.Header.Get("Location"); loc != fmt.Sprintf("%s/%v", funnelsPath(site), zeta["id"]) {
 		t.Errorf("Location %q", loc)
 	}
 	if got := fmt.Sprintf("%v %v", zeta["name"], zeta["steps"]); got != fmt.Sprintf("Zeta [map[display_name:C goal_id:%v] map[display_name:Visit /a goal_id:%v] map[display_name:B goal_id:%v]]", c, a, b) {

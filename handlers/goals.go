@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/repository"
@@ -13,10 +14,10 @@ import (
 // ListGoals answers GET /api/v1/websites/{id}/goals.
 func (s *Server) ListGoals(ctx context.Context, req gen.ListGoalsRequestObject) (gen.ListGoalsResponseObject, error) {
 	pg := paging(req.Params.Page, (*int)(req.Params.PerPage))
-	goals, total, err := s.repo.ListGoals(ctx, userID(ctx), req.Id, pg.Size, pg.Offset())
-	if errors.Is(err, repository.ErrNotFound) {
-		return gen.ListGoals404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	if _, refused, err := s.open(ctx, req.Id, repository.RoleViewer); refused != nil || err != nil {
+		return gen.ListGoals404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
+	goals, total, err := s.repo.ListGoals(ctx, req.Id, pg.Size, pg.Offset())
 	if err != nil {
 		return nil, err
 	}
@@ -31,37 +32,36 @@ func (s *Server) ListGoals(ctx context.Context, req gen.ListGoalsRequestObject) 
 // StoreGoal answers POST /api/v1/websites/{id}/goals.
 func (s *Server) StoreGoal(ctx context.Context, req gen.StoreGoalRequestObject) (gen.StoreGoalResponseObject, error) {
 	f := req.Body
-	g, errs := stats.CheckGoal(stats.GoalInput{Kind: string(f.Kind), Page: f.Page, Event: f.Event,
-		DisplayName: f.DisplayName, Currency: f.Currency})
-	if errs != nil {
-		// A refused field of another user's website still answers 404: ids cannot be probed.
-		if err := s.repo.WebsiteOwned(ctx, userID(ctx), req.Id); err != nil {
-			return storeGoalNotFound(err)
-		}
-		return storeGoalInvalid(errs), nil
+	// Access first: a refused field of a website the user may not change still answers 404 or
+	// 403, so ids cannot be probed.
+	if _, refused, err := s.open(ctx, req.Id, repository.RoleEditor); refused != nil || err != nil {
+		return storeGoalRefused(refused), err
 	}
-	g, err := s.repo.CreateGoal(ctx, userID(ctx), req.Id, g)
+	g, errs, err := s.goals.CreateGoal(ctx, req.Id, stats.GoalInput{Kind: string(f.Kind), Page: f.Page,
+		Event: f.Event, DisplayName: f.DisplayName, Currency: f.Currency})
 	switch {
-	case errors.Is(err, repository.ErrNotFound):
-		return storeGoalNotFound(err)
-	case errors.Is(err, repository.ErrConflict):
-		return storeGoalInvalid(stats.FieldErrors{"display_name": {"has already been taken"}}), nil
-	case errors.Is(err, repository.ErrGoalLimit):
-		return storeGoalInvalid(stats.FieldErrors{"kind": {fmt.Sprintf("a website has at most %d goals", stats.MaxGoals)}}), nil
+	case errors.Is(err, repository.ErrNotFound): // deleted meanwhile
+		return storeGoalRefused(refusal(err)), nil
 	case err != nil:
 		return nil, err
+	case errs != nil:
+		return storeGoalInvalid(errs), nil
 	}
 	return gen.StoreGoal201JSONResponse{
 		Body:    gen.GoalResponse{Data: goalJSON(g)},
-		Headers: gen.StoreGoal201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d/goals", req.Id))},
+		Headers: gen.StoreGoal201ResponseHeaders{Location: location(ctx, fmt.Sprintf("/api/v1/websites/%d/goals/%d", req.Id, g.ID))},
 	}, nil
 }
 
-func storeGoalNotFound(err error) (gen.StoreGoalResponseObject, error) {
-	if !errors.Is(err, repository.ErrNotFound) {
-		return nil, err
+// storeGoalRefused answers an access check's refusal (nil: none, the error is a failure).
+func storeGoalRefused(refused *gen.Error) gen.StoreGoalResponseObject {
+	switch {
+	case refused == nil:
+		return nil
+	case refused.Status == http.StatusForbidden:
+		return gen.StoreGoal403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(*refused)}
 	}
-	return gen.StoreGoal404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	return gen.StoreGoal404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(*refused)}
 }
 
 func storeGoalInvalid(errs stats.FieldErrors) gen.StoreGoalResponseObject {
@@ -70,8 +70,16 @@ func storeGoalInvalid(errs stats.FieldErrors) gen.StoreGoalResponseObject {
 
 // DeleteGoal answers DELETE /api/v1/websites/{id}/goals/{goal_id}.
 func (s *Server) DeleteGoal(ctx context.Context, req gen.DeleteGoalRequestObject) (gen.DeleteGoalResponseObject, error) {
-	err := s.repo.DeleteGoal(ctx, userID(ctx), req.Id, req.GoalId)
-	if errors.Is(err, repository.ErrNotFound) {
+	_, refused, err := s.open(ctx, req.Id, repository.RoleEditor)
+	switch {
+	case err != nil:
+		return nil, err
+	case refused != nil && refused.Status == http.StatusForbidden:
+		return gen.DeleteGoal403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(*refused)}, nil
+	case refused == nil:
+		err = s.repo.DeleteGoal(ctx, req.Id, req.GoalId)
+	}
+	if refused != nil || errors.Is(err, repository.ErrNotFound) {
 		return gen.DeleteGoal404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
 	}
 	if err != nil {

@@ -32,7 +32,8 @@ func TestGoalsStoreListDelete(t *testing.T) {
 
 	res := e.Do(harness.Request{Method: "POST", Path: goalsPath(site), Key: key, Form: form("kind", "event", "event", "Outbound Link: Click", "currency", "EUR")})
 	ev := want(t, res, http.StatusCreated)["data"].(map[string]any)
-	if loc := res.Header.Get("Location"); loc != goalsPath(site) {
+	// Location names the new goal, as a new website's does: its DELETE goes there.
+	if loc := res.Header.Get("Location"); loc != fmt.Sprintf("%s/%v", goalsPath(site), ev["id"]) {
 		t.Errorf("Location %q", loc)
 	}
 	wantGoal := map[string]any{"kind": "event", "page": nil, "event": "Outbound Link: Click",

@@ -17,13 +17,24 @@ import (
 // not read alike, so that an answer never tells which domains exist.
 const queryUnauthorized = "Invalid API key or site ID."
 
-// Query answers POST /api/v2/query: the site is the key's, the body is parsed and checked
+// Query answers POST /api/v2/query: the site is one the key's user has a role on, the body is parsed and checked
 // once (package query), and the repository runs it over the visit rows.
 func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject) (gen.QueryStatsResponseObject, error) {
+	var invalid *query.Invalid
+	if err := query.CheckSiteID(req.Body.SiteId); errors.As(err, &invalid) {
+		return gen.QueryStats400JSONResponse{QueryInvalidJSONResponse: gen.QueryInvalidJSONResponse{Error: invalid.Message}}, nil
+	}
 	site, err := s.repo.WebsiteByDomain(ctx, req.Body.SiteId)
-	if errors.Is(err, repository.ErrNotFound) || (err == nil && site.UserID != userID(ctx)) {
+	var role repository.Role
+	if err == nil {
+		role, err = s.websites.Role(ctx, userID(ctx), site) // any role reads
+	}
+	if errors.Is(err, repository.ErrNotFound) || (err == nil && role == "") {
 		return gen.QueryStats401JSONResponse{QueryUnauthorizedJSONResponse: gen.QueryUnauthorizedJSONResponse{
 			Body: gen.QueryError{Error: queryUnauthorized}, Headers: gen.QueryUnauthorizedResponseHeaders{WWWAuthenticate: "Bearer"}}}, nil
+	}
+	if err == nil {
+		err = s.admitWebsite(ctx, site.ID)
 	}
 	if err != nil {
 		return nil, err
@@ -35,7 +46,6 @@ func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject
 	// Relative ranges and hours are the website's own zone's, as on every stats read.
 	zone, now := site.Zone(s.loc), s.now()
 	q, err := query.Parse(body, query.Env{Now: now, Location: zone.At(now), Start: site.CreatedAt})
-	var invalid *query.Invalid
 	if errors.As(err, &invalid) {
 		return gen.QueryStats400JSONResponse{QueryInvalidJSONResponse: gen.QueryInvalidJSONResponse{Error: invalid.Message}}, nil
 	}

@@ -147,7 +147,7 @@ func TestQueryPlausibleExamples(t *testing.T) {
 	t.Run("pages", func(t *testing.T) {
 		e := e.in(t)
 		_, lines := wantQuery(t, e.query(key, `{"site_id": "example.com", "metrics": ["pageviews"], "date_range": "7d",
-			"dimensions": ["event:page"], "order_by": [["event:page", "asc"]], "pagination": {"limit": 2, "offset": 1}}`))
+			"dimensions": ["event:page"], "order_by": [["event:page", "asc"]], "pagination": {"limit": 2, "offset": 1}, "filters": `+allRows+`}`))
 		pv := 0
 		for _, v := range visits {
 			for _, p := range v.Pages {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/website"
 )
 
 // deref is a form field's text, "" when it was not sent.
@@ -26,6 +27,8 @@ func (s *Server) ResetWebsiteStats(ctx context.Context, req gen.ResetWebsiteStat
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		return gen.ResetWebsiteStats404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	case errors.Is(err, website.ErrForbidden):
+		return gen.ResetWebsiteStats403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(forbidden())}, nil
 	case err != nil:
 		return nil, err
 	case errs != nil:

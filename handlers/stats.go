@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net/http"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -27,18 +26,10 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if len(errs) > 0 {
 		return gen.ListStats422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(invalidBody(errs))}, nil
 	}
-	err := s.repo.WebsiteOwned(ctx, userID(ctx), req.WebsiteId)
-	if errors.Is(err, repository.ErrNotFound) {
-		return gen.ListStats404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
+		return gen.ListStats404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	if err != nil {
-		return nil, err
-	}
-	reader := s.repo.Reader(req.WebsiteId, q.Range, q.Filters)
-	if q.Name == stats.Property {
-		reader = s.repo.RowReader(req.WebsiteId, q.Range, q.Filters) // only the rows hold properties
-	}
-	data, meta, links, err := readList(ctx, reader, q)
+	data, meta, links, err := readList(ctx, s.repo.ListReader(req.WebsiteId, q), q)
 	if err != nil {
 		return nil, err
 	}

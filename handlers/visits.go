@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/analytics-service/analytics/gen"
@@ -23,7 +22,7 @@ func (s *Server) GetSummary(ctx context.Context, req gen.GetSummaryRequestObject
 	if bad != nil {
 		return gen.GetSummary422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(*bad)}, nil
 	}
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetSummary404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	reader := s.repo.Reader(req.WebsiteId, days, filtersOf(ctx))
@@ -71,11 +70,11 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	if bad != nil {
 		return gen.GetTimeseries422JSONResponse{InvalidTimeseriesQueryJSONResponse: gen.InvalidTimeseriesQueryJSONResponse(*bad)}, nil
 	}
-	site, err := s.repo.Website(ctx, userID(ctx), req.WebsiteId)
-	if errors.Is(err, repository.ErrNotFound) {
-		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
+	site, refused, err := s.open(ctx, req.WebsiteId, repository.RoleViewer)
+	if refused != nil || err != nil {
+		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	if err != nil {
+	if err := s.admitWebsite(ctx, site.ID); err != nil {
 		return nil, err
 	}
 	reader := s.repo.Reader(req.WebsiteId, days, filtersOf(ctx))
@@ -106,10 +105,10 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	return gen.GetTimeseries200JSONResponse{Data: data, Meta: meta, Links: links}, nil
 }
 
-// GetRealtime answers GET /api/v1/stats/{website_id}/realtime. An API key is its owner's, so
-// the recent pageviews are always included.
+// GetRealtime answers GET /api/v1/stats/{website_id}/realtime. An API key is its user's, who
+// has a role on the website, so the recent pageviews are always included.
 func (s *Server) GetRealtime(ctx context.Context, req gen.GetRealtimeRequestObject) (gen.GetRealtimeResponseObject, error) {
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetRealtime404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	rt, err := s.repo.Realtime(ctx, req.WebsiteId, true)
@@ -134,11 +133,13 @@ func statsRange(from, to time.Time) (stats.Range, *gen.Error) {
 	return stats.Range{From: stats.Day(from), To: stats.Day(to)}, nil
 }
 
-// owned tells whether the caller owns the website; an error is a failure (a 500).
-func (s *Server) owned(ctx context.Context, websiteID int64) (bool, error) {
-	err := s.repo.WebsiteOwned(ctx, userID(ctx), websiteID)
-	if errors.Is(err, repository.ErrNotFound) {
-		return false, nil
+// readable tells whether the caller may read the website's stats (any role), and lets the
+// request in as one of the website's queries in flight (admitWebsite); an error is a failure
+// (a 500) or the 429 of a website with as many queries in flight as it may have.
+func (s *Server) readable(ctx context.Context, websiteID int64) (bool, error) {
+	_, refused, err := s.open(ctx, websiteID, repository.RoleViewer)
+	if refused != nil || err != nil {
+		return false, err
 	}
-	return err == nil, err
+	return true, s.admitWebsite(ctx, websiteID)
 }

@@ -63,12 +63,9 @@ func (s *Server) StoreWebsite(ctx context.Context, req gen.StoreWebsiteRequestOb
 
 // ShowWebsite answers GET /api/v1/websites/{id}.
 func (s *Server) ShowWebsite(ctx context.Context, req gen.ShowWebsiteRequestObject) (gen.ShowWebsiteResponseObject, error) {
-	w, err := s.repo.Website(ctx, userID(ctx), req.Id)
-	if errors.Is(err, repository.ErrNotFound) {
-		return gen.ShowWebsite404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
-	}
-	if err != nil {
-		return nil, err
+	w, refused, err := s.open(ctx, req.Id, repository.RoleViewer)
+	if refused != nil || err != nil {
+		return gen.ShowWebsite404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	return gen.ShowWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: s.websiteJSON(w)}}, nil
 }
@@ -81,6 +78,8 @@ func (s *Server) UpdateWebsite(ctx context.Context, req gen.UpdateWebsiteRequest
 		return nil, err
 	case body != nil && body.Status == 404:
 		return gen.UpdateWebsite404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(*body)}, nil
+	case body != nil && body.Status == 403:
+		return gen.UpdateWebsite403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(*body)}, nil
 	case body != nil:
 		return gen.UpdateWebsite422JSONResponse{InvalidWebsiteUpdateJSONResponse: gen.InvalidWebsiteUpdateJSONResponse(*body)}, nil
 	}
@@ -95,14 +94,16 @@ func (s *Server) PatchWebsite(ctx context.Context, req gen.PatchWebsiteRequestOb
 		return nil, err
 	case body != nil && body.Status == 404:
 		return gen.PatchWebsite404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(*body)}, nil
+	case body != nil && body.Status == 403:
+		return gen.PatchWebsite403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(*body)}, nil
 	case body != nil:
 		return gen.PatchWebsite422JSONResponse{InvalidWebsiteUpdateJSONResponse: gen.InvalidWebsiteUpdateJSONResponse(*body)}, nil
 	}
 	return gen.PatchWebsite200JSONResponse{WebsiteOKJSONResponse: gen.WebsiteOKJSONResponse{Data: s.websiteJSON(w)}}, nil
 }
 
-// update applies an update form; a refusal comes back as an error body (404 or 422), a failure
-// as an error.
+// update applies an update form; a refusal comes back as an error body (404, 403 or 422), a
+// failure as an error.
 func (s *Server) update(ctx context.Context, id int64, f *gen.WebsiteUpdateForm) (repository.Website, *gen.Error, error) {
 	if f == nil {
 		f = &gen.WebsiteUpdateForm{}
@@ -114,9 +115,8 @@ func (s *Server) update(ctx context.Context, id int64, f *gen.WebsiteUpdateForm)
 		AllowedHostnames: f.AllowedHostnames, RetentionDays: f.RetentionDays,
 	})
 	switch {
-	case errors.Is(err, repository.ErrNotFound):
-		body := notFound()
-		return repository.Website{}, &body, nil
+	case refusal(err) != nil:
+		return repository.Website{}, refusal(err), nil
 	case err != nil:
 		return repository.Website{}, nil, err
 	case errs != nil:
@@ -132,6 +132,9 @@ func (s *Server) DeleteWebsite(ctx context.Context, req gen.DeleteWebsiteRequest
 	if errors.Is(err, repository.ErrNotFound) {
 		return gen.DeleteWebsite404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, nil
 	}
+	if errors.Is(err, website.ErrForbidden) {
+		return gen.DeleteWebsite403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse(forbidden())}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +144,7 @@ func (s *Server) DeleteWebsite(ctx context.Context, req gen.DeleteWebsiteRequest
 func (s *Server) websiteJSON(w repository.Website) gen.Website {
 	return gen.Website{
 		Id:             w.ID,
+		Role:           gen.WebsiteRole(w.Role),
 		Domain:         w.Domain,
 		Privacy:        gen.Privacy(w.Privacy),
 		Password:       w.PasswordHash != nil,

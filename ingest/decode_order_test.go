@@ -16,7 +16,7 @@ import (
 func (c *Collector) decodeHitsInTheOldOrder(body []byte, hits []eventRequest) ([]eventRequest, error) {
 	var req eventRequest
 	if err := decodeEvent(body, &req); err != nil {
-		return nil, errBadJSON
+		return nil, decodeError(err)
 	}
 	if req.Page != "" {
 		return append(hits, req), nil

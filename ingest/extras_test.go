@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -9,8 +10,8 @@ import (
 )
 
 // The tracker's extras on the collector's side: a hash-routed page keeps its fragment, a
-// non-interactive event counts but keeps the bounce, and properties or revenue of any shape
-// never cost the hit.
+// non-interactive event counts but keeps the bounce, properties or revenue of any shape
+// never cost the hit, and a flag of another type is refused.
 
 func TestHashKeepsTheFragment(t *testing.T) {
 	e := newCollectEnv(t, app.Config{})
@@ -18,7 +19,6 @@ func TestHashKeepsTheFragment(t *testing.T) {
 	for _, b := range []string{
 		`{"page":"https://site.test/app?x=1#/settings","hash":true}`,
 		`{"page":"https://site.test/app#/plain"}`,
-		`{"page":"https://site.test/app#/wrong","hash":"yes"}`,
 		`{"n":"pageview","u":"https://site.test/p#/a%20b","d":"site.test","h":1}`,
 		`{"n":"pageview","u":"https://site.test/p#/dropped","d":"site.test"}`,
 		`{"page":"https://site.test/nofragment#","hash":true}`,
@@ -27,7 +27,7 @@ func TestHashKeepsTheFragment(t *testing.T) {
 			t.Fatalf("%s: status %d %s", b, res.Status, res.Body)
 		}
 	}
-	want := map[string]int64{"/app?x=1#/settings": 1, "/app": 2, "/p#/a%20b": 1, "/p": 1, "/nofragment": 1}
+	want := map[string]int64{"/app?x=1#/settings": 1, "/app": 1, "/p#/a%20b": 1, "/p": 1, "/nofragment": 1}
 	if got := e.stats(id)["page"]; len(got) != len(want) {
 		t.Fatalf("pages %v, want %v", got, want)
 	} else {
@@ -74,8 +74,8 @@ func TestNonInteractiveEventKeepsTheBounce(t *testing.T) {
 	}
 }
 
-// Properties and revenue are not stored yet; whatever their shape, and whatever a browser sends
-// as interactive or hash, the hit is counted, never refused.
+// Whatever the shape of properties and revenue, the hit is counted, never refused (a bad one
+// is dropped). Flags of the wrong type are refused: TestFlagsOfAnotherTypeRefused.
 func TestPropsAndRevenueNeverRefused(t *testing.T) {
 	e := newCollectEnv(t, app.Config{})
 	id := e.site("site.test")
@@ -84,10 +84,10 @@ func TestPropsAndRevenueNeverRefused(t *testing.T) {
 		`{"page":"https://site.test/","event":{"name":"A"},"props":"plan"}`,
 		`{"page":"https://site.test/","event":{"name":"A"},"props":[1,2],"revenue":"ten"}`,
 		`{"page":"https://site.test/","event":{"name":"A"},"revenue":{"amount":"x","currency":5}}`,
-		`{"page":"https://site.test/","event":{"name":"A"},"revenue":{"amount":10.5,"currency":"EUR"},"interactive":"no","hash":7}`,
+		`{"page":"https://site.test/","event":{"name":"A"},"revenue":{"amount":10.5,"currency":"EUR"}}`,
 		`{"page":"https://site.test/","event":{"name":"A"},"props":null,"revenue":null,"interactive":null,"hash":null}`,
-		`{"n":"A","u":"https://site.test/","d":"site.test","p":"{\"a\":1}","$":[1],"i":"no","h":"x"}`,
-		`{"n":"A","u":"https://site.test/","d":"site.test","p":[1],"revenue":5,"interactive":{}}`,
+		`{"n":"A","u":"https://site.test/","d":"site.test","p":"{\"a\":1}","$":[1]}`,
+		`{"n":"A","u":"https://site.test/","d":"site.test","p":[1],"revenue":5,"interactive":null}`,
 	}
 	for _, b := range bodies {
 		if res := e.send(hit{body: b}); res.Status != http.StatusAccepted {
@@ -96,6 +96,46 @@ func TestPropsAndRevenueNeverRefused(t *testing.T) {
 	}
 	if got := e.stats(id)["event"]; got["A::"]+got["A:10.5:EUR"] != int64(len(bodies)) {
 		t.Fatalf("events %v, want %d", got, len(bodies))
+	}
+}
+
+// A flag of another type than the spec declares (hash and interactive booleans; Plausible's i
+// a boolean, h a number) is a 400 naming it, as a string member of another type is, and
+// counts nothing: read as absent, a sender's "interactive": {} would end bounces unseen.
+func TestFlagsOfAnotherTypeRefused(t *testing.T) {
+	e := newCollectEnv(t, app.Config{})
+	id := e.site("site.test")
+	cases := []struct{ body, message string }{
+		{`{"page":"https://site.test/","event":{"name":"A"},"interactive":{}}`, "interactive must be true, false or null."},
+		{`{"page":"https://site.test/","event":{"name":"A"},"interactive":"false"}`, "interactive must be true, false or null."},
+		{`{"page":"https://site.test/","interactive":0}`, "interactive must be true, false or null."},
+		{`{"page":"https://site.test/","hash":7}`, "hash must be true, false or null."},
+		{`{"page":"https://site.test/","hash":[true]}`, "hash must be true, false or null."},
+		{`{"n":"A","u":"https://site.test/","d":"site.test","i":"no"}`, "i (interactive) must be true, false or null."},
+		{`{"n":"A","u":"https://site.test/","d":"site.test","i":{}}`, "i (interactive) must be true, false or null."},
+		{`{"name":"A","url":"https://site.test/","domain":"site.test","interactive":{}}`, "i (interactive) must be true, false or null."},
+		{`{"n":"pageview","u":"https://site.test/","d":"site.test","h":"x"}`, "h must be a number or null."},
+		{`{"n":"pageview","u":"https://site.test/","d":"site.test","h":true}`, "h must be a number or null."},
+	}
+	for _, c := range cases {
+		res := e.send(hit{body: c.body})
+		var got struct{ Message string }
+		if err := json.Unmarshal(res.Body, &got); err != nil || res.Status != http.StatusBadRequest || got.Message != c.message {
+			t.Errorf("%s: status %d %s, want 400 %q", c.body, res.Status, res.Body, c.message)
+		}
+	}
+	// Their right types still count.
+	for _, b := range []string{
+		`{"page":"https://site.test/","event":{"name":"A"},"interactive":false,"hash":true}`,
+		`{"n":"A","u":"https://site.test/","d":"site.test","i":false,"h":1}`,
+		`{"n":"A","u":"https://site.test/","d":"site.test","i":null,"h":null}`,
+	} {
+		if res := e.send(hit{body: b}); res.Status != http.StatusAccepted {
+			t.Errorf("%s: status %d %s", b, res.Status, res.Body)
+		}
+	}
+	if got := e.stats(id)["event"]; got["A::"] != 3 {
+		t.Fatalf("events %v, want A:: 3 (the refused bodies count nothing)", got)
 	}
 }
 

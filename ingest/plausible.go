@@ -78,7 +78,7 @@ func (c *Collector) decodeHits(body []byte, hits []eventRequest) ([]eventRequest
 	}
 	var req eventRequest
 	if err := decodeEvent(body, &req); err != nil {
-		return nil, errBadJSON
+		return nil, decodeError(err)
 	}
 	if req.Page != "" {
 		return append(hits, req), nil
@@ -99,6 +99,16 @@ func (c *Collector) decodeHits(body []byte, hits []eventRequest) ([]eventRequest
 		return nil, err
 	}
 	return c.plausibleHits(f, hits)
+}
+
+// decodeError is the 400's error of a body decodeEvent refused: a member of the wrong type
+// named, anything else as JSON it cannot read.
+func decodeError(err error) error {
+	var field fieldError
+	if errors.As(err, &field) {
+		return field
+	}
+	return errBadJSON
 }
 
 // plausibleFields are what a Plausible body says, whichever keys it used.
@@ -164,7 +174,7 @@ func decodePlausibleFast(body []byte) (plausibleFields, bool) {
 			return plausibleFields{}, false
 		}
 	}
-	if p.N == "" || p.U == "" ||
+	if p.N == "" || p.U == "" || plausibleFlagsError(p.H, p.I, nil) != nil ||
 		p.Name != nil || p.URL != nil || p.Domain != nil || p.Referrer != nil || p.Revenue != nil || p.Interactive != nil || p.Props != nil ||
 		p.Page != "" || p.Event != nil {
 		return plausibleFields{}, false
@@ -198,6 +208,9 @@ func (p *plausibleBody) fields() (plausibleFields, error) {
 	if f.props = present(p.P); f.props == nil {
 		f.props = p.Props
 	}
+	if err := plausibleFlagsError(p.H, p.I, p.Interactive); err != nil {
+		return f, err
+	}
 	f.hash, f.quiet = flagHash(p.H), string(p.I) == "false" || string(p.Interactive) == "false"
 	f.engagedMillis, f.scrollDepth = -1, -1
 	if present(p.E) != nil && p.E.Kind() == '0' {
@@ -214,7 +227,20 @@ func (p *plausibleBody) fields() (plausibleFields, error) {
 }
 
 // flagHash is h: 1 (or true), hash-based routing.
-func flagHash(h jsontext.Value) bool { return string(h) == "1" || string(h) == "true" }
+func flagHash(h jsontext.Value) bool { return string(h) == "1" }
+
+// plausibleFlagsError refuses an h that is not a number, or an i (interactive) that is not a
+// boolean (null: absent), as the spec declares them. Plausible's own endpoint reads only a
+// boolean i and an h of 1, and its trackers send nothing else.
+func plausibleFlagsError(h, i, interactive jsontext.Value) error {
+	if err := flagError(h, "h", '0'); err != nil {
+		return err
+	}
+	if err := flagError(i, "i (interactive)", 't'); err != nil {
+		return err
+	}
+	return flagError(interactive, "i (interactive)", 't')
+}
 
 // plausibleHits checks Plausible's fields and makes the collector's hits of them.
 func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eventRequest, error) {
@@ -246,13 +272,18 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 		}
 	}
 	// The websites of the comma-separated domain list that are tracked here, as stored (lower
-	// case, no www.), each once; held on the stack for a list of a few.
+	// case, no www.), each once; held on the stack for a list of a few. The list is bounded:
+	// each of its websites is a hit (and a hit against EVENT_RATE_LIMIT, Collector.collect).
 	var found [4]string
 	hosts := found[:0]
+	listed := 0
 	for part := range strings.SplitSeq(f.domains, ",") {
 		host := bareHost(strings.TrimSpace(part))
 		if host == "" {
 			continue
+		}
+		if listed++; listed > maxPlausibleDomains {
+			return nil, errTooManyDomains
 		}
 		if _, ok := c.Websites.Lookup(host); ok && !slices.Contains(hosts, host) {
 			hosts = append(hosts, host)
@@ -272,6 +303,12 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 	}
 	return hits, nil
 }
+
+// maxPlausibleDomains bounds the domains of one Plausible hit's d: Plausible's tracker sends
+// one, or a few for a rollup (one dashboard of several websites).
+const maxPlausibleDomains = 10
+
+var errTooManyDomains = errors.New("d (domain) may list at most 10 domains.")
 
 // revenue is the value and unit of an event's revenue ($, else revenue): the amount as sent
 // (a number or a string) and the currency. A revenue that is not such an object gives none,

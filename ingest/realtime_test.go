@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -50,5 +51,34 @@ func TestCurrentVisitorsOutlastTheirVisits(t *testing.T) {
 	clock.Add(5 * time.Minute)
 	if got := current(); got != 0 {
 		t.Errorf("11 minutes later: %d current visitors, want 0", got)
+	}
+}
+
+// Realtime's latest pageviews name a referrer by the dashboard's rule: a click from one of
+// the website's own pages (with or without www.) is direct (""), as the referrer statistic
+// counts it; another site is its host.
+func TestRealtimeReferrerIsTheDashboards(t *testing.T) {
+	e := newCollectEnv(t, app.Config{})
+	id := e.site("site.test")
+	for _, h := range []hit{
+		{body: body("https://site.test/", "https://news.example/item?id=1", ""), remote: "198.51.100.1:5000"},
+		{body: body("https://site.test/a", "https://site.test/", ""), remote: "198.51.100.1:5000"},
+		{body: body("https://site.test/b", "https://www.SITE.test/a", ""), remote: "198.51.100.1:5000"},
+		{body: body("https://site.test/c", "https://site.test/b", ""), remote: "198.51.100.2:5000"}, // a new visit from inside
+	} {
+		if res := e.send(h); res.Status != http.StatusAccepted {
+			t.Fatalf("%s: %d %s", h.body, res.Status, res.Body)
+		}
+	}
+	referrers := e.stats(id)["referrer"]
+	var recent []string
+	if err := e.DB.Select(&recent, `SELECT page || '<' || referrer FROM realtime_recent WHERE website_id = $1 ORDER BY page`, id); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(recent); got != "[/<news.example /a< /b< /c<]" {
+		t.Errorf("realtime's latest pageviews %s, want the website's own pages as direct", got)
+	}
+	if referrers["news.example"] != 1 || referrers[""] != 1 || len(referrers) != 2 {
+		t.Errorf("the referrer statistic %v, want news.example 1 and direct 1", referrers)
 	}
 }

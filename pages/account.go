@@ -24,11 +24,14 @@ type accountPage struct {
 	EmailErrors  stats.FieldErrors
 	PassErrors   stats.FieldErrors
 	KeyErrors    stats.FieldErrors
+	TOTPErrors   stats.FieldErrors
 	KeyName      string
 	Keys         []keyRow
 	// NewKey is a key just made, shown this once; NewKeyName its name.
 	NewKey, NewKeyName string
 	Notice             string
+	Sessions           []sessionRow
+	TOTP               totpStatus
 }
 
 // keyRow is one API key as the account page lists it: never the key.
@@ -44,8 +47,11 @@ var accountNotices = map[string]string{
 	"email": "Your e-mail address was changed. Every other browser signed in to your account is signed out.",
 	"email-sent": "A link to confirm the new address was sent to it (valid 24 hours, one use). Until it is opened, " +
 		"your address stays as it is; your current address was told of the request.",
-	"password": "Your password was changed. Every other browser signed in to your account is signed out.",
-	"revoked":  "The key was revoked. It no longer works.",
+	"password":          "Your password was changed. Every other browser signed in to your account is signed out.",
+	"revoked":           "The key was revoked. It no longer works.",
+	"signed-out":        "The session was signed out.",
+	"others-signed-out": "Every other browser signed in to your account is signed out.",
+	"totp-off":          "Two-factor sign-in is off.",
 }
 
 // maxKeyName bounds an API key's name (the database checks it too).
@@ -68,6 +74,14 @@ func (p *Pages) renderAccount(w http.ResponseWriter, r *http.Request, user *repo
 	}
 	data.MailOn = p.mailOn()
 	if data.PendingEmail, err = p.repo.PendingEmail(r.Context(), user.ID); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	if data.Sessions, err = p.sessionRows(r, user); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	if data.TOTP, err = p.totpStatus(r, user); err != nil {
 		p.serverError(w, r, err)
 		return
 	}

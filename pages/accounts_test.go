@@ -138,6 +138,12 @@ func TestAccountEmail(t *testing.T) {
 	}
 	wantStatus(t, "a link of the old address", e.browser().get("/set-password?token="+link), http.StatusGone)
 	e.browser().signIn(harness.User{Email: "new@example.com", Password: owner.Password})
+	// Without mail the answer cannot hide that an address is taken, so every request counts:
+	// the taken address, the change, and one more make 3 within the hour.
+	wantStatus(t, "a third request", b.post("/account/email", url.Values{"email": {"taken@example.com"}, "current_password": {owner.Password}}), http.StatusConflict)
+	p = b.post("/account/email", url.Values{"email": {"free@example.com"}, "current_password": {owner.Password}})
+	wantStatus(t, "a fourth request within the hour", p, http.StatusTooManyRequests)
+	wantBody(t, "a fourth request within the hour", p, "you asked for 3 changes within the hour")
 	// A new account cannot take an address that differs only by case.
 	if _, err := e.Repo.CreateUser(context.Background(), "NEW@example.com"); err == nil {
 		t.Fatal("a second account with the same address in another case was created")
@@ -304,7 +310,19 @@ func TestAdminUsers(t *testing.T) {
 		t.Fatal("an expired invitation made a user")
 	}
 
-	// The last admin.
+	// The last admin: the list offers neither unmaking nor removing them, and says why; the
+	// address of the removal, typed, says why too; posted anyway, both are refused.
+	unmakeForm := fmt.Sprintf(`action="/admin/users/%d/admin"`, admin.ID)
+	removeLink := fmt.Sprintf(`href="/admin/users/%d/remove"`, admin.ID)
+	list := a.get("/admin/users")
+	wantBody(t, "the list", list, "The only admin: make another user an admin before unmaking or removing this one.",
+		fmt.Sprintf(`action="/admin/users/%d/admin"`, user.ID), fmt.Sprintf(`href="/admin/users/%d/remove"`, user.ID))
+	if strings.Contains(list.body, unmakeForm) || strings.Contains(list.body, removeLink) {
+		t.Error("the list offers to unmake or remove the last admin")
+	}
+	typed := a.get(fmt.Sprintf("/admin/users/%d/remove", admin.ID))
+	wantStatus(t, "the removal page of the last admin", typed, http.StatusConflict)
+	wantBody(t, "the removal page of the last admin", typed, "only admin")
 	unmake := a.post(fmt.Sprintf("/admin/users/%d/admin", admin.ID), url.Values{"admin": {"0"}})
 	wantStatus(t, "unmake the last admin", unmake, http.StatusConflict)
 	wantBody(t, "unmake the last admin", unmake, "only admin")
@@ -314,6 +332,11 @@ func TestAdminUsers(t *testing.T) {
 		t.Fatal("the last admin was changed")
 	}
 	wantStatus(t, "make an admin", a.post(fmt.Sprintf("/admin/users/%d/admin", user.ID), url.Values{"admin": {"1"}}), http.StatusSeeOther)
+	// With two admins, each can be unmade or removed.
+	if list := a.get("/admin/users"); !strings.Contains(list.body, unmakeForm) || !strings.Contains(list.body, removeLink) ||
+		strings.Contains(list.body, "The only admin") {
+		t.Error("with two admins, the list does not offer to unmake or remove the first")
+	}
 	wantStatus(t, "unmake one of two admins", a.post(fmt.Sprintf("/admin/users/%d/admin", user.ID), url.Values{"admin": {"0"}}), http.StatusSeeOther)
 
 	// Admins see only their own websites.
@@ -406,7 +429,7 @@ func linkIn(t *testing.T, m smtptest.Received) string {
 func TestPasswordReset(t *testing.T) {
 	e, smtp := resetEnv(t)
 	owner := e.UserWithPassword("owner@example.com")
-	session, err := e.Repo.CreateSession(context.Background(), owner.ID, time.Hour)
+	session, err := e.Repo.CreateSession(context.Background(), owner.ID, time.Hour, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

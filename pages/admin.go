@@ -27,6 +27,7 @@ type adminPage struct {
 	// Link is a one-use link to show the admin, this once, for LinkFor; LinkKind says what it does.
 	Link, LinkFor, LinkKind string
 	MailOn                  bool // invitations go by e-mail
+	TOTPRequired            bool // every user must have two-factor sign-in on
 }
 
 type userRow struct {
@@ -46,6 +47,7 @@ var adminNotices = map[string]string{
 	"unadmin": "The user is no longer an admin. The links they made no longer work.",
 	"removed": "The user was removed, with their websites, stats, sessions and keys. The links they made no longer work.",
 	"revoked": "The link was revoked. It no longer works.",
+	"totp":    "The requirement of two-factor sign-in was changed.",
 }
 
 // requireAdmin answers for a visitor who is not a signed-in admin and returns nil.
@@ -82,7 +84,7 @@ func (p *Pages) renderAdmin(w http.ResponseWriter, r *http.Request, user *reposi
 		p.serverError(w, r, err)
 		return
 	}
-	data.Me, data.MailOn = user.ID, p.mailOn()
+	data.Me, data.MailOn, data.TOTPRequired = user.ID, p.mailOn(), user.TOTPRequired
 	p.render(w, r, status, "admin_users.html", "Users", data)
 }
 
@@ -247,6 +249,11 @@ func (p *Pages) removePage(w http.ResponseWriter, r *http.Request) {
 	}
 	u, ok := p.userParam(w, r)
 	if !ok {
+		return
+	}
+	if u.LastAdmin {
+		// Not offered on the list; an old link or a typed address gets why, not a form.
+		p.lastAdmin(w, r, "removed")
 		return
 	}
 	p.render(w, r, http.StatusOK, "remove_user.html", "Remove "+u.Email, u)

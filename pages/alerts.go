@@ -50,7 +50,7 @@ var alertNotices = map[string]string{
 // setAlerts takes the alerts form of the settings page: an empty threshold switches its alert
 // off, as leaving the field out of the API's form does.
 func (p *Pages) setAlerts(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	user, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}

@@ -45,7 +45,7 @@ func (e *env) seedMonth(id int64) {
 		"device":            {"desktop", "mobile", "tablet"},
 		"language":          {"en", "de", "fr"},
 		"screen_resolution": {"1920x1080", "390x844", "1440x900", ""},
-		"event":             {"Signup::", "Purchase:5:USD", "<b>bold</b>::"},
+		"event":             {"Signup::", "Purchase:5:USD", "<b>bold</b>::", "Outbound Link  Click::"},
 	}
 	var counts []repository.StatCount
 	for d := 0; d < 45; d++ {
@@ -104,6 +104,7 @@ func TestPagesInChromium(t *testing.T) {
 	id := e.Site(owner.Key, "example.com")
 	e.Site(owner.Key, "private.example", "privacy", "1")
 	e.Site(owner.Key, "locked.example", "privacy", "2", "password", "letmein")
+	e.Site(owner.Key, "localhost") // a local website: its snippet carries data-local
 	e.seedMonth(id)
 	// The visit counters of the last 45 days, counted by visits for the last 10 (so the
 	// dashboard shows its note), and a realtime window with a stranger's markup in a path.
@@ -137,7 +138,7 @@ func TestPagesInChromium(t *testing.T) {
 	check := func(name, path string, width int64) {
 		t.Helper()
 		ctx := ctx
-		if name == "password" || name == "not-found" || name == "bad-range" {
+		if name == "password" || name == "not-found" || name == "bad-range" || name == "range-error" {
 			ctx = errorTab
 		}
 		do := func(steps ...chromedp.Action[chromedp.Void]) { t.Helper(); tabDo(t, ctx, steps...) }
@@ -196,6 +197,8 @@ func TestPagesInChromium(t *testing.T) {
 		check("password", "/stats/locked.example", width)
 		check("not-found", "/stats/private.example", width)
 		check("bad-range", "/stats/example.com?from=0001-01-01&to=0001-01-10", width)
+		check("range-error", "/stats/example.com?from=2026-03-10&to=2026-03-01", width)
+		check("events", "/stats/example.com/event", width)
 		check("login", "/login", width)
 	}
 	// Sign in through the form, as a person would, then the owner's pages.
@@ -207,7 +210,9 @@ func TestPagesInChromium(t *testing.T) {
 	for _, width := range []int64{1280, 375} {
 		check("home", "/", width)
 		check("edit", fmt.Sprintf("/websites/%d/edit", id), width)
-		check("realtime-owner", "/stats/example.com/realtime", width)
+		check("admin-users", "/admin/users", width)
+		check("guide-local", "/stats/localhost", width)
+		check("realtime-owner", "/stats/example.com/realtime", width) // last: read below
 	}
 	// The owner sees the latest pageviews; a path that is markup is text, not an element.
 	var scripts int

@@ -130,7 +130,7 @@ func newChart(shape chartShape, r stats.Range, interval stats.Interval, points [
 		bar(&visitors, x+gap+inner*0.2, inner*0.6, p.Visitors)
 		if shape.Hover {
 			c.Slots = append(c.Slots, chartSlot{X: num(x), Width: num(slot),
-				Title: fmt.Sprintf("%s: %s pageviews, %s visitors", p.Label, formatCount(p.Pageviews), formatCount(p.Visitors))})
+				Title: fmt.Sprintf("%s: %s, %s", p.Label, countOf(p.Pageviews, "pageview", "pageviews"), countOf(p.Visitors, "visitor", "visitors"))})
 		}
 	}
 	c.Pageviews, c.Visitors = pageviews.String(), visitors.String()
@@ -147,8 +147,8 @@ func newChart(shape chartShape, r stats.Range, interval stats.Interval, points [
 		pv += p.Pageviews
 		vi += p.Visitors
 	}
-	c.Summary = fmt.Sprintf("Pageviews and visitors per %s, %s: %s pageviews and %s visitors in all, at most %s pageviews in one %s.",
-		unit, r.String(), formatCount(pv), formatCount(vi), formatCount(top), unit)
+	c.Summary = fmt.Sprintf("Pageviews and visitors per %s, %s: %s and %s in all, at most %s in one %s.",
+		unit, r.String(), countOf(pv, "pageview", "pageviews"), countOf(vi, "visitor", "visitors"), countOf(top, "pageview", "pageviews"), unit)
 	return c
 }
 

@@ -24,7 +24,7 @@ type dashboardPage struct {
 	Range     stats.Range
 	Filters   stats.Filters // for the custom range form, which keeps them
 	FilterBar *filterBar    // the active filters' chips; nil without filters
-	Presets   []presetLink
+	Picker    rangePicker
 	Visits    visitsPanel
 	Charts    []chart    // the same chart, wide and compact
 	Table     []chartRow // its numbers
@@ -42,6 +42,73 @@ type presetLink struct {
 	Label   string
 	URL     string
 	Current bool
+}
+
+// rangePicker is the data of the "range_picker" template: the presets and the custom range
+// form, with the dates as sent and their refusals when they cannot be shown.
+type rangePicker struct {
+	Base     string
+	Presets  []presetLink
+	From, To string // YYYY-MM-DD, or as sent
+	Filters  stats.Filters
+	Keep     url.Values // the view's kept parameters (a shared link's token), as hidden inputs
+	Errors   stats.FieldErrors
+}
+
+// newRangePicker is the picker of a website's dashboard on today, with first its first day
+// with data (for "all time"), current the range shown (none: zero), keeping the filters.
+func newRangePicker(base string, v statsView, today, first time.Time, current stats.Range, filters stats.Filters) rangePicker {
+	picker := rangePicker{Base: base, Filters: filters, Keep: v.keep}
+	if !current.From.IsZero() {
+		picker.From, picker.To = current.From.Format(time.DateOnly), current.To.Format(time.DateOnly)
+	}
+	for _, pr := range presets(today, first, current) {
+		picker.Presets = append(picker.Presets, presetLink{Label: pr.Label,
+			URL: v.url("", withFilters(pr.Range.Query(), filters)), Current: pr.Current})
+	}
+	return picker
+}
+
+// rangeErrorPage is the data of range_error.html.
+type rangeErrorPage struct {
+	Domain    string
+	Picker    rangePicker
+	FilterBar *filterBar
+}
+
+// onlyRangeErrors tells whether every refusal is of from or to: the dashboard then shows its
+// picker with them, rather than an error page.
+func onlyRangeErrors(errs stats.FieldErrors) bool {
+	for field := range errs {
+		if field != "from" && field != "to" {
+			return false
+		}
+	}
+	return len(errs) > 0
+}
+
+// rangeError answers a dashboard whose dates cannot be shown (from after to, a date that is
+// not one): 422, with the picker holding the dates as sent, each refusal beside its field,
+// the presets and the filters kept.
+func (p *Pages) rangeError(w http.ResponseWriter, r *http.Request, site repository.Website, today time.Time, errs stats.FieldErrors) {
+	q := r.URL.Query()
+	filters, err := stats.ParseFilters(q)
+	if err != nil { // refused filters are reported with the range's by badParams
+		p.serverError(w, r, err)
+		return
+	}
+	first, err := p.repo.FirstStatDay(r.Context(), site.ID)
+	if err != nil && !errors.Is(err, repository.ErrNotFound) {
+		p.serverError(w, r, err)
+		return
+	}
+	base := p.links.Base(r, web.Page)
+	v := viewOf(r, site)
+	picker := newRangePicker(base, v, today, first, stats.Range{}, filters)
+	picker.From, picker.To, picker.Errors = q.Get("from"), q.Get("to"), errs
+	links := newFilterLinks(v.path, q, filters)
+	p.render(w, r, http.StatusUnprocessableEntity, "range_error.html", site.Domain,
+		rangeErrorPage{Domain: site.Domain, Picker: picker, FilterBar: links.bar(base)})
 }
 
 // topList is one statistic's top values.
@@ -83,6 +150,10 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	tab := parseSourcesTab(q, errs)
 	propKey := parsePropertyKey(q, errs)
 	funnel := parseFunnelParam(q, errs)
+	if onlyRangeErrors(errs) {
+		p.rangeError(w, r, site, today, errs)
+		return
+	}
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -103,10 +174,10 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	base := p.links.Base(r, web.Page)
-	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, zone.OfDay(rng.To), tab)
-	data.Owner = isOwner(r, site)
-	data.Funnel = newFunnelPanel(reads.funnel, q, base+statsPath(site.Domain))
+	base, v := p.links.Base(r, web.Page), viewOf(r, site)
+	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To), tab)
+	data.Owner = hasRole(site)
+	data.Funnel = newFunnelPanel(reads.funnel, q, base+v.path)
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
@@ -114,9 +185,11 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 type dashboardReads struct {
 	top    map[stats.Name]repository.StatList
 	events []repository.EventGroup
-	series []repository.Bucket
-	visits visitsReads
-	first  time.Time // the first day with data, for "all time"
+	// spellings are the names as sent of encoded event names (repository.EventSpellings).
+	spellings map[string]string
+	series    []repository.Bucket
+	visits    visitsReads
+	first     time.Time // the first day with data, for "all time"
 	// engaged is the time on page and scroll depth of the top pages.
 	engaged map[string]repository.PageEngagement
 	goals   goalReads
@@ -157,7 +230,10 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		return err
 	})
 	g.Go(func() (err error) {
-		out.events, _, err = reader.Events(ctx, topSize, eventValuesShown)
+		if out.events, _, err = reader.Events(ctx, topSize, eventValuesShown); err != nil {
+			return err
+		}
+		out.spellings, err = p.repo.EventSpellings(ctx, siteID)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -205,25 +281,26 @@ func topNames() []stats.Name {
 }
 
 // newDashboardPage lays out what readDashboard read. base is where the service's addresses
-// begin (PUBLIC_URL); links are the dashboard's own address with its filters. Every link it
-// makes keeps the filters, but the realtime view's, which filters do not narrow.
-func newDashboardPage(base string, site repository.Website, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location, tab stats.Name) dashboardPage {
-	dash := statsPath(site.Domain)
+// begin (PUBLIC_URL); v is where the stats pages' links lead; links are the dashboard's own
+// address with its filters. Every link it makes keeps the filters, but the realtime view's,
+// which filters do not narrow.
+func newDashboardPage(base string, site repository.Website, v statsView, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location, tab stats.Name) dashboardPage {
+	dash := v.path
 	filters := links.filters
 	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: links.bar(base)}
-	rangeQuery := withFilters(rng.Query(), filters).Encode()
+	rangeQuery := v.with(withFilters(rng.Query(), filters)).Encode()
 	top := func(name stats.Name) topList {
 		stat, _ := statisticNamed(string(name))
 		list := reads.top[name]
 		return topList{
 			Stat: stat, Rows: topRows(name, list.Entries, links.add), Distinct: list.Distinct, Base: base,
-			ListURL: dash + "/" + string(name) + "?" + rangeQuery, ExportURL: exportURL(site.Domain, name, rng, filters),
+			ListURL: dash + "/" + string(name) + "?" + rangeQuery, ExportURL: exportURL(v, name, rng, filters),
 		}
 	}
 	for _, name := range topNames() {
 		data.Top = append(data.Top, top(name))
 		if name == stats.Event {
-			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, links.add)
+			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, reads.spellings, links.add)
 		}
 		if name == stats.Page {
 			top := &data.Top[len(data.Top)-1]
@@ -233,19 +310,17 @@ func newDashboardPage(base string, site repository.Website, rng stats.Range, tod
 	notes := reads.visits.notesNow
 	data.Sources = newSourcesPanel(base+dash, rangeQuery, tab, top(tab), notes.SourcesFrom, notes.SourcesLacking)
 	data.Goals, data.GoalsRevenue = goalRows(reads.goals, links.add)
-	data.GoalsCSV = goalsExportURL(site.Domain, rng, filters)
-	data.Properties = newPropertiesPanel(dash, withFilters(rng.Query(), filters), links, reads.props,
-		propertiesExportURL(site.Domain, rng, filters))
-	data.Visits = newVisitsPanel(base+dash, rng, len(filters) > 0, reads.visits)
+	data.GoalsCSV = goalsExportURL(v, rng, filters)
+	data.Properties = newPropertiesPanel(dash, v.with(withFilters(rng.Query(), filters)), links, reads.props,
+		propertiesExportURL(v, rng, filters))
+	data.Visits = newVisitsPanel(base, v, rng, len(filters) > 0, reads.visits)
 	interval := chartInterval(rng)
 	points := chartPoints(interval, reads.series, loc)
 	data.Table = chartTable(points)
 	for _, shape := range chartShapes {
 		data.Charts = append(data.Charts, newChart(shape, rng, interval, points))
 	}
-	for _, pr := range presets(today, reads.first, rng) {
-		data.Presets = append(data.Presets, presetLink{Label: pr.Label, URL: dash + "?" + withFilters(pr.Range.Query(), filters).Encode(), Current: pr.Current})
-	}
+	data.Picker = newRangePicker(base, v, today, reads.first, rng, filters)
 	return data
 }
 
@@ -269,9 +344,10 @@ func topRows(name stats.Name, entries []repository.StatEntry, link func(stats.Na
 	return rows
 }
 
-func isOwner(r *http.Request, site repository.Website) bool {
-	u := viewerOf(r)
-	return u != nil && u.ID == site.UserID
+// hasRole tells whether the signed-in user is the website's owner or a member (the website as
+// lookupSite read it): they see what only the website's people see, the recent pageviews.
+func hasRole(site repository.Website) bool {
+	return site.Role != ""
 }
 
 // statsPath is the address of a website's dashboard.
@@ -279,10 +355,10 @@ func statsPath(domain string) string {
 	return "/stats/" + url.PathEscape(domain)
 }
 
-func exportURL(domain string, name stats.Name, rng stats.Range, filters stats.Filters) string {
+func exportURL(v statsView, name stats.Name, rng stats.Range, filters stats.Filters) string {
 	q := withFilters(rng.Query(), filters)
 	q.Set("name", string(name))
-	return statsPath(domain) + "/export?" + q.Encode()
+	return v.url("/export", q)
 }
 
 // badParams answers parameters a stats page cannot use, naming each.
@@ -290,6 +366,6 @@ func (p *Pages) badParams(w http.ResponseWriter, r *http.Request, domain string,
 	p.render(w, r, http.StatusUnprocessableEntity, "error.html", "Invalid address", errorPage{
 		Status: http.StatusUnprocessableEntity, Heading: "Invalid address",
 		Message: "This page of " + domain + " cannot be shown with these parameters:", Details: errorLines(errs),
-		Back: "/stats/" + url.PathEscape(domain), BackLabel: "Back to the dashboard of " + domain,
+		Back: viewOf(r, repository.Website{Domain: domain}).url("", url.Values{}), BackLabel: "Back to the dashboard of " + domain,
 	})
 }

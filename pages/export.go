@@ -14,7 +14,8 @@ import (
 // whose values are days (YYYY-MM-DD), are a time series and come by date ascending; every
 // other statistic in the API's default order (count descending, value ascending). Filters (filter[NAME]=VALUE, as on the pages) narrow the counts to the matching
 // visits. The page statistic's file has two more columns, time_on_page (seconds) and
-// scroll_depth (percent) as the API's page list gives them, empty where no engagement came.
+// scroll_depth (percent) as the API's page list gives them, empty where no engagement came;
+// the event statistic's has name, value and unit in columns of their own.
 func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 	site, ok := p.site(w, r)
 	if !ok {
@@ -56,6 +57,13 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var engaged map[string]repository.PageEngagement
+	var spellings map[string]string
+	if stat.Name == stats.Event {
+		if spellings, err = p.repo.EventSpellings(r.Context(), site.ID); err != nil {
+			p.serverError(w, r, err)
+			return
+		}
+	}
 	if stat.Name == stats.Page {
 		if engaged, err = reader.Engagement(r.Context(), pageValues(entries)); err != nil {
 			p.serverError(w, r, err)
@@ -68,6 +76,14 @@ func (p *Pages) export(w http.ResponseWriter, r *http.Request) {
 		for _, e := range entries {
 			g := engaged[e.Value]
 			out.Row(e.Value, strconv.FormatInt(e.Count, 10), optionalInt(g.TimeOnPage), optionalInt(g.ScrollDepth))
+		}
+	} else if stat.Name == stats.Event {
+		// The name as sent where known, its value and unit apart; the API keeps the
+		// statistic's name:value:unit.
+		out.Row("name", "value", "unit", "count")
+		for _, e := range entries {
+			ev := stats.SplitEvent(e.Value)
+			out.Row(stats.EventNameSpelled(ev.Name, spellings), ev.Value, ev.Unit, strconv.FormatInt(e.Count, 10))
 		}
 	} else {
 		out.Row("value", "count")

@@ -159,13 +159,29 @@ func TestStatsPageParameters(t *testing.T) {
 			t.Fatalf("%s: the page does not say %q:\n%s", c.path, c.says, p.body)
 		}
 	}
+	// Dates the dashboard cannot show: its picker, with the dates as sent and the refusal beside
+	// the field, the presets and the filters kept; not a page of errors.
+	p := b.get("/stats/params.example?from=2026-03-10&to=2026-03-01&filter%5Bcountry%5D=DE")
+	wantStatus(t, "from after to", p, http.StatusUnprocessableEntity)
+	for _, want := range []string{`class="range-form"`, `id="from" name="from" type="date" required value="2026-03-10"`,
+		`id="to" name="to" type="date" required value="2026-03-01" aria-invalid="true" aria-describedby="to-error"`,
+		`<p class="error-text" id="to-error">to must be a date after or equal to from</p>`,
+		`<input type="hidden" name="filter[country]" value="DE">`,
+		`href="/stats/params.example?filter%5Bcountry%5D=DE&amp;from=2026-03-14&amp;to=2026-03-20" >7 days</a>`} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("from after to: the page lacks %s:\n%s", want, p.body)
+		}
+	}
+	if strings.Contains(p.body, "Invalid address") {
+		t.Error("from after to: an error page, not the picker")
+	}
 	for _, path := range []string{"/stats/params.example/pages", "/stats/params.example/export/x", "/stats/-bad-/page", "/stats/"} {
 		wantStatus(t, path, b.get(path), http.StatusNotFound)
 	}
 	wantStatus(t, "DELETE a stats page", b.do(mustRequest(t, "DELETE", e.Server.URL+"/stats/params.example")), http.StatusMethodNotAllowed)
 
 	// A domain written as a person would is sent to its canonical address.
-	p := b.get("/stats/WWW.Params.Example/page?page=2")
+	p = b.get("/stats/WWW.Params.Example/page?page=2")
 	wantStatus(t, "non-canonical domain", p, http.StatusMovedPermanently)
 	if loc := p.header.Get("Location"); loc != "/stats/params.example/page?page=2" {
 		t.Fatalf("canonical redirect to %q", loc)

@@ -108,7 +108,7 @@ func TestFilteredDashboardLayout(t *testing.T) {
 		visits: visitsReads{filteredFrom: time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)},
 	}
 	site := repository.Website{Domain: "example.com"}
-	data := newDashboardPage(base, site, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, time.UTC, stats.Channel)
+	data := newDashboardPage(base, site, statsView{path: statsPath(site.Domain)}, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, time.UTC, stats.Channel)
 	body := renderPage(t, "dashboard.html", base, data)
 
 	if strings.Contains(body, "<script>alert") || strings.Contains(body, "<b>Signup") {

@@ -64,6 +64,10 @@ func (e *env) filterVisits(id int64, from, to string, perDay int) []repotest.Vis
 	repotest.WriteVisitRows(e.T, e.DB, id, out)
 	e.exec(`UPDATE websites SET filters_from = $1, visits_from = '2025-01-01' WHERE id = $2`, from, id)
 	e.Count(id, from, "pageview", map[string]int64{from: 1})
+	// A day counted before them, so that the notes on the first day with visit rows speak of
+	// days that had numbers (a website added on that day has none, and no note).
+	before := mustDay(from).AddDate(0, 0, -1).Format(time.DateOnly)
+	e.Count(id, before, "pageview", map[string]int64{before: 1})
 	return out
 }
 

@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"strconv"
 	"strings"
 
 	"golang.org/x/text/language"
@@ -67,12 +66,7 @@ func displayValue(name stats.Name, value string) string {
 			return label + " (" + code + ")"
 		}
 	case stats.Event:
-		eventName, rest, _ := strings.Cut(value, ":")
-		amount, unit, _ := strings.Cut(rest, ":")
-		if amount = strings.TrimSpace(amount + " " + unit); amount != "" {
-			return eventName + " · " + amount
-		}
-		return eventName
+		return eventLabel(value, nil)
 	case stats.Device:
 		return strings.ToUpper(value[:1]) + value[1:]
 	case stats.Language:
@@ -127,7 +121,7 @@ const eventValuesShown = 5
 
 // eventGroup is one event name of the dashboard with its total and its values beneath.
 type eventGroup struct {
-	Name   string
+	Name   string // the name as a person reads it (stats.EventNameSpelled)
 	Total  int64
 	Share  string // of the largest total, 0..100, for the bar
 	Values []topRow
@@ -138,14 +132,14 @@ type eventGroup struct {
 
 // eventGroups are the dashboard's rows of grouped events. An event counted only without a
 // value or unit has no rows beneath. link makes the address that filters by an event.
-func eventGroups(found []repository.EventGroup, link func(stats.Name, string) string) []eventGroup {
+func eventGroups(found []repository.EventGroup, spellings map[string]string, link func(stats.Name, string) string) []eventGroup {
 	var largest int64 = 1
 	for _, g := range found {
 		largest = max(largest, g.Total)
 	}
 	out := make([]eventGroup, len(found))
 	for i, g := range found {
-		out[i] = eventGroup{Name: g.Name, Total: g.Total, Share: num(float64(g.Total) / float64(largest) * 100)}
+		out[i] = eventGroup{Name: stats.EventNameSpelled(g.Name, spellings), Total: g.Total, Share: num(float64(g.Total) / float64(largest) * 100)}
 		if len(g.Values) == 1 && g.Values[0].Value == ":" {
 			out[i].Filter = link(stats.Event, eventValue(g.Name, g.Values[0].Value))
 			continue
@@ -169,19 +163,28 @@ func eventValue(name, detail string) string {
 
 // eventDetail is the `value:unit` part of an event as it reads: "5 USD", "pdf", "no value".
 func eventDetail(detail string) string {
-	amount, unit, _ := strings.Cut(detail, ":")
-	if s := strings.TrimSpace(amount + " " + unit); s != "" {
+	if s := eventAmount(stats.SplitEvent(":" + detail)); s != "" {
 		return s
 	}
 	return "no value"
 }
 
+// eventAmount is an event's value and unit as they read ("5 USD", "pdf"), "" for none.
+func eventAmount(e stats.EventParts) string { return strings.TrimSpace(e.Value + " " + e.Unit) }
+
+// eventLabel is a value of the event statistic as a person reads it: the name as sent where
+// spellings know it, then its value and unit ("Outbound Link: Click", "Purchase · 5 USD").
+func eventLabel(value string, spellings map[string]string) string {
+	e := stats.SplitEvent(value)
+	name := stats.EventNameSpelled(e.Name, spellings)
+	if amount := eventAmount(e); amount != "" {
+		return name + " · " + amount
+	}
+	return name
+}
+
 // formatCount writes a count with thin groups of three digits: 1 234 567.
 func formatCount(n int64) string { return web.GroupDigits(n, "\u202f") }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
+// countOf is a count with its noun as the pages write it: "1 visitor", "1\u202f234 visitors".
+func countOf(n int64, one, many string) string { return web.Counted(n, "\u202f", one, many) }

@@ -50,8 +50,25 @@ func (p *Pages) readFunnel(ctx context.Context, siteID int64, rng stats.Range, f
 			out.shown = i
 		}
 	}
-	out.numbers, out.from, err = p.repo.FunnelNumbers(ctx, siteID, rng, filters, funnels[out.shown])
+	if out.numbers, out.from, err = p.repo.FunnelNumbers(ctx, siteID, rng, filters, funnels[out.shown]); err != nil {
+		return out, err
+	}
+	out.from, err = p.noticedFrom(ctx, siteID, rng, out.from)
 	return out, err
+}
+
+// noticedFrom is from, the first day some numbers of days count from (visit details,
+// ordered hits), when a day of days before it holds counts; else zero: a note that numbers
+// start on from would speak of days without any (a website added on from, or later).
+func (p *Pages) noticedFrom(ctx context.Context, siteID int64, days stats.Range, from time.Time) (time.Time, error) {
+	if from.IsZero() {
+		return from, nil
+	}
+	counted, err := p.repo.CountedBefore(ctx, siteID, days, from)
+	if err != nil || !counted {
+		return time.Time{}, err
+	}
+	return from, nil
 }
 
 // funnelPanel is the data of the panel.

@@ -2,7 +2,6 @@ package pages
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -63,30 +62,22 @@ func readFunnelForm(v url.Values) (funnelForm, []int64, stats.FieldErrors) {
 
 // addFunnel takes the add-a-funnel form of the settings page.
 func (p *Pages) addFunnel(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	_, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
 	form, steps, errs := readFunnelForm(r.PostForm)
 	if len(errs) == 0 {
-		errs = stats.CheckFunnel(form.Name, steps)
-	}
-	if len(errs) == 0 {
-		_, err := p.repo.CreateFunnel(r.Context(), user.ID, site.ID, form.Name, steps)
+		var err error
+		_, errs, err = p.goals.CreateFunnel(r.Context(), site.ID, form.Name, steps)
 		switch {
 		case errors.Is(err, repository.ErrNotFound):
 			p.notFound(w, r) // deleted meanwhile
 			return
-		case errors.Is(err, repository.ErrUnknownGoal):
-			errs = stats.FieldErrors{"steps": {"must each be one of the website's goals"}}
-		case errors.Is(err, repository.ErrConflict):
-			errs = stats.FieldErrors{"name": {"has already been taken"}}
-		case errors.Is(err, repository.ErrFunnelLimit):
-			errs = stats.FieldErrors{"name": {fmt.Sprintf("a website has at most %d funnels", stats.MaxFunnels)}}
 		case err != nil:
 			p.serverError(w, r, err)
 			return
-		default:
+		case errs == nil:
 			p.redirect(w, r, editURL(site.ID)+"?notice=funnel-added#funnels", http.StatusSeeOther)
 			return
 		}
@@ -116,7 +107,7 @@ func (p *Pages) funnelOf(w http.ResponseWriter, r *http.Request, site repository
 
 // removeFunnel takes a funnel's remove button.
 func (p *Pages) removeFunnel(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	_, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -124,7 +115,7 @@ func (p *Pages) removeFunnel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := p.repo.DeleteFunnel(r.Context(), user.ID, site.ID, f.ID)
+	err := p.repo.DeleteFunnel(r.Context(), site.ID, f.ID)
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		p.notFound(w, r)
@@ -138,7 +129,7 @@ func (p *Pages) removeFunnel(w http.ResponseWriter, r *http.Request) {
 // moveFunnelStep takes a step's up or down button (fields step, its position from 1, and
 // move, up or down): it swaps the step with its neighbour.
 func (p *Pages) moveFunnelStep(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	_, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -161,7 +152,7 @@ func (p *Pages) moveFunnelStep(w http.ResponseWriter, r *http.Request) {
 		steps[i] = s.GoalID
 	}
 	steps[pos-1], steps[other-1] = steps[other-1], steps[pos-1]
-	err = p.repo.ReorderFunnel(r.Context(), user.ID, site.ID, f.ID, steps)
+	err = p.repo.ReorderFunnel(r.Context(), site.ID, f.ID, steps)
 	switch {
 	case errors.Is(err, repository.ErrNotFound), errors.Is(err, repository.ErrUnknownGoal):
 		p.notFound(w, r) // changed meanwhile

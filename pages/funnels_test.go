@@ -7,6 +7,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -196,6 +197,64 @@ func (e *env) funnelSite(owner harness.User, domain string) (int64, []int64) {
 	return id, funnels
 }
 
+// newSiteOfOneVisit is a website added today (its visit rows, ordered hits and counters start
+// today) whose one visit went to /pricing and signed up, with those two goals and a funnel of
+// them.
+func (e *env) newSiteOfOneVisit(owner harness.User, domain string) int64 {
+	e.T.Helper()
+	id := e.Site(owner.Key, domain)
+	today := e.Clock.Now().UTC().Truncate(24 * time.Hour)
+	day := today.Format(time.DateOnly)
+	repotest.WriteVisitRows(e.T, e.DB, id, []repotest.Visit{{Day: today, Visitor: 1, Pages: []string{"/pricing"},
+		Events: []string{"Signup::"}, EventNames: []string{"Signup"}, Order: "pe",
+		Values: map[stats.Name]string{stats.LandingPage: "/pricing", stats.ExitPage: "/pricing"}}})
+	e.exec(`UPDATE websites SET filters_from = $2, funnels_from = $2 WHERE id = $1`, id, today)
+	e.Count(id, day, "pageview", map[string]int64{day: 1})
+	var goals []string
+	for _, g := range []url.Values{goalValues("kind", "pageview", "page", "/pricing"), goalValues("kind", "event", "event", "Signup")} {
+		status, body := e.api("POST", fmt.Sprintf("/api/v1/websites/%d/goals", id), owner.Key, g)
+		var out struct{ Data struct{ ID int64 } }
+		if status != http.StatusCreated || json.Unmarshal([]byte(body), &out) != nil {
+			e.T.Fatalf("goal: %d %s", status, body)
+		}
+		goals = append(goals, fmt.Sprint(out.Data.ID))
+	}
+	if status, body := e.api("POST", fmt.Sprintf("/api/v1/websites/%d/funnels", id), owner.Key, funnelValues("Signup", goals...)); status != http.StatusCreated {
+		e.T.Fatalf("funnel: %d %s", status, body)
+	}
+	return id
+}
+
+// The notes that funnels and filtered numbers start on a day appear only when the range holds
+// earlier days with numbers: not on a website added today, whatever the range; on one that
+// counted before.
+func TestStartNotesOnlyForDaysWithNumbers(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.newSiteOfOneVisit(owner, "new.example")
+	b := e.browser()
+	notes := func(path string) (funnel, filtered bool) {
+		t.Helper()
+		p := b.get(encodePath(path))
+		wantStatus(t, path, p, http.StatusOK)
+		return strings.Contains(p.body, "Funnels count from"), strings.Contains(p.body, "With filters, ")
+	}
+	for _, path := range []string{"/stats/new.example", "/stats/new.example?filter[page]=/pricing",
+		"/stats/new.example/page?filter[page]=/pricing", "/stats/new.example?from=2025-03-21&to=2026-03-20&filter[page]=/pricing"} {
+		if funnel, filtered := notes(path); funnel || filtered {
+			t.Errorf("%s of a website added today: a note on the funnel (%v) or on filtered numbers (%v)", path, funnel, filtered)
+		}
+	}
+	tenDaysAgo := e.Clock.Now().UTC().AddDate(0, 0, -10).Format(time.DateOnly)
+	e.Count(id, tenDaysAgo, "pageview", map[string]int64{tenDaysAgo: 3})
+	if funnel, filtered := notes("/stats/new.example?filter[page]=/pricing"); !funnel || !filtered {
+		t.Errorf("a range with days counted before: a note on the funnel %v, on filtered numbers %v; want both", funnel, filtered)
+	}
+	if _, filtered := notes("/stats/new.example/page?filter[page]=/pricing"); !filtered {
+		t.Error("the full list of a range with days counted before has no note on filtered numbers")
+	}
+}
+
 // apiFunnelLines are the API's numbers of a funnel as the dashboard writes them.
 func (e *env) apiFunnelLines(owner harness.User, id, funnel int64, query string) []string {
 	e.T.Helper()
@@ -225,9 +284,40 @@ func (e *env) apiFunnelLines(owner harness.User, id, funnel int64, query string)
 		if i > 0 {
 			lines = append(lines, fmt.Sprintf("↓ %d left (%s); %s went on", s.Dropoff, rate(s.DropoffRate), rate(s.ConversionRateStep)))
 		}
-		lines = append(lines, fmt.Sprintf("%d visitors · %s", s.Visitors, rate(s.ConversionRate)))
+		lines = append(lines, fmt.Sprintf("%s · %s", visitorsText(s.Visitors), rate(s.ConversionRate)))
 	}
-	return append(lines, fmt.Sprintf("%d visitors entered the funnel; %d never did.", out.Data.Entering, out.Data.Never))
+	return append(lines, fmt.Sprintf("%s entered the funnel; %d never did.", visitorsText(out.Data.Entering), out.Data.Never))
+}
+
+// visitorsText is a count of visitors as a person writes it.
+func visitorsText(n int64) string { return spelled(n, "visitor", "visitors") }
+
+// spelled is a count with its noun as a person writes it: singular for one.
+func spelled(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// A count of one is written in the singular on the funnel's bars ("1 visitor", never "1
+// visitors").
+func TestDashboardFunnelOfOneVisitor(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	e.newSiteOfOneVisit(owner, "one.example")
+	day := e.Clock.Now().UTC().Format(time.DateOnly)
+	p := e.browser().get("/stats/one.example?from=" + day + "&to=" + day)
+	wantStatus(t, "dashboard", p, http.StatusOK)
+	body := html.UnescapeString(p.body)
+	for _, want := range []string{"1 visitor · 100.0 %", "1 visitor entered the funnel"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the funnel does not say %q", want)
+		}
+	}
+	if regexp.MustCompile(`(^|[^0-9\x{202f}])1 visitors`).MatchString(body) {
+		t.Error("the dashboard writes 1 visitors")
+	}
 }
 
 // The dashboard shows the funnel chosen (the first by name by default) with the API's numbers,

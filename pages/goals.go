@@ -3,7 +3,6 @@ package pages
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -49,7 +48,7 @@ func readGoalForm(v url.Values) (goalForm, stats.GoalInput) {
 
 // addGoal takes the add-a-goal form of the settings page.
 func (p *Pages) addGoal(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	_, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -61,24 +60,18 @@ func (p *Pages) addGoal(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(errs) == 0 {
-		var g stats.Goal
-		if g, errs = stats.CheckGoal(in); errs == nil {
-			_, err := p.repo.CreateGoal(r.Context(), user.ID, site.ID, g)
-			switch {
-			case errors.Is(err, repository.ErrNotFound):
-				p.notFound(w, r) // deleted meanwhile
-				return
-			case errors.Is(err, repository.ErrConflict):
-				errs = stats.FieldErrors{"display_name": {"has already been taken"}}
-			case errors.Is(err, repository.ErrGoalLimit):
-				errs = stats.FieldErrors{"kind": {fmt.Sprintf("a website has at most %d goals", stats.MaxGoals)}}
-			case err != nil:
-				p.serverError(w, r, err)
-				return
-			default:
-				p.redirect(w, r, editURL(site.ID)+"?notice=goal-added#goals", http.StatusSeeOther)
-				return
-			}
+		var err error
+		_, errs, err = p.goals.CreateGoal(r.Context(), site.ID, in)
+		switch {
+		case errors.Is(err, repository.ErrNotFound):
+			p.notFound(w, r) // deleted meanwhile
+			return
+		case err != nil:
+			p.serverError(w, r, err)
+			return
+		case errs == nil:
+			p.redirect(w, r, editURL(site.ID)+"?notice=goal-added#goals", http.StatusSeeOther)
+			return
 		}
 	}
 	form.Errors = errs
@@ -87,7 +80,7 @@ func (p *Pages) addGoal(w http.ResponseWriter, r *http.Request) {
 
 // removeGoal takes a goal's remove button.
 func (p *Pages) removeGoal(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	_, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -96,7 +89,7 @@ func (p *Pages) removeGoal(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 		return
 	}
-	err = p.repo.DeleteGoal(r.Context(), user.ID, site.ID, id)
+	err = p.repo.DeleteGoal(r.Context(), site.ID, id)
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		p.notFound(w, r)
@@ -178,10 +171,10 @@ func rateText(rate float64) string { return strconv.FormatFloat(rate, 'f', 1, 64
 // goalsExport is the export's name for the goals' conversions.
 const goalsExport = "goals"
 
-func goalsExportURL(domain string, rng stats.Range, filters stats.Filters) string {
+func goalsExportURL(v statsView, rng stats.Range, filters stats.Filters) string {
 	q := withFilters(rng.Query(), filters)
 	q.Set("name", goalsExport)
-	return statsPath(domain) + "/export?" + q.Encode()
+	return v.url("/export", q)
 }
 
 // exportGoals answers the CSV of the goals' conversions over the range, with the filters, in

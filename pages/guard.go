@@ -25,12 +25,12 @@ const (
 	locked         // show the password form (401)
 )
 
-// guard is the privacy rule, the one function every stats page and
-// the export go through: the owner sees everything; privacy 0 is for anyone, 1 for the owner
-// only, 2 for the owner and for a browser holding a grant of the website's current access
-// version.
+// guard is the privacy rule, the one function every stats page and the export go through:
+// the owner and the members (site.Role, read by lookupSite) see everything; privacy 0 is for
+// anyone, 1 for them only, 2 for them and for a browser holding a grant of the website's
+// current access version.
 func (p *Pages) guard(r *http.Request, site repository.Website) access {
-	if u := viewerOf(r); u != nil && u.ID == site.UserID {
+	if site.Role != "" {
 		return allowed
 	}
 	switch site.Privacy {
@@ -50,6 +50,9 @@ func (p *Pages) guard(r *http.Request, site repository.Website) access {
 // itself (redirect to the canonical domain, 404, or the 401 password form) and returns false
 // unless the page may be shown.
 func (p *Pages) site(w http.ResponseWriter, r *http.Request) (repository.Website, bool) {
+	if v, ok := r.Context().Value(viewKey{}).(statsView); ok && v.shared != nil {
+		return v.site, true // a shared link's view, checked by p.shared
+	}
 	site, ok := p.lookupSite(w, r)
 	if !ok {
 		return site, false
@@ -66,7 +69,8 @@ func (p *Pages) site(w http.ResponseWriter, r *http.Request) (repository.Website
 }
 
 // lookupSite reads {domain} of the URL: a domain typed as a user would (www., upper case) is
-// redirected to its canonical form, an unknown one is the 404 page.
+// redirected to its canonical form, an unknown one is the 404 page. The website comes with the
+// signed-in user's role on it (Website.Role, "" for none).
 func (p *Pages) lookupSite(w http.ResponseWriter, r *http.Request) (repository.Website, bool) {
 	raw := r.PathValue("domain")
 	domain, err := website.NormaliseDomain(raw)
@@ -75,8 +79,12 @@ func (p *Pages) lookupSite(w http.ResponseWriter, r *http.Request) (repository.W
 		return repository.Website{}, false
 	}
 	if domain != raw && r.Method != http.MethodPost {
+		prefix := "/stats/"
+		if strings.HasPrefix(r.URL.Path, "/share/") {
+			prefix = "/share/"
+		}
 		u := *r.URL
-		u.Path = "/stats/" + domain + strings.TrimPrefix(r.URL.Path, "/stats/"+raw)
+		u.Path = prefix + domain + strings.TrimPrefix(r.URL.Path, prefix+raw)
 		u.RawPath = ""
 		p.redirect(w, r, u.RequestURI(), http.StatusMovedPermanently)
 		return repository.Website{}, false
@@ -85,6 +93,9 @@ func (p *Pages) lookupSite(w http.ResponseWriter, r *http.Request) (repository.W
 	if errors.Is(err, repository.ErrNotFound) {
 		p.notFound(w, r)
 		return repository.Website{}, false
+	}
+	if err == nil && viewerOf(r) != nil {
+		site.Role, err = p.websites.Role(r.Context(), viewerOf(r).ID, site)
 	}
 	if err != nil {
 		p.serverError(w, r, err)

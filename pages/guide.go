@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,6 +19,10 @@ const (
 	siteCheckBurst = 5
 	siteCheckEvery = 5 * time.Minute
 )
+
+// siteCheckShown is how long a check's answer stays at /websites/{id}/verify (and is kept):
+// long enough to reload it or send its address to whoever installs the snippet.
+const siteCheckShown = 24 * time.Hour
 
 // guidePage is the data of guide.html: a website with nothing counted yet.
 type guidePage struct {
@@ -36,18 +42,41 @@ func (p *Pages) waiting(r *http.Request, site repository.Website) (bool, error) 
 }
 
 func (p *Pages) renderGuide(w http.ResponseWriter, r *http.Request, status int, site repository.Website, outcome *checkOutcome) {
-	data := guidePage{Website: site, Owner: isOwner(r, site), Outcome: outcome, DashboardURL: statsPath(site.Domain)}
+	// The snippet and the installation check are for those who may change the website.
+	data := guidePage{Website: site, Owner: site.Role.Can(repository.RoleEditor), Outcome: outcome, DashboardURL: statsPath(site.Domain)}
 	if data.Owner {
-		data.Snippet = p.snippet(r)
+		data.Snippet = p.snippet(r, site.Domain)
 		data.ExcludedIPs = len(website.Lines(deref(site.ExcludeIPs)))
 	}
 	p.render(w, r, status, "guide.html", site.Domain, data)
 }
 
+// siteCheckPage shows the last installation check of one of the owner's websites on the guide
+// (GET /websites/{id}/verify, where verifySite leads): reloaded or opened from a shared
+// address, the same answer, without checking again; none in the last siteCheckShown, the
+// guide with its button.
+func (p *Pages) siteCheckPage(w http.ResponseWriter, r *http.Request) {
+	site, ok := p.sitePage(w, r, repository.RoleEditor)
+	if !ok {
+		return
+	}
+	last, err := p.repo.LastSiteCheck(r.Context(), site.ID, p.now().Add(-siteCheckShown))
+	if errors.Is(err, repository.ErrNotFound) {
+		p.renderGuide(w, r, http.StatusOK, site, nil)
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.renderGuide(w, r, http.StatusOK, site, &checkOutcome{Found: last.Found, Message: last.Message, CheckedAt: p.minute(last.CheckedAt)})
+}
+
 // verifySite runs the installation check of one of the owner's websites (POST, with the form's
-// CSRF token) and shows its answer on the guide.
+// CSRF token), keeps its answer and sends the browser to it (303 to siteCheckPage), so that
+// a reload shows the answer again rather than asking to post the form once more.
 func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	user, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -56,7 +85,7 @@ func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 		p.render(w, r, http.StatusTooManyRequests, "error.html", "Too many checks", errorPage{
 			Status: http.StatusTooManyRequests, Heading: "Too many checks",
-			Message: "You have run the installation check " + strconv.Itoa(siteCheckBurst) + " times in a short while. Try again in " + plural(minutes, "minute") + ".",
+			Message: "You have run the installation check " + strconv.Itoa(siteCheckBurst) + " times in a short while. Try again in " + countOf(int64(minutes), "minute", "minutes") + ".",
 			Back:    statsPath(site.Domain), BackLabel: "Back to " + site.Domain,
 		})
 		return
@@ -67,5 +96,11 @@ func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	outcome := p.checker.check(r.Context(), site.Domain, service)
-	p.renderGuide(w, r, http.StatusOK, site, &outcome)
+	now := p.now()
+	check := repository.SiteCheck{CheckedAt: now, Found: outcome.Found, Message: outcome.Message}
+	if err := p.repo.SaveSiteCheck(r.Context(), site.ID, check, now.Add(-siteCheckShown)); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.redirect(w, r, fmt.Sprintf("/websites/%d/verify#check-result", site.ID), http.StatusSeeOther)
 }

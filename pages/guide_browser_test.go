@@ -68,6 +68,13 @@ func TestGuideInChromium(t *testing.T) {
 			t.Fatalf("verify at %dpx: %q", width, result)
 		}
 		look("guide-verified", width)
+		// The answer is a page of its own: reloaded, it shows again (no form to post again).
+		var at string
+		do(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#check-result")))
+		eval(`location.pathname + " " + document.querySelector("#check-result").innerText`, &at)
+		if want := fmt.Sprintf("/websites/%d/verify Snippet found.", id); !strings.HasPrefix(at, want) {
+			t.Fatalf("verify at %dpx, reloaded: %q, want %q...", width, at, want)
+		}
 	}
 
 	// Without JavaScript the guide and the check work the same (the copy button aside).

@@ -166,6 +166,9 @@ func (b *browser) token() string {
 	if p.status == http.StatusSeeOther {
 		p = b.get("/")
 	}
+	if p.status == http.StatusSeeOther { // sent to set up two-factor sign-in first
+		p = b.get(strings.TrimPrefix(p.header.Get("Location"), b.e.public))
+	}
 	m := csrfField.FindStringSubmatch(p.body)
 	if m == nil {
 		b.e.T.Fatalf("no CSRF token on the page (%d):\n%s", p.status, p.body)

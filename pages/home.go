@@ -12,6 +12,7 @@ import (
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
 
@@ -33,7 +34,7 @@ type homePage struct {
 	Snippet     trackerSnippet
 }
 
-// websiteRow is one of the owner's websites with its last 30 days.
+// websiteRow is one of the user's websites, or one shared with them, with its last 30 days.
 type websiteRow struct {
 	Website   repository.Website
 	Visitors  int64
@@ -41,6 +42,21 @@ type websiteRow struct {
 	StatsURL  string
 	Privacy   string
 }
+
+// Shared is the role of a member, shown on the row; "" for the user's own website.
+func (w websiteRow) Shared() string {
+	if w.Website.Role == repository.RoleOwner {
+		return ""
+	}
+	return roleNames[w.Website.Role]
+}
+
+// Can tells whether the user's role on the row's website allows what needs the role named.
+func (w websiteRow) Can(need string) bool { return w.Website.Role.Can(repository.Role(need)) }
+
+// roleNames are the roles as the pages name them.
+var roleNames = map[repository.Role]string{repository.RoleViewer: "Viewer", repository.RoleEditor: "Editor",
+	repository.RoleAdmin: "Admin", repository.RoleOwner: "Owner"}
 
 // websiteForm is the add or edit form's values and refusals.
 type websiteForm struct {
@@ -157,7 +173,13 @@ func (p *Pages) renderHome(w http.ResponseWriter, r *http.Request, user *reposit
 	}
 	form.ServiceZone = p.loc.String()
 	data := homePage{Search: search, SearchError: searchError, Total: total, Notice: notices[q.Get("notice")], Form: form,
-		Snippet: p.snippet(r)}
+		Snippet: p.snippet(r, "")}
+	for _, s := range sites {
+		if web.LocalDomain(s.Domain) {
+			data.Snippet.LocalDomains = append(data.Snippet.LocalDomains, s.Domain)
+			data.Snippet.Local = p.snippet(r, s.Domain).Code
+		}
+	}
 	data.Websites = make([]websiteRow, len(sites))
 	g, ctx := errgroup.WithContext(r.Context())
 	g.SetLimit(4)
@@ -288,13 +310,10 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// editPage shows the edit form of one of the owner's websites.
+// editPage shows the settings of a website to those who may change them (editors, admins and
+// the owner).
 func (p *Pages) editPage(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil {
-		return
-	}
-	site, ok := p.ownedSite(w, r, user)
+	site, ok := p.sitePage(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -393,7 +412,7 @@ func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status in
 		return
 	}
 	page := editWebsitePage{
-		Website: site, Form: form, Snippet: p.snippet(r), Goals: goals, GoalForm: goal,
+		Website: site, Form: form, Snippet: p.snippet(r, site.Domain), Goals: goals, GoalForm: goal,
 		MaxGoals: stats.MaxGoals, Notice: notice,
 		Funnels: funnels, FunnelForm: funnel, GoalNotes: goalFunnelNotes(funnels), MaxFunnels: stats.MaxFunnels,
 		ResetNotice: resetNotices[r.URL.Query().Get("notice")],
@@ -407,7 +426,7 @@ func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status in
 
 // editWebsite takes the edit form: the same rules as PUT /api/v1/websites/{id}.
 func (p *Pages) editWebsite(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	user, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -434,9 +453,9 @@ func (p *Pages) editWebsite(w http.ResponseWriter, r *http.Request) {
 	p.renderEdit(w, r, http.StatusUnprocessableEntity, site, form)
 }
 
-// favorite stars or unstars a website from the list.
+// favorite stars or unstars a website from the list (a setting of the website, so an editor's).
 func (p *Pages) favorite(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	user, site, ok := p.siteForm(w, r, repository.RoleEditor)
 	if !ok {
 		return
 	}
@@ -463,7 +482,7 @@ func (p *Pages) deletePage(w http.ResponseWriter, r *http.Request) {
 	if user == nil {
 		return
 	}
-	site, ok := p.ownedSite(w, r, user)
+	site, ok := p.openSite(w, r, user, repository.RoleOwner)
 	if !ok {
 		return
 	}
@@ -471,7 +490,7 @@ func (p *Pages) deletePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) deleteWebsite(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	user, site, ok := p.siteForm(w, r, repository.RoleOwner)
 	if !ok {
 		return
 	}
@@ -481,35 +500,4 @@ func (p *Pages) deleteWebsite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.redirect(w, r, "/?notice=deleted", http.StatusSeeOther)
-}
-
-// ownedForm is the start of every form that changes one of the owner's websites: a signed-in
-// owner, a valid form, and {id} one of theirs. It answers the request itself otherwise.
-func (p *Pages) ownedForm(w http.ResponseWriter, r *http.Request) (*repository.User, repository.Website, bool) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
-		return nil, repository.Website{}, false
-	}
-	site, ok := p.ownedSite(w, r, user)
-	return user, site, ok
-}
-
-// ownedSite reads {id} of the URL: one of the user's websites, else the 404 page (another
-// owner's website looks exactly like no website).
-func (p *Pages) ownedSite(w http.ResponseWriter, r *http.Request, user *repository.User) (repository.Website, bool) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id < 1 {
-		p.notFound(w, r)
-		return repository.Website{}, false
-	}
-	site, err := p.repo.Website(r.Context(), user.ID, id)
-	if errors.Is(err, repository.ErrNotFound) {
-		p.notFound(w, r)
-		return repository.Website{}, false
-	}
-	if err != nil {
-		p.serverError(w, r, err)
-		return repository.Website{}, false
-	}
-	return site, true
 }

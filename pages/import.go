@@ -145,7 +145,7 @@ func (p *Pages) importUpload(w http.ResponseWriter, r *http.Request, kind export
 	if !ok {
 		return
 	}
-	site, ok := p.ownedSite(w, r, user)
+	site, ok := p.openSite(w, r, user, repository.RoleEditor)
 	if !ok {
 		return
 	}

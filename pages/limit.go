@@ -68,6 +68,7 @@ type attemptLimits struct {
 // The kinds of guess, as the metrics name them.
 const (
 	signInKind   = "signin"
+	codeKind     = "signin_code"
 	passwordKind = "website_password"
 )
 
@@ -125,10 +126,16 @@ func (p *Pages) deviceGuess(nonce string) guess {
 
 // passwordGuess is a website's password: held per address and per website.
 func (p *Pages) passwordGuess(r *http.Request, websiteID int64) guess {
+	return p.targetGuess(r, "website|"+strconv.FormatInt(websiteID, 10))
+}
+
+// targetGuess is a guess at the password of a target other than an account: a website's, or
+// a shared link's ("shared_link|ID"), limited per client and per target as a website's.
+func (p *Pages) targetGuess(r *http.Request, target string) guess {
 	l := p.limits
 	return guess{
 		kind: passwordKind, client: l.passwordClients, clientKey: l.passwordClients.AddrKey(ratelimit.ClientAddr(r, p.trusted)),
-		target: p.mac(p.attemptsKey, "website|"+strconv.FormatInt(websiteID, 10)), refused: l.websitesRefused,
+		target: p.mac(p.attemptsKey, target), refused: l.websitesRefused,
 	}
 }
 
@@ -139,6 +146,21 @@ func (p *Pages) passwordGuess(r *http.Request, websiteID int64) guess {
 // again. hash gives the stored hash, "" when there is none.
 func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began time.Time, g guess,
 	hash func() (string, error), password string) (right, answered bool) {
+	return p.attempt(w, r, began, g, func(ctx context.Context) (bool, error) {
+		stored, err := hash()
+		if err != nil {
+			return false, err
+		}
+		return p.checkPassword(ctx, g.kind, stored, password)
+	})
+}
+
+// attempt runs one guess (a password, a sign-in code) under the limits: counted first, checked
+// by check, and its count taken back when it was right. It answers the request itself, and
+// says so, when the attempt is refused (429) or fails (500); a wrong guess returns no sooner
+// than failureDelay after began.
+func (p *Pages) attempt(w http.ResponseWriter, r *http.Request, began time.Time, g guess,
+	check func(context.Context) (bool, error)) (right, answered bool) {
 	ctx := r.Context()
 	if ok, wait := g.client.Allow(g.clientKey); !ok {
 		p.tooMany(w, r, wait)
@@ -158,10 +180,7 @@ func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began ti
 			return false, true
 		}
 	}
-	stored, err := hash()
-	if err == nil {
-		right, err = p.checkPassword(ctx, g.kind, stored, password)
-	}
+	right, err := check(ctx)
 	if err != nil {
 		p.serverError(w, r, err)
 		return false, true
@@ -188,9 +207,9 @@ func (p *Pages) tooMany(w http.ResponseWriter, r *http.Request, wait time.Durati
 // tooManyOf answers a refused attempt, saying what there were too many of.
 func (p *Pages) tooManyOf(w http.ResponseWriter, r *http.Request, wait time.Duration, what string) {
 	seconds := ratelimit.RetryAfter(wait)
-	when := plural(seconds, "second")
+	when := countOf(int64(seconds), "second", "seconds")
 	if seconds > 90 {
-		when = plural((seconds+30)/60, "minute")
+		when = countOf(int64((seconds+30)/60), "minute", "minutes")
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(seconds))
 	p.fail(w, r, http.StatusTooManyRequests, "Too many attempts",

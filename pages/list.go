@@ -59,33 +59,49 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var (
-		entries []repository.StatEntry
-		total   int64
-		basis   repository.Basis
+		entries   []repository.StatEntry
+		total     int64
+		basis     repository.Basis
+		spellings map[string]string // of event names (repository.EventSpellings)
 	)
-	reader := p.repo.Reader(site.ID, rng, filters)
+	reader := p.repo.ListReader(site.ID, params)
 	g, ctx := errgroup.WithContext(r.Context())
 	g.Go(func() (err error) {
 		entries, total, err = reader.List(ctx, repository.StatQueryOf(params))
 		return err
 	})
+	if stat.Name == stats.Event {
+		g.Go(func() (err error) {
+			spellings, err = p.repo.EventSpellings(ctx, site.ID)
+			return err
+		})
+	}
 	g.Go(func() (err error) {
-		basis, err = reader.Basis(ctx)
+		if basis, err = reader.Basis(ctx); err != nil {
+			return err
+		}
+		basis.From, err = p.noticedFrom(ctx, site.ID, rng, basis.From)
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		p.serverError(w, r, err)
 		return
 	}
-	dash := statsPath(site.Domain)
+	v := viewOf(r, site)
+	dash := v.path
 	// A value links to the dashboard filtered by it, keeping the range and the filters: the
 	// view of everything else those visits did, which the filter is for. The chips stay here.
-	toDashboard := newFilterLinks(dash, rangeParams(q), filters)
+	toDashboard := newFilterLinks(dash, v.with(rangeParams(q)), filters)
 	data := listPage{
 		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total, Filters: filters,
-		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: dash + "?" + withFilters(rng.Query(), filters).Encode(),
-		ExportURL: exportURL(site.Domain, stat.Name, rng, filters), PerPages: stats.PerPageValues,
+		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: v.url("", withFilters(rng.Query(), filters)),
+		ExportURL: exportURL(v, stat.Name, rng, filters), PerPages: stats.PerPageValues,
 		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(p.links.Base(r, web.Page)),
+	}
+	if stat.Name == stats.Event {
+		for i := range data.Rows {
+			data.Rows[i].Label = eventLabel(data.Rows[i].Value, spellings)
+		}
 	}
 	if len(filters) > 0 {
 		data.Notices = web.FilterNotices(rng, "", basis.From)

@@ -18,6 +18,7 @@ type loginPage struct {
 	Email string
 	Next  string
 	Error string
+	SSO   bool // single sign-on is on
 }
 
 func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -26,7 +27,7 @@ func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
 		p.redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	p.render(w, r, http.StatusOK, "login.html", "Sign in", loginPage{Next: next})
+	p.render(w, r, http.StatusOK, "login.html", "Sign in", loginPage{Next: next, SSO: p.sso != nil})
 }
 
 // login signs an owner in. Wrong e-mail and wrong password get the same answer, at the same
@@ -40,7 +41,7 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostForm.Get("email"))
 	password := r.PostForm.Get("password")
 	next := localPath(r.PostForm.Get("next"))
-	again := loginPage{Email: email, Next: next}
+	again := loginPage{Email: email, Next: next, SSO: p.sso != nil}
 	if email == "" || password == "" {
 		again.Error = "Enter your e-mail address and your password."
 		p.render(w, r, http.StatusUnprocessableEntity, "login.html", "Sign in", again)
@@ -80,14 +81,8 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, http.StatusUnauthorized, "login.html", "Sign in", again)
 		return
 	}
-	token, err := p.repo.CreateSession(r.Context(), user.ID, SessionTTL)
-	if err != nil {
-		p.serverError(w, r, err)
-		return
-	}
-	p.setCookie(w, sessionCookie, token, "/", SessionTTL)
 	p.setCookie(w, deviceCookie, p.deviceCookie(user.ID, nonce), "/login", DeviceTTL)
-	p.redirect(w, r, next, http.StatusSeeOther)
+	p.passwordRight(w, r, user.ID, next)
 }
 
 // DeviceTTL is how long a browser that signed in is remembered as the account's device.

@@ -46,8 +46,9 @@ func TestEventGroups(t *testing.T) {
 		{Name: "Purchase", Total: 10, Values: []repository.StatEntry{{Value: "5:USD", Count: 6}, {Value: ":", Count: 4}}},
 		{Name: "Signup", Total: 5, Values: []repository.StatEntry{{Value: ":", Count: 5}}},
 		{Name: "Download", Total: 2, Values: []repository.StatEntry{{Value: ":pdf", Count: 2}}},
+		{Name: "Outbound Link  Click", Total: 1, Values: []repository.StatEntry{{Value: ":", Count: 1}}},
 		{Name: stats.Other, Total: 1, Values: []repository.StatEntry{{Value: "", Count: 1}}},
-	}, links.add)
+	}, map[string]string{"Outbound Link  Click": "Outbound Link: Click"}, links.add)
 	const at = "/stats/example.com?filter%5Bevent%5D="
 	want := []eventGroup{
 		{Name: "Purchase", Total: 10, Share: "100", Values: []topRow{
@@ -55,6 +56,8 @@ func TestEventGroups(t *testing.T) {
 			{Label: "no value", Value: "Purchase::", Count: 4, Filter: at + "Purchase%3A%3A&from=2026-03-01"}}},
 		{Name: "Signup", Total: 5, Share: "50", Filter: at + "Signup%3A%3A&from=2026-03-01"},
 		{Name: "Download", Total: 2, Share: "20", Values: []topRow{{Label: "pdf", Value: "Download::pdf", Count: 2, Filter: at + "Download%3A%3Apdf&from=2026-03-01"}}},
+		// The name as sent, the filter by the statistic's value.
+		{Name: "Outbound Link: Click", Total: 1, Share: "10", Filter: at + "Outbound+Link++Click%3A%3A&from=2026-03-01"},
 		// (other) is no event a visit sent: it is shown, and links to no filter.
 		{Name: stats.Other, Total: 1, Share: "10", Values: []topRow{{Label: "no value", Value: stats.Other, Count: 1}}},
 	}

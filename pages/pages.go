@@ -15,13 +15,16 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/analytics-service/analytics/account"
+	"github.com/analytics-service/analytics/goals"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
@@ -51,6 +54,11 @@ type Options struct {
 	// Outbox sends invitation and reset mail in the background; nil, or one without a
 	// mailer, sends none (links are shown to the admin, and resets go through an admin).
 	Outbox *account.Outbox
+	// SSO is single sign-on's provider; nil turns it off.
+	SSO *sso.Provider
+	// QueryTimeout bounds the reads of one stats page (QUERY_TIMEOUT); 0 means no bound but
+	// the statements' own (repository.OpenPools).
+	QueryTimeout time.Duration
 }
 
 // DefaultFailureDelay: a wrong password is answered no sooner than this, and never sooner than
@@ -61,6 +69,7 @@ const DefaultFailureDelay = time.Second
 type Pages struct {
 	repo         *repository.Repository
 	websites     *website.Service
+	goals        *goals.Service
 	log          *slog.Logger
 	loc          *time.Location
 	now          func() time.Time
@@ -72,12 +81,15 @@ type Pages struct {
 	csrfKey      []byte
 	grantKey     []byte
 	deviceKey    []byte // signs device cookies
+	mfaKey       []byte // signs the cookie between a sign-in's password and its code
 	attemptsKey  []byte // keys the password attempts counted per account and website
 	limits       attemptLimits
 	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
 	outbox       *account.Outbox
+	sso          *sso.Provider
 	checker      *siteChecker
 	siteChecks   *ratelimit.Limiter // installation checks per user
+	queryTimeout time.Duration
 	mux          *http.ServeMux
 	handler      http.Handler // mux behind the cross-origin check
 }
@@ -104,14 +116,15 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		return nil, err
 	}
 	// The service's signing keys, one per purpose, shared by every node.
-	var keys [4][]byte
-	for i, purpose := range []string{"csrf", "grant", "device", "attempts"} {
+	var keys [5][]byte
+	for i, purpose := range []string{"csrf", "grant", "device", "attempts", "mfa"} {
 		if keys[i], err = opts.Repo.SigningKey(ctx, purpose); err != nil {
 			return nil, fmt.Errorf("pages: %w", err)
 		}
 	}
 	p := &Pages{
 		repo:         opts.Repo,
+		goals:        goals.NewService(opts.Repo),
 		websites:     opts.Websites,
 		log:          opts.Logger,
 		loc:          opts.Location,
@@ -125,11 +138,14 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		grantKey:     keys[1],
 		deviceKey:    keys[2],
 		attemptsKey:  keys[3],
+		mfaKey:       keys[4],
 		limits:       newAttemptLimits(opts.Now, opts.Registry),
 		hashing:      make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 		outbox:       opts.Outbox,
+		sso:          opts.SSO,
 		checker:      newSiteChecker(),
 		siteChecks:   ratelimit.New(1/siteCheckEvery.Seconds(), siteCheckBurst, opts.Now),
+		queryTimeout: opts.QueryTimeout,
 	}
 	p.mux = p.routes()
 	p.handler = p.crossOrigin()
@@ -141,8 +157,11 @@ func (p *Pages) routes() *http.ServeMux {
 	page := func(pattern string, get, post http.HandlerFunc) {
 		mux.Handle(pattern, p.withViewer(methods(get, post, p)))
 	}
-	page("/{$}", p.home, nil)
+	page("/{$}", p.timed(p.home), nil)
 	page("/login", p.loginPage, p.login)
+	page("/login/code", p.codeForm, p.signInCode)
+	page("/login/sso", p.startSSO, nil)
+	page("/login/sso/callback", p.ssoCallback, nil)
 	page("/logout", nil, p.logout)
 	page("/websites", nil, p.addWebsite)
 	page("/websites/{id}/edit", p.editPage, p.editWebsite)
@@ -157,12 +176,32 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/import-goatcounter", nil, p.importGoatCounter)
 	page("/websites/{id}/reset", nil, p.resetStats)
 	page("/websites/{id}/alerts", nil, p.setAlerts)
+	page("/websites/{id}/members", p.membersPage, p.inviteMember)
+	page("/websites/{id}/members/{user}/role", nil, p.setMemberRole)
+	page("/websites/{id}/members/{user}/remove", nil, p.removeMember)
+	page("/websites/{id}/invitations/{link}/revoke", nil, p.revokeInvitation)
+	page("/websites/{id}/transfer", nil, p.transferWebsite)
+	page("/invitation", p.invitationForm, p.acceptInvitation)
+	page("/websites/{id}/shared", p.sharedLinksPage, p.createSharedLink)
+	page("/websites/{id}/shared/{link}/rename", nil, p.renameSharedLink)
+	page("/websites/{id}/shared/{link}/delete", nil, p.deleteSharedLink)
+	page("/share/{domain}", p.timed(p.shared(p.dashboard)), p.unlockShared)
+	page("/share/{domain}/export", p.timed(p.shared(p.export)), p.unlockShared)
+	page("/share/{domain}/realtime", p.timed(p.shared(p.realtime)), p.unlockShared)
+	page("/share/{domain}/{name}", p.timed(p.shared(p.list)), p.unlockShared)
+	page("/embed.css", p.embedCSS, nil)
 	page("/account", p.accountPage, nil)
 	page("/account/email", nil, p.changeEmail)
 	page("/account/email/confirm", p.confirmEmailForm, p.confirmEmail)
 	page("/account/password", nil, p.changePassword)
 	page("/account/keys", nil, p.createKey)
 	page("/account/keys/{id}/revoke", nil, p.revokeKey)
+	page("/account/totp", p.totpSetup, p.confirmTOTP)
+	page("/account/totp/disable", nil, p.disableTOTP)
+	page("/account/totp/codes", nil, p.newRecoveryCodes)
+	page("/admin/settings/totp", nil, p.setTOTPRequired)
+	page("/account/sessions/{id}/end", nil, p.endSession)
+	page("/account/sessions/others/end", nil, p.endOtherSessions)
 	page("/admin/users", p.adminUsers, p.invite)
 	page("/admin/users/{id}/admin", nil, p.setAdmin)
 	page("/admin/users/{id}/link", nil, p.passwordLink)
@@ -170,11 +209,11 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/admin/links/{id}/revoke", nil, p.revokeLink)
 	page("/password-reset", p.resetPage, p.requestReset)
 	page("/set-password", p.setPasswordForm, p.setPassword)
-	page("/websites/{id}/verify", nil, p.verifySite)
-	page("/stats/{domain}", p.dashboard, p.unlock)
-	page("/stats/{domain}/export", p.export, p.unlock)
-	page("/stats/{domain}/realtime", p.realtime, p.unlock)
-	page("/stats/{domain}/{name}", p.list, p.unlock)
+	page("/websites/{id}/verify", p.siteCheckPage, p.verifySite)
+	page("/stats/{domain}", p.timed(p.dashboard), p.unlock)
+	page("/stats/{domain}/export", p.timed(p.export), p.unlock)
+	page("/stats/{domain}/realtime", p.timed(p.realtime), p.unlock)
+	page("/stats/{domain}/{name}", p.timed(p.list), p.unlock)
 	mux.Handle("/", p.withViewer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 	})))
@@ -262,6 +301,8 @@ type view struct {
 	User  *repository.User
 	CSRF  string // the token every state-changing form carries
 	Data  any
+	// Embed is set on a shared link's embed view: the page goes without the site's chrome.
+	Embed *embedOptions
 }
 
 // render executes a page template into a buffer first, so a template failure becomes a clean
@@ -273,6 +314,9 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 		return
 	}
 	v := view{Base: p.links.Base(r, web.Page), Title: title, User: viewerOf(r), Data: data}
+	if sv, ok := r.Context().Value(viewKey{}).(statsView); ok {
+		v.Embed = sv.embed
+	}
 	// Only pages with a form get the CSRF cookie: a stranger reading a public dashboard is
 	// given no cookie at all.
 	if v.User != nil || formPages[name] {
@@ -295,7 +339,8 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name,
 
 // formPages are the pages that have a form for a visitor who is not signed in.
 var formPages = map[string]bool{"login.html": true, "password.html": true,
-	"password_reset.html": true, "set_password.html": true, "confirm_email.html": true}
+	"password_reset.html": true, "set_password.html": true, "confirm_email.html": true, "invitation.html": true,
+	"login_code.html": true}
 
 // errorPage is the data of error.html.
 type errorPage struct {
@@ -320,8 +365,36 @@ func (p *Pages) notFound(w http.ResponseWriter, r *http.Request) {
 		"There is no page at this address, or you may not see it.")
 }
 
-// serverError logs a failure with a request id and shows only the id.
+// timed runs a page that reads stats under the query timeout: its reads end when it is up,
+// answered by tooSlow.
+func (p *Pages) timed(h http.HandlerFunc) http.HandlerFunc {
+	if p.queryTimeout <= 0 {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), p.queryTimeout)
+		defer cancel()
+		h(w, r.WithContext(ctx))
+	}
+}
+
+// tooSlow is the page of reads stopped for taking too long (repository.TimedOut): a 503 that
+// says so, with a Retry-After, rather than the page of a failure.
+func (p *Pages) tooSlow(w http.ResponseWriter, r *http.Request, err error) {
+	p.log.Warn("page stopped", "method", r.Method, "path", r.URL.Path, "error", err)
+	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(p.queryTimeout)))
+	p.fail(w, r, http.StatusServiceUnavailable, "This view took too long",
+		"Reading its numbers took longer than this server allows, and was stopped. "+
+			"A shorter range or fewer filters read less; or try again in a little while, when the server is less busy.")
+}
+
+// serverError logs a failure with a request id and shows only the id; reads stopped for
+// taking too long get tooSlow's page.
 func (p *Pages) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	if repository.TimedOut(err) {
+		p.tooSlow(w, r, err)
+		return
+	}
 	id := hex.EncodeToString(randomKey()[:8])
 	p.log.Error("page failed", "request_id", id, "method", r.Method, "path", r.URL.Path, "error", err)
 	h := w.Header()
@@ -346,11 +419,16 @@ func (p *Pages) redirect(w http.ResponseWriter, r *http.Request, path string, co
 type trackerSnippet struct {
 	Code        string
 	FromRequest string // the request's address the snippet uses when PUBLIC_URL is unset
+	// Local is, on the home page, the tag of local websites (web.SnippetFor: with data-local),
+	// for the LocalDomains among those listed; "" when none is.
+	Local        string
+	LocalDomains []string
 }
 
-func (p *Pages) snippet(r *http.Request) trackerSnippet {
+// snippet is the tag of the website domain (web.SnippetFor), or of any ("") website.
+func (p *Pages) snippet(r *http.Request, domain string) trackerSnippet {
 	base := p.links.Base(r, web.Absolute)
-	s := trackerSnippet{Code: web.Snippet(base)}
+	s := trackerSnippet{Code: web.SnippetFor(base, domain)}
 	if p.links.Public == nil {
 		s.FromRequest = base
 	}

@@ -102,10 +102,10 @@ func newPropertiesPanel(dash string, query url.Values, links filterLinks, reads 
 	return panel
 }
 
-func propertiesExportURL(domain string, rng stats.Range, filters stats.Filters) string {
+func propertiesExportURL(v statsView, rng stats.Range, filters stats.Filters) string {
 	q := withFilters(rng.Query(), filters)
 	q.Set("name", propertiesExport)
-	return statsPath(domain) + "/export?" + q.Encode()
+	return v.url("/export", q)
 }
 
 // exportProperties answers the CSV of the range's custom properties with the filters: key,

@@ -3,6 +3,7 @@ package pages
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/analytics-service/analytics/repository"
@@ -57,7 +58,7 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	owner := isOwner(r, site)
+	owner := hasRole(site)
 	rt, err := p.repo.Realtime(r.Context(), site.ID, owner)
 	if err != nil {
 		p.serverError(w, r, err)
@@ -65,7 +66,7 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 	}
 	now := p.now().In(p.zone(site).At(p.now())) // the website's clock
 	data := realtimePage{
-		Domain: site.Domain, Dashboard: statsPath(site.Domain), Visitors: rt.Visitors, Owner: owner,
+		Domain: site.Domain, Dashboard: viewOf(r, site).url("", url.Values{}), Visitors: rt.Visitors, Owner: owner,
 		UpdatedAt: now.Format("15:04:05"),
 	}
 	first := now.Truncate(time.Minute).Add(-repository.RealtimeWindow + time.Minute)
@@ -113,7 +114,7 @@ func newMinutesChart(shape chartShape, rows []minuteRow, total int64) minutesCha
 		h := float64(m.Pageviews) / float64(scale) * plot
 		c.Bars = append(c.Bars, minuteBar{
 			X: num(chartLeft + float64(i)*slot + gap), Y: num(bottom - h), Width: num(slot - 2*gap), Height: num(h),
-			Title: m.Label + ": " + plural(int(m.Pageviews), "pageview"),
+			Title: m.Label + ": " + countOf(m.Pageviews, "pageview", "pageviews"),
 		})
 	}
 	return c

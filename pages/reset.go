@@ -89,6 +89,24 @@ func (p *Pages) linkGone(w http.ResponseWriter, r *http.Request) {
 // openLink finds the link of the request's token under the per-client limit on guesses: a
 // failed lookup is counted (before it is made), a good one is not. ok false: answered.
 func (p *Pages) openLink(w http.ResponseWriter, r *http.Request, token string) (repository.Link, bool) {
+	var link repository.Link
+	ok := p.lookUpToken(w, r, func() (err error) {
+		link, err = p.repo.LinkByToken(r.Context(), token)
+		return err
+	})
+	return link, ok
+}
+
+// lookUpToken runs the lookup of a one-use link's token (lookup's repository.ErrNotFound: no
+// such link, or one that cannot be used) under the per-address limit of the links: a failed
+// lookup is counted before it is made, a good one is not. ok false: answered (the 410 page for
+// a link that does not work).
+func (p *Pages) lookUpToken(w http.ResponseWriter, r *http.Request, lookup func() error) bool {
+	return p.lookUpTokenOr(w, r, p.linkGone, lookup)
+}
+
+// lookUpTokenOr is lookUpToken answering a token that does not work with gone.
+func (p *Pages) lookUpTokenOr(w http.ResponseWriter, r *http.Request, gone http.HandlerFunc, lookup func() error) bool {
 	// Tokens never reach a log or another site: no error page logs the query, and no
 	// Referer leaves this page.
 	w.Header().Set("Referrer-Policy", "no-referrer")
@@ -96,20 +114,19 @@ func (p *Pages) openLink(w http.ResponseWriter, r *http.Request, token string) (
 	key := limiter.AddrKey(ratelimit.ClientAddr(r, p.trusted))
 	if ok, wait := limiter.Allow(key); !ok {
 		p.tooManyOf(w, r, wait, "There were too many links that did not work from your address.")
-		return repository.Link{}, false
+		return false
 	}
-	link, err := p.repo.LinkByToken(r.Context(), token)
+	err := lookup()
 	if errors.Is(err, repository.ErrNotFound) {
-		p.linkGone(w, r)
-		return repository.Link{}, false
-	}
-	if err != nil {
-		limiter.Refund(key)
-		p.serverError(w, r, err)
-		return repository.Link{}, false
+		gone(w, r)
+		return false
 	}
 	limiter.Refund(key)
-	return link, true
+	if err != nil {
+		p.serverError(w, r, err)
+		return false
+	}
+	return true
 }
 
 func (p *Pages) setPasswordForm(w http.ResponseWriter, r *http.Request) {
@@ -164,12 +181,9 @@ func (p *Pages) setPassword(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	session, err := p.repo.CreateSession(r.Context(), user.ID, SessionTTL)
-	if err != nil {
-		p.serverError(w, r, err)
+	if !p.startSession(w, r, user.ID) {
 		return
 	}
-	p.setCookie(w, sessionCookie, session, "/", SessionTTL)
 	p.redirect(w, r, "/account?notice=password", http.StatusSeeOther)
 }
 

@@ -43,6 +43,9 @@ func (p *Pages) withViewer(next http.Handler) http.Handler {
 			return
 		default:
 			r = r.WithContext(context.WithValue(r.Context(), viewerKey{}, &user))
+			if p.mustSetUpTOTP(w, r, &user) {
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -58,6 +58,8 @@ func newSiteChecker() *siteChecker {
 type checkOutcome struct {
 	Found   bool
 	Message string
+	// CheckedAt is when, as the pages write a minute; "" before it is kept.
+	CheckedAt string
 }
 
 // errNotPublic is the refusal of an address that is not public (or a port other than 80/443).

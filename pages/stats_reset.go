@@ -25,7 +25,7 @@ var resetNotices = map[string]string{
 
 // resetStats takes the delete-stats form of the settings page.
 func (p *Pages) resetStats(w http.ResponseWriter, r *http.Request) {
-	user, site, ok := p.ownedForm(w, r)
+	user, site, ok := p.siteForm(w, r, repository.RoleAdmin)
 	if !ok {
 		return
 	}

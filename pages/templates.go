@@ -15,6 +15,8 @@ import (
 var templateFuncs = template.FuncMap{
 	"asset":   web.AssetURL,
 	"count":   formatCount,
+	"counted": counted,
+	"plural":  web.Plural,
 	"privacy": func(level int) string { return privacyNames[level] },
 	"add":     func(a, b float64) float64 { return a + b },
 	"sub":     func(a, b float64) float64 { return a - b },
@@ -22,6 +24,18 @@ var templateFuncs = template.FuncMap{
 	"fieldError": func(errs stats.FieldErrors, field string) string {
 		return strings.Join(errs[field], "; ")
 	},
+}
+
+// counted is a count with its noun, singular for one ("1 visitor", "2 visitors"): web.Counted
+// with the pages' digit grouping, for the counts templates hold (int or int64).
+func counted(n any, one, many string) (string, error) {
+	switch n := n.(type) {
+	case int:
+		return countOf(int64(n), one, many), nil
+	case int64:
+		return countOf(n, one, many), nil
+	}
+	return "", fmt.Errorf("counted: %T is not a count", n)
 }
 
 // parseTemplates parses each page with the layout and the shared pieces.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/url"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -69,9 +70,13 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 		out.rateBefore, _, err = p.repo.SummaryConversionRate(ctx, siteID, rng.Previous(), filters, out.before.Visitors)
 		return err
 	})
-	g.Go(func() error {
+	g.Go(func() (err error) {
 		basis, err := before.Basis(ctx)
-		out.filteredFrom = basis.From
+		if err != nil {
+			return err
+		}
+		// The range before starts first: the two ranges together are from its first day.
+		out.filteredFrom, err = p.noticedFrom(ctx, siteID, stats.Range{From: rng.Previous().From, To: rng.To}, basis.From)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -88,9 +93,9 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 }
 
 // newVisitsPanel lays out what readVisits read.
-// dashboard is the address of the website's dashboard, as links start on this page; filtered
-// tells whether the numbers are filtered, which their notes then say first.
-func newVisitsPanel(dashboard string, rng stats.Range, filtered bool, v visitsReads) visitsPanel {
+// base is where the service's addresses begin and view where the stats pages' links lead;
+// filtered tells whether the numbers are filtered, which their notes then say first.
+func newVisitsPanel(base string, view statsView, rng stats.Range, filtered bool, v visitsReads) visitsPanel {
 	before := "the day before"
 	if rng.Days() > 1 {
 		before = fmt.Sprintf("the %d days before", rng.Days())
@@ -112,7 +117,7 @@ func newVisitsPanel(dashboard string, rng stats.Range, filtered bool, v visitsRe
 		},
 		CurrentVisitors: v.current,
 		Filtered:        filtered,
-		RealtimeURL:     dashboard + "/realtime",
+		RealtimeURL:     base + view.url("/realtime", url.Values{}),
 		Before:          before,
 		BeforeRange:     rng.Previous(),
 		Notices: append(notices, web.VisitNotices("this range", before,

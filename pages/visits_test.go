@@ -152,7 +152,8 @@ func TestDashboardChartByHourUpToTwoDays(t *testing.T) {
 	hourTitles := func(d repotest.VisitDay) []string {
 		var out []string
 		for h, c := range d.Hours {
-			out = append(out, fmt.Sprintf("%s %02d:00: %d pageviews, %d visitors", d.Day.Format(time.DateOnly), h, c.Pageviews, c.Visitors))
+			out = append(out, fmt.Sprintf("%s %02d:00: %s, %s", d.Day.Format(time.DateOnly), h,
+				spelled(c.Pageviews, "pageview", "pageviews"), spelled(c.Visitors, "visitor", "visitors")))
 		}
 		return out
 	}

@@ -8,18 +8,14 @@ import (
 )
 
 // PageListWithEngagement is one page of the page list with the time on page and scroll depth
-// of its pages. Over the visit rows (with filters) both come from one scan of the matching
-// rows, materialised once in the statement: as a list and then an engagement read, the rows
-// were scanned twice and the list took twice as long (docs/tracker.md). The counters read
-// them one after the other, as List and Engagement do.
+// of its pages, as the reader's store reads them together (Reader.ListEngaged).
 func PageListWithEngagement(ctx context.Context, r Reader, q StatQuery) ([]StatEntry, int64, map[string]PageEngagement, error) {
-	if a, ok := r.(aliasReader); ok {
-		r = a.Reader
-	}
-	if rows, ok := r.(rowReader); ok {
-		return rows.listEngaged(ctx, q)
-	}
-	entries, total, err := r.List(ctx, q)
+	return r.ListEngaged(ctx, q)
+}
+
+// ListEngaged over the counters reads the list and then the engagement of its pages.
+func (c counterReader) ListEngaged(ctx context.Context, q StatQuery) ([]StatEntry, int64, map[string]PageEngagement, error) {
+	entries, total, err := c.List(ctx, q)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -27,8 +23,15 @@ func PageListWithEngagement(ctx context.Context, r Reader, q StatQuery) ([]StatE
 	for i, e := range entries {
 		pages[i] = e.Value
 	}
-	engaged, err := r.Engagement(ctx, pages)
+	engaged, err := c.Engagement(ctx, pages)
 	return entries, total, engaged, err
+}
+
+// ListEngaged over the visit rows reads both from one scan of the matching rows, materialised
+// once in the statement: as a list and then an engagement read, the rows were scanned twice
+// and the list took twice as long (docs/tracker.md).
+func (v rowReader) ListEngaged(ctx context.Context, q StatQuery) ([]StatEntry, int64, map[string]PageEngagement, error) {
+	return v.listEngaged(ctx, q)
 }
 
 // listEngaged is PageListWithEngagement over the visit rows: m the matching rows' arrays, page
@@ -41,7 +44,7 @@ func (v rowReader) listEngaged(ctx context.Context, q StatQuery) ([]StatEntry, i
 	matching := `m AS MATERIALIZED (SELECT pages, engaged_pages, engaged_ms, scroll_depth FROM visit_rows WHERE ` + s.where + `)`
 	onlyPage := ""
 	if s.page != "" {
-		onlyPage = " WHERE u.value = " + s.page
+		onlyPage = " WHERE " + s.pageOf("u.value")
 	}
 	totals := `SELECT u.value, count(*) AS count FROM m CROSS JOIN LATERAL unnest(m.pages) AS u (value)` + onlyPage + ` GROUP BY u.value`
 	if q.Search != "" {

@@ -2,7 +2,6 @@ package repository
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 	"strings"
@@ -28,10 +27,13 @@ import (
 
 // rowSource is the WHERE clause over visit_rows of one filtered read, with its arguments.
 type rowSource struct {
-	where    string
-	args     []any
-	page     string  // the page filter's value as a literal; "" without one
-	fraction float64 // of the visitors read: 1, or stats.SampleFraction's sample
+	where string
+	sqlArgs
+	// page is the predicate on a pageview's page (element) that the page filters make, with
+	// literals: a statement that does not count pageviews leaves it out. "" without one.
+	page     string
+	pageIs   []string // the pages of a lone is among the page filters (pagesIs), or nil
+	fraction float64  // of the visitors read: 1, or stats.SampleFraction's sample
 }
 
 // visitColumn is the quoted column of visit_rows of a visit-level name (stats.Dimensions), one
@@ -54,11 +56,6 @@ func uncountedNone() []string {
 	return out
 }
 
-func (s *rowSource) arg(v any) string {
-	s.args = append(s.args, v)
-	return fmt.Sprintf("$%d", len(s.args))
-}
-
 // newRowSource selects the website's rows of the days that match every filter, sampled when
 // fraction is under 1 (stats.SampleFraction: a range longer than stats.ExactFilterDays). The
 // range, the sample and the filters' conditions are the query engine's (rangeWhere,
@@ -74,21 +71,35 @@ func newRowSource(ctx context.Context, websiteID int64, days stats.Range, fracti
 	if err != nil {
 		return nil, err
 	}
-	s := &rowSource{where: strings.Join(append(conds, filterConds...), " AND "), args: b.args, fraction: fraction}
-	if page, ok := filters.Get(stats.Page); ok {
-		// Under filter[page] a visit's pageviews are that page's (pageviews, valueTotals): a
-		// literal, as a statement that does not count pageviews must not take it as an argument.
-		s.page = pq.QuoteLiteral(page)
+	s := &rowSource{where: strings.Join(append(conds, filterConds...), " AND "), sqlArgs: b.sqlArgs, fraction: fraction}
+	// Under page filters (filter, filter_any, filter_contains) a visit's pageviews are those of
+	// the pages they keep (pageviews, valueTotals), by the query engine's rule.
+	var pages []query.Filter
+	for _, f := range filters {
+		if f.Name == stats.Page {
+			ef, err := engineFilter(f)
+			if err != nil {
+				return nil, err
+			}
+			pages = append(pages, ef)
+		}
 	}
+	inline := &queryBuild{q: b.q, sqlArgs: sqlArgs{inline: true}}
+	if s.page, err = inline.pagesKept(ctx, nil, pages); err != nil {
+		return nil, err
+	}
+	s.pageIs = pagesIs(pages)
 	return s, nil
 }
 
-// pageviews is a row's pageviews as counted: with a page filter, that page's only.
+// pageOf is the page predicate on the page expression e: "" without page filters.
+func (s *rowSource) pageOf(e string) string {
+	return strings.ReplaceAll(s.page, element, e)
+}
+
+// pageviews is a row's pageviews as counted: with page filters, those of the pages they keep.
 func (s *rowSource) pageviews() string {
-	if s.page != "" {
-		return "cardinality(array_positions(pages, " + s.page + "))"
-	}
-	return "pageviews"
+	return pageCount(s.pageIs, s.page)
 }
 
 // sampleCut maps a fraction onto the day numbers (signed 32 bits): the rows whose visitor is
@@ -107,32 +118,13 @@ func scale(n int64, fraction float64) int64 {
 	return (2*n*1_000_000 + den) / (2 * den)
 }
 
-// readRows runs a filtered read in a read-only transaction of its own settings: memory enough
-// for its hash tables and sorts (a month of a busy website's pages sorts about 4 MB, past the
-// default work_mem), and no parallel workers, which on a small server slowed one read down
-// (the workers contend with the dashboard's other reads for the same cores) rather than up.
-func (r *Repository) readRows(ctx context.Context, read func(tx *sqlx.Tx) error) error {
-	tx, err := r.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('work_mem', '64MB', true), set_config('max_parallel_workers_per_gather', '0', true)`); err != nil {
-		return err
-	}
-	if err := read(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
 // valueTotals is the SQL of one name's (value, count) over the matching rows.
 func (s *rowSource) valueTotals(name stats.Name) (string, error) {
 	switch name {
 	case stats.Page:
 		onlyPage := ""
 		if s.page != "" {
-			onlyPage = " AND u.value = " + s.page
+			onlyPage = " AND " + s.pageOf("u.value")
 		}
 		return `SELECT u.value, count(*) AS count FROM visit_rows CROSS JOIN LATERAL unnest(pages) AS u (value)
 			WHERE ` + s.where + onlyPage + ` GROUP BY u.value`, nil
@@ -278,28 +270,7 @@ func (v rowReader) Events(ctx context.Context, limit, valuesEach int) ([]EventGr
 	return groups, distinct, nil
 }
 
-// visitorTotals is the SQL of the totals of the matching rows grouped by groupBy (columns of
-// visit_rows, "" for all of them): visitors are the groups of (day, visitor) within, so that
-// they are summed over days; timed visits are the visits (every row has its duration).
-func (s *rowSource) visitorTotals(groupBy string) string {
-	inner, outer, selected := "day, visitor", "", ""
-	if groupBy != "" {
-		inner = groupBy + ", visitor"
-		outer = " GROUP BY " + groupBy
-		selected = groupBy + ", "
-	}
-	return `SELECT ` + selected + `count(*) AS visitors, coalesce(sum(visits), 0)::bigint AS visits,
-			coalesce(sum(pageviews), 0)::bigint AS pageviews, coalesce(sum(events), 0)::bigint AS events,
-			coalesce(sum(bounces), 0)::bigint AS bounces, coalesce(sum(seconds), 0)::bigint AS seconds
-		FROM (
-			SELECT ` + inner + `, count(*) AS visits, sum(` + s.pageviews() + `) AS pageviews, sum(cardinality(events)) AS events,
-				count(*) FILTER (WHERE bounce) AS bounces, sum(seconds) AS seconds
-			FROM visit_rows WHERE ` + s.where + `
-			GROUP BY ` + inner + `
-		) AS v` + outer
-}
-
-// rowTotals is one row of visitorTotals.
+// rowTotals are the parts of stats.Totals as the engine sums them (totalsMetrics, in order).
 type rowTotals struct {
 	Visitors  int64 `db:"visitors"`
 	Visits    int64 `db:"visits"`
@@ -323,44 +294,90 @@ func (t rowTotals) totals(fraction float64) stats.Totals {
 	}
 }
 
+// totalsRows runs v1's summary (unit query.NoTime) or its series by day or hour through the
+// query engine: the query value of the range's whole days, v1's filters translated
+// (engineFilter) and the parts of stats.Totals as its metrics, each row's parts with its
+// time dimension's label. v1's narrow filters keep few rows, so visitors are counted by
+// grouping the matching (day, visitor) pairs (groupVisitors).
+func (v rowReader) totalsRows(ctx context.Context, unit query.TimeUnit) ([]QueryRow, float64, error) {
+	q := &query.Query{Range: query.Range{From: v.days.From, To: v.days.To, ToHour: 23}, Metrics: totalsMetrics,
+		OrderBy: []query.Order{{Metric: 0, Dimension: -1, Desc: true}}, Limit: math.MaxInt32}
+	if unit != query.NoTime {
+		q.Dimensions = []query.Field{{Name: "time", Level: query.TimeLevel, Time: unit}}
+		q.OrderBy = []query.Order{{Metric: -1, Dimension: 0}}
+	}
+	for _, f := range v.filters {
+		ef, err := engineFilter(f)
+		if err != nil {
+			return nil, 0, err
+		}
+		q.Filters = append(q.Filters, ef)
+	}
+	b := v.repo.newBuild(v.websiteID, q, stats.Zone{})
+	b.groupVisitors = true
+	if v.filters.MatchesNothing() {
+		return nil, b.fraction, nil // (other): no row holds it
+	}
+	if name, ok := v.filters.Get(stats.GoalName); ok {
+		goal, err := v.goal.resolve(ctx, v.repo, v.websiteID, v.days, name)
+		if err != nil {
+			return nil, 0, err
+		}
+		if goal != nil {
+			b.goals = []goalMatch{*goal}
+		}
+	}
+	out, err := v.repo.runBuild(ctx, b)
+	return out.Rows, b.fraction, err
+}
+
+// rowTotalsOf are a row's parts.
+func rowTotalsOf(row QueryRow) rowTotals {
+	m := row.Metrics
+	return rowTotals{Visitors: int64(m[0]), Visits: int64(m[1]), Pageviews: int64(m[2]), Events: int64(m[3]),
+		Bounces: int64(m[4]), Seconds: int64(m[5])}
+}
+
 func (v rowReader) Totals(ctx context.Context) (stats.Totals, error) {
-	s, err := v.source(ctx)
+	rows, fraction, err := v.totalsRows(ctx, query.NoTime)
 	if err != nil {
 		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
 	}
 	var t rowTotals
-	if err := v.repo.readRows(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &t, s.visitorTotals(""), s.args...) }); err != nil {
-		return stats.Totals{}, fmt.Errorf("stats.summary: %w", err)
+	for _, row := range rows {
+		t = t.add(rowTotalsOf(row))
 	}
-	return t.totals(s.fraction), nil
+	return t.totals(fraction), nil
 }
 
 func (v rowReader) Series(ctx context.Context, interval stats.Interval, zone stats.Zone) ([]Bucket, error) {
-	s, err := v.source(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("stats.timeseries: %w", err)
-	}
-	groupBy := "day"
+	unit := query.DayUnit
 	if interval == stats.Hour {
-		groupBy = "day, hour"
+		unit = query.Hour
 	}
-	var rows []struct {
-		Day  time.Time `db:"day"`
-		Hour int       `db:"hour"`
-		rowTotals
-	}
-	if err := v.repo.readRows(ctx, func(tx *sqlx.Tx) error { return tx.SelectContext(ctx, &rows, s.visitorTotals(groupBy), s.args...) }); err != nil {
+	rows, fraction, err := v.totalsRows(ctx, unit)
+	if err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
 	}
 	sums := map[string]rowTotals{} // by bucket key
 	for _, row := range rows {
-		key := bucketKey(interval, stats.Day(row.Day), stats.HourValue(row.Hour))
-		sums[key] = sums[key].add(row.rowTotals)
+		// The label is the day, or the day and hour ("2026-03-04 05:00:00").
+		label := row.Dimensions[0]
+		day, err := time.Parse(dateLayout, label[:len(dateLayout)])
+		if err != nil {
+			return nil, fmt.Errorf("stats.timeseries: %w", err)
+		}
+		hour := 0
+		if len(label) > len(dateLayout) {
+			fmt.Sscanf(label[len(dateLayout)+1:], "%d", &hour)
+		}
+		key := bucketKey(interval, stats.Day(day), stats.HourValue(hour))
+		sums[key] = sums[key].add(rowTotalsOf(row))
 	}
 	starts := interval.ZoneBuckets(v.days, zone)
 	out := make([]Bucket, len(starts))
 	for i, start := range starts {
-		t := sums[startKey(interval, start)].totals(s.fraction)
+		t := sums[startKey(interval, start)].totals(fraction)
 		t.Events = 0 // as the counters' series, which have none
 		out[i] = Bucket{Start: start.Start, Totals: t}
 	}

@@ -23,7 +23,7 @@ func benchFunnels(b *testing.B, f fixture, site int64, month stats.Range) {
 	}
 	goal := func(g stats.Goal) int64 {
 		b.Helper()
-		made, err := f.repo.CreateGoal(ctx, f.user, site, g)
+		made, err := f.repo.CreateGoal(ctx, site, g)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -37,11 +37,11 @@ func benchFunnels(b *testing.B, f fixture, site int64, month stats.Range) {
 	}
 	rest := []int64{event("Event 1"), page(2, "/section-2/*"), page(3, "/section-3/*"), event("Event 2"),
 		page(4, "/section-4/*|/section-5/*"), page(6, "/section-6/*"), page(7, "/section-7/*")}
-	section, err := f.repo.CreateFunnel(ctx, f.user, site, "Section", append([]int64{page(1, "/section-1/*")}, rest...))
+	section, err := f.repo.CreateFunnel(ctx, site, "Section", append([]int64{page(1, "/section-1/*")}, rest...))
 	if err != nil {
 		b.Fatal(err)
 	}
-	everyone, err := f.repo.CreateFunnel(ctx, f.user, site, "Everyone", append([]int64{page(0, "/*")}, rest...))
+	everyone, err := f.repo.CreateFunnel(ctx, site, "Everyone", append([]int64{page(0, "/*")}, rest...))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -28,7 +27,7 @@ func (r *Repository) FunnelsFrom(ctx context.Context, websiteID int64) (time.Tim
 		SELECT greatest(w.funnels_from, w.filters_from, (SELECT min(day) FROM visit_row_partitions))
 		FROM websites w WHERE w.id = $1`
 	var from time.Time
-	if err := r.db.GetContext(ctx, &from, query, websiteID); err != nil {
+	if err := r.reads.GetContext(ctx, &from, query, websiteID); err != nil {
 		return time.Time{}, fmt.Errorf("funnels.from: %w", err)
 	}
 	return stats.Day(from), nil
@@ -81,21 +80,15 @@ const funnelChunkDays = 31
 // them all: the distinct pages and the test of each row's pages each take a pass over every
 // page of the range.
 func (r *Repository) walkFunnelRows(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, w *funnelWalk) error {
-	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}, exact: true}
+	v := r.rows(websiteID, days, filters)
+	v.exact = true
 	s, err := v.source(ctx)
 	if err != nil {
 		return err
 	}
 	query := `SELECT day - DATE '2000-01-01' AS day, visitor, hit_order, pages, event_names
 		FROM visit_rows WHERE ` + s.where
-	return r.readRows(ctx, func(tx *sqlx.Tx) error {
-		// A month's rows cost the planner past jit_above_cost, and compiling the plan's simple
-		// expressions took 0.6 of 1.8 s on the benchmark's data: more than it saved.
-		if _, err := tx.ExecContext(ctx, `SELECT set_config('jit', 'off', true)`); err != nil {
-			return err
-		}
-		return w.readRows(ctx, tx, query, s.args)
-	})
+	return r.readRows(ctx, func(tx *sqlx.Tx) error { return w.readRows(ctx, tx, query, s.args) })
 }
 
 // funnelGoals are the goals of a funnel's steps, in its order.
@@ -104,14 +97,9 @@ func (r *Repository) funnelGoals(ctx context.Context, websiteID int64, f stats.F
 	for i, s := range f.Steps {
 		ids[i] = s.GoalID
 	}
-	var rows []goalRow
-	const query = `SELECT ` + goalColumns + ` FROM goals WHERE website_id = $1 AND id = ANY($2)`
-	if err := r.db.SelectContext(ctx, &rows, query, websiteID, pq.Array(ids)); err != nil {
+	byID, err := r.GoalsByID(ctx, websiteID, ids)
+	if err != nil {
 		return nil, fmt.Errorf("funnels.goals: %w", err)
-	}
-	byID := map[int64]stats.Goal{}
-	for _, row := range rows {
-		byID[row.ID] = row.goal()
 	}
 	goals := make([]stats.Goal, len(ids))
 	for i, id := range ids {

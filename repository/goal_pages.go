@@ -3,7 +3,6 @@ package repository
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -16,11 +15,12 @@ import (
 // read of every pageview of the range: as much as the rest of a goal-filtered summary. A
 // closed day's pages never change (the job rewrites a day's partition in key order, and marks
 // it clustered, once no flush writes it any more), so they are kept in memory per website and
-// day, with their pageviews, and only the days still open are read again. Entries expire after
-// closedPagesTTL all the same, and the cache is emptied past closedPagesMax pages.
+// day, with their pageviews (Repository.pages), and only the days still open are read again.
+// Entries expire after closedTTL all the same, and the cache is emptied past closedPagesMax
+// pages.
 
 const (
-	closedPagesTTL = 10 * time.Minute
+	closedTTL      = 10 * time.Minute
 	closedPagesMax = 500_000
 )
 
@@ -29,36 +29,9 @@ type websiteDay struct {
 	day     string // YYYY-MM-DD
 }
 
-type closedDayPages struct {
-	pageviews map[string]int64 // of each distinct page
-	fetched   time.Time
-}
-
-// closedPages is the cache; its zero value is empty and ready.
-type closedPages struct {
-	mu    sync.Mutex
-	days  map[websiteDay]closedDayPages
-	pages int // in all days
-}
-
-func (c *closedPages) get(k websiteDay, now time.Time) (map[string]int64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.days[k]
-	if !ok || now.Sub(d.fetched) >= closedPagesTTL {
-		return nil, false
-	}
-	return d.pageviews, true
-}
-
-func (c *closedPages) put(k websiteDay, pageviews map[string]int64, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.days == nil || c.pages+len(pageviews) > closedPagesMax {
-		c.days, c.pages = map[websiteDay]closedDayPages{}, 0
-	}
-	c.pages += len(pageviews) - len(c.days[k].pageviews)
-	c.days[k] = closedDayPages{pageviews: pageviews, fetched: now}
+// newClosedPages is the cache of closed days' pages, each day weighing its pages.
+func newClosedPages() *ttlCache[websiteDay, map[string]int64] {
+	return newTTLCache[websiteDay](closedTTL, closedPagesMax, func(p map[string]int64) int { return len(p) })
 }
 
 // closedDays are the days of the range that are closed: the job has rewritten them in key
@@ -68,12 +41,26 @@ func (r *Repository) closedDays(ctx context.Context, days stats.Range) (map[stri
 	const query = `
 		SELECT to_char(day, 'YYYY-MM-DD') FROM visit_row_partitions
 		WHERE clustered AND day BETWEEN $1 AND $2`
-	if err := r.db.SelectContext(ctx, &closed, query, days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
+	if err := r.reads.SelectContext(ctx, &closed, query, days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
 		return nil, fmt.Errorf("goals.closed_days: %w", err)
 	}
 	out := make(map[string]bool, len(closed))
 	for _, d := range closed {
 		out[d] = true
+	}
+	return out, nil
+}
+
+// rowDays are the days of the range that can hold visit rows (those with a partition),
+// YYYY-MM-DD: at most FACTS_RETENTION of them whatever the range, where listing every day of
+// 0001-01-01 to 9999-12-31 (rangeDays) made 3.65 million of them, and a map each.
+func (r *Repository) rowDays(ctx context.Context, days stats.Range) ([]string, error) {
+	var out []string
+	const query = `
+		SELECT to_char(day, 'YYYY-MM-DD') FROM visit_row_partitions
+		WHERE day BETWEEN $1 AND $2 ORDER BY day`
+	if err := r.reads.SelectContext(ctx, &out, query, days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
+		return nil, fmt.Errorf("goals.row_days: %w", err)
 	}
 	return out, nil
 }

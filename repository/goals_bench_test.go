@@ -67,7 +67,7 @@ func benchGoals(b *testing.B, f fixture, site int64, month stats.Range) {
 
 func mustGoal(b testing.TB, f fixture, site int64, g stats.Goal) {
 	b.Helper()
-	if _, err := f.repo.CreateGoal(context.Background(), f.user, site, g); err != nil {
+	if _, err := f.repo.CreateGoal(context.Background(), site, g); err != nil {
 		b.Fatal(err)
 	}
 }

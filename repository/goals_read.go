@@ -3,8 +3,6 @@ package repository
 import (
 	"cmp"
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,7 +43,11 @@ func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats
 			if err != nil {
 				return nil, err
 			}
-			if pages, err = r.rangePageviews(ctx, websiteID, rangeDays(days), closed); err != nil {
+			rows, err := r.rowDays(ctx, days)
+			if err != nil {
+				return nil, err
+			}
+			if pages, err = r.rangePageviews(ctx, websiteID, rows, closed); err != nil {
 				return nil, err
 			}
 		}
@@ -59,20 +61,6 @@ func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats
 	return out, nil
 }
 
-// goalByName is the website's goal of that display name; ok is false when there is none.
-func (r *Repository) goalByName(ctx context.Context, websiteID int64, name string) (stats.Goal, bool, error) {
-	const query = `SELECT ` + goalColumns + ` FROM goals WHERE website_id = $1 AND display_name = $2`
-	var row goalRow
-	err := r.db.GetContext(ctx, &row, query, websiteID, name)
-	if errors.Is(err, sql.ErrNoRows) {
-		return stats.Goal{}, false, nil
-	}
-	if err != nil {
-		return stats.Goal{}, false, fmt.Errorf("goals.by_name: %w", err)
-	}
-	return row.goal(), true, nil
-}
-
 // goalFilter resolves a read's filter[goal] once, however many reads of the dashboard share
 // its Reader.
 type goalFilter struct {
@@ -83,7 +71,7 @@ type goalFilter struct {
 
 func (f *goalFilter) resolve(ctx context.Context, r *Repository, websiteID int64, days stats.Range, name string) (*goalMatch, error) {
 	f.once.Do(func() {
-		g, ok, err := r.goalByName(ctx, websiteID, name)
+		g, ok, err := r.GoalByName(ctx, websiteID, name)
 		if err != nil || !ok {
 			f.err = err
 			return
@@ -102,8 +90,8 @@ func (f *goalFilter) resolve(ctx context.Context, r *Repository, websiteID int64
 // rows written before event_names existed hold it.
 func encodedEventName(name string) string { return strings.ReplaceAll(name, ":", " ") }
 
-// goalCond is the condition of a row that converts on m.
-func (s *rowSource) goalCond(m *goalMatch) string {
+// goalCond is the condition of a row that converts on m, its arguments after a's.
+func (a *sqlArgs) goalCond(m *goalMatch) string {
 	if m == nil {
 		return "false"
 	}
@@ -114,11 +102,11 @@ func (s *rowSource) goalCond(m *goalMatch) string {
 		// = ANY of a bound array is hashed by PostgreSQL (15); && compares every pair. The
 		// first pages are compared one by one, which costs a third less than a subquery a row
 		// (most visits have a few pageviews); the rest, if any, in one.
-		pages := s.arg(pq.Array(m.pages)) + "::text[]"
+		pages := a.arg(pq.Array(m.pages)) + "::text[]"
 		return "coalesce(pages[1] = ANY(" + pages + ") OR pages[2] = ANY(" + pages + ") OR pages[3] = ANY(" + pages + ")" +
 			" OR (cardinality(pages) > 3 AND EXISTS (SELECT FROM unnest(pages[4:]) AS x WHERE x = ANY(" + pages + "))), false)"
 	}
-	name, encoded := s.arg(m.goal.Event), s.arg(encodedEventName(m.goal.Event))
+	name, encoded := a.arg(m.goal.Event), a.arg(encodedEventName(m.goal.Event))
 	// Rows older than event_names hold only the encoded names (docs/goals.md).
 	return "(" + name + " = ANY(event_names) OR (event_names = '{}' AND events <> '{}' AND EXISTS (" +
 		"SELECT FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " + encoded + ")))"
@@ -263,7 +251,7 @@ func (v rowReader) countGoals(ctx context.Context, goals []stats.Goal, days []st
 // Conversions are the numbers of a website's goals over a range (rowReader.Conversions), read
 // from the visit rows with or without filters, and what they rest on.
 func (r *Repository) Conversions(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, goals []stats.Goal) ([]GoalConversion, int64, Basis, error) {
-	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}
+	v := r.rows(websiteID, days, filters)
 	out, visitors, err := v.Conversions(ctx, goals)
 	if err != nil {
 		return nil, 0, Basis{}, err
@@ -294,7 +282,7 @@ func (r *Repository) SummaryConversionRate(ctx context.Context, websiteID int64,
 // goalFilterBase is the visitors that a rate under filter[goal] divides by: those of the same
 // range and the other filters, read from the visit rows as the goal's own visitors are.
 func (r *Repository) goalFilterBase(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) (int64, error) {
-	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical().Without(stats.GoalName), goal: &goalFilter{}}
+	v := r.rows(websiteID, days, filters.Canonical().Without(stats.GoalName))
 	s, err := v.source(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("stats.conversion_base: %w", err)

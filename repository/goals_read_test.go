@@ -138,7 +138,7 @@ func TestConversionsMatchAReference(t *testing.T) {
 		if i%3 == 1 {
 			g = stats.Goal{Kind: stats.GoalEvent, Event: goalEvents[i%len(goalEvents)], DisplayName: g.DisplayName}
 		}
-		if _, err := f.repo.CreateGoal(ctx, f.user, site, g); err != nil {
+		if _, err := f.repo.CreateGoal(ctx, site, g); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -160,7 +160,7 @@ func TestConversionsMatchAReference(t *testing.T) {
 	repotest.WriteVisitRows(t, f.db, site, []repotest.Visit{late})
 	visits = append(visits, late)
 	checkConversions(t, f, site, days, visits, goals)
-	if _, err := f.repo.CreateGoal(ctx, f.user, site, stats.Goal{Kind: stats.GoalPageview, Page: "/late/*", DisplayName: "late"}); err != nil {
+	if _, err := f.repo.CreateGoal(ctx, site, stats.Goal{Kind: stats.GoalPageview, Page: "/late/*", DisplayName: "late"}); err != nil {
 		t.Fatal(err)
 	}
 	if goals, err = f.repo.Goals(ctx, site); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/counters"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -30,7 +31,7 @@ type HeldDay struct {
 }
 
 // Import writes imported history of one website in one transaction (BeginImport): the
-// counters go through the collector's stats writer (writeBatch), so the rollups stay right,
+// counters go through the collector's stats writer (WriteBatch), so the rollups stay right,
 // without the value cap of collection (history is not an attack). Commit makes it all visible
 // at once; Rollback, or any error, leaves the website as it was.
 type Import struct {
@@ -124,7 +125,7 @@ func (im *Import) Add(ctx context.Context, counts []StatCount) error {
 	// The value cap does not apply to history: a past day's values are what the other product
 	// counted, not a flood. No batch id either: the import's transaction is its once, as it
 	// commits whole or not at all, and Add is never retried within it.
-	if _, err := writeBatch(ctx, im.tx, nil, VisitBatch{Counts: counts}, historyUncapped); err != nil {
+	if _, err := counters.WriteBatch(ctx, im.tx, nil, VisitBatch{Counts: counts}, historyUncapped); err != nil {
 		return fmt.Errorf("imports.add: %w", err)
 	}
 	return nil
@@ -150,14 +151,6 @@ func (im *Import) Rollback() error {
 	return nil
 }
 
-// ImportedWebsite is a website brought from another product (phpAnalytics) with its settings,
-// already checked by the website rules, and what that product knew of it besides.
-type ImportedWebsite struct {
-	NewWebsite
-	Favorite  bool
-	CreatedAt time.Time // zero: now
-}
-
 // BeginWebsiteImport starts the import of a whole website from another product: in one
 // transaction, it creates the website for a user (ErrConflict if the domain is taken by anyone)
 // and then takes its counters (Add) and its days (MarkNewWebsiteDays) until Commit.
@@ -166,34 +159,11 @@ func (r *Repository) BeginWebsiteImport(ctx context.Context, userID int64, in Im
 	if err != nil {
 		return nil, Website{}, fmt.Errorf("imports.begin_website: %w", err)
 	}
-	w, err := createImportedWebsite(ctx, tx, r.now(), userID, in)
+	w, err := r.CreateImportedWebsite(ctx, tx, r.now(), userID, in)
 	if err != nil {
 		return nil, Website{}, errors.Join(err, tx.Rollback())
 	}
 	return &Import{tx: tx, websiteID: w.ID}, w, nil
-}
-
-func createImportedWebsite(ctx context.Context, tx *sqlx.Tx, now time.Time, userID int64, in ImportedWebsite) (Website, error) {
-	w, err := createWebsite(ctx, tx, now, userID, in.NewWebsite)
-	if err != nil {
-		return Website{}, fmt.Errorf("imports.create_website: %w", err)
-	}
-	if !in.Favorite && in.CreatedAt.IsZero() {
-		return w, nil
-	}
-	created := w.CreatedAt
-	if !in.CreatedAt.IsZero() {
-		created = in.CreatedAt.UTC().Truncate(time.Microsecond)
-	}
-	const query = `
-		UPDATE websites
-		SET favorite = $2, created_at = $3
-		WHERE id = $1
-		RETURNING ` + websiteColumns
-	if err := tx.GetContext(ctx, &w, query, w.ID, in.Favorite, created); err != nil {
-		return Website{}, fmt.Errorf("imports.create_website: %w", err)
-	}
-	return w, nil
 }
 
 // MarkNewWebsiteDays records the days of a website this import created (BeginWebsiteImport),

@@ -39,7 +39,7 @@ func TestFilteredReadsAgreeWithQuery(t *testing.T) {
 		{Kind: stats.GoalEvent, Event: "Signup", DisplayName: "Signed up"},
 		{Kind: stats.GoalPageview, Page: "/blog/*", DisplayName: "Read the blog"},
 	} {
-		if _, err := f.repo.CreateGoal(ctx, f.user, site, g); err != nil {
+		if _, err := f.repo.CreateGoal(ctx, site, g); err != nil {
 			t.Fatal(err)
 		}
 	}

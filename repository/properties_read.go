@@ -17,10 +17,10 @@ import (
 // without filters, as goals are: days without rows are left out (Basis.From) and ranges past
 // stats.ExactFilterDays are sampled.
 
-// RowReader is the reader of the visit rows of a website's range, with or without filters:
-// for what only the rows hold (custom properties).
+// RowReader is the reader of a website's range for what only the rows hold (custom
+// properties), with or without filters, as the planner chooses it (plan.go).
 func (r *Repository) RowReader(websiteID int64, days stats.Range, filters stats.Filters) Reader {
-	return aliasReader{rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}}
+	return r.reader(websiteID, days, needs{filters: filters, rowsOnly: true})
 }
 
 // propTotals is the SQL of (value, count) of the properties of the matching rows: the keys
@@ -50,7 +50,7 @@ type GoalRevenue struct {
 // the filters of the read, by display name then currency, and what it rests on. Amounts are
 // summed as numeric, never as floating point.
 func (r *Repository) Revenue(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters, goals []stats.Goal) ([]GoalRevenue, Basis, error) {
-	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}
+	v := r.rows(websiteID, days, filters)
 	s, err := v.source(ctx)
 	if err != nil {
 		return nil, Basis{}, fmt.Errorf("stats.revenue: %w", err)
@@ -119,7 +119,7 @@ type PropertyPair struct {
 // PropertyPairs are every key and value of a range's custom properties, with the filters, by
 // hits descending then key and value (the CSV export), and what they rest on.
 func (r *Repository) PropertyPairs(ctx context.Context, websiteID int64, days stats.Range, filters stats.Filters) ([]PropertyPair, Basis, error) {
-	v := rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}
+	v := r.rows(websiteID, days, filters)
 	s, err := v.source(ctx)
 	if err != nil {
 		return nil, Basis{}, fmt.Errorf("stats.property_pairs: %w", err)
@@ -155,7 +155,7 @@ func (r *Repository) PropertyPairs(ctx context.Context, websiteID int64, days st
 // that a website without properties (most) does not pay a month's scan on every view.
 func (r *Repository) HasProperties(ctx context.Context, websiteID int64, days stats.Range) (bool, error) {
 	var has bool
-	err := r.db.GetContext(ctx, &has, `SELECT EXISTS (SELECT FROM property_keys WHERE website_id = $1 AND day BETWEEN $2 AND $3)`,
+	err := r.reads.GetContext(ctx, &has, `SELECT EXISTS (SELECT FROM property_keys WHERE website_id = $1 AND day BETWEEN $2 AND $3)`,
 		websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout))
 	if err != nil {
 		return false, fmt.Errorf("properties.has: %w", err)

@@ -3,8 +3,10 @@ package repository
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -44,20 +46,57 @@ type QueryAnswer struct {
 	Warnings map[query.Metric]MetricWarning
 }
 
+// sqlArgs are a statement's arguments as its builder collects them, each value one
+// placeholder: the one collector of queryBuild (the engine's statements) and rowSource (v1's
+// lists and the goals', properties' and funnels' reads), so that either's fragments can take
+// arguments after the other's.
+type sqlArgs struct {
+	args []any
+	// inline writes arguments into the SQL as literals: for a predicate that some statements
+	// of a read leave out, where an argument no statement reads has no type for PostgreSQL.
+	inline bool
+}
+
+func (a *sqlArgs) arg(v any) string {
+	if a.inline {
+		return literal(v)
+	}
+	a.args = append(a.args, v)
+	return fmt.Sprintf("$%d", len(a.args))
+}
+
+// literal is an argument as an SQL literal: a string, or what a driver.Valuer such as
+// pq.Array of strings makes of itself (text), quoted.
+func literal(v any) string {
+	if valuer, ok := v.(driver.Valuer); ok {
+		if x, err := valuer.Value(); err == nil {
+			v = x
+		}
+	}
+	s, ok := v.(string)
+	if !ok {
+		// Only strings and lists of them reach an inline build (newRowSource's pages).
+		panic(fmt.Sprintf("repository: no literal of %T", v))
+	}
+	return pq.QuoteLiteral(s)
+}
+
 // queryBuild collects a statement's SQL and arguments.
 type queryBuild struct {
-	q         *query.Query
-	args      []any
-	base      string // the website's rows of the range
-	baseArgs  int    // how many of args base takes
-	where     string // base and the filters
-	whereArgs int    // how many of args where takes
-	pages     string // the predicate on a pageview's page ($EL) that event:page filters make, or ""
+	q *query.Query
+	sqlArgs
+	base      string   // the website's rows of the range
+	baseArgs  int      // how many of args base takes
+	where     string   // base and the filters
+	whereArgs int      // how many of args where takes
+	pages     string   // the predicate on a pageview's page ($EL) that event:page filters make, or ""
+	pageIs    []string // the pages of a lone is among those filters (pagesIs), or nil
 	fraction  float64
 	repo      *Repository
 	websiteID int64
-	zone      stats.Zone          // the website's, whose today says which days are closed
-	values    map[string][]string // distinctValues by dimension name
+	zone      stats.Zone                  // the website's, whose today says which days are closed
+	values    map[string][]string         // distinctValues by dimension name
+	matches   map[*regexp.Regexp][]string // the values a matches filter keeps, by its first pattern (matched)
 	// repeats is the placeholder of the keys (repeatKey) of the range's visitor-days with
 	// several visits, or "" when they are too many to pass and rep joins them instead.
 	repeats string
@@ -66,31 +105,25 @@ type queryBuild struct {
 	repeatRows string
 	goals      []goalMatch  // the website's goals with a display name (readGoals)
 	revenue    *revenuePlan // with revenue metrics (planRevenue)
+	// groupVisitors: visitors are counted by grouping every (dimensions, day, visitor) of the
+	// matching rows, rather than by reading the range's visitor-days of several visits first
+	// (readRepeats): for reads whose filters keep few rows of the range (v1's, rowReader).
+	groupVisitors bool
 }
 
-func (b *queryBuild) arg(v any) string {
-	b.args = append(b.args, v)
-	return fmt.Sprintf("$%d", len(b.args))
-}
-
-// RunQuery answers a checked query: from the counters when it needs no visit row
-// (counterQuery), else over the website's visit rows; hours and days are those of the website's zone.
+// RunQuery answers a checked query as planQuery decides: from the counters, or over the
+// website's visit rows; hours and days are those of the website's zone.
 func (r *Repository) RunQuery(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
-	if interval, ok := counterQuery(q); ok {
-		out, err := r.counterAnswer(ctx, websiteID, q, interval, zone)
-		if err != nil {
-			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
-		}
-		return out, nil
+	var out QueryAnswer
+	var err error
+	switch plan := r.planQuery(q); {
+	case plan.store == counterStore:
+		out, err = r.counterAnswer(ctx, websiteID, q, plan, zone)
+	case plan.goalsList:
+		out, err = r.goalsListAnswer(ctx, websiteID, q, zone)
+	default:
+		out, err = r.runRows(ctx, websiteID, q, zone)
 	}
-	if goalsListPath && goalsListQuery(q) {
-		out, err := r.goalsListAnswer(ctx, websiteID, q, zone)
-		if err != nil {
-			return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
-		}
-		return out, nil
-	}
-	out, err := r.runRows(ctx, websiteID, q, zone)
 	if err != nil {
 		return QueryAnswer{}, fmt.Errorf("query.run: %w", err)
 	}
@@ -125,18 +158,42 @@ func ordersByGroupRate(q *query.Query) bool {
 // runStatement answers a checked query over the website's visit rows with one statement (and
 // the reads its metrics need after it).
 func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
-	var out QueryAnswer
-	days := q.Range.Days()
-	b := &queryBuild{q: q, fraction: stats.SampleFraction(days), repo: r, websiteID: websiteID, zone: zone}
-	b.base = b.rangeWhere(websiteID)
-	b.baseArgs = len(b.args)
+	b := r.newBuild(websiteID, q, zone)
 	if err := b.readValues(ctx, q.Filters); err != nil {
 		return QueryAnswer{}, err
 	}
 	if err := b.readGoals(ctx); err != nil {
 		return QueryAnswer{}, err
 	}
-	err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
+	out, err := r.runBuild(ctx, b)
+	if err != nil {
+		return QueryAnswer{}, err
+	}
+	if err := r.conversionMetrics(ctx, websiteID, q, zone, b.fraction, &out); err != nil {
+		return QueryAnswer{}, err
+	}
+	if err := b.finish(ctx, r, websiteID, &out); err != nil {
+		return QueryAnswer{}, err
+	}
+	b.revenueAnswer(&out)
+	return out, nil
+}
+
+// newBuild is the builder of q's statement over the website's rows of its range, sampled past
+// stats.ExactFilterDays.
+func (r *Repository) newBuild(websiteID int64, q *query.Query, zone stats.Zone) *queryBuild {
+	b := &queryBuild{q: q, fraction: stats.SampleFraction(q.Range.Days()), repo: r, websiteID: websiteID, zone: zone}
+	b.base = b.rangeWhere(websiteID)
+	b.baseArgs = len(b.args)
+	return b
+}
+
+// runBuild compiles b's statement and runs it: the answer's rows with their metrics as the
+// statement sums them (unscaled; finish scales and divides), and the rows in all.
+func (r *Repository) runBuild(ctx context.Context, b *queryBuild) (QueryAnswer, error) {
+	var out QueryAnswer
+	q := b.q
+	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
 		if err := b.readRepeats(ctx, tx); err != nil {
 			return err
 		}
@@ -170,30 +227,7 @@ func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query
 		}
 		return nil
 	})
-	if err != nil {
-		return QueryAnswer{}, err
-	}
-	if err := r.conversionMetrics(ctx, websiteID, q, zone, b.fraction, &out); err != nil {
-		return QueryAnswer{}, err
-	}
-	if err := b.finish(ctx, r, websiteID, &out); err != nil {
-		return QueryAnswer{}, err
-	}
-	b.revenueAnswer(&out)
-	return out, nil
-}
-
-// readQuery runs read in readRows' transaction without JIT compilation, which took
-// PostgreSQL 15 about 200 ms a statement, more than the compiled code saved on a month of a
-// website's rows, and without Memoize, which cached each visit's unnested pages by the whole
-// array and took a third of an event:page breakdown's time (rarely finding one).
-func (r *Repository) readQuery(ctx context.Context, read func(tx *sqlx.Tx) error) error {
-	return r.readRows(ctx, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT set_config('jit', 'off', true), set_config('enable_memoize', 'off', true)`); err != nil {
-			return err
-		}
-		return read(tx)
-	})
+	return out, err
 }
 
 // finish scales a sample's counts, computes percentage from the total visitors and says what
@@ -208,7 +242,7 @@ func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64,
 			continue
 		}
 		if m == query.Percentage {
-			if err := r.readQuery(ctx, func(tx *sqlx.Tx) error {
+			if err := r.readRows(ctx, func(tx *sqlx.Tx) error {
 				return tx.GetContext(ctx, &total, b.totalVisitors(), b.args[:b.whereArgs]...)
 			}); err != nil {
 				return err
@@ -296,9 +330,8 @@ func (b *queryBuild) timeKey() string {
 
 // timeLabel is the SQL of the label of time bucket key k (timeKey). A day and an hour are
 // their text: lib/pq's connections always have DateStyle ISO (it refuses any other), which
-// writes 2026-11-28 and 2026-11-28 05:00:00, and the cast takes a third of to_char's time,
-// which counts where a label is made for every visit (the goals' statement, 70 ms of a month's
-// 300,000 visits).
+// writes 2026-11-28 and 2026-11-28 05:00:00, and the cast costs less than to_char, which
+// counts where a label is made for every visit (the goals' statement; docs/query.md, "Speed").
 func (b *queryBuild) timeLabel(k string) string {
 	switch b.q.TimeUnit() {
 	case query.Hour:
@@ -372,7 +405,7 @@ func (b *queryBuild) grouped(where string) string {
 		if m.IsRevenue() {
 			sql = b.revenueSQL(m)
 		} else {
-			sql = metricSQL(m)
+			sql = b.metricSQL(m)
 		}
 		if m == query.Events && b.conversionEvents() {
 			sql = "sum(events)"
@@ -415,7 +448,7 @@ func (b *queryBuild) needsVisitors() bool {
 // visit, when visitors are counted and no list of them tests each visit (b.repeats); else "".
 // rep is the lists readRepeats passes, or, past maxRepeats, grouped from the primary key.
 func (b *queryBuild) withRepeats() string {
-	if !b.needsVisitors() || b.repeats != "" {
+	if !b.needsVisitors() || b.repeats != "" || b.groupVisitors {
 		return ""
 	}
 	if b.repeatRows != "" {
@@ -428,27 +461,19 @@ func (b *queryBuild) withRepeats() string {
 // repeatKey is the SQL of a visit row's day and visitor as one number.
 const repeatKey = `((day - date '2000-01-01')::int8 << 32 | (visitor::int8 & 4294967295))`
 
-// maxRepeats is how many visitor-days of several visits readRepeats passes to the statement
-// as a list; past it, the statement joins them (rep) itself.
-var maxRepeats = 50_000
+// defaultMaxRepeats is how many visitor-days of several visits readRepeats passes to the
+// statement as a list (Repository.maxRepeats); past it, the statement joins them (rep) itself.
+const defaultMaxRepeats = 50_000
 
 // repeatedVisitorDays reads the visitor-days with more than one visit among the visit rows
 // where base holds (the range's, before any filter), as repeatKey numbers, from the primary key
 // alone. Its index order (website, day, visitor) already groups each visitor-day, so the rows
-// are counted as they stream: PostgreSQL estimates a hash of them cheaper, but hashing a
-// month's 300,000 visitor-days of a website of 10,000 visits a day took 130 ms where
-// streaming them takes 45 (docs/query.md, "Speed"). Hashing is turned back on for the
-// transaction's next statements.
+// are counted as they stream, without hashing (withoutHashAgg; docs/engine.md says what it
+// saved).
 func repeatedVisitorDays(ctx context.Context, tx *sqlx.Tx, base string, args []any) ([]int64, error) {
 	var keys []int64
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('enable_hashagg', 'off', true)`); err != nil {
-		return nil, fmt.Errorf("repeated visitors: %w", err)
-	}
 	q := `SELECT ` + repeatKey + ` FROM visit_rows WHERE ` + base + ` GROUP BY day, visitor HAVING count(*) > 1`
-	if err := tx.SelectContext(ctx, &keys, q, args...); err != nil {
-		return nil, fmt.Errorf("repeated visitors: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('enable_hashagg', 'on', true)`); err != nil {
+	if err := withoutHashAgg(ctx, tx, func() error { return tx.SelectContext(ctx, &keys, q, args...) }); err != nil {
 		return nil, fmt.Errorf("repeated visitors: %w", err)
 	}
 	return keys, nil
@@ -460,10 +485,9 @@ func repeatedVisitorDays(ctx context.Context, tx *sqlx.Tx, base string, args []a
 // joining rep to every visit. Not under a hit dimension: there PostgreSQL cannot tell how few
 // groups the list makes of the hits, and sorts them all rather than hashing; rep is joined,
 // made of the same visitor-days as two lists (b.repeatRows) rather than grouped from the rows
-// in the statement, where PostgreSQL hashed them (a month's page breakdown of a website of
-// 10,000 visits a day: 608 to 449 ms p50, the read included).
+// in the statement, where PostgreSQL hashed them (docs/query.md, "Speed", has the figures).
 func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
-	if !b.needsVisitors() {
+	if !b.needsVisitors() || b.groupVisitors {
 		return nil
 	}
 	keys, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])
@@ -471,7 +495,7 @@ func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
 		return err
 	}
 	switch {
-	case len(keys) > maxRepeats:
+	case len(keys) > b.repo.maxRepeats:
 	case b.hitLevel() == query.VisitLevel:
 		b.repeats = b.arg(pq.Array(keys)) + "::int8[]"
 	default:
@@ -498,6 +522,10 @@ func (b *queryBuild) perVisitor(where string) string {
 	selected := strings.Join(append(slices.Clone(keys), ""), ", ")
 	visitors, from := "0 AS visitors, NULL::int8 AS rkey", ` FROM (`+b.perVisit(where)+`) AS u`
 	switch {
+	case b.needsVisitors() && b.groupVisitors:
+		// One group a (dimensions, day, visitor): one visitor each.
+		visitors = `1 AS visitors, NULL::int8 AS rkey`
+		keys = append(keys, "day", "visitor")
 	case b.needsVisitors() && b.repeats != "":
 		visitors = `count(*) FILTER (WHERE first) AS visitors, rkey`
 		keys = append(keys, "rkey")
@@ -538,10 +566,7 @@ func (b *queryBuild) perVisit(where string) string {
 		engagement, join = engagementColumns, engagementJoin(b.engagementPages())
 	}
 	pages := b.pages
-	pv := "pageviews"
-	if pages != "" {
-		pv = "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE " + strings.ReplaceAll(pages, element, "x.v") + ")"
-	}
+	pv := pageCount(b.pageIs, pages)
 	switch b.hitLevel() {
 	case query.PageLevel:
 		hitWhere := ""
@@ -604,32 +629,6 @@ func groupKeys(n int) string {
 	return sb.String()
 }
 
-// metricSQL is a metric over v's rows, rounded as the summary rounds (halves away from
-// zero). percentage and the conversion rates are the visitors here; finish and
-// conversionMetrics divide them by their wholes.
-func metricSQL(m query.Metric) string {
-	switch m {
-	case query.Visitors, query.Percentage, query.ConversionRate, query.GroupConversionRate:
-		// v's visitors where rkey is NULL; one a visitor-day of several visits.
-		return "coalesce(sum(visitors) FILTER (WHERE rkey IS NULL), 0) + count(DISTINCT rkey)"
-	case query.Visits:
-		return "sum(visits)"
-	case query.Pageviews:
-		return "sum(pageviews)"
-	case query.Events:
-		return "sum(pageviews) + sum(events)"
-	case query.BounceRate:
-		return "coalesce(round(100.0 * sum(bounces) / nullif(sum(visits), 0), 1), 0)"
-	case query.VisitDuration:
-		return "coalesce(round(sum(seconds)::numeric / nullif(sum(visits), 0)), 0)"
-	case query.ViewsPerVisit:
-		return "coalesce(round(sum(pageviews)::numeric / nullif(sum(visits), 0), 2), 0)"
-	case query.TimeOnPage, query.ScrollDepth:
-		return engagementSQL(m)
-	}
-	panic("repository: unknown metric " + string(m))
-}
-
 // orderBy is the ORDER BY of the answer: the query's order, then every dimension ascending,
 // so that pages do not overlap.
 func (b *queryBuild) orderBy() string {
@@ -660,7 +659,7 @@ func (b *queryBuild) totalVisitors() string {
 	inner := *b.q
 	inner.Dimensions = nil
 	inner.Metrics = []query.Metric{query.Visitors}
-	t := &queryBuild{q: &inner, args: b.args, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats, repeatRows: b.repeatRows}
+	t := &queryBuild{q: &inner, sqlArgs: sqlArgs{args: b.args}, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats, repeatRows: b.repeatRows}
 	return t.withRepeats() + `SELECT (` + metricSQL(query.Visitors) + `)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
 

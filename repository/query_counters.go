@@ -11,42 +11,26 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// A query that needs no visit row - no filter, whole days, no dimension but time by hour, day
-// or month, no percentage - is answered from the daily counters (Reader without filters),
-// which count every visit, imported days and days before the visit rows included, and read a
-// month in milliseconds where the rows take a scan of every visit.
-
-// counterQuery tells whether the counters can answer q, and with which interval.
-func counterQuery(q *query.Query) (stats.Interval, bool) {
-	// Revenue has no counters: only the visit rows hold it.
-	if len(q.Filters) > 0 || !q.Range.WholeDays() || slices.Contains(q.Metrics, query.Percentage) || q.HasRevenue() {
-		return "", false
-	}
-	switch len(q.Dimensions) {
-	case 0:
-		return "", true
-	case 1:
-		interval := map[query.TimeUnit]stats.Interval{query.Hour: stats.Hour, query.DayUnit: stats.Daily, query.Month: stats.Month}[q.TimeUnit()]
-		if interval == "" {
-			return "", false
+// counterAnswer answers q from the counters as planned (planQuery): one row, one a bucket
+// with a visit or a pageview, or one a label of the breakdown's statistic, in the query's
+// order and page.
+func (r *Repository) counterAnswer(ctx context.Context, websiteID int64, q *query.Query, plan queryPlan, zone stats.Zone) (QueryAnswer, error) {
+	reader := r.reader(websiteID, q.Range.Days(), needs{})
+	switch {
+	case plan.breakdown != nil:
+		rows, err := counterBreakdown(ctx, reader, q, *plan.breakdown)
+		if err != nil {
+			return QueryAnswer{}, err
 		}
-		ok, _ := interval.Allows(q.Range.Days())
-		return interval, ok
-	}
-	return "", false
-}
-
-// counterAnswer answers q from the counters: one row, or one a bucket with a visit or a
-// pageview, in the query's order and page.
-func (r *Repository) counterAnswer(ctx context.Context, websiteID int64, q *query.Query, interval stats.Interval, zone stats.Zone) (QueryAnswer, error) {
-	reader := r.Reader(websiteID, q.Range.Days(), nil)
-	if interval == "" {
+		return pageOf(q, rows), nil
+	case plan.interval == "":
 		t, err := reader.Totals(ctx)
 		if err != nil {
 			return QueryAnswer{}, err
 		}
 		return pageOf(q, []QueryRow{{Dimensions: []string{}, Metrics: counterMetrics(q, t)}}), nil
 	}
+	interval := plan.interval
 	buckets, err := reader.Series(ctx, interval, zone)
 	if err != nil {
 		return QueryAnswer{}, err
@@ -69,28 +53,36 @@ func (r *Repository) counterAnswer(ctx context.Context, websiteID int64, q *quer
 	return pageOf(q, rows), nil
 }
 
-// counterMetrics are q's metrics of the counters' totals.
-func counterMetrics(q *query.Query, t stats.Totals) []float64 {
-	out := make([]float64, len(q.Metrics))
-	for i, m := range q.Metrics {
-		switch m {
-		case query.Visitors:
-			out[i] = float64(t.Visitors)
-		case query.Visits:
-			out[i] = float64(t.Visits)
-		case query.Pageviews:
-			out[i] = float64(t.Pageviews)
-		case query.Events: // Plausible's: pageviews and custom events
-			out[i] = float64(t.Pageviews + t.Events)
-		case query.BounceRate:
-			out[i] = t.BounceRate()
-		case query.VisitDuration:
-			out[i] = float64(t.VisitDuration())
-		case query.ViewsPerVisit:
-			out[i] = t.ViewsPerVisit()
-		}
+// counterBreakdown is a row for each label of f's statistic over the range, with its count
+// (every metric of q, which planQuery checked is the count): the stored values answered as f
+// answers them, those that share a label (tv and desktop are Desktop) summed.
+func counterBreakdown(ctx context.Context, reader Reader, q *query.Query, f query.Field) ([]QueryRow, error) {
+	name := f.Stat
+	if f.Level == query.PageLevel {
+		name = stats.Page
 	}
-	return out
+	entries, _, err := reader.List(ctx, StatQuery{Name: name, SortBy: "value"})
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]float64{}
+	var labels []string
+	for _, e := range entries {
+		label := f.Answer(e.Value)
+		if _, ok := counts[label]; !ok {
+			labels = append(labels, label)
+		}
+		counts[label] += float64(e.Count)
+	}
+	rows := make([]QueryRow, len(labels))
+	for i, label := range labels {
+		metrics := make([]float64, len(q.Metrics))
+		for m := range metrics {
+			metrics[m] = counts[label]
+		}
+		rows[i] = QueryRow{Dimensions: []string{label}, Metrics: metrics}
+	}
+	return rows, nil
 }
 
 // pageOf orders rows as q asks (then by the dimensions, ascending) and cuts q's page.

@@ -7,21 +7,21 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// SetMaxRepeats sets how many visitor-days of several visits the query engine passes as a
+// SetMaxRepeats sets how many visitor-days of several visits r's query engine passes as a
 // list (past it, it joins them), for the tests of both ways; it returns the way back.
-func SetMaxRepeats(n int) (restore func()) {
-	old := maxRepeats
-	maxRepeats = n
-	return func() { maxRepeats = old }
+func (r *Repository) SetMaxRepeats(n int) (restore func()) {
+	old := r.maxRepeats
+	r.maxRepeats = n
+	return func() { r.maxRepeats = old }
 }
 
-// SetGoalsListPath turns the goals list's statements for the event:goal dimension on or off
+// SetGoalsListPath turns r's goals list's statements for the event:goal dimension on or off
 // (the union of one part a goal answers then), for the tests that compare both; it returns the
 // way back.
-func SetGoalsListPath(on bool) (restore func()) {
-	old := goalsListPath
-	goalsListPath = on
-	return func() { goalsListPath = old }
+func (r *Repository) SetGoalsListPath(on bool) (restore func()) {
+	old := r.goalsUnion
+	r.goalsUnion = !on
+	return func() { r.goalsUnion = old }
 }
 
 // RepeatedVisitorDays reads, in a transaction of db, the visitor-days of a website's range

@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -29,16 +30,70 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 		conds = append(conds, cond)
 	}
 	whereArgs := len(b.args)
-	var pages []string
 	// Under event:goal and event:props a row counts its own hits, whatever page filters keep
 	// (and an argument no statement reads has no type for PostgreSQL).
-	ownHits := b.hitLevel() == query.GoalLevel || b.hitLevel() == query.PropLevel
+	if ownHits := b.hitLevel() == query.GoalLevel || b.hitLevel() == query.PropLevel; !ownHits {
+		// A lone is counts its pages' pageviews by array_positions, so the predicate may be in
+		// no statement but an event:page dimension's: its values are literals then.
+		kept := b
+		if b.pageIs = pagesIs(filters); b.pageIs != nil {
+			kept = &queryBuild{q: b.q, sqlArgs: sqlArgs{inline: true}}
+		}
+		pages, err := kept.pagesKept(ctx, tx, filters)
+		if err != nil {
+			return "", 0, err
+		}
+		b.pages = pages
+	}
+	return strings.Join(conds, " AND "), whereArgs, nil
+}
+
+// pagesIs are the values of the event:page filters among filters that must all hold when they
+// are one case-sensitive is of at most 8 values (filter[page], filter_any[page]; not filters
+// aside, which keep every page of their visits); nil otherwise. A visit's pageviews of those
+// pages are counted by array_positions (pageCount), 4 to 6 times faster than pagesKept's
+// predicate over unnest(pages).
+func pagesIs(filters []query.Filter) []string {
+	var kept []query.Filter
 	for _, f := range filters {
-		// With event:page filters that must all hold, only the pageviews they keep count.
-		if !ownHits && f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
+		if f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
+			kept = append(kept, f)
+		}
+	}
+	if len(kept) != 1 || kept[0].Op != query.Is || kept[0].IgnoreCase || len(kept[0].Values) > 8 {
+		return nil
+	}
+	return slices.Compact(slices.Sorted(slices.Values(kept[0].Values)))
+}
+
+// pageCount is the SQL of a visit row's pageviews that its page filters keep: those of the
+// pages of is (pagesIs) when there are some, else those of the pages that pred (pagesKept's)
+// holds for, else all of them.
+func pageCount(is []string, pred string) string {
+	switch {
+	case len(is) > 0:
+		counts := make([]string, len(is))
+		for i, p := range is {
+			counts[i] = "cardinality(array_positions(pages, " + pq.QuoteLiteral(p) + "))"
+		}
+		return "(" + strings.Join(counts, " + ") + ")"
+	case pred != "":
+		return "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE " + strings.ReplaceAll(pred, element, "x.v") + ")"
+	}
+	return "pageviews"
+}
+
+// pagesKept is the predicate on a pageview's page (element) of the event:page filters among
+// filters that must all hold, or "": with them, only the pageviews they keep count (v2's
+// query and v1's filter, filter_any and filter_contains alike). A not filter keeps the visits
+// none of whose pages is a value, so each of their pageviews counts.
+func (b *queryBuild) pagesKept(ctx context.Context, tx *sqlx.Tx, filters []query.Filter) (string, error) {
+	var pages []string
+	for _, f := range filters {
+		if f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
 			pred, err := b.leafPredicate(ctx, tx, f, element)
 			if err != nil {
-				return "", 0, err
+				return "", err
 			}
 			if f.Negated() {
 				pred = "NOT (" + pred + ")"
@@ -46,8 +101,7 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 			pages = append(pages, pred)
 		}
 	}
-	b.pages = strings.Join(pages, " AND ")
-	return strings.Join(conds, " AND "), whereArgs, nil
+	return strings.Join(pages, " AND "), nil
 }
 
 // cond is a filter's condition on a visit row.
@@ -89,7 +143,11 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 		}
 		fallthrough
 	case query.PageLevel, query.NameLevel:
-		if column, list, ok := b.hitList(f); ok {
+		column, list, ok, err := b.hitList(ctx, f)
+		if err != nil {
+			return "", err
+		}
+		if ok {
 			// One of the visit's pages (events) is in the list: read in place, where unnesting
 			// the array in a subquery took twice the time.
 			return b.overlaps(column, list), nil
@@ -117,26 +175,29 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 // hitList is the array column (pages, events) and the list of its values a positive is or
 // matches filter on event:page or on the stored events keeps, when the list is short (&&
 // compares every pair, where = ANY of a long list is hashed); ok is false otherwise.
-func (b *queryBuild) hitList(f query.Filter) (string, []string, bool) {
+func (b *queryBuild) hitList(ctx context.Context, f query.Filter) (string, []string, bool, error) {
 	column := "pages"
 	if f.Field.Level == query.EventLevel {
 		column = "events"
 	} else if f.Field.Level != query.PageLevel {
-		return "", nil, false
+		return "", nil, false, nil
 	}
 	if f.Negated() {
-		return "", nil, false
+		return "", nil, false, nil
 	}
 	var list []string
 	switch {
 	case f.Op == query.Is && !f.IgnoreCase:
 		list = f.Values
 	case f.Op == query.Matches:
-		list = b.matched(f)
+		var err error
+		if list, err = b.matched(ctx, f); err != nil {
+			return "", nil, false, err
+		}
 	default:
-		return "", nil, false
+		return "", nil, false, nil
 	}
-	return column, list, len(list) <= 8
+	return column, list, len(list) <= 8, nil
 }
 
 // overlaps is the condition of an array column holding one of the values: = ANY of the
@@ -214,31 +275,40 @@ func (b *queryBuild) leafPredicate(ctx context.Context, tx *sqlx.Tx, f query.Fil
 		}
 		return fmt.Sprintf("%s %s ANY(%s)", part, like, p), nil
 	}
-	matched, err := b.matchedValues(ctx, tx, f)
+	matched, err := b.matched(ctx, f)
 	if err != nil {
 		return "", err
 	}
 	return e + " = ANY(" + b.arg(pq.Array(matched)) + "::text[])", nil
 }
 
-// matchedValues are the stored values of the filter's field over the range that one of its
-// RE2 patterns matches, in either spelling: the patterns run here, never in PostgreSQL.
-func (b *queryBuild) matchedValues(ctx context.Context, tx *sqlx.Tx, f query.Filter) ([]string, error) {
-	if _, ok := b.values[f.Field.Name]; !ok {
+// matched are the stored values of the filter's field over the range (b.values) that one of
+// its RE2 patterns matches, in either spelling: the patterns run here, never in PostgreSQL,
+// once a filter (its condition and the pages' predicate both need them). The work stops
+// when the request's context ends (its client left, or its time is up), looked at before
+// each value: a look costs tens of nanoseconds, a value up to milliseconds (query.MaxPrograms).
+func (b *queryBuild) matched(ctx context.Context, f query.Filter) ([]string, error) {
+	values, ok := b.values[f.Field.Name]
+	if !ok {
 		return nil, fmt.Errorf("distinct values of %s: not read", f.Field.Name)
 	}
-	return b.matched(f), nil
-}
-
-// matched are the values of b.values that one of f's patterns matches, in either spelling.
-func (b *queryBuild) matched(f query.Filter) []string {
+	if m, ok := b.matches[f.Patterns[0]]; ok { // each leaf compiles patterns of its own
+		return m, nil
+	}
 	matched := []string{}
-	for _, v := range b.values[f.Field.Name] {
+	for _, v := range values {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("match %s: %w", f.Field.Name, err)
+		}
 		if f.MatchesString(f.Field.Answer(v)) || f.MatchesString(partOf(f.Field, v)) {
 			matched = append(matched, v)
 		}
 	}
-	return matched
+	if b.matches == nil {
+		b.matches = map[*regexp.Regexp][]string{}
+	}
+	b.matches[f.Patterns[0]] = matched
+	return matched, nil
 }
 
 // partOf is the part of a stored value a field answers, in our spelling.

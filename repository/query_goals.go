@@ -81,14 +81,6 @@ func (b *queryBuild) goalFilterCond(f query.Filter) string {
 	return "(" + strings.Join(conds, " OR ") + ")"
 }
 
-// goalCond is filter[goal]'s condition of a row converting on m, with its arguments in b's.
-func (b *queryBuild) goalCond(m *goalMatch) string {
-	s := &rowSource{args: b.args}
-	cond := s.goalCond(m)
-	b.args = s.args
-	return cond
-}
-
 // conversionMetrics sets the conversion rates of out's rows: each row's visitors (the
 // statement's, before scaling) over those of the query without its event:goal filters, whole
 // (conversion_rate) or of the row's dimensions (group_conversion_rate), in percent with one

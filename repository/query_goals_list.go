@@ -13,10 +13,6 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// goalsListPath: goalsListQuery's queries take the goals list's statements (the tests turn it
-// off to compare them with the union's answers).
-var goalsListPath = true
-
 // goalsListQuery tells whether q asks what the goals list's statements answer
 // (goalsListAnswer): the event:goal dimension, alone or with one visit-level or time
 // dimension; top-level event:goal filters that name goals (is, contains) and any filters
@@ -186,7 +182,7 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 	}
 	names, oldNames := eventGoals(goals)
 	t := &goalTable{byKey: map[string]*goalCounts{}, fraction: b.fraction}
-	err = r.readQuery(ctx, func(tx *sqlx.Tx) error {
+	err = r.readRows(ctx, func(tx *sqlx.Tx) error {
 		// The visitor-days of several visits, from the primary key alone: only they are
 		// grouped one by one to count the base visitors (as the engine's statement does).
 		repeats, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])
@@ -197,7 +193,7 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 		if err != nil {
 			return err
 		}
-		s := &rowSource{where: where, args: slices.Clone(b.args[:whereArgs]), fraction: b.fraction}
+		s := &rowSource{where: where, sqlArgs: sqlArgs{args: slices.Clone(b.args[:whereArgs])}, fraction: b.fraction}
 		statement := s.goalsByKeySQL(key, s.arg(pq.Array(repeats))+"::int8[]", pages, names, oldNames)
 		return t.add(ctx, tx, statement, s.args, len(pages.words), len(goals))
 	})

@@ -34,7 +34,7 @@ func TestQueryOrdersByGroupConversionRate(t *testing.T) {
 	add("FR:France", 5, 3)
 	add("IT:Italy", 2, 1)
 	repotest.WriteVisitRows(t, f.db, site, visits)
-	if _, err := f.repo.CreateGoal(ctx, f.user, site, stats.Goal{Kind: stats.GoalPageview, Page: "/signup", DisplayName: "Signup"}); err != nil {
+	if _, err := f.repo.CreateGoal(ctx, site, stats.Goal{Kind: stats.GoalPageview, Page: "/signup", DisplayName: "Signup"}); err != nil {
 		t.Fatal(err)
 	}
 	env := queryapi.Env{Now: date("2026-03-05").Add(12 * time.Hour), Location: time.UTC}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	queryapi "github.com/analytics-service/analytics/query"
-	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -63,7 +62,7 @@ func TestQueryMatchesReference(t *testing.T) {
 	ctx := context.Background()
 	// Both ways of telling the visitor-days of several visits apart: a list, and a join.
 	for _, maxRepeats := range []int{1_000, -1} {
-		restore := repository.SetMaxRepeats(maxRepeats)
+		restore := f.repo.SetMaxRepeats(maxRepeats)
 		for _, fl := range filters {
 			for _, sh := range shapes {
 				body := `{"site_id": "example.com", "date_range": ["2026-03-01", "2026-03-10"], "metrics": [` + sh.metrics + `]`

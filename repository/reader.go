@@ -37,6 +37,8 @@ type Reader interface {
 	// Engagement is the time on page and scroll depth of the pages (values of the page
 	// statistic) that have some (engagement.go).
 	Engagement(ctx context.Context, pages []string) (map[string]PageEngagement, error)
+	// ListEngaged is List of the page statistic with the Engagement of the listed pages.
+	ListEngaged(ctx context.Context, q StatQuery) ([]StatEntry, int64, map[string]PageEngagement, error)
 }
 
 // Basis is what a range's numbers rest on. The counters count every visitor of every day;
@@ -50,13 +52,16 @@ type Basis struct {
 	From time.Time
 }
 
-// Reader is the reader of a website's range: without filters the counters, with filters the
-// matching visits' rows. The only place that chooses between the two.
+// Reader is the reader of a website's range: the one the planner chooses (plan.go) for a read
+// of the visits that match the filters (every visit without filters).
 func (r *Repository) Reader(websiteID int64, days stats.Range, filters stats.Filters) Reader {
-	if len(filters) > 0 {
-		return aliasReader{rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}}
-	}
-	return aliasReader{counterReader{repo: r, websiteID: websiteID, days: days}}
+	return r.reader(websiteID, days, needs{filters: filters})
+}
+
+// ListReader is the reader of a list's range, its name and filters: the planner's choice
+// (plan.go), which only the rows answer for custom properties.
+func (r *Repository) ListReader(websiteID int64, q stats.ListQuery) Reader {
+	return r.reader(websiteID, q.Range, needs{filters: q.Filters, rowsOnly: q.Name == stats.Property})
 }
 
 var (
@@ -71,6 +76,11 @@ type aliasReader struct{ Reader }
 func (a aliasReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int64, error) {
 	q.Name = q.Name.Canonical()
 	return a.Reader.List(ctx, q)
+}
+
+func (a aliasReader) ListEngaged(ctx context.Context, q StatQuery) ([]StatEntry, int64, map[string]PageEngagement, error) {
+	q.Name = q.Name.Canonical()
+	return a.Reader.ListEngaged(ctx, q)
 }
 
 func (a aliasReader) Top(ctx context.Context, names []stats.Name, limit int) (map[stats.Name]StatList, error) {

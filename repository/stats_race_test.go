@@ -97,7 +97,7 @@ func (r *race) flush(counts ...repository.StatCount) <-chan flushResult {
 
 func (r *race) delete(id int64) <-chan error {
 	out := make(chan error, 1)
-	go func() { out <- r.repo.DeleteWebsite(context.Background(), r.user, id) }()
+	go func() { out <- r.repo.DeleteWebsite(context.Background(), id) }()
 	return out
 }
 
@@ -175,7 +175,7 @@ func TestUpdateDoesNotWaitForAFlush(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	favorite := true
-	if _, err := r.repo.UpdateWebsite(ctx, r.user, r.a, repository.WebsiteChanges{Favorite: &favorite}); err != nil {
+	if _, err := r.repo.UpdateWebsite(ctx, r.a, repository.WebsiteChanges{Favorite: &favorite}); err != nil {
 		t.Fatalf("update while a flush holds the website: %v", err)
 	}
 }

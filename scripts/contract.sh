@@ -86,6 +86,11 @@ funnel() {
     node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).data.id))'
 }
 kept_funnel_id=$(funnel "Kept")
+# A viewer of the kept website, whose changes are the API's 403 (docs/teams.md): a member as an
+# accepted invitation makes one.
+viewer_key=$(bin/analytics user create --email viewer@example.com | tail -n 1)
+psql "$DATABASE_URL" -q -c "INSERT INTO website_members (website_id, user_id, role, created_at)
+  SELECT $website_id, id, 'viewer', now() FROM users WHERE email = 'viewer@example.com'"
 portman_funnel_id=$(funnel "Portman deletes")
 dredd_funnel_id=$(funnel "Dredd deletes")
 
@@ -109,7 +114,7 @@ if [ -s "$work/collection.json" ]; then
 fi
 
 step "Dredd"
-CONTRACT_API_KEY=$key CONTRACT_WEBSITE_ID=$website_id CONTRACT_DELETE_ID=$dredd_delete_id CONTRACT_GOAL_ID=$dredd_goal_id \
+CONTRACT_API_KEY=$key CONTRACT_VIEWER_KEY=$viewer_key CONTRACT_WEBSITE_ID=$website_id CONTRACT_DELETE_ID=$dredd_delete_id CONTRACT_GOAL_ID=$dredd_goal_id \
   CONTRACT_FUNNEL_ID=$dredd_funnel_id CONTRACT_KEPT_FUNNEL_ID=$kept_funnel_id CONTRACT_STEP_A=$step_a CONTRACT_STEP_B=$step_b \
   CONTRACT_WEBSITE_DOMAIN=$website_domain timeout 300 "$bin/dredd" "$root/openapi.yaml" "$base" --hookfiles "$root/tools/contract/dredd-hooks.js" \
   --loglevel warning --no-color >"$work/dredd.log" 2>&1 || failed+=(dredd)

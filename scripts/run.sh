@@ -58,9 +58,12 @@ Try it:
   curl -H 'Authorization: Bearer $key' http://localhost:$port/api/v1/websites
 
 Tracker snippet (put it in the <head> of your websites' pages):
-  <script async defer src="$public/js/script.js" data-host="$public"></script>
+  $(bin/analytics snippet --url "$public" --domain example.com)
 Hits count only for a website whose domain is the page's host, so add it first, e.g. for a page on localhost:
   curl -H 'Authorization: Bearer $key' -d domain=localhost http://localhost:$port/api/v1/websites
+and put the snippet of a local website (data-local: without it the tracker sends nothing from
+localhost, and says so in the browser's console) on its pages:
+  $(bin/analytics snippet --url "$public" --domain localhost)
 $note
 MSG
 exec bin/analytics serve

@@ -27,22 +27,79 @@ func (t Totals) Add(o Totals) Totals {
 	}
 }
 
-// BounceRateTenths is the bounce rate in tenths of a percent (414 is 41.4%), rounded half
-// away from zero; 0 without timed visits. In integers, so no float rounding can move a
-// digit.
-func (t Totals) BounceRateTenths() int64 { return roundedRatio(1000*t.Bounces, t.TimedVisits) }
+// Part is one of the summed numbers of Totals: every metric is made of parts, summed over the
+// days and the stores of a range before any ratio is taken (a ratio of sums, never a sum or
+// mean of ratios).
+type Part uint8
+
+const (
+	VisitorsPart Part = iota
+	VisitsPart
+	PageviewsPart
+	EventsPart
+	BouncesPart
+	VisitSecondsPart
+	TimedVisitsPart
+)
+
+// Part is the sum of part p.
+func (t Totals) Part(p Part) int64 {
+	return [...]int64{t.Visitors, t.Visits, t.Pageviews, t.Events, t.Bounces, t.VisitSeconds, t.TimedVisits}[p]
+}
+
+// Ratio is a metric that divides one part by another, declared once for every store and
+// every answer (the API, the pages, the reports, the query API's SQL): Scale times Num over
+// Den, rounded half away from zero to Decimals; nothing to divide (Den 0) is undefined, which
+// the numbers answer as 0.
+type Ratio struct {
+	Num, Den Part
+	Scale    int64
+	Decimals int
+}
+
+// The ratios of the summary. Bounces and durations are known for the timed visits only (days
+// imported or counted before durations were kept have visits but none of these), so they
+// divide by those; every visit row is timed.
+var (
+	BounceRateRatio    = Ratio{Num: BouncesPart, Den: TimedVisitsPart, Scale: 100, Decimals: 1}
+	VisitDurationRatio = Ratio{Num: VisitSecondsPart, Den: TimedVisitsPart, Scale: 1}
+	ViewsPerVisitRatio = Ratio{Num: PageviewsPart, Den: VisitsPart, Scale: 1, Decimals: 2}
+)
+
+// Units is the ratio of t in units of its last decimal (414 is 41.4 for one decimal). In
+// integers, so no float rounding can move a digit.
+func (r Ratio) Units(t Totals) int64 {
+	return roundedRatio(r.Scale*pow10(r.Decimals)*t.Part(r.Num), t.Part(r.Den))
+}
+
+// Of is the ratio of t, rounded to its decimals.
+func (r Ratio) Of(t Totals) float64 { return float64(r.Units(t)) / float64(pow10(r.Decimals)) }
+
+// Defined tells whether t has something to divide: the pages show a dash where it has not.
+func (r Ratio) Defined(t Totals) bool { return t.Part(r.Den) > 0 }
+
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
+// BounceRateTenths is the bounce rate in tenths of a percent (414 is 41.4%).
+func (t Totals) BounceRateTenths() int64 { return BounceRateRatio.Units(t) }
 
 // BounceRate is the percentage of timed visits that bounced, one decimal.
-func (t Totals) BounceRate() float64 { return float64(t.BounceRateTenths()) / 10 }
+func (t Totals) BounceRate() float64 { return BounceRateRatio.Of(t) }
 
-// VisitDuration is the mean duration of the timed visits in whole seconds, rounded half up.
-func (t Totals) VisitDuration() int64 { return roundedRatio(t.VisitSeconds, t.TimedVisits) }
+// VisitDuration is the mean duration of the timed visits in whole seconds.
+func (t Totals) VisitDuration() int64 { return VisitDurationRatio.Units(t) }
 
-// ViewsPerVisitHundredths is pageviews per visit in hundredths (286 is 2.86); 0 without visits.
-func (t Totals) ViewsPerVisitHundredths() int64 { return roundedRatio(100*t.Pageviews, t.Visits) }
+// ViewsPerVisitHundredths is pageviews per visit in hundredths (286 is 2.86).
+func (t Totals) ViewsPerVisitHundredths() int64 { return ViewsPerVisitRatio.Units(t) }
 
 // ViewsPerVisit is pageviews per visit, two decimals.
-func (t Totals) ViewsPerVisit() float64 { return float64(t.ViewsPerVisitHundredths()) / 100 }
+func (t Totals) ViewsPerVisit() float64 { return ViewsPerVisitRatio.Of(t) }
 
 // roundedRatio is n/d rounded half away from zero for n >= 0, and 0 when d is 0.
 func roundedRatio(n, d int64) int64 {

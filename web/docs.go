@@ -349,10 +349,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// docBlock is a paragraph (Spans) or a bulleted list (Items) of a description.
+// docBlock is a paragraph (Spans), a bulleted list (Items) or a fenced code block (Pre, its
+// lines as written) of a description.
 type docBlock struct {
 	Spans []docSpan
 	Items [][]docSpan
+	Pre   string
 }
 
 // docSpan is text, or code when it was between backticks.
@@ -364,13 +366,18 @@ type docSpan struct {
 var listItem = regexp.MustCompile(`^\s*[-*] `)
 
 // markdown reads the little Markdown the spec's descriptions use (paragraphs, "- " lists,
-// `code`) into blocks for the template, which escapes every piece: no HTML is ever built from
-// the text.
+// `code`, ``` fenced blocks ```) into blocks for the template, which escapes every piece: no
+// HTML is ever built from the text. A fenced block keeps its lines, in a block that scrolls
+// on a narrow screen rather than widen the page.
 func markdown(text string) []docBlock {
 	var blocks []docBlock
 	for _, para := range strings.Split(strings.TrimSpace(text), "\n\n") {
 		lines := strings.Split(strings.TrimSpace(para), "\n")
 		if para = strings.TrimSpace(para); para == "" {
+			continue
+		}
+		if len(lines) >= 2 && strings.HasPrefix(lines[0], "```") && strings.TrimSpace(lines[len(lines)-1]) == "```" {
+			blocks = append(blocks, docBlock{Pre: strings.Join(lines[1:len(lines)-1], "\n")})
 			continue
 		}
 		if listItem.MatchString(lines[0]) {

@@ -57,3 +57,12 @@ func TestMarkdown(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// A fenced block of a description is one block of its lines as written (a long curl command
+// scrolls inside it on a phone), not words joined into a paragraph.
+func TestMarkdownFencedBlock(t *testing.T) {
+	got := markdown("Ask it:\n\n```\ncurl -X POST https://a.example/q \\\n  -d '{}'\n```\n\nDone.")
+	if len(got) != 3 || got[1].Pre != "curl -X POST https://a.example/q \\\n  -d '{}'" || got[2].Spans[0].Text != "Done." {
+		t.Fatalf("%+v", got)
+	}
+}

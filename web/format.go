@@ -139,3 +139,18 @@ func NewFigures(now, before stats.Totals, sep string) Figures {
 			Change: Change{Now: now.VisitDuration(), Before: before.VisitDuration()}},
 	}
 }
+
+// Plural is the noun of a count: one for exactly 1, else many. The one rule of plural forms
+// on the pages and in e-mail (Counted writes the count with it).
+func Plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Counted writes a count with its noun: "1 visitor", "2 visitors", "1 234 visitors" (digits
+// grouped with sep, as GroupDigits).
+func Counted(n int64, sep, one, many string) string {
+	return GroupDigits(n, sep) + " " + Plural(n, one, many)
+}

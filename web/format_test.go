@@ -25,3 +25,11 @@ func TestGroupDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestCounted(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 visitors", 1: "1 visitor", 2: "2 visitors", 1001: "1,001 visitors", -1: "-1 visitors"} {
+		if got := Counted(n, ",", "visitor", "visitors"); got != want {
+			t.Errorf("%d: %q, want %q", n, got, want)
+		}
+	}
+}

@@ -85,11 +85,8 @@ func resetNotice(r stats.Reset, in string) string {
 }
 
 func importedNotice(label string, f RangeFacts) string {
-	days := "1 day"
-	verb := "was"
-	if f.ImportedDays != 1 {
-		days, verb = fmt.Sprintf("%d days", f.ImportedDays), "were"
-	}
+	days := Counted(int64(f.ImportedDays), "", "day", "days")
+	verb := Plural(int64(f.ImportedDays), "was", "were")
 	var names []string
 	for _, s := range f.Sources {
 		names = append(names, sourceName(s))

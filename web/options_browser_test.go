@@ -251,3 +251,71 @@ func TestTrackerOptionsInBrowser(t *testing.T) {
 		}
 	})
 }
+
+// The lines the tracker writes when it sends nothing.
+const (
+	infoLocal   = "Analytics: nothing sent: local page, no data-local"
+	infoDNT     = "Analytics: nothing sent: Do Not Track"
+	infoExclude = "Analytics: nothing sent: data-exclude"
+)
+
+// waitInfos waits for the tab's console to hold want, then a little for anything more.
+func waitInfos(t *testing.T, tb *tab, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for len(tb.consoleInfos()) < len(want) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := tb.consoleInfos(); !slices.Equal(got, want) {
+		t.Errorf("console.info lines %q, want %q", got, want)
+	}
+}
+
+// Whenever the tracker sends nothing it writes one console.info line saying why, read here
+// from Chromium's console: a local page without data-local (localhost, a file: page), Do Not
+// Track under data-dnt, a path of data-exclude. A page that is counted writes none.
+func TestTrackerSaysWhyItSendsNothing(t *testing.T) {
+	browser := newBrowser(t)
+	t.Run("localhost without data-local", func(t *testing.T) {
+		f := newFixture(t, Snippet)
+		tb := newTab(t, browser)
+		tb.navigate("http://localhost:" + f.site.URL[strings.LastIndex(f.site.URL, ":")+1:] + "/")
+		tb.until(`window.pa && typeof pa.track == "function"`)
+		check(t, f, tb, "/api/event", nil)
+		waitInfos(t, tb, infoLocal)
+	})
+	t.Run("localhost with data-local", func(t *testing.T) {
+		f := newFixture(t, tagWith("data-local", ""))
+		tb := newTab(t, browser)
+		page := "http://localhost:" + f.site.URL[strings.LastIndex(f.site.URL, ":")+1:] + "/"
+		tb.navigate(page)
+		check(t, f, tb, "/api/event", beacon, hit{Page: page, Screen: tb.screen()})
+		waitInfos(t, tb)
+	})
+	// A file: page: TestTrackerInBrowser's "file URL sends nothing".
+	t.Run("Do Not Track", func(t *testing.T) {
+		f := newFixture(t, withDNT)
+		tb := newTab(t, browser, `Object.defineProperty(Navigator.prototype, "doNotTrack", {get: function () { return "1"; }})`)
+		tb.navigate(f.base + "/")
+		tb.until(`window.pa && typeof pa.track == "function"`)
+		check(t, f, tb, "/api/event", nil)
+		waitInfos(t, tb, infoDNT)
+	})
+	t.Run("data-exclude", func(t *testing.T) {
+		f := newFixture(t, tagWith(`data-exclude="/admin/*"`, ""))
+		tb := newTab(t, browser)
+		tb.navigate(f.base + "/admin/users")
+		tb.until(`window.pa && pa.pageview`)
+		check(t, f, tb, "/api/event", nil)
+		waitInfos(t, tb, infoExclude)
+	})
+	t.Run("a counted page", func(t *testing.T) {
+		f := newFixture(t, Snippet)
+		tb := newTab(t, browser)
+		page := f.base + "/"
+		tb.navigate(page)
+		check(t, f, tb, "/api/event", beacon, hit{Page: page, Screen: tb.screen()})
+		waitInfos(t, tb)
+	})
+}

@@ -1,6 +1,6 @@
 /* Analytics tracker: pageviews, events and engagement to POST /api/event, with the options of its data- attributes (docs/tracker.md); no cookies, no storage. ES5, < 2 KB gzipped as served. */
 (function (w, d, n, l, H) {
-  var s = d.currentScript, a = d.getElementsByTagName('script'), i = a.length,
+  var s = d.currentScript, a = d.scripts, i = a.length,
     ps = H.pushState, ref = d.referrer, u, last, hh, ex, files, out,
     // The page engagement is measured for: its URL, engaged ms so far and since when
     // (0: not now), deepest and document height in px, deepest at the last engagement hit.
@@ -12,11 +12,14 @@
   w.pa = { track: nop, pageview: nop };
   function attr(k) { return s.getAttribute('data-' + k); }
   function has(k) { return attr(k) != null; }
+  // Whenever nothing is sent, one line in the console says why (a site owner testing wonders).
+  function no(m) { console.info('Analytics: nothing sent: ' + m); }
+  if (!s) return;
   // Only http(s) pages; not localhost nor file: unless data-local; nor if the site honours Do
   // Not Track and it is on.
-  if (!s || !(has('local') ? /^(https?|file):$/ : /^https?:$/).test(l.protocol) ||
-    !has('local') && /^localhost$|^127(\.\d+){0,2}\.\d+$|^\[::1?\]$/.test(l.hostname) ||
-    attr('dnt') == 'true' && /^(1|yes)$/.test(n.doNotTrack || w.doNotTrack || n.msDoNotTrack)) return;
+  if (!(has('local') ? /^(https?|file):$/ : /^https?:$/).test(l.protocol) ||
+    !has('local') && /^localhost$|^127(\.\d+){0,2}\.\d+$|^\[::1?\]$/.test(l.hostname)) return no('local page, no data-local');
+  if (attr('dnt') == 'true' && /^(1|yes)$/.test(n.doNotTrack || w.doNotTrack || n.msDoNotTrack)) return no('Do Not Track');
   // No data-host: post to the script's own server.
   u = (attr('host') || s.src.replace(/\/js\/script\.js.*/, '')).replace(/\/+$/, '') + '/api/event';
   hh = has('hash');
@@ -31,13 +34,13 @@
 
   function post(o) {
     o = JSON.stringify(o);
-    // text/plain needs no CORS preflight. sendBeacon is false when its queue is full; both it
-    // and keepalive outlive the page, so a click never waits for its hit.
+    // text/plain needs no CORS preflight: a string body is sent as text/plain;charset=UTF-8 by
+    // fetch and XMLHttpRequest. sendBeacon is false when its queue is full; both it and
+    // keepalive outlive the page, so a click never waits for its hit.
     if (n.sendBeacon && n.sendBeacon(u, new Blob([o], { type: 'text/plain' }))) return;
-    if (w.fetch) return fetch(u, { method: 'POST', body: o, headers: { 'Content-Type': 'text/plain' }, keepalive: true })['catch'](nop);
+    if (w.fetch) return fetch(u, { method: 'POST', body: o, keepalive: true })['catch'](nop);
     i = new XMLHttpRequest();
     i.open('POST', u);
-    i.setRequestHeader('Content-Type', 'text/plain');
     i.send(o);
   }
 
@@ -45,7 +48,7 @@
   // and interactive; nothing on an excluded path. True when sent.
   function hit(e, x) {
     var o = { page: x && x.url || l.href, referrer: ref, screen_resolution: screen.width + 'x' + screen.height };
-    if (ex && ex.test(l.pathname)) return;
+    if (ex && ex.test(l.pathname)) return no('data-exclude');
     if (e) o.event = e;
     if (x) {
       if (x.props) o.props = x.props;
@@ -111,6 +114,8 @@
   }
 
   w.pa.pageview = function (x) { pageview(x || {}); };
+  // The listeners' pageview: the current URL, once.
+  function again() { pageview(); }
   // pa.track(name, {props, revenue, interactive}), or the first form pa.track({name, value, unit}).
   w.pa.track = function (o, x) {
     var e = {}, k = ['name', 'value', 'unit'], j;
@@ -157,13 +162,13 @@
   if (ps) {
     H.pushState = function () {
       var r = ps.apply(this, arguments);
-      pageview();
+      again();
       return r;
     };
-    w.addEventListener('popstate', function () { pageview(); });
+    w.addEventListener('popstate', again);
   }
-  if (hh) w.addEventListener('hashchange', function () { pageview(); });
+  if (hh) w.addEventListener('hashchange', again);
   // A prerendered page counts only once it is shown.
-  if (d.prerendering) d.addEventListener('prerenderingchange', function () { pageview(); });
+  if (d.prerendering) d.addEventListener('prerenderingchange', again);
   else pageview();
 })(window, document, navigator, location, history);

@@ -188,3 +188,31 @@ func Snippet(baseURL string) string {
 	b := html.EscapeString(strings.TrimRight(baseURL, "/"))
 	return `<script async defer src="` + b + `/js/script.js" data-host="` + b + `"></script>`
 }
+
+// SnippetFor is the tag for the website domain: with data-local for a local domain
+// (LocalDomain), without which the tracker sends nothing from a page on localhost or a file:
+// page, and says so in the console. Every snippet shown for one website comes from here: the
+// pages and the CLI's (analytics snippet, which make run prints).
+func SnippetFor(baseURL, domain string) string {
+	tag := Snippet(baseURL)
+	if LocalDomain(domain) {
+		tag = strings.TrimSuffix(tag, "></script>") + " data-local></script>"
+	}
+	return tag
+}
+
+// LocalDomain tells whether a website's domain names a machine of its own developer, not a
+// public website: localhost and the names reserved for local use (RFC 6761 .localhost and
+// .test, RFC 6762 .local).
+func LocalDomain(domain string) bool {
+	d := strings.TrimSuffix(strings.ToLower(domain), ".")
+	if d == "localhost" {
+		return true
+	}
+	for _, suffix := range []string{".localhost", ".test", ".local"} {
+		if strings.HasSuffix(d, suffix) && len(d) > len(suffix) {
+			return true
+		}
+	}
+	return false
+}

@@ -220,3 +220,19 @@ func TestSnippet(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// The snippet of a local domain carries data-local; any other does not.
+func TestSnippetFor(t *testing.T) {
+	base := "https://stats.example"
+	for domain, local := range map[string]bool{"localhost": true, "app.localhost": true, "shop.test": true, "printer.local": true,
+		"LOCALHOST": true, "example.com": false, "localhost.example.com": false, "test": false, "contest": false, "local": false, "glocal": false} {
+		got := SnippetFor(base, domain)
+		want := `<script async defer src="https://stats.example/js/script.js" data-host="https://stats.example"></script>`
+		if local {
+			want = `<script async defer src="https://stats.example/js/script.js" data-host="https://stats.example" data-local></script>`
+		}
+		if got != want {
+			t.Errorf("%s: %s, want %s", domain, got, want)
+		}
+	}
+}

@@ -64,14 +64,17 @@ func CheckAlerts(in AlertInput) (repository.AlertSettings, stats.FieldErrors) {
 	return out, nil
 }
 
-// SetAlerts replaces a user's alert settings of one of their websites; repository.ErrNotFound
-// when it is unknown or someone else's. A refusal comes back as field errors, nothing changed.
+// SetAlerts replaces a user's own alert settings of a website whose settings they may change
+// (its owner, an admin or an editor: the alerts are set on its settings page);
+// repository.ErrNotFound when it is unknown or they have no role on it, ErrForbidden for a
+// viewer, both checked before the fields. A refusal comes back as field errors, nothing
+// changed.
 func (s *Service) SetAlerts(ctx context.Context, userID, id int64, in AlertInput) (repository.AlertSettings, stats.FieldErrors, error) {
+	if _, err := s.Open(ctx, userID, id, repository.RoleEditor); err != nil {
+		return repository.AlertSettings{}, nil, err
+	}
 	settings, errs := CheckAlerts(in)
 	if errs != nil {
-		if err := s.repo.WebsiteOwned(ctx, userID, id); err != nil {
-			return repository.AlertSettings{}, nil, err // another user's website is not found, whatever its fields
-		}
 		return repository.AlertSettings{}, errs, nil
 	}
 	out, err := s.repo.SetAlerts(ctx, id, userID, settings)

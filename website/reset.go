@@ -10,12 +10,14 @@ import (
 	"github.com/analytics-service/analytics/stats"
 )
 
-// ResetStats deletes the stats of one of a user's websites (docs/retention.md): of the days
-// from..to (YYYY-MM-DD, as typed), or of every day when neither is given, once the owner has
-// typed the website's domain as confirm. repository.ErrNotFound when the website is unknown or
-// someone else's; a refusal comes back as field errors, with nothing deleted.
+// ResetStats deletes the stats of a website (docs/retention.md): of the days from..to
+// (YYYY-MM-DD, as typed), or of every day when neither is given, once the user has typed the
+// website's domain as confirm. Its owner and its admins may; repository.ErrNotFound when the
+// website is unknown or the user has no role on it, ErrForbidden for a viewer or an editor
+// (both checked before the fields); a refusal comes back as field errors, with nothing
+// deleted.
 func (s *Service) ResetStats(ctx context.Context, userID, id int64, confirm, fromText, toText string) (repository.StatsReset, stats.FieldErrors, error) {
-	w, err := s.repo.Website(ctx, userID, id)
+	w, err := s.Open(ctx, userID, id, repository.RoleAdmin)
 	if err != nil {
 		return repository.StatsReset{}, nil, err
 	}

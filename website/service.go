@@ -103,6 +103,7 @@ func (s *Service) Create(ctx context.Context, userID int64, domain string, in Se
 	if err != nil {
 		return repository.Website{}, nil, err
 	}
+	w.Role = repository.RoleOwner
 	s.changed(ctx, w.ID)
 	return w, nil, nil
 }
@@ -146,9 +147,14 @@ func Check(domain string, in Settings, hash func(string) (string, error)) (repos
 	return out, nil, nil
 }
 
-// Update changes the fields sent of one of a user's websites; repository.ErrNotFound when it
-// is unknown or someone else's.
+// Update changes the fields sent of a website the user may edit (an editor, an admin or the
+// owner); repository.ErrNotFound when the user may not read it, ErrForbidden when they may
+// only read it (both checked before the fields).
 func (s *Service) Update(ctx context.Context, userID, id int64, in Settings) (repository.Website, stats.FieldErrors, error) {
+	opened, err := s.Open(ctx, userID, id, repository.RoleEditor)
+	if err != nil {
+		return repository.Website{}, nil, err
+	}
 	errs := stats.FieldErrors{}
 	checkRanges(in, errs)
 	ch := repository.WebsiteChanges{
@@ -172,21 +178,25 @@ func (s *Service) Update(ctx context.Context, userID, id int64, in Settings) (re
 		}
 		ch.PasswordHash = &hash
 	}
-	w, err := s.repo.UpdateWebsite(ctx, userID, id, ch)
+	w, err := s.repo.UpdateWebsite(ctx, id, ch)
 	if errors.Is(err, repository.ErrPasswordRequired) {
 		return repository.Website{}, stats.FieldErrors{"password": {"is needed for password protection (privacy 2)"}}, nil
 	}
 	if err != nil {
 		return repository.Website{}, nil, err
 	}
+	w.Role = opened.Role
 	s.changed(ctx, id)
 	return w, nil, nil
 }
 
-// Delete removes one of a user's websites and its stats; repository.ErrNotFound when it is
-// unknown or someone else's.
+// Delete removes a website and its stats; only its owner may (ErrForbidden for a member,
+// repository.ErrNotFound for anyone else).
 func (s *Service) Delete(ctx context.Context, userID, id int64) error {
-	if err := s.repo.DeleteWebsite(ctx, userID, id); err != nil {
+	if _, err := s.Open(ctx, userID, id, repository.RoleOwner); err != nil {
+		return err
+	}
+	if err := s.repo.DeleteWebsite(ctx, id); err != nil {
 		return err
 	}
 	s.changed(ctx, id)

@@ -27,9 +27,11 @@ import (
 
 	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/handlers"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
 )
@@ -64,6 +66,10 @@ const usage = `usage:
                                        (read only there); --dry-run writes nothing;
                                        PHPANALYTICS_DSN and PHPANALYTICS_APP_KEY stand for
                                        --dsn and --app-key, out of the process list
+  analytics snippet --url URL --domain D
+                                       print the tracker's tag for the website D of the service
+                                       at URL (with data-local for a local domain, as the pages
+                                       show it); needs no database
 `
 
 func main() {
@@ -79,6 +85,9 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
 	if len(args) == 0 {
 		return errors.New("no command\n" + usage)
+	}
+	if args[0] == "snippet" {
+		return snippetCommand(args[1:], stdout)
 	}
 	cfg, err := loadConfig()
 	if err != nil {
@@ -104,6 +113,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 	}
 }
 
+// snippetCommand prints the tag the pages show for a website (web.SnippetFor): make run
+// prints it for the demo's localhost.
+func snippetCommand(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("snippet", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	base := fs.String("url", "", "the service's address")
+	domain := fs.String("domain", "", "the website's domain")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return errors.New("usage: analytics snippet --url URL --domain D")
+	}
+	u, err := url.Parse(*base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--url %q is not an http(s) address", *base)
+	}
+	if *domain == "" {
+		return errors.New("--domain is required")
+	}
+	_, err = fmt.Fprintln(stdout, web.SnippetFor(*base, *domain))
+	return err
+}
+
 // config is everything read from the environment.
 type config struct {
 	DatabaseURL     string
@@ -119,10 +149,15 @@ type config struct {
 	SettingsTTL     time.Duration
 	BufferMaxKeys   int
 	MaxValuesPerDay int
+	RowBytesPerDay  int // VISIT_ROW_BYTES_PER_DAY
 	VisitTimeout    time.Duration
 	MaxOpenVisits   int
 	FactsRetention  int // days
 	ShutdownTimeout time.Duration
+	// QueryTimeout, MaxQueriesPerKey and MaxQueriesPerWebsite bound the stats reads
+	// (QUERY_TIMEOUT, MAX_QUERIES_PER_KEY, MAX_QUERIES_PER_WEBSITE).
+	QueryTimeout                           time.Duration
+	MaxQueriesPerKey, MaxQueriesPerWebsite int
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
 	// tracker snippet, Secure cookies, e-mail reports); nil when PUBLIC_URL is unset.
 	PublicURL *url.URL
@@ -132,6 +167,9 @@ type config struct {
 	// Mailer sends the e-mail reports (SMTP_URL, REPORT_FROM); nil when SMTP_URL is unset.
 	Mailer       *reports.Mailer
 	ReportPeriod string // REPORT_PERIOD: reports.Month or reports.Week
+	// OIDC is single sign-on (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET,
+	// OIDC_AUTO_CREATE, OIDC_ALLOWED_DOMAINS); off without OIDC_ISSUER.
+	OIDC sso.Config
 }
 
 // app is the service's configuration, from the environment's.
@@ -140,11 +178,12 @@ func (cfg config) app(geo *ingest.GeoDB) app.Config {
 		Location: cfg.Location, PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, TrustedProxies: cfg.TrustedProxies,
 		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
-		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod,
+		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, OIDC: cfg.OIDC,
 		MetricsAllow:    cfg.MetricsAllow,
-		MaxValuesPerDay: cfg.MaxValuesPerDay,
-		VisitTimeout:    cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
+		MaxValuesPerDay: cfg.MaxValuesPerDay, VisitRowBytesPerDay: int64(cfg.RowBytesPerDay),
+		VisitTimeout: cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
 		FactsRetention: cfg.FactsRetention,
+		QueryTimeout:   cfg.QueryTimeout, MaxQueriesPerKey: cfg.MaxQueriesPerKey, MaxQueriesPerWebsite: cfg.MaxQueriesPerWebsite,
 	}
 }
 
@@ -171,11 +210,18 @@ func loadConfig() (config, error) {
 	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
 	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", ingest.DefaultBufferMaxKeys, &errs))
 	cfg.MaxValuesPerDay = envCount("MAX_VALUES_PER_DAY", ingest.DefaultMaxValuesPerDay, &errs)
+	cfg.RowBytesPerDay = envCount("VISIT_ROW_BYTES_PER_DAY", repository.DefaultRowBytesPerDay, &errs)
 	cfg.VisitTimeout = envDuration("VISIT_TIMEOUT", ingest.DefaultVisitTimeout, &errs)
 	if cfg.VisitTimeout > ingest.MaxVisitTimeout {
 		errs = append(errs, fmt.Errorf("VISIT_TIMEOUT: %s is longer than the most allowed, %s", cfg.VisitTimeout, ingest.MaxVisitTimeout))
 	}
 	cfg.MaxOpenVisits = envCount("MAX_OPEN_VISITS", ingest.DefaultMaxOpenVisits, &errs)
+	cfg.QueryTimeout = envDuration("QUERY_TIMEOUT", handlers.DefaultQueryTimeout, &errs)
+	if cfg.QueryTimeout > handlers.MaxQueryTimeout {
+		errs = append(errs, fmt.Errorf("QUERY_TIMEOUT: %s is longer than the most allowed, %s", cfg.QueryTimeout, handlers.MaxQueryTimeout))
+	}
+	cfg.MaxQueriesPerKey = envCount("MAX_QUERIES_PER_KEY", handlers.DefaultMaxQueriesPerKey, &errs)
+	cfg.MaxQueriesPerWebsite = envCount("MAX_QUERIES_PER_WEBSITE", handlers.DefaultMaxQueriesPerWebsite, &errs)
 	if cfg.FactsRetention = envCount("FACTS_RETENTION", app.DefaultFactsRetention, &errs); cfg.FactsRetention >= 1 {
 		if err := app.CheckFactsRetention(cfg.FactsRetention); err != nil {
 			errs = append(errs, err)
@@ -197,10 +243,42 @@ func loadConfig() (config, error) {
 		errs = append(errs, err)
 	}
 	cfg.TrustedProxies = envPrefixes("TRUSTED_PROXIES", &errs)
+	if err := loadOIDC(&cfg); err != nil {
+		errs = append(errs, err)
+	}
 	if os.Getenv("METRICS_ALLOW") != "" {
 		cfg.MetricsAllow = envPrefixes("METRICS_ALLOW", &errs)
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// loadOIDC reads single sign-on's settings: with OIDC_ISSUER, the client's id and secret are
+// needed too.
+func loadOIDC(cfg *config) error {
+	issuer := os.Getenv("OIDC_ISSUER")
+	cfg.OIDC = sso.Config{Issuer: issuer, ClientID: os.Getenv("OIDC_CLIENT_ID"), ClientSecret: os.Getenv("OIDC_CLIENT_SECRET")}
+	switch v := os.Getenv("OIDC_AUTO_CREATE"); v {
+	case "", "false":
+	case "true":
+		cfg.OIDC.AutoCreate = true
+	default:
+		return fmt.Errorf("OIDC_AUTO_CREATE: %q is not true or false", v)
+	}
+	for _, d := range strings.Split(os.Getenv("OIDC_ALLOWED_DOMAINS"), ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			cfg.OIDC.AllowedDomains = append(cfg.OIDC.AllowedDomains, d)
+		}
+	}
+	if issuer == "" {
+		return nil
+	}
+	if u, err := url.Parse(issuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("OIDC_ISSUER: %q is not an http(s) address", issuer)
+	}
+	if cfg.OIDC.ClientID == "" || cfg.OIDC.ClientSecret == "" {
+		return errors.New("OIDC_ISSUER is set: OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are needed too")
+	}
+	return nil
 }
 
 // envPrefixes reads a comma-separated list of addresses and CIDR ranges.
@@ -294,16 +372,33 @@ func openRepo(ctx context.Context, cfg config) (*sqlx.DB, *repository.Repository
 	return db, repository.New(db, nil), nil
 }
 
+// openPools connects the service's pools to DATABASE_URL (repository.Pools: the reads under
+// QUERY_TIMEOUT) and brings its schema up to date.
+func openPools(ctx context.Context, cfg config) (*repository.Pools, *repository.Repository, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, nil, errors.New("DATABASE_URL is not set")
+	}
+	pools, err := repository.OpenPools(ctx, cfg.DatabaseURL, cfg.QueryTimeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := repository.Migrate(ctx, pools.Main); err != nil {
+		pools.Close()
+		return nil, nil, err
+	}
+	return pools, repository.NewOnPools(pools, nil), nil
+}
+
 // serve runs the service until SIGTERM/SIGINT, then stops accepting, lets requests in flight
 // finish, writes every counter still in memory and exits.
 func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	paced := tuneGC(log)
 	servePprof(log)
-	db, repo, err := openRepo(ctx, cfg)
+	pools, repo, err := openPools(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer pools.Close()
 	geo, err := openGeo(cfg.GeoIPDB, log)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -142,7 +143,7 @@ func TestUserPasswordCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	session, err := repo.CreateSession(ctx, user.ID, time.Hour)
+	session, err := repo.CreateSession(ctx, user.ID, time.Hour, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,5 +307,37 @@ func TestAdminAndKeyNameFlags(t *testing.T) {
 		if _, err := runCmd(t, args...); err == nil {
 			t.Errorf("%v accepted", args)
 		}
+	}
+}
+
+// analytics snippet prints the tag the pages show for a website, data-local on a local one
+// (make run prints it for localhost), and needs no database.
+func TestSnippetCommand(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	for _, c := range []struct{ domain, want string }{
+		{"localhost", `<script async defer src="http://localhost:8080/js/script.js" data-host="http://localhost:8080" data-local></script>`},
+		{"shop.test", `<script async defer src="http://localhost:8080/js/script.js" data-host="http://localhost:8080" data-local></script>`},
+		{"example.com", `<script async defer src="http://localhost:8080/js/script.js" data-host="http://localhost:8080"></script>`},
+	} {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"snippet", "--url", "http://localhost:8080", "--domain", c.domain}, nil, &out, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(out.String()); got != c.want {
+			t.Errorf("%s: %s, want %s", c.domain, got, c.want)
+		}
+	}
+	for _, args := range [][]string{{"snippet"}, {"snippet", "--url", "ftp://x", "--domain", "a"}, {"snippet", "--url", "http://x"}} {
+		if err := run(context.Background(), args, nil, io.Discard, nil); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+	// make run prints it for the website it suggests.
+	script, err := os.ReadFile("../../scripts/run.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), `$(bin/analytics snippet --url "$public" --domain localhost)`) {
+		t.Error("scripts/run.sh does not print the snippet of the localhost website it suggests")
 	}
 }

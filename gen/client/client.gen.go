@@ -302,6 +302,30 @@ func (e StatName) Valid() bool {
 	}
 }
 
+// Defines values for WebsiteRole.
+const (
+	WebsiteRoleAdmin  WebsiteRole = "admin"
+	WebsiteRoleEditor WebsiteRole = "editor"
+	WebsiteRoleOwner  WebsiteRole = "owner"
+	WebsiteRoleViewer WebsiteRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the WebsiteRole enum.
+func (e WebsiteRole) Valid() bool {
+	switch e {
+	case WebsiteRoleAdmin:
+		return true
+	case WebsiteRoleEditor:
+		return true
+	case WebsiteRoleOwner:
+		return true
+	case WebsiteRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ZeroOne.
 const (
 	ZeroOneN0 ZeroOne = 0
@@ -700,11 +724,12 @@ type Hit struct {
 	Event *HitEvent `json:"event,omitempty"`
 
 	// Hash `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
-	// otherwise it is dropped. Any other value counts as absent.
+	// `false`, `null` or absent: it is dropped. Any other value is a `400`.
 	Hash *bool `json:"hash,omitempty"`
 
-	// Interactive `false`: the event counts but does not end the visit's bounce. Any other value counts
-	// as absent.
+	// Interactive `false`: the event counts but does not end the visit's bounce; `true`, `null` or
+	// absent: it ends it. Any other value is a `400`, so that a sender never counts
+	// bounces wrongly unawares.
 	Interactive *bool `json:"interactive,omitempty"`
 
 	// Page The absolute http(s) URL of the page; required in this service's body.
@@ -830,12 +855,13 @@ type PlausibleHit struct {
 	// none.
 	E *float32 `json:"e,omitempty"`
 
-	// H `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
-	// dropped.
+	// H `1`: the page's fragment is part of the page (hash-based routing); another number,
+	// `null` or absent: it is dropped. Any other value is a `400`.
 	H *int `json:"h,omitempty"`
 
 	// I `false` (long key `interactive`): the event counts but does not end the visit's
-	// bounce.
+	// bounce; `true`, `null` or absent: it ends it. Any other value is a `400` (Plausible's
+	// own endpoint reads only a boolean too, and its trackers send nothing else).
 	I           *bool `json:"i,omitempty"`
 	Interactive *bool `json:"interactive,omitempty"`
 
@@ -1376,6 +1402,10 @@ type Website struct {
 	// Example: 90
 	RetentionDays *int `json:"retention_days"`
 
+	// Role The caller's role on the website: `owner` for their own, else the role they were
+	// invited with (`admin`, `editor` or `viewer`).
+	Role WebsiteRole `json:"role"`
+
 	// Timezone The IANA time zone whose calendar days and hours the website's stats count in
 	// (`Europe/Berlin`); the service's `TZ` unless one was set. After a change this is the
 	// new zone, which counts from `timezone_from` on.
@@ -1390,6 +1420,10 @@ type Website struct {
 	TimezoneFrom *time.Time `json:"timezone_from"`
 	UpdatedAt    time.Time  `json:"updated_at"`
 }
+
+// WebsiteRole The caller's role on the website: `owner` for their own, else the role they were
+// invited with (`admin`, `editor` or `viewer`).
+type WebsiteRole string
 
 // WebsiteList defines model for WebsiteList.
 type WebsiteList struct {
@@ -1553,6 +1587,9 @@ type WebsiteSearch = string
 // BadHit The one error body, for every status >= 400.
 type BadHit = Error
 
+// Forbidden The one error body, for every status >= 400.
+type Forbidden = Error
+
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
@@ -1592,11 +1629,20 @@ type QueryInternalError = QueryError
 // QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryInvalid = QueryError
 
+// QueryTimedOut The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTimedOut = QueryError
+
 // QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryTooManyRequests = QueryError
 
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
+
+// StatsTimedOut The one error body, for every status >= 400.
+type StatsTimedOut = Error
+
+// StatsTooManyRequests The one error body, for every status >= 400.
+type StatsTooManyRequests = Error
 
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
@@ -1690,7 +1736,9 @@ type ListStatsParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1755,7 +1803,9 @@ type GetFunnelParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1818,7 +1868,9 @@ type ListGoalConversionsParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1886,7 +1938,9 @@ type ListPropertiesParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -1952,7 +2006,9 @@ type ListRevenueParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -2011,7 +2067,9 @@ type GetSummaryParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -2079,7 +2137,9 @@ type GetTimeseriesParams struct {
 	//   `(other)`, which stands for the values past the daily limit, matches nothing either.
 	// - With filters, every number counts only the matching visits: their visitors (distinct
 	//   per day, summed over the days), visits, bounces and duration, and their pageviews and
-	//   events; with `filter[page]`, only the pageviews of that page.
+	//   events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+	//   pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+	//   is a value, so all their pageviews count).
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
@@ -3136,7 +3196,8 @@ type ClientInterface interface {
 	// - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 	//   to 3,660 days.
 	// - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-	//   only their days inside the range, and a month's `visitors` are the sum of its days'.
+	//   only their days inside the range, and a month's `visitors` are the sum of its days';
+	//   allowed for ranges of up to 10,000 months.
 	// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 	// than its interval allows answers 422 on `interval`.
 	//
@@ -3145,7 +3206,7 @@ type ClientInterface interface {
 
 	// ListWebsites List websites
 	//
-	// The caller's websites, one page at a time. Ties of the sort key break by id in the same
+	// The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
 	// direction, so paging is stable.
 	//
 	// Corresponds with GET /api/v1/websites (the `ListWebsites` operationId).
@@ -3228,7 +3289,9 @@ type ClientInterface interface {
 	// ShowAlerts Show the caller's traffic alerts of a website
 	//
 	// The caller's spike and drop alerts of the website and the addresses they go to, each
-	// with whether it is confirmed yet (alerts go only to confirmed addresses).
+	// with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+	// whose role may change the website's settings (its owner, an admin, an editor) has
+	// alerts of their own; a viewer is answered 403.
 	//
 	// Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
 	ShowAlerts(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3362,7 +3425,8 @@ type ClientInterface interface {
 	// (the weekly and monthly rollups made again from the days left), visit rows, imported
 	// days (which may then be imported again) and realtime data. `confirm` must be the
 	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
-	// and deletes nothing). The dashboard notes the deleted range on every range that holds
+	// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+	// answered 403). The dashboard notes the deleted range on every range that holds
 	// it. Hits still held in a node's memory for those days when it runs (at most a second of
 	// them, and the later hits of visits then going on) are written afterwards and count:
 	// the deletion removes what is stored, it does not stop collection.
@@ -3379,7 +3443,8 @@ type ClientInterface interface {
 	// (the weekly and monthly rollups made again from the days left), visit rows, imported
 	// days (which may then be imported again) and realtime data. `confirm` must be the
 	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
-	// and deletes nothing). The dashboard notes the deleted range on every range that holds
+	// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+	// answered 403). The dashboard notes the deleted range on every range that holds
 	// it. Hits still held in a node's memory for those days when it runs (at most a second of
 	// them, and the later hits of visits then going on) are written afterwards and count:
 	// the deletion removes what is stored, it does not stop collection.
@@ -3395,9 +3460,11 @@ type ClientInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -3419,9 +3486,11 @@ type ClientInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -3948,7 +4017,8 @@ func (c *Client) GetSummary(ctx context.Context, websiteId StatsWebsiteId, param
 //   - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 //     to 3,660 days.
 //   - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-//     only their days inside the range, and a month's `visitors` are the sum of its days'.
+//     only their days inside the range, and a month's `visitors` are the sum of its days';
+//     allowed for ranges of up to 10,000 months.
 //
 // `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 // than its interval allows answers 422 on `interval`.
@@ -3968,7 +4038,7 @@ func (c *Client) GetTimeseries(ctx context.Context, websiteId StatsWebsiteId, pa
 
 // ListWebsites List websites
 //
-// The caller's websites, one page at a time. Ties of the sort key break by id in the same
+// The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
 // direction, so paging is stable.
 //
 // Corresponds with GET /api/v1/websites (the `ListWebsites` operationId).
@@ -4141,7 +4211,9 @@ func (c *Client) UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, bo
 // ShowAlerts Show the caller's traffic alerts of a website
 //
 // The caller's spike and drop alerts of the website and the addresses they go to, each
-// with whether it is confirmed yet (alerts go only to confirmed addresses).
+// with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+// whose role may change the website's settings (its owner, an admin, an editor) has
+// alerts of their own; a viewer is answered 403.
 //
 // Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
 func (c *Client) ShowAlerts(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4385,7 +4457,8 @@ func (c *Client) DeleteGoal(ctx context.Context, id int64, goalId int64, reqEdit
 // (the weekly and monthly rollups made again from the days left), visit rows, imported
 // days (which may then be imported again) and realtime data. `confirm` must be the
 // website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
-// and deletes nothing). The dashboard notes the deleted range on every range that holds
+// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+// answered 403). The dashboard notes the deleted range on every range that holds
 // it. Hits still held in a node's memory for those days when it runs (at most a second of
 // them, and the later hits of visits then going on) are written afterwards and count:
 // the deletion removes what is stored, it does not stop collection.
@@ -4412,7 +4485,8 @@ func (c *Client) ResetWebsiteStatsWithBody(ctx context.Context, id int64, conten
 // (the weekly and monthly rollups made again from the days left), visit rows, imported
 // days (which may then be imported again) and realtime data. `confirm` must be the
 // website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
-// and deletes nothing). The dashboard notes the deleted range on every range that holds
+// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+// answered 403). The dashboard notes the deleted range on every range that holds
 // it. Hits still held in a node's memory for those days when it runs (at most a second of
 // them, and the later hits of visits then going on) are written afterwards and count:
 // the deletion removes what is stored, it does not stop collection.
@@ -4438,9 +4512,11 @@ func (c *Client) ResetWebsiteStatsWithFormdataBody(ctx context.Context, id int64
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -4474,9 +4550,11 @@ func (c *Client) QueryStatsWithBody(ctx context.Context, contentType string, bod
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -7514,7 +7592,8 @@ type ClientWithResponsesInterface interface {
 	// - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 	//   to 3,660 days.
 	// - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-	//   only their days inside the range, and a month's `visitors` are the sum of its days'.
+	//   only their days inside the range, and a month's `visitors` are the sum of its days';
+	//   allowed for ranges of up to 10,000 months.
 	// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 	// than its interval allows answers 422 on `interval`.
 	//
@@ -7525,7 +7604,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListWebsitesWithResponse List websites
 	//
-	// The caller's websites, one page at a time. Ties of the sort key break by id in the same
+	// The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
 	// direction, so paging is stable.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7614,7 +7693,9 @@ type ClientWithResponsesInterface interface {
 	// ShowAlertsWithResponse Show the caller's traffic alerts of a website
 	//
 	// The caller's spike and drop alerts of the website and the addresses they go to, each
-	// with whether it is confirmed yet (alerts go only to confirmed addresses).
+	// with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+	// whose role may change the website's settings (its owner, an admin, an editor) has
+	// alerts of their own; a viewer is answered 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7758,7 +7839,8 @@ type ClientWithResponsesInterface interface {
 	// (the weekly and monthly rollups made again from the days left), visit rows, imported
 	// days (which may then be imported again) and realtime data. `confirm` must be the
 	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
-	// and deletes nothing). The dashboard notes the deleted range on every range that holds
+	// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+	// answered 403). The dashboard notes the deleted range on every range that holds
 	// it. Hits still held in a node's memory for those days when it runs (at most a second of
 	// them, and the later hits of visits then going on) are written afterwards and count:
 	// the deletion removes what is stored, it does not stop collection.
@@ -7775,7 +7857,8 @@ type ClientWithResponsesInterface interface {
 	// (the weekly and monthly rollups made again from the days left), visit rows, imported
 	// days (which may then be imported again) and realtime data. `confirm` must be the
 	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
-	// and deletes nothing). The dashboard notes the deleted range on every range that holds
+	// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+	// answered 403). The dashboard notes the deleted range on every range that holds
 	// it. Hits still held in a node's memory for those days when it runs (at most a second of
 	// them, and the later hits of visits then going on) are written afterwards and count:
 	// the deletion removes what is stored, it does not stop collection.
@@ -7791,9 +7874,11 @@ type ClientWithResponsesInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -7815,9 +7900,11 @@ type ClientWithResponsesInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -8353,6 +8440,13 @@ type ListStatsResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListStatsResponse503Headers the declared response headers of an HTTP 503 response for ListStats
+type ListStatsResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8365,9 +8459,11 @@ type ListStatsResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListStatsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8380,6 +8476,8 @@ type ListStatsResponse struct {
 	Headers429 *ListStatsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListStatsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8403,13 +8501,18 @@ func (r ListStatsResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListStatsResponse) GetJSON429() *TooManyRequests {
+func (r ListStatsResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListStatsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListStatsResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8474,6 +8577,13 @@ type GetFunnelResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetFunnelResponse503Headers the declared response headers of an HTTP 503 response for GetFunnel
+type GetFunnelResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetFunnelResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8486,9 +8596,11 @@ type GetFunnelResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetFunnelResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -8499,6 +8611,8 @@ type GetFunnelResponse struct {
 	Headers429 *GetFunnelResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetFunnelResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFunnelResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8522,13 +8636,18 @@ func (r GetFunnelResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetFunnelResponse) GetJSON429() *TooManyRequests {
+func (r GetFunnelResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFunnelResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFunnelResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8593,6 +8712,13 @@ type ListGoalConversionsResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListGoalConversionsResponse503Headers the declared response headers of an HTTP 503 response for ListGoalConversions
+type ListGoalConversionsResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListGoalConversionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8605,9 +8731,11 @@ type ListGoalConversionsResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListGoalConversionsResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -8618,6 +8746,8 @@ type ListGoalConversionsResponse struct {
 	Headers429 *ListGoalConversionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListGoalConversionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListGoalConversionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8641,13 +8771,18 @@ func (r ListGoalConversionsResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListGoalConversionsResponse) GetJSON429() *TooManyRequests {
+func (r ListGoalConversionsResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListGoalConversionsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8718,6 +8853,13 @@ type ListPropertiesResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListPropertiesResponse503Headers the declared response headers of an HTTP 503 response for ListProperties
+type ListPropertiesResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListPropertiesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8730,9 +8872,11 @@ type ListPropertiesResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPropertiesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8745,6 +8889,8 @@ type ListPropertiesResponse struct {
 	Headers429 *ListPropertiesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPropertiesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPropertiesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8768,13 +8914,18 @@ func (r ListPropertiesResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListPropertiesResponse) GetJSON429() *TooManyRequests {
+func (r ListPropertiesResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPropertiesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPropertiesResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8839,6 +8990,13 @@ type GetRealtimeResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetRealtimeResponse503Headers the declared response headers of an HTTP 503 response for GetRealtime
+type GetRealtimeResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetRealtimeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8849,9 +9007,11 @@ type GetRealtimeResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRealtimeResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8862,6 +9022,8 @@ type GetRealtimeResponse struct {
 	Headers429 *GetRealtimeResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRealtimeResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRealtimeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8880,13 +9042,18 @@ func (r GetRealtimeResponse) GetJSON404() *NotFound {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetRealtimeResponse) GetJSON429() *TooManyRequests {
+func (r GetRealtimeResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRealtimeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRealtimeResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8957,6 +9124,13 @@ type ListRevenueResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListRevenueResponse503Headers the declared response headers of an HTTP 503 response for ListRevenue
+type ListRevenueResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListRevenueResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8969,9 +9143,11 @@ type ListRevenueResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRevenueResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8984,6 +9160,8 @@ type ListRevenueResponse struct {
 	Headers429 *ListRevenueResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListRevenueResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRevenueResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9007,13 +9185,18 @@ func (r ListRevenueResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListRevenueResponse) GetJSON429() *TooManyRequests {
+func (r ListRevenueResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRevenueResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRevenueResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9084,6 +9267,13 @@ type GetSummaryResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetSummaryResponse503Headers the declared response headers of an HTTP 503 response for GetSummary
+type GetSummaryResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetSummaryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9096,9 +9286,11 @@ type GetSummaryResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSummaryResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9111,6 +9303,8 @@ type GetSummaryResponse struct {
 	Headers429 *GetSummaryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetSummaryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSummaryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9134,13 +9328,18 @@ func (r GetSummaryResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetSummaryResponse) GetJSON429() *TooManyRequests {
+func (r GetSummaryResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetSummaryResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSummaryResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9211,6 +9410,13 @@ type GetTimeseriesResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetTimeseriesResponse503Headers the declared response headers of an HTTP 503 response for GetTimeseries
+type GetTimeseriesResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetTimeseriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9223,9 +9429,11 @@ type GetTimeseriesResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidTimeseriesQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetTimeseriesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9238,6 +9446,8 @@ type GetTimeseriesResponse struct {
 	Headers429 *GetTimeseriesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTimeseriesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTimeseriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9261,13 +9471,18 @@ func (r GetTimeseriesResponse) GetJSON422() *InvalidTimeseriesQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetTimeseriesResponse) GetJSON429() *TooManyRequests {
+func (r GetTimeseriesResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTimeseriesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTimeseriesResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9567,6 +9782,12 @@ type DeleteWebsiteResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// DeleteWebsiteResponse403Headers the declared response headers of an HTTP 403 response for DeleteWebsite
+type DeleteWebsiteResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // DeleteWebsiteResponse404Headers the declared response headers of an HTTP 404 response for DeleteWebsite
 type DeleteWebsiteResponse404Headers struct {
 	CacheControl        string
@@ -9594,6 +9815,8 @@ type DeleteWebsiteResponse struct {
 	JSON200 *Deleted
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -9604,6 +9827,8 @@ type DeleteWebsiteResponse struct {
 	Headers200 *DeleteWebsiteResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteWebsiteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteWebsiteResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteWebsiteResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -9620,6 +9845,11 @@ func (r DeleteWebsiteResponse) GetJSON200() *Deleted {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DeleteWebsiteResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteWebsiteResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -9791,6 +10021,12 @@ type PatchWebsiteResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// PatchWebsiteResponse403Headers the declared response headers of an HTTP 403 response for PatchWebsite
+type PatchWebsiteResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // PatchWebsiteResponse404Headers the declared response headers of an HTTP 404 response for PatchWebsite
 type PatchWebsiteResponse404Headers struct {
 	CacheControl        string
@@ -9836,6 +10072,8 @@ type PatchWebsiteResponse struct {
 	JSON200 *WebsiteOK
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -9852,6 +10090,8 @@ type PatchWebsiteResponse struct {
 	Headers200 *PatchWebsiteResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *PatchWebsiteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PatchWebsiteResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *PatchWebsiteResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -9874,6 +10114,11 @@ func (r PatchWebsiteResponse) GetJSON200() *WebsiteOK {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r PatchWebsiteResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PatchWebsiteResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -9948,6 +10193,12 @@ type UpdateWebsiteResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// UpdateWebsiteResponse403Headers the declared response headers of an HTTP 403 response for UpdateWebsite
+type UpdateWebsiteResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // UpdateWebsiteResponse404Headers the declared response headers of an HTTP 404 response for UpdateWebsite
 type UpdateWebsiteResponse404Headers struct {
 	CacheControl        string
@@ -9993,6 +10244,8 @@ type UpdateWebsiteResponse struct {
 	JSON200 *WebsiteOK
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -10009,6 +10262,8 @@ type UpdateWebsiteResponse struct {
 	Headers200 *UpdateWebsiteResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UpdateWebsiteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateWebsiteResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateWebsiteResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -10031,6 +10286,11 @@ func (r UpdateWebsiteResponse) GetJSON200() *WebsiteOK {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r UpdateWebsiteResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateWebsiteResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -10099,6 +10359,12 @@ type ShowAlertsResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// ShowAlertsResponse403Headers the declared response headers of an HTTP 403 response for ShowAlerts
+type ShowAlertsResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // ShowAlertsResponse404Headers the declared response headers of an HTTP 404 response for ShowAlerts
 type ShowAlertsResponse404Headers struct {
 	CacheControl        string
@@ -10126,6 +10392,8 @@ type ShowAlertsResponse struct {
 	JSON200 *AlertsResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10134,6 +10402,8 @@ type ShowAlertsResponse struct {
 	JSON500 *InternalError
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ShowAlertsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ShowAlertsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ShowAlertsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10150,6 +10420,11 @@ func (r ShowAlertsResponse) GetJSON200() *AlertsResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ShowAlertsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ShowAlertsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -10203,6 +10478,12 @@ type SetAlertsResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// SetAlertsResponse403Headers the declared response headers of an HTTP 403 response for SetAlerts
+type SetAlertsResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // SetAlertsResponse404Headers the declared response headers of an HTTP 404 response for SetAlerts
 type SetAlertsResponse404Headers struct {
 	CacheControl        string
@@ -10248,6 +10529,8 @@ type SetAlertsResponse struct {
 	JSON200 *AlertsResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -10262,6 +10545,8 @@ type SetAlertsResponse struct {
 	JSON500 *InternalError
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *SetAlertsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SetAlertsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *SetAlertsResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -10284,6 +10569,11 @@ func (r SetAlertsResponse) GetJSON200() *AlertsResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r SetAlertsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SetAlertsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -10476,6 +10766,12 @@ type StoreFunnelResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// StoreFunnelResponse403Headers the declared response headers of an HTTP 403 response for StoreFunnel
+type StoreFunnelResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // StoreFunnelResponse404Headers the declared response headers of an HTTP 404 response for StoreFunnel
 type StoreFunnelResponse404Headers struct {
 	CacheControl        string
@@ -10521,6 +10817,8 @@ type StoreFunnelResponse struct {
 	JSON201 *FunnelResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -10537,6 +10835,8 @@ type StoreFunnelResponse struct {
 	Headers201 *StoreFunnelResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *StoreFunnelResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StoreFunnelResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *StoreFunnelResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -10559,6 +10859,11 @@ func (r StoreFunnelResponse) GetJSON201() *FunnelResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r StoreFunnelResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StoreFunnelResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -10627,6 +10932,12 @@ type DeleteFunnelResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// DeleteFunnelResponse403Headers the declared response headers of an HTTP 403 response for DeleteFunnel
+type DeleteFunnelResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // DeleteFunnelResponse404Headers the declared response headers of an HTTP 404 response for DeleteFunnel
 type DeleteFunnelResponse404Headers struct {
 	CacheControl        string
@@ -10654,6 +10965,8 @@ type DeleteFunnelResponse struct {
 	JSON200 *FunnelDeleted
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10662,6 +10975,8 @@ type DeleteFunnelResponse struct {
 	JSON500 *InternalError
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteFunnelResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteFunnelResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteFunnelResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10678,6 +10993,11 @@ func (r DeleteFunnelResponse) GetJSON200() *FunnelDeleted {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DeleteFunnelResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteFunnelResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -10855,6 +11175,12 @@ type StoreGoalResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// StoreGoalResponse403Headers the declared response headers of an HTTP 403 response for StoreGoal
+type StoreGoalResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // StoreGoalResponse404Headers the declared response headers of an HTTP 404 response for StoreGoal
 type StoreGoalResponse404Headers struct {
 	CacheControl        string
@@ -10900,6 +11226,8 @@ type StoreGoalResponse struct {
 	JSON201 *GoalResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -10916,6 +11244,8 @@ type StoreGoalResponse struct {
 	Headers201 *StoreGoalResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *StoreGoalResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StoreGoalResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *StoreGoalResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -10938,6 +11268,11 @@ func (r StoreGoalResponse) GetJSON201() *GoalResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r StoreGoalResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StoreGoalResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -11006,6 +11341,12 @@ type DeleteGoalResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// DeleteGoalResponse403Headers the declared response headers of an HTTP 403 response for DeleteGoal
+type DeleteGoalResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // DeleteGoalResponse404Headers the declared response headers of an HTTP 404 response for DeleteGoal
 type DeleteGoalResponse404Headers struct {
 	CacheControl        string
@@ -11033,6 +11374,8 @@ type DeleteGoalResponse struct {
 	JSON200 *GoalDeleted
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -11041,6 +11384,8 @@ type DeleteGoalResponse struct {
 	JSON500 *InternalError
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteGoalResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteGoalResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteGoalResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -11057,6 +11402,11 @@ func (r DeleteGoalResponse) GetJSON200() *GoalDeleted {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DeleteGoalResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteGoalResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -11110,6 +11460,12 @@ type ResetWebsiteStatsResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// ResetWebsiteStatsResponse403Headers the declared response headers of an HTTP 403 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // ResetWebsiteStatsResponse404Headers the declared response headers of an HTTP 404 response for ResetWebsiteStats
 type ResetWebsiteStatsResponse404Headers struct {
 	CacheControl        string
@@ -11155,6 +11511,8 @@ type ResetWebsiteStatsResponse struct {
 	JSON200 *ResetResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -11169,6 +11527,8 @@ type ResetWebsiteStatsResponse struct {
 	JSON500 *InternalError
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ResetWebsiteStatsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ResetWebsiteStatsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ResetWebsiteStatsResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -11191,6 +11551,11 @@ func (r ResetWebsiteStatsResponse) GetJSON200() *ResetResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ResetWebsiteStatsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -11267,6 +11632,11 @@ type QueryStatsResponse500Headers struct {
 	XRequestId string
 }
 
+// QueryStatsResponse503Headers the declared response headers of an HTTP 503 response for QueryStats
+type QueryStatsResponse503Headers struct {
+	RetryAfter int
+}
+
 type QueryStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11280,12 +11650,16 @@ type QueryStatsResponse struct {
 	JSON429 *QueryTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *QueryInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *QueryTimedOut
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *QueryStatsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *QueryStatsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *QueryStatsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *QueryStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11311,6 +11685,11 @@ func (r QueryStatsResponse) GetJSON429() *QueryTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r QueryStatsResponse) GetJSON500() *QueryInternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r QueryStatsResponse) GetJSON503() *QueryTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -12150,7 +12529,8 @@ func (c *ClientWithResponses) GetSummaryWithResponse(ctx context.Context, websit
 //   - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 //     to 3,660 days.
 //   - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-//     only their days inside the range, and a month's `visitors` are the sum of its days'.
+//     only their days inside the range, and a month's `visitors` are the sum of its days';
+//     allowed for ranges of up to 10,000 months.
 //
 // `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 // than its interval allows answers 422 on `interval`.
@@ -12168,7 +12548,7 @@ func (c *ClientWithResponses) GetTimeseriesWithResponse(ctx context.Context, web
 
 // ListWebsitesWithResponse List websites
 //
-// The caller's websites, one page at a time. Ties of the sort key break by id in the same
+// The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
 // direction, so paging is stable.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -12311,7 +12691,9 @@ func (c *ClientWithResponses) UpdateWebsiteWithFormdataBodyWithResponse(ctx cont
 // ShowAlertsWithResponse Show the caller's traffic alerts of a website
 //
 // The caller's spike and drop alerts of the website and the addresses they go to, each
-// with whether it is confirmed yet (alerts go only to confirmed addresses).
+// with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+// whose role may change the website's settings (its owner, an admin, an editor) has
+// alerts of their own; a viewer is answered 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12521,7 +12903,8 @@ func (c *ClientWithResponses) DeleteGoalWithResponse(ctx context.Context, id int
 // (the weekly and monthly rollups made again from the days left), visit rows, imported
 // days (which may then be imported again) and realtime data. `confirm` must be the
 // website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
-// and deletes nothing). The dashboard notes the deleted range on every range that holds
+// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+// answered 403). The dashboard notes the deleted range on every range that holds
 // it. Hits still held in a node's memory for those days when it runs (at most a second of
 // them, and the later hits of visits then going on) are written afterwards and count:
 // the deletion removes what is stored, it does not stop collection.
@@ -12544,7 +12927,8 @@ func (c *ClientWithResponses) ResetWebsiteStatsWithBodyWithResponse(ctx context.
 // (the weekly and monthly rollups made again from the days left), visit rows, imported
 // days (which may then be imported again) and realtime data. `confirm` must be the
 // website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
-// and deletes nothing). The dashboard notes the deleted range on every range that holds
+// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+// answered 403). The dashboard notes the deleted range on every range that holds
 // it. Hits still held in a node's memory for those days when it runs (at most a second of
 // them, and the later hits of visits then going on) are written afterwards and count:
 // the deletion removes what is stored, it does not stop collection.
@@ -12566,9 +12950,11 @@ func (c *ClientWithResponses) ResetWebsiteStatsWithFormdataBodyWithResponse(ctx 
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -12598,9 +12984,11 @@ func (c *ClientWithResponses) QueryStatsWithBodyWithResponse(ctx context.Context
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -13282,7 +13670,7 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13294,6 +13682,13 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13421,6 +13816,30 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListStatsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13469,7 +13888,7 @@ func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13481,6 +13900,13 @@ func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13591,6 +14017,30 @@ func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFunnelResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13639,7 +14089,7 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13651,6 +14101,13 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13761,6 +14218,30 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListGoalConversionsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13809,7 +14290,7 @@ func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, e
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13821,6 +14302,13 @@ func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13948,6 +14436,30 @@ func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPropertiesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13989,7 +14501,7 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14001,6 +14513,13 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14111,6 +14630,30 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRealtimeResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14159,7 +14702,7 @@ func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) 
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14171,6 +14714,13 @@ func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14298,6 +14848,30 @@ func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRevenueResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14346,7 +14920,7 @@ func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14358,6 +14932,13 @@ func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14485,6 +15066,30 @@ func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSummaryResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14533,7 +15138,7 @@ func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, err
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14545,6 +15150,13 @@ func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14672,6 +15284,30 @@ func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTimeseriesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15086,6 +15722,13 @@ func ParseDeleteWebsiteResponse(rsp *http.Response) (*DeleteWebsiteResponse, err
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15151,6 +15794,23 @@ func ParseDeleteWebsiteResponse(rsp *http.Response) (*DeleteWebsiteResponse, err
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteWebsiteResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteWebsiteResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -15412,6 +16072,13 @@ func ParsePatchWebsiteResponse(rsp *http.Response) (*PatchWebsiteResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15498,6 +16165,23 @@ func ParsePatchWebsiteResponse(rsp *http.Response) (*PatchWebsiteResponse, error
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PatchWebsiteResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers PatchWebsiteResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -15647,6 +16331,13 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15733,6 +16424,23 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateWebsiteResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers UpdateWebsiteResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -15882,6 +16590,13 @@ func ParseShowAlertsResponse(rsp *http.Response) (*ShowAlertsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15930,6 +16645,23 @@ func ParseShowAlertsResponse(rsp *http.Response) (*ShowAlertsResponse, error) {
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ShowAlertsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ShowAlertsResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -16028,6 +16760,13 @@ func ParseSetAlertsResponse(rsp *http.Response) (*SetAlertsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16097,6 +16836,23 @@ func ParseSetAlertsResponse(rsp *http.Response) (*SetAlertsResponse, error) {
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SetAlertsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers SetAlertsResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -16416,6 +17172,13 @@ func ParseStoreFunnelResponse(rsp *http.Response) (*StoreFunnelResponse, error) 
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16495,6 +17258,23 @@ func ParseStoreFunnelResponse(rsp *http.Response) (*StoreFunnelResponse, error) 
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers StoreFunnelResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers StoreFunnelResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -16644,6 +17424,13 @@ func ParseDeleteFunnelResponse(rsp *http.Response) (*DeleteFunnelResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16692,6 +17479,23 @@ func ParseDeleteFunnelResponse(rsp *http.Response) (*DeleteFunnelResponse, error
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteFunnelResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteFunnelResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -16960,6 +17764,13 @@ func ParseStoreGoalResponse(rsp *http.Response) (*StoreGoalResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17039,6 +17850,23 @@ func ParseStoreGoalResponse(rsp *http.Response) (*StoreGoalResponse, error) {
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers StoreGoalResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers StoreGoalResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -17188,6 +18016,13 @@ func ParseDeleteGoalResponse(rsp *http.Response) (*DeleteGoalResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17236,6 +18071,23 @@ func ParseDeleteGoalResponse(rsp *http.Response) (*DeleteGoalResponse, error) {
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteGoalResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteGoalResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -17334,6 +18186,13 @@ func ParseResetWebsiteStatsResponse(rsp *http.Response) (*ResetWebsiteStatsRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17403,6 +18262,23 @@ func ParseResetWebsiteStatsResponse(rsp *http.Response) (*ResetWebsiteStatsRespo
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ResetWebsiteStatsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ResetWebsiteStatsResponse404Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -17573,6 +18449,13 @@ func ParseQueryStatsResponse(rsp *http.Response) (*QueryStatsResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest QueryTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -17606,6 +18489,16 @@ func ParseQueryStatsResponse(rsp *http.Response) (*QueryStatsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers QueryStatsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -223,20 +223,28 @@ func (v Visit) matches(f stats.Filter) bool {
 	return v.Values[f.Name] == f.Value
 }
 
-// pageviews are the visit's pageviews as filtered numbers count them: with a page filter,
-// that page's only.
+// pageviews are the visit's pageviews as filtered numbers count them: with page filters,
+// those of the pages they keep.
 func (v Visit) pageviews(filters stats.Filters) int64 {
-	page, ok := filters.Get(stats.Page)
-	if !ok {
-		return int64(len(v.Pages))
-	}
 	var n int64
 	for _, p := range v.Pages {
-		if p == page {
+		if pageKept(p, filters) {
 			n++
 		}
 	}
 	return n
+}
+
+// pageKept tells whether a pageview of page counts under the filters: when a visit of that
+// one page matches every page filter.
+func pageKept(page string, filters stats.Filters) bool {
+	alone := Visit{Pages: []string{page}}
+	for _, f := range filters {
+		if f.Name == stats.Page && !alone.matches(f) {
+			return false
+		}
+	}
+	return true
 }
 
 // Filtered are the visits of from..to that match the filters.
@@ -254,14 +262,13 @@ func Filtered(visits []Visit, from, to time.Time, filters stats.Filters) []Visit
 func ExpectList(matching []Visit, name stats.Name, filters stats.Filters) map[string]int64 {
 	name = name.Canonical()
 	out := map[string]int64{}
-	page, pageFilter := filters.Get(stats.Page)
 	seen := map[string]bool{}
 	for _, v := range matching {
 		day := stats.DayValue(v.Day)
 		switch name {
 		case stats.Page:
 			for _, p := range v.Pages {
-				if !pageFilter || p == page {
+				if pageKept(p, filters) {
 					out[p]++
 				}
 			}

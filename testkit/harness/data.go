@@ -87,3 +87,17 @@ func (e *Env) Count(siteID int64, day, name string, values map[string]int64) {
 		e.T.Fatalf("count %s on %s: %v", name, day, err)
 	}
 }
+
+// Member makes u a member of a website of owner's with a role, as accepting an invitation
+// from the owner does.
+func (e *Env) Member(site int64, owner, u User, role repository.Role) {
+	e.T.Helper()
+	ctx := context.Background()
+	token, err := e.Repo.InviteMember(ctx, site, owner.ID, u.Email, role, time.Hour)
+	if err != nil {
+		e.T.Fatalf("invite %s: %v", u.Email, err)
+	}
+	if _, err := e.Repo.AcceptInvitation(ctx, token, u.ID); err != nil {
+		e.T.Fatalf("%s accepts: %v", u.Email, err)
+	}
+}

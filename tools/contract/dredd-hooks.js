@@ -5,10 +5,12 @@
 // CONTRACT_WEBSITE_ID (kept, its domain CONTRACT_WEBSITE_DOMAIN), CONTRACT_DELETE_ID (deleted
 // by DELETE's 200), CONTRACT_GOAL_ID and CONTRACT_FUNNEL_ID (a goal and a funnel of the kept
 // website, deleted likewise), CONTRACT_KEPT_FUNNEL_ID (read) and CONTRACT_STEP_A/B (two goals
-// of the kept website that funnels are made of).
+// of the kept website that funnels are made of), CONTRACT_VIEWER_KEY (a viewer of the kept
+// website, whose changes are refused with 403).
 const hooks = require('hooks');
 
 const key = process.env.CONTRACT_API_KEY;
+const viewerKey = process.env.CONTRACT_VIEWER_KEY;
 const websiteId = process.env.CONTRACT_WEBSITE_ID;
 const deleteId = process.env.CONTRACT_DELETE_ID;
 const goalId = process.env.CONTRACT_GOAL_ID;
@@ -79,7 +81,7 @@ hooks.beforeEach((transaction, done) => {
     return done();
   }
   req.headers.Authorization = `Bearer ${key}`;
-  const id = status === 404 ? unknownId : op === 'DELETE /api/v1/websites/{id}' ? deleteId : websiteId;
+  const id = status === 404 ? unknownId : op === 'DELETE /api/v1/websites/{id}' && status !== 403 ? deleteId : websiteId;
   req.uri = withDeepObjects(req.uri.replace(exampleId, `$1/${id}`).replace(/\/goals\/4$/, `/goals/${goalId}`)
     .replace(/\/websites\/(\d+)\/funnels\/2$/, `/websites/$1/funnels/${funnelId}`)
     .replace(/\/stats\/(\d+)\/funnels\/2(?=$|\?)/, `/stats/$1/funnels/${keptFunnelId}`));
@@ -122,8 +124,12 @@ hooks.beforeEach((transaction, done) => {
     case 401:
       delete req.headers.Authorization;
       break;
-    case 403: // /metrics from a stranger: the run trusts loopback as a proxy (scripts/contract.sh)
-      req.headers['X-Forwarded-For'] = '203.0.113.9';
+    case 403:
+      if (path.startsWith('/api/v1/')) { // a change of the kept website by its viewer
+        req.headers.Authorization = `Bearer ${viewerKey}`;
+      } else { // /metrics from a stranger: the run trusts loopback as a proxy (scripts/contract.sh)
+        req.headers['X-Forwarded-For'] = '203.0.113.9';
+      }
       break;
     case 413:
       if (path === '/api/event') {

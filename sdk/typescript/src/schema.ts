@@ -240,7 +240,7 @@ export interface paths {
         };
         /**
          * List websites
-         * @description The caller's websites, one page at a time. Ties of the sort key break by id in the same
+         * @description The caller's websites and those shared with them, one page at a time. Ties of the sort key break by id in the same
          *     direction, so paging is stable.
          */
         get: operations["listWebsites"];
@@ -311,7 +311,9 @@ export interface paths {
         /**
          * Show the caller's traffic alerts of a website
          * @description The caller's spike and drop alerts of the website and the addresses they go to, each
-         *     with whether it is confirmed yet (alerts go only to confirmed addresses).
+         *     with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+         *     whose role may change the website's settings (its owner, an admin, an editor) has
+         *     alerts of their own; a viewer is answered 403.
          */
         get: operations["showAlerts"];
         /**
@@ -356,7 +358,8 @@ export interface paths {
          *     (the weekly and monthly rollups made again from the days left), visit rows, imported
          *     days (which may then be imported again) and realtime data. `confirm` must be the
          *     website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
-         *     and deletes nothing). The dashboard notes the deleted range on every range that holds
+         *     and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+         *     answered 403). The dashboard notes the deleted range on every range that holds
          *     it. Hits still held in a node's memory for those days when it runs (at most a second of
          *     them, and the later hits of visits then going on) are written afterwards and count:
          *     the deletion removes what is stored, it does not stop collection.
@@ -575,7 +578,8 @@ export interface paths {
          *     - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
          *       to 3,660 days.
          *     - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-         *       only their days inside the range, and a month's `visitors` are the sum of its days'.
+         *       only their days inside the range, and a month's `visitors` are the sum of its days';
+         *       allowed for ranges of up to 10,000 months.
          *     `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
          *     than its interval allows answers 422 on `interval`.
          */
@@ -757,9 +761,11 @@ export interface paths {
          *     integration written for Plausible works by changing its base URL and key. The same API
          *     keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
          *     `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-         *     was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-         *     `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-         *     limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+         *     was wrong, including what a query may cost: docs/query.md), 401 (with
+         *     `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+         *     not read (the same answer as an unknown domain), 429 past the limits (the queries in
+         *     flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+         *     at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
          *     them and answers 400. docs/query.md lists every metric, dimension and operator.
          *
          *     ```
@@ -907,12 +913,13 @@ export interface components {
             event?: components["schemas"]["HitEvent"] | null;
             /**
              * @description `true`: the page's fragment (`#...`) is part of the page (the tracker's `data-hash`);
-             *     otherwise it is dropped. Any other value counts as absent.
+             *     `false`, `null` or absent: it is dropped. Any other value is a `400`.
              */
             hash?: boolean | null;
             /**
-             * @description `false`: the event counts but does not end the visit's bounce. Any other value counts
-             *     as absent.
+             * @description `false`: the event counts but does not end the visit's bounce; `true`, `null` or
+             *     absent: it ends it. Any other value is a `400`, so that a sender never counts
+             *     bounces wrongly unawares.
              */
             interactive?: boolean | null;
             /**
@@ -998,13 +1005,14 @@ export interface components {
             $?: components["schemas"]["PlausibleRevenue"] | null;
             revenue?: components["schemas"]["PlausibleRevenue"] | null;
             /**
-             * @description `1`: the page's fragment is part of the page (hash-based routing); otherwise it is
-             *     dropped.
+             * @description `1`: the page's fragment is part of the page (hash-based routing); another number,
+             *     `null` or absent: it is dropped. Any other value is a `400`.
              */
             h?: number | null;
             /**
              * @description `false` (long key `interactive`): the event counts but does not end the visit's
-             *     bounce.
+             *     bounce; `true`, `null` or absent: it ends it. Any other value is a `400` (Plausible's
+             *     own endpoint reads only a boolean too, and its trackers send nothing else).
              */
             i?: boolean | null;
             interactive?: boolean | null;
@@ -1103,6 +1111,12 @@ export interface components {
         Website: {
             /** Format: int64 */
             id: number;
+            /**
+             * @description The caller's role on the website: `owner` for their own, else the role they were
+             *     invited with (`admin`, `editor` or `viewer`).
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
             /** @description The normalised host name or IP address. */
             domain: string;
             privacy: components["schemas"]["Privacy"];
@@ -1742,7 +1756,9 @@ export interface components {
     responses: {
         /**
          * @description Malformed JSON, a wrong Content-Type, or `page` (Plausible's `u`/`url`) missing or not an
-         *     absolute http(s) URL, or Plausible's `n`/`name` not 1 to 64 characters.
+         *     absolute http(s) URL, or Plausible's `n`/`name` not 1 to 64 characters, or a member of
+         *     another type than declared (`referrer` a number, `interactive` an object, ...; `props`
+         *     and `revenue` excepted: a bad one is dropped). The message names the member.
          */
         BadHit: {
             headers: {
@@ -1831,6 +1847,7 @@ export interface components {
                  * @example {
                  *       "data": {
                  *         "id": 7,
+                 *         "role": "owner",
                  *         "domain": "example.com",
                  *         "privacy": 2,
                  *         "password": true,
@@ -1886,7 +1903,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No such website among the caller's. */
+        /**
+         * @description The caller may read this website but their role does not allow the change: a `viewer`
+         *     changes nothing, an `editor` cannot delete the website (only its owner can).
+         */
+        Forbidden: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Your role on this website does not allow this.",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such website among those the caller has a role on. */
         NotFound: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
@@ -2037,6 +2074,69 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description Too many requests; retry after `Retry-After` seconds. Besides the limits of every
+         *     request (`API_RATE_LIMIT` per key, `API_AUTH_FAILURE_LIMIT` per client address), a
+         *     stats read is refused while its API key has `MAX_QUERIES_PER_KEY` stats requests in
+         *     flight on the server, or its website `MAX_QUERIES_PER_WEBSITE` (default 4 each); the
+         *     message says which.
+         */
+        StatsTooManyRequests: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Too many queries of this API key at once: at most 4 run at a time on this server.",
+                 *       "status": 429
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The read took longer than `QUERY_TIMEOUT` (default 20 s) and was stopped; retry after
+         *     `Retry-After` seconds (the timeout), or ask for less (a shorter range, fewer filters).
+         */
+        StatsTimedOut: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "The query took longer than 20s, the most one may take, and was stopped: ask for a shorter range or fewer filters, or try again later.",
+                 *       "status": 503
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The query took longer than `QUERY_TIMEOUT` (default 20 s) and was stopped; retry after
+         *     `Retry-After` seconds (the timeout), or ask for less (a shorter range, fewer filters).
+         */
+        QueryTimedOut: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "The query took longer than 20s, the most one may take, and was stopped: ask for a shorter range or fewer filters, or try again later."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
         /** @description A query that cannot run; the sentence names what was wrong (a field, a limit, a dimension this service does not have). */
         QueryInvalid: {
             headers: {
@@ -2066,7 +2166,10 @@ export interface components {
                 "application/json": components["schemas"]["QueryError"];
             };
         };
-        /** @description Past the API limits of `/api/v1` (the same keys and limits); retry after `Retry-After` seconds. */
+        /**
+         * @description Past the API limits of `/api/v1` (the same keys and limits, the queries in flight of a
+         *     key and of a website included); retry after `Retry-After` seconds.
+         */
         QueryTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -2152,7 +2255,9 @@ export interface components {
          *       `(other)`, which stands for the values past the daily limit, matches nothing either.
          *     - With filters, every number counts only the matching visits: their visitors (distinct
          *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-         *       events; with `filter[page]`, only the pageviews of that page.
+         *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+         *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+         *       is a value, so all their pageviews count).
          *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
          *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
          *       422 on `filter`.
@@ -2753,6 +2858,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": 7,
+                     *           "role": "owner",
                      *           "domain": "example.com",
                      *           "privacy": 0,
                      *           "password": false,
@@ -2830,6 +2936,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "id": 7,
+                     *         "role": "owner",
                      *         "domain": "example.com",
                      *         "privacy": 0,
                      *         "password": false,
@@ -2899,6 +3006,7 @@ export interface operations {
         responses: {
             200: components["responses"]["WebsiteOK"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2941,6 +3049,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2963,6 +3072,7 @@ export interface operations {
         responses: {
             200: components["responses"]["WebsiteOK"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3014,6 +3124,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3072,6 +3183,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3126,6 +3238,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3233,7 +3346,7 @@ export interface operations {
             /** @description The new goal. */
             201: {
                 headers: {
-                    /** @description The URL of the website's goals. */
+                    /** @description The new goal's URL (`/api/v1/websites/{id}/goals/{goal_id}`), where it is deleted. */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -3254,6 +3367,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3299,6 +3413,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3404,7 +3519,7 @@ export interface operations {
             /** @description The new funnel. */
             201: {
                 headers: {
-                    /** @description The URL of the website's funnels. */
+                    /** @description The new funnel's URL (`/api/v1/websites/{id}/funnels/{funnel_id}`), where it is deleted. */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -3431,6 +3546,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3476,6 +3592,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3546,7 +3663,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3625,8 +3744,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     getSummary: {
@@ -3657,7 +3777,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3736,8 +3858,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     getTimeseries: {
@@ -3777,7 +3900,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -3856,8 +3981,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidTimeseriesQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     listGoalConversions: {
@@ -3891,7 +4017,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -4006,8 +4134,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     listProperties: {
@@ -4045,7 +4174,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -4156,8 +4287,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     listRevenue: {
@@ -4191,7 +4323,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -4302,8 +4436,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     getFunnel: {
@@ -4334,7 +4469,9 @@ export interface operations {
                  *       `(other)`, which stands for the values past the daily limit, matches nothing either.
                  *     - With filters, every number counts only the matching visits: their visitors (distinct
                  *       per day, summed over the days), visits, bounces and duration, and their pageviews and
-                 *       events; with `filter[page]`, only the pageviews of that page.
+                 *       events; with `filter[page]`, `filter_any[page]` or `filter_contains[page]`, only the
+                 *       pageviews of the pages they keep (`filter_not[page]` keeps visits none of whose pages
+                 *       is a value, so all their pageviews count).
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
@@ -4446,8 +4583,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     getRealtime: {
@@ -4535,8 +4673,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     queryStats: {
@@ -4636,6 +4775,7 @@ export interface operations {
             401: components["responses"]["QueryUnauthorized"];
             429: components["responses"]["QueryTooManyRequests"];
             500: components["responses"]["QueryInternalError"];
+            503: components["responses"]["QueryTimedOut"];
         };
     };
 }

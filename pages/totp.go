@@ -1,0 +1,368 @@
+package pages
+
+import (
+	"context"
+	"crypto/hmac"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	qrcode "github.com/skip2/go-qrcode"
+
+	"github.com/analytics-service/analytics/account"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// Two-factor sign-in (docs/teams.md): TOTP (account.MatchTOTP) set up on /account/totp with a
+// QR code drawn here and the secret as text, confirmed by a first code, with 10 one-use
+// recovery codes; turned off with the password and a code. With it on, a right password leads
+// to /login/code, whose code is a guess under the sign-in's limits: per address, and per
+// account in PostgreSQL, counted before it is checked. A code is good once. The secret is
+// shown only on the setup page before it is confirmed, and never logged.
+
+// mfaCookie carries, between the password and the code, the account whose password was right
+// (signed, 5 minutes, HttpOnly, path /login).
+const (
+	mfaCookie = "mfa"
+	mfaTTL    = 5 * time.Minute
+)
+
+// totpStatus is the account page's part on two-factor sign-in.
+type totpStatus struct {
+	On        bool
+	CodesLeft int
+	Required  bool
+}
+
+func (p *Pages) totpStatus(r *http.Request, user *repository.User) (totpStatus, error) {
+	s := totpStatus{On: user.TOTP, Required: user.TOTPRequired}
+	if s.On {
+		n, err := p.repo.RecoveryCodesLeft(r.Context(), user.ID)
+		if err != nil {
+			return s, err
+		}
+		s.CodesLeft = n
+	}
+	return s, nil
+}
+
+// passwordRight goes on from a right sign-in password: with two-factor sign-in on, to the code
+// page; else the browser is signed in.
+func (p *Pages) passwordRight(w http.ResponseWriter, r *http.Request, userID int64, next string) {
+	_, err := p.repo.TOTPSecret(r.Context(), userID)
+	switch {
+	case errors.Is(err, repository.ErrNotFound):
+		if p.startSession(w, r, userID) {
+			p.redirect(w, r, next, http.StatusSeeOther)
+		}
+	case err != nil:
+		p.serverError(w, r, err)
+	default:
+		p.setCookie(w, mfaCookie, p.mfaValue(userID), "/login", mfaTTL)
+		p.redirect(w, r, "/login/code?"+url.Values{"next": {next}}.Encode(), http.StatusSeeOther)
+	}
+}
+
+// mfaValue is "USER.EXPIRY.MAC".
+func (p *Pages) mfaValue(userID int64) string {
+	v := strconv.FormatInt(userID, 10) + "." + strconv.FormatInt(p.now().Add(mfaTTL).Unix(), 10)
+	return v + "." + p.sign(p.mfaKey, "mfa|"+v)
+}
+
+// mfaUser is the account of this browser's mfa cookie; ok false when it has none, or a forged
+// or expired one.
+func (p *Pages) mfaUser(r *http.Request) (int64, bool) {
+	c, err := r.Cookie(mfaCookie)
+	if err != nil {
+		return 0, false
+	}
+	parts := strings.Split(c.Value, ".")
+	if len(parts) != 3 || !hmac.Equal([]byte(parts[2]), []byte(p.sign(p.mfaKey, "mfa|"+parts[0]+"."+parts[1]))) {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(parts[0], 10, 64)
+	expiry, err2 := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil || err2 != nil || p.now().Unix() >= expiry {
+		return 0, false
+	}
+	return id, true
+}
+
+// codePage is the data of login_code.html.
+type codePage struct {
+	Next  string
+	Error string
+}
+
+func (p *Pages) codeForm(w http.ResponseWriter, r *http.Request) {
+	next := localPath(r.URL.Query().Get("next"))
+	if _, ok := p.mfaUser(r); !ok {
+		p.redirect(w, r, "/login?"+url.Values{"next": {next}}.Encode(), http.StatusSeeOther)
+		return
+	}
+	p.render(w, r, http.StatusOK, "login_code.html", "Sign-in code", codePage{Next: next})
+}
+
+// signInCode takes the code of the second step of a sign-in: a TOTP code or a recovery code,
+// counted under the sign-in's limits before it is checked.
+func (p *Pages) signInCode(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
+	if !p.parseForm(w, r) {
+		return
+	}
+	next := localPath(r.PostForm.Get("next"))
+	userID, ok := p.mfaUser(r)
+	if !ok {
+		p.fail(w, r, http.StatusUnauthorized, "Sign in again",
+			"The time to enter your code has run out (5 minutes). Sign in again with your password.")
+		return
+	}
+	code := r.PostForm.Get("code")
+	right, answered := p.attempt(w, r, began, p.codeGuess(r, userID), func(ctx context.Context) (bool, error) {
+		return p.checkCode(ctx, userID, code)
+	})
+	if answered {
+		return
+	}
+	if !right {
+		p.render(w, r, http.StatusUnauthorized, "login_code.html", "Sign-in code",
+			codePage{Next: next, Error: "That code is not right, or was used already. Enter the code your app shows now, or one of your recovery codes."})
+		return
+	}
+	p.clearCookie(w, mfaCookie, "/login")
+	if p.startSession(w, r, userID) {
+		p.redirect(w, r, next, http.StatusSeeOther)
+	}
+}
+
+// codeGuess is a guess at a user's code: held per address (with the sign-ins) and per account
+// in PostgreSQL, apart from the password's count.
+func (p *Pages) codeGuess(r *http.Request, userID int64) guess {
+	g := p.signInGuess(r, "")
+	g.kind = codeKind
+	g.target = p.mac(p.attemptsKey, "totp|"+strconv.FormatInt(userID, 10))
+	return g
+}
+
+// checkCode tells whether code is the user's TOTP code of now (not used before) or one of
+// their unused recovery codes, and uses it up.
+func (p *Pages) checkCode(ctx context.Context, userID int64, code string) (bool, error) {
+	secret, err := p.repo.TOTPSecret(ctx, userID)
+	if errors.Is(err, repository.ErrNotFound) {
+		return false, nil // turned off meanwhile: sign in again
+	}
+	if err != nil {
+		return false, err
+	}
+	if step, ok := account.MatchTOTP(secret, code, p.now()); ok {
+		return p.repo.UseTOTPStep(ctx, userID, step)
+	}
+	if len(account.NormaliseCode(code)) != 16 {
+		return false, nil
+	}
+	return p.repo.UseRecoveryCode(ctx, userID, account.HashRecoveryCode(code))
+}
+
+// totpSetupPage is the data of totp.html.
+type totpSetupPage struct {
+	Secret string // as text, in groups
+	QR     qrPicture
+	Error  string
+	// Codes are the recovery codes just made, shown this once (after the confirmation, or
+	// when new ones replace the old).
+	Codes []string
+}
+
+// qrPicture is a QR code as an SVG path of its dark modules, drawn on the server.
+type qrPicture struct {
+	Size int
+	Path string
+}
+
+func qrOf(content string) (qrPicture, error) {
+	q, err := qrcode.New(content, qrcode.Medium)
+	if err != nil {
+		return qrPicture{}, err
+	}
+	bits := q.Bitmap() // with the quiet zone around it
+	var b strings.Builder
+	for y, row := range bits {
+		for x, dark := range row {
+			if dark {
+				b.WriteString("M" + strconv.Itoa(x) + " " + strconv.Itoa(y) + "h1v1h-1z")
+			}
+		}
+	}
+	return qrPicture{Size: len(bits), Path: b.String()}, nil
+}
+
+// totpSetup shows a new secret (as a QR code and as text) with the form of its first code.
+// Each visit makes a new one, which replaces the last one shown; with two-factor sign-in on,
+// the secret is never shown again.
+func (p *Pages) totpSetup(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil {
+		return
+	}
+	if user.TOTP {
+		p.redirect(w, r, "/account#two-factor", http.StatusSeeOther)
+		return
+	}
+	secret := account.NewTOTPSecret()
+	if err := p.repo.SetPendingTOTP(r.Context(), user.ID, secret); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.renderTOTPSetup(w, r, user, http.StatusOK, secret, "")
+}
+
+func (p *Pages) renderTOTPSetup(w http.ResponseWriter, r *http.Request, user *repository.User, status int, secret []byte, problem string) {
+	issuer := "Analytics"
+	if p.links.Public != nil {
+		issuer += " " + p.links.Public.Host
+	}
+	qr, err := qrOf(account.TOTPURI(secret, issuer, user.Email))
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.render(w, r, status, "totp.html", "Two-factor sign-in", totpSetupPage{Secret: account.TOTPText(secret), QR: qr, Error: problem})
+}
+
+// confirmTOTP takes the first code of the secret shown: right, two-factor sign-in is on and
+// the recovery codes are shown, this once.
+func (p *Pages) confirmTOTP(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	secret, err := p.repo.PendingTOTP(r.Context(), user.ID)
+	if errors.Is(err, repository.ErrNotFound) {
+		p.redirect(w, r, "/account/totp", http.StatusSeeOther) // on already, or no secret shown
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	step, ok := account.MatchTOTP(secret, r.PostForm.Get("code"), p.now())
+	if !ok {
+		p.renderTOTPSetup(w, r, user, http.StatusUnprocessableEntity, secret,
+			"That code is not right: enter the 6 digits your app shows for this account now.")
+		return
+	}
+	codes, hashes := account.NewRecoveryCodes()
+	err = p.repo.EnableTOTP(r.Context(), user.ID, secret, step, hashes)
+	if errors.Is(err, repository.ErrTOTPState) {
+		p.redirect(w, r, "/account/totp", http.StatusSeeOther) // replaced by another tab's
+		return
+	}
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.render(w, r, http.StatusOK, "totp.html", "Two-factor sign-in", totpSetupPage{Codes: codes})
+}
+
+// checkCurrentCode checks a code of the signed-in user (form field code) under the limits of
+// the sign-in's codes.
+func (p *Pages) checkCurrentCode(w http.ResponseWriter, r *http.Request, user *repository.User) (right, answered bool) {
+	code := r.PostForm.Get("code")
+	return p.attempt(w, r, time.Now(), p.codeGuess(r, user.ID), func(ctx context.Context) (bool, error) {
+		return p.checkCode(ctx, user.ID, code)
+	})
+}
+
+// disableTOTP turns two-factor sign-in off, with the password and a code.
+func (p *Pages) disableTOTP(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	data := accountPage{Email: user.Email, TOTPErrors: stats.FieldErrors{}}
+	right, answered := p.checkCurrentPassword(w, r, user)
+	if answered {
+		return
+	}
+	if !right {
+		data.TOTPErrors.Add("totp_current_password", "is not your current password")
+		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+		return
+	}
+	if right, answered = p.checkCurrentCode(w, r, user); answered {
+		return
+	}
+	if !right {
+		data.TOTPErrors.Add("totp_code", "is not right, or was used already")
+		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+		return
+	}
+	if err := p.repo.DisableTOTP(r.Context(), user.ID); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.redirect(w, r, "/account?notice=totp-off#two-factor", http.StatusSeeOther)
+}
+
+// newRecoveryCodes replaces the recovery codes, with a code, and shows the new ones once.
+func (p *Pages) newRecoveryCodes(w http.ResponseWriter, r *http.Request) {
+	user := p.requireUser(w, r)
+	if user == nil || !p.parseForm(w, r) {
+		return
+	}
+	right, answered := p.checkCurrentCode(w, r, user)
+	if answered {
+		return
+	}
+	if !right {
+		data := accountPage{Email: user.Email, TOTPErrors: stats.FieldErrors{}}
+		data.TOTPErrors.Add("codes_code", "is not right, or was used already")
+		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+		return
+	}
+	codes, hashes := account.NewRecoveryCodes()
+	if err := p.repo.ReplaceRecoveryCodes(r.Context(), user.ID, hashes); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.render(w, r, http.StatusOK, "totp.html", "Two-factor sign-in", totpSetupPage{Codes: codes})
+}
+
+// setTOTPRequired is an admin's switch: every user must have two-factor sign-in on.
+func (p *Pages) setTOTPRequired(w http.ResponseWriter, r *http.Request) {
+	if p.requireAdmin(w, r) == nil || !p.parseForm(w, r) {
+		return
+	}
+	var on bool
+	switch r.PostForm.Get("required") {
+	case "1":
+		on = true
+	case "0":
+	default:
+		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid form", "required must be 1 or 0.")
+		return
+	}
+	if err := p.repo.SetTOTPRequired(r.Context(), on); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	p.redirect(w, r, "/admin/users?notice=totp", http.StatusSeeOther)
+}
+
+// totpSetupPaths are what a user without two-factor sign-in may open while the service
+// requires it: its setup, and signing out.
+var totpSetupPaths = map[string]bool{"/account/totp": true, "/logout": true}
+
+// mustSetUpTOTP sends a signed-in user without two-factor sign-in to its setup while the
+// service requires it, before anything else; true when it answered.
+func (p *Pages) mustSetUpTOTP(w http.ResponseWriter, r *http.Request, user *repository.User) bool {
+	if !user.TOTPRequired || user.TOTP || totpSetupPaths[r.URL.Path] {
+		return false
+	}
+	p.redirect(w, r, "/account/totp", http.StatusSeeOther)
+	return true
+}

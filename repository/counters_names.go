@@ -1,0 +1,37 @@
+package repository
+
+import "github.com/analytics-service/analytics/repository/counters"
+
+// The counters' writer's names (package counters), under which the service's callers know
+// them.
+
+type (
+	Added          = counters.Added
+	EngagedPage    = counters.EngagedPage
+	Member         = counters.Member
+	NodeVisitors   = counters.NodeVisitors
+	RealtimeMinute = counters.RealtimeMinute
+	RecentPageview = counters.RecentPageview
+	RolledUp       = counters.RolledUp
+	StatCount      = counters.StatCount
+	StatsReset     = counters.StatsReset
+	VisitBatch     = counters.VisitBatch
+	VisitRow       = counters.VisitRow
+	VisitRowList   = counters.VisitRowList
+	VisitRows      = counters.VisitRows
+)
+
+const (
+	DefaultMaxValuesPerDay = counters.DefaultMaxValuesPerDay
+	HitEvent               = counters.HitEvent
+	HitPage                = counters.HitPage
+	RealtimeRecentMax      = counters.RealtimeRecentMax
+	RealtimeWindow         = counters.RealtimeWindow
+	SaltSize               = counters.SaltSize
+	DefaultRowBytesPerDay  = counters.DefaultRowBytesPerDay
+)
+
+var (
+	RefusedContent = counters.RefusedContent
+	ErrorCode      = counters.ErrorCode
+)

@@ -1,0 +1,124 @@
+package repository
+
+import (
+	"slices"
+
+	"github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// The planner: the one place that decides which store answers a read, from what the read
+// needs (as Plausible's table_decider). Two stores hold the numbers:
+//   - the daily counters and their weekly and monthly rollups (stats.go), which count every
+//     visit of every day, imported days and days before the visit rows included, exactly,
+//     and read a month in milliseconds; they hold per day the totals, the hourly totals and,
+//     for each statistic's value, its visits (its pageviews for pages, its events for events);
+//   - the visit rows (visit_rows), which can tell the visits that match filters and hold what
+//     no counter does (visitors per value, custom properties, revenue, the order of a visit's
+//     hits, the hour of a day), sampled past stats.ExactFilterDays.
+//
+// A third store (per-day rollups of more combinations, or a column engine holding closed
+// days) is one more store here, chosen from the same needs; its callers do not change.
+
+// readStore is a store that answers reads.
+type readStore uint8
+
+const (
+	counterStore readStore = iota
+	rowStore
+)
+
+// needs is what a read asks of a store.
+type needs struct {
+	filters  stats.Filters // the visits to count; none: every visit
+	rowsOnly bool          // something only the visit rows hold (custom properties)
+}
+
+// storeFor is the store that answers a read of these needs.
+func storeFor(n needs) readStore {
+	if len(n.filters) > 0 || n.rowsOnly {
+		return rowStore
+	}
+	return counterStore
+}
+
+// reader is the Reader of a website's range for a read of these needs.
+func (r *Repository) reader(websiteID int64, days stats.Range, n needs) Reader {
+	if storeFor(n) == rowStore {
+		return aliasReader{r.rows(websiteID, days, n.filters)}
+	}
+	return aliasReader{counterReader{repo: r, websiteID: websiteID, days: days}}
+}
+
+// rows is the reader of the visit rows of a website's range that match the filters: what the
+// planner chose, or what only the rows can answer (funnels, revenue, goals' conversions).
+func (r *Repository) rows(websiteID int64, days stats.Range, filters stats.Filters) rowReader {
+	return rowReader{repo: r, websiteID: websiteID, days: days, filters: filters.Canonical(), goal: &goalFilter{}}
+}
+
+// queryPlan is how a query of the query API runs.
+type queryPlan struct {
+	store readStore
+	// interval: the counters' time series (one time dimension); "" for their totals.
+	interval stats.Interval
+	// breakdown: the counters' list of one statistic (one visit dimension, or event:page),
+	// whose count is the query's one metric; nil otherwise.
+	breakdown *query.Field
+	// goalsList: the rows' goals list's statements answer (goalsListQuery), not the union of
+	// one part a goal; goalsUnion turns them off, for the tests that compare both.
+	goalsList bool
+}
+
+// planQuery decides how q runs. The counters answer what needs no visit row - no filter,
+// whole days, no percentage or revenue, and no dimension but one time dimension the counters'
+// series has (hour, day, month), or one statistic whose counted number is every metric asked
+// (visits of a visit-level name, pageviews of a page) - counting every visit, imported days
+// included, as v1 does. Everything else reads the visit rows.
+func (r *Repository) planQuery(q *query.Query) queryPlan {
+	if len(q.Filters) == 0 && q.Range.WholeDays() && !slices.Contains(q.Metrics, query.Percentage) && !q.HasRevenue() {
+		switch len(q.Dimensions) {
+		case 0:
+			return queryPlan{store: counterStore}
+		case 1:
+			if interval, ok := counterInterval(q); ok {
+				return queryPlan{store: counterStore, interval: interval}
+			}
+			if f := q.Dimensions[0]; countedBreakdown(f, q.Metrics) {
+				return queryPlan{store: counterStore, breakdown: &f}
+			}
+		}
+	}
+	return queryPlan{store: rowStore, goalsList: !r.goalsUnion && goalsListQuery(q)}
+}
+
+// counterInterval is the counters' series interval of q's one time dimension, if they have it
+// for q's range.
+func counterInterval(q *query.Query) (stats.Interval, bool) {
+	interval := map[query.TimeUnit]stats.Interval{query.Hour: stats.Hour, query.DayUnit: stats.Daily, query.Month: stats.Month}[q.TimeUnit()]
+	if interval == "" || q.TimeIndex() != 0 {
+		return "", false
+	}
+	ok, _ := interval.Allows(q.Range.Days())
+	return interval, ok
+}
+
+// countedBreakdown tells whether the counters hold f's values with every metric asked: a
+// visit-level statistic counts each value's visits, and holds every value (not OnlyGiven,
+// whose counters leave out visits without one); the page statistic counts each page's
+// pageviews.
+func countedBreakdown(f query.Field, metrics []query.Metric) bool {
+	var counted query.Metric
+	switch f.Level {
+	case query.VisitLevel:
+		d, _, _ := stats.DimensionOf(f.Stat)
+		if d.OnlyGiven {
+			return false
+		}
+		counted = query.Visits
+	case query.PageLevel:
+		counted = query.Pageviews
+	default:
+		return false
+	}
+	return !slices.ContainsFunc(metrics, func(m query.Metric) bool { return m != counted })
+}
