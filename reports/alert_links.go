@@ -88,7 +88,9 @@ func (l *AlertLinks) address(ctx context.Context, purpose, raw string) (tokenAdd
 	if websiteID, a.userID, a.email, ok = readAlertPayload(payload); !ok {
 		return a, repository.ErrNotFound
 	}
-	if a.site, err = l.Repo.Website(ctx, a.userID, websiteID); err != nil {
+	// Any role on the website: a member demoted to viewer still confirms or stops their
+	// address (they get no alerts meanwhile).
+	if a.site, err = l.Repo.WebsiteRole(ctx, a.userID, websiteID); err != nil {
 		return a, err
 	}
 	if _, err = l.Repo.AlertAddressOf(ctx, websiteID, a.userID, a.email); errors.Is(err, repository.ErrNotFound) {

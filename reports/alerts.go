@@ -93,12 +93,24 @@ func (a *Alerter) Tick(ctx context.Context) error {
 	return nil
 }
 
+// siteOf is the website of a user's alert message of a kind: its owner and the members whose
+// role may set alerts (editors and admins) get alerts; a confirmation goes to anyone with a
+// role on it. repository.ErrNotFound otherwise (the website gone, the member removed or
+// demoted to viewer since).
+func (a *Alerter) siteOf(ctx context.Context, userID, websiteID int64, kind string) (repository.Website, error) {
+	site, err := a.cfg.Repo.WebsiteRole(ctx, userID, websiteID)
+	if err == nil && kind != repository.AlertConfirm && !site.Role.Can(repository.RoleEditor) {
+		return repository.Website{}, fmt.Errorf("alerts: a %s's alert: %w", site.Role, repository.ErrNotFound)
+	}
+	return site, err
+}
+
 // check measures one alert and opens its window when its threshold is crossed: current
 // visitors at or above it for a spike, visitors of the last 24 hours under it for a drop.
 func (a *Alerter) check(ctx context.Context, alert repository.TrafficAlert, now time.Time) error {
-	site, err := a.cfg.Repo.Website(ctx, alert.UserID, alert.WebsiteID)
+	site, err := a.siteOf(ctx, alert.UserID, alert.WebsiteID, alert.Kind)
 	if errors.Is(err, repository.ErrNotFound) {
-		return nil // no longer the user's: the alert waits for nothing
+		return nil // the user's role no longer has alerts: the alert waits for nothing
 	}
 	if err != nil {
 		return err
@@ -196,7 +208,7 @@ func (a *Alerter) tops(ctx context.Context, site repository.Website, kind string
 // rest runs to its end even if ctx is cancelled.
 func (a *Alerter) deliver(ctx context.Context, d repository.AlertDelivery) {
 	log := a.cfg.Log.With("website_id", d.WebsiteID, "kind", d.Kind, "attempt", d.Attempts)
-	site, err := a.cfg.Repo.Website(ctx, d.UserID, d.WebsiteID)
+	site, err := a.siteOf(ctx, d.UserID, d.WebsiteID, d.Kind)
 	if errors.Is(err, repository.ErrNotFound) {
 		a.finish(ctx, d, "skipped", log)
 		return

@@ -303,3 +303,71 @@ func TestAlertLinksRefused(t *testing.T) {
 		t.Fatalf("refused links confirmed: %+v", got)
 	}
 }
+
+// A member's alerts follow their role: an editor sets and gets them; demoted to viewer (who
+// may not set alerts, 403) or removed, they are mailed none, their settings kept for a role
+// given back.
+func TestAlertsFollowTheRole(t *testing.T) {
+	e := newEnv(t)
+	owner, member := e.User("owner@example.test"), e.User("member@example.test")
+	id := e.site(owner, "team.example", 0)
+	role := func(r string) {
+		e.DB.MustExec(`INSERT INTO website_members (website_id, user_id, role, created_at) VALUES ($1, $2, $3, now())
+			ON CONFLICT (website_id, user_id) DO UPDATE SET role = EXCLUDED.role`, id, member.ID, r)
+	}
+	role("editor")
+	if status, body := e.setAlerts(member, id, url.Values{"spike_threshold": {"2"}, "addresses": {"member@example.test"}}); status != http.StatusOK {
+		t.Fatalf("an editor's PUT alerts: %d %s", status, body)
+	}
+	a := e.alerter(e.Repo)
+	alertTick(t, a)
+	e.smtp.WaitFor(t, 1, 10*time.Second)
+	link := linkIn.FindStringSubmatch(e.messagesTo("member@example.test")[0].text)
+	if link == nil {
+		t.Fatal("the editor's address got no link to confirm it")
+	}
+	if code, page := e.page(http.MethodPost, link[1], ""); code != http.StatusOK || !strings.Contains(page, "Alerts confirmed") {
+		t.Fatalf("the editor confirms: %d\n%s", code, page)
+	}
+	spikes := func() int {
+		n := 0
+		for _, m := range e.messagesTo("member@example.test") {
+			if strings.HasPrefix(m.get("Subject"), "Traffic spike") {
+				n++
+			}
+		}
+		return n
+	}
+	e.currently(id, 4)
+	alertTick(t, a)
+	if spikes() != 1 {
+		t.Fatalf("the editor got %d spike alerts, want 1", spikes())
+	}
+
+	role("viewer")
+	if status, _ := e.setAlerts(member, id, url.Values{"spike_threshold": {"5"}}); status != http.StatusForbidden {
+		t.Fatalf("a viewer's PUT alerts: %d, want 403", status)
+	}
+	if res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/websites/%d/alerts", id), Key: member.Key}); res.Status != http.StatusForbidden {
+		t.Fatalf("a viewer's GET alerts: %d, want 403", res.Status)
+	}
+	e.Clock.Advance(repository.SpikeWindow + time.Minute)
+	e.currently(id, 4)
+	alertTick(t, a)
+	if spikes() != 1 {
+		t.Fatalf("a member demoted to viewer was mailed a spike (%d)", spikes())
+	}
+	e.DB.MustExec(`DELETE FROM website_members WHERE website_id = $1 AND user_id = $2`, id, member.ID)
+	e.Clock.Advance(repository.SpikeWindow + time.Minute)
+	e.currently(id, 4)
+	alertTick(t, a)
+	if spikes() != 1 {
+		t.Fatalf("a removed member was mailed a spike (%d)", spikes())
+	}
+	role("admin")
+	e.currently(id, 4)
+	alertTick(t, a)
+	if spikes() != 2 {
+		t.Fatalf("a member made admin again got %d spike alerts, want 2", spikes())
+	}
+}

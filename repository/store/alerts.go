@@ -138,8 +138,15 @@ func (a TrafficAlert) Window() time.Duration {
 	return SpikeWindow
 }
 
+// alertsAllowed is the SQL condition that the user of the traffic_alerts row a may still have
+// alerts of its website: its owner, or a member whose role may change the settings (an editor
+// or an admin), as SetAlerts asked. A member demoted to viewer or removed gets none; the
+// settings stay, for a role given back.
+const alertsAllowed = `EXISTS (SELECT 1 FROM websites w WHERE w.id = a.website_id AND (w.user_id = a.user_id
+	OR EXISTS (SELECT 1 FROM website_members m WHERE m.website_id = w.id AND m.user_id = a.user_id AND m.role IN ('editor', 'admin'))))`
+
 // DueTrafficAlerts lists the alerts that may fire at now: with a confirmed address, their
-// window over, and a drop alert set a whole window ago.
+// window over, a drop alert set a whole window ago, and their user's role still allowing them.
 func (r *Repository) DueTrafficAlerts(ctx context.Context, now time.Time) ([]TrafficAlert, error) {
 	const query = `
 		SELECT a.website_id, a.user_id, a.kind, a.threshold
@@ -148,6 +155,7 @@ func (r *Repository) DueTrafficAlerts(ctx context.Context, now time.Time) ([]Tra
 			AND (a.kind <> 'drop' OR a.created_at <= $1::timestamptz - $3::interval)
 			AND EXISTS (SELECT 1 FROM alert_addresses d
 				WHERE d.website_id = a.website_id AND d.user_id = a.user_id AND d.confirmed_at IS NOT NULL)
+			AND ` + alertsAllowed + `
 		ORDER BY a.website_id, a.user_id, a.kind`
 	var out []TrafficAlert
 	if err := r.db.SelectContext(ctx, &out, query, now, interval(SpikeWindow), interval(DropWindow)); err != nil {
@@ -171,8 +179,9 @@ func (r *Repository) OpenAlertWindow(ctx context.Context, a TrafficAlert, now ti
 	now = now.UTC().Truncate(time.Microsecond)
 	var threshold int
 	err = tx.GetContext(ctx, &threshold, `
-		UPDATE traffic_alerts SET last_alert_at = $4
+		UPDATE traffic_alerts a SET last_alert_at = $4
 		WHERE website_id = $1 AND user_id = $2 AND kind = $3 AND (last_alert_at IS NULL OR last_alert_at <= $4::timestamptz - $5::interval)
+			AND `+alertsAllowed+`
 		RETURNING threshold`, a.WebsiteID, a.UserID, a.Kind, now, interval(a.Window()))
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
