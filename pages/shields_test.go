@@ -59,6 +59,12 @@ func TestShieldsOnTheSettingsPage(t *testing.T) {
 			t.Errorf("%s %q: a refused form changed the website:\n%v\n%v", c.field, c.value, got, after)
 		}
 	}
+	// A refused list is not what is blocked: its hint names the countries as typed, not saved.
+	p = b.post(edit, websiteForm("block_countries", "DE\nZZ"))
+	wantStatus(t, "a refused list", p, http.StatusUnprocessableEntity)
+	if strings.Contains(p.body, "Blocked now: Germany") || !strings.Contains(p.body, "Not saved: the list names Germany.") {
+		t.Errorf("the hint of a refused list:\n%s", p.body)
+	}
 	// Empty fields clear the lists and put the retention back to FACTS_RETENTION.
 	wantStatus(t, "clear", b.post(edit, websiteForm()), http.StatusSeeOther)
 	got = e.apiWebsite(owner, id)
