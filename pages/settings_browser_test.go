@@ -3,7 +3,6 @@ package pages_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -18,21 +17,7 @@ import (
 // nothing saved or deleted; then the forms filled right save. Each state passes axe-core and
 // is saved as a screenshot (SCREENSHOT_DIR).
 func TestSettingsFormsInChromium(t *testing.T) {
-	axePath := os.Getenv("AXE_JS")
-	if axePath == "" {
-		t.Fatal("AXE_JS is not set: run the tests with `make test`, which fetches axe-core from npm")
-	}
-	axe, err := os.ReadFile(axePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shots := os.Getenv("SCREENSHOT_DIR")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	check := newPageChecker(t)
 	e := newEnv(t)
 	owner := e.UserWithPassword("owner@example.com")
 	browser := webtest.NewBrowser(t)
@@ -48,12 +33,6 @@ func TestSettingsFormsInChromium(t *testing.T) {
 		}
 	}
 	webtest.WatchProblems(t, tab)
-	viewport := func(width int64) chromedp.Action[chromedp.Void] {
-		if width < 600 {
-			return chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile)
-		}
-		return chromedp.EmulateViewport(width, 900)
-	}
 	tabDo(t, tab, chromedp.Navigate(e.Server.URL+"/login"),
 		chromedp.SendKeys(chromedp.CSS("#email"), owner.Email),
 		chromedp.SendKeys(chromedp.CSS("#password"), owner.Password),
@@ -80,7 +59,7 @@ func TestSettingsFormsInChromium(t *testing.T) {
 		e.DB.MustExec(`INSERT INTO stats (website_id, name, date, value, count) VALUES ($1, 'pageview', '2026-03-01', '2026-03-01', 7)`, id)
 
 		// Shields: a line that is no country code.
-		tabDo(t, errorTab, viewport(width), chromedp.Navigate(edit), chromedp.WaitVisible(chromedp.CSS("#block_countries")),
+		tabDo(t, errorTab, viewportOf(width), chromedp.Navigate(edit), chromedp.WaitVisible(chromedp.CSS("#block_countries")),
 			chromedp.SetValue(chromedp.CSS("#block_countries"), "DE\nXX"),
 			chromedp.Click(chromedp.CSS(`form[action$="/edit"] button[type=submit]`)),
 			chromedp.WaitVisible(chromedp.CSS("#block_countries-error")))
@@ -91,7 +70,7 @@ func TestSettingsFormsInChromium(t *testing.T) {
 			t.Errorf("the shields' refusal says %q", got)
 		}
 		invalid(errorTab, "block_countries")
-		auditPage(t, errorTab, axe, shots, "shields-refused", width)
+		auditPage(t, errorTab, check.axe, check.shots, "shields-refused", width)
 
 		// Alerts: a threshold of 0, past the browser's own check (min="1").
 		tabDo(t, errorTab, chromedp.Navigate(edit), chromedp.WaitVisible(chromedp.CSS("#spike_threshold")))
@@ -103,7 +82,7 @@ func TestSettingsFormsInChromium(t *testing.T) {
 			t.Errorf("the alerts' refusal says %q", got)
 		}
 		invalid(errorTab, "spike_threshold")
-		auditPage(t, errorTab, axe, shots, "alerts-refused", width)
+		auditPage(t, errorTab, check.axe, check.shots, "alerts-refused", width)
 
 		// Delete stats: the wrong domain typed.
 		tabDo(t, errorTab, chromedp.Navigate(edit), chromedp.WaitVisible(chromedp.CSS("#reset-confirm")),
@@ -114,7 +93,7 @@ func TestSettingsFormsInChromium(t *testing.T) {
 			t.Errorf("the deletion's refusal says %q", got)
 		}
 		invalid(errorTab, "reset-confirm")
-		auditPage(t, errorTab, axe, shots, "reset-refused", width)
+		auditPage(t, errorTab, check.axe, check.shots, "reset-refused", width)
 		var kept int
 		if err := e.DB.Get(&kept, `SELECT count(*) FROM stats WHERE website_id = $1`, id); err != nil || kept != 1 {
 			t.Fatalf("after the refused deletion: %d rows (%v)", kept, err)
@@ -125,7 +104,7 @@ func TestSettingsFormsInChromium(t *testing.T) {
 		}
 
 		// Filled right: the shields and alerts saved, the stats deleted.
-		tabDo(t, tab, viewport(width), chromedp.Navigate(edit), chromedp.WaitVisible(chromedp.CSS("#block_countries")),
+		tabDo(t, tab, viewportOf(width), chromedp.Navigate(edit), chromedp.WaitVisible(chromedp.CSS("#block_countries")),
 			chromedp.SetValue(chromedp.CSS("#block_countries"), "de\nFR"),
 			chromedp.SetValue(chromedp.CSS("#block_pages"), "/admin/*"),
 			chromedp.SetValue(chromedp.CSS("#allowed_hostnames"), "*."+domain),
@@ -142,13 +121,13 @@ func TestSettingsFormsInChromium(t *testing.T) {
 		if got := text(tab, "#alerts + .notice"); !strings.Contains(got, "The alerts were saved") {
 			t.Errorf("after saving the alerts the notice says %q", got)
 		}
-		auditPage(t, tab, axe, shots, "settings-saved", width)
+		auditPage(t, tab, check.axe, check.shots, "settings-saved", width)
 		tabDo(t, tab, chromedp.SetValue(chromedp.CSS("#reset-confirm"), domain),
 			chromedp.Click(chromedp.CSS(`form[action*="/reset"] button[type=submit]`)),
 			chromedp.WaitVisible(chromedp.CSS("#delete-stats + .notice")))
 		if err := e.DB.Get(&kept, `SELECT count(*) FROM stats WHERE website_id = $1`, id); err != nil || kept != 0 {
 			t.Fatalf("after the deletion: %d rows (%v)", kept, err)
 		}
-		auditPage(t, tab, axe, shots, "stats-deleted", width)
+		auditPage(t, tab, check.axe, check.shots, "stats-deleted", width)
 	}
 }

@@ -239,16 +239,7 @@ func (a *Alerter) deliver(ctx context.Context, d repository.AlertDelivery) {
 // finish records a message as done, a few tries, as the reports do: one left unrecorded is
 // sent again when its lease runs out.
 func (a *Alerter) finish(ctx context.Context, d repository.AlertDelivery, status string, log *slog.Logger) {
-	ctx = context.WithoutCancel(ctx)
-	var err error
-	for try := 0; try < 3; try++ {
-		if try > 0 {
-			time.Sleep(time.Second)
-		}
-		if err = a.cfg.Repo.FinishAlertDelivery(ctx, d, status, a.cfg.Now()); err == nil || errors.Is(err, repository.ErrClaimLost) {
-			break
-		}
-	}
+	err := recordDone(ctx, func(ctx context.Context) error { return a.cfg.Repo.FinishAlertDelivery(ctx, d, status, a.cfg.Now()) })
 	if err != nil {
 		log.Error("traffic alert message "+status+" but not recorded; it may be sent again after its lease", "error", err)
 	}

@@ -322,19 +322,26 @@ func (r *Reporter) message(rep Report) (Message, error) {
 	}, nil
 }
 
-// finish records a sent or skipped report. The message is out: recording it is retried a few
-// times, because a report left unrecorded is sent again when its lease runs out.
-func (r *Reporter) finish(ctx context.Context, c repository.ReportClaim, status string, log *slog.Logger) Outcome {
+// recordDone runs record, the recording of a message done, up to 3 times a second apart and
+// whatever ctx says (the message is out), until it succeeds or the claim is found lost.
+func recordDone(ctx context.Context, record func(context.Context) error) error {
 	ctx = context.WithoutCancel(ctx)
 	var err error
 	for try := 0; try < 3; try++ {
 		if try > 0 {
 			time.Sleep(time.Second)
 		}
-		if err = r.cfg.Repo.FinishReport(ctx, c, status, r.cfg.Now()); err == nil || errors.Is(err, repository.ErrClaimLost) {
+		if err = record(ctx); err == nil || errors.Is(err, repository.ErrClaimLost) {
 			break
 		}
 	}
+	return err
+}
+
+// finish records a sent or skipped report. The message is out: recording it is retried a few
+// times, because a report left unrecorded is sent again when its lease runs out.
+func (r *Reporter) finish(ctx context.Context, c repository.ReportClaim, status string, log *slog.Logger) Outcome {
+	err := recordDone(ctx, func(ctx context.Context) error { return r.cfg.Repo.FinishReport(ctx, c, status, r.cfg.Now()) })
 	if err != nil {
 		log.Error("e-mail report "+status+" but not recorded; it may be sent again after its lease", "error", err)
 	}
