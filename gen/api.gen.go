@@ -452,6 +452,49 @@ func (e ListWebsitesParamsSortBy) Valid() bool {
 	}
 }
 
+// AlertsForm Any other field is refused with 422.
+type AlertsForm struct {
+	// Addresses The addresses the alerts go to, one per line, at most 10 (each confirmed by a link first).
+	Addresses *string `json:"addresses,omitempty"`
+
+	// DropThreshold Visitors of the last 24 hours under which a drop alert is mailed; not sent, no drop alert.
+	DropThreshold *int `json:"drop_threshold,omitempty"`
+
+	// SpikeThreshold Current visitors at which a spike alert is mailed; not sent, no spike alert.
+	SpikeThreshold *int `json:"spike_threshold,omitempty"`
+}
+
+// AlertsResponse defines model for AlertsResponse.
+type AlertsResponse struct {
+	Data struct {
+		Addresses []struct {
+			// Confirmed False until the link mailed to the address is followed; alerts go to confirmed addresses only.
+			Confirmed bool   `json:"confirmed"`
+			Email     string `json:"email"`
+		} `json:"addresses"`
+
+		// DropThreshold Null when there is no drop alert.
+		DropThreshold *int `json:"drop_threshold"`
+
+		// SpikeThreshold Null when there is no spike alert.
+		SpikeThreshold *int `json:"spike_threshold"`
+	} `json:"data"`
+}
+
+// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+type AllowedHostnames = string
+
+// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+// kept once. Empty: none (on an update, clears the list).
+type BlockCountries = string
+
+// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+// per line, at most 100 lines. Empty: none.
+type BlockPages = string
+
 // Deleted defines model for Deleted.
 type Deleted struct {
 	Deleted DeletedDeleted `json:"deleted"`
@@ -1030,6 +1073,39 @@ type RecentPageview struct {
 	SecondsAgo int64 `json:"seconds_ago"`
 }
 
+// ResetForm Any other field is refused with 422.
+type ResetForm struct {
+	// Confirm The website's domain, typed to confirm (case and spaces around it do not matter).
+	Confirm string `json:"confirm"`
+
+	// From The first day to delete, `YYYY-MM-DD` (with `to`; neither deletes every day).
+	//
+	// Example: 2026-03-01
+	From *string `json:"from,omitempty"`
+
+	// To The last day to delete, `YYYY-MM-DD` (with `from`).
+	//
+	// Example: 2026-03-03
+	To *string `json:"to,omitempty"`
+}
+
+// ResetResponse defines model for ResetResponse.
+type ResetResponse struct {
+	Data struct {
+		// From The first day deleted; null when every day up to `to` was.
+		From    *openapi_types.Date `json:"from"`
+		Id      int64               `json:"id"`
+		ResetAt time.Time           `json:"reset_at"`
+
+		// To The last day deleted (the website's today when every day was).
+		To openapi_types.Date `json:"to"`
+	} `json:"data"`
+}
+
+// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+type RetentionDays = int
+
 // RevenueEntry defines model for RevenueEntry.
 type RevenueEntry struct {
 	// Amount Their sum, a decimal with two digits after the point, e.g. `120.50`.
@@ -1274,7 +1350,32 @@ type TimeseriesList struct {
 
 // Website defines model for Website.
 type Website struct {
-	CreatedAt time.Time `json:"created_at"`
+	// AllowedHostnames The hostnames hits may come from, one per line (`*` any part, as in
+	// `*.example.com`; a leading `www.` does not matter); hits from any other host count
+	// nowhere. Null: hits from any host count.
+	//
+	//
+	// Example: example.com
+	// *.example.com
+	AllowedHostnames *string `json:"allowed_hostnames"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes in capitals, one
+	// per line (`RU`). Null when none is blocked.
+	//
+	//
+	// Example: RU
+	// CN
+	BlockCountries *string `json:"block_countries"`
+
+	// BlockPages Pages whose hits (pageviews, events, engagement) count nowhere: patterns as a
+	// pageview goal's, one per line, matched against the page without its query string.
+	// Null when none is blocked.
+	//
+	//
+	// Example: /admin/*
+	// /preview|/draft/*
+	BlockPages *string   `json:"block_pages"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Domain The normalised host name or IP address.
 	Domain      string  `json:"domain"`
@@ -1295,6 +1396,14 @@ type Website struct {
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy Privacy `json:"privacy"`
+
+	// RetentionDays Days (today included) the website's visit rows (which filters, goals and funnels
+	// read) are kept; the daily counters are kept for ever. Null: as long as the service
+	// keeps them (`FACTS_RETENTION`, 400 days by default).
+	//
+	//
+	// Example: 90
+	RetentionDays *int `json:"retention_days"`
 
 	// Role The caller's role on the website: `owner` for their own, else the role they were
 	// invited with (`admin`, `editor` or `viewer`).
@@ -1335,6 +1444,20 @@ type WebsiteResponse struct {
 
 // WebsiteStoreForm Any other field is refused with 422 (`favorite` included).
 type WebsiteStoreForm struct {
+	// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+	// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+	AllowedHostnames *AllowedHostnames `json:"allowed_hostnames,omitempty"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+	// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+	// kept once. Empty: none (on an update, clears the list).
+	BlockCountries *BlockCountries `json:"block_countries,omitempty"`
+
+	// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+	// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+	// per line, at most 100 lines. Empty: none.
+	BlockPages *BlockPages `json:"block_pages,omitempty"`
+
 	// Domain A host name or IP address; a URL is accepted and normalised.
 	Domain string `json:"domain"`
 
@@ -1355,6 +1478,10 @@ type WebsiteStoreForm struct {
 	Password *string  `json:"password,omitempty"`
 	Privacy  *Privacy `json:"privacy,omitempty"`
 
+	// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+	// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+	RetentionDays *RetentionDays `json:"retention_days,omitempty"`
+
 	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
 	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
 	// the start, in it, of its first date after today has ended in the zone in force.
@@ -1366,10 +1493,23 @@ type WebsiteStoreForm struct {
 
 // WebsiteUpdateForm Any other field is refused with 422 (`domain` included).
 type WebsiteUpdateForm struct {
-	Email         *ZeroOne `json:"email,omitempty"`
-	ExcludeBots   *ZeroOne `json:"exclude_bots,omitempty"`
-	ExcludeIps    *string  `json:"exclude_ips,omitempty"`
-	ExcludeParams *string  `json:"exclude_params,omitempty"`
+	// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+	// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+	AllowedHostnames *AllowedHostnames `json:"allowed_hostnames,omitempty"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+	// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+	// kept once. Empty: none (on an update, clears the list).
+	BlockCountries *BlockCountries `json:"block_countries,omitempty"`
+
+	// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+	// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+	// per line, at most 100 lines. Empty: none.
+	BlockPages    *BlockPages `json:"block_pages,omitempty"`
+	Email         *ZeroOne    `json:"email,omitempty"`
+	ExcludeBots   *ZeroOne    `json:"exclude_bots,omitempty"`
+	ExcludeIps    *string     `json:"exclude_ips,omitempty"`
+	ExcludeParams *string     `json:"exclude_params,omitempty"`
 
 	// Favorite A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 	// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
@@ -1383,6 +1523,10 @@ type WebsiteUpdateForm struct {
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy *Privacy `json:"privacy,omitempty"`
+
+	// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+	// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+	RetentionDays *RetentionDays `json:"retention_days,omitempty"`
 
 	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
 	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
@@ -2074,11 +2218,17 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
 
+// SetAlertsFormdataRequestBody defines body for SetAlerts for application/x-www-form-urlencoded ContentType.
+type SetAlertsFormdataRequestBody = AlertsForm
+
 // StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
 type StoreFunnelFormdataRequestBody = FunnelForm
 
 // StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
 type StoreGoalFormdataRequestBody = GoalForm
+
+// ResetWebsiteStatsFormdataRequestBody defines body for ResetWebsiteStats for application/x-www-form-urlencoded ContentType.
+type ResetWebsiteStatsFormdataRequestBody = ResetForm
 
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
@@ -2713,6 +2863,12 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
+	// ShowAlerts Show the caller's traffic alerts of a website
+	// (GET /api/v1/websites/{id}/alerts)
+	ShowAlerts(ctx echo.Context, id int64) error
+	// SetAlerts Set the caller's traffic alerts of a website
+	// (PUT /api/v1/websites/{id}/alerts)
+	SetAlerts(ctx echo.Context, id int64) error
 	// ListFunnels List a website's funnels
 	// (GET /api/v1/websites/{id}/funnels)
 	ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error
@@ -2731,6 +2887,9 @@ type ServerInterface interface {
 	// DeleteGoal Delete a goal
 	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
 	DeleteGoal(ctx echo.Context, id int64, goalId int64) error
+	// ResetWebsiteStats Delete a website's stats of a range, or all of them
+	// (POST /api/v1/websites/{id}/reset)
+	ResetWebsiteStats(ctx echo.Context, id int64) error
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx echo.Context) error
@@ -3525,6 +3684,38 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
+// ShowAlerts converts echo context to params.
+func (w *ServerInterfaceWrapper) ShowAlerts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShowAlerts(ctx, id)
+	return err
+}
+
+// SetAlerts converts echo context to params.
+func (w *ServerInterfaceWrapper) SetAlerts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetAlerts(ctx, id)
+	return err
+}
+
 // ListFunnels converts echo context to params.
 func (w *ServerInterfaceWrapper) ListFunnels(ctx echo.Context) error {
 	var err error
@@ -3669,6 +3860,22 @@ func (w *ServerInterfaceWrapper) DeleteGoal(ctx echo.Context) error {
 	return err
 }
 
+// ResetWebsiteStats converts echo context to params.
+func (w *ServerInterfaceWrapper) ResetWebsiteStats(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResetWebsiteStats(ctx, id)
+	return err
+}
+
 // QueryStats converts echo context to params.
 func (w *ServerInterfaceWrapper) QueryStats(ctx echo.Context) error {
 	var err error
@@ -3741,12 +3948,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
+	router.GET(options.BaseURL+"/api/v1/websites/:id/alerts", wrapper.ShowAlerts, options.OperationMiddlewares["showAlerts"]...)
+	router.PUT(options.BaseURL+"/api/v1/websites/:id/alerts", wrapper.SetAlerts, options.OperationMiddlewares["setAlerts"]...)
 	router.GET(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.ListFunnels, options.OperationMiddlewares["listFunnels"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.StoreFunnel, options.OperationMiddlewares["storeFunnel"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/funnels/:funnel_id", wrapper.DeleteFunnel, options.OperationMiddlewares["deleteFunnel"]...)
 	router.GET(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.ListGoals, options.OperationMiddlewares["listGoals"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.StoreGoal, options.OperationMiddlewares["storeGoal"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/goals/:goal_id", wrapper.DeleteGoal, options.OperationMiddlewares["deleteGoal"]...)
+	router.POST(options.BaseURL+"/api/v1/websites/:id/reset", wrapper.ResetWebsiteStats, options.OperationMiddlewares["resetWebsiteStats"]...)
 	router.POST(options.BaseURL+"/api/v2/query", wrapper.QueryStats, options.OperationMiddlewares["queryStats"]...)
 
 }
@@ -5549,6 +5759,243 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
+type ShowAlertsRequestObject struct {
+	Id int64 `json:"id"`
+}
+
+type ShowAlertsResponseObject interface {
+	VisitShowAlertsResponse(w http.ResponseWriter) error
+}
+
+type ShowAlerts200JSONResponse AlertsResponse
+
+func (response ShowAlerts200JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShowAlerts401JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShowAlerts403JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShowAlerts404JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ShowAlerts429JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ShowAlerts500JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlertsRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *SetAlertsFormdataRequestBody
+}
+
+type SetAlertsResponseObject interface {
+	VisitSetAlertsResponse(w http.ResponseWriter) error
+}
+
+type SetAlerts200JSONResponse AlertsResponse
+
+func (response SetAlerts200JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetAlerts401JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetAlerts403JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetAlerts404JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetAlerts413JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetAlerts415JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response SetAlerts422JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetAlerts429JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SetAlerts500JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFunnelsRequestObject struct {
 	Id     int64 `json:"id"`
 	Params ListFunnelsParams
@@ -6233,6 +6680,148 @@ func (response DeleteGoal500JSONResponse) VisitDeleteGoalResponse(w http.Respons
 	return err
 }
 
+type ResetWebsiteStatsRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *ResetWebsiteStatsFormdataRequestBody
+}
+
+type ResetWebsiteStatsResponseObject interface {
+	VisitResetWebsiteStatsResponse(w http.ResponseWriter) error
+}
+
+type ResetWebsiteStats200JSONResponse ResetResponse
+
+func (response ResetWebsiteStats200JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ResetWebsiteStats401JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ResetWebsiteStats403JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ResetWebsiteStats404JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ResetWebsiteStats413JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ResetWebsiteStats415JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ResetWebsiteStats422JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ResetWebsiteStats429JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ResetWebsiteStats500JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type QueryStatsRequestObject struct {
 	Body *QueryStatsJSONRequestBody
 }
@@ -6381,6 +6970,12 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
+	// ShowAlerts Show the caller's traffic alerts of a website
+	// (GET /api/v1/websites/{id}/alerts)
+	ShowAlerts(ctx context.Context, request ShowAlertsRequestObject) (ShowAlertsResponseObject, error)
+	// SetAlerts Set the caller's traffic alerts of a website
+	// (PUT /api/v1/websites/{id}/alerts)
+	SetAlerts(ctx context.Context, request SetAlertsRequestObject) (SetAlertsResponseObject, error)
 	// ListFunnels List a website's funnels
 	// (GET /api/v1/websites/{id}/funnels)
 	ListFunnels(ctx context.Context, request ListFunnelsRequestObject) (ListFunnelsResponseObject, error)
@@ -6399,6 +6994,9 @@ type StrictServerInterface interface {
 	// DeleteGoal Delete a goal
 	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
 	DeleteGoal(ctx context.Context, request DeleteGoalRequestObject) (DeleteGoalResponseObject, error)
+	// ResetWebsiteStats Delete a website's stats of a range, or all of them
+	// (POST /api/v1/websites/{id}/reset)
+	ResetWebsiteStats(ctx context.Context, request ResetWebsiteStatsRequestObject) (ResetWebsiteStatsResponseObject, error)
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx context.Context, request QueryStatsRequestObject) (QueryStatsResponseObject, error)
@@ -6848,6 +7446,66 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ShowAlerts operation middleware
+func (sh *strictHandler) ShowAlerts(ctx echo.Context, id int64) error {
+	var request ShowAlertsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShowAlerts(ctx.Request().Context(), request.(ShowAlertsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShowAlerts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShowAlertsResponseObject); ok {
+		return validResponse.VisitShowAlertsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetAlerts operation middleware
+func (sh *strictHandler) SetAlerts(ctx echo.Context, id int64) error {
+	var request SetAlertsRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body SetAlertsFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetAlerts(ctx.Request().Context(), request.(SetAlertsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetAlerts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetAlertsResponseObject); ok {
+		return validResponse.VisitSetAlertsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListFunnels operation middleware
 func (sh *strictHandler) ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error {
 	var request ListFunnelsRequestObject
@@ -7022,6 +7680,41 @@ func (sh *strictHandler) DeleteGoal(ctx echo.Context, id int64, goalId int64) er
 	return nil
 }
 
+// ResetWebsiteStats operation middleware
+func (sh *strictHandler) ResetWebsiteStats(ctx echo.Context, id int64) error {
+	var request ResetWebsiteStatsRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body ResetWebsiteStatsFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResetWebsiteStats(ctx.Request().Context(), request.(ResetWebsiteStatsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResetWebsiteStats")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResetWebsiteStatsResponseObject); ok {
+		return validResponse.VisitResetWebsiteStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // QueryStats operation middleware
 func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 	var request QueryStatsRequestObject
@@ -7073,403 +7766,444 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nc9tGkjf+Vabw3JXJPYgiKSlxqHI9pdhyoid+O1teX9bQXxgSIxIrcIaLAUUzWX/3f013z2AAgm+y",
-	"vEluc3sViyQwrz09/frrX4ORms6UFLLQweDXYCJ4InL48yzL1ML8kQg9ytNZkSoZDILLiWBTUUxUolkx",
-	"EWzGiwmbcB0y0Rl3WPzD+WXI3rx+dxl3gjDIxT/maS6SYFDkcxEGejQRU25aLZYzEQwCXeSpHAefP4fY",
-	"4Zlcvs7TcSpXez7LFnypWfyXOGRasWLCC8blkum0EGzKl2ymdMEmaaE39yzkfBoMPgZ/Ca7ChmE85aOJ",
-	"eKpkkats/SCkOtCFykU8YFwyLvVC5EzdwJKcvbmA8UxUljDO5lrkjzRbiKEZqWZcJkzOp0ORa5iIVJEc",
-	"mU5Dpic8FwlTObQzylIhi0eaqYUM2a0QM83SohPJnaZnR7hmlkoWQhYvhBwXk+ZdzuA3O6mhSpYslWy4",
-	"NHNo+d/+cH7JtJCJDtmNytmP52fP2jttfioLMRa5P6DL5Uy8hlHoTYuvZXpz49MBG+ZqoUXOCn4rkDJp",
-	"Uzh+iqmDA9NDzNLCEG1nx5WE7poX8pka6TcqS0fL1fG+g79xx3WxzIRmN7masmKSaqZFfpeOBFMyW4ZM",
-	"qmKSyjFLZZZKUX6G50WmxWIicrHvkTq/5OPmzdVFruSYCVmkxZIVfGz3ORezXGghC26eNvtasBYc9Iyn",
-	"EqZiPo1/SWcHhnfkQmuRRFJJwQQfGV5wJ8wjaW7otn0KpGHWe8hHt4aC4oubg1dKioOXvBhN4m30vDqr",
-	"t+Ifc6GLi6R5amnC5jIROVtM0tEERpuIgqeZxjmmmok8VzlbiFywTI3HIunsPYQiX57dFCJv2HUxUtJw",
-	"R8UW3Mxb3KgcloRJ8algOQ5/7xPy4cOHs3kxMVs24oVYfzy+FzwXebwbcePDTbT9OQxmPOdTUdCN8DzN",
-	"GieM32vWim/gr4+vzl6eXz3569mL9+exvRfop5GayyJfXj15dj74QeRTLpfRvNvtf0O/z/hYXD05nOXp",
-	"KJXjuD2IpLgT+ZI4JoP3NRwaWNG7VKeFRiYwNfTE8HFsjo3TOyE7kTxgMBqWasbZHc/mgolPfFRkS8sf",
-	"dMELzbJUmw0q5rk0vDZkcRREQcxSOcrmiUg67Ay7xM6EjiRzc8Oxv4nZYiIkMwdC3TAzOvPDXSoW2vT/",
-	"JoRDZF8Sd0IWV0/O6a20wCNXTIRpGn5l56c0K1VMRM4knwpmzh7PidXBkPCioNm1YEWo/5s0x5ux3YHx",
-	"jpQsUnPnxzgU2pTYNoq3j0qET7vYSDyIWWuW8ZGAYWg2mnA5hrEORbEQQrIfhLp4w3KRCa6Fbp+yeJQW",
-	"ZeMahrSYqEzgWDvsucpZrAXPR5NrIcepFHEIA9VqlPLsWopiofLbOGTxiE9nPB3LOESuPi+m17HhX8hl",
-	"Y1iw2CwxE9NZsaR9p92yy+pTDfArw75O3Z5oNc9H4upJ7N5L0lyMCnqvg926obAUyIBLb3vMRVgOdgCE",
-	"aEnCDLxYKCDLM9ovGIpURFwTrl3XdBMMyikBkZrZ/iJypUMGJwR+NmwNt7gFY2nHIXFBXXDDk25ItIBO",
-	"DWHqAhkkTzPT8NTQfK1nJlLTFgz3Q1pM6GwZiW/TyYRWzOu4aAO6E+CTMtwiSXWRylFhxjsTOUv4MmR6",
-	"Pp0aCcjMCAe21O2Q2gjZUM3liGSoZJ7DHRXaSynNvZPGZeIOkD5lCzPwykE11ISfr7lc0ndG9LLfmlPC",
-	"U6nd43ZqMGDXEW2o+QLoawmSmmOG11IVtnEU4Yj4JFHDYqI0vW4aLjkUSDc8y1amBivdRvKRbC5vpTn3",
-	"Kjd3t+CFSJhhwG56sdlIc/HC1Xej8qkb3JNPdNBoYfjVx+HVk09xOzTNcTo8sBn9kxNz1nM+wr03wq3Z",
-	"3VfvX5hnTRfvL58fPCaxC+Zy3O8zJd04YMRvDbuAVZvPzBV51IM9ZobtwMREYllzh71B+uRF6Et0RrYe",
-	"GkmFJygfcdOZ5tNZ5s6XIzOQvUY8EwmbzwYsxseS2DwlmTZdA3czEzMCj2kVBvoMfyo5hL1TjKDJWh5n",
-	"nM/GOU/oDA9zNR9PivKQqCwBWuYSVvr52dPLd9dvzy/PX11evH4Vw+xDlk5nKi9E0oaFyMRNwdS8GNi1",
-	"E8m1mWmMA4ZJ47lO+NI0C8IF6hS4inibwIgMRRlJhcXQRCeS5hSruTdGb3FT7TEE3JBcPzK3pDntIRwk",
-	"8265kCqPZG2YKNOJT/CIERjohgkGQXnvB5/NI7NMJcKKJ0btC/4xF/kyCAPDR4NBgC0HvuzyH7m4CQbB",
-	"/zkslddD/FUfvjP3OEkqn8MAxO5gECRCzF4P/y5GhfkWfz+TDTK7zxNIjun986/9eOCLG3hmkXOb5ZVL",
-	"R3fIWFtcl8fPiQpKinaH/RUfMfushZGwDMkPlyz+Z3zK4ij6Z4xMIEsLkfPMfI93WxRFUez/EEXxKTOC",
-	"j9JFJPtd27u6sd/Wji1I6B32WuLtbU9SauT8O2hT3bhxh25bzWJ47FIqKzjUOKVRhrOMTedG2lAZSEtT",
-	"nhmWY3i6FCVzqLEG5OFasUQJzeKx4pkRuryVnbKhoTq7pi3TmnmMcTiy7Y0k98/nb/eiNjPh+1Acbu02",
-	"untKy7We+NzVgxR42fvn5QYKtE/7dFiIT+a+TMdSGXE+kiOuxSmKJeYmiaviUuUumpgOzEaUtKpBcfOo",
-	"YWW5TaPBIDgcZmp8uN9i2/F/vRV/pYr1i20u6F1PuvREODxs9TWNpFtUrxm5usCp9uTB6T5LnYsbkRul",
-	"bRAsFovOWKlxJjojNd1v2aUqvsaKX9wY5R50+2b9PD6/5OMYmBQbqdnSs3UZwffUKULEN+vX01H3uOMv",
-	"SBAFRze9YX8UBQFNGM2Y5YwrFodgs2r/Bgi5aeBmj0O8fHuGtZnPpQgtZAJyu1Qs4QUnBmluw8O4UDGT",
-	"8yzrBM07AofHH1Yibvg8K4JBLwym/FM6Ncp6r2v/LwymqaQvwyZbwRuR23k09ify65U+N+2/aexd+ovA",
-	"xnM1E3mxXGcPeDrXhZqyGT1mxQzWiu1X1yRv/nT+c91OUH9klnF59WSWK7AF+CfTSPTcnCUUc0Y8z1OB",
-	"1inX9U/nP+OD7sCiTBsyriMZG00KSDsmBcGszxP7duwsAXhC39EdCfebuejMHRdWVIuYFcoodmfsViyd",
-	"jBx/RMXiKmYjLo2oPBTMSkxsInJh7rNsiUK6YLBb7OzNRduQWSmER3JXKTxkHEYA9g9WLMDQmK8qAiv3",
-	"cW35406pStb1QsuXtvKbWpsVouNJkhqy4RlRVSrgXpzyT9Y23T85WTFOuS+U4zvN3AjUjee5mjaZrXJd",
-	"oNYZ//zzzz8fvHx58OxZzFpLwXPNekY7+e67775rV7lNv9v/5qDXO+j21hxmc+Y3mt7MyvPCDJUX5gg2",
-	"mBfNqC/V6phf8KYhg7nY2mpIym8c81F3zZgL9YUjfqfyYh230ea3nW8alRfPwNpiZgxNmwP6Ab0n62y+",
-	"5Fx5pFlqpE7J0sQpP2Zt4IrhWQaeGCJ6dly7SL6ltZnxYlKOnpq+TpPdliiVxTfHwVYOTRN6B1avBh7K",
-	"tThIpRZSp0V6J5ieD3G5rfiRqClP5SmL/5NkuesYdUfUDtZdNWhmq2zHlrNmRks26+9VQueThv9+lpAp",
-	"eoTuFTjTs1mWjsA2c/jpYLFYHJjFOZjnmZAjlQjYQ0+eEZ/AuHqdznQwMHf4Db9TeVoQU/m8K+lUxvRc",
-	"5VMce3VhX1v71E0qskSjtRWNmJ0Ap6pnSmqc5vc8+TEtNszv71rJ2nSmQmsUhkFAgNtiKMBNONQqmxeC",
-	"TYpi1tJt9v7tC7NPuuDFXAeD425358me57nKmyb40ilc/+/d61fmIliAq8f3f4F5h2TW1puMz3U6zMzp",
-	"iefxYTzPs7jNpqnWQG54bXAZyabxQ1OVJmR8CPco2p2AjX5zXLm1wLY0FWA2VDeRtJZTQ3hgKWGJGGXg",
-	"Cm3FVto1mi+aOEIWm5MEFps7kLoZXgMh63Q6p3iJ6di0m7A4N+L4XMRMfBqJWSGSAeNsyFEfTTVLcjWb",
-	"iaTdYejahs0j4zbYMWGceNn57vHRSGh9QI7iA3BeH5Su66ato7cPa45u2MPnKh+mSSLkfWntZzXPWa4y",
-	"Ya5xuOCJcaFKDVto+oXfqkR39OVEd+n4K9gUwDRXGYRR3tGOCWNcGZOgM2g2J75LxULkcSTxOydxgFk/",
-	"FklaqNyJUonIRIGGONsZCVMFOEREbp4E+8DnMPhR8Awd3rsvsl2pQN0GOy8VddSwVu9nrAXGWp4s2x1Q",
-	"mQw1S57h8t6TAGwj4FgWOTkDvI0+eQjuAgZn8WkmRoVI2A1Ps3kuTitOVu68quSHjf/ngFy2BxcJSCbe",
-	"OfJ/23ZwSscvjOxC3vEsTZ7PpRTZ7ssG3Y4Vh1f0fDrlYCXiTBdiVpEaPGW/FDDMmzoIA9AmoFmzVhoJ",
-	"RZgr7GMAPB+84UOxqZWrz6G3g+YQocAOCuQCTAEwxcp57ffN5MFXU52BfwSMJnrSZTewNprxDMitedgo",
-	"GXwMeOVta0EsW/mS4dLS+MM16wJLbk7rLgs6tP31zZ3ymBXpVHzRoAp+iwy3uoZgGiU7eLljOy0hLBw+",
-	"yIbCqF7Qxb3H+AAHFgUdMx/qJFy52kd4MYImespinFZMdyCQsZKCOBU08QOdnj0O3A702u928VxsXuvb",
-	"VCbrydU18iWEMSPbic8drP8NWn+k2YwXhuGWV5kueF6gNeCweeTYLFFz5fGHJ+Ik1bOML+9DzPTq9b8Z",
-	"UYOe+d+gLe1H2lYFKjcAbIR0iXAjGAmZ8JyR9tyw5GAz8Pgch2etPQhMNaW+/yXUcuNsdj5tk2dTSSNj",
-	"G4Lxb0H3M9BD8/Cp1Y+BC/PJ1Dy/GjjvtHn31F6FaEjNuExSOb7GT+JTWtCfVuIPWSUmJGTVcJCQ2fgK",
-	"88s8H4kQhEgpspDNi+m1/dL8PRVJOp/i3+Vr5lMhcvs9bnloYwlDpmYi54UZpF7qQkxDloi7dISDH89h",
-	"tHqUCyGvcwG6EcQjuPiakJEXKmSjtFiGGI7wJfuHZ9LfPXvAif4330+pZs6E8QWjyI1YXuM5ygyCbFBk",
-	"AmsYSKEayBzd0ypn4h9znpnLHRr4TRmMC33zmIwZIi3zCkdJC5+XXBrRROSpeGCGouaFlSUtV/k9MxRn",
-	"b6YuV+MDt/GTquDHdUMT6L0s9+vGEJLh70D0XzC1iZrnNZkVvmJc3xrlx1ADxoBwaeNYmucD5oo7IzN9",
-	"hCbAwW80X2ombw6K+ZLBl11WdqaMF3IPbB2x3QPi3mYCIRqhp0oWkz8ZyZcwktBG+8NSgKSmFMuUHLtg",
-	"PbsXW3gOmT/35TVgRq5uAX5X3v8TI1ivv/1tE/524DTdi2aSF28YT5Jc6C+i69I2XOGP9K0bs5X+lGSY",
-	"BdHMZ1xjcDWuyI1fpkNovVB5Uh3oLE/v+GjJ+i6QymgW9OQapcG2g2MUIiGuYX9hs1wV6DBhLddB+4GV",
-	"ipIoipyPDAO0OkFruGRcLpUU7W0E8tCqRBgU6VT8omSdidC3jh4kuzh7dQYmAwY/rCfnskWPoBvfD5me",
-	"jybmVjqf52omDr8XeZZCKOb7y6f/6xSkXX0+e7KZ0iWO5t5kGxE99Emt+J/8AWapxFvZewLMm9A98jLz",
-	"gLvAISrNuhDMEq45EJUeP0I/rMdaUfDLL79EQdunWsc0TTdPL569xb6CEN86Mm/1uh343+HR0Y5v/9vy",
-	"tT+5xU7c4h5M4iUkhb5SxRkKtvf1Y2A7pXNIVGfcPXmI+WIGa5nA6ox4EOvd4nJpHzFfZqkuiDbTMoAm",
-	"UaP5VMiiPYhkDJOO4UnNCojyoxTDFcehzavd6iLEob8URZ6O9Bc7CF0DX8f5Z3NVLb9BZVWniWDxy/PL",
-	"txdP312fvXjx+kMM1PJKFc/VXN6bSugugu25MQ1VZ3X85bN6pfC8WiMznxqZHLe2DCdB27N1vNqpvVRJ",
-	"epOKhmCVV6pgU/qVtWqpkBRhlbQ77JWC3Nqas8zmc24iHXjmM0YyLjPFk0ulXvB8LO671JeQFQqeN8oC",
-	"Jh3FNFpZ9t4DEZPtBXrA3An2zTH7Kf0eFhhMKl/gMxX4yjqP6c5zgHF8RU+pzezSQhYP5zWl1QM2f991",
-	"wzsiSadC6lRJPcCgzEEuxuayttfoHU8zPswEw9zlh1pYio+kqE8QHvO5xKU1ayWky05cmGfM5YkxMC2O",
-	"N10IWRSQ7MbLaVTzsitXQrskvMt0KpLX8+J+a3fpwjsLpW5Bz7cU3u9SqDP4sUCS5EtQkDA7wkxDFxCs",
-	"MmBc38J9xJmeqBzSksB+oHJ2IxYi9/KPclbkS8bHRtbOeCEejsQ3TCb+7/fnb3++vrx4ef76/WXMWhTR",
-	"zPpdptv1+ZyyXMAgbwqRRzKG9OoDyK+OmaZ8ashCNyKVmheUoEaLkJkLp1VbirC6EO2Vi9jrZPsRcune",
-	"5Rm6VOoll0s6Xvqe9KAUmxpxgzisfrDNeWMD08/eXCCxgyoTH/JZenjXi3E9NZ8KdiuWmCiHj4UuCDkV",
-	"kI1wk6XjCRieeSRvxRKehfh9ezna/Oh2ZSdZ40Y++Ea8l3xeTFSe/iK+kKOZpTLzUzmiilw8e9CzYpou",
-	"PTVhmRsVslzcqVuE/iADLVC44QDA3wRPWExxqP7WlSAXnmkXVeV27c748OHDQR1AYNNa1/EGPrtg3Pux",
-	"wKpE8dszQT8y6oEEF4x7+/fihUgRX8ILPcKw3NAyHwvYYQ8mNzQxEgMX7nFsrn4GCDCgbfu3eHWTj/vf",
-	"PcAm19n1LvyOfS+MHoQxGCUnhuz5SFrRuhWfvbm4fnt2eX794uLlxWUMSfG3Yhky+OXs/eWP18/PLl68",
-	"f1t5gjKnSO9qh4ZHI5gFUCN4fG/mWiRsMUkzAWGRdjmN8hK/PPufa0OhF+fvrt+cv73+6fznmNkWcJYs",
-	"lZG0t4AkQSuHfGDQics4z5XWPpx//+7i8tyj+mO0jJ1iKr21lkFiM+Q0PyRxPjRdlrf074Kwzvlo4jbT",
-	"MEotIAOxTkluHzm9y1rDea6RDjE7CBAn5LJ9yniNpEDQjqTRYETCeHklGJG5dICuJVII02vuWchI0s/U",
-	"fZVeeQEKENybBWJMsbks0oyMKwCwI5KHpJj7CxMluWAb9uKsmSZ6D3PV7CVLfA1J4L10+t09w6nnXgsP",
-	"EFf9iuSkJUbyO1OFFZX0lGcZi7GBmFIGLPxPv9t9pH08sVmuhsJwZ55goq6e8JkwN2umeMKGPONyJHKw",
-	"W3uoJzg5G23+Xs5yNTJ0MczEOWBt7ek32e7u1DORmYMJKRSLVO/g6qw59CGVid3wTIuQ9ULW/SL3gE0t",
-	"rboH6NuGyGqd/iLWhE2Uba2MudcNWf8kZCfdkPW63d+Li99InjVT+mar+Xup5zOE/ngpkpRfQu7VAxnq",
-	"nD9iW0JW1Yp38rBWPLPf8dYhoFmYzLqvf9pvDcwuwxs54N9cQyIeJD12ewfd/mWvO+ia//9bEDo/on0f",
-	"EufDQEx5mkGynnXODZURGHo1/6CcZ1n5Few88DIXb2h4xs1KElsYpAlkGJZuL/ya/FrBoB8GuYJsTUha",
-	"CXxnVVDxGHk/XWOcVznX48v+UTnXObhq6+txdNl9PDjCZz7vm133ltLj1u06CYIdr2U4y88gTSdZn/OL",
-	"/McmC1OaYVK+RYB1ZtVKsLqhUpngwGvRmrmShllPvQxtyrCHgUdjbgZ4LFM+PwaQA0rvh25wVw3ZyM4s",
-	"vXGyq8sHMIqATmiODwJqIswWnk8WzbvdI/GEHXe75tRWl6tknevyqtNCTHUD8IGbAs9zDtA89bRJQnPK",
-	"lqfIwaynEPkdxLEbRYDYEUjIK6vieNWvK80LNplPuXQG3E7QkPRteVRTCvCPl5dvaJFCh4TVCRqTb/09",
-	"tWNyrTdt5/MMHS9cLl/fBIOPv64SoCOnbti7Wu31avXaoHc77DWqVIs0BwEDTSOVS4Xb+EmRJW1wQmq2",
-	"yNOiEJLF5kgAPI8hKoDt6SHeQDc+RUwYyK4EQSGVY9aKl0KbFy7fAvBCXAHMg3u4KoebvT3u9zuRfAqa",
-	"gWZ6ouZZgtCe2D8ip8EITpkZACRfdjEn2bmRuWazyexM8mxZpCPtsA6nKMJ/OhirA29lYeldetcefGNn",
-	"ZmDjqRtIjRKWmrBTAYlXMpUnaGNwp2oTA8WJvCvEbPW4NfEZijnAgTQSJTT4e2asmDj2kHwV5wzJ3ftN",
-	"2G50LRdTpv+Yu7Bod3eFfk58r494K+5zuBe1pIlek/4XOhoKESAINPHTMju9BPRrxdDDkyMES8UP38bt",
-	"CvHtBUEAU7zAVx/Do/Shv4U2dyTLF6ku9qVJkuL2OE1NF1eWytutr5vhvYAH4Voq+C4vvDTP1dcDRk1t",
-	"2M7XL4sTn+63NLusSNP41g8IzLd7jsZc0Ybyry3K4mbq6+7FeMHnff0QXbhDuSd7xiX5vM85CBvWZP1U",
-	"tuzGSyLHPXaEMnRJHWhiQzcW7cZCmlkI3BpwZNiEHOni0x8RmHAkTUstQO6kUP20BMoEhExoAaBQzdvA",
-	"5iwfnKSFbnfY2RCuf2e4QBlgO9bMprX76ufLEccuTKO+qZt4xyaiELN951NJ4WyiB8pi9dNEG0Vu89z1",
-	"jiJAbXb21bA6nM0TvQ8/Gil5J3KdKnmdkzmzpCI1H2YiqMKoNXIOPAZmNLX2rjVtwBc1muRqpm5u7sHH",
-	"6M2HmZsFPmgWa0k02YUw7s2YG6gk8JorV6o285V9CdbsVBOB2Yz1fahqnudCNtV1OJMEzE5rdfHuNTvu",
-	"975l9hVwi1nAP/MvWsnR4rOykvXDuvIAZo1uHQZ+wFBjjrrVKYyCnOSVDPadRraz6I85+ZuZodmCn8xz",
-	"XoL9qiV1Jcl+YjPt/bn4M99hJk3qBgw5tNCLuMS1vQhLGlhHU08dAe5JXfxO5HwsrgmeaE9T0atyVwEE",
-	"twy6tyM+haohYJKhLsBbjMtWAUyEwHcJT9qXm5a0NvypERaatjARo3RKQ2LFQrEkHZu2S0liplIjZyDe",
-	"Y6/f7Zx040YWs/4E2hPXCbbtNQ10y1budoNs4qsINL/jcVnPhHflvvseuEIVPPvaxAbunPnUlp3AJXnk",
-	"6O/fncg23pi73ZLEtLzLkuiu6XKs7nm4wnK287SvrcTXOOgfR5k3A/89G96AXB7Q7Gbmu5PRrS6hWOOz",
-	"84quGJWD3eWuc3fnk8e9BT4Jqz+2oUZKKYypRISsmORCsBGfpQXPwCtB4kQwCP6/j2cHf7v69ejzfwQ7",
-	"iGXVsQCuYa/frQAbzpvMiadsuGQ2+Cn+KxR4iV0hLRpNJFujebHaZtumh5fCHarJdQPlrkLj9jWs9hY2",
-	"IDjWDKTfHD/ABdUsEb7x5cG1m14REyE6wAy5VvoA8JYACh8Bmw/jUxb/pUQ1huCrObzub2n8z9iVadCM",
-	"Z5AyUqR3Qq/sQyN4avXEwaqsO2A/0ZLZQ2yFYSeeXjWss3nxX8Gm/2DM+SvagXA1drWyloCTewyj9HNa",
-	"WlC3QVgJmNrK3Dd4MwnSdtUFaykO9FdwRQMfAIsglTUwPJwqBA4qCTOPNEZ8tBBXFgNbzWDadYTYVuw+",
-	"/ZhCoQSVYQUUiW5ERI+FiocWpTbVjIO5sN2J5EuEjsVwGqz65mIFEWR0xLUIXTw8QrhivhVUxBAJRpM7",
-	"FFoMcUw1i41EGttiVtz2imddSUHe3+p2Wd61eUPgKbMdaZFhuM7K4oEbeSMOv7dw4FOuGeYtz+dZRiPd",
-	"GEuXFnAdNHinL+0lcGqXxA+l41TRolUaFdob1PCS8iZcN4Bdowd54OpoPdLsJufjKdSejP9Pp9OJwSE9",
-	"43nh19uiMHiAo8gfaRabU3hg+ojbp5G0DnE7A6PBDJFw0YNO0L8dVsopZU0fFh93u1R8Y828fFmtBCRu",
-	"qjQCA/GvViKw4bwoE80EiQS2mh8WOzstHfx2GoDEbOcBQbFpsWkSflyjFpBpiJmFOIpI2rJqkCWXLdlc",
-	"8gXP7RW3ffaztTUzmiCj/S08dXhkLq+6eiRWlS8vTOBA36azAzVDtnoAOp/IHWw44EBvq0/h0gxK9scU",
-	"GUoGJba0eQbypApFlV8i2Yp/jYJZxmUUDFhkuouCkEUB5nRep/A9jCVud9g7hG+/K8s/3YoZWOiIO8nE",
-	"7AQsqmZDMVJTW0i1EJ/cQQwZ3L+YsIVjw9ZKaqbciKMu1seIZAsru+rCoV2fUoEIKywddX2pk5gj0pGT",
-	"p7rdbogUpiNJDZ2yoSomiLGTMBJhq5JXh53ZpCps0Bat4JKJgylPMxtpHkkwMpAU9h2zAFuk3Lf0jI+E",
-	"DlmiCgC0SLg2kpstPFlMxBT4BI0GSny0cpGYcSTt2AzE5ilgKT7uVqpLSXDgIWtBhhB+g9XUID3XtEa1",
-	"MDBrB5IdAIMMcx2enf0cu/2FOVNL9N2atsxeYN3H6qi+OWa2RqJp7BBXb8bTXNuGlRQegnkkSx6A4col",
-	"kxtYzxvTRZpllgG1qHgkMoq2q6XIpgg7EElbTo4SaS2V1YsSYdS80fkSI52ZU4GlP+getCWLfm1Mm8Jf",
-	"DXM4pTCkFggChuDbYHuqVuDcxXjtGbua7eaPnGk0ZOYkoxXHnNlet3NiCAygVU66eKqtXoqH/fz92yj4",
-	"TOW/8UU5hvBTyvrqUoUa2szeiSVjr3IgMCxY8iM0XVmxxPYF8PhVFZa1rIbb7rCfxKxwlWxb3NrFbOb4",
-	"TaYAvhI7asMdAUjqkQSDndlMTWWfYSFOvStqE5102AXKUYAZGknLOVfJgkx4uJC+hWxglpCiRGsImg03",
-	"6IeLZ5c/fvrx/OKHHy/jU+CcqA2CbAo8CKQ7NIpo1ut0DL/q7uYcaJKQzzc7XczFNVJ5gkFtUIuWBGQj",
-	"eJtjO0JBdgDHdjCXaRGvGjuajQtPVabKOwDZXoPSvSUoyXS52vZP1aVzLLDvsezNQh8JXNpW9o4ktuQK",
-	"YmkQaJjpv71RhPC8iTb6v4yw3PbOr3Uj/IoQW58qmymqpkI1a71Cib2qJccGVwK6B3Zp7vsoOImCuI0J",
-	"l4xDiQ3bWCs+Mbx8/cqtxjiu0RTWuslLXXo/Oxy8g8EYfiHpWqDpKnVCrEejSzLja36Q4hP8sHXHZ7m4",
-	"2+HB2tLgiKh/aoQ6Xbdg9winQSZVXNcUO8/kWql32lADvqwmDhdqOoWMSSNrLrwSykCcA6+89v3ic7Au",
-	"WiVAh22Kz/EK2d43DCcMmif+Bk6YklakxsGkhZi6XF4EeQZfrl88bwOn9tbd7PuGbfGzjxoCwrBk7cbt",
-	"WtmeEGGxKbP8ZhXydVAtIFwvQJwLnhjW0e30Ykx6ddaFXDChi3QKpkVXpBgrDIJGhztDG+6/F0m49O11",
-	"O8rmOr0TL62DEldvU5zIFm9mobZvrdmKB9xZ8FbdxzVWOayhX9sQm/SJJrTV2QrVyC9ez4Q8e3PxjKC9",
-	"Gq9/eoYddboOA2yVdabyRnlUWHahZkLyWdrIPGe8mOiGt2oztk2E2It9r2lCrnCjX1TypFu/ICD2FwIE",
-	"zDJBVTQ0PPa6Yf8kPOmGvW73qmnbKhapyv1dE3S2G8gAB/TXNQLSLjfmqgTgmx0xoYZrLAx0c5OOUp5Z",
-	"6xFrAWAC6HwhpiVwzWKjeB/OMp5KUvnSQkcSREPMom8BUi++BecW8+J12wpHp2jdxDrlLP4xLeI1ps5I",
-	"1m2dlOCNvjMEGsNRopJguz6tCcE2qQIfhrLTxDo60G9spXUqNG0/nrJYyDEfi6k19Eos/e/HDoGKLiOJ",
-	"OkIrNepHATYox/XMVTMUZnRgLTGDJc5lVj62tYd1EhOkHnKOU/LMSMUMgZdtpdpabdt+PosFvnfBQMCG",
-	"uHVboZfnP+JI0paj+my6NoJph+1qRQY7C/RIdmTDze/iTqfTriW3mA3HgXZYPIsPqRAZPEXa9yPNRivm",
-	"Jywb/B/xYVmszKlhvpJKIGGGhszX80xoqj5M/fj1zswoZzGgAvBMK4RlBnmV6ghaMwyE51L9NK6pXj0e",
-	"Iifiw8JHskIfOBt/GqV5fUUPXJN1SUUJ38zz0YRD6nJpKcBMSz9khXRJo0quKpJhMM+zYBBMimKmB4eH",
-	"XkeHo4kY3ao5cESJtaDvb8H/XGf1/7G7xd3xo7c0LcOytlrNNxe9LHkQi3GZY3CKErwumNRGajrlB2W5",
-	"eRB11A09owmLY5I6w7QD0Ye8FAJ8NlwqxFAfi00OCN/qhsXzeEdNr0QC3vpoU6LgDdaAq9IhimDTNMtS",
-	"i5DjyWBgt8I3EgtfAqqqTuVIoPAMwoyS4hQK7bKjLpumcl5Yox24gsovQ8aZFGPwA4OrzDO7cx3JUttb",
-	"M8dS0mpyh/TW+EIaXSATricHQ65FwnI1L1I5hsNKPBILJkbya7lAPEkgXev48CnUr9zY3tMjYh0VDS4R",
-	"tp9HpFL1MgInoZAJmuMs5EO2ZNzmaLJCqdAKAKxqAKHihHAu2vf0F21/QTbzAHtHwGXoLTPIFe2m4A3W",
-	"ggOMdrxTNvJNTZEkWxPMYlW3XxegPNvFyeKNDu+rNtw39jqjLzvBHo6btQ3sYGj2x+NqjJb2G0dSwOrg",
-	"QO9mdC4N3ftYqL/m9aGT3fnoRC3YDc9ZYo6EYzI+M51AaLmQhgfORD4SsuBjEclup9Prdn0BDQ9dyT/3",
-	"4Irz+3kT/T2FKrale7Ex9hMkhgZ6XqzJkABDNVukSTEhJWG4JIHJ8oRTZoXYiQC8rHjFvA0m4qWOJHg6",
-	"dmOvTUbqFWrYwdMxqJitV8VikjHBngTypbnbrTU8NrwyhhdI2ASrNrrhV8zf5EyibmwQ8BoZNpJOcMUF",
-	"WRcJvJKB74hmZR+vmo2t4ebMjlr8IAYQn79/G3d2S0Z7YwE96m132Ww+zNIRwItbZEOqlCsIcM0QsQa2",
-	"DbggrpYtyOgLCTXR0rEEb3k7jGS/BMtvec+AzEdVzFAngiREkdTSkO3LdG2VAAZhf1XZN6tpnji44zko",
-	"TUYkfgNTCmjaYCl8YxFOrixA533BMEogDIeXZ/FL+7GFvlQ37Ljbtb5iuBHcwQAzPhXKacTKuCcSRU0v",
-	"wKaazC8w/fvkc242L38wLAb1Y8i1xOIJYc2QXEzEkln3rZDrcjk7u1h70+lM5YW+tkCva8YU0+8dej4G",
-	"czXcBviNSMBmisOqcGVfOKLOFjyXpv8mFo3+afvIRsyTraCtCLH/gXpbwT75fknecDOZJQnOYOVMJVFl",
-	"rhasZVkcuc5BhGw34qCsNUQDaC/ZlcPtduVT35RMBmRnUa7aj9FeHDRZhVetv+lUXGd8KDK9bZ+9R2My",
-	"S4Gzw4Fqh7RCw/noVjjVJcd6++EeeDTQE7x3nStzizRpxflcWF9f3D+exBglUogDGBTa8I02SC1APb1C",
-	"scVEZQIKm+lmiqRUCrXYviDuyRg3EA4o+WBmfJxKQLGq7MQGQ/dajpKno79an2lDdYs8HT2iu/3UK5yv",
-	"ckrkqdIqmkQpzqnMXCzjHbcTzQ7HrBRaq/P4UB7zPS6ID5MlxG/i+BsOZENmgUqaovOksikx1xBmfg3G",
-	"wFSOyUSrrnUqx5lLnLm28kNcu23QlAhwNk081GNnX37nwFzKNtdePgR9uufi+nZzdI6dvblgd310GXcg",
-	"0pJOIxiKCZUvTrhZFDh6IYu/TeDDY/jnqJsANtF3PfgIpQPNH99Mlfmn18d/l4Ln5l8OoW4qx+wu8JDF",
-	"ZcXK8icjrj3+ptuLpDvnmrXWn++2M6pnVJMv/ohlXlUe+mzrIwZtXV3FkWzZEMNsSXblX6NgxLW41uZx",
-	"o8VHwQAhFD8bvTb+GAVcJlHwzyhQeRSE7CP5FK+uMILTPCFVYX7CX66g3gMUmnExGSwRYtYkD5fL33T+",
-	"c5GhaQoZXstGMLSr6+nzRm2kUowsxFoHZXGH/WDDaJqVl+wfTVy99pnY6L5wTygweAP0eXf1NtvG3Ou/",
-	"f27EMYMbfvPKlJA6vdV5Ah7G9XDZuE47XIa1z+XFsufKubLsDVllNzdaNP7WtCSETb/RUv1Ik8F5O3uz",
-	"zZVrHfpEv4Hd3SvvY5e8lFKW/xwG/7BlfZs7QSV+XbUMUInN4QyrjBRMBHdGS1PumOLpbJQic6HnWbE7",
-	"wo1doHlWbEW3sW27dBuc8KZ1B9fynigl9+Mx3vGrubHlKtgMDPyRtlJ5RWS24YIhw/QuirQJySNXSaAl",
-	"i0ctiTY2kqYv3cTOl0aCVBm+kavFIx1JK3pNwCQGV6cL92zFZrk7NeUmtujoS1LUd99uX1LctufedpRr",
-	"vGHH75NLflaTPGsSFOr05nigawDtPjah0ouK9YNWI4nZgWnB9HyqWUsqJj5hMUnaWPDTzmZZKpJ26GWN",
-	"Y7isPq3u1BIipSJZ251mS92uyasVu5KdAQz8USUl3jlNg/fvnjWJkZlqkiEvK6t1M8+ykI1zNZ8JSK0q",
-	"JmquuUx0tYv/6IX9o+Pw5JtvO4+/a0TcnKi82NgbAQMAHDaW4rbJ+ea8/BSylyH73hyGy3rXnf7LYFMo",
-	"6LouQ1RmG/axs6KYVE2Af9dKdl6RylKjfuzWMw7aydOKNx2Et4Jnhj/vyfdsMIVen/CKFSLAAetFW/ke",
-	"SJUlQhdowgm941HQI/DGjviA3c34gEddX5o56q5y5FyMGsOlLu3I+ycuhESvnZIUCzelnWE130LXdt2q",
-	"A++frA7VR2GoDvaZTbZwNhaM4IesCWJBMOYT5xxu6fl0avQMChphUiVCtxu1+z0wkTx8h5JW3CpvosSv",
-	"mPfqiH3n3Nfa1uw3JDJfNwoEcIXnDUw2vnj3evAKYqpsVD496zkmQhZHQRTEyO+9EgmrsQriLh2tcXmu",
-	"TXkjr/2MF5PQYaWkhSbhD5to7G7HLBkbc+FiLil4Cydl3ZUWOMCV6Cq0yG6aYZUxZuKajxvCPj+A7mzD",
-	"KiBkopIs96W0TnGZbu7l7oaOBtxOVMfaTHMgE5xb+tgHkmkN3MwlBIPp+RSqBf4rkWea4CuagR70Rjgh",
-	"fKQK++Sh8gAh+TLIF0EYVTDJtgAZNaPceFewg7ehzdmw5V8bBaFCWX8cNIR3Ki+eQfKcy6yiMGDYu6BJ",
-	"TU3s865IB8XGnjII5Rjmgt8aDgsSCgSTGQ3Fixu2bXM9aoSteFfw4j5ndGSP6A4kqke5yrLrRMyKyTqz",
-	"vaHLJxh2W+ZiTIVRzd2d7lIxeEGRwQybZtA0xcKlGtPgQie52TzuRIiZwPCyatCEH7rwSFPAgItAoaBg",
-	"DN9FUD+ZeAUByijYDvvgZS14I7eGbH8KkcR0D1kCyazBjtwSk2BEazU1R2dWLGm7rLlNyevmC3LLqrsw",
-	"PXvf+F4vfwvKwBXKbrbxF49Wglp02+0QZSh4OGUY6Gt7xRJydzajpswSg0rQOIjq/rCdtyeSu+0Pzi8t",
-	"WIu+JFepnzdKKfKRhDzIcr54K5XEZzN+5JbAtC1b6jSyzdzbaVBrObU59V+bTZec5Q/EowtevKLgugb0",
-	"H1IH7F8lamXGZZLKsc1tEZ9Sl+fiyVNa8Hw0uRZynEoQodQo5dm1FMVC5bdmw/h0xtOxhN/mOchZowkH",
-	"OPHQK21DH6YiSedT+uC9az4WIne/UPkeX4xDT4sZsl7qQkx9yS7jcjynShwrGcGAb1ekEhssJcRRWiw9",
-	"+E6im+XaO0c/h0N4j2AUlxN2AxmhtsAimjysf8jGJi7LAGqIzLTXqMszi+RwXniZGCGLaZfJzgifYqq1",
-	"YiOLa42wXBTzXGKw6zvghVyzGEf68dXZy/OrJwBPANUXxew1EBxF3ca4ErFXaASsjBO1wE4JGKvJ/eTp",
-	"ZtWF+iuyLBSODcO1QUg3fJpmy852wCyPGte1blUf+yBrxT4lQhBnqQvduZdsEOf2ERDtbx0APsda8et8",
-	"zGU6Yu/gqJndfMPThL2Dk2Y+nk95Cn+gKBaHrNPptHcbDVWNaxwK5BXhYNKCLlL0dtroy+mM50KzVvz+",
-	"3eCVWLCfVX4bslc/xzv27o7dDkOwzw4oXTER9taKB7E/lvP3AyxptfMo1ij8DWOAJ7eO4Nn54AeRT7lc",
-	"7jiE0hawZQS3KVbHxhd2ansNVt9f61IBtE+ZVyvgAo1kX767M/WXt8jGAWXipvBmbfMGtzbfrDj6LSOS",
-	"qas0C5iz9sjFPipjzFpgCYYIFw5oOZgVLRWlvTUXXnGYfxS6TxiCFvznhlLSAE4QgykpjjaS9KMndaeF",
-	"EyinPF8yniSaxTU01ngnsMDahb55+TkGOMg9l9/dsutat/YA++BOra7c69tvBvcKw1f2uSI2Lg8Zbf39",
-	"3G+J1pvhVs56xSZXOX8reDVbu90BBmVlESkivXxnt54qAuH2WeLzDJ9v4jLw6M4MpiZ/7tA/vMDohYcY",
-	"AEizu3RsHmSt+AelxhkkHL0SC50JwxrMJy/JsMZ/99//ijTdEJnuZb1C0qeTd1hrDHloJb8rFqq9e59l",
-	"mc1magM8Cgwrfv/2BZtAxLrhxd7b8ZfKXJ5icb+B4MsPMo4t9LF5HPjyg4wDlKn7jcK8+oVj+LxGUSUV",
-	"CmIK9gWiwZcgVBC1lGsjgIXuk1QF6T/0hSEvnkodb9OzImkVrdgbZDxg8xmC11kQtjIJdrhk8T9jqMIG",
-	"hedZHEX/pJz4LC1EzjOA/8VgkCiKotj/JYrisKKeUdReDf1us/rkwzh3+8fdLfrQLo+TurDLo75sv9Pz",
-	"Tgrf4elSYN7hYScB7/KsL6Du8HxdqNrtFScl7fB4k/izw2t7DMiXSXZ4vFGW2OW9umSwyzsr1/nWlxpZ",
-	"iy0Wvp+XGBKCXdGOWjDFiqXd14oMw1Qe6DHwHalQ0q9EsjSnTexTQmqdIZxMNUYrufJt4aQCOdOwyhGM",
-	"uMF5YH8H3cRBjmHkrwVztBj81v7sBem0ui7sKRcQJ+WZi+9dA6UJc34CGJ7kisSOijIopL2j37ESO7OL",
-	"E2hdqs2HP4GeIBpGLPT1TORYnXBTQNJMkBAR1mLnui7KoZR2d8gygoevk3nOm5Wdl4JbEBj7EF7VXjzC",
-	"3sEHm+J/qBis21Drx0v4MmT1QJ+E/J07kCCuylpBDgoTWPxjLzVqXxwsL2iIeqxGD9W3Oqwwz5X9cMf5",
-	"aj2z3imzsUZPiB3fhLPm8SHQvaYCgRUKxTRfNqETbk+S/MMD7W24Kr9irJe9jHd0gPnksHN02GU6FX9T",
-	"UrxqhEA9k+zi7NUZumR/MTcWQlzEaDc+/F7kWSqN6nCmU374Ey8mUy6Tufnm/eXTuBkqKpJYxZ7Fpl3T",
-	"bNxhzzAgYuC7Vh9pFl/+LYba7Fyy+czsDhKJWOB4LFJOrqZIF3CQQyxzFVozoiWSQtgQIWUoZgKQNEl5",
-	"7H+hMmw3Kh+JGnxSUJ3i3kCwZqURffI+IRc1EWtPmSBplH4uJ4IyQgFAeaLm+SPihGYR3l8+Za243+1/",
-	"c9DrHfSPLnvHg2530O3+DUBD8Mx5vxMiayQhq6z8KW7XV7J8J1gjkP9BhItU0wI+0n8IMaN+13/Brb3X",
-	"lbvvLZp4l+GGy3Tj1bmO2+EZ/NoBEPXT/scJg/iAbpp9Q8IAdT255tW4MJc8FWwEIVvlS9K0kKVaJBhp",
-	"i3alnF28sXUKmsMwpzzNti3R30SuXkuBVgzIdLweqkLf47W0CSDpDMeHkILs6cWzt8hxNGtdvLk7xlnc",
-	"fdMG1YviilAdNMJ9lu4IcmTHAJEDDcP47yqutEMZQ04EGCfVXk9ZHM273f43MeMZaKcOmB7FfUw73mVs",
-	"N/xO5UREX1BSzyKjNMVDC4eJSdAr4CIpTimWz34J8daIommUBozVWAd5MStRYzYCQNFj5oCpbM3FOuJZ",
-	"BvVwzCPWi0ou0AGLASMmtgh+ac7UQoZlAU94CZKgFhB/mMq7tLAF+1oxT6YodokEo1VUzmLDFUUeV2Fk",
-	"AugoCAN4xXyfuCgm83hjjI4Vy5pnVpMIUYA395xMeI7AIobwIdG75vjFqJkRJUiZq7QqSJLGXhX/2Fxm",
-	"QmN6+wJwr8wtCmIcZ5RgBlcxor1H0gqHIVmUPRmxFDlBX4mZknXhpDKiYMPqrNN4oE6Xk2xZodQtpAHw",
-	"W6GZuLkRIyNv2ZH7g6vKr76cGzqn96ooi3qwFVao2WbRtjBj8+TbZx4KjNWcdMEhOdaCw7BXlfxJ1AKw",
-	"cBF0lTRoUJblb2UUKNLvc200Vc+ki6Q8wB7rsHdCjdev8M8qU/dYmHcc6nsf+tdeZTLEGTbcr19bALHX",
-	"+B9O8PiKCrVbk121Y3rhXaFy8XUqr7JWbCktZhbXqb1qZlknK52tE49OGQePpFG4fWzkUrCqex+7x4+3",
-	"KrFOvtoNKtGJTIAJThkPK7jnPTtxXc2VwkrVcIE9AstnqpJ0ZMtV5WKm8qLTJMV9weB6q4NzQKh4b41y",
-	"vsjAgm/hmeG2EzyBW4rcirqzVU58LYURBI8PjTRot81sYikyViTCikOn2+3eQyY0XdbqjSDplDIg3EGA",
-	"tANflDLhWmlwh3GtF+ReAWgaXi/EvQ3J9k/L+mFQ3CkfK9lPAYB90mHnUJ1qCjXapHLiXoedRdLJfqWF",
-	"0zYMAHU9rzjZcF5YBAC8mNlcFmlWGUlDpd/HjZVUnOy4I4yolSIrZ6MmfW1TMZ3pboWlIb/YwNTew231",
-	"1bgagWBv4mm/jbJ2r2O0w0u+zrNpZM8zvuVMnIHYV2JKrj8JbXsUcjFVd8Q/7YtW/E0B7gI3qHXc77fN",
-	"95nwiBzCKxF8WIf3ofgdtaV7U/YKDdvtLVM1umHvqtGupMVonqfF8p1pnIypguciP5s3ZaSdSUDZuhVL",
-	"NuWJgPgULnm2LNKRZnNt5F4Q+lDpKn8yb9AvHcieMN0Z/RI6KwXZSVHMgs+fP4euOgmE12DpeILiP3Ot",
-	"mkNU8FQKsIJVwfXHaTGZDwFb3w3jgHSn8ptVKEXakQNUJex1617oMKPlEcRnL3aY3JrdqCxTCySyyawc",
-	"5F3PrFnItIqk+AQJ/GM2ylJwMkPBq4XKb1M5PqV8rcrbRqfLlNKkxZnVBw6dpyNzP7Uwk8tscxjJ2FaW",
-	"wQgl0INSwNhLQfhG+EMCMDHE3okk1AopUUu9KTHxyYhG2LEtIwNAnprFZ1BMMf0FzIkD9j3sIzPX4dHo",
-	"7M3F9U/nP8MHiCs2DwtZpCNykWoG5Q5EggqbUfiGPPGuXeutxRKVbsTdXgiyxnHfHEPCjWNDldjaDjEg",
-	"qGA3h58OFovFgVGbDuZ5JuRIJSKJT1lOMjS+8v/evX7VYbgGWJAaKhp6gK0WENgtkB0PBblSPEMMGLIx",
-	"gMGeshgQV3XMWngPHOBqsKnQGhB0gfNQmWqmJEOvT7bsePixPgQ8iSZnby7apC1TrQwAn/U3FgrAYPdV",
-	"6Bojq2EdSfgVq0R2Op0o+ByzVlwC4cZtQ+a88ETPhXLtY/UTcnePuIREH1fjvkItkXTyITgcy508Lstb",
-	"FxOV2Lfd41SYzD5+QjHTksVn5pjFkTRCJUpoWCLEnJEUJRZEe34JLb9SBbwhktjtfBtP8QQKn3tHGPsD",
-	"V1maMz3lWcZiLI8eU3Gek+6Ru7VDsFBliidsyAFdBoLpkJZK7N+ScIxEBRYJWh5cQsz4pA2zbbOWjYw5",
-	"7h5DRpdcRhRgCyvlE2XZ8khlGeZFP9LtkDLpNYuf8tFEHDxVsshVNmBSHcC9GQMS0cj8GEkq7Qps/JFD",
-	"mqI6sv8DLwtZHFwuZ+LgNbBLbVrSMr25gVOOF4AWeNWi2c5yUE2RPmaX9ITnVh4qJmIa2oB4MOxBQEMr",
-	"Nn/H7UEkremOqh64/DLPwAfVY9DgUtGSQtCRMKECUl/nUorMvIk2wkjCm1MuzZGEh6mATuiMkPBEIjJB",
-	"KM1UKpiPbJS7eYuWzIxZg5xt7w0zGFgVEqStvbNyEGx11Cy9FeDKpaLwaXLqG/HQ8OkdKQ4XTtnUEcom",
-	"WToSZCKwN+YPb14cHHW6B4bBrNyUi8WiM5bzjsrHh/SuPuTjWWZe6UyKaYbiCdaEL6+mszcXQRhQDJlR",
-	"BjvdTrdSPywwDRwFXtUwIFcbSfk5DOhoHCZqpKvfUCOdJZ+CGDwWDaE/70SOgl2qXdEzV/CMvYKrSiqz",
-	"YZ0ytVPJiyQYBD+Igl6BXFS6E0wf/W7XSh62WL13rdgBeaWDXCW1h1gjrDdrZL1tkmC9FBzITasm6ZWF",
-	"Mf0f979b17xbi8NLpV5yaQFaQVg6wbXZ/N6FLEQueYao6r6cGQw+XoWBtoGUwaUVavxhh0HBx4DdDiaz",
-	"q89hYJj9GsAt5LM/nF+ycXpnLjgrPJgTA/XZtxDCj4InmylhtVe8fFzyv5OOWrHPJgesTjhxyNwTqEDE",
-	"7RBg3GCkcH6pbdNx9dF1C08vHNLT9DBQA21zbQIKeN4SKk+YjTUyUWHuLLCZx2/NhwNwIsQujI29Uq7a",
-	"vTdC79ltw4NH8UkY20nT4p4Z9ic+zcTIyKs3PM3mORleElHwNEOpDevX20vwfw6IRA8uknjdSP2Htg8V",
-	"nrxIzEj3JF+AycBeVwjZ429whx3+ShfFdZp8XsvlLstACHUDnh4PKKoe9Vf1NaFbB705hWJxoeJIgoyh",
-	"0ztBUWHkBCkdS85/1e7Y/AxIOcgFzyiVYCq4NHKXvatUHklMKOqwy1ToOiwLAbIMly5TfCQg5h1pvnoi",
-	"X6S6gBQJYIvWRwtGo03IrSkUiWJp4mdZ2kVBf6N371aw/r41CmcwACZcFn0rNyfwDUjoril59PpAkV6T",
-	"0t1Yt8VuaGd7xj2K0taz1fIxp9tG4IcFDiPJ/aK+p2WUtfUxUrZJi7zdlURBHTpbLeWBgyBGgyFinNei",
-	"UWcCqA7Ginop/HSQiTuR2eA4nINRVv2kB8xUo6QJ88HVOwpZXAn5hy8q8fzQmEs1C1lMI8cMdhaP0mIZ",
-	"t90JkiPhBwpT6JH1HU7S4pScfWYFS+JCMQyPmaKQzPoGoXiLGOvWcQjirN3SSKJD2K011H0DIxXk8KJ8",
-	"b3o06015WoaQ0TLAKdh4BBl2UK9TsynPbzGGAWMIocJYNdMLfedli+RLN4scs4KP6TMWwcGRGS6mqNiw",
-	"uUxjIyXGlarj4E62ZfqQC2D7mumZyBDutBWnY6LeVOqCj3M+hVxE1Ncv7HfV3ETLS2y4NosJyAAWAyBn",
-	"CNhguGSY+chKoesYEI3AaGyfiyQgje6Fg3B2wc60TnXBJZQJqQEjRLK6xH6KX+iluFEZIi8R0VXbNLdD",
-	"JQozku/fvmDgxjfCRHO+1ilcAbY2JpfW5+M5Sb6ztguzkAD+lmoWt3KRmCaSdmx0QyJQ8i6AIeKUVXEq",
-	"sHhpNa3TP2xGjwaNLv1EZG+mZlt2bvv5bJzzhJLfh7majyfAl6cYYRDbVLkY1H6qjOjy8BA41K+rRvXZ",
-	"8BXol9LcqOdIKltlYZIWVVA5c76xPsrKMMtyNYD5a4O3rSYcSTO5VlwJ6gZ2hDGWscXtVaUBiwIs62EU",
-	"hIADVw7CVrs7B/7ZdNtsQxayduFNuFZu8cDKAPWbSJcd1GOSPXMhRCW7d43calbNXO5rdonC13EnCwW7",
-	"W9Y7g4ALQotuWAgHlONPvp4QutEju7oGz208fFgp1dBZDcDt9g66vTUjo/CGHQSCdQHz9XG94E3DQmOn",
-	"BQcBamse6dG6kRbqYcf5lGtxkEpXUoLp+ZBq9aobW8sl/k/iedfI6SgdtbNmjHi7b9zlreNC9CORJVZY",
-	"iFmm1K0RbU+RvKkm3OZBXA+r1FbiEFrgMBs4hp+vGofW2L7Ki/WtIxxZ2br9vKmXJjZQysqH71ReBDs8",
-	"90bkbwwz2uXRHZ8j/KpdWqQjvvsb+OSZXO7+8CtV7P7wU0rmBsfzHkahv2uMGaezWUn+MX/7KmMp/tXB",
-	"A+EmIswf1Og4Wwqeh8yG8fvY4xDT89EBTh4d97ru5wCmTL980/d+kGKhO8uRmg5TyQuVQ5lrM1sX+ASS",
-	"CNkHB4eHmRrxzMiCg8fdx92q+vrt/4X7xM4HoyHMLJ6UTBS/LBR+1esfHNFXuD7/efI9JW3/58mzJ8/O",
-	"//PojFYAnzJX5ZMegK/9HkclxafCFgKf5eIO//aiwgjynFK7e2E9J4yY+BFeN/hdD2dbvmP9esHgpOvl",
-	"dHQ7XcMdVTDoU42YYNAHgwXodKuEB18jPhzkoWyip55PNYezPB2ha9s98N1j7/cvJSEzsh02Ci67LyWM",
-	"L+jrHtu9y46ubuHnfUQ+CJdssP6+ptxxdzmXPss0J4UYrcHd3nar7nvJyekrEnzpePtLr1TxXM0lvtDv",
-	"72I7Bnc1mH/AI7mztRpeeSCTtXnraNcu06lIXs8LNHS78/bOmnTowJEpwTMKoolri1XwkJxWh7/iHxst",
-	"hT+qBVp2/ays0cSaIXQhZvbKwdZ2sxtCoZk4bIIoAJwyylpFVYedWUUKutbYaw/1TEIAMq9PwE9tcc7w",
-	"IYI/Q98wfHX7X/hmSMZpaBQgueDXkHGWcfODUfQ8eIFI4iAq7d/+l+1hsFqFx2IhT8CwU5aCIGuWNKOF",
-	"muiZ4Hci6TBKjk4UiOl/V6kcWAuNyh9pGhelh5dhkrJIJZQzZoLnWSryiKpOHzhrkqbq+slKuYcW2dia",
-	"s73bDTsUSeaIAH2nYnbKYqi2m8rxteuSrFfqhvYiZDFEsl83PMqzzLTr56G7tGP0tFJi4TSVc40tn8IM",
-	"k1zN1M0NTRB6QgXnkS6bs2+luG+PNGt1wdeOI2uHrh2ErjNjAWpcA0BR6QbHUUe/K8fjD6ShPUeorV63",
-	"Oigzinq71+bHuHEcKw10WIkGotHIq6QwrRKQQci6XgGghZpnCUvSuxQDsbqdSD5HXtFshfHNG9bl3MJk",
-	"BZIo2mH5tEsddzZLtaB4pZWjY47MgGFhKGJXlEGCRqGUMjpTP08ducspqyWmo22aYA+bnAM/iAKnueoc",
-	"2KYTGeZKAZ4XSbBGjYS2rTfBsckbZwcrQ8KaXQn9RleCY94P60nYMuO35kA+NxLIrg9fqodV8f51Ctv+",
-	"6uYXqXh+WsUKhwwG/W7X7f27dCznM5AeG/lpMOg9No8bPqBJBK9h8wDyfRNvoZ+IHWL+gMca4QvEM0Uw",
-	"D+YkeT9jud/tomBf7/Zkba8nXqe9b1e6fXzi+nXTL/s76kKFXSs0+zzDz4DvBrvLwcgT4Ii7JJk1ARHu",
-	"iJNh908R+CuJwGcrS22tGlgjsxSF6eLaKgxDLNda8Rcj70o03jJdxkVqVcaxk788jKTGsvDDpSehgcsf",
-	"Xdghpg5WgX8Huwl0DSK1BRdulXCZaV4KpEYgsFKthyFL1Wx8TODK+4RqNcFA+UoFHDNeFF+szOB7cpsE",
-	"TZShsEmamisU4RVRs72uE7m81WyQtHiWraxTFTnMDHkfyDAcxy41Mwe2aKCyhZS4Kz9Ur86BEjaVKipc",
-	"KSPncCKEnvJ1dBXzAtuw69pQAcm0DKm6oL2tr+zUmvDszpDDgi+RhH8RuWqfsrjb6XapihigTSdpcmpa",
-	"hWKStSliwLUrssTeluWXUPKhn1KhbWwFkapIBkwLWIg4S3VhC412IvkDBl9ulkdxgFirQCvGIcUDxkVO",
-	"+xnXhTsjSp1GEk5rBdQLW2p5NUjWuh2xNGEO6CaRjJ+fPb18d/32/PL81eXF61cxkHjIsGSzSNroxRA3",
-	"BVPzArePZN2KJxCLE8D0ILcEBrmK2tQA2mSdO2tCYcwaPnWHRz+E3PsbyY2/qbfh30AU/fhrUONk1li5",
-	"Itodd/olHGKvQVq7TaUhQFu3pMI1baueBNs3s961816nV3Z+vF5CpTF4hWa2DOPo3mZoFC3+b2kR7jW4",
-	"CXoHR937W5/v28W/yui8q6hd5Ue7GJ8xBL9ie3bs7E/p+ytJ396VUbFAuxoTa2RxuLK3SuLVbNW1cau3",
-	"YrkmiCcVJOxUUVCaDK9OlkIku5p8jtKRS8aapPU6kmkJGQLhakLeiUzNRMhIsLfBbF7dIvOLZi2szeoL",
-	"+0YLIM99SKUGl2aW7Q6LWyAntV2AJIXHQNk9jRM96nYJHc7tBxjVKLGwjHoy0hokmuQikiBVwV7HONFq",
-	"HA/xC/r05Kfzn40sUeYqb7cHNoQ7mZcGbFXOiiQIWr5MZIvCV+UhzBwidCegNQKSY1O+ZENhrY6RpNdd",
-	"HNU6QcjLvv4dy0D7hMwQhfyLgmb+jEz5U1Zc5+mvliJFYaNaKJNkLfL4zzKABXONHJ/s3wZe5/cPHfAu",
-	"oa8ruH1JP7836W3XgAG4uTfcqubW/VN2+1qyWy2S1opRpdCwRnjbLaYgt4Xy14luu5guySw2SQsnXRkp",
-	"5wTct4XQZYj5cEkFUJhLUJZjJlUiGi2M5gfNWmAP1EpSGPEE0xPIk71Q9NiUL53lkhWLdCTaUGxNJeKR",
-	"Q9Mr8R17XVe4F00vplUY90021xN0wzsZNB6woy4jj5sOK1XlS/R1usehlaNuOX2VJcI0bDhaiD5qemoo",
-	"MGddkE2toJdOKWodR4+DycVIyIJ2Ad7un1QH0di5FIuyc09EhqgLhqccEsn9dEm//n9oAaZqZf1bzVX8",
-	"TaPVQv5tNJWZVmxsBcXUueQihKnAKoSRfIVOX2bx1UsjXWVmCNSFj0IsiXkWygxnSo5Fjun/BR9mgpCD",
-	"4/evXrz+4YfzZ/GAScWGfHQ7n5lx5wIuSkimAHF92u6wpyi8A6lhEALlmFpmGMkaFetHSD1CW0CO+PmL",
-	"9+9+vL54dXn+9q9nL5pF2h9E8dYexC+VZx/Ml+kBTH/sht2wF5r/9uG/9f8dub963rf9sBcew3hG0PVH",
-	"r5xQ8DzNxY365FXIHQRlocuy2C6Ufr8t1MyWEh4Eh9wvGrwmkhVyNc3xvuZjZc1SZfdPJ7maikrv798N",
-	"3kvADzVrCqqFG8NUDdNMeEOojqDe27cnZh98a9TOt7IlhG2+S8u5fxPf5R/vHv0wUcBJpHdzSrW4x4VJ",
-	"BscNpg7rA3JGDTJe2Gui9LlV7Bl1dyNo/sIQZyRnIscXDM8rHUjIY+xnDzPEFiO1Roz5FLHdXZXSRzqC",
-	"RD377imgu30ijIkcYNmN+gnMQiTAitvOTjIk5yo5OsFxiM7PSNoWB84vuM6rVTrLVjxjMZ+ivYUQWADV",
-	"aG+/F7HwDbYOYOLeQqW62YQRsh0tE+Tx+tM186e6vcE1M0VVOej1u52TrrmFiPKDQXD+/m3gOWT6ziny",
-	"Zp6PJlzjipdNfNf57nG1hffvnnktNDVwbz2bTuzXVbLv3cnvTcMmZrC7Y8Tj7mk1Rp/W5E89+yvJBzbG",
-	"oeYfKa9qHUIwjDtm+7pJdFkzcK3gYOtyWzfJtogktg3AI5Ilgoe971jC9WSoeJ4wPVELzdJiJUSpBuhQ",
-	"KvAONGFTUFCpsRtdkCJEEBXRXsUQgsKXZiII4P6poKAcDO6IBzbKo6nk2GlVM3d/n3qhSMIV8rPtVkqK",
-	"xQO/DXboOq5VjIN3vQoqpH5XA5TuvFrXu5Vp9ObqarHY+CnBJQJ2ILCD05kxELtQpaVikkLpL7/IXCQr",
-	"o/XgQsp+ULBDD70XAHfnF+vFRjC2ypW0M+8BvsOgEqxd9ds14WMQCqWhUIqliSQW2PAhLiueJDwDUxBl",
-	"07ykhjTLXGkEt2ltAm6MJGpDhui6tSJtkgbDWmCvcJuE4H0r9NHusO9xetyhuFVmF1ai1twy6xh5CBwQ",
-	"WpzSSEPiL21uJCtIH+xHlGJzw4Jrsuwas4EtfvbHFTf/TBLeliTsh4RmHKpVKOmCY0I/P7hSaRsSO3VT",
-	"gb8NacS1GmpHjzsnnjD6uFspPPYthJzXslBXynT2O98erZbV+u6kEnd+bFqypbD633S7flT4+kRZkKrQ",
-	"9F1ZtzNnD988v+Ne57gqbHvTozGtTOfxN6vTcVOkIChvNr3j7l55nLWKiWvsPy5++cYvxfmndPhVpMMf",
-	"BU8A599b9QfywBSuBNpa0fC1tQOB5IWl9Cr7HhJ0FP7kY8eSFwEvxW7buiIiSe6ApmgY1vLgo3vmEu91",
-	"u93QISmZT210SUAa5B3PnkzUPCf5BSsa2TDtVSg58kHECcgn9g1bUhG8BwQttaW64ininhqRUuUuvOSG",
-	"quhTiElYQgGxUlzOlh12hoVV0XeV8GWWjifFgeZ3AMtd1gfqHzGVs/4xbEEqqPphLmZQ08Y0a8ZvJ8zn",
-	"xXwq0dRIuxYywtwuPHgxNSJNQgBUHS1BKVGYdq34sM3jBmFNha4ItASDjD+S9wXCsp2Yu4Oc6BJB65kJ",
-	"nlCeFjVSSPgyRgMkEUx7YDc7tQrIMmR+Scz1OwnOMsWOwm++6WId42pncMfF9Q7g27KL+NRLZDQTBeGZ",
-	"rkcgD4yvR/NoSvpWKnWaCP+QEU61ea+yV26jKBUAkoH5Uj+CCPtNRNrrht1ul4ayh+xeanqkMbbisRMG",
-	"jeh6Zl1g0GMkwXcG8F+0cjgsvYLqZH+P1wicZcXGP07kFajW6S+k3COTrOInJXy5Jr7KrseasCh80QZF",
-	"mVMchPQl4mpc7QBa9D2x7ZnA7J51sV7OKtU4FmDSXplT/PhlaaN/Iv3sJ8Sbna/K7wsFrKARX6UqaX/X",
-	"ObIliMvEx36llivmV9ZFz8c9X/Q88STPb3rg9PS76a72cVTto6GHrt+B1373/obkUuypmnn7/RUzb//o",
-	"C2zJX9LPVzAn46lsAurZqv8hJhRCXBpOQZfcJkCoqqoDiR7+5gPQkE9d/Zo612vQcyq0gEhTRA3HJ90V",
-	"cjvuGv2x0mmdpHs7dPptxZn+2O+0/9BE2AQA1D/oP8avqpJHDSmqgk/7nyfPnuB2PTT5fvUR/ksJHy7N",
-	"FaInEF6rS6A9LZWsUneUtd5fPv2vXnsH7nrUyF0v+0ekTlSJ8ttt9oqjkgKPVogeE/HrXPYSOlrtq7eF",
-	"3/Y8S8JX4LdHa/lgRbkjCqH9fNL/Giz5AYbSd9T7m48F+Nz9D0/fPz39laNzvI9JqVbQfYsrkqwI1bDF",
-	"36lpqZzZH9q+9FfnaPP8JZXQztLaNIP4y3keYj3j3AH4bbA72do7mysLWGz8nSr1WD8X4wVDgPlteP+p",
-	"c+IhLhcie6dKQq73jI9TOcaaZnyYiXUBNh/sVPZVP22VWkyYuRd0LFVrvC92rCvAbPXFlfKT63XE12YA",
-	"tniiZq24yOcANt6L2wjxkC2ZVPLAfwYKU5qHunF73aC9Cs474qtAZcbVEcZpAgYYqO6XKonIUGvXamO2",
-	"EaAj2VXyi1f/vhKNHjABp6yQ7eFO9y97nsxgixvbBijMleqDduuVP3u1mp4oztWLduK3ZVVOBKJKE5CB",
-	"yuKbrpg0FbPs2qL+rnJ+WbUyeH/5dKUIOHXkVzJvnuf+Io5lV/93L2lk9a2vGD3Ucxd3b/db2y+BvuXK",
-	"tpP5glt6l0v3vZzlaiS0Ngz6XBZpsfwtSki5a9MsjZu7dwO6O+LqcxjMlG648MrKu9or9k1qR6vI0+lU",
-	"JCHL1ELkByOuBZRgywSH1N+YSAurm9r6aXHIeCTdM1Qog8sl5FeEbGauRLhTc55m5plEFVSUNjll72U6",
-	"UolgGR+KTLNinkswsRcqkrO5XJofMZV2OsckYsmGgvFqbXMuvfLmoY3k4aNcaQ1IOnONdQhiOswx61Mt",
-	"T85ie+LjDvMrrlOZOVshfSLyxvsZKsB/cPCmVFXqe5UsN7DFxuqcdT5pWZ9fqu68ZIOHw0yNgxrDC3rd",
-	"Dvzv8HEk+91ub5AMHw8GYPRwfGzf01gWuf9cLSZtGOfnlfugd7/ci3/BdbBhdbbdEXQZ/JaXxL7bttWb",
-	"LhaWkdSqhb1QI9LKf9383iPN3r990dkI61iXXT7fm133dtA43vBlpnhyqdQLnoNcExz3TnbpTM9nGKb1",
-	"UiQpvzSj3lMxs1zgt7wezpKkEW7Zux4adKTDXwlYGWt9ru77W6+KeIkBmgBzJe8f1SVNEee4yLnUHFSd",
-	"1aKDz6AXn2l+kUAJrSU1OY4qgrs6ZsHOx+cZtbfm2Lg8P83GSn5R/MkO9Pxc5cM0SYT8ellLX4MMcQ23",
-	"UWJoFfPalTpRi83EsXlg9O7rn35n6WFfY6HNWm1f5t+yjuCDov5eQanY0WRNLDnUbNLszfvLVabzxry3",
-	"VlBr3gH7SFpS1Xu4qIPPvxVhfn2e8Qe5ZsuN+M0OHw7Bs1O23pxdPv2xvfYYzhsj3ShFEQxxVP0OY7FO",
-	"WVzKhTHDK9hVd3OqCT4DxxZi4iIZe2LvE1TYqgLuk5iNMsFz7ULhOs7Ux0ZcYu0tGkbCWsf9fmP6H67A",
-	"n6fqz1P19U7VflKsLRmy0exfXneuKj5YbgnnGDCMWcsCnKVJu8n2XwOWgEoGEKTmjMCrlnwL9byvIf83",
-	"NNMaebq/Cude4rX7yM9NOJZjxQH7f3ACBvTq064999TR56v720MPv7X7fz/LaNP7vzcbKdLQLiZSmsrv",
-	"zY/5uzSp8lWm0AjR/r9MmG40FLvKH1D43LJDDIvvd71qvM7WSk5OmjlabPvm+ccsBk4Rh5EkTBlh1oNA",
-	"HqtI9RacM0RsHQA0Ch1HHVAAeiksAXB6JM2sIYAe3LeM5zmUBod+n1AEA374FuOErbgGePBUZvika7cd",
-	"g91PegCNEMlc3My19QPbkGFYkg7rYb1haDy0cOL1rS4nh8HU5ulIjtM7IXGKEN/c2A0uXYeBOg0Fj7GL",
-	"nMwxaeFQHiJJw8f+51DS+pRxu5WQZAiN34iFRRbq20tLM7Ki2OtsranblZ95OEv3uqvlJDy62pMrfnUr",
-	"9W9xG+65BrvYfZEo9jb7uooW79++YK14owDm12yD6tCYlFp4xPavMhz/Kd4ndGx/e9P0jeUfG6ufbKWo",
-	"TcbqsswNGyuhT0E6R7AJXfDlOnu0x9ke2Bzd98zRN24j9jnTW2zS5XX9p0l6q0l6AwX+LxLu/uj13a7W",
-	"coPNZZAum8RJX7mvFCraquR31hYl+UMp8SVSEuqxNbnj9bwYAgDDi1TeDtjTLB3dWjil9T+DfLJSK6PE",
-	"OgaA5M0dO4GHusKHiGeuFsCwSIQaXjtMlBT/PFyIbKSmIvgiqwFWp7ivzaD29u+xZsXOgEx/Wgv2tBaM",
-	"iRnUsZH+PSwFf/lLpQrbX/7CWrE5uE/s13EbzQiAt0sV2gDHBpLtB0YjgNRqyvCOD+PTSMZ/ics6b3LJ",
-	"8rk0BFpaHjBR+J8x08KsMqj+GWxakd4JTbZZbCJhfMxTqYtIgj4O4EGrGMBGSvQxgI2CM8zU+NAbC33D",
-	"Y0QJsh8Ph3EIG4ZfgJVBsr/8pYTSKtcFvovbVB3WlaMzK4I/hZE0RAnB51Sq1uFYFTkf3YocnURpwVpx",
-	"E282/VfvuUhSoLEGHC3USmMKdheVwnkET4WjQpBLyKXXVVuPAwjqsNgy+RjAFyx4GMRn4+ZLdvHuNTvu",
-	"975lI5WIdTaYfrdLyJRog+l30QjTbBwxqxl32LYia1hgDbfeq+6xqeIaLkml6tpae4jp/kGtIfbSba5F",
-	"tRfP//oxe/vd7uUX5oY/3iQ67DXPXSweZn/3tndQjchN1g4g18NfyWDzp6XjN7d0wIH87e0cY+QLGwAT",
-	"N9JR1b7RZK5wjOeBjRXHnrFiTGu5+1HcYqgALvunmWIXM8UaAvrfbqIglosGClvNeFfzxHHjoK0x/WsY",
-	"J/qHmOQ1+HWNhIxAVslMpbLAorOS8gMTtZAhK/itLYcxVAngoL7J+Fynw8zsICQ2srM3F+yuD9IKbCSX",
-	"kYTREEilRY8y7bu32ULlt2DbgDAeyDQsNBtyLeBGM1LdrVhi7TUInTt7cxFJqLYCiEHpFNIyjdSLLCs+",
-	"ZTGBeDncoZLYMHyIUClRZAPwdtiqSMa/RoEwBB8FAxYF0bzbPRopKUCWFXIECflHIgo+xwN23O1ShV6U",
-	"yAlDEuKSjC7QQqAtfJFE6cWEF5FccM0WuYISHgAJZua9gEWjtqZ8yUZGmWeJGmncv840aYfsuNtjLSNj",
-	"RjL+8OHDwdm8mAhZGP4pBux7wXORx20a2DTVGqpw5GzIEyxXJxP6sVwmKnKGpVpg+IITWD2GK2J5DaxM",
-	"PZcANUpLaUbU/4658nm0IS1brARqEctI3gCMF2bM2mFU0mctNlo7ZCfdI9Kz3ooiXx6c3RQijytrrQuo",
-	"FhNJXrD4v9+fv/35+vLi5fnr95eQIYMlpwmUKc+hRJ7Nl50J9v/evX7F3sG5Ykedrt00XfBCnDp8NJGz",
-	"0USMbjXI5VP0jLpD3e1UtwYC1DSFvU1FkaejkCXpVEgNEK1mvnBDqrwTyUjGcQyY/Bk7+B/25vW7S2Zz",
-	"aLgFXu14GSSVk8yiKJKMHfzIHp3RpQNnzO4/++n850fw81O8ZQ+MkDJg9Yv2kW0oYY9+jQKiB6R9r+8o",
-	"CFkU4Jy0+fVj5HAQ8DcPZiEKrsw3CS/MZzkW2Ny3SRRAiR34vyhwK1NpcEBVP0A4x6aLdCoGCyFuTcNe",
-	"A7TH8PbHCMQJoz/jS9gYoLyBbcp8+zEKQPGNgqsr+JTqa6kK/wVbOYQeXywWnTHgcOAqXF1dfX5EO7ei",
-	"aEGeO6Z476ppNSEV8fE4F2Ne1HAzbSL6agK6qy30bROgEe1BMAi+NXcL7aG5qx2QhQ96cRVaIqjlL5n7",
-	"310I1aF9v7RVgxAmPS2WIcsE4vW5opQwVqkQpti+sHmwJYm48VboIwjtl2lB31xZvB7zykfa4fK5yssf",
-	"A7Oh29ckrICIbFwhKXRRRwr6azNKrKFENpwXLEkTqtRukaUR+iU0l6Kh+7WLdNRdXSV3WupLwWUShB8/",
-	"unPiFqU8JGZJMGHv6ir8GMDKfQzIquSed9V1wo8BHo4o6piV3LCYhJOyce28Ai6N6O9gK7OFSYy0FCLK",
-	"oS7LrLRc0XxzKFAaA5WlvdcagqY/ANG2OqNqaetwpZj2xvlV8USbTjbiRtxYKENbRcZ8a+6WFSwpN4uP",
-	"hGbTReQo++GoZ0bUQB8JX5pf6MYF5T6dimvMb3XWl6at3DDDnTUwYJSkjuxm+NlTX7QODNoutdDBoP85",
-	"DJwQ3LR2vYN+1yEB/Rf81y1l76D/zWX/aHDy3eDkO/rt6l/Gn7xtQpB27TI6K9tmv/NmvWEnN3I4cEVe",
-	"D5cwSO8VozUY5hAAKIizS4HMh1BS3TBQNzdaFJTC20wssMPzrLDRSP46loXGEEuqegZ7/W541O2Gx73O",
-	"yRUGJ/kvP8+5HJmFf8PzVFdffdwNeyfd8Ojx1eerfYl1S8kvVV7FQGQhCvPFRBgdQxdMydDZsVGC4xAY",
-	"l3NJFoYdNHIYCxmQdjZLwEuroALf7fjmfa0HNNb74PFgv814PGf6FnRTGI0Rq1ulJulroX52CwIQoVVr",
-	"InhWTH4JBr+aT383+2y2svN3TV85coFPRg1a/lL5cEiVBc2Xn6G63DxPiyUim4HwbSTyYPARAsRRjVhn",
-	"A0mlLgy9IhozKNipUVFH86mQBWtpkd0cTJRh/acsnvJbYfTKGJUTSLIBXy9AyMzzDMrfmV5p5hvMLua2",
-	"mWuRo69Gd0o7hMteWLV8nFnRNGEJT7Ml6EuphhIRvirntYby8GpTH1DXtbqf+AS6k7m5W5yh4zw0F6Ja",
-	"yExxoxNW/CauYqU/cjQ+NfWVjiYQQ4qjBH9aoWyYqsNuNiKrYLzwmrRBN01WIG+nvDdemrun2Whk3WKz",
-	"XBVqpDLWMmLfjOcOM7xSdOPszUUbPUzYEMN9E9OhSCwviaSz2qQFmymziFgHWIHFRBveNDevSSGg4olV",
-	"vY1iDGSUGBHdAipHUs/E6AA4DOyzOU2gytt6mkri+qWaTbhMDmY814ShrGdCJO1TVxeJzjMW+MT6IAXI",
-	"x9bTWSV3dF7RMj513TUs5jrTk+W9qKOXxW9S7cGdJ7zgzk/Sj8saqmD2AfNW29tPi15WH8OPwEgQ9ANZ",
-	"BqyB1fDJOKV4woY8M2c890n1tdUcdfD56vP/HwAA//8=",
+	"7L0Ld9tGki/+VfrwzhyTWYgiKclxqOOzf8WWE934tbY03ozhv9AkmiRWYDcXDYpmEn/3e7qqutEAwZcs",
+	"5zHjzZ6xSAL97nrXr35tDNV0pqSQuW70f21MBI9FBn+epalamD9ioYdZMssTJRv9xuVEsKnIJyrWLJ8I",
+	"NuP5hE24Dphoj9ss+uH8MmCvX729jNqNoJGJ/50nmYgb/Tybi6ChhxMx5abVfDkTjX5D51kix41PnwLs",
+	"8EwuX2XJOJGrPZ+lC77ULPomCphWLJ/wnHG5ZDrJBZvyJZspnbNJkuvNPQs5nzb67xvfND4ENcN4wocT",
+	"8UTJPFPp+kFIdaBzlYmoz7hkXOqFyJgawZKcvb6A8UxUGjPO5lpkDzRbiIEZqWZcxkzOpwORaZiIVKEc",
+	"mk4Dpic8EzFTGbQzTBMh8weaqYUM2I0QM82SvB3KnaZnR7hmlkrmQubPhRznk/pdTuE3O6mBipcskWyw",
+	"NHNo+t/+cH7JtJCxDthIZezH87OnrZ02P5G5GIvMH9DlciZewSj0psXXMhmN/HPABplaaJGxnN8IPJm0",
+	"KRw/RdTBgekhYkluDm17x5WE7uoX8qka6tcqTYbL1fG+hb9xx3W+TIVmo0xNWT5JNNMiu02GgimZLgMm",
+	"VT5J5JglMk2kKD7D8yLVYjERmdj3Sp1f8nH95uo8U3LMhMyTfMlyPrb7nIlZJrSQOTdPm33NWRMuesoT",
+	"CVMxn8a/JLMDQzsyobWIQ6mkYIIPDS24FeaRJDPntnUKR8Os94APb8wJii5GBy+VFAcveD6cRNvO8+qs",
+	"3oj/nQudX8T1U0tiNpexyNhikgwnMNpY5DxJNc4x0UxkmcrYQmSCpWo8FnF77yHk2fJslIusZtfFUElD",
+	"HRVbcDNvMVIZLAmT4mPOMhz+3jfk3bt3Z/N8YrZsyHOx/np8L3gmsmi3w40P153tT0FjxjM+FTlxhGdJ",
+	"Wjth/F6zZjSCv96/PHtx/uHxP86eX51Hli/QT0M1l3m2/PD46Xn/B5FNuVyG806n95B+n/Gx+PD4cJYl",
+	"w0SOo1Y/lOJWZEuimAze13BpYEVvE53kGonA1Jwnho9jc2yc3ArZDuUBg9GwRDPObnk6F0x85MM8XVr6",
+	"oHOea5Ym2mxQPs+kobUBi8JG2IhYIofpPBZxm51hl9iZ0KFkbm449tcRW0yEZOZCqBEzozM/3CZioU3/",
+	"rwO4RPYlcStk/uHxOb2V5Hjl8okwTcOv7PyUZqXyiciY5FPBzN3jGZE6GBIyCppdE1aE+h8lGXLGVhvG",
+	"O1QyTwzPj3AotCmRbRS5j4qFf3axkagfseYs5UMBw9BsOOFyDGMdiHwhhGQ/CHXxmmUiFVwL3Tpl0TDJ",
+	"i8Y1DGkxUanAsbbZM5WxSAueDSfXQo4TKaIABqrVMOHptRT5QmU3UcCiIZ/OeDKWUYBUfZ5PryNDv5DK",
+	"RrBgkVliJqazfEn7Trtll9U/NUCvDPk6dXui1Twbig+PI/denGRimNN7bezWDYUlcAy49LbHMMJisH04",
+	"iPZImIHnCwXH8oz2C4YiFR2uCdeua+IE/WJKcEjNbH8RmdIBgxsCPxuyhlvchLG0ooCooM65oUkjEi2g",
+	"U3MwdY4EkiepaXhqznylZyYS0xYM912ST+huGYlv082EVszruGh94gnwSRlqESc6T+QwN+OdiYzFfBkw",
+	"PZ9OjQRkZoQDW+pWQG0EbKDmckgyVDzPgEcFliklmXfTuIzdBdKnbGEGXrqo5jTh52sul/SdEb3st+aW",
+	"8ERq97idGgzYdUQbar6A87UESc0Rw2upcts4inB0+CSdhsVEaXrdNFxQKJBueJquTA1WuoXHR7K5vJHm",
+	"3qvM8G7BcxEzQ4Dd9CKzkYbxAusbqWzqBvf4I100Whj+4f3gw+OPUSswzXG6PLAZvZMTc9czPsS9N8Kt",
+	"2d2XV8/Ns6aLq8tnB49I7IK5HPd6TEk3DhjxG0MuYNXmM8Mij7qwx8yQHZiYiC1pbrPXeD55HvgSnZGt",
+	"B0ZS4THKR9x0pvl0lrr75Y4ZyF5DnoqYzWd9FuFjcWSekkybroG6mYkZgce0CgN9ij8VFMLyFCNosqZH",
+	"GeezccZjusODTM3Hk7y4JCqN4SxzCSv97OzJ5dvrN+eX5y8vL169jGD2AUumM5XlIm7BQqRilDM1z/t2",
+	"7UR8bWYa4YBh0nivY740zYJwgToFriJyExiROVFGUmERNNEOpbnFau6N0VvcRHsEATck0w8MlzS3PYCL",
+	"ZN4tFlJloawME2U68REeMQIDcZhGv1Hw/cYn88gsVbGw4olR+xr/OxfZshE0DB1t9BvYcsOXXf6WiVGj",
+	"3/g/h4Xyeoi/6sO3ho+TpPIpaIDY3eg3YiFmrwb/I4a5+RZ/P5M1MrtPE0iO6f72j17U98UNvLNIuc3y",
+	"yqU7d0hYm1wX18+JCkqKVpv9Ax8x+6yFkbDMkR8sWfRbdMqiMPwtQiKQJrnIeGq+R94WhmEY+T+EYXTK",
+	"jOCjdB7KXsf2rkb228q1BQm9zV5J5N72JiVGzr+FNtXIjTtw22oWwyOXUlnBoUIpjTKcpmw6N9KGSkFa",
+	"mvLUkBxD06UoiEOFNCAN14rFSmgWjRVPjdDlreyUDcyps2vaNK2ZxxiHK9vaeOR+e/Zmr9NmJnyXE4db",
+	"u+3cPaHlWn/4HOvBE3jZ/e1ywwm0T/vnMBcfDb9MxlIZcT6UQ67FKYolhpNEZXGpxIsmpgOzEcVZ1aC4",
+	"eadhZblNo41+43CQqvHhfottx//lVvylytcvtmHQu9506YlweNmqaxpKt6heM3J1gRPtyYPTfZY6EyOR",
+	"GaWt31gsFu2xUuNUtIdqut+yS5V/iRW/GBnlHnT7ev08Or/k4wiIFBuq2dKzdRnB99QpQkQ3q+zpqHPc",
+	"9hekETaORt1Bbxg2GjRhNGMWMy5ZHBqbVfvXcJDrBm72OEDm2zWkzXwuRGghY5DbpWIxzzkRSMMND6Nc",
+	"RUzO07TdqN8RuDz+sGIx4vM0b/S7QWPKPyZTo6x3O/b/gsY0kfRlUGcreC0yO4/a/kR2vdLnpv03jb1N",
+	"fhHYeKZmIsuX6+wBT+Y6V1M2o8esmMGakf3qmuTNn85/rtoJqo/MUi4/PJ5lCmwB/s00Ej03dwnFnCHP",
+	"skSgdcp1/dP5z/igu7Ao0waM61BGRpOCox2RgmDW57F9O3KWALyhb4lHAn8zjM7wuKCkWkQsV0axO2M3",
+	"Yulk5Og9KhYfIjbk0ojKA8GsxMQmIhOGn6VLFNIFg91iZ68vWuaYFUJ4KHeVwgPGYQRg/2D5AgyN2aoi",
+	"sMKPK8sftQtVsqoXWrq0ld5U2iwdOh7HiTk2PKVTlQjgi1P+0dqmeycnK8Yp94VydKeeGoG68SxT0zqz",
+	"VaZz1Dqjn3/++eeDFy8Onj6NWHMpeKZZ12gn33333XetMrXpdXoPD7rdg053zWU2d36j6c2sPM/NUHlu",
+	"rmCNedGM+lKtjvk5rxsymIutrYak/NoxH3XWjDlXnznityrL11EbbX7bmdOoLH8K1hYzY2jaXNB36D1Z",
+	"Z/Ml58oDzRIjdUqWxE75MWsDLIanKXhi6NCz4woj+ZbWZsbzSTF6avo6iXdbokTmD48bWyk0TegtWL1q",
+	"aCjX4iCRWkid5MmtYHo+wOW24kespjyRpyz6O8ly1xHqjqgdrGM1aGYrbceWu2ZGSzbr71VM95OGfzWL",
+	"yRQ9RPcK3OnZLE2GYJs5/HiwWCwOzOIczLNUyKGKBeyhJ8+Ij2BcvU5mutE3PHzEb1WW5ERUPu16dEpj",
+	"eqayKY69vLCvrH1qlIg01mhtRSNmu4FT1TMlNU7zex7/mOQb5vc/WsnKdKZCaxSGQUAAbjEQ4CYcaJXO",
+	"c8EmeT5r6ha7evPc7JPOeT7Xjf5xp7PzZM+zTGV1E3zhFK7/+/bVS8MIFuDq8f1fYN4hmbX5OuVznQxS",
+	"c3uieXQYzbM0arFpojUcN2QbXIaybvzQVKkJGR0CH0W7E5DRh8clrgW2pakAs6EahdJaTs3BA0sJi8Uw",
+	"BVdoM7LSrtF80cQRsMjcJLDY3ILUzZANBKzdbp8iE9ORaTdmUWbE8bmImPg4FLNcxH3G2YCjPppoFmdq",
+	"NhNxq83QtQ2bR8ZtsGPCOJHZ+e7x4VBofUCO4gNwXh8Uruu6raO3DyuObtjDZyobJHEs5F3P2s9qnrFM",
+	"pcKwcWDwRLhQpYYtNP3Cb+VDd/T5h+7S0VewKYBprjQIo7yjHRPGuDImQXfQbE50m4iFyKJQ4ndO4gCz",
+	"fiTiJFeZE6VikYocDXG2MxKmcnCIiMw8CfaBT0HjR8FTdHjvvsh2pRrqprHzUlFHNWt1NWNNMNbyeNlq",
+	"g8pkTrPkKS7vHQ+AbQQcyyIjZ4C30Sf3QV3A4Cw+zsQwFzEb8SSdZ+K05GTlzqtKftjovw/IZXtwEYNk",
+	"4t0j/7dtF6dw/MLILuQtT5P42VxKke6+bNDtWHF4Rc+nUw5WIs50LmYlqcFT9gsBw7ypG0EDtAlo1qyV",
+	"xoMiDAt73wCaD97wgdjUyodPgbeD5hKhwA4K5AJMATDF0n3t9czkwVdTnoF/BYwmetJhI1gbzXgKx61+",
+	"2CgZvG/w0tvWgli08jnDpaXxh2vWBZbc3NZdFnRg++sZnvKI5clUfNagcn6DBLe8hmAaJTt4sWM7LSEs",
+	"HD7IBsKoXtDFncd4DxcWBR0zH+okWGHtQ2SMoImesginFREPhGOspCBKBU38QLdnjwu3w3ntdTp4Lzav",
+	"9U0i4/XH1TXyOQdjRrYTnzpY/xu0/kCzGc8NwS1Ymc55lqM14LB+5NgsnebS4/d/iONEz1K+vMthplev",
+	"/80ONeiZ/wXa0n5H26pAxQaAjZCYCDeCkZAxzxhpzzVLDjYDj85xeNbag8BUU+j7n3NaRs5m559t8mwq",
+	"aWRsc2B8Luh+hvNQP3xq9X3Dhfmkap596DvvtHn31LJCNKSmXMaJHF/jJ/ExyelPK/EHrBQTErByOEjA",
+	"bHyF+WWeDUUAQqQUacDm+fTafmn+noo4mU/x7+I18ykXmf0etzywsYQBUzOR8dwMUi91LqYBi8VtMsTB",
+	"j+cwWj3MhJDXmQDdCOIRXHxNwMgLFbBhki8DDEf4nP3DO+nvnr3gdP4386dEM2fC+IxRZEYsr9AcZQZB",
+	"NigygdUMJFc1xxzd0ypj4n/nPDXMHRr4QwmMC33ziIwZIi3zCkVJcp+WXBrRRGSJuGeCoua5lSUtVfkz",
+	"ExRnb6YuV+MDt9GTsuDHdU0T6L0s9mtkDpKh73DoP2NqEzXPKjIrfMW4vjHKjzkNGAPCpY1jqZ8PmCtu",
+	"jcz0HpoAB7/RfKmZrD4o5nMGX3RZ2pkiXsg9sHXEdg+IepsJBGiEniqZT74Sks8hJIGN9oelAElNKZYq",
+	"OXbBenYvttAcMn/uS2vAjFzeAvyu4P8TI1iv5/62CX87cJruRTPJi9eMx3Em9Ged68I2XKKP9K0bs5X+",
+	"lGSYBVFPZ1xjwBpX5MbP0yG0XqgsLg90liW3fLhkPRdIZTQLenKN0mDbwTEKERPVsL+wWaZydJiwpuug",
+	"dc9KRXEo8owPDQG0OkFzsGRcLpUUrW0H5L5ViaCRJ1Pxi5JVIkLfuvMg2cXZyzMwGTD4Yf1xLlr0DnTt",
+	"+wHT8+HEcKXzeaZm4vB7kaUJhGJeXT75l1OQdvX57ElmCpc4mnvjbYfovm9qyf/kDzBNJHJl7wkwb0L3",
+	"SMvMA46BQ1SadSGYJVxzIUo9vod+WJc1w8Yvv/wSNlr+qXVE03Tz5OLpG+yrEeBbR+atbqcN/x0eHe34",
+	"9r8tXftKLXaiFncgEi8gKfSlys9QsL2rHwPbKZxDojzjzsl9zBczWIsEVmfEg1jvJpdL+4j5Mk10Tmcz",
+	"KQJoYjWcT4XMW/1QRjDpCJ7ULIcoP0oxXHEc2rzarS5CHPoLkWfJUH+2g9A18GWcfzZX1dIbVFZ1EgsW",
+	"vTi/fHPx5O312fPnr95FcFpeqvyZmss7nxLiRbA9I9NQeVbHnz+rlwrvqzUy86mRyXFri3AStD1bx6ud",
+	"2gsVJ6NE1ASrvFQ5m9KvrFlJhaQIq7jVZi8V5NZWnGU2n3PT0YFnPmEk4zJVPL5U6jnPxuKuS30JWaHg",
+	"eaMsYNJRTKOlZe/e02GyvUAPmDvBHh6zn5LvYYHBpPIZPlOBr6zzmO48BxjHF/SU2swuLWR+f15TWj0g",
+	"83ddN+QRcTIVUidK6j4GZfYzMTbM2rLRW56kfJAKhrnL97WwFB9JUZ8gPGZziUtr1kpIl524MM8Y5okx",
+	"ME2OnC6ALApIduPFNMp52SWW0CoO3mUyFfGreX63tbt04Z25Ujeg59sT3utQqDP4sUCS5EtQkDA7wkxD",
+	"5xCs0mdc3wA/4kxPVAZpSWA/UBkbiYXIvPyjjOXZkvGxkbVTnov7O+IbJhP919X5m5+vLy9enL+6uoxY",
+	"kyKaWa/DdKs6n1OWCRjkKBdZKCNIrz6A/OqIacqnhix0I1KpeU4JarQIqWE4zcpSBOWFaK0wYq+T7VfI",
+	"pXsXd+hSqRdcLul66TueB6XY1IgbRGH1vW3OaxuYfvb6Ag87qDLRIZ8lh7fdCNdT86lgN2KJiXL4WOCC",
+	"kBMB2QijNBlPwPDMQ3kjlvAsxO9b5mjzo1ulnWS1G3nvG3El+TyfqCz5RXwmRTNLZeanMkQVuXh6r3fF",
+	"NF14aoIiNypgmbhVNwj9QQZaOOGGAgB9EzxmEcWh+ltXgFx4pl1UlVsVnvHu3buDKoDAprWu4g18csG4",
+	"dyOBZYnijyeCfmTUPQkuGPf270UL8UR8Di30Doalhpb4WMAOezG5ORND0XfhHseG9TNAgAFt2+fi5U0+",
+	"7n13D5tcJde70Dv2vTB6EMZgFJQYsudDaUXrZnT2+uL6zdnl+fXzixcXlxEkxd+IZcDgl7Oryx+vn51d",
+	"PL96U3qCMqdI72oFhkYjmAWcRvD4juZaxGwxSVIBYZF2OY3yEr04++9rc0Ivzt9evz5/c/3T+c8Rsy3g",
+	"LFkiQ2m5gCRBK4N8YNCJizjPldbenX//9uLy3Dv1x2gZO8VUemstg8RmyGm+z8N53+ey4NJ/ioN1zocT",
+	"t5mGUGoBGYjVk+T2kdO7rDmYZxrPIWYHAeKEXLZOGa8cKRC0Q2k0GBEzXrAEIzIXDtC1hxTC9Op7FjKU",
+	"9DN1Xz6vPAcFCPhmjhhTbC7zJCXjCgDsiPg+T8zdhYniuGAblnFWTBPd+2E1e8kSX0ISuJJOv7tjOPXc",
+	"a+Ee4qpfkpy0xEh+Z6qwopKe8jRlETYQUcqAhf/pdToPtI8nNsvUQBjqzGNM1NUTPhOGs6aKx2zAUy6H",
+	"IgO7tYd6gpOz0eZXcpapoTkXg1ScA9bWnn6T7e5OPROpuZiQQrFI9A6uzopDH1KZ2IinWgSsG7DOZ7kH",
+	"bGpp2T1A39ZEVuvkF7EmbKJoa2XM3U7AeicBO+kErNvp/Flc/EbyrJjSN1vNr6SezxD644WIE34JuVf3",
+	"ZKhz/ohtCVllK97J/VrxzH5HW4eAZmEy6776ab81MLsMj6HD4HqidA6L3ejLeZoGjUGqhjfXGIwHGWyN",
+	"N1cN+zVg7zT6jUMeTxN5+E0jaAwzANK5how+yJ7sdA86vctup98x///PRuAcknYgkIEfNMSUJylk/Vkv",
+	"30AZyaNbcTTiwOxXcISAKLrARUN8RivZcEEjiSFVsfCf4dfkIGv0e0EjE2bhEiWvIYyo/10naGQKUkEh",
+	"I6bhe8IaJXeU99M1BpEV8z++7B0V85+DH7i6RkeXnUf9I3zm076pe28o927dkSIps+21TD4VkeUaUv7W",
+	"5hQjfVsx0lpQNXdtnfSR5BN23OuZuzEr5SY7z299LmrhGAbcAhgaGyuWK4pUExlDkEerxHQ7rAlUYajk",
+	"KIHcvcESTJTyBnHXQJf38jRPAARgJSk6ztTsOp9kQk9UWuN9+IdFRSLam3Kds94xw7A2HzWRQ14cjh7k",
+	"DJD+TjHQHSJbpfIeoeHth1MQNPQsuRGbBvxknmVGFC3gnHI3QHh5ywi9Z+40xLpEczxs7qhuO3Dls+Mo",
+	"1e6vlI5bkoup3rMBd6pqcuDN8yRSo3Yqb2glWa7wABcOvZFC+npaOtXeqfViImQKzitavYFSqeAgExF9",
+	"rIPeKLKr39NjgTf4DzV7QV/wLOPLXS7Ay3maWmgskZE4UjnHhjCjVIuE9Q7Htr6bymHc1k9lQaqdrkw2",
+	"8E7K6lpVWoNz+KH2dMMW/1hw0DoaB/Ku47IIaGP0z6GaYtDmOlJ30un7AYUYFxhKGjmlBhc/I7bGNxGa",
+	"+eTSiFo5a0bftD2mG7Xa7Hw6y5d9eMS8jRqhRzC7ayjm90YCeFLIBSsEyP5kkYAsIUKUNakAl7fPLt6+",
+	"Ykfdhw8Puoynswk/6AGApsZYgiHXolVZklAWGF0d+EqD7q1iwX4Q6nmSi17hhLJR/hxA9SSfAlgwIJZK",
+	"0WZvAPkPPIqhvBEzNJO5ZQH4oaaSYCQGth2wYQowF3jrdd5aXbLOhiV7jTLTrytOh7FbKjgUlWUiyBzI",
+	"nAKlv5RVpcHQi2hfzSI/KpTRYRTAMQALyVwa/uUnlEe/RQ5+lKfg1c2TW6GDNThouBehrGPFtBeltVtZ",
+	"m6M1a/MUkpHjfZlC8RbB8hqK8KGOeqLPdgVsYpVG0Y32kH5JeKqHsfZpAyBd0PuBG1wdsXDO9z1ELiQf",
+	"gjCYjZKAsOEIJopaCAvnnc6ReMyOO51V+atQENehxzguuQ42pmAYFXAIwqxMl6eop9l4KBQPgRwBrUOl",
+	"S3ssrlgVp5H9utK8YJP5lEvnpm43ag6R1cTqCO+Pl5evaZECh/fZbmzlHnZMrvW67XyWYngJl8tXo0b/",
+	"/a+rB9Adp07Q/bDa64dV5ZjebbNXaDheJBmYUdABVFKduc0SEWncglArzRZZkudCsshcCQAhNIcKwAm7",
+	"iKrUiU4R+Q7keDCHGOLYjJZCmxcu3wC8VFSCBQZrQ6tW3g/lE7B/aqYnap7GCGCO/SM+LIzglJkBAMRE",
+	"B5FXXLCcoWuT2Znk6TJPhtohOk+Rjnw8GKsDb2Vh6V0S+x50Y2diYLPGao4apWXXIcRDvQHJVBajJ8Xd",
+	"qk2aHE7kbS5mq9etjs5QZCUOpPZQQoN/ZsKK6fH3SVdxzjvps+UJ242uIE7I5H/nLvnLKdFlbt9DVch9",
+	"DvY6LUms14AcBO4MBSiHgL/htMDgKWCLmxH08PgIIeHxw7dRq3T49gJagile4KuP4FH60NtyNnc8ls8T",
+	"nd9RA9zjNtUxLqOpbX3dDO85PAhsKee7vPDCPFerL1AbtvP1y/KZyvEuK7KrPmPpEc/3VZsNizYn/9rK",
+	"/JtPX2cvwguRfdf30YW7lHuSZ1yST/vcg6BmTdZPZctuvBB7W0IIh4TsknVkaGQx/Xx1Ta/CYwd1+Ngu",
+	"C+8BlUwIpWmpCfjklJCYFHDggAMOLQDgu3kbyJylg0b/abXZ2QDYv3PPoAywHVFv09p98fvlDscuRKO6",
+	"qZtox6ZDIWb7zqcEVFF3HgirwwfDqBW5zXPXO4oAldnZV4PycDZP9C70aKjkrch0ouR1Rk7b4hSp+SAV",
+	"FQtnLeXAa2BGU2nvWtMGfFajcaZmajS6Ax2jN+9nbhbeqV6sJdFkl4NxZ8Jcc0oaXnPFSlVmvrIvjTU7",
+	"VXfALC7PPqcKLOx11avOJJWfobW6ePuKHfe63zL7CljrLKzxGmum55uoXNaVBxAbY+sw8AMmVHHUrU5h",
+	"FBQKWLIo7TSynUV/RB7aTAzNFvxknvNghFb9xStQQhNrFfPn4s98h5nUqRsw5MACTOMSV/YiKM7AujP1",
+	"xB3AfX0XtyLjY3FNIIx7mopeFrsKUP9FaqEd8SnURgOTDHUBBlZcthIsNKT3SXjSvly3pJXhT42wULeF",
+	"sRgmUxoSyxeKxcnYtF1IEjOVGDkDUa27vU77pBPVkpj1N9DeuHZj217TQLds5W4cZBNdxXI6O16X9UR4",
+	"V+q774XLVc7TL33YIGhlPrXFtXBJHrjz9+9+yDZyzN24JBEtj1nSuatjjuU9D1ZIznaa9qWV+AoF/eso",
+	"82bgf2bDGxyXezS7mfn+XkEk6y/kueP5FFfYBJ+E1R9bUAmuEMZULAKWTzIh2JDPkpyn4JUgcaLRb/z/",
+	"788O/vnh16NPf2vsIJaVxwLozd1ep+Rtm9eZE0/ZYMlsiHcEgSYscuVCaTShbA7n+WqbLQuCUwh3q+7I",
+	"Xp3DbY3QuH0Ny70FNTjVFQPpw+N7YFD1EuHrshN0zaaXxESIgTRDrhR4Aq8pFPxB1/lhdAqOU1u7YYMD",
+	"1Raj0iUX6so+1ELEl28crMq6C/YTLZm9xFYYduLph5p1Ni/+HmT6L0acv6AdCFdjVytrAau9xzAKP6c9",
+	"C+qmEZTCwrcS9w3eTALuX3XB2hMH+iu4ooEOgEWQijcZGk51kPultOAHGuNam4iej+k7ZjCtKg5+M3Kf",
+	"fkygHJRKsc6bRDciYuRDYITF4k8042AubLVD+QIB8jHCBmvbuowIhFIfci0Cl/WHQPWYVQ51v0SMOXMO",
+	"ax8TORLNIiORRrZkJ7e94l1XUpD3t7xdlnZt3hB4ymxHkqcYlLyyeOBG3lhtyFs48ClXDPOW5vM0pZFu",
+	"zBhIcmAHNd7pS8sETu2S+AkDnOp2NQujQmuDGl6cvAnXNSU90IPcd9VCH2g2yvh4ChW2o//TbrcjcEhD",
+	"iJNXVZSS/QB0K3ugWWRu4YHpI2qdhtI6xO0MjAYzwIOLHnQqcNBmhZxSVC5k0XGnQyXG1szLl9WKsgt1",
+	"9dRgID5rpQM2mOdFJJMgkcDWLMaSrqeFg99OA+pN2HlA6k+Sb5qEn72hBcSyIn4CjiKUtngsYAGkSzaX",
+	"fMEzy+K2z362tjJYXWEMfwtPHeqqQ48pX4lV5csLEzjQN8nsQM2QrB6AzicyVxwFql1sq8LlkikL8scU",
+	"GUr6RQUN8wxkg+eK6tuFshn9GjZmKZdho89C013YCFjYQOSK6wS+h7FErTZ7i0VqbosilzdiBhY6ok4y",
+	"NjsBi6rZQEDEIJKzXHx0FzFgwH8xLR3Hhq0Vp5kito46WAUslE2sX69zV9PjlMpgWWHpqONLnUQc8Rw5",
+	"earT6QR4wnQoqaFTNlD5BJEEY0YibFnyarMzmzqODdrSXFwycTDlSWqjY0MJRgaSwr5jFkaUlPumnvGh",
+	"0AGLVQ6wXTHXRnKz8W35REyBTtBooJBZMxOxGUfcisxAbDYmFhzmbqU6lOoPHrIm5EHjNximBwHgpjWq",
+	"+IW5yZDSCUirmNH59OznyO0vzJlaou/WtGX2Aqtbl0f18JjZStCmsUNcvRlPMm0bVlJ4dVpCWdAATMoq",
+	"iFzfet6YzpM0tQSoSSWykVC0XMVoNkVwpVDaorkEF2JPWbX0IuYGGp0vNtKZuRVY4Iz4oC3M+Gttcjj+",
+	"aojDKYUhNUEQMAe+Bbancp3xXYzXnrGr3m7+wJlGA2ZuMlpxzJ3tdton5oABgNxJB2+11Uvxsp9fvQkb",
+	"nyKgEPSiHENuDOW2d6gOnw2fPLHH2KuPDAQLlvwITVdWLLF9QRGgsgrLmlbDbbXZT2KWu3r9TW7tYhYf",
+	"Z5QqAOnGjlrAI6BeTCjBYGc2E9k6LcSpx6I2nZM2u0A5CpDRQ2kp5+qxIBMeLqRvIeubJaR0lQpOeA0H",
+	"fXfx9PLHjz+eX/zw42V0yiiQN12ibAo0CKQ7NIpo1m23Db3q7OYcqJOQzzc7XQzjGqosxqA2qLhPArIR",
+	"vM21HaIg24dr25/LJI9WjR31xoUnKlUFD0CyV6N0bwlKMl2utv1TeekcCex5JHuz0EcCl8bwP8NfsCVX",
+	"9lODQMNM/62NIoTnTbQ5jkWE5bZ3fq0a4VeE2OpU2UxRzTiqzO+Vg+6WLTk2uBIwzLBLw+/DxknYiFoI",
+	"K8E4FBKzjTWjE0PL16/caozjGk1hrZu80KX3s8PBOxiMgcHEyCMqgaarpxNiPWpdkilf84MUH+GHrTs+",
+	"y8TtDg9WlgZHRP1TI9TpugW7QzgNEqn8uqLYeSbXUlX31UsGUQyQPYAMNZkCLgRkSxiuYAu/msPZp4C/",
+	"u8fnYPXXUoAO2xSf45Xrv2sYTtCon/hruGFKWpEaB5PkYuoQS7CUBfhy/RLBuyUYmX3fsC1+jnVNQBgW",
+	"5t+4XSvbE2DxD8LPGa0C29P+gfZXTNylw2SCx4Z0dNrdCKE9nHUhE0zoPJmCaVEPeSpiNp9hHWXQ6HBn",
+	"bLqU914ogelbdjtM5zq5FS+sgxJXb1OcyBZvZq62by2kSN7fzoK36i6usdJlDfwKztikf2gCW4M2V7X0",
+	"4tVMyLPXF08JwLSW/dMz7KjdcUinq6QzkSPlncKiCzUTks+SWuI54/lE17xVmbFtIsBe7Ht1E3Llqf3S",
+	"2SedKoOA2F8IEDDLBLVf0fDY7QS9k+CkE3Q7nQ9121aySJX4d0XQ2W4gA7TzX9cISLtwzFUJwDc7YkIN",
+	"11j+cDRKhglPrfWINQEWCnS+ANMSuGaRUbwPZylPJKl8Sa5DCaIhYgU1oR4BvgX3FtF/dMsKR6do3YTf",
+	"OIt+TPJojakzlFVbJ8HYoO8M4VRxlKgk2K5PK0KwTarAh0MQ2pB0tKHfyErr2JUze5yySMgxH4upNfRK",
+	"kYCg4MUOgYouQ4k6QjMx6kcONihH9QyrGQgzOrCWmMES5TIrHwnKDdFxRMDBSDlOyTMjFTMHvGgr0dZq",
+	"2/LzWVzinw0GAjLErdsKvTx/i0JJW47qs+naCKZttqsVGews0CPZkQ01v43a7XarktxiNhwH2mbRLDqk",
+	"cqvwFGnfDzQbrpifwPIT/S06LEqyOjXMV1IJCtWcIfP1PBVQrJy5fvyqrmaUswhyT3mqFRafAHmVqiVb",
+	"MwyE51KVWK6ZSk0neImciA8LH8rS+cDZ+NMozOsreuAaSAgqvfx6ng0nHABaCksBwkD4ISukSxpVclWR",
+	"DBrzLG30G5M8n+n+4aHX0eFwIoY3ag4UUSqgU3e34H+qkvq/7W5xd/ToDU3LkKytVvPNpb0LGsQiXOYI",
+	"nKJURABMakM1nfID68eMUdRRI3pGE+LYJHGGaVcqCPJSqKyFoVIBhvrYCiyQkKxGLJpHO2p6Rb2DrY/W",
+	"JQqOsNJt+RyiCDZN0jSxOICeDAZ2K3wjtiBtoKrqRA4FCs8gzCgpTpky9/+ow6aJnOfWaAeuoOLLgHEm",
+	"xRj8wOAq88zuXIey0PbWzLGQtOrcId01vpBaF8iE68nBgGsRs0zN80SO4bISjcSy0KH8Ui4QTxJI1jo+",
+	"/BPq16du7ekRsY6KGpcI288jUqrtHYKTUMgYzXEW2CpdMm5zNFmuVGAFAFY2gFAJZrgXrTv6i7a/IOtp",
+	"gOURwAy9ZQa5olUXvMGacIHRjnfKhr6pKZRka4JZrOr26wKUZ7s4WbzRIb9qAb+x7Iy+bDf2cNysbWAH",
+	"Q7M/HldJvbDfuCMFpA4u9G5G58LQvY+F+kuyDx3vTkcnasFGPGOxuRKOyPjEdAKh5UIaGjgT2VDInI9F",
+	"KDvtdrfT8QU0vHQF/dyDKs7v5k309xRq9RfuxdrYT5AYas7zYk2GBBiq2SKJ8wkpCYMlCUyWJpwyK8RO",
+	"BKCCRivmbTARL3UowdOxG3mtM1KvnIYdPB39ktl6VSwmGRPsSSBfGt5ureGRoZURvEDCJli10Q2/Yv4m",
+	"ZxJ1Y4OA18iwoXSCKy7IukjglQx8d2hW9vFDvbE12JzZUYkfxADi86s3UXu3ZLTXFm2s2naHzeaDNBkC",
+	"8InFb0ZcZIJHRD1IA9kG0DJXsR9k9IWEyq/JWIK3vBWEsleUBGp6z4DMR7VaUSeCJEQRV9KQ7cvEtgoA",
+	"g6C3quyb1TRPHNzyjABw3jdew5QaNG2wFL628GsfLAz5XcEwCiAMhwpsUdp7kQX4ViN23OlYXzFwBHcx",
+	"wIxP5QBrsTLuiERRRWSCpurMLzD9u+RzbjYvvzMkBvVjyLXEElFBxZCcT8SSWfetkOtyOdu7WHuT6Uxl",
+	"ub62cPZrxhTR7216PgJzNXAD/EbEYDPFYZWosi8cUWcLnknTfx2JRv+0fWQj5slWaHosJPSOelvBPvl+",
+	"Sd5wM5klCc5g5UwkncpMLVjTkjhynYMI2arFQVlriIbSBGRXDrbblU99UzIZkJ1FuWw/Rntxo84qvGr9",
+	"TabiOuUDkept++w9GpFZCpwdrnRIQCs0mA9vhFNd4ACWwAu24tFAT/DedaYMF6nTirO5sL6+qHc8iTBK",
+	"JBcHMCi04RttkFqAqsG5YouJSgVi/dWfSEqlUIvtC+KejHAD4YKSD2bGx4kErM7STmwwdK+lKFky/If1",
+	"mdbU8MqS4QPi7adGWUU9EFBYMcamdFbRJEpxTkXmYhHvuP3Q7HDNCqG1PI93xTXfg0G8mywhfhPHX3Mh",
+	"azILVFwXnSeVTYm5hjDzazAGJnJMJlp1rRM5Tl3izLWVH6IKt0FTIsDZ1NFQj5x9Ps+BuRRtrmU+BPC+",
+	"5+L6dnN0jp29vmC3PXQZtyHSkm4jGIoJeziKuVkUuHoBi76N4cMj+OeoEwM20Xdd+AgFks0fD6fK/NPt",
+	"4b9LwTPzL4dQN5Vhdhd4yKKiLnfxkxHXHj3sdEPp7rlmzfX3u+WM6ilVHo7eYzF7lQU+2XqPQVsfPkSh",
+	"bNoQw3RJduVfw8aQa3GtzeNGiw8bfQSK/mT02uh92OAyDhu/hQ2VhY2AvSef4ocPGMFpnpAqNz/hLx+g",
+	"qhWU03MxGSwWYlYnDxfLX3f/M5GiaQoJXtNGMLTK6+nTRoDjw8hCrOhUlLDaDzaMpll6yf5RR9Urn4mM",
+	"7gv3hAKDN0Cfdpe52TbiXv39Uy2OGXD4zStTQOp0V+cJeBjXg2XtOu3ADCufC8ay58pB0Y16b7kajbSo",
+	"/a1uSagCz0ZL9QNNBuft5M02V6x14B/6DeTuTnkfu+SlFLL8p6ABdHB9J6jEr6sJBiqxuZxBmZCCieCW",
+	"AGbpmuLtrJUiM6Hnab47wo1doHmab0W3sW27dBuc8KZ1B9fynigld6Mx3vWruLHlKtgMDPyBtlJ5SWS2",
+	"4YIBw/QuirQJyCNXSqAli0cliTYykqYv3UTOl0aCVBG+kanFAx1KK3pNwCQGrNOFezYjs9ztinIT2Row",
+	"S1LUd99uX1LctufedhRrvGHH75JLflaRPCsSFOr05nqgawDtPjah0ouK9YNWQ4nZgUnO9HyqWVMqJj5i",
+	"yWzaWPDTzmZpIuJW4GWNY7isPi3v1BIipUJZ2Z16S92uyaslu5KdAQz8QSkl3jlNG1dvn9aJkamqkyEv",
+	"S6s1mqdpwMaZms8QMj2fqLnmMtblLv7WDXpHx8HJw2/bj76rRdycqCzf2BsBA0DRDwTytcn55r78FLAX",
+	"AfveXIbLatft3ovGplDQdV0GqMzW7GN7RTEpmwD/RyvZfkkqS+X0Y7eecdBOnla87iK8ETw19HlPumeD",
+	"KfT6hFesgwUOWC/ayvdAqjQWOkcTTuBdj5wegTd2xAfsbMYHPOr40sxRZ5UiZ2JYGy516aD0T1wIiV47",
+	"JSkWbko7w2q+ga7tupUH3jtZHaqPwlAe7FObbOFsLBjBD1kTRIJgzCfOOdzU8+nU6BkUNMKkioVu1Wr3",
+	"e2AiefgOxVlxq7zpJH7BvFd32HfOfa1szX5DIvN1rUCA5UpqiGx08fZV/yXEVNmofHrWc0wELAobYSNC",
+	"eu8VglqNVRC3yXCNy3Ntyht57Wc8nwQOKyXJNQl/2ERtdztmydiYCxdzScFbOCnrrrTAAa4Qaa5FOqqH",
+	"VcaYiWs+rgn7fAe6sw2rgJCJUrLc5551ist0cy92N3BnwO1Eeaz1Z06L/HeDqsASDLspPQEzg429uhCs",
+	"OeQafW/od2ccDBdGkokVREBMAdSgWuSk1zl+tHNIdhn9MTfcMhW5CEr2FNZEu0auolMX9ocPajKpxRyt",
+	"2QULx9I2RwedbhUfv2ZwdSHFjj3sMDIzuWjdAI62DmDFfIY7t/YI/X5VTHbZNcJm8eVUtylsPjNrZ7aO",
+	"Lbiuc+fcH9BbZtYGChv9Wu4F9NTGXfad5oYOzOLS5AqTIUpTXfAKc10LErqCc1MEfnuzuHs1kDe2kNRT",
+	"qCO1IktwTBV2AKjFxAq/HYUMH/VoC231UMx+jp6dPbl8e/3m/PL85eXFq5dRKJvcVv6nnKPVuhetU9ah",
+	"PFKoFsE1xgnzmgZBrXQwJkiwjx4+7GyTDEn1O7c8eB/YuzWQXpcQcKvnU6g7/3uie9VBBNWD6eiNkG34",
+	"SBlaz0M+A2bt63mfBRNXwn3cAhZXjyTmqTkOQow2p/64w0y+NNJM6WT9dRBn3qosfwoJyi57lVItYO8a",
+	"dabA2D7vyj1S/sEpg3C5QSb4jbm2oAVCwC5c1yJOw7bN9bAWGuhtzvO73NGhvaI7HFE9zFSaXsdilk/W",
+	"uUbNuXyMqQ1FvttUcBkUepNLd+M5ZV8wbJpB0xRvnGhMNQ6cdmyxMmIhZgJDeMuBaX542ANNQVkuyo8S",
+	"LzBFAoFTZewVXSkyDdrsnZcZ5o3cOgv9KYQSU+q8+jhr8Hm3xH0FjY8Hamquzixf0nZZl4aS1/VKyJZV",
+	"d6HQVqb3Iwv8LSiCAwlBwsa4PVgJHNQtt0OUBeZhQWIyhe0Vi5Hf2qzFIhNXz+1+6vL+sJ23J5S77Q/O",
+	"L8lZk76kcBQ/N58YMRWNKuaLXKk4fDarUm4J/t2ypc7qtZl6OyvVWkptbv2XJtMFZfkL0eic5y8pgLkG",
+	"YY1MLvavAhk45TJO5NjmD4qPicsl9HRWLXg2nFwLOU4kqKlqmPD0Wop8obIbs2F8OuPJWMJv8wx02eGE",
+	"Q8mGwKttSh+mIk7mU/rgvWs+5iJzv1AhWF9VRm+2GbJe6lxMfe055XI8p2pHK6gLgCGaJxIbLLTwYZIv",
+	"PYhkOjfLtTxHP4NLeIeAP5d3O4Kse1uqH83K1gdv47+XRZIKFswbeYGUhl+GcjDPvWy3gEW0y+TLgU8R",
+	"1bOy2RuVRlgm8nkmMaHgLdBCI0rjSN+/PHtx/uExQMBAHX8xewUHjjIbIlyJyCvmBJ6ciVpgpwQ+WOfi",
+	"9+xfNaVKyTYJBNcGeo74NMHakltACb3TuK51a16yD7Jm5J9ECJQv7E237iUbKL99BHT2tw4An2PN6FU2",
+	"5jIZsrdw1cxuvuZJzN7CTTMfz6c8gT9QFIsC1m63W7uNhuqP1w4FlDQcTJITI8WIEhvhPp3xTGjWjK7e",
+	"9l+KBftZZTcBe/lztGPv7trtMAT7bJ9SwmNhuVbUj/yxnF/1sX7xzqNYY1StGQM8uXUET8/7P4hsyuVy",
+	"xyEU9tYtI7hJZAz5a/DCTm2vwUP9R1UqgPYpu3UFwKX22Bfv7nz6Cy6ycUCpGOXerG1u9tbm6xVHv2VE",
+	"i85tOhzgetsrF/nItxFrgrcNogg5IJIh8oRUlFpcX9zK4apSehThtFqAtRGl/QJkKwasU65CKOlHT+pO",
+	"cidQTnm2ZDyONYsqiNfRToCsFYa+efk5BpHJPZffcdl1rVt7gH1wp1ZX+Pp2zuBeYfjKPixi4/KQY8zf",
+	"z/2WaL2rY+Wul/wepfu3ggm2tdsdoKZWFpGyfop3duupJBBunyU+z/D5OioDj+5MYCry5w79wwuMXriP",
+	"AYA0u0vH5kHWjH5QapxCUudLsdCpMKTBfCrVM/7M/S9J0zXZPx6yACTWO3mHNceQ61vQu3yhWrv3SXL6",
+	"2tMGmD9o779685xNICvI0GLv7ehzZS5PsbjbQPDlexnHlvOxeRz48r2MA5Spu43CvPqZY/i0RlElFQri",
+	"tvYF+8KXIBwbtZRrI4AF7pNUOek/9IU5XjyROtqmZ4XSKlqRN8ioT+6LXscCXRZAA4Mli36LoNLlYpIM",
+	"JywKw98IdyRNcpHxFCDWMeAuDMMw8n8JwygoqWe1Rau3qE8lx2DvuLNFH9rlcVIXdnnUl+13et5J4Ts8",
+	"XQjMOzzsJOBdnvUF1B2erwpVu73ipKQdHq8Tf3Z4bY8B+TLJDo/XyhK7vFeVDHZ5Z4Wdb32plrSg/Lxv",
+	"JA6ALrjCSJWAtRVLu68VGYKpPGB5oDtSoaRfihasT03bp0zfOkM4mWqMVvLBt4WTCuRMwypDwPca54H9",
+	"HXQTB+uI2RUWMNcGj1j7sxcI2ey40NJMQCyqZy6+c52puroeE8BJJlckdpQXgXetHf2OpfjEXZxA69IZ",
+	"330F04OIQ7HQ1zORYQXYTUGfM0FCRFCJT+64SLJC2t0hkxMevo7nGa9Xdl4IboG27EPIqr2Yr70DvDbF",
+	"WFLBbbeh1o8X82XAqsGUMfk7dziCuCprBTko/mIx5r30032xBr3ATOqxHKFZ3eqgRDxX9sNd5w/rifVO",
+	"2eOV84T1OeqwLD06BLrXVCB4Ta6Y5ss6BNjtieh/eTDTDazyC8bTWma8owPMPw47RyldJlPxTyXFy1qY",
+	"6TPJLs5enqFL9hfDsRBGKEK78eH3IksTaVSHM53ww594PplyGc/NN1eXT6J6OL5QQoEmySLTrmk2arOn",
+	"GBDRr8Y4Xf4zarNXknHJ5jOzO3hIxALHY9HIMjXFcwEXOcBSgoE1I9pDkgsbIgSxYxOA/YqLa/8Llboc",
+	"qWwoKhB1jfIU9wbbNiuNCL93CbmoiFh7ygRxrfRzORGUdQ8g9RM1zx4QJTSLcHX5hDUjiKDsdg96R5fd",
+	"436n0+90/gnATHjnvN8J9TqUkLlb/BS1qitZvNNYI5D/RYSLRNMCPtB/CTGjyus/g2vvxXL35aKxxww3",
+	"MNONrHMdtcM7+KUDIKq3/a8TBvEO3TT7hm2mqVqI+HqidE7YP3Xkxv2MisiULxlUMDC3A1UiI+CmiTRM",
+	"5psIuMcMCDrXLJGhjL5p++beU8ZZKjjAlEaLxaIdFdiAFBl/il0hvq5jRpAiMcSqHFJBFFGbvZynab/y",
+	"ePFglYp54whlaVi7BFQPUjW8uUZjTlK3XE/sT76IpKxgxGjQfcA3OOo+fHjQZTydTfhBDzyu4EOyIauw",
+	"tKH01vbNVdTCCSMlAkedIWdmWCvwrI03V6F88nL3eQFMVb0eY+eDmqi7zgHFxwZeJFWrOldyB6IaXhQV",
+	"oTjX8gEKyMEYMz7miSS0cQCBW5tzE8qdV+SQx9NEHn4TysNZBqP47TDO+Cg//GaXZRpCJZh4r0D5Ahh1",
+	"9WJJ00KaaBHjiUU7bMYuXtvaSfVhy1OepNtIyj9Fpl5JgVY/QF+4Hqhc3+G1pA608QzHhzDH7MnF0zfI",
+	"oTVrXry+PcZZ3D5swaWmOLzyVu8EvGjHAJE2NcP4r3KtC4d8iqQADnS511MWhfNOp/cwYjwFa44rloPq",
+	"MUKh7DK2Eb9VGRHdzyjza9Ha6nK0hMPpJjg4cCnmp3Qr7JeQA4bI3kbJxtimdTBcswLJbiMoJT0GDImS",
+	"Iq7j9VkRTZTOLZJYa216BGuiy8DZ1DCwAEJA51KKFJLpedzyiqmh2SBJCfjMVn2EGE4bN2o5gZcaUQn4",
+	"dNkTzZWciQDQ5lAXdWV9qyLwd51dAHMzla4R24c8TaGioXnExmjQEvVZBCh/kcVgTjKmFjIoSrDDS5DG",
+	"voDo5kTeJrnNY2tGQNnAsRpjLJzKWGQonMiiMhBgAzpqBA14xXwfuxhJ83htBKBV+upnVtE3kVcYKVrG",
+	"PMNlNfsLUD2Vg4ExeUNKcTeCellNJXtgWblkc5kKjQBFC0AuNTI6KImcEUQACPpYryeUVvUMyF/laaCF",
+	"QgvWkIgpWWUbpRE1NqzOOnsKVFp1ejPLlbqBRE5+IzQTo5EYGm3OjtwfXFk79rXowIXUrCrKaGWzqhA1",
+	"W68452Zsnvb81MPxs3YZnXOAN7Hwfp4I4tqh0pPQVVxjn7EMcitZRYPBPky2Li+M2G5B7jxCazlohTOu",
+	"cJsyC/QIvncdqntfEhJKkyHKsCpElsWvoEYqXyHBG1SAL60jWU3jL6cbfUGbn1uTXQ149MLbXGXiy2Q1",
+	"s2Zkj2tUMOVVS3CtCrhprmf4wo/u+Xq1aFMT35vHnaZUo39sfRlUkk3S9dk6gdronldvnoNJ06/wUYji",
+	"tUnZW8yETiLfDfDbCdlQ2YZyylaq93Ttvulyxr9EXEfDxB+AbylRcTK0RVczMVNZ3q6T+z9jcN3VwTmV",
+	"HXn3MOOLFOQ5W2QEOL7gMXBqCtzQ7a2axSspjOpwfGj0B7ttZhMLJaOkQ5Rc5p1O5w5ahOmyUjUPj06h",
+	"NQAfBrxIVMadFrFWf9hhXOtF/5cA/YssljiYObK906IKLpQozcZK9hIoIzRps3OosTqFSsNSOQWhzc6M",
+	"2k3aQuFDsg0DzHLXK7E7mOcWxwqFEzaXeZKWRrISltvtPaqtB+i0jR3B8K3eUbobtVrI5pRTP5G7IsBu",
+	"swE638oKQUdys4GkXwHD/2I0nSrB/AtT9D/GuHEnIrLDS76NYNPInqV8C0U4A8G/wIVfTwdalhBkYqpu",
+	"iXvYF60ClICWjeeredzrtcz3qfCuOITvYwERHdzlvt/ZuvD73OuVG2xPR5FJ2Am6H2rdHloM51mSL9+a",
+	"xsnXJ3gmsrN5XcL0mQSg3RuxZFMeCwif5JKnyzwZajbXRnECrQG19uIn8wb90obkPtNdo0+dFZrQJM9n",
+	"jU+fPgWuQCFEfw7zotZe48y1akhIzhMpwElTrq81TvLJfADltdwwDkj5Lr5ZRVOnDT1AXdTKKu6FNruc",
+	"CIvy341cWR7NRsqQHzyjk1kxyNuuWbOAaRVK8REwvMZsmCYQAwX4GwuV3SRyfErpxKW3F2AFUprMAGb1",
+	"gb1lydAw9yYmGpttDkIZ2eKSGEALinQCMNsJaG+IgE4YhuautEMJ5QKLwgXelJj4aORK7NhWkgQsf82i",
+	"M6innvwC3q4++x72kRlZ4mh49vri+qfzn+EDpL2Yh81hH1IEj2ZQ8UzEqPH3GWcDHnsyizWRY5V6N+JO",
+	"NwBB7bhnbjFBR7OBim15twhAFLGbw48Hi8XiwOjdB/MsFXKoYhFHpywj/Qlf+b9vX71sM1wDnfN8rqGo",
+	"uVezwdYEcQtkx0M5GBRuF0EZiQjqQZyyCIou6Ig1kQse4GqwqdAaimgA4ZpRJIySDIMS0mXbKyHhV4Ei",
+	"ue7s9UWLzC1ULg/qT/gbCzUgsfsyeqURdLGUPPyKheLb7XbY+BSxZlTUwoha5pjz3JPbF8q1jwUQKRpr",
+	"yCXkoWL6lM1JsacllE64hniYYiePbSn5qcgnKrZvu8epNrF9/IRSeiSLgMtHoTQSOYq3WCXQ3JEExT0s",
+	"+PICWn6pcpILIrfzLbzFE8HTfOJdYewPIjmSjOkpT1MW/QhPRVSf86Rz5GSWAEycqeIxG3AAmIRYbzxL",
+	"RfmP4uAYcRRMWrQ8uIQISEAbZttmTRu4edw5hoRjuQwp/wNWyj+URctDlaYI2/FAtwICetEsesKHE3Hw",
+	"RMk8U2mfSXUAbDcCMNKh+dHalTmQ8QcObBbrikb/DS8LmR9cLmfi4BWQS21a0jIZjeCWIwPQAjk12n0t",
+	"BdUUiGp2SU94ZqXBfCKmgc3XAsswxNs1I/N31OqH0tp+qfCZS3/2LMRQQBItdiUVMwAFc8UsHzAyMocS",
+	"3pxyCZ5B8AkLgti1Vmx4wiKNQQQF0qShTcIyb9GSmTFrUFIs3zCDgVUhLcQazEsXAeIu0iVLkxsBkUYI",
+	"+ceS+NS3AqPl3LtSICB7TR2haJMmQ0HmIcsxf3j9/OCo3TkwBGaFUy4Wi/ZYztsqGx/Su/qQj2epeaU9",
+	"yacpiid5Wua+Z68vGkGDQpyNJt3utDulEsIN08BRwyscDMfVBvp/Chp0NQ5jNdTlb6iR9pJPQYoei5rI",
+	"1LciQ7kw0a7usat5zF4Cq5LKbFi7QB5Q8iJu9Bs/iJxeQcQt5Ammj16nYyUPykjw2YodkFc91BVTvo81",
+	"ArEMZL1tkmC1GjTITas+jZWFMf0f975b17xbi8NLpV5waWs0gLB0gmuz+b0LmYtM8hQLK/lyZqP//kPQ",
+	"0DbOv3FphRp/2EEj52Mo3wTm0g+fgoYh9mswd5HO/nB+ycbJrWFwVngwN8YQ7W0H4UfB480noSaSBJiP",
+	"w6Zx0lEz8slkn1UPThQw9wTqH1ErACRnGCncX2rbdFx+dN3C0wuH9DQ9DKeBtrkyAQU0bwnF58zGGpko",
+	"NzwLnC7RG/PhALxQkYuyZi9pjOURes9uGx48ik/C2E7qFvfMkD/xcSaGRl4d8SSdZ2S1ikXOkxSltlSN",
+	"xyK2TPC/D+iIHlzE0bqR+g9tHyo8eRGbke55fAHFCXtdOcgefQMedvgrMYrrJP60lspdFnF6agSuQg8r",
+	"thqUXnZWol8Q3YEEwhhKkDF0cisoaJm8aIVn0jlAW22bPggZcZngKWW6TQWXRu6yvEplocR81za7TISu",
+	"ooYRXthg6YBMhgJSsvDMl2/k80TnkMEHZNGGRIDFbROOaQJ1YlkS+yAAdlHQYe3x3RJU57dG4Wz0gQgX",
+	"dZ+LzWn45jP09xU0en0cY7dO6a4t3Wg3tL0dEAZFaesabfpgpC0j8MMCB6GkUlcYB3haJAFZJzUlQzYp",
+	"uKSUx64DZ+gmmBIQxGgwdBjnlWSJmYBTB2NFvRR+OkjFrUht7DbOwSirfk4eJlJTTp/54EqeBiwqZaTB",
+	"F6V0M2jMZUIHLKKRI8AKi4ZJvoxa7gbJofDzWCgy1jqfJ0l+St5is4LF4UIxDK+ZooyB6gaheIsRhtbz",
+	"DOKs3dJQYkSBW2so/Qw2LoCYQPne9GjWm9KIzUFGywCn6JMhp6BFs91Tnt1gyBCGuEOR4XIiMgZfFC1S",
+	"MIZZ5IjlfEyfsQ4mjsxQMaVzx0wxvDGAioW5kBSUEkpbqRupALavmZ6JFCseNKNkTKc3kTrn44xPIXYS",
+	"9fUL+105dd7SEptNxCLC2YHFAEQ0wt0ZLBkm5rNC6DoGwD2wuNvnQgnFBvaC6Tm7YGdaJzrnEioFVnB7",
+	"QlleYj8DPfAysKkSqZcn7wruG+5QShII5dWb5wziQIwwUZ9OfAoswJbH59I6zDwP03fWdmEWErBJE82i",
+	"ZiZi00TcioxuSAeUXDNgiDhlZRglIPsV1AH/shk9GjS65CMdezM127KL+5jPxhmPCZtlkKn5eJJjABOE",
+	"qEQ2kzsCtZ+Ko7s0cawd4JdWphLN+Ar0S1nY1HMolUXlnSR5GfPU3G8skbgyTB/5lmtmc4usJhxKM7lm",
+	"VMo5AnKEKQCRLd2hCgMWxYZV43AIoA1YDlaucTwH/tnEbbYB31m78CbYRbd4YGWAEq6ky/arKTOeuRCS",
+	"Zty7Rm41q2aY+5pdotBh3Mlcwe4WJY8hYocKxtQshMNx8ydfxSvY6M5eXYNnNl2rjOFdh9rdRdjwupFR",
+	"fMwOAsG6fK7quJ7zumGhsdNiV8Fpqx/p0bqREpr0vY3zCdfiIJGuqhzT8wE+bY4AlXOM/k407xopHaEl",
+	"tNeMEbn7xl3eOi4E5xNpbIWFiKVK3RjR9hSPN5WF3jyI60H5tBUwuRbX0kYe4ucPtUOrbV9l+frWES2z",
+	"aN1+3tRLHRkoZOXDtyrLGzs891pkrw0x2uXRHZ8jeMVdWqQrvvsb+OSZXO7+8EuV7/7wE8IaAa/9Hkah",
+	"/9GY0kR3s5Sbav72VcZC/Kti2wInIkg61Og4WwqeBcxmmfnlhyCe673DQz467nbczw2YMv3ysOf9IMVC",
+	"t5dDNR0kkucqg4wRM1sX9AaSCNkH+4eHqRry1MiC/UedR52y+vrtfwI/sfPBUBIzi8cFEcUvc4VfdXsH",
+	"R/QVrs/fT74nTJG/nzx9/PT870dntAL4lGGVj7uADfpnHJUUH/NGX87TNGjMMnGLf3sRgVT1iJBHukE1",
+	"ZblcpQK/6+Jsi3esX6/RP+l4KYedducEKxj0qExko98Dg4WLVygfPPga4UshTXLTeer6p+ZwliVD9Iy7",
+	"B7575P3+uUfIjGyHjQJm97kH4zP6usN277Kjq1v4aR+RD0Jla6y/rwjaxDHnwmeZZKQQozW4091u1b2S",
+	"nJy+IsaXjre/9FLlz9Rc4gu93i62Y3BXg/kHPJI7W6vhlXsyWZu3jnbtMpmK+NUci3MU9+2tNenQhSNT",
+	"gmcURBPXFqvgITmtDn/FPzZaCn9UC7Ts+knDkIUG6pHOxcyyHGxtN7sh1JqMgjoEHchyI1AFVHXYmVWk",
+	"oGuNvXZRzySAOvP6BPzUFoYTHyJ0TvQNw1c3/4FvBmSchkYBMRJ+DRhnKTc/GEXPQ78JJQ6i1P7Nf9ge",
+	"+quFOC1U/wQMO0U1OLJmSTPaxJySVPBbEbcZYXdQJaT/UYnsWwuNyh5oGhehlxQxpjJP5Bz8fIJnaSIy",
+	"gClth/LAWZN0hOOLVyq+NcnGVg9G0qrZoVAydwjQdypmpywSZiaJHF+7Lsl6pUa0FwGLIBXiuuZRnqam",
+	"XR8mxaFioKeV8t6niZxrbPkUZhhnaqZGI5og9IQKjk2tUt5bCe7bA82aHfC148hagWsHkVXNWOA0rsFH",
+	"KnWD46iCsxbj8QdS0547qM1upzwoM4pqu9fmx6h2HCsNtFkBVqXRyAt5s8zi7ASs49UAXah5GrM4uU0w",
+	"EKvTDuUzpBX1VhjfvGFdzk3MdiGJohUUTztkE2ezVAtd1AsqXR1zZfoMa8MSuaIUJDQKJQQ4kPgwKkhd",
+	"TlkFN8Xm3ALuS51z4AeR4zRXnQPbdCJDXCm89SJurFEjoW3rTXBkcuTsYEVIWL0roVfrSnDE+349CVtm",
+	"/MZcyGdGAtn14Ut1vyre76ew7a9ufpaK56fUrFDIRr/X6bi9f5uM5XwG0mMtPW30u4/M44YOaBLBK9Bx",
+	"UJiljrbQT0QOMfnCI43wBcJtI9YUc5K8D6jR63RQsK92e7K21xOv0+63K90+OnH9uukX/R11Pn3whGaf",
+	"ZvgALZ3G7nIw0gS44i5Bak1AhLviZNj9KgJ/IRH4bGWprVUDy+QXojAxrq3CMMRyrRV/MfKuAIsvco1c",
+	"pFZpHDv5y4NQapVZsNhCBjJdows7wNzTMi59fzeBrkakttj3zQLNOckKgdQIBFaq9SDOqdiaD1lfep9A",
+	"FycYZ18q0GbGi+KLlRl8T26doIkyFDZJU3N1jLw6yrbXdSKXt5o1khZP05V1KgNbmiHvg2iJ49ilbH7f",
+	"1g1Xts4fd9XxqsWjUMKmSnq5q7TnHE4EIFe8jq5inmMbdl1rCvSZliHXG7S39YUHmxOe3prjsOBLPMK/",
+	"iEy1TlnUaXc6kYcoEifxqWkV6nRWpogB164GIHtTVAdEyYd+SoS2sRV0VEXcZ1rAQkRponN6M2qH8gcM",
+	"vtwsj+IAsZSOVoxDhgiMi5z2M65zd0eUOg0l3NYS5iRhMnglsta6HbE6eQbgW6FcrTtpGg9YMp3BvUf8",
+	"Bqh1oeY5bh/JuiVPINbOgelBagoMchVUsAZT0Dp31oTCmDV84i6Pvg+59w+SG/9Qb8O/gSj6/tdGhZJZ",
+	"Y+WKaHfc7hVovd0aae0mkeYA2rJaJappW/Uk2J6Z9a6dd9vdovPj9RIqjcGrg7ZlGEd3NkOjaPGfhUW4",
+	"W+Mm6B4cde5ufb5rF7+X0XlXUbtMj3YxPmMIfsn27MjZV+n7C0nfHssoWaBdCaQ1sjiw7K2SeDlXd23c",
+	"6o1YrgniSQQJO2UYnTrDq5OlEGi1Ip+jdOSSsSZJtcxxUmDOQLiakLciVTMRMBLsbTCbV1bP/KJZMwKW",
+	"7Qv7HqxSQJVwl2aWrTaLmiAntVyAJIXHQFVYQoA76nQIvNTtB5bDxpSkIurJSGuQaJKJUIJUBXsd4UTL",
+	"cTxEL+jT45/OfzayRJGpvd0eWBPuZF7qs1U5K5QgaPkyEWvWyUOYOURganDWCOcUgBcHwlodQ0mvuziq",
+	"dYKQl3v+J5aB9gmZoRPyOwXNfI1M+SorrvP0lytlo7BRruNMshZ5/GcpoPC5Ro5P9m8D2fndQwc8JvRl",
+	"BbfP6efPJr3tGjAAnHsDVzVc96vs9qVkt0okrRWjCqFhjfC2W0xBJngKEHTrRLddTJdkFpskuZOujJRz",
+	"Au7bXOgixHywpPpczCUoyzGTKha1FkYJAMJNsAdqJX3EXufJXih6bMqXznLJ8kUyFC2oBapi8cDBMRZw",
+	"qt2OqyuPphfTKox7lM71BN3wTgaN+uyow8jjpgOH4Uv2TSoOQnwcWjnqFNNXaSxMw4aiBeijpqcGAnPW",
+	"BdnUcnrplKLWcfQ4mEwMhcxpF+Dt3kl5ELWdS7EoOvdEZIi6YHjLIZHcT5f04YgDi85VzgxiTa+gHBZY",
+	"zawV1CF7AY5rC01lphUbW0ExdS65CGEqsEhuKF+i05fZ8h+Fka40M0Q5w0chlsQ8CwiqqZJjkWH6f84H",
+	"qSBg++jq5fNXP/xw/jTqM6nYgA9v5jMz7kwAo4RkCoRUbbXZExTe4ahhEALlmFpiGMrKKdYP8PQIbQE5",
+	"omfPr97+eH3x8vL8zT/OnteLtD+I/I29iJ8rz96bL9Orf/C+E3SCbmD+twf/W/3vyP3V9b7tBd3gGMYz",
+	"hK7fe9XuGs+STIzUR6+Ae79R1GEuasH3DUG6ydXMVrrvNw65X9N+TSQr5Gqa633Nx8qapYrun0wyBatd",
+	"9H71tn8lAYDWrCmoFm4MUzVIUuENoTyCam/fnph98K1RO3NlexC2+S4t5f5DfJd/PT76bqKAkkiPc0q1",
+	"uAPDJIPjBlOH9QE5owYZLyybKHxuJXtG1d0Imr8whxMh8+EFQ/MKBxLSGPvZwwyxtbKtEWM+xdIjroj2",
+	"Ax1Cop599xSg8T4SxkQGVUOM+gnEQsRAilvOTjIg5yo5OsFxiM7PUNoW+84vuM6rVTjLVjxjEZ+ivYUQ",
+	"WADVaG+/F5HwDbYOIOLeQiW63oQRsB0tE+Tx+uqa+apub3DNTFFVbnR7nfZJx3AhOvmNfuP86k3Dc8j0",
+	"nFPk9TwbTrjGFS+a+K793aNyC1dvn3ot1DVwZz2bbuyXVbLv3MmfTcMmYrC7Y8Sj7kk5Rp/W5Kue/YXk",
+	"AxvjUPGPFKxaBxAM467Zvm4SXZS0XSs40DPOTbItIoltA/AIZYHgYfkdi7meDBTPYqYnaqFZkq+EKFUA",
+	"HQoF3oEmbAoKKjR2owtShAiiIlpWDCEofGkmghUAPuYUlIPBHVHfRnnUVcQ8LWvm7u9TLxRJuDqztt1S",
+	"xcuo77fBDl3HlYKm8K5X4IvU73KAEg0Vc753qiLszdWVCrPxU4JLBOxAYAenM2Mgdq4KS8UkgcqUfg3U",
+	"UJZG68GFFP2gYIceei8A7tavJY+NYGyVq7gKFUqM2NgvBWuX/XZ1+BiEQmlOKMXShBLr2fgQlyVPEt6B",
+	"KYiySVachiRNXW0Nt2ktAm4MJWpD5tB1KjVEJQ2GNcFe4TYJwftWzkerzb7H6XGH4laaXVCKWnPLrCOk",
+	"IXBBaHEKIw2Jv7S5oSwhfbAfUYrNDAmuyLJrzAa2NudfV9z8miS8LUnYDwlNOZQ7UdIFxwR+fjBdXqQU",
+	"kNip6+rPbkgjrpT4PHrUPvGE0UedUl3MbyHkvJKFulJFutf+9mi16uN3J6W482PTkq3U2HvY6fhR4esT",
+	"ZUGqQtN3ad3OnD188/yOu+3jsrDtTY/GtDKdRw9Xp+OmSEFQ3my6x5298jgrBX3X2H9c/PLIrxT9VTr8",
+	"ItLhj4LHUCTBW/V78sDkrkLnWtHwlbUDgeSFlV5L+x4QdBT+5GPHkhcBmWKnZV0RoSR3QF00DGt68NFd",
+	"w8S7nU4ncEhK5lMLXRKQBnnL08cTNc9IfsGSWDZMexVKjnwQUQzyiX3DVvwF7wFBS20p/nvKuBUpVebC",
+	"S0ZsPjNjphCToIACYoW4nC7b7AzrfqPvKubLNBlP8gPNbwGWuygw1TtiKmO9Y9iCRFBx3kzMoCiSadaM",
+	"306Yz/P5VKKpkXYtYIS5nXvwYmpImoQAqDpagkKiMO1a8WGbxw3CmnJdEmgJBhl/JO8LhGU7MXcHOdEl",
+	"glYzEzyhPMkrRyHmywgNkLboXN9udmIVkGXA/IrN63cSnGWKHQUPH2Ixu0pnwOOiagfwbdFFdOolMpqJ",
+	"gvBM7JGKrzJnHk1I30qkTmLhXzLCqTbvlfbKbRSlAkAyMF/qBxBhv+mQdjtBp9OhoewhuxeaHmmMzWjs",
+	"hEEjup5ZFxj0GErwnQH8F60cDkuvoDrZ36M1AmdRUPivE3kFqnXyCyn3SCTL+EkxX66Jr7LrsSYsCl+0",
+	"QVHmFjcC+hJxNT7sAFr0PZHtmcDsnnWxXs4qVTsWINJeFW78+Hlpo1+RfvYT4s3Ol+X3hQJSUIuvUpa0",
+	"v2sf2Qr5ReJjr1RqHPMrq6Lno64vep54kufDLjg9/W46q30clfuo6aHjd+C137m7IbkQe8pm3l5vxczb",
+	"O/oMW/Ln9PMFzMl4K+uAerbqf4gJhRCXhlIQk9sECFVWdSDRw998ABryT1evos51a/Sc0llApCk6Dccn",
+	"nZXjdtwx+mOp0+qR7u7Q6bclZ/ojv9PefR/COgCg3kHvEX5VljwqSFElfNq/nzx9jNt138f3i4/wdz34",
+	"wDRXDj2B8FpdAu1piWSlwrWseXX55D+6rR2o61Etdb3sHZE6UT6U326zVxwVJ/Bo5dBjIn6Vyl5CR6t9",
+	"dbfQ265nSfgC9PZoLR0sKXd0Qmg/H/e+BEm+h6H03On9w8cCdO7ul6fn357eytU53sekVAjtu7giyYpQ",
+	"Dlv8k5qWipn9pe1L/3CONs9fUgrtLKxNM4i/nGcBFsTOHIDfBruTrb2zubKAxcbfqVKP9XMxnjMEmN+G",
+	"9584Jx7iciGyd6Ik5HrP+DiRY6xpxgepWBdg885OZV/101YoxoSZO0HHUq3Ku2LHugreVl9cKb65Xkd8",
+	"ZQZgay9q1ozybA5g492ohRAP6ZJJJQ/8Z6Asp3moE7XWDdorAb4jvgoUdlwdYZTEYICB6n6JkogMtXat",
+	"NmYbATqSXSW/+vmfK9HoHiOCVkucovi1UrbU/5rAPSm3uqjS7kFX9y67nthhi0vbMVCkLFUo7VRrj3Yr",
+	"VUWxo2rZUPy2qAuKWFZJDGJUUf7T1SKncpqd1UKZ2BIUle83oOyWX5i+37i6fLJSnp5e8mvs189+f9nJ",
+	"0sH/3EvMWX3rC4YldZ1E0N1dHPDr6m+RBexkPoP978LNr+QsU0OhtaH85zJP8uUfUZvK8WOzNG7uHmt1",
+	"zOfDp6AxU7qGkxYFjbVXgp30mWaeJdOpiANmrnt2MORaQG23VHDIKY7oaGHZVFuYLQoYD6V7hipwcLmE",
+	"xI2AzQyvBWad8SQ1z8Qqp2K58Sm7kslQxYKlfCBSzfJ5JsF2n6tQzuZyaX7EHN3pHLOTJRsIxssV57n0",
+	"is4HNkSIDzOlNUD0zDUWOIjoikesR0VCOYssHYjazC/jT/XrbN36ichqGf/bXGXincNNpXJV36t4uYHe",
+	"1pb9rBJgSxD9GnjnBXE8HKRq3KiQwUa304b/Dh+FstfpdPvx4FG/D9YUR932vY0wRaiy/alco9uQ008r",
+	"jKZ7t6SOvwaf2bDA25gPcZk/H/fZ9zxs9f+LhaVQlfpmz9WQ7Ai/bn7vgWZXb563NwJRVqWtT3fmA90d",
+	"dKTXfJkqHl8q9ZxnIIk1jrsnu3Sm5zMMLHsh4oRfmlHvqUpa8vJH8p2zOK4FiPb4To1Wd/grQUFjddLV",
+	"fX/jlU0vUEtjoNrkr6RKqgkiM+cZl5qDcrZaJvEp9OJT488SgaG1uCI2Ug1zV3mtsfP1eUrtrbk2LjNR",
+	"s7GSnxUxs8N5fqayQRLHQn65PKsvcQxxDbedxMCaEiq8eqIWmw/H5oHRu69++pMltH2JhTZrtX2Z/8jK",
+	"h/eKU/wBitsOJ2ui36HKlGavry5Xic5r895aCbB+B+wjSXGqroBRNz79UQfzy9OMvwibLTbiD7t8OATP",
+	"stp8fXb55MfW2ms4r43No6RKMB1SvT6MHjtlUSEXRgxZsKtH53QefAauLUTxhTLyhOHHqAmWxd7HERum",
+	"gmfaBe+1nXGSDbnEamE0jJg1j3u92oRFXIGvt+rrrfpyt2o/KfaQpyLLd/RT6BnWyY8B1IPhq1XAZ/Rh",
+	"CGu4QCl4ycaK5SogNBJwaywmAlIxbE1IOUqyqYjZUuSsSW2PFYUJKu8B13Krzc75cAKGkKJYQioA5syr",
+	"3l+way3yPJFjzZoEsSGygHHJeDxNJPwl4iRXWYtNuA5laYZJZl44hQQhscCcF+TtImbHnaNaO8pELc5w",
+	"he8LJsLN3uLV46pYUYFU/oaa6f/PNwYQyrx9mNRz+/RUlB/+gKjy1/kkE3qi0rjRPwkasP/+d91OZ3c9",
+	"G9dhm5qNS/5VTVgrvZZkyzzjo1Ey9K5iHR2gE/gvJ9rWyQdvxCzlQ9K9i4HWkao2O2PffENEzTzwzTes",
+	"GVUOedRi5o5oQ18wu80hBxW1gUpx22UsppaDszG0iBol3Hqp8lDyMU8kBCt3exh/Y0jMN98UJBaGVb6O",
+	"dlQu5a6K1x5KBCw6ppAengmq2Q/x6VTeGLJLMdSnqEcLXyY5xOIPhJCGaJpjNVGpAGTtVpt9r/IJoEqg",
+	"LJarmatAbT3pUI/KDRjODshqepEghD643c38QqlGo1PWAaM3k2LMAa5RSYHF7497vTaLHN2LEJ9/JjKW",
+	"JlIUs+l2EDAcS3YbrhPKsepj+oMUC1enOdGweoaVmCZuPPZiYZt8qCMo0T1WWEk3yUM5l3mSwhaeIvPA",
+	"Zl0qZaKtL4DSJHGeWALAzOtgmCbDGzaXej4wh3cgQtl88+wJe9Q5edRqM7ywYMyvZHVEb19cvr6+evOc",
+	"otVfX33//OIJfFHLf0TusZ/7MuJ7LKjKZ0JZYSVruMZ+TGN3M/19M9UtfDLYhwPXMFW0Zv9+fBUrnOft",
+	"r7L/XWT/P5vX9K3IP0scWKsUUFmgjVpBISjQ0wEGoFC5FijFwpoWpzmJW3UhTBV8PCjIBrk2LpZlNSDJ",
+	"VqzZNx7pD4w2SWKIJaxWpSrKTvkFbOrg+MeKQwmz/gnEAZWfdu25p44+fbh79MXht3b/7xaHUff+ny0i",
+	"A8/QLgEZNJU/WzjmnzKAg68ShdpKU/9iakhtWIorYAgirCWHmN3b67DhhGd8iPWTKLKDYjVp5hgf0jPP",
+	"P2IRUIooCKXTJZLYYtWXlRpbYyBAiFDAZQ0cRe1THm1hQYX6T6E0s4Y8YJDgGc8yoxNgv48pEBs/fIvp",
+	"jtbcAzItCeAnHbvtmLN70gWEt1BmYjTXNpzVZj7CkrRZ14j93yHlD2xVpOpWF5PDnFDzdCjHya3RfswU",
+	"QfCv7QaXrs3Ax2bEeeoiIx9tkjuwulDS8LH/uTZ6kNHGaCtBwIfGR2AAgiTPnmVampFr1bKztYE1rorm",
+	"/Ynk61jLSXD0YU+q+MVjYv4IbrjnGuwSDIKHYu9YEFeY7+rNc9aMNgpgfunpqBWQZosGUzpsv1c0yVeb",
+	"f0zX9o+PVxlZ+rGxiOPWE7UpgqWo1gmWj1OQzhEzT+d8uS5IxaNs9xyj0vNiVEZuI/a501sCVQp2/TVO",
+	"ZWucyoYT+C8k3P3Vy1R/WEsNNldzvawTJ33lvlRvdauS315bW/EvpcQXgK+ox1bkjlfzfAA4cs8TedNn",
+	"T9JkeGNRYdf/DPLJSsm/omQLWBg3d+wEHuoKHyKauVrHzwKqa3jtMFZS/Ha4EOlQTUXjs6wGWGTvrjaD",
+	"ytt/xtJ7O+PKfrUW7GktGBMxqEK8/ntYCr75plRMGvx95uI+tl9HLTQjQNkQKjQNcJyAGdY3GgEgRBFQ",
+	"VXQYnYYy+iYqylXLJcvm0hzQwvKAHqTfIqaFWWVQ/VPYtDy5FZpss9hEzMBPqfNQgj4OGKirpUyMlOiX",
+	"MjEKziBV40NvLPQNjxDs1H48HEQBbBh+AVYGyb75pkAELtYFvotakCrjVdU2K4I/BaE0hxJyaMVHPszT",
+	"pYPjzTM+vBEZeiOTnDWjOtps+i/zuVBSviT4ASPUSiMX7+LX/yaUXRwVYvUDJJgu23oczmmbRZbIR4Ah",
+	"ZzGQwSOLmy/ZxdtX7LjX/ZYNVSzW2WB6nQ4B7KMNptdBI0y9ccSsZtRm22pFo58Zt94rUripcDQuSal4",
+	"9Fp7iOn+Xq0hlunWl9Tdi+Z/cWvInty9+MJw+ONNosNe89zF4mH2d297B5W632TtgON6+CsZbL5aOv5w",
+	"SwdcyD/ezjFGurAB933jOSrbN+rMFY7w3LOx4tgzVoxpLXe/ilsMFUBlv5opdjFTrDlA/+omCiK5aKCA",
+	"47KHeeK4dtDWmP57GCcyodEq8a8v++NJrc0DDKqhy1Aim5x9AJhaqU3R9CXKB5rQeAcqnzh84hZIp2pE",
+	"KRGAxwuBiCLBUGzNwKfWB0EeZcFMh7KJQxE3KRahAAScdMkylabzmWZTHgtGgYxWcIQhpmKUt4JSEaii",
+	"IAGWrlhMEtAyli4P3j6BLVIxa1t9zYhNRlzGqKsIM+gHglUnD8kZIPO7apZmW8Df54X7NblcelF+Nt4Q",
+	"hGPbRyixWCJslY0KbGHZ8KJHCCZ3dRchoBzrbTddwDgm9WOEOfhF/fBxarAoFiJVTmGs1q8I2LJFRktG",
+	"Ae48xzKKoUzyNvuxKNswESlAALminFMxVdkSgk0xZBWLjJt1N/szl5o1rSLBqcQFUyMQ/KeBU3VSnosM",
+	"y4IWxThg98YKakNKCsQkXGmo97ngWUwFd8y56qM2AVNLlHTu2AVdX20Ugzgw44oVLrv5bubqmCpZp0+8",
+	"MbTDZfjzew58pBOxkme/ipOPlqbim6PGHkWMtMi/eMRj3ZDJZgj010+tPzroHF92Tvqdh/3Ot/+sm9t+",
+	"k9uka7wz+7/gntT/VZD/FwhVrGY4+wyNW7xvQx8xQ97Qmy2JTL1DRLgyckItb0UU/3imEpkDyeOSwNFi",
+	"tTDsld/YWsADFUMRqNcpn+tkkJrhAfVgZ68v2G0PbBxAaLkMJfB1qtBjSZxp373NFiq7AY8IJCEBzFqu",
+	"2YBrAXqwIYI3YokEH7Jwz15fhBJKTQNcejJNMFbXKszRKYuogoEDXa8yOxtrDoYeqFwJ8k4oo1/DhjB7",
+	"Ejb6LGyE807naGikDS0M1RgCGumRCBufoj477nRwsciORwV0IMUxm0sEmrcvkgHO0OxQmku7yBTULwZ5",
+	"w8wbyLltC9KylM77LFZDjfvXnhqp5LjTZc1Fkk9CGb179+7gbG7YSW7omOiz7wXPRBa1aGDTRGtgMxkb",
+	"cFhJWDX8sVgmM1DzG9SphuELTpU6MfMZawtzsK3N/x9v19fbtg3EvwrBlziY7Mr2sjbqU1Z0azdkyZp0",
+	"WyEJMWPRthqZMkQamVvkuw93R9KUrXhJgS0PASSZFHVH8v6Q/P0U8ixZUUKLRqeUv6ITn6iQnmNqLsGP",
+	"UJmaIYcB9WHXjBZ2YOB4ncRjm539IE2z6Z+BUZy0ZA32bQWekTBs8vvHtx8+3Vy/P3978fEaUXwQU9ai",
+	"3+MGLccdpRdiJdkvVxe/sSucZ9l4EDulwTCTr/0xAtmw6UJO7zQZddpP5T3jeNBWDZ511dbfWErTlNOI",
+	"FeVSKo38VPC9aH/rZpCpTE0mEyQkrVj/L3Z5cXXNHM6PcKxTg8B0tkYyy7JMMdZ/x47O7ESOY8zpn/36",
+	"9tMRPn5D1q4PM2LCdg3ekauoYEdfM277A/X98KQCj1jG6Zs0PE0zDwJLzwKM2YzncKcQBq7VXFJ1L4uM",
+	"I784/mXcS6ZVYWIpjzGlR1WDK5uAQw0VBxVYHWPpNEOzLkpl20OVIcUFrmjB3TTjmC7PeJ7jValvVG3C",
+	"Ao422f78/v5+MEcQYpJCnucPR1Zze+4Ugnw+z4/qgmkX83kj58LskAY5FM599E1/juplF5q71QFP+EuI",
+	"0qwOwVB4FN8Q8TePXCfYcdzAmHiD0G7ajxtHmU4ua2k2EaskkZXUa5/WrmdM1cTR5gocbuy2i/j2tvoH",
+	"j9zN0tg7uQMrhyKp1fD2d63CKQeF/rtMohaC8kEJKanNLkz6H90UWdAT2e3asKKkE1/T2tHqEe51BEYR",
+	"+v2jQhrH+1Lyo2VXFEIVPEpTP068ULaDBERCoGJ5HqUcJZdyuxblf++pxaOU0+DIsgFI8oAwLUj0QdkF",
+	"7NWd1Je4wuZYmee1qCKieNFbjumeWleVDdkkoxwOJjqPnyVDXB9IMCHW/iJcCr9pPI2y5Sn0dw5+X5tM",
+	"qWtkE2juzPG4REHqAWzLHpC+/4rUQnnHFJu4i/EQWtTRPwqxgSfW4uKSQLmUN4TB54OnLlUe+MInxzU4",
+	"UVqP+T+J29y2B6uu+l7zZPQQce8Ed8lu2B/FHgb9O/zvRTnsj364Ho2Tk9Pk5NQ+y/+3+SlQE6V7tD9r",
+	"11Kbuxd89QFNHpzhcAPTze0GGxkUgagBJgeOiMh+NQt9PsLRjyNez2aYlMSTi92dBTW8rozbwxzK8WfZ",
+	"LIUC00BA+u0xOBzF0TiOo++Hg5OctjSHhX9qhJqC4C9FU+p20VdxNDyJo/Gr/CF/bmc9vOAHwnamGDtZ",
+	"RM48ojk0Ek8Pb1NC5MEJTK81Qtmo/QlBI7bFLjs9OdTHQvvAp6dPLPmtAa5t67eAkdN7u8HIz/QdxqbY",
+	"GnCre9tIMoxCQ6AcQl+ncHghRWUWX3jyFa4+g55BlYPP2t7y3QWvIAzafGldvLBJNbgJTZPTdVOaDdE6",
+	"oPMNHjlPUjxWRmHEYzn5UmkD/ZUOLWOAXUKIOl0vpTKsp2U16y9qmPpfs8lS3EmIKycUnCBeD+4QQ/zs",
+	"dVPxhL/AbWn2yw8sA4C1WWvZ0A4PPdgm833+YH+95My5pgUrRFltMF4qNfLjhqFcUBv5w/tV/Umxrov9",
+	"5N8YO4Hl7glG2+0iMIj1vapqATFha7cFWH3yKYJ30ZJV17vK6QJPnlArcReOqd3hFo8GAC6rZMIEVbqt",
+	"uvuVnouyomxwmKdxh0rxlLKGqLto6lXYSHugtGsxKlB9UOAcjFn32pXbnbNqalNP64r1wI9cicYzMLYo",
+	"jM8u3x/TRheqiFFHkMtbWbjJKVM+DVQatqpBKwvak4IpGESNWWNuX0rkj3axPETa2C8L8PkdPV2m9EpO",
+	"+zhlYceB4Ym5gW1umhRSarYQquivRKMtI51eSVkcv/Ys83aCgFdlitL2Bh1ut+GqPX4o523F+Ma/rkOY",
+	"j+Wy3GTu1x4sH3WpA5iBQhjht2uMJkR3CDEO5pEwX3Yc6NNxQey24R3OTLRkRHMQysClDGy2qxYFuxUV",
+	"TBpN2K0uXCiq+UP+8E8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

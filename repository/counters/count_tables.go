@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // countTable declares a table of counters: the daily counters (stats) and their weekly and
@@ -152,6 +154,29 @@ func (t countTable) rebuildSQL() (clear, insert string) {
 		GROUP BY 1, 2, 3, 4
 		ORDER BY 1, 2, 3, 4`
 	return clear, insert
+}
+
+// rebuildWebsiteSQL is rebuildSQL for one website ($1) only (a deletion of days, DeleteStats):
+// clear deletes its rows of the periods starting from $2 to $3, insert adds the sums of its
+// daily rows of the days $2 to $3.
+func (t countTable) rebuildWebsiteSQL() (clear, insert string) {
+	clear = `DELETE FROM ` + t.table + ` WHERE website_id = $1 AND ` + t.period + ` BETWEEN $2 AND $3`
+	insert = `
+		INSERT INTO ` + t.table + ` (` + t.keys() + `, count)
+		SELECT website_id, name, ` + t.periodOf + `, value, sum(count)::bigint
+		FROM ` + dailyCounts.table + `
+		WHERE website_id = $1 AND date BETWEEN $2 AND $3
+		GROUP BY 1, 2, 3, 4
+		ORDER BY 1, 2, 3, 4`
+	return clear, insert
+}
+
+// periodStart is the first day of the period that holds day.
+func (t countTable) periodStart(day time.Time) time.Time {
+	if t.months > 0 {
+		return stats.MonthStart(day)
+	}
+	return stats.WeekStart(day)
 }
 
 // length is the SQL interval of a period.
