@@ -789,6 +789,25 @@ type OpenAPIDocument struct {
 // PageSize Items per page.
 type PageSize int
 
+// PlausibleAggregateAnswer Plausible's v1 aggregate answer.
+type PlausibleAggregateAnswer struct {
+	// Results By metric name.
+	Results map[string]PlausibleAggregateValue `json:"results"`
+
+	// Warning Why imported days were left out.
+	Warning *string `json:"warning,omitempty"`
+}
+
+// PlausibleAggregateValue defines model for PlausibleAggregateValue.
+type PlausibleAggregateValue struct {
+	// Change The change from the previous period, in percent (in points for `bounce_rate` and `conversion_rate`); null where it cannot be said.
+	Change *float64 `json:"change,omitempty"`
+
+	// ComparisonValue The previous period's number (with `compare`).
+	ComparisonValue *float64 `json:"comparison_value,omitempty"`
+	Value           *float64 `json:"value"`
+}
+
 // PlausibleHit Plausible's body, as its official tracker (short keys, sent as `text/plain`) and its
 // Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
 // `page` is absent. Each field has a short and a long key; when both are sent the short
@@ -873,6 +892,14 @@ type PlausibleRevenue struct {
 
 	// Currency An ISO 4217 code, e.g. `EUR`.
 	Currency *string `json:"currency,omitempty"`
+}
+
+// PlausibleRowsAnswer Plausible's v1 timeseries and breakdown answer.
+type PlausibleRowsAnswer struct {
+	Results []map[string]any `json:"results"`
+
+	// Warning Why imported days were left out.
+	Warning *string `json:"warning,omitempty"`
 }
 
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
@@ -1425,6 +1452,30 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// PlausibleCompare defines model for PlausibleCompare.
+type PlausibleCompare = string
+
+// PlausibleDate defines model for PlausibleDate.
+type PlausibleDate = string
+
+// PlausibleFilters defines model for PlausibleFilters.
+type PlausibleFilters = string
+
+// PlausibleInterval defines model for PlausibleInterval.
+type PlausibleInterval = string
+
+// PlausibleMetrics defines model for PlausibleMetrics.
+type PlausibleMetrics = string
+
+// PlausiblePeriod defines model for PlausiblePeriod.
+type PlausiblePeriod = string
+
+// PlausibleSiteId defines model for PlausibleSiteId.
+type PlausibleSiteId = string
+
+// PlausibleWithImported defines model for PlausibleWithImported.
+type PlausibleWithImported = string
+
 // PropertyFilter defines model for PropertyFilter.
 type PropertyFilter map[string]string
 
@@ -1520,6 +1571,108 @@ type UnsupportedMediaType = Error
 
 // WebsiteOK defines model for WebsiteOK.
 type WebsiteOK = WebsiteResponse
+
+// PlausibleAggregateParams defines parameters for PlausibleAggregate.
+type PlausibleAggregateParams struct {
+	// SiteId The website's domain (required; 400 without it, 401 for a domain the key may not read).
+	SiteId *PlausibleSiteId `form:"site_id,omitempty" json:"site_id,omitempty"`
+
+	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+	// with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+	Period *PlausiblePeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Date The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+	Date *PlausibleDate `form:"date,omitempty" json:"date,omitempty"`
+
+	// Metrics Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+	// `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+	// breakdown), `time_on_page` (with a page filter or breakdown).
+	Metrics *PlausibleMetrics `form:"metrics,omitempty" json:"metrics,omitempty"`
+
+	// Filters Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+	// (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+	// wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+	Filters *PlausibleFilters `form:"filters,omitempty" json:"filters,omitempty"`
+
+	// Compare `previous_period`: also the period of the same length just before, and the change.
+	Compare *PlausibleCompare `form:"compare,omitempty" json:"compare,omitempty"`
+
+	// WithImported `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+	WithImported *PlausibleWithImported `form:"with_imported,omitempty" json:"with_imported,omitempty"`
+}
+
+// PlausibleBreakdownParams defines parameters for PlausibleBreakdown.
+type PlausibleBreakdownParams struct {
+	// SiteId The website's domain (required; 400 without it, 401 for a domain the key may not read).
+	SiteId *PlausibleSiteId `form:"site_id,omitempty" json:"site_id,omitempty"`
+
+	// Property The property to break down by (required; 400 without it).
+	Property *string `form:"property,omitempty" json:"property,omitempty"`
+
+	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+	// with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+	Period *PlausiblePeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Date The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+	Date *PlausibleDate `form:"date,omitempty" json:"date,omitempty"`
+
+	// Metrics Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+	// `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+	// breakdown), `time_on_page` (with a page filter or breakdown).
+	Metrics *PlausibleMetrics `form:"metrics,omitempty" json:"metrics,omitempty"`
+
+	// Filters Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+	// (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+	// wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+	Filters *PlausibleFilters `form:"filters,omitempty" json:"filters,omitempty"`
+
+	// Limit Rows an answer, 1 to 1000 (default 100); a string so that a bad one gets Plausible's sentence.
+	Limit *string `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page Which `limit` rows, from 1 (default 1).
+	Page *string `form:"page,omitempty" json:"page,omitempty"`
+
+	// WithImported `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+	WithImported *PlausibleWithImported `form:"with_imported,omitempty" json:"with_imported,omitempty"`
+}
+
+// PlausibleRealtimeVisitorsParams defines parameters for PlausibleRealtimeVisitors.
+type PlausibleRealtimeVisitorsParams struct {
+	// SiteId The website's domain (required; 400 without it, 401 for a domain the key may not read).
+	SiteId *PlausibleSiteId `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleTimeseriesParams defines parameters for PlausibleTimeseries.
+type PlausibleTimeseriesParams struct {
+	// SiteId The website's domain (required; 400 without it, 401 for a domain the key may not read).
+	SiteId *PlausibleSiteId `form:"site_id,omitempty" json:"site_id,omitempty"`
+
+	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+	// with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+	Period *PlausiblePeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Date The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+	Date *PlausibleDate `form:"date,omitempty" json:"date,omitempty"`
+
+	// Metrics Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+	// `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+	// breakdown), `time_on_page` (with a page filter or breakdown).
+	Metrics *PlausibleMetrics `form:"metrics,omitempty" json:"metrics,omitempty"`
+
+	// Filters Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+	// (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+	// wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+	Filters *PlausibleFilters `form:"filters,omitempty" json:"filters,omitempty"`
+
+	// Interval `date` (or `day`) or `month`.
+	Interval *PlausibleInterval `form:"interval,omitempty" json:"interval,omitempty"`
+
+	// WithImported `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+	WithImported *PlausibleWithImported `form:"with_imported,omitempty" json:"with_imported,omitempty"`
+}
 
 // ListStatsParams defines parameters for ListStats.
 type ListStatsParams struct {
@@ -2671,6 +2824,18 @@ type ServerInterface interface {
 	// HeadOpenAPI This API description's headers
 	// (HEAD /api/v1/openapi.yaml)
 	HeadOpenAPI(ctx echo.Context) error
+	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
+	// (GET /api/v1/stats/aggregate)
+	PlausibleAggregate(ctx echo.Context, params PlausibleAggregateParams) error
+	// PlausibleBreakdown A period by one property (Plausible Stats API v1)
+	// (GET /api/v1/stats/breakdown)
+	PlausibleBreakdown(ctx echo.Context, params PlausibleBreakdownParams) error
+	// PlausibleRealtimeVisitors Current visitors (Plausible Stats API v1)
+	// (GET /api/v1/stats/realtime/visitors)
+	PlausibleRealtimeVisitors(ctx echo.Context, params PlausibleRealtimeVisitorsParams) error
+	// PlausibleTimeseries A period day by day or month by month (Plausible Stats API v1)
+	// (GET /api/v1/stats/timeseries)
+	PlausibleTimeseries(ctx echo.Context, params PlausibleTimeseriesParams) error
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
@@ -2756,6 +2921,218 @@ func (w *ServerInterfaceWrapper) HeadOpenAPI(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.HeadOpenAPI(ctx)
+	return err
+}
+
+// PlausibleAggregate converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleAggregate(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleAggregateParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "metrics" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "metrics", ctx.QueryParams(), &params.Metrics, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metrics: %s", err))
+	}
+
+	// ------------- Optional query parameter "filters" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filters", ctx.QueryParams(), &params.Filters, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filters: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare", ctx.QueryParams(), &params.Compare, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare: %s", err))
+	}
+
+	// ------------- Optional query parameter "with_imported" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "with_imported", ctx.QueryParams(), &params.WithImported, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter with_imported: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleAggregate(ctx, params)
+	return err
+}
+
+// PlausibleBreakdown converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleBreakdown(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleBreakdownParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "property" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "property", ctx.QueryParams(), &params.Property, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property: %s", err))
+	}
+
+	// ------------- Optional query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "metrics" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "metrics", ctx.QueryParams(), &params.Metrics, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metrics: %s", err))
+	}
+
+	// ------------- Optional query parameter "filters" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filters", ctx.QueryParams(), &params.Filters, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filters: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "with_imported" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "with_imported", ctx.QueryParams(), &params.WithImported, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter with_imported: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleBreakdown(ctx, params)
+	return err
+}
+
+// PlausibleRealtimeVisitors converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleRealtimeVisitors(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleRealtimeVisitorsParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleRealtimeVisitors(ctx, params)
+	return err
+}
+
+// PlausibleTimeseries converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleTimeseries(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleTimeseriesParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "metrics" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "metrics", ctx.QueryParams(), &params.Metrics, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metrics: %s", err))
+	}
+
+	// ------------- Optional query parameter "filters" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filters", ctx.QueryParams(), &params.Filters, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filters: %s", err))
+	}
+
+	// ------------- Optional query parameter "interval" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "interval", ctx.QueryParams(), &params.Interval, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interval: %s", err))
+	}
+
+	// ------------- Optional query parameter "with_imported" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "with_imported", ctx.QueryParams(), &params.WithImported, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter with_imported: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleTimeseries(ctx, params)
 	return err
 }
 
@@ -3735,6 +4112,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/revenue", wrapper.ListRevenue, options.OperationMiddlewares["listRevenue"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/timeseries", wrapper.GetTimeseries, options.OperationMiddlewares["getTimeseries"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/aggregate", wrapper.PlausibleAggregate, options.OperationMiddlewares["plausibleAggregate"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/breakdown", wrapper.PlausibleBreakdown, options.OperationMiddlewares["plausibleBreakdown"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/realtime/visitors", wrapper.PlausibleRealtimeVisitors, options.OperationMiddlewares["plausibleRealtimeVisitors"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/timeseries", wrapper.PlausibleTimeseries, options.OperationMiddlewares["plausibleTimeseries"]...)
 	router.GET(options.BaseURL+"/api/v1/websites", wrapper.ListWebsites, options.OperationMiddlewares["listWebsites"]...)
 	router.POST(options.BaseURL+"/api/v1/websites", wrapper.StoreWebsite, options.OperationMiddlewares["storeWebsite"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id", wrapper.DeleteWebsite, options.OperationMiddlewares["deleteWebsite"]...)
@@ -3993,6 +4374,398 @@ func (response HeadOpenAPI500Response) VisitHeadOpenAPIResponse(w http.ResponseW
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
 	return nil
+}
+
+type PlausibleAggregateRequestObject struct {
+	Params PlausibleAggregateParams
+}
+
+type PlausibleAggregateResponseObject interface {
+	VisitPlausibleAggregateResponse(w http.ResponseWriter) error
+}
+
+type PlausibleAggregate200JSONResponse PlausibleAggregateAnswer
+
+func (response PlausibleAggregate200JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response PlausibleAggregate400JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response PlausibleAggregate401JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleAggregate429JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleAggregate500JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response PlausibleAggregate503JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdownRequestObject struct {
+	Params PlausibleBreakdownParams
+}
+
+type PlausibleBreakdownResponseObject interface {
+	VisitPlausibleBreakdownResponse(w http.ResponseWriter) error
+}
+
+type PlausibleBreakdown200JSONResponse PlausibleRowsAnswer
+
+func (response PlausibleBreakdown200JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response PlausibleBreakdown400JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response PlausibleBreakdown401JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleBreakdown429JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleBreakdown500JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response PlausibleBreakdown503JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitorsRequestObject struct {
+	Params PlausibleRealtimeVisitorsParams
+}
+
+type PlausibleRealtimeVisitorsResponseObject interface {
+	VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error
+}
+
+type PlausibleRealtimeVisitors200JSONResponse int64
+
+func (response PlausibleRealtimeVisitors200JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response PlausibleRealtimeVisitors400JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response PlausibleRealtimeVisitors401JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleRealtimeVisitors429JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleRealtimeVisitors500JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response PlausibleRealtimeVisitors503JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseriesRequestObject struct {
+	Params PlausibleTimeseriesParams
+}
+
+type PlausibleTimeseriesResponseObject interface {
+	VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error
+}
+
+type PlausibleTimeseries200JSONResponse PlausibleRowsAnswer
+
+func (response PlausibleTimeseries200JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response PlausibleTimeseries400JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response PlausibleTimeseries401JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleTimeseries429JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleTimeseries500JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response PlausibleTimeseries503JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type ListStatsRequestObject struct {
@@ -6339,6 +7112,18 @@ type StrictServerInterface interface {
 	// HeadOpenAPI This API description's headers
 	// (HEAD /api/v1/openapi.yaml)
 	HeadOpenAPI(ctx context.Context, request HeadOpenAPIRequestObject) (HeadOpenAPIResponseObject, error)
+	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
+	// (GET /api/v1/stats/aggregate)
+	PlausibleAggregate(ctx context.Context, request PlausibleAggregateRequestObject) (PlausibleAggregateResponseObject, error)
+	// PlausibleBreakdown A period by one property (Plausible Stats API v1)
+	// (GET /api/v1/stats/breakdown)
+	PlausibleBreakdown(ctx context.Context, request PlausibleBreakdownRequestObject) (PlausibleBreakdownResponseObject, error)
+	// PlausibleRealtimeVisitors Current visitors (Plausible Stats API v1)
+	// (GET /api/v1/stats/realtime/visitors)
+	PlausibleRealtimeVisitors(ctx context.Context, request PlausibleRealtimeVisitorsRequestObject) (PlausibleRealtimeVisitorsResponseObject, error)
+	// PlausibleTimeseries A period day by day or month by month (Plausible Stats API v1)
+	// (GET /api/v1/stats/timeseries)
+	PlausibleTimeseries(ctx context.Context, request PlausibleTimeseriesRequestObject) (PlausibleTimeseriesResponseObject, error)
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
@@ -6456,6 +7241,106 @@ func (sh *strictHandler) HeadOpenAPI(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(HeadOpenAPIResponseObject); ok {
 		return validResponse.VisitHeadOpenAPIResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleAggregate operation middleware
+func (sh *strictHandler) PlausibleAggregate(ctx echo.Context, params PlausibleAggregateParams) error {
+	var request PlausibleAggregateRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleAggregate(ctx.Request().Context(), request.(PlausibleAggregateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleAggregate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleAggregateResponseObject); ok {
+		return validResponse.VisitPlausibleAggregateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleBreakdown operation middleware
+func (sh *strictHandler) PlausibleBreakdown(ctx echo.Context, params PlausibleBreakdownParams) error {
+	var request PlausibleBreakdownRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleBreakdown(ctx.Request().Context(), request.(PlausibleBreakdownRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleBreakdown")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleBreakdownResponseObject); ok {
+		return validResponse.VisitPlausibleBreakdownResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleRealtimeVisitors operation middleware
+func (sh *strictHandler) PlausibleRealtimeVisitors(ctx echo.Context, params PlausibleRealtimeVisitorsParams) error {
+	var request PlausibleRealtimeVisitorsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleRealtimeVisitors(ctx.Request().Context(), request.(PlausibleRealtimeVisitorsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleRealtimeVisitors")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleRealtimeVisitorsResponseObject); ok {
+		return validResponse.VisitPlausibleRealtimeVisitorsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleTimeseries operation middleware
+func (sh *strictHandler) PlausibleTimeseries(ctx echo.Context, params PlausibleTimeseriesParams) error {
+	var request PlausibleTimeseriesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleTimeseries(ctx.Request().Context(), request.(PlausibleTimeseriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleTimeseries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleTimeseriesResponseObject); ok {
+		return validResponse.VisitPlausibleTimeseriesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7073,403 +7958,444 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nc9tGkjf+Vabw3JXJPYgiKSlxqHI9pdhyoid+O1teX9bQXxgSIxIrcIaLAUUzWX/3f013z2AAgm+y",
-	"vEluc3sViyQwrz09/frrX4ORms6UFLLQweDXYCJ4InL48yzL1ML8kQg9ytNZkSoZDILLiWBTUUxUolkx",
-	"EWzGiwmbcB0y0Rl3WPzD+WXI3rx+dxl3gjDIxT/maS6SYFDkcxEGejQRU25aLZYzEQwCXeSpHAefP4fY",
-	"4Zlcvs7TcSpXez7LFnypWfyXOGRasWLCC8blkum0EGzKl2ymdMEmaaE39yzkfBoMPgZ/Ca7ChmE85aOJ",
-	"eKpkkats/SCkOtCFykU8YFwyLvVC5EzdwJKcvbmA8UxUljDO5lrkjzRbiKEZqWZcJkzOp0ORa5iIVJEc",
-	"mU5Dpic8FwlTObQzylIhi0eaqYUM2a0QM83SohPJnaZnR7hmlkoWQhYvhBwXk+ZdzuA3O6mhSpYslWy4",
-	"NHNo+d/+cH7JtJCJDtmNytmP52fP2jttfioLMRa5P6DL5Uy8hlHoTYuvZXpz49MBG+ZqoUXOCn4rkDJp",
-	"Uzh+iqmDA9NDzNLCEG1nx5WE7poX8pka6TcqS0fL1fG+g79xx3WxzIRmN7masmKSaqZFfpeOBFMyW4ZM",
-	"qmKSyjFLZZZKUX6G50WmxWIicrHvkTq/5OPmzdVFruSYCVmkxZIVfGz3ORezXGghC26eNvtasBYc9Iyn",
-	"EqZiPo1/SWcHhnfkQmuRRFJJwQQfGV5wJ8wjaW7otn0KpGHWe8hHt4aC4oubg1dKioOXvBhN4m30vDqr",
-	"t+Ifc6GLi6R5amnC5jIROVtM0tEERpuIgqeZxjmmmok8VzlbiFywTI3HIunsPYQiX57dFCJv2HUxUtJw",
-	"R8UW3Mxb3KgcloRJ8algOQ5/7xPy4cOHs3kxMVs24oVYfzy+FzwXebwbcePDTbT9OQxmPOdTUdCN8DzN",
-	"GieM32vWim/gr4+vzl6eXz3569mL9+exvRfop5GayyJfXj15dj74QeRTLpfRvNvtf0O/z/hYXD05nOXp",
-	"KJXjuD2IpLgT+ZI4JoP3NRwaWNG7VKeFRiYwNfTE8HFsjo3TOyE7kTxgMBqWasbZHc/mgolPfFRkS8sf",
-	"dMELzbJUmw0q5rk0vDZkcRREQcxSOcrmiUg67Ay7xM6EjiRzc8Oxv4nZYiIkMwdC3TAzOvPDXSoW2vT/",
-	"JoRDZF8Sd0IWV0/O6a20wCNXTIRpGn5l56c0K1VMRM4knwpmzh7PidXBkPCioNm1YEWo/5s0x5ux3YHx",
-	"jpQsUnPnxzgU2pTYNoq3j0qET7vYSDyIWWuW8ZGAYWg2mnA5hrEORbEQQrIfhLp4w3KRCa6Fbp+yeJQW",
-	"ZeMahrSYqEzgWDvsucpZrAXPR5NrIcepFHEIA9VqlPLsWopiofLbOGTxiE9nPB3LOESuPi+m17HhX8hl",
-	"Y1iw2CwxE9NZsaR9p92yy+pTDfArw75O3Z5oNc9H4upJ7N5L0lyMCnqvg926obAUyIBLb3vMRVgOdgCE",
-	"aEnCDLxYKCDLM9ovGIpURFwTrl3XdBMMyikBkZrZ/iJypUMGJwR+NmwNt7gFY2nHIXFBXXDDk25ItIBO",
-	"DWHqAhkkTzPT8NTQfK1nJlLTFgz3Q1pM6GwZiW/TyYRWzOu4aAO6E+CTMtwiSXWRylFhxjsTOUv4MmR6",
-	"Pp0aCcjMCAe21O2Q2gjZUM3liGSoZJ7DHRXaSynNvZPGZeIOkD5lCzPwykE11ISfr7lc0ndG9LLfmlPC",
-	"U6nd43ZqMGDXEW2o+QLoawmSmmOG11IVtnEU4Yj4JFHDYqI0vW4aLjkUSDc8y1amBivdRvKRbC5vpTn3",
-	"Kjd3t+CFSJhhwG56sdlIc/HC1Xej8qkb3JNPdNBoYfjVx+HVk09xOzTNcTo8sBn9kxNz1nM+wr03wq3Z",
-	"3VfvX5hnTRfvL58fPCaxC+Zy3O8zJd04YMRvDbuAVZvPzBV51IM9ZobtwMREYllzh71B+uRF6Et0RrYe",
-	"GkmFJygfcdOZ5tNZ5s6XIzOQvUY8EwmbzwYsxseS2DwlmTZdA3czEzMCj2kVBvoMfyo5hL1TjKDJWh5n",
-	"nM/GOU/oDA9zNR9PivKQqCwBWuYSVvr52dPLd9dvzy/PX11evH4Vw+xDlk5nKi9E0oaFyMRNwdS8GNi1",
-	"E8m1mWmMA4ZJ47lO+NI0C8IF6hS4inibwIgMRRlJhcXQRCeS5hSruTdGb3FT7TEE3JBcPzK3pDntIRwk",
-	"8265kCqPZG2YKNOJT/CIERjohgkGQXnvB5/NI7NMJcKKJ0btC/4xF/kyCAPDR4NBgC0HvuzyH7m4CQbB",
-	"/zkslddD/FUfvjP3OEkqn8MAxO5gECRCzF4P/y5GhfkWfz+TDTK7zxNIjun986/9eOCLG3hmkXOb5ZVL",
-	"R3fIWFtcl8fPiQpKinaH/RUfMfushZGwDMkPlyz+Z3zK4ij6Z4xMIEsLkfPMfI93WxRFUez/EEXxKTOC",
-	"j9JFJPtd27u6sd/Wji1I6B32WuLtbU9SauT8O2hT3bhxh25bzWJ47FIqKzjUOKVRhrOMTedG2lAZSEtT",
-	"nhmWY3i6FCVzqLEG5OFasUQJzeKx4pkRuryVnbKhoTq7pi3TmnmMcTiy7Y0k98/nb/eiNjPh+1Acbu02",
-	"untKy7We+NzVgxR42fvn5QYKtE/7dFiIT+a+TMdSGXE+kiOuxSmKJeYmiaviUuUumpgOzEaUtKpBcfOo",
-	"YWW5TaPBIDgcZmp8uN9i2/F/vRV/pYr1i20u6F1PuvREODxs9TWNpFtUrxm5usCp9uTB6T5LnYsbkRul",
-	"bRAsFovOWKlxJjojNd1v2aUqvsaKX9wY5R50+2b9PD6/5OMYmBQbqdnSs3UZwffUKULEN+vX01H3uOMv",
-	"SBAFRze9YX8UBQFNGM2Y5YwrFodgs2r/Bgi5aeBmj0O8fHuGtZnPpQgtZAJyu1Qs4QUnBmluw8O4UDGT",
-	"8yzrBM07AofHH1Yibvg8K4JBLwym/FM6Ncp6r2v/LwymqaQvwyZbwRuR23k09ify65U+N+2/aexd+ovA",
-	"xnM1E3mxXGcPeDrXhZqyGT1mxQzWiu1X1yRv/nT+c91OUH9klnF59WSWK7AF+CfTSPTcnCUUc0Y8z1OB",
-	"1inX9U/nP+OD7sCiTBsyriMZG00KSDsmBcGszxP7duwsAXhC39EdCfebuejMHRdWVIuYFcoodmfsViyd",
-	"jBx/RMXiKmYjLo2oPBTMSkxsInJh7rNsiUK6YLBb7OzNRduQWSmER3JXKTxkHEYA9g9WLMDQmK8qAiv3",
-	"cW35406pStb1QsuXtvKbWpsVouNJkhqy4RlRVSrgXpzyT9Y23T85WTFOuS+U4zvN3AjUjee5mjaZrXJd",
-	"oNYZ//zzzz8fvHx58OxZzFpLwXPNekY7+e67775rV7lNv9v/5qDXO+j21hxmc+Y3mt7MyvPCDJUX5gg2",
-	"mBfNqC/V6phf8KYhg7nY2mpIym8c81F3zZgL9YUjfqfyYh230ea3nW8alRfPwNpiZgxNmwP6Ab0n62y+",
-	"5Fx5pFlqpE7J0sQpP2Zt4IrhWQaeGCJ6dly7SL6ltZnxYlKOnpq+TpPdliiVxTfHwVYOTRN6B1avBh7K",
-	"tThIpRZSp0V6J5ieD3G5rfiRqClP5SmL/5NkuesYdUfUDtZdNWhmq2zHlrNmRks26+9VQueThv9+lpAp",
-	"eoTuFTjTs1mWjsA2c/jpYLFYHJjFOZjnmZAjlQjYQ0+eEZ/AuHqdznQwMHf4Db9TeVoQU/m8K+lUxvRc",
-	"5VMce3VhX1v71E0qskSjtRWNmJ0Ap6pnSmqc5vc8+TEtNszv71rJ2nSmQmsUhkFAgNtiKMBNONQqmxeC",
-	"TYpi1tJt9v7tC7NPuuDFXAeD425358me57nKmyb40ilc/+/d61fmIliAq8f3f4F5h2TW1puMz3U6zMzp",
-	"iefxYTzPs7jNpqnWQG54bXAZyabxQ1OVJmR8CPco2p2AjX5zXLm1wLY0FWA2VDeRtJZTQ3hgKWGJGGXg",
-	"Cm3FVto1mi+aOEIWm5MEFps7kLoZXgMh63Q6p3iJ6di0m7A4N+L4XMRMfBqJWSGSAeNsyFEfTTVLcjWb",
-	"iaTdYejahs0j4zbYMWGceNn57vHRSGh9QI7iA3BeH5Su66ato7cPa45u2MPnKh+mSSLkfWntZzXPWa4y",
-	"Ya5xuOCJcaFKDVto+oXfqkR39OVEd+n4K9gUwDRXGYRR3tGOCWNcGZOgM2g2J75LxULkcSTxOydxgFk/",
-	"FklaqNyJUonIRIGGONsZCVMFOEREbp4E+8DnMPhR8Awd3rsvsl2pQN0GOy8VddSwVu9nrAXGWp4s2x1Q",
-	"mQw1S57h8t6TAGwj4FgWOTkDvI0+eQjuAgZn8WkmRoVI2A1Ps3kuTitOVu68quSHjf/ngFy2BxcJSCbe",
-	"OfJ/23ZwSscvjOxC3vEsTZ7PpRTZ7ssG3Y4Vh1f0fDrlYCXiTBdiVpEaPGW/FDDMmzoIA9AmoFmzVhoJ",
-	"RZgr7GMAPB+84UOxqZWrz6G3g+YQocAOCuQCTAEwxcp57ffN5MFXU52BfwSMJnrSZTewNprxDMitedgo",
-	"GXwMeOVta0EsW/mS4dLS+MM16wJLbk7rLgs6tP31zZ3ymBXpVHzRoAp+iwy3uoZgGiU7eLljOy0hLBw+",
-	"yIbCqF7Qxb3H+AAHFgUdMx/qJFy52kd4MYImespinFZMdyCQsZKCOBU08QOdnj0O3A702u928VxsXuvb",
-	"VCbrydU18iWEMSPbic8drP8NWn+k2YwXhuGWV5kueF6gNeCweeTYLFFz5fGHJ+Ik1bOML+9DzPTq9b8Z",
-	"UYOe+d+gLe1H2lYFKjcAbIR0iXAjGAmZ8JyR9tyw5GAz8Pgch2etPQhMNaW+/yXUcuNsdj5tk2dTSSNj",
-	"G4Lxb0H3M9BD8/Cp1Y+BC/PJ1Dy/GjjvtHn31F6FaEjNuExSOb7GT+JTWtCfVuIPWSUmJGTVcJCQ2fgK",
-	"88s8H4kQhEgpspDNi+m1/dL8PRVJOp/i3+Vr5lMhcvs9bnloYwlDpmYi54UZpF7qQkxDloi7dISDH89h",
-	"tHqUCyGvcwG6EcQjuPiakJEXKmSjtFiGGI7wJfuHZ9LfPXvAif4330+pZs6E8QWjyI1YXuM5ygyCbFBk",
-	"AmsYSKEayBzd0ypn4h9znpnLHRr4TRmMC33zmIwZIi3zCkdJC5+XXBrRROSpeGCGouaFlSUtV/k9MxRn",
-	"b6YuV+MDt/GTquDHdUMT6L0s9+vGEJLh70D0XzC1iZrnNZkVvmJc3xrlx1ADxoBwaeNYmucD5oo7IzN9",
-	"hCbAwW80X2ombw6K+ZLBl11WdqaMF3IPbB2x3QPi3mYCIRqhp0oWkz8ZyZcwktBG+8NSgKSmFMuUHLtg",
-	"PbsXW3gOmT/35TVgRq5uAX5X3v8TI1ivv/1tE/524DTdi2aSF28YT5Jc6C+i69I2XOGP9K0bs5X+lGSY",
-	"BdHMZ1xjcDWuyI1fpkNovVB5Uh3oLE/v+GjJ+i6QymgW9OQapcG2g2MUIiGuYX9hs1wV6DBhLddB+4GV",
-	"ipIoipyPDAO0OkFruGRcLpUU7W0E8tCqRBgU6VT8omSdidC3jh4kuzh7dQYmAwY/rCfnskWPoBvfD5me",
-	"jybmVjqf52omDr8XeZZCKOb7y6f/6xSkXX0+e7KZ0iWO5t5kGxE99Emt+J/8AWapxFvZewLMm9A98jLz",
-	"gLvAISrNuhDMEq45EJUeP0I/rMdaUfDLL79EQdunWsc0TTdPL569xb6CEN86Mm/1uh343+HR0Y5v/9vy",
-	"tT+5xU7c4h5M4iUkhb5SxRkKtvf1Y2A7pXNIVGfcPXmI+WIGa5nA6ox4EOvd4nJpHzFfZqkuiDbTMoAm",
-	"UaP5VMiiPYhkDJOO4UnNCojyoxTDFcehzavd6iLEob8URZ6O9Bc7CF0DX8f5Z3NVLb9BZVWniWDxy/PL",
-	"txdP312fvXjx+kMM1PJKFc/VXN6bSugugu25MQ1VZ3X85bN6pfC8WiMznxqZHLe2DCdB27N1vNqpvVRJ",
-	"epOKhmCVV6pgU/qVtWqpkBRhlbQ77JWC3Nqas8zmc24iHXjmM0YyLjPFk0ulXvB8LO671JeQFQqeN8oC",
-	"Jh3FNFpZ9t4DEZPtBXrA3An2zTH7Kf0eFhhMKl/gMxX4yjqP6c5zgHF8RU+pzezSQhYP5zWl1QM2f991",
-	"wzsiSadC6lRJPcCgzEEuxuayttfoHU8zPswEw9zlh1pYio+kqE8QHvO5xKU1ayWky05cmGfM5YkxMC2O",
-	"N10IWRSQ7MbLaVTzsitXQrskvMt0KpLX8+J+a3fpwjsLpW5Bz7cU3u9SqDP4sUCS5EtQkDA7wkxDFxCs",
-	"MmBc38J9xJmeqBzSksB+oHJ2IxYi9/KPclbkS8bHRtbOeCEejsQ3TCb+7/fnb3++vrx4ef76/WXMWhTR",
-	"zPpdptv1+ZyyXMAgbwqRRzKG9OoDyK+OmaZ8ashCNyKVmheUoEaLkJkLp1VbirC6EO2Vi9jrZPsRcune",
-	"5Rm6VOoll0s6Xvqe9KAUmxpxgzisfrDNeWMD08/eXCCxgyoTH/JZenjXi3E9NZ8KdiuWmCiHj4UuCDkV",
-	"kI1wk6XjCRieeSRvxRKehfh9ezna/Oh2ZSdZ40Y++Ea8l3xeTFSe/iK+kKOZpTLzUzmiilw8e9CzYpou",
-	"PTVhmRsVslzcqVuE/iADLVC44QDA3wRPWExxqP7WlSAXnmkXVeV27c748OHDQR1AYNNa1/EGPrtg3Pux",
-	"wKpE8dszQT8y6oEEF4x7+/fihUgRX8ILPcKw3NAyHwvYYQ8mNzQxEgMX7nFsrn4GCDCgbfu3eHWTj/vf",
-	"PcAm19n1LvyOfS+MHoQxGCUnhuz5SFrRuhWfvbm4fnt2eX794uLlxWUMSfG3Yhky+OXs/eWP18/PLl68",
-	"f1t5gjKnSO9qh4ZHI5gFUCN4fG/mWiRsMUkzAWGRdjmN8hK/PPufa0OhF+fvrt+cv73+6fznmNkWcJYs",
-	"lZG0t4AkQSuHfGDQics4z5XWPpx//+7i8tyj+mO0jJ1iKr21lkFiM+Q0PyRxPjRdlrf074Kwzvlo4jbT",
-	"MEotIAOxTkluHzm9y1rDea6RDjE7CBAn5LJ9yniNpEDQjqTRYETCeHklGJG5dICuJVII02vuWchI0s/U",
-	"fZVeeQEKENybBWJMsbks0oyMKwCwI5KHpJj7CxMluWAb9uKsmSZ6D3PV7CVLfA1J4L10+t09w6nnXgsP",
-	"EFf9iuSkJUbyO1OFFZX0lGcZi7GBmFIGLPxPv9t9pH08sVmuhsJwZ55goq6e8JkwN2umeMKGPONyJHKw",
-	"W3uoJzg5G23+Xs5yNTJ0MczEOWBt7ek32e7u1DORmYMJKRSLVO/g6qw59CGVid3wTIuQ9ULW/SL3gE0t",
-	"rboH6NuGyGqd/iLWhE2Uba2MudcNWf8kZCfdkPW63d+Li99InjVT+mar+Xup5zOE/ngpkpRfQu7VAxnq",
-	"nD9iW0JW1Yp38rBWPLPf8dYhoFmYzLqvf9pvDcwuwxs54N9cQyIeJD12ewfd/mWvO+ia//9bEDo/on0f",
-	"EufDQEx5mkGynnXODZURGHo1/6CcZ1n5Few88DIXb2h4xs1KElsYpAlkGJZuL/ya/FrBoB8GuYJsTUha",
-	"CXxnVVDxGHk/XWOcVznX48v+UTnXObhq6+txdNl9PDjCZz7vm133ltLj1u06CYIdr2U4y88gTSdZn/OL",
-	"/McmC1OaYVK+RYB1ZtVKsLqhUpngwGvRmrmShllPvQxtyrCHgUdjbgZ4LFM+PwaQA0rvh25wVw3ZyM4s",
-	"vXGyq8sHMIqATmiODwJqIswWnk8WzbvdI/GEHXe75tRWl6tknevyqtNCTHUD8IGbAs9zDtA89bRJQnPK",
-	"lqfIwaynEPkdxLEbRYDYEUjIK6vieNWvK80LNplPuXQG3E7QkPRteVRTCvCPl5dvaJFCh4TVCRqTb/09",
-	"tWNyrTdt5/MMHS9cLl/fBIOPv64SoCOnbti7Wu31avXaoHc77DWqVIs0BwEDTSOVS4Xb+EmRJW1wQmq2",
-	"yNOiEJLF5kgAPI8hKoDt6SHeQDc+RUwYyK4EQSGVY9aKl0KbFy7fAvBCXAHMg3u4KoebvT3u9zuRfAqa",
-	"gWZ6ouZZgtCe2D8ip8EITpkZACRfdjEn2bmRuWazyexM8mxZpCPtsA6nKMJ/OhirA29lYeldetcefGNn",
-	"ZmDjqRtIjRKWmrBTAYlXMpUnaGNwp2oTA8WJvCvEbPW4NfEZijnAgTQSJTT4e2asmDj2kHwV5wzJ3ftN",
-	"2G50LRdTpv+Yu7Bod3eFfk58r494K+5zuBe1pIlek/4XOhoKESAINPHTMju9BPRrxdDDkyMES8UP38bt",
-	"CvHtBUEAU7zAVx/Do/Shv4U2dyTLF6ku9qVJkuL2OE1NF1eWytutr5vhvYAH4Voq+C4vvDTP1dcDRk1t",
-	"2M7XL4sTn+63NLusSNP41g8IzLd7jsZc0Ybyry3K4mbq6+7FeMHnff0QXbhDuSd7xiX5vM85CBvWZP1U",
-	"tuzGSyLHPXaEMnRJHWhiQzcW7cZCmlkI3BpwZNiEHOni0x8RmHAkTUstQO6kUP20BMoEhExoAaBQzdvA",
-	"5iwfnKSFbnfY2RCuf2e4QBlgO9bMprX76ufLEccuTKO+qZt4xyaiELN951NJ4WyiB8pi9dNEG0Vu89z1",
-	"jiJAbXb21bA6nM0TvQ8/Gil5J3KdKnmdkzmzpCI1H2YiqMKoNXIOPAZmNLX2rjVtwBc1muRqpm5u7sHH",
-	"6M2HmZsFPmgWa0k02YUw7s2YG6gk8JorV6o285V9CdbsVBOB2Yz1fahqnudCNtV1OJMEzE5rdfHuNTvu",
-	"975l9hVwi1nAP/MvWsnR4rOykvXDuvIAZo1uHQZ+wFBjjrrVKYyCnOSVDPadRraz6I85+ZuZodmCn8xz",
-	"XoL9qiV1Jcl+YjPt/bn4M99hJk3qBgw5tNCLuMS1vQhLGlhHU08dAe5JXfxO5HwsrgmeaE9T0atyVwEE",
-	"twy6tyM+haohYJKhLsBbjMtWAUyEwHcJT9qXm5a0NvypERaatjARo3RKQ2LFQrEkHZu2S0liplIjZyDe",
-	"Y6/f7Zx040YWs/4E2hPXCbbtNQ10y1budoNs4qsINL/jcVnPhHflvvseuEIVPPvaxAbunPnUlp3AJXnk",
-	"6O/fncg23pi73ZLEtLzLkuiu6XKs7nm4wnK287SvrcTXOOgfR5k3A/89G96AXB7Q7Gbmu5PRrS6hWOOz",
-	"84quGJWD3eWuc3fnk8e9BT4Jqz+2oUZKKYypRISsmORCsBGfpQXPwCtB4kQwCP6/j2cHf7v69ejzfwQ7",
-	"iGXVsQCuYa/frQAbzpvMiadsuGQ2+Cn+KxR4iV0hLRpNJFujebHaZtumh5fCHarJdQPlrkLj9jWs9hY2",
-	"IDjWDKTfHD/ABdUsEb7x5cG1m14REyE6wAy5VvoA8JYACh8Bmw/jUxb/pUQ1huCrObzub2n8z9iVadCM",
-	"Z5AyUqR3Qq/sQyN4avXEwaqsO2A/0ZLZQ2yFYSeeXjWss3nxX8Gm/2DM+SvagXA1drWyloCTewyj9HNa",
-	"WlC3QVgJmNrK3Dd4MwnSdtUFaykO9FdwRQMfAIsglTUwPJwqBA4qCTOPNEZ8tBBXFgNbzWDadYTYVuw+",
-	"/ZhCoQSVYQUUiW5ERI+FiocWpTbVjIO5sN2J5EuEjsVwGqz65mIFEWR0xLUIXTw8QrhivhVUxBAJRpM7",
-	"FFoMcUw1i41EGttiVtz2imddSUHe3+p2Wd61eUPgKbMdaZFhuM7K4oEbeSMOv7dw4FOuGeYtz+dZRiPd",
-	"GEuXFnAdNHinL+0lcGqXxA+l41TRolUaFdob1PCS8iZcN4Bdowd54OpoPdLsJufjKdSejP9Pp9OJwSE9",
-	"43nh19uiMHiAo8gfaRabU3hg+ojbp5G0DnE7A6PBDJFw0YNO0L8dVsopZU0fFh93u1R8Y828fFmtBCRu",
-	"qjQCA/GvViKw4bwoE80EiQS2mh8WOzstHfx2GoDEbOcBQbFpsWkSflyjFpBpiJmFOIpI2rJqkCWXLdlc",
-	"8gXP7RW3ffaztTUzmiCj/S08dXhkLq+6eiRWlS8vTOBA36azAzVDtnoAOp/IHWw44EBvq0/h0gxK9scU",
-	"GUoGJba0eQbypApFlV8i2Yp/jYJZxmUUDFhkuouCkEUB5nRep/A9jCVud9g7hG+/K8s/3YoZWOiIO8nE",
-	"7AQsqmZDMVJTW0i1EJ/cQQwZ3L+YsIVjw9ZKaqbciKMu1seIZAsru+rCoV2fUoEIKywddX2pk5gj0pGT",
-	"p7rdbogUpiNJDZ2yoSomiLGTMBJhq5JXh53ZpCps0Bat4JKJgylPMxtpHkkwMpAU9h2zAFuk3Lf0jI+E",
-	"DlmiCgC0SLg2kpstPFlMxBT4BI0GSny0cpGYcSTt2AzE5ilgKT7uVqpLSXDgIWtBhhB+g9XUID3XtEa1",
-	"MDBrB5IdAIMMcx2enf0cu/2FOVNL9N2atsxeYN3H6qi+OWa2RqJp7BBXb8bTXNuGlRQegnkkSx6A4col",
-	"kxtYzxvTRZpllgG1qHgkMoq2q6XIpgg7EElbTo4SaS2V1YsSYdS80fkSI52ZU4GlP+getCWLfm1Mm8Jf",
-	"DXM4pTCkFggChuDbYHuqVuDcxXjtGbua7eaPnGk0ZOYkoxXHnNlet3NiCAygVU66eKqtXoqH/fz92yj4",
-	"TOW/8UU5hvBTyvrqUoUa2szeiSVjr3IgMCxY8iM0XVmxxPYF8PhVFZa1rIbb7rCfxKxwlWxb3NrFbOb4",
-	"TaYAvhI7asMdAUjqkQSDndlMTWWfYSFOvStqE5102AXKUYAZGknLOVfJgkx4uJC+hWxglpCiRGsImg03",
-	"6IeLZ5c/fvrx/OKHHy/jU+CcqA2CbAo8CKQ7NIpo1ut0DL/q7uYcaJKQzzc7XczFNVJ5gkFtUIuWBGQj",
-	"eJtjO0JBdgDHdjCXaRGvGjuajQtPVabKOwDZXoPSvSUoyXS52vZP1aVzLLDvsezNQh8JXNpW9o4ktuQK",
-	"YmkQaJjpv71RhPC8iTb6v4yw3PbOr3Uj/IoQW58qmymqpkI1a71Cib2qJccGVwK6B3Zp7vsoOImCuI0J",
-	"l4xDiQ3bWCs+Mbx8/cqtxjiu0RTWuslLXXo/Oxy8g8EYfiHpWqDpKnVCrEejSzLja36Q4hP8sHXHZ7m4",
-	"2+HB2tLgiKh/aoQ6Xbdg9winQSZVXNcUO8/kWql32lADvqwmDhdqOoWMSSNrLrwSykCcA6+89v3ic7Au",
-	"WiVAh22Kz/EK2d43DCcMmif+Bk6YklakxsGkhZi6XF4EeQZfrl88bwOn9tbd7PuGbfGzjxoCwrBk7cbt",
-	"WtmeEGGxKbP8ZhXydVAtIFwvQJwLnhjW0e30Ykx6ddaFXDChi3QKpkVXpBgrDIJGhztDG+6/F0m49O11",
-	"O8rmOr0TL62DEldvU5zIFm9mobZvrdmKB9xZ8FbdxzVWOayhX9sQm/SJJrTV2QrVyC9ez4Q8e3PxjKC9",
-	"Gq9/eoYddboOA2yVdabyRnlUWHahZkLyWdrIPGe8mOiGt2oztk2E2It9r2lCrnCjX1TypFu/ICD2FwIE",
-	"zDJBVTQ0PPa6Yf8kPOmGvW73qmnbKhapyv1dE3S2G8gAB/TXNQLSLjfmqgTgmx0xoYZrLAx0c5OOUp5Z",
-	"6xFrAWAC6HwhpiVwzWKjeB/OMp5KUvnSQkcSREPMom8BUi++BecW8+J12wpHp2jdxDrlLP4xLeI1ps5I",
-	"1m2dlOCNvjMEGsNRopJguz6tCcE2qQIfhrLTxDo60G9spXUqNG0/nrJYyDEfi6k19Eos/e/HDoGKLiOJ",
-	"OkIrNepHATYox/XMVTMUZnRgLTGDJc5lVj62tYd1EhOkHnKOU/LMSMUMgZdtpdpabdt+PosFvnfBQMCG",
-	"uHVboZfnP+JI0paj+my6NoJph+1qRQY7C/RIdmTDze/iTqfTriW3mA3HgXZYPIsPqRAZPEXa9yPNRivm",
-	"Jywb/B/xYVmszKlhvpJKIGGGhszX80xoqj5M/fj1zswoZzGgAvBMK4RlBnmV6ghaMwyE51L9NK6pXj0e",
-	"Iifiw8JHskIfOBt/GqV5fUUPXJN1SUUJ38zz0YRD6nJpKcBMSz9khXRJo0quKpJhMM+zYBBMimKmB4eH",
-	"XkeHo4kY3ao5cESJtaDvb8H/XGf1/7G7xd3xo7c0LcOytlrNNxe9LHkQi3GZY3CKErwumNRGajrlB2W5",
-	"eRB11A09owmLY5I6w7QD0Ye8FAJ8NlwqxFAfi00OCN/qhsXzeEdNr0QC3vpoU6LgDdaAq9IhimDTNMtS",
-	"i5DjyWBgt8I3EgtfAqqqTuVIoPAMwoyS4hQK7bKjLpumcl5Yox24gsovQ8aZFGPwA4OrzDO7cx3JUttb",
-	"M8dS0mpyh/TW+EIaXSATricHQ65FwnI1L1I5hsNKPBILJkbya7lAPEkgXev48CnUr9zY3tMjYh0VDS4R",
-	"tp9HpFL1MgInoZAJmuMs5EO2ZNzmaLJCqdAKAKxqAKHihHAu2vf0F21/QTbzAHtHwGXoLTPIFe2m4A3W",
-	"ggOMdrxTNvJNTZEkWxPMYlW3XxegPNvFyeKNDu+rNtw39jqjLzvBHo6btQ3sYGj2x+NqjJb2G0dSwOrg",
-	"QO9mdC4N3ftYqL/m9aGT3fnoRC3YDc9ZYo6EYzI+M51AaLmQhgfORD4SsuBjEclup9Prdn0BDQ9dyT/3",
-	"4Irz+3kT/T2FKrale7Ex9hMkhgZ6XqzJkABDNVukSTEhJWG4JIHJ8oRTZoXYiQC8rHjFvA0m4qWOJHg6",
-	"dmOvTUbqFWrYwdMxqJitV8VikjHBngTypbnbrTU8NrwyhhdI2ASrNrrhV8zf5EyibmwQ8BoZNpJOcMUF",
-	"WRcJvJKB74hmZR+vmo2t4ebMjlr8IAYQn79/G3d2S0Z7YwE96m132Ww+zNIRwItbZEOqlCsIcM0QsQa2",
-	"DbggrpYtyOgLCTXR0rEEb3k7jGS/BMtvec+AzEdVzFAngiREkdTSkO3LdG2VAAZhf1XZN6tpnji44zko",
-	"TUYkfgNTCmjaYCl8YxFOrixA533BMEogDIeXZ/FL+7GFvlQ37Ljbtb5iuBHcwQAzPhXKacTKuCcSRU0v",
-	"wKaazC8w/fvkc242L38wLAb1Y8i1xOIJYc2QXEzEkln3rZDrcjk7u1h70+lM5YW+tkCva8YU0+8dej4G",
-	"czXcBviNSMBmisOqcGVfOKLOFjyXpv8mFo3+afvIRsyTraCtCLH/gXpbwT75fknecDOZJQnOYOVMJVFl",
-	"rhasZVkcuc5BhGw34qCsNUQDaC/ZlcPtduVT35RMBmRnUa7aj9FeHDRZhVetv+lUXGd8KDK9bZ+9R2My",
-	"S4Gzw4Fqh7RCw/noVjjVJcd6++EeeDTQE7x3nStzizRpxflcWF9f3D+exBglUogDGBTa8I02SC1APb1C",
-	"scVEZQIKm+lmiqRUCrXYviDuyRg3EA4o+WBmfJxKQLGq7MQGQ/dajpKno79an2lDdYs8HT2iu/3UK5yv",
-	"ckrkqdIqmkQpzqnMXCzjHbcTzQ7HrBRaq/P4UB7zPS6ID5MlxG/i+BsOZENmgUqaovOksikx1xBmfg3G",
-	"wFSOyUSrrnUqx5lLnLm28kNcu23QlAhwNk081GNnX37nwFzKNtdePgR9uufi+nZzdI6dvblgd310GXcg",
-	"0pJOIxiKCZUvTrhZFDh6IYu/TeDDY/jnqJsANtF3PfgIpQPNH99Mlfmn18d/l4Ln5l8OoW4qx+wu8JDF",
-	"ZcXK8icjrj3+ptuLpDvnmrXWn++2M6pnVJMv/ohlXlUe+mzrIwZtXV3FkWzZEMNsSXblX6NgxLW41uZx",
-	"o8VHwQAhFD8bvTb+GAVcJlHwzyhQeRSE7CP5FK+uMILTPCFVYX7CX66g3gMUmnExGSwRYtYkD5fL33T+",
-	"c5GhaQoZXstGMLSr6+nzRm2kUowsxFoHZXGH/WDDaJqVl+wfTVy99pnY6L5wTygweAP0eXf1NtvG3Ou/",
-	"f27EMYMbfvPKlJA6vdV5Ah7G9XDZuE47XIa1z+XFsufKubLsDVllNzdaNP7WtCSETb/RUv1Ik8F5O3uz",
-	"zZVrHfpEv4Hd3SvvY5e8lFKW/xwG/7BlfZs7QSV+XbUMUInN4QyrjBRMBHdGS1PumOLpbJQic6HnWbE7",
-	"wo1doHlWbEW3sW27dBuc8KZ1B9fynigl9+Mx3vGrubHlKtgMDPyRtlJ5RWS24YIhw/QuirQJySNXSaAl",
-	"i0ctiTY2kqYv3cTOl0aCVBm+kavFIx1JK3pNwCQGV6cL92zFZrk7NeUmtujoS1LUd99uX1LctufedpRr",
-	"vGHH75NLflaTPGsSFOr05nigawDtPjah0ouK9YNWI4nZgWnB9HyqWUsqJj5hMUnaWPDTzmZZKpJ26GWN",
-	"Y7isPq3u1BIipSJZ251mS92uyasVu5KdAQz8USUl3jlNg/fvnjWJkZlqkiEvK6t1M8+ykI1zNZ8JSK0q",
-	"JmquuUx0tYv/6IX9o+Pw5JtvO4+/a0TcnKi82NgbAQMAHDaW4rbJ+ea8/BSylyH73hyGy3rXnf7LYFMo",
-	"6LouQ1RmG/axs6KYVE2Af9dKdl6RylKjfuzWMw7aydOKNx2Et4Jnhj/vyfdsMIVen/CKFSLAAetFW/ke",
-	"SJUlQhdowgm941HQI/DGjviA3c34gEddX5o56q5y5FyMGsOlLu3I+ycuhESvnZIUCzelnWE130LXdt2q",
-	"A++frA7VR2GoDvaZTbZwNhaM4IesCWJBMOYT5xxu6fl0avQMChphUiVCtxu1+z0wkTx8h5JW3CpvosSv",
-	"mPfqiH3n3Nfa1uw3JDJfNwoEcIXnDUw2vnj3evAKYqpsVD496zkmQhZHQRTEyO+9EgmrsQriLh2tcXmu",
-	"TXkjr/2MF5PQYaWkhSbhD5to7G7HLBkbc+FiLil4Cydl3ZUWOMCV6Cq0yG6aYZUxZuKajxvCPj+A7mzD",
-	"KiBkopIs96W0TnGZbu7l7oaOBtxOVMfaTHMgE5xb+tgHkmkN3MwlBIPp+RSqBf4rkWea4CuagR70Rjgh",
-	"fKQK++Sh8gAh+TLIF0EYVTDJtgAZNaPceFewg7ehzdmw5V8bBaFCWX8cNIR3Ki+eQfKcy6yiMGDYu6BJ",
-	"TU3s865IB8XGnjII5Rjmgt8aDgsSCgSTGQ3Fixu2bXM9aoSteFfw4j5ndGSP6A4kqke5yrLrRMyKyTqz",
-	"vaHLJxh2W+ZiTIVRzd2d7lIxeEGRwQybZtA0xcKlGtPgQie52TzuRIiZwPCyatCEH7rwSFPAgItAoaBg",
-	"DN9FUD+ZeAUByijYDvvgZS14I7eGbH8KkcR0D1kCyazBjtwSk2BEazU1R2dWLGm7rLlNyevmC3LLqrsw",
-	"PXvf+F4vfwvKwBXKbrbxF49Wglp02+0QZSh4OGUY6Gt7xRJydzajpswSg0rQOIjq/rCdtyeSu+0Pzi8t",
-	"WIu+JFepnzdKKfKRhDzIcr54K5XEZzN+5JbAtC1b6jSyzdzbaVBrObU59V+bTZec5Q/EowtevKLgugb0",
-	"H1IH7F8lamXGZZLKsc1tEZ9Sl+fiyVNa8Hw0uRZynEoQodQo5dm1FMVC5bdmw/h0xtOxhN/mOchZowkH",
-	"OPHQK21DH6YiSedT+uC9az4WIne/UPkeX4xDT4sZsl7qQkx9yS7jcjynShwrGcGAb1ekEhssJcRRWiw9",
-	"+E6im+XaO0c/h0N4j2AUlxN2AxmhtsAimjysf8jGJi7LAGqIzLTXqMszi+RwXniZGCGLaZfJzgifYqq1",
-	"YiOLa42wXBTzXGKw6zvghVyzGEf68dXZy/OrJwBPANUXxew1EBxF3ca4ErFXaASsjBO1wE4JGKvJ/eTp",
-	"ZtWF+iuyLBSODcO1QUg3fJpmy852wCyPGte1blUf+yBrxT4lQhBnqQvduZdsEOf2ERDtbx0APsda8et8",
-	"zGU6Yu/gqJndfMPThL2Dk2Y+nk95Cn+gKBaHrNPptHcbDVWNaxwK5BXhYNKCLlL0dtroy+mM50KzVvz+",
-	"3eCVWLCfVX4bslc/xzv27o7dDkOwzw4oXTER9taKB7E/lvP3AyxptfMo1ij8DWOAJ7eO4Nn54AeRT7lc",
-	"7jiE0hawZQS3KVbHxhd2ansNVt9f61IBtE+ZVyvgAo1kX767M/WXt8jGAWXipvBmbfMGtzbfrDj6LSOS",
-	"qas0C5iz9sjFPipjzFpgCYYIFw5oOZgVLRWlvTUXXnGYfxS6TxiCFvznhlLSAE4QgykpjjaS9KMndaeF",
-	"EyinPF8yniSaxTU01ngnsMDahb55+TkGOMg9l9/dsutat/YA++BOra7c69tvBvcKw1f2uSI2Lg8Zbf39",
-	"3G+J1pvhVs56xSZXOX8reDVbu90BBmVlESkivXxnt54qAuH2WeLzDJ9v4jLw6M4MpiZ/7tA/vMDohYcY",
-	"AEizu3RsHmSt+AelxhkkHL0SC50JwxrMJy/JsMZ/99//ijTdEJnuZb1C0qeTd1hrDHloJb8rFqq9e59l",
-	"mc1magM8Cgwrfv/2BZtAxLrhxd7b8ZfKXJ5icb+B4MsPMo4t9LF5HPjyg4wDlKn7jcK8+oVj+LxGUSUV",
-	"CmIK9gWiwZcgVBC1lGsjgIXuk1QF6T/0hSEvnkodb9OzImkVrdgbZDxg8xmC11kQtjIJdrhk8T9jqMIG",
-	"hedZHEX/pJz4LC1EzjOA/8VgkCiKotj/JYrisKKeUdReDf1us/rkwzh3+8fdLfrQLo+TurDLo75sv9Pz",
-	"Tgrf4elSYN7hYScB7/KsL6Du8HxdqNrtFScl7fB4k/izw2t7DMiXSXZ4vFGW2OW9umSwyzsr1/nWlxpZ",
-	"iy0Wvp+XGBKCXdGOWjDFiqXd14oMw1Qe6DHwHalQ0q9EsjSnTexTQmqdIZxMNUYrufJt4aQCOdOwyhGM",
-	"uMF5YH8H3cRBjmHkrwVztBj81v7sBem0ui7sKRcQJ+WZi+9dA6UJc34CGJ7kisSOijIopL2j37ESO7OL",
-	"E2hdqs2HP4GeIBpGLPT1TORYnXBTQNJMkBAR1mLnui7KoZR2d8gygoevk3nOm5Wdl4JbEBj7EF7VXjzC",
-	"3sEHm+J/qBis21Drx0v4MmT1QJ+E/J07kCCuylpBDgoTWPxjLzVqXxwsL2iIeqxGD9W3Oqwwz5X9cMf5",
-	"aj2z3imzsUZPiB3fhLPm8SHQvaYCgRUKxTRfNqETbk+S/MMD7W24Kr9irJe9jHd0gPnksHN02GU6FX9T",
-	"UrxqhEA9k+zi7NUZumR/MTcWQlzEaDc+/F7kWSqN6nCmU374Ey8mUy6Tufnm/eXTuBkqKpJYxZ7Fpl3T",
-	"bNxhzzAgYuC7Vh9pFl/+LYba7Fyy+czsDhKJWOB4LFJOrqZIF3CQQyxzFVozoiWSQtgQIWUoZgKQNEl5",
-	"7H+hMmw3Kh+JGnxSUJ3i3kCwZqURffI+IRc1EWtPmSBplH4uJ4IyQgFAeaLm+SPihGYR3l8+Za243+1/",
-	"c9DrHfSPLnvHg2530O3+DUBD8Mx5vxMiayQhq6z8KW7XV7J8J1gjkP9BhItU0wI+0n8IMaN+13/Brb3X",
-	"lbvvLZp4l+GGy3Tj1bmO2+EZ/NoBEPXT/scJg/iAbpp9Q8IAdT255tW4MJc8FWwEIVvlS9K0kKVaJBhp",
-	"i3alnF28sXUKmsMwpzzNti3R30SuXkuBVgzIdLweqkLf47W0CSDpDMeHkILs6cWzt8hxNGtdvLk7xlnc",
-	"fdMG1YviilAdNMJ9lu4IcmTHAJEDDcP47yqutEMZQ04EGCfVXk9ZHM273f43MeMZaKcOmB7FfUw73mVs",
-	"N/xO5UREX1BSzyKjNMVDC4eJSdAr4CIpTimWz34J8daIommUBozVWAd5MStRYzYCQNFj5oCpbM3FOuJZ",
-	"BvVwzCPWi0ou0AGLASMmtgh+ac7UQoZlAU94CZKgFhB/mMq7tLAF+1oxT6YodokEo1VUzmLDFUUeV2Fk",
-	"AugoCAN4xXyfuCgm83hjjI4Vy5pnVpMIUYA395xMeI7AIobwIdG75vjFqJkRJUiZq7QqSJLGXhX/2Fxm",
-	"QmN6+wJwr8wtCmIcZ5RgBlcxor1H0gqHIVmUPRmxFDlBX4mZknXhpDKiYMPqrNN4oE6Xk2xZodQtpAHw",
-	"W6GZuLkRIyNv2ZH7g6vKr76cGzqn96ooi3qwFVao2WbRtjBj8+TbZx4KjNWcdMEhOdaCw7BXlfxJ1AKw",
-	"cBF0lTRoUJblb2UUKNLvc200Vc+ki6Q8wB7rsHdCjdev8M8qU/dYmHcc6nsf+tdeZTLEGTbcr19bALHX",
-	"+B9O8PiKCrVbk121Y3rhXaFy8XUqr7JWbCktZhbXqb1qZlknK52tE49OGQePpFG4fWzkUrCqex+7x4+3",
-	"KrFOvtoNKtGJTIAJThkPK7jnPTtxXc2VwkrVcIE9AstnqpJ0ZMtV5WKm8qLTJMV9weB6q4NzQKh4b41y",
-	"vsjAgm/hmeG2EzyBW4rcirqzVU58LYURBI8PjTRot81sYikyViTCikOn2+3eQyY0XdbqjSDplDIg3EGA",
-	"tANflDLhWmlwh3GtF+ReAWgaXi/EvQ3J9k/L+mFQ3CkfK9lPAYB90mHnUJ1qCjXapHLiXoedRdLJfqWF",
-	"0zYMAHU9rzjZcF5YBAC8mNlcFmlWGUlDpd/HjZVUnOy4I4yolSIrZ6MmfW1TMZ3pboWlIb/YwNTew231",
-	"1bgagWBv4mm/jbJ2r2O0w0u+zrNpZM8zvuVMnIHYV2JKrj8JbXsUcjFVd8Q/7YtW/E0B7gI3qHXc77fN",
-	"95nwiBzCKxF8WIf3ofgdtaV7U/YKDdvtLVM1umHvqtGupMVonqfF8p1pnIypguciP5s3ZaSdSUDZuhVL",
-	"NuWJgPgULnm2LNKRZnNt5F4Q+lDpKn8yb9AvHcieMN0Z/RI6KwXZSVHMgs+fP4euOgmE12DpeILiP3Ot",
-	"mkNU8FQKsIJVwfXHaTGZDwFb3w3jgHSn8ptVKEXakQNUJex1617oMKPlEcRnL3aY3JrdqCxTCySyyawc",
-	"5F3PrFnItIqk+AQJ/GM2ylJwMkPBq4XKb1M5PqV8rcrbRqfLlNKkxZnVBw6dpyNzP7Uwk8tscxjJ2FaW",
-	"wQgl0INSwNhLQfhG+EMCMDHE3okk1AopUUu9KTHxyYhG2LEtIwNAnprFZ1BMMf0FzIkD9j3sIzPX4dHo",
-	"7M3F9U/nP8MHiCs2DwtZpCNykWoG5Q5EggqbUfiGPPGuXeutxRKVbsTdXgiyxnHfHEPCjWNDldjaDjEg",
-	"qGA3h58OFovFgVGbDuZ5JuRIJSKJT1lOMjS+8v/evX7VYbgGWJAaKhp6gK0WENgtkB0PBblSPEMMGLIx",
-	"gMGeshgQV3XMWngPHOBqsKnQGhB0gfNQmWqmJEOvT7bsePixPgQ8iSZnby7apC1TrQwAn/U3FgrAYPdV",
-	"6Bojq2EdSfgVq0R2Op0o+ByzVlwC4cZtQ+a88ETPhXLtY/UTcnePuIREH1fjvkItkXTyITgcy508Lstb",
-	"FxOV2Lfd41SYzD5+QjHTksVn5pjFkTRCJUpoWCLEnJEUJRZEe34JLb9SBbwhktjtfBtP8QQKn3tHGPsD",
-	"V1maMz3lWcZiLI8eU3Gek+6Ru7VDsFBliidsyAFdBoLpkJZK7N+ScIxEBRYJWh5cQsz4pA2zbbOWjYw5",
-	"7h5DRpdcRhRgCyvlE2XZ8khlGeZFP9LtkDLpNYuf8tFEHDxVsshVNmBSHcC9GQMS0cj8GEkq7Qps/JFD",
-	"mqI6sv8DLwtZHFwuZ+LgNbBLbVrSMr25gVOOF4AWeNWi2c5yUE2RPmaX9ITnVh4qJmIa2oB4MOxBQEMr",
-	"Nn/H7UEkremOqh64/DLPwAfVY9DgUtGSQtCRMKECUl/nUorMvIk2wkjCm1MuzZGEh6mATuiMkPBEIjJB",
-	"KM1UKpiPbJS7eYuWzIxZg5xt7w0zGFgVEqStvbNyEGx11Cy9FeDKpaLwaXLqG/HQ8OkdKQ4XTtnUEcom",
-	"WToSZCKwN+YPb14cHHW6B4bBrNyUi8WiM5bzjsrHh/SuPuTjWWZe6UyKaYbiCdaEL6+mszcXQRhQDJlR",
-	"BjvdTrdSPywwDRwFXtUwIFcbSfk5DOhoHCZqpKvfUCOdJZ+CGDwWDaE/70SOgl2qXdEzV/CMvYKrSiqz",
-	"YZ0ytVPJiyQYBD+Igl6BXFS6E0wf/W7XSh62WL13rdgBeaWDXCW1h1gjrDdrZL1tkmC9FBzITasm6ZWF",
-	"Mf0f979b17xbi8NLpV5yaQFaQVg6wbXZ/N6FLEQueYao6r6cGQw+XoWBtoGUwaUVavxhh0HBx4DdDiaz",
-	"q89hYJj9GsAt5LM/nF+ycXpnLjgrPJgTA/XZtxDCj4InmylhtVe8fFzyv5OOWrHPJgesTjhxyNwTqEDE",
-	"7RBg3GCkcH6pbdNx9dF1C08vHNLT9DBQA21zbQIKeN4SKk+YjTUyUWHuLLCZx2/NhwNwIsQujI29Uq7a",
-	"vTdC79ltw4NH8UkY20nT4p4Z9ic+zcTIyKs3PM3mORleElHwNEOpDevX20vwfw6IRA8uknjdSP2Htg8V",
-	"nrxIzEj3JF+AycBeVwjZ429whx3+ShfFdZp8XsvlLstACHUDnh4PKKoe9Vf1NaFbB705hWJxoeJIgoyh",
-	"0ztBUWHkBCkdS85/1e7Y/AxIOcgFzyiVYCq4NHKXvatUHklMKOqwy1ToOiwLAbIMly5TfCQg5h1pvnoi",
-	"X6S6gBQJYIvWRwtGo03IrSkUiWJp4mdZ2kVBf6N371aw/r41CmcwACZcFn0rNyfwDUjoril59PpAkV6T",
-	"0t1Yt8VuaGd7xj2K0taz1fIxp9tG4IcFDiPJ/aK+p2WUtfUxUrZJi7zdlURBHTpbLeWBgyBGgyFinNei",
-	"UWcCqA7Ginop/HSQiTuR2eA4nINRVv2kB8xUo6QJ88HVOwpZXAn5hy8q8fzQmEs1C1lMI8cMdhaP0mIZ",
-	"t90JkiPhBwpT6JH1HU7S4pScfWYFS+JCMQyPmaKQzPoGoXiLGOvWcQjirN3SSKJD2K011H0DIxXk8KJ8",
-	"b3o06015WoaQ0TLAKdh4BBl2UK9TsynPbzGGAWMIocJYNdMLfedli+RLN4scs4KP6TMWwcGRGS6mqNiw",
-	"uUxjIyXGlarj4E62ZfqQC2D7mumZyBDutBWnY6LeVOqCj3M+hVxE1Ncv7HfV3ETLS2y4NosJyAAWAyBn",
-	"CNhguGSY+chKoesYEI3AaGyfiyQgje6Fg3B2wc60TnXBJZQJqQEjRLK6xH6KX+iluFEZIi8R0VXbNLdD",
-	"JQozku/fvmDgxjfCRHO+1ilcAbY2JpfW5+M5Sb6ztguzkAD+lmoWt3KRmCaSdmx0QyJQ8i6AIeKUVXEq",
-	"sHhpNa3TP2xGjwaNLv1EZG+mZlt2bvv5bJzzhJLfh7majyfAl6cYYRDbVLkY1H6qjOjy8BA41K+rRvXZ",
-	"8BXol9LcqOdIKltlYZIWVVA5c76xPsrKMMtyNYD5a4O3rSYcSTO5VlwJ6gZ2hDGWscXtVaUBiwIs62EU",
-	"hIADVw7CVrs7B/7ZdNtsQxayduFNuFZu8cDKAPWbSJcd1GOSPXMhRCW7d43calbNXO5rdonC13EnCwW7",
-	"W9Y7g4ALQotuWAgHlONPvp4QutEju7oGz208fFgp1dBZDcDt9g66vTUjo/CGHQSCdQHz9XG94E3DQmOn",
-	"BQcBamse6dG6kRbqYcf5lGtxkEpXUoLp+ZBq9aobW8sl/k/iedfI6SgdtbNmjHi7b9zlreNC9CORJVZY",
-	"iFmm1K0RbU+RvKkm3OZBXA+r1FbiEFrgMBs4hp+vGofW2L7Ki/WtIxxZ2br9vKmXJjZQysqH71ReBDs8",
-	"90bkbwwz2uXRHZ8j/KpdWqQjvvsb+OSZXO7+8CtV7P7wU0rmBsfzHkahv2uMGaezWUn+MX/7KmMp/tXB",
-	"A+EmIswf1Og4Wwqeh8yG8fvY4xDT89EBTh4d97ru5wCmTL980/d+kGKhO8uRmg5TyQuVQ5lrM1sX+ASS",
-	"CNkHB4eHmRrxzMiCg8fdx92q+vrt/4X7xM4HoyHMLJ6UTBS/LBR+1esfHNFXuD7/efI9JW3/58mzJ8/O",
-	"//PojFYAnzJX5ZMegK/9HkclxafCFgKf5eIO//aiwgjynFK7e2E9J4yY+BFeN/hdD2dbvmP9esHgpOvl",
-	"dHQ7XcMdVTDoU42YYNAHgwXodKuEB18jPhzkoWyip55PNYezPB2ha9s98N1j7/cvJSEzsh02Ci67LyWM",
-	"L+jrHtu9y46ubuHnfUQ+CJdssP6+ptxxdzmXPss0J4UYrcHd3nar7nvJyekrEnzpePtLr1TxXM0lvtDv",
-	"72I7Bnc1mH/AI7mztRpeeSCTtXnraNcu06lIXs8LNHS78/bOmnTowJEpwTMKoolri1XwkJxWh7/iHxst",
-	"hT+qBVp2/ays0cSaIXQhZvbKwdZ2sxtCoZk4bIIoAJwyylpFVYedWUUKutbYaw/1TEIAMq9PwE9tcc7w",
-	"IYI/Q98wfHX7X/hmSMZpaBQgueDXkHGWcfODUfQ8eIFI4iAq7d/+l+1hsFqFx2IhT8CwU5aCIGuWNKOF",
-	"muiZ4Hci6TBKjk4UiOl/V6kcWAuNyh9pGhelh5dhkrJIJZQzZoLnWSryiKpOHzhrkqbq+slKuYcW2dia",
-	"s73bDTsUSeaIAH2nYnbKYqi2m8rxteuSrFfqhvYiZDFEsl83PMqzzLTr56G7tGP0tFJi4TSVc40tn8IM",
-	"k1zN1M0NTRB6QgXnkS6bs2+luG+PNGt1wdeOI2uHrh2ErjNjAWpcA0BR6QbHUUe/K8fjD6ShPUeorV63",
-	"Oigzinq71+bHuHEcKw10WIkGotHIq6QwrRKQQci6XgGghZpnCUvSuxQDsbqdSD5HXtFshfHNG9bl3MJk",
-	"BZIo2mH5tEsddzZLtaB4pZWjY47MgGFhKGJXlEGCRqGUMjpTP08ducspqyWmo22aYA+bnAM/iAKnueoc",
-	"2KYTGeZKAZ4XSbBGjYS2rTfBsckbZwcrQ8KaXQn9RleCY94P60nYMuO35kA+NxLIrg9fqodV8f51Ctv+",
-	"6uYXqXh+WsUKhwwG/W7X7f27dCznM5AeG/lpMOg9No8bPqBJBK9h8wDyfRNvoZ+IHWL+gMca4QvEM0Uw",
-	"D+YkeT9jud/tomBf7/Zkba8nXqe9b1e6fXzi+nXTL/s76kKFXSs0+zzDz4DvBrvLwcgT4Ii7JJk1ARHu",
-	"iJNh908R+CuJwGcrS22tGlgjsxSF6eLaKgxDLNda8Rcj70o03jJdxkVqVcaxk788jKTGsvDDpSehgcsf",
-	"Xdghpg5WgX8Huwl0DSK1BRdulXCZaV4KpEYgsFKthyFL1Wx8TODK+4RqNcFA+UoFHDNeFF+szOB7cpsE",
-	"TZShsEmamisU4RVRs72uE7m81WyQtHiWraxTFTnMDHkfyDAcxy41Mwe2aKCyhZS4Kz9Ur86BEjaVKipc",
-	"KSPncCKEnvJ1dBXzAtuw69pQAcm0DKm6oL2tr+zUmvDszpDDgi+RhH8RuWqfsrjb6XapihigTSdpcmpa",
-	"hWKStSliwLUrssTeluWXUPKhn1KhbWwFkapIBkwLWIg4S3VhC412IvkDBl9ulkdxgFirQCvGIcUDxkVO",
-	"+xnXhTsjSp1GEk5rBdQLW2p5NUjWuh2xNGEO6CaRjJ+fPb18d/32/PL81eXF61cxkHjIsGSzSNroxRA3",
-	"BVPzArePZN2KJxCLE8D0ILcEBrmK2tQA2mSdO2tCYcwaPnWHRz+E3PsbyY2/qbfh30AU/fhrUONk1li5",
-	"Itodd/olHGKvQVq7TaUhQFu3pMI1baueBNs3s961816nV3Z+vF5CpTF4hWa2DOPo3mZoFC3+b2kR7jW4",
-	"CXoHR937W5/v28W/yui8q6hd5Ue7GJ8xBL9ie3bs7E/p+ytJ396VUbFAuxoTa2RxuLK3SuLVbNW1cau3",
-	"YrkmiCcVJOxUUVCaDK9OlkIku5p8jtKRS8aapPU6kmkJGQLhakLeiUzNRMhIsLfBbF7dIvOLZi2szeoL",
-	"+0YLIM99SKUGl2aW7Q6LWyAntV2AJIXHQNk9jRM96nYJHc7tBxjVKLGwjHoy0hokmuQikiBVwV7HONFq",
-	"HA/xC/r05Kfzn40sUeYqb7cHNoQ7mZcGbFXOiiQIWr5MZIvCV+UhzBwidCegNQKSY1O+ZENhrY6RpNdd",
-	"HNU6QcjLvv4dy0D7hMwQhfyLgmb+jEz5U1Zc5+mvliJFYaNaKJNkLfL4zzKABXONHJ/s3wZe5/cPHfAu",
-	"oa8ruH1JP7836W3XgAG4uTfcqubW/VN2+1qyWy2S1opRpdCwRnjbLaYgt4Xy14luu5guySw2SQsnXRkp",
-	"5wTct4XQZYj5cEkFUJhLUJZjJlUiGi2M5gfNWmAP1EpSGPEE0xPIk71Q9NiUL53lkhWLdCTaUGxNJeKR",
-	"Q9Mr8R17XVe4F00vplUY90021xN0wzsZNB6woy4jj5sOK1XlS/R1usehlaNuOX2VJcI0bDhaiD5qemoo",
-	"MGddkE2toJdOKWodR4+DycVIyIJ2Ad7un1QH0di5FIuyc09EhqgLhqccEsn9dEm//n9oAaZqZf1bzVX8",
-	"TaPVQv5tNJWZVmxsBcXUueQihKnAKoSRfIVOX2bx1UsjXWVmCNSFj0IsiXkWygxnSo5Fjun/BR9mgpCD",
-	"4/evXrz+4YfzZ/GAScWGfHQ7n5lx5wIuSkimAHF92u6wpyi8A6lhEALlmFpmGMkaFetHSD1CW0CO+PmL",
-	"9+9+vL54dXn+9q9nL5pF2h9E8dYexC+VZx/Ml+kBTH/sht2wF5r/9uG/9f8dub963rf9sBcew3hG0PVH",
-	"r5xQ8DzNxY365FXIHQRlocuy2C6Ufr8t1MyWEh4Eh9wvGrwmkhVyNc3xvuZjZc1SZfdPJ7maikrv798N",
-	"3kvADzVrCqqFG8NUDdNMeEOojqDe27cnZh98a9TOt7IlhG2+S8u5fxPf5R/vHv0wUcBJpHdzSrW4x4VJ",
-	"BscNpg7rA3JGDTJe2Gui9LlV7Bl1dyNo/sIQZyRnIscXDM8rHUjIY+xnDzPEFiO1Roz5FLHdXZXSRzqC",
-	"RD377imgu30ijIkcYNmN+gnMQiTAitvOTjIk5yo5OsFxiM7PSNoWB84vuM6rVTrLVjxjMZ+ivYUQWADV",
-	"aG+/F7HwDbYOYOLeQqW62YQRsh0tE+Tx+tM186e6vcE1M0VVOej1u52TrrmFiPKDQXD+/m3gOWT6ziny",
-	"Zp6PJlzjipdNfNf57nG1hffvnnktNDVwbz2bTuzXVbLv3cnvTcMmZrC7Y8Tj7mk1Rp/W5E89+yvJBzbG",
-	"oeYfKa9qHUIwjDtm+7pJdFkzcK3gYOtyWzfJtogktg3AI5Ilgoe971jC9WSoeJ4wPVELzdJiJUSpBuhQ",
-	"KvAONGFTUFCpsRtdkCJEEBXRXsUQgsKXZiII4P6poKAcDO6IBzbKo6nk2GlVM3d/n3qhSMIV8rPtVkqK",
-	"xQO/DXboOq5VjIN3vQoqpH5XA5TuvFrXu5Vp9ObqarHY+CnBJQJ2ILCD05kxELtQpaVikkLpL7/IXCQr",
-	"o/XgQsp+ULBDD70XAHfnF+vFRjC2ypW0M+8BvsOgEqxd9ds14WMQCqWhUIqliSQW2PAhLiueJDwDUxBl",
-	"07ykhjTLXGkEt2ltAm6MJGpDhui6tSJtkgbDWmCvcJuE4H0r9NHusO9xetyhuFVmF1ai1twy6xh5CBwQ",
-	"WpzSSEPiL21uJCtIH+xHlGJzw4Jrsuwas4EtfvbHFTf/TBLeliTsh4RmHKpVKOmCY0I/P7hSaRsSO3VT",
-	"gb8NacS1GmpHjzsnnjD6uFspPPYthJzXslBXynT2O98erZbV+u6kEnd+bFqypbD633S7flT4+kRZkKrQ",
-	"9F1ZtzNnD988v+Ne57gqbHvTozGtTOfxN6vTcVOkIChvNr3j7l55nLWKiWvsPy5++cYvxfmndPhVpMMf",
-	"BU8A599b9QfywBSuBNpa0fC1tQOB5IWl9Cr7HhJ0FP7kY8eSFwEvxW7buiIiSe6ApmgY1vLgo3vmEu91",
-	"u93QISmZT210SUAa5B3PnkzUPCf5BSsa2TDtVSg58kHECcgn9g1bUhG8BwQttaW64ininhqRUuUuvOSG",
-	"quhTiElYQgGxUlzOlh12hoVV0XeV8GWWjifFgeZ3AMtd1gfqHzGVs/4xbEEqqPphLmZQ08Y0a8ZvJ8zn",
-	"xXwq0dRIuxYywtwuPHgxNSJNQgBUHS1BKVGYdq34sM3jBmFNha4ItASDjD+S9wXCsp2Yu4Oc6BJB65kJ",
-	"nlCeFjVSSPgyRgMkEUx7YDc7tQrIMmR+Scz1OwnOMsWOwm++6WId42pncMfF9Q7g27KL+NRLZDQTBeGZ",
-	"rkcgD4yvR/NoSvpWKnWaCP+QEU61ea+yV26jKBUAkoH5Uj+CCPtNRNrrht1ul4ayh+xeanqkMbbisRMG",
-	"jeh6Zl1g0GMkwXcG8F+0cjgsvYLqZH+P1wicZcXGP07kFajW6S+k3COTrOInJXy5Jr7KrseasCh80QZF",
-	"mVMchPQl4mpc7QBa9D2x7ZnA7J51sV7OKtU4FmDSXplT/PhlaaN/Iv3sJ8Sbna/K7wsFrKARX6UqaX/X",
-	"ObIliMvEx36llivmV9ZFz8c9X/Q88STPb3rg9PS76a72cVTto6GHrt+B1373/obkUuypmnn7/RUzb//o",
-	"C2zJX9LPVzAn46lsAurZqv8hJhRCXBpOQZfcJkCoqqoDiR7+5gPQkE9d/Zo612vQcyq0gEhTRA3HJ90V",
-	"cjvuGv2x0mmdpHs7dPptxZn+2O+0/9BE2AQA1D/oP8avqpJHDSmqgk/7nyfPnuB2PTT5fvUR/ksJHy7N",
-	"FaInEF6rS6A9LZWsUneUtd5fPv2vXnsH7nrUyF0v+0ekTlSJ8ttt9oqjkgKPVogeE/HrXPYSOlrtq7eF",
-	"3/Y8S8JX4LdHa/lgRbkjCqH9fNL/Giz5AYbSd9T7m48F+Nz9D0/fPz39laNzvI9JqVbQfYsrkqwI1bDF",
-	"36lpqZzZH9q+9FfnaPP8JZXQztLaNIP4y3keYj3j3AH4bbA72do7mysLWGz8nSr1WD8X4wVDgPlteP+p",
-	"c+IhLhcie6dKQq73jI9TOcaaZnyYiXUBNh/sVPZVP22VWkyYuRd0LFVrvC92rCvAbPXFlfKT63XE12YA",
-	"tniiZq24yOcANt6L2wjxkC2ZVPLAfwYKU5qHunF73aC9Cs474qtAZcbVEcZpAgYYqO6XKonIUGvXamO2",
-	"EaAj2VXyi1f/vhKNHjABp6yQ7eFO9y97nsxgixvbBijMleqDduuVP3u1mp4oztWLduK3ZVVOBKJKE5CB",
-	"yuKbrpg0FbPs2qL+rnJ+WbUyeH/5dKUIOHXkVzJvnuf+Io5lV/93L2lk9a2vGD3Ucxd3b/db2y+BvuXK",
-	"tpP5glt6l0v3vZzlaiS0Ngz6XBZpsfwtSki5a9MsjZu7dwO6O+LqcxjMlG648MrKu9or9k1qR6vI0+lU",
-	"JCHL1ELkByOuBZRgywSH1N+YSAurm9r6aXHIeCTdM1Qog8sl5FeEbGauRLhTc55m5plEFVSUNjll72U6",
-	"UolgGR+KTLNinkswsRcqkrO5XJofMZV2OsckYsmGgvFqbXMuvfLmoY3k4aNcaQ1IOnONdQhiOswx61Mt",
-	"T85ie+LjDvMrrlOZOVshfSLyxvsZKsB/cPCmVFXqe5UsN7DFxuqcdT5pWZ9fqu68ZIOHw0yNgxrDC3rd",
-	"Dvzv8HEk+91ub5AMHw8GYPRwfGzf01gWuf9cLSZtGOfnlfugd7/ci3/BdbBhdbbdEXQZ/JaXxL7bttWb",
-	"LhaWkdSqhb1QI9LKf9383iPN3r990dkI61iXXT7fm133dtA43vBlpnhyqdQLnoNcExz3TnbpTM9nGKb1",
-	"UiQpvzSj3lMxs1zgt7wezpKkEW7Zux4adKTDXwlYGWt9ru77W6+KeIkBmgBzJe8f1SVNEee4yLnUHFSd",
-	"1aKDz6AXn2l+kUAJrSU1OY4qgrs6ZsHOx+cZtbfm2Lg8P83GSn5R/MkO9Pxc5cM0SYT8ellLX4MMcQ23",
-	"UWJoFfPalTpRi83EsXlg9O7rn35n6WFfY6HNWm1f5t+yjuCDov5eQanY0WRNLDnUbNLszfvLVabzxry3",
-	"VlBr3gH7SFpS1Xu4qIPPvxVhfn2e8Qe5ZsuN+M0OHw7Bs1O23pxdPv2xvfYYzhsj3ShFEQxxVP0OY7FO",
-	"WVzKhTHDK9hVd3OqCT4DxxZi4iIZe2LvE1TYqgLuk5iNMsFz7ULhOs7Ux0ZcYu0tGkbCWsf9fmP6H67A",
-	"n6fqz1P19U7VflKsLRmy0exfXneuKj5YbgnnGDCMWcsCnKVJu8n2XwOWgEoGEKTmjMCrlnwL9byvIf83",
-	"NNMaebq/Cude4rX7yM9NOJZjxQH7f3ACBvTq064999TR56v720MPv7X7fz/LaNP7vzcbKdLQLiZSmsrv",
-	"zY/5uzSp8lWm0AjR/r9MmG40FLvKH1D43LJDDIvvd71qvM7WSk5OmjlabPvm+ccsBk4Rh5EkTBlh1oNA",
-	"HqtI9RacM0RsHQA0Ch1HHVAAeiksAXB6JM2sIYAe3LeM5zmUBod+n1AEA374FuOErbgGePBUZvika7cd",
-	"g91PegCNEMlc3My19QPbkGFYkg7rYb1haDy0cOL1rS4nh8HU5ulIjtM7IXGKEN/c2A0uXYeBOg0Fj7GL",
-	"nMwxaeFQHiJJw8f+51DS+pRxu5WQZAiN34iFRRbq20tLM7Ki2OtsranblZ95OEv3uqvlJDy62pMrfnUr",
-	"9W9xG+65BrvYfZEo9jb7uooW79++YK14owDm12yD6tCYlFp4xPavMhz/Kd4ndGx/e9P0jeUfG6ufbKWo",
-	"TcbqsswNGyuhT0E6R7AJXfDlOnu0x9ke2Bzd98zRN24j9jnTW2zS5XX9p0l6q0l6AwX+LxLu/uj13a7W",
-	"coPNZZAum8RJX7mvFCraquR31hYl+UMp8SVSEuqxNbnj9bwYAgDDi1TeDtjTLB3dWjil9T+DfLJSK6PE",
-	"OgaA5M0dO4GHusKHiGeuFsCwSIQaXjtMlBT/PFyIbKSmIvgiqwFWp7ivzaD29u+xZsXOgEx/Wgv2tBaM",
-	"iRnUsZH+PSwFf/lLpQrbX/7CWrE5uE/s13EbzQiAt0sV2gDHBpLtB0YjgNRqyvCOD+PTSMZ/ics6b3LJ",
-	"8rk0BFpaHjBR+J8x08KsMqj+GWxakd4JTbZZbCJhfMxTqYtIgj4O4EGrGMBGSvQxgI2CM8zU+NAbC33D",
-	"Y0QJsh8Ph3EIG4ZfgJVBsr/8pYTSKtcFvovbVB3WlaMzK4I/hZE0RAnB51Sq1uFYFTkf3YocnURpwVpx",
-	"E282/VfvuUhSoLEGHC3USmMKdheVwnkET4WjQpBLyKXXVVuPAwjqsNgy+RjAFyx4GMRn4+ZLdvHuNTvu",
-	"975lI5WIdTaYfrdLyJRog+l30QjTbBwxqxl32LYia1hgDbfeq+6xqeIaLkml6tpae4jp/kGtIfbSba5F",
-	"tRfP//oxe/vd7uUX5oY/3iQ67DXPXSweZn/3tndQjchN1g4g18NfyWDzp6XjN7d0wIH87e0cY+QLGwAT",
-	"N9JR1b7RZK5wjOeBjRXHnrFiTGu5+1HcYqgALvunmWIXM8UaAvrfbqIglosGClvNeFfzxHHjoK0x/WsY",
-	"J/qHmOQ1+HWNhIxAVslMpbLAorOS8gMTtZAhK/itLYcxVAngoL7J+Fynw8zsICQ2srM3F+yuD9IKbCSX",
-	"kYTREEilRY8y7bu32ULlt2DbgDAeyDQsNBtyLeBGM1LdrVhi7TUInTt7cxFJqLYCiEHpFNIyjdSLLCs+",
-	"ZTGBeDncoZLYMHyIUClRZAPwdtiqSMa/RoEwBB8FAxYF0bzbPRopKUCWFXIECflHIgo+xwN23O1ShV6U",
-	"yAlDEuKSjC7QQqAtfJFE6cWEF5FccM0WuYISHgAJZua9gEWjtqZ8yUZGmWeJGmncv840aYfsuNtjLSNj",
-	"RjL+8OHDwdm8mAhZGP4pBux7wXORx20a2DTVGqpw5GzIEyxXJxP6sVwmKnKGpVpg+IITWD2GK2J5DaxM",
-	"PZcANUpLaUbU/4658nm0IS1brARqEctI3gCMF2bM2mFU0mctNlo7ZCfdI9Kz3ooiXx6c3RQijytrrQuo",
-	"FhNJXrD4v9+fv/35+vLi5fnr95eQIYMlpwmUKc+hRJ7Nl50J9v/evX7F3sG5Ykedrt00XfBCnDp8NJGz",
-	"0USMbjXI5VP0jLpD3e1UtwYC1DSFvU1FkaejkCXpVEgNEK1mvnBDqrwTyUjGcQyY/Bk7+B/25vW7S2Zz",
-	"aLgFXu14GSSVk8yiKJKMHfzIHp3RpQNnzO4/++n850fw81O8ZQ+MkDJg9Yv2kW0oYY9+jQKiB6R9r+8o",
-	"CFkU4Jy0+fVj5HAQ8DcPZiEKrsw3CS/MZzkW2Ny3SRRAiR34vyhwK1NpcEBVP0A4x6aLdCoGCyFuTcNe",
-	"A7TH8PbHCMQJoz/jS9gYoLyBbcp8+zEKQPGNgqsr+JTqa6kK/wVbOYQeXywWnTHgcOAqXF1dfX5EO7ei",
-	"aEGeO6Z476ppNSEV8fE4F2Ne1HAzbSL6agK6qy30bROgEe1BMAi+NXcL7aG5qx2QhQ96cRVaIqjlL5n7",
-	"310I1aF9v7RVgxAmPS2WIcsE4vW5opQwVqkQpti+sHmwJYm48VboIwjtl2lB31xZvB7zykfa4fK5yssf",
-	"A7Oh29ckrICIbFwhKXRRRwr6azNKrKFENpwXLEkTqtRukaUR+iU0l6Kh+7WLdNRdXSV3WupLwWUShB8/",
-	"unPiFqU8JGZJMGHv6ir8GMDKfQzIquSed9V1wo8BHo4o6piV3LCYhJOyce28Ai6N6O9gK7OFSYy0FCLK",
-	"oS7LrLRc0XxzKFAaA5WlvdcagqY/ANG2OqNqaetwpZj2xvlV8USbTjbiRtxYKENbRcZ8a+6WFSwpN4uP",
-	"hGbTReQo++GoZ0bUQB8JX5pf6MYF5T6dimvMb3XWl6at3DDDnTUwYJSkjuxm+NlTX7QODNoutdDBoP85",
-	"DJwQ3LR2vYN+1yEB/Rf81y1l76D/zWX/aHDy3eDkO/rt6l/Gn7xtQpB27TI6K9tmv/NmvWEnN3I4cEVe",
-	"D5cwSO8VozUY5hAAKIizS4HMh1BS3TBQNzdaFJTC20wssMPzrLDRSP46loXGEEuqegZ7/W541O2Gx73O",
-	"yRUGJ/kvP8+5HJmFf8PzVFdffdwNeyfd8Ojx1eerfYl1S8kvVV7FQGQhCvPFRBgdQxdMydDZsVGC4xAY",
-	"l3NJFoYdNHIYCxmQdjZLwEuroALf7fjmfa0HNNb74PFgv814PGf6FnRTGI0Rq1ulJulroX52CwIQoVVr",
-	"InhWTH4JBr+aT383+2y2svN3TV85coFPRg1a/lL5cEiVBc2Xn6G63DxPiyUim4HwbSTyYPARAsRRjVhn",
-	"A0mlLgy9IhozKNipUVFH86mQBWtpkd0cTJRh/acsnvJbYfTKGJUTSLIBXy9AyMzzDMrfmV5p5hvMLua2",
-	"mWuRo69Gd0o7hMteWLV8nFnRNGEJT7Ml6EuphhIRvirntYby8GpTH1DXtbqf+AS6k7m5W5yh4zw0F6Ja",
-	"yExxoxNW/CauYqU/cjQ+NfWVjiYQQ4qjBH9aoWyYqsNuNiKrYLzwmrRBN01WIG+nvDdemrun2Whk3WKz",
-	"XBVqpDLWMmLfjOcOM7xSdOPszUUbPUzYEMN9E9OhSCwviaSz2qQFmymziFgHWIHFRBveNDevSSGg4olV",
-	"vY1iDGSUGBHdAipHUs/E6AA4DOyzOU2gytt6mkri+qWaTbhMDmY814ShrGdCJO1TVxeJzjMW+MT6IAXI",
-	"x9bTWSV3dF7RMj513TUs5jrTk+W9qKOXxW9S7cGdJ7zgzk/Sj8saqmD2AfNW29tPi15WH8OPwEgQ9ANZ",
-	"BqyB1fDJOKV4woY8M2c890n1tdUcdfD56vP/HwAA//8=",
+	"7L0Ld9tGki/+VfryzhyRWYgiKclxqOOzR7HlRBs/tLY83ozhv9AkWiRGYDcHDYpmEt/P/j9dVd1ogOBL",
+	"kifJjjd7xiIJ9LvrXb/6tTFUk6mSQua60f+1MRY8Fhn8eZqmam7+iIUeZsk0T5Rs9BuXY8EmIh+rWLN8",
+	"LNiU52M25jpgoj1qs+iHs8uAXbx+exm1G0EjE/+cJZmIG/08m4mgoYdjMeGm1XwxFY1+Q+dZIkeNz58D",
+	"7PBULl5nySiRyz2fpnO+0Cz6JgqYViwf85xxuWA6yQWb8AWbKp2zcZLr9T0LOZs0+h8a3zQ+BjXDeMqH",
+	"Y/FUyTxT6epBSLWvc5WJqM+4ZFzquciYuoYlOb04h/GMVRozzmZaZHuazcXAjFQzLmMmZ5OByDRMRKpQ",
+	"Dk2nAdNjnomYqQzaGaaJkPmeZmouA3YjxFSzJG+Hcqvp2RGumKWSuZD5CyFH+bh+l1P4zU5qoOIFSyQb",
+	"LMwcmv63P5xdMi1krAN2rTL249nps9ZWm5/IXIxE5g/ocjEVr2EUet3ia5lcX/vngA0yNdciYzm/EXgy",
+	"aVM4foqog33TQ8SS3Bza9pYrCd3VL+QzNdQXKk2Gi+XxvoW/ccd1vkiFZteZmrB8nGimRXabDAVTMl0E",
+	"TKp8nMgRS2SaSFF8hudFqsV8LDKx65U6u+Sj+s3VeabkiAmZJ/mC5Xxk9zkT00xoIXNunjb7mrMmXPSU",
+	"JxKmYj6Nfkmm+4Z2ZEJrEYdSScEEHxpacCvMI0lmzm3rBI6GWe8BH96YExSdX++/UlLsv+T5cBxtOs/L",
+	"s3oj/jkTOj+P66eWxGwmY5Gx+TgZjmG0sch5kmqcY6KZyDKVsbnIBEvVaCTi9s5DyLPF6XUusppdF0Ml",
+	"DXVUbM7NvMW1ymBJmBSfcpbh8He+Ie/fvz+d5WOzZUOei9XX43vBM5FF2x1ufLjubH8OGlOe8YnIiSM8",
+	"T9LaCeP3mjWja/jrw6vTl2cfn/zt9MW7s8jyBfppqGYyzxYfnzw76/8gsgmXi3DW6fQe0e9TPhIfnxxM",
+	"s2SYyFHU6odS3IpsQRSTwfsaLg2s6G2ik1wjEZiY88TwcWyOjZJbIduh3GcwGpZoxtktT2eCiU98mKcL",
+	"Sx90znPN0kSbDcpnmTS0NmBR2AgbEUvkMJ3FIm6zU+wSOxM6lMzNDcd+EbH5WEhmLoS6ZmZ05ofbRMy1",
+	"6f8igEtkXxK3QuYfn5zRW0mOVy4fC9M0/MrOTmhWKh+LjEk+EczcPZ4RqYMhIaOg2TVhRaj/6yRDzthq",
+	"w3iHSuaJ4fkRDoU2JbKNIvdRsfDPLjYS9SPWnKZ8KGAYmg3HXI5grAORz4WQ7Aehzi9YJlLBtdCtExYN",
+	"k7xoXMOQ5mOVChxrmz1XGYu04NlwfCXkKJEiCmCgWg0Tnl5Jkc9VdhMFLBryyZQnIxkFSNVn+eQqMvQL",
+	"qWwECxaZJWZiMs0XtO+0W3ZZ/VMD9MqQrxO3J1rNsqH4+CRy78VJJoY5vdfGbt1QWALHgEtvewwjLAbb",
+	"h4Noj4QZeD5XcCxPab9gKFLR4Rpz7bomTtAvpgSH1Mz2F5EpHTC4IfCzIWu4xU0YSysKiArqnBuadE2i",
+	"BXRqDqbOkUDyJDUNT8yZr/TMRGLaguG+T/Ix3S0j8a27mdCKeR0XrU88AT4pQy3iROeJHOZmvFORsZgv",
+	"AqZnk4mRgMyMcGAL3QqojYAN1EwOSYaKZxnwqMAypSTzbhqXsbtA+oTNzcBLF9WcJvx8xeWCvjOil/3W",
+	"3BKeSO0et1ODAbuOaEPNF3C+FiCpOWJ4JVVuG0cRjg6fpNMwHytNr5uGCwoF0g1P06WpwUq38PhINpM3",
+	"0tx7lRneLXguYmYIsJteZDbSMF5gfdcqm7jBPflEF40Whn/8MPj45FPUCkxznC4PbEbv+Njc9YwPce+N",
+	"cGt299W7F+ZZ08W7y+f7j0nsgrkc9XpMSTcOGPEbQy5g1WZTwyIPu7DHzJAdmJiILWlusws8nzwPfInO",
+	"yNYDI6nwGOUjbjrTfDJN3f1yxwxkryFPRcxm0z6L8LE4Mk9Jpk3XQN3MxIzAY1qFgT7DnwoKYXmKETRZ",
+	"06OMs+ko4zHd4UGmZqNxXlwSlcZwlrmElX5++vTy7dWbs8uzV5fnr19FMPuAJZOpynIRt2AhUnGdMzXL",
+	"+3btRHxlZhrhgGHSeK9jvjDNgnCBOgWuInITGJE5UUZSYRE00Q6lucVq5o3RW9xEewQBNyTTe4ZLmtse",
+	"wEUy7xYLqbJQVoaJMp34BI8YgYE4TKPfKPh+47N5ZJqqWFjxxKh9jX/ORLZoBA1DRxv9Brbc8GWXv2Ti",
+	"utFv/N+DQnk9wF/1wVvDx0lS+Rw0QOxu9BuxENPXg3+IYW6+xd9PZY3M7tMEkmO6v/2tF/V9cQPvLFJu",
+	"s7xy4c4dEtYm18X1c6KCkqLVZn/DR8w+a2EkLHPkBwsW/RadsCgMf4uQCKRJLjKemu+Rt4VhGEb+D2EY",
+	"nTAj+Cidh7LXsb2ra/tt5dqChN5mryVyb3uTEiPn30Kb6tqNO3DbahbDI5dSWcGhQimNMpymbDIz0oZK",
+	"QVqa8NSQHEPTpSiIQ4U0IA3XisVKaBaNFE+N0OWt7IQNzKmza9o0rZnHGIcr21p75H57/man02YmfJcT",
+	"h1u76dw9peVaffgc68ETeNn97XLNCbRP++cwF58Mv0xGUhlxPpRDrsUJiiWGk0RlcanEi8amA7MRxVnV",
+	"oLh5p2FpuU2jjX7jYJCq0cFui23H/+VW/JXKVy+2YdDb3nTpiXB42aprGkq3qF4zcnmBE+3Jg5NdljoT",
+	"1yIzSlu/MZ/P2yOlRqloD9Vkt2WXKv8SK35+bZR70O3r9fPo7JKPIiBSbKimC8/WZQTfE6cIEd2ssqfD",
+	"zlHbX5BG2Di87g56w7DRoAmjGbOYccni0Fiv2l/AQa4buNnjAJlv15A287kQoYWMQW6XisU850QgDTc8",
+	"iHIVMTlL03ajfkfg8vjDisU1n6V5o98NGhP+KZkYZb3bsf8XNCaJpC+DOlvBhcjsPGr7E9nVUp/r9t80",
+	"9jb5RWDjKZ/pZJCKp6jR1VytaSZuEzXTV1ORJSoGxgC2OsHwG3uJtGFDZGn8h+EbKFc5mZ70y/KGV1pf",
+	"saikb5bmOOGfrMnzqFNnznNze1ZrYrlElcSfiDB6ldG14XAmkjWjn3/++ef9ly/3nz2LAkZbyXIV8wUK",
+	"1qgcznRuJLpCtzZTTs1xMj38QyUS5QJzSyYTXl6CXqf3aL/b3T/srJh9bMa/YuqP1k+d7DnLs3dP7Gl2",
+	"27XiY59F00xNRZYvnjwBohh5o49OItYsSQWtgLSx//MkCmVTqrwVgJBjDQhOhpKLWoFowDPzxjfEw775",
+	"BkUFa/ngoZwnaTzkWQwdkdWSDzOlNYsOjHYT/T96+f/8v4g1LQMKUPwwugx9VRUrGkDP+yRbPHny7OwE",
+	"qH3f3KYnT5D7ffNNYx3h1atPZGf9xpwbYfyW17glIrPdRirKWBTzRdQCRXaiZD6OygeHzkXd8BLb/Irx",
+	"9daP7qXIs2RYc2yemuO772TdPousdhaxJl0PsyfIK42g6XTdCL4Wc7jqV/AAyKVoB7gy7UX2zStrEDDf",
+	"oN4PFiMlb0WmEyXxcdaE08dReiSdzugwg0zwm1jNpRlLnkzElZJXyNftK0Dx3SuseKP2mKhMB24mgTfk",
+	"Fes/oQVcsfyHG07HBRLDurMB0vu3cYSW/G9R484Vw2Nj5nvYMb/SMbK097CDT5Kum+QB4zqUrkey+Zj3",
+	"8agFLHo0UXS1uj3zZxMtffC71+eeRlJoyaC5s4YmmB+fFPQz8EjpiSOlMNo2O5cwSnKs7WlmNo39oqSo",
+	"bsdhZxWTcBzkLif+bZKLVV6IYlSxmnDDFqwt/oQddTpOjzaLetTpAk/g9lkzrRuxAP3MUCPUcEpTor9A",
+	"7Kufmun+KonvepzeJ/n4nKwSNYfKiJdRn4wN1nqBx6VJJnUYDzu9ON/TLCILehsf1VHrpPIWWNeoOetR",
+	"1W6ZiHSWbp1GKYGzaM4zmcgRmUfI9CEW5OEhY0p5/cz4Vyyc6fPKDm7V8nXrV48Y4SpXyVM47czySzet",
+	"pmOhV2SK++ns56oLpfrINOXy45NppsBN4istSK3GCRrP2JBnWSLwTruufzr7GR90ugya+/COR2mic5D6",
+	"I+LWZnGe2Lcj5yRB5eUtmQ+AyRtubxh9ULK6RixXqh3KUzjZ1nwYfUCb68eIDbk0Z31gKayI2djsXxNO",
+	"Bt0Kd6ZaRgIv7JOh3NZAGTAOIwDXEMvn4IPNlm2kS6aKyvJH7cLKXjWZW/qzURWrtFk6bDyOE3NseEqn",
+	"KhG6Sp+Oj5dOoftCOZWsXlEDS+zzTE3qPHoZiqEB84VZ1lwInmnWNXT8u++++65VL5R2uqsEoAyo1Wqv",
+	"pFl5nhdiSo3n1Yz6Ui2P+QWvGzJ40i0DIwPoboJ0ru454rcqy1cpYtr8trUSrrL8GTiizIyhaXNB3yOn",
+	"2cyIkrjNTiVLYmcXNmsDShZPUwhSsWT3qKJjf0trM+X52COU2DQymS2WKJH5o6PGRuWVJvQWHII1NJRr",
+	"sZ9ILaRO8uRWMD0b4HJbpRK56AmL/kqiyFWEZnVUIFZp4eiBXCkL1Nw1M1py53+vYrqfNPx305hUyCFG",
+	"nsCdnk7TZAhS6sGn/fl8vm8WZ3+WpUIOVYyc1jP1iE/ANa+SqW70G42gcc1vVZbkRFQ+b3t0SmN6rrIJ",
+	"jr28sK+t6+46EWms0RFt9W+cqp4qqXGa3/P4xyRfM79/aCUr05kIrdFOCJL0BBV+iKAaaJXOcsHGeT5t",
+	"6hZ79+aF2Sed83ymQTfaerJnWaayugm+dLbo/3r7+pVhBHOIgvFDg1AqJbHfV3ijWXQQzbI0arFJojUc",
+	"N2QbXIaybvzQVKkJGR0AH0WXHJDRR0clrgVS4ESAR1Vdh9I6lc3BAycSi8UwhSixZmQNgRHj5P0JjKBl",
+	"DvnQ3Axz+hmygYC12+0TZGI6Mu3GLMqMlmTUdfFpKKagmnE24GiqTzSLMzWdirjVZhj1B5tHfn9w8cI4",
+	"kdn5kYPDodB6n2Lo9iGub7+I6qvbOnr7oBIDCHv4XGWDJI6FvOtZ+1nNMpYZLUQRgyfCVaj73PQLv5UP",
+	"3eH9D92lo68gzoPXsjSIwSwnFy+McWlM1gZmNgeUYZFFocTvnMQBEQ+RiI3W6USpWKQiF76SZIWpHGJF",
+	"RGaeBOX1c9D4UfAUYwG3X2S7Ug1109h6qaijmrV6NwUThlmjRasN1mRzmiVPcXnveABsIxBzJzKKk/A2",
+	"+vghqAv44sWnqRganeaaJ+ksEyel+DPuAs4oRC36n32KZts/j0Ey8e6R/9umi1PExMHIzuUtT5P4+UxK",
+	"kW6/bNDtSKGFSc8mEw4ONM50LqYlqcHzgxQChnlTN4IGaBPQrFkrjQdFGBb2oQE0HwIFB2JdKx8/B94O",
+	"mkuEAjvY1ufgJYEplu5rr2cmD2Es5Rn4V2DMNTvusGtYG814CsetftgoGXxo8NLb1rlatHKf4dLS+MM1",
+	"6wJLbm7rNgs6sP31DE95DJaQew0q5zdIcMtrCF5jChEodmyrJYSFwwfZQBjVC7q48xgf4MKioINme+gk",
+	"WGLtQ2SMoImesAinFREPhGOspCBKBU38QLdnhwu3xXntdTp4L9av9U0i49XH1TVyn4MxJbeSTx2skRNa",
+	"39NsynNDcAtWpnOe5WgNOKgfOTZLp7n0+MMf4jjR05Qv7nKY6dWrf7NDDXrmf4O2tNvRtipQsQHgPiUm",
+	"wo1gJGTMM0bac82Sg83Ao3McnrX2IDDVFPr+fU7LtbPZ+WfbWvulkbHNgfG5oPsZzkP98KnVDw0XAZ2q",
+	"Wfax7wL3zLsnlhWijznlMk7k6Ao/iU9JTn9aiT9gpXDZgJUjZQNmQ0/NL7NsKAIQIqVIAzbLJ1f2S/P3",
+	"RMTJbIJ/F6+ZT7nI7Pe45YFNswiYmoqM52aQeqFzMQlYLG6TIQ5+NIPR6mEmhLzKBOhGEKrpQo8DRk60",
+	"gA2TfBFgpOZ99g/vpL979oLT+V/PnxLNnAnjHqPIjFheoTnKDIJsUGQCqxlIrmqOOUbuqYyJf854apg7",
+	"NPC7EhiXFeARGTNEWuYlipLkPi25NKKJyBLxwARFzXIrS1qq8kcmKM7eTF0up05soidlwY/rmiYwsKvY",
+	"r2tzkAx9h0N/j6mN1SyryKzwFeP6xig/5jRgeCyXNsS3fj7O6Wy4qVHUE42aLzWT1ccL32fwiedG93am",
+	"CKX2HOEbRmz3gKi3mUCARmhweH4lJPchJIFNhISlAElNKZYqOXJ5DHYvNtAcMn/uSmvAjFzeAnLQOv4/",
+	"NoL1au5vm/C3A6fpXjSTPL9gPI4zoe91rgvbcIk+0rduzFb6U5Jhgmg9nXGNAWtckhvvp0NoPVdZXB7o",
+	"NEtu+XDBes7pazQLenKF0mDbwTEKERPVsL+waaZydJiwpuug9cBKRXEo8owPDQG0OkFzsGBcLpQUrU0H",
+	"5KFViaCRJxPxi5JVIkLfuvMg2fnpq9MieGLNcS5a9A507fsB07Ph2HCls1mmpuLge5GlCWSpvLt8+r9O",
+	"QdrW57MjmSlc4mjujTcdooe+qSX/kz/ANJHIlb0nwLwJ3SMtExCuQQwcAvatC8Es4YoLUerxA/TDuqwZ",
+	"Nn755Zew0fJPrSOappun58/eYF+NAN86NG91O2347+DwcMu3/23p2ldqsRW1uAOReAl4Ga9UfoqC7V39",
+	"GNhO4RwS5Rl3jh9ivgjuUWB7OCMepME1uVzYR8yXaaJzOptJEUATq+FsImTe6ocygklH8KRmOSRAEPrC",
+	"kuPQQo5sdBHi0Cni9N4OQtfAl3H+WRgPS29QWdVJLFj08uzyzfnTt1enL168fh/BaXml8udqJu98SogX",
+	"wfZcm4bKszq6/6xeKbyv1sjMJ0Ymx60twknQ9mwdr3ZqL1WcXCd1IYWvVM4m9CtrVlAiKMIqbrXZKwWw",
+	"IxVnmYW6WHd04JnPmOSxSBWPL5V6wbORuOtSXwJgBnjeCCCFdBTTaGnZuw90mGwv0AOmlbJHR+yn5HtY",
+	"YDCp3MNnKvCVVR7TrecA4/iCnlKb9K6FzB/Oa0qrB2T+ruuGPCJOJkLqREndx6DMfiZGhllbNnrLk5QP",
+	"UsEQ1uWhFpbiIynqE4THbCZxac1aCemAG+bmGcM8MQamyZHTBZBoATgAvJhGGbKmxBJaxcG7TCYifj3L",
+	"77Z2ly68M1fqBvR8e8J7HcoCAz8WSJJ8AQoShgCbaegcglX6jOsbiqbWY5VBxjbYD1TGrsVcZF5qdsby",
+	"bMH4yMjaKc/Fwx3xNZOJ/vvd2Zufry7PX569fndZpECwXofpVnU+JywTMMjrXGShjAB5Zh+gZyKmCWoG",
+	"wvqNSKVmOeXu0yKkhuE0K0sRlBeitcSIvU42XyGHhFPcoUulXnK5oOul73gelGITI24QhdUPtjkXNmfv",
+	"9OIcDzuoMtEBnyYHt11Kk4DUtBuxQAwBfCxwQciJgGSv6zQZjcHwzEN5IxbwLKQ2WuZooWNapZ1ktRv5",
+	"4BvxTvJZPlZZ8ou4J0UzS2XmpzIEXDt/9qB3xTRdeGqCIm08YJm4VTeIikYGWjjhfm4EiygO1d+6Av/L",
+	"M+2iqtyq8Iz379/vV7GV1q11FYrpswvGvRsJLEsUvz8R9COjHkhwwbi3fy9aiCfiPrTQOxiWGlriY7HM",
+	"7MXk5kwMRd+FexwZ1s8AHA+0bZ+Llzf5qPfdA2xylVxvQ+/Y98LoQRiDUVBiABYKpRWtm9HpxfnVm9PL",
+	"s6sX5y/PLyPAC7oRi4DBL6fvLn+8en56/uLdm9ITlFROelcrMDQacb7gNILH93qmRczm4yQVEBZpl9Mo",
+	"L9HL0/+5Mif0/Ozt1cXZm6ufzn6OmG0BZ8kSGUrLBSQJWhlApYBOXMR5LrX2/uz7t+eXZ96pP0LL2Ami",
+	"DFlrGSU1JcPxQx7Ohz6XBZf+QxysMz4cu800hFILAGeoniS3j5zeZc3BLNN4DjE7CMC45KJ1wnjlSIGg",
+	"HUqjwYiY8YIlGJG5cICuPKQQplffs5ChpJ+p+/J55TkoQMA3c4TfZDOZJykZVwB7UMQPeWLuLkwUxwXb",
+	"sIyzYproPgyr2UmW+BKSwDvp9Ls7hlPPvBYeIK76FclJC4zkd6YKKyrpCU9TFmEDEaUMWGTEXqezp32o",
+	"1WmmBsJQZx4jhoke86kwnDVVPGYDnnI5FBnYrT1AOJycjTZ/J6eZGppzMUjFGcCQ7ug32ezu1FORmosJ",
+	"KRTzRG/h6qw49CGViV3zVIuAdQPWuZd7wKJulN0D9G1NZLVOfhErwiaKtpbG3O0ErHccsONOwLqdzh/F",
+	"xW8kz4opfb3V/J3Usykm4b4UccIvIffqgQx1zh+xKSGrbMU7flgrntnvaOMQ0CxMZt3XP+22BmaX4Y0M",
+	"oAGvIBEPkh473f1O77Lb6XfM//+9ETg/YiW5XEx4kkKynnXODZQRGLoV/6CcpWnxFew80DIXb2hoxvVS",
+	"ElvQSGLIMCzcXvg1+bUa/V7QyBRka0LSSsN3VjVKHiPvpyuM8yrmenTZOyzmOgNXbXU9Di87j/uH+Mzn",
+	"XbPr3lB63KpdJ0Gw7bUMd/kZpOnEq3N+kf7YZGFKM4yLtwjL16xageM7UCoVHGgtWjOX0jCrqZeBTRn2",
+	"4IFpzPXY10XK54cG5IDS+4Eb3MeabGRnll472eXlA4RpAG421wexxhGBFO8nC2edzqF4wo46HXNry8tV",
+	"kM5VedVJLia6BhPKTYFnGQfUwmraJAFdposTpGDWU4j0DuLYjSJA5Agk5KVVcbTq16XmBRvPJlw6A267",
+	"UZP0bWlUXQrwj5eXF7RIgQMJbTdqk2/9PbVjcq3XbefzFB0vXC5eXzf6H35dPoDuOHWC7sflXj8usw16",
+	"t81eE8ZHkoGAgaaRElPhNn5SpHELnJCazbMkz4VkiFIRsAgOFSDHdBFvoBOdIFweZFeCoJDIEWtGCwGo",
+	"MZdvAHghKmEJAx8uy+Fmb496vXYon4JmoJkeq1kaI+o59o+gsjCCE2YGAMmXHcxJdm5krtl0PD2VPF3k",
+	"yVA7GOgJivCf9kdq31tZWHqX3rUD3diaGNh46pqjRglLdbDyUKRAMpXFaGNwt2odAcWJvM3FdPm61dEZ",
+	"ijnAgdQeSmjwj0xYMXHsIekqzhmSu3ebsN3oSi6mTP45c2HRjncFJRCUHkLRuc/BTqclifWK9L/AnaEA",
+	"sRNBEz8pstMLrONmBD08OUQcefzwbdQqHb6dIAhgiuf46mN4lD70NpzNLY/li0Tnu55JkuJ2uE11jCtN",
+	"5M3G183wXsCDwJZyvs0LL81z1fWAUVMbtvPVy+LEp7stzTYrUje+1QMC8+2OozEs2pz8K4sAtv70dXYi",
+	"vODzvnqILtyl3JE845J83uUeBDVrsnoqG3bjJR3HHXaEMnRJHagjQ9cW7caivdrqABVM7aAOVNvFp+9R",
+	"nYVQmpaaZeA0hyEO4OHQAqDEm7eBzFk6OE5y3Wqz0wGwf2e4QBlgM9bMurX74vfLHY5tiEZ1U9fRjnWH",
+	"Qkx3nU8phbPuPFAWq58mWitym+euthQBKrOzrwbl4ayf6F3oUQX9sIxYpGaDVDTKCLO1lAOvgRlNpb0r",
+	"TRtwr0bjTE3V9fUd6Bi9+TBzs8AH9WItiSbbHIw7E+aaU9LwmitWqjLzpX1prNipugNmM9Z3OVWzLBOy",
+	"ruTVqaSaNbRW529fs6Ne91tmXwG3mMVCNv+ilRwtPksrWb2sSw9g1ujGYeAHDDXmqFudwCjISV7KYN9q",
+	"ZFuL/piTv54Ymi34yTznJdgvW1KXkuzHNtPen4s/8y1mUqduwJADi0qNS1zZi6A4A6vO1FN3AHc8XfxW",
+	"ZHwkrgieaEdT0atiVwHhtQi6tyM+gYJqYJKhLsBbjMtWAkyEwHcJT9qX65a0MvyJERbqtjAWw2RCQ2L5",
+	"XLE4GZm2C0liqhIjZyDeY7fXaR93oloSs/oG2hvXbmzaaxrohq3cjoOso6uIxbvldVlNhLelvrteuFzl",
+	"PP3Shw3cObOJrciFS7Lnzt+/+yFbyzG345JEtDxmSeeujjmW9zxYIjmbadqXVuIrFPTPo8ybgf+RDW9w",
+	"XB7Q7Gbmu5XRrSqhWOOz84ouGZUb28tdZ47nk8e9CT4Jqz+2oHxcIYypWAQsH2dCsCGfJjlPwStB4kSj",
+	"3/j/Ppzu//3jr4ef/9LYQiwrjwVwDbu9TgnYcFZnTjxhg0WB6v03qH1XwI/TaELZHM7y5TZbNj28EO5Q",
+	"Ta4aKLcVGjevYbm3oAbBsWIgfXT0AAyqXiK88OXBlZteEhMhOsAMuVIVCvCWoEoQAjYfRCdQXsGiGkPw",
+	"1Qxe97c0+i1yFaw04ymkjOTJrdBL+1ALnlq+cbAqqy7YT7Rk9hJbYdiJpx9r1tm8+K8g038y4vwF7UC4",
+	"GttaWQvAyR2GUfg57VlQN42gFDC1kbiv8WYSpO2yC9aeONBfwRUNdAAsglTxydBwKp7cLyXM7GmM+Ggi",
+	"riwGtprBtKoIsc3IffoxgRpSKsUyKhLdiIgeC8WgLUptohkHc2GrHcqXCB2L4TRYENfFCiLI6JBrEbh4",
+	"eIRwxXwrKBYmYouqTyi0GOKYaBYZiTSydT657RXvupKCvL/l7bK0a/2GwFNmO5I8xXCdpcUDN/LaEkXe",
+	"woFPuWKYtzSfpymNdG0sXZIDO6jxTl9aJnBil8QPpeNU7KtZGBVaa9Tw4uSNuR6vrrNgS4zuaXad8dEE",
+	"ynJH/7fdbkfgkJ7yLPdLkVIYPMBRZHsaCmvwfdNH1DoJpXWI2xkYDWaABxc96AT922aFnFKUO2TRUadD",
+	"dclWzMuX1QpA4roibDAQn7XSARvM8iLRTJBIYAsdYzGVk8LBb6cBSMx2HhAUm+TrJuHHNWoBmYaYWYij",
+	"CKWtOAtZcumCzSSf88yyuM2zn64sJ1YHGe1v4YnDI3N51eUrsax8eWEC+/omme6rKZLVfdD5ROZgwwEH",
+	"elN9CpdmUJA/pshQ0i+wpc0zkCeVK6rdFMpm9GvYmKZcho0+C013YSNgYQNzOq8S+B7GErXa7C3Ct98W",
+	"lTFvxBQsdESdZGx2AhZVs4EYqomtMZ+LT+4iBgz4LyZs4diwteI0U27EYQfrY4SyiUXvde7Qrk+oQIQV",
+	"lg47vtRJxBHPkZOnOp1OgCdMh5IaOmEDlY8RYydmJMKWJa82O7VJVdigLVrBJRP7E56kNtI8lGBkICns",
+	"O2YBtki5b+opHwooYJUDoEXMtZHcbEmtfCwmQCdoNFDio5mJ2IwjbkVmIDZPAasUc7dSHUqCAw9ZEzKE",
+	"8Bss1gLpuaY1qoWBWTuQ7AAYZJjr8Oz058jtL8yZWqLvVrRl9gJLYpdH9eiI2fLRprEDXL0pTzJtG1ZS",
+	"eAjmoSxoAIYrF0Subz1vTOdJmloC1KS62kgoWkVJOqrTFEpbaZcSae0pq9ZrxKh5o/PFRjoztwJLfxAf",
+	"tNUcf61Nm8JfDXE4oTAkqPIFB74FtqdycfJtjNeesavebr7nTKMBMzcZrTjmznY77WNzwABa5biDt9rq",
+	"pXjZz969CRufI6AQ9KIcQfgpZX11qEINbWb32B5jr6gyECxY8kM0XVmxxPYF8PhlFZY1rYbbarOfxDR3",
+	"Rf6b3NrFbOb4daoAvhI7agGPACT1UILBzmwmsnVaiBOPRa07J212jnIUYIaG0lLO5WNBJjxcSN9C1jdL",
+	"SFGiFQTNGg76/vzZ5Y+ffjw7/+HHy+gEKCdqgyCbAg0C6Q6NIpp1221DrzrbOQfqJOSz9U4Xw7iGKosx",
+	"qA3K9JOAbARvc22HKMj24dr2ZzLJo2VjR71x4alKVcEDkOzVKN0bgpJMl8tt/1ReOkcCex7JXi/0kcCl",
+	"MfzP8BdsydUK1SDQMNN/a60I4XkTbfR/EWG56Z1fq0b4JSG2OlU2VVRNhcr5ezWku2VLjg2uBHQP7NLw",
+	"+7BxHDaw8CD88l9vX7+yjTWjY0PLV6/ccozjCk1hpZu80KV3s8PBOxiMgcHEyCMqgabLpxNiPWpdkilf",
+	"8YMUn+CHjTs+zcTtFg9WlgZHRP1TI9TpqgW7QzgNEqn8qqLYeSbXUin45UsGUQyABoQMNZlAxqSRNYEr",
+	"uEpvMl30veqod4vPwbpopQAdti4+x6vxf9cwnKBRP/ELuGFKWpEaB5PkYuJyeRHkGXy5fl3hNZTaW3ez",
+	"72u2xc8+qgkIw2r+a7draXsChMWmzPLrZchX2j/Q/oqJWxcNpKQZ0tFpdyNMenXWhUwwofNkAqZFPeSp",
+	"iNlsisWXQaPDnbGl/rz3QglM37LbYTrTya14aR2UuHrr4kQ2eDNztXlroYrvw+0seKvu4horXdbAL/uM",
+	"TfqHJrDV2XJVSy9eT4U8vTh/RtBeteyfnmGH7Y7DAFsmnYm8Vt4pLLpQUyH5NKklnlOej3XNW5UZ2yYC",
+	"7MW+VzchV9Par7d93KkyCIj9hQABs0xQFQ0Nj91O0DsOjjtBt9P5WLdtziJ1OhplYsRzcQqQFDtyqErV",
+	"ZW4bI4CL5fXNhJ6l+dpcl60MaW7YUPJ9OfHl+wWpQlVffLHGVJhz+bC8Hy8q9T+XanWu53Z2krU7u2IG",
+	"O3K6sUVgrsF0g9+QHGFVTaxITkXBIXx9KrIhmOnM30bJ0Fj4269djLpytURxi+J50Myb5B4OqOaYqLlM",
+	"wFaQET90bzLlWaKVvHIiZU2R+/JM9rST4dA3RFXVMb7+DqNwXe/8buUAYENrt5+M+YXcXFEwNhumAX/3",
+	"1xWKyTaS6rLk7V9nTGTjGgtyXV8nw4Sn1mrLmgBUAraWANOBuGZRLj7lB9OUJ5JMLUmuQwkqGaJXNAEh",
+	"G9+CA4p4FLpllZIT9CrAb5xFPyZ5tMLFEMqqj4GAFdBnjQB/OEpUzm3XJxXl0yYz4cMhKEvIstvQr6v4",
+	"TaXe7ccTFgk54iMxsQ4WKRIQ0L2YPTCNyVCibt5MjNqfg+3XSRvmEg2EGR1YKc1gSWIwKx/Zi6jjiKAs",
+	"kWOfkEdUKmYYS9FWoq23pOXnkdmCEy4ID9g/t+5ivEF/iUJJW45mK9O1UQjbbFvvDdg3oUfy3xgp6jZq",
+	"t9utSlKZ2XAcaJtF0+iACgDCU2T12tNsuGT2BYtr9JfooCgS6MwfvnGIwPnMGTJfz1JBVM7249cZNKOc",
+	"RoDGwVOtEA4d9ESq32nNnxAWT3ULuWYqNZ3gJXKqNSx8KEvnA2fjT6Nway3ZX1ZkO1Mx0ItZNhxzgAwo",
+	"LHSY4eyHipENp9tpHy8bcILGLEsb/cY4z6e6f3DgdXQwHIvhjZoBwZIK6NTdPWefq7zrL9t7uhw9ekPT",
+	"MiRro7dqfbHZggaxCJc5gmAEgrUGU/ZQTSZ838YPxKhiqGt6RhMGzjhxDiFXvALywQho3VCpAEPsbE0A",
+	"QNZX1yyaRVtaWAoE7o2P1iXoXmPtxfI5RNVnkqRpYpGpPN0H7MX4Rmxhg8BEpBM5FKi0ghKhpDiBAtfs",
+	"sMMmiZzl1lgOLtjiy4BxJo2sk9wCypfv7uI6lIWVZSOLrnNDdlf4IGtdj2Oux/sDrkXMMjXLEzmCy0o0",
+	"EguVhvJLuR49CTxZ6XD0T6hfMbW1oyfSOghrXJFsN09kqdpsCM55IWM0g1uolXTBuM2NZrlSgRUAWNnw",
+	"SEVB4V607uin3fyCrKcBlkcAM/SWGeSKVl3QFGvCBUb7+Qkb+ibeUJKNF2axbFNblRgw3ca56Y0O+VUL",
+	"+I1lZ/Rlu7GDw3RlA1s4ePzxuNq+hd3UHSkgdXCht3P2FA6mXTxDX5J96Hh7OjpWc3bNMxabK+GIjE9M",
+	"x5DSIaShgaR18ZEIZafd7nY6voCGl66gnztQxdndvPj+nkL16MKtXxtzDRJDzXmer8hMAgcRmydxPiYl",
+	"YbAggcnShBNmhdixAJy6aMmtBK6ZhQ4leBi3I6+f16leb7b3MPZL7qJlsZhkTLDjgnxpeLv1QkWGVkbw",
+	"Agmb4E3C8JcltxM5cakbG3y/QoYNpRNccUFWReAvIV+4Q7O0jx/rnRzB+oyqStwuBu6fvXsTtbdLAi12",
+	"Rc31Q9igclfDDdZzkAl+A9dzC5OUC6tcZZsqQsmW3VrLRoNlR5e/wFzWALZcEkAoG8yGNyJnzSgGq4sh",
+	"sDRswvpgzRuxEBCAh1Ye/JGYG6rfUMMCTSSc7GG1prBqhOjvZBqzmErVXjtsOhukyRAqPFhwWSpWLgjz",
+	"0tAzDRwcoJlcOXFQ1+YSylImIwkBS60glL2iXknTewbEfyokieox5IGLuIIEYV8mCabAkAl6y/ZWs+/m",
+	"if1bnoH+bFbiAqbUoGmDs+bCgkx9tBjJd8UjKrCIHGSphZDuRRZ9WF2zo07HhuuAcODuEnhSqVZZLVzR",
+	"HcGAKscBm6o7DDD9u6TUr/fwvTfcBk0lkO6O9WuCii8vH4sFsxE0Qq5Kp29v43DD66KvLNb2ijFF9Hub",
+	"no/AYwiCQfnCwbBKDNqXk6kz7wIvDQjpgH3kzqZ4u0FZMnxPva22wpvJLEiHAvNxIulUZmrOmpbbUfQS",
+	"aBOtWkq10hcIuOnk2gs2u/ZOfG8e+fCcU6/swkOXXa1FedkBl0zEVcoHItWb9tl7NCILJRB+V9cgoBUi",
+	"TkCzgANYwo/ZCAkGPcF7V5kyAkWdgSSbCRtuEfWOxhEG6uViHwaFbtQ514xagJKmuWLzsUoF1JbU9SeS",
+	"stnUfPOCuCcj3EC4oOQGn/JRIgFIsLQTa3yNKylKlgz/Vu9jOKUDuEdi3gnj1iQAEJEY5lg6q2gdp1DT",
+	"Inm8kBM2H5otrlmhv5Tn8b645jswCMPEuRt/zYWsSe5ScV2AtFQ2K/EKMn2uwC6cyBFZ69WVTuQodbmL",
+	"V1aUjCrcBq3KgChWR0NXyiN34Tkwl6LNlcyH0KfvIY1ifMLpxTm77WHUThuC3ek2gs+AgFGjmJtFgasX",
+	"sOjbGD48hn8OOzHAw33XhY9QvdX88WiizD/dHv67EDwz/3KINlYZJthCkEJUFA0ufjKS++NHnW4o3T3X",
+	"rLn6frecfyWlsqjRB6y0rbLAJ1sfMG7248colE0b5Z0uyMXwa9gYci2utHk8T25F2Ogjiu3nqBWw6EPY",
+	"4DIOG7+FDZWFjYB9oLCOjx8xiN48IVVufsJfPkLJHaj15cLiWCzEtE41Kpa/7v5nIkUrJRK8pg0ia5XX",
+	"06eN2kilGNyN5WaK+jq7ITfSNEsv2T/qqHrlM5HRXRH3UGDwBujT7jI320Tcq79/roWSBA6/fmUKVLPu",
+	"8jwBkuhqsKhdpy2YYeVzwVh2XDmoCFAfsKSur7Wo/a1uSag8yFqnxZ4m38Nm8mabK9Y68A/9GnJ3p9S7",
+	"bVIDC1n+c9D4p62sXt8J2nNWFSwC64i5nEGZkIK16NZoacpdU7ydtVJkncq/BRM2L20EGLNtu4xHnPC6",
+	"dYfonh2Bou5GY7zrV4kkkst4XzDwPW2l8pLIbCO2A4YZthTsGJBztoRhQMavCo5BZCRNX7qJnFuVBKki",
+	"gi5T8z0dSit6jcE6CqzTRdw3I7Pc7YpyE9kCFQtS1Lffbl9S3LTn3nYUa7xmx+8C53FakTwrEhTq9OZ6",
+	"oJcITYA2p91LTPDzBkKJCdpJzvRsollTKiY+UQARpU5nBEQu4lbgAXdgxoI+Ke/UAoJVQ1nZnXqj7bb4",
+	"ASUTo50BDHyvhEri/OeNd2+f1YmRqaqTIS9Lq3U9S9OAjTI1m1rjmpppLmNd7uIv3aB3eBQcP/q2/fi7",
+	"WtDjscrytb0RNgtUJAhgvSw+irkvPwXsZcC+N5fhstp1u/eysS4af1WXASqzNfvYXlJMysbKf2gl26/W",
+	"RTt5dmI7eVrxuovwRvDU0Ocd6Z6Nq9GrMQewSA/44r2AV98ZrdJY6BxNOIF3PXJ6BN7YEqK1sx6i9bDj",
+	"SzOHnWWKnIlhbcTqpR1579hFE+mVU5Ji7qa0NbLxG+jarlt54L3j5aH6QDjlwT6z+W7OxoJJVJC4RiQI",
+	"xnzs4gSaejaZGD2D4oeYVLHQrVrtfgdYOg9ipzgrbpXXncQvCD3gDvvW8AOVrdltSGS+rhUIgIVnNUQ2",
+	"On/7uv8KwutsYhQ96/moAhaFjbARIb33qtQsh62I22S4wvu9MuuYAjimPB8HDq4qyTUJf9hEbXdbJira",
+	"8BsX9k5xfDgp67m22C2uSmKuRXpdj2yP4TNXfKTqnCVGd7YRNhA9U8pXvu9Zp9B4N/didwN3BtxOlMda",
+	"f+ZAJjiz52MXVLwViF+XEBeoZxMo2PqvBP+qQxCqx9rRaxHd8JEy8p4HjAYHyZdB7oUiV4KF3IAlVw80",
+	"5rFghzBGm7Nmy780EE3pZP15AGneqix/BvnLLrmVMjFg7xp1ampsn3d1kihM+oRBVA+4ow2FBQkF4gqN",
+	"huKlbti2uR7WIge9zXl+lzs6tFd0iyOqh5lK06tYTPPxKrO9OZdPMAK7SIebCKOaO57usuF4TkHiDJtm",
+	"0DSFRSYaM5EDJ7lZKI1YiKnASMNy/IwfxbKnKXbEBSNRfDhGciOuqoy9mixFQHSbvfcSx7yRW0O2P4VQ",
+	"YsadLLC8VsD3bghPMaK1mpirM80XtF3W3KbkVT2D3LDqLmLT8hvf6+VvQRHDRAATNhRnbym+SbfcDlGS",
+	"mAcViTHftles4nlrkxqLRF0oxo+DKO8P23p7Qrnd/uD8kpw16Utylfqp+4RSEkpIRS/mi1ypOHw26VJu",
+	"iFHcsKVOI1tPvZ0GtZJSm1v/pcl0QVn+RDQ65/krirOsAWAjdcD+VQAHp1zGiRzZ9ELxKXGphp48pQXP",
+	"huMrIUeJBBFKDROeXkmRz1V2YzaMT6Y8GUn4bZaBnDUcc6joEHjVxejDRMTJbEIfvHfNx1xk7heqoOaL",
+	"cehpMUPWC52LiS/ZpVyOZlQMaQmUASBG80Rig4WEOEzyhYegbOOHVvIc/Rwu4R2CUVxa7jUk5dsat2jy",
+	"sP6hIrrJxdJDkK5loy7VN5SDWe4l5QQsol0mOyN8iqjclQ0yrzTCMpHPMolxz2+BFnLNIhzph1enL88+",
+	"PgGEGCiAK6av4cBRAHaEKxF5tZ7AyjhWc+yUsAnr3E+eblZeqL8hyULh2BBcG4R0zSdJumhvxiz0TuOq",
+	"1q3qYx9kzcg/iRDPW+hCt+4lG8+7eQR09jcOAJ9jzeh1NuIyGbK3cNXMbl7wJGZv4aaZj2cTnsAfKIpF",
+	"AWu3263tRkOFO2uHQvmRZjBJTowUvZ02EBeSCTVrRu/e9l+JOftZZTcBe/VztGXv7tptMQT7bJ8yxmNh",
+	"uVbUj/yxnL3rY1XBrUexQuGvGQM8uXEEz876P4hswuViyyEUtoANI7hJZAxpNvDCVm2vgEv9W1UqgPYp",
+	"CW8J36X22Bfvbn36Cy6ydkAQLVnM2qZub2y+XnH0W8ZkXVfsG2C/7ZWLfGDciDXBEgwRLhwAyxCYQirK",
+	"gKyvfeVgVymLg2BcLf7aNWUnAqIrBlNSSHUo6UdP6k5yJ1BOeLZgPI71csLxVnitFYa+fvk5BjjIHZff",
+	"cdlVrVt7gH1wq1aX+PpmzuBeYfjKLixi7fKQ0dbfz92WaLUZbumul2xypfu3BBm2sdstkKiWFpGSE4p3",
+	"tuupJBBuniU+z/D5OioDj25NYCry5xb9wwuMXniIAYA0u03H5kHWjH5QapRC7tkrMdepMKTBfPLyTSv0",
+	"d/f9L0nTNUkKXgI05P86eYc1R5CSWNC7fK5a2/dZVDquP20ACYRhxe/evGBjiFg3tNh7O7qvzOUpFncb",
+	"CL78IOPYcD7WjwNffpBxgDJ1t1GYV+85hs8rFFVSoSCmYFcsMHwJQgVRS7kyAljgPkmVk/5DX5jjxROp",
+	"o016ViitohV5g4z6bDZF/FCLg1nkQw8WLPotAiSR+TgZjlkUhr8RPEKa5CLjKSCwYzBIGIZh5P8ShlFQ",
+	"Us8oaq8CQLpeffKR9Du9o84GfWibx0ld2OZRX7bf6nknhW/xdCEwb/Gwk4C3edYXULd4vipUbfeKk5K2",
+	"eLxO/NnitR0G5MskWzxeK0ts815VMtjmnSV2vvGlWtKC8vOuXuIC6qcmmGLJ0u5rRYZgKg93HuiOVCjp",
+	"lyJZ6tMmdqnit8oQTqYao5V89G3hpAI507DKEA++xnlgfwfdxKE+YuSvxdO1ZVCs/dkL0ml2XNhTJiBO",
+	"yjMX37kMVV3ZjzHAKJMrEjvKi6CQ1pZ+x1LszDZOoFWpNu+/Yu1BNIyY66upyLBA7LqApKkgISKoxM51",
+	"XJRDIe1ukWUED1/Fs4zXKzsvBbd4QPYhZNVePMLOwQfr4n+oHrfbUOvHi/kiYNVAn5j8nVscQVyVlYIc",
+	"1IaxEPReatSuUIRe0BD1WI4eqm51UCKeS/vhrvPH1cR6q8zGynnC8h11UJceHQLdayIQYyNXTPNFHUDs",
+	"5iTJPz3W6RpW+QVjvSwz3tIB5h+HraPDLpOJ+LuS4lUtCvWpZOenr07RJfsLpIAD2kmEduOD70WWJtKo",
+	"Dqc64Qc/8Xw84TKemW/eXT6N6lHDQgn1mySLTLum2ajNnmFARN93re5pFl3+PWqz15JxyWZTszt4SMQc",
+	"x2NBkzI1wXMBFznASoOBNSPaQ5ILGyKkzIkZAzpRXFz7X6gS5rXKhqKCpNUoT3FnLO5LByZwl5CLioi1",
+	"o0wQ10o/l2OLDQAY9mM1y/aIEppFeHf5lDWjXqf3aL/b3e8dXnaP+p1Ov9P5O+DH4J3zfidQ7FBCVlnx",
+	"U9SqrmTxTmOFQP4nES4STQu4p/8UYkaV19+Da+/EcnflorHHDNcw07WscxW1wzv4pQMgqrf9zxMG8R7d",
+	"NLuGhEHhi/iKl+PCXPJUYy0e3TJdkqaFNNEixkhbtCtl7PzCloqpD8Oc8CTdtER/F5l6LQVaMSDT8Wqg",
+	"cn2H15I6rKxTHB+Bxjw9f/YGKY5mzfOL2yOcxe2jFqheFFeE6qAR7tNkS7wrOwaIHKgZxn+Xof0d4BxS",
+	"IsA4Kfd6wqJw1un0HkWMp6CdutogKO5j2vE2Y7vmtyqjQ3SPqqYWGaUuHlo4eFSCXgEXSX5CsXz2S4i3",
+	"RkBVozRgrMYqyItpgRqzFguMHjMXTKWroJN5mkJJMvOI9aKSC7TPIsCIiSyYY5IxNZdBUUMZXoIkqDnE",
+	"HybyNsltzdRmxOMJil0ixmgVlbHIUEWRRWUYmQZ01Aga8Ir5PnZRTObx2hgdK5bVz6wiEaIAb/icjHmG",
+	"wCLm4EOid8Xxi1EzQ0qQMqy0LEiSxl4W/9hMpkJjevscINAMFwUxjluEamDFWHAjlFY4DMii7MmIhcgJ",
+	"+krElKwKJ6URNdasziqNB0olOsmW5UrdQBoAvxGaietrMTTylh25P7iy/OrLuYFzei+LsqgHW2GFmq0X",
+	"bXMzNk++feahwFjNSecckmMtOAx7VcqfRC0Aa8dBV3GNBmVJ/kZCgSL9LmyjroAxMZLiAnukw/KECq1f",
+	"op9lou6RMO86VPc+8NleaTJEGdbw1y8tgFg2/qcTPL6gQu3WZFvtmF54m6tMfJni16wZ2ZMWMYvr1Fo2",
+	"s6ySlU5XiUcnjINH0ijcPkx2IVhVvY+do8cblVgnX22HmulEJoCHp4yHpdITXTtxXc6VkoiIYxjYngXq",
+	"T4a2YmAmpirL23VS3D0G110enMPERb41zPg8BQu+ReoGbid4DFyK3Iq6vVFOfC2FEQSPDow0aLfNbGIh",
+	"MpYkwpJDp9Pp3EEmNF1WSj7h0SlkQOBBgLQDXxQy4UppcItxrRbkXgFoGrIXot7myPZOihKOUF8vGynZ",
+	"SwCLf9xmZ1AgcAJlMqVy4l6bnYbSyX6FhdM2DAB1Xa8+5GCWWwQAZMxsJvMkLY2kptj649piVk523BJR",
+	"1kqRpbtRkb42qZjOdLdE0pBerCFq74BbfTGqRnjo62ja76Os3ekabfGSr/OsG9nzlG+4E6cg9hWYkqtv",
+	"QstehUxM1C3RT/uiFX8TgLvADWoe9Xot830qvEMO4ZWIQ62Du5z4LbWlO5/spTNst7dI1egE3Y+1diUt",
+	"hrMsyRdvTeNkTBU8E9nprC4j7VQCytaNWLAJjwXEp3DJ00WeDDWbaSP3gtCHSlfxk3mDfmlD9oTpzuiX",
+	"0FkhyI7zfNr4/Plz4ApEQXjNMC9qrjROXavmEuU8kQKsYOU6C6MkH88GUGbBDWOfdKfim2UoRdqRfVQl",
+	"LLt1L7SZ0fII4rMbOXh2za5Vmqo5HrLxtBjkbdesWcC0CqX4BAn8IzZME3AyQ83BucpuEjk6oXyt0ttG",
+	"p0uV0qTFmdUHCp0lQ8OfmpjJZbY5CGVki3thhBLoQQlg7CUgfCP8IQGYmMPeDiWUjSlQS70pMfHJiEbY",
+	"sa3kBUCemkWnUM82+QXMiX32PewjM+zwcHh6cX7109nP8AHiis3DQubJkFykmkHlCxGjwmYUvgGPPbZr",
+	"vbVYJdiNuNMNQNY46plrSLhxbKBiW+YjAgQV7Obg0/58Pt83atP+LEuFHKpYxNEJy0iGxlf+6+3rV22G",
+	"a2A08JmGorIeYKvFhnYLZMdDQa4UzxABhmwEYLAnLALEVR2xJvKBfVwNNhFaA4IuUJ4puRqVZOj1SRdt",
+	"Dz/WrwZAosnpxXmLtGUqmwLgs/7GQi0g7L4MXWNkNSzlC79iod52ux02PkesGRVAuFHLHHOee6LnXLn2",
+	"sRAOubuHXEKiD8an26Bfe1pC6eRDcDgWO3lkS/lORD5WsX3bPU61Ie3jxxQzLVl0aq5ZFEojVKKEhtVi",
+	"zB1JUGJB4O+X0PIrlcMbIo7czrfwFo8FT/Oxd4WxP3CVJRnTE56mLPoRnoqoTtNx59Bx7QAsVKniMRtw",
+	"QJeBYDo8SwX2b3FwjEQFFglaHlxCzPikDbNts6aNjDnqHEFGl1yEFGALK+UfyqLloUpTzIve062AMuk1",
+	"i57y4VjsP1Uyz1TaZ1LtA9+MAIloaH4MJVXXBjLuSn5pKuX9P/CykPn+5WIq9l8DudSmJS2T62u45cgA",
+	"tEBWi2Y7S0E1RfqYXdJjnll5KB+LSWAD4sGwBwENzcj8HbX6obSmOyqA4fLLPAMfFBJCg0tJSwpAR8KE",
+	"Ckh9nUkpUvMm2ghDCW9OuDRXEh6mWkqBM0LCE7FIBaE0U7V2PrRR7uYtWjIzZg1ytuUbZjCwKiRIW3tn",
+	"6SLYAtVpciPAlYt4HyyJT3wjHho+vSvFgeEUTR2ibJImQ0EmAssxf7h4sX/Y7uwbArPEKefzeXskZ22V",
+	"jQ7oXX3AR9PUvNIe55MUxZM8LXPf04vzRtCgGDKjDLY77U6phGPDNHDY8Ao3wnG1kZSfgwZdjYNYDXX5",
+	"G2qkveATEINHoib0563IULBLtKs76WpOslfAqqQyG9YuUjuVPI8b/cYPIqdXIBeVeILpo9fpWMmDQj59",
+	"tmIH5FWRcsUsH2KNsOS3kfU2SYLVapwgNy2bpJcWxvR/1PtuVfNuLQ4ulXrJpQVoBWHpGNdm/XvnMheZ",
+	"5CmiqvtyZqP/4WPQ0DaQsnFphRp/2EEj5yPAbgeT2cfPQcMQ+xWAW0hnfzi7ZKPk1jA4KzyYG2OI9qaD",
+	"8KPg8fqTsNwrMh+X/O+ko2bkk8k+qx6cKGDuCVQgolYAMG4wUri/1LbpuPzoqoWnFw7oaXoYTgNtc2UC",
+	"CmjeAoqQmI01MlFueBbYzKM35sM+OBEiF8bGXtEYyyP0nt00PHgUn4SxHdct7qkhf+LTVAyNvHrNk3SW",
+	"keElFjlPUpTaUjUaidgywf/ZpyO6fx5Hq0bqP7R5qPDkeWxGuuPxBZgM7HXpIHv0DXjYgSvkupLEXY49",
+	"uPZrjK9NFCi8XtUJwzRtbUFKIX1iq3he4RvEysAJtLLApxU6iOk0KZgXdOB19UtDuVzAFIUsG7GGxQYN",
+	"+zci0cXrt5eM5NwDkGyduw+laVh/o1pg4JLnqYWGMi51yjEmMVcYAkfIpTJm2Uzach3QGAaLt0NZU3e1",
+	"HBiBRREtNnOuHP5mWZKGBwhHO5RnNbL2XGX0wEqJG+1BnU5gFBuzwEe979qGlOiDqW1n/7bbnsSgpkVR",
+	"FMrhLEvZnuXchVbqVxWsP2D/SXi1T7xH0XqJZ+DJYSfGz3TantgAk8BbNHxixQnbY2EYSsb2f2R79frh",
+	"T2c/79FMlsjwcsFeYIp231eaDItHijpUb5NcmMsbbP/KBUxhp1eecXAhbf/CS0Is3eWd54RWvcs7T3F/",
+	"dnrnfZKPz6kABphddxCJ/qExYsoTiTzk30p0ni2pvH9UV4746NiBuRx1K1FV9s1ur+7N7uOOe7XX6X7e",
+	"Xo5aWaO7RqB6XVfpxzDabeQi0LDPJdhj8KXuli+9k5wulIi3Ft/gzbvKcDTWkiBnXj3ctt9kIuLXM6zO",
+	"7nFMlRttzOdkhZXDB/Lvtjz26Z6o46Gu8tS2PNTLiDO8yCbqRayJxcL6YEKzeCd9SpcMQBU1X1i8xoCK",
+	"i/WNhll8gnp/fTSF3YiFNYO12y1Mw4cUPBc2SeiomCCYqTmrrTZVQmmcZuI6+cSakR2nHSFhrPrVCBe2",
+	"juSNWLTaLAI09Yg1oQBjN+gY9kMOFtbtdEjbRxtiE+Iuui1bbC9Ts9HYVQxph5JyJYH72nQZLfBvW6qq",
+	"zBZTwckSP4EfwfyAyxkYAf3d5ctQ5nwEH4T5GjqvyBKrJAiyKPC8qJLQNvpyLUddzYC+dwfqIRhQXXl1",
+	"2tRcEU4d1E0bLFjTeqlOoGJUsemtMjKxfzAbQQMqGCP8uatd7HCGfCrouS0OO3VJb/+7+GV56d+oOTqJ",
+	"gLhTDdJup9NhTf8GnDBbjIJpkizRPG3E7ZHIveO8p0vlUIr96XY6K7YFqxms2JNe/ZZUQ6ggEZgusrmJ",
+	"VOK9682jcl66qw6JBbPafjC/tzzxoSJQHHUKtIQGgiD4wdH9bq9jhl165/jYewfhjtgBe4VRTMWrjztQ",
+	"B2hHIcKrr7hCfjBUnhcMyKfzX2WJHWSJUytBDBYYq2vp6n0lioxwpA986bNWslhRhagbeLQjVyqFMn+5",
+	"gODCspZ4o83wQbQ1JAecNwOuBcQnGWZ8IygtrMB6jO8AAw56v0Vw0xHw0B/OLAu1M/+VDNdXSfzZLQNV",
+	"RDZUsKhIYbRpejKi4NLlIirkVwMHO8Dto6m6ohCjqGR20FJTlJmMltxHVxxC+E8Src0iuY5RdS7/qDKg",
+	"1ug4jOlHKjpvBonO60UojbQCxS2bzlBAxkQMJrBmeHy3FRj9nE3NssL6GvqrV+rrq6ULC1L+Nx9B/V5C",
+	"xj2Ja6/r07jdgLJrDc4W5d8etq9EbQei9rSyePcmZkWd3p30o7GaZUbFQONQzBeGCkAodcYwh83T4WwJ",
+	"RXOH00TnIg4lpu2jVgBJsmM+nQoJ5U38yhBtKr5/y1MgJFiIlzVVhsXaIHGOirGdhHKwcPoKBtFf2wcD",
+	"HBd982iiyMJHddsg9r7IbLX9JDqUS2XbvC/Yjz9iYh8aKLEC4zbaSCiJKEO4ez/ydJLdiUaRMfXVKHZH",
+	"o9g5HbLGH0SKxbRTl+7Z6ZZkz8NHIPlXnumVnvmi4qlXHPsr/b6LUGpopSFWPskcLOiP+xJ1X05bS9Yp",
+	"g0ZdA232CoxU0SLKOUqYDoRZQLliUa6iUEJsik5uBaEJkEBVJCS5vKdW2+J6AVSVESRJ35kILg0zsMKV",
+	"ykKJQHRtdpkIXYXzJwPJYOEQhocCsJLqyOWLROewnMtEcl3FvyRus1PJkthH57SLgnlqXrxGSbP+lvTq",
+	"Kc/HhVpdbE7DDzzGNJ9tRK1uXbBm3STchrY3IzVjCJbNiGr6TK9lRF5Y4CCUdPeR3ZwU6Dw2N41QypqU",
+	"JVkCmNSBi/En/OBC6YjsYZxVUEymAk4djBXlCPhpPxW3IrWgCjiHIJSRD5aFCIcEtmU+2NGAWdSHikI7",
+	"qY8DBY05iMKARTRyRD5m0TDJjfRhb5AcCh9ghlLWbc7ZOMlPKEnMrGBxuNBpgddMEZRHdYPQL4q1eW3C",
+	"GQhhdktDiYmEbq3nXDOAwEfsV4wLMz2CWobmYHOQUQLjBFIzBGRGM3Cu2YRnN+hRReyJvA/T8RECMeey",
+	"aJFyMM0iRwystPA5yQuY0T2NOTfWdBnN5/N2FDj9l1MaIsT3qWuGVADb10xPRYpl8ppRMqLTm0id81HG",
+	"J4BhiXGe5/a7MqalpSUW5odFBIANiwGlCggQe7BgaCxiRbDOEVTCQNmSngslVKjbCT/79Jydap3onEso",
+	"L18B1A5leYl9aMjAg0bEyfsAluRDF2bpdQm9I5RgLUBzJGvW4/ydAAsYq9TcHgAMxlwhL7nmOxvzahYS",
+	"igYZgbyZidg0EbeMDmAPKGWlQADrCSvjmwPZr8CB+pfNCNAQCZh8omNvpmZbdumes+ko4zGBJg/A/ZCT",
+	"70CadSw8N+Y4oQ3i1uE31jhDfGcP9EvwiNRzKJWtzj1O8nIxInO/sa7+0jDxcqEllmtmQX+sghBKM7lm",
+	"VAIDAnKE2ByRrfeoisBnAuaopt+SvbbOlAv/rOM2mypS2HyCdfVQCk+ZOZxK2mLTCYCklLBsvDBzQLNx",
+	"77YCDOkwzH3FLhHsEXmXFOzuCbNTg0RdqjJ6B8cHAImuzeRbXoPnFkcpKJX4bi8Dt3RIkq8bGaXFbiEQ",
+	"rAJaqo7rBa8bFgbJW1B5OG31Iz1cNdJcPew4n3It9hPpSpEzPRuQj0Vd40afsOivRPOukNIRjGl7xRiR",
+	"u6/d5Y3jwqoZIo2tsBCxVKkbI9qe4PGOYHDR+kFcDcqnrahfZQvOWMAB/Pyxdmi17assX906lrEpWref",
+	"1/WyQfN9q7J8Kw1ZZBeGGG3z6JbPUd2TbVqkK779G/jkqVxs//ArlW//8FMCAb6njaAEGmf+9kMNC/Gv",
+	"WnQKOBHVikCNjrOF4FnALPyTX7MWcsE/uEJlh0fdInCmAVOmXx71vB+kmOv2Yqgmg0TyXGVGGIPZuoR5",
+	"kEQorrx/cJCqIU+NLNh/3HncKauv3/4n8BM7H4wqM7N4UhBR/DJX+FW3t39IX+H6/PX4ewoc+OvxsyfP",
+	"zv56eEorQFFtfCSedKFozx9xVFJ8yht9OUvToDHNxC3+7aEJkBGdIIG7QRVLkIj4IbIb/K6Lsy3esflg",
+	"jf5xx8MC67Q7hjqqRr9n/sl52uj3wBoEOt3ywYOv0eAL9ot156nrn5qDaZYMMSXSPfDdY+/3+x4hM7It",
+	"NgqY3X0Pxj36usN2b7Ojy1v4eReRD2A2VlgBpwTgS1KYTdZJMlKI21vb95ZMe52jzS+9UvlzNZNkC+xt",
+	"k3MAVkcw/4B9bmsrIrzyQKkOWxoQsct6A+Jba9KhC0emBM8yiCauDVbBA0p2OvgV/1hrKfxRzTEjwEfz",
+	"G46tGULnYmpZDra2nd0wlFGuoqAO2hrq2xDaKao67NQqUtC1xl67qGdS5Qjz+hhc5LY+Dj5EZXMwpxC+",
+	"uvkPfDOgpAZoFGJ64NeAcZZy84NR9DxY6lDiIErt3/yH7QE98SqL0RHvZrWH4wq8EuJkzZJmtODggti3",
+	"uM0IVDdWIKb/QyWyby00KtvTNC6CFS7gNWSeyBnkhwmepYnIoH5QO5T7rHDr4/iW4wOaZGOrRwlu1exQ",
+	"KJk7BJhzJ6YnLBJmJokcXRWRBC6qH/ciYBEgIF3VPMrT1LTr4xc7uFr01hMg5SSRM40tn8AM40xN1fU1",
+	"TRB6QgVnTxfN2bcS3Lc9zZoYOoAjawWuHcwAMGPBII164PJSNziOapZDMR5/IDXtuYPa7HbKgzKjqLZ7",
+	"ZX6Masex1ECbFSjyGo28SgrTKgFgB6xAUF+wuZqlMYuT2wQT+DvtUD5HWlFvhfHNGzZVsYkgVyRRtILi",
+	"aQc57GyWak557ktXx1yZPosMD2wTuSLkMTQKJYQEmvj4xkhdTlgF0Bht0+RrrnMO/CBynObOHlSgtwQM",
+	"sjKoE8dvvQmOTF47O1gBJVDvSujVuhIc8X5YT8KGGb8xF/K5kUC2ffhSPayK969T2HZXN+/tBrZwXEsU",
+	"stHvdTpu798mIzmbgvRYS08h58HI9bmYahLBKzUdoGJyHW2hn4gcIu6URxrhC6yDhyDwzEnyvge61+mg",
+	"YF/t9nhlr8dep91vl7p9fOz6ddP3vOLo8rZCs08zfOTkTmN7ORhpAlxxB662Iq7JXXEy7H4Vgb+QCHy6",
+	"tNTWqgGSgicKE+PaKAwDBsBK8RejFIsqjgXMmsvwL41jK395EEoNcSOAklPIQKZrdGEHCDlZLhjZ306g",
+	"qxGpbVHKZlFmLckKgdQIBFaq9WoPmlnvlWtJlt6naihjjInEyp70jhkvii9WZvA9uXWCJspQ2CRNzRUY",
+	"LyRnZXtdJXJ5q1kjafE0XVqncsUZM+RdSs3gOEDLvsrM0GY2e5TfioyPhPu2T/GmcJYo/gtV++GiWtUd",
+	"JWx4D44YrbRzOFFlh+J1dBXzHNuw60qv+c4q0zJAvIL2xt30UImfK0bOveaYp7fmOMz5Ao/wLyJTrRMW",
+	"ddqdToRrAVVK4yQ+Ma3KWZpWp4hAPXaYbfbGzkmSP4h+SoS2sRV0VEXcZ1rAQkRponN6M2qH8gcE7Vgv",
+	"j+IAsca1VowDNBiMi5z2EK1r74hSJ6GE21oqBoMtNb3a9Svdjhi4mAEqfiij56dPL99evTm7PHt1ef76",
+	"VQRHPGAJxYu1SnlQuH0k65Y8gVjUGqYHmGQwyOVqHzXFPqxzZ0UojFnDp+7y6IeQe38nufF39Tb8G4ii",
+	"H35tVCiZNVYuiXZH7V5RRqtbI63dJNIcQFvvvkQ1bat+eo6Z9badd9vdovOj1RIqjcGylM3DOLyzGRpF",
+	"i/8sLMLdGjdBd/+wc3fr8127+FcZnbcVtcv0aBvjM0I3lWzPjpx9lb6/kPTtsYySBdrVJl8hiwPL3iiJ",
+	"l1FOV8at3ojFiiCexGYclzOO6gyvTpbCCkgV+RylIwfiN04qUhTUSLLZVInOmZC3IlVTETAS7G0wGyL3",
+	"wzPmF82aEbBsX9hnReJCwGASg4VNym6CnNRyAZIUHqMBrxcnetjpUFUhtx9gVKNchCLqyUhrkPuUiVCC",
+	"VAV7TcnR5Tgeohf06clPZz8bWaLAuN1sD6wJdzIv9dmynAXZ7bqcG96sk4cwB52qgsBZowJEbMIXbCCs",
+	"1TGU9LqLo1olCHmovX9gGWiXkBk6If+ioJmvkSlfZcVVnn49zFSaXsViak4QCht5MhFXSpLMQLIWefyn",
+	"KZSTcY0cHe/eBrLzu4cOeEzoywpu9+nnjya9bRswAJx7DVc1XPer7PalZLdKJK0VowqhYYXwtl1Mgc0I",
+	"Xym6bWO63JSrXoSYDxaEi8McsK0cMaliUWthND9o1gR7oFaSwojHmJ5Anuy5oscgBZwslyyfJ0MByB/m",
+	"xz1XhamoC9btWCREMr2YVmHc1+lMj9EN72TQqM8OOw47LiDkeWffpBRb4uPQymGnmL6fHRugj5qeGgjE",
+	"Oi5yrPGlE4pax9HjYDIxFDKnXYC3e8flQdR2LsW86NwTkSHqguEtBwBiH2YTofeQmQe2MEk5M4g1izQN",
+	"tCki3J9p1BU1gYJkLTSVmVZsbIWDCKIUHYQ3h+r97VC+sgnGVJe3MNKVZoYFXvBRiCUxz96Iac5SJUci",
+	"QxyAnA9SQRUno3evXrz+4YezZ1GfScUGfHgzm5pxZwIYJSRTIJpRq82eovAORw2DEAhOwBLDUFZOsd7D",
+	"0yO0BXKPnr949/bHq/NXl2dv/nb6ol6k/UHkFkTg3vLsg/kyvcKkHzpBJ+gG5n978L/V/w7dX13v217Q",
+	"DY5gPEPo+sOvDdpujMAX1+pTI2jQWWj0G8/O+hRc2TAMyZyGRt8QpJtcTakaZqPfOODgO8ezuCqSFTA+",
+	"zfW+4iNlzVJF90/HmYLVLnp/97b/TkLdObOmoFq4MUzUIEmFN4TyCKq9fXts9sG3Rm3Nle1B2OS7tJT7",
+	"d/Fd/vn46PuxAkoiPc4p1fwODJMMjmtMHdYH5IwaZLywbKLwuZXsGVV3I2j+AJkWyqnI8AVD8woHEtIY",
+	"+9nDmje9om0HjRizCdYEZvYHiyJn3z0BfLZPBBObQTlfo34CsRAxkOKWs5MMyLlKjk5wHKLzExBNocW+",
+	"8wuu8moVzrIlz1jEJ2hvIeR+qIaxs9+LSPgaWwcQcW+hEl1vwgjYlpYJ8nh9dc18VbfXuGYmqCo3ur1O",
+	"+7hjuBCd/Ea/cfbuTcNzyPScU+Rilg3HXOOKF0181/7ucbmFd2+feS3UNXBnPZtu7JdVsu/cyR9NwyZi",
+	"sL1jxKPuSTlGn9bkq579heQDG+NQ8Y8UrFoHEAzjrtmubhLX1RrBgZ5xbpJNEUlsE4BHKAsED8vvWMz1",
+	"eKB4FjM9VnPNknwpRKkC6FAo8A40YV1QUKGxG12QIkSwmpZlxRCCwgEwFQv/fsopKAeDO6K+jfKACsFF",
+	"YV8wc5yUNXP394kXioQ7N05s0BE8cGUuNgJP9P022IHrOEC5AgUNetcHmUf1uxygREPFnG9ZWAZIQ8Wx",
+	"lAKTvLkWUPUUPyW4RMAOBHZwOjMGYueqsFSMkzyg+pS2qsPWkPjkofcC4OwswMiCjWBslX0R3gN8h34p",
+	"WLvst6vDx6DqZeaEUixNKLEwu18areRJwjswAVE2yYrTkKSpK6ntNq1FwIShJEzFRLNS5BccQhL+mmCv",
+	"cJuERZ+Wzkerzb7H6XFX/ac0u6AUteaWGZEYybNHi1MYaUj8pc0NZQnpg/2IUiwUI6jIsivMBm+Jqvx5",
+	"xc2vScKbkoT9kNCUQx0LJV1wTODnB9PlRUpB4HmQPyIVuXVJ9VmZRlwB1j183D72hNHHncC3C30LIeeV",
+	"LNTKRWr0e+1vD8kY4mhQo//dcSnu/Mi0hDNt9HuPOh0/Knx1oixIVWj6Lq3bqbOHr5/fUbd9VBa2venR",
+	"mJam8/jR8nTcFC1GcTGb7lFnpzxOnMQm+48HVuj44lfp8AtJhz8KHkN9aG/VH8gDswWa52trBwLJCyH8",
+	"SvseEHQU/uTXHCQvAjLFjgPqDCW5A+qiYRAklMqOOkz1UlWBTgtdEhbn88lYzTKSXxDE04ZpL0PJkQ+C",
+	"0DrtG3sk6YH3gKClEsneXT5lzcjlgRxedo8QvPPvUesE6+UJhAS24SXXbDY1Y6YQk6CAAmKFuJwu2uwU",
+	"WDT5rmK+SJPRON/X/BbKuaIdbMw16x0ylbHeEWxBIjTOMhNTwalZQFalCfNZPptINDXSrgWMarXmHryY",
+	"GpImIQCqjpagkChMu1Z82ORxg7CmXJcEWiqfiT+S9wXCsp2Yu4Wc6BJBq5kJnlCe5JWjEPNFhAZIOjCt",
+	"fgHNanWEgHmbGq3eSXCWKXYYPHrUgf2sdIYostUO4Nuii+jES2Q0EwXhmdgjHA+Mr0fzaEL6ViJ1Egv/",
+	"klF9U/Neaa/cRlEqACQD84Xegwj7dYe02wk6nQ4NZQfZvdD0SGNsRiMnDBrR9dS6wKDHUILvDOC/aOVw",
+	"WHoJ1ckh964QOO+BW/u7RV6Bap38Qsq9hUD18ZNivlgRX2XXY0VYFL5og6LMLW4E9CXianzcArToeyLb",
+	"U4HZPativZxVqnYsQKQbE/6J8kTx4/3SRr8i/ewmxJudL8vvcwWkoBZfpSxpf9c+DKr4wL1eoySRQn5l",
+	"VfR83PVFz2NP8nzUXaqU0Vnu47DcR00PnRJIcdF+5+6G5ELsKZt5e70lM2/v8B625Pv08wXMyXgr64B6",
+	"Nup/iAmFEJeGUhCTWwcIVVZ1INHD33wAGvJPV6+iznVr9JzSWUCkKToNR8fLhVmOOkZ/LHVaPdLdLTr9",
+	"tuRMf+x32nvoQ1gHANTb7z3Gr8qSRwUpqoRP+9fjZ09wux76+H7xEf5LDz4wzaVDTyC8VpdAe1oi2dnM",
+	"MJCD70WWJpI1310+/Q8A2d5EXQ9rqetl75DUifKh/HaTveKwOIGHS4ceE/GrVPYSOlruq7uB3nY9S8IX",
+	"oLeHK+lgSblzlUVhP5/0vgRJfoCh9Nzp/d3HAnTu7pen59+e3tLVOdrFpFQI7du4IsmKUCnq8cc0LRUz",
+	"+1Pbl/7mHG2ev6QU2llYm6YCi5aUi7estzvRu+sztBw2vn3agzLXY56J2DmkJ4HzczEsiZVMxCa8/8Q5",
+	"8RCXC5G9EyUh13vKsVwW2IEGqVgVYPPeTmVX9ZNeRLjvxp2gY7Fw1J2xY/F1T1+kL7bREV+bAVzzW5XB",
+	"zjSjPJsB2HgX6+nAAKWS+/4z1zzV8FAnaq0atH2+sTW+SsprRxhR3bBhJtBbCMhQK9dqbbYRoCPZVYIP",
+	"a5fq90o0esAEnAysiVeA+eSEvN5l15MZaAn6Da/gt1mmCU9SkBnEJzD7Xg1UjnKD/SKZaivO2a9gLu5b",
+	"dwgIiCqJQQaacq3nKosbfThJhp8lt3y4gN4yBaYTNZcia2B6zy9Kmq/eXT71viCvDXY0m8Yb5rm7iGPJ",
+	"1X/uJI0sv/UFo4e6jnF3t+faRLC2Ydl2Mvfg0tsw3Xdymqmh0NoQ6DOZJ/n2HPeBmG2JbZqlcXP3OKDj",
+	"ER8/B42p0jUMz9JyjAzIJjxNtIhJ7WjmWTKZiDhgqZqLbH/ItYhPGGep4JD6G9HRiqC2mK3eHwWMh9I9",
+	"Q4UyuFxAfkXApoYlAk/NeJKaZ2KoWDhRt6b5dzIZqliwlA9Eqlk+yySY2HMVyulMLsyPmEo7mWESsWQD",
+	"wThmYwBGP9QOYecXtgREYCN5+DBTWgOSzkxjHYKILnPEekwKEWvGWWRvfNRmkSUKkQ3h4cOhmOYUDFzH",
+	"n9/mKhPvHbxphnv9vYoXa8jip/35fL5/rbLJ/ixLhTTTjKt00pI+u9Rmbc8KMngwSNWoUSF4jW6nDf8d",
+	"PA5lr9Pp9uPB434fjB6Oju16G2GKz1U2IddzCcHv8xI/6N4t9+JfwA7WrM4mHkHM4PdkErtu20Zvuphb",
+	"QmIklrHgscAqsS/UkLTyX9e/t6fZuzcv2mthHauyy+c7k+vuFhrHBV+kiseXSr3gGcg1jaPu8Tad6dkU",
+	"w7Reijjhl2bUOypmlgr8nuzhNI5r4ZY99lCjIx38SsDKsUhFLpb3/Q0Q7FKBXHQNpqn1/oF5AbzrRk3K",
+	"My41B1WnvUQzn0EvPtG8l0AJrcUVOU4N/iGGeVHHrLH19XlG7a24Ni7PT7ORkveKP9niPD9X2SCJYyG/",
+	"XNbSlziGuIabTmJgFfMKSx2r+frDsX5g9O7rn/5g6WFfYqHNWm1e5t+zjuCDov5+NHPJh+MVseRQs0mz",
+	"i3eXy0Tnwry3UlCr3wH7SFKcqnfAqBuff6+D+eVpxp+EzRYb8btdPhyCZ6dsXpxePv2xtfIazmoj3ShF",
+	"EQxxVP0OY7FOWFTIhRFDFuyquznVBJ+BawsxcaGMPLH3CSpsZQH3ScSGqeCZdqFwbWfqY0MusfYWDSNm",
+	"zaNerzb9D1fg6636equ+3K3aTYq1JUPWmv0LdkdPB2i5JZxjwDBmTQtwlkC19yXbfwVYAioZQJCaMwIv",
+	"W/It1PPO9c9/PzOtkad7y3DuBV67j/xch2M5Uhyw//vHYEAvP+3ac08dfv54d3vowbd2/+9mGa17/49m",
+	"I8UztI2JlKbyR/Nj/iFNqnyZKNRCtP8vE6ZrDcWu8gcUPrfkEMPiex2vGq+ztZKTk2aOFtueef4xi4BS",
+	"REEoCVNGmPUgkMcyUr0F5wwQWwcAjQJHUfsUgF4ISwCcHkozawigB/ct41kGpcGh3ycUwYAfvsU4YSuu",
+	"AR48lRk+7thtx2D34y5AI4QyE9czbf3ANmQYlqTNulhvGBoPLJx4dauLyWEwtXk6lKPkVkicIsQ313aD",
+	"S9dmoE5DwWPsIiNzTJI7lIdQ0vCx/xmUtD5h3G4lJBlC49dibpGFepZpaUZWFMvOVpq6XfmZh7N0r2It",
+	"x8Hhxx2p4he3Uv8e3HDHNdjG7ouHYmezr6to8e7NC9aM1gpgfs02qA6NSam5d9j+VYbjr+J9TNf29zdN",
+	"X1v6sbb6ycYTtc5YXZS5YSMl9AlI5wg2oXO+WGWP9ijbA5uje545+tptxC53eoNNumDXX03SG03Sa07g",
+	"/yLh7s9e3+3jSmqwvgzSZZ046Sv3pUJFG5X89sqiJH8qJb5ASkI9tiJ3vJ7lAwBgeJHImz57mibDGwun",
+	"tPpnkE+WamUUWMcAkLy+YyfwUFf4ENHM5QIYFolQw2sHsZLit4O5SIdqIhr3shpgdYq72gwqb/8Ra1Zs",
+	"Dcj01Vqwo7VgRMSgio3072Ep+OabUhW2b75hzchc3Cf266iFZgTA26UKbYBjA8n2faMRQGo1ZXhHB9FJ",
+	"KKNvoqLOm1ywbCbNAS0sD5go/FvEtDCrDKp/CpuWJ7dCk20Wm4gZH/FE6jyUoI8DeNAyBrCREn0MYKPg",
+	"DFI1OvDGQt/wCFGC7MeDQRTAhuEXYGWQ7JtvCiitYl3gu6hF1WFdOTqzIvhTEEpzKCH4nErVOhyrPOPD",
+	"G5GhkyjJWTOqo82m/zKfCyUFGmvA0UKtNKJgd1EqnEfwVDgqBLmEXHpdtvU4gKA2iyyRjwB8wYKHQXw2",
+	"br5k529fs6Ne91s2VLFYZYPpdTqETIk2mF4HjTD1xhGzmlGbbSqyhgXWcOu96h7rKq7hkpSqrq20h5ju",
+	"H9QaYplufS2qnWj+l4/Z2427F18YDn+0TnTYaZ7bWDzM/u5s76AakeusHXBcD34lg81XS8fvbumAC/n7",
+	"2zlGSBfWACauPUdl+0aducIRngc2Vhx5xooRreX2V3GDoQKo7FczxTZmihUH6H+7iYJILhoobDXjbc0T",
+	"R7WDtsb0L2Gc6B1gklf/1xUSMgJZxVOVyByLzkrKD4zVXAYs5ze2HMZAxYCDepHymU4GqdlBSGxkpxfn",
+	"7LYH0gpsJJehhNEQSKVFjzLtu7fZXGU3YNuAMB7INMw1G3AtgKMZqe5GLLD2GoTOnV6chxKqrQBiUDKB",
+	"tEwj9SLJik5YRCBeDneoOGwYPkSolCiyAXg7bFUoo1/DhjAHPmz0WdgIZ53O4VBJAbKskENIyD8UYeNz",
+	"1GdHnQ5V6EWJnDAkIS7J6AJNBNrCF0mUno95Hso512yeKSjhAZBgZt5zWDRqa8IXbGiUeRarocb9a0/i",
+	"VsCOOl3WNDJmKKP379/vn87ysZC5oZ+iz74XPBNZ1KKBTRKtoQpHxgY8xnJ1MqYfi2WiImdYqgWGLziB",
+	"1WO4IpbXwMrUMwlQo7SUZkS975grn0cb0rTFSqAWsQzlNcB4YcasHUYpfdZio7UCdtw5JD3rjcizxf/P",
+	"2/X1tm0D8a9C8CUJRruyvayN85QVGdoNXbIl3VZIQsRYTKzGlgyRhucW/u7D3ZEUZSuu04flIYAkkyLv",
+	"SN4fir9f7+LBqDpryVobZItJSmlY9sfHyz8/3d2+/3B59fEWT8gQ5bQFZaprpMhz52UXiv16c/U7u8F5",
+	"xUb9yClNG2nUucdHUzWbTNXkSaNfPqedUT+po35bNfiBmrafvc2VqYuJYHkxV6VGiFboL1rIqu4nZVJm",
+	"WYaY/DPW+4ddX93cMneGRjrg1X5wgqQ1k1mSJCVjvXfs6MIaHZxjTv/st8tPR/j4LVnZHjgpY7ZtaI9c",
+	"RTk7+ppwOx5o7AfvTrhgCac+aXgaJx4HgZ4FMAsJT+FOLg1cl4+KqnudJxwpdvAv4V4yrQrHlvUDnXOq",
+	"2hRzNV4p9QQVBxVYHWPpOEF3AuJnKkSVIcob5qbgbpxwDHwTnqZ4Vei7sjJhAcccYn++Wq36j4jDQVJI",
+	"03RzZDW3E2jhOXc64n1opNWFVCQfH2v1KM0WbqY7iL57AN1zC73uAjSyOuBj/hpsi9Uh2GoPZBGCXqTC",
+	"DYKt80tg/71BaDft57VjDSKY9MKsBZspwuvzpJTY1rIimGJXYH9jmyHi29saH1y4m4Wxd1KH1wNFYqvh",
+	"5netwjEHhX5bJqIFIrJXQqXSZhsp6K9ulFgYiex+aVhe5Jap3SFLE/SLAKMI4/5ZIY2iXSn52bItClnm",
+	"XMSxnydeKM0kAZHQgb00FTFHycXcZpX87z27jog5TY4k6YMk9wjT4qTslV1A4NKJ/o65MkdMAt6SIJRD",
+	"3dCsHHvSfJgU5I1hyHLyIhlipD9G17bdoza1tdgh097bvzaeaNfMJtyIBwdl6Fhk4C7Ylh0sKd+L2KLZ",
+	"RIQc5S5GA2hRx/jI5RqeWIuLwX0xV3d0vtVnX7pUuaeHB0dguFDacOSwxM8L40W3gWHVVa00Hw83gnsn",
+	"uEt2g94w8khAP+B/L8pBb/jT7XA0Pj0bn57ZZ+n/tj4FaiKQdu1PdLbU5u4Fvd6jyb0rHG5F3t2vsZFB",
+	"EYgaYHHgCAri81Lo8xGUVCR49fCglbFHeLsHC2p4OTPua6RQjg3RGGFJtefgYBiJURSJHwf905Q+TgoL",
+	"/1LLcgKCv5Z1odtF30RicBqJ0Zt0k750sH6D8qtqTDEOMkHOvJkqiDG0YVUpfB6bPDiJH8bVsrQZhgMi",
+	"cmyLTSAdnJbAQrugAmcHlvze7IFt6/fg8dB7u/F4LvQTxqbYGnCrj5tIMoxCw9MtBEBEWa2pkjMz/cLH",
+	"X+HqM+gZVNn/rO0tP1zwCsKg9ZfWxSvLLAg3N8gut6wLsyZkM3S+wSPn4xg/EKcw4rkcSFFqA+OV0Jgx",
+	"wC4gRJ0s56o07Fir2UNvWsHSf86yuXxSEFdmFJzgIRvc60UImWU9Q/o7eKvt+Z60C1ibpVY17dXofpOH",
+	"8KcXdjMfF841zVkui9ka46VCI0VEGMoFtZE/vFvV3xTruthP/YuxE1juY8lo41yAQaxW5aySEBO29k08",
+	"Y2XYcko+db2rmEzxG1JqJe6nmcp9puqxm8FlVUyaoEr30U1XFijQVFDiA9ie7qSR2xZb1JWpJtWMHYPb",
+	"t5C1xwxvkW5cXL8/oR0mqoiR3tT8XuVuLUlKn7UpDFtUIETiAa4wY6JhbVpCsVIpZDxxoTcExjiMcnDR",
+	"HaByUuqFmvRwhUE9w2zCUN7xaVYlya/QbCrLvLeQtbYYynqhVH5y7nmR7Hwmgk/iBzHoH7udzvZwp80r",
+	"K8a3/nUdwnwu9eTWXorRG/KbQgdw57k00u+TDLOGQxXTPpjeOgn06dDLDmzDINiCISg7H89lgmWND4g4",
+	"3y6eggtHG/nKo1efBD25Xwemg0AiYdBkraxAJihrErat6VXQKf+Djo69wxWS0ExoLUTlutSFzbpVMmf3",
+	"cgaLVx3OwSsXEmu+STf/BQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

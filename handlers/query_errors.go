@@ -3,6 +3,7 @@ package handlers
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,8 +17,33 @@ import (
 
 const queryAPIPrefix = "/api/v2/"
 
+// plausibleV1Paths are Plausible's Stats API v1, beside the phpAnalytics /api/v1/stats/{id}:
+// their errors too are Plausible's.
+var plausibleV1Paths = []string{"/api/v1/stats/aggregate", "/api/v1/stats/timeseries",
+	"/api/v1/stats/breakdown", "/api/v1/stats/realtime/visitors"}
+
 func isQueryAPI(c echo.Context) bool {
-	return strings.HasPrefix(c.Request().URL.Path, queryAPIPrefix)
+	p := c.Request().URL.Path
+	return strings.HasPrefix(p, queryAPIPrefix) || slices.Contains(plausibleV1Paths, p)
+}
+
+// Plausible's own sentences for a request without a key and for a bad key or a site the key
+// may not read, on its v1 paths (where tools may match them).
+const (
+	plausibleMissingKey   = "Missing API key. Please use a valid Plausible API key as a Bearer Token."
+	plausibleUnauthorized = "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested."
+)
+
+// unauthorizedSentence is the 401's sentence of the path.
+func unauthorizedSentence(c echo.Context) string {
+	req := c.Request()
+	if !slices.Contains(plausibleV1Paths, req.URL.Path) {
+		return queryUnauthorized
+	}
+	if _, ok := bearerToken(req.Header.Get(echo.HeaderAuthorization)); !ok {
+		return plausibleMissingKey
+	}
+	return plausibleUnauthorized
 }
 
 // writeQueryError writes e as the query API's error: a refused input (the validator's 422)
@@ -29,7 +55,7 @@ func writeQueryError(c echo.Context, e *apiError, log *slog.Logger) {
 	case http.StatusUnprocessableEntity:
 		status, message = http.StatusBadRequest, fieldSentence(e)
 	case http.StatusUnauthorized:
-		message = queryUnauthorized
+		message = unauthorizedSentence(c)
 		h.Set(echo.HeaderWWWAuthenticate, "Bearer")
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		h.Set(echo.HeaderRetryAfter, strconv.Itoa(max(e.retryAfter, 1)))
