@@ -77,9 +77,11 @@ func TestPlausibleV1SameAsQuery(t *testing.T) {
 			"metrics", "visitors,bounce_rate", "filters", allVisits, "compare", "previous_period")
 		got := want(t, res, http.StatusOK)["results"].(map[string]any)
 		now, _, _ := counted(visits, func(v repotest.Visit) bool { return !v.Day.Before(day("2026-03-01")) })
-		old, _, _ := counted(visits, func(v repotest.Visit) bool { return v.Day.Before(day("2026-03-01")) && !v.Day.Before(day("2026-02-26")) })
+		old, _, _ := counted(visits, func(v repotest.Visit) bool {
+			return v.Day.Before(day("2026-03-01")) && !v.Day.Before(day("2026-02-26"))
+		})
 		visitors := got["visitors"].(map[string]any)
-		change := float64(int((float64(now-old)/float64(old)*100)+0.5*sign(now-old)))
+		change := float64(int((float64(now-old) / float64(old) * 100) + 0.5*sign(now-old)))
 		if visitors["value"] != float64(now) || visitors["comparison_value"] != float64(old) || visitors["change"] != change {
 			t.Errorf("visitors %v, want %d, %d, %v", visitors, now, old, change)
 		}
