@@ -216,12 +216,17 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}, reg)
 	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Links: links, Log: log}
 
+	querySchema, err := handlers.QuerySchema()
+	if err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
 	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, cfg: cfg,
 		KeyUses: keyUses, outbox: outbox}
 	a.Handler = mount(routes{
 		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,
 		metricsAllow: cfg.MetricsAllow, trustedProxies: cfg.TrustedProxies, links: links,
+		querySchema: querySchema, logger: log,
 	})
 	a.jobs = newRunner(a.jobList(), reg, log)
 	return a, nil

@@ -170,6 +170,24 @@ func (e PageSize) Valid() bool {
 	}
 }
 
+// Defines values for PlausibleHealthPostgres.
+const (
+	PlausibleHealthPostgresError PlausibleHealthPostgres = "error"
+	PlausibleHealthPostgresOk    PlausibleHealthPostgres = "ok"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleHealthPostgres enum.
+func (e PlausibleHealthPostgres) Valid() bool {
+	switch e {
+	case PlausibleHealthPostgresError:
+		return true
+	case PlausibleHealthPostgresOk:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Privacy.
 const (
 	PrivacyPassword Privacy = 2
@@ -338,6 +356,21 @@ func (e ZeroOne) Valid() bool {
 	case ZeroOneN0:
 		return true
 	case ZeroOneN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType.
+const (
+	GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyTypeObject GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType = "object"
+)
+
+// Valid indicates whether the value is a known member of the GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType enum.
+func (e GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType) Valid() bool {
+	switch e {
+	case GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyTypeObject:
 		return true
 	default:
 		return false
@@ -804,6 +837,14 @@ type PlausibleAggregateValue struct {
 	ComparisonValue *float64 `json:"comparison_value,omitempty"`
 	Value           *float64 `json:"value"`
 }
+
+// PlausibleHealth defines model for PlausibleHealth.
+type PlausibleHealth struct {
+	Postgres PlausibleHealthPostgres `json:"postgres"`
+}
+
+// PlausibleHealthPostgres defines model for PlausibleHealth.Postgres.
+type PlausibleHealthPostgres string
 
 // PlausibleHit Plausible's body, as its official tracker (short keys, sent as `text/plain`) and its
 // Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
@@ -1569,6 +1610,17 @@ type UnsupportedMediaType = Error
 // WebsiteOK defines model for WebsiteOK.
 type WebsiteOK = WebsiteResponse
 
+// GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType defines parameters for GetQuerySchema.
+type GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType string
+
+// GetQuerySchema200ApplicationSchemaPlusJSONResponseBody defines parameters for GetQuerySchema.
+type GetQuerySchema200ApplicationSchemaPlusJSONResponseBody struct {
+	Schema               string                                                     `json:"$schema"`
+	Properties           map[string]interface{}                                     `json:"properties"`
+	Type                 GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType `json:"type"`
+	AdditionalProperties map[string]interface{}                                     `json:"-"`
+}
+
 // CollectEventTextBody defines parameters for CollectEvent.
 type CollectEventTextBody = string
 
@@ -2266,6 +2318,100 @@ type StoreGoalFormdataRequestBody = GoalForm
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
 
+// Getter for additional properties for GetQuerySchema200ApplicationSchemaPlusJSONResponseBody. Returns the specified
+// element and whether it was found
+func (a GetQuerySchema200ApplicationSchemaPlusJSONResponseBody) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for GetQuerySchema200ApplicationSchemaPlusJSONResponseBody
+func (a *GetQuerySchema200ApplicationSchemaPlusJSONResponseBody) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for GetQuerySchema200ApplicationSchemaPlusJSONResponseBody to handle AdditionalProperties
+func (a *GetQuerySchema200ApplicationSchemaPlusJSONResponseBody) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["$schema"]; found {
+		err = json.Unmarshal(raw, &a.Schema)
+		if err != nil {
+			return fmt.Errorf("error reading '$schema': %w", err)
+		}
+		delete(object, "$schema")
+	}
+
+	if raw, found := object["properties"]; found {
+		err = json.Unmarshal(raw, &a.Properties)
+		if err != nil {
+			return fmt.Errorf("error reading 'properties': %w", err)
+		}
+		delete(object, "properties")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for GetQuerySchema200ApplicationSchemaPlusJSONResponseBody to handle AdditionalProperties
+func (a GetQuerySchema200ApplicationSchemaPlusJSONResponseBody) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["$schema"], err = json.Marshal(a.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling '$schema': %w", err)
+	}
+
+	if a.Properties != nil {
+		object["properties"], err = json.Marshal(a.Properties)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'properties': %w", err)
+		}
+	}
+
+	object["type"], err = json.Marshal(a.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // AsHit0 returns the union data inside the Hit as a Hit0
 func (t Hit) AsHit0() (Hit0, error) {
 	var body Hit0
@@ -2920,6 +3066,15 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GetQuerySchema The JSON Schema of the query API's body
+	//
+	// The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+	// publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+	// It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+	//
+	// Corresponds with GET /api/docs/query/schema.json (the `GetQuerySchema` operationId).
+	GetQuerySchema(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PreflightEvent CORS preflight
 	//
 	// Any origin may post hits.
@@ -3034,6 +3189,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/event (the `CollectEvent` operationId).
 	CollectEventWithTextBody(ctx context.Context, body CollectEventTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPlausibleHealth Health as Plausible answers it
+	//
+	// Plausible's health check, for the monitors written against it: 200 and
+	// `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+	// does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+	// the same check with this service's own body.
+	//
+	// Corresponds with GET /api/health (the `GetPlausibleHealth` operationId).
+	GetPlausibleHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetDocs This API's documentation
 	//
@@ -3560,6 +3725,25 @@ type ClientInterface interface {
 	HeadCollectionReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
+// GetQuerySchema The JSON Schema of the query API's body
+//
+// The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+// publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+// It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+//
+// Corresponds with GET /api/docs/query/schema.json (the `GetQuerySchema` operationId).
+func (c *Client) GetQuerySchema(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetQuerySchemaRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PreflightEvent CORS preflight
 //
 // Any origin may post hits.
@@ -3705,6 +3889,26 @@ func (c *Client) CollectEvent(ctx context.Context, body CollectEventJSONRequestB
 // Corresponds with POST /api/event (the `CollectEvent` operationId).
 func (c *Client) CollectEventWithTextBody(ctx context.Context, body CollectEventTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCollectEventRequestWithTextBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPlausibleHealth Health as Plausible answers it
+//
+// Plausible's health check, for the monitors written against it: 200 and
+// `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+// does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+// the same check with this service's own body.
+//
+// Corresponds with GET /api/health (the `GetPlausibleHealth` operationId).
+func (c *Client) GetPlausibleHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPlausibleHealthRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4700,6 +4904,33 @@ func (c *Client) HeadCollectionReadiness(ctx context.Context, reqEditors ...Requ
 	return c.Client.Do(req)
 }
 
+// NewGetQuerySchemaRequest constructs an http.Request for the GetQuerySchema method
+func NewGetQuerySchemaRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/docs/query/schema.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPreflightEventRequest constructs an http.Request for the PreflightEvent method
 func NewPreflightEventRequest(server string) (*http.Request, error) {
 	var err error
@@ -4774,6 +5005,33 @@ func NewCollectEventRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetPlausibleHealthRequest constructs an http.Request for the GetPlausibleHealth method
+func NewGetPlausibleHealthRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/health")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -7558,6 +7816,17 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GetQuerySchemaWithResponse The JSON Schema of the query API's body
+	//
+	// The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+	// publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+	// It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/docs/query/schema.json (the `GetQuerySchema` operationId).
+	GetQuerySchemaWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetQuerySchemaResponse, error)
+
 	// PreflightEventWithResponse CORS preflight
 	//
 	// Any origin may post hits.
@@ -7674,6 +7943,18 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/event (the `CollectEvent` operationId).
 	CollectEventWithTextBodyWithResponse(ctx context.Context, body CollectEventTextRequestBody, reqEditors ...RequestEditorFn) (*CollectEventResponse, error)
+
+	// GetPlausibleHealthWithResponse Health as Plausible answers it
+	//
+	// Plausible's health check, for the monitors written against it: 200 and
+	// `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+	// does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+	// the same check with this service's own body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/health (the `GetPlausibleHealth` operationId).
+	GetPlausibleHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPlausibleHealthResponse, error)
 
 	// GetDocsWithResponse This API's documentation
 	//
@@ -8266,6 +8547,47 @@ type ClientWithResponsesInterface interface {
 	HeadCollectionReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadCollectionReadinessResponse, error)
 }
 
+type GetQuerySchemaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationschemaJSON200 the response for an HTTP 200 `application/schema+json` response
+	ApplicationschemaJSON200 *GetQuerySchema200ApplicationSchemaPlusJSONResponseBody
+}
+
+// GetApplicationschemaJSON200 returns the response for an HTTP 200 `application/schema+json` response
+func (r GetQuerySchemaResponse) GetApplicationschemaJSON200() *GetQuerySchema200ApplicationSchemaPlusJSONResponseBody {
+	return r.ApplicationschemaJSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetQuerySchemaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetQuerySchemaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetQuerySchemaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetQuerySchemaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PreflightEventResponse204Headers the declared response headers of an HTTP 204 response for PreflightEvent
 type PreflightEventResponse204Headers struct {
 	AccessControlAllowHeaders string
@@ -8402,6 +8724,54 @@ func (r CollectEventResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CollectEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetPlausibleHealthResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleHealth
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *PlausibleHealth
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPlausibleHealthResponse) GetJSON200() *PlausibleHealth {
+	return r.JSON200
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetPlausibleHealthResponse) GetJSON500() *PlausibleHealth {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPlausibleHealthResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPlausibleHealthResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPlausibleHealthResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPlausibleHealthResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12349,6 +12719,23 @@ func (r HeadCollectionReadinessResponse) ContentType() string {
 	return ""
 }
 
+// GetQuerySchemaWithResponse The JSON Schema of the query API's body
+//
+// The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+// publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+// It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/docs/query/schema.json (the `GetQuerySchema` operationId).
+func (c *ClientWithResponses) GetQuerySchemaWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetQuerySchemaResponse, error) {
+	rsp, err := c.GetQuerySchema(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetQuerySchemaResponse(rsp)
+}
+
 // PreflightEventWithResponse CORS preflight
 //
 // Any origin may post hits.
@@ -12488,6 +12875,24 @@ func (c *ClientWithResponses) CollectEventWithTextBodyWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParseCollectEventResponse(rsp)
+}
+
+// GetPlausibleHealthWithResponse Health as Plausible answers it
+//
+// Plausible's health check, for the monitors written against it: 200 and
+// `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+// does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+// the same check with this service's own body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/health (the `GetPlausibleHealth` operationId).
+func (c *ClientWithResponses) GetPlausibleHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPlausibleHealthResponse, error) {
+	rsp, err := c.GetPlausibleHealth(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPlausibleHealthResponse(rsp)
 }
 
 // GetDocsWithResponse This API's documentation
@@ -13361,6 +13766,32 @@ func (c *ClientWithResponses) HeadCollectionReadinessWithResponse(ctx context.Co
 	return ParseHeadCollectionReadinessResponse(rsp)
 }
 
+// ParseGetQuerySchemaResponse parses an HTTP response from a GetQuerySchemaWithResponse call
+func ParseGetQuerySchemaResponse(rsp *http.Response) (*GetQuerySchemaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetQuerySchemaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GetQuerySchema200ApplicationSchemaPlusJSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationschemaJSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParsePreflightEventResponse parses an HTTP response from a PreflightEventWithResponse call
 func ParsePreflightEventResponse(rsp *http.Response) (*PreflightEventResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13516,6 +13947,39 @@ func ParseCollectEventResponse(rsp *http.Response) (*CollectEventResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPlausibleHealthResponse parses an HTTP response from a GetPlausibleHealthWithResponse call
+func ParseGetPlausibleHealthResponse(rsp *http.Response) (*GetPlausibleHealthResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPlausibleHealthResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleHealth
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest PlausibleHealth
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
 	}
 
 	return response, nil

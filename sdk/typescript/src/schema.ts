@@ -150,6 +150,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Health as Plausible answers it
+         * @description Plausible's health check, for the monitors written against it: 200 and
+         *     `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+         *     does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+         *     the same check with this service's own body.
+         */
+        get: operations["getPlausibleHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/docs/query/schema.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JSON Schema of the query API's body
+         * @description The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+         *     publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+         *     It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+         */
+        get: operations["getQuerySchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1126,6 +1171,10 @@ export interface components {
             openapi: string;
             info: Record<string, never>;
             paths: Record<string, never>;
+        };
+        PlausibleHealth: {
+            /** @enum {string} */
+            postgres: "ok" | "error";
         };
         Health: {
             /** @enum {string} */
@@ -2624,6 +2673,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    getPlausibleHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "postgres": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleHealth"];
+                };
+            };
+            /** @description The database does not answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "postgres": "error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleHealth"];
+                };
+            };
+        };
+    };
+    getQuerySchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/schema+json": {
+                        $schema: string;
+                        /** @enum {string} */
+                        type: "object";
+                        properties: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
