@@ -48,6 +48,8 @@ type Config struct {
 
 	// APIRateLimit is the sustained API requests a second per key (bursts of twice as many).
 	APIRateLimit float64
+	// PlausibleHourlyLimit is the requests an hour per key on Plausible's APIs; 0: none.
+	PlausibleHourlyLimit int
 	// AuthFailLimit is the sustained failed API authentications a second per client address
 	// (bursts of ten times as many).
 	AuthFailLimit float64
@@ -187,7 +189,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	keyUses := handlers.NewKeyUses(repo, cfg.Now)
 	api, err := handlers.New(handlers.Options{
 		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now, Location: cfg.Location,
-		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit,
+		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit, PlausibleHourlyLimit: cfg.PlausibleHourlyLimit,
 		TrustedProxies: cfg.TrustedProxies, Links: links, KeyUses: keyUses,
 		QueryTimeout: cfg.QueryTimeout, MaxQueriesPerKey: cfg.MaxQueriesPerKey, MaxQueriesPerWebsite: cfg.MaxQueriesPerWebsite,
 	})

@@ -58,6 +58,14 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 			return tooManyRequests(wait)
 		}
 	}
+	if s.hourLimit != nil && isPlausiblePath(req.URL.Path) {
+		if ok, wait := s.hourLimit.Allow(s.hourLimit.StringKey(key)); !ok {
+			attempt.refund()
+			return &echo.HTTPError{Code: http.StatusTooManyRequests, Internal: &apiError{status: http.StatusTooManyRequests,
+				message:    fmt.Sprintf("Too many API requests. Your API key is limited to %d requests per hour.", s.hourly),
+				retryAfter: ratelimit.RetryAfter(wait)}}
+		}
+	}
 	found, err := s.repo.AuthenticateAPIKey(req.Context(), key)
 	if errors.Is(err, repository.ErrNotFound) {
 		attempt.failed()

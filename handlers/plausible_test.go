@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/analytics-service/analytics/app"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/testkit/harness"
@@ -247,4 +249,42 @@ func TestPlausibleV1Errors(t *testing.T) {
 			t.Errorf("an unknown name under /api/v1/stats answered 200: %s", res.Body)
 		}
 	})
+}
+
+// TestPlausibleHourlyLimit: past PLAUSIBLE_API_RATE_LIMIT requests of a key in an hour, Plausible's
+// 429 with Retry-After, under a burst of concurrent requests; another key and the phpAnalytics
+// paths are not charged.
+func TestPlausibleHourlyLimit(t *testing.T) {
+	e := newEnv(t, func(c *app.Config) { c.PlausibleHourlyLimit = 20; c.APIRateLimit = 0; c.MaxQueriesPerKey = 500 })
+	key := e.User("a@example.com").Key
+	e.store(key, "domain", "example.com")
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := e.plausibleV1(key, "realtime/visitors", "site_id", "example.com")
+			mu.Lock()
+			statuses[res.Status]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if statuses[http.StatusOK] != 20 || statuses[http.StatusTooManyRequests] != 180 {
+		t.Fatalf("statuses %v, want 20 200s and 180 429s", statuses)
+	}
+	res := e.plausibleV1(key, "aggregate", "site_id", "example.com")
+	wantQueryError(t, res, http.StatusTooManyRequests)
+	if got := res.JSON(t)["error"]; got != "Too many API requests. Your API key is limited to 20 requests per hour." || res.Header.Get("Retry-After") == "" {
+		t.Errorf("429: %q, Retry-After %q", got, res.Header.Get("Retry-After"))
+	}
+	if res := e.Do(harness.Request{Path: "/api/v1/websites", Key: key}); res.Status != http.StatusOK {
+		t.Errorf("phpAnalytics path: %d", res.Status)
+	}
+	other := e.User("b@example.com").Key
+	if res := e.plausibleV1(other, "aggregate", "site_id", "example.com"); res.Status != http.StatusUnauthorized {
+		t.Errorf("another key is not charged: %d %s", res.Status, res.Body)
+	}
 }

@@ -27,6 +27,10 @@ func isQueryAPI(c echo.Context) bool {
 	return strings.HasPrefix(p, queryAPIPrefix) || slices.Contains(plausibleV1Paths, p)
 }
 
+// isPlausiblePath tells whether a path is one of Plausible's APIs that its hourly limit per
+// key bounds (the Stats API v1; the query API v2 has this service's limits only).
+func isPlausiblePath(p string) bool { return slices.Contains(plausibleV1Paths, p) }
+
 // Plausible's own sentences for a request without a key and for a bad key or a site the key
 // may not read, on its v1 paths (where tools may match them).
 const (

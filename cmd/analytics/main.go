@@ -136,6 +136,7 @@ type config struct {
 	ListenAddr      string
 	Location        *time.Location
 	RateLimit       float64
+	PlausibleHourly int
 	AuthFailLimit   float64
 	EventRateLimit  float64
 	GeoIPDB         string
@@ -172,7 +173,7 @@ type config struct {
 func (cfg config) app(geo *ingest.GeoDB) app.Config {
 	return app.Config{
 		Location: cfg.Location, PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, TrustedProxies: cfg.TrustedProxies,
-		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
+		APIRateLimit: cfg.RateLimit, PlausibleHourlyLimit: cfg.PlausibleHourly, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
 		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, OIDC: cfg.OIDC,
 		MetricsAllow:    cfg.MetricsAllow,
@@ -199,6 +200,7 @@ func loadConfig() (config, error) {
 		cfg.Location = loc
 	}
 	cfg.RateLimit = envFloat("API_RATE_LIMIT", 50, &errs)
+	cfg.PlausibleHourly = envCountOrOff("PLAUSIBLE_API_RATE_LIMIT", 600, &errs)
 	cfg.AuthFailLimit = envFloat("API_AUTH_FAILURE_LIMIT", 1, &errs)
 	cfg.EventRateLimit = envFloat("EVENT_RATE_LIMIT", ingest.DefaultEventRateLimit, &errs)
 	cfg.FlushInterval = envDuration("FLUSH_INTERVAL", ingest.DefaultFlushInterval, &errs)
@@ -338,6 +340,14 @@ func envCount(name string, fallback int, errs *[]error) int {
 		*errs = append(*errs, fmt.Errorf("%s: %q is not a whole number >= 1", name, v))
 	}
 	return n
+}
+
+// envCountOrOff is envCount that also takes 0 (a limit turned off).
+func envCountOrOff(name string, fallback int, errs *[]error) int {
+	if os.Getenv(name) == "0" {
+		return 0
+	}
+	return envCount(name, fallback, errs)
 }
 
 func envDuration(name string, fallback time.Duration, errs *[]error) time.Duration {
