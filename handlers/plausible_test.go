@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/testkit/harness"
@@ -287,4 +288,33 @@ func TestPlausibleHourlyLimit(t *testing.T) {
 	if res := e.plausibleV1(other, "aggregate", "site_id", "example.com"); res.Status != http.StatusUnauthorized {
 		t.Errorf("another key is not charged: %d %s", res.Status, res.Body)
 	}
+}
+
+// TestKeyScopes: a stats:read key reads (the phpAnalytics stats, the query API, Plausible's
+// v1) and every change is 403; a key of every right, as every key made before scopes, changes.
+func TestKeyScopes(t *testing.T) {
+	e, full, _ := queryEnv(t)
+	user, err := e.Repo.UserByEmail(t.Context(), "a@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	statsKey, _, err := e.Repo.CreateScopedAPIKey(t.Context(), user.ID, "stats", repository.ScopeStatsRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(t, e.Do(harness.Request{Path: "/api/v1/websites", Key: statsKey}), http.StatusOK)
+	want(t, e.plausibleV1(statsKey, "aggregate", "site_id", "example.com"), http.StatusOK)
+	wantQuery(t, e.query(statsKey, `{"site_id": "example.com", "metrics": ["visitors"], "date_range": "7d"}`))
+	for _, r := range []harness.Request{
+		{Method: http.MethodPost, Path: "/api/v1/websites", Form: url.Values{"domain": {"new.example"}}},
+		{Method: http.MethodDelete, Path: "/api/v1/websites/1"},
+		{Method: http.MethodPatch, Path: "/api/v1/websites/1", Form: url.Values{"favorite": {"true"}}},
+	} {
+		r.Key = statsKey
+		res := e.Do(r)
+		if body := want(t, res, http.StatusForbidden); !strings.Contains(fmt.Sprint(body["message"]), "stats:read") {
+			t.Errorf("%s %s: %s", r.Method, r.Path, res.Body)
+		}
+	}
+	want(t, e.Do(harness.Request{Method: http.MethodPost, Path: "/api/v1/websites", Key: full, Form: url.Values{"domain": {"new.example"}}}), http.StatusCreated)
 }

@@ -33,14 +33,16 @@ type (
 )
 
 const (
-	RoleViewer      = store.RoleViewer
-	RoleAdmin       = store.RoleAdmin
-	RoleOwner       = store.RoleOwner
-	RoleEditor      = store.RoleEditor
-	KeyUseInterval  = store.KeyUseInterval
-	LinkInvite      = store.LinkInvite
-	LinkReset       = store.LinkReset
-	LinkSetPassword = store.LinkSetPassword
+	ScopeStatsRead      = store.ScopeStatsRead
+	ScopeSitesProvision = store.ScopeSitesProvision
+	RoleViewer          = store.RoleViewer
+	RoleAdmin           = store.RoleAdmin
+	RoleOwner           = store.RoleOwner
+	RoleEditor          = store.RoleEditor
+	KeyUseInterval      = store.KeyUseInterval
+	LinkInvite          = store.LinkInvite
+	LinkReset           = store.LinkReset
+	LinkSetPassword     = store.LinkSetPassword
 )
 
 var (

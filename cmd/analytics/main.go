@@ -39,12 +39,14 @@ import (
 const usage = `usage:
   analytics serve                      migrate, then serve the API on LISTEN_ADDR
   analytics migrate                    apply database migrations and exit
-  analytics user create --email E [--admin]
+  analytics user create --email E [--admin] [--scope stats:read]
                                        create a user (an admin with --admin; the first user is
                                        one anyway); prints its API key on the last line
-  analytics key create --email E [--name N]
+  analytics key create --email E [--name N] [--scope stats:read]
                                        add an API key (named N, as the account page shows it)
-                                       to a user; prints it on the last line
+                                       to a user; prints it on the last line. A key may do
+                                       everything (sites:provision) unless --scope stats:read
+                                       limits it to reading
   analytics key revoke KEY             revoke an API key at once
   analytics user password --email E    set a user's sign-in password for the stats pages, read
                                        from the first line of stdin (8..128 characters); ends
@@ -516,6 +518,7 @@ type userFlags struct {
 	email string
 	admin bool
 	name  string
+	scope string
 }
 
 func parseUserFlags(what string, args []string) (userFlags, error) {
@@ -523,6 +526,9 @@ func parseUserFlags(what string, args []string) (userFlags, error) {
 	fs.SetOutput(io.Discard)
 	var f userFlags
 	fs.StringVar(&f.email, "email", "", "the user's e-mail address")
+	if what == "user create" || what == "key create" {
+		fs.StringVar(&f.scope, "scope", repository.ScopeSitesProvision, "what the key may do")
+	}
 	switch what {
 	case "user create":
 		fs.BoolVar(&f.admin, "admin", false, "make the user an admin")
@@ -534,6 +540,9 @@ func parseUserFlags(what string, args []string) (userFlags, error) {
 	}
 	if f.email == "" || fs.NArg() > 0 {
 		return f, fmt.Errorf("%s needs --email and nothing else", what)
+	}
+	if f.scope != "" && f.scope != repository.ScopeStatsRead && f.scope != repository.ScopeSitesProvision {
+		return f, fmt.Errorf("%s: --scope must be %s or %s", what, repository.ScopeStatsRead, repository.ScopeSitesProvision)
 	}
 	if utf8.RuneCountInString(f.name) > 100 {
 		return f, fmt.Errorf("%s: --name must be at most 100 characters", what)
@@ -619,7 +628,7 @@ func manage(ctx context.Context, cfg config, args []string, stdin io.Reader, std
 		if err != nil {
 			return err
 		}
-		key, _, err := repo.CreateNamedAPIKey(ctx, user.ID, f.name)
+		key, _, err := repo.CreateScopedAPIKey(ctx, user.ID, f.name, f.scope)
 		if err != nil {
 			return err
 		}

@@ -10674,6 +10674,12 @@ type StoreWebsiteResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// StoreWebsiteResponse403Headers the declared response headers of an HTTP 403 response for StoreWebsite
+type StoreWebsiteResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // StoreWebsiteResponse413Headers the declared response headers of an HTTP 413 response for StoreWebsite
 type StoreWebsiteResponse413Headers struct {
 	CacheControl        string
@@ -10713,6 +10719,8 @@ type StoreWebsiteResponse struct {
 	JSON201 *WebsiteResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -10727,6 +10735,8 @@ type StoreWebsiteResponse struct {
 	Headers201 *StoreWebsiteResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *StoreWebsiteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StoreWebsiteResponse403Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *StoreWebsiteResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -10747,6 +10757,11 @@ func (r StoreWebsiteResponse) GetJSON201() *WebsiteResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r StoreWebsiteResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StoreWebsiteResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -16576,6 +16591,13 @@ func ParseStoreWebsiteResponse(rsp *http.Response) (*StoreWebsiteResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16662,6 +16684,23 @@ func ParseStoreWebsiteResponse(rsp *http.Response) (*StoreWebsiteResponse, error
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers StoreWebsiteResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 413:
 		var headers StoreWebsiteResponse413Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {

@@ -1895,7 +1895,9 @@ export interface components {
         };
         /**
          * @description The caller may read this website but their role does not allow the change: a `viewer`
-         *     changes nothing, an `editor` cannot delete the website (only its owner can).
+         *     changes nothing, an `editor` cannot delete the website (only its owner can). Or the
+         *     key's scope is `stats:read`, which only reads: every change (POST, PUT, PATCH, DELETE)
+         *     but the query API's `POST /api/v2/query` is refused with this 403.
          */
         Forbidden: {
             headers: {
@@ -3056,6 +3058,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidWebsite"];
