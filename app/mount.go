@@ -52,7 +52,7 @@ func mount(r routes) http.Handler {
 	mux.Handle("/healthz", web.ReadOnly(health(nil)))
 	mux.Handle("/readyz", web.ReadOnly(health(r.ready)))
 	mux.Handle("/api/health", web.ReadOnly(plausibleHealth(r.ready, r.logger)))
-	mux.Handle("/api/docs/query/schema.json", web.ReadOnly(static("application/schema+json", r.querySchema)))
+	mux.Handle("/api/docs/query/schema.json", web.ReadOnly(static("application/json", r.querySchema)))
 	mux.Handle("/metrics", web.ReadOnly(onlyFrom(r.metricsAllow, r.trustedProxies,
 		promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))))
 	mux.Handle("/unsubscribe/", r.unsubscribe)

@@ -64,7 +64,7 @@ func TestPlausibleHealth(t *testing.T) {
 func TestQuerySchema(t *testing.T) {
 	e := newEnv(t)
 	res := e.Do(harness.Request{Path: "/api/docs/query/schema.json"})
-	if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "application/schema+json" {
+	if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("%d %s", res.Status, res.Header.Get("Content-Type"))
 	}
 	schema := res.JSON(t)

@@ -20,11 +20,11 @@ const plausibleMissingSite = "Missing site ID. Please provide the required site_
 
 // plausibleSite is the website of a site_id the caller may read; a missing site_id is a 400,
 // an unknown domain or one of another user the same 401 as a bad key.
-func (s *Server) plausibleSite(ctx context.Context, siteID *string) (repository.Website, error) {
-	if siteID == nil || *siteID == "" {
+func (s *Server) plausibleSite(ctx context.Context, siteID string) (repository.Website, error) {
+	if siteID == "" {
 		return repository.Website{}, &apiError{status: http.StatusBadRequest, message: plausibleMissingSite}
 	}
-	site, err := s.repo.WebsiteByDomain(ctx, *siteID)
+	site, err := s.repo.WebsiteByDomain(ctx, siteID)
 	var role repository.Role
 	if err == nil {
 		role, err = s.websites.Role(ctx, userID(ctx), site) // any role reads
@@ -60,7 +60,7 @@ type v1Run struct {
 	answer, previous repository.QueryAnswer
 }
 
-func (s *Server) runV1(ctx context.Context, kind query.V1Kind, siteID *string, p query.V1Params) (*v1Run, error) {
+func (s *Server) runV1(ctx context.Context, kind query.V1Kind, siteID string, p query.V1Params) (*v1Run, error) {
 	site, err := s.plausibleSite(ctx, siteID)
 	if err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func (s *Server) PlausibleTimeseries(ctx context.Context, req gen.PlausibleTimes
 func (s *Server) PlausibleBreakdown(ctx context.Context, req gen.PlausibleBreakdownRequestObject) (gen.PlausibleBreakdownResponseObject, error) {
 	p := req.Params
 	run, err := s.runV1(ctx, query.V1Breakdown, p.SiteId, query.V1Params{Period: p.Period, Date: p.Date,
-		Metrics: p.Metrics, Filters: p.Filters, Property: p.Property, Limit: p.Limit, Page: p.Page, WithImported: p.WithImported})
+		Metrics: p.Metrics, Filters: p.Filters, Property: &p.Property, Limit: p.Limit, Page: p.Page, WithImported: p.WithImported})
 	if err != nil {
 		return nil, err
 	}

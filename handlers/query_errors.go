@@ -57,7 +57,7 @@ func writeQueryError(c echo.Context, e *apiError, log *slog.Logger) {
 	h := c.Response().Header()
 	switch status {
 	case http.StatusUnprocessableEntity:
-		status, message = http.StatusBadRequest, fieldSentence(e)
+		status, message = http.StatusBadRequest, plausibleSentence(c, e)
 	case http.StatusUnauthorized:
 		message = unauthorizedSentence(c)
 		h.Set(echo.HeaderWWWAuthenticate, "Bearer")
@@ -83,4 +83,19 @@ func fieldSentence(e *apiError) string {
 		return "Invalid request: " + e.message
 	}
 	return "Invalid request: " + strings.Join(parts, "; ") + "."
+}
+
+// plausibleSentence is a refused input's sentence: on Plausible's v1 paths, Plausible's own for
+// a missing site_id or property (the spec requires them, so the validator refuses them before
+// the handler), else the fields'.
+func plausibleSentence(c echo.Context, e *apiError) string {
+	if slices.Contains(plausibleV1Paths, c.Request().URL.Path) {
+		if _, missing := e.fields["site_id"]; missing {
+			return plausibleMissingSite
+		}
+		if _, missing := e.fields["property"]; missing {
+			return "The `property` parameter is required. Please provide at least one property to show a breakdown by."
+		}
+	}
+	return fieldSentence(e)
 }

@@ -362,15 +362,15 @@ func (e ZeroOne) Valid() bool {
 	}
 }
 
-// Defines values for GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType.
+// Defines values for GetQuerySchema200JSONResponseBodyType.
 const (
-	GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyTypeObject GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType = "object"
+	GetQuerySchema200JSONResponseBodyTypeObject GetQuerySchema200JSONResponseBodyType = "object"
 )
 
-// Valid indicates whether the value is a known member of the GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType enum.
-func (e GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType) Valid() bool {
+// Valid indicates whether the value is a known member of the GetQuerySchema200JSONResponseBodyType enum.
+func (e GetQuerySchema200JSONResponseBodyType) Valid() bool {
 	switch e {
-	case GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyTypeObject:
+	case GetQuerySchema200JSONResponseBodyTypeObject:
 		return true
 	default:
 		return false
@@ -1610,15 +1610,14 @@ type UnsupportedMediaType = Error
 // WebsiteOK defines model for WebsiteOK.
 type WebsiteOK = WebsiteResponse
 
-// GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType defines parameters for GetQuerySchema.
-type GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType string
+// GetQuerySchema200JSONResponseBodyType defines parameters for GetQuerySchema.
+type GetQuerySchema200JSONResponseBodyType string
 
-// GetQuerySchema200ApplicationSchemaPlusJSONResponseBody defines parameters for GetQuerySchema.
-type GetQuerySchema200ApplicationSchemaPlusJSONResponseBody struct {
-	Schema               string                                                     `json:"$schema"`
-	Properties           map[string]interface{}                                     `json:"properties"`
-	Type                 GetQuerySchema200ApplicationSchemaPlusJSONResponseBodyType `json:"type"`
-	AdditionalProperties map[string]interface{}                                     `json:"-"`
+// GetQuerySchema200JSONResponseBody defines parameters for GetQuerySchema.
+type GetQuerySchema200JSONResponseBody struct {
+	Properties           map[string]interface{}                `json:"properties"`
+	Type                 GetQuerySchema200JSONResponseBodyType `json:"type"`
+	AdditionalProperties map[string]interface{}                `json:"-"`
 }
 
 // CollectEventTextBody defines parameters for CollectEvent.
@@ -1638,8 +1637,8 @@ type HeadDocsParams struct {
 
 // PlausibleAggregateParams defines parameters for PlausibleAggregate.
 type PlausibleAggregateParams struct {
-	// SiteId The website's domain (required; 400 without it, 401 for a domain the key may not read).
-	SiteId *PlausibleSiteId `form:"site_id,omitempty" json:"site_id,omitempty"`
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
 
 	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
 	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
@@ -1668,11 +1667,11 @@ type PlausibleAggregateParams struct {
 
 // PlausibleBreakdownParams defines parameters for PlausibleBreakdown.
 type PlausibleBreakdownParams struct {
-	// SiteId The website's domain (required; 400 without it, 401 for a domain the key may not read).
-	SiteId *PlausibleSiteId `form:"site_id,omitempty" json:"site_id,omitempty"`
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
 
-	// Property The property to break down by (required; 400 without it).
-	Property *string `form:"property,omitempty" json:"property,omitempty"`
+	// Property The property to break down by (400 without it, with Plausible's sentence).
+	Property string `form:"property" json:"property"`
 
 	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
 	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
@@ -1704,14 +1703,14 @@ type PlausibleBreakdownParams struct {
 
 // PlausibleRealtimeVisitorsParams defines parameters for PlausibleRealtimeVisitors.
 type PlausibleRealtimeVisitorsParams struct {
-	// SiteId The website's domain (required; 400 without it, 401 for a domain the key may not read).
-	SiteId *PlausibleSiteId `form:"site_id,omitempty" json:"site_id,omitempty"`
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
 }
 
 // PlausibleTimeseriesParams defines parameters for PlausibleTimeseries.
 type PlausibleTimeseriesParams struct {
-	// SiteId The website's domain (required; 400 without it, 401 for a domain the key may not read).
-	SiteId *PlausibleSiteId `form:"site_id,omitempty" json:"site_id,omitempty"`
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
 
 	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
 	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
@@ -2318,37 +2317,29 @@ type StoreGoalFormdataRequestBody = GoalForm
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
 
-// Getter for additional properties for GetQuerySchema200ApplicationSchemaPlusJSONResponseBody. Returns the specified
+// Getter for additional properties for GetQuerySchema200JSONResponseBody. Returns the specified
 // element and whether it was found
-func (a GetQuerySchema200ApplicationSchemaPlusJSONResponseBody) Get(fieldName string) (value interface{}, found bool) {
+func (a GetQuerySchema200JSONResponseBody) Get(fieldName string) (value interface{}, found bool) {
 	if a.AdditionalProperties != nil {
 		value, found = a.AdditionalProperties[fieldName]
 	}
 	return
 }
 
-// Setter for additional properties for GetQuerySchema200ApplicationSchemaPlusJSONResponseBody
-func (a *GetQuerySchema200ApplicationSchemaPlusJSONResponseBody) Set(fieldName string, value interface{}) {
+// Setter for additional properties for GetQuerySchema200JSONResponseBody
+func (a *GetQuerySchema200JSONResponseBody) Set(fieldName string, value interface{}) {
 	if a.AdditionalProperties == nil {
 		a.AdditionalProperties = make(map[string]interface{})
 	}
 	a.AdditionalProperties[fieldName] = value
 }
 
-// Override default JSON handling for GetQuerySchema200ApplicationSchemaPlusJSONResponseBody to handle AdditionalProperties
-func (a *GetQuerySchema200ApplicationSchemaPlusJSONResponseBody) UnmarshalJSON(b []byte) error {
+// Override default JSON handling for GetQuerySchema200JSONResponseBody to handle AdditionalProperties
+func (a *GetQuerySchema200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	object := make(map[string]json.RawMessage)
 	err := json.Unmarshal(b, &object)
 	if err != nil {
 		return err
-	}
-
-	if raw, found := object["$schema"]; found {
-		err = json.Unmarshal(raw, &a.Schema)
-		if err != nil {
-			return fmt.Errorf("error reading '$schema': %w", err)
-		}
-		delete(object, "$schema")
 	}
 
 	if raw, found := object["properties"]; found {
@@ -2381,15 +2372,10 @@ func (a *GetQuerySchema200ApplicationSchemaPlusJSONResponseBody) UnmarshalJSON(b
 	return nil
 }
 
-// Override default JSON handling for GetQuerySchema200ApplicationSchemaPlusJSONResponseBody to handle AdditionalProperties
-func (a GetQuerySchema200ApplicationSchemaPlusJSONResponseBody) MarshalJSON() ([]byte, error) {
+// Override default JSON handling for GetQuerySchema200JSONResponseBody to handle AdditionalProperties
+func (a GetQuerySchema200JSONResponseBody) MarshalJSON() ([]byte, error) {
 	var err error
 	object := make(map[string]json.RawMessage)
-
-	object["$schema"], err = json.Marshal(a.Schema)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling '$schema': %w", err)
-	}
 
 	if a.Properties != nil {
 		object["properties"], err = json.Marshal(a.Properties)
@@ -5202,16 +5188,12 @@ func NewPlausibleAggregateRequest(server string, params *PlausibleAggregateParam
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.SiteId != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
 			}
-
 		}
 
 		if params.Period != nil {
@@ -5328,28 +5310,20 @@ func NewPlausibleBreakdownRequest(server string, params *PlausibleBreakdownParam
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.SiteId != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
 			}
-
 		}
 
-		if params.Property != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "property", *params.Property, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "property", params.Property, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
 			}
-
 		}
 
 		if params.Period != nil {
@@ -5478,16 +5452,12 @@ func NewPlausibleRealtimeVisitorsRequest(server string, params *PlausibleRealtim
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.SiteId != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
 			}
-
 		}
 
 		if encoded := queryValues.Encode(); encoded != "" {
@@ -5532,16 +5502,12 @@ func NewPlausibleTimeseriesRequest(server string, params *PlausibleTimeseriesPar
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.SiteId != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", *params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
 			}
-
 		}
 
 		if params.Period != nil {
@@ -8550,13 +8516,13 @@ type ClientWithResponsesInterface interface {
 type GetQuerySchemaResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// ApplicationschemaJSON200 the response for an HTTP 200 `application/schema+json` response
-	ApplicationschemaJSON200 *GetQuerySchema200ApplicationSchemaPlusJSONResponseBody
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GetQuerySchema200JSONResponseBody
 }
 
-// GetApplicationschemaJSON200 returns the response for an HTTP 200 `application/schema+json` response
-func (r GetQuerySchemaResponse) GetApplicationschemaJSON200() *GetQuerySchema200ApplicationSchemaPlusJSONResponseBody {
-	return r.ApplicationschemaJSON200
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetQuerySchemaResponse) GetJSON200() *GetQuerySchema200JSONResponseBody {
+	return r.JSON200
 }
 
 // GetBody returns the raw response body bytes
@@ -13796,11 +13762,11 @@ func ParseGetQuerySchemaResponse(rsp *http.Response) (*GetQuerySchemaResponse, e
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest GetQuerySchema200ApplicationSchemaPlusJSONResponseBody
+		var dest GetQuerySchema200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.ApplicationschemaJSON200 = &dest
+		response.JSON200 = &dest
 
 	}
 

@@ -2212,7 +2212,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The website's domain (required; 400 without it, 401 for a domain the key may not read).
+         * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
          * @example example.com
          */
         PlausibleSiteId: string;
@@ -2732,8 +2732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/schema+json": {
-                        $schema: string;
+                    "application/json": {
                         /** @enum {string} */
                         type: "object";
                         properties: {
@@ -4613,12 +4612,12 @@ export interface operations {
     };
     plausibleRealtimeVisitors: {
         parameters: {
-            query?: {
+            query: {
                 /**
-                 * @description The website's domain (required; 400 without it, 401 for a domain the key may not read).
+                 * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
                  * @example example.com
                  */
-                site_id?: components["parameters"]["PlausibleSiteId"];
+                site_id: components["parameters"]["PlausibleSiteId"];
             };
             header?: never;
             path?: never;
@@ -4645,12 +4644,12 @@ export interface operations {
     };
     plausibleAggregate: {
         parameters: {
-            query?: {
+            query: {
                 /**
-                 * @description The website's domain (required; 400 without it, 401 for a domain the key may not read).
+                 * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
                  * @example example.com
                  */
-                site_id?: components["parameters"]["PlausibleSiteId"];
+                site_id: components["parameters"]["PlausibleSiteId"];
                 /**
                  * @description `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
                  *     Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
@@ -4708,10 +4707,10 @@ export interface operations {
                      *           "comparison_value": 180,
                      *           "change": 12
                      *         },
-                     *         "bounce_rate": {
-                     *           "value": 41,
-                     *           "comparison_value": 45,
-                     *           "change": -4
+                     *         "pageviews": {
+                     *           "value": 450,
+                     *           "comparison_value": 450,
+                     *           "change": 0
                      *         }
                      *       }
                      *     }
@@ -4728,12 +4727,12 @@ export interface operations {
     };
     plausibleTimeseries: {
         parameters: {
-            query?: {
+            query: {
                 /**
-                 * @description The website's domain (required; 400 without it, 401 for a domain the key may not read).
+                 * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
                  * @example example.com
                  */
-                site_id?: components["parameters"]["PlausibleSiteId"];
+                site_id: components["parameters"]["PlausibleSiteId"];
                 /**
                  * @description `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
                  *     Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
@@ -4809,17 +4808,17 @@ export interface operations {
     };
     plausibleBreakdown: {
         parameters: {
-            query?: {
+            query: {
                 /**
-                 * @description The website's domain (required; 400 without it, 401 for a domain the key may not read).
+                 * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
                  * @example example.com
                  */
-                site_id?: components["parameters"]["PlausibleSiteId"];
+                site_id: components["parameters"]["PlausibleSiteId"];
                 /**
-                 * @description The property to break down by (required; 400 without it).
+                 * @description The property to break down by (400 without it, with Plausible's sentence).
                  * @example visit:source
                  */
-                property?: string;
+                property: string;
                 /**
                  * @description `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
                  *     Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
