@@ -48,6 +48,8 @@ type Config struct {
 
 	// APIRateLimit is the sustained API requests a second per key (bursts of twice as many).
 	APIRateLimit float64
+	// PlausibleHourlyLimit is the requests an hour per key on Plausible's APIs; 0: none.
+	PlausibleHourlyLimit int
 	// AuthFailLimit is the sustained failed API authentications a second per client address
 	// (bursts of ten times as many).
 	AuthFailLimit float64
@@ -188,7 +190,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	keyUses := handlers.NewKeyUses(repo, cfg.Now)
 	api, err := handlers.New(handlers.Options{
 		Repo: repo, Websites: websites, Logger: log, Registry: reg, Now: cfg.Now, Location: cfg.Location,
-		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit,
+		RateLimit: cfg.APIRateLimit, AuthFailLimit: cfg.AuthFailLimit, PlausibleHourlyLimit: cfg.PlausibleHourlyLimit,
 		TrustedProxies: cfg.TrustedProxies, Links: links, KeyUses: keyUses,
 		QueryTimeout: cfg.QueryTimeout, MaxQueriesPerKey: cfg.MaxQueriesPerKey, MaxQueriesPerWebsite: cfg.MaxQueriesPerWebsite,
 	})
@@ -222,12 +224,17 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}, reg)
 	alertLinks := &reports.AlertLinks{Repo: repo, Links: links, Now: cfg.Now, Log: log}
 
+	querySchema, err := handlers.QuerySchema()
+	if err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
 	a := &App{Pipeline: pipeline, Reporter: reporter, Alerter: alerter, Registry: reg, repo: repo, cfg: cfg,
 		KeyUses: keyUses, outbox: outbox}
 	a.Handler = mount(routes{
 		api: api, pages: html, unsubscribe: unsubscribe, alertLinks: alertLinks, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,
 		metricsAllow: cfg.MetricsAllow, trustedProxies: cfg.TrustedProxies, links: links,
+		querySchema: querySchema, logger: log,
 	})
 	a.jobs = newRunner(a.jobList(), reg, log)
 	return a, nil

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"path"
@@ -32,6 +33,8 @@ type routes struct {
 	metricsAllow   []netip.Prefix
 	trustedProxies []netip.Prefix
 	links          web.Links // where the favicon redirect points
+	querySchema    []byte    // the query API's body as a JSON Schema (handlers.QuerySchema)
+	logger         *slog.Logger
 }
 
 // mount is the service's one table of paths. The collector, the tracker script, health and
@@ -50,6 +53,8 @@ func mount(r routes) http.Handler {
 	mux.Handle("/api/v1/docs", web.DocsHandler())
 	mux.Handle("/healthz", web.ReadOnly(health(nil)))
 	mux.Handle("/readyz", web.ReadOnly(health(r.ready)))
+	mux.Handle("/api/health", web.ReadOnly(plausibleHealth(r.ready, r.logger)))
+	mux.Handle("/api/docs/query/schema.json", web.ReadOnly(static("application/json", r.querySchema)))
 	mux.Handle("/metrics", web.ReadOnly(onlyFrom(r.metricsAllow, r.trustedProxies,
 		promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))))
 	mux.Handle("/unsubscribe/", r.unsubscribe)
@@ -115,5 +120,37 @@ func health(check func(context.Context) error) http.HandlerFunc {
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(map[string]string{"status": body})
+	}
+}
+
+// plausibleHealth answers /api/health as Plausible does, {"postgres": "ok"} or 500 and
+// "error" (the cause is logged, never sent: it could name hosts and users).
+func plausibleHealth(check func(context.Context) error, log *slog.Logger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		status, body := http.StatusOK, "ok"
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := check(ctx); err != nil {
+			status, body = http.StatusInternalServerError, "error"
+			if log != nil {
+				log.Warn("health: database", "error", err)
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(map[string]string{"postgres": body})
+	}
+}
+
+// static serves a body made at startup.
+func static(contentType string, body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Cache-Control", "no-cache")
+		w.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(body)
+		}
 	}
 }

@@ -173,6 +173,24 @@ func (e PageSize) Valid() bool {
 	}
 }
 
+// Defines values for PlausibleHealthPostgres.
+const (
+	PlausibleHealthPostgresError PlausibleHealthPostgres = "error"
+	PlausibleHealthPostgresOk    PlausibleHealthPostgres = "ok"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleHealthPostgres enum.
+func (e PlausibleHealthPostgres) Valid() bool {
+	switch e {
+	case PlausibleHealthPostgresError:
+		return true
+	case PlausibleHealthPostgresOk:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Privacy.
 const (
 	PrivacyPassword Privacy = 2
@@ -832,6 +850,33 @@ type OpenAPIDocument struct {
 // PageSize Items per page.
 type PageSize int
 
+// PlausibleAggregateAnswer Plausible's v1 aggregate answer.
+type PlausibleAggregateAnswer struct {
+	// Results By metric name.
+	Results map[string]PlausibleAggregateValue `json:"results"`
+
+	// Warning Why imported days were left out.
+	Warning *string `json:"warning,omitempty"`
+}
+
+// PlausibleAggregateValue defines model for PlausibleAggregateValue.
+type PlausibleAggregateValue struct {
+	// Change The change from the previous period, in percent (in points for `bounce_rate` and `conversion_rate`); null where it cannot be said.
+	Change *float64 `json:"change,omitempty"`
+
+	// ComparisonValue The previous period's number (with `compare`).
+	ComparisonValue *float64 `json:"comparison_value,omitempty"`
+	Value           *float64 `json:"value"`
+}
+
+// PlausibleHealth defines model for PlausibleHealth.
+type PlausibleHealth struct {
+	Postgres PlausibleHealthPostgres `json:"postgres"`
+}
+
+// PlausibleHealthPostgres defines model for PlausibleHealth.Postgres.
+type PlausibleHealthPostgres string
+
 // PlausibleHit Plausible's body, as its official tracker (short keys, sent as `text/plain`) and its
 // Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
 // `page` is absent. Each field has a short and a long key; when both are sent the short
@@ -916,6 +961,14 @@ type PlausibleRevenue struct {
 
 	// Currency An ISO 4217 code, e.g. `EUR`.
 	Currency *string `json:"currency,omitempty"`
+}
+
+// PlausibleRowsAnswer Plausible's v1 timeseries and breakdown answer.
+type PlausibleRowsAnswer struct {
+	Results []map[string]any `json:"results"`
+
+	// Warning Why imported days were left out.
+	Warning *string `json:"warning,omitempty"`
 }
 
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
@@ -1569,6 +1622,30 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// PlausibleCompare defines model for PlausibleCompare.
+type PlausibleCompare = string
+
+// PlausibleDate defines model for PlausibleDate.
+type PlausibleDate = string
+
+// PlausibleFilters defines model for PlausibleFilters.
+type PlausibleFilters = string
+
+// PlausibleInterval defines model for PlausibleInterval.
+type PlausibleInterval = string
+
+// PlausibleMetrics defines model for PlausibleMetrics.
+type PlausibleMetrics = string
+
+// PlausiblePeriod defines model for PlausiblePeriod.
+type PlausiblePeriod = string
+
+// PlausibleSiteId defines model for PlausibleSiteId.
+type PlausibleSiteId = string
+
+// PlausibleWithImported defines model for PlausibleWithImported.
+type PlausibleWithImported = string
+
 // PropertyFilter defines model for PropertyFilter.
 type PropertyFilter map[string]string
 
@@ -1664,6 +1741,108 @@ type UnsupportedMediaType = Error
 
 // WebsiteOK defines model for WebsiteOK.
 type WebsiteOK = WebsiteResponse
+
+// PlausibleAggregateParams defines parameters for PlausibleAggregate.
+type PlausibleAggregateParams struct {
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
+
+	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+	// with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+	Period *PlausiblePeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Date The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+	Date *PlausibleDate `form:"date,omitempty" json:"date,omitempty"`
+
+	// Metrics Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+	// `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+	// breakdown), `time_on_page` (with a page filter or breakdown).
+	Metrics *PlausibleMetrics `form:"metrics,omitempty" json:"metrics,omitempty"`
+
+	// Filters Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+	// (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+	// wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+	Filters *PlausibleFilters `form:"filters,omitempty" json:"filters,omitempty"`
+
+	// Compare `previous_period`: also the period of the same length just before, and the change.
+	Compare *PlausibleCompare `form:"compare,omitempty" json:"compare,omitempty"`
+
+	// WithImported `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+	WithImported *PlausibleWithImported `form:"with_imported,omitempty" json:"with_imported,omitempty"`
+}
+
+// PlausibleBreakdownParams defines parameters for PlausibleBreakdown.
+type PlausibleBreakdownParams struct {
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
+
+	// Property The property to break down by (400 without it, with Plausible's sentence).
+	Property string `form:"property" json:"property"`
+
+	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+	// with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+	Period *PlausiblePeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Date The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+	Date *PlausibleDate `form:"date,omitempty" json:"date,omitempty"`
+
+	// Metrics Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+	// `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+	// breakdown), `time_on_page` (with a page filter or breakdown).
+	Metrics *PlausibleMetrics `form:"metrics,omitempty" json:"metrics,omitempty"`
+
+	// Filters Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+	// (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+	// wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+	Filters *PlausibleFilters `form:"filters,omitempty" json:"filters,omitempty"`
+
+	// Limit Rows an answer, 1 to 1000 (default 100); a string so that a bad one gets Plausible's sentence.
+	Limit *string `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page Which `limit` rows, from 1 (default 1).
+	Page *string `form:"page,omitempty" json:"page,omitempty"`
+
+	// WithImported `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+	WithImported *PlausibleWithImported `form:"with_imported,omitempty" json:"with_imported,omitempty"`
+}
+
+// PlausibleRealtimeVisitorsParams defines parameters for PlausibleRealtimeVisitors.
+type PlausibleRealtimeVisitorsParams struct {
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
+}
+
+// PlausibleTimeseriesParams defines parameters for PlausibleTimeseries.
+type PlausibleTimeseriesParams struct {
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
+
+	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+	// with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+	Period *PlausiblePeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Date The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+	Date *PlausibleDate `form:"date,omitempty" json:"date,omitempty"`
+
+	// Metrics Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+	// `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+	// breakdown), `time_on_page` (with a page filter or breakdown).
+	Metrics *PlausibleMetrics `form:"metrics,omitempty" json:"metrics,omitempty"`
+
+	// Filters Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+	// (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+	// wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+	Filters *PlausibleFilters `form:"filters,omitempty" json:"filters,omitempty"`
+
+	// Interval `date` (or `day`) or `month`.
+	Interval *PlausibleInterval `form:"interval,omitempty" json:"interval,omitempty"`
+
+	// WithImported `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+	WithImported *PlausibleWithImported `form:"with_imported,omitempty" json:"with_imported,omitempty"`
+}
 
 // ListStatsParams defines parameters for ListStats.
 type ListStatsParams struct {
@@ -2821,6 +3000,18 @@ type ServerInterface interface {
 	// HeadOpenAPI This API description's headers
 	// (HEAD /api/v1/openapi.yaml)
 	HeadOpenAPI(ctx echo.Context) error
+	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
+	// (GET /api/v1/stats/aggregate)
+	PlausibleAggregate(ctx echo.Context, params PlausibleAggregateParams) error
+	// PlausibleBreakdown A period by one property (Plausible Stats API v1)
+	// (GET /api/v1/stats/breakdown)
+	PlausibleBreakdown(ctx echo.Context, params PlausibleBreakdownParams) error
+	// PlausibleRealtimeVisitors Current visitors (Plausible Stats API v1)
+	// (GET /api/v1/stats/realtime/visitors)
+	PlausibleRealtimeVisitors(ctx echo.Context, params PlausibleRealtimeVisitorsParams) error
+	// PlausibleTimeseries A period day by day or month by month (Plausible Stats API v1)
+	// (GET /api/v1/stats/timeseries)
+	PlausibleTimeseries(ctx echo.Context, params PlausibleTimeseriesParams) error
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx echo.Context, websiteId int64, params ListStatsParams) error
@@ -2915,6 +3106,218 @@ func (w *ServerInterfaceWrapper) HeadOpenAPI(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.HeadOpenAPI(ctx)
+	return err
+}
+
+// PlausibleAggregate converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleAggregate(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleAggregateParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "metrics" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "metrics", ctx.QueryParams(), &params.Metrics, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metrics: %s", err))
+	}
+
+	// ------------- Optional query parameter "filters" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filters", ctx.QueryParams(), &params.Filters, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filters: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare", ctx.QueryParams(), &params.Compare, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare: %s", err))
+	}
+
+	// ------------- Optional query parameter "with_imported" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "with_imported", ctx.QueryParams(), &params.WithImported, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter with_imported: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleAggregate(ctx, params)
+	return err
+}
+
+// PlausibleBreakdown converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleBreakdown(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleBreakdownParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Required query parameter "property" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "property", ctx.QueryParams(), &params.Property, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property: %s", err))
+	}
+
+	// ------------- Optional query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "metrics" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "metrics", ctx.QueryParams(), &params.Metrics, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metrics: %s", err))
+	}
+
+	// ------------- Optional query parameter "filters" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filters", ctx.QueryParams(), &params.Filters, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filters: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "with_imported" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "with_imported", ctx.QueryParams(), &params.WithImported, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter with_imported: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleBreakdown(ctx, params)
+	return err
+}
+
+// PlausibleRealtimeVisitors converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleRealtimeVisitors(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleRealtimeVisitorsParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleRealtimeVisitors(ctx, params)
+	return err
+}
+
+// PlausibleTimeseries converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleTimeseries(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleTimeseriesParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Optional query parameter "metrics" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "metrics", ctx.QueryParams(), &params.Metrics, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter metrics: %s", err))
+	}
+
+	// ------------- Optional query parameter "filters" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filters", ctx.QueryParams(), &params.Filters, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filters: %s", err))
+	}
+
+	// ------------- Optional query parameter "interval" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "interval", ctx.QueryParams(), &params.Interval, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interval: %s", err))
+	}
+
+	// ------------- Optional query parameter "with_imported" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "with_imported", ctx.QueryParams(), &params.WithImported, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter with_imported: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleTimeseries(ctx, params)
 	return err
 }
 
@@ -3942,6 +4345,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/revenue", wrapper.ListRevenue, options.OperationMiddlewares["listRevenue"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/summary", wrapper.GetSummary, options.OperationMiddlewares["getSummary"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/timeseries", wrapper.GetTimeseries, options.OperationMiddlewares["getTimeseries"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/aggregate", wrapper.PlausibleAggregate, options.OperationMiddlewares["plausibleAggregate"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/breakdown", wrapper.PlausibleBreakdown, options.OperationMiddlewares["plausibleBreakdown"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/realtime/visitors", wrapper.PlausibleRealtimeVisitors, options.OperationMiddlewares["plausibleRealtimeVisitors"]...)
+	router.GET(options.BaseURL+"/api/v1/stats/timeseries", wrapper.PlausibleTimeseries, options.OperationMiddlewares["plausibleTimeseries"]...)
 	router.GET(options.BaseURL+"/api/v1/websites", wrapper.ListWebsites, options.OperationMiddlewares["listWebsites"]...)
 	router.POST(options.BaseURL+"/api/v1/websites", wrapper.StoreWebsite, options.OperationMiddlewares["storeWebsite"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id", wrapper.DeleteWebsite, options.OperationMiddlewares["deleteWebsite"]...)
@@ -4203,6 +4610,398 @@ func (response HeadOpenAPI500Response) VisitHeadOpenAPIResponse(w http.ResponseW
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
 	return nil
+}
+
+type PlausibleAggregateRequestObject struct {
+	Params PlausibleAggregateParams
+}
+
+type PlausibleAggregateResponseObject interface {
+	VisitPlausibleAggregateResponse(w http.ResponseWriter) error
+}
+
+type PlausibleAggregate200JSONResponse PlausibleAggregateAnswer
+
+func (response PlausibleAggregate200JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response PlausibleAggregate400JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response PlausibleAggregate401JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleAggregate429JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleAggregate500JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleAggregate503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response PlausibleAggregate503JSONResponse) VisitPlausibleAggregateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdownRequestObject struct {
+	Params PlausibleBreakdownParams
+}
+
+type PlausibleBreakdownResponseObject interface {
+	VisitPlausibleBreakdownResponse(w http.ResponseWriter) error
+}
+
+type PlausibleBreakdown200JSONResponse PlausibleRowsAnswer
+
+func (response PlausibleBreakdown200JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response PlausibleBreakdown400JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response PlausibleBreakdown401JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleBreakdown429JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleBreakdown500JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleBreakdown503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response PlausibleBreakdown503JSONResponse) VisitPlausibleBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitorsRequestObject struct {
+	Params PlausibleRealtimeVisitorsParams
+}
+
+type PlausibleRealtimeVisitorsResponseObject interface {
+	VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error
+}
+
+type PlausibleRealtimeVisitors200JSONResponse int64
+
+func (response PlausibleRealtimeVisitors200JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response PlausibleRealtimeVisitors400JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response PlausibleRealtimeVisitors401JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleRealtimeVisitors429JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleRealtimeVisitors500JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleRealtimeVisitors503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response PlausibleRealtimeVisitors503JSONResponse) VisitPlausibleRealtimeVisitorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseriesRequestObject struct {
+	Params PlausibleTimeseriesParams
+}
+
+type PlausibleTimeseriesResponseObject interface {
+	VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error
+}
+
+type PlausibleTimeseries200JSONResponse PlausibleRowsAnswer
+
+func (response PlausibleTimeseries200JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries400JSONResponse struct{ QueryInvalidJSONResponse }
+
+func (response PlausibleTimeseries400JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries401JSONResponse struct{ QueryUnauthorizedJSONResponse }
+
+func (response PlausibleTimeseries401JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleTimeseries429JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleTimeseries500JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleTimeseries503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response PlausibleTimeseries503JSONResponse) VisitPlausibleTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type ListStatsRequestObject struct {
@@ -5221,6 +6020,20 @@ func (response StoreWebsite401JSONResponse) VisitStoreWebsiteResponse(w http.Res
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreWebsite403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StoreWebsite403JSONResponse) VisitStoreWebsiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6928,6 +7741,18 @@ type StrictServerInterface interface {
 	// HeadOpenAPI This API description's headers
 	// (HEAD /api/v1/openapi.yaml)
 	HeadOpenAPI(ctx context.Context, request HeadOpenAPIRequestObject) (HeadOpenAPIResponseObject, error)
+	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
+	// (GET /api/v1/stats/aggregate)
+	PlausibleAggregate(ctx context.Context, request PlausibleAggregateRequestObject) (PlausibleAggregateResponseObject, error)
+	// PlausibleBreakdown A period by one property (Plausible Stats API v1)
+	// (GET /api/v1/stats/breakdown)
+	PlausibleBreakdown(ctx context.Context, request PlausibleBreakdownRequestObject) (PlausibleBreakdownResponseObject, error)
+	// PlausibleRealtimeVisitors Current visitors (Plausible Stats API v1)
+	// (GET /api/v1/stats/realtime/visitors)
+	PlausibleRealtimeVisitors(ctx context.Context, request PlausibleRealtimeVisitorsRequestObject) (PlausibleRealtimeVisitorsResponseObject, error)
+	// PlausibleTimeseries A period day by day or month by month (Plausible Stats API v1)
+	// (GET /api/v1/stats/timeseries)
+	PlausibleTimeseries(ctx context.Context, request PlausibleTimeseriesRequestObject) (PlausibleTimeseriesResponseObject, error)
 	// ListStats Statistics of a website
 	// (GET /api/v1/stats/{website_id})
 	ListStats(ctx context.Context, request ListStatsRequestObject) (ListStatsResponseObject, error)
@@ -7054,6 +7879,106 @@ func (sh *strictHandler) HeadOpenAPI(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(HeadOpenAPIResponseObject); ok {
 		return validResponse.VisitHeadOpenAPIResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleAggregate operation middleware
+func (sh *strictHandler) PlausibleAggregate(ctx echo.Context, params PlausibleAggregateParams) error {
+	var request PlausibleAggregateRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleAggregate(ctx.Request().Context(), request.(PlausibleAggregateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleAggregate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleAggregateResponseObject); ok {
+		return validResponse.VisitPlausibleAggregateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleBreakdown operation middleware
+func (sh *strictHandler) PlausibleBreakdown(ctx echo.Context, params PlausibleBreakdownParams) error {
+	var request PlausibleBreakdownRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleBreakdown(ctx.Request().Context(), request.(PlausibleBreakdownRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleBreakdown")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleBreakdownResponseObject); ok {
+		return validResponse.VisitPlausibleBreakdownResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleRealtimeVisitors operation middleware
+func (sh *strictHandler) PlausibleRealtimeVisitors(ctx echo.Context, params PlausibleRealtimeVisitorsParams) error {
+	var request PlausibleRealtimeVisitorsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleRealtimeVisitors(ctx.Request().Context(), request.(PlausibleRealtimeVisitorsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleRealtimeVisitors")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleRealtimeVisitorsResponseObject); ok {
+		return validResponse.VisitPlausibleRealtimeVisitorsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleTimeseries operation middleware
+func (sh *strictHandler) PlausibleTimeseries(ctx echo.Context, params PlausibleTimeseriesParams) error {
+	var request PlausibleTimeseriesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleTimeseries(ctx.Request().Context(), request.(PlausibleTimeseriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleTimeseries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleTimeseriesResponseObject); ok {
+		return validResponse.VisitPlausibleTimeseriesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7766,444 +8691,487 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Ld9tGki/+VfrwzhyTWYgiKclxqOOzf8WWE934tbY03ozhv9AkmiRWYDcXDYpmEn/3e7qqutEAwZcs",
-	"5zHjzZ6xSAL97nrXr35tDNV0pqSQuW70f21MBI9FBn+epalamD9ioYdZMssTJRv9xuVEsKnIJyrWLJ8I",
-	"NuP5hE24Dphoj9ss+uH8MmCvX729jNqNoJGJ/50nmYgb/Tybi6ChhxMx5abVfDkTjX5D51kix41PnwLs",
-	"8EwuX2XJOJGrPZ+lC77ULPomCphWLJ/wnHG5ZDrJBZvyJZspnbNJkuvNPQs5nzb67xvfND4ENcN4wocT",
-	"8UTJPFPp+kFIdaBzlYmoz7hkXOqFyJgawZKcvb6A8UxUGjPO5lpkDzRbiIEZqWZcxkzOpwORaZiIVKEc",
-	"mk4Dpic8EzFTGbQzTBMh8weaqYUM2I0QM82SvB3KnaZnR7hmlkrmQubPhRznk/pdTuE3O6mBipcskWyw",
-	"NHNo+t/+cH7JtJCxDthIZezH87OnrZ02P5G5GIvMH9DlciZewSj0psXXMhmN/HPABplaaJGxnN8IPJm0",
-	"KRw/RdTBgekhYkluDm17x5WE7uoX8qka6tcqTYbL1fG+hb9xx3W+TIVmo0xNWT5JNNMiu02GgimZLgMm",
-	"VT5J5JglMk2kKD7D8yLVYjERmdj3Sp1f8nH95uo8U3LMhMyTfMlyPrb7nIlZJrSQOTdPm33NWRMuesoT",
-	"CVMxn8a/JLMDQzsyobWIQ6mkYIIPDS24FeaRJDPntnUKR8Os94APb8wJii5GBy+VFAcveD6cRNvO8+qs",
-	"3oj/nQudX8T1U0tiNpexyNhikgwnMNpY5DxJNc4x0UxkmcrYQmSCpWo8FnF77yHk2fJslIusZtfFUElD",
-	"HRVbcDNvMVIZLAmT4mPOMhz+3jfk3bt3Z/N8YrZsyHOx/np8L3gmsmi3w40P153tT0FjxjM+FTlxhGdJ",
-	"Wjth/F6zZjSCv96/PHtx/uHxP86eX51Hli/QT0M1l3m2/PD46Xn/B5FNuVyG806n95B+n/Gx+PD4cJYl",
-	"w0SOo1Y/lOJWZEuimAze13BpYEVvE53kGonA1Jwnho9jc2yc3ArZDuUBg9GwRDPObnk6F0x85MM8XVr6",
-	"oHOea5Ym2mxQPs+kobUBi8JG2IhYIofpPBZxm51hl9iZ0KFkbm449tcRW0yEZOZCqBEzozM/3CZioU3/",
-	"rwO4RPYlcStk/uHxOb2V5Hjl8okwTcOv7PyUZqXyiciY5FPBzN3jGZE6GBIyCppdE1aE+h8lGXLGVhvG",
-	"O1QyTwzPj3AotCmRbRS5j4qFf3axkagfseYs5UMBw9BsOOFyDGMdiHwhhGQ/CHXxmmUiFVwL3Tpl0TDJ",
-	"i8Y1DGkxUanAsbbZM5WxSAueDSfXQo4TKaIABqrVMOHptRT5QmU3UcCiIZ/OeDKWUYBUfZ5PryNDv5DK",
-	"RrBgkVliJqazfEn7Trtll9U/NUCvDPk6dXui1Twbig+PI/denGRimNN7bezWDYUlcAy49LbHMMJisH04",
-	"iPZImIHnCwXH8oz2C4YiFR2uCdeua+IE/WJKcEjNbH8RmdIBgxsCPxuyhlvchLG0ooCooM65oUkjEi2g",
-	"U3MwdY4EkiepaXhqznylZyYS0xYM912ST+huGYlv082EVszruGh94gnwSRlqESc6T+QwN+OdiYzFfBkw",
-	"PZ9OjQRkZoQDW+pWQG0EbKDmckgyVDzPgEcFliklmXfTuIzdBdKnbGEGXrqo5jTh52sul/SdEb3st+aW",
-	"8ERq97idGgzYdUQbar6A87UESc0Rw2upcts4inB0+CSdhsVEaXrdNFxQKJBueJquTA1WuoXHR7K5vJHm",
-	"3qvM8G7BcxEzQ4Dd9CKzkYbxAusbqWzqBvf4I100Whj+4f3gw+OPUSswzXG6PLAZvZMTc9czPsS9N8Kt",
-	"2d2XV8/Ns6aLq8tnB49I7IK5HPd6TEk3DhjxG0MuYNXmM8Mij7qwx8yQHZiYiC1pbrPXeD55HvgSnZGt",
-	"B0ZS4THKR9x0pvl0lrr75Y4ZyF5DnoqYzWd9FuFjcWSekkybroG6mYkZgce0CgN9ij8VFMLyFCNosqZH",
-	"GeezccZjusODTM3Hk7y4JCqN4SxzCSv97OzJ5dvrN+eX5y8vL169jGD2AUumM5XlIm7BQqRilDM1z/t2",
-	"7UR8bWYa4YBh0nivY740zYJwgToFriJyExiROVFGUmERNNEOpbnFau6N0VvcRHsEATck0w8MlzS3PYCL",
-	"ZN4tFlJloawME2U68REeMQIDcZhGv1Hw/cYn88gsVbGw4olR+xr/OxfZshE0DB1t9BvYcsOXXf6WiVGj",
-	"3/g/h4Xyeoi/6sO3ho+TpPIpaIDY3eg3YiFmrwb/I4a5+RZ/P5M1MrtPE0iO6f72j17U98UNvLNIuc3y",
-	"yqU7d0hYm1wX18+JCkqKVpv9Ax8x+6yFkbDMkR8sWfRbdMqiMPwtQiKQJrnIeGq+R94WhmEY+T+EYXTK",
-	"jOCjdB7KXsf2rkb228q1BQm9zV5J5N72JiVGzr+FNtXIjTtw22oWwyOXUlnBoUIpjTKcpmw6N9KGSkFa",
-	"mvLUkBxD06UoiEOFNCAN14rFSmgWjRVPjdDlreyUDcyps2vaNK2ZxxiHK9vaeOR+e/Zmr9NmJnyXE4db",
-	"u+3cPaHlWn/4HOvBE3jZ/e1ywwm0T/vnMBcfDb9MxlIZcT6UQ67FKYolhpNEZXGpxIsmpgOzEcVZ1aC4",
-	"eadhZblNo41+43CQqvHhfottx//lVvylytcvtmHQu9506YlweNmqaxpKt6heM3J1gRPtyYPTfZY6EyOR",
-	"GaWt31gsFu2xUuNUtIdqut+yS5V/iRW/GBnlHnT7ev08Or/k4wiIFBuq2dKzdRnB99QpQkQ3q+zpqHPc",
-	"9hekETaORt1Bbxg2GjRhNGMWMy5ZHBqbVfvXcJDrBm72OEDm2zWkzXwuRGghY5DbpWIxzzkRSMMND6Nc",
-	"RUzO07TdqN8RuDz+sGIx4vM0b/S7QWPKPyZTo6x3O/b/gsY0kfRlUGcreC0yO4/a/kR2vdLnpv03jb1N",
-	"fhHYeKZmIsuX6+wBT+Y6V1M2o8esmMGakf3qmuTNn85/rtoJqo/MUi4/PJ5lCmwB/s00Ej03dwnFnCHP",
-	"skSgdcp1/dP5z/igu7Ao0waM61BGRpOCox2RgmDW57F9O3KWALyhb4lHAn8zjM7wuKCkWkQsV0axO2M3",
-	"Yulk5Og9KhYfIjbk0ojKA8GsxMQmIhOGn6VLFNIFg91iZ68vWuaYFUJ4KHeVwgPGYQRg/2D5AgyN2aoi",
-	"sMKPK8sftQtVsqoXWrq0ld5U2iwdOh7HiTk2PKVTlQjgi1P+0dqmeycnK8Yp94VydKeeGoG68SxT0zqz",
-	"VaZz1Dqjn3/++eeDFy8Onj6NWHMpeKZZ12gn33333XetMrXpdXoPD7rdg053zWU2d36j6c2sPM/NUHlu",
-	"rmCNedGM+lKtjvk5rxsymIutrYak/NoxH3XWjDlXnznityrL11EbbX7bmdOoLH8K1hYzY2jaXNB36D1Z",
-	"Z/Ml58oDzRIjdUqWxE75MWsDLIanKXhi6NCz4woj+ZbWZsbzSTF6avo6iXdbokTmD48bWyk0TegtWL1q",
-	"aCjX4iCRWkid5MmtYHo+wOW24kespjyRpyz6O8ly1xHqjqgdrGM1aGYrbceWu2ZGSzbr71VM95OGfzWL",
-	"yRQ9RPcK3OnZLE2GYJs5/HiwWCwOzOIczLNUyKGKBeyhJ8+Ij2BcvU5mutE3PHzEb1WW5ERUPu16dEpj",
-	"eqayKY69vLCvrH1qlIg01mhtRSNmu4FT1TMlNU7zex7/mOQb5vc/WsnKdKZCaxSGQUAAbjEQ4CYcaJXO",
-	"c8EmeT5r6ha7evPc7JPOeT7Xjf5xp7PzZM+zTGV1E3zhFK7/+/bVS8MIFuDq8f1fYN4hmbX5OuVznQxS",
-	"c3uieXQYzbM0arFpojUcN2QbXIaybvzQVKkJGR0CH0W7E5DRh8clrgW2pakAs6EahdJaTs3BA0sJi8Uw",
-	"BVdoM7LSrtF80cQRsMjcJLDY3ILUzZANBKzdbp8iE9ORaTdmUWbE8bmImPg4FLNcxH3G2YCjPppoFmdq",
-	"NhNxq83QtQ2bR8ZtsGPCOJHZ+e7x4VBofUCO4gNwXh8Uruu6raO3DyuObtjDZyobJHEs5F3P2s9qnrFM",
-	"pcKwcWDwRLhQpYYtNP3Cb+VDd/T5h+7S0VewKYBprjQIo7yjHRPGuDImQXfQbE50m4iFyKJQ4ndO4gCz",
-	"fiTiJFeZE6VikYocDXG2MxKmcnCIiMw8CfaBT0HjR8FTdHjvvsh2pRrqprHzUlFHNWt1NWNNMNbyeNlq",
-	"g8pkTrPkKS7vHQ+AbQQcyyIjZ4C30Sf3QV3A4Cw+zsQwFzEb8SSdZ+K05GTlzqtKftjovw/IZXtwEYNk",
-	"4t0j/7dtF6dw/MLILuQtT5P42VxKke6+bNDtWHF4Rc+nUw5WIs50LmYlqcFT9gsBw7ypG0EDtAlo1qyV",
-	"xoMiDAt73wCaD97wgdjUyodPgbeD5hKhwA4K5AJMATDF0n3t9czkwVdTnoF/BYwmetJhI1gbzXgKx61+",
-	"2CgZvG/w0tvWgli08jnDpaXxh2vWBZbc3NZdFnRg++sZnvKI5clUfNagcn6DBLe8hmAaJTt4sWM7LSEs",
-	"HD7IBsKoXtDFncd4DxcWBR0zH+okWGHtQ2SMoImesginFREPhGOspCBKBU38QLdnjwu3w3ntdTp4Lzav",
-	"9U0i4/XH1TXyOQdjRrYTnzpY/xu0/kCzGc8NwS1Ymc55lqM14LB+5NgsnebS4/d/iONEz1K+vMthplev",
-	"/80ONeiZ/wXa0n5H26pAxQaAjZCYCDeCkZAxzxhpzzVLDjYDj85xeNbag8BUU+j7n3NaRs5m559t8mwq",
-	"aWRsc2B8Luh+hvNQP3xq9X3Dhfmkap596DvvtHn31LJCNKSmXMaJHF/jJ/ExyelPK/EHrBQTErByOEjA",
-	"bHyF+WWeDUUAQqQUacDm+fTafmn+noo4mU/x7+I18ykXmf0etzywsYQBUzOR8dwMUi91LqYBi8VtMsTB",
-	"j+cwWj3MhJDXmQDdCOIRXHxNwMgLFbBhki8DDEf4nP3DO+nvnr3gdP4386dEM2fC+IxRZEYsr9AcZQZB",
-	"NigygdUMJFc1xxzd0ypj4n/nPDXMHRr4QwmMC33ziIwZIi3zCkVJcp+WXBrRRGSJuGeCoua5lSUtVfkz",
-	"ExRnb6YuV+MDt9GTsuDHdU0T6L0s9mtkDpKh73DoP2NqEzXPKjIrfMW4vjHKjzkNGAPCpY1jqZ8PmCtu",
-	"jcz0HpoAB7/RfKmZrD4o5nMGX3RZ2pkiXsg9sHXEdg+IepsJBGiEniqZT74Sks8hJIGN9oelAElNKZYq",
-	"OXbBenYvttAcMn/uS2vAjFzeAvyu4P8TI1iv5/62CX87cJruRTPJi9eMx3Em9Ged68I2XKKP9K0bs5X+",
-	"lGSYBVFPZ1xjwBpX5MbP0yG0XqgsLg90liW3fLhkPRdIZTQLenKN0mDbwTEKERPVsL+wWaZydJiwpuug",
-	"dc9KRXEo8owPDQG0OkFzsGRcLpUUrW0H5L5ViaCRJ1Pxi5JVIkLfuvMg2cXZyzMwGTD4Yf1xLlr0DnTt",
-	"+wHT8+HEcKXzeaZm4vB7kaUJhGJeXT75l1OQdvX57ElmCpc4mnvjbYfovm9qyf/kDzBNJHJl7wkwb0L3",
-	"SMvMA46BQ1SadSGYJVxzIUo9vod+WJc1w8Yvv/wSNlr+qXVE03Tz5OLpG+yrEeBbR+atbqcN/x0eHe34",
-	"9r8tXftKLXaiFncgEi8gKfSlys9QsL2rHwPbKZxDojzjzsl9zBczWIsEVmfEg1jvJpdL+4j5Mk10Tmcz",
-	"KQJoYjWcT4XMW/1QRjDpCJ7ULIcoP0oxXHEc2rzarS5CHPoLkWfJUH+2g9A18GWcfzZX1dIbVFZ1EgsW",
-	"vTi/fHPx5O312fPnr95FcFpeqvyZmss7nxLiRbA9I9NQeVbHnz+rlwrvqzUy86mRyXFri3AStD1bx6ud",
-	"2gsVJ6NE1ASrvFQ5m9KvrFlJhaQIq7jVZi8V5NZWnGU2n3PT0YFnPmEk4zJVPL5U6jnPxuKuS30JWaHg",
-	"eaMsYNJRTKOlZe/e02GyvUAPmDvBHh6zn5LvYYHBpPIZPlOBr6zzmO48BxjHF/SU2swuLWR+f15TWj0g",
-	"83ddN+QRcTIVUidK6j4GZfYzMTbM2rLRW56kfJAKhrnL97WwFB9JUZ8gPGZziUtr1kpIl524MM8Y5okx",
-	"ME2OnC6ALApIduPFNMp52SWW0CoO3mUyFfGreX63tbt04Z25Ujeg59sT3utQqDP4sUCS5EtQkDA7wkxD",
-	"5xCs0mdc3wA/4kxPVAZpSWA/UBkbiYXIvPyjjOXZkvGxkbVTnov7O+IbJhP919X5m5+vLy9enL+6uoxY",
-	"kyKaWa/DdKs6n1OWCRjkKBdZKCNIrz6A/OqIacqnhix0I1KpeU4JarQIqWE4zcpSBOWFaK0wYq+T7VfI",
-	"pXsXd+hSqRdcLul66TueB6XY1IgbRGH1vW3OaxuYfvb6Ag87qDLRIZ8lh7fdCNdT86lgN2KJiXL4WOCC",
-	"kBMB2QijNBlPwPDMQ3kjlvAsxO9b5mjzo1ulnWS1G3nvG3El+TyfqCz5RXwmRTNLZeanMkQVuXh6r3fF",
-	"NF14aoIiNypgmbhVNwj9QQZaOOGGAgB9EzxmEcWh+ltXgFx4pl1UlVsVnvHu3buDKoDAprWu4g18csG4",
-	"dyOBZYnijyeCfmTUPQkuGPf270UL8UR8Di30Doalhpb4WMAOezG5ORND0XfhHseG9TNAgAFt2+fi5U0+",
-	"7n13D5tcJde70Dv2vTB6EMZgFJQYsudDaUXrZnT2+uL6zdnl+fXzixcXlxEkxd+IZcDgl7Oryx+vn51d",
-	"PL96U3qCMqdI72oFhkYjmAWcRvD4juZaxGwxSVIBYZF2OY3yEr04++9rc0Ivzt9evz5/c/3T+c8Rsy3g",
-	"LFkiQ2m5gCRBK4N8YNCJizjPldbenX//9uLy3Dv1x2gZO8VUemstg8RmyGm+z8N53+ey4NJ/ioN1zocT",
-	"t5mGUGoBGYjVk+T2kdO7rDmYZxrPIWYHAeKEXLZOGa8cKRC0Q2k0GBEzXrAEIzIXDtC1hxTC9Op7FjKU",
-	"9DN1Xz6vPAcFCPhmjhhTbC7zJCXjCgDsiPg+T8zdhYniuGAblnFWTBPd+2E1e8kSX0ISuJJOv7tjOPXc",
-	"a+Ee4qpfkpy0xEh+Z6qwopKe8jRlETYQUcqAhf/pdToPtI8nNsvUQBjqzGNM1NUTPhOGs6aKx2zAUy6H",
-	"IgO7tYd6gpOz0eZXcpapoTkXg1ScA9bWnn6T7e5OPROpuZiQQrFI9A6uzopDH1KZ2IinWgSsG7DOZ7kH",
-	"bGpp2T1A39ZEVuvkF7EmbKJoa2XM3U7AeicBO+kErNvp/Flc/EbyrJjSN1vNr6SezxD644WIE34JuVf3",
-	"ZKhz/ohtCVllK97J/VrxzH5HW4eAZmEy6776ab81MLsMj6HD4HqidA6L3ejLeZoGjUGqhjfXGIwHGWyN",
-	"N1cN+zVg7zT6jUMeTxN5+E0jaAwzANK5how+yJ7sdA86vctup98x///PRuAcknYgkIEfNMSUJylk/Vkv",
-	"30AZyaNbcTTiwOxXcISAKLrARUN8RivZcEEjiSFVsfCf4dfkIGv0e0EjE2bhEiWvIYyo/10naGQKUkEh",
-	"I6bhe8IaJXeU99M1BpEV8z++7B0V85+DH7i6RkeXnUf9I3zm076pe28o927dkSIps+21TD4VkeUaUv7W",
-	"5hQjfVsx0lpQNXdtnfSR5BN23OuZuzEr5SY7z299LmrhGAbcAhgaGyuWK4pUExlDkEerxHQ7rAlUYajk",
-	"KIHcvcESTJTyBnHXQJf38jRPAARgJSk6ztTsOp9kQk9UWuN9+IdFRSLam3Kds94xw7A2HzWRQ14cjh7k",
-	"DJD+TjHQHSJbpfIeoeHth1MQNPQsuRGbBvxknmVGFC3gnHI3QHh5ywi9Z+40xLpEczxs7qhuO3Dls+Mo",
-	"1e6vlI5bkoup3rMBd6pqcuDN8yRSo3Yqb2glWa7wABcOvZFC+npaOtXeqfViImQKzitavYFSqeAgExF9",
-	"rIPeKLKr39NjgTf4DzV7QV/wLOPLXS7Ay3maWmgskZE4UjnHhjCjVIuE9Q7Htr6bymHc1k9lQaqdrkw2",
-	"8E7K6lpVWoNz+KH2dMMW/1hw0DoaB/Ku47IIaGP0z6GaYtDmOlJ30un7AYUYFxhKGjmlBhc/I7bGNxGa",
-	"+eTSiFo5a0bftD2mG7Xa7Hw6y5d9eMS8jRqhRzC7ayjm90YCeFLIBSsEyP5kkYAsIUKUNakAl7fPLt6+",
-	"Ykfdhw8Puoynswk/6AGApsZYgiHXolVZklAWGF0d+EqD7q1iwX4Q6nmSi17hhLJR/hxA9SSfAlgwIJZK",
-	"0WZvAPkPPIqhvBEzNJO5ZQH4oaaSYCQGth2wYQowF3jrdd5aXbLOhiV7jTLTrytOh7FbKjgUlWUiyBzI",
-	"nAKlv5RVpcHQi2hfzSI/KpTRYRTAMQALyVwa/uUnlEe/RQ5+lKfg1c2TW6GDNThouBehrGPFtBeltVtZ",
-	"m6M1a/MUkpHjfZlC8RbB8hqK8KGOeqLPdgVsYpVG0Y32kH5JeKqHsfZpAyBd0PuBG1wdsXDO9z1ELiQf",
-	"gjCYjZKAsOEIJopaCAvnnc6ReMyOO51V+atQENehxzguuQ42pmAYFXAIwqxMl6eop9l4KBQPgRwBrUOl",
-	"S3ssrlgVp5H9utK8YJP5lEvnpm43ag6R1cTqCO+Pl5evaZECh/fZbmzlHnZMrvW67XyWYngJl8tXo0b/",
-	"/a+rB9Adp07Q/bDa64dV5ZjebbNXaDheJBmYUdABVFKduc0SEWncglArzRZZkudCsshcCQAhNIcKwAm7",
-	"iKrUiU4R+Q7keDCHGOLYjJZCmxcu3wC8VFSCBQZrQ6tW3g/lE7B/aqYnap7GCGCO/SM+LIzglJkBAMRE",
-	"B5FXXLCcoWuT2Znk6TJPhtohOk+Rjnw8GKsDb2Vh6V0S+x50Y2diYLPGao4apWXXIcRDvQHJVBajJ8Xd",
-	"qk2aHE7kbS5mq9etjs5QZCUOpPZQQoN/ZsKK6fH3SVdxzjvps+UJ242uIE7I5H/nLvnLKdFlbt9DVch9",
-	"DvY6LUms14AcBO4MBSiHgL/htMDgKWCLmxH08PgIIeHxw7dRq3T49gJagile4KuP4FH60NtyNnc8ls8T",
-	"nd9RA9zjNtUxLqOpbX3dDO85PAhsKee7vPDCPFerL1AbtvP1y/KZyvEuK7KrPmPpEc/3VZsNizYn/9rK",
-	"/JtPX2cvwguRfdf30YW7lHuSZ1yST/vcg6BmTdZPZctuvBB7W0IIh4TsknVkaGQx/Xx1Ta/CYwd1+Ngu",
-	"C+8BlUwIpWmpCfjklJCYFHDggAMOLQDgu3kbyJylg0b/abXZ2QDYv3PPoAywHVFv09p98fvlDscuRKO6",
-	"qZtox6ZDIWb7zqcEVFF3HgirwwfDqBW5zXPXO4oAldnZV4PycDZP9C70aKjkrch0ouR1Rk7b4hSp+SAV",
-	"FQtnLeXAa2BGU2nvWtMGfFajcaZmajS6Ax2jN+9nbhbeqV6sJdFkl4NxZ8Jcc0oaXnPFSlVmvrIvjTU7",
-	"VXfALC7PPqcKLOx11avOJJWfobW6ePuKHfe63zL7CljrLKzxGmum55uoXNaVBxAbY+sw8AMmVHHUrU5h",
-	"FBQKWLIo7TSynUV/RB7aTAzNFvxknvNghFb9xStQQhNrFfPn4s98h5nUqRsw5MACTOMSV/YiKM7AujP1",
-	"xB3AfX0XtyLjY3FNIIx7mopeFrsKUP9FaqEd8SnURgOTDHUBBlZcthIsNKT3SXjSvly3pJXhT42wULeF",
-	"sRgmUxoSyxeKxcnYtF1IEjOVGDkDUa27vU77pBPVkpj1N9DeuHZj217TQLds5W4cZBNdxXI6O16X9UR4",
-	"V+q774XLVc7TL33YIGhlPrXFtXBJHrjz9+9+yDZyzN24JBEtj1nSuatjjuU9D1ZIznaa9qWV+AoF/eso",
-	"82bgf2bDGxyXezS7mfn+XkEk6y/kueP5FFfYBJ+E1R9bUAmuEMZULAKWTzIh2JDPkpyn4JUgcaLRb/z/",
-	"788O/vnh16NPf2vsIJaVxwLozd1ep+Rtm9eZE0/ZYMlsiHcEgSYscuVCaTShbA7n+WqbLQuCUwh3q+7I",
-	"Xp3DbY3QuH0Ny70FNTjVFQPpw+N7YFD1EuHrshN0zaaXxESIgTRDrhR4Aq8pFPxB1/lhdAqOU1u7YYMD",
-	"1Raj0iUX6so+1ELEl28crMq6C/YTLZm9xFYYduLph5p1Ni/+HmT6L0acv6AdCFdjVytrAau9xzAKP6c9",
-	"C+qmEZTCwrcS9w3eTALuX3XB2hMH+iu4ooEOgEWQijcZGk51kPultOAHGuNam4iej+k7ZjCtKg5+M3Kf",
-	"fkygHJRKsc6bRDciYuRDYITF4k8042AubLVD+QIB8jHCBmvbuowIhFIfci0Cl/WHQPWYVQ51v0SMOXMO",
-	"ax8TORLNIiORRrZkJ7e94l1XUpD3t7xdlnZt3hB4ymxHkqcYlLyyeOBG3lhtyFs48ClXDPOW5vM0pZFu",
-	"zBhIcmAHNd7pS8sETu2S+AkDnOp2NQujQmuDGl6cvAnXNSU90IPcd9VCH2g2yvh4ChW2o//TbrcjcEhD",
-	"iJNXVZSS/QB0K3ugWWRu4YHpI2qdhtI6xO0MjAYzwIOLHnQqcNBmhZxSVC5k0XGnQyXG1szLl9WKsgt1",
-	"9dRgID5rpQM2mOdFJJMgkcDWLMaSrqeFg99OA+pN2HlA6k+Sb5qEn72hBcSyIn4CjiKUtngsYAGkSzaX",
-	"fMEzy+K2z362tjJYXWEMfwtPHeqqQ48pX4lV5csLEzjQN8nsQM2QrB6AzicyVxwFql1sq8LlkikL8scU",
-	"GUr6RQUN8wxkg+eK6tuFshn9GjZmKZdho89C013YCFjYQOSK6wS+h7FErTZ7i0VqbosilzdiBhY6ok4y",
-	"NjsBi6rZQEDEIJKzXHx0FzFgwH8xLR3Hhq0Vp5kito46WAUslE2sX69zV9PjlMpgWWHpqONLnUQc8Rw5",
-	"earT6QR4wnQoqaFTNlD5BJEEY0YibFnyarMzmzqODdrSXFwycTDlSWqjY0MJRgaSwr5jFkaUlPumnvGh",
-	"0AGLVQ6wXTHXRnKz8W35REyBTtBooJBZMxOxGUfcisxAbDYmFhzmbqU6lOoPHrIm5EHjNximBwHgpjWq",
-	"+IW5yZDSCUirmNH59OznyO0vzJlaou/WtGX2Aqtbl0f18JjZStCmsUNcvRlPMm0bVlJ4dVpCWdAATMoq",
-	"iFzfet6YzpM0tQSoSSWykVC0XMVoNkVwpVDaorkEF2JPWbX0IuYGGp0vNtKZuRVY4Iz4oC3M+Gttcjj+",
-	"aojDKYUhNUEQMAe+Bbancp3xXYzXnrGr3m7+wJlGA2ZuMlpxzJ3tdton5oABgNxJB2+11Uvxsp9fvQkb",
-	"nyKgEPSiHENuDOW2d6gOnw2fPLHH2KuPDAQLlvwITVdWLLF9QRGgsgrLmlbDbbXZT2KWu3r9TW7tYhYf",
-	"Z5QqAOnGjlrAI6BeTCjBYGc2E9k6LcSpx6I2nZM2u0A5CpDRQ2kp5+qxIBMeLqRvIeubJaR0lQpOeA0H",
-	"fXfx9PLHjz+eX/zw42V0yiiQN12ibAo0CKQ7NIpo1m23Db3q7OYcqJOQzzc7XQzjGqosxqA2qLhPArIR",
-	"vM21HaIg24dr25/LJI9WjR31xoUnKlUFD0CyV6N0bwlKMl2utv1TeekcCex5JHuz0EcCl8bwP8NfsCVX",
-	"9lODQMNM/62NIoTnTbQ5jkWE5bZ3fq0a4VeE2OpU2UxRzTiqzO+Vg+6WLTk2uBIwzLBLw+/DxknYiFoI",
-	"K8E4FBKzjTWjE0PL16/caozjGk1hrZu80KX3s8PBOxiMgcHEyCMqgaarpxNiPWpdkilf84MUH+GHrTs+",
-	"y8TtDg9WlgZHRP1TI9TpugW7QzgNEqn8uqLYeSbXUlX31UsGUQyQPYAMNZkCLgRkSxiuYAu/msPZp4C/",
-	"u8fnYPXXUoAO2xSf45Xrv2sYTtCon/hruGFKWpEaB5PkYuoQS7CUBfhy/RLBuyUYmX3fsC1+jnVNQBgW",
-	"5t+4XSvbE2DxD8LPGa0C29P+gfZXTNylw2SCx4Z0dNrdCKE9nHUhE0zoPJmCaVEPeSpiNp9hHWXQ6HBn",
-	"bLqU914ogelbdjtM5zq5FS+sgxJXb1OcyBZvZq62by2kSN7fzoK36i6usdJlDfwKztikf2gCW4M2V7X0",
-	"4tVMyLPXF08JwLSW/dMz7KjdcUinq6QzkSPlncKiCzUTks+SWuI54/lE17xVmbFtIsBe7Ht1E3Llqf3S",
-	"2SedKoOA2F8IEDDLBLVf0fDY7QS9k+CkE3Q7nQ9121aySJX4d0XQ2W4gA7TzX9cISLtwzFUJwDc7YkIN",
-	"11j+cDRKhglPrfWINQEWCnS+ANMSuGaRUbwPZylPJKl8Sa5DCaIhYgU1oR4BvgX3FtF/dMsKR6do3YTf",
-	"OIt+TPJojakzlFVbJ8HYoO8M4VRxlKgk2K5PK0KwTarAh0MQ2pB0tKHfyErr2JUze5yySMgxH4upNfRK",
-	"kYCg4MUOgYouQ4k6QjMx6kcONihH9QyrGQgzOrCWmMES5TIrHwnKDdFxRMDBSDlOyTMjFTMHvGgr0dZq",
-	"2/LzWVzinw0GAjLErdsKvTx/i0JJW47qs+naCKZttqsVGews0CPZkQ01v43a7XarktxiNhwH2mbRLDqk",
-	"cqvwFGnfDzQbrpifwPIT/S06LEqyOjXMV1IJCtWcIfP1PBVQrJy5fvyqrmaUswhyT3mqFRafAHmVqiVb",
-	"MwyE51KVWK6ZSk0neImciA8LH8rS+cDZ+NMozOsreuAaSAgqvfx6ng0nHABaCksBwkD4ISukSxpVclWR",
-	"DBrzLG30G5M8n+n+4aHX0eFwIoY3ag4UUSqgU3e34H+qkvq/7W5xd/ToDU3LkKytVvPNpb0LGsQiXOYI",
-	"nKJURABMakM1nfID68eMUdRRI3pGE+LYJHGGaVcqCPJSqKyFoVIBhvrYCiyQkKxGLJpHO2p6Rb2DrY/W",
-	"JQqOsNJt+RyiCDZN0jSxOICeDAZ2K3wjtiBtoKrqRA4FCs8gzCgpTpky9/+ow6aJnOfWaAeuoOLLgHEm",
-	"xRj8wOAq88zuXIey0PbWzLGQtOrcId01vpBaF8iE68nBgGsRs0zN80SO4bISjcSy0KH8Ui4QTxJI1jo+",
-	"/BPq16du7ekRsY6KGpcI288jUqrtHYKTUMgYzXEW2CpdMm5zNFmuVGAFAFY2gFAJZrgXrTv6i7a/IOtp",
-	"gOURwAy9ZQa5olUXvMGacIHRjnfKhr6pKZRka4JZrOr26wKUZ7s4WbzRIb9qAb+x7Iy+bDf2cNysbWAH",
-	"Q7M/HldJvbDfuCMFpA4u9G5G58LQvY+F+kuyDx3vTkcnasFGPGOxuRKOyPjEdAKh5UIaGjgT2VDInI9F",
-	"KDvtdrfT8QU0vHQF/dyDKs7v5k309xRq9RfuxdrYT5AYas7zYk2GBBiq2SKJ8wkpCYMlCUyWJpwyK8RO",
-	"BKCCRivmbTARL3UowdOxG3mtM1KvnIYdPB39ktl6VSwmGRPsSSBfGt5ureGRoZURvEDCJli10Q2/Yv4m",
-	"ZxJ1Y4OA18iwoXSCKy7IukjglQx8d2hW9vFDvbE12JzZUYkfxADi86s3UXu3ZLTXFm2s2naHzeaDNBkC",
-	"8InFb0ZcZIJHRD1IA9kG0DJXsR9k9IWEyq/JWIK3vBWEsleUBGp6z4DMR7VaUSeCJEQRV9KQ7cvEtgoA",
-	"g6C3quyb1TRPHNzyjABw3jdew5QaNG2wFL628GsfLAz5XcEwCiAMhwpsUdp7kQX4ViN23OlYXzFwBHcx",
-	"wIxP5QBrsTLuiERRRWSCpurMLzD9u+RzbjYvvzMkBvVjyLXEElFBxZCcT8SSWfetkOtyOdu7WHuT6Uxl",
-	"ub62cPZrxhTR7216PgJzNXAD/EbEYDPFYZWosi8cUWcLnknTfx2JRv+0fWQj5slWaHosJPSOelvBPvl+",
-	"Sd5wM5klCc5g5UwkncpMLVjTkjhynYMI2arFQVlriIbSBGRXDrbblU99UzIZkJ1FuWw/Rntxo84qvGr9",
-	"TabiOuUDkept++w9GpFZCpwdrnRIQCs0mA9vhFNd4ACWwAu24tFAT/DedaYMF6nTirO5sL6+qHc8iTBK",
-	"JBcHMCi04RttkFqAqsG5YouJSgVi/dWfSEqlUIvtC+KejHAD4YKSD2bGx4kErM7STmwwdK+lKFky/If1",
-	"mdbU8MqS4QPi7adGWUU9EFBYMcamdFbRJEpxTkXmYhHvuP3Q7HDNCqG1PI93xTXfg0G8mywhfhPHX3Mh",
-	"azILVFwXnSeVTYm5hjDzazAGJnJMJlp1rRM5Tl3izLWVH6IKt0FTIsDZ1NFQj5x9Ps+BuRRtrmU+BPC+",
-	"5+L6dnN0jp29vmC3PXQZtyHSkm4jGIoJeziKuVkUuHoBi76N4cMj+OeoEwM20Xdd+AgFks0fD6fK/NPt",
-	"4b9LwTPzL4dQN5Vhdhd4yKKiLnfxkxHXHj3sdEPp7rlmzfX3u+WM6ilVHo7eYzF7lQU+2XqPQVsfPkSh",
-	"bNoQw3RJduVfw8aQa3GtzeNGiw8bfQSK/mT02uh92OAyDhu/hQ2VhY2AvSef4ocPGMFpnpAqNz/hLx+g",
-	"qhWU03MxGSwWYlYnDxfLX3f/M5GiaQoJXtNGMLTK6+nTRoDjw8hCrOhUlLDaDzaMpll6yf5RR9Urn4mM",
-	"7gv3hAKDN0Cfdpe52TbiXv39Uy2OGXD4zStTQOp0V+cJeBjXg2XtOu3ADCufC8ay58pB0Y16b7kajbSo",
-	"/a1uSagCz0ZL9QNNBuft5M02V6x14B/6DeTuTnkfu+SlFLL8p6ABdHB9J6jEr6sJBiqxuZxBmZCCieCW",
-	"AGbpmuLtrJUiM6Hnab47wo1doHmab0W3sW27dBuc8KZ1B9fynigld6Mx3vWruLHlKtgMDPyBtlJ5SWS2",
-	"4YIBw/QuirQJyCNXSqAli0cliTYykqYv3UTOl0aCVBG+kanFAx1KK3pNwCQGrNOFezYjs9ztinIT2Row",
-	"S1LUd99uX1LctufedhRrvGHH75JLflaRPCsSFOr05nqgawDtPjah0ouK9YNWQ4nZgUnO9HyqWVMqJj5i",
-	"yWzaWPDTzmZpIuJW4GWNY7isPi3v1BIipUJZ2Z16S92uyaslu5KdAQz8QSkl3jlNG1dvn9aJkamqkyEv",
-	"S6s1mqdpwMaZms8QMj2fqLnmMtblLv7WDXpHx8HJw2/bj76rRdycqCzf2BsBA0DRDwTytcn55r78FLAX",
-	"AfveXIbLatft3ovGplDQdV0GqMzW7GN7RTEpmwD/RyvZfkkqS+X0Y7eecdBOnla87iK8ETw19HlPumeD",
-	"KfT6hFesgwUOWC/ayvdAqjQWOkcTTuBdj5wegTd2xAfsbMYHPOr40sxRZ5UiZ2JYGy516aD0T1wIiV47",
-	"JSkWbko7w2q+ga7tupUH3jtZHaqPwlAe7FObbOFsLBjBD1kTRIJgzCfOOdzU8+nU6BkUNMKkioVu1Wr3",
-	"e2AiefgOxVlxq7zpJH7BvFd32HfOfa1szX5DIvN1rUCA5UpqiGx08fZV/yXEVNmofHrWc0wELAobYSNC",
-	"eu8VglqNVRC3yXCNy3Ntyht57Wc8nwQOKyXJNQl/2ERtdztmydiYCxdzScFbOCnrrrTAAa4Qaa5FOqqH",
-	"VcaYiWs+rgn7fAe6sw2rgJCJUrLc5551ist0cy92N3BnwO1Eeaz1Z06L/HeDqsASDLspPQEzg429uhCs",
-	"OeQafW/od2ccDBdGkokVREBMAdSgWuSk1zl+tHNIdhn9MTfcMhW5CEr2FNZEu0auolMX9ocPajKpxRyt",
-	"2QULx9I2RwedbhUfv2ZwdSHFjj3sMDIzuWjdAI62DmDFfIY7t/YI/X5VTHbZNcJm8eVUtylsPjNrZ7aO",
-	"Lbiuc+fcH9BbZtYGChv9Wu4F9NTGXfad5oYOzOLS5AqTIUpTXfAKc10LErqCc1MEfnuzuHs1kDe2kNRT",
-	"qCO1IktwTBV2AKjFxAq/HYUMH/VoC231UMx+jp6dPbl8e/3m/PL85eXFq5dRKJvcVv6nnKPVuhetU9ah",
-	"PFKoFsE1xgnzmgZBrXQwJkiwjx4+7GyTDEn1O7c8eB/YuzWQXpcQcKvnU6g7/3uie9VBBNWD6eiNkG34",
-	"SBlaz0M+A2bt63mfBRNXwn3cAhZXjyTmqTkOQow2p/64w0y+NNJM6WT9dRBn3qosfwoJyi57lVItYO8a",
-	"dabA2D7vyj1S/sEpg3C5QSb4jbm2oAVCwC5c1yJOw7bN9bAWGuhtzvO73NGhvaI7HFE9zFSaXsdilk/W",
-	"uUbNuXyMqQ1FvttUcBkUepNLd+M5ZV8wbJpB0xRvnGhMNQ6cdmyxMmIhZgJDeMuBaX542ANNQVkuyo8S",
-	"LzBFAoFTZewVXSkyDdrsnZcZ5o3cOgv9KYQSU+q8+jhr8Hm3xH0FjY8Hamquzixf0nZZl4aS1/VKyJZV",
-	"d6HQVqb3Iwv8LSiCAwlBwsa4PVgJHNQtt0OUBeZhQWIyhe0Vi5Hf2qzFIhNXz+1+6vL+sJ23J5S77Q/O",
-	"L8lZk76kcBQ/N58YMRWNKuaLXKk4fDarUm4J/t2ypc7qtZl6OyvVWkptbv2XJtMFZfkL0eic5y8pgLkG",
-	"YY1MLvavAhk45TJO5NjmD4qPicsl9HRWLXg2nFwLOU4kqKlqmPD0Wop8obIbs2F8OuPJWMJv8wx02eGE",
-	"Q8mGwKttSh+mIk7mU/rgvWs+5iJzv1AhWF9VRm+2GbJe6lxMfe055XI8p2pHK6gLgCGaJxIbLLTwYZIv",
-	"PYhkOjfLtTxHP4NLeIeAP5d3O4Kse1uqH83K1gdv47+XRZIKFswbeYGUhl+GcjDPvWy3gEW0y+TLgU8R",
-	"1bOy2RuVRlgm8nkmMaHgLdBCI0rjSN+/PHtx/uExQMBAHX8xewUHjjIbIlyJyCvmBJ6ciVpgpwQ+WOfi",
-	"9+xfNaVKyTYJBNcGeo74NMHakltACb3TuK51a16yD7Jm5J9ECJQv7E237iUbKL99BHT2tw4An2PN6FU2",
-	"5jIZsrdw1cxuvuZJzN7CTTMfz6c8gT9QFIsC1m63W7uNhuqP1w4FlDQcTJITI8WIEhvhPp3xTGjWjK7e",
-	"9l+KBftZZTcBe/lztGPv7trtMAT7bJ9SwmNhuVbUj/yxnF/1sX7xzqNYY1StGQM8uXUET8/7P4hsyuVy",
-	"xyEU9tYtI7hJZAz5a/DCTm2vwUP9R1UqgPYpu3UFwKX22Bfv7nz6Cy6ycUCpGOXerG1u9tbm6xVHv2VE",
-	"i85tOhzgetsrF/nItxFrgrcNogg5IJIh8oRUlFpcX9zK4apSehThtFqAtRGl/QJkKwasU65CKOlHT+pO",
-	"cidQTnm2ZDyONYsqiNfRToCsFYa+efk5BpHJPZffcdl1rVt7gH1wp1ZX+Pp2zuBeYfjKPixi4/KQY8zf",
-	"z/2WaL2rY+Wul/wepfu3ggm2tdsdoKZWFpGyfop3duupJBBunyU+z/D5OioDj+5MYCry5w79wwuMXriP",
-	"AYA0u0vH5kHWjH5QapxCUudLsdCpMKTBfCrVM/7M/S9J0zXZPx6yACTWO3mHNceQ61vQu3yhWrv3SXL6",
-	"2tMGmD9o779685xNICvI0GLv7ehzZS5PsbjbQPDlexnHlvOxeRz48r2MA5Spu43CvPqZY/i0RlElFQri",
-	"tvYF+8KXIBwbtZRrI4AF7pNUOek/9IU5XjyROtqmZ4XSKlqRN8ioT+6LXscCXRZAA4Mli36LoNLlYpIM",
-	"JywKw98IdyRNcpHxFCDWMeAuDMMw8n8JwygoqWe1Rau3qE8lx2DvuLNFH9rlcVIXdnnUl+13et5J4Ts8",
-	"XQjMOzzsJOBdnvUF1B2erwpVu73ipKQdHq8Tf3Z4bY8B+TLJDo/XyhK7vFeVDHZ5Z4Wdb32plrSg/Lxv",
-	"JA6ALrjCSJWAtRVLu68VGYKpPGB5oDtSoaRfihasT03bp0zfOkM4mWqMVvLBt4WTCuRMwypDwPca54H9",
-	"HXQTB+uI2RUWMNcGj1j7sxcI2ey40NJMQCyqZy6+c52puroeE8BJJlckdpQXgXetHf2OpfjEXZxA69IZ",
-	"330F04OIQ7HQ1zORYQXYTUGfM0FCRFCJT+64SLJC2t0hkxMevo7nGa9Xdl4IboG27EPIqr2Yr70DvDbF",
-	"WFLBbbeh1o8X82XAqsGUMfk7dziCuCprBTko/mIx5r30032xBr3ATOqxHKFZ3eqgRDxX9sNd5w/rifVO",
-	"2eOV84T1OeqwLD06BLrXVCB4Ta6Y5ss6BNjtieh/eTDTDazyC8bTWma8owPMPw47RyldJlPxTyXFy1qY",
-	"6TPJLs5enqFL9hfDsRBGKEK78eH3IksTaVSHM53ww594PplyGc/NN1eXT6J6OL5QQoEmySLTrmk2arOn",
-	"GBDRr8Y4Xf4zarNXknHJ5jOzO3hIxALHY9HIMjXFcwEXOcBSgoE1I9pDkgsbIgSxYxOA/YqLa/8Llboc",
-	"qWwoKhB1jfIU9wbbNiuNCL93CbmoiFh7ygRxrfRzORGUdQ8g9RM1zx4QJTSLcHX5hDUjiKDsdg96R5fd",
-	"436n0+90/gnATHjnvN8J9TqUkLlb/BS1qitZvNNYI5D/RYSLRNMCPtB/CTGjyus/g2vvxXL35aKxxww3",
-	"MNONrHMdtcM7+KUDIKq3/a8TBvEO3TT7hm2mqVqI+HqidE7YP3Xkxv2MisiULxlUMDC3A1UiI+CmiTRM",
-	"5psIuMcMCDrXLJGhjL5p++beU8ZZKjjAlEaLxaIdFdiAFBl/il0hvq5jRpAiMcSqHFJBFFGbvZynab/y",
-	"ePFglYp54whlaVi7BFQPUjW8uUZjTlK3XE/sT76IpKxgxGjQfcA3OOo+fHjQZTydTfhBDzyu4EOyIauw",
-	"tKH01vbNVdTCCSMlAkedIWdmWCvwrI03V6F88nL3eQFMVb0eY+eDmqi7zgHFxwZeJFWrOldyB6IaXhQV",
-	"oTjX8gEKyMEYMz7miSS0cQCBW5tzE8qdV+SQx9NEHn4TysNZBqP47TDO+Cg//GaXZRpCJZh4r0D5Ahh1",
-	"9WJJ00KaaBHjiUU7bMYuXtvaSfVhy1OepNtIyj9Fpl5JgVY/QF+4Hqhc3+G1pA608QzHhzDH7MnF0zfI",
-	"oTVrXry+PcZZ3D5swaWmOLzyVu8EvGjHAJE2NcP4r3KtC4d8iqQADnS511MWhfNOp/cwYjwFa44rloPq",
-	"MUKh7DK2Eb9VGRHdzyjza9Ha6nK0hMPpJjg4cCnmp3Qr7JeQA4bI3kbJxtimdTBcswLJbiMoJT0GDImS",
-	"Iq7j9VkRTZTOLZJYa216BGuiy8DZ1DCwAEJA51KKFJLpedzyiqmh2SBJCfjMVn2EGE4bN2o5gZcaUQn4",
-	"dNkTzZWciQDQ5lAXdWV9qyLwd51dAHMzla4R24c8TaGioXnExmjQEvVZBCh/kcVgTjKmFjIoSrDDS5DG",
-	"voDo5kTeJrnNY2tGQNnAsRpjLJzKWGQonMiiMhBgAzpqBA14xXwfuxhJ83htBKBV+upnVtE3kVcYKVrG",
-	"PMNlNfsLUD2Vg4ExeUNKcTeCellNJXtgWblkc5kKjQBFC0AuNTI6KImcEUQACPpYryeUVvUMyF/laaCF",
-	"QgvWkIgpWWUbpRE1NqzOOnsKVFp1ejPLlbqBRE5+IzQTo5EYGm3OjtwfXFk79rXowIXUrCrKaGWzqhA1",
-	"W68452Zsnvb81MPxs3YZnXOAN7Hwfp4I4tqh0pPQVVxjn7EMcitZRYPBPky2Li+M2G5B7jxCazlohTOu",
-	"cJsyC/QIvncdqntfEhJKkyHKsCpElsWvoEYqXyHBG1SAL60jWU3jL6cbfUGbn1uTXQ149MLbXGXiy2Q1",
-	"s2Zkj2tUMOVVS3CtCrhprmf4wo/u+Xq1aFMT35vHnaZUo39sfRlUkk3S9dk6gdronldvnoNJ06/wUYji",
-	"tUnZW8yETiLfDfDbCdlQ2YZyylaq93Ttvulyxr9EXEfDxB+AbylRcTK0RVczMVNZ3q6T+z9jcN3VwTmV",
-	"HXn3MOOLFOQ5W2QEOL7gMXBqCtzQ7a2axSspjOpwfGj0B7ttZhMLJaOkQ5Rc5p1O5w5ahOmyUjUPj06h",
-	"NQAfBrxIVMadFrFWf9hhXOtF/5cA/YssljiYObK906IKLpQozcZK9hIoIzRps3OosTqFSsNSOQWhzc6M",
-	"2k3aQuFDsg0DzHLXK7E7mOcWxwqFEzaXeZKWRrISltvtPaqtB+i0jR3B8K3eUbobtVrI5pRTP5G7IsBu",
-	"swE638oKQUdys4GkXwHD/2I0nSrB/AtT9D/GuHEnIrLDS76NYNPInqV8C0U4A8G/wIVfTwdalhBkYqpu",
-	"iXvYF60ClICWjeeredzrtcz3qfCuOITvYwERHdzlvt/ZuvD73OuVG2xPR5FJ2Am6H2rdHloM51mSL9+a",
-	"xsnXJ3gmsrN5XcL0mQSg3RuxZFMeCwif5JKnyzwZajbXRnECrQG19uIn8wb90obkPtNdo0+dFZrQJM9n",
-	"jU+fPgWuQCFEfw7zotZe48y1akhIzhMpwElTrq81TvLJfADltdwwDkj5Lr5ZRVOnDT1AXdTKKu6FNruc",
-	"CIvy341cWR7NRsqQHzyjk1kxyNuuWbOAaRVK8REwvMZsmCYQAwX4GwuV3SRyfErpxKW3F2AFUprMAGb1",
-	"gb1lydAw9yYmGpttDkIZ2eKSGEALinQCMNsJaG+IgE4YhuautEMJ5QKLwgXelJj4aORK7NhWkgQsf82i",
-	"M6innvwC3q4++x72kRlZ4mh49vri+qfzn+EDpL2Yh81hH1IEj2ZQ8UzEqPH3GWcDHnsyizWRY5V6N+JO",
-	"NwBB7bhnbjFBR7OBim15twhAFLGbw48Hi8XiwOjdB/MsFXKoYhFHpywj/Qlf+b9vX71sM1wDnfN8rqGo",
-	"uVezwdYEcQtkx0M5GBRuF0EZiQjqQZyyCIou6Ig1kQse4GqwqdAaimgA4ZpRJIySDIMS0mXbKyHhV4Ei",
-	"ue7s9UWLzC1ULg/qT/gbCzUgsfsyeqURdLGUPPyKheLb7XbY+BSxZlTUwoha5pjz3JPbF8q1jwUQKRpr",
-	"yCXkoWL6lM1JsacllE64hniYYiePbSn5qcgnKrZvu8epNrF9/IRSeiSLgMtHoTQSOYq3WCXQ3JEExT0s",
-	"+PICWn6pcpILIrfzLbzFE8HTfOJdYewPIjmSjOkpT1MW/QhPRVSf86Rz5GSWAEycqeIxG3AAmIRYbzxL",
-	"RfmP4uAYcRRMWrQ8uIQISEAbZttmTRu4edw5hoRjuQwp/wNWyj+URctDlaYI2/FAtwICetEsesKHE3Hw",
-	"RMk8U2mfSXUAbDcCMNKh+dHalTmQ8QcObBbrikb/DS8LmR9cLmfi4BWQS21a0jIZjeCWIwPQAjk12n0t",
-	"BdUUiGp2SU94ZqXBfCKmgc3XAsswxNs1I/N31OqH0tp+qfCZS3/2LMRQQBItdiUVMwAFc8UsHzAyMocS",
-	"3pxyCZ5B8AkLgti1Vmx4wiKNQQQF0qShTcIyb9GSmTFrUFIs3zCDgVUhLcQazEsXAeIu0iVLkxsBkUYI",
-	"+ceS+NS3AqPl3LtSICB7TR2haJMmQ0HmIcsxf3j9/OCo3TkwBGaFUy4Wi/ZYztsqGx/Su/qQj2epeaU9",
-	"yacpiid5Wua+Z68vGkGDQpyNJt3utDulEsIN08BRwyscDMfVBvp/Chp0NQ5jNdTlb6iR9pJPQYoei5rI",
-	"1LciQ7kw0a7usat5zF4Cq5LKbFi7QB5Q8iJu9Bs/iJxeQcQt5Ammj16nYyUPykjw2YodkFc91BVTvo81",
-	"ArEMZL1tkmC1GjTITas+jZWFMf0f975b17xbi8NLpV5waWs0gLB0gmuz+b0LmYtM8hQLK/lyZqP//kPQ",
-	"0DbOv3FphRp/2EEj52Mo3wTm0g+fgoYh9mswd5HO/nB+ycbJrWFwVngwN8YQ7W0H4UfB480noSaSBJiP",
-	"w6Zx0lEz8slkn1UPThQw9wTqH1ErACRnGCncX2rbdFx+dN3C0wuH9DQ9DKeBtrkyAQU0bwnF58zGGpko",
-	"NzwLnC7RG/PhALxQkYuyZi9pjOURes9uGx48ik/C2E7qFvfMkD/xcSaGRl4d8SSdZ2S1ikXOkxSltlSN",
-	"xyK2TPC/D+iIHlzE0bqR+g9tHyo8eRGbke55fAHFCXtdOcgefQMedvgrMYrrJP60lspdFnF6agSuQg8r",
-	"thqUXnZWol8Q3YEEwhhKkDF0cisoaJm8aIVn0jlAW22bPggZcZngKWW6TQWXRu6yvEplocR81za7TISu",
-	"ooYRXthg6YBMhgJSsvDMl2/k80TnkMEHZNGGRIDFbROOaQJ1YlkS+yAAdlHQYe3x3RJU57dG4Wz0gQgX",
-	"dZ+LzWn45jP09xU0en0cY7dO6a4t3Wg3tL0dEAZFaesabfpgpC0j8MMCB6GkUlcYB3haJAFZJzUlQzYp",
-	"uKSUx64DZ+gmmBIQxGgwdBjnlWSJmYBTB2NFvRR+OkjFrUht7DbOwSirfk4eJlJTTp/54EqeBiwqZaTB",
-	"F6V0M2jMZUIHLKKRI8AKi4ZJvoxa7gbJofDzWCgy1jqfJ0l+St5is4LF4UIxDK+ZooyB6gaheIsRhtbz",
-	"DOKs3dJQYkSBW2so/Qw2LoCYQPne9GjWm9KIzUFGywCn6JMhp6BFs91Tnt1gyBCGuEOR4XIiMgZfFC1S",
-	"MIZZ5IjlfEyfsQ4mjsxQMaVzx0wxvDGAioW5kBSUEkpbqRupALavmZ6JFCseNKNkTKc3kTrn44xPIXYS",
-	"9fUL+105dd7SEptNxCLC2YHFAEQ0wt0ZLBkm5rNC6DoGwD2wuNvnQgnFBvaC6Tm7YGdaJzrnEioFVnB7",
-	"QlleYj8DPfAysKkSqZcn7wruG+5QShII5dWb5wziQIwwUZ9OfAoswJbH59I6zDwP03fWdmEWErBJE82i",
-	"ZiZi00TcioxuSAeUXDNgiDhlZRglIPsV1AH/shk9GjS65CMdezM127KL+5jPxhmPCZtlkKn5eJJjABOE",
-	"qEQ2kzsCtZ+Ko7s0cawd4JdWphLN+Ar0S1nY1HMolUXlnSR5GfPU3G8skbgyTB/5lmtmc4usJhxKM7lm",
-	"VMo5AnKEKQCRLd2hCgMWxYZV43AIoA1YDlaucTwH/tnEbbYB31m78CbYRbd4YGWAEq6ky/arKTOeuRCS",
-	"Zty7Rm41q2aY+5pdotBh3Mlcwe4WJY8hYocKxtQshMNx8ydfxSvY6M5eXYNnNl2rjOFdh9rdRdjwupFR",
-	"fMwOAsG6fK7quJ7zumGhsdNiV8Fpqx/p0bqREpr0vY3zCdfiIJGuqhzT8wE+bY4AlXOM/k407xopHaEl",
-	"tNeMEbn7xl3eOi4E5xNpbIWFiKVK3RjR9hSPN5WF3jyI60H5tBUwuRbX0kYe4ucPtUOrbV9l+frWES2z",
-	"aN1+3tRLHRkoZOXDtyrLGzs891pkrw0x2uXRHZ8jeMVdWqQrvvsb+OSZXO7+8EuV7/7wE8IaAa/9Hkah",
-	"/9GY0kR3s5Sbav72VcZC/Kti2wInIkg61Og4WwqeBcxmmfnlhyCe673DQz467nbczw2YMv3ysOf9IMVC",
-	"t5dDNR0kkucqg4wRM1sX9AaSCNkH+4eHqRry1MiC/UedR52y+vrtfwI/sfPBUBIzi8cFEcUvc4VfdXsH",
-	"R/QVrs/fT74nTJG/nzx9/PT870dntAL4lGGVj7uADfpnHJUUH/NGX87TNGjMMnGLf3sRgVT1iJBHukE1",
-	"ZblcpQK/6+Jsi3esX6/RP+l4KYedducEKxj0qExko98Dg4WLVygfPPga4UshTXLTeer6p+ZwliVD9Iy7",
-	"B7575P3+uUfIjGyHjQJm97kH4zP6usN277Kjq1v4aR+RD0Jla6y/rwjaxDHnwmeZZKQQozW4091u1b2S",
-	"nJy+IsaXjre/9FLlz9Rc4gu93i62Y3BXg/kHPJI7W6vhlXsyWZu3jnbtMpmK+NUci3MU9+2tNenQhSNT",
-	"gmcURBPXFqvgITmtDn/FPzZaCn9UC7Ts+knDkIUG6pHOxcyyHGxtN7sh1JqMgjoEHchyI1AFVHXYmVWk",
-	"oGuNvXZRzySAOvP6BPzUFoYTHyJ0TvQNw1c3/4FvBmSchkYBMRJ+DRhnKTc/GEXPQ78JJQ6i1P7Nf9ge",
-	"+quFOC1U/wQMO0U1OLJmSTPaxJySVPBbEbcZYXdQJaT/UYnsWwuNyh5oGhehlxQxpjJP5Bz8fIJnaSIy",
-	"gClth/LAWZN0hOOLVyq+NcnGVg9G0qrZoVAydwjQdypmpywSZiaJHF+7Lsl6pUa0FwGLIBXiuuZRnqam",
-	"XR8mxaFioKeV8t6niZxrbPkUZhhnaqZGI5og9IQKjk2tUt5bCe7bA82aHfC148hagWsHkVXNWOA0rsFH",
-	"KnWD46iCsxbj8QdS0547qM1upzwoM4pqu9fmx6h2HCsNtFkBVqXRyAt5s8zi7ASs49UAXah5GrM4uU0w",
-	"EKvTDuUzpBX1VhjfvGFdzk3MdiGJohUUTztkE2ezVAtd1AsqXR1zZfoMa8MSuaIUJDQKJQQ4kPgwKkhd",
-	"TlkFN8Xm3ALuS51z4AeR4zRXnQPbdCJDXCm89SJurFEjoW3rTXBkcuTsYEVIWL0roVfrSnDE+349CVtm",
-	"/MZcyGdGAtn14Ut1vyre76ew7a9ufpaK56fUrFDIRr/X6bi9f5uM5XwG0mMtPW30u4/M44YOaBLBK9Bx",
-	"UJiljrbQT0QOMfnCI43wBcJtI9YUc5K8D6jR63RQsK92e7K21xOv0+63K90+OnH9uukX/R11Pn3whGaf",
-	"ZvgALZ3G7nIw0gS44i5Bak1AhLviZNj9KgJ/IRH4bGWprVUDy+QXojAxrq3CMMRyrRV/MfKuAIsvco1c",
-	"pFZpHDv5y4NQapVZsNhCBjJdows7wNzTMi59fzeBrkakttj3zQLNOckKgdQIBFaq9SDOqdiaD1lfep9A",
-	"FycYZ18q0GbGi+KLlRl8T26doIkyFDZJU3N1jLw6yrbXdSKXt5o1khZP05V1KgNbmiHvg2iJ49ilbH7f",
-	"1g1Xts4fd9XxqsWjUMKmSnq5q7TnHE4EIFe8jq5inmMbdl1rCvSZliHXG7S39YUHmxOe3prjsOBLPMK/",
-	"iEy1TlnUaXc6kYcoEifxqWkV6nRWpogB164GIHtTVAdEyYd+SoS2sRV0VEXcZ1rAQkRponN6M2qH8gcM",
-	"vtwsj+IAsZSOVoxDhgiMi5z2M65zd0eUOg0l3NYS5iRhMnglsta6HbE6eQbgW6FcrTtpGg9YMp3BvUf8",
-	"Bqh1oeY5bh/JuiVPINbOgelBagoMchVUsAZT0Dp31oTCmDV84i6Pvg+59w+SG/9Qb8O/gSj6/tdGhZJZ",
-	"Y+WKaHfc7hVovd0aae0mkeYA2rJaJappW/Uk2J6Z9a6dd9vdovPj9RIqjcGrg7ZlGEd3NkOjaPGfhUW4",
-	"W+Mm6B4cde5ufb5rF7+X0XlXUbtMj3YxPmMIfsn27MjZV+n7C0nfHssoWaBdCaQ1sjiw7K2SeDlXd23c",
-	"6o1YrgniSQQJO2UYnTrDq5OlEGi1Ip+jdOSSsSZJtcxxUmDOQLiakLciVTMRMBLsbTCbV1bP/KJZMwKW",
-	"7Qv7HqxSQJVwl2aWrTaLmiAntVyAJIXHQFVYQoA76nQIvNTtB5bDxpSkIurJSGuQaJKJUIJUBXsd4UTL",
-	"cTxEL+jT45/OfzayRJGpvd0eWBPuZF7qs1U5K5QgaPkyEWvWyUOYOURganDWCOcUgBcHwlodQ0mvuziq",
-	"dYKQl3v+J5aB9gmZoRPyOwXNfI1M+SorrvP0lytlo7BRruNMshZ5/GcpoPC5Ro5P9m8D2fndQwc8JvRl",
-	"BbfP6efPJr3tGjAAnHsDVzVc96vs9qVkt0okrRWjCqFhjfC2W0xBJngKEHTrRLddTJdkFpskuZOujJRz",
-	"Au7bXOgixHywpPpczCUoyzGTKha1FkYJAMJNsAdqJX3EXufJXih6bMqXznLJ8kUyFC2oBapi8cDBMRZw",
-	"qt2OqyuPphfTKox7lM71BN3wTgaN+uyow8jjpgOH4Uv2TSoOQnwcWjnqFNNXaSxMw4aiBeijpqcGAnPW",
-	"BdnUcnrplKLWcfQ4mEwMhcxpF+Dt3kl5ELWdS7EoOvdEZIi6YHjLIZHcT5f04YgDi85VzgxiTa+gHBZY",
-	"zawV1CF7AY5rC01lphUbW0ExdS65CGEqsEhuKF+i05fZ8h+Fka40M0Q5w0chlsQ8CwiqqZJjkWH6f84H",
-	"qSBg++jq5fNXP/xw/jTqM6nYgA9v5jMz7kwAo4RkCoRUbbXZExTe4ahhEALlmFpiGMrKKdYP8PQIbQE5",
-	"omfPr97+eH3x8vL8zT/OnteLtD+I/I29iJ8rz96bL9Orf/C+E3SCbmD+twf/W/3vyP3V9b7tBd3gGMYz",
-	"hK7fe9XuGs+STIzUR6+Ae79R1GEuasH3DUG6ydXMVrrvNw65X9N+TSQr5Gqa633Nx8qapYrun0wyBatd",
-	"9H71tn8lAYDWrCmoFm4MUzVIUuENoTyCam/fnph98K1RO3NlexC2+S4t5f5DfJd/PT76bqKAkkiPc0q1",
-	"uAPDJIPjBlOH9QE5owYZLyybKHxuJXtG1d0Imr8whxMh8+EFQ/MKBxLSGPvZwwyxtbKtEWM+xdIjroj2",
-	"Ax1Cop599xSg8T4SxkQGVUOM+gnEQsRAilvOTjIg5yo5OsFxiM7PUNoW+84vuM6rVTjLVjxjEZ+ivYUQ",
-	"WADVaG+/F5HwDbYOIOLeQiW63oQRsB0tE+Tx+uqa+apub3DNTFFVbnR7nfZJx3AhOvmNfuP86k3Dc8j0",
-	"nFPk9TwbTrjGFS+a+K793aNyC1dvn3ot1DVwZz2bbuyXVbLv3MmfTcMmYrC7Y8Sj7kk5Rp/W5Kue/YXk",
-	"AxvjUPGPFKxaBxAM467Zvm4SXZS0XSs40DPOTbItIoltA/AIZYHgYfkdi7meDBTPYqYnaqFZkq+EKFUA",
-	"HQoF3oEmbAoKKjR2owtShAiiIlpWDCEofGkmghUAPuYUlIPBHVHfRnnUVcQ8LWvm7u9TLxRJuDqztt1S",
-	"xcuo77fBDl3HlYKm8K5X4IvU73KAEg0Vc753qiLszdWVCrPxU4JLBOxAYAenM2Mgdq4KS8UkgcqUfg3U",
-	"UJZG68GFFP2gYIceei8A7tavJY+NYGyVq7gKFUqM2NgvBWuX/XZ1+BiEQmlOKMXShBLr2fgQlyVPEt6B",
-	"KYiySVachiRNXW0Nt2ktAm4MJWpD5tB1KjVEJQ2GNcFe4TYJwftWzkerzb7H6XGH4laaXVCKWnPLrCOk",
-	"IXBBaHEKIw2Jv7S5oSwhfbAfUYrNDAmuyLJrzAa2NudfV9z8miS8LUnYDwlNOZQ7UdIFxwR+fjBdXqQU",
-	"kNip6+rPbkgjrpT4PHrUPvGE0UedUl3MbyHkvJKFulJFutf+9mi16uN3J6W482PTkq3U2HvY6fhR4esT",
-	"ZUGqQtN3ad3OnD188/yOu+3jsrDtTY/GtDKdRw9Xp+OmSEFQ3my6x5298jgrBX3X2H9c/PLIrxT9VTr8",
-	"ItLhj4LHUCTBW/V78sDkrkLnWtHwlbUDgeSFlV5L+x4QdBT+5GPHkhcBmWKnZV0RoSR3QF00DGt68NFd",
-	"w8S7nU4ncEhK5lMLXRKQBnnL08cTNc9IfsGSWDZMexVKjnwQUQzyiX3DVvwF7wFBS20p/nvKuBUpVebC",
-	"S0ZsPjNjphCToIACYoW4nC7b7AzrfqPvKubLNBlP8gPNbwGWuygw1TtiKmO9Y9iCRFBx3kzMoCiSadaM",
-	"306Yz/P5VKKpkXYtYIS5nXvwYmpImoQAqDpagkKiMO1a8WGbxw3CmnJdEmgJBhl/JO8LhGU7MXcHOdEl",
-	"glYzEzyhPMkrRyHmywgNkLboXN9udmIVkGXA/IrN63cSnGWKHQUPH2Ixu0pnwOOiagfwbdFFdOolMpqJ",
-	"gvBM7JGKrzJnHk1I30qkTmLhXzLCqTbvlfbKbRSlAkAyMF/qBxBhv+mQdjtBp9OhoewhuxeaHmmMzWjs",
-	"hEEjup5ZFxj0GErwnQH8F60cDkuvoDrZ36M1AmdRUPivE3kFqnXyCyn3SCTL+EkxX66Jr7LrsSYsCl+0",
-	"QVHmFjcC+hJxNT7sAFr0PZHtmcDsnnWxXs4qVTsWINJeFW78+Hlpo1+RfvYT4s3Ol+X3hQJSUIuvUpa0",
-	"v2sf2Qr5ReJjr1RqHPMrq6Lno64vep54kufDLjg9/W46q30clfuo6aHjd+C137m7IbkQe8pm3l5vxczb",
-	"O/oMW/Ln9PMFzMl4K+uAerbqf4gJhRCXhlIQk9sECFVWdSDRw998ABryT1evos51a/Sc0llApCk6Dccn",
-	"nZXjdtwx+mOp0+qR7u7Q6bclZ/ojv9PefR/COgCg3kHvEX5VljwqSFElfNq/nzx9jNt138f3i4/wdz34",
-	"wDRXDj2B8FpdAu1piWSlwrWseXX55D+6rR2o61Etdb3sHZE6UT6U326zVxwVJ/Bo5dBjIn6Vyl5CR6t9",
-	"dbfQ265nSfgC9PZoLR0sKXd0Qmg/H/e+BEm+h6H03On9w8cCdO7ul6fn357eytU53sekVAjtu7giyYpQ",
-	"Dlv8k5qWipn9pe1L/3CONs9fUgrtLKxNM4i/nGcBFsTOHIDfBruTrb2zubKAxcbfqVKP9XMxnjMEmN+G",
-	"9584Jx7iciGyd6Ik5HrP+DiRY6xpxgepWBdg885OZV/101YoxoSZO0HHUq3Ku2LHugreVl9cKb65Xkd8",
-	"ZQZgay9q1ozybA5g492ohRAP6ZJJJQ/8Z6Asp3moE7XWDdorAb4jvgoUdlwdYZTEYICB6n6JkogMtXat",
-	"NmYbATqSXSW/+vmfK9HoHiOCVkucovi1UrbU/5rAPSm3uqjS7kFX9y67nthhi0vbMVCkLFUo7VRrj3Yr",
-	"VUWxo2rZUPy2qAuKWFZJDGJUUf7T1SKncpqd1UKZ2BIUle83oOyWX5i+37i6fLJSnp5e8mvs189+f9nJ",
-	"0sH/3EvMWX3rC4YldZ1E0N1dHPDr6m+RBexkPoP978LNr+QsU0OhtaH85zJP8uUfUZvK8WOzNG7uHmt1",
-	"zOfDp6AxU7qGkxYFjbVXgp30mWaeJdOpiANmrnt2MORaQG23VHDIKY7oaGHZVFuYLQoYD6V7hipwcLmE",
-	"xI2AzQyvBWad8SQ1z8Qqp2K58Sm7kslQxYKlfCBSzfJ5JsF2n6tQzuZyaX7EHN3pHLOTJRsIxssV57n0",
-	"is4HNkSIDzOlNUD0zDUWOIjoikesR0VCOYssHYjazC/jT/XrbN36ichqGf/bXGXincNNpXJV36t4uYHe",
-	"1pb9rBJgSxD9GnjnBXE8HKRq3KiQwUa304b/Dh+FstfpdPvx4FG/D9YUR932vY0wRaiy/alco9uQ008r",
-	"jKZ7t6SOvwaf2bDA25gPcZk/H/fZ9zxs9f+LhaVQlfpmz9WQ7Ai/bn7vgWZXb563NwJRVqWtT3fmA90d",
-	"dKTXfJkqHl8q9ZxnIIk1jrsnu3Sm5zMMLHsh4oRfmlHvqUpa8vJH8p2zOK4FiPb4To1Wd/grQUFjddLV",
-	"fX/jlU0vUEtjoNrkr6RKqgkiM+cZl5qDcrZaJvEp9OJT488SgaG1uCI2Ug1zV3mtsfP1eUrtrbk2LjNR",
-	"s7GSnxUxs8N5fqayQRLHQn65PKsvcQxxDbedxMCaEiq8eqIWmw/H5oHRu69++pMltH2JhTZrtX2Z/8jK",
-	"h/eKU/wBitsOJ2ui36HKlGavry5Xic5r895aCbB+B+wjSXGqroBRNz79UQfzy9OMvwibLTbiD7t8OATP",
-	"stp8fXb55MfW2ms4r43No6RKMB1SvT6MHjtlUSEXRgxZsKtH53QefAauLUTxhTLyhOHHqAmWxd7HERum",
-	"gmfaBe+1nXGSDbnEamE0jJg1j3u92oRFXIGvt+rrrfpyt2o/KfaQpyLLd/RT6BnWyY8B1IPhq1XAZ/Rh",
-	"CGu4QCl4ycaK5SogNBJwaywmAlIxbE1IOUqyqYjZUuSsSW2PFYUJKu8B13Krzc75cAKGkKJYQioA5syr",
-	"3l+way3yPJFjzZoEsSGygHHJeDxNJPwl4iRXWYtNuA5laYZJZl44hQQhscCcF+TtImbHnaNaO8pELc5w",
-	"he8LJsLN3uLV46pYUYFU/oaa6f/PNwYQyrx9mNRz+/RUlB/+gKjy1/kkE3qi0rjRPwkasP/+d91OZ3c9",
-	"G9dhm5qNS/5VTVgrvZZkyzzjo1Ey9K5iHR2gE/gvJ9rWyQdvxCzlQ9K9i4HWkao2O2PffENEzTzwzTes",
-	"GVUOedRi5o5oQ18wu80hBxW1gUpx22UsppaDszG0iBol3Hqp8lDyMU8kBCt3exh/Y0jMN98UJBaGVb6O",
-	"dlQu5a6K1x5KBCw6ppAengmq2Q/x6VTeGLJLMdSnqEcLXyY5xOIPhJCGaJpjNVGpAGTtVpt9r/IJoEqg",
-	"LJarmatAbT3pUI/KDRjODshqepEghD643c38QqlGo1PWAaM3k2LMAa5RSYHF7497vTaLHN2LEJ9/JjKW",
-	"JlIUs+l2EDAcS3YbrhPKsepj+oMUC1enOdGweoaVmCZuPPZiYZt8qCMo0T1WWEk3yUM5l3mSwhaeIvPA",
-	"Zl0qZaKtL4DSJHGeWALAzOtgmCbDGzaXej4wh3cgQtl88+wJe9Q5edRqM7ywYMyvZHVEb19cvr6+evOc",
-	"otVfX33//OIJfFHLf0TusZ/7MuJ7LKjKZ0JZYSVruMZ+TGN3M/19M9UtfDLYhwPXMFW0Zv9+fBUrnOft",
-	"r7L/XWT/P5vX9K3IP0scWKsUUFmgjVpBISjQ0wEGoFC5FijFwpoWpzmJW3UhTBV8PCjIBrk2LpZlNSDJ",
-	"VqzZNx7pD4w2SWKIJaxWpSrKTvkFbOrg+MeKQwmz/gnEAZWfdu25p44+fbh79MXht3b/7xaHUff+ny0i",
-	"A8/QLgEZNJU/WzjmnzKAg68ShdpKU/9iakhtWIorYAgirCWHmN3b67DhhGd8iPWTKLKDYjVp5hgf0jPP",
-	"P2IRUIooCKXTJZLYYtWXlRpbYyBAiFDAZQ0cRe1THm1hQYX6T6E0s4Y8YJDgGc8yoxNgv48pEBs/fIvp",
-	"jtbcAzItCeAnHbvtmLN70gWEt1BmYjTXNpzVZj7CkrRZ14j93yHlD2xVpOpWF5PDnFDzdCjHya3RfswU",
-	"QfCv7QaXrs3Ax2bEeeoiIx9tkjuwulDS8LH/uTZ6kNHGaCtBwIfGR2AAgiTPnmVampFr1bKztYE1rorm",
-	"/Ynk61jLSXD0YU+q+MVjYv4IbrjnGuwSDIKHYu9YEFeY7+rNc9aMNgpgfunpqBWQZosGUzpsv1c0yVeb",
-	"f0zX9o+PVxlZ+rGxiOPWE7UpgqWo1gmWj1OQzhEzT+d8uS5IxaNs9xyj0vNiVEZuI/a501sCVQp2/TVO",
-	"ZWucyoYT+C8k3P3Vy1R/WEsNNldzvawTJ33lvlRvdauS315bW/EvpcQXgK+ox1bkjlfzfAA4cs8TedNn",
-	"T9JkeGNRYdf/DPLJSsm/omQLWBg3d+wEHuoKHyKauVrHzwKqa3jtMFZS/Ha4EOlQTUXjs6wGWGTvrjaD",
-	"ytt/xtJ7O+PKfrUW7GktGBMxqEK8/ntYCr75plRMGvx95uI+tl9HLTQjQNkQKjQNcJyAGdY3GgEgRBFQ",
-	"VXQYnYYy+iYqylXLJcvm0hzQwvKAHqTfIqaFWWVQ/VPYtDy5FZpss9hEzMBPqfNQgj4OGKirpUyMlOiX",
-	"MjEKziBV40NvLPQNjxDs1H48HEQBbBh+AVYGyb75pkAELtYFvotakCrjVdU2K4I/BaE0hxJyaMVHPszT",
-	"pYPjzTM+vBEZeiOTnDWjOtps+i/zuVBSviT4ASPUSiMX7+LX/yaUXRwVYvUDJJgu23oczmmbRZbIR4Ah",
-	"ZzGQwSOLmy/ZxdtX7LjX/ZYNVSzW2WB6nQ4B7KMNptdBI0y9ccSsZtRm22pFo58Zt94rUripcDQuSal4",
-	"9Fp7iOn+Xq0hlunWl9Tdi+Z/cWvInty9+MJw+ONNosNe89zF4mH2d297B5W632TtgON6+CsZbL5aOv5w",
-	"SwdcyD/ezjFGurAB933jOSrbN+rMFY7w3LOx4tgzVoxpLXe/ilsMFUBlv5opdjFTrDlA/+omCiK5aKCA",
-	"47KHeeK4dtDWmP57GCcyodEq8a8v++NJrc0DDKqhy1Aim5x9AJhaqU3R9CXKB5rQeAcqnzh84hZIp2pE",
-	"KRGAxwuBiCLBUGzNwKfWB0EeZcFMh7KJQxE3KRahAAScdMkylabzmWZTHgtGgYxWcIQhpmKUt4JSEaii",
-	"IAGWrlhMEtAyli4P3j6BLVIxa1t9zYhNRlzGqKsIM+gHglUnD8kZIPO7apZmW8Df54X7NblcelF+Nt4Q",
-	"hGPbRyixWCJslY0KbGHZ8KJHCCZ3dRchoBzrbTddwDgm9WOEOfhF/fBxarAoFiJVTmGs1q8I2LJFRktG",
-	"Ae48xzKKoUzyNvuxKNswESlAALminFMxVdkSgk0xZBWLjJt1N/szl5o1rSLBqcQFUyMQ/KeBU3VSnosM",
-	"y4IWxThg98YKakNKCsQkXGmo97ngWUwFd8y56qM2AVNLlHTu2AVdX20Ugzgw44oVLrv5bubqmCpZp0+8",
-	"MbTDZfjzew58pBOxkme/ipOPlqbim6PGHkWMtMi/eMRj3ZDJZgj010+tPzroHF92Tvqdh/3Ot/+sm9t+",
-	"k9uka7wz+7/gntT/VZD/FwhVrGY4+wyNW7xvQx8xQ97Qmy2JTL1DRLgyckItb0UU/3imEpkDyeOSwNFi",
-	"tTDsld/YWsADFUMRqNcpn+tkkJrhAfVgZ68v2G0PbBxAaLkMJfB1qtBjSZxp373NFiq7AY8IJCEBzFqu",
-	"2YBrAXqwIYI3YokEH7Jwz15fhBJKTQNcejJNMFbXKszRKYuogoEDXa8yOxtrDoYeqFwJ8k4oo1/DhjB7",
-	"Ejb6LGyE807naGikDS0M1RgCGumRCBufoj477nRwsciORwV0IMUxm0sEmrcvkgHO0OxQmku7yBTULwZ5",
-	"w8wbyLltC9KylM77LFZDjfvXnhqp5LjTZc1Fkk9CGb179+7gbG7YSW7omOiz7wXPRBa1aGDTRGtgMxkb",
-	"cFhJWDX8sVgmM1DzG9SphuELTpU6MfMZawtzsK3N/x9v19fbtg3EvwrBlziY7Mr2sjbqU1Z0azdkyZp0",
-	"WyEJMWPRthqZMkQamVvkuw93R9KUrXhJgS0PASSZFHVH8v6Q/P0U8ixZUUKLRqeUv6ITn6iQnmNqLsGP",
-	"UJmaIYcB9WHXjBZ2YOB4ncRjm539IE2z6Z+BUZy0ZA32bQWekTBs8vvHtx8+3Vy/P3978fEaUXwQU9ai",
-	"3+MGLccdpRdiJdkvVxe/sSucZ9l4EDulwTCTr/0xAtmw6UJO7zQZddpP5T3jeNBWDZ511dbfWErTlNOI",
-	"FeVSKo38VPC9aH/rZpCpTE0mEyQkrVj/L3Z5cXXNHM6PcKxTg8B0tkYyy7JMMdZ/x47O7ESOY8zpn/36",
-	"9tMRPn5D1q4PM2LCdg3ekauoYEdfM277A/X98KQCj1jG6Zs0PE0zDwJLzwKM2YzncKcQBq7VXFJ1L4uM",
-	"I784/mXcS6ZVYWIpjzGlR1WDK5uAQw0VBxVYHWPpNEOzLkpl20OVIcUFrmjB3TTjmC7PeJ7jValvVG3C",
-	"Ao422f78/v5+MEcQYpJCnucPR1Zze+4Ugnw+z4/qgmkX83kj58LskAY5FM599E1/juplF5q71QFP+EuI",
-	"0qwOwVB4FN8Q8TePXCfYcdzAmHiD0G7ajxtHmU4ua2k2EaskkZXUa5/WrmdM1cTR5gocbuy2i/j2tvoH",
-	"j9zN0tg7uQMrhyKp1fD2d63CKQeF/rtMohaC8kEJKanNLkz6H90UWdAT2e3asKKkE1/T2tHqEe51BEYR",
-	"+v2jQhrH+1Lyo2VXFEIVPEpTP068ULaDBERCoGJ5HqUcJZdyuxblf++pxaOU0+DIsgFI8oAwLUj0QdkF",
-	"7NWd1Je4wuZYmee1qCKieNFbjumeWleVDdkkoxwOJjqPnyVDXB9IMCHW/iJcCr9pPI2y5Sn0dw5+X5tM",
-	"qWtkE2juzPG4REHqAWzLHpC+/4rUQnnHFJu4i/EQWtTRPwqxgSfW4uKSQLmUN4TB54OnLlUe+MInxzU4",
-	"UVqP+T+J29y2B6uu+l7zZPQQce8Ed8lu2B/FHgb9O/zvRTnsj364Ho2Tk9Pk5NQ+y/+3+SlQE6V7tD9r",
-	"11Kbuxd89QFNHpzhcAPTze0GGxkUgagBJgeOiMh+NQt9PsLRjyNez2aYlMSTi92dBTW8rozbwxzK8WfZ",
-	"LIUC00BA+u0xOBzF0TiOo++Hg5OctjSHhX9qhJqC4C9FU+p20VdxNDyJo/Gr/CF/bmc9vOAHwnamGDtZ",
-	"RM48ojk0Ek8Pb1NC5MEJTK81Qtmo/QlBI7bFLjs9OdTHQvvAp6dPLPmtAa5t67eAkdN7u8HIz/QdxqbY",
-	"GnCre9tIMoxCQ6AcQl+ncHghRWUWX3jyFa4+g55BlYPP2t7y3QWvIAzafGldvLBJNbgJTZPTdVOaDdE6",
-	"oPMNHjlPUjxWRmHEYzn5UmkD/ZUOLWOAXUKIOl0vpTKsp2U16y9qmPpfs8lS3EmIKycUnCBeD+4QQ/zs",
-	"dVPxhL/AbWn2yw8sA4C1WWvZ0A4PPdgm833+YH+95My5pgUrRFltMF4qNfLjhqFcUBv5w/tV/Umxrov9",
-	"5N8YO4Hl7glG2+0iMIj1vapqATFha7cFWH3yKYJ30ZJV17vK6QJPnlArcReOqd3hFo8GAC6rZMIEVbqt",
-	"uvuVnouyomxwmKdxh0rxlLKGqLto6lXYSHugtGsxKlB9UOAcjFn32pXbnbNqalNP64r1wI9cicYzMLYo",
-	"jM8u3x/TRheqiFFHkMtbWbjJKVM+DVQatqpBKwvak4IpGESNWWNuX0rkj3axPETa2C8L8PkdPV2m9EpO",
-	"+zhlYceB4Ym5gW1umhRSarYQquivRKMtI51eSVkcv/Ys83aCgFdlitL2Bh1ut+GqPX4o523F+Ma/rkOY",
-	"j+Wy3GTu1x4sH3WpA5iBQhjht2uMJkR3CDEO5pEwX3Yc6NNxQey24R3OTLRkRHMQysClDGy2qxYFuxUV",
-	"TBpN2K0uXCiq+UP+8E8AAAD//w==",
+	"7L0Ld9tGki/+VfrizhyTWYgiKclxqOOzR7GVRBu/1pYnmzH8F5pEi8QI7OaiQdFMxvez/09XVTcaIPiS",
+	"5Emym509sUgC/ayuruevfg1GajpTUshCB4Nfg4ngicjhz7MsUwvzRyL0KE9nRapkMAguJ4JNRTFRiWbF",
+	"RLAZLyZswnXIRGfcYfH355che/P63WXcCcIgF/89T3ORBIMin4sw0KOJmHLTarGciWAQ6CJP5Tj4/DnE",
+	"Ds/k8nWejlO52vNZtuBLzeKv4pBpxYoJLxiXS6bTQrApX7KZ0gWbpIXe3LOQ82kw+BB8FXwMG4bxjI8m",
+	"4pmSRa6y9YOQ6kAXKhfxgHHJuNQLkTN1DUty9uYCxjNRWcI4m2uRP9JsIYZmpJpxmTA5nw5FrmEiUkVy",
+	"ZDoNmZ7wXCRM5dDOKEuFLB5pphYyZDdCzDRLi04kd5qeHeGaWSpZCFm8EHJcTJp3OYPf7KSGKlmyVLLh",
+	"0syh5X/7/fkl00ImOmTXKmc/nJ89b++0+aksxFjk/oAulzPxGkahNy2+lun1tU8HbJirhRY5K/iNQMqk",
+	"TeH4KaYODkwPMUsLQ7SdHVcSumteyOdqpN+oLB0tV8f7Dv7GHdfFMhOaXedqyopJqpkW+W06EkzJbBky",
+	"qYpJKscslVkqRfkZnheZFouJyMW+R+r8ko+bN1cXuZJjJmSRFktW8LHd51zMcqGFLLh52uxrwVpw0DOe",
+	"SpiK+TT+JZ0dGN6RC61FEkklBRN8ZHjBrTCPpLmh2/YpkIZZ7yEf3RgKii+uD14pKQ5e8mI0ibfR8+qs",
+	"3or/ngtdXCTNU0sTNpeJyNliko4mMNpEFDzNNM4x1UzkucrZQuSCZWo8Fkln7yEU+fLsuhB5w66LkZKG",
+	"Oyq24Gbe4lrlsCRMik8Fy3H4e5+Qn3766WxeTMyWjXgh1h+PbwXPRR7vRtz4cBNtfw6DGc/5VBR0I3yX",
+	"Zo0Txu81a8XX8NeHV2cvzz8+/dvZi/fnsb0X6KeRmssiX358+vx88L3Ip1wuo3m3239Mv8/4WHx8ejjL",
+	"01Eqx3F7EElxK/IlcUwG72s4NLCit6lOC41MYGroieHj2Bwbp7dCdiJ5wGA0LNWMs1uezQUTn/ioyJaW",
+	"P+iCF5plqTYbVMxzaXhtyOIoiIKYpXKUzRORdNgZdomdCR1J5uaGY38Ts8VESGYOhLpmZnTmh9tULLTp",
+	"/00Ih8i+JG6FLD4+Pae30gKPXDERpmn4lZ2f0qxUMRE5k3wqmDl7PCdWB0PCi4Jm14IVof6v0xxvxnYH",
+	"xjtSskjNnR/jUGhTYtso3j4qET7tYiPxIGatWcZHAoah2WjC5RjGOhTFQgjJvhfq4g3LRSa4Frp9yuJR",
+	"WpSNaxjSYqIygWPtsO9UzmIteD6aXAk5TqWIQxioVqOUZ1dSFAuV38Qhi0d8OuPpWMYhcvV5Mb2KDf9C",
+	"LhvDgsVmiZmYzool7Tvtll1Wn2qAXxn2der2RKt5PhIfn8buvSTNxaig9zrYrRsKS4EMuPS2x1yE5WAH",
+	"QIiWJMzAi4UCsjyj/YKhSEXENeHadU03waCcEhCpme0vIlc6ZHBC4GfD1nCLWzCWdhwSF9QFNzzpmkQL",
+	"6NQQpi6QQfI0Mw1PDc3XemYiNW3BcH9KiwmdLSPxbTqZ0Ip5HRdtQHcCfFKGWySpLlI5Ksx4ZyJnCV+G",
+	"TM+nUyMBmRnhwJa6HVIbIRuquRyRDJXMc7ijQnsppbl30rhM3AHSp2xhBl45qIaa8PMVl0v6zohe9ltz",
+	"SngqtXvcTg0G7DqiDTVfAH0tQVJzzPBKqsI2jiIcEZ8kalhMlKbXTcMlhwLphmfZytRgpdtIPpLN5Y00",
+	"517l5u4WvBAJMwzYTS82G2kuXrj6rlU+dYN7+okOGi0M//hh+PHpp7gdmuY4HR7YjP7JiTnrOR/h3hvh",
+	"1uzuq/cvzLOmi/eX3x08IbEL5nLc7zMl3ThgxG8Nu4BVm8/MFXnUgz1mhu3AxERiWXOHvUH65EXoS3RG",
+	"th4aSYUnKB9x05nm01nmzpcjM5C9RjwTCZvPBizGx5LYPCWZNl0DdzMTMwKPaRUG+hx/KjmEvVOMoMla",
+	"Hmecz8Y5T+gMD3M1H0+K8pCoLAFa5hJW+ruzZ5fvrt6eX56/urx4/SqG2Ycsnc5UXoikDQuRieuCqXkx",
+	"sGsnkisz0xgHDJPGc53wpWkWhAvUKXAV8TaBERmKMpIKi6GJTiTNKVZzb4ze4qbaYwi4Ibl+ZG5Jc9pD",
+	"OEjm3XIhVR7J2jBRphOf4BEjMNANEwyC8t4PPptHZplKhBVPjNoX/Pdc5MsgDAwfDQYBthz4sstfcnEd",
+	"DIL/e1gqr4f4qz58Z+5xklQ+hwGI3cEgSISYvR7+Q4wK8y3+fiYbZHafJ5Ac0/vn3/rxwBc38Mwi5zbL",
+	"K5eO7pCxtrguj58TFZQU7Q77Gz5i9lkLI2EZkh8uWfzP+JTFUfTPGJlAlhYi55n5Hu+2KIqi2P8hiuJT",
+	"ZgQfpYtI9ru2d3Vtv60dW5DQO+y1xNvbnqTUyPm30Ka6duMO3baaxfDYpVRWcKhxSqMMZxmbzo20oTKQ",
+	"lqY8MyzH8HQpSuZQYw3Iw7ViiRKaxWPFMyN0eSs7ZUNDdXZNW6Y18xjjcGTbG0nun9+93YvazITvQnG4",
+	"tdvo7hkt13ric1cPUuBl75+XGyjQPu3TYSE+mfsyHUtlxPlIjrgWpyiWmJskropLlbtoYjowG1HSqgbF",
+	"zaOGleU2jQaD4HCYqfHhfottx//lVvyVKtYvtrmgdz3p0hPh8LDV1zSSblG9ZuTqAqfakwen+yx1Lq5F",
+	"bpS2QbBYLDpjpcaZ6IzUdL9ll6r4Eit+cW2Ue9Dtm/Xz+PySj2NgUmykZkvP1mUE31OnCBHfrF9PR93j",
+	"jr8gQRQcXfeG/VEUBDRhNGOWM65YHILNqv0bIOSmgZs9DvHy7RnWZj6XIrSQCcjtUrGEF5wYpLkND+NC",
+	"xUzOs6wTNO8IHB5/WIm45vOsCAa9MJjyT+nUKOu9rv2/MJimkr4Mm2wFb0Ru59HYn8ivVvrctP+msXfp",
+	"LwIbz/hcp8NMPEONruFozXJxm6q5vpqJPFUJXAxgqxMMv7GHSJtriCyN/zD3BspVTqYn/bK64bXW1ywq",
+	"6ZuVOU75J2vyPO42mfPc3J43mlguUSXxJyKMXmV0bSDOVLJW/PPPP/988PLlwfPncchoK1mhEr5EwRqV",
+	"w7kujERX6tZmypkhJ9PDP1QqUS4wp2Q65dUl6Hf7jw96vYOj7prZJ2b8a6b+ePPUyZ6zOnv3xCPNbntW",
+	"fByweJarmciL5dOnwBRjb/TxacxaFamgHZI29n+expFsSVW0QxByrAHByVBy2SgQDXlu3viK7rCvvkJR",
+	"wVo+eCQXaZaMeJ5AR2S15KNcac3iQ6PdxP+PXv4//y9mLXsBhSh+GF2GvqqLFQHw8wHJFk+fPj8/BW4/",
+	"MKfp6VO8/b76KtjEePV6iuxu3pgLI4zf8ga3RGy220hFOYsTvozboMhOlSwmcZVwiC6ahpfa5teMr795",
+	"dC9FkaejBrJ5Zsj3wMm6AxZb7SxmLToeZk/wrjSCptN1Y/haLOCoX8EDIJeiHeDKtBfbN6+sQcB8g3o/",
+	"WIyUvBW5TpXEx1kLqI+j9Eg6ndFhhrngN4laSDOWIp2KKyWv8F63rwDHd6+w8o1GMlG5Dt1MQm/Ia9Z/",
+	"Sgu4ZvmPtlDHG2SGTbQB0vvXSYyW/K9R4y4UQ7Ix8z3qml+JjCzvPerik6TrpkXIuI6k65FsPuZ9JLWQ",
+	"xY+nio5Wr2/+bKGlD373+nykkRVaNmjOrOEJ5senJf8MPVZ66lgpjLbDLiSMkhxrjzQzm8Z+UVLUt+Oo",
+	"u+6ScDfIXSj+XVqIdV6IclSJmnJzLRx3u057NksJE/ZZqhayEHIkTtlxtweXBLcvm3neiCUobIY9ocpT",
+	"mSP9BXJg81zNeK7SZKNbYA96+yktJhdktmigOtNyPCBrhDVvID21yOYO42Nnby4eaRaTib2Dj+q4fVp7",
+	"C8xv1Jx1uWq3osRbK8dSoxjBWbzguUzlmOwnZBsRS3IBkbWlup5m/GsW0vR5ZQe3jnZ6zatHN+U6X8oz",
+	"OA7MXqhuWi13x16Rre7H85/rPpb6I7OMy49PZ7kCP4qv1SA7m6RoXWMjnuepwEPvuv7x/Gd80Ck7aA9E",
+	"JhBnqS5ALYjpOjeL89S+HTsvCmo378i+AFKAEQeMJBBWzLIxK5TqRPIMKN3aF+MPaJT9GLMRl4b2h5YF",
+	"i4RNzP61gDLolDiaahsRvTRgRnJXC2bIOIwAfEesWICTNl81oq7YMmrLH3dKM3zdpm4Z1FZdrdZmhdh4",
+	"kqSGbHhGVJUKXWdgJycrVOi+UE5na9bkwFT7Xa6mTS6/HOXUkPnSLmstBc816xlG/80333zTbpZau711",
+	"ElIO3Gs9fzIrz4tSjmlwzZpRX6rVMb/gTUMGV7u94chCup+kXah7jvidyot1mpo2v+2spau8eA6eKjNj",
+	"aNoc0J/wKtp+U6VJh51JlibOcGzWBrQwnmUQxWLZ7nFNCf+a1mbGi4nHKLHpbZeOW6JUFo+Pg63aLU3o",
+	"HXgMG3go1+IglVpInRbprWB6PsTltlon3qqnLP4rySpXMdrdUcNYp6aji3KtsNBw1sxoyd//rUrofNLw",
+	"388S0jFHGJoCZ3o2y9IRiLGHnw4Wi8WBWZyDeZ4JOVIJ3rSeLUh8glvzKp3pYBAEYXDNb1WeFsRUPu9K",
+	"OpUxfafyKY69urCvrW/vOhVZggKLU9BxqnqmpMZpfsuTH9Jiw/z+oZWsTWcqtEZDIojaU7QIQIjVUKts",
+	"Xgg2KYpZS7fZ+7cvzD7pghdzDcrTzpM9z3OVN03wpTNW/8e716/MRbCAMBk/dgjFVtILfPEtnseH8TzP",
+	"4jabploDueG1wWUkm8YPTVWakPEh3KPoswM2+vi4cmuBVDgV4HJV15G0XmdDeOBlYokYZRBG1oqtpTBm",
+	"nNxDoRG0DJGPzMkw1M/wGghZp9M5xUtMx6bdhMW5UaOMPi8+jcQMdDfOhhxt+almSa5mM5G0OwzDAmHz",
+	"KDAAfMAwTrzs/NDC0UhofUBBdgcQ+HdQhv01bR29fVgLEoQ9/E7lwzRJhLwrrf2s5jnLjZqi6IInxlXa",
+	"A7jpF36rEt3R/Ynu0vFXEO/BrVkZxHBekA8YxrgyJmskM5sD2rLI40jid07igJCIWCRGLXWiVCIyUQhf",
+	"i7LCVAHBJCI3T7Y77HWOju8bsTSKykjNYP9jiJoZmCG7SAN433yjBxQggCNhrTev312G7M1785+zy2c/",
+	"hOz5+Yvzy/N2JGmKVY3APM8O+Sw9vO0fwi9gCMrF9VyLxMqmqbmMjgyNfQ6DHwTPMJ5xdzqwmxmom2Dn",
+	"3aSOGrbz/QzMMGYFlu0OWMTNgZM8Qwq4I43aRiBuUOQU6+HR4slDMECIJxCfZmJk1K5rnmbzXJxWYui4",
+	"C5qjMLv4vw4oIu/gIgHhyTvq/m/bznYZ1wcju5C3PEuT7+ZSimz3ZYNuxwqtZHo+nXJwAnKmCzGrCDae",
+	"L6eUgcybOggDUHigWbNWGglFmFv2QwDXEgQ7DsWmVj5+Dr0dNOccdQrwDyzA0wNTrLCUft9MHkJxqjPw",
+	"T+mEa3bSZdewNprxDMitedgovHwIeOVt6yAuW7nPcGlp/OGadYElNwxhlwUd2v765tp7Atacew2q4Dd4",
+	"J1TXEDzfFOZQ7thOSwgLhw+yoTDaIXRx5zE+wIFFWQxdD9BJuCJ9jPDuBmX5lMU4rZiuaSBjJQVxKmji",
+	"ezo9exy4Hei13+3iudi81jepTNaTq2vkPoQxI9eYzx2soRZaf6TZjBeG4Za3rS54XuClc9g8cmyWqLny",
+	"+MMTcZLqWcaXdyFmevXqfxlRgyr8n6DQ7UfaVksrNwBcwHSJcCO7CZnwnJGC37DkYNbw+ByHZ63JCqxJ",
+	"pUniPtRy7cyKPm1bj4U0aoAhGP8WdD8DPTQPn1r9ELgo7kzN848DF3xo3j21VyH6yTMuk1SOr/CT+JQW",
+	"9KdVSkJWCfkNWTXaN2Q2fNb8Ms9HIgRJUoosZPNiemW/NH9PRZLOp/h3+Zr5VIjcfo9bHtpUkZCpmch5",
+	"YQapl7oQ05Al4jYd4eDHcxitHuVCyKtcgPoG4aYufDpk5AgM2SgtliFGm95n//BM+rtnDzjR/+b7CaRj",
+	"srLcYxS5kddrPEeZQZCZjKx0DQMpVAOZY/Shypn47znPzOUODfymDMZlNnhMxgyRlnmFo6SFz0sujWgi",
+	"8lQ8MENR88LKkpar/J4ZijOJU5er6R/b+ElV8OO6oQkMTiv369oQkuHvQPT3mNpEzfOazApfMa5vjPJj",
+	"qAFDfLm0YcrN83GOc3ObqjnQFCjn1EzeHPN8n8GnXiiAtzNlOLjnzN8yYrsHxL3NBEK0k4PT9k9Gch9G",
+	"EtpkTlgKkNSUYpmSY5eLYfdiC88hC+2+vAYs3dUtIJ+yu/8nRrBef/vbJvztwGm6F80kL94wniS50Pei",
+	"69J8XeGP9K0bs5X+lGSY5NrMZ1xjcDWuyI330yG0Xqg8qQ50lqe3fLRkfeeXNpoFPblGabDt4BiFSIhr",
+	"2F/YLFcF+nRYy3XQfmCloiSKIucjwwCtTtAaLhmXSyVFexuBPLQqEQZFOhW/KFlnIvStowfJLs5enZUB",
+	"IBvIuWzRI+jG90Om56OJuZXO57maicNvRZ6lkGnz/vLZ/zgFaVe31J5spvTaox042UZED31SKy4yf4BZ",
+	"KvFW9p4A8yZ0j7xMQEQJXeCQdGC9HGYJ1xyISo8foB/WY60o+OWXX6Kg7VOtY5qmm2cXz99iX0GIbx2Z",
+	"t3rdDvzv8Ohox7f/1/K1P7nFTtziDkziJWB+vFLFGQq2d/VjYDul/0pUZ9w9eYj5IkBJiU/ijHiQytfi",
+	"cmkfMV9mqS6INtMyxidRo/lUyKI9iGQMk47hSc0KSOIgBIkV36aFTdnqxcShU9TsvX2YroEv45+0UCSW",
+	"36CyqtNEsPjl+eXbi2fvrs5evHj9UwzU8koV36m5vDOV0F0E23NtGqrO6vj+s3ql8LxaIzOfGpkct7aM",
+	"eEHbs/UN26m9VEl6nTZFPb5SBZvSr6xVQ7qgILCk3WGvFECn1JxlFq5jE+nAM58xUWWZKZ5cKvWC52Nx",
+	"16W+BNAP8LwRyAvpKKbRyrL3HoiYbC/QA6bGssfH7Mf0W1hgMKncw2cq8JV1HtOd5wDj+IKeUpu4r4Us",
+	"Hs5rSqsHbP6u64Z3RJJOhdSpknqAcaODXIzNZW2v0VueZnyYCYbQNA+1sBQEQIGpIDzmc4lLa0Ok6YZa",
+	"mGfM5YlhOi2ON10IySKAZcDLaVRhdypXQrskvMt0KpLX8+Jua3fpYhgKpW5Az7cU3u9SJhv4sUCS5EtQ",
+	"kDBK2UxDFxBPM2Bc31AAuJ6oHLLOwX6gcnYtFiL30stzVuRLxsdG1s54IR6OxDdMJv7P9+dvf766vHh5",
+	"/vr9ZZnGwfpdptv1+ZyyXMAgrwuRRzIG9JwDgM+JmSa4HEhNMCKVmheEP0CLkJkLp1VbirC6EO2Vi9jr",
+	"ZPsRcmg+5Rm6VOoll0s6XvqO9KAUmxpxgzisfrDNeWPzDs/eXCCxgyoTY7xMj1I9IL3uRiwRBwEfC12k",
+	"TSogYe06S8cTMDxziPCBZyE9016OFv6mXdlJ1riRD74R7yWfFxOVp7+Ie3I0s1RmfipH0LiL5w96VkzT",
+	"pacmLFPfQ5aLW3WDyG5koAUK99M5WEyhsv7WlRhmnmkXVeV27c746aefDur4UJvWug4n9dnFC9+NBVYl",
+	"it+eCfqRUQ8kuGBo3v8uXogUcR9e6BGG5YaW+Vg8NnswuaGJkRi4cI9jc/UzAPgDbdu/xaubfNz/5gE2",
+	"uc6ud+F37Fth9CCMwSg5McQ+RtKK1q347M3F1duzy/OrFxcvLy5jwDy6EcuQwS9n7y9/uPru7OLF+7eV",
+	"JygxnvSudmh4NGKVATX68ZCTNBMQuWmX0ygv8cuz/7oyFHpx/u7qzfnbqx/Pf46ZbQFnyVIZSXsLSBK0",
+	"coB7AZ24DEVdae2n82/fXVyee1R/jJaxUwwYtdYyyrtKR5OHJM6Hpsvylv5dENY5H03cZhpGqQUATNQp",
+	"ye0jp3dZazjPNdIhJjABoJhctk8Zr5EUCNqRNBqMSBgvrwQjMpcO0LVECmF6zT0LGUn6mbqv0isvQAGC",
+	"e7NACFE2l0WakXEF8BNF8pAUc3dhoiQXbMNenDXTRO9hrpq9ZIkvIQm8l06/u2M49dxr4QHiql+RnLTE",
+	"ZANnqrCikp7yLGMxNhBTVoNFd+x3u4+0Dxc7y9VQGO7ME8Rh0RM+E+ZmzRRP2JBnXI5EDnZrD9QOJ9em",
+	"aPP3cparkaGLYSbOAUp1T7/JdnennonMHEzI8likegdXZ82hD9lW7JpnWoSsF7LuvdwDFjmk6h6gbxsi",
+	"q3X6i1gTNlG2tTLmXjdk/ZOQnXRD1ut2fy8ufiN51kzpm63m76WezzBP+KVIUn4J6WEPZKhz/ohtOWNV",
+	"K97Jw1rxzH7HW4eAZmEy677+cb81MLsMj6HD4GqidAGLHQzkPMvCYJip0c0VBuNBkl3w9n1gvwZoxWAQ",
+	"HPJkmsrDr4IwGOWAk3gFSYeQ4NntHXT7l73uoGv+/+9B6ByStcR6MeVpBomJ1ss3VEby6NUcjTgw+xWQ",
+	"EDBFF7homM/1SsJeGKQJZFOW/jP8mhxkwaAfBrkwC5cqeQVhRINvumGQK8hWhaSdwPeEBRV3lPfTFQaR",
+	"lfM/vuwflfOfgx+4vkZHl90ngyN85vO+2YVvKT1wHUmRlNnxWiafisgLDVmJa9Oekb+tGGktZq47tpXs",
+	"oeN+35yNWSV92nl+m9NlS8cwwFLB0NhYsUJRpJrIGWJ4WyWm12Ut4AojJa9TSC8EWJ8slTcI/QO6vJdK",
+	"etKEBBMGSa5mV8UkF3qisgbvw98s6CXxXgAT6h8zDGvzQbE5pO7h6EHOAOnvFAPdIbJVKu8RGt5+MFRh",
+	"oGfpjdg04GfzPDeiaInWWbgBwstbRug9c6chNuXCI7E5Ut1GcFXacZxq91cq5JYWYqr3bMBRVUOavnme",
+	"RGrUTuUNrSQrEI7Lc+hdK+SvpxWq9qjWi4mQGTivaPWGSmWCg0xE/LEJWa1MAP9Aj4Xe4D827AV9wfOc",
+	"L3c5AK/mWebQPXISR2p0bBgzSrXIWO9Ats3d1IhxWz+1Bal3ujLZ0KOU1bWqtQZ0+LGRumGLfyhv0CYe",
+	"B/Kuu2URr9DonyM1xaDNdazupDvwAwoxLjCSNHLKXi5/RviPr2I088mlEbUK1oq/6niXbtzusPPprFgO",
+	"4BHzNmqEPtjKGo75rZEAnpVywSo0Ff1kgR4tI0KcGamg7MKAXbx7zY56jx8f9BjPZhN+0Ad8dAQpYyOu",
+	"Rbu2JJEsIVi78JUG3Vslgn0v1Iu0EP3SCWWj/DlgJks+hVoQAEgvRYe9BWBn8ChG8kbM0EzmlgXQJVtK",
+	"gpEYru2QjTJA4sBTr4v26pJ1NyzZG5SZVgDgAOTaA7GsLRMhIkLmFCj9lawqDYZeBHNtlflRkYwPY4vn",
+	"tgSDn7qu5Lz74HA8A69ukd4KHa6BucW9iGTTVUx7UVm7lbU5WrM2zyFfOtn3UijfoqoLhiN8bOKe6LNd",
+	"wcNY5VF0or1CDiQ8NVcp8XkDgHHQ+6EbXBOzcM73PUQuZB+CSmwYJQGrwmAqOGohLJp3u0fiKTvudlfl",
+	"r1JBXAdw427Jdcg25YVRw68gSPJseYp6mo2HQvEQ2BHwOlS6tHfFlaviNLJfV5oXbDKfcunc1J2ggYis",
+	"JtbEeH+4vHxDixQ6OPdOsPX2sGNyrTdt53cZhpdwuXx9HQw+/LpKgI6cumHv42qvH1eVY3q3w14TGlua",
+	"gxkFHUAV1ZnbLBGRJW0ItdJskadFISRDuLCQxUBUgPHXQ+CnbnyKwMYgx4M5xDDHVrwUgO93+RYQsOJK",
+	"1QewNrQb5f1IPgP7p2Z6ouZZgvVpsH+E/4cRnDIzAEDB6CI4jAuWM3xtMjuTPFsW6Ui7gh1T5COfDsbq",
+	"wFtZWHqXxL4H39iZGdissQZSo7TspgJAUE5KMpUn6Elxp2qTJocTeVeI2epxa+IzFFmJA2kkSmjw98xY",
+	"MT3+IfkqznknfbY6YbvRNcQJmf733CV/OSW6etv3URVyn8O9qCVN9BqQg9DRUIhyCPgbTkuYoLIqRSuG",
+	"Hp4eYcUf/PB13K4Q315YUDDFC3z1CTxKH/pbaHNHsnyR6uKOGuAep6np4jKa2tbXzfBewINwLRV8lxde",
+	"muca9QVqw3a+flnuqRzvsiK76jOWH/FiX7XZXNGG8q+szL+Z+rp7MV6I7Lt6iC7codyTPeOSfN7nHIQN",
+	"a7J+Klt246XY2xJCOCRkl2xiQ9cWdtBX1/Rq9ZOwqfyJy8J7RBWxImlaalUhbl21FyjzAi1APR/zNrA5",
+	"yweN/tPusLMhXP/OPYMywHbQv01r98XPlyOOXZhGfVM38Y5NRCFm+86nAlTRRA+E1eGDYTSK3Oa5qx1F",
+	"gNrs7KthdTibJ3oXflTDqa5CR6r5MBM1C2cj58BjYEZTa+9K0wbcq9EkVzN1fX0HPkZvPszcLLxTs1hL",
+	"oskuhHFnxtxAJYHXXLlStZmv7EuwZqeaCMzi8uxDVWBhbypOeiapuiCt1cW71+y43/ua2VfAWmerVqyx",
+	"Znq+idphXXkAsTG2DgM/YEIVR93qFEZBoYAVi9JOI9tZ9Efkoc3M0GzBj+Y5D0Zo1V+8AiU0sVYxfy7+",
+	"zHeYSZO6AUMObf0QXOLaXoQlDayjqWeOAPf1XdyKnI/FFeFE7mkqelXuKmDxl6mFdsSnUPoWTDLUBRhY",
+	"cdkqyNWQ3ifhSfty05LWhj81wkLTFiZilE5pSKxYKJakY9N2KUnMVGrkDATe7vW7nZNu3Mhi1p9Ae+I6",
+	"wba9poFu2crdbpBNfBWrJux4XNYz4V25774HrlAFz740sUHQynxqa6fikjxy9Pe/ncg23pi73ZLEtLzL",
+	"kuiu6XKs7nm4wnK287QvrcTXOOgfR5k3A/89G96AXB7Q7Gbm+68KIll/IM/dnU9xhS3wSVj9sQ2Ffkth",
+	"TCUiZMUkF4KN+CwteAZeCRIngkHw/304O/j7x1+PPv8l2EEsq44FAKZ7/W7F2zZvMieesuGyrL8CgSas",
+	"LBRDo4lkazQvVttsWxCcUrhbdUf2mxxua4TG7WtY7S1sgNKuGUgfHz/ABdUsEb6pOkHXbHpFTIQYSDPk",
+	"Wv1O8JpCPUd0nR/Gp+A4teUlNjhQbf0lXXGhruxDI4p99cTBqqw7YD/SktlDbIVhJ55+bFhn8+K/gk3/",
+	"wZjzF7QD4WrsamUtYbX3GEbp57S0oG6CsBIWvpW5b/BmUm2BVRespTjQX8EVDXwALIJUm9Pw8FkujHI5",
+	"qKQFP9IY19pCgH9M3zGDadeh+lux+/RDCtU+VYYF7yS6ERHGHwIjbLmAVDMO5sJ2J5IvEcMfI2zg/JYZ",
+	"EYj2PuJahC7rD7H0MascyrqKxJY3onIAmMiRahYbiTS2Fdm57RXPupKCvL/V7bK8a/OGwFNmO9Iiw6Dk",
+	"lcUDN/LGYpLewoFPuWaYtzyfZxmNdGPGQFrAddDgnb60l8CpXRI/YYBTWdZWaVRob1DDS8qbcD1ZX/DK",
+	"FoN/pNl1zsdTQ3ut+P92Op0YHNIQ4uQVjadkPwDdyh9pKIHGD0wfcfs0ktYhbmdgNJghEi560KkGQ4eV",
+	"ckpZmJrFx90uVZBdMy9fVisrQzSVy4WB+FcrEdhwXpSRTIJEApDugSLmUNLMOfjtNKAkhp0HpP6kxaZJ",
+	"+NkbWkAsK+In4CgiiT0RFkC2ZHPJFzy3V9z22c/WFn5tqt3hb+GpQ1116DHVI7GqfHlhAgf6Jp0dqBmy",
+	"1QPQ+UTu6rdAQY5thcJcMmXJ/pgiQ8mgLPJhnoFs8EJRlc1ItuJfo2CWcRkFAxaZ7qIgZFGAyBVXKXwP",
+	"Y4nbHfYO6+jcljXMb8QMLHTEnWRidgIWVbOhgIhBZGeF+OQOYsjg/sW0dBwbtlZSM0VsHXWxUFkk4Zzk",
+	"Qheu7MgpVeqywtJR15c6iTkiHTl5qtvthkhhOpLU0CkbqmKCSIIJIxG2Knl12JlNHccGbfUwLpk4mPI0",
+	"s9GxkQQjA0lh3zALI0rKfUvP+EhAqdECYLsSro3kZuPbiomYAp+g0UCttVYuEjOOpB2bgdhszBshZiU0",
+	"upk9pvqDh6wFedD4DYbpQQC4aY2KkmFuMqR0AtIqZnQ+P/s5dvsLc6aW6Ls1bZm9gDNfG9XjY5akukjl",
+	"yPyyPMTVm/E017ZhJYVXSiaSJQ/ApKySyQ2s543pIs0yy4BayAiIUbTL4sFUUTOSOGgHF2KprF5ZG3MD",
+	"jc6XGOnMnAqswUb3oK27/Wtjcjj+apjDKYUhQT1WIPg22J4SKM5FbsudjNeesavZbv7ImUZDZk4yWnHM",
+	"me11OyeGwABA7qSLp9rqpXjYz9+/jYLPMXAIelGOITeGctu7VCrQhk+eWDImf6kzUsGSH6Hpyoolti+o",
+	"U1RVYVnLarjtDvtRzAomPvFRYRQjbu1iFh/nOlMA0o0dteGOgJI2kQSDndlMvNZpIU69K2oTnXTYBcpR",
+	"gIweScs5V8mCTHi4kL6FbGCWkNJVajjhDTfoTxfPL3/49MP5xfc/XManjAJ5syXKpsCDQLpDo4hmvU7H",
+	"8Kvubs6BJgn5fLPTxVxcI5UnGNRmVs0KyEbwNsd2hILsAI7tYC7TIl41djQbF56pTJV3ALK9BqV7S1CS",
+	"6XK17R+rS+dYYN9j2ZuFPhK4NIb/mfsFW3JV3TUINMz0394oQnjeRJvjWEZYbnvn17oRfkWIrU+VzRSV",
+	"tcNXAKmlzDTy1X4bXAkYZtilue+j4CQKsEQ0/PIf716/so214hPDy9ev3GqM4xpNYa2bvNSl97PDwTsY",
+	"jIHBxHhH1AJNV6kTYj0aXZIZX/ODFJ/gh607PsvF7Q4P1pYGR0T9UyPU6boFu0M4DTKp4qqm2HkmV1tG",
+	"dU3EDUQxQPYAXqjpFHAhIFvC3Aqu5K7MlgOvjv3d4nOwQG0lQIdtis8hDPpcLe4chhMGzRN/AydMSStS",
+	"42DSQkwdYgmWsgBf7swiMQmEKdyeYGT2fcO2+DnWDQFhcC0lG7drZXtCLP5B+DnXq8D2tH+g/ZUTd+kw",
+	"ueCJYR3dTi9GaA9nXcgFE7pIp2Ba1COeiYTNZwxLGhRuZ2y6lPdeJOHSt9ftKJvr9Fa8tA5KXL1NcSJb",
+	"vJmF2r61kCL5cDsL3qq7uMYqh9UjAdukTzShLZNbqEZ+8Xom5Nmbi+cEYNp4/dMz7KjTdUinq6wzldfK",
+	"o8KyCzUTks/SRuY548VEN7xVm7FtIsRe7HtNE3rDx+Jd+gvJGOCDCAYn3foFAbG/ECBglgnK06LhsdcN",
+	"+yfhSTfsdbsfm7bNWaTOxuNcjHkhzgB4a88byrcP3vYYt40RjNfq+uZCz7NiY67LToY0N+y/gQSykvjy",
+	"7ZJUobovvlxjqpC+Siw/TZa1QuwrRdM333Z2ko07u2YGe950E1tnogG5FotPAjvC8ubiNlVzoJNUJRC+",
+	"PhP5CMx05m+jZECFbxajRQk80ZQKUvNPG14oKRkUb6cS7VxzhKNYZWBr2Igfujed8TzVSl45kXJ1ZrWZ",
+	"PNJOhkPfELYiML7+DqNwXe/9bo0AsKGN238nB8NM6WKci1UXA+L+bXUuuPc3Dw31j1Kkr+k+223mUADh",
+	"1zU60y5C9KpS4HMazLHjGou2Xl+no5Rn1qDMWoAUB2agEDOVuGZxIT4Vh7OMp5KsQGmhIwnaIsKHtaBE",
+	"Cb4FZwcBwXTb6kun6PCA3ziLf0iLeI33I5J19wchW6E7HRGWcZRoN7Bdn9b0YptnhQ9HoMehNNGBfmOr",
+	"wGNXzhJ6ymIhx3wsptb3I0UKuoMXTghWOxlJNBu00oKJTwWYpZ0gZM73UJjRgQHVDJaEGbPyseUROokJ",
+	"SxyFiVNy1krFzJ1XtpVq68hp+yluLhfYxgeCZMKtJxsP91/iSNKWo0XNdG101Q7b1bEEplfokVxLRsC7",
+	"jTudTruW72Y2HAfaYfEsPqQi0fAUGeQeaTZasUiDMTj+S3xYFpJ2lhnfbkXoyIaGzNfzTBADtv34tajN",
+	"KGcxpKPzTCusRwMqLNV4t5ZZiNin2tZcM5WZTvAQOa0fFj6SFfrA2fjTKD1uK6ahNSgxVDD+zTwfTThg",
+	"NpXGQ0SG8aPYyLzU63ZOVm1LYTDPs2AQTIpipgeHh15Hh6OJGN2oOTAsqYBP3d2p97nOX/+yuxPO8aO3",
+	"NC3DsrY60pLmi82VoraMgMW4zDHESVBdEbCyj9R0yg9saEOC2o+6pmc0gRBOUuerctXDIFWNKt0YLhVi",
+	"9J8tygQYBeqaxfN4R+NPWQJl66NNucPXWJ+7SoeolU3TLEstNKinloEpG99ILG4jWK90KkcC9WnQb5QU",
+	"p0yZ83/UZdNUzgtrxwfvcPllyDiTRgxLbwG7wffEcR3J0gC0VXpo8pD21rhHG72iE64nB0OuRcJyNS9S",
+	"OYbDSjwSi9lH8kt5RT3lIF3rC/Up1K+q397TSWp9lw1eUrafk5S1PMkggrgBIRO00Fusu2zJuE3bZoVS",
+	"oRUAWNUmSoXj4Vy07+hC3v6CbOYB9o6Ay9BbZpAr2k3xXKwFBxhN+6ds5FufI0nmZ5jFqrlvXc7CbBe/",
+	"qzc6vK/acN/Y64y+7AR7+HLXNrCD78kfj/3eM+k6kgJWBwd6Nz9U6fvax2n1Ja8PnezORydqwa55zhJz",
+	"JByT8ZnpBLJNhDQ8kBRCPhaR7HY6vW7XF9Dw0JX8cw+uOL9bgIG/p/M8i9tlxEFjODhIDA30vFiTNAW+",
+	"K7ZIk2JCSsJwSQKT5QmnzAqxEwFAwfGKxwu8RksdSXB+7sZeP29Svd7u7vwcVDxZq2IxyZhgYgb50tzt",
+	"1kEWG14ZwwskbIKjCyNzVjxi5F+mbmxewBoZNpJOcMUFWZccsALK4YhmZR8/Nvtfws3JXrWQYswpOH//",
+	"Nu7slp9a7opa6IcwjxWuiC6s5zAX/AaO5w7Wsi04ab96UW6rHrdVe8aqD85fYC4bsGQuCaGdDeejG1Gw",
+	"VpyAQcgwWBo2wZCw1o1YIuYfGqDwR7rcUP2GImJoveFkqmu00tWDV38jq53Foqz32mWz+TBLRwCLZdH9",
+	"ETWfwHNRJdZwgwOkZQHIVQSvC+iVIdPpWEIsVTuMZL8sGNfyngHxnyp5o3oMKeoiqYFU2JdJginhbcL+",
+	"qinY7Lt54uCW5wSP9iF4A1MKaNrgR3pjwTk/2iIVd4VKKmGSHGa8reHRj235B3XNjrtdG0kEwoE7S+Dk",
+	"pWKxjUhKd8QpquP11UxqJTHA9O+S7b/Z+fiTuW3QVAKZ+FhAMKy5GYuJWDIb3CPkukz/zi6+QDwu+soW",
+	"O1kzpph+79DzMTgzQTCoHjgYVuWC9uVk6sw7wCsDQj5gH7mzl8BuUJ6OfqLe1jsIzGSWpEOBZTuVRJW5",
+	"WrCWve0osAq0iXYjp1rrpoTCNeR1DLd7HU99RyO5F52/sepdRG9io7F71TeYTsVVxoci09v22Xs0Jgsl",
+	"MH5XWCqkFaKbgGYBBFiBttmKVgY9wXtXuTICRZOBJJ8LGwkS948nMcYQFuIABoUe3gXXjFqAmvKFYouJ",
+	"ygQiwTZTJCXaqcX2BXFPxriBcEDJQz/j41QCknNlJza4QddylDwd/a3Z/XFGBPiIxLxTxq1JADC6MQKz",
+	"QqtoHaco2DKvvZQTthPNDses1F+q8/ipPOZ7XBDmEudu/A0HsiHvTCVNsdtS2YTJK0hCugK7cCrHZK1X",
+	"VzqV48ylVV5ZUTKu3TZoVQawsyYeulYeucudA3Mp21x7+VD5j3tIoxg6cfbmgt32MaCoA3H4dBrBZ0DI",
+	"9HHCzaLA0QtZ/HUCH57AP0fdBJDrvunBRyifb/54PFXmn14f/10Knpt/OQRCqxxzfyF+Iv75559/Pnj5",
+	"8uD58/InI7k/edztRdKdc81a68932/lXMqpLH38wi8ELlYc+2/qAIb0fP8aRbNkA9GxJLoZfo2DEtbjS",
+	"5vEivRVRMMAyAp/jdsjiD1HAZRIF/4wClUdByD5QxMnHjxjfb56QqjA/4S8foeYhFFt1EXssEWLWpBqV",
+	"y990/nORoZUSGV7Lxre1q+vp80YAa8W4c6z3VxY43A9UkqZZecn+0cTVa5+Jje4LBogCgzdAn3dXb7Nt",
+	"zL3+++dGlEu44TevTAm41ludJ6AlXQ2Xjeu0w2VY+1xeLHuuHJRkao6lUtfXWjT+1rQkVJ9to9PikSbf",
+	"w3b2Zpsr1zr0iX4Du7tTVuAuWYulLP85DIAPru8E7TnrKkaCdcQczrDKSMFadEvw43RM8XQ2SpFNKv8O",
+	"l7B5aSv2mW3bJWPihDetOwQe7YlhdTce4x2/WpCTXIUig4E/0lYqr4jMNpg8ZJj8S3GYITlnK/AKZPyq",
+	"QSzERtL0pZvYuVVJkCqD+3K1eKQjaUWvCVhH4ep0yQCt2Cx3p6bcxLZC2JIU9d2325cUt+25tx3lGm/Y",
+	"8bsgjZzVJM+aBIU6vTke6CVCE6BNt/dyJvyUhkhi7nhaMD2fataSiolPFNtEWd05VYIRSTv0MEUwmUKf",
+	"VndqCXG0kaztTrPRdldog4qJ0c4ABv6oApji/OfB+3fPm8TITDXJkJeV1bqeZ1nIxrmaz6xxTc01l4mu",
+	"dvGXXtg/Og5PHn/defJNIx7zROXFxt4INgZKQiHMu4VuMeflx5C9DNm35jBc1rvu9F8GmxIF1nUZojLb",
+	"sI+dFcWkaqz8h1ay82pTIJZnJ7aTpxVvOghvBc8Mf943NoviavR6OASskgi+eC8W13dGqywRukATTugd",
+	"j4IegTd2RI/tbkaPPer60sxRd5Uj52LUGEx76QqtnLhoIr12SlIs3JR2Bl1+C13bdasOvH+yOlQfo6c6",
+	"2Oc2Fc/ZWDC/C3LqiAXBmE9cnEBLz6dTo2dQ/BCTKhG63ajd74GY56H/lLTiVnkTJX5BVARH7DsjI9S2",
+	"Zr8hkfm6USDAYlYNTDa+ePd68ArC62zOFj3r+ahCFkdBFMTI770ygathK+I2Ha3xfq9NiKYAjhkvJqFD",
+	"0koLTcIfNtHY3Y45lDb8xkXkUxwfTsp6ri2sjCtTXWiRXTeD7mP4zBUfqyZnidGdbYQNRM9UUqnvS+sU",
+	"te/mXu5u6GjA7UR1rM00p0XxLwMywgI9uyk9ITODTbyqQaw14hrdsBiCwTgYLowkkygIhpkC5E29BFa/",
+	"e/xk54SdKjZwYW7LTBQirNhTbFx0oeJTFwGKD2oyqSUcrdnlFY6Fz44Our169ZSGwTUlnLjrYYeRmcnF",
+	"6wZwtHUAK+Yz3Lm1JPSvq3G1y64Rcpcvp7pNYfOZWTuzdWzBdZM75+FgQHOzNlD27tdqL6CnBnfZd5ob",
+	"OjDLQ1MoTJWrTHXBa5frWgjpFRS0Mi3Im8Xda0W9tWUGn0OVwRVZgiOQhIPHLidW+u0oevyoT1toa0sj",
+	"Nkb83dmzy3dXb88vz19dXrx+FUeyxVnG87GL8WuoitQ+ZV1CGYBaQlxjyDhvaBDUSgdyhQz76PHj7jbJ",
+	"kFS/c3sH7wOKugbw8RJir/V8GjL+r8V+bAKQa4Za0xsBPfGRKvCqh4sJl7Wv590LRLSCCrwFSrQZZ9JT",
+	"cxzAJG1OM7nDTL40DlmFsv44eGTvVF48B/gKh21AiXiwd0GTKTCxz7tiwJSKcsogchJCfsyxBS0QYrfh",
+	"uJZxGrZtrkeNwHHvCl7c5YyO7BHdgUT1KFdZdpWIWTFZ5xo1dPkUs1zKbOip4DIs9SaXDM0LSsRh2DSD",
+	"pin0PNUIRBE67dgiKSVCzARGc1djFP1IwUea4vNcwCfl4GC2DMJqy8QryVUmnXTYT17esDdy6yz0pxBJ",
+	"TLj2qqetQW/fEgIYBp8O1NQcnVmxpO2yLg0lr5qVkC2r7qLirUzvRxb4W1DGiRK+kA13fLQSQ6rbboco",
+	"R9hDCsa8GtsreOLN6mEMfonToOd2P3V1f9jO2xPJ3fYH55cWrEVfUjiKj9xCFzGVFCzni7dSSXw2515u",
+	"iQPfsqXO6rWZezsr1VpObU79l2bTJWf5A/HoghevKJa9AX+TTC72rxI3PuMySeXYZpeLT6nLNPd0Vi14",
+	"PppcCTlOJaipapTy7EqKYqHyG7NhfDrj6VjCb/McdNnRhENBn9CrfE0fpiJJ51P64L1rPhYid79QmXBf",
+	"VUZvthmyXupCTH3tOeNyPKdaeCuYPIAwXaQSGyy18FFaLD0AfRujufbO0d/BIbxDwJ9DZbgGTBZeYJgT",
+	"mpWtD76MIHX5SlhO9doLpDT3ZSSH88JLfAxZTLtMvhz4FFO1Q5vIU2uE5aKY5xJzS94BLzSiNI70w6uz",
+	"l+cfnwJAWMxa5hJ6DQRHSS4xrkTslfoDT85ELbBTgqZtcvF79q+GQtZkmwSGawM9r/k0xcrDWyBrPWpc",
+	"17o1L9kHWSv2KRFyJkp70617yeZMbB8B0f7WAeBzrBW/zsdcpiP2Do6a2c03PE3YOzhp5uP5lKfwB4pi",
+	"ccg6nU57t9EYEl83FEqPN4NJC7pIMaLEJjtALrlmrfj9u8ErsWA/q/wmZK9+jnfs3R27HYZgnx0QYEgi",
+	"7K0VD2J/LOfvB1jdfudRrDGqNowBntw6gufng+9FPuVyueMQSnvrlhHcpDKBVEZ4Yae216Bl/60uFUD7",
+	"lOi8Au/VSPbluztTf3mLbBwQRKSXs7bIHVubb1Yc/ZYRq6GwmZFQ9cEeudjHRY9ZC7xtEEXIAa8ScYmk",
+	"oizz5tKHDnWbMuUIxdvCb15TBjgAemPAOqWtRJJ+9KTutHAC5ZTnS8aTRK/iTewE11270DcvP8cgMrnn",
+	"8rtbdl3r1h5gH9yp1ZV7ffvN4F5h+Mo+V8TG5SHHmL+f+y3RelfHylmv+D0q528FMXJrtzsAEa4sIiWA",
+	"le/s1lNFINw+S3ye4fNNXAYe3ZnB1OTPHfqHFxi98BADAGl2l47Ng6wVf6/UOIP83ldioTNhWIP5VKl2",
+	"f8/9r0jTDYlgHsgEYCw4eYe1xpD2XfK7YqHau/dJcvpaagNEOLT3v3/7gk0gK8jwYu/t+L4yl6dY3G0g",
+	"+PKDjGMLfWweB778IOMAZepuozCv3nMMn9coqqRCQdzWvlCQ+BKEY6OWcmUEsNB9kqog/Ye+MOTFU6nj",
+	"bXpWJK2iFXuDjAfkvuh3LQxyiTkxXLL4nzEASS0m6WjC4ij6J0HQZGkhcp5BAQ4MuIuiKIr9X6IoDivq",
+	"GUVG1/CnN6tPFcdg/7i7RR/a5XFSF3Z51Jftd3reSeE7PF0KzDs87CTgXZ71BdQdnq8LVbu94qSkHR5v",
+	"En92eG2PAfkyyQ6PN8oSu7xXlwx2eWflOt/6UiNrQfl530icEumtIWBtxdLua0WGYSqv7AjwHalQ0q9E",
+	"Czanpu1TxHWdIZxMNUYr+ejbwkkFcqZhlWM5kAbngf0ddBMH+ovZFRZO3QaPWPuzFwjZ6rrQ0lxALKpn",
+	"Lr5zFcKmqk8TQNEnVyR2VJSBd+0d/Y6V+MRdnEDr0hl/+hNqFSIOxUJfzUSO9cE3BX3OBAkRYS0+uesi",
+	"yUppd4dMTnj4KpnnvFnZeSm4xVyzD+FV7cV87R3gtSnG8j3WT3Mbav14CV+GrB5MmZC/cwcSxFVZK8hB",
+	"aTBbgcRLP90XidYLzKQeqxGa9a0OK8xzZT/ccf64nlnvlD1eoyes3tSEdOzxIdC9pgJxjArFNF824YNv",
+	"T0T/w0Ndb7gqv2A8rb2Md3SA+eSwc5TSZToVf1dSvGosQnAm2cXZqzN0yf4CMBuAKBWj3fjwW5FnqTSq",
+	"w5lO+eGPvJhMuUzm5pv3l8/iZmTGSEL5Psli065pNu6w5xgQMajHOF3+Pe6w15JxyeYzsztIJGKB47HA",
+	"dLmaIl3AQQ6x0GxozYiWSAphQ4QgdmwCCHBJeex/oULI1yofiRpaYVCd4t6lGC4dYMtdQi5qItaeMkHS",
+	"KP1cTiz+CpQwmah5/og4oVmE95fPWCuGCMpe76B/dNk7HnS7g27374DRhWfO+51qIkQSMnfLn+J2fSXL",
+	"d4I1AvkfRLhINS3gI/2HEDPqd/09bu29rtx9b9HEuww3XKYbr8513A7P4JcOgKif9j9OGMRP6KbZN2wz",
+	"y9RCJFcTpQvC/mliN+5nVESmfMmgvo05HagSGQE3S6W5ZL6K4faYAUPnmqUykvFXHd/ce8o4ywQHxNp4",
+	"sVh04hImkiLjT7ErhFp2lxGkSIywZpNUEEXUYa/mWTaoPV4+WOdi3jgiWRnWLgHVw0yNbq7QmJM2Ldcz",
+	"+5MvIikrGDEa9ADwDY56jx8f9BjPZhN+0AePK/iQbMgqLG0kvbV9+z5u44SRE4GjzrAzM6wVpN7g7ftI",
+	"Pnu1+7wApqpZj7HzQU3UHeeQ4mNDL5KqXZ8ruQNRDS9LTlGca5WAQnIwJoyPeSqpFgXgAa7NuYnkzity",
+	"yJNpKg+/iuQhQMmLxT8Pk5xfF4df7bJMI6gTluwVKF9i5K4eLGlayFItEqRYtMPm7OKNrazXHLY85Wm2",
+	"jaX8XeTqtRRo9QP0hauhKvQdXkub8DvPcHwEZPfs4vlbvKE1a128uT3GWdw+bsOhpji86lbvhMFpxwCR",
+	"Ng3D+M9qJSQHgousAAi62uspi6N5t9t/HDOegTXHlVJD9RihUHYZ2zW/VTkx3XsUgbdobU05WsJBthMc",
+	"HLgUi1M6FfZLyAFDkHejZGNs0zoYrlmJZLcRn5QegwuJkiKukvVZES2Uzi2SWHttegRrocvA2dQwsABC",
+	"QOdSigyS6XnS9kptotkgzQj4zNYEhhhOGzdqbwIvNaIW8OmyJ1orORMhoM2hLuqKvtdF4G+6u2An5ypb",
+	"V5eDZxnUuzWP2BgNWqIBiwHlL7Zw3GnO1EISRDfiDGQC09gXEN2cytu0sHlsrRg4GzhWE4yFUzmLDYcT",
+	"eVwFAgygoyAM4BXzfeJiJM3jjRGAVulrnllN38S7wkjRMuE5LqvZX4DqqREGxuSNKMXdCOpVNZXsgVXl",
+	"ks1lJjQCFC0AxNbI6KAkclv+BAR9rOYWSat6huSv8jTQUqEFa0jMlKxfG5URBRtWZ509BepwO72ZFUrd",
+	"QCInvxGaietrMTLanB25P7iqduxr0aELqVlVlNHKZlUharZZcS7M2Dzt+bmH42ftMrrgAG9i4f08EcS1",
+	"Q4WJoaukwT5jL8itbBUNBvtcsk15YXTtluzOY7T2Bq3djCu3TfUK9Bi+dxzqe18REiqTIc6wKkRWxa+w",
+	"QSpfYcEbVIAvrSNZTeMPpxt9QZufW5NdDXj0wrtC5eLLZDWzVmzJNS4v5VVLcKMKuGmuZ/jCD+75ZrVo",
+	"UxPfmsedptSgf2x9GVSSTdL12TqB2uie79++AJOmX+ylFMUbk7K3mAmdRL4b9rsTsqHIEeWUrdR269l9",
+	"09WMf4m4juYSf2QrYaUjW5I7FzOVF50muf8eg+utDs6p7Hh3j3K+yECes/Vm4MYXPIGbmgI3dGerZvFa",
+	"CqM6HB8a/cFum9nEUsmo6BAVl3m3272DFmG6rNVURdIptQa4hwEvEpVxp0Ws1R92GNd60f8VQP/iFUs3",
+	"mCHZ/mlZIx0KWOdjJfspVJSadNg5VOCeQh16qZyC0GFnRu0mbaH0IdmGAWa55xVgH84Li2OFwgmbyyLN",
+	"KiNZCcvt9Z80Vot12saOdRGs3lE5G41ayOaUUz+RuybAbrMBOt/KCkNHdrOBpb+HC/+L8XQqCvQ/mKP/",
+	"NsaNOzGRHV7ybQSbRvZdxrdwhDMQ/Etc+PV8oG0ZQS6m6pZuD/uiVYBS0LKRvlrH/X7bfJ8J74hD+D7W",
+	"ktHhXc77na0L/5pzvXKCLXWUmYTdsPex0e2hxWiep8XynWmcfH2C5yI/mzclTJ9JANq9EUs25YmA8Eku",
+	"ebYs0pFmc20UJ9AaUGsvfzJv0C8dSO4z3QUD6qzUhCZFMQs+f/4cuvK1EP05Ksqyi8GZa9WwkIKnUoCT",
+	"plpqbZwWk/kQKq25YRyQ8l1+s4qmTht6gLqolVXcCx12OREW5b8XuwpNml0rw36QRiezcpC3PbNmIdMq",
+	"kuITYHiN2ShLIQYK8DcWKr9J5fiU0okrby/ACqQ0mQHM6sP1lqcjc7m3MNHYbHMYydiWHsYAWlCkU4DZ",
+	"TkF7QwR0wjA0Z6UTSagcWRYu8KbExCcjV2LHts4wYPlrFhv6UHn6C3i7Buxb2EdmZImj0dmbi6sfz3+G",
+	"D5D2Yh42xD6iCB7NoPidSFDjHzDOhjzxZBZrIudAOG7E3V4Igtpx35xigo5mQ5XYSn8xgChiN4efDhaL",
+	"xYHRuw/meSbkSCUiiU9ZTvoTvvIf716/6jBcA13wYq6Zuo6kV7PBlodxC2THQzkYFG4XQxmJGOpBnLIY",
+	"ii7omLXwFjzA1WBToTUU0QDGNaNIGCUZBiVky45XQsIvCEZy3dmbizaZW6hyItSf8DcWyoFi91X0SiPo",
+	"hoANDb9GwYBFQafTiYLPMWvFZS2MuG3InBee3L5Qrn2shUnRWCMuIQ8V06dsToqllkg64RriYcqdPKZC",
+	"PGwqiolK7Nvucapcbx8/oZQeyWK45eNIGokcxVssGGnOSIriHtb+eQktv1IFyQWx2/k2nuIJFK71jjD2",
+	"B5Ecac70lGcZi7G8bUylWk+6R05mCcHEmSmesCEHgEmI9UZaKst/lIRjxFEwadHy4BIiIAFtmG2btWzg",
+	"5nH3GBKO5TKi/A9YKZ8oy5ZHKssQtuORbocE9KJZ/IyPJuLgmZJFrrIBk+oArt0YwEhH5kdrV+bAxl1B",
+	"Yo01buL/gpeFLA4ulzNx8BrYpTYtaZleX8MpxwtAC7yp0e5rOaimQFSzS3rCcysNFhMxDW2+FliGId6u",
+	"FZu/4/Ygktb2SzXwXPqzZyGGWqJosauomCEomCtm+ZCRkTmS8OaUS/AMgk9YEMSutWLDExZpDCIokCeN",
+	"bBKWeYuWzIxZg5Ji7w0zGFgV0kKswbxyECDuIluyLL0REGmEkH8sTU59KzBazr0jBQKy19QRijZZOhJk",
+	"HrI35vdvXhwcdboHhsGs3JSLxaIzlvOOyseH9K4+5ONZZl7pTIpphuJJkVVv37M3F0EYUIiz0aQ73U63",
+	"UmA+MA0cBV5ZeSDXRI30IbAzEmo6/9AQEfI5xAdsJoD9PLEVpu0Xtz1opPoNddtZ8inI3WPREMv6TuQo",
+	"Saba1dF3NfTZK7jcpDJb3CmxCpS8SIJB8L0o6BXE6MJbxPTR73atrEI5DP5FZAfklZ51xfkfYlVBkIOF",
+	"3CY70vCf04RR0lr1gqwsjOn/uP/NuubdWhxeKvWSS1vVAcSrE1ybze9dyELkkmdYismXTIPBh49hoG1m",
+	"QHBpxSB/2GFQ8DEUfAID68fPYWCuhzUovciZvz+/ZOP01lyJVtwwZ8yw+W2E8IPgyWZKaIg9gevKodk4",
+	"eaoV+4x1wOqEE4fMPYEaS9wOAfsZRgonnto2HVcfXbfw9MIhPU0PAzXQNtcmoIBLLqFyodlYI0UV5pYD",
+	"N0381nw4AL9V7OKy2SsaY3WE3rPbhgeP4pMwtpOmxT0zDFN8momRkXCveZrNc7JzJaLgaYZyXqbGY5HY",
+	"a/O/DohEDy6SeN1I/Ye2DxWevEjMSPckX8B9wl5XCNnjb3DrHfLxOBdjiqhsZHGXE6/G0zUmjKQKNGyv",
+	"VJ25Zm1BcsJEeAqhJGoOEeKpSujyA7+j/Ykac/KByy+ha6pF2SmgdDvNKGexFy1n0+nqCfIkltkQbKxQ",
+	"bgQGI0S9ef3ukpFkjJeH8zCj/A3rb5QRjMT1QimgoZxLnXEMsgcsQ17YcgcyYflc2hp/0BhmP3UiuTJu",
+	"gmVxkX5YSd0WdCmUA+2vyt7wABXfieR5g3S+UDk9sFZGR/tZtxsaVcgs8HH/mw6D63Rm2zm47XWmCSh2",
+	"cRxHcjTPM/bI3vWlHuuXIm8msH+nIhdP/VAzMBYjDTw96ib4majtqQ0SC71FwyfWUNgjFkWRZOzgB/ao",
+	"WaP88fznRzSTFTbs1u7MnQlzKdp9X2uhLR8pi9e+SwthDm+4+ytvYAp7vfKcg8Nx9xdeUpmDfd75jkrc",
+	"7PPOM9yfvd75KS0mF1Q1D6zce4hEJPD5IpFXLqQSg42MBdxKSEWpVvKK8MiOT7oOm+z4pFuLErav9vpN",
+	"7/aelO/2u73Pu4tRq4RHNVUb5KnXTdVBzT27i1gEKvmFBAMOvtTb8aX3ktN5EsnO0hu8eVcRjsZakePM",
+	"q0e79ptORfJ6jhi33oWpCqO++RdZaRbxi3/12t7t6Z5oukJdtdpdr1Avw9tcRTbxPGYtLDA8AJubxe8a",
+	"UPp/CLqr+cJivIdUkHhgVNLyE9QIH6Dt7EYsrd2s02kjrAyklLsAXKqogAnvuVqwxgq1lSjTWS6u00+s",
+	"Fdtx2hFSXQa/gvnS1p6/Ect2h8VQgSlmLSja3gu75vYhdxbrdbtkHkCjYwsifXptW6A7V/PxxFUZ7ESS",
+	"cv/h8rXpn1rg37a8bfVWzAQny/8UfgR7BS5naOTz95cvI1nwMXwQ5mvovCZKrBMgyATBi7KyWsco2I0X",
+	"6vr751tHUA9x/zRA9ttNLRThrkKt5eGStY67XW+rSaDzzYa2ZF8Nmtyn1CAMUtMV1lCyJfVLID3fdYix",
+	"TiWb9PwoR92mLO//WfdpdW/eqgV6rYD7hwzPSLfbZS3/iJwyW+GOaZI80eBtxPGxKHTjhlX3q9ftrtkm",
+	"LJG2Zk/6zVtSj+oD5As66R7yd8+bR41+euuIxqI37j6Y31re+FDLbzvulvBAAaL++NlAg16/a4Zdeefk",
+	"xHsH8f3YIXuFgXXlq0+6UFx0TynDK9q+RsAw1wAvbyj/IvhT2NhD2DizIsZwicH2lvHeV+TIqTjNoS+e",
+	"Nooea0qb9kKPdxRKZVA7vBAQ71rVIm8g9BtkX8Tc15Ecci0gXMzc1jeC8qBLcOPkDrWFwC5gIUt1DJfs",
+	"9+f2jrUz/5VM4Vdp8tktA6RwauCCZZk7o23TkzHFO69WZiRPHXj8oYYXGr9rCjPKUmYHLTdFocpo0QN0",
+	"7mFdsGmqNWRv2Y5Rta7+qHLg1uiKTOhHHA8MEt3hy0gacQYq5recIYGMjRjdYA37+G47NPo7m3FKDgL+",
+	"q9fq8+vFD1v56G9+WaZ7SSH3ZK79ns/j9qu+02iQtqXDLLH9ydT2YGrPaot3b2ZWuOzSvRSoiZrnRgdB",
+	"41HCl4YLQHR/zjBp21PybF12c4azVBciiSTi1KDaAKgQEz6bCQk1E/1ycx0WG3rKb3kGjASKmMaspXKs",
+	"AA2Z4lTh+TSSZZ4M5XVc2wdDHBd983iqyAJIxaAhHaSEcrD9pDqSK7WgvS/YDz9gJjsaMLGs+y7qSiSJ",
+	"KUMGxiD2lJb9mUaZIvyn0eyORrMLIrLgdyLFIs6CwzeAslelvHH0GCT/2jP9yjNfVDyFtCoELPiTf99F",
+	"KDW8crissszhkv64L1P35bSNbJ2SutQ18GavamEdHqmaNocZapiYRuXAIgnRLjq9FQSfQwJVmSPnUvHa",
+	"HQtkCdiMRpAkfWcquDSXgRWuVB5JRF7tsMtU6Hr9GrKgDJcOUn8kABywiV2+SHUBy7nKJDdV1EuTDjuT",
+	"LE18OGq7KJg66UWAVDTrr0mvnvFiUqrV5eZstMasF7V6TeGfTZNwG9rZXpoAg7pskl7Lv/TaRuSFBQ4j",
+	"SWcfr5vTEo7OpksSLGeL0pwriMo6dCkXBJhfKh2xJcZ5DbZrJoDqYKwoR8BPB5m4FZlFEcI5hJGMfXRI",
+	"hPQldEnzwY4G7KY+NiIaUn3gQ2jMYfKGLKaRI9Q/i0dpYaQPe4LkSPiIaoTRYtMgJ2lxSnmLZgVL4kKv",
+	"Bh4zRdhV9Q1CvyliXdgcSBDC7JZGEnNb3VovuGZQ8wXBzjHSzPQIahnaiw0howTGKQ96xAk+w2z3lOc3",
+	"6HFFsKViANPxIXExDbhskdKCzSLHDMy48DktSlztRxpToKyVE4E2Qqf/csqMhYhBdc2QC2D7mumZyLD2",
+	"ditOx0S9qdQFH+d8CigeGDl6Yb+rgjhbXmJx7VhMFR9gMaA2D1WAGC4ZGotYGcxzDKWfULak5yIJZa/3",
+	"KhhxdsHOtE51wWWhVytIRLK6xD4WcuhhAePkfcRm8rELs/S6AlcVSbAWoDmStZqBbU/hCpioDBBQuLSp",
+	"W16u0zc2itYsJFTJMwJ5KxeJaSJpGx3AEiglCUFI7CmrFvQAtl/Dv/YPmxGgIbYw/URkb6ZmW3YZyPPZ",
+	"OOcJVQkYgn+iIOeCNOtYunYMOaEN4tYBFjd4S3xvEPRLeMDUcySVrQ85SYtq9T1zvlO4HFaG6ddg5JpZ",
+	"lDurIETSTK4VV9DvgB0hGFVsi8irMpSaUArqGeFkr20y5cI/m26bbSWYbIbCpgJgpSvNEKeS2dJGVQ7q",
+	"4G1e4DrAt7l32yGGfJjLfc0uEYgNuZ8U7O4ps1OD3HFcmS2OkGa79snJlsTK1TX4zgIHVqvJNtWPJUm+",
+	"aWSUqb2DQLAOWbA+rhe8aVgYdm+rqAC1NY/0aN1Iqa7pg43zGdfiIJXa6L+FESD1fEg+FnWNG33K4r8S",
+	"z7tCTke43Z01Y8TbfeMubx0XlokSWWKFhZhlSt0Y0fYUyTuGwcWbB3E1rFJbWbDRVlizGBj4+WPj0Brb",
+	"V3mxvnWs21a2bj9v6mWL5vtO5cVOGrLI3xhmtMujOz5Hhb52aZGO+O5v4JNncrn7w69UsfvDzwj1/p42",
+	"ggpKqvnbD0Usxb96lUW4iag4Emp0nC0Fz0Nm8Q69koCILPDBVeY8Ou6VkTUBTJl+edz3fpBioTvLkZoO",
+	"U8kLlQN2mZmtg18ASYQi1QeHh5ka8czIgoMn3Sfdqvr69b/DfWLng1FnZhZPSyaKXxYKv+r1D47oK1yf",
+	"v558S5EFfz15/vT5+V+PzmgFKOqNj8XTHlSp+z2OSopPRTCQ8ywLg1kubvFvD5uCjOiEgd8L6+C51Xrp",
+	"+F0PZ1u+YzPMgsFJ1wO/7Ha6J1hLu2/+KXgWDPpgDXKZs1XCg6/R4Av2i0301POp5nCWpyPM0XQPfPPE",
+	"+/2+JGRGtsNGwWV3X8K4R1932O5ddnR1Cz/vI/IBaMsaK+CMEOtJCrPpP2lOCnFnZ/veimmve7z9pVeq",
+	"+E7NJdkC+7vkJIDVEcw/YJ/b2YoIrzxQKsSOBkTsstmA+M6adOjAkSnBswyiiWuLVfCQ0qcOf8U/NloK",
+	"f1ALzBjw4WsBDxHUI12Imb1ysLXd7IaRjAsVh021HABvkeC9UdVhZ1aRgq419tpDPZNKJZnXJ+AitwXh",
+	"8CGqE4dZivDVzb/hmyElPUCjENMDv4aMs4ybH4yi59VhiCQOotL+zb/ZHtATr/IEHfFuVo9wXGFZHsFa",
+	"s6QZLTi4IDgu6TBCkU8UiOn/UKkcWAuNyh9pGhfh6JdoJ7JI5RwyzgTPs1TkUDCvE8kDVrr1cXyr8QEt",
+	"srE1w+K3G3YokswRAWbxidkpi4WZSSrHV2UkgYv6x70IWQygXFcNj/IsM+36gP0Onx299YTAPE3lXGPL",
+	"pzDDJFczdX1NE4SeUMGxIH/KeyvFfXukWQtDB3Bk7dC1gxkCZiwYpNFcqaPSDY6jngVRjscfSEN7jlBb",
+	"vW51UGYU9XavzI9x4zhWGuiwsmyKRiMvILgyW/EhZGXJkCVbqHmWsCS9TRESoNuJ5HfIK5qtML55wyY/",
+	"thB3jSSKdlg+7TD2nc1SLShzfuXomCMzYLG5AzvErggMD41CKUFfpz6gP3KXU1ZD8Lfor+BrbnIOfC8K",
+	"nObeHlTgtwS0sjbqE8dvvQmOTV47O1gJTtDsSug3uhIc835YT8KWGb81B/I7I4Hs+vClelgV71+nsO2v",
+	"bt7bDWzB3VY4ZDDod7tu79+lYzmfgfTYyE8hKcLI9YWYaRLBa0WMet3uSmkj4C30E7FDhAHzWCN8gYVf",
+	"seoJc5K874Hud7so2Ne7PVnb64nXae/rlW6fnLh+3fQ9rzi6vK3Q7PMMv1RAN9hdDkaeAEfcQfWtiWty",
+	"R5wMu3+KwF9IBD5bWWpr1QBJwROF6eLaKgwDqsBa8RejFMuyxSXqncMMqIxjJ395GEkNcSOAu1PKQKZr",
+	"dGGHiIJarZA82E2gaxCpbRXmVllXNM1LgdQIBFaq9YrtIhx6pXhy5X0q/zXBmEgsZU3vmPGi+GJlBt+T",
+	"2yRoogyFTdLUYEhGMC8lZ2V7XSdyeavZIGnxLFtZp2qJNTPkfWqr4ThAy77KzdDmNruU34qcj4X7dkDx",
+	"pkBLFP+Fqv1o6apO06BQwob3gMRopZ3DiUoZla+jq5gX2IZdV3rNd1aZlgF1GLQ37qaHSvxCMXLutSY8",
+	"uzXksOBLJOFfRK7apyzudrrd2MO2T9Lk1LQq51lWnyJC/9hhdthbOydJ/iD6KRXaxlYQqYpkwLSAhYiz",
+	"VBf0ZtyJ5PcIA7JZHsUB5oInEG/NAasMxkVOe4jWtWdEqdNIwmmtVD8jdHCSJDe6HTFwMYcyMJFcQfMG",
+	"Eg9ZSvFi7UqiFG4fyboVTyDTjoMASBoMcrW8VUN1K+vcWRMKY9bwmTs8+iHk3t9IbvxNvQ3/C0TRD78G",
+	"NU5mjZUrot1xp1/Wjew1SGs3qTQEiKgwZJust+qn55hZ79p5r9MrOz9eL6HSGOyVsn0YR3c2Q6No8e+l",
+	"RbjX4CboHRx17259vmsX/yqj866idpUf7WJ8RjCoiu3ZsbM/pe8vJH17V0bFAv3IgnOtkcXhyt4qiVdR",
+	"Y9fGrd6I5ZogntSmJFczjpoMr06WwpJ/NfkcpSMHCzhJa1IUZOjabKpUF0zIW5GpmQgZCfY2mA2LScAz",
+	"5hfNWjFc2b6w7xX4CBlMYri0WdstkJPaLkCSwmM0wCfjRI+6XSqj5/YDjGqUi1BGPRlpDXKfchFJkKpg",
+	"ryl7uhrHQ/yCPj398fxnI0uUmMHb7YEN4U7mpQFblbMg/V1Xk8dbTfIQJqlTWR+gNaq4ByXAhsJaHSNJ",
+	"r7s4qnWCkIeC/DuWgfYJmSEK+RcFzfwZmfKnrLjO069Hucqyq0TMDAWhsFGkU3GlJMkMJGuRx3+WQT0o",
+	"18jxyf5t4HV+99AB7xL6soLbffr5vUlvuwYMwM294VY1t+6fstuXkt1qkbRWjCqFhjXC224xBTYjfK3o",
+	"tovpcluuehliPlwScA5zULlyzKRKRKOFUUIpyxbYA7WSfu1I58leKHoMUsDJcsmKRToSgPxhfnzkCoOV",
+	"hf16XYuUSKYX0yqM+zqb6wm64Z0MGg/YUddhy4WumiTZNynFlu5xaOWoW07fz44N0UdNTw0FoieXOdb4",
+	"0ilFrePocTC5GAlZ0C7A2/2T6iAaO5diUXbuicgQdcHwlAOksQ/D6RfGDG2dmGpmEGuVaRpoU0Q4QNOo",
+	"qzEDFQXbaCozrdjYCochRCk6CJgublOoHfbKJhhTIfrSSFeZGdbbwUchlsQ8C7X8MiXHIkccgIIPM0El",
+	"luP3r168/v778+fxgEnFhnx0M5+ZcecCLkpIpkC4o3aHPUPhHUgNgxAITsAyw0jWqFg/QuoxVIsbGH/3",
+	"4v27H64uXl2ev/3b2YtmkfZ7UVgQgXvLsw/my/RQ4D50w27YC81/+/Df+v+O3F8979t+2AuPYTwj6PrD",
+	"rwFtN0bgi2v1KQgDooVgEDw/H1BwZWAuJEMNwcAwpJtCzaj8M1RfBd850uK6SFbAADXH+4qPlTVLld0/",
+	"m+QKVrvs/f27wXsJpRDNmoJq4cYwVcM0E94QqiOo9/b1idkH3xq1861sCWGb79Jy7t/Ed/nHu0d/mijg",
+	"JNK7OaVa3OHCJIPjBlOH9QE5owYZL+w1UfrcKvaMursRNH/AVMPizfCC4XmlAwl5jP3sodebXtG2g0aM",
+	"+RSL4DP7g4WZs++eAoDbJ4KRzaF+vVE/gVmIBFhx29lJhuRcJUcnOA7R+QmIp9DiwPkF13m1SmfZimcs",
+	"5lO0t1AtAKivsbffi1j4BlsHMHFvoVLdbMII2Y6WCfJ4/ema+VPd3uCamaKqHPT63c5J19xCRPnBIDh/",
+	"/zbwHDJ95xR5M89HE65xxcsmvul886Tawvt3z70Wmhq4s55NJ/bLKtl37uT3pmETM9jdMeJx97Qao09r",
+	"8qee/YXkAxvjUPOPlFe1DiEYxh2zfd0krqsNggM949wk2yKS2DYAj0iWCB72vmMJ15Oh4nnC9EQtNEuL",
+	"lRClGqBDqcA70IRNQUGlxm50QYoQwfpc9iqGEBQOiKpYi/pTQUE5GNwRD2yUBxStLmtNg5njtKqZu79P",
+	"vVAk3LlJaoOO4IErc7AReGLgt8EOXcchyhUoaNC7Pgg9qt/VACUaKuZ8y9IyQBoqjqUSmOTNtYSyp/gp",
+	"wSUCdiCwg9OZMRC7UKWlYgKQs1Au1FZ92Bkynzz0XgCcnQUYWbARjK2yL2KtfCM2DirB2lW/XRM+BtVD",
+	"MxRKsTSRhNlViq1VPEl4BqYgyqZ5SQ1plrkq727T2gRMGEnCVEw1q0R+ARGS8NcCe4XbJCwjtUIf7Q77",
+	"FqfHXT2hyuzCStSaW2ZEYiTPHi1OaaQh8Zc2N5IVpA/2A0qxUKygJsuuMRu8I67yxxU3/0wS3pYk7IeE",
+	"ZhzqXCjpgmNCPz+YDi9yCgLPg/wRqcitS6rP2jTiGrDu0ZPOiSeMPumGvl3oawg5r2Wh1g5SMOh3vj4i",
+	"Y4jjQcHgm5NK3PmxaQlnGgz6j7tdPyp8faIsSFVo+q6s25mzh2+e33Gvc1wVtr3p0ZhWpvPk8ep03BQt",
+	"RnE5m95xd688TpzENvuPB1bo7sU/pcMvJB3+IHgC5bq9VX8gD8wOaJ6vrR0IJC+E8Kvse0jQUfiTX8WQ",
+	"vAh4KXYdUGckyR3QFA2DIKFUyNRhqlfKDnTb6JKwOJ9PJ2qek/yCIJ42THsVSo58EITWad94RJIeeA8I",
+	"WiqV7P3lM9aKXR7I0WXvGME7/x63Txm3IqXKXXjJNZvPzJgpxCQsoYBYKS5nyw47gyuafFcJX2bpeFIc",
+	"aH4LBWLRDjbhmvWPmMpZ/xi2IBUaZ5mLmeDULCCr0oT5vJhPJZoaaddCRtVfCw9eTI1IkxAAVUdLUEoU",
+	"pl0rPmzzuEFYU6ErAi0V5MQfyfsCYdlOzN1BTnSJoPXMBE8oT4saKSR8GaMBkgimPSihWa2OEDJvU+P1",
+	"OwnOMsWOwsePu7Cftc4QRbbeAXxbdhGfeomMZqIgPNP1COSB8fVoHk1J30qlThPhHzKqmGreq+yV2yhK",
+	"BYBkYL7UjyDCfhOR9rpht9uloewhu5eaHmmMrXjshEEjup5ZFxj0GEnwnQH8F60cDkuvoDo55N41Auc9",
+	"cGt/s8grUK3TX0i5txCoPn5Swpdr4qvseqwJi8IXbVCUOcVBSF8irsbHHUCLviW2PROY3bMu1stZpRrH",
+	"Akw6mPJPlCeKH++XNvon0s9+QrzZ+ar8vlDAChrxVaqS9jedo7COD9zvBxWJFPIr66Lnk54vep54kufj",
+	"3kqljO5qH0fVPhp66FZAisv2u3c3JJdiT9XM2++vmHn7R/ewJd+nny9gTsZT2QTUs1X/Q0wohLg0nIIu",
+	"uU2AUFVVBxI9/M0HoCGfuvo1da7XoOdUaAGRpogaoADcSjEXoz9WOq2TdG+HTr+uONOf+J32H5oImwCA",
+	"+gf9J/hVVfKoIUVV8Gn/evL8KW7XQ5PvFx/hv5Tw4dJcIXoC4bW6BNrTUsnO5+YCOfxW5FkqWev95bN/",
+	"A5Dtbdz1qJG7XvaPSJ2oEuXX2+wVRyUFHq0QPSbi17nsJXS02ldvC7/teZaEL8Bvj9bywYpy5yqPwn4+",
+	"7X8JlvwAQ+k76v3NxwJ87u6Hp++fnv7K0Tnex6RUCu27uCLJilAr6vH7NC2VM/tD25f+5hxtnr+kEtpZ",
+	"WptmAouWVIu3bLY70bubM7QcNr592oMy1xOei8Q5pKeh83MxLImVTsU2vP/UOfEQlwuRvVMlIdd7xrFc",
+	"FtiBhplYF2Dzk53KvuonvYhw38GdoGOxcNSdsWPxdU9fpC920RFfmwFc81uVw8604iKfA9h4D+vpwACl",
+	"kgf+M9c80/BQN26vG7R9PtgZXyXjjSOMqW7YKBfoLQRkqLVrtTHbCNCR7CrBh41L9VslGj1gRBAaia7M",
+	"RQVQWVb8GmZqdHOFQapp/WsC96Tc6hwMklcAG+XkxP5lzxM7aBUHgVdT3Kz0lKcZiB3iE1iOr4aqQNHD",
+	"fpHOXEf2K1gO962jI8KyShMQo2Zc64XKk2AAxGiuxPSWj5bQWy7MOqVKXoGOTC3lCmwyaiFFHmDe0C9K",
+	"mq/eXz7zviB3EL40nyVbZr+/7GT54L/vJeasvvUFw5J6TiLo7S4OECfcRRawk7nH9b/Lbf5eznI1Elob",
+	"zn8ui7TY/Sp/oFu8ch+bpXFz965Wd/l8/BwGM6UbblJ7SWDIQT7lWapFQvpMq8jT6VQkITPHPT8YcS2S",
+	"U8ZZJjjkFMdEWjEULTMftPkUMh5J9wxV4OByCYkbIZuZuxYu65ynmXkmgVKIU3Vrmn8v05FKBMv4UGSa",
+	"FfNcgu2+UJGczeXS/Ig5utM5ZidLNhSMY5oHgP9DURJ28cbWlghtiBAf5UprgOiZayxwENMRj1mfSSES",
+	"zTiLLR+IOyy2rCK2sUF8NBKzgqKMmy7+d4XKxU8ONzXHvf5WJcsN/PbTwWKxOLhW+fRgnmdCmmkmdQZs",
+	"GaJdarO25yVzPBxmahzU2GDQ63bgf4dPItnvdnuDZPhkMABriuNu+55GmOJ3Kp+ST7sCDfh55aLp3S2p",
+	"449xz2xY4G2XD90yv7/bZ1962Or/FwvLoYyMNRE8EVjX9oUakR3h183vPdLs/dsXnY1AlHVp6/Pd1cAd",
+	"dKTvVD5Mk0RIeKO3wxtv+DJTPLlU6gXPQXYLjnsnuwxPz2cYivZSJCm/NPPcU/m0DOm3vKnOkqQRUtq7",
+	"qRr0wMNfCTw6EZkoxCqlvIW7o1IEGN2fWWY9nGBCgQgCowoWOZeagzrXWWHfz6EXn3/fS2iG1pKaoKmG",
+	"/xCjoqzVFux84J5Te2sOmstl1Gys5L1ibPY+AV8kM+v/Z+9qm9vGkfRfQfFLJB8t07K9SeRK1Tmp7CW3",
+	"ycWXOJfbM1UhJEIS1xSoIqDRajL+71fdDYCgRMlWxh5nsp4PUzHFF7z2G7qf5z6WIY3hTSsxtMGHFe0+",
+	"KRbbF8f2hplnP/ztByuBu4+BhrG6eZgfkivxTpGN+9AXPZxsyJdHXirFzj9frAudc3huo83YPAP2lqxa",
+	"VZ9RtQfXD7Uw719m/EnUbDURD7b5qAleLLZ1fnbx6k174zacN2bzmTJMDDYahj/KNztlSWVJJoxUsGOw",
+	"c14S3YPbFvP+Ypl45vML8h3rhvKLhA1zwUvl0v06LpzJhlwSv5hpRspax91uY4kjjcDjrnrcVfe3q3az",
+	"Yg94Lkp9y5MNNcuuyJBNy2LG6NFViGg69RA21EFW8JKNC6aL0OCX4EHIYiKweMOySMpRVk5FypZCs5Z5",
+	"97gwiYWFd4N7c7vDXvPhBEMnFb1CLhAYzeSg1qtrlNA6k2PFWgaUQ5Qh45LxdJpJ/JdIM12UbTbhKpa1",
+	"HmYlPHCKJUViQVUypNtFyo6jo8bIy6RYnNEI3xWwhOu9RbinUbGmggkSBMVM/bsfPjC49PZm49Dbu6ei",
+	"fnOfcOi/6kkp1KTI06B3EgY4//61wyi6vWdO43CTY05D/ugmbLRea7alLvlolA29rdgkB8wK/OlM2yb7",
+	"4KOY5XxofO+qoU2iqsPO2N6eEWpww94eayUrizxpM9gjCuQL1cM5rKGKTaiW6V1Hb2o7AByQRealBule",
+	"FjqWfMwzienNh13K2AERs7dXiVhsVn072la5Ir1VhPdYEsTRsUkC4qVgc5miuA2ZJUTGelRKDqoYbPFi",
+	"pjF7fyCEBKEJy2pS5AKxuNsd9rLQE8ShIFtMFzPHWW3P3pHByjUY1w7aamqREeg+HtRD/2JZjEanLMIw",
+	"OZNizBHgsZCC6PKPu90OS5zcSwjRfyZKlmdSVL05jAhinEi+QevEclz0qGBCioVjds4Ujh6oEnjFlade",
+	"LNCTD46EpN7jgrh3Mx3LudRZjlN4SsqDXuuKLzNlTw9MYSX1k0gDoF/7wzwbXrG5VPMBLN6BiGXr419f",
+	"sWfRybN2h9GGxfD/Sh1I8un9xfnXzx/fmfz2888v3719hRca9Y/Qnvq5q7C/p4JW9UwsV1TJBq2xm9K4",
+	"fWD/rpXqDXoy3EUDNyhVin//cXqVONF159H2/x7b/0c7Z/0k9O8yBzY6BYZIaKtXUBkK5u6QUlYMwQuS",
+	"t7CWRXbO0nZT0tMKoh5SuGF1jst+WU9hshw3u2YwPWB+SpZi9uEqj1VFVOVT3jQB+I8LjqRnvRPMHKrf",
+	"7d7n7jq67n9/vsbBUzv/35e50fT8j5bDQWvoNikcpis/WgLnD5nywdeFQiM31U/mhjQmsjjKQzRhrTik",
+	"euBuxIYTXvIhMS6ZXBCT3Wl6ThklXbj/GUtQUiRhLJ0vkaUW3b7u1FhWgpBARRHJNXQStWcqb6sIKjJG",
+	"xRJ6jZXDaMEzXpbgE9B3X5jUbfrjKRVI2nAP2rTGAD+J7LRTle/JIWLCxbIUo7myCbC2VhKHpMMOwex/",
+	"TpI/tDxKq1NddY6qSOHuWI6zX8D7gS6i4d/4GRq6DsMzNjDnzSdKc0abaQdvF0vTfPr+XIEfBN6YmUo0",
+	"8PHlIwwAYVlo1yotxczRqlVnG1NxHO/m3Znkm1TLSXjU31Eq3nsWzUNowx3H4DbpI7Qods4ecVR+nz++",
+	"Y61kqwHmk1Un7dB4thQwNYvtx80/+eli/mbbPny+ysjKj620jzeuqG0ZLBW/J0Y+TtE6J5Q9pflyU5KK",
+	"J9nuOEel6+WojNxE7LKnb0hUqdT1Y57KjXkqW1bgT2Tc/dmJrfsbpcF2/teLJnPSd+5rDK03OvmdjWyM",
+	"fyonvoKIJT92xe74MNcDRJ57l8mrHnuVZ8MriyO7+We0T9ZIAiuSF4wwbv+wM3jMp+gmIzPXmf8sBLvC",
+	"xw7SQorfDhYiHxZTEfyuqAHR8n1vzGDl6R+RrO/WSLSP0YIdowVjIwxWQWH/NSIFe3s1+mk874ON+8Je",
+	"TtoURkCiEUNNjQCeiDLWA48AMaUMtFVykJzGMtlLKoJruWTlXMICrSIPdIL0W8KUgFFG1z/HSdPZL0KZ",
+	"2Cy9ImV4Tql0LNEfR9TUdfITsBJ98hNwcAZ5MT7w2mKu8ITgUe2fB4MkxAmjCxhlkGxvr8IQrsYFryVt",
+	"LK7xeLhhROinMJawKLHqVvyTD3W+dAC+uuTDK1HSaWSmWStpks3w/bqei6WpsMRzwIS80sTlu/iM4QaX",
+	"l1pF6P4IIqbqsR6HjNphiRXyCaLOWdRkPJGlyZfs7acP7Lh7+JQNi1RsisF0o8hA8lMMphtREKY5OAKj",
+	"mXTYTezSdM5MU+/RGm6jmqYhqdFNb4yHwOfvNBpilW4zCe9OMv/eoyE7avfqAmj4422mw079vE3EA+Z3",
+	"53iHIcffFu3A5XrwzQRsHiMdDx7pwA358HGOMcmFLUjxW9dRPb7RFK5wgueOgxXHXrBibMby9lvxhkAF",
+	"StnHMMVtwhQbFtDPHqIwIpcCFLhcdghPHDc22gbT/4jgRCkURSV+ftufVmpjHWC4mrqMpNrmsA8hVlfY",
+	"LFq+RflEGfzeQaEnDtG4jdZpMTIlEYjgi4mIIqNUbMXwTK2HhjzZgqWKZYuaIq5yoq1AzJx8ycoiz+cz",
+	"xaY8FcwkMlrDEZuYi5FuhzXaqIrCgMguFpMMvYylq5y3d9AbDf215WsDswnMZcq6SqjmfiDYauexOANt",
+	"fsd/CdOC531eul+Ly6WX5WfzDdE4tt+IJdEr4lTZrMA2EY1XX8RkcsfUiAnlxNDdcgnjBANAGeZ4Luqn",
+	"j5sXVvQistAmjdWeKyIabVXRUpoEd66JeDGWme6wNxXRw0TkCBrkaDynYlqUS0w2pZRVoiWHcYf5mUvF",
+	"WtaR4IYUgxUjNPynoXN1cq5FSUSiFX0Hzt64QDZJaRIxDRI1MoQueJkaih5YVz3yJrBrWSHdcezCbF8F",
+	"jkEaQrvSgoYdrs0c82khm/yJjyA7HCYAv+PER7Mi1irz15H1KdJUXTkKdqA9UkLfe8ZjU5NNzBDlr1+M",
+	"f7QfHV9EJ73oL73o6f819W23zm3zNb7A/C+4Z/U/GvI/QariaoWzr9C4RQgH+UgV8iBvbihk6h4QJhbY",
+	"CY26lXD/01mRSY0ij0sDp5YWC1Cv/MqyBw+KFGmjznM+V9kgh+ah9GBn52/ZL12McaCg5TKWqNcNp48V",
+	"cfB+9zRbFOUVnohgERICs2nFBlwJ9INBCF6JJQl8rMI9O38bSySnRoD1bJpRrq51mJNTlhjOAwfTvqrs",
+	"bK45BnqQ6xLtnVgm3+JAwJzEQY/FQTyPoqMhWBtKgNQYIn7pkYiD66THjqOIBsvE8QzlDpY4lnNJ0PT2",
+	"QROAA5kdS9i0i7JAxmO0N6DfKM7tu7Asq1C6x9JiqGj+OlOwSo6jQ9ZaZHoSy+TLly/7Z3NQJxrkmOix",
+	"l4KXokzapmHTTClUMyUbcBxJHDX6sRomaCj8hszW2HzBDbcnVT4TGzHH2NpcIjOTGUpoUfc5xa+o4hMn",
+	"pGW5nTOwI2QsR8h6QGvYNqOGNugZXifRkYnOfhS6XO6fgVJMamMN+m0GlhHXLPnvz68//v3rxdv3rz98",
+	"vkDcH0ShNXj5mKBl2abUhM8E+89PH/6LfUI5y446kZ002Gbi1JURiJINJ2J4pUipUz6Vs4yjTn1qsNZV",
+	"GXtjKnSZDUOWZlMhFTJaQX9R/xZlJ5axTJIEKUxztv+/7PzDpwtmkYG45anqeKqztpNZHMeSsf037MmZ",
+	"EeS4x+z8s7+9/vsT/PkVabt9kIg9tqrwntgXpezJtzgw64HWvl+pEIQsDqhPCn69jB1sLP3modLGQR+u",
+	"pFzD33Is6HVP0zhARnL8Lw7cyNRe2DMkyRjSo1eDKdsDgxpe7L3AzDE+fRmjWueZNO2hlyEpBp5owdXL",
+	"OMBweRz0+/hXpr7KQvsPWKJlc/tiseiMEbaYRqHf718/MTO3Zk4hLOhudlQTsDsfj0sx5nqFZsjidq7j",
+	"dbo6qqdN+O9mDoJe8BS8NDOHoCgc7q+PEdwP7SJYMdxAmTiFUG/ay6UlWSeTNdPLkOWC6E2KuQtrFyMm",
+	"C2J1sw9sb2y1RFx7a+sjCO3FTJsrfQtvDo9cmhmu7qs9fBnAhN48JmENc3nrCEmh9Cqw+v80k2rBSmSD",
+	"uWZpRhVfw8IS8RFSdghKEdb9xkE6itZHye2W1aHgMg3Cy0u3T9ygVJsEhoRgyPr98DLAkbsMzFmUu9+R",
+	"kYeXAW2OOO7ASG4ZTAMrvXXsPL7rRrJMPGGzPM7jguchkcKoipW6Jed5blw2wSiGg4HO9k5jiOcDPQyI",
+	"1XuER+FfS0e8bJgN3ZWt/avTLzXtbILZHVnml9ALPYBuWYPed724NODfEfkm9o+jQ2hRw/pI+RJ+MRoX",
+	"jwSyqfhKqH3OeWqayi09vLVfg4LSWMz34rfZtAczXcVCBb3udRg4I7hp7A73u5EDTv83/L8bysP97l8u",
+	"uke9k+e9k+fmt/4fJp+8aaJwj3K1drVps9e8Xm+Zya0SDhOYvg6W2EjvEfAaQDgEiKHsTrPQ5iPk/SgM",
+	"itEIg5JYudi8WHCG57m2Ocz+OP6HKKdcgmog6P36HjzsRuFRFIXHh52TPqU0+w//teRyCAN/zstM1R99",
+	"FoWHJ1F49Kx/3d91sW4/8IPBtqoYF1lIxjyiOZQCq4erkBBZcBzDayWXxmu/hdOIbTHHTrd29fGhdajU",
+	"57d88nsdXNPW74Evp+82w5efqSv0TbE1YFa3Kk/S90J9oBzCayd3eCJ4rie/Br1v8Nc/YJ5hKjv/UOaS",
+	"Wy74F7hBy19rfxyYoBpchKaJ4bzM9JKIIND4Bos86F1iWRm5EZti8plUGtYrFS2jg52BizqcT4XUrKVE",
+	"PtqfFCD6T1ky5VcC/MqEnBPE68EMMUTcnpd50AsOMC3N9HzLMQBom7kSJWV4qE4VzHfxg/XzkjNrmqYs",
+	"5Vm+RH8pU8io67ty3tvIHl5/1Rfyda3vJ/6JvhNo7hZnlG4XgkIsFjIvOPiEtWwL0PpkU3jfoiOrpm9l",
+	"wwlWnlArMQtHF7a4xaEBgMkqGNfeK22q7vpL3/Msp2iwH6exRaVYpazA607LYuY30hSUNh1GeVPvPfAe",
+	"lFnz2ZXNzpmVhS6GRc5aYEfOeOk4G2ukx2fnb9uU6EIvYrQQxHQgUiucYunCQJlmswJmZUI5KRiCQdSY",
+	"Ocb2hUDGaevLg6eN6zIFm98S2sVSzcRwH0UWLhzYnhgbqGLTNCGZYhMu0/0ZL5XhsFMzIdL2qeOlNwIC",
+	"PhVLCttrNLhtwlV9/1DM2wzjK/e5hsHcFMuywtydPRgG60x5MAMp19yla3QTIkgEHwfjSBgva3vzadkj",
+	"btmGQy8ThKhEnIOYhCypjErkWbQOGvxhj4EOHHtg2+vJYOnpIiLpgUWT1MIMSUhhGL9tVa+8TrkbGjr2",
+	"BkUunYWRcMXJtbEQE8YreMoGPAdpWPr75YP1sVVw3b/+/wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -58,6 +58,14 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 			return tooManyRequests(wait)
 		}
 	}
+	if s.hourLimit != nil && isPlausiblePath(req.URL.Path) {
+		if ok, wait := s.hourLimit.Allow(s.hourLimit.StringKey(key)); !ok {
+			attempt.refund()
+			return &echo.HTTPError{Code: http.StatusTooManyRequests, Internal: &apiError{status: http.StatusTooManyRequests,
+				message:    fmt.Sprintf("Too many API requests. Your API key is limited to %d requests per hour.", s.hourly),
+				retryAfter: ratelimit.RetryAfter(wait)}}
+		}
+	}
 	found, err := s.repo.AuthenticateAPIKey(req.Context(), key)
 	if errors.Is(err, repository.ErrNotFound) {
 		attempt.failed()
@@ -68,6 +76,9 @@ func (s *Server) authenticate(ctx context.Context, in *openapi3filter.Authentica
 		return &echo.HTTPError{Code: http.StatusInternalServerError, Internal: fmt.Errorf("authenticate: %w", err)}
 	}
 	attempt.right()
+	if found.Scope == repository.ScopeStatsRead && !readsOnly(req) {
+		return &echo.HTTPError{Code: http.StatusForbidden, Internal: &apiError{status: http.StatusForbidden, message: statsKeyMessage}}
+	}
 	s.keyUses.note(found)
 	c.SetRequest(req.WithContext(context.WithValue(req.Context(), userIDKey, found.UserID)))
 	return nil
@@ -158,6 +169,14 @@ func (k *rightKeys) forget(key uint64) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	delete(k.keys, key)
+}
+
+const statsKeyMessage = "This API key may only read stats (its scope is stats:read): make a key that may provision sites."
+
+// readsOnly tells whether a request only reads: what a stats:read key may send.
+func readsOnly(req *http.Request) bool {
+	return req.Method == http.MethodGet || req.Method == http.MethodHead ||
+		(req.Method == http.MethodPost && strings.HasPrefix(req.URL.Path, queryAPIPrefix))
 }
 
 func tooManyRequests(wait time.Duration) error {

@@ -423,6 +423,35 @@ func TestGoClient(t *testing.T) {
 		if must(t, collect, err, 200).JSON200.Status != client.HealthStatusOk {
 			t.Fatal("collection readiness")
 		}
+		ph, err := c.GetPlausibleHealthWithResponse(ctx)
+		if must(t, ph, err, 200).JSON200.Postgres != client.PlausibleHealthPostgresOk {
+			t.Fatal("Plausible's health")
+		}
+		schema, err := c.GetQuerySchemaWithResponse(ctx)
+		if _, ok := must(t, schema, err, 200).JSON200.Properties["metrics"]; !ok {
+			t.Fatalf("query schema: %s", schema.Body)
+		}
+		// Plausible's Stats API v1, on a website of the key.
+		storeWith(t, c, client.WebsiteStoreForm{Domain: "plausible-v1.example"})
+		site := client.PlausibleSiteId("plausible-v1.example")
+		rt, err := c.PlausibleRealtimeVisitorsWithResponse(ctx, &client.PlausibleRealtimeVisitorsParams{SiteId: site})
+		if *must(t, rt, err, 200).JSON200 != 0 {
+			t.Fatalf("realtime: %s", rt.Body)
+		}
+		agg, err := c.PlausibleAggregateWithResponse(ctx, &client.PlausibleAggregateParams{SiteId: site, Metrics: ptr("visitors,pageviews")})
+		if len(must(t, agg, err, 200).JSON200.Results) != 2 {
+			t.Fatalf("aggregate: %s", agg.Body)
+		}
+		ts, err := c.PlausibleTimeseriesWithResponse(ctx, &client.PlausibleTimeseriesParams{SiteId: site, Period: ptr("7d")})
+		if len(must(t, ts, err, 200).JSON200.Results) != 7 {
+			t.Fatalf("timeseries: %s", ts.Body)
+		}
+		bd, err := c.PlausibleBreakdownWithResponse(ctx, &client.PlausibleBreakdownParams{SiteId: site, Property: "event:page", Limit: ptr("1001")})
+		if must(t, bd, err, 400).JSON400.Error != "Please provide limit as a number between 1 and 1000." {
+			t.Fatalf("breakdown: %s", bd.Body)
+		}
+		bd, err = c.PlausibleBreakdownWithResponse(ctx, &client.PlausibleBreakdownParams{SiteId: site, Property: "event:page"})
+		must(t, bd, err, 200)
 		metrics, err := c.GetMetricsWithResponse(ctx)
 		if !strings.Contains(string(must(t, metrics, err, 200).Body), "analytics_events_accepted_total 13") {
 			t.Fatalf("metrics:\n%s", metrics.Body)

@@ -39,3 +39,42 @@ func TestReadinessOfAPIAndCollection(t *testing.T) {
 		t.Fatalf("no room for one more visit (3 + 26 of 28 keys): /readyz/collect %d %s, want 503", res.Status, res.Body)
 	}
 }
+
+// /api/health answers as Plausible's: the database's state, 500 when it is gone.
+func TestPlausibleHealth(t *testing.T) {
+	e := newEnv(t)
+	res := e.Do(harness.Request{Path: "/api/health"})
+	if res.Status != http.StatusOK || string(res.Body) != "{\"postgres\":\"ok\"}\n" {
+		t.Fatalf("database up: %d %s", res.Status, res.Body)
+	}
+	if res := e.Do(harness.Request{Method: http.MethodPost, Path: "/api/health"}); res.Status != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d", res.Status)
+	}
+	if err := e.Pools.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res = e.Do(harness.Request{Path: "/api/health"})
+	if res.Status != http.StatusInternalServerError || res.JSON(t)["postgres"] != "error" {
+		t.Fatalf("database gone: %d %s", res.Status, res.Body)
+	}
+}
+
+// /api/docs/query/schema.json is the query body's schema: a query it describes is one the
+// query API runs, and its properties are the body's.
+func TestQuerySchema(t *testing.T) {
+	e := newEnv(t)
+	res := e.Do(harness.Request{Path: "/api/docs/query/schema.json"})
+	if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("%d %s", res.Status, res.Header.Get("Content-Type"))
+	}
+	schema := res.JSON(t)
+	props, _ := schema["properties"].(map[string]any)
+	for _, name := range []string{"site_id", "metrics", "date_range", "dimensions", "filters", "order_by", "include", "pagination"} {
+		if props[name] == nil {
+			t.Errorf("no property %s in %v", name, props)
+		}
+	}
+	if req, _ := schema["required"].([]any); len(req) == 0 {
+		t.Errorf("required: %v", schema["required"])
+	}
+}

@@ -127,3 +127,28 @@ func queryMeta(q *query.Query, answer repository.QueryAnswer) gen.QueryMeta {
 	}
 	return meta
 }
+
+// QuerySchema is the body of POST /api/v2/query as a JSON Schema, served at
+// /api/docs/query/schema.json where Plausible serves its own: the spec's QueryRequest itself,
+// so that the two cannot differ.
+func QuerySchema() ([]byte, error) {
+	spec, err := gen.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("query schema: %w", err)
+	}
+	ref := spec.Components.Schemas["QueryRequest"]
+	if ref == nil || ref.Value == nil {
+		return nil, errors.New("query schema: no QueryRequest in the spec")
+	}
+	raw, err := json.Marshal(ref.Value)
+	if err != nil {
+		return nil, fmt.Errorf("query schema: %w", err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return nil, fmt.Errorf("query schema: %w", err)
+	}
+	schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	schema["title"] = "Query (POST /api/v2/query)"
+	return json.MarshalIndent(schema, "", "  ")
+}

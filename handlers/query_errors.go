@@ -3,6 +3,7 @@ package handlers
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,8 +17,37 @@ import (
 
 const queryAPIPrefix = "/api/v2/"
 
+// plausibleV1Paths are Plausible's Stats API v1, beside the phpAnalytics /api/v1/stats/{id}:
+// their errors too are Plausible's.
+var plausibleV1Paths = []string{"/api/v1/stats/aggregate", "/api/v1/stats/timeseries",
+	"/api/v1/stats/breakdown", "/api/v1/stats/realtime/visitors"}
+
 func isQueryAPI(c echo.Context) bool {
-	return strings.HasPrefix(c.Request().URL.Path, queryAPIPrefix)
+	p := c.Request().URL.Path
+	return strings.HasPrefix(p, queryAPIPrefix) || slices.Contains(plausibleV1Paths, p)
+}
+
+// isPlausiblePath tells whether a path is one of Plausible's APIs that its hourly limit per
+// key bounds (the Stats API v1; the query API v2 has this service's limits only).
+func isPlausiblePath(p string) bool { return slices.Contains(plausibleV1Paths, p) }
+
+// Plausible's own sentences for a request without a key and for a bad key or a site the key
+// may not read, on its v1 paths (where tools may match them).
+const (
+	plausibleMissingKey   = "Missing API key. Please use a valid Plausible API key as a Bearer Token."
+	plausibleUnauthorized = "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested."
+)
+
+// unauthorizedSentence is the 401's sentence of the path.
+func unauthorizedSentence(c echo.Context) string {
+	req := c.Request()
+	if !slices.Contains(plausibleV1Paths, req.URL.Path) {
+		return queryUnauthorized
+	}
+	if _, ok := bearerToken(req.Header.Get(echo.HeaderAuthorization)); !ok {
+		return plausibleMissingKey
+	}
+	return plausibleUnauthorized
 }
 
 // writeQueryError writes e as the query API's error: a refused input (the validator's 422)
@@ -27,9 +57,9 @@ func writeQueryError(c echo.Context, e *apiError, log *slog.Logger) {
 	h := c.Response().Header()
 	switch status {
 	case http.StatusUnprocessableEntity:
-		status, message = http.StatusBadRequest, fieldSentence(e)
+		status, message = http.StatusBadRequest, plausibleSentence(c, e)
 	case http.StatusUnauthorized:
-		message = queryUnauthorized
+		message = unauthorizedSentence(c)
 		h.Set(echo.HeaderWWWAuthenticate, "Bearer")
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		h.Set(echo.HeaderRetryAfter, strconv.Itoa(max(e.retryAfter, 1)))
@@ -53,4 +83,19 @@ func fieldSentence(e *apiError) string {
 		return "Invalid request: " + e.message
 	}
 	return "Invalid request: " + strings.Join(parts, "; ") + "."
+}
+
+// plausibleSentence is a refused input's sentence: on Plausible's v1 paths, Plausible's own for
+// a missing site_id or property (the spec requires them, so the validator refuses them before
+// the handler), else the fields'.
+func plausibleSentence(c echo.Context, e *apiError) string {
+	if slices.Contains(plausibleV1Paths, c.Request().URL.Path) {
+		if _, missing := e.fields["site_id"]; missing {
+			return plausibleMissingSite
+		}
+		if _, missing := e.fields["property"]; missing {
+			return "The `property` parameter is required. Please provide at least one property to show a breakdown by."
+		}
+	}
+	return fieldSentence(e)
 }

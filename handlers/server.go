@@ -47,6 +47,9 @@ type Options struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client address
 	// (ratelimit.ClientAddr), as for collection.
 	TrustedProxies []netip.Prefix
+	// PlausibleHourlyLimit is Plausible's limit of requests an hour per API key on Plausible's
+	// paths (PLAUSIBLE_API_RATE_LIMIT), beside RateLimit; 0 turns it off.
+	PlausibleHourlyLimit int
 	// Now is the limits' clock; nil means time.Now.
 	Now func() time.Time
 	// Location is the time zone whose hours and days the stats count (TZ); nil means UTC.
@@ -76,6 +79,8 @@ type Server struct {
 	loc       *time.Location
 	keyLimit  *ratelimit.Limiter // requests per API key; nil: none
 	failLimit *ratelimit.Limiter // failed authentications per client address; nil: none
+	hourLimit *ratelimit.Limiter // requests an hour per API key on Plausible's paths; nil: none
+	hourly    int                // hourLimit's requests an hour
 	rightKeys rightKeys          // keys that were right on this node, for failLimit
 	trusted   []netip.Prefix
 	keyUses   *KeyUses
@@ -136,6 +141,11 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	if opts.RateLimit > 0 {
 		s.keyLimit = ratelimit.New(opts.RateLimit, int(2*opts.RateLimit), opts.Now)
 		s.keyLimit.Register(opts.Registry, "api_keys")
+	}
+	if opts.PlausibleHourlyLimit > 0 {
+		s.hourly = opts.PlausibleHourlyLimit
+		s.hourLimit = ratelimit.New(float64(s.hourly)/3600, s.hourly, opts.Now)
+		s.hourLimit.Register(opts.Registry, "api_keys_hourly")
 	}
 	if opts.AuthFailLimit > 0 {
 		s.failLimit = ratelimit.New(opts.AuthFailLimit, int(10*opts.AuthFailLimit), opts.Now)

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -26,6 +27,7 @@ type accountPage struct {
 	KeyErrors    stats.FieldErrors
 	TOTPErrors   stats.FieldErrors
 	KeyName      string
+	KeyScope     string // the scope chosen in the form (repository.ScopeStatsRead or ScopeSitesProvision)
 	Keys         []keyRow
 	// NewKey is a key just made, shown this once; NewKeyName its name.
 	NewKey, NewKeyName string
@@ -38,6 +40,7 @@ type accountPage struct {
 type keyRow struct {
 	ID       int64
 	Name     string
+	Scope    string
 	Created  string
 	LastUsed string
 }
@@ -86,7 +89,7 @@ func (p *Pages) renderAccount(w http.ResponseWriter, r *http.Request, user *repo
 		return
 	}
 	for _, k := range keys {
-		row := keyRow{ID: k.ID, Name: k.Name, Created: p.minute(k.CreatedAt), LastUsed: "never"}
+		row := keyRow{ID: k.ID, Name: k.Name, Scope: k.Scope, Created: p.minute(k.CreatedAt), LastUsed: "never"}
 		if k.LastUsed != nil {
 			row.LastUsed = p.minute(*k.LastUsed)
 		}
@@ -199,18 +202,27 @@ func (p *Pages) createKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.TrimSpace(r.PostForm.Get("name"))
-	data := accountPage{Email: user.Email, KeyName: name}
+	// No scope sent (a form of before scopes): every right, as keys had.
+	scope := cmp.Or(r.PostForm.Get("scope"), repository.ScopeSitesProvision)
+	data := accountPage{Email: user.Email, KeyName: name, KeyScope: scope}
+	errs := stats.FieldErrors{}
 	if utf8.RuneCountInString(name) > maxKeyName {
-		data.KeyErrors = stats.FieldErrors{"name": {"must be at most " + strconv.Itoa(maxKeyName) + " characters"}}
+		errs.Add("name", "must be at most "+strconv.Itoa(maxKeyName)+" characters")
+	}
+	if scope != repository.ScopeStatsRead && scope != repository.ScopeSitesProvision {
+		errs.Add("scope", "must be "+repository.ScopeStatsRead+" or "+repository.ScopeSitesProvision)
+	}
+	if len(errs) > 0 {
+		data.KeyErrors = errs
 		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
 		return
 	}
-	key, _, err := p.repo.CreateNamedAPIKey(r.Context(), user.ID, name)
+	key, _, err := p.repo.CreateScopedAPIKey(r.Context(), user.ID, name, scope)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
-	data.NewKey, data.NewKeyName, data.KeyName = key, name, ""
+	data.NewKey, data.NewKeyName, data.KeyName, data.KeyScope = key, name, "", ""
 	p.renderAccount(w, r, user, http.StatusOK, data)
 }
 

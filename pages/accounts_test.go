@@ -681,3 +681,35 @@ func TestAdminRemovesThemselves(t *testing.T) {
 		t.Fatalf("still holding a session cookie: %+v", c)
 	}
 }
+
+// A key made on the account page may be limited to reading stats: listed as such, it reads
+// and cannot change anything; a scope that is neither is refused and makes no key.
+func TestAccountKeyScopes(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	b := e.browser().signIn(owner)
+	page := b.get("/account")
+	wantBody(t, "the form", page, `name="scope"`, `value="stats:read"`, `value="sites:provision"`)
+
+	made := b.post("/account/keys", url.Values{"name": {"dashboard"}, "scope": {"stats:read"}})
+	wantStatus(t, "create", made, http.StatusOK)
+	m := newKey.FindStringSubmatch(made.body)
+	if m == nil {
+		t.Fatalf("the new key is not shown:\n%s", made.body)
+	}
+	wantBody(t, "the list", b.get("/account"), "<td data-label=\"May\">read stats</td>")
+	if status, body := e.api("GET", "/api/v1/websites", m[1], nil); status != http.StatusOK {
+		t.Fatalf("a stats key reads: %d %s", status, body)
+	}
+	if status, body := e.api("POST", "/api/v1/websites", m[1], url.Values{"domain": {"example.com"}}); status != http.StatusForbidden || !strings.Contains(body, "stats:read") {
+		t.Fatalf("a stats key changes nothing: %d %s", status, body)
+	}
+
+	keys := strings.Count(b.get("/account").body, `data-label="May"`)
+	bad := b.post("/account/keys", url.Values{"name": {"x"}, "scope": {"admin"}})
+	wantStatus(t, "a bad scope", bad, http.StatusUnprocessableEntity)
+	wantBody(t, "a bad scope", bad, "must be stats:read or sites:provision")
+	if n := strings.Count(b.get("/account").body, `data-label="May"`); n != keys {
+		t.Errorf("a refused scope made a key: %d keys, were %d", n, keys)
+	}
+}

@@ -38,19 +38,21 @@ type (
 )
 
 const (
-	RoleViewer      = store.RoleViewer
-	RoleAdmin       = store.RoleAdmin
-	RoleOwner       = store.RoleOwner
-	RoleEditor      = store.RoleEditor
-	KeyUseInterval  = store.KeyUseInterval
-	LinkInvite      = store.LinkInvite
-	LinkReset       = store.LinkReset
-	LinkSetPassword = store.LinkSetPassword
-	AlertSpike      = store.AlertSpike
-	AlertDrop       = store.AlertDrop
-	AlertConfirm    = store.AlertConfirm
-	SpikeWindow     = store.SpikeWindow
-	DropWindow      = store.DropWindow
+	ScopeStatsRead      = store.ScopeStatsRead
+	ScopeSitesProvision = store.ScopeSitesProvision
+	RoleViewer          = store.RoleViewer
+	RoleAdmin           = store.RoleAdmin
+	RoleOwner           = store.RoleOwner
+	RoleEditor          = store.RoleEditor
+	KeyUseInterval      = store.KeyUseInterval
+	LinkInvite          = store.LinkInvite
+	LinkReset           = store.LinkReset
+	LinkSetPassword     = store.LinkSetPassword
+	AlertSpike          = store.AlertSpike
+	AlertDrop           = store.AlertDrop
+	AlertConfirm        = store.AlertConfirm
+	SpikeWindow         = store.SpikeWindow
+	DropWindow          = store.DropWindow
 )
 
 var (

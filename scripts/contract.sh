@@ -48,6 +48,7 @@ base=http://127.0.0.1:$port
 
 bin/analytics migrate >"$work/migrate.log" 2>&1 || { cat "$work/migrate.log" >&2; exit 1; }
 key=$(bin/analytics user create --email contract@example.com | tail -n 1)
+stats_key=$(bin/analytics key create --email contract@example.com --scope stats:read | tail -n 1)
 
 # TRUSTED_PROXIES: the run passes for a proxy, so that an X-Forwarded-For can stand for a
 # stranger (the 403 of /metrics); requests without one come from loopback as ever.
@@ -114,7 +115,7 @@ if [ -s "$work/collection.json" ]; then
 fi
 
 step "Dredd"
-CONTRACT_API_KEY=$key CONTRACT_VIEWER_KEY=$viewer_key CONTRACT_WEBSITE_ID=$website_id CONTRACT_DELETE_ID=$dredd_delete_id CONTRACT_GOAL_ID=$dredd_goal_id \
+CONTRACT_API_KEY=$key CONTRACT_VIEWER_KEY=$viewer_key CONTRACT_STATS_KEY=$stats_key CONTRACT_WEBSITE_ID=$website_id CONTRACT_DELETE_ID=$dredd_delete_id CONTRACT_GOAL_ID=$dredd_goal_id \
   CONTRACT_FUNNEL_ID=$dredd_funnel_id CONTRACT_KEPT_FUNNEL_ID=$kept_funnel_id CONTRACT_STEP_A=$step_a CONTRACT_STEP_B=$step_b \
   CONTRACT_WEBSITE_DOMAIN=$website_domain timeout 300 "$bin/dredd" "$root/openapi.yaml" "$base" --hookfiles "$root/tools/contract/dredd-hooks.js" \
   --loglevel warning --no-color >"$work/dredd.log" 2>&1 || failed+=(dredd)

@@ -39,12 +39,14 @@ import (
 const usage = `usage:
   analytics serve                      migrate, then serve the API on LISTEN_ADDR
   analytics migrate                    apply database migrations and exit
-  analytics user create --email E [--admin]
+  analytics user create --email E [--admin] [--scope stats:read]
                                        create a user (an admin with --admin; the first user is
                                        one anyway); prints its API key on the last line
-  analytics key create --email E [--name N]
+  analytics key create --email E [--name N] [--scope stats:read]
                                        add an API key (named N, as the account page shows it)
-                                       to a user; prints it on the last line
+                                       to a user; prints it on the last line. A key may do
+                                       everything (sites:provision) unless --scope stats:read
+                                       limits it to reading
   analytics key revoke KEY             revoke an API key at once
   analytics user password --email E    set a user's sign-in password for the stats pages, read
                                        from the first line of stdin (8..128 characters); ends
@@ -140,6 +142,7 @@ type config struct {
 	ListenAddr      string
 	Location        *time.Location
 	RateLimit       float64
+	PlausibleHourly int
 	AuthFailLimit   float64
 	EventRateLimit  float64
 	GeoIPDB         string
@@ -176,7 +179,7 @@ type config struct {
 func (cfg config) app(geo *ingest.GeoDB) app.Config {
 	return app.Config{
 		Location: cfg.Location, PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, TrustedProxies: cfg.TrustedProxies,
-		APIRateLimit: cfg.RateLimit, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
+		APIRateLimit: cfg.RateLimit, PlausibleHourlyLimit: cfg.PlausibleHourly, AuthFailLimit: cfg.AuthFailLimit, EventRateLimit: cfg.EventRateLimit,
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
 		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, OIDC: cfg.OIDC,
 		MetricsAllow:    cfg.MetricsAllow,
@@ -203,6 +206,7 @@ func loadConfig() (config, error) {
 		cfg.Location = loc
 	}
 	cfg.RateLimit = envFloat("API_RATE_LIMIT", 50, &errs)
+	cfg.PlausibleHourly = envCountOrOff("PLAUSIBLE_API_RATE_LIMIT", 600, &errs)
 	cfg.AuthFailLimit = envFloat("API_AUTH_FAILURE_LIMIT", 1, &errs)
 	cfg.EventRateLimit = envFloat("EVENT_RATE_LIMIT", ingest.DefaultEventRateLimit, &errs)
 	cfg.FlushInterval = envDuration("FLUSH_INTERVAL", ingest.DefaultFlushInterval, &errs)
@@ -342,6 +346,14 @@ func envCount(name string, fallback int, errs *[]error) int {
 		*errs = append(*errs, fmt.Errorf("%s: %q is not a whole number >= 1", name, v))
 	}
 	return n
+}
+
+// envCountOrOff is envCount that also takes 0 (a limit turned off).
+func envCountOrOff(name string, fallback int, errs *[]error) int {
+	if os.Getenv(name) == "0" {
+		return 0
+	}
+	return envCount(name, fallback, errs)
 }
 
 func envDuration(name string, fallback time.Duration, errs *[]error) time.Duration {
@@ -510,6 +522,7 @@ type userFlags struct {
 	email string
 	admin bool
 	name  string
+	scope string
 }
 
 func parseUserFlags(what string, args []string) (userFlags, error) {
@@ -517,6 +530,9 @@ func parseUserFlags(what string, args []string) (userFlags, error) {
 	fs.SetOutput(io.Discard)
 	var f userFlags
 	fs.StringVar(&f.email, "email", "", "the user's e-mail address")
+	if what == "user create" || what == "key create" {
+		fs.StringVar(&f.scope, "scope", repository.ScopeSitesProvision, "what the key may do")
+	}
 	switch what {
 	case "user create":
 		fs.BoolVar(&f.admin, "admin", false, "make the user an admin")
@@ -528,6 +544,9 @@ func parseUserFlags(what string, args []string) (userFlags, error) {
 	}
 	if f.email == "" || fs.NArg() > 0 {
 		return f, fmt.Errorf("%s needs --email and nothing else", what)
+	}
+	if f.scope != "" && f.scope != repository.ScopeStatsRead && f.scope != repository.ScopeSitesProvision {
+		return f, fmt.Errorf("%s: --scope must be %s or %s", what, repository.ScopeStatsRead, repository.ScopeSitesProvision)
 	}
 	if utf8.RuneCountInString(f.name) > 100 {
 		return f, fmt.Errorf("%s: --name must be at most 100 characters", what)
@@ -613,7 +632,7 @@ func manage(ctx context.Context, cfg config, args []string, stdin io.Reader, std
 		if err != nil {
 			return err
 		}
-		key, _, err := repo.CreateNamedAPIKey(ctx, user.ID, f.name)
+		key, _, err := repo.CreateScopedAPIKey(ctx, user.ID, f.name, f.scope)
 		if err != nil {
 			return err
 		}

@@ -170,6 +170,24 @@ func (e PageSize) Valid() bool {
 	}
 }
 
+// Defines values for PlausibleHealthPostgres.
+const (
+	PlausibleHealthPostgresError PlausibleHealthPostgres = "error"
+	PlausibleHealthPostgresOk    PlausibleHealthPostgres = "ok"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleHealthPostgres enum.
+func (e PlausibleHealthPostgres) Valid() bool {
+	switch e {
+	case PlausibleHealthPostgresError:
+		return true
+	case PlausibleHealthPostgresOk:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Privacy.
 const (
 	PrivacyPassword Privacy = 2
@@ -338,6 +356,21 @@ func (e ZeroOne) Valid() bool {
 	case ZeroOneN0:
 		return true
 	case ZeroOneN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetQuerySchema200JSONResponseBodyType.
+const (
+	GetQuerySchema200JSONResponseBodyTypeObject GetQuerySchema200JSONResponseBodyType = "object"
+)
+
+// Valid indicates whether the value is a known member of the GetQuerySchema200JSONResponseBodyType enum.
+func (e GetQuerySchema200JSONResponseBodyType) Valid() bool {
+	switch e {
+	case GetQuerySchema200JSONResponseBodyTypeObject:
 		return true
 	default:
 		return false
@@ -829,6 +862,33 @@ type OpenAPIDocument struct {
 // PageSize Items per page.
 type PageSize int
 
+// PlausibleAggregateAnswer Plausible's v1 aggregate answer.
+type PlausibleAggregateAnswer struct {
+	// Results By metric name.
+	Results map[string]PlausibleAggregateValue `json:"results"`
+
+	// Warning Why imported days were left out.
+	Warning *string `json:"warning,omitempty"`
+}
+
+// PlausibleAggregateValue defines model for PlausibleAggregateValue.
+type PlausibleAggregateValue struct {
+	// Change The change from the previous period, in percent (in points for `bounce_rate` and `conversion_rate`); null where it cannot be said.
+	Change *float64 `json:"change,omitempty"`
+
+	// ComparisonValue The previous period's number (with `compare`).
+	ComparisonValue *float64 `json:"comparison_value,omitempty"`
+	Value           *float64 `json:"value"`
+}
+
+// PlausibleHealth defines model for PlausibleHealth.
+type PlausibleHealth struct {
+	Postgres PlausibleHealthPostgres `json:"postgres"`
+}
+
+// PlausibleHealthPostgres defines model for PlausibleHealth.Postgres.
+type PlausibleHealthPostgres string
+
 // PlausibleHit Plausible's body, as its official tracker (short keys, sent as `text/plain`) and its
 // Events API (long keys, from servers) send it; told from a `Hit` by `n` or `name` where
 // `page` is absent. Each field has a short and a long key; when both are sent the short
@@ -913,6 +973,14 @@ type PlausibleRevenue struct {
 
 	// Currency An ISO 4217 code, e.g. `EUR`.
 	Currency *string `json:"currency,omitempty"`
+}
+
+// PlausibleRowsAnswer Plausible's v1 timeseries and breakdown answer.
+type PlausibleRowsAnswer struct {
+	Results []map[string]any `json:"results"`
+
+	// Warning Why imported days were left out.
+	Warning *string `json:"warning,omitempty"`
 }
 
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
@@ -1566,6 +1634,30 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// PlausibleCompare defines model for PlausibleCompare.
+type PlausibleCompare = string
+
+// PlausibleDate defines model for PlausibleDate.
+type PlausibleDate = string
+
+// PlausibleFilters defines model for PlausibleFilters.
+type PlausibleFilters = string
+
+// PlausibleInterval defines model for PlausibleInterval.
+type PlausibleInterval = string
+
+// PlausibleMetrics defines model for PlausibleMetrics.
+type PlausibleMetrics = string
+
+// PlausiblePeriod defines model for PlausiblePeriod.
+type PlausiblePeriod = string
+
+// PlausibleSiteId defines model for PlausibleSiteId.
+type PlausibleSiteId = string
+
+// PlausibleWithImported defines model for PlausibleWithImported.
+type PlausibleWithImported = string
+
 // PropertyFilter defines model for PropertyFilter.
 type PropertyFilter map[string]string
 
@@ -1662,6 +1754,16 @@ type UnsupportedMediaType = Error
 // WebsiteOK defines model for WebsiteOK.
 type WebsiteOK = WebsiteResponse
 
+// GetQuerySchema200JSONResponseBodyType defines parameters for GetQuerySchema.
+type GetQuerySchema200JSONResponseBodyType string
+
+// GetQuerySchema200JSONResponseBody defines parameters for GetQuerySchema.
+type GetQuerySchema200JSONResponseBody struct {
+	Properties           map[string]interface{}                `json:"properties"`
+	Type                 GetQuerySchema200JSONResponseBodyType `json:"type"`
+	AdditionalProperties map[string]interface{}                `json:"-"`
+}
+
 // CollectEventTextBody defines parameters for CollectEvent.
 type CollectEventTextBody = string
 
@@ -1675,6 +1777,108 @@ type GetDocsParams struct {
 type HeadDocsParams struct {
 	// IfNoneMatch The `ETag` of a copy the client has; when it matches, the answer is 304.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PlausibleAggregateParams defines parameters for PlausibleAggregate.
+type PlausibleAggregateParams struct {
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
+
+	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+	// with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+	Period *PlausiblePeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Date The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+	Date *PlausibleDate `form:"date,omitempty" json:"date,omitempty"`
+
+	// Metrics Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+	// `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+	// breakdown), `time_on_page` (with a page filter or breakdown).
+	Metrics *PlausibleMetrics `form:"metrics,omitempty" json:"metrics,omitempty"`
+
+	// Filters Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+	// (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+	// wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+	Filters *PlausibleFilters `form:"filters,omitempty" json:"filters,omitempty"`
+
+	// Compare `previous_period`: also the period of the same length just before, and the change.
+	Compare *PlausibleCompare `form:"compare,omitempty" json:"compare,omitempty"`
+
+	// WithImported `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+	WithImported *PlausibleWithImported `form:"with_imported,omitempty" json:"with_imported,omitempty"`
+}
+
+// PlausibleBreakdownParams defines parameters for PlausibleBreakdown.
+type PlausibleBreakdownParams struct {
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
+
+	// Property The property to break down by (400 without it, with Plausible's sentence).
+	Property string `form:"property" json:"property"`
+
+	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+	// with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+	Period *PlausiblePeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Date The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+	Date *PlausibleDate `form:"date,omitempty" json:"date,omitempty"`
+
+	// Metrics Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+	// `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+	// breakdown), `time_on_page` (with a page filter or breakdown).
+	Metrics *PlausibleMetrics `form:"metrics,omitempty" json:"metrics,omitempty"`
+
+	// Filters Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+	// (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+	// wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+	Filters *PlausibleFilters `form:"filters,omitempty" json:"filters,omitempty"`
+
+	// Limit Rows an answer, 1 to 1000 (default 100); a string so that a bad one gets Plausible's sentence.
+	Limit *string `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Page Which `limit` rows, from 1 (default 1).
+	Page *string `form:"page,omitempty" json:"page,omitempty"`
+
+	// WithImported `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+	WithImported *PlausibleWithImported `form:"with_imported,omitempty" json:"with_imported,omitempty"`
+}
+
+// PlausibleRealtimeVisitorsParams defines parameters for PlausibleRealtimeVisitors.
+type PlausibleRealtimeVisitorsParams struct {
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
+}
+
+// PlausibleTimeseriesParams defines parameters for PlausibleTimeseries.
+type PlausibleTimeseriesParams struct {
+	// SiteId The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+	SiteId PlausibleSiteId `form:"site_id" json:"site_id"`
+
+	// Period `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+	// Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+	// with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+	Period *PlausiblePeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Date The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+	Date *PlausibleDate `form:"date,omitempty" json:"date,omitempty"`
+
+	// Metrics Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+	// `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+	// breakdown), `time_on_page` (with a page filter or breakdown).
+	Metrics *PlausibleMetrics `form:"metrics,omitempty" json:"metrics,omitempty"`
+
+	// Filters Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+	// (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+	// wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+	Filters *PlausibleFilters `form:"filters,omitempty" json:"filters,omitempty"`
+
+	// Interval `date` (or `day`) or `month`.
+	Interval *PlausibleInterval `form:"interval,omitempty" json:"interval,omitempty"`
+
+	// WithImported `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+	WithImported *PlausibleWithImported `form:"with_imported,omitempty" json:"with_imported,omitempty"`
 }
 
 // ListStatsParams defines parameters for ListStats.
@@ -2262,6 +2466,87 @@ type ResetWebsiteStatsFormdataRequestBody = ResetForm
 
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
+
+// Getter for additional properties for GetQuerySchema200JSONResponseBody. Returns the specified
+// element and whether it was found
+func (a GetQuerySchema200JSONResponseBody) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for GetQuerySchema200JSONResponseBody
+func (a *GetQuerySchema200JSONResponseBody) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for GetQuerySchema200JSONResponseBody to handle AdditionalProperties
+func (a *GetQuerySchema200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["properties"]; found {
+		err = json.Unmarshal(raw, &a.Properties)
+		if err != nil {
+			return fmt.Errorf("error reading 'properties': %w", err)
+		}
+		delete(object, "properties")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for GetQuerySchema200JSONResponseBody to handle AdditionalProperties
+func (a GetQuerySchema200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Properties != nil {
+		object["properties"], err = json.Marshal(a.Properties)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'properties': %w", err)
+		}
+	}
+
+	object["type"], err = json.Marshal(a.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // AsHit0 returns the union data inside the Hit as a Hit0
 func (t Hit) AsHit0() (Hit0, error) {
@@ -2917,6 +3202,15 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GetQuerySchema The JSON Schema of the query API's body
+	//
+	// The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+	// publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+	// It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+	//
+	// Corresponds with GET /api/docs/query/schema.json (the `GetQuerySchema` operationId).
+	GetQuerySchema(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PreflightEvent CORS preflight
 	//
 	// Any origin may post hits.
@@ -3032,6 +3326,16 @@ type ClientInterface interface {
 	// Corresponds with POST /api/event (the `CollectEvent` operationId).
 	CollectEventWithTextBody(ctx context.Context, body CollectEventTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetPlausibleHealth Health as Plausible answers it
+	//
+	// Plausible's health check, for the monitors written against it: 200 and
+	// `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+	// does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+	// the same check with this service's own body.
+	//
+	// Corresponds with GET /api/health (the `GetPlausibleHealth` operationId).
+	GetPlausibleHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetDocs This API's documentation
 	//
 	// This document as a readable page, rendered by the service from the document it embeds:
@@ -3064,6 +3368,59 @@ type ClientInterface interface {
 	//
 	// Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
 	HeadOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
+	//
+	// The metrics of a period as one number each, with `compare=previous_period` also the
+	// previous period's number and the change (percent, or points for `bounce_rate` and
+	// `conversion_rate`). The numbers are those of `POST /api/v2/query` for the same question:
+	// the parameters are translated into that query and run by the same engine.
+	// `bounce_rate` and `visit_duration` are rounded to integers as Plausible rounds them.
+	// Errors as Plausible words them, `{"error": "..."}` with 400, 401 or 429. docs/plausible-v1.md.
+	//
+	// ```
+	// curl 'https://analytics.example.com/api/v1/stats/aggregate?site_id=example.com&period=30d&metrics=visitors,bounce_rate&compare=previous_period' \
+	//   -H 'Authorization: Bearer KEY'
+	// ```
+	//
+	// Corresponds with GET /api/v1/stats/aggregate (the `PlausibleAggregate` operationId).
+	PlausibleAggregate(ctx context.Context, params *PlausibleAggregateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleBreakdown A period by one property (Plausible Stats API v1)
+	//
+	// The metrics of each value of `property` (`event:page`, `visit:source`,
+	// `visit:country`, `event:goal`, `event:props:<key>`...), the most visitors first, each
+	// row keyed by the property without its prefix (`page`, `source`, the custom property's
+	// own key). `limit` (1 to 1,000, default 100) and `page` (from 1) page through the rows.
+	// Values that are not set are left out as Plausible leaves them out (no country, no UTM
+	// tag, no entry page). The numbers of `POST /api/v2/query` with that dimension.
+	// docs/plausible-v1.md.
+	//
+	// Corresponds with GET /api/v1/stats/breakdown (the `PlausibleBreakdown` operationId).
+	PlausibleBreakdown(ctx context.Context, params *PlausibleBreakdownParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleRealtimeVisitors Current visitors (Plausible Stats API v1)
+	//
+	// Plausible's Stats API v1, so that a tool written for Plausible works by changing its
+	// base URL and key: the number of distinct visitors with a hit in the last 5 minutes (the
+	// `visitors` of `GET /api/v1/stats/{website_id}/realtime`), as a bare integer.
+	// `site_id` is the website's domain. Every refusal answers `{"error": "<one sentence>"}`:
+	// 400 for a missing `site_id`, 401 for a missing or bad key and for a domain the key may
+	// not read (the same answer as an unknown domain), 429 past the limits. docs/plausible-v1.md.
+	//
+	// Corresponds with GET /api/v1/stats/realtime/visitors (the `PlausibleRealtimeVisitors` operationId).
+	PlausibleRealtimeVisitors(ctx context.Context, params *PlausibleRealtimeVisitorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlausibleTimeseries A period day by day or month by month (Plausible Stats API v1)
+	//
+	// The metrics of each hour (`period=day`), day or month of a period, every one listed
+	// (0 where nothing happened), oldest first. `interval` is `date` (or `day`) or `month`;
+	// by default hours for `day`, months for `6mo` and `12mo`, days otherwise. `date` is
+	// `YYYY-MM-DD`, or `YYYY-MM-DD HH:00:00` for hours. The numbers of `POST /api/v2/query`
+	// with a `time:` dimension. docs/plausible-v1.md.
+	//
+	// Corresponds with GET /api/v1/stats/timeseries (the `PlausibleTimeseries` operationId).
+	PlausibleTimeseries(ctx context.Context, params *PlausibleTimeseriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListStats Statistics of a website
 	//
@@ -3584,6 +3941,25 @@ type ClientInterface interface {
 	HeadCollectionReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
+// GetQuerySchema The JSON Schema of the query API's body
+//
+// The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+// publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+// It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+//
+// Corresponds with GET /api/docs/query/schema.json (the `GetQuerySchema` operationId).
+func (c *Client) GetQuerySchema(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetQuerySchemaRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PreflightEvent CORS preflight
 //
 // Any origin may post hits.
@@ -3739,6 +4115,26 @@ func (c *Client) CollectEventWithTextBody(ctx context.Context, body CollectEvent
 	return c.Client.Do(req)
 }
 
+// GetPlausibleHealth Health as Plausible answers it
+//
+// Plausible's health check, for the monitors written against it: 200 and
+// `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+// does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+// the same check with this service's own body.
+//
+// Corresponds with GET /api/health (the `GetPlausibleHealth` operationId).
+func (c *Client) GetPlausibleHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPlausibleHealthRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetDocs This API's documentation
 //
 // This document as a readable page, rendered by the service from the document it embeds:
@@ -3802,6 +4198,101 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
 func (c *Client) HeadOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHeadOpenAPIRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleAggregate Totals of a period (Plausible Stats API v1)
+//
+// The metrics of a period as one number each, with `compare=previous_period` also the
+// previous period's number and the change (percent, or points for `bounce_rate` and
+// `conversion_rate`). The numbers are those of `POST /api/v2/query` for the same question:
+// the parameters are translated into that query and run by the same engine.
+// `bounce_rate` and `visit_duration` are rounded to integers as Plausible rounds them.
+// Errors as Plausible words them, `{"error": "..."}` with 400, 401 or 429. docs/plausible-v1.md.
+//
+// ```
+//
+//	curl 'https://analytics.example.com/api/v1/stats/aggregate?site_id=example.com&period=30d&metrics=visitors,bounce_rate&compare=previous_period' \
+//	  -H 'Authorization: Bearer KEY'
+//
+// ```
+//
+// Corresponds with GET /api/v1/stats/aggregate (the `PlausibleAggregate` operationId).
+func (c *Client) PlausibleAggregate(ctx context.Context, params *PlausibleAggregateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleAggregateRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleBreakdown A period by one property (Plausible Stats API v1)
+//
+// The metrics of each value of `property` (`event:page`, `visit:source`,
+// `visit:country`, `event:goal`, `event:props:<key>`...), the most visitors first, each
+// row keyed by the property without its prefix (`page`, `source`, the custom property's
+// own key). `limit` (1 to 1,000, default 100) and `page` (from 1) page through the rows.
+// Values that are not set are left out as Plausible leaves them out (no country, no UTM
+// tag, no entry page). The numbers of `POST /api/v2/query` with that dimension.
+// docs/plausible-v1.md.
+//
+// Corresponds with GET /api/v1/stats/breakdown (the `PlausibleBreakdown` operationId).
+func (c *Client) PlausibleBreakdown(ctx context.Context, params *PlausibleBreakdownParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleBreakdownRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleRealtimeVisitors Current visitors (Plausible Stats API v1)
+//
+// Plausible's Stats API v1, so that a tool written for Plausible works by changing its
+// base URL and key: the number of distinct visitors with a hit in the last 5 minutes (the
+// `visitors` of `GET /api/v1/stats/{website_id}/realtime`), as a bare integer.
+// `site_id` is the website's domain. Every refusal answers `{"error": "<one sentence>"}`:
+// 400 for a missing `site_id`, 401 for a missing or bad key and for a domain the key may
+// not read (the same answer as an unknown domain), 429 past the limits. docs/plausible-v1.md.
+//
+// Corresponds with GET /api/v1/stats/realtime/visitors (the `PlausibleRealtimeVisitors` operationId).
+func (c *Client) PlausibleRealtimeVisitors(ctx context.Context, params *PlausibleRealtimeVisitorsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleRealtimeVisitorsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlausibleTimeseries A period day by day or month by month (Plausible Stats API v1)
+//
+// The metrics of each hour (`period=day`), day or month of a period, every one listed
+// (0 where nothing happened), oldest first. `interval` is `date` (or `day`) or `month`;
+// by default hours for `day`, months for `6mo` and `12mo`, days otherwise. `date` is
+// `YYYY-MM-DD`, or `YYYY-MM-DD HH:00:00` for hours. The numbers of `POST /api/v2/query`
+// with a `time:` dimension. docs/plausible-v1.md.
+//
+// Corresponds with GET /api/v1/stats/timeseries (the `PlausibleTimeseries` operationId).
+func (c *Client) PlausibleTimeseries(ctx context.Context, params *PlausibleTimeseriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPlausibleTimeseriesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4759,6 +5250,33 @@ func (c *Client) HeadCollectionReadiness(ctx context.Context, reqEditors ...Requ
 	return c.Client.Do(req)
 }
 
+// NewGetQuerySchemaRequest constructs an http.Request for the GetQuerySchema method
+func NewGetQuerySchemaRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/docs/query/schema.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPreflightEventRequest constructs an http.Request for the PreflightEvent method
 func NewPreflightEventRequest(server string) (*http.Request, error) {
 	var err error
@@ -4833,6 +5351,33 @@ func NewCollectEventRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetPlausibleHealthRequest constructs an http.Request for the GetPlausibleHealth method
+func NewGetPlausibleHealthRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/health")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -4968,6 +5513,442 @@ func NewHeadOpenAPIRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodHead, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleAggregateRequest constructs an http.Request for the PlausibleAggregate method
+func NewPlausibleAggregateRequest(server string, params *PlausibleAggregateParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/aggregate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Date != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "date", *params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Metrics != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metrics", *params.Metrics, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Filters != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filters", *params.Filters, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Compare != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "compare", *params.Compare, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.WithImported != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "with_imported", *params.WithImported, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleBreakdownRequest constructs an http.Request for the PlausibleBreakdown method
+func NewPlausibleBreakdownRequest(server string, params *PlausibleBreakdownParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/breakdown")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "property", params.Property, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Date != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "date", *params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Metrics != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metrics", *params.Metrics, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Filters != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filters", *params.Filters, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.WithImported != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "with_imported", *params.WithImported, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleRealtimeVisitorsRequest constructs an http.Request for the PlausibleRealtimeVisitors method
+func NewPlausibleRealtimeVisitorsRequest(server string, params *PlausibleRealtimeVisitorsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/realtime/visitors")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPlausibleTimeseriesRequest constructs an http.Request for the PlausibleTimeseries method
+func NewPlausibleTimeseriesRequest(server string, params *PlausibleTimeseriesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/stats/timeseries")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "site_id", params.SiteId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Date != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "date", *params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Metrics != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metrics", *params.Metrics, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Filters != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filters", *params.Filters, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Interval != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "interval", *params.Interval, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.WithImported != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "with_imported", *params.WithImported, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -7289,6 +8270,17 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GetQuerySchemaWithResponse The JSON Schema of the query API's body
+	//
+	// The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+	// publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+	// It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/docs/query/schema.json (the `GetQuerySchema` operationId).
+	GetQuerySchemaWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetQuerySchemaResponse, error)
+
 	// PreflightEventWithResponse CORS preflight
 	//
 	// Any origin may post hits.
@@ -7406,6 +8398,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/event (the `CollectEvent` operationId).
 	CollectEventWithTextBodyWithResponse(ctx context.Context, body CollectEventTextRequestBody, reqEditors ...RequestEditorFn) (*CollectEventResponse, error)
 
+	// GetPlausibleHealthWithResponse Health as Plausible answers it
+	//
+	// Plausible's health check, for the monitors written against it: 200 and
+	// `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+	// does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+	// the same check with this service's own body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/health (the `GetPlausibleHealth` operationId).
+	GetPlausibleHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPlausibleHealthResponse, error)
+
 	// GetDocsWithResponse This API's documentation
 	//
 	// This document as a readable page, rendered by the service from the document it embeds:
@@ -7446,6 +8450,67 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with HEAD /api/v1/openapi.yaml (the `HeadOpenAPI` operationId).
 	HeadOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadOpenAPIResponse, error)
+
+	// PlausibleAggregateWithResponse Totals of a period (Plausible Stats API v1)
+	//
+	// The metrics of a period as one number each, with `compare=previous_period` also the
+	// previous period's number and the change (percent, or points for `bounce_rate` and
+	// `conversion_rate`). The numbers are those of `POST /api/v2/query` for the same question:
+	// the parameters are translated into that query and run by the same engine.
+	// `bounce_rate` and `visit_duration` are rounded to integers as Plausible rounds them.
+	// Errors as Plausible words them, `{"error": "..."}` with 400, 401 or 429. docs/plausible-v1.md.
+	//
+	// ```
+	// curl 'https://analytics.example.com/api/v1/stats/aggregate?site_id=example.com&period=30d&metrics=visitors,bounce_rate&compare=previous_period' \
+	//   -H 'Authorization: Bearer KEY'
+	// ```
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/aggregate (the `PlausibleAggregate` operationId).
+	PlausibleAggregateWithResponse(ctx context.Context, params *PlausibleAggregateParams, reqEditors ...RequestEditorFn) (*PlausibleAggregateResponse, error)
+
+	// PlausibleBreakdownWithResponse A period by one property (Plausible Stats API v1)
+	//
+	// The metrics of each value of `property` (`event:page`, `visit:source`,
+	// `visit:country`, `event:goal`, `event:props:<key>`...), the most visitors first, each
+	// row keyed by the property without its prefix (`page`, `source`, the custom property's
+	// own key). `limit` (1 to 1,000, default 100) and `page` (from 1) page through the rows.
+	// Values that are not set are left out as Plausible leaves them out (no country, no UTM
+	// tag, no entry page). The numbers of `POST /api/v2/query` with that dimension.
+	// docs/plausible-v1.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/breakdown (the `PlausibleBreakdown` operationId).
+	PlausibleBreakdownWithResponse(ctx context.Context, params *PlausibleBreakdownParams, reqEditors ...RequestEditorFn) (*PlausibleBreakdownResponse, error)
+
+	// PlausibleRealtimeVisitorsWithResponse Current visitors (Plausible Stats API v1)
+	//
+	// Plausible's Stats API v1, so that a tool written for Plausible works by changing its
+	// base URL and key: the number of distinct visitors with a hit in the last 5 minutes (the
+	// `visitors` of `GET /api/v1/stats/{website_id}/realtime`), as a bare integer.
+	// `site_id` is the website's domain. Every refusal answers `{"error": "<one sentence>"}`:
+	// 400 for a missing `site_id`, 401 for a missing or bad key and for a domain the key may
+	// not read (the same answer as an unknown domain), 429 past the limits. docs/plausible-v1.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/realtime/visitors (the `PlausibleRealtimeVisitors` operationId).
+	PlausibleRealtimeVisitorsWithResponse(ctx context.Context, params *PlausibleRealtimeVisitorsParams, reqEditors ...RequestEditorFn) (*PlausibleRealtimeVisitorsResponse, error)
+
+	// PlausibleTimeseriesWithResponse A period day by day or month by month (Plausible Stats API v1)
+	//
+	// The metrics of each hour (`period=day`), day or month of a period, every one listed
+	// (0 where nothing happened), oldest first. `interval` is `date` (or `day`) or `month`;
+	// by default hours for `day`, months for `6mo` and `12mo`, days otherwise. `date` is
+	// `YYYY-MM-DD`, or `YYYY-MM-DD HH:00:00` for hours. The numbers of `POST /api/v2/query`
+	// with a `time:` dimension. docs/plausible-v1.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/stats/timeseries (the `PlausibleTimeseries` operationId).
+	PlausibleTimeseriesWithResponse(ctx context.Context, params *PlausibleTimeseriesParams, reqEditors ...RequestEditorFn) (*PlausibleTimeseriesResponse, error)
 
 	// ListStatsWithResponse Statistics of a website
 	//
@@ -8018,6 +9083,47 @@ type ClientWithResponsesInterface interface {
 	HeadCollectionReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HeadCollectionReadinessResponse, error)
 }
 
+type GetQuerySchemaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GetQuerySchema200JSONResponseBody
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetQuerySchemaResponse) GetJSON200() *GetQuerySchema200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r GetQuerySchemaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetQuerySchemaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetQuerySchemaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetQuerySchemaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PreflightEventResponse204Headers the declared response headers of an HTTP 204 response for PreflightEvent
 type PreflightEventResponse204Headers struct {
 	AccessControlAllowHeaders string
@@ -8154,6 +9260,54 @@ func (r CollectEventResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CollectEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetPlausibleHealthResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleHealth
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *PlausibleHealth
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPlausibleHealthResponse) GetJSON200() *PlausibleHealth {
+	return r.JSON200
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetPlausibleHealthResponse) GetJSON500() *PlausibleHealth {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPlausibleHealthResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPlausibleHealthResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPlausibleHealthResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPlausibleHealthResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8395,6 +9549,422 @@ func (r HeadOpenAPIResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r HeadOpenAPIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleAggregateResponse401Headers the declared response headers of an HTTP 401 response for PlausibleAggregate
+type PlausibleAggregateResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleAggregateResponse429Headers the declared response headers of an HTTP 429 response for PlausibleAggregate
+type PlausibleAggregateResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleAggregateResponse500Headers the declared response headers of an HTTP 500 response for PlausibleAggregate
+type PlausibleAggregateResponse500Headers struct {
+	XRequestId string
+}
+
+// PlausibleAggregateResponse503Headers the declared response headers of an HTTP 503 response for PlausibleAggregate
+type PlausibleAggregateResponse503Headers struct {
+	RetryAfter int
+}
+
+type PlausibleAggregateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleAggregateAnswer
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *QueryInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *QueryUnauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *QueryTimedOut
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleAggregateResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleAggregateResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleAggregateResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PlausibleAggregateResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleAggregateResponse) GetJSON200() *PlausibleAggregateAnswer {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleAggregateResponse) GetJSON400() *QueryInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleAggregateResponse) GetJSON401() *QueryUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleAggregateResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleAggregateResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PlausibleAggregateResponse) GetJSON503() *QueryTimedOut {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleAggregateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleAggregateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleAggregateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleAggregateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleBreakdownResponse401Headers the declared response headers of an HTTP 401 response for PlausibleBreakdown
+type PlausibleBreakdownResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleBreakdownResponse429Headers the declared response headers of an HTTP 429 response for PlausibleBreakdown
+type PlausibleBreakdownResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleBreakdownResponse500Headers the declared response headers of an HTTP 500 response for PlausibleBreakdown
+type PlausibleBreakdownResponse500Headers struct {
+	XRequestId string
+}
+
+// PlausibleBreakdownResponse503Headers the declared response headers of an HTTP 503 response for PlausibleBreakdown
+type PlausibleBreakdownResponse503Headers struct {
+	RetryAfter int
+}
+
+type PlausibleBreakdownResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleRowsAnswer
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *QueryInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *QueryUnauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *QueryTimedOut
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleBreakdownResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleBreakdownResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleBreakdownResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PlausibleBreakdownResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleBreakdownResponse) GetJSON200() *PlausibleRowsAnswer {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleBreakdownResponse) GetJSON400() *QueryInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleBreakdownResponse) GetJSON401() *QueryUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleBreakdownResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleBreakdownResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PlausibleBreakdownResponse) GetJSON503() *QueryTimedOut {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleBreakdownResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleBreakdownResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleBreakdownResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleBreakdownResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleRealtimeVisitorsResponse401Headers the declared response headers of an HTTP 401 response for PlausibleRealtimeVisitors
+type PlausibleRealtimeVisitorsResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleRealtimeVisitorsResponse429Headers the declared response headers of an HTTP 429 response for PlausibleRealtimeVisitors
+type PlausibleRealtimeVisitorsResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleRealtimeVisitorsResponse500Headers the declared response headers of an HTTP 500 response for PlausibleRealtimeVisitors
+type PlausibleRealtimeVisitorsResponse500Headers struct {
+	XRequestId string
+}
+
+// PlausibleRealtimeVisitorsResponse503Headers the declared response headers of an HTTP 503 response for PlausibleRealtimeVisitors
+type PlausibleRealtimeVisitorsResponse503Headers struct {
+	RetryAfter int
+}
+
+type PlausibleRealtimeVisitorsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *int64
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *QueryInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *QueryUnauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *QueryTimedOut
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleRealtimeVisitorsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleRealtimeVisitorsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleRealtimeVisitorsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PlausibleRealtimeVisitorsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleRealtimeVisitorsResponse) GetJSON200() *int64 {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleRealtimeVisitorsResponse) GetJSON400() *QueryInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleRealtimeVisitorsResponse) GetJSON401() *QueryUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleRealtimeVisitorsResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleRealtimeVisitorsResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PlausibleRealtimeVisitorsResponse) GetJSON503() *QueryTimedOut {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleRealtimeVisitorsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleRealtimeVisitorsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleRealtimeVisitorsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleRealtimeVisitorsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PlausibleTimeseriesResponse401Headers the declared response headers of an HTTP 401 response for PlausibleTimeseries
+type PlausibleTimeseriesResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// PlausibleTimeseriesResponse429Headers the declared response headers of an HTTP 429 response for PlausibleTimeseries
+type PlausibleTimeseriesResponse429Headers struct {
+	RetryAfter int
+}
+
+// PlausibleTimeseriesResponse500Headers the declared response headers of an HTTP 500 response for PlausibleTimeseries
+type PlausibleTimeseriesResponse500Headers struct {
+	XRequestId string
+}
+
+// PlausibleTimeseriesResponse503Headers the declared response headers of an HTTP 503 response for PlausibleTimeseries
+type PlausibleTimeseriesResponse503Headers struct {
+	RetryAfter int
+}
+
+type PlausibleTimeseriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlausibleRowsAnswer
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *QueryInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *QueryUnauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *QueryTooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *QueryInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *QueryTimedOut
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PlausibleTimeseriesResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PlausibleTimeseriesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PlausibleTimeseriesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PlausibleTimeseriesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PlausibleTimeseriesResponse) GetJSON200() *PlausibleRowsAnswer {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PlausibleTimeseriesResponse) GetJSON400() *QueryInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PlausibleTimeseriesResponse) GetJSON401() *QueryUnauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PlausibleTimeseriesResponse) GetJSON429() *QueryTooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PlausibleTimeseriesResponse) GetJSON500() *QueryInternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PlausibleTimeseriesResponse) GetJSON503() *QueryTimedOut {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PlausibleTimeseriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PlausibleTimeseriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PlausibleTimeseriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PlausibleTimeseriesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9640,6 +11210,12 @@ type StoreWebsiteResponse401Headers struct {
 	XContentTypeOptions string
 }
 
+// StoreWebsiteResponse403Headers the declared response headers of an HTTP 403 response for StoreWebsite
+type StoreWebsiteResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
 // StoreWebsiteResponse413Headers the declared response headers of an HTTP 413 response for StoreWebsite
 type StoreWebsiteResponse413Headers struct {
 	CacheControl        string
@@ -9679,6 +11255,8 @@ type StoreWebsiteResponse struct {
 	JSON201 *WebsiteResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -9693,6 +11271,8 @@ type StoreWebsiteResponse struct {
 	Headers201 *StoreWebsiteResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *StoreWebsiteResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StoreWebsiteResponse403Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *StoreWebsiteResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -9713,6 +11293,11 @@ func (r StoreWebsiteResponse) GetJSON201() *WebsiteResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r StoreWebsiteResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StoreWebsiteResponse) GetJSON403() *Forbidden {
+	return r.JSON403
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -12132,6 +13717,23 @@ func (r HeadCollectionReadinessResponse) ContentType() string {
 	return ""
 }
 
+// GetQuerySchemaWithResponse The JSON Schema of the query API's body
+//
+// The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+// publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+// It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/docs/query/schema.json (the `GetQuerySchema` operationId).
+func (c *ClientWithResponses) GetQuerySchemaWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetQuerySchemaResponse, error) {
+	rsp, err := c.GetQuerySchema(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetQuerySchemaResponse(rsp)
+}
+
 // PreflightEventWithResponse CORS preflight
 //
 // Any origin may post hits.
@@ -12273,6 +13875,24 @@ func (c *ClientWithResponses) CollectEventWithTextBodyWithResponse(ctx context.C
 	return ParseCollectEventResponse(rsp)
 }
 
+// GetPlausibleHealthWithResponse Health as Plausible answers it
+//
+// Plausible's health check, for the monitors written against it: 200 and
+// `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+// does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+// the same check with this service's own body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/health (the `GetPlausibleHealth` operationId).
+func (c *ClientWithResponses) GetPlausibleHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPlausibleHealthResponse, error) {
+	rsp, err := c.GetPlausibleHealth(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPlausibleHealthResponse(rsp)
+}
+
 // GetDocsWithResponse This API's documentation
 //
 // This document as a readable page, rendered by the service from the document it embeds:
@@ -12336,6 +13956,93 @@ func (c *ClientWithResponses) HeadOpenAPIWithResponse(ctx context.Context, reqEd
 		return nil, err
 	}
 	return ParseHeadOpenAPIResponse(rsp)
+}
+
+// PlausibleAggregateWithResponse Totals of a period (Plausible Stats API v1)
+//
+// The metrics of a period as one number each, with `compare=previous_period` also the
+// previous period's number and the change (percent, or points for `bounce_rate` and
+// `conversion_rate`). The numbers are those of `POST /api/v2/query` for the same question:
+// the parameters are translated into that query and run by the same engine.
+// `bounce_rate` and `visit_duration` are rounded to integers as Plausible rounds them.
+// Errors as Plausible words them, `{"error": "..."}` with 400, 401 or 429. docs/plausible-v1.md.
+//
+// ```
+//
+//	curl 'https://analytics.example.com/api/v1/stats/aggregate?site_id=example.com&period=30d&metrics=visitors,bounce_rate&compare=previous_period' \
+//	  -H 'Authorization: Bearer KEY'
+//
+// ```
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/aggregate (the `PlausibleAggregate` operationId).
+func (c *ClientWithResponses) PlausibleAggregateWithResponse(ctx context.Context, params *PlausibleAggregateParams, reqEditors ...RequestEditorFn) (*PlausibleAggregateResponse, error) {
+	rsp, err := c.PlausibleAggregate(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleAggregateResponse(rsp)
+}
+
+// PlausibleBreakdownWithResponse A period by one property (Plausible Stats API v1)
+//
+// The metrics of each value of `property` (`event:page`, `visit:source`,
+// `visit:country`, `event:goal`, `event:props:<key>`...), the most visitors first, each
+// row keyed by the property without its prefix (`page`, `source`, the custom property's
+// own key). `limit` (1 to 1,000, default 100) and `page` (from 1) page through the rows.
+// Values that are not set are left out as Plausible leaves them out (no country, no UTM
+// tag, no entry page). The numbers of `POST /api/v2/query` with that dimension.
+// docs/plausible-v1.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/breakdown (the `PlausibleBreakdown` operationId).
+func (c *ClientWithResponses) PlausibleBreakdownWithResponse(ctx context.Context, params *PlausibleBreakdownParams, reqEditors ...RequestEditorFn) (*PlausibleBreakdownResponse, error) {
+	rsp, err := c.PlausibleBreakdown(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleBreakdownResponse(rsp)
+}
+
+// PlausibleRealtimeVisitorsWithResponse Current visitors (Plausible Stats API v1)
+//
+// Plausible's Stats API v1, so that a tool written for Plausible works by changing its
+// base URL and key: the number of distinct visitors with a hit in the last 5 minutes (the
+// `visitors` of `GET /api/v1/stats/{website_id}/realtime`), as a bare integer.
+// `site_id` is the website's domain. Every refusal answers `{"error": "<one sentence>"}`:
+// 400 for a missing `site_id`, 401 for a missing or bad key and for a domain the key may
+// not read (the same answer as an unknown domain), 429 past the limits. docs/plausible-v1.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/realtime/visitors (the `PlausibleRealtimeVisitors` operationId).
+func (c *ClientWithResponses) PlausibleRealtimeVisitorsWithResponse(ctx context.Context, params *PlausibleRealtimeVisitorsParams, reqEditors ...RequestEditorFn) (*PlausibleRealtimeVisitorsResponse, error) {
+	rsp, err := c.PlausibleRealtimeVisitors(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleRealtimeVisitorsResponse(rsp)
+}
+
+// PlausibleTimeseriesWithResponse A period day by day or month by month (Plausible Stats API v1)
+//
+// The metrics of each hour (`period=day`), day or month of a period, every one listed
+// (0 where nothing happened), oldest first. `interval` is `date` (or `day`) or `month`;
+// by default hours for `day`, months for `6mo` and `12mo`, days otherwise. `date` is
+// `YYYY-MM-DD`, or `YYYY-MM-DD HH:00:00` for hours. The numbers of `POST /api/v2/query`
+// with a `time:` dimension. docs/plausible-v1.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/stats/timeseries (the `PlausibleTimeseries` operationId).
+func (c *ClientWithResponses) PlausibleTimeseriesWithResponse(ctx context.Context, params *PlausibleTimeseriesParams, reqEditors ...RequestEditorFn) (*PlausibleTimeseriesResponse, error) {
+	rsp, err := c.PlausibleTimeseries(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePlausibleTimeseriesResponse(rsp)
 }
 
 // ListStatsWithResponse Statistics of a website
@@ -13169,6 +14876,32 @@ func (c *ClientWithResponses) HeadCollectionReadinessWithResponse(ctx context.Co
 	return ParseHeadCollectionReadinessResponse(rsp)
 }
 
+// ParseGetQuerySchemaResponse parses an HTTP response from a GetQuerySchemaWithResponse call
+func ParseGetQuerySchemaResponse(rsp *http.Response) (*GetQuerySchemaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetQuerySchemaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GetQuerySchema200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParsePreflightEventResponse parses an HTTP response from a PreflightEventWithResponse call
 func ParsePreflightEventResponse(rsp *http.Response) (*PreflightEventResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13324,6 +15057,39 @@ func ParseCollectEventResponse(rsp *http.Response) (*CollectEventResponse, error
 			headers.RetryAfter = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPlausibleHealthResponse parses an HTTP response from a GetPlausibleHealthWithResponse call
+func ParseGetPlausibleHealthResponse(rsp *http.Response) (*GetPlausibleHealthResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPlausibleHealthResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleHealth
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest PlausibleHealth
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
 	}
 
 	return response, nil
@@ -13622,6 +15388,422 @@ func ParseHeadOpenAPIResponse(rsp *http.Response) (*HeadOpenAPIResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleAggregateResponse parses an HTTP response from a PlausibleAggregateWithResponse call
+func ParsePlausibleAggregateResponse(rsp *http.Response) (*PlausibleAggregateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleAggregateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleAggregateAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest QueryInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest QueryUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest QueryTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleAggregateResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleAggregateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleAggregateResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PlausibleAggregateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleBreakdownResponse parses an HTTP response from a PlausibleBreakdownWithResponse call
+func ParsePlausibleBreakdownResponse(rsp *http.Response) (*PlausibleBreakdownResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleBreakdownResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleRowsAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest QueryInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest QueryUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest QueryTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleBreakdownResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleBreakdownResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleBreakdownResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PlausibleBreakdownResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleRealtimeVisitorsResponse parses an HTTP response from a PlausibleRealtimeVisitorsWithResponse call
+func ParsePlausibleRealtimeVisitorsResponse(rsp *http.Response) (*PlausibleRealtimeVisitorsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleRealtimeVisitorsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest int64
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest QueryInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest QueryUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest QueryTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleRealtimeVisitorsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleRealtimeVisitorsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleRealtimeVisitorsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PlausibleRealtimeVisitorsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePlausibleTimeseriesResponse parses an HTTP response from a PlausibleTimeseriesWithResponse call
+func ParsePlausibleTimeseriesResponse(rsp *http.Response) (*PlausibleTimeseriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PlausibleTimeseriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlausibleRowsAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest QueryInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest QueryUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest QueryTooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest QueryInternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest QueryTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PlausibleTimeseriesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PlausibleTimeseriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PlausibleTimeseriesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PlausibleTimeseriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15504,6 +17686,13 @@ func ParseStoreWebsiteResponse(rsp *http.Response) (*StoreWebsiteResponse, error
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15590,6 +17779,23 @@ func ParseStoreWebsiteResponse(rsp *http.Response) (*StoreWebsiteResponse, error
 			headers.XContentTypeOptions = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers StoreWebsiteResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 413:
 		var headers StoreWebsiteResponse413Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {

@@ -23,12 +23,13 @@ type APIKey struct {
 	Name      string     `db:"name"`
 	CreatedAt time.Time  `db:"created_at"`
 	LastUsed  *time.Time `db:"last_used_at"`
+	Scope     string     `db:"scope"`
 }
 
 // ListAPIKeys returns a user's keys, newest first.
 func (r *Repository) ListAPIKeys(ctx context.Context, userID int64) ([]APIKey, error) {
 	const query = `
-		SELECT id, name, created_at, last_used_at
+		SELECT id, name, created_at, last_used_at, scope
 		FROM api_keys
 		WHERE user_id = $1
 		ORDER BY id DESC`

@@ -141,16 +141,28 @@ func (r *Repository) CreateAPIKey(ctx context.Context, userID int64) (string, er
 	return key, err
 }
 
-// CreateNamedAPIKey makes a new random key with a name (the owner's note, at most 100
-// characters) and returns the key, shown once, and its id.
+// Scopes of an API key, by Plausible's names: ScopeStatsRead reads only (any GET, the stats,
+// the query API); ScopeSitesProvision also changes websites, goals and funnels.
+const (
+	ScopeStatsRead      = "stats:read"
+	ScopeSitesProvision = "sites:provision"
+)
+
+// CreateNamedAPIKey makes a new random key of every right with a name (the owner's note, at
+// most 100 characters) and returns the key, shown once, and its id.
 func (r *Repository) CreateNamedAPIKey(ctx context.Context, userID int64, name string) (string, int64, error) {
+	return r.CreateScopedAPIKey(ctx, userID, name, ScopeSitesProvision)
+}
+
+// CreateScopedAPIKey is CreateNamedAPIKey with a scope (ScopeStatsRead or ScopeSitesProvision).
+func (r *Repository) CreateScopedAPIKey(ctx context.Context, userID int64, name, scope string) (string, int64, error) {
 	key := apiKeyPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
 	const query = `
-		INSERT INTO api_keys (user_id, key_hash, created_at, name)
-		VALUES ($1, $2, $3, $4)
+		INSERT INTO api_keys (user_id, key_hash, created_at, name, scope)
+		VALUES ($1, $2, $3, $4, $5)
 		RETURNING id`
 	var id int64
-	if err := r.db.GetContext(ctx, &id, query, userID, hashKey(key), r.now().UTC(), name); err != nil {
+	if err := r.db.GetContext(ctx, &id, query, userID, hashKey(key), r.now().UTC(), name, scope); err != nil {
 		return "", 0, fmt.Errorf("api_keys.create: %w", err)
 	}
 	return key, id, nil
@@ -183,13 +195,14 @@ type KeyUse struct {
 	KeyID    int64      `db:"id"`
 	UserID   int64      `db:"user_id"`
 	LastUsed *time.Time `db:"last_used_at"`
+	Scope    string     `db:"scope"`
 }
 
 // AuthenticateAPIKey looks a key up; ErrNotFound for an unknown or revoked one. Every request
 // of the API asks the database, so a revoked key is refused at once by every node.
 func (r *Repository) AuthenticateAPIKey(ctx context.Context, key string) (KeyUse, error) {
 	const query = `
-		SELECT id, user_id, last_used_at
+		SELECT id, user_id, last_used_at, scope
 		FROM api_keys
 		WHERE key_hash = $1`
 	var k KeyUse

@@ -6,11 +6,13 @@
 // by DELETE's 200), CONTRACT_GOAL_ID and CONTRACT_FUNNEL_ID (a goal and a funnel of the kept
 // website, deleted likewise), CONTRACT_KEPT_FUNNEL_ID (read) and CONTRACT_STEP_A/B (two goals
 // of the kept website that funnels are made of), CONTRACT_VIEWER_KEY (a viewer of the kept
-// website, whose changes are refused with 403).
+// website, whose changes are refused with 403), CONTRACT_STATS_KEY (a stats:read key of the
+// same user, refused any change with 403).
 const hooks = require('hooks');
 
 const key = process.env.CONTRACT_API_KEY;
 const viewerKey = process.env.CONTRACT_VIEWER_KEY;
+const statsKey = process.env.CONTRACT_STATS_KEY; // a stats:read key, refused any change
 const websiteId = process.env.CONTRACT_WEBSITE_ID;
 const deleteId = process.env.CONTRACT_DELETE_ID;
 const goalId = process.env.CONTRACT_GOAL_ID;
@@ -85,6 +87,10 @@ hooks.beforeEach((transaction, done) => {
   req.uri = withDeepObjects(req.uri.replace(exampleId, `$1/${id}`).replace(/\/goals\/4$/, `/goals/${goalId}`)
     .replace(/\/websites\/(\d+)\/funnels\/2$/, `/websites/$1/funnels/${funnelId}`)
     .replace(/\/stats\/(\d+)\/funnels\/2(?=$|\?)/, `/stats/$1/funnels/${keptFunnelId}`));
+  const plausibleV1 = path.startsWith('/api/v1/stats/') && !/^\/api\/v1\/stats\/\d/.test(path);
+  if (plausibleV1) { // Plausible's v1 names the website by its domain
+    req.uri = req.uri.replace(/site_id=[^&]*/, `site_id=${encodeURIComponent(websiteDomain)}`);
+  }
   if (path === '/api/v2/query') {
     // The answer's example has meta.total_rows, which comes with include.total_rows.
     req.body = jsonWith(jsonWith(req.body, 'site_id', websiteDomain), 'include', { total_rows: true });
@@ -117,6 +123,8 @@ hooks.beforeEach((transaction, done) => {
     case 400:
       if (path === '/api/v2/query') {
         req.body = jsonWith(req.body, 'metrics', ['colour']);
+      } else if (plausibleV1) { // a site_id missing
+        req.uri = req.uri.replace(/site_id=[^&]*&?/, '');
       } else { // the collector: page is not an absolute http(s) URL
         req.body = JSON.stringify({ page: '/relative' });
       }
@@ -125,7 +133,9 @@ hooks.beforeEach((transaction, done) => {
       delete req.headers.Authorization;
       break;
     case 403:
-      if (path.startsWith('/api/v1/')) { // a change of the kept website by its viewer
+      if (op === 'POST /api/v1/websites') { // a stats:read key adds no website
+        req.headers.Authorization = `Bearer ${statsKey}`;
+      } else if (path.startsWith('/api/v1/')) { // a change of the kept website by its viewer
         req.headers.Authorization = `Bearer ${viewerKey}`;
       } else { // /metrics from a stranger: the run trusts loopback as a proxy (scripts/contract.sh)
         req.headers['X-Forwarded-For'] = '203.0.113.9';

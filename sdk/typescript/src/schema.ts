@@ -150,6 +150,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Health as Plausible answers it
+         * @description Plausible's health check, for the monitors written against it: 200 and
+         *     `{"postgres": "ok"}` when the database answers, 500 and `{"postgres": "error"}` when it
+         *     does not (the cause is logged, never sent). This service has no ClickHouse. `/readyz` is
+         *     the same check with this service's own body.
+         */
+        get: operations["getPlausibleHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/docs/query/schema.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JSON Schema of the query API's body
+         * @description The body of `POST /api/v2/query` as a JSON Schema (draft 2020-12), where Plausible
+         *     publishes its own, for the tools (MCP servers, editors) that read it to write queries.
+         *     It is `components/schemas/QueryRequest` of this document, so the two cannot differ.
+         */
+        get: operations["getQuerySchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -746,6 +791,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stats/realtime/visitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Current visitors (Plausible Stats API v1)
+         * @description Plausible's Stats API v1, so that a tool written for Plausible works by changing its
+         *     base URL and key: the number of distinct visitors with a hit in the last 5 minutes (the
+         *     `visitors` of `GET /api/v1/stats/{website_id}/realtime`), as a bare integer.
+         *     `site_id` is the website's domain. Every refusal answers `{"error": "<one sentence>"}`:
+         *     400 for a missing `site_id`, 401 for a missing or bad key and for a domain the key may
+         *     not read (the same answer as an unknown domain), 429 past the limits. docs/plausible-v1.md.
+         */
+        get: operations["plausibleRealtimeVisitors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Totals of a period (Plausible Stats API v1)
+         * @description The metrics of a period as one number each, with `compare=previous_period` also the
+         *     previous period's number and the change (percent, or points for `bounce_rate` and
+         *     `conversion_rate`). The numbers are those of `POST /api/v2/query` for the same question:
+         *     the parameters are translated into that query and run by the same engine.
+         *     `bounce_rate` and `visit_duration` are rounded to integers as Plausible rounds them.
+         *     Errors as Plausible words them, `{"error": "..."}` with 400, 401 or 429. docs/plausible-v1.md.
+         *
+         *     ```
+         *     curl 'https://analytics.example.com/api/v1/stats/aggregate?site_id=example.com&period=30d&metrics=visitors,bounce_rate&compare=previous_period' \
+         *       -H 'Authorization: Bearer KEY'
+         *     ```
+         */
+        get: operations["plausibleAggregate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A period day by day or month by month (Plausible Stats API v1)
+         * @description The metrics of each hour (`period=day`), day or month of a period, every one listed
+         *     (0 where nothing happened), oldest first. `interval` is `date` (or `day`) or `month`;
+         *     by default hours for `day`, months for `6mo` and `12mo`, days otherwise. `date` is
+         *     `YYYY-MM-DD`, or `YYYY-MM-DD HH:00:00` for hours. The numbers of `POST /api/v2/query`
+         *     with a `time:` dimension. docs/plausible-v1.md.
+         */
+        get: operations["plausibleTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/breakdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A period by one property (Plausible Stats API v1)
+         * @description The metrics of each value of `property` (`event:page`, `visit:source`,
+         *     `visit:country`, `event:goal`, `event:props:<key>`...), the most visitors first, each
+         *     row keyed by the property without its prefix (`page`, `source`, the custom property's
+         *     own key). `limit` (1 to 1,000, default 100) and `page` (from 1) page through the rows.
+         *     Values that are not set are left out as Plausible leaves them out (no country, no UTM
+         *     tag, no entry page). The numbers of `POST /api/v2/query` with that dimension.
+         *     docs/plausible-v1.md.
+         */
+        get: operations["plausibleBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/query": {
         parameters: {
             query?: never;
@@ -787,6 +937,37 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Plausible's v1 aggregate answer. */
+        PlausibleAggregateAnswer: {
+            /** @description By metric name. */
+            results: {
+                [key: string]: components["schemas"]["PlausibleAggregateValue"];
+            };
+            /** @description Why imported days were left out. */
+            warning?: string;
+        };
+        PlausibleAggregateValue: {
+            /** Format: double */
+            value: number | null;
+            /**
+             * Format: double
+             * @description The previous period's number (with `compare`).
+             */
+            comparison_value?: number | null;
+            /**
+             * Format: double
+             * @description The change from the previous period, in percent (in points for `bounce_rate` and `conversion_rate`); null where it cannot be said.
+             */
+            change?: number | null;
+        };
+        /** @description Plausible's v1 timeseries and breakdown answer. */
+        PlausibleRowsAnswer: {
+            results: {
+                [key: string]: string | number;
+            }[];
+            /** @description Why imported days were left out. */
+            warning?: string;
+        };
         /** @description The error body of every `/api/v2` answer of 400 or more, as Plausible writes it. */
         QueryError: {
             /** @description One human sentence. */
@@ -1066,6 +1247,10 @@ export interface components {
             openapi: string;
             info: Record<string, never>;
             paths: Record<string, never>;
+        };
+        PlausibleHealth: {
+            /** @enum {string} */
+            postgres: "ok" | "error";
         };
         Health: {
             /** @enum {string} */
@@ -1905,7 +2090,9 @@ export interface components {
         };
         /**
          * @description The caller may read this website but their role does not allow the change: a `viewer`
-         *     changes nothing, an `editor` cannot delete the website (only its owner can).
+         *     changes nothing, an `editor` cannot delete the website (only its owner can). Or the
+         *     key's scope is `stats:read`, which only reads: every change (POST, PUT, PATCH, DELETE)
+         *     but the query API's `POST /api/v2/query` is refused with this 403.
          */
         Forbidden: {
             headers: {
@@ -2219,6 +2406,52 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+         * @example example.com
+         */
+        PlausibleSiteId: string;
+        /**
+         * @description `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+         *     Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+         *     with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+         * @example 30d
+         */
+        PlausiblePeriod: string;
+        /**
+         * @description The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+         * @example 2026-11-30
+         */
+        PlausibleDate: string;
+        /**
+         * @description Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+         *     `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+         *     breakdown), `time_on_page` (with a page filter or breakdown).
+         * @example visitors,pageviews,bounce_rate
+         */
+        PlausibleMetrics: string;
+        /**
+         * @description Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+         *     (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+         *     wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+         * @example visit:country==DE;event:page==/blog/**
+         */
+        PlausibleFilters: string;
+        /**
+         * @description `previous_period`: also the period of the same length just before, and the change.
+         * @example previous_period
+         */
+        PlausibleCompare: string;
+        /**
+         * @description `date` (or `day`) or `month`.
+         * @example date
+         */
+        PlausibleInterval: string;
+        /**
+         * @description `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+         * @example true
+         */
+        PlausibleWithImported: string;
         /**
          * @description The website's id. An id that is not the caller's answers 404.
          * @example 7
@@ -2640,6 +2873,73 @@ export interface operations {
             };
         };
     };
+    getPlausibleHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "postgres": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleHealth"];
+                };
+            };
+            /** @description The database does not answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "postgres": "error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleHealth"];
+                };
+            };
+        };
+    };
+    getQuerySchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "object";
+                        properties: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -2960,6 +3260,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidWebsite"];
@@ -4676,6 +4977,295 @@ export interface operations {
             429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["StatsTimedOut"];
+        };
+    };
+    plausibleRealtimeVisitors: {
+        parameters: {
+            query: {
+                /**
+                 * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+                 * @example example.com
+                 */
+                site_id: components["parameters"]["PlausibleSiteId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current visitors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example 21 */
+                    "application/json": number;
+                };
+            };
+            400: components["responses"]["QueryInvalid"];
+            401: components["responses"]["QueryUnauthorized"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+            503: components["responses"]["QueryTimedOut"];
+        };
+    };
+    plausibleAggregate: {
+        parameters: {
+            query: {
+                /**
+                 * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+                 * @example example.com
+                 */
+                site_id: components["parameters"]["PlausibleSiteId"];
+                /**
+                 * @description `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+                 *     Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+                 *     with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+                 * @example 30d
+                 */
+                period?: components["parameters"]["PlausiblePeriod"];
+                /**
+                 * @description The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+                 * @example 2026-11-30
+                 */
+                date?: components["parameters"]["PlausibleDate"];
+                /**
+                 * @description Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+                 *     `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+                 *     breakdown), `time_on_page` (with a page filter or breakdown).
+                 * @example visitors,pageviews,bounce_rate
+                 */
+                metrics?: components["parameters"]["PlausibleMetrics"];
+                /**
+                 * @description Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+                 *     (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+                 *     wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+                 * @example visit:country==DE;event:page==/blog/**
+                 */
+                filters?: components["parameters"]["PlausibleFilters"];
+                /**
+                 * @description `previous_period`: also the period of the same length just before, and the change.
+                 * @example previous_period
+                 */
+                compare?: components["parameters"]["PlausibleCompare"];
+                /**
+                 * @description `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+                 * @example true
+                 */
+                with_imported?: components["parameters"]["PlausibleWithImported"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One number a metric. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "visitors": {
+                     *           "value": 201,
+                     *           "comparison_value": 180,
+                     *           "change": 12
+                     *         },
+                     *         "pageviews": {
+                     *           "value": 450,
+                     *           "comparison_value": 450,
+                     *           "change": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleAggregateAnswer"];
+                };
+            };
+            400: components["responses"]["QueryInvalid"];
+            401: components["responses"]["QueryUnauthorized"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+            503: components["responses"]["QueryTimedOut"];
+        };
+    };
+    plausibleTimeseries: {
+        parameters: {
+            query: {
+                /**
+                 * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+                 * @example example.com
+                 */
+                site_id: components["parameters"]["PlausibleSiteId"];
+                /**
+                 * @description `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+                 *     Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+                 *     with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+                 * @example 30d
+                 */
+                period?: components["parameters"]["PlausiblePeriod"];
+                /**
+                 * @description The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+                 * @example 2026-11-30
+                 */
+                date?: components["parameters"]["PlausibleDate"];
+                /**
+                 * @description Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+                 *     `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+                 *     breakdown), `time_on_page` (with a page filter or breakdown).
+                 * @example visitors,pageviews,bounce_rate
+                 */
+                metrics?: components["parameters"]["PlausibleMetrics"];
+                /**
+                 * @description Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+                 *     (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+                 *     wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+                 * @example visit:country==DE;event:page==/blog/**
+                 */
+                filters?: components["parameters"]["PlausibleFilters"];
+                /**
+                 * @description `date` (or `day`) or `month`.
+                 * @example date
+                 */
+                interval?: components["parameters"]["PlausibleInterval"];
+                /**
+                 * @description `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+                 * @example true
+                 */
+                with_imported?: components["parameters"]["PlausibleWithImported"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row a time bucket. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "date": "2026-11-01",
+                     *           "visitors": 36
+                     *         },
+                     *         {
+                     *           "date": "2026-11-02",
+                     *           "visitors": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleRowsAnswer"];
+                };
+            };
+            400: components["responses"]["QueryInvalid"];
+            401: components["responses"]["QueryUnauthorized"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+            503: components["responses"]["QueryTimedOut"];
+        };
+    };
+    plausibleBreakdown: {
+        parameters: {
+            query: {
+                /**
+                 * @description The website's domain (400 without it, with Plausible's sentence; 401 for a domain the key may not read).
+                 * @example example.com
+                 */
+                site_id: components["parameters"]["PlausibleSiteId"];
+                /**
+                 * @description The property to break down by (400 without it, with Plausible's sentence).
+                 * @example visit:source
+                 */
+                property: string;
+                /**
+                 * @description `day`, `7d` (the 7 days to `date`), `30d` (`date` and the 30 days before it, as
+                 *     Plausible counts), `month`, `6mo` and `12mo` (whole months to `date`'s), or `custom`
+                 *     with `date=YYYY-MM-DD,YYYY-MM-DD`; default `30d`. In the website's time zone.
+                 * @example 30d
+                 */
+                period?: components["parameters"]["PlausiblePeriod"];
+                /**
+                 * @description The day the period ends at or is in (`YYYY-MM-DD`, default today), or for `custom` the first and last day joined by a comma.
+                 * @example 2026-11-30
+                 */
+                date?: components["parameters"]["PlausibleDate"];
+                /**
+                 * @description Comma-separated: `visitors` (default), `visits`, `pageviews`, `views_per_visit`,
+                 *     `bounce_rate`, `visit_duration`, `events`, `conversion_rate` (with a goal filter or
+                 *     breakdown), `time_on_page` (with a page filter or breakdown).
+                 * @example visitors,pageviews,bounce_rate
+                 */
+                metrics?: components["parameters"]["PlausibleMetrics"];
+                /**
+                 * @description Plausible's v1 filters: `property==value` joined by `;` (all must hold), with `!=`
+                 *     (not), `|` between values (any; `\|` is a literal bar), `*` and `**` in a value (a
+                 *     wildcard within and across `/`), `~` and `!~` (contains, does not contain).
+                 * @example visit:country==DE;event:page==/blog/**
+                 */
+                filters?: components["parameters"]["PlausibleFilters"];
+                /**
+                 * @description Rows an answer, 1 to 1000 (default 100); a string so that a bad one gets Plausible's sentence.
+                 * @example 100
+                 */
+                limit?: string;
+                /**
+                 * @description Which `limit` rows, from 1 (default 1).
+                 * @example 1
+                 */
+                page?: string;
+                /**
+                 * @description `true`: count imported days (as the query API's `include.imports`); imported days only count in answers without filters or breakdowns, and a `warning` says when they were left out.
+                 * @example true
+                 */
+                with_imported?: components["parameters"]["PlausibleWithImported"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row a value of the property. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "source": "Google",
+                     *           "visitors": 120,
+                     *           "bounce_rate": 40
+                     *         },
+                     *         {
+                     *           "source": "Direct / None",
+                     *           "visitors": 80,
+                     *           "bounce_rate": 55
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlausibleRowsAnswer"];
+                };
+            };
+            400: components["responses"]["QueryInvalid"];
+            401: components["responses"]["QueryUnauthorized"];
+            429: components["responses"]["QueryTooManyRequests"];
+            500: components["responses"]["QueryInternalError"];
+            503: components["responses"]["QueryTimedOut"];
         };
     };
     queryStats: {

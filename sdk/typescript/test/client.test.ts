@@ -295,6 +295,22 @@ test("stats: hits sent to the collection endpoint, paged to the last page", asyn
   const refused = await api.client.POST("/api/v2/query", { body: { site_id: "stats.example", metrics: ["visitors"], date_range: "8d" } });
   assert.equal(refused.response.status, 400);
   assert.match(refused.error?.error ?? "", /8d/);
+
+  // Plausible's Stats API v1 over the same website, by its domain.
+  const site_id = "stats.example";
+  const agg = await api.client.GET("/api/v1/stats/aggregate", {
+    params: { query: { site_id, period: "custom", date: `${day},${day}`, metrics: "visitors,pageviews" } },
+  });
+  assert.equal(agg.response.status, 200);
+  assert.equal(agg.data?.results.pageviews?.value, 12);
+  const ts = await api.client.GET("/api/v1/stats/timeseries", { params: { query: { site_id, period: "7d", date: day } } });
+  assert.equal(ts.data?.results.length, 7);
+  const bd = await api.client.GET("/api/v1/stats/breakdown", { params: { query: { site_id, property: "event:page", limit: "0" } } });
+  assert.equal(bd.response.status, 400);
+  assert.equal(bd.error?.error, "Please provide limit as a number between 1 and 1000.");
+  const rt = await api.client.GET("/api/v1/stats/realtime/visitors", { params: { query: { site_id } } });
+  assert.equal(rt.response.status, 200);
+  assert.equal(typeof rt.data, "number");
 });
 
 test("the spec, the docs, and the routes outside /api/v1", async () => {
@@ -316,6 +332,8 @@ test("the spec, the docs, and the routes outside /api/v1", async () => {
   assert.deepEqual((await api.client.GET("/healthz")).data, { status: "ok" });
   assert.deepEqual((await api.client.GET("/readyz")).data, { status: "ok" });
   assert.deepEqual((await api.client.GET("/readyz/collect")).data, { status: "ok" });
+  assert.deepEqual((await api.client.GET("/api/health")).data, { postgres: "ok" });
+  assert.ok((await api.client.GET("/api/docs/query/schema.json")).data?.properties?.metrics);
   const metrics = await api.client.GET("/metrics", { parseAs: "text" });
   assert.match(metrics.data ?? "", /analytics_events_accepted_total/);
 
