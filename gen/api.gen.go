@@ -347,6 +347,45 @@ func (e ZeroOne) Valid() bool {
 	}
 }
 
+// Defines values for Comparison.
+const (
+	ComparisonCustom         Comparison = "custom"
+	ComparisonPreviousPeriod Comparison = "previous_period"
+	ComparisonYearOverYear   Comparison = "year_over_year"
+)
+
+// Valid indicates whether the value is a known member of the Comparison enum.
+func (e Comparison) Valid() bool {
+	switch e {
+	case ComparisonCustom:
+		return true
+	case ComparisonPreviousPeriod:
+		return true
+	case ComparisonYearOverYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MatchDayOfWeek.
+const (
+	MatchDayOfWeekFalse MatchDayOfWeek = "false"
+	MatchDayOfWeekTrue  MatchDayOfWeek = "true"
+)
+
+// Valid indicates whether the value is a known member of the MatchDayOfWeek enum.
+func (e MatchDayOfWeek) Valid() bool {
+	switch e {
+	case MatchDayOfWeekFalse:
+		return true
+	case MatchDayOfWeekTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListStatsParamsSearchBy.
 const (
 	ListStatsParamsSearchByValue ListStatsParamsSearchBy = "value"
@@ -398,6 +437,45 @@ func (e ListPropertiesParamsSortBy) Valid() bool {
 	}
 }
 
+// Defines values for GetSummaryParamsComparison.
+const (
+	GetSummaryParamsComparisonCustom         GetSummaryParamsComparison = "custom"
+	GetSummaryParamsComparisonPreviousPeriod GetSummaryParamsComparison = "previous_period"
+	GetSummaryParamsComparisonYearOverYear   GetSummaryParamsComparison = "year_over_year"
+)
+
+// Valid indicates whether the value is a known member of the GetSummaryParamsComparison enum.
+func (e GetSummaryParamsComparison) Valid() bool {
+	switch e {
+	case GetSummaryParamsComparisonCustom:
+		return true
+	case GetSummaryParamsComparisonPreviousPeriod:
+		return true
+	case GetSummaryParamsComparisonYearOverYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetSummaryParamsMatchDayOfWeek.
+const (
+	GetSummaryParamsMatchDayOfWeekFalse GetSummaryParamsMatchDayOfWeek = "false"
+	GetSummaryParamsMatchDayOfWeekTrue  GetSummaryParamsMatchDayOfWeek = "true"
+)
+
+// Valid indicates whether the value is a known member of the GetSummaryParamsMatchDayOfWeek enum.
+func (e GetSummaryParamsMatchDayOfWeek) Valid() bool {
+	switch e {
+	case GetSummaryParamsMatchDayOfWeekFalse:
+		return true
+	case GetSummaryParamsMatchDayOfWeekTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetTimeseriesParamsInterval.
 const (
 	GetTimeseriesParamsIntervalDay   GetTimeseriesParamsInterval = "day"
@@ -413,6 +491,45 @@ func (e GetTimeseriesParamsInterval) Valid() bool {
 	case GetTimeseriesParamsIntervalHour:
 		return true
 	case GetTimeseriesParamsIntervalMonth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetTimeseriesParamsComparison.
+const (
+	GetTimeseriesParamsComparisonCustom         GetTimeseriesParamsComparison = "custom"
+	GetTimeseriesParamsComparisonPreviousPeriod GetTimeseriesParamsComparison = "previous_period"
+	GetTimeseriesParamsComparisonYearOverYear   GetTimeseriesParamsComparison = "year_over_year"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsComparison enum.
+func (e GetTimeseriesParamsComparison) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsComparisonCustom:
+		return true
+	case GetTimeseriesParamsComparisonPreviousPeriod:
+		return true
+	case GetTimeseriesParamsComparisonYearOverYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetTimeseriesParamsMatchDayOfWeek.
+const (
+	GetTimeseriesParamsMatchDayOfWeekFalse GetTimeseriesParamsMatchDayOfWeek = "false"
+	GetTimeseriesParamsMatchDayOfWeekTrue  GetTimeseriesParamsMatchDayOfWeek = "true"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsMatchDayOfWeek enum.
+func (e GetTimeseriesParamsMatchDayOfWeek) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsMatchDayOfWeekFalse:
+		return true
+	case GetTimeseriesParamsMatchDayOfWeekTrue:
 		return true
 	default:
 		return false
@@ -1220,6 +1337,13 @@ type Summary struct {
 	Visits int64 `json:"visits"`
 }
 
+// SummaryComparison With `comparison` only: the days compared with and their numbers, counted as `data` is.
+type SummaryComparison struct {
+	Data Summary            `json:"data"`
+	From openapi_types.Date `json:"from"`
+	To   openapi_types.Date `json:"to"`
+}
+
 // SummaryMeta Present with filters only, when there is something to say.
 type SummaryMeta struct {
 	// FilteredFrom With filters only: the first day whose visits the numbers count, when that is after
@@ -1229,7 +1353,9 @@ type SummaryMeta struct {
 
 // SummaryResponse defines model for SummaryResponse.
 type SummaryResponse struct {
-	Data Summary `json:"data"`
+	// Comparison With `comparison` only: the days compared with and their numbers, counted as `data` is.
+	Comparison *SummaryComparison `json:"comparison,omitempty"`
+	Data       Summary            `json:"data"`
 
 	// Meta Present with filters only, when there is something to say.
 	Meta *SummaryMeta `json:"meta,omitempty"`
@@ -1242,9 +1368,31 @@ type SummaryResponse struct {
 // Example: Asia/Kathmandu
 type TimeZoneName = string
 
+// TimeseriesComparison With `comparison` only: the bucket of the compared days at the same place (the first
+// with the first), counted as the entry is; absent where the compared days have fewer
+// buckets (a shorter custom range).
+type TimeseriesComparison struct {
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Date The compared bucket, written as the entry's `date`.
+	//
+	// Example: 2026-10-23
+	Date          string   `json:"date"`
+	Pageviews     int64    `json:"pageviews"`
+	Sampled       *float64 `json:"sampled,omitempty"`
+	VisitDuration int64    `json:"visit_duration"`
+	Visitors      int64    `json:"visitors"`
+	Visits        int64    `json:"visits"`
+}
+
 // TimeseriesEntry defines model for TimeseriesEntry.
 type TimeseriesEntry struct {
 	BounceRate float64 `json:"bounce_rate"`
+
+	// Comparison With `comparison` only: the bucket of the compared days at the same place (the first
+	// with the first), counted as the entry is; absent where the compared days have fewer
+	// buckets (a shorter custom range).
+	Comparison *TimeseriesComparison `json:"comparison,omitempty"`
 
 	// Date The bucket: an hour's start in UTC (`2026-11-23T14:00:00Z`), a day (`2026-11-23`) or a
 	// month (`2026-11`).
@@ -1396,6 +1544,15 @@ type WebsiteUpdateForm struct {
 // ZeroOne defines model for ZeroOne.
 type ZeroOne int
 
+// CompareFrom defines model for CompareFrom.
+type CompareFrom = openapi_types.Date
+
+// CompareTo defines model for CompareTo.
+type CompareTo = openapi_types.Date
+
+// Comparison defines model for Comparison.
+type Comparison string
+
 // Filter The filters of a stats read, one optional property for each name of the stats list
 // but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
 // as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
@@ -1411,6 +1568,11 @@ type FilterAny = StatsFilterValues
 // `\\` a literal `\`, each value at most 255 characters.
 type FilterContains = StatsFilterValues
 
+// FilterContainsNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterContainsNot = StatsFilterValues
+
 // FilterNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
 // name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
 // `\\` a literal `\`, each value at most 255 characters.
@@ -1418,6 +1580,9 @@ type FilterNot = StatsFilterValues
 
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
+
+// MatchDayOfWeek defines model for MatchDayOfWeek.
+type MatchDayOfWeek string
 
 // Page defines model for Page.
 type Page = int
@@ -1608,6 +1773,11 @@ type ListStatsParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 }
 
 // ListStatsParamsSearchBy defines parameters for ListStats.
@@ -1667,6 +1837,11 @@ type GetFunnelParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -1732,6 +1907,11 @@ type ListGoalConversionsParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -1803,6 +1983,11 @@ type ListPropertiesParams struct {
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
+
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
 	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
@@ -1870,6 +2055,11 @@ type ListRevenueParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -1939,7 +2129,36 @@ type GetSummaryParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
+
+	// Comparison What the answer compares the range with, given in `comparison` beside the range's
+	// numbers: `previous_period` (as many days just before the range), `year_over_year` (the
+	// same days a year before) or `custom` (`compare_from` to `compare_to`). Absent: no
+	// comparison. The comparison is counted exactly as the range is, with the same filters.
+	Comparison *GetSummaryParamsComparison `form:"comparison,omitempty" json:"comparison,omitempty"`
+
+	// CompareFrom With `comparison=custom` (and only with it, else 422 on `comparison`), the first day compared with.
+	CompareFrom *CompareFrom `form:"compare_from,omitempty" json:"compare_from,omitempty"`
+
+	// CompareTo With `comparison=custom`, the last day compared with, not before `compare_from`.
+	CompareTo *CompareTo `form:"compare_to,omitempty" json:"compare_to,omitempty"`
+
+	// MatchDayOfWeek With `previous_period` or `year_over_year`: `true` (the default) moves the compared
+	// days back by 0 to 6 days so that they start on the same day of the week as the range
+	// (Mondays line up with Mondays); `false` takes them as they fall. A comparison whose days
+	// would leave the years 1 to 9999 answers 422 on `comparison`.
+	MatchDayOfWeek *GetSummaryParamsMatchDayOfWeek `form:"match_day_of_week,omitempty" json:"match_day_of_week,omitempty"`
 }
+
+// GetSummaryParamsComparison defines parameters for GetSummary.
+type GetSummaryParamsComparison string
+
+// GetSummaryParamsMatchDayOfWeek defines parameters for GetSummary.
+type GetSummaryParamsMatchDayOfWeek string
 
 // GetTimeseriesParams defines parameters for GetTimeseries.
 type GetTimeseriesParams struct {
@@ -2009,10 +2228,39 @@ type GetTimeseriesParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
+
+	// Comparison What the answer compares the range with, given in `comparison` beside the range's
+	// numbers: `previous_period` (as many days just before the range), `year_over_year` (the
+	// same days a year before) or `custom` (`compare_from` to `compare_to`). Absent: no
+	// comparison. The comparison is counted exactly as the range is, with the same filters.
+	Comparison *GetTimeseriesParamsComparison `form:"comparison,omitempty" json:"comparison,omitempty"`
+
+	// CompareFrom With `comparison=custom` (and only with it, else 422 on `comparison`), the first day compared with.
+	CompareFrom *CompareFrom `form:"compare_from,omitempty" json:"compare_from,omitempty"`
+
+	// CompareTo With `comparison=custom`, the last day compared with, not before `compare_from`.
+	CompareTo *CompareTo `form:"compare_to,omitempty" json:"compare_to,omitempty"`
+
+	// MatchDayOfWeek With `previous_period` or `year_over_year`: `true` (the default) moves the compared
+	// days back by 0 to 6 days so that they start on the same day of the week as the range
+	// (Mondays line up with Mondays); `false` takes them as they fall. A comparison whose days
+	// would leave the years 1 to 9999 answers 422 on `comparison`.
+	MatchDayOfWeek *GetTimeseriesParamsMatchDayOfWeek `form:"match_day_of_week,omitempty" json:"match_day_of_week,omitempty"`
 }
 
 // GetTimeseriesParamsInterval defines parameters for GetTimeseries.
 type GetTimeseriesParamsInterval string
+
+// GetTimeseriesParamsComparison defines parameters for GetTimeseries.
+type GetTimeseriesParamsComparison string
+
+// GetTimeseriesParamsMatchDayOfWeek defines parameters for GetTimeseries.
+type GetTimeseriesParamsMatchDayOfWeek string
 
 // ListWebsitesParams defines parameters for ListWebsites.
 type ListWebsitesParams struct {
@@ -2868,6 +3116,13 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
 	return err
@@ -2934,6 +3189,13 @@ func (w *ServerInterfaceWrapper) GetFunnel(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
 	}
 
 	// ------------- Optional query parameter "property_filter" -------------
@@ -3015,6 +3277,13 @@ func (w *ServerInterfaceWrapper) ListGoalConversions(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
 	}
 
 	// ------------- Optional query parameter "property_filter" -------------
@@ -3119,6 +3388,13 @@ func (w *ServerInterfaceWrapper) ListProperties(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
 	// ------------- Optional query parameter "property_filter" -------------
 
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
@@ -3216,6 +3492,13 @@ func (w *ServerInterfaceWrapper) ListRevenue(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
 	// ------------- Optional query parameter "property_filter" -------------
 
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
@@ -3288,6 +3571,41 @@ func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "comparison" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "comparison", ctx.QueryParams(), &params.Comparison, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter comparison: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare_from", ctx.QueryParams(), &params.CompareFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare_to", ctx.QueryParams(), &params.CompareTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "match_day_of_week" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "match_day_of_week", ctx.QueryParams(), &params.MatchDayOfWeek, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter match_day_of_week: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -3376,6 +3694,41 @@ func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "comparison" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "comparison", ctx.QueryParams(), &params.Comparison, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter comparison: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare_from", ctx.QueryParams(), &params.CompareFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare_to", ctx.QueryParams(), &params.CompareTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "match_day_of_week" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "match_day_of_week", ctx.QueryParams(), &params.MatchDayOfWeek, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter match_day_of_week: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -6886,395 +7239,411 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Nc9tGkjf+Vabw3JXJPYgiKSlxqHI9pdhyootf9Njy+rKG/sKQGJFYgTNcDCiayfq7/2u6ewYDEHyT",
-	"7U1ym9urWCSBee3p6ddf/xqM1HSmpJCFDga/BhPBE5HDn2dZphbmj0ToUZ7OilTJYBBcTQSbimKiEs2K",
-	"iWAzXkzYhOuQic64w+Ifzq9Cdvn67VXcCcIgF/+Yp7lIgkGRz0UY6NFETLlptVjORDAIdJGnchx8+hRi",
-	"h2dy+TpPx6lc7fksW/ClZvFf4pBpxYoJLxiXS6bTQrApX7KZ0gWbpIXe3LOQ82kw+BD8JbgOG4bxlI8m",
-	"4qmSRa6y9YOQ6kAXKhfxgHHJuNQLkTN1C0tydnkB45moLGGczbXIH2m2EEMzUs24TJicT4ci1zARqSI5",
-	"Mp2GTE94LhKmcmhnlKVCFo80UwsZsjshZpqlRSeSO03PjnDNLJUshCxeCDkuJs27nMFvdlJDlSxZKtlw",
-	"aebQ8r/94fyKaSETHbJblbMfz8+etXfa/FQWYixyf0BXy5l4DaPQmxZfy/T21qcDNszVQoucFfxOIGXS",
-	"pnD8FFMHB6aHmKWFIdrOjisJ3TUv5DM10pcqS0fL1fG+hb9xx3WxzIRmt7masmKSaqZFfp+OBFMyW4ZM",
-	"qmKSyjFLZZZKUX6G50WmxWIicrHvkTq/4uPmzdVFruSYCVmkxZIVfGz3ORezXGghC26eNvtasBYc9Iyn",
-	"EqZiPo1/SWcHhnfkQmuRRFJJwQQfGV5wL8wjaW7otn0KpGHWe8hHd4aC4ovbg1dKioOXvBhN4m30vDqr",
-	"N+Ifc6GLi6R5amnC5jIROVtM0tEERpuIgqeZxjmmmok8VzlbiFywTI3HIunsPYQiX57dFiJv2HUxUtJw",
-	"R8UW3Mxb3KocloRJ8bFgOQ5/7xPy/v37s3kxMVs24oVYfzy+FzwXebwbcePDTbT9KQxmPOdTUdCN8DzN",
-	"GieM32vWim/hrw+vzl6eXz/569mLd+exvRfop5GayyJfXj95dj74QeRTLpfRvNvtf0O/z/hYXD85nOXp",
-	"KJXjuD2IpLgX+ZI4JoP3NRwaWNH7VKeFRiYwNfTE8HFsjo3TeyE7kTxgMBqWasbZPc/mgomPfFRkS8sf",
-	"dMELzbJUmw0q5rk0vDZkcRREQcxSOcrmiUg67Ay7xM6EjiRzc8OxX8ZsMRGSmQOhbpkZnfnhPhULbfq/",
-	"DOEQ2ZfEvZDF9ZNzeist8MgVE2Gahl/Z+SnNShUTkTPJp4KZs8dzYnUwJLwoaHYtWBHq/zbN8WZsd2C8",
-	"IyWL1Nz5MQ6FNiW2jeLtoxLh0y42Eg9i1pplfCRgGJqNJlyOYaxDUSyEkOwHoS4uWS4ywbXQ7VMWj9Ki",
-	"bFzDkBYTlQkca4c9VzmLteD5aHIj5DiVIg5hoFqNUp7dSFEsVH4Xhywe8emMp2MZh8jV58X0Jjb8C7ls",
-	"DAsWmyVmYjorlrTvtFt2WX2qAX5l2Nep2xOt5vlIXD+J3XtJmotRQe91sFs3FJYCGXDpbY+5CMvBDoAQ",
-	"LUmYgRcLBWR5RvsFQ5GKiGvCteuaboJBOSUgUjPbX0SudMjghMDPhq3hFrdgLO04JC6oC2540i2JFtCp",
-	"IUxdIIPkaWYanhqar/XMRGraguG+T4sJnS0j8W06mdCKeR0XbUB3AnxShlskqS5SOSrMeGciZwlfhkzP",
-	"p1MjAZkZ4cCWuh1SGyEbqrkckQyVzHO4o0J7KaW5d9K4TNwB0qdsYQZeOaiGmvDzDZdL+s6IXvZbc0p4",
-	"KrV73E4NBuw6og01XwB9LUFSc8zwRqrCNo4iHBGfJGpYTJSm103DJYcC6YZn2crUYKXbSD6SzeWdNOde",
-	"5ebuFrwQCTMM2E0vNhtpLl64+m5VPnWDe/KRDhotDL/+MLx+8jFuh6Y5TocHNqN/cmLOes5HuPdGuDW7",
-	"++rdC/Os6eLd1fODxyR2wVyO+32mpBsHjPiNYRewavOZuSKPerDHzLAdmJhILGvusEukT16EvkRnZOuh",
-	"kVR4gvIRN51pPp1l7nw5MgPZa8QzkbD5bMBifCyJzVOSadM1cDczMSPwmFZhoM/wp5JD2DvFCJqs5XHG",
-	"+Wyc84TO8DBX8/GkKA+JyhKgZS5hpZ+fPb16e/Pm/Or81dXF61cxzD5k6XSm8kIkbViITNwWTM2LgV07",
-	"kdyYmcY4YJg0nuuEL02zIFygToGriLcJjMhQlJFUWAxNdCJpTrGae2P0FjfVHkPADcn1I3NLmtMewkEy",
-	"75YLqfJI1oaJMp34CI8YgYFumGAQlPd+8Mk8MstUIqx4YtS+4B9zkS+DMDB8NBgE2HLgyy7/kYvbYBD8",
-	"n8NSeT3EX/XhW3OPk6TyKQxA7A4GQSLE7PXw72JUmG/x9zPZILP7PIHkmN4//9qPB764gWcWObdZXrl0",
-	"dIeMtcV1efycqKCkaHfYX/ERs89aGAnLkPxwyeJ/xqcsjqJ/xsgEsrQQOc/M93i3RVEUxf4PURSfMiP4",
-	"KF1Est+1vatb+23t2IKE3mGvJd7e9iSlRs6/hzbVrRt36LbVLIbHLqWygkONUxplOMvYdG6kDZWBtDTl",
-	"mWE5hqdLUTKHGmtAHq4VS5TQLB4rnhmhy1vZKRsaqrNr2jKtmccYhyPb3khy/3z+Zi9qMxN+CMXh1m6j",
-	"u6e0XOuJz109SIFXvX9ebaBA+7RPh4X4aO7LdCyVEecjOeJanKJYYm6SuCouVe6iienAbERJqxoUN48a",
-	"VpbbNBoMgsNhpsaH+y22Hf/XW/FXqli/2OaC3vWkS0+Ew8NWX9NIukX1mpGrC5xqTx6c7rPUubgVuVHa",
-	"BsFiseiMlRpnojNS0/2WXaria6z4xa1R7kG3b9bP4/MrPo6BSbGRmi09W5cRfE+dIkR8s349HXWPO/6C",
-	"BFFwdNsb9kdRENCE0YxZzrhicQg2q/aXQMhNAzd7HOLl2zOszXwuRWghE5DbpWIJLzgxSHMbHsaFipmc",
-	"Z1knaN4RODz+sBJxy+dZEQx6YTDlH9OpUdZ7Xft/YTBNJX0ZNtkKLkVu59HYn8hvVvrctP+msbfpLwIb",
-	"z9VM5MVynT3g6VwXaspm9JgVM1grtl/dkLz50/nPdTtB/ZFZxuX1k1muwBbgn0wj0XNzllDMGfE8TwVa",
-	"p1zXP53/jA+6A4sybci4jmRsNCkg7ZgUBLM+T+zbsbME4Al9S3ck3G/mojN3XFhRLWJWKKPYnbE7sXQy",
-	"cvwBFYvrmI24NKLyUDArMbGJyIW5z7IlCumCwW6xs8uLtiGzUgiP5K5SeMg4jADsH6xYgKExX1UEVu7j",
-	"2vLHnVKVrOuFli9t5Te1NitEx5MkNWTDM6KqVMC9OOUfrW26f3KyYpxyXyjHd5q5Eagbz3M1bTJb5bpA",
-	"rTP++eeffz54+fLg2bOYtZaC55r1jHby3Xfffdeucpt+t//NQa930O2tOczmzG80vZmV54UZKi/MEWww",
-	"L5pRX6nVMb/gTUMGc7G11ZCU3zjmo+6aMRfqM0f8VuXFOm6jzW873zQqL56BtcXMGJo2B/Q9ek/W2XzJ",
-	"ufJIs9RInZKliVN+zNrAFcOzDDwxRPTsuHaRfEtrM+PFpBw9NX2TJrstUSqLb46DrRyaJvQWrF4NPJRr",
-	"cZBKLaROi/ReMD0f4nJb8SNRU57KUxb/J8lyNzHqjqgdrLtq0MxW2Y4tZ82MlmzW36uEzicN/90sIVP0",
-	"CN0rcKZnsywdgW3m8OPBYrE4MItzMM8zIUcqEbCHnjwjPoJx9Sad6WBg7vBbfq/ytCCm8mlX0qmM6bnK",
-	"pzj26sK+tvap21RkiUZrKxoxOwFOVc+U1DjN73nyY1psmN/ftZK16UyF1igMg4AAt8VQgJtwqFU2LwSb",
-	"FMWspdvs3ZsXZp90wYu5DgbH3e7Okz3Pc5U3TfClU7j+++3rV+YiWICrx/d/gXmHZNbWZcbnOh1m5vTE",
-	"8/gwnudZ3GbTVGsgN7w2uIxk0/ihqUoTMj6EexTtTsBGvzmu3FpgW5oKMBuq20hay6khPLCUsESMMnCF",
-	"tmIr7RrNF00cIYvNSQKLzT1I3QyvgZB1Op1TvMR0bNpNWJwbcXwuYiY+jsSsEMmAcTbkqI+mmiW5ms1E",
-	"0u4wdG3D5pFxG+yYME687Hz3+GgktD4gR/EBOK8PStd109bR24c1Rzfs4XOVD9MkEfKhtPazmucsV5kw",
-	"1zhc8MS4UKWGLTT9wm9Vojv6fKK7cvwVbApgmqsMwijvaMeEMa6MSdAZNJsT36diIfI4kvidkzjArB+L",
-	"JC1U7kSpRGSiQEOc7YyEqQIcIiI3T4J94FMY/Ch4hg7v3RfZrlSg7oKdl4o6alirdzPWAmMtT5btDqhM",
-	"hpolz3B5H0gAthFwLIucnAHeRp98Ce4CBmfxcSZGhUjYLU+zeS5OK05W7ryq5IeN/+eAXLYHFwlIJt45",
-	"8n/bdnBKxy+M7ELe8yxNns+lFNnuywbdjhWHV/R8OuVgJeJMF2JWkRo8Zb8UMMybOggD0CagWbNWGglF",
-	"mCvsQwA8H7zhQ7GpletPobeD5hChwA4K5AJMATDFynnt983kwVdTnYF/BIwmetJlt7A2mvEMyK152CgZ",
-	"fAh45W1rQSxb+Zzh0tL4wzXrAktuTusuCzq0/fXNnfKYFelUfNagCn6HDLe6hmAaJTt4uWM7LSEsHD7I",
-	"hsKoXtDFg8f4BQ4sCjpmPtRJuHK1j/BiBE30lMU4rZjuQCBjJQVxKmjiBzo9exy4Hei13+3iudi81nep",
-	"TNaTq2vkcwhjRrYTnztY/xu0/kizGS8Mwy2vMl3wvEBrwGHzyLFZoubK41+eiJNUzzK+fAgx06s3/2ZE",
-	"DXrm/wNtaT/StipQuQFgI6RLhBvBSMiE54y054YlB5uBx+c4PGvtQWCqKfX9z6GWW2ez82mbPJtKGhnb",
-	"EIx/C7qfgR6ah0+tfghcmE+m5vn1wHmnzbun9ipEQ2rGZZLK8Q1+Eh/Tgv60En/IKjEhIauGg4TMxleY",
-	"X+b5SIQgREqRhWxeTG/sl+bvqUjS+RT/Ll8znwqR2+9xy0MbSxgyNRM5L8wg9VIXYhqyRNynIxz8eA6j",
-	"1aNcCHmTC9CNIB7BxdeEjLxQIRulxTLEcITP2T88k/7u2QNO9L/5fko1cyaMzxhFbsTyGs9RZhBkgyIT",
-	"WMNACtVA5uieVjkT/5jzzFzu0MBvymBc6JvHZMwQaZlXOEpa+LzkyogmIk/FF2Yoal5YWdJyld8zQ3H2",
-	"ZupyNT5wGz+pCn5cNzSB3styv24NIRn+DkT/GVObqHlek1nhK8b1nVF+DDVgDAiXNo6leT5grrg3MtMH",
-	"aAIc/EbzpWby5qCYzxl82WVlZ8p4IffA1hHbPSDubSYQohF6qmQx+ZORfA4jCW20PywFSGpKsUzJsQvW",
-	"s3uxheeQ+XNfXgNm5OoW4Hfl/T8xgvX629824W8HTtO9aCZ5ccl4kuRCfxZdl7bhCn+kb92YrfSnJMMs",
-	"iGY+4xqDq3FFbvw8HULrhcqT6kBneXrPR0vWd4FURrOgJ9coDbYdHKMQCXEN+wub5apAhwlruQ7aX1ip",
-	"KImiyPnIMECrE7SGS8blUknR3kYgX1qVCIMinYpflKwzEfrW0YNkF2evzsBkwOCH9eRctugRdOP7IdPz",
-	"0cTcSufzXM3E4fciz1IIxXx39fR/nYK0q89nTzZTusTR3JtsI6IvfVIr/id/gFkq8Vb2ngDzJnSPvMw8",
-	"4C5wiEqzLgSzhGsORKXHD9AP67FWFPzyyy9R0Pap1jFN083Ti2dvsK8gxLeOzFu9bgf+d3h0tOPb/7Z8",
-	"7U9usRO3eACTeAlJoa9UcYaC7UP9GNhO6RwS1Rl3T77EfDGDtUxgdUY8iPVucbm0j5gvs1QXRJtpGUCT",
-	"qNF8KmTRHkQyhknH8KRmBUT5UYrhiuPQ5tVudRHi0F+KIk9H+rMdhK6Br+P8s7mqlt+gsqrTRLD45fnV",
-	"m4unb2/OXrx4/T4GanmliudqLh9MJXQXwfbcmoaqszr+/Fm9UnherZGZT41MjltbhpOg7dk6Xu3UXqok",
-	"vU1FQ7DKK1WwKf3KWrVUSIqwStod9kpBbm3NWWbzOTeRDjzzCSMZl5niyZVSL3g+Fg9d6ivICgXPG2UB",
-	"k45iGq0se+8LEZPtBXrA3An2zTH7Kf0eFhhMKp/hMxX4yjqP6c5zgHF8RU+pzezSQhZfzmtKqwds/qHr",
-	"hndEkk6F1KmSeoBBmYNcjM1lba/Re55mfJgJhrnLX2phKT6Soj5BeMznEpfWrJWQLjtxYZ4xlyfGwLQ4",
-	"3nQhZFFAshsvp1HNy65cCe2S8K6UesnlklZVP2wJr5RiU3PL0MHSX2x1Lm088tnlBc4RJNj4kM/Sw/te",
-	"jMnc2ujkd2KJ+VH4WPuU5aLIlzZbCHKcDyDJOWYak5prZOg9sp0KXcZ0SYbvJJ8XE5Wnv4jPpEUz2zux",
-	"NHILcOuLZ19sRQ1HMk2XNvawzGoJWS7u1R2CNpBpDUw6U74E6oFQmJgiCP3VL+EJPKMcKjnt2jK/f//+",
-	"oJ76vWmt65niMKnPolvvNlilXF8e/e4L3AD1HnahS3ZuZFFLBWbxtYBkjLPLi5s3Z1fnNy8uXl5cxa5R",
-	"xuld1hrOc42nBAOlIflWLtunjNu8BCvVGJ4TScPMRcJ4ucaGe5S2YOj07N3VjzfPzy5evHvjOoeIheae",
-	"hYwk/UzdM3DW3M61SICPwV0AhFgg3AabyyLNSM4ErAGRrIibn3FEH346S3LBNiwl1qS03pcRF/Y6nF/j",
-	"aL2T7qp7YGTZ3GvhC4SYvSLGs8SgRie1Wd6jpzzLWIwNxBQ9aZEQ+t3uI+1Dq8xyNRSRNA1izpKe8JnR",
-	"kpgRL9mQZ1yORA4qvJcAjpOzgXfv5CxXI0MXw0ycA+zIniak7ZZfPROZOZgQTbpI9Q5W35pvA6K62S3P",
-	"tAhZL2Tdz7KU2CybqqWEvm0IMtPpL2KNB6lsa2XMvW7I+ichO+mGrNft/l68HSpfsSpsNiC8k3o+wyzo",
-	"lyJJ+RWEoX8hncWZZrbFplcVmpMvq9CY/Y63DgE1ZNJwX/+03xqYXYY3coACuIGcBMj/6PYOuv2rXnfQ",
-	"Nf//tyB0JlX7PuQQhoGY8jSDvAVrpxwqIzD0aqZSOc+y8ivYeeBlLvTC8IzblXj+MDCKx7e+JRG/JhNf",
-	"MOiHgVGog0EA8buBb7cLKsYz76cbdHmXcz2+6h+Vc52D1bq+HkdX3ceDI3zm076JBm8oU2DdrpPloOO1",
-	"DGf5GUQsJ+vTn5D/2LwpyrhIyrcIu8esWonbM1QqExx4LSp2Kxkp9SyU0GZPeXBANOZmrKsy++VDAOkw",
-	"9H7oBnfdkJjlNPSNk11dPkCUAqAmc3wQWwwRR/B8smje7R6JJ+y42zWntrpcJetcl2KWFmKqG3JA3RR4",
-	"nnNAKahnkBCwRbY8RQ5mjabI7yCkz6hdxI5AQl5ZFcerfl1pXrDJfMql02U7QUP+m+VRTdlQP15dXdIi",
-	"hQ4UpBM05iH5e2rH5Fpv2s7nGdqguFy+vg0GH35dJUBHTt2wd73a6/XqtUHvdthrjBZZpDkIGKjpVy4V",
-	"bkNJRJa0wR5rtPu0KIRksTkSgFRgiAoQDHqYetmNTzE9HhJNQFBI5Zi14qXQ5oWrN5CDGlewg+Aersrh",
-	"Zm+P+/1OJJ+CZqCZnqh5liDKGfaPIDIwglNmBgB5KF1Mz3IWda7ZbDI7kzxbFulIO9inKYrwHw/G6sBb",
-	"WVh6F+m+B9/YmRnY0LIGUqPY7SYYOQAllEzliYBsA3eqNjFQnMjbQsxWj1sTnyH3Cw6kkSihwd8zY8UY",
-	"+i/JV3HOkOe234TtRtfSUmT6j7mLEHN3V+inB/b6mHruPod7UUua6DWZEKGjoRCxEkATPy0T9Upso1YM",
-	"PTw5Qtw4/PBt3K4Q317ZmDDFC3z1MTxKH/pbaHNHsnyR6mJfmiQpbo/T1HRxZam82/q6Gd4LeBCupYLv",
-	"8sJL81x9PWDU1IbtfP2yOPHpYUuzy4o0jW/9gCAAfM/RmCvaUP6NBZzaTH3dvRgvmP9vvkQX7lDuyZ5x",
-	"ST7tcw7ChjVZP5Utu/GSyHGPHaFkJVIHmtjQrU38t+guFg2whqEVNoFouVC9R4SrGEnTUgtAzChqMS0x",
-	"wwAsDFoAVDjzNrA5ywcnaaHbHXY2hOvfGS5QBtiedr9p7b76+XLEsQvTqG/qJt6xiSjEbN/5VLJZmuiB",
-	"Enr8jJlGkds8d7OjCFCbnX01rA5n80Qfwo9GSt6LXKdK3uRkziypSM2HmQiqiDKNnAOPgRlNrb0bTRvw",
-	"WY0muZqp29sH8DF688vMzeaANou1JJrsQhgPZswNVBJ4zZUrVZv5yr4Ea3aqicBs8t4+VDXPcyGbIK7P",
-	"JGHU0lpdvH3Njvu9b5l9BZxhFvvI/ItWcrT4rKxk/bCuPIAJNFuHgR8w6oqjbnUKowArQi2Zb6eR7Sz6",
-	"Y3riZmZotuAn85yXa7hqSV3JN5zYpEN/Lv7Md5hJk7oBQw4tChUucW0vwpIG1tHUU0eAe1IXvxc5H4sb",
-	"QmrY01T0qtxVwAMs4w/tiE8BQB1MMtQF4M3islWwoyAGUMKT9uWmJa0Nf2qEhaYtTMQondKQWLFQLEnH",
-	"pu1Skpip1MgZCH3V63c7J924kcWsP4H2xHWCbXtNA92ylbvdIJv4KmLu7nhc1jPhXbnvvgeuUAXPvjax",
-	"gTtnPrUI3Lgkjxz9/bsT2cYbc7dbkpiWd1kS3TVdjtU9D1dYznae9rWV+BoH/eMo82bgv2fDG5DLFzS7",
-	"mfnuZHSrSyjW+Oy8oitG5WB3uevc3fnkcW+BT8Lqj22Aiy+FMZWIkBWTXAg24rO04Bl4JUicCAbB//fh",
-	"7OBv178effqPYAexrDoWgHjq9bsVjKd5kznxlA2XjLAtWfxXwLqPXU0RGk0kW6N5sdpm22bKlcIdqsl1",
-	"A+WuQuP2Naz2FjaAWdUMpN8cf4ELqlkivPTlwbWbXhETITrADLmGAg3QE4AKjNiVh/Epi/9SAjxC8NUc",
-	"Xve3NP5n7BCrNeMZRM8W6b3QK/vQiCNXPXGwKusO2E+0ZPYQW2HYiafXDetsXvxXsOk/GHP+inYgXI1d",
-	"rawl9tYewyj9nJYW1F0QVgKmtjL3Dd5MQvdbdcFaigP9FVzRwAfAIkgIz4aHU7GkQSV2+JHGiI8WQuxF",
-	"0g6mXQfLa8Xu048pYEarDMHgJboREUgPij9ZwL5UMw7mwnYnki8RRQ/DabAAjosVRLy1EdcidAGmiGaH",
-	"oecADi4SxF53gHwY4phqFhuJNLZ1PbjtFc+6koK8v9Xtsrxr84bAU2Y70iLDcJ2VxQM38kZIYm/hwKdc",
-	"M8xbns+zjEa6MZYuLeA6aPBOX9lL4NQuiR9Kxwncu1UaFdob1PCS8iZcN+B+ogd54EqKPNLsNufjKZTh",
-	"iv9Pp9OJwSE943nhlx7BwGLMzM0faRabU3hg+ojbp5G0DnE7A6PBDJFw0YNOKIgdVsopZXkDFh93u4RD",
-	"vmZevqxWYjM2ga7DQPyrlQhsOC/KmHtBIoEtbIR1X05LB7+dBoBS2nlAUGxabJqEH9eoBSRdYJIFjiKS",
-	"tsIMJAxkSzaXfMFze8Vtn/1sLXx4E3qmv4WnDprFpZhVj8Sq8uWFCRzou3R2oGbIVg9A5xO5Q1AFSMxt",
-	"UN2pqJSzAWlDkaFkUMJsmmcgd6BQBIIfyVb8axTMMi6jYMAi010UhCwKML3lJoXvYSxxu8PeIpLtfVkJ",
-	"407MwEJH3EkmZidgUTUbipGa2ppyhfjoDmLI4P7FJAYcG7ZWUjOhgh11ESo8ki0scqcLB/x5SljZVlg6",
-	"6vpSJzFHpCMnT3W73RApTEeSGjplQ1VMEG4gYSTCViWvDjuzWQrYoMXv5pKJgylPMxtpHkkwMpAU9h2z",
-	"WCOk3Lf0jI+EDlmiCsjtTbg2kputwVVMxBT4BI0G0M5buUjMOJJ2bAZiE9uwKhF3K9WlxBDwkLUyXmDY",
-	"uS0sA5lKpjWCBW9jeMvLs/+5ATiWtzeX529unp39HLv9hTlTS/TdmrbMXmAJrOqovjlmtlyUaewQV2/G",
-	"01zbhpUUHphrJEsegOHKJZMbWM8b00WaZZYBtaiOFjKKtisrxaaYgRlJW1mHcoosldXrM2DUvNH5EiOd",
-	"mVOBKOh0D9rqDU1Mwv5qmMMphSG1QBAwBN8G21O1GNkuxmvP2NVsN3/kTKMhMycZrTjmzPa6nRNDYJBl",
-	"ftLFU231Ujzs5+/eRMEnqoSKL8oxhJ9S7l6XwPppM3snloy9IkrAsGDJj9B0ZcUS2xcgBVdVWNayGm67",
-	"w34Ss8IV9WtxaxezSXS3mQIkL+yoDXcEgMpGEgx2ZjM1VcCEhTj1rqhNdNJhFyhHAXxaJC3nXCULMuHh",
-	"QvoWsoFZQooSrYGJNdyg7y+eXf348cfzix9+vIpPgXOiNgiyKfAgkO7QKKJZr9Mx/Kq7m3OgSUI+3+x0",
-	"MRfXSOUJBrVBWT4SkI3gbY7tCAXZARzbwVymRbxq7Gg2LjxVmSrvAGR7DUr3lqAk0+Vq2z9Vl86xwL7H",
-	"sjcLfSRwaVvkNJLYkqsNokGgYab/9kYRwvMm2uj/MsJy2zu/1o3wK0JsfapspghYnsr3eTWjelVLjg2u",
-	"hERn7NLc91FwEgUxaDTwy3+/ff3KNtaKTwwvX79yqzGOazSFtW7yUpfezw4H72Awhl9TsxZoukqdEOvR",
-	"6JLM+JofpPgIP2zd8Vku7nd4sLY0OCLqnxqhTtct2APCaZBJFTc1xc4zuVZKvzWUwy0Lq8KFmppjDNB4",
-	"eCvY6jCGOAdepdGHxedgiZhKgA7bFJ/j1fR7aBhOGDRP/BJOmJJWpMbBpIWYujrEiHcJvly/jtAGTu2t",
-	"u9n3DdviZx81BIRh9b6N27WyPSEihCJSmbpdRb8bVGsp1msx5oInhnV0Oz3DHrDKLFoXcsGELtIpmBZd",
-	"vUYstgQaHe4Mbbj/XiTh0rfX7Sib6/RevLQOSly9TXEiW7yZhdq+tWYrvuDOgrfqIa6xymEN/TJP2KRP",
-	"NKEtVFOoRn7xeibk2eXFM0I5abz+6Rl21Ok6OJRV1pnKW+VRYdmFmgnJZ2kj85zxYqIb3qrN2DYRYi/2",
-	"vaYJuRpWfn2tk279goDYXwgQMMsEBWLQ8Njrhv2T8KQb9rrd66Ztq1ikKvd3TdDZbiADSLRf1whIu9yY",
-	"qxKAb3bEhBqOpZjV7W06SnlmrUespScqBz1Lh5iWwDWLjeJ9CEXgSeVLCx1JEA01JF63ALQQ34Jzi7Aa",
-	"um2Fo1O0bmLJVhb/mBbxGlNnJOu2TkrwRt8ZYq7gKFFJsF2f1oRgm1SBD2OVemQdHeg3ttI61dy0H09Z",
-	"LOSYj8XUGnolVkH2Y4dARZdQoFwWrJUa9aMAG5TjelD3XpjRgbXEDJY4l1n52JZh1ElM6ELIOU7JMyMV",
-	"MwRetpVqa7Vt+/ksFgPYBQMBG+LWbYVenv+II0lbjuqz6doIph22qxUZ7CzQI9mRDTe/jzudTruW3GI2",
-	"HAfaYfEsPqSaLMxWF5+AWW+0Yn7CCor/ER+WdVucGuYrqYSXYmjIfD3PhKZCjNSPX/rFjHIWAyoAz7RC",
-	"hEqQV6mkkjXDQHgulZLhmkr34iFyIj4sfCQr9IGz8adRmtdX9MA1WZdUn+lyno8mHFKXS0sBZlr6ISuk",
-	"SxpVclWRDIN5ngWDYFIUMz04PPQ6OhxNxOhOzYEjSiyL+XAL/qc6q/+P3S3ujh+9oWkZlrXVar65/lfJ",
-	"g1iMyxyDU5SQBsGkNlLTKT8oK++CqKNu6Rl9ihW+J6kzTDs8YchLIexLw6VCDPWxMK0AdqpuWTyPd9T0",
-	"SlDErY82JQreYjmcKh2iCDZNsywlbAxfBgO7Fb6RYKEgch/oVI4ECs8gzEA9fCj8fdRl01TOC2u0A1dQ",
-	"+WXIOJNiDH5gcJV5ZneuI1lqe2vmWEpaTe6Q3hpfSKMLZML15GDItUhYruZFKsdwWIlHYu2oSH4tF4gn",
-	"CaRrHR8+hfpFrNp7ekSso6LBJcL284hUCoBF4CQUMkFznIV8yJaM2xxNVigVWgGAVQ0gVKcJzkX7gf6i",
-	"7S/IZh5g7wi4DL1lBrmi3RS8wVpwgNGOd8pGvqkpkmRrglms6vbrApRnuzhZvNHhfdWG+8ZeZ/RlJ9jD",
-	"cbO2gR0Mzf54XLm10n7jSApYHRzo3YzOpaF7Hwv117w+dLI7H52oBbvlOUvMkXBMxmemEwgtF9LwwJnI",
-	"R0IWfCwi2e10et2uL6DZQt2Wf+7BFecP8yb6ewoF/Ur3YmPsJ0gMDfS8WJMhAYZqtkiTYkJKwnBJApPl",
-	"CafMCrETkY4nBYtXzNtgIl7qSIKnYzf22mSkXqGGHTwdg4rZelUsJhkT7EkgX5q73VrDY8MrY3iBhE2w",
-	"aqMbfsX8Tc4k6sYGAa+RYSPpBFdckHWRwCsZ+I5oVvbxutnYGm7O7KjFD2IA8fm7N3Fnt2S0SwvoUW+7",
-	"y2bzYZaOAGkVMJPLooEIHIR6kAa2DbggrqwfyOgLCeVh0rEEb3k7jGS/xA1uec+AzEcFXVAngiREKhRd",
-	"piHbl+naKgEMwv6qsm9W0zxxcM9zUJqMSHwJUwpo2mApvLQIJ9cW8e6hYBglEAbgUYPlmjD9+rHFklO3",
-	"7Ljbtb5iuBHcwQAzPtUMaMTKeCASRU0vwKaazC8w/Yfkc242L783LAb1Y8i1RBzpsGZILiZiyaz7Vsh1",
-	"uZydXay96XSm8kLfpBKAb5I1Y4rp9w49H4O5Gm4D/EYkYDPFYVW4si8cUWcLnkvTfxOLRv+0fWQj5slW",
-	"FEREG35Pva1gn3y/JG+4mcySBGewcqaSqDJXC9ayLI5c5yBCthtxUNYaogHIkuzK4Xa78qlvSiYDsrMo",
-	"V+3HaC8OmqzCq9bfdCpuMj4Umd62z96jMZmlwNnh8EVDWqHhfHQnnOqSY+nhcA88GugJ3rvJlblFmrTi",
-	"fC6sry/uH09ijBIpxAEMCm34RhukFqC0UKHYYqIyATVedDNFUiqFWmxfEPdkjBsIB5R8MDM+TiWgWFV2",
-	"YoOhey1HydPRX63PtAHoO09Hj+huP/VqCKucEnmqtIomUYpzKjMXy3jH7USzwzErhdbqPN6Xx3yPC+L9",
-	"ZAnxmzj+hgPZkFkANftXlFSpbErMDYSZ34AxMJVjMtGqG53KceYSZ26s/BDXbhtXP3naKG167Ozz7xyY",
-	"S9nm2suHoE/3XFzfbo7OsbPLC3bfR5dxByIt6TSCoZhQ+eKEm0WBoxey+NsEPjyGf466CWATfdeDj1BF",
-	"yfzxzVSZf3p9/HcpeG7+5RDqpnLM7gIPWbX6P/1kxLXH33R7kXTnXLPW+vPddkb1jMoTxR+w4p3KQ59t",
-	"fcCgrevrOJItG2KYLcmu/GsUjLgWN65WfRQMEELxk9Fr4w9RwGUSBf+MApVHQcg+kE/x+hojOM0TUhXm",
-	"J/zlGqCvAXPfxWSwRIhZkzxcLn/T+c9FhqYpZHgtG8HQrq6nzxu1kUoxshBhn0uc6/1gw2ialZfsH01c",
-	"vfaZ2Oi+cE8oMHgD9Hl39Tbbxtzrv39qxDGDG37zypSQOr3VeQIexs1w2bhOO1yGtc/lxbLnyrkKtQ1Z",
-	"Zbe3WjT+1rQkBPa80VL9SJPBeTt7s82Vax36RL+B3T0o72OXvJRSlv8UBv+wFQ6bO0ElfnUhMOIGVGJz",
-	"OMMqIwUTwb3R0pQ7png6G6XIXOh5VuyOcGMXaJ4VW9FtbNsu3QYnvGndwbW8J0rJw3iMd/xqbmy5CjYD",
-	"A3+krVReEZltuGDIML2LIm1C8shVEmjJ4lFLoo2NpOlLN7HzpZEgVYZv5GrxSEfSil4TMInB1enCPVux",
-	"We5OTbmJmTY602KyJEV99+32JcVte+5tR7nGG3b8IbnkZzXJsyZBoU5vjge6BtDuYxMqvahYP2g1kpgd",
-	"mBZMz6eataRi4iPW1aKNBT/tbJalImmHXtY4hsvq0+pOLSFSKpK13Wm21O2avFqxK9kZwMAfVVLindM0",
-	"ePf2WZMYmakmGfKqslq38ywL2ThX85mA1KpiouaaUzGDsov/6IX9o+Pw5JtvO4+/a0TcnKi82NgbAQMA",
-	"HDZWJbXJ+ea8/BSylyH73hyGq3rXnf7LYFMo6LouQ1RmG/axs6KYVE2Af9dKdl6RylKjfuzWMw7aydOK",
-	"Nx2EN4Jnhj/vyfdsMIVen/CKFdjAAetFW/keSJUlQhdowgm941HQI/DGjviA3c34gEddX5o56q5y5FyM",
-	"GsOlruzI+ycuhESvnZIUCzelnWE130DXdt2qA++frA7VR2GoDvaZTbZwNhaM4IesCWJBMOYT5xxu6fl0",
-	"avQMChphUiVCtxu1+z0wkTx8h5JW3CpvosSvmPfqiH3n3Nfa1uw3JDJfNwoEVGC8QZe/ePt68ApiqmxU",
-	"Pj3rOSZCFkdBFMTI770SCauxClD4fE2o3rqUN/Laz3gxCR1WSlpoEv6wicbudsySsTEXLuaSgrdwUtZd",
-	"aYEDbJRIWmiR3TbDKmPMxA0fN4R9vgfd2YZVQMhEJVnuc2md4jLd3MvdDR0NuJ2ojrWZ5kAmOLf0sQ8k",
-	"0xq4mSsIBtPzKRRO+lcizzTBVzQDPeiNcEL4SBX2yUPlAULyZZDPgjCqYJJtATJqRrnxrmAHb0Obs2HL",
-	"vzYKQoWy/jhoCG9VXjyD5DmXWUVhwLB3QZOamtjnXZEOio09ZRDKMcwFvzMcFiQUCCYzGooXN2zb5nrU",
-	"CFvxtuDFQ87oyB7RHUhUj3KVZTeJmBWTdWZ7Q5dPMOy2zMWYCqOauzvdpWLwgiKDGTbNoGmKhUs1psGF",
-	"TnKzedyJEDOB4WXVoAk/dOGRpoABF4FCQcEYvougfjLxCgKUUbAd9t7LWvBGbg3Z/hQiiekesgSSWYMd",
-	"uSUmwYjWamqOzqxY0nZZc5uSN80X5JZVd2F69r7xvV7+FpSBK5TdbOMvHq0Etei22yHKUPBwyjDQ1/YK",
-	"XiKzehgUWGaJQVFMHER1f9jO2xPJ3fYH55cWrEVfkqvUzxulFPlIQh5kOV+8lUrisxk/cktg2pYtdRrZ",
-	"Zu7tNKi1nNqc+q/NpkvO8gfi0QUvXlFwXQP6D6kD9q8StTLjMknl2Oa2iI+py3Px5CkteD6a3Ag5TiWI",
-	"UGqU8uxGimKh8juzYXw64+lYwm/zHOSs0YQDnHjolbahD1ORpPMpffDeNR8LkbtfqHyPL8ahp8UMWS91",
-	"Iaa+ZJdxOZ5TJY6VjGDAtytSiQ2WEuIoLZYefCfRzXLtnaOfwyF8QDCKywm7hYxQXqALHk0e1j9kYxOX",
-	"ZQA1RGbaa9TlmUVyOC+8TIyQxbTLZGeETzHVWrGRxbVGWC6KeS4x2PUt8EKuWYwj/fDq7OX59ROAJ4hZ",
-	"y1xCr4HgKOo2xpWIvUIjYGWcqAV2SsBYTe4nTzerLtRfkWWhcGwYrg1CuuXTNFt2tgNmedS4rnWr+tgH",
-	"WSv2KRGCOEtd6N69ZIM4t4+AaH/rAPA51opf52Mu0xF7C0fN7OYlTxP2Fk6a+Xg+5Sn8gaJYHLJOp9Pe",
-	"bTRUNa5xKJBXhINJC7pI0dtpoy+nM54LzVrxu7eDV2LBflb5Xche/Rzv2Ls7djsMwT47oHTFRNhbKx7E",
-	"/ljO3w2wpNXOo1ij8DeMAZ7cOoJn54MfRD7lcrnjEEpbwJYR3KUygdwKeGGnttdg9f21LhVA+5R5tQIu",
-	"0Ej25bs7U395i2wcUCZuC2/WNm9wa/PNiqPfMiKZFjZVAzBn7ZGLfVTGmLXAEgwRLhzQcjArWipKe2su",
-	"vOIw/yh0nzAELfjPLaWkAZwgBlNSHG0k6UdP6k4LJ1BOeb5kPEk0i2torPFOYIG1C33z8nMMcJB7Lr+7",
-	"Zde1bu0B9sGdWl2517ffDO4Vhq/sc0VsXB4y2vr7ud8SrTfDrZz1ik2ucv5W8Gq2drsDDMrKIlJEevnO",
-	"bj1VBMLts8TnGT7fxGXg0Z0ZTE3+3KF/eIHRC19iACDN7tKxeZC14h+UGmeQcPRKLHQmDGswn7wkwxr/",
-	"3X//K9J0Q2S6l/UKSZ9O3mGtMeShlfyuWKj27n2WZTabqQ3wKDCs+N2bF2wCEeuGF3tvx58rc3mKxcMG",
-	"gi9/kXFsoY/N48CXv8g4QJl62CjMq585hk9rFFVSoSCmYF8gGnwJQgVRS7kxAljoPklVkP5DXxjy4qnU",
-	"8TY9K5JW0Yq9QcYDNp8heJ0FYSuTYIdLFv8zhipsi0k6mrA4iv5JOfFZWoicZwD/i8EgURRFsf9LFMVh",
-	"RT2jqL0a+t1m9cmHce72j7tb9KFdHid1YZdHfdl+p+edFL7D06XAvMPDTgLe5VlfQN3h+bpQtdsrTkra",
-	"4fEm8WeH1/YYkC+T7PB4oyyxy3t1yWCXd1au860vNbIWWyx8Py8xJAS7oh21YIoVS7uvFRmGqTzQY+A7",
-	"UqGkX4lkaU6b2KeE1DpDOJlqjFZy7dvCSQVypmGVIxhxg/PA/g66iYMcw8hfC+ZoMfit/dkL0ml1XdhT",
-	"LiBOyjMXP7gGShPm/AQwPMkViR0VZVBIe0e/YyV2Zhcn0LpUm/d/Aj1BNIxY6JuZyLE64aaApJkgISKs",
-	"xc51XZRDKe3ukGUED98k85w3KzsvBbcgMPYhvKq9eIS9gw82xf9QMVi3odaPl/BlyOqBPgn5O3cgQVyV",
-	"tYIcFCaw+MdeatS+OFhe0BD1WI0eqm91WGGeK/vhjvP1ema9U2ZjjZ4QO74JZ83jQ6B7TQUCKxSKab5s",
-	"QifcniT5hwfa23BVfsVYL3sZ7+gA88lh5+iwq3Qq/qakeNUIgXom2cXZqzN0yf5ibiyEuIjRbnz4vciz",
-	"VBrV4Uyn/PAnXkymXCZz8827q6dxM1RUJLGKPYtNu6bZuMOeYUDEwHetPtIsvvpbDLXZuWTzmdkdJBKx",
-	"wPFYpJxcTZEu4CCHWOYqtGZESySFsCFCylDMBCBpkvLY/0Jl2G5VPhI1+KSgOsW9gWDNSiP65ENCLmoi",
-	"1p4yQdIo/VxNBGWEAoDyRM3zR8QJzSK8u3rKWnG/2//moNc76B9d9Y4H3e6g2/0bgIbgmfN+J0TWSEJW",
-	"WflT3K6vZPlOsEYg/4MIF6mmBXyk/xBiRv2u/4xbe68rd99bNPEuww2X6carcx23wzP4tQMg6qf9jxMG",
-	"8R7dNPuGhAHqenLDq3FhLnkq2AhCtsqXpGkhS7VIMNIW7Uo5u7i0dQqawzCnPM22LdHfRK5eS4FWDMh0",
-	"vBmqQj/gtbQJIOkMx4eQguzpxbM3yHE0a11c3h/jLO6/aYPqRXFFqA4a4T5LdwQ5smOAyIGGYfy/Kq60",
-	"QxlDTgQYJ9VeT1kczbvd/jcx4xlopw6YHsV9TDveZWy3/F7lRESfUVLPIqM0xUMLh4lJ0CvgIilOKZbP",
-	"fgnx1oiiaZQGjNVYB3kxK1FjNgJA0WPmgKlszcU64lkG9XDMI9aLSi7QAYsBIya2CH5pztRChmUBT3gJ",
-	"kqAWEH+Yyvu0sAX7WjFPpih2iQSjVVTOYsMVRR5XYWQC6CgIA3jFfJ+4KCbzeGOMjhXLmmdWkwhRgDf3",
-	"nEx4jsAihvAh0bvm+MWomRElSJmrtCpIksZeFf/YXGZCY3r7AnCvzC0KYhxnlGAGVzGivUfSCochWZQ9",
-	"GbEUOUFfiZmSdeGkMqJgw+qs03igTpeTbFmh1B2kAfA7oZm4vRUjI2/ZkfuDq8qvvpwbOqf3qiiLerAV",
-	"VqjZZtG2MGPz5NtnHgqM1Zx0wSE51oLDsFeV/EnUArBwEXSVNGhQluVvZRQo0u9zbTRVz6SLpDzAHuuw",
-	"d0KN16/wzypT91iYdxzqex/6115lMsQZNtyvX1sAsdf4H07w+IoKtVuTXbVjeuFtoXLxdSqvslZsKS1m",
-	"FtepvWpmWScrna0Tj04ZB4+kUbh9bORSsKp7H7vHj7cqsU6+2g0q0YlMgAlOGQ8ruOc9O3FdzZXCStVw",
-	"gT0Cy2eqknRky1XlYqbyotMkxX3G4Hqrg3NAqHhvjXK+yMCCb+GZ4bYTPIFbityKurNVTnwthREEjw+N",
-	"NGi3zWxiKTJWJMKKQ6fb7T5AJjRd1uqNIOmUMiDcQYC0A1+UMuFaaXCHca0X5F4BaBpeL8S9Dcn2T8v6",
-	"YVDcKR8r2U8BgH3SYedQnWoKNdqkcuJeh51F0sl+pYXTNgwAdT2vONlwXlgEALyY2VwWaVYZSUOl38eN",
-	"lVSc7LgjjKiVIitnoyZ9bVMxneluhaUhv9jA1N7BbfXVuBqBYG/iab+NsvagY7TDS77Os2lkzzO+5Uyc",
-	"gdhXYkquPwltexRyMVX3xD/ti1b8TQHuAjeoddzvt833mfCIHMIrEXxYhw+h+B21pQdT9goN2+0tUzW6",
-	"Ye+60a6kxWiep8XyrWmcjKmC5yI/mzdlpJ1JQNm6E0s25YmA+BQuebYs0pFmc23kXhD6UOkqfzJv0C8d",
-	"yJ4w3Rn9EjorBdlJUcyCT58+ha46CYTXYOl4guI/c62aQ1TwVAqwglXB9cdpMZkPAVvfDeOAdKfym1Uo",
-	"RdqRA1Ql7HXrXugwo+URxGcvdpjcmt2qLFMLJLLJrBzkfc+sWci0iqT4CAn8YzbKUnAyQ8GrhcrvUjk+",
-	"pXytyttGp8uU0qTFmdUHDp2nI3M/tTCTy2xzGMnYVpbBCCXQg1LA2EtB+Eb4QwIwMcTeiSTUCilRS70p",
-	"MfHRiEbYsS0jA0CemsVnUEwx/QXMiQP2PewjM9fh0ejs8uLmp/Of4QPEFZuHhSzSEblINYNyByJBhc0o",
-	"fEOeeNeu9dZiiUo34m4vBFnjuG+OIeHGsaFKbG2HGBBUsJvDjweLxeLAqE0H8zwTcqQSkcSnLCcZGl/5",
-	"77evX3UYrgEWpIaKhh5gqwUEdgtkx0NBrhTPEAOGbAxgsKcsBsRVHbMW3gMHuBpsKrQGBF3gPFSmminJ",
-	"0OuTLTsefqwPAU+iydnlRZu0ZaqVAeCz/sZCARjsvgpdY2Q1rCMJv2KVyE6nEwWfYtaKSyDcuG3InBee",
-	"6LlQrn2sfkLu7hGXkOjjatxXqCWSTj4Eh2O5k8dleetiohL7tnucCpPZx08oZlqy+MwcsziSRqhECQ1L",
-	"hJgzkqLEgmjPL6HlV6qAN0QSu51v4ymeQOFz7whjf+AqS3OmpzzLWIzl0WMqznPSPXK3dggWqkzxhA05",
-	"oMtAMB3SUon9WxKOkajAIkHLg0uIGZ+0YbZt1rKRMcfdY8joksuIAmxhpXyiLFseqSzDvOhHuh1SJr1m",
-	"8VM+moiDp0oWucoGTKoDuDdjQCIamR8jSaVdgY0/ckhTVEf2f+BlIYuDq+VMHLwGdqlNS1qmt7dwyvEC",
-	"0AKvWjTbWQ6qKdLH7JKe8NzKQ8VETEMbEA+GPQhoaMXm77g9iKQ13VHVA5df5hn4oHoMGlwqWlIIOhIm",
-	"VEDq61xKkZk30UYYSXhzyqU5kvAwFdAJnRESnkhEJgilmUoF85GNcjdv0ZKZMWuQs+29YQYDq0KCtLV3",
-	"Vg6CrY6apXcCXLlUFD5NTn0jHho+vSPF4cIpmzpC2SRLR4JMBPbG/OHyxcFRp3tgGMzKTblYLDpjOe+o",
-	"fHxI7+pDPp5l5pXOpJhmKJ5gTfjyajq7vAjCgGLIjDLY6Xa6lfphgWngKPCqhgG52kjKT2FAR+MwUSNd",
-	"/YYa6Sz5FMTgsWgI/XkrchTsUu2KnrmCZ+wVXFVSmQ3rlKmdSl4kwSD4QRT0CuSi0p1g+uh3u1bysMXq",
-	"vWvFDsgrHeQqqX2JNcJ6s0bW2yYJ1kvBgdy0apJeWRjT/3H/u3XNu7U4vFLqJZcWoBWEpRNcm83vXchC",
-	"5JJniKruy5nB4MN1GGgbSBlcWaHGH3YYFHwM2O1gMrv+FAaG2a8B3EI++8P5FRun9+aCs8KDOTFQn30L",
-	"IfwoeLKZElZ7xcvHJf876agV+2xywOqEE4fMPYEKRNwOAcYNRgrnl9o2HVcfXbfw9MIhPU0PAzXQNtcm",
-	"oIDnLaHyhNlYIxMV5s4Cm3n8xnw4ACdC7MLY2Cvlqt17I/Se3TY8eBSfhLGdNC3umWF/4uNMjIy8esvT",
-	"bJ6T4SURBU8zlNqwfr29BP/ngEj04CKJ143Uf2j7UOHJi8SMdE/yBZgM7HWFkD3+BnfY4a90Udykyae1",
-	"XO6qDIRQt+Dp8YCi6lF/VV8TunXQm1MoFhcqjiTIGDq9FxQVRk6Q0rHk/Fftjs3PgJSDXPCMUgmmgksj",
-	"d9m7SuWRxISiDrtKha7DshAgy3DpMsVHAmLekearJ/JFqgtIkQC2aH20YDTahNyaQpEoliZ+lqVdFPQ3",
-	"evduBevvW6NwBgNgwmXRt3JzAt+AhO6akkevDxTpNSndjXVb7IZ2tmfcoyhtPVstH3O6bQR+WOAwktwv",
-	"6ntaRllbHyNlm7TI211JFNShs9VSHjgIYjQYIsZ5LRp1JoDqYKyol8JPB5m4F5kNjsM5GGXVT3rATDVK",
-	"mjAfXL2jkMWVkH/4ohLPD425VLOQxTRyzGBn8SgtlnHbnSA5En6gMIUeWd/hJC1OydlnVrAkLhTD8Jgp",
-	"CsmsbxCKt4ixbh2HIM7aLY0kOoTdWkPdNzBSQQ4vyvemR7PelKdlCBktA5yCjUeQYQf1OjWb8vwOYxgw",
-	"hhAqjFUzvdB3XrZIvnSzyDEr+Jg+YxEcHJnhYoqKDZvLNDZSYlypOg7uZFumD7kAtq+ZnokM4U5bcTom",
-	"6k2lLvg451PIRUR9/cJ+V81NtLzEhmuzmIAMYDEAcoaADYZLhpmPrBS6jgHRCIzG9rlIAtLoXjgIZxfs",
-	"TOtUF1xCmZAaMEIkq0vsp/iFXooblSHyEhFdtU1zO1SiMCP57s0LBm58I0w052udwhVga2NyaX0+npPk",
-	"O2u7MAsJ4G+pZnErF4lpImnHRjckAiXvAhgiTlkVpwKLl1bTOv3DZvRo0OjSj0T2Zmq2Zee2n8/GOU8o",
-	"+X2Yq/l4Anx5ihEGsU2Vi0Htp8qILg8PgUP9umpUnw1fgX4pzY16jqSyVRYmaVEFlTPnG+ujrAyzLFcD",
-	"mL82eNtqwpE0k2vFlaBuYEcYYxlb3F5VGrAowLIeRkEIOHDlIGy1u3Pgn023zTZkIWsX3oRr5RYPrAxQ",
-	"v4l02UE9JtkzF0JUsnvXyK1m1czlvmaXKHwdd7JQsLtlvTMIuCC06IaFcEA5/uTrCaEbPbKra/DcxsOH",
-	"lVINndUA3G7voNtbMzIKb9hBIFgXMF8f1wveNCw0dlpwEKC25pEerRtpob7sOJ9yLQ5S6UpKMD0fUq1e",
-	"dWtrucT/STzvBjkdpaN21owRb/eNu7x1XIh+JLLECgsxy5S6M6LtKZI31YTbPIibYZXaShxCCxxmA8fw",
-	"83Xj0BrbV3mxvnWEIytbt5839dLEBkpZ+fCtyotgh+cuRX5pmNEuj+74HOFX7dIiHfHd38Anz+Ry94df",
-	"qWL3h59SMjc4nvcwCv1dY8w4nc1K8o/521cZS/GvDh4INxFh/qBGx9lS8DxkNozfxx6HmJ4PDnDy6LjX",
-	"dT8HMGX65Zu+94MUC91ZjtR0mEpeqBzKXJvZusAnkETIPjg4PMzUiGdGFhw87j7uVtXXb/8v3Cd2PhgN",
-	"YWbxpGSi+GWh8Kte/+CIvsL1+c+T7ylp+z9Pnj15dv6fR2e0AviUuSqf9AB87fc4Kik+FrYQ+CwX9/i3",
-	"FxVGkOeU2t0L6zlhxMSP8LrB73o42/Id69cLBiddL6ej2+ka7qiCQZ9qxASDPhgsQKdbJTz4GvHhIA9l",
-	"Ez31fKo5nOXpCF3b7oHvHnu/fy4JmZHtsFFw2X0uYXxGXw/Y7l12dHULP+0j8kG4ZIP19zXljrvLufRZ",
-	"pjkpxGgN7va2W3XfSU5OX5HgS8fbX3qliudqLvGFfn8X2zG4q8H8Ax7J38Ja7Q7NW2uXoVND9gDPsod2",
-	"qi2mvUPyPB3+in9sNPf9qBZonvVTq0YTa0vQhZjZewNb2834B9Vi4rAJZwDAxij1FPUVdma1IehaY689",
-	"VBYJxse8PgFnswUrw4cIwwwdvPDV3X/hmyFZmKFRwNWCX0PGWcbND0Zb8zACIomDqLR/91+2h8FqKR0L",
-	"aDwB60xZz4FMUtKMFgqbZ4Lfi6TDKMM5USBr/12lcmDNLCp/pGlclONdxjrKIpVQk5gJnmepyCMqHX3g",
-	"TEKaSuQnKzUbWmQoa07ZbjfsUCSZIwJ0gIrZKYuhZG4qxzeuSzJBqVvai5DFEI5+0/AozzLTrp9M7nKH",
-	"0V1K2YHTVM41tnwKM0xyNVO3tzRB6Am1lEe6bM6+leK+PdKs1QWHOY6sHbp2EH/OjAWocQ2KRKUbHEcd",
-	"wq4cjz+QhvYcobZ63eqgzCjq7d6YH+PGcaw00GElpIdGS62SwrRKaAQh63pVfBZqniUsSe9TjKbqdiL5",
-	"HHlFsynFt1FYv3ELMw5ILGiH5dMu/9sZHtWCgo5Wjo45MgOG1Z2IXVEaCFp2UkrLTP1kc+Qup6yWXY4G",
-	"ZsIubLLw/yAKnOaqhX+bYmOYK0VpXiTBGl0Q2rYuAccmb50xq4zravYH9Bv9AY55f1l3wJYZvzEH8rkR",
-	"I3Z9+Ep9WT3tX6d17a8zfpae5udGrHDIYNDvdt3ev03Hcj4DEbCRnwaD3mPzuOEDmuToGsAOwNc38Rb6",
-	"idghJgF4rBG+QFBSRORgThz304773S5K5/VuT9b2euJ12vt2pdvHJ65fN/2yv6MulMm1kq/PM/w09m6w",
-	"uzCLPAGOuMt0WRPV4I44WWf/lGM3ybFnK+tl7QtYrbKUZ+n22SrRQlTVWhkWY+BKXNwyccXFTFXGsZPn",
-	"OoykxgLtw6UnZoHzHZ3JISbxVSF4B7tJZQ1ysYX5bZXAlWleSpXmVreiqYfmSnVlfHTeyvuELzXBkPVK",
-	"LRozXpRB7MXv+1SbpEUUhLBJmpor2eCVM7O9rpObvNVsEJd4lq2sUxXDywx5H/AuHMcu1SsHtnyfsiWN",
-	"uCsEVK+TgWIyFQ0qXFEh5/ohrJzydXTa8gLbsOvaUIvItAxJs6CCra+x1Jrw7N6Qw4IvkYR/Eblqn7K4",
-	"2+l2qZ4X4D4naXJqWoWyjrUpYuizK3fE3pSFkFB8oZ9SoW2UA5GqSAZMC1iIOEt1YUt+diL5A4ZBbhYq",
-	"cYBYNUArxiHZAsZF7vMZ14U7I0qdRhJOawVeC1tqedVA1joAsUhgDjgjkYyfnz29envz5vzq/NXVxetX",
-	"MZB4yLB4skja6E8QtwVT8wK3jwTWik8OywTA9CDLAwa5ip/UAJ9k3SxrglLMGj51h0d/CeH1NxL+flO7",
-	"/7+BPPnh16DGyazZcEU+O+70S2DCXoPIdZdKQ4C2gkiFa9pWPTG0b2a9a+e9Tq/s/Hi9mElj8Eq+bBnG",
-	"0YMNwiha/N/SNttrMNj3Do66D7cDP7SLf5X5d1d5ucqPdjEDYzB8xQrs2NmfIvQmEdrj+xVbsCvZsEag",
-	"hnt3qzhdTf5cGwZ6J5ZrYmJSQRJLFVSkyQTqBCIEhqsJ2SjiuNymSVovy5iWCBwQ/SXkvcjUTISMpHMb",
-	"G+aVATK/aNbCUqe+xG5EeXKEh1S5b2lm2e6wuAXCTtvFG1K0CVSx0zjRo26XwNbcfoB5i/L0yiAiI3JB",
-	"3kYuIgmiEZBVjBOthsXQoadPT346/9kIBGXq73bLXEP0kHlpwFaFpUiCtOQLNrbGelWowUQcAksCWiNc",
-	"NjblSzYU1v4XSXrdhSWtk2a8ZObfsSCzTwQKUci/KAblz0CPPwW+dY7zamVPlBiqdSdJYCIH+iwDlC3X",
-	"yPHJ/m3gnfxwT7x3CX1d6etz+vm9iWC7+t/h5t5wq5pb908BbKMAVosutbJQefOvkcB2c9Hntnj8Ovlr",
-	"FyPitnL8Zdj1cElFQZhL2pVjKM7faOuDqv2sBZY5rSSF1k4wZJ8cwwtFj0350tkQWbFIR6INBchUIh45",
-	"hLkS87DXdcVs0QhiWoVx32ZzPUGvthMk4wE76jJyYOmwUmm9RCSnyxhaOeqW01dZIkzDhi2F6PKlp4YC",
-	"87gFWbcKeumUIrlx9DiYHMr20y7A2/2T6iAaO5diUXbuybkQxMDwqEJytZ9C6NfEDy3oUq3Ufau5sr1p",
-	"tFrcvo1GK9OKDVWgODOXcIPQDViZL5Kv0IfKLOZ4aS6rzAzBq/BRCM0wz0Lp3UzJscgxJb7gw0wQmm78",
-	"7tWL1z/8cP4sHjCp2JCP7uYzM+5cwG0HCQYgc0/bHfYUJXAgNfTpU96l5WiRrFGxfoTUI7QFqYifv3j3",
-	"9sebi1dX52/+evaiWS79QRRv7EH8XKH0i7kGPdDlD92wG/ZC898+/Lf+vyP3V8/7th/2wmMYzwi6/uCV",
-	"2Amep7m4VR+9qrGDoCz+WBaghXLod4Wa2fK6g+CQ+4V010R3Qv6iOd43fKysgajs/ukkV1NR6f3d28E7",
-	"CZiaZk1BP3BjmKphmglvCNUR1Hv79sTsg28X2vlqtYSwzRVoOfdv4gr8jS7D9xMF7EB6159UiwfcemS/",
-	"22B0sC4VZ14gM4Ll9aULq2JZqHvvQAcXhsIiORM5vmAYV+mPQUZhP3tgGLbKpjUnzKcIWu7Kbz7SEWSg",
-	"2XdPAbbsI4En5IA3bhRBOPEiAX7adhaLIfkqyW8Ifjj0JUbStjhwbrZ1TqLS97TiaIr5FC0fBC0CcD17",
-	"u5GID2+wOgAn9hYq1c3GhJDtaCMgB9Kfno4/Fd8Nno4pKq1Br9/tnHTNVUKUHwyC83dvAs+/0Xc+hst5",
-	"PppwjSteNvFd57vH1RbevX3mtdDUwIM1XjqxX1fdfXAnvzddl5jB7n4Gj7un1eBzWpM/Nd5Nl7z1+9fc",
-	"DeV9q0MIEHFnZV+vgy4r2q29/W3VaOt12Balw7bBS0SyxJewlxZLuJ4MFc8TpidqoVlarITt1OAGSlXa",
-	"pfRvCpQpdWejlVHUBGL22fsUwjL40kwE4cU/FhSoggEP8cBGPjQVxDqt6sju71MvPEe4MnO23UrBq3jg",
-	"t8EOXce1embwrlffgxThatDOvVeJebcigt5cXaUQG1MkuEQ4CYQdcNorRhgXqrQZTFIoTOWXQItkZbQe",
-	"mEXZD0pn6LX2gsLu/VKy2AjGG7mCa+Y9QB8YVKKQq26wJvQGwkg0FErxJZHE8g8+AGPFMYNnYAryaJqX",
-	"1JBmmQPud5vWJljBSKJeYoiuWyshJmkwrAWWA7dJCC23Qh/tDvsep8cdxlhldmElkssts46Rh8ABocUp",
-	"zSUkw9LmRrKCQ8F+RFE0N3y0JpCuUeBtaa4/rsz4ZwrrthTW+8ZC/zZgJPSzVyt1oCHtUDeVn9uQ5Fqr",
-	"8HX0uHPiSZSPu5WyWN9CLHUtR3KliGS/8+3RatGn704qAdXHpiVbqKn/TbfrhzuvT+ME0QiN0JV1O3OW",
-	"6c3zO+51jqsSszc9GtPKdB5/szodN0UKDPJm0zvu7pVlWKvnt8YS42J6b/1CkX+KeOtFvB8FTwBK3lu6",
-	"L+TQKFyVrbXy3WtrkQHxCau1VTYvJHQi/MmHJyWjPN5s3ba17EeSrOtNESKs5SEU98xN3Ot2u6ED6zGf",
-	"2mjhhyS9e549mah5TkIIFs2x8ceraGVk0o8TEDLsG7ZqHxjjCb1oSwG/U4TWNHKhyl3IxS0Vaqewi7BE",
-	"m2GlzJstO+wMa3eiKyjhyywdT4oDze8B+bksQdM/Yipn/WPYglRQgb1czKBsimnWjN9OmM+L+VSi0Y92",
-	"LWQE61x4CFZqROqAADQ0WoJSLDDtWhlgmwMLQn0KXZFKCWkXfyRnBsQbO1l1B2HPpSnWQ+49yTotaqSQ",
-	"8GWMpkAimPbAbnZqtYhlyPyqi+t3EnxPih2F33zTxVK51c7goorrHcC3ZRfxqZdmZyYKEjDdcUAeGDiO",
-	"hsqUlKZU6jQR/iEjKGTzXmWv3EZRjDukqvKlfrSHSF0qYKTIteKxk9GMRHlmfUQwmEiCcwkwo2gtcA31",
-	"ChSQ/T1eIweWZf7+OPFFoPGmv5DOjWyvCrqT8OWaKCK7HmuCf/BFG/pjzmUQ0pcIxnC9A9LN98SIZwIT",
-	"UdZFNDmLT+NYgO16tTHx4+elKf4JD7OfbG12vipWGxWfL3UjKEdVAP6uc2Tr1paJdv1KAVDM56tLhI97",
-	"vkR44gmE3/TAK+h3013t46jaR0MPXb8Dr/3uw420pSBTNaH2+ysm1P7RZ9hpP6efr2CqxVPZhO6yVS1D",
-	"ICHERTScgq6tTShCVQ0EchL8zQd0Gp+6+jUtq9egflRoAeGJiBqOT7or5HbcNWpdpdM6Sfd26PTbirf5",
-	"sd9p/0sTYRNqTP+g/xi/qsoSNXihCqjpf548e4Lb9aXJ96uP8F9K+HBprhA9Ibda7QDNXKlklWKVrPXu",
-	"6ul/9do7cNejRu561T8iBaFKlN9uMyMclRR4tEL0mPhd57JX0NFqX70t/LbnKfhfgd8ereWDFXWNKIT2",
-	"80n/a7DkLzCUvqPe33wswOcefnj6/unprxyd430sPbUq4FvcfGQXqMb1/U4tPuXMfnuzz1+dE8vzRVQC",
-	"GEsj0AyiDOd5iJVscwfdtsEcZKuubMaUt6joO9VosT4kxguG0OLbkN5T5yBDMCfEdE6VhNziGR+ncozV",
-	"rPgwE+siUN7bqeyrQ9r6pJjb8SDQUKrT91DUUFd61yp9K4UH1yt6r80AbNk8zVpxkc8BZroXtxFSIFsy",
-	"qeSB/wyUJDQPdeP2ukF7tXt3BOWAmnyrI4zTBOwiUNctVRLhhNau1cbEGIDUsavkly3+feXEfMFckbI2",
-	"soc43L/qeRe/LWtrG6BgTqoM2a3XfOzVqjmiTFYv14jflvUYEb0oTUCQKcsuujLCVMawa8u5u5rpZb3C",
-	"4N3V05Xyz9SRX8O6eZ77yymWXf3fvUSK1be+YnhNz92+vd2vXr/49ZZ7107mM67aXW7Od3KWq5HQ2jDo",
-	"c1mkxW97bZqlcXP3bkB3R1x/CoOZ0g0XXllzVXtlnkl3aBV5Op2KJGSZWoj8YMS1gOJbmeCQpRoTaWFd",
-	"S1s5Kw4Zj6R7hkokcLmELIKQzcyVCHdqztPMPJOogsqRJqfsnUxHKhEs40ORaVbMcwmW70JFcjaXS/Mj",
-	"Zn1O55jvKtlQMF6tas2lV9g6tFEyfJQrrQG5Za4RgT6mwxyzPlVx5Cy2Jz7uML/WNhUYs7WxJyJvvJ+h",
-	"9vd7h4lJ9YS+V8lyA1tsrMtY55OW9flFys5LNng4zNS4VpZ+EPS6Hfjf4eNI9rvd3iAZPh4MeoHPx/Y9",
-	"jWV580/VMsKGcX5auQ96D8sw+BdcBxtWZ9sdQZfBb3lJ7LttWz3VYmEZSa1O1As1ItX6183vPdLs3ZsX",
-	"nY1YgHXZ5dOD2XXvaPtLl3yZKZ5cKfWC5yDXBMe9k1060/MZhkC9FEnKr8yo99SuLBf4TVHOkqQRo9e7",
-	"Hhp0pMNfCY0Xqzyu7vsbr350CRyZAHMlpxxVpEwRHLfIudQcVJ3VcnPPoBefaX6WQAmtJTU5jmpBuwpW",
-	"wc7H5xm1t+bYuGw2zcZKflZsxw70/FzlwzRJhPxj5ebgGm6jxNAq5rUrdaIWm4lj88Do3dc//RskQZm1",
-	"2r7Mv2UFuS8KFXsNRUJHkzVx2lCtR7PLd1erTOfSvLdWUGveAftIWlLVO7iog0+/FWF+fZ7xB7lmy434",
-	"zQ4fDsGzU7Yuz66e/theewznjQFolMMHhjiqe4YhUqcsLuXCmOEV7Op6OdUEn4FjC6FqkYw9sfcJKmxV",
-	"AfdJzEaZ4Ll2EWodZ+pjIy6x6hINI2EtqpS/cqhwBf48VX+eqq93qvaTYm2diY1m//K6c/XQwXJLuLqA",
-	"mctaFosrTdpNtv8afALA30OkmTMCr1ryLbTwvob839BMa+Tp/ioGeAny7SMNN+EmjhUHwPjBCRjQq0+7",
-	"9txTR5+uH24PPfzW7v/DLKNN7//ebKRIQ7uYSGkqvzdn5O/SpMpXmUIjJPj/MmG60VDsykVAyWvLDjFa",
-	"vd/16rA6Wys5OWnmaLHtm+cfsxg4RRxGkpBThFkPwiOsIqNbHMkQEWQAtid0HHVAceGlsARA3ZE0s4a4",
-	"dnDfMp7nUBQa+n1CYQj44VsM9rXiGuCPU4HZk67ddoxBP+kBdkAkc3E719YPbON+YUk6rIeVZqHx0MJX",
-	"17e6nBzGOJunIzlO74XEKUKQcmM3uHQdBuo0lLrFLnIyx6SFg0GIJA0f+59DMeNTxu1WQgIfNH4rFhY/",
-	"p28vLc3IimKvs7Wmblez5MtZutddLSfh0fWeXPGrW6l/i9twzzXYxe6LRLG32ddVUHj35gVrxRsFML/Q",
-	"F9QFxoTPwiO2f5Xh+E/xPqFj+9ubpm8t/9hYbWMrRW0yVpe1UdhYCX0K0jmiMeiCL9fZoz3O9oXN0X3P",
-	"HH3rNmKfM73FJl1e13+apLeapDdQ4P8i4e6PXhTsei032Fx256pJnPSV+0phnK1KfmdtEYw/lBJfQgmh",
-	"HluTO17PiyGAG7xI5d2APc3S0Z3FG1r/M8gnK7UZSlhewPLd3LETeKgrfIh45mrBBYu3p+G1w0RJ8c/D",
-	"hchGaiqCz7IaYDWEh9oMam//Hmsk7IxY9Ke1YE9rwZiYQR136N/DUvCXv1Sqfv3lL6wVm4P7xH4dt9GM",
-	"AKiyVBEMMGIgB35gNALIeKbE6/gwPo1k/Je4rCsmlyyfS0OgpeUBs33/GTMtzCqD6p/BphXpvdBkm8Um",
-	"EsbHPJW6iCTo4wDMs4p0a6REH+nWKDjDTI0PvbHQNzxGBB778XAYh7Bh+AVYGST7y19KmKpyXeC7uE0l",
-	"RV35M7Mi+FMYSUOUEHxO9U0dRlSR89GdyNFJlBasFTfxZtN/9Z6LJAUaa8CoQq00pmB3USnURtBPOCpE",
-	"gYQUd1219TjwnQ6LLZOPARPBAnNBfDZuvmQXb1+z437vWzZSiVhng+l3uwTdiDaYfheNMM3GEbOacYdt",
-	"K+qFBb1w671CFJsqfOGSVKp8rbWHmO6/qDXEXrrNtY/24vlfP2Zvv9u9/MLc8MebRIe95rmLxcPs7972",
-	"DqpJuMnaAeR6+CsZbP60dPzmlg44kL+9nWOMfGEDGOFGOqraN5rMFY7xfGFjxbFnrBjTWu5+FLcYKoDL",
-	"/mmm2MVMsYaA/rebKIjlooHCVs/d1Txx3Dhoa0z/GsaJ/iEmeQ1+XSMhI75UMlOpLLDIqaT8wEQtZMgK",
-	"fmeLPgxVAhijlxmf63SYmR2ExEZ2dnnB7vsgrcBGchlJGA0BQFpQJ9O+e5stVH4Htg0I44FMw0KzIdcC",
-	"bjQj1d2JJZYJg9C5s8uLSEJNEQDySaeQlmmkXmRZ8SmLCVvLwQGVxIbhQ4T4iCIboJvDVkUy/jUKhCH4",
-	"KBiwKIjm3e7RSEkBsqyQI8iqPxJR8CkesONulyrCokRO+IwQl2R0gRbiX+GLJEovJryI5IJrtsiVHLdD",
-	"dtztsRZqFe/fvz84mxcTIQvDDsWAfS94LvK4Tf1MU62hdETOhjzBQmkSMZN4JMtpU30tqDgGoxGcwNkx",
-	"+hBrQmBh47kEVE5aGTOg/nfMFm6LJC5wh8VUNpjQivIcKqTZHNSZYP/99vUr9hZolR11unYhdMELceqg",
-	"wETORhMxutMg607R2+gOSrfDEjXSSK6daQJBX5pCyaaiyNNRyJJ0KqQGSFGZMLx1VN6JZCTjOAYg+Iwd",
-	"/A+7fP32itm8FG6BQjteVkbldLAoiiRjBz+yR2fEyIFu7Sawn85/fgQ/P8Wb68Bc/ANWv7we2YYS9ujX",
-	"KKA9QXry+o6CkEUBzkmbXz9EDiAAf/PwB6Lg2nyT8MJ8lmOBzX2bRAEUZ4H/iwK3MpUGB1QvAgRebLpI",
-	"p2KwEOLONOw1QHsMb3+I4Io2Oim+hI0BoBnYe8y3H6IAlMkouL6GT6m+karwX7A1J+jxxWLRGQNABa7C",
-	"9fX1p0e0cyvKCySAY9r0rtpLE4QPH49zMeZFDefRJnevJnW7qjTfNiH90B4Eg+Bbw69pD8395xAefDSI",
-	"69ASQS0nyNypjslWh/b90tabQWzutFiGLBMITedqEsJYpUJYXfvC5sGWJOLGW6GPILRfpgV9c22BbMwr",
-	"H2iHy+cqL38IzIZuX5Owgq6xcYWk0EUdQuevzaimhhLZcF6wJE2o2rZFQkZMlNBcNIbu1y7SUXd1ldxp",
-	"qS8Fl0kQfvjgzolblPKQmCXBJLjr6/BDACv3ISBLjXve1WUJPwR4OKKoY1Zyw2ISgMjGtfOqhjSilYP9",
-	"yVbDMBJIiIB+uqzt0XKFz82hQAkH1ID2XmsI2vMAxMXqjKrlicOVgsgb51eFzmw62YjFcGtR+2zpEvOt",
-	"uVtWQJbcLD4QzEsXIZXsh6OeGVEDfSR8aX4h4E1QmNOpuMGcUWfRaNrKDTPcWasBRkki/m7GlD11MOsU",
-	"oO1SCx0M+p/CwAmWTWvXO+h3HUTOf8F/3VL2DvrfXPWPBiffDU6+o9+u/2X8ydsmBBXXLkuysm32O2/W",
-	"G3ZyI4cD997NcAmD9F4xkrhhDgEAbThbD8hdiLHUDQN1e6tFQWmxzcQCOzzPChvh469jWaIKQZaqZ7DX",
-	"74ZH3W543OucXGPAj//y85zLkVn4S56nuvrq427YO+mGR4+vP13vS6xbikWp8ioGIgtBdjafjdyuC6Zk",
-	"6GzDKMFxCDbLuSStfQctF8ZCRpmdVX14aTVR/7sd33yoRk5j3WDU0XeguUG7RkBulXqWr6P5uR+IsYM2",
-	"n4ngWTH5JRj8aj793eyY2ZTO3zV95TYePhmtYvlL5cMhVZczX36CCmPzPC2WCN4FYrSRrYPBBwifRoVg",
-	"nYUglbowlIcQwqB+pkaBG82nQhaspUV2ezBRhomfsnjK74TRumJUMyAFBTyhALAyzzMogWZ6pZlvMEqY",
-	"e2OuRY6eDN0ptXQX279qFzizQmbCEp5mS9B8Ug3FCXycIK81lGxXm3oP6rMzJIiPoAWZO7jFGbqVQ3O1",
-	"qYXMFE/aYdWr4KoW+iNH00xTX+loAhGWOErwNhXKBnE6wGEjfArGC69JG5LSZCPxdsp746W5RZpNKtZp",
-	"NMtVoUYqYy0jwM147oCuK+Uezi4v2uh/wYYY7puYDkViuUIknU0jLdhMmUXEgq4K7AnacJm5eU0KAbU2",
-	"rEJtVFwgo8QI2xYFOJJ6JkYHwCtgn81pAq3a1lRUEtcv1WzCZXIw47kmTGM9EyJpn7qyOnSoscgjVqYo",
-	"QNK1fsAquaNrh5bxqeuuYTHXGWYsF0Vtuyy7kmoPozvhBXdehH5c1tEEowgYf9reflqArvoYfgRGgpAY",
-	"yDJgDayuTqYbxRM25Jk547lPqq+tDqiDT9ef/v8AAAD//w==",
+	"7L0Jd9s4si/+VXD4Zk6kubQsyXYW+eS8487S7dtZ/BJncntC/01YhCWOKUBDUFbUPfnu/4OqAghS1OY4",
+	"vdzpO/d0LInEWijU+qtfgqGaTJUUstDB4JdgLHgicvjzJMvU3PyRCD3M02mRKhkMgvOxYBNRjFWiWTEW",
+	"bMqLMRtzHTLRGXVY/P2L85CdvX1/HneCMMjFv2ZpLpJgUOQzEQZ6OBYTblotFlMRDAJd5KkcBV++hNjh",
+	"iVy8zdNRKpd7PsnmfKFZ/Lc4ZFqxYswLxuWC6bQQbMIXbKp0wcZpodf3LORsEgw+BX8LLsKGYTzjw7F4",
+	"pmSRq2z1IKTa04XKRTxgXDIu9VzkTF3DkpycncJ4xipLGGczLfIHms3FlRmpZlwmTM4mVyLXMBGpIjk0",
+	"nYZMj3kuEqZyaGeYpUIWDzRTcxmyGyGmmqVFJ5JbTc+OcMUslSyELF4JOSrGzbucwW92UlcqWbBUsquF",
+	"mUPL//b7F+dMC5nokF2rnP3w4uR5e6vNT2UhRiL3B3S+mIq3MAq9bvG1TK+vfTpgV7maa5Gzgt8IpEza",
+	"FI6fYupgz/QQs7QwRNvZciWhu+aFfK6G+kxl6XCxPN738DfuuC4WmdDsOlcTVoxTzbTIb9OhYEpmi5BJ",
+	"VYxTOWKpzFIpys/wvMi0mI9FLnY9Ui/O+ah5c3WRKzliQhZpsWAFH9l9zsU0F1rIgpunzb4WrAUHPeOp",
+	"hKmYT6Of0+me4R250FokkVRSMMGHhhfcCvNImhu6bR8DaZj1vuLDG0NB8en13hslxd5rXgzH8SZ6Xp7V",
+	"O/GvmdDFadI8tTRhM5mInM3H6XAMo01EwdNM4xxTzUSeq5zNRS5YpkYjkXR2HkKRL06uC5E37LoYKmm4",
+	"o2JzbuYtrlUOS8Kk+FywHIe/8wn5+PHjyawYmy0b8kKsPh7fCZ6LPN6OuPHhJtr+EgZTnvOJKOhGeKYm",
+	"U56Ll7maLHf+MS3GLB7CI6lW8ulwpgs1iVnLkIwhcjY3j6RFCPTMDvt9pqT/StwOYZWu01wXLOELhr+J",
+	"BF418xGf+WSamWH2u/2He73uXrcXhIG5LoJ/zUS+CMJA8ol5gN69NCco8Gd+rfIJL4JBkJhVbGaO8Oq5",
+	"2n6aOPKMNw0cTrMlg9gfV9w8p4PuhjkV6k4zMgNumJJhoB7DpE6QbeZcjgTNYpTeCgkn2NszdiV0mojy",
+	"4Qc6knS9DVg8zcVtqmb6ciryVCWGHDSbmGs7MbT6z5muHBBooR2yeCF4fqluRX5p/oqBBUVS84nAFzkz",
+	"39OrbXNjxo7gqktszmFcLlzc7rCTK8PWBnjzuql0mOEe5WeWajZUM1mIhInPfFhkC3uZ4KqkOkSaNl/B",
+	"0K7TzBwWZGmrNxD2oekw1lYrCIPqOgRhgLNsvoteQvfLO4zfa9aKcYCf3py8fnHx9O8nrz68iK3gRj/B",
+	"jPPFxdPnLwbfi9xsVTTrdvsP6fcpH4mLp/vTPB2mchS3B5EUtyJfkEiDK6bxwJt1uU11Wmi8pSeG4TN8",
+	"HJtDmupEco/BaMyac3bLs5mor7kueKFZlmrDQYtZLjXwkjgKoiBmqRxms0QkHXaCXWJnQkeSubnh2M9i",
+	"Nh8LycyNpa6ZGZ354TYVc236PwvhlrMviVshi4unL+ittMA7EeiRMfiVvTimWaliLHJmNrt6jGBIKMnR",
+	"7FqwItQ/crxxWrQ7MN6hkkVqhPIYh0KbEttGUTxUifDPDjYSD2LWmmZ8KGAYmg3HhlhNs1eimAsh2fdC",
+	"nZ6xXGSCa6HbxywepkXZuIYhzccqEzjWDntpzpcWPB+OL4UcpVLEIQxUq2HKs0spirnKb+KQxUM+mfJ0",
+	"JIkjxrNichkbAQPFoBgWLDZLzMRkWixo32m37LL6VAMChZEvjt2eaDXLh+LiaezeS9JcDAt6r4PduqGw",
+	"FMiAS297roFl2CcGQIiWJMzAi7kCsjyh/YKhSEXENQYuhl2TqDYopwREamb7s8iVDhmcEPjZyB24xS0Y",
+	"SzsOSUzRBTdCwzXJ/tCpIUyNvDnhaWYanhiar/XMRGraguHC/URsKGRrTya0Yl7HRRuQ0AaflOEWSaqL",
+	"VA4LM96pyA3jDZmeTSZGRTEzwoEtdDukNkJ2pWZySEpOMstBiAyt1Jjm3knjMnEHSB8jI60cVENN+PmS",
+	"ywV9B5yevjWnhKdSu8ft1GDAriPaUPMF0NcCVCnHDC+lKmzjqGMR8UmihvlYaXrdNFxyKFA/eJYtTQ1W",
+	"uo3kI9lM3khz7lVuhGvBzX1iGLCbXgzyQSpRNjWXuRvc08900Ghh+MWnq4unn42kpHLG6fDAZvSPjsxZ",
+	"z/kQ995on2Z333x4ZZ41XXw4f7n3mK55mIuVwWgcMOJ3hl3Aqs2m5u486NGNm4v6ddhhZ0ifvAh9CcIo",
+	"v1dGleAJKjDcdKZBzLHb4cgMlKMhz0TCZtMBi/GxJDZPSaZN18DdzMSMRmJahYE+x59KDmHvFKMJspbH",
+	"GWfTUc4TOsNXuZqNxkV5SFSWAC1zCSv98uTZ+fvLdy/OX7w5P337JobZhyydTFVeiKQNC5GJ64KpWTGw",
+	"aycSkjZgwDBpPNcJX5hmQfpHqQhXEW8TGJGhKKNKsBhlwkiaU6xm3hi9xU21xxBwQ3L9wNyS5rSjRGLe",
+	"LRdS5ZGsDRMlFCd5/hLQDRMMgvLeD76YR6aZSoTVH5pkGmy5Is/8JRfXwSD4P/uldWkff9X77809TpLK",
+	"lzAAvdiIrkJM3179UwyLwEkyJ7JBqfZ5AskxvX//vR8PfHEDzyxybrO8cuHoDhmrEUPd8XOigpKi3WF/",
+	"x0fMPmthVCBD8lcLFv87PmZxFP07RiaQpYXIeWa+x7stiqIo9n+IoviYGcFH6SKS/a7tXV3bb2vHFlTo",
+	"Dnsr8fa2Jyk1ivgttKmu3bhDt61mMTx2KZUVHGqcMh4Av5oYqdvwByMtTXhmWI7h6VKUzKHGGpCHa8US",
+	"JTSLR4pnRujyVnbCrgzV2TVtmdbMY4zDkW2vJbl/v3y3E7WZCd+F4nBrN9HdM1qu1cTnrh6kwPPev8/X",
+	"UKB92qfDQnw292U6ksrI75Ecci2OUSwxN0lcFZcqd9HYdGA2oqRVDXqZRw1Ly20aDQbB/lWmRvu7LbYd",
+	"/7df8Teq2LzocGPvtvDSl+xg5SNpl56tX3m5zdJXT+LKtefJJJV3W3sz6W+3/mvXvVzuzZzWX2hkdvWV",
+	"jaRbWq+ZhlVOtSePT3Yh9Vxcizw3mnAwn887I6VGmegM1WS3pf9GK356/UZJAcbPZgNm/OKcj2K4JNhQ",
+	"TReeM8AoHsdOEaV7qy4eHHQPq3alKDi47l31h1FgzRLo5ylnXDHJButtn/DMc754e/1RiJtVJrIlw48h",
+	"gppVZ8Biswlo3WGJuOazrGiziboltdma0SIJIihYkK8WrGvk0ocolloPAAj2uuB5Ya4tZ5FJuOO4cyFu",
+	"KgacSLZeK2w5S6URE1ELoS+NYnzNMy3i0qkwoQYW7Jpnmbk+PXsR0q55NZJzNcsSlgkyhoO1SrOeGfiT",
+	"J0+e2Hu2yQq62noE+32Z8MWlur4006nsFK1fMAjMohoCIKsSfYS5NBuOzoA/NdGiObYhyrM9M13zudRK",
+	"hUxAFZaKJbzgJHMYAXM/LlTM5CzLOismAzyxcfy9MJjwz+nEjL7Xtf8XBpNU0pdhk338TOR2Ho39ifxy",
+	"qc91R9o09j79WWDjuZqKvFisMrE9A7Mcm9JjVnJnrdh+dUkq3I8vfqqb3uqPTDMuL55OcwXmNZ/ZGvLk",
+	"hj0i0Q95nqcCPTKu6x9f/FSaJZExQ3ch4zqScZbqArhVTDq3WZ+n9u3YGdeQ6b4nsRNERiM7GrExrGjr",
+	"MSuU6kTyhN2IhVM740945C9iNuQSDeDMKiFsLHJhRMRsgXqvYLBb7OTstG3IrNRrI7mtYhsyDiNAM3Ux",
+	"B+davqxbL4m4teWPO6V1pm5qsVfNxiuk1maF6HiSpIZseEZUlQoQNSf8s/XH9o+Ols6p+0K5q6T5ggEN",
+	"vtlL89K6VkIW//TTTz/tvX699/x5zFo1/tRuckz0VjtbyMmy2t202UUBo25yubziTUOuOlVWOlN6q50p",
+	"4ET5mhG/V3mxitto89vWwoPKi+dgwDQzhqbNAf2IEQOr/JwUUPBAs9QocpKlibMnmLWBC5RnGUQfuPum",
+	"Jhs8orWZ8mJcjp6avkyT7ZYolcXDw2Ajh6YJvQdDcgMP5VrspVILqdMivRVMz65wue0VnqgJT+Uxi/9K",
+	"QvpljOYYVLhXXTVoua5sx4azZkZLftrvVELnk4b/YZqQ+3WIIQVwpqfTLB2CuXP/8958Pt8zi7M3yzMh",
+	"hyoRsIeeiCo+g7/iMp3qYBDA7Xyr8rQgpvJlW9KpjOmlyic49urCvrUm3+tUZIlGBwb6BToBTlVPldQ4",
+	"ze948kNarJnfP8mN6E1nIrRGHQcEhAm69SA05kqrbFYINi6KaUu32Yd3r8w+6YIXMx0MDrvdrSf7Is9V",
+	"3jTB186G8d/v374xF8Ecwhv8mA+wmJIa0jrL+EynV5k5PfEs3o9neRa32STVGsgNrw0uI9k0fmiq0oSM",
+	"9+EeRVMusNGHh5VbC8y1EwGWeHUdSeuMMIQHxkeWiGEGPuNWbBWYmHGyGoYsNicJjKC3oEgxvAZC1ul0",
+	"jvES07FpN2FxbjQsI1iLz0MxLUQyYJxdcTTxpJoluZpORdJGlydtHvmLwDUA48TLzg8JGw6F1nsUHLUH",
+	"AVt7ZbhW09bR2/u14C7Yw5cqv0qTRMi70tpPapazXGUCRf7UBVmhlQq20PQLv1WJ7uDrie7c8Vcw04G1",
+	"uzKIq1lBrgEY49KYBJ1BsznxbSrmIo8jid85iQM8ZbFI0kLlTpRKRCYKQVoNdkbCVAE+RpGbJ8Hk9iUM",
+	"fhA8wyCv7RfZrlSgboKtl4o6alirD1PWAv8HTxbtDmjBhpolz3B570gAthEIphI5+de8jT66D+4CPhzx",
+	"eSqGhUjYNU+zWS6OK4FF3EUSUexR/D97FKa0d5qAZOKdI/+3TQenDHaCkZ3KW56lycuZlCLbftmg25Hi",
+	"8IqeTSYcDK+c6UJMK1KDZ78pBQzzpg7CALQJaNaslUZCEeYK+xQAz4cIsCuxrpWLL6G3g+YQocAOCuQc",
+	"rDswxcp57ffN5MH9WZ2BfwSMJnrUZdewNprxDMitedgoGXwKeOVta5QvW/ma4dLS+MM16wJLbk7rNgt6",
+	"ZfvrmzvlMSvSifiqQRX8BhludQ3B20CupXLHtlpCWDh8kF0Jo3pBF3ce4z0cWBR0zHyok3Dpah/ixQia",
+	"6DGLcVox3YFAxkoK4lTQxPd0enY4cFvQa7/bxXOxfq1vUpmsJlfXyNcQxpRsJz53sC5taP2BZlNeGIZb",
+	"XmVocANrwH7zyLFZoubK4/dPxEmqpxlf3IWY6dXL/zCiBj3z/4G2tBtpWxWo3ACwEdIlwo1gJGTCc0ba",
+	"c8OSg83A43McnrX2IDDVlPr+11DLtbPZ+bRNwQJKGhnbEIx/C7qfgR6ah0+tfgpc5FymZvnFwAV8mHeP",
+	"7VWIhtSMyySVo0v8JD6nBf1pJf6QVcKsQlaNsAqZDVkyv8zyoQhBiJQiC9msmFzaL83fE5Gkswn+Xb5m",
+	"PhUit9/jloc2fj5kaipyXphB6oUuxCRkibhNhzj40QxGq4e5EPIyF6AbQYiPC1kLGTl2QzZMi0WIET5f",
+	"s394Jv3dswec6H/9/ZRq5kwYXzEKcBnUeI4ygyAbFJnAGgZSqAYyx4gPlTPxrxnPzOUODfymDMaFe3tM",
+	"xgyRlnmJo6SFz0vOjWgi8lTcM0NRs8LKkpar/J4ZirM3U5fLIbeb+ElV8OO6oQkMCCj369oQkuHvQPRf",
+	"MbWxmuU1mRW+YlzfGOXHUAOGVXFpQ8Oa5wPmilsjM32CJiBmxmi+1EzeHGf2NYMvu6zsTBmC5x7YOGK7",
+	"B8S9zQRCNEJPlCzGfzKSr2Ekoc1ws3H0rFCKZUqOXPyr3YsNPIfMn7vyGjAjV7cAvyvv/7ERrFff/rYJ",
+	"fztwmu5FM8nTM8aTJBf6q+i6tA1X+CN968ZspT8lGWb+NfMZ1xhcjUty49fpEFrPVZ5UBzrN01s+XLC+",
+	"i000mgU9uUJpsO3gGIVIiGvYX9g0VwU6TFjLddC+Z6WiJIoi50PDAK1O0LpaMC4XSor2JgK5b1UiDIp0",
+	"In5Wss5E6FtHD5Kdnrw5AZMBgx9Wk3PZokfQje+HTM+GY3MrvZjlair2vxN5lkJ084fzZ//rFKRtfT47",
+	"spnSJY7m3mQTEd33Sa34n/wBZqnEW9l7Asyb0D3yMvOAu8Ah0NO6EMwSrjgQlR4/QT+sx1pR8PPPP0dB",
+	"26daxzRNN89On7/DvoIQ3zowb/W6Hfjf/sHBlm//x/K1P7nFVtziDkziNQAhvFHFCQq2d/VjYDulc0hU",
+	"Z9w9uo/5ImpDCdrgjHiQPtHicmEfMV9mqS6INtMygCZRw9lEyKI9iGQMk47hSc0KCH6jtPolx6HFktjo",
+	"IsShvxZFng71VzsIXQPfxvln8Rksv0FlFdJh49cvzt+dPnt/efLq1duPMVDLG1W8VDN5Zyqhuwi259o0",
+	"VJ3V4dfP6o3C82qNzHxiZHLc2jKcBG3P1vFqp/ZaJel1KhqCVd6ogk3oV9aqpf9ThFXS7rA3CvAkas4y",
+	"i2GwjnTgmS8YybjIFE/OlXrF85G461KfAxICeN4I+YJ0FNNoZdl790RMthfoAdOR2MND9mP6HSwwmFS+",
+	"wmcq8JVVHtOt5wDj+IaeUpssqYUs7s9rSqsHbP6u64Z3RJJOhNSpknqAQZmDXIxSVSqOtzzN+FUmGOJ1",
+	"3NfCUnwkRX2C8JjPJC6tWSshXcLv3DxjLk+MgWlxvOlCSEyC/FFeTqOKRVK5Etol4Z0r9ZrLBa2qvtsS",
+	"niuFmf90sPS9rc6ZjUc+OTvFOYIEG+/zabp/26P4cogHvxELTDnEx9rHLBdFvrAJeIDrsQfAHjHTCORR",
+	"I0Pvkc1U6FBCSjL8IPmsGKs8/Vl8JS2a2d6IhZFbgFufPr+3FTUcyTRd2tjDMlEsZLm4VTcIVESmNTDp",
+	"TPgCqAdCYWKKIPRXv4Tk8YxyqOS0a8v88ePHvTrcybq1rqOjwKS+im6922CZcn159Mk93AD1HrahS/bC",
+	"yKKWCsziawH5NSdnp5fvTs5fXL46fX16HrtGGad3Wetqlms8JRgoTagc7WPGbaqJlWoMz4mkYeYiYbxc",
+	"Y8M9SlswdHry4fyHy5cnp68+vHOdQ8RCc89CRpJ+pu4ZOGuuZ1okwMfgLgBCLBBiis1kkWYkZwK+jkiW",
+	"xM2vOKJ3P50luWAblhJrUlrvfsSFnQ7ntzhaH6S76u4YWTbzWriHELM3xHgWGNTopDbLe/SEZxmLsYGY",
+	"oidtPlC/232gfTixaa6uRCRNg5iGpsd8arQkZsRLdsUzLociBxXew1TAydnAuw9ymquhoYurTLwAqK0d",
+	"TUibLb96KjJzMCGadJ7qLay+Nd8GRHUzyA4KWS9k3a+ylNgsm6qlhL5tCDLT6c9ihQepbGtpzL1uyPpH",
+	"ITvqhqzX7f5evB0qX7IqrDcgfJB6NkVggdciSfk5hKHfk87iTDObYtOrCs3R/So0Zr/jjUNADZk03Lc/",
+	"7rYGZpfhjRzQNS4hJwHyP7q9vW7/vNcddM3//yMInUnVvg9poWEgJjzNIG/B2imvlBEYejVTqZxlWfkV",
+	"7DzwMhd6YXjG9VI8fxgYxeORb0nEr8nEFwz6YWAU6mAQQPxu4NvtgorxzPsJwc28uR6e9w/Kuc7Aal1f",
+	"j4Pz7uPBAT7zZddEg3eUKbBq18ly0PFahrP8HCKWk9XpT8h/bN4UZVwk5VuUzGhWrUxhvFIqExx4LSp2",
+	"Sxkp9SyU0GZPeahbNObm1Mgy++VTAOkw9H7oBnfRkJjlNPS1k11ePkBRBHBCc3wQTxNBfPB8smjW7R6I",
+	"p+yw2zWntrpcJetclWKWFmKiG9J63RR4nnMA/qhnkFCmarY4Rg5mjabI7wjaT1tHAEjIS6vieNUvS80L",
+	"Np5NuHS6bCdoyH+zPKopG+qH8/MzWqTQ4ex0gsY8JH9P7Zhc603b+TJDGxSXi7fXweDTL8sE6MipG/Yu",
+	"lnu9WL426N0Oe4vRIvM0BwEDNf3KpcJtKInIkjbYY412nxaFkJRCHdpc5TCScQ9TL7vxMSJOQKIJCAqp",
+	"HLFWvBDavHD+DnJQ4wocF9zDVTnc7O1hv9+J5DPQDDTTY0hvBmRPSuEGXCYYwTEzA4A8lC6mZzmLOtds",
+	"Op6eSJ4tinSoHZLaBEX4z3sjteetLCy9i3TfgW9szQxsaFkDqVHsdhN0KgDxSqbyREC2gTtV6xgoTuR9",
+	"IabLx62Jz5D7BQfSSJTQ4O+ZsWIM/X3yVZwz5LntNmG70bW0FJn+a+YixNzdFfrpgb0+pp67z+FO1JIm",
+	"ekUmROhoiEBGQBM/LhP1SriwVgw9PD1AKEb88ChuV4hvp2xMmOIpvvoYHqUP/Q20uSVZvkp1sStNkhS3",
+	"w2lquriyVN5sfN0M7xU8CNdSwbd54bV5rr4eMGpqw3a+elmc+HS3pdlmRZrGt3pAEAC+42jMFW0o/9Ji",
+	"uK2nvu5OjBfM/5f30YU7lDuyZ1ySL7ucg7BhTVZPZcNuvCZy3GFHKFmJ1IEmNlRiKhNgjwXYrMHShU24",
+	"dB62LzYEeCyshaAsGLWYljB8gL8HLQDQonkb2Jzlg+O00A6FtzRcoAywOe1+3dp98/PliGMbplHf1HW8",
+	"Yx1RiOmu86lkszTRAyX0+BkzjSK3ee5ySxGgNjv7algdzvqJ3oUfDZW8FblOlbzMyZxZUpGaXWUiqCLK",
+	"NHIOPAZmNLX2LjVtwFc1muRqqq6v78DH6M37mZvNAW0Wa0k02YYw7syYG6gk8JorV6o286V9CVbsVBOB",
+	"2eS9XahqludCNpV1OJEE+0xrdfr+LTvs9x4x+wo4wyz2kfkXreRo8VlayfphXXoAE2g2DgM/YNQVR93q",
+	"GEYBVoRaMt9WI9ta9Mf0xPXM0GzBj+Y5L9dw2ZK6lG84tkmH/lz8mW8xkyZ1A4YcWhQqXOLaXoQlDayi",
+	"qWeOAHekLn4rcj4Sl4TUsKOp6E25qwCxWcYf2hEfY5EFc8dTFwDhjMtWwY6CGEAJT9qXm5a0NvyJERaa",
+	"tjARw3RCQ2LFXLEkHZm2S0liqlIjZyD0Va/f7Rx140YWs/oE2hPXCTbtNQ10w1Zud4Os46sIY73lcVnN",
+	"hLflvrseuEIVPPvWxAbunNnEgtrjkjxw9PefTmRrb8ztbkliWt5lSXTXdDlW9zxcYjmbedq3VuJrHPSP",
+	"o8ybgf+eDW9ALvdodjPz3croVpdQrPHZeUWXjMrB9nLXC3fnk8e9BT4Jqz+2oQJDKYypRISsGOdCsCGf",
+	"pgXPwCtB4kQwCP6/Tyd7/7j45eDLX4ItxLLqWADiqdfvVjCeZk3mxGN2tbDYpiz+O5SPiF0dLRpNJFvD",
+	"WbHcZttmypXCHarJdQPltkLj5jWs9hY2gFnVDKQPD+/hgmqWCM98eXDlplfERIgOMEOuAasD9AQAbSN2",
+	"5X58zOK/lQCPEHw1g9f9LY3/HTsQeM14BtGzRXor9NI+NOLIVU8crMqqA/YjLZkrBkSTd+LpRcM6mxd/",
+	"DTb9B2PO39AOhKuxrZW1xN7aYRiln9PSgroJwkrA1EbmvsabSeh+yy5YS3Ggv4IrGvgAWAQJtNvwcCoQ",
+	"OKjEDj/QGPHRQoi9SNrBtOtgea3YffohBRhwlWF9BYluRATSg4KHFrAv1YyDubDdieRrRNHDcBqsKeVi",
+	"BRFvbci1CF2AKaLZYeg5gL6LBMsZOEA+DHFMNYuNRBrbUjnc9opnXUlB3t/qdlnetX5D4CmzHWmRYbjO",
+	"0uKBG3ktJLG3cOBTrhnmLc/nWUYjXRtLlxZwHTR4p8/tJXBsl8QPpeOE194qjQrtNWp4SXljrhtwP9GD",
+	"PHBVeh5odp3z0QRKT8b/p9PpxOCQngK4d1nNBwOLMTM3f6BZbE7hnukjbh9H0jrE7QyMBkOF39CDTiiI",
+	"HVbKKWXFEBYfdruExb1iXr6sVmIzNuHow0D8q5UI7GpWlDH3gkQCWysMSykdlw5+Ow0ApbTzgKDYtFg3",
+	"CT+uUQtIusAkCxxFJG3RJkgYyBZsJvmc5/aK2zz76Ur48Cb0TH8Ljx00i0sxqx6JZeXLCxPY0zfpdE9N",
+	"ka3ugc4ncoegCpCYm6C6U1GpEAXShiJDyaCE2TTPQO5AoaiuQSRb8S9RMM24jIIBi0x3URCyKMD0lssU",
+	"voexxO0Oe49ItrdlcZkbMQULHXEnmZidgEXV7EoM1cTWUS3EZ3cQQwb3LyYx4NiwtZKaCRXsoItQ4ZFs",
+	"YWFXXTjgz2PCyrbC0kHXlzqJOSIdOXmq2+2GSGE6ktTQMbtSxRjhBhJGImxV8uqwE5ulgA1a/G4umdib",
+	"8DSzkeaRBCMDSWFPmMUaIeW+pad8KHTIElVAbm/CtZHcbFm7YiwmwCdoNIB23spFYsaRtGMzEJvYhoW+",
+	"uFupLiWGgIeslfECw85trSbIVDKtESx4G8NbXp/8zyXAsby/PHvx7vL5yU+x21+YM7VE361oy+wFVpWr",
+	"jurhIbMV2Exj+7h6U57m2jaspPDAXCNZ8gAMVy6Z3MB63pgu0iyzDKhFpemQUbRdpTY2wQzMSNpiVZRT",
+	"ZKmsXnIDo+aNzpcY6cycCkRBp3vQFuRoYhL2V8McjikMqQWCgCH4NtieqvX9tjFee8auZrv5A2caDZk5",
+	"yWjFMWe21+0cGQKDLPOjLp5qq5fiYX/x4V0UfKHq3/iiHEH4KeXudQmsnzazd2TJ2KtLBgwLlvwATVdW",
+	"LLF9AVJwVYVlLavhtjvsRzEtXJ3MFrd2MZtEd50pQPLCjtpwRwCobCTBYGc2k+ph4EIce1fUOjrpsFOU",
+	"owA+LZKWcy6TBZnwcCF9C9nALCFFidbAxBpu0I+nz89/+PzDi9PvfziPj4FzUk1hI5sCDwLpDo0imvU6",
+	"HcOvuts5B5ok5BfrnS7m4hqqPMGgNqh0SQKyEbzNsR2iIDuAYzuYybSIl40dzcaFZypT5R2AbK9B6d4Q",
+	"lGS6XG77x+rSORbY91j2eqGPBC5tC3tHEltytUE0CDTM9N9eK0J43kQb/V9GWG5655e6EX5JiK1PlU0V",
+	"ActTRUyvDFuvasmxwZWQ6Ixdmvs+Co6iIAaNBn757/dv39jGWvGR4eWrV245xnGFprDSTV7q0rvZ4eAd",
+	"DMbwy9TWAk2XqRNiPRpdkhlf8YMUn+GHjTs+zcXtFg/WlgZHRP1TI9TpqgW7QzgNMqnisqbYeSbXSjXF",
+	"hhLwZa1iuFBTc4wBGg9vBVsdxhDnoFbzfPf4HCwRUwnQYevic7wymXcNwwmD5omfwQlT0orUOJi0EBNX",
+	"ex/xLsGX69cRWsOpvXU3+75mW/zso4aAMCyIuXa7lrYnRIRQRCpT18vod4NqedJ6edNc8MSwjm6nZ9gD",
+	"VrVC60IumNBFOgHToiuBisWWQKPDnaEN99+LJFz69rodZjOd3orX1kGJq7cuTmSDN7NQm7cWat3f386C",
+	"t+ourrHKYQ39Mk/YpE80oS1UU6hGfvF2KuTJ2elzQjlpvP7pGXbQ6To4lGXWmcpr5VFh2YWaCsmnaSPz",
+	"nPJirBveqs3YNhFiL/a9pgm5GlZ+fa2jbv2CgNhfCBAwy9Qpa4f1umH/KDzqhr1u96Jp2yoWqcr9XRN0",
+	"NhvIABLtlxUC0jY35rIE4JsdMaGGY3VzdX2dDlOeWesRa+mxykHP0iGmJXDNYqN4708znkpS+dJCRxJE",
+	"Qw2J1y0ALcS34NwirIZuW+HoGK2bWAWZxT+kRbzC1BnJuq2TErzRd4aYKzhKVBJs18c1IdgmVeDDUNSW",
+	"WEcH+o2ttE5lbO3HYxYLOeIjMbGGXomFxf3YIVDRJdT8lwVrpUb9KMAG5bieuWquhBkdWEvMYIlzmZWP",
+	"bX1NncSELoSc45g8M1IxQ+BlW6m2Vtu2n89iMYBdMBCwIW7dVujl+UscSdpyVJ9N10Yw7bBtrchgZ4Ee",
+	"yY5suPlt3Ol02rXkFrPhONAOi6fxPtVkYbZg/xjMesMl8xMWxfxLvF/WbXFqmK+kEl6KoSHz9SwTmmpr",
+	"Uj9+6RczymkMqAA80woRKkFepZJK1gwD4blUSoZrqoaNh8iJ+LDwkazQB87Gn0ZpXl/SA1dkXVJ9prNZ",
+	"PhxzSF0uLQWYaemHrJAuaVTJZUUyDGZ5FgyCcVFM9WB/3+tofzgWwxs1A44osdLp3S34X+qs/i/bW9wd",
+	"P3pH0zIsa6PVfH39r5IHsRiXOQanKCENgkltqCYTvlcWswZRR13TM/oYi+aPU2eYdnjCkJdC2JeGS4UY",
+	"6mNhWgHsVF2zeBZvqemVoIgbH21KFLzGcjhVOkQRbJJmWUrYGL4MBnYrfCOxtUFBVdWpHAoUnkGYUVIc",
+	"Yy39gy6bpHJWWKMduILKL0PGmRQj8AODq8wzu3MdyVLbWzHHUtJqcof0VvhCGl0gY67He1dci4Tlalak",
+	"cgSHlXgk1o6K5LdygXiSQLrS8eFTqF/Eqr2jR8Q6KhpcImw3j0ilAFgETkIhEzTHWciHbMG4zdFkhVKh",
+	"FQBY1QBCdZrgXLTv6C/a/IJs5gH2joDL0FtmkCvaTcEbrAUHGO14x2zom5oiSbYmmMWybr8qQHm6jZPF",
+	"Gx3eV224b+x1Rl92gh0cNysb2MLQ7I/HlVsr7TeOpIDVwYHezuhcGrp3sVB/y+tDJ9vz0bGas2ues8Qc",
+	"CcdkfGY6htByIQ0PnIp8KGTBRyKS3U6n1+36ApotwW755w5ccXY3b6K/p1DQr3QvNsZ+gsTQQM/zFRkS",
+	"YKhm8zQpxqQkXC1IYLI84ZhZIXYs0tG4YPGSeRtMxAsdSfB0bMdem4zUS9SwhadjUDFbL4vFJGOCPQnk",
+	"S3O3W2t4bHhlDC+QsAlWbXTDL5m/yZlE3dgg4BUybCSd4IoLsioSeCkD3xHN0j5eNBtbw/WZHbX4QQwg",
+	"fvHhXdzZLhntzAJ61NvusunsKkuHgLQKmMll0UAEDkI9SAPbBlwQV9YPZPS5hPIw6UiCt7wdRrJf4ga3",
+	"vGdA5qOCLqgTQRIiFYou05Dty3RtlQAGYX9Z2TeraZ7Yu+U5KE1GJD6DKQU0bbAUnlmEkwuLeHdXMIwS",
+	"CAPwqMFyTZh+/dhiyalrdtjtWl8x3AjuYIAZn2oGNGJl3BGJoqYXYFNN5heY/l3yOdebl6HCPurHkGuJ",
+	"ONJhzZAMZeqt+1bIVbmcnW2svelkqvJCX6YSgG+SVVX/6fcOPR+DuRpuA/xGJFi1H4ZV4cq+cESdzXku",
+	"Tf9NLBr90/aRtZgnG1EQEW34I/W2hH3y3YK84WYyCxKcwcqZSqLKXM1Zy7I4cp2DCNluxEFZaYgGIEuy",
+	"K4eb7crHvimZDMjOoly1H6O9OGiyCi9bf9OJuMz4lcj0pn32Ho3JLAXODocvGtIKXc2GN8KpLjmWHg53",
+	"wKOBnuC9y1yZW6RJK85nwvr64v7hOMYokULswaDQhm+0QWoBSgsVis3HKhNQ40U3UySlUqj55gVxT8a4",
+	"gXBAyQcz5aNUAopVZSfWGLpXcpQ8Hf7d+kwbgL7zdPiA7vZjr4awyimRp0qraBKlOKcyc7GMd9xMNFsc",
+	"s1Jorc7jY3nMd7ggPo4XEL+J4284kA2ZBVCzf0lJlcqmxFxCmPklGANTOSITrbrUqRxlLnHm0soPce22",
+	"cfWTJ43SpsfOvv7OgbmUba68fAj6dMfF9e3m6Bw7OTtlt310GXcg0pJOIxiKCZUvTrhZFDh6IYsfJfDh",
+	"Mfxz0E0Am+hJDz5CFSXzx8OJMv/0+vjvQvDc/Msh1E3lmN0FHrJq9X/6yYhrjx92e5F051yz1urz3XZG",
+	"9YzKE8WfsOKdykOfbX3CoK2LiziSLRtimC3IrvxLFAy5FpeuVn0UDBBC8YvRa+NPUcBlEgX/jgKVR0HI",
+	"PpFP8eICIzjNE1IV5if85QKgrwFz38VksESIaZM8XC5/0/nPRYamKWR4LRvB0K6up88btZFKMbIQYZ9L",
+	"nOvdYMNompWX7B9NXL32mdjornBPKDB4A/R5d/U228Tc679/acQxgxt+/cqUkDq95XkCHsbl1aJxnba4",
+	"DGufy4tlx5VzFWobssqur7Vo/K1pSQjsea2l+oEmg/Nm9mabK9c69Il+Dbu7U97HNnkppSz/JQz+ZSsc",
+	"NneCSvzyQmDEDajE5nCGVUYKJoJbo6Upd0zxdDZKkbnQs6zYHuHGLtAsKzai29i2XboNTnjduoNreUeU",
+	"krvxGO/41dzYchlsBgb+QFupvCIy23DBkGF6F0XahOSRqyTQksWjlkQbG0nTl25i50sjQaoM38jV/IGO",
+	"pBW9xmASg6vThXu2YrPcnZpyEzNtdKb5eEGK+vbb7UuKm/bc245yjdfs+F1yyU9qkmdNgkKd3hwPdA2g",
+	"3ccmVHpRsX7QaiQxOzAtmJ5NNGtJxcRnrKtFGwt+2uk0S0XSDr2scQyX1cfVnVpApFQka7vTbKnbNnm1",
+	"YleyM4CBP6ikxDunafDh/fMmMTJTTTLkeWW1rmdZFrJRrmZTAalVxVjNNKdiBmUXf+mF/YPD8Ojho87j",
+	"J42Im2OVF2t7I2AAgMPGqqQ2Od+clx9D9jpk35nDcF7vutN/HawLBV3VZYjKbMM+dpYUk6oJ8J9ayc4b",
+	"Ullq1I/desZBO3la8aaD8E7wzPDnHfmeDabQqxNesQIbOGC9aCvfA6myROgCTTihdzwKegTe2BIfsLse",
+	"H/Cg60szB91ljpyLYWO41Lkdef/IhZDolVOSYu6mtDWs5jvo2q5bdeD9o+Wh+igM1cE+t8kWzsaCEfyQ",
+	"NUEsCMZ85JzDLT2bTIyeQUEjTKpE6Hajdr8DJpKH71DSilvldZT4DfNeHbFvnfta25rdhkTm60aBgAqM",
+	"N+jyp+/fDt5ATJWNyqdnPcdEyOIoiIIY+b1XImE5VgEKn68I1VuV8kZe+ykvxqHDSkkLTcIfNtHY3ZZZ",
+	"MjbmwsVcUvAWTsq6Ky1wgI0SSQstsutmWGWMmbjko4awz4+gO9uwCgiZqCTLfS2tU1ymm3u5u6GjAbcT",
+	"1bE20xzIBC8sfewCybQCbuYcgsH0bAKFk35N5Jkm+IpmoAe9Fk4IH6nCPnmoPEBIvgzyVRBGFUyyDUBG",
+	"zSg33hXs4G1oc9Zs+bdGQahQ1h8HDeG9yovnkDznMqsoDBj2LmhSUxP7vCvSQbGxxwxCOa5ywW8MhwUJ",
+	"BYLJjIbixQ3btrkeNsJWvC94cZczOrRHdAsS1cNcZdllIqbFeJXZ3tDlUwy7LXMxJsKo5u5Od6kYvKDI",
+	"YIZNM2iaYuFSjWlwoZPcbB53IsRUYHhZNWjCD114oClgwEWgUFAwhu8iqJ9MvIIAZRRsh330sha8kVtD",
+	"tj+FSGK6hyyBZFZgR26ISTCitZqYozMtFrRd1tym5GXzBblh1V2Ynr1vfK+XvwVl4AplN9v4iwdLQS26",
+	"7XaIMhQ8nDIM9LW9gpfIrB4GBZZZYlAUEwdR3R+29fZEcrv9wfmlBWvRl+Qq9fNGKUU+kpAHWc4Xb6WS",
+	"+GzGj9wQmLZhS51Gtp57Ow1qJac2p/5bs+mSs/yBeHTBizcUXNeA/kPqgP2rRK3MuExSObK5LeJz6vJc",
+	"PHlKC54Px5dCjlIJIpQapjy7lKKYq/zGbBifTHk6kvDbLAc5azjmACceeqVt6MNEJOlsQh+8d83HQuTu",
+	"Fyrf44tx6GkxQ9YLXYiJL9llXI5mVIljKSMY8O2KVGKDpYQ4TIuFB99JdLNYeefol3AI7xCM4nLCriEj",
+	"lBfogkeTh/UP2djERRlADZGZ9hp1eWaRvJoVXiZGyGLaZbIzwqeYaq3YyOJaIywXxSyXGOz6Hngh1yzG",
+	"kX56c/L6xcVTgCeIWctcQm+B4CjqNsaViL1CI2BlHKs5dkrAWE3uJ083qy7U35FloXBsGK4NQrrmkzRb",
+	"dDYDZnnUuKp1q/rYB1kr9ikRgjhLXejWvWSDODePgGh/4wDwOdaK3+YjLtMhew9HzezmGU8T9h5Omvn4",
+	"YsJT+ANFsThknU6nvd1oqGpc41AgrwgHkxZ0kaK300ZfTqY8F5q14g/vB2/EnP2k8puQvfkp3rJ3d+y2",
+	"GIJ9dkDpiomwt1Y8iP2xvPgwwJJWW49ihcLfMAZ4cuMInr8YfC/yCZeLLYdQ2gI2jOAmlQnkVsALW7W9",
+	"Aqvv73WpANqnzKslcIFGsi/f3Zr6y1tk7YAycV14s7Z5gxubb1Yc/ZYRybSwqRqAOWuPXOyjMsasBZZg",
+	"iHDhgJaDWdFSUdpbc+EVh/lHofuEIWjBf64pJQ3gBDGYkuJoI0k/elJ3WjiBcsLzBeNJollcQ2ONtwIL",
+	"rF3o65efY4CD3HH53S27qnVrD7APbtXq0r2++WZwrzB8ZZcrYu3ykNHW38/dlmi1GW7prFdscpXzt4RX",
+	"s7HbLWBQlhaRItLLd7brqSIQbp4lPs/w+SYuA49uzWBq8ucW/cMLjF64jwGANLtNx+ZB1oq/V2qUQcLR",
+	"GzHXmTCswXzykgxr/Hf3/a9I0w2R6V7WKyR9OnmHtUaQh1byu2Ku2tv3WZbZbKY2wKPAsOIP716xMUSs",
+	"G17svR1/rczlKRZ3Gwi+fC/j2EAf68eBL9/LOECZutsozKtfOYYvKxRVUqEgpmBXIBp8CUIFUUu5NAJY",
+	"6D5JVZD+Q18Y8uKp1PEmPSuSVtGKvUHGAzabInidBWErk2CvFiz+dwxV2ObjdDhmcRT9m3Lis7QQOc8A",
+	"/heDQaIoimL/lyiKw4p6RlF7NfS79eqTD+Pc7R92N+hD2zxO6sI2j/qy/VbPOyl8i6dLgXmLh50EvM2z",
+	"voC6xfN1oWq7V5yUtMXjTeLPFq/tMCBfJtni8UZZYpv36pLBNu8sXecbX2pkLbZY+G5eYkgIdkU7asEU",
+	"S5Z2XysyDFN5oMfAd6RCSb8SydKcNrFLCalVhnAy1Rit5MK3hZMK5EzDKkcw4gbngf0ddBMHOYaRvxbM",
+	"0WLwW/uzF6TT6rqwp1xAnJRnLr5zDZQmzPkxYHiSKxI7KsqgkPaWfsdK7Mw2TqBVqTYf/wR6gmgYMdeX",
+	"U5FjdcJ1AUlTQUJEWIud67ooh1La3SLLCB6+TGY5b1Z2XgtuQWDsQ3hVe/EIOwcfrIv/oWKwbkOtHy/h",
+	"i5DVA30S8nduQYK4KisFOShMYPGPvdSoXXGwvKAh6rEaPVTf6rDCPJf2wx3ni9XM+hnY01K9Rdh5E/cb",
+	"utd93kf5gWCpozohxMfSvIzQtV4xTrDfRm7rBHeJa7IXj4dptzEdEvHRNpeqrEAXOuSxcHXIFA1mq5TR",
+	"2kFFUP4mADuPwYNSOxGIWFEopvmiCfZxc/bpHx7BcI0McscgumHlNGxBct7x+RLuSqvbOCZ9ato6au88",
+	"nYh/KCneNELTnkh2evLmBF3lPxtJAqFHYrTn738n8iyVRqU70Snf/5EX4wmXycx88+H8WdwM4RVJKOoi",
+	"WWzaNc3GHfYcA1UGvsv7gWbx+T9iqJnPJZtNzeYijYk5jsciGOVqgmQFDDbE8mOhNe9aGiuEDd1ShuDG",
+	"ABWUlOz4ZyqPd63yoajBWgXVKe4M0GtWGlFBvwkjrabcOo4KR4oXpaw4zfiQailQcV8yMNLndoXbIqhj",
+	"kS9Yqo8tRgrGQix3A+f1WszNCcfhaEhHG6vcrDlBocG5bzdqylXxfkd5NGmUvM/9UeKgKni/boJUUULE",
+	"1cD1frf/cK/X3esfBCt0ujvKp99EvKvLWF8hLe0k6uwqvSSeELJGiFkrsqziZnjG7hJu9nX0t/2F0MgJ",
+	"1lIwEi7Az4/VLH9AcqRhVR/On7FWjGTa2+sfnPcOB93uoNv9B0Au4cXq/U541pGEnNzyp7hd53flO/dM",
+	"+r+2apZqWsAH+g+hpP15iu35+NbhY3V+8ccJIvuITu5dhVaoWZFc8mJJo4HU02AthOMyX5KmhSzVIsE8",
+	"BbTK5+z0zFZ5aQ5in/A027RE/xC5eisF2oAhT/zyShX6Dq+lTfByJzg+BGRlz06fv0OOo1nr9Oz2EGdx",
+	"+7ANhiuSiNCYNhU5y9ItIeLsGCDuqmEY/6+Kyu8wGpETAUJUtddjFkezbrf/MGY8A9ueK+uBxhIEbdhm",
+	"bNf8VuVERF9RkNTiSjVlkwiHKEzAVeBgLo4pEtp+CdkqiEF8azQ9iHRbBRg0LTG31sLn0WPmgKlslWjI",
+	"swyqiZlHbAwKBZAMWAwIW7HFP01zpuYyLMsfw0uQQjqH6O1U3qaFNWO0Yp5MUDkSCcb6qZzFhiuKPK6C",
+	"cAXQURAG8Ir5PnExoObxxghHqzw1z6ymt6GWbu45mfCc1AKZIExGLWwGYw6HlF5qrtKqukf2zqqSxmYy",
+	"ExrBQeaAGmhuUVC2OKP0XLiKsVZGJK0KF5I/ztPkSsUQjBJGzakLJ5URBWtWZ5VZA6ocOv2TFUrdQBIV",
+	"vxGaietrMTTylh25P7iqlulro6ELGVpWONHW5fQzbLZZAS3M2Dwt9LmHoWXNI7rgAC1gobXYm0r2Oerq",
+	"WPYNukoazCSW5W9kFKh473JtNNUepoukPMAe67B3Qo3XL/HPKlP3WJh3HOp7H/rXXmUyxBnW3K/fWgCx",
+	"1/gfTvD4hqmnbk22tWHRC+8LlYtvU7eatWJLaTGzqHjtBgv0ClnpZJV4dMw4xHOkuoosXwpW9diN7uHj",
+	"jaYmJ19tBzTrRCaoqED5YktVI3p24rqaaYp1/uECewB+o1Ql6dAW+8vFVOVFp0mK+4rB9ZYH52Ck8d4a",
+	"5nyege/AgtvDbSd4ArcUBWXozkY58a0URhA83DfSoN02s4mlyFiRCCvu8G63eweZ0HRZq9aEpFPKgHAH",
+	"AU4ZfFHKhCulwS3GtVqQewOQk3i9EPc2JNs/LqsvQmm8fKRkP4XyFeMOewG1/SZQ4VIqJ+512EkknexX",
+	"ujFswwDv2fNKO17NCoufghczm8kizSojaaiT/rixDpWTHbcEYbZSZOVs1KSvTSqmM7AvsTTkF2uY2ge4",
+	"rb4ZV6MSAut42m+jrN3pGG3xkq/zrBvZy4xvOBMnIPaViLyrT0LbHoVcTNQt8U/7ohV/UwALwg1qHfb7",
+	"bfN9Jjwih+B0hG7X4V0ofktt6c6UvUTDdnvLRLdu2LtotCtpMZzlabF4bxonc6zguchPZk35vCcSMApv",
+	"xIJNeCIguo9Lni2KdKjZTBu5F4Q+VLrKn8wb9EsHcs9Md0a/hM5KQXZcFNPgy5cvoavtBMGJw6IsUxSc",
+	"uFbNISp4KgVYwaqlSUZpMZ5dQWUSN4w90p3Kb5aBaGlH9lCVsNete6HDjJZHAMm92FU00OxaZZmaI5GN",
+	"p+Ugb3tmzUKmVSTFZ4A/GbFhlkKIDpQLnKv8JpWjY/LwVN42Ol2mlCYtzqw+cOg8HZr7qYV5sGabw0jG",
+	"ti4XxneCHpQCQmkKwjeCxxL8kyH2TiSh0lKJ+exNiYnPRjTCjm0RLoBB1iw+gVK06c9gThyw72AfmbkO",
+	"D4YnZ6eXP774CT5AVoZ5WMgiHVKAiWZQLEYkqLAZhe+KJ961a2NdsMCvG3G3F4Kscdg3x5BQN9mVSmxl",
+	"nBjwp7Cb/c978/l8z6hNe7M8E3KoEpHExywnGRpf+e/3b990GK4BlvOHerAe3LWFU3cLZMfjPHjg4YsB",
+	"gTsGKO1jFgNetY5ZC++BPVwNNhFaA/44cB4q8s+UZOibzRYdD33bL6BBosnJ2WmbtGWqNATQ3f7GQvks",
+	"7L4K/GVkNazCC79ijd1OpxMFX2LWiksY8bhtyJwXnug5V659rB1FwUJDLiFNErN7bMqEpZZIOvkQvJTl",
+	"Th7aKrwTUYxVYt92j1NZR/v4kY1RYfGJOWZxJI1QiRIaFlgyZyRFiQWx8l9Dy29UAW+IJHY738ZTPBY8",
+	"K8beEcb+wKGd5kxPeJax+Ad4KqbSZkfdA3drh2ChyhRP2BUHbC4IRUZaKpHTS8IxEhVYJGh5cAkxX542",
+	"zLbNWjau8LB7CPmwchFRegKslE+UZctDlWWIKvFAt0PCIdEsfsaHY7H3TMkiV9mASbUH92YMOG5D82Mk",
+	"qTA2sPEHDqePqnD/D7wsZLF3vpiKvbfALrVpScv0+hpOOV4AWuBVi2Y7y0E1xReZXdLjMuqoGItJaNOJ",
+	"wLAH4WCt2PwdtweRtKY7qhnjsnM9Ax/U3kKDS0VLCkFHwnQ0AA6YSSky8ybaCCMJb064NEcSHqbyY6Ez",
+	"QsITicgEYdxToXU+tDlC5i1aMjNmDXK2vTfMYGBVSJC29s7KQbC1pbP0RkDABaIlsTQ59o14aPj0jhSH",
+	"C6ds6gBlkywdCjIR2Bvz+7NXewed7p5hMEs35Xw+74zkrKPy0T69q/f5aJqZVzrjYpKheFJk1dv35Ow0",
+	"CAOKwDXKYKfb6VaqLwamgYPAq7kI5Grj0L+EAR2N/UQNdfUbaqSz4BMQg0eiIXDyvchRsEu1KxnpykWy",
+	"N3BVSWU2rFMmxit5mgSD4HtR0CuQyU93gumj3+1ayYMC5v1rxQ7IK7zm6lDexxphtW4j622SBOuFNEFu",
+	"WjZJLy2M6f+w/2RV824t9s+Ves2lhbcGYekI12b9e6eyELnkGdak8OXMYPDpIgy0DUMPzq1Q4w87DAo+",
+	"gsoXYDK7+BIGhtmvgCtEPvv9i3M2Sm/NBWeFBwjPUcliEyH8IHiynhKWe8XLx0GnOOmoFftscsDqhBOH",
+	"zD2BCkTcDgEEE0YK55faNh1XH1218PTCPj1NDwM10DbXJqCA5y2gbo/ZWCMTFebOApt5/M582AMnQuyC",
+	"gNkbGmN1hN6zm4YHj+KTMLajpsU9MexPfJ6KoZFXr3mazXIyvCSi4GmGUlumRiOR2Evwf/aIRPdOk3jV",
+	"SP2HNg8VnjxNzEh3JF8AGcJelwjZ429wh+3/QhfFZZp8WcnlzstACHUNnh4PZq8eM131NaFbB705hWJx",
+	"oeJIgoyh01tBoZ/kBCkdS85/1e7Y7DZI2MoFzygRayK4NHKXvatUHklMx+yw81ToOqgVwVldLRzOxlBA",
+	"xhDSfPVEvkp1AQlmwBatjxaMRutwr1MoscfSxM9Rt4uC/kbv3q0EnD0yCmcwACZclswsNyfwDUjoril5",
+	"9OpAkV6T0t1Y9cpuaGczXgmK0taz1fIR+9tG4IcFDiPJ/ZLox2WOivUxUq5ei7zdlTRrHTpbLaFogCBG",
+	"gyFinNVi+acCqA7Ginop/LSXiVuR2RBWnINRVv2UMczzpZQz88FViwtZXEmYgi8q2VDQmEvUDVlMI0f8",
+	"DxYP02IRt90JkkPhp1lQ6JH1HY7T4picfWYFS+JCMQyPmaK46/oGoXiLFSqs4xDEWbulkUSHsFtrqJoJ",
+	"RipAQED53vRo1puyXA0ho2WAU6rGEPKTodqxZhOe32AMA0b6Qn3Gap4s+s7LFsmXbhY5ZgUf0WcsIYYj",
+	"M1xMUal2c5nGRkqM6zGckbRFTpELYPua6anIECy6Facjot5U6oKPcj6BTG7U10/td9XMbstLbLILiwkG",
+	"BhYDALsIFuZqwTBvnJVC1yHgwYHR2D4XScBp3glF5uSUnWid6oJLKLJUg5WJZHWJ/QTp0EsQpiJuXhq3",
+	"q1VsbodKrHQkP7x7xcCNb4SJ5mzXY7gCbGVhLq3Px3OSPLG2C7OQAJ2Zaha3cpGYJpJ27IUbk3cBDBHH",
+	"rIryg6Wfq0nx/mEzejRodOlnInszNduyc9vPpqOcJwQdcpWr2WgMfHmCEQaxTTSOQe2nurIuixlhl/2q",
+	"lFTdEl+BfilJmHqOpLI1asZpUYXkNOcbq0stDbMs9gWI6TZDw2rCkTSTa8WVzA1gRxhjGVvUc1UasCjA",
+	"sh5GQfhhcOUg6L+7c+CfdbfNJlw2axdehwroFg+sDFD9jnTZQT1zwDMXQu6Ae9fIrWbVzOW+YpcoRwV3",
+	"slCwu2W1SAi4IKz9hoVwMGP+5Ovp9Gs9sstr8NImvYSVQjcNsefd3l63t2JkFN6whUCwKiumPq5XvGlY",
+	"aOy00EpAbc0jPVg1UsiDusdxPuNa7KXSFeRhenZFlc7Vta2EFf+VeN4lcjpK5u+sGCPe7mt3eeO4EDtO",
+	"ZIkVFmKWKXVjRNtjJG+qqLl+EJdXVWorUVwt7KINHMPPF41Da2xf5cXq1hHMsWzdfl7XSxMbKGXl/fcq",
+	"L4ItnjsT+ZlhRts8uuVzhP63TYt0xLd/A588kYvtH36jiu0ffkZQGLu/Ad1c7GRJ+iclLdCBrqQFmr99",
+	"PbOUGet4rXB9EcwaqoGcLQTPQ2Zj//1yDxAI9Mlh/B4c9rru5wBmTb887Hs/SDHXncVQTa5SyQuVGwkO",
+	"ZuuipUB8IaPiYH8/U0OeGQFy8Lj7uFvVeR/9X7iE7HwwhMLM4mnJefHLQuFXvf7eAX2F6/PXo+8IJ+Ov",
+	"R8+fPn/x14MTWgF8ytyvT3uAd/l7HJUUn4tgIGdZFgbTXNzi314oGVWZIDSNXljPFiXOf4B3FH7Xw9mW",
+	"71hnYDA46nqJIN1O9wiTa/tUlisY9MHKAYrgMuHB1wjJCckr6+ip51PN/jRPh+gPdw88eez9/rUkZEa2",
+	"xUbBDfm1hPEVfd1hu7fZ0eUt/LKLnAgxlg0m47cE1+Fu9NLRmeakRaMJudvbbAr+IDl5ikWCLx1ufumN",
+	"Kl6qmcQX+v1tDM7g4wabEbgxfwsTtzs0760xh04NGRE8cyAatzbYA/fJXbX/C/6x1kb4g5qjTdfPxxqO",
+	"rQFCF2Jq7w1sbTuLIRToisMmaBfAd6QEVlRy2IlVoaBrjb32UMMk5DTz+hg81BYfEh8i2Ej0CsNXN/+F",
+	"b4ZkloZGAcoQfg0ZZxk3PxgVz4NliSQOotL+zX/ZHgbL1csshvwYTDplCR2yY0kz2tTsdyb4rUg6jEAl",
+	"EgUC+j9VKgfWNqPyB5rGRbAaZYCkLFIJZeCZ4HmWijyiav17zo6kY8JnWCqT0yLrWjNKRrthhyLJHBGg",
+	"11RMj1kMVcpTObp0XZLdSl3TXoQshhj2y4ZHeZaZdn38DocqgD5WSimcpHKmseVjmGGSq6m6vqYJQk+o",
+	"2jzQZXP2rRT37YFmrS542XFk7dC1g5CfZixAjSuAeyrd4DjqqKHlePyBNLTnCLXV61YHZUZRb/fS/Bg3",
+	"jmOpgQ4rUZQon1tJYVolAJiQdb3CaXM1yxKWpLcphmB1O5F8ibyi2f7iGzass7mFaQokFrTD8mmHDOGs",
+	"lWpOkUpLR8ccmQHDgnrErih3BM1BKeVypj4MBXKXY1bDnUCrNMHFNrkFvhcFTnPZLbBJGzLMlUI7T5Ng",
+	"hQIJbVs/gmOT184CVgaDNTsR+o1OBMe879eHsGHG78yBfGnEiG0fPlf3q9z9zlW13bXTr1Lu/CyMJbYa",
+	"DPrdriOY9+lIzqYgNzYy4WDQe2weN8xDk/BdA0KDMiNNDIl+Ih6K6QYeP4UvEDwakZOYk+H9BOd+t4si",
+	"fb3bo5W9Hnmd9h4tdfv4yPXrpl/2d9CFcuZWXPYZjZ8w3w22l4CRkQBfcDk1K+InHF8gO/Cfwu864fdk",
+	"ab2sUQKrCpdCMF1ZG8VgiN9aKfhitF2JX16myLjorMo4tvKRh5HUKrf4paX0Y7pGt3WI6YJVqPTBdqJc",
+	"gzBt4dhbJcBwmpeiqBEFrDzroW5T/S8fRb3yPuEAjjE4vlIzzIwXBRcrLfje2yYRE6UnbJKm5krreGUn",
+	"ba+rhC1vNRtkLJ5lS+tUxVo0Q94FZBHHsU2V4YEts6ps6TnuCrbV6xmhbE3F3QpX/M05mQh6q3wd3cO8",
+	"wDbsujbUjDMtQ3ou6G2ra+G1xjy7NeQw5wsk4Z9FrtrHLO52ul2quwj4/EmaHJtWofxubYoYZO3K0rF3",
+	"ZcE6lHnop1RoG09BpCqSAdMCFiLOUl3Y0sydSH6PAZfrJVEcIFZ30YpxSOuAcZGjfsp14c6IUseRhNNa",
+	"gUHEllpe1aaVrkYs5poDokkk45cnz87fX757cf7izfnp2zcxkHjIsMi9SNrouRDXBVOzArePpNyK9w/L",
+	"ucD0IJ8EBrkMx9aAxmYdOivCX8waPnOHR9+HxPsbSYy/qYfhTyG0WQj99EtQY3/WQLkk1B12+iXqbK9B",
+	"TrtJpaFaWx6qwmptq57s2jez3rbzXqdXdn64WjalMXj1vDYM4+DOpmeUR/5vaQXuNbgGensH3btbnO/a",
+	"xa9laN5WyK4ysW0MzhirX7E3Ox74p9y9Tu72LouK1dnV41khhcNlvVEGr+amroxSvRGLFSE7qSAxp4p5",
+	"0mRsdVIUokvWJHOUi1zq1Tit19xNS4AQCE4T8lZkaipCRiK9DV3zaryZXzRrYR1rX8w38j/56UMqy7ow",
+	"s2x3WNwCCantwiEpGAZKlGqc6EG3S1hwbj/AkEZphGWMk5HTIK0kF5EEeQrIKsaJVqN26NDTp6c/vvjJ",
+	"SBFlZvJmG2BDcJN5acCWJaxIgojlS0Os1SQJYZ4QYTkBrRFsHJvwBbsS1tIYSXrdRU2tEoG8XOvfsfSz",
+	"S4AMUcivFCLzZxzKn1LiV0uJvl+/WusZxYxqJWKSssi/P80AOcw1cni0ext4kd89UMC7ub6tyPY1/fze",
+	"5LZtwwPgul9zFZur+k+pba3UVouYtQJUKS6sENu2iyDIBc8AKWyV0LaNuZJMYeO0cHKVkW+OwFlbCK9O",
+	"wNWCykQxl4gsR0yqRDRaFc0PAFU9FblWksKFx5iGQH7ruaLHJnzhrJWsmKdD0YaSlCoRDxxqXonj2Ou6",
+	"8uZobjGtwrivs5keo9PdSZ/xgB10GfnXdOgKxpNNk2pU0A0OrRx0y+mrLBGmYcOWQvRI01NXAnPTBdnR",
+	"CnrpmKLTcfQ4mFwMhSxoF+Dt/lF1EI2dSzEvO/eEY4ixYHhUIWHcT4tELAG8xkMLJFXNAGItr64Z1vnM",
+	"reXTgVABgGQbzWOmFRtJQWFwLokI4SiwVmsk36CLl9liCaVhrjIzBOTCRyFyxDwLxdgzJUcixzT/gl9l",
+	"ghCC4w9vXr39/vsXz+MBk4pd8eHNbGrGnQu47SBpAgT1SbvDnqHYDqSGIQeUS2o5WiRrVKwfIPUIbYE3",
+	"4pevPrz/4fL0zfmLd38/edUszH4vinf2IH6tJHtvTkgPSPpTN+yGvdD8tw//rf/vwP3V877th73wEMYz",
+	"hK4/eUXXgpdpLq7VZ6+O+CAoywGXJckHhiHdFGpqC64Pgn3ul1ZfEXwKOZnmeF/ykbJWpbL7Z+NcTUSl",
+	"9w/vBx8k4ISaNQWlwo1hoq7STHhDqI6g3tujI7MPvjFp66vVEsImp6Pl3L+J0/E3ugw/jhWwA+ldf1LN",
+	"73DrkdFvjaXCOm+cTYJsD5bXl86yijmi7icExR0KGURyKnJ8wTCu0vODjMJ+9gA+bN1la4OYTRCI3RVk",
+	"fqAjyKqz7x4DFNtnAoTIAUPdaI9w4kUC/LTtzBxX5BUlDyV4/NBrGUnb4sA59Fa5o0ov15JLK+YTNJcQ",
+	"XApAEO3ssCI+vMZUAZzYW6hUN1sgQralYYFcVX/6VP7Ulu/bpzJBTTfo9budo665f+i4BIPgxYd3gedJ",
+	"6TtvxtksH465xm0qm3jSefK42sKH98+9FpoauLOaTMf82+rId+7k96YgEwfZ3qPhXQlpNaCe1uRPNXmd",
+	"ZGDDEmqOjfKS1iHEr7izsqt/Q5eFUVeKDPSM829sCiJim3A2IlkCbdibjiVcj68UzxOmx2quWVosRRXV",
+	"cBdK/dthG6yL4ykVbqPKUVAHghfaSxiiRvjCTARx1j8XFEeD8RjxwAZmNNVVPK4q1u7vYy96SLhqpbbd",
+	"St3EeOC3wfZdx7WymPCuV+iEtOdqTNGtV9B/u1q03lxdyRQb8iS4RFwNxF9wKi9GTReqNDSMUyjD51fS",
+	"jGRltB6qR9kPinToH/di1m79iuTYCIZDubqd5j2AYRhUIqurDrcmGAsCizQUSuEvkcQ6GD4SZcUFhGdg",
+	"AkJsmpfUkGaZq2DgNq1N+IqRRGXGEF23VjBR0mBYC8wNbpMQY2+JPtod9h1OjzuwtcrswkqgmVtmHSMP",
+	"gQNCi1PaWEjwpc2NZAWQg/2A8mtu+GhNil2h9dtKgn9cQfM/OJd380uVMmJbPr31JtHj223Ta14Mx8/5",
+	"4u31RyFu7iMP2Rbvq6aDvlG3gI9YKx2Lrm6f64Rsom6NEsqHN1ACFeqmUaEXCOicC3ED+EVlAbenRrRL",
+	"1QwOeqqStp9pWq3zZq1Yldpxh4d+tNCTSrG0AyPvLRVi7neePFou/fXwSSVgqdstq3X1eo9dCVtKwn2y",
+	"13+CJWe9soWP/WKj1UH2OodVLcAb5WG3eZSPHy6P8tFBNazKH+VhF6TS1cnkfuxxxqEUipIuoCr088jp",
+	"ysH7DRKAdVOJ2DXp5rUVOHjcOfJW4HG3sgSPYL1r2coNS+Km7y3Jk6NKlsKhv3P9h92un0OwOqEalg79",
+	"LZV1O3FOmPXz+/V2eHuHXq3m7gqjowuUv/arZP+pmKxWTH4QPIFKEN7S3ZPvrnBF8lZqJW+t8RGE/mop",
+	"Wug0JHAxWxa2ND6S/wnlsW7bOrEiSY6kpggq1vIAxnuGrfe63W7osLbMpzY6syBd9pZnT8dqlpPojDWv",
+	"bFD/Mtggea+wHKx7wxbdBL8TgY9tqL95jMi4RptRuQtJumazqRkzhSWFJVgUKzW1bNFhJ1hfG72eCV9k",
+	"6Whc7Gl+C8DtZQWp/gFTOesfwhakgupj5mIKVY9Ms2b8dsJ8VswmEu3btGshI1T2wgOgU0NSYgWAGdIS",
+	"lMKsaddKrpt8tRAKV+iKLkVA2fgj+e0giN9pWFuoKC5huJ7H4umDaVEjhYQvYrR6E8G0B3azU6v7LkLm",
+	"F01dvZPgZlXsIHz4EAWPWmdwUcX1DuDbsov42Et4NRMFvY3uOCAPzMZAm3xKqn4qdZoI/5ARkrl5r7JX",
+	"bqMocQSSxvlCP9hBESzNBmR+aMUjp1kYPejEukNhMJEEPypAvtFa4BrqJSQv+3u8Qnspq3T+ceLvwE6T",
+	"/kyWImR7VcyshC9WRNnZ9VgRHIcv2tA4cy6DkL5EWJSLLYCqviNGPBWY3bUq4s/ZKRvHAmzXK22LH78u",
+	"YfhPdKc/NcI7aITnc4VccVkjBDUPK16iIkEGKV/jM99fGjHp0vyFVn/IKrxM+OJSXV8aNfEpVFpqN+IO",
+	"VTWLJ52DekXwqmje7zy0Bb+NyH8E90y/Ujl50DvoNsjij3xZ/LBXiuKHj774TT5sbPJRQ5OPe36TR550",
+	"/7AH0Qz+yLvr53W0PKuD2hC6vQZNt1sJY3jszarbMKtakw1zqrTnzah7d89UKQdX/Ub9/pLfqH+AX92N",
+	"wL7CsfVbjfEb+MXwMmmCBzN3XePZ3/Zg/hqH5I9Ksr8W2f02pLPREIUghgjkbGQjEtTXIRjWTX/96uYD",
+	"Mp5PXf2aXamBHT7qVpm8Rw2HR90lcjvsdo5qndZJurdFp4+qPNjvtH/fRNiEWNff6z/Gr6raUw3asILC",
+	"/tej509xu+6bfL/5CH9Vwgc1YYnoCWre2kPQHZVKVqmuzVofzp/9V28bseegkbue9w/IJFIlykebDKcH",
+	"JQUeLBE94sfUuew5dLTcV28Dv/XkqN434LcHK/lgxUBFFEL7+bT/LVjyPQyl76j3Nx8L8Lm7H56+f3r6",
+	"S0fncBfbdmmm2CYchyyh1aD936mNu5zZb2/o/rsLNvFiBirZCaXZewopBLM8xNL7uYONXWMAt2Xi1hfB",
+	"sWVctioqZ2M9GC8Y1kLZVJomdYEsCCSJRShSJQGiZMpHqRxh+U1+lYlV4aUf7VR2tZrZguqY7XknlHMq",
+	"LHxXmHMqjFyauZYqJa82bb01A7B1fjVrxUU+g7oYvbiNyETZgkkl9/xnQKkxD3Xj9qpBu9rBW2N7QRHh",
+	"5RHGaQKWYChEmyqJUIYr12ptqizA+dlVgg9rl+q3ypK9x0RQqN6bXAJIoZPU+uc97+K3dfhtA5SpQaWs",
+	"u/Ui1b1a+WmUyer1pfHbsoA0IiemCQgyZZ1oqsbt6i53wyBXYPGFQo6BX2A5+HD+zPuCfMDY0Qwqf6+b",
+	"5+5yimVX/3cnkWL5rW8YBttzt29v+6uXGNY2966dzFdctdvcnB/kNFdDobVh0C9kkRa/7bVplsbN3bsB",
+	"3R1x8SUMpko3XHhlkXjNpMonPEu1rZjMWkWeTiYiCVmm5iLfG3ItoFpoJjjgVsREWliI25b6jEPGI+me",
+	"oZpOXC4gRTBkU3Mlwp2a8zQzzySqoPrpyTH7INOhSgTL+JXINCtmuQRfX6EiOZ3JhfkRcSAmM0TAkOxK",
+	"MI4JhVBOBspcsdMzW60otNGsfJgrrQEAbqaxZE5MhzlmfSo7zVlsT3zcYbFlCrENY+XDoZgWlArTdD+/",
+	"L1QuPjo8biqA+J1KFmvYYmMh6TqftKzPr6r6omSD+1eZGgU1hhf0uh343/7jSPa73d4guXo8GIDlwvGx",
+	"XU8jTPGlyicUyFKBnP2ydB/07pY++CtcB2tWZ9MdQZfBb3lJ7LptG2NzxNwyklphy1dqSKr1L+vfe6DZ",
+	"h3evOmtxiOuyy5c7s+veweaXzvgiUzw5V+oVz0GuCQ57R9t0pmdTDFV+LZKUn5tR76hdWS7wm4KlJklj",
+	"fQDvemjQkfZ/oUoAWJZ6ed/fAcOulMLGGIUss2EIVEI7RWD+IudSc1B1luvjPodefKb5VQIltJbU5Dh1",
+	"9U8xLMqSm8HWx+c5tbfi2LhUdc1GSn5VNNsW9PxS5Vdpkgj5x0q8xTXcRImhVcxrV+pYzdcTx/qB0btv",
+	"f/wPyHA2a7V5mX/Lkrf3ClN/AVXNh+MV+VRQXlCzsw/ny0znzLy3UlBr3gH7SFpS1Qe4qIMvvxVhfnue",
+	"8Qe5ZsuN+M0OHw7Bs1O2zk7On/3QXnkMZ40ht5SgD4Y4KtSKQaHHLC7lwpjhFewKkTrVBJ+BYwvBuZGM",
+	"PbH3KSpsVQH3acyGmeC5djG5HWfqY0MusUwkDSNhrcN+vzH5HVfgz1P156n6dqdqNynW1rhaa/Yvrzt6",
+	"OkTLLcHzA/Q+a1l0zjRpN9n+a9hIUHoHYmudEXjZkm8rFOxqyP8NzbRGnu4vlxIpa4X4BQuakJRHikOx",
+	"msERGNCrT7v23FMHXy7ubg/df2T3/26W0ab3f282UqShbUykNJXfmzPyd2lS5ctMobGyyP8yYbrRUOxK",
+	"VaVgICV2iPk5/a5XON7ZWsnJSTNHi23fPP+YxcAp4jCSBIsmzHoQQnG1wIpFlg4RHg4w+ULHUQeUCVMK",
+	"S1DvI5Jm1pDJA+5bxvOcL1gL+31KYQj44RGmN1hxDcqYUEX8o67ddsy6OeoBMFAkc3E909YPbDMdYEk6",
+	"rIel8aHx0FbBqG91OTnM6jBPR3KU3gqJU4S0jMZucOk6DNRpqM2PXeRkjkkLh3EUSRo+9j/TAgrTc7uV",
+	"kGgPjV+LuQXH69tLSzOyotjrbKWp29VLuz9L96qr5Sg8uNiRK35zK/VvcRvuuAbb2H2RKHY2+7pCTB/e",
+	"vWKteK0A5hcZjdshmyMwQ+ER269lOP5TvE/o2P72pulryz/WFu3aSFHrjNVliTU2UkIfg3SOqEm64ItV",
+	"9miPs92zObrvmaOv3UbscqY32KTL6/pPk/RGk/QaCvxfJNz90QuSXqzkBuur9503iZO+cl+pr7dRye+s",
+	"rKX1h1LiS8g/1GNrcsfbWXEFIESvUnkzYM+ydHhjcQFX/wzyyVK1phJzH4D613fsBB7qCh8inrlcgsmC",
+	"6Wp4bT9RUvx7fy6yoZqI4KusBlgf6a42g9rbv8eqSVsjC/5pLdjRWjAiZlDHB/zPsBT87W+V4qF/+xtr",
+	"xebgPrVfx200IwBkPBUWBSw3QP0YGI0AMB4IaiLej48jGf8tLsuTygXLZ9IQaGl5QHyDf8dMC7PKoPpn",
+	"sGlFeis02WaxiYTxEU+lLiIJ+jgA6C3D2Bsp0YexNwrOVaZG+95Y6BseI1Ke/bh/FYewYfgFWBkk+9vf",
+	"SjjJcl3gu7hN5cxdFVWzIvhTGEmX+ky11R2WY5Hz4Y3I0UmUFqwVN/Fm03/1noskBRprwJJErTSmYHdR",
+	"qfdKEI04KoR4BlAPXbX1OJC8Dostk48BBcYCaEJ8Nm6+ZKfv37LDfu8RG6pErLLB9LtdwmVGG0y/i0aY",
+	"ZuOIWc24wzbVBsW6oLj1XmmqdYVCcUkqxUJX2kNM9/dqDbGXbnM1xJ14/reP2dvtdi+/MDf84TrRYad5",
+	"bmPxMPu7s72DShuvs3YAue7/QgabPy0dv7mlAw7kb2/nGCFfWAMavJaOqvaNJnOFYzz3bKw49IwVI1rL",
+	"7Y/iBkMFcNk/zRTbmClWEND/dhMFsVw0UNgi/NuaJw4bB22N6d/CONHfxySvwS8rJGRE1EumKpUF1kqX",
+	"lB+YqLkMWcFvbEWnK5UAFvhZxmc6vcrMDkJiIzs5O2W3fZBWYCO5jCSMhoCaLYydad+9zeYqvwHbBoTx",
+	"QKZhodkV1wJuNCPV3YgFFg6F0LmTs9NIQsEwgC5LJ5CWaaReZFnxMYsJTdABoJXEhuFDhMyMIhuULoGt",
+	"imT8SxQIQ/BRMGBREM263YOhkgJkWSGHkFV/IKLgSzxgh90uFZZHiZxwlCEuyegCLUT8wxdJlJ6PeRHJ",
+	"Oddsnis5aofssNtjLdQqPn78uHcyK8ZCFoYdigH7TvBc5HGb+pmkWkNdqJxd8QRLp0pEieORLKdNFTeh",
+	"BimMRnCqvILRh1jwiYPQO5OAnk0rYwbUf8JsKddI4gJ3WIx4A4TuBu5LC8utx3wq2H+/f/uGvQdaZQed",
+	"rl0IXfBCHDvwQ5Gz4VgMbzTIuhP0NrqD0u2wRA01kmtnkkDQl6ZQsoko8nQYsiSdCKkB+lsmDG8dlXci",
+	"Gck4jqHKS8b2/oedvX1/zmxeCreA3h0vK6NyOlgURZKxvR/YgxNi5EC3dhPYjy9+egA/P8Oba89c/ANW",
+	"v7we2IYS9uCXKKA9QXry+o6CkEUBzkmbXz9FDiAAf/PwB6LgwnyT8MJ8liOBzT1KogAqr8H/RYFbmUqD",
+	"AyoGBQIvNl2kEzGYC3FjGvYaoD2Gtz9FcEUbnRRfwsYAwhHsPebbT1EAymQUXFzAp1RfSlX4L9iCUvT4",
+	"fD7vjACgAlfh4uLiywPauSXlBRLAMW16W+2lCcOLj0a5GPGihmxrk7uXk7pdyblHTUg/tAfBIHhk+DXt",
+	"obn/HMKDjwZxEVoiqOUEmTvVMdnq0L5b2GJyWEMjLRYhywSCcboqxTBWqRD+3r6wfrAlibjxVugjCO2X",
+	"aUHfXFggG/PKJ9rh8rnKy58Cs6Gb1ySsoGusXSEpdFGH0Pl7M46zoUR2NStYkkINPTZUtmIBYqKE5qIx",
+	"dL9ykQ66y6vkTkt9KbhMgvDTJ3dO3KKUh8QsCSbBXVyEnwJYuU8BWWrc867oWvgpwMMRRR2zkmsWkwBE",
+	"1q6dVxKssaoI2J9sqSsjgYQIYarLwl0to+nCDWMOBUo4oAa0d1pD0J4HIC5WZwSG4svc1aaiEhDum7Xz",
+	"q4IFN51sxGK4tjilti6Z+dbcLUsgS24WnxyqOUAq2Q8HPTOiBvpI+ML8QlDDoDCnE3GJOaPOotG0lWtm",
+	"uLVWA4ySRPztjCk76mDWKUDbpeY6GPS/hIETLJvWrrfX7zqInP+C/7ql7O31H573DwZHTwZHT+i3i1+N",
+	"P3nbhMU/tMuSrGyb/c6b9ZqdXMvhwL13ebWAQXqvGEncMIcAgDacrQfkLsRY6oaBur7WoqC02GZigR2e",
+	"ZYWN8PHXsaw/iSBL1TPY63fDg243POx1ji4w4Md/+WXO5dAs/BnPU1199XE37B11w4PHF18udiXWDZUg",
+	"VXkVA5GFIDubz0Zu1wVTMnS2YZTgOASb5VyS1r6FlgtjIaPM1qo+vLScqP9kyzfvqpHTWNcYdfQNaG7Q",
+	"rhGQW6We5etofu4HYuygzWcseFaMfw4Gv5hP/zQ7Zjal809NX7mNh09Gq1j8XPmwT6VjzZdfoHzoLE+L",
+	"BYJ3gRhtZOtg8AnCp1EhWGUhSKUuDOUhaDqon6lR4IaziZAFa2mRXe+NlWHixyye8BthtK4Y1QxIQQFP",
+	"KACszPIM6puaXmnma4wS5t6YaZGjJ0N3Si3dxfYv2wVOrJCZsISn2QI0n1RDESEfJ8hrDSXb5aY+gvrs",
+	"DAniM2hB5g5ucYZu5dBcbWouM8WTdlj1KriSxP7I0TTT1Fc6HEOEJY4SvE2FskGcDmLdCJ+C8cJr0oak",
+	"NNlIvJ3y3nhtbpFmk4p1Gk1zVaihyljLCHBTqJ+CXKBSlunk7LSN/hdsiOG+icmVSCxXiKSzaaQFmyqz",
+	"iFitXYE9QRsuMzOvSSGgJpZVqI2KC2SUGGHb4p5HUk/FcA94BeyzOU2gVduCyUri+qWajblM9qY814Ti",
+	"rqdCJO1jV/6ODjVWcMYKUgVIutYPWCV3dO3QMj5z3TUs5irDjOWiqG2X5dFS7VUlSHjBnRehH5dFssEo",
+	"AsaftrefFqCrPoYfgJEgJAayDFgDq6uT6UbxhF3xzJzx3CfVt1YH1MGXiy//fwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
