@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-import bench-visits bench-collector bench-hitcost build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-row-flood bench-import bench-visits bench-collector bench-hitcost bench-queries build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -108,6 +108,12 @@ bench-hitcost:
 bench-flood:
 	scripts/bench-flood.sh
 
+# One stranger's visit whose row would grow: 190 Plausible pageviews a second with 30 long
+# properties, for BENCH_DURATION (10m), while another website's hits are timed until counted;
+# RSS, flush durations, the row's size and the drain at SIGTERM (scripts/bench-row-flood.sh).
+bench-row-flood:
+	scripts/bench-row-flood.sh
+
 # Import of a phpAnalytics database of BENCH_IMPORT_ROWS stats rows (default 10 million, 10
 # websites), generated in a throw-away MariaDB, by the real binary into a throw-away PostgreSQL:
 # prints the time, the rate and the import's peak RSS.
@@ -119,6 +125,12 @@ bench-import:
 bench-visits:
 	go test -run '^$$' -bench OpenVisits -benchtime 1000000x ./ingest/
 	scripts/bench-visits.sh
+
+# Issue 43's attack by one API key on the real server, beside another user's reads and hits
+# (scripts/bench-queries.sh): their latency, /readyz, the server's RSS, phase by phase.
+# BENCH_REV=main measures main's server with the same benchmark.
+bench-queries:
+	scripts/bench-queries.sh
 
 # The collector's own cost per hit (BenchmarkCollector), this tree and BENCH_REV (default main)
 # side by side, alternating BENCH_COUNT (5) runs each; compare the medians.

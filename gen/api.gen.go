@@ -1653,11 +1653,20 @@ type QueryInternalError = QueryError
 // QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryInvalid = QueryError
 
+// QueryTimedOut The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTimedOut = QueryError
+
 // QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryTooManyRequests = QueryError
 
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
+
+// StatsTimedOut The one error body, for every status >= 400.
+type StatsTimedOut = Error
+
+// StatsTooManyRequests The one error body, for every status >= 400.
+type StatsTooManyRequests = Error
 
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
@@ -4162,6 +4171,15 @@ type QueryInternalErrorJSONResponse struct {
 
 type QueryInvalidJSONResponse QueryError
 
+type QueryTimedOutResponseHeaders struct {
+	RetryAfter int
+}
+type QueryTimedOutJSONResponse struct {
+	Body QueryError
+
+	Headers QueryTimedOutResponseHeaders
+}
+
 type QueryTooManyRequestsResponseHeaders struct {
 	RetryAfter int
 }
@@ -4178,6 +4196,24 @@ type QueryUnauthorizedJSONResponse struct {
 	Body QueryError
 
 	Headers QueryUnauthorizedResponseHeaders
+}
+
+type StatsTimedOutResponseHeaders struct {
+	RetryAfter int
+}
+type StatsTimedOutJSONResponse struct {
+	Body Error
+
+	Headers StatsTimedOutResponseHeaders
+}
+
+type StatsTooManyRequestsResponseHeaders struct {
+	RetryAfter int
+}
+type StatsTooManyRequestsJSONResponse struct {
+	Body Error
+
+	Headers StatsTooManyRequestsResponseHeaders
 }
 
 type TooManyRequestsResponseHeaders struct {
@@ -4378,7 +4414,9 @@ func (response ListStats422JSONResponse) VisitListStatsResponse(w http.ResponseW
 	return err
 }
 
-type ListStats429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListStats429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListStats429JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
 
@@ -4404,6 +4442,21 @@ func (response ListStats500JSONResponse) VisitListStatsResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListStats503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListStats503JSONResponse) VisitListStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4475,7 +4528,9 @@ func (response GetFunnel422JSONResponse) VisitGetFunnelResponse(w http.ResponseW
 	return err
 }
 
-type GetFunnel429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetFunnel429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetFunnel429JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
 
@@ -4501,6 +4556,21 @@ func (response GetFunnel500JSONResponse) VisitGetFunnelResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFunnel503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetFunnel503JSONResponse) VisitGetFunnelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4571,7 +4641,9 @@ func (response ListGoalConversions422JSONResponse) VisitListGoalConversionsRespo
 	return err
 }
 
-type ListGoalConversions429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListGoalConversions429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListGoalConversions429JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
 
@@ -4597,6 +4669,21 @@ func (response ListGoalConversions500JSONResponse) VisitListGoalConversionsRespo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGoalConversions503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListGoalConversions503JSONResponse) VisitListGoalConversionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4667,7 +4754,9 @@ func (response ListProperties422JSONResponse) VisitListPropertiesResponse(w http
 	return err
 }
 
-type ListProperties429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListProperties429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListProperties429JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
 
@@ -4693,6 +4782,21 @@ func (response ListProperties500JSONResponse) VisitListPropertiesResponse(w http
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListProperties503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListProperties503JSONResponse) VisitListPropertiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4748,7 +4852,9 @@ func (response GetRealtime404JSONResponse) VisitGetRealtimeResponse(w http.Respo
 	return err
 }
 
-type GetRealtime429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetRealtime429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetRealtime429JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
 
@@ -4774,6 +4880,21 @@ func (response GetRealtime500JSONResponse) VisitGetRealtimeResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRealtime503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetRealtime503JSONResponse) VisitGetRealtimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4844,7 +4965,9 @@ func (response ListRevenue422JSONResponse) VisitListRevenueResponse(w http.Respo
 	return err
 }
 
-type ListRevenue429JSONResponse struct{ TooManyRequestsJSONResponse }
+type ListRevenue429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response ListRevenue429JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
 
@@ -4870,6 +4993,21 @@ func (response ListRevenue500JSONResponse) VisitListRevenueResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRevenue503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response ListRevenue503JSONResponse) VisitListRevenueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4940,7 +5078,9 @@ func (response GetSummary422JSONResponse) VisitGetSummaryResponse(w http.Respons
 	return err
 }
 
-type GetSummary429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetSummary429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetSummary429JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
 
@@ -4966,6 +5106,21 @@ func (response GetSummary500JSONResponse) VisitGetSummaryResponse(w http.Respons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSummary503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetSummary503JSONResponse) VisitGetSummaryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5038,7 +5193,9 @@ func (response GetTimeseries422JSONResponse) VisitGetTimeseriesResponse(w http.R
 	return err
 }
 
-type GetTimeseries429JSONResponse struct{ TooManyRequestsJSONResponse }
+type GetTimeseries429JSONResponse struct {
+	StatsTooManyRequestsJSONResponse
+}
 
 func (response GetTimeseries429JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
 
@@ -5064,6 +5221,21 @@ func (response GetTimeseries500JSONResponse) VisitGetTimeseriesResponse(w http.R
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTimeseries503JSONResponse struct{ StatsTimedOutJSONResponse }
+
+func (response GetTimeseries503JSONResponse) VisitGetTimeseriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6497,6 +6669,21 @@ func (response QueryStats500JSONResponse) VisitQueryStatsResponse(w http.Respons
 	return err
 }
 
+type QueryStats503JSONResponse struct{ QueryTimedOutJSONResponse }
+
+func (response QueryStats503JSONResponse) VisitQueryStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetOpenAPI This API description
@@ -7239,411 +7426,420 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Jd9s4si/+VXD4Zk6kubQsyXYW+eS8487S7dtZ/BJncntC/01YhCWOKUBDUFbUPfnu/4OqAghS1OY4",
-	"vdzpO/d0LInEWijU+qtfgqGaTJUUstDB4JdgLHgicvjzJMvU3PyRCD3M02mRKhkMgvOxYBNRjFWiWTEW",
-	"bMqLMRtzHTLRGXVY/P2L85CdvX1/HneCMMjFv2ZpLpJgUOQzEQZ6OBYTblotFlMRDAJd5KkcBV++hNjh",
-	"iVy8zdNRKpd7PsnmfKFZ/Lc4ZFqxYswLxuWC6bQQbMIXbKp0wcZpodf3LORsEgw+BX8LLsKGYTzjw7F4",
-	"pmSRq2z1IKTa04XKRTxgXDIu9VzkTF3DkpycncJ4xipLGGczLfIHms3FlRmpZlwmTM4mVyLXMBGpIjk0",
-	"nYZMj3kuEqZyaGeYpUIWDzRTcxmyGyGmmqVFJ5JbTc+OcMUslSyELF4JOSrGzbucwW92UlcqWbBUsquF",
-	"mUPL//b7F+dMC5nokF2rnP3w4uR5e6vNT2UhRiL3B3S+mIq3MAq9bvG1TK+vfTpgV7maa5Gzgt8IpEza",
-	"FI6fYupgz/QQs7QwRNvZciWhu+aFfK6G+kxl6XCxPN738DfuuC4WmdDsOlcTVoxTzbTIb9OhYEpmi5BJ",
-	"VYxTOWKpzFIpys/wvMi0mI9FLnY9Ui/O+ah5c3WRKzliQhZpsWAFH9l9zsU0F1rIgpunzb4WrAUHPeOp",
-	"hKmYT6Of0+me4R250FokkVRSMMGHhhfcCvNImhu6bR8DaZj1vuLDG0NB8en13hslxd5rXgzH8SZ6Xp7V",
-	"O/GvmdDFadI8tTRhM5mInM3H6XAMo01EwdNM4xxTzUSeq5zNRS5YpkYjkXR2HkKRL06uC5E37LoYKmm4",
-	"o2JzbuYtrlUOS8Kk+FywHIe/8wn5+PHjyawYmy0b8kKsPh7fCZ6LPN6OuPHhJtr+EgZTnvOJKOhGeKYm",
-	"U56Ll7maLHf+MS3GLB7CI6lW8ulwpgs1iVnLkIwhcjY3j6RFCPTMDvt9pqT/StwOYZWu01wXLOELhr+J",
-	"BF418xGf+WSamWH2u/2He73uXrcXhIG5LoJ/zUS+CMJA8ol5gN69NCco8Gd+rfIJL4JBkJhVbGaO8Oq5",
-	"2n6aOPKMNw0cTrMlg9gfV9w8p4PuhjkV6k4zMgNumJJhoB7DpE6QbeZcjgTNYpTeCgkn2NszdiV0mojy",
-	"4Qc6knS9DVg8zcVtqmb6ciryVCWGHDSbmGs7MbT6z5muHBBooR2yeCF4fqluRX5p/oqBBUVS84nAFzkz",
-	"39OrbXNjxo7gqktszmFcLlzc7rCTK8PWBnjzuql0mOEe5WeWajZUM1mIhInPfFhkC3uZ4KqkOkSaNl/B",
-	"0K7TzBwWZGmrNxD2oekw1lYrCIPqOgRhgLNsvoteQvfLO4zfa9aKcYCf3py8fnHx9O8nrz68iK3gRj/B",
-	"jPPFxdPnLwbfi9xsVTTrdvsP6fcpH4mLp/vTPB2mchS3B5EUtyJfkEiDK6bxwJt1uU11Wmi8pSeG4TN8",
-	"HJtDmupEco/BaMyac3bLs5mor7kueKFZlmrDQYtZLjXwkjgKoiBmqRxms0QkHXaCXWJnQkeSubnh2M9i",
-	"Nh8LycyNpa6ZGZ354TYVc236PwvhlrMviVshi4unL+ittMA7EeiRMfiVvTimWaliLHJmNrt6jGBIKMnR",
-	"7FqwItQ/crxxWrQ7MN6hkkVqhPIYh0KbEttGUTxUifDPDjYSD2LWmmZ8KGAYmg3HhlhNs1eimAsh2fdC",
-	"nZ6xXGSCa6HbxywepkXZuIYhzccqEzjWDntpzpcWPB+OL4UcpVLEIQxUq2HKs0spirnKb+KQxUM+mfJ0",
-	"JIkjxrNichkbAQPFoBgWLDZLzMRkWixo32m37LL6VAMChZEvjt2eaDXLh+LiaezeS9JcDAt6r4PduqGw",
-	"FMiAS297roFl2CcGQIiWJMzAi7kCsjyh/YKhSEXENQYuhl2TqDYopwREamb7s8iVDhmcEPjZyB24xS0Y",
-	"SzsOSUzRBTdCwzXJ/tCpIUyNvDnhaWYanhiar/XMRGraguHC/URsKGRrTya0Yl7HRRuQ0AaflOEWSaqL",
-	"VA4LM96pyA3jDZmeTSZGRTEzwoEtdDukNkJ2pWZySEpOMstBiAyt1Jjm3knjMnEHSB8jI60cVENN+PmS",
-	"ywV9B5yevjWnhKdSu8ft1GDAriPaUPMF0NcCVCnHDC+lKmzjqGMR8UmihvlYaXrdNFxyKFA/eJYtTQ1W",
-	"uo3kI9lM3khz7lVuhGvBzX1iGLCbXgzyQSpRNjWXuRvc08900Ghh+MWnq4unn42kpHLG6fDAZvSPjsxZ",
-	"z/kQ995on2Z333x4ZZ41XXw4f7n3mK55mIuVwWgcMOJ3hl3Aqs2m5u486NGNm4v6ddhhZ0ifvAh9CcIo",
-	"v1dGleAJKjDcdKZBzLHb4cgMlKMhz0TCZtMBi/GxJDZPSaZN18DdzMSMRmJahYE+x59KDmHvFKMJspbH",
-	"GWfTUc4TOsNXuZqNxkV5SFSWAC1zCSv98uTZ+fvLdy/OX7w5P337JobZhyydTFVeiKQNC5GJ64KpWTGw",
-	"aycSkjZgwDBpPNcJX5hmQfpHqQhXEW8TGJGhKKNKsBhlwkiaU6xm3hi9xU21xxBwQ3L9wNyS5rSjRGLe",
-	"LRdS5ZGsDRMlFCd5/hLQDRMMgvLeD76YR6aZSoTVH5pkGmy5Is/8JRfXwSD4P/uldWkff9X77809TpLK",
-	"lzAAvdiIrkJM3179UwyLwEkyJ7JBqfZ5AskxvX//vR8PfHEDzyxybrO8cuHoDhmrEUPd8XOigpKi3WF/",
-	"x0fMPmthVCBD8lcLFv87PmZxFP07RiaQpYXIeWa+x7stiqIo9n+IoviYGcFH6SKS/a7tXV3bb2vHFlTo",
-	"Dnsr8fa2Jyk1ivgttKmu3bhDt61mMTx2KZUVHGqcMh4Av5oYqdvwByMtTXhmWI7h6VKUzKHGGpCHa8US",
-	"JTSLR4pnRujyVnbCrgzV2TVtmdbMY4zDkW2vJbl/v3y3E7WZCd+F4nBrN9HdM1qu1cTnrh6kwPPev8/X",
-	"UKB92qfDQnw292U6ksrI75Ecci2OUSwxN0lcFZcqd9HYdGA2oqRVDXqZRw1Ly20aDQbB/lWmRvu7LbYd",
-	"/7df8Teq2LzocGPvtvDSl+xg5SNpl56tX3m5zdJXT+LKtefJJJV3W3sz6W+3/mvXvVzuzZzWX2hkdvWV",
-	"jaRbWq+ZhlVOtSePT3Yh9Vxcizw3mnAwn887I6VGmegM1WS3pf9GK356/UZJAcbPZgNm/OKcj2K4JNhQ",
-	"TReeM8AoHsdOEaV7qy4eHHQPq3alKDi47l31h1FgzRLo5ylnXDHJButtn/DMc754e/1RiJtVJrIlw48h",
-	"gppVZ8Biswlo3WGJuOazrGiziboltdma0SIJIihYkK8WrGvk0ocolloPAAj2uuB5Ya4tZ5FJuOO4cyFu",
-	"KgacSLZeK2w5S6URE1ELoS+NYnzNMy3i0qkwoQYW7Jpnmbk+PXsR0q55NZJzNcsSlgkyhoO1SrOeGfiT",
-	"J0+e2Hu2yQq62noE+32Z8MWlur4006nsFK1fMAjMohoCIKsSfYS5NBuOzoA/NdGiObYhyrM9M13zudRK",
-	"hUxAFZaKJbzgJHMYAXM/LlTM5CzLOismAzyxcfy9MJjwz+nEjL7Xtf8XBpNU0pdhk338TOR2Ho39ifxy",
-	"qc91R9o09j79WWDjuZqKvFisMrE9A7Mcm9JjVnJnrdh+dUkq3I8vfqqb3uqPTDMuL55OcwXmNZ/ZGvLk",
-	"hj0i0Q95nqcCPTKu6x9f/FSaJZExQ3ch4zqScZbqArhVTDq3WZ+n9u3YGdeQ6b4nsRNERiM7GrExrGjr",
-	"MSuU6kTyhN2IhVM740945C9iNuQSDeDMKiFsLHJhRMRsgXqvYLBb7OTstG3IrNRrI7mtYhsyDiNAM3Ux",
-	"B+davqxbL4m4teWPO6V1pm5qsVfNxiuk1maF6HiSpIZseEZUlQoQNSf8s/XH9o+Ols6p+0K5q6T5ggEN",
-	"vtlL89K6VkIW//TTTz/tvX699/x5zFo1/tRuckz0VjtbyMmy2t202UUBo25yubziTUOuOlVWOlN6q50p",
-	"4ET5mhG/V3mxitto89vWwoPKi+dgwDQzhqbNAf2IEQOr/JwUUPBAs9QocpKlibMnmLWBC5RnGUQfuPum",
-	"Jhs8orWZ8mJcjp6avkyT7ZYolcXDw2Ajh6YJvQdDcgMP5VrspVILqdMivRVMz65wue0VnqgJT+Uxi/9K",
-	"QvpljOYYVLhXXTVoua5sx4azZkZLftrvVELnk4b/YZqQ+3WIIQVwpqfTLB2CuXP/8958Pt8zi7M3yzMh",
-	"hyoRsIeeiCo+g7/iMp3qYBDA7Xyr8rQgpvJlW9KpjOmlyic49urCvrUm3+tUZIlGBwb6BToBTlVPldQ4",
-	"ze948kNarJnfP8mN6E1nIrRGHQcEhAm69SA05kqrbFYINi6KaUu32Yd3r8w+6YIXMx0MDrvdrSf7Is9V",
-	"3jTB186G8d/v374xF8Ecwhv8mA+wmJIa0jrL+EynV5k5PfEs3o9neRa32STVGsgNrw0uI9k0fmiq0oSM",
-	"9+EeRVMusNGHh5VbC8y1EwGWeHUdSeuMMIQHxkeWiGEGPuNWbBWYmHGyGoYsNicJjKC3oEgxvAZC1ul0",
-	"jvES07FpN2FxbjQsI1iLz0MxLUQyYJxdcTTxpJoluZpORdJGlydtHvmLwDUA48TLzg8JGw6F1nsUHLUH",
-	"AVt7ZbhW09bR2/u14C7Yw5cqv0qTRMi70tpPapazXGUCRf7UBVmhlQq20PQLv1WJ7uDrie7c8Vcw04G1",
-	"uzKIq1lBrgEY49KYBJ1BsznxbSrmIo8jid85iQM8ZbFI0kLlTpRKRCYKQVoNdkbCVAE+RpGbJ8Hk9iUM",
-	"fhA8wyCv7RfZrlSgboKtl4o6alirD1PWAv8HTxbtDmjBhpolz3B570gAthEIphI5+de8jT66D+4CPhzx",
-	"eSqGhUjYNU+zWS6OK4FF3EUSUexR/D97FKa0d5qAZOKdI/+3TQenDHaCkZ3KW56lycuZlCLbftmg25Hi",
-	"8IqeTSYcDK+c6UJMK1KDZ78pBQzzpg7CALQJaNaslUZCEeYK+xQAz4cIsCuxrpWLL6G3g+YQocAOCuQc",
-	"rDswxcp57ffN5MH9WZ2BfwSMJnrUZdewNprxDMitedgoGXwKeOVta5QvW/ma4dLS+MM16wJLbk7rNgt6",
-	"ZfvrmzvlMSvSifiqQRX8BhludQ3B20CupXLHtlpCWDh8kF0Jo3pBF3ce4z0cWBR0zHyok3Dpah/ixQia",
-	"6DGLcVox3YFAxkoK4lTQxPd0enY4cFvQa7/bxXOxfq1vUpmsJlfXyNcQxpRsJz53sC5taP2BZlNeGIZb",
-	"XmVocANrwH7zyLFZoubK4/dPxEmqpxlf3IWY6dXL/zCiBj3z/4G2tBtpWxWo3ACwEdIlwo1gJGTCc0ba",
-	"c8OSg83A43McnrX2IDDVlPr+11DLtbPZ+bRNwQJKGhnbEIx/C7qfgR6ah0+tfgpc5FymZvnFwAV8mHeP",
-	"7VWIhtSMyySVo0v8JD6nBf1pJf6QVcKsQlaNsAqZDVkyv8zyoQhBiJQiC9msmFzaL83fE5Gkswn+Xb5m",
-	"PhUit9/jloc2fj5kaipyXphB6oUuxCRkibhNhzj40QxGq4e5EPIyF6AbQYiPC1kLGTl2QzZMi0WIET5f",
-	"s394Jv3dswec6H/9/ZRq5kwYXzEKcBnUeI4ygyAbFJnAGgZSqAYyx4gPlTPxrxnPzOUODfymDMaFe3tM",
-	"xgyRlnmJo6SFz0vOjWgi8lTcM0NRs8LKkpar/J4ZirM3U5fLIbeb+ElV8OO6oQkMCCj369oQkuHvQPRf",
-	"MbWxmuU1mRW+YlzfGOXHUAOGVXFpQ8Oa5wPmilsjM32CJiBmxmi+1EzeHGf2NYMvu6zsTBmC5x7YOGK7",
-	"B8S9zQRCNEJPlCzGfzKSr2Ekoc1ws3H0rFCKZUqOXPyr3YsNPIfMn7vyGjAjV7cAvyvv/7ERrFff/rYJ",
-	"fztwmu5FM8nTM8aTJBf6q+i6tA1X+CN968ZspT8lGWb+NfMZ1xhcjUty49fpEFrPVZ5UBzrN01s+XLC+",
-	"i000mgU9uUJpsO3gGIVIiGvYX9g0VwU6TFjLddC+Z6WiJIoi50PDAK1O0LpaMC4XSor2JgK5b1UiDIp0",
-	"In5Wss5E6FtHD5Kdnrw5AZMBgx9Wk3PZokfQje+HTM+GY3MrvZjlair2vxN5lkJ084fzZ//rFKRtfT47",
-	"spnSJY7m3mQTEd33Sa34n/wBZqnEW9l7Asyb0D3yMvOAu8Ah0NO6EMwSrjgQlR4/QT+sx1pR8PPPP0dB",
-	"26daxzRNN89On7/DvoIQ3zowb/W6Hfjf/sHBlm//x/K1P7nFVtziDkziNQAhvFHFCQq2d/VjYDulc0hU",
-	"Z9w9uo/5ImpDCdrgjHiQPtHicmEfMV9mqS6INtMygCZRw9lEyKI9iGQMk47hSc0KCH6jtPolx6HFktjo",
-	"IsShvxZFng71VzsIXQPfxvln8Rksv0FlFdJh49cvzt+dPnt/efLq1duPMVDLG1W8VDN5Zyqhuwi259o0",
-	"VJ3V4dfP6o3C82qNzHxiZHLc2jKcBG3P1vFqp/ZaJel1KhqCVd6ogk3oV9aqpf9ThFXS7rA3CvAkas4y",
-	"i2GwjnTgmS8YybjIFE/OlXrF85G461KfAxICeN4I+YJ0FNNoZdl790RMthfoAdOR2MND9mP6HSwwmFS+",
-	"wmcq8JVVHtOt5wDj+IaeUpssqYUs7s9rSqsHbP6u64Z3RJJOhNSpknqAQZmDXIxSVSqOtzzN+FUmGOJ1",
-	"3NfCUnwkRX2C8JjPJC6tWSshXcLv3DxjLk+MgWlxvOlCSEyC/FFeTqOKRVK5Etol4Z0r9ZrLBa2qvtsS",
-	"niuFmf90sPS9rc6ZjUc+OTvFOYIEG+/zabp/26P4cogHvxELTDnEx9rHLBdFvrAJeIDrsQfAHjHTCORR",
-	"I0Pvkc1U6FBCSjL8IPmsGKs8/Vl8JS2a2d6IhZFbgFufPr+3FTUcyTRd2tjDMlEsZLm4VTcIVESmNTDp",
-	"TPgCqAdCYWKKIPRXv4Tk8YxyqOS0a8v88ePHvTrcybq1rqOjwKS+im6922CZcn159Mk93AD1HrahS/bC",
-	"yKKWCsziawH5NSdnp5fvTs5fXL46fX16HrtGGad3Wetqlms8JRgoTagc7WPGbaqJlWoMz4mkYeYiYbxc",
-	"Y8M9SlswdHry4fyHy5cnp68+vHOdQ8RCc89CRpJ+pu4ZOGuuZ1okwMfgLgBCLBBiis1kkWYkZwK+jkiW",
-	"xM2vOKJ3P50luWAblhJrUlrvfsSFnQ7ntzhaH6S76u4YWTbzWriHELM3xHgWGNTopDbLe/SEZxmLsYGY",
-	"oidtPlC/232gfTixaa6uRCRNg5iGpsd8arQkZsRLdsUzLociBxXew1TAydnAuw9ymquhoYurTLwAqK0d",
-	"TUibLb96KjJzMCGadJ7qLay+Nd8GRHUzyA4KWS9k3a+ylNgsm6qlhL5tCDLT6c9ihQepbGtpzL1uyPpH",
-	"ITvqhqzX7f5evB0qX7IqrDcgfJB6NkVggdciSfk5hKHfk87iTDObYtOrCs3R/So0Zr/jjUNADZk03Lc/",
-	"7rYGZpfhjRzQNS4hJwHyP7q9vW7/vNcddM3//yMInUnVvg9poWEgJjzNIG/B2imvlBEYejVTqZxlWfkV",
-	"7DzwMhd6YXjG9VI8fxgYxeORb0nEr8nEFwz6YWAU6mAQQPxu4NvtgorxzPsJwc28uR6e9w/Kuc7Aal1f",
-	"j4Pz7uPBAT7zZddEg3eUKbBq18ly0PFahrP8HCKWk9XpT8h/bN4UZVwk5VuUzGhWrUxhvFIqExx4LSp2",
-	"Sxkp9SyU0GZPeahbNObm1Mgy++VTAOkw9H7oBnfRkJjlNPS1k11ePkBRBHBCc3wQTxNBfPB8smjW7R6I",
-	"p+yw2zWntrpcJetclWKWFmKiG9J63RR4nnMA/qhnkFCmarY4Rg5mjabI7wjaT1tHAEjIS6vieNUvS80L",
-	"Np5NuHS6bCdoyH+zPKopG+qH8/MzWqTQ4ex0gsY8JH9P7Zhc603b+TJDGxSXi7fXweDTL8sE6MipG/Yu",
-	"lnu9WL426N0Oe4vRIvM0BwEDNf3KpcJtKInIkjbYY412nxaFkJRCHdpc5TCScQ9TL7vxMSJOQKIJCAqp",
-	"HLFWvBDavHD+DnJQ4wocF9zDVTnc7O1hv9+J5DPQDDTTY0hvBmRPSuEGXCYYwTEzA4A8lC6mZzmLOtds",
-	"Op6eSJ4tinSoHZLaBEX4z3sjteetLCy9i3TfgW9szQxsaFkDqVHsdhN0KgDxSqbyREC2gTtV6xgoTuR9",
-	"IabLx62Jz5D7BQfSSJTQ4O+ZsWIM/X3yVZwz5LntNmG70bW0FJn+a+YixNzdFfrpgb0+pp67z+FO1JIm",
-	"ekUmROhoiEBGQBM/LhP1SriwVgw9PD1AKEb88ChuV4hvp2xMmOIpvvoYHqUP/Q20uSVZvkp1sStNkhS3",
-	"w2lquriyVN5sfN0M7xU8CNdSwbd54bV5rr4eMGpqw3a+elmc+HS3pdlmRZrGt3pAEAC+42jMFW0o/9Ji",
-	"uK2nvu5OjBfM/5f30YU7lDuyZ1ySL7ucg7BhTVZPZcNuvCZy3GFHKFmJ1IEmNlRiKhNgjwXYrMHShU24",
-	"dB62LzYEeCyshaAsGLWYljB8gL8HLQDQonkb2Jzlg+O00A6FtzRcoAywOe1+3dp98/PliGMbplHf1HW8",
-	"Yx1RiOmu86lkszTRAyX0+BkzjSK3ee5ySxGgNjv7algdzvqJ3oUfDZW8FblOlbzMyZxZUpGaXWUiqCLK",
-	"NHIOPAZmNLX2LjVtwFc1muRqqq6v78DH6M37mZvNAW0Wa0k02YYw7syYG6gk8JorV6o286V9CVbsVBOB",
-	"2eS9XahqludCNpV1OJEE+0xrdfr+LTvs9x4x+wo4wyz2kfkXreRo8VlayfphXXoAE2g2DgM/YNQVR93q",
-	"GEYBVoRaMt9WI9ta9Mf0xPXM0GzBj+Y5L9dw2ZK6lG84tkmH/lz8mW8xkyZ1A4YcWhQqXOLaXoQlDayi",
-	"qWeOAHekLn4rcj4Sl4TUsKOp6E25qwCxWcYf2hEfY5EFc8dTFwDhjMtWwY6CGEAJT9qXm5a0NvyJERaa",
-	"tjARw3RCQ2LFXLEkHZm2S0liqlIjZyD0Va/f7Rx140YWs/oE2hPXCTbtNQ10w1Zud4Os46sIY73lcVnN",
-	"hLflvrseuEIVPPvWxAbunNnEgtrjkjxw9PefTmRrb8ztbkliWt5lSXTXdDlW9zxcYjmbedq3VuJrHPSP",
-	"o8ybgf+eDW9ALvdodjPz3croVpdQrPHZeUWXjMrB9nLXC3fnk8e9BT4Jqz+2oQJDKYypRISsGOdCsCGf",
-	"pgXPwCtB4kQwCP6/Tyd7/7j45eDLX4ItxLLqWADiqdfvVjCeZk3mxGN2tbDYpiz+O5SPiF0dLRpNJFvD",
-	"WbHcZttmypXCHarJdQPltkLj5jWs9hY2gFnVDKQPD+/hgmqWCM98eXDlplfERIgOMEOuAasD9AQAbSN2",
-	"5X58zOK/lQCPEHw1g9f9LY3/HTsQeM14BtGzRXor9NI+NOLIVU8crMqqA/YjLZkrBkSTd+LpRcM6mxd/",
-	"DTb9B2PO39AOhKuxrZW1xN7aYRiln9PSgroJwkrA1EbmvsabSeh+yy5YS3Ggv4IrGvgAWAQJtNvwcCoQ",
-	"OKjEDj/QGPHRQoi9SNrBtOtgea3YffohBRhwlWF9BYluRATSg4KHFrAv1YyDubDdieRrRNHDcBqsKeVi",
-	"BRFvbci1CF2AKaLZYeg5gL6LBMsZOEA+DHFMNYuNRBrbUjnc9opnXUlB3t/qdlnetX5D4CmzHWmRYbjO",
-	"0uKBG3ktJLG3cOBTrhnmLc/nWUYjXRtLlxZwHTR4p8/tJXBsl8QPpeOE194qjQrtNWp4SXljrhtwP9GD",
-	"PHBVeh5odp3z0QRKT8b/p9PpxOCQngK4d1nNBwOLMTM3f6BZbE7hnukjbh9H0jrE7QyMBkOF39CDTiiI",
-	"HVbKKWXFEBYfdruExb1iXr6sVmIzNuHow0D8q5UI7GpWlDH3gkQCWysMSykdlw5+Ow0ApbTzgKDYtFg3",
-	"CT+uUQtIusAkCxxFJG3RJkgYyBZsJvmc5/aK2zz76Ur48Cb0TH8Ljx00i0sxqx6JZeXLCxPY0zfpdE9N",
-	"ka3ugc4ncoegCpCYm6C6U1GpEAXShiJDyaCE2TTPQO5AoaiuQSRb8S9RMM24jIIBi0x3URCyKMD0lssU",
-	"voexxO0Oe49ItrdlcZkbMQULHXEnmZidgEXV7EoM1cTWUS3EZ3cQQwb3LyYx4NiwtZKaCRXsoItQ4ZFs",
-	"YWFXXTjgz2PCyrbC0kHXlzqJOSIdOXmq2+2GSGE6ktTQMbtSxRjhBhJGImxV8uqwE5ulgA1a/G4umdib",
-	"8DSzkeaRBCMDSWFPmMUaIeW+pad8KHTIElVAbm/CtZHcbFm7YiwmwCdoNIB23spFYsaRtGMzEJvYhoW+",
-	"uFupLiWGgIeslfECw85trSbIVDKtESx4G8NbXp/8zyXAsby/PHvx7vL5yU+x21+YM7VE361oy+wFVpWr",
-	"jurhIbMV2Exj+7h6U57m2jaspPDAXCNZ8gAMVy6Z3MB63pgu0iyzDKhFpemQUbRdpTY2wQzMSNpiVZRT",
-	"ZKmsXnIDo+aNzpcY6cycCkRBp3vQFuRoYhL2V8McjikMqQWCgCH4NtieqvX9tjFee8auZrv5A2caDZk5",
-	"yWjFMWe21+0cGQKDLPOjLp5qq5fiYX/x4V0UfKHq3/iiHEH4KeXudQmsnzazd2TJ2KtLBgwLlvwATVdW",
-	"LLF9AVJwVYVlLavhtjvsRzEtXJ3MFrd2MZtEd50pQPLCjtpwRwCobCTBYGc2k+ph4EIce1fUOjrpsFOU",
-	"owA+LZKWcy6TBZnwcCF9C9nALCFFidbAxBpu0I+nz89/+PzDi9PvfziPj4FzUk1hI5sCDwLpDo0imvU6",
-	"HcOvuts5B5ok5BfrnS7m4hqqPMGgNqh0SQKyEbzNsR2iIDuAYzuYybSIl40dzcaFZypT5R2AbK9B6d4Q",
-	"lGS6XG77x+rSORbY91j2eqGPBC5tC3tHEltytUE0CDTM9N9eK0J43kQb/V9GWG5655e6EX5JiK1PlU0V",
-	"ActTRUyvDFuvasmxwZWQ6Ixdmvs+Co6iIAaNBn757/dv39jGWvGR4eWrV245xnGFprDSTV7q0rvZ4eAd",
-	"DMbwy9TWAk2XqRNiPRpdkhlf8YMUn+GHjTs+zcXtFg/WlgZHRP1TI9TpqgW7QzgNMqnisqbYeSbXSjXF",
-	"hhLwZa1iuFBTc4wBGg9vBVsdxhDnoFbzfPf4HCwRUwnQYevic7wymXcNwwmD5omfwQlT0orUOJi0EBNX",
-	"ex/xLsGX69cRWsOpvXU3+75mW/zso4aAMCyIuXa7lrYnRIRQRCpT18vod4NqedJ6edNc8MSwjm6nZ9gD",
-	"VrVC60IumNBFOgHToiuBisWWQKPDnaEN99+LJFz69rodZjOd3orX1kGJq7cuTmSDN7NQm7cWat3f386C",
-	"t+ourrHKYQ39Mk/YpE80oS1UU6hGfvF2KuTJ2elzQjlpvP7pGXbQ6To4lGXWmcpr5VFh2YWaCsmnaSPz",
-	"nPJirBveqs3YNhFiL/a9pgm5GlZ+fa2jbv2CgNhfCBAwy9Qpa4f1umH/KDzqhr1u96Jp2yoWqcr9XRN0",
-	"NhvIABLtlxUC0jY35rIE4JsdMaGGY3VzdX2dDlOeWesRa+mxykHP0iGmJXDNYqN4708znkpS+dJCRxJE",
-	"Qw2J1y0ALcS34NwirIZuW+HoGK2bWAWZxT+kRbzC1BnJuq2TErzRd4aYKzhKVBJs18c1IdgmVeDDUNSW",
-	"WEcH+o2ttE5lbO3HYxYLOeIjMbGGXomFxf3YIVDRJdT8lwVrpUb9KMAG5bieuWquhBkdWEvMYIlzmZWP",
-	"bX1NncSELoSc45g8M1IxQ+BlW6m2Vtu2n89iMYBdMBCwIW7dVujl+UscSdpyVJ9N10Yw7bBtrchgZ4Ee",
-	"yY5suPlt3Ol02rXkFrPhONAOi6fxPtVkYbZg/xjMesMl8xMWxfxLvF/WbXFqmK+kEl6KoSHz9SwTmmpr",
-	"Uj9+6RczymkMqAA80woRKkFepZJK1gwD4blUSoZrqoaNh8iJ+LDwkazQB87Gn0ZpXl/SA1dkXVJ9prNZ",
-	"PhxzSF0uLQWYaemHrJAuaVTJZUUyDGZ5FgyCcVFM9WB/3+tofzgWwxs1A44osdLp3S34X+qs/i/bW9wd",
-	"P3pH0zIsa6PVfH39r5IHsRiXOQanKCENgkltqCYTvlcWswZRR13TM/oYi+aPU2eYdnjCkJdC2JeGS4UY",
-	"6mNhWgHsVF2zeBZvqemVoIgbH21KFLzGcjhVOkQRbJJmWUrYGL4MBnYrfCOxtUFBVdWpHAoUnkGYUVIc",
-	"Yy39gy6bpHJWWKMduILKL0PGmRQj8AODq8wzu3MdyVLbWzHHUtJqcof0VvhCGl0gY67He1dci4Tlalak",
-	"cgSHlXgk1o6K5LdygXiSQLrS8eFTqF/Eqr2jR8Q6KhpcImw3j0ilAFgETkIhEzTHWciHbMG4zdFkhVKh",
-	"FQBY1QBCdZrgXLTv6C/a/IJs5gH2joDL0FtmkCvaTcEbrAUHGO14x2zom5oiSbYmmMWybr8qQHm6jZPF",
-	"Gx3eV224b+x1Rl92gh0cNysb2MLQ7I/HlVsr7TeOpIDVwYHezuhcGrp3sVB/y+tDJ9vz0bGas2ues8Qc",
-	"CcdkfGY6htByIQ0PnIp8KGTBRyKS3U6n1+36ApotwW755w5ccXY3b6K/p1DQr3QvNsZ+gsTQQM/zFRkS",
-	"YKhm8zQpxqQkXC1IYLI84ZhZIXYs0tG4YPGSeRtMxAsdSfB0bMdem4zUS9SwhadjUDFbL4vFJGOCPQnk",
-	"S3O3W2t4bHhlDC+QsAlWbXTDL5m/yZlE3dgg4BUybCSd4IoLsioSeCkD3xHN0j5eNBtbw/WZHbX4QQwg",
-	"fvHhXdzZLhntzAJ61NvusunsKkuHgLQKmMll0UAEDkI9SAPbBlwQV9YPZPS5hPIw6UiCt7wdRrJf4ga3",
-	"vGdA5qOCLqgTQRIiFYou05Dty3RtlQAGYX9Z2TeraZ7Yu+U5KE1GJD6DKQU0bbAUnlmEkwuLeHdXMIwS",
-	"CAPwqMFyTZh+/dhiyalrdtjtWl8x3AjuYIAZn2oGNGJl3BGJoqYXYFNN5heY/l3yOdebl6HCPurHkGuJ",
-	"ONJhzZAMZeqt+1bIVbmcnW2svelkqvJCX6YSgG+SVVX/6fcOPR+DuRpuA/xGJFi1H4ZV4cq+cESdzXku",
-	"Tf9NLBr90/aRtZgnG1EQEW34I/W2hH3y3YK84WYyCxKcwcqZSqLKXM1Zy7I4cp2DCNluxEFZaYgGIEuy",
-	"K4eb7crHvimZDMjOoly1H6O9OGiyCi9bf9OJuMz4lcj0pn32Ho3JLAXODocvGtIKXc2GN8KpLjmWHg53",
-	"wKOBnuC9y1yZW6RJK85nwvr64v7hOMYokULswaDQhm+0QWoBSgsVis3HKhNQ40U3UySlUqj55gVxT8a4",
-	"gXBAyQcz5aNUAopVZSfWGLpXcpQ8Hf7d+kwbgL7zdPiA7vZjr4awyimRp0qraBKlOKcyc7GMd9xMNFsc",
-	"s1Jorc7jY3nMd7ggPo4XEL+J4284kA2ZBVCzf0lJlcqmxFxCmPklGANTOSITrbrUqRxlLnHm0soPce22",
-	"cfWTJ43SpsfOvv7OgbmUba68fAj6dMfF9e3m6Bw7OTtlt310GXcg0pJOIxiKCZUvTrhZFDh6IYsfJfDh",
-	"Mfxz0E0Am+hJDz5CFSXzx8OJMv/0+vjvQvDc/Msh1E3lmN0FHrJq9X/6yYhrjx92e5F051yz1urz3XZG",
-	"9YzKE8WfsOKdykOfbX3CoK2LiziSLRtimC3IrvxLFAy5FpeuVn0UDBBC8YvRa+NPUcBlEgX/jgKVR0HI",
-	"PpFP8eICIzjNE1IV5if85QKgrwFz38VksESIaZM8XC5/0/nPRYamKWR4LRvB0K6up88btZFKMbIQYZ9L",
-	"nOvdYMNompWX7B9NXL32mdjornBPKDB4A/R5d/U228Tc679/acQxgxt+/cqUkDq95XkCHsbl1aJxnba4",
-	"DGufy4tlx5VzFWobssqur7Vo/K1pSQjsea2l+oEmg/Nm9mabK9c69Il+Dbu7U97HNnkppSz/JQz+ZSsc",
-	"NneCSvzyQmDEDajE5nCGVUYKJoJbo6Upd0zxdDZKkbnQs6zYHuHGLtAsKzai29i2XboNTnjduoNreUeU",
-	"krvxGO/41dzYchlsBgb+QFupvCIy23DBkGF6F0XahOSRqyTQksWjlkQbG0nTl25i50sjQaoM38jV/IGO",
-	"pBW9xmASg6vThXu2YrPcnZpyEzNtdKb5eEGK+vbb7UuKm/bc245yjdfs+F1yyU9qkmdNgkKd3hwPdA2g",
-	"3ccmVHpRsX7QaiQxOzAtmJ5NNGtJxcRnrKtFGwt+2uk0S0XSDr2scQyX1cfVnVpApFQka7vTbKnbNnm1",
-	"YleyM4CBP6ikxDunafDh/fMmMTJTTTLkeWW1rmdZFrJRrmZTAalVxVjNNKdiBmUXf+mF/YPD8Ojho87j",
-	"J42Im2OVF2t7I2AAgMPGqqQ2Od+clx9D9jpk35nDcF7vutN/HawLBV3VZYjKbMM+dpYUk6oJ8J9ayc4b",
-	"Ullq1I/desZBO3la8aaD8E7wzPDnHfmeDabQqxNesQIbOGC9aCvfA6myROgCTTihdzwKegTe2BIfsLse",
-	"H/Cg60szB91ljpyLYWO41Lkdef/IhZDolVOSYu6mtDWs5jvo2q5bdeD9o+Wh+igM1cE+t8kWzsaCEfyQ",
-	"NUEsCMZ85JzDLT2bTIyeQUEjTKpE6Hajdr8DJpKH71DSilvldZT4DfNeHbFvnfta25rdhkTm60aBgAqM",
-	"N+jyp+/fDt5ATJWNyqdnPcdEyOIoiIIY+b1XImE5VgEKn68I1VuV8kZe+ykvxqHDSkkLTcIfNtHY3ZZZ",
-	"MjbmwsVcUvAWTsq6Ky1wgI0SSQstsutmWGWMmbjko4awz4+gO9uwCgiZqCTLfS2tU1ymm3u5u6GjAbcT",
-	"1bE20xzIBC8sfewCybQCbuYcgsH0bAKFk35N5Jkm+IpmoAe9Fk4IH6nCPnmoPEBIvgzyVRBGFUyyDUBG",
-	"zSg33hXs4G1oc9Zs+bdGQahQ1h8HDeG9yovnkDznMqsoDBj2LmhSUxP7vCvSQbGxxwxCOa5ywW8MhwUJ",
-	"BYLJjIbixQ3btrkeNsJWvC94cZczOrRHdAsS1cNcZdllIqbFeJXZ3tDlUwy7LXMxJsKo5u5Od6kYvKDI",
-	"YIZNM2iaYuFSjWlwoZPcbB53IsRUYHhZNWjCD114oClgwEWgUFAwhu8iqJ9MvIIAZRRsh330sha8kVtD",
-	"tj+FSGK6hyyBZFZgR26ISTCitZqYozMtFrRd1tym5GXzBblh1V2Ynr1vfK+XvwVl4AplN9v4iwdLQS26",
-	"7XaIMhQ8nDIM9LW9gpfIrB4GBZZZYlAUEwdR3R+29fZEcrv9wfmlBWvRl+Qq9fNGKUU+kpAHWc4Xb6WS",
-	"+GzGj9wQmLZhS51Gtp57Ow1qJac2p/5bs+mSs/yBeHTBizcUXNeA/kPqgP2rRK3MuExSObK5LeJz6vJc",
-	"PHlKC54Px5dCjlIJIpQapjy7lKKYq/zGbBifTHk6kvDbLAc5azjmACceeqVt6MNEJOlsQh+8d83HQuTu",
-	"Fyrf44tx6GkxQ9YLXYiJL9llXI5mVIljKSMY8O2KVGKDpYQ4TIuFB99JdLNYeefol3AI7xCM4nLCriEj",
-	"lBfogkeTh/UP2djERRlADZGZ9hp1eWaRvJoVXiZGyGLaZbIzwqeYaq3YyOJaIywXxSyXGOz6Hngh1yzG",
-	"kX56c/L6xcVTgCeIWctcQm+B4CjqNsaViL1CI2BlHKs5dkrAWE3uJ083qy7U35FloXBsGK4NQrrmkzRb",
-	"dDYDZnnUuKp1q/rYB1kr9ikRgjhLXejWvWSDODePgGh/4wDwOdaK3+YjLtMhew9HzezmGU8T9h5Omvn4",
-	"YsJT+ANFsThknU6nvd1oqGpc41AgrwgHkxZ0kaK300ZfTqY8F5q14g/vB2/EnP2k8puQvfkp3rJ3d+y2",
-	"GIJ9dkDpiomwt1Y8iP2xvPgwwJJWW49ihcLfMAZ4cuMInr8YfC/yCZeLLYdQ2gI2jOAmlQnkVsALW7W9",
-	"Aqvv73WpANqnzKslcIFGsi/f3Zr6y1tk7YAycV14s7Z5gxubb1Yc/ZYRybSwqRqAOWuPXOyjMsasBZZg",
-	"iHDhgJaDWdFSUdpbc+EVh/lHofuEIWjBf64pJQ3gBDGYkuJoI0k/elJ3WjiBcsLzBeNJollcQ2ONtwIL",
-	"rF3o65efY4CD3HH53S27qnVrD7APbtXq0r2++WZwrzB8ZZcrYu3ykNHW38/dlmi1GW7prFdscpXzt4RX",
-	"s7HbLWBQlhaRItLLd7brqSIQbp4lPs/w+SYuA49uzWBq8ucW/cMLjF64jwGANLtNx+ZB1oq/V2qUQcLR",
-	"GzHXmTCswXzykgxr/Hf3/a9I0w2R6V7WKyR9OnmHtUaQh1byu2Ku2tv3WZbZbKY2wKPAsOIP716xMUSs",
-	"G17svR1/rczlKRZ3Gwi+fC/j2EAf68eBL9/LOECZutsozKtfOYYvKxRVUqEgpmBXIBp8CUIFUUu5NAJY",
-	"6D5JVZD+Q18Y8uKp1PEmPSuSVtGKvUHGAzabInidBWErk2CvFiz+dwxV2ObjdDhmcRT9m3Lis7QQOc8A",
-	"/heDQaIoimL/lyiKw4p6RlF7NfS79eqTD+Pc7R92N+hD2zxO6sI2j/qy/VbPOyl8i6dLgXmLh50EvM2z",
-	"voC6xfN1oWq7V5yUtMXjTeLPFq/tMCBfJtni8UZZYpv36pLBNu8sXecbX2pkLbZY+G5eYkgIdkU7asEU",
-	"S5Z2XysyDFN5oMfAd6RCSb8SydKcNrFLCalVhnAy1Rit5MK3hZMK5EzDKkcw4gbngf0ddBMHOYaRvxbM",
-	"0WLwW/uzF6TT6rqwp1xAnJRnLr5zDZQmzPkxYHiSKxI7KsqgkPaWfsdK7Mw2TqBVqTYf/wR6gmgYMdeX",
-	"U5FjdcJ1AUlTQUJEWIud67ooh1La3SLLCB6+TGY5b1Z2XgtuQWDsQ3hVe/EIOwcfrIv/oWKwbkOtHy/h",
-	"i5DVA30S8nduQYK4KisFOShMYPGPvdSoXXGwvKAh6rEaPVTf6rDCPJf2wx3ni9XM+hnY01K9Rdh5E/cb",
-	"utd93kf5gWCpozohxMfSvIzQtV4xTrDfRm7rBHeJa7IXj4dptzEdEvHRNpeqrEAXOuSxcHXIFA1mq5TR",
-	"2kFFUP4mADuPwYNSOxGIWFEopvmiCfZxc/bpHx7BcI0McscgumHlNGxBct7x+RLuSqvbOCZ9ato6au88",
-	"nYh/KCneNELTnkh2evLmBF3lPxtJAqFHYrTn738n8iyVRqU70Snf/5EX4wmXycx88+H8WdwM4RVJKOoi",
-	"WWzaNc3GHfYcA1UGvsv7gWbx+T9iqJnPJZtNzeYijYk5jsciGOVqgmQFDDbE8mOhNe9aGiuEDd1ShuDG",
-	"ABWUlOz4ZyqPd63yoajBWgXVKe4M0GtWGlFBvwkjrabcOo4KR4oXpaw4zfiQailQcV8yMNLndoXbIqhj",
-	"kS9Yqo8tRgrGQix3A+f1WszNCcfhaEhHG6vcrDlBocG5bzdqylXxfkd5NGmUvM/9UeKgKni/boJUUULE",
-	"1cD1frf/cK/X3esfBCt0ujvKp99EvKvLWF8hLe0k6uwqvSSeELJGiFkrsqziZnjG7hJu9nX0t/2F0MgJ",
-	"1lIwEi7Az4/VLH9AcqRhVR/On7FWjGTa2+sfnPcOB93uoNv9B0Au4cXq/U541pGEnNzyp7hd53flO/dM",
-	"+r+2apZqWsAH+g+hpP15iu35+NbhY3V+8ccJIvuITu5dhVaoWZFc8mJJo4HU02AthOMyX5KmhSzVIsE8",
-	"BbTK5+z0zFZ5aQ5in/A027RE/xC5eisF2oAhT/zyShX6Dq+lTfByJzg+BGRlz06fv0OOo1nr9Oz2EGdx",
-	"+7ANhiuSiNCYNhU5y9ItIeLsGCDuqmEY/6+Kyu8wGpETAUJUtddjFkezbrf/MGY8A9ueK+uBxhIEbdhm",
-	"bNf8VuVERF9RkNTiSjVlkwiHKEzAVeBgLo4pEtp+CdkqiEF8azQ9iHRbBRg0LTG31sLn0WPmgKlslWjI",
-	"swyqiZlHbAwKBZAMWAwIW7HFP01zpuYyLMsfw0uQQjqH6O1U3qaFNWO0Yp5MUDkSCcb6qZzFhiuKPK6C",
-	"cAXQURAG8Ir5PnExoObxxghHqzw1z6ymt6GWbu45mfCc1AKZIExGLWwGYw6HlF5qrtKqukf2zqqSxmYy",
-	"ExrBQeaAGmhuUVC2OKP0XLiKsVZGJK0KF5I/ztPkSsUQjBJGzakLJ5URBWtWZ5VZA6ocOv2TFUrdQBIV",
-	"vxGaietrMTTylh25P7iqlulro6ELGVpWONHW5fQzbLZZAS3M2Dwt9LmHoWXNI7rgAC1gobXYm0r2Oerq",
-	"WPYNukoazCSW5W9kFKh473JtNNUepoukPMAe67B3Qo3XL/HPKlP3WJh3HOp7H/rXXmUyxBnW3K/fWgCx",
-	"1/gfTvD4hqmnbk22tWHRC+8LlYtvU7eatWJLaTGzqHjtBgv0ClnpZJV4dMw4xHOkuoosXwpW9diN7uHj",
-	"jaYmJ19tBzTrRCaoqED5YktVI3p24rqaaYp1/uECewB+o1Ql6dAW+8vFVOVFp0mK+4rB9ZYH52Ck8d4a",
-	"5nyege/AgtvDbSd4ArcUBWXozkY58a0URhA83DfSoN02s4mlyFiRCCvu8G63eweZ0HRZq9aEpFPKgHAH",
-	"AU4ZfFHKhCulwS3GtVqQewOQk3i9EPc2JNs/LqsvQmm8fKRkP4XyFeMOewG1/SZQ4VIqJ+512EkknexX",
-	"ujFswwDv2fNKO17NCoufghczm8kizSojaaiT/rixDpWTHbcEYbZSZOVs1KSvTSqmM7AvsTTkF2uY2ge4",
-	"rb4ZV6MSAut42m+jrN3pGG3xkq/zrBvZy4xvOBMnIPaViLyrT0LbHoVcTNQt8U/7ohV/UwALwg1qHfb7",
-	"bfN9Jjwih+B0hG7X4V0ofktt6c6UvUTDdnvLRLdu2LtotCtpMZzlabF4bxonc6zguchPZk35vCcSMApv",
-	"xIJNeCIguo9Lni2KdKjZTBu5F4Q+VLrKn8wb9EsHcs9Md0a/hM5KQXZcFNPgy5cvoavtBMGJw6IsUxSc",
-	"uFbNISp4KgVYwaqlSUZpMZ5dQWUSN4w90p3Kb5aBaGlH9lCVsNete6HDjJZHAMm92FU00OxaZZmaI5GN",
-	"p+Ugb3tmzUKmVSTFZ4A/GbFhlkKIDpQLnKv8JpWjY/LwVN42Ol2mlCYtzqw+cOg8HZr7qYV5sGabw0jG",
-	"ti4XxneCHpQCQmkKwjeCxxL8kyH2TiSh0lKJ+exNiYnPRjTCjm0RLoBB1iw+gVK06c9gThyw72AfmbkO",
-	"D4YnZ6eXP774CT5AVoZ5WMgiHVKAiWZQLEYkqLAZhe+KJ961a2NdsMCvG3G3F4Kscdg3x5BQN9mVSmxl",
-	"nBjwp7Cb/c978/l8z6hNe7M8E3KoEpHExywnGRpf+e/3b990GK4BlvOHerAe3LWFU3cLZMfjPHjg4YsB",
-	"gTsGKO1jFgNetY5ZC++BPVwNNhFaA/44cB4q8s+UZOibzRYdD33bL6BBosnJ2WmbtGWqNATQ3f7GQvks",
-	"7L4K/GVkNazCC79ijd1OpxMFX2LWiksY8bhtyJwXnug5V659rB1FwUJDLiFNErN7bMqEpZZIOvkQvJTl",
-	"Th7aKrwTUYxVYt92j1NZR/v4kY1RYfGJOWZxJI1QiRIaFlgyZyRFiQWx8l9Dy29UAW+IJHY738ZTPBY8",
-	"K8beEcb+wKGd5kxPeJax+Ad4KqbSZkfdA3drh2ChyhRP2BUHbC4IRUZaKpHTS8IxEhVYJGh5cAkxX542",
-	"zLbNWjau8LB7CPmwchFRegKslE+UZctDlWWIKvFAt0PCIdEsfsaHY7H3TMkiV9mASbUH92YMOG5D82Mk",
-	"qTA2sPEHDqePqnD/D7wsZLF3vpiKvbfALrVpScv0+hpOOV4AWuBVi2Y7y0E1xReZXdLjMuqoGItJaNOJ",
-	"wLAH4WCt2PwdtweRtKY7qhnjsnM9Ax/U3kKDS0VLCkFHwnQ0AA6YSSky8ybaCCMJb064NEcSHqbyY6Ez",
-	"QsITicgEYdxToXU+tDlC5i1aMjNmDXK2vTfMYGBVSJC29s7KQbC1pbP0RkDABaIlsTQ59o14aPj0jhSH",
-	"C6ds6gBlkywdCjIR2Bvz+7NXewed7p5hMEs35Xw+74zkrKPy0T69q/f5aJqZVzrjYpKheFJk1dv35Ow0",
-	"CAOKwDXKYKfb6VaqLwamgYPAq7kI5Grj0L+EAR2N/UQNdfUbaqSz4BMQg0eiIXDyvchRsEu1KxnpykWy",
-	"N3BVSWU2rFMmxit5mgSD4HtR0CuQyU93gumj3+1ayYMC5v1rxQ7IK7zm6lDexxphtW4j622SBOuFNEFu",
-	"WjZJLy2M6f+w/2RV824t9s+Ves2lhbcGYekI12b9e6eyELnkGdak8OXMYPDpIgy0DUMPzq1Q4w87DAo+",
-	"gsoXYDK7+BIGhtmvgCtEPvv9i3M2Sm/NBWeFBwjPUcliEyH8IHiynhKWe8XLx0GnOOmoFftscsDqhBOH",
-	"zD2BCkTcDgEEE0YK55faNh1XH1218PTCPj1NDwM10DbXJqCA5y2gbo/ZWCMTFebOApt5/M582AMnQuyC",
-	"gNkbGmN1hN6zm4YHj+KTMLajpsU9MexPfJ6KoZFXr3mazXIyvCSi4GmGUlumRiOR2Evwf/aIRPdOk3jV",
-	"SP2HNg8VnjxNzEh3JF8AGcJelwjZ429wh+3/QhfFZZp8WcnlzstACHUNnh4PZq8eM131NaFbB705hWJx",
-	"oeJIgoyh01tBoZ/kBCkdS85/1e7Y7DZI2MoFzygRayK4NHKXvatUHklMx+yw81ToOqgVwVldLRzOxlBA",
-	"xhDSfPVEvkp1AQlmwBatjxaMRutwr1MoscfSxM9Rt4uC/kbv3q0EnD0yCmcwACZclswsNyfwDUjoril5",
-	"9OpAkV6T0t1Y9cpuaGczXgmK0taz1fIR+9tG4IcFDiPJ/ZLox2WOivUxUq5ei7zdlTRrHTpbLaFogCBG",
-	"gyFinNVi+acCqA7Ginop/LSXiVuR2RBWnINRVv2UMczzpZQz88FViwtZXEmYgi8q2VDQmEvUDVlMI0f8",
-	"DxYP02IRt90JkkPhp1lQ6JH1HY7T4picfWYFS+JCMQyPmaK46/oGoXiLFSqs4xDEWbulkUSHsFtrqJoJ",
-	"RipAQED53vRo1puyXA0ho2WAU6rGEPKTodqxZhOe32AMA0b6Qn3Gap4s+s7LFsmXbhY5ZgUf0WcsIYYj",
-	"M1xMUal2c5nGRkqM6zGckbRFTpELYPua6anIECy6Facjot5U6oKPcj6BTG7U10/td9XMbstLbLILiwkG",
-	"BhYDALsIFuZqwTBvnJVC1yHgwYHR2D4XScBp3glF5uSUnWid6oJLKLJUg5WJZHWJ/QTp0EsQpiJuXhq3",
-	"q1VsbodKrHQkP7x7xcCNb4SJ5mzXY7gCbGVhLq3Px3OSPLG2C7OQAJ2Zaha3cpGYJpJ27IUbk3cBDBHH",
-	"rIryg6Wfq0nx/mEzejRodOlnInszNduyc9vPpqOcJwQdcpWr2WgMfHmCEQaxTTSOQe2nurIuixlhl/2q",
-	"lFTdEl+BfilJmHqOpLI1asZpUYXkNOcbq0stDbMs9gWI6TZDw2rCkTSTa8WVzA1gRxhjGVvUc1UasCjA",
-	"sh5GQfhhcOUg6L+7c+CfdbfNJlw2axdehwroFg+sDFD9jnTZQT1zwDMXQu6Ae9fIrWbVzOW+YpcoRwV3",
-	"slCwu2W1SAi4IKz9hoVwMGP+5Ovp9Gs9sstr8NImvYSVQjcNsefd3l63t2JkFN6whUCwKiumPq5XvGlY",
-	"aOy00EpAbc0jPVg1UsiDusdxPuNa7KXSFeRhenZFlc7Vta2EFf+VeN4lcjpK5u+sGCPe7mt3eeO4EDtO",
-	"ZIkVFmKWKXVjRNtjJG+qqLl+EJdXVWorUVwt7KINHMPPF41Da2xf5cXq1hHMsWzdfl7XSxMbKGXl/fcq",
-	"L4ItnjsT+ZlhRts8uuVzhP63TYt0xLd/A588kYvtH36jiu0ffkZQGLu/Ad1c7GRJ+iclLdCBrqQFmr99",
-	"PbOUGet4rXB9EcwaqoGcLQTPQ2Zj//1yDxAI9Mlh/B4c9rru5wBmTb887Hs/SDHXncVQTa5SyQuVGwkO",
-	"ZuuipUB8IaPiYH8/U0OeGQFy8Lj7uFvVeR/9X7iE7HwwhMLM4mnJefHLQuFXvf7eAX2F6/PXo+8IJ+Ov",
-	"R8+fPn/x14MTWgF8ytyvT3uAd/l7HJUUn4tgIGdZFgbTXNzi314oGVWZIDSNXljPFiXOf4B3FH7Xw9mW",
-	"71hnYDA46nqJIN1O9wiTa/tUlisY9MHKAYrgMuHB1wjJCckr6+ip51PN/jRPh+gPdw88eez9/rUkZEa2",
-	"xUbBDfm1hPEVfd1hu7fZ0eUt/LKLnAgxlg0m47cE1+Fu9NLRmeakRaMJudvbbAr+IDl5ikWCLx1ufumN",
-	"Kl6qmcQX+v1tDM7g4wabEbgxfwsTtzs0760xh04NGRE8cyAatzbYA/fJXbX/C/6x1kb4g5qjTdfPxxqO",
-	"rQFCF2Jq7w1sbTuLIRToisMmaBfAd6QEVlRy2IlVoaBrjb32UMMk5DTz+hg81BYfEh8i2Ej0CsNXN/+F",
-	"b4ZkloZGAcoQfg0ZZxk3PxgVz4NliSQOotL+zX/ZHgbL1csshvwYTDplCR2yY0kz2tTsdyb4rUg6jEAl",
-	"EgUC+j9VKgfWNqPyB5rGRbAaZYCkLFIJZeCZ4HmWijyiav17zo6kY8JnWCqT0yLrWjNKRrthhyLJHBGg",
-	"11RMj1kMVcpTObp0XZLdSl3TXoQshhj2y4ZHeZaZdn38DocqgD5WSimcpHKmseVjmGGSq6m6vqYJQk+o",
-	"2jzQZXP2rRT37YFmrS542XFk7dC1g5CfZixAjSuAeyrd4DjqqKHlePyBNLTnCLXV61YHZUZRb/fS/Bg3",
-	"jmOpgQ4rUZQon1tJYVolAJiQdb3CaXM1yxKWpLcphmB1O5F8ibyi2f7iGzass7mFaQokFrTD8mmHDOGs",
-	"lWpOkUpLR8ccmQHDgnrErih3BM1BKeVypj4MBXKXY1bDnUCrNMHFNrkFvhcFTnPZLbBJGzLMlUI7T5Ng",
-	"hQIJbVs/gmOT184CVgaDNTsR+o1OBMe879eHsGHG78yBfGnEiG0fPlf3q9z9zlW13bXTr1Lu/CyMJbYa",
-	"DPrdriOY9+lIzqYgNzYy4WDQe2weN8xDk/BdA0KDMiNNDIl+Ih6K6QYeP4UvEDwakZOYk+H9BOd+t4si",
-	"fb3bo5W9Hnmd9h4tdfv4yPXrpl/2d9CFcuZWXPYZjZ8w3w22l4CRkQBfcDk1K+InHF8gO/Cfwu864fdk",
-	"ab2sUQKrCpdCMF1ZG8VgiN9aKfhitF2JX16myLjorMo4tvKRh5HUKrf4paX0Y7pGt3WI6YJVqPTBdqJc",
-	"gzBt4dhbJcBwmpeiqBEFrDzroW5T/S8fRb3yPuEAjjE4vlIzzIwXBRcrLfje2yYRE6UnbJKm5krreGUn",
-	"ba+rhC1vNRtkLJ5lS+tUxVo0Q94FZBHHsU2V4YEts6ps6TnuCrbV6xmhbE3F3QpX/M05mQh6q3wd3cO8",
-	"wDbsujbUjDMtQ3ou6G2ra+G1xjy7NeQw5wsk4Z9FrtrHLO52ul2quwj4/EmaHJtWofxubYoYZO3K0rF3",
-	"ZcE6lHnop1RoG09BpCqSAdMCFiLOUl3Y0sydSH6PAZfrJVEcIFZ30YpxSOuAcZGjfsp14c6IUseRhNNa",
-	"gUHEllpe1aaVrkYs5poDokkk45cnz87fX757cf7izfnp2zcxkHjIsMi9SNrouRDXBVOzArePpNyK9w/L",
-	"ucD0IJ8EBrkMx9aAxmYdOivCX8waPnOHR9+HxPsbSYy/qYfhTyG0WQj99EtQY3/WQLkk1B12+iXqbK9B",
-	"TrtJpaFaWx6qwmptq57s2jez3rbzXqdXdn64WjalMXj1vDYM4+DOpmeUR/5vaQXuNbgGensH3btbnO/a",
-	"xa9laN5WyK4ysW0MzhirX7E3Ox74p9y9Tu72LouK1dnV41khhcNlvVEGr+amroxSvRGLFSE7qSAxp4p5",
-	"0mRsdVIUokvWJHOUi1zq1Tit19xNS4AQCE4T8lZkaipCRiK9DV3zaryZXzRrYR1rX8w38j/56UMqy7ow",
-	"s2x3WNwCCantwiEpGAZKlGqc6EG3S1hwbj/AkEZphGWMk5HTIK0kF5EEeQrIKsaJVqN26NDTp6c/vvjJ",
-	"SBFlZvJmG2BDcJN5acCWJaxIgojlS0Os1SQJYZ4QYTkBrRFsHJvwBbsS1tIYSXrdRU2tEoG8XOvfsfSz",
-	"S4AMUcivFCLzZxzKn1LiV0uJvl+/WusZxYxqJWKSssi/P80AOcw1cni0ext4kd89UMC7ub6tyPY1/fze",
-	"5LZtwwPgul9zFZur+k+pba3UVouYtQJUKS6sENu2iyDIBc8AKWyV0LaNuZJMYeO0cHKVkW+OwFlbCK9O",
-	"wNWCykQxl4gsR0yqRDRaFc0PAFU9FblWksKFx5iGQH7ruaLHJnzhrJWsmKdD0YaSlCoRDxxqXonj2Ou6",
-	"8uZobjGtwrivs5keo9PdSZ/xgB10GfnXdOgKxpNNk2pU0A0OrRx0y+mrLBGmYcOWQvRI01NXAnPTBdnR",
-	"CnrpmKLTcfQ4mFwMhSxoF+Dt/lF1EI2dSzEvO/eEY4ixYHhUIWHcT4tELAG8xkMLJFXNAGItr64Z1vnM",
-	"reXTgVABgGQbzWOmFRtJQWFwLokI4SiwVmsk36CLl9liCaVhrjIzBOTCRyFyxDwLxdgzJUcixzT/gl9l",
-	"ghCC4w9vXr39/vsXz+MBk4pd8eHNbGrGnQu47SBpAgT1SbvDnqHYDqSGIQeUS2o5WiRrVKwfIPUIbYE3",
-	"4pevPrz/4fL0zfmLd38/edUszH4vinf2IH6tJHtvTkgPSPpTN+yGvdD8tw//rf/vwP3V877th73wEMYz",
-	"hK4/eUXXgpdpLq7VZ6+O+CAoywGXJckHhiHdFGpqC64Pgn3ul1ZfEXwKOZnmeF/ykbJWpbL7Z+NcTUSl",
-	"9w/vBx8k4ISaNQWlwo1hoq7STHhDqI6g3tujI7MPvjFp66vVEsImp6Pl3L+J0/E3ugw/jhWwA+ldf1LN",
-	"73DrkdFvjaXCOm+cTYJsD5bXl86yijmi7icExR0KGURyKnJ8wTCu0vODjMJ+9gA+bN1la4OYTRCI3RVk",
-	"fqAjyKqz7x4DFNtnAoTIAUPdaI9w4kUC/LTtzBxX5BUlDyV4/NBrGUnb4sA59Fa5o0ov15JLK+YTNJcQ",
-	"XApAEO3ssCI+vMZUAZzYW6hUN1sgQralYYFcVX/6VP7Ulu/bpzJBTTfo9budo665f+i4BIPgxYd3gedJ",
-	"6TtvxtksH465xm0qm3jSefK42sKH98+9FpoauLOaTMf82+rId+7k96YgEwfZ3qPhXQlpNaCe1uRPNXmd",
-	"ZGDDEmqOjfKS1iHEr7izsqt/Q5eFUVeKDPSM829sCiJim3A2IlkCbdibjiVcj68UzxOmx2quWVosRRXV",
-	"cBdK/dthG6yL4ykVbqPKUVAHghfaSxiiRvjCTARx1j8XFEeD8RjxwAZmNNVVPK4q1u7vYy96SLhqpbbd",
-	"St3EeOC3wfZdx7WymPCuV+iEtOdqTNGtV9B/u1q03lxdyRQb8iS4RFwNxF9wKi9GTReqNDSMUyjD51fS",
-	"jGRltB6qR9kPinToH/di1m79iuTYCIZDubqd5j2AYRhUIqurDrcmGAsCizQUSuEvkcQ6GD4SZcUFhGdg",
-	"AkJsmpfUkGaZq2DgNq1N+IqRRGXGEF23VjBR0mBYC8wNbpMQY2+JPtod9h1OjzuwtcrswkqgmVtmHSMP",
-	"gQNCi1PaWEjwpc2NZAWQg/2A8mtu+GhNil2h9dtKgn9cQfM/OJd380uVMmJbPr31JtHj223Ta14Mx8/5",
-	"4u31RyFu7iMP2Rbvq6aDvlG3gI9YKx2Lrm6f64Rsom6NEsqHN1ACFeqmUaEXCOicC3ED+EVlAbenRrRL",
-	"1QwOeqqStp9pWq3zZq1Yldpxh4d+tNCTSrG0AyPvLRVi7neePFou/fXwSSVgqdstq3X1eo9dCVtKwn2y",
-	"13+CJWe9soWP/WKj1UH2OodVLcAb5WG3eZSPHy6P8tFBNazKH+VhF6TS1cnkfuxxxqEUipIuoCr088jp",
-	"ysH7DRKAdVOJ2DXp5rUVOHjcOfJW4HG3sgSPYL1r2coNS+Km7y3Jk6NKlsKhv3P9h92un0OwOqEalg79",
-	"LZV1O3FOmPXz+/V2eHuHXq3m7gqjowuUv/arZP+pmKxWTH4QPIFKEN7S3ZPvrnBF8lZqJW+t8RGE/mop",
-	"Wug0JHAxWxa2ND6S/wnlsW7bOrEiSY6kpggq1vIAxnuGrfe63W7osLbMpzY6syBd9pZnT8dqlpPojDWv",
-	"bFD/Mtggea+wHKx7wxbdBL8TgY9tqL95jMi4RptRuQtJumazqRkzhSWFJVgUKzW1bNFhJ1hfG72eCV9k",
-	"6Whc7Gl+C8DtZQWp/gFTOesfwhakgupj5mIKVY9Ms2b8dsJ8VswmEu3btGshI1T2wgOgU0NSYgWAGdIS",
-	"lMKsaddKrpt8tRAKV+iKLkVA2fgj+e0giN9pWFuoKC5huJ7H4umDaVEjhYQvYrR6E8G0B3azU6v7LkLm",
-	"F01dvZPgZlXsIHz4EAWPWmdwUcX1DuDbsov42Et4NRMFvY3uOCAPzMZAm3xKqn4qdZoI/5ARkrl5r7JX",
-	"bqMocQSSxvlCP9hBESzNBmR+aMUjp1kYPejEukNhMJEEPypAvtFa4BrqJSQv+3u8Qnspq3T+ceLvwE6T",
-	"/kyWImR7VcyshC9WRNnZ9VgRHIcv2tA4cy6DkL5EWJSLLYCqviNGPBWY3bUq4s/ZKRvHAmzXK22LH78u",
-	"YfhPdKc/NcI7aITnc4VccVkjBDUPK16iIkEGKV/jM99fGjHp0vyFVn/IKrxM+OJSXV8aNfEpVFpqN+IO",
-	"VTWLJ52DekXwqmje7zy0Bb+NyH8E90y/Ujl50DvoNsjij3xZ/LBXiuKHj774TT5sbPJRQ5OPe36TR550",
-	"/7AH0Qz+yLvr53W0PKuD2hC6vQZNt1sJY3jszarbMKtakw1zqrTnzah7d89UKQdX/Ub9/pLfqH+AX92N",
-	"wL7CsfVbjfEb+MXwMmmCBzN3XePZ3/Zg/hqH5I9Ksr8W2f02pLPREIUghgjkbGQjEtTXIRjWTX/96uYD",
-	"Mp5PXf2aXamBHT7qVpm8Rw2HR90lcjvsdo5qndZJurdFp4+qPNjvtH/fRNiEWNff6z/Gr6raUw3asILC",
-	"/tej509xu+6bfL/5CH9Vwgc1YYnoCWre2kPQHZVKVqmuzVofzp/9V28bseegkbue9w/IJFIlykebDKcH",
-	"JQUeLBE94sfUuew5dLTcV28Dv/XkqN434LcHK/lgxUBFFEL7+bT/LVjyPQyl76j3Nx8L8Lm7H56+f3r6",
-	"S0fncBfbdmmm2CYchyyh1aD936mNu5zZb2/o/rsLNvFiBirZCaXZewopBLM8xNL7uYONXWMAt2Xi1hfB",
-	"sWVctioqZ2M9GC8Y1kLZVJomdYEsCCSJRShSJQGiZMpHqRxh+U1+lYlV4aUf7VR2tZrZguqY7XknlHMq",
-	"LHxXmHMqjFyauZYqJa82bb01A7B1fjVrxUU+g7oYvbiNyETZgkkl9/xnQKkxD3Xj9qpBu9rBW2N7QRHh",
-	"5RHGaQKWYChEmyqJUIYr12ptqizA+dlVgg9rl+q3ypK9x0RQqN6bXAJIoZPU+uc97+K3dfhtA5SpQaWs",
-	"u/Ui1b1a+WmUyer1pfHbsoA0IiemCQgyZZ1oqsbt6i53wyBXYPGFQo6BX2A5+HD+zPuCfMDY0Qwqf6+b",
-	"5+5yimVX/3cnkWL5rW8YBttzt29v+6uXGNY2966dzFdctdvcnB/kNFdDobVh0C9kkRa/7bVplsbN3bsB",
-	"3R1x8SUMpko3XHhlkXjNpMonPEu1rZjMWkWeTiYiCVmm5iLfG3ItoFpoJjjgVsREWliI25b6jEPGI+me",
-	"oZpOXC4gRTBkU3Mlwp2a8zQzzySqoPrpyTH7INOhSgTL+JXINCtmuQRfX6EiOZ3JhfkRcSAmM0TAkOxK",
-	"MI4JhVBOBspcsdMzW60otNGsfJgrrQEAbqaxZE5MhzlmfSo7zVlsT3zcYbFlCrENY+XDoZgWlArTdD+/",
-	"L1QuPjo8biqA+J1KFmvYYmMh6TqftKzPr6r6omSD+1eZGgU1hhf0uh343/7jSPa73d4guXo8GIDlwvGx",
-	"XU8jTPGlyicUyFKBnP2ydB/07pY++CtcB2tWZ9MdQZfBb3lJ7LptG2NzxNwyklphy1dqSKr1L+vfe6DZ",
-	"h3evOmtxiOuyy5c7s+veweaXzvgiUzw5V+oVz0GuCQ57R9t0pmdTDFV+LZKUn5tR76hdWS7wm4KlJklj",
-	"fQDvemjQkfZ/oUoAWJZ6ed/fAcOulMLGGIUss2EIVEI7RWD+IudSc1B1luvjPodefKb5VQIltJbU5Dh1",
-	"9U8xLMqSm8HWx+c5tbfi2LhUdc1GSn5VNNsW9PxS5Vdpkgj5x0q8xTXcRImhVcxrV+pYzdcTx/qB0btv",
-	"f/wPyHA2a7V5mX/Lkrf3ClN/AVXNh+MV+VRQXlCzsw/ny0znzLy3UlBr3gH7SFpS1Qe4qIMvvxVhfnue",
-	"8Qe5ZsuN+M0OHw7Bs1O2zk7On/3QXnkMZ40ht5SgD4Y4KtSKQaHHLC7lwpjhFewKkTrVBJ+BYwvBuZGM",
-	"PbH3KSpsVQH3acyGmeC5djG5HWfqY0MusUwkDSNhrcN+vzH5HVfgz1P156n6dqdqNynW1rhaa/Yvrzt6",
-	"OkTLLcHzA/Q+a1l0zjRpN9n+a9hIUHoHYmudEXjZkm8rFOxqyP8NzbRGnu4vlxIpa4X4BQuakJRHikOx",
-	"msERGNCrT7v23FMHXy7ubg/df2T3/26W0ab3f282UqShbUykNJXfmzPyd2lS5ctMobGyyP8yYbrRUOxK",
-	"VaVgICV2iPk5/a5XON7ZWsnJSTNHi23fPP+YxcAp4jCSBIsmzHoQQnG1wIpFlg4RHg4w+ULHUQeUCVMK",
-	"S1DvI5Jm1pDJA+5bxvOcL1gL+31KYQj44RGmN1hxDcqYUEX8o67ddsy6OeoBMFAkc3E909YPbDMdYEk6",
-	"rIel8aHx0FbBqG91OTnM6jBPR3KU3gqJU4S0jMZucOk6DNRpqM2PXeRkjkkLh3EUSRo+9j/TAgrTc7uV",
-	"kGgPjV+LuQXH69tLSzOyotjrbKWp29VLuz9L96qr5Sg8uNiRK35zK/VvcRvuuAbb2H2RKHY2+7pCTB/e",
-	"vWKteK0A5hcZjdshmyMwQ+ER269lOP5TvE/o2P72pulryz/WFu3aSFHrjNVliTU2UkIfg3SOqEm64ItV",
-	"9miPs92zObrvmaOv3UbscqY32KTL6/pPk/RGk/QaCvxfJNz90QuSXqzkBuur9503iZO+cl+pr7dRye+s",
-	"rKX1h1LiS8g/1GNrcsfbWXEFIESvUnkzYM+ydHhjcQFX/wzyyVK1phJzH4D613fsBB7qCh8inrlcgsmC",
-	"6Wp4bT9RUvx7fy6yoZqI4KusBlgf6a42g9rbv8eqSVsjC/5pLdjRWjAiZlDHB/zPsBT87W+V4qF/+xtr",
-	"xebgPrVfx200IwBkPBUWBSw3QP0YGI0AMB4IaiLej48jGf8tLsuTygXLZ9IQaGl5QHyDf8dMC7PKoPpn",
-	"sGlFeis02WaxiYTxEU+lLiIJ+jgA6C3D2Bsp0YexNwrOVaZG+95Y6BseI1Ke/bh/FYewYfgFWBkk+9vf",
-	"SjjJcl3gu7hN5cxdFVWzIvhTGEmX+ky11R2WY5Hz4Y3I0UmUFqwVN/Fm03/1noskBRprwJJErTSmYHdR",
-	"qfdKEI04KoR4BlAPXbX1OJC8Dostk48BBcYCaEJ8Nm6+ZKfv37LDfu8RG6pErLLB9LtdwmVGG0y/i0aY",
-	"ZuOIWc24wzbVBsW6oLj1XmmqdYVCcUkqxUJX2kNM9/dqDbGXbnM1xJ14/reP2dvtdi+/MDf84TrRYad5",
-	"bmPxMPu7s72DShuvs3YAue7/QgabPy0dv7mlAw7kb2/nGCFfWAMavJaOqvaNJnOFYzz3bKw49IwVI1rL",
-	"7Y/iBkMFcNk/zRTbmClWEND/dhMFsVw0UNgi/NuaJw4bB22N6d/CONHfxySvwS8rJGRE1EumKpUF1kqX",
-	"lB+YqLkMWcFvbEWnK5UAFvhZxmc6vcrMDkJiIzs5O2W3fZBWYCO5jCSMhoCaLYydad+9zeYqvwHbBoTx",
-	"QKZhodkV1wJuNCPV3YgFFg6F0LmTs9NIQsEwgC5LJ5CWaaReZFnxMYsJTdABoJXEhuFDhMyMIhuULoGt",
-	"imT8SxQIQ/BRMGBREM263YOhkgJkWSGHkFV/IKLgSzxgh90uFZZHiZxwlCEuyegCLUT8wxdJlJ6PeRHJ",
-	"Oddsnis5aofssNtjLdQqPn78uHcyK8ZCFoYdigH7TvBc5HGb+pmkWkNdqJxd8QRLp0pEieORLKdNFTeh",
-	"BimMRnCqvILRh1jwiYPQO5OAnk0rYwbUf8JsKddI4gJ3WIx4A4TuBu5LC8utx3wq2H+/f/uGvQdaZQed",
-	"rl0IXfBCHDvwQ5Gz4VgMbzTIuhP0NrqD0u2wRA01kmtnkkDQl6ZQsoko8nQYsiSdCKkB+lsmDG8dlXci",
-	"Gck4jqHKS8b2/oedvX1/zmxeCreA3h0vK6NyOlgURZKxvR/YgxNi5EC3dhPYjy9+egA/P8Oba89c/ANW",
-	"v7we2IYS9uCXKKA9QXry+o6CkEUBzkmbXz9FDiAAf/PwB6LgwnyT8MJ8liOBzT1KogAqr8H/RYFbmUqD",
-	"AyoGBQIvNl2kEzGYC3FjGvYaoD2Gtz9FcEUbnRRfwsYAwhHsPebbT1EAymQUXFzAp1RfSlX4L9iCUvT4",
-	"fD7vjACgAlfh4uLiywPauSXlBRLAMW16W+2lCcOLj0a5GPGihmxrk7uXk7pdyblHTUg/tAfBIHhk+DXt",
-	"obn/HMKDjwZxEVoiqOUEmTvVMdnq0L5b2GJyWEMjLRYhywSCcboqxTBWqRD+3r6wfrAlibjxVugjCO2X",
-	"aUHfXFggG/PKJ9rh8rnKy58Cs6Gb1ySsoGusXSEpdFGH0Pl7M46zoUR2NStYkkINPTZUtmIBYqKE5qIx",
-	"dL9ykQ66y6vkTkt9KbhMgvDTJ3dO3KKUh8QsCSbBXVyEnwJYuU8BWWrc867oWvgpwMMRRR2zkmsWkwBE",
-	"1q6dVxKssaoI2J9sqSsjgYQIYarLwl0to+nCDWMOBUo4oAa0d1pD0J4HIC5WZwSG4svc1aaiEhDum7Xz",
-	"q4IFN51sxGK4tjilti6Z+dbcLUsgS24WnxyqOUAq2Q8HPTOiBvpI+ML8QlDDoDCnE3GJOaPOotG0lWtm",
-	"uLVWA4ySRPztjCk76mDWKUDbpeY6GPS/hIETLJvWrrfX7zqInP+C/7ql7O31H573DwZHTwZHT+i3i1+N",
-	"P3nbhMU/tMuSrGyb/c6b9ZqdXMvhwL13ebWAQXqvGEncMIcAgDacrQfkLsRY6oaBur7WoqC02GZigR2e",
-	"ZYWN8PHXsaw/iSBL1TPY63fDg243POx1ji4w4Md/+WXO5dAs/BnPU1199XE37B11w4PHF18udiXWDZUg",
-	"VXkVA5GFIDubz0Zu1wVTMnS2YZTgOASb5VyS1r6FlgtjIaPM1qo+vLScqP9kyzfvqpHTWNcYdfQNaG7Q",
-	"rhGQW6We5etofu4HYuygzWcseFaMfw4Gv5hP/zQ7Zjal809NX7mNh09Gq1j8XPmwT6VjzZdfoHzoLE+L",
-	"BYJ3gRhtZOtg8AnCp1EhWGUhSKUuDOUhaDqon6lR4IaziZAFa2mRXe+NlWHixyye8BthtK4Y1QxIQQFP",
-	"KACszPIM6puaXmnma4wS5t6YaZGjJ0N3Si3dxfYv2wVOrJCZsISn2QI0n1RDESEfJ8hrDSXb5aY+gvrs",
-	"DAniM2hB5g5ucYZu5dBcbWouM8WTdlj1KriSxP7I0TTT1Fc6HEOEJY4SvE2FskGcDmLdCJ+C8cJr0oak",
-	"NNlIvJ3y3nhtbpFmk4p1Gk1zVaihyljLCHBTqJ+CXKBSlunk7LSN/hdsiOG+icmVSCxXiKSzaaQFmyqz",
-	"iFitXYE9QRsuMzOvSSGgJpZVqI2KC2SUGGHb4p5HUk/FcA94BeyzOU2gVduCyUri+qWajblM9qY814Ti",
-	"rqdCJO1jV/6ODjVWcMYKUgVIutYPWCV3dO3QMj5z3TUs5irDjOWiqG2X5dFS7VUlSHjBnRehH5dFssEo",
-	"AsaftrefFqCrPoYfgJEgJAayDFgDq6uT6UbxhF3xzJzx3CfVt1YH1MGXiy//fwAAAP//",
+	"7L0Lc9s4si/+VVC8uxVpDy1Lsp2HXKlbnsSZ8Z28TuJszmzovwmLsMQ1BWgJyopmNt/9X+hugCBFvRxn",
+	"Hmfn7KmJJZF4Nhr9/PUvwVBNpkoKWehg8EswFjwROfx5kmVqbv5IhB7m6bRIlQwGwflYsIkoxirRrBgL",
+	"NuXFmI25DpnojDos/v70PGRv37w/jztBGOTiX7M0F0kwKPKZCAM9HIsJN60Wi6kIBoEu8lSOgi9fQuzw",
+	"RC7e5Okolcs9n2RzvtAs/lscMq1YMeYF43LBdFoINuELNlW6YOO00Ot7FnI2CQafgr8FF2HDMJ7x4Vg8",
+	"U7LIVbZ6EFLt6ULlIh4wLhmXei5ypq5hSU7ensF4xipLGGczLfIHms3FlRmpZlwmTM4mVyLXMBGpIjk0",
+	"nYZMj3kuEqZyaGeYpUIWDzRTcxmyGyGmmqVFJ5JbTc+OcMUslSyELF4KOSrGzbucwW92UlcqWbBUsquF",
+	"mUPL//b703OmhUx0yK5Vzn44PXne3mrzU1mIkcj9AZ0vpuINjEKvW3wt0+trnw7YVa7mWuSs4DcCKZM2",
+	"heOnmDrYMz3ELC0M0Xa2XEnornkhn6uhfquydLhYHu97+Bt3XBeLTGh2nasJK8apZlrkt+lQMCWzRcik",
+	"KsapHLFUZqkU5Wd4XmRazMciF7seqdNzPmreXF3kSo6YkEVaLFjBR3afczHNhRay4OZps68Fa8FBz3gq",
+	"YSrm0+jndLpneEcutBZJJJUUTPCh4QW3wjyS5oZu28dAGma9r/jwxlBQfHa991pJsfeKF8NxvImel2f1",
+	"TvxrJnRxljRPLU3YTCYiZ/NxOhzDaBNR8DTTOMdUM5HnKmdzkQuWqdFIJJ2dh1Dki5PrQuQNuy6GShru",
+	"qNicm3mLa5XDkjApPhcsx+HvfEI+fvx4MivGZsuGvBCrj8d3gucij7cjbny4iba/hMGU53wiCroRnqnJ",
+	"lOfiRa4my51/TIsxi4fwSKqVfDqc6UJNYtYyJGOInM3NI2kRAj2zw36fKem/ErdDWKXrNNcFS/iC4W8i",
+	"gVfNfMRnPplmZpj9bv/hXq+71+0FYWCui+BfM5EvgjCQfGIeoHcvzQkK/Jlfq3zCi2AQJGYVm5kjvHqu",
+	"tp8mjjzjTQOH02zJIPbHFTfP6aC7YU6FutOMzIAbpmQYqMcwqRNkmzmXI0GzGKW3QsIJ9vaMXQmdJqJ8",
+	"+IGOJF1vAxZPc3Gbqpm+nIo8VYkhB80m5tpODK3+c6YrBwRaaIcsXgieX6pbkV+av2JgQZHUfCLwRc7M",
+	"9/Rq29yYsSO46hKbcxiXCxe3O+zkyrC1Ad68biodZrhH+Zmlmg3VTBYiYeIzHxbZwl4muCqpDpGmzVcw",
+	"tOs0M4cFWdrqDYR9aDqMtdUKwqC6DkEY4Cyb76IX0P3yDuP3mrViHOCn1yevTi+e/v3k5YfT2Apu9BPM",
+	"OF9cPH1+Ovhe5Garolm3239Iv0/5SFw83Z/m6TCVo7g9iKS4FfmCRBpcMY0H3qzLbarTQuMtPTEMn+Hj",
+	"2BzSVCeSewxGY9acs1uezUR9zXXBC82yVBsOWsxyqYGXxFEQBTFL5TCbJSLpsBPsEjsTOpLMzQ3H/jZm",
+	"87GQzNxY6pqZ0ZkfblMx16b/tyHccvYlcStkcfH0lN5KC7wTgR4Zg1/Z6THNShVjkTOz2dVjBENCSY5m",
+	"14IVof6R443Tot2B8Q6VLFIjlMc4FNqU2DaK4qFKhH92sJF4ELPWNONDAcPQbDg2xGqavRLFXAjJvhfq",
+	"7C3LRSa4Frp9zOJhWpSNaxjSfKwygWPtsBfmfGnB8+H4UshRKkUcwkC1GqY8u5SimKv8Jg5ZPOSTKU9H",
+	"kjhiPCsml7ERMFAMimHBYrPETEymxYL2nXbLLqtPNSBQGPni2O2JVrN8KC6exu69JM3FsKD3OtitGwpL",
+	"gQy49LbnGliGfWIAhGhJwgy8mCsgyxPaLxiKVERcY+Bi2DWJaoNySkCkZrY/i1zpkMEJgZ+N3IFb3IKx",
+	"tOOQxBRdcCM0XJPsD50awtTImxOeZqbhiaH5Ws9MpKYtGC7cT8SGQrb2ZEIr5nVctAEJbfBJGW6RpLpI",
+	"5bAw452K3DDekOnZZGJUFDMjHNhCt0NqI2RXaiaHpOQksxyEyNBKjWnunTQuE3eA9DEy0spBNdSEny+5",
+	"XNB3wOnpW3NKeCq1e9xODQbsOqINNV8AfS1AlXLM8FKqwjaOOhYRnyRqmI+VptdNwyWHAvWDZ9nS1GCl",
+	"20g+ks3kjTTnXuVGuBbc3CeGAbvpxSAfpBJlU3OZu8E9/UwHjRaGX3y6unj62UhKKmecDg9sRv/oyJz1",
+	"nA9x7432aXb39YeX5lnTxYfzF3uP6ZqHuVgZjMYBI35n2AWs2mxq7s6DHt24uahfhx32FumTF6EvQRjl",
+	"98qoEjxBBYabzjSIOXY7HJmBcjTkmUjYbDpgMT6WxOYpybTpGribmZjRSEyrMNDn+FPJIeydYjRB1vI4",
+	"42w6ynlCZ/gqV7PRuCgPicoSoGUuYaVfnDw7f3/57vT89PX52ZvXMcw+ZOlkqvJCJG1YiExcF0zNioFd",
+	"O5GQtAEDhknjuU74wjQL0j9KRbiKeJvAiAxFGVWCxSgTRtKcYjXzxugtbqo9hoAbkusH5pY0px0lEvNu",
+	"uZAqj2RtmCihOMnzl4BumGAQlPd+8MU8Ms1UIqz+0CTTYMsVeeYvubgOBsH/2S+tS/v4q95/b+5xklS+",
+	"hAHoxUZ0FWL65uqfYlgETpI5kQ1Ktc8TSI7p/fvv/Xjgixt4ZpFzm+WVC0d3yFiNGOqOnxMVlBTtDvs7",
+	"PmL2WQujAhmSv1qw+N/xMYuj6N8xMoEsLUTOM/M93m1RFEWx/0MUxcfMCD5KF5Hsd23v6tp+Wzu2oEJ3",
+	"2BuJt7c9SalRxG+hTXXtxh26bTWL4bFLqazgUOOU8QD41cRI3YY/GGlpwjPDcgxPl6JkDjXWgDxcK5Yo",
+	"oVk8UjwzQpe3shN2ZajOrmnLtGYeYxyObHstyf37xbudqM1M+C4Uh1u7ie6e0XKtJj539SAFnvf+fb6G",
+	"Au3TPh0W4rO5L9ORVEZ+j+SQa3GMYom5SeKquFS5i8amA7MRJa1q0Ms8alhabtNoMAj2rzI12t9tse34",
+	"v/2Kv1bF5kWHG3u3hZe+ZAcrH0m79Gz9ysttlr56EleuPU8mqbzb2ptJf7v1X7vu5XJv5rT+QiOzq69s",
+	"JN3Ses00rHKqPXl8sgup5+Ja5LnRhIP5fN4ZKTXKRGeoJrst/Tda8bPr10oKMH42GzDj03M+iuGSYEM1",
+	"XXjOAKN4HDtFlO6tunhw0D2s2pWi4OC6d9UfRoE1S6Cfp5xxxSQbrLd9wjPP+eLN9UchblaZyJYMP4YI",
+	"aladAYvNJqB1hyXims+yos0m6pbUZmtGiySIoGBBvlqwrpFLH6JYaj0AINjrgueFubacRSbhjuPOhbip",
+	"GHAi2XqlsOUslUZMRC2EvjSK8TXPtIhLp8KEGliwa55l5vr07EVIu+bVSM7VLEtYJsgYDtYqzXpm4E+e",
+	"PHli79kmK+hq6xHs92XCF5fq+tJMp7JTtH7BIDCLagiArEr0EebSbDh6C/ypiRbNsQ1Rnu2Z6ZrPpVYq",
+	"ZAKqsFQs4QUnmcMImPtxoWImZ1nWWTEZ4ImN4++FwYR/Tidm9L2u/b8wmKSSvgyb7ONvRW7n0difyC+X",
+	"+lx3pE1j79OfBTaeq6nIi8UqE9szMMuxKT1mJXfWiu1Xl6TC/Xj6U930Vn9kmnF58XSaKzCv+czWkCc3",
+	"7BGJfsjzPBXokXFd/3j6U2mWRMYM3YWM60jGWaoL4FYx6dxmfZ7at2NnXEOm+57EThAZjexoxMawoq3H",
+	"rFCqE8kTdiMWTu2MP+GRv4jZkEs0gDOrhLCxyIUREbMF6r2CwW6xk7dnbUNmpV4byW0V25BxGAGaqYs5",
+	"ONfyZd16ScStLX/cKa0zdVOLvWo2XiG1NitEx5MkNWTDM6KqVICoOeGfrT+2f3S0dE7dF8pdJc0XDGjw",
+	"zV6aF9a1ErL4p59++mnv1au9589j1qrxp3aTY6K32tlCTpbV7qbNLgoYdZPL5SVvGnLVqbLSmdJb7UwB",
+	"J8rXjPi9yotV3Eab37YWHlRePAcDppkxNG0O6EeMGFjl56SAggeapUaRkyxNnD3BrA1coDzLIPrA3Tc1",
+	"2eARrc2UF+Ny9NT0ZZpst0SpLB4eBhs5NE3oPRiSG3go12IvlVpInRbprWB6doXLba/wRE14Ko9Z/FcS",
+	"0i9jNMegwr3qqkHLdWU7Npw1M1ry036nEjqfNPwP04Tcr0MMKYAzPZ1m6RDMnfuf9+bz+Z5ZnL1Zngk5",
+	"VImAPfREVPEZ/BWX6VQHgwBu51uVpwUxlS/bkk5lTC9UPsGxVxf2jTX5XqciSzQ6MNAv0AlwqnqqpMZp",
+	"fseTH9Jizfz+SW5EbzoToTXqOCAgTNCtB6ExV1pls0KwcVFMW7rNPrx7afZJF7yY6WBw2O1uPdnTPFd5",
+	"0wRfORvG/3v/5rW5COYQ3uDHfIDFlNSQ1tuMz3R6lZnTE8/i/XiWZ3GbTVKtgdzw2uAykk3jh6YqTch4",
+	"H+5RNOUCG314WLm1wFw7EWCJV9eRtM4IQ3hgfGSJGGbgM27FVoGJGSerYchic5LACHoLihTDayBknU7n",
+	"GC8xHZt2ExbnRsMygrX4PBTTQiQDxtkVRxNPqlmSq+lUJG10edLmkb8IXAMwTrzs/JCw4VBovUfBUXsQ",
+	"sLVXhms1bR29vV8L7oI9fKHyqzRJhLwrrf2kZjnLVSZQ5E9dkBVaqWALTb/wW5XoDr6e6M4dfwUzHVi7",
+	"K4O4mhXkGoAxLo1J0Bk0mxPfpmIu8jiS+J2TOMBTFoskLVTuRKlEZKIQpNVgZyRMFeBjFLl5EkxuX8Lg",
+	"B8EzDPLafpHtSgXqJth6qaijhrX6MGUt8H/wZNHugBZsqFnyDJf3jgRgG4FgKpGTf83b6KP74C7gwxGf",
+	"p2JYiIRd8zSb5eK4EljEXSQRxR7F/7NHYUp7ZwlIJt458n/bdHDKYCcY2Zm85VmavJhJKbLtlw26HSkO",
+	"r+jZZMLB8MqZLsS0IjV49ptSwDBv6iAMQJuAZs1aaSQUYa6wTwHwfIgAuxLrWrn4Eno7aA4RCuygQM7B",
+	"ugNTrJzXft9MHtyf1Rn4R8Bookdddg1roxnPgNyah42SwaeAV962Rvmyla8ZLi2NP1yzLrDk5rRus6BX",
+	"tr++uVMesyKdiK8aVMFvkOFW1xC8DeRaKndsqyWEhcMH2ZUwqhd0cecx3sOBRUHHzIc6CZeu9iFejKCJ",
+	"HrMYpxXTHQhkrKQgTgVNfE+nZ4cDtwW99rtdPBfr1/omlclqcnWNfA1hTMl24nMH69KG1h9oNuWFYbjl",
+	"VYYGN7AG7DePHJslaq48fv9EnKR6mvHFXYiZXr38DyNq0DP/G7Sl3UjbqkDlBoCNkC4RbgQjIROeM9Ke",
+	"G5YcbAYen+PwrLUHgamm1Pe/hlqunc3Op20KFlDSyNiGYPxb0P0M9NA8fGr1U+Ai5zI1yy8GLuDDvHts",
+	"r0I0pGZcJqkcXeIn8Tkt6E8r8YesEmYVsmqEVchsyJL5ZZYPRQhCpBRZyGbF5NJ+af6eiCSdTfDv8jXz",
+	"qRC5/R63PLTx8yFTU5HzwgxSL3QhJiFLxG06xMGPZjBaPcyFkJe5AN0IQnxcyFrIyLEbsmFaLEKM8Pma",
+	"/cMz6e+ePeBE/+vvp1QzZ8L4ilGAy6DGc5QZBNmgyATWMJBCNZA5RnyonIl/zXhmLndo4DdlMC7c22My",
+	"Zoi0zEscJS18XnJuRBORp+KeGYqaFVaWtFzl98xQnL2ZulwOud3ET6qCH9cNTWBAQLlf14aQDH8Hov+K",
+	"qY3VLK/JrPAV4/rGKD+GGjCsiksbGtY8HzBX3BqZ6RM0ATEzRvOlZvLmOLOvGXzZZWVnyhA898DGEds9",
+	"IO5tJhCiEXqiZDH+k5F8DSMJbYabjaNnhVIsU3Lk4l/tXmzgOWT+3JXXgBm5ugX4XXn/j41gvfr2t034",
+	"24HTdC+aSZ69ZTxJcqG/iq5L23CFP9K3bsxW+lOSYeZfM59xjcHVuCQ3fp0OofVc5Ul1oNM8veXDBeu7",
+	"2ESjWdCTK5QG2w6OUYiEuIb9hU1zVaDDhLVcB+17VipKoihyPjQM0OoErasF43KhpGhvIpD7ViXCoEgn",
+	"4mcl60yEvnX0INnZyesTMBkw+GE1OZctegTd+H7I9Gw4NrfS6SxXU7H/ncizFKKbP5w/+1+nIG3r89mR",
+	"zZQucTT3JpuI6L5PasX/5A8wSyXeyt4TYN6E7pGXmQfcBQ6BntaFYJZwxYGo9PgJ+mE91oqCn3/+OQra",
+	"PtU6pmm6eXb2/B32FYT41oF5q9ftwP/2Dw62fPs/lq/9yS224hZ3YBKvAAjhtSpOULC9qx8D2ymdQ6I6",
+	"4+7RfcwXURtK0AZnxIP0iRaXC/uI+TJLdUG0mZYBNIkaziZCFu1BJGOYdAxPalZA8Bul1S85Di2WxEYX",
+	"IQ79lSjydKi/2kHoGvg2zj+Lz2D5DSqrkA4bvzo9f3f27P3lycuXbz7GQC2vVfFCzeSdqYTuItiea9NQ",
+	"dVaHXz+r1wrPqzUy84mRyXFry3AStD1bx6ud2iuVpNepaAhWea0KNqFfWauW/k8RVkm7w14rwJOoOcss",
+	"hsE60oFnvmAk4yJTPDlX6iXPR+KuS30OSAjgeSPkC9JRTKOVZe/dEzHZXqAHTEdiDw/Zj+l3sMBgUvkK",
+	"n6nAV1Z5TLeeA4zjG3pKbbKkFrK4P68prR6w+buuG94RSToRUqdK6gEGZQ5yMUpVqTje8jTjV5lgiNdx",
+	"XwtL8ZEU9QnCYz6TuLRmrYR0Cb9z84y5PDEGpsXxpgshMQnyR3k5jSoWSeVKaJeEd55ORPJmVtxt7c5d",
+	"eGeh1A3o+ZbC+12KXgc/FkiSfAEKEiYcmWnoAoJVBozrG7iPONNjlUOmH9gPVM6uxVzkXkpfzop8wfjI",
+	"yNoZL8T9kfiaycT//eH03U+X52evTt98OI9ZiyKaWb/LdLs+n2OWCxjkdSHySMYAKbIHmCIx04QhAoHx",
+	"RqRSs4JyPmkRMnPhtGpLEVYXor10EXudbD5CDuKkPEPnSr3ickHHS9+RHpRCCAjisPreNuetDUw/eXuG",
+	"xA6qTLzPp+n+bY8SDSAx4EYsMPcUHwtdEHIqIMHkOktHYzA880jeiAU8CykZ9nK0kAPtyk6yxo289434",
+	"IPmsGKs8/Vl8JUczS2Xmp3JE0jp7fq9nxTRdemrCMt0wZLm4VTcId0UGWqBwwwGAvwmesJjiUP2tK4Gd",
+	"PNMuqsrt2p3x8ePHvTpozrq1rmPsfHHBuHdjgVWJ4rdngn5k1D0JLhj39p/FC5EivoYXeoRhuaFlPhak",
+	"yh5MbmhiKAYu3OPQXP0MUM9A2/Zv8eomH/af3MMm19n1NvyOfQewQBiDUXJiAKSIpBWtW/HJ27PLdyfn",
+	"p5cvz16dnceAM3EjFiGDX04+nP9w+eLk7OWHd5UnKBmO9K52aHg04sMANYLH93qmRcLm4zQTEBZpl9Mo",
+	"L/Grk/+5NBR6dvr+8u3pu8sfT3+KmW0BZwlZnfYWoIwyWGAgPcjGoYtgqbWPp9+9Pzs/9aj+EC1jx4hO",
+	"Ya1lgBUAMAH3SZz3TZflLf27IKxTPhy7zTSMUgtIKq1TkttHTu+y1tUs10iHmB1EUFTtY8ZrJAWCdiSN",
+	"BiMSxssrwYjMpQN0JZFCmF5zz0JGkn6m7qv0ygtQgODeLBBXkc1kkWZkXAFQOZHcJ8XcXZgoyQXbsBdn",
+	"zTTRu5+rZidZ4ltIAh+k0+/uGE4981q4h7jq1yQnLTCS35kqrKikJzzLWIwNxJQyYJNg+93uA+1jaE5z",
+	"dSUMd+YJ5l7rMZ8Kc7NmiifsimdcDkUOdmsPSAgnZ6PNP8hproaGLq4ycQr4kjv6TTa7O/VUZOZgQgrF",
+	"PNVbuDprDn1IZWKQEhuyXsi6X+UesKmlVfcAfdsQWa3Tn8WKsImyraUx97oh6x+F7Kgbsl63+3tx8RvJ",
+	"s2ZKX281/yD1bIpoOq9EkvJzyL26J0Od80dsSsiqWvGO7teKZ/Y73jgENAuTWffNj7utgdlleCMHSKlL",
+	"SMSDpMdub6/bP+91B13z//8IQudHtO8DFkIYiAlPM0jWs865K2UEhl7NPyhnWVZ+BTsPvMzFGxqecb2U",
+	"xBYGaQIZhqXbC78mv1Yw6IdBriBbE5JWAt9ZFVQ8Rt5PiOjpzfXwvH9QznUGrtr6ehycdx8PDvCZL7tm",
+	"172j9LhVu06CYMdrGc7yc0jTSVbn/CL/scnClGaYlG9RBr9ZtTJv/0qpTHDgtWjNXErDrKdehjZl2IOa",
+	"pDE34wGUKZ+fAsgBpfdDN7iLhmxkZ5ZeO9nl5QPoYEDkNccHQaQRuQ7PJ4tm3e6BeMoOu11zaqvLVbLO",
+	"VXnVaSEmugHLwk2B5zkHtKt62iTBM2SLY+Rg1lOI/I7wbLX1foOEvLQqjlf9stS8YOPZhEtnwO0EDUnf",
+	"lkc1pQD/cH7+lhYpdOBynaAx+dbfUzsm13rTdr7I0PHC5eLNdTD49MsyATpy6oa9i+VeL5avDXq3w96g",
+	"SjVPcxAw0DRSuVS4jZ8UWdIGJ6Rm8zwtCiEJNyS0AB1hJOMe4g1042OEWYLsShAUUjlirXghtHnh/B0A",
+	"L8QVDEq4h6tyuNnbw36/E8lnoBlopseA6QFw1oRbAmCEMIJjZgYAyZddzEl2bmSu2XQ8PZE8WxTpUDv4",
+	"0AmK8J/3RmrPW1lYepfetQPf2JoZ2HjqBlKjhKUmvHBAn5dM5QnaGNypWsdAcSLvCzFdPm5NfIZiDnAg",
+	"jUQJDf6eGSsmjt0nX8U5Q3L3bhO2G13LxZTpv2YuLNrdXaGfE9/rI96K+xzuRC1polek/4WOhghZCzTx",
+	"4zI7vcTIbMXQw9MDxB/GD4/idoX4doIggCme4auP4VH60N9Am1uS5ctUF7vSJElxO5ymposrS+XNxtfN",
+	"8F7Cg3AtFXybF16Z5+rrAaOmNmznq5fFiU93W5ptVqRpfKsHBObbHUdjrmhD+ZcWuHQ99XV3Yrzg8768",
+	"jy7codyRPeOSfNnlHIQNa7J6Kht24xWR4w47Qhm6pA40saGykACh1FlU6RoWa9gExuoB2mNDAELGWohE",
+	"hqH6aYk9C6Cz0AKgC5u3gc1ZPjhOC+2g50vDBcoAm7Fm1q3dNz9fjji2YRr1TV3HO9YRhZjuOp9KCmcT",
+	"PVAWq58m2ihym+cutxQBarOzr4bV4ayf6F340VDJW5HrVMnLnMyZJRWp2VUmgiqMWiPnwGNgRlNr71LT",
+	"BnxVo0mupur6+g58jN68n7lZ4INmsZZEk20I486MuYFKAq+5cqVqM1/al2DFTjURmM1Y34WqZnkuZFMt",
+	"oxNJtQ5orc7ev2GH/d4jZl8Bt5gF/DP/opUcLT5LK1k/rEsPYNboxmHgBww15qhbHcMoyEleyWDfamRb",
+	"i/6Yk7+eGZot+NE85yXYL1tSl5LsxzbT3p+LP/MtZtKkbsCQQwu9iEtc24uwpIFVNPXMEeCO1MVvRc5H",
+	"4pLgiXY0Fb0udxVwpcugezviY6wslIIXF7oAbzEuWwUwEQLfJTxpX25a0trwJ0ZYaNrCRAzTCQ2JFXPF",
+	"knRk2i4lialKjZyBeI+9frdz1I0bWczqE2hPXCfYtNc00A1bud0Nso6vYu2GLY/Laia8Lffd9cAVquDZ",
+	"tyY2cOfMJraSCy7JA0d//+lEtvbG3O6WJKblXZZEd02XY3XPwyWWs5mnfWslvsZB/zjKvBn479nwBuRy",
+	"j2Y3M9+tjG51CcUan51XdMmoHGwvd526O5887i3wSVj9sQ1lh0phTCUiZMU4F4IN+TQteAZeCRIngkHw",
+	"/3062fvHxS8HX/4SbCGWVccCuIa9frcCbDhrMices6uFBfRm8d+hZlLsikfSaCLZGs6K5TbbNj28FO5Q",
+	"Ta4bKLcVGjevYbW3sAHBsWYgfXh4DxdUs0T41pcHV256RUyE6AAz5Fo1EcBbguoSCNi8Hx+z+G8lqjEE",
+	"X83gdX9L43/HrvKJZjyDlJEivRV6aR8awVOrJw5WZdUB+5GWzFXAo8k78fSiYZ3Ni78Gm/6DMedvaAfC",
+	"1djWyloCTu4wjNLPaWlB3QRhJWBqI3Nf480kSNtlF6ylONBfwRUNfAAsglSpwvBwqoo7qCTMPNAY8dFC",
+	"XFkMbDWDadcRYlux+/RDCrUvVIZFhSS6ERE9Fqr8WpTaVDMO5sJ2J5KvEDoWw2mwkKKLFUSQ0SHXInTx",
+	"8AjhivlWUOlEJBhN7lBoMcQx1Sw2Emls68Nx2yuedSUFeX+r22V51/oNgafMdqRFhuE6S4sHbuS1OPze",
+	"woFPuWaYtzyfZxmNdG0sXVrAddDgnT63l8CxXRI/lI5TkZJWaVRor1HDS8obc90Ado0e5IErTfdAs+uc",
+	"jyZQbzn+P51OJwaH9BQqWpQl7CgMHuAo8geaxeYU7pk+4vZxJK1D3M7AaDBU7RQ96AT922GlnFKWyWLx",
+	"YbdLBShWzMuX1UpA4qbiMTAQ/2olAruaFWWimSCRwBbIxPqBx6WD304DkJjtPCAoNi3WTcKPa9QCMg0x",
+	"sxBHEUlbqRCy5LIFm0k+57m94jbPfrqyZkYTZLS/hccOj8zlVVePxLLy5YUJ7OmbdLqnpshW90DnE7mD",
+	"DQcc6E31KVyaQcn+mCJDyaDEljbPQJ5UoaiYTyRb8S9RMM24jIIBi0x3URCyKMCczssUvoexxO0Oe4/w",
+	"7bdlRbUbMQULHXEnmZidgEXV7EoM1cQWDy/EZ3cQQwb3LyZs4diwtZKaKTfioIv1MSLZwmrmunBo18dU",
+	"IMIKSwddX+ok5oh05OSpbrcbIoXpSFJDx+xKFWPE2EkYibBVyavDTmxSFTZoi1ZwycTehKeZjTSPJBgZ",
+	"SAp7wizAFin3LT3lQ6FDlqgCAC0Sro3kZmu5FmMxAT5Bo4ESH61cJGYcSTs2A7F5CljdkruV6lISHHjI",
+	"WpAhhN9ggUJIzzWtUS0MzNqBZAfAIMNch+cnP8Vuf2HO1BJ9t6ItsxdYSrU6qoeHzJYdNY3t4+pNeZpr",
+	"27CSwkMwj2TJAzBcuWRyA+t5Y7pIs8wyoBbVY0VG0XblSdkEYQciaSs0UiKtpbJ6nSmMmjc6X2KkM3Mq",
+	"sPQH3YO2CtUvjWlT+KthDscUhtQCQcAQfBtsT9WittsYrz1jV7Pd/IEzjYbMnGS04pgz2+t2jgyBAbTK",
+	"URdPtdVL8bCffngXBV9i4BD0ohxB+CllfXWpQg1tZu/IkrFXjBMYFiz5AZqurFhi+wJ4/KoKy1pWw213",
+	"2I9iWrji0C1u7WI2c/w6UwBfiR214Y4AJPVIgsHObCYVgcKFOPauqHV00mFnKEcBZmgkLedcJgsy4eFC",
+	"+haygVlCihKtIWg23KAfz56f//D5h9Oz7384j4+Bc1IhfSObAg8C6Q6NIpr1Oh3Dr7rbOQeaJOTT9U4X",
+	"c3ENVZ5gUBuUdyYB2Qje5tgOUZAdwLEdzGRaxMvGjmbjwjOVqfIOQLbXoHRvCEoyXS63/WN16RwL7Hss",
+	"e73QRwKXxvA/c79gS64glgaBhpn+22tFCM+baKP/ywjLTe/8UjfCLwmx9amyqaJqKlQG2qs92qtacmxw",
+	"JaB7YJfmvo+CoyiI25hwyTiU2LCNteIjw8tXr9xyjOMKTWGlm7zUpXezw8E7GIzh12avBZouUyfEejS6",
+	"JDO+4gcpPsMPG3d8movbLR6sLQ2OiPqnRqjTVQt2h3AaZFLFZU2x80yulRLCy4fsfVmgHy7UdAIZk0bW",
+	"nHtVyYE4B17F+rvF52BdtEqADlsXn+PVhr5rGE4YNE/8LZwwJa1IjYNJCzFxubwI8gy+XL943hpO7a27",
+	"2fc12+JnHzUEhGEV6LXbtbQ9IcJiU2b59TLk66Bak7te0zsXPDGso9vpxZj06qwLuWBCF+kETIuu7jdW",
+	"GASNDneGNtx/L5Jw6dvrdpjNdHorXlkHJa7eujiRDd7MQm3eWrMV97iz4K26i2usclhDv7YhNukTTWir",
+	"sxWqkV+8mQp58vbsOUF7NV7/9Aw76HQdBtgy60zltfKosOxCTYXk07SReU55MdYNb9VmbJsIsRf7XtOE",
+	"XOFGv6jkUbd+QUDsLwQImGXqlAUze92wfxQedcNet3vRtG0Vi1Tl/q4JOpsNZIAD+ssKAWmbG3NZAvDN",
+	"jphQwzUWBrq+Tocpz6z1iLUAMAF0vhDTErhmsVG896cZTyWpfGmhIwmiIWbRtwCpF9+Cc4t58bpthaNj",
+	"tG5i6X8W/5AW8QpTZyTrtk5K8EbfGQKN4ShRSbBdH9eEYJtUgQ9DJXdiHR3oN7bSOtVutx+PWSzkiI/E",
+	"xBp6pUhBUPBih0BFl5FEHaGVGvWjABuU43rmqrkSZnRgLTGDJc5lVj62RaV1EhOkHnKOY/LMSMUMgZdt",
+	"pdpabdt+PosFvnfBQMCGuHVboZfnL3EkactRfTZdG8G0w7a1IoOdBXokO7Lh5rdxp9Np15JbzIbjQDss",
+	"nsb7VIgMniLt+4FmwyXzE1aC/ku8XxYrc2qYr6QSSJihIfP1LBOaCkpTP369MzPKaQyoADzTCmGZQV6l",
+	"OoLWDAPhuVQ/jWumMtMJHiIn4sPCR7JCHzgbfxqleX1JD1yRdUlFCd/O8uGYQ+pyaSnATEs/ZIV0SaNK",
+	"LiuSYTDLs2AQjItiqgf7+15H+8OxGN6oGXBEieW9727B/1Jn9X/Z3uLu+NE7mpZhWRut5uuLXpY8iMW4",
+	"zDE4RQleF0xqQzWZ8D3rx0xQ1FHX9IwmLI5x6gzTDkQf8lII8NlwqRBDfSw2OSB8q2sWz+ItNb0SCXjj",
+	"o02JgtdYA65KhyiCTdIsSy1CjieDgd0K30gsfAmoqjqVQ4HCMwgzSopjKLTLDrpskspZYY124AoqvwwZ",
+	"Z1KMwA8MrjLP7M51JEttb8UcS0mryR3SW+ELaXSBjLke711xLRKWq1mRyhEcVuKRWDAxkt/KBeJJAulK",
+	"x4dPoX7lxvaOHhHrqGhwibDdPCKVqpcROAmFTNAcZyEfsgXjNkeTFUqFVgBgVQMIFSeEc9G+o79o8wuy",
+	"mQfYOwIuQ2+ZQa5oNwVvsBYcYLTjHbOhb2qKJNmaYBbLuv2qAOXpNk4Wb3R4X7XhvrHXGX3ZCXZw3Kxs",
+	"YAtDsz8eV2O0tN84kgJWBwd6O6NzaejexUL9La8PnWzPR8dqzq55zhJzJByT8ZnpGELLhTQ8cCryoZAF",
+	"H4lIdjudXrfrC2h46Er+uQNXnN3Nm+jvKVSxLd2LjbGfIDE00PN8RYYEGKrZPE2KMSkJVwsSmCxPOGZW",
+	"iB0LwMuKl8zbYCJe6EiCp2M79tpkpF6ihi08HYOK2XpZLCYZE+xJIF+au91aw2PDK2N4gYRNsGqjG37J",
+	"/E3OJOrGBgGvkGEj6QRXXJBVkcBLGfiOaJb28aLZ2Bquz+yoxQ9iAPHph3dxZ7tktLcW0KPedpdNZ1dZ",
+	"OgR4cYtsSJVyBQGuGSLWwLYBF8TVsgUZfS6hJlo6kuAtb4eR7Jdg+S3vGZD5qIoZ6kSQhCiSWhqyfZmu",
+	"rRLAIOwvK/tmNc0Te7c8B6XJiMRvYUoBTRsshW8twsmFBei8KxhGCYTh8PIsfmk/ttCX6poddrvWVww3",
+	"gjsYYManQjmNWBl3RKKo6QXYVJP5BaZ/l3zO9eblj4bFoH4MuZZYPCGsGZKLsVgw674VclUuZ2cba286",
+	"maq80JcW6HXFmGL6vUPPx2CuhtsAvxEJ2ExxWBWu7AtH1Nmc59L038Si0T9tH1mLebIRtBUh9j9Sb0vY",
+	"J98tyBtuJrMgwRmsnKkkqszVnLUsiyPXOYiQ7UYclJWGaADtJbtyuNmufOybksmA7CzKVfsx2ouDJqvw",
+	"svU3nYjLjF+JTG/aZ+/RmMxS4OxwoNohrdDVbHgjnOqSY739cAc8GugJ3rvMlblFmrTifCasry/uH45j",
+	"jBIpxB4MCm34RhukFqCeXqHYfKwyAYXNdDNFUiqFmm9eEPdkjBsIB5R8MFM+SiWgWFV2Yo2heyVHydPh",
+	"363PtKG6RZ4OH9DdfuwVzlc5JfJUaRVNohTnVGYulvGOm4lmi2NWCq3VeXwsj/kOF8TH8QLiN3H8DQey",
+	"IbNAJU3ReVLZlJhLCDO/BGNgKkdkolWXOpWjzCXOXFr5Ia7dNmhKBDibJh7qsbOvv3NgLmWbKy8fgj7d",
+	"cXF9uzk6x07enrHbPrqMOxBpSacRDMWEyhcn3CwKHL2QxY8S+PAY/jnoJoBN9KQHH6F0oPnj4USZf3p9",
+	"/HcheG7+5RDqpnLM7gIPWVxWrCx/MuLa44fdXiTdOdestfp8t51RPaOafPEnLPOq8tBnW58waOviIo5k",
+	"y4YYZguyK/8SBUOuxaU2jxstPgoGCKH4xei18aco4DKJgn9HgcqjIGSfyKd4cYERnOYJqQrzE/5yAfUe",
+	"oNCMi8lgiRDTJnm4XP6m85+LDE1TyPBaNoKhXV1PnzdqI5ViZCHWOiiLO+wGG0bTrLxk/2ji6rXPxEZ3",
+	"hXtCgcEboM+7q7fZJuZe//1LI44Z3PDrV6aE1OktzxPwMC6vFo3rtMVlWPtcXiw7rpwry96QVXZ9rUXj",
+	"b01LQtj0ay3VDzQZnDezN9tcudahT/Rr2N2d8j62yUspZfkvYfAvW9a3uRNU4ldVywCV2BzOsMpIwURw",
+	"a7Q05Y4pns5GKTIXepYV2yPc2AWaZcVGdBvbtku3wQmvW3dwLe+IUnI3HuMdv5obWy6DzcDAH2grlVdE",
+	"ZhsuGDJM76JIm5A8cpUEWrJ41JJoYyNp+tJN7HxpJEiV4Ru5mj/QkbSi1xhMYnB1unDPVmyWu1NTbmKL",
+	"jr4gRX377fYlxU177m1HucZrdvwuueQnNcmzJkGhTm+OB7oG0O5jEyq9qFg/aDWSmB2YFkzPJpq1pGLi",
+	"MxaTpI0FP+10mqUiaYde1jiGy+rj6k4tIFIqkrXdabbUbZu8WrEr2RnAwB9UUuKd0zT48P55kxiZqSYZ",
+	"8ryyWtezLAvZKFezqYDUqmKsZprLRFe7+Esv7B8chkcPH3UeP2lE3ByrvFjbGwEDABw2luK2yfnmvPwY",
+	"slch+84chvN6153+q2BdKOiqLkNUZhv2sbOkmFRNgP/USnZek8pSo37s1jMO2snTijcdhHeCZ4Y/78j3",
+	"bDCFXp3wihUiwAHrRVv5HkiVJUIXaMIJveNR0CPwxpb4gN31+IAHXV+aOeguc+RcDBvDpc7tyPtHLoRE",
+	"r5ySFHM3pa1hNd9B13bdqgPvHy0P1UdhqA72uU22cDYWjOCHrAliQTDmI+ccbunZZGL0DAoaYVIlQrcb",
+	"tfsdMJE8fIeSVtwqr6PEb5j36oh969zX2tbsNiQyXzcKBHCF5w1MNj57/2bwGmKqbFQ+Pes5JkIWR0EU",
+	"xMjvvRIJy7EK4jYdrnB5rkx5I6/9lBfj0GGlpIUm4Q+baOxuyywZG3PhYi4peAsnZd2VFjjAlegqtMiu",
+	"m2GVMWbiko8awj4/gu5swyogZKKSLPe1tE5xmW7u5e6GjgbcTlTH2kxzIBOcWvrYBZJpBdzMOQSD6dkE",
+	"qgX+msgzTfAVzUAPei2cED5ShX3yUHmAkHwZ5KsgjCqYZBuAjJpRbrwr2MHb0Oas2fJvjYJQoaw/DhrC",
+	"e5UXzyF5zmVWURgw7F3QpKYm9nlXpINiY48ZhHJc5YLfGA4LEgoEkxkNxYsbtm1zPWyErXhf8OIuZ3Ro",
+	"j+gWJKqHucqyy0RMi/Eqs72hy6cYdlvmYkyEUc3dne5SMXhBkcEMm2bQNMXCpRrT4EInudk87kSIqcDw",
+	"smrQhB+68EBTwICLQKGgYAzfRVA/mXgFAcoo2A776GUteCO3hmx/CpHEdA9ZAsmswI7cEJNgRGs1MUdn",
+	"Wixou6y5TcnL5gtyw6q7MD173/heL38LysAVym628RcPloJadNvtEGUoeDhlGOhre8UScrc2o6bMEoNK",
+	"0DiI6v6wrbcnktvtD84vLViLviRXqZ83SinykYQ8yHK+eCuVxGczfuSGwLQNW+o0svXc22lQKzm1OfXf",
+	"mk2XnOUPxKMLXrym4LoG9B9SB+xfJWplxmWSypHNbRGfU5fn4slTWvB8OL4UcpRKEKHUMOXZpRTFXOU3",
+	"ZsP4ZMrTkYTfZjnIWcMxBzjx0CttQx8mIklnE/rgvWs+FiJ3v1D5Hl+MQ0+LGbJe6EJMfMku43I0o0oc",
+	"SxnBgG9XpBIbLCXEYVosPPhOopvFyjtHv4BDeIdgFJcTdg0ZobbAIpo8rH/IxiYuygBqiMy016jLM4vk",
+	"1azwMjFCFtMuk50RPsVUa8VGFtcaYbkoZrnEYNf3wAu5ZjGO9NPrk1enF08BngCqL4rpGyA4irqNcSVi",
+	"r9AIWBnHao6dEjBWk/vJ082qC/V3ZFkoHBuGa4OQrvkkzRadzYBZHjWuat2qPvZB1op9SoQgzlIXunUv",
+	"2SDOzSMg2t84AHyOteI3+YjLdMjew1Ezu/mWpwl7DyfNfDyd8BT+QFEsDlmn02lvNxqqGtc4FMgrwsGk",
+	"BV2k6O200ZeTKc+FZq34w/vBazFnP6n8JmSvf4q37N0duy2GYJ8dULpiIuytFQ9ifyynHwZY0mrrUaxQ",
+	"+BvGAE9uHMHz08H3Ip9wudhyCKUtYMMIblKsjo0vbNX2Cqy+v9elAmifMq+WwAUayb58d2vqL2+RtQPK",
+	"xHXhzdrmDW5svllx9FtGJFNXaRYwZ+2Ri31Uxpi1wBIMES4c0HIwK1oqSntrLrziMP8odJ8wBC34zzWl",
+	"pAGcIAZTUhxtJOlHT+pOCydQTni+YDxJNItraKzxVmCBtQt9/fJzDHCQOy6/u2VXtW7tAfbBrVpdutc3",
+	"3wzuFYav7HJFrF0eMtr6+7nbEq02wy2d9YpNrnL+lvBqNna7BQzK0iJSRHr5znY9VQTCzbPE5xk+38Rl",
+	"4NGtGUxN/tyif3iB0Qv3MQCQZrfp2DzIWvH3So0ySDh6LeY6E4Y1mE9ekmGN/+6+/xVpuiEy3ct6haRP",
+	"J++w1gjy0Ep+V8xVe/s+yzKbzdQGeBQYVvzh3Us2hoh1w4u9t+Ovlbk8xeJuA8GX72UcG+hj/Tjw5XsZ",
+	"ByhTdxuFefUrx/BlhaJKKhTEFOwKRIMvQaggaimXRgAL3SepCtJ/6AtDXjyVOt6kZ0XSKlqxN8h4wGZT",
+	"BK+zIGxlEuzVgsX/jqEKGxSeZ3EU/Zty4rO0EDnPAP4Xg0GiKIpi/5coisOKekZRezX0u/Xqkw/j3O0f",
+	"djfoQ9s8TurCNo/6sv1WzzspfIunS4F5i4edBLzNs76AusXzdaFqu1eclLTF403izxav7TAgXybZ4vFG",
+	"WWKb9+qSwTbvLF3nG19qZC22WPhuXmJICHZFO2rBFEuWdl8rMgxTeaDHwHekQkm/EsnSnDaxSwmpVYZw",
+	"MtUYreTCt4WTCuRMwypHMOIG54H9HXQTBzmGkb8WzNFi8Fv7sxek0+q6sKdcQJyUZy6+cw2UJsz5MWB4",
+	"kisSOyrKoJD2ln7HSuzMNk6gVak2H/8EeoJoGDHXl1ORY3XCdQFJU0FCRFiLneu6KIdS2t0iywgevkxm",
+	"OW9Wdl4JbkFg7EN4VXvxCDsHH6yL/6FisG5DrR8v4YuQ1QN9EvJ3bkGCuCorBTkoTGDxj73UqF1xsLyg",
+	"IeqxGj1U3+qwwjyX9sMd54vVzPoZ2NNSvUXYeRP3G7rXfd5H+YFgqaM6IcTH0ryM0LVeMU6w30Zu6wR3",
+	"iWuyF4+HabcxHRLx0TaXqqxAFzrksXB1yBQNZquU0dpBRVD+JgA7j8GDUjsRiFhRKKb5ogn2cXP26R8e",
+	"wXCNDHLHILph5TRsQXLe8fkS7kqr2zgmfWraOmrvPJ2IfygpXjdC055Idnby+gRd5T8bSQKhR2K05+9/",
+	"J/IslUalO9Ep3/+RF+MJl8nMfPPh/FncDOEVSSjqIlls2jXNxh32HANVBr7L+4Fm8fk/YqiZzyWbTc3m",
+	"Io2JOY7HIhjlaoJkBQw2xPJjoTXvWhorhA3dUobgxgAVlJTs+Gcqj3et8qGowVoF1SnuDNBrVhpRQb8J",
+	"I62m3DqOCkeKF6WsOM34kGopUHFfMjDS53aF2yKoY5EvWKqPLUYKxkIsdwPn9VrMzQnH4WhIRxur3Kw5",
+	"QaHBuW83aspV8X5HeTRplLzP/VHioCp4v26CVFFCxNXA9X63/3Cv193rHwQrdLo7yqffRLyry1hfIS3t",
+	"JOrsKr0knhCyRohZK7Ks4mZ4xu4SbvZ19Lf9hdDICdZSMBIuwM+P1Sx/QHKkYVUfzp+xVoxk2tvrH5z3",
+	"Dgfd7qDb/QdALuHF6v1OeNaRhJzc8qe4Xed35Tv3TPq/tmqWalrAB/oPoaT9eYrt+fjW4WN1fvHHCSL7",
+	"iE7uXYVWqFmRXPJiSaOB1NNgLYTjMl+SpoUs1SLBPAW0yufs7K2t8tIcxD7habZpif4hcvVGCrQBQ574",
+	"5ZUq9B1eS5vg5U5wfAjIyp6dPX+HHEez1tnb20Ocxe3DNhiuSCJCY9pU5CxLt4SIs2OAuKuGYfx3FZXf",
+	"YTQiJwKEqGqvxyyOZt1u/2HMeAa2PVfWA40lCNqwzdiu+a3KiYi+oiCpxZVqyiYRDlGYgKvAwVwcUyS0",
+	"/RKyVRCD+NZoehDptgowaFpibq2Fz6PHzAFT2SrRkGcZVBMzj9gYFAogGbAYELZii3+a5kzNZViWP4aX",
+	"IIV0DtHbqbxNC2vGaMU8maByJBKM9VM5iw1XFHlcBeEKoKMgDOAV833iYkDN440RjlZ5ap5ZTW9DLd3c",
+	"czLhOakFMkGYjFrYDMYcDim91FylVXWP7J1VJY3NZCY0goPMATXQ3KKgbHFG6blwFWOtjEhaFS4kf5yn",
+	"yZWKIRgljJpTF04qIwrWrM4qswZUOXT6JyuUuoEkKn4jNBPX12Jo5C07cn9wVS3T10ZDFzK0rHCircvp",
+	"Z9hsswJamLF5WuhzD0PLmkd0wQFawEJrsdeV7HPU1bHsG3SVNJhJLMvfyChQ8d7l2miqPUwXSXmAPdZh",
+	"74Qar1/in1Wm7rEw7zjU9z70r73KZIgzrLlfv7UAYq/xP5zg8Q1TT92abGvDohfeFyoX36ZuNWvFltJi",
+	"ZlHx2g0W6BWy0skq8eiYcYjnSHUVWb4UrOqxG93DxxtNTU6+2g5o1olMUFGB8sWWqkb07MR1NdMU6/zD",
+	"BfYA/EapStKhLfaXi6nKi06TFPcVg+stD87BSOO9Ncz5PAPfgQW3h9tO8ARuKQrK0J2NcuIbKYwgeLhv",
+	"pEG7bWYTS5GxIhFW3OHdbvcOMqHpslatCUmnlAHhDgKcMviilAlXSoNbjGu1IPcaICfxeiHubUi2f1xW",
+	"X4TSePlIyX4K5SvGHXYKtf0mUOFSKifuddhJJJ3sV7oxbMMA79nzSjtezQqLn4IXM5vJIs0qI2mok/64",
+	"sQ6Vkx23BGG2UmTlbNSkr00qpjOwL7E05BdrmNoHuK2+GVejEgLreNpvo6zd6Rht8ZKv86wb2YuMbzgT",
+	"JyD2lYi8q09C2x6FXEzULfFP+6IVf1MAC8INah32+23zfSY8IofgdIRu1+FdKH5LbenOlL1Ew3Z7y0S3",
+	"bti7aLQraTGc5WmxeG8aJ3Os4LnIT2ZN+bwnEjAKb8SCTXgiILqPS54tinSo2UwbuReEPlS6yp/MG/RL",
+	"B3LPTHdGv4TOSkF2XBTT4MuXL6Gr7QTBicOiLFMUnLhWzSEqeCoFWMGqpUlGaTGeXUFlEjeMPdKdym+W",
+	"gWhpR/ZQlbDXrXuhw4yWRwDJvdhVNNDsWmWZmiORjaflIG97Zs1CplUkxWeAPxmxYZZCiA6UC5yr/CaV",
+	"o2Py8FTeNjpdppQmLc6sPnDoPB2a+6mFebBmm8NIxrYuF8Z3gh6UAkJpCsI3gscS/JMh9k4kodJSifns",
+	"TYmJz0Y0wo5tES6AQdYsPoFStOnPYE4csO9gH5m5Dg+GJ2/PLn88/Qk+QFaGeVjIIh1SgIlmUCxGJKiw",
+	"GYXviifetWtjXbDArxtxtxeCrHHYN8eQUDfZlUpsZZwY8Kewm/3Pe/P5fM+oTXuzPBNyqBKRxMcsJxka",
+	"X/l/79+87jBcAyznD/VgPbhrC6fuFsiOx3nwwMMXAwJ3DFDaxywGvGodsxbeA3u4GmwitAb8ceA8VOSf",
+	"KcnQN5stOh76tl9Ag0STk7dnbdKWqdIQQHf7Gwvls7D7KvCXkdWwCi/8ijV2O51OFHyJWSsuYcTjtiFz",
+	"Xnii51y59rF2FAULDbmENEnM7rEpE5ZaIunkQ/BSljt5aKvwTkQxVol92z1OZR3t40c2RoXFJ+aYxZE0",
+	"QiVKaFhgyZyRFCUWxMp/BS2/VgW8IZLY7XwbT/FY8KwYe0cY+wOHdpozPeFZxuIf4KmYSpsddQ/crR2C",
+	"hSpTPGFXHLC5IBQZaalETi8Jx0hUYJGg5cElxHx52jDbNmvZuMLD7iHkw8pFROkJsFI+UZYtD1WWIarE",
+	"A90OCYdEs/gZH47F3jMli1xlAybVHtybMeC4Dc2PkaTC2MDGHzicPqrC/T/wspDF3vliKvbeALvUpiUt",
+	"0+trOOV4AWiBVy2a7SwH1RRfZHZJj8uoo2IsJqFNJwLDHoSDtWLzd9weRNKa7qhmjMvO9Qx8UHsLDS4V",
+	"LSkEHQnT0QA4YCalyMybaCOMJLw54dIcSXiYyo+FzggJTyQiE4RxT4XW+dDmCJm3aMnMmDXI2fbeMIOB",
+	"VSFB2to7KwfB1pbO0hsBAReIlsTS5Ng34qHh0ztSHC6csqkDlE2ydCjIRGBvzO/fvtw76HT3DINZuinn",
+	"83lnJGcdlY/26V29z0fTzLzSGReTDMWTIqvevidvz4IwoAhcowx2up1upfpiYBo4CLyai0CuNg79SxjQ",
+	"0dhP1FBXv6FGOgs+ATF4JBoCJ9+LHAW7VLuSka5cJHsNV5VUZsM6ZWK8kmdJMAi+FwW9Apn8dCeYPvrd",
+	"rpU8KGDev1bsgLzCa64O5X2sEVbrNrLeJkmwXkgT5KZlk/TSwpj+D/tPVjXv1mL/XKlXXFp4axCWjnBt",
+	"1r93JguRS55hTQpfzgwGny7CQNsw9ODcCjX+sMOg4COofAEms4svYWCY/Qq4QuSz35+es1F6ay44KzxA",
+	"eI5KFpsI4QfBk/WUsNwrXj4OOsVJR63YZ5MDViecOGTuCVQg4nYIIJgwUji/1LbpuProqoWnF/bpaXoY",
+	"qIG2uTYBBTxvAXV7zMYamagwdxbYzON35sMeOBFiFwTMXtMYqyP0nt00PHgUn4SxHTUt7olhf+LzVAyN",
+	"vHrN02yWk+ElEQVPM5TaMjUaicRegv+zRyS6d5bEq0bqP7R5qPDkWWJGuiP5AsgQ9rpEyB5/gzts/xe6",
+	"KC7T5MtKLndeBkKoa/D0eDB79Zjpqq8J3TrozSkUiwsVRxJkDJ3eCgr9JCdI6Vhy/qt2x2a3QcJWLnhG",
+	"iVgTwaWRu+xdpfJIYjpmh52nQtdBrQjO6mrhcDaGAjKGkOarJ/JlqgtIMAO2aH20YDRah3udQok9liZ+",
+	"jrpdFPQ3evduJeDskVE4gwEw4bJkZrk5gW9AQndNyaNXB4r0mpTuxqpXdkM7m/FKUJS2nq2Wj9jfNgI/",
+	"LHAYSe6XRD8uc1Ssj5Fy9Vrk7a6kWevQ2WoJRQMEMRoMEeOsFss/FUB1MFbUS+GnvUzcisyGsOIcjLLq",
+	"p4xhni+lnJkPrlpcyOJKwhR8UcmGgsZcom7IYho54n+weJgWi7jtTpAcCj/NgkKPrO9wnBbH5OwzK1gS",
+	"F4pheMwUxV3XNwjFW6xQYR2HIM7aLY0kOoTdWkPVTDBSAQICyvemR7PelOVqCBktA5xSNYaQnwzVjjWb",
+	"8PwGYxgw0hfqM1bzZNF3XrZIvnSzyDEr+Ig+YwkxHJnhYopKtZvLNDZSYlyP4YykLXKKXADb10xPRYZg",
+	"0a04HRH1plIXfJTzCWRyo75+Zr+rZnZbXmKTXVhMMDCwGADYRbAwVwuGeeOsFLoOAQ8OjMb2uUgCTvNO",
+	"KDInZ+xE61QXXEKRpRqsTCSrS+wnSIdegjAVcfPSuF2tYnM7VGKlI/nh3UsGbnwjTDRnux7DFWArC3Np",
+	"fT6ek+SJtV2YhQTozFSzuJWLxDSRtGMv3Ji8C2CIOGZVlB8s/VxNivcPm9GjQaNLPxPZm6nZlp3bfjYd",
+	"5Twh6JCrXM1GY+DLE4wwiG2icQxqP9WVdVnMCLvsV6Wk6pb4CvRLScLUcySVrVEzTosqJKc531hdammY",
+	"ZbEvQEy3GRpWE46kmVwrrmRuADvCGMvYop6r0oBFAZb1MArCD4MrB0H/3Z0D/6y7bTbhslm78DpUQLd4",
+	"YGWA6nekyw7qmQOeuRByB9y7Rm41q2Yu9xW7RDkquJOFgt0tq0VCwAVh7TcshIMZ8ydfT6df65FdXoMX",
+	"NuklrBS6aYg97/b2ur0VI6Pwhi0EglVZMfVxveRNw0Jjp4VWAmprHunBqpFCHtQ9jvMZ12Ivla4gD9Oz",
+	"K6p0rq5tJaz4r8TzLpHTUTJ/Z8UY8XZfu8sbx4XYcSJLrLAQs0ypGyPaHiN5U0XN9YO4vKpSW4niamEX",
+	"beAYfr5oHFpj+yovVreOYI5l6/bzul6a2EApK++/V3kRbPHcW5G/Ncxom0e3fI7Q/7ZpkY749m/gkydy",
+	"sf3Dr1Wx/cPPCApj9zegm4udLEn/pKQFOtCVtEDzt69nljJjHa8Vri+CWUM1kLOF4HnIbOy/X+4BAoE+",
+	"OYzfg8Ne1/0cwKzpl4d97wcp5rqzGKrJVSp5oXIjwcFsXbQUiC9kVBzs72dqyDMjQA4edx93qzrvo/8L",
+	"l5CdD4ZQmFk8LTkvflko/KrX3zugr3B9/nr0HeFk/PXo+dPnp389OKEVwKfM/fq0B3iXv8dRSfG5CAZy",
+	"lmVhMM3FLf7thZJRlQlC0+iF9WxR4vwHeEfhdz2cbfmOdQYGg6OulwjS7XSPMLm2T2W5gkEfrBygCC4T",
+	"HnyNkJyQvLKOnno+1exP83SI/nD3wJPH3u9fS0JmZFtsFNyQX0sYX9HXHbZ7mx1d3sIvu8iJEGPZYDJ+",
+	"Q3Ad7kYvHZ1pTlo0mpC7vc2m4A+Sk6dYJPjS4eaXXqvihZpJfKHf38bgDD5usBmBG3NrEze8ck92bvPW",
+	"wbZdphORvJkVaB135+29tQPRgSP7g2dJRLvYBlPiPnm69n/BP9aaF39QczQH+6lcw7G1XehCTO2Vg61t",
+	"Z2yE2l5x2IQKA9CQlPuK+hE7sdoXdK2x1x4qpwS6Zl4fg3PbQkviQ4Q4iQ5l+Ormv/DNkCza0CigIMKv",
+	"IeMs4+YHox16iC6RxEFU2r/5L9vDYLnwmYWfH4M1qKy+QyYwaUabGirJBL8VSYcRHkWiQLb/p0rlwJp1",
+	"VP5A07gIkaOMrZRFKqGCPBM8z1KRR1Tof8+ZoHRM0A5LFXZaZJhrBthoN+xQJJkjAnS4iukxi6HAeSpH",
+	"l65LMnmpa9qLkMUQ/n7Z8CjPMtOuD/3hAAnQPUvZiJNUzjS2fAwzTHI1VdfXNEHoCbWiB7pszr6V4r49",
+	"0KzVBQc9jqwdunYQLdSMBahxBeZPpRscRx1wtByPP5CG9hyhtnrd6qDMKOrtXpof48ZxLDXQYSUAE6WC",
+	"KylMq4QdE7KuV3NtrmZZwpL0NsXorW4nki+QVzSbbnybiPVTtzDDgSSKdlg+7UAlnKFTzSnIaenomCMz",
+	"YFiLj9gVpZ2gJSmlNNDUR7BA7nLMapAVaNAmpNkmj8L3osBpLnsUNilShrlSVOhZEqzQPaFt64JwbPLa",
+	"Gc/KOLJm/0O/0f/gmPf9uh82zPidOZAvjASy7cPn6n71wt+5lre7YvtVeqGfwLHEVoNBv9t1BPM+HcnZ",
+	"FETORiYcDHqPzeOGeWiS22sYalChpIkh0U/EQzFTweOn8AXiTiPoEnPiv58b3e92URuod3u0stcjr9Pe",
+	"o6VuHx+5ft30y/4OulAJ3UraPqPxc+27wfbCMzIS4AsuHWdF6IXjC2RC/lNu/kZy88nSUltTCNYyLuVn",
+	"uu02StAQNbZSZsYYvxI1vUzMcTFhlXFs5ZkPI6lVblFTS8HJdI3O8hCTFKsA7YPtpMAGOdyCwLdKWOM0",
+	"L6VYI0VYUdjD+qaqYz52e+V9Qh8cY0h+pVKZGS/KPFbQ8H3GTdIpCl7YJE3NFfTxil3aXlfJad5qNohn",
+	"PMuW1qmK8GiGvAu0I45jm9rGA1vcVdmCd9yViatXUUKxnErKFa7knHNtEeBX+To6pXmBbdh1bahUZ1qG",
+	"pGBQ+VZX4GuNeXZryGHOF0jCP4tctY9Z3O10u1TtEaoCJGlybFqFor+1KWJotyuGx96VZfJQXKKfUqFt",
+	"FAeRqkgGTAtYiDhLdWELQnci+T2Gea4XYnGAWFNGK8YhmQTGReEBU64Ld0aUOo4knNYK+CK21PJqRa10",
+	"cGIJ2RxwVCIZvzh5dv7+8t3p+enr87M3r2Mg8ZBhaX2RtNFfIq4LpmYFbh8JyBWfIxaRgelBFgsMchkE",
+	"rgEDzrqRVgTdmDV85g6Pvg9h+TcSNn9Tv8af8muz/Prpl6DG/qxZdEkePOz0S6zbXoOId5NKQ7W2KFWF",
+	"1dpWPbG3b2a9bee9Tq/s/HC1WEtj8KqIbRjGwZ0N3iiP/N/S9txrcEj09g66d7dz37WLX8u8va18XmVi",
+	"25i5MUOgYuV2PPBPkf0biezePVOxdbsCQisEeLjnN4rv1WTalWG1N2KxIsYoFSQhVUFamky8TgBDOMya",
+	"UI8ilcsVG6f1IsFpiWgC0XRC3opMTUXISBuwsXZeUTrzi2YtLLztawhGdaDAgpDqyC7MLNsdFrdAuGq7",
+	"+E2K3oGaqhonetDtEnid2w8w31HeYxmUZUQ8yIPJRSRBFIO9jnGi1TAj4hf06emPpz8ZAaRMpd5seWyI",
+	"xjIvDdiycBZJkM58QYq1moQoTGwi8CmgNcK5YxO+YFfC2jcjSa+7MK9V0pOXHP47Fpx2ieghCvmVYnr+",
+	"DJz5U8D8agHTD0SoFqdGCaVaOpkENApImGYAdeYaOTzavQ2UAe4e2eDdXN9W2vuafn5vIt+28Qxw3a+5",
+	"is1V/afA960Evlp0sJW9SkljhcS3XchDLngGqGir5L1tjKRkgBunhRPJjGh0BN7lQng1Ea4WVBKLuaRr",
+	"OWJSJaLRlml+AFjuqci1khQaPcaUC3K0zxU9NuELZyNlxTwdijaU31SJeOAQAkvMyl7XlXJHI49pFcZ9",
+	"nc30GKMEnOAaD9hBl5FDUIeuOD5ZUqkeB13+0MpBt5y+yhJhGjYcLUQXOj11JTAPX5D1rqCXjikSH0eP",
+	"g8nFUMiCdgHe7h9VB9HYuRTzsnNProagEIanHJLj/RRQxE1ACSC0oFnVbCfW8mq4YU3T3NpbHeAWgGW2",
+	"0ShnWrGhHxTy5xKmEHoD69JG8jX6pJktDFGaAyszQ/AxfBRCXcyzUHg+U3IkcoQ0KPhVJggNOf7w+uWb",
+	"778/fR4PmFTsig9vZlMz7lzARQkJIiDjT9od9gwlfiA1jJGgvFnLDCNZo2L9AKlHaAsyEr94+eH9D5dn",
+	"r89P3/395GWzHPy9KN7Zg/i1QvC9eU090OxP3bAb9kLz3z78t/6/A/dXz/u2H/bCQxjPELr+5BWYC16k",
+	"ubhWn72a6YOgLH1cll8fGIZ0U6ipLS4/CPa5X0Z+RaAt5J+a433JR8rassrun41zBatd9v7h/eCDBExU",
+	"s6agj7gxTNRVmglvCNUR1Ht7dGT2wTdhbX0rW0LY5CW1nPs38ZL+8e7Rj2MFnER6N6dU8ztcmGSlXGMf",
+	"sd4mZwkhi4e9JkrvXsUIUndsgrkA6j1EcipyfMHwvNJVhTzGfvZwUGx5amv5mE0Qr97VrX6gI0g+tO8e",
+	"A2LdZ8LNyAFq3uiswCxEAqy47YwrV+TGJZcquCjRzRpJ2+LAeSBX+c9Kt9ySDy7mEzTSEKoMIDXt7GEj",
+	"Fr7GQAJM3FuoVDfbPUK2pTmDfGt/OoH+1NHv2wk0Qf066PW7naOuubrouASD4PTDu8Bz/fSd++XtLB+O",
+	"ucZtKpt40nnyuNrCh/fPvRaaGrizck7H/Ntq5nfu5PemlhMH2d4F410JaTXvgNbkT+X8GwkVNgSj5okp",
+	"73cdQqyOO2a7OmR0WXp2pbRBzziHzKaAKbYJySSSJZSJvSRZwvX4SvE8YXqs5pqlxVIEVQ3ZotT6HXrE",
+	"upilUs03CiQFsCA8pL2/IUKGL8xEEMn+c0ExQxh7Eg9sEEpT5crjqjrv/j72IqWEqwdr261UpowHfhts",
+	"33VcKzwK73qlZEhnr8ZP0VAx+X2rar/eXF1RGhveJbhE5BJEuHCKNgaXF6o0b4xTKHTo1yqNZGW0Hm5K",
+	"2Q9KgxgL4MXn3fo137ERDP1ylVHNewB0MagEoFc9hE1AIQTHaSiUQn0iiZVGfKzPis8Kz8AE5N80L6kh",
+	"zTJXI8JtWpsQLCOJKpQhum6tJKWkwbAWGDncJiGK4RJ9tDvsO5wed3B2ldmFlaA6t8w6Rh4CB4QWp7Ts",
+	"kMxMmxvJCuQJ+wFF39yw4JoAvMLWYGs1/nFl1P/gbOnNL1UKtW359NabRI9vt02veDEcP+eLN9cfhbi5",
+	"j0xvWx6xmnD7Wt0CAmWtOC/65n2uE7KJujX6Kx/eQJFZqExHpXQgeHUuxA0gRJUl8p4aqTBVMzjoqUra",
+	"fi5vtZKetZ1VqvMdHvqRUU8q5egOjKi4VOq633nyaLm42sMnleCsbresh9brPXZFginN+cle/wkW9fUK",
+	"Qz72y7lWB9nrHFYVCG+Uh93mUT5+uDzKRwfVEDJ/lIddEGhXp+v7cdYZh2IzSrrgsdDP1KcrB+83SLHW",
+	"TUV41yT011bg4HHnyFuBx93KEjyC9a7lgzcsiZu+tyRPjirJHIf+zvUfdrt+qsXqlHVYOvTyVNbtxLl+",
+	"1s/v19vh7T2QtarGK0ydLing2q9D/qdO8010mh8ET6BMh7fq9+RsLFwFw5UKzRtr8gR9oVonGDoNCfnN",
+	"1uwtTZ7kMENRrtu2XrdIkuerKVqMtTz09565EXrdbjd0QGjmUxu9b5CQfMuzp2M1y0nqxoJkNvdhGQmS",
+	"3G1Yq9e9YSuigqOMkOE2FEc9Rthiowip3IVfXbPZ1IyZQrDCEsmLlUpetuiwEyx+jm7ahC+ydDQu9jS/",
+	"BVT9srxX/4CpnPUPYQtSQcVLczGFklSmWTN+O2E+K2YTiVZ12rWQEWR+4aEDqiHpvwKQJmkJSjnYtGuF",
+	"3k3OZQj7K3RFDSMUc/yRHI2Q6+CUsy20G5eSXU/38VTJtKiRQsIXMdraiWDaA7vZqVWbFyHzK9qu3knw",
+	"Cyt2ED58iDJLrTO44+J6B/Bt2UV87KUUm4mCykfXI5AHJq2gJyAlK0EqdZoI/5ARzLx5r7JXbqMovwbS",
+	"8vlCP4C0lXVE2uuG3W6XhrKDxlnaJ8jO0YpHToUxCteJ9fZCj5EENzGg99HK4bD0Eiib/T1eoSaVBVf/",
+	"OJGJYBBKfyaTFDLJKvxZwhcr4g/teqwIG8QXbdCgOcVBSF8iws3FFphj3xHbngpMmVsVC+lsqY1jASbt",
+	"VSnGj1+XwP0nUNefqucdVM/zuUIeuqx6gj6JxUtRYyHLl69amu8vjVB1af5CzwSkal4mfHGpri+NPvoU",
+	"ima1GyGkqirMk85Bvbh7VQfodx7a2u1GtziCW6lfKYI96B10G4T+R77Qf9grZf7DR1/8Jh82NvmoocnH",
+	"Pb/JI0+NeNiDYA1/5N318zpantVBbQjdXoNK3a1EaTz2ZtVtmFWtyYY5VdrzZtS9u/eslJqrvq1+f8m3",
+	"1T/Ar+5GYF/hfPutxvgNfHd4mTQhvZm7rvHsb3swf41D8kcl2V+L7H4b0tlo8UI8SsTkNrIRifXrwCjr",
+	"NsZ+dfMB5NCnrn7NgNXADh91q0zeo4bDo+4SuR12O0e1Tusk3dui00dVHux32r9vImwCH+zv9R/jV1Vd",
+	"q4ZSWQHU/+vR86e4XfdNvt98hL8q4YOasET0VDXAWk/Q75VKVimUzlofzp/9V28bseegkbue9w/IgFIl",
+	"ykebLLQHJQUeLBE94vnUuew5dLTcV28Dv/XkqN434LcHK/lgxZxFFEL7+bT/LVjyPQyl76j3Nx8L8Lm7",
+	"H56+f3r6S0fncBcjemmm2CZkiOym1ZyE36kxvZzZH9qi/ncXEOPFNVTyNkr7+hSSK2Z5CCxR5Q48eI2l",
+	"3RYLXF8KyRbz2aq0oI1HYbxgWBFnU4Gi1AXbICYoliJJlQTImCkfpXKERVj5VSZWRc9+tFPZ1eBmy+pj",
+	"Cu2dsO6pvPRdwe6pPHZpIVuql73aKvbGDMBWe9asFRf5DKqj9OI2IkVlCyaV3POfAX3IPNSN26sG7SpI",
+	"bw3TBqWkl0cYpwmYnKEccaokolKuXKu1+ceAzGhXCT6sXarfKvX4HrNroYZzcgl4k07I65/3PJmBlmBg",
+	"G6AcFipo3q2XKu/VipCjOFevMo7flmXEEQQzTUAGKquFU012V327Gwa5AmMxlPMM/DLbwYfzZ94X5KfG",
+	"jmZQ/33dPHcXcSy7+r87SSPLb33DKN+eu7h729/axLC2ubLtZL7ilt7m0v0gp7kaCq0Ngz6VRVosfoua",
+	"l+7aNEvj5u7dgO6OuPgSBlOlGy48y8sxgi+f8CzVtm42axV5OpmIJGSZmot8b8i1gJqxmeAABhITaWE5",
+	"dlvwNQ4Zj6R7hip7cbmA5MmQTc2VCHdqztPMPJOogqroJ8fsg0yHKhEs41ci06yY5RKcioWK5HQmF+ZH",
+	"BNeYzBBWRLIrwTimWkJRISh2xs7e2ppVoY245cNcaQ2AfDONhZNiOswx61Pxcc5ie+LjDostU4htqC0f",
+	"DsW0oEyfpvv5faFy8dFBq1MZzO9UsljDFhvLidf5pGV9fm3d05IN7l9lahTUGF7Q63bgf/uPI9nvdnuD",
+	"5OrxYABGD8fHdj2NMMUXKp9QsE0FPfjL0n3Qu1ti5a9wHaxZnU13BF0Gv+Ulseu2bYwfEnPLSGrlTV+q",
+	"IWnlv6x/74FmH9697KyFlK7LLl/uzK57W2gcb/kiUzw5V+olz0GuCQ57R9t0pmdTDKd+JZKUn5tR76iY",
+	"WS7wW14PJ0nSWOrBux4adKT9X6ioAxYnX973d8CwKwXRMRgiy2y8AxVST7HGQpFzqTmoOstVkp9DLz7T",
+	"/CqBElpLanKcuvqnGBZl4dVg6+PznNpbcWxcEr9mIyW/KuJuC3p+ofKrNEmE/HYpyd+CDHENN1FiaBXz",
+	"2pU6VvP1xLF+YPTumx9/Z7nf32KhzVptXubfsvDxvVYcuIDa9sPxipwvKDKp2dsP58tM5615b6Wg1rwD",
+	"9pG0pKoPcFEHX34rwvz2POMPcs2WG/GbHT4cgmenbL09OX/2Q3vlMZw1xvYS/gAY4qhcL0afHrO4lAtj",
+	"hlewK0frVBN8Bo4tRAFHMvbE3qeosFUF3KcxG2aC59oF/3acqY8NucRioTSMhLUO+/3G3H5cgT9P1Z+n",
+	"6tudqt2kWFuubK3Zv7zu6OkQLbdULgFKIbCWhTxNk3aT7b+GGgVVlCAs1xmBly35tmLErob839BMa+Tp",
+	"/nJVmLLsi19AognZeqQ41B0aHIEBvfq0a889dfDl4u720P1Hdv/vZhltev/3ZiNFGtrGREpT+b35MX+X",
+	"JlW+zBQaK738LxOmGw3FrupYCgZSYoeYCNTvGqkg50OsX0K2VnJy0szRYts3zz9mMXCKOIwkAcYJsx4E",
+	"+1wteGPhukMEzgO0wtBx1AGl3JTCEtRfiaSZNaQMgfuW8TznC9bCfp9SBAN+eISZEVZcg7IyBZsoXbCj",
+	"rt12TO856gHuUSRzcT3T1g9skyRgSTqsZ0SrJ8j5Q1uVpL7V5eQwfcQ8HclReiskThEyOhq7waXrMFCn",
+	"UzmyXeRkjkkLB+EUSRo+9j/TgqXFMeN2KwEMABq/FnMLG9i3l5ZmZEWx19lKU7crfXd/lu5VV8tReHCx",
+	"I1f85lbq3+I23HENtrH7IlHsbPZ1hbE+vHvJWvFaAcyvFxu3QzZH8IjCI7Zfy3D8p3if0LH97U3T15Z/",
+	"rC2itpGi1hmry2p5bKSEPgbpHEGhdMEXq+zRHme7Z3N03zNHX7uN2OVMb7BJl9f1nybpjSbpNRT4v0i4",
+	"+6PXlr1YyQ3WV1M8bxInfeW+Uu9wo5LfWVnb7A+lxJeIhqjH1uSON7PiCoCSXqbyZsCeZenwxsIerv4Z",
+	"5JOl6lllIQOofrC+YyfwUFf4EPHM5ZJYFmZYw2v7iZLi3/tzkQ3VRARfZTXAelV3tRnU3v49VrHaGjjx",
+	"T2vBjtaCETGDOobhf4al4G9/qxRz/dvfWCs2B/ep/TpuoxkBwPSp0CvgzQG8yMBoBAAmQZgW8X58HMn4",
+	"b3FZLlYuWD6ThkBLywNCI/w7ZlqYVQbVP4NNK9Jbock2i00kjI94KnURSdDHAeRvGeDfSIk+wL9RcK4y",
+	"Ndr3xkLf8BjR/OzH/as4hA3DL8DKINnf/lZCXpbrAt/FbapM76ramhXBn8JIuqxpKpPv8CaLnA9vRI5O",
+	"orRgrbiJN5v+q/dcJCnQWAPeJWqlMQW7i0r9XYKRxFEhgjWgh+iqrccB+XVYbJl8DHAzFuQT4rNx8yU7",
+	"e/+GHfZ7j9hQJWKVDabf7RLsNNpg+l00wjQbR8xqxh22qVYr1mnFrffqfa0r3IpLUineutIeYrq/V2uI",
+	"vXSbq1PuxPO/fczebrd7+YW54Q/XiQ47zXMbi4fZ353tHVRqep21A8h1/xcy2Pxp6fjNLR1wIH97O8cI",
+	"+cIaYOO1dFS1bzSZKxzjuWdjxaFnrBjRWm5/FDcYKoDL/mmm2MZMsYKA/rebKIjlooECyGUH88Rh46Ct",
+	"Mf1bGCf6+5jkNfhlhYSM0H3JVKWywNr1kvIDEzWXISv4ja11daUSwCt/m/GZTq8ys4OQ2MhO3p6x2z5I",
+	"K7CRXEYSRkNg0hYvz7Tv3mZzld+AbQPCeCDTsNDsimsBN5qR6m7EAquxQujcyduzSEIpNcBISyeQlmmk",
+	"XmRZ8TGLCbbQIa2VxIbhQ4QejSIbVGaBrYpk/EsUCEPwUTBgURDNut2DoZICZFkhh5CQfyCi4Es8YIfd",
+	"LhX6R4mcsJ4hLsnoAi2EFsQXSZSej3kRyTnXbJ4rqM8FIIhm3nNYNGprwhdsaJR5lqihxv3rTJJ2yA67",
+	"PdYyMmYk448fP+6dzIqxkIXhn2LAvhM8F3ncpoFNUq2hxFbOrniCBWxlQj+Wy0RlT7EOGwxfcKpEg+GK",
+	"WDuLg5Q8kwAJTktpRtR/wlxBXdqQlq1ElgrNUhnJawAuxIxZO4xK+qxFg2yH7Kh7QHrWO1Hki72T60Lk",
+	"cWWtdQGl4CLJCxb/94fTdz9dnp+9On3z4RwyZABWgSDvwNVqYc71mE8F+3/v37xm7+FcsYNO126aLngh",
+	"jh0ipMjZcCyGNxrk8gl6Rt2h7naqWwMBaprC3iaiyNNhyJJ0IqQGKHUzX7ghVd6JZCTjOIaCOxnb+x/2",
+	"9s37c2ZzaLgFSO94GSSVk8yiKJKM7f3AHpzQpQNnzO4/+/H0pwfw8zO8ZfeMkDJg9Yv2gW0oYQ9+iQKi",
+	"B6R9r+8oCFkU4Jy0+fVT5HAQ8DcPZiEKLsw3CS/MZzkS2NyjJAqgfh78XxS4lak0OKCSXiCcY9NFOhGD",
+	"uRA3pmGvAdpjePtTBOKE0Z/xJWwMcC3BNmW+/RQFoPhGwcUFfEr1pVSF/4ItC0aPz+fzzghwOHAVLi4u",
+	"vjygnVtStCDPHVO8t9W0mqDK+GiUixEvakjBNhF9OQHdFQ581ARoRHsQDIJH5m6hPTR3tQOy8EEvLkJL",
+	"BLX8JXP/uwuhOrTvFrYkIJYzSYtFyDKBCKWuTDWMVSosJ2BfWD/YkkTceCv0EYT2y7Sgby4sXo955RPt",
+	"cPlc5eVPgdnQzWsSVkBE1q6QFLqoIwX9vRkX21Aiu5oVLEmhEiIbKlsBAqFfQnMpGrpfuUgH3eVVcqel",
+	"vhRcJkH46ZM7J25RykNilgQT9i4uwk8BrNyngKxK7nlXOi/8FODhiKKOWck1i0k4KWvXzqvO1lilBWxl",
+	"tuqYkZZCxHXVZQ21ltHK4ZowhwKlMVBZ2jutIWj6AxBtqzMCo/Zl7sqEUUkN983a+VURlJtONuJGXFvw",
+	"Vlsiznxr7pYlLCk3i08OJR6Qo+yHg54ZUQN9JHxhfqEbF5T7dCIuMb/VWV+atnLNDLfWwIBRkjqyneFn",
+	"R33ROjBou9RcB4P+lzBwQnDT2vX2+l2HBPRf8F+3lL29/sPz/sHg6Mng6An9dvGr8Sdvm7CYinYZnZVt",
+	"s995s16zk2s5HLgiL68WMEjvFaM1GOYQACiIs0uBzIdQUt0wUNfXWhSUwttMLLDDs6yw0Uj+OpZVRBFL",
+	"qnoGe/1ueNDthoe9ztEFBif5L7/IuRyahX/L81RXX33cDXtH3fDg8cWXi12JdUM9T1VexUBkIQrzxVgY",
+	"HUMXTMnQ2bFRguMQGJdzSRaGLTRyGAsZkLY2S8BLy6ACT7Z8867WAxrrXfB4sN9mPJ4TfQO6KYzGiNWt",
+	"UpP0tVA/uwUBiNCqNRY8K8Y/B4NfzKd/mn02W9n5p6avHLnAJ6MGLX6ufNinssHmyy9QOnaWp8UCkc1A",
+	"+DYSeTD4BAHiqEassoGkUheGXhF/HhTs1Kiow9lEyIK1tMiu98bKsP5jFk/4jTB6ZYzKCSTZgK8XIGRm",
+	"eQa1bU2vNPM1Zhdz28y0yNFXozulHcJlLyxbPk6saJqwhKfZAvSlVEMpJ1+V81pDeXi5qY+o61rdT3wG",
+	"3cnc3C3O0HEemgtRzWWmuNEJK34TV47aHzkan5r6SodjiCHFUYI/rVA2TNWh1RuRVTBeeE3aoJsmK5C3",
+	"U94br8zd02w0sm6xaa4KNVQZaxmxbwpVbJB3VIpjnbw9a6OHCRtiuG9iciUSy0si6aw2acGmyiwiFvlX",
+	"YDHRhjfNzGtSCKhMZlVvoxgDGSVGRLcQ8pHUUzHcAw4D+2xOE6jytli2krh+qWZjLpO9Kc81ocbrqRD/",
+	"v1I0reH3F0LzM+T2bsg9XiXg9jFsphM1uUMmr6DB6Ay3Dktg4hp6gpW9kD464pK6zGKkCx5SEksS4fMk",
+	"RgmIC9LBwz7g4S1NpPiEnV6G7gYPcEECOfQDUmSAwwDWw4cOTuUnpigkJeaA8ngRclL1h/Uci5VqY2sB",
+	"AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

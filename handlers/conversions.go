@@ -16,7 +16,7 @@ func (s *Server) ListGoalConversions(ctx context.Context, req gen.ListGoalConver
 	if bad != nil {
 		return gen.ListGoalConversions422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(*bad)}, nil
 	}
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return gen.ListGoalConversions404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	goals, err := s.repo.Goals(ctx, req.WebsiteId)

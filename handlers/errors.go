@@ -8,12 +8,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 
 	"github.com/analytics-service/analytics/gen"
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -74,17 +76,22 @@ func statusMessage(status int) string {
 }
 
 // errorHandler writes every error as the contract's JSON body. A 5xx is logged with its
-// request id and cause; the client gets only a generic sentence and the id.
-func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+// request id and cause; the client gets only a generic sentence and the id, but for stats
+// reads stopped by the query timeout, whose 503 says so.
+func errorHandler(log *slog.Logger, queryTimeout time.Duration) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
 			return
 		}
 		e := asAPIError(err)
-		if e.status >= 500 {
+		requestID := c.Response().Header().Get(echo.HeaderXRequestID)
+		switch {
+		case repository.TimedOut(err):
+			e = timedOut(queryTimeout, err)
+			log.Warn("query stopped", "request_id", requestID, "method", c.Request().Method, "route", c.Path(), "error", err)
+		case e.status >= 500:
 			log.Error("request failed",
-				"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
-				"method", c.Request().Method, "route", c.Path(), "status", e.status, "error", err)
+				"request_id", requestID, "method", c.Request().Method, "route", c.Path(), "status", e.status, "error", err)
 			e.message = statusMessage(e.status)
 		}
 		if isQueryAPI(c) {
@@ -95,7 +102,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		switch e.status {
 		case http.StatusUnauthorized:
 			h.Set(echo.HeaderWWWAuthenticate, "Bearer")
-		case http.StatusTooManyRequests:
+		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 			h.Set(echo.HeaderRetryAfter, strconv.Itoa(max(e.retryAfter, 1)))
 		}
 		body := gen.Error{Message: e.message, Status: e.status}

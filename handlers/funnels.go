@@ -96,7 +96,7 @@ func (s *Server) GetFunnel(ctx context.Context, req gen.GetFunnelRequestObject) 
 		return gen.GetFunnel422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(*bad)}, nil
 	}
 	notFound := gen.GetFunnel404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return notFound, err
 	}
 	f, err := s.repo.Funnel(ctx, req.WebsiteId, req.FunnelId)

@@ -19,7 +19,7 @@ func TestReadinessOfAPIAndCollection(t *testing.T) {
 		t.Fatalf("database up: /readyz %d, /readyz/collect %d; want 200 and 200", a, c)
 	}
 
-	if err := e.DB.Close(); err != nil { // the database is gone for this server
+	if err := e.Pools.Close(); err != nil { // the database is gone for this server
 		t.Fatal(err)
 	}
 	if a, c := status("/readyz"), status("/readyz/collect"); a != http.StatusServiceUnavailable || c != 200 {

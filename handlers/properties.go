@@ -22,7 +22,7 @@ func (s *Server) ListProperties(ctx context.Context, req gen.ListPropertiesReque
 	if len(errs) > 0 {
 		return gen.ListProperties422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(invalidBody(errs))}, nil
 	}
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return gen.ListProperties404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	q.Property = ""
@@ -41,7 +41,7 @@ func (s *Server) ListRevenue(ctx context.Context, req gen.ListRevenueRequestObje
 	if bad != nil {
 		return gen.ListRevenue422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(*bad)}, nil
 	}
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return gen.ListRevenue404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	goals, err := s.repo.Goals(ctx, req.WebsiteId)

@@ -20,6 +20,10 @@ const queryUnauthorized = "Invalid API key or site ID."
 // Query answers POST /api/v2/query: the site is one the key's user has a role on, the body is parsed and checked
 // once (package query), and the repository runs it over the visit rows.
 func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject) (gen.QueryStatsResponseObject, error) {
+	var invalid *query.Invalid
+	if err := query.CheckSiteID(req.Body.SiteId); errors.As(err, &invalid) {
+		return gen.QueryStats400JSONResponse{QueryInvalidJSONResponse: gen.QueryInvalidJSONResponse{Error: invalid.Message}}, nil
+	}
 	site, err := s.repo.WebsiteByDomain(ctx, req.Body.SiteId)
 	var role repository.Role
 	if err == nil {
@@ -28,6 +32,9 @@ func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject
 	if errors.Is(err, repository.ErrNotFound) || (err == nil && role == "") {
 		return gen.QueryStats401JSONResponse{QueryUnauthorizedJSONResponse: gen.QueryUnauthorizedJSONResponse{
 			Body: gen.QueryError{Error: queryUnauthorized}, Headers: gen.QueryUnauthorizedResponseHeaders{WWWAuthenticate: "Bearer"}}}, nil
+	}
+	if err == nil {
+		err = s.admitWebsite(ctx, site.ID)
 	}
 	if err != nil {
 		return nil, err
@@ -39,7 +46,6 @@ func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject
 	// Relative ranges and hours are the website's own zone's, as on every stats read.
 	zone, now := site.Zone(s.loc), s.now()
 	q, err := query.Parse(body, query.Env{Now: now, Location: zone.At(now), Start: site.CreatedAt})
-	var invalid *query.Invalid
 	if errors.As(err, &invalid) {
 		return gen.QueryStats400JSONResponse{QueryInvalidJSONResponse: gen.QueryInvalidJSONResponse{Error: invalid.Message}}, nil
 	}

@@ -31,7 +31,7 @@ func writeQueryError(c echo.Context, e *apiError, log *slog.Logger) {
 	case http.StatusUnauthorized:
 		message = queryUnauthorized
 		h.Set(echo.HeaderWWWAuthenticate, "Bearer")
-	case http.StatusTooManyRequests:
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		h.Set(echo.HeaderRetryAfter, strconv.Itoa(max(e.retryAfter, 1)))
 	case http.StatusRequestEntityTooLarge:
 		status, message = http.StatusBadRequest, "The request body is over "+maxBodySize+"B."

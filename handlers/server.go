@@ -4,6 +4,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -57,6 +58,12 @@ type Options struct {
 	Links web.Links
 	// KeyUses notes the keys used, for their "last used"; nil notes nothing.
 	KeyUses *KeyUses
+	// QueryTimeout bounds the reads of one stats request; 0 means DefaultQueryTimeout.
+	// MaxQueriesPerKey and MaxQueriesPerWebsite bound the stats requests in flight at once of
+	// one key and of one website on this node, past which 429; 0 means the defaults
+	// (queries.go).
+	QueryTimeout                           time.Duration
+	MaxQueriesPerKey, MaxQueriesPerWebsite int
 }
 
 // Server implements gen.StrictServerInterface.
@@ -73,6 +80,9 @@ type Server struct {
 	trusted   []netip.Prefix
 	keyUses   *KeyUses
 	now       func() time.Time
+	// queryTimeout, keyQueries and siteQueries bound the stats reads (queries.go).
+	queryTimeout            time.Duration
+	keyQueries, siteQueries *ratelimit.Gate
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -118,6 +128,11 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	if s.loc == nil {
 		s.loc = time.UTC
 	}
+	s.queryTimeout = cmp.Or(opts.QueryTimeout, DefaultQueryTimeout)
+	s.keyQueries = ratelimit.NewGate(cmp.Or(opts.MaxQueriesPerKey, DefaultMaxQueriesPerKey))
+	s.keyQueries.Register(opts.Registry, "queries_per_key")
+	s.siteQueries = ratelimit.NewGate(cmp.Or(opts.MaxQueriesPerWebsite, DefaultMaxQueriesPerWebsite))
+	s.siteQueries.Register(opts.Registry, "queries_per_website")
 	if opts.RateLimit > 0 {
 		s.keyLimit = ratelimit.New(opts.RateLimit, int(2*opts.RateLimit), opts.Now)
 		s.keyLimit.Register(opts.Registry, "api_keys")
@@ -133,7 +148,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	// The TCP peer, never a client-supplied header, for anything that asks echo; the limits
 	// use ratelimit.ClientAddr, which believes X-Forwarded-For only from TRUSTED_PROXIES.
 	e.IPExtractor = echo.ExtractIPDirect()
-	e.HTTPErrorHandler = errorHandler(opts.Logger)
+	e.HTTPErrorHandler = errorHandler(opts.Logger, s.queryTimeout)
 	e.Use(answerHeaders, dropOddRequestID, middleware.RequestID())
 	e.Use(observe(opts.Logger, opts.Registry))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
@@ -152,8 +167,8 @@ func newAPI(opts Options) (*echo.Echo, error) {
 	})
 	apiMiddleware := []echo.MiddlewareFunc{validator}
 
-	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope})
-	router := routerWith{e: e, mw: apiMiddleware, inputs: inputs, registered: map[string]bool{}}
+	strict := gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{s.requestScope, s.boundQueries})
+	router := routerWith{e: e, mw: apiMiddleware, stats: []echo.MiddlewareFunc{s.keyGate}, inputs: inputs, registered: map[string]bool{}}
 	gen.RegisterHandlers(router, strict)
 	for route, in := range inputs {
 		if in.form != nil && !router.registered[route] {
@@ -276,6 +291,7 @@ func location(ctx context.Context, path string) string {
 type routerWith struct {
 	e          *echo.Echo
 	mw         []echo.MiddlewareFunc
+	stats      []echo.MiddlewareFunc     // before mw, on the stats operations (isStatsPath)
 	inputs     map[string]operationInput // by specRoute
 	registered map[string]bool
 }
@@ -289,6 +305,9 @@ func (r routerWith) with(method, path string, m []echo.MiddlewareFunc) []echo.Mi
 	}
 	if strings.HasPrefix(path, queryAPIPrefix) {
 		out = append(out, middleware.BodyLimit(maxBodySize))
+	}
+	if isStatsPath(path) {
+		out = append(out, r.stats...)
 	}
 	out = append(append(append(out, r.mw...), m...), checkInput(in))
 	r.registered[route] = true

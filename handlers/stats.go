@@ -26,7 +26,7 @@ func (s *Server) ListStats(ctx context.Context, req gen.ListStatsRequestObject) 
 	if len(errs) > 0 {
 		return gen.ListStats422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(invalidBody(errs))}, nil
 	}
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return gen.ListStats404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	data, meta, links, err := readList(ctx, s.repo.ListReader(req.WebsiteId, q), q)

@@ -28,7 +28,7 @@ func (s *Server) GetSummary(ctx context.Context, req gen.GetSummaryRequestObject
 	if bad != nil {
 		return gen.GetSummary422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(*bad)}, nil
 	}
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetSummary404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	data, notes, err := s.summary(ctx, req.WebsiteId, days)
@@ -121,6 +121,9 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	if refused != nil || err != nil {
 		return gen.GetTimeseries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
+	if err := s.admitWebsite(ctx, site.ID); err != nil {
+		return nil, err
+	}
 	zone := site.Zone(s.loc) // hours of the website's zone
 	buckets, notes, err := s.series(ctx, req.WebsiteId, days, interval, zone)
 	if err != nil {
@@ -175,7 +178,7 @@ func (s *Server) series(ctx context.Context, websiteID int64, days stats.Range, 
 // GetRealtime answers GET /api/v1/stats/{website_id}/realtime. An API key is its user's, who
 // has a role on the website, so the recent pageviews are always included.
 func (s *Server) GetRealtime(ctx context.Context, req gen.GetRealtimeRequestObject) (gen.GetRealtimeResponseObject, error) {
-	if found, err := s.owned(ctx, req.WebsiteId); !found || err != nil {
+	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetRealtime404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
 	rt, err := s.repo.Realtime(ctx, req.WebsiteId, true)
@@ -200,9 +203,13 @@ func statsRange(from, to time.Time) (stats.Range, *gen.Error) {
 	return stats.Range{From: stats.Day(from), To: stats.Day(to)}, nil
 }
 
-// owned tells whether the caller may read the website's stats (any role); an error is a
-// failure (a 500).
-func (s *Server) owned(ctx context.Context, websiteID int64) (bool, error) {
+// readable tells whether the caller may read the website's stats (any role), and lets the
+// request in as one of the website's queries in flight (admitWebsite); an error is a failure
+// (a 500) or the 429 of a website with as many queries in flight as it may have.
+func (s *Server) readable(ctx context.Context, websiteID int64) (bool, error) {
 	_, refused, err := s.open(ctx, websiteID, repository.RoleViewer)
-	return refused == nil && err == nil, err
+	if refused != nil || err != nil {
+		return false, err
+	}
+	return true, s.admitWebsite(ctx, websiteID)
 }

@@ -118,29 +118,51 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ip := ratelimit.ClientAddr(r, c.TrustedProxies)
 	// First of all, so that a flood costs no body, JSON, user agent or GeoIP work.
-	if c.Limiter != nil {
-		if ok, wait := c.Limiter.Allow(c.Limiter.AddrKey(ip)); !ok {
-			c.hintProxy(ip)
-			h.Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
-			c.fail(w, http.StatusTooManyRequests, "Too many events from this client; retry later.")
-			return
-		}
-	}
-	status, message := c.collect(r, ip)
-	if status != http.StatusAccepted {
-		c.fail(w, status, message)
+	if ok, wait := c.allow(ip, 1); !ok {
+		c.refuseRate(w, ip, wait)
 		return
 	}
-	w.WriteHeader(http.StatusAccepted)
+	status, message, wait := c.collect(r, ip)
+	switch status {
+	case http.StatusAccepted:
+		w.WriteHeader(http.StatusAccepted)
+	case http.StatusTooManyRequests:
+		c.refuseRate(w, ip, wait)
+	default:
+		c.fail(w, status, message)
+	}
 }
 
-// collect handles one hit from the client address ip and says how to answer it.
-func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
+// allow takes n hits from the client address's EVENT_RATE_LIMIT; when it has none left, it
+// says how long until it has.
+func (c *Collector) allow(ip netip.Addr, n int) (bool, time.Duration) {
+	if c.Limiter == nil {
+		return true, 0
+	}
+	key := c.Limiter.AddrKey(ip)
+	for range n {
+		if ok, wait := c.Limiter.Allow(key); !ok {
+			return false, wait
+		}
+	}
+	return true, 0
+}
+
+// refuseRate answers a client past EVENT_RATE_LIMIT.
+func (c *Collector) refuseRate(w http.ResponseWriter, ip netip.Addr, wait time.Duration) {
+	c.hintProxy(ip)
+	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
+	c.fail(w, http.StatusTooManyRequests, "Too many events from this client; retry later.")
+}
+
+// collect handles one hit from the client address ip and says how to answer it (and, for a
+// 429, when to retry).
+func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string, time.Duration) {
 	if !acceptedContentType(r.Header.Get("Content-Type")) {
-		return http.StatusBadRequest, "The body must be JSON sent as application/json or text/plain."
+		return http.StatusBadRequest, "The body must be JSON sent as application/json or text/plain.", 0
 	}
 	if r.ContentLength > MaxBodySize {
-		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB."
+		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB.", 0
 	}
 	buf := bodyBuffers.Get().(*[]byte)
 	defer bodyBuffers.Put(buf)
@@ -148,22 +170,27 @@ func (c *Collector) collect(r *http.Request, ip netip.Addr) (int, string) {
 	n, err := io.ReadFull(r.Body, *buf)
 	switch {
 	case n > MaxBodySize:
-		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB."
+		return http.StatusRequestEntityTooLarge, "The body is larger than 16 KiB.", 0
 	case err != nil && err != io.EOF && err != io.ErrUnexpectedEOF:
-		return http.StatusBadRequest, "The body could not be read."
+		return http.StatusBadRequest, "The body could not be read.", 0
 	}
 	body := (*buf)[:n]
 	var one [1]eventRequest
 	hits, err := c.decodeHits(body, one[:0]) // this service's body or Plausible's (plausible.go)
 	if err != nil {
-		return http.StatusBadRequest, err.Error()
+		return http.StatusBadRequest, err.Error(), 0
+	}
+	// A Plausible hit for several websites is a hit of each: the ones after the first are
+	// charged before any is recorded.
+	if ok, wait := c.allow(ip, len(hits)-1); !ok {
+		return http.StatusTooManyRequests, "", wait
 	}
 	for i := range hits {
 		if status, message := c.recordRequest(r, ip, &hits[i]); status != http.StatusAccepted {
-			return status, message
+			return status, message, 0
 		}
 	}
-	return http.StatusAccepted, ""
+	return http.StatusAccepted, "", 0
 }
 
 // recordRequest checks one decoded hit, finds its website and records it.
@@ -177,6 +204,8 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 	}
 	var event string // name:value:unit
 	if req.hasEvent {
+		// The event's name and unit are stored as the page is (redact.go).
+		req.Event.Name, req.Event.Unit = redactText(req.Event.Name), redactText(req.Event.Unit)
 		var ok bool
 		if event, ok = eventValue(&req.Event); !ok {
 			return http.StatusBadRequest, "event.name must be 1 to 64 characters."
@@ -276,7 +305,17 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		// A visit that started before the salt's midnight is held under yesterday's key.
 		vh.prevKey, vh.hasPrev = c.Salts.Key(saltDay-1, site.ID, ip, userAgent)
 	}
-	page := pageValue(h.page, site, h.hash)
+	// The page and the event as counted, which the row holds too: what the hit adds to its
+	// row is known before its visit decides whether the row has room for it (keepRow).
+	page := stats.Storable(pageValue(h.page, site, h.hash))
+	var event, eventName string
+	switch h.kind {
+	case hitEvent, hitQuietEvent:
+		event, eventName = stats.Storable(h.event), stats.Storable(h.eventName)
+		vh.rowBytes = len(event) + len(eventName) + len(h.revenue)
+	case hitPageview:
+		vh.rowBytes = len(page)
+	}
 	vh.page = page
 	vh.props = h.props
 	out := c.Visits.hit(&vh)
@@ -286,23 +325,29 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	}
 
 	keys := make([]Key, 0, maxKeysPerHit)
-	add := func(name stats.Name, day int32, value string) string { // the value as counted
-		value = stats.Storable(value)
+	addStored := func(name stats.Name, day int32, value string) string {
 		keys = append(keys, Key{WebsiteID: site.ID, Name: name, Day: day, Value: value})
 		return value
 	}
-	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row, props: vh.props, revenue: h.revenue}
+	add := func(name stats.Name, day int32, value string) string { // the value as counted
+		return addStored(name, day, stats.Storable(value))
+	}
+	extras := hitExtras{site: site.ID, hasRow: h.kind != hitEngagement, row: out.row, props: vh.props, revenue: h.revenue, rowCut: out.rowCut}
 	c.Metrics.dropProps(reasonPropPerVisit, out.pairsDropped)
+	if out.rowCut {
+		c.Metrics.cutRow(rowPartHit, 1)
+	}
+	c.Metrics.cutRow(rowPartProperty, out.propsCut)
 	// The referrer as the dashboard counts it: the realtime view's latest pageviews and the
 	// visit's values name it alike, "" for a click from the website's own pages.
 	refHost := siteReferrer(referrerHost(h.referrer), site)
 	switch h.kind {
 	case hitEvent, hitQuietEvent:
-		extras.event = add(stats.Event, dayKey, h.event) // the row holds what the counter counts
-		extras.eventName = stats.Storable(h.eventName)
+		extras.event = addStored(stats.Event, dayKey, event) // the row holds what the counter counts
+		extras.eventName = eventName
 	case hitPageview:
 		add(stats.Pageview, dayKey, dayString(dayKey))
-		extras.rowPage = add(stats.Page, dayKey, page)
+		extras.rowPage = addStored(stats.Page, dayKey, page)
 		extras.day, extras.hour = dayKey, hour // pageview_hour, counted by Counters.AddHit
 		extras.hasPageview, extras.pageview = true, recentView{at: vh.at, page: stats.Storable(recentPath(h.page)), referrer: stats.Storable(refHost), ip: ip, userAgent: userAgent}
 	}
@@ -321,6 +366,9 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 	if err := c.Counters.AddHit(keys, &extras); err != nil {
 		if out.started {
 			c.Counters.abandonRow(out.row.ref)
+		}
+		if !out.rowCut {
+			c.Visits.giveBackRow(out.key, out.row.ref, &vh)
 		}
 		return http.StatusServiceUnavailable, "The service cannot keep more events right now; retry later."
 	}
@@ -379,7 +427,7 @@ func recentPath(u pageURL) string {
 	if path == "" {
 		path = "/"
 	}
-	return stats.Truncate(stats.PagePath(path), maxPageLength)
+	return stats.Truncate(stats.PagePath(redactPath(path)), maxPageLength)
 }
 
 // hintProxy says once, when the limit first refuses a private address, that a reverse proxy

@@ -61,6 +61,10 @@ type Counters struct {
 	rowStore rowStore
 	held     int // distinct keys and rows taken by the flusher and not yet written
 	maxKeys  int
+	// maxBytes bounds the bytes of the held rows' texts (their pages, events, values and
+	// properties; rowStore.texts), which the bound of keys does not: a row's part may hold
+	// kilobytes of properties.
+	maxBytes int
 	// soon is signalled when the map passes half its bound, so the flusher writes early.
 	soon chan struct{}
 }
@@ -173,12 +177,21 @@ func (c *Counters) settle() {
 
 const recentMax = 25
 
-// NewCounters bounds the distinct keys held in memory, live and awaiting a write together.
+// NewCounters bounds the distinct keys held in memory, live and awaiting a write together, and
+// the bytes of the rows' texts held (bytesPerKey a key, at least minBufferBytes).
 func NewCounters(maxKeys int) *Counters {
-	c := &Counters{maxKeys: maxKeys, soon: make(chan struct{}, 1), rowStore: newRowStore()}
+	c := &Counters{maxKeys: maxKeys, maxBytes: max(maxKeys*bytesPerKey, minBufferBytes), soon: make(chan struct{}, 1), rowStore: newRowStore()}
 	c.reset(1024)
 	return c
 }
+
+// bytesPerKey and minBufferBytes make the bound of the bytes of the rows' texts held: 51 MB
+// at the default BUFFER_MAX_KEYS, where ordinary visits hold a few hundred bytes of texts a row
+// and share most of them (a text is held once however many rows hold it).
+const (
+	bytesPerKey    = 256
+	minBufferBytes = 1 << 20
+)
 
 func (c *Counters) reset(size int) {
 	c.counts = make(map[Key]int64, size)
@@ -212,6 +225,9 @@ type hitExtras struct {
 	eventName string   // the event's name as sent (event holds the counted name:value:unit)
 	props     []string // the hit's custom properties its visit kept, stats.PropPair each
 	revenue   string   // an event's revenue, revenuePart; "" for none
+	// rowCut: the row is full (Visits.keepRow): the hit adds its pageview to the row's count,
+	// and neither its page nor its event.
+	rowCut bool
 }
 
 // AddHit counts one hit's keys and extras, all or none; ErrFull when they would pass the
@@ -226,8 +242,9 @@ func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 	}
 	c.mu.Lock()
 	// Counting the new keys costs a map operation a key; it is needed only near the bound.
-	if used := c.used(); used+need > c.maxKeys && used+need-len(keys)+c.fresh(keys) > c.maxKeys {
+	if used := c.used(); used+need > c.maxKeys && used+need-len(keys)+c.fresh(keys) > c.maxKeys || c.rowStore.texts.bytes > c.maxBytes {
 		c.mu.Unlock()
+		c.flushSoon(c.maxKeys)
 		return ErrFull
 	}
 	for _, k := range keys {
@@ -253,6 +270,9 @@ func (c *Counters) AddHit(keys []Key, x *hitExtras) error {
 		c.rowHit(x)
 	}
 	n := len(c.counts) + len(c.members) + len(c.rowStore.slots)
+	if 2*c.rowStore.texts.bytes > c.maxBytes {
+		n = c.maxKeys // past half the bytes: as soon as past half the keys
+	}
 	c.mu.Unlock()
 	c.flushSoon(n)
 	return nil
@@ -343,7 +363,7 @@ func (c *Counters) take() taken {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.settle()
-	t := taken{counts: c.counts, members: c.members, minutes: c.minutes, recent: c.recent, rows: c.rowStore.take()}
+	t := taken{counts: c.counts, members: c.members, minutes: c.minutes, recent: c.recent, rows: c.rowStore.take(c.maxBytes / 2)}
 	c.reset(len(t.counts))
 	c.held += t.size()
 	return t
@@ -362,7 +382,7 @@ func (c *Counters) Full() bool {
 	need := keysPerVisit()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.used()+need > c.maxKeys
+	return c.used()+need > c.maxKeys || c.rowStore.texts.bytes > c.maxBytes
 }
 
 // Size is the number of distinct keys and visit rows in memory, live, waiting and held.

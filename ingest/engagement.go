@@ -25,10 +25,6 @@ type pageEngagement struct {
 	deepest int8
 }
 
-// maxEngagedPages bounds the pages one open visit keeps engagement for: far more than a
-// person reads in one visit; the engagement of further pages is not counted.
-const maxEngagedPages = 64
-
 // engage counts an engagement hit of the open visit v: s.mu is held.
 func (vs *Visits) engage(s *visitShard, v *visit, h *visitHit) {
 	if h.engagedMillis < 0 && h.scrollDepth < 0 {
@@ -40,7 +36,11 @@ func (vs *Visits) engage(s *visitShard, v *visit, h *visitHit) {
 		i++
 	}
 	if i == len(pages) {
-		if i == maxEngagedPages {
+		// The pages one open visit keeps engagement for, and so its row's engagement, are
+		// bounded (stats.MaxRowEngagedPages, MaxRowEngagedBytes): far more than a person
+		// reads in one visit. The engagement of further pages is not counted.
+		if !roomForEngagedPage(pages, h.page) {
+			vs.metrics.cutRow(rowPartEngagement, 1)
 			return
 		}
 		if s.engaged == nil {
@@ -101,4 +101,17 @@ func (vs *Visits) engagedRow(s *visitShard, v *visit) []repository.EngagedPage {
 		}
 	}
 	return out
+}
+
+// roomForEngagedPage tells whether a visit that kept engagement for pages may keep it for
+// page too.
+func roomForEngagedPage(pages []pageEngagement, page string) bool {
+	if len(pages) >= stats.MaxRowEngagedPages {
+		return false
+	}
+	n := len(page)
+	for _, p := range pages {
+		n += len(p.page)
+	}
+	return n <= stats.MaxRowEngagedBytes
 }

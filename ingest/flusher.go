@@ -27,6 +27,13 @@ const realtimeVisitorsWithin = 5 * time.Minute
 // half their bound). A failed write keeps its batch, with the same id, and is retried with
 // backoff; meanwhile new hits keep aggregating in the live map, so at most one batch of unknown
 // fate exists at a time and nothing is counted twice or dropped.
+//
+// A write that PostgreSQL refuses for what it carries (repository.RefusedContent: a value it
+// cannot store, a size past its limits) would fail the same way for ever, and every later hit
+// of every website with it: such a batch is split in two halves, each written on its own
+// under a new id (the refused write was rolled back whole), and so on down to the one item
+// that is refused, which is dropped and counted (analytics_flush_items_dropped_total). A
+// batch of n items with one such item costs about 2 log2(n) more writes.
 type Flusher struct {
 	counters  *Counters
 	writer    BatchWriter
@@ -41,13 +48,18 @@ type Flusher struct {
 	Visits *Visits
 	Node   string
 	Now    func() time.Time
+	// RowBytesPerDay is what a website's visit rows may take a day (VISIT_ROW_BYTES_PER_DAY;
+	// 0: repository.DefaultRowBytesPerDay).
+	RowBytesPerDay int64
 	// Resolve turns the address and user agent of a realtime pageview into its country,
 	// browser and device (nil: all "").
 	Resolve func(ip netip.Addr, userAgent string) (country, browser, device string)
 
 	// mu makes Flush safe to call while Run runs (tests, Drain); it guards the fields below.
-	mu      sync.Mutex
-	pending *repository.VisitBatch
+	mu sync.Mutex
+	// pending is what is left to write of the batch taken last, the next first: that batch,
+	// or the parts it was split into (refused). Each part keeps its id until it is written.
+	pending []*repository.VisitBatch
 	// pendingHeld is how many keys the pending batch holds against the counters' bound: all
 	// it took, zero sums dropped since included.
 	pendingHeld int
@@ -113,7 +125,7 @@ func (f *Flusher) backoff() time.Duration {
 func (f *Flusher) failing() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.pending != nil
+	return len(f.pending) > 0
 }
 
 // Flush writes the pending batch, or takes a new one from the live counters (after the visits
@@ -121,7 +133,7 @@ func (f *Flusher) failing() bool {
 func (f *Flusher) Flush(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.pending == nil {
+	if len(f.pending) == 0 {
 		now := f.now()
 		if f.Visits != nil {
 			f.Visits.Collect(now)
@@ -129,6 +141,7 @@ func (f *Flusher) Flush(ctx context.Context) error {
 		t := f.counters.take()
 		held := t.size()
 		b := toBatch(t, f.Resolve)
+		b.RowBytesPerDay = f.RowBytesPerDay
 		if f.Visits != nil && f.Node != "" {
 			b.Node, b.At = f.Node, now
 			for site, n := range f.Visits.Current(now, realtimeVisitorsWithin) {
@@ -140,23 +153,116 @@ func (f *Flusher) Flush(ctx context.Context) error {
 			return nil
 		}
 		f.hadVisitors = len(b.Visitors) > 0
-		f.pending, f.pendingHeld = b, held
+		f.pending, f.pendingHeld = []*repository.VisitBatch{b}, held
 	}
-	rows := len(f.pending.Counts) + len(f.pending.Members) + f.pending.RowCount()
-	start := time.Now()
-	added, err := f.writer.AddVisitBatch(ctx, *f.pending, f.maxValues)
-	f.metrics.observeFlush(len(f.pending.Counts), time.Since(start), added.Overflow, err)
-	f.metrics.dropRows(added.RowsDropped)
-	f.metrics.propsOverLimit(added.PropsOverCap)
-	if err != nil {
-		f.failures++
-		return fmt.Errorf("flush %d counters: %w", rows, err)
+	for len(f.pending) > 0 {
+		b := f.pending[0]
+		start := time.Now()
+		added, err := f.writer.AddVisitBatch(ctx, *b, f.maxValues)
+		f.metrics.observeFlush(len(b.Counts), time.Since(start), added.Overflow, err)
+		f.metrics.dropRows(added.RowsDropped)
+		f.metrics.rowsPastTheirDay(added.RowsOverDay)
+		f.metrics.cutRow(rowPartWrite, added.RowWritesCut)
+		f.metrics.propsOverLimit(added.PropsOverCap)
+		switch {
+		case err == nil:
+			f.pending = f.pending[1:]
+		case repository.RefusedContent(err):
+			f.pending = append(f.refused(b, err), f.pending[1:]...)
+		default:
+			f.failures++
+			return fmt.Errorf("flush %d counters: %w", batchItems(b), err)
+		}
 	}
 	f.failures = 0
 	f.counters.release(f.pendingHeld)
 	f.pending, f.pendingHeld = nil, 0
 	return nil
 }
+
+// refused is what replaces a part that PostgreSQL refused for its content: its two halves, or
+// nothing when it is one item, which is dropped and counted.
+func (f *Flusher) refused(b *repository.VisitBatch, err error) []*repository.VisitBatch {
+	if batchItems(b) > 1 {
+		first, second := splitBatch(b)
+		return []*repository.VisitBatch{first, second}
+	}
+	kind := batchItemKind(b)
+	f.metrics.dropBatchItem(kind)
+	// The error's text may quote the value: a stranger's, not for the log.
+	f.log.Warn("stats flush: PostgreSQL refused an item of the batch for its content; it is dropped and the rest written",
+		"kind", kind, "sqlstate", repository.ErrorCode(err))
+	return nil
+}
+
+// The kinds of a batch's items (analytics_flush_items_dropped_total), in the order
+// batchItems and splitBatch take them.
+var batchItemKinds = []string{"counter", "member", "minute", "recent", "visit_row"}
+
+// itemCounts are how many items of each kind b holds, in batchItemKinds' order. Its current
+// visitors are not items: they go with the first part (splitBatch).
+func itemCounts(b *repository.VisitBatch) [5]int {
+	return [5]int{len(b.Counts), len(b.Members), len(b.Minutes), len(b.Recent), b.RowCount()}
+}
+
+func batchItems(b *repository.VisitBatch) int {
+	n := 0
+	for _, k := range itemCounts(b) {
+		n += k
+	}
+	return n
+}
+
+// batchItemKind is the kind of a batch's one item ("" for none).
+func batchItemKind(b *repository.VisitBatch) string {
+	for i, k := range itemCounts(b) {
+		if k > 0 {
+			return batchItemKinds[i]
+		}
+	}
+	return ""
+}
+
+// splitBatch cuts a batch of two items or more in two halves by number of items, each under a
+// new id; the first carries the node's current visitors.
+func splitBatch(b *repository.VisitBatch) (first, second *repository.VisitBatch) {
+	left := batchItems(b) / 2
+	cut := func(n int) int {
+		k := min(n, left)
+		left -= k
+		return k
+	}
+	first = &repository.VisitBatch{ID: uuid.NewString(), Node: b.Node, Visitors: b.Visitors, At: b.At, RowBytesPerDay: b.RowBytesPerDay}
+	second = &repository.VisitBatch{ID: uuid.NewString(), RowBytesPerDay: b.RowBytesPerDay}
+	k := cut(len(b.Counts))
+	first.Counts, second.Counts = b.Counts[:k], b.Counts[k:]
+	k = cut(len(b.Members))
+	first.Members, second.Members = b.Members[:k], b.Members[k:]
+	k = cut(len(b.Minutes))
+	first.Minutes, second.Minutes = b.Minutes[:k], b.Minutes[k:]
+	k = cut(len(b.Recent))
+	first.Recent, second.Recent = b.Recent[:k], b.Recent[k:]
+	n := b.RowCount()
+	k = cut(n)
+	first.Rows, second.Rows = rowRange(b.Rows, 0, k), rowRange(b.Rows, k, n)
+	return first, second
+}
+
+// rowRange is rows from..to-1 of rows; nil when none.
+func rowRange(rows repository.VisitRows, from, to int) repository.VisitRows {
+	if from == to {
+		return nil
+	}
+	return visitRowRange{rows: rows, from: from, n: to - from}
+}
+
+type visitRowRange struct {
+	rows    repository.VisitRows
+	from, n int
+}
+
+func (r visitRowRange) Len() int                            { return r.n }
+func (r visitRowRange) Row(i int, row *repository.VisitRow) { r.rows.Row(r.from+i, row) }
 
 func (f *Flusher) now() time.Time {
 	if f.Now != nil {

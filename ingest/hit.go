@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/analytics-service/analytics/sources"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -21,59 +22,60 @@ const (
 // pageValue is the page statistic: path plus the query left after the website's excluded
 // parameters, "/" for an empty path, in its one spelling (stats.PagePath: /über-uns however the
 // browser escaped it), at most 255 characters; the fragment only when hash says it is part of
-// the page (a hash-routed site's tracker says so).
+// the page (a hash-routed site's tracker says so). Credentials and identifying text are
+// redacted from each part (redact.go).
 func pageValue(u pageURL, site *Website, hash bool) string {
 	path := u.path
 	if path == "" {
 		path = "/"
 	}
+	path = redactPath(path)
 	if query := filterQuery(u.rawQuery, site); query != "" {
 		path += "?" + query
 	}
 	if hash && u.fragment != "" {
-		path += "#" + u.fragment
+		if fragment := redactFragment(u.fragment); fragment != "" {
+			path += "#" + fragment
+		}
 	}
 	return stats.Truncate(stats.PagePath(path), maxPageLength)
 }
 
 // filterQuery drops the excluded parameters from a raw query, keeping the others exactly as
-// sent and in their order.
+// sent and in their order, but for what redactQuery drops or redacts.
 func filterQuery(raw string, site *Website) string {
 	if raw == "" || site.DropQuery {
 		return ""
 	}
 	if len(site.ExcludeParams) == 0 {
-		return raw
+		return redactQuery(raw, nil)
 	}
-	kept := make([]string, 0, 8)
-	for _, part := range strings.Split(raw, "&") {
-		if part == "" {
-			continue
-		}
-		name, _, _ := strings.Cut(part, "=")
+	return redactQuery(raw, func(name string) bool {
 		if decoded, err := url.QueryUnescape(name); err == nil {
 			name = decoded
 		}
-		if !site.excludesParam(name) {
-			kept = append(kept, part)
-		}
-	}
-	return strings.Join(kept, "&")
+		return site.excludesParam(name)
+	})
 }
 
-// referrerHost is the referrer statistic: the host as sent, "" for direct or unreadable.
+// referrerHost is the referrer statistic: the host as sent, "" for direct or unreadable,
+// sources.Redacted for one that holds identifying text (redact.go).
 func referrerHost(referrer string) string {
 	if referrer == "" {
 		return ""
 	}
-	if host, ok := plainReferrerHost(referrer); ok {
-		return stats.Truncate(host, maxPageLength)
+	host, ok := plainReferrerHost(referrer)
+	if !ok {
+		u, err := url.Parse(referrer)
+		if err != nil {
+			return ""
+		}
+		host = u.Hostname()
 	}
-	u, err := url.Parse(referrer)
-	if err != nil {
-		return ""
+	if sources.Identifying(host) {
+		return sources.Redacted
 	}
-	return stats.Truncate(u.Hostname(), maxPageLength)
+	return stats.Truncate(host, maxPageLength)
 }
 
 // plainReferrerHost is the host of the referrers most hits carry, read in place: an http(s)

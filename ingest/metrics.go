@@ -18,6 +18,11 @@ type Metrics struct {
 	overCap       prometheus.Counter
 	endedEarly    *prometheus.CounterVec
 	rowsDropped   prometheus.Counter
+	rowsOverDay   prometheus.Counter
+	// rowCut counts what visit rows were not given past their bounds (stats.MaxRowHits...),
+	// batchDropped the items of flushes PostgreSQL refused for their content.
+	rowCut       *prometheus.CounterVec
+	batchDropped *prometheus.CounterVec
 	// Custom properties and revenue (docs/properties.md); no label carries a key or value.
 	propsDropped   *prometheus.CounterVec
 	propsRedacted  prometheus.Counter
@@ -53,7 +58,18 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 			[]string{"reason"}),
 		rowsDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "analytics_visit_rows_dropped_total",
-			Help: "Writes of visits' rows for filters skipped: their day had no partition (the job \"keep visit row partitions\" makes them ahead) or their website was deleted."}),
+			Help: "Writes of visits' rows for filters skipped: their day had no partition (the job \"keep visit row partitions\" makes them ahead), their website was deleted, or the write would have taken the row past the bounds of a row (docs/filters.md)."}),
+		rowsOverDay: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "analytics_visit_rows_over_day_total",
+			Help: "Writes of visits' rows for filters not written because their website's rows of that day had taken VISIT_ROW_BYTES_PER_DAY; the hits still counted in the daily counters."}),
+		rowCut: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "analytics_visit_row_cut_total",
+			Help: "What visits' rows for filters were not given past their bounds (docs/filters.md), by part: hit (a pageview's page or an event, which still counted in the daily counters), property (a property pair of a counted hit), engagement (a page's time on page and scroll depth, past the pages a visit keeps them for) or write (a write of a row that carried more than a row may hold, written without its hits: never expected)."},
+			[]string{"part"}),
+		batchDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "analytics_flush_items_dropped_total",
+			Help: "Items of flushes not written because PostgreSQL refused them for their content (each found by splitting the batch that failed; the rest was written), by kind: counter, member, minute, recent or visit_row."},
+			[]string{"kind"}),
 		propsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "analytics_properties_dropped_total",
 			Help: "Custom properties of counted hits not kept, by reason: invalid (not an object, a value that is null, an array or an object, a key or value of the wrong length, a key repeated), per_hit (past 30 a hit) or per_visit (past 64 distinct pairs a visit)."},
@@ -77,7 +93,14 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 	for _, reason := range []string{reasonMaxOpen, reasonAddressBound} {
 		m.endedEarly.WithLabelValues(reason)
 	}
+	for _, part := range []string{rowPartHit, rowPartProperty, rowPartEngagement, rowPartWrite} {
+		m.rowCut.WithLabelValues(part)
+	}
+	for _, kind := range batchItemKinds {
+		m.batchDropped.WithLabelValues(kind)
+	}
 	reg.MustRegister(m.accepted, m.ignored, m.rejected, m.flushes, m.flushFailures, m.flushRows, m.flushDuration, m.overCap, m.endedEarly, m.rowsDropped,
+		m.rowsOverDay, m.rowCut, m.batchDropped,
 		m.propsDropped, m.propsRedacted, m.propsOverCap, m.revenueDropped,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "analytics_buffer_keys", Help: "Distinct counters in memory, not yet written."},
@@ -102,6 +125,26 @@ const (
 func (m *Metrics) endEarly(reason string) {
 	if m != nil {
 		m.endedEarly.WithLabelValues(reason).Inc()
+	}
+}
+
+// The parts of analytics_visit_row_cut_total.
+const (
+	rowPartHit        = "hit"
+	rowPartProperty   = "property"
+	rowPartEngagement = "engagement"
+	rowPartWrite      = "write"
+)
+
+func (m *Metrics) cutRow(part string, n int) {
+	if m != nil && n > 0 {
+		m.rowCut.WithLabelValues(part).Add(float64(n))
+	}
+}
+
+func (m *Metrics) dropBatchItem(kind string) {
+	if m != nil {
+		m.batchDropped.WithLabelValues(kind).Inc()
 	}
 }
 
@@ -133,6 +176,12 @@ func (m *Metrics) dropRevenue() {
 func (m *Metrics) propsOverLimit(n int64) {
 	if m != nil && n > 0 {
 		m.propsOverCap.Add(float64(n))
+	}
+}
+
+func (m *Metrics) rowsPastTheirDay(n int) {
+	if m != nil && n > 0 {
+		m.rowsOverDay.Add(float64(n))
 	}
 }
 

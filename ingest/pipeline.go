@@ -30,6 +30,9 @@ type Config struct {
 	// MaxValuesPerDay is how many distinct values a website's statistic keeps a day; later new
 	// values are counted under stats.Other. 0 means DefaultMaxValuesPerDay.
 	MaxValuesPerDay int
+	// VisitRowBytesPerDay is what a website's visit rows may take a day; 0 means
+	// repository.DefaultRowBytesPerDay.
+	VisitRowBytesPerDay int64
 	// VisitTimeout ends a visit after that long without a hit (0: DefaultVisitTimeout);
 	// MaxOpenVisits bounds the visits held in memory (0: DefaultMaxOpenVisits) and
 	// MaxVisitsPerAddress those of one client address (0: DefaultMaxVisitsPerAddress).
@@ -119,6 +122,7 @@ func NewPipeline(repo *repository.Repository, cfg Config, reg prometheus.Registe
 	}
 	flusher := NewFlusher(counters, repo, cfg.FlushInterval, cfg.MaxValuesPerDay, metrics, log)
 	flusher.Visits, flusher.Node, flusher.Now = visits, cfg.Node, cfg.Now
+	flusher.RowBytesPerDay = cfg.VisitRowBytesPerDay
 	flusher.Resolve = func(ip netip.Addr, userAgent string) (string, string, string) {
 		client := ParseUserAgent(userAgent)
 		return cfg.Geo.Lookup(ip).Country, client.Browser, client.Device

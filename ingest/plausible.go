@@ -272,13 +272,18 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 		}
 	}
 	// The websites of the comma-separated domain list that are tracked here, as stored (lower
-	// case, no www.), each once; held on the stack for a list of a few.
+	// case, no www.), each once; held on the stack for a list of a few. The list is bounded:
+	// each of its websites is a hit (and a hit against EVENT_RATE_LIMIT, Collector.collect).
 	var found [4]string
 	hosts := found[:0]
+	listed := 0
 	for part := range strings.SplitSeq(f.domains, ",") {
 		host := bareHost(strings.TrimSpace(part))
 		if host == "" {
 			continue
+		}
+		if listed++; listed > maxPlausibleDomains {
+			return nil, errTooManyDomains
 		}
 		if _, ok := c.Websites.Lookup(host); ok && !slices.Contains(hosts, host) {
 			hosts = append(hosts, host)
@@ -298,6 +303,12 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 	}
 	return hits, nil
 }
+
+// maxPlausibleDomains bounds the domains of one Plausible hit's d: Plausible's tracker sends
+// one, or a few for a rollup (one dashboard of several websites).
+const maxPlausibleDomains = 10
+
+var errTooManyDomains = errors.New("d (domain) may list at most 10 domains.")
 
 // revenue is the value and unit of an event's revenue ($, else revenue): the amount as sent
 // (a number or a string) and the currency. A revenue that is not such an object gives none,

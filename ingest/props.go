@@ -61,7 +61,7 @@ func (c *Collector) readProps(raw jsontext.Value) []string {
 			continue
 		}
 		keys = append(keys, key)
-		pairs = append(pairs, stats.PropPair(c.propText(key, false), c.propText(value, key == "url")))
+		pairs = append(pairs, stats.PropPair(c.propText(key, false), c.propText(value, isURLKey(key))))
 	}
 	c.Metrics.dropProps(reasonPropInvalid, invalid)
 	c.Metrics.dropProps(reasonPropPerHit, over)
@@ -101,6 +101,10 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+// isURLKey tells the url property (the tracker's outbound links and downloads) by its key,
+// whatever its case and the spaces around it: "URL" and "url " hold URLs as "url" does.
+func isURLKey(key string) bool { return strings.EqualFold(strings.TrimSpace(key), "url") }
 
 // propText is a key or value as stored: sources.Redacted when it holds an e-mail address or a
 // long run of digits (counted), else storable text cut to 255 characters, with PropSep written

@@ -147,7 +147,7 @@ func (s *rowStore) setEnd(r *pendingRow, e *rowEnd) {
 	}
 }
 
-// setEngaged replaces a part's engagement with pages (at most maxEngagedPages).
+// setEngaged replaces a part's engagement with pages (at most stats.MaxRowEngagedPages).
 func (s *rowStore) setEngaged(r *pendingRow, pages []repository.EngagedPage) {
 	if int(r.engaged) != len(pages) {
 		r.engagedAt, r.engaged = int32(len(s.engaged)), uint8(len(pages))
@@ -190,7 +190,8 @@ func (c *Counters) openRow(ref rowRef, hour uint8) {
 }
 
 // rowHit adds a hit to its row (c.mu is held): the visit's values on its first hit, the page
-// of a pageview, the event of an event. A part with no end yet takes the hit's: a hit that
+// of a pageview, the event of an event; of a hit its full row cut (hitExtras.rowCut), only
+// the pageview to the row's count. A part with no end yet takes the hit's: a hit that
 // raced its visit's end (the visit ended between the hit and this) must still be writable,
 // and nothing else would give it one.
 func (c *Counters) rowHit(x *hitExtras) {
@@ -205,10 +206,12 @@ func (c *Counters) rowHit(x *hitExtras) {
 		r.needValues = false
 	}
 	if x.hasPageview {
-		s.add(slot, r, partPage, x.rowPage)
+		if !x.rowCut {
+			s.add(slot, r, partPage, x.rowPage)
+		}
 		r.pageviews++
 	}
-	if x.event != "" {
+	if x.event != "" && !x.rowCut {
 		s.add(slot, r, partEvent, x.event)
 		s.add(slot, r, partEventName, x.eventName)
 		r.events++
@@ -216,7 +219,7 @@ func (c *Counters) rowHit(x *hitExtras) {
 	for _, pair := range x.props {
 		s.add(slot, r, partProp, pair)
 	}
-	if x.revenue != "" {
+	if x.revenue != "" && !x.rowCut {
 		s.add(slot, r, partRevenue, x.revenue)
 	}
 	if !r.hasEnd {
@@ -290,7 +293,8 @@ type takenRows struct {
 }
 
 // take takes the ready rows and frees their slots; the entries of the others stay, in order.
-func (s *rowStore) take() takenRows {
+// The texts are compacted when they grew enough, or hold more than compactPast bytes.
+func (s *rowStore) take(compactPast int) takenRows {
 	t := takenRows{rows: make([]pendingRow, len(s.ready)), start: make([]int32, len(s.ready)), texts: s.texts.list}
 	n := int32(0)
 	for i, slot := range s.ready {
@@ -319,7 +323,7 @@ func (s *rowStore) take() takenRows {
 	s.parts = kept
 	s.ready = s.ready[:0]
 	t.engaged = s.keepEngaged()
-	s.compactTexts()
+	s.compactTexts(compactPast)
 	return t
 }
 
@@ -349,6 +353,9 @@ type texts struct {
 	ids  map[string]uint32
 	list []string // by number
 	kept int      // how many the last compaction kept
+	// bytes is the length of the texts of list, kept that of those the last compaction kept:
+	// what the counters' bound of bytes counts (Counters.maxBytes).
+	bytes, keptBytes int
 }
 
 func newTexts() texts { return texts{ids: map[string]uint32{"": 0}, list: []string{""}} }
@@ -361,19 +368,25 @@ func (t *texts) id(s string) uint32 {
 	id := uint32(len(t.list))
 	t.list = append(t.list, s)
 	t.ids[s] = id
+	t.bytes += len(s)
 	return id
 }
 
-// minTexts is how many texts are never worth a compaction.
-const minTexts = 4096
+// minTexts and minTextBytes are how many texts, and how many bytes of them, are never worth a
+// compaction.
+const (
+	minTexts     = 4096
+	minTextBytes = 1 << 20
+)
 
 // compactTexts numbers anew the texts of the parts held once the texts have grown to twice
-// what the last compaction kept (and minTexts more): the pages and values of rows written
-// long ago must not stay in memory. Its cost is that of the rows held, at most once per as
-// many new texts.
-func (s *rowStore) compactTexts() {
+// what the last compaction kept (and minTexts more), in number or in bytes, or hold more than
+// past bytes: the pages and values of rows written long ago must not stay in memory, nor
+// count against the bound of the bytes held. Its cost is that of the rows held, at most once
+// per as many new texts (or, near the bound, once a take).
+func (s *rowStore) compactTexts(past int) {
 	old := s.texts
-	if len(old.list) < 2*old.kept+minTexts {
+	if len(old.list) < 2*old.kept+minTexts && old.bytes < 2*old.keptBytes+minTextBytes && old.bytes <= past {
 		return
 	}
 	s.texts = newTexts()
@@ -389,7 +402,7 @@ func (s *rowStore) compactTexts() {
 		e := &s.engaged[i]
 		e.page = s.texts.id(old.list[e.page])
 	}
-	s.texts.kept = len(s.texts.list)
+	s.texts.kept, s.texts.keptBytes = len(s.texts.list), s.texts.bytes
 }
 
 func (t takenRows) Len() int { return len(t.rows) }

@@ -72,7 +72,7 @@ type endedVisit struct {
 }
 
 // visit is one open visit; flushedExit, flushedSeconds and the flushed flags are what the
-// counters already hold of it. Small on purpose (128 bytes): a node holds up to MAX_OPEN_VISITS.
+// counters already hold of it. Small on purpose (144 bytes): a node holds up to MAX_OPEN_VISITS.
 type visit struct {
 	id             uint64 // the first 8 bytes of its visitor key: its entry in visitShard.open
 	websiteID      int64
@@ -89,6 +89,10 @@ type visit struct {
 	startHour      uint8
 	flags          visitFlags
 	pairs          *visitPairs // the property pairs it kept; nil until a hit carries one
+	// What its row was given so far, against the row's bounds (keepRow): its pages and events,
+	// their bytes, its property pairs and theirs.
+	rowHits, rowProps         uint16
+	rowHitBytes, rowPropBytes uint32
 }
 
 type visitFlags uint8
@@ -129,8 +133,12 @@ type visitHit struct {
 	// An engagement hit's engaged milliseconds and scroll depth, -1 for none.
 	engagedMillis int32
 	scrollDepth   int8
-	// props: the hit's property pairs; Visits keep those the visit may (keepPairs).
+	// props: the hit's property pairs; Visits keep those the visit may (keepPairs) and its row
+	// has room for (keepRow).
 	props []string
+	// rowBytes: the bytes the hit adds to its visit's row besides its properties (its page,
+	// or its event, event name and revenue, as stored).
+	rowBytes int
 }
 
 // visitOutcome is what the collector counts for a hit besides its own keys.
@@ -148,6 +156,10 @@ type visitOutcome struct {
 	row rowEnd
 	// pairsDropped: the hit's property pairs past its visit's stats.MaxPairsPerVisit.
 	pairsDropped int
+	// rowCut: the hit's page or event is not added to its visit's row, which is full
+	// (keepRow); propsCut: its property pairs that are not, for the same reason.
+	rowCut   bool
+	propsCut int
 }
 
 // Defaults and bounds of VISIT_TIMEOUT and MAX_OPEN_VISITS (README).
@@ -234,6 +246,7 @@ func (vs *Visits) continueVisit(h *visitHit, key VisitorKey) (visitOutcome, bool
 	}
 	s.touch(v)
 	out := visitOutcome{day: v.day, key: key, row: vs.rowEnd(v, false), pairsDropped: vs.keepPairs(v, h)}
+	out.rowCut, out.propsCut = v.keepRow(h)
 	if h.day == v.day {
 		if bit := uint32(1) << h.hour; v.hoursSent&bit == 0 {
 			v.hoursSent |= bit
@@ -267,6 +280,7 @@ func (vs *Visits) start(h *visitHit) visitOutcome {
 	}
 	out := visitOutcome{started: true, day: h.day, visited: true, hourBits: v.hoursSent, key: h.key, row: vs.rowEnd(v, false),
 		pairsDropped: vs.keepPairs(v, h)}
+	out.rowCut, out.propsCut = v.keepRow(h)
 	v.addrSlot = vs.addrSlot(h.addr)
 	if !vs.addAddress(v.addrSlot) {
 		// One address past its bound: counted as a visit of this one hit, not kept.

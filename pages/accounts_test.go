@@ -138,6 +138,12 @@ func TestAccountEmail(t *testing.T) {
 	}
 	wantStatus(t, "a link of the old address", e.browser().get("/set-password?token="+link), http.StatusGone)
 	e.browser().signIn(harness.User{Email: "new@example.com", Password: owner.Password})
+	// Without mail the answer cannot hide that an address is taken, so every request counts:
+	// the taken address, the change, and one more make 3 within the hour.
+	wantStatus(t, "a third request", b.post("/account/email", url.Values{"email": {"taken@example.com"}, "current_password": {owner.Password}}), http.StatusConflict)
+	p = b.post("/account/email", url.Values{"email": {"free@example.com"}, "current_password": {owner.Password}})
+	wantStatus(t, "a fourth request within the hour", p, http.StatusTooManyRequests)
+	wantBody(t, "a fourth request within the hour", p, "you asked for 3 changes within the hour")
 	// A new account cannot take an address that differs only by case.
 	if _, err := e.Repo.CreateUser(context.Background(), "NEW@example.com"); err == nil {
 		t.Fatal("a second account with the same address in another case was created")

@@ -27,35 +27,43 @@ type confirmEmailPage struct {
 // moveEmail applies a checked request to change the user's address. With mail on, the new
 // address must prove it is the user's: a one-use link goes to it and the address stays as it
 // is until the link is opened, while a notice goes to the old address (whose owner learns of
-// the request even if it was not theirs). Without mail nothing can be proved, and the change
-// is made at once. Either way, a change that is made ends the user's other sessions and voids
-// their links, as a new password does (repository.ChangeEmailNow). It answers the request.
+// the request even if it was not theirs). An address another account has is answered, and
+// counted, exactly as a free one (only the mail to it differs, and says so): the page must
+// not tell a signed-in user which addresses have accounts (docs/hardening.md). Without mail
+// nothing can be proved, and the change is made at once, or refused as taken: that answer
+// cannot be hidden, so every request counts under the limit. Either way, a change that is
+// made ends the user's other sessions and voids their links, as a new password does
+// (repository.ChangeEmailNow). It answers the request.
 func (p *Pages) moveEmail(w http.ResponseWriter, r *http.Request, user *repository.User, data accountPage, email string) {
-	var token string
+	var req repository.EmailChangeRequest
 	var err error
 	if p.mailOn() {
-		token, err = p.repo.RequestEmailChange(r.Context(), user.ID, email, emailChangeTTL, emailChangeLimit)
+		req, err = p.repo.RequestEmailChange(r.Context(), user.ID, email, emailChangeTTL, emailChangeLimit)
 	} else {
-		err = p.repo.ChangeEmailNow(r.Context(), user.ID, email, p.sessionToken(r))
+		err = p.repo.ChangeEmailNow(r.Context(), user.ID, email, p.sessionToken(r), emailChangeLimit)
 	}
 	switch {
-	case errors.Is(err, repository.ErrConflict):
+	case errors.Is(err, repository.ErrConflict): // without mail only
 		data.EmailErrors.Add("email", "belongs to another account")
 		p.renderAccount(w, r, user, http.StatusConflict, data)
 		return
 	case errors.Is(err, repository.ErrTooManyChanges):
-		data.EmailErrors.Add("email", "was not sent a link: you asked for 3 changes within the hour; try again later")
+		outcome := "was not sent a link"
+		if !p.mailOn() {
+			outcome = "was not changed"
+		}
+		data.EmailErrors.Add("email", outcome+": you asked for 3 changes within the hour; try again later")
 		p.renderAccount(w, r, user, http.StatusTooManyRequests, data)
 		return
 	case err != nil:
 		p.serverError(w, r, err)
 		return
 	}
-	if token == "" {
+	if !p.mailOn() {
 		p.redirect(w, r, "/account?notice=email", http.StatusSeeOther)
 		return
 	}
-	p.mailEmailChange(user.Email, email, token)
+	p.mailEmailChange(user.Email, email, req)
 	p.redirect(w, r, "/account?notice=email-sent", http.StatusSeeOther)
 }
 
@@ -67,16 +75,24 @@ func (p *Pages) sessionToken(r *http.Request) string {
 	return ""
 }
 
-// mailEmailChange queues the link to the new address and the notice to the old one.
-func (p *Pages) mailEmailChange(old, email, token string) {
-	url := p.links.Public.String() + "/account/email/confirm?token=" + token
+// mailEmailChange queues the link to the new address (or, when another account has it, a
+// mail saying that nothing changes) and the notice to the old one.
+func (p *Pages) mailEmailChange(old, email string, req repository.EmailChangeRequest) {
 	host := p.links.Public.Host
-	confirmText := fmt.Sprintf("Someone, probably you, asked to make this address the one of the account %s of Analytics at %s.\n\n"+
-		"Open this link to confirm it (it works once, for 24 hours):\n%s\n\n"+
-		"If you did not expect this mail, ignore it: nothing changes.\n", old, host, url)
-	confirmHTML := fmt.Sprintf(`<p>Someone, probably you, asked to make this address the one of the account %s of Analytics at %s.</p>`+
-		`<p><a href="%s">Confirm the new address</a> (the link works once, for 24 hours).</p>`+
-		`<p>If you did not expect this mail, ignore it: nothing changes.</p>`, htmlEscape(old), htmlEscape(host), htmlEscape(url))
+	toNew := func(ctx context.Context) error {
+		return p.mailConfirmation(ctx, old, email, req.Token)
+	}
+	if req.Taken {
+		toNew = func(ctx context.Context) error {
+			text := fmt.Sprintf("Someone signed in to another account of Analytics at %s asked to make this address that account's.\n\n"+
+				"This address already belongs to an account there, so nothing changes: no account was moved to it, and yours stays as it is.\n\n"+
+				"If it was you, sign in with this address instead, or use another one.\n", host)
+			html := fmt.Sprintf(`<p>Someone signed in to another account of Analytics at %s asked to make this address that account's.</p>`+
+				`<p>This address already belongs to an account there, so nothing changes: no account was moved to it, and yours stays as it is.</p>`+
+				`<p>If it was you, sign in with this address instead, or use another one.</p>`, htmlEscape(host))
+			return p.outbox.Send(ctx, email, "Someone tried to move an Analytics account to this address", text, html)
+		}
+	}
 	noticeText := fmt.Sprintf("Someone signed in to your account of Analytics at %s, with its password, asked to change its address from %s to %s.\n\n"+
 		"Your address stays %s until the link sent to the new address is opened.\n\n"+
 		"If this was not you, sign in and change your password now: that signs every other browser out and voids the link.\n", host, old, email, old)
@@ -85,10 +101,22 @@ func (p *Pages) mailEmailChange(old, email, token string) {
 		`<p>If this was not you, sign in and change your password now: that signs every other browser out and voids the link.</p>`,
 		htmlEscape(host), htmlEscape(old), htmlEscape(email), htmlEscape(old))
 	p.outbox.Enqueue(func(ctx context.Context) error {
-		return errors.Join(
-			p.outbox.Send(ctx, email, "Confirm your new address for Analytics", confirmText, confirmHTML),
+		return errors.Join(toNew(ctx),
 			p.outbox.Send(ctx, old, "A change of your Analytics address was asked for", noticeText, noticeHTML))
 	})
+}
+
+// mailConfirmation sends the new address the link that confirms it.
+func (p *Pages) mailConfirmation(ctx context.Context, old, email, token string) error {
+	url := p.links.Public.String() + "/account/email/confirm?token=" + token
+	host := p.links.Public.Host
+	confirmText := fmt.Sprintf("Someone, probably you, asked to make this address the one of the account %s of Analytics at %s.\n\n"+
+		"Open this link to confirm it (it works once, for 24 hours):\n%s\n\n"+
+		"If you did not expect this mail, ignore it: nothing changes.\n", old, host, url)
+	confirmHTML := fmt.Sprintf(`<p>Someone, probably you, asked to make this address the one of the account %s of Analytics at %s.</p>`+
+		`<p><a href="%s">Confirm the new address</a> (the link works once, for 24 hours).</p>`+
+		`<p>If you did not expect this mail, ignore it: nothing changes.</p>`, htmlEscape(old), htmlEscape(host), htmlEscape(url))
+	return p.outbox.Send(ctx, email, "Confirm your new address for Analytics", confirmText, confirmHTML)
 }
 
 // openEmailChange finds the change of the request's token under the per-client limit on

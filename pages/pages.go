@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -55,6 +56,9 @@ type Options struct {
 	Outbox *account.Outbox
 	// SSO is single sign-on's provider; nil turns it off.
 	SSO *sso.Provider
+	// QueryTimeout bounds the reads of one stats page (QUERY_TIMEOUT); 0 means no bound but
+	// the statements' own (repository.OpenPools).
+	QueryTimeout time.Duration
 }
 
 // DefaultFailureDelay: a wrong password is answered no sooner than this, and never sooner than
@@ -85,6 +89,7 @@ type Pages struct {
 	sso          *sso.Provider
 	checker      *siteChecker
 	siteChecks   *ratelimit.Limiter // installation checks per user
+	queryTimeout time.Duration
 	mux          *http.ServeMux
 	handler      http.Handler // mux behind the cross-origin check
 }
@@ -140,6 +145,7 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		sso:          opts.SSO,
 		checker:      newSiteChecker(),
 		siteChecks:   ratelimit.New(1/siteCheckEvery.Seconds(), siteCheckBurst, opts.Now),
+		queryTimeout: opts.QueryTimeout,
 	}
 	p.mux = p.routes()
 	p.handler = p.crossOrigin()
@@ -151,7 +157,7 @@ func (p *Pages) routes() *http.ServeMux {
 	page := func(pattern string, get, post http.HandlerFunc) {
 		mux.Handle(pattern, p.withViewer(methods(get, post, p)))
 	}
-	page("/{$}", p.home, nil)
+	page("/{$}", p.timed(p.home), nil)
 	page("/login", p.loginPage, p.login)
 	page("/login/code", p.codeForm, p.signInCode)
 	page("/login/sso", p.startSSO, nil)
@@ -176,10 +182,10 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/shared", p.sharedLinksPage, p.createSharedLink)
 	page("/websites/{id}/shared/{link}/rename", nil, p.renameSharedLink)
 	page("/websites/{id}/shared/{link}/delete", nil, p.deleteSharedLink)
-	page("/share/{domain}", p.shared(p.dashboard), p.unlockShared)
-	page("/share/{domain}/export", p.shared(p.export), p.unlockShared)
-	page("/share/{domain}/realtime", p.shared(p.realtime), p.unlockShared)
-	page("/share/{domain}/{name}", p.shared(p.list), p.unlockShared)
+	page("/share/{domain}", p.timed(p.shared(p.dashboard)), p.unlockShared)
+	page("/share/{domain}/export", p.timed(p.shared(p.export)), p.unlockShared)
+	page("/share/{domain}/realtime", p.timed(p.shared(p.realtime)), p.unlockShared)
+	page("/share/{domain}/{name}", p.timed(p.shared(p.list)), p.unlockShared)
 	page("/embed.css", p.embedCSS, nil)
 	page("/account", p.accountPage, nil)
 	page("/account/email", nil, p.changeEmail)
@@ -201,10 +207,10 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/password-reset", p.resetPage, p.requestReset)
 	page("/set-password", p.setPasswordForm, p.setPassword)
 	page("/websites/{id}/verify", p.siteCheckPage, p.verifySite)
-	page("/stats/{domain}", p.dashboard, p.unlock)
-	page("/stats/{domain}/export", p.export, p.unlock)
-	page("/stats/{domain}/realtime", p.realtime, p.unlock)
-	page("/stats/{domain}/{name}", p.list, p.unlock)
+	page("/stats/{domain}", p.timed(p.dashboard), p.unlock)
+	page("/stats/{domain}/export", p.timed(p.export), p.unlock)
+	page("/stats/{domain}/realtime", p.timed(p.realtime), p.unlock)
+	page("/stats/{domain}/{name}", p.timed(p.list), p.unlock)
 	mux.Handle("/", p.withViewer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 	})))
@@ -356,8 +362,36 @@ func (p *Pages) notFound(w http.ResponseWriter, r *http.Request) {
 		"There is no page at this address, or you may not see it.")
 }
 
-// serverError logs a failure with a request id and shows only the id.
+// timed runs a page that reads stats under the query timeout: its reads end when it is up,
+// answered by tooSlow.
+func (p *Pages) timed(h http.HandlerFunc) http.HandlerFunc {
+	if p.queryTimeout <= 0 {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), p.queryTimeout)
+		defer cancel()
+		h(w, r.WithContext(ctx))
+	}
+}
+
+// tooSlow is the page of reads stopped for taking too long (repository.TimedOut): a 503 that
+// says so, with a Retry-After, rather than the page of a failure.
+func (p *Pages) tooSlow(w http.ResponseWriter, r *http.Request, err error) {
+	p.log.Warn("page stopped", "method", r.Method, "path", r.URL.Path, "error", err)
+	w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(p.queryTimeout)))
+	p.fail(w, r, http.StatusServiceUnavailable, "This view took too long",
+		"Reading its numbers took longer than this server allows, and was stopped. "+
+			"A shorter range or fewer filters read less; or try again in a little while, when the server is less busy.")
+}
+
+// serverError logs a failure with a request id and shows only the id; reads stopped for
+// taking too long get tooSlow's page.
 func (p *Pages) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	if repository.TimedOut(err) {
+		p.tooSlow(w, r, err)
+		return
+	}
 	id := hex.EncodeToString(randomKey()[:8])
 	p.log.Error("page failed", "request_id", id, "method", r.Method, "path", r.URL.Path, "error", err)
 	h := w.Header()

@@ -122,7 +122,7 @@ func lookupField(name string) (Field, error) {
 		return f, nil
 	}
 	if key, ok := strings.CutPrefix(name, propsPrefix); ok {
-		if key == "" || strings.Contains(key, stats.PropSep) || utf8.RuneCountInString(key) > MaxPatternLength {
+		if key == "" || strings.Contains(key, stats.PropSep) || strings.ContainsRune(key, 0) || utf8.RuneCountInString(key) > MaxPatternLength {
 			return Field{}, invalidf("%s is not a custom property (event:props: and the property's key)", quote(name))
 		}
 		return Field{Name: name, Level: PropLevel, Key: key}, nil

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // Op is a filter's operator.
@@ -63,8 +65,10 @@ func (f Filter) MatchesString(v string) bool {
 	return slices.ContainsFunc(f.Patterns, func(p *regexp.Regexp) bool { return p.MatchString(v) })
 }
 
-// parseFilter reads one filter at nesting depth (the number of and/or/not around it).
-func parseFilter(raw json.RawMessage, depth int) (Filter, error) {
+// parseFilter reads one filter at nesting depth (the number of and/or/not around it); leaves
+// counts the query's leaves so far, so that a tree past MaxFilters is refused as soon as it
+// is (the 480 leaves of a 48 KB body would take milliseconds of CPU to read whole).
+func parseFilter(raw json.RawMessage, depth int, leaves *int) (Filter, error) {
 	var parts []json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil || len(parts) < 2 {
 		return Filter{}, invalidf("filters: each filter must be an array [operator, dimension, [values]]")
@@ -75,17 +79,20 @@ func parseFilter(raw json.RawMessage, depth int) (Filter, error) {
 	}
 	switch op {
 	case And, Or, Not:
-		return parseLogical(op, parts, depth)
+		return parseLogical(op, parts, depth, leaves)
 	case "has_done", "has_not_done":
 		return Filter{}, invalidf("filters: the operator %s is not available on this service", quote(string(op)))
 	}
 	if !slices.Contains(leafOps, op) {
 		return Filter{}, invalidf("filters: unknown operator %s", quote(string(op)))
 	}
+	if *leaves++; *leaves > MaxFilters {
+		return Filter{}, invalidf("filters: more than %d filters; at most %d in one query (the limit of one query)", MaxFilters, MaxFilters)
+	}
 	return parseLeaf(op, parts)
 }
 
-func parseLogical(op Op, parts []json.RawMessage, depth int) (Filter, error) {
+func parseLogical(op Op, parts []json.RawMessage, depth int, leaves *int) (Filter, error) {
 	if depth+1 > MaxNesting {
 		return Filter{}, invalidf("filters: and, or and not may be nested at most %d deep (the limit of one query)", MaxNesting)
 	}
@@ -94,7 +101,7 @@ func parseLogical(op Op, parts []json.RawMessage, depth int) (Filter, error) {
 		return Filter{}, invalidf("filters: %s takes one argument", op)
 	}
 	if op == Not {
-		child, err := parseFilter(parts[1], depth+1)
+		child, err := parseFilter(parts[1], depth+1, leaves)
 		if err != nil {
 			return Filter{}, err
 		}
@@ -106,7 +113,7 @@ func parseLogical(op Op, parts []json.RawMessage, depth int) (Filter, error) {
 		return Filter{}, invalidf("filters: %s takes a non-empty list of filters", op)
 	}
 	for _, c := range children {
-		child, err := parseFilter(c, depth+1)
+		child, err := parseFilter(c, depth+1, leaves)
 		if err != nil {
 			return Filter{}, err
 		}
@@ -145,6 +152,9 @@ func parseLeaf(op Op, parts []json.RawMessage) (Filter, error) {
 		if utf8.RuneCountInString(v) > MaxPatternLength {
 			return Filter{}, invalidf("filters: a value or pattern is over %d characters (the limit of one query)", MaxPatternLength)
 		}
+		if err := checkText("filters: a value", v); err != nil {
+			return Filter{}, err
+		}
 	}
 	if len(parts) == 4 {
 		var mods struct {
@@ -160,6 +170,16 @@ func parseLeaf(op Op, parts []json.RawMessage) (Filter, error) {
 			pattern := v
 			if f.IgnoreCase {
 				pattern = "(?i)" + pattern
+			}
+			size, err := programSize(pattern)
+			if err != nil {
+				return Filter{}, invalidf("filters: the pattern %s is not a valid regular expression (RE2 syntax)", quote(v))
+			}
+			if size > MaxProgram {
+				// Its matching work a character, whatever its length in text: (?:.?){0,1000}
+				// is 3,001 instructions.
+				return Filter{}, invalidf("filters: the pattern %s compiles to %s RE2 instructions; at most %s (the limit of one pattern)",
+					quote(v), stats.GroupThousands(size), stats.GroupThousands(MaxProgram))
 			}
 			re, err := regexp.Compile(pattern)
 			if err != nil {

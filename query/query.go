@@ -19,6 +19,7 @@ const (
 	MaxPatternLength = 255   // characters of a filter value or pattern
 	MaxLimit         = 10000 // pagination.limit, also its default
 	MaxFilterValues  = 1000  // values of one filter
+	// and what the filters and the time dimension may cost together: bounds.go
 )
 
 // Invalid is a query that cannot run: the 400's sentence.
@@ -135,8 +136,8 @@ func Parse(body []byte, env Env) (*Query, error) {
 		return nil, invalidf("The body is not a query: %s", jsonProblem(err))
 	}
 	q := &Query{SiteID: raw.SiteID, raw: raw, Limit: MaxLimit}
-	if raw.SiteID == "" {
-		return nil, invalidf("site_id is required")
+	if err := CheckSiteID(raw.SiteID); err != nil {
+		return nil, err
 	}
 	var err error
 	if q.Metrics, err = parseMetrics(raw.Metrics); err != nil {
@@ -151,12 +152,19 @@ func Parse(body []byte, env Env) (*Query, error) {
 	if q.Dimensions, err = parseDimensions(raw.Dimensions); err != nil {
 		return nil, err
 	}
+	var leaves int
 	for _, f := range raw.Filters {
-		filter, err := parseFilter(f, 0)
+		filter, err := parseFilter(f, 0, &leaves)
 		if err != nil {
 			return nil, err
 		}
 		q.Filters = append(q.Filters, filter)
+	}
+	if err := checkCost(q.Filters); err != nil {
+		return nil, err
+	}
+	if err := q.checkBuckets(); err != nil {
+		return nil, err
 	}
 	if q.OrderBy, err = q.parseOrder(raw.OrderBy); err != nil {
 		return nil, err

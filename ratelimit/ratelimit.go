@@ -28,8 +28,7 @@ type Limiter struct {
 	burst float64
 	start time.Time
 	now   func() time.Time
-	k0    uint64 // the siphash key, random per process
-	k1    uint64
+	clientKeys
 
 	shards [shards]shard
 
@@ -64,20 +63,25 @@ func New(rate float64, burst int, now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
+	return &Limiter{rate: rate, burst: float64(max(burst, 1)), now: now, start: now(), clientKeys: newClientKeys()}
+}
+
+// clientKeys names clients by a keyed hash whose key is made at random when the limit is
+// made and never leaves memory.
+type clientKeys struct{ k0, k1 uint64 }
+
+func newClientKeys() clientKeys {
 	var key [16]byte
 	if _, err := rand.Read(key[:]); err != nil {
 		panic("ratelimit: no randomness: " + err.Error()) // crypto/rand does not fail on Linux
 	}
-	return &Limiter{
-		rate: rate, burst: float64(max(burst, 1)), now: now, start: now(),
-		k0: binary.LittleEndian.Uint64(key[:8]), k1: binary.LittleEndian.Uint64(key[8:]),
-	}
+	return clientKeys{k0: binary.LittleEndian.Uint64(key[:8]), k1: binary.LittleEndian.Uint64(key[8:])}
 }
 
 // AddrKey is the client an address stands for: an IPv4 address, or the /64 network of an IPv6
 // address (one subscriber's or one office's; a host that may use any address of its /64 must
 // not get a bucket per address). The invalid address is one client.
-func (l *Limiter) AddrKey(a netip.Addr) uint64 {
+func (c clientKeys) AddrKey(a netip.Addr) uint64 {
 	var b [9]byte
 	a = a.Unmap()
 	switch {
@@ -90,14 +94,14 @@ func (l *Limiter) AddrKey(a netip.Addr) uint64 {
 		v6 := a.As16()
 		copy(b[1:], v6[:8])
 	}
-	return l.hash(b[:])
+	return c.hash(b[:])
 }
 
 // StringKey is the client a token (an API key) stands for.
-func (l *Limiter) StringKey(s string) uint64 { return l.hash([]byte(s)) }
+func (c clientKeys) StringKey(s string) uint64 { return c.hash([]byte(s)) }
 
-func (l *Limiter) hash(b []byte) uint64 {
-	h := siphash.Hash(l.k0, l.k1, b)
+func (c clientKeys) hash(b []byte) uint64 {
+	h := siphash.Hash(c.k0, c.k1, b)
 	if h == 0 {
 		h = 1 // 0 marks an empty slot
 	}

@@ -27,4 +27,10 @@ const (
 	RealtimeRecentMax      = counters.RealtimeRecentMax
 	RealtimeWindow         = counters.RealtimeWindow
 	SaltSize               = counters.SaltSize
+	DefaultRowBytesPerDay  = counters.DefaultRowBytesPerDay
+)
+
+var (
+	RefusedContent = counters.RefusedContent
+	ErrorCode      = counters.ErrorCode
 )

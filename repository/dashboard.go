@@ -25,7 +25,7 @@ func (c counterReader) Events(ctx context.Context, limit, valuesEach int) ([]Eve
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
 	totals := `SELECT value, sum(count)::bigint AS count FROM (` + rows + `) AS rows GROUP BY value`
-	groups, distinct, err := eventGroups(ctx, c.repo.db, totals, args, limit, valuesEach)
+	groups, distinct, err := eventGroups(ctx, c.repo.reads, totals, args, limit, valuesEach)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.top_events: %w", err)
 	}
@@ -83,7 +83,7 @@ func eventGroups(ctx context.Context, db sqlx.QueryerContext, totals string, arg
 // owner how to start instead of an empty dashboard. One index probe.
 func (r *Repository) HasStats(ctx context.Context, websiteID int64) (bool, error) {
 	var has bool
-	err := r.db.GetContext(ctx, &has, `SELECT EXISTS (SELECT 1 FROM stats WHERE website_id = $1)`, websiteID)
+	err := r.reads.GetContext(ctx, &has, `SELECT EXISTS (SELECT 1 FROM stats WHERE website_id = $1)`, websiteID)
 	if err != nil {
 		return false, fmt.Errorf("stats.has: %w", err)
 	}

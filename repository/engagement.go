@@ -40,7 +40,7 @@ func (c counterReader) Engagement(ctx context.Context, pages []string) (map[stri
 		Count int64  `db:"count"`
 	}
 	query := `SELECT value, name, sum(count)::bigint AS count FROM (` + from + `) AS rows GROUP BY value, name`
-	if err := c.repo.db.SelectContext(ctx, &rows, query, args...); err != nil {
+	if err := c.repo.reads.SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("stats.engagement: %w", err)
 	}
 	sums := map[string]map[stats.Name]int64{}

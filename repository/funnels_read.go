@@ -28,7 +28,7 @@ func (r *Repository) FunnelsFrom(ctx context.Context, websiteID int64) (time.Tim
 		SELECT greatest(w.funnels_from, w.filters_from, (SELECT min(day) FROM visit_row_partitions))
 		FROM websites w WHERE w.id = $1`
 	var from time.Time
-	if err := r.db.GetContext(ctx, &from, query, websiteID); err != nil {
+	if err := r.reads.GetContext(ctx, &from, query, websiteID); err != nil {
 		return time.Time{}, fmt.Errorf("funnels.from: %w", err)
 	}
 	return stats.Day(from), nil

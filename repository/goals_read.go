@@ -43,7 +43,11 @@ func (r *Repository) matchGoals(ctx context.Context, websiteID int64, days stats
 			if err != nil {
 				return nil, err
 			}
-			if pages, err = r.rangePageviews(ctx, websiteID, rangeDays(days), closed); err != nil {
+			rows, err := r.rowDays(ctx, days)
+			if err != nil {
+				return nil, err
+			}
+			if pages, err = r.rangePageviews(ctx, websiteID, rows, closed); err != nil {
 				return nil, err
 			}
 		}

@@ -155,7 +155,7 @@ func (r *Repository) PropertyPairs(ctx context.Context, websiteID int64, days st
 // that a website without properties (most) does not pay a month's scan on every view.
 func (r *Repository) HasProperties(ctx context.Context, websiteID int64, days stats.Range) (bool, error) {
 	var has bool
-	err := r.db.GetContext(ctx, &has, `SELECT EXISTS (SELECT FROM property_keys WHERE website_id = $1 AND day BETWEEN $2 AND $3)`,
+	err := r.reads.GetContext(ctx, &has, `SELECT EXISTS (SELECT FROM property_keys WHERE website_id = $1 AND day BETWEEN $2 AND $3)`,
 		websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout))
 	if err != nil {
 		return false, fmt.Errorf("properties.has: %w", err)

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -93,8 +94,9 @@ type queryBuild struct {
 	fraction  float64
 	repo      *Repository
 	websiteID int64
-	zone      stats.Zone          // the website's, whose today says which days are closed
-	values    map[string][]string // distinctValues by dimension name
+	zone      stats.Zone                  // the website's, whose today says which days are closed
+	values    map[string][]string         // distinctValues by dimension name
+	matches   map[*regexp.Regexp][]string // the values a matches filter keeps, by its first pattern (matched)
 	// repeats is the placeholder of the keys (repeatKey) of the range's visitor-days with
 	// several visits, or "" when they are too many to pass and rep joins them instead.
 	repeats string

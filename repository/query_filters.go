@@ -3,6 +3,7 @@ package repository
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -142,7 +143,11 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 		}
 		fallthrough
 	case query.PageLevel, query.NameLevel:
-		if column, list, ok := b.hitList(f); ok {
+		column, list, ok, err := b.hitList(ctx, f)
+		if err != nil {
+			return "", err
+		}
+		if ok {
 			// One of the visit's pages (events) is in the list: read in place, where unnesting
 			// the array in a subquery took twice the time.
 			return b.overlaps(column, list), nil
@@ -170,26 +175,29 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 // hitList is the array column (pages, events) and the list of its values a positive is or
 // matches filter on event:page or on the stored events keeps, when the list is short (&&
 // compares every pair, where = ANY of a long list is hashed); ok is false otherwise.
-func (b *queryBuild) hitList(f query.Filter) (string, []string, bool) {
+func (b *queryBuild) hitList(ctx context.Context, f query.Filter) (string, []string, bool, error) {
 	column := "pages"
 	if f.Field.Level == query.EventLevel {
 		column = "events"
 	} else if f.Field.Level != query.PageLevel {
-		return "", nil, false
+		return "", nil, false, nil
 	}
 	if f.Negated() {
-		return "", nil, false
+		return "", nil, false, nil
 	}
 	var list []string
 	switch {
 	case f.Op == query.Is && !f.IgnoreCase:
 		list = f.Values
 	case f.Op == query.Matches:
-		list = b.matched(f)
+		var err error
+		if list, err = b.matched(ctx, f); err != nil {
+			return "", nil, false, err
+		}
 	default:
-		return "", nil, false
+		return "", nil, false, nil
 	}
-	return column, list, len(list) <= 8
+	return column, list, len(list) <= 8, nil
 }
 
 // overlaps is the condition of an array column holding one of the values: = ANY of the
@@ -267,31 +275,40 @@ func (b *queryBuild) leafPredicate(ctx context.Context, tx *sqlx.Tx, f query.Fil
 		}
 		return fmt.Sprintf("%s %s ANY(%s)", part, like, p), nil
 	}
-	matched, err := b.matchedValues(ctx, tx, f)
+	matched, err := b.matched(ctx, f)
 	if err != nil {
 		return "", err
 	}
 	return e + " = ANY(" + b.arg(pq.Array(matched)) + "::text[])", nil
 }
 
-// matchedValues are the stored values of the filter's field over the range that one of its
-// RE2 patterns matches, in either spelling: the patterns run here, never in PostgreSQL.
-func (b *queryBuild) matchedValues(ctx context.Context, tx *sqlx.Tx, f query.Filter) ([]string, error) {
-	if _, ok := b.values[f.Field.Name]; !ok {
+// matched are the stored values of the filter's field over the range (b.values) that one of
+// its RE2 patterns matches, in either spelling: the patterns run here, never in PostgreSQL,
+// once a filter (its condition and the pages' predicate both need them). The work stops
+// when the request's context ends (its client left, or its time is up), looked at before
+// each value: a look costs tens of nanoseconds, a value up to milliseconds (query.MaxPrograms).
+func (b *queryBuild) matched(ctx context.Context, f query.Filter) ([]string, error) {
+	values, ok := b.values[f.Field.Name]
+	if !ok {
 		return nil, fmt.Errorf("distinct values of %s: not read", f.Field.Name)
 	}
-	return b.matched(f), nil
-}
-
-// matched are the values of b.values that one of f's patterns matches, in either spelling.
-func (b *queryBuild) matched(f query.Filter) []string {
+	if m, ok := b.matches[f.Patterns[0]]; ok { // each leaf compiles patterns of its own
+		return m, nil
+	}
 	matched := []string{}
-	for _, v := range b.values[f.Field.Name] {
+	for _, v := range values {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("match %s: %w", f.Field.Name, err)
+		}
 		if f.MatchesString(f.Field.Answer(v)) || f.MatchesString(partOf(f.Field, v)) {
 			matched = append(matched, v)
 		}
 	}
-	return matched
+	if b.matches == nil {
+		b.matches = map[*regexp.Regexp][]string{}
+	}
+	b.matches[f.Patterns[0]] = matched
+	return matched, nil
 }
 
 // partOf is the part of a stored value a field answers, in our spelling.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/query"
 )
@@ -110,54 +109,47 @@ func valuesSQL(f query.Field) string {
 }
 
 // keptValues are the values of f on the closed days from..to: those visit_row_values keeps,
-// and those of the days it does not keep yet, which it then keeps (days without a partition,
-// before the first or past retention, have none).
+// once it keeps those of every day of the range that has rows (days without a partition,
+// before the first or past retention, have none). The days it does not keep yet are filled
+// fillDays at a time, each fill a statement of its own: a first query of a long range keeps
+// what it filled when it is stopped (its time is up, or its client left), and the next one
+// goes on from there. The days are found in SQL from the partitions, so that a range of
+// thousands of years is no list in Go.
 func (r *Repository) keptValues(ctx context.Context, websiteID int64, f query.Field, from, to time.Time) ([]string, error) {
-	var rows []struct {
-		Day  time.Time      `db:"day"`
-		Vals pq.StringArray `db:"vals"`
-	}
-	const kept = `SELECT day, vals FROM visit_row_values WHERE website_id = $1 AND name = $2 AND day BETWEEN $3 AND $4`
-	if err := r.db.SelectContext(ctx, &rows, kept, websiteID, f.Name, from.Format(dateLayout), to.Format(dateLayout)); err != nil {
-		return nil, fmt.Errorf("kept values of %s: %w", f.Name, err)
-	}
-	have := map[string]bool{}
-	var out []string
-	for _, row := range rows {
-		have[row.Day.Format(dateLayout)] = true
-		out = append(out, row.Vals...)
-	}
-	var missing []string
-	for day := from; !day.After(to); day = day.AddDate(0, 0, 1) {
-		if !have[day.Format(dateLayout)] {
-			missing = append(missing, day.Format(dateLayout))
+	fill := `INSERT INTO visit_row_values (website_id, name, day, vals)
+		SELECT $1, $2, p.day, ARRAY(` + valuesSQL(f) + ` AND day = p.day)
+		FROM visit_row_partitions AS p
+		WHERE p.day BETWEEN $3 AND $4 AND NOT EXISTS (
+			SELECT FROM visit_row_values AS k WHERE k.website_id = $1 AND k.name = $2 AND k.day = p.day)
+		ORDER BY p.day LIMIT $5
+		ON CONFLICT (website_id, name, day) DO UPDATE SET vals = EXCLUDED.vals`
+	for {
+		// A day two queries fill at once gets the same values twice.
+		res, err := r.reads.ExecContext(ctx, fill, websiteID, f.Name, from.Format(dateLayout), to.Format(dateLayout), fillDays)
+		if err != nil {
+			return nil, fmt.Errorf("keep values of %s: %w", f.Name, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n < fillDays {
+			break
 		}
 	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	// Read back from what was written; a day two queries write at once gets the same values
-	// twice.
-	fill := `INSERT INTO visit_row_values (website_id, name, day, vals)
-		SELECT $1, $3, p.day, ARRAY(` + valuesSQL(f) + ` AND day = p.day)
-		FROM visit_row_partitions AS p WHERE p.day = ANY($2::date[])
-		ON CONFLICT (website_id, name, day) DO UPDATE SET vals = EXCLUDED.vals
-		RETURNING vals`
-	var filled []pq.StringArray
-	if err := r.db.SelectContext(ctx, &filled, fill, websiteID, pq.Array(missing), f.Name); err != nil {
-		return nil, fmt.Errorf("keep values of %s: %w", f.Name, err)
+	var out []string
+	const kept = `SELECT unnest(vals) FROM visit_row_values WHERE website_id = $1 AND name = $2 AND day BETWEEN $3 AND $4`
+	if err := r.reads.SelectContext(ctx, &out, kept, websiteID, f.Name, from.Format(dateLayout), to.Format(dateLayout)); err != nil {
+		return nil, fmt.Errorf("kept values of %s: %w", f.Name, err)
 	}
 	// The values of the days whose rows are gone (FACTS_RETENTION) go too.
 	const gone = `DELETE FROM visit_row_values
 		WHERE website_id = $1 AND name = $2 AND day < (SELECT min(day) FROM visit_row_partitions)`
-	if _, err := r.db.ExecContext(ctx, gone, websiteID, f.Name); err != nil {
+	if _, err := r.reads.ExecContext(ctx, gone, websiteID, f.Name); err != nil {
 		return nil, fmt.Errorf("drop values of %s: %w", f.Name, err)
-	}
-	for _, vals := range filled {
-		out = append(out, vals...)
 	}
 	return out, nil
 }
+
+// fillDays is how many closed days one statement of keptValues fills: a month of a website
+// of 10,000 visits a day is 300,000 rows to read.
+const fillDays = 31
 
 // dayOf is t's calendar day, as a UTC midnight like the range's days.
 func dayOf(t time.Time) time.Time {

@@ -29,11 +29,18 @@ var (
 
 // Repository runs every query of the service.
 type Repository struct {
-	*store.Repository // the storage of accounts, websites, goals, funnels (package store)
-	*counters.Writer  // the counters' writer and its jobs (package counters)
-	db                *sqlx.DB
-	now               func() time.Time
-	pages             *ttlCache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
+	*store.Repository          // the storage of accounts, websites, goals, funnels (package store)
+	*counters.Writer           // the counters' writer and its jobs (package counters)
+	db                *sqlx.DB // everything the pools below do not take
+	// reads takes the stats reads of the API, the pages and the reports (counters, visit
+	// rows), under a statement timeout; health takes Ping alone. Both are db when the
+	// repository is on one pool (New).
+	reads, health *sqlx.DB
+	// collection is the collector's repository: the flush on a pool of its own (Collection);
+	// nil: this one.
+	collection *Repository
+	now        func() time.Time
+	pages      *ttlCache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
 	// the goals' numbers of closed days (goals_closed.go)
 	conversions *ttlCache[string, *goalCounts]
 	// maxRepeats is how many visitor-days of several visits the query engine passes to a
@@ -44,24 +51,115 @@ type Repository struct {
 	goalsUnion bool
 }
 
-// New wraps an open database. now is the clock for created_at/updated_at; nil means time.Now.
+// New wraps an open database, every statement on its one pool (commands, tests). now is the
+// clock for created_at/updated_at; nil means time.Now.
 func New(db *sqlx.DB, now func() time.Time) *Repository {
 	if now == nil {
 		now = time.Now
 	}
-	return &Repository{Repository: store.New(db, now), Writer: counters.New(db, now), db: db, now: now, pages: newClosedPages(), conversions: newClosedConversions(),
-		maxRepeats: defaultMaxRepeats}
+	return &Repository{Repository: store.New(db, now), Writer: counters.New(db, now), db: db, reads: db, health: db, now: now,
+		pages: newClosedPages(), conversions: newClosedConversions(), maxRepeats: defaultMaxRepeats}
 }
 
-// Open connects to PostgreSQL and checks the connection. Every connection gets
-// sessionSettings, unless the connection string sets them itself.
+// Pools are the service's connections to its database, apart by what must never wait for
+// what: the stats reads (a costly query of one tenant holds a connection of Reads, never one
+// that signing in, a website's settings or a flush needs), the collector's flush (hits keep
+// being written while reads are slow) and /readyz (a node busy with queries is not reported
+// down). Main takes everything else: accounts, keys, websites, goals, background jobs.
+type Pools struct {
+	Main, Reads, Flush, Health *sqlx.DB
+}
+
+// Pool sizes: Reads is the largest, as the API's and the pages' reads run many at once (a
+// dashboard reads its panels in parallel); a flush is one transaction at a time.
+const (
+	mainConns   = 10
+	readsConns  = 20
+	flushConns  = 4
+	healthConns = 1
+)
+
+// OpenPools connects the service's pools to url and checks the connection. Every statement of
+// Reads is stopped after readTimeout (PostgreSQL's statement_timeout; 0 means none), unless
+// the connection string sets statement_timeout itself. Each pool's connections name it in
+// pg_stat_activity (application_name analytics-main, -reads, -flush, -health), unless the
+// connection string names them.
+func OpenPools(ctx context.Context, url string, readTimeout time.Duration) (*Pools, error) {
+	p := &Pools{}
+	for _, pool := range []struct {
+		db    **sqlx.DB
+		name  string
+		conns int
+	}{{&p.Main, "main", mainConns}, {&p.Reads, "reads", readsConns}, {&p.Flush, "flush", flushConns}, {&p.Health, "health", healthConns}} {
+		settings := [][2]string{{"application_name", "analytics-" + pool.name}}
+		if pool.db == &p.Reads && readTimeout > 0 {
+			settings = append(settings, [2]string{"statement_timeout", fmt.Sprint(readTimeout.Milliseconds())})
+		}
+		db, err := open(ctx, withSettings(url, settings), pool.conns)
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+		*pool.db = db
+	}
+	return p, nil
+}
+
+// Close closes every pool.
+func (p *Pools) Close() error {
+	var errs []error
+	for _, db := range []*sqlx.DB{p.Main, p.Reads, p.Flush, p.Health} {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// NewOnPools is the service's repository on its pools (Pools): the stats reads on Reads,
+// Ping on Health, and Collection's on Flush.
+func NewOnPools(p *Pools, now func() time.Time) *Repository {
+	r := New(p.Main, now)
+	r.reads, r.health = p.Reads, p.Health
+	r.collection = New(p.Flush, now)
+	r.collection.health = p.Health
+	return r
+}
+
+// Collection is the repository the collector writes through: the same database, on the
+// flush's own pool when the repository has one (NewOnPools).
+func (r *Repository) Collection() *Repository {
+	if r.collection == nil {
+		return r
+	}
+	return r.collection
+}
+
+// TimedOut tells whether err is a read stopped for taking too long, or because its request
+// ended: PostgreSQL's statement_timeout, or a cancelled context (lib/pq then cancels the
+// statement in the database), as opposed to a failure.
+func TimedOut(err error) bool {
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) {
+		return pqErr.Code == "57014" // query_canceled: statement_timeout, or a cancel request
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// Open connects to PostgreSQL with one pool of 20 connections (the commands' and the tests')
+// and checks the connection. Every connection gets sessionSettings, unless the connection
+// string sets them itself.
 func Open(ctx context.Context, url string) (*sqlx.DB, error) {
+	return open(ctx, url, 20)
+}
+
+func open(ctx context.Context, url string, conns int) (*sqlx.DB, error) {
 	db, err := sqlx.Open("postgres", withSessionSettings(url))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	db.SetMaxOpenConns(20)
-	db.SetMaxIdleConns(20)
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
@@ -70,9 +168,9 @@ func Open(ctx context.Context, url string) (*sqlx.DB, error) {
 	return db, nil
 }
 
-// Ping tells whether the database answers; /readyz uses it.
+// Ping tells whether the database answers; /readyz uses it, on a connection of its own.
 func (r *Repository) Ping(ctx context.Context) error {
-	return r.db.PingContext(ctx)
+	return r.health.PingContext(ctx)
 }
 
 func isUniqueViolation(err error) bool {

@@ -21,17 +21,20 @@ import (
 // such as a ten-year range, takes tens of milliseconds before the first row (docs/engine.md).
 var sessionSettings = [][2]string{{"max_parallel_workers_per_gather", "0"}, {"jit", "off"}}
 
-// withSessionSettings adds sessionSettings to a connection string, as run-time parameters
-// lib/pq sends at startup; a setting the string already has is left as it is. It takes the
-// URL form (postgres://...?k=v) and the key=value form.
-func withSessionSettings(conn string) string {
+// withSessionSettings adds sessionSettings to a connection string (withSettings).
+func withSessionSettings(conn string) string { return withSettings(conn, sessionSettings) }
+
+// withSettings adds settings to a connection string, as run-time parameters lib/pq sends at
+// startup; a setting the string already has is left as it is. It takes the URL form
+// (postgres://...?k=v) and the key=value form.
+func withSettings(conn string, settings [][2]string) string {
 	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
 		u, err := neturl.Parse(conn)
 		if err != nil {
 			return conn // lib/pq reports it
 		}
 		q := u.Query()
-		for _, kv := range sessionSettings {
+		for _, kv := range settings {
 			if !q.Has(kv[0]) {
 				q.Set(kv[0], kv[1])
 			}
@@ -39,7 +42,7 @@ func withSessionSettings(conn string) string {
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	for _, kv := range sessionSettings {
+	for _, kv := range settings {
 		if !strings.Contains(conn, kv[0]+"=") {
 			conn = strings.TrimSpace(conn + " " + kv[0] + "=" + kv[1])
 		}
@@ -70,9 +73,10 @@ var readSettingsSQL = func() string {
 	return "SELECT " + strings.Join(parts, ", ")
 }()
 
-// readRows runs a read of the visit rows in a read-only transaction of readSettings.
+// readRows runs a read of the visit rows in a read-only transaction of readSettings, on the
+// reads' pool (under its statement timeout).
 func (r *Repository) readRows(ctx context.Context, read func(tx *sqlx.Tx) error) error {
-	tx, err := r.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := r.reads.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}

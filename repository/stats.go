@@ -48,7 +48,7 @@ func (c counterReader) List(ctx context.Context, q StatQuery) ([]StatEntry, int6
 		from = strings.ReplaceAll(from, "/*filter*/", fmt.Sprintf("AND value ILIKE $%d", len(args)))
 	}
 	totals := `SELECT value, sum(count)::bigint AS count FROM (` + from + `) AS rows GROUP BY value`
-	entries, total, err := listPage(ctx, c.repo.db, totals, args, q)
+	entries, total, err := listPage(ctx, c.repo.reads, totals, args, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("stats.list: %w", err)
 	}
@@ -105,7 +105,7 @@ func (r *Repository) FirstStatDay(ctx context.Context, websiteID int64) (time.Ti
 			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = $2),
 			(SELECT min(date) FROM stats WHERE website_id = $1 AND name = $3))`
 	var first *time.Time
-	if err := r.db.GetContext(ctx, &first, query, websiteID, string(stats.Pageview), string(stats.Event)); err != nil {
+	if err := r.reads.GetContext(ctx, &first, query, websiteID, string(stats.Pageview), string(stats.Event)); err != nil {
 		return time.Time{}, fmt.Errorf("stats.first_day: %w", err)
 	}
 	if first == nil {
@@ -130,7 +130,7 @@ func (r *Repository) SumStats(ctx context.Context, websiteID int64, names []stat
 		Name  stats.Name `db:"name"`
 		Count int64      `db:"count"`
 	}
-	if err := r.db.SelectContext(ctx, &sums, query, args...); err != nil {
+	if err := r.reads.SelectContext(ctx, &sums, query, args...); err != nil {
 		return nil, fmt.Errorf("stats.sum: %w", err)
 	}
 	out := make(map[stats.Name]int64, len(names))
@@ -159,7 +159,7 @@ func (c counterReader) Top(ctx context.Context, names []stats.Name, limit int) (
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}
 	totals := `SELECT name, value, sum(count)::bigint AS count FROM (` + rows + `) AS rows GROUP BY name, value`
-	out, err := topLists(ctx, c.repo.db, totals, args, limit)
+	out, err := topLists(ctx, c.repo.reads, totals, args, limit)
 	if err != nil {
 		return nil, fmt.Errorf("stats.top: %w", err)
 	}

@@ -5,30 +5,31 @@ import "github.com/analytics-service/analytics/repository/store"
 // The storage's names (package store), under which the service's callers know them.
 
 type (
-	SiteCheck        = store.SiteCheck
-	WebsiteMember    = store.WebsiteMember
-	SharedLink       = store.SharedLink
-	Invitation       = store.Invitation
-	Role             = store.Role
-	APIKey           = store.APIKey
-	Backoff          = store.Backoff
-	EmailChange      = store.EmailChange
-	EmailChangeLimit = store.EmailChangeLimit
-	ImportedWebsite  = store.ImportedWebsite
-	KeyUse           = store.KeyUse
-	Link             = store.Link
-	NewWebsite       = store.NewWebsite
-	PendingLink      = store.PendingLink
-	ReportClaim      = store.ReportClaim
-	ReportClaimQuery = store.ReportClaimQuery
-	ReportDelivery   = store.ReportDelivery
-	ReportDue        = store.ReportDue
-	User             = store.User
-	UserRow          = store.UserRow
-	Website          = store.Website
-	WebsiteChanges   = store.WebsiteChanges
-	WebsiteQuery     = store.WebsiteQuery
-	WebsiteSettings  = store.WebsiteSettings
+	SiteCheck          = store.SiteCheck
+	WebsiteMember      = store.WebsiteMember
+	SharedLink         = store.SharedLink
+	Invitation         = store.Invitation
+	Role               = store.Role
+	APIKey             = store.APIKey
+	Backoff            = store.Backoff
+	EmailChange        = store.EmailChange
+	EmailChangeLimit   = store.EmailChangeLimit
+	EmailChangeRequest = store.EmailChangeRequest
+	ImportedWebsite    = store.ImportedWebsite
+	KeyUse             = store.KeyUse
+	Link               = store.Link
+	NewWebsite         = store.NewWebsite
+	PendingLink        = store.PendingLink
+	ReportClaim        = store.ReportClaim
+	ReportClaimQuery   = store.ReportClaimQuery
+	ReportDelivery     = store.ReportDelivery
+	ReportDue          = store.ReportDue
+	User               = store.User
+	UserRow            = store.UserRow
+	Website            = store.Website
+	WebsiteChanges     = store.WebsiteChanges
+	WebsiteQuery       = store.WebsiteQuery
+	WebsiteSettings    = store.WebsiteSettings
 )
 
 const (

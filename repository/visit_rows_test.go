@@ -3,6 +3,8 @@ package repository_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +113,107 @@ func TestVisitRowsOfSeveralStatements(t *testing.T) {
 	}
 	if got.Rows != n || got.Whole != n {
 		t.Fatalf("%d rows, %d of them whole; want %d", got.Rows, got.Whole, n)
+	}
+}
+
+// The rows' writer holds every row to the bounds of a row (stats.MaxRowHits and the others),
+// whatever its writes carry: a write that carries more than a whole row may is written
+// without its hits, properties and revenue (RowWritesCut), and a later write that would take
+// the row past them is not applied (RowsDropped); writes within them go on. The collector
+// keeps the bounds itself: these are the guards behind it. On main every write appended.
+func TestVisitRowsAreHeldToTheirBounds(t *testing.T) {
+	f := newFixture(t, "bounds.test")
+	ctx := context.Background()
+	day := date("2026-03-04")
+	if err := f.repo.EnsureVisitRowPartitions(ctx, day, day); err != nil {
+		t.Fatal(err)
+	}
+	batch := 0
+	write := func(r repository.VisitRow) repository.Added {
+		t.Helper()
+		batch++
+		added, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: fmt.Sprintf("6f1c2d3e-0000-4000-8000-%012d", 900+batch),
+			Rows: repository.VisitRowList{r}}, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return added
+	}
+	pages := func(n int, page string) ([]string, []byte) {
+		p, o := make([]string, n), make([]byte, n)
+		for i := range p {
+			p[i], o[i] = page, repository.HitPage
+		}
+		return p, o
+	}
+	row := func(id int64, n int, page string) repository.VisitRow {
+		r := repository.VisitRow{WebsiteID: f.sites[0], Day: day, Visitor: 1, ID: id, Pageviews: n,
+			Values: stats.ValuesOf(map[stats.Name]string{stats.LandingPage: "/a", stats.ExitPage: "/a"})}
+		r.Pages, r.Order = pages(n, page)
+		return r
+	}
+	type sizes struct {
+		Pageviews, Pages, Hits, Props int
+	}
+	read := func(id int64) sizes {
+		t.Helper()
+		var s sizes
+		err := f.db.QueryRowContext(ctx, `SELECT pageviews, cardinality(pages), length(hit_order), coalesce(cardinality(props), 0)
+			FROM visit_rows WHERE id = $1`, id).Scan(&s.Pageviews, &s.Pages, &s.Hits, &s.Props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	// One write of more hits than a row may hold: written, without them.
+	if added := write(row(1, stats.MaxRowHits+1, "/p")); added.RowWritesCut != 1 || added.RowsDropped != 0 {
+		t.Fatalf("a write past the bounds: %+v", added)
+	}
+	if got := read(1); got != (sizes{Pageviews: stats.MaxRowHits + 1}) {
+		t.Fatalf("row 1: %+v", got)
+	}
+	// Bytes, and properties, likewise.
+	long := row(2, 2, strings.Repeat("x", stats.MaxRowHitBytes/2+1))
+	if added := write(long); added.RowWritesCut != 1 {
+		t.Fatalf("a write of too many bytes: %+v", added)
+	}
+	props := row(3, 1, "/p")
+	for range stats.MaxRowProps + 1 {
+		props.Props = append(props.Props, stats.PropPair("k", "v"))
+	}
+	if added := write(props); added.RowWritesCut != 1 || read(3).Props != 0 {
+		t.Fatalf("a write of too many properties: %+v, row %+v", added, read(3))
+	}
+
+	// Writes within the bounds whose sum is not: the first two apply, the third does not.
+	for i, n := range []int{stats.MaxRowHits / 2, stats.MaxRowHits / 2, 1} {
+		added := write(row(4, n, "/q"))
+		if applied := added.RowsDropped == 0; applied != (i < 2) {
+			t.Fatalf("write %d of row 4: %+v", i+1, added)
+		}
+	}
+	if got := read(4); got != (sizes{Pageviews: stats.MaxRowHits, Pages: stats.MaxRowHits, Hits: stats.MaxRowHits}) {
+		t.Fatalf("row 4: %+v", got)
+	}
+	// The stored size: a page of nearly 64 KiB of random letters (which barely compress) each
+	// time, which the hits' bound lets through alone; the fifth would pass 256 KiB.
+	rng := rand.New(rand.NewPCG(5, 5))
+	applied := 0
+	for range 5 {
+		page := make([]byte, stats.MaxRowHitBytes-10)
+		for i := range page {
+			page[i] = byte('a' + rng.IntN(26))
+		}
+		if added := write(row(5, 1, string(page))); added.RowsDropped == 0 {
+			applied++
+		}
+	}
+	var stored int
+	if err := f.db.QueryRowContext(ctx, `SELECT pg_column_size(pages) FROM visit_rows WHERE id = 5`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if applied == 5 || applied < 2 || stored > stats.MaxRowStoredBytes {
+		t.Fatalf("row 5: %d of 5 writes applied, %d bytes of pages stored", applied, stored)
 	}
 }

@@ -94,7 +94,7 @@ func (c counterReader) Series(ctx context.Context, interval stats.Interval, zone
 		Value string     `db:"value"`
 		Count int64      `db:"count"`
 	}
-	if err := c.repo.db.SelectContext(ctx, &rows, query, c.websiteID, nameArray(names.list()),
+	if err := c.repo.reads.SelectContext(ctx, &rows, query, c.websiteID, nameArray(names.list()),
 		days.From.Format(dateLayout), days.To.Format(dateLayout)); err != nil {
 		return nil, fmt.Errorf("stats.timeseries: %w", err)
 	}
@@ -148,7 +148,7 @@ func (r *Repository) CurrentVisitors(ctx context.Context, websiteID int64) (int6
 		FROM realtime_visitors
 		WHERE website_id = $1 AND flushed_at > $2`
 	var n int64
-	if err := r.db.GetContext(ctx, &n, query, websiteID, r.now().Add(-RealtimeVisitorsTTL)); err != nil {
+	if err := r.reads.GetContext(ctx, &n, query, websiteID, r.now().Add(-RealtimeVisitorsTTL)); err != nil {
 		return 0, fmt.Errorf("stats.current_visitors: %w", err)
 	}
 	return n, nil
@@ -174,7 +174,7 @@ func (r *Repository) Realtime(ctx context.Context, websiteID int64, recent bool)
 	const minutesQuery = `
 		SELECT minute, pageviews FROM realtime_minutes
 		WHERE website_id = $1 AND minute BETWEEN $2 AND $3`
-	if err := r.db.SelectContext(ctx, &minutes, minutesQuery, websiteID, first, current); err != nil {
+	if err := r.reads.SelectContext(ctx, &minutes, minutesQuery, websiteID, first, current); err != nil {
 		return Realtime{}, fmt.Errorf("stats.realtime: minutes: %w", err)
 	}
 	for _, m := range minutes {
@@ -192,7 +192,7 @@ func (r *Repository) Realtime(ctx context.Context, websiteID int64, recent bool)
 		WHERE website_id = $1 AND at > $2 AND at <= $3
 		ORDER BY at DESC, id DESC
 		LIMIT $4`
-	if err := r.db.SelectContext(ctx, &out.Recent, recentQuery, websiteID, now.Add(-RealtimeWindow), now, RealtimeRecentMax); err != nil {
+	if err := r.reads.SelectContext(ctx, &out.Recent, recentQuery, websiteID, now.Add(-RealtimeWindow), now, RealtimeRecentMax); err != nil {
 		return Realtime{}, fmt.Errorf("stats.realtime: recent: %w", err)
 	}
 	for i := range out.Recent {
@@ -228,7 +228,7 @@ func (r *Repository) CountedBefore(ctx context.Context, websiteID int64, days st
 		SELECT EXISTS (SELECT 1 FROM stats WHERE website_id = $1 AND name = 'pageview'
 			AND date BETWEEN $2 AND $3 AND date < $4)`
 	var counted bool
-	err := r.db.GetContext(ctx, &counted, query, websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout), day.Format(dateLayout))
+	err := r.reads.GetContext(ctx, &counted, query, websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout), day.Format(dateLayout))
 	if err != nil {
 		return false, fmt.Errorf("stats.counted_before: %w", err)
 	}
@@ -255,7 +255,7 @@ func (r *Repository) Notes(ctx context.Context, websiteID int64, days stats.Rang
 		Imported       int64          `db:"imported"`
 		Sources        pq.StringArray `db:"sources"`
 	}
-	err := r.db.GetContext(ctx, &row, query, websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout))
+	err := r.reads.GetContext(ctx, &row, query, websiteID, days.From.Format(dateLayout), days.To.Format(dateLayout))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
 	}

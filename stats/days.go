@@ -47,7 +47,10 @@ type Range struct {
 }
 
 // Days is the number of days in the range.
-func (r Range) Days() int { return int(r.To.Sub(r.From).Hours()/24) + 1 }
+//
+// Counted in seconds since the epoch: a time.Duration holds at most 292 years, so To.Sub(From)
+// of a range of thousands of years would stop there.
+func (r Range) Days() int { return int((r.To.Unix()-r.From.Unix())/86400) + 1 }
 
 // Previous is the range of as many days just before this one.
 func (r Range) Previous() Range {

@@ -14,9 +14,15 @@ const (
 	Month Interval = "month"
 )
 
+// MaxBuckets is the most buckets any time series holds: the API's (v1's time series, the query
+// API's time dimensions and their time labels) and the pages' charts alike. A series is built
+// whole in memory before it is paged, so without a bound one request for a thousand years of
+// hours held 8.8 million labels (2.4 GB).
+const MaxBuckets = 10_000
+
 // MaxDays is the longest range, in days counted inclusively, that a time series takes in
-// buckets of the interval (docs/visits.md): 31 days of hours, 3,660 days of days, any
-// range of months.
+// buckets of the interval (docs/visits.md): 31 days of hours, 3,660 days of days; months are
+// bounded by MaxBuckets (Allows).
 func (i Interval) MaxDays() int {
 	switch i {
 	case Hour:
@@ -24,7 +30,12 @@ func (i Interval) MaxDays() int {
 	case Daily:
 		return 3660
 	}
-	return int(LastDay.Sub(FirstDay).Hours()/24) + 1
+	return Range{From: FirstDay, To: LastDay}.Days()
+}
+
+// Months is the number of calendar months a range touches: its buckets by month.
+func Months(r Range) int {
+	return (r.To.Year()-r.From.Year())*12 + int(r.To.Month()) - int(r.From.Month()) + 1
 }
 
 // Allows tells whether a range may be cut into buckets of the interval; the message says why
@@ -36,7 +47,10 @@ func (i Interval) Allows(r Range) (ok bool, message string) {
 		return false, "must be one of hour, day, month"
 	}
 	if r.Days() > i.MaxDays() {
-		return false, fmt.Sprintf("%s is allowed for ranges of up to %s days", i, groupThousands(i.MaxDays()))
+		return false, fmt.Sprintf("%s is allowed for ranges of up to %s days", i, GroupThousands(i.MaxDays()))
+	}
+	if i == Month && Months(r) > MaxBuckets {
+		return false, fmt.Sprintf("month is allowed for ranges of up to %s months", GroupThousands(MaxBuckets))
 	}
 	return true, ""
 }
@@ -117,10 +131,11 @@ func (i Interval) BucketLabel(start time.Time) string {
 	return start.Format(time.DateOnly)
 }
 
-func groupThousands(n int) string {
+// GroupThousands writes n with a comma between each three digits: 10,000.
+func GroupThousands(n int) string {
 	s := fmt.Sprint(n)
 	if len(s) <= 3 {
 		return s
 	}
-	return groupThousands(n/1000) + "," + s[len(s)-3:]
+	return GroupThousands(n/1000) + "," + s[len(s)-3:]
 }

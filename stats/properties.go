@@ -18,7 +18,12 @@ const (
 	MaxPropValueChars  = 2000 // a longer value is dropped
 	MaxPropStoredChars = 255  // what a key or value is cut to when stored
 	MaxPropKeysPerDay  = 300  // distinct keys a website keeps a day; later keys count under Other
-	MaxPairsPerVisit   = 64   // distinct key/value pairs a visit keeps; later ones are dropped
+	// PropValuesPerDay bounds the values of all a website's keys of a day together: that
+	// many times MAX_VALUES_PER_DAY (the values one key may keep), and at least that many
+	// times MaxPropKeysPerDay; later new values count as KEY=Other. 300 keys of
+	// MAX_VALUES_PER_DAY values each would be 3 million rows a day.
+	PropValuesPerDay = 10
+	MaxPairsPerVisit = 64 // distinct key/value pairs a visit keeps; later ones are dropped
 )
 
 // PropSep separates a property's key from its value in a visit row's props element. A key

@@ -300,7 +300,7 @@ func sampleMemory(pid int) func() int64 {
 
 // buildPlainBinary builds the server without -race into the test's directory: the race
 // detector's shadow memory would be measured with the server's.
-func buildPlainBinary(t *testing.T) string {
+func buildPlainBinary(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "analytics")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/analytics-service/analytics/account"
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/handlers"
 	"github.com/analytics-service/analytics/ingest"
 	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/repository"
@@ -144,10 +145,15 @@ type config struct {
 	SettingsTTL     time.Duration
 	BufferMaxKeys   int
 	MaxValuesPerDay int
+	RowBytesPerDay  int // VISIT_ROW_BYTES_PER_DAY
 	VisitTimeout    time.Duration
 	MaxOpenVisits   int
 	FactsRetention  int // days
 	ShutdownTimeout time.Duration
+	// QueryTimeout, MaxQueriesPerKey and MaxQueriesPerWebsite bound the stats reads
+	// (QUERY_TIMEOUT, MAX_QUERIES_PER_KEY, MAX_QUERIES_PER_WEBSITE).
+	QueryTimeout                           time.Duration
+	MaxQueriesPerKey, MaxQueriesPerWebsite int
 	// PublicURL is the service's address as people and e-mail readers reach it (links, the
 	// tracker snippet, Secure cookies, e-mail reports); nil when PUBLIC_URL is unset.
 	PublicURL *url.URL
@@ -170,9 +176,10 @@ func (cfg config) app(geo *ingest.GeoDB) app.Config {
 		Geo: geo, FlushInterval: cfg.FlushInterval, SettingsTTL: cfg.SettingsTTL, BufferMaxKeys: cfg.BufferMaxKeys,
 		Mailer: cfg.Mailer, ReportPeriod: cfg.ReportPeriod, OIDC: cfg.OIDC,
 		MetricsAllow:    cfg.MetricsAllow,
-		MaxValuesPerDay: cfg.MaxValuesPerDay,
-		VisitTimeout:    cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
+		MaxValuesPerDay: cfg.MaxValuesPerDay, VisitRowBytesPerDay: int64(cfg.RowBytesPerDay),
+		VisitTimeout: cfg.VisitTimeout, MaxOpenVisits: cfg.MaxOpenVisits,
 		FactsRetention: cfg.FactsRetention,
+		QueryTimeout:   cfg.QueryTimeout, MaxQueriesPerKey: cfg.MaxQueriesPerKey, MaxQueriesPerWebsite: cfg.MaxQueriesPerWebsite,
 	}
 }
 
@@ -199,11 +206,18 @@ func loadConfig() (config, error) {
 	cfg.ShutdownTimeout = envDuration("SHUTDOWN_TIMEOUT", 30*time.Second, &errs)
 	cfg.BufferMaxKeys = int(envFloat("BUFFER_MAX_KEYS", ingest.DefaultBufferMaxKeys, &errs))
 	cfg.MaxValuesPerDay = envCount("MAX_VALUES_PER_DAY", ingest.DefaultMaxValuesPerDay, &errs)
+	cfg.RowBytesPerDay = envCount("VISIT_ROW_BYTES_PER_DAY", repository.DefaultRowBytesPerDay, &errs)
 	cfg.VisitTimeout = envDuration("VISIT_TIMEOUT", ingest.DefaultVisitTimeout, &errs)
 	if cfg.VisitTimeout > ingest.MaxVisitTimeout {
 		errs = append(errs, fmt.Errorf("VISIT_TIMEOUT: %s is longer than the most allowed, %s", cfg.VisitTimeout, ingest.MaxVisitTimeout))
 	}
 	cfg.MaxOpenVisits = envCount("MAX_OPEN_VISITS", ingest.DefaultMaxOpenVisits, &errs)
+	cfg.QueryTimeout = envDuration("QUERY_TIMEOUT", handlers.DefaultQueryTimeout, &errs)
+	if cfg.QueryTimeout > handlers.MaxQueryTimeout {
+		errs = append(errs, fmt.Errorf("QUERY_TIMEOUT: %s is longer than the most allowed, %s", cfg.QueryTimeout, handlers.MaxQueryTimeout))
+	}
+	cfg.MaxQueriesPerKey = envCount("MAX_QUERIES_PER_KEY", handlers.DefaultMaxQueriesPerKey, &errs)
+	cfg.MaxQueriesPerWebsite = envCount("MAX_QUERIES_PER_WEBSITE", handlers.DefaultMaxQueriesPerWebsite, &errs)
 	if cfg.FactsRetention = envCount("FACTS_RETENTION", app.DefaultFactsRetention, &errs); cfg.FactsRetention >= 1 {
 		if err := app.CheckFactsRetention(cfg.FactsRetention); err != nil {
 			errs = append(errs, err)
@@ -354,16 +368,33 @@ func openRepo(ctx context.Context, cfg config) (*sqlx.DB, *repository.Repository
 	return db, repository.New(db, nil), nil
 }
 
+// openPools connects the service's pools to DATABASE_URL (repository.Pools: the reads under
+// QUERY_TIMEOUT) and brings its schema up to date.
+func openPools(ctx context.Context, cfg config) (*repository.Pools, *repository.Repository, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, nil, errors.New("DATABASE_URL is not set")
+	}
+	pools, err := repository.OpenPools(ctx, cfg.DatabaseURL, cfg.QueryTimeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := repository.Migrate(ctx, pools.Main); err != nil {
+		pools.Close()
+		return nil, nil, err
+	}
+	return pools, repository.NewOnPools(pools, nil), nil
+}
+
 // serve runs the service until SIGTERM/SIGINT, then stops accepting, lets requests in flight
 // finish, writes every counter still in memory and exits.
 func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	paced := tuneGC(log)
 	servePprof(log)
-	db, repo, err := openRepo(ctx, cfg)
+	pools, repo, err := openPools(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer pools.Close()
 	geo, err := openGeo(cfg.GeoIPDB, log)
 	if err != nil {
 		return err

@@ -52,7 +52,7 @@ func TestMain(m *testing.M) {
 // buildServerBinary builds this command with `go build`, once per test binary. It mirrors -race
 // from the test binary: a data race inside a server under fault then makes that server exit 66,
 // which the exit-code checks catch.
-func buildServerBinary(t *testing.T) string {
+func buildServerBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		goTool, err := exec.LookPath("go")
@@ -187,7 +187,7 @@ func repoRoot(t *testing.T) string {
 
 // freshDatabase is the URL of a new migrated database on the suite's cluster (DATABASE_URL,
 // set by scripts/test.sh), dropped after the test; no DATABASE_URL is a failure, never a skip.
-func freshDatabase(t *testing.T) string {
+func freshDatabase(t testing.TB) string {
 	t.Helper()
 	_, url := repotest.New(t)
 	return url
@@ -222,7 +222,7 @@ func childEnv(dbURL string, extra ...string) []string {
 // startServerProc starts `serve` on a free port and waits until /readyz answers 200. The
 // process is killed at the end of the test if it still runs; its logs are printed when the test
 // failed and always checked for IP addresses and user agents.
-func startServerProc(t *testing.T, bin, name, dbURL string, env ...string) *serverProc {
+func startServerProc(t testing.TB, bin, name, dbURL string, env ...string) *serverProc {
 	t.Helper()
 	// The free port is found by binding and closing it, so another process may take it before
 	// the server binds: try again on a new port then.
@@ -239,7 +239,7 @@ func startServerProc(t *testing.T, bin, name, dbURL string, env ...string) *serv
 	}
 }
 
-func launch(t *testing.T, bin, name, dbURL string, env []string) *serverProc {
+func launch(t testing.TB, bin, name, dbURL string, env []string) *serverProc {
 	t.Helper()
 	addr := freeAddr(t)
 	s := &serverProc{name: name, base: "http://" + addr, logs: &testkit.SyncBuffer{}, done: make(chan struct{})}
@@ -268,7 +268,7 @@ func launch(t *testing.T, bin, name, dbURL string, env []string) *serverProc {
 	return s
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -350,9 +350,15 @@ func (s *serverProc) waitExit(t *testing.T) {
 // createAPIUser runs `analytics user create`, which prints the API key alone on its last line.
 func createAPIUser(t *testing.T, bin, dbURL string) string {
 	t.Helper()
+	return createUserKey(t, bin, dbURL, "fault@example.com")
+}
+
+// createUserKey creates the user email with `analytics user create` and returns its key.
+func createUserKey(t testing.TB, bin, dbURL, email string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "user", "create", "--email", "fault@example.com")
+	cmd := exec.CommandContext(ctx, bin, "user", "create", "--email", email)
 	cmd.Env = childEnv(dbURL)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -369,7 +375,7 @@ func createAPIUser(t *testing.T, bin, dbURL string) string {
 
 // createSite stores a website through the API of s; s's settings cache sees it at once.
 // exclude_bots=0 so that no hit of the tests is ignored as a bot, whatever its user agent.
-func (s *serverProc) createSite(t *testing.T, key, domain string) int64 {
+func (s *serverProc) createSite(t testing.TB, key, domain string) int64 {
 	t.Helper()
 	form := url.Values{"domain": {domain}, "exclude_bots": {"0"}}
 	req, err := http.NewRequest(http.MethodPost, s.base+"/api/v1/websites", strings.NewReader(form.Encode()))

@@ -1650,11 +1650,20 @@ type QueryInternalError = QueryError
 // QueryInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryInvalid = QueryError
 
+// QueryTimedOut The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type QueryTimedOut = QueryError
+
 // QueryTooManyRequests The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryTooManyRequests = QueryError
 
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
+
+// StatsTimedOut The one error body, for every status >= 400.
+type StatsTimedOut = Error
+
+// StatsTooManyRequests The one error body, for every status >= 400.
+type StatsTooManyRequests = Error
 
 // TooManyRequests The one error body, for every status >= 400.
 type TooManyRequests = Error
@@ -3285,7 +3294,8 @@ type ClientInterface interface {
 	// - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 	//   to 3,660 days.
 	// - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-	//   only their days inside the range, and a month's `visitors` are the sum of its days'.
+	//   only their days inside the range, and a month's `visitors` are the sum of its days';
+	//   allowed for ranges of up to 10,000 months.
 	// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 	// than its interval allows answers 422 on `interval`.
 	//
@@ -3468,9 +3478,11 @@ type ClientInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -3492,9 +3504,11 @@ type ClientInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -4021,7 +4035,8 @@ func (c *Client) GetSummary(ctx context.Context, websiteId StatsWebsiteId, param
 //   - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 //     to 3,660 days.
 //   - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-//     only their days inside the range, and a month's `visitors` are the sum of its days'.
+//     only their days inside the range, and a month's `visitors` are the sum of its days';
+//     allowed for ranges of up to 10,000 months.
 //
 // `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 // than its interval allows answers 422 on `interval`.
@@ -4385,9 +4400,11 @@ func (c *Client) DeleteGoal(ctx context.Context, id int64, goalId int64, reqEdit
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -4421,9 +4438,11 @@ func (c *Client) QueryStatsWithBody(ctx context.Context, contentType string, bod
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -7513,7 +7532,8 @@ type ClientWithResponsesInterface interface {
 	// - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 	//   to 3,660 days.
 	// - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-	//   only their days inside the range, and a month's `visitors` are the sum of its days'.
+	//   only their days inside the range, and a month's `visitors` are the sum of its days';
+	//   allowed for ranges of up to 10,000 months.
 	// `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 	// than its interval allows answers 422 on `interval`.
 	//
@@ -7712,9 +7732,11 @@ type ClientWithResponsesInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -7736,9 +7758,11 @@ type ClientWithResponsesInterface interface {
 	// integration written for Plausible works by changing its base URL and key. The same API
 	// keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 	// `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-	// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-	// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-	// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+	// was wrong, including what a query may cost: docs/query.md), 401 (with
+	// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+	// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+	// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+	// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 	// them and answers 400. docs/query.md lists every metric, dimension and operator.
 	//
 	// ```
@@ -8274,6 +8298,13 @@ type ListStatsResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListStatsResponse503Headers the declared response headers of an HTTP 503 response for ListStats
+type ListStatsResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8286,9 +8317,11 @@ type ListStatsResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListStatsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8301,6 +8334,8 @@ type ListStatsResponse struct {
 	Headers429 *ListStatsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListStatsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8324,13 +8359,18 @@ func (r ListStatsResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListStatsResponse) GetJSON429() *TooManyRequests {
+func (r ListStatsResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListStatsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListStatsResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8395,6 +8435,13 @@ type GetFunnelResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetFunnelResponse503Headers the declared response headers of an HTTP 503 response for GetFunnel
+type GetFunnelResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetFunnelResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8407,9 +8454,11 @@ type GetFunnelResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetFunnelResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -8420,6 +8469,8 @@ type GetFunnelResponse struct {
 	Headers429 *GetFunnelResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetFunnelResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFunnelResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8443,13 +8494,18 @@ func (r GetFunnelResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetFunnelResponse) GetJSON429() *TooManyRequests {
+func (r GetFunnelResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFunnelResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFunnelResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8514,6 +8570,13 @@ type ListGoalConversionsResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListGoalConversionsResponse503Headers the declared response headers of an HTTP 503 response for ListGoalConversions
+type ListGoalConversionsResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListGoalConversionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8526,9 +8589,11 @@ type ListGoalConversionsResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListGoalConversionsResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -8539,6 +8604,8 @@ type ListGoalConversionsResponse struct {
 	Headers429 *ListGoalConversionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListGoalConversionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListGoalConversionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8562,13 +8629,18 @@ func (r ListGoalConversionsResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListGoalConversionsResponse) GetJSON429() *TooManyRequests {
+func (r ListGoalConversionsResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListGoalConversionsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListGoalConversionsResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8639,6 +8711,13 @@ type ListPropertiesResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListPropertiesResponse503Headers the declared response headers of an HTTP 503 response for ListProperties
+type ListPropertiesResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListPropertiesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8651,9 +8730,11 @@ type ListPropertiesResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListPropertiesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8666,6 +8747,8 @@ type ListPropertiesResponse struct {
 	Headers429 *ListPropertiesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPropertiesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPropertiesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8689,13 +8772,18 @@ func (r ListPropertiesResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListPropertiesResponse) GetJSON429() *TooManyRequests {
+func (r ListPropertiesResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPropertiesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPropertiesResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8760,6 +8848,13 @@ type GetRealtimeResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetRealtimeResponse503Headers the declared response headers of an HTTP 503 response for GetRealtime
+type GetRealtimeResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetRealtimeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8770,9 +8865,11 @@ type GetRealtimeResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRealtimeResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8783,6 +8880,8 @@ type GetRealtimeResponse struct {
 	Headers429 *GetRealtimeResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRealtimeResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRealtimeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8801,13 +8900,18 @@ func (r GetRealtimeResponse) GetJSON404() *NotFound {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetRealtimeResponse) GetJSON429() *TooManyRequests {
+func (r GetRealtimeResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRealtimeResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRealtimeResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8878,6 +8982,13 @@ type ListRevenueResponse500Headers struct {
 	XRequestId          string
 }
 
+// ListRevenueResponse503Headers the declared response headers of an HTTP 503 response for ListRevenue
+type ListRevenueResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type ListRevenueResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8890,9 +9001,11 @@ type ListRevenueResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRevenueResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8905,6 +9018,8 @@ type ListRevenueResponse struct {
 	Headers429 *ListRevenueResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListRevenueResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRevenueResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8928,13 +9043,18 @@ func (r ListRevenueResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListRevenueResponse) GetJSON429() *TooManyRequests {
+func (r ListRevenueResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRevenueResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRevenueResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9005,6 +9125,13 @@ type GetSummaryResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetSummaryResponse503Headers the declared response headers of an HTTP 503 response for GetSummary
+type GetSummaryResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetSummaryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9017,9 +9144,11 @@ type GetSummaryResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidStatsQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSummaryResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9032,6 +9161,8 @@ type GetSummaryResponse struct {
 	Headers429 *GetSummaryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetSummaryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSummaryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9055,13 +9186,18 @@ func (r GetSummaryResponse) GetJSON422() *InvalidStatsQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetSummaryResponse) GetJSON429() *TooManyRequests {
+func (r GetSummaryResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetSummaryResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetSummaryResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -9132,6 +9268,13 @@ type GetTimeseriesResponse500Headers struct {
 	XRequestId          string
 }
 
+// GetTimeseriesResponse503Headers the declared response headers of an HTTP 503 response for GetTimeseries
+type GetTimeseriesResponse503Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
 type GetTimeseriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9144,9 +9287,11 @@ type GetTimeseriesResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *InvalidTimeseriesQuery
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *TooManyRequests
+	JSON429 *StatsTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *StatsTimedOut
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetTimeseriesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9159,6 +9304,8 @@ type GetTimeseriesResponse struct {
 	Headers429 *GetTimeseriesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTimeseriesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTimeseriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9182,13 +9329,18 @@ func (r GetTimeseriesResponse) GetJSON422() *InvalidTimeseriesQuery {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetTimeseriesResponse) GetJSON429() *TooManyRequests {
+func (r GetTimeseriesResponse) GetJSON429() *StatsTooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTimeseriesResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTimeseriesResponse) GetJSON503() *StatsTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -10891,6 +11043,11 @@ type QueryStatsResponse500Headers struct {
 	XRequestId string
 }
 
+// QueryStatsResponse503Headers the declared response headers of an HTTP 503 response for QueryStats
+type QueryStatsResponse503Headers struct {
+	RetryAfter int
+}
+
 type QueryStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10904,12 +11061,16 @@ type QueryStatsResponse struct {
 	JSON429 *QueryTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *QueryInternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *QueryTimedOut
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *QueryStatsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *QueryStatsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *QueryStatsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *QueryStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10935,6 +11096,11 @@ func (r QueryStatsResponse) GetJSON429() *QueryTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r QueryStatsResponse) GetJSON500() *QueryInternalError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r QueryStatsResponse) GetJSON503() *QueryTimedOut {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -11774,7 +11940,8 @@ func (c *ClientWithResponses) GetSummaryWithResponse(ctx context.Context, websit
 //   - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
 //     to 3,660 days.
 //   - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-//     only their days inside the range, and a month's `visitors` are the sum of its days'.
+//     only their days inside the range, and a month's `visitors` are the sum of its days';
+//     allowed for ranges of up to 10,000 months.
 //
 // `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
 // than its interval allows answers 422 on `interval`.
@@ -12082,9 +12249,11 @@ func (c *ClientWithResponses) DeleteGoalWithResponse(ctx context.Context, id int
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -12114,9 +12283,11 @@ func (c *ClientWithResponses) QueryStatsWithBodyWithResponse(ctx context.Context
 // integration written for Plausible works by changing its base URL and key. The same API
 // keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
 // `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-// was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-// `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-// limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+// was wrong, including what a query may cost: docs/query.md), 401 (with
+// `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+// not read (the same answer as an unknown domain), 429 past the limits (the queries in
+// flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+// at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
 // them and answers 400. docs/query.md lists every metric, dimension and operator.
 //
 // ```
@@ -12798,7 +12969,7 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12810,6 +12981,13 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12937,6 +13115,30 @@ func ParseListStatsResponse(rsp *http.Response) (*ListStatsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListStatsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12985,7 +13187,7 @@ func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -12997,6 +13199,13 @@ func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13107,6 +13316,30 @@ func ParseGetFunnelResponse(rsp *http.Response) (*GetFunnelResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFunnelResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13155,7 +13388,7 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13167,6 +13400,13 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13277,6 +13517,30 @@ func ParseListGoalConversionsResponse(rsp *http.Response) (*ListGoalConversionsR
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListGoalConversionsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13325,7 +13589,7 @@ func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, e
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13337,6 +13601,13 @@ func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13464,6 +13735,30 @@ func ParseListPropertiesResponse(rsp *http.Response) (*ListPropertiesResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPropertiesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13505,7 +13800,7 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13517,6 +13812,13 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13627,6 +13929,30 @@ func ParseGetRealtimeResponse(rsp *http.Response) (*GetRealtimeResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRealtimeResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13675,7 +14001,7 @@ func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) 
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13687,6 +14013,13 @@ func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -13814,6 +14147,30 @@ func ParseListRevenueResponse(rsp *http.Response) (*ListRevenueResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRevenueResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13862,7 +14219,7 @@ func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13874,6 +14231,13 @@ func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14001,6 +14365,30 @@ func ParseGetSummaryResponse(rsp *http.Response) (*GetSummaryResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSummaryResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14049,7 +14437,7 @@ func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, err
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest StatsTooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14061,6 +14449,13 @@ func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StatsTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -14188,6 +14583,30 @@ func ParseGetTimeseriesResponse(rsp *http.Response) (*GetTimeseriesResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTimeseriesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16675,6 +17094,13 @@ func ParseQueryStatsResponse(rsp *http.Response) (*QueryStatsResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest QueryTimedOut
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -16708,6 +17134,16 @@ func ParseQueryStatsResponse(rsp *http.Response) (*QueryStatsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers QueryStatsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -14,7 +14,8 @@ import (
 )
 
 // The limits of a website's custom properties a day (docs/properties.md): at most
-// stats.MaxPropKeysPerDay keys, and maxValues (MAX_VALUES_PER_DAY) values a key. The flush
+// stats.MaxPropKeysPerDay keys, maxValues (MAX_VALUES_PER_DAY) values a key and
+// stats.PropValuesPerDay times as many for all its keys together. The flush
 // keeps them as it writes the visit rows: property_keys holds a day's keys with how many values
 // each has, property_values the values, so that a pair seen before is known by one probe.
 // Writers that flush at once each see the counts before the others commit and may together
@@ -75,6 +76,7 @@ func capProps(ctx context.Context, tx *sqlx.Tx, notes propNotes, maxValues int) 
 	if err != nil {
 		return propCap{}, err
 	}
+	dayValues := int64(stats.PropValuesPerDay) * int64(max(maxValues, stats.MaxPropKeysPerDay))
 	decided := propCap{replace: map[propTuple]string{}}
 	var values []propTuple
 	grown := map[propTuple]int64{} // by key (value ""): the new values each key gains
@@ -97,13 +99,15 @@ func capProps(ctx context.Context, tx *sqlx.Tx, notes propNotes, maxValues int) 
 			keys[k] = 0
 			grown[k] += 0
 		}
+		total := propTuple{websiteID: t.websiteID, day: t.day, value: dayTotal}
 		switch {
 		case t.value == stats.Other:
-		case count >= int64(maxValues):
+		case count >= int64(maxValues), keys[total] >= dayValues:
 			decided.replace[t] = stats.PropPair(t.key, stats.Other)
 			decided.over++
 		default:
 			keys[k]++
+			keys[total]++
 			grown[k]++
 			values = append(values, t)
 		}
@@ -157,8 +161,13 @@ func newPairs(ctx context.Context, tx *sqlx.Tx, notes propNotes) ([]propTuple, e
 	return fresh, nil
 }
 
+// dayTotal is the value of dayKeys' entry of a day's values of all keys (key ""; a value is
+// never "" with the key "", which holds no value).
+const dayTotal = "\x00all"
+
 // dayKeys are the recorded keys of the days of ts with their value counts (by key, value ""),
-// and each day's number of keys (key and value "").
+// each day's number of keys (key and value "") and its number of values (key "", value
+// dayTotal).
 func dayKeys(ctx context.Context, tx *sqlx.Tx, ts []propTuple) (map[propTuple]int64, error) {
 	var rows []struct {
 		WebsiteID int64     `db:"website_id"`
@@ -179,6 +188,7 @@ func dayKeys(ctx context.Context, tx *sqlx.Tx, ts []propTuple) (map[propTuple]in
 		day := r.Day.Format(dateLayout)
 		out[propTuple{websiteID: r.WebsiteID, day: day, key: r.Key}] = r.Count
 		out[propTuple{websiteID: r.WebsiteID, day: day}]++
+		out[propTuple{websiteID: r.WebsiteID, day: day, value: dayTotal}] += r.Count
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package counters
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -35,8 +36,15 @@ type Added struct {
 	// new on a day that had no room left for them.
 	Overflow int64
 	// RowsDropped is the visit rows of the batch not written: their day had no partition
-	// (visit_rows), or their website was deleted.
+	// (visit_rows), or their website was deleted, or the write would have taken its row past
+	// the bounds of a row (stats.MaxRowHits...).
 	RowsDropped int
+	// RowsOverDay is the writes of visit rows not written because their website's rows of
+	// that day had taken what VisitBatch.RowBytesPerDay lets them.
+	RowsOverDay int
+	// RowWritesCut is the writes of rows that carried more than a row may hold, written
+	// without their hits, properties, revenue and engagement.
+	RowWritesCut int
 	// PropsOverCap is the property pairs of its visit rows written as stats.Other: a new key
 	// or value on a day whose website had no room left for it (docs/properties.md).
 	PropsOverCap int64
@@ -52,6 +60,34 @@ func claimBatch(ctx context.Context, tx *sqlx.Tx, id string) (bool, error) {
 		return false, fmt.Errorf("stats.claim_batch: %w", err)
 	}
 	return len(claimed) == 1, nil
+}
+
+// RefusedContent tells whether err is PostgreSQL refusing what a write carried: a value it
+// cannot store or compare (class 22, data exception), a constraint (23), a size past its
+// limits (54), or an internal error, which values cause (XX000: "invalid memory alloc request
+// size" of a value near 1 GB). A retry of the same write would fail the same way. Any other
+// error (the database away or restarting, a conflict, a timeout, too many connections, a
+// statement of ours that no longer fits the schema) is one a retry may outlive, or that no
+// part of the write is to blame for.
+func RefusedContent(err error) bool {
+	var pe *pq.Error
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code.Class() {
+	case "22", "23", "54":
+		return true
+	}
+	return pe.Code == "XX000"
+}
+
+// ErrorCode is the SQLSTATE of a PostgreSQL error in err, "" for any other error.
+func ErrorCode(err error) string {
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return string(pe.Code)
+	}
+	return ""
 }
 
 // ForgetBatches deletes batch ids older than a cutoff; no retry is that late.

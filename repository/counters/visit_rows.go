@@ -158,36 +158,52 @@ func (b *VisitBatch) RowCount() int {
 	return b.Rows.Len()
 }
 
+// rowsWritten is what addVisitRows says of a batch's rows: how many were skipped, how many
+// of those for their website's day (chargeRowDays), how many property pairs were written as
+// stats.Other, how many writes were cut to a row's bounds.
+type rowsWritten struct {
+	skipped, overDay int
+	over             int64
+	cut              int
+}
+
 // addVisitRows upserts a batch's visit rows, by COPY in tx's connection conn
 // (visit_rows_copy.go). Rows whose day has no partition, or whose website was deleted, are
-// skipped rather than failing the flush (partitions are made days ahead): it returns how many
-// were skipped, and how many property pairs were written as stats.Other (capProps, maxValues
-// values a key).
-func addVisitRows(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b *VisitBatch, maxValues int) (skipped int, over int64, err error) {
+// skipped rather than failing the flush (partitions are made days ahead), and so are the later
+// writes that would take a row past its bounds (rowFits); property pairs past a day's limits
+// are written as stats.Other (capProps, maxValues values a key), a write past the bounds
+// of a row is cut (boundWrite), and the writes past their website's bytes of the day
+// (b.RowBytesPerDay, chargeRowDays) are skipped.
+func addVisitRows(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b *VisitBatch, maxValues int) (rowsWritten, error) {
 	n := b.RowCount()
 	if n == 0 {
-		return 0, 0, nil
+		return rowsWritten{}, nil
 	}
 	if maxValues <= 0 {
 		maxValues = DefaultMaxValuesPerDay
 	}
+	dayLimit := b.RowBytesPerDay
+	if dayLimit <= 0 {
+		dayLimit = DefaultRowBytesPerDay
+	}
 	st := visitRowStatements()
 	if _, err := tx.ExecContext(ctx, st.create); err != nil {
-		return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
+		return rowsWritten{}, fmt.Errorf("visits.add: visit rows: %w", err)
 	}
+	var w rowsWritten
 	for from := 0; from < n; from += visitRowChunk {
 		if from > 0 { // the session's table holds the last chunk's rows until the commit
 			if _, err := tx.ExecContext(ctx, st.empty); err != nil {
-				return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
+				return rowsWritten{}, fmt.Errorf("visits.add: visit rows: %w", err)
 			}
 		}
-		k, o, err := addVisitRowChunk(ctx, tx, conn, st, b.Rows, from, min(n, from+visitRowChunk), maxValues)
+		c, err := addVisitRowChunk(ctx, tx, conn, st, b.Rows, from, min(n, from+visitRowChunk), maxValues, dayLimit)
 		if err != nil {
-			return 0, 0, err
+			return rowsWritten{}, err
 		}
-		skipped, over = skipped+k, over+o
+		w = rowsWritten{skipped: w.skipped + c.skipped, overDay: w.overDay + c.overDay, over: w.over + c.over, cut: w.cut + c.cut}
 	}
-	return skipped, over, nil
+	return w, nil
 }
 
 // addVisitRowChunk upserts rows from..to-1, the session's table being empty: their property
@@ -195,31 +211,52 @@ func addVisitRows(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b *VisitBat
 // visit_rows in key order by one statement (several nodes never share a row, whose id is
 // random, so the order across chunks does not matter; within one it costs nothing and keeps
 // to the rule of every write of the flush).
-func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, st rowStatements, rows VisitRows, from, to, maxValues int) (int, int64, error) {
-	notes := propNotes{}
+func addVisitRowChunk(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, st rowStatements, rows VisitRows, from, to, maxValues int, dayLimit int64) (rowsWritten, error) {
 	var r VisitRow
-	for i := from; i < to; i++ {
-		rows.Row(i, &r)
-		if len(r.Props) > 0 {
-			notes.note(&r, r.Day.Format(dateLayout))
+	cut := 0
+	days, costs := make([]rowDay, to-from), make([]int64, to-from)
+	// note reads the rows' property pairs (those of the rows written, once skip is known).
+	note := func(skip []bool) propNotes {
+		notes := propNotes{}
+		for i := from; i < to; i++ {
+			if skip != nil && skip[i-from] {
+				continue
+			}
+			rows.Row(i, &r)
+			if boundWrite(&r) && skip == nil { // as copyVisitRows will write it
+				cut++
+			}
+			days[i-from], costs[i-from] = rowDay{r.WebsiteID, r.Day.Format(dateLayout)}, rowWriteCost(&r, st.dims)
+			if len(r.Props) > 0 {
+				notes.note(&r, days[i-from].day)
+			}
 		}
+		return notes
+	}
+	notes := note(nil)
+	skip, overDay, err := chargeRowDays(ctx, tx, days, costs, dayLimit)
+	if err != nil {
+		return rowsWritten{}, err
+	}
+	if skip != nil { // rare: a website's day is full
+		notes = note(skip)
 	}
 	capped, err := capProps(ctx, tx, notes, maxValues)
 	if err != nil {
-		return 0, 0, err
+		return rowsWritten{}, err
 	}
-	if err := copyVisitRows(ctx, conn, st.copy, rows, from, to, st.dims, &capped); err != nil {
-		return 0, 0, fmt.Errorf("visits.add: visit rows: copy: %w", err)
+	if err := copyVisitRows(ctx, conn, st.copy, rows, from, to, skip, st.dims, &capped); err != nil {
+		return rowsWritten{}, fmt.Errorf("visits.add: visit rows: copy: %w", err)
 	}
 	res, err := tx.ExecContext(ctx, st.insert)
 	if err != nil {
-		return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
+		return rowsWritten{}, fmt.Errorf("visits.add: visit rows: %w", err)
 	}
 	written, err := res.RowsAffected()
 	if err != nil {
-		return 0, 0, fmt.Errorf("visits.add: visit rows: %w", err)
+		return rowsWritten{}, fmt.Errorf("visits.add: visit rows: %w", err)
 	}
-	return to - from - int(written), capped.over, nil
+	return rowsWritten{skipped: to - from - overDay - int(written), overDay: overDay, over: capped.over, cut: cut}, nil
 }
 
 // ClusterVisitRowPartition rewrites in key order the oldest partition of a day on or before
@@ -280,7 +317,7 @@ func (r *Repository) dropVisitRowPartition(ctx context.Context, day time.Time) e
 		return err
 	}
 	// The day's property keys and values go with its rows: they only bound what the rows hold.
-	for _, table := range []string{"property_keys", "property_values"} {
+	for _, table := range []string{"property_keys", "property_values", "visit_row_days"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE day = $1`, day.Format(dateLayout)); err != nil {
 			return err
 		}

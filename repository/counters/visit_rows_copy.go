@@ -77,7 +77,8 @@ var engagedColumns = []rowColumn{{"engaged_pages", "text[]"}, {"engaged_ms", "in
 // then a text column a dimension in the order of dims, then appendedColumns and
 // engagedColumns (appendRowLine). On conflict the visit's values (stats.FromVisit) are
 // replaced, the first hit's kept, the arrays and the hit order appended to, the pageviews
-// added, and the engagement replaced when the write carries some.
+// added, and the engagement replaced when the write carries some; a write that would take the
+// row past its bounds (rowFits) is not applied.
 func buildRowStatements(dims []stats.Dimension) rowStatements {
 	columns := []rowColumn{{"website_id", "bigint"}, {"day", "date"}, {"visitor", "integer"}, {"id", "bigint"},
 		{"hour", "smallint"}, {"pageviews", "integer"}, {"seconds", "integer"}, {"bounce", "boolean"}}
@@ -123,24 +124,96 @@ func buildRowStatements(dims []stats.Dimension) rowStatements {
 		ON CONFLICT (website_id, day, visitor, id) DO UPDATE SET
 			` + strings.Join(appends, ",\n\t\t\t") + `,
 			pageviews = v.pageviews + EXCLUDED.pageviews,
-			` + strings.Join(append(replaced, "bounce = EXCLUDED.bounce", "seconds = EXCLUDED.seconds"), ",\n\t\t\t"),
+			` + strings.Join(append(replaced, "bounce = EXCLUDED.bounce", "seconds = EXCLUDED.seconds"), ",\n\t\t\t") + `
+		WHERE ` + rowFits(),
 	}
 }
 
-// copyVisitRows sends rows from..to-1 to the session's table by COPY, in tx's connection.
-func copyVisitRows(ctx context.Context, conn *sqlx.Conn, copyQuery string, rows VisitRows, from, to, dims int, capped *propCap) error {
+// rowFits is the condition under which a later write of a row is applied: the row and the
+// write together within the bounds of a row (stats.MaxRowHits, MaxRowProps and
+// MaxRowStoredBytes, the stored size of the growing columns). The collector keeps the bounds
+// itself (ingest.Visits.keepRow), and each write is held to them (boundWrite): this is the
+// last of three guards, so that no bug can grow a row without end, and it never holds back a
+// row the collector kept. A write not applied is counted with the rows skipped (the rows'
+// writer's RowsDropped). Its sizes are read from the rows' headers (octet_length,
+// pg_column_size), without reading the arrays themselves, but for cardinality(props).
+func rowFits() string {
+	var sizes []string
+	for _, c := range appendedColumns {
+		sizes = append(sizes, "coalesce(pg_column_size(v."+c.name+"), 0)", "coalesce(pg_column_size(EXCLUDED."+c.name+"), 0)")
+	}
+	for _, c := range engagedColumns { // replaced, not appended: the write's, else the row's
+		sizes = append(sizes, "coalesce(pg_column_size(EXCLUDED."+c.name+"), pg_column_size(v."+c.name+"), 0)")
+	}
+	return fmt.Sprintf(`octet_length(v.hit_order) + octet_length(EXCLUDED.hit_order) <= %d
+			AND coalesce(cardinality(v.props), 0) + coalesce(cardinality(EXCLUDED.props), 0) <= %d
+			AND %s <= %d`, stats.MaxRowHits, stats.MaxRowProps, strings.Join(sizes, " + "), stats.MaxRowStoredBytes)
+}
+
+// copyVisitRows sends rows from..to-1 to the session's table by COPY, in tx's connection, but
+// those skip says to skip (skip[i - from]; nil: none).
+func copyVisitRows(ctx context.Context, conn *sqlx.Conn, copyQuery string, rows VisitRows, from, to int, skip []bool, dims int, capped *propCap) error {
 	var (
 		r       VisitRow
 		day     time.Time
 		dayText string
 	)
-	return copyLines(ctx, conn, copyQuery, to-from, func(b []byte, i int) []byte {
-		rows.Row(from+i, &r)
+	var kept []int // the rows written, when some are skipped
+	if skip != nil {
+		for i, s := range skip {
+			if !s {
+				kept = append(kept, from+i)
+			}
+		}
+		if len(kept) == 0 {
+			return nil
+		}
+	}
+	n := to - from
+	if skip != nil {
+		n = len(kept)
+	}
+	return copyLines(ctx, conn, copyQuery, n, func(b []byte, i int) []byte {
+		if skip != nil {
+			rows.Row(kept[i], &r)
+		} else {
+			rows.Row(from+i, &r)
+		}
+		boundWrite(&r)
 		if i == 0 || !r.Day.Equal(day) { // a chunk's rows are of a day or two
 			day, dayText = r.Day, r.Day.Format(dateLayout)
 		}
 		return appendRowLine(b, &r, dims, dayText, capped)
 	})
+}
+
+// boundWrite holds one write of a row to the bounds of a whole row (stats.MaxRowHits and the
+// others), which a collector that keeps them never passes: past them, the write carries none
+// of its hits, properties, revenue or engagement (which are aligned with each other in ways a
+// cut in the middle could break), only its pageviews, values and end. It says whether it cut.
+func boundWrite(r *VisitRow) bool {
+	hitBytes := 0
+	for _, list := range [][]string{r.Pages, r.Events, r.EventNames, r.RevenueNames, r.RevenueCurrencies, r.RevenueAmounts} {
+		for _, v := range list {
+			hitBytes += len(v)
+		}
+	}
+	propBytes := 0
+	for _, p := range r.Props {
+		propBytes += len(p)
+	}
+	engagedBytes := 0
+	for _, e := range r.Engaged {
+		engagedBytes += len(e.Page)
+	}
+	if len(r.Order) <= stats.MaxRowHits && len(r.Pages)+len(r.Events) <= stats.MaxRowHits && hitBytes <= stats.MaxRowHitBytes &&
+		len(r.Props) <= stats.MaxRowProps && propBytes <= stats.MaxRowPropBytes &&
+		len(r.Engaged) <= stats.MaxRowEngagedPages && engagedBytes <= stats.MaxRowEngagedBytes {
+		return false
+	}
+	r.Pages, r.Events, r.EventNames, r.Order, r.Props = r.Pages[:0], r.Events[:0], r.EventNames[:0], r.Order[:0], r.Props[:0]
+	r.RevenueNames, r.RevenueCurrencies, r.RevenueAmounts, r.Engaged = r.RevenueNames[:0], r.RevenueCurrencies[:0], r.RevenueAmounts[:0], r.Engaged[:0]
+	return true
 }
 
 // appendRowLine appends r to b as a line of COPY's text format, without its newline: its

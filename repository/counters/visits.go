@@ -152,6 +152,9 @@ type VisitBatch struct {
 	At       time.Time
 	// Rows are the visits' rows for filters (visit_rows), written with the counters; nil: none.
 	Rows VisitRows
+	// RowBytesPerDay is what a website's visit rows may take a day (VISIT_ROW_BYTES_PER_DAY,
+	// chargeRowDays); 0: DefaultRowBytesPerDay.
+	RowBytesPerDay int64
 }
 
 // AddVisitBatch is the stats writer: everything collection counted, and what tests seed,
@@ -206,9 +209,11 @@ func WriteBatch(ctx context.Context, tx *sqlx.Tx, conn *sqlx.Conn, b VisitBatch,
 	if err != nil {
 		return Added{}, err
 	}
-	if added.RowsDropped, added.PropsOverCap, err = addVisitRows(ctx, tx, conn, &b, maxValues); err != nil {
+	rows, err := addVisitRows(ctx, tx, conn, &b, maxValues)
+	if err != nil {
 		return Added{}, err
 	}
+	added.RowsDropped, added.RowsOverDay, added.PropsOverCap, added.RowWritesCut = rows.skipped, rows.overDay, rows.over, rows.cut
 	if err := addRealtime(ctx, tx, b); err != nil {
 		return Added{}, err
 	}

@@ -32,47 +32,80 @@ type EmailChangeLimit struct {
 	Window time.Duration
 }
 
-// RequestEmailChange stores a change of a user's address to email, to be confirmed with the
-// token returned (shown once, in the mail to the new address; only its SHA-256 is kept), and
-// voids the user's earlier unconfirmed changes: only the newest link works. ErrConflict when
-// another account has the address (compared without regard to case), ErrTooManyChanges past
-// the limit (counted with the user's row locked, so nodes answering at once cannot pass it).
-func (r *Repository) RequestEmailChange(ctx context.Context, userID int64, email string, ttl time.Duration, limit EmailChangeLimit) (string, error) {
+// EmailChangeRequest is what RequestEmailChange stored: a change to be confirmed with Token
+// (shown once, in the mail to the new address; only its SHA-256 is kept), or, when the
+// address belongs to another account (Taken), a request that can never be confirmed (its
+// token is dropped) but counts and answers as any other: the mail to the address says why.
+type EmailChangeRequest struct {
+	Token string
+	Taken bool
+}
+
+// RequestEmailChange stores a change of a user's address to email and voids the user's
+// earlier unconfirmed changes: only the newest link works. An address another account has
+// (compared without regard to case) is stored too, unconfirmable, so that the request looks
+// and counts the same whoever has the address: a signed-in user cannot learn from it which
+// addresses have accounts. ErrTooManyChanges past the limit (counted with the user's row
+// locked, so nodes answering at once cannot pass it).
+func (r *Repository) RequestEmailChange(ctx context.Context, userID int64, email string, ttl time.Duration, limit EmailChangeLimit) (EmailChangeRequest, error) {
 	email = strings.TrimSpace(email)
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
-		return "", fmt.Errorf("email_changes.request: begin: %w", err)
+		return EmailChangeRequest{}, fmt.Errorf("email_changes.request: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
 	now := r.now().UTC()
-	if err := lockUser(ctx, tx, userID); err != nil {
-		return "", fmt.Errorf("email_changes.request: %w", err)
+	if err := countEmailChange(ctx, tx, userID, limit, now); err != nil {
+		return EmailChangeRequest{}, fmt.Errorf("email_changes.request: %w", err)
 	}
-	var recent int
-	err = tx.GetContext(ctx, &recent, `SELECT count(*) FROM email_changes WHERE user_id = $1 AND created_at > $2`, userID, now.Add(-limit.Window))
-	if err != nil {
-		return "", fmt.Errorf("email_changes.request: %w", err)
-	}
-	if recent >= limit.Max {
-		return "", fmt.Errorf("email_changes.request: %w", ErrTooManyChanges)
-	}
-	if err := emailFree(ctx, tx, userID, email); err != nil {
-		return "", fmt.Errorf("email_changes.request: %w", err)
+	var out EmailChangeRequest
+	switch err := emailFree(ctx, tx, userID, email); {
+	case errors.Is(err, ErrConflict):
+		out.Taken = true
+	case err != nil:
+		return EmailChangeRequest{}, fmt.Errorf("email_changes.request: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE email_changes SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL`, userID, now); err != nil {
-		return "", fmt.Errorf("email_changes.request: void older: %w", err)
+		return EmailChangeRequest{}, fmt.Errorf("email_changes.request: void older: %w", err)
 	}
 	token := base64.RawURLEncoding.EncodeToString(randomBytes(32))
-	const insert = `
-		INSERT INTO email_changes (token_hash, user_id, email, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5)`
-	if _, err := tx.ExecContext(ctx, insert, hashKey(token), userID, email, now, now.Add(ttl)); err != nil {
-		return "", fmt.Errorf("email_changes.request: %w", err)
+	if err := insertEmailChange(ctx, tx, token, userID, email, now, now.Add(ttl), nil); err != nil {
+		return EmailChangeRequest{}, fmt.Errorf("email_changes.request: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return "", fmt.Errorf("email_changes.request: commit: %w", err)
+		return EmailChangeRequest{}, fmt.Errorf("email_changes.request: commit: %w", err)
 	}
-	return token, nil
+	if !out.Taken {
+		out.Token = token
+	}
+	return out, nil
+}
+
+// countEmailChange locks the user's row and refuses a change past the limit of the window
+// (ErrTooManyChanges): every request counts, made, mailed or refused as taken.
+func countEmailChange(ctx context.Context, tx *sqlx.Tx, userID int64, limit EmailChangeLimit, now time.Time) error {
+	if err := lockUser(ctx, tx, userID); err != nil {
+		return err
+	}
+	var recent int
+	err := tx.GetContext(ctx, &recent, `SELECT count(*) FROM email_changes WHERE user_id = $1 AND created_at > $2`, userID, now.Add(-limit.Window))
+	if err != nil {
+		return err
+	}
+	if recent >= limit.Max {
+		return ErrTooManyChanges
+	}
+	return nil
+}
+
+// insertEmailChange stores a request; used is when it was used (a change made at once), nil
+// for one waiting for its link.
+func insertEmailChange(ctx context.Context, tx *sqlx.Tx, token string, userID int64, email string, now, expires time.Time, used *time.Time) error {
+	const insert = `
+		INSERT INTO email_changes (token_hash, user_id, email, created_at, expires_at, used_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`
+	_, err := tx.ExecContext(ctx, insert, hashKey(token), userID, email, now, expires, used)
+	return err
 }
 
 // PendingEmail is the address a user asked to move to and has not confirmed yet, "" when
@@ -150,14 +183,35 @@ func (r *Repository) ConfirmEmailChange(ctx context.Context, token, keep string)
 
 // ChangeEmailNow gives a user a new address at once (the service sends no mail, so nothing
 // can be proved), as a confirmed change does: see moveEmail. ErrConflict when another account
-// has the address.
-func (r *Repository) ChangeEmailNow(ctx context.Context, userID int64, email, keep string) error {
+// has the address: without mail the answer cannot hide it (the change is made or it is not),
+// so every request counts under the limit, refused ones included, and an account can test
+// no more addresses than it may change to (ErrTooManyChanges past it).
+func (r *Repository) ChangeEmailNow(ctx context.Context, userID int64, email, keep string, limit EmailChangeLimit) error {
+	email = strings.TrimSpace(email)
 	tx, err := r.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("users.change_email: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck
-	if err := r.moveEmail(ctx, tx, userID, strings.TrimSpace(email), keep); err != nil {
+	now := r.now().UTC()
+	if err := countEmailChange(ctx, tx, userID, limit, now); err != nil {
+		return fmt.Errorf("users.change_email: %w", err)
+	}
+	token := base64.RawURLEncoding.EncodeToString(randomBytes(32)) // never sent: the row counts
+	if err := insertEmailChange(ctx, tx, token, userID, email, now, now, &now); err != nil {
+		return fmt.Errorf("users.change_email: %w", err)
+	}
+	switch err := emailFree(ctx, tx, userID, email); {
+	case errors.Is(err, ErrConflict):
+		// The request is counted, the address left as it is.
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("users.change_email: commit: %w", err)
+		}
+		return fmt.Errorf("users.change_email: %w", ErrConflict)
+	case err != nil:
+		return fmt.Errorf("users.change_email: %w", err)
+	}
+	if err := r.moveEmail(ctx, tx, userID, email, keep); err != nil {
 		return fmt.Errorf("users.change_email: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -11,6 +11,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/handlers"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/testkit"
@@ -30,10 +32,13 @@ var Today = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 
 // Env is one test's service on its own database.
 type Env struct {
-	T      testing.TB
-	DB     *sqlx.DB
-	DBURL  string
-	Repo   *repository.Repository
+	T     testing.TB
+	DB    *sqlx.DB
+	DBURL string
+	Repo  *repository.Repository
+	// Pools are the service's connections (Repo's): closing them is the database going away
+	// for this node.
+	Pools  *repository.Pools
 	Clock  *testkit.Clock
 	App    *app.App
 	Config app.Config // as the service was built from, its clock included
@@ -80,9 +85,23 @@ func New(t testing.TB, opts ...Option) *Env {
 	if s.config.Now == nil {
 		s.config.Now = clock.Now
 	}
-	e := &Env{T: t, DB: db, DBURL: dbURL, Repo: repository.New(db, clock.Now), Clock: clock, Config: s.config, Logs: &testkit.SyncBuffer{}}
+	e := &Env{T: t, DB: db, DBURL: dbURL, Clock: clock, Config: s.config, Logs: &testkit.SyncBuffer{}}
+	e.Repo, e.Pools = e.openRepo()
 	e.build(s.started)
 	return e
+}
+
+// openRepo is the service's repository on pools of its own, as cmd opens them: the reads
+// under the configured query timeout, the flush and /readyz apart. They close when the test
+// ends, before its database is dropped.
+func (e *Env) openRepo() (*repository.Repository, *repository.Pools) {
+	e.T.Helper()
+	pools, err := repository.OpenPools(context.Background(), e.DBURL, cmp.Or(e.Config.QueryTimeout, handlers.DefaultQueryTimeout))
+	if err != nil {
+		e.T.Fatalf("open the service's pools: %v", err)
+	}
+	e.T.Cleanup(func() { pools.Close() })
+	return repository.NewOnPools(pools, e.Clock.Now), pools
 }
 
 // Node is another node of the same service: its own app.New (and metrics) on the same
@@ -95,7 +114,7 @@ func (e *Env) Node(change ...func(*app.Config)) *Env {
 	for _, c := range change {
 		c(&n.Config)
 	}
-	n.Repo = repository.New(e.DB, e.Clock.Now)
+	n.Repo, n.Pools = n.openRepo()
 	n.build(e.Server != nil)
 	return &n
 }

@@ -8,6 +8,7 @@
 //	loadgen -url ... -rate 15000 -concurrency 64    # open loop: latency from each scheduled send
 //	loadgen -url ... -flood 198.51.100.66            # one address, a new user agent every request
 //	loadgen -url ... -visitors                       # a new client address (visitor) every request
+//	loadgen -url ... -big-props 198.51.100.77        # one visitor's Plausible hits, each with 30 long properties
 //
 // With -noop ADDR it is instead the ceiling server: a plain net/http server with the service's
 // timeouts whose handler reads and discards the body and answers 202, so that the same
@@ -55,6 +56,7 @@ type options struct {
 	cpuprofile  string
 	flood       string
 	visitors    bool
+	bigProps    string
 }
 
 func run(args []string, stdout io.Writer) error {
@@ -75,6 +77,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write the generator's CPU profile of the run to this file")
 	fs.BoolVar(&o.visitors, "visitors", false, "every request from a client address never used before: a new visitor, whose visit the server holds until VISIT_TIMEOUT (RSS with many open visits)")
 	fs.StringVar(&o.flood, "flood", "", "be a flood from this one client address: every request a visit of the first site with a user agent never seen before")
+	fs.StringVar(&o.bigProps, "big-props", "", "be one visitor at this client address, one user agent, sending Plausible pageviews of the first site, each with a 240-character path and the same 30 properties of 250 random letters (the visit row that grows)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -125,6 +128,12 @@ func run(args []string, stdout io.Writer) error {
 			return fmt.Errorf("-flood %q: not an address", o.flood)
 		}
 		requests = []*request{floodRequest(o.sites[0], o.flood)}
+	}
+	if o.bigProps != "" {
+		if _, err := netip.ParseAddr(o.bigProps); err != nil {
+			return fmt.Errorf("-big-props %q: not an address", o.bigProps)
+		}
+		requests = bigPropsRequests(o.seed, o.sites[0], o.bigProps, o.pool)
 	}
 	fmt.Fprintf(os.Stderr, "loadgen: %d requests precomputed in %s (%.1f%% events, %.1f%% bots, %d user agents, %d body bytes on average)\n",
 		len(requests), time.Since(prepStart).Round(time.Millisecond), 100*fraction(requests, func(r *request) bool { return r.event }),

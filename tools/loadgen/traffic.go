@@ -412,6 +412,38 @@ func floodRequest(site, addr string) *request {
 	return &request{body: body, header: h}
 }
 
+// bigPropsRequests are n pageviews of site in Plausible's body, as its tracker sends them, from
+// one client address and one user agent: each has a path of 240 random letters of its own and
+// the same 30 properties, keys and values of 250 random letters (one visit whose row every hit
+// appended 30 long elements to).
+func bigPropsRequests(seed uint64, site, addr string, n int) []*request {
+	rng := rand.New(rand.NewPCG(seed, 0xb16b00b5))
+	letters := func(k int) string {
+		b := make([]byte, k)
+		for i := range b {
+			b[i] = byte('a' + rng.IntN(26))
+		}
+		return string(b)
+	}
+	props := map[string]string{}
+	for len(props) < 30 {
+		props[letters(250)] = letters(250)
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "text/plain")
+	h.Set("X-Forwarded-For", addr)
+	h.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0")
+	out := make([]*request, n)
+	for i := range out {
+		body, err := json.Marshal(map[string]any{"n": "pageview", "u": "https://" + site + "/" + letters(239), "d": site, "r": nil, "p": props})
+		if err != nil {
+			panic(err) // strings only
+		}
+		out[i] = &request{body: body, header: h}
+	}
+	return out
+}
+
 // withUserAgent is the request with another user agent (a copy: requests are shared).
 func (r *request) withUserAgent(ua string) *request {
 	h := r.header.Clone()

@@ -502,7 +502,8 @@ export interface paths {
          *     - `interval=day` (the default): `date` is the day, `2026-11-23`; allowed for ranges of up
          *       to 3,660 days.
          *     - `interval=month`: `date` is the month, `2026-11`; the first and last months count
-         *       only their days inside the range, and a month's `visitors` are the sum of its days'.
+         *       only their days inside the range, and a month's `visitors` are the sum of its days';
+         *       allowed for ranges of up to 10,000 months.
          *     `bounce_rate` and `visit_duration` are as in the summary (`getSummary`). A longer range
          *     than its interval allows answers 422 on `interval`.
          */
@@ -684,9 +685,11 @@ export interface paths {
          *     integration written for Plausible works by changing its base URL and key. The same API
          *     keys and limits as `/api/v1`; `site_id` is the website's domain. Every refusal answers
          *     `{"error": "<one sentence>"}`: 400 for a query that cannot run (the sentence names what
-         *     was wrong), 401 (with `WWW-Authenticate: Bearer`) for a missing or bad key and for a
-         *     `site_id` the key may not read (the same answer as an unknown domain), 429 past the
-         *     limits. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
+         *     was wrong, including what a query may cost: docs/query.md), 401 (with
+         *     `WWW-Authenticate: Bearer`) for a missing or bad key and for a `site_id` the key may
+         *     not read (the same answer as an unknown domain), 429 past the limits (the queries in
+         *     flight of a key and of a website included), 503 with `Retry-After` for a query stopped
+         *     at `QUERY_TIMEOUT`. `filters` are arrays whose shape JSON Schema 3.0 cannot state; the server checks
          *     them and answers 400. docs/query.md lists every metric, dimension and operator.
          *
          *     ```
@@ -1910,6 +1913,69 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description Too many requests; retry after `Retry-After` seconds. Besides the limits of every
+         *     request (`API_RATE_LIMIT` per key, `API_AUTH_FAILURE_LIMIT` per client address), a
+         *     stats read is refused while its API key has `MAX_QUERIES_PER_KEY` stats requests in
+         *     flight on the server, or its website `MAX_QUERIES_PER_WEBSITE` (default 4 each); the
+         *     message says which.
+         */
+        StatsTooManyRequests: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Too many queries of this API key at once: at most 4 run at a time on this server.",
+                 *       "status": 429
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The read took longer than `QUERY_TIMEOUT` (default 20 s) and was stopped; retry after
+         *     `Retry-After` seconds (the timeout), or ask for less (a shorter range, fewer filters).
+         */
+        StatsTimedOut: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "The query took longer than 20s, the most one may take, and was stopped: ask for a shorter range or fewer filters, or try again later.",
+                 *       "status": 503
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The query took longer than `QUERY_TIMEOUT` (default 20 s) and was stopped; retry after
+         *     `Retry-After` seconds (the timeout), or ask for less (a shorter range, fewer filters).
+         */
+        QueryTimedOut: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "The query took longer than 20s, the most one may take, and was stopped: ask for a shorter range or fewer filters, or try again later."
+                 *     }
+                 */
+                "application/json": components["schemas"]["QueryError"];
+            };
+        };
         /** @description A query that cannot run; the sentence names what was wrong (a field, a limit, a dimension this service does not have). */
         QueryInvalid: {
             headers: {
@@ -1939,7 +2005,10 @@ export interface components {
                 "application/json": components["schemas"]["QueryError"];
             };
         };
-        /** @description Past the API limits of `/api/v1` (the same keys and limits); retry after `Retry-After` seconds. */
+        /**
+         * @description Past the API limits of `/api/v1` (the same keys and limits, the queries in flight of a
+         *     key and of a website included); retry after `Retry-After` seconds.
+         */
         QueryTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -3382,8 +3451,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     getSummary: {
@@ -3528,8 +3598,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     getTimeseries: {
@@ -3683,8 +3754,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidTimeseriesQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     listGoalConversions: {
@@ -3844,8 +3916,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     listProperties: {
@@ -4005,8 +4078,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     listRevenue: {
@@ -4162,8 +4236,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     getFunnel: {
@@ -4317,8 +4392,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidStatsQuery"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     getRealtime: {
@@ -4406,8 +4482,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["StatsTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["StatsTimedOut"];
         };
     };
     queryStats: {
@@ -4507,6 +4584,7 @@ export interface operations {
             401: components["responses"]["QueryUnauthorized"];
             429: components["responses"]["QueryTooManyRequests"];
             500: components["responses"]["QueryInternalError"];
+            503: components["responses"]["QueryTimedOut"];
         };
     };
 }
