@@ -3,6 +3,7 @@ package pages
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -24,21 +25,24 @@ const comparedTopSize = 100
 
 // dashboardPage is the data of dashboard.html.
 type dashboardPage struct {
-	Domain    string
-	Owner     bool
-	Range     stats.Range
-	Filters   stats.Filters // for the custom range form, which keeps them
-	FilterBar *filterBar    // the active filters' chips; nil without filters
-	Picker    rangePicker
-	Visits    visitsPanel
-	Charts    []chart    // the same chart, wide and compact
-	Table     []chartRow // its numbers
-	Compared  bool       // the chart and the table have the comparison's numbers
-	Comparer  comparer   // the comparison's form
-	Sources   sourcesPanel
-	Top       []topList
-	Goals     []goalRow // the Goals panel; none when the website has no goals
-	GoalsCSV  string
+	Domain string
+	Owner  bool
+	// SettingsURL is the website's settings, for those who may change them ("" otherwise):
+	// the header's link, and the Goals panel's way to add one.
+	SettingsURL string
+	Range       stats.Range
+	Filters     stats.Filters // for the custom range form, which keeps them
+	FilterBar   *filterBar    // the active filters' chips; nil without filters
+	Picker      rangePicker
+	Visits      visitsPanel
+	Charts      []chart    // the same chart, wide and compact
+	Table       []chartRow // its numbers
+	Compared    bool       // the chart and the table have the comparison's numbers
+	Comparer    comparer   // the comparison's form
+	Sources     sourcesPanel
+	Top         []topList
+	Goals       []goalRow // the Goals panel; none when the website has no goals
+	GoalsCSV    string
 	// GoalsRevenue: a goal has a currency, so the Goals panel has a revenue column.
 	GoalsRevenue bool
 	Properties   *propertiesPanel // nil when the range has no custom property
@@ -203,6 +207,9 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	base, v := p.links.Base(r, web.Page), viewOf(r, site)
 	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To), tab)
 	data.Owner = hasRole(site)
+	if repository.Role(site.Role).Can(repository.RoleEditor) && v.shared == nil {
+		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
+	}
 	data.Funnel = newFunnelPanel(reads.funnel, q, base+v.path)
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }

@@ -123,20 +123,26 @@ func newVisitsPanel(base string, view statsView, rng stats.Range, cmp stats.Comp
 			web.RangeFacts{Range: prev, VisitsFrom: v.notesPre.VisitsFrom, CountedBefore: v.notesPre.CountedBefore, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources})...),
 	}
 	if v.converts {
-		panel.Numbers = append(panel.Numbers, conversionHeadline(v.rateNow, v.rateBefore))
+		panel.Numbers = append(panel.Numbers, conversionHeadline(v.rateNow, v.rateBefore, v.now.Visitors > 0, v.before.Visitors > 0))
 	}
 	return panel
 }
 
 // conversionHeadline is the number a dashboard filtered by a goal adds: the conversion rate,
 // written and changed against the range before as the bounce rate beside it is (tenths of a
-// percent: "33.3%", "50%"; the change relative).
-func conversionHeadline(now, before float64) headline {
+// percent: "33.3%", "50%"; the change relative). Without visitors to divide by, "–".
+func conversionHeadline(now, before float64, nowDefined, beforeDefined bool) headline {
 	tenths := func(rate float64) int64 { return int64(math.Round(rate * 10)) }
-	text := func(rate float64) string { return web.Decimal(tenths(rate), 1) + "%" }
+	text := func(rate float64, defined bool) string {
+		if !defined {
+			return "–"
+		}
+		return web.Decimal(tenths(rate), 1) + "%"
+	}
 	return headline{
-		Figure: web.Figure{Now: text(now), Before: text(before), Change: web.Change{Now: tenths(now), Before: tenths(before)}},
-		Label:  "Conversion rate", Counts: "share of the visitors who converted",
+		Figure: web.Figure{Now: text(now, nowDefined), Before: text(before, beforeDefined),
+			Change: web.Change{Now: tenths(now), Before: tenths(before), Undefined: !nowDefined || !beforeDefined}},
+		Label: "Conversion rate", Counts: "share of the visitors who converted",
 	}
 }
 

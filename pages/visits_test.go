@@ -76,11 +76,18 @@ func (s sums) shown() []string {
 			dur = fmt.Sprintf("%d min", secs/60)
 		}
 	}
+	// Nothing to divide: a dash, not a 0 that reads as measured.
+	perVisit := strconv.FormatFloat(ratio(s.pageviews, s.visits, 100), 'f', -1, 64)
+	if s.visits == 0 {
+		perVisit = "–"
+	}
+	bounce := strconv.FormatFloat(ratio(s.bounces*100, s.timed, 10), 'f', -1, 64) + "%"
+	if s.timed == 0 {
+		bounce, dur = "–", "–"
+	}
 	return []string{
 		group(s.visitors), group(s.visits), group(s.pageviews),
-		strconv.FormatFloat(ratio(s.pageviews, s.visits, 100), 'f', -1, 64),
-		strconv.FormatFloat(ratio(s.bounces*100, s.timed, 10), 'f', -1, 64) + "%",
-		dur, group(s.events),
+		perVisit, bounce, dur, group(s.events),
 	}
 }
 
