@@ -23,10 +23,11 @@ const (
 	chartLeft   = 48.0 // room for the count labels
 	chartBottom = 22.0 // room for the date labels
 	chartTop    = 8.0
-	// Up to two days are drawn a bar an hour, up to a year a bar a day; longer ranges a bar a
-	// month, or bars would be thinner than a pixel.
+	// Up to two days are drawn a bar an hour, up to 92 days (a quarter) a bar a day, up to two
+	// years a bar a week (a year is 53 bars, not 365 hairlines); longer ranges a bar a month.
 	maxHourlyDays = 2
-	maxDailyBars  = 366
+	maxDailyBars  = 92
+	maxWeeklyDays = 731
 )
 
 // chartInterval is the bars' size for a range.
@@ -36,13 +37,15 @@ func chartInterval(r stats.Range) stats.Interval {
 		return stats.Hour
 	case r.Days() <= maxDailyBars:
 		return stats.Daily
+	case r.Days() <= maxWeeklyDays:
+		return stats.Week
 	}
 	return stats.Month
 }
 
 // chartPoint is one bar: an hour, a day, or a month for long ranges.
 type chartPoint struct {
-	Label     string // "2026-11-03 14:00" (in TZ), "2026-11-03" or "2026-11"
+	Label     string // "2026-11-03 14:00" (in TZ), "2026-11-03", "week of 2026-11-02" or "2026-11"
 	Tick      string // the axis label: "14:00", "3 Nov", "Nov 2026"
 	Pageviews int64
 	Visitors  int64
@@ -217,6 +220,9 @@ func chartPoints(interval stats.Interval, series []repository.Bucket, loc *time.
 			if local.Hour() == 0 {
 				p.Tick = local.Format("2 Jan")
 			}
+		case stats.Week:
+			// The week's Monday, which for the first week may be before the range.
+			p.Label, p.Tick = "week of "+b.Start.Format(time.DateOnly), b.Start.Format("2 Jan")
 		case stats.Month:
 			p.Label, p.Tick = b.Start.Format("2006-01"), b.Start.Format("Jan 2006")
 		default:

@@ -287,3 +287,34 @@ func TestRealtimePage(t *testing.T) {
 		t.Errorf("dashboard: no current visitors with a link to the realtime view")
 	}
 }
+
+// Over a quarter the chart draws a bar a week (a year is 53 bars, not 365 hairlines), each
+// the sum of its days in the range, the first week's from the range's first day.
+func TestDashboardChartByWeek(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com")
+	days := e.visitDays(id, "2026-01-05", "2026-03-20", "2026-01-01")
+	p := e.browser().get("/stats/example.com?from=2025-12-03&to=2026-03-31") // 119 days, from a Wednesday
+	wantStatus(t, "a quarter and more", p, http.StatusOK)
+	var got []string
+	for _, m := range titleRE.FindAllStringSubmatch(p.body, -1) {
+		got = append(got, strings.ReplaceAll(html.UnescapeString(m[1]), "\u202f", ""))
+	}
+	var want []string
+	for w := mustDay("2025-12-01"); !w.After(mustDay("2026-03-31")); w = w.AddDate(0, 0, 7) {
+		var pv, vi int64
+		for _, d := range days {
+			if !d.Day.Before(w) && d.Day.Before(w.AddDate(0, 0, 7)) {
+				pv, vi = pv+d.Pageviews, vi+d.Visitors
+			}
+		}
+		want = append(want, fmt.Sprintf("week of %s: %s, %s", w.Format(time.DateOnly), spelled(pv, "pageview", "pageviews"), spelled(vi, "visitor", "visitors")))
+	}
+	if len(want) != 18 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("weeks:\n got %q\nwant %q", got, want)
+	}
+	if !strings.Contains(p.body, "Pageviews and visitors per week") {
+		t.Error("the chart does not say it is per week")
+	}
+}
