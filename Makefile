@@ -119,6 +119,7 @@ bench-row-flood:
 # prints the time, the rate and the import's peak RSS.
 bench-import:
 	scripts/test.sh go test -run '^$$' -bench BenchmarkImportPHPAnalytics -benchtime 1x -timeout 60m -v ./importer/phpanalytics/
+	scripts/test.sh go test -run '^$$' -bench BenchmarkImportGoatCounter -benchtime 1x -timeout 60m -v ./importer/goatcounter/
 
 # Memory of open visits: BENCH_VISITORS (1,000,000) new visitors, then the server's open visits
 # and RSS (scripts/bench-visits.sh); and the bytes an open visit takes in the heap.

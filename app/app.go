@@ -116,6 +116,7 @@ type App struct {
 	Handler  http.Handler
 	Pipeline *ingest.Pipeline
 	Reporter *reports.Reporter
+	Alerter  *reports.Alerter
 	Registry *prometheus.Registry
 	// KeyUses holds the API keys' uses noted on this node until the job writes them.
 	KeyUses *handlers.KeyUses
@@ -178,7 +179,7 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 	}
 	// The website rules, once for every way of changing a website: each change refreshes this
 	// node's settings cache at once, so its collector knows a new website before the next reload.
-	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Websites.Refresh, log, cfg.Location)
+	websites := website.NewService(repo, cfg.PasswordHasher, pipeline.Websites.Refresh, log, cfg.Location, cfg.FactsRetention)
 
 	// Where every link the service writes begins: one rule for the API, the pages and the
 	// unsubscribe page.
@@ -215,11 +216,16 @@ func New(ctx context.Context, repo *repository.Repository, cfg Config, log *slog
 		Kind: cfg.ReportPeriod, Now: cfg.Now, Log: log,
 	}, reg)
 	unsubscribe := &reports.Unsubscribe{Repo: repo, Websites: websites, Links: links, Log: log}
+	// Traffic alerts go out as the reports do: the same mail server, links and claims.
+	alerter := reports.NewAlerter(reports.Config{
+		Repo: repo, Location: cfg.Location, Links: reports.Links{Base: cfg.PublicURL}, Mailer: cfg.Mailer, Now: cfg.Now, Log: log,
+	}, reg)
+	alertLinks := &reports.AlertLinks{Repo: repo, Links: links, Now: cfg.Now, Log: log}
 
-	a := &App{Pipeline: pipeline, Reporter: reporter, Registry: reg, repo: repo, cfg: cfg,
+	a := &App{Pipeline: pipeline, Reporter: reporter, Alerter: alerter, Registry: reg, repo: repo, cfg: cfg,
 		KeyUses: keyUses, outbox: outbox}
 	a.Handler = mount(routes{
-		api: api, pages: html, unsubscribe: unsubscribe, collector: pipeline.Collector,
+		api: api, pages: html, unsubscribe: unsubscribe, alertLinks: alertLinks, collector: pipeline.Collector,
 		ready: repo.Ping, collectReady: pipeline.Ready, registry: reg,
 		metricsAllow: cfg.MetricsAllow, trustedProxies: cfg.TrustedProxies, links: links,
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/analytics-service/analytics/pages"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/website"
 )
 
 // Job is one piece of a node's background work.
@@ -33,6 +34,7 @@ const (
 	// reportsEvery: each look for reports that just became due, and for failed ones whose next
 	// attempt has come, is two small queries.
 	reportsEvery = time.Minute
+	alertsEvery  = time.Minute
 	// Counts of password attempts per account and website: a few rows, each gone within hours
 	// of its last attempt.
 	forgetAttemptsEvery = time.Hour
@@ -58,8 +60,8 @@ const (
 // most ten years.
 const (
 	DefaultFactsRetention = 400
-	MinFactsRetention     = 32
-	MaxFactsRetention     = 3660
+	MinFactsRetention     = website.MinRetentionDays
+	MaxFactsRetention     = website.MaxRetentionDays
 )
 
 // CheckFactsRetention refuses a FACTS_RETENTION out of its bounds.
@@ -78,7 +80,8 @@ func ensureVisitRowPartitions(ctx context.Context, repo *repository.Repository, 
 }
 
 // keepVisitRowPartitions is the job "keep visit row partitions": the partitions made ahead,
-// the days past FACTS_RETENTION (today included) dropped, and the oldest closed day not yet
+// the days past FACTS_RETENTION (today included) dropped, the rows of websites that keep
+// fewer days deleted past their own retention, and the oldest closed day not yet
 // rewritten in key order rewritten (no flush writes a day once the day after it is over in
 // every website's zone: a visit goes on past midnight for VISIT_TIMEOUT, at most 4 hours, and
 // a website's zone may be up to 26 hours behind TZ).
@@ -91,8 +94,32 @@ func (a *App) keepVisitRowPartitions(ctx context.Context) error {
 	if _, err := a.repo.DropVisitRowPartitions(ctx, today.AddDate(0, 0, 1-a.cfg.FactsRetention)); err != nil {
 		return err
 	}
+	if err := a.forgetPastRetention(ctx, today); err != nil {
+		return err
+	}
 	_, err := a.repo.ClusterVisitRowPartition(ctx, today.AddDate(0, 0, -3))
 	return err
+}
+
+// retentionDaysPerRun bounds the days of one website's visit rows a run of the partitions'
+// job deletes (a day of a large website is some 100,000 rows): a website that shortens its
+// retention from 400 days to 32 has them gone within a day of hourly runs.
+const retentionDaysPerRun = 31
+
+// forgetPastRetention deletes the visit rows of each website that keeps them fewer days than
+// FACTS_RETENTION (retention_days, today of TZ included) past its own retention; its counters
+// stay (docs/retention.md).
+func (a *App) forgetPastRetention(ctx context.Context, today time.Time) error {
+	sites, err := a.repo.ShortRetentions(ctx, a.cfg.FactsRetention)
+	if err != nil {
+		return err
+	}
+	for _, s := range sites {
+		if _, err := a.repo.ForgetVisitRows(ctx, s.ID, today.AddDate(0, 0, 1-s.Days), retentionDaysPerRun); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // jobList is every background job of a node, in one place.
@@ -110,6 +137,9 @@ func (a *App) jobList() []Job {
 			return repo.RollUp(ctx, p.Collector.Today())
 		}},
 		{Name: "send e-mail reports", Period: reportsEvery, Run: a.Reporter.Tick},
+		// A spike is worth knowing within a minute; each look is a query per alert that may be
+		// due (most are not: their window holds).
+		{Name: "send traffic alerts", Period: alertsEvery, Run: a.Alerter.Tick},
 		{Name: "forget forgiven password attempts", Period: forgetAttemptsEvery, Run: func(ctx context.Context) error {
 			return repo.ForgetAttempts(ctx, pages.ForgiveEvery)
 		}},

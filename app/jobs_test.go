@@ -90,7 +90,7 @@ func TestJobList(t *testing.T) {
 		names = append(names, job.Name)
 	}
 	want := []string{"flush counters", "reload website settings", "forget old flush ids",
-		"roll up ended weeks and months", "send e-mail reports", "forget forgiven password attempts",
+		"roll up ended weeks and months", "send e-mail reports", "send traffic alerts", "forget forgiven password attempts",
 		"record API key use", "send account mail", "forget expired account links",
 		"rotate visitor salts", "forget old realtime data", "keep visit row partitions"}
 	if strings.Join(names, ", ") != strings.Join(want, ", ") {
@@ -194,3 +194,54 @@ func TestFactsRetentionBounds(t *testing.T) {
 		}
 	}
 }
+
+// The same job deletes the visit rows of a website that keeps fewer days than FACTS_RETENTION
+// past its own retention, and those days only; the other websites keep FACTS_RETENTION's.
+func TestKeepVisitRowPartitionsAppliesEachRetention(t *testing.T) {
+	db, _ := repotest.New(t)
+	repo := repository.New(db, nil)
+	ctx := context.Background()
+	now := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
+	a, err := New(ctx, repo, Config{Now: func() time.Time { return now }, FactsRetention: 60}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := repo.CreateUser(ctx, "a@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, _ := repo.CreateWebsite(ctx, user.ID, repository.NewWebsite{Domain: "short.example", RetentionDays: ptr(32)})
+	long, _ := repo.CreateWebsite(ctx, user.ID, repository.NewWebsite{Domain: "long.example"})
+	// Rows on the 40th, 33rd, 32nd and 1st day counting today: 32 days keep the last two.
+	if err := repo.EnsureVisitRowPartitions(ctx, now.AddDate(0, 0, -39), now); err != nil {
+		t.Fatal(err)
+	}
+	for _, back := range []int{39, 32, 31, 0} {
+		day := now.AddDate(0, 0, -back).Format(time.DateOnly)
+		for _, site := range []int64{short.ID, long.ID} {
+			db.MustExec(`INSERT INTO visit_rows (website_id, day, visitor, id, hour) VALUES ($1, $2, 1, $3, 10)`, site, day, back)
+		}
+	}
+	for _, job := range a.Jobs() {
+		if job.Name == "keep visit row partitions" {
+			if err := job.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	days := func(site int64) string {
+		var out []string
+		if err := db.Select(&out, `SELECT to_char(day, 'MM-DD') FROM visit_rows WHERE website_id = $1 ORDER BY day`, site); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := days(short.ID), "02-01 03-04"; got != want {
+		t.Errorf("a website keeping 32 days: rows of %s, want %s", got, want)
+	}
+	if got, want := days(long.ID), "01-24 01-31 02-01 03-04"; got != want {
+		t.Errorf("a website keeping FACTS_RETENTION: rows of %s, want %s", got, want)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/analytics-service/analytics/ratelimit"
+	"github.com/analytics-service/analytics/reports"
 	"github.com/analytics-service/analytics/web"
 )
 
@@ -21,6 +22,7 @@ type routes struct {
 	api          http.Handler // /api/: the JSON API (package handlers)
 	pages        http.Handler // every other path: the HTML side (package pages)
 	unsubscribe  http.Handler // /unsubscribe/: the e-mail reports' links (package reports)
+	alertLinks   http.Handler // /alerts/: the traffic alerts' links (package reports)
 	collector    http.Handler // /api/event: the tracker's hits (package ingest)
 	ready        func(context.Context) error
 	collectReady func(context.Context) error
@@ -51,6 +53,7 @@ func mount(r routes) http.Handler {
 	mux.Handle("/metrics", web.ReadOnly(onlyFrom(r.metricsAllow, r.trustedProxies,
 		promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))))
 	mux.Handle("/unsubscribe/", r.unsubscribe)
+	mux.Handle(reports.AlertsPath, r.alertLinks)
 	mux.Handle("/api/", r.api)
 	mux.Handle("/", r.pages)
 	// A path under /api/ that ServeMux would clean ("//", "..") goes to the API as sent: the

@@ -569,6 +569,49 @@ func (e ListWebsitesParamsSortBy) Valid() bool {
 	}
 }
 
+// AlertsForm Any other field is refused with 422.
+type AlertsForm struct {
+	// Addresses The addresses the alerts go to, one per line, at most 10 (each confirmed by a link first).
+	Addresses *string `json:"addresses,omitempty"`
+
+	// DropThreshold Visitors of the last 24 hours under which a drop alert is mailed; not sent, no drop alert.
+	DropThreshold *int `json:"drop_threshold,omitempty"`
+
+	// SpikeThreshold Current visitors at which a spike alert is mailed; not sent, no spike alert.
+	SpikeThreshold *int `json:"spike_threshold,omitempty"`
+}
+
+// AlertsResponse defines model for AlertsResponse.
+type AlertsResponse struct {
+	Data struct {
+		Addresses []struct {
+			// Confirmed False until the link mailed to the address is followed; alerts go to confirmed addresses only.
+			Confirmed bool   `json:"confirmed"`
+			Email     string `json:"email"`
+		} `json:"addresses"`
+
+		// DropThreshold Null when there is no drop alert.
+		DropThreshold *int `json:"drop_threshold"`
+
+		// SpikeThreshold Null when there is no spike alert.
+		SpikeThreshold *int `json:"spike_threshold"`
+	} `json:"data"`
+}
+
+// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+type AllowedHostnames = string
+
+// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+// kept once. Empty: none (on an update, clears the list).
+type BlockCountries = string
+
+// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+// per line, at most 100 lines. Empty: none.
+type BlockPages = string
+
 // Deleted defines model for Deleted.
 type Deleted struct {
 	Deleted DeletedDeleted `json:"deleted"`
@@ -1147,6 +1190,39 @@ type RecentPageview struct {
 	SecondsAgo int64 `json:"seconds_ago"`
 }
 
+// ResetForm Any other field is refused with 422.
+type ResetForm struct {
+	// Confirm The website's domain, typed to confirm (case and spaces around it do not matter).
+	Confirm string `json:"confirm"`
+
+	// From The first day to delete, `YYYY-MM-DD` (with `to`; neither deletes every day).
+	//
+	// Example: 2026-03-01
+	From *string `json:"from,omitempty"`
+
+	// To The last day to delete, `YYYY-MM-DD` (with `from`).
+	//
+	// Example: 2026-03-03
+	To *string `json:"to,omitempty"`
+}
+
+// ResetResponse defines model for ResetResponse.
+type ResetResponse struct {
+	Data struct {
+		// From The first day deleted; null when every day up to `to` was.
+		From    *openapi_types.Date `json:"from"`
+		Id      int64               `json:"id"`
+		ResetAt time.Time           `json:"reset_at"`
+
+		// To The last day deleted (the website's today when every day was).
+		To openapi_types.Date `json:"to"`
+	} `json:"data"`
+}
+
+// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+type RetentionDays = int
+
 // RevenueEntry defines model for RevenueEntry.
 type RevenueEntry struct {
 	// Amount Their sum, a decimal with two digits after the point, e.g. `120.50`.
@@ -1422,7 +1498,32 @@ type TimeseriesList struct {
 
 // Website defines model for Website.
 type Website struct {
-	CreatedAt time.Time `json:"created_at"`
+	// AllowedHostnames The hostnames hits may come from, one per line (`*` any part, as in
+	// `*.example.com`; a leading `www.` does not matter); hits from any other host count
+	// nowhere. Null: hits from any host count.
+	//
+	//
+	// Example: example.com
+	// *.example.com
+	AllowedHostnames *string `json:"allowed_hostnames"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes in capitals, one
+	// per line (`RU`). Null when none is blocked.
+	//
+	//
+	// Example: RU
+	// CN
+	BlockCountries *string `json:"block_countries"`
+
+	// BlockPages Pages whose hits (pageviews, events, engagement) count nowhere: patterns as a
+	// pageview goal's, one per line, matched against the page without its query string.
+	// Null when none is blocked.
+	//
+	//
+	// Example: /admin/*
+	// /preview|/draft/*
+	BlockPages *string   `json:"block_pages"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Domain The normalised host name or IP address.
 	Domain      string  `json:"domain"`
@@ -1443,6 +1544,14 @@ type Website struct {
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy Privacy `json:"privacy"`
+
+	// RetentionDays Days (today included) the website's visit rows (which filters, goals and funnels
+	// read) are kept; the daily counters are kept for ever. Null: as long as the service
+	// keeps them (`FACTS_RETENTION`, 400 days by default).
+	//
+	//
+	// Example: 90
+	RetentionDays *int `json:"retention_days"`
 
 	// Role The caller's role on the website: `owner` for their own, else the role they were
 	// invited with (`admin`, `editor` or `viewer`).
@@ -1483,6 +1592,20 @@ type WebsiteResponse struct {
 
 // WebsiteStoreForm Any other field is refused with 422 (`favorite` included).
 type WebsiteStoreForm struct {
+	// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+	// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+	AllowedHostnames *AllowedHostnames `json:"allowed_hostnames,omitempty"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+	// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+	// kept once. Empty: none (on an update, clears the list).
+	BlockCountries *BlockCountries `json:"block_countries,omitempty"`
+
+	// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+	// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+	// per line, at most 100 lines. Empty: none.
+	BlockPages *BlockPages `json:"block_pages,omitempty"`
+
 	// Domain A host name or IP address; a URL is accepted and normalised.
 	Domain string `json:"domain"`
 
@@ -1503,6 +1626,10 @@ type WebsiteStoreForm struct {
 	Password *string  `json:"password,omitempty"`
 	Privacy  *Privacy `json:"privacy,omitempty"`
 
+	// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+	// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+	RetentionDays *RetentionDays `json:"retention_days,omitempty"`
+
 	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
 	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
 	// the start, in it, of its first date after today has ended in the zone in force.
@@ -1514,10 +1641,23 @@ type WebsiteStoreForm struct {
 
 // WebsiteUpdateForm Any other field is refused with 422 (`domain` included).
 type WebsiteUpdateForm struct {
-	Email         *ZeroOne `json:"email,omitempty"`
-	ExcludeBots   *ZeroOne `json:"exclude_bots,omitempty"`
-	ExcludeIps    *string  `json:"exclude_ips,omitempty"`
-	ExcludeParams *string  `json:"exclude_params,omitempty"`
+	// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+	// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+	AllowedHostnames *AllowedHostnames `json:"allowed_hostnames,omitempty"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+	// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+	// kept once. Empty: none (on an update, clears the list).
+	BlockCountries *BlockCountries `json:"block_countries,omitempty"`
+
+	// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+	// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+	// per line, at most 100 lines. Empty: none.
+	BlockPages    *BlockPages `json:"block_pages,omitempty"`
+	Email         *ZeroOne    `json:"email,omitempty"`
+	ExcludeBots   *ZeroOne    `json:"exclude_bots,omitempty"`
+	ExcludeIps    *string     `json:"exclude_ips,omitempty"`
+	ExcludeParams *string     `json:"exclude_params,omitempty"`
 
 	// Favorite A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 	// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
@@ -1531,6 +1671,10 @@ type WebsiteUpdateForm struct {
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy *Privacy `json:"privacy,omitempty"`
+
+	// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+	// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+	RetentionDays *RetentionDays `json:"retention_days,omitempty"`
 
 	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
 	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
@@ -2322,11 +2466,17 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
 
+// SetAlertsFormdataRequestBody defines body for SetAlerts for application/x-www-form-urlencoded ContentType.
+type SetAlertsFormdataRequestBody = AlertsForm
+
 // StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
 type StoreFunnelFormdataRequestBody = FunnelForm
 
 // StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
 type StoreGoalFormdataRequestBody = GoalForm
+
+// ResetWebsiteStatsFormdataRequestBody defines body for ResetWebsiteStats for application/x-www-form-urlencoded ContentType.
+type ResetWebsiteStatsFormdataRequestBody = ResetForm
 
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
@@ -2961,6 +3111,12 @@ type ServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx echo.Context, id int64) error
+	// ShowAlerts Show the caller's traffic alerts of a website
+	// (GET /api/v1/websites/{id}/alerts)
+	ShowAlerts(ctx echo.Context, id int64) error
+	// SetAlerts Set the caller's traffic alerts of a website
+	// (PUT /api/v1/websites/{id}/alerts)
+	SetAlerts(ctx echo.Context, id int64) error
 	// ListFunnels List a website's funnels
 	// (GET /api/v1/websites/{id}/funnels)
 	ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error
@@ -2979,6 +3135,9 @@ type ServerInterface interface {
 	// DeleteGoal Delete a goal
 	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
 	DeleteGoal(ctx echo.Context, id int64, goalId int64) error
+	// ResetWebsiteStats Delete a website's stats of a range, or all of them
+	// (POST /api/v1/websites/{id}/reset)
+	ResetWebsiteStats(ctx echo.Context, id int64) error
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx echo.Context) error
@@ -3878,6 +4037,38 @@ func (w *ServerInterfaceWrapper) UpdateWebsite(ctx echo.Context) error {
 	return err
 }
 
+// ShowAlerts converts echo context to params.
+func (w *ServerInterfaceWrapper) ShowAlerts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShowAlerts(ctx, id)
+	return err
+}
+
+// SetAlerts converts echo context to params.
+func (w *ServerInterfaceWrapper) SetAlerts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetAlerts(ctx, id)
+	return err
+}
+
 // ListFunnels converts echo context to params.
 func (w *ServerInterfaceWrapper) ListFunnels(ctx echo.Context) error {
 	var err error
@@ -4022,6 +4213,22 @@ func (w *ServerInterfaceWrapper) DeleteGoal(ctx echo.Context) error {
 	return err
 }
 
+// ResetWebsiteStats converts echo context to params.
+func (w *ServerInterfaceWrapper) ResetWebsiteStats(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResetWebsiteStats(ctx, id)
+	return err
+}
+
 // QueryStats converts echo context to params.
 func (w *ServerInterfaceWrapper) QueryStats(ctx echo.Context) error {
 	var err error
@@ -4094,12 +4301,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/websites/:id", wrapper.ShowWebsite, options.OperationMiddlewares["showWebsite"]...)
 	router.PATCH(options.BaseURL+"/api/v1/websites/:id", wrapper.PatchWebsite, options.OperationMiddlewares["patchWebsite"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
+	router.GET(options.BaseURL+"/api/v1/websites/:id/alerts", wrapper.ShowAlerts, options.OperationMiddlewares["showAlerts"]...)
+	router.PUT(options.BaseURL+"/api/v1/websites/:id/alerts", wrapper.SetAlerts, options.OperationMiddlewares["setAlerts"]...)
 	router.GET(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.ListFunnels, options.OperationMiddlewares["listFunnels"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.StoreFunnel, options.OperationMiddlewares["storeFunnel"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/funnels/:funnel_id", wrapper.DeleteFunnel, options.OperationMiddlewares["deleteFunnel"]...)
 	router.GET(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.ListGoals, options.OperationMiddlewares["listGoals"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.StoreGoal, options.OperationMiddlewares["storeGoal"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/goals/:goal_id", wrapper.DeleteGoal, options.OperationMiddlewares["deleteGoal"]...)
+	router.POST(options.BaseURL+"/api/v1/websites/:id/reset", wrapper.ResetWebsiteStats, options.OperationMiddlewares["resetWebsiteStats"]...)
 	router.POST(options.BaseURL+"/api/v2/query", wrapper.QueryStats, options.OperationMiddlewares["queryStats"]...)
 
 }
@@ -5902,6 +6112,243 @@ func (response UpdateWebsite500JSONResponse) VisitUpdateWebsiteResponse(w http.R
 	return err
 }
 
+type ShowAlertsRequestObject struct {
+	Id int64 `json:"id"`
+}
+
+type ShowAlertsResponseObject interface {
+	VisitShowAlertsResponse(w http.ResponseWriter) error
+}
+
+type ShowAlerts200JSONResponse AlertsResponse
+
+func (response ShowAlerts200JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ShowAlerts401JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ShowAlerts403JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ShowAlerts404JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ShowAlerts429JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShowAlerts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ShowAlerts500JSONResponse) VisitShowAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlertsRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *SetAlertsFormdataRequestBody
+}
+
+type SetAlertsResponseObject interface {
+	VisitSetAlertsResponse(w http.ResponseWriter) error
+}
+
+type SetAlerts200JSONResponse AlertsResponse
+
+func (response SetAlerts200JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetAlerts401JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetAlerts403JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetAlerts404JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetAlerts413JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetAlerts415JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response SetAlerts422JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetAlerts429JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetAlerts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SetAlerts500JSONResponse) VisitSetAlertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFunnelsRequestObject struct {
 	Id     int64 `json:"id"`
 	Params ListFunnelsParams
@@ -6586,6 +7033,148 @@ func (response DeleteGoal500JSONResponse) VisitDeleteGoalResponse(w http.Respons
 	return err
 }
 
+type ResetWebsiteStatsRequestObject struct {
+	Id   int64 `json:"id"`
+	Body *ResetWebsiteStatsFormdataRequestBody
+}
+
+type ResetWebsiteStatsResponseObject interface {
+	VisitResetWebsiteStatsResponse(w http.ResponseWriter) error
+}
+
+type ResetWebsiteStats200JSONResponse ResetResponse
+
+func (response ResetWebsiteStats200JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ResetWebsiteStats401JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ResetWebsiteStats403JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ResetWebsiteStats404JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ResetWebsiteStats413JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ResetWebsiteStats415JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ResetWebsiteStats422JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ResetWebsiteStats429JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetWebsiteStats500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ResetWebsiteStats500JSONResponse) VisitResetWebsiteStatsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type QueryStatsRequestObject struct {
 	Body *QueryStatsJSONRequestBody
 }
@@ -6734,6 +7323,12 @@ type StrictServerInterface interface {
 	// UpdateWebsite Update a website
 	// (PUT /api/v1/websites/{id})
 	UpdateWebsite(ctx context.Context, request UpdateWebsiteRequestObject) (UpdateWebsiteResponseObject, error)
+	// ShowAlerts Show the caller's traffic alerts of a website
+	// (GET /api/v1/websites/{id}/alerts)
+	ShowAlerts(ctx context.Context, request ShowAlertsRequestObject) (ShowAlertsResponseObject, error)
+	// SetAlerts Set the caller's traffic alerts of a website
+	// (PUT /api/v1/websites/{id}/alerts)
+	SetAlerts(ctx context.Context, request SetAlertsRequestObject) (SetAlertsResponseObject, error)
 	// ListFunnels List a website's funnels
 	// (GET /api/v1/websites/{id}/funnels)
 	ListFunnels(ctx context.Context, request ListFunnelsRequestObject) (ListFunnelsResponseObject, error)
@@ -6752,6 +7347,9 @@ type StrictServerInterface interface {
 	// DeleteGoal Delete a goal
 	// (DELETE /api/v1/websites/{id}/goals/{goal_id})
 	DeleteGoal(ctx context.Context, request DeleteGoalRequestObject) (DeleteGoalResponseObject, error)
+	// ResetWebsiteStats Delete a website's stats of a range, or all of them
+	// (POST /api/v1/websites/{id}/reset)
+	ResetWebsiteStats(ctx context.Context, request ResetWebsiteStatsRequestObject) (ResetWebsiteStatsResponseObject, error)
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx context.Context, request QueryStatsRequestObject) (QueryStatsResponseObject, error)
@@ -7201,6 +7799,66 @@ func (sh *strictHandler) UpdateWebsite(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ShowAlerts operation middleware
+func (sh *strictHandler) ShowAlerts(ctx echo.Context, id int64) error {
+	var request ShowAlertsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShowAlerts(ctx.Request().Context(), request.(ShowAlertsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShowAlerts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShowAlertsResponseObject); ok {
+		return validResponse.VisitShowAlertsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetAlerts operation middleware
+func (sh *strictHandler) SetAlerts(ctx echo.Context, id int64) error {
+	var request SetAlertsRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body SetAlertsFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetAlerts(ctx.Request().Context(), request.(SetAlertsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetAlerts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetAlertsResponseObject); ok {
+		return validResponse.VisitSetAlertsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListFunnels operation middleware
 func (sh *strictHandler) ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error {
 	var request ListFunnelsRequestObject
@@ -7375,6 +8033,41 @@ func (sh *strictHandler) DeleteGoal(ctx echo.Context, id int64, goalId int64) er
 	return nil
 }
 
+// ResetWebsiteStats operation middleware
+func (sh *strictHandler) ResetWebsiteStats(ctx echo.Context, id int64) error {
+	var request ResetWebsiteStatsRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body ResetWebsiteStatsFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResetWebsiteStats(ctx.Request().Context(), request.(ResetWebsiteStatsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResetWebsiteStats")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResetWebsiteStatsResponseObject); ok {
+		return validResponse.VisitResetWebsiteStatsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // QueryStats operation middleware
 func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 	var request QueryStatsRequestObject
@@ -7426,420 +8119,461 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9s4si/+VVC8uxVpDy1Lsp2HXKlbnsSZ8Z28TuJszmzovwmLsMQ1BWgJyopmNt/9X+hugCBFvRxn",
-	"Hmfn7KmJJZF4Nhr9/PUvwVBNpkoKWehg8EswFjwROfx5kmVqbv5IhB7m6bRIlQwGwflYsIkoxirRrBgL",
-	"NuXFmI25DpnojDos/v70PGRv37w/jztBGOTiX7M0F0kwKPKZCAM9HIsJN60Wi6kIBoEu8lSOgi9fQuzw",
-	"RC7e5Okolcs9n2RzvtAs/lscMq1YMeYF43LBdFoINuELNlW6YOO00Ot7FnI2CQafgr8FF2HDMJ7x4Vg8",
-	"U7LIVbZ6EFLt6ULlIh4wLhmXei5ypq5hSU7ensF4xipLGGczLfIHms3FlRmpZlwmTM4mVyLXMBGpIjk0",
-	"nYZMj3kuEqZyaGeYpUIWDzRTcxmyGyGmmqVFJ5JbTc+OcMUslSyELF4KOSrGzbucwW92UlcqWbBUsquF",
-	"mUPL//b703OmhUx0yK5Vzn44PXne3mrzU1mIkcj9AZ0vpuINjEKvW3wt0+trnw7YVa7mWuSs4DcCKZM2",
-	"heOnmDrYMz3ELC0M0Xa2XEnornkhn6uhfquydLhYHu97+Bt3XBeLTGh2nasJK8apZlrkt+lQMCWzRcik",
-	"KsapHLFUZqkU5Wd4XmRazMciF7seqdNzPmreXF3kSo6YkEVaLFjBR3afczHNhRay4OZps68Fa8FBz3gq",
-	"YSrm0+jndLpneEcutBZJJJUUTPCh4QW3wjyS5oZu28dAGma9r/jwxlBQfHa991pJsfeKF8NxvImel2f1",
-	"TvxrJnRxljRPLU3YTCYiZ/NxOhzDaBNR8DTTOMdUM5HnKmdzkQuWqdFIJJ2dh1Dki5PrQuQNuy6GShru",
-	"qNicm3mLa5XDkjApPhcsx+HvfEI+fvx4MivGZsuGvBCrj8d3gucij7cjbny4iba/hMGU53wiCroRnqnJ",
-	"lOfiRa4my51/TIsxi4fwSKqVfDqc6UJNYtYyJGOInM3NI2kRAj2zw36fKem/ErdDWKXrNNcFS/iC4W8i",
-	"gVfNfMRnPplmZpj9bv/hXq+71+0FYWCui+BfM5EvgjCQfGIeoHcvzQkK/Jlfq3zCi2AQJGYVm5kjvHqu",
-	"tp8mjjzjTQOH02zJIPbHFTfP6aC7YU6FutOMzIAbpmQYqMcwqRNkmzmXI0GzGKW3QsIJ9vaMXQmdJqJ8",
-	"+IGOJF1vAxZPc3Gbqpm+nIo8VYkhB80m5tpODK3+c6YrBwRaaIcsXgieX6pbkV+av2JgQZHUfCLwRc7M",
-	"9/Rq29yYsSO46hKbcxiXCxe3O+zkyrC1Ad68biodZrhH+Zmlmg3VTBYiYeIzHxbZwl4muCqpDpGmzVcw",
-	"tOs0M4cFWdrqDYR9aDqMtdUKwqC6DkEY4Cyb76IX0P3yDuP3mrViHOCn1yevTi+e/v3k5YfT2Apu9BPM",
-	"OF9cPH1+Ovhe5Garolm3239Iv0/5SFw83Z/m6TCVo7g9iKS4FfmCRBpcMY0H3qzLbarTQuMtPTEMn+Hj",
-	"2BzSVCeSewxGY9acs1uezUR9zXXBC82yVBsOWsxyqYGXxFEQBTFL5TCbJSLpsBPsEjsTOpLMzQ3H/jZm",
-	"87GQzNxY6pqZ0ZkfblMx16b/tyHccvYlcStkcfH0lN5KC7wTgR4Zg1/Z6THNShVjkTOz2dVjBENCSY5m",
-	"14IVof6R443Tot2B8Q6VLFIjlMc4FNqU2DaK4qFKhH92sJF4ELPWNONDAcPQbDg2xGqavRLFXAjJvhfq",
-	"7C3LRSa4Frp9zOJhWpSNaxjSfKwygWPtsBfmfGnB8+H4UshRKkUcwkC1GqY8u5SimKv8Jg5ZPOSTKU9H",
-	"kjhiPCsml7ERMFAMimHBYrPETEymxYL2nXbLLqtPNSBQGPni2O2JVrN8KC6exu69JM3FsKD3OtitGwpL",
-	"gQy49LbnGliGfWIAhGhJwgy8mCsgyxPaLxiKVERcY+Bi2DWJaoNySkCkZrY/i1zpkMEJgZ+N3IFb3IKx",
-	"tOOQxBRdcCM0XJPsD50awtTImxOeZqbhiaH5Ws9MpKYtGC7cT8SGQrb2ZEIr5nVctAEJbfBJGW6RpLpI",
-	"5bAw452K3DDekOnZZGJUFDMjHNhCt0NqI2RXaiaHpOQksxyEyNBKjWnunTQuE3eA9DEy0spBNdSEny+5",
-	"XNB3wOnpW3NKeCq1e9xODQbsOqINNV8AfS1AlXLM8FKqwjaOOhYRnyRqmI+VptdNwyWHAvWDZ9nS1GCl",
-	"20g+ks3kjTTnXuVGuBbc3CeGAbvpxSAfpBJlU3OZu8E9/UwHjRaGX3y6unj62UhKKmecDg9sRv/oyJz1",
-	"nA9x7432aXb39YeX5lnTxYfzF3uP6ZqHuVgZjMYBI35n2AWs2mxq7s6DHt24uahfhx32FumTF6EvQRjl",
-	"98qoEjxBBYabzjSIOXY7HJmBcjTkmUjYbDpgMT6WxOYpybTpGribmZjRSEyrMNDn+FPJIeydYjRB1vI4",
-	"42w6ynlCZ/gqV7PRuCgPicoSoGUuYaVfnDw7f3/57vT89PX52ZvXMcw+ZOlkqvJCJG1YiExcF0zNioFd",
-	"O5GQtAEDhknjuU74wjQL0j9KRbiKeJvAiAxFGVWCxSgTRtKcYjXzxugtbqo9hoAbkusH5pY0px0lEvNu",
-	"uZAqj2RtmCihOMnzl4BumGAQlPd+8MU8Ms1UIqz+0CTTYMsVeeYvubgOBsH/2S+tS/v4q95/b+5xklS+",
-	"hAHoxUZ0FWL65uqfYlgETpI5kQ1Ktc8TSI7p/fvv/Xjgixt4ZpFzm+WVC0d3yFiNGOqOnxMVlBTtDvs7",
-	"PmL2WQujAhmSv1qw+N/xMYuj6N8xMoEsLUTOM/M93m1RFEWx/0MUxcfMCD5KF5Hsd23v6tp+Wzu2oEJ3",
-	"2BuJt7c9SalRxG+hTXXtxh26bTWL4bFLqazgUOOU8QD41cRI3YY/GGlpwjPDcgxPl6JkDjXWgDxcK5Yo",
-	"oVk8UjwzQpe3shN2ZajOrmnLtGYeYxyObHstyf37xbudqM1M+C4Uh1u7ie6e0XKtJj539SAFnvf+fb6G",
-	"Au3TPh0W4rO5L9ORVEZ+j+SQa3GMYom5SeKquFS5i8amA7MRJa1q0Ms8alhabtNoMAj2rzI12t9tse34",
-	"v/2Kv1bF5kWHG3u3hZe+ZAcrH0m79Gz9ysttlr56EleuPU8mqbzb2ptJf7v1X7vu5XJv5rT+QiOzq69s",
-	"JN3Ses00rHKqPXl8sgup5+Ja5LnRhIP5fN4ZKTXKRGeoJrst/Tda8bPr10oKMH42GzDj03M+iuGSYEM1",
-	"XXjOAKN4HDtFlO6tunhw0D2s2pWi4OC6d9UfRoE1S6Cfp5xxxSQbrLd9wjPP+eLN9UchblaZyJYMP4YI",
-	"aladAYvNJqB1hyXims+yos0m6pbUZmtGiySIoGBBvlqwrpFLH6JYaj0AINjrgueFubacRSbhjuPOhbip",
-	"GHAi2XqlsOUslUZMRC2EvjSK8TXPtIhLp8KEGliwa55l5vr07EVIu+bVSM7VLEtYJsgYDtYqzXpm4E+e",
-	"PHli79kmK+hq6xHs92XCF5fq+tJMp7JTtH7BIDCLagiArEr0EebSbDh6C/ypiRbNsQ1Rnu2Z6ZrPpVYq",
-	"ZAKqsFQs4QUnmcMImPtxoWImZ1nWWTEZ4ImN4++FwYR/Tidm9L2u/b8wmKSSvgyb7ONvRW7n0difyC+X",
-	"+lx3pE1j79OfBTaeq6nIi8UqE9szMMuxKT1mJXfWiu1Xl6TC/Xj6U930Vn9kmnF58XSaKzCv+czWkCc3",
-	"7BGJfsjzPBXokXFd/3j6U2mWRMYM3YWM60jGWaoL4FYx6dxmfZ7at2NnXEOm+57EThAZjexoxMawoq3H",
-	"rFCqE8kTdiMWTu2MP+GRv4jZkEs0gDOrhLCxyIUREbMF6r2CwW6xk7dnbUNmpV4byW0V25BxGAGaqYs5",
-	"ONfyZd16ScStLX/cKa0zdVOLvWo2XiG1NitEx5MkNWTDM6KqVICoOeGfrT+2f3S0dE7dF8pdJc0XDGjw",
-	"zV6aF9a1ErL4p59++mnv1au9589j1qrxp3aTY6K32tlCTpbV7qbNLgoYdZPL5SVvGnLVqbLSmdJb7UwB",
-	"J8rXjPi9yotV3Eab37YWHlRePAcDppkxNG0O6EeMGFjl56SAggeapUaRkyxNnD3BrA1coDzLIPrA3Tc1",
-	"2eARrc2UF+Ny9NT0ZZpst0SpLB4eBhs5NE3oPRiSG3go12IvlVpInRbprWB6doXLba/wRE14Ko9Z/FcS",
-	"0i9jNMegwr3qqkHLdWU7Npw1M1ry036nEjqfNPwP04Tcr0MMKYAzPZ1m6RDMnfuf9+bz+Z5ZnL1Zngk5",
-	"VImAPfREVPEZ/BWX6VQHgwBu51uVpwUxlS/bkk5lTC9UPsGxVxf2jTX5XqciSzQ6MNAv0AlwqnqqpMZp",
-	"fseTH9Jizfz+SW5EbzoToTXqOCAgTNCtB6ExV1pls0KwcVFMW7rNPrx7afZJF7yY6WBw2O1uPdnTPFd5",
-	"0wRfORvG/3v/5rW5COYQ3uDHfIDFlNSQ1tuMz3R6lZnTE8/i/XiWZ3GbTVKtgdzw2uAykk3jh6YqTch4",
-	"H+5RNOUCG314WLm1wFw7EWCJV9eRtM4IQ3hgfGSJGGbgM27FVoGJGSerYchic5LACHoLihTDayBknU7n",
-	"GC8xHZt2ExbnRsMygrX4PBTTQiQDxtkVRxNPqlmSq+lUJG10edLmkb8IXAMwTrzs/JCw4VBovUfBUXsQ",
-	"sLVXhms1bR29vV8L7oI9fKHyqzRJhLwrrf2kZjnLVSZQ5E9dkBVaqWALTb/wW5XoDr6e6M4dfwUzHVi7",
-	"K4O4mhXkGoAxLo1J0Bk0mxPfpmIu8jiS+J2TOMBTFoskLVTuRKlEZKIQpNVgZyRMFeBjFLl5EkxuX8Lg",
-	"B8EzDPLafpHtSgXqJth6qaijhrX6MGUt8H/wZNHugBZsqFnyDJf3jgRgG4FgKpGTf83b6KP74C7gwxGf",
-	"p2JYiIRd8zSb5eK4EljEXSQRxR7F/7NHYUp7ZwlIJt458n/bdHDKYCcY2Zm85VmavJhJKbLtlw26HSkO",
-	"r+jZZMLB8MqZLsS0IjV49ptSwDBv6iAMQJuAZs1aaSQUYa6wTwHwfIgAuxLrWrn4Eno7aA4RCuygQM7B",
-	"ugNTrJzXft9MHtyf1Rn4R8Bookdddg1roxnPgNyah42SwaeAV962Rvmyla8ZLi2NP1yzLrDk5rRus6BX",
-	"tr++uVMesyKdiK8aVMFvkOFW1xC8DeRaKndsqyWEhcMH2ZUwqhd0cecx3sOBRUHHzIc6CZeu9iFejKCJ",
-	"HrMYpxXTHQhkrKQgTgVNfE+nZ4cDtwW99rtdPBfr1/omlclqcnWNfA1hTMl24nMH69KG1h9oNuWFYbjl",
-	"VYYGN7AG7DePHJslaq48fv9EnKR6mvHFXYiZXr38DyNq0DP/G7Sl3UjbqkDlBoCNkC4RbgQjIROeM9Ke",
-	"G5YcbAYen+PwrLUHgamm1Pe/hlqunc3Op20KFlDSyNiGYPxb0P0M9NA8fGr1U+Ai5zI1yy8GLuDDvHts",
-	"r0I0pGZcJqkcXeIn8Tkt6E8r8YesEmYVsmqEVchsyJL5ZZYPRQhCpBRZyGbF5NJ+af6eiCSdTfDv8jXz",
-	"qRC5/R63PLTx8yFTU5HzwgxSL3QhJiFLxG06xMGPZjBaPcyFkJe5AN0IQnxcyFrIyLEbsmFaLEKM8Pma",
-	"/cMz6e+ePeBE/+vvp1QzZ8L4ilGAy6DGc5QZBNmgyATWMJBCNZA5RnyonIl/zXhmLndo4DdlMC7c22My",
-	"Zoi0zEscJS18XnJuRBORp+KeGYqaFVaWtFzl98xQnL2ZulwOud3ET6qCH9cNTWBAQLlf14aQDH8Hov+K",
-	"qY3VLK/JrPAV4/rGKD+GGjCsiksbGtY8HzBX3BqZ6RM0ATEzRvOlZvLmOLOvGXzZZWVnyhA898DGEds9",
-	"IO5tJhCiEXqiZDH+k5F8DSMJbYabjaNnhVIsU3Lk4l/tXmzgOWT+3JXXgBm5ugX4XXn/j41gvfr2t034",
-	"24HTdC+aSZ69ZTxJcqG/iq5L23CFP9K3bsxW+lOSYeZfM59xjcHVuCQ3fp0OofVc5Ul1oNM8veXDBeu7",
-	"2ESjWdCTK5QG2w6OUYiEuIb9hU1zVaDDhLVcB+17VipKoihyPjQM0OoErasF43KhpGhvIpD7ViXCoEgn",
-	"4mcl60yEvnX0INnZyesTMBkw+GE1OZctegTd+H7I9Gw4NrfS6SxXU7H/ncizFKKbP5w/+1+nIG3r89mR",
-	"zZQucTT3JpuI6L5PasX/5A8wSyXeyt4TYN6E7pGXmQfcBQ6BntaFYJZwxYGo9PgJ+mE91oqCn3/+OQra",
-	"PtU6pmm6eXb2/B32FYT41oF5q9ftwP/2Dw62fPs/lq/9yS224hZ3YBKvAAjhtSpOULC9qx8D2ymdQ6I6",
-	"4+7RfcwXURtK0AZnxIP0iRaXC/uI+TJLdUG0mZYBNIkaziZCFu1BJGOYdAxPalZA8Bul1S85Di2WxEYX",
-	"IQ79lSjydKi/2kHoGvg2zj+Lz2D5DSqrkA4bvzo9f3f27P3lycuXbz7GQC2vVfFCzeSdqYTuItiea9NQ",
-	"dVaHXz+r1wrPqzUy84mRyXFry3AStD1bx6ud2iuVpNepaAhWea0KNqFfWauW/k8RVkm7w14rwJOoOcss",
-	"hsE60oFnvmAk4yJTPDlX6iXPR+KuS30OSAjgeSPkC9JRTKOVZe/dEzHZXqAHTEdiDw/Zj+l3sMBgUvkK",
-	"n6nAV1Z5TLeeA4zjG3pKbbKkFrK4P68prR6w+buuG94RSToRUqdK6gEGZQ5yMUpVqTje8jTjV5lgiNdx",
-	"XwtL8ZEU9QnCYz6TuLRmrYR0Cb9z84y5PDEGpsXxpgshMQnyR3k5jSoWSeVKaJeEd55ORPJmVtxt7c5d",
-	"eGeh1A3o+ZbC+12KXgc/FkiSfAEKEiYcmWnoAoJVBozrG7iPONNjlUOmH9gPVM6uxVzkXkpfzop8wfjI",
-	"yNoZL8T9kfiaycT//eH03U+X52evTt98OI9ZiyKaWb/LdLs+n2OWCxjkdSHySMYAKbIHmCIx04QhAoHx",
-	"RqRSs4JyPmkRMnPhtGpLEVYXor10EXudbD5CDuKkPEPnSr3ickHHS9+RHpRCCAjisPreNuetDUw/eXuG",
-	"xA6qTLzPp+n+bY8SDSAx4EYsMPcUHwtdEHIqIMHkOktHYzA880jeiAU8CykZ9nK0kAPtyk6yxo289434",
-	"IPmsGKs8/Vl8JUczS2Xmp3JE0jp7fq9nxTRdemrCMt0wZLm4VTcId0UGWqBwwwGAvwmesJjiUP2tK4Gd",
-	"PNMuqsrt2p3x8ePHvTpozrq1rmPsfHHBuHdjgVWJ4rdngn5k1D0JLhj39p/FC5EivoYXeoRhuaFlPhak",
-	"yh5MbmhiKAYu3OPQXP0MUM9A2/Zv8eomH/af3MMm19n1NvyOfQewQBiDUXJiAKSIpBWtW/HJ27PLdyfn",
-	"p5cvz16dnceAM3EjFiGDX04+nP9w+eLk7OWHd5UnKBmO9K52aHg04sMANYLH93qmRcLm4zQTEBZpl9Mo",
-	"L/Grk/+5NBR6dvr+8u3pu8sfT3+KmW0BZwlZnfYWoIwyWGAgPcjGoYtgqbWPp9+9Pzs/9aj+EC1jx4hO",
-	"Ya1lgBUAMAH3SZz3TZflLf27IKxTPhy7zTSMUgtIKq1TkttHTu+y1tUs10iHmB1EUFTtY8ZrJAWCdiSN",
-	"BiMSxssrwYjMpQN0JZFCmF5zz0JGkn6m7qv0ygtQgODeLBBXkc1kkWZkXAFQOZHcJ8XcXZgoyQXbsBdn",
-	"zTTRu5+rZidZ4ltIAh+k0+/uGE4981q4h7jq1yQnLTCS35kqrKikJzzLWIwNxJQyYJNg+93uA+1jaE5z",
-	"dSUMd+YJ5l7rMZ8Kc7NmiifsimdcDkUOdmsPSAgnZ6PNP8hproaGLq4ycQr4kjv6TTa7O/VUZOZgQgrF",
-	"PNVbuDprDn1IZWKQEhuyXsi6X+UesKmlVfcAfdsQWa3Tn8WKsImyraUx97oh6x+F7Kgbsl63+3tx8RvJ",
-	"s2ZKX281/yD1bIpoOq9EkvJzyL26J0Od80dsSsiqWvGO7teKZ/Y73jgENAuTWffNj7utgdlleCMHSKlL",
-	"SMSDpMdub6/bP+91B13z//8IQudHtO8DFkIYiAlPM0jWs865K2UEhl7NPyhnWVZ+BTsPvMzFGxqecb2U",
-	"xBYGaQIZhqXbC78mv1Yw6IdBriBbE5JWAt9ZFVQ8Rt5PiOjpzfXwvH9QznUGrtr6ehycdx8PDvCZL7tm",
-	"172j9LhVu06CYMdrGc7yc0jTSVbn/CL/scnClGaYlG9RBr9ZtTJv/0qpTHDgtWjNXErDrKdehjZl2IOa",
-	"pDE34wGUKZ+fAsgBpfdDN7iLhmxkZ5ZeO9nl5QPoYEDkNccHQaQRuQ7PJ4tm3e6BeMoOu11zaqvLVbLO",
-	"VXnVaSEmugHLwk2B5zkHtKt62iTBM2SLY+Rg1lOI/I7wbLX1foOEvLQqjlf9stS8YOPZhEtnwO0EDUnf",
-	"lkc1pQD/cH7+lhYpdOBynaAx+dbfUzsm13rTdr7I0PHC5eLNdTD49MsyATpy6oa9i+VeL5avDXq3w96g",
-	"SjVPcxAw0DRSuVS4jZ8UWdIGJ6Rm8zwtCiEJNyS0AB1hJOMe4g1042OEWYLsShAUUjlirXghtHnh/B0A",
-	"L8QVDEq4h6tyuNnbw36/E8lnoBlopseA6QFw1oRbAmCEMIJjZgYAyZddzEl2bmSu2XQ8PZE8WxTpUDv4",
-	"0AmK8J/3RmrPW1lYepfetQPf2JoZ2HjqBlKjhKUmvHBAn5dM5QnaGNypWsdAcSLvCzFdPm5NfIZiDnAg",
-	"jUQJDf6eGSsmjt0nX8U5Q3L3bhO2G13LxZTpv2YuLNrdXaGfE9/rI96K+xzuRC1polek/4WOhghZCzTx",
-	"4zI7vcTIbMXQw9MDxB/GD4/idoX4doIggCme4auP4VH60N9Am1uS5ctUF7vSJElxO5ymposrS+XNxtfN",
-	"8F7Cg3AtFXybF16Z5+rrAaOmNmznq5fFiU93W5ptVqRpfKsHBObbHUdjrmhD+ZcWuHQ99XV3Yrzg8768",
-	"jy7codyRPeOSfNnlHIQNa7J6Kht24xWR4w47Qhm6pA40saGykACh1FlU6RoWa9gExuoB2mNDAELGWohE",
-	"hqH6aYk9C6Cz0AKgC5u3gc1ZPjhOC+2g50vDBcoAm7Fm1q3dNz9fjji2YRr1TV3HO9YRhZjuOp9KCmcT",
-	"PVAWq58m2ihym+cutxQBarOzr4bV4ayf6F340VDJW5HrVMnLnMyZJRWp2VUmgiqMWiPnwGNgRlNr71LT",
-	"BnxVo0mupur6+g58jN68n7lZ4INmsZZEk20I486MuYFKAq+5cqVqM1/al2DFTjURmM1Y34WqZnkuZFMt",
-	"oxNJtQ5orc7ev2GH/d4jZl8Bt5gF/DP/opUcLT5LK1k/rEsPYNboxmHgBww15qhbHcMoyEleyWDfamRb",
-	"i/6Yk7+eGZot+NE85yXYL1tSl5LsxzbT3p+LP/MtZtKkbsCQQwu9iEtc24uwpIFVNPXMEeCO1MVvRc5H",
-	"4pLgiXY0Fb0udxVwpcugezviY6wslIIXF7oAbzEuWwUwEQLfJTxpX25a0trwJ0ZYaNrCRAzTCQ2JFXPF",
-	"knRk2i4lialKjZyBeI+9frdz1I0bWczqE2hPXCfYtNc00A1bud0Nso6vYu2GLY/Laia8Lffd9cAVquDZ",
-	"tyY2cOfMJraSCy7JA0d//+lEtvbG3O6WJKblXZZEd02XY3XPwyWWs5mnfWslvsZB/zjKvBn479nwBuRy",
-	"j2Y3M9+tjG51CcUan51XdMmoHGwvd526O5887i3wSVj9sQ1lh0phTCUiZMU4F4IN+TQteAZeCRIngkHw",
-	"/3062fvHxS8HX/4SbCGWVccCuIa9frcCbDhrMices6uFBfRm8d+hZlLsikfSaCLZGs6K5TbbNj28FO5Q",
-	"Ta4bKLcVGjevYbW3sAHBsWYgfXh4DxdUs0T41pcHV256RUyE6AAz5Fo1EcBbguoSCNi8Hx+z+G8lqjEE",
-	"X83gdX9L43/HrvKJZjyDlJEivRV6aR8awVOrJw5WZdUB+5GWzFXAo8k78fSiYZ3Ni78Gm/6DMedvaAfC",
-	"1djWyloCTu4wjNLPaWlB3QRhJWBqI3Nf480kSNtlF6ylONBfwRUNfAAsglSpwvBwqoo7qCTMPNAY8dFC",
-	"XFkMbDWDadcRYlux+/RDCrUvVIZFhSS6ERE9Fqr8WpTaVDMO5sJ2J5KvEDoWw2mwkKKLFUSQ0SHXInTx",
-	"8AjhivlWUOlEJBhN7lBoMcQx1Sw2Emls68Nx2yuedSUFeX+r22V51/oNgafMdqRFhuE6S4sHbuS1OPze",
-	"woFPuWaYtzyfZxmNdG0sXVrAddDgnT63l8CxXRI/lI5TkZJWaVRor1HDS8obc90Ado0e5IErTfdAs+uc",
-	"jyZQbzn+P51OJwaH9BQqWpQl7CgMHuAo8geaxeYU7pk+4vZxJK1D3M7AaDBU7RQ96AT922GlnFKWyWLx",
-	"YbdLBShWzMuX1UpA4qbiMTAQ/2olAruaFWWimSCRwBbIxPqBx6WD304DkJjtPCAoNi3WTcKPa9QCMg0x",
-	"sxBHEUlbqRCy5LIFm0k+57m94jbPfrqyZkYTZLS/hccOj8zlVVePxLLy5YUJ7OmbdLqnpshW90DnE7mD",
-	"DQcc6E31KVyaQcn+mCJDyaDEljbPQJ5UoaiYTyRb8S9RMM24jIIBi0x3URCyKMCczssUvoexxO0Oe4/w",
-	"7bdlRbUbMQULHXEnmZidgEXV7EoM1cQWDy/EZ3cQQwb3LyZs4diwtZKaKTfioIv1MSLZwmrmunBo18dU",
-	"IMIKSwddX+ok5oh05OSpbrcbIoXpSFJDx+xKFWPE2EkYibBVyavDTmxSFTZoi1ZwycTehKeZjTSPJBgZ",
-	"SAp7wizAFin3LT3lQ6FDlqgCAC0Sro3kZmu5FmMxAT5Bo4ESH61cJGYcSTs2A7F5CljdkruV6lISHHjI",
-	"WpAhhN9ggUJIzzWtUS0MzNqBZAfAIMNch+cnP8Vuf2HO1BJ9t6ItsxdYSrU6qoeHzJYdNY3t4+pNeZpr",
-	"27CSwkMwj2TJAzBcuWRyA+t5Y7pIs8wyoBbVY0VG0XblSdkEYQciaSs0UiKtpbJ6nSmMmjc6X2KkM3Mq",
-	"sPQH3YO2CtUvjWlT+KthDscUhtQCQcAQfBtsT9WittsYrz1jV7Pd/IEzjYbMnGS04pgz2+t2jgyBAbTK",
-	"URdPtdVL8bCffngXBV9i4BD0ohxB+CllfXWpQg1tZu/IkrFXjBMYFiz5AZqurFhi+wJ4/KoKy1pWw213",
-	"2I9iWrji0C1u7WI2c/w6UwBfiR214Y4AJPVIgsHObCYVgcKFOPauqHV00mFnKEcBZmgkLedcJgsy4eFC",
-	"+haygVlCihKtIWg23KAfz56f//D5h9Oz7384j4+Bc1IhfSObAg8C6Q6NIpr1Oh3Dr7rbOQeaJOTT9U4X",
-	"c3ENVZ5gUBuUdyYB2Qje5tgOUZAdwLEdzGRaxMvGjmbjwjOVqfIOQLbXoHRvCEoyXS63/WN16RwL7Hss",
-	"e73QRwKXxvA/c79gS64glgaBhpn+22tFCM+baKP/ywjLTe/8UjfCLwmx9amyqaJqKlQG2qs92qtacmxw",
-	"JaB7YJfmvo+CoyiI25hwyTiU2LCNteIjw8tXr9xyjOMKTWGlm7zUpXezw8E7GIzh12avBZouUyfEejS6",
-	"JDO+4gcpPsMPG3d8movbLR6sLQ2OiPqnRqjTVQt2h3AaZFLFZU2x80yulRLCy4fsfVmgHy7UdAIZk0bW",
-	"nHtVyYE4B17F+rvF52BdtEqADlsXn+PVhr5rGE4YNE/8LZwwJa1IjYNJCzFxubwI8gy+XL943hpO7a27",
-	"2fc12+JnHzUEhGEV6LXbtbQ9IcJiU2b59TLk66Bak7te0zsXPDGso9vpxZj06qwLuWBCF+kETIuu7jdW",
-	"GASNDneGNtx/L5Jw6dvrdpjNdHorXlkHJa7eujiRDd7MQm3eWrMV97iz4K26i2usclhDv7YhNukTTWir",
-	"sxWqkV+8mQp58vbsOUF7NV7/9Aw76HQdBtgy60zltfKosOxCTYXk07SReU55MdYNb9VmbJsIsRf7XtOE",
-	"XOFGv6jkUbd+QUDsLwQImGXqlAUze92wfxQedcNet3vRtG0Vi1Tl/q4JOpsNZIAD+ssKAWmbG3NZAvDN",
-	"jphQwzUWBrq+Tocpz6z1iLUAMAF0vhDTErhmsVG896cZTyWpfGmhIwmiIWbRtwCpF9+Cc4t58bpthaNj",
-	"tG5i6X8W/5AW8QpTZyTrtk5K8EbfGQKN4ShRSbBdH9eEYJtUgQ9DJXdiHR3oN7bSOtVutx+PWSzkiI/E",
-	"xBp6pUhBUPBih0BFl5FEHaGVGvWjABuU43rmqrkSZnRgLTGDJc5lVj62RaV1EhOkHnKOY/LMSMUMgZdt",
-	"pdpabdt+PosFvnfBQMCGuHVboZfnL3EkactRfTZdG8G0w7a1IoOdBXokO7Lh5rdxp9Np15JbzIbjQDss",
-	"nsb7VIgMniLt+4FmwyXzE1aC/ku8XxYrc2qYr6QSSJihIfP1LBOaCkpTP369MzPKaQyoADzTCmGZQV6l",
-	"OoLWDAPhuVQ/jWumMtMJHiIn4sPCR7JCHzgbfxqleX1JD1yRdUlFCd/O8uGYQ+pyaSnATEs/ZIV0SaNK",
-	"LiuSYTDLs2AQjItiqgf7+15H+8OxGN6oGXBEieW9727B/1Jn9X/Z3uLu+NE7mpZhWRut5uuLXpY8iMW4",
-	"zDE4RQleF0xqQzWZ8D3rx0xQ1FHX9IwmLI5x6gzTDkQf8lII8NlwqRBDfSw2OSB8q2sWz+ItNb0SCXjj",
-	"o02JgtdYA65KhyiCTdIsSy1CjieDgd0K30gsfAmoqjqVQ4HCMwgzSopjKLTLDrpskspZYY124AoqvwwZ",
-	"Z1KMwA8MrjLP7M51JEttb8UcS0mryR3SW+ELaXSBjLke711xLRKWq1mRyhEcVuKRWDAxkt/KBeJJAulK",
-	"x4dPoX7lxvaOHhHrqGhwibDdPCKVqpcROAmFTNAcZyEfsgXjNkeTFUqFVgBgVQMIFSeEc9G+o79o8wuy",
-	"mQfYOwIuQ2+ZQa5oNwVvsBYcYLTjHbOhb2qKJNmaYBbLuv2qAOXpNk4Wb3R4X7XhvrHXGX3ZCXZw3Kxs",
-	"YAtDsz8eV2O0tN84kgJWBwd6O6NzaejexUL9La8PnWzPR8dqzq55zhJzJByT8ZnpGELLhTQ8cCryoZAF",
-	"H4lIdjudXrfrC2h46Er+uQNXnN3Nm+jvKVSxLd2LjbGfIDE00PN8RYYEGKrZPE2KMSkJVwsSmCxPOGZW",
-	"iB0LwMuKl8zbYCJe6EiCp2M79tpkpF6ihi08HYOK2XpZLCYZE+xJIF+au91aw2PDK2N4gYRNsGqjG37J",
-	"/E3OJOrGBgGvkGEj6QRXXJBVkcBLGfiOaJb28aLZ2Bquz+yoxQ9iAPHph3dxZ7tktLcW0KPedpdNZ1dZ",
-	"OgR4cYtsSJVyBQGuGSLWwLYBF8TVsgUZfS6hJlo6kuAtb4eR7Jdg+S3vGZD5qIoZ6kSQhCiSWhqyfZmu",
-	"rRLAIOwvK/tmNc0Te7c8B6XJiMRvYUoBTRsshW8twsmFBei8KxhGCYTh8PIsfmk/ttCX6poddrvWVww3",
-	"gjsYYManQjmNWBl3RKKo6QXYVJP5BaZ/l3zO9eblj4bFoH4MuZZYPCGsGZKLsVgw674VclUuZ2cba286",
-	"maq80JcW6HXFmGL6vUPPx2CuhtsAvxEJ2ExxWBWu7AtH1Nmc59L038Si0T9tH1mLebIRtBUh9j9Sb0vY",
-	"J98tyBtuJrMgwRmsnKkkqszVnLUsiyPXOYiQ7UYclJWGaADtJbtyuNmufOybksmA7CzKVfsx2ouDJqvw",
-	"svU3nYjLjF+JTG/aZ+/RmMxS4OxwoNohrdDVbHgjnOqSY739cAc8GugJ3rvMlblFmrTifCasry/uH45j",
-	"jBIpxB4MCm34RhukFqCeXqHYfKwyAYXNdDNFUiqFmm9eEPdkjBsIB5R8MFM+SiWgWFV2Yo2heyVHydPh",
-	"363PtKG6RZ4OH9DdfuwVzlc5JfJUaRVNohTnVGYulvGOm4lmi2NWCq3VeXwsj/kOF8TH8QLiN3H8DQey",
-	"IbNAJU3ReVLZlJhLCDO/BGNgKkdkolWXOpWjzCXOXFr5Ia7dNmhKBDibJh7qsbOvv3NgLmWbKy8fgj7d",
-	"cXF9uzk6x07enrHbPrqMOxBpSacRDMWEyhcn3CwKHL2QxY8S+PAY/jnoJoBN9KQHH6F0oPnj4USZf3p9",
-	"/HcheG7+5RDqpnLM7gIPWVxWrCx/MuLa44fdXiTdOdestfp8t51RPaOafPEnLPOq8tBnW58waOviIo5k",
-	"y4YYZguyK/8SBUOuxaU2jxstPgoGCKH4xei18aco4DKJgn9HgcqjIGSfyKd4cYERnOYJqQrzE/5yAfUe",
-	"oNCMi8lgiRDTJnm4XP6m85+LDE1TyPBaNoKhXV1PnzdqI5ViZCHWOiiLO+wGG0bTrLxk/2ji6rXPxEZ3",
-	"hXtCgcEboM+7q7fZJuZe//1LI44Z3PDrV6aE1OktzxPwMC6vFo3rtMVlWPtcXiw7rpwry96QVXZ9rUXj",
-	"b01LQtj0ay3VDzQZnDezN9tcudahT/Rr2N2d8j62yUspZfkvYfAvW9a3uRNU4ldVywCV2BzOsMpIwURw",
-	"a7Q05Y4pns5GKTIXepYV2yPc2AWaZcVGdBvbtku3wQmvW3dwLe+IUnI3HuMdv5obWy6DzcDAH2grlVdE",
-	"ZhsuGDJM76JIm5A8cpUEWrJ41JJoYyNp+tJN7HxpJEiV4Ru5mj/QkbSi1xhMYnB1unDPVmyWu1NTbmKL",
-	"jr4gRX377fYlxU177m1HucZrdvwuueQnNcmzJkGhTm+OB7oG0O5jEyq9qFg/aDWSmB2YFkzPJpq1pGLi",
-	"MxaTpI0FP+10mqUiaYde1jiGy+rj6k4tIFIqkrXdabbUbZu8WrEr2RnAwB9UUuKd0zT48P55kxiZqSYZ",
-	"8ryyWtezLAvZKFezqYDUqmKsZprLRFe7+Esv7B8chkcPH3UeP2lE3ByrvFjbGwEDABw2luK2yfnmvPwY",
-	"slch+84chvN6153+q2BdKOiqLkNUZhv2sbOkmFRNgP/USnZek8pSo37s1jMO2snTijcdhHeCZ4Y/78j3",
-	"bDCFXp3wihUiwAHrRVv5HkiVJUIXaMIJveNR0CPwxpb4gN31+IAHXV+aOeguc+RcDBvDpc7tyPtHLoRE",
-	"r5ySFHM3pa1hNd9B13bdqgPvHy0P1UdhqA72uU22cDYWjOCHrAliQTDmI+ccbunZZGL0DAoaYVIlQrcb",
-	"tfsdMJE8fIeSVtwqr6PEb5j36oh969zX2tbsNiQyXzcKBHCF5w1MNj57/2bwGmKqbFQ+Pes5JkIWR0EU",
-	"xMjvvRIJy7EK4jYdrnB5rkx5I6/9lBfj0GGlpIUm4Q+baOxuyywZG3PhYi4peAsnZd2VFjjAlegqtMiu",
-	"m2GVMWbiko8awj4/gu5swyogZKKSLPe1tE5xmW7u5e6GjgbcTlTH2kxzIBOcWvrYBZJpBdzMOQSD6dkE",
-	"qgX+msgzTfAVzUAPei2cED5ShX3yUHmAkHwZ5KsgjCqYZBuAjJpRbrwr2MHb0Oas2fJvjYJQoaw/DhrC",
-	"e5UXzyF5zmVWURgw7F3QpKYm9nlXpINiY48ZhHJc5YLfGA4LEgoEkxkNxYsbtm1zPWyErXhf8OIuZ3Ro",
-	"j+gWJKqHucqyy0RMi/Eqs72hy6cYdlvmYkyEUc3dne5SMXhBkcEMm2bQNMXCpRrT4EInudk87kSIqcDw",
-	"smrQhB+68EBTwICLQKGgYAzfRVA/mXgFAcoo2A776GUteCO3hmx/CpHEdA9ZAsmswI7cEJNgRGs1MUdn",
-	"Wixou6y5TcnL5gtyw6q7MD173/heL38LysAVym628RcPloJadNvtEGUoeDhlGOhre8UScrc2o6bMEoNK",
-	"0DiI6v6wrbcnktvtD84vLViLviRXqZ83SinykYQ8yHK+eCuVxGczfuSGwLQNW+o0svXc22lQKzm1OfXf",
-	"mk2XnOUPxKMLXrym4LoG9B9SB+xfJWplxmWSypHNbRGfU5fn4slTWvB8OL4UcpRKEKHUMOXZpRTFXOU3",
-	"ZsP4ZMrTkYTfZjnIWcMxBzjx0CttQx8mIklnE/rgvWs+FiJ3v1D5Hl+MQ0+LGbJe6EJMfMku43I0o0oc",
-	"SxnBgG9XpBIbLCXEYVosPPhOopvFyjtHv4BDeIdgFJcTdg0ZobbAIpo8rH/IxiYuygBqiMy016jLM4vk",
-	"1azwMjFCFtMuk50RPsVUa8VGFtcaYbkoZrnEYNf3wAu5ZjGO9NPrk1enF08BngCqL4rpGyA4irqNcSVi",
-	"r9AIWBnHao6dEjBWk/vJ082qC/V3ZFkoHBuGa4OQrvkkzRadzYBZHjWuat2qPvZB1op9SoQgzlIXunUv",
-	"2SDOzSMg2t84AHyOteI3+YjLdMjew1Ezu/mWpwl7DyfNfDyd8BT+QFEsDlmn02lvNxqqGtc4FMgrwsGk",
-	"BV2k6O200ZeTKc+FZq34w/vBazFnP6n8JmSvf4q37N0duy2GYJ8dULpiIuytFQ9ifyynHwZY0mrrUaxQ",
-	"+BvGAE9uHMHz08H3Ip9wudhyCKUtYMMIblKsjo0vbNX2Cqy+v9elAmifMq+WwAUayb58d2vqL2+RtQPK",
-	"xHXhzdrmDW5svllx9FtGJFNXaRYwZ+2Ri31Uxpi1wBIMES4c0HIwK1oqSntrLrziMP8odJ8wBC34zzWl",
-	"pAGcIAZTUhxtJOlHT+pOCydQTni+YDxJNItraKzxVmCBtQt9/fJzDHCQOy6/u2VXtW7tAfbBrVpdutc3",
-	"3wzuFYav7HJFrF0eMtr6+7nbEq02wy2d9YpNrnL+lvBqNna7BQzK0iJSRHr5znY9VQTCzbPE5xk+38Rl",
-	"4NGtGUxN/tyif3iB0Qv3MQCQZrfp2DzIWvH3So0ySDh6LeY6E4Y1mE9ekmGN/+6+/xVpuiEy3ct6haRP",
-	"J++w1gjy0Ep+V8xVe/s+yzKbzdQGeBQYVvzh3Us2hoh1w4u9t+Ovlbk8xeJuA8GX72UcG+hj/Tjw5XsZ",
-	"ByhTdxuFefUrx/BlhaJKKhTEFOwKRIMvQaggaimXRgAL3SepCtJ/6AtDXjyVOt6kZ0XSKlqxN8h4wGZT",
-	"BK+zIGxlEuzVgsX/jqEKGxSeZ3EU/Zty4rO0EDnPAP4Xg0GiKIpi/5coisOKekZRezX0u/Xqkw/j3O0f",
-	"djfoQ9s8TurCNo/6sv1WzzspfIunS4F5i4edBLzNs76AusXzdaFqu1eclLTF403izxav7TAgXybZ4vFG",
-	"WWKb9+qSwTbvLF3nG19qZC22WPhuXmJICHZFO2rBFEuWdl8rMgxTeaDHwHekQkm/EsnSnDaxSwmpVYZw",
-	"MtUYreTCt4WTCuRMwypHMOIG54H9HXQTBzmGkb8WzNFi8Fv7sxek0+q6sKdcQJyUZy6+cw2UJsz5MWB4",
-	"kisSOyrKoJD2ln7HSuzMNk6gVak2H/8EeoJoGDHXl1ORY3XCdQFJU0FCRFiLneu6KIdS2t0iywgevkxm",
-	"OW9Wdl4JbkFg7EN4VXvxCDsHH6yL/6FisG5DrR8v4YuQ1QN9EvJ3bkGCuCorBTkoTGDxj73UqF1xsLyg",
-	"IeqxGj1U3+qwwjyX9sMd54vVzPoZ2NNSvUXYeRP3G7rXfd5H+YFgqaM6IcTH0ryM0LVeMU6w30Zu6wR3",
-	"iWuyF4+HabcxHRLx0TaXqqxAFzrksXB1yBQNZquU0dpBRVD+JgA7j8GDUjsRiFhRKKb5ogn2cXP26R8e",
-	"wXCNDHLHILph5TRsQXLe8fkS7kqr2zgmfWraOmrvPJ2IfygpXjdC055Idnby+gRd5T8bSQKhR2K05+9/",
-	"J/IslUalO9Ep3/+RF+MJl8nMfPPh/FncDOEVSSjqIlls2jXNxh32HANVBr7L+4Fm8fk/YqiZzyWbTc3m",
-	"Io2JOY7HIhjlaoJkBQw2xPJjoTXvWhorhA3dUobgxgAVlJTs+Gcqj3et8qGowVoF1SnuDNBrVhpRQb8J",
-	"I62m3DqOCkeKF6WsOM34kGopUHFfMjDS53aF2yKoY5EvWKqPLUYKxkIsdwPn9VrMzQnH4WhIRxur3Kw5",
-	"QaHBuW83aspV8X5HeTRplLzP/VHioCp4v26CVFFCxNXA9X63/3Cv193rHwQrdLo7yqffRLyry1hfIS3t",
-	"JOrsKr0knhCyRohZK7Ks4mZ4xu4SbvZ19Lf9hdDICdZSMBIuwM+P1Sx/QHKkYVUfzp+xVoxk2tvrH5z3",
-	"Dgfd7qDb/QdALuHF6v1OeNaRhJzc8qe4Xed35Tv3TPq/tmqWalrAB/oPoaT9eYrt+fjW4WN1fvHHCSL7",
-	"iE7uXYVWqFmRXPJiSaOB1NNgLYTjMl+SpoUs1SLBPAW0yufs7K2t8tIcxD7habZpif4hcvVGCrQBQ574",
-	"5ZUq9B1eS5vg5U5wfAjIyp6dPX+HHEez1tnb20Ocxe3DNhiuSCJCY9pU5CxLt4SIs2OAuKuGYfx3FZXf",
-	"YTQiJwKEqGqvxyyOZt1u/2HMeAa2PVfWA40lCNqwzdiu+a3KiYi+oiCpxZVqyiYRDlGYgKvAwVwcUyS0",
-	"/RKyVRCD+NZoehDptgowaFpibq2Fz6PHzAFT2SrRkGcZVBMzj9gYFAogGbAYELZii3+a5kzNZViWP4aX",
-	"IIV0DtHbqbxNC2vGaMU8maByJBKM9VM5iw1XFHlcBeEKoKMgDOAV833iYkDN440RjlZ5ap5ZTW9DLd3c",
-	"czLhOakFMkGYjFrYDMYcDim91FylVXWP7J1VJY3NZCY0goPMATXQ3KKgbHFG6blwFWOtjEhaFS4kf5yn",
-	"yZWKIRgljJpTF04qIwrWrM4qswZUOXT6JyuUuoEkKn4jNBPX12Jo5C07cn9wVS3T10ZDFzK0rHCircvp",
-	"Z9hsswJamLF5WuhzD0PLmkd0wQFawEJrsdeV7HPU1bHsG3SVNJhJLMvfyChQ8d7l2miqPUwXSXmAPdZh",
-	"74Qar1/in1Wm7rEw7zjU9z70r73KZIgzrLlfv7UAYq/xP5zg8Q1TT92abGvDohfeFyoX36ZuNWvFltJi",
-	"ZlHx2g0W6BWy0skq8eiYcYjnSHUVWb4UrOqxG93DxxtNTU6+2g5o1olMUFGB8sWWqkb07MR1NdMU6/zD",
-	"BfYA/EapStKhLfaXi6nKi06TFPcVg+stD87BSOO9Ncz5PAPfgQW3h9tO8ARuKQrK0J2NcuIbKYwgeLhv",
-	"pEG7bWYTS5GxIhFW3OHdbvcOMqHpslatCUmnlAHhDgKcMviilAlXSoNbjGu1IPcaICfxeiHubUi2f1xW",
-	"X4TSePlIyX4K5SvGHXYKtf0mUOFSKifuddhJJJ3sV7oxbMMA79nzSjtezQqLn4IXM5vJIs0qI2mok/64",
-	"sQ6Vkx23BGG2UmTlbNSkr00qpjOwL7E05BdrmNoHuK2+GVejEgLreNpvo6zd6Rht8ZKv86wb2YuMbzgT",
-	"JyD2lYi8q09C2x6FXEzULfFP+6IVf1MAC8INah32+23zfSY8IofgdIRu1+FdKH5LbenOlL1Ew3Z7y0S3",
-	"bti7aLQraTGc5WmxeG8aJ3Os4LnIT2ZN+bwnEjAKb8SCTXgiILqPS54tinSo2UwbuReEPlS6yp/MG/RL",
-	"B3LPTHdGv4TOSkF2XBTT4MuXL6Gr7QTBicOiLFMUnLhWzSEqeCoFWMGqpUlGaTGeXUFlEjeMPdKdym+W",
-	"gWhpR/ZQlbDXrXuhw4yWRwDJvdhVNNDsWmWZmiORjaflIG97Zs1CplUkxWeAPxmxYZZCiA6UC5yr/CaV",
-	"o2Py8FTeNjpdppQmLc6sPnDoPB2a+6mFebBmm8NIxrYuF8Z3gh6UAkJpCsI3gscS/JMh9k4kodJSifns",
-	"TYmJz0Y0wo5tES6AQdYsPoFStOnPYE4csO9gH5m5Dg+GJ2/PLn88/Qk+QFaGeVjIIh1SgIlmUCxGJKiw",
-	"GYXviifetWtjXbDArxtxtxeCrHHYN8eQUDfZlUpsZZwY8Kewm/3Pe/P5fM+oTXuzPBNyqBKRxMcsJxka",
-	"X/l/79+87jBcAyznD/VgPbhrC6fuFsiOx3nwwMMXAwJ3DFDaxywGvGodsxbeA3u4GmwitAb8ceA8VOSf",
-	"KcnQN5stOh76tl9Ag0STk7dnbdKWqdIQQHf7Gwvls7D7KvCXkdWwCi/8ijV2O51OFHyJWSsuYcTjtiFz",
-	"Xnii51y59rF2FAULDbmENEnM7rEpE5ZaIunkQ/BSljt5aKvwTkQxVol92z1OZR3t40c2RoXFJ+aYxZE0",
-	"QiVKaFhgyZyRFCUWxMp/BS2/VgW8IZLY7XwbT/FY8KwYe0cY+wOHdpozPeFZxuIf4KmYSpsddQ/crR2C",
-	"hSpTPGFXHLC5IBQZaalETi8Jx0hUYJGg5cElxHx52jDbNmvZuMLD7iHkw8pFROkJsFI+UZYtD1WWIarE",
-	"A90OCYdEs/gZH47F3jMli1xlAybVHtybMeC4Dc2PkaTC2MDGHzicPqrC/T/wspDF3vliKvbeALvUpiUt",
-	"0+trOOV4AWiBVy2a7SwH1RRfZHZJj8uoo2IsJqFNJwLDHoSDtWLzd9weRNKa7qhmjMvO9Qx8UHsLDS4V",
-	"LSkEHQnT0QA4YCalyMybaCOMJLw54dIcSXiYyo+FzggJTyQiE4RxT4XW+dDmCJm3aMnMmDXI2fbeMIOB",
-	"VSFB2to7KwfB1pbO0hsBAReIlsTS5Ng34qHh0ztSHC6csqkDlE2ydCjIRGBvzO/fvtw76HT3DINZuinn",
-	"83lnJGcdlY/26V29z0fTzLzSGReTDMWTIqvevidvz4IwoAhcowx2up1upfpiYBo4CLyai0CuNg79SxjQ",
-	"0dhP1FBXv6FGOgs+ATF4JBoCJ9+LHAW7VLuSka5cJHsNV5VUZsM6ZWK8kmdJMAi+FwW9Apn8dCeYPvrd",
-	"rpU8KGDev1bsgLzCa64O5X2sEVbrNrLeJkmwXkgT5KZlk/TSwpj+D/tPVjXv1mL/XKlXXFp4axCWjnBt",
-	"1r93JguRS55hTQpfzgwGny7CQNsw9ODcCjX+sMOg4COofAEms4svYWCY/Qq4QuSz35+es1F6ay44KzxA",
-	"eI5KFpsI4QfBk/WUsNwrXj4OOsVJR63YZ5MDViecOGTuCVQg4nYIIJgwUji/1LbpuProqoWnF/bpaXoY",
-	"qIG2uTYBBTxvAXV7zMYamagwdxbYzON35sMeOBFiFwTMXtMYqyP0nt00PHgUn4SxHTUt7olhf+LzVAyN",
-	"vHrN02yWk+ElEQVPM5TaMjUaicRegv+zRyS6d5bEq0bqP7R5qPDkWWJGuiP5AsgQ9rpEyB5/gzts/xe6",
-	"KC7T5MtKLndeBkKoa/D0eDB79Zjpqq8J3TrozSkUiwsVRxJkDJ3eCgr9JCdI6Vhy/qt2x2a3QcJWLnhG",
-	"iVgTwaWRu+xdpfJIYjpmh52nQtdBrQjO6mrhcDaGAjKGkOarJ/JlqgtIMAO2aH20YDRah3udQok9liZ+",
-	"jrpdFPQ3evduJeDskVE4gwEw4bJkZrk5gW9AQndNyaNXB4r0mpTuxqpXdkM7m/FKUJS2nq2Wj9jfNgI/",
-	"LHAYSe6XRD8uc1Ssj5Fy9Vrk7a6kWevQ2WoJRQMEMRoMEeOsFss/FUB1MFbUS+GnvUzcisyGsOIcjLLq",
-	"p4xhni+lnJkPrlpcyOJKwhR8UcmGgsZcom7IYho54n+weJgWi7jtTpAcCj/NgkKPrO9wnBbH5OwzK1gS",
-	"F4pheMwUxV3XNwjFW6xQYR2HIM7aLY0kOoTdWkPVTDBSAQICyvemR7PelOVqCBktA5xSNYaQnwzVjjWb",
-	"8PwGYxgw0hfqM1bzZNF3XrZIvnSzyDEr+Ig+YwkxHJnhYopKtZvLNDZSYlyP4YykLXKKXADb10xPRYZg",
-	"0a04HRH1plIXfJTzCWRyo75+Zr+rZnZbXmKTXVhMMDCwGADYRbAwVwuGeeOsFLoOAQ8OjMb2uUgCTvNO",
-	"KDInZ+xE61QXXEKRpRqsTCSrS+wnSIdegjAVcfPSuF2tYnM7VGKlI/nh3UsGbnwjTDRnux7DFWArC3Np",
-	"fT6ek+SJtV2YhQTozFSzuJWLxDSRtGMv3Ji8C2CIOGZVlB8s/VxNivcPm9GjQaNLPxPZm6nZlp3bfjYd",
-	"5Twh6JCrXM1GY+DLE4wwiG2icQxqP9WVdVnMCLvsV6Wk6pb4CvRLScLUcySVrVEzTosqJKc531hdammY",
-	"ZbEvQEy3GRpWE46kmVwrrmRuADvCGMvYop6r0oBFAZb1MArCD4MrB0H/3Z0D/6y7bTbhslm78DpUQLd4",
-	"YGWA6nekyw7qmQOeuRByB9y7Rm41q2Yu9xW7RDkquJOFgt0tq0VCwAVh7TcshIMZ8ydfT6df65FdXoMX",
-	"NuklrBS6aYg97/b2ur0VI6Pwhi0EglVZMfVxveRNw0Jjp4VWAmprHunBqpFCHtQ9jvMZ12Ivla4gD9Oz",
-	"K6p0rq5tJaz4r8TzLpHTUTJ/Z8UY8XZfu8sbx4XYcSJLrLAQs0ypGyPaHiN5U0XN9YO4vKpSW4niamEX",
-	"beAYfr5oHFpj+yovVreOYI5l6/bzul6a2EApK++/V3kRbPHcW5G/Ncxom0e3fI7Q/7ZpkY749m/gkydy",
-	"sf3Dr1Wx/cPPCApj9zegm4udLEn/pKQFOtCVtEDzt69nljJjHa8Vri+CWUM1kLOF4HnIbOy/X+4BAoE+",
-	"OYzfg8Ne1/0cwKzpl4d97wcp5rqzGKrJVSp5oXIjwcFsXbQUiC9kVBzs72dqyDMjQA4edx93qzrvo/8L",
-	"l5CdD4ZQmFk8LTkvflko/KrX3zugr3B9/nr0HeFk/PXo+dPnp389OKEVwKfM/fq0B3iXv8dRSfG5CAZy",
-	"lmVhMM3FLf7thZJRlQlC0+iF9WxR4vwHeEfhdz2cbfmOdQYGg6OulwjS7XSPMLm2T2W5gkEfrBygCC4T",
-	"HnyNkJyQvLKOnno+1exP83SI/nD3wJPH3u9fS0JmZFtsFNyQX0sYX9HXHbZ7mx1d3sIvu8iJEGPZYDJ+",
-	"Q3Ad7kYvHZ1pTlo0mpC7vc2m4A+Sk6dYJPjS4eaXXqvihZpJfKHf38bgDD5usBmBG3NrEze8ck92bvPW",
-	"wbZdphORvJkVaB135+29tQPRgSP7g2dJRLvYBlPiPnm69n/BP9aaF39QczQH+6lcw7G1XehCTO2Vg61t",
-	"Z2yE2l5x2IQKA9CQlPuK+hE7sdoXdK2x1x4qpwS6Zl4fg3PbQkviQ4Q4iQ5l+Ormv/DNkCza0CigIMKv",
-	"IeMs4+YHox16iC6RxEFU2r/5L9vDYLnwmYWfH4M1qKy+QyYwaUabGirJBL8VSYcRHkWiQLb/p0rlwJp1",
-	"VP5A07gIkaOMrZRFKqGCPBM8z1KRR1Tof8+ZoHRM0A5LFXZaZJhrBthoN+xQJJkjAnS4iukxi6HAeSpH",
-	"l65LMnmpa9qLkMUQ/n7Z8CjPMtOuD/3hAAnQPUvZiJNUzjS2fAwzTHI1VdfXNEHoCbWiB7pszr6V4r49",
-	"0KzVBQc9jqwdunYQLdSMBahxBeZPpRscRx1wtByPP5CG9hyhtnrd6qDMKOrtXpof48ZxLDXQYSUAE6WC",
-	"KylMq4QdE7KuV3NtrmZZwpL0NsXorW4nki+QVzSbbnybiPVTtzDDgSSKdlg+7UAlnKFTzSnIaenomCMz",
-	"YFiLj9gVpZ2gJSmlNNDUR7BA7nLMapAVaNAmpNkmj8L3osBpLnsUNilShrlSVOhZEqzQPaFt64JwbPLa",
-	"Gc/KOLJm/0O/0f/gmPf9uh82zPidOZAvjASy7cPn6n71wt+5lre7YvtVeqGfwLHEVoNBv9t1BPM+HcnZ",
-	"FETORiYcDHqPzeOGeWiS22sYalChpIkh0U/EQzFTweOn8AXiTiPoEnPiv58b3e92URuod3u0stcjr9Pe",
-	"o6VuHx+5ft30y/4OulAJ3UraPqPxc+27wfbCMzIS4AsuHWdF6IXjC2RC/lNu/kZy88nSUltTCNYyLuVn",
-	"uu02StAQNbZSZsYYvxI1vUzMcTFhlXFs5ZkPI6lVblFTS8HJdI3O8hCTFKsA7YPtpMAGOdyCwLdKWOM0",
-	"L6VYI0VYUdjD+qaqYz52e+V9Qh8cY0h+pVKZGS/KPFbQ8H3GTdIpCl7YJE3NFfTxil3aXlfJad5qNohn",
-	"PMuW1qmK8GiGvAu0I45jm9rGA1vcVdmCd9yViatXUUKxnErKFa7knHNtEeBX+To6pXmBbdh1bahUZ1qG",
-	"pGBQ+VZX4GuNeXZryGHOF0jCP4tctY9Z3O10u1TtEaoCJGlybFqFor+1KWJotyuGx96VZfJQXKKfUqFt",
-	"FAeRqkgGTAtYiDhLdWELQnci+T2Gea4XYnGAWFNGK8YhmQTGReEBU64Ld0aUOo4knNYK+CK21PJqRa10",
-	"cGIJ2RxwVCIZvzh5dv7+8t3p+enr87M3r2Mg8ZBhaX2RtNFfIq4LpmYFbh8JyBWfIxaRgelBFgsMchkE",
-	"rgEDzrqRVgTdmDV85g6Pvg9h+TcSNn9Tv8af8muz/Prpl6DG/qxZdEkePOz0S6zbXoOId5NKQ7W2KFWF",
-	"1dpWPbG3b2a9bee9Tq/s/HC1WEtj8KqIbRjGwZ0N3iiP/N/S9txrcEj09g66d7dz37WLX8u8va18XmVi",
-	"25i5MUOgYuV2PPBPkf0biezePVOxdbsCQisEeLjnN4rv1WTalWG1N2KxIsYoFSQhVUFamky8TgBDOMya",
-	"UI8ilcsVG6f1IsFpiWgC0XRC3opMTUXISBuwsXZeUTrzi2YtLLztawhGdaDAgpDqyC7MLNsdFrdAuGq7",
-	"+E2K3oGaqhonetDtEnid2w8w31HeYxmUZUQ8yIPJRSRBFIO9jnGi1TAj4hf06emPpz8ZAaRMpd5seWyI",
-	"xjIvDdiycBZJkM58QYq1moQoTGwi8CmgNcK5YxO+YFfC2jcjSa+7MK9V0pOXHP47Fpx2ieghCvmVYnr+",
-	"DJz5U8D8agHTD0SoFqdGCaVaOpkENApImGYAdeYaOTzavQ2UAe4e2eDdXN9W2vuafn5vIt+28Qxw3a+5",
-	"is1V/afA960Evlp0sJW9SkljhcS3XchDLngGqGir5L1tjKRkgBunhRPJjGh0BN7lQng1Ea4WVBKLuaRr",
-	"OWJSJaLRlml+AFjuqci1khQaPcaUC3K0zxU9NuELZyNlxTwdijaU31SJeOAQAkvMyl7XlXJHI49pFcZ9",
-	"nc30GKMEnOAaD9hBl5FDUIeuOD5ZUqkeB13+0MpBt5y+yhJhGjYcLUQXOj11JTAPX5D1rqCXjikSH0eP",
-	"g8nFUMiCdgHe7h9VB9HYuRTzsnNProagEIanHJLj/RRQxE1ACSC0oFnVbCfW8mq4YU3T3NpbHeAWgGW2",
-	"0ShnWrGhHxTy5xKmEHoD69JG8jX6pJktDFGaAyszQ/AxfBRCXcyzUHg+U3IkcoQ0KPhVJggNOf7w+uWb",
-	"778/fR4PmFTsig9vZlMz7lzARQkJIiDjT9od9gwlfiA1jJGgvFnLDCNZo2L9AKlHaAsyEr94+eH9D5dn",
-	"r89P3/395GWzHPy9KN7Zg/i1QvC9eU090OxP3bAb9kLz3z78t/6/A/dXz/u2H/bCQxjPELr+5BWYC16k",
-	"ubhWn72a6YOgLH1cll8fGIZ0U6ipLS4/CPa5X0Z+RaAt5J+a433JR8rassrun41zBatd9v7h/eCDBExU",
-	"s6agj7gxTNRVmglvCNUR1Ht7dGT2wTdhbX0rW0LY5CW1nPs38ZL+8e7Rj2MFnER6N6dU8ztcmGSlXGMf",
-	"sd4mZwkhi4e9JkrvXsUIUndsgrkA6j1EcipyfMHwvNJVhTzGfvZwUGx5amv5mE0Qr97VrX6gI0g+tO8e",
-	"A2LdZ8LNyAFq3uiswCxEAqy47YwrV+TGJZcquCjRzRpJ2+LAeSBX+c9Kt9ySDy7mEzTSEKoMIDXt7GEj",
-	"Fr7GQAJM3FuoVDfbPUK2pTmDfGt/OoH+1NHv2wk0Qf066PW7naOuubrouASD4PTDu8Bz/fSd++XtLB+O",
-	"ucZtKpt40nnyuNrCh/fPvRaaGrizck7H/Ntq5nfu5PemlhMH2d4F410JaTXvgNbkT+X8GwkVNgSj5okp",
-	"73cdQqyOO2a7OmR0WXp2pbRBzziHzKaAKbYJySSSJZSJvSRZwvX4SvE8YXqs5pqlxVIEVQ3ZotT6HXrE",
-	"upilUs03CiQFsCA8pL2/IUKGL8xEEMn+c0ExQxh7Eg9sEEpT5crjqjrv/j72IqWEqwdr261UpowHfhts",
-	"33VcKzwK73qlZEhnr8ZP0VAx+X2rar/eXF1RGhveJbhE5BJEuHCKNgaXF6o0b4xTKHTo1yqNZGW0Hm5K",
-	"2Q9KgxgL4MXn3fo137ERDP1ylVHNewB0MagEoFc9hE1AIQTHaSiUQn0iiZVGfKzPis8Kz8AE5N80L6kh",
-	"zTJXI8JtWpsQLCOJKpQhum6tJKWkwbAWGDncJiGK4RJ9tDvsO5wed3B2ldmFlaA6t8w6Rh4CB4QWp7Ts",
-	"kMxMmxvJCuQJ+wFF39yw4JoAvMLWYGs1/nFl1P/gbOnNL1UKtW359NabRI9vt02veDEcP+eLN9cfhbi5",
-	"j0xvWx6xmnD7Wt0CAmWtOC/65n2uE7KJujX6Kx/eQJFZqExHpXQgeHUuxA0gRJUl8p4aqTBVMzjoqUra",
-	"fi5vtZKetZ1VqvMdHvqRUU8q5egOjKi4VOq633nyaLm42sMnleCsbresh9brPXZFginN+cle/wkW9fUK",
-	"Qz72y7lWB9nrHFYVCG+Uh93mUT5+uDzKRwfVEDJ/lIddEGhXp+v7cdYZh2IzSrrgsdDP1KcrB+83SLHW",
-	"TUV41yT011bg4HHnyFuBx93KEjyC9a7lgzcsiZu+tyRPjirJHIf+zvUfdrt+qsXqlHVYOvTyVNbtxLl+",
-	"1s/v19vh7T2QtarGK0ydLing2q9D/qdO8010mh8ET6BMh7fq9+RsLFwFw5UKzRtr8gR9oVonGDoNCfnN",
-	"1uwtTZ7kMENRrtu2XrdIkuerKVqMtTz09565EXrdbjd0QGjmUxu9b5CQfMuzp2M1y0nqxoJkNvdhGQmS",
-	"3G1Yq9e9YSuigqOMkOE2FEc9Rthiowip3IVfXbPZ1IyZQrDCEsmLlUpetuiwEyx+jm7ahC+ydDQu9jS/",
-	"BVT9srxX/4CpnPUPYQtSQcVLczGFklSmWTN+O2E+K2YTiVZ12rWQEWR+4aEDqiHpvwKQJmkJSjnYtGuF",
-	"3k3OZQj7K3RFDSMUc/yRHI2Q6+CUsy20G5eSXU/38VTJtKiRQsIXMdraiWDaA7vZqVWbFyHzK9qu3knw",
-	"Cyt2ED58iDJLrTO44+J6B/Bt2UV87KUUm4mCykfXI5AHJq2gJyAlK0EqdZoI/5ARzLx5r7JXbqMovwbS",
-	"8vlCP4C0lXVE2uuG3W6XhrKDxlnaJ8jO0YpHToUxCteJ9fZCj5EENzGg99HK4bD0Eiib/T1eoSaVBVf/",
-	"OJGJYBBKfyaTFDLJKvxZwhcr4g/teqwIG8QXbdCgOcVBSF8iws3FFphj3xHbngpMmVsVC+lsqY1jASbt",
-	"VSnGj1+XwP0nUNefqucdVM/zuUIeuqx6gj6JxUtRYyHLl69amu8vjVB1af5CzwSkal4mfHGpri+NPvoU",
-	"ima1GyGkqirMk85Bvbh7VQfodx7a2u1GtziCW6lfKYI96B10G4T+R77Qf9grZf7DR1/8Jh82NvmoocnH",
-	"Pb/JI0+NeNiDYA1/5N318zpantVBbQjdXoNK3a1EaTz2ZtVtmFWtyYY5VdrzZtS9u/eslJqrvq1+f8m3",
-	"1T/Ar+5GYF/hfPutxvgNfHd4mTQhvZm7rvHsb3swf41D8kcl2V+L7H4b0tlo8UI8SsTkNrIRifXrwCjr",
-	"NsZ+dfMB5NCnrn7NgNXADh91q0zeo4bDo+4SuR12O0e1Tusk3dui00dVHux32r9vImwCH+zv9R/jV1Vd",
-	"q4ZSWQHU/+vR86e4XfdNvt98hL8q4YOasET0VDXAWk/Q75VKVimUzlofzp/9V28bseegkbue9w/IgFIl",
-	"ykebLLQHJQUeLBE94vnUuew5dLTcV28Dv/XkqN434LcHK/lgxZxFFEL7+bT/LVjyPQyl76j3Nx8L8Lm7",
-	"H56+f3r6S0fncBcjemmm2CZkiOym1ZyE36kxvZzZH9qi/ncXEOPFNVTyNkr7+hSSK2Z5CCxR5Q48eI2l",
-	"3RYLXF8KyRbz2aq0oI1HYbxgWBFnU4Gi1AXbICYoliJJlQTImCkfpXKERVj5VSZWRc9+tFPZ1eBmy+pj",
-	"Cu2dsO6pvPRdwe6pPHZpIVuql73aKvbGDMBWe9asFRf5DKqj9OI2IkVlCyaV3POfAX3IPNSN26sG7SpI",
-	"bw3TBqWkl0cYpwmYnKEccaokolKuXKu1+ceAzGhXCT6sXarfKvX4HrNroYZzcgl4k07I65/3PJmBlmBg",
-	"G6AcFipo3q2XKu/VipCjOFevMo7flmXEEQQzTUAGKquFU012V327Gwa5AmMxlPMM/DLbwYfzZ94X5KfG",
-	"jmZQ/33dPHcXcSy7+r87SSPLb33DKN+eu7h729/axLC2ubLtZL7ilt7m0v0gp7kaCq0Ngz6VRVosfoua",
-	"l+7aNEvj5u7dgO6OuPgSBlOlGy48y8sxgi+f8CzVtm42axV5OpmIJGSZmot8b8i1gJqxmeAABhITaWE5",
-	"dlvwNQ4Zj6R7hip7cbmA5MmQTc2VCHdqztPMPJOogqroJ8fsg0yHKhEs41ci06yY5RKcioWK5HQmF+ZH",
-	"BNeYzBBWRLIrwTimWkJRISh2xs7e2ppVoY245cNcaQ2AfDONhZNiOswx61Pxcc5ie+LjDostU4htqC0f",
-	"DsW0oEyfpvv5faFy8dFBq1MZzO9UsljDFhvLidf5pGV9fm3d05IN7l9lahTUGF7Q63bgf/uPI9nvdnuD",
-	"5OrxYABGD8fHdj2NMMUXKp9QsE0FPfjL0n3Qu1ti5a9wHaxZnU13BF0Gv+Ulseu2bYwfEnPLSGrlTV+q",
-	"IWnlv6x/74FmH9697KyFlK7LLl/uzK57W2gcb/kiUzw5V+olz0GuCQ57R9t0pmdTDKd+JZKUn5tR76iY",
-	"WS7wW14PJ0nSWOrBux4adKT9X6ioAxYnX973d8CwKwXRMRgiy2y8AxVST7HGQpFzqTmoOstVkp9DLz7T",
-	"/CqBElpLanKcuvqnGBZl4dVg6+PznNpbcWxcEr9mIyW/KuJuC3p+ofKrNEmE/HYpyd+CDHENN1FiaBXz",
-	"2pU6VvP1xLF+YPTumx9/Z7nf32KhzVptXubfsvDxvVYcuIDa9sPxipwvKDKp2dsP58tM5615b6Wg1rwD",
-	"9pG0pKoPcFEHX34rwvz2POMPcs2WG/GbHT4cgmenbL09OX/2Q3vlMZw1xvYS/gAY4qhcL0afHrO4lAtj",
-	"hlewK0frVBN8Bo4tRAFHMvbE3qeosFUF3KcxG2aC59oF/3acqY8NucRioTSMhLUO+/3G3H5cgT9P1Z+n",
-	"6tudqt2kWFuubK3Zv7zu6OkQLbdULgFKIbCWhTxNk3aT7b+GGgVVlCAs1xmBly35tmLErob839BMa+Tp",
-	"/nJVmLLsi19AognZeqQ41B0aHIEBvfq0a889dfDl4u720P1Hdv/vZhltev/3ZiNFGtrGREpT+b35MX+X",
-	"JlW+zBQaK738LxOmGw3FrupYCgZSYoeYCNTvGqkg50OsX0K2VnJy0szRYts3zz9mMXCKOIwkAcYJsx4E",
-	"+1wteGPhukMEzgO0wtBx1AGl3JTCEtRfiaSZNaQMgfuW8TznC9bCfp9SBAN+eISZEVZcg7IyBZsoXbCj",
-	"rt12TO856gHuUSRzcT3T1g9skyRgSTqsZ0SrJ8j5Q1uVpL7V5eQwfcQ8HclReiskThEyOhq7waXrMFCn",
-	"UzmyXeRkjkkLB+EUSRo+9j/TgqXFMeN2KwEMABq/FnMLG9i3l5ZmZEWx19lKU7crfXd/lu5VV8tReHCx",
-	"I1f85lbq3+I23HENtrH7IlHsbPZ1hbE+vHvJWvFaAcyvFxu3QzZH8IjCI7Zfy3D8p3if0LH97U3T15Z/",
-	"rC2itpGi1hmry2p5bKSEPgbpHEGhdMEXq+zRHme7Z3N03zNHX7uN2OVMb7BJl9f1nybpjSbpNRT4v0i4",
-	"+6PXlr1YyQ3WV1M8bxInfeW+Uu9wo5LfWVnb7A+lxJeIhqjH1uSON7PiCoCSXqbyZsCeZenwxsIerv4Z",
-	"5JOl6lllIQOofrC+YyfwUFf4EPHM5ZJYFmZYw2v7iZLi3/tzkQ3VRARfZTXAelV3tRnU3v49VrHaGjjx",
-	"T2vBjtaCETGDOobhf4al4G9/qxRz/dvfWCs2B/ep/TpuoxkBwPSp0CvgzQG8yMBoBAAmQZgW8X58HMn4",
-	"b3FZLlYuWD6ThkBLywNCI/w7ZlqYVQbVP4NNK9Jbock2i00kjI94KnURSdDHAeRvGeDfSIk+wL9RcK4y",
-	"Ndr3xkLf8BjR/OzH/as4hA3DL8DKINnf/lZCXpbrAt/FbapM76ramhXBn8JIuqxpKpPv8CaLnA9vRI5O",
-	"orRgrbiJN5v+q/dcJCnQWAPeJWqlMQW7i0r9XYKRxFEhgjWgh+iqrccB+XVYbJl8DHAzFuQT4rNx8yU7",
-	"e/+GHfZ7j9hQJWKVDabf7RLsNNpg+l00wjQbR8xqxh22qVYr1mnFrffqfa0r3IpLUineutIeYrq/V2uI",
-	"vXSbq1PuxPO/fczebrd7+YW54Q/XiQ47zXMbi4fZ353tHVRqep21A8h1/xcy2Pxp6fjNLR1wIH97O8cI",
-	"+cIaYOO1dFS1bzSZKxzjuWdjxaFnrBjRWm5/FDcYKoDL/mmm2MZMsYKA/rebKIjlooECyGUH88Rh46Ct",
-	"Mf1bGCf6+5jkNfhlhYSM0H3JVKWywNr1kvIDEzWXISv4ja11daUSwCt/m/GZTq8ys4OQ2MhO3p6x2z5I",
-	"K7CRXEYSRkNg0hYvz7Tv3mZzld+AbQPCeCDTsNDsimsBN5qR6m7EAquxQujcyduzSEIpNcBISyeQlmmk",
-	"XmRZ8TGLCbbQIa2VxIbhQ4QejSIbVGaBrYpk/EsUCEPwUTBgURDNut2DoZICZFkhh5CQfyCi4Es8YIfd",
-	"LhX6R4mcsJ4hLsnoAi2EFsQXSZSej3kRyTnXbJ4rqM8FIIhm3nNYNGprwhdsaJR5lqihxv3rTJJ2yA67",
-	"PdYyMmYk448fP+6dzIqxkIXhn2LAvhM8F3ncpoFNUq2hxFbOrniCBWxlQj+Wy0RlT7EOGwxfcKpEg+GK",
-	"WDuLg5Q8kwAJTktpRtR/wlxBXdqQlq1ElgrNUhnJawAuxIxZO4xK+qxFg2yH7Kh7QHrWO1Hki72T60Lk",
-	"cWWtdQGl4CLJCxb/94fTdz9dnp+9On3z4RwyZABWgSDvwNVqYc71mE8F+3/v37xm7+FcsYNO126aLngh",
-	"jh0ipMjZcCyGNxrk8gl6Rt2h7naqWwMBaprC3iaiyNNhyJJ0IqQGKHUzX7ghVd6JZCTjOIaCOxnb+x/2",
-	"9s37c2ZzaLgFSO94GSSVk8yiKJKM7f3AHpzQpQNnzO4/+/H0pwfw8zO8ZfeMkDJg9Yv2gW0oYQ9+iQKi",
-	"B6R9r+8oCFkU4Jy0+fVT5HAQ8DcPZiEKLsw3CS/MZzkS2NyjJAqgfh78XxS4lak0OKCSXiCcY9NFOhGD",
-	"uRA3pmGvAdpjePtTBOKE0Z/xJWwMcC3BNmW+/RQFoPhGwcUFfEr1pVSF/4ItC0aPz+fzzghwOHAVLi4u",
-	"vjygnVtStCDPHVO8t9W0mqDK+GiUixEvakjBNhF9OQHdFQ581ARoRHsQDIJH5m6hPTR3tQOy8EEvLkJL",
-	"BLX8JXP/uwuhOrTvFrYkIJYzSYtFyDKBCKWuTDWMVSosJ2BfWD/YkkTceCv0EYT2y7Sgby4sXo955RPt",
-	"cPlc5eVPgdnQzWsSVkBE1q6QFLqoIwX9vRkX21Aiu5oVLEmhEiIbKlsBAqFfQnMpGrpfuUgH3eVVcqel",
-	"vhRcJkH46ZM7J25RykNilgQT9i4uwk8BrNyngKxK7nlXOi/8FODhiKKOWck1i0k4KWvXzqvO1lilBWxl",
-	"tuqYkZZCxHXVZQ21ltHK4ZowhwKlMVBZ2jutIWj6AxBtqzMCo/Zl7sqEUUkN983a+VURlJtONuJGXFvw",
-	"Vlsiznxr7pYlLCk3i08OJR6Qo+yHg54ZUQN9JHxhfqEbF5T7dCIuMb/VWV+atnLNDLfWwIBRkjqyneFn",
-	"R33ROjBou9RcB4P+lzBwQnDT2vX2+l2HBPRf8F+3lL29/sPz/sHg6Mng6An9dvGr8Sdvm7CYinYZnZVt",
-	"s995s16zk2s5HLgiL68WMEjvFaM1GOYQACiIs0uBzIdQUt0wUNfXWhSUwttMLLDDs6yw0Uj+OpZVRBFL",
-	"qnoGe/1ueNDthoe9ztEFBif5L7/IuRyahX/L81RXX33cDXtH3fDg8cWXi12JdUM9T1VexUBkIQrzxVgY",
-	"HUMXTMnQ2bFRguMQGJdzSRaGLTRyGAsZkLY2S8BLy6ACT7Z8867WAxrrXfB4sN9mPJ4TfQO6KYzGiNWt",
-	"UpP0tVA/uwUBiNCqNRY8K8Y/B4NfzKd/mn02W9n5p6avHLnAJ6MGLX6ufNinssHmyy9QOnaWp8UCkc1A",
-	"+DYSeTD4BAHiqEassoGkUheGXhF/HhTs1Kiow9lEyIK1tMiu98bKsP5jFk/4jTB6ZYzKCSTZgK8XIGRm",
-	"eQa1bU2vNPM1Zhdz28y0yNFXozulHcJlLyxbPk6saJqwhKfZAvSlVEMpJ1+V81pDeXi5qY+o61rdT3wG",
-	"3cnc3C3O0HEemgtRzWWmuNEJK34TV47aHzkan5r6SodjiCHFUYI/rVA2TNWh1RuRVTBeeE3aoJsmK5C3",
-	"U94br8zd02w0sm6xaa4KNVQZaxmxbwpVbJB3VIpjnbw9a6OHCRtiuG9iciUSy0si6aw2acGmyiwiFvlX",
-	"YDHRhjfNzGtSCKhMZlVvoxgDGSVGRLcQ8pHUUzHcAw4D+2xOE6jytli2krh+qWZjLpO9Kc81ocbrqRD/",
-	"v1I0reH3F0LzM+T2bsg9XiXg9jFsphM1uUMmr6DB6Ay3Dktg4hp6gpW9kD464pK6zGKkCx5SEksS4fMk",
-	"RgmIC9LBwz7g4S1NpPiEnV6G7gYPcEECOfQDUmSAwwDWw4cOTuUnpigkJeaA8ngRclL1h/Uci5VqY2sB",
-	"AQAA//8=",
+	"7L0Ld9tGki/+VfrgzhyTWYgiKclxqOOzf8WWE934tbY83kzgv9AimiRGYDcXDYpmEn/3e7qqutEAwZcs",
+	"57GTzZ6xSAL9rK6u569+CYZqOlNSyEIHg1+CieCJyOHPsyxTC/NHIvQwT2dFqmQwCC4ngk1FMVGJZsVE",
+	"sBkvJmzCdchEZ9xh8XfnlyF7/ertZdwJwiAX/zNPc5EEgyKfizDQw4mYctNqsZyJYBDoIk/lOPj0KcQO",
+	"z+TyVZ6OU7na81m24EvN4q/ikGnFigkvGJdLptNCsClfspnSBZukhd7cs5DzaTD4Kfgq+BA2DOMJH07E",
+	"EyWLXGXrByHVgS5ULuIB45JxqRciZ2oES3L2+gLGM1FZwjiba5E/0Gwhrs1INeMyYXI+vRa5holIFcmh",
+	"6TRkesJzkTCVQzvDLBWyeKCZWsiQ3Qgx0ywtOpHcaXp2hGtmqWQhZPFcyHExad7lDH6zk7pWyZKlkl0v",
+	"zRxa/rffnV8yLWSiQzZSOfv+/Oxpe6fNT2UhxiL3B3S5nIlXMAq9afG1TEcjnw7Yda4WWuSs4DcCKZM2",
+	"heOnmDo4MD3ELC0M0XZ2XEnornkhn6qhfq2ydLhcHe9b+Bt3XBfLTGg2ytWUFZNUMy3y23QomJLZMmRS",
+	"FZNUjlkqs1SK8jM8LzItFhORi32P1PklHzdvri5yJcdMyCItlqzgY7vPuZjlQgtZcPO02deCteCgZzyV",
+	"MBXzafxzOjswvCMXWoskkkoKJvjQ8IJbYR5Jc0O37VMgDbPe13x4YygovhgdvFRSHLzgxXASb6Pn1Vm9",
+	"Ef8zF7q4SJqnliZsLhORs8UkHU5gtIkoeJppnGOqmchzlbOFyAXL1Hgsks7eQyjy5dmoEHnDrouhkoY7",
+	"KrbgZt5ipHJYEibFx4LlOPy9T8j79+/P5sXEbNmQF2L98fhW8Fzk8W7EjQ830fanMJjxnE9FQTfCEzWd",
+	"8Vw8y9V0tfP3aTFh8RAeSbWSj4dzXahpzFqGZAyRs4V5JC1CoGd23O8zJf1X4nYIqzRKc12whC8Z/iYS",
+	"eNXMR3zk01lmhtnv9h8e9LoH3V4QBua6CP5nLvJlEAaST80D9O6VOUGBP/ORyqe8CAZBYlaxmTnCq5dq",
+	"92niyDPeNHA4zZYMYn9ccfOcjrpb5lSoO83IDLhhSoaBegyTOkG2mXM5FjSLcXorJJxgb8/YtdBpIsqH",
+	"H+hI0vU2YPEsF7epmuurmchTlRhy0Gxqru3E0Oq/5rpyQKCFdsjipeD5lboV+ZX5KwYWFEnNpwJf5Mx8",
+	"T6+2zY0ZO4KrLrE5h3G5cHG7w86uDVsb4M3rptJhhnuUn1mq2VDNZSESJj7yYZEt7WWCq5LqEGnafAVD",
+	"G6WZOSzI0tZvIOxD02GsrVYQBtV1CMIAZ9l8Fz2D7ld3GL/XrBXjAH96efbi/MPjf5w9f3ceW8GNfoIZ",
+	"58sPj5+eD74TudmqaN7t9h/S7zM+Fh8eH87ydJjKcdweRFLcinxJIg2umMYDb9blNtVpofGWnhqGz/Bx",
+	"bA5pqhPJAwajMWvO2S3P5qK+5rrghWZZqg0HLea51MBL4iiIgpilcpjNE5F02Bl2iZ0JHUnm5oZjfx2z",
+	"xURIZm4sNWJmdOaH21QstOn/dQi3nH1J3ApZfHh8Tm+lBd6JQI+Mwa/s/JRmpYqJyJnZ7OoxgiGhJEez",
+	"a8GKUP/I8SZp0e7AeIdKFqkRymMcCm1KbBtF8VAlwj872Eg8iFlrlvGhgGFoNpwYYjXNXotiIYRk3wl1",
+	"8ZrlIhNcC90+ZfEwLcrGNQxpMVGZwLF22DNzvrTg+XByJeQ4lSIOYaBaDVOeXUlRLFR+E4csHvLpjKdj",
+	"SRwxnhfTq9gIGCgGxbBgsVliJqazYkn7Trtll9WnGhAojHxx6vZEq3k+FB8ex+69JM3FsKD3OtitGwpL",
+	"gQy49LZnBCzDPjEAQrQkYQZeLBSQ5RntFwxFKiKuCXAx7JpEtUE5JSBSM9ufRa50yOCEwM9G7sAtbsFY",
+	"2nFIYoouuBEaRiT7Q6eGMDXy5oSnmWl4ami+1jMTqWkLhgv3E7GhkG08mdCKeR0XbUBCG3xShlskqS5S",
+	"OSzMeGciN4w3ZHo+nRoVxcwIB7bU7ZDaCNm1msshKTnJPAchMrRSY5p7J43LxB0gfYqMtHJQDTXh5ysu",
+	"l/QdcHr61pwSnkrtHrdTgwG7jmhDzRdAX0tQpRwzvJKqsI2jjkXEJ4kaFhOl6XXTcMmhQP3gWbYyNVjp",
+	"NpKPZHN5I825V7kRrgU394lhwG56McgHqUTZ1FzmbnCPP9JBo4XhH366/vD4o5GUVM44HR7YjP7JiTnr",
+	"OR/i3hvt0+zuy3fPzbOmi3eXzw4e0TUPc7EyGI0DRvzGsAtYtfnM3J1HPbpxc1G/DjvsNdInL0JfgjDK",
+	"77VRJXiCCgw3nWkQc+x2ODID5WjIM5Gw+WzAYnwsic1TkmnTNXA3MzGjkZhWYaBP8aeSQ9g7xWiCrOVx",
+	"xvlsnPOEzvB1rubjSVEeEpUlQMtcwko/O3ty+fbqzfnl+cvLi1cvY5h9yNLpTOWFSNqwEJkYFUzNi4Fd",
+	"O5GQtAEDhknjuU740jQL0j9KRbiKeJvAiAxFGVWCxSgTRtKcYjX3xugtbqo9hoAbkusH5pY0px0lEvNu",
+	"uZAqj2RtmCihOMnzl4BumGAQlPd+8Mk8MstUIqz+0CTTYMsVeeZvuRgFg+D/HJbWpUP8VR++Nfc4SSqf",
+	"wgD0YiO6CjF7df0vMSwCJ8mcyQal2ucJJMf0fv1HPx744gaeWeTcZnnl0tEdMlYjhrrj50QFJUW7w/6B",
+	"j5h91sKoQIbkr5cs/jU+ZXEU/RojE8jSQuQ8M9/j3RZFURT7P0RRfMqM4KN0Ecl+1/auRvbb2rEFFbrD",
+	"Xkm8ve1JSo0ifgttqpEbd+i21SyGxy6lsoJDjVPGA+BXUyN1G/5gpKUpzwzLMTxdipI51FgD8nCtWKKE",
+	"ZvFY8cwIXd7KTtm1oTq7pi3TmnmMcTiy7Y0k9+uzN3tRm5nwXSgOt3Yb3T2h5VpPfO7qQQq87P16uYEC",
+	"7dM+HRbio7kv07FURn6P5JBrcYpiiblJ4qq4VLmLJqYDsxElrWrQyzxqWFlu02gwCA6vMzU+3G+x7fi/",
+	"/Iq/VMX2RYcbe7+Fl75kBysfSbv0bPPKy12WvnoS1649T6apvNvam0l/ufXfuO7lcm/ntP5CI7Orr2wk",
+	"3dJ6zTSscqo9eXy6D6nnYiTy3GjCwWKx6IyVGmeiM1TT/Zb+C634xeilkgKMn80GzPj8ko9juCTYUM2W",
+	"njPAKB6nThGle6suHhx1j6t2pSg4GvWu+8MosGYJ9POUM66YZIPNtk945ilfvhq9F+JmnYlsxfBjiKBm",
+	"1Rmw2GwCWndYIkZ8nhVtNlW3pDZbM1okQQQFC/L1knWNXPoQxVLrAQDBXhc8L8y15SwyCXccdyHETcWA",
+	"E8nWC4UtZ6k0YiJqIfSlUYxHPNMiLp0KU2pgyUY8y8z16dmLkHbNq5FcqHmWsEyQMRysVZr1zMC/+eab",
+	"b+w922QFXW89gv2+SvjySo2uzHQqO0XrFwwCs6iGAMiqRB9hLs2Go9fAn5po0RzbEOXZnpmu+VxqpUIm",
+	"oApLxRJecJI5jIB5GBcqZnKeZZ01kwGe2Dj+XhhM+cd0akbf69r/C4NpKunLsMk+/lrkdh6N/Yn8aqXP",
+	"TUfaNPY2/Vlg47maibxYrjOxPQGzHJvRY1ZyZ63YfnVFKtwP5z/WTW/1R2YZlx8ez3IF5jWf2Rry5IY9",
+	"ItEPeZ6nAj0yrusfzn8szZLImKG7kHEdyThLdQHcKiad26zPY/t27IxryHTfktgJIqORHY3YGFa09ZgV",
+	"SnUiecZuxNKpnfFPeOQ/xGzIJRrAmVVC2ETkwoiI2RL1XsFgt9jZ64u2IbNSr43kroptyDiMAM3UxQKc",
+	"a/mqbr0i4taWP+6U1pm6qcVeNVuvkFqbFaLjSZIasuEZUVUqQNSc8o/WH9s/OVk5p+4L5a6S5gsGNPhm",
+	"L80z61oJWfzjjz/+ePDixcHTpzFr1fhTu8kx0VvvbCEny3p303YXBYy6yeXynDcNuepUWetM6a13poAT",
+	"5XNG/FblxTpuo81vOwsPKi+eggHTzBiaNgf0PUYMrPNzUkDBA81So8hJlibOnmDWBi5QnmUQfeDum5ps",
+	"8DWtzYwXk3L01PRVmuy2RKksHh4HWzk0TegtGJIbeCjX4iCVWkidFumtYHp+jcttr/BETXkqT1n8dxLS",
+	"r2I0x6DCve6qQct1ZTu2nDUzWvLTfqsSOp80/HezhNyvQwwpgDM9m2XpEMydhx8PFovFgVmcg3meCTlU",
+	"iYA99ERU8RH8FVfpTAeDAG7nW5WnBTGVT7uSTmVMz1Q+xbFXF/aVNfmOUpElGh0Y6BfoBDhVPVNS4zS/",
+	"5cn3abFhfv8iN6I3nanQGnUcEBCm6NaD0JhrrbJ5IdikKGYt3Wbv3jw3+6QLXsx1MDjudnee7Hmeq7xp",
+	"gi+cDeP/vn310lwECwhv8GM+wGJKakjrdcbnOr3OzOmJ5/FhPM+zuM2mqdZAbnhtcBnJpvFDU5UmZHwI",
+	"9yiacoGNPjyu3Fpgrp0KsMSrUSStM8IQHhgfWSKGGfiMW7FVYGLGyWoYsticJDCC3oIixfAaCFmn0znF",
+	"S0zHpt2ExbnRsIxgLT4OxawQyYBxds3RxJNqluRqNhNJG12etHnkLwLXAIwTLzs/JGw4FFofUHDUAQRs",
+	"HZThWk1bR28f1oK7YA+fqfw6TRIh70prP6p5znKVCRT5UxdkhVYq2ELTL/xWJbqjzye6S8dfwUwH1u7K",
+	"IK7nBbkGYIwrYxJ0Bs3mxLepWIg8jiR+5yQO8JTFIkkLlTtRKhGZKARpNdgZCVMF+BhFbp4Ek9unMPhe",
+	"8AyDvHZfZLtSgboJdl4q6qhhrd7NWAv8HzxZtjugBRtqljzD5b0jAdhGIJhK5ORf8zb65D64C/hwxMeZ",
+	"GBYiYSOeZvNcnFYCi7iLJKLYo/i/DyhM6eAiAcnEO0f+b9sOThnsBCO7kLc8S5NncylFtvuyQbdjxeEV",
+	"PZ9OORheOdOFmFWkBs9+UwoY5k0dhAFoE9CsWSuNhCLMFfZTADwfIsCuxaZWPnwKvR00hwgFdlAgF2Dd",
+	"gSlWzmu/byYP7s/qDPwjYDTRky4bwdpoxjMgt+Zho2TwU8Arb1ujfNnK5wyXlsYfrlkXWHJzWndZ0Gvb",
+	"X9/cKY9YkU7FZw2q4DfIcKtrCN4Gci2VO7bTEsLC4YPsWhjVC7q48xjv4cCioGPmQ52EK1f7EC9G0ERP",
+	"WYzTiukOBDJWUhCngia+o9Ozx4HbgV773S6ei81rfZPKZD25ukY+hzBmZDvxuYN1aUPrDzSb8cIw3PIq",
+	"Q4MbWAMOm0eOzRI1Vx6/fyJOUj3L+PIuxEyvXv2bETXomf8F2tJ+pG1VoHIDwEZIlwg3gpGQCc8Zac8N",
+	"Sw42A4/PcXjW2oPAVFPq+59DLSNns/Npm4IFlDQytiEY/xZ0PwM9NA+fWv0pcJFzmZrnHwYu4MO8e2qv",
+	"QjSkZlwmqRxf4SfxMS3oTyvxh6wSZhWyaoRVyGzIkvllng9FCEKkFFnI5sX0yn5p/p6KJJ1P8e/yNfOp",
+	"ELn9Hrc8tPHzIVMzkfPCDFIvdSGmIUvEbTrEwY/nMFo9zIWQV7kA3QhCfFzIWsjIsRuyYVosQ4zw+Zz9",
+	"wzPp75494ET/m++nVDNnwviMUYDLoMZzlBkE2aDIBNYwkEI1kDlGfKicif+Z88xc7tDA78pgXLi3x2TM",
+	"EGmZVzhKWvi85NKIJiJPxT0zFDUvrCxpucofmaE4ezN1uRpyu42fVAU/rhuawICAcr9GhpAMfwei/4yp",
+	"TdQ8r8ms8BXj+sYoP4YaMKyKSxsa1jwfMFfcGpnpJ2gCYmaM5kvN5M1xZp8z+LLLys6UIXjuga0jtntA",
+	"3NtMIEQj9FTJYvIXI/kcRhLaDDcbR88KpVim5NjFv9q92MJzyPy5L68BM3J1C/C78v6fGMF6/e1vm/C3",
+	"A6fpXjSTvHjNeJLkQn8WXZe24Qp/pG/dmK30pyTDzL9mPuMag6txRW78PB1C64XKk+pAZ3l6y4dL1nex",
+	"iUazoCfXKA22HRyjEAlxDfsLm+WqQIcJa7kO2vesVJREUeR8aBig1Qla10vG5VJJ0d5GIPetSoRBkU7F",
+	"z0rWmQh96+hBsouzl2dgMmDww3pyLlv0CLrx/ZDp+XBibqXzea5m4vBbkWcpRDe/u3zyv05B2tXnsyeb",
+	"KV3iaO5NthHRfZ/Uiv/JH2CWSryVvSfAvAndIy8zD7gLHAI9rQvBLOGaA1Hp8Sfoh/VYKwp+/vnnKGj7",
+	"VOuYpunmycXTN9hXEOJbR+atXrcD/x0eHe349r8tX/uLW+zELe7AJF4AEMJLVZyhYHtXPwa2UzqHRHXG",
+	"3ZP7mC+iNpSgDc6IB+kTLS6X9hHzZZbqgmgzLQNoEjWcT4Us2oNIxjDpGJ7UrIDgN0qrX3EcWiyJrS5C",
+	"HPoLUeTpUH+2g9A18GWcfxafwfIbVFYhHTZ+cX755uLJ26uz589fvY+BWl6q4pmayztTCd1FsD0j01B1",
+	"VsefP6uXCs+rNTLzqZHJcWvLcBK0PVvHq53aC5Wko1Q0BKu8VAWb0q+sVUv/pwirpN1hLxXgSdScZRbD",
+	"YBPpwDOfMJJxmSmeXCr1nOdjcdelvgQkBPC8EfIF6Sim0cqy9+6JmGwv0AOmI7GHx+yH9FtYYDCpfIbP",
+	"VOAr6zymO88BxvEFPaU2WVILWdyf15RWD9j8XdcN74gknQqpUyX1AIMyB7kYp6pUHG95mvHrTDDE67iv",
+	"haX4SIr6BOExn0tcWrNWQrqE34V5xlyeGAPT4njThZCYBPmjvJxGFYukciW0S8K7TKcieTUv7rZ2ly68",
+	"s1DqBvR8S+H9LkWvgx8LJEm+BAUJE47MNHQBwSoDxvUN3Eec6YnKIdMP7AcqZyOxELmX0pezIl8yPjay",
+	"dsYLcX8kvmEy8X+9O3/z49XlxYvzV+8uY9aiiGbW7zLdrs/nlOUCBjkqRB7JGCBFDgBTJGaaMEQgMN6I",
+	"VGpeUM4nLUJmLpxWbSnC6kK0Vy5ir5PtR8hBnJRn6FKpF1wu6XjpO9KDUggBQRxW39vmvLaB6WevL5DY",
+	"QZWJD/ksPbztUaIBJAbciCXmnuJjoQtCTgUkmIyydDwBwzOP5I1YwrOQkmEvRws50K7sJGvcyHvfiHeS",
+	"z4uJytOfxWdyNLNUZn4qRySti6f3elZM06WnJizTDUOWi1t1g3BXZKAFCjccAPib4AmLKQ7V37oS2Mkz",
+	"7aKq3K7dGe/fvz+og+ZsWus6xs4nF4x7NxZYlSh+fyboR0bdk+CCcW//XrwQKeJzeKFHGJYbWuZjQars",
+	"weSGJoZi4MI9js3VzwD1DLRt/xavbvJx/5t72OQ6u96F37FvARYIYzBKTgyAFJG0onUrPnt9cfXm7PL8",
+	"6vnFi4vLGHAmbsQyZPDL2bvL76+enV08f/em8gQlw5He1Q4Nj0Z8GKBG8PiO5lokbDFJMwFhkXY5jfIS",
+	"vzj77ytDoRfnb69en7+5+uH8x5jZFnCWkNVpbwHKKIMFBtKDbBy6CFZae3/+7duLy3OP6o/RMnaK6BTW",
+	"WgZYAQATcJ/Eed90Wd7SfwjCOufDidtMwyi1gKTSOiW5feT0Lmtdz3ONdIjZQQRF1T5lvEZSIGhH0mgw",
+	"ImG8vBKMyFw6QNcSKYTpNfcsZCTpZ+q+Sq+8AAUI7s0CcRXZXBZpRsYVAJUTyX1SzN2FiZJcsA17cdZM",
+	"E737uWr2kiW+hCTwTjr97o7h1HOvhXuIq35JctISI/mdqcKKSnrKs4zF2EBMKQM2Cbbf7T7QPobmLFfX",
+	"wnBnnmDutZ7wmTA3a6Z4wq55xuVQ5GC39oCEcHI22vydnOVqaOjiOhPngC+5p99ku7tTz0RmDiakUCxS",
+	"vYOrs+bQh1QmBimxIeuFrPtZ7gGbWlp1D9C3DZHVOv1ZrAmbKNtaGXOvG7L+SchOuiHrdbt/FBe/kTxr",
+	"pvTNVvN3Us9niKbzQiQpv4Tcq3sy1Dl/xLaErKoV7+R+rXhmv+OtQ0CzMJl1X/2w3xqYXYbH0GFwNVG6",
+	"gMUOBnKeZWFwnanhzRUG40EGW/DmXWC/BjgrB0lx+FUQBsMcsKmuIKMPsie7vYNu/7LXHXTN//8zCJ1D",
+	"0g4EQBXCQEx5mkHWn/XyXSsjefRqjkYcmP0KSAiYogtcNMxntJINFwZpAqmKpf8MvyYHWTDoh0EuzMKl",
+	"Sl5BGNHgm24Y5ApSQSEjJvA9YUHFHeX9hHCh3vyPL/tH5fzn4Aeur9HRZffR4Aif+bRv6t4byr1bR1Ik",
+	"ZXa8lsmnIvJCQ8rf2pxi5G8rRlqLU+iOrZM+0mLCjvt9czZmldxk5/ltzkUtHcMARQFDY2PFCkWRaiJn",
+	"CGxslZhel7WAKwyVHKWQu3e9BBOlvEEoQ9DlvTzNEwABWEmKTnI1uyomudATlTV4H/5hgcaI9wJGa/+Y",
+	"YVibjxTMIS8ORw9yBkh/pxjoDpGtUnmP0PD2wykIAz1Lb8SmAT+Z57kRRUuEtMINEF7eMkLvmTsNsSnR",
+	"HInNkeo2gqvSjuNUu79SIbe0EFO9ZwOOqhpy4M3zJFKjdipvaCVZoZCAS4feSCF/Pa1QtUe1XkyEzMB5",
+	"Rat3rVQmOML9IH9sQlMps6t/osdCb/AfGvaCvuB5zpe7HICX8yyzaHMiJ3GkRseGMaNUi4z1DmTb3E2N",
+	"GLf1U1uQeqcrkw09Slldq1prQIcfGqkbtvj78gZt4nEg77pbFjGKpoj1jEGb61jdSXfgBxRiXGAkaeSU",
+	"Glz+jNgaX8Vo5pNLI2oVrBV/1fEu3bjdYefTWbEcwCPmbdQIPYbZW8MxvzUSwJNSLlhhQPYnC+5kGREC",
+	"F0oFWPQDdvH2FTvqPXx40GM8m034QR8waTXGEgy5Fu3akkSyhL3rwlcadG+VCPadUM/TQvRLJ5SN8ueA",
+	"kiP5FADyC0Tr6bA3AKYJHsVI3ogZmsncsgCiVEtJMBLDtR2yYQYwF3jqddFeXbLuhiV7jTLTLytOh7Fb",
+	"KiCK2jIRZA5kToHSX8mq0mDoRWyhVpkfFcn4MA6BDMBCMpfm/vITyuNfY4foyzPw6hbprdDhGmhB3ItI",
+	"Nl3FtBeVtVtZm6M1a/MUkpGTfS+F8i3CKTIc4UMT90Sf7QrYxCqPohPtAWqT8NSMeuTzBkC6oPdDN7gm",
+	"ZuGc73uIXMg+BNUdMEoClspAfF7UQlg073aPxGN23O2uyl+lgrgOPcbdkutgY8oLowYOQSBU2fIU9TQb",
+	"D4XiIaH2axvjp70rrlwVp5H9stK8YJP5lEvnpu4EDURkNbEmxvv95eVrWqTQQeh2gq23hx2Ta71pO59l",
+	"GF7C5fLVKBj89MsqATpy6oa9D6u9flhVjundDnuFhuNFmoMZBR1AFdWZ2ywRkSVtCLXSbJGnRSEkoaOF",
+	"FoYsjGTcQ1SlbnyKYJIgx4M5xDDHVrwU2rxw+QbgpeIK0jZYG9qN8n4kn4D9UzM9AeQyKNpB6GwAuQwj",
+	"OGVmAAAx0UXkFRcsZ/jaZHYmebYs0qF2IOlT5CMfD8bqwFtZWHqXxL4H39iZGdissQZSo7TspqooUGNH",
+	"MpUn6Elxp2qTJocTeVuI2epxa+IzFFmJA2kkSmjwj8xYMT3+PvkqznknfbY6YbvRNcQJmf7P3CV/OSW6",
+	"etv3URVyn8O9qCVN9BqQg9DREOGHgr/htMTgKZHAWzH08PgIqyzgh6/jdoX49gJagile4KuP4FH60N9C",
+	"mzuS5fNUF3fUAPc4TU0Xl9HUtr5uhvccHoRrqeC7vPDCPNeoL1AbtvP1y/KZyvEuK7KrPmP5ES/2VZvN",
+	"FW0o/8rK/Jupr7sX44XIvqv76MIdyj3ZMy7Jp33OQdiwJuunsmU3Xoi9LSGEQ0J2ySY2VJZL8tQ1vYo4",
+	"HzZBzntle7AhgFplLcRbxYTEtETYB2h9aAFqKJi3gc1ZPmj0H1dgp3TPoAywHVFv09p98fPliGMXplHf",
+	"1E28YxNRiNm+86kAVTTRA2F1+GAYjSK3ee5qRxGgNjv7algdzuaJ3oUfDZW8FblOlbzKyWlbUpGaX2ei",
+	"ZuFs5Bx4DMxoau1dadqAz2o0ydVMjUZ34GP05v3MzcI7NYu1JJrsQhh3ZswNVBJ4zZUrVZv5yr4Ea3aq",
+	"icAsLs8+VAUW9qaKjWeSKjrRWl28fcWO+72vmX0FrHUW1niNNdPzTdQO68oDiI2xdRj4AROqOOpWpzAK",
+	"CgWsWJR2GtnOoj8iD21mhmYLfjDPeTBCq/7iFSihibWK+XPxZ77DTJrUDRhyaAGmcYlrexGWNLCOpp44",
+	"AtzXd3Ercj4WVwTCuKep6GW5q1A9o0wttCM+xfqJKcSqQRdgYMVlq8BCQ3qfhCfty01LWhv+1AgLTVuY",
+	"iGE6pSGxYqFYko5N26UkMVOpkTMQ1brX73ZOunEji1l/Au2J6wTb9poGumUrd7tBNvFVrFC143FZz4R3",
+	"5b77HrhCFTz70sQGQSvzqa1Xh0vywNHfvzuRbbwxd7sliWl5lyXRXdPlWN3zcIXlbOdpX1qJr3HQP48y",
+	"bwb+Rza8Abnco9nNzPe3CiJZfyDP3Z1PcYUt8ElY/bENxRVLYUwlImTFJBeCDfksLXgGXgkSJ4JB8P//",
+	"dHbwzw+/HH36W7CDWFYdC6A39/rdirdt3mROPGXXS1u2hMUQaMJiVyKbRhPJ1nBerLbZtiA4pXC36o7s",
+	"Nznc1giN29ew2lvYgFNdM5A+PL6HC6pZInxddYKu2fSKmAgxkGbItZpp4DWFGlroOj+MT8Fxams3bHCg",
+	"2vpuuuJCXdmHRoj46omDVVl3wH6gJXN1fmnyTjz90LDO5sXfgk3/yZjzF7QD4WrsamUtYbX3GEbp57S0",
+	"oG6CsBIWvpW5b/BmEnD/qgvWUhzor+CKBj4AFkGqx2V4ONX+H1TSgh9ojGttIXo+pu+YwbTrOPit2H36",
+	"PoUKXyrD0okS3YiIkQ+BERaLP9WMg7mw3YnkCwTIxwgbLBftMiIQSn3ItQhd1h8C1WNWOdRzEwnmzDms",
+	"fUzkSDWLjUQa2yq43PaKZ11JQd7f6nZZ3rV5Q+Apsx1pkWFQ8srigRt5Y7Uhb+HAp1wzzFuez7OMRrox",
+	"YyAt4Dpo8E5f2kvg1C6JnzDAqRRbqzQqtDeo4SXlTbhuKOmBHuSBK8D7QLNRzsdTQ3ut+P90Op0YHNIQ",
+	"4uQV6qVkPwDdyh9oFptTeGD6iNunkbQOcTsDo8FQTXf0oFOBgw4r5ZSyGCiLj7tdKrO1Zl6+rFaWXWgq",
+	"kQcD8a9WIrDreVFGMgkSCWwZcKySfFo6+O00oN6EnQek/qTFpkn42RtaQCwr4ifgKCJp6zEDFkC2ZHPJ",
+	"Fzy3V9z22c/WVgZrKozhb+GpQ1116DHVI7GqfHlhAgf6Jp0dqBmy1QPQ+UTuiqNAtYttVbhcMmXJ/pgi",
+	"Q8mgrKBhnoFs8EJRycJItuJfomCWcRkFAxaZ7qIgZFGAyBVXKXwPY4nbHfYWi9TclnVjb8QMLHTEnWRi",
+	"dgIWVbNrARGDyM4K8dEdxJDB/Ytp6Tg2bK2kZorYOupiFbBIwjnJhS5cTY9TKoNlhaWjri91EnNEOnLy",
+	"VLfbDZHCdCSpoVN2rYoJIgkmjETYquTVYWc2dRwbtKW5uGTiYMrTzEbHRhKMDCSFfcMsjCgp9y0940Oh",
+	"Q5aoAmC7Eq6N5Gbj24qJmAKfoNFAIbNWLhIzjqQdm4HYbEys4c3dSnUp1R88ZC3Ig8ZvMEwPAsBNa1Tx",
+	"C3OTIaUTkFYxo/Pp2Y+x21+YM7VE361py+wFFoyvjurhMbPF1U1jh7h6M57m2jaspPDqtESy5AGYlFUy",
+	"uYH1vDFdpFlmGVCLqs4jo2i7IuxsiuBKkbR1qAkuxFJZvZom5gYanS8x0pk5FVjgjO5BW2vzl8bkcPzV",
+	"MIdTCkNqgSBgCL4Ntqdq6f5djNeesavZbv7AmUZDZk4yWnHMme11OyeGwABA7qSLp9rqpXjYz9+9iYJP",
+	"MXAIelGOITeGctu7VIfPhk+eWDL2So4Dw4IlP0LTlRVLbF9QBKiqwrKW1XDbHfaDmBW2zrq5jckuZvFx",
+	"RpkCkG7sqA13BNSLiSQY7MxmUqlLXIhT74raRCcddoFyFCCjR9JyzlWyIBMeLqRvIRuYJaR0lRpOeMMN",
+	"+v7i6eX3H78/v/ju+8v4lFEgb7ZE2RR4EEh3aBTRrNfpGH7V3c050CQhn292upiLa6jyBIPazKpZAdkI",
+	"3ubYDlGQHcCxHcxlWsSrxo5m48ITlanyDkC216B0bwlKMl2utv1DdekcC+x7LHuz0EcCl8bwP3O/YEuu",
+	"7KcGgYaZ/tsbRQjPm2hzHMsIy23v/FI3wq8IsfWpspmimnH4il9hvVe15NjgSsAwwy7NfR8FJ1EQtxFW",
+	"gnEoJGYba8UnhpevX7nVGMc1msJaN3mpS+9nh4N3MBgDg4nxjqgFmq5SJ8R6NLokM77mByk+wg9bd3yW",
+	"i9sdHqwtDY6I+qdGqNN1C3aHcBpkUsVVTbHzTK62RumaiBuIYoDsAbxQ0yngQkC2hLkVbOFXQ5wDCvi7",
+	"e3wOVn+tBOiwTfE5hEGfq8Wdw3DCoHnir+GEKWlFahxMWoipQyzBUhbgy/VLBO+WYGT2fcO2+DnWDQFh",
+	"cC0lG7drZXtCLP5B+DmjVWB72j/Q/sqJu3SYXPDEsI5upxcjtIezLuSCCV2kUzAt6iHPRMLmM6yjDBod",
+	"7oxNl/LeiyRc+va6HWZznd6KF9ZBiau3KU5kizezUNu3FlIk729nwVt1F9dY5bCGfgVnbNInmtDWoC1U",
+	"I794NRPy7PXFUwIwbbz+6Rl21Ok6pNNV1pnKkfKosOxCzYTks7SRec54MdENb9VmbJsIsRf7XtOEXHlq",
+	"v3T2Sbd+QUDsLwQImGXqlGXBe92wfxKedMNet/uhadsqFqnK/V0TdLYbyADt/Jc1AtIuN+aqBOCbHTGh",
+	"hmssfzgapcOUZ9Z6xFoACwU6X4hpCVyz2Cjeh7OMp5JUvrTQkQTRELGCWlCPAN+Cc4voP7pthaNTtG7C",
+	"b5zF36dFvMbUGcm6rZNgbNB3hnCqOEpUEmzXpzUh2CZV4MMRCG3IOjrQb2yldezKmT1OWSzkmI/F1Bp6",
+	"pUhBUPBih0BFl5FEHaGVGvWjABuU43rmqrkWZnRgLTGDJc5lVj4WlBuik5iAg5FznJJnRipmCLxsK9XW",
+	"atv281lc4p8NBgI2xK3bCr08f4sjSVuO6rPp2gimHbarFRnsLNAj2ZENN7+NO51Ou5bcYjYcB9ph8Sw+",
+	"pHKr8BRp3w80G66Yn8DyE/8tPixLsjo1zFdSCQrV0JD5ep4JKFbOXD9+VVczylkMuac80wqLT4C8StWS",
+	"rRkGwnOpSizXTGWmEzxETsSHhY9khT5wNv40SvP6ih64BhKCSi+/nufDCQeAltJSgDAQfsgK6ZJGlVxV",
+	"JMNgnmfBIJgUxUwPDg+9jg6HEzG8UXPgiFIBn7q7Bf9TndX/bXeLu+NHb2hahmVttZpvLu1d8iAW4zLH",
+	"4BSlIgJgUhuq6ZQfWD9mgqKOGtEzmhDHJqkzTLtSQZCXQmUtDJcKMdTHVmCBhGQ1YvE83lHTK+sdbH20",
+	"KVFwhJVuq3SIItg0zbLU4gB6MhjYrfCNxIK0gaqqUzkUKDyDMKOkOGXKnP+jLpumcl5Yox24gsovQ8aZ",
+	"FGPwA4OrzDO7cx3JUttbM8dS0mpyh/TW+EIaXSATricH11yLhOVqXqRyDIeVeCSWhY7kl3KBeJJAutbx",
+	"4VOoX5+6vadHxDoqGlwibD+PSKW2dwROQiETNMdZYKtsybjN0WSFUqEVAFjVAEIlmOFctO/oL9r+gmzm",
+	"AfaOgMvQW2aQK9pNwRusBQcY7XinbOibmiJJtiaYxapuvy5AebaLk8UbHd5Xbbhv7HVGX3aCPRw3axvY",
+	"wdDsj8dVUi/tN46kgNXBgd7N6FwauvexUH/J60Mnu/PRiVqwEc9ZYo6EYzI+M51AaLmQhgfORD4UsuBj",
+	"Eclup9Prdn0BDQ9dyT/34Irzu3kT/T2FWv2le7Ex9hMkhgZ6XqzJkABDNVukSTEhJeF6SQKT5QmnzAqx",
+	"EwGooPGKeRtMxEsdSfB07MZem4zUK9Swg6djUDFbr4rFJGOCPQnkS3O3W2t4bHhlDC+QsAlWbXTDr5i/",
+	"yZlE3dgg4DUybCSd4IoLsi4SeCUD3xHNyj5+aDa2hpszO2rxgxhAfP7uTdzZLRnttUUbq7fdZbP5dZYO",
+	"AfjE4jcjLjLBI6IepIFtA2iZq9gPMvpCQuXXdCzBW94OI9kvSwK1vGdA5qNaragTQRKiSGppyPZlurZK",
+	"AIOwv6rsm9U0Txzc8pwAcH4KXsOUApo2WApfW/i1DxaG/K5gGCUQhkMFtijt/dgCfKsRO+52ra8YbgR3",
+	"MMCMT+UAG7Ey7ohEUUdkgqaazC8w/bvkc242L783LAb1Y8i1xBJRYc2QXEzEkln3rZDrcjk7u1h70+lM",
+	"5YW+snD2a8YU0+8dej4GczXcBviNSMBmisOqcGVfOKLOFjyXpv8mFo3+afvIRsyTrdD0WEjoPfW2gn3y",
+	"7ZK84WYySxKcwcqZSqLKXC1Yy7I4cp2DCNluxEFZa4iG0gRkVw6325VPfVMyGZCdRblqP0Z7cdBkFV61",
+	"/qZTcZXxa5HpbfvsPRqTWQqcHa50SEgrdD0f3ginugABVsALtuLRQE/w3lWuzC3SpBXnc2F9fXH/eBJj",
+	"lEghDmBQaMM32iC1AFWDC8UWE5UJxPprpkhKpVCL7QvinoxxA+GAkg9mxsepBKzOyk5sMHSv5Sh5OvyH",
+	"9Zk21PDK0+EDuttPjbKKeiCgsGKMTYVW0SRKcU5l5mIZ77idaHY4ZqXQWp3H+/KY73FBvJ8sIX4Tx99w",
+	"IBsyC1TSFJ0nlU2JuYIw8yswBqZyTCZadaVTOc5c4syVlR/i2m2DpkSAs2nioR47+/w7B+ZStrn28iGA",
+	"9z0X17ebo3Ps7PUFu+2jy7gDkZZ0GsFQTNjDccLNosDRC1n8dQIfHsE/R90EsIm+6cFHKJBs/ng4Veaf",
+	"Xh//XQqem385hLqpHLO7wEMWl3W5y5+MuPboYbcXSXfONWutP99tZ1TPqPJw/BMWs1d56LOtnzBo68OH",
+	"OJItG2KYLcmu/EsUDLkWV9o8brT4KBggUPQno9fGP0UBl0kU/BoFKo+CkP1EPsUPHzCC0zwhVWF+wl8+",
+	"QFUrKKfnYjJYIsSsSR4ul7/p/OciQ9MUMryWjWBoV9fT540Ax4eRhVjRqSxhtR9sGE2z8pL9o4mr1z4T",
+	"G90X7gkFBm+APu+u3mbbmHv990+NOGZww29emRJSp7c6T8DDuLpeNq7TDpdh7XN5sey5clB0o9lbrkYj",
+	"LRp/a1oSqsCz0VL9QJPBeTt7s82Vax36RL+B3d0p72OXvJRSlv8UBsAH13eCSvy6mmCgEpvDGVYZKZgI",
+	"bglglo4pns5GKTIXep4VuyPc2AWaZ8VWdBvbtku3wQlvWndwLe+JUnI3HuMdv5obW66CzcDAH2grlVdE",
+	"ZhsuGDJM76JIm5A8cpUEWrJ41JJoYyNp+tJN7HxpJEiV4Ru5WjzQkbSi1wRMYnB1unDPVmyWu1NTbmJb",
+	"A2ZJivru2+1Litv23NuOco037PhdcsnPapJnTYJCnd4cD3QNoN3HJlR6UbF+0GokMTswLZieTzVrScXE",
+	"RyyZTRsLftrZLEtF0g69rHEMl9Wn1Z1aQqRUJGu702yp2zV5tWJXsjOAgT+opMQ7p2nw7u3TJjEyU00y",
+	"5GVltUbzLAvZOFfzGUKmFxM111wmutrF33ph/+g4PHn4defRN42ImxOVFxt7I2AAKPqBQL42Od+clx9C",
+	"9iJk35rDcFnvutN/EWwKBV3XZYjKbMM+dlYUk6oJ8F9ayc5LUllq1I/desZBO3la8aaD8EbwzPDnPfme",
+	"DabQ6xNesQ4WOGC9aCvfA6myROgCTTihdzwKegTe2BEfsLsZH/Co60szR91VjpyLYWO41KWD0j9xISR6",
+	"7ZSkWLgp7Qyr+Qa6tutWHXj/ZHWoPgpDdbBPbbKFs7FgBD9kTRALgjGfOOdwS8+nU6NnUNAIkyoRut2o",
+	"3e+BieThO5S04lZ5EyV+wbxXR+w7577Wtma/IZH5ulEgwHIlDUw2vnj7avASYqpsVD496zkmQhZHQRTE",
+	"yO+9QlCrsQriNh2ucXmuTXkjr/2MF5PQYaWkhSbhD5to7G7HLBkbc+FiLil4Cydl3ZUWOMAVIi20yEbN",
+	"sMoYM3HFxw1hn+9Bd7ZhFRAyUUmW+1xap7hMN/dyd0NHA24nqmNtpjktit8MqgJLMOym9ITMDDbx6kKw",
+	"1pBr9L2h351xMFwYSSZREAExBVCDepGTfvf40c4h2VX0x8LclpkoRFixp7AW2jUKFZ+6sD98UJNJLeFo",
+	"zS6vcCxtc3TQ7dXx8RsG1xRS7K6HHUZmJhevG8DR1gGsmM9w59aS0G9XxWSXXSNsFl9OdZvC5jOzdmbr",
+	"2ILrJnfO/QG95WZtoLDRL9VeQE8N7rLvNDd0YJaHplCYDFGZ6oLXLte1IKErODdl4Lc3i7tXA3ljC0k9",
+	"hTpSK7IEx1RhB4BaTqz021HI8FGfttBWD8Xs5/jZ2ZPLt1dvzi/PX15evHoZR7LFbeV/yjlarXvRPmVd",
+	"yiOFahFcY5wwb2gQ1EoHY4IM++jhw+42yZBUv3N7B+8De7cG0usSAm71fAp1539LdK8miKBmMB29EbIN",
+	"H6lC63nIZ3BZ+3reZ8HEVXAft4DFNSOJeWqOgxCjzWkmd5jJl0aaqVDWnwdx5q3Ki6eQoOyyVynVAvYu",
+	"aDIFJvZ5V+6R8g9OGYTLXeeC35hjC1ogBOzCcS3jNGzbXA8boYHeFry4yxkd2iO6A4nqYa6y7CoRs2Ky",
+	"zjVq6PIxpjaU+W5TwWVY6k0u3Y0XlH3BsGkGTVO8caox1Th02rHFykiEmAkM4a0GpvnhYQ80BWW5KD9K",
+	"vMAUCQROlYlXdKXMNOiw915mmDdy6yz0pxBJTKnz6uOswefdEvcVBh8P1NQcnVmxpO2yLg0lr5qVkC2r",
+	"7kKhrUzvRxb4W1AGBxKChI1xe7ASOKjbbocoC8zDgsRkCtsrFiO/tVmLZSauntv91NX9YTtvTyR32x+c",
+	"X1qwFn1J4Sh+bj5dxFQ0qpwv3kol8dmsSrkl+HfLljqr12bu7axUazm1OfVfmk2XnOVPxKMLXrykAOYG",
+	"hDUyudi/SmTgjMsklWObPyg+pi6X0NNZteD5cHIl5DiVoKaqYcqzKymKhcpvzIbx6YynYwm/zXPQZYcT",
+	"DiUbQq+2KX2YiiSdT+mD9675WIjc/UKFYH1VGb3ZZsh6qQsx9bXnjMvxnKodraAuAIZokUpssNTCh2mx",
+	"9CCSiW6Wa+8c/QwO4R0C/lze7Qiy7m2pfjQrWx+8jf9elkkqWDBv5AVSmvsyktfzwst2C1lMu0y+HPgU",
+	"Uz0rm71Ra4TlopjnEhMK3gIvNKI0jvSnl2cvzj88BggYqOMvZq+A4CizIcaViL1iTuDJmagFdkrgg00u",
+	"fs/+1VCqlGyTwHBtoOeIT1OsLbkFlNCjxnWtW/OSfZC1Yp8SIVC+tDfdupdsoPz2ERDtbx0APsda8at8",
+	"zGU6ZG/hqJndfM3ThL2Fk2Y+nk95Cn+gKBaHrNPptHcbDdUfbxwKKGk4mLSgixQjSmyE+3TGc6FZK373",
+	"dvBSLNiPKr8J2csf4x17d8duhyHYZweUEp4Ie2vFg9gfy/m7AdYv3nkUa4yqDWOAJ7eO4On54DuRT7lc",
+	"7jiE0t66ZQQ3qUwgfw1e2KntNXio/6hLBdA+ZbeuALg0kn357s7UX94iGweUiVHhzdrmZm9tvllx9FtG",
+	"tOjCpsMBrrc9crGPfBuzFnjbIIqQAyIZIk9IRanFzcWtHK4qpUcRTqsFWBtR2i9AtmLAOuUqRJJ+9KTu",
+	"tHAC5ZTnS8aTRLO4hngd7wTIWrvQNy8/xyAyuefyu1t2XevWHmAf3KnVlXt9+83gXmH4yj5XxMblIceY",
+	"v5/7LdF6V8fKWa/4PSrnbwUTbGu3O0BNrSwiZf2U7+zWU0Ug3D5LfJ7h801cBh7dmcHU5M8d+ocXGL1w",
+	"HwMAaXaXjs2DrBV/p9Q4g6TOl2KhM2FYg/lUqWf8mftfkaYbsn88ZAFIrHfyDmuNIde35HfFQrV375Pk",
+	"9LXUBpg/aO9/9+Y5m0BWkOHF3tvx58pcnmJxt4Hgy/cyji30sXkc+PK9jAOUqbuNwrz6mWP4tEZRJRUK",
+	"4rb2BfvClyAcG7WUKyOAhe6TVAXpP/SFIS+eSh1v07MiaRWt2BtkPCD3Rb9rgS5LoIHrJYt/jaHS5WKS",
+	"DicsjqJfCXckSwuR8wwg1jHgLoqiKPZ/iaI4rKhnjUWrt6hPFcdg/7i7RR/a5XFSF3Z51Jftd3reSeE7",
+	"PF0KzDs87CTgXZ71BdQdnq8LVbu94qSkHR5vEn92eG2PAfkyyQ6PN8oSu7xXlwx2eWflOt/6UiNrQfl5",
+	"30gcAF1whZFqAWsrlnZfKzIMU3nA8sB3pEJJvxIt2Jyatk+ZvnWGcDLVGK3kg28LJxXImYZVjoDvDc4D",
+	"+zvoJg7WEbMrLGCuDR6x9mcvELLVdaGluYBYVM9cfOc6U011PSaAk0yuSOyoKAPv2jv6HSvxibs4gdal",
+	"M77/C0wPIg7FQl/NRI4VYDcFfc4ECRFhLT656yLJSml3h0xOePgqmee8Wdl5IbgF2rIP4VXtxXztHeC1",
+	"KcaSCm67DbV+vIQvQ1YPpkzI37kDCeKqrBXkoPiLxZj30k/3xRr0AjOpx2qEZn2rwwrzXNkPd5w/rGfW",
+	"T8CeluodUnuauN/Qve7zPsrBBksdBbgRH0vzMgvCesU4lVYwclsnuEvsqL14vCC1rSnnGDi0X6SPH+Sz",
+	"NnSHBrNTWn7toGLhkyaQUI/Bg1I7FYgKVCim+bIJWnd7hv+fHiV2gwxyx/i6YeU07EBy3vH5FO5Lq7s4",
+	"Jn1q2jl67DKdin8qKV42wn+fSXZx9vIMXeU/G0kC4Z1itOcffivyLJVGpTvTKT/8gReTKZfJ3Hzz7vJJ",
+	"3AyTGEkonCVZbNo1zcYd9hQDVQb12LPLf8Yd9koyLtl8ZjYXaUwscDwWJS5XUyQrYLAhlngMrXnX0lgh",
+	"bOgWxPRNAI4tKdnxz1SCdKTyoahBBwbVKe4Ngm5WGpGXvwgjrcIaOI4KR4oXpaw4y/iQ6tVQAXUyMNLn",
+	"doXbInBukS9Zqk8tDhXGQqx2A+d1JBbmhONwNKT8TlRu1pzgJuHctxs15ap4v6c8mjRK3pf+KHFQFUx1",
+	"N0Gq2iPihsDeXvegfxSs0enuKJ9+EfGuLmN9hrS0l6izr/SSeELIBiFmo8iyjpvhGbtLuNnn0d/uF0Ij",
+	"J9hIwUi4UOJjoub5A5IjDat6d/mEtWIk095B/+iydzzodgfd7j8B1g4vVu93qhkQScA9KH+K23V+V75z",
+	"z6T/W6tmqaYFfKD/FEraX6fYno8vHT5W5xd/niCy9+jk3jfoPcvUQiRXE6ULQk5rYjfuZzTjTPmSQf0X",
+	"czrQoDQTOctSaUTBr2KQ8WYgdnHNUhnJ+KuO7yw7ZZxlggPIc7xYLDpxiaxKeUWn2BWikzuRERLMhljT",
+	"SCqQOzrs5TzLBrXHywfrXMwbRyQrw9olHeU6U8ObKzSFp03L9cT+5OtBymo/jAY9AHSYo97Dhwc9xrPZ",
+	"hB/0IV4FPPA24B+WNpLe2r55F7dxwsiJIMzBsDMzrBVw6+DNu0g+ebn7vADkr9kKZOeDdjx3nEPKLgi9",
+	"ONR2fa4UTIFGzLIkE2UJVAkopPCMhPExTyXVagAIzbUZi5HceUUOeTJN5eFXkTyc5TCKXw+TnI+Kw692",
+	"WaYh1NFK9kozKmGlVw+WNC1kqRYJUix6sXJ28dpWnmtO+pjyNNvGUv4pcvVKCvSZAHbN1bUq9B1eS5sg",
+	"b89wfAgSz55cPH2DN7RmrYvXt8c4i9uHbTjUpEFUt3on2Fo7BohTbBjGf1UrBTncaGQFQNDVXk9ZHM27",
+	"3f7DmPEMbOGu1BgaFxFIapexjfityonpfkaRdIt12ZThKlyVAwLThICM4pROhf0SMmixLsKtyCkydB2I",
+	"4azEAd0I6UuPwYVEKWVXyfqcshbq0BaHsb02uYy10OHqPBIYlgUB9HMpRQZQJDxpe6Uo0TSYZgQbaWvm",
+	"QgS8jbq3N4GXWFYLl3e5Z62VjLMQsDrR4OSKotdF4G+6u8CN5ypbp3jyLIN6sOYRG+FGSzRgMWCkxhbB",
+	"Ps2ZWkhCtUeUlkwgCMgCckNSeZsW1kjaioGzQVhKgpHEKmex4XAij6swqgF0FIQBvGK+T1yEuXm8MX7a",
+	"mmaaZ1azCuFdYaRomfCcjA4yQaCzGmFgRPOQAEKMoF41JpE3pWoCYnOZCY3wbgvAfTYyOphyOCOAFRD0",
+	"sdpZJK2BKCRvv2cnKs1OYPKMmZL1a6MyomDD6qwzmkKdamfdYoVSN5AGz2+EZmI0EkOjzdmR+4Or2rB8",
+	"W1foAhJXzVloSXfWH2y22bxVmLF5Nq6nHgqqNb7qggM4lAVH9UQQ1w4V7oWukgYjrL0gt7JVNOvtc8k2",
+	"ZdXStVuyO4/R2hu0djOu3DbVK9Bj+N5xqO99RUioTIY4w6oQWRW/wgapfIUFb1ABvrSOZDWNP51u9AUR",
+	"SNya7GpmpxfeFioXXwYTgrViS65xeSmvunsaVcBNcz3DF753zzerRZua+NY87jSlBv1j68ugkmySrs/W",
+	"CdRG93z35jk4Hvz6SKUo3ghpscWY7yTy3colOCEb6oJRRu5K7bOe3TddxUuRiIprLvEH4JlPVZIObcnq",
+	"XMxUXnSa5P7PGFxvdXBOZce7e5jzRQbynC3RBDe+4Anc1BT2pjtbNYtXUhjV4fjQ6A9228wmlkpGRYeo",
+	"BBx1u907aBGmy1rNUSSdUmuAexjQdlEZd1rEWv1hh3GtF/1fAnA6XrF0gxmS7Z+WNcShwHM+VrKfQhG2",
+	"SYedQ4XqKdRpl8opCB12ZtRu0hZKR7FtGEDqe16B8ut5YVEAUThhc1mkWWUkK0kNvf6jxmqqTtvYsZSI",
+	"1TsqZ6NRC9mcsO/DYNQE2G02QOcBXWHoyG42sPR3cOF/MZ5OdbT+F3P038e4cScmssNLvo1g08ieZXwL",
+	"RzgDwb+sqrGeD7QtI8jFVN3S7WFftApQClo20lfruN9vm+8z4R1xSH7C8ks6vMt5v7N14bc51ysn2FJH",
+	"mYfdDXsfGt0eWgzneVos35rGyVsoeC7ys3kT3MSZBJjyG7FkU54ICD7nkmfLIh1qNtdGcQKtAbX28ifz",
+	"Bv3SgdRo010woM5KTWhSFLPg06dPoSvvCrHzw6KsVBqcuVYNCyl4KgU4aarVCcdpMZlfQ3FCN4wDUr7L",
+	"b1ZrUdCGHqAuamUV90KHXU6ErZHSi11RM81GyrAfpNHJrBzkbc+sWci0iqT4CAiIYzbMUoggBfSihcpv",
+	"Ujk+pQCEytsLsAIpTWYAs/pwveXp0FzuLYRpMNscRjK2pXkx/QAU6RSKFKSgvWH9CEKANWelE0kotlqW",
+	"ffGmxMRHI1dix7YOL1RC0Sw29KHy9Gfwdg3Yt7CPzMgSR8Oz1xdXP5z/CB8gadA8bIh9SPGPmkG9SJGg",
+	"xj9gnF3zxJNZrImcA+G4EXd7IQhqx31zigl4n12rxBbHjAGCFrs5/HiwWCwOjN59MM8zIYcqEUl8ynLS",
+	"n/CV//v21csOwzXQBS/mmqlRJL2KN7aiklsgOx4XYAIBKDEU4Ymhms4pi6FkjY5ZC2/BA1wNNhVaQwki",
+	"YFwzCndTkmHoULbseAV4/Bp6JNedvb5ok7mFio1C9R5/Y6GCLnZfxf41gm4IyPrwaxQMWBR0Op0o+BSz",
+	"VlxWEorbhsx54cntC+Xax/KxFMs65BKy+DH51Gb0WWqJpBOuIYim3Mljql3FpqKYqMS+7R6nyu728RMb",
+	"QsliuOXjSBqJHMVbrLFqzkiK4h6Wy3oBLb9UBckFsdv5Np7iieBZMfGOMPYH8VZpzvSUZxmLv4enYqpu",
+	"fNI9cjJLCCbOTPGEXXOA54VMGaSlsnhSSThGHAWTFi0PLiHCudCG2bZZy4a9H3ePAa5BLiPKnoOV8omy",
+	"bHmosgxBjx7odkgwWZrFT/hwIg6eKFnkKhswqQ7g2o0BynlofrR2ZQ5s/IGD6saqzPF/w8tCFgeXy5k4",
+	"eAXsUpuWtExHIzjleAFogTc12n0tB9UU/mp2SU/KoNhiIqahzXYFyzBEK7di83fcHkTS2n6pbKQDj/As",
+	"xFB+Fy12FRUzBAVzxSwfMjIyRxLenHIJnkHwCQsKzbVWbHjC4jRCBAXypKFNYTVv0ZKZMWtQUuy9YQYD",
+	"q0JaiDWYVw4CxF1kS5alNwLiAREwlaXJqW8FRsu5d6RAQPaaOkLRJkuHgsxD9sb87vXzg6NO98AwmJWb",
+	"crFYdMZy3lH5+JDe1Yd8PMvMK51JMc1QPCmy6u179voiCANKEDGadKfb6VYKsAemgaPAK7sO5GrTpD6F",
+	"AR2Nw0QNdfUbaqSz5FOQoseiIa7/rchRLky1qxrvKsazl3BVSWU2rFPitih5kQSD4DtR0CuIV4h3gumj",
+	"3+1ayYPyufxrxQ7Iq73sStHfxxqBWAay3jZJsF5LH+SmVZ/GysKY/o/736xr3q3F4aVSL7i0FW5AWDrB",
+	"tdn83oUsRC55hmXpfDkzGPz0IQy0zZIKLq1Q4w87DAo+huJ3YC798CkMDLNfg1iOfPa780s2Tm/NBWeF",
+	"B4geVclyGyF8L3iymRIaIkng8nHIXk46asU+mxywOuHEIXNPoP4Rt0PAwYeRwvmltk3H1UfXLTy9cEhP",
+	"08NADbTNtQko4HlLKN1pNtbIRIW5s8DpEr8xHw7ACxW7HBX2ksZYHaH37LbhwaP4JIztpGlxzwz7Ex9n",
+	"Ymjk1RFPs3lOVqtEFDzNUGrL1HgsEnsJ/vcBkejBRRKvG6n/0PahwpMXiRnpnuQLGHjY6wohe/wN7rDD",
+	"X+iiuEqTT2u53GUZp6dG4Cr0kLbrKT1VZyX6BdEdSBC2kQQZQ6e3gjITyItWeiadA7TdscnXkE+cC55R",
+	"nvBUcGnkLntXqTySiBbQYZep0HXMRUJbvF46GKihgIRWpPnqiXye6gLyn4Et2pAIsLhtQoFOoco2SxMf",
+	"QsUuCjqsvXu3Eg/9tVE4gwEw4bJqfrk5gW8+Q39fyaPXxzH2mpTuxsK3dkM72+G0UJS2rtGWD+XcNgI/",
+	"LHAYSSoUiHGAp2UKpXVSUyp5i4JLKiggOnSGbgJ5AkGMBkPEOK+lms0EUB2MFfVS+OkgE7cisxkWOAej",
+	"rPoZzQhDQRnR5oMrGB2yuJLPC19UknWhMYcjEbKYRo7wVCwepsUybrsTJIfCzwKkyFjrfJ6kxSl5i80K",
+	"lsSFYhgeM0VpQfUNQvEWIwyt5xnEWbulkcSIArfWUDgfbFwA0IPyvenRrDeBMBhCRssAp+iTIaegRbPd",
+	"U57fYMgQJqJAifYqjAMGX5QtUjCGWeSYFXxMn7GKMI7McDGlC3eZYnhjPcUgkqCnqRFDLoDta6ZnIsN6",
+	"Ma04HRP1plIXfJzzKcROor5+Yb+rAo9YXmJzMVlMKGWwGIAnSahl10uGsCasFLqOAa4ULO72uUhCqZa9",
+	"QM7OLtiZ1qkuuIQ6qzXUs0hWl9jH7wg9/Aqq4+yhjMDUAeGEj3UllSeS7948ZxAHYoSJZjCGU7gCJiqD",
+	"uFMurcPM8zB9Y20XZiEB2TnVLG7lIjFNJO3Yy4Yh1wwYIk5ZFYQO2H4Ns8U/bEaPBo0u/Uhkb6ZmW3Zx",
+	"H/PZOOcJIVtd52o+nhQYwAQhKrHFwYhB7UcV7taBbGDlFb8wPRW4x1egX8KwoJ4jqSym+SQtqojR5nxj",
+	"gdmVYfq44Vwzm0BoNeFImsm14kpiIbAjTAGIbeEjVRqwKDasHodD8JZw5WDdL3fnwD+bbpttsKHWLrwJ",
+	"tNYtHlgZoAA26bKDemKbZy6E1Db3rpFbzaqZy33NLlHoMO5koWB3y4LxELFD5bYaFsKhYPqTr6O9bHRn",
+	"r67BM5uTWa2A0FTzoIdFF5pGRvExOwgE65I26+N6zpuGhcZOi/wH1NY80qN1IyUs/nsb5xOuxUEqXU1O",
+	"pufX+LQhASqGG/+deN4VcjrCmumsGSPe7ht3eeu4ENpUZIkVFmKWKXVjRNtTJG8qqr95EFfXVWorQcYt",
+	"KrCNPMTPHxqH1ti+yov1rSPWcNm6/byplyY2UMrKh29VXgQ7PPda5K8NM9rl0R2fI3DaXVqkI777G/jk",
+	"mVzu/vBLVez+8BNCatr/Dejmw16WpH9RTh0d6ErWuvnb1zNLmbEOJw7XF6GAohrI2VLwPGQ2Nc2v+AZB",
+	"YD85CPqj417X/RzArOmXh33vBykWurMcqul1KnmhckgzMbN1kXIgvpBRcXB4mKkhz4wAOXjUfdSt6rxf",
+	"/ydcQnY+GH9iZvG45Lz4ZaHwq17/4Ii+wvX5+8m3BOP095Onj5+e//3ojFYAnzL36+MewDH/EUclxcci",
+	"GMh5loXBLBe3+LcXRkiF5gjsqRfWwQyqhYHwux7OtnzHOgODwUnXy1PsdroniP3Qp8q8waAPVg4X5FAl",
+	"PPgaEaMht3ITPfV8qjmc5ekQ3enugW8eeb9/LgmZke2wUXBDfi5hfEZfd9juXXZ0dQs/7SMnQnxtg8n4",
+	"FaFJuRu9dHSmOWnRaELu9rabgt9JTp5ikeBLx9tfeqmKZ2ou8YV+fxeDM/i4wWYEbsydTdzwyj3Zuc1b",
+	"R7t2mU5F8mqO9ZDK8/bW2oHowJH9wbMkol1siynxkDxdh7/gHxvNi9+rBZqD/UxjSF0DnUoXYmavHGxt",
+	"N2MjlPeNwybQMkiNI2gG1I/YmdW+oGuNvfZQOSVMUPP6BJzbFvkYHyJAZHQow1c3/4FvhmTRhkYBpBd+",
+	"DRlnGTc/GO3QAxyLJA6i0v7Nf9geBqu1j211lAlYg8oCnGQCk2a0qaGSTPBbkXQYwSVR8bl/qVQOrFlH",
+	"5Q80jYsAo8rAVFmkcg7OQcHzLBU5IEN3InngTFA6JuShlSKbLTLMNeM/tRt2KJLMEQE6XMXslMXCzCSV",
+	"4yvXJZm81Ij2ImQx5E9cNTzKs8y06yNTObwcdM9Ssvw0lXONLZ/CDJNczdRoRBOEnlArsvlYynsrxX17",
+	"oFmrCw56HFk7dO0gmLUZC1DjGki6Sjc4jjoedjkefyAN7TlCbfW61UGZUdTbvTI/xo3jWGmgw0p8QEIq",
+	"gWRbZqHNQtb1yi4v1DxLWJLephi91e1E8hnyimbTjW8TsX7qFqbIkETRDsunHeaRM3SqhS5LtFWOjjky",
+	"A4bluIldUd4SWpJSQilIfYAl5C6nrIaoZBN1ARGqyaPwnShwmqsehW2KlGGuFBN7kQRrdE9o27ogHJsc",
+	"OeNZGUfW7H/oN/ofHPO+X/fDlhm/MQfymZFAdn34Ut2vXvgH1/L2V2w/Sy/0k3dW2Gow6He7jmDepmM5",
+	"n4HI2ciEg0HvkXncMA9NcnsN4hMKaDUxJPqJeCimeXj8FL7AsgiICcic+O9Dd/S7XdQG6t2erO31xOu0",
+	"9/VKt49OXL9u+mV/R91PHzxJ22c0PhRMN9hdeEZGAnzBpWKtCb1wfIFMyH/JzV9Ibj5bWWprCgHxwpOf",
+	"6bbbKkFD1NhamRlj/MqiHmVWk4sJq4xjJ898GEmtcgvqXQpOpmt0loeY5VqtHzLYTQpskMNtjZJWibqf",
+	"5qUUa6QIKwp7pSioKKZfWqTyPoHjTjCiv1JI04wXZR4raPg+4ybpFAUvbJKm5urNefXuba/r5DRvNRvE",
+	"M55lK+tUBSA2Q94HeRjHAar5FdUoJaM4vxU5Hwv37QCkOY60RHGQtnRovcgfiuVU8bRwFVGda4vwKMvX",
+	"0SnNC2zDrmtDIVXTMmSVg8q3vkBsa8KzW0MOC75EEv5Z5Kp9yuJup9uNPeySJE1OTatQT7k2RQztdrVa",
+	"2ZuyiiuKS/RTKrSN4iBSFcmAaQELEWepLujNuBPJ7zDMc7MQiwPEkmdaMQ65KDAuCg+YcV24M6LUaSTh",
+	"tFawgQn9wStluNbBGTKVJbDsXEZytT6waTxk6XQG5x6RIqAmkZoXuH0kIFd8jljjDKYHSTAwyFWM0gaI",
+	"UutGWhN0Y9bwiTs8+j6E5d9J2Pxd/Rp/ya/N8utPvwQ19mfNoivy4HGnX0Kx9xpEvJtUGqq1NRMrrNa2",
+	"6om9fTPrXTvvdXpl58frxVoag1fkcsswju5s8EZ55D9L23OvwSHROzjq3t3Ofdcufivz9q7yeZWJ7WLm",
+	"xgyBipXb8cC/RPYvJLJ790zF1u3q260R4OGe3yq+V1OJ14bV3ojlmhijVJCEVEX5aTLxOgEM0ZprQj2K",
+	"VC5XbJLWa9inJSQORNMJeSsyNRMhI23Axtp5NVPNL5q1YrjnfQ3BQ30Kqcz50syy3WFxC4SrtovfpOgd",
+	"KPlNAHVH3S5hq7r9APMd5T2WQVlGxIM8mFxEEkQx2OsYJ1oNMyJ+QZ8e/3D+oxFAykTy7ZbHhmgs89KA",
+	"rQpnkQTpzBekWKtJiMLEJsJ6A1ojGFbAhbwW1r4ZSXrdhXmtk5681Pg/sOC0T0QPUchvFNPzV+DMXwLm",
+	"ZwuYfiCCHuYqy64SMTNkhxJKtbI/CWgUkDDLAFnQNXJ8sn8bKAPcPbLBu7m+rLT3Of380US+XeMZ4Lrf",
+	"cBWbq/ovge9LCXy16GAre5WSxhqJb7eQh1zwDGD11sl7uxhJyQA3SQsnkhnR6AS8y4XwSvZcL6liI3NJ",
+	"13LMpEpEoy1TAihyCyyPWkkfhdg52heKHpvypbORsmKRDkUbqkOrRDxwEJMlRGyva7P0yMhjWoVxj7K5",
+	"nmCUgBNc4wE76jJyCOrQ4RKTJZXKRdHlD60cdcvpqywRpmHD0UJ0odNT1wLz8AVZ7wp66ZQi8XH0OJhc",
+	"DIUsaBfg7f5JdRCNnUuxKDv35GoICmF4yiE53k8B9SGWQ4s4Vs12Yi2vxCiW3M6tvdWhlQE2bRuNcqYV",
+	"G/pBIX8uYQqhN7BseiRfok+a2bpFpTmwMjNEbsNHIdTFPAuosJmSY5EjpEHBrzNBYP3xu5fPX3333fnT",
+	"eMCkYtd8eDOfmXHnAi5KSBBBmNh2hz1BiR9IDWMkKG/WMsNI1qhYP0DqEdqCjMTPnr97+/3VxcvL8zf/",
+	"OHveLAd/J4o39iB+rhB8b15Tr6bDT92wG/ZC8799+N/6f0fur573bT/shccwniF0/ZNX/zR4luZipD4G",
+	"Xm3RoKzMH5RFRA1DuinULLBVM4NDHvhlMZsDbSH/1BzvKz5W1pZVdv9kkitY7bL3d28H7ySA6po1BX3E",
+	"jWGqrtNMeEOojqDe29cnZh98E9bOt7IlhG1eUsu5fxcv6Z/vHn0/UcBJpHdzSrW4w4VJVsoN9hHrbXKW",
+	"ELJ42Gui9O5VjCB1xyaYC6AcEZYBgBcMzytdVchj7GcPB8X0igYhtHzMp1hOhdkfHugIkg/tu6cA9/eR",
+	"cDNyqIRidFZgFiIBVtx2xpVrcuOSSxVclOhmjaRtceA8kOv8Z6VbbsUHF/MpGmkIVQaQmvb2sBEL32Ag",
+	"ASbuLVSqm+0eIdvRnEG+tb+cQH/p6PftBJqifh30+t3OSddcXXRcgkFw/u5N4Ll++s798nqeDydc4zaV",
+	"TXzT+eZRtYV3b596LTQ1cGflnI75l9XM79zJH00tJw6yuwvGuxLSat4BrclfyvkXEipsCEbNE1Pe7zqE",
+	"WB13zPZ1yOiyMvpaaYOecQ6ZbQFTbBuSSSRLKBN7SbKE68m14nnC9EQtNEuLlQiqGrJFqfU79IhNMUul",
+	"mm8USApgQXhIe39DhAxfmolgKYSPBcUMYexJPLBBKE2FlU+r6rz7+9SLlBKuXLltt1I4OR74bbBD13Gt",
+	"Lja861U6I529Gj9FQ8Xk952K0XtzdTXTbHiX4BKRSxDhwinaGFxeqNK8MUmhDq9fSjuSldF6uCllPygN",
+	"YiyAF59nZwGWGWwEQ79c4W4o1WJkzUElAL3qIWwCCiE4TkOhFOoTSSzs42N9VnxWeAamIP+meUkNaZa5",
+	"IiNu09qEYBlJVKEM0XVrFZMlDYa1wMjhNglRDFfoo91h3+L0uIOzq8wurATVuWXWMfIQOCC0OKVlh2Rm",
+	"2txIViBP2Pco+uaGBdcE4DW2BltK+M8ro/4bZ0tvf6lSR3THp3feJHp8t216wYvh5Clfvhq9F+LmPjK9",
+	"bfXeasLtS3ULCJS12vHom/e5Tsim6tbor3x4AzXQoXAq1WKC4NWFEDeAEFVWcH0MxeLUHA56qpK2n8tb",
+	"LfRqbWeV4rHHx35k1DeVaqlHRlSsl+cf9DvffL1a+/PhN5XgrG63LNfZ6z1yNewpzfmbg/43WHPeq1v8",
+	"yK82Xh1kr3NcVSC8UR53m0f56OHqKL8+qoaQ+aM87oJAuz5d34+zzjhUK1LSBY+FfqY+XTl4v0GKtW6q",
+	"Eb8hob+2AkePOifeCjzqVpbga1jvWj54w5K46XtL8s1JJZnj2N+5/sNu10+1WJ+yDkuHXp7Kup0518/m",
+	"+f12O7y7B7JWdH+NqdMlBXi5j3/pNF9Ip/le8ARqnHirfk/OxsIV2F2r0LyyJk/QF6pl7KHTkJDfbEn5",
+	"0uRJDjMU5bpt63WLJHm+mqLFWMtDf++ZG6HX7XZDB4RmPrXR+wYJybc8ezxR85ykbqxoZ3MfVpEgyd2G",
+	"peTdG7ZgNzjKCBluS+3uU8atIqRyF341YvOZGTOFYIUlkhcrlbxs2WFnIFiSmzbhyywdT4oDzW8BVb+s",
+	"D9c/Yipn/WPYglRQbe1czKCmmWnWjN9OmM+L+VSiVZ12LWQEmV946IBqSPqvAKRJWoJSDjbtWqF3m3MZ",
+	"wv4KXVHDCMUcfyRHI+Q6OOVsB+3GpWTX0308VTItaqSQ8GWMtnZbM3JgNzu1avMyZH7B9fU7CX5hxY7C",
+	"hw9RZql1BndcXO8Avi27iE+9lGIzUVD56Hqk2snMeQJSshKkUqeJ8A8Zwcyb9yp75TaK8msgLZ8v9QNI",
+	"W9lEpL1u2O12aSh7aJylfYLsHK147FQYo3CdWW8v9BhJcBMDeh+tHA5Lr4Cy2d/jNWpSWQ/8zxOZCAah",
+	"9GcySSGTrMKfJXy5Jv7QrseasEF80QYNmlMchPQlItx82AFz7Fti2zOBKXPrYiGdLbVxLMCkvSL6+PHz",
+	"Erj/Aur6S/W8g+p5uVDIQ1dVT9Ansfotaixk+fJVS/P9lRGqrsxf6JmAVM2rhC+v1OjK6KOPoWRYuxFC",
+	"qqrCfNM5CmsqaVUH6HcehghcCLrFCdxK/aCiC/SOug1C/9e+0H/cK2X+468/+U0+bGzy64YmH/X8Jk88",
+	"NeJhD4I1/JF3N8/rZHVWR7UhdHsNKnW3EqXxyJtVt2FWtSYb5lRpz5tR9+7es1Jqrvq2+v0V31b/CL+6",
+	"G4F9hvPt9xrjF/Dd4WXShPRm7rrGs7/rwfwtDsmflWR/K7L7fUhnq8UL8SgRk9vIRiTWbwKjrNsY+9XN",
+	"B5BDn7r6NQNWAzv8ultl8h41HJ90V8jtuNs5qXVaJ+neDp1+XeXBfqf9+ybCJvDB/kH/EX5V1bVqKJUV",
+	"QP2/nzx9jNt13+T7xUf4mxI+qAkrRE9VA6z1BP1eqWSVSvus9e7yyX/0dhF7jhq562X/iAwoVaL8epuF",
+	"9qikwKMVokc8nzqXvYSOVvvqbeG3nhzV+wL89mgtH6yYs4hCaD8f978ES76HofQd9f7uYwE+d/fD0/dP",
+	"T3/l6BzvY0QvzRS7hAyR3bSak/AHNaaXM/tTW9T/4QJivLiGSt5GaV+fQXLFPA+BJarcgQdvsLTbYoGb",
+	"SyHZYj47lRa08SiMFwwr4mwrUJS6YBvEBMVSJKmSABkz4+NUjrEIK7/OxLro2fd2Kvsa3OhFrE8S3Anr",
+	"nopr3xXsnoqDlxaylWrh661ir8wAbLFozVpxkc+hOkovbiNSVLZkUskD/xnQh8xD3bi9btCuAPXOMG1Q",
+	"iXp1hHGagMkZyhGnSiIq5dq12ph/DMiMdpXgw8al+r1Sj+8xcne1JjuKXyt11v2vCVic0FagDHRyBZCV",
+	"Tk7sX/Y8sYNWcWDHQGkwVFK9Wy+W3quVQceO6nXO8duykDniaKYJiFFlvXIqau/qf3dXK3tjS7kCKzTU",
+	"CQ38+t3Bu8sn3hfkAMeX5lBWf9Ps95edLB/8z73EnNW3vmD4cM9JBL3dxQHihLvIAnYyn3H973Kbv5Oz",
+	"XA2F1obzn8siLZa/RzFNdx+bpXFz965Wd/l8+BQGM6UbblJ7SWBoYD7lWaptQW7WKvJ0OhVJyMxxzw+G",
+	"XAsoRpsJDigjMZEW1nm3lWTjkPFIumeoZBiXS8jKDNnM3LVwWec8zcwziSqoun9yyt7JdKgSwTJ+LTLN",
+	"inkuwVtZqEjO5nJpfkTUjukc8UokuxaMYw4nVCuCKmrs4rUthhXaUF4+zJXWgPQ311iRKaYjHrM+VTXn",
+	"LLZ8IO6w2LKK2Mbw8uFQzApKIWq6+N8WKhfvHWY71df8ViXLDfy2sU55nQFbhugX7T0vmePhdabGQY0N",
+	"Br1uB/47fBTJfrfbGyTXjwYDsKY47rbvaYQpPlP5lKJ4KrDEn1Yumt7dMjb/HPfMhgXedvnQLfPHu332",
+	"pYetEU9iYTlUrSDrczUkO8Ivm997oNm7N887G0Gw69LWpzvfA70ddKTXfJkpnlwq9ZznIIkFx72TXTrT",
+	"8xkGgL8QScovzaj3VCUte/k9752zJGksTuHdOw1a3eEvVIYCy6mv7vsbuAkqJdwxfCPLbIQGlX5PsSpE",
+	"kXOpOShnq3Wdn0IvPjf+LBEYWktqYqO6/pcYFmWp2GDn4/OU2ltzbBzsgGZjJT8rRnAHen6m8us0SYT8",
+	"cknUX4IMcQ23UWJoTQm1u3qiFpuJY/PA6N1XP/zBstW/xEKbtdq+zL9nqeZ7rZHwAarxDydrstSgLKZm",
+	"r99drjKd1+a9tRJg8w7YR9KSqt7BRR18+r0I88vzjD/JNVtuxO92+HAInmW19frs8sn37bXHcN4YjUyI",
+	"CWA6pALDGC97yuJSLowZXsGugK7TefAZOLYQtxzJ2BOGH6MmWBV7H8dsmAmeaxeu3HHGSTbkEsub0jAS",
+	"1jru9xvRCHAF/jpVf52qL3eq9pNiD3km8mJHP4WepTcoyCa5mjF8tV43An0YwhouUApesrFihQoJagzc",
+	"GouJgJRJW8RajtJ8KhK2FAVrUdtjRYHRynvAtdzusHM+nIAhpCzUlAkAPqUY+mpOqxZFkcqxZi3CzxJ5",
+	"yLhkPJmmEv4SSVqovM0mXEeyMsM0Ny+cQiKvWGBuKt7tImHH3aNGO8pELc5whe8LA8rN3pa9wVWxogKp",
+	"/IGa6f/PNwZQsRr7MKnn9umpqD78AYvTXBWTXOiJypJgcBIGsP/+d71ud3c9G9dhm5qNS/6XmrBWeq3I",
+	"lkXOR6N06B3FJj5AFPi/TrRtkg/eiFnGh6R7lwNtYlUddsa++oqYmnngq69YK64Redxm5oxow18wC93B",
+	"ApZ1CSuZKlWgxbbDqjO8iBql8jdSFZHkY55KSM/o9TH+xrCYr74qWSwMq3oc7ahcany97EskEY3wmEJ6",
+	"eC7YXCbAbkPGCzZVukAUCAz1KQvow5dpAdlH10JIwzQNWU1UJqBAR7vDvlXFBCCjUBYr1IxpNc+HovSk",
+	"Qy1MN2CgHZDV9CLFSjzgdjfzi6QajU5ZF4zeTIoxBwBnJcFqwNlxv99hseN7MZb5mYmcZakU5Wx6Xaw7",
+	"sgCkAHPrRHKsBpjwJcXCXhymVbN65ioxTdx414vFZPRxDEWmBRsrLP2fFpGcyyLNYAtP8fLAZh3kQaqt",
+	"L4DgDHCeWEnIzOtgmKXDGzaXen5tiPdaRLL15tkT9qh78qjdYXhgwZhfy2OL3764fH317s1zys95/e7b",
+	"5xdP4IvG+0cU3vVzX0Z87wqq3zORrF0la26N/S6N3c30932pbrknw31u4IZLFa3Zv929atR9LYrOX7L/",
+	"XWT/P5rX9K0oPkscWKsUUHXBjVpBKSjQ0yEGoFDVN6joxlq2ckOatJtCmGrgt1AMFrILXSzLakCSLXy3",
+	"bzzS7xhtkiYQS1gvbllWr/Tr4DUV6BkrDuVTBycQB1R92rXnnjr69OHu0ReHX9v9v1scRtP7f7SIDKSh",
+	"XQIyaCp/tHDMP2QAB19lCo0FK/+XqSGNYSmueDKIsJYdIp5Bv8uGE57zIZZhpMgOitWkmWN8SN88/4jF",
+	"wCniMJJOl0gTW72mqtTYqkMh4n8D6HroOOqAkANKCyqUkYykmTUgH4AEz3ieG50A+31Mgdj44WtM8Lbm",
+	"HpBpSQA/6dptR5SCkx7At0YyF6O5tuGsNtcblqTDekbs/wY5f2iLK9a3upwcZsGbpyM5Tm+N9mOmCIJ/",
+	"Yze4dB0GPjYjzlMXOflo08Ih0UaSho/9z7XRg4w2RlsJAj40PgIDEKS19+2lpRm5Vu11tjawxlXwvj+R",
+	"fN3VchIefdiTK37xmJjf4zbccw12CQZBotg7FsTV93335jlrxRsFsMNfXOX0T3E7JM0WDaZEbL9VNMlf",
+	"Nv+Eju3vH68ysvxjYy3orRS1KYKlLPoNlo9TkM4R21YXfLkuSMXjbPcco9L3YlRGbiP2OdNbAlXK6/qv",
+	"OJWtcSobKPB/kXAX/rKpFD6M3ZKNUbUJArR0hDUPvN84cHcs71M4XcsNNheFv2wSJ33lvlK2fauS31lb",
+	"ovlPpcSXwOyox9bkjlfz4hrwXp+n8mbAnmTp8Mait6//GeSTlSLAZT02sDBu7tgJPNQVPkQ8c7Wyr62W",
+	"ouG1w0RJ8evhQmRDNRXBZ1kNsOzuXW0Gtbf/iMV4d8Z//8tasKe1YEzMoA7F/u9hKfjqKwc0bhYC/H3m",
+	"4D62X8dtNCNATbAZL8zKAmw2oCQOjEYAmHgEzRcfxqeRjL+KGUC2gEq/ZPlcGgItLQ/oQfo1ZlqYVQbV",
+	"P4NNK9Jbock2i00kDPyUuogk6OOAVb5ap8xIiX6dMqPgXGdqfOiNhb7hMYKS24+H13EIG4ZfgJVBsq++",
+	"KpH7y3WB7+I2pMqAvQIfMiuCP4WR/H/sXWFv2zjS/iuEvsTBK7uKnWy26qfsou+2d+gl12Yvt2cZEW3R",
+	"sdYyaZD0eb1F/vthZkhashU3XrS7QNF+KGApkqgZajjzcGae0PxJ/MYnttqEtvlW88lcaNqNLC3r5G22",
+	"GZ7fXOcy6eolcR8wp6g0D/kuTi0xUq6pLb+OI+LBJoimifWEfuQ9lnsjn2PXTM9VgDuypHzJ3n64Zuf9",
+	"s0s2UYV4CoPpJ4ljzyEMpp8QCNMOjoA08x77iUgrnmQvpn1mUn2NtphpwQssJuYY2hJ90paTGdmYfeNG",
+	"pZ7EQ+DxnxUN8YtuO8n+UTb/i6MhR67u2wOwwp8fch2Oes/nIB6g36PxDmK2Ooh24HR98dEBNt+Qjr8c",
+	"6cAP8q/HOR7ILhzgZzk4j5r4RhtcEQzPZwYrzmtgxYOT5fM/xU8AFWhlv8EUz4EpnphAXztE4UwuARQ4",
+	"XY6AJ85bB+3B9D8DnNDCECrx9fv+NFNb6wDj3dRly7cZjNjCdIdDqlP3KE+M6z8+VnYWOrKfoneqpq4k",
+	"AjuQYyKiKCkV2zDcU0vRkSdfUJtMdmgoYl4RWRR2wKk2TKuqWi0NW/BCMJfI6B1HHGIlpvY0bjA8bomD",
+	"iGJqPSsxytiEOnj/F3RH2ggN1KrgNoG7TFlXOVXQjwXbfXkszkCfP1BVg1pwv6+W7tfhclPL8vP5hugc",
+	"+2dkkpiQUVU+K/C0x5ozEJPJA6kyJpQjATbrhIRxKuqnDHPcF62nj7sbbkm9pLIujdXvK2I37W1Fi3YJ",
+	"7twSR3ImS9tjb7b0SjNRYQugwLi9EAulN5hsSimrqAKcAqCflTSs4wMJ7qiomJqi47+IQ6hTcSs0cX5v",
+	"SbNQew8KiZ+lS8R0nfSRzHvNdeGI8WBepRRN4KuVSobt2LX7fA0EBkUM4yoUiR2OLQNJuZJt8cR7sB2h",
+	"wp9/5sRHNyP26uz3mUHqLC9wZBAdQTZohP3iGY9tQ3aYIdrfemn9oJuc3yYXafJdmlz+p+3djnu5Q7HG",
+	"Heh/zWte/zdH/itIVdytcK4vaNwzHIB9pAp5sDefKGTqv6AOV+AntK6txFtSLFUpLZo8Ll1ztEKtYXnl",
+	"c0/0P1YFkjXeVHxlynEFw0Prwa5u3rL/9hHjQEPLZSZxXXdMet7Ewf3D1Wyt9Bx3RLAICdusWcPG3AiM",
+	"g8EIzsWGDD5W4V7dvM3kXGzIQFbloqRcXR8w569Y7jhbAs3E7mLnc80R6EFaavR3Mpl/zCIBOsmilGVR",
+	"tkqSwQS8DSPAakywG+lAZNFjnrLzJCFhORzPEd1hiaNeSaLW8Bc6AA5sdibho11rJR9i52/Ae6M59/fC",
+	"sixlbMoKNTGkv94CvJLz5Ix11qWdZTK/u7vrXq1gObFgx0TKfhBcC52fuoEtSmNwmdFszFGSKDU6uRUT",
+	"DBTOLfgmo+EL7mi4qfIZ5YMegmQriXyITpQwov5Lwq+o4hMVgtfCqEvwI2Qmp8jaQnPYD6PRO7DmeF0k",
+	"A4fOvhdWb7pXsCjmDVnD+rYEz4hblv/z59fvf7m/ffvu9fXPt9jFB3vKOr4PTNDyHI9mxpeC/e3D9T/Y",
+	"B7SzbNBLvNLgMxOvQhmB0GwyE5O5oUWd8qmCZ5z0mqrBWlfj/I2FsLqcxKwoF0Ia5JGE98X1V+leJjOZ",
+	"5zmyjVes+292c/3hlvk+P9yzQ/ZqS2fjS2ZZlknGum/YyZUz5PiNef2zv7/+5QRP/0irXRcsYsp2F7wT",
+	"f6OCnXzMIjcfaO7XKxWimGURvZOBs8MsNIGlc7Ues1k0giMFt/BbPgi63WWRRTE8C/9lUZBM44Ypdfkh",
+	"SI9uDa5sCg413Lh2A6djvHqY4bLOS+nGQzdDUh/c0YKjwyxCuDyLRiP8VZp7qWz9Ai2mQmuh3Z+v1+ve",
+	"AzYhJimMRqPHE6e5PXcKm3we50e18TTwhwctHrjdoUnzXTj3u2+GOqrLtm7uTgdRGl1ClOZ0CAtF6OJb",
+	"7/g7iv0k2HHcYDEJC0JzaD9smNMauayl3cSsEkTPpFYB1lZTJhVxqfoLDg92O0XCeBvzI4r9wdK6IyPf",
+	"rBwuGToNb/+ucfEwAoV+WiZxo4PyQQlJYexum/R/tZMCwkxk45VlRUkVXxPl6W+p73UMiyLM+yeFNEj2",
+	"pRS+ll1RcFlE8XAYvpMglO1HAiKhpmKjUTyMUHLDyO1Fhb/33wico48jy3ogyQPCdE2iD8rOsX03hVej",
+	"qMYdNvdHiNTERGplAj8168hVVbmQTTDCcBDoPD1Khrg/kCIg1nwj3Aq/9wONI8cnHI4cfL8mfVzbl01N",
+	"c6eeuSquQQ+wtuw10g9vMQwUmRib+B+DMxhRy/wo+AbOuBUXtwTKhbinHnwheGpT5YE3fHZcg4bSecxf",
+	"JG7zaQ9OXWptorT/GEfBCW6T3Vm3n4Q26P+H/wdRnnX73932B+nFy/TipTs3+tPsU01NBPeYUGvXUJs/",
+	"VnvrA5o8aOEwgel+vMFB1i6BqAGMQ4QdkcNuFvp81Ec/iSM1nSIoiZWL7ZMFNbyqrM9hrsvxJ6EXXMLS",
+	"QI30m9/gWT+JB0kSn5/1LkaU0ly/+P81lxMQ/A3XpWle+n0Sn10k8eD70ePo2Ml6eMMPhO2XYpxkMTnz",
+	"2M1BC6we3kJC5MFxhNc0ly5qf0bQiGNx207PDvXxov3Gpy+feeUfDXDdWP9IM3J6bnsz8iszx9gURwNu",
+	"dWcbSdaj0HqjHOq+TuHwTPDKzn6P0o/w61fQM6iy96txh8J0wV8QBm1+b/x44UA1OAhDE5OVLu2GaB3Q",
+	"+QaPPEqHWFZGYcRTmHwpjYX5SkXLGGCXEKJOVgshLesYUU27MwWm/xXLF3wuIK7MKTjBfj2YIYb9s1e6",
+	"itLoBaaluTc/sA0Aq83KCE0ZHqa3BfMDfrC/X3LlXdOCFbysNhgvlQZ57OuhXO1u5A/v3+qOYl0f+4nf",
+	"MHaClbvDGaXbxbAgqrWsFIeYsJFtAas++RS1Z9GWVduzyskMK09olJiFY5UvbgndAMBlFYzb2i19qu7+",
+	"Td/xsiI0uI7T+KJSrFI2EHUXWi3rg3QFpW2bUTXV1y54B4tZ+96Vz85ZamXVRFWsA37kEjnByRgtZ8sr",
+	"H0zCl3FKiS50I0YTQSzGovDGKZMBBiotWyrQyoxyUhCCwa4xK8T2hSjQn3exPETaOC8L8Pk9IWcmzVJM",
+	"umiycOLA54nYwBabJoWUhs24LLpLro3j4DRLIYrTV66hTDAQ8KhMEmxv0eH2CVfN74cwbyfGH8PjWoT5",
+	"FJbljXnYe0D+YHzIts1AwS0P6Rr9nAheIcZBHAnxstOaPj0XxO4Y3qBloi0jskEoAw8ZOLRL8YKNeQVG",
+	"Q9en1bUPRU30OHr8XwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -141,6 +141,37 @@ func TestGoClient(t *testing.T) {
 		must(t, del, err, 404)
 	})
 
+	t.Run("shields, retention, alerts, reset", func(t *testing.T) {
+		site := storeWith(t, c, client.WebsiteStoreForm{Domain: "go-shields.example", BlockCountries: ptr("ru"),
+			BlockPages: ptr("/admin/*"), AllowedHostnames: ptr("go-shields.example"), RetentionDays: ptr(60)})
+		if site.BlockCountries == nil || *site.BlockCountries != "RU" || site.RetentionDays == nil || *site.RetentionDays != 60 {
+			t.Fatalf("stored %+v", site)
+		}
+		bad, err := c.PatchWebsiteWithFormdataBodyWithResponse(ctx, site.Id, client.WebsiteUpdateForm{BlockPages: ptr("admin")})
+		wantFields(t, must(t, bad, err, 422).JSON422.Errors, "block_pages")
+
+		set, err := c.SetAlertsWithFormdataBodyWithResponse(ctx, site.Id, client.AlertsForm{SpikeThreshold: ptr(10), Addresses: ptr("ops@go-shields.example")})
+		if got := must(t, set, err, 200).JSON200.Data; got.SpikeThreshold == nil || *got.SpikeThreshold != 10 || got.DropThreshold != nil ||
+			len(got.Addresses) != 1 || got.Addresses[0].Confirmed {
+			t.Fatalf("alerts %+v", got)
+		}
+		show, err := c.ShowAlertsWithResponse(ctx, site.Id)
+		if got := must(t, show, err, 200).JSON200.Data; len(got.Addresses) != 1 || got.Addresses[0].Email != "ops@go-shields.example" {
+			t.Fatalf("alerts %+v", got)
+		}
+		zero, err := c.SetAlertsWithFormdataBodyWithResponse(ctx, site.Id, client.AlertsForm{SpikeThreshold: ptr(0)})
+		wantFields(t, must(t, zero, err, 422).JSON422.Errors, "spike_threshold")
+		missing, err := c.ShowAlertsWithResponse(ctx, 999999)
+		must(t, missing, err, 404)
+
+		wrong, err := c.ResetWebsiteStatsWithFormdataBodyWithResponse(ctx, site.Id, client.ResetForm{Confirm: "other.example"})
+		wantFields(t, must(t, wrong, err, 422).JSON422.Errors, "confirm")
+		reset, err := c.ResetWebsiteStatsWithFormdataBodyWithResponse(ctx, site.Id, client.ResetForm{Confirm: "go-shields.example", From: ptr(s.Day), To: ptr(s.Day)})
+		if got := must(t, reset, err, 200).JSON200.Data; got.From == nil || got.From.String() != s.Day || got.To.String() != s.Day {
+			t.Fatalf("reset %+v", got)
+		}
+	})
+
 	t.Run("funnels", func(t *testing.T) {
 		site := storeWith(t, c, client.WebsiteStoreForm{Domain: "go-funnels.example"})
 		var goals []int64

@@ -24,11 +24,13 @@ import (
 // a form body in the spec needs one (New fails otherwise), so that its fields are checked
 // against the same binder before it runs.
 var formBodies = map[string]func() any{
-	"storewebsite":  func() any { return new(gen.StoreWebsiteFormdataRequestBody) },
-	"updatewebsite": func() any { return new(gen.UpdateWebsiteFormdataRequestBody) },
-	"patchwebsite":  func() any { return new(gen.PatchWebsiteFormdataRequestBody) },
-	"storegoal":     func() any { return new(gen.StoreGoalFormdataRequestBody) },
-	"storefunnel":   func() any { return new(gen.StoreFunnelFormdataRequestBody) },
+	"storewebsite":      func() any { return new(gen.StoreWebsiteFormdataRequestBody) },
+	"updatewebsite":     func() any { return new(gen.UpdateWebsiteFormdataRequestBody) },
+	"patchwebsite":      func() any { return new(gen.PatchWebsiteFormdataRequestBody) },
+	"storegoal":         func() any { return new(gen.StoreGoalFormdataRequestBody) },
+	"storefunnel":       func() any { return new(gen.StoreFunnelFormdataRequestBody) },
+	"resetwebsitestats": func() any { return new(gen.ResetWebsiteStatsFormdataRequestBody) },
+	"setalerts":         func() any { return new(gen.SetAlertsFormdataRequestBody) },
 }
 
 // operationInput is what the API checks of one operation's input after the validator, for

@@ -63,6 +63,9 @@ func TestRolesThroughTheAPI(t *testing.T) {
 			{"PUT", "/api/v1/websites/" + id, []string{"exclude_bots", "0"}, repository.RoleEditor, 200},
 			{"POST", "/api/v1/websites/" + id + "/goals", []string{"kind", "event", "event", "Signup of " + string(role)}, repository.RoleEditor, 201},
 			{"POST", "/api/v1/websites/" + id + "/funnels", []string{"name", "F", "steps", fmt.Sprint(goal), "steps", fmt.Sprint(goal)}, repository.RoleEditor, 422},
+			// A user's own traffic alerts, set where the settings are; a reset deletes data.
+			{"PUT", "/api/v1/websites/" + id + "/alerts", []string{"spike_threshold", "5"}, repository.RoleEditor, 200},
+			{"POST", "/api/v1/websites/" + id + "/reset", []string{"confirm", "example.com", "from", "2026-03-01", "to", "2026-03-01"}, repository.RoleAdmin, 200},
 		}
 		for _, c := range changes {
 			res := e.Do(harness.Request{Method: c.method, Path: c.path, Key: u.Key, Form: form(c.form...)})

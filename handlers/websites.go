@@ -46,7 +46,8 @@ func (s *Server) StoreWebsite(ctx context.Context, req gen.StoreWebsiteRequestOb
 	w, errs, err := s.websites.Create(ctx, userID(ctx), f.Domain, website.Settings{
 		Privacy: (*int)(f.Privacy), Password: f.Password, Email: (*int)(f.Email),
 		ExcludeBots: (*int)(f.ExcludeBots), ExcludeParams: f.ExcludeParams, ExcludeIPs: f.ExcludeIps,
-		Timezone: f.Timezone,
+		Timezone: f.Timezone, BlockCountries: f.BlockCountries, BlockPages: f.BlockPages,
+		AllowedHostnames: f.AllowedHostnames, RetentionDays: f.RetentionDays,
 	})
 	if err != nil {
 		return nil, err
@@ -110,7 +111,8 @@ func (s *Server) update(ctx context.Context, id int64, f *gen.WebsiteUpdateForm)
 	w, errs, err := s.websites.Update(ctx, userID(ctx), id, website.Settings{
 		Privacy: (*int)(f.Privacy), Password: f.Password, Email: (*int)(f.Email),
 		ExcludeBots: (*int)(f.ExcludeBots), ExcludeParams: f.ExcludeParams, ExcludeIPs: f.ExcludeIps,
-		Favorite: f.Favorite, Timezone: f.Timezone,
+		Favorite: f.Favorite, Timezone: f.Timezone, BlockCountries: f.BlockCountries, BlockPages: f.BlockPages,
+		AllowedHostnames: f.AllowedHostnames, RetentionDays: f.RetentionDays,
 	})
 	switch {
 	case refusal(err) != nil:
@@ -141,20 +143,22 @@ func (s *Server) DeleteWebsite(ctx context.Context, req gen.DeleteWebsiteRequest
 
 func (s *Server) websiteJSON(w repository.Website) gen.Website {
 	return gen.Website{
-		Id:            w.ID,
-		Role:          gen.WebsiteRole(w.Role),
-		Domain:        w.Domain,
-		Privacy:       gen.Privacy(w.Privacy),
-		Password:      w.PasswordHash != nil,
-		Email:         gen.ZeroOne(w.Email),
-		ExcludeBots:   gen.ZeroOne(w.ExcludeBots),
-		ExcludeParams: w.ExcludeParams,
-		ExcludeIps:    w.ExcludeIPs,
-		Favorite:      w.Favorite,
-		Timezone:      w.ZoneName(s.websites.Zone()),
-		TimezoneFrom:  utcOrNil(w.TimezoneFrom),
-		CreatedAt:     w.CreatedAt.UTC(),
-		UpdatedAt:     w.UpdatedAt.UTC(),
+		Id:             w.ID,
+		Role:           gen.WebsiteRole(w.Role),
+		Domain:         w.Domain,
+		Privacy:        gen.Privacy(w.Privacy),
+		Password:       w.PasswordHash != nil,
+		Email:          gen.ZeroOne(w.Email),
+		ExcludeBots:    gen.ZeroOne(w.ExcludeBots),
+		ExcludeParams:  w.ExcludeParams,
+		ExcludeIps:     w.ExcludeIPs,
+		Favorite:       w.Favorite,
+		Timezone:       w.ZoneName(s.websites.Zone()),
+		TimezoneFrom:   utcOrNil(w.TimezoneFrom),
+		CreatedAt:      w.CreatedAt.UTC(),
+		UpdatedAt:      w.UpdatedAt.UTC(),
+		BlockCountries: w.BlockCountries, BlockPages: w.BlockPages, AllowedHostnames: w.AllowedHostnames,
+		RetentionDays: w.RetentionDays,
 	}
 }
 

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"net/http/httptest"
-	"net/netip"
 	"testing"
 
 	"github.com/analytics-service/analytics/stats"
@@ -29,6 +28,6 @@ func BenchmarkAddVisit(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		keys = keys[:0]
-		c.addVisit(add, &row, 20516, 10, site, h, "www.google.com", client, netip.Addr{}, r)
+		c.addVisit(add, &row, 20516, 10, site, h, "www.google.com", client, &place{}, r)
 	}
 }

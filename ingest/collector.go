@@ -211,7 +211,11 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 			return http.StatusBadRequest, "event.name must be 1 to 64 characters."
 		}
 	}
-	site, ok := c.Websites.Lookup(bareHost(page.hostname))
+	host := bareHost(page.hostname)
+	site, ok := c.Websites.Lookup(host)
+	if page.website != "" {
+		site, ok = c.Websites.Lookup(page.website)
+	}
 	if !ok {
 		// Answered like a counted hit: a stranger must not learn whether a domain is tracked
 		// here. The metric counts the reason, never the host.
@@ -224,9 +228,9 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 		return http.StatusAccepted, ""
 	}
 	if req.engagement {
-		return c.recordEngagement(r, ip, site, &hit{page: page, hash: req.hash, engagedMillis: req.engagedMillis, scrollDepth: req.scrollDepth})
+		return c.recordEngagement(r, ip, site, &hit{page: page, host: host, hash: req.hash, engagedMillis: req.engagedMillis, scrollDepth: req.scrollDepth})
 	}
-	h := hit{kind: hitPageview, page: page, referrer: req.Referrer, screen: req.ScreenResolution, hash: req.hash}
+	h := hit{kind: hitPageview, page: page, host: host, referrer: req.Referrer, screen: req.ScreenResolution, hash: req.hash}
 	h.props = c.readProps(req.props)
 	if req.hasEvent {
 		h.kind, h.event, h.eventName = hitEvent, event, req.Event.Name
@@ -246,6 +250,7 @@ func (c *Collector) recordRequest(r *http.Request, ip netip.Addr, req *eventRequ
 type hit struct {
 	kind     hitKind
 	page     pageURL
+	host     string // the page's host as bareHost writes it, which the allowed hostnames match
 	referrer string // as sent
 	screen   string // "WIDTHxHEIGHT" as sent
 	event    string // "name:value:unit" of an event hit
@@ -284,6 +289,15 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 			return http.StatusAccepted, ""
 		}
 	}
+	// The page as counted, which the row holds too and the page shields match.
+	page := stats.Storable(pageValue(h.page, site, h.hash))
+	where := place{db: c.Geo, ip: ip}
+	if site.shields != nil {
+		if reason := site.shields.refuse(h.host, page, &where); reason != "" {
+			c.Metrics.ignore(reason)
+			return http.StatusAccepted, ""
+		}
+	}
 	now := c.Now()
 	// Two calendars: the salt's day is TZ's, the same for every website; the day and hour
 	// the hit counts on are the website's own zone's.
@@ -305,9 +319,8 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 		// A visit that started before the salt's midnight is held under yesterday's key.
 		vh.prevKey, vh.hasPrev = c.Salts.Key(saltDay-1, site.ID, ip, userAgent)
 	}
-	// The page and the event as counted, which the row holds too: what the hit adds to its
-	// row is known before its visit decides whether the row has room for it (keepRow).
-	page := stats.Storable(pageValue(h.page, site, h.hash))
+	// What the hit adds to its row is known before its visit decides whether the row has
+	// room for it (keepRow).
 	var event, eventName string
 	switch h.kind {
 	case hitEvent, hitQuietEvent:
@@ -356,7 +369,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 			client = ParseUserAgent(userAgent)
 		}
 		extras.hasValues = true
-		c.addVisit(add, &extras.values, out.day, hour, site, h, refHost, client, ip, r)
+		c.addVisit(add, &extras.values, out.day, hour, site, h, refHost, client, &where, r)
 	}
 	if out.visited || out.hourBits != 0 {
 		extras.hasMember, extras.member = true, memberKey{websiteID: site.ID, day: out.day, key: out.key}
@@ -380,7 +393,7 @@ func (c *Collector) record(r *http.Request, ip netip.Addr, site *Website, h *hit
 // values (stats.Dimensions), on the visit's day; the values go to its row too, as counted.
 // Landing and exit pages, bounce and duration are emitted by the visit as it goes on
 // (Visits.Collect).
-func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *stats.Values, day int32, hour uint8, site *Website, h *hit, refHost string, client Client, ip netip.Addr, r *http.Request) {
+func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *stats.Values, day int32, hour uint8, site *Website, h *hit, refHost string, client Client, where *place, r *http.Request) {
 	date := dayString(day)
 	add(stats.Visit, day, date)
 	add(stats.VisitHour, day, hourValues[hour])
@@ -389,7 +402,7 @@ func (c *Collector) addVisit(add func(stats.Name, int32, string) string, row *st
 	var in [stats.Inputs]string
 	in[stats.FromReferrer] = refHost
 	in[stats.FromSearchEngine], in[stats.FromSocialNetwork] = classifyReferrer(refHost)
-	geo := c.Geo.Lookup(ip)
+	geo := where.lookup()
 	in[stats.FromContinent], in[stats.FromCountry], in[stats.FromCity] = geo.Continent, geo.Country, geo.City
 	in[stats.FromBrowser], in[stats.FromOperatingSystem], in[stats.FromDevice] = client.Browser, client.OS, client.Device
 	in[stats.FromLanguage] = languageValue(r.Header.Get("Accept-Language"))

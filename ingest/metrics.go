@@ -87,7 +87,7 @@ func NewMetrics(reg prometheus.Registerer, counters *Counters) *Metrics {
 	for _, reason := range []string{reasonPropInvalid, reasonPropPerHit, reasonPropPerVisit} {
 		m.propsDropped.WithLabelValues(reason)
 	}
-	for _, reason := range []string{reasonBot, reasonIP, reasonUnknownWebsite, reasonNoVisit} {
+	for _, reason := range []string{reasonBot, reasonIP, reasonUnknownWebsite, reasonNoVisit, reasonBlockedCountry, reasonBlockedPage, reasonHostname} {
 		m.ignored.WithLabelValues(reason)
 	}
 	for _, reason := range []string{reasonMaxOpen, reasonAddressBound} {
@@ -114,6 +114,11 @@ const (
 	reasonIP             = "excluded_ip"
 	reasonUnknownWebsite = "unknown_website" // no website has the page's host
 	reasonNoVisit        = "no_open_visit"   // an engagement hit of a visitor with no open visit
+	// The shields (shields.go): the visitor's country is blocked, the page is, or its host is
+	// not an allowed hostname.
+	reasonBlockedCountry = "blocked_country"
+	reasonBlockedPage    = "blocked_page"
+	reasonHostname       = "hostname_not_allowed"
 )
 
 // The reasons of analytics_visits_ended_early_total.

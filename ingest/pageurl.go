@@ -10,6 +10,10 @@ import (
 // EscapedFragment give them.
 type pageURL struct {
 	hostname string // url.URL.Hostname: no port, no brackets; the website is found by it
+	// website is the host of the website the hit counts for when the body named it (Plausible's
+	// domain list), else "" and the hostname decides; the allowed hostnames are compared with
+	// hostname either way.
+	website  string
 	path     string // escaped; "" when the URL has none
 	rawQuery string // as sent, without '?'
 	fragment string // escaped, without '#'

@@ -295,10 +295,10 @@ func (c *Collector) plausibleHits(f plausibleFields, hits []eventRequest) ([]eve
 		// service's body.
 		return append(hits, hit), nil
 	}
-	// The collector finds the website by the host of the page, and stores only the path and
-	// query.
+	// The collector finds the website by the host given (and stores only the path and query of
+	// the page).
 	for _, host := range hosts {
-		hit.pageURL.hostname = host
+		hit.pageURL.website = host
 		hits = append(hits, hit)
 	}
 	return hits, nil

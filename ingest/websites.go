@@ -23,6 +23,8 @@ type Website struct {
 	// Zone is the website's time zone, whose days and hours its hits count on (Before nil:
 	// the collector's, TZ).
 	Zone stats.Zone
+	// shields block countries, pages and hostnames (shields.go); nil: none.
+	shields *shields
 }
 
 func (s *Website) excludesParam(name string) bool {
@@ -118,7 +120,8 @@ func (s *Websites) Refresh(ctx context.Context, id int64) error {
 
 func newWebsite(settings repository.WebsiteSettings) *Website {
 	site := &Website{ID: settings.ID, Domain: settings.Domain, ExcludeBots: settings.ExcludeBots == 1,
-		Zone: repository.ZoneOf(settings.Timezone, settings.TimezoneNext, settings.TimezoneFrom, nil)}
+		Zone:    repository.ZoneOf(settings.Timezone, settings.TimezoneNext, settings.TimezoneFrom, nil),
+		shields: newShields(settings)}
 	if settings.ExcludeParams != nil {
 		for _, line := range website.Lines(*settings.ExcludeParams) {
 			if line == "&" {

@@ -76,7 +76,31 @@ type websiteForm struct {
 	Adding       bool
 	DropTracking bool
 	Errors       stats.FieldErrors
+	// The edit form's shields, one entry per line, and the days its visit rows are kept ("":
+	// FACTS_RETENTION, FactsRetention days).
+	BlockCountries, BlockPages, AllowedHostnames string
+	RetentionDays                                string
+	FactsRetention                               int
 }
+
+// BlockedCountryNames are the names of the countries the form's list blocks, for its hint
+// (codes it does not know are left out: the rules refuse them).
+func (f websiteForm) BlockedCountryNames() []string {
+	var names []string
+	for _, code := range website.Lines(f.BlockCountries) {
+		if c, ok := stats.Countries[strings.ToUpper(code)]; ok {
+			_, name, _ := strings.Cut(c.Country, ":")
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// Shield bounds for the form's hints.
+func (websiteForm) MaxBlockedCountries() int { return website.MaxBlockedCountries }
+func (websiteForm) MaxBlockedPages() int     { return website.MaxBlockedPages }
+func (websiteForm) MaxAllowedHostnames() int { return website.MaxAllowedHostnames }
+func (websiteForm) MinRetentionDays() int    { return website.MinRetentionDays }
 
 // TrackingParams are the query parameters that ads, newsletters and social networks add to
 // links: the add form offers to drop them, so that one page is not split into many rows. The
@@ -254,11 +278,29 @@ func readWebsiteForm(f url.Values, edit bool) (websiteForm, website.Settings, st
 	}
 	if edit {
 		s.Favorite = &form.Favorite
+		readShieldFields(f, &form, &s, errs)
 	}
 	if form.Timezone != "" { // empty: as it is (the service's TZ on a new website)
 		s.Timezone = &form.Timezone
 	}
 	return form, s, errs
+}
+
+// readShieldFields reads the edit form's shields and retention: empty lists clear, an empty
+// retention is FACTS_RETENTION's.
+func readShieldFields(f url.Values, form *websiteForm, s *website.Settings, errs stats.FieldErrors) {
+	form.BlockCountries, form.BlockPages, form.AllowedHostnames = f.Get("block_countries"), f.Get("block_pages"), f.Get("allowed_hostnames")
+	s.BlockCountries, s.BlockPages, s.AllowedHostnames = &form.BlockCountries, &form.BlockPages, &form.AllowedHostnames
+	form.RetentionDays = strings.TrimSpace(f.Get("retention_days"))
+	days := 0
+	if form.RetentionDays != "" {
+		n, err := strconv.Atoi(form.RetentionDays)
+		if err != nil {
+			errs.Add("retention_days", "must be a whole number of days")
+		}
+		days = n
+	}
+	s.RetentionDays = &days
 }
 
 func boolInt(b bool) int {
@@ -284,7 +326,16 @@ func (p *Pages) formOf(s repository.Website) websiteForm {
 		Email: s.Email == 1, ExcludeBots: s.ExcludeBots == 1, Favorite: s.Favorite,
 		ExcludeParams: deref(s.ExcludeParams), ExcludeIPs: deref(s.ExcludeIPs),
 		Timezone: s.ZoneName(p.loc), ZoneFrom: p.zoneFrom(s),
+		BlockCountries: deref(s.BlockCountries), BlockPages: deref(s.BlockPages), AllowedHostnames: deref(s.AllowedHostnames),
+		RetentionDays: retentionText(s.RetentionDays), FactsRetention: p.websites.FactsRetention(),
 	}
+}
+
+func retentionText(days *int) string {
+	if days == nil {
+		return ""
+	}
+	return strconv.Itoa(*days)
 }
 
 // zoneFrom says when a pending change of zone takes effect, in the new zone's words
@@ -321,6 +372,12 @@ type editWebsitePage struct {
 	FunnelForm funnelForm
 	GoalNotes  map[int64]string
 	MaxFunnels int
+	// The delete-stats form as sent (refused), and the notice of a deletion done.
+	ResetForm   resetForm
+	ResetNotice string
+	// The viewer's traffic alerts of the website (their form), and the notice of a change.
+	Alerts      alertsForm
+	AlertNotice string
 }
 
 func (p *Pages) renderEdit(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm) {
@@ -332,8 +389,9 @@ func (p *Pages) renderEditWith(w http.ResponseWriter, r *http.Request, status in
 	p.renderEditPage(w, r, status, site, form, goal, funnelForm{})
 }
 
-// renderEditPage is the settings page with the add-a-goal and add-a-funnel forms as given.
-func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm, goal goalForm, funnel funnelForm) {
+// renderEditPage is the settings page with the add-a-goal and add-a-funnel forms as given;
+// more changes the page's other forms (a refused deletion of stats, say).
+func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status int, site repository.Website, form websiteForm, goal goalForm, funnel funnelForm, more ...func(*editWebsitePage)) {
 	goals, err := p.repo.Goals(r.Context(), site.ID)
 	if err != nil {
 		p.serverError(w, r, err)
@@ -348,11 +406,22 @@ func (p *Pages) renderEditPage(w http.ResponseWriter, r *http.Request, status in
 	if notice == "" {
 		notice = funnelNotices[r.URL.Query().Get("notice")]
 	}
-	p.render(w, r, status, "edit.html", "Edit "+site.Domain, editWebsitePage{
+	alerts, err := p.repo.Alerts(r.Context(), site.ID, viewerOf(r).ID)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
+	}
+	page := editWebsitePage{
 		Website: site, Form: form, Snippet: p.snippet(r, site.Domain), Goals: goals, GoalForm: goal,
 		MaxGoals: stats.MaxGoals, Notice: notice,
 		Funnels: funnels, FunnelForm: funnel, GoalNotes: goalFunnelNotes(funnels), MaxFunnels: stats.MaxFunnels,
-	})
+		ResetNotice: resetNotices[r.URL.Query().Get("notice")],
+		Alerts:      alertsFormOf(alerts, p.outbox.Enabled()), AlertNotice: alertNotices[r.URL.Query().Get("notice")],
+	}
+	for _, change := range more {
+		change(&page)
+	}
+	p.render(w, r, status, "edit.html", "Edit "+site.Domain, page)
 }
 
 // editWebsite takes the edit form: the same rules as PUT /api/v1/websites/{id}.
@@ -363,6 +432,7 @@ func (p *Pages) editWebsite(w http.ResponseWriter, r *http.Request) {
 	}
 	form, settings, errs := readWebsiteForm(r.PostForm, true)
 	form.Domain, form.HasPassword = site.Domain, site.PasswordHash != nil
+	form.FactsRetention = p.websites.FactsRetention()
 	form.ZoneFrom = p.zoneFrom(site)
 	if len(errs) == 0 {
 		var err error

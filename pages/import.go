@@ -2,6 +2,7 @@ package pages
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -12,12 +13,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/analytics-service/analytics/importer"
+	"github.com/analytics-service/analytics/importer/goatcounter"
 	"github.com/analytics-service/analytics/importer/plausible"
 	"github.com/analytics-service/analytics/repository"
 )
 
-// Limits of an uploaded Plausible export (docs/imports.md); the archive's own limits
-// (64 files, 1 GiB uncompressed) are the importer's.
+// Limits of an uploaded export (docs/imports.md); the export's own limits (a Plausible zip's
+// 64 files, 1 GiB uncompressed either way) are the importers'.
 const (
 	maxImportUpload = 50 << 20
 	// maxImportBody leaves room for the form's token and the multipart framing.
@@ -26,18 +29,107 @@ const (
 	importTimeout = 15 * time.Minute
 )
 
-// importPage is the data of import.html: what an import did.
+// importPage is the data of import.html: what an import did, whichever export it read.
 type importPage struct {
-	Website                 repository.Website
-	Summary                 plausible.Summary
+	Website     repository.Website
+	Source      string // "Plausible", "GoatCounter"
+	Held        string // what the file held: "10 files, 142,350 rows"
+	Days        int
+	First, Last time.Time
+	Visitors    int64
+	Visits      int64
+	Pageviews   int64
+	Counters    int64
+	LeftOut     []importer.Reason
+	// Changed and Other are lines of what was changed to fit and what else was left out.
+	Changed, Other          []string
 	ImportedDays, Collected string // the days left out, as ranges
 	ImportedN, CollectedN   int
 }
 
-// importPlausible takes the upload of a Plausible export for one of the owner's websites and
-// imports it with the command's code, streamed to a temporary file (a zip is read from its
-// end), at most 50 MiB.
+// refused sets the days an import left out.
+func (page *importPage) refused(held []repository.HeldDay) {
+	var imported, collected []time.Time
+	for _, h := range held {
+		if h.Source != "" {
+			imported = append(imported, h.Day)
+		} else {
+			collected = append(collected, h.Day)
+		}
+	}
+	page.ImportedDays, page.ImportedN = importer.DayRanges(imported), len(imported)
+	page.Collected, page.CollectedN = importer.DayRanges(collected), len(collected)
+}
+
+// exportUpload is one kind of export the settings page takes: how its file is named, and how
+// it is imported, by the command's code.
+type exportUpload struct {
+	what    string // "the zip file of a Plausible export"
+	command string // the command that takes larger files
+	pattern string // of the temporary file
+	run     func(p *Pages, r *http.Request, site repository.Website, file *os.File, size int64) (importPage, error)
+}
+
+var (
+	plausibleUpload = exportUpload{what: "the zip file of a Plausible export", command: "analytics import plausible",
+		pattern: "plausible-export-*.zip", run: (*Pages).runPlausible}
+	goatcounterUpload = exportUpload{what: "a GoatCounter CSV export (.csv or .csv.gz)", command: "analytics import goatcounter",
+		pattern: "goatcounter-export-*.csv", run: (*Pages).runGoatCounter}
+)
+
+// badExport tells a refused export from a failure, and says why it was refused.
+func badExport(err error) (string, bool) {
+	var bad *plausible.BadExport
+	var badCSV *goatcounter.BadExport
+	switch {
+	case errors.As(err, &bad):
+		return bad.Error(), true
+	case errors.As(err, &badCSV):
+		return badCSV.Error(), true
+	}
+	return "", false
+}
+
+func (p *Pages) runPlausible(r *http.Request, site repository.Website, file *os.File, size int64) (importPage, error) {
+	sum, err := plausible.Import(r.Context(), p.repo, plausible.Website{ID: site.ID, Domain: site.Domain}, file, size, plausible.Options{})
+	if err != nil {
+		return importPage{}, err
+	}
+	page := importPage{Website: site, Source: "Plausible", Held: fmt.Sprintf("%d files, %s rows", sum.Files, formatCount(sum.Rows)),
+		Days: sum.Days, First: sum.First, Last: sum.Last, Visitors: sum.Visitors, Visits: sum.Visits, Pageviews: sum.Pageviews,
+		Counters: sum.Counters, LeftOut: sum.LeftOut, Changed: sum.Transformed, Other: sum.UnusedColumns}
+	for _, f := range sum.OtherFiles {
+		page.Other = append(page.Other, "the file "+f+" (not a Plausible table)")
+	}
+	page.refused(sum.Refused)
+	return page, nil
+}
+
+func (p *Pages) runGoatCounter(r *http.Request, site repository.Website, file *os.File, size int64) (importPage, error) {
+	gc := goatcounter.Website{ID: site.ID, Domain: site.Domain, Zone: site.Zone(p.loc)}
+	sum, err := goatcounter.Import(r.Context(), p.repo, gc, file, size, goatcounter.Options{})
+	if err != nil {
+		return importPage{}, err
+	}
+	page := importPage{Website: site, Source: "GoatCounter", Held: formatCount(sum.Rows) + " rows (hits)",
+		Days: sum.Days, First: sum.First, Last: sum.Last, Visitors: sum.Visitors, Visits: sum.Visits, Pageviews: sum.Pageviews,
+		Counters: sum.Counters, LeftOut: sum.LeftOut}
+	page.refused(sum.Refused)
+	return page, nil
+}
+
+// importPlausible and importGoatCounter take the upload of an export for one of the owner's
+// websites.
 func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
+	p.importUpload(w, r, plausibleUpload)
+}
+func (p *Pages) importGoatCounter(w http.ResponseWriter, r *http.Request) {
+	p.importUpload(w, r, goatcounterUpload)
+}
+
+// importUpload imports an uploaded export with the command's code, streamed to a temporary
+// file first (a zip is read from its end, a CSV twice), at most 50 MiB.
+func (p *Pages) importUpload(w http.ResponseWriter, r *http.Request, kind exportUpload) {
 	user := p.requireUser(w, r)
 	if user == nil {
 		return
@@ -67,17 +159,17 @@ func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	file, size, ok := p.receiveExport(w, r, parts, site)
+	file, size, ok := p.receiveExport(w, r, parts, site, kind)
 	if !ok {
 		return
 	}
 	defer func() { _ = file.Close(); _ = os.Remove(file.Name()) }()
-	sum, err := plausible.Import(r.Context(), p.repo, plausible.Website{ID: site.ID, Domain: site.Domain}, file, size, plausible.Options{})
-	var bad *plausible.BadExport
-	switch {
-	case errors.As(err, &bad):
-		p.refuseImport(w, r, http.StatusUnprocessableEntity, site, "The file was not imported, and nothing was written: "+bad.Error()+".")
+	page, err := kind.run(p, r, site, file, size)
+	if why, bad := badExport(err); bad {
+		p.refuseImport(w, r, http.StatusUnprocessableEntity, site, "The file was not imported, and nothing was written: "+why+".")
 		return
+	}
+	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		p.notFound(w, r) // deleted meanwhile
 		return
@@ -85,17 +177,6 @@ func (p *Pages) importPlausible(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	page := importPage{Website: site, Summary: sum}
-	var imported, collected []time.Time
-	for _, h := range sum.Refused {
-		if h.Source != "" {
-			imported = append(imported, h.Day)
-		} else {
-			collected = append(collected, h.Day)
-		}
-	}
-	page.ImportedDays, page.ImportedN = plausible.DayRanges(imported), len(imported)
-	page.Collected, page.CollectedN = plausible.DayRanges(collected), len(collected)
 	p.render(w, r, http.StatusOK, "import.html", "Import into "+site.Domain, page)
 }
 
@@ -128,13 +209,13 @@ func (p *Pages) importForm(w http.ResponseWriter, r *http.Request) (*multipart.R
 
 // receiveExport copies the form's file part to a temporary file, refusing one past
 // maxImportUpload. The caller removes the file.
-func (p *Pages) receiveExport(w http.ResponseWriter, r *http.Request, parts *multipart.Reader, site repository.Website) (*os.File, int64, bool) {
+func (p *Pages) receiveExport(w http.ResponseWriter, r *http.Request, parts *multipart.Reader, site repository.Website, kind exportUpload) (*os.File, int64, bool) {
 	part, err := parts.NextPart()
 	if err != nil || part.FormName() != "export" {
-		p.refuseImport(w, r, http.StatusBadRequest, site, "No file was sent: choose the zip file of a Plausible export.")
+		p.refuseImport(w, r, http.StatusBadRequest, site, "No file was sent: choose "+kind.what+".")
 		return nil, 0, false
 	}
-	file, err := os.CreateTemp("", "plausible-export-*.zip")
+	file, err := os.CreateTemp("", kind.pattern)
 	if err != nil {
 		p.serverError(w, r, err)
 		return nil, 0, false
@@ -144,12 +225,12 @@ func (p *Pages) receiveExport(w http.ResponseWriter, r *http.Request, parts *mul
 	switch {
 	case errors.As(err, &tooLarge) || size > maxImportUpload:
 		err = errors.New("too large")
-		p.refuseImport(w, r, http.StatusRequestEntityTooLarge, site, "The file is larger than 50 MiB: import it with the command `analytics import plausible` instead.")
+		p.refuseImport(w, r, http.StatusRequestEntityTooLarge, site, "The file is larger than 50 MiB: import it with the command `"+kind.command+"` instead.")
 	case err != nil:
 		p.refuseImport(w, r, http.StatusBadRequest, site, "The upload was interrupted. Try again.")
 	case size == 0:
 		err = errors.New("empty")
-		p.refuseImport(w, r, http.StatusBadRequest, site, "No file was sent: choose the zip file of a Plausible export.")
+		p.refuseImport(w, r, http.StatusBadRequest, site, "No file was sent: choose "+kind.what+".")
 	}
 	if err != nil {
 		_ = file.Close()

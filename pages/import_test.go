@@ -201,3 +201,47 @@ func TestImportInChromium(t *testing.T) {
 		check(errorTab, "import-refused", width)
 	}
 }
+
+// TestImportGoatCounterUpload: the GoatCounter form beside Plausible's imports a real export
+// (gzipped, as GoatCounter writes it) with the command's code; a second upload adds nothing; a
+// file of another format version is a readable refusal that writes nothing.
+func TestImportGoatCounterUpload(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "stats.example.test")
+	b := e.browser().signIn(owner)
+	token := b.token()
+	path := fmt.Sprintf("/websites/%d/import-goatcounter", id)
+	export, err := os.ReadFile("../importer/goatcounter/testdata/goatcounter-postgres.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := b.upload(path, token, strings.NewReader("1Path,Title,Event,Bot,Session,FirstVisit,Referrer,Referrer scheme,Browser,Screen size,Location,Date\n"))
+	wantStatus(t, "format version 1", v1, http.StatusUnprocessableEntity)
+	if !strings.Contains(v1.body, "nothing was written: the file is a GoatCounter export of format version &#34;1&#34;; only version 2") {
+		t.Errorf("the refusal does not say why:\n%s", v1.body)
+	}
+	truncated := b.upload(path, token, bytes.NewReader(export[:len(export)/2]))
+	wantStatus(t, "a truncated gzip", truncated, http.StatusUnprocessableEntity)
+	if !strings.Contains(truncated.body, "damaged or truncated") {
+		t.Errorf("the refusal does not say why:\n%s", truncated.body)
+	}
+	if n := e.imported(id); n != 0 {
+		t.Fatalf("refused uploads wrote %d rows", n)
+	}
+	done := b.upload(path, token, bytes.NewReader(export))
+	wantStatus(t, "the upload", done, http.StatusOK)
+	for _, want := range []string{"3 days imported, from 10 Feb 2026 to 12 Feb 2026 (a GoatCounter export)", "What the file held (17 rows (hits))",
+		"Left out: hits GoatCounter recorded as a bot&#39;s (not counted, as bots are not here): 2", "<li>&#34;/pricing&#34;: 1</li>"} {
+		if !strings.Contains(done.body, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, done.body)
+		}
+	}
+	if strings.Contains(done.body, "<script>alert(1)") {
+		t.Fatal("a path of the export came back as markup")
+	}
+	again := b.upload(path, token, bytes.NewReader(export))
+	if !strings.Contains(again.body, "Nothing was imported") || !strings.Contains(again.body, "2026-02-10..2026-02-12") {
+		t.Errorf("the second summary:\n%s", again.body)
+	}
+}

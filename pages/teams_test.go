@@ -75,7 +75,7 @@ func (tm *team) forms() []settingsForm {
 		{s + "/verify", editor}, {s + "/shared", editor}, {s + "/shared/1/rename", editor}, {s + "/shared/1/delete", editor},
 		{s + "/members", admin}, {fmt.Sprintf("%s/members/%d/role", s, tm.users[repository.RoleViewer].ID), admin},
 		{fmt.Sprintf("%s/members/%d/remove", s, tm.users[repository.RoleAdmin].ID), admin},
-		{s + "/invitations/1/revoke", admin},
+		{s + "/invitations/1/revoke", admin}, {s + "/alerts", editor}, {s + "/reset", admin},
 		{s + "/delete", owner}, {s + "/transfer", owner},
 	}
 }
@@ -114,6 +114,16 @@ func TestRoleBoundariesOfTheSettingsForms(t *testing.T) {
 			wantStatus(t, string(role)+" opens "+pg.path, b.get(pg.path), want)
 		}
 		wantStatus(t, "a stranger opens "+pg.path, tm.stranger.get(pg.path), http.StatusNotFound)
+	}
+	// The settings page offers the deletion of stats to those who may (an admin, the owner).
+	for role, b := range tm.browsers {
+		if !role.Can(repository.RoleEditor) {
+			continue
+		}
+		offered := strings.Contains(b.get(fmt.Sprintf("/websites/%d/edit", tm.site)).body, fmt.Sprintf("/websites/%d/reset", tm.site))
+		if offered != role.Can(repository.RoleAdmin) {
+			t.Errorf("the %s's settings page offers to delete stats: %v", role, offered)
+		}
 	}
 	goals, err := e.Repo.Goals(context.Background(), tm.site)
 	if err != nil || len(goals) != 2 {

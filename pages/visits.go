@@ -119,8 +119,8 @@ func newVisitsPanel(base string, view statsView, rng stats.Range, cmp stats.Comp
 		Before:          before,
 		BeforeRange:     prev,
 		Notices: append(notices, web.VisitNotices("this range", before,
-			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, CountedBefore: v.notesNow.CountedBefore, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources},
-			web.RangeFacts{Range: prev, VisitsFrom: v.notesPre.VisitsFrom, CountedBefore: v.notesPre.CountedBefore, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources})...),
+			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, CountedBefore: v.notesNow.CountedBefore, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources, Resets: v.notesNow.Resets},
+			web.RangeFacts{Range: prev, VisitsFrom: v.notesPre.VisitsFrom, CountedBefore: v.notesPre.CountedBefore, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources, Resets: v.notesPre.Resets})...),
 	}
 	if v.converts {
 		panel.Numbers = append(panel.Numbers, conversionHeadline(v.rateNow, v.rateBefore, v.now.Visitors > 0, v.before.Visitors > 0))

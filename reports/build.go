@@ -141,8 +141,8 @@ func (b *Builder) site(ctx context.Context, w repository.Website, p, before Peri
 		Pageviews: Change{Now: now.Pageviews, Before: prev.Pageviews},
 		Figures:   web.NewFigures(now, prev, ","),
 		Notices: web.VisitNotices(p.Name(), before.Name(),
-			web.RangeFacts{Range: p.Range(), VisitsFrom: notesNow.VisitsFrom, CountedBefore: notesNow.CountedBefore, ImportedDays: notesNow.ImportedDays, Sources: notesNow.Sources},
-			web.RangeFacts{Range: before.Range(), VisitsFrom: notesBefore.VisitsFrom, CountedBefore: notesBefore.CountedBefore, ImportedDays: notesBefore.ImportedDays, Sources: notesBefore.Sources}),
+			web.RangeFacts{Range: p.Range(), VisitsFrom: notesNow.VisitsFrom, CountedBefore: notesNow.CountedBefore, ImportedDays: notesNow.ImportedDays, Sources: notesNow.Sources, Resets: notesNow.Resets},
+			web.RangeFacts{Range: before.Range(), VisitsFrom: notesBefore.VisitsFrom, CountedBefore: notesBefore.CountedBefore, ImportedDays: notesBefore.ImportedDays, Sources: notesBefore.Sources, Resets: notesBefore.Resets}),
 		StatsURL: b.Links.Stats(w.Domain, p),
 	}
 	if s.Pages, err = b.top(ctx, w.ID, stats.Page, p); err != nil {

@@ -52,7 +52,41 @@ func newTopList(title, counted, kind string, entries []repository.StatEntry, ref
 var (
 	textReport = texttemplate.Must(texttemplate.New("report.txt").Funcs(funcs).ParseFS(templateFiles, "templates/report.txt"))
 	htmlReport = htmltemplate.Must(htmltemplate.New("report.html").Funcs(funcs).ParseFS(templateFiles, "templates/report.html"))
+	textAlert  = texttemplate.Must(texttemplate.New("alert.txt").Funcs(funcs).Funcs(alertFuncs).ParseFS(templateFiles, "templates/alert.txt"))
+	htmlAlert  = htmltemplate.Must(htmltemplate.New("alert.html").Funcs(funcs).Funcs(alertFuncs).ParseFS(templateFiles, "templates/alert.html"))
 )
+
+// alertFuncs are the alert templates' own.
+var alertFuncs = map[string]any{
+	"int64": func(n int) int64 { return int64(n) },
+	"period": func(kind string) string {
+		if kind == "spike" {
+			return "the last hour, visitors"
+		}
+		return "the last 24 hours, visitors"
+	},
+	// alertTop makes an alert's list one of the report's (its title, what it counts, its rows).
+	"alertTop": func(title, counted, kind string, rows []topRow) topList {
+		entries := make([]repository.StatEntry, len(rows))
+		for i, r := range rows {
+			entries[i] = repository.StatEntry{Value: r.Value, Count: r.Count}
+		}
+		return newTopList(title, counted, kind, entries, false)
+	},
+}
+
+// renderAlert writes the text and HTML parts of an alert or a confirmation, as Render writes a
+// report's.
+func renderAlert(m alertMail) (text, html string, err error) {
+	var t, h strings.Builder
+	if err := textAlert.Execute(&t, m); err != nil {
+		return "", "", err
+	}
+	if err := htmlAlert.Execute(&h, m); err != nil {
+		return "", "", err
+	}
+	return t.String(), h.String(), nil
+}
 
 // Subject is the message's subject line.
 func (r Report) Subject() string {

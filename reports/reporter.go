@@ -56,8 +56,8 @@ type reportMetrics struct {
 	oldestUnsent prometheus.Gauge
 }
 
-// New makes a Reporter; its metrics go to reg (nil: not registered).
-func New(cfg Config, reg prometheus.Registerer) *Reporter {
+// withDefaults is the configuration with each zero field its default.
+func (cfg Config) withDefaults() Config {
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
 	}
@@ -73,6 +73,12 @@ func New(cfg Config, reg prometheus.Registerer) *Reporter {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	return cfg
+}
+
+// New makes a Reporter; its metrics go to reg (nil: not registered).
+func New(cfg Config, reg prometheus.Registerer) *Reporter {
+	cfg = cfg.withDefaults()
 	host := "localhost"
 	if cfg.Mailer != nil {
 		host = cfg.Mailer.FromDomain()
@@ -127,12 +133,15 @@ func (r *Reporter) LogSetup() {
 // off says why no report can be sent, or "" when they can: a report needs a mail server
 // (SMTP_URL) and the service's public address for its links (PUBLIC_URL). Without the address
 // the links would point wherever this process guesses, which a reader elsewhere cannot open.
-func (r *Reporter) off() string {
+func (r *Reporter) off() string { return r.cfg.off() }
+
+// off says why no message can be sent with the configuration, "" when they can.
+func (cfg Config) off() string {
 	var missing []string
-	if r.cfg.Mailer == nil {
+	if cfg.Mailer == nil {
 		missing = append(missing, "SMTP_URL is not set")
 	}
-	if r.cfg.Links.Base == nil {
+	if cfg.Links.Base == nil {
 		missing = append(missing, "PUBLIC_URL is not set (the links of a report need the service's public address)")
 	}
 	return strings.Join(missing, " and ")
@@ -313,19 +322,26 @@ func (r *Reporter) message(rep Report) (Message, error) {
 	}, nil
 }
 
-// finish records a sent or skipped report. The message is out: recording it is retried a few
-// times, because a report left unrecorded is sent again when its lease runs out.
-func (r *Reporter) finish(ctx context.Context, c repository.ReportClaim, status string, log *slog.Logger) Outcome {
+// recordDone runs record, the recording of a message done, up to 3 times a second apart and
+// whatever ctx says (the message is out), until it succeeds or the claim is found lost.
+func recordDone(ctx context.Context, record func(context.Context) error) error {
 	ctx = context.WithoutCancel(ctx)
 	var err error
 	for try := 0; try < 3; try++ {
 		if try > 0 {
 			time.Sleep(time.Second)
 		}
-		if err = r.cfg.Repo.FinishReport(ctx, c, status, r.cfg.Now()); err == nil || errors.Is(err, repository.ErrClaimLost) {
+		if err = record(ctx); err == nil || errors.Is(err, repository.ErrClaimLost) {
 			break
 		}
 	}
+	return err
+}
+
+// finish records a sent or skipped report. The message is out: recording it is retried a few
+// times, because a report left unrecorded is sent again when its lease runs out.
+func (r *Reporter) finish(ctx context.Context, c repository.ReportClaim, status string, log *slog.Logger) Outcome {
+	err := recordDone(ctx, func(ctx context.Context) error { return r.cfg.Repo.FinishReport(ctx, c, status, r.cfg.Now()) })
 	if err != nil {
 		log.Error("e-mail report "+status+" but not recorded; it may be sent again after its lease", "error", err)
 	}

@@ -34,36 +34,52 @@ type token struct {
 	WebsiteIDs []int64
 }
 
-// signToken writes "USER.ID-ID-ID.MAC", MAC = HMAC-SHA256 over the rest with the service's
-// unsubscribe key. Without the key a token cannot be made or altered, and it needs no state.
+// signToken writes "USER.ID-ID-ID.MAC" (signPayload).
 func signToken(key []byte, t token) string {
 	ids := make([]string, len(t.WebsiteIDs))
 	for i, id := range t.WebsiteIDs {
 		ids[i] = strconv.FormatInt(id, 10)
 	}
-	payload := strconv.FormatInt(t.UserID, 10) + "." + strings.Join(ids, "-")
-	return payload + "." + base64.RawURLEncoding.EncodeToString(tokenMAC(key, payload))
+	return signPayload(key, unsubscribePurpose, strconv.FormatInt(t.UserID, 10)+"."+strings.Join(ids, "-"))
 }
 
-func tokenMAC(key []byte, payload string) []byte {
+// signPayload writes "PAYLOAD.MAC", MAC = HMAC-SHA256 over the purpose and the payload with the
+// service's unsubscribe key: a link of the e-mail (a report's unsubscribe, an alert's confirm
+// or unsubscribe, each its purpose) that needs no state. Without the key a token cannot be
+// made or altered, nor one of a purpose passed for another.
+func signPayload(key []byte, purpose, payload string) string {
+	return payload + "." + base64.RawURLEncoding.EncodeToString(tokenMAC(key, purpose, payload))
+}
+
+func tokenMAC(key []byte, purpose, payload string) []byte {
 	m := hmac.New(sha256.New, key)
-	m.Write([]byte(unsubscribePurpose + ":" + payload))
+	m.Write([]byte(purpose + ":" + payload))
 	return m.Sum(nil)
+}
+
+// openPayload checks a token of signPayload's for purpose (at most maxLen bytes) and returns
+// its payload; false for anything not made by signPayload with this key and purpose.
+func openPayload(key []byte, purpose, s string, maxLen int) (string, bool) {
+	if len(s) > maxLen {
+		return "", false
+	}
+	cut := strings.LastIndexByte(s, '.')
+	if cut < 0 {
+		return "", false
+	}
+	payload := s[:cut]
+	mac, err := base64.RawURLEncoding.Strict().DecodeString(s[cut+1:])
+	if err != nil || !hmac.Equal(mac, tokenMAC(key, purpose, payload)) {
+		return "", false
+	}
+	return payload, true
 }
 
 // parseToken checks a token's signature first, then reads it; false for anything not made by
 // signToken with this key.
 func parseToken(key []byte, s string) (token, bool) {
-	if len(s) > 64+maxTokenWebsites*20 {
-		return token{}, false
-	}
-	cut := strings.LastIndexByte(s, '.')
-	if cut < 0 {
-		return token{}, false
-	}
-	payload := s[:cut]
-	mac, err := base64.RawURLEncoding.Strict().DecodeString(s[cut+1:])
-	if err != nil || !hmac.Equal(mac, tokenMAC(key, payload)) {
+	payload, ok := openPayload(key, unsubscribePurpose, s, 64+maxTokenWebsites*20)
+	if !ok {
 		return token{}, false
 	}
 	user, ids, found := strings.Cut(payload, ".")
@@ -71,6 +87,7 @@ func parseToken(key []byte, s string) (token, bool) {
 		return token{}, false
 	}
 	var t token
+	var err error
 	if t.UserID, err = strconv.ParseInt(user, 10, 64); err != nil {
 		return token{}, false
 	}
@@ -108,16 +125,13 @@ type pageData struct {
 	Domains []string
 	Button  bool // the form that posts to this same address
 	Done    bool
+	// Action is the button's words, Note the line under it and under a done page's message.
+	Action, Note string
 }
 
 func (u *Unsubscribe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	// The address holds the token: no other site may see it in a Referer.
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cache-Control", "no-store")
+	linkPageHeaders(h)
 
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
 		h.Set("Allow", "GET, HEAD, POST")
@@ -227,10 +241,26 @@ func (u *Unsubscribe) failed(w http.ResponseWriter, r *http.Request, err error) 
 }
 
 func (u *Unsubscribe) render(w http.ResponseWriter, r *http.Request, data pageData) {
-	data.Base = u.Links.Base(r, web.Page)
+	data.Action, data.Note = "Stop e-mail reports", "You can switch them on again in each website's settings."
+	renderLinkPage(w, r, u.Links, u.Log, data)
+}
+
+// renderLinkPage writes the page of a link of the e-mail (an unsubscribe, a confirmation).
+func renderLinkPage(w http.ResponseWriter, r *http.Request, links web.Links, log *slog.Logger, data pageData) {
+	data.Base = links.Base(r, web.Page)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(data.Status)
 	if err := unsubscribePage.Execute(w, data); err != nil {
-		u.Log.Error("render unsubscribe page", "error", err)
+		log.Error("render the page of an e-mail's link", "error", err)
 	}
+}
+
+// linkPageHeaders are the headers of every page of a link of the e-mail: no framing, and no
+// Referer to another site (the address holds the token).
+func linkPageHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
 }

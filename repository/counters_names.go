@@ -14,6 +14,7 @@ type (
 	RecentPageview = counters.RecentPageview
 	RolledUp       = counters.RolledUp
 	StatCount      = counters.StatCount
+	StatsReset     = counters.StatsReset
 	VisitBatch     = counters.VisitBatch
 	VisitRow       = counters.VisitRow
 	VisitRowList   = counters.VisitRowList

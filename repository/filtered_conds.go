@@ -11,7 +11,7 @@ import (
 
 // One compiler of filters (docs/query.md, "One engine"): v1's filters (filter, filter_any,
 // filter_not, filter_contains, property_filter, filter[goal]) are translated into the query
-// engine's form and compiled by its condition code (queryBuild.cond, query_filters.go), so
+// engine's form and compiled by its condition code (filterBuild.cond, query_filters.go), so
 // that each rule (a code before ':', a visit matching when one of its hits does, a property
 // pair, a goal's conversion) is written once for both APIs.
 
@@ -71,7 +71,7 @@ func engineField(f stats.Filter) (query.Field, error) {
 
 // engineConds are the conditions of v1's filters compiled by b, with their arguments after
 // b's; goal is filter[goal]'s goal (nil: no such goal, which matches nothing).
-func engineConds(ctx context.Context, b *queryBuild, filters stats.Filters, goal *goalMatch) ([]string, error) {
+func engineConds(ctx context.Context, b *filterBuild, filters stats.Filters, goal *goalMatch) ([]string, error) {
 	if goal != nil {
 		b.goals = []goalMatch{*goal}
 	}
@@ -81,8 +81,8 @@ func engineConds(ctx context.Context, b *queryBuild, filters stats.Filters, goal
 		if err != nil {
 			return nil, err
 		}
-		// No v1 filter is a matches filter, the only one that reads in the transaction (tx).
-		cond, err := b.cond(ctx, nil, ef)
+		// No v1 filter is a matches filter, whose values (b.values) are read beforehand.
+		cond, err := b.cond(ctx, ef)
 		if err != nil {
 			return nil, err
 		}

@@ -62,8 +62,8 @@ func uncountedNone() []string {
 // filtered_conds.go). Filters that match nothing ((other)) select no row, so every read
 // answers its zeros and empty lists as for an unknown value.
 func newRowSource(ctx context.Context, websiteID int64, days stats.Range, fraction float64, filters stats.Filters, goal *goalMatch) (*rowSource, error) {
-	b := &queryBuild{q: &query.Query{Range: query.Range{From: days.From, To: days.To, ToHour: 23}}, fraction: fraction}
-	conds := []string{b.rangeWhere(websiteID)}
+	b := &filterBuild{}
+	conds := []string{rangeWhere(&b.sqlArgs, websiteID, query.Range{From: days.From, To: days.To, ToHour: 23}, fraction)}
 	if filters.MatchesNothing() {
 		conds = append(conds, "false")
 	}
@@ -84,8 +84,8 @@ func newRowSource(ctx context.Context, websiteID int64, days stats.Range, fracti
 			pages = append(pages, ef)
 		}
 	}
-	inline := &queryBuild{q: b.q, sqlArgs: sqlArgs{inline: true}}
-	if s.page, err = inline.pagesKept(ctx, nil, pages); err != nil {
+	inline := &filterBuild{sqlArgs: sqlArgs{inline: true}}
+	if s.page, err = inline.pagesKept(ctx, pages); err != nil {
 		return nil, err
 	}
 	s.pageIs = pagesIs(pages)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/analytics-service/analytics/stats"
-	"github.com/analytics-service/analytics/testkit"
 )
 
 // benchFunnels times a funnel's numbers on BenchmarkFilteredReads' data (issue 28's target: a
@@ -56,7 +55,7 @@ func benchFunnels(b *testing.B, f fixture, site int64, month stats.Range) {
 		{"funnels/8_steps_all_enter_country", everyone, country},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			testkit.TimeCalls(b, func() error {
+			timeWithCPU(b, f, func() error {
 				n, _, err := f.repo.FunnelNumbers(ctx, site, month, c.filters, c.funnel)
 				if err == nil && (n.Entering() == 0 || n.Steps[1] == 0) {
 					err = fmt.Errorf("nobody went through: %+v", n)
@@ -67,7 +66,7 @@ func benchFunnels(b *testing.B, f fixture, site int64, month stats.Range) {
 	}
 	h := newHTTPBench(b, f)
 	b.Run("http/funnel_8_steps", func(b *testing.B) {
-		testkit.TimeCalls(b, func() error {
+		timeWithCPU(b, f, func() error {
 			var out struct {
 				Data struct {
 					Entering int64 `json:"entering_visitors"`

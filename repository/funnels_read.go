@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -125,7 +124,7 @@ type funnelWalk struct {
 
 // stepPattern is a pageview goal's pattern and its step's bit.
 type stepPattern struct {
-	re  *regexp.Regexp
+	re  *stats.Pattern
 	bit uint8
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
-	"github.com/analytics-service/analytics/testkit"
 )
 
 // benchGoals times the goals' reads on BenchmarkFilteredReads' data (issue 25's target: 1 s
@@ -33,7 +32,7 @@ func benchGoals(b *testing.B, f fixture, site int64, month stats.Range) {
 	byPages := stats.Filters{{Name: stats.GoalName, Value: "Pages 1"}}
 	byEvent := stats.Filters{{Name: stats.GoalName, Value: "Event 2"}}
 	b.Run("goals/list_20", func(b *testing.B) {
-		testkit.TimeCalls(b, func() error {
+		timeWithCPU(b, f, func() error {
 			conv, visitors, _, err := f.repo.Conversions(ctx, site, month, nil, goals)
 			if err == nil && (visitors == 0 || conv[0].Visitors == 0) {
 				err = fmt.Errorf("no conversions: %+v", conv[:1])
@@ -43,26 +42,26 @@ func benchGoals(b *testing.B, f fixture, site int64, month stats.Range) {
 	})
 	for name, filters := range map[string]stats.Filters{"pageview_goal": byPages, "event_goal": byEvent} {
 		b.Run("goals/summary_"+name, func(b *testing.B) {
-			testkit.TimeCalls(b, func() error { return goalSummary(ctx, f.repo, site, month, filters) })
+			timeWithCPU(b, f, func() error { return goalSummary(ctx, f.repo, site, month, filters) })
 		})
 	}
 	// The same on a new repository each call, which keeps no closed day's pages yet: what the
 	// first read of a website and range costs.
 	b.Run("goals/list_20_cold", func(b *testing.B) {
-		testkit.TimeCalls(b, func() error {
+		timeWithCPU(b, f, func() error {
 			_, _, _, err := repository.New(f.db, nil).Conversions(ctx, site, month, nil, goals)
 			return err
 		})
 	})
 	b.Run("goals/summary_pageview_goal_cold", func(b *testing.B) {
-		testkit.TimeCalls(b, func() error { return goalSummary(ctx, repository.New(f.db, nil), site, month, byPages) })
+		timeWithCPU(b, f, func() error { return goalSummary(ctx, repository.New(f.db, nil), site, month, byPages) })
 	})
 	h := newHTTPBench(b, f)
 	b.Run("http/goals_20", func(b *testing.B) {
-		testkit.TimeCalls(b, h.goalList(site, query(month, nil)))
+		timeWithCPU(b, f, h.goalList(site, query(month, nil)))
 	})
-	b.Run("http/summary_pageview_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byPages))) })
-	b.Run("http/summary_event_goal", func(b *testing.B) { testkit.TimeCalls(b, h.summary(site, query(month, byEvent))) })
+	b.Run("http/summary_pageview_goal", func(b *testing.B) { timeWithCPU(b, f, h.summary(site, query(month, byPages))) })
+	b.Run("http/summary_event_goal", func(b *testing.B) { timeWithCPU(b, f, h.summary(site, query(month, byEvent))) })
 }
 
 func mustGoal(b testing.TB, f fixture, site int64, g stats.Goal) {

@@ -154,8 +154,7 @@ func (s *rowSource) baseAndEventGoalsSQL(names, oldNames *maskTable) string {
 	if len(names.texts) == 0 {
 		return base
 	}
-	// A row's event names and, when it has none (written before they were kept), its events
-	// side by side: one of the two is empty.
+	// A row's event names and its old events (oldRow) side by side: one of the two is empty.
 	return base + `
 		UNION ALL
 		SELECT part, ` + maskColumns(words, "") + `, sum(count)::bigint
@@ -166,11 +165,11 @@ func (s *rowSource) baseAndEventGoalsSQL(names, oldNames *maskTable) string {
 				SELECT day, visitor, ` + maskColumns(words, "coalesce(n.%[1]s, o.%[1]s) AS %[1]s") + `
 				FROM (
 					SELECT day, visitor, unnest(event_names) AS name,
-						unnest(CASE WHEN event_names = '{}' THEN events END) AS old
+						unnest(CASE WHEN ` + oldRow + ` THEN events END) AS old
 					FROM visit_rows WHERE ` + s.where + ` AND events <> '{}'
 				) AS h
 				LEFT JOIN ` + names.from(s, "n") + ` ON n.text = h.name
-				LEFT JOIN ` + oldNames.from(s, "o") + ` ON o.text = split_part(h.old, ':', 1)
+				LEFT JOIN ` + oldNames.from(s, "o") + ` ON o.text = ` + oldEventName("h.old") + `
 				WHERE n.text IS NOT NULL OR o.text IS NOT NULL
 				ORDER BY day, visitor
 			) AS e

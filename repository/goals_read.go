@@ -90,6 +90,15 @@ func (f *goalFilter) resolve(ctx context.Context, r *Repository, websiteID int64
 // rows written before event_names existed hold it.
 func encodedEventName(name string) string { return strings.ReplaceAll(name, ":", " ") }
 
+// The rule for rows written before event_names was kept (docs/goals.md), written here only:
+// such a row (oldRow, SQL) has events but no event names, and each of its events holds its
+// name encoded (encodedEventName) before the first ':' (oldEventName, the SQL of the name in
+// one of its events e). A goal's event name is compared with a newer row's event_names, and
+// encoded with an old row's events.
+const oldRow = "event_names = '{}' AND events <> '{}'"
+
+func oldEventName(e string) string { return "split_part(" + e + ", ':', 1)" }
+
 // goalCond is the condition of a row that converts on m, its arguments after a's.
 func (a *sqlArgs) goalCond(m *goalMatch) string {
 	if m == nil {
@@ -107,9 +116,8 @@ func (a *sqlArgs) goalCond(m *goalMatch) string {
 			" OR (cardinality(pages) > 3 AND EXISTS (SELECT FROM unnest(pages[4:]) AS x WHERE x = ANY(" + pages + "))), false)"
 	}
 	name, encoded := a.arg(m.goal.Event), a.arg(encodedEventName(m.goal.Event))
-	// Rows older than event_names hold only the encoded names (docs/goals.md).
-	return "(" + name + " = ANY(event_names) OR (event_names = '{}' AND events <> '{}' AND EXISTS (" +
-		"SELECT FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " + encoded + ")))"
+	return "(" + name + " = ANY(event_names) OR (" + oldRow + " AND EXISTS (" +
+		"SELECT FROM unnest(events) AS e WHERE " + oldEventName("e") + " = " + encoded + ")))"
 }
 
 // GoalConversion is one goal's numbers over a range.

@@ -19,6 +19,7 @@ import (
 const (
 	SourcePlausible    = "plausible"
 	SourcePHPAnalytics = "phpanalytics"
+	SourceGoatCounter  = "goatcounter"
 )
 
 // HeldDay is a day an import was refused because the website already holds data on it.

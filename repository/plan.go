@@ -30,13 +30,15 @@ const (
 
 // needs is what a read asks of a store.
 type needs struct {
-	filters  stats.Filters // the visits to count; none: every visit
-	rowsOnly bool          // something only the visit rows hold (custom properties)
+	filters  stats.Filters // v1's: the visits to count; none: every visit
+	filtered bool          // the query API's filters keep some visits only
+	rowsOnly bool          // something only the visit rows hold (custom properties; a range of hours, percentage, revenue)
 }
 
-// storeFor is the store that answers a read of these needs.
+// storeFor is the store that answers a read of these needs: every decision between the
+// stores, v1's (reader) and the query API's (planQuery), is this one.
 func storeFor(n needs) readStore {
-	if len(n.filters) > 0 || n.rowsOnly {
+	if len(n.filters) > 0 || n.filtered || n.rowsOnly {
 		return rowStore
 	}
 	return counterStore
@@ -64,8 +66,8 @@ type queryPlan struct {
 	// breakdown: the counters' list of one statistic (one visit dimension, or event:page),
 	// whose count is the query's one metric; nil otherwise.
 	breakdown *query.Field
-	// goalsList: the rows' goals list's statements answer (goalsListQuery), not the union of
-	// one part a goal; goalsUnion turns them off, for the tests that compare both.
+	// goalsList: the goals list's keyed statement answers (goalsListQuery), not the union
+	// of one part a goal that the other queries of the event:goal dimension compile to.
 	goalsList bool
 }
 
@@ -75,7 +77,8 @@ type queryPlan struct {
 // (visits of a visit-level name, pageviews of a page) - counting every visit, imported days
 // included, as v1 does. Everything else reads the visit rows.
 func (r *Repository) planQuery(q *query.Query) queryPlan {
-	if len(q.Filters) == 0 && q.Range.WholeDays() && !slices.Contains(q.Metrics, query.Percentage) && !q.HasRevenue() {
+	n := needs{filtered: len(q.Filters) > 0, rowsOnly: !q.Range.WholeDays() || slices.Contains(q.Metrics, query.Percentage) || q.HasRevenue()}
+	if storeFor(n) == counterStore {
 		switch len(q.Dimensions) {
 		case 0:
 			return queryPlan{store: counterStore}
@@ -88,7 +91,7 @@ func (r *Repository) planQuery(q *query.Query) queryPlan {
 			}
 		}
 	}
-	return queryPlan{store: rowStore, goalsList: !r.goalsUnion && goalsListQuery(q)}
+	return queryPlan{store: rowStore, goalsList: goalsListQuery(q)}
 }
 
 // counterInterval is the counters' series interval of q's one time dimension, if they have it

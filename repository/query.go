@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -84,7 +83,7 @@ func literal(v any) string {
 // queryBuild collects a statement's SQL and arguments.
 type queryBuild struct {
 	q *query.Query
-	sqlArgs
+	filterBuild
 	base      string   // the website's rows of the range
 	baseArgs  int      // how many of args base takes
 	where     string   // base and the filters
@@ -94,16 +93,13 @@ type queryBuild struct {
 	fraction  float64
 	repo      *Repository
 	websiteID int64
-	zone      stats.Zone                  // the website's, whose today says which days are closed
-	values    map[string][]string         // distinctValues by dimension name
-	matches   map[*regexp.Regexp][]string // the values a matches filter keeps, by its first pattern (matched)
+	zone      stats.Zone // the website's, whose today says which days are closed
 	// repeats is the placeholder of the keys (repeatKey) of the range's visitor-days with
 	// several visits, or "" when they are too many to pass and rep joins them instead.
 	repeats string
 	// repeatRows is, under a hit dimension, rep's SELECT of the same visitor-days passed as
 	// two lists, or "" when rep groups the range's rows itself (too many to pass).
 	repeatRows string
-	goals      []goalMatch  // the website's goals with a display name (readGoals)
 	revenue    *revenuePlan // with revenue metrics (planRevenue)
 	// groupVisitors: visitors are counted by grouping every (dimensions, day, visitor) of the
 	// matching rows, rather than by reading the range's visitor-days of several visits first
@@ -197,7 +193,7 @@ func (r *Repository) runBuild(ctx context.Context, b *queryBuild) (QueryAnswer, 
 		if err := b.readRepeats(ctx, tx); err != nil {
 			return err
 		}
-		where, whereArgs, err := b.filterWhere(ctx, tx, q.Filters)
+		where, whereArgs, err := b.filterWhere(ctx, q.Filters)
 		if err != nil {
 			return err
 		}
@@ -270,19 +266,24 @@ func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64,
 // rangeWhere selects the website's rows of the range's hours, sampled past
 // stats.ExactFilterDays as the filtered reads are.
 func (b *queryBuild) rangeWhere(websiteID int64) string {
-	rg := b.q.Range
+	return rangeWhere(&b.sqlArgs, websiteID, b.q.Range, b.fraction)
+}
+
+// rangeWhere is the condition of a website's visit rows of a range (its hours at its ends)
+// and, below 1, of the sample of its visitors that fraction keeps, its arguments after a's.
+func rangeWhere(a *sqlArgs, websiteID int64, rg query.Range, fraction float64) string {
 	conds := []string{
-		"website_id = " + b.arg(websiteID),
-		fmt.Sprintf("day BETWEEN %s AND %s", b.arg(rg.From.Format(dateLayout)), b.arg(rg.To.Format(dateLayout))),
+		"website_id = " + a.arg(websiteID),
+		fmt.Sprintf("day BETWEEN %s AND %s", a.arg(rg.From.Format(dateLayout)), a.arg(rg.To.Format(dateLayout))),
 	}
 	if rg.FromHour > 0 {
-		conds = append(conds, fmt.Sprintf("(day > %s OR hour >= %s)", b.arg(rg.From.Format(dateLayout)), b.arg(rg.FromHour)))
+		conds = append(conds, fmt.Sprintf("(day > %s OR hour >= %s)", a.arg(rg.From.Format(dateLayout)), a.arg(rg.FromHour)))
 	}
 	if rg.ToHour < 23 {
-		conds = append(conds, fmt.Sprintf("(day < %s OR hour <= %s)", b.arg(rg.To.Format(dateLayout)), b.arg(rg.ToHour)))
+		conds = append(conds, fmt.Sprintf("(day < %s OR hour <= %s)", a.arg(rg.To.Format(dateLayout)), a.arg(rg.ToHour)))
 	}
-	if b.fraction < 1 {
-		conds = append(conds, "visitor < "+b.arg(sampleCut(b.fraction)))
+	if fraction < 1 {
+		conds = append(conds, "visitor < "+a.arg(sampleCut(fraction)))
 	}
 	return strings.Join(conds, " AND ")
 }
@@ -659,7 +660,7 @@ func (b *queryBuild) totalVisitors() string {
 	inner := *b.q
 	inner.Dimensions = nil
 	inner.Metrics = []query.Metric{query.Visitors}
-	t := &queryBuild{q: &inner, sqlArgs: sqlArgs{args: b.args}, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats, repeatRows: b.repeatRows}
+	t := &queryBuild{q: &inner, filterBuild: filterBuild{sqlArgs: sqlArgs{args: b.args}}, base: b.base, where: b.where, fraction: b.fraction, repeats: b.repeats, repeatRows: b.repeatRows}
 	return t.withRepeats() + `SELECT (` + metricSQL(query.Visitors) + `)::float8 FROM (` + t.perVisitor(b.where) + `) AS v`
 }
 

@@ -15,15 +15,6 @@ func (r *Repository) SetMaxRepeats(n int) (restore func()) {
 	return func() { r.maxRepeats = old }
 }
 
-// SetGoalsListPath turns r's goals list's statements for the event:goal dimension on or off
-// (the union of one part a goal answers then), for the tests that compare both; it returns the
-// way back.
-func (r *Repository) SetGoalsListPath(on bool) (restore func()) {
-	old := r.goalsUnion
-	r.goalsUnion = !on
-	return func() { r.goalsUnion = old }
-}
-
 // RepeatedVisitorDays reads, in a transaction of db, the visitor-days of a website's range
 // with several visits as the query engine does (repeatKey numbers), and the transaction's
 // enable_hashagg setting afterwards.

@@ -7,12 +7,23 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/stats"
 )
+
+// filterBuild compiles filters into conditions on visit rows, their values as arguments (or
+// literals, inline): the part of the SQL builder that the query engine (queryBuild, which
+// embeds it) and v1's reads of filtered rows (newRowSource) share. It does no I/O of its own:
+// what a condition needs from the database (the goals' pages, the distinct values a matches
+// filter is matched with) is read before and set here.
+type filterBuild struct {
+	sqlArgs
+	goals   []goalMatch                 // the website's goals with a display name (readGoals)
+	values  map[string][]string         // distinctValues by dimension name
+	matches map[*regexp.Regexp][]string // the values a matches filter keeps, by its first pattern (matched)
+}
 
 // element stands for a hit's value in a hit-level predicate until it is placed.
 const element = "$EL"
@@ -20,10 +31,10 @@ const element = "$EL"
 // filterWhere is the range's WHERE with every filter's condition, and sets b.pages. The
 // arguments of the conditions come first, those of b.pages after them, so that the statement
 // of percentage's whole can take the WHERE's alone.
-func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []query.Filter) (string, int, error) {
+func (b *queryBuild) filterWhere(ctx context.Context, filters []query.Filter) (string, int, error) {
 	conds := []string{b.base}
 	for _, f := range filters {
-		cond, err := b.cond(ctx, tx, f)
+		cond, err := b.cond(ctx, f)
 		if err != nil {
 			return "", 0, err
 		}
@@ -35,11 +46,11 @@ func (b *queryBuild) filterWhere(ctx context.Context, tx *sqlx.Tx, filters []que
 	if ownHits := b.hitLevel() == query.GoalLevel || b.hitLevel() == query.PropLevel; !ownHits {
 		// A lone is counts its pages' pageviews by array_positions, so the predicate may be in
 		// no statement but an event:page dimension's: its values are literals then.
-		kept := b
+		kept := &b.filterBuild
 		if b.pageIs = pagesIs(filters); b.pageIs != nil {
-			kept = &queryBuild{q: b.q, sqlArgs: sqlArgs{inline: true}}
+			kept = &filterBuild{sqlArgs: sqlArgs{inline: true}}
 		}
-		pages, err := kept.pagesKept(ctx, tx, filters)
+		pages, err := kept.pagesKept(ctx, filters)
 		if err != nil {
 			return "", 0, err
 		}
@@ -87,11 +98,11 @@ func pageCount(is []string, pred string) string {
 // filters that must all hold, or "": with them, only the pageviews they keep count (v2's
 // query and v1's filter, filter_any and filter_contains alike). A not filter keeps the visits
 // none of whose pages is a value, so each of their pageviews counts.
-func (b *queryBuild) pagesKept(ctx context.Context, tx *sqlx.Tx, filters []query.Filter) (string, error) {
+func (b *filterBuild) pagesKept(ctx context.Context, filters []query.Filter) (string, error) {
 	var pages []string
 	for _, f := range filters {
 		if f.Field.Level == query.PageLevel && f.Op != query.And && f.Op != query.Or && f.Op != query.Not {
-			pred, err := b.leafPredicate(ctx, tx, f, element)
+			pred, err := b.leafPredicate(ctx, f, element)
 			if err != nil {
 				return "", err
 			}
@@ -105,12 +116,12 @@ func (b *queryBuild) pagesKept(ctx context.Context, tx *sqlx.Tx, filters []query
 }
 
 // cond is a filter's condition on a visit row.
-func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (string, error) {
+func (b *filterBuild) cond(ctx context.Context, f query.Filter) (string, error) {
 	switch f.Op {
 	case query.And, query.Or:
 		var parts []string
 		for _, c := range f.Children {
-			cond, err := b.cond(ctx, tx, c)
+			cond, err := b.cond(ctx, c)
 			if err != nil {
 				return "", err
 			}
@@ -118,7 +129,7 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 		}
 		return "(" + strings.Join(parts, " "+strings.ToUpper(string(f.Op))+" ") + ")", nil
 	case query.Not:
-		cond, err := b.cond(ctx, tx, f.Children[0])
+		cond, err := b.cond(ctx, f.Children[0])
 		if err != nil {
 			return "", err
 		}
@@ -139,7 +150,7 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 		fallthrough
 	case query.EventLevel:
 		if f.Field.Level == query.EventLevel && f.Op == query.Is && slices.Contains(f.Values, "") {
-			return b.noEventCond(ctx, tx, f)
+			return b.noEventCond(ctx, f)
 		}
 		fallthrough
 	case query.PageLevel, query.NameLevel:
@@ -152,7 +163,7 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 			// the array in a subquery took twice the time.
 			return b.overlaps(column, list), nil
 		}
-		pred, err := b.leafPredicate(ctx, tx, f, "x.v")
+		pred, err := b.leafPredicate(ctx, f, "x.v")
 		if err != nil {
 			return "", err
 		}
@@ -162,7 +173,7 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 		}
 		return "EXISTS (SELECT 1 FROM " + hitValues(f.Field) + " AS x (v) WHERE " + pred + ")", nil
 	}
-	pred, err := b.leafPredicate(ctx, tx, f, storedColumn(f.Field))
+	pred, err := b.leafPredicate(ctx, f, storedColumn(f.Field))
 	if err != nil {
 		return "", err
 	}
@@ -175,7 +186,7 @@ func (b *queryBuild) cond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (str
 // hitList is the array column (pages, events) and the list of its values a positive is or
 // matches filter on event:page or on the stored events keeps, when the list is short (&&
 // compares every pair, where = ANY of a long list is hashed); ok is false otherwise.
-func (b *queryBuild) hitList(ctx context.Context, f query.Filter) (string, []string, bool, error) {
+func (b *filterBuild) hitList(ctx context.Context, f query.Filter) (string, []string, bool, error) {
 	column := "pages"
 	if f.Field.Level == query.EventLevel {
 		column = "events"
@@ -203,7 +214,7 @@ func (b *queryBuild) hitList(ctx context.Context, f query.Filter) (string, []str
 // overlaps is the condition of an array column holding one of the values: = ANY of the
 // column for one value, which took 3 to 7 % less CPU than && of a one-element list (the
 // filtered reads' summary by country and by page, 2026-11-28), && otherwise.
-func (b *queryBuild) overlaps(column string, values []string) string {
+func (b *filterBuild) overlaps(column string, values []string) string {
 	if len(values) == 1 {
 		return b.arg(values[0]) + " = ANY(" + column + ")"
 	}
@@ -212,12 +223,12 @@ func (b *queryBuild) overlaps(column string, values []string) string {
 
 // noEventCond is the condition of an is filter on the stored events one of whose values is
 // "": no event, which the visits without any have.
-func (b *queryBuild) noEventCond(ctx context.Context, tx *sqlx.Tx, f query.Filter) (string, error) {
+func (b *filterBuild) noEventCond(ctx context.Context, f query.Filter) (string, error) {
 	f.Values = slices.DeleteFunc(slices.Clone(f.Values), func(v string) bool { return v == "" })
 	if len(f.Values) == 0 {
 		return "events = '{}'", nil
 	}
-	cond, err := b.cond(ctx, tx, f)
+	cond, err := b.cond(ctx, f)
 	if err != nil {
 		return "", err
 	}
@@ -240,7 +251,7 @@ func hitValues(f query.Field) string {
 
 // leafPredicate is the positive predicate of a leaf on the stored value e (a column, or a
 // hit's value).
-func (b *queryBuild) leafPredicate(ctx context.Context, tx *sqlx.Tx, f query.Filter, e string) (string, error) {
+func (b *filterBuild) leafPredicate(ctx context.Context, f query.Filter, e string) (string, error) {
 	field := f.Field
 	part := e
 	if field.Level == query.VisitLevel {
@@ -287,7 +298,7 @@ func (b *queryBuild) leafPredicate(ctx context.Context, tx *sqlx.Tx, f query.Fil
 // once a filter (its condition and the pages' predicate both need them). The work stops
 // when the request's context ends (its client left, or its time is up), looked at before
 // each value: a look costs tens of nanoseconds, a value up to milliseconds (query.MaxPrograms).
-func (b *queryBuild) matched(ctx context.Context, f query.Filter) ([]string, error) {
+func (b *filterBuild) matched(ctx context.Context, f query.Filter) ([]string, error) {
 	values, ok := b.values[f.Field.Name]
 	if !ok {
 		return nil, fmt.Errorf("distinct values of %s: not read", f.Field.Name)

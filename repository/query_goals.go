@@ -68,7 +68,7 @@ func goalNamed(f query.Filter, name string) bool {
 
 // goalFilterCond is the condition of a visit row that converts on one of the goals a filter
 // names; none named (or no such goal) matches nothing.
-func (b *queryBuild) goalFilterCond(f query.Filter) string {
+func (b *filterBuild) goalFilterCond(f query.Filter) string {
 	var conds []string
 	for i := range b.goals {
 		if goalNamed(f, b.goals[i].goal.DisplayName) {
@@ -197,8 +197,7 @@ func (b *queryBuild) goalHits(m *goalMatch) string {
 		}
 		return "(SELECT count(*) FROM unnest(pages) AS x (v) WHERE x.v = ANY(" + b.arg(pq.Array(m.pages)) + "::text[]))"
 	}
-	// Rows older than event_names hold only the encoded names (docs/goals.md).
-	return "CASE WHEN event_names = '{}' THEN (SELECT count(*) FROM unnest(events) AS e WHERE split_part(e, ':', 1) = " +
+	return "CASE WHEN " + oldRow + " THEN (SELECT count(*) FROM unnest(events) AS e WHERE " + oldEventName("e") + " = " +
 		b.arg(encodedEventName(m.goal.Event)) + ") ELSE (SELECT count(*) FROM unnest(event_names) AS n WHERE n = " +
 		b.arg(m.goal.Event) + ") END"
 }

@@ -189,7 +189,7 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 		if err != nil {
 			return err
 		}
-		where, whereArgs, err := b.filterWhere(ctx, tx, others)
+		where, whereArgs, err := b.filterWhere(ctx, others)
 		if err != nil {
 			return err
 		}
@@ -249,19 +249,19 @@ func (s *rowSource) goalsByKeySQL(key, repeats string, pages, names, oldNames *m
 			JOIN `+pages.from(s, "p")+` ON p.text = h.page`))
 	}
 	if len(names.texts) > 0 {
-		// A row's event names and, when it has none (written before they were kept), its
-		// events side by side: one of the two is empty. Most visits have neither: they are
-		// left out before the unnest, which took a row of each.
+		// A row's event names and its old events (oldRow) side by side: one of the two is
+		// empty. Most visits have neither: they are left out before the unnest, which took a
+		// row of each.
 		parts = append(parts, hits(`SELECT k, day, visitor, `+maskColumns(words, "coalesce(n.%[1]s, o.%[1]s) AS %[1]s")+`
 			FROM (SELECT k, day, visitor, unnest(event_names) AS name, unnest(old) AS old FROM m
 				WHERE event_names <> '{}' OR old <> '{}') AS h
 			LEFT JOIN `+names.from(s, "n")+` ON n.text = h.name
-			LEFT JOIN `+oldNames.from(s, "o")+` ON o.text = split_part(h.old, ':', 1)
+			LEFT JOIN `+oldNames.from(s, "o")+` ON o.text = `+oldEventName("h.old")+`
 			WHERE n.text IS NOT NULL OR o.text IS NOT NULL`))
 	}
 	return `WITH m AS MATERIALIZED (
 			SELECT (` + key + `) COLLATE "C" AS k, day, visitor, CASE WHEN ` + repeatKey + ` = ANY(` + repeats + `) THEN ` + repeatKey + ` END AS rk,
-				pages, event_names, CASE WHEN event_names = '{}' THEN events END AS old
+				pages, event_names, CASE WHEN ` + oldRow + ` THEN events END AS old
 			FROM visit_rows WHERE ` + s.where + `
 		) ` + strings.Join(parts, " UNION ALL ")
 }

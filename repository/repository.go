@@ -46,9 +46,6 @@ type Repository struct {
 	// maxRepeats is how many visitor-days of several visits the query engine passes to a
 	// statement as a list (defaultMaxRepeats; the tests change it to try both ways).
 	maxRepeats int
-	// goalsUnion: the event:goal dimension is always answered by the union of one part a
-	// goal, never by the goals list's statements (planQuery): for the tests that compare both.
-	goalsUnion bool
 }
 
 // New wraps an open database, every statement on its one pool (commands, tests). now is the

@@ -110,6 +110,57 @@ func benchDay(sites []int64, day time.Time) []repository.StatCount {
 	return out
 }
 
+// clusterCPU is the CPU time the whole database cluster has used (its postmaster, every live
+// process it started and those it has reaped), or -1 when its processes cannot be read: the
+// database's CPU of reads that run on several connections at once (the dashboard's), which no
+// one backend's figure holds. Background processes (the checkpointer, autovacuum) add a little.
+func clusterCPU(b *testing.B, db *sqlx.DB) time.Duration {
+	var pid int
+	if err := db.Get(&pid, `SELECT pg_backend_pid()`); err != nil {
+		b.Fatal(err)
+	}
+	self, err := procStat(pid)
+	if err != nil {
+		return -1
+	}
+	postmaster := int(self[1]) // the field after the state: the parent's pid
+	main, err := procStat(postmaster)
+	if err != nil {
+		return -1
+	}
+	ticks := main[11] + main[12] + main[13] + main[14] // its own and its reaped children's
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return -1
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if f, err := procStat(child); err == nil && int(f[1]) == postmaster {
+			ticks += f[11] + f[12]
+		}
+	}
+	return time.Duration(ticks) * time.Second / 100 // clock ticks, 100 a second on Linux
+}
+
+// procStat are the fields of /proc/PID/stat after the command's closing parenthesis, as numbers:
+// 0 the state (not a number, so 0), 1 the parent's pid, 11 and 12 utime and stime, 13 and 14
+// the same of its reaped children, in clock ticks.
+func procStat(pid int) ([]int64, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	out := make([]int64, len(fields))
+	for i, f := range fields {
+		out[i], _ = strconv.ParseInt(f, 10, 64) // the state is not a number: 0
+	}
+	return out, nil
+}
+
 // backendCPU is the CPU time the database's only connection has used, or -1 when its
 // process cannot be read (another machine).
 func backendCPU(b *testing.B, db *sqlx.DB) time.Duration {
@@ -117,13 +168,9 @@ func backendCPU(b *testing.B, db *sqlx.DB) time.Duration {
 	if err := db.Get(&pid, `SELECT pg_backend_pid()`); err != nil {
 		b.Fatal(err)
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f, err := procStat(pid)
 	if err != nil {
 		return -1
 	}
-	// Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // clock ticks, 100 a second on Linux
+	return time.Duration(f[11]+f[12]) * time.Second / 100 // clock ticks, 100 a second on Linux
 }

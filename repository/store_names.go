@@ -30,6 +30,11 @@ type (
 	WebsiteChanges     = store.WebsiteChanges
 	WebsiteQuery       = store.WebsiteQuery
 	WebsiteSettings    = store.WebsiteSettings
+	WebsiteRetention   = store.WebsiteRetention
+	AlertSettings      = store.AlertSettings
+	AlertAddress       = store.AlertAddress
+	TrafficAlert       = store.TrafficAlert
+	AlertDelivery      = store.AlertDelivery
 )
 
 const (
@@ -41,6 +46,11 @@ const (
 	LinkInvite      = store.LinkInvite
 	LinkReset       = store.LinkReset
 	LinkSetPassword = store.LinkSetPassword
+	AlertSpike      = store.AlertSpike
+	AlertDrop       = store.AlertDrop
+	AlertConfirm    = store.AlertConfirm
+	SpikeWindow     = store.SpikeWindow
+	DropWindow      = store.DropWindow
 )
 
 var (

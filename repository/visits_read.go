@@ -220,6 +220,9 @@ type RangeNotes struct {
 	// from where ("phpanalytics", "plausible"), sorted.
 	ImportedDays int64
 	Sources      []string
+	// Resets are the ranges of the website's stats its owner deleted that overlap the range,
+	// oldest first (docs/retention.md).
+	Resets []stats.Reset
 }
 
 // CountedBefore tells whether a day of the range before day holds counts (pageviews): whether
@@ -264,6 +267,14 @@ func (r *Repository) Notes(ctx context.Context, websiteID int64, days stats.Rang
 	if err != nil {
 		return RangeNotes{}, fmt.Errorf("stats.notes: %w", err)
 	}
-	return RangeNotes{VisitsFrom: stats.Day(row.VisitsFrom), CountedBefore: row.CountedBefore, SourcesFrom: stats.Day(row.SourcesFrom),
-		SourcesLacking: row.SourcesLacking, ImportedDays: row.Imported, Sources: row.Sources}, nil
+	notes := RangeNotes{VisitsFrom: stats.Day(row.VisitsFrom), CountedBefore: row.CountedBefore, SourcesFrom: stats.Day(row.SourcesFrom),
+		SourcesLacking: row.SourcesLacking, ImportedDays: row.Imported, Sources: row.Sources}
+	resets, err := r.StatsResets(ctx, websiteID, days)
+	if err != nil {
+		return RangeNotes{}, fmt.Errorf("stats.notes: %w", err)
+	}
+	for _, reset := range resets {
+		notes.Resets = append(notes.Resets, stats.Reset{From: reset.From, To: reset.To, At: reset.ResetAt})
+	}
+	return notes, nil
 }

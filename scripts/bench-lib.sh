@@ -75,14 +75,22 @@ build_server() {
 
 # create_sites BASE KEY PREFIX N WORK: N websites PREFIX1.example.com... through the API (no bot
 # exclusion, so every 202 is a counted hit); sets sites (their domains) and site_list (joined
-# by commas).
+# by commas). With BENCH_SHIELDS=1 each gets the benchmarks' shields (`loadgen -shields`: 50
+# countries, 50 page patterns, 20 hostnames, which the traffic passes).
 create_sites() {
-  local base=$1 key=$2 prefix=$3 n=$4 work=$5 domain status
+  local base=$1 key=$2 prefix=$3 n=$4 work=$5 domain status shields
   sites=()
   for i in $(seq 1 "$n"); do
     domain="$prefix$i.example.com"
+    shields=()
+    if [ "${BENCH_SHIELDS:-0}" = 1 ]; then
+      bin/loadgen -shields "$domain" >"$work/shields.json"
+      for field in block_countries block_pages allowed_hostnames; do
+        shields+=(--data-urlencode "$field=$(jq -r ".$field" "$work/shields.json")")
+      done
+    fi
     status=$(curl -s -o "$work/site.json" -w '%{http_code}' -H "Authorization: Bearer $key" \
-      --data-urlencode "domain=$domain" -d exclude_bots=0 "$base/api/v1/websites")
+      --data-urlencode "domain=$domain" -d exclude_bots=0 "${shields[@]}" "$base/api/v1/websites")
     [ "$status" = 201 ] || { say "creating $domain answered $status: $(cat "$work/site.json")"; return 1; }
     sites+=("$domain")
   done

@@ -71,3 +71,9 @@ func (r Range) String() string {
 	}
 	return from + " – " + to
 }
+
+// Reset is a range of a website's stats its owner deleted (docs/retention.md), as the notes
+// under its numbers tell it: From zero for every day up to To; At when.
+type Reset struct {
+	From, To, At time.Time
+}

@@ -26,7 +26,7 @@ const (
 
 // Limits of a goal's fields, in characters.
 const (
-	maxGoalPage        = 255
+	MaxPagePattern     = 255
 	maxGoalEvent       = 64
 	MaxGoalDisplayName = 120
 )
@@ -71,7 +71,7 @@ func CheckGoal(in GoalInput) (Goal, FieldErrors) {
 	case GoalPageview:
 		if in.Page == nil {
 			errs.Add("page", "is required for a pageview goal")
-		} else if g.Page = text("page", in.Page, maxGoalPage); len(errs["page"]) == 0 {
+		} else if g.Page = text("page", in.Page, MaxPagePattern); len(errs["page"]) == 0 {
 			checkPattern(g.Page, errs)
 		}
 		refuseField(errs, "event", in.Event, "is accepted for event goals only")
@@ -113,29 +113,27 @@ func refuseField(errs FieldErrors, field string, v *string, message string) {
 
 // checkPattern: every alternative of a pattern is a path, starting with "/".
 func checkPattern(pattern string, errs FieldErrors) {
-	for _, alt := range strings.Split(pattern, "|") {
-		if !strings.HasPrefix(alt, "/") {
-			errs.Add("page", "must start with / (and so must each alternative after |)")
-			return
-		}
+	if refusal := PatternRefusal(pattern); refusal != "" {
+		errs.Add("page", refusal)
 	}
 }
 
-// GoalPattern is the regular expression of a pageview goal's pattern: each alternative
-// anchored at both ends, `*` any run of characters, every other character itself. It is Go's
-// RE2, matched in linear time, and never leaves the process: the pages of a range are matched
-// here and only the matching ones go to SQL.
-func GoalPattern(pattern string) *regexp.Regexp {
-	alts := strings.Split(pattern, "|")
-	for i, alt := range alts {
-		parts := strings.Split(alt, "*")
-		for j, p := range parts {
-			parts[j] = regexp.QuoteMeta(p)
+// PatternRefusal says why a page pattern (a goal's, a shield's) is no pattern, "" when it is
+// one: every alternative is a path, starting with "/". Its length and text are the caller's to
+// check.
+func PatternRefusal(pattern string) string {
+	for _, alt := range strings.Split(pattern, "|") {
+		if !strings.HasPrefix(alt, "/") {
+			return "must start with / (and so must each alternative after |)"
 		}
-		alts[i] = strings.Join(parts, ".*")
 	}
-	return regexp.MustCompile(`^(?s:` + strings.Join(alts, "|") + `)$`)
+	return ""
 }
+
+// GoalPattern is the compiled pattern of a pageview goal: each alternative anchored at both
+// ends, `*` any run of characters, every other character itself (Pattern). It never leaves
+// the process: the pages of a range are matched here and only the matching ones go to SQL.
+func GoalPattern(pattern string) *Pattern { return CompilePattern(pattern) }
 
 // GoalPath is a stored page value as a pageview goal compares it: without its query string.
 func GoalPath(page string) string {

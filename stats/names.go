@@ -115,3 +115,7 @@ func (n Name) PerVisit() bool {
 // under it too (and not against the limit); no page (it starts with "/") or event
 // ("name:value:unit") can be it.
 const Other = "(other)"
+
+// Country is a country's value of the country statistic ("DE:Germany") and its continent's
+// ("EU:Europe").
+type CountryValue struct{ Country, Continent string }

@@ -17,7 +17,8 @@ type RangeFacts struct {
 	VisitsFrom    time.Time
 	CountedBefore bool
 	ImportedDays  int64
-	Sources       []string // "phpanalytics", "plausible"
+	Sources       []string      // "phpanalytics", "plausible", "goatcounter"
+	Resets        []stats.Reset // the ranges of its stats its owner deleted that overlap it
 }
 
 // VisitNotices are the sentences the dashboard and the e-mail reports show under numbers
@@ -50,7 +51,37 @@ func VisitNotices(what, before string, now, prev RangeFacts) []string {
 		}
 		out = append(out, importedNotice(f.label, f.facts))
 	}
+	return append(out, resetNotices(what, before, now.Resets, prev.Resets)...)
+}
+
+// resetNotices say, once each, which deleted ranges lie in a range or its comparison: their
+// numbers lack what was counted on those days before the deletion.
+func resetNotices(what, before string, now, prev []stats.Reset) []string {
+	var out []string
+	seen := map[stats.Reset]bool{}
+	for _, r := range now {
+		seen[r] = true
+		out = append(out, resetNotice(r, what))
+	}
+	for _, r := range prev {
+		if !seen[r] {
+			out = append(out, resetNotice(r, before))
+		}
+	}
 	return out
+}
+
+func resetNotice(r stats.Reset, in string) string {
+	days := "every day up to " + r.To.Format("2 Jan 2006")
+	switch {
+	case r.From.IsZero():
+	case r.From.Equal(r.To):
+		days = r.From.Format("2 Jan 2006")
+	default:
+		days = r.From.Format("2 Jan 2006") + " to " + r.To.Format("2 Jan 2006")
+	}
+	return fmt.Sprintf("The stats of %s (in %s) were deleted on %s: what had been counted for those days by then is not in these numbers.",
+		days, in, r.At.UTC().Format("2 Jan 2006, 15:04 UTC"))
 }
 
 func importedNotice(label string, f RangeFacts) string {
@@ -75,6 +106,8 @@ func sourceName(s string) string {
 		return "phpAnalytics"
 	case "plausible":
 		return "Plausible"
+	case "goatcounter":
+		return "GoatCounter"
 	}
 	return s
 }

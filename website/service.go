@@ -23,6 +23,13 @@ type Settings struct {
 	ExcludeIPs    *string // "" clears the list
 	Favorite      *bool   // update only
 	Timezone      *string // an IANA name; a change waits for the next midnight (update)
+	// The shields (shields.go), one entry per line; "" clears a list.
+	BlockCountries   *string
+	BlockPages       *string
+	AllowedHostnames *string
+	// RetentionDays keeps the website's visit rows that many days (MinRetentionDays up to
+	// FACTS_RETENTION); 0 keeps them as long as FACTS_RETENTION says.
+	RetentionDays *int
 }
 
 // Privacy levels: who may read a website's stats pages. Public: anyone; Private: its owner;
@@ -44,13 +51,16 @@ type Service struct {
 	onChange func(ctx context.Context, id int64) error
 	log      *slog.Logger
 	zone     *time.Location // the service's TZ: the zone of a website without its own
+	// factsRetention is FACTS_RETENTION: the most days a website may keep its visit rows.
+	factsRetention int
 }
 
 // NewService wires the rules to the repository. hash nil means HashPassword; onChange (may be
 // nil) runs after every accepted write so that this node's ingest cache sees it at once; zone
-// is the service's TZ (nil: UTC).
+// is the service's TZ (nil: UTC); factsRetention is FACTS_RETENTION, the most days a website
+// may keep its visit rows (0: MaxRetentionDays).
 func NewService(repo *repository.Repository, hash func(string) (string, error),
-	onChange func(ctx context.Context, id int64) error, log *slog.Logger, zone *time.Location) *Service {
+	onChange func(ctx context.Context, id int64) error, log *slog.Logger, zone *time.Location, factsRetention int) *Service {
 	if hash == nil {
 		hash = HashPassword
 	}
@@ -60,7 +70,10 @@ func NewService(repo *repository.Repository, hash func(string) (string, error),
 	if zone == nil {
 		zone = time.UTC
 	}
-	return &Service{repo: repo, hash: hash, onChange: onChange, log: log, zone: zone}
+	if factsRetention <= 0 {
+		factsRetention = MaxRetentionDays
+	}
+	return &Service{repo: repo, hash: hash, onChange: onChange, log: log, zone: zone, factsRetention: factsRetention}
 }
 
 // Zone is the service's TZ, the zone of a website that has none of its own.
@@ -70,12 +83,13 @@ func (s *Service) Zone() *time.Location { return s.zone }
 // error.
 func (s *Service) Create(ctx context.Context, userID int64, domain string, in Settings) (repository.Website, stats.FieldErrors, error) {
 	out, errs, err := Check(domain, in, s.hash)
+	if errs == nil {
+		errs = stats.FieldErrors{}
+	}
 	if in.Favorite != nil {
-		if errs == nil {
-			errs = stats.FieldErrors{}
-		}
 		errs.Add("favorite", "is not accepted here")
 	}
+	out.RetentionDays = s.retention(in.RetentionDays, errs)
 	if len(errs) > 0 {
 		return repository.Website{}, errs, nil
 	}
@@ -118,6 +132,7 @@ func Check(domain string, in Settings, hash func(string) (string, error)) (repos
 		errs.Add("password", "is needed for password protection (privacy 2)")
 	}
 	out.ExcludeParams, out.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
+	out.BlockCountries, out.BlockPages, out.AllowedHostnames = shields(in, errs)
 	out.Timezone = in.Timezone
 	if len(errs) > 0 {
 		return repository.NewWebsite{}, errs, nil
@@ -147,6 +162,8 @@ func (s *Service) Update(ctx context.Context, userID, id int64, in Settings) (re
 		Timezone: in.Timezone, ServiceZone: s.zone,
 	}
 	ch.ExcludeParams, ch.ExcludeIPs = exclusions(in.ExcludeParams, in.ExcludeIPs, errs)
+	ch.BlockCountries, ch.BlockPages, ch.AllowedHostnames = shields(in, errs)
+	ch.RetentionDays = s.retention(in.RetentionDays, errs)
 	if len(errs) > 0 {
 		return repository.Website{}, errs, nil
 	}
@@ -247,6 +264,47 @@ func exclusions(params, ips *string, errs stats.FieldErrors) (*string, *string) 
 	}
 	return outParams, outIPs
 }
+
+// shields validates and normalises the three lists of the shields; nil stays nil (not sent).
+func shields(in Settings, errs stats.FieldErrors) (countries, pages, hosts *string) {
+	each := func(field string, v *string, normalise func(string) (string, []string)) *string {
+		if v == nil {
+			return nil
+		}
+		out, bad := normalise(*v)
+		for _, msg := range bad {
+			errs.Add(field, msg)
+		}
+		return &out
+	}
+	return each("block_countries", in.BlockCountries, normaliseBlockCountries),
+		each("block_pages", in.BlockPages, normaliseBlockPages),
+		each("allowed_hostnames", in.AllowedHostnames, normaliseAllowedHostnames)
+}
+
+// Retention of visit rows (docs/retention.md), FACTS_RETENTION's and each website's: at least
+// a month, so that the exact filtered ranges of up to 31 days keep their rows, at most ten
+// years; a website's at most FACTS_RETENTION.
+const (
+	MinRetentionDays = 32
+	MaxRetentionDays = 3660
+)
+
+// retention checks a retention sent (nil: not sent) and returns what to store: nil for not
+// sent, 0 for back to FACTS_RETENTION (stored as NULL), else the days.
+func (s *Service) retention(days *int, errs stats.FieldErrors) *int {
+	if days == nil {
+		return nil
+	}
+	if *days != 0 && (*days < MinRetentionDays || *days > s.factsRetention) {
+		errs.Add("retention_days", fmt.Sprintf("must be 0 (as long as the service keeps rows: FACTS_RETENTION, %d days) or %d to %d days",
+			s.factsRetention, MinRetentionDays, s.factsRetention))
+	}
+	return days
+}
+
+// FactsRetention is FACTS_RETENTION, the most days a website keeps its visit rows.
+func (s *Service) FactsRetention() int { return s.factsRetention }
 
 func setInt(dst *int, v *int) {
 	if v != nil {

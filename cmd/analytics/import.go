@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/importer"
+	"github.com/analytics-service/analytics/importer/goatcounter"
 	"github.com/analytics-service/analytics/importer/phpanalytics"
 	"github.com/analytics-service/analytics/importer/plausible"
 	"github.com/analytics-service/analytics/repository"
@@ -23,57 +24,104 @@ func importCommand(ctx context.Context, cfg config, args []string, stdout io.Wri
 	switch args[1] {
 	case "plausible":
 		return importPlausible(ctx, cfg, args[2:], stdout)
+	case "goatcounter":
+		return importGoatCounter(ctx, cfg, args[2:], stdout)
 	case "phpanalytics":
 		return importPHPAnalytics(ctx, cfg, args[2:], stdout, importer.TerminalProgress())
 	}
-	return fmt.Errorf("unknown command %q: the sources are plausible and phpanalytics\n%s", "import "+args[1], usage)
+	return fmt.Errorf("unknown command %q: the sources are plausible, goatcounter and phpanalytics\n%s", "import "+args[1], usage)
+}
+
+// exportFile is the file and website of `analytics import SOURCE --website DOMAIN FILE`.
+type exportFile struct {
+	file *os.File
+	size int64
+	site repository.Website
+	repo *repository.Repository
+	// progress prints the phases on a terminal; nil elsewhere (a log gets the summary only).
+	progress func(importer.PhaseProgress)
+	close    func()
+}
+
+// openExport reads the flags of an import of one file into one website, and opens both.
+func openExport(ctx context.Context, cfg config, source, file string, args []string) (*exportFile, error) {
+	fs := flag.NewFlagSet("import "+source, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	domain := fs.String("website", "", "the domain of the website to import into")
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("import %s: %w\n%s", source, err, usage)
+	}
+	if *domain == "" || fs.NArg() != 1 {
+		return nil, fmt.Errorf("import %s: give --website DOMAIN and one %s\n%s", source, file, usage)
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return nil, fmt.Errorf("import %s: %w", source, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("import %s: %w", source, err)
+	}
+	db, repo, err := openRepo(ctx, cfg)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	out := &exportFile{file: f, size: info.Size(), repo: repo, close: func() { f.Close(); db.Close() }}
+	out.site, err = repo.WebsiteByDomain(ctx, *domain)
+	if err != nil {
+		out.close()
+		if errors.Is(err, repository.ErrNotFound) {
+			return nil, fmt.Errorf("import %s: no website has the domain %q", source, *domain)
+		}
+		return nil, fmt.Errorf("import %s: %w", source, err)
+	}
+	if isTerminal(os.Stderr) {
+		out.progress = func(p importer.PhaseProgress) { printProgress(os.Stderr, p) }
+	}
+	return out, nil
+}
+
+// done ends the progress line, and says that a failed import imported nothing.
+func (x *exportFile) done(source string, err error) error {
+	if x.progress != nil {
+		fmt.Fprintln(os.Stderr)
+	}
+	if err != nil {
+		return fmt.Errorf("import %s: %s: %w; nothing was imported", source, x.file.Name(), err)
+	}
+	return nil
 }
 
 // importPlausible runs `analytics import plausible --website DOMAIN FILE.zip`.
 func importPlausible(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("import plausible", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	domain := fs.String("website", "", "the domain of the website to import into")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("import plausible: %w\n%s", err, usage)
-	}
-	if *domain == "" || fs.NArg() != 1 {
-		return fmt.Errorf("import plausible: give --website DOMAIN and one FILE.zip\n%s", usage)
-	}
-	name := fs.Arg(0)
-	file, err := os.Open(name)
-	if err != nil {
-		return fmt.Errorf("import plausible: %w", err)
-	}
-	defer file.Close()
-	info, err := file.Stat()
-	if err != nil {
-		return fmt.Errorf("import plausible: %w", err)
-	}
-	db, repo, err := openRepo(ctx, cfg)
+	x, err := openExport(ctx, cfg, "plausible", "FILE.zip", args)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	site, err := repo.WebsiteByDomain(ctx, *domain)
-	if errors.Is(err, repository.ErrNotFound) {
-		return fmt.Errorf("import plausible: no website has the domain %q", *domain)
+	defer x.close()
+	sum, err := plausible.Import(ctx, x.repo, plausible.Website{ID: x.site.ID, Domain: x.site.Domain}, x.file, x.size, plausible.Options{Progress: x.progress})
+	if err := x.done("plausible", err); err != nil {
+		return err
 	}
+	printSummary(stdout, x.site.Domain, sum)
+	return nil
+}
+
+// importGoatCounter runs `analytics import goatcounter --website DOMAIN FILE.csv[.gz]`.
+func importGoatCounter(ctx context.Context, cfg config, args []string, stdout io.Writer) error {
+	x, err := openExport(ctx, cfg, "goatcounter", "FILE.csv (or FILE.csv.gz)", args)
 	if err != nil {
-		return fmt.Errorf("import plausible: %w", err)
+		return err
 	}
-	opts := plausible.Options{}
-	if isTerminal(os.Stderr) {
-		opts.Progress = func(p plausible.Progress) { printProgress(os.Stderr, p) }
+	defer x.close()
+	site := goatcounter.Website{ID: x.site.ID, Domain: x.site.Domain, Zone: x.site.Zone(cfg.Location)}
+	sum, err := goatcounter.Import(ctx, x.repo, site, x.file, x.size, goatcounter.Options{Progress: x.progress})
+	if err := x.done("goatcounter", err); err != nil {
+		return err
 	}
-	sum, err := plausible.Import(ctx, repo, plausible.Website{ID: site.ID, Domain: site.Domain}, file, info.Size(), opts)
-	if opts.Progress != nil {
-		fmt.Fprintln(os.Stderr)
-	}
-	if err != nil {
-		return fmt.Errorf("import plausible: %s: %w; nothing was imported", name, err)
-	}
-	printSummary(stdout, site.Domain, sum)
+	printGoatCounterSummary(stdout, x.site.Domain, sum)
 	return nil
 }
 
@@ -83,7 +131,7 @@ func isTerminal(f *os.File) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-func printProgress(w io.Writer, p plausible.Progress) {
+func printProgress(w io.Writer, p importer.PhaseProgress) {
 	rate := 0.0
 	if s := p.Elapsed.Seconds(); s > 0 {
 		rate = float64(p.Rows) / s
@@ -98,22 +146,7 @@ func printSummary(w io.Writer, domain string, s plausible.Summary) {
 		fmt.Fprintf(w, " (%s to %s)", s.First.Format(time.DateOnly), s.Last.Format(time.DateOnly))
 	}
 	fmt.Fprintf(w, ", %d counters: %d visitors, %d visits, %d pageviews\n", s.Counters, s.Visitors, s.Visits, s.Pageviews)
-	if len(s.Refused) > 0 {
-		var imported, collected []time.Time
-		for _, h := range s.Refused {
-			if h.Source != "" {
-				imported = append(imported, h.Day)
-			} else {
-				collected = append(collected, h.Day)
-			}
-		}
-		if len(imported) > 0 {
-			fmt.Fprintf(w, "skipped %d days imported before: %s\n", len(imported), plausible.DayRanges(imported))
-		}
-		if len(collected) > 0 {
-			fmt.Fprintf(w, "refused %d days that hold collected data: %s\n", len(collected), plausible.DayRanges(collected))
-		}
-	}
+	printRefused(w, s.Refused)
 	for _, line := range s.Transformed {
 		fmt.Fprintln(w, "changed:", line)
 	}
@@ -126,6 +159,38 @@ func printSummary(w io.Writer, domain string, s plausible.Summary) {
 	}
 	for _, name := range s.OtherFiles {
 		fmt.Fprintln(w, "left out: file", name, "(not a Plausible table)")
+	}
+}
+
+// printRefused lists the days an import left out because they held data.
+func printRefused(w io.Writer, refused []repository.HeldDay) {
+	var imported, collected []time.Time
+	for _, h := range refused {
+		if h.Source != "" {
+			imported = append(imported, h.Day)
+		} else {
+			collected = append(collected, h.Day)
+		}
+	}
+	if len(imported) > 0 {
+		fmt.Fprintf(w, "skipped %d days imported before: %s\n", len(imported), importer.DayRanges(imported))
+	}
+	if len(collected) > 0 {
+		fmt.Fprintf(w, "refused %d days that hold collected data: %s\n", len(collected), importer.DayRanges(collected))
+	}
+}
+
+// printGoatCounterSummary writes what a GoatCounter import did, and what it left out.
+func printGoatCounterSummary(w io.Writer, domain string, s goatcounter.Summary) {
+	fmt.Fprintf(w, "imported into %s: %d rows (hits), %d days", domain, s.Rows, s.Days)
+	if s.Days > 0 {
+		fmt.Fprintf(w, " (%s to %s)", s.First.Format(time.DateOnly), s.Last.Format(time.DateOnly))
+	}
+	fmt.Fprintf(w, ", %d counters: %d visitors, %d visits, %d pageviews, %d events\n", s.Counters, s.Visitors, s.Visits, s.Pageviews, s.Events)
+	printRefused(w, s.Refused)
+	if len(s.LeftOut) > 0 {
+		fmt.Fprintln(w, "left out or changed (no counterpart here):")
+		importer.PrintReasons(w, "  ", s.LeftOut)
 	}
 }
 

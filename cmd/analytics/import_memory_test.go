@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/flate"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"hash/crc32"
@@ -27,6 +28,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/analytics-service/analytics/importer/goatcounter/goatcountertest"
 )
 
 // The bounds the upload must hold whatever the file holds.
@@ -71,14 +74,21 @@ func TestImportMemory(t *testing.T) {
 		return bw.Flush()
 	})
 
+	// A GoatCounter export of 1,000,000 hits of some 330,000 sessions, gzipped: its sessions
+	// pass what the import holds at once (goatcounter.MaxSessions) three times over.
+	hits := filepath.Join(dir, "goatcounter.csv.gz")
+	writeGoatCounterExport(t, hits, 1_000_000)
+
 	for _, c := range []struct {
 		name   string
 		file   string
+		form   string // the upload's address under the website's
 		status int
 		want   string
 	}{
-		{"a cell of 1,000 MiB", cell, http.StatusUnprocessableEntity, "line 2, column visitors: the line is longer than 64 KiB"},
-		{"3,000,000 distinct devices", devices, http.StatusOK, "and more than 980 other values"},
+		{"a cell of 1,000 MiB", cell, "import", http.StatusUnprocessableEntity, "line 2, column visitors: the line is longer than 64 KiB"},
+		{"3,000,000 distinct devices", devices, "import", http.StatusOK, "and more than 980 other values"},
+		{"1,000,000 GoatCounter hits", hits, "import-goatcounter", http.StatusOK, "What the file held (1\u202f000\u202f000 rows (hits))"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			size := fileSize(t, c.file)
@@ -86,7 +96,7 @@ func TestImportMemory(t *testing.T) {
 			resetPeakMemory(t, s.cmd.Process.Pid)
 			sampled := sampleMemory(s.cmd.Process.Pid)
 			began := time.Now()
-			status, page, truncated := owner.upload(t, fmt.Sprintf("/websites/%d/import", id), c.file)
+			status, page, truncated := owner.upload(t, fmt.Sprintf("/websites/%d/%s", id, c.form), c.file)
 			took := time.Since(began)
 			peak := max(sampled(), procMemory(t, s.cmd.Process.Pid, "VmHWM"))
 			t.Logf("%s (%d bytes zipped): %d in %v, a page of %d bytes; resident memory idle %d MiB, peak %d MiB (+%d MiB)",
@@ -102,6 +112,28 @@ func TestImportMemory(t *testing.T) {
 					idle>>20, peak>>20, importMemoryBound>>20)
 			}
 		})
+	}
+}
+
+// writeGoatCounterExport writes a gzipped GoatCounter export of rows hits over a year.
+func writeGoatCounterExport(t *testing.T, path string, rows int64) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw, err := gzip.NewWriterLevel(f, gzip.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := goatcountertest.Write(zw, rows, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 365, 5000); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -56,6 +56,10 @@ const usage = `usage:
   analytics import plausible --website DOMAIN FILE.zip
                                        add a Plausible CSV export to the website's history;
                                        days that hold data already are left out and listed
+  analytics import goatcounter --website DOMAIN FILE.csv[.gz]
+                                       add a GoatCounter CSV export (format version 2, plain
+                                       or gzipped) to the website's history; days that hold
+                                       data already are left out and listed
   analytics import phpanalytics --dsn 'user:pass@tcp(host:3306)/db' [--user EMAIL]
                                        [--app-key KEY] [--dry-run]
                                        import a phpAnalytics database's websites and stats

@@ -566,6 +566,49 @@ func (e ListWebsitesParamsSortBy) Valid() bool {
 	}
 }
 
+// AlertsForm Any other field is refused with 422.
+type AlertsForm struct {
+	// Addresses The addresses the alerts go to, one per line, at most 10 (each confirmed by a link first).
+	Addresses *string `json:"addresses,omitempty"`
+
+	// DropThreshold Visitors of the last 24 hours under which a drop alert is mailed; not sent, no drop alert.
+	DropThreshold *int `json:"drop_threshold,omitempty"`
+
+	// SpikeThreshold Current visitors at which a spike alert is mailed; not sent, no spike alert.
+	SpikeThreshold *int `json:"spike_threshold,omitempty"`
+}
+
+// AlertsResponse defines model for AlertsResponse.
+type AlertsResponse struct {
+	Data struct {
+		Addresses []struct {
+			// Confirmed False until the link mailed to the address is followed; alerts go to confirmed addresses only.
+			Confirmed bool   `json:"confirmed"`
+			Email     string `json:"email"`
+		} `json:"addresses"`
+
+		// DropThreshold Null when there is no drop alert.
+		DropThreshold *int `json:"drop_threshold"`
+
+		// SpikeThreshold Null when there is no spike alert.
+		SpikeThreshold *int `json:"spike_threshold"`
+	} `json:"data"`
+}
+
+// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+type AllowedHostnames = string
+
+// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+// kept once. Empty: none (on an update, clears the list).
+type BlockCountries = string
+
+// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+// per line, at most 100 lines. Empty: none.
+type BlockPages = string
+
 // Deleted defines model for Deleted.
 type Deleted struct {
 	Deleted DeletedDeleted `json:"deleted"`
@@ -1144,6 +1187,39 @@ type RecentPageview struct {
 	SecondsAgo int64 `json:"seconds_ago"`
 }
 
+// ResetForm Any other field is refused with 422.
+type ResetForm struct {
+	// Confirm The website's domain, typed to confirm (case and spaces around it do not matter).
+	Confirm string `json:"confirm"`
+
+	// From The first day to delete, `YYYY-MM-DD` (with `to`; neither deletes every day).
+	//
+	// Example: 2026-03-01
+	From *string `json:"from,omitempty"`
+
+	// To The last day to delete, `YYYY-MM-DD` (with `from`).
+	//
+	// Example: 2026-03-03
+	To *string `json:"to,omitempty"`
+}
+
+// ResetResponse defines model for ResetResponse.
+type ResetResponse struct {
+	Data struct {
+		// From The first day deleted; null when every day up to `to` was.
+		From    *openapi_types.Date `json:"from"`
+		Id      int64               `json:"id"`
+		ResetAt time.Time           `json:"reset_at"`
+
+		// To The last day deleted (the website's today when every day was).
+		To openapi_types.Date `json:"to"`
+	} `json:"data"`
+}
+
+// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+type RetentionDays = int
+
 // RevenueEntry defines model for RevenueEntry.
 type RevenueEntry struct {
 	// Amount Their sum, a decimal with two digits after the point, e.g. `120.50`.
@@ -1419,7 +1495,32 @@ type TimeseriesList struct {
 
 // Website defines model for Website.
 type Website struct {
-	CreatedAt time.Time `json:"created_at"`
+	// AllowedHostnames The hostnames hits may come from, one per line (`*` any part, as in
+	// `*.example.com`; a leading `www.` does not matter); hits from any other host count
+	// nowhere. Null: hits from any host count.
+	//
+	//
+	// Example: example.com
+	// *.example.com
+	AllowedHostnames *string `json:"allowed_hostnames"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes in capitals, one
+	// per line (`RU`). Null when none is blocked.
+	//
+	//
+	// Example: RU
+	// CN
+	BlockCountries *string `json:"block_countries"`
+
+	// BlockPages Pages whose hits (pageviews, events, engagement) count nowhere: patterns as a
+	// pageview goal's, one per line, matched against the page without its query string.
+	// Null when none is blocked.
+	//
+	//
+	// Example: /admin/*
+	// /preview|/draft/*
+	BlockPages *string   `json:"block_pages"`
+	CreatedAt  time.Time `json:"created_at"`
 
 	// Domain The normalised host name or IP address.
 	Domain      string  `json:"domain"`
@@ -1440,6 +1541,14 @@ type Website struct {
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy Privacy `json:"privacy"`
+
+	// RetentionDays Days (today included) the website's visit rows (which filters, goals and funnels
+	// read) are kept; the daily counters are kept for ever. Null: as long as the service
+	// keeps them (`FACTS_RETENTION`, 400 days by default).
+	//
+	//
+	// Example: 90
+	RetentionDays *int `json:"retention_days"`
 
 	// Role The caller's role on the website: `owner` for their own, else the role they were
 	// invited with (`admin`, `editor` or `viewer`).
@@ -1480,6 +1589,20 @@ type WebsiteResponse struct {
 
 // WebsiteStoreForm Any other field is refused with 422 (`favorite` included).
 type WebsiteStoreForm struct {
+	// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+	// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+	AllowedHostnames *AllowedHostnames `json:"allowed_hostnames,omitempty"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+	// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+	// kept once. Empty: none (on an update, clears the list).
+	BlockCountries *BlockCountries `json:"block_countries,omitempty"`
+
+	// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+	// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+	// per line, at most 100 lines. Empty: none.
+	BlockPages *BlockPages `json:"block_pages,omitempty"`
+
 	// Domain A host name or IP address; a URL is accepted and normalised.
 	Domain string `json:"domain"`
 
@@ -1500,6 +1623,10 @@ type WebsiteStoreForm struct {
 	Password *string  `json:"password,omitempty"`
 	Privacy  *Privacy `json:"privacy,omitempty"`
 
+	// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+	// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+	RetentionDays *RetentionDays `json:"retention_days,omitempty"`
+
 	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
 	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
 	// the start, in it, of its first date after today has ended in the zone in force.
@@ -1511,10 +1638,23 @@ type WebsiteStoreForm struct {
 
 // WebsiteUpdateForm Any other field is refused with 422 (`domain` included).
 type WebsiteUpdateForm struct {
-	Email         *ZeroOne `json:"email,omitempty"`
-	ExcludeBots   *ZeroOne `json:"exclude_bots,omitempty"`
-	ExcludeIps    *string  `json:"exclude_ips,omitempty"`
-	ExcludeParams *string  `json:"exclude_params,omitempty"`
+	// AllowedHostnames The only hostnames hits may come from, one per line, at most 50: a host name or IP
+	// address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+	AllowedHostnames *AllowedHostnames `json:"allowed_hostnames,omitempty"`
+
+	// BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+	// at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+	// kept once. Empty: none (on an update, clears the list).
+	BlockCountries *BlockCountries `json:"block_countries,omitempty"`
+
+	// BlockPages Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+	// `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+	// per line, at most 100 lines. Empty: none.
+	BlockPages    *BlockPages `json:"block_pages,omitempty"`
+	Email         *ZeroOne    `json:"email,omitempty"`
+	ExcludeBots   *ZeroOne    `json:"exclude_bots,omitempty"`
+	ExcludeIps    *string     `json:"exclude_ips,omitempty"`
+	ExcludeParams *string     `json:"exclude_params,omitempty"`
 
 	// Favorite A boolean. On the wire (a query parameter or a form field) it is written `true`, `false`,
 	// `1` or `0`; any other spelling (`yes`, `TRUE`, `t`, an empty value) is refused with 422.
@@ -1528,6 +1668,10 @@ type WebsiteUpdateForm struct {
 	// Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
 	// 2 password (the owner, or a browser that entered the website's password).
 	Privacy *Privacy `json:"privacy,omitempty"`
+
+	// RetentionDays Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+	// (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+	RetentionDays *RetentionDays `json:"retention_days,omitempty"`
 
 	// Timezone An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
 	// 422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
@@ -2352,11 +2496,17 @@ type PatchWebsiteFormdataRequestBody = WebsiteUpdateForm
 // UpdateWebsiteFormdataRequestBody defines body for UpdateWebsite for application/x-www-form-urlencoded ContentType.
 type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
 
+// SetAlertsFormdataRequestBody defines body for SetAlerts for application/x-www-form-urlencoded ContentType.
+type SetAlertsFormdataRequestBody = AlertsForm
+
 // StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
 type StoreFunnelFormdataRequestBody = FunnelForm
 
 // StoreGoalFormdataRequestBody defines body for StoreGoal for application/x-www-form-urlencoded ContentType.
 type StoreGoalFormdataRequestBody = GoalForm
+
+// ResetWebsiteStatsFormdataRequestBody defines body for ResetWebsiteStats for application/x-www-form-urlencoded ContentType.
+type ResetWebsiteStatsFormdataRequestBody = ResetForm
 
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
@@ -3384,6 +3534,50 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ShowAlerts Show the caller's traffic alerts of a website
+	//
+	// The caller's spike and drop alerts of the website and the addresses they go to, each
+	// with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+	// whose role may change the website's settings (its owner, an admin, an editor) has
+	// alerts of their own; a viewer is answered 403.
+	//
+	// Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
+	ShowAlerts(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAlertsWithBody Set the caller's traffic alerts of a website
+	//
+	// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+	// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+	// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+	// last 24 hours are under it, at most once a day (and only once it has been set a whole
+	// day). Both carry the top sources and pages. A threshold not sent switches its alert
+	// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+	// go: each new address is mailed a link to confirm first, and nothing else goes to it
+	// until then; an address left out is removed. Every alert has a one-click unsubscribe
+	// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+	SetAlertsWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAlertsWithFormdataBody Set the caller's traffic alerts of a website
+	//
+	// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+	// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+	// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+	// last 24 hours are under it, at most once a day (and only once it has been set a whole
+	// day). Both carry the top sources and pages. A threshold not sent switches its alert
+	// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+	// go: each new address is mailed a link to confirm first, and nothing else goes to it
+	// until then; an address left out is removed. Every alert has a one-click unsubscribe
+	// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+	SetAlertsWithFormdataBody(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListFunnels List a website's funnels
 	//
 	// The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
@@ -3471,6 +3665,42 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
 	DeleteGoal(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetWebsiteStatsWithBody Delete a website's stats of a range, or all of them
+	//
+	// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+	// website's days, both included), or of every day when neither is given: its counters
+	// (the weekly and monthly rollups made again from the days left), visit rows, imported
+	// days (which may then be imported again) and realtime data. `confirm` must be the
+	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+	// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+	// answered 403). The dashboard notes the deleted range on every range that holds
+	// it. Hits still held in a node's memory for those days when it runs (at most a second of
+	// them, and the later hits of visits then going on) are written afterwards and count:
+	// the deletion removes what is stored, it does not stop collection.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+	ResetWebsiteStatsWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetWebsiteStatsWithFormdataBody Delete a website's stats of a range, or all of them
+	//
+	// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+	// website's days, both included), or of every day when neither is given: its counters
+	// (the weekly and monthly rollups made again from the days left), visit rows, imported
+	// days (which may then be imported again) and realtime data. `confirm` must be the
+	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+	// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+	// answered 403). The dashboard notes the deleted range on every range that holds
+	// it. Hits still held in a node's memory for those days when it runs (at most a second of
+	// them, and the later hits of visits then going on) are written afterwards and count:
+	// the deletion removes what is stored, it does not stop collection.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+	ResetWebsiteStatsWithFormdataBody(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// QueryStatsWithBody Ask any question (Plausible Stats API v2)
 	//
@@ -4226,6 +4456,80 @@ func (c *Client) UpdateWebsiteWithFormdataBody(ctx context.Context, id int64, bo
 	return c.Client.Do(req)
 }
 
+// ShowAlerts Show the caller's traffic alerts of a website
+//
+// The caller's spike and drop alerts of the website and the addresses they go to, each
+// with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+// whose role may change the website's settings (its owner, an admin, an editor) has
+// alerts of their own; a viewer is answered 403.
+//
+// Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
+func (c *Client) ShowAlerts(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewShowAlertsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAlertsWithBody Set the caller's traffic alerts of a website
+//
+// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+// last 24 hours are under it, at most once a day (and only once it has been set a whole
+// day). Both carry the top sources and pages. A threshold not sent switches its alert
+// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+// go: each new address is mailed a link to confirm first, and nothing else goes to it
+// until then; an address left out is removed. Every alert has a one-click unsubscribe
+// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+func (c *Client) SetAlertsWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAlertsRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAlertsWithFormdataBody Set the caller's traffic alerts of a website
+//
+// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+// last 24 hours are under it, at most once a day (and only once it has been set a whole
+// day). Both carry the top sources and pages. A threshold not sent switches its alert
+// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+// go: each new address is mailed a link to confirm first, and nothing else goes to it
+// until then; an address left out is removed. Every alert has a one-click unsubscribe
+// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+func (c *Client) SetAlertsWithFormdataBody(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAlertsRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListFunnels List a website's funnels
 //
 // The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
@@ -4384,6 +4688,62 @@ func (c *Client) StoreGoalWithFormdataBody(ctx context.Context, id int64, body S
 // Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
 func (c *Client) DeleteGoal(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteGoalRequest(c.Server, id, goalId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetWebsiteStatsWithBody Delete a website's stats of a range, or all of them
+//
+// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+// website's days, both included), or of every day when neither is given: its counters
+// (the weekly and monthly rollups made again from the days left), visit rows, imported
+// days (which may then be imported again) and realtime data. `confirm` must be the
+// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+// answered 403). The dashboard notes the deleted range on every range that holds
+// it. Hits still held in a node's memory for those days when it runs (at most a second of
+// them, and the later hits of visits then going on) are written afterwards and count:
+// the deletion removes what is stored, it does not stop collection.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+func (c *Client) ResetWebsiteStatsWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetWebsiteStatsRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetWebsiteStatsWithFormdataBody Delete a website's stats of a range, or all of them
+//
+// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+// website's days, both included), or of every day when neither is given: its counters
+// (the weekly and monthly rollups made again from the days left), visit rows, imported
+// days (which may then be imported again) and realtime data. `confirm` must be the
+// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+// answered 403). The dashboard notes the deleted range on every range that holds
+// it. Hits still held in a node's memory for those days when it runs (at most a second of
+// them, and the later hits of visits then going on) are written afterwards and count:
+// the deletion removes what is stored, it does not stop collection.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+func (c *Client) ResetWebsiteStatsWithFormdataBody(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetWebsiteStatsRequestWithFormdataBody(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6523,6 +6883,87 @@ func NewUpdateWebsiteRequestWithBody(server string, id int64, contentType string
 	return req, nil
 }
 
+// NewShowAlertsRequest constructs an http.Request for the ShowAlerts method
+func NewShowAlertsRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/alerts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetAlertsRequestWithFormdataBody calls the generic SetAlerts builder with application/x-www-form-urlencoded body
+func NewSetAlertsRequestWithFormdataBody(server string, id int64, body SetAlertsFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewSetAlertsRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewSetAlertsRequestWithBody constructs an http.Request for the SetAlerts method, with any body, and a specified content type
+func NewSetAlertsRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/alerts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListFunnelsRequest constructs an http.Request for the ListFunnels method
 func NewListFunnelsRequest(server string, id int64, params *ListFunnelsParams) (*http.Request, error) {
 	var err error
@@ -6841,6 +7282,53 @@ func NewDeleteGoalRequest(server string, id int64, goalId int64) (*http.Request,
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewResetWebsiteStatsRequestWithFormdataBody calls the generic ResetWebsiteStats builder with application/x-www-form-urlencoded body
+func NewResetWebsiteStatsRequestWithFormdataBody(server string, id int64, body ResetWebsiteStatsFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewResetWebsiteStatsRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewResetWebsiteStatsRequestWithBody constructs an http.Request for the ResetWebsiteStats method, with any body, and a specified content type
+func NewResetWebsiteStatsRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/reset", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7630,6 +8118,52 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/v1/websites/{id} (the `UpdateWebsite` operationId).
 	UpdateWebsiteWithFormdataBodyWithResponse(ctx context.Context, id int64, body UpdateWebsiteFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebsiteResponse, error)
 
+	// ShowAlertsWithResponse Show the caller's traffic alerts of a website
+	//
+	// The caller's spike and drop alerts of the website and the addresses they go to, each
+	// with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+	// whose role may change the website's settings (its owner, an admin, an editor) has
+	// alerts of their own; a viewer is answered 403.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
+	ShowAlertsWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*ShowAlertsResponse, error)
+
+	// SetAlertsWithBodyWithResponse Set the caller's traffic alerts of a website
+	//
+	// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+	// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+	// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+	// last 24 hours are under it, at most once a day (and only once it has been set a whole
+	// day). Both carry the top sources and pages. A threshold not sent switches its alert
+	// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+	// go: each new address is mailed a link to confirm first, and nothing else goes to it
+	// until then; an address left out is removed. Every alert has a one-click unsubscribe
+	// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+	SetAlertsWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAlertsResponse, error)
+
+	// SetAlertsWithFormdataBodyWithResponse Set the caller's traffic alerts of a website
+	//
+	// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+	// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+	// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+	// last 24 hours are under it, at most once a day (and only once it has been set a whole
+	// day). Both carry the top sources and pages. A threshold not sent switches its alert
+	// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+	// go: each new address is mailed a link to confirm first, and nothing else goes to it
+	// until then; an address left out is removed. Every alert has a one-click unsubscribe
+	// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+	SetAlertsWithFormdataBodyWithResponse(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*SetAlertsResponse, error)
+
 	// ListFunnelsWithResponse List a website's funnels
 	//
 	// The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
@@ -7725,6 +8259,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /api/v1/websites/{id}/goals/{goal_id} (the `DeleteGoal` operationId).
 	DeleteGoalWithResponse(ctx context.Context, id int64, goalId int64, reqEditors ...RequestEditorFn) (*DeleteGoalResponse, error)
+
+	// ResetWebsiteStatsWithBodyWithResponse Delete a website's stats of a range, or all of them
+	//
+	// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+	// website's days, both included), or of every day when neither is given: its counters
+	// (the weekly and monthly rollups made again from the days left), visit rows, imported
+	// days (which may then be imported again) and realtime data. `confirm` must be the
+	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+	// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+	// answered 403). The dashboard notes the deleted range on every range that holds
+	// it. Hits still held in a node's memory for those days when it runs (at most a second of
+	// them, and the later hits of visits then going on) are written afterwards and count:
+	// the deletion removes what is stored, it does not stop collection.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+	ResetWebsiteStatsWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetWebsiteStatsResponse, error)
+
+	// ResetWebsiteStatsWithFormdataBodyWithResponse Delete a website's stats of a range, or all of them
+	//
+	// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+	// website's days, both included), or of every day when neither is given: its counters
+	// (the weekly and monthly rollups made again from the days left), visit rows, imported
+	// days (which may then be imported again) and realtime data. `confirm` must be the
+	// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+	// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+	// answered 403). The dashboard notes the deleted range on every range that holds
+	// it. Hits still held in a node's memory for those days when it runs (at most a second of
+	// them, and the later hits of visits then going on) are written afterwards and count:
+	// the deletion removes what is stored, it does not stop collection.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+	ResetWebsiteStatsWithFormdataBodyWithResponse(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResetWebsiteStatsResponse, error)
 
 	// QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
 	//
@@ -10210,6 +10780,289 @@ func (r UpdateWebsiteResponse) ContentType() string {
 	return ""
 }
 
+// ShowAlertsResponse401Headers the declared response headers of an HTTP 401 response for ShowAlerts
+type ShowAlertsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ShowAlertsResponse403Headers the declared response headers of an HTTP 403 response for ShowAlerts
+type ShowAlertsResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ShowAlertsResponse404Headers the declared response headers of an HTTP 404 response for ShowAlerts
+type ShowAlertsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ShowAlertsResponse429Headers the declared response headers of an HTTP 429 response for ShowAlerts
+type ShowAlertsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ShowAlertsResponse500Headers the declared response headers of an HTTP 500 response for ShowAlerts
+type ShowAlertsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ShowAlertsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertsResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ShowAlertsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ShowAlertsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ShowAlertsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ShowAlertsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ShowAlertsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ShowAlertsResponse) GetJSON200() *AlertsResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ShowAlertsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ShowAlertsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ShowAlertsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ShowAlertsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ShowAlertsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ShowAlertsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ShowAlertsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ShowAlertsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ShowAlertsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetAlertsResponse401Headers the declared response headers of an HTTP 401 response for SetAlerts
+type SetAlertsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse403Headers the declared response headers of an HTTP 403 response for SetAlerts
+type SetAlertsResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse404Headers the declared response headers of an HTTP 404 response for SetAlerts
+type SetAlertsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse413Headers the declared response headers of an HTTP 413 response for SetAlerts
+type SetAlertsResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse415Headers the declared response headers of an HTTP 415 response for SetAlerts
+type SetAlertsResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse422Headers the declared response headers of an HTTP 422 response for SetAlerts
+type SetAlertsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse429Headers the declared response headers of an HTTP 429 response for SetAlerts
+type SetAlertsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// SetAlertsResponse500Headers the declared response headers of an HTTP 500 response for SetAlerts
+type SetAlertsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type SetAlertsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertsResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SetAlertsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SetAlertsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SetAlertsResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SetAlertsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SetAlertsResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *SetAlertsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetAlertsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SetAlertsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetAlertsResponse) GetJSON200() *AlertsResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetAlertsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SetAlertsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SetAlertsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetAlertsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SetAlertsResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r SetAlertsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SetAlertsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SetAlertsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SetAlertsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetAlertsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetAlertsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetAlertsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListFunnelsResponse401Headers the declared response headers of an HTTP 401 response for ListFunnels
 type ListFunnelsResponse401Headers struct {
 	CacheControl        string
@@ -11022,6 +11875,170 @@ func (r DeleteGoalResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeleteGoalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ResetWebsiteStatsResponse401Headers the declared response headers of an HTTP 401 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse403Headers the declared response headers of an HTTP 403 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse404Headers the declared response headers of an HTTP 404 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse413Headers the declared response headers of an HTTP 413 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse415Headers the declared response headers of an HTTP 415 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse422Headers the declared response headers of an HTTP 422 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse429Headers the declared response headers of an HTTP 429 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ResetWebsiteStatsResponse500Headers the declared response headers of an HTTP 500 response for ResetWebsiteStats
+type ResetWebsiteStatsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ResetWebsiteStatsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ResetResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ResetWebsiteStatsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ResetWebsiteStatsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ResetWebsiteStatsResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ResetWebsiteStatsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ResetWebsiteStatsResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ResetWebsiteStatsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResetWebsiteStatsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ResetWebsiteStatsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON200() *ResetResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ResetWebsiteStatsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ResetWebsiteStatsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResetWebsiteStatsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResetWebsiteStatsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResetWebsiteStatsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12099,6 +13116,70 @@ func (c *ClientWithResponses) UpdateWebsiteWithFormdataBodyWithResponse(ctx cont
 	return ParseUpdateWebsiteResponse(rsp)
 }
 
+// ShowAlertsWithResponse Show the caller's traffic alerts of a website
+//
+// The caller's spike and drop alerts of the website and the addresses they go to, each
+// with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+// whose role may change the website's settings (its owner, an admin, an editor) has
+// alerts of their own; a viewer is answered 403.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/websites/{id}/alerts (the `ShowAlerts` operationId).
+func (c *ClientWithResponses) ShowAlertsWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*ShowAlertsResponse, error) {
+	rsp, err := c.ShowAlerts(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseShowAlertsResponse(rsp)
+}
+
+// SetAlertsWithBodyWithResponse Set the caller's traffic alerts of a website
+//
+// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+// last 24 hours are under it, at most once a day (and only once it has been set a whole
+// day). Both carry the top sources and pages. A threshold not sent switches its alert
+// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+// go: each new address is mailed a link to confirm first, and nothing else goes to it
+// until then; an address left out is removed. Every alert has a one-click unsubscribe
+// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+func (c *ClientWithResponses) SetAlertsWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAlertsResponse, error) {
+	rsp, err := c.SetAlertsWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAlertsResponse(rsp)
+}
+
+// SetAlertsWithFormdataBodyWithResponse Set the caller's traffic alerts of a website
+//
+// Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+// when the current visitors (those of the last 5 minutes) reach the threshold, then not
+// again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+// last 24 hours are under it, at most once a day (and only once it has been set a whole
+// day). Both carry the top sources and pages. A threshold not sent switches its alert
+// off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+// go: each new address is mailed a link to confirm first, and nothing else goes to it
+// until then; an address left out is removed. Every alert has a one-click unsubscribe
+// (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
+func (c *ClientWithResponses) SetAlertsWithFormdataBodyWithResponse(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*SetAlertsResponse, error) {
+	rsp, err := c.SetAlertsWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAlertsResponse(rsp)
+}
+
 // ListFunnelsWithResponse List a website's funnels
 //
 // The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
@@ -12241,6 +13322,54 @@ func (c *ClientWithResponses) DeleteGoalWithResponse(ctx context.Context, id int
 		return nil, err
 	}
 	return ParseDeleteGoalResponse(rsp)
+}
+
+// ResetWebsiteStatsWithBodyWithResponse Delete a website's stats of a range, or all of them
+//
+// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+// website's days, both included), or of every day when neither is given: its counters
+// (the weekly and monthly rollups made again from the days left), visit rows, imported
+// days (which may then be imported again) and realtime data. `confirm` must be the
+// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+// answered 403). The dashboard notes the deleted range on every range that holds
+// it. Hits still held in a node's memory for those days when it runs (at most a second of
+// them, and the later hits of visits then going on) are written afterwards and count:
+// the deletion removes what is stored, it does not stop collection.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+func (c *ClientWithResponses) ResetWebsiteStatsWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetWebsiteStatsResponse, error) {
+	rsp, err := c.ResetWebsiteStatsWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetWebsiteStatsResponse(rsp)
+}
+
+// ResetWebsiteStatsWithFormdataBodyWithResponse Delete a website's stats of a range, or all of them
+//
+// Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+// website's days, both included), or of every day when neither is given: its counters
+// (the weekly and monthly rollups made again from the days left), visit rows, imported
+// days (which may then be imported again) and realtime data. `confirm` must be the
+// website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+// and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+// answered 403). The dashboard notes the deleted range on every range that holds
+// it. Hits still held in a node's memory for those days when it runs (at most a second of
+// them, and the later hits of visits then going on) are written afterwards and count:
+// the deletion removes what is stored, it does not stop collection.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
+func (c *ClientWithResponses) ResetWebsiteStatsWithFormdataBodyWithResponse(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResetWebsiteStatsResponse, error) {
+	rsp, err := c.ResetWebsiteStatsWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetWebsiteStatsResponse(rsp)
 }
 
 // QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
@@ -15861,6 +16990,418 @@ func ParseUpdateWebsiteResponse(rsp *http.Response) (*UpdateWebsiteResponse, err
 	return response, nil
 }
 
+// ParseShowAlertsResponse parses an HTTP response from a ShowAlertsWithResponse call
+func ParseShowAlertsResponse(rsp *http.Response) (*ShowAlertsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ShowAlertsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ShowAlertsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ShowAlertsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ShowAlertsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ShowAlertsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ShowAlertsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetAlertsResponse parses an HTTP response from a SetAlertsWithResponse call
+func ParseSetAlertsResponse(rsp *http.Response) (*SetAlertsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetAlertsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers SetAlertsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SetAlertsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers SetAlertsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers SetAlertsResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SetAlertsResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers SetAlertsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers SetAlertsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers SetAlertsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListFunnelsResponse parses an HTTP response from a ListFunnelsWithResponse call
 func ParseListFunnelsResponse(rsp *http.Response) (*ListFunnelsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -17018,6 +18559,248 @@ func ParseDeleteGoalResponse(rsp *http.Response) (*DeleteGoalResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteGoalResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseResetWebsiteStatsResponse parses an HTTP response from a ResetWebsiteStatsWithResponse call
+func ParseResetWebsiteStatsResponse(rsp *http.Response) (*ResetWebsiteStatsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResetWebsiteStatsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ResetResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ResetWebsiteStatsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ResetWebsiteStatsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ResetWebsiteStatsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers ResetWebsiteStatsResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ResetWebsiteStatsResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers ResetWebsiteStatsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ResetWebsiteStatsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ResetWebsiteStatsResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

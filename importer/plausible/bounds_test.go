@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analytics-service/analytics/importer"
 	"github.com/analytics-service/analytics/importer/plausible"
 )
 
@@ -208,11 +209,11 @@ func TestDayRangesAreCut(t *testing.T) {
 	for i := range 200 {
 		days = append(days, first.AddDate(0, 0, 2*i)) // every other day: 200 runs
 	}
-	got := plausible.DayRanges(days)
+	got := importer.DayRanges(days)
 	if n := strings.Count(got, ", "); n != 50 || !strings.HasSuffix(got, ", and 150 more days") {
 		t.Errorf("%d parts: %s", n+1, got)
 	}
-	if got := plausible.DayRanges(days[:3]); got != "2024-01-20, 2024-01-22, 2024-01-24" {
+	if got := importer.DayRanges(days[:3]); got != "2024-01-20, 2024-01-22, 2024-01-24" {
 		t.Errorf("three days: %s", got)
 	}
 }

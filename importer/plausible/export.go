@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/analytics-service/analytics/importer"
 	"github.com/analytics-service/analytics/sources"
@@ -45,11 +44,11 @@ type table struct {
 var tables = []table{
 	{"visitors", []string{"visitors", "pageviews", "bounces", "visits", "visit_duration"}, visitorsRow},
 	{"sources", []string{"source", "visits"}, sourcesRow},
-	{"pages", []string{"page", "pageviews"}, func(r *row) { r.add(stats.Page, pageValue(r.text("page")), r.count("pageviews")) }},
+	{"pages", []string{"page", "pageviews"}, func(r *row) { r.add(stats.Page, importer.PageValue(r.text("page")), r.count("pageviews")) }},
 	{"entry_pages", []string{"entry_page", "entrances"}, func(r *row) {
-		r.add(stats.LandingPage, pageValue(r.text("entry_page")), r.count("entrances"))
+		r.add(stats.LandingPage, importer.PageValue(r.text("entry_page")), r.count("entrances"))
 	}},
-	{"exit_pages", []string{"exit_page", "exits"}, func(r *row) { r.add(stats.ExitPage, pageValue(r.text("exit_page")), r.count("exits")) }},
+	{"exit_pages", []string{"exit_page", "exits"}, func(r *row) { r.add(stats.ExitPage, importer.PageValue(r.text("exit_page")), r.count("exits")) }},
 	{"custom_events", []string{"name", "events"}, eventsRow},
 	{"locations", []string{"country", "visits"}, locationsRow},
 	{"devices", []string{"device", "visits"}, devicesRow},
@@ -83,7 +82,7 @@ func sourcesRow(r *row) {
 	visits := r.count("visits")
 	r.add(stats.Referrer, r.referrerValue(r.text("referrer"), r.text("source")), visits)
 	if campaign := r.text("utm_campaign"); campaign != "" {
-		r.add(stats.Campaign, stats.Truncate(campaign, maxValueLength), visits)
+		r.add(stats.Campaign, stats.Truncate(campaign, importer.MaxValueLength), visits)
 	}
 	// source, channel and the other tags as the collector names them (package sources).
 	source := r.text("source")
@@ -116,27 +115,27 @@ func eventsRow(r *row) {
 		r.leave("engagement events (not an event here)", "", r.count("events"))
 		return
 	}
-	if utf8.RuneCountInString(name) > maxEventNameLength {
+	value, cut := importer.EventValue(name)
+	if cut {
 		r.note("event names cut to 64 characters", 1)
-		name = stats.Truncate(name, maxEventNameLength)
 	}
 	if name == "" {
 		r.leave("events without a name", "", r.count("events"))
 		return
 	}
-	r.add(stats.Event, strings.ReplaceAll(name, ":", " ")+"::", r.count("events"))
+	r.add(stats.Event, value, r.count("events"))
 }
 
 func locationsRow(r *row) {
 	visits := r.count("visits")
 	code := strings.ToUpper(r.text("country"))
-	c, ok := countries[code]
+	c, ok := stats.Countries[code]
 	if !ok {
 		r.leave("visits of a country code that names no country", code, visits)
 		return
 	}
-	r.add(stats.Country, c.country, visits)
-	r.add(stats.Continent, c.continent, visits)
+	r.add(stats.Country, c.Country, visits)
+	r.add(stats.Continent, c.Continent, visits)
 }
 
 func devicesRow(r *row) {
@@ -181,21 +180,6 @@ func systemName(name string) string {
 	return name
 }
 
-// The collector's limits on values (section 3).
-const (
-	maxValueLength     = 255
-	maxEventNameLength = 64
-)
-
-// pageValue is Plausible's pathname as the collector writes a page: escaped as in a URL, then
-// in the one spelling of pages (stats.PagePath), at most 255 characters, "/" when empty.
-func pageValue(pathname string) string {
-	if pathname == "" {
-		return "/"
-	}
-	return stats.Truncate(stats.PagePath((&url.URL{Path: pathname}).EscapedPath()), maxValueLength)
-}
-
 // referrerValue is the referrer statistic of a source row: the host of its referrer, else its
 // source when that is a host name; a source Plausible names (Google, Facebook...) without a
 // referrer URL is kept under its name. "" is direct, as is the website's own domain.
@@ -215,7 +199,7 @@ func (r *row) referrerValue(referrer, source string) string {
 	if bare := strings.TrimPrefix(strings.ToLower(host), "www."); bare == r.domain {
 		return ""
 	}
-	return stats.Truncate(host, maxValueLength)
+	return stats.Truncate(host, importer.MaxValueLength)
 }
 
 // fileName is what Plausible names the files: imported_<table>.csv, optionally with the
@@ -371,8 +355,8 @@ func readFile(f exportFile, budget *int64, each func(r *row) error) (unused []st
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer rc.Close()
-	limited := &budgetReader{r: rc, left: budget}
-	cr := newCSVReader(limited)
+	limited := importer.NewBudget(rc, budget)
+	cr := importer.NewCSVReader(limited)
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: no header line: the file is empty", name)
@@ -402,10 +386,10 @@ func readFile(f exportFile, budget *int64, each func(r *row) error) (unused []st
 		if err != nil {
 			return nil, fileError(name, header, readError(err, limited))
 		}
-		r.line, r.record, r.err = cr.line, record, nil
+		r.line, r.record, r.err = cr.Line(), record, nil
 		day, err := time.Parse(time.DateOnly, record[columns["date"]])
 		if err != nil {
-			return nil, fmt.Errorf("%s, line %d, column date: %s is not a date (YYYY-MM-DD)", name, cr.line, importer.Quote(record[columns["date"]]))
+			return nil, fmt.Errorf("%s, line %d, column date: %s is not a date (YYYY-MM-DD)", name, cr.Line(), importer.Quote(record[columns["date"]]))
 		}
 		r.day = day
 		if err := each(r); err != nil {
@@ -435,7 +419,7 @@ func headerColumns(file string, header []string, t *table) (map[string]int, erro
 // fileError names the file, and the line and column of a CSV problem (the column by its
 // header name once the header is read).
 func fileError(file string, header []string, err error) error {
-	var ce *csvError
+	var ce *importer.CSVError
 	if !errors.As(err, &ce) {
 		return fmt.Errorf("%s: %w", file, err)
 	}
@@ -451,30 +435,12 @@ func fileError(file string, header []string, err error) error {
 func fileLabel(name string) string { return importer.Cut(name, importer.QuoteLength) }
 
 // readError says which limit a read passed, else what went wrong.
-func readError(err error, limited *budgetReader) error {
-	if limited.over {
+func readError(err error, limited *importer.Budget) error {
+	if limited.Over() {
 		return errors.New("the archive holds more than its uncompressed limit")
 	}
 	if errors.Is(err, zip.ErrChecksum) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("the file is damaged or truncated (%w)", err)
 	}
 	return err
-}
-
-// budgetReader fails once the bytes read from every file pass the budget: the sizes a zip
-// declares are not to be trusted.
-type budgetReader struct {
-	r    io.Reader
-	left *int64
-	over bool
-}
-
-func (b *budgetReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	*b.left -= int64(n)
-	if *b.left < 0 {
-		b.over = true
-		return n, errors.New("uncompressed limit passed")
-	}
-	return n, err
 }

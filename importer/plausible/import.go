@@ -25,16 +25,8 @@ type Options struct {
 	Limits Limits // zero: DefaultLimits
 	// Progress, when set, is called after every progressEvery rows and at the end of each
 	// phase.
-	Progress func(Progress)
+	Progress func(importer.PhaseProgress)
 	Now      func() time.Time // for the rate; nil: time.Now
-}
-
-// Progress is how far an import is.
-type Progress struct {
-	Phase   string // "checking" (reading every file once), then "writing"
-	File    string
-	Rows    int64 // rows of the phase so far
-	Elapsed time.Duration
 }
 
 // Summary is what an import did, and what it did not.
@@ -57,12 +49,6 @@ type Summary struct {
 	Transformed   []string // changes made to fit, one line each
 }
 
-// progressEvery is how many rows pass between two progress reports.
-const progressEvery = 50_000
-
-// writeBatch is how many counters are sent to the database at once.
-const writeBatch = 20_000
-
 // Import reads a Plausible export (a zip of size bytes) and adds it to the website's counters,
 // in one transaction: every file is read and checked first, so a bad export writes nothing.
 // Days that already hold data of the website (collected, or imported before) are refused,
@@ -80,7 +66,7 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 		return Summary{}, &BadExport{err}
 	}
 	sum := Summary{Files: len(files), OtherFiles: others}
-	p := &progress{report: opts.Progress, now: opts.Now, start: opts.Now()}
+	p := importer.NewPhases(opts.Progress, opts.Now)
 
 	// First pass: every file read, every row checked, the days collected; nothing written.
 	days := map[time.Time]bool{}
@@ -89,7 +75,7 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 	unusedColumns := map[string][]string{}
 	budget := opts.Limits.Uncompressed
 	for _, f := range files {
-		p.phase("checking", fileLabel(f.zip.Name))
+		p.Phase("checking", fileLabel(f.zip.Name))
 		unused, err := readFile(f, &budget, func(r *row) error {
 			r.domain = site.Domain
 			r.add = func(stats.Name, string, int64) {}
@@ -99,12 +85,12 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 			if r.err != nil {
 				return r.err
 			}
-			if !days[r.day] && len(days) == maxDays {
-				return fmt.Errorf("%s, line %d, column date: the export holds more than %d days (100 years)", r.file, r.line, maxDays)
+			if !days[r.day] && len(days) == importer.MaxDays {
+				return fmt.Errorf("%s, line %d, column date: the export holds more than %d days (100 years)", r.file, r.line, importer.MaxDays)
 			}
 			days[r.day] = true
 			sum.Rows++
-			p.row()
+			p.Row()
 			return nil
 		})
 		if err != nil {
@@ -117,7 +103,7 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 			unusedColumns[f.table.name] = unused
 		}
 	}
-	p.done()
+	p.Done()
 	sum.LeftOut = leftOut.Reasons()
 	sum.UnusedColumns = unusedLines(unusedColumns)
 	sum.Transformed = countLines(transformed)
@@ -147,39 +133,35 @@ func Import(ctx context.Context, repo *repository.Repository, site Website, r io
 	if sum.Days == 0 {
 		return sum, nil
 	}
-	w := &writer{ctx: ctx, im: im, pending: map[counterKey]int64{}}
+	w := importer.NewPending(ctx, im)
 	budget = opts.Limits.Uncompressed
 	for _, f := range files {
-		p.phase("writing", fileLabel(f.zip.Name))
+		p.Phase("writing", fileLabel(f.zip.Name))
 		_, err := readFile(f, &budget, func(r *row) error {
 			if refused[r.day] {
 				return nil
 			}
 			r.domain = site.Domain
-			r.add = func(name stats.Name, value string, n int64) {
-				if n > 0 {
-					w.add(counterKey{name: name, day: r.day, value: value}, n)
-				}
-			}
+			r.add = func(name stats.Name, value string, n int64) { w.Add(name, r.day, value, n) }
 			r.leave = func(string, string, int64) {}
 			r.note = func(string, int64) {}
 			f.table.row(r)
-			p.row()
-			return w.err
+			p.Row()
+			return w.Err()
 		})
 		if err != nil {
 			return Summary{}, err
 		}
 	}
-	if err := w.flush(); err != nil {
+	if err := w.Flush(); err != nil {
 		return Summary{}, err
 	}
 	if err := im.Commit(); err != nil {
 		return Summary{}, err
 	}
-	p.done()
-	sum.Counters = w.counters
-	sum.Visitors, sum.Visits, sum.Pageviews = w.totals[stats.Visitor], w.totals[stats.Visit], w.totals[stats.Pageview]
+	p.Done()
+	sum.Counters = w.Counters()
+	sum.Visitors, sum.Visits, sum.Pageviews = w.Total(stats.Visitor), w.Total(stats.Visit), w.Total(stats.Pageview)
 	return sum, nil
 }
 
@@ -190,86 +172,6 @@ type BadExport struct{ Err error }
 
 func (e *BadExport) Error() string { return e.Err.Error() }
 func (e *BadExport) Unwrap() error { return e.Err }
-
-// counterKey is one counter of the website.
-type counterKey struct {
-	name  stats.Name
-	day   time.Time
-	value string
-}
-
-// writer sums the counters of the rows and writes them in batches.
-type writer struct {
-	ctx      context.Context
-	im       *repository.Import
-	pending  map[counterKey]int64
-	counters int64
-	totals   map[stats.Name]int64
-	err      error
-}
-
-func (w *writer) add(k counterKey, n int64) {
-	if w.totals == nil {
-		w.totals = map[stats.Name]int64{}
-	}
-	switch k.name {
-	case stats.Visitor, stats.Visit, stats.Pageview:
-		w.totals[k.name] += n
-	}
-	w.pending[k] += n
-	if len(w.pending) >= writeBatch && w.err == nil {
-		w.err = w.flush()
-	}
-}
-
-func (w *writer) flush() error {
-	if len(w.pending) == 0 {
-		return nil
-	}
-	counts := make([]repository.StatCount, 0, len(w.pending))
-	for k, n := range w.pending {
-		counts = append(counts, repository.StatCount{Name: string(k.name), Date: k.day, Value: k.value, Count: n})
-	}
-	if err := w.im.Add(w.ctx, counts); err != nil {
-		return err
-	}
-	w.counters += int64(len(counts))
-	clear(w.pending)
-	return nil
-}
-
-// progress reports rows read, every progressEvery rows.
-type progress struct {
-	report     func(Progress)
-	now        func() time.Time
-	start      time.Time
-	phaseName  string
-	file       string
-	rows       int64
-	phaseStart time.Time
-}
-
-func (p *progress) phase(name, file string) {
-	if p.phaseName != name {
-		p.phaseName, p.rows, p.phaseStart = name, 0, p.now()
-	}
-	p.file = file
-}
-
-func (p *progress) row() {
-	p.rows++
-	if p.rows%progressEvery == 0 {
-		p.send()
-	}
-}
-
-func (p *progress) done() { p.send() }
-
-func (p *progress) send() {
-	if p.report != nil {
-		p.report(Progress{Phase: p.phaseName, File: p.file, Rows: p.rows, Elapsed: p.now().Sub(p.phaseStart)})
-	}
-}
 
 // unusedLines are the summary's lines for the columns no counter reads, by file, at most
 // listColumns a file.
@@ -293,10 +195,6 @@ func unusedLines(columns map[string][]string) []string {
 // listColumns is how many unused columns of a file the summary names.
 const listColumns = 20
 
-// maxDays bounds the days of an export: a hundred years of a website's history is more than
-// any has, and the days are held in memory and marked in one statement.
-const maxDays = 36_600
-
 func countLines(counts map[string]int64) []string {
 	var lines []string
 	for _, what := range slices.Sorted(maps.Keys(counts)) {
@@ -304,29 +202,3 @@ func countLines(counts map[string]int64) []string {
 	}
 	return lines
 }
-
-// DayRanges writes days (sorted) as runs: "2024-01-01..2024-01-31, 2024-03-02", at most
-// listRuns of them and then how many days are left, so that a summary stays short.
-func DayRanges(days []time.Time) string {
-	var parts []string
-	for i := 0; i < len(days); {
-		if len(parts) == listRuns {
-			parts = append(parts, fmt.Sprintf("and %d more days", len(days)-i))
-			break
-		}
-		j := i
-		for j+1 < len(days) && days[j+1].Equal(days[j].AddDate(0, 0, 1)) {
-			j++
-		}
-		if i == j {
-			parts = append(parts, days[i].Format(time.DateOnly))
-		} else {
-			parts = append(parts, days[i].Format(time.DateOnly)+".."+days[j].Format(time.DateOnly))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
-}
-
-// listRuns is how many runs of days DayRanges writes.
-const listRuns = 50

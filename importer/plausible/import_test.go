@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/app"
+	"github.com/analytics-service/analytics/importer"
 	"github.com/analytics-service/analytics/importer/plausible"
 	"github.com/analytics-service/analytics/importer/plausible/plausibletest"
 	"github.com/analytics-service/analytics/repository"
@@ -286,8 +287,8 @@ func TestImportBadInput(t *testing.T) {
 func TestImportProgress(t *testing.T) {
 	e := newEnv(t)
 	export := plausibletest.Sample(first, 2)
-	last := map[string]plausible.Progress{}
-	sum, err := e.importZip(export.Zip(), plausible.Options{Progress: func(p plausible.Progress) { last[p.Phase] = p }})
+	last := map[string]importer.PhaseProgress{}
+	sum, err := e.importZip(export.Zip(), plausible.Options{Progress: func(p importer.PhaseProgress) { last[p.Phase] = p }})
 	if err != nil {
 		t.Fatal(err)
 	}

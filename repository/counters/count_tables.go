@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/analytics-service/analytics/stats"
 )
 
 // countTable declares a table of counters: the daily counters (stats) and their weekly and
@@ -51,7 +53,7 @@ func (t countTable) input() string {
 	return t.cte + "_input"
 }
 
-// writerCTEs is the part of the stats writer's statement (addStatsSQL) that adds the capped
+// writerCTEs is the part of the stats writer's statement (addStatsSQL.sql) that adds the capped
 // batch to the table: the sums by period of the days it takes (rollups only), the upsert, and
 // the deletion of the rows brought to 0 or below. $12 is negativeBase, $7 stats.Other.
 func (t countTable) writerCTEs() string {
@@ -84,22 +86,42 @@ func (t countTable) writerCTEs() string {
 	if t == dailyCounts {
 		b.WriteString(valueCountsCTE)
 	}
-	// The rows a negative count brings to 0 or below, which the upsert locked and left as they
-	// were (so they are not in its RETURNING), whatever count this statement's snapshot saw
-	// (another node may have lowered them since): deleted. Reading the upsert's rows makes
-	// this run after it; the order of the parts of a statement is otherwise undefined, and a
-	// delete first would let the upsert add the encoded count as a new row.
 	same := func(a, b string) string {
 		return a + `.website_id = ` + b + `.website_id AND ` + a + `.name = ` + b + `.name AND ` +
 			a + `.` + t.period + ` = ` + b + `.` + t.period + ` AND ` + a + `.value = ` + b + `.value`
 	}
+	// The rows a negative count brings to 0 or below, which the upsert locked and left as they
+	// were (so they are not in its RETURNING): named here, deleted by the next statement
+	// (zeroedDeleteSQL). Not deleted by this one: its snapshot may hold an older version of
+	// such a row (another node lowered it since), and a DELETE of this statement must then
+	// reach the locked version through PostgreSQL's recheck of updated rows (EvalPlanQual).
+	// That DELETE (joined to this statement's CTEs) deleted the first such row and silently
+	// skipped the others, on PostgreSQL 15: their -1 was lost, an exit page counted twice
+	// (TestCountsOfTwoWritersAtOnce). Reading the upsert's rows makes this run after it.
 	b.WriteString(`, ` + t.cte + `_zeroed AS (
-			DELETE FROM ` + t.table + ` s
-			USING ` + t.input() + ` c
-			WHERE c.count < 0 AND ` + same("s", "c") + `
+			SELECT c.website_id, c.name, c.` + t.period + ` AS period, c.value
+			FROM ` + t.input() + ` c
+			WHERE c.count < 0
 				AND NOT EXISTS (SELECT 1 FROM ` + t.cte + ` d WHERE ` + same("d", "c") + `)
 		)`)
 	return b.String()
+}
+
+// zeroedColumns are the columns of the writer's statement that name the table's rows to
+// delete (<cte>_zeroed): their keys as four arrays, empty when none.
+func (t countTable) zeroedColumns() string {
+	from := ` FROM ` + t.cte + `_zeroed)`
+	return `(SELECT coalesce(array_agg(website_id), '{}')` + from + `, (SELECT coalesce(array_agg(name), '{}')` + from +
+		`, (SELECT coalesce(array_agg(period), '{}')` + from + `, (SELECT coalesce(array_agg(value), '{}')` + from
+}
+
+// zeroedDeleteSQL deletes the rows of the table that the writer's statement named (zeroed
+// columns, $1..$4), in the same transaction, which holds their locks: a new statement sees
+// the version it locked, as no other writer can change it meanwhile.
+func (t countTable) zeroedDeleteSQL() string {
+	return `DELETE FROM ` + t.table + ` s
+		USING unnest($1::bigint[], $2::text[], $3::date[], $4::text[]) AS k (website_id, name, period, value)
+		WHERE s.website_id = k.website_id AND s.name = k.name AND s.` + t.period + ` = k.period AND s.value = k.value`
 }
 
 // valueCountsCTE adds the values the daily upsert inserted to stats_value_counts: rows in key
@@ -132,6 +154,29 @@ func (t countTable) rebuildSQL() (clear, insert string) {
 		GROUP BY 1, 2, 3, 4
 		ORDER BY 1, 2, 3, 4`
 	return clear, insert
+}
+
+// rebuildWebsiteSQL is rebuildSQL for one website ($1) only (a deletion of days, DeleteStats):
+// clear deletes its rows of the periods starting from $2 to $3, insert adds the sums of its
+// daily rows of the days $2 to $3.
+func (t countTable) rebuildWebsiteSQL() (clear, insert string) {
+	clear = `DELETE FROM ` + t.table + ` WHERE website_id = $1 AND ` + t.period + ` BETWEEN $2 AND $3`
+	insert = `
+		INSERT INTO ` + t.table + ` (` + t.keys() + `, count)
+		SELECT website_id, name, ` + t.periodOf + `, value, sum(count)::bigint
+		FROM ` + dailyCounts.table + `
+		WHERE website_id = $1 AND date BETWEEN $2 AND $3
+		GROUP BY 1, 2, 3, 4
+		ORDER BY 1, 2, 3, 4`
+	return clear, insert
+}
+
+// periodStart is the first day of the period that holds day.
+func (t countTable) periodStart(day time.Time) time.Time {
+	if t.months > 0 {
+		return stats.MonthStart(day)
+	}
+	return stats.WeekStart(day)
 }
 
 // length is the SQL interval of a period.

@@ -1,16 +1,18 @@
 package counters
 
 import (
+	"context"
 	"slices"
-	"testing"
+
+	"github.com/jmoiron/sqlx"
 )
 
-// AddRollup makes the stats writer also add to a rollup the test declares (its table, period
-// column, truncation of a day, rollup_state column and length in months), until the test ends:
-// what a new rollup takes of the writer. Not for parallel tests.
-func AddRollup(tb testing.TB, table, period, periodOf, through string, months int) {
-	saved := addStatsSQL
-	addStatsSQL = addStatsStatement(append(slices.Clone(countTables), countTable{table: table, cte: table,
+// AddStatsWithRollup adds counts in tx as the stats writer does (addStats, uncapped), writing
+// also a rollup the test declares (its table, period column, truncation of a day,
+// rollup_state column and length in months): what a new rollup takes of the writer.
+func AddStatsWithRollup(ctx context.Context, tx *sqlx.Tx, counts []StatCount, table, period, periodOf, through string, months int) error {
+	statement := addStatsStatement(append(slices.Clone(countTables), countTable{table: table, cte: table,
 		period: period, periodOf: periodOf, through: through, months: months}))
-	tb.Cleanup(func() { addStatsSQL = saved })
+	_, err := addStatsBy(ctx, tx, statement, counts, DefaultMaxValuesPerDay)
+	return err
 }

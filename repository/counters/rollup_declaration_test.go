@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/analytics-service/analytics/repository"
@@ -30,11 +29,18 @@ func TestNewRollupIsOneDeclaration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	counters.AddRollup(t, "stats_yearly", "year", "date_trunc('year', date)::date", "years_through", 12)
 	site, ctx := f.sites[0], context.Background()
 	write := func(counts ...repository.StatCount) {
 		t.Helper()
-		if _, err := f.repo.AddVisitBatch(ctx, repository.VisitBatch{ID: uuid.NewString(), Counts: counts}, 0); err != nil {
+		tx, err := f.db.BeginTxx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if err := counters.AddStatsWithRollup(ctx, tx, counts, "stats_yearly", "year", "date_trunc('year', date)::date", "years_through", 12); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -105,7 +105,8 @@ func (r *Repository) ForgetBatches(ctx context.Context, before time.Time) error 
 const negativeBase = int64(1) << 62
 
 // addStats adds counts to the daily counters, and to the weekly and monthly rollups of the
-// periods already rolled up (a late write; see RollUp), in one statement (addStatsSQL). It is
+// periods already rolled up (a late write; see RollUp), in one statement (addStatsSQL), and
+// deletes the rows its negative counts brought to 0 in one more a table, when there are. It is
 // the counters' part of the stats writer (WriteBatch), which runs it in the transaction that
 // claimed the batch. Counts of websites deleted meanwhile are dropped. Rows are written in key
 // order so that concurrent writers (several ingest nodes) take row locks in the same order and
@@ -132,6 +133,11 @@ const negativeBase = int64(1) << 62
 // when that exists (its +1 was counted there), else dropped, and a row it brings to 0 (or below,
 // which a correct writer never causes) is deleted: the tables keep count > 0.
 func addStats(ctx context.Context, tx *sqlx.Tx, counts []StatCount, maxValues int) (Added, error) {
+	return addStatsBy(ctx, tx, addStatsSQL, counts, maxValues)
+}
+
+// addStatsBy is addStats with its statements (addStatsStatement of some tables).
+func addStatsBy(ctx context.Context, tx *sqlx.Tx, w statsWriter, counts []StatCount, maxValues int) (Added, error) {
 	if len(counts) == 0 {
 		return Added{Applied: true}, nil
 	}
@@ -167,33 +173,64 @@ func addStats(ctx context.Context, tx *sqlx.Tx, counts []StatCount, maxValues in
 	for d, n := range days {
 		dayIDs, dayNames, dayDates, dayRows = append(dayIDs, d.id), append(dayNames, d.name), append(dayDates, d.date), append(dayRows, n)
 	}
-	var out struct {
-		Overflow int64 `db:"overflow"`
-		Encoded  int64 `db:"encoded"`
+	var overflow, encoded int64
+	zeroed := make([]zeroedKeys, len(w.tables))
+	dest := []any{&overflow, &encoded}
+	for i := range zeroed {
+		z := &zeroed[i]
+		dest = append(dest, &z.ids, &z.names, &z.periods, &z.values)
 	}
-	err := tx.GetContext(ctx, &out, addStatsSQL, pq.Array(ids), pq.Array(names), pq.Array(dates),
+	err := tx.QueryRowContext(ctx, w.sql, pq.Array(ids), pq.Array(names), pq.Array(dates),
 		pq.Array(values), pq.Array(amounts), maxValues, stats.Other,
-		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows), negativeBase)
+		pq.Array(dayIDs), pq.Array(dayNames), pq.Array(dayDates), pq.Array(dayRows), negativeBase).Scan(dest...)
 	if err != nil {
 		return Added{}, fmt.Errorf("stats.add: %w", err)
 	}
-	if out.Encoded > 0 {
+	if encoded > 0 {
 		// A negative count met no row (its row was deleted after this statement's snapshot
 		// saw it, which the writers' own rules exclude) and was inserted as its encoding:
 		// refused, so that the transaction rolls back rather than store it.
-		return Added{}, fmt.Errorf("stats.add: %d negative counts found no row", out.Encoded)
+		return Added{}, fmt.Errorf("stats.add: %d negative counts found no row", encoded)
 	}
-	return Added{Applied: true, Overflow: out.Overflow}, nil
+	for i, t := range w.tables {
+		z := zeroed[i]
+		if len(z.ids) == 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, w.deletes[i], z.ids, z.names, z.periods, z.values); err != nil {
+			return Added{}, fmt.Errorf("stats.add: delete rows at 0 of %s: %w", t.table, err)
+		}
+	}
+	return Added{Applied: true, Overflow: overflow}, nil
 }
 
-// addStatsSQL is addStats' statement.
+// zeroedKeys are the keys of a table's rows that a batch's negative counts brought to 0
+// (countTable.zeroedColumns), to delete.
+type zeroedKeys struct {
+	ids                    pq.Int64Array
+	names, periods, values pq.StringArray
+}
+
+// addStatsSQL is addStats' statements, made once from the tables' declarations and never
+// changed (a test of another declaration passes its own statements to addStatsBy).
 var addStatsSQL = addStatsStatement(countTables)
 
-// addStatsStatement makes addStats' statement writing tables (the daily one first): the parts
-// that write each table of counters are made from its declaration. Its parameters: $1..$5 the
-// counts (website, name, day, value, count with negatives encoded), $6 maxValues, $7
-// stats.Other, $8..$11 the days of the batch with their number of rows, $12 negativeBase.
-func addStatsStatement(tables []countTable) string {
+// statsWriter is addStats' statements for its tables: the one that adds the counts and names
+// the rows brought to 0, and each table's delete of those rows.
+type statsWriter struct {
+	sql     string
+	tables  []countTable
+	deletes []string
+}
+
+// addStatsStatement makes addStats' statements writing tables (the daily one first): the parts
+// that write each table of counters are made from its declaration. The statement's parameters:
+// $1..$5 the counts (website, name, day, value, count with negatives encoded), $6 maxValues,
+// $7 stats.Other, $8..$11 the days of the batch with their number of rows, $12 negativeBase;
+// it answers one row: the overflow, the negative counts inserted as their encoding, and for
+// each table the keys of the rows brought to 0 (countTable.zeroedColumns), which its delete
+// takes.
+func addStatsStatement(tables []countTable) statsWriter {
 	var through []string
 	for _, t := range tables {
 		if t.through != "" {
@@ -274,12 +311,19 @@ func addStatsStatement(tables []countTable) string {
 			SELECT ` + strings.Join(through, ", ") + ` FROM rollup_state FOR KEY SHARE
 		)`)
 	encoded := make([]string, len(tables))
+	zeroed := make([]string, len(tables))
 	for i, t := range tables {
 		b.WriteString(t.writerCTEs())
 		encoded[i] = `(SELECT count(*) FROM ` + t.cte + ` WHERE count >= $12)`
+		zeroed[i] = t.zeroedColumns()
 	}
 	b.WriteString(`
 		SELECT (SELECT coalesce(sum(count), 0) FROM over)::bigint AS overflow,
-			` + strings.Join(encoded, " + ") + ` AS encoded`)
-	return b.String()
+			` + strings.Join(encoded, " + ") + ` AS encoded,
+			` + strings.Join(zeroed, ",\n\t\t\t"))
+	w := statsWriter{sql: b.String(), tables: tables}
+	for _, t := range tables {
+		w.deletes = append(w.deletes, t.zeroedDeleteSQL())
+	}
+	return w
 }

@@ -32,6 +32,12 @@ type Website struct {
 	TimezoneFrom *time.Time `db:"timezone_from"`
 	CreatedAt    time.Time  `db:"created_at"`
 	UpdatedAt    time.Time  `db:"updated_at"`
+	// The shields (docs/shields.md), one entry per line, NULL for none.
+	BlockCountries   *string `db:"block_countries"`
+	BlockPages       *string `db:"block_pages"`
+	AllowedHostnames *string `db:"allowed_hostnames"`
+	// RetentionDays keeps the website's visit rows that many days; NULL: FACTS_RETENTION.
+	RetentionDays *int `db:"retention_days"`
 	// AccessVersion moves on every change of the password or the privacy; password grants
 	// are only good for the version they were made under.
 	AccessVersion int64 `db:"access_version"`
@@ -50,6 +56,11 @@ type NewWebsite struct {
 	ExcludeParams *string // nil or "" stores NULL
 	ExcludeIPs    *string // nil or "" stores NULL
 	Timezone      *string // an IANA name already checked; nil: the service's TZ
+	// The shields, nil or "" for none; RetentionDays nil or 0 for FACTS_RETENTION.
+	BlockCountries   *string
+	BlockPages       *string
+	AllowedHostnames *string
+	RetentionDays    *int
 }
 
 // WebsiteChanges lists the fields an update sets; nil leaves a field as it is. For the two
@@ -68,6 +79,11 @@ type WebsiteChanges struct {
 	// zone of a website that has none of its own.
 	Timezone    *string
 	ServiceZone *time.Location
+	// The shields (a non-nil "" clears a list) and the retention (0: back to FACTS_RETENTION).
+	BlockCountries   *string
+	BlockPages       *string
+	AllowedHostnames *string
+	RetentionDays    *int
 }
 
 // WebsiteQuery selects one page of a user's websites.
@@ -85,7 +101,7 @@ type WebsiteQuery struct {
 
 const websiteColumns = `id, user_id, domain, privacy, password_hash, email, exclude_bots,
 	exclude_params, exclude_ips, favorite, timezone, timezone_next, timezone_from, created_at,
-	updated_at, access_version`
+	updated_at, access_version, block_countries, block_pages, allowed_hostnames, retention_days`
 
 // CreateWebsite stores a website for a user; ErrConflict if the domain is taken by anyone.
 func (r *Repository) CreateWebsite(ctx context.Context, userID int64, in NewWebsite) (Website, error) {
@@ -95,13 +111,16 @@ func (r *Repository) CreateWebsite(ctx context.Context, userID int64, in NewWebs
 func createWebsite(ctx context.Context, q sqlx.QueryerContext, now time.Time, userID int64, in NewWebsite) (Website, error) {
 	const query = `
 		INSERT INTO websites (user_id, domain, privacy, password_hash, email, exclude_bots,
-			exclude_params, exclude_ips, timezone, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), NULLIF($8, ''), $10, $9, $9)
+			exclude_params, exclude_ips, timezone, created_at, updated_at,
+			block_countries, block_pages, allowed_hostnames, retention_days)
+		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), NULLIF($8, ''), $10, $9, $9,
+			NULLIF($11, ''), NULLIF($12, ''), NULLIF($13, ''), NULLIF($14, 0))
 		RETURNING ` + websiteColumns
 	now = now.UTC().Truncate(time.Microsecond)
 	var w Website
 	err := sqlx.GetContext(ctx, q, &w, query, userID, in.Domain, in.Privacy, in.PasswordHash,
-		in.Email, in.ExcludeBots, in.ExcludeParams, in.ExcludeIPs, now, in.Timezone)
+		in.Email, in.ExcludeBots, in.ExcludeParams, in.ExcludeIPs, now, in.Timezone,
+		in.BlockCountries, in.BlockPages, in.AllowedHostnames, in.RetentionDays)
 	if isUniqueViolation(err) {
 		return Website{}, fmt.Errorf("websites.create: %w", ErrConflict)
 	}
@@ -195,6 +214,17 @@ func (r *Repository) UpdateWebsite(ctx context.Context, id int64, ch WebsiteChan
 	}
 	if ch.Favorite != nil {
 		add("favorite", *ch.Favorite, "$%d")
+	}
+	for _, list := range []struct {
+		column string
+		value  *string
+	}{{"block_countries", ch.BlockCountries}, {"block_pages", ch.BlockPages}, {"allowed_hostnames", ch.AllowedHostnames}} {
+		if list.value != nil {
+			add(list.column, *list.value, "NULLIF($%d, '')")
+		}
+	}
+	if ch.RetentionDays != nil {
+		add("retention_days", *ch.RetentionDays, "NULLIF($%d, 0)")
 	}
 	if ch.Timezone != nil {
 		if before, next, from, changed := zoneChange(current, *ch.Timezone, ch.ServiceZone, r.now()); changed {

@@ -8,6 +8,7 @@
 //	loadgen -url ... -rate 15000 -concurrency 64    # open loop: latency from each scheduled send
 //	loadgen -url ... -flood 198.51.100.66            # one address, a new user agent every request
 //	loadgen -url ... -visitors                       # a new client address (visitor) every request
+//	loadgen -shields a.test                          # the benchmarks' shields of a.test, as JSON
 //	loadgen -url ... -big-props 198.51.100.77        # one visitor's Plausible hits, each with 30 long properties
 //
 // With -noop ADDR it is instead the ceiling server: a plain net/http server with the service's
@@ -56,6 +57,7 @@ type options struct {
 	cpuprofile  string
 	flood       string
 	visitors    bool
+	shields     string
 	bigProps    string
 }
 
@@ -77,6 +79,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write the generator's CPU profile of the run to this file")
 	fs.BoolVar(&o.visitors, "visitors", false, "every request from a client address never used before: a new visitor, whose visit the server holds until VISIT_TIMEOUT (RSS with many open visits)")
 	fs.StringVar(&o.flood, "flood", "", "be a flood from this one client address: every request a visit of the first site with a user agent never seen before")
+	fs.StringVar(&o.shields, "shields", "", "print the benchmarks' shields of this website (50 countries, 50 page patterns, 20 hostnames) as the JSON of its API form, and exit")
 	fs.StringVar(&o.bigProps, "big-props", "", "be one visitor at this client address, one user agent, sending Plausible pageviews of the first site, each with a 240-character path and the same 30 properties of 250 random letters (the visit row that grows)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -89,6 +92,9 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if o.noop != "" {
 		return serveNoop(o.noop, o.duration, o.noopBusy, stdout)
+	}
+	if o.shields != "" {
+		return printShields(o.shields, stdout)
 	}
 	for _, s := range strings.Split(sites, ",") {
 		if s = strings.ToLower(strings.TrimSpace(s)); s != "" {

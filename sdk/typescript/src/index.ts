@@ -22,6 +22,10 @@ export type FunnelList = Schemas["FunnelList"];
 export type FunnelForm = Schemas["FunnelForm"];
 export type FunnelDeleted = Schemas["FunnelDeleted"];
 export type FunnelStatsResponse = Schemas["FunnelStatsResponse"];
+export type Alerts = Schemas["AlertsResponse"]["data"];
+export type AlertsForm = Schemas["AlertsForm"];
+export type ResetForm = Schemas["ResetForm"];
+export type Reset = Schemas["ResetResponse"]["data"];
 export type StatName = Schemas["StatName"];
 export type StatEntry = Schemas["StatEntry"];
 export type StatList = Schemas["StatList"];
@@ -175,6 +179,25 @@ export class Analytics {
     return unwrap(
       await this.client.DELETE("/api/v1/websites/{id}/goals/{goal_id}", { params: { path: { id: websiteId, goal_id: goalId } } }),
     );
+  }
+
+  /** The caller's traffic alerts of a website. */
+  async alerts(websiteId: number): Promise<Alerts> {
+    return unwrap(await this.client.GET("/api/v1/websites/{id}/alerts", { params: { path: { id: websiteId } } })).data;
+  }
+
+  /** Replaces the caller's traffic alerts of a website (a threshold left out switches its alert off). */
+  async setAlerts(websiteId: number, form: AlertsForm): Promise<Alerts> {
+    return unwrap(
+      await this.client.PUT("/api/v1/websites/{id}/alerts", { params: { path: { id: websiteId } }, body: form, ...formRequest }),
+    ).data;
+  }
+
+  /** Deletes a website's stats of `from`..`to`, or of every day; `confirm` is its domain. */
+  async resetStats(websiteId: number, form: ResetForm): Promise<Reset> {
+    return unwrap(
+      await this.client.POST("/api/v1/websites/{id}/reset", { params: { path: { id: websiteId } }, body: form, ...formRequest }),
+    ).data;
   }
 
   /** One page of a website's funnels, by name. */

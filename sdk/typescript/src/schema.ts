@@ -295,6 +295,82 @@ export interface paths {
         patch: operations["patchWebsite"];
         trace?: never;
     };
+    "/api/v1/websites/{id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Show the caller's traffic alerts of a website
+         * @description The caller's spike and drop alerts of the website and the addresses they go to, each
+         *     with whether it is confirmed yet (alerts go only to confirmed addresses). Each user
+         *     whose role may change the website's settings (its owner, an admin, an editor) has
+         *     alerts of their own; a viewer is answered 403.
+         */
+        get: operations["showAlerts"];
+        /**
+         * Set the caller's traffic alerts of a website
+         * @description Replaces the caller's alerts of the website. A **spike alert** (`spike_threshold`) mails
+         *     when the current visitors (those of the last 5 minutes) reach the threshold, then not
+         *     again for 12 hours; a **drop alert** (`drop_threshold`) mails when the visitors of the
+         *     last 24 hours are under it, at most once a day (and only once it has been set a whole
+         *     day). Both carry the top sources and pages. A threshold not sent switches its alert
+         *     off; 0 or a negative one is a 422. `addresses` (one per line, at most 10) are where they
+         *     go: each new address is mailed a link to confirm first, and nothing else goes to it
+         *     until then; an address left out is removed. Every alert has a one-click unsubscribe
+         *     (RFC 8058). Alerts need the service's `SMTP_URL` and `PUBLIC_URL`.
+         */
+        put: operations["setAlerts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a website's stats of a range, or all of them
+         * @description Deletes, in one transaction, the website's stats of the days `from` to `to` (the
+         *     website's days, both included), or of every day when neither is given: its counters
+         *     (the weekly and monthly rollups made again from the days left), visit rows, imported
+         *     days (which may then be imported again) and realtime data. `confirm` must be the
+         *     website's domain, as a person types it to confirm (anything else is a 422 on `confirm`
+         *     and deletes nothing). The website's owner and its admins may (a viewer or an editor is
+         *     answered 403). The dashboard notes the deleted range on every range that holds
+         *     it. Hits still held in a node's memory for those days when it runs (at most a second of
+         *     them, and the later hits of visits then going on) are written afterwards and count:
+         *     the deletion removes what is stored, it does not stop collection.
+         */
+        post: operations["resetWebsiteStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/websites/{id}/goals": {
         parameters: {
             query?: never;
@@ -1071,6 +1147,36 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * @description Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes in capitals, one
+             *     per line (`RU`). Null when none is blocked.
+             * @example RU
+             *     CN
+             */
+            block_countries: string | null;
+            /**
+             * @description Pages whose hits (pageviews, events, engagement) count nowhere: patterns as a
+             *     pageview goal's, one per line, matched against the page without its query string.
+             *     Null when none is blocked.
+             * @example /admin/*
+             *     /preview|/draft/*
+             */
+            block_pages: string | null;
+            /**
+             * @description The hostnames hits may come from, one per line (`*` any part, as in
+             *     `*.example.com`; a leading `www.` does not matter); hits from any other host count
+             *     nowhere. Null: hits from any host count.
+             * @example example.com
+             *     *.example.com
+             */
+            allowed_hostnames: string | null;
+            /**
+             * @description Days (today included) the website's visit rows (which filters, goals and funnels
+             *     read) are kept; the daily counters are kept for ever. Null: as long as the service
+             *     keeps them (`FACTS_RETENTION`, 400 days by default).
+             * @example 90
+             */
+            retention_days: number | null;
         };
         /** @description Any other field is refused with 422 (`favorite` included). */
         WebsiteStoreForm: {
@@ -1098,7 +1204,33 @@ export interface components {
             /** @description One IPv4/IPv6 address or CIDR range per line. */
             exclude_ips?: string;
             timezone?: components["schemas"]["TimeZoneName"];
+            block_countries?: components["schemas"]["BlockCountries"];
+            block_pages?: components["schemas"]["BlockPages"];
+            allowed_hostnames?: components["schemas"]["AllowedHostnames"];
+            retention_days?: components["schemas"]["RetentionDays"];
         };
+        /**
+         * @description Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
+         *     at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
+         *     kept once. Empty: none (on an update, clears the list).
+         */
+        BlockCountries: string;
+        /**
+         * @description Pages whose hits count nowhere: page patterns as pageview goals take them (start with
+         *     `/`, `*` any run of characters, `|` between alternatives, at most 255 characters), one
+         *     per line, at most 100 lines. Empty: none.
+         */
+        BlockPages: string;
+        /**
+         * @description The only hostnames hits may come from, one per line, at most 50: a host name or IP
+         *     address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
+         */
+        AllowedHostnames: string;
+        /**
+         * @description Days to keep the website's visit rows, from 32 up to the service's `FACTS_RETENTION`
+         *     (a larger number is a 422 naming it); 0 keeps them as long as `FACTS_RETENTION` says.
+         */
+        RetentionDays: number;
         /**
          * @description An IANA time zone name (`Europe/Berlin`, `Asia/Kathmandu`, `UTC`); any other name is a
          *     422 on `timezone`. Default: the service's `TZ`. On an update the new zone counts from
@@ -1120,6 +1252,10 @@ export interface components {
             exclude_ips?: string;
             favorite?: components["schemas"]["Flag"];
             timezone?: components["schemas"]["TimeZoneName"];
+            block_countries?: components["schemas"]["BlockCountries"];
+            block_pages?: components["schemas"]["BlockPages"];
+            allowed_hostnames?: components["schemas"]["AllowedHostnames"];
+            retention_days?: components["schemas"]["RetentionDays"];
         };
         WebsiteResponse: {
             data: components["schemas"]["Website"];
@@ -1151,6 +1287,61 @@ export interface components {
         };
         /** @enum {string} */
         GoalKind: "pageview" | "event";
+        /** @description Any other field is refused with 422. */
+        AlertsForm: {
+            /** @description Current visitors at which a spike alert is mailed; not sent, no spike alert. */
+            spike_threshold?: number;
+            /** @description Visitors of the last 24 hours under which a drop alert is mailed; not sent, no drop alert. */
+            drop_threshold?: number;
+            /** @description The addresses the alerts go to, one per line, at most 10 (each confirmed by a link first). */
+            addresses?: string;
+        };
+        AlertsResponse: {
+            data: {
+                /** @description Null when there is no spike alert. */
+                spike_threshold: number | null;
+                /** @description Null when there is no drop alert. */
+                drop_threshold: number | null;
+                addresses: {
+                    email: string;
+                    /** @description False until the link mailed to the address is followed; alerts go to confirmed addresses only. */
+                    confirmed: boolean;
+                }[];
+            };
+        };
+        /** @description Any other field is refused with 422. */
+        ResetForm: {
+            /** @description The website's domain, typed to confirm (case and spaces around it do not matter). */
+            confirm: string;
+            /**
+             * @description The first day to delete, `YYYY-MM-DD` (with `to`; neither deletes every day).
+             * @example 2026-03-01
+             */
+            from?: string;
+            /**
+             * @description The last day to delete, `YYYY-MM-DD` (with `from`).
+             * @example 2026-03-03
+             */
+            to?: string;
+        };
+        ResetResponse: {
+            data: {
+                /** Format: int64 */
+                id: number;
+                /**
+                 * Format: date
+                 * @description The first day deleted; null when every day up to `to` was.
+                 */
+                from: string | null;
+                /**
+                 * Format: date
+                 * @description The last day deleted (the website's today when every day was).
+                 */
+                to: string;
+                /** Format: date-time */
+                reset_at: string;
+            };
+        };
         /** @description Any other field is refused with 422. */
         GoalForm: {
             kind: components["schemas"]["GoalKind"];
@@ -1702,7 +1893,11 @@ export interface components {
                  *         "timezone": "Europe/Berlin",
                  *         "timezone_from": "2026-01-04T23:00:00Z",
                  *         "created_at": "2026-01-02T10:00:00Z",
-                 *         "updated_at": "2026-01-03T08:30:00Z"
+                 *         "updated_at": "2026-01-03T08:30:00Z",
+                 *         "block_countries": "RU",
+                 *         "block_pages": "/admin/*",
+                 *         "allowed_hostnames": null,
+                 *         "retention_days": 90
                  *       }
                  *     }
                  */
@@ -2742,7 +2937,11 @@ export interface operations {
                      *           "timezone": "UTC",
                      *           "timezone_from": null,
                      *           "created_at": "2026-01-02T10:00:00Z",
-                     *           "updated_at": "2026-01-02T10:00:00Z"
+                     *           "updated_at": "2026-01-02T10:00:00Z",
+                     *           "block_countries": null,
+                     *           "block_pages": null,
+                     *           "allowed_hostnames": null,
+                     *           "retention_days": null
                      *         }
                      *       ],
                      *       "meta": {
@@ -2816,7 +3015,11 @@ export interface operations {
                      *         "timezone": "UTC",
                      *         "timezone_from": null,
                      *         "created_at": "2026-01-02T10:00:00Z",
-                     *         "updated_at": "2026-01-02T10:00:00Z"
+                     *         "updated_at": "2026-01-02T10:00:00Z",
+                     *         "block_countries": null,
+                     *         "block_pages": null,
+                     *         "allowed_hostnames": null,
+                     *         "retention_days": null
                      *       }
                      *     }
                      */
@@ -2941,6 +3144,172 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidWebsiteUpdate"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    showAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alerts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "spike_threshold": 100,
+                     *         "drop_threshold": 5,
+                     *         "addresses": [
+                     *           {
+                     *             "email": "ops@example.com",
+                     *             "confirmed": true
+                     *           },
+                     *           {
+                     *             "email": "me@example.com",
+                     *             "confirmed": false
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "spike_threshold": 100,
+                 *       "addresses": "ops@example.com\nme@example.com"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AlertsForm"];
+            };
+        };
+        responses: {
+            /** @description The alerts as set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "spike_threshold": 100,
+                     *         "drop_threshold": null,
+                     *         "addresses": [
+                     *           {
+                     *             "email": "me@example.com",
+                     *             "confirmed": false
+                     *           },
+                     *           {
+                     *             "email": "ops@example.com",
+                     *             "confirmed": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resetWebsiteStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id that is not the caller's answers 404.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-03-01",
+                 *       "to": "2026-03-03",
+                 *       "confirm": "example.com"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["ResetForm"];
+            };
+        };
+        responses: {
+            /** @description What was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 2,
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-03",
+                     *         "reset_at": "2026-03-04T05:06:07Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResetResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -128,6 +128,26 @@ test("goals: store, list, refuse, delete", async () => {
   await api.deleteWebsite(site.id);
 });
 
+test("shields, retention, alerts, reset", async () => {
+  const site = await api.storeWebsite({ domain: "sdk-shields.example", block_countries: "ru", block_pages: "/admin/*", retention_days: 60 });
+  assert.equal(site.block_countries, "RU");
+  assert.equal(site.retention_days, 60);
+  const bad = await rejects(() => api.patchWebsite(site.id, { allowed_hostnames: "https://x.example/" }), 422);
+  assert.deepEqual(Object.keys(bad.errors), ["allowed_hostnames"]);
+
+  const alerts = await api.setAlerts(site.id, { drop_threshold: 5, addresses: "ops@sdk-shields.example" });
+  assert.deepEqual(alerts, { spike_threshold: null, drop_threshold: 5, addresses: [{ email: "ops@sdk-shields.example", confirmed: false }] });
+  assert.deepEqual(await api.alerts(site.id), alerts);
+  const zero = await rejects(() => api.setAlerts(site.id, { spike_threshold: 0 }), 422);
+  assert.deepEqual(Object.keys(zero.errors), ["spike_threshold"]);
+
+  const wrong = await rejects(() => api.resetStats(site.id, { confirm: "other.example" }), 422);
+  assert.deepEqual(Object.keys(wrong.errors), ["confirm"]);
+  const reset = await api.resetStats(site.id, { confirm: "sdk-shields.example", from: day, to: day });
+  assert.equal(reset.from, day);
+  await api.deleteWebsite(site.id);
+});
+
 test("funnels: store, list, numbers, refuse, delete", async () => {
   const site = await api.storeWebsite({ domain: "sdk-funnels.example" });
   const a = await api.storeGoal(site.id, { kind: "pageview", page: "/pricing" });

@@ -1,4 +1,4 @@
-package plausible
+package importer
 
 import (
 	"bufio"
@@ -9,15 +9,17 @@ import (
 )
 
 // MaxLine bounds a line of an export's CSV (a record: several lines when a quoted field holds
-// line breaks), and so every field. Plausible's longest values are URLs; a longer line is
-// refused as soon as the bound passes, without the rest of it being read.
+// line breaks), and so every field. The longest values of the exports read (Plausible's,
+// GoatCounter's) are URLs; a longer line is refused as soon as the bound passes, without the
+// rest of it being read.
 const MaxLine = 64 << 10
 
-// csvReader reads CSV as ClickHouse's CSVWithNames writes it (RFC 4180: fields separated by
-// commas, quoted with " when need be, "" for a quote inside; \n or \r\n line ends; empty lines
-// skipped), never holding more than one record of at most MaxLine bytes. encoding/csv is not
-// used because it reads a record whole, however long, before it can tell.
-type csvReader struct {
+// CSVReader reads CSV as ClickHouse's CSVWithNames and Go's encoding/csv write it (RFC 4180:
+// fields separated by commas, quoted with " when need be, "" for a quote inside; \n or \r\n
+// line ends; empty lines skipped), never holding more than one record of at most MaxLine
+// bytes. encoding/csv is not used because it reads a record whole, however long, before it
+// can tell.
+type CSVReader struct {
 	br     *bufio.Reader
 	line   int // the line the last record began on
 	next   int // the line the next record begins on
@@ -28,23 +30,27 @@ type csvReader struct {
 	want   int // fields of every record: the first record's
 }
 
-func newCSVReader(r io.Reader) *csvReader {
-	return &csvReader{br: bufio.NewReaderSize(r, MaxLine+2), next: 1}
+// NewCSVReader reads the records of r.
+func NewCSVReader(r io.Reader) *CSVReader {
+	return &CSVReader{br: bufio.NewReaderSize(r, MaxLine+2), next: 1}
 }
 
-// csvError is a problem of a record: its line, the (0-based) field it is in, and what.
-type csvError struct {
+// Line is the line the last record read began on.
+func (c *CSVReader) Line() int { return c.line }
+
+// CSVError is a problem of a record: its line, the (0-based) field it is in, and what.
+type CSVError struct {
 	Line, Field int
 	Problem     string
 }
 
-func (e *csvError) Error() string {
+func (e *CSVError) Error() string {
 	return fmt.Sprintf("line %d, field %d: %s", e.Line, e.Field+1, e.Problem)
 }
 
 // Read returns the next record, io.EOF after the last; the strings stay valid, the slice is
 // reused by the next call.
-func (c *csvReader) Read() ([]string, error) {
+func (c *CSVReader) Read() ([]string, error) {
 	for {
 		if err := c.readRecord(); err != nil {
 			return nil, err
@@ -59,7 +65,7 @@ func (c *csvReader) Read() ([]string, error) {
 	if c.want == 0 {
 		c.want = len(c.fields)
 	} else if len(c.fields) != c.want {
-		return nil, &csvError{Line: c.line, Field: min(len(c.fields), c.want),
+		return nil, &CSVError{Line: c.line, Field: min(len(c.fields), c.want),
 			Problem: fmt.Sprintf("the line has %d fields, the first line %d", len(c.fields), c.want)}
 	}
 	return c.fields, nil
@@ -67,7 +73,7 @@ func (c *csvReader) Read() ([]string, error) {
 
 // readRecord reads the lines of one record into raw, without its line end: one line, or more
 // while a quoted field is open.
-func (c *csvReader) readRecord() error {
+func (c *CSVReader) readRecord() error {
 	c.raw = c.raw[:0]
 	c.line = c.next
 	quoted := false
@@ -79,7 +85,7 @@ func (c *csvReader) readRecord() error {
 		quoted = quotesOpen(chunk, quoted)
 		c.raw = append(c.raw, chunk...)
 		if content := len(bytes.TrimSuffix(bytes.TrimSuffix(c.raw, []byte("\n")), []byte("\r"))); content > MaxLine {
-			return &csvError{Line: c.line, Field: fieldAt(c.raw[:MaxLine+1]),
+			return &CSVError{Line: c.line, Field: fieldAt(c.raw[:MaxLine+1]),
 				Problem: fmt.Sprintf("the line is longer than %d KiB; no export holds one so long", MaxLine>>10)}
 		}
 		switch {
@@ -87,7 +93,7 @@ func (c *csvReader) readRecord() error {
 			continue // cannot happen within MaxLine: the buffer holds MaxLine+2
 		case err == io.EOF:
 			if quoted {
-				return &csvError{Line: c.line, Field: fieldAt(c.raw), Problem: "a quoted field is not closed before the end of the file"}
+				return &CSVError{Line: c.line, Field: fieldAt(c.raw), Problem: "a quoted field is not closed before the end of the file"}
 			}
 			if len(c.raw) == 0 {
 				return io.EOF
@@ -123,7 +129,7 @@ func fieldAt(b []byte) int {
 }
 
 // split cuts raw into fields: one string for the record, the fields slices of it.
-func (c *csvReader) split() error {
+func (c *CSVReader) split() error {
 	c.field, c.ends = c.field[:0], c.ends[:0]
 	rec := c.raw
 	for i := 0; ; {
@@ -132,7 +138,7 @@ func (c *csvReader) split() error {
 			for {
 				j := bytes.IndexByte(rec[i:], '"')
 				if j < 0 { // readRecord only returns closed quotes
-					return &csvError{Line: c.line, Field: len(c.ends), Problem: "a quoted field is not closed"}
+					return &CSVError{Line: c.line, Field: len(c.ends), Problem: "a quoted field is not closed"}
 				}
 				c.field = append(c.field, rec[i:i+j]...)
 				i += j + 1
@@ -144,7 +150,7 @@ func (c *csvReader) split() error {
 				break
 			}
 			if i < len(rec) && rec[i] != ',' {
-				return &csvError{Line: c.line, Field: len(c.ends), Problem: `a quote inside a quoted field is not doubled ("")`}
+				return &CSVError{Line: c.line, Field: len(c.ends), Problem: `a quote inside a quoted field is not doubled ("")`}
 			}
 		} else {
 			j := bytes.IndexByte(rec[i:], ',')
@@ -152,7 +158,7 @@ func (c *csvReader) split() error {
 				j = len(rec) - i
 			}
 			if bytes.IndexByte(rec[i:i+j], '"') >= 0 {
-				return &csvError{Line: c.line, Field: len(c.ends), Problem: `a quote in a field that is not quoted`}
+				return &CSVError{Line: c.line, Field: len(c.ends), Problem: `a quote in a field that is not quoted`}
 			}
 			c.field = append(c.field, rec[i:i+j]...)
 			i += j
@@ -172,3 +178,27 @@ func (c *csvReader) split() error {
 	}
 	return nil
 }
+
+// Budget reads r until the bytes read through every Budget sharing left pass it: the sizes an
+// archive declares are not to be trusted, so the bound is on what is actually read.
+type Budget struct {
+	r    io.Reader
+	left *int64
+	over bool
+}
+
+// NewBudget reads r within *left bytes, which every read takes from.
+func NewBudget(r io.Reader, left *int64) *Budget { return &Budget{r: r, left: left} }
+
+func (b *Budget) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	*b.left -= int64(n)
+	if *b.left < 0 {
+		b.over = true
+		return n, errors.New("uncompressed limit passed")
+	}
+	return n, err
+}
+
+// Over tells whether a read passed the budget.
+func (b *Budget) Over() bool { return b.over }
