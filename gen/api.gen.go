@@ -365,6 +365,45 @@ func (e ZeroOne) Valid() bool {
 	}
 }
 
+// Defines values for Comparison.
+const (
+	ComparisonCustom         Comparison = "custom"
+	ComparisonPreviousPeriod Comparison = "previous_period"
+	ComparisonYearOverYear   Comparison = "year_over_year"
+)
+
+// Valid indicates whether the value is a known member of the Comparison enum.
+func (e Comparison) Valid() bool {
+	switch e {
+	case ComparisonCustom:
+		return true
+	case ComparisonPreviousPeriod:
+		return true
+	case ComparisonYearOverYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MatchDayOfWeek.
+const (
+	MatchDayOfWeekFalse MatchDayOfWeek = "false"
+	MatchDayOfWeekTrue  MatchDayOfWeek = "true"
+)
+
+// Valid indicates whether the value is a known member of the MatchDayOfWeek enum.
+func (e MatchDayOfWeek) Valid() bool {
+	switch e {
+	case MatchDayOfWeekFalse:
+		return true
+	case MatchDayOfWeekTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListStatsParamsSearchBy.
 const (
 	ListStatsParamsSearchByValue ListStatsParamsSearchBy = "value"
@@ -416,6 +455,45 @@ func (e ListPropertiesParamsSortBy) Valid() bool {
 	}
 }
 
+// Defines values for GetSummaryParamsComparison.
+const (
+	GetSummaryParamsComparisonCustom         GetSummaryParamsComparison = "custom"
+	GetSummaryParamsComparisonPreviousPeriod GetSummaryParamsComparison = "previous_period"
+	GetSummaryParamsComparisonYearOverYear   GetSummaryParamsComparison = "year_over_year"
+)
+
+// Valid indicates whether the value is a known member of the GetSummaryParamsComparison enum.
+func (e GetSummaryParamsComparison) Valid() bool {
+	switch e {
+	case GetSummaryParamsComparisonCustom:
+		return true
+	case GetSummaryParamsComparisonPreviousPeriod:
+		return true
+	case GetSummaryParamsComparisonYearOverYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetSummaryParamsMatchDayOfWeek.
+const (
+	GetSummaryParamsMatchDayOfWeekFalse GetSummaryParamsMatchDayOfWeek = "false"
+	GetSummaryParamsMatchDayOfWeekTrue  GetSummaryParamsMatchDayOfWeek = "true"
+)
+
+// Valid indicates whether the value is a known member of the GetSummaryParamsMatchDayOfWeek enum.
+func (e GetSummaryParamsMatchDayOfWeek) Valid() bool {
+	switch e {
+	case GetSummaryParamsMatchDayOfWeekFalse:
+		return true
+	case GetSummaryParamsMatchDayOfWeekTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetTimeseriesParamsInterval.
 const (
 	GetTimeseriesParamsIntervalDay   GetTimeseriesParamsInterval = "day"
@@ -431,6 +509,45 @@ func (e GetTimeseriesParamsInterval) Valid() bool {
 	case GetTimeseriesParamsIntervalHour:
 		return true
 	case GetTimeseriesParamsIntervalMonth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetTimeseriesParamsComparison.
+const (
+	GetTimeseriesParamsComparisonCustom         GetTimeseriesParamsComparison = "custom"
+	GetTimeseriesParamsComparisonPreviousPeriod GetTimeseriesParamsComparison = "previous_period"
+	GetTimeseriesParamsComparisonYearOverYear   GetTimeseriesParamsComparison = "year_over_year"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsComparison enum.
+func (e GetTimeseriesParamsComparison) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsComparisonCustom:
+		return true
+	case GetTimeseriesParamsComparisonPreviousPeriod:
+		return true
+	case GetTimeseriesParamsComparisonYearOverYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetTimeseriesParamsMatchDayOfWeek.
+const (
+	GetTimeseriesParamsMatchDayOfWeekFalse GetTimeseriesParamsMatchDayOfWeek = "false"
+	GetTimeseriesParamsMatchDayOfWeekTrue  GetTimeseriesParamsMatchDayOfWeek = "true"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsMatchDayOfWeek enum.
+func (e GetTimeseriesParamsMatchDayOfWeek) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsMatchDayOfWeekFalse:
+		return true
+	case GetTimeseriesParamsMatchDayOfWeekTrue:
 		return true
 	default:
 		return false
@@ -1349,6 +1466,13 @@ type Summary struct {
 	Visits int64 `json:"visits"`
 }
 
+// SummaryComparison With `comparison` only: the days compared with and their numbers, counted as `data` is.
+type SummaryComparison struct {
+	Data Summary            `json:"data"`
+	From openapi_types.Date `json:"from"`
+	To   openapi_types.Date `json:"to"`
+}
+
 // SummaryMeta Present with filters only, when there is something to say.
 type SummaryMeta struct {
 	// FilteredFrom With filters only: the first day whose visits the numbers count, when that is after
@@ -1358,7 +1482,9 @@ type SummaryMeta struct {
 
 // SummaryResponse defines model for SummaryResponse.
 type SummaryResponse struct {
-	Data Summary `json:"data"`
+	// Comparison With `comparison` only: the days compared with and their numbers, counted as `data` is.
+	Comparison *SummaryComparison `json:"comparison,omitempty"`
+	Data       Summary            `json:"data"`
 
 	// Meta Present with filters only, when there is something to say.
 	Meta *SummaryMeta `json:"meta,omitempty"`
@@ -1371,9 +1497,31 @@ type SummaryResponse struct {
 // Example: Asia/Kathmandu
 type TimeZoneName = string
 
+// TimeseriesComparison With `comparison` only: the bucket of the compared days at the same place (the first
+// with the first), counted as the entry is; absent where the compared days have fewer
+// buckets (a shorter custom range).
+type TimeseriesComparison struct {
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Date The compared bucket, written as the entry's `date`.
+	//
+	// Example: 2026-10-23
+	Date          string   `json:"date"`
+	Pageviews     int64    `json:"pageviews"`
+	Sampled       *float64 `json:"sampled,omitempty"`
+	VisitDuration int64    `json:"visit_duration"`
+	Visitors      int64    `json:"visitors"`
+	Visits        int64    `json:"visits"`
+}
+
 // TimeseriesEntry defines model for TimeseriesEntry.
 type TimeseriesEntry struct {
 	BounceRate float64 `json:"bounce_rate"`
+
+	// Comparison With `comparison` only: the bucket of the compared days at the same place (the first
+	// with the first), counted as the entry is; absent where the compared days have fewer
+	// buckets (a shorter custom range).
+	Comparison *TimeseriesComparison `json:"comparison,omitempty"`
 
 	// Date The bucket: an hour's start in UTC (`2026-11-23T14:00:00Z`), a day (`2026-11-23`) or a
 	// month (`2026-11`).
@@ -1593,6 +1741,15 @@ type WebsiteUpdateForm struct {
 // ZeroOne defines model for ZeroOne.
 type ZeroOne int
 
+// CompareFrom defines model for CompareFrom.
+type CompareFrom = openapi_types.Date
+
+// CompareTo defines model for CompareTo.
+type CompareTo = openapi_types.Date
+
+// Comparison defines model for Comparison.
+type Comparison string
+
 // Filter The filters of a stats read, one optional property for each name of the stats list
 // but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
 // as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
@@ -1608,6 +1765,11 @@ type FilterAny = StatsFilterValues
 // `\\` a literal `\`, each value at most 255 characters.
 type FilterContains = StatsFilterValues
 
+// FilterContainsNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterContainsNot = StatsFilterValues
+
 // FilterNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
 // name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
 // `\\` a literal `\`, each value at most 255 characters.
@@ -1615,6 +1777,9 @@ type FilterNot = StatsFilterValues
 
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
+
+// MatchDayOfWeek defines model for MatchDayOfWeek.
+type MatchDayOfWeek string
 
 // Page defines model for Page.
 type Page = int
@@ -1940,6 +2105,11 @@ type ListStatsParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 }
 
 // ListStatsParamsSearchBy defines parameters for ListStats.
@@ -1999,6 +2169,11 @@ type GetFunnelParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -2064,6 +2239,11 @@ type ListGoalConversionsParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -2135,6 +2315,11 @@ type ListPropertiesParams struct {
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
+
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
 	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
@@ -2202,6 +2387,11 @@ type ListRevenueParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -2271,7 +2461,36 @@ type GetSummaryParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
+
+	// Comparison What the answer compares the range with, given in `comparison` beside the range's
+	// numbers: `previous_period` (as many days just before the range), `year_over_year` (the
+	// same days a year before) or `custom` (`compare_from` to `compare_to`). Absent: no
+	// comparison. The comparison is counted exactly as the range is, with the same filters.
+	Comparison *GetSummaryParamsComparison `form:"comparison,omitempty" json:"comparison,omitempty"`
+
+	// CompareFrom With `comparison=custom` (and only with it, else 422 on `comparison`), the first day compared with.
+	CompareFrom *CompareFrom `form:"compare_from,omitempty" json:"compare_from,omitempty"`
+
+	// CompareTo With `comparison=custom`, the last day compared with, not before `compare_from`.
+	CompareTo *CompareTo `form:"compare_to,omitempty" json:"compare_to,omitempty"`
+
+	// MatchDayOfWeek With `previous_period` or `year_over_year`: `true` (the default) moves the compared
+	// days back by 0 to 6 days so that they start on the same day of the week as the range
+	// (Mondays line up with Mondays); `false` takes them as they fall. A comparison whose days
+	// would leave the years 1 to 9999 answers 422 on `comparison`.
+	MatchDayOfWeek *GetSummaryParamsMatchDayOfWeek `form:"match_day_of_week,omitempty" json:"match_day_of_week,omitempty"`
 }
+
+// GetSummaryParamsComparison defines parameters for GetSummary.
+type GetSummaryParamsComparison string
+
+// GetSummaryParamsMatchDayOfWeek defines parameters for GetSummary.
+type GetSummaryParamsMatchDayOfWeek string
 
 // GetTimeseriesParams defines parameters for GetTimeseries.
 type GetTimeseriesParams struct {
@@ -2341,10 +2560,39 @@ type GetTimeseriesParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
+
+	// Comparison What the answer compares the range with, given in `comparison` beside the range's
+	// numbers: `previous_period` (as many days just before the range), `year_over_year` (the
+	// same days a year before) or `custom` (`compare_from` to `compare_to`). Absent: no
+	// comparison. The comparison is counted exactly as the range is, with the same filters.
+	Comparison *GetTimeseriesParamsComparison `form:"comparison,omitempty" json:"comparison,omitempty"`
+
+	// CompareFrom With `comparison=custom` (and only with it, else 422 on `comparison`), the first day compared with.
+	CompareFrom *CompareFrom `form:"compare_from,omitempty" json:"compare_from,omitempty"`
+
+	// CompareTo With `comparison=custom`, the last day compared with, not before `compare_from`.
+	CompareTo *CompareTo `form:"compare_to,omitempty" json:"compare_to,omitempty"`
+
+	// MatchDayOfWeek With `previous_period` or `year_over_year`: `true` (the default) moves the compared
+	// days back by 0 to 6 days so that they start on the same day of the week as the range
+	// (Mondays line up with Mondays); `false` takes them as they fall. A comparison whose days
+	// would leave the years 1 to 9999 answers 422 on `comparison`.
+	MatchDayOfWeek *GetTimeseriesParamsMatchDayOfWeek `form:"match_day_of_week,omitempty" json:"match_day_of_week,omitempty"`
 }
 
 // GetTimeseriesParamsInterval defines parameters for GetTimeseries.
 type GetTimeseriesParamsInterval string
+
+// GetTimeseriesParamsComparison defines parameters for GetTimeseries.
+type GetTimeseriesParamsComparison string
+
+// GetTimeseriesParamsMatchDayOfWeek defines parameters for GetTimeseries.
+type GetTimeseriesParamsMatchDayOfWeek string
 
 // ListWebsitesParams defines parameters for ListWebsites.
 type ListWebsitesParams struct {
@@ -3439,6 +3687,13 @@ func (w *ServerInterfaceWrapper) ListStats(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListStats(ctx, websiteId, params)
 	return err
@@ -3505,6 +3760,13 @@ func (w *ServerInterfaceWrapper) GetFunnel(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
 	}
 
 	// ------------- Optional query parameter "property_filter" -------------
@@ -3586,6 +3848,13 @@ func (w *ServerInterfaceWrapper) ListGoalConversions(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
 	}
 
 	// ------------- Optional query parameter "property_filter" -------------
@@ -3690,6 +3959,13 @@ func (w *ServerInterfaceWrapper) ListProperties(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
 	// ------------- Optional query parameter "property_filter" -------------
 
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
@@ -3787,6 +4063,13 @@ func (w *ServerInterfaceWrapper) ListRevenue(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
 	}
 
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
 	// ------------- Optional query parameter "property_filter" -------------
 
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "property_filter", ctx.QueryParams(), &params.PropertyFilter, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
@@ -3859,6 +4142,41 @@ func (w *ServerInterfaceWrapper) GetSummary(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "comparison" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "comparison", ctx.QueryParams(), &params.Comparison, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter comparison: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare_from", ctx.QueryParams(), &params.CompareFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare_to", ctx.QueryParams(), &params.CompareTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "match_day_of_week" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "match_day_of_week", ctx.QueryParams(), &params.MatchDayOfWeek, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter match_day_of_week: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -3947,6 +4265,41 @@ func (w *ServerInterfaceWrapper) GetTimeseries(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains", ctx.QueryParams(), &params.FilterContains, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_contains_not" -------------
+
+	err = runtime.BindQueryParameterWithOptions("deepObject", true, false, "filter_contains_not", ctx.QueryParams(), &params.FilterContainsNot, runtime.BindQueryParameterOptions{Type: "object", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_contains_not: %s", err))
+	}
+
+	// ------------- Optional query parameter "comparison" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "comparison", ctx.QueryParams(), &params.Comparison, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter comparison: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare_from", ctx.QueryParams(), &params.CompareFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "compare_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "compare_to", ctx.QueryParams(), &params.CompareTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter compare_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "match_day_of_week" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "match_day_of_week", ctx.QueryParams(), &params.MatchDayOfWeek, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter match_day_of_week: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -8691,487 +9044,503 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Ld9tGki/+VfrizhyTWYgiKclxqOOzR7GVRBu/1pYnmzH8F5pEi8QI7OaiQdFMxvez/09XVTcaIPiS",
-	"5Emym509sUgC/ayuruevfg1GajpTUshCB4Nfg4ngicjhz7MsUwvzRyL0KE9nRapkMAguJ4JNRTFRiWbF",
-	"RLAZLyZswnXIRGfcYfH355che/P63WXcCcIgF/89T3ORBIMin4sw0KOJmHLTarGciWAQ6CJP5Tj4/DnE",
-	"Ds/k8nWejlO52vNZtuBLzeKv4pBpxYoJLxiXS6bTQrApX7KZ0gWbpIXe3LOQ82kw+BB8FXwMG4bxjI8m",
-	"4pmSRa6y9YOQ6kAXKhfxgHHJuNQLkTN1DUty9uYCxjNRWcI4m2uRP9JsIYZmpJpxmTA5nw5FrmEiUkVy",
-	"ZDoNmZ7wXCRM5dDOKEuFLB5pphYyZDdCzDRLi04kd5qeHeGaWSpZCFm8EHJcTJp3OYPf7KSGKlmyVLLh",
-	"0syh5X/7/fkl00ImOmTXKmc/nJ89b++0+aksxFjk/oAulzPxGkahNy2+lun1tU8HbJirhRY5K/iNQMqk",
-	"TeH4KaYODkwPMUsLQ7SdHVcSumteyOdqpN+oLB0tV8f7Dv7GHdfFMhOaXedqyopJqpkW+W06EkzJbBky",
-	"qYpJKscslVkqRfkZnheZFouJyMW+R+r8ko+bN1cXuZJjJmSRFktW8LHd51zMcqGFLLh52uxrwVpw0DOe",
-	"SpiK+TT+JZ0dGN6RC61FEkklBRN8ZHjBrTCPpLmh2/YpkIZZ7yEf3RgKii+uD14pKQ5e8mI0ibfR8+qs",
-	"3or/ngtdXCTNU0sTNpeJyNliko4mMNpEFDzNNM4x1UzkucrZQuSCZWo8Fkln7yEU+fLsuhB5w66LkZKG",
-	"Oyq24Gbe4lrlsCRMik8Fy3H4e5+Qn3766WxeTMyWjXgh1h+PbwXPRR7vRtz4cBNtfw6DGc/5VBR0I3yX",
-	"Zo0Txu81a8XX8NeHV2cvzz8+/dvZi/fnsb0X6KeRmssiX358+vx88L3Ip1wuo3m3239Mv8/4WHx8ejjL",
-	"01Eqx3F7EElxK/IlcUwG72s4NLCit6lOC41MYGroieHj2Bwbp7dCdiJ5wGA0LNWMs1uezQUTn/ioyJaW",
-	"P+iCF5plqTYbVMxzaXhtyOIoiIKYpXKUzRORdNgZdomdCR1J5uaGY38Ts8VESGYOhLpmZnTmh9tULLTp",
-	"/00Ih8i+JG6FLD4+Pae30gKPXDERpmn4lZ2f0qxUMRE5k3wqmDl7PCdWB0PCi4Jm14IVof6v0xxvxnYH",
-	"xjtSskjNnR/jUGhTYtso3j4qET7tYiPxIGatWcZHAoah2WjC5RjGOhTFQgjJvhfq4g3LRSa4Frp9yuJR",
-	"WpSNaxjSYqIygWPtsO9UzmIteD6aXAk5TqWIQxioVqOUZ1dSFAuV38Qhi0d8OuPpWMYhcvV5Mb2KDf9C",
-	"LhvDgsVmiZmYzool7Tvtll1Wn2qAXxn2der2RKt5PhIfn8buvSTNxaig9zrYrRsKS4EMuPS2x1yE5WAH",
-	"QIiWJMzAi4UCsjyj/YKhSEXENeHadU03waCcEhCpme0vIlc6ZHBC4GfD1nCLWzCWdhwSF9QFNzzpmkQL",
-	"6NQQpi6QQfI0Mw1PDc3XemYiNW3BcH9KiwmdLSPxbTqZ0Ip5HRdtQHcCfFKGWySpLlI5Ksx4ZyJnCV+G",
-	"TM+nUyMBmRnhwJa6HVIbIRuquRyRDJXMc7ijQnsppbl30rhM3AHSp2xhBl45qIaa8PMVl0v6zohe9ltz",
-	"SngqtXvcTg0G7DqiDTVfAH0tQVJzzPBKqsI2jiIcEZ8kalhMlKbXTcMlhwLphmfZytRgpdtIPpLN5Y00",
-	"517l5u4WvBAJMwzYTS82G2kuXrj6rlU+dYN7+okOGi0M//hh+PHpp7gdmuY4HR7YjP7JiTnrOR/h3hvh",
-	"1uzuq/cvzLOmi/eX3x08IbEL5nLc7zMl3ThgxG8Nu4BVm8/MFXnUgz1mhu3AxERiWXOHvUH65EXoS3RG",
-	"th4aSYUnKB9x05nm01nmzpcjM5C9RjwTCZvPBizGx5LYPCWZNl0DdzMTMwKPaRUG+hx/KjmEvVOMoMla",
-	"Hmecz8Y5T+gMD3M1H0+K8pCoLAFa5hJW+ruzZ5fvrt6eX56/urx4/SqG2Ycsnc5UXoikDQuRieuCqXkx",
-	"sGsnkisz0xgHDJPGc53wpWkWhAvUKXAV8TaBERmKMpIKi6GJTiTNKVZzb4ze4qbaYwi4Ibl+ZG5Jc9pD",
-	"OEjm3XIhVR7J2jBRphOf4BEjMNANEwyC8t4PPptHZplKhBVPjNoX/Pdc5MsgDAwfDQYBthz4sstfcnEd",
-	"DIL/e1gqr4f4qz58Z+5xklQ+hwGI3cEgSISYvR7+Q4wK8y3+fiYbZHafJ5Ac0/vn3/rxwBc38Mwi5zbL",
-	"K5eO7pCxtrguj58TFZQU7Q77Gz5i9lkLI2EZkh8uWfzP+JTFUfTPGJlAlhYi55n5Hu+2KIqi2P8hiuJT",
-	"ZgQfpYtI9ru2d3Vtv60dW5DQO+y1xNvbnqTUyPm30Ka6duMO3baaxfDYpVRWcKhxSqMMZxmbzo20oTKQ",
-	"lqY8MyzH8HQpSuZQYw3Iw7ViiRKaxWPFMyN0eSs7ZUNDdXZNW6Y18xjjcGTbG0nun9+93YvazITvQnG4",
-	"tdvo7hkt13ric1cPUuBl75+XGyjQPu3TYSE+mfsyHUtlxPlIjrgWpyiWmJskropLlbtoYjowG1HSqgbF",
-	"zaOGleU2jQaD4HCYqfHhfottx//lVvyVKtYvtrmgdz3p0hPh8LDV1zSSblG9ZuTqAqfakwen+yx1Lq5F",
-	"bpS2QbBYLDpjpcaZ6IzUdL9ll6r4Eit+cW2Ue9Dtm/Xz+PySj2NgUmykZkvP1mUE31OnCBHfrF9PR93j",
-	"jr8gQRQcXfeG/VEUBDRhNGOWM65YHILNqv0bIOSmgZs9DvHy7RnWZj6XIrSQCcjtUrGEF5wYpLkND+NC",
-	"xUzOs6wTNO8IHB5/WIm45vOsCAa9MJjyT+nUKOu9rv2/MJimkr4Mm2wFb0Ru59HYn8ivVvrctP+msXfp",
-	"LwIbz/hcp8NMPEONruFozXJxm6q5vpqJPFUJXAxgqxMMv7GHSJtriCyN/zD3BspVTqYn/bK64bXW1ywq",
-	"6ZuVOU75J2vyPO42mfPc3J43mlguUSXxJyKMXmV0bSDOVLJW/PPPP/988PLlwfPncchoK1mhEr5EwRqV",
-	"w7kujERX6tZmypkhJ9PDP1QqUS4wp2Q65dUl6Hf7jw96vYOj7prZJ2b8a6b+ePPUyZ6zOnv3xCPNbntW",
-	"fByweJarmciL5dOnwBRjb/TxacxaFamgHZI29n+expFsSVW0QxByrAHByVBy2SgQDXlu3viK7rCvvkJR",
-	"wVo+eCQXaZaMeJ5AR2S15KNcac3iQ6PdxP+PXv4//y9mLXsBhSh+GF2GvqqLFQHw8wHJFk+fPj8/BW4/",
-	"MKfp6VO8/b76KtjEePV6iuxu3pgLI4zf8ga3RGy220hFOYsTvozboMhOlSwmcZVwiC6ahpfa5teMr795",
-	"dC9FkaejBrJ5Zsj3wMm6AxZb7SxmLToeZk/wrjSCptN1Y/haLOCoX8EDIJeiHeDKtBfbN6+sQcB8g3o/",
-	"WIyUvBW5TpXEx1kLqI+j9Eg6ndFhhrngN4laSDOWIp2KKyWv8F63rwDHd6+w8o1GMlG5Dt1MQm/Ia9Z/",
-	"Sgu4ZvmPtlDHG2SGTbQB0vvXSYyW/K9R4y4UQ7Ix8z3qml+JjCzvPerik6TrpkXIuI6k65FsPuZ9JLWQ",
-	"xY+nio5Wr2/+bKGlD373+nykkRVaNmjOrOEJ5senJf8MPVZ66lgpjLbDLiSMkhxrjzQzm8Z+UVLUt+Oo",
-	"u+6ScDfIXSj+XVqIdV6IclSJmnJzLRx3u057NksJE/ZZqhayEHIkTtlxtweXBLcvm3neiCUobIY9ocpT",
-	"mSP9BXJg81zNeK7SZKNbYA96+yktJhdktmigOtNyPCBrhDVvID21yOYO42Nnby4eaRaTib2Dj+q4fVp7",
-	"C8xv1Jx1uWq3osRbK8dSoxjBWbzguUzlmOwnZBsRS3IBkbWlup5m/GsW0vR5ZQe3jnZ6zatHN+U6X8oz",
-	"OA7MXqhuWi13x16Rre7H85/rPpb6I7OMy49PZ7kCP4qv1SA7m6RoXWMjnuepwEPvuv7x/Gd80Ck7aA9E",
-	"JhBnqS5ALYjpOjeL89S+HTsvCmo378i+AFKAEQeMJBBWzLIxK5TqRPIMKN3aF+MPaJT9GLMRl4b2h5YF",
-	"i4RNzP61gDLolDiaahsRvTRgRnJXC2bIOIwAfEesWICTNl81oq7YMmrLH3dKM3zdpm4Z1FZdrdZmhdh4",
-	"kqSGbHhGVJUKXWdgJycrVOi+UE5na9bkwFT7Xa6mTS6/HOXUkPnSLmstBc816xlG/80333zTbpZau711",
-	"ElIO3Gs9fzIrz4tSjmlwzZpRX6rVMb/gTUMGV7u94chCup+kXah7jvidyot1mpo2v+2spau8eA6eKjNj",
-	"aNoc0J/wKtp+U6VJh51JlibOcGzWBrQwnmUQxWLZ7nFNCf+a1mbGi4nHKLHpbZeOW6JUFo+Pg63aLU3o",
-	"HXgMG3go1+IglVpInRbprWB6PsTltlon3qqnLP4rySpXMdrdUcNYp6aji3KtsNBw1sxoyd//rUrofNLw",
-	"388S0jFHGJoCZ3o2y9IRiLGHnw4Wi8WBWZyDeZ4JOVIJ3rSeLUh8glvzKp3pYBAEYXDNb1WeFsRUPu9K",
-	"OpUxfafyKY69urCvrW/vOhVZggKLU9BxqnqmpMZpfsuTH9Jiw/z+oZWsTWcqtEZDIojaU7QIQIjVUKts",
-	"Xgg2KYpZS7fZ+7cvzD7pghdzDcrTzpM9z3OVN03wpTNW/8e716/MRbCAMBk/dgjFVtILfPEtnseH8TzP",
-	"4jabploDueG1wWUkm8YPTVWakPEh3KPoswM2+vi4cmuBVDgV4HJV15G0XmdDeOBlYokYZRBG1oqtpTBm",
-	"nNxDoRG0DJGPzMkw1M/wGghZp9M5xUtMx6bdhMW5UaOMPi8+jcQMdDfOhhxt+almSa5mM5G0OwzDAmHz",
-	"KDAAfMAwTrzs/NDC0UhofUBBdgcQ+HdQhv01bR29fVgLEoQ9/E7lwzRJhLwrrf2s5jnLjZqi6IInxlXa",
-	"A7jpF36rEt3R/Ynu0vFXEO/BrVkZxHBekA8YxrgyJmskM5sD2rLI40jid07igJCIWCRGLXWiVCIyUQhf",
-	"i7LCVAHBJCI3T7Y77HWOju8bsTSKykjNYP9jiJoZmCG7SAN433yjBxQggCNhrTev312G7M1785+zy2c/",
-	"hOz5+Yvzy/N2JGmKVY3APM8O+Sw9vO0fwi9gCMrF9VyLxMqmqbmMjgyNfQ6DHwTPMJ5xdzqwmxmom2Dn",
-	"3aSOGrbz/QzMMGYFlu0OWMTNgZM8Qwq4I43aRiBuUOQU6+HR4slDMECIJxCfZmJk1K5rnmbzXJxWYui4",
-	"C5qjMLv4vw4oIu/gIgHhyTvq/m/bznYZ1wcju5C3PEuT7+ZSimz3ZYNuxwqtZHo+nXJwAnKmCzGrCDae",
-	"L6eUgcybOggDUHigWbNWGglFmFv2QwDXEgQ7DsWmVj5+Dr0dNOccdQrwDyzA0wNTrLCUft9MHkJxqjPw",
-	"T+mEa3bSZdewNprxDMitedgovHwIeOVt6yAuW7nPcGlp/OGadYElNwxhlwUd2v765tp7Atacew2q4Dd4",
-	"J1TXEDzfFOZQ7thOSwgLhw+yoTDaIXRx5zE+wIFFWQxdD9BJuCJ9jPDuBmX5lMU4rZiuaSBjJQVxKmji",
-	"ezo9exy4Hei13+3iudi81jepTNaTq2vkPoQxI9eYzx2soRZaf6TZjBeG4Za3rS54XuClc9g8cmyWqLny",
-	"+MMTcZLqWcaXdyFmevXqfxlRgyr8n6DQ7UfaVksrNwBcwHSJcCO7CZnwnJGC37DkYNbw+ByHZ63JCqxJ",
-	"pUniPtRy7cyKPm1bj4U0aoAhGP8WdD8DPTQPn1r9ELgo7kzN848DF3xo3j21VyH6yTMuk1SOr/CT+JQW",
-	"9KdVSkJWCfkNWTXaN2Q2fNb8Ms9HIgRJUoosZPNiemW/NH9PRZLOp/h3+Zr5VIjcfo9bHtpUkZCpmch5",
-	"YQapl7oQ05Al4jYd4eDHcxitHuVCyKtcgPoG4aYufDpk5AgM2SgtliFGm95n//BM+rtnDzjR/+b7CaRj",
-	"srLcYxS5kddrPEeZQZCZjKx0DQMpVAOZY/Shypn47znPzOUODfymDMZlNnhMxgyRlnmFo6SFz0sujWgi",
-	"8lQ8MENR88LKkpar/J4ZijOJU5er6R/b+ElV8OO6oQkMTiv369oQkuHvQPT3mNpEzfOazApfMa5vjPJj",
-	"qAFDfLm0YcrN83GOc3ObqjnQFCjn1EzeHPN8n8GnXiiAtzNlOLjnzN8yYrsHxL3NBEK0k4PT9k9Gch9G",
-	"EtpkTlgKkNSUYpmSY5eLYfdiC88hC+2+vAYs3dUtIJ+yu/8nRrBef/vbJvztwGm6F80kL94wniS50Pei",
-	"69J8XeGP9K0bs5X+lGSY5NrMZ1xjcDWuyI330yG0Xqg8qQ50lqe3fLRkfeeXNpoFPblGabDt4BiFSIhr",
-	"2F/YLFcF+nRYy3XQfmCloiSKIucjwwCtTtAaLhmXSyVFexuBPLQqEQZFOhW/KFlnIvStowfJLs5enZUB",
-	"IBvIuWzRI+jG90Om56OJuZXO57maicNvRZ6lkGnz/vLZ/zgFaVe31J5spvTaox042UZED31SKy4yf4BZ",
-	"KvFW9p4A8yZ0j7xMQEQJXeCQdGC9HGYJ1xyISo8foB/WY60o+OWXX6Kg7VOtY5qmm2cXz99iX0GIbx2Z",
-	"t3rdDvzv8Ohox7f/1/K1P7nFTtziDkziJWB+vFLFGQq2d/VjYDul/0pUZ9w9eYj5IkBJiU/ijHiQytfi",
-	"cmkfMV9mqS6INtMyxidRo/lUyKI9iGQMk47hSc0KSOIgBIkV36aFTdnqxcShU9TsvX2YroEv45+0UCSW",
-	"36CyqtNEsPjl+eXbi2fvrs5evHj9UwzU8koV36m5vDOV0F0E23NtGqrO6vj+s3ql8LxaIzOfGpkct7aM",
-	"eEHbs/UN26m9VEl6nTZFPb5SBZvSr6xVQ7qgILCk3WGvFECn1JxlFq5jE+nAM58xUWWZKZ5cKvWC52Nx",
-	"16W+BNAP8LwRyAvpKKbRyrL3HoiYbC/QA6bGssfH7Mf0W1hgMKncw2cq8JV1HtOd5wDj+IKeUpu4r4Us",
-	"Hs5rSqsHbP6u64Z3RJJOhdSpknqAcaODXIzNZW2v0VueZnyYCYbQNA+1sBQEQIGpIDzmc4lLa0Ok6YZa",
-	"mGfM5YlhOi2ON10IySKAZcDLaVRhdypXQrskvMt0KpLX8+Jua3fpYhgKpW5Az7cU3u9SJhv4sUCS5EtQ",
-	"kDBK2UxDFxBPM2Bc31AAuJ6oHLLOwX6gcnYtFiL30stzVuRLxsdG1s54IR6OxDdMJv7P9+dvf766vHh5",
-	"/vr9ZZnGwfpdptv1+ZyyXMAgrwuRRzIG9JwDgM+JmSa4HEhNMCKVmheEP0CLkJkLp1VbirC6EO2Vi9jr",
-	"ZPsRcmg+5Rm6VOoll0s6XvqO9KAUmxpxgzisfrDNeWPzDs/eXCCxgyoTY7xMj1I9IL3uRiwRBwEfC12k",
-	"TSogYe06S8cTMDxziPCBZyE9016OFv6mXdlJ1riRD74R7yWfFxOVp7+Ie3I0s1RmfipH0LiL5w96VkzT",
-	"pacmLFPfQ5aLW3WDyG5koAUK99M5WEyhsv7WlRhmnmkXVeV27c746aefDur4UJvWug4n9dnFC9+NBVYl",
-	"it+eCfqRUQ8kuGBo3v8uXogUcR9e6BGG5YaW+Vg8NnswuaGJkRi4cI9jc/UzAPgDbdu/xaubfNz/5gE2",
-	"uc6ud+F37Fth9CCMwSg5McQ+RtKK1q347M3F1duzy/OrFxcvLy5jwDy6EcuQwS9n7y9/uPru7OLF+7eV",
-	"JygxnvSudmh4NGKVATX68ZCTNBMQuWmX0ygv8cuz/7oyFHpx/u7qzfnbqx/Pf46ZbQFnyVIZSXsLSBK0",
-	"coB7AZ24DEVdae2n82/fXVyee1R/jJaxUwwYtdYyyrtKR5OHJM6Hpsvylv5dENY5H03cZhpGqQUATNQp",
-	"ye0jp3dZazjPNdIhJjABoJhctk8Zr5EUCNqRNBqMSBgvrwQjMpcO0LVECmF6zT0LGUn6mbqv0isvQAGC",
-	"e7NACFE2l0WakXEF8BNF8pAUc3dhoiQXbMNenDXTRO9hrpq9ZIkvIQm8l06/u2M49dxr4QHiql+RnLTE",
-	"ZANnqrCikp7yLGMxNhBTVoNFd+x3u4+0Dxc7y9VQGO7ME8Rh0RM+E+ZmzRRP2JBnXI5EDnZrD9QOJ9em",
-	"aPP3cparkaGLYSbOAUp1T7/JdnennonMHEzI8likegdXZ82hD9lW7JpnWoSsF7LuvdwDFjmk6h6gbxsi",
-	"q3X6i1gTNlG2tTLmXjdk/ZOQnXRD1ut2fy8ufiN51kzpm63m76WezzBP+KVIUn4J6WEPZKhz/ohtOWNV",
-	"K97Jw1rxzH7HW4eAZmEy677+cb81MLsMj6HD4GqidAGLHQzkPMvCYJip0c0VBuNBkl3w9n1gvwZoxWAQ",
-	"HPJkmsrDr4IwGOWAk3gFSYeQ4NntHXT7l73uoGv+/+9B6ByStcR6MeVpBomJ1ss3VEby6NUcjTgw+xWQ",
-	"EDBFF7homM/1SsJeGKQJZFOW/jP8mhxkwaAfBrkwC5cqeQVhRINvumGQK8hWhaSdwPeEBRV3lPfTFQaR",
-	"lfM/vuwflfOfgx+4vkZHl90ngyN85vO+2YVvKT1wHUmRlNnxWiafisgLDVmJa9Oekb+tGGktZq47tpXs",
-	"oeN+35yNWSV92nl+m9NlS8cwwFLB0NhYsUJRpJrIGWJ4WyWm12Ut4AojJa9TSC8EWJ8slTcI/QO6vJdK",
-	"etKEBBMGSa5mV8UkF3qisgbvw98s6CXxXgAT6h8zDGvzQbE5pO7h6EHOAOnvFAPdIbJVKu8RGt5+MFRh",
-	"oGfpjdg04GfzPDeiaInWWbgBwstbRug9c6chNuXCI7E5Ut1GcFXacZxq91cq5JYWYqr3bMBRVUOavnme",
-	"RGrUTuUNrSQrEI7Lc+hdK+SvpxWq9qjWi4mQGTivaPWGSmWCg0xE/LEJWa1MAP9Aj4Xe4D827AV9wfOc",
-	"L3c5AK/mWebQPXISR2p0bBgzSrXIWO9Ats3d1IhxWz+1Bal3ujLZ0KOU1bWqtQZ0+LGRumGLfyhv0CYe",
-	"B/Kuu2URr9DonyM1xaDNdazupDvwAwoxLjCSNHLKXi5/RviPr2I088mlEbUK1oq/6niXbtzusPPprFgO",
-	"4BHzNmqEPtjKGo75rZEAnpVywSo0Ff1kgR4tI0KcGamg7MKAXbx7zY56jx8f9BjPZhN+0Ad8dAQpYyOu",
-	"Rbu2JJEsIVi78JUG3Vslgn0v1Iu0EP3SCWWj/DlgJks+hVoQAEgvRYe9BWBn8ChG8kbM0EzmlgXQJVtK",
-	"gpEYru2QjTJA4sBTr4v26pJ1NyzZG5SZVgDgAOTaA7GsLRMhIkLmFCj9lawqDYZeBHNtlflRkYwPY4vn",
-	"tgSDn7qu5Lz74HA8A69ukd4KHa6BucW9iGTTVUx7UVm7lbU5WrM2zyFfOtn3UijfoqoLhiN8bOKe6LNd",
-	"wcNY5VF0or1CDiQ8NVcp8XkDgHHQ+6EbXBOzcM73PUQuZB+CSmwYJQGrwmAqOGohLJp3u0fiKTvudlfl",
-	"r1JBXAdw427Jdcg25YVRw68gSPJseYp6mo2HQvEQ2BHwOlS6tHfFlaviNLJfV5oXbDKfcunc1J2ggYis",
-	"JtbEeH+4vHxDixQ6OPdOsPX2sGNyrTdt53cZhpdwuXx9HQw+/LpKgI6cumHv42qvH1eVY3q3w14TGlua",
-	"gxkFHUAV1ZnbLBGRJW0ItdJskadFISRDuLCQxUBUgPHXQ+CnbnyKwMYgx4M5xDDHVrwUgO93+RYQsOJK",
-	"1QewNrQb5f1IPgP7p2Z6ouZZgvVpsH+E/4cRnDIzAEDB6CI4jAuWM3xtMjuTPFsW6Ui7gh1T5COfDsbq",
-	"wFtZWHqXxL4H39iZGdissQZSo7TspgJAUE5KMpUn6Elxp2qTJocTeVeI2epxa+IzFFmJA2kkSmjw98xY",
-	"MT3+IfkqznknfbY6YbvRNcQJmf733CV/OSW6etv3URVyn8O9qCVN9BqQg9DRUIhyCPgbTkuYoLIqRSuG",
-	"Hp4eYcUf/PB13K4Q315YUDDFC3z1CTxKH/pbaHNHsnyR6uKOGuAep6np4jKa2tbXzfBewINwLRV8lxde",
-	"muca9QVqw3a+flnuqRzvsiK76jOWH/FiX7XZXNGG8q+szL+Z+rp7MV6I7Lt6iC7codyTPeOSfN7nHIQN",
-	"a7J+Klt246XY2xJCOCRkl2xiQ9cWdtBX1/Rq9ZOwqfyJy8J7RBWxImlaalUhbl21FyjzAi1APR/zNrA5",
-	"yweN/tPusLMhXP/OPYMywHbQv01r98XPlyOOXZhGfVM38Y5NRCFm+86nAlTRRA+E1eGDYTSK3Oa5qx1F",
-	"gNrs7KthdTibJ3oXflTDqa5CR6r5MBM1C2cj58BjYEZTa+9K0wbcq9EkVzN1fX0HPkZvPszcLLxTs1hL",
-	"oskuhHFnxtxAJYHXXLlStZmv7EuwZqeaCMzi8uxDVWBhbypOeiapuiCt1cW71+y43/ua2VfAWmerVqyx",
-	"Znq+idphXXkAsTG2DgM/YEIVR93qFEZBoYAVi9JOI9tZ9Efkoc3M0GzBj+Y5D0Zo1V+8AiU0sVYxfy7+",
-	"zHeYSZO6AUMObf0QXOLaXoQlDayjqWeOAPf1XdyKnI/FFeFE7mkqelXuKmDxl6mFdsSnUPoWTDLUBRhY",
-	"cdkqyNWQ3ifhSfty05LWhj81wkLTFiZilE5pSKxYKJakY9N2KUnMVGrkDATe7vW7nZNu3Mhi1p9Ae+I6",
-	"wba9poFu2crdbpBNfBWrJux4XNYz4V25774HrlAFz740sUHQynxqa6fikjxy9Pe/ncg23pi73ZLEtLzL",
-	"kuiu6XKs7nm4wnK287QvrcTXOOgfR5k3A/89G96AXB7Q7Gbm+68KIll/IM/dnU9xhS3wSVj9sQ2Ffkth",
-	"TCUiZMUkF4KN+CwteAZeCRIngkHw/304O/j7x1+PPv8l2EEsq44FAKZ7/W7F2zZvMieesuGyrL8CgSas",
-	"LBRDo4lkazQvVttsWxCcUrhbdUf2mxxua4TG7WtY7S1sgNKuGUgfHz/ABdUsEb6pOkHXbHpFTIQYSDPk",
-	"Wv1O8JpCPUd0nR/Gp+A4teUlNjhQbf0lXXGhruxDI4p99cTBqqw7YD/SktlDbIVhJ55+bFhn8+K/gk3/",
-	"wZjzF7QD4WrsamUtYbX3GEbp57S0oG6CsBIWvpW5b/BmUm2BVRespTjQX8EVDXwALIJUm9Pw8FkujHI5",
-	"qKQFP9IY19pCgH9M3zGDadeh+lux+/RDCtU+VYYF7yS6ERHGHwIjbLmAVDMO5sJ2J5IvEcMfI2zg/JYZ",
-	"EYj2PuJahC7rD7H0MascyrqKxJY3onIAmMiRahYbiTS2Fdm57RXPupKCvL/V7bK8a/OGwFNmO9Iiw6Dk",
-	"lcUDN/LGYpLewoFPuWaYtzyfZxmNdGPGQFrAddDgnb60l8CpXRI/YYBTWdZWaVRob1DDS8qbcD1ZX/DK",
-	"FoN/pNl1zsdTQ3ut+P92Op0YHNIQ4uQVjadkPwDdyh9pKIHGD0wfcfs0ktYhbmdgNJghEi560KkGQ4eV",
-	"ckpZmJrFx90uVZBdMy9fVisrQzSVy4WB+FcrEdhwXpSRTIJEApDugSLmUNLMOfjtNKAkhp0HpP6kxaZJ",
-	"+NkbWkAsK+In4CgiiT0RFkC2ZHPJFzy3V9z22c/WFn5tqt3hb+GpQ1116DHVI7GqfHlhAgf6Jp0dqBmy",
-	"1QPQ+UTu6rdAQY5thcJcMmXJ/pgiQ8mgLPJhnoFs8EJRlc1ItuJfo2CWcRkFAxaZ7qIgZFGAyBVXKXwP",
-	"Y4nbHfYO6+jcljXMb8QMLHTEnWRidgIWVbOhgIhBZGeF+OQOYsjg/sW0dBwbtlZSM0VsHXWxUFkk4Zzk",
-	"Qheu7MgpVeqywtJR15c6iTkiHTl5qtvthkhhOpLU0CkbqmKCSIIJIxG2Knl12JlNHccGbfUwLpk4mPI0",
-	"s9GxkQQjA0lh3zALI0rKfUvP+EhAqdECYLsSro3kZuPbiomYAp+g0UCttVYuEjOOpB2bgdhszBshZiU0",
-	"upk9pvqDh6wFedD4DYbpQQC4aY2KkmFuMqR0AtIqZnQ+P/s5dvsLc6aW6Ls1bZm9gDNfG9XjY5akukjl",
-	"yPyyPMTVm/E017ZhJYVXSiaSJQ/ApKySyQ2s543pIs0yy4BayAiIUbTL4sFUUTOSOGgHF2KprF5ZG3MD",
-	"jc6XGOnMnAqswUb3oK27/Wtjcjj+apjDKYUhQT1WIPg22J4SKM5FbsudjNeesavZbv7ImUZDZk4yWnHM",
-	"me11OyeGwABA7qSLp9rqpXjYz9+/jYLPMXAIelGOITeGctu7VCrQhk+eWDImf6kzUsGSH6Hpyoolti+o",
-	"U1RVYVnLarjtDvtRzAomPvFRYRQjbu1iFh/nOlMA0o0dteGOgJI2kQSDndlMvNZpIU69K2oTnXTYBcpR",
-	"gIweScs5V8mCTHi4kL6FbGCWkNJVajjhDTfoTxfPL3/49MP5xfc/XManjAJ5syXKpsCDQLpDo4hmvU7H",
-	"8Kvubs6BJgn5fLPTxVxcI5UnGNRmVs0KyEbwNsd2hILsAI7tYC7TIl41djQbF56pTJV3ALK9BqV7S1CS",
-	"6XK17R+rS+dYYN9j2ZuFPhK4NIb/mfsFW3JV3TUINMz0394oQnjeRJvjWEZYbnvn17oRfkWIrU+VzRSV",
-	"tcNXAKmlzDTy1X4bXAkYZtilue+j4CQKsEQ0/PIf716/so214hPDy9ev3GqM4xpNYa2bvNSl97PDwTsY",
-	"jIHBxHhH1AJNV6kTYj0aXZIZX/ODFJ/gh607PsvF7Q4P1pYGR0T9UyPU6boFu0M4DTKp4qqm2HkmV1tG",
-	"dU3EDUQxQPYAXqjpFHAhIFvC3Aqu5K7MlgOvjv3d4nOwQG0lQIdtis8hDPpcLe4chhMGzRN/AydMSStS",
-	"42DSQkwdYgmWsgBf7swiMQmEKdyeYGT2fcO2+DnWDQFhcC0lG7drZXtCLP5B+DnXq8D2tH+g/ZUTd+kw",
-	"ueCJYR3dTi9GaA9nXcgFE7pIp2Ba1COeiYTNZwxLGhRuZ2y6lPdeJOHSt9ftKJvr9Fa8tA5KXL1NcSJb",
-	"vJmF2r61kCL5cDsL3qq7uMYqh9UjAdukTzShLZNbqEZ+8Xom5Nmbi+cEYNp4/dMz7KjTdUinq6wzldfK",
-	"o8KyCzUTks/SRuY548VEN7xVm7FtIsRe7HtNE3rDx+Jd+gvJGOCDCAYn3foFAbG/ECBglgnK06LhsdcN",
-	"+yfhSTfsdbsfm7bNWaTOxuNcjHkhzgB4a88byrcP3vYYt40RjNfq+uZCz7NiY67LToY0N+y/gQSykvjy",
-	"7ZJUobovvlxjqpC+Siw/TZa1QuwrRdM333Z2ko07u2YGe950E1tnogG5FotPAjvC8ubiNlVzoJNUJRC+",
-	"PhP5CMx05m+jZECFbxajRQk80ZQKUvNPG14oKRkUb6cS7VxzhKNYZWBr2Igfujed8TzVSl45kXJ1ZrWZ",
-	"PNJOhkPfELYiML7+DqNwXe/9bo0AsKGN238nB8NM6WKci1UXA+L+bXUuuPc3Dw31j1Kkr+k+223mUADh",
-	"1zU60y5C9KpS4HMazLHjGou2Xl+no5Rn1qDMWoAUB2agEDOVuGZxIT4Vh7OMp5KsQGmhIwnaIsKHtaBE",
-	"Cb4FZwcBwXTb6kun6PCA3ziLf0iLeI33I5J19wchW6E7HRGWcZRoN7Bdn9b0YptnhQ9HoMehNNGBfmOr",
-	"wGNXzhJ6ymIhx3wsptb3I0UKuoMXTghWOxlJNBu00oKJTwWYpZ0gZM73UJjRgQHVDJaEGbPyseUROokJ",
-	"SxyFiVNy1krFzJ1XtpVq68hp+yluLhfYxgeCZMKtJxsP91/iSNKWo0XNdG101Q7b1bEEplfokVxLRsC7",
-	"jTudTruW72Y2HAfaYfEsPqQi0fAUGeQeaTZasUiDMTj+S3xYFpJ2lhnfbkXoyIaGzNfzTBADtv34tajN",
-	"KGcxpKPzTCusRwMqLNV4t5ZZiNin2tZcM5WZTvAQOa0fFj6SFfrA2fjTKD1uK6ahNSgxVDD+zTwfTThg",
-	"NpXGQ0SG8aPYyLzU63ZOVm1LYTDPs2AQTIpipgeHh15Hh6OJGN2oOTAsqYBP3d2p97nOX/+yuxPO8aO3",
-	"NC3DsrY60pLmi82VoraMgMW4zDHESVBdEbCyj9R0yg9saEOC2o+6pmc0gRBOUuerctXDIFWNKt0YLhVi",
-	"9J8tygQYBeqaxfN4R+NPWQJl66NNucPXWJ+7SoeolU3TLEstNKinloEpG99ILG4jWK90KkcC9WnQb5QU",
-	"p0yZ83/UZdNUzgtrxwfvcPllyDiTRgxLbwG7wffEcR3J0gC0VXpo8pD21rhHG72iE64nB0OuRcJyNS9S",
-	"OYbDSjwSi9lH8kt5RT3lIF3rC/Up1K+q397TSWp9lw1eUrafk5S1PMkggrgBIRO00Fusu2zJuE3bZoVS",
-	"oRUAWNUmSoXj4Vy07+hC3v6CbOYB9o6Ay9BbZpAr2k3xXKwFBxhN+6ds5FufI0nmZ5jFqrlvXc7CbBe/",
-	"qzc6vK/acN/Y64y+7AR7+HLXNrCD78kfj/3eM+k6kgJWBwd6Nz9U6fvax2n1Ja8PnezORydqwa55zhJz",
-	"JByT8ZnpBLJNhDQ8kBRCPhaR7HY6vW7XF9Dw0JX8cw+uOL9bgIG/p/M8i9tlxEFjODhIDA30vFiTNAW+",
-	"K7ZIk2JCSsJwSQKT5QmnzAqxEwFAwfGKxwu8RksdSXB+7sZeP29Svd7u7vwcVDxZq2IxyZhgYgb50tzt",
-	"1kEWG14ZwwskbIKjCyNzVjxi5F+mbmxewBoZNpJOcMUFWZccsALK4YhmZR8/Nvtfws3JXrWQYswpOH//",
-	"Nu7slp9a7opa6IcwjxWuiC6s5zAX/AaO5w7Wsi04ab96UW6rHrdVe8aqD85fYC4bsGQuCaGdDeejG1Gw",
-	"VpyAQcgwWBo2wZCw1o1YIuYfGqDwR7rcUP2GImJoveFkqmu00tWDV38jq53Foqz32mWz+TBLRwCLZdH9",
-	"ETWfwHNRJdZwgwOkZQHIVQSvC+iVIdPpWEIsVTuMZL8sGNfyngHxnyp5o3oMKeoiqYFU2JdJginhbcL+",
-	"qinY7Lt54uCW5wSP9iF4A1MKaNrgR3pjwTk/2iIVd4VKKmGSHGa8reHRj235B3XNjrtdG0kEwoE7S+Dk",
-	"pWKxjUhKd8QpquP11UxqJTHA9O+S7b/Z+fiTuW3QVAKZ+FhAMKy5GYuJWDIb3CPkukz/zi6+QDwu+soW",
-	"O1kzpph+79DzMTgzQTCoHjgYVuWC9uVk6sw7wCsDQj5gH7mzl8BuUJ6OfqLe1jsIzGSWpEOBZTuVRJW5",
-	"WrCWve0osAq0iXYjp1rrpoTCNeR1DLd7HU99RyO5F52/sepdRG9io7F71TeYTsVVxoci09v22Xs0Jgsl",
-	"MH5XWCqkFaKbgGYBBFiBttmKVgY9wXtXuTICRZOBJJ8LGwkS948nMcYQFuIABoUe3gXXjFqAmvKFYouJ",
-	"ygQiwTZTJCXaqcX2BXFPxriBcEDJQz/j41QCknNlJza4QddylDwd/a3Z/XFGBPiIxLxTxq1JADC6MQKz",
-	"QqtoHaco2DKvvZQTthPNDses1F+q8/ipPOZ7XBDmEudu/A0HsiHvTCVNsdtS2YTJK0hCugK7cCrHZK1X",
-	"VzqV48ylVV5ZUTKu3TZoVQawsyYeulYeucudA3Mp21x7+VD5j3tIoxg6cfbmgt32MaCoA3H4dBrBZ0DI",
-	"9HHCzaLA0QtZ/HUCH57AP0fdBJDrvunBRyifb/54PFXmn14f/10Knpt/OQRCqxxzfyF+Iv75559/Pnj5",
-	"8uD58/InI7k/edztRdKdc81a68932/lXMqpLH38wi8ELlYc+2/qAIb0fP8aRbNkA9GxJLoZfo2DEtbjS",
-	"5vEivRVRMMAyAp/jdsjiD1HAZRIF/4wClUdByD5QxMnHjxjfb56QqjA/4S8foeYhFFt1EXssEWLWpBqV",
-	"y990/nORoZUSGV7Lxre1q+vp80YAa8W4c6z3VxY43A9UkqZZecn+0cTVa5+Jje4LBogCgzdAn3dXb7Nt",
-	"zL3+++dGlEu44TevTAm41ludJ6AlXQ2Xjeu0w2VY+1xeLHuuHJRkao6lUtfXWjT+1rQkVJ9to9PikSbf",
-	"w3b2Zpsr1zr0iX4Du7tTVuAuWYulLP85DIAPru8E7TnrKkaCdcQczrDKSMFadEvw43RM8XQ2SpFNKv8O",
-	"l7B5aSv2mW3bJWPihDetOwQe7YlhdTce4x2/WpCTXIUig4E/0lYqr4jMNpg8ZJj8S3GYITlnK/AKZPyq",
-	"QSzERtL0pZvYuVVJkCqD+3K1eKQjaUWvCVhH4ep0yQCt2Cx3p6bcxLZC2JIU9d2325cUt+25tx3lGm/Y",
-	"8bsgjZzVJM+aBIU6vTke6CVCE6BNt/dyJvyUhkhi7nhaMD2fataSiolPFNtEWd05VYIRSTv0MEUwmUKf",
-	"VndqCXG0kaztTrPRdldog4qJ0c4ABv6oApji/OfB+3fPm8TITDXJkJeV1bqeZ1nIxrmaz6xxTc01l4mu",
-	"dvGXXtg/Og5PHn/defJNIx7zROXFxt4INgZKQiHMu4VuMeflx5C9DNm35jBc1rvu9F8GmxIF1nUZojLb",
-	"sI+dFcWkaqz8h1ay82pTIJZnJ7aTpxVvOghvBc8Mf943NoviavR6OASskgi+eC8W13dGqywRukATTugd",
-	"j4IegTd2RI/tbkaPPer60sxRd5Uj52LUGEx76QqtnLhoIr12SlIs3JR2Bl1+C13bdasOvH+yOlQfo6c6",
-	"2Oc2Fc/ZWDC/C3LqiAXBmE9cnEBLz6dTo2dQ/BCTKhG63ajd74GY56H/lLTiVnkTJX5BVARH7DsjI9S2",
-	"Zr8hkfm6USDAYlYNTDa+ePd68ArC62zOFj3r+ahCFkdBFMTI770ygathK+I2Ha3xfq9NiKYAjhkvJqFD",
-	"0koLTcIfNtHY3Y45lDb8xkXkUxwfTsp6ri2sjCtTXWiRXTeD7mP4zBUfqyZnidGdbYQNRM9UUqnvS+sU",
-	"te/mXu5u6GjA7UR1rM00p0XxLwMywgI9uyk9ITODTbyqQaw14hrdsBiCwTgYLowkkygIhpkC5E29BFa/",
-	"e/xk54SdKjZwYW7LTBQirNhTbFx0oeJTFwGKD2oyqSUcrdnlFY6Fz44Our169ZSGwTUlnLjrYYeRmcnF",
-	"6wZwtHUAK+Yz3Lm1JPSvq3G1y64Rcpcvp7pNYfOZWTuzdWzBdZM75+FgQHOzNlD27tdqL6CnBnfZd5ob",
-	"OjDLQ1MoTJWrTHXBa5frWgjpFRS0Mi3Im8Xda0W9tWUGn0OVwRVZgiOQhIPHLidW+u0oevyoT1toa0sj",
-	"Nkb83dmzy3dXb88vz19dXrx+FUeyxVnG87GL8WuoitQ+ZV1CGYBaQlxjyDhvaBDUSgdyhQz76PHj7jbJ",
-	"kFS/c3sH7wOKugbw8RJir/V8GjL+r8V+bAKQa4Za0xsBPfGRKvCqh4sJl7Wv590LRLSCCrwFSrQZZ9JT",
-	"cxzAJG1OM7nDTL40DlmFsv44eGTvVF48B/gKh21AiXiwd0GTKTCxz7tiwJSKcsogchJCfsyxBS0QYrfh",
-	"uJZxGrZtrkeNwHHvCl7c5YyO7BHdgUT1KFdZdpWIWTFZ5xo1dPkUs1zKbOip4DIs9SaXDM0LSsRh2DSD",
-	"pin0PNUIRBE67dgiKSVCzARGc1djFP1IwUea4vNcwCfl4GC2DMJqy8QryVUmnXTYT17esDdy6yz0pxBJ",
-	"TLj2qqetQW/fEgIYBp8O1NQcnVmxpO2yLg0lr5qVkC2r7qLirUzvRxb4W1DGiRK+kA13fLQSQ6rbboco",
-	"R9hDCsa8GtsreOLN6mEMfonToOd2P3V1f9jO2xPJ3fYH55cWrEVfUjiKj9xCFzGVFCzni7dSSXw2515u",
-	"iQPfsqXO6rWZezsr1VpObU79l2bTJWf5A/HoghevKJa9AX+TTC72rxI3PuMySeXYZpeLT6nLNPd0Vi14",
-	"PppcCTlOJaipapTy7EqKYqHyG7NhfDrj6VjCb/McdNnRhENBn9CrfE0fpiJJ51P64L1rPhYid79QmXBf",
-	"VUZvthmyXupCTH3tOeNyPKdaeCuYPIAwXaQSGyy18FFaLD0AfRujufbO0d/BIbxDwJ9DZbgGTBZeYJgT",
-	"mpWtD76MIHX5SlhO9doLpDT3ZSSH88JLfAxZTLtMvhz4FFO1Q5vIU2uE5aKY5xJzS94BLzSiNI70w6uz",
-	"l+cfnwJAWMxa5hJ6DQRHSS4xrkTslfoDT85ELbBTgqZtcvF79q+GQtZkmwSGawM9r/k0xcrDWyBrPWpc",
-	"17o1L9kHWSv2KRFyJkp70617yeZMbB8B0f7WAeBzrBW/zsdcpiP2Do6a2c03PE3YOzhp5uP5lKfwB4pi",
-	"ccg6nU57t9EYEl83FEqPN4NJC7pIMaLEJjtALrlmrfj9u8ErsWA/q/wmZK9+jnfs3R27HYZgnx0QYEgi",
-	"7K0VD2J/LOfvB1jdfudRrDGqNowBntw6gufng+9FPuVyueMQSnvrlhHcpDKBVEZ4Yae216Bl/60uFUD7",
-	"lOi8Au/VSPbluztTf3mLbBwQRKSXs7bIHVubb1Yc/ZYRq6GwmZFQ9cEeudjHRY9ZC7xtEEXIAa8ScYmk",
-	"oizz5tKHDnWbMuUIxdvCb15TBjgAemPAOqWtRJJ+9KTutHAC5ZTnS8aTRK/iTewE11270DcvP8cgMrnn",
-	"8rtbdl3r1h5gH9yp1ZV7ffvN4F5h+Mo+V8TG5SHHmL+f+y3RelfHylmv+D0q528FMXJrtzsAEa4sIiWA",
-	"le/s1lNFINw+S3ye4fNNXAYe3ZnB1OTPHfqHFxi98BADAGl2l47Ng6wVf6/UOIP83ldioTNhWIP5VKl2",
-	"f8/9r0jTDYlgHsgEYCw4eYe1xpD2XfK7YqHau/dJcvpaagNEOLT3v3/7gk0gK8jwYu/t+L4yl6dY3G0g",
-	"+PKDjGMLfWweB778IOMAZepuozCv3nMMn9coqqRCQdzWvlCQ+BKEY6OWcmUEsNB9kqog/Ye+MOTFU6nj",
-	"bXpWJK2iFXuDjAfkvuh3LQxyiTkxXLL4nzEASS0m6WjC4ij6J0HQZGkhcp5BAQ4MuIuiKIr9X6IoDivq",
-	"GUVG1/CnN6tPFcdg/7i7RR/a5XFSF3Z51Jftd3reSeE7PF0KzDs87CTgXZ71BdQdnq8LVbu94qSkHR5v",
-	"En92eG2PAfkyyQ6PN8oSu7xXlwx2eWflOt/6UiNrQfl530icEumtIWBtxdLua0WGYSqv7AjwHalQ0q9E",
-	"Czanpu1TxHWdIZxMNUYr+ejbwkkFcqZhlWM5kAbngf0ddBMH+ovZFRZO3QaPWPuzFwjZ6rrQ0lxALKpn",
-	"Lr5zFcKmqk8TQNEnVyR2VJSBd+0d/Y6V+MRdnEDr0hl/+hNqFSIOxUJfzUSO9cE3BX3OBAkRYS0+uesi",
-	"yUppd4dMTnj4KpnnvFnZeSm4xVyzD+FV7cV87R3gtSnG8j3WT3Mbav14CV+GrB5MmZC/cwcSxFVZK8hB",
-	"aTBbgcRLP90XidYLzKQeqxGa9a0OK8xzZT/ccf64nlnvlD1eoyes3tSEdOzxIdC9pgJxjArFNF824YNv",
-	"T0T/w0Ndb7gqv2A8rb2Md3SA+eSwc5TSZToVf1dSvGosQnAm2cXZqzN0yf4CMBuAKBWj3fjwW5FnqTSq",
-	"w5lO+eGPvJhMuUzm5pv3l8/iZmTGSEL5Psli065pNu6w5xgQMajHOF3+Pe6w15JxyeYzsztIJGKB47HA",
-	"dLmaIl3AQQ6x0GxozYiWSAphQ4QgdmwCCHBJeex/oULI1yofiRpaYVCd4t6lGC4dYMtdQi5qItaeMkHS",
-	"KP1cTiz+CpQwmah5/og4oVmE95fPWCuGCMpe76B/dNk7HnS7g27374DRhWfO+51qIkQSMnfLn+J2fSXL",
-	"d4I1AvkfRLhINS3gI/2HEDPqd/09bu29rtx9b9HEuww3XKYbr8513A7P4JcOgKif9j9OGMRP6KbZN2wz",
-	"y9RCJFcTpQvC/mliN+5nVESmfMmgvo05HagSGQE3S6W5ZL6K4faYAUPnmqUykvFXHd/ce8o4ywQHxNp4",
-	"sVh04hImkiLjT7ErhFp2lxGkSIywZpNUEEXUYa/mWTaoPV4+WOdi3jgiWRnWLgHVw0yNbq7QmJM2Ldcz",
-	"+5MvIikrGDEa9ADwDY56jx8f9BjPZhN+0AePK/iQbMgqLG0kvbV9+z5u44SRE4GjzrAzM6wVpN7g7ftI",
-	"Pnu1+7wApqpZj7HzQU3UHeeQ4mNDL5KqXZ8ruQNRDS9LTlGca5WAQnIwJoyPeSqpFgXgAa7NuYnkzity",
-	"yJNpKg+/iuQhQMmLxT8Pk5xfF4df7bJMI6gTluwVKF9i5K4eLGlayFItEqRYtMPm7OKNrazXHLY85Wm2",
-	"jaX8XeTqtRRo9QP0hauhKvQdXkub8DvPcHwEZPfs4vlbvKE1a128uT3GWdw+bsOhpji86lbvhMFpxwCR",
-	"Ng3D+M9qJSQHgousAAi62uspi6N5t9t/HDOegTXHlVJD9RihUHYZ2zW/VTkx3XsUgbdobU05WsJBthMc",
-	"HLgUi1M6FfZLyAFDkHejZGNs0zoYrlmJZLcRn5QegwuJkiKukvVZES2Uzi2SWHttegRrocvA2dQwsABC",
-	"QOdSigyS6XnS9kptotkgzQj4zNYEhhhOGzdqbwIvNaIW8OmyJ1orORMhoM2hLuqKvtdF4G+6u2An5ypb",
-	"V5eDZxnUuzWP2BgNWqIBiwHlL7Zw3GnO1EISRDfiDGQC09gXEN2cytu0sHlsrRg4GzhWE4yFUzmLDYcT",
-	"eVwFAgygoyAM4BXzfeJiJM3jjRGAVulrnllN38S7wkjRMuE5LqvZX4DqqREGxuSNKMXdCOpVNZXsgVXl",
-	"ks1lJjQCFC0AxNbI6KAkclv+BAR9rOYWSat6huSv8jTQUqEFa0jMlKxfG5URBRtWZ509BepwO72ZFUrd",
-	"QCInvxGaietrMTLanB25P7iqduxr0aELqVlVlNHKZlUharZZcS7M2Dzt+bmH42ftMrrgAG9i4f08EcS1",
-	"Q4WJoaukwT5jL8itbBUNBvtcsk15YXTtluzOY7T2Bq3djCu3TfUK9Bi+dxzqe18REiqTIc6wKkRWxa+w",
-	"QSpfYcEbVIAvrSNZTeMPpxt9QZufW5NdDXj0wrtC5eLLZDWzVmzJNS4v5VVLcKMKuGmuZ/jCD+75ZrVo",
-	"UxPfmsedptSgf2x9GVSSTdL12TqB2uie79++AJOmX+ylFMUbk7K3mAmdRL4b9rsTsqHIEeWUrdR269l9",
-	"09WMf4m4juYSf2QrYaUjW5I7FzOVF50muf8eg+utDs6p7Hh3j3K+yECes/Vm4MYXPIGbmgI3dGerZvFa",
-	"CqM6HB8a/cFum9nEUsmo6BAVl3m3272DFmG6rNVURdIptQa4hwEvEpVxp0Ws1R92GNd60f8VQP/iFUs3",
-	"mCHZ/mlZIx0KWOdjJfspVJSadNg5VOCeQh16qZyC0GFnRu0mbaH0IdmGAWa55xVgH84Li2OFwgmbyyLN",
-	"KiNZCcvt9Z80Vot12saOdRGs3lE5G41ayOaUUz+RuybAbrMBOt/KCkNHdrOBpb+HC/+L8XQqCvQ/mKP/",
-	"NsaNOzGRHV7ybQSbRvZdxrdwhDMQ/Etc+PV8oG0ZQS6m6pZuD/uiVYBS0LKRvlrH/X7bfJ8J74hD+D7W",
-	"ktHhXc77na0L/5pzvXKCLXWUmYTdsPex0e2hxWiep8XynWmcfH2C5yI/mzclTJ9JANq9EUs25YmA8Eku",
-	"ebYs0pFmc20UJ9AaUGsvfzJv0C8dSO4z3QUD6qzUhCZFMQs+f/4cuvK1EP05Ksqyi8GZa9WwkIKnUoCT",
-	"plpqbZwWk/kQKq25YRyQ8l1+s4qmTht6gLqolVXcCx12OREW5b8XuwpNml0rw36QRiezcpC3PbNmIdMq",
-	"kuITYHiN2ShLIQYK8DcWKr9J5fiU0okrby/ACqQ0mQHM6sP1lqcjc7m3MNHYbHMYydiWHsYAWlCkU4DZ",
-	"TkF7QwR0wjA0Z6UTSagcWRYu8KbExCcjV2LHts4wYPlrFhv6UHn6C3i7Buxb2EdmZImj0dmbi6sfz3+G",
-	"D5D2Yh42xD6iCB7NoPidSFDjHzDOhjzxZBZrIudAOG7E3V4Igtpx35xigo5mQ5XYSn8xgChiN4efDhaL",
-	"xYHRuw/meSbkSCUiiU9ZTvoTvvIf716/6jBcA13wYq6Zuo6kV7PBlodxC2THQzkYFG4XQxmJGOpBnLIY",
-	"ii7omLXwFjzA1WBToTUU0QDGNaNIGCUZBiVky45XQsIvCEZy3dmbizaZW6hyItSf8DcWyoFi91X0SiPo",
-	"hoANDb9GwYBFQafTiYLPMWvFZS2MuG3InBee3L5Qrn2shUnRWCMuIQ8V06dsToqllkg64RriYcqdPKZC",
-	"PGwqiolK7Nvucapcbx8/oZQeyWK45eNIGokcxVssGGnOSIriHtb+eQktv1IFyQWx2/k2nuIJFK71jjD2",
-	"B5Ecac70lGcZi7G8bUylWk+6R05mCcHEmSmesCEHgEmI9UZaKst/lIRjxFEwadHy4BIiIAFtmG2btWzg",
-	"5nH3GBKO5TKi/A9YKZ8oy5ZHKssQtuORbocE9KJZ/IyPJuLgmZJFrrIBk+oArt0YwEhH5kdrV+bAxl1B",
-	"Yo01buL/gpeFLA4ulzNx8BrYpTYtaZleX8MpxwtAC7yp0e5rOaimQFSzS3rCcysNFhMxDW2+FliGId6u",
-	"FZu/4/Ygktb2SzXwXPqzZyGGWqJosauomCEomCtm+ZCRkTmS8OaUS/AMgk9YEMSutWLDExZpDCIokCeN",
-	"bBKWeYuWzIxZg5Ji7w0zGFgV0kKswbxyECDuIluyLL0REGmEkH8sTU59KzBazr0jBQKy19QRijZZOhJk",
-	"HrI35vdvXhwcdboHhsGs3JSLxaIzlvOOyseH9K4+5ONZZl7pTIpphuJJkVVv37M3F0EYUIiz0aQ73U63",
-	"UmA+MA0cBV5ZeSDXRI30IbAzEmo6/9AQEfI5xAdsJoD9PLEVpu0Xtz1opPoNddtZ8inI3WPREMv6TuQo",
-	"Saba1dF3NfTZK7jcpDJb3CmxCpS8SIJB8L0o6BXE6MJbxPTR73atrEI5DP5FZAfklZ51xfkfYlVBkIOF",
-	"3CY70vCf04RR0lr1gqwsjOn/uP/NuubdWhxeKvWSS1vVAcSrE1ybze9dyELkkmdYismXTIPBh49hoG1m",
-	"QHBpxSB/2GFQ8DEUfAID68fPYWCuhzUovciZvz+/ZOP01lyJVtwwZ8yw+W2E8IPgyWZKaIg9gevKodk4",
-	"eaoV+4x1wOqEE4fMPYEaS9wOAfsZRgonnto2HVcfXbfw9MIhPU0PAzXQNtcmoIBLLqFyodlYI0UV5pYD",
-	"N0381nw4AL9V7OKy2SsaY3WE3rPbhgeP4pMwtpOmxT0zDFN8momRkXCveZrNc7JzJaLgaYZyXqbGY5HY",
-	"a/O/DohEDy6SeN1I/Ye2DxWevEjMSPckX8B9wl5XCNnjb3DrHfLxOBdjiqhsZHGXE6/G0zUmjKQKNGyv",
-	"VJ25Zm1BcsJEeAqhJGoOEeKpSujyA7+j/Ykac/KByy+ha6pF2SmgdDvNKGexFy1n0+nqCfIkltkQbKxQ",
-	"bgQGI0S9ef3ukpFkjJeH8zCj/A3rb5QRjMT1QimgoZxLnXEMsgcsQ17YcgcyYflc2hp/0BhmP3UiuTJu",
-	"gmVxkX5YSd0WdCmUA+2vyt7wABXfieR5g3S+UDk9sFZGR/tZtxsaVcgs8HH/mw6D63Rm2zm47XWmCSh2",
-	"cRxHcjTPM/bI3vWlHuuXIm8msH+nIhdP/VAzMBYjDTw96ib4majtqQ0SC71FwyfWUNgjFkWRZOzgB/ao",
-	"WaP88fznRzSTFTbs1u7MnQlzKdp9X2uhLR8pi9e+SwthDm+4+ytvYAp7vfKcg8Nx9xdeUpmDfd75jkrc",
-	"7PPOM9yfvd75KS0mF1Q1D6zce4hEJPD5IpFXLqQSg42MBdxKSEWpVvKK8MiOT7oOm+z4pFuLErav9vpN",
-	"7/aelO/2u73Pu4tRq4RHNVUb5KnXTdVBzT27i1gEKvmFBAMOvtTb8aX3ktN5EsnO0hu8eVcRjsZakePM",
-	"q0e79ptORfJ6jhi33oWpCqO++RdZaRbxi3/12t7t6Z5oukJdtdpdr1Avw9tcRTbxPGYtLDA8AJubxe8a",
-	"UPp/CLqr+cJivIdUkHhgVNLyE9QIH6Dt7EYsrd2s02kjrAyklLsAXKqogAnvuVqwxgq1lSjTWS6u00+s",
-	"Fdtx2hFSXQa/gvnS1p6/Ect2h8VQgSlmLSja3gu75vYhdxbrdbtkHkCjYwsifXptW6A7V/PxxFUZ7ESS",
-	"cv/h8rXpn1rg37a8bfVWzAQny/8UfgR7BS5naOTz95cvI1nwMXwQ5mvovCZKrBMgyATBi7KyWsco2I0X",
-	"6vr751tHUA9x/zRA9ttNLRThrkKt5eGStY67XW+rSaDzzYa2ZF8Nmtyn1CAMUtMV1lCyJfVLID3fdYix",
-	"TiWb9PwoR92mLO//WfdpdW/eqgV6rYD7hwzPSLfbZS3/iJwyW+GOaZI80eBtxPGxKHTjhlX3q9ftrtkm",
-	"LJG2Zk/6zVtSj+oD5As66R7yd8+bR41+euuIxqI37j6Y31re+FDLbzvulvBAAaL++NlAg16/a4Zdeefk",
-	"xHsH8f3YIXuFgXXlq0+6UFx0TynDK9q+RsAw1wAvbyj/IvhT2NhD2DizIsZwicH2lvHeV+TIqTjNoS+e",
-	"Nooea0qb9kKPdxRKZVA7vBAQ71rVIm8g9BtkX8Tc15Ecci0gXMzc1jeC8qBLcOPkDrWFwC5gIUt1DJfs",
-	"9+f2jrUz/5VM4Vdp8tktA6RwauCCZZk7o23TkzHFO69WZiRPHXj8oYYXGr9rCjPKUmYHLTdFocpo0QN0",
-	"7mFdsGmqNWRv2Y5Rta7+qHLg1uiKTOhHHA8MEt3hy0gacQYq5recIYGMjRjdYA37+G47NPo7m3FKDgL+",
-	"q9fq8+vFD1v56G9+WaZ7SSH3ZK79ns/j9qu+02iQtqXDLLH9ydT2YGrPaot3b2ZWuOzSvRSoiZrnRgdB",
-	"41HCl4YLQHR/zjBp21PybF12c4azVBciiSTi1KDaAKgQEz6bCQk1E/1ycx0WG3rKb3kGjASKmMaspXKs",
-	"AA2Z4lTh+TSSZZ4M5XVc2wdDHBd983iqyAJIxaAhHaSEcrD9pDqSK7WgvS/YDz9gJjsaMLGs+y7qSiSJ",
-	"KUMGxiD2lJb9mUaZIvyn0eyORrMLIrLgdyLFIs6CwzeAslelvHH0GCT/2jP9yjNfVDyFtCoELPiTf99F",
-	"KDW8crissszhkv64L1P35bSNbJ2SutQ18GavamEdHqmaNocZapiYRuXAIgnRLjq9FQSfQwJVmSPnUvHa",
-	"HQtkCdiMRpAkfWcquDSXgRWuVB5JRF7tsMtU6Hr9GrKgDJcOUn8kABywiV2+SHUBy7nKJDdV1EuTDjuT",
-	"LE18OGq7KJg66UWAVDTrr0mvnvFiUqrV5eZstMasF7V6TeGfTZNwG9rZXpoAg7pskl7Lv/TaRuSFBQ4j",
-	"SWcfr5vTEo7OpksSLGeL0pwriMo6dCkXBJhfKh2xJcZ5DbZrJoDqYKwoR8BPB5m4FZlFEcI5hJGMfXRI",
-	"hPQldEnzwY4G7KY+NiIaUn3gQ2jMYfKGLKaRI9Q/i0dpYaQPe4LkSPiIaoTRYtMgJ2lxSnmLZgVL4kKv",
-	"Bh4zRdhV9Q1CvyliXdgcSBDC7JZGEnNb3VovuGZQ8wXBzjHSzPQIahnaiw0howTGKQ96xAk+w2z3lOc3",
-	"6HFFsKViANPxIXExDbhskdKCzSLHDMy48DktSlztRxpToKyVE4E2Qqf/csqMhYhBdc2QC2D7mumZyLD2",
-	"ditOx0S9qdQFH+d8CigeGDl6Yb+rgjhbXmJx7VhMFR9gMaA2D1WAGC4ZGotYGcxzDKWfULak5yIJZa/3",
-	"KhhxdsHOtE51wWWhVytIRLK6xD4WcuhhAePkfcRm8rELs/S6AlcVSbAWoDmStZqBbU/hCpioDBBQuLSp",
-	"W16u0zc2itYsJFTJMwJ5KxeJaSJpGx3AEiglCUFI7CmrFvQAtl/Dv/YPmxGgIbYw/URkb6ZmW3YZyPPZ",
-	"OOcJVQkYgn+iIOeCNOtYunYMOaEN4tYBFjd4S3xvEPRLeMDUcySVrQ85SYtq9T1zvlO4HFaG6ddg5JpZ",
-	"lDurIETSTK4VV9DvgB0hGFVsi8irMpSaUArqGeFkr20y5cI/m26bbSWYbIbCpgJgpSvNEKeS2dJGVQ7q",
-	"4G1e4DrAt7l32yGGfJjLfc0uEYgNuZ8U7O4ps1OD3HFcmS2OkGa79snJlsTK1TX4zgIHVqvJNtWPJUm+",
-	"aWSUqb2DQLAOWbA+rhe8aVgYdm+rqAC1NY/0aN1Iqa7pg43zGdfiIJXa6L+FESD1fEg+FnWNG33K4r8S",
-	"z7tCTke43Z01Y8TbfeMubx0XlokSWWKFhZhlSt0Y0fYUyTuGwcWbB3E1rFJbWbDRVlizGBj4+WPj0Brb",
-	"V3mxvnWs21a2bj9v6mWL5vtO5cVOGrLI3xhmtMujOz5Hhb52aZGO+O5v4JNncrn7w69UsfvDzwj1/p42",
-	"ggpKqvnbD0Usxb96lUW4iag4Emp0nC0Fz0Nm8Q69koCILPDBVeY8Ou6VkTUBTJl+edz3fpBioTvLkZoO",
-	"U8kLlQN2mZmtg18ASYQi1QeHh5ka8czIgoMn3Sfdqvr69b/DfWLng1FnZhZPSyaKXxYKv+r1D47oK1yf",
-	"v558S5EFfz15/vT5+V+PzmgFKOqNj8XTHlSp+z2OSopPRTCQ8ywLg1kubvFvD5uCjOiEgd8L6+C51Xrp",
-	"+F0PZ1u+YzPMgsFJ1wO/7Ha6J1hLu2/+KXgWDPpgDXKZs1XCg6/R4Av2i0301POp5nCWpyPM0XQPfPPE",
-	"+/2+JGRGtsNGwWV3X8K4R1932O5ddnR1Cz/vI/IBaMsaK+CMEOtJCrPpP2lOCnFnZ/veimmve7z9pVeq",
-	"+E7NJdkC+7vkJIDVEcw/YJ/b2YoIrzxQKsSOBkTsstmA+M6adOjAkSnBswyiiWuLVfCQ0qcOf8U/NloK",
-	"f1ALzBjw4WsBDxHUI12Imb1ysLXd7IaRjAsVh021HABvkeC9UdVhZ1aRgq419tpDPZNKJZnXJ+AitwXh",
-	"8CGqE4dZivDVzb/hmyElPUCjENMDv4aMs4ybH4yi59VhiCQOotL+zb/ZHtATr/IEHfFuVo9wXGFZHsFa",
-	"s6QZLTi4IDgu6TBCkU8UiOn/UKkcWAuNyh9pGhfh6JdoJ7JI5RwyzgTPs1TkUDCvE8kDVrr1cXyr8QEt",
-	"srE1w+K3G3YokswRAWbxidkpi4WZSSrHV2UkgYv6x70IWQygXFcNj/IsM+36gP0Onx299YTAPE3lXGPL",
-	"pzDDJFczdX1NE4SeUMGxIH/KeyvFfXukWQtDB3Bk7dC1gxkCZiwYpNFcqaPSDY6jngVRjscfSEN7jlBb",
-	"vW51UGYU9XavzI9x4zhWGuiwsmyKRiMvILgyW/EhZGXJkCVbqHmWsCS9TRESoNuJ5HfIK5qtML55wyY/",
-	"thB3jSSKdlg+7TD2nc1SLShzfuXomCMzYLG5AzvErggMD41CKUFfpz6gP3KXU1ZD8Lfor+BrbnIOfC8K",
-	"nObeHlTgtwS0sjbqE8dvvQmOTV47O1gJTtDsSug3uhIc835YT8KWGb81B/I7I4Hs+vClelgV71+nsO2v",
-	"bt7bDWzB3VY4ZDDod7tu79+lYzmfgfTYyE8hKcLI9YWYaRLBa0WMet3uSmkj4C30E7FDhAHzWCN8gYVf",
-	"seoJc5K874Hud7so2Ne7PVnb64nXae/rlW6fnLh+3fQ9rzi6vK3Q7PMMv1RAN9hdDkaeAEfcQfWtiWty",
-	"R5wMu3+KwF9IBD5bWWpr1QBJwROF6eLaKgwDqsBa8RejFMuyxSXqncMMqIxjJ395GEkNcSOAu1PKQKZr",
-	"dGGHiIJarZA82E2gaxCpbRXmVllXNM1LgdQIBFaq9YrtIhx6pXhy5X0q/zXBmEgsZU3vmPGi+GJlBt+T",
-	"2yRoogyFTdLUYEhGMC8lZ2V7XSdyeavZIGnxLFtZp2qJNTPkfWqr4ThAy77KzdDmNruU34qcj4X7dkDx",
-	"pkBLFP+Fqv1o6apO06BQwob3gMRopZ3DiUoZla+jq5gX2IZdV3rNd1aZlgF1GLQ37qaHSvxCMXLutSY8",
-	"uzXksOBLJOFfRK7apyzudrrd2MO2T9Lk1LQq51lWnyJC/9hhdthbOydJ/iD6KRXaxlYQqYpkwLSAhYiz",
-	"VBf0ZtyJ5PcIA7JZHsUB5oInEG/NAasMxkVOe4jWtWdEqdNIwmmtVD8jdHCSJDe6HTFwMYcyMJFcQfMG",
-	"Eg9ZSvFi7UqiFG4fyboVTyDTjoMASBoMcrW8VUN1K+vcWRMKY9bwmTs8+iHk3t9IbvxNvQ3/C0TRD78G",
-	"NU5mjZUrot1xp1/Wjew1SGs3qTQEiKgwZJust+qn55hZ79p5r9MrOz9eL6HSGOyVsn0YR3c2Q6No8e+l",
-	"RbjX4CboHRx17259vmsX/yqj866idpUf7WJ8RjCoiu3ZsbM/pe8vJH17V0bFAv3IgnOtkcXhyt4qiVdR",
-	"Y9fGrd6I5ZogntSmJFczjpoMr06WwpJ/NfkcpSMHCzhJa1IUZOjabKpUF0zIW5GpmQgZCfY2mA2LScAz",
-	"5hfNWjFc2b6w7xX4CBlMYri0WdstkJPaLkCSwmM0wCfjRI+6XSqj5/YDjGqUi1BGPRlpDXKfchFJkKpg",
-	"ryl7uhrHQ/yCPj398fxnI0uUmMHb7YEN4U7mpQFblbMg/V1Xk8dbTfIQJqlTWR+gNaq4ByXAhsJaHSNJ",
-	"r7s4qnWCkIeC/DuWgfYJmSEK+RcFzfwZmfKnrLjO069Hucqyq0TMDAWhsFGkU3GlJMkMJGuRx3+WQT0o",
-	"18jxyf5t4HV+99AB7xL6soLbffr5vUlvuwYMwM294VY1t+6fstuXkt1qkbRWjCqFhjXC224xBTYjfK3o",
-	"tovpcluuehliPlwScA5zULlyzKRKRKOFUUIpyxbYA7WSfu1I58leKHoMUsDJcsmKRToSgPxhfnzkCoOV",
-	"hf16XYuUSKYX0yqM+zqb6wm64Z0MGg/YUddhy4WumiTZNynFlu5xaOWoW07fz44N0UdNTw0FoieXOdb4",
-	"0ilFrePocTC5GAlZ0C7A2/2T6iAaO5diUXbuicgQdcHwlAOksQ/D6RfGDG2dmGpmEGuVaRpoU0Q4QNOo",
-	"qzEDFQXbaCozrdjYCochRCk6CJgublOoHfbKJhhTIfrSSFeZGdbbwUchlsQ8C7X8MiXHIkccgIIPM0El",
-	"luP3r168/v778+fxgEnFhnx0M5+ZcecCLkpIpkC4o3aHPUPhHUgNgxAITsAyw0jWqFg/QuoxVIsbGH/3",
-	"4v27H64uXl2ev/3b2YtmkfZ7UVgQgXvLsw/my/RQ4D50w27YC81/+/Df+v+O3F8979t+2AuPYTwj6PrD",
-	"rwFtN0bgi2v1KQgDooVgEDw/H1BwZWAuJEMNwcAwpJtCzaj8M1RfBd850uK6SFbAADXH+4qPlTVLld0/",
-	"m+QKVrvs/f27wXsJpRDNmoJq4cYwVcM0E94QqiOo9/b1idkH3xq1861sCWGb79Jy7t/Ed/nHu0d/mijg",
-	"JNK7OaVa3OHCJIPjBlOH9QE5owYZL+w1UfrcKvaMursRNH/AVMPizfCC4XmlAwl5jP3sodebXtG2g0aM",
-	"+RSL4DP7g4WZs++eAoDbJ4KRzaF+vVE/gVmIBFhx29lJhuRcJUcnOA7R+QmIp9DiwPkF13m1SmfZimcs",
-	"5lO0t1AtAKivsbffi1j4BlsHMHFvoVLdbMII2Y6WCfJ4/ema+VPd3uCamaKqHPT63c5J19xCRPnBIDh/",
-	"/zbwHDJ95xR5M89HE65xxcsmvul886Tawvt3z70Wmhq4s55NJ/bLKtl37uT3pmETM9jdMeJx97Qao09r",
-	"8qee/YXkAxvjUPOPlFe1DiEYxh2zfd0krqsNggM949wk2yKS2DYAj0iWCB72vmMJ15Oh4nnC9EQtNEuL",
-	"lRClGqBDqcA70IRNQUGlxm50QYoQwfpc9iqGEBQOiKpYi/pTQUE5GNwRD2yUBxStLmtNg5njtKqZu79P",
-	"vVAk3LlJaoOO4IErc7AReGLgt8EOXcchyhUoaNC7Pgg9qt/VACUaKuZ8y9IyQBoqjqUSmOTNtYSyp/gp",
-	"wSUCdiCwg9OZMRC7UKWlYgKQs1Au1FZ92Bkynzz0XgCcnQUYWbARjK2yL2KtfCM2DirB2lW/XRM+BtVD",
-	"MxRKsTSRhNlViq1VPEl4BqYgyqZ5SQ1plrkq727T2gRMGEnCVEw1q0R+ARGS8NcCe4XbJCwjtUIf7Q77",
-	"FqfHXT2hyuzCStSaW2ZEYiTPHi1OaaQh8Zc2N5IVpA/2A0qxUKygJsuuMRu8I67yxxU3/0wS3pYk7IeE",
-	"ZhzqXCjpgmNCPz+YDi9yCgLPg/wRqcitS6rP2jTiGrDu0ZPOiSeMPumGvl3oawg5r2Wh1g5SMOh3vj4i",
-	"Y4jjQcHgm5NK3PmxaQlnGgz6j7tdPyp8faIsSFVo+q6s25mzh2+e33Gvc1wVtr3p0ZhWpvPk8ep03BQt",
-	"RnE5m95xd688TpzENvuPB1bo7sU/pcMvJB3+IHgC5bq9VX8gD8wOaJ6vrR0IJC+E8Kvse0jQUfiTX8WQ",
-	"vAh4KXYdUGckyR3QFA2DIKFUyNRhqlfKDnTb6JKwOJ9PJ2qek/yCIJ42THsVSo58EITWad94RJIeeA8I",
-	"WiqV7P3lM9aKXR7I0WXvGME7/x63Txm3IqXKXXjJNZvPzJgpxCQsoYBYKS5nyw47gyuafFcJX2bpeFIc",
-	"aH4LBWLRDjbhmvWPmMpZ/xi2IBUaZ5mLmeDULCCr0oT5vJhPJZoaaddCRtVfCw9eTI1IkxAAVUdLUEoU",
-	"pl0rPmzzuEFYU6ErAi0V5MQfyfsCYdlOzN1BTnSJoPXMBE8oT4saKSR8GaMBkgimPSihWa2OEDJvU+P1",
-	"OwnOMsWOwsePu7Cftc4QRbbeAXxbdhGfeomMZqIgPNP1COSB8fVoHk1J30qlThPhHzKqmGreq+yV2yhK",
-	"BYBkYL7UjyDCfhOR9rpht9uloewhu5eaHmmMrXjshEEjup5ZFxj0GEnwnQH8F60cDkuvoDo55N41Auc9",
-	"cGt/s8grUK3TX0i5txCoPn5Swpdr4qvseqwJi8IXbVCUOcVBSF8irsbHHUCLviW2PROY3bMu1stZpRrH",
-	"Akw6mPJPlCeKH++XNvon0s9+QrzZ+ar8vlDAChrxVaqS9jedo7COD9zvBxWJFPIr66Lnk54vep54kufj",
-	"3kqljO5qH0fVPhp66FZAisv2u3c3JJdiT9XM2++vmHn7R/ewJd+nny9gTsZT2QTUs1X/Q0wohLg0nIIu",
-	"uU2AUFVVBxI9/M0HoCGfuvo1da7XoOdUaAGRpogaoADcSjEXoz9WOq2TdG+HTr+uONOf+J32H5oImwCA",
-	"+gf9J/hVVfKoIUVV8Gn/evL8KW7XQ5PvFx/hv5Tw4dJcIXoC4bW6BNrTUsnO5+YCOfxW5FkqWev95bN/",
-	"A5Dtbdz1qJG7XvaPSJ2oEuXX2+wVRyUFHq0QPSbi17nsJXS02ldvC7/teZaEL8Bvj9bywYpy5yqPwn4+",
-	"7X8JlvwAQ+k76v3NxwJ87u6Hp++fnv7K0Tnex6RUCu27uCLJilAr6vH7NC2VM/tD25f+5hxtnr+kEtpZ",
-	"WptmAouWVIu3bLY70bubM7QcNr592oMy1xOei8Q5pKeh83MxLImVTsU2vP/UOfEQlwuRvVMlIdd7xrFc",
-	"FtiBhplYF2Dzk53KvuonvYhw38GdoGOxcNSdsWPxdU9fpC920RFfmwFc81uVw8604iKfA9h4D+vpwACl",
-	"kgf+M9c80/BQN26vG7R9PtgZXyXjjSOMqW7YKBfoLQRkqLVrtTHbCNCR7CrBh41L9VslGj1gRBAaia7M",
-	"RQVQWVb8GmZqdHOFQapp/WsC96Tc6hwMklcAG+XkxP5lzxM7aBUHgVdT3Kz0lKcZiB3iE1iOr4aqQNHD",
-	"fpHOXEf2K1gO962jI8KyShMQo2Zc64XKk2AAxGiuxPSWj5bQWy7MOqVKXoGOTC3lCmwyaiFFHmDe0C9K",
-	"mq/eXz7zviB3EL40nyVbZr+/7GT54L/vJeasvvUFw5J6TiLo7S4OECfcRRawk7nH9b/Lbf5eznI1Elob",
-	"zn8ui7TY/Sp/oFu8ch+bpXFz965Wd/l8/BwGM6UbblJ7SWDIQT7lWapFQvpMq8jT6VQkITPHPT8YcS2S",
-	"U8ZZJjjkFMdEWjEULTMftPkUMh5J9wxV4OByCYkbIZuZuxYu65ynmXkmgVKIU3Vrmn8v05FKBMv4UGSa",
-	"FfNcgu2+UJGczeXS/Ig5utM5ZidLNhSMY5oHgP9DURJ28cbWlghtiBAf5UprgOiZayxwENMRj1mfSSES",
-	"zTiLLR+IOyy2rCK2sUF8NBKzgqKMmy7+d4XKxU8ONzXHvf5WJcsN/PbTwWKxOLhW+fRgnmdCmmkmdQZs",
-	"GaJdarO25yVzPBxmahzU2GDQ63bgf4dPItnvdnuDZPhkMABriuNu+55GmOJ3Kp+ST7sCDfh55aLp3S2p",
-	"449xz2xY4G2XD90yv7/bZ1962Or/FwvLoYyMNRE8EVjX9oUakR3h183vPdLs/dsXnY1AlHVp6/Pd1cAd",
-	"dKTvVD5Mk0RIeKO3wxtv+DJTPLlU6gXPQXYLjnsnuwxPz2cYivZSJCm/NPPcU/m0DOm3vKnOkqQRUtq7",
-	"qRr0wMNfCTw6EZkoxCqlvIW7o1IEGN2fWWY9nGBCgQgCowoWOZeagzrXWWHfz6EXn3/fS2iG1pKaoKmG",
-	"/xCjoqzVFux84J5Te2sOmstl1Gys5L1ibPY+AV8kM+v/Z+9qm9vGkfRfQfFLJB8t07K9SeRK1Tmp7CW3",
-	"ycWXOJfbM1UhJEIS1xSoIqDRajL+71fdDYCgRMlWxh5nsp4PUzHFF7z2G7qf5z6WIY3hTSsxtMGHFe0+",
-	"KRbbF8f2hplnP/ztByuBu4+BhrG6eZgfkivxTpGN+9AXPZxsyJdHXirFzj9frAudc3huo83YPAP2lqxa",
-	"VZ9RtQfXD7Uw719m/EnUbDURD7b5qAleLLZ1fnbx6k174zacN2bzmTJMDDYahj/KNztlSWVJJoxUsGOw",
-	"c14S3YPbFvP+Ypl45vML8h3rhvKLhA1zwUvl0v06LpzJhlwSv5hpRspax91uY4kjjcDjrnrcVfe3q3az",
-	"Yg94Lkp9y5MNNcuuyJBNy2LG6NFViGg69RA21EFW8JKNC6aL0OCX4EHIYiKweMOySMpRVk5FypZCs5Z5",
-	"97gwiYWFd4N7c7vDXvPhBEMnFb1CLhAYzeSg1qtrlNA6k2PFWgaUQ5Qh45LxdJpJ/JdIM12UbTbhKpa1",
-	"HmYlPHCKJUViQVUypNtFyo6jo8bIy6RYnNEI3xWwhOu9RbinUbGmggkSBMVM/bsfPjC49PZm49Dbu6ei",
-	"fnOfcOi/6kkp1KTI06B3EgY4//61wyi6vWdO43CTY05D/ugmbLRea7alLvlolA29rdgkB8wK/OlM2yb7",
-	"4KOY5XxofO+qoU2iqsPO2N6eEWpww94eayUrizxpM9gjCuQL1cM5rKGKTaiW6V1Hb2o7AByQRealBule",
-	"FjqWfMwzienNh13K2AERs7dXiVhsVn072la5Ir1VhPdYEsTRsUkC4qVgc5miuA2ZJUTGelRKDqoYbPFi",
-	"pjF7fyCEBKEJy2pS5AKxuNsd9rLQE8ShIFtMFzPHWW3P3pHByjUY1w7aamqREeg+HtRD/2JZjEanLMIw",
-	"OZNizBHgsZCC6PKPu90OS5zcSwjRfyZKlmdSVL05jAhinEi+QevEclz0qGBCioVjds4Ujh6oEnjFlade",
-	"LNCTD46EpN7jgrh3Mx3LudRZjlN4SsqDXuuKLzNlTw9MYSX1k0gDoF/7wzwbXrG5VPMBLN6BiGXr419f",
-	"sWfRybN2h9GGxfD/Sh1I8un9xfnXzx/fmfz2888v3719hRca9Y/Qnvq5q7C/p4JW9UwsV1TJBq2xm9K4",
-	"fWD/rpXqDXoy3EUDNyhVin//cXqVONF159H2/x7b/0c7Z/0k9O8yBzY6BYZIaKtXUBkK5u6QUlYMwQuS",
-	"t7CWRXbO0nZT0tMKoh5SuGF1jst+WU9hshw3u2YwPWB+SpZi9uEqj1VFVOVT3jQB+I8LjqRnvRPMHKrf",
-	"7d7n7jq67n9/vsbBUzv/35e50fT8j5bDQWvoNikcpis/WgLnD5nywdeFQiM31U/mhjQmsjjKQzRhrTik",
-	"euBuxIYTXvIhMS6ZXBCT3Wl6ThklXbj/GUtQUiRhLJ0vkaUW3b7u1FhWgpBARRHJNXQStWcqb6sIKjJG",
-	"xRJ6jZXDaMEzXpbgE9B3X5jUbfrjKRVI2nAP2rTGAD+J7LRTle/JIWLCxbIUo7myCbC2VhKHpMMOwex/",
-	"TpI/tDxKq1NddY6qSOHuWI6zX8D7gS6i4d/4GRq6DsMzNjDnzSdKc0abaQdvF0vTfPr+XIEfBN6YmUo0",
-	"8PHlIwwAYVlo1yotxczRqlVnG1NxHO/m3Znkm1TLSXjU31Eq3nsWzUNowx3H4DbpI7Qods4ecVR+nz++",
-	"Y61kqwHmk1Un7dB4thQwNYvtx80/+eli/mbbPny+ysjKj620jzeuqG0ZLBW/J0Y+TtE6J5Q9pflyU5KK",
-	"J9nuOEel6+WojNxE7LKnb0hUqdT1Y57KjXkqW1bgT2Tc/dmJrfsbpcF2/teLJnPSd+5rDK03OvmdjWyM",
-	"fyonvoKIJT92xe74MNcDRJ57l8mrHnuVZ8MriyO7+We0T9ZIAiuSF4wwbv+wM3jMp+gmIzPXmf8sBLvC",
-	"xw7SQorfDhYiHxZTEfyuqAHR8n1vzGDl6R+RrO/WSLSP0YIdowVjIwxWQWH/NSIFe3s1+mk874ON+8Je",
-	"TtoURkCiEUNNjQCeiDLWA48AMaUMtFVykJzGMtlLKoJruWTlXMICrSIPdIL0W8KUgFFG1z/HSdPZL0KZ",
-	"2Cy9ImV4Tql0LNEfR9TUdfITsBJ98hNwcAZ5MT7w2mKu8ITgUe2fB4MkxAmjCxhlkGxvr8IQrsYFryVt",
-	"LK7xeLhhROinMJawKLHqVvyTD3W+dAC+uuTDK1HSaWSmWStpks3w/bqei6WpsMRzwIS80sTlu/iM4QaX",
-	"l1pF6P4IIqbqsR6HjNphiRXyCaLOWdRkPJGlyZfs7acP7Lh7+JQNi1RsisF0o8hA8lMMphtREKY5OAKj",
-	"mXTYTezSdM5MU+/RGm6jmqYhqdFNb4yHwOfvNBpilW4zCe9OMv/eoyE7avfqAmj4422mw079vE3EA+Z3",
-	"53iHIcffFu3A5XrwzQRsHiMdDx7pwA358HGOMcmFLUjxW9dRPb7RFK5wgueOgxXHXrBibMby9lvxhkAF",
-	"StnHMMVtwhQbFtDPHqIwIpcCFLhcdghPHDc22gbT/4jgRCkURSV+ftufVmpjHWC4mrqMpNrmsA8hVlfY",
-	"LFq+RflEGfzeQaEnDtG4jdZpMTIlEYjgi4mIIqNUbMXwTK2HhjzZgqWKZYuaIq5yoq1AzJx8ycoiz+cz",
-	"xaY8FcwkMlrDEZuYi5FuhzXaqIrCgMguFpMMvYylq5y3d9AbDf215WsDswnMZcq6SqjmfiDYauexOANt",
-	"fsd/CdOC531eul+Ly6WX5WfzDdE4tt+IJdEr4lTZrMA2EY1XX8RkcsfUiAnlxNDdcgnjBANAGeZ4Luqn",
-	"j5sXVvQistAmjdWeKyIabVXRUpoEd66JeDGWme6wNxXRw0TkCBrkaDynYlqUS0w2pZRVoiWHcYf5mUvF",
-	"WtaR4IYUgxUjNPynoXN1cq5FSUSiFX0Hzt64QDZJaRIxDRI1MoQueJkaih5YVz3yJrBrWSHdcezCbF8F",
-	"jkEaQrvSgoYdrs0c82khm/yJjyA7HCYAv+PER7Mi1irz15H1KdJUXTkKdqA9UkLfe8ZjU5NNzBDlr1+M",
-	"f7QfHV9EJ73oL73o6f819W23zm3zNb7A/C+4Z/U/GvI/QariaoWzr9C4RQgH+UgV8iBvbihk6h4QJhbY",
-	"CY26lXD/01mRSY0ij0sDp5YWC1Cv/MqyBw+KFGmjznM+V9kgh+ah9GBn52/ZL12McaCg5TKWqNcNp48V",
-	"cfB+9zRbFOUVnohgERICs2nFBlwJ9INBCF6JJQl8rMI9O38bSySnRoD1bJpRrq51mJNTlhjOAwfTvqrs",
-	"bK45BnqQ6xLtnVgm3+JAwJzEQY/FQTyPoqMhWBtKgNQYIn7pkYiD66THjqOIBsvE8QzlDpY4lnNJ0PT2",
-	"QROAA5kdS9i0i7JAxmO0N6DfKM7tu7Asq1C6x9JiqGj+OlOwSo6jQ9ZaZHoSy+TLly/7Z3NQJxrkmOix",
-	"l4KXokzapmHTTClUMyUbcBxJHDX6sRomaCj8hszW2HzBDbcnVT4TGzHH2NpcIjOTGUpoUfc5xa+o4hMn",
-	"pGW5nTOwI2QsR8h6QGvYNqOGNugZXifRkYnOfhS6XO6fgVJMamMN+m0GlhHXLPnvz68//v3rxdv3rz98",
-	"vkDcH0ShNXj5mKBl2abUhM8E+89PH/6LfUI5y446kZ002Gbi1JURiJINJ2J4pUipUz6Vs4yjTn1qsNZV",
-	"GXtjKnSZDUOWZlMhFTJaQX9R/xZlJ5axTJIEKUxztv+/7PzDpwtmkYG45anqeKqztpNZHMeSsf037MmZ",
-	"EeS4x+z8s7+9/vsT/PkVabt9kIg9tqrwntgXpezJtzgw64HWvl+pEIQsDqhPCn69jB1sLP3modLGQR+u",
-	"pFzD33Is6HVP0zhARnL8Lw7cyNRe2DMkyRjSo1eDKdsDgxpe7L3AzDE+fRmjWueZNO2hlyEpBp5owdXL",
-	"OMBweRz0+/hXpr7KQvsPWKJlc/tiseiMEbaYRqHf718/MTO3Zk4hLOhudlQTsDsfj0sx5nqFZsjidq7j",
-	"dbo6qqdN+O9mDoJe8BS8NDOHoCgc7q+PEdwP7SJYMdxAmTiFUG/ay6UlWSeTNdPLkOWC6E2KuQtrFyMm",
-	"C2J1sw9sb2y1RFx7a+sjCO3FTJsrfQtvDo9cmhmu7qs9fBnAhN48JmENc3nrCEmh9Cqw+v80k2rBSmSD",
-	"uWZpRhVfw8IS8RFSdghKEdb9xkE6itZHye2W1aHgMg3Cy0u3T9ygVJsEhoRgyPr98DLAkbsMzFmUu9+R",
-	"kYeXAW2OOO7ASG4ZTAMrvXXsPL7rRrJMPGGzPM7jguchkcKoipW6Jed5blw2wSiGg4HO9k5jiOcDPQyI",
-	"1XuER+FfS0e8bJgN3ZWt/avTLzXtbILZHVnml9ALPYBuWYPed724NODfEfkm9o+jQ2hRw/pI+RJ+MRoX",
-	"jwSyqfhKqH3OeWqayi09vLVfg4LSWMz34rfZtAczXcVCBb3udRg4I7hp7A73u5EDTv83/L8bysP97l8u",
-	"uke9k+e9k+fmt/4fJp+8aaJwj3K1drVps9e8Xm+Zya0SDhOYvg6W2EjvEfAaQDgEiKHsTrPQ5iPk/SgM",
-	"itEIg5JYudi8WHCG57m2Ocz+OP6HKKdcgmog6P36HjzsRuFRFIXHh52TPqU0+w//teRyCAN/zstM1R99",
-	"FoWHJ1F49Kx/3d91sW4/8IPBtqoYF1lIxjyiOZQCq4erkBBZcBzDayWXxmu/hdOIbTHHTrd29fGhdajU",
-	"57d88nsdXNPW74Evp+82w5efqSv0TbE1YFa3Kk/S90J9oBzCayd3eCJ4rie/Br1v8Nc/YJ5hKjv/UOaS",
-	"Wy74F7hBy19rfxyYoBpchKaJ4bzM9JKIIND4Bos86F1iWRm5EZti8plUGtYrFS2jg52BizqcT4XUrKVE",
-	"PtqfFCD6T1ky5VcC/MqEnBPE68EMMUTcnpd50AsOMC3N9HzLMQBom7kSJWV4qE4VzHfxg/XzkjNrmqYs",
-	"5Vm+RH8pU8io67ty3tvIHl5/1Rfyda3vJ/6JvhNo7hZnlG4XgkIsFjIvOPiEtWwL0PpkU3jfoiOrpm9l",
-	"wwlWnlArMQtHF7a4xaEBgMkqGNfeK22q7vpL3/Msp2iwH6exRaVYpazA607LYuY30hSUNh1GeVPvPfAe",
-	"lFnz2ZXNzpmVhS6GRc5aYEfOeOk4G2ukx2fnb9uU6EIvYrQQxHQgUiucYunCQJlmswJmZUI5KRiCQdSY",
-	"Ocb2hUDGaevLg6eN6zIFm98S2sVSzcRwH0UWLhzYnhgbqGLTNCGZYhMu0/0ZL5XhsFMzIdL2qeOlNwIC",
-	"PhVLCttrNLhtwlV9/1DM2wzjK/e5hsHcFMuywtydPRgG60x5MAMp19yla3QTIkgEHwfjSBgva3vzadkj",
-	"btmGQy8ThKhEnIOYhCypjErkWbQOGvxhj4EOHHtg2+vJYOnpIiLpgUWT1MIMSUhhGL9tVa+8TrkbGjr2",
-	"BkUunYWRcMXJtbEQE8YreMoGPAdpWPr75YP1sVVw3b/+/wAAAP//",
+	"7L0Ld9tGsif+VXq5M8dkFqJASnIc6vjsUWwl0SZ+rC2Pb8bwX2gRTRIjsJsXDYpmMt7P/j9dVd1ogOBL",
+	"kvO4N3fuiUUS6Gd1dT1/9WtrqKYzJYUsdGvwa2sieCJy+PMsy9TC/JEIPczTWZEq2Rq0LieCTUUxUYlm",
+	"xUSwGS8mbMJ1wER33GXx9+eXAXv96u1l3G0FrVz85zzNRdIaFPlcBC09nIgpN60Wy5loDVq6yFM5bn3+",
+	"HGCHZ3L5Kk/HqVzt+Sxb8KVm8VdxwLRixYQXjMsl02kh2JQv2Uzpgk3SQm/uWcj5tDX40Pqq9TFoGMYz",
+	"PpyIZ0oWucrWD0KqA12oXMQDxiXjUi9EztQIluTs9QWMZ6KyhHE21yJ/pNlCXJuRasZlwuR8ei1yDROR",
+	"KpJD02nA9ITnImEqh3aGWSpk8UgztZABuxFiplladCO50/TsCNfMUslCyOInIcfFpHmXM/jNTupaJUuW",
+	"Sna9NHNo+99+f37JtJCJDthI5eyH87PnnZ02P5WFGIvcH9DlciZewSj0psXXMh2NfDpg17laaJGzgt8I",
+	"pEzaFI6fYurgwPQQs7QwRNvdcSWhu+aFfK6G+rXK0uFydbxv4W/ccV0sM6HZKFdTVkxSzbTIb9OhYEpm",
+	"y4BJVUxSOWapzFIpys/wvMi0WExELvY9UueXfNy8ubrIlRwzIYu0WLKCj+0+52KWCy1kwc3TZl8L1oaD",
+	"nvFUwlTMp/Ev6ezA8I5caC2SSCopmOBDwwtuhXkkzQ3ddk6BNMx6X/PhjaGg+GJ08FJJcfCCF8NJvI2e",
+	"V2f1RvznXOjiImmeWpqwuUxEzhaTdDiB0Sai4GmmcY6pZiLPVc4WIhcsU+OxSLp7D6HIl2ejQuQNuy6G",
+	"ShruqNiCm3mLkcphSZgUnwqW4/D3PiHv378/mxcTs2VDXoj1x+NbwXORx7sRNz7cRNufg9aM53wqCroR",
+	"nqnpjOfiu1xNVzt/nxYTFg/hkVQr+XQ414WaxqxtSMYQOVuYR9IiAHpmx/0+U9J/Je4EsEqjNNcFS/iS",
+	"4W8igVfNfMQnPp1lZpj9sP/4oBcehL1W0DLXRes/5yJftoKW5FPzAL17ZU5Qy5/5SOVTXrQGrcSsYjNz",
+	"hFcv1e7TxJFnvGngcJotGcT+uOLmOR2FW+ZUqDvNyAy4YUqGgXoMkzpBtplzORY0i3F6KyScYG/P2LXQ",
+	"aSLKhx/pSNL1NmDxLBe3qZrrq5nIU5UYctBsaq7txNDqv+a6ckCghU7A4qXg+ZW6FfmV+SsGFhRJzacC",
+	"X+TMfE+vdsyNGTuCqy6xOYdxuXBxp8vOrg1bG+DN66bSZYZ7lJ9ZqtlQzWUhEiY+8WGRLe1lgquS6gBp",
+	"2nwFQxulmTksyNLWbyDsQ9NhrK1WK2hV16EVtHCWzXfRd9D96g7j95q1Yxzgh5dnL84/Pv3H2U/vzmMr",
+	"uNFPMON8+fHp8/PB9yI3WxXNw7D/mH6f8bH4+PRwlqfDVI7jziCS4lbkSxJpcMU0HnizLrepTguNt/TU",
+	"MHyGj2NzSFPdSB4wGI1Zc85ueTYX9TXXBS80y1JtOGgxz6UGXhJHragVs1QOs3kiki47wy6xM6Ejydzc",
+	"cOyvY7aYCMnMjaVGzIzO/HCbioU2/b8O4JazL4lbIYuPT8/prbTAOxHokTH4lZ2f0qxUMRE5M5tdPUYw",
+	"JJTkaHZtWBHqHzneJC06XRjvUMkiNUJ5jEOhTYltoygeqkT4ZwcbiQcxa88yPhQwDM2GE0OsptlrUSyE",
+	"kOx7oS5es1xkgmuhO6csHqZF2biGIS0mKhM41i77zpwvLXg+nFwJOU6liAMYqFbDlGdXUhQLld/EAYuH",
+	"fDrj6VgSR4znxfQqNgIGikExLFhslpiJ6axY0r7Tbtll9akGBAojX5y6PdFqng/Fx6exey9JczEs6L0u",
+	"duuGwlIgAy697RkBy7BPDIAQLUmYgRcLBWR5RvsFQ5GKiGsCXAy7JlFtUE4JiNTM9heRKx0wOCHws5E7",
+	"cIvbMJZOHJCYogtuhIYRyf7QqSFMjbw54WlmGp4amq/1zERq2oLhwv1EbChgG08mtGJex0UbkNAGn5Th",
+	"Fkmqi1QOCzPemcgN4w2Ynk+nRkUxM8KBLXUnoDYCdq3mckhKTjLPQYgMrNSY5t5J4zJxB0ifIiOtHFRD",
+	"Tfj5isslfQecnr41p4SnUrvH7dRgwK4j2lDzBdDXElQpxwyvpCps46hjEfFJoobFRGl63TRccihQP3iW",
+	"rUwNVrqD5CPZXN5Ic+5VboRrwc19Yhiwm14M8kEqUTY1l7kb3NNPdNBoYfjHD9cfn34ykpLKGafDA5vR",
+	"PzkxZz3nQ9x7o32a3X357ifzrOni3eV3B0/omoe5WBmMxgEjfmPYBazafGbuzqMe3bi5qF+HXfYa6ZMX",
+	"gS9BGOX32qgSPEEFhpvONIg5djscmYFyNOSZSNh8NmAxPpbE5inJtOkauJuZmNFITKsw0Of4U8kh7J1i",
+	"NEHW9jjjfDbOeUJn+DpX8/GkKA+JyhKgZS5hpb87e3b59urN+eX5y8uLVy9jmH3A0ulM5YVIOrAQmRgV",
+	"TM2LgV07kZC0AQOGSeO5TvjSNAvSP0pFuIp4m8CIDEUZVYLFKBNG0pxiNffG6C1uqj2GgBuS60fmljSn",
+	"HSUS8265kCqPZG2YKKE4yfPXFt0wrUGrvPdbn80js0wlwuoPTTINtlyRZ/6Wi1Fr0Pqfh6V16RB/1Ydv",
+	"zT1OksrnoAV6sRFdhZi9uv6XGBYtJ8mcyQal2ucJJMf0/v2PfjzwxQ08s8i5zfLKpaM7ZKxGDHXHz4kK",
+	"SopOl/0DHzH7rIVRgQzJXy9Z/O/4lMVR9O8YmUCWFiLnmfke77YoiqLY/yGK4lNmBB+li0j2Q9u7Gtlv",
+	"a8cWVOgueyXx9rYnKTWK+C20qUZu3IHbVrMYHruUygoONU4ZD4BfTY3UbfiDkZamPDMsx/B0KUrmUGMN",
+	"yMO1YokSmsVjxTMjdHkrO2XXhursmrZNa+YxxuHIdjaS3L+/e7MXtZkJ34XicGu30d0zWq71xOeuHqTA",
+	"y96/LzdQoH3ap8NCfDL3ZTqWysjvkRxyLU5RLDE3SVwVlyp30cR0YDaipFUNeplHDSvLbRptDVqH15ka",
+	"H+632Hb8X37FX6pi+6LDjb3fwktfsoOVj6RderZ55eUuS189iWvXnifTVN5t7c2kv9z6b1z3crm3c1p/",
+	"oZHZ1Vc2km5pvWYaVjnVnjw+3YfUczESeW404dZiseiOlRpnojtU0/2W/gut+MXopZICjJ/NBsz4/JKP",
+	"Y7gk2FDNlp4zwCgep04RpXurLh4chcdVu1LUOhr1rvvDqGXNEujnKWdcMcm2Nts+4ZnnfPlq9F6Im3Um",
+	"shXDjyGCmlVnwGKzCWjdYYkY8XlWdNhU3ZLabM1okQQRFCzI10sWGrn0MYql1gMAgr0ueF6Ya8tZZBLu",
+	"OO5CiJuKASeS7RcKW85SacRE1ELoS6MYj3imRVw6FabUwJKNeJaZ69OzFyHtmlcjuVDzLGGZIGM4WKs0",
+	"65mBf/PNN9/Ye7bJCrreegT7fZXw5ZUaXZnpVHaK1q81aJlFNQRAViX6CHNpNhy9Bv7URIvm2AYoz/bM",
+	"dM3nUisVMgFVWCqW8IKTzGEEzMO4UDGT8yzrrpkM8MTG8feC1pR/Sqdm9L3Q/l/QmqaSvgya7OOvRW7n",
+	"0difyK9W+tx0pE1jb9NfBDae8blOrzNBtuEGblmneCNrAXUKht9YQgTCJO+aZwB1ajKZbKpneNU0uMFA",
+	"XJnjlH+ybr7jsHH37dyeN7oVLlHL9yciZKKNBKuA36SSteOff/7554MXLw6eP48De5RZoRK+RF115Jto",
+	"S3OVmbKzmv9LpRJFbcP4plPeZB7vrTePk/m7ceqPN0+dTKSrs3dPPNLstmc1MrBsq5nIi+XTp3DPxd7o",
+	"49OYtSuCdocsxfH/eBpHsi1V0QlAb7A2OaeWyGWjjnHNc/PGVyScfPUVSt/WmMgjuUizZMhzdDmQp44P",
+	"c6U1iw9j8/L/o5f/x/+LWdvKFQFK9FIVVlqqS+otuKIHJK4/ffr8/BQu8IE5TU+fokD51VetTXepXk+R",
+	"4eaNuTD67S1vcMXHZruNopGzOOHLGL0AUyWLSc2vQnTRNLzUNr9mfP3No3shijwdNpDNM0O+B059HLDY",
+	"Gjxi1rY3XUDfaqO7OfNRDF+LBRz1K3gAVD00rV2Z9mL75pW1sZlv0JQGRlglb0WuUyXxcdYG6uOokJGZ",
+	"ROWRvM4Fv0nUQpqxFOlUXCl5haKafQU4vnuFlW80konKdeBmEnhDXnel0QKuWf6jLdTxGplhE22AQvx1",
+	"QsLF1ygtFIoh2Zj5HoXmVyIjy3uPQnySzEdpETCuI+l6JDOqeR9JLWDx46mio9Xrmz/baDyH370+H2lk",
+	"hZYNmjNreIL58WnJPwOPlZ46Vgqj7bILSbIMBJM80sxsGvtFSVHfjqNw3SXhbpC7UPzbtBDrPO/lqBI1",
+	"5eZaOA5DZ5AySwkT9lmqFrIQcihO2XHYg0uC25fNPG/EEmwghj2hFaEyR/oLRPvmuZrxXKXJRlf4HvRm",
+	"ZNsLsgQ2UB1IswMy8FmLIdJTmyRPGB87e33xSLOYvFZdfFTHndPaW2DRpuakExoXVfNg5VhqFCM4ixc8",
+	"l6kck0mSzI1iSWEPZMCsridJik0Lafq8soNbRzu95tWjm3Kde/IZHAdmL1Q3rba7Y6/I/P3j+c91t2X9",
+	"kVnG5cens1yBa9JXVJGdTVI0WLMhz/NU4KF3Xf94/nPp0sW7FbpDJhBnqS5A04vpOjeL89S+HTvHJCqs",
+	"b8lkB1KAEQeMJBBUPB0xK5TqRvIMKN2a7OMPqC59jNmQSwweYNaAyyZm/9pAGXRKHE11jIhe+gQiuatT",
+	"IGAcRoAu/mIBgUn5ql9ixTxYW/64W3q26m4qy6C2qt+1NivExpMkNWTDM6KqVOg6Azs5WaFC94Vyaniz",
+	"cg7ej+YIl+9sWErAfGmXtWu6XadZal0bqEIBKuv50/bwDhh1U7jKT7xpyNWAlLWBKBskbQhAuc+I36q8",
+	"WKepafPbzoYXlRfPwflrZgxNmwP6Hq+i7TdVmnTZmWRp4nwxZm1AC+NZBpGbTlev2VW+prWZ8WLiMUps",
+	"etul45YolcXj49ZW7ZYm9Bac8A08lGtxkEotpE6L9FYwPb/G5bZaJ96qpyz+O8kqVzG6slDDWKemo9d/",
+	"rbDQcNbMaCnG7VuV0Pmk4b+bJaRjDjEcE870bJalQxBjDz8dLBaLA7M4B/M8E3KoErxpPfOe+AS35lU6",
+	"061BCywbtypPC2Iqn3clncqYvlP5FMdeXdhX1l0+SkWWoMDiFHScqp4pqXGa3/Lkh7TYML9/UQiWN52p",
+	"0BrtwyBqT9EiAGHF11pl80KwSVHM2rrD3r35yeyTLngx16A87TzZ8zxXedMEXzj/z/95++qluQgWEBrq",
+	"x8ui2Ep6gS++xfP4MJ7nWdxh01RrIDe8NriMZNP4oalKEzI+hHsU3eDARh8fV24tkAqnAqIY1CiSNpDD",
+	"EB44blkihhnE27Vja/yNGSePa2AELUPkQ3MyDPUzvAYC1u12T/ES07FpN2FxbtQoo8+LT0MxA92Ns2uO",
+	"7rFUsyRXs5lIOhguRptHsTYQVgHjxMvOD6cfDoXWBxRYfgDB7gdlqHvT1tHbh7XAeNjD71R+nSaJkHel",
+	"tZ/VPGe5UVMUXfDEuEp7ADf9wm9Voju6P9FdOv4K4j1EClQGcT0vKKwCxrgyJmskM5sD2rLI40jid07i",
+	"gCijWCRGLXWiVCIyUQhfi7LCVAHxWSI3T3a67FWOsSQ3YmkUlaGawf7HEIg2MEN2wTvwvvlGDyjmBkfC",
+	"2q9fvb0M2Ot35j9nl89+CNjz85/OL887kaQpVjUC8zw75LP08LZ/CL+AISgXo7mmcFJcqOPwyNDY56D1",
+	"g+AZxvDvTgd2M1vqprXzblJHDdv5bgZmGLMCy04XnBzmwEmeIQXckUZtIxArL3IKn/Jo8eQhGCCE6IhP",
+	"MzE0ateIp9k8F6eVuHHuAsUptDz+jwOKQj+4SEB48o66/9u2s13GssPILuQtz9Lku7mUItt92aDbsUIr",
+	"mZ5Ppxz86pzpQswqgo3nnitlIPOmbgUtUHigWbNWGglFmFv2QwuuJQjwvxabWvn4OfB20Jxz1CnAP7AA",
+	"5x1MscJS+n0zeYhuq87AP6UTrtlJyEawNprxDMitedgovHxo8crbNuaibOU+w6Wl8Ydr1gWW3DCEXRb0",
+	"2vbXN9feE7Dm3GtQBb/BO6G6hhBMQpFD5Y7ttISwcPgguxZGO4Qu7jzGBziwKIuh6wE6CVakjyHe3aAs",
+	"n7IYpxXTNQ1krKQgTgVNfE+nZ48DtwO99sMQz8Xmtb5JZbKeXF0j9yGMGbnGfO5gDbXQ+iPNZrwwDLe8",
+	"bdGfCpfOYfPIsVmi5srjD0/ESapnGV/ehZjp1av/ZkQNqvD/BYVuP9K2Wlq5AeACpkuEG9lNyITnjBT8",
+	"hiUHs4bH5zg8a01WYE0qTRL3oZaRMyv6tG09FtKoAYZg/FvQ/Qz00Dx8avVDyyVGZGqefxy4eF7z7qm9",
+	"CtFPnnGZpHJ8hZ/Ep7SgP61SErBKFH3AqgH0AbMR6eaXeT4UAUiSUmQBmxfTK/ul+XsqknQ+xb/L18yn",
+	"QuT2e9zywKZHBkzNRM4LM0i91IWYBiwRt+kQBz+ew2j1MBdCXuUC1DeI4HYZCQEjR2DAhmmxDDCA+z77",
+	"h2fS3z17wIn+N99PIB2TleUeo4CIkBrPUWYQZCYjK13DQArVQOYY0KtyJv5zzjNzuUMDvyuDcdl8HpMx",
+	"Q6RlXuEoaeHzkksjmog8FQ/MUNS8sLKk5Sp/ZIbiTOLU5WpG1TZ+UhX8uG5oAuM9y/0aGUIy/B2I/h5T",
+	"m6h5XpNZ4SvG9Y1Rfgw1YNQ8lzbyv3k+znFublM1B5oC5ZyayZvTCO4z+NQLBfB2psyw8Jz5W0Zs94C4",
+	"t5lAgHZycNr+xUjuw0gCC2Bg0yRZoRTLlBy79Ca7F1t4Dllo9+U1YOmubgH5lN39PzGC9frb3zbhbwdO",
+	"071oJnnxmvEkyYW+F12X5usKf6Rv3Zit9KckQ2CHZj7jGoOrcUVuvJ8OofVC5Ul1oLM8veXDJes7v7TR",
+	"LOjJNUqDbQfHKERCXMP+wma5KtCnw9qug84DKxUlURQ5HxoGaHWC9vWScblUUnS2EchDqxJBq0in4hcl",
+	"60yEvnX0INnF2cuzMgBkAzmXLXoE3fh+wPR8ODG30vk8VzNx+K3IsxSS195dPvsvpyDt6pbak82UXnu0",
+	"AyfbiOihT2rFReYPMEsl3sreE2DehO6RlwmIKKELHPJ4rJfDLOGaA1Hp8QP0w3qsHbV++eWXqNXxqdYx",
+	"TdPNs4vnb7CvVoBvHZm3emEX/nd4dLTj2/9t+dpf3GInbnEHJvECcK5equIMBdu7+jGwndJ/JaozDk8e",
+	"Yr4IylVicjkjHmTHtrlc2kfMl1mqC6LNtIzxSdRwPhWy6AwiGcOkY3hSswJyGwg1acW3aaHCtnoxcegU",
+	"NXtvH6Zr4Mv4Jy38luU3qKwC2kn84vzyzcWzt1dnP/306n0M1PJSFd+pubwzldBdBNszMg1VZ3V8/1m9",
+	"VHherZGZT41MjltbRryg7dn6hu3UXqgkHaVNUY8vVcGm9Ctr19CdKAgs6XTZSwVwYTVnmYWo2kQ68Mxn",
+	"TFRZZoonl0r9xPOxuOtSXwLQFXjeCNiMdBTTaGXZew9ETLYX6AGzzdnjY/Zj+i0sMJhU7uEzFfjKOo/p",
+	"znOAcXxBT6nFwtBCFg/nNaXVAzZ/13XDOyJJp0LqVEk9wLjRQS7GqSoVx1ueZvw6Ewzh2B5qYSkIgAJT",
+	"QXjM5xKX1oZI0w21MM+YyxPDdNocb7oAkkUAHoSX06hCzVWuhE5JeJfpVCSv5sXd1u7SxTAUSt2Anm8p",
+	"vB9SciL4sUCS5EtQkDBK2UxDFxBPM2Bc31AAuJ6oHIAcwH6gcjYSC5F7iA05K/Il42Mja2e8EA9H4hsm",
+	"E//fd+dvfr66vHhx/urdZZnGwfoh0536fE5ZLmCQo0LkkYwBMe4AIONipgkiDlITjEil5gVBetAiZObC",
+	"adeWIqguRGflIvY62X6EHIJdeYYulXrB5ZKOl74jPSiFCF/EYfWDbc5rm3d49voCiR1UmRjjZXqU6gHp",
+	"dTdiidAi+FjgIm1SAQlroywdT8DwzCHCB56FjFt7OVpEqU5lJ1njRj74RryTfF5MVJ7+Iu7J0cxSmfmp",
+	"HIFSL54/6FkxTZeemqBEkwhYLm7VDaKZkoEWKNxP52Axhcr6W1fidnqmXVSVO7U74/379wd1TMRNa12H",
+	"UPzs4oXvxgKrEsXvzwT9yKgHElwwNO+/Fy9EirgPL/QIw3JDy3wsBqk9mNzQxFAMXLjHsbn6GYDagrbt",
+	"3+LVTT7uf/MAm1xn17vwO/YtoD5iDEbJiSH2MZJWtG7HZ68vrt6cXZ5f/XTx4uIyBhixG7EMGPxy9u7y",
+	"h6vvzi5+evem8gRhHZDe1QkMj0b4P6BGPx5ykmYCIjftchrlJX5x9h9XhkIvzt9evT5/c/Xj+c8xsy3g",
+	"LAG0w94CBBgACwykBwlDdBGstPb+/Nu3F5fnHtUfo2XsFANGrbWM8q7S4eQhifOh6bK8pf8QhHXOhxO3",
+	"mYZRagGYIXVKcvvI6V3Wvp7nGukQE5gIabRzyniNpEDQjqTRYETCeHklGJG5dICuJVII02vuWchI0s/U",
+	"fZVeeQEKENybBcJms7ks0oyMK4AZLJKHpJi7CxMluWAb9uKsmSZ6D3PV7CVLfAlJ4J10+t0dw6nnXgsP",
+	"EFf9kuSkJSYbOFOFFZX0lGcZi7GBmLIaLMZJPwwfaR8ifZara2G4M08QWkdP+EyYmzVTPGHXPONyKHKw",
+	"W3s4kTi5DkWbv5OzXA0NXVxn4hzgw/f0m2x3d+qZyMzBhCyPRap3cHXWHPqQbcUA8SRgvYCF93IPWOSQ",
+	"qnuAvm2IrNbpL2JN2ETZ1sqYe2HA+icBOwkD1gvDP4qL30ieNVP6Zqv5O6nnM8wTfiGSlF9CetgDGeqc",
+	"P2JbzljVinfysFY8s9/x1iGgWZjMuq9+3G8NzC7DY+gwuJooXcBitwZynmVB6zpTw5srDMaDJLvWm3ct",
+	"+zWglTrEscOvWkFrmAP06BUkHUKCZ9g7CPuXvXAQmv//ZytwDslaYr2Y8jSDxETr5btWRvLo1RyNODD7",
+	"FZAQMEUXuGiYz2glYS9opQlkU5b+M/yaHGStQT9o5cIsXKrkFYQRDb4Jg1auIFsVknZaviesVXFHeT8h",
+	"Grw3/+PL/lE5/zn4getrdHQZPhkc4TOf980ufEPpgetIiqTMrtcy+VREXmjISlyb9oz8bcVIa2Go3bGt",
+	"ZA8d9/vmbMwq6dPO89ucLls6hgFpDIbGxooViiLVRM6wboVVYnohawNXGCo5SiG9EGB9slTeIPQP6PJe",
+	"KulJExJM0EpyNbsqJrnQE5U1eB/+YXFkifcCmFD/mGFYm18IgkPqHo4e5AyQ/k4x0B0iW6XyHqHh7QdD",
+	"FbT0LL0Rmwb8bJ7nRhQtAXALN0B4ecsIvWfuNMSmXHgkNkeq2wiuSjuOU+3+SoXc0kJM9Z4NOKpqSNM3",
+	"z5NIjdqpvKGVZAXCcXkOvZFC/npaoWqPar2YCJmB84pW71qpTHBEc0T+2ASWVyaAf6DHAm/wHxv2gr7g",
+	"ec6XuxyAl/Msc+geOYkjNTo2jBmlWmSsdyDb5m5qxLitn9qC1DtdmWzgUcrqWtVaAzr82EjdsMU/lDdo",
+	"E48DedfdsghBOcVSHhi0uY7VnYQDP6AQ4wIjSSOn7OXyZ4T/+CpGM59cGlGrYO34q6536cadLjufzorl",
+	"AB4xb6NG6IOtrOGY3xoJ4FkpF6xCU9FPFrvTMiLEmZEKSg0N2MXbV+yo9/jxQY/xbDbhB30oOYAgZQCa",
+	"2qktSSRLVOMQvtKge6tEsO+F+iktRL90Qtkofw4giJJPof5RgWCMXfYGsNLBoxjJGzFDM5lbFgAMbSsJ",
+	"RmK4tgM2zACJA0+9LjqrSxZuWLLXKDOtAMABbryHS1pbJkJEhMwpUPorWVUaDL0IHdku86MiGR/GFs9t",
+	"CQY/NarkvPvgcDwDr26R3godrEGOxr2IZNNVTHtRWbuVtTlaszbPIV862fdSKN8iGErDET42cU/02a7g",
+	"YazyKDrRXr0UEp6aQS193gBgHPR+4AbXxCyc830PkQvZh6CyUkZJwEpomAqOWgiL5mF4JJ6y4zBclb9K",
+	"BXEdwI27Jdch25QXRg2/gjBGs+Up6mk2HgrFQyrKpG2Mn/auuHJVnEb260rzgk3mUy6dm7rbaiAiq4k1",
+	"Md4fLi9f0yIFrkJCt7X19rBjcq03bed3GYaXcLl8NWoNPvy6SoCOnMKg93G114+ryjG922WvCI0tzcGM",
+	"gg6giurMbZaIyJIOhFpptsjTohCSwG8DizIbRDLuIfBTGJ8iVjjI8WAOMcyxHS8F4PtdvgEErLhSSAWs",
+	"DZ1GeT+Sz8D+qZmeADAt1GQj8F2oqAEjOGVmAICCESI4jAuWM3xtMjuTPFsW6VC7GjhT5COfDsbqwFtZ",
+	"WHqXxL4H39iZGdissQZSo7TspqJ3UEJRMpUn6Elxp2qTJocTeVuI2epxa+IzFFmJA2kkSmjwj8xYMT3+",
+	"IfkqznknfbY6YbvRNcQJmf7n3CV/OSW6etv3URVyn4O9qCVN9BqQg8DREMHDg7/htIQJKgu9tGPo4ekR",
+	"FtHCD1/HnQrx7YUFBVO8wFefwKP0ob+FNncky59SXdxRA9zjNDVdXEZT2/q6Gd5P8CBcSwXf5YUX5rlG",
+	"fYHasJ2vX5Z7Kse7rMiu+ozlR7zYV202V7Sh/Csr82+mvnAvxguRfVcP0YU7lHuyZ1ySz/ucg6BhTdZP",
+	"ZctuvBB7W0IIh4Tskk1sqKyG6alrerWgUNBUUciryogNAZI+a1chbl0BJaicBC1AiSzzNrA5yweN/uPq",
+	"J5buGZQBtoP+bVq7L36+HHHswjTqm7qJd2wiCjHbdz4VoIomeiCsDh8Mo1HkNs9d7SgC1GZnXw2qw9k8",
+	"0bvwoxpOdRU6Us2vM1GzcDZyDjwGZjS19q40bcC9Gk1yNVOj0R34GL35MHOz8E7NYi2JJrsQxp0ZcwOV",
+	"tLzmypWqzXxlX1prdqqJwCwuzz5UBRb2poLcZ5IKdtJaXbx9xY77va+ZfQWsdbZqxRprpuebqB3WlQcQ",
+	"G2PrMPADJlRx1K1OYRQUClixKO00sp1Ff0Qe2swMzRb8aJ7zYIRW/cUrUEITaxXz5+LPfIeZNKkbMOTA",
+	"1g/BJa7tRVDSwDqaeuYIcF/fxa3I+VhcEU7knqail+WuAhZ/mVpoR3yK5bFTiFWDLsDAistWQa6G9D4J",
+	"T9qXm5a0NvypERaatjARw3RKQ2LFQrEkHZu2S0liplIjZyDwdq8fdk/CuJHFrD+B9sR1W9v2mga6ZSt3",
+	"u0E28VWsmrDjcVnPhHflvvseuEIVPPvSxAZBK/OpLUeMS/LI0d9/dyLbeGPudksS0/IuS6K7psuxuufB",
+	"CsvZztO+tBJf46B/HmXeDPyPbHgDcnlAs5uZ728VRLL+QJ67O5/iCtvgk7D6YwdqZ5fCmEpEwIpJLgQb",
+	"8lla8Ay8EiROtAat/+/D2cE/P/569PlvrR3EsupYAGC61w8r3rZ5kznxlF0vy/orEGjCykIxNJpItofz",
+	"YrXNjgXBKYW7VXdkv8nhtkZo3L6G1d6CBijtmoH08fEDXFDNEuHrqhN0zaZXxESIgTRDrpXEBa8plEhF",
+	"1/lhfAqOU1teYoMD1dZf0hUX6so+NKLYV08crMq6A/YjLZk9xFYYduLpx4Z1Ni/+Fmz6T8acv6AdCFdj",
+	"VytrCau9xzBKP6elBXXTCiph4VuZ+wZvJtUWWHXBWooD/RVc0cAHwCJI5VYND5/lwiiXg0pa8CONca1t",
+	"BPjH9B0zmE4dqr8du08/pFDAVWVY8E6iGxFh/CEwwpYLSDXjYC7sdCP5AjH8McIGzm+ZEYFo70OuReCy",
+	"/hBLH7PKoVyvSGx5IyoHgIkcqWaxkUhjqs4FyYPQK551JQV5f6vbZXnX5g2Bp8x2pEWGQckriwdu5I3F",
+	"JL2FA59yzTBveT7PMhrpxoyBtIDroME7fWkvgVO7JH7CAKdKu+3SqNDZoIaXlDfherK+4FVBlUIfaTbK",
+	"+XhqaK8d/89utxuDQxpCnMiGDPEymOwHoFv5Iw0l0PiB6SPunEbSOsTtDIwGc42Eix50qsHQZaWcUtZ6",
+	"Z/FxGFIV1TXz8mW1sjJEUwVkGIh/tRKBXc+LMpJJkEgA0j1QxBxKmjkHv50GlMSw84DUn7TYNAk/e0ML",
+	"iGVF/AQcRSSxJ8ICyJZsLvmC5/aK2z772drCr021O/wtPHWoqw49pnokVpUvL0zgQN+kswM1Q7Z6ADqf",
+	"yF39FijIsa1QmEumLNkfU2QoGZRFPswzkA1eKKqyGcl2/GvUmmVcRq0Bi0x3UStgUQuRK65S+B7GEne6",
+	"7C3W0aESnYYX3YgZWOiIO8nE7AQsqmbXAiIGkZ0V4pM7iAGD+xfT0nFs2FpJzRSxdRRiobJIwjnJhS5c",
+	"2ZFTqtRlhaWj0Jc6iTkiHTl5KgzDAClMR5IaOmXXqpggkmDCSIStSl5ddmZTx7FBWz2MSyYOpjzNbHRs",
+	"JMHIQFLYN8zCiJJy39YzPhRQarQA2K6EayO52fi2YiKmwCdoNFBrrZ2LxIwj6cRmIDYb80aIWQmNbmaP",
+	"qf7gIWtDHjR+g2F6EABuWqOiZJibDCmdgLSKGZ3Pz36O3f7CnKkl+m5NW2Yv4MzXRvX4mCWpLlI5NL8s",
+	"D3H1ZjzNtW1YSeGVkolkyQMwKatkcgPreWO6SLPMMqA2MgJiFJ2yeDBV1IwkDtrBhVgqqxdLx9xAo/Ml",
+	"RjozpwJrsNE9aEup/9qYHI6/GuZwSmFIUI8VCL4DtqcEinOR23In47Vn7Gq2mz9yptGAmZOMVhxzZnth",
+	"98QQGADInYR4qq1eiof9/N2bqPU5Bg5BL8ox5MZQbntIpQJt+OSJJWPylzojFSz5EZqurFhi+4I6RVUV",
+	"lrWthtvpsh/FrGDiEx8WRjHi1i5m8XFGmQKQbuyoA3cElLSJJBjszGZSJXNciFPvitpEJ112gXIUIKNH",
+	"0nLOVbIgEx4upG8hG5glpHSVGk54ww36/uL55Q+ffji/+P6Hy/iUUSBvtkTZFHgQSHdoFNGs1+0afhXu",
+	"5hxokpDPNztdzMU1VHmCQW1m1ayAbARvc2yHKMgO4NgO5jIt4lVjR7Nx4ZnKVHkHINtrULq3BCWZLlfb",
+	"/rG6dI4F9j2WvVnoI4FLY/ifuV+wJVfVXYNAw0z/nY0ihOdNtDmOZYTltnd+rRvhV4TY+lTZTFFZO3wF",
+	"kFrKTCNf7bfBlYBhhl2a+z5qnUQtLBENv/yft69e2sba8Ynh5etXbjXGcY2msNZNXurS+9nh4B0MxsBg",
+	"YrwjaoGmq9QJsR6NLsmMr/lBik/ww9Ydn+XidocHa0uDI6L+qRHqdN2C3SGcBplUcVVT7DyTqy2juibi",
+	"BqIYIHsAL9R0CrgQkC1hbgVXcldmy4FXx/5u8TlYoLYSoMM2xecQBn2uFncOwwlazRN/DSdMSStS42DS",
+	"QkwdYgmWsgBf7swiMQmEKdyeYGT2fcO2+DnWDQFhcC0lG7drZXsCLP5B+DmjVWB72j/Q/sqJu3SYXPDE",
+	"sI6w24sR2sNZF3LBhC7SKZgW9ZBnImHzGcOSBoXbGZsu5b0XSbj07XU7zOY6vRUvrIMSV29TnMgWb2ah",
+	"tm8tpEg+3M6Ct+ourrHKYfVIwDbpE01gy+QWqpFfvJoJefb64jkBmDZe//QMO+qGDul0lXWmcqQ8Kiy7",
+	"UDMh+SxtZJ4zXkx0w1u1GdsmAuzFvtc0odd8LN6mv5CMAT6I1uAkrF8QEPsLAQJmmaA8LRoee2HQPwlO",
+	"wqAXhh+bts1ZpM7G41yMeSHOAHhrzxvKtw/e9hi3jRGM1+r65kLPs2JjrstOhjQ37H+ABLKS+PLtklSh",
+	"ui++XGOqkL5KLO8ny1oh9pWi6ZtvOzvJxp1dM4M9b7qJrTPRgFyLxSeBHWF5c3GbqjnQSaoSCF+fiXwI",
+	"Zjrzt1EyoMI3i9GiBJ5oSgWp+acNL5SUDIq3U4l2rjnCUawysDVsxA/dm854nmolr5xIuTqz2kweaSfD",
+	"oW8IWxEYX3+HUbiu9363RgDY0Mbtv5ODYaZ0Mc7FqosBcf+2Ohfc+5uHhvpHKdLXdJ/tNnMogPDrGp1p",
+	"FyF6VSnwOQ3m2HGNRVtHo3SY8swalFkbkOLADBRgphLXLC7Ep+JwlvFUkhUoLXQkQVtE+LA2lCjBt+Ds",
+	"ICCY7lh96RQdHvAbZ/EPaRGv8X5Esu7+IGQrdKcjwjKOEu0GtuvTml5s86zw4Qj0OJQmutBvbBV47MpZ",
+	"Qk9ZLOSYj8XU+n6kSEF38MIJwWonI4lmg3ZaMPGpALO0E4TM+b4WZnRgQDWDJWHGrHxseYROYsISR2Hi",
+	"lJy1UjFz55Vtpdo6cjp+ipvLBbbxgSCZcOvJxsP9tziStOVoUTNdG121y3Z1LIHpFXok15IR8G7jbrfb",
+	"qeW7mQ3HgXZZPIsPqUg0PEUGuUeaDVcs0mAMjv8WH5aFpJ1lxrdbETqyoSHz9TwTxIBtP34tajPKWQzp",
+	"6DzTCuvRgApLNd6tZRYi9qm2NddMZaYTPERO64eFj2SFPnA2/jRKj9uKaWgNSgwVjH89z4cTDphNpfEQ",
+	"kWH8KDYyL/XC7smqbSlozfOsNWhNimKmB4eHXkeHw4kY3qg5MCypgE/d3an3uc5f/7a7E87xozc0LcOy",
+	"tjrSkuaLzZWitoyAxbjMMcRJUF0RsLIP1XTKD2xoQ4LajxrRM5pACCep81W56mGQqkaVbgyXCjD6zxZl",
+	"AowCNWLxPN7R+FOWQNn6aFPu8Ajrc1fpELWyaZplqYUG9dQyMGXjG4nFbQTrlU7lUKA+DfqNkuKUKXP+",
+	"j0I2TeW8sHZ88A6XXwaMM2nEsPQWsBt8TxzXkSwNQFulhyYPaW+Ne7TRKzrhenJwzbVIWK7mRSrHcFiJ",
+	"R2Ix+0h+Ka+opxyka32hPoX6VfU7ezpJre+ywUvK9nOSsrYnGUQQNyBkghZ6i3WXLRm3adusUCqwAgCr",
+	"2kSpcDyci84dXcjbX5DNPMDeEXAZessMckWnKZ6LteEAo2n/lA1963MkyfwMs1g1963LWZjt4nf1Rof3",
+	"VQfuG3ud0Zfd1h6+3LUN7OB78sdjv/dMuo6kgNXBgd7ND1X6vvZxWn3J60Mnu/PRiVqwEc9ZYo6EYzI+",
+	"M51AtomQhgeSQsjHIpJht9sLQ19Aw0NX8s89uOL8bgEG/p7O8yzulBEHjeHgIDE00PNiTdIU+K7YIk2K",
+	"CSkJ10sSmCxPOGVWiJ0IAAqOVzxe4DVa6kiC83M39vp5k+r1Znfn56DiyVoVi0nGBBMzyJfmbrcOstjw",
+	"yhheIGETHF0YmbPiESP/MnVj8wLWyLCRdIIrLsi65IAVUA5HNCv7+LHZ/xJsTvaqhRRjTsH5uzdxd7f8",
+	"1HJX1EI/hHmscEV0YT2vc8Fv4HjuYC3bgpP2qxfltupxW7VnrPrg/AXmsgFL5pIQ2tn1fHgjCtaOEzAI",
+	"GQZLwyYYEta+EUvE/EMDFP5Ilxuq31BEDK03nEx1jVa6evDq72S1s1iU9V5DNptfZ+kQYLEsuj+i5hN4",
+	"LqrEGm5wgLQsALmK4HUBvTJgOh1LiKXqBJHslwXj2t4zIP5TJW9UjyFFXSQ1kAr7MkkwJbxN0F81BZt9",
+	"N08c3PKc4NE+tF7DlFo0bfAjvbbgnB9tkYq7QiWVMEkOM97W8OjHtvyDGrHjMLSRRCAcuLMETl4qFtuI",
+	"pHRHnKI6Xl/NpFYSA0z/Ltn+m52P781tg6YSyMTHAoJBzc1YTMSS2eAeIddl+nd38QXicdFXttjJmjHF",
+	"9HuXno/BmQmCQfXAwbAqF7QvJ1Nn3gFeGRDyAfvInb0EdoPydPieelvvIDCTWZIOBZbtVBJV5mrB2va2",
+	"o8Aq0CY6jZxqrZsSCteQ1zHY7nU89R2N5F50/saqdxG9iY3G7lXfYDoVVxm/Fpnets/eozFZKIHxu8JS",
+	"Aa0Q3QQ0CyDACrTNVrQy6Aneu8qVESiaDCT5XNhIkLh/PIkxhrAQBzAo9PAuuGbUAtSULxRbTFQmEAm2",
+	"mSIp0U4tti+IezLGDYQDSh76GR+nEpCcKzuxwQ26lqPk6fAfze6PMyLARyTmnTJuTQKA0Y0RmBVaRes4",
+	"RcGWee2lnLCdaHY4ZqX+Up3H+/KY73FBmEucu/E3HMiGvDOVNMVuS2UTJq8gCekK7MKpHJO1Xl3pVI4z",
+	"l1Z5ZUXJuHbboFUZwM6aeOhaeeQudw7MpWxz7eVD5T/uIY1i6MTZ6wt228eAoi7E4dNpBJ8BIdPHCTeL",
+	"AkcvYPHXCXx4Av8chQkg133Tg49QPt/88XiqzD+9Pv67FDw3/3IIhFY55v5C/ET8888//3zw4sXB8+fl",
+	"T0Zyf/I47EXSnXPN2uvPd8f5VzKqSx9/MIvBC5UHPtv6gCG9Hz/GkWzbAPRsSS6GX6PWkGtxpc3jRXor",
+	"otYAywh8jjsBiz9ELS6TqPXvqKXyqBWwDxRx8vEjxvebJ6QqzE/4y0eoeQjFVl3EHkuEmDWpRuXyN53/",
+	"XGRopUSG17bxbZ3qevq8EcBaMe4c6/2VBQ73A5WkaVZesn80cfXaZ2Kj+4IBosDgDdDn3dXbbBtzr//+",
+	"uRHlEm74zStTAq71VucJaElX18vGddrhMqx9Li+WPVcOSjI1x1Kp0UiLxt+aloTqs210WjzS5HvYzt5s",
+	"c+VaBz7Rb2B3d8oK3CVrsZTlPwct4IPrO0F7zrqKkWAdMYczqDJSsBbdEvw4HVM8nY1SZJPKv8MlbF7a",
+	"in1m23bJmDjhTesOgUd7Yljdjcd4x68W5CRXochg4I+0lcorIrMNJg8YJv9SHGZAztkKvAIZv2oQC7GR",
+	"NH3pJnZuVRKkyuC+XC0e6Uha0WsC1lG4Ol0yQDs2y92tKTexrRC2JEV99+32JcVte+5tR7nGG3b8Lkgj",
+	"ZzXJsyZBoU5vjgd6idAEaNPtvZwJP6Uhkpg7nhZMz6eataVi4hPFNlFWd06VYETSCTxMEUym0KfVnVpC",
+	"HG0ka7vTbLTdFdqgYmK0M4CBP6oApjj/eevd2+dNYmSmmmTIy8pqjeZZFrBxruYza1xTc81loqtd/K0X",
+	"9I+Og5PHX3effNOIxzxRebGxN4KNgZJQCPNuoVvMefkxYC8C9q05DJf1rrv9F61NiQLrugxQmW3Yx+6K",
+	"YlI1Vv5LK9l9uSkQy7MT28nTijcdhDeCZ4Y/7xubRXE1ej0cAlZJBF+8F4vrO6NVlghdoAkn8I5HQY/A",
+	"Gzuix4ab0WOPQl+aOQpXOXIuho3BtJeu0MqJiybSa6ckxcJNaWfQ5TfQtV236sD7J6tD9TF6qoN9blPx",
+	"nI0F87sgp45YEIz5xMUJtPV8OjV6BsUPMakSoTuN2v0eiHke+k9JK26VN1HiF0RFcMS+MzJCbWv2GxKZ",
+	"rxsFAixm1cBk44u3rwYvIbzO5mzRs56PKmBx1IpaMfJ7r0zgatiKuE2Ha7zfaxOiKYBjxotJ4JC00kKT",
+	"8IdNNHa3Yw6lDb9xEfkUx4eTsp5rCyvjylQXWmSjZtB9DJ+54mPV5CwxurONsIHomUoq9X1pnaL23dzL",
+	"3Q0cDbidqI61mea0KH4zICMs0LOb0hMwM9jEqxrE2kOu0Q2LIRiMg+HCSDKJgmCYKUDe1Etg9cPjJzsn",
+	"7FSxgQtzW2aiEEHFnmLjogsVn7oIUHxQk0kt4WjNLq9wLHx2dBD26tVTGgbXlHDirocdRmYmF68bwNHW",
+	"AayYz3Dn1pLQb1fjapddI+QuX051m8LmM7N2ZuvYgusmd87DwYDmZm2g7N2v1V5AT23dZd9pbujALA9N",
+	"oTBVrjLVBa9drmshpFdQ0Mq0IG8Wd68V9caWGXwOVQZXZAmOQBIOHrucWOm3o+jxoz5toa0tjdgY8Xdn",
+	"zy7fXr05vzx/eXnx6mUcyTZnGc/HLsavoSpS55SFhDIAtYS4xpBx3tAgqJUO5AoZ9tHjx+E2yZBUv3N7",
+	"B+8DiroG8PESYq/1fBow/ttiPzYByDVDremNgJ74SBV41cPFhMva1/PuBSJaQQXeAiXajDPpqTkOYJI2",
+	"p5ncYSZfGoesQll/HjyytyovngN8hcM2oEQ82LtWkykwsc+7YsCUinLKIHISQn7MsQUtEGK34biWcRq2",
+	"ba6HjcBxbwte3OWMDu0R3YFE9TBXWXaViFkxWecaNXT5FLNcymzoqeAyKPUmlwzNC0rEYdg0g6Yp9DzV",
+	"CEQROO3YIiklQswERnNXYxT9SMFHmuLzXMAn5eBgtgzCasvEK8lVJp102Xsvb9gbuXUW+lOIJCZce9XT",
+	"1qC3bwkBDFqfDtTUHJ1ZsaTtsi4NJa+alZAtq+6i4q1M70cW+FtQxokSvpANd3y0EkOqO26HKEfYQwrG",
+	"vBrbK3jizephDH6J06Dndj91dX/YztsTyd32B+eXFqxNX1I4io/cQhcxlRQs54u3Ukl8NudebokD37Kl",
+	"zuq1mXs7K9VaTm1O/Zdm0yVn+RPx6IIXLymWvQF/k0wu9q8SNz7jMknl2GaXi0+pyzT3dFYteD6cXAk5",
+	"TiWoqWqY8uxKimKh8huzYXw64+lYwm/zHHTZ4YRDQZ/Aq3xNH6YiSedT+uC9az4WIne/UJlwX1VGb7YZ",
+	"sl7qQkx97TnjcjynWngrmDyAMF2kEhsstfBhWiw9AH0bo7n2ztHfwSG8Q8CfQ2UYASYLLzDMCc3K1gdf",
+	"RpC6fCUspzryAinNfRnJ63nhJT4GLKZdJl8OfIqp2qFN5Kk1wnJRzHOJuSVvgRcaURpH+uHl2Yvzj08B",
+	"ICxmbXMJvQKCoySXGFci9kr9gSdnohbYKUHTNrn4PftXQyFrsk0Cw7WBniM+TbHy8BbIWo8a17VuzUv2",
+	"QdaOfUqEnInS3nTrXrI5E9tHQLS/dQD4HGvHr/Ixl+mQvYWjZnbzNU8T9hZOmvl4PuUp/IGiWBywbrfb",
+	"2W00hsTXDYXS481g0oIuUowosckOkEuuWTt+93bwUizYzyq/CdjLn+Mde3fHboch2GcHBBiSCHtrxYPY",
+	"H8v5uwFWt995FGuMqg1jgCe3juD5+eB7kU+5XO44hNLeumUEN6lMIJURXtip7TVo2f+oSwXQPiU6r8B7",
+	"NZJ9+e7O1F/eIhsHBBHp5awtcsfW5psVR79lxGoobGYkVH2wRy72cdFj1gZvG0QRcsCrRFwiqSjLvLn0",
+	"oUPdpkw5QvG28JsjygAHQG8MWKe0lUjSj57UnRZOoJzyfMl4kuhVvImd4LprF/rm5ecYRCb3XH53y65r",
+	"3doD7IM7tbpyr2+/GdwrDF/Z54rYuDzkGPP3c78lWu/qWDnrFb9H5fytIEZu7XYHIMKVRaQEsPKd3Xqq",
+	"CITbZ4nPM3y+icvAozszmJr8uUP/8AKjFx5iACDN7tKxeZC14++VGmeQ3/tSLHQmDGswnyrV7u+5/xVp",
+	"uiERzAOZAIwFJ++w9hjSvkt+VyxUZ/c+SU5fS22ACIf2/ndvfmITyAoyvNh7O76vzOUpFncbCL78IOPY",
+	"Qh+bx4EvP8g4QJm62yjMq/ccw+c1iiqpUBC3tS8UJL4E4diopVwZASxwn6QqSP+hLwx58VTqeJueFUmr",
+	"aMXeIOMBuS/6oYVBLjEnrpcs/ncMQFKLSTqcsDiK/k0QNFlaiJxnUIADA+6iKIpi/5coioOKekaR0TX8",
+	"6c3qU8Ux2D8Ot+hDuzxO6sIuj/qy/U7POyl8h6dLgXmHh50EvMuzvoC6w/N1oWq3V5yUtMPjTeLPDq/t",
+	"MSBfJtnh8UZZYpf36pLBLu+sXOdbX2pkLSg/7xuJUyK9NQSsrVjafa3IMEzllR0BviMVSvqVaMHm1LR9",
+	"iriuM4STqcZoJR99WzipQM40rHIsB9LgPLC/g27iQH8xu8LCqdvgEWt/9gIh26ELLc0FxKJ65uI7VyFs",
+	"qvo0ARR9ckViR0UZeNfZ0e9YiU/cxQm0Lp3x/V9QqxBxKBb6aiZyrA++KehzJkiICGrxyaGLJCul3R0y",
+	"OeHhq2Se82Zl54XgFnPNPoRXtRfztXeA16YYy3dYP81tqPXjJXwZsHowZUL+zh1IEFdlrSAHpcFsBRIv",
+	"/XRfJFovMJN6rEZo1rc6qDDPlf1wx/njemb9zOFd7psg6QFdmtd93kc52GCpowA34mNpXmZBWK8Yp8I7",
+	"Rm7rtu4SO2ovHi9IbWvKOQYO7Rfp4wf5rA3docHslJZfO6hYFqsJQtpj8KDUTgUCRBWKab5sAl7fnuH/",
+	"p8cQ3yCD3DG+blg5DTuQnHd8Pgf70uoujkmfmnaOHrtMp+KfSoqXjcUhziS7OHt5hq7yXwD+BJC+YrTn",
+	"H34r8iyVRqU70yk//JEXkymXydx88+7yWdyMmBlJKKsoWWzaNc3GXfYcA1UG9dizy3/GXfZKMi7ZfGY2",
+	"F2lMLHA8FjAwV1MkK2CwARYADqx519JYIWzoFsT0TQCZLynZ8S9UoHqk8qGooUi2qlPcu0TGpQPS+SKM",
+	"tApr4DgqHClelLLiLONDqmYGq0Kwp+5zp8JtEVa9yJcs1acWkgxjIVa7gfM6EgtzwnE4GlJ+Jyo3a07I",
+	"o3DuO42aclW831MeTRol70t/lDioSsUNN0Gq6SbihsDeXnjQP2qt0enuKJ9+EfGuLmPdQ1raS9TZV3pJ",
+	"PCFkgxCzUWRZx83wjN0l3Ox+9Lf7hdDICTZSMBIuFICaqHn+iORIw6reXT5j7RjJtHfQP7rsHQ/CcBCG",
+	"/wSEQ7xYvd+pokwkAfeg/Cnu1Pld+c4Dk/5vrZqlmhbwkf5TKGl/nWJ7Pr50+FidX/x5gsjeo5N736D3",
+	"LFMLkVxNlC4IOa2J3bif0Ywz5UsG1cHM6UCD0kzkLEulEQW/ikHGm4HYxTVLZSTjr7q+s+yUcZYJDnjf",
+	"8WKx6MYlyC7lFZ1iVwhU70RGSDAbYsU7qUDu6LKX8ywb1B4vH6xzMW8ckawMa5d0lOtMDW+u0BSeNi3X",
+	"M/uTrwcpq/0wGvQA0GGOeo8fH/QYz2YTftCHeBXwwNuAf1jaSHpr++Zd3MEJIyeCMAfDzsywVnDOW2/e",
+	"RfLZy93nBSB/zVYgOx+047njHFB2QeDFoXbqc6VgCjRilgX7KEugSkABhWckjI95KqmSD6Cprs1YjOTO",
+	"K3LIk2kqD7+K5CEU4hCLfx8mOR8Vh1/tskxDqLKY7JVmVCKMrx4saVrIUi0SpFj0YuXs4rWtS9qc9DHl",
+	"abaNpfxT5OqVFOgzAeyaq2tV6Du8ljahH5/h+AgG9NnF8zd4Q2vWvnh9e4yzuH3cgUNNGkR1q3dCMLZj",
+	"gDjFhmH832odOQchjqwACLra6ymLo3kY9h/HjGdgC3eFKNG4iEBSu4xtxG9VTky3AStw18w1i3XZlOEq",
+	"XMELAtOEgIzilE6F/RIyaLFExq3IKTJ0HYjhrMQB3YjuTI/BhUQpZVfJ+pyyNurQFoexsza5jLXR4eo8",
+	"EhiWBQH0cylFBlAkPOl4hYrRNJhmBBtpK6pDBLyNurc3gZdYVguXd7ln7ZWMswCwOtHgtGSUJVMXgb8J",
+	"d0Gez1W2TvHkWQbVws0jNsKNlmjAYsBIjW0xgzRnaiGpwAGitGQCQUAWkBuSytu0sEbSdgycDcJSEowk",
+	"VjmLDYcTeVyFUW1BR62gBa+Y7xMXYW4eb4yftqaZ5pnVrEJ4VxgpWiY8J6ODTBDorEYYGNE8JIAQI6hX",
+	"jUnkTamagNhcZkIjvNsCIMCNjA6mHG6LR4Ggj7UwI2kNRAF5+z07UWl2ApNnzJSsXxuVEbU2rM46o6m5",
+	"mkrrFiuUuoE0eH4jNBOjkRgabc6O3B9c1Ybl27oCF5C4as5CS7qz/mCzzeatwozNs3E991BQrfFVFxzA",
+	"oSw4qieCuHaorDt0lTQYYe0FuZWtollvn0u2KauWrt2S3XmM1t6gtZtx5bapXoEew/eOQ33vK0JCZTLE",
+	"GVaFyKr4FTRI5SsseIMK8KV1JKtp/Ol0oy+IQOLWZFczO73wtlC5+DKYEKwdW3KNy0t51d3TqAJumusZ",
+	"vvCDe75ZLdrUxLfmcacpNegfW18GlWSTdH22TqA2uue7Nz+B48EvlVWK4o2QFluM+U4i361yhhOyoUQc",
+	"ZeSuVMbs2X3TVbwUiai45hJ/ZOsIpkMmDswgWC5mKi+6TXL/PQbXWx2cU9nx7h7mfJGBPGerdcGNL3gC",
+	"NzWFvenuVs3ilRRGdTg+NPqD3TaziaWSUdEhKgFHYRjeQYswXdYqUiPplFoD3MOAtovKuNMi1uoPO4xr",
+	"vej/EoDT8YqlG8yQbP+U6QKK33MoNcfzsZL9FOrxTbrsfDorlpBLCwh+tvkuOzNqN2kLpaPYNgwg9T3Q",
+	"LbDx63lhUQBROGFzWaRZZSQrSQ29/pPGWttO29ixqozVOypno1EL2Zyw78Ng1ATYbTZA5wFdYejIbjaw",
+	"9Hdw4X8xnk4l1f4Lc/Tfx7hxJyayw0u+jWDTyL7L+BaOcAaCf1lVYz0f6FhGkIupuqXbw75oFaAUtGyk",
+	"r/Zxv98x32fCO+KQ/ISVuHRwl/N+Z+vCb3OuV06wpY4yDzsMeh8b3R5aDOd5WizfmsbJWyh4LvKzeRPc",
+	"xJkEmPIbsWRTnggIPueSZ8siHWo210ZxAq0BtfbyJ/MG/dKF1GjTXWtAnZWa0KQoZq3Pnz8Hrvg3xM4P",
+	"i7JobevMtWpYSMFTKcBJUy1UOU6Lyfwa6lS6YRyQ8l1+s1qLgjb0AHVRK6u4F7rsciJsjZRe7OrbaTZS",
+	"hv0gjU5m5SBve2bNAqZVJMUnQEAcs2GWQgQpoBctVH6TyvEpBSBU3l6AFUhpMgOY1YfrLU+H5nJvI0yD",
+	"2eYgkrEt3I7pB6BIp1CkIAXtDetHEAKsOSvdSELd3bLsizclJj4ZuRI7tlXaoRKKZrGhD5Wnv4C3a8C+",
+	"hX1kRpY4Gp69vrj68fxn+ABJg+ZhQ+xDin/UDEqHigQ1/gHj7JonnsxiTeQcCMeNOOwFIKgd980pJuB9",
+	"dq0SWyc1Bgha7Obw08FisTgwevfBPM+EHKpEJPEpy0l/wlf+z9tXL7sM10AXvJhrpkaR9Cre2OJaboHs",
+	"eFyACQSgxFCEJ4ZqOqcshpI1OmZtvAUPcDXYVGgNJYiAcc0o3E1JhqFD2bLrFeDxyymSXHf2+qJD5haq",
+	"OwvVe/yNhWLK2H0V+9cIugEg68OvUWvAola3241an2PWjstKQnHHkDkvPLl9oVz7WEmYYlmHXEIWPyaf",
+	"2ow+Sy2RdMI1BNGUO3lMZczYVBQTldi33eOADFA+fmJDKFkMt3wcSSORo3iL5XbNGUlR3MPKaS+g5Zeq",
+	"ILkgdjvfwVM8gbLf3hHG/iDeKs2ZnvIsYzEWB4+p0PVJeORklgBMnJniCbvmAM8LmTJIS2XxpJJwjDgK",
+	"Ji1aHlxChHOhDbNts7YNez8OjwGuQS4jyp6DlfKJsmx5qLIMQY8e6U5AMFmaxc/4cCIOnilZ5CobMKkO",
+	"4NqNAcp5aH60dmUObNyVc9dYISz+D3hZyOLgcjkTB6+AXWrTkpbpaASnHC8ALfCmRruv5aCawl/NLulJ",
+	"GRRbTMQ0sNmuYBmGaOV2bP6OO4NIWtsvVRB14BGehRgqMaPFrqJiBqBgrpjlA0ZG5kjCm1MuwTMIPmFB",
+	"obnWig1PWJxGiKBAnjS0KazmLVoyM2YNSoq9N8xgYFVIC7EG88pBgLiLbMmy9EZAPCACprI0OfWtwGg5",
+	"944UCMheU0co2mTpUJB5yN6Y37/+6eCoGx4YBrNyUy4Wi+5YzrsqHx/Su/qQj2eZeaU7KaYZiidFVr19",
+	"z15ftIIWJYgYTbobdkNKJJJ8lrYGLdPAEVgsiwkIF0CuiRrqQ2BnJNR0/4XRRZ8DfMDmUdnPE1uf335x",
+	"24NGqt9Qt90ln4LcPRYNmQBvRY6SZKrZq5mQ5kK1x7HLXsLlJpXZ4m6J9KLkRdIatL4XBb2CCId4i5g+",
+	"+mFoZRXKAPMvIjsgr3C3lW4eZFVBkIOF3CY70vCf04RR0lr1gqwsjOn/uP/NuubdWhxeKvWCS1sTB8Sr",
+	"E1ybze9dyELkkmdYyM6XTFuDDx+DlrZ5Va1LKwb5ww5aBR9DuTwwsH78HLTM9bAG4xw58/fnl2yc3por",
+	"0YobEG+qkuU2QvhB8GQzJTTEnsB15bDAnDzVjn3GOmB1wokD5p5AjSXuBICcDyOFE09tm46rj65beHrh",
+	"kJ6mh4EaaJtrE1DAJZdQ99VsrJGiCnPLgZsmfmM+HIDfKnZZLewljbE6Qu/ZbcODR/FJGNtJ0+KeGYYp",
+	"Ps3E0Ei4I55m85zsXIkoeJqhnJep8Vgk9tr8jwMi0YOLJF43Uv+h7UOFJy8SM9I9yRdQ87DXFUL2+Bvc",
+	"eod8PM7FmCIqG1nc5cSrkDfCdLtUgYbtFfo01yxdvBR5LZ5CKImaQ35NqhK6/MDvaH+ixpx84LLz6Jpq",
+	"U24fKN1OM8pZ7EXL2WTkOrwIiWU2z4JDeKQRGIwQ9frV20tGkjFeHs7DjPI3rL9RRjBe3gulgIZyLnXG",
+	"MUUJkGB5YYvFyITlc2krpEJjmDvajeTKuAnUykX6xdC8LYdVKFfypCp7wwNUuiyS5w3S+ULl9MBaGR3t",
+	"Z2EYGFXILPBx/5sug+t0Zts5uO11pwkodnEcR3I4zzP2yN71pR7rBYytIbD/TSWCnvqhZmAsRhp4ehQm",
+	"+Jmo7akNEgu8RcMn1lDYIxZFkWTs4Af2qFmj/PH850c0kxU27NbuzJ0JcynafV9roS0fKUt/v00LYQ5v",
+	"sPsrr2EKe73ynIPDcfcXXlCRmH3e+Y4KhO3zDgZs7ze292kxuaCao2Dl3kMkIoHPF4m8YkuVGGxkLOBW",
+	"KkPRrwjN8fgkdMiOxydhLUrYvtrrN73be1K+2w97n3cXo1YJjypSN8hTr5pqK5t7dhexCFTyCwkGHHyp",
+	"t+NL7ySn8ySSnaU3ePOuIhyNtSLHmVePdu03nYrk1RwRwr0LUxVGffMvstIs4pdO7HW829M90XSFulrf",
+	"u16hHj6GuYosbEfM2liefQA2N4t+OCDwlAB0V/OFrZARUDn3gVFJy0+mPT1A29mNWFq7WbfbQVAuAORw",
+	"AbhUjwbhQnK1YI31vStRprNcjNJPrB3bcdoRUlUbyF8qK4NHoH3eiGWny2KoXxezds/cbb0gNLcPubNY",
+	"LwzJPIBGxzZE+vQ6GOdaTHI1H09cjdZuJAk5BS5fmzyvBf5ti4NXb8VMcLL8T+FHsFfgcgZGPn93+SKS",
+	"BR/DB8zoMp3XRIl1AgSZIHhR1qXsGgW78UJdf/986wjqIe6fhoIndlMLRajVUKn+esnax2HobTUJdL7Z",
+	"0BY8rRV28Cm1FbRS0xVWoAus1cDBkPquQ4x1Ktmk50c5CpswMv5r3afVvXmjFui1Au4fMDwjYRiytn9E",
+	"TpmtD8o0SZ5o8Dbi+FgUunHDqvvVC8M124QFJtfsSb95S+pRfYAbRCfdq5vQ8+ZRo5/eOqKx2Le7D+b3",
+	"ljc+1DLkjsMSXK2FmGl+NtCg1w/NsCvvnJx47yA6KjtkLzGwrnz1SQilmfeUMgyZbRYwzDXAyxvKvwj+",
+	"Ejb2EDbOrIhxvcRge8t47yty5FTa69AXTxtFjzWFoXuBxzsKpTKX7GuU4IoWeQOh3yD7YsUSHclrrgWE",
+	"i5nb+kZQbnUJDZ/coTIb2AUs4LOO4ZL9/tzesXbmv5Ip/CpNPrtlgBRODVywLBJqtG16MqZ459W6tuSp",
+	"A48/VEBE43dNYUZZyuyg5aYoVBkteoDOPayqOE21huwt2zGq1tUfVQ7cGl2RCf2I44FBojt8GUkjzuSC",
+	"U6UdMCSQsRGjG6xhH9/tBEZ/ZzNOyUHAf/VafX69+GHrxv3DL2p3Lynknsy13/N53H61yxoN0rbwoiW2",
+	"v5jaHkztWW3x7s3MCpddupcCNVHz3OggaDxK+NJwAYjuzxkmbXtKXmALUEgBvmCRRBJRvlBtAOiXCZ/N",
+	"hISKs36xzi6LDT3ltzwDRoL4B6ytcqyfD5niVB//NJJlngzldYzsgwGOi755PFVkAaRS+pAOUuK12H5S",
+	"HcmVSvreF+yHHzCTHQ2Y0OdO6gpBWnDMwBjEntKyP9MoU4T/Mprd0Wh2QUTW+oNIsYiz4PANoGhgKW8c",
+	"PQbJv/ZMv/LMFxVPIa0KAQv+4t93EUoNr7xeVlnm9ZL+uC9T9+W0jWydkrrUCHizV/O1Di5XTZvDDDVM",
+	"TKNiipGEaBed3grCyCKBqsyRc6l4na6FAQZkWyNIkr4zFVyay8AKVyqPJOJWd9llKnS9+hdZUK6XriDJ",
+	"UAC0ahO7/CnVBSznKpPcVI80TbrsTLI08cH87aJg6qQXAVLRrL8mvXrGi0mpVpebs9Eas17U6jWFfzZN",
+	"wm1od3thFwzqskl6bf/S6xiRFxY4iCSdfbxuTkswT5suSaDGbUpzruDR68ClXFC5kVLpiC0xzmughzMB",
+	"VAdjRTkCfjrIxK3ILNYXziGIZOxj6yIgOmHzmg92NGA39ZFl0ZDqw8ZCYw7RPGAxjRwLpbB4mBZG+rAn",
+	"SA6Fj0dJGC02DXKSFqeUt2hWsCQu9GrgMVMEUFffIPSbItaFzYEEIcxuaSQxt9Wt9YJrBhWzsFQERpqZ",
+	"HkEtQ3uxIWSUwDjlQQ85wWeY7Z7y/AY9rgiJVgxgOj6gOKYBly1SWrBZ5JiBGRc+p0VZleCRxhQoa+VE",
+	"oI062FUkIWJQjRhyAWxfMz0TWaahElmcjol6U6kLPs75FFA8MHL0wn5XhcC3vMSigrKY6uXAYkBlM6qf",
+	"c71kaCxiZTDPMRTOQ9mSnovkOFfz2V7lds4u2JnWqS64LPRq/Z1IVpfYR5IPPCR1nLyPd08+dmGWXldA",
+	"5SIJ1gI0R7J2Myz4KVwBE5UBAgqXNnXLy3X6xkbRmoWEGqNGIG/nIjFNJJ3Yw2WjJCEIiT1l1XJIwPZr",
+	"1QP8w2YEaIgtTD8R2Zup2ZZdBvJ8Ns55QjVWrsE/UZBzQZp1LF07hpzQBnHr4N4bvCW+Nwj6JTR16jmS",
+	"ylbXnaRFtXapOd8pXA4rw/Qr2HLNLJSlVRAiaSbXjisQl8COEIzKLCqoCqoMpSaUgnpGONlrm0y58M+m",
+	"22ZbATubobCpfGLpSjPEqWS2tFGVgzrEohe4DiCL7t1OgCEf5nJfs0sEYkPuJwW7e8rs1CB3HFdmiyOk",
+	"2a59crIlsXJ1Db6z6KDVWtxN1bdJkm8aGWVq7yAQrIMPrY/rJ940LAy7tzWogNqaR3q0bqRUFfrBxvmM",
+	"a3GQSm3038IIkHp+TT4WNcKNPmXx34nnXSGno6oH3TVjxNt94y5vHRcW2RNZYoWFmGVK3RjR9hTJO4bB",
+	"xZsHcXVdpbay3K2tT2kxMPDzx8ahNbav8mJ961j1smzdft7UyxbN963Ki500ZJG/Nsxol0d3fI7KJO7S",
+	"Ih3x3d/AJ8/kcveHX6pi94efUc2Q/d+Abu5lWKjgJ5u//fjFUmasF7aF64vq0aEayNlS8DxgFiTRq8KK",
+	"cAQfXDHko+NeGY7TglnTL4/73g9SLHR3OVTT61TyQuUAeGZm6zAbQHyh8PbB4WGmhjwzAuTgSfgkrOq8",
+	"X/9vuITsfDBUzcziacl58ctC4Ve9/sERfYXr8/eTbykc4e8nz58+P//70RmtAIXK8bF42oPCoH/EUUnx",
+	"qWgN5DzLgtYsF7f4twdoQZZ3KjvSC+qw2sT5j/COwu96ONvyHZuW1hqchB5iZtgNTxCFvG/+KXjWGvTB",
+	"hOTSbauEB1+jlRiMHpvoqedTzeEsT4eY2Oke+OaJ9/t9SciMbIeNghvyvoRxj77usN277OjqFn7eR04E",
+	"pJc1psMZFQkh0c3mDKU5adHdnY2CK/bA8Hj7Sy9V8Z2aSzIg9ndJZABTJdiMwKi3s+kRXnmg/IkdrY7Y",
+	"ZbPV8a21A9GBI/uDZ05Eu9gWU+Ih5Vwd/op/bDQv/qAWmGbgY94CiCLoVLoQM3vlYGu7GRsjGRcqDprK",
+	"5wBII4GEo37Ezqz2BV1r7LWHyilVpzOvT8Cvbmtw4kNUmhNTG+Grm/+FbwaUKQGNQiAQ/BowzjJufjDa",
+	"oVf6JpI4iEr7N//L9oDue5Un6L13s3qE4wrKijTWBCbNaMErBhF1SZdR4Y5EgWz/L5XKgTXrqPyRpnFR",
+	"6ZISIkUWqZxDmprgeZaKHGqUdiN5wMpYAKqBsRJU0CbDXHMlkk7DDkWSOSLA1D8xO2WxMDNJ5fiqDD9w",
+	"qQK4FwGLAcnrquFRnmWmXb9GiqvcgC5+gm2epnKuseVTmGGSq5kajWiC0BNqRRYZUHlvpbhvjzRrY7wB",
+	"jqwTuHYwrcCMBSM7mosjVbrBcdRTJ8rx+ANpaM8RarsXVgdlRlFv98r8GDeOY6WBLisrVRFmPsC+Mltk",
+	"J2BllaYlW6h5lrAkvU0RRyDsRvI75BXNphvfJmIzJtsI1kYSRScon3bVN5yhUy0o3X7l6JgjM2CxuQO7",
+	"xK4IQQ8tSSnhZad+qQ/kLqesVtvDQsaCg7rJo/C9KHCae7tdgd8SOsvaUFEcv3VBODY5csazEtGg2f/Q",
+	"b/Q/OOb9sO6HLTN+Yw7kd0YC2fXhS/WweuEfXMvbX7G9t8PZwsitsNXWoB+GjmDepmM5n4HI2ciEIf3C",
+	"KAOFmGmS22vF5nphuFKCDhgS/UQ8FAHHPH4KX2CBbqxOxZz47/u6+2GI2kC925O1vZ54nfa+Xun2yYnr",
+	"103f87+jc91K2j6j8YsShK3dhWdkJMAXHCjgmggqxxfIhPyX3PyF5OazlaW2phAQLzz5mW67rRI04Bes",
+	"lZkxHrIsL1/i6zl0gso4dvLMB5HUEKECCD+l4GS6Rmd5gHir1Ur2g92kwAY53FbLb5f1n9O8lGKNFGFF",
+	"Ya8oOgKvV4rcV96nMo0TjL6ET/YdM16Ueayg4fuMm6RTFLywSZoaDMlI86W4rWyv6+Q0bzUbxDOeZSvr",
+	"VC2FaYa8Tw1MHAeo5le5Gdrc5rHyW5HzsXDfDiiyFWiJIs3QHjBcYqaQnk9pUCiWw3tAYrTSzrVFldHK",
+	"19EpzQtsw64rvea7xUzLgG8MKh9300PNf6EYuRHbE57dGnJY8CWS8C8iV51TFofdMIw9FP0kTU5Nq3Ke",
+	"ZfUpIsiQHWaXvbFzkuR5op9SoW0UB5GqSAZMC1iIOEt1QW/G3Uh+j4Ajm4VYHGAueAKR3RxQ0WBcFB4A",
+	"ccH2jCh1Gkk4rZUqlYRDTuLnRgcnhkjmUHAmkiu44UDiAUspMq1TScnC7SMBueJzZNpxEIBjg0GuVstr",
+	"KJZn3Uhrgm7MGj5zh0c/hLD8Owmbv6tf4y/5tVl+/fBrq8b+rFl0RR487vbLosC9BhHvJpWGahG0hqyg",
+	"9Vb97CEz610773V7ZefH68VaGoO9h7YP4+jOBm+UR/53aXvuNTgkegdH4d3t3Hft4rcyb+8qn1eZ2C5m",
+	"bsSqqli5HQ/8S2T/QiK7d89UbN2PLHbYGgEe7vmt4nsV1HZtWO2NWK6JMUptxnQ1IarJxOsEMKwbWhPq",
+	"UaRyqIWTtCZ6QQKxTfZKdcGEvBWZmomAkTZgY+2w1gU8Y37RrB3DPe9rCF79kYDBJK6XNqm8DcJVx8Vv",
+	"UvSOBnRnnOhRGFKVP7cfYL6jVIkyKMuIeJCalYtIgigGe03J3dUwI+IX9Onpj+c/GwGkhDTebnlsiMYy",
+	"Lw3YqnAG2fm6mtvebhKiMIeeqg4BrVFBQKhQdi2sfTOS9LoL81onPXkgzX9gwWmfiB6ikN8opuevwJm/",
+	"BMx7C5h+IIIe5irLrhIxM2SHEkqRTsWVkiRokIBGAQmzDGpcuUaOT/ZvA2WAu0c2eDfXl5X27tPPH03k",
+	"2zWeAa77DVexuar/Evi+lMBXiw62slcpaayR+HYLebBZ7mvlvV2MpNvy78uw+eslgQExB/8rx0yqRDTa",
+	"MiWU52yD5VEr6dfDdI72haLHIK2dbKSsWKRDAWgm5sdHrthZWaywF1r0RzLymFZh3KNsricYJeAE13jA",
+	"jkKHlxe4CplkSaW0Ybr8oZWjsJy+n/EboAudnroWiAhd5o3jS6cUiY+jx8HkYihkQbsAb/dPqoNo7FyK",
+	"Rdm5J1dDUAjDUw4wzT60qF/sM7C1b6rZTqxdpp6g9RIhDk2jrm4OVEnsoFHOtGJDPxwuEqUdIQi8uE2h",
+	"HtpLmzQtckCFL82BlZlhDSF8FEJdzLNQnzBTcixyxDYo+HUmqGx0/O7lT6++//78eTxgUrFrPryZz8y4",
+	"cwEXJSSIIIRTp8ueocQPpIYxEgSRYJlhJGtUrB8h9RiqxQ2Mv/vp3dsfri5eXp6/+cfZT81y8PeisMAI",
+	"9xaCH8xr6iHbfQiDMOgF5r99+G/9f0fur573bT/oBccwniF0/eHXFm03ZhWIkfrUClpEC61B6/n5gGI/",
+	"W+ZCMtTQGhiGdFOoGZW0hoqy4NpHWlwXaAu4puZ4X/Gxsrassvtnk1zBape9v3s7eCehvKNZU9BH3Bim",
+	"6jrNhDeE6gjqvX19YvbBN2HtfCtbQtjmJbWc+3fxkv757tH3EwWcRHo3p1SLO1yYZKXcYB+x3iZnCSGL",
+	"h70mSu9exQhSd2yCuQBw4rAgNbxgeF7pqkIeYz97iPymVzQIoeVjPsXC/sz+YKHz7LunAEr3iaBxc6jJ",
+	"b3RWYBYiAVbcccaVa3LjkksVXJToZgUUV2hx4DyQ6/xnpVtuxQcX8ykaaai+AdQM2dvDRix8g4EEmLi3",
+	"UKlutnsEbEdzBvnW/nIC/aWjP7QTaIr6davXD7snobm66Li0Bq3zd29anuun79wvr+f5cMI1blPZxDfd",
+	"b55UW3j39rnXQlMDd1bO6Zh/Wc38zp380dRy4iC7u2C8KyGt5h3QmvylnH8hocKGYNQ8MeX9rgOI1XHH",
+	"bF+HjOtqg7RBzziHzLaAKbYNySSSJZSJvSRZwvXkWvE8YXqiFpqlxUoEVQ3ZotT6HXrEppilUs03CiQF",
+	"sGChMnt/Q4QMB2hZLMr9qaCYIYw9iQc2CAWqd5dFt8E2clpV593fp16kFO7cJLUxUfDAlTnYiMAx8Ntg",
+	"h67jAIURlE7oXR+NH3X2avwUDRWT32VpTiC1FsdSiZvy5lpi+lN4l+ASkUsQ4cIp2hhcXqjSvDEB7F2o",
+	"m2rLX+xcO4BiAbz4PDsLsMxgIxj6ZV+E9wDoYlAJQK96CJuAQqgwnKFQCvWJJMyuUnWu4rPCMzAF+TfN",
+	"S2pIs8yVu3eb1iGExkgSuGSqWSUwDYiQJMY2GDncJmE9rRX66HTZtzg97gorVWYXVILq3DIjJCX5EGlx",
+	"SssOycy0uZGsQJ6wH1D0haoNNQF4ja3hLXGVP6+M+t84W3r7S89c+YDdn955k+jx3bbpBS+Gk+d8+Wr0",
+	"Xoibh8j0puIctUzvl+oWaqEx+3PprjgKfa4TsKm6NforH94YRgP3BFOyDF5dCHEDCFFlEYZ6JZCOn8tb",
+	"Pubbzqogzcd+ZNQ3gW9ZO4KiEFUu0hr0u998TeYjx4Bbg8ffVIKzwpA+mg+9J5+tXEppzt8c9L9poRhK",
+	"EfvhQf8JFBFtHGSve1xVILxRHofNo3zyeHWUXx/VAKi9UR6HINCuT9f346wzDmVqlHTBY4GfqU9XDt5v",
+	"hH0JmVxSUdgDaflrE/prK3D0pHvircCTsLIEX8N61/LBG5bETd9bkm9OKskcx/7O9R+HoZ9qsT5lHZYO",
+	"vTyVdTtzrp/N8/vtdnh3DyROYpup08MaddLcXzrNF9JpfhA8gWr73qo/kLNxBzDeV9bkCfoCInBW9j0g",
+	"5Df8yS9CSg4zFOVCh7MbSfJ8NUWLIcYv1SF2JREqVUPCDnrfLEzv04ma5yR1IwavzX1YRYIkdxuB7do3",
+	"HpF+Ao4yQoZLJXt3+Yy1Y5dcdXTZO0bs3X/GnVPGrSKkchd+NWLzmRkzhWAFJZIXK5W8bNllZyBYkps2",
+	"4cssHU+KA81vob4zmnwnXLP+EVM56x/DFqRC4yxzMROcmgVgZJownxfzqUSrOu1awKh4c+GhA6oh6b8C",
+	"kCZpCUo52LRrhd5tzmUI+yt0RQ2jerr4IzkaIdfBKWc7aDcuJbue7uOpkmlRI4WEL2O0tRPBdAYlsrLV",
+	"bAPmbWq8fifBL6zYUfD4Mcostc4QBLreAXxbdhGfeinFZqKg8tH1COSBSSvoCUjJSpBKnSbCP2RU8Ni8",
+	"V9krt1GUXwNp+XypH0HayiYi7YVBGIY0lD00ztI+QXaOdjx2KoxRuM6stxd6jCS4iQG9j1YOh6VXQNkc",
+	"8PYaNekesNO/W2QiGITSX8gkZRGMffizhC/XxB/a9VgTNogv2qBBc4pbAX2JCDcfd8Ac+5bY9kxgyty6",
+	"WEhnS20cCzDp1pR/ooxt/Hi/BO6/gLr+Uj3voHpeLhTy0FXVE/RJ+I00FrJ8+aql+f7KCFVX5i8qUWmG",
+	"fpXw5ZUaXRl99OmIZ1p0GiGkqirMN92joKaSVnWAfvdx4AGrn8Ct1G9VdIHeUdgg9H/tC/3HvVLmP/76",
+	"c1DHal9p8uuGJp/0/CZPPDXicW+lalG4eV4nq7M6qg0h7DWo1GElSuOJN6uwYVa1JhvmVGnPm1F4d+9Z",
+	"KTVXfVv9/opvq3/klzDdl8Du4Xz7vcb4BXx3eJk0Ib2Zu67x7O96MH+LQ/JnJdnfiux+H9LZavFCPErE",
+	"5DayEYn1m8Ao6zbGfnXzAeTQp65+zYDVwA6/DqtM3qMGqFi7Un2ue1LrtE7SvR06/brKg/1O+w9NhE3g",
+	"g/2D/hP8qqpr1VAqK4D6fz95/hS366HJ94uP8DclfFATVoieqgZY6wn6vVLJzudGZD78VuRZKln73eWz",
+	"/9XbRew5auSul/0jMqBUifLrbRbao5ICj1aIHvF86lz2Ejpa7au3hd96clTvC/Dbo7V8sGLOcqXSYT+f",
+	"9r8ES36AofQd9f7uYwE+d/fD0/dPT3/l6BzvY0QvzRS7hAyR3bRWheyPaUwvZ/antqj/wwXEeHENlbyN",
+	"0r4+E1hlrVptbrOlnd7dnLPtivnYp73aK3pSUVyngYtHYVjDM52KbQWKUhdsg5igWIokVRIgY2Yc63uC",
+	"5fs6E+uiZ9/bqexrcKMXsT5J605Y91jp8s5g9/i6ZyGjL3axir0yAxjxW5XDzrTjIp9DdZQeFgCEAUol",
+	"D/xnQB8yD4VxZ92g7fOtnWHaMt44wpgKnQ5zgVE9gEq5dq025h8DMqNdJfiwcal+r9TjB4zcRbP41f/P",
+	"3rU3t20k+a8yhX9M6iCKpKS1Q1XqTvY6G9/aZ50tnW9PYAlDYEgiAmdYM2AYxqvvftXdMwOQBCnSlmLH",
+	"66QqFYF4zLNf0/37gaJCmE5nfg1yldzeUAVKtnrZAotbtBWNRzA3CFnp7cTuZadidthR7Lk22DIYMeFZ",
+	"jmaH+A3Pym4GqiDTw13Ipv5D7hIOh7/q15HF0cxSNKOm3Ji50mnQw8UIKjH7lScL/JoWME6ZkjfoI9s3",
+	"aYVRaDWXQgdUFPy7knDp6vJF5YI9AKeHZtP0nt7vbzs5Ofjve5k56089Yvpwx1sEnd3NASsJd7EFXGc+",
+	"Q/3vos2v5FSrRBgDkv+lLLJid1X+QFp8SR/D0Pi+V1SrVz79uzCYKlOjSZ2SoNRAPeF5ZkRq/ZlGobPJ",
+	"RKQhg+2uDxNuRHrGOMsFR5SR2C6tGFlW4Q8Df4WMR9LfYynDuFxgVWbIpqBrUVlrnuVwT4rczZjJdMau",
+	"ZJaoVLCcD0RuWDHTEk8rCxXJ6Uwu4EdC7ZjMCK9EsoFgnGo4ka0IWdTYqwtHhhW6VF6eaGUMIv3NDDEy",
+	"xXaLx6zLpBCpYZzFTg7ELRY7URG7HF6eJGJa2BKiOsX/vlBafPCY7Zrm+rlKF1vk7W+H8/n8cKj05HCm",
+	"cyGhm+mqAHYC0Q01jO3LUjgeDXI1ClbEYNBpt/Dfo2eR7LbbnV46eNbrYTTFS7d9dyN28SelJzaLZwmW",
+	"+G5N0XQ+rWLzz6FntgzwfcrHapmvT/vsux7uzXgScyehwMYaC54KIuJ/rRIbR/i4/bknhl29e93aCoK9",
+	"am3dfbobuIOP9JPSgyxNhcQnOjs8ccEXueLppVKvuUbbLTjpnO7SPDObUsr4G5Fm/BL6uafz6QTSl9RU",
+	"52laS2dR0VQ1fuDRR0tckYpcFGJ9pbxD3WGWEHgx4SPPXU4HhlAwZwpcwUJzaTi6c6018f1X/EpVfn+W",
+	"0YxvS1cMTTX4RSRFSS4b7Lzh/mrft2GjeaACw0ZKflZW4d474FHKrh9jGdIY3rcSQxd8WNHuYzXfvji2",
+	"N8w++/bvX1l9+2MMNIzV/cP8JcmdH5RVoQ99KZLxhro2JNI07OLqcl3oXMBzG23G+hlwt2TlqrpC1R7c",
+	"famF+fgy40+iZsuJ+GKbj5pQicU2Ls4vX/zc3LgNZ7X5yxZjAYONlpKYMmzPWFxakjEjFewpd72XRPfg",
+	"tsVM50jGFfP5R/Idlw3lH2OW5IJr4xOcWz6cyRIuiRDVNiNljZNutxa/gEbg+676vqseb1ftZ8Ue8Vzo",
+	"YseTDTPNbsmQTbWaMnp0lWmCTj2EC3WQFbxgI8UKFVpwMjwImY8FFlk62ms5zPREpGwhCtaw7x4pm0qt",
+	"Kjf4Nzdb7CVPxhg6KamdcoFQqTbrfrkK1oiiyOTIsIZF3BI6ZFwynk4yif8n0qxQusnG3ERyqYeZhgfO",
+	"sPRXzKmalXS7SNlJ+7g28jJW83Ma4YdCjfK9d0Q5NCrOVLBBgkBNzX9UwweW3sbdbB16d/dELN/cJzqb",
+	"m2KshRmrPA16p2GA81+91mm3d/fMaRzuc8xpyL+7CRut1yXbstB8OMySylaskwN2BX5zpm2dffBOTHOe",
+	"WN+7bGidqGqxc3ZwYIUa3HBwwBrxyiKPmwz2iAH5QnXrHkiwZDJcqm1ZhmZsenQ7kEX2pZYwR6oiknzE",
+	"M4kFHZ0uZeyAiDk4KEUsNmt5O7pW+WL6VaKYSBJ+4YlNAuJasJlMUdyGjBdsokxBuBGUHFRS7uPFrMB6",
+	"pYEQEoQmLKuxygVSejRb7LkqxggyRbZYoabMqJlORHn2juyZvsG4dtBWM/OMuHvwoB76F0k1HJ6xNobJ",
+	"mRQjjpDPSmLUgLOTbrfFYi/3YiIGmgrN8kyKsjedNjGVzBFbALROJEeqRyViUsyd4oC3wuiBKoFX3FbU",
+	"i0NxrCIfitwINlKwphTLikjOZJHlOIVnpDzotR4kITPu9MACIFA/iXsI+nWY5Flyy2bSzAaweAciko13",
+	"P71gz9qnz5otRhsWw/8rlW/x+zeXFzdX717bip6Lq+evX73AC7X6RxQV9fNQYf+KClrVM5FcUSUbtMZ+",
+	"SmP3wP5DK9V79GS4jwauUaoU//7j9Cq4+0YUre+2/6fY/l/bOet7UXyWObDRKbB8hFu9gtJQsHeHlLJi",
+	"eeKQA441HNdDljbrkp5W4HKRPhbrEX32y3oKk6PK2zeD6Qvmp2QpZh+u0mGWfJdV5rw6Sp+R4ki42jvF",
+	"zKHlu/37/F3Hd/1Pz9c4eurm/9MyN+qe/9pyOGgN7ZLCYbvytSVwfpUpH3xdKNRSXH5jbkhtIounW0YT",
+	"1olDQkDotlky5ponRNxoc0FsdqftOWWUdOH+ZyxGSRGHkfS+RJY6vptlp8bxFIWEGI4w7aGXqD2LNVBG",
+	"UJF4MpLQa8RKQAueca3BJ6Dv/mhTt+mPp1QS7sI9aNNaA/y07aadcA1OOwj4GkkthjPjEmBddTgOSYt1",
+	"wOz/gSR/6OgYV6e67BzVzcPdkRxlv4L3A11Ew7/2MzR0LYZnbGDO209oe0abFR67NpK2+fT9mQE/CLwx",
+	"O5Vo4OPLhxgAwkL4rlNahtmjVafONqbieM7vhzPJN6mW0/C4v6dUfPQsmi+hDfccg13SR2hR7J094hmB",
+	"r969Zo14qwF29NFzrd/FzdB6thQwtYvt680/+eZi/nbbfvl8laGTH1vZo+9dUdsyWEqacIx8nKF1Tmi4",
+	"puCLTUkqFcn2wDkq3UqOytBPxD57+p5ElVJdf89TuTdPZcsK/IaMu/DjNvJ8bLtbNuBqW9DQ8iCsvuHd",
+	"2ob7bfmQxulGabCdRv6yzpysOvdLRO/3OvmtjaTOfyonvoRyJz92xe54OysGiBD7OpO3PfYiz5Jbh/e+",
+	"+We0T9Zog0sGN4wwbv+wN3jsp+gmKzPXuYAdv4rBx45SJcU/j+YiT9REBJ8VNSCi3k+NGaw8/TXS9+6M",
+	"GP89WrBntGBkhcEqePu/RqTg4MBDk8NA4HkfbNwf3eW4SWEEZBGb8gJGFoG2EVexBx4BouhZML/4KD6L",
+	"ZHwQMwR5QZd+wfRMwgItIw90gvTPmBkBo4yuf46TVmS/CmNjs/SKlOE5pSkiif44opuvM5uBlVhlNgMH",
+	"Z5Cr0VGlLfYKjwnG3P15NIhDnDC6gFEGyQ4OSqz/clzwWtzE4hqMV9BNMCL0UxhJDxclfuNJkS880H6h",
+	"eXIrNJ1GZgVrxHWyGb6/rOciaSss8RwwJq809vkudlpCJGlTJSOPpe5B2ESzHOvxCOYtFjshHyPOpmM3",
+	"wBNZmnzJXr1/y066nacsUanYFIPpttuWb4diMN02BWHqgyMwmnGL/Y1oLjbyHdM5M019heiYacFTLD/m",
+	"6NoS4VLJ4oz8zQ7qUamN8RD4/INGQ5zSrafl30vmP3o0ZE/tXl4ADX+yzXTYq5+7RDxgfveOdxAX1tZo",
+	"By7Xo482YPM90vHFIx24Ib98nGNEcmELo8vWdbQc36gLV3jB88DBipNKsGJkx3L3rXhPoAKl7PcwxS5h",
+	"ig0L6FsPUViRSwEKXC57hCdOahvtgul/RHBCC0NRiW/f9qeVWlsHGK6mLhe8zGBE0NMV1qlG1aJ8Yixi",
+	"+UAVY4/h3kTrVA1tSQRilmMiosgoFdswPFProSFPtqA2kWxQU8RtTvRSiJmTL5hWeT6bGjbhqWA2kdEZ",
+	"jtjEXAyLZrjECVlSDREp1XycoZex8JXz7g56Ix2EejJWMJvAXKasq5hq7geCrXYeizPQ5vfk1jAteN5X",
+	"SfdrcLmoZPm5fEM0jt03IkncyThVLiuw2WLLKxCTyT0NMyaUI2U2a/iEcYIBoAxzPBetpo/bF5Y0YFIV",
+	"No3VnSsi/nZZ0aJtgjsviFU5klnRYj+XhExjkSNokOfonoiJ0gtMNqWUVZwCXAIwPzNpWMM5EtySVzE1",
+	"RMN/EnpXJ+eF0MQSXtJs4eyNFFJFS5uIabH3kf57znVqqfRgXfXIm8CuZUr649i53b4GHIM0hHalioYd",
+	"rk09rbmSdf7EO5AdHhOAP3Dio10Ra5X561wiVV4YuHIc7EFPaETx6BmPdU22MUOUv9Vi/OPD9sll+7TX",
+	"/kuv/fT/6vq2X+e2+RofYP7nvGL1fzfkv4FUxdUK56pC444TAeQjVciDvLmnkKl7RJhYYCfU6lZiOkmn",
+	"KpMFijwuLZxaquagXvktCCuQQgOVIr3jRc5nJhvk0DyUHuz84hX7tYsxDhS0XEYS9brl3nMiDt7vn2Zz",
+	"pW/xRASLkBCYrTBswI1APxiE4K1YkMDHKtzzi1eRvBULEpB5NskoV9c5zPEZiy3LiyemWFV2LtccAz1I",
+	"ZI32TiTjj1EgYE6ioMeiIJq128cJWBtGgNRIEL/0WETBXdxjJ+02DZaN41lqPCxx1DNJZBzuQRuAA5kd",
+	"Sdi0c63kKLT2BvQbxbl7F5ZlKVP0WKoSQ/PXmoBVctLusMY8K8aRjD98+HB4PgN1UoAcEz32XHAtdNy0",
+	"DZtkxqCa0WzAcSRx1OjHcpigofDbhC8iar7glribKp9xfNBCkGwmkUHRDiW0qPsDxa+o4hMnBJ+FVmdg",
+	"R8hIDpHnhdawa8YS2mDF8DptH9vo7DtR6MXhOSjFeGmsQb9NwTLiBYv/++rlu3/cXL568/Lt1SXi/iAK",
+	"rWUIwQQtxwppxnwq2H++f/tf7D3KWXbcartJg20mznwZgdAsGYvk1pBSp3wqbxm3W8tTg7WuxtobE1Ho",
+	"LAlZmk2ENMg8Cf1F/at0K5KRjOMY+clzdvi/7OLt+0vmkIG445NsVVTn0k5mURRJxg5/Zk/OrSDHPebm",
+	"n/395T+e4M8vSNsdgkTssVWF98S9KGVPPkaBXQ+09quVCkHIooD6ZODX68jDxtJvFVTaKOjDlZQX8Lcc",
+	"CXrd0zQKQvgW/hMFfmSWXtgjXCAK6dGrwZTtgUENL668wM4xPn0doVrnmbTtoZchDRCeaMHV6yjAcHkU",
+	"9Pv4V2ZupCqqD2gxFFoLbW+fz+etEcIW0yj0+/27J3bm1swphAXdz46qY3bgo5EWI16sEKs53M51vE5f",
+	"R/W0Dv/dzkHQC56Cl2bnEBSFx/2tYgT3Q7cIVgw3UCZeISw37fmC2VkjkzUrFiHLBRE6qZkPa6shk4rY",
+	"V90D2xtbLhHf3qX1EYTuYlbYK30Hbw6PXNsZLu9bevg6gAm9f0zCJczlrSMkhSlWgdX/p55GEFYiG8wK",
+	"lmZU8ZUoR5hLSNkhKEVY9xsH6bi9Pkp+t6wOBZdpEF5f+33iB6XcJDAkBEPW74fXAY7cdWDPovz9bo/A",
+	"b7Q5oqgFI7llMC2s9Naxs/zgy4NXIbXGEzZ7E0ZqQqLBMp7RmjXkLM+tyyYYxXAw0NncawzxfKCHAbHl",
+	"HuFR+I1raBhYBmJ/ZWv/lgnn6nY2wewOHddVWAk9gG5Zg973vbj2pJrom7g/jjvQopr1kfIF/GI1Lh4J",
+	"ZBNxQ6h93nmqm8otPdzZr0FBaS3mR/HbXNqDnS41N0GvexcG3giuG7vOYbftgdP/Df/rh7Jz2P3LZfe4",
+	"d/pD7/QH+1v/D5NPlWmicI/xtXZL0+auVXq9ZSa3SjhMYLoZLLCRlUfAawDhECCGsj/NQpuPkPfbYaCG",
+	"QwxKYuVi/WLBGZ7lhcthro7j34SecAmqgaD3l/dgp9sOj9vt8KTTOu1TSnP14Z80lwkM/AXXmVl+9Fk7",
+	"7Jy2w+Nn/bv+vot1+4EfDLZTxbjIQjLmEc1BC6weLkNCZMFxDK9pLq3XvoPTiG2xx047u/r40DpU6g87",
+	"PvmpDq5t66fAl9N36+HLz80t+qbYGjCrG6UnWfVCq0A5hNdO7vBY8LwY/x70PsJfv8A8w1S2fjH2kl8u",
+	"+Be4QYvfl/44skE1uAhNE8lMZ8WCiCDQ+AaLPOhdY1kZuRGbYvKZNAWsVypaRgc7Axc1mU2ELFjDiHx4",
+	"OFYg+s9YPOG3AvzKmJwTxOvBDDFE3J7pPOgFR5iWZnu+5RgAtM3MCE0ZHqZVBvN9/GD9vOTcmaYpS3mW",
+	"L9Bfygwy31dducrbyB5ef9UH8nWd7yd+Q98JNHeDM0q3C0EhqrnMFQefcCnbArQ+2RSVb9GRVd23smSM",
+	"lSfUSszCKZQrbvFoAGCyCsaLyitdqu76S9/wLKdocDVO44pKsUrZgNedajWtNtIWlNYdRlWmvvLAG1Bm",
+	"9WdXLjtnqlWhEpWzBtiRU2QRJ2E0HU/PnTMJO6NJiS70IkYLQUwGInXCKZI+DJQVbKpgVsaUk4IhGESN",
+	"mWFsX4gU7Xnry4OnjesyBZvfUXhG0kxFcogiCxcObE+MDZSxaZqQzLAxl+nhlGtjWTvNVIi0eWYBZbyA",
+	"gE9FksL2BRrcLuFqef9QzNsO4wv/uZrB3BTLcsLcnz0g4zB+pIQZSHnBfbpGNyZKWPBxMI6E8bJmZT4d",
+	"e8SObehUMkGISsQ7iHHI4tKoRGZZ56DBH+4Y6MjzpTYrPRksKrqISHpg0cRLYYY4pDBMtW1lryqd8jfU",
+	"dOxnFLl0FkbCFSfXxUJsGE/xlA14DtJQV/fLW+djm+Cuf/f/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -382,7 +382,7 @@ func TestTypeScriptSDKFilters(t *testing.T) {
 		"node", "--test", "--test-reporter=spec", filepath.Join("dist", "test", "filters.test.js"))
 }
 
-// TestFilterOperators: filter_any, filter_not and filter_contains beside filter, on the
+// TestFilterOperators: filter_any, filter_not, filter_contains and filter_contains_not beside filter, on the
 // summary and a list, count the visits they should (as the test's own matcher counts them),
 // and a malformed one is a 422 on `filter`.
 func TestFilterOperators(t *testing.T) {
@@ -405,6 +405,9 @@ func TestFilterOperators(t *testing.T) {
 		`filter_contains[event]=SIGN`,
 		`filter_contains[country]=germ`,              // the whole value, not the code
 		`filter_any[page]=/|/a|/b|/c|/d|/e|/f|/g|/h`, // past the lists that && compares
+		`filter_contains_not[page]=BLOG|docs`,        // no hit of the visit does
+		`filter_contains_not[browser]=fox`,
+		`filter_contains_not[event]=sign&filter_contains[page]=blog`,
 	}
 	for _, c := range cases {
 		t.Run(c, func(t *testing.T) {
@@ -429,7 +432,7 @@ func TestFilterOperators(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{`filter_any[nope]=a`, `filter_not[page]=a\b`, `filter_any=a`,
+	for _, bad := range []string{`filter_any[nope]=a`, `filter_contains_not[nope]=a`, `filter_contains_not=a`, `filter_not[page]=a\b`, `filter_any=a`,
 		`filter_contains[page]=` + strings.Repeat("a|", 20) + "a", `filter_any[page]=` + strings.Repeat("a", 256)} {
 		t.Run("refused "+bad[:min(len(bad), 30)], func(t *testing.T) {
 			res := e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d/summary?from=2026-01-01&to=2026-01-31&%s", id, url.PathEscape(bad)), Key: key})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
 	"github.com/analytics-service/analytics/gen"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
@@ -19,38 +21,79 @@ const timeseriesPerPage = 1000
 // GetSummary answers GET /api/v1/stats/{website_id}/summary.
 func (s *Server) GetSummary(ctx context.Context, req gen.GetSummaryRequestObject) (gen.GetSummaryResponseObject, error) {
 	days, bad := statsRange(req.Params.From.Time, req.Params.To.Time)
+	var cmp stats.Comparison
+	if bad == nil {
+		cmp, bad = comparisonOf(ctx, days, nil)
+	}
 	if bad != nil {
 		return gen.GetSummary422JSONResponse{InvalidStatsQueryJSONResponse: gen.InvalidStatsQueryJSONResponse(*bad)}, nil
 	}
 	if found, err := s.readable(ctx, req.WebsiteId); !found || err != nil {
 		return gen.GetSummary404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse(notFound())}, err
 	}
-	reader := s.repo.Reader(req.WebsiteId, days, filtersOf(ctx))
-	t, err := reader.Totals(ctx)
+	data, notes, err := s.summary(ctx, req.WebsiteId, days)
 	if err != nil {
 		return nil, err
 	}
-	notes, err := notesOf(ctx, reader)
-	if err != nil {
-		return nil, err
-	}
-	res := gen.GetSummary200JSONResponse{Data: gen.Summary{
-		Visitors: t.Visitors, Visits: t.Visits, Pageviews: t.Pageviews, Events: t.Events,
-		ViewsPerVisit: t.ViewsPerVisit(), BounceRate: t.BounceRate(), VisitDuration: t.VisitDuration(),
-		Sampled: notes.sampled,
-	}}
-	// Under filter[goal] only: against the visitors of the same range and the other filters.
-	rate, ok, err := s.repo.SummaryConversionRate(ctx, req.WebsiteId, days, filtersOf(ctx), t.Visitors)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		res.Data.ConversionRate = &rate
-	}
+	res := gen.GetSummary200JSONResponse{Data: data}
 	if notes.filteredFrom != nil {
 		res.Meta = &gen.SummaryMeta{FilteredFrom: notes.filteredFrom}
 	}
+	if cmp.On() {
+		// The compared days are read as the range is: same filters, same reads.
+		other := cmp.Range(days)
+		data, _, err := s.summary(ctx, req.WebsiteId, other)
+		if err != nil {
+			return nil, err
+		}
+		res.Comparison = &gen.SummaryComparison{From: openapi_types.Date{Time: other.From},
+			To: openapi_types.Date{Time: other.To}, Data: data}
+	}
 	return res, nil
+}
+
+// summary is the numbers of days under the request's filters, with their notes.
+func (s *Server) summary(ctx context.Context, websiteID int64, days stats.Range) (gen.Summary, filterNotes, error) {
+	reader := s.repo.Reader(websiteID, days, filtersOf(ctx))
+	t, err := reader.Totals(ctx)
+	if err != nil {
+		return gen.Summary{}, filterNotes{}, err
+	}
+	notes, err := notesOf(ctx, reader)
+	if err != nil {
+		return gen.Summary{}, filterNotes{}, err
+	}
+	out := gen.Summary{
+		Visitors: t.Visitors, Visits: t.Visits, Pageviews: t.Pageviews, Events: t.Events,
+		ViewsPerVisit: t.ViewsPerVisit(), BounceRate: t.BounceRate(), VisitDuration: t.VisitDuration(),
+		Sampled: notes.sampled,
+	}
+	// Under filter[goal] only: against the visitors of the same range and the other filters.
+	rate, ok, err := s.repo.SummaryConversionRate(ctx, websiteID, days, filtersOf(ctx), t.Visitors)
+	if err != nil {
+		return gen.Summary{}, filterNotes{}, err
+	}
+	if ok {
+		out.ConversionRate = &rate
+	}
+	return out, notes, nil
+}
+
+// comparisonOf is the request's comparison of days (docs/visits.md), or the 422 body of its
+// parameters; with an interval, one the compared days allow too (a custom range may be
+// longer than hours allow).
+func comparisonOf(ctx context.Context, days stats.Range, interval *stats.Interval) (stats.Comparison, *gen.Error) {
+	cmp, errs := stats.ParseComparison(requestURL(ctx).Query(), days)
+	if len(errs) == 0 && cmp.On() && interval != nil {
+		if ok, message := interval.Allows(cmp.Range(days)); !ok {
+			errs.Add("comparison", "compares with days the interval does not allow: "+message)
+		}
+	}
+	if len(errs) > 0 {
+		e := invalidBody(errs)
+		return cmp, &e
+	}
+	return cmp, nil
 }
 
 // GetTimeseries answers GET /api/v1/stats/{website_id}/timeseries.
@@ -67,6 +110,10 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 			bad = &e
 		}
 	}
+	var cmp stats.Comparison
+	if bad == nil {
+		cmp, bad = comparisonOf(ctx, days, &interval)
+	}
 	if bad != nil {
 		return gen.GetTimeseries422JSONResponse{InvalidTimeseriesQueryJSONResponse: gen.InvalidTimeseriesQueryJSONResponse(*bad)}, nil
 	}
@@ -77,21 +124,25 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 	if err := s.admitWebsite(ctx, site.ID); err != nil {
 		return nil, err
 	}
-	reader := s.repo.Reader(req.WebsiteId, days, filtersOf(ctx))
-	buckets, err := reader.Series(ctx, interval, site.Zone(s.loc)) // hours of the website's zone
+	zone := site.Zone(s.loc) // hours of the website's zone
+	buckets, notes, err := s.series(ctx, req.WebsiteId, days, interval, zone)
 	if err != nil {
 		return nil, err
 	}
-	notes, err := notesOf(ctx, reader)
-	if err != nil {
-		return nil, err
+	var others []repository.Bucket
+	var otherNotes filterNotes
+	if cmp.On() {
+		if others, otherNotes, err = s.series(ctx, req.WebsiteId, cmp.Range(days), interval, zone); err != nil {
+			return nil, err
+		}
 	}
 	size := timeseriesPerPage
 	pg := paging(p.Page, &size)
 	if p.PerPage != nil {
 		pg.Size = *p.PerPage
 	}
-	page := buckets[min(pg.Offset(), len(buckets)):min(pg.Offset()+pg.Size, len(buckets))]
+	first := min(pg.Offset(), len(buckets))
+	page := buckets[first:min(pg.Offset()+pg.Size, len(buckets))]
 	data := make([]gen.TimeseriesEntry, len(page))
 	for i, b := range page {
 		t := b.Totals
@@ -99,10 +150,29 @@ func (s *Server) GetTimeseries(ctx context.Context, req gen.GetTimeseriesRequest
 			Date: interval.BucketLabel(b.Start), Visitors: t.Visitors, Visits: t.Visits, Pageviews: t.Pageviews,
 			BounceRate: t.BounceRate(), VisitDuration: t.VisitDuration(), Sampled: notes.sampled,
 		}
+		// Bucket by bucket: the first compared with the first, none past the compared days.
+		if j := first + i; j < len(others) {
+			o := others[j].Totals
+			data[i].Comparison = &gen.TimeseriesComparison{
+				Date: interval.BucketLabel(others[j].Start), Visitors: o.Visitors, Visits: o.Visits, Pageviews: o.Pageviews,
+				BounceRate: o.BounceRate(), VisitDuration: o.VisitDuration(), Sampled: otherNotes.sampled,
+			}
+		}
 	}
 	meta, links := envelope(pg, requestURL(ctx), int64(len(buckets)))
 	meta.FilteredFrom = notes.filteredFrom
 	return gen.GetTimeseries200JSONResponse{Data: data, Meta: meta, Links: links}, nil
+}
+
+// series is the buckets of days under the request's filters, with their notes.
+func (s *Server) series(ctx context.Context, websiteID int64, days stats.Range, interval stats.Interval, zone stats.Zone) ([]repository.Bucket, filterNotes, error) {
+	reader := s.repo.Reader(websiteID, days, filtersOf(ctx))
+	buckets, err := reader.Series(ctx, interval, zone)
+	if err != nil {
+		return nil, filterNotes{}, err
+	}
+	notes, err := notesOf(ctx, reader)
+	return buckets, notes, err
 }
 
 // GetRealtime answers GET /api/v1/stats/{website_id}/realtime. An API key is its user's, who

@@ -9,6 +9,7 @@ import (
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
+	"github.com/analytics-service/analytics/web"
 )
 
 // The chart is an SVG drawn here, on the server: readable without JavaScript, and each bar's
@@ -22,10 +23,11 @@ const (
 	chartLeft   = 48.0 // room for the count labels
 	chartBottom = 22.0 // room for the date labels
 	chartTop    = 8.0
-	// Up to two days are drawn a bar an hour, up to a year a bar a day; longer ranges a bar a
-	// month, or bars would be thinner than a pixel.
+	// Up to two days are drawn a bar an hour, up to 92 days (a quarter) a bar a day, up to two
+	// years a bar a week (a year is 53 bars, not 365 hairlines); longer ranges a bar a month.
 	maxHourlyDays = 2
-	maxDailyBars  = 366
+	maxDailyBars  = 92
+	maxWeeklyDays = 731
 )
 
 // chartInterval is the bars' size for a range.
@@ -35,13 +37,15 @@ func chartInterval(r stats.Range) stats.Interval {
 		return stats.Hour
 	case r.Days() <= maxDailyBars:
 		return stats.Daily
+	case r.Days() <= maxWeeklyDays:
+		return stats.Week
 	}
 	return stats.Month
 }
 
 // chartPoint is one bar: an hour, a day, or a month for long ranges.
 type chartPoint struct {
-	Label     string // "2026-11-03 14:00" (in TZ), "2026-11-03" or "2026-11"
+	Label     string // "2026-11-03 14:00" (in TZ), "2026-11-03", "week of 2026-11-02" or "2026-11"
 	Tick      string // the axis label: "14:00", "3 Nov", "Nov 2026"
 	Pageviews int64
 	Visitors  int64
@@ -50,6 +54,9 @@ type chartPoint struct {
 // chartRow is one line of the chart's table.
 type chartRow struct {
 	Label, Pageviews, Visitors string
+	// Of the compared bucket at the same place, when there is one.
+	Compared                                           bool
+	ComparedLabel, ComparedPageviews, ComparedVisitors string
 }
 
 // chartSlot is the hover target of one bar: its x and width (formatted) and its numbers.
@@ -92,21 +99,28 @@ type chart struct {
 	TickY         string // y of the date labels
 	Pageviews     string // path data of the pageview bars
 	Visitors      string // path data of the visitor bars
-	Slots         []chartSlot
-	Lines         []chartLine
-	Ticks         []chartTick
-	Unit          string // "hour", "day" or "month"
-	Summary       string
+	// The comparison's lines, dashed: path data through the middles of its buckets, the
+	// first with the range's first; "" without a comparison.
+	ComparedPageviews, ComparedVisitors string
+	Slots                               []chartSlot
+	Lines                               []chartLine
+	Ticks                               []chartTick
+	Unit                                string // "hour", "day" or "month"
+	Summary                             string
 }
 
-// newChart lays out the bars of a range from its points.
-func newChart(shape chartShape, r stats.Range, interval stats.Interval, points []chartPoint) chart {
+// newChart lays out the bars of a range from its points, and the lines of the compared
+// days' points (none without a comparison).
+func newChart(shape chartShape, r stats.Range, interval stats.Interval, points, compared []chartPoint) chart {
 	bottom := shape.Height - chartBottom
 	c := chart{Class: shape.Class, Width: num(shape.Width), Height: num(shape.Height), Left: num(chartLeft),
 		Right: num(shape.Width), Bottom: num(bottom), LabelX: num(chartLeft - 6), TickY: num(bottom + 15),
 		Unit: string(interval)}
 	var top int64
 	for _, p := range points {
+		top = max(top, p.Pageviews, p.Visitors)
+	}
+	for _, p := range compared[:min(len(compared), len(points))] {
 		top = max(top, p.Pageviews, p.Visitors)
 	}
 	scale := niceCeiling(top)
@@ -129,11 +143,28 @@ func newChart(shape chartShape, r stats.Range, interval stats.Interval, points [
 		bar(&pageviews, x+gap, inner, p.Pageviews)
 		bar(&visitors, x+gap+inner*0.2, inner*0.6, p.Visitors)
 		if shape.Hover {
-			c.Slots = append(c.Slots, chartSlot{X: num(x), Width: num(slot),
-				Title: fmt.Sprintf("%s: %s, %s", p.Label, countOf(p.Pageviews, "pageview", "pageviews"), countOf(p.Visitors, "visitor", "visitors"))})
+			title := fmt.Sprintf("%s: %s, %s", p.Label, countOf(p.Pageviews, "pageview", "pageviews"), countOf(p.Visitors, "visitor", "visitors"))
+			if i < len(compared) {
+				o := compared[i]
+				title += fmt.Sprintf("; compared with %s: %s (%s), %s (%s)", o.Label,
+					countOf(o.Pageviews, "pageview", "pageviews"), changeText(p.Pageviews, o.Pageviews),
+					countOf(o.Visitors, "visitor", "visitors"), changeText(p.Visitors, o.Visitors))
+			}
+			c.Slots = append(c.Slots, chartSlot{X: num(x), Width: num(slot), Title: title})
 		}
 	}
 	c.Pageviews, c.Visitors = pageviews.String(), visitors.String()
+	var cmpPageviews, cmpVisitors strings.Builder
+	for i, o := range compared[:min(len(compared), len(points))] {
+		cmd := "L"
+		if i == 0 {
+			cmd = "M"
+		}
+		mid := num(chartLeft + (float64(i)+0.5)*slot)
+		fmt.Fprintf(&cmpPageviews, "%s%s %s", cmd, mid, num(y(o.Pageviews)))
+		fmt.Fprintf(&cmpVisitors, "%s%s %s", cmd, mid, num(y(o.Visitors)))
+	}
+	c.ComparedPageviews, c.ComparedVisitors = cmpPageviews.String(), cmpVisitors.String()
 	for i := 0; i <= 4; i++ {
 		n := scale * int64(i) / 4
 		c.Lines = append(c.Lines, chartLine{Y: num(y(n)), Label: formatCount(n)})
@@ -152,13 +183,24 @@ func newChart(shape chartShape, r stats.Range, interval stats.Interval, points [
 	return c
 }
 
-// chartTable is the chart's numbers as the lines of a table.
-func chartTable(points []chartPoint) []chartRow {
+// chartTable is the chart's numbers as the lines of a table, with the compared bucket at
+// the same place beside each.
+func chartTable(points, compared []chartPoint) []chartRow {
 	rows := make([]chartRow, len(points))
 	for i, p := range points {
 		rows[i] = chartRow{Label: p.Label, Pageviews: formatCount(p.Pageviews), Visitors: formatCount(p.Visitors)}
+		if i < len(compared) {
+			o := compared[i]
+			rows[i].Compared, rows[i].ComparedLabel = true, o.Label
+			rows[i].ComparedPageviews, rows[i].ComparedVisitors = formatCount(o.Pageviews), formatCount(o.Visitors)
+		}
 	}
 	return rows
+}
+
+// changeText is a count's change against the one compared with, as the cards write it.
+func changeText(now, before int64) string {
+	return web.Change{Now: now, Before: before}.Percent()
 }
 
 // num formats an SVG coordinate: two decimals at most, no trailing zeros.
@@ -178,6 +220,9 @@ func chartPoints(interval stats.Interval, series []repository.Bucket, loc *time.
 			if local.Hour() == 0 {
 				p.Tick = local.Format("2 Jan")
 			}
+		case stats.Week:
+			// The week's Monday, which for the first week may be before the range.
+			p.Label, p.Tick = "week of "+b.Start.Format(time.DateOnly), b.Start.Format("2 Jan")
 		case stats.Month:
 			p.Label, p.Tick = b.Start.Format("2006-01"), b.Start.Format("Jan 2006")
 		default:

@@ -3,8 +3,10 @@ package pages
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -17,21 +19,30 @@ import (
 // topSize is how many values each top list of the dashboard shows.
 const topSize = 10
 
+// comparedTopSize is how many values of each list the compared days are read for: a value
+// shown but not among them had at most the last one's count then, which its row says.
+const comparedTopSize = 100
+
 // dashboardPage is the data of dashboard.html.
 type dashboardPage struct {
-	Domain    string
-	Owner     bool
-	Range     stats.Range
-	Filters   stats.Filters // for the custom range form, which keeps them
-	FilterBar *filterBar    // the active filters' chips; nil without filters
-	Picker    rangePicker
-	Visits    visitsPanel
-	Charts    []chart    // the same chart, wide and compact
-	Table     []chartRow // its numbers
-	Sources   sourcesPanel
-	Top       []topList
-	Goals     []goalRow // the Goals panel; none when the website has no goals
-	GoalsCSV  string
+	Domain string
+	Owner  bool
+	// SettingsURL is the website's settings, for those who may change them ("" otherwise):
+	// the header's link, and the Goals panel's way to add one.
+	SettingsURL string
+	Range       stats.Range
+	Filters     stats.Filters // for the custom range form, which keeps them
+	FilterBar   *filterBar    // the active filters' chips; nil without filters
+	Picker      rangePicker
+	Visits      visitsPanel
+	Charts      []chart    // the same chart, wide and compact
+	Table       []chartRow // its numbers
+	Compared    bool       // the chart and the table have the comparison's numbers
+	Comparer    comparer   // the comparison's form
+	Sources     sourcesPanel
+	Top         []topList
+	Goals       []goalRow // the Goals panel; none when the website has no goals
+	GoalsCSV    string
 	// GoalsRevenue: a goal has a currency, so the Goals panel has a revenue column.
 	GoalsRevenue bool
 	Properties   *propertiesPanel // nil when the range has no custom property
@@ -53,6 +64,20 @@ type rangePicker struct {
 	Filters  stats.Filters
 	Keep     url.Values // the view's kept parameters (a shared link's token), as hidden inputs
 	Errors   stats.FieldErrors
+	// Compare is the comparison's parameters, kept by the presets and the custom range form.
+	Compare url.Values
+}
+
+// PresetURL is a preset's address with the comparison kept.
+func (p rangePicker) PresetURL(u string) string {
+	if len(p.Compare) == 0 {
+		return u
+	}
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	return u + sep + p.Compare.Encode()
 }
 
 // newRangePicker is the picker of a website's dashboard on today, with first its first day
@@ -133,6 +158,9 @@ type topRow struct {
 	Filter string
 	// Of a top page: its time on page and scroll depth, as shown (engagement.go).
 	TimeOnPage, ScrollDepth string
+	// Compared is the value's count on the compared days and the change, shown on hover
+	// and focus: "was 412, +8%"; "" without a comparison.
+	Compared string
 }
 
 func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
@@ -143,8 +171,10 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	today := p.today(site)
 	q := r.URL.Query()
 	rng, errs := parseRange(q, today)
+	var cmp stats.Comparison
 	if len(errs) == 0 {
 		checkComparable(rng, errs)
+		cmp = parseComparison(q, rng, errs)
 	}
 	filters := parseFilters(q, errs)
 	tab := parseSourcesTab(q, errs)
@@ -169,7 +199,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := p.zone(site)
-	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, filters, today, tab, propKey, funnel)
+	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, cmp, filters, today, tab, propKey, funnel)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
@@ -177,6 +207,9 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	base, v := p.links.Base(r, web.Page), viewOf(r, site)
 	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To), tab)
 	data.Owner = hasRole(site)
+	if repository.Role(site.Role).Can(repository.RoleEditor) && v.shared == nil {
+		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
+	}
 	data.Funnel = newFunnelPanel(reads.funnel, q, base+v.path)
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
@@ -188,8 +221,13 @@ type dashboardReads struct {
 	// spellings are the names as sent of encoded event names (repository.EventSpellings).
 	spellings map[string]string
 	series    []repository.Bucket
-	visits    visitsReads
-	first     time.Time // the first day with data, for "all time"
+	// cmp is the comparison asked for; compared the time series of its days (none when off).
+	cmp      stats.Comparison
+	compared []repository.Bucket
+	// comparedTop is the compared days' top lists, of up to comparedTopSize values each.
+	comparedTop map[stats.Name]repository.StatList
+	visits      visitsReads
+	first       time.Time // the first day with data, for "all time"
 	// engaged is the time on page and scroll depth of the top pages.
 	engaged map[string]repository.PageEngagement
 	goals   goalReads
@@ -205,9 +243,9 @@ type dashboardReads struct {
 // first day with data (for "all time"), the goals and the funnel shown. Of the Sources panel,
 // only the tab shown is read.
 // Filters narrow every number but current visitors (docs/filters.md).
-func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, filters stats.Filters, today time.Time, tab stats.Name, propKey string, funnel int64) (dashboardReads, error) {
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, cmp stats.Comparison, filters stats.Filters, today time.Time, tab stats.Name, propKey string, funnel int64) (dashboardReads, error) {
 	var (
-		out      = dashboardReads{first: today}
+		out      = dashboardReads{first: today, cmp: cmp}
 		topPages map[stats.Name]repository.StatList
 		others   = []stats.Name{tab}
 	)
@@ -240,7 +278,21 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		out.series, err = reader.Series(ctx, chartInterval(rng), zone)
 		return err
 	})
-	p.readVisits(ctx, g, siteID, rng, filters, &out.visits)
+	if cmp.On() {
+		// The compared days in buckets of the same size, for the chart's dashed lines.
+		compared := p.repo.Reader(siteID, cmp.Range(rng), filters)
+		g.Go(func() (err error) {
+			out.compared, err = compared.Series(ctx, chartInterval(rng), zone)
+			return err
+		})
+		// The lists' rows show their value's count on the compared days: one statement for
+		// every list, deeper than the lists so that most values shown are found.
+		g.Go(func() (err error) {
+			out.comparedTop, err = compared.Top(ctx, append([]stats.Name{stats.Page}, others...), comparedTopSize)
+			return err
+		})
+	}
+	p.readVisits(ctx, g, siteID, rng, cmp.Range(rng), filters, &out.visits)
 	g.Go(func() (err error) {
 		out.goals, err = p.readGoals(ctx, siteID, rng, filters)
 		return err
@@ -292,8 +344,12 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	top := func(name stats.Name) topList {
 		stat, _ := statisticNamed(string(name))
 		list := reads.top[name]
+		rows := topRows(name, list.Entries, links.add)
+		if reads.cmp.On() {
+			compareRows(rows, reads.comparedTop[name])
+		}
 		return topList{
-			Stat: stat, Rows: topRows(name, list.Entries, links.add), Distinct: list.Distinct, Base: base,
+			Stat: stat, Rows: rows, Distinct: list.Distinct, Base: base,
 			ListURL: dash + "/" + string(name) + "?" + rangeQuery, ExportURL: exportURL(v, name, rng, filters),
 		}
 	}
@@ -313,14 +369,21 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	data.GoalsCSV = goalsExportURL(v, rng, filters)
 	data.Properties = newPropertiesPanel(dash, v.with(withFilters(rng.Query(), filters)), links, reads.props,
 		propertiesExportURL(v, rng, filters))
-	data.Visits = newVisitsPanel(base, v, rng, len(filters) > 0, reads.visits)
+	data.Visits = newVisitsPanel(base, v, rng, reads.cmp, len(filters) > 0, reads.visits)
 	interval := chartInterval(rng)
 	points := chartPoints(interval, reads.series, loc)
-	data.Table = chartTable(points)
+	var compared []chartPoint
+	if reads.cmp.On() {
+		compared = chartPoints(interval, reads.compared, loc)
+	}
+	data.Table = chartTable(points, compared)
+	data.Compared = len(compared) > 0
 	for _, shape := range chartShapes {
-		data.Charts = append(data.Charts, newChart(shape, rng, interval, points))
+		data.Charts = append(data.Charts, newChart(shape, rng, interval, points, compared))
 	}
 	data.Picker = newRangePicker(base, v, today, reads.first, rng, filters)
+	data.Picker.Compare = reads.cmp.Query()
+	data.Comparer = newComparer(v, rng, filters, links.query, reads.cmp)
 	return data
 }
 

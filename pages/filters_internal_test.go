@@ -115,13 +115,15 @@ func TestFilteredDashboardLayout(t *testing.T) {
 		t.Fatal("a filter value or a value is on the page unescaped")
 	}
 	var links, chipTexts []string
-	var hidden = url.Values{}
+	var hidden, compareHidden = url.Values{}, url.Values{}
 	walk(t, body, func(n *html.Node) {
 		switch {
 		case n.Data == "a":
 			links = append(links, attr(n, "href"))
-		case n.Data == "input" && attr(n, "type") == "hidden":
+		case n.Data == "input" && attr(n, "type") == "hidden" && attr(n.Parent, "class") == "range-form":
 			hidden.Add(attr(n, "name"), attr(n, "value"))
+		case n.Data == "input" && attr(n, "type") == "hidden" && attr(n.Parent, "class") == "compare-form":
+			compareHidden.Add(attr(n, "name"), attr(n, "value"))
 		case n.Data == "span" && attr(n, "class") == "chip-text":
 			chipTexts = append(chipTexts, text(n))
 		}
@@ -131,6 +133,10 @@ func TestFilteredDashboardLayout(t *testing.T) {
 	}
 	if !reflect.DeepEqual(hidden, url.Values{"filter[country]": {"DE:Germany"}, "filter[page]": {script}}) {
 		t.Errorf("the range form's hidden inputs: %v", hidden)
+	}
+	// The comparison's form keeps the range and the filters.
+	if want := (url.Values{"filter[country]": {"DE:Germany"}, "filter[page]": {script}, "from": {"2026-01-01"}, "to": {today.Format(time.DateOnly)}}); !reflect.DeepEqual(compareHidden, want) {
+		t.Errorf("the comparison form's hidden inputs: %v, want %v", compareHidden, want)
 	}
 	counts := map[int]int{} // links by the number of filters they carry
 	var adds []string

@@ -2,7 +2,6 @@ package pages
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"net/url"
 	"time"
@@ -54,8 +53,9 @@ type visitsReads struct {
 }
 
 // readVisits starts the reads of the panel in g.
-func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64, rng stats.Range, filters stats.Filters, out *visitsReads) {
-	now, before := p.repo.Reader(siteID, rng, filters), p.repo.Reader(siteID, rng.Previous(), filters)
+// prev is the days compared with (the comparison's, or the days before).
+func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64, rng, prev stats.Range, filters stats.Filters, out *visitsReads) {
+	now, before := p.repo.Reader(siteID, rng, filters), p.repo.Reader(siteID, prev, filters)
 	g.Go(func() (err error) {
 		if out.now, err = now.Totals(ctx); err != nil {
 			return err
@@ -67,7 +67,7 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 		if out.before, err = before.Totals(ctx); err != nil {
 			return err
 		}
-		out.rateBefore, _, err = p.repo.SummaryConversionRate(ctx, siteID, rng.Previous(), filters, out.before.Visitors)
+		out.rateBefore, _, err = p.repo.SummaryConversionRate(ctx, siteID, prev, filters, out.before.Visitors)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -75,8 +75,9 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 		if err != nil {
 			return err
 		}
-		// The range before starts first: the two ranges together are from its first day.
-		out.filteredFrom, err = p.noticedFrom(ctx, siteID, stats.Range{From: rng.Previous().From, To: rng.To}, basis.From)
+		// The range compared with starts first: the two ranges together are from its first day
+		// (a custom one may end after the range).
+		out.filteredFrom, err = p.noticedFrom(ctx, siteID, stats.Range{From: prev.From, To: maxTime(rng.To, prev.To)}, basis.From)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -87,7 +88,7 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 		if out.notesNow, err = p.repo.Notes(ctx, siteID, rng); err != nil {
 			return err
 		}
-		out.notesPre, err = p.repo.Notes(ctx, siteID, rng.Previous())
+		out.notesPre, err = p.repo.Notes(ctx, siteID, prev)
 		return err
 	})
 }
@@ -95,11 +96,8 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 // newVisitsPanel lays out what readVisits read.
 // base is where the service's addresses begin and view where the stats pages' links lead;
 // filtered tells whether the numbers are filtered, which their notes then say first.
-func newVisitsPanel(base string, view statsView, rng stats.Range, filtered bool, v visitsReads) visitsPanel {
-	before := "the day before"
-	if rng.Days() > 1 {
-		before = fmt.Sprintf("the %d days before", rng.Days())
-	}
+func newVisitsPanel(base string, view statsView, rng stats.Range, cmp stats.Comparison, filtered bool, v visitsReads) visitsPanel {
+	before, prev := compareLabel(rng, cmp), cmp.Range(rng)
 	f := web.NewFigures(v.now, v.before, "\u202f")
 	var notices []string
 	if filtered {
@@ -119,25 +117,38 @@ func newVisitsPanel(base string, view statsView, rng stats.Range, filtered bool,
 		Filtered:        filtered,
 		RealtimeURL:     base + view.url("/realtime", url.Values{}),
 		Before:          before,
-		BeforeRange:     rng.Previous(),
+		BeforeRange:     prev,
 		Notices: append(notices, web.VisitNotices("this range", before,
 			web.RangeFacts{Range: rng, VisitsFrom: v.notesNow.VisitsFrom, CountedBefore: v.notesNow.CountedBefore, ImportedDays: v.notesNow.ImportedDays, Sources: v.notesNow.Sources, Resets: v.notesNow.Resets},
-			web.RangeFacts{Range: rng.Previous(), VisitsFrom: v.notesPre.VisitsFrom, CountedBefore: v.notesPre.CountedBefore, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources, Resets: v.notesPre.Resets})...),
+			web.RangeFacts{Range: prev, VisitsFrom: v.notesPre.VisitsFrom, CountedBefore: v.notesPre.CountedBefore, ImportedDays: v.notesPre.ImportedDays, Sources: v.notesPre.Sources, Resets: v.notesPre.Resets})...),
 	}
 	if v.converts {
-		panel.Numbers = append(panel.Numbers, conversionHeadline(v.rateNow, v.rateBefore))
+		panel.Numbers = append(panel.Numbers, conversionHeadline(v.rateNow, v.rateBefore, v.now.Visitors > 0, v.before.Visitors > 0))
 	}
 	return panel
 }
 
 // conversionHeadline is the number a dashboard filtered by a goal adds: the conversion rate,
 // written and changed against the range before as the bounce rate beside it is (tenths of a
-// percent: "33.3%", "50%"; the change relative).
-func conversionHeadline(now, before float64) headline {
+// percent: "33.3%", "50%"; the change relative). Without visitors to divide by, "–".
+func conversionHeadline(now, before float64, nowDefined, beforeDefined bool) headline {
 	tenths := func(rate float64) int64 { return int64(math.Round(rate * 10)) }
-	text := func(rate float64) string { return web.Decimal(tenths(rate), 1) + "%" }
-	return headline{
-		Figure: web.Figure{Now: text(now), Before: text(before), Change: web.Change{Now: tenths(now), Before: tenths(before)}},
-		Label:  "Conversion rate", Counts: "share of the visitors who converted",
+	text := func(rate float64, defined bool) string {
+		if !defined {
+			return "–"
+		}
+		return web.Decimal(tenths(rate), 1) + "%"
 	}
+	return headline{
+		Figure: web.Figure{Now: text(now, nowDefined), Before: text(before, beforeDefined),
+			Change: web.Change{Now: tenths(now), Before: tenths(before), Undefined: !nowDefined || !beforeDefined}},
+		Label: "Conversion rate", Counts: "share of the visitors who converted",
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -76,11 +76,18 @@ func (s sums) shown() []string {
 			dur = fmt.Sprintf("%d min", secs/60)
 		}
 	}
+	// Nothing to divide: a dash, not a 0 that reads as measured.
+	perVisit := strconv.FormatFloat(ratio(s.pageviews, s.visits, 100), 'f', -1, 64)
+	if s.visits == 0 {
+		perVisit = "–"
+	}
+	bounce := strconv.FormatFloat(ratio(s.bounces*100, s.timed, 10), 'f', -1, 64) + "%"
+	if s.timed == 0 {
+		bounce, dur = "–", "–"
+	}
 	return []string{
 		group(s.visitors), group(s.visits), group(s.pageviews),
-		strconv.FormatFloat(ratio(s.pageviews, s.visits, 100), 'f', -1, 64),
-		strconv.FormatFloat(ratio(s.bounces*100, s.timed, 10), 'f', -1, 64) + "%",
-		dur, group(s.events),
+		perVisit, bounce, dur, group(s.events),
 	}
 }
 
@@ -278,5 +285,36 @@ func TestRealtimePage(t *testing.T) {
 	p = stranger.get("/stats/public.example")
 	if !strings.Contains(p.body, `<strong>4</strong> visitors in the last 5 minutes · <a href="/stats/public.example/realtime">Realtime view</a>`) {
 		t.Errorf("dashboard: no current visitors with a link to the realtime view")
+	}
+}
+
+// Over a quarter the chart draws a bar a week (a year is 53 bars, not 365 hairlines), each
+// the sum of its days in the range, the first week's from the range's first day.
+func TestDashboardChartByWeek(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "example.com")
+	days := e.visitDays(id, "2026-01-05", "2026-03-20", "2026-01-01")
+	p := e.browser().get("/stats/example.com?from=2025-12-03&to=2026-03-31") // 119 days, from a Wednesday
+	wantStatus(t, "a quarter and more", p, http.StatusOK)
+	var got []string
+	for _, m := range titleRE.FindAllStringSubmatch(p.body, -1) {
+		got = append(got, strings.ReplaceAll(html.UnescapeString(m[1]), "\u202f", ""))
+	}
+	var want []string
+	for w := mustDay("2025-12-01"); !w.After(mustDay("2026-03-31")); w = w.AddDate(0, 0, 7) {
+		var pv, vi int64
+		for _, d := range days {
+			if !d.Day.Before(w) && d.Day.Before(w.AddDate(0, 0, 7)) {
+				pv, vi = pv+d.Pageviews, vi+d.Visitors
+			}
+		}
+		want = append(want, fmt.Sprintf("week of %s: %s, %s", w.Format(time.DateOnly), spelled(pv, "pageview", "pageviews"), spelled(vi, "visitor", "visitors")))
+	}
+	if len(want) != 18 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("weeks:\n got %q\nwant %q", got, want)
+	}
+	if !strings.Contains(p.body, "Pageviews and visitors per week") {
+		t.Error("the chart does not say it is per week")
 	}
 }

@@ -39,6 +39,9 @@ func engineFilter(f stats.Filter) (query.Filter, error) {
 		return query.Filter{Op: query.Not, Children: []query.Filter{out}}, nil
 	case stats.ContainsAny:
 		out.Op, out.IgnoreCase = query.Contains, true
+	case stats.ContainsNone:
+		out.Op, out.IgnoreCase = query.Contains, true
+		return query.Filter{Op: query.Not, Children: []query.Filter{out}}, nil
 	}
 	return out, nil
 }
@@ -60,7 +63,7 @@ func engineField(f stats.Filter) (query.Field, error) {
 		return query.Field{}, fmt.Errorf("%q is not a filter name", f.Name)
 	}
 	field := query.Field{Name: string(d.Name), Level: query.VisitLevel, Stat: d.Name}
-	if d.Compare == stats.CodeBefore && f.Op != stats.ContainsAny {
+	if d.Compare == stats.CodeBefore && f.Op != stats.ContainsAny && f.Op != stats.ContainsNone {
 		field.Part = query.Code
 	}
 	return field, nil

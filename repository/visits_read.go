@@ -119,6 +119,8 @@ func bucketKey(interval stats.Interval, day time.Time, value string) string {
 	switch interval {
 	case stats.Hour:
 		return stats.DayValue(day) + " " + value
+	case stats.Week:
+		return stats.DayValue(stats.WeekStart(day))
 	case stats.Month:
 		return day.Format("2006-01")
 	}

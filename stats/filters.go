@@ -26,14 +26,16 @@ type Filter struct {
 type FilterOp uint8
 
 const (
-	Is          FilterOp = iota // the value is Value
-	AnyOf                       // the value is one of Values
-	NoneOf                      // the value is none of Values; page and event: no hit is
-	ContainsAny                 // the value contains one of Values, ignoring case
+	Is           FilterOp = iota // the value is Value
+	AnyOf                        // the value is one of Values
+	NoneOf                       // the value is none of Values; page and event: no hit is
+	ContainsAny                  // the value contains one of Values, ignoring case
+	ContainsNone                 // the value contains none of Values, ignoring case; page and event: no hit does
 )
 
 // FilterParams are the query parameters of the operators, by FilterOp.
-var FilterParams = [...]string{Is: FilterParam, AnyOf: "filter_any", NoneOf: "filter_not", ContainsAny: "filter_contains"}
+var FilterParams = [...]string{Is: FilterParam, AnyOf: "filter_any", NoneOf: "filter_not", ContainsAny: "filter_contains",
+	ContainsNone: "filter_contains_not"}
 
 // MaxFilterValues is the most values one filter_any, filter_not or filter_contains takes.
 const MaxFilterValues = 20

@@ -11,6 +11,9 @@ type Interval string
 const (
 	Hour  Interval = "hour"
 	Daily Interval = "day"
+	// Week is a bucket of a week, Monday to Sunday (the dashboard's; the API's time series
+	// takes hour, day and month). Its visitors are the sum of its days', as a month's.
+	Week  Interval = "week"
 	Month Interval = "month"
 )
 
@@ -29,6 +32,8 @@ func (i Interval) MaxDays() int {
 		return 31
 	case Daily:
 		return 3660
+	case Week:
+		return 7 * (MaxBuckets - 1)
 	}
 	return Range{From: FirstDay, To: LastDay}.Days()
 }
@@ -42,7 +47,7 @@ func Months(r Range) int {
 // not, to be returned on the parameter `interval`.
 func (i Interval) Allows(r Range) (ok bool, message string) {
 	switch i {
-	case Hour, Daily, Month:
+	case Hour, Daily, Week, Month:
 	default:
 		return false, "must be one of hour, day, month"
 	}
@@ -90,6 +95,10 @@ func (i Interval) ZoneBuckets(r Range, z Zone) []BucketStart {
 	case Daily:
 		for d := r.From; !d.After(r.To); d = d.AddDate(0, 0, 1) {
 			out = append(out, BucketStart{Start: d, Day: d})
+		}
+	case Week:
+		for w := WeekStart(r.From); !w.After(r.To); w = w.AddDate(0, 0, 7) {
+			out = append(out, BucketStart{Start: w, Day: w})
 		}
 	case Month:
 		for m := MonthStart(r.From); !m.After(r.To); m = m.AddDate(0, 1, 0) {

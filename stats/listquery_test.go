@@ -29,7 +29,7 @@ func TestListParametersAreTheSpecs(t *testing.T) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	read := []string{"filter", "filter_any", "filter_contains", "filter_not", "from", "name", "page", "per_page", "property", "property_filter", "search", "search_by", "sort", "sort_by", "to", "website_id"}
+	read := []string{"filter", "filter_any", "filter_contains", "filter_contains_not", "filter_not", "from", "name", "page", "per_page", "property", "property_filter", "search", "search_by", "sort", "sort_by", "to", "website_id"}
 	if !slices.Equal(names, read) {
 		t.Errorf("listStats takes %v; ParseListQuery (with name, from, to and website_id) reads %v", names, read)
 	}

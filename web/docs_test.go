@@ -32,7 +32,7 @@ func TestDocsPageHasEveryOperation(t *testing.T) {
 		// Path and required query parameters from the spec's examples.
 		// deepObject examples as the API reads them: filter[NAME]=VALUE, filter_any[NAME]=V1|V2...
 		"$BASE/api/v1/stats/7?filter%5Bcountry%5D=DE%3AGermany&amp;filter_any%5Bcountry%5D=DE%7CFR&amp;" +
-			"filter_contains%5Bpage%5D=%2Fblog%2F&amp;filter_not%5Breferrer%5D=www.google.com&amp;from=2026-01-01&amp;name=page&amp;to=2026-01-31",
+			"filter_contains%5Bpage%5D=%2Fblog%2F&amp;filter_contains_not%5Bpage%5D=%2Fadmin&amp;filter_not%5Breferrer%5D=www.google.com&amp;from=2026-01-01&amp;name=page&amp;to=2026-01-31",
 		// The form of the request's example, a line break inside quotes.
 		"--data-urlencode &#39;exclude_ips=10.0.0.0/8\n2001:db8::1&#39;",
 		// JSON bodies with their type.

@@ -12,13 +12,15 @@ import (
 // pages and the e-mail reports both show it.
 type Change struct {
 	Now, Before int64
+	// Undefined: a rate or mean with nothing to divide on either side; no change to say.
+	Undefined bool
 }
 
 // Percent says the change in a few characters: "+12%", "−3%", "±0%", "new" (nothing before),
 // "–" (nothing either time).
 func (c Change) Percent() string {
 	switch {
-	case c.Now == 0 && c.Before == 0:
+	case c.Undefined, c.Now == 0 && c.Before == 0:
 		return "–"
 	case c.Before == 0:
 		return "new"
@@ -41,6 +43,8 @@ func (c Change) Percent() string {
 // Trend is 1 for a rise, -1 for a fall, 0 otherwise, for the colour of the change.
 func (c Change) Trend() int {
 	switch {
+	case c.Undefined:
+		return 0
 	case c.Now > c.Before:
 		return 1
 	case c.Now < c.Before:
@@ -121,22 +125,38 @@ type Figures struct {
 	Visitors, Visits, Pageviews, ViewsPerVisit, BounceRate, VisitDuration, Events Figure
 }
 
-// NewFigures writes the numbers of now and before.
+// NewFigures writes the numbers of now and before. A rate or mean with nothing to divide
+// (no visits, no timed visits) is "–", never a 0 that reads as a measured value, and has no
+// change.
 func NewFigures(now, before stats.Totals, sep string) Figures {
 	count := func(a, b int64) Figure {
 		return Figure{Now: GroupDigits(a, sep), Before: GroupDigits(b, sep), Change: Change{Now: a, Before: b}}
+	}
+	ratio := func(r stats.Ratio, write func(stats.Totals) string) Figure {
+		f := Figure{Now: write(now), Before: write(before), Change: Change{Now: r.Units(now), Before: r.Units(before)}}
+		if !r.Defined(now) {
+			f.Now = "–"
+		}
+		if !r.Defined(before) {
+			f.Before = "–"
+		}
+		f.Change.Undefined = !r.Defined(now) || !r.Defined(before)
+		return f
 	}
 	return Figures{
 		Visitors:  count(now.Visitors, before.Visitors),
 		Visits:    count(now.Visits, before.Visits),
 		Pageviews: count(now.Pageviews, before.Pageviews),
 		Events:    count(now.Events, before.Events),
-		ViewsPerVisit: Figure{Now: Decimal(now.ViewsPerVisitHundredths(), 2), Before: Decimal(before.ViewsPerVisitHundredths(), 2),
-			Change: Change{Now: now.ViewsPerVisitHundredths(), Before: before.ViewsPerVisitHundredths()}},
-		BounceRate: Figure{Now: Decimal(now.BounceRateTenths(), 1) + "%", Before: Decimal(before.BounceRateTenths(), 1) + "%",
-			Change: Change{Now: now.BounceRateTenths(), Before: before.BounceRateTenths()}, Inverse: true},
-		VisitDuration: Figure{Now: Duration(now.VisitDuration()), Before: Duration(before.VisitDuration()),
-			Change: Change{Now: now.VisitDuration(), Before: before.VisitDuration()}},
+		ViewsPerVisit: ratio(stats.ViewsPerVisitRatio, func(t stats.Totals) string {
+			return Decimal(t.ViewsPerVisitHundredths(), 2)
+		}),
+		BounceRate: func() Figure {
+			f := ratio(stats.BounceRateRatio, func(t stats.Totals) string { return Decimal(t.BounceRateTenths(), 1) + "%" })
+			f.Inverse = true
+			return f
+		}(),
+		VisitDuration: ratio(stats.VisitDurationRatio, func(t stats.Totals) string { return Duration(t.VisitDuration()) }),
 	}
 }
 

@@ -1,6 +1,10 @@
 package web
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/analytics-service/analytics/stats"
+)
 
 func TestChangePercent(t *testing.T) {
 	for _, c := range []struct {
@@ -31,5 +35,24 @@ func TestCounted(t *testing.T) {
 		if got := Counted(n, ",", "visitor", "visitors"); got != want {
 			t.Errorf("%d: %q, want %q", n, got, want)
 		}
+	}
+}
+
+// A rate or mean with nothing to divide is a dash, with no change, never "0%".
+func TestFiguresWithNothingToDivide(t *testing.T) {
+	none := stats.Totals{Visitors: 3, Pageviews: 7} // visitors counted, but no visit
+	some := stats.Totals{Visitors: 4, Visits: 4, Pageviews: 8, Bounces: 1, TimedVisits: 4, VisitSeconds: 40}
+	f := NewFigures(none, some, " ")
+	for name, fig := range map[string]Figure{"views per visit": f.ViewsPerVisit, "bounce rate": f.BounceRate, "visit duration": f.VisitDuration} {
+		if fig.Now != "–" || fig.Change.Percent() != "–" || fig.Trend() != 0 || fig.Before == "–" {
+			t.Errorf("%s: now %q before %q change %q trend %d", name, fig.Now, fig.Before, fig.Change.Percent(), fig.Trend())
+		}
+	}
+	f = NewFigures(some, none, " ")
+	if f.BounceRate.Now != "25%" || f.BounceRate.Before != "–" || f.BounceRate.Change.Percent() != "–" {
+		t.Errorf("bounce rate against nothing: %+v", f.BounceRate)
+	}
+	if f.Visitors.Change.Percent() != "+33%" {
+		t.Errorf("counts still change: %+v", f.Visitors)
 	}
 }

@@ -362,6 +362,45 @@ func (e ZeroOne) Valid() bool {
 	}
 }
 
+// Defines values for Comparison.
+const (
+	ComparisonCustom         Comparison = "custom"
+	ComparisonPreviousPeriod Comparison = "previous_period"
+	ComparisonYearOverYear   Comparison = "year_over_year"
+)
+
+// Valid indicates whether the value is a known member of the Comparison enum.
+func (e Comparison) Valid() bool {
+	switch e {
+	case ComparisonCustom:
+		return true
+	case ComparisonPreviousPeriod:
+		return true
+	case ComparisonYearOverYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MatchDayOfWeek.
+const (
+	MatchDayOfWeekFalse MatchDayOfWeek = "false"
+	MatchDayOfWeekTrue  MatchDayOfWeek = "true"
+)
+
+// Valid indicates whether the value is a known member of the MatchDayOfWeek enum.
+func (e MatchDayOfWeek) Valid() bool {
+	switch e {
+	case MatchDayOfWeekFalse:
+		return true
+	case MatchDayOfWeekTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetQuerySchema200JSONResponseBodyType.
 const (
 	GetQuerySchema200JSONResponseBodyTypeObject GetQuerySchema200JSONResponseBodyType = "object"
@@ -428,6 +467,45 @@ func (e ListPropertiesParamsSortBy) Valid() bool {
 	}
 }
 
+// Defines values for GetSummaryParamsComparison.
+const (
+	GetSummaryParamsComparisonCustom         GetSummaryParamsComparison = "custom"
+	GetSummaryParamsComparisonPreviousPeriod GetSummaryParamsComparison = "previous_period"
+	GetSummaryParamsComparisonYearOverYear   GetSummaryParamsComparison = "year_over_year"
+)
+
+// Valid indicates whether the value is a known member of the GetSummaryParamsComparison enum.
+func (e GetSummaryParamsComparison) Valid() bool {
+	switch e {
+	case GetSummaryParamsComparisonCustom:
+		return true
+	case GetSummaryParamsComparisonPreviousPeriod:
+		return true
+	case GetSummaryParamsComparisonYearOverYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetSummaryParamsMatchDayOfWeek.
+const (
+	GetSummaryParamsMatchDayOfWeekFalse GetSummaryParamsMatchDayOfWeek = "false"
+	GetSummaryParamsMatchDayOfWeekTrue  GetSummaryParamsMatchDayOfWeek = "true"
+)
+
+// Valid indicates whether the value is a known member of the GetSummaryParamsMatchDayOfWeek enum.
+func (e GetSummaryParamsMatchDayOfWeek) Valid() bool {
+	switch e {
+	case GetSummaryParamsMatchDayOfWeekFalse:
+		return true
+	case GetSummaryParamsMatchDayOfWeekTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetTimeseriesParamsInterval.
 const (
 	GetTimeseriesParamsIntervalDay   GetTimeseriesParamsInterval = "day"
@@ -443,6 +521,45 @@ func (e GetTimeseriesParamsInterval) Valid() bool {
 	case GetTimeseriesParamsIntervalHour:
 		return true
 	case GetTimeseriesParamsIntervalMonth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetTimeseriesParamsComparison.
+const (
+	GetTimeseriesParamsComparisonCustom         GetTimeseriesParamsComparison = "custom"
+	GetTimeseriesParamsComparisonPreviousPeriod GetTimeseriesParamsComparison = "previous_period"
+	GetTimeseriesParamsComparisonYearOverYear   GetTimeseriesParamsComparison = "year_over_year"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsComparison enum.
+func (e GetTimeseriesParamsComparison) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsComparisonCustom:
+		return true
+	case GetTimeseriesParamsComparisonPreviousPeriod:
+		return true
+	case GetTimeseriesParamsComparisonYearOverYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetTimeseriesParamsMatchDayOfWeek.
+const (
+	GetTimeseriesParamsMatchDayOfWeekFalse GetTimeseriesParamsMatchDayOfWeek = "false"
+	GetTimeseriesParamsMatchDayOfWeekTrue  GetTimeseriesParamsMatchDayOfWeek = "true"
+)
+
+// Valid indicates whether the value is a known member of the GetTimeseriesParamsMatchDayOfWeek enum.
+func (e GetTimeseriesParamsMatchDayOfWeek) Valid() bool {
+	switch e {
+	case GetTimeseriesParamsMatchDayOfWeekFalse:
+		return true
+	case GetTimeseriesParamsMatchDayOfWeekTrue:
 		return true
 	default:
 		return false
@@ -1361,6 +1478,13 @@ type Summary struct {
 	Visits int64 `json:"visits"`
 }
 
+// SummaryComparison With `comparison` only: the days compared with and their numbers, counted as `data` is.
+type SummaryComparison struct {
+	Data Summary            `json:"data"`
+	From openapi_types.Date `json:"from"`
+	To   openapi_types.Date `json:"to"`
+}
+
 // SummaryMeta Present with filters only, when there is something to say.
 type SummaryMeta struct {
 	// FilteredFrom With filters only: the first day whose visits the numbers count, when that is after
@@ -1370,7 +1494,9 @@ type SummaryMeta struct {
 
 // SummaryResponse defines model for SummaryResponse.
 type SummaryResponse struct {
-	Data Summary `json:"data"`
+	// Comparison With `comparison` only: the days compared with and their numbers, counted as `data` is.
+	Comparison *SummaryComparison `json:"comparison,omitempty"`
+	Data       Summary            `json:"data"`
 
 	// Meta Present with filters only, when there is something to say.
 	Meta *SummaryMeta `json:"meta,omitempty"`
@@ -1383,9 +1509,31 @@ type SummaryResponse struct {
 // Example: Asia/Kathmandu
 type TimeZoneName = string
 
+// TimeseriesComparison With `comparison` only: the bucket of the compared days at the same place (the first
+// with the first), counted as the entry is; absent where the compared days have fewer
+// buckets (a shorter custom range).
+type TimeseriesComparison struct {
+	BounceRate float64 `json:"bounce_rate"`
+
+	// Date The compared bucket, written as the entry's `date`.
+	//
+	// Example: 2026-10-23
+	Date          string   `json:"date"`
+	Pageviews     int64    `json:"pageviews"`
+	Sampled       *float64 `json:"sampled,omitempty"`
+	VisitDuration int64    `json:"visit_duration"`
+	Visitors      int64    `json:"visitors"`
+	Visits        int64    `json:"visits"`
+}
+
 // TimeseriesEntry defines model for TimeseriesEntry.
 type TimeseriesEntry struct {
 	BounceRate float64 `json:"bounce_rate"`
+
+	// Comparison With `comparison` only: the bucket of the compared days at the same place (the first
+	// with the first), counted as the entry is; absent where the compared days have fewer
+	// buckets (a shorter custom range).
+	Comparison *TimeseriesComparison `json:"comparison,omitempty"`
 
 	// Date The bucket: an hour's start in UTC (`2026-11-23T14:00:00Z`), a day (`2026-11-23`) or a
 	// month (`2026-11`).
@@ -1605,6 +1753,15 @@ type WebsiteUpdateForm struct {
 // ZeroOne defines model for ZeroOne.
 type ZeroOne int
 
+// CompareFrom defines model for CompareFrom.
+type CompareFrom = openapi_types.Date
+
+// CompareTo defines model for CompareTo.
+type CompareTo = openapi_types.Date
+
+// Comparison defines model for Comparison.
+type Comparison string
+
 // Filter The filters of a stats read, one optional property for each name of the stats list
 // but `pageview`, `visitor` and `visit`; each value as the stats list returns it. Sent
 // as `filter[NAME]=VALUE` (deepObject): the `Filter` parameter says how each matches.
@@ -1620,6 +1777,11 @@ type FilterAny = StatsFilterValues
 // `\\` a literal `\`, each value at most 255 characters.
 type FilterContains = StatsFilterValues
 
+// FilterContainsNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
+// name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
+// `\\` a literal `\`, each value at most 255 characters.
+type FilterContainsNot = StatsFilterValues
+
 // FilterNot Values of `filter_any`, `filter_not` and `filter_contains`, one optional property for each
 // name of `StatsFilter`: up to 20 values separated by `|`, in which `\|` is a literal `|` and
 // `\\` a literal `\`, each value at most 255 characters.
@@ -1627,6 +1789,9 @@ type FilterNot = StatsFilterValues
 
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
+
+// MatchDayOfWeek defines model for MatchDayOfWeek.
+type MatchDayOfWeek string
 
 // Page defines model for Page.
 type Page = int
@@ -1977,6 +2142,11 @@ type ListStatsParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 }
 
 // ListStatsParamsSearchBy defines parameters for ListStats.
@@ -2036,6 +2206,11 @@ type GetFunnelParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -2101,6 +2276,11 @@ type ListGoalConversionsParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -2172,6 +2352,11 @@ type ListPropertiesParams struct {
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
 
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
+
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
 	// `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
@@ -2239,6 +2424,11 @@ type ListRevenueParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
 
 	// PropertyFilter Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
 	// the visits with a hit that carried the property KEY with the value VALUE, as
@@ -2308,7 +2498,36 @@ type GetSummaryParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
+
+	// Comparison What the answer compares the range with, given in `comparison` beside the range's
+	// numbers: `previous_period` (as many days just before the range), `year_over_year` (the
+	// same days a year before) or `custom` (`compare_from` to `compare_to`). Absent: no
+	// comparison. The comparison is counted exactly as the range is, with the same filters.
+	Comparison *GetSummaryParamsComparison `form:"comparison,omitempty" json:"comparison,omitempty"`
+
+	// CompareFrom With `comparison=custom` (and only with it, else 422 on `comparison`), the first day compared with.
+	CompareFrom *CompareFrom `form:"compare_from,omitempty" json:"compare_from,omitempty"`
+
+	// CompareTo With `comparison=custom`, the last day compared with, not before `compare_from`.
+	CompareTo *CompareTo `form:"compare_to,omitempty" json:"compare_to,omitempty"`
+
+	// MatchDayOfWeek With `previous_period` or `year_over_year`: `true` (the default) moves the compared
+	// days back by 0 to 6 days so that they start on the same day of the week as the range
+	// (Mondays line up with Mondays); `false` takes them as they fall. A comparison whose days
+	// would leave the years 1 to 9999 answers 422 on `comparison`.
+	MatchDayOfWeek *GetSummaryParamsMatchDayOfWeek `form:"match_day_of_week,omitempty" json:"match_day_of_week,omitempty"`
 }
+
+// GetSummaryParamsComparison defines parameters for GetSummary.
+type GetSummaryParamsComparison string
+
+// GetSummaryParamsMatchDayOfWeek defines parameters for GetSummary.
+type GetSummaryParamsMatchDayOfWeek string
 
 // GetTimeseriesParams defines parameters for GetTimeseries.
 type GetTimeseriesParams struct {
@@ -2378,10 +2597,39 @@ type GetTimeseriesParams struct {
 	// FilterContains `filter_contains[NAME]=T1|T2`: the visits whose value contains any of the texts, ignoring
 	// case; for `page` and `event`, one of whose hits does. Values as in `filter_any`.
 	FilterContains *FilterContains `json:"filter_contains,omitempty"`
+
+	// FilterContainsNot `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+	// ignoring case; for `page` and `event`, none of whose hits does. Values as in
+	// `filter_any`.
+	FilterContainsNot *FilterContainsNot `json:"filter_contains_not,omitempty"`
+
+	// Comparison What the answer compares the range with, given in `comparison` beside the range's
+	// numbers: `previous_period` (as many days just before the range), `year_over_year` (the
+	// same days a year before) or `custom` (`compare_from` to `compare_to`). Absent: no
+	// comparison. The comparison is counted exactly as the range is, with the same filters.
+	Comparison *GetTimeseriesParamsComparison `form:"comparison,omitempty" json:"comparison,omitempty"`
+
+	// CompareFrom With `comparison=custom` (and only with it, else 422 on `comparison`), the first day compared with.
+	CompareFrom *CompareFrom `form:"compare_from,omitempty" json:"compare_from,omitempty"`
+
+	// CompareTo With `comparison=custom`, the last day compared with, not before `compare_from`.
+	CompareTo *CompareTo `form:"compare_to,omitempty" json:"compare_to,omitempty"`
+
+	// MatchDayOfWeek With `previous_period` or `year_over_year`: `true` (the default) moves the compared
+	// days back by 0 to 6 days so that they start on the same day of the week as the range
+	// (Mondays line up with Mondays); `false` takes them as they fall. A comparison whose days
+	// would leave the years 1 to 9999 answers 422 on `comparison`.
+	MatchDayOfWeek *GetTimeseriesParamsMatchDayOfWeek `form:"match_day_of_week,omitempty" json:"match_day_of_week,omitempty"`
 }
 
 // GetTimeseriesParamsInterval defines parameters for GetTimeseries.
 type GetTimeseriesParamsInterval string
+
+// GetTimeseriesParamsComparison defines parameters for GetTimeseries.
+type GetTimeseriesParamsComparison string
+
+// GetTimeseriesParamsMatchDayOfWeek defines parameters for GetTimeseries.
+type GetTimeseriesParamsMatchDayOfWeek string
 
 // ListWebsitesParams defines parameters for ListWebsites.
 type ListWebsitesParams struct {
@@ -6159,6 +6407,18 @@ func NewListStatsRequest(server string, websiteId int64, params *ListStatsParams
 
 		}
 
+		if params.FilterContainsNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains_not", *params.FilterContainsNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -6270,6 +6530,18 @@ func NewGetFunnelRequest(server string, websiteId StatsWebsiteId, funnelId int64
 		if params.FilterContains != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContainsNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains_not", *params.FilterContainsNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6419,6 +6691,18 @@ func NewListGoalConversionsRequest(server string, websiteId StatsWebsiteId, para
 		if params.FilterContains != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContainsNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains_not", *params.FilterContainsNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6613,6 +6897,18 @@ func NewListPropertiesRequest(server string, websiteId StatsWebsiteId, params *L
 
 		}
 
+		if params.FilterContainsNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains_not", *params.FilterContainsNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.PropertyFilter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
@@ -6796,6 +7092,18 @@ func NewListRevenueRequest(server string, websiteId StatsWebsiteId, params *List
 
 		}
 
+		if params.FilterContainsNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains_not", *params.FilterContainsNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.PropertyFilter != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "property_filter", *params.PropertyFilter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
@@ -6924,6 +7232,66 @@ func NewGetSummaryRequest(server string, websiteId StatsWebsiteId, params *GetSu
 		if params.FilterContains != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContainsNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains_not", *params.FilterContainsNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Comparison != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "comparison", *params.Comparison, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompareFrom != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "compare_from", *params.CompareFrom, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompareTo != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "compare_to", *params.CompareTo, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MatchDayOfWeek != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "match_day_of_week", *params.MatchDayOfWeek, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7085,6 +7453,66 @@ func NewGetTimeseriesRequest(server string, websiteId StatsWebsiteId, params *Ge
 		if params.FilterContains != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains", *params.FilterContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterContainsNot != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("deepObject", true, "filter_contains_not", *params.FilterContainsNot, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "object", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Comparison != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "comparison", *params.Comparison, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompareFrom != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "compare_from", *params.CompareFrom, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompareTo != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "compare_to", *params.CompareTo, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MatchDayOfWeek != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "match_day_of_week", *params.MatchDayOfWeek, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

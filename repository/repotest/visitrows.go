@@ -187,6 +187,8 @@ func (v Visit) matches(f stats.Filter) bool {
 			return v.matches(stats.Filter{Name: f.Name, Value: value})
 		})
 		return any == (f.Op == stats.AnyOf)
+	case stats.ContainsNone:
+		return !v.matches(stats.Filter{Name: f.Name, Op: stats.ContainsAny, Values: f.Values})
 	case stats.ContainsAny:
 		hits := []string{v.Values[f.Name]}
 		switch f.Name {

@@ -1819,6 +1819,15 @@ export interface components {
         SummaryResponse: {
             data: components["schemas"]["Summary"];
             meta?: components["schemas"]["SummaryMeta"];
+            comparison?: components["schemas"]["SummaryComparison"];
+        };
+        /** @description With `comparison` only: the days compared with and their numbers, counted as `data` is. */
+        SummaryComparison: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            data: components["schemas"]["Summary"];
         };
         /** @description Present with filters only, when there is something to say. */
         SummaryMeta: {
@@ -1852,6 +1861,31 @@ export interface components {
              *     (`0.1`); this bucket's counts are estimates scaled up from it. Absent when the counts are
              *     exact.
              */
+            sampled?: number;
+            comparison?: components["schemas"]["TimeseriesComparison"];
+        };
+        /**
+         * @description With `comparison` only: the bucket of the compared days at the same place (the first
+         *     with the first), counted as the entry is; absent where the compared days have fewer
+         *     buckets (a shorter custom range).
+         */
+        TimeseriesComparison: {
+            /**
+             * @description The compared bucket, written as the entry's `date`.
+             * @example 2026-10-23
+             */
+            date: string;
+            /** Format: int64 */
+            visitors: number;
+            /** Format: int64 */
+            visits: number;
+            /** Format: int64 */
+            pageviews: number;
+            /** Format: double */
+            bounce_rate: number;
+            /** Format: int64 */
+            visit_duration: number;
+            /** Format: double */
             sampled?: number;
         };
         TimeseriesList: {
@@ -2533,6 +2567,39 @@ export interface components {
          *     }
          */
         FilterContains: components["schemas"]["StatsFilterValues"];
+        /**
+         * @description `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+         *     ignoring case; for `page` and `event`, none of whose hits does. Values as in
+         *     `filter_any`.
+         * @example {
+         *       "page": "/admin"
+         *     }
+         */
+        FilterContainsNot: components["schemas"]["StatsFilterValues"];
+        /**
+         * @description What the answer compares the range with, given in `comparison` beside the range's
+         *     numbers: `previous_period` (as many days just before the range), `year_over_year` (the
+         *     same days a year before) or `custom` (`compare_from` to `compare_to`). Absent: no
+         *     comparison. The comparison is counted exactly as the range is, with the same filters.
+         */
+        Comparison: "previous_period" | "year_over_year" | "custom";
+        /**
+         * @description With `comparison=custom` (and only with it, else 422 on `comparison`), the first day compared with.
+         * @example 2026-10-01
+         */
+        CompareFrom: string;
+        /**
+         * @description With `comparison=custom`, the last day compared with, not before `compare_from`.
+         * @example 2026-10-30
+         */
+        CompareTo: string;
+        /**
+         * @description With `previous_period` or `year_over_year`: `true` (the default) moves the compared
+         *     days back by 0 to 6 days so that they start on the same day of the week as the range
+         *     (Mondays line up with Mondays); `false` takes them as they fall. A comparison whose days
+         *     would leave the years 1 to 9999 answers 422 on `comparison`.
+         */
+        MatchDayOfWeek: "true" | "false";
         /**
          * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
          *     the visits with a hit that carried the property KEY with the value VALUE, as
@@ -4018,6 +4085,15 @@ export interface operations {
                  *     }
                  */
                 filter_contains?: components["parameters"]["FilterContains"];
+                /**
+                 * @description `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+                 *     ignoring case; for `page` and `event`, none of whose hits does. Values as in
+                 *     `filter_any`.
+                 * @example {
+                 *       "page": "/admin"
+                 *     }
+                 */
+                filter_contains_not?: components["parameters"]["FilterContainsNot"];
             };
             header?: never;
             path: {
@@ -4132,6 +4208,39 @@ export interface operations {
                  *     }
                  */
                 filter_contains?: components["parameters"]["FilterContains"];
+                /**
+                 * @description `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+                 *     ignoring case; for `page` and `event`, none of whose hits does. Values as in
+                 *     `filter_any`.
+                 * @example {
+                 *       "page": "/admin"
+                 *     }
+                 */
+                filter_contains_not?: components["parameters"]["FilterContainsNot"];
+                /**
+                 * @description What the answer compares the range with, given in `comparison` beside the range's
+                 *     numbers: `previous_period` (as many days just before the range), `year_over_year` (the
+                 *     same days a year before) or `custom` (`compare_from` to `compare_to`). Absent: no
+                 *     comparison. The comparison is counted exactly as the range is, with the same filters.
+                 */
+                comparison?: components["parameters"]["Comparison"];
+                /**
+                 * @description With `comparison=custom` (and only with it, else 422 on `comparison`), the first day compared with.
+                 * @example 2026-10-01
+                 */
+                compare_from?: components["parameters"]["CompareFrom"];
+                /**
+                 * @description With `comparison=custom`, the last day compared with, not before `compare_from`.
+                 * @example 2026-10-30
+                 */
+                compare_to?: components["parameters"]["CompareTo"];
+                /**
+                 * @description With `previous_period` or `year_over_year`: `true` (the default) moves the compared
+                 *     days back by 0 to 6 days so that they start on the same day of the week as the range
+                 *     (Mondays line up with Mondays); `false` takes them as they fall. A comparison whose days
+                 *     would leave the years 1 to 9999 answers 422 on `comparison`.
+                 */
+                match_day_of_week?: components["parameters"]["MatchDayOfWeek"];
             };
             header?: never;
             path: {
@@ -4255,6 +4364,39 @@ export interface operations {
                  *     }
                  */
                 filter_contains?: components["parameters"]["FilterContains"];
+                /**
+                 * @description `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+                 *     ignoring case; for `page` and `event`, none of whose hits does. Values as in
+                 *     `filter_any`.
+                 * @example {
+                 *       "page": "/admin"
+                 *     }
+                 */
+                filter_contains_not?: components["parameters"]["FilterContainsNot"];
+                /**
+                 * @description What the answer compares the range with, given in `comparison` beside the range's
+                 *     numbers: `previous_period` (as many days just before the range), `year_over_year` (the
+                 *     same days a year before) or `custom` (`compare_from` to `compare_to`). Absent: no
+                 *     comparison. The comparison is counted exactly as the range is, with the same filters.
+                 */
+                comparison?: components["parameters"]["Comparison"];
+                /**
+                 * @description With `comparison=custom` (and only with it, else 422 on `comparison`), the first day compared with.
+                 * @example 2026-10-01
+                 */
+                compare_from?: components["parameters"]["CompareFrom"];
+                /**
+                 * @description With `comparison=custom`, the last day compared with, not before `compare_from`.
+                 * @example 2026-10-30
+                 */
+                compare_to?: components["parameters"]["CompareTo"];
+                /**
+                 * @description With `previous_period` or `year_over_year`: `true` (the default) moves the compared
+                 *     days back by 0 to 6 days so that they start on the same day of the week as the range
+                 *     (Mondays line up with Mondays); `false` takes them as they fall. A comparison whose days
+                 *     would leave the years 1 to 9999 answers 422 on `comparison`.
+                 */
+                match_day_of_week?: components["parameters"]["MatchDayOfWeek"];
             };
             header?: never;
             path: {
@@ -4363,6 +4505,15 @@ export interface operations {
                  *     }
                  */
                 filter_contains?: components["parameters"]["FilterContains"];
+                /**
+                 * @description `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+                 *     ignoring case; for `page` and `event`, none of whose hits does. Values as in
+                 *     `filter_any`.
+                 * @example {
+                 *       "page": "/admin"
+                 *     }
+                 */
+                filter_contains_not?: components["parameters"]["FilterContainsNot"];
                 /**
                  * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
                  *     the visits with a hit that carried the property KEY with the value VALUE, as
@@ -4521,6 +4672,15 @@ export interface operations {
                  */
                 filter_contains?: components["parameters"]["FilterContains"];
                 /**
+                 * @description `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+                 *     ignoring case; for `page` and `event`, none of whose hits does. Values as in
+                 *     `filter_any`.
+                 * @example {
+                 *       "page": "/admin"
+                 *     }
+                 */
+                filter_contains_not?: components["parameters"]["FilterContainsNot"];
+                /**
                  * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
                  *     the visits with a hit that carried the property KEY with the value VALUE, as
                  *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
@@ -4670,6 +4830,15 @@ export interface operations {
                  */
                 filter_contains?: components["parameters"]["FilterContains"];
                 /**
+                 * @description `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+                 *     ignoring case; for `page` and `event`, none of whose hits does. Values as in
+                 *     `filter_any`.
+                 * @example {
+                 *       "page": "/admin"
+                 *     }
+                 */
+                filter_contains_not?: components["parameters"]["FilterContainsNot"];
+                /**
                  * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
                  *     the visits with a hit that carried the property KEY with the value VALUE, as
                  *     `listStats` with `name=property` returns them. Several must all hold, with `filter` too.
@@ -4815,6 +4984,15 @@ export interface operations {
                  *     }
                  */
                 filter_contains?: components["parameters"]["FilterContains"];
+                /**
+                 * @description `filter_contains_not[NAME]=T1|T2`: the visits whose value contains none of the texts,
+                 *     ignoring case; for `page` and `event`, none of whose hits does. Values as in
+                 *     `filter_any`.
+                 * @example {
+                 *       "page": "/admin"
+                 *     }
+                 */
+                filter_contains_not?: components["parameters"]["FilterContainsNot"];
                 /**
                  * @description Custom property filters (`property_filter[KEY]=VALUE`, e.g. `property_filter[plan]=pro`):
                  *     the visits with a hit that carried the property KEY with the value VALUE, as
