@@ -37,6 +37,7 @@ const deepObjectExamples = [
   ['filter_any', 'country', 'DE|FR'],
   ['filter_not', 'referrer', 'www.google.com'],
   ['filter_contains', 'page', '/blog/'],
+  ['filter_contains_not', 'page', '/admin'],
 ];
 const withDeepObjects = (uri) => {
   const [path, query] = uri.split('?');
@@ -90,6 +91,20 @@ hooks.beforeEach((transaction, done) => {
   const plausibleV1 = path.startsWith('/api/v1/stats/') && !/^\/api\/v1\/stats\/\d/.test(path);
   if (plausibleV1) { // Plausible's v1 names the website by its domain
     req.uri = req.uri.replace(/site_id=[^&]*/, `site_id=${encodeURIComponent(websiteDomain)}`);
+  }
+  if (req.uri.includes('compare_from=') && !req.uri.includes('comparison=custom')) {
+    // The examples give every comparison parameter at once; the dates go with custom only.
+    const [p, q] = req.uri.split('?');
+    const params = new URLSearchParams(q);
+    params.delete('compare_from');
+    params.delete('compare_to');
+    req.uri = `${p}?${params.toString()}`;
+  }
+  if (op === 'PUT /api/v1/websites/{id}/alerts' || op === 'POST /api/v1/websites/{id}/reset') {
+    // Dredd sends these forms' examples as JSON text; the reset confirms the kept website.
+    req.body = op.startsWith('PUT')
+      ? formWith(req.body, 'addresses', 'ops@example.com')
+      : formWith(req.body, 'confirm', websiteDomain);
   }
   if (path === '/api/v2/query') {
     // The answer's example has meta.total_rows, which comes with include.total_rows.
