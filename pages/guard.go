@@ -153,12 +153,25 @@ func (p *Pages) unlock(w http.ResponseWriter, r *http.Request) {
 // A grant is "EXPIRY.MAC": MAC signs the website id, its access version and the expiry (unix
 // seconds). A change of the website's password or privacy moves the version and voids it.
 func (p *Pages) grant(site repository.Website) string {
-	expiry := strconv.FormatInt(p.now().Add(GrantTTL).Unix(), 10)
-	return expiry + "." + p.sign(p.grantKey, grantMessage(site, expiry))
+	return p.signedGrant(func(expiry string) string { return grantMessage(site, expiry) })
 }
 
 func (p *Pages) validGrant(r *http.Request, site repository.Website) bool {
-	c, err := r.Cookie(grantCookie(site))
+	return p.validSignedGrant(r, grantCookie(site), func(expiry string) string { return grantMessage(site, expiry) })
+}
+
+// signedGrant is a grant cookie's value, "EXPIRY.MAC", GrantTTL from now: MAC signs message's
+// text for that expiry (unix seconds). The password grants of websites and of shared links
+// are both made so.
+func (p *Pages) signedGrant(message func(expiry string) string) string {
+	expiry := strconv.FormatInt(p.now().Add(GrantTTL).Unix(), 10)
+	return expiry + "." + p.sign(p.grantKey, message(expiry))
+}
+
+// validSignedGrant tells whether the request's cookie holds a grant signedGrant made for
+// message that has not expired.
+func (p *Pages) validSignedGrant(r *http.Request, cookie string, message func(expiry string) string) bool {
+	c, err := r.Cookie(cookie)
 	if err != nil {
 		return false
 	}
@@ -170,7 +183,7 @@ func (p *Pages) validGrant(r *http.Request, site repository.Website) bool {
 	if err != nil || p.now().Unix() >= until {
 		return false
 	}
-	return hmac.Equal([]byte(mac), []byte(p.sign(p.grantKey, grantMessage(site, expiry))))
+	return hmac.Equal([]byte(mac), []byte(p.sign(p.grantKey, message(expiry))))
 }
 
 func grantMessage(site repository.Website, expiry string) string {

@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"crypto/hmac"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -168,24 +167,11 @@ func (p *Pages) unlockShared(w http.ResponseWriter, r *http.Request) {
 // A shared link's grant is "EXPIRY.MAC" over the link's id and the expiry; deleting the link
 // ends it at once (every view looks the link up first).
 func (p *Pages) shareGrant(l repository.SharedLink) string {
-	expiry := strconv.FormatInt(p.now().Add(GrantTTL).Unix(), 10)
-	return expiry + "." + p.sign(p.grantKey, shareGrantMessage(l, expiry))
+	return p.signedGrant(func(expiry string) string { return shareGrantMessage(l, expiry) })
 }
 
 func (p *Pages) validShareGrant(r *http.Request, l repository.SharedLink) bool {
-	c, err := r.Cookie(shareCookie(l))
-	if err != nil {
-		return false
-	}
-	expiry, mac, ok := strings.Cut(c.Value, ".")
-	if !ok {
-		return false
-	}
-	until, err := strconv.ParseInt(expiry, 10, 64)
-	if err != nil || p.now().Unix() >= until {
-		return false
-	}
-	return hmac.Equal([]byte(mac), []byte(p.sign(p.grantKey, shareGrantMessage(l, expiry))))
+	return p.validSignedGrant(r, shareCookie(l), func(expiry string) string { return shareGrantMessage(l, expiry) })
 }
 
 func shareGrantMessage(l repository.SharedLink, expiry string) string {
