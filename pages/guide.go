@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"github.com/analytics-service/analytics/sitecheck"
+
 	"errors"
 	"fmt"
 	"net/http"
@@ -30,7 +32,7 @@ type guidePage struct {
 	Owner        bool
 	Snippet      trackerSnippet
 	ExcludedIPs  int
-	Outcome      *checkOutcome // the installation check's answer, after the verify button
+	Outcome      *sitecheck.Outcome // the installation check's answer, after the verify button
 	DashboardURL string
 }
 
@@ -41,7 +43,7 @@ func (p *Pages) waiting(r *http.Request, site repository.Website) (bool, error) 
 	return !has, err
 }
 
-func (p *Pages) renderGuide(w http.ResponseWriter, r *http.Request, status int, site repository.Website, outcome *checkOutcome) {
+func (p *Pages) renderGuide(w http.ResponseWriter, r *http.Request, status int, site repository.Website, outcome *sitecheck.Outcome) {
 	// The snippet and the installation check are for those who may change the website.
 	data := guidePage{Website: site, Owner: site.Role.Can(repository.RoleEditor), Outcome: outcome, DashboardURL: statsPath(site.Domain)}
 	if data.Owner {
@@ -69,7 +71,7 @@ func (p *Pages) siteCheckPage(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	p.renderGuide(w, r, http.StatusOK, site, &checkOutcome{Found: last.Found, Message: last.Message, CheckedAt: p.minute(last.CheckedAt)})
+	p.renderGuide(w, r, http.StatusOK, site, &sitecheck.Outcome{Found: last.Found, Message: last.Message, CheckedAt: p.minute(last.CheckedAt)})
 }
 
 // verifySite runs the installation check of one of the owner's websites (POST, with the form's
@@ -95,7 +97,7 @@ func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
 		p.serverError(w, r, err)
 		return
 	}
-	outcome := p.checker.check(r.Context(), site.Domain, service)
+	outcome := p.checker.Check(r.Context(), site.Domain, service)
 	now := p.now()
 	check := repository.SiteCheck{CheckedAt: now, Found: outcome.Found, Message: outcome.Message}
 	if err := p.repo.SaveSiteCheck(r.Context(), site.ID, check, now.Add(-siteCheckShown)); err != nil {
@@ -103,4 +105,16 @@ func (p *Pages) verifySite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.redirect(w, r, fmt.Sprintf("/websites/%d/verify#check-result", site.ID), http.StatusSeeOther)
+}
+
+// testSiteChecker, set only by the tests' UseTestSiteChecker, replaces the checker of every
+// Pages built while it is set, so that a test can check a website served on loopback.
+var testSiteChecker *sitecheck.Checker
+
+func newSiteChecker() *sitecheck.Checker {
+	if testSiteChecker != nil {
+		c := *testSiteChecker
+		return &c
+	}
+	return sitecheck.New()
 }

@@ -5,6 +5,8 @@
 package pages
 
 import (
+	"github.com/analytics-service/analytics/sitecheck"
+
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -87,7 +89,7 @@ type Pages struct {
 	hashing      chan struct{} // bounds concurrent argon2id work (19 MiB each)
 	outbox       *account.Outbox
 	sso          *sso.Provider
-	checker      *siteChecker
+	checker      *sitecheck.Checker
 	siteChecks   *ratelimit.Limiter // installation checks per user
 	queryTimeout time.Duration
 	mux          *http.ServeMux

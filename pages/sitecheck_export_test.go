@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"github.com/analytics-service/analytics/sitecheck"
+
 	"net/netip"
 	"testing"
 	"time"
@@ -11,10 +13,10 @@ import (
 // given timeout (0 keeps 5 s): the only way to let the installation check reach a test server
 // on loopback. It exists in test binaries only.
 func UseTestSiteChecker(t testing.TB, allow func(netip.AddrPort) bool, urls func(domain string) []string, timeout time.Duration) {
-	c := newSiteChecker()
-	c.allow, c.urls = allow, urls
+	c := sitecheck.New()
+	c.Allow, c.URLs = allow, urls
 	if timeout > 0 {
-		c.timeout = timeout
+		c.Timeout = timeout
 	}
 	testSiteChecker = c
 	t.Cleanup(func() { testSiteChecker = nil })

@@ -1,4 +1,7 @@
-package pages
+// Package sitecheck is the installation check: it fetches a website's home page from the
+// server and tells whether the tracker there sends its hits to this service, without letting
+// the fetch reach the server's own network.
+package sitecheck
 
 import (
 	"context"
@@ -26,36 +29,29 @@ const (
 	siteCheckRedirects = 3
 )
 
-// siteChecker fetches a website's home page from the server and says whether a script there
+// Checker fetches a website's home page from the server and says whether a script there
 // sends its hits to this service. Every connection it makes, the first and each redirect's,
 // goes only to a public unicast address on port 80 or 443: the check runs on the address the
 // dialer actually connects to, after DNS resolution (net.Dialer.Control), so a name that
 // resolves to an internal address, or resolves differently a moment later (DNS rebinding),
 // cannot pass.
-type siteChecker struct {
-	timeout   time.Duration
-	maxBody   int64
-	redirects int
-	// Seams for the tests only (export_test.go sets them; nothing in production does): allow
-	// replaces the public-address rule, urls the addresses tried for a domain.
-	allow func(netip.AddrPort) bool
-	urls  func(domain string) []string
+type Checker struct {
+	Timeout   time.Duration
+	MaxBody   int64
+	Redirects int
+	// Seams for the tests only (nothing in production sets them): Allow replaces the
+	// public-address rule, URLs the addresses tried for a domain.
+	Allow func(netip.AddrPort) bool
+	URLs  func(domain string) []string
 }
 
-// testSiteChecker, set only by export_test.go, replaces the checker of every Pages built while
-// it is set, so that a test can check a website served on loopback.
-var testSiteChecker *siteChecker
-
-func newSiteChecker() *siteChecker {
-	if testSiteChecker != nil {
-		c := *testSiteChecker
-		return &c
-	}
-	return &siteChecker{timeout: siteCheckTimeout, maxBody: siteCheckMaxBody, redirects: siteCheckRedirects}
+// New is the checker of the installation check's limits.
+func New() *Checker {
+	return &Checker{Timeout: siteCheckTimeout, MaxBody: siteCheckMaxBody, Redirects: siteCheckRedirects}
 }
 
-// checkOutcome is what the check found, in one or two sentences for the owner.
-type checkOutcome struct {
+// Outcome is what the check found, in one or two sentences for the owner.
+type Outcome struct {
 	Found   bool
 	Message string
 	// CheckedAt is when, as the pages write a minute; "" before it is kept.
@@ -70,16 +66,16 @@ var (
 	errNotWeb           = errors.New("redirect to neither http nor https")
 )
 
-// check fetches https://domain/ (then http://domain/ when https cannot be reached) and looks
+// Check fetches https://domain/ (then http://domain/ when https cannot be reached) and looks
 // for a script that loads service's tracker, or a Plausible tracker whose data-api points at
 // service. service is this service's absolute base address (PUBLIC_URL or the request's).
-func (c *siteChecker) check(ctx context.Context, domain string, service *url.URL) checkOutcome {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+func (c *Checker) Check(ctx context.Context, domain string, service *url.URL) Outcome {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	client := c.client()
 	urls := []string{"https://" + hostForURL(domain) + "/", "http://" + hostForURL(domain) + "/"}
-	if c.urls != nil {
-		urls = c.urls(domain)
+	if c.URLs != nil {
+		urls = c.URLs(domain)
 	}
 	var firstErr error
 	for _, u := range urls {
@@ -93,14 +89,14 @@ func (c *siteChecker) check(ctx context.Context, domain string, service *url.URL
 		// An address refused, a deadline passed or a redirect loop is the same over http:
 		// say so rather than try again.
 		if errors.Is(err, errNotPublic) || errors.Is(err, errTooManyRedirects) || errors.Is(err, errNotWeb) || ctx.Err() != nil {
-			return failedOutcome(ctx, domain, err, c.timeout)
+			return failedOutcome(ctx, domain, err, c.Timeout)
 		}
 		var status statusError
 		if errors.As(err, &status) {
-			return failedOutcome(ctx, domain, err, c.timeout)
+			return failedOutcome(ctx, domain, err, c.Timeout)
 		}
 	}
-	return failedOutcome(ctx, domain, firstErr, c.timeout)
+	return failedOutcome(ctx, domain, firstErr, c.Timeout)
 }
 
 // hostForURL brackets an IPv6 address for use in a URL.
@@ -111,13 +107,13 @@ func hostForURL(domain string) string {
 	return domain
 }
 
-func (c *siteChecker) client() *http.Client {
-	allow := c.allow
+func (c *Checker) client() *http.Client {
+	allow := c.Allow
 	if allow == nil {
 		allow = publicWebAddress
 	}
 	dialer := &net.Dialer{
-		Timeout: c.timeout,
+		Timeout: c.Timeout,
 		// Called with the resolved address of every connection about to be made.
 		Control: func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
@@ -132,16 +128,16 @@ func (c *siteChecker) client() *http.Client {
 		Proxy:                  nil,
 		DialContext:            dialer.DialContext,
 		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:    c.timeout,
-		ResponseHeaderTimeout:  c.timeout,
+		TLSHandshakeTimeout:    c.Timeout,
+		ResponseHeaderTimeout:  c.Timeout,
 		DisableKeepAlives:      true,
 		MaxResponseHeaderBytes: 64 << 10,
 	}
 	return &http.Client{
 		Transport: transport,
-		Timeout:   c.timeout,
+		Timeout:   c.Timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > c.redirects {
+			if len(via) > c.Redirects {
 				return errTooManyRedirects
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
@@ -162,7 +158,7 @@ func (e statusError) Error() string { return e.url + " answered " + e.status }
 
 // fetch reads at most maxBody bytes of the page at u, following redirects, and returns them
 // with the address finally read and whether the page was longer.
-func (c *siteChecker) fetch(ctx context.Context, client *http.Client, u string) ([]byte, *url.URL, bool, error) {
+func (c *Checker) fetch(ctx context.Context, client *http.Client, u string) ([]byte, *url.URL, bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("site check: %w", err)
@@ -177,13 +173,13 @@ func (c *siteChecker) fetch(ctx context.Context, client *http.Client, u string) 
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		return nil, nil, false, statusError{url: res.Request.URL.String(), status: res.Status}
 	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, c.maxBody+1))
+	body, err := io.ReadAll(io.LimitReader(res.Body, c.MaxBody+1))
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("site check: read: %w", err)
 	}
-	truncated := int64(len(body)) > c.maxBody
+	truncated := int64(len(body)) > c.MaxBody
 	if truncated {
-		body = body[:c.maxBody]
+		body = body[:c.MaxBody]
 	}
 	return body, res.Request.URL, truncated, nil
 }
@@ -230,24 +226,24 @@ func publicUnicast(ip netip.Addr) bool {
 
 // failedOutcome says why the page could not be read. It never names the address a domain
 // resolved to: the answer must not tell what is behind a name in the server's network.
-func failedOutcome(ctx context.Context, domain string, err error, timeout time.Duration) checkOutcome {
+func failedOutcome(ctx context.Context, domain string, err error, timeout time.Duration) Outcome {
 	var status statusError
 	var dnsErr *net.DNSError
 	switch {
 	case errors.Is(err, errNotPublic):
-		return checkOutcome{Message: domain + " leads to an address that is not on the public internet (or to a port other than 80 and 443). The check fetches only public websites."}
+		return Outcome{Message: domain + " leads to an address that is not on the public internet (or to a port other than 80 and 443). The check fetches only public websites."}
 	case errors.Is(err, errNotWeb):
-		return checkOutcome{Message: domain + " redirects to an address that is neither http nor https."}
+		return Outcome{Message: domain + " redirects to an address that is neither http nor https."}
 	case errors.Is(err, errTooManyRedirects):
-		return checkOutcome{Message: fmt.Sprintf("%s redirects more than %d times; the check stops there.", domain, siteCheckRedirects)}
+		return Outcome{Message: fmt.Sprintf("%s redirects more than %d times; the check stops there.", domain, siteCheckRedirects)}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return checkOutcome{Message: fmt.Sprintf("%s did not send its home page within %s.", domain, timeout)}
+		return Outcome{Message: fmt.Sprintf("%s did not send its home page within %s.", domain, timeout)}
 	case errors.As(err, &status):
-		return checkOutcome{Message: status.url + " answered " + status.status + ", not the page."}
+		return Outcome{Message: status.url + " answered " + status.status + ", not the page."}
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
-		return checkOutcome{Message: domain + " has no address in DNS."}
+		return Outcome{Message: domain + " has no address in DNS."}
 	}
-	return checkOutcome{Message: "The home page of " + domain + " could not be read over https or http."}
+	return Outcome{Message: "The home page of " + domain + " could not be read over https or http."}
 }
 
 func isTimeout(err error) bool {
@@ -257,7 +253,7 @@ func isTimeout(err error) bool {
 
 // judgePage looks at the scripts of a page for this service's tracker (src on service, ending
 // in /js/script.js) or a Plausible tracker sending here (data-api on service).
-func judgePage(page []byte, final *url.URL, truncated bool, service *url.URL) checkOutcome {
+func judgePage(page []byte, final *url.URL, truncated bool, service *url.URL) Outcome {
 	var elsewhere string
 	for _, s := range pageScripts(page) {
 		src, err := final.Parse(s.src)
@@ -265,12 +261,12 @@ func judgePage(page []byte, final *url.URL, truncated bool, service *url.URL) ch
 			continue
 		}
 		if sameService(src, service) && strings.HasSuffix(src.Path, "/js/script.js") {
-			return checkOutcome{Found: true, Message: final.String() + " loads the tracker of this service. " +
+			return Outcome{Found: true, Message: final.String() + " loads the tracker of this service. " +
 				"Pageviews appear here a few seconds after someone opens a page."}
 		}
 		if s.api != "" {
 			if api, err := final.Parse(s.api); err == nil && sameService(api, service) {
-				return checkOutcome{Found: true, Message: final.String() + " has a Plausible tracker that sends here. " +
+				return Outcome{Found: true, Message: final.String() + " has a Plausible tracker that sends here. " +
 					"Pageviews appear here a few seconds after someone opens a page."}
 			}
 		}
@@ -280,11 +276,11 @@ func judgePage(page []byte, final *url.URL, truncated bool, service *url.URL) ch
 	}
 	switch {
 	case elsewhere != "":
-		return checkOutcome{Message: final.String() + " loads a tracker from " + elsewhere + ", not from this service (" + service.Host + "). Copy the snippet below again."}
+		return Outcome{Message: final.String() + " loads a tracker from " + elsewhere + ", not from this service (" + service.Host + "). Copy the snippet below again."}
 	case truncated:
-		return checkOutcome{Message: fmt.Sprintf("%s is larger than %d MiB: its first MiB has no script that loads this service's tracker.", final.String(), siteCheckMaxBody>>20)}
+		return Outcome{Message: fmt.Sprintf("%s is larger than %d MiB: its first MiB has no script that loads this service's tracker.", final.String(), siteCheckMaxBody>>20)}
 	}
-	return checkOutcome{Message: final.String() + " was read, but no script on it loads this service's tracker. Put the snippet in the page's <head> and check again."}
+	return Outcome{Message: final.String() + " was read, but no script on it loads this service's tracker. Put the snippet in the page's <head> and check again."}
 }
 
 // sameService says whether u is at service's host (and under its path prefix); the scheme may

@@ -1,4 +1,4 @@
-package pages
+package sitecheck
 
 import (
 	"context"
@@ -19,15 +19,15 @@ const snippetHTML = `<!doctype html><html><head><script async defer src="https:/
 
 // siteServer is a website on loopback with its own handler, and a checker that may reach it
 // (and nothing else on loopback) through the tests' seam.
-func siteServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *siteChecker) {
+func siteServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *Checker) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	addr := netip.MustParseAddrPort(srv.Listener.Addr().String())
-	c := newSiteChecker()
-	c.timeout = 2 * time.Second
-	c.allow = func(a netip.AddrPort) bool { return a == addr }
-	c.urls = func(string) []string { return []string{srv.URL + "/"} }
+	c := New()
+	c.Timeout = 2 * time.Second
+	c.Allow = func(a netip.AddrPort) bool { return a == addr }
+	c.URLs = func(string) []string { return []string{srv.URL + "/"} }
 	return srv, c
 }
 
@@ -50,7 +50,7 @@ func TestSiteCheckFindsTheTracker(t *testing.T) {
 	for name, tc := range pages {
 		t.Run(name, func(t *testing.T) {
 			_, c := siteServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, tc.body) })
-			got := c.check(context.Background(), "example.com", testService)
+			got := c.Check(context.Background(), "example.com", testService)
 			if got.Found != tc.found || !strings.Contains(got.Message, tc.says) {
 				t.Fatalf("got %+v, want found=%v and %q", got, tc.found, tc.says)
 			}
@@ -68,9 +68,9 @@ func TestSiteCheckRefusesInternalAddresses(t *testing.T) {
 		"2002:a00:1::1", "224.0.0.1", "ff02::1",
 	} {
 		t.Run(domain, func(t *testing.T) {
-			c := newSiteChecker()
-			c.timeout = 2 * time.Second
-			got := c.check(context.Background(), domain, testService)
+			c := New()
+			c.Timeout = 2 * time.Second
+			got := c.Check(context.Background(), domain, testService)
 			if got.Found || !strings.Contains(got.Message, "not on the public internet") {
 				t.Fatalf("%s: %+v", domain, got)
 			}
@@ -124,7 +124,7 @@ func TestSiteCheckRedirects(t *testing.T) {
 			srv, c := siteServer(t, func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, tc.to(srv, r), http.StatusFound)
 			})
-			got := c.check(context.Background(), "example.com", testService)
+			got := c.Check(context.Background(), "example.com", testService)
 			if got.Found || !strings.Contains(got.Message, tc.says) {
 				t.Fatalf("got %+v, want %q", got, tc.says)
 			}
@@ -139,7 +139,7 @@ func TestSiteCheckRedirects(t *testing.T) {
 		}
 		fmt.Fprint(w, snippetHTML)
 	})
-	if got := c.check(context.Background(), "example.com", testService); !got.Found {
+	if got := c.Check(context.Background(), "example.com", testService); !got.Found {
 		t.Fatalf("three redirects: %+v", got)
 	}
 }
@@ -174,9 +174,9 @@ func TestSiteCheckSlowServers(t *testing.T) {
 	for name, h := range handlers {
 		t.Run(name, func(t *testing.T) {
 			_, c := siteServer(t, h)
-			c.timeout = 300 * time.Millisecond
+			c.Timeout = 300 * time.Millisecond
 			start := time.Now()
-			got := c.check(context.Background(), "example.com", testService)
+			got := c.Check(context.Background(), "example.com", testService)
 			if got.Found || !strings.Contains(got.Message, "did not send its home page within 300ms") {
 				t.Fatalf("got %+v", got)
 			}
@@ -189,7 +189,7 @@ func TestSiteCheckSlowServers(t *testing.T) {
 
 func TestSiteCheckStatus(t *testing.T) {
 	_, c := siteServer(t, func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
-	got := c.check(context.Background(), "example.com", testService)
+	got := c.Check(context.Background(), "example.com", testService)
 	if got.Found || !strings.Contains(got.Message, "answered 404 Not Found") {
 		t.Fatalf("got %+v", got)
 	}
