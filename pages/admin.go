@@ -3,7 +3,6 @@ package pages
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,19 +47,6 @@ var adminNotices = map[string]string{
 	"removed": "The user was removed, with their websites, stats, sessions and keys. The links they made no longer work.",
 	"revoked": "The link was revoked. It no longer works.",
 	"totp":    "The requirement of two-factor sign-in was changed.",
-}
-
-// requireAdmin answers for a visitor who is not a signed-in admin and returns nil.
-func (p *Pages) requireAdmin(w http.ResponseWriter, r *http.Request) *repository.User {
-	user := p.requireUser(w, r)
-	if user == nil {
-		return nil
-	}
-	if !user.IsAdmin {
-		p.fail(w, r, http.StatusForbidden, "Admins only", "Only an admin of this service may manage its users.")
-		return nil
-	}
-	return user
 }
 
 func (p *Pages) adminUsers(w http.ResponseWriter, r *http.Request) {
@@ -147,24 +133,6 @@ func (p *Pages) invite(w http.ResponseWriter, r *http.Request) {
 		data.Link = p.linkURL(r, token)
 	}
 	p.renderAdmin(w, r, admin, http.StatusOK, data)
-}
-
-// mailLink queues the mail of a one-use link.
-func (p *Pages) mailLink(to, kind, token string) {
-	url := p.links.Public.String() + "/set-password?token=" + token
-	subject, intro, valid := "Your password for Analytics", "An admin made you a link to set your password.", "7 days"
-	switch kind {
-	case repository.LinkInvite:
-		subject, intro = "You are invited to Analytics", "You are invited to an account of Analytics at "+p.links.Public.Host+"."
-	case repository.LinkReset:
-		subject, intro, valid = "Reset your Analytics password", "Someone, probably you, asked to reset the password of this account.", "one hour"
-	}
-	text := fmt.Sprintf("%s\n\nOpen this link to set your password (it works once, for %s):\n%s\n\nIf you did not expect this mail, ignore it: nothing changes.\n", intro, valid, url)
-	html := fmt.Sprintf(`<p>%s</p><p><a href="%s">Set your password</a> (the link works once, for %s).</p><p>If you did not expect this mail, ignore it: nothing changes.</p>`,
-		htmlEscape(intro), htmlEscape(url), valid)
-	p.outbox.Enqueue(func(ctx context.Context) error {
-		return p.outbox.Send(ctx, to, subject, text, html)
-	})
 }
 
 // userParam reads {id} of the URL: a user, else the 404 page.

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/analytics-service/analytics/pages/htmlpage"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -227,7 +228,7 @@ func renderPage(t *testing.T, name, base string, data any) string {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := templates[name].ExecuteTemplate(&buf, "layout", view{Base: base, Title: "t", Data: data}); err != nil {
+	if err := templates[name].ExecuteTemplate(&buf, "layout", htmlpage.View{Base: base, Title: "t", Data: data}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()

@@ -137,7 +137,7 @@ func (p *Pages) unlock(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 		return
 	}
-	right, answered := p.attemptPassword(w, r, began, p.passwordGuess(r, site.ID),
+	right, answered := p.base.AttemptPassword(w, r, began, p.base.PasswordGuess(r, site.ID),
 		func() (string, error) { return *site.PasswordHash, nil }, r.PostForm.Get("password"))
 	if answered {
 		return

@@ -15,7 +15,7 @@ import (
 	"github.com/analytics-service/analytics/testkit"
 )
 
-// The limits on password guesses (pages/limit.go), as the tests see them.
+// The limits on password guesses (pages/htmlpage/limit.go), as the tests see them.
 const (
 	clientAttempts = 10  // per client address, in 15 minutes (sign-ins and site passwords apart)
 	freeAttempts   = 5   // per account or website, before the delays start

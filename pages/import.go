@@ -199,7 +199,7 @@ func (p *Pages) importForm(w http.ResponseWriter, r *http.Request) (*multipart.R
 		token = string(b)
 	}
 	r.PostForm = url.Values{"csrf": {token}}
-	if !p.validCSRF(r) {
+	if !p.base.ValidCSRF(r) {
 		p.fail(w, r, http.StatusForbidden, "Form expired",
 			"This form has expired or was not sent from this site. Go back, reload the page and try again.")
 		return nil, false

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/analytics-service/analytics/account"
+	"github.com/analytics-service/analytics/pages/htmlpage"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
@@ -154,7 +156,7 @@ func (p *Pages) mailInvitation(to, from, domain string, role repository.Role, to
 	intro := fmt.Sprintf("%s invites you to the stats of %s on Analytics at %s, as %s.", from, domain, p.links.Public.Host, strings.ToLower(roleNames[role]))
 	text := fmt.Sprintf("%s\n\nOpen this link to accept (it works once, for 7 days):\n%s\n\nIf you did not expect this mail, ignore it: nothing changes.\n", intro, link)
 	html := fmt.Sprintf(`<p>%s</p><p><a href="%s">Accept the invitation</a> (the link works once, for 7 days).</p><p>If you did not expect this mail, ignore it: nothing changes.</p>`,
-		htmlEscape(intro), htmlEscape(link))
+		template.HTMLEscapeString(intro), template.HTMLEscapeString(link))
 	p.outbox.Enqueue(func(ctx context.Context) error {
 		return p.outbox.Send(ctx, to, subject, text, html)
 	})
@@ -331,7 +333,7 @@ func (p *Pages) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	errs := stats.FieldErrors{}
-	password := passwordFields(r, errs)
+	password := htmlpage.PasswordFields(r, errs)
 	if len(errs) > 0 {
 		p.renderInvitation(w, r, http.StatusUnprocessableEntity, inv, token, errs)
 		return

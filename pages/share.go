@@ -151,7 +151,7 @@ func (p *Pages) unlockShared(w http.ResponseWriter, r *http.Request) {
 		p.redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
 		return
 	}
-	right, answered := p.attemptPassword(w, r, began, p.targetGuess(r, "shared_link|"+strconv.FormatInt(link.ID, 10)),
+	right, answered := p.base.AttemptPassword(w, r, began, p.base.TargetGuess(r, "shared_link|"+strconv.FormatInt(link.ID, 10)),
 		func() (string, error) { return *link.PasswordHash, nil }, r.PostForm.Get("password"))
 	if answered {
 		return

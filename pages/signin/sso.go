@@ -1,4 +1,4 @@
-package pages
+package signin
 
 import (
 	"crypto/hmac"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/analytics-service/analytics/account"
+	"github.com/analytics-service/analytics/pages/htmlpage"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/web"
@@ -36,17 +37,17 @@ type ssoRequest struct {
 	Expires int64
 }
 
-func (p *Pages) ssoCallbackURL(r *http.Request) string {
-	return p.links.Base(r, web.Absolute) + "/login/sso/callback"
+func (p *Handlers) ssoCallbackURL(r *http.Request) string {
+	return p.Links.Base(r, web.Absolute) + "/login/sso/callback"
 }
 
 // startSSO sends the browser to the provider.
-func (p *Pages) startSSO(w http.ResponseWriter, r *http.Request) {
+func (p *Handlers) startSSO(w http.ResponseWriter, r *http.Request) {
 	if p.sso == nil {
-		p.notFound(w, r)
+		p.NotFound(w, r)
 		return
 	}
-	req := ssoRequest{Request: sso.NewRequest(), Next: localPath(r.URL.Query().Get("next")), Expires: p.now().Add(ssoTTL).Unix()}
+	req := ssoRequest{Request: sso.NewRequest(), Next: localPath(r.URL.Query().Get("next")), Expires: p.Now().Add(ssoTTL).Unix()}
 	to, err := p.sso.AuthURL(r.Context(), p.ssoCallbackURL(r), req.Request)
 	if err != nil {
 		p.ssoFailed(w, r, err)
@@ -54,41 +55,41 @@ func (p *Pages) startSSO(w http.ResponseWriter, r *http.Request) {
 	}
 	payload, err := json.Marshal(req)
 	if err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
 	value := base64.RawURLEncoding.EncodeToString(payload)
-	p.setCookie(w, ssoCookie, value+"."+p.sign(p.mfaKey, "sso|"+value), "/login/sso", ssoTTL)
+	p.SetCookie(w, ssoCookie, value+"."+p.Sign(p.mfaKey, "sso|"+value), "/login/sso", ssoTTL)
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // ssoRequestOf reads the cookie of the sign-in under way; ok false when there is none, or it
 // is forged or expired.
-func (p *Pages) ssoRequestOf(r *http.Request) (ssoRequest, bool) {
+func (p *Handlers) ssoRequestOf(r *http.Request) (ssoRequest, bool) {
 	c, err := r.Cookie(ssoCookie)
 	if err != nil {
 		return ssoRequest{}, false
 	}
 	value, mac, ok := strings.Cut(c.Value, ".")
-	if !ok || !hmac.Equal([]byte(mac), []byte(p.sign(p.mfaKey, "sso|"+value))) {
+	if !ok || !hmac.Equal([]byte(mac), []byte(p.Sign(p.mfaKey, "sso|"+value))) {
 		return ssoRequest{}, false
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(value)
 	var req ssoRequest
-	if err != nil || json.Unmarshal(payload, &req) != nil || p.now().Unix() >= req.Expires {
+	if err != nil || json.Unmarshal(payload, &req) != nil || p.Now().Unix() >= req.Expires {
 		return ssoRequest{}, false
 	}
 	return req, true
 }
 
 // ssoCallback is where the provider sends the browser back.
-func (p *Pages) ssoCallback(w http.ResponseWriter, r *http.Request) {
+func (p *Handlers) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	if p.sso == nil {
-		p.notFound(w, r)
+		p.NotFound(w, r)
 		return
 	}
 	req, ok := p.ssoRequestOf(r)
-	p.clearCookie(w, ssoCookie, "/login/sso") // one use, whatever comes of it
+	p.ClearCookie(w, ssoCookie, "/login/sso") // one use, whatever comes of it
 	q := r.URL.Query()
 	if !ok || q.Get("state") == "" || subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(req.State)) != 1 {
 		p.ssoRefused(w, r, http.StatusBadRequest, "This answer of the sign-in provider is not for a sign-in started in this browser in the last 10 minutes (its state does not match). Start again.")
@@ -111,17 +112,17 @@ func (p *Pages) ssoCallback(w http.ResponseWriter, r *http.Request) {
 }
 
 // ssoAccount is the account of a verified e-mail address, made when that is allowed.
-func (p *Pages) ssoAccount(w http.ResponseWriter, r *http.Request, id sso.Identity) (repository.User, bool) {
+func (p *Handlers) ssoAccount(w http.ResponseWriter, r *http.Request, id sso.Identity) (repository.User, bool) {
 	email, err := account.NormaliseEmail(id.Email)
 	if err != nil || !p.sso.DomainAllowed(email) {
 		p.ssoRefused(w, r, http.StatusForbidden, "Addresses of this domain may not sign in here with single sign-on. Sign in with your password, or ask an admin.")
 		return repository.User{}, false
 	}
-	user, err := p.repo.UserByEmail(r.Context(), email)
+	user, err := p.Repo.UserByEmail(r.Context(), email)
 	if errors.Is(err, repository.ErrNotFound) && p.sso.AutoCreate() {
-		user, err = p.repo.CreateUser(r.Context(), email)
+		user, err = p.Repo.CreateUser(r.Context(), email)
 		if errors.Is(err, repository.ErrConflict) { // made at the same moment
-			user, err = p.repo.UserByEmail(r.Context(), email)
+			user, err = p.Repo.UserByEmail(r.Context(), email)
 		}
 	}
 	switch {
@@ -129,7 +130,7 @@ func (p *Pages) ssoAccount(w http.ResponseWriter, r *http.Request, id sso.Identi
 		p.ssoRefused(w, r, http.StatusForbidden, "There is no account for "+email+" here. Ask an admin to invite you.")
 		return repository.User{}, false
 	case err != nil:
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return repository.User{}, false
 	}
 	return user, true
@@ -137,8 +138,8 @@ func (p *Pages) ssoAccount(w http.ResponseWriter, r *http.Request, id sso.Identi
 
 // ssoFailed answers a refusal of the provider's answer, by its reason; the details go to the
 // log, never a token.
-func (p *Pages) ssoFailed(w http.ResponseWriter, r *http.Request, err error) {
-	p.log.Warn("single sign-on refused", "error", err)
+func (p *Handlers) ssoFailed(w http.ResponseWriter, r *http.Request, err error) {
+	p.Log.Warn("single sign-on refused", "error", err)
 	switch {
 	case errors.Is(err, sso.ErrCode):
 		p.ssoRefused(w, r, http.StatusBadRequest, "The sign-in provider refused this answer's code: it was used already, or has expired. Start again.")
@@ -151,11 +152,11 @@ func (p *Pages) ssoFailed(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, sso.ErrProvider):
 		p.ssoRefused(w, r, http.StatusBadGateway, "The sign-in provider cannot be reached just now. Try again in a while, or sign in with your password.")
 	default:
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 	}
 }
 
-func (p *Pages) ssoRefused(w http.ResponseWriter, r *http.Request, status int, message string) {
-	p.render(w, r, status, "error.html", "Single sign-on failed", errorPage{Status: status, Heading: "Single sign-on failed",
+func (p *Handlers) ssoRefused(w http.ResponseWriter, r *http.Request, status int, message string) {
+	p.Render(w, r, status, "error.html", "Single sign-on failed", htmlpage.ErrorPage{Status: status, Heading: "Single sign-on failed",
 		Message: message, Back: "/login", BackLabel: "Back to the sign-in page"})
 }

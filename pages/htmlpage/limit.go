@@ -1,4 +1,4 @@
-package pages
+package htmlpage
 
 import (
 	"context"
@@ -99,8 +99,8 @@ func newAttemptLimits(now func() time.Time, reg prometheus.Registerer) attemptLi
 	return a
 }
 
-// guess is one password attempt and the limits it is counted in.
-type guess struct {
+// Guess is one password attempt and the limits it is counted in.
+type Guess struct {
 	kind      string
 	client    *ratelimit.Limiter // the client's limit: per address, or per device
 	clientKey uint64
@@ -108,118 +108,118 @@ type guess struct {
 	refused   prometheus.Counter // refusals of the target's limit
 }
 
-// signInGuess is a sign-in: held per address and per account (an e-mail, known or not).
-func (p *Pages) signInGuess(r *http.Request, email string) guess {
+// SignInGuess is a sign-in: held per address and per account (an e-mail, known or not).
+func (p *Base) SignInGuess(r *http.Request, email string) Guess {
 	l := p.limits
-	return guess{
-		kind: signInKind, client: l.signInClients, clientKey: l.signInClients.AddrKey(ratelimit.ClientAddr(r, p.trusted)),
-		target: p.mac(p.attemptsKey, "account|"+strings.ToLower(email)), refused: l.accountsRefused,
+	return Guess{
+		kind: signInKind, client: l.signInClients, clientKey: l.signInClients.AddrKey(ratelimit.ClientAddr(r, p.Trusted)),
+		target: p.MAC(p.attemptsKey, "account|"+strings.ToLower(email)), refused: l.accountsRefused,
 	}
 }
 
-// deviceGuess is a sign-in from a browser that signed in to that account before (its device
+// DeviceGuess is a sign-in from a browser that signed in to that account before (its device
 // cookie's nonce): held per device only.
-func (p *Pages) deviceGuess(nonce string) guess {
+func (p *Base) DeviceGuess(nonce string) Guess {
 	l := p.limits
-	return guess{kind: signInKind, client: l.devices, clientKey: l.devices.StringKey(nonce)}
+	return Guess{kind: signInKind, client: l.devices, clientKey: l.devices.StringKey(nonce)}
 }
 
-// passwordGuess is a website's password: held per address and per website.
-func (p *Pages) passwordGuess(r *http.Request, websiteID int64) guess {
-	return p.targetGuess(r, "website|"+strconv.FormatInt(websiteID, 10))
+// PasswordGuess is a website's password: held per address and per website.
+func (p *Base) PasswordGuess(r *http.Request, websiteID int64) Guess {
+	return p.TargetGuess(r, "website|"+strconv.FormatInt(websiteID, 10))
 }
 
-// targetGuess is a guess at the password of a target other than an account: a website's, or
+// TargetGuess is a guess at the password of a target other than an account: a website's, or
 // a shared link's ("shared_link|ID"), limited per client and per target as a website's.
-func (p *Pages) targetGuess(r *http.Request, target string) guess {
+func (p *Base) TargetGuess(r *http.Request, target string) Guess {
 	l := p.limits
-	return guess{
-		kind: passwordKind, client: l.passwordClients, clientKey: l.passwordClients.AddrKey(ratelimit.ClientAddr(r, p.trusted)),
-		target: p.mac(p.attemptsKey, target), refused: l.websitesRefused,
+	return Guess{
+		kind: passwordKind, client: l.passwordClients, clientKey: l.passwordClients.AddrKey(ratelimit.ClientAddr(r, p.Trusted)),
+		target: p.MAC(p.attemptsKey, target), refused: l.websitesRefused,
 	}
 }
 
-// attemptPassword checks a password (a sign-in or a website's) under the limits: the attempt
+// AttemptPassword checks a password (a sign-in or a website's) under the limits: the attempt
 // is counted first, checked, and its count taken back when it was right. It answers the
 // request itself, and says so, when the attempt is refused (429) or fails (500); a wrong
 // password returns no sooner than failureDelay after began, and the caller shows its form
 // again. hash gives the stored hash, "" when there is none.
-func (p *Pages) attemptPassword(w http.ResponseWriter, r *http.Request, began time.Time, g guess,
+func (p *Base) AttemptPassword(w http.ResponseWriter, r *http.Request, began time.Time, g Guess,
 	hash func() (string, error), password string) (right, answered bool) {
-	return p.attempt(w, r, began, g, func(ctx context.Context) (bool, error) {
+	return p.Attempt(w, r, began, g, func(ctx context.Context) (bool, error) {
 		stored, err := hash()
 		if err != nil {
 			return false, err
 		}
-		return p.checkPassword(ctx, g.kind, stored, password)
+		return p.CheckPassword(ctx, g.kind, stored, password)
 	})
 }
 
-// attempt runs one guess (a password, a sign-in code) under the limits: counted first, checked
+// Attempt runs one guess (a password, a sign-in code) under the limits: counted first, checked
 // by check, and its count taken back when it was right. It answers the request itself, and
 // says so, when the attempt is refused (429) or fails (500); a wrong guess returns no sooner
 // than failureDelay after began.
-func (p *Pages) attempt(w http.ResponseWriter, r *http.Request, began time.Time, g guess,
+func (p *Base) Attempt(w http.ResponseWriter, r *http.Request, began time.Time, g Guess,
 	check func(context.Context) (bool, error)) (right, answered bool) {
 	ctx := r.Context()
 	if ok, wait := g.client.Allow(g.clientKey); !ok {
-		p.tooMany(w, r, wait)
+		p.TooMany(w, r, wait)
 		return false, true
 	}
 	// Refused here, the attempt still costs the client its token: no client makes the database
 	// decide for it more often than its own limit allows.
 	if g.target != nil {
-		wait, err := p.repo.ChargeAttempt(ctx, g.target, targetBackoff)
+		wait, err := p.Repo.ChargeAttempt(ctx, g.target, targetBackoff)
 		if err != nil {
-			p.serverError(w, r, err)
+			p.ServerError(w, r, err)
 			return false, true
 		}
 		if wait > 0 {
 			g.refused.Inc()
-			p.tooMany(w, r, wait)
+			p.TooMany(w, r, wait)
 			return false, true
 		}
 	}
 	right, err := check(ctx)
 	if err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return false, true
 	}
 	if !right {
-		p.slowFailure(ctx, began)
+		p.SlowFailure(ctx, began)
 		return false, false
 	}
 	g.client.Refund(g.clientKey)
 	if g.target != nil {
 		// Not taken back, the attempt counts as a failure: no reason to turn a right password away.
-		if err := p.repo.RefundAttempt(ctx, g.target); err != nil {
-			p.log.Warn("a right password's attempt is still counted", "error", err)
+		if err := p.Repo.RefundAttempt(ctx, g.target); err != nil {
+			p.Log.Warn("a right password's attempt is still counted", "error", err)
 		}
 	}
 	return true, false
 }
 
-// tooMany answers a refused attempt.
-func (p *Pages) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
-	p.tooManyOf(w, r, wait, "There were too many wrong passwords.")
+// TooMany answers a refused attempt.
+func (p *Base) TooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	p.TooManyOf(w, r, wait, "There were too many wrong passwords.")
 }
 
-// tooManyOf answers a refused attempt, saying what there were too many of.
-func (p *Pages) tooManyOf(w http.ResponseWriter, r *http.Request, wait time.Duration, what string) {
+// TooManyOf answers a refused attempt, saying what there were too many of.
+func (p *Base) TooManyOf(w http.ResponseWriter, r *http.Request, wait time.Duration, what string) {
 	seconds := ratelimit.RetryAfter(wait)
-	when := countOf(int64(seconds), "second", "seconds")
+	when := CountOf(int64(seconds), "second", "seconds")
 	if seconds > 90 {
-		when = countOf(int64((seconds+30)/60), "minute", "minutes")
+		when = CountOf(int64((seconds+30)/60), "minute", "minutes")
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(seconds))
-	p.fail(w, r, http.StatusTooManyRequests, "Too many attempts",
+	p.Fail(w, r, http.StatusTooManyRequests, "Too many attempts",
 		what+" Try again in "+when+".")
 }
 
-// checkPassword verifies a password against an argon2id hash ("" checks against a dummy
+// CheckPassword verifies a password against an argon2id hash ("" checks against a dummy
 // hash, so an unknown account costs the same time as a known one). At most a few hashes run
 // at once: each takes 19 MiB and a CPU for tens of milliseconds.
-func (p *Pages) checkPassword(ctx context.Context, kind, hash, password string) (bool, error) {
+func (p *Base) CheckPassword(ctx context.Context, kind, hash, password string) (bool, error) {
 	select {
 	case p.hashing <- struct{}{}:
 	case <-ctx.Done():
@@ -236,16 +236,16 @@ func (p *Pages) checkPassword(ctx context.Context, kind, hash, password string) 
 
 // dummyHash is an argon2id hash of a random password nobody knows, made on first use.
 var dummyHash = sync.OnceValue(func() string {
-	h, err := website.HashPassword(hex.EncodeToString(randomKey()))
+	h, err := website.HashPassword(hex.EncodeToString(RandomKey()))
 	if err != nil {
 		panic(err) // only crypto/rand failing, which Go does not let happen
 	}
 	return h
 })
 
-// slowFailure holds a wrong answer until failureDelay has passed since the request began, so a
+// SlowFailure holds a wrong answer until failureDelay has passed since the request began, so a
 // wrong password is never answered faster than a right one and guessing stays slow.
-func (p *Pages) slowFailure(ctx context.Context, began time.Time) {
+func (p *Base) SlowFailure(ctx context.Context, began time.Time) {
 	wait := p.failureDelay - time.Since(began)
 	if wait <= 0 {
 		return
@@ -256,4 +256,25 @@ func (p *Pages) slowFailure(ctx context.Context, began time.Time) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// CodeGuess is a guess at a user's code: held per address (with the sign-ins) and per account
+// in PostgreSQL, apart from the password's count.
+func (p *Base) CodeGuess(r *http.Request, userID int64) Guess {
+	g := p.SignInGuess(r, "")
+	g.kind = codeKind
+	g.target = p.MAC(p.attemptsKey, "totp|"+strconv.FormatInt(userID, 10))
+	return g
+}
+
+// AllowResetRequest counts a request for a password reset link against its client's limit
+// (every request, known address or not, so the answer cannot differ): false when refused,
+// answered (429).
+func (p *Base) AllowResetRequest(w http.ResponseWriter, r *http.Request) bool {
+	limiter := p.limits.resetClients
+	if ok, wait := limiter.Allow(limiter.AddrKey(ratelimit.ClientAddr(r, p.Trusted))); !ok {
+		p.TooManyOf(w, r, wait, "There were too many requests for reset links from your address.")
+		return false
+	}
+	return true
 }

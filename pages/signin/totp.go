@@ -1,4 +1,4 @@
-package pages
+package signin
 
 import (
 	"context"
@@ -38,10 +38,10 @@ type totpStatus struct {
 	Required  bool
 }
 
-func (p *Pages) totpStatus(r *http.Request, user *repository.User) (totpStatus, error) {
+func (p *Handlers) totpStatus(r *http.Request, user *repository.User) (totpStatus, error) {
 	s := totpStatus{On: user.TOTP, Required: user.TOTPRequired}
 	if s.On {
-		n, err := p.repo.RecoveryCodesLeft(r.Context(), user.ID)
+		n, err := p.Repo.RecoveryCodesLeft(r.Context(), user.ID)
 		if err != nil {
 			return s, err
 		}
@@ -52,41 +52,41 @@ func (p *Pages) totpStatus(r *http.Request, user *repository.User) (totpStatus, 
 
 // passwordRight goes on from a right sign-in password: with two-factor sign-in on, to the code
 // page; else the browser is signed in.
-func (p *Pages) passwordRight(w http.ResponseWriter, r *http.Request, userID int64, next string) {
-	_, err := p.repo.TOTPSecret(r.Context(), userID)
+func (p *Handlers) passwordRight(w http.ResponseWriter, r *http.Request, userID int64, next string) {
+	_, err := p.Repo.TOTPSecret(r.Context(), userID)
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
-		if p.startSession(w, r, userID) {
-			p.redirect(w, r, next, http.StatusSeeOther)
+		if p.StartSession(w, r, userID) {
+			p.Redirect(w, r, next, http.StatusSeeOther)
 		}
 	case err != nil:
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 	default:
-		p.setCookie(w, mfaCookie, p.mfaValue(userID), "/login", mfaTTL)
-		p.redirect(w, r, "/login/code?"+url.Values{"next": {next}}.Encode(), http.StatusSeeOther)
+		p.SetCookie(w, mfaCookie, p.mfaValue(userID), "/login", mfaTTL)
+		p.Redirect(w, r, "/login/code?"+url.Values{"next": {next}}.Encode(), http.StatusSeeOther)
 	}
 }
 
 // mfaValue is "USER.EXPIRY.MAC".
-func (p *Pages) mfaValue(userID int64) string {
-	v := strconv.FormatInt(userID, 10) + "." + strconv.FormatInt(p.now().Add(mfaTTL).Unix(), 10)
-	return v + "." + p.sign(p.mfaKey, "mfa|"+v)
+func (p *Handlers) mfaValue(userID int64) string {
+	v := strconv.FormatInt(userID, 10) + "." + strconv.FormatInt(p.Now().Add(mfaTTL).Unix(), 10)
+	return v + "." + p.Sign(p.mfaKey, "mfa|"+v)
 }
 
 // mfaUser is the account of this browser's mfa cookie; ok false when it has none, or a forged
 // or expired one.
-func (p *Pages) mfaUser(r *http.Request) (int64, bool) {
+func (p *Handlers) mfaUser(r *http.Request) (int64, bool) {
 	c, err := r.Cookie(mfaCookie)
 	if err != nil {
 		return 0, false
 	}
 	parts := strings.Split(c.Value, ".")
-	if len(parts) != 3 || !hmac.Equal([]byte(parts[2]), []byte(p.sign(p.mfaKey, "mfa|"+parts[0]+"."+parts[1]))) {
+	if len(parts) != 3 || !hmac.Equal([]byte(parts[2]), []byte(p.Sign(p.mfaKey, "mfa|"+parts[0]+"."+parts[1]))) {
 		return 0, false
 	}
 	id, err := strconv.ParseInt(parts[0], 10, 64)
 	expiry, err2 := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil || err2 != nil || p.now().Unix() >= expiry {
+	if err != nil || err2 != nil || p.Now().Unix() >= expiry {
 		return 0, false
 	}
 	return id, true
@@ -98,73 +98,64 @@ type codePage struct {
 	Error string
 }
 
-func (p *Pages) codeForm(w http.ResponseWriter, r *http.Request) {
+func (p *Handlers) codeForm(w http.ResponseWriter, r *http.Request) {
 	next := localPath(r.URL.Query().Get("next"))
 	if _, ok := p.mfaUser(r); !ok {
-		p.redirect(w, r, "/login?"+url.Values{"next": {next}}.Encode(), http.StatusSeeOther)
+		p.Redirect(w, r, "/login?"+url.Values{"next": {next}}.Encode(), http.StatusSeeOther)
 		return
 	}
-	p.render(w, r, http.StatusOK, "login_code.html", "Sign-in code", codePage{Next: next})
+	p.Render(w, r, http.StatusOK, "login_code.html", "Sign-in code", codePage{Next: next})
 }
 
 // signInCode takes the code of the second step of a sign-in: a TOTP code or a recovery code,
 // counted under the sign-in's limits before it is checked.
-func (p *Pages) signInCode(w http.ResponseWriter, r *http.Request) {
+func (p *Handlers) signInCode(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
-	if !p.parseForm(w, r) {
+	if !p.ParseForm(w, r) {
 		return
 	}
 	next := localPath(r.PostForm.Get("next"))
 	userID, ok := p.mfaUser(r)
 	if !ok {
-		p.fail(w, r, http.StatusUnauthorized, "Sign in again",
+		p.Fail(w, r, http.StatusUnauthorized, "Sign in again",
 			"The time to enter your code has run out (5 minutes). Sign in again with your password.")
 		return
 	}
 	code := r.PostForm.Get("code")
-	right, answered := p.attempt(w, r, began, p.codeGuess(r, userID), func(ctx context.Context) (bool, error) {
+	right, answered := p.Attempt(w, r, began, p.CodeGuess(r, userID), func(ctx context.Context) (bool, error) {
 		return p.checkCode(ctx, userID, code)
 	})
 	if answered {
 		return
 	}
 	if !right {
-		p.render(w, r, http.StatusUnauthorized, "login_code.html", "Sign-in code",
+		p.Render(w, r, http.StatusUnauthorized, "login_code.html", "Sign-in code",
 			codePage{Next: next, Error: "That code is not right, or was used already. Enter the code your app shows now, or one of your recovery codes."})
 		return
 	}
-	p.clearCookie(w, mfaCookie, "/login")
-	if p.startSession(w, r, userID) {
-		p.redirect(w, r, next, http.StatusSeeOther)
+	p.ClearCookie(w, mfaCookie, "/login")
+	if p.StartSession(w, r, userID) {
+		p.Redirect(w, r, next, http.StatusSeeOther)
 	}
-}
-
-// codeGuess is a guess at a user's code: held per address (with the sign-ins) and per account
-// in PostgreSQL, apart from the password's count.
-func (p *Pages) codeGuess(r *http.Request, userID int64) guess {
-	g := p.signInGuess(r, "")
-	g.kind = codeKind
-	g.target = p.mac(p.attemptsKey, "totp|"+strconv.FormatInt(userID, 10))
-	return g
 }
 
 // checkCode tells whether code is the user's TOTP code of now (not used before) or one of
 // their unused recovery codes, and uses it up.
-func (p *Pages) checkCode(ctx context.Context, userID int64, code string) (bool, error) {
-	secret, err := p.repo.TOTPSecret(ctx, userID)
+func (p *Handlers) checkCode(ctx context.Context, userID int64, code string) (bool, error) {
+	secret, err := p.Repo.TOTPSecret(ctx, userID)
 	if errors.Is(err, repository.ErrNotFound) {
 		return false, nil // turned off meanwhile: sign in again
 	}
 	if err != nil {
 		return false, err
 	}
-	if step, ok := account.MatchTOTP(secret, code, p.now()); ok {
-		return p.repo.UseTOTPStep(ctx, userID, step)
+	if step, ok := account.MatchTOTP(secret, code, p.Now()); ok {
+		return p.Repo.UseTOTPStep(ctx, userID, step)
 	}
 	if len(account.NormaliseCode(code)) != 16 {
 		return false, nil
 	}
-	return p.repo.UseRecoveryCode(ctx, userID, account.HashRecoveryCode(code))
+	return p.Repo.UseRecoveryCode(ctx, userID, account.HashRecoveryCode(code))
 }
 
 // totpSetupPage is the data of totp.html.
@@ -203,84 +194,84 @@ func qrOf(content string) (qrPicture, error) {
 // totpSetup shows a new secret (as a QR code and as text) with the form of its first code.
 // Each visit makes a new one, which replaces the last one shown; with two-factor sign-in on,
 // the secret is never shown again.
-func (p *Pages) totpSetup(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
+func (p *Handlers) totpSetup(w http.ResponseWriter, r *http.Request) {
+	user := p.RequireUser(w, r)
 	if user == nil {
 		return
 	}
 	if user.TOTP {
-		p.redirect(w, r, "/account#two-factor", http.StatusSeeOther)
+		p.Redirect(w, r, "/account#two-factor", http.StatusSeeOther)
 		return
 	}
 	secret := account.NewTOTPSecret()
-	if err := p.repo.SetPendingTOTP(r.Context(), user.ID, secret); err != nil {
-		p.serverError(w, r, err)
+	if err := p.Repo.SetPendingTOTP(r.Context(), user.ID, secret); err != nil {
+		p.ServerError(w, r, err)
 		return
 	}
 	p.renderTOTPSetup(w, r, user, http.StatusOK, secret, "")
 }
 
-func (p *Pages) renderTOTPSetup(w http.ResponseWriter, r *http.Request, user *repository.User, status int, secret []byte, problem string) {
+func (p *Handlers) renderTOTPSetup(w http.ResponseWriter, r *http.Request, user *repository.User, status int, secret []byte, problem string) {
 	issuer := "Analytics"
-	if p.links.Public != nil {
-		issuer += " " + p.links.Public.Host
+	if p.Links.Public != nil {
+		issuer += " " + p.Links.Public.Host
 	}
 	qr, err := qrOf(account.TOTPURI(secret, issuer, user.Email))
 	if err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
-	p.render(w, r, status, "totp.html", "Two-factor sign-in", totpSetupPage{Secret: account.TOTPText(secret), QR: qr, Error: problem})
+	p.Render(w, r, status, "totp.html", "Two-factor sign-in", totpSetupPage{Secret: account.TOTPText(secret), QR: qr, Error: problem})
 }
 
 // confirmTOTP takes the first code of the secret shown: right, two-factor sign-in is on and
 // the recovery codes are shown, this once.
-func (p *Pages) confirmTOTP(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
+func (p *Handlers) confirmTOTP(w http.ResponseWriter, r *http.Request) {
+	user := p.RequireUser(w, r)
+	if user == nil || !p.ParseForm(w, r) {
 		return
 	}
-	secret, err := p.repo.PendingTOTP(r.Context(), user.ID)
+	secret, err := p.Repo.PendingTOTP(r.Context(), user.ID)
 	if errors.Is(err, repository.ErrNotFound) {
-		p.redirect(w, r, "/account/totp", http.StatusSeeOther) // on already, or no secret shown
+		p.Redirect(w, r, "/account/totp", http.StatusSeeOther) // on already, or no secret shown
 		return
 	}
 	if err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
-	step, ok := account.MatchTOTP(secret, r.PostForm.Get("code"), p.now())
+	step, ok := account.MatchTOTP(secret, r.PostForm.Get("code"), p.Now())
 	if !ok {
 		p.renderTOTPSetup(w, r, user, http.StatusUnprocessableEntity, secret,
 			"That code is not right: enter the 6 digits your app shows for this account now.")
 		return
 	}
 	codes, hashes := account.NewRecoveryCodes()
-	err = p.repo.EnableTOTP(r.Context(), user.ID, secret, step, hashes)
+	err = p.Repo.EnableTOTP(r.Context(), user.ID, secret, step, hashes)
 	if errors.Is(err, repository.ErrTOTPState) {
-		p.redirect(w, r, "/account/totp", http.StatusSeeOther) // replaced by another tab's
+		p.Redirect(w, r, "/account/totp", http.StatusSeeOther) // replaced by another tab's
 		return
 	}
 	if err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
-	p.render(w, r, http.StatusOK, "totp.html", "Two-factor sign-in", totpSetupPage{Codes: codes})
+	p.Render(w, r, http.StatusOK, "totp.html", "Two-factor sign-in", totpSetupPage{Codes: codes})
 }
 
 // checkCurrentCode checks a code of the signed-in user (form field code) under the limits of
 // the sign-in's codes.
-func (p *Pages) checkCurrentCode(w http.ResponseWriter, r *http.Request, user *repository.User) (right, answered bool) {
+func (p *Handlers) checkCurrentCode(w http.ResponseWriter, r *http.Request, user *repository.User) (right, answered bool) {
 	code := r.PostForm.Get("code")
-	return p.attempt(w, r, time.Now(), p.codeGuess(r, user.ID), func(ctx context.Context) (bool, error) {
+	return p.Attempt(w, r, time.Now(), p.CodeGuess(r, user.ID), func(ctx context.Context) (bool, error) {
 		return p.checkCode(ctx, user.ID, code)
 	})
 }
 
 // disableTOTP turns two-factor sign-in off, with the password and a code.
-func (p *Pages) disableTOTP(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
+func (p *Handlers) disableTOTP(w http.ResponseWriter, r *http.Request) {
+	user := p.RequireUser(w, r)
+	if user == nil || !p.ParseForm(w, r) {
 		return
 	}
 	data := accountPage{Email: user.Email, TOTPErrors: stats.FieldErrors{}}
@@ -301,17 +292,17 @@ func (p *Pages) disableTOTP(w http.ResponseWriter, r *http.Request) {
 		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
 		return
 	}
-	if err := p.repo.DisableTOTP(r.Context(), user.ID); err != nil {
-		p.serverError(w, r, err)
+	if err := p.Repo.DisableTOTP(r.Context(), user.ID); err != nil {
+		p.ServerError(w, r, err)
 		return
 	}
-	p.redirect(w, r, "/account?notice=totp-off#two-factor", http.StatusSeeOther)
+	p.Redirect(w, r, "/account?notice=totp-off#two-factor", http.StatusSeeOther)
 }
 
 // newRecoveryCodes replaces the recovery codes, with a code, and shows the new ones once.
-func (p *Pages) newRecoveryCodes(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
+func (p *Handlers) newRecoveryCodes(w http.ResponseWriter, r *http.Request) {
+	user := p.RequireUser(w, r)
+	if user == nil || !p.ParseForm(w, r) {
 		return
 	}
 	right, answered := p.checkCurrentCode(w, r, user)
@@ -325,16 +316,16 @@ func (p *Pages) newRecoveryCodes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	codes, hashes := account.NewRecoveryCodes()
-	if err := p.repo.ReplaceRecoveryCodes(r.Context(), user.ID, hashes); err != nil {
-		p.serverError(w, r, err)
+	if err := p.Repo.ReplaceRecoveryCodes(r.Context(), user.ID, hashes); err != nil {
+		p.ServerError(w, r, err)
 		return
 	}
-	p.render(w, r, http.StatusOK, "totp.html", "Two-factor sign-in", totpSetupPage{Codes: codes})
+	p.Render(w, r, http.StatusOK, "totp.html", "Two-factor sign-in", totpSetupPage{Codes: codes})
 }
 
 // setTOTPRequired is an admin's switch: every user must have two-factor sign-in on.
-func (p *Pages) setTOTPRequired(w http.ResponseWriter, r *http.Request) {
-	if p.requireAdmin(w, r) == nil || !p.parseForm(w, r) {
+func (p *Handlers) setTOTPRequired(w http.ResponseWriter, r *http.Request) {
+	if p.RequireAdmin(w, r) == nil || !p.ParseForm(w, r) {
 		return
 	}
 	var on bool
@@ -343,26 +334,26 @@ func (p *Pages) setTOTPRequired(w http.ResponseWriter, r *http.Request) {
 		on = true
 	case "0":
 	default:
-		p.fail(w, r, http.StatusUnprocessableEntity, "Invalid form", "required must be 1 or 0.")
+		p.Fail(w, r, http.StatusUnprocessableEntity, "Invalid form", "required must be 1 or 0.")
 		return
 	}
-	if err := p.repo.SetTOTPRequired(r.Context(), on); err != nil {
-		p.serverError(w, r, err)
+	if err := p.Repo.SetTOTPRequired(r.Context(), on); err != nil {
+		p.ServerError(w, r, err)
 		return
 	}
-	p.redirect(w, r, "/admin/users?notice=totp", http.StatusSeeOther)
+	p.Redirect(w, r, "/admin/users?notice=totp", http.StatusSeeOther)
 }
 
 // totpSetupPaths are what a user without two-factor sign-in may open while the service
 // requires it: its setup, and signing out.
 var totpSetupPaths = map[string]bool{"/account/totp": true, "/logout": true}
 
-// mustSetUpTOTP sends a signed-in user without two-factor sign-in to its setup while the
+// MustSetUpTOTP sends a signed-in user without two-factor sign-in to its setup while the
 // service requires it, before anything else; true when it answered.
-func (p *Pages) mustSetUpTOTP(w http.ResponseWriter, r *http.Request, user *repository.User) bool {
+func (p *Handlers) MustSetUpTOTP(w http.ResponseWriter, r *http.Request, user *repository.User) bool {
 	if !user.TOTPRequired || user.TOTP || totpSetupPaths[r.URL.Path] {
 		return false
 	}
-	p.redirect(w, r, "/account/totp", http.StatusSeeOther)
+	p.Redirect(w, r, "/account/totp", http.StatusSeeOther)
 	return true
 }

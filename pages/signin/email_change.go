@@ -1,4 +1,4 @@
-package pages
+package signin
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/analytics-service/analytics/ratelimit"
+	"github.com/analytics-service/analytics/pages/htmlpage"
 	"github.com/analytics-service/analytics/repository"
 )
 
@@ -34,13 +34,13 @@ type confirmEmailPage struct {
 // cannot be hidden, so every request counts under the limit. Either way, a change that is
 // made ends the user's other sessions and voids their links, as a new password does
 // (repository.ChangeEmailNow). It answers the request.
-func (p *Pages) moveEmail(w http.ResponseWriter, r *http.Request, user *repository.User, data accountPage, email string) {
+func (p *Handlers) moveEmail(w http.ResponseWriter, r *http.Request, user *repository.User, data accountPage, email string) {
 	var req repository.EmailChangeRequest
 	var err error
-	if p.mailOn() {
-		req, err = p.repo.RequestEmailChange(r.Context(), user.ID, email, emailChangeTTL, emailChangeLimit)
+	if p.MailOn() {
+		req, err = p.Repo.RequestEmailChange(r.Context(), user.ID, email, emailChangeTTL, emailChangeLimit)
 	} else {
-		err = p.repo.ChangeEmailNow(r.Context(), user.ID, email, p.sessionToken(r), emailChangeLimit)
+		err = p.Repo.ChangeEmailNow(r.Context(), user.ID, email, p.sessionToken(r), emailChangeLimit)
 	}
 	switch {
 	case errors.Is(err, repository.ErrConflict): // without mail only
@@ -49,27 +49,27 @@ func (p *Pages) moveEmail(w http.ResponseWriter, r *http.Request, user *reposito
 		return
 	case errors.Is(err, repository.ErrTooManyChanges):
 		outcome := "was not sent a link"
-		if !p.mailOn() {
+		if !p.MailOn() {
 			outcome = "was not changed"
 		}
 		data.EmailErrors.Add("email", outcome+": you asked for 3 changes within the hour; try again later")
 		p.renderAccount(w, r, user, http.StatusTooManyRequests, data)
 		return
 	case err != nil:
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
-	if !p.mailOn() {
-		p.redirect(w, r, "/account?notice=email", http.StatusSeeOther)
+	if !p.MailOn() {
+		p.Redirect(w, r, "/account?notice=email", http.StatusSeeOther)
 		return
 	}
 	p.mailEmailChange(user.Email, email, req)
-	p.redirect(w, r, "/account?notice=email-sent", http.StatusSeeOther)
+	p.Redirect(w, r, "/account?notice=email-sent", http.StatusSeeOther)
 }
 
 // sessionToken is the token of the request's session cookie, "" when it has none.
-func (p *Pages) sessionToken(r *http.Request) string {
-	if c, err := r.Cookie(sessionCookie); err == nil {
+func (p *Handlers) sessionToken(r *http.Request) string {
+	if c, err := r.Cookie(htmlpage.SessionCookie); err == nil {
 		return c.Value
 	}
 	return ""
@@ -77,8 +77,8 @@ func (p *Pages) sessionToken(r *http.Request) string {
 
 // mailEmailChange queues the link to the new address (or, when another account has it, a
 // mail saying that nothing changes) and the notice to the old one.
-func (p *Pages) mailEmailChange(old, email string, req repository.EmailChangeRequest) {
-	host := p.links.Public.Host
+func (p *Handlers) mailEmailChange(old, email string, req repository.EmailChangeRequest) {
+	host := p.Links.Public.Host
 	toNew := func(ctx context.Context) error {
 		return p.mailConfirmation(ctx, old, email, req.Token)
 	}
@@ -90,7 +90,7 @@ func (p *Pages) mailEmailChange(old, email string, req repository.EmailChangeReq
 			html := fmt.Sprintf(`<p>Someone signed in to another account of Analytics at %s asked to make this address that account's.</p>`+
 				`<p>This address already belongs to an account there, so nothing changes: no account was moved to it, and yours stays as it is.</p>`+
 				`<p>If it was you, sign in with this address instead, or use another one.</p>`, htmlEscape(host))
-			return p.outbox.Send(ctx, email, "Someone tried to move an Analytics account to this address", text, html)
+			return p.Outbox.Send(ctx, email, "Someone tried to move an Analytics account to this address", text, html)
 		}
 	}
 	noticeText := fmt.Sprintf("Someone signed in to your account of Analytics at %s, with its password, asked to change its address from %s to %s.\n\n"+
@@ -100,51 +100,39 @@ func (p *Pages) mailEmailChange(old, email string, req repository.EmailChangeReq
 		`<p>Your address stays %s until the link sent to the new address is opened.</p>`+
 		`<p>If this was not you, sign in and change your password now: that signs every other browser out and voids the link.</p>`,
 		htmlEscape(host), htmlEscape(old), htmlEscape(email), htmlEscape(old))
-	p.outbox.Enqueue(func(ctx context.Context) error {
+	p.Outbox.Enqueue(func(ctx context.Context) error {
 		return errors.Join(toNew(ctx),
-			p.outbox.Send(ctx, old, "A change of your Analytics address was asked for", noticeText, noticeHTML))
+			p.Outbox.Send(ctx, old, "A change of your Analytics address was asked for", noticeText, noticeHTML))
 	})
 }
 
 // mailConfirmation sends the new address the link that confirms it.
-func (p *Pages) mailConfirmation(ctx context.Context, old, email, token string) error {
-	url := p.links.Public.String() + "/account/email/confirm?token=" + token
-	host := p.links.Public.Host
+func (p *Handlers) mailConfirmation(ctx context.Context, old, email, token string) error {
+	url := p.Links.Public.String() + "/account/email/confirm?token=" + token
+	host := p.Links.Public.Host
 	confirmText := fmt.Sprintf("Someone, probably you, asked to make this address the one of the account %s of Analytics at %s.\n\n"+
 		"Open this link to confirm it (it works once, for 24 hours):\n%s\n\n"+
 		"If you did not expect this mail, ignore it: nothing changes.\n", old, host, url)
 	confirmHTML := fmt.Sprintf(`<p>Someone, probably you, asked to make this address the one of the account %s of Analytics at %s.</p>`+
 		`<p><a href="%s">Confirm the new address</a> (the link works once, for 24 hours).</p>`+
 		`<p>If you did not expect this mail, ignore it: nothing changes.</p>`, htmlEscape(old), htmlEscape(host), htmlEscape(url))
-	return p.outbox.Send(ctx, email, "Confirm your new address for Analytics", confirmText, confirmHTML)
+	return p.Outbox.Send(ctx, email, "Confirm your new address for Analytics", confirmText, confirmHTML)
 }
 
 // openEmailChange finds the change of the request's token under the per-client limit on
-// guesses, as openLink does for the other one-use links. ok false: answered.
-func (p *Pages) openEmailChange(w http.ResponseWriter, r *http.Request, token string) (repository.EmailChange, bool) {
-	w.Header().Set("Referrer-Policy", "no-referrer") // the token must not leave in a Referer
-	limiter := p.limits.linkClients
-	key := limiter.AddrKey(ratelimit.ClientAddr(r, p.trusted))
-	if ok, wait := limiter.Allow(key); !ok {
-		p.tooManyOf(w, r, wait, "There were too many links that did not work from your address.")
-		return repository.EmailChange{}, false
-	}
-	c, err := p.repo.EmailChangeByToken(r.Context(), token)
-	if errors.Is(err, repository.ErrNotFound) {
-		p.emailLinkGone(w, r)
-		return repository.EmailChange{}, false
-	}
-	limiter.Refund(key)
-	if err != nil {
-		p.serverError(w, r, err)
-		return repository.EmailChange{}, false
-	}
-	return c, true
+// guesses of every one-use link (htmlpage.Base.LookUpTokenOr). ok false: answered.
+func (p *Handlers) openEmailChange(w http.ResponseWriter, r *http.Request, token string) (repository.EmailChange, bool) {
+	var c repository.EmailChange
+	ok := p.LookUpTokenOr(w, r, p.emailLinkGone, func() (err error) {
+		c, err = p.Repo.EmailChangeByToken(r.Context(), token)
+		return err
+	})
+	return c, ok
 }
 
 // emailLinkGone is the answer to a confirmation link that cannot be used.
-func (p *Pages) emailLinkGone(w http.ResponseWriter, r *http.Request) {
-	p.render(w, r, http.StatusGone, "error.html", "Link expired", errorPage{Status: http.StatusGone,
+func (p *Handlers) emailLinkGone(w http.ResponseWriter, r *http.Request) {
+	p.Render(w, r, http.StatusGone, "error.html", "Link expired", htmlpage.ErrorPage{Status: http.StatusGone,
 		Heading: "This link no longer works",
 		Message: "It has expired (after 24 hours), was used already, or a newer request, a new password " +
 			"or another change of address replaced it. The address of the account was not changed by it: " +
@@ -154,20 +142,20 @@ func (p *Pages) emailLinkGone(w http.ResponseWriter, r *http.Request) {
 
 // confirmEmailForm shows what the link would change, with a button: a mail scanner that
 // fetches the link changes nothing.
-func (p *Pages) confirmEmailForm(w http.ResponseWriter, r *http.Request) {
+func (p *Handlers) confirmEmailForm(w http.ResponseWriter, r *http.Request) {
 	token := r.URL.Query().Get("token")
 	c, ok := p.openEmailChange(w, r, token)
 	if !ok {
 		return
 	}
-	p.render(w, r, http.StatusOK, "confirm_email.html", "Confirm your new address",
+	p.Render(w, r, http.StatusOK, "confirm_email.html", "Confirm your new address",
 		confirmEmailPage{Token: token, Email: c.Email, OldEmail: c.OldEmail})
 }
 
 // confirmEmail makes the change, in any browser (the link is the proof); the browser's own
 // session is kept if it is the user's, every other one ends.
-func (p *Pages) confirmEmail(w http.ResponseWriter, r *http.Request) {
-	if !p.parseForm(w, r) {
+func (p *Handlers) confirmEmail(w http.ResponseWriter, r *http.Request) {
+	if !p.ParseForm(w, r) {
 		return
 	}
 	token := r.PostForm.Get("token")
@@ -175,18 +163,18 @@ func (p *Pages) confirmEmail(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	_, err := p.repo.ConfirmEmailChange(r.Context(), token, p.sessionToken(r))
+	_, err := p.Repo.ConfirmEmailChange(r.Context(), token, p.sessionToken(r))
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		p.emailLinkGone(w, r) // used at the same moment by another request
 		return
 	case errors.Is(err, repository.ErrConflict):
-		p.fail(w, r, http.StatusConflict, "The address is taken",
+		p.Fail(w, r, http.StatusConflict, "The address is taken",
 			"Another account has had the address "+c.Email+" since you asked for it: the address of your account was not changed.")
 		return
 	case err != nil:
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
-	p.render(w, r, http.StatusOK, "confirm_email.html", "Your new address", confirmEmailPage{Email: c.Email, Done: true})
+	p.Render(w, r, http.StatusOK, "confirm_email.html", "Your new address", confirmEmailPage{Email: c.Email, Done: true})
 }

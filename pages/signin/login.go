@@ -1,4 +1,4 @@
-package pages
+package signin
 
 import (
 	"crypto/hmac"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analytics-service/analytics/pages/htmlpage"
 	"github.com/analytics-service/analytics/repository"
 )
 
@@ -21,21 +22,21 @@ type loginPage struct {
 	SSO   bool // single sign-on is on
 }
 
-func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
+func (p *Handlers) loginPage(w http.ResponseWriter, r *http.Request) {
 	next := localPath(r.URL.Query().Get("next"))
-	if viewerOf(r) != nil {
-		p.redirect(w, r, next, http.StatusSeeOther)
+	if htmlpage.Viewer(r) != nil {
+		p.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	p.render(w, r, http.StatusOK, "login.html", "Sign in", loginPage{Next: next, SSO: p.sso != nil})
+	p.Render(w, r, http.StatusOK, "login.html", "Sign in", loginPage{Next: next, SSO: p.sso != nil})
 }
 
 // login signs an owner in. Wrong e-mail and wrong password get the same answer, at the same
-// speed; attempts are limited per account and per client (limit.go), and a browser that signed
+// speed; attempts are limited per account and per client (htmlpage/limit.go), and a browser that signed
 // in to the account before is limited per device instead.
-func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
+func (p *Handlers) login(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
-	if !p.parseForm(w, r) {
+	if !p.ParseForm(w, r) {
 		return
 	}
 	email := strings.TrimSpace(r.PostForm.Get("email"))
@@ -44,44 +45,44 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 	again := loginPage{Email: email, Next: next, SSO: p.sso != nil}
 	if email == "" || password == "" {
 		again.Error = "Enter your e-mail address and your password."
-		p.render(w, r, http.StatusUnprocessableEntity, "login.html", "Sign in", again)
+		p.Render(w, r, http.StatusUnprocessableEntity, "login.html", "Sign in", again)
 		return
 	}
 	var user repository.User
 	lookup := func() (string, error) {
-		u, hash, err := p.repo.UserPasswordHash(r.Context(), email)
+		u, hash, err := p.Repo.UserPasswordHash(r.Context(), email)
 		if errors.Is(err, repository.ErrNotFound) {
 			return "", nil // checked against the dummy hash: as slow as a known account
 		}
 		user = u
 		return hash, err
 	}
-	g := p.signInGuess(r, email)
+	g := p.SignInGuess(r, email)
 	deviceUser, nonce, ok := p.device(r)
 	if ok {
 		// Looked up first, to tell whether this browser signed in to this account before.
 		hash, err := lookup()
 		if err != nil {
-			p.serverError(w, r, err)
+			p.ServerError(w, r, err)
 			return
 		}
 		if user.ID == deviceUser {
-			g = p.deviceGuess(nonce)
+			g = p.DeviceGuess(nonce)
 		} else {
 			nonce = "" // another account's device: this account gets a new one
 		}
 		lookup = func() (string, error) { return hash, nil }
 	}
-	right, answered := p.attemptPassword(w, r, began, g, lookup, password)
+	right, answered := p.AttemptPassword(w, r, began, g, lookup, password)
 	if answered {
 		return
 	}
 	if !right {
 		again.Error = "That e-mail address and password do not match an account."
-		p.render(w, r, http.StatusUnauthorized, "login.html", "Sign in", again)
+		p.Render(w, r, http.StatusUnauthorized, "login.html", "Sign in", again)
 		return
 	}
-	p.setCookie(w, deviceCookie, p.deviceCookie(user.ID, nonce), "/login", DeviceTTL)
+	p.SetCookie(w, htmlpage.DeviceCookie, p.deviceCookie(user.ID, nonce), "/login", DeviceTTL)
 	p.passwordRight(w, r, user.ID, next)
 }
 
@@ -93,58 +94,45 @@ const DeviceTTL = 365 * 24 * time.Hour
 // "USER.EXPIRY.NONCE.MAC": MAC signs the user id, the expiry (unix seconds) and a random
 // nonce, which names the device for its own limit on attempts. Each sign-in moves the expiry
 // on; a device already known for the account keeps its nonce ("" makes a new one).
-func (p *Pages) deviceCookie(userID int64, nonce string) string {
+func (p *Handlers) deviceCookie(userID int64, nonce string) string {
 	if nonce == "" {
-		nonce = base64.RawURLEncoding.EncodeToString(randomKey()[:16])
+		nonce = base64.RawURLEncoding.EncodeToString(htmlpage.RandomKey()[:16])
 	}
-	device := strconv.FormatInt(userID, 10) + "." + strconv.FormatInt(p.now().Add(DeviceTTL).Unix(), 10) + "." + nonce
-	return device + "." + p.sign(p.deviceKey, "device|"+device)
+	device := strconv.FormatInt(userID, 10) + "." + strconv.FormatInt(p.Now().Add(DeviceTTL).Unix(), 10) + "." + nonce
+	return device + "." + p.Sign(p.deviceKey, "device|"+device)
 }
 
 // device reads this browser's device cookie: the account it signed in to and the device's
 // nonce; ok is false when there is none, or it is forged or expired.
-func (p *Pages) device(r *http.Request) (userID int64, nonce string, ok bool) {
-	c, err := r.Cookie(deviceCookie)
+func (p *Handlers) device(r *http.Request) (userID int64, nonce string, ok bool) {
+	c, err := r.Cookie(htmlpage.DeviceCookie)
 	if err != nil {
 		return 0, "", false
 	}
 	parts := strings.Split(c.Value, ".")
-	if len(parts) != 4 || !hmac.Equal([]byte(parts[3]), []byte(p.sign(p.deviceKey, "device|"+strings.Join(parts[:3], ".")))) {
+	if len(parts) != 4 || !hmac.Equal([]byte(parts[3]), []byte(p.Sign(p.deviceKey, "device|"+strings.Join(parts[:3], ".")))) {
 		return 0, "", false
 	}
 	userID, err = strconv.ParseInt(parts[0], 10, 64)
 	expiry, err2 := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil || err2 != nil || p.now().Unix() >= expiry {
+	if err != nil || err2 != nil || p.Now().Unix() >= expiry {
 		return 0, "", false
 	}
 	return userID, parts[2], true
 }
 
-func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
-	if !p.parseForm(w, r) {
+func (p *Handlers) logout(w http.ResponseWriter, r *http.Request) {
+	if !p.ParseForm(w, r) {
 		return
 	}
-	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
-		if err := p.repo.DeleteSession(r.Context(), c.Value); err != nil {
-			p.serverError(w, r, err)
+	if c, err := r.Cookie(htmlpage.SessionCookie); err == nil && c.Value != "" {
+		if err := p.Repo.DeleteSession(r.Context(), c.Value); err != nil {
+			p.ServerError(w, r, err)
 			return
 		}
 	}
-	p.clearCookie(w, sessionCookie, "/")
-	p.redirect(w, r, "/login", http.StatusSeeOther)
-}
-
-// requireUser sends a visitor who is not signed in to the sign-in page and returns nil.
-func (p *Pages) requireUser(w http.ResponseWriter, r *http.Request) *repository.User {
-	if u := viewerOf(r); u != nil {
-		return u
-	}
-	next := "/"
-	if r.Method == http.MethodGet {
-		next = r.URL.RequestURI()
-	}
-	p.redirect(w, r, "/login?next="+url.QueryEscape(next), http.StatusSeeOther)
-	return nil
+	p.ClearCookie(w, htmlpage.SessionCookie, "/")
+	p.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
 // localPath keeps a "next" address only when it is a path on this site, so the sign-in page

@@ -1,4 +1,4 @@
-package pages
+package signin
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/analytics-service/analytics/account"
+	"github.com/analytics-service/analytics/pages/htmlpage"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/website"
@@ -60,8 +61,8 @@ var accountNotices = map[string]string{
 // maxKeyName bounds an API key's name (the database checks it too).
 const maxKeyName = 100
 
-func (p *Pages) accountPage(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
+func (p *Handlers) accountPage(w http.ResponseWriter, r *http.Request) {
+	user := p.RequireUser(w, r)
 	if user == nil {
 		return
 	}
@@ -69,52 +70,47 @@ func (p *Pages) accountPage(w http.ResponseWriter, r *http.Request) {
 	p.renderAccount(w, r, user, http.StatusOK, data)
 }
 
-func (p *Pages) renderAccount(w http.ResponseWriter, r *http.Request, user *repository.User, status int, data accountPage) {
-	keys, err := p.repo.ListAPIKeys(r.Context(), user.ID)
+func (p *Handlers) renderAccount(w http.ResponseWriter, r *http.Request, user *repository.User, status int, data accountPage) {
+	keys, err := p.Repo.ListAPIKeys(r.Context(), user.ID)
 	if err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
-	data.MailOn = p.mailOn()
-	if data.PendingEmail, err = p.repo.PendingEmail(r.Context(), user.ID); err != nil {
-		p.serverError(w, r, err)
+	data.MailOn = p.MailOn()
+	if data.PendingEmail, err = p.Repo.PendingEmail(r.Context(), user.ID); err != nil {
+		p.ServerError(w, r, err)
 		return
 	}
 	if data.Sessions, err = p.sessionRows(r, user); err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
 	if data.TOTP, err = p.totpStatus(r, user); err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
 	for _, k := range keys {
-		row := keyRow{ID: k.ID, Name: k.Name, Scope: k.Scope, Created: p.minute(k.CreatedAt), LastUsed: "never"}
+		row := keyRow{ID: k.ID, Name: k.Name, Scope: k.Scope, Created: p.Minute(k.CreatedAt), LastUsed: "never"}
 		if k.LastUsed != nil {
-			row.LastUsed = p.minute(*k.LastUsed)
+			row.LastUsed = p.Minute(*k.LastUsed)
 		}
 		data.Keys = append(data.Keys, row)
 	}
-	p.render(w, r, status, "account.html", "Your account", data)
-}
-
-// minute writes a time to the minute in the service's time zone.
-func (p *Pages) minute(t time.Time) string {
-	return t.In(p.loc).Format("2006-01-02 15:04")
+	p.Render(w, r, status, "account.html", "Your account", data)
 }
 
 // checkCurrentPassword checks the signed-in user's password, under the sign-in limits of the
 // account. It answers the request itself when the attempt is refused or fails (answered); a
 // wrong password returns right false after the failure delay.
-func (p *Pages) checkCurrentPassword(w http.ResponseWriter, r *http.Request, user *repository.User) (right, answered bool) {
+func (p *Handlers) checkCurrentPassword(w http.ResponseWriter, r *http.Request, user *repository.User) (right, answered bool) {
 	began := time.Now()
-	lookup := func() (string, error) { return p.repo.PasswordHashByID(r.Context(), user.ID) }
-	return p.attemptPassword(w, r, began, p.signInGuess(r, user.Email), lookup, r.PostForm.Get("current_password"))
+	lookup := func() (string, error) { return p.Repo.PasswordHashByID(r.Context(), user.ID) }
+	return p.AttemptPassword(w, r, began, p.SignInGuess(r, user.Email), lookup, r.PostForm.Get("current_password"))
 }
 
-func (p *Pages) changeEmail(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
+func (p *Handlers) changeEmail(w http.ResponseWriter, r *http.Request) {
+	user := p.RequireUser(w, r)
+	if user == nil || !p.ParseForm(w, r) {
 		return
 	}
 	data := accountPage{Email: strings.TrimSpace(r.PostForm.Get("email")), EmailErrors: stats.FieldErrors{}}
@@ -143,28 +139,16 @@ func (p *Pages) changeEmail(w http.ResponseWriter, r *http.Request) {
 	p.moveEmail(w, r, user, data, email)
 }
 
-// passwordFields checks a new sign-in password and its repetition (fields new_password and
-// new_password_again) into errs.
-func passwordFields(r *http.Request, errs stats.FieldErrors) string {
-	password := r.PostForm.Get("new_password")
-	if msg := account.CheckPassword(password); msg != "" {
-		errs.Add("new_password", msg)
-	} else if r.PostForm.Get("new_password_again") != password {
-		errs.Add("new_password_again", "does not match the new password")
-	}
-	return password
-}
-
-func (p *Pages) changePassword(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
+func (p *Handlers) changePassword(w http.ResponseWriter, r *http.Request) {
+	user := p.RequireUser(w, r)
+	if user == nil || !p.ParseForm(w, r) {
 		return
 	}
 	data := accountPage{Email: user.Email, PassErrors: stats.FieldErrors{}}
 	if r.PostForm.Get("current_password") == "" {
 		data.PassErrors.Add("current_password", "is required")
 	}
-	password := passwordFields(r, data.PassErrors)
+	password := htmlpage.PasswordFields(r, data.PassErrors)
 	if len(data.PassErrors) > 0 {
 		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
 		return
@@ -180,25 +164,25 @@ func (p *Pages) changePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	hash, err := website.HashPassword(password)
 	if err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
 	keep := ""
-	if c, err := r.Cookie(sessionCookie); err == nil {
+	if c, err := r.Cookie(htmlpage.SessionCookie); err == nil {
 		keep = c.Value
 	}
-	if err := p.repo.ChangePassword(r.Context(), user.ID, hash, keep); err != nil {
-		p.serverError(w, r, err)
+	if err := p.Repo.ChangePassword(r.Context(), user.ID, hash, keep); err != nil {
+		p.ServerError(w, r, err)
 		return
 	}
-	p.redirect(w, r, "/account?notice=password", http.StatusSeeOther)
+	p.Redirect(w, r, "/account?notice=password", http.StatusSeeOther)
 }
 
 // createKey makes an API key and shows it, this once, on the account page (no redirect: the
 // key is in no address, history or log).
-func (p *Pages) createKey(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
+func (p *Handlers) createKey(w http.ResponseWriter, r *http.Request) {
+	user := p.RequireUser(w, r)
+	if user == nil || !p.ParseForm(w, r) {
 		return
 	}
 	name := strings.TrimSpace(r.PostForm.Get("name"))
@@ -217,34 +201,34 @@ func (p *Pages) createKey(w http.ResponseWriter, r *http.Request) {
 		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
 		return
 	}
-	key, _, err := p.repo.CreateScopedAPIKey(r.Context(), user.ID, name, scope)
+	key, _, err := p.Repo.CreateScopedAPIKey(r.Context(), user.ID, name, scope)
 	if err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
 	data.NewKey, data.NewKeyName, data.KeyName, data.KeyScope = key, name, "", ""
 	p.renderAccount(w, r, user, http.StatusOK, data)
 }
 
-func (p *Pages) revokeKey(w http.ResponseWriter, r *http.Request) {
-	user := p.requireUser(w, r)
-	if user == nil || !p.parseForm(w, r) {
+func (p *Handlers) revokeKey(w http.ResponseWriter, r *http.Request) {
+	user := p.RequireUser(w, r)
+	if user == nil || !p.ParseForm(w, r) {
 		return
 	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err == nil && id > 0 {
-		err = p.repo.RevokeUserAPIKey(r.Context(), user.ID, id)
+		err = p.Repo.RevokeUserAPIKey(r.Context(), user.ID, id)
 	} else {
 		err = repository.ErrNotFound
 	}
 	if errors.Is(err, repository.ErrNotFound) {
-		p.fail(w, r, http.StatusNotFound, "No such key",
+		p.Fail(w, r, http.StatusNotFound, "No such key",
 			"You have no API key with this number: it was revoked already, or never was yours.")
 		return
 	}
 	if err != nil {
-		p.serverError(w, r, err)
+		p.ServerError(w, r, err)
 		return
 	}
-	p.redirect(w, r, "/account?notice=revoked", http.StatusSeeOther)
+	p.Redirect(w, r, "/account?notice=revoked", http.StatusSeeOther)
 }
