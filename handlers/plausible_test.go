@@ -246,8 +246,11 @@ func TestPlausibleV1Errors(t *testing.T) {
 		res := e.Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2026-01-01&to=2026-01-31", id), Key: key})
 		want(t, res, http.StatusOK)
 		res = e.Do(harness.Request{Path: "/api/v1/stats/aggregated?site_id=example.com", Key: key})
-		if res.Status == http.StatusOK {
-			t.Errorf("an unknown name under /api/v1/stats answered 200: %s", res.Body)
+		// Not Plausible's aggregate under a wrong name: the phpAnalytics path, whose {website_id}
+		// names no website.
+		want(t, res, http.StatusNotFound)
+		if got := res.JSON(t)["message"]; got != "Website not found." {
+			t.Errorf("message %q, want %q", got, "Website not found.")
 		}
 	})
 }
