@@ -545,7 +545,8 @@ func parseUserFlags(what string, args []string) (userFlags, error) {
 	if f.email == "" || fs.NArg() > 0 {
 		return f, fmt.Errorf("%s needs --email and nothing else", what)
 	}
-	if f.scope != "" && f.scope != repository.ScopeStatsRead && f.scope != repository.ScopeSitesProvision {
+	// An empty --scope is refused too, not read as "no limit".
+	if (what == "user create" || what == "key create") && f.scope != repository.ScopeStatsRead && f.scope != repository.ScopeSitesProvision {
 		return f, fmt.Errorf("%s: --scope must be %s or %s", what, repository.ScopeStatsRead, repository.ScopeSitesProvision)
 	}
 	if utf8.RuneCountInString(f.name) > 100 {

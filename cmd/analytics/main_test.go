@@ -94,6 +94,59 @@ func TestUserAndKeyCommands(t *testing.T) {
 	}
 }
 
+// TestKeyScopeFlag: --scope makes a key of that scope, for a new user and a new key alike;
+// without it a key may do everything; an unknown scope is refused and makes no key.
+func TestKeyScopeFlag(t *testing.T) {
+	db, url := repotest.New(t)
+	t.Setenv("DATABASE_URL", url)
+	// Each command below makes one key: the newest.
+	newestScope := func() string {
+		t.Helper()
+		var scope string
+		if err := db.Get(&scope, `SELECT scope FROM api_keys ORDER BY id DESC LIMIT 1`); err != nil {
+			t.Fatal(err)
+		}
+		return scope
+	}
+	keys := func() (n int) {
+		t.Helper()
+		if err := db.Get(&n, `SELECT count(*) FROM api_keys`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, c := range []struct {
+		args  []string
+		scope string
+	}{
+		{[]string{"user", "create", "--email", "reader@example.com", "--scope", "stats:read"}, "stats:read"},
+		{[]string{"key", "create", "--email", "reader@example.com", "--scope", "sites:provision"}, "sites:provision"},
+		{[]string{"key", "create", "--email", "reader@example.com", "--scope", "stats:read"}, "stats:read"},
+		{[]string{"key", "create", "--email", "reader@example.com"}, "sites:provision"},
+	} {
+		out, err := runCmd(t, c.args...)
+		if err != nil || !strings.HasPrefix(lastLine(out), "pa_") {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		if got := newestScope(); got != c.scope {
+			t.Errorf("%v made a key of scope %q, want %q", c.args, got, c.scope)
+		}
+	}
+	before := keys()
+	for _, bad := range [][]string{
+		{"key", "create", "--email", "reader@example.com", "--scope", "admin"},
+		{"key", "create", "--email", "reader@example.com", "--scope", ""},
+		{"user", "create", "--email", "other@example.com", "--scope", "stats:write"},
+	} {
+		if _, err := runCmd(t, bad...); err == nil || !strings.Contains(err.Error(), "--scope") {
+			t.Errorf("%v: %v, want the --scope refusal", bad, err)
+		}
+	}
+	if after := keys(); after != before {
+		t.Errorf("refused --scope values made %d keys", after-before)
+	}
+}
+
 func TestConfigNeedsDatabaseURLAndValidTZ(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	if _, err := runCmd(t, "migrate"); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
