@@ -325,10 +325,24 @@ func bodyArguments(op *openapi3.Operation) []string {
 		}
 		return out
 	}
-	if j := content.Get("application/json"); j != nil && j.Example != nil {
-		body, err := json.Marshal(j.Example)
+	if j := content.Get("application/json"); j != nil && jsonExample(j) != nil {
+		body, err := json.Marshal(jsonExample(j))
 		if err == nil {
 			return []string{"-H 'Content-Type: application/json'", "-d " + shellQuote(string(body))}
+		}
+	}
+	return nil
+}
+
+// jsonExample is a JSON body's example: its example, else the first of its named examples (by
+// name, so the page is the same each time), else nil.
+func jsonExample(m *openapi3.MediaType) any {
+	if m.Example != nil {
+		return m.Example
+	}
+	for _, name := range sortedKeys(m.Examples) {
+		if ref := m.Examples[name]; ref != nil && ref.Value != nil {
+			return ref.Value.Value
 		}
 	}
 	return nil

@@ -37,6 +37,8 @@ func TestDocsPageHasEveryOperation(t *testing.T) {
 		"--data-urlencode &#39;exclude_ips=10.0.0.0/8\n2001:db8::1&#39;",
 		// JSON bodies with their type.
 		"-H &#39;Content-Type: application/json&#39;",
+		// A JSON body given by named examples only (the query API): the first by name.
+		"-d &#39;{&#34;date_range&#34;:&#34;7d&#34;,&#34;metrics&#34;:[&#34;visitors&#34;,&#34;pageviews&#34;],&#34;site_id&#34;:&#34;example.com&#34;}&#39; \\\n  &#34;$BASE/api/v2/query&#34;",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the docs page lacks %q", want)
