@@ -33,12 +33,12 @@ type viewerKey struct{}
 // sign-in), and says so.
 func (p *Base) WithViewer(next http.Handler, held func(http.ResponseWriter, *http.Request, *repository.User) bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := r.Cookie(SessionCookie)
-		if err != nil || c.Value == "" {
+		token := SessionToken(r)
+		if token == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		user, err := p.Repo.SessionUser(r.Context(), c.Value)
+		user, err := p.Repo.SessionUser(r.Context(), token)
 		switch {
 		case errors.Is(err, repository.ErrNotFound):
 			p.ClearCookie(w, SessionCookie, "/") // ended or expired: forget it
@@ -53,6 +53,14 @@ func (p *Base) WithViewer(next http.Handler, held func(http.ResponseWriter, *htt
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// SessionToken is the browser's session token, "" without one.
+func SessionToken(r *http.Request) string {
+	if c, err := r.Cookie(SessionCookie); err == nil {
+		return c.Value
+	}
+	return ""
 }
 
 // Viewer is the signed-in user, or nil.

@@ -40,7 +40,7 @@ func (p *Handlers) moveEmail(w http.ResponseWriter, r *http.Request, user *repos
 	if p.MailOn() {
 		req, err = p.Repo.RequestEmailChange(r.Context(), user.ID, email, emailChangeTTL, emailChangeLimit)
 	} else {
-		err = p.Repo.ChangeEmailNow(r.Context(), user.ID, email, p.sessionToken(r), emailChangeLimit)
+		err = p.Repo.ChangeEmailNow(r.Context(), user.ID, email, htmlpage.SessionToken(r), emailChangeLimit)
 	}
 	switch {
 	case errors.Is(err, repository.ErrConflict): // without mail only
@@ -65,14 +65,6 @@ func (p *Handlers) moveEmail(w http.ResponseWriter, r *http.Request, user *repos
 	}
 	p.mailEmailChange(user.Email, email, req)
 	p.Redirect(w, r, "/account?notice=email-sent", http.StatusSeeOther)
-}
-
-// sessionToken is the token of the request's session cookie, "" when it has none.
-func (p *Handlers) sessionToken(r *http.Request) string {
-	if c, err := r.Cookie(htmlpage.SessionCookie); err == nil {
-		return c.Value
-	}
-	return ""
 }
 
 // mailEmailChange queues the link to the new address (or, when another account has it, a
@@ -163,7 +155,7 @@ func (p *Handlers) confirmEmail(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	_, err := p.Repo.ConfirmEmailChange(r.Context(), token, p.sessionToken(r))
+	_, err := p.Repo.ConfirmEmailChange(r.Context(), token, htmlpage.SessionToken(r))
 	switch {
 	case errors.Is(err, repository.ErrNotFound):
 		p.emailLinkGone(w, r) // used at the same moment by another request

@@ -125,8 +125,8 @@ func (p *Handlers) logout(w http.ResponseWriter, r *http.Request) {
 	if !p.ParseForm(w, r) {
 		return
 	}
-	if c, err := r.Cookie(htmlpage.SessionCookie); err == nil && c.Value != "" {
-		if err := p.Repo.DeleteSession(r.Context(), c.Value); err != nil {
+	if token := htmlpage.SessionToken(r); token != "" {
+		if err := p.Repo.DeleteSession(r.Context(), token); err != nil {
 			p.ServerError(w, r, err)
 			return
 		}

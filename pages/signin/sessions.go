@@ -23,7 +23,7 @@ type sessionRow struct {
 }
 
 func (p *Handlers) sessionRows(r *http.Request, user *repository.User) ([]sessionRow, error) {
-	sessions, err := p.Repo.Sessions(r.Context(), user.ID, sessionToken(r))
+	sessions, err := p.Repo.Sessions(r.Context(), user.ID, htmlpage.SessionToken(r))
 	if err != nil {
 		return nil, err
 	}
@@ -32,14 +32,6 @@ func (p *Handlers) sessionRows(r *http.Request, user *repository.User) ([]sessio
 		rows[i] = sessionRow{ID: s.ID, Device: s.Device, SignedIn: p.Minute(s.CreatedAt), LastSeen: p.Minute(s.LastSeenAt), Current: s.Current}
 	}
 	return rows, nil
-}
-
-// sessionToken is the browser's session token, "" without one.
-func sessionToken(r *http.Request) string {
-	if c, err := r.Cookie(htmlpage.SessionCookie); err == nil {
-		return c.Value
-	}
-	return ""
 }
 
 // endSession signs one of the user's sessions out (this browser's too, which then signs in
@@ -71,7 +63,7 @@ func (p *Handlers) endOtherSessions(w http.ResponseWriter, r *http.Request) {
 	if user == nil || !p.ParseForm(w, r) {
 		return
 	}
-	if err := p.Repo.EndOtherSessions(r.Context(), user.ID, sessionToken(r)); err != nil {
+	if err := p.Repo.EndOtherSessions(r.Context(), user.ID, htmlpage.SessionToken(r)); err != nil {
 		p.ServerError(w, r, err)
 		return
 	}
