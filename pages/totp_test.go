@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -240,3 +241,30 @@ func TestSessionsOnTheAccountPage(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// New recovery codes take a code of now, checked (a wrong one is the account page with the
+// field's error), and replace the old ones: an old code no longer signs in.
+func TestNewRecoveryCodes(t *testing.T) {
+	e := newEnv(t)
+	u := e.UserWithPassword("owner@example.com")
+	b := e.browser().signIn(u)
+	secret, codes := setUpTOTP(t, e, b)
+	e.Clock.Advance(account.TOTPStep)
+	bad := b.post("/account/totp/codes", url.Values{"code": {"123456"}})
+	wantStatus(t, "new codes with a wrong code", bad, http.StatusUnprocessableEntity)
+	if !strings.Contains(bad.body, "is not right, or was used already") {
+		t.Errorf("new codes with a wrong code: the page says nothing of the code:\n%s", bad.body)
+	}
+	renewed := b.post("/account/totp/codes", url.Values{"code": {codeAt(e, secret)}})
+	wantStatus(t, "new codes", renewed, http.StatusOK)
+	got := recoveryCodes.FindAllString(renewed.body, -1)
+	if len(got) != len(codes) || slices.Contains(got, codes[0]) {
+		t.Errorf("new codes: %v, want %d codes other than the old ones", got, len(codes))
+	}
+	old := e.browser()
+	signInToCode(t, old, u)
+	wantStatus(t, "an old recovery code", old.post("/login/code", url.Values{"code": {codes[0]}}), http.StatusUnauthorized)
+	fresh := e.browser()
+	signInToCode(t, fresh, u)
+	wantStatus(t, "a new recovery code", fresh.post("/login/code", url.Values{"code": {got[0]}}), http.StatusSeeOther)
+}

@@ -108,6 +108,28 @@ func (p *Handlers) checkCurrentPassword(w http.ResponseWriter, r *http.Request, 
 	return p.AttemptPassword(w, r, began, p.SignInGuess(r, user.Email), lookup, r.PostForm.Get("current_password"))
 }
 
+// Why a check of the account page failed, as the field's error says it.
+const (
+	wrongPassword = "is not your current password"
+	wrongCode     = "is not right, or was used already"
+)
+
+// passed finishes a check of the current password or code (checkCurrentPassword,
+// checkCurrentCode, whose results it takes): when it was wrong, the account page again, with
+// wrong as field's error in errs (one of data's maps). false: not passed, answered.
+func (p *Handlers) passed(w http.ResponseWriter, r *http.Request, user *repository.User, data accountPage,
+	errs stats.FieldErrors, field, wrong string, right, answered bool) bool {
+	if answered {
+		return false
+	}
+	if !right {
+		errs.Add(field, wrong)
+		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+		return false
+	}
+	return true
+}
+
 func (p *Handlers) changeEmail(w http.ResponseWriter, r *http.Request) {
 	user := p.RequireUser(w, r)
 	if user == nil || !p.ParseForm(w, r) {
@@ -128,12 +150,7 @@ func (p *Handlers) changeEmail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	right, answered := p.checkCurrentPassword(w, r, user)
-	if answered {
-		return
-	}
-	if !right {
-		data.EmailErrors.Add("email_current_password", "is not your current password")
-		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+	if !p.passed(w, r, user, data, data.EmailErrors, "email_current_password", wrongPassword, right, answered) {
 		return
 	}
 	p.moveEmail(w, r, user, data, email)
@@ -154,12 +171,7 @@ func (p *Handlers) changePassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	right, answered := p.checkCurrentPassword(w, r, user)
-	if answered {
-		return
-	}
-	if !right {
-		data.PassErrors.Add("current_password", "is not your current password")
-		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+	if !p.passed(w, r, user, data, data.PassErrors, "current_password", wrongPassword, right, answered) {
 		return
 	}
 	hash, err := website.HashPassword(password)
@@ -167,11 +179,7 @@ func (p *Handlers) changePassword(w http.ResponseWriter, r *http.Request) {
 		p.ServerError(w, r, err)
 		return
 	}
-	keep := ""
-	if c, err := r.Cookie(htmlpage.SessionCookie); err == nil {
-		keep = c.Value
-	}
-	if err := p.Repo.ChangePassword(r.Context(), user.ID, hash, keep); err != nil {
+	if err := p.Repo.ChangePassword(r.Context(), user.ID, hash, htmlpage.SessionToken(r)); err != nil {
 		p.ServerError(w, r, err)
 		return
 	}

@@ -276,20 +276,11 @@ func (p *Handlers) disableTOTP(w http.ResponseWriter, r *http.Request) {
 	}
 	data := accountPage{Email: user.Email, TOTPErrors: stats.FieldErrors{}}
 	right, answered := p.checkCurrentPassword(w, r, user)
-	if answered {
+	if !p.passed(w, r, user, data, data.TOTPErrors, "totp_current_password", wrongPassword, right, answered) {
 		return
 	}
-	if !right {
-		data.TOTPErrors.Add("totp_current_password", "is not your current password")
-		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
-		return
-	}
-	if right, answered = p.checkCurrentCode(w, r, user); answered {
-		return
-	}
-	if !right {
-		data.TOTPErrors.Add("totp_code", "is not right, or was used already")
-		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+	right, answered = p.checkCurrentCode(w, r, user)
+	if !p.passed(w, r, user, data, data.TOTPErrors, "totp_code", wrongCode, right, answered) {
 		return
 	}
 	if err := p.Repo.DisableTOTP(r.Context(), user.ID); err != nil {
@@ -305,14 +296,9 @@ func (p *Handlers) newRecoveryCodes(w http.ResponseWriter, r *http.Request) {
 	if user == nil || !p.ParseForm(w, r) {
 		return
 	}
+	data := accountPage{Email: user.Email, TOTPErrors: stats.FieldErrors{}}
 	right, answered := p.checkCurrentCode(w, r, user)
-	if answered {
-		return
-	}
-	if !right {
-		data := accountPage{Email: user.Email, TOTPErrors: stats.FieldErrors{}}
-		data.TOTPErrors.Add("codes_code", "is not right, or was used already")
-		p.renderAccount(w, r, user, http.StatusUnprocessableEntity, data)
+	if !p.passed(w, r, user, data, data.TOTPErrors, "codes_code", wrongCode, right, answered) {
 		return
 	}
 	codes, hashes := account.NewRecoveryCodes()
