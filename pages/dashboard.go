@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -46,6 +48,7 @@ type dashboardPage struct {
 	GoalsRevenue bool
 	Properties   *propertiesPanel // nil when the range has no custom property
 	Funnel       *funnelPanel     // nil when the website has no funnels
+	Dialog       filterDialog
 }
 
 // periodLink is one entry of the period menu.
@@ -198,6 +201,10 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	today := p.today(site)
 	q := r.URL.Query()
+	if q.Has(dialogName) || q.Has(dialogOp) || q.Has(dialogValue) || q.Has(dialogEdit) {
+		p.applyFilterDialog(w, r, site)
+		return
+	}
 	rng, errs := parseRange(q, today)
 	var (
 		cmp      stats.Comparison
@@ -210,6 +217,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		metric, interval = parseGraph(q, rng, errs)
 	}
 	filters := parseFilters(q, errs)
+	edit := parseEditFilter(q, filters, errs)
 	tabs := parseTabs(q, errs)
 	propKey := parsePropertyKey(q, errs)
 	funnel := parseFunnelParam(q, errs)
@@ -240,7 +248,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	base, v := p.links.Base(r, web.Page), viewOf(r, site)
 	addr := newDashAddress(v.path, q)
 	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To),
-		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval})
+		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, edit: edit})
 	data.Owner = hasRole(site)
 	if repository.Role(site.Role).Can(repository.RoleEditor) && v.shared == nil {
 		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
@@ -254,6 +262,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 // that change one of them.
 type dashChoices struct {
 	tabs     []stats.Name
+	edit     int // the filter the Filter dialog is open on, -1 for none
 	addr     dashAddress
 	metric   graph.Metric
 	interval stats.Interval
@@ -428,6 +437,18 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads.series, compared, loc, data.Visits.Before)
 	cardLinks(data.Visits.Numbers, base, addr, metric)
 	data.Picker = newRangePicker(base, v, addr, today, reads.first, rng, filters)
+	lists := slices.Clone(data.Top)
+	for _, b := range data.Boxes {
+		lists = append(lists, b.List)
+	}
+	data.Dialog = newFilterDialog(addr, filters, c.edit, lists)
+	if data.FilterBar != nil {
+		for i := range data.FilterBar.Chips {
+			if filters[i].Name != stats.Property {
+				data.FilterBar.Chips[i].Edit = addr.set(editFilterParam, strconv.Itoa(i)) + "#filter-dialog"
+			}
+		}
+	}
 	data.Comparer = newComparer(v, rng, filters, links.query, reads.cmp)
 	data.Comparer.Toggle, data.Comparer.ToggleLabel = compareToggle(base, addr, reads.cmp)
 	return data

@@ -111,7 +111,7 @@ func TestFilteredDashboardLayout(t *testing.T) {
 	}
 	site := repository.Website{Domain: "example.com"}
 	data := newDashboardPage(base, site, statsView{path: statsPath(site.Domain)}, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, time.UTC,
-		dashChoices{tabs: parseTabs(q, stats.FieldErrors{}), addr: newDashAddress(statsPath(site.Domain), q), metric: graph.Metrics[0], interval: stats.Daily})
+		dashChoices{tabs: parseTabs(q, stats.FieldErrors{}), addr: newDashAddress(statsPath(site.Domain), q), metric: graph.Metrics[0], interval: stats.Daily, edit: -1})
 	body := renderPage(t, "dashboard.html", base, data)
 
 	if strings.Contains(body, "<script>alert") || strings.Contains(body, "<b>Signup") {
@@ -180,9 +180,9 @@ func TestFilteredDashboardLayout(t *testing.T) {
 	// the six cards the graph can draw, the three intervals of 79 days, each list's full
 	// list and CSV (the boxes' too) and the boxes' tabs keep both (2), as do the
 	// values of the filtered statistics, which replace the filter on theirs (the two pages,
-	// Germany), and each chip's two operator switches; the event adds its filter (3); (other)
+	// Germany), and each chip's two operator switches and its link to edit it; the event adds its filter (3); (other)
 	// links nowhere.
-	if want := map[int]int{0: 1, 1: 2, 2: 12 + 1 + 1 + 6 + 3 + 2*len(data.Top) + boxLinks + 3 + 2*2, 3: 1}; !reflect.DeepEqual(counts, want) {
+	if want := map[int]int{0: 1, 1: 2, 2: 12 + 1 + 1 + 6 + 3 + 2*len(data.Top) + boxLinks + 3 + 2*3, 3: 1}; !reflect.DeepEqual(counts, want) {
 		t.Errorf("links by their number of filters: %v, want %v\n%s", counts, want, strings.Join(links, "\n"))
 	}
 	if want := []string{"event=<b>Signup</b>::"}; !reflect.DeepEqual(adds, want) {

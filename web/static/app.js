@@ -151,7 +151,9 @@ document.addEventListener("click", function (event) {
   // Not while typing in a field, nor with a modifier (the browser's own shortcuts).
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
-    if (e.target.closest && e.target.closest("input, textarea, select, [contenteditable], details.filter-dialog[open]")) return;
+    var dialog = document.querySelector("details.filter-dialog[open]");
+    if (e.key === "Escape" && dialog) { dialog.open = false; dialog.querySelector("summary").focus(); return; }
+    if (e.target.closest && e.target.closest("input, textarea, select, [contenteditable]")) return;
     var key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     if (!/^([a-z]|ArrowLeft|ArrowRight|Escape)$/.test(key)) return;
     var open = document.querySelector("details.period-menu[open]");
@@ -175,13 +177,19 @@ document.addEventListener("click", function (event) {
     if (!add) return;
     var list = add.closest("form").querySelector(".values");
     var last = list.lastElementChild, copy = last.cloneNode(true);
-    var input = copy.querySelector("input"), n = list.children.length + 1;
+    var input = copy.querySelector("input"), n = list.children.length;
     input.value = "";
+    input.required = false;
     input.id = "dialog-value-" + n;
     copy.querySelector("label").htmlFor = input.id;
-    copy.querySelector("label").textContent = "Value " + n;
+    copy.querySelector("label").textContent = "Value " + (n + 1);
     list.append(copy);
     input.focus();
+  });
+  // The value fields suggest the values of the dimension chosen (those of the lists shown).
+  document.addEventListener("change", function (e) {
+    if (e.target.id !== "dialog-name") return;
+    e.target.form.querySelectorAll("input[name=dialog_value]").forEach(function (i) { i.setAttribute("list", "suggest-" + e.target.value); });
   });
   var ready = function (root) {
     root.querySelectorAll("button.add-value").forEach(function (b) { b.hidden = false; });
