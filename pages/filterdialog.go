@@ -99,6 +99,9 @@ func newFilterDialog(addr dashAddress, filters stats.Filters, edit int, lists []
 		}
 		d.Suggest = append(d.Suggest, s)
 	}
+	if !slices.ContainsFunc(d.Suggest, func(s dialogSuggest) bool { return s.Name == d.Name }) {
+		d.Suggest = append(d.Suggest, dialogSuggest{Name: d.Name}) // the fields' list exists, empty
+	}
 	return d
 }
 
