@@ -2,6 +2,8 @@ package pages
 
 import (
 	"net/url"
+
+	"github.com/analytics-service/analytics/pages/filterform"
 )
 
 // dashAddress is the dashboard's address as shown, for the links that change one part of the
@@ -14,13 +16,9 @@ type dashAddress struct {
 	query url.Values // its parameters as checked, transient ones left out
 }
 
-// transientParams are the dashboard's parameters that are not part of the view: the filter
-// dialog's fields and which chip it edits.
-var transientParams = []string{dialogName, dialogOp, dialogValue, dialogEdit, editFilterParam}
-
 func newDashAddress(path string, q url.Values) dashAddress {
 	kept := cloneValues(q)
-	for _, k := range transientParams {
+	for _, k := range filterform.Params { // the Filter dialog's: not part of the view
 		delete(kept, k)
 	}
 	return dashAddress{path: path, query: kept}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/analytics-service/analytics/pages/filterform"
 	"github.com/analytics-service/analytics/pages/graph"
 	"github.com/analytics-service/analytics/pages/period"
 	"github.com/analytics-service/analytics/repository"
@@ -201,7 +202,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	today := p.today(site)
 	q := r.URL.Query()
-	if q.Has(dialogName) || q.Has(dialogOp) || q.Has(dialogValue) || q.Has(dialogEdit) {
+	if filterform.Sent(q) {
 		p.applyFilterDialog(w, r, site)
 		return
 	}
@@ -217,7 +218,7 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		metric, interval = parseGraph(q, rng, errs)
 	}
 	filters := parseFilters(q, errs)
-	edit := parseEditFilter(q, filters, errs)
+	edit := filterform.ParseOpen(q, filters, errs)
 	tabs := parseTabs(q, errs)
 	propKey := parsePropertyKey(q, errs)
 	funnel := parseFunnelParam(q, errs)
@@ -445,7 +446,7 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 	if data.FilterBar != nil {
 		for i := range data.FilterBar.Chips {
 			if filters[i].Name != stats.Property {
-				data.FilterBar.Chips[i].Edit = addr.set(editFilterParam, strconv.Itoa(i)) + "#filter-dialog"
+				data.FilterBar.Chips[i].Edit = addr.set(filterform.OpenParam, strconv.Itoa(i)) + "#filter-dialog"
 			}
 		}
 	}
