@@ -220,6 +220,20 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 	waitFor("no filter", `document.querySelector(".filter-bar") === null`)
 	do(chromedp.Click(chromedp.CSS(".period-menu summary")), chromedp.WaitVisible(chromedp.CSS(".period-menu ul")))
 	look("dash-menu")
+	// A click beside the menu closes it; C goes to the custom range's first field; D is today.
+	do(chromedp.Click(chromedp.CSS("h1")))
+	waitFor("the menu closed", `!document.querySelector(".period-menu").open`)
+	do(chromedp.KeyEvent("c"))
+	waitFor("the custom range's field", `document.activeElement.id === "from"`)
+	do(chromedp.KeyEvent("d")) // typed into the date field: not a shortcut
+	if q := address(); q.Get("from") != "2026-03-07" {
+		t.Errorf("D typed in the date field moved the page to %v", q)
+	}
+	do(chromedp.Click(chromedp.CSS("h1")), chromedp.KeyEvent("d"))
+	waitFor("today", `new URLSearchParams(location.search).get("from") === "2026-03-20"`)
+	if got := text(`document.querySelector("#chart-heading").textContent`); got != "Visits per hour" {
+		t.Errorf("today's graph is %q: the week's interval was kept, or the metric lost", got)
+	}
 	shootElement(t, ctx, "#graph", filepath.Join(check.shots, "dash-graph-1280.png"))
 
 	// Without JavaScript: the card, the interval and the tab are links that load the page.

@@ -49,6 +49,31 @@ func TestDashboardParamsRefused(t *testing.T) {
 	}
 }
 
+// The period menu keeps the view, and its interval where the new range allows it: hours of 7
+// days stay hours for 28 days, not for 12 months.
+func TestPeriodMenuKeepsTheInterval(t *testing.T) {
+	e := newEnv(t)
+	owner := e.UserWithPassword("owner@example.com")
+	id := e.Site(owner.Key, "menu.example")
+	e.seedMonth(id)
+	p := e.browser().get("/stats/menu.example?from=2026-03-14&to=2026-03-20&interval=hour&graph_metric=pageviews&devices=device")
+	wantStatus(t, "dashboard", p, http.StatusOK)
+	body := html.UnescapeString(p.body)
+	for key, want := range map[string]string{
+		"f":         `href="/stats/menu.example?devices=device&from=2026-02-21&graph_metric=pageviews&interval=hour&to=2026-03-20" data-key="f"`,
+		"l":         `href="/stats/menu.example?devices=device&from=2025-04-01&graph_metric=pageviews&to=2026-03-20" data-key="l"`,
+		"ArrowLeft": `href="/stats/menu.example?devices=device&from=2026-03-07&graph_metric=pageviews&interval=hour&to=2026-03-13" data-key="ArrowLeft"`,
+		"r":         `href="/stats/menu.example/realtime" data-key="r"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("%s: no link %s", key, want)
+		}
+	}
+	if strings.Contains(body, `data-key="ArrowRight"`) {
+		t.Error("a next period after today")
+	}
+}
+
 // The Filter dialog's form: sent to the dashboard's address, it redirects to the view with
 // the typed filter (several values at once, under each operator) and every other parameter
 // kept; sent from a chip, it replaces that chip's filter. Bad fields are a readable 422, and

@@ -117,6 +117,12 @@ document.addEventListener("click", function (event) {
     tip.style.left = (px + 12 + tip.offsetWidth > width ? Math.max(0, px - 12 - tip.offsetWidth) : px + 12) + "px";
   });
 
+  // The period menu closes on a click outside it, as a menu does.
+  document.addEventListener("click", function (e) {
+    var open = document.querySelector("details.period-menu[open]");
+    if (open && !open.contains(e.target)) open.open = false;
+  });
+
   // A link that changes part of the view: fetch its page and put its <main> in place of
   // this one, keeping the scroll and the focus (on the link of the same data-swap name) and
   // the address (history), so that a reload or Back shows the same.
