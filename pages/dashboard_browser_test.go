@@ -248,6 +248,7 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 	waitFor("the bounce rate", `document.querySelector("#chart-heading")?.textContent === "Bounce rate per week"`)
 	do(chromedp.Click(chromedp.CSS(`a[data-swap="interval-Months"]`)))
 	waitFor("months", `document.querySelector("#chart-heading")?.textContent === "Bounce rate per month"`)
+	shootElement(t, ctx, "#graph", filepath.Join(check.shots, "dash-graph-year-1280.png"))
 	var points int
 	eval(`document.querySelectorAll("svg.chart-wide rect.slot > title").length`, &points)
 	if points != 13 {
