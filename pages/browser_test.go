@@ -149,11 +149,11 @@ func TestPagesInChromium(t *testing.T) {
 	for _, width := range []int64{1280, 375} {
 		check("dashboard", "/stats/example.com", width)
 	}
-	// The month of data is on the page: every day a bar with its numbers on hover, every top
+	// The month of data is on the page: every day a point with its numbers on hover, every top
 	// list filled, the stranger's markup shown as text.
 	var bars int
 	var text string
-	eval(`document.querySelectorAll("svg.chart-wide rect.day > title").length`, &bars)
+	eval(`document.querySelectorAll("svg.chart-wide rect.slot > title").length`, &bars)
 	eval(`document.querySelector("main").innerText`, &text)
 	if bars != 30 || !strings.Contains(text, "/<script>alert(1)</script>") || !strings.Contains(text, "Purchase\n") || !strings.Contains(text, "5 USD\t") || !strings.Contains(text, "German\n") {
 		t.Fatalf("dashboard: %d bars (want 30), or values missing:\n%s", bars, text)
@@ -180,11 +180,11 @@ func TestPagesInChromium(t *testing.T) {
 		}
 		check("realtime", "/stats/example.com/realtime", width)
 	}
-	// Today is drawn an hour a bar; the realtime view shows a stranger no pageview.
+	// Today is drawn an hour a point; the realtime view shows a stranger no pageview.
 	do(chromedp.Navigate(e.Server.URL+"/stats/example.com?from=2026-03-20&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
-	eval(`document.querySelectorAll("svg.chart-wide rect.day > title").length`, &bars)
+	eval(`document.querySelectorAll("svg.chart-wide rect.slot > title").length`, &bars)
 	if bars != 24 {
-		t.Errorf("today's chart has %d bars, want 24 hours", bars)
+		t.Errorf("today's chart has %d points, want 24 hours", bars)
 	}
 	do(chromedp.Navigate(e.Server.URL+"/stats/example.com/realtime"), chromedp.WaitReady(chromedp.CSS("main")))
 	eval(`document.querySelector("main").innerText`, &text)
@@ -248,13 +248,13 @@ func TestPagesInChromium(t *testing.T) {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
 	}), viewport(1280), chromedp.Navigate(e.Server.URL+"/stats/example.com"), chromedp.WaitReady(chromedp.CSS("main")))
-	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("svg.chart-wide rect.day")))
+	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("svg.chart-wide rect.slot > title")))
 	if err != nil || len(nodes) != 30 {
 		t.Fatalf("without JavaScript the chart has %d days (%v)", len(nodes), err)
 	}
-	path, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("svg.chart-wide path.bar-pageviews"), "d"))
-	if err != nil || strings.Count(path.Value, "M") != 30 {
-		t.Fatalf("without JavaScript the pageview bars are %q (%v)", path.Value, err)
+	path, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("svg.chart-wide path.line"), "d"))
+	if err != nil || strings.Count(path.Value, "M") != 1 || strings.Count(path.Value, "L") != 29 {
+		t.Fatalf("without JavaScript the visitors' line is %q (%v)", path.Value, err)
 	}
 }
 

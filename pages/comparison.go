@@ -65,6 +65,22 @@ type comparer struct {
 	MatchDayOfWeek bool
 	Modes          []compareOption
 	Keep           url.Values
+	// Toggle turns the comparison on (with the period before) or off: the keyboard's X.
+	Toggle, ToggleLabel string
+}
+
+// compareToggle is the address turning the comparison of addr off, or on with the period
+// before, and what its link says.
+func compareToggle(base string, addr dashAddress, cmp stats.Comparison) (string, string) {
+	off := url.Values{}
+	for _, name := range stats.CompareParams {
+		off[name] = nil
+	}
+	if cmp.On() {
+		return base + addr.with(off), "Stop comparing"
+	}
+	off.Set("comparison", string(stats.ComparePreviousPeriod))
+	return base + addr.with(off), "Compare with the period before"
 }
 
 type compareOption struct {

@@ -96,14 +96,14 @@ func TestDashboardComparison(t *testing.T) {
 				t.Errorf("the page does not say %q", note)
 			}
 			on := c.query != "" && !strings.HasPrefix(c.query, "comparison=&")
-			if got := strings.Contains(p.body, `class="cmp-line cmp-visitors" d="M`); got != on {
+			if got := strings.Contains(p.body, `class="cmp-line" d="M`); got != on {
 				t.Errorf("dashed line drawn: %v, want %v", got, on)
 			}
 			if got := strings.Contains(p.body, `<th scope="col">Compared with</th>`); got != on {
 				t.Errorf("table's comparison columns: %v, want %v", got, on)
 			}
-			if on && !strings.Contains(p.body, "&amp;comparison=") {
-				t.Errorf("the presets do not keep the comparison")
+			if on && !regexp.MustCompile(`href="[^"]*comparison=[^"]*" data-key="w"`).MatchString(p.body) {
+				t.Errorf("the period menu does not keep the comparison")
 			}
 			if on {
 				// A list's row: the value's count on the compared days, as the API's list has it.
@@ -207,19 +207,19 @@ func TestDashboardComparisonInChromium(t *testing.T) {
 	}
 	do(chromedp.SetValue(chromedp.CSS("#comparison"), "previous_period"),
 		chromedp.Click(chromedp.CSS(".compare-form button")),
-		chromedp.WaitVisible(chromedp.CSS(".chart-wide .cmp-visitors")))
+		chromedp.WaitVisible(chromedp.CSS(".chart-wide .cmp-line")))
 	var loc string
 	tabEval(t, ctx, `location.search`, &loc)
 	if !strings.Contains(loc, "comparison=previous_period") || !strings.Contains(loc, "sources=source") || !strings.Contains(loc, "from=") {
 		t.Errorf("the form sent %s: not the comparison with the range and the other parameters kept", loc)
 	}
 	tabEval(t, ctx, `document.querySelectorAll(".cmp-line").length`, &lines)
-	if lines != 4 { // two lines, wide and compact
-		t.Errorf("%d dashed lines, want 4", lines)
+	if lines != 2 { // one line, wide and compact
+		t.Errorf("%d dashed lines, want 2", lines)
 	}
 	// A row's comparison shows when its link has the focus (the keyboard's hover).
 	var shown string
-	tabEval(t, ctx, `(() => { const a = document.querySelector("#top-page, main").closest("main").querySelector(".top a.filter-link");
+	tabEval(t, ctx, `(() => { const a = document.querySelector("main").closest("main").querySelector(".top a.filter-link");
 		a.focus(); const c = a.closest("tr").querySelector(".row-cmp"); return getComputedStyle(c).display + " " + c.textContent })()`, &shown)
 	if !strings.HasPrefix(shown, "block was ") {
 		t.Errorf("a focused row's comparison: %q", shown)

@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
+	"slices"
+	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/analytics-service/analytics/pages/filterform"
+	"github.com/analytics-service/analytics/pages/graph"
+	"github.com/analytics-service/analytics/pages/period"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
@@ -35,61 +39,89 @@ type dashboardPage struct {
 	FilterBar   *filterBar    // the active filters' chips; nil without filters
 	Picker      rangePicker
 	Visits      visitsPanel
-	Charts      []chart    // the same chart, wide and compact
-	Table       []chartRow // its numbers
-	Compared    bool       // the chart and the table have the comparison's numbers
+	Graph       graphPanel
 	Comparer    comparer   // the comparison's form
-	Sources     sourcesPanel
-	Top         []topList
-	Goals       []goalRow // the Goals panel; none when the website has no goals
+	Boxes       []boxPanel // Sources, Pages, Locations, Devices: a tab each shown
+	Top         []topList  // the lists of their own: referrers, languages, events...
+	Goals       []goalRow  // the Goals panel; none when the website has no goals
 	GoalsCSV    string
 	// GoalsRevenue: a goal has a currency, so the Goals panel has a revenue column.
 	GoalsRevenue bool
 	Properties   *propertiesPanel // nil when the range has no custom property
 	Funnel       *funnelPanel     // nil when the website has no funnels
+	Dialog       filterDialog
 }
 
-type presetLink struct {
+// periodLink is one entry of the period menu.
+type periodLink struct {
 	Label   string
-	URL     string
+	Key     string // its keyboard shortcut, "d" for Today
+	URL     string // with the base
 	Current bool
 }
 
-// rangePicker is the data of the "range_picker" template: the presets and the custom range
-// form, with the dates as sent and their refusals when they cannot be shown.
+// rangePicker is the data of the "range_picker" template: the period menu (pages/period)
+// with the arrows to the periods before and after, and the custom range form, with the dates
+// as sent and their refusals when they cannot be shown.
 type rangePicker struct {
-	Base     string
-	Presets  []presetLink
-	From, To string // YYYY-MM-DD, or as sent
-	Filters  stats.Filters
-	Keep     url.Values // the view's kept parameters (a shared link's token), as hidden inputs
-	Errors   stats.FieldErrors
-	// Compare is the comparison's parameters, kept by the presets and the custom range form.
-	Compare url.Values
+	Label      string // what the menu's button says: the period shown, or its dates
+	Periods    []periodLink
+	Prev, Next string // the arrows' addresses, with the base; "" for none
+	From, To   string // YYYY-MM-DD, or as sent
+	Filters    stats.Filters
+	// Keep are the view's other parameters (comparison, graph, tabs, a shared link's token),
+	// kept by the custom range form as hidden inputs; not the interval, which another range
+	// may not allow.
+	Keep   url.Values
+	Errors stats.FieldErrors
 }
 
-// PresetURL is a preset's address with the comparison kept.
-func (p rangePicker) PresetURL(u string) string {
-	if len(p.Compare) == 0 {
-		return u
+// newRangePicker is the period menu of a website's dashboard on today, with first its first
+// day with data (for "all time"), current the range shown (none: zero); every link keeps the
+// rest of the view addr shows, and its interval where the new range allows it.
+func newRangePicker(base string, v statsView, addr dashAddress, today, first time.Time, current stats.Range, filters stats.Filters) rangePicker {
+	picker := rangePicker{Filters: filters, Label: "Choose a period", Keep: url.Values{}}
+	for k, vs := range addr.query {
+		if k != "from" && k != "to" && k != graph.IntervalParam && !stats.IsFilterParam(k) {
+			picker.Keep[k] = vs
+		}
 	}
-	sep := "?"
-	if strings.Contains(u, "?") {
-		sep = "&"
+	to := func(r stats.Range) string {
+		q := r.Query()
+		q.Set(graph.IntervalParam, "")
+		if i := stats.Interval(addr.query.Get(graph.IntervalParam)); i != "" && graph.Allows(i, r) {
+			q.Set(graph.IntervalParam, string(i))
+		}
+		return base + addr.with(q)
 	}
-	return u + sep + p.Compare.Encode()
-}
-
-// newRangePicker is the picker of a website's dashboard on today, with first its first day
-// with data (for "all time"), current the range shown (none: zero), keeping the filters.
-func newRangePicker(base string, v statsView, today, first time.Time, current stats.Range, filters stats.Filters) rangePicker {
-	picker := rangePicker{Base: base, Filters: filters, Keep: v.keep}
+	menu := period.Menu(today, first)
 	if !current.From.IsZero() {
 		picker.From, picker.To = current.From.Format(time.DateOnly), current.To.Format(time.DateOnly)
+		picker.Label = current.String()
+		if p, ok := period.Current(menu, current); ok {
+			picker.Label = p.Label
+		}
+		if r, ok := period.Shift(current, -1, today); ok {
+			picker.Prev = to(r)
+		}
+		if r, ok := period.Shift(current, 1, today); ok {
+			picker.Next = to(r)
+		}
 	}
-	for _, pr := range presets(today, first, current) {
-		picker.Presets = append(picker.Presets, presetLink{Label: pr.Label,
-			URL: v.url("", withFilters(pr.Range.Query(), filters)), Current: pr.Current})
+	currentFound := false
+	for _, p := range menu {
+		link := periodLink{Label: p.Label, Key: p.Key}
+		switch {
+		case p.Realtime:
+			link.URL = base + v.url("/realtime", url.Values{})
+		case p.Custom:
+			link.URL = "#from"
+		default:
+			link.URL = to(p.Range)
+			link.Current = !currentFound && p.Range == current
+			currentFound = currentFound || link.Current
+		}
+		picker.Periods = append(picker.Periods, link)
 	}
 	return picker
 }
@@ -129,7 +161,7 @@ func (p *Pages) rangeError(w http.ResponseWriter, r *http.Request, site reposito
 	}
 	base := p.links.Base(r, web.Page)
 	v := viewOf(r, site)
-	picker := newRangePicker(base, v, today, first, stats.Range{}, filters)
+	picker := newRangePicker(base, v, newDashAddress(v.path, q), today, first, stats.Range{}, filters)
 	picker.From, picker.To, picker.Errors = q.Get("from"), q.Get("to"), errs
 	links := newFilterLinks(v.path, q, filters)
 	p.render(w, r, http.StatusUnprocessableEntity, "range_error.html", site.Domain,
@@ -170,14 +202,24 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	today := p.today(site)
 	q := r.URL.Query()
+	if filterform.Sent(q) {
+		p.applyFilterDialog(w, r, site)
+		return
+	}
 	rng, errs := parseRange(q, today)
-	var cmp stats.Comparison
+	var (
+		cmp      stats.Comparison
+		metric   graph.Metric
+		interval stats.Interval
+	)
 	if len(errs) == 0 {
 		checkComparable(rng, errs)
 		cmp = parseComparison(q, rng, errs)
+		metric, interval = parseGraph(q, rng, errs)
 	}
 	filters := parseFilters(q, errs)
-	tab := parseSourcesTab(q, errs)
+	edit := filterform.ParseOpen(q, filters, errs)
+	tabs := parseTabs(q, errs)
 	propKey := parsePropertyKey(q, errs)
 	funnel := parseFunnelParam(q, errs)
 	if onlyRangeErrors(errs) {
@@ -199,19 +241,32 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	zone := p.zone(site)
-	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, cmp, filters, today, tab, propKey, funnel)
+	reads, err := p.readDashboard(r.Context(), site.ID, zone, rng, cmp, interval, filters, today, tabs, propKey, funnel)
 	if err != nil {
 		p.serverError(w, r, err)
 		return
 	}
 	base, v := p.links.Base(r, web.Page), viewOf(r, site)
-	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To), tab)
+	addr := newDashAddress(v.path, q)
+	data := newDashboardPage(base, site, v, rng, today, newFilterLinks(v.path, q, filters), reads, zone.OfDay(rng.To),
+		dashChoices{tabs: tabs, addr: addr, metric: metric, interval: interval, edit: edit})
 	data.Owner = hasRole(site)
 	if repository.Role(site.Role).Can(repository.RoleEditor) && v.shared == nil {
 		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
 	}
 	data.Funnel = newFunnelPanel(reads.funnel, q, base+v.path)
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
+}
+
+// dashChoices are what a dashboard's address chooses beyond its range and filters: the
+// boxes' tabs (in the order of tabBoxes), the graph's metric and interval, and the address itself for the links
+// that change one of them.
+type dashChoices struct {
+	tabs     []stats.Name
+	edit     int // the filter the Filter dialog is open on, -1 for none
+	addr     dashAddress
+	metric   graph.Metric
+	interval stats.Interval
 }
 
 // dashboardReads are what a dashboard shows, as read.
@@ -240,24 +295,21 @@ type dashboardReads struct {
 // two statements of about equal size use both cores of a small server), the events grouped by
 // name, the chart's time series, the summaries of the range and of the one before, current
 // visitors, the notes on the ranges (with filters, the first day with visit details), and the
-// first day with data (for "all time"), the goals and the funnel shown. Of the Sources panel,
-// only the tab shown is read.
+// first day with data (for "all time"), the goals and the funnel shown. Of each box (tabBoxes),
+// only the tab shown is read: the Pages box's in a statement of its own (pages are about half
+// of a website's rows), with the time on page of the top pages.
 // Filters narrow every number but current visitors (docs/filters.md).
-func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, cmp stats.Comparison, filters stats.Filters, today time.Time, tab stats.Name, propKey string, funnel int64) (dashboardReads, error) {
+func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone, rng stats.Range, cmp stats.Comparison, interval stats.Interval, filters stats.Filters, today time.Time, tabs []stats.Name, propKey string, funnel int64) (dashboardReads, error) {
 	var (
 		out      = dashboardReads{first: today, cmp: cmp}
 		topPages map[stats.Name]repository.StatList
-		others   = []stats.Name{tab}
+		pagesTab = tabs[1] // top, entry or exit pages
+		others   = append(append([]stats.Name{tabs[0]}, tabs[2:]...), topNames()...)
 	)
-	for _, name := range topNames() {
-		if name != stats.Page {
-			others = append(others, name)
-		}
-	}
 	reader := p.repo.Reader(siteID, rng, filters)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		if topPages, err = reader.Top(ctx, []stats.Name{stats.Page}, topSize); err != nil {
+		if topPages, err = reader.Top(ctx, []stats.Name{pagesTab}, topSize); err != nil || pagesTab != stats.Page {
 			return err
 		}
 		out.engaged, err = reader.Engagement(ctx, pageValues(topPages[stats.Page].Entries))
@@ -275,20 +327,20 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 		return err
 	})
 	g.Go(func() (err error) {
-		out.series, err = reader.Series(ctx, chartInterval(rng), zone)
+		out.series, err = reader.Series(ctx, interval, zone)
 		return err
 	})
 	if cmp.On() {
 		// The compared days in buckets of the same size, for the chart's dashed lines.
 		compared := p.repo.Reader(siteID, cmp.Range(rng), filters)
 		g.Go(func() (err error) {
-			out.compared, err = compared.Series(ctx, chartInterval(rng), zone)
+			out.compared, err = compared.Series(ctx, interval, zone)
 			return err
 		})
 		// The lists' rows show their value's count on the compared days: one statement for
 		// every list, deeper than the lists so that most values shown are found.
 		g.Go(func() (err error) {
-			out.comparedTop, err = compared.Top(ctx, append([]stats.Name{stats.Page}, others...), comparedTopSize)
+			out.comparedTop, err = compared.Top(ctx, append([]stats.Name{pagesTab}, others...), comparedTopSize)
 			return err
 		})
 	}
@@ -316,16 +368,16 @@ func (p *Pages) readDashboard(ctx context.Context, siteID int64, zone stats.Zone
 	if err := g.Wait(); err != nil {
 		return dashboardReads{}, err
 	}
-	out.top[stats.Page] = topPages[stats.Page]
+	out.top[pagesTab] = topPages[pagesTab]
 	return out, nil
 }
 
 // topNames are the statistics with a top list of their own on the dashboard, in its order:
-// not the chart's, not the Sources panel's.
+// not the graph's, not a box's tab.
 func topNames() []stats.Name {
 	var out []stats.Name
 	for _, stat := range statistics {
-		if !chartStat(stat.Name) && !inSourcesPanel(stat.Name) && stat.Name != stats.UTMCampaign {
+		if !chartStat(stat.Name) && !inTabBox(stat.Name) && stat.Name != stats.UTMCampaign {
 			out = append(out, stat.Name)
 		}
 	}
@@ -336,11 +388,17 @@ func topNames() []stats.Name {
 // begin (PUBLIC_URL); v is where the stats pages' links lead; links are the dashboard's own
 // address with its filters. Every link it makes keeps the filters, but the realtime view's,
 // which filters do not narrow.
-func newDashboardPage(base string, site repository.Website, v statsView, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location, tab stats.Name) dashboardPage {
+func newDashboardPage(base string, site repository.Website, v statsView, rng stats.Range, today time.Time, links filterLinks, reads dashboardReads, loc *time.Location, c dashChoices) dashboardPage {
+	addr, metric, interval := c.addr, c.metric, c.interval
 	dash := v.path
 	filters := links.filters
 	data := dashboardPage{Domain: site.Domain, Range: rng, Filters: filters, FilterBar: links.bar(base)}
-	rangeQuery := v.with(withFilters(rng.Query(), filters)).Encode()
+	// A full list keeps the range, the filters and the comparison (whose parameters lead back).
+	listQuery := v.with(withFilters(rng.Query(), filters))
+	for k, vs := range reads.cmp.Query() {
+		listQuery[k] = vs
+	}
+	rangeQuery := listQuery.Encode()
 	top := func(name stats.Name) topList {
 		stat, _ := statisticNamed(string(name))
 		list := reads.top[name]
@@ -358,32 +416,42 @@ func newDashboardPage(base string, site repository.Website, v statsView, rng sta
 		if name == stats.Event {
 			data.Top[len(data.Top)-1].Groups = eventGroups(reads.events, reads.spellings, links.add)
 		}
-		if name == stats.Page {
-			top := &data.Top[len(data.Top)-1]
-			top.Engaged, top.Rows = true, withEngagement(top.Rows, reads.engaged)
+	}
+	for i, box := range tabBoxes {
+		list := top(c.tabs[i])
+		if c.tabs[i] == stats.Page {
+			list.Engaged, list.Rows = true, withEngagement(list.Rows, reads.engaged)
 		}
+		data.Boxes = append(data.Boxes, newBoxPanel(box, base, addr, c.tabs[i], list))
 	}
 	notes := reads.visits.notesNow
-	data.Sources = newSourcesPanel(base+dash, rangeQuery, tab, top(tab), notes.SourcesFrom, notes.SourcesLacking)
+	data.Boxes[0].Notice = sourcesNotice(c.tabs[0], notes.SourcesFrom, notes.SourcesLacking)
 	data.Goals, data.GoalsRevenue = goalRows(reads.goals, links.add)
 	data.GoalsCSV = goalsExportURL(v, rng, filters)
-	data.Properties = newPropertiesPanel(dash, v.with(withFilters(rng.Query(), filters)), links, reads.props,
+	data.Properties = newPropertiesPanel(dash, cloneValues(addr.query), links, reads.props,
 		propertiesExportURL(v, rng, filters))
 	data.Visits = newVisitsPanel(base, v, rng, reads.cmp, len(filters) > 0, reads.visits)
-	interval := chartInterval(rng)
-	points := chartPoints(interval, reads.series, loc)
-	var compared []chartPoint
+	var compared []repository.Bucket
 	if reads.cmp.On() {
-		compared = chartPoints(interval, reads.compared, loc)
+		compared = reads.compared
 	}
-	data.Table = chartTable(points, compared)
-	data.Compared = len(compared) > 0
-	for _, shape := range chartShapes {
-		data.Charts = append(data.Charts, newChart(shape, rng, interval, points, compared))
+	data.Graph = newGraphPanel(base, addr, metric, interval, rng, reads.series, compared, loc, data.Visits.Before)
+	cardLinks(data.Visits.Numbers, base, addr, metric)
+	data.Picker = newRangePicker(base, v, addr, today, reads.first, rng, filters)
+	lists := slices.Clone(data.Top)
+	for _, b := range data.Boxes {
+		lists = append(lists, b.List)
 	}
-	data.Picker = newRangePicker(base, v, today, reads.first, rng, filters)
-	data.Picker.Compare = reads.cmp.Query()
+	data.Dialog = newFilterDialog(addr, filters, c.edit, lists)
+	if data.FilterBar != nil {
+		for i := range data.FilterBar.Chips {
+			if filters[i].Name != stats.Property {
+				data.FilterBar.Chips[i].Edit = addr.set(filterform.OpenParam, strconv.Itoa(i)) + "#filter-dialog"
+			}
+		}
+	}
 	data.Comparer = newComparer(v, rng, filters, links.query, reads.cmp)
+	data.Comparer.Toggle, data.Comparer.ToggleLabel = compareToggle(base, addr, reads.cmp)
 	return data
 }
 

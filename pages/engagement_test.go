@@ -23,7 +23,7 @@ func TestTopPagesEngagement(t *testing.T) {
 	e.Count(id, day, "scroll_sum", map[string]int64{"/read": 130})
 	p := e.browser().get("/stats/example.com?from=" + day + "&to=" + day)
 	wantStatus(t, "dashboard", p, http.StatusOK)
-	card := regexp.MustCompile(`(?s)<section class="card top" aria-labelledby="top-page">.*?</section>`).FindString(p.body)
+	card := regexp.MustCompile(`(?s)<section class="card top[^"]*"[^>]* data-stat="page">.*?</section>`).FindString(p.body)
 	if !strings.Contains(card, "Time on page") || !strings.Contains(card, "Scroll depth") {
 		t.Fatalf("no engagement columns in the top pages:\n%s", card)
 	}
@@ -103,7 +103,7 @@ func TestFilteredTopPagesEngagement(t *testing.T) {
 		t.Helper()
 		p := b.get(encodePath("/stats/example.com?" + query))
 		wantStatus(t, query, p, http.StatusOK)
-		card := regexp.MustCompile(`(?s)<section class="card top" aria-labelledby="top-page">.*?</section>`).FindString(p.body)
+		card := regexp.MustCompile(`(?s)<section class="card top[^"]*"[^>]* data-stat="page">.*?</section>`).FindString(p.body)
 		var got []string
 		for _, c := range regexp.MustCompile(`<td class="num">([^<]*)</td>`).FindAllStringSubmatch(card, -1) {
 			got = append(got, c[1])

@@ -167,7 +167,7 @@ func TestStatsPageParameters(t *testing.T) {
 		`id="to" name="to" type="date" required value="2026-03-01" aria-invalid="true" aria-describedby="to-error"`,
 		`<p class="error-text" id="to-error">to must be a date after or equal to from</p>`,
 		`<input type="hidden" name="filter[country]" value="DE">`,
-		`href="/stats/params.example?filter%5Bcountry%5D=DE&amp;from=2026-03-14&amp;to=2026-03-20" >7 days</a>`} {
+		`href="/stats/params.example?filter%5Bcountry%5D=DE&amp;from=2026-03-14&amp;to=2026-03-20" data-key="w"><span>Last 7 days</span>`} {
 		if !strings.Contains(p.body, want) {
 			t.Errorf("from after to: the page lacks %s:\n%s", want, p.body)
 		}

@@ -81,6 +81,8 @@ type filterChip struct {
 	// Switches are the same page with this filter's operator switched, each operator but its
 	// own: the URL keeps the operator, so a view stays shareable.
 	Switches []chipSwitch
+	// Edit opens the dashboard's Filter dialog on this filter ("" elsewhere).
+	Edit string
 }
 
 // chipSwitch is one operator a chip can switch to.

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/analytics-service/analytics/pages/graph"
 	"github.com/analytics-service/analytics/pages/htmlpage"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
@@ -109,7 +110,8 @@ func TestFilteredDashboardLayout(t *testing.T) {
 		visits: visitsReads{filteredFrom: time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)},
 	}
 	site := repository.Website{Domain: "example.com"}
-	data := newDashboardPage(base, site, statsView{path: statsPath(site.Domain)}, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, time.UTC, stats.Channel)
+	data := newDashboardPage(base, site, statsView{path: statsPath(site.Domain)}, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, time.UTC,
+		dashChoices{tabs: parseTabs(q, stats.FieldErrors{}), addr: newDashAddress(statsPath(site.Domain), q), metric: graph.Metrics[0], interval: stats.Daily, edit: -1})
 	body := renderPage(t, "dashboard.html", base, data)
 
 	if strings.Contains(body, "<script>alert") || strings.Contains(body, "<b>Signup") {
@@ -140,8 +142,15 @@ func TestFilteredDashboardLayout(t *testing.T) {
 		t.Errorf("the comparison form's hidden inputs: %v, want %v", compareHidden, want)
 	}
 	counts := map[int]int{} // links by the number of filters they carry
+	boxLinks := 0           // each box's full list, CSV and tabs
+	for _, box := range tabBoxes {
+		boxLinks += 2 + len(box.Tabs)
+	}
 	var adds []string
 	for _, link := range links {
+		if link == "#from" { // the period menu's custom range: the form's first field
+			continue
+		}
 		rest, ok := strings.CutPrefix(link, base+"/stats/example.com")
 		if !ok {
 			t.Errorf("link %q is not under %s", link, base)
@@ -166,12 +175,14 @@ func TestFilteredDashboardLayout(t *testing.T) {
 			adds = append(adds, string(f[len(f)-1].Name)+"="+f[len(f)-1].Value)
 		}
 	}
-	// One link clears them (0), one chip each removes one (1). Presets, each list's full
-	// list and CSV (the Sources panel's too) and the panel's tabs keep both (2), as do the
+	// One link clears them (0), one chip each removes one (1). The period menu's twelve
+	// ranges, its arrow back (the range ends today: none forward), the comparison's switch,
+	// the six cards the graph can draw, the three intervals of 79 days, each list's full
+	// list and CSV (the boxes' too) and the boxes' tabs keep both (2), as do the
 	// values of the filtered statistics, which replace the filter on theirs (the two pages,
-	// Germany), and each chip's two operator switches; the event adds its filter (3); (other)
+	// Germany), and each chip's two operator switches and its link to edit it; the event adds its filter (3); (other)
 	// links nowhere.
-	if want := map[int]int{0: 1, 1: 2, 2: 7 + 2*len(data.Top) + 2 + len(sourceTabs) + 3 + 2*2, 3: 1}; !reflect.DeepEqual(counts, want) {
+	if want := map[int]int{0: 1, 1: 2, 2: 12 + 1 + 1 + 6 + 3 + 2*len(data.Top) + boxLinks + 3 + 2*3, 3: 1}; !reflect.DeepEqual(counts, want) {
 		t.Errorf("links by their number of filters: %v, want %v\n%s", counts, want, strings.Join(links, "\n"))
 	}
 	if want := []string{"event=<b>Signup</b>::"}; !reflect.DeepEqual(adds, want) {

@@ -111,9 +111,9 @@ func (c filterCase) counts(matching []repotest.Visit, name string) map[string]in
 
 var (
 	topRowRE   = regexp.MustCompile(`<td class="value" title="([^"]*)">.*?</td>\s*<td class="num">([^<]*)</td>`)
-	topListRE  = regexp.MustCompile(`(?s)<section class="card top" aria-labelledby="top-([a-z_]+)">(.*?)</section>`)
+	topListRE  = regexp.MustCompile(`(?s)<section class="card top[^"]*"[^>]* data-stat="([a-z_]+)">(.*?)</section>`)
 	eventRowRE = regexp.MustCompile(`<th scope="row" class="value" title="([^"]*)">.*?</th>\s*<td class="num">([^<]*)</td>`)
-	chartRowRE = regexp.MustCompile(`<tr><td>[^<]*</td><td class="num">([^<]*)</td><td class="num">([^<]*)</td></tr>`)
+	chartRowRE = regexp.MustCompile(`<tr><td>[^<]*</td><td class="num">([^<]*)</td></tr>`)
 )
 
 // shownCounts are the values and counts of a table of values on a page (a top list's section,
@@ -223,10 +223,13 @@ func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 				t.Errorf("%s: top %s %v, want %v", c.query, name, got, want)
 			}
 		}
-		// The chart's table: each day's pageviews and visitors.
+		// The graph's table: each day's visitors, and pageviews under graph_metric=pageviews.
 		var days, wantDays []string
-		for _, m := range chartRowRE.FindAllStringSubmatch(p.body, -1) {
-			days = append(days, html.UnescapeString(m[1]+" "+m[2]))
+		pageviews := b.get(path + "&graph_metric=pageviews")
+		wantStatus(t, path, pageviews, http.StatusOK)
+		pv, vi := chartRowRE.FindAllStringSubmatch(pageviews.body, -1), chartRowRE.FindAllStringSubmatch(p.body, -1)
+		for i := range min(len(pv), len(vi)) {
+			days = append(days, html.UnescapeString(pv[i][1]+" "+vi[i][1]))
 		}
 		for d := mustDay("2026-03-14"); !d.After(mustDay("2026-03-20")); d = d.AddDate(0, 0, 1) {
 			day := d.Format(time.DateOnly)
@@ -529,7 +532,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 
 	for _, width := range []int64{1280, 375} {
 		do(viewportOf(width), chromedp.Navigate(e.Server.URL+"/stats/example.com?from=2026-03-14&to=2026-03-20"), chromedp.WaitReady(chromedp.CSS("main")))
-		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-country] td[title="DE:Germany"] a`)),
+		do(chromedp.Click(chromedp.CSS(`section[data-stat=country] td[title="DE:Germany"] a`)),
 			chromedp.WaitVisible(chromedp.CSS(".filter-bar")))
 		if q := at(); q.Get("filter[country]") != "DE:Germany" || q.Get("from") != "2026-03-14" {
 			t.Fatalf("after clicking Germany the address is %v", q)
@@ -538,7 +541,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 			t.Errorf("chips %q", got)
 		}
 		var countries []string
-		eval(`[...document.querySelectorAll("section[aria-labelledby=top-country] td.value")].map(td => td.title)`, &countries)
+		eval(`[...document.querySelectorAll("section[data-stat=country] td.value")].map(td => td.title)`, &countries)
 		if !slices.Equal(countries, []string{"DE:Germany"}) {
 			t.Errorf("the filtered countries are %q", countries)
 		}
@@ -551,10 +554,10 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 		audit("filtered", width)
 
 		// A second filter: the browser; then the full list of pages keeps both.
-		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-browser] td[title="Firefox"] a`)))
+		do(chromedp.Click(chromedp.CSS(`section[data-stat=browser] td[title="Firefox"] a`)))
 		waitFor("two chips", func() bool { return len(chips()) == 2 })
 		audit("filtered-two", width)
-		do(chromedp.Click(chromedp.CSS(`section[aria-labelledby=top-page] .card-links a`)), chromedp.WaitVisible(chromedp.CSS(".toolbar")))
+		do(chromedp.Click(chromedp.CSS(`section[data-stat=page] .card-links a`)), chromedp.WaitVisible(chromedp.CSS(".toolbar")))
 		if q := at(); q.Get("filter[country]") != "DE:Germany" || q.Get("filter[browser]") != "Firefox" {
 			t.Errorf("the full list's address %v lost a filter", q)
 		}

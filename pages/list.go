@@ -3,6 +3,7 @@ package pages
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sync/errgroup"
@@ -54,6 +55,11 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	// The parameters of the API's list, read and checked as the API reads them.
 	params := stats.ParseListQuery(string(stat.Name), rng, q, errs)
 	filters := params.Filters
+	// A dashboard's comparison comes along (its full list links keep it) and goes back to it.
+	var cmp stats.Comparison
+	if len(errs) == 0 && slices.ContainsFunc(stats.CompareParams, q.Has) {
+		cmp = parseComparison(q, rng, errs)
+	}
 	if len(errs) > 0 {
 		p.badParams(w, r, site.Domain, errs)
 		return
@@ -91,10 +97,14 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	dash := v.path
 	// A value links to the dashboard filtered by it, keeping the range and the filters: the
 	// view of everything else those visits did, which the filter is for. The chips stay here.
-	toDashboard := newFilterLinks(dash, v.with(rangeParams(q)), filters)
+	back, home := v.with(rangeParams(q)), rng.Query()
+	for k, vs := range cmp.Query() {
+		back[k], home[k] = vs, vs
+	}
+	toDashboard := newFilterLinks(dash, back, filters)
 	data := listPage{
 		Domain: site.Domain, Stat: stat, Range: rng, Params: params, Total: total, Filters: filters,
-		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: v.url("", withFilters(rng.Query(), filters)),
+		Rows: topRows(stat.Name, entries, toDashboard.add), Dashboard: v.url("", withFilters(home, filters)),
 		ExportURL: exportURL(v, stat.Name, rng, filters), PerPages: stats.PerPageValues,
 		FilterBar: newFilterLinks(dash+"/"+string(stat.Name), q, filters).bar(p.links.Base(r, web.Page)),
 	}

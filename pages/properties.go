@@ -25,7 +25,7 @@ const propertiesExport = "properties"
 
 // propertiesPanel is the data of the Properties panel; nil when the range has no property.
 type propertiesPanel struct {
-	Keys      []presetLink // the key chooser; Current marks the key shown
+	Keys      []tabLink // the key chooser; Current marks the key shown
 	Key       string
 	Rows      []topRow // its values
 	Distinct  int64    // how many values it has
@@ -90,7 +90,7 @@ func newPropertiesPanel(dash string, query url.Values, links filterLinks, reads 
 			q[name] = v
 		}
 		q.Set(propertyParam, k.Value)
-		panel.Keys = append(panel.Keys, presetLink{Label: k.Value, URL: dash + "?" + q.Encode(), Current: k.Value == reads.key})
+		panel.Keys = append(panel.Keys, tabLink{Label: k.Value, URL: dash + "?" + q.Encode(), Current: k.Value == reads.key})
 	}
 	link := func(_ stats.Name, value string) string {
 		if value == stats.Other {

@@ -86,36 +86,6 @@ func dateParam(q url.Values, name string, errs stats.FieldErrors) (time.Time, bo
 	return t, true
 }
 
-// preset is one of the dashboard's ready-made ranges.
-type preset struct {
-	Label   string
-	Range   stats.Range
-	Current bool
-}
-
-// presets are today, 7 days, 30 days, this month, last month, this year and all time (from the
-// first day with data, or today when there is none).
-func presets(today, first time.Time, current stats.Range) []preset {
-	monthStart := stats.MonthStart(today)
-	lastMonthStart := monthStart.AddDate(0, -1, 0)
-	list := []preset{
-		{Label: "Today", Range: stats.Range{From: today, To: today}},
-		{Label: "7 days", Range: stats.Range{From: today.AddDate(0, 0, -6), To: today}},
-		{Label: "30 days", Range: stats.Range{From: today.AddDate(0, 0, -29), To: today}},
-		{Label: "This month", Range: stats.Range{From: monthStart, To: today}},
-		{Label: "Last month", Range: stats.Range{From: lastMonthStart, To: monthStart.AddDate(0, 0, -1)}},
-		{Label: "This year", Range: stats.Range{From: time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC), To: today}},
-		{Label: "All time", Range: stats.Range{From: earliest(first, today), To: today}},
-	}
-	for i := range list {
-		if list[i].Range == current {
-			list[i].Current = true
-			break // "30 days" and "this month" can be the same days: mark one
-		}
-	}
-	return list
-}
-
 // errorLines is the refusals as sentences, sorted by field, for the error page.
 func errorLines(f stats.FieldErrors) []string {
 	names := make([]string, 0, len(f))
@@ -130,11 +100,4 @@ func errorLines(f stats.FieldErrors) []string {
 		}
 	}
 	return out
-}
-
-func earliest(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

@@ -35,7 +35,11 @@ type headline struct {
 	web.Figure
 	Label  string // what it is
 	Counts string // what it counts, in a few words
-	Class  string // "visitors" or "pageviews" when the chart draws it, for the colour key
+	// Metric is the graph's name of it (graph_metric=); URL, the dashboard graphing it, is
+	// set when the graph can draw it (cardLinks), Current when it does.
+	Metric  string
+	URL     string
+	Current bool
 }
 
 // visitsReads are the reads behind the panel, run beside the dashboard's other reads.
@@ -105,13 +109,13 @@ func newVisitsPanel(base string, view statsView, rng stats.Range, cmp stats.Comp
 	}
 	panel := visitsPanel{
 		Numbers: []headline{
-			{Figure: f.Visitors, Label: "Unique visitors", Counts: "people, counted once a day", Class: "visitors"},
-			{Figure: f.Visits, Label: "Visits", Counts: "runs of pageviews with no 30-minute gap"},
-			{Figure: f.Pageviews, Label: "Pageviews", Counts: "pages loaded", Class: "pageviews"},
-			{Figure: f.ViewsPerVisit, Label: "Views per visit", Counts: "pageviews ÷ visits"},
-			{Figure: f.BounceRate, Label: "Bounce rate", Counts: "visits of one pageview, no event"},
-			{Figure: f.VisitDuration, Label: "Visit duration", Counts: "mean, first to last hit"},
-			{Figure: f.Events, Label: "Events", Counts: "event hits (not pageviews)"},
+			{Figure: f.Visitors, Label: "Unique visitors", Counts: "people, counted once a day", Metric: "visitors"},
+			{Figure: f.Visits, Label: "Visits", Counts: "runs of pageviews with no 30-minute gap", Metric: "visits"},
+			{Figure: f.Pageviews, Label: "Pageviews", Counts: "pages loaded", Metric: "pageviews"},
+			{Figure: f.ViewsPerVisit, Label: "Views per visit", Counts: "pageviews ÷ visits", Metric: "views_per_visit"},
+			{Figure: f.BounceRate, Label: "Bounce rate", Counts: "visits of one pageview, no event", Metric: "bounce_rate"},
+			{Figure: f.VisitDuration, Label: "Visit duration", Counts: "mean, first to last hit", Metric: "visit_duration"},
+			{Figure: f.Events, Label: "Events", Counts: "event hits (not pageviews)", Metric: "events"},
 		},
 		CurrentVisitors: v.current,
 		Filtered:        filtered,

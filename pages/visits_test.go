@@ -94,7 +94,7 @@ func (s sums) shown() []string {
 var (
 	numberRE = regexp.MustCompile(`<div class="number">([^<]*)</div>`)
 	beforeRE = regexp.MustCompile(`<span class="muted">vs\. ([^<]*)</span>`)
-	titleRE  = regexp.MustCompile(`<rect class="day"[^>]*><title>([^<]*)</title>`)
+	titleRE  = regexp.MustCompile(`<rect class="slot"[^>]*><title>([^<]*)</title>`)
 )
 
 func TestDashboardHeadlineNumbers(t *testing.T) {
@@ -156,25 +156,29 @@ func TestDashboardChartByHourUpToTwoDays(t *testing.T) {
 		}
 		return out
 	}
-	hourTitles := func(d repotest.VisitDay) []string {
+	// The graph draws unique visitors, or the pageviews of graph_metric=pageviews.
+	hourTitles := func(d repotest.VisitDay, pageviews bool) []string {
 		var out []string
 		for h, c := range d.Hours {
-			out = append(out, fmt.Sprintf("%s %02d:00: %s, %s", d.Day.Format(time.DateOnly), h,
-				spelled(c.Pageviews, "pageview", "pageviews"), spelled(c.Visitors, "visitor", "visitors")))
+			n := spelled(c.Visitors, "unique visitor", "unique visitors")
+			if pageviews {
+				n = spelled(c.Pageviews, "pageview", "pageviews")
+			}
+			out = append(out, fmt.Sprintf("%s %02d:00: %s", d.Day.Format(time.DateOnly), h, n))
 		}
 		return out
 	}
-	if got, want := titles("?from=2026-03-20&to=2026-03-20"), hourTitles(days[2]); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got, want := titles("?from=2026-03-20&to=2026-03-20"), hourTitles(days[2], false); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("one day:\n got %q\nwant %q", got, want)
 	}
-	if got, want := titles("?from=2026-03-19&to=2026-03-20"), append(hourTitles(days[1]), hourTitles(days[2])...); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got, want := titles("?from=2026-03-19&to=2026-03-20&graph_metric=pageviews"), append(hourTitles(days[1], true), hourTitles(days[2], true)...); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("two days:\n got %q\nwant %q", got, want)
 	}
 	var want []string
 	for _, d := range days {
-		want = append(want, fmt.Sprintf("%s: %d pageviews, %d visitors", d.Day.Format(time.DateOnly), d.Pageviews, d.Visitors))
+		want = append(want, fmt.Sprintf("%s: %s", d.Day.Format(time.DateOnly), spelled(d.Pageviews, "pageview", "pageviews")))
 	}
-	if got := titles("?from=2026-03-18&to=2026-03-20"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got := titles("?from=2026-03-18&to=2026-03-20&graph_metric=pageviews"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("three days, by day:\n got %q\nwant %q", got, want)
 	}
 }
@@ -309,12 +313,12 @@ func TestDashboardChartByWeek(t *testing.T) {
 				pv, vi = pv+d.Pageviews, vi+d.Visitors
 			}
 		}
-		want = append(want, fmt.Sprintf("week of %s: %s, %s", w.Format(time.DateOnly), spelled(pv, "pageview", "pageviews"), spelled(vi, "visitor", "visitors")))
+		want = append(want, fmt.Sprintf("week of %s: %s", w.Format(time.DateOnly), spelled(vi, "unique visitor", "unique visitors")))
 	}
 	if len(want) != 18 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("weeks:\n got %q\nwant %q", got, want)
 	}
-	if !strings.Contains(p.body, "Pageviews and visitors per week") {
+	if !strings.Contains(p.body, "Unique visitors per week") {
 		t.Error("the chart does not say it is per week")
 	}
 }

@@ -1,0 +1,98 @@
+package pages
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/analytics-service/analytics/pages/graph"
+	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// The dashboard's graph (pages/graph): the metric of the card clicked (graph_metric=), in
+// buckets of the interval chosen (interval=, as the range allows), with the comparison's
+// dashed line.
+
+// graphPanel is the data of the "graph" template (_graph.html).
+type graphPanel struct {
+	Metric   graph.Metric
+	Unit     string // "hour", "day", "week" or "month"
+	Charts   []graphChart
+	Table    []graph.Row
+	Compared bool   // the chart and the table have the comparison's numbers
+	Before   string // what the dashed line is: "the 30 days before"
+	// Intervals is the interval switch: the intervals the range allows, the shown one
+	// current; the one after it is the keyboard's I.
+	Intervals []intervalLink
+}
+
+// graphChart is one drawing of the graph with what it says to a screen reader.
+type graphChart struct {
+	graph.Chart
+	Summary string
+}
+
+type intervalLink struct {
+	Label   string
+	URL     string
+	Current bool
+	Next    bool // the keyboard's I goes to it
+}
+
+var intervalLabels = map[stats.Interval]string{stats.Hour: "Hours", stats.Daily: "Days", stats.Week: "Weeks", stats.Month: "Months"}
+
+// parseGraph reads graph_metric and interval, each refusal on its parameter (the range is
+// valid: interval is checked against it).
+func parseGraph(q url.Values, rng stats.Range, errs stats.FieldErrors) (graph.Metric, stats.Interval) {
+	for _, name := range []string{graph.MetricParam, graph.IntervalParam} {
+		if len(q[name]) > 1 {
+			errs.Add(name, "must be sent once")
+		}
+	}
+	m, msg := graph.ParseMetric(q.Get(graph.MetricParam))
+	if msg != "" {
+		errs.Add(graph.MetricParam, msg)
+	}
+	interval, msg := graph.ParseInterval(q.Get(graph.IntervalParam), rng)
+	if msg != "" {
+		errs.Add(graph.IntervalParam, msg)
+	}
+	return m, interval
+}
+
+// newGraphPanel lays out the graph of series (and of compared, none without a comparison)
+// in the website's zone loc; base+addr make the interval switch's links.
+func newGraphPanel(base string, addr dashAddress, m graph.Metric, interval stats.Interval, rng stats.Range, series, compared []repository.Bucket, loc *time.Location, before string) graphPanel {
+	points := graphPoints(m, interval, series, loc)
+	var cmp []graph.Point
+	if compared != nil {
+		cmp = graphPoints(m, interval, compared, loc)
+	}
+	panel := graphPanel{Metric: m, Unit: string(interval), Table: graph.Table(m, points, cmp), Compared: len(cmp) > 0, Before: before}
+	for _, shape := range graph.Shapes {
+		panel.Charts = append(panel.Charts, graphChart{Chart: graph.Draw(shape, m, points, cmp),
+			Summary: graph.Summary(m, string(interval), rng.String(), points)})
+	}
+	next := graph.Next(interval, rng)
+	for _, i := range graph.Allowed(rng) {
+		panel.Intervals = append(panel.Intervals, intervalLink{Label: intervalLabels[i], URL: base + addr.set(graph.IntervalParam, string(i)),
+			Current: i == interval, Next: i == next && i != interval})
+	}
+	return panel
+}
+
+// cardLinks makes each card of a metric the graph can draw a link to the graph of it, the
+// shown one current.
+func cardLinks(numbers []headline, base string, addr dashAddress, shown graph.Metric) {
+	for i := range numbers {
+		n := &numbers[i]
+		if _, msg := graph.ParseMetric(n.Metric); n.Metric == "" || msg != "" {
+			continue
+		}
+		value := n.Metric
+		if value == graph.Metrics[0].Name {
+			value = "" // the default: the address without it
+		}
+		n.URL, n.Current = base+addr.set(graph.MetricParam, value)+"#top-stats", n.Metric == shown.Name
+	}
+}

@@ -1,0 +1,104 @@
+package graph
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analytics-service/analytics/stats"
+)
+
+func days(from string, n int) stats.Range {
+	f, _ := time.Parse(time.DateOnly, from)
+	return stats.Range{From: f, To: f.AddDate(0, 0, n-1)}
+}
+
+// Each range allows the intervals Plausible's does, and asks for a default that is never a
+// hairline per day over a year.
+func TestIntervalsOfRanges(t *testing.T) {
+	for _, c := range []struct {
+		days    int
+		allowed string
+		def     stats.Interval
+	}{
+		{1, "hour", stats.Hour}, {2, "hour day", stats.Hour}, {7, "hour day week", stats.Daily},
+		{31, "hour day week", stats.Daily}, {32, "day week", stats.Daily}, {61, "day week", stats.Daily},
+		{62, "day week month", stats.Daily}, {365, "day week month", stats.Week}, {800, "day week month", stats.Month},
+	} {
+		r := days("2026-01-01", c.days)
+		var got []string
+		for _, i := range Allowed(r) {
+			got = append(got, string(i))
+		}
+		if strings.Join(got, " ") != c.allowed || Default(r) != c.def {
+			t.Errorf("%d days: allowed %v default %s, want %s and %s", c.days, got, Default(r), c.allowed, c.def)
+		}
+		if !Allows(Default(r), r) {
+			t.Errorf("%d days: the default %s is not allowed", c.days, Default(r))
+		}
+	}
+}
+
+func TestParseIntervalAndMetric(t *testing.T) {
+	year := days("2025-01-01", 365)
+	if i, msg := ParseInterval("", year); i != stats.Week || msg != "" {
+		t.Errorf("no interval: %s %q", i, msg)
+	}
+	if i, msg := ParseInterval("month", year); i != stats.Month || msg != "" {
+		t.Errorf("month: %s %q", i, msg)
+	}
+	if _, msg := ParseInterval("hour", year); msg != "hour is not allowed for 1 Jan 2025 – 31 Dec 2025 (365 days); it allows day, week, month" {
+		t.Errorf("hour over a year: %q", msg)
+	}
+	if _, msg := ParseInterval("minute", days("2025-01-01", 1)); msg != "must be one of hour, day, week, month" {
+		t.Errorf("minute: %q", msg)
+	}
+	if i := Next(stats.Month, year); i != stats.Daily {
+		t.Errorf("after month: %s", i)
+	}
+	if m, msg := ParseMetric("bounce_rate"); m.Name != "bounce_rate" || msg != "" {
+		t.Errorf("bounce_rate: %s %q", m.Name, msg)
+	}
+	if m, msg := ParseMetric(""); m.Name != "visitors" || msg != "" {
+		t.Errorf("none: %s %q", m.Name, msg)
+	}
+	if _, msg := ParseMetric("<b>"); !strings.HasPrefix(msg, "must be one of visitors, visits, pageviews, ") {
+		t.Errorf("unknown: %q", msg)
+	}
+}
+
+// The line breaks where a rate has nothing to divide (no 0 drawn), a lone point is a dot,
+// and each point's title has its value and the compared one's with the change.
+func TestDrawBreaksAndTitles(t *testing.T) {
+	m, _ := ParseMetric("bounce_rate")
+	pts := []Point{{Label: "d1", Units: 500, Defined: true}, {Label: "d2", Units: 250, Defined: true},
+		{Label: "d3"}, {Label: "d4", Units: 1000, Defined: true}, {Label: "d5"}}
+	cmp := []Point{{Label: "c1", Units: 250, Defined: true}, {Label: "c2"}, {Label: "c3", Units: 100, Defined: true},
+		{Label: "c4", Units: 800, Defined: true}, {Label: "c5", Units: 1, Defined: true}}
+	c := Draw(Shapes[0], m, pts, cmp)
+	if strings.Count(c.Line, "M") != 2 || strings.Count(c.Line, "L") != 1 {
+		t.Errorf("line %q: want a piece of two points and a lone one", c.Line)
+	}
+	if len(c.Dots) != 1 || len(c.Slots) != 5 {
+		t.Errorf("%d dots (want 1), %d slots (want 5)", len(c.Dots), len(c.Slots))
+	}
+	if strings.Count(c.Compared, "M") != 2 {
+		t.Errorf("compared line %q: want two pieces", c.Compared)
+	}
+	if got := c.Slots[0].Title; got != "d1: 50% bounce rate; compared with c1: 25% bounce rate (+100%)" {
+		t.Errorf("title %q", got)
+	}
+	if got := c.Slots[2].Title; got != "d3: – bounce rate; compared with c3: 10% bounce rate (–)" || c.Slots[2].MarkY != "" {
+		t.Errorf("title of a gap %q, mark %q", got, c.Slots[2].MarkY)
+	}
+	if c.Grid[4].Label != "100%" {
+		t.Errorf("top of the scale %q", c.Grid[4].Label)
+	}
+	if len(Draw(Shapes[1], m, pts, nil).Slots) != 0 {
+		t.Error("the compact chart has hover targets")
+	}
+	visits, _ := ParseMetric("visits")
+	if got := title(visits, Point{Label: "d", Units: 1, Defined: true}, nil, 0); got != "d: 1 visit" {
+		t.Errorf("one visit: %q", got)
+	}
+}
