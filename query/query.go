@@ -164,7 +164,7 @@ func Parse(body []byte, env Env) (*Query, error) {
 		if err != nil {
 			return nil, err
 		}
-		q.Filters = append(q.Filters, filter)
+		q.Filters = append(q.Filters, spliced(f, filter)...)
 	}
 	if err := checkCost(q.Filters); err != nil {
 		return nil, err

@@ -81,6 +81,18 @@ func (p *filterParser) parseSegment(op Op, parts []json.RawMessage, depth int) (
 	return Filter{Op: Or, Children: each}, nil
 }
 
+// spliced are a top-level filter as the query's filters: a segment of one id is its
+// filters, each as if the query had them itself (so that a page filter among them counts
+// only its pages' pageviews, as the query's own page filter does, which a filter inside an
+// and does not); any other filter is itself.
+func spliced(raw json.RawMessage, f Filter) []Filter {
+	var parts []json.RawMessage
+	if json.Unmarshal(raw, &parts) == nil && isSegment(parts) && f.Op == And {
+		return f.Children
+	}
+	return []Filter{f}
+}
+
 // parseList reads a list of filters that must all hold, at depth, as one And.
 func (p *filterParser) parseList(raw []byte, depth int) (Filter, error) {
 	var list []json.RawMessage

@@ -29,8 +29,8 @@ func body(filters string) string {
 	return `{"site_id": "a.example", "metrics": ["visitors"], "date_range": "7d", "filters": ` + filters + `}`
 }
 
-// TestSegmentExpands: a segment filter is its segment's filters (an and), several segments
-// an or of them, and the tree is the one its filters written out give.
+// TestSegmentExpands: a segment filter is its segment's filters (at the top, the query's
+// own; elsewhere an and), several segments an or of them, and the tree is the one its filters written out give.
 func TestSegmentExpands(t *testing.T) {
 	segs := map[int64]string{
 		1: `[["is", "visit:country", ["DE"]], ["contains", "event:page", ["/blog"]]]`,
@@ -40,7 +40,8 @@ func TestSegmentExpands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := parseWith(t, body(`[["and", [["is", "visit:country", ["DE"]], ["contains", "event:page", ["/blog"]]]]]`), nil)
+	// At the top, one segment's filters are the query's own.
+	want, err := parseWith(t, body(`[["is", "visit:country", ["DE"]], ["contains", "event:page", ["/blog"]]]`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +59,17 @@ func TestSegmentExpands(t *testing.T) {
 	}
 	if !reflect.DeepEqual(q.Filters, want.Filters) {
 		t.Errorf("segments 1, 2: %+v, want %+v", q.Filters, want.Filters)
+	}
+	q, err = parseWith(t, body(`[["not", ["is", "segment", [2]]]]`), segs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = parseWith(t, body(`[["not", ["and", [["is", "visit:browser", ["Firefox"]]]]]]`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(q.Filters, want.Filters) {
+		t.Errorf("not segment 2: %+v, want %+v", q.Filters, want.Filters)
 	}
 }
 

@@ -17,6 +17,21 @@ func (s *Service) Annotations(ctx context.Context, site repository.Website, user
 	return s.repo.Annotations(ctx, site.ID, userID, from, to)
 }
 
+// dateRule is the refusal of an annotation's date.
+const dateRule = "must be a date, YYYY-MM-DD"
+
+// parseDate reads an annotation's day.
+func parseDate(s string) (time.Time, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("annotation date: %w", err)
+	}
+	if t.Year() < 1 { // PostgreSQL has no year 0
+		return time.Time{}, fmt.Errorf("annotation date: year %d", t.Year())
+	}
+	return t, nil
+}
+
 // checkNote is the refusal of an annotation's note (trimmed), "" when it is fine.
 func checkNote(note string) string {
 	if n := utf8.RuneCountInString(note); n < 1 || n > MaxNote {
@@ -35,13 +50,17 @@ func (s *Service) CreateAnnotation(ctx context.Context, site repository.Website,
 	if c.Type != nil {
 		kind = *c.Type
 	}
-	if err := mayWrite(site, kind); err != nil {
+	err := mayWrite(site, kind)
+	if err != nil {
 		return repository.Annotation{}, nil, err
 	}
 	errs := stats.FieldErrors{}
 	checkKind(c.Type, errs)
-	if c.Day == nil {
+	var day time.Time
+	if c.Date == nil {
 		errs.Add("date", "is required")
+	} else if day, err = parseDate(*c.Date); err != nil {
+		errs.Add("date", dateRule)
 	}
 	if c.Note == nil {
 		errs.Add("note", "is required")
@@ -51,7 +70,7 @@ func (s *Service) CreateAnnotation(ctx context.Context, site repository.Website,
 	if len(errs) > 0 {
 		return repository.Annotation{}, errs, nil
 	}
-	out, err := s.repo.CreateAnnotation(ctx, site.ID, owner(kind, userID), *c.Day, strings.TrimSpace(*c.Note))
+	out, err := s.repo.CreateAnnotation(ctx, site.ID, owner(kind, userID), day, strings.TrimSpace(*c.Note))
 	if errors.Is(err, repository.ErrPinnedLimit) {
 		return repository.Annotation{}, stats.FieldErrors{"note": {fmt.Sprintf("a website has at most %d annotations", repository.MaxAnnotations)}}, nil
 	}
@@ -69,6 +88,11 @@ func (s *Service) UpdateAnnotation(ctx context.Context, site repository.Website,
 	}
 	errs := stats.FieldErrors{}
 	checkKind(c.Type, errs)
+	if c.Date != nil {
+		if a.Day, err = parseDate(*c.Date); err != nil {
+			errs.Add("date", dateRule)
+		}
+	}
 	if c.Note != nil {
 		a.Note = strings.TrimSpace(*c.Note)
 		if msg := checkNote(a.Note); msg != "" {
@@ -83,9 +107,6 @@ func (s *Service) UpdateAnnotation(ctx context.Context, site repository.Website,
 			return repository.Annotation{}, nil, err
 		}
 		a.UserID = owner(*c.Type, userID)
-	}
-	if c.Day != nil {
-		a.Day = *c.Day
 	}
 	out, err := s.repo.UpdateAnnotation(ctx, a)
 	return out, nil, err

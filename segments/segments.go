@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/repository"
@@ -49,7 +48,7 @@ type Change struct {
 	Name    *string
 	Type    *string
 	Filters []byte     // segments: the query API's filter list as JSON
-	Day     *time.Time // annotations
+	Date    *string    // annotations: YYYY-MM-DD
 	Note    *string    // annotations
 }
 
