@@ -47,6 +47,8 @@ type dashboardPage struct {
 	GoalsRevenue bool
 	Properties   *propertiesPanel // nil when the range has no custom property
 	Funnel       *funnelPanel     // nil when the website has no funnels
+	Pinned       pinnedView       // segments and annotations (pinned.go)
+	Map          *countryMap      // the countries' map (map.go)
 }
 
 type presetLink struct {
@@ -211,6 +213,10 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
 	}
 	data.Funnel = newFunnelPanel(reads.funnel, q, base+v.path)
+	if err := p.dashboardExtras(r, site, v, rng, filters, reads.series, &data); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
