@@ -6,8 +6,10 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/testkit/harness"
@@ -107,4 +109,108 @@ func menuOf(body string) string {
 	}
 	end := strings.Index(body[start:], "</details>")
 	return body[start : start+end]
+}
+
+// TestAnnotationsOnTheDashboard: a note of up to 300 characters on a day shows as a marker
+// under the graph (its note as the marker's title) and in the list, escaped; 301 characters
+// and a bad date are readable 422 pages; personal notes are their maker's only; a site-wide
+// one needs an editor and is seen by everyone.
+func TestAnnotationsOnTheDashboard(t *testing.T) {
+	e, id, _, owner, viewer := pinnedSite(t)
+	add := func(b *browser, form url.Values) page {
+		t.Helper()
+		form.Set("return", "from=2026-03-01&to=2026-03-20")
+		return b.post(fmt.Sprintf("/websites/%d/annotations", id), form)
+	}
+	note := "<script>alert(1)</script> launch " + strings.Repeat("x", 266)
+	wantStatus(t, "add", add(owner, url.Values{"date": {"2026-03-10"}, "note": {note}, "type": {"site"}}), http.StatusSeeOther)
+	wantStatus(t, "add personal", add(viewer, url.Values{"date": {"2026-03-12"}, "note": {"viewer's own"}}), http.StatusSeeOther)
+	for _, bad := range []struct {
+		who    *browser
+		form   url.Values
+		status int
+		says   string
+	}{
+		{owner, url.Values{"date": {"2026-03-10"}, "note": {strings.Repeat("é", 301)}}, http.StatusUnprocessableEntity, "note must be 1 to 300 characters"},
+		{owner, url.Values{"date": {"2026-03-10"}, "note": {"  "}}, http.StatusUnprocessableEntity, "must be 1 to 300 characters"},
+		{owner, url.Values{"date": {"10/03/2026"}, "note": {"x"}}, http.StatusUnprocessableEntity, "date must be a date, YYYY-MM-DD"},
+		{owner, url.Values{"note": {"x"}}, http.StatusUnprocessableEntity, "date is required"},
+		{viewer, url.Values{"date": {"2026-03-10"}, "note": {"x"}, "type": {"site"}}, http.StatusForbidden, "role"},
+	} {
+		p := add(bad.who, bad.form)
+		if p.status != bad.status || !strings.Contains(html.UnescapeString(p.body), bad.says) {
+			t.Errorf("%v: %d, want %d saying %q\n%.1500s", bad.form, p.status, bad.status, bad.says, p.body)
+		}
+	}
+	dash := owner.get("/stats/pinned.example?from=2026-03-01&to=2026-03-20")
+	wantStatus(t, "dashboard", dash, http.StatusOK)
+	if strings.Contains(dash.body, "<script>alert(1)</script>") || !strings.Contains(dash.body, "&lt;script&gt;alert(1)&lt;/script&gt; launch") {
+		t.Error("the note is not escaped, or not shown")
+	}
+	if n := strings.Count(dash.body, `<path class="marker"`); n != 2 { // one a chart shape
+		t.Errorf("%d markers, want 2 (wide and compact)", n)
+	}
+	if !strings.Contains(dash.body, "<title>2026-03-10: &lt;script&gt;") || strings.Contains(dash.body, "viewer&#39;s own") {
+		t.Errorf("the marker's title, or the viewer's personal note:\n%s", dash.body[strings.Index(dash.body, `class="annotations"`):][:800])
+	}
+	if v := viewer.get("/stats/pinned.example?from=2026-03-01&to=2026-03-20"); !strings.Contains(v.body, "viewer&#39;s own") || strings.Count(v.body, `<path class="marker"`) != 4 {
+		t.Error("the viewer does not see both notes")
+	}
+	// Out of the range: no marker. A stranger on the public dashboard sees the site-wide one.
+	if p := owner.get("/stats/pinned.example?from=2026-03-11&to=2026-03-20"); strings.Contains(p.body, `class="marker"`) {
+		t.Error("a note outside the range has a marker")
+	}
+	if p := e.browser().get("/stats/pinned.example?from=2026-03-01&to=2026-03-20"); strings.Count(p.body, `<path class="marker"`) != 2 || strings.Contains(p.body, "Add an annotation") {
+		t.Error("a stranger: the site-wide note's markers, and no form")
+	}
+	notes, err := e.Repo.Annotations(context.Background(), id, 0, time.Time{}, time.Time{})
+	if err != nil || len(notes) != 1 {
+		t.Fatalf("site-wide notes: %v %v", notes, err)
+	}
+	path := fmt.Sprintf("/websites/%d/annotations/%d/delete", id, notes[0].ID)
+	wantStatus(t, "the viewer deletes the site-wide note", viewer.post(path, nil), http.StatusForbidden)
+	wantStatus(t, "delete", owner.post(path, nil), http.StatusSeeOther)
+	wantStatus(t, "delete again", owner.post(path, nil), http.StatusNotFound)
+}
+
+// TestCountryMap: the map shades the range's countries by the Countries list's counts, a
+// country with visits links to its filter and says its number, one without has no link.
+func TestCountryMap(t *testing.T) {
+	_, _, _, owner, _ := pinnedSite(t)
+	dash := owner.get("/stats/pinned.example?from=2026-03-01&to=2026-03-20")
+	wantStatus(t, "dashboard", dash, http.StatusOK)
+	m := between(dash.body, `<figure class="country-map">`, "</figure>")
+	// seedMonth: the US counts most, Japan a third of it (shade 3 of 5: by the square root);
+	// none in Brazil.
+	us := regexp.MustCompile(`<a href="/stats/pinned.example\?filter%5Bcountry%5D=US%3AUnited&#43;States&amp;from=2026-03-01&amp;to=2026-03-20"><path class="land shade-5" d="M[^"]+"><title>United States: [\d,]+ visits</title>`)
+	if !us.MatchString(m) {
+		t.Errorf("no link for the US, darkest:\n%.1500s", m)
+	}
+	jp := regexp.MustCompile(`filter%5Bcountry%5D=JP%3AJapan[^"]*"><path class="land shade-([0-5])"`)
+	if got := jp.FindStringSubmatch(m); got == nil || got[1] != "3" {
+		t.Errorf("Japan: %v", got)
+	}
+	if !strings.Contains(m, `<path class="land shade-0" d="`) || !strings.Contains(m, "<title>Brazil: no visits</title>") || strings.Contains(m, "country%5D=BR") {
+		t.Error("Brazil: no visits, no link")
+	}
+	// The countries' table stays beside the map, in the same card.
+	card := between(dash.body, `aria-labelledby="top-country"`, "</section>")
+	if !strings.Contains(card, `class="country-map"`) || !strings.Contains(card, "<table") {
+		t.Error("the map and the table are not in one card")
+	}
+	// Filtered by a country, its link keeps the other filters (none here) and the range.
+	filtered := owner.get("/stats/pinned.example?from=2026-03-01&to=2026-03-20&filter%5Bcountry%5D=DE%3AGermany")
+	wantStatus(t, "filtered", filtered, http.StatusOK)
+}
+
+func between(s, from, to string) string {
+	i := strings.Index(s, from)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(s[i:], to)
+	if j < 0 {
+		return s[i:]
+	}
+	return s[i : i+j]
 }
