@@ -89,10 +89,15 @@ func (p *Pages) dashboardExtras(r *http.Request, site repository.Website, v stat
 func (p *Pages) pinnedView(ctx context.Context, site repository.Website, userID int64, v statsView, rng stats.Range, filters stats.Filters, q url.Values) (pinnedView, error) {
 	out := pinnedView{SiteID: site.ID, Return: q.Encode(), SignedIn: userID != 0, MaxNote: segments.MaxNote,
 		CanSite: userID != 0 && site.Role.Can(repository.RoleEditor), NoteDay: rng.To.Format(time.DateOnly)}
-	// userID 0 (nobody, or a shared view) sees the website's own only.
-	segs, err := p.pinned.Segments(ctx, site, userID)
-	if err != nil {
-		return pinnedView{}, err
+	// userID 0 (nobody, or a shared view) sees the website's own only; a shared link's view
+	// lists no segment (its viewer is shown what the link was made for, not the website's
+	// saved views).
+	var segs []repository.Segment
+	if v.shared == nil {
+		var err error
+		if segs, err = p.pinned.Segments(ctx, site, userID); err != nil {
+			return pinnedView{}, err
+		}
 	}
 	links := newFilterLinks(v.path, q, filters)
 	for _, s := range segs {

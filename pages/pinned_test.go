@@ -48,6 +48,10 @@ func TestSegmentsOnTheDashboard(t *testing.T) {
 	if err != nil || len(segs) != 0 {
 		t.Fatalf("site-wide segments: %v %v", segs, err)
 	}
+	if mine, _ := e.Repo.Segments(context.Background(), id, o.ID); len(mine) != 1 || strings.ReplaceAll(string(mine[0].Filters), " ", "") !=
+		`[["is","visit:browser",["Chrome","Firefox"],{"case_sensitive":false}],["is","visit:country",["DE"]]]` {
+		t.Errorf("saved as %+v", mine)
+	}
 	// Applied from the menu of the unfiltered dashboard: a link to the same filters.
 	plain := owner.get("/stats/pinned.example")
 	if !strings.Contains(plain.body, "Germans on &lt;b&gt;Chrome&lt;/b&gt;") || strings.Contains(plain.body, "<b>Chrome</b>") {
@@ -59,6 +63,17 @@ func TestSegmentsOnTheDashboard(t *testing.T) {
 	applied := owner.get("/stats/pinned.example?filter%5Bcountry%5D=DE&filter_any%5Bbrowser%5D=Chrome%7CFirefox")
 	if !strings.Contains(menuOf(applied.body), `aria-current="true"`) {
 		t.Errorf("the applied segment is not marked current:\n%s", menuOf(applied.body))
+	}
+	// A site-wide one is listed to a stranger on the public dashboard, not in a shared link's view.
+	site := owner.post(fmt.Sprintf("/websites/%d/segments", id), url.Values{"name": {"Everyone's"}, "type": {"site"}, "filter[country]": {"FR:France"}})
+	wantStatus(t, "save site-wide", site, http.StatusSeeOther)
+	if p := e.browser().get("/stats/pinned.example"); !strings.Contains(menuOf(p.body), "Everyone&#39;s") || strings.Contains(p.body, "Germans on") ||
+		strings.Contains(p.body, "Save these filters") {
+		t.Errorf("a stranger's menu:\n%s", menuOf(p.body))
+	}
+	shared := makeSharedLink(t, owner, id, url.Values{"name": {"press"}})
+	if p := e.browser().get(shared); p.status != http.StatusOK || strings.Contains(p.body, `class="segments"`) {
+		t.Errorf("the shared view (%d) lists segments:\n%s", p.status, menuOf(p.body))
 	}
 	// Personal: the viewer does not see it.
 	if strings.Contains(viewer.get("/stats/pinned.example").body, "Germans on") {
@@ -86,9 +101,10 @@ func TestSegmentsOnTheDashboard(t *testing.T) {
 		}
 	}
 	mine, err := e.Repo.Segments(context.Background(), id, o.ID)
-	if err != nil || len(mine) != 1 {
+	if err != nil || len(mine) != 2 || mine[1].Name != "Germans on <b>Chrome</b>" {
 		t.Fatalf("owner's segments after refusals: %v %v", mine, err)
 	}
+	mine = mine[1:] // the personal one (after "Everyone's")
 	path := fmt.Sprintf("/websites/%d/segments/%d", id, mine[0].ID)
 	wantStatus(t, "the viewer renames the owner's", viewer.post(path+"/rename", url.Values{"name": {"mine now"}}), http.StatusNotFound)
 	wantStatus(t, "the viewer deletes the owner's", viewer.post(path+"/delete", nil), http.StatusNotFound)
