@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/analytics-service/analytics/pages/dashparts"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
@@ -48,7 +49,7 @@ type dashboardPage struct {
 	Properties   *propertiesPanel // nil when the range has no custom property
 	Funnel       *funnelPanel     // nil when the website has no funnels
 	Pinned       pinnedView       // segments and annotations (pinned.go)
-	Map          *countryMap      // the countries' map (map.go)
+	Map          *dashparts.Map   // the countries' map (map.go)
 }
 
 type presetLink struct {

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/analytics-service/analytics/pages/dashparts"
 	"github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/segments"
@@ -34,8 +33,8 @@ type pinnedView struct {
 	CanSite     bool // the user may make the website's own (editor)
 	SignedIn    bool // a user with a role: may keep personal ones and notes
 	Annotations []annotationItem
-	Markers     []markerStrip // one a chart shape
-	NoteDay     string        // the add form's default date: the range's last day
+	Markers     []dashparts.Strip // one a chart shape
+	NoteDay     string            // the add form's default date: the range's last day
 	MaxNote     int
 }
 
@@ -56,19 +55,6 @@ type annotationItem struct {
 	CanEdit bool
 }
 
-// markerStrip is the row of annotation markers under one chart shape, in its units.
-type markerStrip struct {
-	Class   string
-	Width   string
-	Markers []marker
-}
-
-type marker struct {
-	X     string
-	ID    int64
-	Title string // "2026-03-10: the note"
-}
-
 // dashboardExtras reads and lays out the segments, annotations and map of a dashboard.
 func (p *Pages) dashboardExtras(r *http.Request, site repository.Website, v statsView, rng stats.Range, filters stats.Filters, series []repository.Bucket, data *dashboardPage) error {
 	ctx := r.Context()
@@ -80,7 +66,7 @@ func (p *Pages) dashboardExtras(r *http.Request, site repository.Website, v stat
 	if err != nil {
 		return err
 	}
-	pinned.Markers = markerStrips(pinned.Annotations, series, chartInterval(rng), p.zone(site).OfDay(rng.To))
+	pinned.Markers = markers(pinned.Annotations, series, chartInterval(rng), p.zone(site).OfDay(rng.To))
 	data.Pinned = pinned
 	data.Map, err = p.countryMap(ctx, site, rng, filters, newFilterLinks(v.path, r.URL.Query(), filters))
 	return err
@@ -103,7 +89,7 @@ func (p *Pages) pinnedView(ctx context.Context, site repository.Website, userID 
 	for _, s := range segs {
 		item := segmentItem{ID: s.ID, Name: s.Name, Site: s.Site(), CanEdit: userID != 0 && (!s.Site() || out.CanSite)}
 		if f, ok := query.SegmentDashboard(s.Filters); ok {
-			item.URL, item.Current = links.to(f), slices.EqualFunc(f, filters, sameFilter)
+			item.URL, item.Current = links.to(f), dashparts.SameFilters(f, filters)
 		}
 		out.Segments = append(out.Segments, item)
 	}
@@ -125,62 +111,25 @@ func (p *Pages) pinnedView(ctx context.Context, site repository.Website, userID 
 	return out, nil
 }
 
-// sameFilter compares two dashboard filters, a country by its code (as it filters: a
-// segment keeps the code only).
-func sameFilter(a, b stats.Filter) bool {
-	return a.Name == b.Name && a.Key == b.Key && a.Op == b.Op && slices.Equal(compared(a), compared(b))
-}
-
-func compared(f stats.Filter) []string {
-	values := f.List()
-	if d, _, ok := stats.DimensionOf(f.Name); !ok || d.Compare != stats.CodeBefore {
-		return values
-	}
-	out := make([]string, len(values))
-	for i, v := range values {
-		out[i], _, _ = strings.Cut(v, ":")
-	}
-	return out
-}
-
-// markerStrips place each annotation under the chart's bucket that holds its day, in every
-// chart shape (chart.go lays the buckets out: chartLeft, then equal slots).
-func markerStrips(notes []annotationItem, series []repository.Bucket, interval stats.Interval, loc *time.Location) []markerStrip {
-	var out []markerStrip
-	for _, shape := range chartShapes {
-		strip := markerStrip{Class: shape.Class, Width: num(shape.Width)}
-		slot := (shape.Width - chartLeft) / float64(max(len(series), 1))
-		for _, a := range notes {
-			i := bucketOf(a.Date, series, interval, loc)
-			if i < 0 {
-				continue
-			}
-			strip.Markers = append(strip.Markers, marker{X: num(chartLeft + (float64(i)+0.5)*slot), ID: a.ID, Title: a.Date + ": " + a.Note})
-		}
-		out = append(out, strip)
-	}
-	return out
-}
-
-// bucketOf is the index of the last bucket starting on or before the day (YYYY-MM-DD), -1
-// when the day is before the first. Hours start at their local time; days, weeks and months
-// at their date.
-func bucketOf(day string, series []repository.Bucket, interval stats.Interval, loc *time.Location) int {
-	found := -1
+// markers place the notes under the chart's buckets, in every chart shape (chart.go lays
+// the buckets out: chartLeft, then equal slots).
+func markers(notes []annotationItem, series []repository.Bucket, interval stats.Interval, loc *time.Location) []dashparts.Strip {
+	starts := make([]time.Time, len(series))
 	for i, b := range series {
-		start := b.Start
+		starts[i] = b.Start
 		if interval == stats.Hour {
-			start = start.In(loc)
+			starts[i] = b.Start.In(loc)
 		}
-		if start.Format(time.DateOnly) > day {
-			break
-		}
-		if interval == stats.Hour && found >= 0 && series[found].Start.In(loc).Format(time.DateOnly) == day {
-			continue // the day's first hour
-		}
-		found = i
 	}
-	return found
+	var charts []dashparts.Chart
+	for _, shape := range chartShapes {
+		charts = append(charts, dashparts.Chart{Class: shape.Class, Width: shape.Width, Left: chartLeft})
+	}
+	var ns []dashparts.Note
+	for _, a := range notes {
+		ns = append(ns, dashparts.Note{ID: a.ID, Date: a.Date, Text: a.Note})
+	}
+	return dashparts.Markers(ns, starts, interval == stats.Hour, charts)
 }
 
 // pinnedSite opens the website of a segment or annotation form for any role (personal ones

@@ -47,9 +47,9 @@ func Kind(userID *int64) string {
 type Change struct {
 	Name    *string
 	Type    *string
-	Filters []byte     // segments: the query API's filter list as JSON
-	Date    *string    // annotations: YYYY-MM-DD
-	Note    *string    // annotations
+	Filters []byte  // segments: the query API's filter list as JSON
+	Date    *string // annotations: YYYY-MM-DD
+	Note    *string // annotations
 }
 
 // mayWrite refuses a user whose role may not make or change a pinned thing of kind (the
