@@ -19,7 +19,7 @@ fuzz:
 # Everything derived from openapi.yaml: gen/, gen/client/ and the TypeScript SDK's types
 # (scripts/generate.sh). The API documentation page is rendered from the embedded spec when the
 # service starts (web/docs.go).
-GENERATED = gen/api.gen.go gen/client/client.gen.go sdk/typescript/src/schema.ts web/script.min.js
+GENERATED = gen/api.gen.go gen/client/client.gen.go sdk/typescript/src/schema.ts web/script.min.js worldmap/outline.txt
 
 generate: tools sdk-deps
 	GO=$(GO) scripts/generate.sh

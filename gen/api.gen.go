@@ -23,6 +23,36 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AnnotationDeletedDeleted.
+const (
+	AnnotationDeletedDeletedTrue AnnotationDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the AnnotationDeletedDeleted enum.
+func (e AnnotationDeletedDeleted) Valid() bool {
+	switch e {
+	case AnnotationDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnnotationDeletedObject.
+const (
+	AnnotationDeletedObjectAnnotation AnnotationDeletedObject = "annotation"
+)
+
+// Valid indicates whether the value is a known member of the AnnotationDeletedObject enum.
+func (e AnnotationDeletedObject) Valid() bool {
+	switch e {
+	case AnnotationDeletedObjectAnnotation:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeletedDeleted.
 const (
 	DeletedDeletedTrue DeletedDeleted = true
@@ -173,6 +203,24 @@ func (e PageSize) Valid() bool {
 	}
 }
 
+// Defines values for PinnedType.
+const (
+	PinnedTypePersonal PinnedType = "personal"
+	PinnedTypeSite     PinnedType = "site"
+)
+
+// Valid indicates whether the value is a known member of the PinnedType enum.
+func (e PinnedType) Valid() bool {
+	switch e {
+	case PinnedTypePersonal:
+		return true
+	case PinnedTypeSite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlausibleHealthPostgres.
 const (
 	PlausibleHealthPostgresError PlausibleHealthPostgres = "error"
@@ -206,6 +254,36 @@ func (e Privacy) Valid() bool {
 	case PrivacyPrivate:
 		return true
 	case PrivacyPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SegmentDeletedDeleted.
+const (
+	SegmentDeletedDeletedTrue SegmentDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the SegmentDeletedDeleted enum.
+func (e SegmentDeletedDeleted) Valid() bool {
+	switch e {
+	case SegmentDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SegmentDeletedObject.
+const (
+	SegmentDeletedObjectSegment SegmentDeletedObject = "segment"
+)
+
+// Valid indicates whether the value is a known member of the SegmentDeletedObject enum.
+func (e SegmentDeletedObject) Valid() bool {
+	switch e {
+	case SegmentDeletedObjectSegment:
 		return true
 	default:
 		return false
@@ -620,6 +698,71 @@ type AlertsResponse struct {
 // address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
 type AllowedHostnames = string
 
+// Annotation defines model for Annotation.
+type Annotation struct {
+	Date openapi_types.Date `json:"date"`
+	Id   int64              `json:"id"`
+	Note string             `json:"note"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type PinnedType `json:"type"`
+}
+
+// AnnotationChange defines model for AnnotationChange.
+type AnnotationChange struct {
+	// Date The day, `YYYY-MM-DD`.
+	//
+	// Example: 2026-03-10
+	Date *string `json:"date,omitempty"`
+
+	// Note 1 to 300 characters once trimmed.
+	Note *string `json:"note,omitempty"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type *PinnedType `json:"type,omitempty"`
+}
+
+// AnnotationDeleted defines model for AnnotationDeleted.
+type AnnotationDeleted struct {
+	Deleted AnnotationDeletedDeleted `json:"deleted"`
+	Id      int64                    `json:"id"`
+	Object  AnnotationDeletedObject  `json:"object"`
+}
+
+// AnnotationDeletedDeleted defines model for AnnotationDeleted.Deleted.
+type AnnotationDeletedDeleted bool
+
+// AnnotationDeletedObject defines model for AnnotationDeleted.Object.
+type AnnotationDeletedObject string
+
+// AnnotationForm defines model for AnnotationForm.
+type AnnotationForm struct {
+	// Date The day, `YYYY-MM-DD`.
+	//
+	// Example: 2026-03-10
+	Date string `json:"date"`
+
+	// Note 1 to 300 characters once trimmed.
+	Note string `json:"note"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type *PinnedType `json:"type,omitempty"`
+}
+
+// AnnotationList defines model for AnnotationList.
+type AnnotationList struct {
+	Data []Annotation `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// AnnotationResponse defines model for AnnotationResponse.
+type AnnotationResponse struct {
+	Data Annotation `json:"data"`
+}
+
 // BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
 // at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
 // kept once. Empty: none (on an update, clears the list).
@@ -967,6 +1110,9 @@ type OpenAPIDocument struct {
 // PageSize Items per page.
 type PageSize int
 
+// PinnedType `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+type PinnedType string
+
 // PlausibleAggregateAnswer Plausible's v1 aggregate answer.
 type PlausibleAggregateAnswer struct {
 	// Results By metric name.
@@ -1298,6 +1444,64 @@ type RevenueList struct {
 	// Links Links keep every other query parameter.
 	Links ListLinks `json:"links"`
 	Meta  ListMeta  `json:"meta"`
+}
+
+// Segment defines model for Segment.
+type Segment struct {
+	// Filters The query API's filters (`POST /api/v2/query`), all of which must hold.
+	Filters []interface{} `json:"filters"`
+	Id      int64         `json:"id"`
+	Name    string        `json:"name"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type PinnedType `json:"type"`
+}
+
+// SegmentChange defines model for SegmentChange.
+type SegmentChange struct {
+	// Filters A JSON list of the query API's filters.
+	Filters *string `json:"filters,omitempty"`
+	Name    *string `json:"name,omitempty"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type *PinnedType `json:"type,omitempty"`
+}
+
+// SegmentDeleted defines model for SegmentDeleted.
+type SegmentDeleted struct {
+	Deleted SegmentDeletedDeleted `json:"deleted"`
+	Id      int64                 `json:"id"`
+	Object  SegmentDeletedObject  `json:"object"`
+}
+
+// SegmentDeletedDeleted defines model for SegmentDeleted.Deleted.
+type SegmentDeletedDeleted bool
+
+// SegmentDeletedObject defines model for SegmentDeleted.Object.
+type SegmentDeletedObject string
+
+// SegmentForm defines model for SegmentForm.
+type SegmentForm struct {
+	// Filters A JSON list of the query API's filters, e.g. `[["is", "visit:country", ["DE"]]]`.
+	Filters string `json:"filters"`
+	Name    string `json:"name"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type *PinnedType `json:"type,omitempty"`
+}
+
+// SegmentList defines model for SegmentList.
+type SegmentList struct {
+	Data []Segment `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// SegmentResponse defines model for SegmentResponse.
+type SegmentResponse struct {
+	Data Segment `json:"data"`
 }
 
 // SortDirection The direction of the sort key; ties break as each list says.
@@ -1787,6 +1991,9 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// PinnedWebsiteId defines model for PinnedWebsiteId.
+type PinnedWebsiteId = int64
+
 // PlausibleCompare defines model for PlausibleCompare.
 type PlausibleCompare = string
 
@@ -1838,11 +2045,17 @@ type Forbidden = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidAnnotation The one error body, for every status >= 400.
+type InvalidAnnotation = Error
+
 // InvalidFunnel The one error body, for every status >= 400.
 type InvalidFunnel = Error
 
 // InvalidGoal The one error body, for every status >= 400.
 type InvalidGoal = Error
+
+// InvalidSegment The one error body, for every status >= 400.
+type InvalidSegment = Error
 
 // InvalidStatsQuery The one error body, for every status >= 400.
 type InvalidStatsQuery = Error
@@ -2620,6 +2833,19 @@ type ListWebsitesParamsSearchBy string
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
 
+// ListAnnotationsParams defines parameters for ListAnnotations.
+type ListAnnotationsParams struct {
+	// From The first day listed.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To The last day listed.
+	To      *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+	PerPage *PerPage            `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
 // ListFunnelsParams defines parameters for ListFunnels.
 type ListFunnelsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
@@ -2630,6 +2856,14 @@ type ListFunnelsParams struct {
 
 // ListGoalsParams defines parameters for ListGoals.
 type ListGoalsParams struct {
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// ListSegmentsParams defines parameters for ListSegments.
+type ListSegmentsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
@@ -2648,6 +2882,12 @@ type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
 // SetAlertsFormdataRequestBody defines body for SetAlerts for application/x-www-form-urlencoded ContentType.
 type SetAlertsFormdataRequestBody = AlertsForm
 
+// StoreAnnotationFormdataRequestBody defines body for StoreAnnotation for application/x-www-form-urlencoded ContentType.
+type StoreAnnotationFormdataRequestBody = AnnotationForm
+
+// UpdateAnnotationFormdataRequestBody defines body for UpdateAnnotation for application/x-www-form-urlencoded ContentType.
+type UpdateAnnotationFormdataRequestBody = AnnotationChange
+
 // StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
 type StoreFunnelFormdataRequestBody = FunnelForm
 
@@ -2656,6 +2896,12 @@ type StoreGoalFormdataRequestBody = GoalForm
 
 // ResetWebsiteStatsFormdataRequestBody defines body for ResetWebsiteStats for application/x-www-form-urlencoded ContentType.
 type ResetWebsiteStatsFormdataRequestBody = ResetForm
+
+// StoreSegmentFormdataRequestBody defines body for StoreSegment for application/x-www-form-urlencoded ContentType.
+type StoreSegmentFormdataRequestBody = SegmentForm
+
+// UpdateSegmentFormdataRequestBody defines body for UpdateSegment for application/x-www-form-urlencoded ContentType.
+type UpdateSegmentFormdataRequestBody = SegmentChange
 
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
@@ -3308,6 +3554,18 @@ type ServerInterface interface {
 	// SetAlerts Set the caller's traffic alerts of a website
 	// (PUT /api/v1/websites/{id}/alerts)
 	SetAlerts(ctx echo.Context, id int64) error
+	// ListAnnotations List a website's annotations
+	// (GET /api/v1/websites/{id}/annotations)
+	ListAnnotations(ctx echo.Context, id PinnedWebsiteId, params ListAnnotationsParams) error
+	// StoreAnnotation Add an annotation
+	// (POST /api/v1/websites/{id}/annotations)
+	StoreAnnotation(ctx echo.Context, id PinnedWebsiteId) error
+	// DeleteAnnotation Delete an annotation
+	// (DELETE /api/v1/websites/{id}/annotations/{annotation_id})
+	DeleteAnnotation(ctx echo.Context, id PinnedWebsiteId, annotationId int64) error
+	// UpdateAnnotation Change an annotation
+	// (PATCH /api/v1/websites/{id}/annotations/{annotation_id})
+	UpdateAnnotation(ctx echo.Context, id PinnedWebsiteId, annotationId int64) error
 	// ListFunnels List a website's funnels
 	// (GET /api/v1/websites/{id}/funnels)
 	ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error
@@ -3329,6 +3587,18 @@ type ServerInterface interface {
 	// ResetWebsiteStats Delete a website's stats of a range, or all of them
 	// (POST /api/v1/websites/{id}/reset)
 	ResetWebsiteStats(ctx echo.Context, id int64) error
+	// ListSegments List a website's segments
+	// (GET /api/v1/websites/{id}/segments)
+	ListSegments(ctx echo.Context, id PinnedWebsiteId, params ListSegmentsParams) error
+	// StoreSegment Save a segment
+	// (POST /api/v1/websites/{id}/segments)
+	StoreSegment(ctx echo.Context, id PinnedWebsiteId) error
+	// DeleteSegment Delete a segment
+	// (DELETE /api/v1/websites/{id}/segments/{segment_id})
+	DeleteSegment(ctx echo.Context, id PinnedWebsiteId, segmentId int64) error
+	// UpdateSegment Change a segment
+	// (PATCH /api/v1/websites/{id}/segments/{segment_id})
+	UpdateSegment(ctx echo.Context, id PinnedWebsiteId, segmentId int64) error
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx echo.Context) error
@@ -4472,6 +4742,116 @@ func (w *ServerInterfaceWrapper) SetAlerts(ctx echo.Context) error {
 	return err
 }
 
+// ListAnnotations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAnnotations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PinnedWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAnnotationsParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAnnotations(ctx, id, params)
+	return err
+}
+
+// StoreAnnotation converts echo context to params.
+func (w *ServerInterfaceWrapper) StoreAnnotation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PinnedWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StoreAnnotation(ctx, id)
+	return err
+}
+
+// DeleteAnnotation converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteAnnotation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PinnedWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "annotation_id" -------------
+	var annotationId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "annotation_id", ctx.Param("annotation_id"), &annotationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter annotation_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteAnnotation(ctx, id, annotationId)
+	return err
+}
+
+// UpdateAnnotation converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateAnnotation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PinnedWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "annotation_id" -------------
+	var annotationId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "annotation_id", ctx.Param("annotation_id"), &annotationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter annotation_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateAnnotation(ctx, id, annotationId)
+	return err
+}
+
 // ListFunnels converts echo context to params.
 func (w *ServerInterfaceWrapper) ListFunnels(ctx echo.Context) error {
 	var err error
@@ -4632,6 +5012,102 @@ func (w *ServerInterfaceWrapper) ResetWebsiteStats(ctx echo.Context) error {
 	return err
 }
 
+// ListSegments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSegments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PinnedWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSegmentsParams
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSegments(ctx, id, params)
+	return err
+}
+
+// StoreSegment converts echo context to params.
+func (w *ServerInterfaceWrapper) StoreSegment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PinnedWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StoreSegment(ctx, id)
+	return err
+}
+
+// DeleteSegment converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSegment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PinnedWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "segment_id" -------------
+	var segmentId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "segment_id", ctx.Param("segment_id"), &segmentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter segment_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSegment(ctx, id, segmentId)
+	return err
+}
+
+// UpdateSegment converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSegment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PinnedWebsiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "segment_id" -------------
+	var segmentId int64
+
+	err = runtime.BindStyledParameterWithOptions("simple", "segment_id", ctx.Param("segment_id"), &segmentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter segment_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSegment(ctx, id, segmentId)
+	return err
+}
+
 // QueryStats converts echo context to params.
 func (w *ServerInterfaceWrapper) QueryStats(ctx echo.Context) error {
 	var err error
@@ -4710,6 +5186,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/api/v1/websites/:id", wrapper.UpdateWebsite, options.OperationMiddlewares["updateWebsite"]...)
 	router.GET(options.BaseURL+"/api/v1/websites/:id/alerts", wrapper.ShowAlerts, options.OperationMiddlewares["showAlerts"]...)
 	router.PUT(options.BaseURL+"/api/v1/websites/:id/alerts", wrapper.SetAlerts, options.OperationMiddlewares["setAlerts"]...)
+	router.GET(options.BaseURL+"/api/v1/websites/:id/annotations", wrapper.ListAnnotations, options.OperationMiddlewares["listAnnotations"]...)
+	router.POST(options.BaseURL+"/api/v1/websites/:id/annotations", wrapper.StoreAnnotation, options.OperationMiddlewares["storeAnnotation"]...)
+	router.DELETE(options.BaseURL+"/api/v1/websites/:id/annotations/:annotation_id", wrapper.DeleteAnnotation, options.OperationMiddlewares["deleteAnnotation"]...)
+	router.PATCH(options.BaseURL+"/api/v1/websites/:id/annotations/:annotation_id", wrapper.UpdateAnnotation, options.OperationMiddlewares["updateAnnotation"]...)
 	router.GET(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.ListFunnels, options.OperationMiddlewares["listFunnels"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/funnels", wrapper.StoreFunnel, options.OperationMiddlewares["storeFunnel"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/funnels/:funnel_id", wrapper.DeleteFunnel, options.OperationMiddlewares["deleteFunnel"]...)
@@ -4717,6 +5197,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/websites/:id/goals", wrapper.StoreGoal, options.OperationMiddlewares["storeGoal"]...)
 	router.DELETE(options.BaseURL+"/api/v1/websites/:id/goals/:goal_id", wrapper.DeleteGoal, options.OperationMiddlewares["deleteGoal"]...)
 	router.POST(options.BaseURL+"/api/v1/websites/:id/reset", wrapper.ResetWebsiteStats, options.OperationMiddlewares["resetWebsiteStats"]...)
+	router.GET(options.BaseURL+"/api/v1/websites/:id/segments", wrapper.ListSegments, options.OperationMiddlewares["listSegments"]...)
+	router.POST(options.BaseURL+"/api/v1/websites/:id/segments", wrapper.StoreSegment, options.OperationMiddlewares["storeSegment"]...)
+	router.DELETE(options.BaseURL+"/api/v1/websites/:id/segments/:segment_id", wrapper.DeleteSegment, options.OperationMiddlewares["deleteSegment"]...)
+	router.PATCH(options.BaseURL+"/api/v1/websites/:id/segments/:segment_id", wrapper.UpdateSegment, options.OperationMiddlewares["updateSegment"]...)
 	router.POST(options.BaseURL+"/api/v2/query", wrapper.QueryStats, options.OperationMiddlewares["queryStats"]...)
 
 }
@@ -4743,9 +5227,13 @@ type InternalErrorJSONResponse struct {
 	Headers InternalErrorResponseHeaders
 }
 
+type InvalidAnnotationJSONResponse Error
+
 type InvalidFunnelJSONResponse Error
 
 type InvalidGoalJSONResponse Error
+
+type InvalidSegmentJSONResponse Error
 
 type InvalidStatsQueryJSONResponse Error
 
@@ -7162,6 +7650,489 @@ func (response SetAlerts500JSONResponse) VisitSetAlertsResponse(w http.ResponseW
 	return err
 }
 
+type ListAnnotationsRequestObject struct {
+	Id     PinnedWebsiteId `json:"id"`
+	Params ListAnnotationsParams
+}
+
+type ListAnnotationsResponseObject interface {
+	VisitListAnnotationsResponse(w http.ResponseWriter) error
+}
+
+type ListAnnotations200JSONResponse AnnotationList
+
+func (response ListAnnotations200JSONResponse) VisitListAnnotationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAnnotations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAnnotations401JSONResponse) VisitListAnnotationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAnnotations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAnnotations404JSONResponse) VisitListAnnotationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAnnotations422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListAnnotations422JSONResponse) VisitListAnnotationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAnnotations429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAnnotations429JSONResponse) VisitListAnnotationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAnnotations500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListAnnotations500JSONResponse) VisitListAnnotationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreAnnotationRequestObject struct {
+	Id   PinnedWebsiteId `json:"id"`
+	Body *StoreAnnotationFormdataRequestBody
+}
+
+type StoreAnnotationResponseObject interface {
+	VisitStoreAnnotationResponse(w http.ResponseWriter) error
+}
+
+type StoreAnnotation201ResponseHeaders struct {
+	Location string
+}
+
+type StoreAnnotation201JSONResponse struct {
+	Body    AnnotationResponse
+	Headers StoreAnnotation201ResponseHeaders
+}
+
+func (response StoreAnnotation201JSONResponse) VisitStoreAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreAnnotation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StoreAnnotation401JSONResponse) VisitStoreAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreAnnotation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StoreAnnotation403JSONResponse) VisitStoreAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreAnnotation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StoreAnnotation404JSONResponse) VisitStoreAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreAnnotation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response StoreAnnotation413JSONResponse) VisitStoreAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreAnnotation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StoreAnnotation415JSONResponse) VisitStoreAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreAnnotation422JSONResponse struct{ InvalidAnnotationJSONResponse }
+
+func (response StoreAnnotation422JSONResponse) VisitStoreAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreAnnotation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response StoreAnnotation429JSONResponse) VisitStoreAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreAnnotation500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StoreAnnotation500JSONResponse) VisitStoreAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAnnotationRequestObject struct {
+	Id           PinnedWebsiteId `json:"id"`
+	AnnotationId int64           `json:"annotation_id"`
+}
+
+type DeleteAnnotationResponseObject interface {
+	VisitDeleteAnnotationResponse(w http.ResponseWriter) error
+}
+
+type DeleteAnnotation200JSONResponse AnnotationDeleted
+
+func (response DeleteAnnotation200JSONResponse) VisitDeleteAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAnnotation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteAnnotation401JSONResponse) VisitDeleteAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAnnotation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteAnnotation403JSONResponse) VisitDeleteAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAnnotation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteAnnotation404JSONResponse) VisitDeleteAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAnnotation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteAnnotation429JSONResponse) VisitDeleteAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAnnotation500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteAnnotation500JSONResponse) VisitDeleteAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAnnotationRequestObject struct {
+	Id           PinnedWebsiteId `json:"id"`
+	AnnotationId int64           `json:"annotation_id"`
+	Body         *UpdateAnnotationFormdataRequestBody
+}
+
+type UpdateAnnotationResponseObject interface {
+	VisitUpdateAnnotationResponse(w http.ResponseWriter) error
+}
+
+type UpdateAnnotation200JSONResponse AnnotationResponse
+
+func (response UpdateAnnotation200JSONResponse) VisitUpdateAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAnnotation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateAnnotation401JSONResponse) VisitUpdateAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAnnotation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateAnnotation403JSONResponse) VisitUpdateAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAnnotation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateAnnotation404JSONResponse) VisitUpdateAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAnnotation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateAnnotation413JSONResponse) VisitUpdateAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAnnotation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateAnnotation415JSONResponse) VisitUpdateAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAnnotation422JSONResponse struct{ InvalidAnnotationJSONResponse }
+
+func (response UpdateAnnotation422JSONResponse) VisitUpdateAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAnnotation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateAnnotation429JSONResponse) VisitUpdateAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAnnotation500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateAnnotation500JSONResponse) VisitUpdateAnnotationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFunnelsRequestObject struct {
 	Id     int64 `json:"id"`
 	Params ListFunnelsParams
@@ -7988,6 +8959,489 @@ func (response ResetWebsiteStats500JSONResponse) VisitResetWebsiteStatsResponse(
 	return err
 }
 
+type ListSegmentsRequestObject struct {
+	Id     PinnedWebsiteId `json:"id"`
+	Params ListSegmentsParams
+}
+
+type ListSegmentsResponseObject interface {
+	VisitListSegmentsResponse(w http.ResponseWriter) error
+}
+
+type ListSegments200JSONResponse SegmentList
+
+func (response ListSegments200JSONResponse) VisitListSegmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSegments401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSegments401JSONResponse) VisitListSegmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSegments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSegments404JSONResponse) VisitListSegmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSegments422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListSegments422JSONResponse) VisitListSegmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSegments429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListSegments429JSONResponse) VisitListSegmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSegments500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListSegments500JSONResponse) VisitListSegmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreSegmentRequestObject struct {
+	Id   PinnedWebsiteId `json:"id"`
+	Body *StoreSegmentFormdataRequestBody
+}
+
+type StoreSegmentResponseObject interface {
+	VisitStoreSegmentResponse(w http.ResponseWriter) error
+}
+
+type StoreSegment201ResponseHeaders struct {
+	Location string
+}
+
+type StoreSegment201JSONResponse struct {
+	Body    SegmentResponse
+	Headers StoreSegment201ResponseHeaders
+}
+
+func (response StoreSegment201JSONResponse) VisitStoreSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreSegment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StoreSegment401JSONResponse) VisitStoreSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreSegment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StoreSegment403JSONResponse) VisitStoreSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreSegment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StoreSegment404JSONResponse) VisitStoreSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreSegment413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response StoreSegment413JSONResponse) VisitStoreSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreSegment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StoreSegment415JSONResponse) VisitStoreSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreSegment422JSONResponse struct{ InvalidSegmentJSONResponse }
+
+func (response StoreSegment422JSONResponse) VisitStoreSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreSegment429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response StoreSegment429JSONResponse) VisitStoreSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StoreSegment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StoreSegment500JSONResponse) VisitStoreSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSegmentRequestObject struct {
+	Id        PinnedWebsiteId `json:"id"`
+	SegmentId int64           `json:"segment_id"`
+}
+
+type DeleteSegmentResponseObject interface {
+	VisitDeleteSegmentResponse(w http.ResponseWriter) error
+}
+
+type DeleteSegment200JSONResponse SegmentDeleted
+
+func (response DeleteSegment200JSONResponse) VisitDeleteSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSegment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSegment401JSONResponse) VisitDeleteSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSegment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSegment403JSONResponse) VisitDeleteSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSegment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSegment404JSONResponse) VisitDeleteSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSegment429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteSegment429JSONResponse) VisitDeleteSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSegment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteSegment500JSONResponse) VisitDeleteSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSegmentRequestObject struct {
+	Id        PinnedWebsiteId `json:"id"`
+	SegmentId int64           `json:"segment_id"`
+	Body      *UpdateSegmentFormdataRequestBody
+}
+
+type UpdateSegmentResponseObject interface {
+	VisitUpdateSegmentResponse(w http.ResponseWriter) error
+}
+
+type UpdateSegment200JSONResponse SegmentResponse
+
+func (response UpdateSegment200JSONResponse) VisitUpdateSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSegment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSegment401JSONResponse) VisitUpdateSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSegment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSegment403JSONResponse) VisitUpdateSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSegment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSegment404JSONResponse) VisitUpdateSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSegment413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSegment413JSONResponse) VisitUpdateSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSegment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSegment415JSONResponse) VisitUpdateSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSegment422JSONResponse struct{ InvalidSegmentJSONResponse }
+
+func (response UpdateSegment422JSONResponse) VisitUpdateSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSegment429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateSegment429JSONResponse) VisitUpdateSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSegment500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateSegment500JSONResponse) VisitUpdateSegmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type QueryStatsRequestObject struct {
 	Body *QueryStatsJSONRequestBody
 }
@@ -8154,6 +9608,18 @@ type StrictServerInterface interface {
 	// SetAlerts Set the caller's traffic alerts of a website
 	// (PUT /api/v1/websites/{id}/alerts)
 	SetAlerts(ctx context.Context, request SetAlertsRequestObject) (SetAlertsResponseObject, error)
+	// ListAnnotations List a website's annotations
+	// (GET /api/v1/websites/{id}/annotations)
+	ListAnnotations(ctx context.Context, request ListAnnotationsRequestObject) (ListAnnotationsResponseObject, error)
+	// StoreAnnotation Add an annotation
+	// (POST /api/v1/websites/{id}/annotations)
+	StoreAnnotation(ctx context.Context, request StoreAnnotationRequestObject) (StoreAnnotationResponseObject, error)
+	// DeleteAnnotation Delete an annotation
+	// (DELETE /api/v1/websites/{id}/annotations/{annotation_id})
+	DeleteAnnotation(ctx context.Context, request DeleteAnnotationRequestObject) (DeleteAnnotationResponseObject, error)
+	// UpdateAnnotation Change an annotation
+	// (PATCH /api/v1/websites/{id}/annotations/{annotation_id})
+	UpdateAnnotation(ctx context.Context, request UpdateAnnotationRequestObject) (UpdateAnnotationResponseObject, error)
 	// ListFunnels List a website's funnels
 	// (GET /api/v1/websites/{id}/funnels)
 	ListFunnels(ctx context.Context, request ListFunnelsRequestObject) (ListFunnelsResponseObject, error)
@@ -8175,6 +9641,18 @@ type StrictServerInterface interface {
 	// ResetWebsiteStats Delete a website's stats of a range, or all of them
 	// (POST /api/v1/websites/{id}/reset)
 	ResetWebsiteStats(ctx context.Context, request ResetWebsiteStatsRequestObject) (ResetWebsiteStatsResponseObject, error)
+	// ListSegments List a website's segments
+	// (GET /api/v1/websites/{id}/segments)
+	ListSegments(ctx context.Context, request ListSegmentsRequestObject) (ListSegmentsResponseObject, error)
+	// StoreSegment Save a segment
+	// (POST /api/v1/websites/{id}/segments)
+	StoreSegment(ctx context.Context, request StoreSegmentRequestObject) (StoreSegmentResponseObject, error)
+	// DeleteSegment Delete a segment
+	// (DELETE /api/v1/websites/{id}/segments/{segment_id})
+	DeleteSegment(ctx context.Context, request DeleteSegmentRequestObject) (DeleteSegmentResponseObject, error)
+	// UpdateSegment Change a segment
+	// (PATCH /api/v1/websites/{id}/segments/{segment_id})
+	UpdateSegment(ctx context.Context, request UpdateSegmentRequestObject) (UpdateSegmentResponseObject, error)
 	// QueryStats Ask any question (Plausible Stats API v2)
 	// (POST /api/v2/query)
 	QueryStats(ctx context.Context, request QueryStatsRequestObject) (QueryStatsResponseObject, error)
@@ -8784,6 +10262,129 @@ func (sh *strictHandler) SetAlerts(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ListAnnotations operation middleware
+func (sh *strictHandler) ListAnnotations(ctx echo.Context, id PinnedWebsiteId, params ListAnnotationsParams) error {
+	var request ListAnnotationsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAnnotations(ctx.Request().Context(), request.(ListAnnotationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAnnotations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAnnotationsResponseObject); ok {
+		return validResponse.VisitListAnnotationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StoreAnnotation operation middleware
+func (sh *strictHandler) StoreAnnotation(ctx echo.Context, id PinnedWebsiteId) error {
+	var request StoreAnnotationRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body StoreAnnotationFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StoreAnnotation(ctx.Request().Context(), request.(StoreAnnotationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StoreAnnotation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StoreAnnotationResponseObject); ok {
+		return validResponse.VisitStoreAnnotationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteAnnotation operation middleware
+func (sh *strictHandler) DeleteAnnotation(ctx echo.Context, id PinnedWebsiteId, annotationId int64) error {
+	var request DeleteAnnotationRequestObject
+
+	request.Id = id
+	request.AnnotationId = annotationId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteAnnotation(ctx.Request().Context(), request.(DeleteAnnotationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteAnnotation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteAnnotationResponseObject); ok {
+		return validResponse.VisitDeleteAnnotationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateAnnotation operation middleware
+func (sh *strictHandler) UpdateAnnotation(ctx echo.Context, id PinnedWebsiteId, annotationId int64) error {
+	var request UpdateAnnotationRequestObject
+
+	request.Id = id
+	request.AnnotationId = annotationId
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body UpdateAnnotationFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateAnnotation(ctx.Request().Context(), request.(UpdateAnnotationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateAnnotation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateAnnotationResponseObject); ok {
+		return validResponse.VisitUpdateAnnotationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListFunnels operation middleware
 func (sh *strictHandler) ListFunnels(ctx echo.Context, id int64, params ListFunnelsParams) error {
 	var request ListFunnelsRequestObject
@@ -8993,6 +10594,129 @@ func (sh *strictHandler) ResetWebsiteStats(ctx echo.Context, id int64) error {
 	return nil
 }
 
+// ListSegments operation middleware
+func (sh *strictHandler) ListSegments(ctx echo.Context, id PinnedWebsiteId, params ListSegmentsParams) error {
+	var request ListSegmentsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSegments(ctx.Request().Context(), request.(ListSegmentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSegments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSegmentsResponseObject); ok {
+		return validResponse.VisitListSegmentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StoreSegment operation middleware
+func (sh *strictHandler) StoreSegment(ctx echo.Context, id PinnedWebsiteId) error {
+	var request StoreSegmentRequestObject
+
+	request.Id = id
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body StoreSegmentFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StoreSegment(ctx.Request().Context(), request.(StoreSegmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StoreSegment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StoreSegmentResponseObject); ok {
+		return validResponse.VisitStoreSegmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSegment operation middleware
+func (sh *strictHandler) DeleteSegment(ctx echo.Context, id PinnedWebsiteId, segmentId int64) error {
+	var request DeleteSegmentRequestObject
+
+	request.Id = id
+	request.SegmentId = segmentId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSegment(ctx.Request().Context(), request.(DeleteSegmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSegment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSegmentResponseObject); ok {
+		return validResponse.VisitDeleteSegmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSegment operation middleware
+func (sh *strictHandler) UpdateSegment(ctx echo.Context, id PinnedWebsiteId, segmentId int64) error {
+	var request UpdateSegmentRequestObject
+
+	request.Id = id
+	request.SegmentId = segmentId
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body UpdateSegmentFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSegment(ctx.Request().Context(), request.(UpdateSegmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSegment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSegmentResponseObject); ok {
+		return validResponse.VisitUpdateSegmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // QueryStats operation middleware
 func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 	var request QueryStatsRequestObject
@@ -9044,503 +10768,534 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Ld9tGsif+VXq5M8dkFqJASnIc6vjsUWwl0SZ+rC2Pb8bwX2gRTRIjsJsXDYpmMt7P/j9dVd1ogOBL",
-	"kvO4N3fuiUUS6Gd1dT1/9WtrqKYzJYUsdGvwa2sieCJy+PMsy9TC/JEIPczTWZEq2Rq0LieCTUUxUYlm",
-	"xUSwGS8mbMJ1wER33GXx9+eXAXv96u1l3G0FrVz85zzNRdIaFPlcBC09nIgpN60Wy5loDVq6yFM5bn3+",
-	"HGCHZ3L5Kk/HqVzt+Sxb8KVm8VdxwLRixYQXjMsl02kh2JQv2Uzpgk3SQm/uWcj5tDX40Pqq9TFoGMYz",
-	"PpyIZ0oWucrWD0KqA12oXMQDxiXjUi9EztQIluTs9QWMZ6KyhHE21yJ/pNlCXJuRasZlwuR8ei1yDROR",
-	"KpJD02nA9ITnImEqh3aGWSpk8UgztZABuxFiplladCO50/TsCNfMUslCyOInIcfFpHmXM/jNTupaJUuW",
-	"Sna9NHNo+99+f37JtJCJDthI5eyH87PnnZ02P5WFGIvcH9DlciZewSj0psXXMh2NfDpg17laaJGzgt8I",
-	"pEzaFI6fYurgwPQQs7QwRNvdcSWhu+aFfK6G+rXK0uFydbxv4W/ccV0sM6HZKFdTVkxSzbTIb9OhYEpm",
-	"y4BJVUxSOWapzFIpys/wvMi0WExELvY9UueXfNy8ubrIlRwzIYu0WLKCj+0+52KWCy1kwc3TZl8L1oaD",
-	"nvFUwlTMp/Ev6ezA8I5caC2SSCopmOBDwwtuhXkkzQ3ddk6BNMx6X/PhjaGg+GJ08FJJcfCCF8NJvI2e",
-	"V2f1RvznXOjiImmeWpqwuUxEzhaTdDiB0Sai4GmmcY6pZiLPVc4WIhcsU+OxSLp7D6HIl2ejQuQNuy6G",
-	"ShruqNiCm3mLkcphSZgUnwqW4/D3PiHv378/mxcTs2VDXoj1x+NbwXORx7sRNz7cRNufg9aM53wqCroR",
-	"nqnpjOfiu1xNVzt/nxYTFg/hkVQr+XQ414WaxqxtSMYQOVuYR9IiAHpmx/0+U9J/Je4EsEqjNNcFS/iS",
-	"4W8igVfNfMQnPp1lZpj9sP/4oBcehL1W0DLXRes/5yJftoKW5FPzAL17ZU5Qy5/5SOVTXrQGrcSsYjNz",
-	"hFcv1e7TxJFnvGngcJotGcT+uOLmOR2FW+ZUqDvNyAy4YUqGgXoMkzpBtplzORY0i3F6KyScYG/P2LXQ",
-	"aSLKhx/pSNL1NmDxLBe3qZrrq5nIU5UYctBsaq7txNDqv+a6ckCghU7A4qXg+ZW6FfmV+SsGFhRJzacC",
-	"X+TMfE+vdsyNGTuCqy6xOYdxuXBxp8vOrg1bG+DN66bSZYZ7lJ9ZqtlQzWUhEiY+8WGRLe1lgquS6gBp",
-	"2nwFQxulmTksyNLWbyDsQ9NhrK1WK2hV16EVtHCWzXfRd9D96g7j95q1Yxzgh5dnL84/Pv3H2U/vzmMr",
-	"uNFPMON8+fHp8/PB9yI3WxXNw7D/mH6f8bH4+PRwlqfDVI7jziCS4lbkSxJpcMU0HnizLrepTguNt/TU",
-	"MHyGj2NzSFPdSB4wGI1Zc85ueTYX9TXXBS80y1JtOGgxz6UGXhJHragVs1QOs3kiki47wy6xM6Ejydzc",
-	"cOyvY7aYCMnMjaVGzIzO/HCbioU2/b8O4JazL4lbIYuPT8/prbTAOxHokTH4lZ2f0qxUMRE5M5tdPUYw",
-	"JJTkaHZtWBHqHzneJC06XRjvUMkiNUJ5jEOhTYltoygeqkT4ZwcbiQcxa88yPhQwDM2GE0OsptlrUSyE",
-	"kOx7oS5es1xkgmuhO6csHqZF2biGIS0mKhM41i77zpwvLXg+nFwJOU6liAMYqFbDlGdXUhQLld/EAYuH",
-	"fDrj6VgSR4znxfQqNgIGikExLFhslpiJ6axY0r7Tbtll9akGBAojX5y6PdFqng/Fx6exey9JczEs6L0u",
-	"duuGwlIgAy697RkBy7BPDIAQLUmYgRcLBWR5RvsFQ5GKiGsCXAy7JlFtUE4JiNTM9heRKx0wOCHws5E7",
-	"cIvbMJZOHJCYogtuhIYRyf7QqSFMjbw54WlmGp4amq/1zERq2oLhwv1EbChgG08mtGJex0UbkNAGn5Th",
-	"Fkmqi1QOCzPemcgN4w2Ynk+nRkUxM8KBLXUnoDYCdq3mckhKTjLPQYgMrNSY5t5J4zJxB0ifIiOtHFRD",
-	"Tfj5isslfQecnr41p4SnUrvH7dRgwK4j2lDzBdDXElQpxwyvpCps46hjEfFJoobFRGl63TRccihQP3iW",
-	"rUwNVrqD5CPZXN5Ic+5VboRrwc19Yhiwm14M8kEqUTY1l7kb3NNPdNBoYfjHD9cfn34ykpLKGafDA5vR",
-	"PzkxZz3nQ9x7o32a3X357ifzrOni3eV3B0/omoe5WBmMxgEjfmPYBazafGbuzqMe3bi5qF+HXfYa6ZMX",
-	"gS9BGOX32qgSPEEFhpvONIg5djscmYFyNOSZSNh8NmAxPpbE5inJtOkauJuZmNFITKsw0Of4U8kh7J1i",
-	"NEHW9jjjfDbOeUJn+DpX8/GkKA+JyhKgZS5hpb87e3b59urN+eX5y8uLVy9jmH3A0ulM5YVIOrAQmRgV",
-	"TM2LgV07kZC0AQOGSeO5TvjSNAvSP0pFuIp4m8CIDEUZVYLFKBNG0pxiNffG6C1uqj2GgBuS60fmljSn",
-	"HSUS8265kCqPZG2YKKE4yfPXFt0wrUGrvPdbn80js0wlwuoPTTINtlyRZ/6Wi1Fr0Pqfh6V16RB/1Ydv",
-	"zT1OksrnoAV6sRFdhZi9uv6XGBYtJ8mcyQal2ucJJMf0/v2PfjzwxQ08s8i5zfLKpaM7ZKxGDHXHz4kK",
-	"SopOl/0DHzH7rIVRgQzJXy9Z/O/4lMVR9O8YmUCWFiLnmfke77YoiqLY/yGK4lNmBB+li0j2Q9u7Gtlv",
-	"a8cWVOgueyXx9rYnKTWK+C20qUZu3IHbVrMYHruUygoONU4ZD4BfTY3UbfiDkZamPDMsx/B0KUrmUGMN",
-	"yMO1YokSmsVjxTMjdHkrO2XXhursmrZNa+YxxuHIdjaS3L+/e7MXtZkJ34XicGu30d0zWq71xOeuHqTA",
-	"y96/LzdQoH3ap8NCfDL3ZTqWysjvkRxyLU5RLDE3SVwVlyp30cR0YDaipFUNeplHDSvLbRptDVqH15ka",
-	"H+632Hb8X37FX6pi+6LDjb3fwktfsoOVj6RderZ55eUuS189iWvXnifTVN5t7c2kv9z6b1z3crm3c1p/",
-	"oZHZ1Vc2km5pvWYaVjnVnjw+3YfUczESeW404dZiseiOlRpnojtU0/2W/gut+MXopZICjJ/NBsz4/JKP",
-	"Y7gk2FDNlp4zwCgep04RpXurLh4chcdVu1LUOhr1rvvDqGXNEujnKWdcMcm2Nts+4ZnnfPlq9F6Im3Um",
-	"shXDjyGCmlVnwGKzCWjdYYkY8XlWdNhU3ZLabM1okQQRFCzI10sWGrn0MYql1gMAgr0ueF6Ya8tZZBLu",
-	"OO5CiJuKASeS7RcKW85SacRE1ELoS6MYj3imRVw6FabUwJKNeJaZ69OzFyHtmlcjuVDzLGGZIGM4WKs0",
-	"65mBf/PNN9/Ye7bJCrreegT7fZXw5ZUaXZnpVHaK1q81aJlFNQRAViX6CHNpNhy9Bv7URIvm2AYoz/bM",
-	"dM3nUisVMgFVWCqW8IKTzGEEzMO4UDGT8yzrrpkM8MTG8feC1pR/Sqdm9L3Q/l/QmqaSvgya7OOvRW7n",
-	"0difyK9W+tx0pE1jb9NfBDae8blOrzNBtuEGblmneCNrAXUKht9YQgTCJO+aZwB1ajKZbKpneNU0uMFA",
-	"XJnjlH+ybr7jsHH37dyeN7oVLlHL9yciZKKNBKuA36SSteOff/7554MXLw6eP48De5RZoRK+RF115Jto",
-	"S3OVmbKzmv9LpRJFbcP4plPeZB7vrTePk/m7ceqPN0+dTKSrs3dPPNLstmc1MrBsq5nIi+XTp3DPxd7o",
-	"49OYtSuCdocsxfH/eBpHsi1V0QlAb7A2OaeWyGWjjnHNc/PGVyScfPUVSt/WmMgjuUizZMhzdDmQp44P",
-	"c6U1iw9j8/L/o5f/x/+LWdvKFQFK9FIVVlqqS+otuKIHJK4/ffr8/BQu8IE5TU+fokD51VetTXepXk+R",
-	"4eaNuTD67S1vcMXHZruNopGzOOHLGL0AUyWLSc2vQnTRNLzUNr9mfP3No3shijwdNpDNM0O+B059HLDY",
-	"Gjxi1rY3XUDfaqO7OfNRDF+LBRz1K3gAVD00rV2Z9mL75pW1sZlv0JQGRlglb0WuUyXxcdYG6uOokJGZ",
-	"ROWRvM4Fv0nUQpqxFOlUXCl5haKafQU4vnuFlW80konKdeBmEnhDXnel0QKuWf6jLdTxGplhE22AQvx1",
-	"QsLF1ygtFIoh2Zj5HoXmVyIjy3uPQnySzEdpETCuI+l6JDOqeR9JLWDx46mio9Xrmz/baDyH370+H2lk",
-	"hZYNmjNreIL58WnJPwOPlZ46Vgqj7bILSbIMBJM80sxsGvtFSVHfjqNw3SXhbpC7UPzbtBDrPO/lqBI1",
-	"5eZaOA5DZ5AySwkT9lmqFrIQcihO2XHYg0uC25fNPG/EEmwghj2hFaEyR/oLRPvmuZrxXKXJRlf4HvRm",
-	"ZNsLsgQ2UB1IswMy8FmLIdJTmyRPGB87e33xSLOYvFZdfFTHndPaW2DRpuakExoXVfNg5VhqFCM4ixc8",
-	"l6kck0mSzI1iSWEPZMCsridJik0Lafq8soNbRzu95tWjm3Kde/IZHAdmL1Q3rba7Y6/I/P3j+c91t2X9",
-	"kVnG5cens1yBa9JXVJGdTVI0WLMhz/NU4KF3Xf94/nPp0sW7FbpDJhBnqS5A04vpOjeL89S+HTvHJCqs",
-	"b8lkB1KAEQeMJBBUPB0xK5TqRvIMKN2a7OMPqC59jNmQSwweYNaAyyZm/9pAGXRKHE11jIhe+gQiuatT",
-	"IGAcRoAu/mIBgUn5ql9ixTxYW/64W3q26m4qy6C2qt+1NivExpMkNWTDM6KqVOg6Azs5WaFC94Vyaniz",
-	"cg7ej+YIl+9sWErAfGmXtWu6XadZal0bqEIBKuv50/bwDhh1U7jKT7xpyNWAlLWBKBskbQhAuc+I36q8",
-	"WKepafPbzoYXlRfPwflrZgxNmwP6Hq+i7TdVmnTZmWRp4nwxZm1AC+NZBpGbTlev2VW+prWZ8WLiMUps",
-	"etul45YolcXj49ZW7ZYm9Bac8A08lGtxkEotpE6L9FYwPb/G5bZaJ96qpyz+O8kqVzG6slDDWKemo9d/",
-	"rbDQcNbMaCnG7VuV0Pmk4b+bJaRjDjEcE870bJalQxBjDz8dLBaLA7M4B/M8E3KoErxpPfOe+AS35lU6",
-	"061BCywbtypPC2Iqn3clncqYvlP5FMdeXdhX1l0+SkWWoMDiFHScqp4pqXGa3/Lkh7TYML9/UQiWN52p",
-	"0BrtwyBqT9EiAGHF11pl80KwSVHM2rrD3r35yeyTLngx16A87TzZ8zxXedMEXzj/z/95++qluQgWEBrq",
-	"x8ui2Ep6gS++xfP4MJ7nWdxh01RrIDe8NriMZNP4oalKEzI+hHsU3eDARh8fV24tkAqnAqIY1CiSNpDD",
-	"EB44blkihhnE27Vja/yNGSePa2AELUPkQ3MyDPUzvAYC1u12T/ES07FpN2FxbtQoo8+LT0MxA92Ns2uO",
-	"7rFUsyRXs5lIOhguRptHsTYQVgHjxMvOD6cfDoXWBxRYfgDB7gdlqHvT1tHbh7XAeNjD71R+nSaJkHel",
-	"tZ/VPGe5UVMUXfDEuEp7ADf9wm9Voju6P9FdOv4K4j1EClQGcT0vKKwCxrgyJmskM5sD2rLI40jid07i",
-	"gCijWCRGLXWiVCIyUQhfi7LCVAHxWSI3T3a67FWOsSQ3YmkUlaGawf7HEIg2MEN2wTvwvvlGDyjmBkfC",
-	"2q9fvb0M2Ot35j9nl89+CNjz85/OL887kaQpVjUC8zw75LP08LZ/CL+AISgXo7mmcFJcqOPwyNDY56D1",
-	"g+AZxvDvTgd2M1vqprXzblJHDdv5bgZmGLMCy04XnBzmwEmeIQXckUZtIxArL3IKn/Jo8eQhGCCE6IhP",
-	"MzE0ateIp9k8F6eVuHHuAsUptDz+jwOKQj+4SEB48o66/9u2s13GssPILuQtz9Lku7mUItt92aDbsUIr",
-	"mZ5Ppxz86pzpQswqgo3nnitlIPOmbgUtUHigWbNWGglFmFv2QwuuJQjwvxabWvn4OfB20Jxz1CnAP7AA",
-	"5x1MscJS+n0zeYhuq87AP6UTrtlJyEawNprxDMitedgovHxo8crbNuaibOU+w6Wl8Ydr1gWW3DCEXRb0",
-	"2vbXN9feE7Dm3GtQBb/BO6G6hhBMQpFD5Y7ttISwcPgguxZGO4Qu7jzGBziwKIuh6wE6CVakjyHe3aAs",
-	"n7IYpxXTNQ1krKQgTgVNfE+nZ48DtwO99sMQz8Xmtb5JZbKeXF0j9yGMGbnGfO5gDbXQ+iPNZrwwDLe8",
-	"bdGfCpfOYfPIsVmi5srjD0/ESapnGV/ehZjp1av/ZkQNqvD/BYVuP9K2Wlq5AeACpkuEG9lNyITnjBT8",
-	"hiUHs4bH5zg8a01WYE0qTRL3oZaRMyv6tG09FtKoAYZg/FvQ/Qz00Dx8avVDyyVGZGqefxy4eF7z7qm9",
-	"CtFPnnGZpHJ8hZ/Ep7SgP61SErBKFH3AqgH0AbMR6eaXeT4UAUiSUmQBmxfTK/ul+XsqknQ+xb/L18yn",
-	"QuT2e9zywKZHBkzNRM4LM0i91IWYBiwRt+kQBz+ew2j1MBdCXuUC1DeI4HYZCQEjR2DAhmmxDDCA+z77",
-	"h2fS3z17wIn+N99PIB2TleUeo4CIkBrPUWYQZCYjK13DQArVQOYY0KtyJv5zzjNzuUMDvyuDcdl8HpMx",
-	"Q6RlXuEoaeHzkksjmog8FQ/MUNS8sLKk5Sp/ZIbiTOLU5WpG1TZ+UhX8uG5oAuM9y/0aGUIy/B2I/h5T",
-	"m6h5XpNZ4SvG9Y1Rfgw1YNQ8lzbyv3k+znFublM1B5oC5ZyayZvTCO4z+NQLBfB2psyw8Jz5W0Zs94C4",
-	"t5lAgHZycNr+xUjuw0gCC2Bg0yRZoRTLlBy79Ca7F1t4Dllo9+U1YOmubgH5lN39PzGC9frb3zbhbwdO",
-	"071oJnnxmvEkyYW+F12X5usKf6Rv3Zit9KckQ2CHZj7jGoOrcUVuvJ8OofVC5Ul1oLM8veXDJes7v7TR",
-	"LOjJNUqDbQfHKERCXMP+wma5KtCnw9qug84DKxUlURQ5HxoGaHWC9vWScblUUnS2EchDqxJBq0in4hcl",
-	"60yEvnX0INnF2cuzMgBkAzmXLXoE3fh+wPR8ODG30vk8VzNx+K3IsxSS195dPvsvpyDt6pbak82UXnu0",
-	"AyfbiOihT2rFReYPMEsl3sreE2DehO6RlwmIKKELHPJ4rJfDLOGaA1Hp8QP0w3qsHbV++eWXqNXxqdYx",
-	"TdPNs4vnb7CvVoBvHZm3emEX/nd4dLTj2/9t+dpf3GInbnEHJvECcK5equIMBdu7+jGwndJ/JaozDk8e",
-	"Yr4IylVicjkjHmTHtrlc2kfMl1mqC6LNtIzxSdRwPhWy6AwiGcOkY3hSswJyGwg1acW3aaHCtnoxcegU",
-	"NXtvH6Zr4Mv4Jy38luU3qKwC2kn84vzyzcWzt1dnP/306n0M1PJSFd+pubwzldBdBNszMg1VZ3V8/1m9",
-	"VHherZGZT41MjltbRryg7dn6hu3UXqgkHaVNUY8vVcGm9Ctr19CdKAgs6XTZSwVwYTVnmYWo2kQ68Mxn",
-	"TFRZZoonl0r9xPOxuOtSXwLQFXjeCNiMdBTTaGXZew9ETLYX6AGzzdnjY/Zj+i0sMJhU7uEzFfjKOo/p",
-	"znOAcXxBT6nFwtBCFg/nNaXVAzZ/13XDOyJJp0LqVEk9wLjRQS7GqSoVx1ueZvw6Ewzh2B5qYSkIgAJT",
-	"QXjM5xKX1oZI0w21MM+YyxPDdNocb7oAkkUAHoSX06hCzVWuhE5JeJfpVCSv5sXd1u7SxTAUSt2Anm8p",
-	"vB9SciL4sUCS5EtQkDBK2UxDFxBPM2Bc31AAuJ6oHIAcwH6gcjYSC5F7iA05K/Il42Mja2e8EA9H4hsm",
-	"E//fd+dvfr66vHhx/urdZZnGwfoh0536fE5ZLmCQo0LkkYwBMe4AIONipgkiDlITjEil5gVBetAiZObC",
-	"adeWIqguRGflIvY62X6EHIJdeYYulXrB5ZKOl74jPSiFCF/EYfWDbc5rm3d49voCiR1UmRjjZXqU6gHp",
-	"dTdiidAi+FjgIm1SAQlroywdT8DwzCHCB56FjFt7OVpEqU5lJ1njRj74RryTfF5MVJ7+Iu7J0cxSmfmp",
-	"HIFSL54/6FkxTZeemqBEkwhYLm7VDaKZkoEWKNxP52Axhcr6W1fidnqmXVSVO7U74/379wd1TMRNa12H",
-	"UPzs4oXvxgKrEsXvzwT9yKgHElwwNO+/Fy9EirgPL/QIw3JDy3wsBqk9mNzQxFAMXLjHsbn6GYDagrbt",
-	"3+LVTT7uf/MAm1xn17vwO/YtoD5iDEbJiSH2MZJWtG7HZ68vrt6cXZ5f/XTx4uIyBhixG7EMGPxy9u7y",
-	"h6vvzi5+evem8gRhHZDe1QkMj0b4P6BGPx5ykmYCIjftchrlJX5x9h9XhkIvzt9evT5/c/Xj+c8xsy3g",
-	"LAG0w94CBBgACwykBwlDdBGstPb+/Nu3F5fnHtUfo2XsFANGrbWM8q7S4eQhifOh6bK8pf8QhHXOhxO3",
-	"mYZRagGYIXVKcvvI6V3Wvp7nGukQE5gIabRzyniNpEDQjqTRYETCeHklGJG5dICuJVII02vuWchI0s/U",
-	"fZVeeQEKENybBcJms7ks0oyMK4AZLJKHpJi7CxMluWAb9uKsmSZ6D3PV7CVLfAlJ4J10+t0dw6nnXgsP",
-	"EFf9kuSkJSYbOFOFFZX0lGcZi7GBmLIaLMZJPwwfaR8ifZara2G4M08QWkdP+EyYmzVTPGHXPONyKHKw",
-	"W3s4kTi5DkWbv5OzXA0NXVxn4hzgw/f0m2x3d+qZyMzBhCyPRap3cHXWHPqQbcUA8SRgvYCF93IPWOSQ",
-	"qnuAvm2IrNbpL2JN2ETZ1sqYe2HA+icBOwkD1gvDP4qL30ieNVP6Zqv5O6nnM8wTfiGSlF9CetgDGeqc",
-	"P2JbzljVinfysFY8s9/x1iGgWZjMuq9+3G8NzC7DY+gwuJooXcBitwZynmVB6zpTw5srDMaDJLvWm3ct",
-	"+zWglTrEscOvWkFrmAP06BUkHUKCZ9g7CPuXvXAQmv//ZytwDslaYr2Y8jSDxETr5btWRvLo1RyNODD7",
-	"FZAQMEUXuGiYz2glYS9opQlkU5b+M/yaHGStQT9o5cIsXKrkFYQRDb4Jg1auIFsVknZaviesVXFHeT8h",
-	"Grw3/+PL/lE5/zn4getrdHQZPhkc4TOf980ufEPpgetIiqTMrtcy+VREXmjISlyb9oz8bcVIa2Go3bGt",
-	"ZA8d9/vmbMwq6dPO89ucLls6hgFpDIbGxooViiLVRM6wboVVYnohawNXGCo5SiG9EGB9slTeIPQP6PJe",
-	"KulJExJM0EpyNbsqJrnQE5U1eB/+YXFkifcCmFD/mGFYm18IgkPqHo4e5AyQ/k4x0B0iW6XyHqHh7QdD",
-	"FbT0LL0Rmwb8bJ7nRhQtAXALN0B4ecsIvWfuNMSmXHgkNkeq2wiuSjuOU+3+SoXc0kJM9Z4NOKpqSNM3",
-	"z5NIjdqpvKGVZAXCcXkOvZFC/npaoWqPar2YCJmB84pW71qpTHBEc0T+2ASWVyaAf6DHAm/wHxv2gr7g",
-	"ec6XuxyAl/Msc+geOYkjNTo2jBmlWmSsdyDb5m5qxLitn9qC1DtdmWzgUcrqWtVaAzr82EjdsMU/lDdo",
-	"E48DedfdsghBOcVSHhi0uY7VnYQDP6AQ4wIjSSOn7OXyZ4T/+CpGM59cGlGrYO34q6536cadLjufzorl",
-	"AB4xb6NG6IOtrOGY3xoJ4FkpF6xCU9FPFrvTMiLEmZEKSg0N2MXbV+yo9/jxQY/xbDbhB30oOYAgZQCa",
-	"2qktSSRLVOMQvtKge6tEsO+F+iktRL90Qtkofw4giJJPof5RgWCMXfYGsNLBoxjJGzFDM5lbFgAMbSsJ",
-	"RmK4tgM2zACJA0+9LjqrSxZuWLLXKDOtAMABbryHS1pbJkJEhMwpUPorWVUaDL0IHdku86MiGR/GFs9t",
-	"CQY/NarkvPvgcDwDr26R3godrEGOxr2IZNNVTHtRWbuVtTlaszbPIV862fdSKN8iGErDET42cU/02a7g",
-	"YazyKDrRXr0UEp6aQS193gBgHPR+4AbXxCyc830PkQvZh6CyUkZJwEpomAqOWgiL5mF4JJ6y4zBclb9K",
-	"BXEdwI27Jdch25QXRg2/gjBGs+Up6mk2HgrFQyrKpG2Mn/auuHJVnEb260rzgk3mUy6dm7rbaiAiq4k1",
-	"Md4fLi9f0yIFrkJCt7X19rBjcq03bed3GYaXcLl8NWoNPvy6SoCOnMKg93G114+ryjG922WvCI0tzcGM",
-	"gg6giurMbZaIyJIOhFpptsjTohCSwG8DizIbRDLuIfBTGJ8iVjjI8WAOMcyxHS8F4PtdvgEErLhSSAWs",
-	"DZ1GeT+Sz8D+qZmeADAt1GQj8F2oqAEjOGVmAICCESI4jAuWM3xtMjuTPFsW6VC7GjhT5COfDsbqwFtZ",
-	"WHqXxL4H39iZGdissQZSo7TspqJ3UEJRMpUn6Elxp2qTJocTeVuI2epxa+IzFFmJA2kkSmjwj8xYMT3+",
-	"IfkqznknfbY6YbvRNcQJmf7n3CV/OSW6etv3URVyn4O9qCVN9BqQg8DREMHDg7/htIQJKgu9tGPo4ekR",
-	"FtHCD1/HnQrx7YUFBVO8wFefwKP0ob+FNncky59SXdxRA9zjNDVdXEZT2/q6Gd5P8CBcSwXf5YUX5rlG",
-	"fYHasJ2vX5Z7Kse7rMiu+ozlR7zYV202V7Sh/Csr82+mvnAvxguRfVcP0YU7lHuyZ1ySz/ucg6BhTdZP",
-	"ZctuvBB7W0IIh4Tskk1sqKyG6alrerWgUNBUUciryogNAZI+a1chbl0BJaicBC1AiSzzNrA5yweN/uPq",
-	"J5buGZQBtoP+bVq7L36+HHHswjTqm7qJd2wiCjHbdz4VoIomeiCsDh8Mo1HkNs9d7SgC1GZnXw2qw9k8",
-	"0bvwoxpOdRU6Us2vM1GzcDZyDjwGZjS19q40bcC9Gk1yNVOj0R34GL35MHOz8E7NYi2JJrsQxp0ZcwOV",
-	"tLzmypWqzXxlX1prdqqJwCwuzz5UBRb2poLcZ5IKdtJaXbx9xY77va+ZfQWsdbZqxRprpuebqB3WlQcQ",
-	"G2PrMPADJlRx1K1OYRQUClixKO00sp1Ff0Qe2swMzRb8aJ7zYIRW/cUrUEITaxXz5+LPfIeZNKkbMOTA",
-	"1g/BJa7tRVDSwDqaeuYIcF/fxa3I+VhcEU7knqail+WuAhZ/mVpoR3yK5bFTiFWDLsDAistWQa6G9D4J",
-	"T9qXm5a0NvypERaatjARw3RKQ2LFQrEkHZu2S0liplIjZyDwdq8fdk/CuJHFrD+B9sR1W9v2mga6ZSt3",
-	"u0E28VWsmrDjcVnPhHflvvseuEIVPPvSxAZBK/OpLUeMS/LI0d9/dyLbeGPudksS0/IuS6K7psuxuufB",
-	"CsvZztO+tBJf46B/HmXeDPyPbHgDcnlAs5uZ728VRLL+QJ67O5/iCtvgk7D6YwdqZ5fCmEpEwIpJLgQb",
-	"8lla8Ay8EiROtAat/+/D2cE/P/569PlvrR3EsupYAGC61w8r3rZ5kznxlF0vy/orEGjCykIxNJpItofz",
-	"YrXNjgXBKYW7VXdkv8nhtkZo3L6G1d6CBijtmoH08fEDXFDNEuHrqhN0zaZXxESIgTRDrpXEBa8plEhF",
-	"1/lhfAqOU1teYoMD1dZf0hUX6so+NKLYV08crMq6A/YjLZk9xFYYduLpx4Z1Ni/+Fmz6T8acv6AdCFdj",
-	"VytrCau9xzBKP6elBXXTCiph4VuZ+wZvJtUWWHXBWooD/RVc0cAHwCJI5VYND5/lwiiXg0pa8CONca1t",
-	"BPjH9B0zmE4dqr8du08/pFDAVWVY8E6iGxFh/CEwwpYLSDXjYC7sdCP5AjH8McIGzm+ZEYFo70OuReCy",
-	"/hBLH7PKoVyvSGx5IyoHgIkcqWaxkUhjqs4FyYPQK551JQV5f6vbZXnX5g2Bp8x2pEWGQckriwdu5I3F",
-	"JL2FA59yzTBveT7PMhrpxoyBtIDroME7fWkvgVO7JH7CAKdKu+3SqNDZoIaXlDfherK+4FVBlUIfaTbK",
-	"+XhqaK8d/89utxuDQxpCnMiGDPEymOwHoFv5Iw0l0PiB6SPunEbSOsTtDIwGc42Eix50qsHQZaWcUtZ6",
-	"Z/FxGFIV1TXz8mW1sjJEUwVkGIh/tRKBXc+LMpJJkEgA0j1QxBxKmjkHv50GlMSw84DUn7TYNAk/e0ML",
-	"iGVF/AQcRSSxJ8ICyJZsLvmC5/aK2z772drCr021O/wtPHWoqw49pnokVpUvL0zgQN+kswM1Q7Z6ADqf",
-	"yF39FijIsa1QmEumLNkfU2QoGZRFPswzkA1eKKqyGcl2/GvUmmVcRq0Bi0x3UStgUQuRK65S+B7GEne6",
-	"7C3W0aESnYYX3YgZWOiIO8nE7AQsqmbXAiIGkZ0V4pM7iAGD+xfT0nFs2FpJzRSxdRRiobJIwjnJhS5c",
-	"2ZFTqtRlhaWj0Jc6iTkiHTl5KgzDAClMR5IaOmXXqpggkmDCSIStSl5ddmZTx7FBWz2MSyYOpjzNbHRs",
-	"JMHIQFLYN8zCiJJy39YzPhRQarQA2K6EayO52fi2YiKmwCdoNFBrrZ2LxIwj6cRmIDYb80aIWQmNbmaP",
-	"qf7gIWtDHjR+g2F6EABuWqOiZJibDCmdgLSKGZ3Pz36O3f7CnKkl+m5NW2Yv4MzXRvX4mCWpLlI5NL8s",
-	"D3H1ZjzNtW1YSeGVkolkyQMwKatkcgPreWO6SLPMMqA2MgJiFJ2yeDBV1IwkDtrBhVgqqxdLx9xAo/Ml",
-	"RjozpwJrsNE9aEup/9qYHI6/GuZwSmFIUI8VCL4DtqcEinOR23In47Vn7Gq2mz9yptGAmZOMVhxzZnth",
-	"98QQGADInYR4qq1eiof9/N2bqPU5Bg5BL8ox5MZQbntIpQJt+OSJJWPylzojFSz5EZqurFhi+4I6RVUV",
-	"lrWthtvpsh/FrGDiEx8WRjHi1i5m8XFGmQKQbuyoA3cElLSJJBjszGZSJXNciFPvitpEJ112gXIUIKNH",
-	"0nLOVbIgEx4upG8hG5glpHSVGk54ww36/uL55Q+ffji/+P6Hy/iUUSBvtkTZFHgQSHdoFNGs1+0afhXu",
-	"5hxokpDPNztdzMU1VHmCQW1m1ayAbARvc2yHKMgO4NgO5jIt4lVjR7Nx4ZnKVHkHINtrULq3BCWZLlfb",
-	"/rG6dI4F9j2WvVnoI4FLY/ifuV+wJVfVXYNAw0z/nY0ihOdNtDmOZYTltnd+rRvhV4TY+lTZTFFZO3wF",
-	"kFrKTCNf7bfBlYBhhl2a+z5qnUQtLBENv/yft69e2sba8Ynh5etXbjXGcY2msNZNXurS+9nh4B0MxsBg",
-	"YrwjaoGmq9QJsR6NLsmMr/lBik/ww9Ydn+XidocHa0uDI6L+qRHqdN2C3SGcBplUcVVT7DyTqy2juibi",
-	"BqIYIHsAL9R0CrgQkC1hbgVXcldmy4FXx/5u8TlYoLYSoMM2xecQBn2uFncOwwlazRN/DSdMSStS42DS",
-	"QkwdYgmWsgBf7swiMQmEKdyeYGT2fcO2+DnWDQFhcC0lG7drZXsCLP5B+DmjVWB72j/Q/sqJu3SYXPDE",
-	"sI6w24sR2sNZF3LBhC7SKZgW9ZBnImHzGcOSBoXbGZsu5b0XSbj07XU7zOY6vRUvrIMSV29TnMgWb2ah",
-	"tm8tpEg+3M6Ct+ourrHKYfVIwDbpE01gy+QWqpFfvJoJefb64jkBmDZe//QMO+qGDul0lXWmcqQ8Kiy7",
-	"UDMh+SxtZJ4zXkx0w1u1GdsmAuzFvtc0odd8LN6mv5CMAT6I1uAkrF8QEPsLAQJmmaA8LRoee2HQPwlO",
-	"wqAXhh+bts1ZpM7G41yMeSHOAHhrzxvKtw/e9hi3jRGM1+r65kLPs2JjrstOhjQ37H+ABLKS+PLtklSh",
-	"ui++XGOqkL5KLO8ny1oh9pWi6ZtvOzvJxp1dM4M9b7qJrTPRgFyLxSeBHWF5c3GbqjnQSaoSCF+fiXwI",
-	"Zjrzt1EyoMI3i9GiBJ5oSgWp+acNL5SUDIq3U4l2rjnCUawysDVsxA/dm854nmolr5xIuTqz2kweaSfD",
-	"oW8IWxEYX3+HUbiu9363RgDY0Mbtv5ODYaZ0Mc7FqosBcf+2Ohfc+5uHhvpHKdLXdJ/tNnMogPDrGp1p",
-	"FyF6VSnwOQ3m2HGNRVtHo3SY8swalFkbkOLADBRgphLXLC7Ep+JwlvFUkhUoLXQkQVtE+LA2lCjBt+Ds",
-	"ICCY7lh96RQdHvAbZ/EPaRGv8X5Esu7+IGQrdKcjwjKOEu0GtuvTml5s86zw4Qj0OJQmutBvbBV47MpZ",
-	"Qk9ZLOSYj8XU+n6kSEF38MIJwWonI4lmg3ZaMPGpALO0E4TM+b4WZnRgQDWDJWHGrHxseYROYsISR2Hi",
-	"lJy1UjFz55Vtpdo6cjp+ipvLBbbxgSCZcOvJxsP9tziStOVoUTNdG121y3Z1LIHpFXok15IR8G7jbrfb",
-	"qeW7mQ3HgXZZPIsPqUg0PEUGuUeaDVcs0mAMjv8WH5aFpJ1lxrdbETqyoSHz9TwTxIBtP34tajPKWQzp",
-	"6DzTCuvRgApLNd6tZRYi9qm2NddMZaYTPERO64eFj2SFPnA2/jRKj9uKaWgNSgwVjH89z4cTDphNpfEQ",
-	"kWH8KDYyL/XC7smqbSlozfOsNWhNimKmB4eHXkeHw4kY3qg5MCypgE/d3an3uc5f/7a7E87xozc0LcOy",
-	"tjrSkuaLzZWitoyAxbjMMcRJUF0RsLIP1XTKD2xoQ4LajxrRM5pACCep81W56mGQqkaVbgyXCjD6zxZl",
-	"AowCNWLxPN7R+FOWQNn6aFPu8Ajrc1fpELWyaZplqYUG9dQyMGXjG4nFbQTrlU7lUKA+DfqNkuKUKXP+",
-	"j0I2TeW8sHZ88A6XXwaMM2nEsPQWsBt8TxzXkSwNQFulhyYPaW+Ne7TRKzrhenJwzbVIWK7mRSrHcFiJ",
-	"R2Ix+0h+Ka+opxyka32hPoX6VfU7ezpJre+ywUvK9nOSsrYnGUQQNyBkghZ6i3WXLRm3adusUCqwAgCr",
-	"2kSpcDyci84dXcjbX5DNPMDeEXAZessMckWnKZ6LteEAo2n/lA1963MkyfwMs1g1963LWZjt4nf1Rof3",
-	"VQfuG3ud0Zfd1h6+3LUN7OB78sdjv/dMuo6kgNXBgd7ND1X6vvZxWn3J60Mnu/PRiVqwEc9ZYo6EYzI+",
-	"M51AtomQhgeSQsjHIpJht9sLQ19Aw0NX8s89uOL8bgEG/p7O8yzulBEHjeHgIDE00PNiTdIU+K7YIk2K",
-	"CSkJ10sSmCxPOGVWiJ0IAAqOVzxe4DVa6kiC83M39vp5k+r1Znfn56DiyVoVi0nGBBMzyJfmbrcOstjw",
-	"yhheIGETHF0YmbPiESP/MnVj8wLWyLCRdIIrLsi65IAVUA5HNCv7+LHZ/xJsTvaqhRRjTsH5uzdxd7f8",
-	"1HJX1EI/hHmscEV0YT2vc8Fv4HjuYC3bgpP2qxfltupxW7VnrPrg/AXmsgFL5pIQ2tn1fHgjCtaOEzAI",
-	"GQZLwyYYEta+EUvE/EMDFP5Ilxuq31BEDK03nEx1jVa6evDq72S1s1iU9V5DNptfZ+kQYLEsuj+i5hN4",
-	"LqrEGm5wgLQsALmK4HUBvTJgOh1LiKXqBJHslwXj2t4zIP5TJW9UjyFFXSQ1kAr7MkkwJbxN0F81BZt9",
-	"N08c3PKc4NE+tF7DlFo0bfAjvbbgnB9tkYq7QiWVMEkOM97W8OjHtvyDGrHjMLSRRCAcuLMETl4qFtuI",
-	"pHRHnKI6Xl/NpFYSA0z/Ltn+m52P781tg6YSyMTHAoJBzc1YTMSS2eAeIddl+nd38QXicdFXttjJmjHF",
-	"9HuXno/BmQmCQfXAwbAqF7QvJ1Nn3gFeGRDyAfvInb0EdoPydPieelvvIDCTWZIOBZbtVBJV5mrB2va2",
-	"o8Aq0CY6jZxqrZsSCteQ1zHY7nU89R2N5F50/saqdxG9iY3G7lXfYDoVVxm/Fpnets/eozFZKIHxu8JS",
-	"Aa0Q3QQ0CyDACrTNVrQy6Aneu8qVESiaDCT5XNhIkLh/PIkxhrAQBzAo9PAuuGbUAtSULxRbTFQmEAm2",
-	"mSIp0U4tti+IezLGDYQDSh76GR+nEpCcKzuxwQ26lqPk6fAfze6PMyLARyTmnTJuTQKA0Y0RmBVaRes4",
-	"RcGWee2lnLCdaHY4ZqX+Up3H+/KY73FBmEucu/E3HMiGvDOVNMVuS2UTJq8gCekK7MKpHJO1Xl3pVI4z",
-	"l1Z5ZUXJuHbboFUZwM6aeOhaeeQudw7MpWxz7eVD5T/uIY1i6MTZ6wt228eAoi7E4dNpBJ8BIdPHCTeL",
-	"AkcvYPHXCXx4Av8chQkg133Tg49QPt/88XiqzD+9Pv67FDw3/3IIhFY55v5C/ET8888//3zw4sXB8+fl",
-	"T0Zyf/I47EXSnXPN2uvPd8f5VzKqSx9/MIvBC5UHPtv6gCG9Hz/GkWzbAPRsSS6GX6PWkGtxpc3jRXor",
-	"otYAywh8jjsBiz9ELS6TqPXvqKXyqBWwDxRx8vEjxvebJ6QqzE/4y0eoeQjFVl3EHkuEmDWpRuXyN53/",
-	"XGRopUSG17bxbZ3qevq8EcBaMe4c6/2VBQ73A5WkaVZesn80cfXaZ2Kj+4IBosDgDdDn3dXbbBtzr//+",
-	"uRHlEm74zStTAq71VucJaElX18vGddrhMqx9Li+WPVcOSjI1x1Kp0UiLxt+aloTqs210WjzS5HvYzt5s",
-	"c+VaBz7Rb2B3d8oK3CVrsZTlPwct4IPrO0F7zrqKkWAdMYczqDJSsBbdEvw4HVM8nY1SZJPKv8MlbF7a",
-	"in1m23bJmDjhTesOgUd7Yljdjcd4x68W5CRXochg4I+0lcorIrMNJg8YJv9SHGZAztkKvAIZv2oQC7GR",
-	"NH3pJnZuVRKkyuC+XC0e6Uha0WsC1lG4Ol0yQDs2y92tKTexrRC2JEV99+32JcVte+5tR7nGG3b8Lkgj",
-	"ZzXJsyZBoU5vjgd6idAEaNPtvZwJP6Uhkpg7nhZMz6eataVi4hPFNlFWd06VYETSCTxMEUym0KfVnVpC",
-	"HG0ka7vTbLTdFdqgYmK0M4CBP6oApjj/eevd2+dNYmSmmmTIy8pqjeZZFrBxruYza1xTc81loqtd/K0X",
-	"9I+Og5PHX3effNOIxzxRebGxN4KNgZJQCPNuoVvMefkxYC8C9q05DJf1rrv9F61NiQLrugxQmW3Yx+6K",
-	"YlI1Vv5LK9l9uSkQy7MT28nTijcdhDeCZ4Y/7xubRXE1ej0cAlZJBF+8F4vrO6NVlghdoAkn8I5HQY/A",
-	"Gzuix4ab0WOPQl+aOQpXOXIuho3BtJeu0MqJiybSa6ckxcJNaWfQ5TfQtV236sD7J6tD9TF6qoN9blPx",
-	"nI0F87sgp45YEIz5xMUJtPV8OjV6BsUPMakSoTuN2v0eiHke+k9JK26VN1HiF0RFcMS+MzJCbWv2GxKZ",
-	"rxsFAixm1cBk44u3rwYvIbzO5mzRs56PKmBx1IpaMfJ7r0zgatiKuE2Ha7zfaxOiKYBjxotJ4JC00kKT",
-	"8IdNNHa3Yw6lDb9xEfkUx4eTsp5rCyvjylQXWmSjZtB9DJ+54mPV5CwxurONsIHomUoq9X1pnaL23dzL",
-	"3Q0cDbidqI61mea0KH4zICMs0LOb0hMwM9jEqxrE2kOu0Q2LIRiMg+HCSDKJgmCYKUDe1Etg9cPjJzsn",
-	"7FSxgQtzW2aiEEHFnmLjogsVn7oIUHxQk0kt4WjNLq9wLHx2dBD26tVTGgbXlHDirocdRmYmF68bwNHW",
-	"AayYz3Dn1pLQb1fjapddI+QuX051m8LmM7N2ZuvYgusmd87DwYDmZm2g7N2v1V5AT23dZd9pbujALA9N",
-	"oTBVrjLVBa9drmshpFdQ0Mq0IG8Wd68V9caWGXwOVQZXZAmOQBIOHrucWOm3o+jxoz5toa0tjdgY8Xdn",
-	"zy7fXr05vzx/eXnx6mUcyTZnGc/HLsavoSpS55SFhDIAtYS4xpBx3tAgqJUO5AoZ9tHjx+E2yZBUv3N7",
-	"B+8DiroG8PESYq/1fBow/ttiPzYByDVDremNgJ74SBV41cPFhMva1/PuBSJaQQXeAiXajDPpqTkOYJI2",
-	"p5ncYSZfGoesQll/HjyytyovngN8hcM2oEQ82LtWkykwsc+7YsCUinLKIHISQn7MsQUtEGK34biWcRq2",
-	"ba6HjcBxbwte3OWMDu0R3YFE9TBXWXaViFkxWecaNXT5FLNcymzoqeAyKPUmlwzNC0rEYdg0g6Yp9DzV",
-	"CEQROO3YIiklQswERnNXYxT9SMFHmuLzXMAn5eBgtgzCasvEK8lVJp102Xsvb9gbuXUW+lOIJCZce9XT",
-	"1qC3bwkBDFqfDtTUHJ1ZsaTtsi4NJa+alZAtq+6i4q1M70cW+FtQxokSvpANd3y0EkOqO26HKEfYQwrG",
-	"vBrbK3jizephDH6J06Dndj91dX/YztsTyd32B+eXFqxNX1I4io/cQhcxlRQs54u3Ukl8NudebokD37Kl",
-	"zuq1mXs7K9VaTm1O/Zdm0yVn+RPx6IIXLymWvQF/k0wu9q8SNz7jMknl2GaXi0+pyzT3dFYteD6cXAk5",
-	"TiWoqWqY8uxKimKh8huzYXw64+lYwm/zHHTZ4YRDQZ/Aq3xNH6YiSedT+uC9az4WIne/UJlwX1VGb7YZ",
-	"sl7qQkx97TnjcjynWngrmDyAMF2kEhsstfBhWiw9AH0bo7n2ztHfwSG8Q8CfQ2UYASYLLzDMCc3K1gdf",
-	"RpC6fCUspzryAinNfRnJ63nhJT4GLKZdJl8OfIqp2qFN5Kk1wnJRzHOJuSVvgRcaURpH+uHl2Yvzj08B",
-	"ICxmbXMJvQKCoySXGFci9kr9gSdnohbYKUHTNrn4PftXQyFrsk0Cw7WBniM+TbHy8BbIWo8a17VuzUv2",
-	"QdaOfUqEnInS3nTrXrI5E9tHQLS/dQD4HGvHr/Ixl+mQvYWjZnbzNU8T9hZOmvl4PuUp/IGiWBywbrfb",
-	"2W00hsTXDYXS481g0oIuUowosckOkEuuWTt+93bwUizYzyq/CdjLn+Mde3fHboch2GcHBBiSCHtrxYPY",
-	"H8v5uwFWt995FGuMqg1jgCe3juD5+eB7kU+5XO44hNLeumUEN6lMIJURXtip7TVo2f+oSwXQPiU6r8B7",
-	"NZJ9+e7O1F/eIhsHBBHp5awtcsfW5psVR79lxGoobGYkVH2wRy72cdFj1gZvG0QRcsCrRFwiqSjLvLn0",
-	"oUPdpkw5QvG28JsjygAHQG8MWKe0lUjSj57UnRZOoJzyfMl4kuhVvImd4LprF/rm5ecYRCb3XH53y65r",
-	"3doD7IM7tbpyr2+/GdwrDF/Z54rYuDzkGPP3c78lWu/qWDnrFb9H5fytIEZu7XYHIMKVRaQEsPKd3Xqq",
-	"CITbZ4nPM3y+icvAozszmJr8uUP/8AKjFx5iACDN7tKxeZC14++VGmeQ3/tSLHQmDGswnyrV7u+5/xVp",
-	"uiERzAOZAIwFJ++w9hjSvkt+VyxUZ/c+SU5fS22ACIf2/ndvfmITyAoyvNh7O76vzOUpFncbCL78IOPY",
-	"Qh+bx4EvP8g4QJm62yjMq/ccw+c1iiqpUBC3tS8UJL4E4diopVwZASxwn6QqSP+hLwx58VTqeJueFUmr",
-	"aMXeIOMBuS/6oYVBLjEnrpcs/ncMQFKLSTqcsDiK/k0QNFlaiJxnUIADA+6iKIpi/5coioOKekaR0TX8",
-	"6c3qU8Ux2D8Ot+hDuzxO6sIuj/qy/U7POyl8h6dLgXmHh50EvMuzvoC6w/N1oWq3V5yUtMPjTeLPDq/t",
-	"MSBfJtnh8UZZYpf36pLBLu+sXOdbX2pkLSg/7xuJUyK9NQSsrVjafa3IMEzllR0BviMVSvqVaMHm1LR9",
-	"iriuM4STqcZoJR99WzipQM40rHIsB9LgPLC/g27iQH8xu8LCqdvgEWt/9gIh26ELLc0FxKJ65uI7VyFs",
-	"qvo0ARR9ckViR0UZeNfZ0e9YiU/cxQm0Lp3x/V9QqxBxKBb6aiZyrA++KehzJkiICGrxyaGLJCul3R0y",
-	"OeHhq2Se82Zl54XgFnPNPoRXtRfztXeA16YYy3dYP81tqPXjJXwZsHowZUL+zh1IEFdlrSAHpcFsBRIv",
-	"/XRfJFovMJN6rEZo1rc6qDDPlf1wx/njemb9zOFd7psg6QFdmtd93kc52GCpowA34mNpXmZBWK8Yp8I7",
-	"Rm7rtu4SO2ovHi9IbWvKOQYO7Rfp4wf5rA3docHslJZfO6hYFqsJQtpj8KDUTgUCRBWKab5sAl7fnuH/",
-	"p8cQ3yCD3DG+blg5DTuQnHd8Pgf70uoujkmfmnaOHrtMp+KfSoqXjcUhziS7OHt5hq7yXwD+BJC+YrTn",
-	"H34r8iyVRqU70yk//JEXkymXydx88+7yWdyMmBlJKKsoWWzaNc3GXfYcA1UG9dizy3/GXfZKMi7ZfGY2",
-	"F2lMLHA8FjAwV1MkK2CwARYADqx519JYIWzoFsT0TQCZLynZ8S9UoHqk8qGooUi2qlPcu0TGpQPS+SKM",
-	"tApr4DgqHClelLLiLONDqmYGq0Kwp+5zp8JtEVa9yJcs1acWkgxjIVa7gfM6EgtzwnE4GlJ+Jyo3a07I",
-	"o3DuO42aclW831MeTRol70t/lDioSsUNN0Gq6SbihsDeXnjQP2qt0enuKJ9+EfGuLmPdQ1raS9TZV3pJ",
-	"PCFkgxCzUWRZx83wjN0l3Ox+9Lf7hdDICTZSMBIuFICaqHn+iORIw6reXT5j7RjJtHfQP7rsHQ/CcBCG",
-	"/wSEQ7xYvd+pokwkAfeg/Cnu1Pld+c4Dk/5vrZqlmhbwkf5TKGl/nWJ7Pr50+FidX/x5gsjeo5N736D3",
-	"LFMLkVxNlC4IOa2J3bif0Ywz5UsG1cHM6UCD0kzkLEulEQW/ikHGm4HYxTVLZSTjr7q+s+yUcZYJDnjf",
-	"8WKx6MYlyC7lFZ1iVwhU70RGSDAbYsU7qUDu6LKX8ywb1B4vH6xzMW8ckawMa5d0lOtMDW+u0BSeNi3X",
-	"M/uTrwcpq/0wGvQA0GGOeo8fH/QYz2YTftCHeBXwwNuAf1jaSHpr++Zd3MEJIyeCMAfDzsywVnDOW2/e",
-	"RfLZy93nBSB/zVYgOx+047njHFB2QeDFoXbqc6VgCjRilgX7KEugSkABhWckjI95KqmSD6Cprs1YjOTO",
-	"K3LIk2kqD7+K5CEU4hCLfx8mOR8Vh1/tskxDqLKY7JVmVCKMrx4saVrIUi0SpFj0YuXs4rWtS9qc9DHl",
-	"abaNpfxT5OqVFOgzAeyaq2tV6Du8ljahH5/h+AgG9NnF8zd4Q2vWvnh9e4yzuH3cgUNNGkR1q3dCMLZj",
-	"gDjFhmH832odOQchjqwACLra6ymLo3kY9h/HjGdgC3eFKNG4iEBSu4xtxG9VTky3AStw18w1i3XZlOEq",
-	"XMELAtOEgIzilE6F/RIyaLFExq3IKTJ0HYjhrMQB3YjuTI/BhUQpZVfJ+pyyNurQFoexsza5jLXR4eo8",
-	"EhiWBQH0cylFBlAkPOl4hYrRNJhmBBtpK6pDBLyNurc3gZdYVguXd7ln7ZWMswCwOtHgtGSUJVMXgb8J",
-	"d0Gez1W2TvHkWQbVws0jNsKNlmjAYsBIjW0xgzRnaiGpwAGitGQCQUAWkBuSytu0sEbSdgycDcJSEowk",
-	"VjmLDYcTeVyFUW1BR62gBa+Y7xMXYW4eb4yftqaZ5pnVrEJ4VxgpWiY8J6ODTBDorEYYGNE8JIAQI6hX",
-	"jUnkTamagNhcZkIjvNsCIMCNjA6mHG6LR4Ggj7UwI2kNRAF5+z07UWl2ApNnzJSsXxuVEbU2rM46o6m5",
-	"mkrrFiuUuoE0eH4jNBOjkRgabc6O3B9c1Ybl27oCF5C4as5CS7qz/mCzzeatwozNs3E991BQrfFVFxzA",
-	"oSw4qieCuHaorDt0lTQYYe0FuZWtollvn0u2KauWrt2S3XmM1t6gtZtx5bapXoEew/eOQ33vK0JCZTLE",
-	"GVaFyKr4FTRI5SsseIMK8KV1JKtp/Ol0oy+IQOLWZFczO73wtlC5+DKYEKwdW3KNy0t51d3TqAJumusZ",
-	"vvCDe75ZLdrUxLfmcacpNegfW18GlWSTdH22TqA2uue7Nz+B48EvlVWK4o2QFluM+U4i361yhhOyoUQc",
-	"ZeSuVMbs2X3TVbwUiai45hJ/ZOsIpkMmDswgWC5mKi+6TXL/PQbXWx2cU9nx7h7mfJGBPGerdcGNL3gC",
-	"NzWFvenuVs3ilRRGdTg+NPqD3TaziaWSUdEhKgFHYRjeQYswXdYqUiPplFoD3MOAtovKuNMi1uoPO4xr",
-	"vej/EoDT8YqlG8yQbP+U6QKK33MoNcfzsZL9FOrxTbrsfDorlpBLCwh+tvkuOzNqN2kLpaPYNgwg9T3Q",
-	"LbDx63lhUQBROGFzWaRZZSQrSQ29/pPGWttO29ixqozVOypno1EL2Zyw78Ng1ATYbTZA5wFdYejIbjaw",
-	"9Hdw4X8xnk4l1f4Lc/Tfx7hxJyayw0u+jWDTyL7L+BaOcAaCf1lVYz0f6FhGkIupuqXbw75oFaAUtGyk",
-	"r/Zxv98x32fCO+KQ/ISVuHRwl/N+Z+vCb3OuV06wpY4yDzsMeh8b3R5aDOd5WizfmsbJWyh4LvKzeRPc",
-	"xJkEmPIbsWRTnggIPueSZ8siHWo210ZxAq0BtfbyJ/MG/dKF1GjTXWtAnZWa0KQoZq3Pnz8Hrvg3xM4P",
-	"i7JobevMtWpYSMFTKcBJUy1UOU6Lyfwa6lS6YRyQ8l1+s1qLgjb0AHVRK6u4F7rsciJsjZRe7OrbaTZS",
-	"hv0gjU5m5SBve2bNAqZVJMUnQEAcs2GWQgQpoBctVH6TyvEpBSBU3l6AFUhpMgOY1YfrLU+H5nJvI0yD",
-	"2eYgkrEt3I7pB6BIp1CkIAXtDetHEAKsOSvdSELd3bLsizclJj4ZuRI7tlXaoRKKZrGhD5Wnv4C3a8C+",
-	"hX1kRpY4Gp69vrj68fxn+ABJg+ZhQ+xDin/UDEqHigQ1/gHj7JonnsxiTeQcCMeNOOwFIKgd980pJuB9",
-	"dq0SWyc1Bgha7Obw08FisTgwevfBPM+EHKpEJPEpy0l/wlf+z9tXL7sM10AXvJhrpkaR9Cre2OJaboHs",
-	"eFyACQSgxFCEJ4ZqOqcshpI1OmZtvAUPcDXYVGgNJYiAcc0o3E1JhqFD2bLrFeDxyymSXHf2+qJD5haq",
-	"OwvVe/yNhWLK2H0V+9cIugEg68OvUWvAola3241an2PWjstKQnHHkDkvPLl9oVz7WEmYYlmHXEIWPyaf",
-	"2ow+Sy2RdMI1BNGUO3lMZczYVBQTldi33eOADFA+fmJDKFkMt3wcSSORo3iL5XbNGUlR3MPKaS+g5Zeq",
-	"ILkgdjvfwVM8gbLf3hHG/iDeKs2ZnvIsYzEWB4+p0PVJeORklgBMnJniCbvmAM8LmTJIS2XxpJJwjDgK",
-	"Ji1aHlxChHOhDbNts7YNez8OjwGuQS4jyp6DlfKJsmx5qLIMQY8e6U5AMFmaxc/4cCIOnilZ5CobMKkO",
-	"4NqNAcp5aH60dmUObNyVc9dYISz+D3hZyOLgcjkTB6+AXWrTkpbpaASnHC8ALfCmRruv5aCawl/NLulJ",
-	"GRRbTMQ0sNmuYBmGaOV2bP6OO4NIWtsvVRB14BGehRgqMaPFrqJiBqBgrpjlA0ZG5kjCm1MuwTMIPmFB",
-	"obnWig1PWJxGiKBAnjS0KazmLVoyM2YNSoq9N8xgYFVIC7EG88pBgLiLbMmy9EZAPCACprI0OfWtwGg5",
-	"944UCMheU0co2mTpUJB5yN6Y37/+6eCoGx4YBrNyUy4Wi+5YzrsqHx/Su/qQj2eZeaU7KaYZiidFVr19",
-	"z15ftIIWJYgYTbobdkNKJJJ8lrYGLdPAEVgsiwkIF0CuiRrqQ2BnJNR0/4XRRZ8DfMDmUdnPE1uf335x",
-	"24NGqt9Qt90ln4LcPRYNmQBvRY6SZKrZq5mQ5kK1x7HLXsLlJpXZ4m6J9KLkRdIatL4XBb2CCId4i5g+",
-	"+mFoZRXKAPMvIjsgr3C3lW4eZFVBkIOF3CY70vCf04RR0lr1gqwsjOn/uP/NuubdWhxeKvWCS1sTB8Sr",
-	"E1ybze9dyELkkmdYyM6XTFuDDx+DlrZ5Va1LKwb5ww5aBR9DuTwwsH78HLTM9bAG4xw58/fnl2yc3por",
-	"0YobEG+qkuU2QvhB8GQzJTTEnsB15bDAnDzVjn3GOmB1wokD5p5AjSXuBICcDyOFE09tm46rj65beHrh",
-	"kJ6mh4EaaJtrE1DAJZdQ99VsrJGiCnPLgZsmfmM+HIDfKnZZLewljbE6Qu/ZbcODR/FJGNtJ0+KeGYYp",
-	"Ps3E0Ei4I55m85zsXIkoeJqhnJep8Vgk9tr8jwMi0YOLJF43Uv+h7UOFJy8SM9I9yRdQ87DXFUL2+Bvc",
-	"eod8PM7FmCIqG1nc5cSrkDfCdLtUgYbtFfo01yxdvBR5LZ5CKImaQ35NqhK6/MDvaH+ixpx84LLz6Jpq",
-	"U24fKN1OM8pZ7EXL2WTkOrwIiWU2z4JDeKQRGIwQ9frV20tGkjFeHs7DjPI3rL9RRjBe3gulgIZyLnXG",
-	"MUUJkGB5YYvFyITlc2krpEJjmDvajeTKuAnUykX6xdC8LYdVKFfypCp7wwNUuiyS5w3S+ULl9MBaGR3t",
-	"Z2EYGFXILPBx/5sug+t0Zts5uO11pwkodnEcR3I4zzP2yN71pR7rBYytIbD/TSWCnvqhZmAsRhp4ehQm",
-	"+Jmo7akNEgu8RcMn1lDYIxZFkWTs4Af2qFmj/PH850c0kxU27NbuzJ0JcynafV9roS0fKUt/v00LYQ5v",
-	"sPsrr2EKe73ynIPDcfcXXlCRmH3e+Y4KhO3zDgZs7ze292kxuaCao2Dl3kMkIoHPF4m8YkuVGGxkLOBW",
-	"KkPRrwjN8fgkdMiOxydhLUrYvtrrN73be1K+2w97n3cXo1YJjypSN8hTr5pqK5t7dhexCFTyCwkGHHyp",
-	"t+NL7ySn8ySSnaU3ePOuIhyNtSLHmVePdu03nYrk1RwRwr0LUxVGffMvstIs4pdO7HW829M90XSFulrf",
-	"u16hHj6GuYosbEfM2liefQA2N4t+OCDwlAB0V/OFrZARUDn3gVFJy0+mPT1A29mNWFq7WbfbQVAuAORw",
-	"AbhUjwbhQnK1YI31vStRprNcjNJPrB3bcdoRUlUbyF8qK4NHoH3eiGWny2KoXxezds/cbb0gNLcPubNY",
-	"LwzJPIBGxzZE+vQ6GOdaTHI1H09cjdZuJAk5BS5fmzyvBf5ti4NXb8VMcLL8T+FHsFfgcgZGPn93+SKS",
-	"BR/DB8zoMp3XRIl1AgSZIHhR1qXsGgW78UJdf/986wjqIe6fhoIndlMLRajVUKn+esnax2HobTUJdL7Z",
-	"0BY8rRV28Cm1FbRS0xVWoAus1cDBkPquQ4x1Ktmk50c5CpswMv5r3afVvXmjFui1Au4fMDwjYRiytn9E",
-	"TpmtD8o0SZ5o8Dbi+FgUunHDqvvVC8M124QFJtfsSb95S+pRfYAbRCfdq5vQ8+ZRo5/eOqKx2Le7D+b3",
-	"ljc+1DLkjsMSXK2FmGl+NtCg1w/NsCvvnJx47yA6KjtkLzGwrnz1SQilmfeUMgyZbRYwzDXAyxvKvwj+",
-	"Ejb2EDbOrIhxvcRge8t47yty5FTa69AXTxtFjzWFoXuBxzsKpTKX7GuU4IoWeQOh3yD7YsUSHclrrgWE",
-	"i5nb+kZQbnUJDZ/coTIb2AUs4LOO4ZL9/tzesXbmv5Ip/CpNPrtlgBRODVywLBJqtG16MqZ459W6tuSp",
-	"A48/VEBE43dNYUZZyuyg5aYoVBkteoDOPayqOE21huwt2zGq1tUfVQ7cGl2RCf2I44FBojt8GUkjzuSC",
-	"U6UdMCSQsRGjG6xhH9/tBEZ/ZzNOyUHAf/VafX69+GHrxv3DL2p3Lynknsy13/N53H61yxoN0rbwoiW2",
-	"v5jaHkztWW3x7s3MCpddupcCNVHz3OggaDxK+NJwAYjuzxkmbXtKXmALUEgBvmCRRBJRvlBtAOiXCZ/N",
-	"hISKs36xzi6LDT3ltzwDRoL4B6ytcqyfD5niVB//NJJlngzldYzsgwGOi755PFVkAaRS+pAOUuK12H5S",
-	"HcmVSvreF+yHHzCTHQ2Y0OdO6gpBWnDMwBjEntKyP9MoU4T/Mprd0Wh2QUTW+oNIsYiz4PANoGhgKW8c",
-	"PQbJv/ZMv/LMFxVPIa0KAQv+4t93EUoNr7xeVlnm9ZL+uC9T9+W0jWydkrrUCHizV/O1Di5XTZvDDDVM",
-	"TKNiipGEaBed3grCyCKBqsyRc6l4na6FAQZkWyNIkr4zFVyay8AKVyqPJOJWd9llKnS9+hdZUK6XriDJ",
-	"UAC0ahO7/CnVBSznKpPcVI80TbrsTLI08cH87aJg6qQXAVLRrL8mvXrGi0mpVpebs9Eas17U6jWFfzZN",
-	"wm1od3thFwzqskl6bf/S6xiRFxY4iCSdfbxuTkswT5suSaDGbUpzruDR68ClXFC5kVLpiC0xzmughzMB",
-	"VAdjRTkCfjrIxK3ILNYXziGIZOxj6yIgOmHzmg92NGA39ZFl0ZDqw8ZCYw7RPGAxjRwLpbB4mBZG+rAn",
-	"SA6Fj0dJGC02DXKSFqeUt2hWsCQu9GrgMVMEUFffIPSbItaFzYEEIcxuaSQxt9Wt9YJrBhWzsFQERpqZ",
-	"HkEtQ3uxIWSUwDjlQQ85wWeY7Z7y/AY9rgiJVgxgOj6gOKYBly1SWrBZ5JiBGRc+p0VZleCRxhQoa+VE",
-	"oI062FUkIWJQjRhyAWxfMz0TWaahElmcjol6U6kLPs75FFA8MHL0wn5XhcC3vMSigrKY6uXAYkBlM6qf",
-	"c71kaCxiZTDPMRTOQ9mSnovkOFfz2V7lds4u2JnWqS64LPRq/Z1IVpfYR5IPPCR1nLyPd08+dmGWXldA",
-	"5SIJ1gI0R7J2Myz4KVwBE5UBAgqXNnXLy3X6xkbRmoWEGqNGIG/nIjFNJJ3Yw2WjJCEIiT1l1XJIwPZr",
-	"1QP8w2YEaIgtTD8R2Zup2ZZdBvJ8Ns55QjVWrsE/UZBzQZp1LF07hpzQBnHr4N4bvCW+Nwj6JTR16jmS",
-	"ylbXnaRFtXapOd8pXA4rw/Qr2HLNLJSlVRAiaSbXjisQl8COEIzKLCqoCqoMpSaUgnpGONlrm0y58M+m",
-	"22ZbATubobCpfGLpSjPEqWS2tFGVgzrEohe4DiCL7t1OgCEf5nJfs0sEYkPuJwW7e8rs1CB3HFdmiyOk",
-	"2a59crIlsXJ1Db6z6KDVWtxN1bdJkm8aGWVq7yAQrIMPrY/rJ940LAy7tzWogNqaR3q0bqRUFfrBxvmM",
-	"a3GQSm3038IIkHp+TT4WNcKNPmXx34nnXSGno6oH3TVjxNt94y5vHRcW2RNZYoWFmGVK3RjR9hTJO4bB",
-	"xZsHcXVdpbay3K2tT2kxMPDzx8ahNbav8mJ961j1smzdft7UyxbN963Ki500ZJG/Nsxol0d3fI7KJO7S",
-	"Ih3x3d/AJ8/kcveHX6pi94efUc2Q/d+Abu5lWKjgJ5u//fjFUmasF7aF64vq0aEayNlS8DxgFiTRq8KK",
-	"cAQfXDHko+NeGY7TglnTL4/73g9SLHR3OVTT61TyQuUAeGZm6zAbQHyh8PbB4WGmhjwzAuTgSfgkrOq8",
-	"X/9vuITsfDBUzcziacl58ctC4Ve9/sERfYXr8/eTbykc4e8nz58+P//70RmtAIXK8bF42oPCoH/EUUnx",
-	"qWgN5DzLgtYsF7f4twdoQZZ3KjvSC+qw2sT5j/COwu96ONvyHZuW1hqchB5iZtgNTxCFvG/+KXjWGvTB",
-	"hOTSbauEB1+jlRiMHpvoqedTzeEsT4eY2Oke+OaJ9/t9SciMbIeNghvyvoRxj77usN277OjqFn7eR04E",
-	"pJc1psMZFQkh0c3mDKU5adHdnY2CK/bA8Hj7Sy9V8Z2aSzIg9ndJZABTJdiMwKi3s+kRXnmg/IkdrY7Y",
-	"ZbPV8a21A9GBI/uDZ05Eu9gWU+Ih5Vwd/op/bDQv/qAWmGbgY94CiCLoVLoQM3vlYGu7GRsjGRcqDprK",
-	"5wBII4GEo37Ezqz2BV1r7LWHyilVpzOvT8Cvbmtw4kNUmhNTG+Grm/+FbwaUKQGNQiAQ/BowzjJufjDa",
-	"oVf6JpI4iEr7N//L9oDue5Un6L13s3qE4wrKijTWBCbNaMErBhF1SZdR4Y5EgWz/L5XKgTXrqPyRpnFR",
-	"6ZISIkUWqZxDmprgeZaKHGqUdiN5wMpYAKqBsRJU0CbDXHMlkk7DDkWSOSLA1D8xO2WxMDNJ5fiqDD9w",
-	"qQK4FwGLAcnrquFRnmWmXb9GiqvcgC5+gm2epnKuseVTmGGSq5kajWiC0BNqRRYZUHlvpbhvjzRrY7wB",
-	"jqwTuHYwrcCMBSM7mosjVbrBcdRTJ8rx+ANpaM8RarsXVgdlRlFv98r8GDeOY6WBLisrVRFmPsC+Mltk",
-	"J2BllaYlW6h5lrAkvU0RRyDsRvI75BXNphvfJmIzJtsI1kYSRScon3bVN5yhUy0o3X7l6JgjM2CxuQO7",
-	"xK4IQQ8tSSnhZad+qQ/kLqesVtvDQsaCg7rJo/C9KHCae7tdgd8SOsvaUFEcv3VBODY5csazEtGg2f/Q",
-	"b/Q/OOb9sO6HLTN+Yw7kd0YC2fXhS/WweuEfXMvbX7G9t8PZwsitsNXWoB+GjmDepmM5n4HI2ciEIf3C",
-	"KAOFmGmS22vF5nphuFKCDhgS/UQ8FAHHPH4KX2CBbqxOxZz47/u6+2GI2kC925O1vZ54nfa+Xun2yYnr",
-	"103f87+jc91K2j6j8YsShK3dhWdkJMAXHCjgmggqxxfIhPyX3PyF5OazlaW2phAQLzz5mW67rRI04Bes",
-	"lZkxHrIsL1/i6zl0gso4dvLMB5HUEKECCD+l4GS6Rmd5gHir1Ur2g92kwAY53FbLb5f1n9O8lGKNFGFF",
-	"Ya8oOgKvV4rcV96nMo0TjL6ET/YdM16Ueayg4fuMm6RTFLywSZoaDMlI86W4rWyv6+Q0bzUbxDOeZSvr",
-	"VC2FaYa8Tw1MHAeo5le5Gdrc5rHyW5HzsXDfDiiyFWiJIs3QHjBcYqaQnk9pUCiWw3tAYrTSzrVFldHK",
-	"19EpzQtsw64rvea7xUzLgG8MKh9300PNf6EYuRHbE57dGnJY8CWS8C8iV51TFofdMIw9FP0kTU5Nq3Ke",
-	"ZfUpIsiQHWaXvbFzkuR5op9SoW0UB5GqSAZMC1iIOEt1QW/G3Uh+j4Ajm4VYHGAueAKR3RxQ0WBcFB4A",
-	"ccH2jCh1Gkk4rZUqlYRDTuLnRgcnhkjmUHAmkiu44UDiAUspMq1TScnC7SMBueJzZNpxEIBjg0GuVstr",
-	"KJZn3Uhrgm7MGj5zh0c/hLD8Owmbv6tf4y/5tVl+/fBrq8b+rFl0RR487vbLosC9BhHvJpWGahG0hqyg",
-	"9Vb97CEz610773V7ZefH68VaGoO9h7YP4+jOBm+UR/53aXvuNTgkegdH4d3t3Hft4rcyb+8qn1eZ2C5m",
-	"bsSqqli5HQ/8S2T/QiK7d89UbN2PLHbYGgEe7vmt4nsV1HZtWO2NWK6JMUptxnQ1IarJxOsEMKwbWhPq",
-	"UaRyqIWTtCZ6QQKxTfZKdcGEvBWZmomAkTZgY+2w1gU8Y37RrB3DPe9rCF79kYDBJK6XNqm8DcJVx8Vv",
-	"UvSOBnRnnOhRGFKVP7cfYL6jVIkyKMuIeJCalYtIgigGe03J3dUwI+IX9Onpj+c/GwGkhDTebnlsiMYy",
-	"Lw3YqnAG2fm6mtvebhKiMIeeqg4BrVFBQKhQdi2sfTOS9LoL81onPXkgzX9gwWmfiB6ikN8opuevwJm/",
-	"BMx7C5h+IIIe5irLrhIxM2SHEkqRTsWVkiRokIBGAQmzDGpcuUaOT/ZvA2WAu0c2eDfXl5X27tPPH03k",
-	"2zWeAa77DVexuar/Evi+lMBXiw62slcpaayR+HYLebBZ7mvlvV2MpNvy78uw+eslgQExB/8rx0yqRDTa",
-	"MiWU52yD5VEr6dfDdI72haLHIK2dbKSsWKRDAWgm5sdHrthZWaywF1r0RzLymFZh3KNsricYJeAE13jA",
-	"jkKHlxe4CplkSaW0Ybr8oZWjsJy+n/EboAudnroWiAhd5o3jS6cUiY+jx8HkYihkQbsAb/dPqoNo7FyK",
-	"Rdm5J1dDUAjDUw4wzT60qF/sM7C1b6rZTqxdpp6g9RIhDk2jrm4OVEnsoFHOtGJDPxwuEqUdIQi8uE2h",
-	"HtpLmzQtckCFL82BlZlhDSF8FEJdzLNQnzBTcixyxDYo+HUmqGx0/O7lT6++//78eTxgUrFrPryZz8y4",
-	"cwEXJSSIIIRTp8ueocQPpIYxEgSRYJlhJGtUrB8h9RiqxQ2Mv/vp3dsfri5eXp6/+cfZT81y8PeisMAI",
-	"9xaCH8xr6iHbfQiDMOgF5r99+G/9f0fur573bT/oBccwniF0/eHXFm03ZhWIkfrUClpEC61B6/n5gGI/",
-	"W+ZCMtTQGhiGdFOoGZW0hoqy4NpHWlwXaAu4puZ4X/Gxsrassvtnk1zBape9v3s7eCehvKNZU9BH3Bim",
-	"6jrNhDeE6gjqvX19YvbBN2HtfCtbQtjmJbWc+3fxkv757tH3EwWcRHo3p1SLO1yYZKXcYB+x3iZnCSGL",
-	"h70mSu9exQhSd2yCuQBw4rAgNbxgeF7pqkIeYz97iPymVzQIoeVjPsXC/sz+YKHz7LunAEr3iaBxc6jJ",
-	"b3RWYBYiAVbcccaVa3LjkksVXJToZgUUV2hx4DyQ6/xnpVtuxQcX8ykaaai+AdQM2dvDRix8g4EEmLi3",
-	"UKlutnsEbEdzBvnW/nIC/aWjP7QTaIr6davXD7snobm66Li0Bq3zd29anuun79wvr+f5cMI1blPZxDfd",
-	"b55UW3j39rnXQlMDd1bO6Zh/Wc38zp380dRy4iC7u2C8KyGt5h3QmvylnH8hocKGYNQ8MeX9rgOI1XHH",
-	"bF+HjOtqg7RBzziHzLaAKbYNySSSJZSJvSRZwvXkWvE8YXqiFpqlxUoEVQ3ZotT6HXrEppilUs03CiQF",
-	"sGChMnt/Q4QMB2hZLMr9qaCYIYw9iQc2CAWqd5dFt8E2clpV593fp16kFO7cJLUxUfDAlTnYiMAx8Ntg",
-	"h67jAIURlE7oXR+NH3X2avwUDRWT32VpTiC1FsdSiZvy5lpi+lN4l+ASkUsQ4cIp2hhcXqjSvDEB7F2o",
-	"m2rLX+xcO4BiAbz4PDsLsMxgIxj6ZV+E9wDoYlAJQK96CJuAQqgwnKFQCvWJJMyuUnWu4rPCMzAF+TfN",
-	"S2pIs8yVu3eb1iGExkgSuGSqWSUwDYiQJMY2GDncJmE9rRX66HTZtzg97gorVWYXVILq3DIjJCX5EGlx",
-	"SssOycy0uZGsQJ6wH1D0haoNNQF4ja3hLXGVP6+M+t84W3r7S89c+YDdn955k+jx3bbpBS+Gk+d8+Wr0",
-	"Xoibh8j0puIctUzvl+oWaqEx+3PprjgKfa4TsKm6NforH94YRgP3BFOyDF5dCHEDCFFlEYZ6JZCOn8tb",
-	"Pubbzqogzcd+ZNQ3gW9ZO4KiEFUu0hr0u998TeYjx4Bbg8ffVIKzwpA+mg+9J5+tXEppzt8c9L9poRhK",
-	"EfvhQf8JFBFtHGSve1xVILxRHofNo3zyeHWUXx/VAKi9UR6HINCuT9f346wzDmVqlHTBY4GfqU9XDt5v",
-	"hH0JmVxSUdgDaflrE/prK3D0pHvircCTsLIEX8N61/LBG5bETd9bkm9OKskcx/7O9R+HoZ9qsT5lHZYO",
-	"vTyVdTtzrp/N8/vtdnh3DyROYpup08MaddLcXzrNF9JpfhA8gWr73qo/kLNxBzDeV9bkCfoCInBW9j0g",
-	"5Df8yS9CSg4zFOVCh7MbSfJ8NUWLIcYv1SF2JREqVUPCDnrfLEzv04ma5yR1IwavzX1YRYIkdxuB7do3",
-	"HpF+Ao4yQoZLJXt3+Yy1Y5dcdXTZO0bs3X/GnVPGrSKkchd+NWLzmRkzhWAFJZIXK5W8bNllZyBYkps2",
-	"4cssHU+KA81vob4zmnwnXLP+EVM56x/DFqRC4yxzMROcmgVgZJownxfzqUSrOu1awKh4c+GhA6oh6b8C",
-	"kCZpCUo52LRrhd5tzmUI+yt0RQ2jerr4IzkaIdfBKWc7aDcuJbue7uOpkmlRI4WEL2O0tRPBdAYlsrLV",
-	"bAPmbWq8fifBL6zYUfD4Mcostc4QBLreAXxbdhGfeinFZqKg8tH1COSBSSvoCUjJSpBKnSbCP2RU8Ni8",
-	"V9krt1GUXwNp+XypH0HayiYi7YVBGIY0lD00ztI+QXaOdjx2KoxRuM6stxd6jCS4iQG9j1YOh6VXQNkc",
-	"8PYaNekesNO/W2QiGITSX8gkZRGMffizhC/XxB/a9VgTNogv2qBBc4pbAX2JCDcfd8Ac+5bY9kxgyty6",
-	"WEhnS20cCzDp1pR/ooxt/Hi/BO6/gLr+Uj3voHpeLhTy0FXVE/RJ+I00FrJ8+aql+f7KCFVX5i8qUWmG",
-	"fpXw5ZUaXRl99OmIZ1p0GiGkqirMN92joKaSVnWAfvdx4AGrn8Ct1G9VdIHeUdgg9H/tC/3HvVLmP/76",
-	"c1DHal9p8uuGJp/0/CZPPDXicW+lalG4eV4nq7M6qg0h7DWo1GElSuOJN6uwYVa1JhvmVGnPm1F4d+9Z",
-	"KTVXfVv9/opvq3/klzDdl8Du4Xz7vcb4BXx3eJk0Ib2Zu67x7O96MH+LQ/JnJdnfiux+H9LZavFCPErE",
-	"5DayEYn1m8Ao6zbGfnXzAeTQp65+zYDVwA6/DqtM3qMGqFi7Un2ue1LrtE7SvR06/brKg/1O+w9NhE3g",
-	"g/2D/hP8qqpr1VAqK4D6fz95/hS366HJ94uP8DclfFATVoieqgZY6wn6vVLJzudGZD78VuRZKln73eWz",
-	"/9XbRew5auSul/0jMqBUifLrbRbao5ICj1aIHvF86lz2Ejpa7au3hd96clTvC/Dbo7V8sGLOcqXSYT+f",
-	"9r8ES36AofQd9f7uYwE+d/fD0/dPT3/l6BzvY0QvzRS7hAyR3bRWheyPaUwvZ/antqj/wwXEeHENlbyN",
-	"0r4+E1hlrVptbrOlnd7dnLPtivnYp73aK3pSUVyngYtHYVjDM52KbQWKUhdsg5igWIokVRIgY2Yc63uC",
-	"5fs6E+uiZ9/bqexrcKMXsT5J605Y91jp8s5g9/i6ZyGjL3axir0yAxjxW5XDzrTjIp9DdZQeFgCEAUol",
-	"D/xnQB8yD4VxZ92g7fOtnWHaMt44wpgKnQ5zgVE9gEq5dq025h8DMqNdJfiwcal+r9TjB4zcRbP41f/P",
-	"3rU3t20k+a8yhX9M6iCKpKS1Q1XqTvY6G9/aZ50tnW9PYAlDYEgiAmdYM2AYxqvvftXdMwOQBCnSlmLH",
-	"66QqFYF4zLNf0/37gaJCmE5nfg1yldzeUAVKtnrZAotbtBWNRzA3CFnp7cTuZadidthR7Lk22DIYMeFZ",
-	"jmaH+A3Pym4GqiDTw13Ipv5D7hIOh7/q15HF0cxSNKOm3Ji50mnQw8UIKjH7lScL/JoWME6ZkjfoI9s3",
-	"aYVRaDWXQgdUFPy7knDp6vJF5YI9AKeHZtP0nt7vbzs5Ofjve5k56089Yvpwx1sEnd3NASsJd7EFXGc+",
-	"Q/3vos2v5FSrRBgDkv+lLLJid1X+QFp8SR/D0Pi+V1SrVz79uzCYKlOjSZ2SoNRAPeF5ZkRq/ZlGobPJ",
-	"RKQhg+2uDxNuRHrGOMsFR5SR2C6tGFlW4Q8Df4WMR9LfYynDuFxgVWbIpqBrUVlrnuVwT4rczZjJdMau",
-	"ZJaoVLCcD0RuWDHTEk8rCxXJ6Uwu4EdC7ZjMCK9EsoFgnGo4ka0IWdTYqwtHhhW6VF6eaGUMIv3NDDEy",
-	"xXaLx6zLpBCpYZzFTg7ELRY7URG7HF6eJGJa2BKiOsX/vlBafPCY7Zrm+rlKF1vk7W+H8/n8cKj05HCm",
-	"cyGhm+mqAHYC0Q01jO3LUjgeDXI1ClbEYNBpt/Dfo2eR7LbbnV46eNbrYTTFS7d9dyN28SelJzaLZwmW",
-	"+G5N0XQ+rWLzz6FntgzwfcrHapmvT/vsux7uzXgScyehwMYaC54KIuJ/rRIbR/i4/bknhl29e93aCoK9",
-	"am3dfbobuIOP9JPSgyxNhcQnOjs8ccEXueLppVKvuUbbLTjpnO7SPDObUsr4G5Fm/BL6uafz6QTSl9RU",
-	"52laS2dR0VQ1fuDRR0tckYpcFGJ9pbxD3WGWEHgx4SPPXU4HhlAwZwpcwUJzaTi6c6018f1X/EpVfn+W",
-	"0YxvS1cMTTX4RSRFSS4b7Lzh/mrft2GjeaACw0ZKflZW4d474FHKrh9jGdIY3rcSQxd8WNHuYzXfvji2",
-	"N8w++/bvX1l9+2MMNIzV/cP8JcmdH5RVoQ99KZLxhro2JNI07OLqcl3oXMBzG23G+hlwt2TlqrpC1R7c",
-	"famF+fgy40+iZsuJ+GKbj5pQicU2Ls4vX/zc3LgNZ7X5yxZjAYONlpKYMmzPWFxakjEjFewpd72XRPfg",
-	"tsVM50jGFfP5R/Idlw3lH2OW5IJr4xOcWz6cyRIuiRDVNiNljZNutxa/gEbg+676vqseb1ftZ8Ue8Vzo",
-	"YseTDTPNbsmQTbWaMnp0lWmCTj2EC3WQFbxgI8UKFVpwMjwImY8FFlk62ms5zPREpGwhCtaw7x4pm0qt",
-	"Kjf4Nzdb7CVPxhg6KamdcoFQqTbrfrkK1oiiyOTIsIZF3BI6ZFwynk4yif8n0qxQusnG3ERyqYeZhgfO",
-	"sPRXzKmalXS7SNlJ+7g28jJW83Ma4YdCjfK9d0Q5NCrOVLBBgkBNzX9UwweW3sbdbB16d/dELN/cJzqb",
-	"m2KshRmrPA16p2GA81+91mm3d/fMaRzuc8xpyL+7CRut1yXbstB8OMySylaskwN2BX5zpm2dffBOTHOe",
-	"WN+7bGidqGqxc3ZwYIUa3HBwwBrxyiKPmwz2iAH5QnXrHkiwZDJcqm1ZhmZsenQ7kEX2pZYwR6oiknzE",
-	"M4kFHZ0uZeyAiDk4KEUsNmt5O7pW+WL6VaKYSBJ+4YlNAuJasJlMUdyGjBdsokxBuBGUHFRS7uPFrMB6",
-	"pYEQEoQmLKuxygVSejRb7LkqxggyRbZYoabMqJlORHn2juyZvsG4dtBWM/OMuHvwoB76F0k1HJ6xNobJ",
-	"mRQjjpDPSmLUgLOTbrfFYi/3YiIGmgrN8kyKsjedNjGVzBFbALROJEeqRyViUsyd4oC3wuiBKoFX3FbU",
-	"i0NxrCIfitwINlKwphTLikjOZJHlOIVnpDzotR4kITPu9MACIFA/iXsI+nWY5Flyy2bSzAaweAciko13",
-	"P71gz9qnz5otRhsWw/8rlW/x+zeXFzdX717bip6Lq+evX73AC7X6RxQV9fNQYf+KClrVM5FcUSUbtMZ+",
-	"SmP3wP5DK9V79GS4jwauUaoU//7j9Cq4+0YUre+2/6fY/l/bOet7UXyWObDRKbB8hFu9gtJQsHeHlLJi",
-	"eeKQA441HNdDljbrkp5W4HKRPhbrEX32y3oKk6PK2zeD6Qvmp2QpZh+u0mGWfJdV5rw6Sp+R4ki42jvF",
-	"zKHlu/37/F3Hd/1Pz9c4eurm/9MyN+qe/9pyOGgN7ZLCYbvytSVwfpUpH3xdKNRSXH5jbkhtIounW0YT",
-	"1olDQkDotlky5ponRNxoc0FsdqftOWWUdOH+ZyxGSRGHkfS+RJY6vptlp8bxFIWEGI4w7aGXqD2LNVBG",
-	"UJF4MpLQa8RKQAueca3BJ6Dv/mhTt+mPp1QS7sI9aNNaA/y07aadcA1OOwj4GkkthjPjEmBddTgOSYt1",
-	"wOz/gSR/6OgYV6e67BzVzcPdkRxlv4L3A11Ew7/2MzR0LYZnbGDO209oe0abFR67NpK2+fT9mQE/CLwx",
-	"O5Vo4OPLhxgAwkL4rlNahtmjVafONqbieM7vhzPJN6mW0/C4v6dUfPQsmi+hDfccg13SR2hR7J094hmB",
-	"r969Zo14qwF29NFzrd/FzdB6thQwtYvt680/+eZi/nbbfvl8laGTH1vZo+9dUdsyWEqacIx8nKF1Tmi4",
-	"puCLTUkqFcn2wDkq3UqOytBPxD57+p5ElVJdf89TuTdPZcsK/IaMu/DjNvJ8bLtbNuBqW9DQ8iCsvuHd",
-	"2ob7bfmQxulGabCdRv6yzpysOvdLRO/3OvmtjaTOfyonvoRyJz92xe54OysGiBD7OpO3PfYiz5Jbh/e+",
-	"+We0T9Zog0sGN4wwbv+wN3jsp+gmKzPXuYAdv4rBx45SJcU/j+YiT9REBJ8VNSCi3k+NGaw8/TXS9+6M",
-	"GP89WrBntGBkhcEqePu/RqTg4MBDk8NA4HkfbNwf3eW4SWEEZBGb8gJGFoG2EVexBx4BouhZML/4KD6L",
-	"ZHwQMwR5QZd+wfRMwgItIw90gvTPmBkBo4yuf46TVmS/CmNjs/SKlOE5pSkiif44opuvM5uBlVhlNgMH",
-	"Z5Cr0VGlLfYKjwnG3P15NIhDnDC6gFEGyQ4OSqz/clzwWtzE4hqMV9BNMCL0UxhJDxclfuNJkS880H6h",
-	"eXIrNJ1GZgVrxHWyGb6/rOciaSss8RwwJq809vkudlpCJGlTJSOPpe5B2ESzHOvxCOYtFjshHyPOpmM3",
-	"wBNZmnzJXr1/y066nacsUanYFIPpttuWb4diMN02BWHqgyMwmnGL/Y1oLjbyHdM5M019heiYacFTLD/m",
-	"6NoS4VLJ4oz8zQ7qUamN8RD4/INGQ5zSrafl30vmP3o0ZE/tXl4ADX+yzXTYq5+7RDxgfveOdxAX1tZo",
-	"By7Xo482YPM90vHFIx24Ib98nGNEcmELo8vWdbQc36gLV3jB88DBipNKsGJkx3L3rXhPoAKl7PcwxS5h",
-	"ig0L6FsPUViRSwEKXC57hCdOahvtgul/RHBCC0NRiW/f9qeVWlsHGK6mLhe8zGBE0NMV1qlG1aJ8Yixi",
-	"+UAVY4/h3kTrVA1tSQRilmMiosgoFdswPFProSFPtqA2kWxQU8RtTvRSiJmTL5hWeT6bGjbhqWA2kdEZ",
-	"jtjEXAyLZrjECVlSDREp1XycoZex8JXz7g56Ix2EejJWMJvAXKasq5hq7geCrXYeizPQ5vfk1jAteN5X",
-	"SfdrcLmoZPm5fEM0jt03IkncyThVLiuw2WLLKxCTyT0NMyaUI2U2a/iEcYIBoAxzPBetpo/bF5Y0YFIV",
-	"No3VnSsi/nZZ0aJtgjsviFU5klnRYj+XhExjkSNokOfonoiJ0gtMNqWUVZwCXAIwPzNpWMM5EtySVzE1",
-	"RMN/EnpXJ+eF0MQSXtJs4eyNFFJFS5uIabH3kf57znVqqfRgXfXIm8CuZUr649i53b4GHIM0hHalioYd",
-	"rk09rbmSdf7EO5AdHhOAP3Dio10Ra5X561wiVV4YuHIc7EFPaETx6BmPdU22MUOUv9Vi/OPD9sll+7TX",
-	"/kuv/fT/6vq2X+e2+RofYP7nvGL1fzfkv4FUxdUK56pC444TAeQjVciDvLmnkKl7RJhYYCfU6lZiOkmn",
-	"KpMFijwuLZxaquagXvktCCuQQgOVIr3jRc5nJhvk0DyUHuz84hX7tYsxDhS0XEYS9brl3nMiDt7vn2Zz",
-	"pW/xRASLkBCYrTBswI1APxiE4K1YkMDHKtzzi1eRvBULEpB5NskoV9c5zPEZiy3LiyemWFV2LtccAz1I",
-	"ZI32TiTjj1EgYE6ioMeiIJq128cJWBtGgNRIEL/0WETBXdxjJ+02DZaN41lqPCxx1DNJZBzuQRuAA5kd",
-	"Sdi0c63kKLT2BvQbxbl7F5ZlKVP0WKoSQ/PXmoBVctLusMY8K8aRjD98+HB4PgN1UoAcEz32XHAtdNy0",
-	"DZtkxqCa0WzAcSRx1OjHcpigofDbhC8iar7glribKp9xfNBCkGwmkUHRDiW0qPsDxa+o4hMnBJ+FVmdg",
-	"R8hIDpHnhdawa8YS2mDF8DptH9vo7DtR6MXhOSjFeGmsQb9NwTLiBYv/++rlu3/cXL568/Lt1SXi/iAK",
-	"rWUIwQQtxwppxnwq2H++f/tf7D3KWXbcartJg20mznwZgdAsGYvk1pBSp3wqbxm3W8tTg7WuxtobE1Ho",
-	"LAlZmk2ENMg8Cf1F/at0K5KRjOMY+clzdvi/7OLt+0vmkIG445NsVVTn0k5mURRJxg5/Zk/OrSDHPebm",
-	"n/395T+e4M8vSNsdgkTssVWF98S9KGVPPkaBXQ+09quVCkHIooD6ZODX68jDxtJvFVTaKOjDlZQX8Lcc",
-	"CXrd0zQKQvgW/hMFfmSWXtgjXCAK6dGrwZTtgUENL668wM4xPn0doVrnmbTtoZchDRCeaMHV6yjAcHkU",
-	"9Pv4V2ZupCqqD2gxFFoLbW+fz+etEcIW0yj0+/27J3bm1swphAXdz46qY3bgo5EWI16sEKs53M51vE5f",
-	"R/W0Dv/dzkHQC56Cl2bnEBSFx/2tYgT3Q7cIVgw3UCZeISw37fmC2VkjkzUrFiHLBRE6qZkPa6shk4rY",
-	"V90D2xtbLhHf3qX1EYTuYlbYK30Hbw6PXNsZLu9bevg6gAm9f0zCJczlrSMkhSlWgdX/p55GEFYiG8wK",
-	"lmZU8ZUoR5hLSNkhKEVY9xsH6bi9Pkp+t6wOBZdpEF5f+33iB6XcJDAkBEPW74fXAY7cdWDPovz9bo/A",
-	"b7Q5oqgFI7llMC2s9Naxs/zgy4NXIbXGEzZ7E0ZqQqLBMp7RmjXkLM+tyyYYxXAw0NncawzxfKCHAbHl",
-	"HuFR+I1raBhYBmJ/ZWv/lgnn6nY2wewOHddVWAk9gG5Zg973vbj2pJrom7g/jjvQopr1kfIF/GI1Lh4J",
-	"ZBNxQ6h93nmqm8otPdzZr0FBaS3mR/HbXNqDnS41N0GvexcG3giuG7vOYbftgdP/Df/rh7Jz2P3LZfe4",
-	"d/pD7/QH+1v/D5NPlWmicI/xtXZL0+auVXq9ZSa3SjhMYLoZLLCRlUfAawDhECCGsj/NQpuPkPfbYaCG",
-	"QwxKYuVi/WLBGZ7lhcthro7j34SecAmqgaD3l/dgp9sOj9vt8KTTOu1TSnP14Z80lwkM/AXXmVl+9Fk7",
-	"7Jy2w+Nn/bv+vot1+4EfDLZTxbjIQjLmEc1BC6weLkNCZMFxDK9pLq3XvoPTiG2xx047u/r40DpU6g87",
-	"PvmpDq5t66fAl9N36+HLz80t+qbYGjCrG6UnWfVCq0A5hNdO7vBY8LwY/x70PsJfv8A8w1S2fjH2kl8u",
-	"+Be4QYvfl/44skE1uAhNE8lMZ8WCiCDQ+AaLPOhdY1kZuRGbYvKZNAWsVypaRgc7Axc1mU2ELFjDiHx4",
-	"OFYg+s9YPOG3AvzKmJwTxOvBDDFE3J7pPOgFR5iWZnu+5RgAtM3MCE0ZHqZVBvN9/GD9vOTcmaYpS3mW",
-	"L9Bfygwy31dducrbyB5ef9UH8nWd7yd+Q98JNHeDM0q3C0EhqrnMFQefcCnbArQ+2RSVb9GRVd23smSM",
-	"lSfUSszCKZQrbvFoAGCyCsaLyitdqu76S9/wLKdocDVO44pKsUrZgNedajWtNtIWlNYdRlWmvvLAG1Bm",
-	"9WdXLjtnqlWhEpWzBtiRU2QRJ2E0HU/PnTMJO6NJiS70IkYLQUwGInXCKZI+DJQVbKpgVsaUk4IhGESN",
-	"mWFsX4gU7Xnry4OnjesyBZvfUXhG0kxFcogiCxcObE+MDZSxaZqQzLAxl+nhlGtjWTvNVIi0eWYBZbyA",
-	"gE9FksL2BRrcLuFqef9QzNsO4wv/uZrB3BTLcsLcnz0g4zB+pIQZSHnBfbpGNyZKWPBxMI6E8bJmZT4d",
-	"e8SObehUMkGISsQ7iHHI4tKoRGZZ56DBH+4Y6MjzpTYrPRksKrqISHpg0cRLYYY4pDBMtW1lryqd8jfU",
-	"dOxnFLl0FkbCFSfXxUJsGE/xlA14DtJQV/fLW+djm+Cuf/f/AQAA//8=",
+	"7L0Ld9tGsif+VXq59x6RWYgiKclxqOOzR7GVRJv4sbY8uRnDf6JFtEiMwG4OGhTNZLyf/X+6qrrRAEES",
+	"lOSZ5E7u3BOLJNDP6up6/uq31ljN5koKmevW8LfWVPBYZPDneZqqpfkjFnqcJfM8UbI1bF1NBZuJfKpi",
+	"zfKpYHOeT9mU64CJ7qTLou8vrgL25vW7q6jbClqZ+PsiyUTcGubZQgQtPZ6KGTet5qu5aA1bOs8SOWl9",
+	"/hxgh+dy9TpLJolc7/k8XfKVZtFXUcC0YvmU54zLFdNJLtiMr9hc6ZxNk1xv71nIxaw1/ND6qvUxqBnG",
+	"cz6eiudK5plKNw9CqkOdq0xEQ8Yl41IvRcbUDSzJ+ZtLGM9UpTHjbKFFdqDZUlybkWrGZczkYnYtMg0T",
+	"kSqUY9NpwPSUZyJmKoN2xmkiZH6gmVrKgN0KMdcsybuhbDQ9O8INs1QyFzL/SchJPq3f5RR+s5O6VvGK",
+	"JZJdr8wc2v63319cMS1krAN2ozL2w8X5i06jzU9kLiYi8wd0tZqL1zAKvW3xtUxubnw6YNeZWmqRsZzf",
+	"CqRM2hSOnyLq4ND0ELEkN0TbbbiS0F39Qr5QY/1Gpcl4tT7ed/A37rjOV6nQ7CZTM5ZPE820yO6SsWBK",
+	"pquASZVPEzlhiUwTKYrP8LxItVhORSb2PVIXV3xSv7k6z5ScMCHzJF+xnE/sPmdingktZM7N02Zfc9aG",
+	"g57yRMJUzKfJr8n80PCOTGgt4lAqKZjgY8ML7oR5JMkM3XbOgDTMel/z8a2hoOjy5vCVkuLwJc/H02gX",
+	"Pa/P6q34+0Lo/DKun1oSs4WMRcaW02Q8hdHGIudJqnGOiWYiy1TGliITLFWTiYi7ew8hz1bnN7nIanZd",
+	"jJU03FGxJTfzFjcqgyVhUnzKWYbD3/uE/Pzzz+eLfGq2bMxzsfl4fCt4JrKoGXHjw3W0/TlozXnGZyKn",
+	"G+G5ms15Jr7L1Gy985+TfMqiMTySaCWfjRc6V7OItQ3JGCJnS/NIkgdAz+xkMGBK+q9EnQBW6SbJdM5i",
+	"vmL4m4jhVTMf8YnP5qkZ5qA3eHLY7x32+q2gZa6L1t8XIlu1gpbkM/MAvTsyJ6jlz/xGZTOet4at2Kxi",
+	"PXOEV69U82niyFNeN3A4zZYMIn9cUf2cjns75pSre83IDLhmSoaBegyTOkG2mXE5ETSLSXInJJxgb8/Y",
+	"tdBJLIqHD3Qo6XobsmieibtELfRoLrJExYYcNJuZazs2tPq3hS4dEGihE7BoJXg2UnciG5m/ImBBodR8",
+	"JvBFzsz39GrH3JiRI7jyEptzGBULF3W67PzasLUh3rxuKl1muEfxmSWajdVC5iJm4hMf5+nKXia4KokO",
+	"kKbNVzC0myQ1hwVZ2uYNhH2oO4yV1WoFrfI6tIIWzrL+LvoOul/fYfxes3aEA/zw6vzlxcdnfzn/6f1F",
+	"ZAU3+glmnK0+PntxMfxeZGarwkWvN3hCv8/5RHx8djTPknEiJ1FnGEpxJ7IViTS4YhoPvFmXu0QnucZb",
+	"emYYPsPHsTmkqW4oDxmMxqw5Z3c8XYjqmuuc55qliTYcNF9kUgMvicJW2IpYIsfpIhZxl51jl9iZ0KFk",
+	"bm449jcRW06FZObGUjfMjM78cJeIpTb9vwnglrMviTsh84/PLuitJMc7EeiRMfiVXZzRrFQ+FRkzm10+",
+	"RjAklORodm1YEeofOd40yTtdGO9YyTwxQnmEQ6FNiWyjKB6qWPhnBxuJhhFrz1M+FjAMzcZTQ6ym2WuR",
+	"L4WQ7HuhLt+wTKSCa6E7ZywaJ3nRuIYhLacqFTjWLvvOnC8teDaejoScJFJEAQxUq3HC05EU+VJlt1HA",
+	"ojGfzXkykcQRo0U+G0VGwEAxKIIFi8wSMzGb5yvad9otu6w+1YBAYeSLM7cnWi2ysfj4LHLvxUkmxjm9",
+	"18Vu3VBYAmTApbc9N8Ay7BNDIERLEmbg+VIBWZ7TfsFQpCLimgIXw65JVBsWUwIiNbP9VWRKBwxOCPxs",
+	"5A7c4jaMpRMFJKbonBuh4YZkf+jUEKZG3hzzJDUNzwzNV3pmIjFtwXDhfiI2FLCtJxNaMa/jog1JaINP",
+	"ynCLONF5Ise5Ge9cZIbxBkwvZjOjopgZ4cBWuhNQGwG7Vgs5JiUnXmQgRAZWakwy76RxGbsDpM+QkZYO",
+	"qqEm/DzickXfAaenb80p4YnU7nE7NRiw64g21HwB9LUCVcoxw5FUuW0cdSwiPknUsJwqTa+bhgsOBeoH",
+	"T9O1qcFKd5B8JFvIW2nOvcqMcC24uU8MA3bTi0A+SCTKpuYyd4N79okOGi0M//jh+uOzT0ZSUhnjdHhg",
+	"Mwanp+asZ3yMe2+0T7O7r97/ZJ41Xby/+u7wKV3zMBcrg9E4YMRvDbuAVVvMzd153KcbNxPV67DL3iB9",
+	"8jzwJQij/F4bVYLHqMBw05kGMcduhyMzUI7GPBUxW8yHLMLH4sg8JZk2XQN3MxMzGolpFQb6An8qOIS9",
+	"U4wmyNoeZ1zMJxmP6QxfZ2oxmebFIVFpDLTMJaz0d+fPr96N3l5cXby6unz9KoLZByyZzVWWi7gDC5GK",
+	"m5ypRT60aydikjZgwDBpPNcxX5lmQfpHqQhXEW8TGJGhKKNKsAhlwlCaU6wW3hi9xU20xxBwQzJ9YG5J",
+	"c9pRIjHvFgupslBWhokSipM8f2vRDdMatop7v/XZPDJPVSys/lAn02DLJXnmPzJx0xq2/udRYV06wl/1",
+	"0Ttzj5Ok8jlogV5sRFch5q+v/ybGectJMueyRqn2eQLJMf1//GUQDX1xA88scm6zvHLl6A4ZqxFD3fFz",
+	"ooKSotNlf8FHzD5rYVQgQ/LXKxb9IzpjURj+I0ImkCa5yHhqvse7LQzDMPJ/CMPojBnBR+k8lIOe7V3d",
+	"2G8rxxZU6C57LfH2ticpMYr4HbSpbty4A7etZjE8dimVFRwqnDIaAr+aGanb8AcjLc14aliO4elSFMyh",
+	"whqQh2vFYiU0iyaKp0bo8lZ2xq4N1dk1bZvWzGOMw5HtbCW5f3z3di9qMxO+D8Xh1u6iu+e0XJuJz109",
+	"SIFX/X9cbaFA+7RPh7n4ZO7LZCKVkd9DOeZanKFYYm6SqCwule6iqenAbERBqxr0Mo8a1pbbNNoato6u",
+	"UzU52m+x7fi//Iq/UvnuRYcbe7+Fl75kBysfSrv0bPvKyyZLXz6JG9eex7NE3m/tzaS/3PpvXfdiuXdz",
+	"Wn+hkdlVVzaUbmm9ZmpWOdGePD7bh9QzcSOyzGjCreVy2Z0oNUlFd6xm+y39F1rxy5tXSgowftYbMKOL",
+	"Kz6J4JJgYzVfec4Ao3icOUWU7q2qeHDcOynblcLW8U3/ejAOW9YsgX6eYsYlk2xru+0TnnnBV69vfhbi",
+	"dpOJbM3wY4igYtUZsshsAlp3WCxu+CLNO2ym7khttma0UIIIChbk6xXrGbn0CYql1gMAgr3OeZaba8tZ",
+	"ZGLuOO5SiNuSASeU7ZcKW04TacRE1ELoS6MY3/BUi6hwKsyogRW74Wlqrk/PXoS0a14N5VIt0pilgozh",
+	"YK3SrG8G/s0333xj79k6K+hm6xHs9yjmq5G6GZnplHaK1q81bJlFNQRAViX6CHOpNxy9Af5UR4vm2AYo",
+	"z/bNdM3nQisVMgZVWCoW85yTzGEEzKMoVxGTizTtbpgM8MTa8feD1ox/SmZm9P2e/b+gNUskfRnU2cff",
+	"iMzOo7Y/kY3W+tx2pE1j75JfBTaeSCnin9GHt8nzQC6+A80SI1pJlsR4iukHpGmepiKzy5YpoxLJgh4q",
+	"Z/drWrw5z6fFXJJ4q23f2YMTmT85ae1euZQvdHKdCjJ811wF1eNsBEk4eoLhN/aUwakj16Fn3XU2ALJH",
+	"lRnUut1zi/W7tIEz/sn6ME96taRt5/ai1mdyhSYMfyJCxtqI5wqYaSJZO/rll19+OXz58vDFiyiwfIrl",
+	"KuYrVMRvfPtzYYszU3Yugb+pRKIeYbj6bMbrbP/9zbZ/su3XTv3J9qmT/Xd99u6JA83u+lbdBLO9moss",
+	"Xz17Bpd45I0+OotYu6RFdMgMHv2PZ1Eo21LlnQCUImtwdDqXXNUqUNc8M298RZLXV1+hamEtpTyUyySN",
+	"xzxDfwq5Ifk4U1qz6CgyL/8/evl//L+Ita3QFKC6IlVuRcGqGtIC+WNIusizZy8uzkA6GRpW8ewZSstf",
+	"fdXaJijozRTZ274xl0Z5v+M1cQaR2W6jRWUsivkqQhfHTMl8WnEaEV3UDS+xzW8Y32D76F6KPEvGNWTz",
+	"3JDvodONhyyy1pyIte01HtC32iimzjYWwddiCUd9BA+AHot2w5FpL7JvjqwB0XyDdkKwMCt5JzKdKImP",
+	"szZQH0dtk2xAKgvldSb4bayW0owlT2ZipOQI5VD7Clxn7hVWvFFLJirTgZtJ4A15031NC7hh+Y93UMcb",
+	"ZIZ1tAHa/tcxSU5foyiUK4ZkY+Z73DO/EhlZ3nvcwyfJNpbkAeM6lK5HshGb95HUAhY9mSk6Wv2B+bON",
+	"ngH43evzQCMrtGzQnFnDE8yPzwr+GXis9MyxUhhtl11KEtTsNWo2jf2qpKhux3Fv0yXhbpD7UPy7Rpd7",
+	"rGbcXAsnvZ6ztpmlhAn7LFULmQs5FmfspNeHS4Lbl808b8UKDDyGPaGJpDRH+gv0lvq5mvGMdsgCe9Cb",
+	"EdwvycxZQ3Ugqg/JemnNoUhPbRKrYXzs/M3lgWYRueS6+KiOOmeVt8BcT80VEtCybPssHUuNYgRn0ZJn",
+	"MpETsreSLVWsKKaDrLPl9SQxuG4hTZ8jO7hNtNOvXz26KTf5Xp/DcWD2QnXTars7dkS2/R8vfqn6ZKuP",
+	"zFMuPz6bZwr8rr4WjuxsmqA1no15liUCD73r+seLXwp/Nd6t0B0ygShNdA5qbETXuVmcZ/btyHldURt/",
+	"R/ZIkAKMOGAkgaDkxolYrlQ3lOdA6dYfEX1AXfBjxMZcYmQEs9ZpNjX71wbKoFPiaKpj9I/C4RHKph6P",
+	"gHEYAcYv5EuIusrWnS5rts/K8kfdwm1X9cFZBrXTtlBps0RsPI4TQzY8JapKhK4ysNPTNSp0XyhnY6i3",
+	"PIBrpz585zsbcxMwX9pl7Yri2qmXWjdG4VD0TQNdZWPsCoy6LhbnJ1435HK0zcYomy2SNkTXPGTE71SW",
+	"b1JDtfmtsVVJZfkL8GybGUPT5oDeQw21jiazNoUWeqD3VDyp6dEjK6A0oXcQYVDDQ7kWh4nUQuokT+4E",
+	"04trXG6rdeKtesai/yRZZRShnw41jE02CAxp2Cgs1Jw1M1oK4PtWxXQ+afjv5zHpmGOMNYUzPZ+nyRjE",
+	"2KNPh8vl8tAszuEiS4UcqxhvWs92KT7BrTlK5ro1bIHZ5k5lSU5M5XNT0imN6TuVzXDs5YV9bWMBbhKR",
+	"xiiwOAUdp6rnSmqc5rc8/iHJt8zvbxRf5k1nJrRG4zeI2jO0CEDM9LVW6SIXbJrn87busPdvfzL7pHOe",
+	"LzQoT40ne5FlKqub4Evn3Po/716/MhfBEuJe/WBgFFtJL/DFt2gRHUWLLI06bJZoDeSG1waXoawbPzRV",
+	"akJGR3CPoo8f2OiTk9KtBVLhTECIhroJpY1SMYQHXmkWi3EKwYTtyFq2I8bJnRwYQcsQ+dicDEP9DK+B",
+	"gHW73TO8xHRk2o1ZlBk1yujz4tNYzEF34+yao+8v0SzO1Hwu4g7GwtHmUSARxIzAOPGy83MFxmOh9SFF",
+	"zR9CJP9hEcdft3X09lEl6h/28DuVXSdxLOR9ae0XtcicaQ0ueGuBc/YAbvqF38pEd/xworsqrHxGvIcw",
+	"iNIgrhc5xYzAGNfGZI1kZnNAWxZZFEr8zkkcEEIVidiopU6UikUqyM5oOyNhKofgM5GZJztd9jrDQJlb",
+	"sTKKyljNYf8jiLIbmiG7yCR433yjhxRQhCNh7Tev310F7M1785/zq+c/BOzFxU8XVxedUNIUyxqBeZ4d",
+	"8XlydDc4gl/AEJSJm4WmWFlcqJPesaGxz0HrB8FTTFBoTgd2M1vqttV4N6mjmu18PwczjFmBVacLHhxz",
+	"4CRPkQLuSaO2EUgEEBnFhnm0ePoYDBDij8SnuRgbteuGJ+kiE2eloHjuouApbj76r0MKsT+8jEF48o66",
+	"/9uus10E6sPILuUdT5P43FAqx/E1XTroWiq8XfViNuMQOMDNYRAY/3Tc63l8tRW0QMOBNszieC18aNlr",
+	"CPhx5cWPnwNvl8xZRr0BHBxL8D7CNEpsYzCAGT50s/AeRrMzdBKs3Txj5NugKJ2xCOcWEYuGBAwlBVEp",
+	"NPHdQkqR7rnUE4VGSX+pdS7mJTnSc/UWIqd5c8Pqmwa0W34Y67XY1sq9tyJoQaRkeQY+U5xyzU577AbW",
+	"RjOewuneQDQgK35o8dLbNn6naOUhw6Wl8Ydr1gWW3PDfJgt6bfsbGKp+CsazBw0q57d4BZfXEAKTKAqt",
+	"2LFGSwgLhw+ya2GUcejiv9uR+55Ozx4HrgG9Dno9PBfb1/o2kfFmcnWNPIQw5uRm9bmDtYtD6weazXlu",
+	"7rdCuEHfPNzxR/Ujx2aJmkuPPz4Rx4mep3x1H2KmV0f/ZkT9TkxmRMx70PVN4Xr0qYVcLiUJkWHMBEqD",
+	"9UvvWvtgR0UtDVlInjySjsOWvaU4i5OZkNoszQPoCHe7InwY4gHh42kD2YPIpSR7PP1vLXqAser/gsll",
+	"P6qxdpRisSECxe3omKdCxjxjZIKrIxUwcxbLzeFZa1QGe29hNHwIYdw4w38NgSvJiEx8wcn9DDSxhdLN",
+	"BFxeVqoW2cehSycw755Z6QnDdFIu40RORvhJfEpy+tOaDQJWSuIJWDl/J2A2Icb8ssjGIgBdT4o0YIt8",
+	"NrJfmr9nIk4WM/y7eM18ykVmv8ctD2x2dsDUXGQ8N4PUK52LWcBicZeMcfCTBYxWjzMh5CgTYGCBBBKX",
+	"EBUwctUHbJzkqwDzRx73YNs7geh/+3EG/ZXsoA8YBQSkVa4pZQZBhmyyo9cMJFc1ZI75BCpj4u8LnhpO",
+	"Aw38SxmMSyb2mIwZIi3zGkdJcp+XXBlpVmSJeGSGoha5VT8sV/k9MxTntKIu1xM6d/GTsq7AdU0TGG5e",
+	"7NeNISTD34HoHzC1qVpUZQH4inF9K2LoZ4ZJO1zaxKP6+bjQFiOAqQXQFJjPqJmsPovpIYNPvGAdb2eK",
+	"BC8v3GbHiO0eEPc2EwjQkwVhFX8ykocwksDip9gsbZYrxVIlJy670u7FDp5DPpR9eQ34ospbQFEf7v6f",
+	"Gl1s8+1vm/C3A6fpXjSTvHzDeBxnQj+IrgsHU4k/0rduzFb6U5Ihrkw9n3GNwdW4Jjc+TO3UeqmyuDzQ",
+	"eZbc8fGKDVzkiFFG6ckNeqZtB8coRExcw/7C5pnK0evK2q6DziProQVR5BkfGwZo1cj29YpxuVJSdHYR",
+	"yGNrn0ErT2biVyWrTIS+dfQg2eX5q/MiRGsLORctegRd+37A9GI8NbfSxSJTc3H0rcjSBHJn3189/2+n",
+	"IDV1HO/JZoq4GvTUxLuI6LFPasmJ7Q8wTSTeyt4T4ICA7pGXCYj5ogsc0gitH9Is4YYDUerxA/TD+qwd",
+	"tn799dew1fGp1jFN083zyxdvsa9WgG8dm7f6vS787+j4uOHb/7Z87U9u0Yhb3INJvASYvVcqP0fB9r6e",
+	"Rmyn8DCL8ox7p48xX8QELCABnd0XkvPbXK7sI+bLNNE50WZSROHFaryYCZl3hqGMYNIRPKlZDqlVBNq2",
+	"Fn1gkQp3xhng0Cmu/cFRBq6BLxNBYNH/LL9BZRXAlqKXF1dvL5+/G53/9NPrnyOgllcq/04t5L2phO4i",
+	"2J4b01B5VicPn9UrhefV+iX4zMjkuLWVzChuozfs1F6qOLlJ6uKSX6mczehX1q6Ay1GYZtzpslcK0Aor",
+	"7myLkLeNdOCZz5gnt0oVj6+U+olnE3Hfpb4CnD3wjROuIukoptHSsvcfiZhsL9ADgl2wJyfsx+RbWGAw",
+	"qTwgqkHgK5tiGhrPAcbxBWMZLBSPFjJ/vLgGWj1g8/ddN7wjnKdCDzGye5iJSaIKxfGOJym/TgVDNMjH",
+	"WlhywlDoOAiP2ULi0tokBrqhluYZc3liIF2b400XQDoXoBN5Dpcy0mXpSugUhHeVzET8epHfb+2unA8p",
+	"V+oW9HxL4YMe5UaD6xMkSb4CBQnzCMw0dA4Rb0PG9S2laOipygBHBuwHKmM3YikyDzAmY3m2YnxiZO2U",
+	"5+LxSHzLZKL/+/7i7S+jq8uXF6/fXxWJVmzQY7pTnc8ZywQM8iYXWSgjAKw8BMTKiGlCqITkISNSqUVO",
+	"iEK0CKm5cNqVpQjKC9FZu4i9TnYfIQegWZyhK6Vecrmi46XvSQ9KIcAgcVj9aJvzxqY9n7+5RGIHVSbC",
+	"iLY+JWNBAuytWCGyET4WOE9nIiCl9CZNJlMwPHOIwYNnS6nCFtCuU9pJVruRj74R7yVf5FOVJb+KB3I0",
+	"s1RmfipDnObLF496VkzThacmKMBsApaJO3WLYMpkoAUK9xOuWETB7P7WFbDBnmkXVeVO5c74+eefD6uQ",
+	"rNvWuorg+tlF9N+PBZYlin89E/RjFx9JcMHg2X8vXogU8RBe6BGG5YaW+VgIZHswuaGJsRi6CKETc/Uz",
+	"wNQGbdu/xcubfDL45hE2ucqum/A79i2AzmLYTsGJITo5lFa0bkfnby5Hb8+vLkY/Xb68vIoAxfBWrAIG",
+	"v5y/v/ph9N355U/v35aeIKgV0rs6geHRiD4K1OhHLE+TVEBstV1Oo7xEL8//a2Qo9PLi3ejNxdvRjxe/",
+	"RMy2gLMEzCB7CxBeCSwwkB6k9NFFsNbazxffvru8uvCo/gQtY2cY0m2tZZQZmYynj0mcj02XxS39uyCs",
+	"Cz6eus00jFILgCyqUpLbR07vsvb1ItNIh5hiSEDHnTPGKyQFgnYojQYjYsaLK8GIzIUDdCORQmRnfc9C",
+	"hpJ+pu7L9MpzUIDg3swRtZ8tZJ6kZFwByHIRPybF3F+YKMgF27AXZ8U00X+cq2YvWeJLSALvpdPv7pnw",
+	"sPBaeITMh1ckJ60wHciZKqyopGc8TVmEDUSUd2Qhlga93oH2KzTMM3UtDHfmMSJ76SmfC3OzporH7Jqn",
+	"XI5FBnZrD6YWJ9ehfJD3cp6psaGL61RcQPWCfSMSd7o79Vyk5mBCHtYy0Q1cnRWHPuRDMgBcClg/YL0H",
+	"uQcscFHZPUDf1gTj6+RXsSFsomhrbcz9XsAGpwE77QWs3+v9Xlz8RvKsmNK3W83fS72YYyb/SxEn/AoS",
+	"OB/JUOf8EbuyOstWvNPHteKZ/Y52DgHNwmTWff3jfmtgdhkeQ4fBaKp0DovdGspFmgat61SNb0cYjAdp",
+	"sK2371v2awBLdoCHR1+1gtY4A+TjEaQFQwp2r3/YG1z1e8Oe+f+/tgLnkKxAX4gZT1JIHbZevmtlJI9+",
+	"xdGIA7NfAQkBU3SBi4b53Kyl1AatJIZ858J/hl+Tg6w1HAStTJiFS5QcQRjR8Jte0MoU5JNDWl3L94S1",
+	"Su4o7ycsRuHN/+RqcFzMfwF+4OoaHV/1ng6P8ZnP++b/vqUE3k0kRVJm12uZfCoiyzXkDW8EJkD+tmak",
+	"tSj47tiW8vtOBgNzNuYlgAPn+a1PaC8cwwB0CENjE8VyRZFqImNYNscqMf0eawNXGCt5k0ACMABvpYm8",
+	"RXAu0OW9ZO/TOqymoBVnaj7Kp5nQU5XWeB/+YmGsifcC3NfghGFYm1+HhkNyLY4e5AyQ/s4wNwIiW6Xy",
+	"HqHh7YeCF7T0PLkV2wb8fJFlRhQt8LdzN0B4eccIvWfuNcQ6tAokNkequwiuTDuOUzV/pURuSS5mes8G",
+	"HFXVAGmY50mkRu1U3tJKshwB8zyH3o1C/npWomqPar2YCJmC84pW71qpVHAEk0X+WIfVWUA0fKDHAm/w",
+	"H2v2gr7gWcZXTQ7Aq0WaOvydjMSRCh0bxoxSLTLWe5BtfTcVYtzVT2VBqp2uTTbwKGV9rSqtAR1+rKVu",
+	"2OIfihu0jseBvOtuWUTAnWElIQza3MTqTntDP6AQ4wJDSSMnfIHiZwTo+SpCM59cGVErZ+3oq6536Uad",
+	"LruYzfPVEB4xb6NG6MMhbeCY5fTe/Q6yaICvgtd1DcbIOlXZhOENeDk74D8B8ROkx+pWA/oJjQ76oBZr",
+	"d98tx/OpDc29x6LUolaWgW9qUG56x4f9XmXb6vbMLlS5l5rsaLAVsjxLZjOUcR9jabes2QvAM4j3XbTi",
+	"LcLANfzgYx3vbExLNDqvWBMvCL0WVHeNYqiJwI1vO700Er7+/ailwnPdGdy+mD8lOr+nYOEEhG2D9Lhe",
+	"zSVqhICdTZgh/gQPguad8yYvvDTP1V5F1IbtfPvyPFD2aroyTa/Mb40W+bzQLdcBSOknCz9vhVlEE5QK",
+	"qmUO2eW71+y4/+TJYZ/xdD7lhwOomoVQtID736lcq6EsCnP04CsN9lsVC/a9UD8luRgUgQw2U4wDjrfk",
+	"MyjhmSOeeJe9hXI/EJUSylsxR1eLu1oB874N4M8MVb+AjVPAW0PJUeed9Wu3V3/twpK9Qb17DeYXSh95",
+	"0PqVZSJQb0jYBsNxKZlbg7MQ0c/bRVp2KKOjyKL2rsBppG5KyEY+BDBPITIoT+6EDjYUP8G9CGWdOkd7",
+	"UVq7tbU53rA2v+dbhBTwx7xCXADXHmo7iqCCKqNeq3iFxXwR8ActWSxc9HrH4hk76fXWdfjCyLgJxtAx",
+	"0k34hYXSUUEpI5j8dHWGtr7EJX+LNLZ1RbWNE9feVVOsirPq/bbWvGDTxYxLF+pUe1VZa17d7frD1dUb",
+	"WqTAFfnqtnZqIHZMrvW67fwuxRBFLlevb1rDD7+tE6Ajp17Q/7je68d1Ayu922WvCXM3ycAUj0EEJfMr",
+	"t5mGIo07EK6r2TJL8lxIqt8Q2EIJQSijPsJ79qIzLHcDtiAwqRvm2I5WAlCcr94CzmlUqgUIFutOrc0o",
+	"lM/Bh6aZngJOAJQVpvoRUBQORnDGzAAA66yHEIAu4Nrwten8XPJ0lSdj7co4zpCPfDqcqENvZWHpHXbO",
+	"HnyjuXpCmcc1pEZoMHV1m6EKuGQqi9Eb30g8wYm8y8V8/bjV8RmKzseB1BIlNPh7ZqyIyvOYfBXnfA+x",
+	"3G50BVdMJn9fuARiZ4gt3/YDNKe5z8Fe1JLEegO2UuBoiCocgc/6rACDLGoVtiPo4dkx1oHFD19HnRLx",
+	"7YX4CVO8xFefwqP0YbCDNhuS5ZcW9okt/HEEfRzwFxTy7Yo0FfAtP+L5vqZXc0Ubyh9ZmX879fX2YrwQ",
+	"HT56jC7codyTPeOSfN7nHAQ1a7J5Kjt246XY25pO8Gfk26pjQ0VBd09d0+s1MYO6opheYXFsCIpBsXa5",
+	"kIGrAQrFP6EFqPJq3gY2Z/mg0X9cCfDCxY8ywG5o521r98XPlyOOJkyjuqnbeMc2ohDzfedTwseqoweC",
+	"CPMxuGpFbvPcqKEIUJmdfTUoD2f7RO/DjyrVSMoGbLW4TkXFS1bLOfAYmNFU2htp2oAHNRpnaq5ubu7B",
+	"x+jNx5mbRZWsF2tJNGlCGPdmzDVU0vKaK1aqMvO1fWlt2Kk6ArNwgPtQFXhpxzXlb88l1Zyntbp895qd",
+	"DPpfM/sKeHxs4bUNHjHPv105rGsPIL7SzmHgB0zK5ahbncEoKJy8ZFFqNLLGoj8CHm5nhmYLfjTPeeiF",
+	"6zFHawiGU2sV8+fiz7zBTOrUDRhyYEvg4RJX9iIoaGATTT13BLiv//tOZHwiRoQGvqep6FWxq1BxqUhP",
+	"tyM+YyLVGBdNXYCBFZetVJ8EUsQlPGlfrlvSyvBnRlio28JYjJMZDYnlS8XiZGLaLiSJuUqMnIHlVfqD",
+	"Xve0F9WymM0n0J64bmvXXtNAd2xlsxtkG1/F2lgNj8tmJtyU++574HKV8/RLExsEPi5mRswzO45LcuDo",
+	"79+dyLbemM1uSWJa3mVJdFd3OZb3PFhjObt52pdW4isc9I+jzJuB/54Nb0Auj2h2M/P9ZwUibj6QF+7O",
+	"p9j0NvgkrP7YGQJGiRPGVCwClk8zIdiYz5Ocp+CVIHGiNWz9fx/OD//68bfjz//RaiCW1bja+4Neydu2",
+	"qDMnnrHrVVFlD4IVWVEOkEYTyvZ4ka+32bFAaoVwt+6OHNQ53DYIjbvXsNxbUFMwpWIgfXLyCBdUvUT4",
+	"puwE3bDpJTER4ujNkMuOTQSzhir/GH51FJ2B49QWEdviQLVVNnXJhbq2D7W1isonDlZl0wH7kZbMHmIr",
+	"DDvx9GPNOpsX/xls+g/GnL+gHQhXo6mVtSiesscwCj+npQV12wpKqUU7mfsWbyZVkFp3wVqKA/0VXNHA",
+	"B8AiiNVfoVjMPBNGuRyWoCUONOZGtLGME6aAmsF0qgWZ2pH79EOSRwHLVYpljSW6EbFYEwRG2KJQiWYc",
+	"zIWdbihfYqUmjNKE81tk1WFNnzHXInCZ41gxCZFJkolUmYhtEUsq+oTJgIlmkZFII6rBCgno0CuedSUF",
+	"eX/L22V51/YNgafMdiR5iokta4sHbuStcVjewoFPuWKYtzyfpymNdGvWWZLDdVDjnb6yl8CZXRI/6Qzq",
+	"pktwVluS6WxRwwvKm3I93VzWNKdi9wea3WQcoO5ZO/qf3W43Aoc0hMmSDRniZTBhHIAbswMNhW75oekj",
+	"6pyF0jrE7QyMBnONhIsedKq01WWFnIIlOSGcKDrp9SLc+A3z8mW1ov5XzfxwIP7VSgR2vciLSCZBIgFI",
+	"90ARCyhc6xz8dhpQ+MzOA9JHk3zbJPwMQC0gHwIxeHAUocSeCE8mXbGF5Eue2Stu9+zrL29IG6mp0OZv",
+	"4ZlD7nYIZOUjsa58eWECh/o2mR+qObLVQ9D5ROaq9EHZtV3lYF1CfsH+mCJDybAo5WaeAUSRXFEt9VC2",
+	"o9/C1jzlMmwNWWi6C1sBC1uIfjRK4HsYS9TpsndYLZEKsRtedCvmYKEj7iRjsxOwqJpdC4g6R3aWi0/u",
+	"IAYM7l+ENsGxYWsFNVPE1nEPy9GGEs5JJnTuisudUT1WKyxVgkaROSIdOXmq1+sFSGE6lNTQGbtW+RTR",
+	"aGNGImxZ8uqycws/gg3aGrFcMnE440lqMyxCCUYGksK+YRaKmpT7tp7zsYCC8jlAP8ZcG8nNxrflUzED",
+	"PkGjgYq67UzEZhxxJzIDsRn9t0LMi4osZvYIFwMesjZgaeA3GKYHSUSmNSo9i/gWAAsAaN2ICvDi/JfI",
+	"7S/MmVqi7za0ZfYCznxlVE9OWJzoPJFj88vqCFdvzpNM24aVFF7BwFAWPAATewsmN7SeN6bzJE0tA2oj",
+	"IyBG0QmcXkJ100OJg3aQU5bKysXAf2thfrnR+WIjnZlTgZV26R7E4gf1TML+apjDGYUhQdV9IPgO2J5i",
+	"KMFKbstGxmvP2FVvNz9wptGAmZOMVhxzZvu97qkhMAAhPe3hqbZ6KR72i/dvw9bnCDgEvSgnkF9J+Cg9",
+	"KghtwydPLRmTv9QZqWDJj9F0ZcUS2xdUoyyrsKxtNdxOl/0o5jkTn/g4N4oRt3Yxi7F2kyoo9IAddeCO",
+	"wNIsEgx2ZjPxWqeFOPOuqG100mWXKEdBdY1QWs65ThZkwsOF9C1kQ7OElPJYqTVRc4P+fPni6odPP1xc",
+	"fv/DVXTGKJA3XaFsCjwIpDs0imjW73YNv+o1cw7UScgX250u5uIaqyzGoDazalZANoK3ObZjFGSHcGyH",
+	"C5nk0bqxo9648FylqrgDkO3VKN07gpJMl+tt/1heOscCBx7L3i70kcClMfzP3C/Yko1hhlQ5qZjpv7NV",
+	"hPC8iTZPvoiw3PXOb1Uj/JoQW50qmysqXoyvANpXka3qq/02uBJwMLFLc9+HrdOwFXUQmohxqGhrG2tH",
+	"p4aXb1659RjHDZrCRjd5oUvvZ4eDdzAYA4OJ8Y6oBJquUyfEetS6JFO+4QcpPsEPO3d8nom7Bg9WlgZH",
+	"RP1TI9TppgW7RzgNMql8VFHsPJOrLZa/IeIGohggewAv1GQG2EKQLWFuBYKsAuIcUsDf/eNzzBVRCdBh",
+	"2+JzqI5Jppb3DsMJWvUTfwMnTEkrUuNgklzMHOoVlkMCX+7covkJhLrdnaRq9n3Ltvg4HTUBYXAtxVu3",
+	"a217AiwgRRhsN+vFUWj/QPsrJu7SYTLBY8M6et1+hPBQzrqQCSZ0nszAtKjHPBUxW8wZlsXJ3c7YlFvv",
+	"vVDCpW+v23G60MmdeGkdlLh62+JEdngzc7V7ayHN/vF2FrxV93GNlQ6rRwK2SZ9oiGxhgnX84vVcyPM3",
+	"ly8IBLv2+qdn2HG359Cy11lnIm+UR4VFF2ouJJ8ntcxzzvOprnmrMmPbRIC92PfqJvSGT8S75FeSMcAH",
+	"0Rqe9qoXBMT+QoCAWSbIS0TDY78XDE6D017Q7/U+1m2blxm4LrXNRaYNw42GTBsN7RqLYM/4Legu6eoM",
+	"4R+93+F+MmLGcqqw4nU1NNuZx6nxVtDakL0TtJy97HwyycSE5+IcoCX3vD996+Vdn3HbGAFVru9+JvQi",
+	"zbdm4jQy87lh/wXko7W0nG9XpKhVIwUKCljyTJrVWNudn6crlswQpQcYGVuKTLBU3ORMLfLdXm87yVq6",
+	"2zCDPe9hl65dg82OBdCBWYIulYm7RC2AihMVQ3D9XGRjMCKav40KpEGXjNDeBX5ySlSpeM8Np5YEd4B3",
+	"Z1HPQ3MEXFpnrxuYnB9YOJvzLNFKjpzAuz6zykwOtJMw0XOFrQiM/r/HKFzXe79bIQBsaOv238v9MVc6",
+	"n2Ri3QGCyLY7XR/u/e1DQ+2oUDgqmtluiz6U+Pltg0bXRMRfV1l8ToMZgFwzhNa8ScYJT625m7UBCxWM",
+	"VAHmUXHNolx8yo/mKU8k2aiSXIcSdFkEyGxDES58C84OQl7qjtXmztAdA79xFv2Q5NEG30woq84Zwm5E",
+	"Zz/WEMBRolXDdn1W0dptFhg+HIKWibJOF/qNrHkBu3J22jMWCTnhEzGznikpEtBsvGBHsCnKUKJRo53k",
+	"THzKwWjuxDRzvq+FGR2Yd81gSdQyKx9ZHqHjiKploKhzRq5kqZi5kYu2Em3dTB0/Ac9lKtvoRZCbuPWz",
+	"4+H+jyiUtOVo7zNdG026y5q6vcAwDD2S48uIn3dRt9vtVLLxzIbjQLssmkdHEVjMMWePzIUHmo3X7OVg",
+	"qo7+IzqKyG4UFXYj36pG+P+GhszXi1QQA7b9mGW1TZhRziMAXOGpVlhxDRRsPEPObgz5BHCe4XSo1HSC",
+	"h8jZJGDhQ1miD5yNP43CH7hmuNqAg4anu/VmkY2nHFAJC9MmYp/5MXZk/Or3uqfrlq+gtcjS1rA1zfO5",
+	"Hh4deR0djadifKsWOUE9AFO8t8vxc5W//kdzF6HjR29pWoZl7XTzxfUXmzW+Ox7EIlzmCKI4qHIW+ADG",
+	"ajbjhzbwIkbdTN3QM5pgdqeJ86S5+piQSEe13AyXCjA20ZYdBBQedcOiRdTQNFUU+dr5aF1m840571U6",
+	"RJ1xlqRpYsGvPaURDO34RmyRicG2phM5Fqjtg/alpDjD4tfHPTZL5CK3XgbwXRdfBowzacSw5A7QiXw/",
+	"IdehLMxTO6WHOv9tf4PzttZnO+V6enjNtYhZphZ5IidwWIlHQj9BKL+Uz9ZTXZKNnlqfQj3PbtTZ04Vr",
+	"Pas1Ply2nwuXtT3JIISoBiFj9B9YNNd0xbhNKme5UoEVAFjZYkvl2eFcdO7p4N79gqznAfaOgMvQW2aQ",
+	"Kzp10WasDQcYHQ9nbOzbxkNJxnGYxboxclNGxbyJV9gbHd5XHbhv7HVGX3Zbe3iaNzbQwDPmj8d+7xmc",
+	"HUkBq4MD3cxLVnjm9nGpfcnrQ8fN+ehULdkNz1hsjoRjMj4znUIujJCGB5JCyCcilL1ut9/r+QIaHrqC",
+	"f+7BFRf3C3/w93SRpVGniIeoDVYHiaGGnpcbUrrAs8aWSZxPSUm4XpHAZHnCGbNC7FQAFH605o8Dn9ZK",
+	"hxJcs83Y6+dtqtfb5q7ZYcnPti4Wk4wJBnCQL83dbt13keGVEbxAwia44TBuaM1fR95v6sZmLWyQYUPp",
+	"BFdckE2pC2uQIY5o1vbxY713KNieilYJeMaMh4v3b6Nus+zZYlfUUj+GeSx3ZeJhPa8zwW/heDawlu1A",
+	"Av3Ni8Fb9weu2zPWPYT+AnNZg3RzRTVI2PVifCty1o5iMAgZBkvDJpAU1r4VK0S1RQMU/kiXG6rfUCYT",
+	"rTecTHW1VrpqaO2/yGpn0ZarvfbYfHGdJmMA7bL1a7AuDMHDo0qs4QYH0OYccLUIQB7wmQOmk4mESK9O",
+	"EMpBURK17T0D4v91ppaa4jIZJNCLuAKhYV8mCaYA3wkG64Zqs+/micM7nhEA6IfWG5hSi6YNXq43Fn76",
+	"oy3DdF8gpwLEyVVFsVWqBpEtcKRu2EmvZ+OcQDhwZwlc0FQOvRbn6Z4oSlVE2opJrSAGmP59sAi2u0Z/",
+	"NrcNmkoAJwBL5AYVJ2g+FStmQ4+E3IRD0G3iqcTjoke2nNeGMUX0e5eej8DVCoJB+cDBsEoXtC8nU2fe",
+	"AV4bEPIB+8i9vQR2g7Jk/DP1ttlBYCazIh0KLNuJJKrM1JK17W1HYV+gTXRqOdVGJyqUZiOfaLDbJ3rm",
+	"u0HJ+em8oWXfJ/o6a43d657LZCZGKb8Wqd61z96jEVkogfG70okBrRDdBDQLIMAS8M5OLDXoCd4bZcoI",
+	"FHUGkmwhbJxKNDiZRhjhmItDGBT6n5dcM2rBcHujKy2nKhWIdV5PkZQGqJa7F8Q9GeEGwgGl+IE5nyQS",
+	"MCRLO7HFSbuRo2TJ+C/17o9zIsADEvPOGLcmAahCgfGhJVpF6zjF6BZZ94WcsJtoGhyzQn8pz+Pn4pjv",
+	"cUGYS5y78dccyJqsOBXXeVilsumcI0iRGoFdOJETstarkU7kJHVJnyMrSkaV2watygDFVsdDN8oj97lz",
+	"YC5FmxsvHypw9QBpFAM7zt9csrsBhjt1IUuATiP4DKj2ShRzsyhw9AIWfR3Dh6fwz3EvBly9b/rwcaZk",
+	"Dg89mSnzT3+A/64Ez8y/HMK0VYaZyRDd4cP+up+M5P70Sa8fSnfONWtvPt8d51+B+J1Es+iDWQyeqyzw",
+	"2dYHDDj++DEKZduGx6crcjH8FrbGXIuRNo/nyZ0IW0MslPM56gQs+hC2uIzD1j/ClsrCVsA+UDzMx4+Y",
+	"fWCekCo3P+EvH6GqL5QTd/GELBZiXqcaFctfd/4zkaKVEhle20bfdcrr6fNGgJLFqHisaFuU8N0P8pKm",
+	"WXrJ/lHH1SufiY3uC1WIAoM3QJ93l2+zXcy9+vvnWgxOuOG3r0wBB9dfnydgOY2uV7Xr1OAyrHwuLpY9",
+	"Vw6KDtZHeqmbGy1qf6tbEqpAutVpcaDJ97CbvdnmirUOfKLfwu7ulbPYJKeykOU/By3gg5s7QXvOpprI",
+	"YB0xhzMoM1KwFt1RgQ06png6a6XIOpW/wSVsXtqJzGbbdqmiOOFt6w5hUXsibN2Px3jHrxKCJdeB0mDg",
+	"B9pK5SWR2Ya6BwxTkylKNCDnbAn8gYxfFQCIyEiavnQTObcqCVJF6GGmlgc6lFb0moJ1FK5Ol6rQjsxy",
+	"dyvKTWRrYK5IUW++3b6kuGvPve0o1njLjt8HB+W8InlWJCjU6c3xQC8RmgAtGICX0eEnXIQSM9uTnOnF",
+	"TLO2VEx8otgmyjnPqNaZiDuBh3iCqR76rLxTK4jyDWVld+qNtk2BF0omRjsDGPhBCc6lKGbw/t2LOjEy",
+	"VXUy5FVptW4WaRqwSaYWc2tcUwvNZazLXfxHPxgcnwSnT77uPv2mFi16qrJ8a28EagNFDxGE3gLLmPPy",
+	"Y8BeBuxbcxiuql13By9b29IYNnUZoDJbs4/dNcWkbKz8m1ay+2pbIJZnJ7aTpxWvOwhvBU8Nf943Novi",
+	"avRmsAasAwy+eC9S2HdGqzQWOkcTTuAdj5wegTcaYtv2tmPbHvd8aea4t86RMzGuDfW9cqXETl00kd44",
+	"JSmWbkqNIaHfQtd23coDH5yuD9VHECoP9oVNFHQ2Fsw+g4w/YkEw5lMXJ9DWi9nM6BkUP8SkioXu1Gr3",
+	"e+D5edhEBa24Vd5GiV8Qs8ERe2PchsrW7DckMl/XCgRYrrGGyUaX714PX0F4nc0oo2c9H1XAorAVtiLk",
+	"914h3PWwFXGXjDd4vzema1MAx5zn08DhfCW5JuEPm6jtrmGGpw2/cfkCFMeHk7Keawt6YwOGklyL9Ka+",
+	"JACGz4z4RNU5S4zubCNsIHqmlOj9UFqnnAI392J3A0cDbifKY62nOS3yfxrMEpaga6b0BMwMNvbq4rH2",
+	"mGt0w2IIBuNguDCSTKwgGGYGgDzVIo+D3snTxulEZeTi3NyWqchFuYySjYvOVXTmIkDxQU0mtZijNXu9",
+	"2lKv36DaUl06jLseGozMTC7aNIDjnQNYM5/hzm0koX9eFccmu0a4Yr6c6jaFLeZm7czWsSXXde6cxwMp",
+	"zczaQGHXSoE70FNb99l3mhs6MItDkytM5CtNdckrl+tGgOs1jLYiacmbxf2rIb61hXRfQB3dNVmCI8yF",
+	"A+8uJlb47Sh6/HhAWwh+YIfcEX13/vzq3ejtxdXFq6vL16+iULY5S3k2cTF+NTWbOmesRxgIUOmIawwZ",
+	"5zUNglrpILiQYR8/edLbJRmS6ndh7+B9IFs3wFFeQey1XswCxv+5yJR18Hb1QHB6K9woPlKGhfVQO+Gy",
+	"9vW8B0GcljCLdwCd1qNgemqOg7+kzaknd5jJl0ZJK1HWHwct7Z2Y2FTHvZ38G6gKhcXzN5fgpsdU2nb0",
+	"5vW7K0YREEfwCARUpqmRB7H8MZR2n6o09jWoOkv7g8v7PEb1UcKIhqYK58GWNb5X9dGNK32OyRE2Mj6v",
+	"X/iK9HU8+PrJ0y2Rst6jT3eXvXmMQqO0Nr9nNFVNR+QRAVVp1vcoZPRAerAXz4cPYSvRiGwDt/qQVBdw",
+	"+IWtFxdh6+PHj9HvjX5qSrA0OHlfmvdbJvqHY/tf0Obi1qSpWPpOZfkLgHlyGECUsA6U3qpzSsX2eUvy",
+	"mpIizxjE8EPwqREgwR4JZwMERy+PnNrmelybQv4u5/l9pMWxFRYbsBw9zlSajmIxz6ebgnQMsT/DfMsC",
+	"NWQmuAwKC54DDeE5pYQybJpB05QElWgEbAqcndYiDsZCzAXmFZWj5f2Y9QNNkeIu9YCyQTFvE8tPyNgr",
+	"XVmkP3bZzx6+hjdyG7biTyGUCEziVRndUOVkRzB60Pp0qGbmIM/zFW2Xda4rOao3h+1YdZefZa1Lfoyb",
+	"vwVFxgLh8NnA+4O1bAbdcTtEWBoeoj5meNpeISbMrB5mgxV4Rnph91OX94c13p5QNtsfnF+SszZ9SYGR",
+	"PsIZqYRUereYL+pHBfFZbBq5IyNpx5Y6/8v2e9r5SzbqDObUf/FLw3GWP9C1kfP8Fd31NTjVZPy3fxX1",
+	"VVIu40ROLAqL+JQ4RBbPeqoFz8bTkZCTRILBVI0Tno6kyJcquzUbxmdznkwk/LbIwKo6nnIofBe0Fvls",
+	"5L42H2YiThYz+uC9az7mInO/KJlj+ZfCaItxVWbIeqVzMfPtuCmXkwXVjF3DroNKDHkiscHCHjxO8pVX",
+	"aMZmC2y8c/R3cAjvEXru0ItuALuM5xhwiw5OGw1W5DK4zFlIybPXqENECuX1IvdS8AMW0S5TVAF8iqgq",
+	"sE0prTTCMpEvMolZju+AF3LNIhzph1fnLy8+PgMgzYi1zSX0GgiO0i0jXInIK4kLMQVTtcROCcK9LtjM",
+	"88SUF+ovyLLQTGMYrk05uOGzJF11d0O7e9S4qXXr6LAPsnbkUyJk7xWejzv3ks3e2z0Cov2dA8DnWDt6",
+	"nU24TMbsHRw1s5tveBKzd3DSzMeLGU/gDxTFooB1u91Os9EYEt80FAJqMYNJcrpIMbbRpt0Bqolm7ej9",
+	"u+ErsWS/qOw2YK9+iRr27o5dgyHYZ4cErBULe2tFw8gfy8X74cXCkFTjUWxw79WMAZ7cOYIXF8PvRTbj",
+	"ctVwCIXnb8cIbhMZQ1I9vNCo7Q1VJf5SlQqgfYLcWIPBrCX74t3G1F/cIlsHBLlRxawtwtXO5utNmH7L",
+	"iBqU2xx9qI5kj1zk1w+JWBviPiCenQOuM+L3SUV4J/Ulgl11CsrZpmoXFqb6hrBIoPAFpk5RAmUo6UdP",
+	"6k5yJ1DOeLZiPI71OvJRo7IWlQt9+/JzDGeWey6/u2U3tW4t0/bBRq2u3eu7bwb3CsNX9rkiti4PhWj4",
+	"+7nfEm12uq+d9ZIHvnT+1pCVd3bbALB3bREpFbl4p1lPJYFw9yzxeYbP13EZeLQxg6nInw36hxcYvfAY",
+	"AwBptknH5kHWjr5XapIC0sQrsdSpMKzBfPLQZSr8d//9L0nTNSnJHtwRoP04eYe1JwBAUvC7fKk6zfsk",
+	"OX0jtQFyKnqe37/9iU0hP9XwYu/t6KEyl6dY3G8g+PKjjGMHfWwfB778KOMAZep+ozCvPnAMnzcoqqRC",
+	"QQTxvpDJ+BIkBqGWMjICWOA+SZWT/kNfGPLiidTRLj0rlFbRirxBRkNypA96tlxAgX50vWLRPyKANERH",
+	"WRSG/yAwtDTJRcZTKFSFod9hGIaR/0sYRkFJPaMcnUqdhu3qUylEZXDS26EPNXmc1IUmj/qyfaPnnRTe",
+	"4OlCYG7wsJOAmzzrC6gNnq8KVc1ecVJSg8frxJ8Gr+0xIF8mafB4rSzR5L2qZNDknbXrfOdLtawF5ed9",
+	"Y0ILzNGa0Ok1S7uvFRmGqbzyXMB3pEJJvxS3Xp8kvU+x802GcDLVGK3ko28LJxXImYZVhmWzapwH9nfQ",
+	"TRw4Pub52bIjNozR2p+9kPx2zyU5ZAKyIjxz8b2r9dZVR5xCtRkKisGO8iIEvNMwAqYUKd/ECbQpsf7n",
+	"PyHJIfZdLPVoLrIRmpa3pB/MBQkRQSVTpudimgtptwGmADw8ihcZr1d2Xgpu0T/tQ3hVe9HHe4cab4v2",
+	"f491Rt2GWj9ezFcBq4b1x+TvbECCuCobBTkooWkrdXlACPsitnspAtRjOVegutVBiXmu7Yc7zh83M+vn",
+	"Dnl531R9D3LZvO7zPkIDAUsdhVoTH0uyIh/PesU4Fagzclu3dS+POl08Xrj0TvATDGHdL+bUDzfd7K3H",
+	"wTQCiKkcVCwfWVdqwWPwoNTOBEIV5oppvqorULIba+YPX2tjiwxyz/CNcek0NCA57/h8Dval1SaOSZ+a",
+	"GgeMXCUz8VclxavaIkrnkl2evzpHV/mvAMQFmJMR2vOPvhVZmkij0p3rhB/9yPPpjMt4Yb55f/U8qsdu",
+	"DiWUH5YsMu2aZqMue4GBKsNqFPTVX6Muey0Zl2wxN5uLNCaWOB4LXZupGZIVMNgAC+UH1rxraSwXNogY",
+	"osungBEbF+wYmkyk0TPHooJn3CpPce9SUlcO0u2LMNIywI7jqHCkeF7IivOUj6nqJ6wKAXC7z50St8Xy",
+	"I3m2Yok+s+CYGAux3g2c1xuxNCcch6MBfGKqMrPmhIEN575TqymXxfs95dG4VvK+8keJgypVpnITpNqn",
+	"IqpJMen3DgfHrQ063T3l0y8i3lVlrAdIS3uJOvtKL7EnhGwRYraKLJu4GZ6x+4SbPYz+ml8ItZxgKwUj",
+	"4UKhxKlaZAckRxpW9f7qOWtHSKb9w8HxVf9k2OsNe72/Qmg4Xqze71R5LZSAwFP8FHWq/K5455FJ/5+t",
+	"miWaFvBA/yGUtD9PsT0fXzp8rMov/jhBZD+jk3vf9Ks0VUsRj6ZK54ThWcdu3M9oxpnxFYMqmuZ0oEFp",
+	"LjKWJtKIgl9FIOPNQezimiUylNFXXd9ZdsY4SwWHyhPRcrnsRgXcO2W4nmFXWDLFiYyQ6jzGyrBSgdzR",
+	"Za8WaTqsPF48WOVi3jhCWRpWk8TI61SNb0doCk/qluu5/cnXg5TVfhgNegg4Zcf9J08O+4yn8yk/HEC8",
+	"CnjgbeoZLG0ovbV9+z7q4ISRE0GYg2FnZlhrFTdab9+H8vmr5vMCuNl6K5CdD9rx3HEOKM8t8OJQO9W5",
+	"UjAFGjGLwraUr1YmoIDCM2LGJzyRVPEOcL035s6HsvGKHPF4lsijr0J5BCWhxPIfR3HGb/Kjr5os0xiq",
+	"Ecd7JbwWtS7WD5Y0LaSJFjFSLHqxMnb5xtbvrk8/nPEk3cVS/ioy9VoK9JkAitroWuX6Hq8ldTj85zg+",
+	"AqR+fvniLd7QmrUv39yd4CzunnTgUJMGUd7qRlj6dgwQp1gzjP9brrfqilkgKwCCLvd6xqJw0esNnkSM",
+	"p2ALdwWb0biIkIZNxnbD71RGTPcByVEWdbkOa0G40ksE6wwBGfkZnQr7JWA5YLGmO5FRZOgmON15gUi9",
+	"NUmIHoMLiZKbR/Hm7OY26tAWEbizMc2ZtdHh6jwSGJYFAfQLKUUKoFg87ngF/dE0mKQEYAz19OlHF3Vv",
+	"bwIvxbkSLu+yoNtruc8BoEajwWnFKEumKgJ/02tSAyVT6SbFk6epMNK6ecRGuNESDVkEaN2RLauTZEwt",
+	"JZXaQbywVCAc1RJyQxJ5l+TWSNqOgLNBWEqMkcQqY5HhcCKLyoDeLeioFbTgFfN97CLMzeO18dPWNFM/",
+	"s4pVCO8KI0XLmGdkdJAxQm5WCAMjmscEVWUE9bIxibwpZRMQW8hUaAQaXUIxCiOjgymH2zKGIOhjzehQ",
+	"WgNRQN5+z05UmJ3A5BkxJavXRmlErS2rs8loaq6mwrrFcqVuAZCF3wrNxM2NGBttzo7cH1zZhuXbugIX",
+	"kLhuzkJLurP+YLP15q3cjM2zcb3w8Lit8VXnHGAKLUy3J4K4dpD1YFdxjRHWXpA72Sqa9fa5ZOtSRuna",
+	"Ldidx2jtDVq5Gddum/IV6DF87zhU974kJJQmQ5xhXYgsi19BjVS+xoK3qABfWkeymsYfTjf6gnmZbk2a",
+	"mtnphXe5ysSXQSdi7ciSa1RcyuvunloVcNtcz/GFH9zz9WrRtia+NY87TalG/9j5Mqgk26Tr800CtdE9",
+	"37/9CRwPftHGQhSvBVfaYcx3EnmzGk5OyIZipZSRu1ZBum/3TZeRuyTis5tL/MBWtE3GTByaQbBMzFWW",
+	"d+vk/gcMrr8+OKey4909zvgyBXnO1o2EG1/wGG5qCnvT3Z2axWspjOpwcmT0B7ttZhMLJaOkQ5QCjnq9",
+	"3j20CNPl38uaBJJOoTXAPQy476iMOy1io/7QYFybRf9XUMIDr1i6wQzJDs6YNjwDnDGA0D1RcpBAZdhp",
+	"l13M5vkKcmkBS9Y232XnRu0mbaFwFNuGoVxKH3QLbPx6kVs8WhRO2ELmSVoayVpSQ39Qh2LgaRsN65tZ",
+	"vaN0Nmq1kO3QMT4gU0WA3WUDdB7QNYaO7GYLS38PF/4X4+lU3PO/MUf/1xg37sVEGrzk2wi2jey7lO/g",
+	"COcg+Bf1nTbzgY5lBJmYqTu6PeyLVgFKQMtG+mqfDAYd830qvCMOyU9YE1IH9znv97Yu/HPO9doJttRR",
+	"5GH3gv7HWreHFuNFluSrd6Zx8hYKnonsfFEHN3EuoWDGrVixGY8FBJ9zydNVnow1W2ijOIHWgFp78ZN5",
+	"g37pQmq06a41pM4KTWia5/PW589QMeFGERZlzhFzhwosn7tWDQvJeSIFOGnKJZMnST5dXEPFZDeMQ1K+",
+	"i2/WqyLRhh6iLmplFfdCl11Nha3W1Y9cpVXNbpRhP0ij03kxyLu+WbOAaRVK8QmweCdsnCYQQQo4ekuV",
+	"3SZyckYBCKW3l2AFUprMAGb14XrLkrG53NsI02C2OQhlNBfZCBEpjMwCinQC5XIS0N6wkhFhkZuz0g0l",
+	"VIAvCpB5U2Lik5ErseNYjRcAziCFiDWLDH2oLPkVvF1D9i3sIzOyxPH4/M3l6MeLX+ADJA2ahw2xjyn+",
+	"UTMoYi1i1PiHjLNrHnsyizWRcyAcN+JePwBB7WRgTjGVgGHXKrYVuyMAQ8dujj4dLpfLQ6N3Hy6yVMix",
+	"ikUcnbGM9Cd85f+8e/2qy3ANdM7zhWbqJpRe7TVb5tEtkB2PCzCBAJQIysFFUNftjEVQPE1HrI234CGu",
+	"BpsJraEYHjCuOYW7KckwdChddb1ScH5h3wKwqUPmFqqADnXk/I2Fsv7YfRmF3gi6AdR4gV/D1pCFrW63",
+	"G7Y+R6wdFTXtoo4hc557cvtSufaxpj3Fso65hCx+TD61GX2WWkLphGsIoil28oQKarKZyKcqtm+7xwEZ",
+	"oHj81IZQsghu+SiURiJH8RYLv5szkqC4hzU8X0LLr1ROckHkdr6Dp3gqeJpPvSOM/UG8VZIxPeNpyqIf",
+	"4Cnc14Cd9o6dzBKAiTNVPGbXHIDiIVMGaako41cQjhFHwaRFy4NLiHAutGG2bda2Ye8nvROAa5CrkLLn",
+	"YKV8oixaHqs0RdCjA90JCLBRs+g5H0/F4XMl80ylQybVIVy7ERQVGJsfrV2ZAxs/cEUjsFZl9F/wspD5",
+	"4dVqLg5fA7vUpiUtk5sbOOV4AWiBNzXafS0H1RT+anZJT4ug2HwqZoHNdgXLMEQrtyPzd9QZhtLafqmW",
+	"tQOP8CzEPNWKLHYlFTMABXPNLB8wMjKHEt6ccQmeQfAJCwrNtVZseMIiBkMEBfKksU1hNW/Rkpkxa1BS",
+	"7L1hBgOrQlqINZiXDgLEXaQrlia3AuIBEbqbJfGZbwVGy7l3pEBA9po6RtEmTcaCzEP2xvz+zU+Hx93e",
+	"oWEwazflcrnsTuSiq7LJEb2rj/hknppXutN8lqJ4kqfl2/f8zWUraFGCiNGku71ujxKJJJ8nrWHLNHAM",
+	"Fst8CsIFkGusxhpRHkmo6f4No4s+B/iAzaOyn/Ggel/c9aGR8jfUbXfFZyB3T0RNJsA7kaEkmWj2ei6k",
+	"uVDtceyyV3C5SWW2uFsgvSh5GbeGre9FTq8g1i7eIqaPQa9nZRWLl+ldRHZAzg7/m5NuHmVVQZCDhdwl",
+	"O9LwX9CEUdJa94KsLYzp/2Twzabm3VocXSn1kktbnQ3Eq1Ncm+3vXcpcZJKnWFLVl0xbww8fg5a2eVWt",
+	"KysG+cMOWjmfQOFWMLB+/By0zPWwodoGcubvL67YJLkzV6IVNyDeVMWrXYTwg+DxdkqoiT2B68phgTl5",
+	"qh35jHXIqoQTBcw9gRpL1AmghguMFE48tW06Lj+6aeHphSN6mh4GaqBtrkxAAZdcQQVys7FGisrNLQdu",
+	"muit+XAIfqvIZbWwVzTG8gi9Z3cNDx7FJ2Fsp3WLe24Ypvg0F2Mj4d7wJF1kZOeKRc6TFOW8VE0mIrbX",
+	"5n8dEokeXsbRppH6D+0eKjx5GZuR7km+gJqHva4Rssff4NY74pNJJiYUUVnL4q6mXq3WG0y3SxRo2F7J",
+	"aXPN0sVLkdfiGYSSqAXk1yQqpssP/I72J2rMyQcuO4+uqTbl9oHS7TSjjEVetJxNRq7Ci5BYZvMsOIRH",
+	"GoHBCFE1EMHWw4zyN6y/UUYwXt4LpYCGMi51yjFFCTDJeW7LlsmYZQtpa3VDY5g72g3l2rgJ1MpF+kXQ",
+	"vC3MmCtXfKsse8MDVEQzlBc10vlSZfTARhkd7We9XmBUIbPAJ4Nvugyu07lt5/Cu353FoNhFURTK8SJL",
+	"2YG96ws91gsY20Bg/5uK1T3zQ83AWIw08Oy4F+NnorZnNkgs8BYNn9hAYQcsDEPJ2OEP7KBeo/zx4pcD",
+	"mskaG3Zrd+7OhLkU7b5vtNAWjxy5Jt4luTCHN2j+yhuYwl6vvODgcGz+wksqV7bPO98R5u0+72DA9n5j",
+	"+znJp5dU/Rqs3HuIRCTw+SKRV/avFIM9JmTsnh+KPiI0x5PTnkN2PDntVaKE7av9Qd27/afFu4Ne/3Nz",
+	"MWqd8M5BpqiTp17XVfk392wTsQhU8ksJBhx8qd/wpfeS03kScWPpDd68rwhHYy3JcebV46b9JjMRv14g",
+	"KLB3YarcqG/+RVaYRfwivv2Od3u6J+quUAD+jdVSNr1CPXwMcxVZ2I6ItSNQVYZgc7Poh0MCTwlAd/Xg",
+	"syGoCZ43KmnxybSnh2g7uxUrazfrdjsIygWAHC4AlyqjIVxIppZGRLXF8EQBKeJHmc4zcZN8Yu3IjtOO",
+	"kOqrQf6SffNAh6B93opVp8siqKQasXbf3G39oGduH3JnsX6vR+YBNDq2IdKn38E413yaqcVk6qqFd0NJ",
+	"yClw+drkeS3wb4BiA6OffyumgpPlfwY/gr0ClzMw8vn7q5ehzPkEPmBGl+m8IkpsEiDIBMHzokJy1yjY",
+	"tRfq5vvnW0dQj3H/1JTespuaK0KtNp2ZLW+f9HreVpNA55sNbentSokhn1JbQSsxXWEtVAvYXsCQ+q5D",
+	"jHUq2KSP/96rw8j473WflvfmrVqi1wq4f8DwjPR6Pdb2j8gZs5WqmSbJEw3eRhyfiFzXblh5v/q93oZt",
+	"wlLHG/ZkUL8l1ag+wA2ik+5V8Ol786jQT38T0Vjs2+aD+VfLGx8qGXInvQJcrYWYaX420LA/6Jlhl945",
+	"PfXeQXRUdsReYWBd8erT3ueP+0sZhsy2CxjmGuDFDeVfBH8KG3sIG+dWxLheYbC9ZbwPFTkyKjJ55Iun",
+	"taKHzwr8rgKPd+RKpS7Z1yjBJS3yFkK/QfbF2lk6lNdcCwgXM7f1raDc6gIaPr5HjVCwC1jAZx3BJfv9",
+	"hb1j7cx/I1P4KIk/u2WAFE4NXLAoV220bXoyonjn9Qrr5KkDjz/U4kXjd0VhRlnK7KDlpihUGS16iM49",
+	"rO87S7SG7C3bMarW5R9VBtwaXZEx/YjjgUGiO3wVSiPOZIJTzTcwJJCxEaMbrGEf3+0ERn9nc07JQcB/",
+	"9UZ9frP4YSuY/sUvr/ogKeSBzHXQ93ncflU0aw3StgSwJbY/mdoeTO15ZfEezMxyl126lwI1VYvM6CBo",
+	"PIo51PiC6P6MYdK2p+QFtgCFFOALFnEoEeUL1QaAfpny+VxIqH3ul43ussjQU3bHU2AkiH/A2iozf64w",
+	"UzyCLqOzUBZ5MpTXcWMfDHBc9M2TmSILYH8wU1GA6SAFXovtJ9Gh9Ct9ginU+4L98ANmsqMBE/pspK4Q",
+	"pAXHDIxh5Ckt+zONIkX4T6PZPY1ml0Rkrd+JFIs4Cw7fAMrXFvLG8ROQ/CvPDErPfFHxFNKqELDgT/59",
+	"H6HU8MrrVZllXq/oj4cydV9O28rWKalL3QBv9qqPV8HlymlzmKGGiWlU1jeUEO2ikztBGFkkUBU5ci4V",
+	"r9O1MMCAbGsESdJ3ZoJLcxlY4UploUTc6i67SoSuVv8iC8r1yhUkGQuAVq1jlz8lOoflXGeS2ypjJ3GX",
+	"nUuWxD6Yv10UTJ30IkBKmvXXpFfPeT4t1Opic7ZaYzaLWv268M+6SbgN7e4u7IJBXTZJr+1feh0j8sIC",
+	"B6Gks4/XzVkB5mnTJQnUuE1pziU8eh24lAsqN1IoHZElxkUF9HAugOpgrChHwE+HqbgTqcX6wjkEoYx8",
+	"bF0ERCdsXvPBjgbspj6yLBpSfdhYaMwhmgcsopFjoRQWjZPcSB/2BMmx8PEoCaPFpkFOk/yM8hbNChbE",
+	"hV4NPGaKAOqqG4R+U8S6sDmQIITZLQ0l5ra6tV5yzaBiFpaKwEgz0yOoZWgvNoSMEhinPOgxJ/gMs90z",
+	"nt2ixxUh0fIhTMcHFMc04KJFSgs2ixwxMOPC5yQvqhIcaEyBslZOBNqogl2F0ha3RC6A7Wum5yJNNVQi",
+	"i5IJUW8idc4nGZ8BigdGjl7a78oQ+JaXWFRQFlG9HFgMqGxG9XOuVwyNRawI5jmBwnkoW9JzoZxkajHf",
+	"q9zO+SU71zrROZe5Xq+/E8ryEvtI8oGHpI6T9/HuyccuzNLrEqhcKMFagOZI1q6HBT+DK2CqUkBA4dKm",
+	"bnm5Tt/YKFqzkFDt2gjk7UzEpom4E3m4bJQkBCGxZ6xcDgnYfqV6gH/YjAANsYXJJyJ7MzXbsstAXswn",
+	"GY+pxso1+Cdyci5Is46Fa8eQE9og7hzce423xPcGQb+Epk49h1LZOu/TJC9X0TbnO4HLYW2Yfi11buuz",
+	"itgqCKE0k2tHJYhLYEcIRmUWFVQFVYRS25q/lYxwstfWmXKphOrm22ZXATubobCtfGLhSjPEqWS6slGV",
+	"wyrEohe4DiCL7t1OgCEf5nLfsEsEYkPuJwW7e8bs1CB3HFdmhyOk3q59erojsXJ9Db6z6KCBrxrWgfT1",
+	"SJKvGxllajcQCDbBh1bH9ROvGxaG3dsaVEBt9SM93jRSAIx9xHE+51ocJlIb/Tc3AqReXJOPRd3gRp+x",
+	"6D+J542Q01HVg+6GMeLtvnWXd44Li+yJNLbCQsRSpW6NaHuG5B3B4KLtgxhdl6mtKHdr61NaDAz8/LF2",
+	"aLXtqyzf3DpWvSxat5+39bJD832nsryRhiyyN4YZNXm04XNUJrFJi3TEm7+BT57LVfOHX6m8+cPPqWbI",
+	"/m9ANw8yLJTwk83ffvxiITNWC9vC9UX16FAN5GwleBYwC5LoVWFFOIIPrhjy8Um/CMdpwazplycD7wcp",
+	"lrq7GqvZdSJ5rjIAPDOzdZgNIL5QePvw6ChVY54aAXL4tPe0V9Z5v/7fcAnZ+WCompnFs4Lz4pe5wq/6",
+	"g8Nj+grX5z9Pv6VwhP88ffHsxcV/Hp/TClCoHJ+IZ30oDPp7HJUUn/LWUC7SNGjNM3GHf3uAFmR5p7Ij",
+	"/aAKq02c/xjvKPyuj7Mt3rFpaa3hac9DzOx1e6eIQj4w/+Q8bQ0HYEJy6bZlwoOv0UoMRo9t9NT3qeZo",
+	"niVjTOx0D3zz1Pv9oSRkRtZgo+CGfChhPKCve2x3kx1d38LP+8iJgPSywXQ4pyIhJLrZnKEkIy2629go",
+	"uGYP7J3sfumVyr9TC0kGxEGTRAYwVYLNCIx6jU2P8Moj5U80tDpil/VWx3fWDkQHjuwPnjkR7WI7TIlH",
+	"lHN19Bv+sdW8+INaYpqBj3kLIIqgU+lczO2Vg601MzaGMspVFNSVzwGQRgIJR/2InVvtC7rW2GsflVOq",
+	"Tmden4Jf3dbgxIeoNCemNsJXt/8L3wwoUwIahUAg+DVgnKXc/GC0Q6/0TShxEKX2b/+X7QHd9yqL0Xvv",
+	"ZnWA4wqKijTWBCbNaMErBhF1cZdR4Y5YgWz/N5XIoTXrqOxA07iodEkBkSLzRC4gTU3wLE1EBjVKu6E8",
+	"ZEUsANXAWAsqaJNhrr4SSadmh0LJHBFg6p+Yn7FImJkkcjIqwg9cqgDuRcAiQPIa1TzK09S069dIcZUb",
+	"0MVPsM2zRC40tnwGM4wzNVc3NzRB6Am1IosMqLy3Ety3A83aGG+AI+sErh1MKzBjwciO+uJIpW5wHNXU",
+	"iWI8/kBq2nOE2u73yoMyo6i2OzI/RrXjWGugy4pKVYSZD7CvzBbZCVhRpWnFlmqRxixO7hLEEeh1Q/kd",
+	"8op6041vE7EZk20EayOJohMUT7vqG87QqZaUbr92dMyRGbLI3IFdYleEoIeWpITwshO/1AdylzNWqe1h",
+	"IWPBQV3nUfhe5DjNvd2uwG8JnWVjqCiO37ogHJu8ccazAtGg3v8wqPU/OOb9uO6HHTN+aw7kd0YCafrw",
+	"lXpcvfB3ruXtr9g+2OFsYeTW2GprOOj1HMG8SyZyMQeRs5YJQ/qFUQZyMdckt1eKzfV7vbUSdMCQ6Cfi",
+	"oQg45vFT+AILdGN1KubEf9/XPej1UBuodnu6sddTr9P+12vdPj11/brpe/53dK5bSdtnNH5Rgl6rufCM",
+	"jAT4ggMF3BBB5fgCmZD/lJu/kNx8vrbU1hQC4oUnP9Ntt1OCBvyCjTIzxkMW5eULfD2HTlAaRyPPfBBK",
+	"DREqgPBTCE6ma3SWB4i3Wq5kP2wmBdbI4bZafruo/5xkhRRrpAgrCntF0RF4vVTkvvQ+lWmcYvQlfLLv",
+	"mPGizGMFDd9nXCedouCFTdLUYEhGmi/EbWV73SSneatZI57xNF1bp3IpTDPkfWpg4jhANR9lZmgLm8fK",
+	"70TGJ8J9O6TIVqAlijRDe8B4hZlCejGjQaFYDu8BidFKO9cWVUYrXkenNM+xDbuu9JrvFjMtA74xqHzc",
+	"TQ81/6Vi5EZsT3l6Z8hhyVdIwr+KTHXOWNTr9nqRh6IfJ/GZaVUu0rQ6RQQZssPssrd2TpI8T/RTIrSN",
+	"4iBSFfGQaQELEaWJzunNqBvK7xFwZLsQiwPMBI8hspsDKhqMi8IDIC7YnhGlzkIJp7VUpZJwyEn83Org",
+	"xBDJDArOhHINNxxIPGAJRaZ1SilZuH0kIJd8jkw7DgJwbDDI9Wp5NcXyrBtpQ9CNWcPn7vDoxxCW/0XC",
+	"5r/Ur/Gn/Fovv374rVVhf9YsuiYPnnQHRVHgfo2Id5tIQ7UIWkNW0GqrfvaQmXXTzvvdftH5yWaxlsZg",
+	"76Hdwzi+t8Eb5ZH/Xdie+zUOif7hce/+du77dvHPMm83lc/LTKyJmRuxqkpWbscD/xTZv5DI7t0zJVv3",
+	"gcUO2yDAwz2/U3wvg9puDKu9FasNMUaJzZguJ0TVmXidAIZ1QytCPYpUDrVwmlREL0ggtsleic6ZkHci",
+	"VXMRMNIGbKwd1rqAZ8wvmrUjuOd9DcGrPxIwmMT1yiaVt0G46rj4TYre0YDujBM97vWoyp/bDzDfUapE",
+	"EZRlRDxIzcpEKEEUg72m5O5ymBHxC/r07MeLX4wAUkAa77Y81kRjmZeGbF04g+x8Xc5tb9cJUZhDT1WH",
+	"gNaoICBUKLsW1r4ZSnrdhXltkp48kObfseC0T0QPUcg/Kabnz8CZPwXMBwuYfiCCHmcqTUexmBuyQwkl",
+	"T2ZipCQJGiSgUUDCPIUaV66Rk9P920AZ4P6RDd7N9WWlvYf083sT+ZrGM8B1v+UqNlf1nwLflxL4KtHB",
+	"VvYqJI0NEl+zkAeb5b5R3mtiJN2Vf1+EzV+vCAyIOfhfOWFSxaLWlimhPGcbLI9aSb8epnO0LxU9Bmnt",
+	"ZCNl+TIZC0AzMT8euGJnRbHCfs+iP5KRx7QK475JF3qKUQJOcI2G7Ljn8PICVyGTLKmUNkyXP7Ry3Cum",
+	"72f8BuhCp6euBSJCF3nj+NIZReLj6HEwmRgLmdMuwNuD0/IgajuXYll07snVEBTC8JQDTLMPLeoX+wxs",
+	"7ZtythNrF6knaL1EiEPTqKubA1USO2iUM63Y0A+Hi0RpRwgCL+4SqIf2yiZNiwxQ4QtzYGlmWEMIH4VQ",
+	"F/Ms1CdMlZyIDLENcn6dCiobHb1/9dPr77+/eBENmVTsmo9vF3Mz7kzARQkJIgjh1Omy5yjxA6lhjARB",
+	"JFhmGMoKFesDpB5DtbiB0Xc/vX/3w+jy1dXF27+c/1QvB38vcguM8GAh+NG8ph6y3Yde0Av6gfnvAP5b",
+	"/d+x+6vvfTsI+sEJjGcMXX/4rUXbjVkF4kZ9agUtooXWsPXiYkixny1zIRlqaA0NQ7rN1ZxKWkNFWXDt",
+	"Iy1uCrQFXFNzvEd8oqwtq+j++TRTsNpF7+/fDd9LKO9o1hT0ETeGmbpOUuENoTyCam9fn5p98E1YjW9l",
+	"Swi7vKSWc/9LvKR/vHv056kCTiK9m1Oq5T0uTLJSbrGPWG+Ts4SQxcNeE4V3r2QEqTo2wVwAOHFYkBpe",
+	"MDyvcFUhj7GfPUR+0ysahNDysZhhYX9mf7DQefbdMwCl+0TQuBnU5Dc6KzALEQMr7jjjyjW5ccmlCi5K",
+	"dLMCiiu0OHQeyE3+s8Itt+aDi/gMjTRU3wBqhuztYSMWvsVAAkzcW6hE19s9AtbQnEG+tT+dQH/q6I/t",
+	"BJqhft3qD3rd0565uui4tIati/dvW57rZ+DcL28W2XjKNW5T0cQ33W+ellt4/+6F10JdA/dWzumYf1nN",
+	"/N6d/N7UcuIgzV0w3pWQlPMOaE3+VM6/kFBhQzAqnpjiftcBxOq4Y7avQ8Z1tUXaoGecQ2ZXwBTbhWQS",
+	"ygLKxF6SLOZ6eq14FjM9VUvNknwtgqqCbFFo/Q49YlvMUqHmGwWSAliwUJm9vyFChgO0LBbl/pRTzBDG",
+	"nkRDG4QC1buLottgGzkrq/Pu7zMvUgp3bprYmCh4YGQONiJwDP022JHrOEBhBKUTetdH40edvRw/RUPF",
+	"5HdZmBNIrcWxlOKmvLkWmP4U3iW4ROQSRLhwijYGl+eqMG9MAXsX6qba8heNawdQLIAXn2dnAZYZbARD",
+	"v+yL8B4AXQxLAehlD2EdUAgVhjMUSqE+oYTZlarOlXxWeAZmIP8mWUENSZq6cvdu0zqE0BhKApdMNCsF",
+	"pgERksTYBiOH2ySsp7VGH50u+xanx11hpdLsglJQnVtmhKQkHyItTmHZIZmZNjeUJcgT9gOKvlC1oSIA",
+	"b7A1vCOu8seVUf+Ns6V3v/TclQ9o/nTjTaLHm23TS56Ppy/46vXNz0LcPkamNxXnqGR6v1J3UAuN2Z8L",
+	"d8Vxz+c6AZupO6O/8vGtYTRwTzAli+DVpRC3gBBVFGGoVgLp+Lm8xWO+7awM0nziR0Z9E/iWtWMoClHm",
+	"Iq3hoPvN12Q+cgy4NXzyTSk4q9ejj+ZD/+lnK5dSmvM3h4NvWiiGUsR+73DwFIqI1g6y3z0pKxDeKE96",
+	"9aN8+mR9lF8fVwCovVGe9ECg3Zyu78dZpxzK1CjpgscCP1Ofrhy83wj7EjK5pKKwB9LyNyb0V1bg+Gn3",
+	"1FuBp73SEnwN613JB69ZEjd9b0m+OS0lc5z4Ozd40uv5qRabU9Zh6dDLU1q3c+f62T6/f94ON/dA4iR2",
+	"mTo9rFEnzf2p03whneYHwWOotu+t+iM5GxuA8b62Jk/QFxCBs7TvASG/4U9+EVJymKEo13M4u6Ekz1dd",
+	"tBhi/FIdYlcSoVQ1pNdB75uF6X02VYuMpG7E4LW5D+tIkORuI7Bd+8YB6SfgKCNkuESy91fPWTtyyVXH",
+	"V/0TxN79a9Q5Y9wqQipz4Vc3bDE3Y6YQrKBA8mKFkpeuuuwcBEty08Z8lSaTaX6o+R3Ud0aT75RrNjhm",
+	"KmODE9iCRGicZSbmglOzAIxME+aLfDGTaFWnXQsYFW/OPXRANSb9VwDSJC1BIQebdq3Qu8u5DGF/uS6p",
+	"YVRPF38kRyPkOjjlrIF241Kyq+k+niqZ5BVSiPkqQls7EUxnWCArW802YN6mRpt3EvzCih0HT56gzFLp",
+	"DEGgqx3At0UX0ZmXUmwmCiofXY9AHpi0gp6AhKwEidRJLPxDRgWPzXulvXIbRfk1kJbPV/oA0la2EWm/",
+	"F/R6PRrKHhpnYZ8gO0c7mjgVxihc59bbCz2GEtzEgN5HK4fD0mugbA54e4Oa9ADY6X9ZZCIYhJJfySRl",
+	"EYx9+LOYrzbEH9r12BA2iC/aoEFzilsBfYkINx8bYI59S2x7LjBlblMspLOl1o4FmHRrxj9RxjZ+fFgC",
+	"959AXX+qnvdQPa+WCnnouuoJ+iT8RhoLWb581dJ8PzJC1cj8RSUqzdBHMV+N1M3I6KPPbvj/z961MLeN",
+	"I+m/gmLVVaQsLVOSPc7INXXnZDI7uc1scolzuT1TZUIiLHFNASqCskaT9X+/QjcAghT1cqzYk/Nu1VRE",
+	"84FnPz5095dK1qwtIVV2YX5sdf2KS1r2ATqtH3ynsPoxaKWOV/IF2t2gxug/cY3+o3Zh8x+d3PrVWu1L",
+	"rzypeeWLtvvKY8eN+KG9xFoUrO/X8XKvupUmBO0alzooRWm8cHoV1PSq8sqaPpXe5/QouPvpWWE1l8+2",
+	"Op2ls61O16Uw3XWBfcXh20O1cQ9nd6hM6iq9KV1Xu/e33ZjfYpP8WZfst1p2D7N0NiJeWI8Sa3Ir20ib",
+	"9euKUVYxxk558qHIobu6OhUAq0YcngRlIe+sBmCsXWKfax1XPlpd0u0tPnpSlsHuRzv3vQjrig92Djov",
+	"8FLZ16pUqSwV1P+3459/wum67+W79xZ+04UPbsLSotesAQY9wXOvhJPXM2UyH75kWZpw0vh0/uov7W3M",
+	"nm6tdD3vdDWAUl6UJ5sQ2m6xArtLix7r+VSl7Dl8aPlb7Q3y1rGj2nuQt92VcrAEZ1mqdJjPnzr7EMn3",
+	"0JSOXb0P3haQc3ffPB1393SWts7RLiB6AVNsEzKkcdMKC9njBNOLnv2pEfX/tgExTlxDKW+jwNenDFnW",
+	"ymxz65F2/ez6nG1L5mPudrhX5LjkuE58G49CkMMzmbBNBEWJDbbBmqBIRZIIDiVjphT5PQH5HqRsVfTs",
+	"Z9OVXQE3/SDyk3h3qnWPTJd3LnaPjzsImb6wDSr2TjXgit6IDGamEeXZDNhR2kgACA3kgh+494A/pG4K",
+	"ouaqRpv7va3LtKW0toWRJjodZgyjeqAq5cqxWpt/DJUZzSjBj7VD9VCpx/cYuYuw+KVSVFCm05hfg1QM",
+	"ry8xAyWpXtaFxXW1lQyOYC6hZKW1Ezvnbcfs0KPYM23QaTBsQpMUzA72O5yVXQ5EjqaHuZBM7YfMJRgO",
+	"e9WuI11HM4nBjJpSKecii70eLEalEpMbOlzA1zKmxikR/BJ8ZP2mTAAKLeacZR4mBf8huLr06fyVc0Ef",
+	"gONDs2m8ofe7205GDv77TmbO8lN7DB9uW4ugvb05oCXhNraA6cxXqP9ttPknPs3EkEmpJP9rnif59qr8",
+	"nrR4SR+robF9d1SrVT79W9+bClmjSY2SwNDAbELTRLJY+zONPEsmExb7RG337GBIJYtPCSUpo1BlJNJL",
+	"KwKWVfVDql8+oSG392jKMMoXkJXpk6nStaCsM5qk6p4YuJshkumUfOLJUMSMpHTAUknyWcbhtDIXIZ/O",
+	"+EL9Eat2TGZYr4STASMUcziBrQhY1Mib94YMyzehvHSYCSmh0t9MIiNTpLd4RDqEMxZLQklk5EDUIpER",
+	"FZGJ4aXDIZvmOoWoTvF/zEXGPtua7RnO9UsRL9bI298P5vP5wZXIJgezLGVcdTOuCmAjEM1Qq7F9XQjH",
+	"w0EqRl5FDHrtoAX/P3wR8k4QtHvx4EWvB2iKlW677kbo4i8im+gonlJZ4tslRdO+W8bmn0PPrBngTcpH",
+	"a5nHp312XQ8bI57Y3EgoZWONGY0ZEvG/FUONI3xZ/9wzST59eNtaWwS7am3d3t0N3MJH+kVkgySOGYcn",
+	"2ls88Z4uUkHjcyHe0gxsN++ofbxN8+RsiiHjv7E4oeeqnzs6n0YgPaSmOovjWjoLR1PV+IGHXzRxRcxS",
+	"lrPllfIBdIcsVeCFgI80NTEdAKFAzJRyBfOMcknBnWstie+f4Suu/P4qoxneFlcMTTH4JxvmBbmst/WG",
+	"+1m/b8VGs4UKJBkJ/lVRhTvvgL2kXe9jGeIYblqJvgEfKtp9LObrF8f6huln3/3tkeW372Og1VhtHuaH",
+	"JHe+V1aFvupLPhyvyGsDIk1J3n86XxY679VzK23G+hkwtyTFqvoEqt27faiFuX+Z8SdRs8VEPNjmwyY4",
+	"WGzj/dn5q1+bK7fhrDZ+WddYALBRUxJjhO0piQpLMiKogi3lrvWS8B7YthDpHPLIMZ9/Qt+xbCj/FJFh",
+	"ymgmbYBzy8KZZEg5EqLqZsSkcdTp1NYvwBF42lVPu2p/u2o3K/aQpizLtzzZkNPkGg3ZOBNTgo9WmSbw",
+	"1IMZqAOt4AUZCZILXxcng4OQ+ZhBkqWhveZXSTZhMVmwnDT0u0dCh1IL5wb75maLvKbDMUAnBbVTyqBU",
+	"qo66L2fBSpbnCR9J0tAVt1jmE8oJjScJh3+xOMlF1iRjKkNe6mGSqQdOIfWXzTGbFXU7i8lR0K1FXsZi",
+	"foYjfF9Vo2zvDVEOjooxFTRI4Imp/A8XPtD0NuZm7dCbuyesfHMf6Wwu83HG5Fiksdc79j2Yf/daOwi2",
+	"98xxHDY55jjkT27CSuu1ZFvmGb26SobOVqyTA3oFfnembZ198IFNUzrUvnfR0DpR1SJn5PlzLdTUDc+f",
+	"k0ZUWeRRk6g9IpV8wbx1W0iwYDIs5baUSzM2bXU7JYv0SzVhDhd5yOmIJhwSOtodjNhRIub580LEQrPK",
+	"29G0yibTV4liQo71C490EBDNGJnxGMStT2hOJkLmWDcCg4MKyn24mOSQrzRgjCuhqZbVWKQMKD2aLfJS",
+	"5GMoMoW2WC6mRIpZNmTF2TuwZ9oGw9oBW03OE+TugYN61b+Qi6urUxIATE44G1Eo+Sw4oAaUHHU6LRJZ",
+	"uRchMdCUZSRNOCt60w6QqWQOtQWU1gn5SPQwRYyzuVEc6q1q9JQqUa+4dtSLqeLoVj5kqWRkJNSaEiTJ",
+	"Qz7jeZLCFJ6i8sDX2iIJiTSnB7oAAvYTuYdUvw6GaTK8JjMuZwO1eAcs5I0Pv7wiL4LjF80WwQ0L8H8l",
+	"8y36+Nv5+8tPH97qjJ73n16+ffMKLtTqH5Y76ue+YH9HBVX1TMgrqmSF1thNaWwP7N+3Ut2gJ/1dNHCN",
+	"UkX8+9vpVeXuS5a3nmz/u9j+j+2c9SPLv8ocWO0UKI8WNs16z6AwFpwniqqM2C4iGZOYxOneH5eaDgUY",
+	"peA0VfJRNn0gm8NEzIYhjEjiZl3k1KmpvwQSMRcRSZNJkqMaxMpHNll3ZVnBM6fLW5hJllIW0AAWl1MA",
+	"Szz4tWFDGYrGZeMH/MktIprOjaWxqQ3dVW3Ixa4teLwBQKUQ+e5BO/DwZOPI97iAP72lM26Jo5UxoEte",
+	"EJ0EaboLZx93jnU5PHH3zt0iX1a947HFwRQ7ZptQGKdLjy0Y9lGGz9B64eqKcedqjWu3aQcmnLO4XNa6",
+	"PiTnjERqD0WkAfUbukFAhmOa0SHSTuqYnCaZwhvVLVRLbh9K2XHteJSK3CmJP8rodNwikdp6mgBTstGE",
+	"8fyZ7JHIKISINCx1EOULQHggaDOSEAXToAj6IEM8wj5yBe7jozF/FHQhr91gVmCYGy8Csujd5boqoqaY",
+	"gPsNqqmRZXcRYrvv473Hz9yzmL5DF7eJCynmfufQkOJRjA4hjWijhXX4pfhxmcS3UdPXLqxGRvWpAhbw",
+	"h8P2xxt08t0B/c4mf/BAFe6sr5WKYBujvrrk1sWygPNo7wYcBFnX6o1/wCwciUyMQIagFy2GV8W4VCTq",
+	"PYe5HDlhLrQ0rbtKkQ0xL85wPYW9bBH2stW6/moDx1+/sjXi/Y5rcxUrgOpF7mMIL16bSXC2XYfVXwmF",
+	"H9VC4aXt900CPtacm/tkOGbDa6R0FJxIZdyckvy+9zieVO7JatL2w98rJgNJk5s72UKvoEt7BR03W0P1",
+	"vdm/FeQIMCq1GcLF/Ak2/A4sCVzYX2tMXM04Z+m26KC+28ekNqQ3ATLWzeBehVCLyJxNoWKZzY9bxvJ+",
+	"0Y3bWWU8HICl9n3HqgdLJw69RYQLiWAu9R1LpN8jQVOlS3rHoOjKd9v32bu6t/2vQrn0jN4Z4Vp6/rGh",
+	"W7iGtkG2dFeeUK0dUa0ru0uN7DH79rsLVFiBq+EI4CG3EYdYI7VTxth0tpjO/9Y9x5yzjrr/BYlAUkR+",
+	"yG20QRIbRuxy2INhMveRUxCIHH0rUXu6GmlhKwIyF3LVa6imCmf8hGYZXZAGfvcnXdwBf5xEK8G148BM",
+	"O1Y+PW4DJVTIM3Y1kyZF3tSPhCFpkbYyvn9Eye8TisRY1akuHy1RuDvko+SGcewihAbUfgaHrkXAHVGm",
+	"lv5EprM4ktyyW4VcNx+/P5OMJPkpoWYqIQQAXn4FIWJQKrNjlJY0+I1RZyuhRdwJ92sgr1Atx363v6NU",
+	"3DtO+BDacMcx2AZIxEWxM4iIj20AEPU6PPyC/6gDDp/Awm9t4utt+/AZbVdGfiyr1k0mvbuiNuGCWuqN",
+	"BJOnYJ0jX5bM6WIVxOdItnuG9zoOvHdlJ2KXPb0B1ivU9ROktzGTbc0K/I6MO3/1rjBtN8tmGVRc2fBO",
+	"bcPttrxP43SlNICdvKV7r81J17l3Ve5mJ7/ejUcGtz+RE1+QPaIfW7E73s3yAXBIvU34dY+8SpPhtWGE",
+	"XP1nsE987zrhalzwZsOSjC7yxg9bg0d/Cm/SMlO/2JTLchiYJTx2GAvO/nU4Z+lQTL4yNgYWyp0xg8rT",
+	"j41WUi3XrTkln9CCHdGCkRYGVXrH/x9IwfPnlrxQDQRkBKiN+5O5HDURRlDNU/9RIwtUfMC80lMeAfBs",
+	"aLqP6DA6DXn0PCJQBhpc+gXJZlwt0AJ5wIjKf0VEMjXK4PqnMGl5csOkxmbxFTGBTAaZhxz8ceA/hDUP",
+	"bVKfhdj4XBIIRCTocigHZ5CK0aHTFn2FRkh0aH4eDiIfJgwvAMrAyfPnBRtoMS5wLWpC+R3AK/AmNSL4",
+	"Jz/ktqA8+50O83RhqTjzjA6vIXBVPZKTRlQnm9X3y3ou5DpQCTIFIvRKIxvrqqcFzhI1wya2Csm9gVhF",
+	"lrEey3HYIpER8hEw8Rj+U8jZwMnn5M3Hd+So0z4hQxGzVRhMJwg0IzdiMJ0AQZh6cESNZtQif0Ui3IxZ",
+	"ztEy4TdmouDUG14jBFxoDAUKKbi2SMmu3iD1kMjcksEIsRIPUZ+/VzTEKF2rGkv6dSeZv3c0ZEftXlzQ",
+	"h4mrTYed+rkN4qHmd2e8A9ny16IdsFwPv2jA5gnpeHCkAzbkw+McI5QLazif166jMr5RB1dYwbPHWKSR",
+	"Hsvtt+IGoAKk7BNMsQ1MsWIBfe8QhRa5CFDActkBnqgPaTJg+rcAJzImEZX4/m1/XKm1lcL8apB7Tosc",
+	"Z8h7qvDSN1yL8pnUnIYDkY8ty2MTrFNxpYumAKshpCqzBIs1SAJnaj0w5NEWzGTIdXoXu06RgB6qaqcQ",
+	"rJ/OppJMaMyITnU2hiM0MWVXeVMX7tZ8sgUZOSZvzccJeBkLW1vT3IFvxIPQjNEUeCGV2aTMZczLjLAq",
+	"54CRauehfIuPeQcYy0fUtMB5n5MQ3KB84eQBm4xkMI7NN0JeBGdLkzfcrIbJQrkJw5+IJSckdKthS0pg",
+	"oVCsQQHnom6BCf1Cm0OhPqQzHcy5IjD0FTVvMl0Cg+ZkLNJYhjzJW+TXgrJ9zFIoK04JF7Fq44RNRLaA",
+	"dHRMaocpgCWg5mfGJWkYR4JqensirsDwn/jW1UlpzjKg+XeI+GH2RkINpeA6VVuzc9KrnGVzmsXocsK6",
+	"6qE3AV1LBLfHsXO9fSFMMfZVu2KBw66uTclQpCmWRq/zJz4o2WGrhtJ7To3WK2Kpducy27DLHK2udLc3",
+	"AaALe8+JrmuyxgxB/rrlOrsHwdF5cNwLfugFJ/9b17fdOrfO1/is5n9OHav/yZD/DpKZqzUQXYVGDWuq",
+	"ko9YQ1PJmx1LHenksm1PNczt9fnMBxXlK+acNCCVrUcgL62J4FXJwCjlOPuEMyB7Xh1Wrj6zFDIZ8kYy",
+	"4gLAsyGVzCebTldWpDx/NOPxJzpiQSom1coLLwFeOKVbelh5eeH5F97Pr71+v2/PTbSx9leWTSi3VVLu",
+	"M+HXrJM7n2ssv+CxBUPqlbLN6YbpzNMBx44HHLLYjZaKxlzab3qv/nJNHOILNwwRzexI78DIB6ORHyBb",
+	"/H9+fPd3ZH5XxqC+xwQsQuig9ksQ+z97/+aZLN5FGtH7dx/PCW6OziHcFDV9ROAhK4XpCEQISTzFmnIA",
+	"RxepKxRf/gyQZx9h7EyIibZmGYkojyMU50reLBI+QgFtRoDGsUQjVpnlyqCE8v02L9kmKyeylJ/sEJT3",
+	"lHrgIVfiOFfm/TVDeplTm7wML1d/UN0qZTKrR5UgB+tdCfL5WACELkveyym6U1CtSbO3L+fibE6ADvm5",
+	"OyEwJkqT2O4WTLs4USS6CL1Ehp5PQk/fo35cvPm534+c84aQl4M+g0IsrEL49Vq/V2PcKgvvwml4SWNA",
+	"80Pv59eh0hretvpiR8G59yOCPanFXfu5zRGB2Uq7nhLY0gBrDwrMOjv8ov/1lFH92I4OzE5/0MpJ9MYR",
+	"6/Uqd6MfUVpjm0IljUgdCaZVjI4BxwJvSBAHNigKd6WzkrwKIVmf5KvSrF1Ze8/nGl3nXEMWE72TFNlw",
+	"uuGYK08HHBu96bVLfD851YWkxvMFM2H3mVbdrYXki/348DnVEBpTk1i9cks3AC+Y0GsESCuli5urt/yq",
+	"EsfW0ju1r6WATdgZcWxYZY9KI44MYLG6hvk+zDU3mUNkhrIbLJTFzkLkG+Rv39Xoqu/gnk0v6+I85XN/",
+	"R3aMSebe0pLRnjWcnNaCAe84I4zHU5HwHEwQ5bMCBW0s5twnOYoRJSMGIl4okf4+pTOZDFIle+A8BXzJ",
+	"mw5EfaGvzUMO4hSliD30Ue+3T5O5yK4BxQSxBmS2uSQDKhkY/MpiumYLlJ7AXHL2/k3Ir9kCj4yg5CPU",
+	"NzWeQXSKfvWlZlYti0k8/jP1eSH0jaZG3YQ8+hJ6TA146PVI6IWzIOgOlVBWMp7xIXC+d1no3UY9chQE",
+	"OFjamUbpjLQQ2YwjPmAe1CGJc6hWNqeSzDPBR74+gVX9hgMu8y4oZS9k3iOxGEqcv9YkbvrkKGiThjIi",
+	"Qx59/vz54GyWjxnPleBiPfKS0YxlUVM3bJJICXolIwMKIwmjhn8shkk1VP1tQhchNp/RWLcfkBAYHwBb",
+	"OJnxay7mXA+lalHnR4zoQ5YMmJCGAX0SpV54yK/SZDRGY8A2o8TQ7BxFHwddHa/6geXZ4uDsKmdZVBpr",
+	"mYvplMUhpzmJ/uvT6w//uDx/89vrd5/OgSvRAEw0Y5iyqkZeUzJPGcJWH0GSkm4rMJMmc5rrCiiSZTcs",
+	"Q0Uu8ZgTM0ytYRK0ylMDMJjUJ7ATlmfJ0CdxMmFcQkEN1V/QqCJrhTzkURSFfDjLUnLwPwRgMMOmSDlN",
+	"F3kylC3nMLG0k0kYhpyQg1/JszMtoGGPmfknf3v9j2fw51eo3g7O4YSiquGemRfF5NmX0NPrAde+W90Z",
+	"ABTsk1R/vQgt1T7+zWHyD72+uqKshUs4vsHXncSh56tvwf9Cz45M6YVGi0KQI746TyasN2fsWr3YeYGe",
+	"Y3j6IgQ9ThNeAnsYvGpKR0zjPRBAHHr9PvxK5CUXuftAxq5YlrFM3z6fz1sjIUZmFPr9/u0zPXNLBhJQ",
+	"qe92slwxMsAsoaNRxkYU/cllrvNljnNbe/4EDu2VPULTmS0piHPg9bwTZRzrOVSKwgF/7Pu8vm8WQeUo",
+	"WykTqxDKTXu5IHrW8BA/yRc+SRm9AcEzs4G+4opwQVB2WGNpXWOLJWLbW1ofhemV5PpK36+YZ2qGqyaa",
+	"fvjCQytt05j47upeP0KcyRzt28rM6dPElPKYxcongJVIBrOcxAlWyR+KCdOmISw5KIWs1v3KQeoGy6Nk",
+	"d0t1KCiPPf/iwu4TOyjFJlFDgtSt/b5/4cHIXXg6Ot/eb/aI+htujjBsqZFcM5i4AtaPXcZuGJ9Vlv0H",
+	"vAiRScqx0jdB7BrERkE4kg6UJg0+S1ML+6N7CaGfzZ3GECKmexAiWO4RnKBdmob6Hr1hGR0xe2Vt/9TM",
+	"SIY0sfU7G8KuQCdCGJXvBGNhpedVvbjAkIt2gNEa5ke3rVpUsz5iulB/0RoXkM5kwi6R6dh6S3VTuaaH",
+	"W3suICi1ObwXR82clurpEnPp9Tq3vmeN4Lqxax90gvNAM8/+Bf5rh7J90PnhvNPtHf/YO/5R/63/zeST",
+	"M00YACctP0Fp2sw1p9drZnKthIPgg8vBAhrpPKK8BiUc1LMJt8g92HxAXxAEvieuriBME9ge6hcLzPAs",
+	"zU1VB3ccC8f4JcvShJf3YLsT+N0g8I/areM+FnlwH/4lo3yoBv49zRJZfvRF4LePA7/7on/b33Wxrney",
+	"1WCXDjp9NObhtDJjwLhSBMmhBYcOeUa59sa38AihLdoL3dqFh4eW6eV/3PLJu3qvuq0lF1Y92t32u8mE",
+	"xe9meTX8X16DbwqtUWZ1o/AkXS/UJReE92l3eMxomo//8Hpf1K9/qnlWU9n6p9SX7HKBX8oNWvxR+nGo",
+	"wwzVRdU0NpxlSb6AhTwA41tZ5F7vAgptoRuxKko54TJX6xWJXsDBTpSLOpwBZtOQLL06GAsl+k9JBEfH",
+	"2YxH6JwAtAixJc2W53uzLPV63iGc+Ouer4lzUtpmJlmGOW9wYqBRKhtRtQzynhnTNCYxTdIF+EuJVJ5K",
+	"yZVz3ob28PKrPqOva3w/9jv4TkpzNyjBBGRfKUQx56mgyics5Z8prY82hfMtDOKv+1YyHEMtHmwl5CVC",
+	"uXKIgLcMSspkZYTmzitN8YLll36kN6oxOuDB7b2vD9TBzCsVPwcJMFgsx0NoFCfS73PHz6A5yy34O0QB",
+	"u9XXrfngpM9CrfXifW6Zv+VX/kaTFIN+3XcYdhGgq5FEZEAD6I68ZhapOxZw1rPzwG9KQ9efIpgkzGkm",
+	"cjEUKWko43hKs9xI2Ol4emY8ZDWCTcxnxBcRXN1sMtAHvRBAYbGtJCdToZbaGFMPAVcC+sAZhHAzFoOT",
+	"ogEKmmkkIFaOjExiHU4up2x4AHIYdoOSOQB4FCHIuMoSScaUxwdTmkmGsIucMhY3TzWzoJV66lMhx+js",
+	"HLwIk1dbFgoIzethfGU/VzOYqwA6o6FsiLm4gYpViXT4pmKaU3vY3ol8onkTCYBjAAI2nflEEbt1G9rO",
+	"OT4Eex5arzfySVRYyuqX9TrVDxPtf2h2bdR0elLaW4yPEiyCFpXji3SIkNu2oldOp+wNNR37FfQIhgyh",
+	"xoDJNQCPxiYFjcmApkrEZ+5+eWeAA+nd9m//LwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -206,6 +206,49 @@ func TestGoClient(t *testing.T) {
 		must(t, del, err, 404)
 	})
 
+	t.Run("segments and annotations", func(t *testing.T) {
+		site := storeWith(t, c, client.WebsiteStoreForm{Domain: "go-segments.example"})
+		store, err := c.StoreSegmentWithFormdataBodyWithResponse(ctx, site.Id, client.SegmentForm{Name: "Germany",
+			Type: ptr(client.PinnedTypeSite), Filters: `[["is", "visit:country", ["DE"]]]`})
+		seg := must(t, store, err, 201).JSON201.Data
+		if seg.Name != "Germany" || seg.Type != client.PinnedTypeSite || fmt.Sprint(seg.Filters) != "[[is visit:country [DE]]]" {
+			t.Fatalf("stored %+v", seg)
+		}
+		bad, err := c.StoreSegmentWithFormdataBodyWithResponse(ctx, site.Id, client.SegmentForm{Name: "x", Filters: "[]"})
+		wantFields(t, must(t, bad, err, 422).JSON422.Errors, "filters")
+		changed, err := c.UpdateSegmentWithFormdataBodyWithResponse(ctx, site.Id, seg.Id, client.SegmentChange{Name: ptr("Deutschland")})
+		if got := must(t, changed, err, 200).JSON200.Data; got.Name != "Deutschland" || !reflect.DeepEqual(got.Filters, seg.Filters) {
+			t.Fatalf("changed %+v", got)
+		}
+		list, err := c.ListSegmentsWithResponse(ctx, site.Id, &client.ListSegmentsParams{PerPage: ptr(client.PageSizeN10)})
+		if data := must(t, list, err, 200).JSON200.Data; len(data) != 1 || data[0].Name != "Deutschland" {
+			t.Fatalf("list %+v", data)
+		}
+		del, err := c.DeleteSegmentWithResponse(ctx, site.Id, seg.Id)
+		if got := must(t, del, err, 200).JSON200; got.Id != seg.Id || got.Object != client.SegmentDeletedObjectSegment {
+			t.Fatalf("delete %+v", got)
+		}
+		del, err = c.DeleteSegmentWithResponse(ctx, site.Id, seg.Id)
+		must(t, del, err, 404)
+
+		note, err := c.StoreAnnotationWithFormdataBodyWithResponse(ctx, site.Id, client.AnnotationForm{Date: s.Day, Note: "Launch"})
+		a := must(t, note, err, 201).JSON201.Data
+		long, err := c.StoreAnnotationWithFormdataBodyWithResponse(ctx, site.Id, client.AnnotationForm{Date: s.Day, Note: strings.Repeat("x", 301)})
+		wantFields(t, must(t, long, err, 422).JSON422.Errors, "note")
+		moved, err := c.UpdateAnnotationWithFormdataBodyWithResponse(ctx, site.Id, a.Id, client.AnnotationChange{Note: ptr("Launched")})
+		if got := must(t, moved, err, 200).JSON200.Data; got.Note != "Launched" || got.Date.String() != s.Day || got.Type != client.PinnedTypePersonal {
+			t.Fatalf("changed %+v", got)
+		}
+		notes, err := c.ListAnnotationsWithResponse(ctx, site.Id, &client.ListAnnotationsParams{From: ptr(date(t, s.Day))})
+		if data := must(t, notes, err, 200).JSON200.Data; len(data) != 1 || data[0].Note != "Launched" {
+			t.Fatalf("list %+v", data)
+		}
+		gone, err := c.DeleteAnnotationWithResponse(ctx, site.Id, a.Id)
+		if got := must(t, gone, err, 200).JSON200; got.Id != a.Id || got.Object != client.AnnotationDeletedObjectAnnotation {
+			t.Fatalf("delete %+v", got)
+		}
+	})
+
 	t.Run("401", func(t *testing.T) {
 		stranger := newClient(t, s.URL, "pa_not-a-key")
 		list, err := stranger.ListWebsitesWithResponse(ctx, &client.ListWebsitesParams{PerPage: ptr(client.PageSizeN10)})

@@ -31,6 +31,10 @@ var formBodies = map[string]func() any{
 	"storefunnel":       func() any { return new(gen.StoreFunnelFormdataRequestBody) },
 	"resetwebsitestats": func() any { return new(gen.ResetWebsiteStatsFormdataRequestBody) },
 	"setalerts":         func() any { return new(gen.SetAlertsFormdataRequestBody) },
+	"storesegment":      func() any { return new(gen.StoreSegmentFormdataRequestBody) },
+	"updatesegment":     func() any { return new(gen.UpdateSegmentFormdataRequestBody) },
+	"storeannotation":   func() any { return new(gen.StoreAnnotationFormdataRequestBody) },
+	"updateannotation":  func() any { return new(gen.UpdateAnnotationFormdataRequestBody) },
 }
 
 // operationInput is what the API checks of one operation's input after the validator, for

@@ -45,7 +45,9 @@ func (s *Server) QueryStats(ctx context.Context, req gen.QueryStatsRequestObject
 	}
 	// Relative ranges and hours are the website's own zone's, as on every stats read.
 	zone, now := site.Zone(s.loc), s.now()
-	q, err := query.Parse(body, query.Env{Now: now, Location: zone.At(now), Start: site.CreatedAt})
+	// ["is", "segment", [ID]]: the website's segments that the key's user sees.
+	q, err := query.Parse(body, query.Env{Now: now, Location: zone.At(now), Start: site.CreatedAt,
+		Segment: s.pinned.Lookup(ctx, site.ID, userID(ctx))})
 	if errors.As(err, &invalid) {
 		return gen.QueryStats400JSONResponse{QueryInvalidJSONResponse: gen.QueryInvalidJSONResponse{Error: invalid.Message}}, nil
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/analytics-service/analytics/goals"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/segments"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
@@ -74,6 +75,7 @@ type Server struct {
 	repo      *repository.Repository
 	websites  *website.Service
 	goals     *goals.Service
+	pinned    *segments.Service // segments and annotations
 	log       *slog.Logger
 	links     web.Links
 	loc       *time.Location
@@ -120,6 +122,7 @@ func newAPI(opts Options) (*echo.Echo, error) {
 		repo:     opts.Repo,
 		websites: opts.Websites,
 		goals:    goals.NewService(opts.Repo),
+		pinned:   segments.New(opts.Repo),
 		log:      opts.Logger,
 		links:    opts.Links,
 		loc:      opts.Location,

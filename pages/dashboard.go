@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/analytics-service/analytics/pages/display"
 	"github.com/analytics-service/analytics/pages/filterform"
 	"github.com/analytics-service/analytics/pages/graph"
 	"github.com/analytics-service/analytics/pages/period"
@@ -50,6 +51,7 @@ type dashboardPage struct {
 	Properties   *propertiesPanel // nil when the range has no custom property
 	Funnel       *funnelPanel     // nil when the website has no funnels
 	Dialog       filterDialog
+	Pinned       pinnedView // segments and annotations (pinned.go)
 }
 
 // periodLink is one entry of the period menu.
@@ -255,6 +257,10 @@ func (p *Pages) dashboard(w http.ResponseWriter, r *http.Request) {
 		data.SettingsURL = fmt.Sprintf("%s/websites/%d/edit", base, site.ID)
 	}
 	data.Funnel = newFunnelPanel(reads.funnel, q, base+v.path)
+	if err := p.dashboardExtras(r, site, v, rng, interval, filters, reads.series, &data); err != nil {
+		p.serverError(w, r, err)
+		return
+	}
 	p.render(w, r, http.StatusOK, "dashboard.html", site.Domain, data)
 }
 
@@ -469,7 +475,7 @@ func topRows(name stats.Name, entries []repository.StatEntry, link func(stats.Na
 		largest = max(largest, e.Count)
 	}
 	for i, e := range entries {
-		rows[i] = topRow{Label: displayValue(name, e.Value), Value: e.Value, Count: e.Count,
+		rows[i] = topRow{Label: display.Value(name, e.Value), Value: e.Value, Count: e.Count,
 			Share: num(float64(e.Count) / float64(largest) * 100), Filter: link(name, e.Value)}
 	}
 	return rows

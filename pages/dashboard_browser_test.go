@@ -134,7 +134,8 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 
 	// W: the last 7 days, the graph still of visits. X: the comparison's dashed line.
 	do(chromedp.KeyEvent("w"))
-	waitFor("the last 7 days", `new URLSearchParams(location.search).get("from") === "2026-03-14"`)
+	// The new address shows before its page is parsed: a wait for a navigation waits for both.
+	waitFor("the last 7 days", `new URLSearchParams(location.search).get("from") === "2026-03-14" && document.readyState === "complete"`)
 	if q := address(); q.Get("to") != "2026-03-20" || q.Get("graph_metric") != "visits" {
 		t.Errorf("after W the address is %v", q)
 	}
@@ -151,7 +152,7 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 	waitFor("weeks", `document.querySelector("#chart-heading").textContent === "Visits per week"`)
 	// ←: the 7 days before, keeping the comparison and the graph.
 	do(chromedp.KeyEvent(kb.ArrowLeft))
-	waitFor("the 7 days before", `new URLSearchParams(location.search).get("from") === "2026-03-07"`)
+	waitFor("the 7 days before", `new URLSearchParams(location.search).get("from") === "2026-03-07" && document.readyState === "complete"`)
 	if q := address(); q.Get("to") != "2026-03-13" || q.Get("comparison") != "previous_period" || q.Get("interval") != "week" {
 		t.Errorf("after ← the address is %v", q)
 	}
@@ -230,7 +231,7 @@ func TestDashboardInteractionsInChromium(t *testing.T) {
 		t.Errorf("D typed in the date field moved the page to %v", q)
 	}
 	do(chromedp.Click(chromedp.CSS("h1")), chromedp.KeyEvent("d"))
-	waitFor("today", `new URLSearchParams(location.search).get("from") === "2026-03-20"`)
+	waitFor("today", `new URLSearchParams(location.search).get("from") === "2026-03-20" && document.readyState === "complete"`)
 	if got := text(`document.querySelector("#chart-heading").textContent`); got != "Visits per hour" {
 		t.Errorf("today's graph is %q: the week's interval was kept, or the metric lost", got)
 	}

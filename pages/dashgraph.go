@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/analytics-service/analytics/pages/dashparts"
 	"github.com/analytics-service/analytics/pages/graph"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
@@ -24,6 +25,7 @@ type graphPanel struct {
 	// Intervals is the interval switch: the intervals the range allows, the shown one
 	// current; the one after it is the keyboard's I.
 	Intervals []intervalLink
+	Markers   []dashparts.Strip // the annotations' markers, one row a chart (pinned.go)
 }
 
 // graphChart is one drawing of the graph with what it says to a screen reader.

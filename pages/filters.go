@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/analytics-service/analytics/pages/display"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -126,7 +127,7 @@ func (l filterLinks) bar(base string) *filterBar {
 	for i, f := range l.filters {
 		shown := make([]string, 0, len(f.List()))
 		for _, v := range f.List() {
-			shown = append(shown, displayValue(f.Name, v))
+			shown = append(shown, display.Value(f.Name, v))
 		}
 		chip := filterChip{
 			Name: filterLabel(f.Name), Op: opLabel(f), Value: shorten(strings.Join(shown, " or "), chipLength),

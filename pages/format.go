@@ -1,10 +1,7 @@
 package pages
 
 import (
-	"strings"
-
-	"golang.org/x/text/language"
-	"golang.org/x/text/language/display"
+	"github.com/analytics-service/analytics/pages/display"
 
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
@@ -45,77 +42,6 @@ func statisticNamed(name string) (statistic, bool) {
 	return statistic{}, false
 }
 
-// displayValue is how a stored value reads on a page; the value itself (in the CSV, in
-// searches) is unchanged. The result is plain text: templates escape it.
-func displayValue(name stats.Name, value string) string {
-	if value == "" {
-		if name == stats.Referrer || name == stats.Source {
-			return "Direct / none"
-		}
-		return "Unknown"
-	}
-	switch name {
-	case stats.Continent, stats.Country:
-		code, label, _ := strings.Cut(value, ":")
-		if label != "" {
-			return label
-		}
-		return placeName(name, code)
-	case stats.City:
-		if code, label, ok := strings.Cut(value, ":"); ok && label != "" {
-			return label + " (" + code + ")"
-		}
-	case stats.Event:
-		return eventLabel(value, nil)
-	case stats.Device:
-		return strings.ToUpper(value[:1]) + value[1:]
-	case stats.Language:
-		return languageName(value)
-	}
-	return value
-}
-
-// languageName is the English name of a language code ("de": "German"), or the code itself
-// when it names no language known to x/text.
-func languageName(code string) string {
-	tag, err := language.Parse(code)
-	if err != nil {
-		return code
-	}
-	name := languageNames.Name(tag)
-	if name == "" || name == "Unknown language" {
-		return code
-	}
-	return name
-}
-
-var languageNames = display.English.Languages()
-
-// continentNames are the continents of the GeoIP database by code.
-var continentNames = map[string]string{
-	"AF": "Africa", "AN": "Antarctica", "AS": "Asia", "EU": "Europe", "NA": "North America",
-	"OC": "Oceania", "SA": "South America",
-}
-
-// placeName names a continent or country code stored without its name ("DE": "Germany"), or
-// returns the code when it is none known.
-func placeName(name stats.Name, code string) string {
-	if name == stats.Continent {
-		if n, ok := continentNames[code]; ok {
-			return n
-		}
-		return code
-	}
-	region, err := language.ParseRegion(code)
-	if err != nil || len(code) != 2 {
-		return code
-	}
-	if n := display.English.Regions().Name(region); n != "" && n != "Unknown Region" {
-		return n
-	}
-	return code
-}
-
 // eventValuesShown is how many value:unit parts the dashboard shows under each event name.
 const eventValuesShown = 5
 
@@ -141,46 +67,15 @@ func eventGroups(found []repository.EventGroup, spellings map[string]string, lin
 	for i, g := range found {
 		out[i] = eventGroup{Name: stats.EventNameSpelled(g.Name, spellings), Total: g.Total, Share: num(float64(g.Total) / float64(largest) * 100)}
 		if len(g.Values) == 1 && g.Values[0].Value == ":" {
-			out[i].Filter = link(stats.Event, eventValue(g.Name, g.Values[0].Value))
+			out[i].Filter = link(stats.Event, display.EventValue(g.Name, g.Values[0].Value))
 			continue
 		}
 		for _, v := range g.Values {
-			value := eventValue(g.Name, v.Value)
-			out[i].Values = append(out[i].Values, topRow{Label: eventDetail(v.Value), Value: value, Count: v.Count, Filter: link(stats.Event, value)})
+			value := display.EventValue(g.Name, v.Value)
+			out[i].Values = append(out[i].Values, topRow{Label: display.EventDetail(v.Value), Value: value, Count: v.Count, Filter: link(stats.Event, value)})
 		}
 	}
 	return out
-}
-
-// eventValue is the stored event of a name and its `value:unit` detail. A value with no
-// detail at all is not an event but stats.Other, which the collector stores without colons.
-func eventValue(name, detail string) string {
-	if detail == "" {
-		return name
-	}
-	return name + ":" + detail
-}
-
-// eventDetail is the `value:unit` part of an event as it reads: "5 USD", "pdf", "no value".
-func eventDetail(detail string) string {
-	if s := eventAmount(stats.SplitEvent(":" + detail)); s != "" {
-		return s
-	}
-	return "no value"
-}
-
-// eventAmount is an event's value and unit as they read ("5 USD", "pdf"), "" for none.
-func eventAmount(e stats.EventParts) string { return strings.TrimSpace(e.Value + " " + e.Unit) }
-
-// eventLabel is a value of the event statistic as a person reads it: the name as sent where
-// spellings know it, then its value and unit ("Outbound Link: Click", "Purchase · 5 USD").
-func eventLabel(value string, spellings map[string]string) string {
-	e := stats.SplitEvent(value)
-	name := stats.EventNameSpelled(e.Name, spellings)
-	if amount := eventAmount(e); amount != "" {
-		return name + " · " + amount
-	}
-	return name
 }
 
 // formatCount writes a count with thin groups of three digits: 1 234 567.

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/analytics-service/analytics/pages/display"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
@@ -110,7 +111,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 	}
 	if stat.Name == stats.Event {
 		for i := range data.Rows {
-			data.Rows[i].Label = eventLabel(data.Rows[i].Value, spellings)
+			data.Rows[i].Label = display.EventLabel(data.Rows[i].Value, spellings)
 		}
 	}
 	if len(filters) > 0 {

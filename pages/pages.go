@@ -22,6 +22,7 @@ import (
 	"github.com/analytics-service/analytics/goals"
 	"github.com/analytics-service/analytics/ratelimit"
 	"github.com/analytics-service/analytics/repository"
+	"github.com/analytics-service/analytics/segments"
 	"github.com/analytics-service/analytics/sso"
 	"github.com/analytics-service/analytics/web"
 	"github.com/analytics-service/analytics/website"
@@ -71,6 +72,7 @@ type Pages struct {
 	repo         *repository.Repository
 	websites     *website.Service
 	goals        *goals.Service
+	pinned       *segments.Service // segments and annotations
 	log          *slog.Logger
 	loc          *time.Location
 	now          func() time.Time
@@ -116,6 +118,7 @@ func New(ctx context.Context, opts Options) (*Pages, error) {
 		signin:       signin.New(base, opts.SSO, keys[2], keys[4]),
 		repo:         opts.Repo,
 		goals:        goals.NewService(opts.Repo),
+		pinned:       segments.New(opts.Repo),
 		websites:     opts.Websites,
 		log:          base.Log,
 		loc:          opts.Location,
@@ -163,6 +166,11 @@ func (p *Pages) routes() *http.ServeMux {
 	page("/websites/{id}/shared", p.sharedLinksPage, p.createSharedLink)
 	page("/websites/{id}/shared/{link}/rename", nil, p.renameSharedLink)
 	page("/websites/{id}/shared/{link}/delete", nil, p.deleteSharedLink)
+	page("/websites/{id}/segments", nil, p.saveSegment)
+	page("/websites/{id}/segments/{segment}/rename", nil, p.renameSegment)
+	page("/websites/{id}/segments/{segment}/delete", nil, p.deleteSegment)
+	page("/websites/{id}/annotations", nil, p.addAnnotation)
+	page("/websites/{id}/annotations/{annotation}/delete", nil, p.deleteAnnotation)
 	page("/share/{domain}", p.timed(p.shared(p.dashboard)), p.unlockShared)
 	page("/share/{domain}/export", p.timed(p.shared(p.export)), p.unlockShared)
 	page("/share/{domain}/realtime", p.timed(p.shared(p.realtime)), p.unlockShared)

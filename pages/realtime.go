@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/analytics-service/analytics/pages/display"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/stats"
 )
@@ -79,9 +80,9 @@ func (p *Pages) realtime(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, v := range rt.Recent {
 		data.Recent = append(data.Recent, recentRow{
-			Ago: ago(v.SecondsAgo), Page: v.Page, Referrer: displayValue(stats.Referrer, v.Referrer),
-			Country: displayValue(stats.Country, v.Country), Browser: displayValue(stats.Browser, v.Browser),
-			Device: displayValue(stats.Device, v.Device),
+			Ago: ago(v.SecondsAgo), Page: v.Page, Referrer: display.Value(stats.Referrer, v.Referrer),
+			Country: display.Value(stats.Country, v.Country), Browser: display.Value(stats.Browser, v.Browser),
+			Device: display.Value(stats.Device, v.Device),
 		})
 	}
 	p.render(w, r, http.StatusOK, "realtime.html", "Realtime · "+site.Domain, data)

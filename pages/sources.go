@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/analytics-service/analytics/pages/dashparts"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -51,9 +52,10 @@ type boxPanel struct {
 	ID     string // the box's parameter
 	Title  string
 	Tabs   []tabLink
-	List   topList // the tab shown
-	Label  string  // its label
-	Notice string  // of the Sources box: what its days before the upgrade lack; "" when none of the range's
+	List   topList        // the tab shown
+	Label  string         // its label
+	Notice string         // of the Sources box: what its days before the upgrade lack; "" when none of the range's
+	Map    *dashparts.Map // of the Locations box showing Countries: their map (map.go); nil otherwise
 }
 
 type tabLink struct {

@@ -65,10 +65,17 @@ func (f Filter) MatchesString(v string) bool {
 	return slices.ContainsFunc(f.Patterns, func(p *regexp.Regexp) bool { return p.MatchString(v) })
 }
 
-// parseFilter reads one filter at nesting depth (the number of and/or/not around it); leaves
-// counts the query's leaves so far, so that a tree past MaxFilters is refused as soon as it
-// is (the 480 leaves of a 48 KB body would take milliseconds of CPU to read whole).
-func parseFilter(raw json.RawMessage, depth int, leaves *int) (Filter, error) {
+// filterParser reads the filters of one query (or one segment being saved). leaves counts
+// the leaves so far, so that a tree past MaxFilters is refused as soon as it is (the 480
+// leaves of a 48 KB body would take milliseconds of CPU to read whole), the leaves of the
+// segments it names included.
+type filterParser struct {
+	leaves  int
+	segment SegmentLookup // nil: a segment filter is refused (a segment being saved)
+}
+
+// parseFilter reads one filter at nesting depth (the number of and/or/not around it).
+func (p *filterParser) parseFilter(raw json.RawMessage, depth int) (Filter, error) {
 	var parts []json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil || len(parts) < 2 {
 		return Filter{}, invalidf("filters: each filter must be an array [operator, dimension, [values]]")
@@ -79,20 +86,23 @@ func parseFilter(raw json.RawMessage, depth int, leaves *int) (Filter, error) {
 	}
 	switch op {
 	case And, Or, Not:
-		return parseLogical(op, parts, depth, leaves)
+		return p.parseLogical(op, parts, depth)
 	case "has_done", "has_not_done":
 		return Filter{}, invalidf("filters: the operator %s is not available on this service", quote(string(op)))
 	}
 	if !slices.Contains(leafOps, op) {
 		return Filter{}, invalidf("filters: unknown operator %s", quote(string(op)))
 	}
-	if *leaves++; *leaves > MaxFilters {
+	if isSegment(parts) {
+		return p.parseSegment(op, parts, depth)
+	}
+	if p.leaves++; p.leaves > MaxFilters {
 		return Filter{}, invalidf("filters: more than %d filters; at most %d in one query (the limit of one query)", MaxFilters, MaxFilters)
 	}
 	return parseLeaf(op, parts)
 }
 
-func parseLogical(op Op, parts []json.RawMessage, depth int, leaves *int) (Filter, error) {
+func (p *filterParser) parseLogical(op Op, parts []json.RawMessage, depth int) (Filter, error) {
 	if depth+1 > MaxNesting {
 		return Filter{}, invalidf("filters: and, or and not may be nested at most %d deep (the limit of one query)", MaxNesting)
 	}
@@ -101,7 +111,7 @@ func parseLogical(op Op, parts []json.RawMessage, depth int, leaves *int) (Filte
 		return Filter{}, invalidf("filters: %s takes one argument", op)
 	}
 	if op == Not {
-		child, err := parseFilter(parts[1], depth+1, leaves)
+		child, err := p.parseFilter(parts[1], depth+1)
 		if err != nil {
 			return Filter{}, err
 		}
@@ -113,7 +123,7 @@ func parseLogical(op Op, parts []json.RawMessage, depth int, leaves *int) (Filte
 		return Filter{}, invalidf("filters: %s takes a non-empty list of filters", op)
 	}
 	for _, c := range children {
-		child, err := parseFilter(c, depth+1, leaves)
+		child, err := p.parseFilter(c, depth+1)
 		if err != nil {
 			return Filter{}, err
 		}

@@ -125,6 +125,9 @@ type Env struct {
 	Now      time.Time
 	Location *time.Location
 	Start    time.Time // the website's first day
+	// Segment finds the website's segments that the caller sees (["is", "segment", [ID]]);
+	// nil: none.
+	Segment SegmentLookup
 }
 
 // Parse reads and checks a query body.
@@ -152,13 +155,16 @@ func Parse(body []byte, env Env) (*Query, error) {
 	if q.Dimensions, err = parseDimensions(raw.Dimensions); err != nil {
 		return nil, err
 	}
-	var leaves int
+	parser := filterParser{segment: env.Segment}
+	if parser.segment == nil {
+		parser.segment = noSegments
+	}
 	for _, f := range raw.Filters {
-		filter, err := parseFilter(f, 0, &leaves)
+		filter, err := parser.parseFilter(f, 0)
 		if err != nil {
 			return nil, err
 		}
-		q.Filters = append(q.Filters, filter)
+		q.Filters = append(q.Filters, spliced(f, filter)...)
 	}
 	if err := checkCost(q.Filters); err != nil {
 		return nil, err

@@ -6,17 +6,17 @@ import (
 	"github.com/analytics-service/analytics/repository/counters"
 )
 
-// SplitRange and Segment expose splitRange to the external tests: weeks and months are the
+// SplitRange and RangePart expose splitRange to the external tests: weeks and months are the
 // last week (its Monday) and month (its 1st) rolled up.
-type Segment struct {
+type RangePart struct {
 	Table    string
 	From, To time.Time
 }
 
-func SplitRange(from, to, weeks, months time.Time) []Segment {
-	var out []Segment
+func SplitRange(from, to, weeks, months time.Time) []RangePart {
+	var out []RangePart
 	for _, s := range splitRange(from, to, RolledUp{Weeks: weeks, Months: months}) {
-		out = append(out, Segment{Table: s.table, From: s.from, To: s.to})
+		out = append(out, RangePart{Table: s.table, From: s.from, To: s.to})
 	}
 	return out
 }

@@ -35,9 +35,13 @@ type (
 	AlertAddress       = store.AlertAddress
 	TrafficAlert       = store.TrafficAlert
 	AlertDelivery      = store.AlertDelivery
+	Segment            = store.Segment
+	Annotation         = store.Annotation
 )
 
 const (
+	MaxSegments         = store.MaxSegments
+	MaxAnnotations      = store.MaxAnnotations
 	ScopeStatsRead      = store.ScopeStatsRead
 	ScopeSitesProvision = store.ScopeSitesProvision
 	RoleViewer          = store.RoleViewer
@@ -56,6 +60,7 @@ const (
 )
 
 var (
+	ErrPinnedLimit    = store.ErrPinnedLimit
 	MemberRoles       = store.MemberRoles
 	ErrWrongAddress   = store.ErrWrongAddress
 	ErrTOTPState      = store.ErrTOTPState

@@ -10,7 +10,7 @@
 #             response by tools/contract/dredd-hooks.js
 # It builds bin/analytics, serves it on a free port below 32768 with the rate limits off (the
 # tools send many requests, a few without a key), creates a user and its key with the binary and
-# three websites, four goals and three funnels through the API, and fails on any failed
+# three websites, four goals, three funnels, segments and annotations through the API, and fails on any failed
 # assertion, on any 5xx and on any error the server logs. The tools come from
 # tools/package-lock.json (`make tools`); nothing is downloaded while it runs.
 #
@@ -94,6 +94,20 @@ psql "$DATABASE_URL" -q -c "INSERT INTO website_members (website_id, user_id, ro
   SELECT $website_id, id, 'viewer', now() FROM users WHERE email = 'viewer@example.com'"
 portman_funnel_id=$(funnel "Portman deletes")
 dredd_funnel_id=$(funnel "Dredd deletes")
+# Site-wide segments and annotations of the kept website: one each tool changes (and its
+# viewer is refused), one each deletes.
+pinned() {
+  curl -sf -H "Authorization: Bearer $key" -d type=site "$@" |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).data.id))'
+}
+segment() { pinned --data-urlencode "name=$1" --data-urlencode 'filters=[["is", "visit:country", ["DE"]]]' "$base/api/v1/websites/$website_id/segments"; }
+annotation() { pinned -d date=2026-03-10 --data-urlencode "note=$1" "$base/api/v1/websites/$website_id/annotations"; }
+kept_segment_id=$(segment "Kept")
+portman_segment_id=$(segment "Portman deletes")
+dredd_segment_id=$(segment "Dredd deletes")
+kept_annotation_id=$(annotation "Kept")
+portman_annotation_id=$(annotation "Portman deletes")
+dredd_annotation_id=$(annotation "Dredd deletes")
 
 failed=()
 step "Portman: generating the collection"
@@ -102,6 +116,8 @@ step "Portman: generating the collection"
 if ! (cd "$work" && PORTMAN_API_KEY=$key PORTMAN_WEBSITE_ID=$website_id PORTMAN_DELETE_ID=$portman_delete_id \
   PORTMAN_GOAL_ID=$portman_goal_id PORTMAN_FUNNEL_ID=$portman_funnel_id \
   PORTMAN_KEPT_FUNNEL_ID=$kept_funnel_id PORTMAN_STEP_A=$step_a PORTMAN_STEP_B=$step_b \
+  PORTMAN_SEGMENT_ID=$portman_segment_id PORTMAN_KEPT_SEGMENT_ID=$kept_segment_id \
+  PORTMAN_ANNOTATION_ID=$portman_annotation_id PORTMAN_KEPT_ANNOTATION_ID=$kept_annotation_id \
   PORTMAN_WEBSITE_DOMAIN=$website_domain timeout 120 "$bin/portman" --local "$root/openapi.yaml" \
   --baseUrl "$base" --portmanConfigFile "$root/tools/contract/portman-config.json" \
   --output "$work/collection.json" >"$work/portman.log" 2>&1); then
@@ -117,6 +133,8 @@ fi
 step "Dredd"
 CONTRACT_API_KEY=$key CONTRACT_VIEWER_KEY=$viewer_key CONTRACT_STATS_KEY=$stats_key CONTRACT_WEBSITE_ID=$website_id CONTRACT_DELETE_ID=$dredd_delete_id CONTRACT_GOAL_ID=$dredd_goal_id \
   CONTRACT_FUNNEL_ID=$dredd_funnel_id CONTRACT_KEPT_FUNNEL_ID=$kept_funnel_id CONTRACT_STEP_A=$step_a CONTRACT_STEP_B=$step_b \
+  CONTRACT_SEGMENT_ID=$dredd_segment_id CONTRACT_KEPT_SEGMENT_ID=$kept_segment_id \
+  CONTRACT_ANNOTATION_ID=$dredd_annotation_id CONTRACT_KEPT_ANNOTATION_ID=$kept_annotation_id \
   CONTRACT_WEBSITE_DOMAIN=$website_domain timeout 300 "$bin/dredd" "$root/openapi.yaml" "$base" --hookfiles "$root/tools/contract/dredd-hooks.js" \
   --loglevel warning --no-color >"$work/dredd.log" 2>&1 || failed+=(dredd)
 # Dredd warns about every OpenAPI 3 keyword it does not read; the results are what counts.

@@ -5,6 +5,8 @@
 #   gen/client/client.gen.go      the Go client (oapi-codegen, gen/client/config.yaml)
 #   sdk/typescript/src/schema.ts  the TypeScript types (openapi-typescript)
 #   web/script.min.js             the served tracker, web/script.js minified (esbuild)
+#   worldmap/outline.txt          the dashboard map's countries (tools/worldmap, from the npm
+#                                 packages world-atlas and i18n-iso-countries in tools/)
 # `make generate` writes them in place; `make check-generate` writes them to a temporary
 # directory and fails if any differs from the committed one.
 set -euo pipefail
@@ -29,3 +31,8 @@ sdk/typescript/node_modules/.bin/openapi-typescript openapi.yaml --default-non-n
 # The tracker is served minified: every tracked page downloads it (web/web.go).
 mkdir -p "$out/web"
 $GO tool esbuild web/script.js --minify --target=es5 --log-level=warning --outfile="$out/web/script.min.js"
+
+# The dashboard's map: Natural Earth's countries (public domain), pinned in tools/package.json.
+mkdir -p "$out/worldmap"
+$GO run ./tools/worldmap tools/node_modules/world-atlas/countries-110m.json \
+  tools/node_modules/i18n-iso-countries/codes.json > "$out/worldmap/outline.txt"

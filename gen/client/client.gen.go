@@ -20,6 +20,36 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AnnotationDeletedDeleted.
+const (
+	AnnotationDeletedDeletedTrue AnnotationDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the AnnotationDeletedDeleted enum.
+func (e AnnotationDeletedDeleted) Valid() bool {
+	switch e {
+	case AnnotationDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnnotationDeletedObject.
+const (
+	AnnotationDeletedObjectAnnotation AnnotationDeletedObject = "annotation"
+)
+
+// Valid indicates whether the value is a known member of the AnnotationDeletedObject enum.
+func (e AnnotationDeletedObject) Valid() bool {
+	switch e {
+	case AnnotationDeletedObjectAnnotation:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeletedDeleted.
 const (
 	DeletedDeletedTrue DeletedDeleted = true
@@ -170,6 +200,24 @@ func (e PageSize) Valid() bool {
 	}
 }
 
+// Defines values for PinnedType.
+const (
+	PinnedTypePersonal PinnedType = "personal"
+	PinnedTypeSite     PinnedType = "site"
+)
+
+// Valid indicates whether the value is a known member of the PinnedType enum.
+func (e PinnedType) Valid() bool {
+	switch e {
+	case PinnedTypePersonal:
+		return true
+	case PinnedTypeSite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlausibleHealthPostgres.
 const (
 	PlausibleHealthPostgresError PlausibleHealthPostgres = "error"
@@ -203,6 +251,36 @@ func (e Privacy) Valid() bool {
 	case PrivacyPrivate:
 		return true
 	case PrivacyPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SegmentDeletedDeleted.
+const (
+	SegmentDeletedDeletedTrue SegmentDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the SegmentDeletedDeleted enum.
+func (e SegmentDeletedDeleted) Valid() bool {
+	switch e {
+	case SegmentDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SegmentDeletedObject.
+const (
+	SegmentDeletedObjectSegment SegmentDeletedObject = "segment"
+)
+
+// Valid indicates whether the value is a known member of the SegmentDeletedObject enum.
+func (e SegmentDeletedObject) Valid() bool {
+	switch e {
+	case SegmentDeletedObjectSegment:
 		return true
 	default:
 		return false
@@ -632,6 +710,71 @@ type AlertsResponse struct {
 // address, or a host name with `*` for any part (`*.example.com`). Empty: any host.
 type AllowedHostnames = string
 
+// Annotation defines model for Annotation.
+type Annotation struct {
+	Date openapi_types.Date `json:"date"`
+	Id   int64              `json:"id"`
+	Note string             `json:"note"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type PinnedType `json:"type"`
+}
+
+// AnnotationChange defines model for AnnotationChange.
+type AnnotationChange struct {
+	// Date The day, `YYYY-MM-DD`.
+	//
+	// Example: 2026-03-10
+	Date *string `json:"date,omitempty"`
+
+	// Note 1 to 300 characters once trimmed.
+	Note *string `json:"note,omitempty"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type *PinnedType `json:"type,omitempty"`
+}
+
+// AnnotationDeleted defines model for AnnotationDeleted.
+type AnnotationDeleted struct {
+	Deleted AnnotationDeletedDeleted `json:"deleted"`
+	Id      int64                    `json:"id"`
+	Object  AnnotationDeletedObject  `json:"object"`
+}
+
+// AnnotationDeletedDeleted defines model for AnnotationDeleted.Deleted.
+type AnnotationDeletedDeleted bool
+
+// AnnotationDeletedObject defines model for AnnotationDeleted.Object.
+type AnnotationDeletedObject string
+
+// AnnotationForm defines model for AnnotationForm.
+type AnnotationForm struct {
+	// Date The day, `YYYY-MM-DD`.
+	//
+	// Example: 2026-03-10
+	Date string `json:"date"`
+
+	// Note 1 to 300 characters once trimmed.
+	Note string `json:"note"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type *PinnedType `json:"type,omitempty"`
+}
+
+// AnnotationList defines model for AnnotationList.
+type AnnotationList struct {
+	Data []Annotation `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// AnnotationResponse defines model for AnnotationResponse.
+type AnnotationResponse struct {
+	Data Annotation `json:"data"`
+}
+
 // BlockCountries Countries whose visitors count nowhere: ISO 3166-1 alpha-2 codes (any case), one per line,
 // at most 250 lines; a code GeoLite2 does not name is a 422 naming its line. Repeats are
 // kept once. Empty: none (on an update, clears the list).
@@ -979,6 +1122,9 @@ type OpenAPIDocument struct {
 // PageSize Items per page.
 type PageSize int
 
+// PinnedType `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+type PinnedType string
+
 // PlausibleAggregateAnswer Plausible's v1 aggregate answer.
 type PlausibleAggregateAnswer struct {
 	// Results By metric name.
@@ -1310,6 +1456,64 @@ type RevenueList struct {
 	// Links Links keep every other query parameter.
 	Links ListLinks `json:"links"`
 	Meta  ListMeta  `json:"meta"`
+}
+
+// Segment defines model for Segment.
+type Segment struct {
+	// Filters The query API's filters (`POST /api/v2/query`), all of which must hold.
+	Filters []interface{} `json:"filters"`
+	Id      int64         `json:"id"`
+	Name    string        `json:"name"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type PinnedType `json:"type"`
+}
+
+// SegmentChange defines model for SegmentChange.
+type SegmentChange struct {
+	// Filters A JSON list of the query API's filters.
+	Filters *string `json:"filters,omitempty"`
+	Name    *string `json:"name,omitempty"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type *PinnedType `json:"type,omitempty"`
+}
+
+// SegmentDeleted defines model for SegmentDeleted.
+type SegmentDeleted struct {
+	Deleted SegmentDeletedDeleted `json:"deleted"`
+	Id      int64                 `json:"id"`
+	Object  SegmentDeletedObject  `json:"object"`
+}
+
+// SegmentDeletedDeleted defines model for SegmentDeleted.Deleted.
+type SegmentDeletedDeleted bool
+
+// SegmentDeletedObject defines model for SegmentDeleted.Object.
+type SegmentDeletedObject string
+
+// SegmentForm defines model for SegmentForm.
+type SegmentForm struct {
+	// Filters A JSON list of the query API's filters, e.g. `[["is", "visit:country", ["DE"]]]`.
+	Filters string `json:"filters"`
+	Name    string `json:"name"`
+
+	// Type `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+	Type *PinnedType `json:"type,omitempty"`
+}
+
+// SegmentList defines model for SegmentList.
+type SegmentList struct {
+	Data []Segment `json:"data"`
+
+	// Links Links keep every other query parameter.
+	Links ListLinks `json:"links"`
+	Meta  ListMeta  `json:"meta"`
+}
+
+// SegmentResponse defines model for SegmentResponse.
+type SegmentResponse struct {
+	Data Segment `json:"data"`
 }
 
 // SortDirection The direction of the sort key; ties break as each list says.
@@ -1799,6 +2003,9 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// PinnedWebsiteId defines model for PinnedWebsiteId.
+type PinnedWebsiteId = int64
+
 // PlausibleCompare defines model for PlausibleCompare.
 type PlausibleCompare = string
 
@@ -1850,11 +2057,17 @@ type Forbidden = Error
 // InternalError The one error body, for every status >= 400.
 type InternalError = Error
 
+// InvalidAnnotation The one error body, for every status >= 400.
+type InvalidAnnotation = Error
+
 // InvalidFunnel The one error body, for every status >= 400.
 type InvalidFunnel = Error
 
 // InvalidGoal The one error body, for every status >= 400.
 type InvalidGoal = Error
+
+// InvalidSegment The one error body, for every status >= 400.
+type InvalidSegment = Error
 
 // InvalidStatsQuery The one error body, for every status >= 400.
 type InvalidStatsQuery = Error
@@ -2657,6 +2870,19 @@ type ListWebsitesParamsSearchBy string
 // ListWebsitesParamsSortBy defines parameters for ListWebsites.
 type ListWebsitesParamsSortBy string
 
+// ListAnnotationsParams defines parameters for ListAnnotations.
+type ListAnnotationsParams struct {
+	// From The first day listed.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To The last day listed.
+	To      *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+	PerPage *PerPage            `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
 // ListFunnelsParams defines parameters for ListFunnels.
 type ListFunnelsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
@@ -2667,6 +2893,14 @@ type ListFunnelsParams struct {
 
 // ListGoalsParams defines parameters for ListGoals.
 type ListGoalsParams struct {
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// ListSegmentsParams defines parameters for ListSegments.
+type ListSegmentsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Page The page, from 1. A page past the end has no data and `from`/`to` null.
@@ -2703,6 +2937,12 @@ type UpdateWebsiteFormdataRequestBody = WebsiteUpdateForm
 // SetAlertsFormdataRequestBody defines body for SetAlerts for application/x-www-form-urlencoded ContentType.
 type SetAlertsFormdataRequestBody = AlertsForm
 
+// StoreAnnotationFormdataRequestBody defines body for StoreAnnotation for application/x-www-form-urlencoded ContentType.
+type StoreAnnotationFormdataRequestBody = AnnotationForm
+
+// UpdateAnnotationFormdataRequestBody defines body for UpdateAnnotation for application/x-www-form-urlencoded ContentType.
+type UpdateAnnotationFormdataRequestBody = AnnotationChange
+
 // StoreFunnelFormdataRequestBody defines body for StoreFunnel for application/x-www-form-urlencoded ContentType.
 type StoreFunnelFormdataRequestBody = FunnelForm
 
@@ -2711,6 +2951,12 @@ type StoreGoalFormdataRequestBody = GoalForm
 
 // ResetWebsiteStatsFormdataRequestBody defines body for ResetWebsiteStats for application/x-www-form-urlencoded ContentType.
 type ResetWebsiteStatsFormdataRequestBody = ResetForm
+
+// StoreSegmentFormdataRequestBody defines body for StoreSegment for application/x-www-form-urlencoded ContentType.
+type StoreSegmentFormdataRequestBody = SegmentForm
+
+// UpdateSegmentFormdataRequestBody defines body for UpdateSegment for application/x-www-form-urlencoded ContentType.
+type UpdateSegmentFormdataRequestBody = SegmentChange
 
 // QueryStatsJSONRequestBody defines body for QueryStats for application/json ContentType.
 type QueryStatsJSONRequestBody = QueryRequest
@@ -3935,6 +4181,62 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
 	SetAlertsWithFormdataBody(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAnnotations List a website's annotations
+	//
+	// The website's annotations that the caller sees (the website's and the caller's
+	// personal ones), by `date` (ties by id), one page at a time; `from` and `to` limit the
+	// days (inclusive).
+	//
+	// Corresponds with GET /api/v1/websites/{id}/annotations (the `ListAnnotations` operationId).
+	ListAnnotations(ctx context.Context, id PinnedWebsiteId, params *ListAnnotationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StoreAnnotationWithBody Add an annotation
+	//
+	// A `note` (1 to 300 characters, trimmed) pinned to a `date`, shown under the dashboard's
+	// graph. `type` as a segment's: `personal` (default, any role) or `site` (a role that
+	// changes the website's settings, else 403). A website has at most 1,000 annotations.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/annotations (the `StoreAnnotation` operationId).
+	StoreAnnotationWithBody(ctx context.Context, id PinnedWebsiteId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StoreAnnotationWithFormdataBody Add an annotation
+	//
+	// A `note` (1 to 300 characters, trimmed) pinned to a `date`, shown under the dashboard's
+	// graph. `type` as a segment's: `personal` (default, any role) or `site` (a role that
+	// changes the website's settings, else 403). A website has at most 1,000 annotations.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/annotations (the `StoreAnnotation` operationId).
+	StoreAnnotationWithFormdataBody(ctx context.Context, id PinnedWebsiteId, body StoreAnnotationFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAnnotation Delete an annotation
+	//
+	// The annotation goes. The website's annotations need a role that changes its settings.
+	//
+	// Corresponds with DELETE /api/v1/websites/{id}/annotations/{annotation_id} (the `DeleteAnnotation` operationId).
+	DeleteAnnotation(ctx context.Context, id PinnedWebsiteId, annotationId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAnnotationWithBody Change an annotation
+	//
+	// Only the fields sent change, checked as on store; the website's annotations need a role that changes its settings.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/v1/websites/{id}/annotations/{annotation_id} (the `UpdateAnnotation` operationId).
+	UpdateAnnotationWithBody(ctx context.Context, id PinnedWebsiteId, annotationId int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAnnotationWithFormdataBody Change an annotation
+	//
+	// Only the fields sent change, checked as on store; the website's annotations need a role that changes its settings.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with PATCH /api/v1/websites/{id}/annotations/{annotation_id} (the `UpdateAnnotation` operationId).
+	UpdateAnnotationWithFormdataBody(ctx context.Context, id PinnedWebsiteId, annotationId int64, body UpdateAnnotationFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListFunnels List a website's funnels
 	//
 	// The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
@@ -4058,6 +4360,76 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
 	ResetWebsiteStatsWithFormdataBody(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSegments List a website's segments
+	//
+	// The website's segments that the caller sees - the website's own (`type: site`) and
+	// the caller's personal ones, never another user's personal ones - ordered by `name`
+	// (ignoring case, ties by id), one page at a time.
+	//
+	// Corresponds with GET /api/v1/websites/{id}/segments (the `ListSegments` operationId).
+	ListSegments(ctx context.Context, id PinnedWebsiteId, params *ListSegmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StoreSegmentWithBody Save a segment
+	//
+	// A segment is a `name` (1 to 80 characters) and `filters`, a non-empty JSON list of
+	// filters in the form of the query API's `filters` (`POST /api/v2/query`), sent as one
+	// form field; they are checked as a query's are, with room for the `and` that applying
+	// the segment adds, and may not name a segment. `type` is `personal` (the default: seen
+	// by its maker only; any role may make one) or `site` (seen by everyone who reads the
+	// website; made only with a role that changes the website's settings, else 403).
+	// The query API applies a segment with the filter `["is", "segment", [ID]]`. A website
+	// has at most 500 segments.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/segments (the `StoreSegment` operationId).
+	StoreSegmentWithBody(ctx context.Context, id PinnedWebsiteId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StoreSegmentWithFormdataBody Save a segment
+	//
+	// A segment is a `name` (1 to 80 characters) and `filters`, a non-empty JSON list of
+	// filters in the form of the query API's `filters` (`POST /api/v2/query`), sent as one
+	// form field; they are checked as a query's are, with room for the `and` that applying
+	// the segment adds, and may not name a segment. `type` is `personal` (the default: seen
+	// by its maker only; any role may make one) or `site` (seen by everyone who reads the
+	// website; made only with a role that changes the website's settings, else 403).
+	// The query API applies a segment with the filter `["is", "segment", [ID]]`. A website
+	// has at most 500 segments.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api/v1/websites/{id}/segments (the `StoreSegment` operationId).
+	StoreSegmentWithFormdataBody(ctx context.Context, id PinnedWebsiteId, body StoreSegmentFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteSegment Delete a segment
+	//
+	// The segment goes, and with it the shared links made for it. The website's segments need a role that changes its settings.
+	//
+	// Corresponds with DELETE /api/v1/websites/{id}/segments/{segment_id} (the `DeleteSegment` operationId).
+	DeleteSegment(ctx context.Context, id PinnedWebsiteId, segmentId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSegmentWithBody Change a segment
+	//
+	// Only the fields sent change, each checked as on store. The website's segments (and
+	// making one the website's) need a role that changes the website's settings (else 403);
+	// making a site segment `personal` makes it the caller's.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/v1/websites/{id}/segments/{segment_id} (the `UpdateSegment` operationId).
+	UpdateSegmentWithBody(ctx context.Context, id PinnedWebsiteId, segmentId int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateSegmentWithFormdataBody Change a segment
+	//
+	// Only the fields sent change, each checked as on store. The website's segments (and
+	// making one the website's) need a role that changes the website's settings (else 403);
+	// making a site segment `personal` makes it the caller's.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with PATCH /api/v1/websites/{id}/segments/{segment_id} (the `UpdateSegment` operationId).
+	UpdateSegmentWithFormdataBody(ctx context.Context, id PinnedWebsiteId, segmentId int64, body UpdateSegmentFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// QueryStatsWithBody Ask any question (Plausible Stats API v2)
 	//
@@ -5021,6 +5393,122 @@ func (c *Client) SetAlertsWithFormdataBody(ctx context.Context, id int64, body S
 	return c.Client.Do(req)
 }
 
+// ListAnnotations List a website's annotations
+//
+// The website's annotations that the caller sees (the website's and the caller's
+// personal ones), by `date` (ties by id), one page at a time; `from` and `to` limit the
+// days (inclusive).
+//
+// Corresponds with GET /api/v1/websites/{id}/annotations (the `ListAnnotations` operationId).
+func (c *Client) ListAnnotations(ctx context.Context, id PinnedWebsiteId, params *ListAnnotationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAnnotationsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StoreAnnotationWithBody Add an annotation
+//
+// A `note` (1 to 300 characters, trimmed) pinned to a `date`, shown under the dashboard's
+// graph. `type` as a segment's: `personal` (default, any role) or `site` (a role that
+// changes the website's settings, else 403). A website has at most 1,000 annotations.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/annotations (the `StoreAnnotation` operationId).
+func (c *Client) StoreAnnotationWithBody(ctx context.Context, id PinnedWebsiteId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStoreAnnotationRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StoreAnnotationWithFormdataBody Add an annotation
+//
+// A `note` (1 to 300 characters, trimmed) pinned to a `date`, shown under the dashboard's
+// graph. `type` as a segment's: `personal` (default, any role) or `site` (a role that
+// changes the website's settings, else 403). A website has at most 1,000 annotations.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/annotations (the `StoreAnnotation` operationId).
+func (c *Client) StoreAnnotationWithFormdataBody(ctx context.Context, id PinnedWebsiteId, body StoreAnnotationFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStoreAnnotationRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAnnotation Delete an annotation
+//
+// The annotation goes. The website's annotations need a role that changes its settings.
+//
+// Corresponds with DELETE /api/v1/websites/{id}/annotations/{annotation_id} (the `DeleteAnnotation` operationId).
+func (c *Client) DeleteAnnotation(ctx context.Context, id PinnedWebsiteId, annotationId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAnnotationRequest(c.Server, id, annotationId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAnnotationWithBody Change an annotation
+//
+// Only the fields sent change, checked as on store; the website's annotations need a role that changes its settings.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/v1/websites/{id}/annotations/{annotation_id} (the `UpdateAnnotation` operationId).
+func (c *Client) UpdateAnnotationWithBody(ctx context.Context, id PinnedWebsiteId, annotationId int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAnnotationRequestWithBody(c.Server, id, annotationId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAnnotationWithFormdataBody Change an annotation
+//
+// Only the fields sent change, checked as on store; the website's annotations need a role that changes its settings.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with PATCH /api/v1/websites/{id}/annotations/{annotation_id} (the `UpdateAnnotation` operationId).
+func (c *Client) UpdateAnnotationWithFormdataBody(ctx context.Context, id PinnedWebsiteId, annotationId int64, body UpdateAnnotationFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAnnotationRequestWithFormdataBody(c.Server, id, annotationId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListFunnels List a website's funnels
 //
 // The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
@@ -5235,6 +5723,136 @@ func (c *Client) ResetWebsiteStatsWithBody(ctx context.Context, id int64, conten
 // Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
 func (c *Client) ResetWebsiteStatsWithFormdataBody(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResetWebsiteStatsRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSegments List a website's segments
+//
+// The website's segments that the caller sees - the website's own (`type: site`) and
+// the caller's personal ones, never another user's personal ones - ordered by `name`
+// (ignoring case, ties by id), one page at a time.
+//
+// Corresponds with GET /api/v1/websites/{id}/segments (the `ListSegments` operationId).
+func (c *Client) ListSegments(ctx context.Context, id PinnedWebsiteId, params *ListSegmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSegmentsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StoreSegmentWithBody Save a segment
+//
+// A segment is a `name` (1 to 80 characters) and `filters`, a non-empty JSON list of
+// filters in the form of the query API's `filters` (`POST /api/v2/query`), sent as one
+// form field; they are checked as a query's are, with room for the `and` that applying
+// the segment adds, and may not name a segment. `type` is `personal` (the default: seen
+// by its maker only; any role may make one) or `site` (seen by everyone who reads the
+// website; made only with a role that changes the website's settings, else 403).
+// The query API applies a segment with the filter `["is", "segment", [ID]]`. A website
+// has at most 500 segments.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/segments (the `StoreSegment` operationId).
+func (c *Client) StoreSegmentWithBody(ctx context.Context, id PinnedWebsiteId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStoreSegmentRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StoreSegmentWithFormdataBody Save a segment
+//
+// A segment is a `name` (1 to 80 characters) and `filters`, a non-empty JSON list of
+// filters in the form of the query API's `filters` (`POST /api/v2/query`), sent as one
+// form field; they are checked as a query's are, with room for the `and` that applying
+// the segment adds, and may not name a segment. `type` is `personal` (the default: seen
+// by its maker only; any role may make one) or `site` (seen by everyone who reads the
+// website; made only with a role that changes the website's settings, else 403).
+// The query API applies a segment with the filter `["is", "segment", [ID]]`. A website
+// has at most 500 segments.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api/v1/websites/{id}/segments (the `StoreSegment` operationId).
+func (c *Client) StoreSegmentWithFormdataBody(ctx context.Context, id PinnedWebsiteId, body StoreSegmentFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStoreSegmentRequestWithFormdataBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteSegment Delete a segment
+//
+// The segment goes, and with it the shared links made for it. The website's segments need a role that changes its settings.
+//
+// Corresponds with DELETE /api/v1/websites/{id}/segments/{segment_id} (the `DeleteSegment` operationId).
+func (c *Client) DeleteSegment(ctx context.Context, id PinnedWebsiteId, segmentId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteSegmentRequest(c.Server, id, segmentId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSegmentWithBody Change a segment
+//
+// Only the fields sent change, each checked as on store. The website's segments (and
+// making one the website's) need a role that changes the website's settings (else 403);
+// making a site segment `personal` makes it the caller's.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/v1/websites/{id}/segments/{segment_id} (the `UpdateSegment` operationId).
+func (c *Client) UpdateSegmentWithBody(ctx context.Context, id PinnedWebsiteId, segmentId int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSegmentRequestWithBody(c.Server, id, segmentId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateSegmentWithFormdataBody Change a segment
+//
+// Only the fields sent change, each checked as on store. The website's segments (and
+// making one the website's) need a role that changes the website's settings (else 403);
+// making a site segment `personal` makes it the caller's.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with PATCH /api/v1/websites/{id}/segments/{segment_id} (the `UpdateSegment` operationId).
+func (c *Client) UpdateSegmentWithFormdataBody(ctx context.Context, id PinnedWebsiteId, segmentId int64, body UpdateSegmentFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateSegmentRequestWithFormdataBody(c.Server, id, segmentId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7945,6 +8563,245 @@ func NewSetAlertsRequestWithBody(server string, id int64, contentType string, bo
 	return req, nil
 }
 
+// NewListAnnotationsRequest constructs an http.Request for the ListAnnotations method
+func NewListAnnotationsRequest(server string, id PinnedWebsiteId, params *ListAnnotationsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/annotations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStoreAnnotationRequestWithFormdataBody calls the generic StoreAnnotation builder with application/x-www-form-urlencoded body
+func NewStoreAnnotationRequestWithFormdataBody(server string, id PinnedWebsiteId, body StoreAnnotationFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewStoreAnnotationRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewStoreAnnotationRequestWithBody constructs an http.Request for the StoreAnnotation method, with any body, and a specified content type
+func NewStoreAnnotationRequestWithBody(server string, id PinnedWebsiteId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/annotations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAnnotationRequest constructs an http.Request for the DeleteAnnotation method
+func NewDeleteAnnotationRequest(server string, id PinnedWebsiteId, annotationId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "annotation_id", annotationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/annotations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateAnnotationRequestWithFormdataBody calls the generic UpdateAnnotation builder with application/x-www-form-urlencoded body
+func NewUpdateAnnotationRequestWithFormdataBody(server string, id PinnedWebsiteId, annotationId int64, body UpdateAnnotationFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewUpdateAnnotationRequestWithBody(server, id, annotationId, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewUpdateAnnotationRequestWithBody constructs an http.Request for the UpdateAnnotation method, with any body, and a specified content type
+func NewUpdateAnnotationRequestWithBody(server string, id PinnedWebsiteId, annotationId int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "annotation_id", annotationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/annotations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListFunnelsRequest constructs an http.Request for the ListFunnels method
 func NewListFunnelsRequest(server string, id int64, params *ListFunnelsParams) (*http.Request, error) {
 	var err error
@@ -8305,6 +9162,221 @@ func NewResetWebsiteStatsRequestWithBody(server string, id int64, contentType st
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListSegmentsRequest constructs an http.Request for the ListSegments method
+func NewListSegmentsRequest(server string, id PinnedWebsiteId, params *ListSegmentsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/segments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStoreSegmentRequestWithFormdataBody calls the generic StoreSegment builder with application/x-www-form-urlencoded body
+func NewStoreSegmentRequestWithFormdataBody(server string, id PinnedWebsiteId, body StoreSegmentFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewStoreSegmentRequestWithBody(server, id, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewStoreSegmentRequestWithBody constructs an http.Request for the StoreSegment method, with any body, and a specified content type
+func NewStoreSegmentRequestWithBody(server string, id PinnedWebsiteId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/segments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteSegmentRequest constructs an http.Request for the DeleteSegment method
+func NewDeleteSegmentRequest(server string, id PinnedWebsiteId, segmentId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "segment_id", segmentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/segments/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateSegmentRequestWithFormdataBody calls the generic UpdateSegment builder with application/x-www-form-urlencoded body
+func NewUpdateSegmentRequestWithFormdataBody(server string, id PinnedWebsiteId, segmentId int64, body UpdateSegmentFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewUpdateSegmentRequestWithBody(server, id, segmentId, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewUpdateSegmentRequestWithBody constructs an http.Request for the UpdateSegment method, with any body, and a specified content type
+func NewUpdateSegmentRequestWithBody(server string, id PinnedWebsiteId, segmentId int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "segment_id", segmentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/websites/%s/segments/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -9229,6 +10301,66 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/v1/websites/{id}/alerts (the `SetAlerts` operationId).
 	SetAlertsWithFormdataBodyWithResponse(ctx context.Context, id int64, body SetAlertsFormdataRequestBody, reqEditors ...RequestEditorFn) (*SetAlertsResponse, error)
 
+	// ListAnnotationsWithResponse List a website's annotations
+	//
+	// The website's annotations that the caller sees (the website's and the caller's
+	// personal ones), by `date` (ties by id), one page at a time; `from` and `to` limit the
+	// days (inclusive).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/websites/{id}/annotations (the `ListAnnotations` operationId).
+	ListAnnotationsWithResponse(ctx context.Context, id PinnedWebsiteId, params *ListAnnotationsParams, reqEditors ...RequestEditorFn) (*ListAnnotationsResponse, error)
+
+	// StoreAnnotationWithBodyWithResponse Add an annotation
+	//
+	// A `note` (1 to 300 characters, trimmed) pinned to a `date`, shown under the dashboard's
+	// graph. `type` as a segment's: `personal` (default, any role) or `site` (a role that
+	// changes the website's settings, else 403). A website has at most 1,000 annotations.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/annotations (the `StoreAnnotation` operationId).
+	StoreAnnotationWithBodyWithResponse(ctx context.Context, id PinnedWebsiteId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StoreAnnotationResponse, error)
+
+	// StoreAnnotationWithFormdataBodyWithResponse Add an annotation
+	//
+	// A `note` (1 to 300 characters, trimmed) pinned to a `date`, shown under the dashboard's
+	// graph. `type` as a segment's: `personal` (default, any role) or `site` (a role that
+	// changes the website's settings, else 403). A website has at most 1,000 annotations.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/annotations (the `StoreAnnotation` operationId).
+	StoreAnnotationWithFormdataBodyWithResponse(ctx context.Context, id PinnedWebsiteId, body StoreAnnotationFormdataRequestBody, reqEditors ...RequestEditorFn) (*StoreAnnotationResponse, error)
+
+	// DeleteAnnotationWithResponse Delete an annotation
+	//
+	// The annotation goes. The website's annotations need a role that changes its settings.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/websites/{id}/annotations/{annotation_id} (the `DeleteAnnotation` operationId).
+	DeleteAnnotationWithResponse(ctx context.Context, id PinnedWebsiteId, annotationId int64, reqEditors ...RequestEditorFn) (*DeleteAnnotationResponse, error)
+
+	// UpdateAnnotationWithBodyWithResponse Change an annotation
+	//
+	// Only the fields sent change, checked as on store; the website's annotations need a role that changes its settings.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/websites/{id}/annotations/{annotation_id} (the `UpdateAnnotation` operationId).
+	UpdateAnnotationWithBodyWithResponse(ctx context.Context, id PinnedWebsiteId, annotationId int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAnnotationResponse, error)
+
+	// UpdateAnnotationWithFormdataBodyWithResponse Change an annotation
+	//
+	// Only the fields sent change, checked as on store; the website's annotations need a role that changes its settings.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/websites/{id}/annotations/{annotation_id} (the `UpdateAnnotation` operationId).
+	UpdateAnnotationWithFormdataBodyWithResponse(ctx context.Context, id PinnedWebsiteId, annotationId int64, body UpdateAnnotationFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateAnnotationResponse, error)
+
 	// ListFunnelsWithResponse List a website's funnels
 	//
 	// The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
@@ -9360,6 +10492,80 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/websites/{id}/reset (the `ResetWebsiteStats` operationId).
 	ResetWebsiteStatsWithFormdataBodyWithResponse(ctx context.Context, id int64, body ResetWebsiteStatsFormdataRequestBody, reqEditors ...RequestEditorFn) (*ResetWebsiteStatsResponse, error)
+
+	// ListSegmentsWithResponse List a website's segments
+	//
+	// The website's segments that the caller sees - the website's own (`type: site`) and
+	// the caller's personal ones, never another user's personal ones - ordered by `name`
+	// (ignoring case, ties by id), one page at a time.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/websites/{id}/segments (the `ListSegments` operationId).
+	ListSegmentsWithResponse(ctx context.Context, id PinnedWebsiteId, params *ListSegmentsParams, reqEditors ...RequestEditorFn) (*ListSegmentsResponse, error)
+
+	// StoreSegmentWithBodyWithResponse Save a segment
+	//
+	// A segment is a `name` (1 to 80 characters) and `filters`, a non-empty JSON list of
+	// filters in the form of the query API's `filters` (`POST /api/v2/query`), sent as one
+	// form field; they are checked as a query's are, with room for the `and` that applying
+	// the segment adds, and may not name a segment. `type` is `personal` (the default: seen
+	// by its maker only; any role may make one) or `site` (seen by everyone who reads the
+	// website; made only with a role that changes the website's settings, else 403).
+	// The query API applies a segment with the filter `["is", "segment", [ID]]`. A website
+	// has at most 500 segments.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/segments (the `StoreSegment` operationId).
+	StoreSegmentWithBodyWithResponse(ctx context.Context, id PinnedWebsiteId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StoreSegmentResponse, error)
+
+	// StoreSegmentWithFormdataBodyWithResponse Save a segment
+	//
+	// A segment is a `name` (1 to 80 characters) and `filters`, a non-empty JSON list of
+	// filters in the form of the query API's `filters` (`POST /api/v2/query`), sent as one
+	// form field; they are checked as a query's are, with room for the `and` that applying
+	// the segment adds, and may not name a segment. `type` is `personal` (the default: seen
+	// by its maker only; any role may make one) or `site` (seen by everyone who reads the
+	// website; made only with a role that changes the website's settings, else 403).
+	// The query API applies a segment with the filter `["is", "segment", [ID]]`. A website
+	// has at most 500 segments.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/websites/{id}/segments (the `StoreSegment` operationId).
+	StoreSegmentWithFormdataBodyWithResponse(ctx context.Context, id PinnedWebsiteId, body StoreSegmentFormdataRequestBody, reqEditors ...RequestEditorFn) (*StoreSegmentResponse, error)
+
+	// DeleteSegmentWithResponse Delete a segment
+	//
+	// The segment goes, and with it the shared links made for it. The website's segments need a role that changes its settings.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/websites/{id}/segments/{segment_id} (the `DeleteSegment` operationId).
+	DeleteSegmentWithResponse(ctx context.Context, id PinnedWebsiteId, segmentId int64, reqEditors ...RequestEditorFn) (*DeleteSegmentResponse, error)
+
+	// UpdateSegmentWithBodyWithResponse Change a segment
+	//
+	// Only the fields sent change, each checked as on store. The website's segments (and
+	// making one the website's) need a role that changes the website's settings (else 403);
+	// making a site segment `personal` makes it the caller's.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/websites/{id}/segments/{segment_id} (the `UpdateSegment` operationId).
+	UpdateSegmentWithBodyWithResponse(ctx context.Context, id PinnedWebsiteId, segmentId int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSegmentResponse, error)
+
+	// UpdateSegmentWithFormdataBodyWithResponse Change a segment
+	//
+	// Only the fields sent change, each checked as on store. The website's segments (and
+	// making one the website's) need a role that changes the website's settings (else 403);
+	// making a site segment `personal` makes it the caller's.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/websites/{id}/segments/{segment_id} (the `UpdateSegment` operationId).
+	UpdateSegmentWithFormdataBodyWithResponse(ctx context.Context, id PinnedWebsiteId, segmentId int64, body UpdateSegmentFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateSegmentResponse, error)
 
 	// QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
 	//
@@ -12648,6 +13854,579 @@ func (r SetAlertsResponse) ContentType() string {
 	return ""
 }
 
+// ListAnnotationsResponse401Headers the declared response headers of an HTTP 401 response for ListAnnotations
+type ListAnnotationsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ListAnnotationsResponse404Headers the declared response headers of an HTTP 404 response for ListAnnotations
+type ListAnnotationsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListAnnotationsResponse422Headers the declared response headers of an HTTP 422 response for ListAnnotations
+type ListAnnotationsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListAnnotationsResponse429Headers the declared response headers of an HTTP 429 response for ListAnnotations
+type ListAnnotationsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ListAnnotationsResponse500Headers the declared response headers of an HTTP 500 response for ListAnnotations
+type ListAnnotationsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ListAnnotationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnnotationList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListAnnotationsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListAnnotationsResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListAnnotationsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAnnotationsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListAnnotationsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAnnotationsResponse) GetJSON200() *AnnotationList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListAnnotationsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListAnnotationsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListAnnotationsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListAnnotationsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListAnnotationsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAnnotationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAnnotationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAnnotationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAnnotationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StoreAnnotationResponse201Headers the declared response headers of an HTTP 201 response for StoreAnnotation
+type StoreAnnotationResponse201Headers struct {
+	Location string
+}
+
+// StoreAnnotationResponse401Headers the declared response headers of an HTTP 401 response for StoreAnnotation
+type StoreAnnotationResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// StoreAnnotationResponse403Headers the declared response headers of an HTTP 403 response for StoreAnnotation
+type StoreAnnotationResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreAnnotationResponse404Headers the declared response headers of an HTTP 404 response for StoreAnnotation
+type StoreAnnotationResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreAnnotationResponse413Headers the declared response headers of an HTTP 413 response for StoreAnnotation
+type StoreAnnotationResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreAnnotationResponse415Headers the declared response headers of an HTTP 415 response for StoreAnnotation
+type StoreAnnotationResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreAnnotationResponse422Headers the declared response headers of an HTTP 422 response for StoreAnnotation
+type StoreAnnotationResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreAnnotationResponse429Headers the declared response headers of an HTTP 429 response for StoreAnnotation
+type StoreAnnotationResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// StoreAnnotationResponse500Headers the declared response headers of an HTTP 500 response for StoreAnnotation
+type StoreAnnotationResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type StoreAnnotationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AnnotationResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidAnnotation
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *StoreAnnotationResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StoreAnnotationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StoreAnnotationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *StoreAnnotationResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *StoreAnnotationResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *StoreAnnotationResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *StoreAnnotationResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StoreAnnotationResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *StoreAnnotationResponse500Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r StoreAnnotationResponse) GetJSON201() *AnnotationResponse {
+	return r.JSON201
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StoreAnnotationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StoreAnnotationResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StoreAnnotationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r StoreAnnotationResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r StoreAnnotationResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r StoreAnnotationResponse) GetJSON422() *InvalidAnnotation {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StoreAnnotationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r StoreAnnotationResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r StoreAnnotationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StoreAnnotationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StoreAnnotationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StoreAnnotationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteAnnotationResponse401Headers the declared response headers of an HTTP 401 response for DeleteAnnotation
+type DeleteAnnotationResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// DeleteAnnotationResponse403Headers the declared response headers of an HTTP 403 response for DeleteAnnotation
+type DeleteAnnotationResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// DeleteAnnotationResponse404Headers the declared response headers of an HTTP 404 response for DeleteAnnotation
+type DeleteAnnotationResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// DeleteAnnotationResponse429Headers the declared response headers of an HTTP 429 response for DeleteAnnotation
+type DeleteAnnotationResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// DeleteAnnotationResponse500Headers the declared response headers of an HTTP 500 response for DeleteAnnotation
+type DeleteAnnotationResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type DeleteAnnotationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnnotationDeleted
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteAnnotationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteAnnotationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteAnnotationResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteAnnotationResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteAnnotationResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAnnotationResponse) GetJSON200() *AnnotationDeleted {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteAnnotationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteAnnotationResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteAnnotationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteAnnotationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteAnnotationResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAnnotationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAnnotationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAnnotationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAnnotationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateAnnotationResponse401Headers the declared response headers of an HTTP 401 response for UpdateAnnotation
+type UpdateAnnotationResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// UpdateAnnotationResponse403Headers the declared response headers of an HTTP 403 response for UpdateAnnotation
+type UpdateAnnotationResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateAnnotationResponse404Headers the declared response headers of an HTTP 404 response for UpdateAnnotation
+type UpdateAnnotationResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateAnnotationResponse413Headers the declared response headers of an HTTP 413 response for UpdateAnnotation
+type UpdateAnnotationResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateAnnotationResponse415Headers the declared response headers of an HTTP 415 response for UpdateAnnotation
+type UpdateAnnotationResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateAnnotationResponse422Headers the declared response headers of an HTTP 422 response for UpdateAnnotation
+type UpdateAnnotationResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateAnnotationResponse429Headers the declared response headers of an HTTP 429 response for UpdateAnnotation
+type UpdateAnnotationResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// UpdateAnnotationResponse500Headers the declared response headers of an HTTP 500 response for UpdateAnnotation
+type UpdateAnnotationResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type UpdateAnnotationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnnotationResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidAnnotation
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdateAnnotationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateAnnotationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UpdateAnnotationResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateAnnotationResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateAnnotationResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *UpdateAnnotationResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateAnnotationResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *UpdateAnnotationResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateAnnotationResponse) GetJSON200() *AnnotationResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateAnnotationResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateAnnotationResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateAnnotationResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateAnnotationResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateAnnotationResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateAnnotationResponse) GetJSON422() *InvalidAnnotation {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateAnnotationResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateAnnotationResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateAnnotationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateAnnotationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateAnnotationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateAnnotationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListFunnelsResponse401Headers the declared response headers of an HTTP 401 response for ListFunnels
 type ListFunnelsResponse401Headers struct {
 	CacheControl        string
@@ -13624,6 +15403,579 @@ func (r ResetWebsiteStatsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ResetWebsiteStatsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListSegmentsResponse401Headers the declared response headers of an HTTP 401 response for ListSegments
+type ListSegmentsResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// ListSegmentsResponse404Headers the declared response headers of an HTTP 404 response for ListSegments
+type ListSegmentsResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListSegmentsResponse422Headers the declared response headers of an HTTP 422 response for ListSegments
+type ListSegmentsResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// ListSegmentsResponse429Headers the declared response headers of an HTTP 429 response for ListSegments
+type ListSegmentsResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// ListSegmentsResponse500Headers the declared response headers of an HTTP 500 response for ListSegments
+type ListSegmentsResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type ListSegmentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SegmentList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListSegmentsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListSegmentsResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListSegmentsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSegmentsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListSegmentsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSegmentsResponse) GetJSON200() *SegmentList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListSegmentsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListSegmentsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListSegmentsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSegmentsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListSegmentsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSegmentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSegmentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSegmentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSegmentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StoreSegmentResponse201Headers the declared response headers of an HTTP 201 response for StoreSegment
+type StoreSegmentResponse201Headers struct {
+	Location string
+}
+
+// StoreSegmentResponse401Headers the declared response headers of an HTTP 401 response for StoreSegment
+type StoreSegmentResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// StoreSegmentResponse403Headers the declared response headers of an HTTP 403 response for StoreSegment
+type StoreSegmentResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreSegmentResponse404Headers the declared response headers of an HTTP 404 response for StoreSegment
+type StoreSegmentResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreSegmentResponse413Headers the declared response headers of an HTTP 413 response for StoreSegment
+type StoreSegmentResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreSegmentResponse415Headers the declared response headers of an HTTP 415 response for StoreSegment
+type StoreSegmentResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreSegmentResponse422Headers the declared response headers of an HTTP 422 response for StoreSegment
+type StoreSegmentResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// StoreSegmentResponse429Headers the declared response headers of an HTTP 429 response for StoreSegment
+type StoreSegmentResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// StoreSegmentResponse500Headers the declared response headers of an HTTP 500 response for StoreSegment
+type StoreSegmentResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type StoreSegmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *SegmentResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidSegment
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *StoreSegmentResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StoreSegmentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *StoreSegmentResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *StoreSegmentResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *StoreSegmentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *StoreSegmentResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *StoreSegmentResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StoreSegmentResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *StoreSegmentResponse500Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r StoreSegmentResponse) GetJSON201() *SegmentResponse {
+	return r.JSON201
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StoreSegmentResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StoreSegmentResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StoreSegmentResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r StoreSegmentResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r StoreSegmentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r StoreSegmentResponse) GetJSON422() *InvalidSegment {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r StoreSegmentResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r StoreSegmentResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r StoreSegmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StoreSegmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StoreSegmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StoreSegmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteSegmentResponse401Headers the declared response headers of an HTTP 401 response for DeleteSegment
+type DeleteSegmentResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// DeleteSegmentResponse403Headers the declared response headers of an HTTP 403 response for DeleteSegment
+type DeleteSegmentResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// DeleteSegmentResponse404Headers the declared response headers of an HTTP 404 response for DeleteSegment
+type DeleteSegmentResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// DeleteSegmentResponse429Headers the declared response headers of an HTTP 429 response for DeleteSegment
+type DeleteSegmentResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// DeleteSegmentResponse500Headers the declared response headers of an HTTP 500 response for DeleteSegment
+type DeleteSegmentResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type DeleteSegmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SegmentDeleted
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteSegmentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteSegmentResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteSegmentResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteSegmentResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteSegmentResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteSegmentResponse) GetJSON200() *SegmentDeleted {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteSegmentResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteSegmentResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteSegmentResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteSegmentResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteSegmentResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteSegmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteSegmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteSegmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteSegmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateSegmentResponse401Headers the declared response headers of an HTTP 401 response for UpdateSegment
+type UpdateSegmentResponse401Headers struct {
+	CacheControl        string
+	WWWAuthenticate     string
+	XContentTypeOptions string
+}
+
+// UpdateSegmentResponse403Headers the declared response headers of an HTTP 403 response for UpdateSegment
+type UpdateSegmentResponse403Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateSegmentResponse404Headers the declared response headers of an HTTP 404 response for UpdateSegment
+type UpdateSegmentResponse404Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateSegmentResponse413Headers the declared response headers of an HTTP 413 response for UpdateSegment
+type UpdateSegmentResponse413Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateSegmentResponse415Headers the declared response headers of an HTTP 415 response for UpdateSegment
+type UpdateSegmentResponse415Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateSegmentResponse422Headers the declared response headers of an HTTP 422 response for UpdateSegment
+type UpdateSegmentResponse422Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+}
+
+// UpdateSegmentResponse429Headers the declared response headers of an HTTP 429 response for UpdateSegment
+type UpdateSegmentResponse429Headers struct {
+	CacheControl        string
+	RetryAfter          int
+	XContentTypeOptions string
+}
+
+// UpdateSegmentResponse500Headers the declared response headers of an HTTP 500 response for UpdateSegment
+type UpdateSegmentResponse500Headers struct {
+	CacheControl        string
+	XContentTypeOptions string
+	XRequestId          string
+}
+
+type UpdateSegmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SegmentResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *InvalidSegment
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdateSegmentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateSegmentResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UpdateSegmentResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateSegmentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateSegmentResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *UpdateSegmentResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateSegmentResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *UpdateSegmentResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateSegmentResponse) GetJSON200() *SegmentResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateSegmentResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateSegmentResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateSegmentResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateSegmentResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateSegmentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateSegmentResponse) GetJSON422() *InvalidSegment {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateSegmentResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateSegmentResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateSegmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateSegmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateSegmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateSegmentResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14887,6 +17239,102 @@ func (c *ClientWithResponses) SetAlertsWithFormdataBodyWithResponse(ctx context.
 	return ParseSetAlertsResponse(rsp)
 }
 
+// ListAnnotationsWithResponse List a website's annotations
+//
+// The website's annotations that the caller sees (the website's and the caller's
+// personal ones), by `date` (ties by id), one page at a time; `from` and `to` limit the
+// days (inclusive).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/websites/{id}/annotations (the `ListAnnotations` operationId).
+func (c *ClientWithResponses) ListAnnotationsWithResponse(ctx context.Context, id PinnedWebsiteId, params *ListAnnotationsParams, reqEditors ...RequestEditorFn) (*ListAnnotationsResponse, error) {
+	rsp, err := c.ListAnnotations(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAnnotationsResponse(rsp)
+}
+
+// StoreAnnotationWithBodyWithResponse Add an annotation
+//
+// A `note` (1 to 300 characters, trimmed) pinned to a `date`, shown under the dashboard's
+// graph. `type` as a segment's: `personal` (default, any role) or `site` (a role that
+// changes the website's settings, else 403). A website has at most 1,000 annotations.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/annotations (the `StoreAnnotation` operationId).
+func (c *ClientWithResponses) StoreAnnotationWithBodyWithResponse(ctx context.Context, id PinnedWebsiteId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StoreAnnotationResponse, error) {
+	rsp, err := c.StoreAnnotationWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStoreAnnotationResponse(rsp)
+}
+
+// StoreAnnotationWithFormdataBodyWithResponse Add an annotation
+//
+// A `note` (1 to 300 characters, trimmed) pinned to a `date`, shown under the dashboard's
+// graph. `type` as a segment's: `personal` (default, any role) or `site` (a role that
+// changes the website's settings, else 403). A website has at most 1,000 annotations.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/annotations (the `StoreAnnotation` operationId).
+func (c *ClientWithResponses) StoreAnnotationWithFormdataBodyWithResponse(ctx context.Context, id PinnedWebsiteId, body StoreAnnotationFormdataRequestBody, reqEditors ...RequestEditorFn) (*StoreAnnotationResponse, error) {
+	rsp, err := c.StoreAnnotationWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStoreAnnotationResponse(rsp)
+}
+
+// DeleteAnnotationWithResponse Delete an annotation
+//
+// The annotation goes. The website's annotations need a role that changes its settings.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/websites/{id}/annotations/{annotation_id} (the `DeleteAnnotation` operationId).
+func (c *ClientWithResponses) DeleteAnnotationWithResponse(ctx context.Context, id PinnedWebsiteId, annotationId int64, reqEditors ...RequestEditorFn) (*DeleteAnnotationResponse, error) {
+	rsp, err := c.DeleteAnnotation(ctx, id, annotationId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAnnotationResponse(rsp)
+}
+
+// UpdateAnnotationWithBodyWithResponse Change an annotation
+//
+// Only the fields sent change, checked as on store; the website's annotations need a role that changes its settings.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/websites/{id}/annotations/{annotation_id} (the `UpdateAnnotation` operationId).
+func (c *ClientWithResponses) UpdateAnnotationWithBodyWithResponse(ctx context.Context, id PinnedWebsiteId, annotationId int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAnnotationResponse, error) {
+	rsp, err := c.UpdateAnnotationWithBody(ctx, id, annotationId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAnnotationResponse(rsp)
+}
+
+// UpdateAnnotationWithFormdataBodyWithResponse Change an annotation
+//
+// Only the fields sent change, checked as on store; the website's annotations need a role that changes its settings.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/websites/{id}/annotations/{annotation_id} (the `UpdateAnnotation` operationId).
+func (c *ClientWithResponses) UpdateAnnotationWithFormdataBodyWithResponse(ctx context.Context, id PinnedWebsiteId, annotationId int64, body UpdateAnnotationFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateAnnotationResponse, error) {
+	rsp, err := c.UpdateAnnotationWithFormdataBody(ctx, id, annotationId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateAnnotationResponse(rsp)
+}
+
 // ListFunnelsWithResponse List a website's funnels
 //
 // The website's funnels, ordered by `name` (ties by id), one page at a time, each with its steps in order.
@@ -15077,6 +17525,116 @@ func (c *ClientWithResponses) ResetWebsiteStatsWithFormdataBodyWithResponse(ctx 
 		return nil, err
 	}
 	return ParseResetWebsiteStatsResponse(rsp)
+}
+
+// ListSegmentsWithResponse List a website's segments
+//
+// The website's segments that the caller sees - the website's own (`type: site`) and
+// the caller's personal ones, never another user's personal ones - ordered by `name`
+// (ignoring case, ties by id), one page at a time.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/websites/{id}/segments (the `ListSegments` operationId).
+func (c *ClientWithResponses) ListSegmentsWithResponse(ctx context.Context, id PinnedWebsiteId, params *ListSegmentsParams, reqEditors ...RequestEditorFn) (*ListSegmentsResponse, error) {
+	rsp, err := c.ListSegments(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSegmentsResponse(rsp)
+}
+
+// StoreSegmentWithBodyWithResponse Save a segment
+//
+// A segment is a `name` (1 to 80 characters) and `filters`, a non-empty JSON list of
+// filters in the form of the query API's `filters` (`POST /api/v2/query`), sent as one
+// form field; they are checked as a query's are, with room for the `and` that applying
+// the segment adds, and may not name a segment. `type` is `personal` (the default: seen
+// by its maker only; any role may make one) or `site` (seen by everyone who reads the
+// website; made only with a role that changes the website's settings, else 403).
+// The query API applies a segment with the filter `["is", "segment", [ID]]`. A website
+// has at most 500 segments.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/segments (the `StoreSegment` operationId).
+func (c *ClientWithResponses) StoreSegmentWithBodyWithResponse(ctx context.Context, id PinnedWebsiteId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StoreSegmentResponse, error) {
+	rsp, err := c.StoreSegmentWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStoreSegmentResponse(rsp)
+}
+
+// StoreSegmentWithFormdataBodyWithResponse Save a segment
+//
+// A segment is a `name` (1 to 80 characters) and `filters`, a non-empty JSON list of
+// filters in the form of the query API's `filters` (`POST /api/v2/query`), sent as one
+// form field; they are checked as a query's are, with room for the `and` that applying
+// the segment adds, and may not name a segment. `type` is `personal` (the default: seen
+// by its maker only; any role may make one) or `site` (seen by everyone who reads the
+// website; made only with a role that changes the website's settings, else 403).
+// The query API applies a segment with the filter `["is", "segment", [ID]]`. A website
+// has at most 500 segments.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/websites/{id}/segments (the `StoreSegment` operationId).
+func (c *ClientWithResponses) StoreSegmentWithFormdataBodyWithResponse(ctx context.Context, id PinnedWebsiteId, body StoreSegmentFormdataRequestBody, reqEditors ...RequestEditorFn) (*StoreSegmentResponse, error) {
+	rsp, err := c.StoreSegmentWithFormdataBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStoreSegmentResponse(rsp)
+}
+
+// DeleteSegmentWithResponse Delete a segment
+//
+// The segment goes, and with it the shared links made for it. The website's segments need a role that changes its settings.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/websites/{id}/segments/{segment_id} (the `DeleteSegment` operationId).
+func (c *ClientWithResponses) DeleteSegmentWithResponse(ctx context.Context, id PinnedWebsiteId, segmentId int64, reqEditors ...RequestEditorFn) (*DeleteSegmentResponse, error) {
+	rsp, err := c.DeleteSegment(ctx, id, segmentId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteSegmentResponse(rsp)
+}
+
+// UpdateSegmentWithBodyWithResponse Change a segment
+//
+// Only the fields sent change, each checked as on store. The website's segments (and
+// making one the website's) need a role that changes the website's settings (else 403);
+// making a site segment `personal` makes it the caller's.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/websites/{id}/segments/{segment_id} (the `UpdateSegment` operationId).
+func (c *ClientWithResponses) UpdateSegmentWithBodyWithResponse(ctx context.Context, id PinnedWebsiteId, segmentId int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateSegmentResponse, error) {
+	rsp, err := c.UpdateSegmentWithBody(ctx, id, segmentId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSegmentResponse(rsp)
+}
+
+// UpdateSegmentWithFormdataBodyWithResponse Change a segment
+//
+// Only the fields sent change, each checked as on store. The website's segments (and
+// making one the website's) need a role that changes the website's settings (else 403);
+// making a site segment `personal` makes it the caller's.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/websites/{id}/segments/{segment_id} (the `UpdateSegment` operationId).
+func (c *ClientWithResponses) UpdateSegmentWithFormdataBodyWithResponse(ctx context.Context, id PinnedWebsiteId, segmentId int64, body UpdateSegmentFormdataRequestBody, reqEditors ...RequestEditorFn) (*UpdateSegmentResponse, error) {
+	rsp, err := c.UpdateSegmentWithFormdataBody(ctx, id, segmentId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateSegmentResponse(rsp)
 }
 
 // QueryStatsWithBodyWithResponse Ask any question (Plausible Stats API v2)
@@ -19608,6 +22166,840 @@ func ParseSetAlertsResponse(rsp *http.Response) (*SetAlertsResponse, error) {
 	return response, nil
 }
 
+// ParseListAnnotationsResponse parses an HTTP response from a ListAnnotationsWithResponse call
+func ParseListAnnotationsResponse(rsp *http.Response) (*ListAnnotationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAnnotationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnnotationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ListAnnotationsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListAnnotationsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListAnnotationsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListAnnotationsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListAnnotationsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStoreAnnotationResponse parses an HTTP response from a StoreAnnotationWithResponse call
+func ParseStoreAnnotationResponse(rsp *http.Response) (*StoreAnnotationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StoreAnnotationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AnnotationResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidAnnotation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers StoreAnnotationResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers StoreAnnotationResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers StoreAnnotationResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers StoreAnnotationResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers StoreAnnotationResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers StoreAnnotationResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers StoreAnnotationResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers StoreAnnotationResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers StoreAnnotationResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAnnotationResponse parses an HTTP response from a DeleteAnnotationWithResponse call
+func ParseDeleteAnnotationResponse(rsp *http.Response) (*DeleteAnnotationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAnnotationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnnotationDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DeleteAnnotationResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteAnnotationResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteAnnotationResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteAnnotationResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteAnnotationResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateAnnotationResponse parses an HTTP response from a UpdateAnnotationWithResponse call
+func ParseUpdateAnnotationResponse(rsp *http.Response) (*UpdateAnnotationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateAnnotationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnnotationResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidAnnotation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers UpdateAnnotationResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateAnnotationResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers UpdateAnnotationResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateAnnotationResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateAnnotationResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers UpdateAnnotationResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateAnnotationResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers UpdateAnnotationResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListFunnelsResponse parses an HTTP response from a ListFunnelsWithResponse call
 func ParseListFunnelsResponse(rsp *http.Response) (*ListFunnelsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -21007,6 +24399,840 @@ func ParseResetWebsiteStatsResponse(rsp *http.Response) (*ResetWebsiteStatsRespo
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ResetWebsiteStatsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListSegmentsResponse parses an HTTP response from a ListSegmentsWithResponse call
+func ParseListSegmentsResponse(rsp *http.Response) (*ListSegmentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSegmentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SegmentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ListSegmentsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListSegmentsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListSegmentsResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListSegmentsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListSegmentsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStoreSegmentResponse parses an HTTP response from a StoreSegmentWithResponse call
+func ParseStoreSegmentResponse(rsp *http.Response) (*StoreSegmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StoreSegmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest SegmentResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidSegment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers StoreSegmentResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers StoreSegmentResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers StoreSegmentResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers StoreSegmentResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers StoreSegmentResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers StoreSegmentResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers StoreSegmentResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers StoreSegmentResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers StoreSegmentResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteSegmentResponse parses an HTTP response from a DeleteSegmentWithResponse call
+func ParseDeleteSegmentResponse(rsp *http.Response) (*DeleteSegmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteSegmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SegmentDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DeleteSegmentResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteSegmentResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteSegmentResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteSegmentResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteSegmentResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateSegmentResponse parses an HTTP response from a UpdateSegmentWithResponse call
+func ParseUpdateSegmentResponse(rsp *http.Response) (*UpdateSegmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateSegmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SegmentResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidSegment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers UpdateSegmentResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateSegmentResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers UpdateSegmentResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateSegmentResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateSegmentResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers UpdateSegmentResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateSegmentResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers UpdateSegmentResponse500Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -46,6 +46,13 @@ const (
 	top    = 10.0
 )
 
+// X is the middle of bucket i of n across the shape's plot, where its point is drawn (what
+// is drawn under the graph, as the annotations' markers, lines up with it).
+func (s Shape) X(i, n int) float64 {
+	step := (s.Width - left - right) / float64(max(n, 1))
+	return left + (float64(i)+0.5)*step
+}
+
 // Chart is the data of the "graph_svg" template; every number is formatted here.
 type Chart struct {
 	Class         string
@@ -97,7 +104,7 @@ func Draw(shape Shape, m Metric, points, compared []Point) Chart {
 	scale := NiceCeiling(most)
 	plot := base - top
 	step := (shape.Width - left - right) / float64(max(len(points), 1))
-	x := func(i int) float64 { return left + (float64(i)+0.5)*step }
+	x := func(i int) float64 { return shape.X(i, len(points)) }
 	y := func(n int64) float64 { return base - float64(n)/float64(scale)*plot }
 	c.Line, c.Area, c.Dots = trace(points, x, y, base)
 	if len(compared) > 0 {

@@ -7,7 +7,10 @@
 // website, deleted likewise), CONTRACT_KEPT_FUNNEL_ID (read) and CONTRACT_STEP_A/B (two goals
 // of the kept website that funnels are made of), CONTRACT_VIEWER_KEY (a viewer of the kept
 // website, whose changes are refused with 403), CONTRACT_STATS_KEY (a stats:read key of the
-// same user, refused any change with 403).
+// same user, refused any change with 403), CONTRACT_SEGMENT_ID and CONTRACT_ANNOTATION_ID (a
+// site-wide segment and annotation of the kept website, deleted by DELETE's 200) and
+// CONTRACT_KEPT_SEGMENT_ID and CONTRACT_KEPT_ANNOTATION_ID (changed by PATCH, and the ones the
+// viewer's 403s try).
 const hooks = require('hooks');
 
 const key = process.env.CONTRACT_API_KEY;
@@ -19,6 +22,18 @@ const goalId = process.env.CONTRACT_GOAL_ID;
 const funnelId = process.env.CONTRACT_FUNNEL_ID;
 const keptFunnelId = process.env.CONTRACT_KEPT_FUNNEL_ID;
 const steps = [process.env.CONTRACT_STEP_A, process.env.CONTRACT_STEP_B];
+const segmentId = process.env.CONTRACT_SEGMENT_ID;
+const keptSegmentId = process.env.CONTRACT_KEPT_SEGMENT_ID;
+const annotationId = process.env.CONTRACT_ANNOTATION_ID;
+const keptAnnotationId = process.env.CONTRACT_KEPT_ANNOTATION_ID;
+// The segments' and annotations' changes: Dredd sends their forms empty, so each is made
+// here (site-wide, which a viewer may not make: the 403s).
+const pinnedForms = {
+  'POST /api/v1/websites/{id}/segments': () => ({ name: `Dredd ${Date.now()}`, type: 'site', filters: '[["is", "visit:country", ["DE"]]]' }),
+  'PATCH /api/v1/websites/{id}/segments/{segment_id}': () => ({ name: `Dredd ${Date.now()}` }),
+  'POST /api/v1/websites/{id}/annotations': () => ({ date: '2026-03-10', note: `Dredd ${Date.now()}`, type: 'site' }),
+  'PATCH /api/v1/websites/{id}/annotations/{annotation_id}': () => ({ note: `Dredd ${Date.now()}` }),
+};
 const websiteDomain = process.env.CONTRACT_WEBSITE_DOMAIN;
 const unknownId = '987654321';
 // The spec's examples use the website id 7.
@@ -72,7 +87,8 @@ hooks.beforeEach((transaction, done) => {
   const req = transaction.request;
   const status = Number(transaction.expected.statusCode);
   const path = req.uri.split('?')[0];
-  const op = `${req.method} ${path.replace(exampleId, '$1/{id}')}`;
+  const op = `${req.method} ${path.replace(exampleId, '$1/{id}')}`
+    .replace(/\/segments\/3$/, '/segments/{segment_id}').replace(/\/annotations\/4$/, '/annotations/{annotation_id}');
   if (req.method === 'HEAD') {
     // Dredd 14 passes a body (even an empty one) with every request, and its HTTP library
     // throws "HTTP HEAD requests MUST NOT include a request body.": Portman tests HEAD.
@@ -87,7 +103,13 @@ hooks.beforeEach((transaction, done) => {
   const id = status === 404 ? unknownId : op === 'DELETE /api/v1/websites/{id}' && status !== 403 ? deleteId : websiteId;
   req.uri = withDeepObjects(req.uri.replace(exampleId, `$1/${id}`).replace(/\/goals\/4$/, `/goals/${goalId}`)
     .replace(/\/websites\/(\d+)\/funnels\/2$/, `/websites/$1/funnels/${funnelId}`)
-    .replace(/\/stats\/(\d+)\/funnels\/2(?=$|\?)/, `/stats/$1/funnels/${keptFunnelId}`));
+    .replace(/\/stats\/(\d+)\/funnels\/2(?=$|\?)/, `/stats/$1/funnels/${keptFunnelId}`)
+    // The DELETE's 200 removes one; every other request names the kept one.
+    .replace(/\/segments\/3$/, `/segments/${req.method === 'DELETE' && status === 200 ? segmentId : keptSegmentId}`)
+    .replace(/\/annotations\/4$/, `/annotations/${req.method === 'DELETE' && status === 200 ? annotationId : keptAnnotationId}`));
+  if (pinnedForms[op]) {
+    req.body = new URLSearchParams(pinnedForms[op]()).toString();
+  }
   const plausibleV1 = path.startsWith('/api/v1/stats/') && !/^\/api\/v1\/stats\/\d/.test(path);
   if (plausibleV1) { // Plausible's v1 names the website by its domain
     req.uri = req.uri.replace(/site_id=[^&]*/, `site_id=${encodeURIComponent(websiteDomain)}`);
@@ -181,6 +203,18 @@ hooks.beforeEach((transaction, done) => {
         case 'POST /api/v1/websites/{id}/goals':
           // The example refuses a pattern that does not start with /.
           req.body = new URLSearchParams({ kind: 'pageview', page: 'pricing' }).toString();
+          break;
+        case 'GET /api/v1/websites/{id}/segments':
+        case 'GET /api/v1/websites/{id}/annotations':
+          req.uri += `${req.uri.includes('?') ? '&' : '?'}per_page=7`;
+          break;
+        case 'POST /api/v1/websites/{id}/segments': // the example: a filter the query API refuses
+        case 'PATCH /api/v1/websites/{id}/segments/{segment_id}':
+          req.body = formWith(req.body, 'filters', '[["is", "visit:nothing", ["a"]]]');
+          break;
+        case 'POST /api/v1/websites/{id}/annotations': // the example: a note over 300 characters
+        case 'PATCH /api/v1/websites/{id}/annotations/{annotation_id}':
+          req.body = formWith(req.body, 'note', 'x'.repeat(301));
           break;
         case 'POST /api/v1/websites/{id}/funnels': // the example: one step only
           req.body = new URLSearchParams({ name: 'One step', steps: steps[0] }).toString();

@@ -22,6 +22,16 @@ export type FunnelList = Schemas["FunnelList"];
 export type FunnelForm = Schemas["FunnelForm"];
 export type FunnelDeleted = Schemas["FunnelDeleted"];
 export type FunnelStatsResponse = Schemas["FunnelStatsResponse"];
+export type Segment = Schemas["Segment"];
+export type SegmentList = Schemas["SegmentList"];
+export type SegmentForm = Schemas["SegmentForm"];
+export type SegmentChange = Schemas["SegmentChange"];
+export type SegmentDeleted = Schemas["SegmentDeleted"];
+export type Annotation = Schemas["Annotation"];
+export type AnnotationList = Schemas["AnnotationList"];
+export type AnnotationForm = Schemas["AnnotationForm"];
+export type AnnotationChange = Schemas["AnnotationChange"];
+export type AnnotationDeleted = Schemas["AnnotationDeleted"];
 export type Alerts = Schemas["AlertsResponse"]["data"];
 export type AlertsForm = Schemas["AlertsForm"];
 export type ResetForm = Schemas["ResetForm"];
@@ -39,6 +49,8 @@ export type ListStatsQuery = operations["listStats"]["parameters"]["query"];
 export type ListGoalsQuery = NonNullable<operations["listGoals"]["parameters"]["query"]>;
 export type ListFunnelsQuery = NonNullable<operations["listFunnels"]["parameters"]["query"]>;
 export type GetFunnelQuery = operations["getFunnel"]["parameters"]["query"];
+export type ListSegmentsQuery = NonNullable<operations["listSegments"]["parameters"]["query"]>;
+export type ListAnnotationsQuery = NonNullable<operations["listAnnotations"]["parameters"]["query"]>;
 
 /** The value of a form field: what the spec's form schemas hold. */
 type FormValue = string | number | boolean | null | undefined;
@@ -225,6 +237,66 @@ export class Analytics {
     return unwrap(
       await this.client.GET("/api/v1/stats/{website_id}/funnels/{funnel_id}", {
         params: { path: { website_id: websiteId, funnel_id: funnelId }, query },
+      }),
+    );
+  }
+
+  /** One page of the website's segments the key's user sees: the website's and their own. */
+  async listSegments(websiteId: number, query: ListSegmentsQuery = {}): Promise<SegmentList> {
+    return unwrap(await this.client.GET("/api/v1/websites/{id}/segments", { params: { path: { id: websiteId }, query } }));
+  }
+
+  /** Saves a segment: a name and the query API's filters as JSON text (`JSON.stringify`). */
+  async storeSegment(websiteId: number, form: SegmentForm): Promise<Segment> {
+    return unwrap(
+      await this.client.POST("/api/v1/websites/{id}/segments", { params: { path: { id: websiteId } }, body: form, ...formRequest }),
+    ).data;
+  }
+
+  async updateSegment(websiteId: number, segmentId: number, form: SegmentChange): Promise<Segment> {
+    return unwrap(
+      await this.client.PATCH("/api/v1/websites/{id}/segments/{segment_id}", {
+        params: { path: { id: websiteId, segment_id: segmentId } },
+        body: form,
+        ...formRequest,
+      }),
+    ).data;
+  }
+
+  async deleteSegment(websiteId: number, segmentId: number): Promise<SegmentDeleted> {
+    return unwrap(
+      await this.client.DELETE("/api/v1/websites/{id}/segments/{segment_id}", {
+        params: { path: { id: websiteId, segment_id: segmentId } },
+      }),
+    );
+  }
+
+  /** One page of the website's annotations the key's user sees, by date. */
+  async listAnnotations(websiteId: number, query: ListAnnotationsQuery = {}): Promise<AnnotationList> {
+    return unwrap(await this.client.GET("/api/v1/websites/{id}/annotations", { params: { path: { id: websiteId }, query } }));
+  }
+
+  /** Pins a note (1 to 300 characters) to a date of the website's graph. */
+  async storeAnnotation(websiteId: number, form: AnnotationForm): Promise<Annotation> {
+    return unwrap(
+      await this.client.POST("/api/v1/websites/{id}/annotations", { params: { path: { id: websiteId } }, body: form, ...formRequest }),
+    ).data;
+  }
+
+  async updateAnnotation(websiteId: number, annotationId: number, form: AnnotationChange): Promise<Annotation> {
+    return unwrap(
+      await this.client.PATCH("/api/v1/websites/{id}/annotations/{annotation_id}", {
+        params: { path: { id: websiteId, annotation_id: annotationId } },
+        body: form,
+        ...formRequest,
+      }),
+    ).data;
+  }
+
+  async deleteAnnotation(websiteId: number, annotationId: number): Promise<AnnotationDeleted> {
+    return unwrap(
+      await this.client.DELETE("/api/v1/websites/{id}/annotations/{annotation_id}", {
+        params: { path: { id: websiteId, annotation_id: annotationId } },
       }),
     );
   }

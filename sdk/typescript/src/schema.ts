@@ -548,6 +548,151 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/websites/{id}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a website's segments
+         * @description The website's segments that the caller sees - the website's own (`type: site`) and
+         *     the caller's personal ones, never another user's personal ones - ordered by `name`
+         *     (ignoring case, ties by id), one page at a time.
+         */
+        get: operations["listSegments"];
+        put?: never;
+        /**
+         * Save a segment
+         * @description A segment is a `name` (1 to 80 characters) and `filters`, a non-empty JSON list of
+         *     filters in the form of the query API's `filters` (`POST /api/v2/query`), sent as one
+         *     form field; they are checked as a query's are, with room for the `and` that applying
+         *     the segment adds, and may not name a segment. `type` is `personal` (the default: seen
+         *     by its maker only; any role may make one) or `site` (seen by everyone who reads the
+         *     website; made only with a role that changes the website's settings, else 403).
+         *     The query API applies a segment with the filter `["is", "segment", [ID]]`. A website
+         *     has at most 500 segments.
+         */
+        post: operations["storeSegment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/segments/{segment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+                /**
+                 * @description The segment's id. A segment of another website, or another user's personal one, answers 404.
+                 * @example 3
+                 */
+                segment_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a segment
+         * @description The segment goes, and with it the shared links made for it. The website's segments need a role that changes its settings.
+         */
+        delete: operations["deleteSegment"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a segment
+         * @description Only the fields sent change, each checked as on store. The website's segments (and
+         *     making one the website's) need a role that changes the website's settings (else 403);
+         *     making a site segment `personal` makes it the caller's.
+         */
+        patch: operations["updateSegment"];
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a website's annotations
+         * @description The website's annotations that the caller sees (the website's and the caller's
+         *     personal ones), by `date` (ties by id), one page at a time; `from` and `to` limit the
+         *     days (inclusive).
+         */
+        get: operations["listAnnotations"];
+        put?: never;
+        /**
+         * Add an annotation
+         * @description A `note` (1 to 300 characters, trimmed) pinned to a `date`, shown under the dashboard's
+         *     graph. `type` as a segment's: `personal` (default, any role) or `site` (a role that
+         *     changes the website's settings, else 403). A website has at most 1,000 annotations.
+         */
+        post: operations["storeAnnotation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/annotations/{annotation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+                /**
+                 * @description The annotation's id. One of another website, or another user's personal one, answers 404.
+                 * @example 4
+                 */
+                annotation_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an annotation
+         * @description The annotation goes. The website's annotations need a role that changes its settings.
+         */
+        delete: operations["deleteAnnotation"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an annotation
+         * @description Only the fields sent change, checked as on store; the website's annotations need a role that changes its settings.
+         */
+        patch: operations["updateAnnotation"];
+        trace?: never;
+    };
     "/api/v1/stats/{website_id}": {
         parameters: {
             query?: never;
@@ -1626,6 +1771,91 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        /**
+         * @description `personal`: seen by its maker only; `site`: seen by everyone who reads the website.
+         * @enum {string}
+         */
+        PinnedType: "personal" | "site";
+        Segment: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+            type: components["schemas"]["PinnedType"];
+            /** @description The query API's filters (`POST /api/v2/query`), all of which must hold. */
+            filters: unknown[];
+        };
+        SegmentForm: {
+            name: string;
+            type?: components["schemas"]["PinnedType"];
+            /** @description A JSON list of the query API's filters, e.g. `[["is", "visit:country", ["DE"]]]`. */
+            filters: string;
+        };
+        SegmentChange: {
+            name?: string;
+            type?: components["schemas"]["PinnedType"];
+            /** @description A JSON list of the query API's filters. */
+            filters?: string;
+        };
+        SegmentResponse: {
+            data: components["schemas"]["Segment"];
+        };
+        SegmentList: {
+            data: components["schemas"]["Segment"][];
+            meta: components["schemas"]["ListMeta"];
+            links: components["schemas"]["ListLinks"];
+        };
+        SegmentDeleted: {
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            object: "segment";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        Annotation: {
+            /** Format: int64 */
+            id: number;
+            /** Format: date */
+            date: string;
+            note: string;
+            type: components["schemas"]["PinnedType"];
+        };
+        AnnotationForm: {
+            /**
+             * @description The day, `YYYY-MM-DD`.
+             * @example 2026-03-10
+             */
+            date: string;
+            /** @description 1 to 300 characters once trimmed. */
+            note: string;
+            type?: components["schemas"]["PinnedType"];
+        };
+        AnnotationChange: {
+            /**
+             * @description The day, `YYYY-MM-DD`.
+             * @example 2026-03-10
+             */
+            date?: string;
+            /** @description 1 to 300 characters once trimmed. */
+            note?: string;
+            type?: components["schemas"]["PinnedType"];
+        };
+        AnnotationResponse: {
+            data: components["schemas"]["Annotation"];
+        };
+        AnnotationList: {
+            data: components["schemas"]["Annotation"][];
+            meta: components["schemas"]["ListMeta"];
+            links: components["schemas"]["ListLinks"];
+        };
+        AnnotationDeleted: {
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            object: "annotation";
+            /** @enum {boolean} */
+            deleted: true;
+        };
         FunnelStepStats: {
             /** @description The step's goal's display name. */
             goal: string;
@@ -2250,6 +2480,28 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A field is invalid, missing or not accepted here; `errors` names each one. */
+        InvalidSegment: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A field is invalid, missing or not accepted here; `errors` names each one. */
+        InvalidAnnotation: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A parameter is invalid or missing; `errors` names it. */
         InvalidStatsQuery: {
             headers: {
@@ -2504,6 +2756,11 @@ export interface components {
         /** @description Case-insensitive substring of the domain; `%` and `_` are literal. */
         WebsiteSearch: string;
         Sort: components["schemas"]["SortDirection"];
+        /**
+         * @description The website's id. An id of a website the caller has no role on answers 404.
+         * @example 7
+         */
+        PinnedWebsiteId: number;
         PerPage: components["schemas"]["PageSize"];
         /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
         Page: number;
@@ -3962,6 +4219,478 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSegments: {
+        parameters: {
+            query?: {
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of segments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "German visitors",
+                     *           "type": "site",
+                     *           "filters": [
+                     *             [
+                     *               "is",
+                     *               "visit:country",
+                     *               [
+                     *                 "DE"
+                     *               ]
+                     *             ]
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total": 1,
+                     *         "last_page": 1,
+                     *         "from": 1,
+                     *         "to": 1
+                     *       },
+                     *       "links": {
+                     *         "first": "http://localhost:8080/api/v1/websites/7/segments?page=1",
+                     *         "last": "http://localhost:8080/api/v1/websites/7/segments?page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SegmentList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    storeSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "German visitors",
+                 *       "type": "site",
+                 *       "filters": "[[\"is\", \"visit:country\", [\"DE\"]]]"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["SegmentForm"];
+            };
+        };
+        responses: {
+            /** @description The new segment. */
+            201: {
+                headers: {
+                    /** @description The new segment's URL (`/api/v1/websites/{id}/segments/{segment_id}`), where it is changed and deleted. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 3,
+                     *         "name": "German visitors",
+                     *         "type": "site",
+                     *         "filters": [
+                     *           [
+                     *             "is",
+                     *             "visit:country",
+                     *             [
+                     *               "DE"
+                     *             ]
+                     *           ]
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SegmentResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidSegment"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+                /**
+                 * @description The segment's id. A segment of another website, or another user's personal one, answers 404.
+                 * @example 3
+                 */
+                segment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segment is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "object": "segment",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SegmentDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+                /**
+                 * @description The segment's id. A segment of another website, or another user's personal one, answers 404.
+                 * @example 3
+                 */
+                segment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Visitors from Germany"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["SegmentChange"];
+            };
+        };
+        responses: {
+            /** @description The segment as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 3,
+                     *         "name": "Visitors from Germany",
+                     *         "type": "site",
+                     *         "filters": [
+                     *           [
+                     *             "is",
+                     *             "visit:country",
+                     *             [
+                     *               "DE"
+                     *             ]
+                     *           ]
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SegmentResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidSegment"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAnnotations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The first day listed.
+                 * @example 2026-03-01
+                 */
+                from?: string;
+                /**
+                 * @description The last day listed.
+                 * @example 2026-03-31
+                 */
+                to?: string;
+                per_page?: components["parameters"]["PerPage"];
+                /** @description The page, from 1. A page past the end has no data and `from`/`to` null. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of annotations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 4,
+                     *           "date": "2026-03-10",
+                     *           "note": "Launched the new pricing page",
+                     *           "type": "site"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "per_page": 50,
+                     *         "total": 1,
+                     *         "last_page": 1,
+                     *         "from": 1,
+                     *         "to": 1
+                     *       },
+                     *       "links": {
+                     *         "first": "http://localhost:8080/api/v1/websites/7/annotations?page=1",
+                     *         "last": "http://localhost:8080/api/v1/websites/7/annotations?page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnnotationList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    storeAnnotation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "date": "2026-03-10",
+                 *       "note": "Launched the new pricing page",
+                 *       "type": "site"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AnnotationForm"];
+            };
+        };
+        responses: {
+            /** @description The new annotation. */
+            201: {
+                headers: {
+                    /** @description The new annotation's URL (`/api/v1/websites/{id}/annotations/{annotation_id}`), where it is changed and deleted. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 4,
+                     *         "date": "2026-03-10",
+                     *         "note": "Launched the new pricing page",
+                     *         "type": "site"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnnotationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidAnnotation"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteAnnotation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+                /**
+                 * @description The annotation's id. One of another website, or another user's personal one, answers 404.
+                 * @example 4
+                 */
+                annotation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The annotation is gone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 4,
+                     *       "object": "annotation",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnnotationDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateAnnotation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The website's id. An id of a website the caller has no role on answers 404.
+                 * @example 7
+                 */
+                id: components["parameters"]["PinnedWebsiteId"];
+                /**
+                 * @description The annotation's id. One of another website, or another user's personal one, answers 404.
+                 * @example 4
+                 */
+                annotation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "New pricing page live"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AnnotationChange"];
+            };
+        };
+        responses: {
+            /** @description The annotation as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 4,
+                     *         "date": "2026-03-10",
+                     *         "note": "New pricing page live",
+                     *         "type": "site"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnnotationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidAnnotation"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -170,6 +170,29 @@ test("funnels: store, list, numbers, refuse, delete", async () => {
   await api.deleteWebsite(site.id);
 });
 
+test("segments and annotations: store, list, change, refuse, delete", async () => {
+  const site = await api.storeWebsite({ domain: "sdk-segments.example" });
+  const filters = [["is", "visit:country", ["DE"]]];
+  const seg = await api.storeSegment(site.id, { name: "Germany", type: "site", filters: JSON.stringify(filters) });
+  assert.deepEqual([seg.name, seg.type, seg.filters], ["Germany", "site", filters]);
+  const renamed = await api.updateSegment(site.id, seg.id, { name: "Deutschland" });
+  assert.equal(renamed.name, "Deutschland");
+  assert.deepEqual((await api.listSegments(site.id)).data.map((s) => s.name), ["Deutschland"]);
+  const bad = await rejects(() => api.storeSegment(site.id, { name: "x", filters: '[["is", "visit:nothing", ["a"]]]' }), 422);
+  assert.deepEqual(Object.keys(bad.errors), ["filters"]);
+  assert.deepEqual(await api.deleteSegment(site.id, seg.id), { id: seg.id, object: "segment", deleted: true });
+  await rejects(() => api.deleteSegment(site.id, seg.id), 404);
+
+  const note = await api.storeAnnotation(site.id, { date: day, note: "Launch" });
+  assert.deepEqual([note.date, note.note, note.type], [day, "Launch", "personal"]);
+  assert.equal((await api.updateAnnotation(site.id, note.id, { note: "Launched" })).note, "Launched");
+  assert.deepEqual((await api.listAnnotations(site.id, { from: day, to: day })).data.map((a) => a.note), ["Launched"]);
+  const long = await rejects(() => api.storeAnnotation(site.id, { date: day, note: "x".repeat(301) }), 422);
+  assert.deepEqual(Object.keys(long.errors), ["note"]);
+  assert.deepEqual(await api.deleteAnnotation(site.id, note.id), { id: note.id, object: "annotation", deleted: true });
+  await api.deleteWebsite(site.id);
+});
+
 test("401: a wrong key, whatever else is wrong", async () => {
   const stranger = new Analytics({ baseUrl, apiKey: "pa_not-a-key" });
   const err = await rejects(() => stranger.listWebsites({ per_page: 10 }), 401);
