@@ -154,7 +154,10 @@ func ordersByGroupRate(q *query.Query) bool {
 // runStatement answers a checked query over the website's visit rows with one statement (and
 // the reads its metrics need after it).
 func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
-	b := r.newBuild(websiteID, q, zone)
+	b, err := r.newBuild(ctx, websiteID, q, zone)
+	if err != nil {
+		return QueryAnswer{}, err
+	}
 	if err := b.readValues(ctx, q.Filters); err != nil {
 		return QueryAnswer{}, err
 	}
@@ -176,12 +179,16 @@ func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query
 }
 
 // newBuild is the builder of q's statement over the website's rows of its range, sampled past
-// stats.ExactFilterDays.
-func (r *Repository) newBuild(websiteID int64, q *query.Query, zone stats.Zone) *queryBuild {
-	b := &queryBuild{q: q, fraction: stats.SampleFraction(q.Range.Days()), repo: r, websiteID: websiteID, zone: zone}
+// stats.MaxExactPageviews.
+func (r *Repository) newBuild(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (*queryBuild, error) {
+	fraction, err := r.sampleFraction(ctx, websiteID, q.Range.Days())
+	if err != nil {
+		return nil, err
+	}
+	b := &queryBuild{q: q, fraction: fraction, repo: r, websiteID: websiteID, zone: zone}
 	b.base = b.rangeWhere(websiteID)
 	b.baseArgs = len(b.args)
-	return b
+	return b, nil
 }
 
 // runBuild compiles b's statement and runs it: the answer's rows with their metrics as the
@@ -264,7 +271,7 @@ func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64,
 }
 
 // rangeWhere selects the website's rows of the range's hours, sampled past
-// stats.ExactFilterDays as the filtered reads are.
+// stats.MaxExactPageviews as the filtered reads are.
 func (b *queryBuild) rangeWhere(websiteID int64) string {
 	return rangeWhere(&b.sqlArgs, websiteID, b.q.Range, b.fraction)
 }

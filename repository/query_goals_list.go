@@ -158,9 +158,10 @@ func namedByFilters(filters []query.Filter, name string) bool {
 // range's pages (matchGoals, the closed days' kept in memory).
 func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *query.Query, others []query.Filter,
 	goals []stats.Goal, zone stats.Zone) (*goalTable, Basis, error) {
-	b := &queryBuild{q: q, fraction: stats.SampleFraction(q.Range.Days()), repo: r, websiteID: websiteID, zone: zone}
-	b.base = b.rangeWhere(websiteID)
-	b.baseArgs = len(b.args)
+	b, err := r.newBuild(ctx, websiteID, q, zone)
+	if err != nil {
+		return nil, Basis{}, err
+	}
 	key := ""
 	for _, f := range q.Dimensions {
 		if f.Level != query.GoalLevel {
