@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -100,7 +101,10 @@ type queryBuild struct {
 	// repeatRows is, under a hit dimension, rep's SELECT of the same visitor-days passed as
 	// two lists, or "" when rep groups the range's rows itself (too many to pass).
 	repeatRows string
-	revenue    *revenuePlan // with revenue metrics (planRevenue)
+	// keptThrough is the last day of the range whose visitor-days of several visits
+	// visit_row_repeats keeps (keepRepeats), zero when none is.
+	keptThrough time.Time
+	revenue     *revenuePlan // with revenue metrics (planRevenue)
 	// groupVisitors: visitors are counted by grouping every (dimensions, day, visitor) of the
 	// matching rows, rather than by reading the range's visitor-days of several visits first
 	// (readRepeats): for reads whose filters keep few rows of the range (v1's, rowReader).
@@ -196,6 +200,9 @@ func (r *Repository) newBuild(ctx context.Context, websiteID int64, q *query.Que
 func (r *Repository) runBuild(ctx context.Context, b *queryBuild) (QueryAnswer, error) {
 	var out QueryAnswer
 	q := b.q
+	if err := b.keepRepeats(ctx); err != nil {
+		return out, err
+	}
 	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
 		if err := b.readRepeats(ctx, tx); err != nil {
 			return err
@@ -498,11 +505,13 @@ func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
 	if !b.needsVisitors() || b.groupVisitors {
 		return nil
 	}
-	keys, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])
+	keys, err := b.rangeRepeats(ctx, tx)
 	if err != nil {
 		return err
 	}
 	switch {
+	case len(keys) > b.repo.maxRepeats && !b.keptThrough.IsZero():
+		b.repeatRows = b.keptRepeatRows()
 	case len(keys) > b.repo.maxRepeats:
 	case b.hitLevel() == query.VisitLevel:
 		b.repeats = b.arg(pq.Array(keys)) + "::int8[]"
