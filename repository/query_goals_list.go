@@ -183,10 +183,14 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 	}
 	names, oldNames := eventGoals(goals)
 	t := &goalTable{byKey: map[string]*goalCounts{}, fraction: b.fraction}
+	if err := b.keepRepeats(ctx); err != nil {
+		return nil, Basis{}, err
+	}
 	err = r.readRows(ctx, func(tx *sqlx.Tx) error {
-		// The visitor-days of several visits, from the primary key alone: only they are
-		// grouped one by one to count the base visitors (as the engine's statement does).
-		repeats, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])
+		// The visitor-days of several visits (the closed days' kept, the others' from the
+		// primary key alone): only they are grouped one by one to count the base visitors (as
+		// the engine's statement does).
+		repeats, err := b.rangeRepeats(ctx, tx)
 		if err != nil {
 			return err
 		}

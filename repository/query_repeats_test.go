@@ -68,6 +68,14 @@ func TestKeptRepeatsAnswerAsTheRows(t *testing.T) {
 	from, to := date("2026-03-01"), date("2026-03-10")
 	visits := repotest.RandomVisits(mathrand.New(mathrand.NewPCG(8, 13)), from, to, 60)
 	repotest.WriteVisitRows(t, f.db, site, visits)
+	for _, g := range []stats.Goal{
+		{Kind: stats.GoalEvent, Event: "Signup", DisplayName: "Signed up"},
+		{Kind: stats.GoalPageview, Page: "/blog/*", DisplayName: "Read the blog"},
+	} {
+		if _, err := f.repo.CreateGoal(context.Background(), site, g); err != nil {
+			t.Fatal(err)
+		}
+	}
 	at := func(day string) *repository.Repository {
 		return repository.New(f.db, func() time.Time { return date(day).Add(12 * time.Hour) })
 	}
@@ -77,6 +85,8 @@ func TestKeptRepeatsAnswerAsTheRows(t *testing.T) {
 		`"metrics": ["visitors", "percentage"], "dimensions": ["visit:country", "time:day"], "filters": [["is_not", "visit:device", ["Mobile"]]]`,
 		`"metrics": ["visitors", "pageviews"], "dimensions": ["event:page"]`,
 		`"metrics": ["visitors", "pageviews", "percentage"], "dimensions": ["event:page", "visit:device"], "filters": [["matches", "event:page", ["^/blog/"]]]`,
+		// The goals list's keyed statement (goalsListQuery), which reads the same visitor-days.
+		`"metrics": ["visitors", "events", "group_conversion_rate"], "dimensions": ["event:goal", "visit:device"]`,
 	}
 	ctx := context.Background()
 	run := func(repo *repository.Repository, body string) map[string][]float64 {
