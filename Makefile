@@ -1,5 +1,5 @@
 # The two commands that matter: `make run` and `make test`. See README.md.
-.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-ingest bench-flood bench-row-flood bench-import bench-visits bench-collector bench-hitcost bench-queries build tools sdk sdk-deps fuzz
+.PHONY: run test generate check-generate check-breaking lint-spec contract bench bench-filters bench-goals bench-query bench-bigsite bench-ingest bench-flood bench-row-flood bench-import bench-visits bench-collector bench-hitcost bench-queries build tools sdk sdk-deps fuzz
 
 GO ?= go
 
@@ -89,6 +89,13 @@ bench-goals:
 # of visit-level and hit-level queries and of matches beside is filters (docs/query.md).
 bench-query:
 	scripts/test.sh go test -run '^$$' -bench QueryAPI -benchtime 20x -count 1 -timeout 60m -v ./repository/
+
+# Big sites (docs/big-sites.md): one website of BENCH_VISITS_PER_DAY visits a day (100,000) among
+# BENCH_WEBSITES websites of 10,000 (20), BENCH_DAYS days (30): p50/p95 of the query API's set
+# (visit/, hit/), funnels of 2-8 steps and the dashboard's reads (dashboard/), BENCH_RUNS (10) each.
+BENCH_RUNS ?= 10
+bench-bigsite:
+	scripts/test.sh go test -run '^$$' -bench BigSite -benchtime $(BENCH_RUNS)x -count 1 -timeout 180m -v ./repository/
 
 # Load test of POST /api/event (see scripts/bench-ingest.sh): realistic mixed traffic against the
 # real service and PostgreSQL on this machine, closed loop then open loop at 15,000/s, 60 s each,

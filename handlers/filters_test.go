@@ -21,6 +21,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/analytics-service/analytics/gen/client"
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/testkit/harness"
@@ -106,6 +107,15 @@ func makeVisits(first time.Time, days, n int) []repotest.Visit {
 		visits[i] = v
 	}
 	return visits
+}
+
+// bigView makes the website's year 2025-01-11 .. 2026-01-10 a view of 20 M pageviews (by its
+// counters, on a day no other range of these tests holds), so that its filtered reads are
+// sampled, and returns the fraction they read.
+func bigView(t testing.TB, db *sqlx.DB, websiteID int64) float64 {
+	t.Helper()
+	repotest.CountPageviews(t, repository.New(db, nil), websiteID, day("2025-06-01"), 2*stats.MaxExactPageviews)
+	return stats.SampleFraction(2 * stats.MaxExactPageviews)
 }
 
 // insertVisits writes the visits into visit_rows and says that the website's filter rows
@@ -230,10 +240,11 @@ func TestFilteredNumbers(t *testing.T) {
 		wantSummary(t, body["data"].(map[string]any), wantTotals(visits, filters("country", "DE:Germany")))
 	})
 
-	// Past 31 days filtered numbers may be sampled, and then say so, with the fraction read.
-	t.Run("sampled past 31 days", func(t *testing.T) {
+	// Past 10 M pageviews in a view filtered numbers are sampled, and then say so, with the
+	// fraction read.
+	t.Run("sampled past 10 M pageviews", func(t *testing.T) {
 		f := filterQuery(filters("country", "DE:Germany"))
-		fraction := stats.SampleFraction(stats.Range{From: day("2025-01-11"), To: day("2026-01-10")})
+		fraction := bigView(t, e.DB, id)
 		list := want(t, e.in(t).Do(harness.Request{Path: fmt.Sprintf("/api/v1/stats/%d?name=page&from=2025-01-11&to=2026-01-10%s", id, f), Key: key}), http.StatusOK)
 		if got := list["meta"].(map[string]any)["sampled"]; got != fraction {
 			t.Errorf("list sampled %v, want %v", got, fraction)
@@ -289,7 +300,7 @@ func liveWithVisits(t *testing.T, domain string) (*liveServer, *client.ClientWit
 // TestGoClientSendsFilters: the generated Go client sends filters (deepObject, from its typed
 // StatsFilter) and reads the filtered answers, sampled and filtered_from included.
 func TestGoClientSendsFilters(t *testing.T) {
-	_, c, site, visits := liveWithVisits(t, "filters.example")
+	s, c, site, visits := liveWithVisits(t, "filters.example")
 	ctx := context.Background()
 
 	f := filters("country", "US:United States", "city", "US:New York, NY")
@@ -319,7 +330,7 @@ func TestGoClientSendsFilters(t *testing.T) {
 	}
 
 	yearFrom, yearTo := date(t, "2025-01-11"), date(t, "2026-01-10")
-	fraction := stats.SampleFraction(stats.Range{From: yearFrom.Time, To: yearTo.Time})
+	fraction := bigView(t, s.DB, site.Id)
 	series, err := c.GetTimeseriesWithResponse(ctx, site.Id, &client.GetTimeseriesParams{From: yearFrom, To: yearTo,
 		Interval: ptr(client.GetTimeseriesParamsIntervalMonth), Filter: filter})
 	months := must(t, series, err, 200).JSON200
@@ -369,7 +380,7 @@ func TestTypeScriptSDKFilters(t *testing.T) {
 	exp.Summary = map[string]any{"visitors": w.Visitors, "visits": w.Visits, "pageviews": w.Pageviews, "events": w.Events,
 		"views_per_visit": w.ViewsPerVisit(), "bounce_rate": w.BounceRate(), "visit_duration": w.VisitDuration()}
 	exp.Year = map[string]any{"from": "2025-01-11", "to": "2026-01-10", "filtered_from": "2026-01-01",
-		"sampled": stats.SampleFraction(stats.Range{From: day("2025-01-11"), To: day("2026-01-10")})}
+		"sampled": bigView(t, s.DB, site.Id)}
 	if len(exp.Pages) == 0 || w.Visits == 0 {
 		t.Fatalf("the filters match no visit: %+v", exp)
 	}

@@ -86,7 +86,7 @@ func TestFilterLinks(t *testing.T) {
 // repository's, tested there and in filters_test.go): every link but the realtime view's keeps
 // the filters, each value links to the dashboard with its filter added, the chips show the
 // filters with their remove links, the custom range form carries them, the notes say from
-// which day the numbers count and that a long range is sampled, and a stranger's markup as a
+// which day the numbers count and that a sampled view says so, and a stranger's markup as a
 // filter is inert everywhere.
 func TestFilteredDashboardLayout(t *testing.T) {
 	const (
@@ -107,7 +107,7 @@ func TestFilteredDashboardLayout(t *testing.T) {
 			stats.Country: {Entries: []repository.StatEntry{{Value: "DE:Germany", Count: 3}, {Value: stats.Other, Count: 1}}, Distinct: 2},
 		},
 		events: []repository.EventGroup{{Name: "<b>Signup</b>", Total: 2, Values: []repository.StatEntry{{Value: ":", Count: 2}}}},
-		visits: visitsReads{filteredFrom: time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)},
+		visits: visitsReads{filteredFrom: time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC), fraction: 0.2},
 	}
 	site := repository.Website{Domain: "example.com"}
 	data := newDashboardPage(base, site, statsView{path: statsPath(site.Domain)}, rng, today, newFilterLinks(statsPath(site.Domain), q, filters), reads, time.UTC,
@@ -190,7 +190,7 @@ func TestFilteredDashboardLayout(t *testing.T) {
 	}
 	for _, note := range []string{
 		"With filters, the numbers of the 79 days before start on 1 Dec 2025: earlier days have no visit details.",
-		"Estimated from 20 % of visits (ranges over 31 days are sampled).",
+		"Estimated from 20 % of visitors (views of more than 10 million pageviews are sampled).",
 	} {
 		if !strings.Contains(body, note) {
 			t.Errorf("the note %q is not on the page", note)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
 	"github.com/analytics-service/analytics/web"
@@ -36,6 +37,16 @@ var (
 // their partitions), marks the website as having visit rows from from and counting visits
 // since long before, and adds one counter, so the dashboard shows numbers and not the guide to
 // installing the tracker. The tests count what a filtered page must show from the visits.
+// bigView adds 15 M pageviews to the website's counters of day: the views that hold it (with
+// under 5 M pageviews of other days) are sampled at 50 %.
+func (e *env) bigView(id int64, day string) {
+	e.T.Helper()
+	repotest.CountPageviews(e.T, repository.New(e.DB, nil), id, mustDay(day), 3*stats.MaxExactPageviews/2)
+}
+
+// sampledNote is the note of a view sampled at 50 %.
+const sampledNote = "Estimated from 50 % of visitors (views of more than 10 million pageviews are sampled)."
+
 func (e *env) filterVisits(id int64, from, to string, perDay int) []repotest.Visit {
 	e.T.Helper()
 	rng := rand.New(rand.NewPCG(uint64(id), 17))
@@ -264,9 +275,12 @@ func TestFilteredNumbersOnTheDashboard(t *testing.T) {
 }
 
 // A full list and the CSV export with filters, against counts made here; the notes say from
-// which day filtered numbers count and that a range past 31 days is sampled.
+// which day filtered numbers count and that a view of more than 10 M pageviews is sampled.
 func TestFilteredNumbersOnListsAndExport(t *testing.T) {
-	visits, b := filteredSite(t, 40)
+	e := newEnv(t)
+	id := e.Site(e.User("owner@example.com").Key, "example.com")
+	visits, b := e.filterVisits(id, "2026-03-01", "2026-03-20", 40), e.browser()
+	e.bigView(id, "2026-04-05")
 	for _, c := range filterCases {
 		want := c.counts(c.matching(visits, "2026-03-14", "2026-03-20"), "page")
 		path := "/stats/example.com/page?from=2026-03-14&to=2026-03-20&per_page=100&" + encodeQuery(c.query)
@@ -294,7 +308,7 @@ func TestFilteredNumbersOnListsAndExport(t *testing.T) {
 		}
 	}
 	// A range that starts before the visit rows: the page says from which day filtered
-	// numbers count (and so does the dashboard); past 31 days, that they are sampled.
+	// numbers count (and so does the dashboard); past 10 M pageviews, that they are sampled.
 	for _, path := range []string{"/stats/example.com/page?from=2026-02-20&to=2026-03-20&filter[country]=DE:Germany",
 		"/stats/example.com?from=2026-02-20&to=2026-03-20&filter[country]=DE:Germany"} {
 		p := b.get(encodePath(path))
@@ -305,8 +319,14 @@ func TestFilteredNumbersOnListsAndExport(t *testing.T) {
 	}
 	p := b.get(encodePath("/stats/example.com?from=2026-03-01&to=2026-04-10&filter[country]=DE:Germany"))
 	wantStatus(t, "41 days", p, http.StatusOK)
-	if !strings.Contains(p.body, "Estimated from 50 % of visits (ranges over 31 days are sampled).") {
-		t.Errorf("41 days: no note on sampling:\n%s", p.body)
+	if !strings.Contains(p.body, sampledNote) {
+		t.Errorf("20 M pageviews: no note on sampling:\n%s", p.body)
+	}
+	// A small website's long range is exact, and says nothing of a sample.
+	p = b.get(encodePath("/stats/example.com?from=2025-03-21&to=2026-03-20&filter[country]=DE:Germany"))
+	wantStatus(t, "a small website's year", p, http.StatusOK)
+	if strings.Contains(p.body, "Estimated from") {
+		t.Errorf("a small website's year: a note on sampling:\n%s", p.body)
 	}
 }
 
@@ -496,6 +516,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 	id := e.Site(owner.Key, "example.com")
 	e.seedMonth(id)
 	visits := e.filterVisits(id, "2026-03-01", "2026-03-20", 40)
+	e.bigView(id, "2026-02-05")
 
 	ctx := webtest.NewBrowser(t)
 	if err := chromedp.Do(ctx); err != nil {
@@ -588,7 +609,7 @@ func TestFilteredNumbersInChromium(t *testing.T) {
 		}
 		var notes string
 		eval(`document.querySelector(".range-note").innerText`, &notes)
-		if !strings.Contains(notes, "numbers start on 1 Mar 2026") || !strings.Contains(notes, "Estimated from 50 % of visits") {
+		if !strings.Contains(notes, "numbers start on 1 Mar 2026") || !strings.Contains(notes, sampledNote) {
 			t.Errorf("%s: the notes:\n%s", page.shot, notes)
 		}
 	}

@@ -115,7 +115,7 @@ func (p *Pages) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(filters) > 0 {
-		data.Notices = web.FilterNotices(rng, "", basis.From)
+		data.Notices = web.FilterNotices(rng, "", basis.From, basis.Fraction)
 	}
 	data.From, data.To = params.Paging.Shown(total)
 	p.pageLinks(&data, r.URL)

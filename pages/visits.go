@@ -50,6 +50,8 @@ type visitsReads struct {
 	// filteredFrom is the first day with visit details of the range before (which starts
 	// first), zero when all its days have them (always, without filters).
 	filteredFrom time.Time
+	// fraction is the fraction of the range's visitors its filtered numbers read.
+	fraction float64
 	// Under filter[goal]: the conversion rates of the range and of the one before, as the
 	// API's summary has them; converts is false without a goal filter.
 	rateNow, rateBefore float64
@@ -79,6 +81,12 @@ func (p *Pages) readVisits(ctx context.Context, g *errgroup.Group, siteID int64,
 		if err != nil {
 			return err
 		}
+		// The fraction of the range's own view, which its notice states.
+		nowBasis, err := now.Basis(ctx)
+		if err != nil {
+			return err
+		}
+		out.fraction = nowBasis.Fraction
 		// The range compared with starts first: the two ranges together are from its first day
 		// (a custom one may end after the range).
 		out.filteredFrom, err = p.noticedFrom(ctx, siteID, stats.Range{From: prev.From, To: maxTime(rng.To, prev.To)}, basis.From)
@@ -105,7 +113,7 @@ func newVisitsPanel(base string, view statsView, rng stats.Range, cmp stats.Comp
 	f := web.NewFigures(v.now, v.before, "\u202f")
 	var notices []string
 	if filtered {
-		notices = web.FilterNotices(rng, before, v.filteredFrom)
+		notices = web.FilterNotices(rng, before, v.filteredFrom, v.fraction)
 	}
 	panel := visitsPanel{
 		Numbers: []headline{

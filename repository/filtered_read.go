@@ -22,7 +22,7 @@ import (
 // prefix: each day's partition, a closed day clustered so the website's rows are together),
 // with the filters as conditions of the scan, aggregated by hash. Lists of several visit-level
 // names are one scan with GROUPING SETS; distinct visitors a day are the groups of (day,
-// visitor), never a count(DISTINCT), which sorts. Past stats.ExactFilterDays the rows of the
+// visitor), never a count(DISTINCT), which sorts. Past stats.MaxExactPageviews the rows of the
 // visitors below a cut of the day number are read (a range of the key) and counts scaled.
 
 // rowSource is the WHERE clause over visit_rows of one filtered read, with its arguments.
@@ -57,7 +57,7 @@ func uncountedNone() []string {
 }
 
 // newRowSource selects the website's rows of the days that match every filter, sampled when
-// fraction is under 1 (stats.SampleFraction: a range longer than stats.ExactFilterDays). The
+// fraction is under 1 (stats.SampleFraction: a view of more than stats.MaxExactPageviews). The
 // range, the sample and the filters' conditions are the query engine's (rangeWhere,
 // filtered_conds.go). Filters that match nothing ((other)) select no row, so every read
 // answers its zeros and empty lists as for an unknown value.
@@ -313,7 +313,10 @@ func (v rowReader) totalsRows(ctx context.Context, unit query.TimeUnit) ([]Query
 		}
 		q.Filters = append(q.Filters, ef)
 	}
-	b := v.repo.newBuild(v.websiteID, q, stats.Zone{})
+	b, err := v.repo.newBuild(ctx, v.websiteID, q, stats.Zone{})
+	if err != nil {
+		return nil, 0, err
+	}
 	b.groupVisitors = true
 	if v.filters.MatchesNothing() {
 		return nil, b.fraction, nil // (other): no row holds it

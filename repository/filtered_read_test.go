@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	queryapi "github.com/analytics-service/analytics/query"
 	"github.com/analytics-service/analytics/repository"
 	"github.com/analytics-service/analytics/repository/repotest"
 	"github.com/analytics-service/analytics/stats"
@@ -298,15 +299,20 @@ func expectEventGroups(counts map[string]int64, limit, valuesEach int) ([]reposi
 	return out[:min(limit, len(out))], int64(len(out))
 }
 
-// A year's filtered numbers are read from a sample of the visitors and scaled: estimates
-// within a stated tolerance of the truth, counts in steps of the scale.
-func TestFilteredYearIsSampled(t *testing.T) {
+// A big website's filtered numbers (a view of more than 10 M pageviews by its counters, here
+// 200 M) are read from a sample of the visitors and scaled: estimates within a stated
+// tolerance of the truth, counts in steps of the scale.
+func TestFilteredBigViewIsSampled(t *testing.T) {
 	f := newFixture(t, "a.example")
 	ctx := context.Background()
 	year := stats.Range{From: date("2025-01-01"), To: date("2025-12-31")}
-	fraction := stats.SampleFraction(year)
+	repotest.CountPageviews(t, f.repo, f.sites[0], year.From, 20*stats.MaxExactPageviews)
+	fraction := stats.SampleFraction(20 * stats.MaxExactPageviews)
 	if fraction >= 1 {
-		t.Fatalf("a year is read whole (%v); want a sample", fraction)
+		t.Fatalf("200 M pageviews are read whole (%v); want a sample", fraction)
+	}
+	if b, err := f.repo.Reader(f.sites[0], year, stats.Filters{{Name: stats.Device, Value: "Desktop"}}).Basis(ctx); err != nil || b.Fraction != fraction {
+		t.Fatalf("basis %+v (%v), want the fraction %v", b, err, fraction)
 	}
 	visits := repotest.RandomVisits(mathrand.New(mathrand.NewPCG(3, 3)), year.From, year.To, 200)
 	repotest.WriteVisitRows(t, f.db, f.sites[0], visits)
@@ -353,5 +359,54 @@ func TestFilteredYearIsSampled(t *testing.T) {
 			visitsSum += b.Totals.Visits
 		}
 		within("visits of the months", visitsSum, want.Visits, 0.1)
+	}
+}
+
+// A small website's filtered numbers over a year are exact: sampling is by the view's
+// pageviews (past 10 M), never by the range's length, so a year of a few hundred visits a day
+// is read whole, through v1's reads and the query API alike.
+func TestSmallSiteFilteredYearIsExact(t *testing.T) {
+	f := newFixture(t, "a.example")
+	ctx := context.Background()
+	year := stats.Range{From: date("2025-01-01"), To: date("2025-12-31")}
+	visits := repotest.RandomVisits(mathrand.New(mathrand.NewPCG(5, 5)), year.From, year.To, 100)
+	repotest.WriteVisitRows(t, f.db, f.sites[0], visits)
+	// The counters of such a website: well under 10 M pageviews a year.
+	repotest.CountPageviews(t, f.repo, f.sites[0], year.From, 100_000)
+	filters := stats.Filters{{Name: stats.Device, Value: "Desktop"}}
+	reader := f.repo.Reader(f.sites[0], year, filters)
+	if b, err := reader.Basis(ctx); err != nil || b.Fraction != 1 {
+		t.Fatalf("basis %+v (%v), want every visitor", b, err)
+	}
+	matching := repotest.Filtered(visits, year.From, year.To, filters)
+	want := repotest.ExpectTotal(matching, filters)
+	got, err := reader.Totals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Visitors != want.Visitors || got.Visits != want.Visits || got.Pageviews != want.Pageviews || got.Bounces != want.Bounces {
+		t.Errorf("totals %+v, want %+v", got, want)
+	}
+	if want.Visitors == 0 {
+		t.Fatal("no desktop visitors: the test reads nothing")
+	}
+	pages := repotest.ExpectList(matching, stats.Page, filters)
+	list, _, err := reader.List(ctx, repository.StatQuery{Name: stats.Page, Limit: 1000, Desc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list {
+		if e.Count != pages[e.Value] {
+			t.Errorf("page %s: %d, want %d", e.Value, e.Count, pages[e.Value])
+		}
+	}
+	answer := f.runQuery(t, f.sites[0], `{"site_id": "a.example", "metrics": ["visitors", "pageviews"],
+		"date_range": ["2025-01-01", "2025-12-31"], "filters": [["is", "visit:device", ["Desktop"]]]}`,
+		queryapi.Env{Now: date("2026-01-10"), Location: time.UTC})
+	if answer.Basis.Fraction != 1 || len(answer.Rows) != 1 {
+		t.Fatalf("query API: %+v, want one exact row", answer)
+	}
+	if v := answer.Rows[0].Metrics; v[0] != float64(want.Visitors) || v[1] != float64(want.Pageviews) {
+		t.Errorf("query API: %v, want visitors %d, pageviews %d", v, want.Visitors, want.Pageviews)
 	}
 }

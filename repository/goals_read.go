@@ -128,7 +128,7 @@ type GoalConversion struct {
 }
 
 // Conversions are the numbers of a website's goals over a range, with the filters of the read
-// (sampled past stats.ExactFilterDays, as every filtered read), by visitors descending, then
+// (sampled past stats.MaxExactPageviews, as every filtered read), by visitors descending, then
 // display name, and the
 // visitors of the same rows, which conversion rates divide by. Days without visit rows count
 // nothing (Basis says from which day they count).
@@ -154,7 +154,11 @@ func (v rowReader) Conversions(ctx context.Context, goals []stats.Goal) ([]GoalC
 // read. Without filters nor sample, those of the closed days are kept in memory as their
 // pages are (closedConversions), and only the other days are read.
 func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*goalCounts, float64, error) {
-	if len(v.filters) > 0 || stats.SampleFraction(v.days) < 1 {
+	fraction, err := v.repo.sampleFraction(ctx, v.websiteID, v.days)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(v.filters) > 0 || fraction < 1 {
 		return v.countGoals(ctx, goals, nil, nil)
 	}
 	closed, err := v.repo.closedDays(ctx, v.days)

@@ -19,13 +19,15 @@ import (
 // answers: the summary's numbers, the days of the time series and a visit-level list. It
 // covers every v1 operator (filter, filter_any, filter_not, filter_contains), a code before
 // ':', pages (a visit matching when one of its hits does, or when none does), a property and
-// goals, alone and together, past ExactFilterDays (sampled) too. (Stored events, which the
+// goals, alone and together, past stats.MaxExactPageviews (sampled) too. (Stored events, which the
 // query API has no dimension for, are checked against the visits in filtered_read_test.go.)
 func TestFilteredReadsAgreeWithQuery(t *testing.T) {
 	f := newFixture(t, "engine.example")
 	site, ctx := f.sites[0], context.Background()
-	from, to := date("2026-01-01"), date("2026-02-09") // 40 days: sampled at 1/2
+	from, to := date("2026-01-01"), date("2026-02-09") // 40 days
 	visits := repotest.RandomVisits(mathrand.New(mathrand.NewPCG(27, 4)), from, to, 40)
+	// A view of 20 M pageviews by the counters: the reads of the whole range are sampled at 1/2.
+	repotest.CountPageviews(t, f.repo, site, from, 2*stats.MaxExactPageviews)
 	for i := range visits {
 		switch i % 5 {
 		case 0:

@@ -15,7 +15,7 @@ import (
 //     for each statistic's value, its visits (its pageviews for pages, its events for events);
 //   - the visit rows (visit_rows), which can tell the visits that match filters and hold what
 //     no counter does (visitors per value, custom properties, revenue, the order of a visit's
-//     hits, the hour of a day), sampled past stats.ExactFilterDays.
+//     hits, the hour of a day), sampled past stats.MaxExactPageviews in a view.
 //
 // A third store (per-day rollups of more combinations, or a column engine holding closed
 // days) is one more store here, chosen from the same needs; its callers do not change.

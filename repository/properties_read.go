@@ -15,7 +15,7 @@ import (
 
 // Custom properties and revenue are read from the visit rows (docs/properties.md), with or
 // without filters, as goals are: days without rows are left out (Basis.From) and ranges past
-// stats.ExactFilterDays are sampled.
+// stats.MaxExactPageviews are sampled.
 
 // RowReader is the reader of a website's range for what only the rows hold (custom
 // properties), with or without filters, as the planner chooses it (plan.go).

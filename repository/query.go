@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -100,7 +101,10 @@ type queryBuild struct {
 	// repeatRows is, under a hit dimension, rep's SELECT of the same visitor-days passed as
 	// two lists, or "" when rep groups the range's rows itself (too many to pass).
 	repeatRows string
-	revenue    *revenuePlan // with revenue metrics (planRevenue)
+	// keptThrough is the last day of the range whose visitor-days of several visits
+	// visit_row_repeats keeps (keepRepeats), zero when none is.
+	keptThrough time.Time
+	revenue     *revenuePlan // with revenue metrics (planRevenue)
 	// groupVisitors: visitors are counted by grouping every (dimensions, day, visitor) of the
 	// matching rows, rather than by reading the range's visitor-days of several visits first
 	// (readRepeats): for reads whose filters keep few rows of the range (v1's, rowReader).
@@ -154,7 +158,10 @@ func ordersByGroupRate(q *query.Query) bool {
 // runStatement answers a checked query over the website's visit rows with one statement (and
 // the reads its metrics need after it).
 func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (QueryAnswer, error) {
-	b := r.newBuild(websiteID, q, zone)
+	b, err := r.newBuild(ctx, websiteID, q, zone)
+	if err != nil {
+		return QueryAnswer{}, err
+	}
 	if err := b.readValues(ctx, q.Filters); err != nil {
 		return QueryAnswer{}, err
 	}
@@ -176,12 +183,16 @@ func (r *Repository) runStatement(ctx context.Context, websiteID int64, q *query
 }
 
 // newBuild is the builder of q's statement over the website's rows of its range, sampled past
-// stats.ExactFilterDays.
-func (r *Repository) newBuild(websiteID int64, q *query.Query, zone stats.Zone) *queryBuild {
-	b := &queryBuild{q: q, fraction: stats.SampleFraction(q.Range.Days()), repo: r, websiteID: websiteID, zone: zone}
+// stats.MaxExactPageviews.
+func (r *Repository) newBuild(ctx context.Context, websiteID int64, q *query.Query, zone stats.Zone) (*queryBuild, error) {
+	fraction, err := r.sampleFraction(ctx, websiteID, q.Range.Days())
+	if err != nil {
+		return nil, err
+	}
+	b := &queryBuild{q: q, fraction: fraction, repo: r, websiteID: websiteID, zone: zone}
 	b.base = b.rangeWhere(websiteID)
 	b.baseArgs = len(b.args)
-	return b
+	return b, nil
 }
 
 // runBuild compiles b's statement and runs it: the answer's rows with their metrics as the
@@ -189,6 +200,9 @@ func (r *Repository) newBuild(websiteID int64, q *query.Query, zone stats.Zone) 
 func (r *Repository) runBuild(ctx context.Context, b *queryBuild) (QueryAnswer, error) {
 	var out QueryAnswer
 	q := b.q
+	if err := b.keepRepeats(ctx); err != nil {
+		return out, err
+	}
 	err := r.readRows(ctx, func(tx *sqlx.Tx) error {
 		if err := b.readRepeats(ctx, tx); err != nil {
 			return err
@@ -264,7 +278,7 @@ func (b *queryBuild) finish(ctx context.Context, r *Repository, websiteID int64,
 }
 
 // rangeWhere selects the website's rows of the range's hours, sampled past
-// stats.ExactFilterDays as the filtered reads are.
+// stats.MaxExactPageviews as the filtered reads are.
 func (b *queryBuild) rangeWhere(websiteID int64) string {
 	return rangeWhere(&b.sqlArgs, websiteID, b.q.Range, b.fraction)
 }
@@ -491,11 +505,13 @@ func (b *queryBuild) readRepeats(ctx context.Context, tx *sqlx.Tx) error {
 	if !b.needsVisitors() || b.groupVisitors {
 		return nil
 	}
-	keys, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])
+	keys, err := b.rangeRepeats(ctx, tx)
 	if err != nil {
 		return err
 	}
 	switch {
+	case len(keys) > b.repo.maxRepeats && !b.keptThrough.IsZero():
+		b.repeatRows = b.keptRepeatRows()
 	case len(keys) > b.repo.maxRepeats:
 	case b.hitLevel() == query.VisitLevel:
 		b.repeats = b.arg(pq.Array(keys)) + "::int8[]"

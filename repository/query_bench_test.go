@@ -29,15 +29,7 @@ func BenchmarkQueryAPI(b *testing.B) {
 	last := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
 	repotest.WriteFilterBench(b, f.db, repotest.FilterBench{Websites: f.sites, VisitsPerDay: 10_000, Days: 30, Last: last})
 	site := f.sites[7]
-	// The goals of the goals' benchmark, for the event:goal queries: 10 page patterns, 10 events.
-	for i := range 10 {
-		pattern := fmt.Sprintf("/section-%d/*", i)
-		if i%3 == 0 {
-			pattern = fmt.Sprintf("/section-%d/page-1*|/section-%d/page-%d", i, i+1, 100+i)
-		}
-		mustGoal(b, f, site, stats.Goal{Kind: stats.GoalPageview, Page: pattern, DisplayName: fmt.Sprintf("Pages %d", i)})
-		mustGoal(b, f, site, stats.Goal{Kind: stats.GoalEvent, Event: fmt.Sprintf("Event %d", i+1), DisplayName: fmt.Sprintf("Event %d", i+1)})
-	}
+	queryBenchGoals(b, f, site)
 	// One connection, so that backendCPU reads the process of every statement.
 	f.db.SetMaxOpenConns(1)
 	env := queryapi.Env{Now: last.AddDate(0, 0, 1).Add(12 * time.Hour), Location: time.UTC}
@@ -61,6 +53,31 @@ func BenchmarkQueryAPI(b *testing.B) {
 			}
 		})
 	}
+}
+
+// queryBenchGoals makes the goals of the goals' benchmark, for the event:goal queries: 10 page
+// patterns ("Pages 0".."Pages 9"), 10 events ("Event 1".."Event 10"). It returns their ids in
+// that order, pages first.
+func queryBenchGoals(b *testing.B, f fixture, site int64) []int64 {
+	var ids []int64
+	add := func(g stats.Goal) {
+		made, err := f.repo.CreateGoal(context.Background(), site, g)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, made.ID)
+	}
+	for i := range 10 {
+		pattern := fmt.Sprintf("/section-%d/*", i)
+		if i%3 == 0 {
+			pattern = fmt.Sprintf("/section-%d/page-1*|/section-%d/page-%d", i, i+1, 100+i)
+		}
+		add(stats.Goal{Kind: stats.GoalPageview, Page: pattern, DisplayName: fmt.Sprintf("Pages %d", i)})
+	}
+	for i := range 10 {
+		add(stats.Goal{Kind: stats.GoalEvent, Event: fmt.Sprintf("Event %d", i+1), DisplayName: fmt.Sprintf("Event %d", i+1)})
+	}
+	return ids
 }
 
 const queryBenchHead = `"site_id": "site7.example", "date_range": "30d", `

@@ -158,9 +158,10 @@ func namedByFilters(filters []query.Filter, name string) bool {
 // range's pages (matchGoals, the closed days' kept in memory).
 func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *query.Query, others []query.Filter,
 	goals []stats.Goal, zone stats.Zone) (*goalTable, Basis, error) {
-	b := &queryBuild{q: q, fraction: stats.SampleFraction(q.Range.Days()), repo: r, websiteID: websiteID, zone: zone}
-	b.base = b.rangeWhere(websiteID)
-	b.baseArgs = len(b.args)
+	b, err := r.newBuild(ctx, websiteID, q, zone)
+	if err != nil {
+		return nil, Basis{}, err
+	}
 	key := ""
 	for _, f := range q.Dimensions {
 		if f.Level != query.GoalLevel {
@@ -182,10 +183,14 @@ func (r *Repository) queryGoalCounts(ctx context.Context, websiteID int64, q *qu
 	}
 	names, oldNames := eventGoals(goals)
 	t := &goalTable{byKey: map[string]*goalCounts{}, fraction: b.fraction}
+	if err := b.keepRepeats(ctx); err != nil {
+		return nil, Basis{}, err
+	}
 	err = r.readRows(ctx, func(tx *sqlx.Tx) error {
-		// The visitor-days of several visits, from the primary key alone: only they are
-		// grouped one by one to count the base visitors (as the engine's statement does).
-		repeats, err := repeatedVisitorDays(ctx, tx, b.base, b.args[:b.baseArgs])
+		// The visitor-days of several visits (the closed days' kept, the others' from the
+		// primary key alone): only they are grouped one by one to count the base visitors (as
+		// the engine's statement does).
+		repeats, err := b.rangeRepeats(ctx, tx)
 		if err != nil {
 			return err
 		}

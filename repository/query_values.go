@@ -53,12 +53,7 @@ func (b *queryBuild) readValues(ctx context.Context, filters []query.Filter) err
 // of the matching rows: the hours and the sample are not applied, which only adds values that
 // match no row).
 func (b *queryBuild) distinctValues(ctx context.Context, f query.Field) ([]string, error) {
-	r, rg, now := b.repo, b.q.Range, b.repo.now()
-	loc := b.zone.At(now)
-	if loc == nil {
-		loc = time.UTC
-	}
-	closed := dayOf(now.In(loc)).AddDate(0, 0, -closedAfter)
+	r, rg, closed := b.repo, b.q.Range, b.lastClosedDay()
 	set := map[string]bool{}
 	if !rg.From.After(closed) {
 		last := rg.To
@@ -95,6 +90,16 @@ func (b *queryBuild) distinctValues(ctx context.Context, f query.Field) ([]strin
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// lastClosedDay is the last day, in the website's time zone, that no flush writes any more.
+func (b *queryBuild) lastClosedDay() time.Time {
+	now := b.repo.now()
+	loc := b.zone.At(now)
+	if loc == nil {
+		loc = time.UTC
+	}
+	return dayOf(now.In(loc)).AddDate(0, 0, -closedAfter)
 }
 
 // valuesSQL is the statement of the distinct stored values of a field of website $1's rows;

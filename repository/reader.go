@@ -42,7 +42,7 @@ type Reader interface {
 }
 
 // Basis is what a range's numbers rest on. The counters count every visitor of every day;
-// filtered numbers may rest on a sample of the visitors (a range over stats.ExactFilterDays)
+// filtered numbers may rest on a sample of the visitors (a view of more than stats.MaxExactPageviews)
 // and start after the range's first day (days before the website kept visit rows).
 type Basis struct {
 	// Fraction is the fraction of the visitors read: 1, or the sample's.
@@ -138,9 +138,12 @@ func (v rowReader) source(ctx context.Context) (*rowSource, error) {
 			return nil, err
 		}
 	}
-	fraction := stats.SampleFraction(v.days)
-	if v.exact {
-		fraction = 1
+	fraction := 1.0
+	if !v.exact {
+		var err error
+		if fraction, err = v.repo.sampleFraction(ctx, v.websiteID, v.days); err != nil {
+			return nil, err
+		}
 	}
 	return newRowSource(ctx, v.websiteID, v.days, fraction, v.filters, goal)
 }
@@ -150,7 +153,11 @@ func (v rowReader) Basis(ctx context.Context) (Basis, error) {
 	if err != nil {
 		return Basis{}, fmt.Errorf("stats.basis: %w", err)
 	}
-	return Basis{Fraction: stats.SampleFraction(v.days), From: from}, nil
+	fraction, err := v.repo.sampleFraction(ctx, v.websiteID, v.days)
+	if err != nil {
+		return Basis{}, fmt.Errorf("stats.basis: %w", err)
+	}
+	return Basis{Fraction: fraction, From: from}, nil
 }
 
 // StatQueryOf is the page of values that a list query asks for.

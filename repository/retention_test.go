@@ -52,9 +52,10 @@ func TestDeleteStatsOfARange(t *testing.T) {
 		repotest.WriteVisitRows(t, db, site, repotest.RandomVisits(rng, date(days[0]), date(days[len(days)-1]), 5))
 		db.MustExec(`INSERT INTO imported_days (website_id, day, source) VALUES ($1, '2026-06-24', 'plausible')`, site)
 		db.MustExec(`INSERT INTO property_keys (website_id, day, key, value_count) VALUES ($1, '2026-06-28', 'plan', 1)`, site)
+		db.MustExec(`INSERT INTO visit_row_repeats (website_id, day, visitors) VALUES ($1, '2026-06-28', '{1, 2}'), ($1, '2026-07-09', '{3}')`, site)
 	}
 	tables := [][2]string{{"stats", "date"}, {"stats_value_counts", "date"}, {"visit_rows", "day"}, {"visitor_days", "day"},
-		{"imported_days", "day"}, {"property_keys", "day"}}
+		{"imported_days", "day"}, {"property_keys", "day"}, {"visit_row_repeats", "day"}}
 	before := map[[2]string]int{}
 	for _, tc := range tables {
 		before[tc] = rowsOf(t, db, tc[0], tc[1], a, "2026-06-01", "2026-06-20") + rowsOf(t, db, tc[0], tc[1], a, "2026-07-03", "2026-07-31")

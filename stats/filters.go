@@ -421,19 +421,22 @@ func Filterable(name Name, value string) bool {
 	return value != Other && slices.Contains(FilterNames, name)
 }
 
-// ExactFilterDays is the longest range, in days, whose filtered numbers are exact; past it
-// they may be sampled (docs/filters.md).
-const ExactFilterDays = 31
+// MaxExactPageviews is the most pageviews a view (a website's range) may hold for reads of its
+// visit rows to be exact, Plausible's line for sampling; past it they read a sample of the
+// visitors (docs/big-sites.md). By volume, not by the range's length: a small website's year
+// is exact, a very big website's week may be sampled.
+const MaxExactPageviews = 10_000_000
 
-// SampleFraction is the fraction of the visits that filtered reads of the range read: 1 (exact)
-// up to ExactFilterDays days; past it about ExactFilterDays days' worth, rounded down to one of
-// 1/2, 1/5, 1/10, 1/20, 1/50 and 1/100, so that the answer says a plain fraction.
-func SampleFraction(days Range) float64 {
-	n := days.Days()
-	if n <= ExactFilterDays {
+// SampleFraction is the fraction of the visitors that reads of the visit rows of a view
+// holding these pageviews read: 1 (exact) up to MaxExactPageviews; past it about
+// MaxExactPageviews' worth, rounded down to one of 1/2, 1/5, 1/10, 1/20, 1/50 and 1/100, so
+// that the answer says a plain fraction. Every read of one view gets the same fraction, and a
+// fraction keeps whole visitors (the same ones in every read), so the panels of a view add up.
+func SampleFraction(pageviews int64) float64 {
+	if pageviews <= MaxExactPageviews {
 		return 1
 	}
-	want := float64(ExactFilterDays) / float64(n)
+	want := float64(MaxExactPageviews) / float64(pageviews)
 	for _, f := range []float64{0.5, 0.2, 0.1, 0.05, 0.02} {
 		if f <= want {
 			return f

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/analytics-service/analytics/stats"
 )
@@ -151,22 +150,17 @@ func TestMatchesNothingAndFilterable(t *testing.T) {
 }
 
 func TestSampleFraction(t *testing.T) {
-	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	cases := []struct {
-		days int
-		want float64
+		pageviews int64
+		want      float64
 	}{
-		{1, 1}, {31, 1}, // exact up to 31 days, counted inclusively
-		{32, 0.5}, {62, 0.5}, {63, 0.2}, {155, 0.2}, {156, 0.1}, {310, 0.1}, {311, 0.05},
-		{365, 0.05}, {620, 0.05}, {621, 0.02}, {1550, 0.02}, {1551, 0.01}, {3660, 0.01},
+		{0, 1}, {1, 1}, {10_000_000, 1}, // exact up to 10 M pageviews, whatever the range's length
+		{10_000_001, 0.5}, {20_000_000, 0.5}, {20_000_001, 0.2}, {50_000_000, 0.2}, {50_000_001, 0.1},
+		{100_000_000, 0.1}, {200_000_000, 0.05}, {500_000_000, 0.02}, {500_000_001, 0.01}, {1e12, 0.01},
 	}
 	for _, c := range cases {
-		r := stats.Range{From: from, To: from.AddDate(0, 0, c.days-1)}
-		if r.Days() != c.days {
-			t.Fatalf("range of %d days has %d", c.days, r.Days())
-		}
-		if got := stats.SampleFraction(r); got != c.want {
-			t.Errorf("%d days: %v, want %v", c.days, got, c.want)
+		if got := stats.SampleFraction(c.pageviews); got != c.want {
+			t.Errorf("%d pageviews: %v, want %v", c.pageviews, got, c.want)
 		}
 	}
 }

@@ -116,9 +116,10 @@ func sourceName(s string) string {
 // from is the first day with visit details (repository.FilteredFrom) of the earliest range
 // the page shows, zero when every day of it has them: for the dashboard the range before
 // days, which its changes compare with (named by before), for a full list days itself (before
-// ""). A range of more than stats.ExactFilterDays is estimated from a sample, and says so.
-// Plain text: templates escape it.
-func FilterNotices(days stats.Range, before string, from time.Time) []string {
+// ""). fraction is the fraction of the visitors read (repository.Basis): under 1, a view of
+// more than stats.MaxExactPageviews is estimated from a sample, and says so. Plain text:
+// templates escape it.
+func FilterNotices(days stats.Range, before string, from time.Time, fraction float64) []string {
 	var out []string
 	day := from.Format("2 Jan 2006")
 	switch {
@@ -130,9 +131,9 @@ func FilterNotices(days stats.Range, before string, from time.Time) []string {
 	case before != "":
 		out = append(out, fmt.Sprintf("With filters, the numbers of %s start on %s: earlier days have no visit details.", before, day))
 	}
-	if f := stats.SampleFraction(days); f < 1 {
-		out = append(out, fmt.Sprintf("Estimated from %g %% of visits (ranges over %d days are sampled).",
-			math.Round(f*100), stats.ExactFilterDays))
+	if fraction < 1 {
+		out = append(out, fmt.Sprintf("Estimated from %g %% of visitors (views of more than %d million pageviews are sampled).",
+			math.Round(fraction*100), stats.MaxExactPageviews/1_000_000))
 	}
 	return out
 }

@@ -34,7 +34,7 @@ func (s StatsReset) All() bool { return s.From.IsZero() }
 // days marked imported.
 var dayTables = []struct{ table, day string }{
 	{"stats", "date"}, {"stats_value_counts", "date"}, {"visit_rows", "day"}, {"visit_row_values", "day"},
-	{"property_keys", "day"}, {"property_values", "day"}, {"visitor_days", "day"}, {"imported_days", "day"},
+	{"visit_row_repeats", "day"}, {"property_keys", "day"}, {"property_values", "day"}, {"visitor_days", "day"}, {"imported_days", "day"},
 }
 
 // DeleteStats deletes a website's stats of the days of a range, or of every day when days is
@@ -245,7 +245,7 @@ func (r *Repository) forgetVisitRowsOf(ctx context.Context, websiteID int64, day
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck
-	for _, table := range []string{"visit_rows", "visit_row_values", "property_keys", "property_values"} {
+	for _, table := range []string{"visit_rows", "visit_row_values", "visit_row_repeats", "property_keys", "property_values"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE website_id = $1 AND day = $2`, websiteID, day.Format(dateLayout)); err != nil {
 			return fmt.Errorf("%s: %w", table, err)
 		}

@@ -233,3 +233,16 @@ func SeedYear(tb testing.TB, repo *repository.Repository, websiteID int64, first
 	}
 	flush()
 }
+
+// CountPageviews adds n pageviews to the website's daily counters of day, through
+// AddVisitBatch: a view holding that many pageviews, for the reads whose sample is chosen by
+// volume (stats.SampleFraction).
+func CountPageviews(tb testing.TB, repo *repository.Repository, websiteID int64, day time.Time, n int64) {
+	tb.Helper()
+	batch := repository.VisitBatch{ID: uuid.NewString(), Counts: []repository.StatCount{
+		{WebsiteID: websiteID, Name: string(stats.Pageview), Date: day, Value: stats.DayValue(day), Count: n},
+	}}
+	if _, err := repo.AddVisitBatch(context.Background(), batch, 0); err != nil {
+		tb.Fatal(err)
+	}
+}

@@ -1,0 +1,119 @@
+package repository_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	queryapi "github.com/analytics-service/analytics/query"
+	"github.com/analytics-service/analytics/repository/repotest"
+	"github.com/analytics-service/analytics/stats"
+)
+
+// BenchmarkBigSite measures the big sites' targets (docs/big-sites.md): one website of
+// BENCH_VISITS_PER_DAY visits a day (default 100,000) sharing visit_rows with BENCH_WEBSITES
+// websites of 10,000 (default 20), for BENCH_DAYS days (default 30), written by
+// repotest.WriteFilterBench, with a year of its counters (repotest.SeedYear). Over the last
+// BENCH_DAYS days it times every query of BenchmarkQueryAPI's set (visit/NAME within 300 ms
+// p95, hit/NAME within 1 s), funnels of 2 to 8 steps (hit/funnel_N, 1 s) and the dashboard's
+// reads unfiltered (300 ms) and filtered by a country, a page, a source, a goal and a
+// property (dashboard/NAME, 1.5 s), and logs the bytes visit_rows takes per pageview.
+//
+//	make bench-bigsite (BENCH_RUNS runs each, default 10)
+func BenchmarkBigSite(b *testing.B) {
+	perDay := benchKnob(b, "BENCH_VISITS_PER_DAY", 100_000, 1)
+	small := benchKnob(b, "BENCH_WEBSITES", 20, 0)
+	days := benchKnob(b, "BENCH_DAYS", 30, 1)
+	domains := []string{"big.example"}
+	visits := []int{perDay}
+	for i := range small {
+		domains = append(domains, fmt.Sprintf("site%d.example", i))
+		visits = append(visits, 10_000)
+	}
+	f := newFixture(b, domains...)
+	site := f.sites[0]
+	last := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	repotest.WriteFilterBench(b, f.db, repotest.FilterBench{Websites: f.sites, Visits: visits, Days: days, Last: last})
+	start := time.Now()
+	repotest.SeedYear(b, f.repo, site, last.AddDate(0, 0, -364), repotest.Year{Pages: 1000, Others: true, Visits: perDay})
+	if _, err := f.db.Exec(`VACUUM ANALYZE stats, stats_weekly, stats_monthly`); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("seeded a year of counters in %v", time.Since(start).Round(time.Second))
+	logFilterStorage(b, f)
+	goals := queryBenchGoals(b, f, site)
+	// The rows are ordered from the data's first day on (funnels and filters read them).
+	if _, err := f.db.Exec(`UPDATE websites SET funnels_from = '2000-01-01', filters_from = '2000-01-01' WHERE id = $1`, site); err != nil {
+		b.Fatal(err)
+	}
+	rng := stats.Range{From: last.AddDate(0, 0, 1-days), To: last}
+	ctx := context.Background()
+
+	env := queryapi.Env{Now: last.AddDate(0, 0, 1).Add(12 * time.Hour), Location: time.UTC}
+	head := fmt.Sprintf(`"site_id": "big.example", "date_range": ["%s", "%s"], `, rng.From.Format(time.DateOnly), rng.To.Format(time.DateOnly))
+	for _, c := range queryBenchCases {
+		q, err := queryapi.Parse([]byte(`{`+head+c.body+`}`), env)
+		if err != nil {
+			b.Fatalf("%s: %v", c.name, err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			timeWithCPU(b, f, func() error {
+				answer, err := f.repo.RunQuery(ctx, site, q, stats.FixedZone(time.UTC))
+				if err == nil && len(answer.Rows) == 0 {
+					err = fmt.Errorf("no rows")
+				}
+				return err
+			})
+		})
+	}
+
+	// Funnels of the first N of 8 steps: pages of a section, then events and other sections.
+	steps := []int64{goals[1], goals[10], goals[2], goals[11], goals[4], goals[12], goals[5], goals[7]}
+	for n := 2; n <= 8; n++ {
+		funnel, err := f.repo.CreateFunnel(ctx, site, fmt.Sprintf("%d steps", n), steps[:n])
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("hit/funnel_%d", n), func(b *testing.B) {
+			timeWithCPU(b, f, func() error {
+				numbers, _, err := f.repo.FunnelNumbers(ctx, site, rng, nil, funnel)
+				if err == nil && numbers.Entering() == 0 {
+					err = fmt.Errorf("nobody entered %d steps", n)
+				}
+				return err
+			})
+		})
+	}
+
+	for _, d := range []struct {
+		name    string
+		filters stats.Filters
+	}{
+		{"unfiltered", nil},
+		{"country", stats.Filters{{Name: stats.Country, Value: "K1:Country 1"}}},
+		{"page", stats.Filters{{Name: stats.Page, Value: "/section-1/page-1"}}},
+		{"source", stats.Filters{{Name: stats.Referrer, Value: "referrer-1.example"}}},
+		{"goal", stats.Filters{{Name: stats.GoalName, Value: "Pages 1"}}},
+		{"property", stats.Filters{{Name: stats.Property, Key: "plan", Value: "plan-1"}}},
+	} {
+		b.Run("dashboard/"+d.name, func(b *testing.B) {
+			timeWithCPU(b, f, func() error { return dashboardReads(ctx, f.repo, site, rng, d.filters) })
+		})
+	}
+}
+
+// benchKnob is the environment variable name as a number of at least least, or def when unset.
+func benchKnob(b *testing.B, name string, def, least int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < least {
+		b.Fatalf("%s=%q: want a whole number of at least %d", name, s, least)
+	}
+	return n
+}
