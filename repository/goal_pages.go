@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/analytics-service/analytics/repository/ttlcache"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -30,8 +31,8 @@ type websiteDay struct {
 }
 
 // newClosedPages is the cache of closed days' pages, each day weighing its pages.
-func newClosedPages() *ttlCache[websiteDay, map[string]int64] {
-	return newTTLCache[websiteDay](closedTTL, closedPagesMax, func(p map[string]int64) int { return len(p) })
+func newClosedPages() *ttlcache.Cache[websiteDay, map[string]int64] {
+	return ttlcache.New[websiteDay](closedTTL, closedPagesMax, func(p map[string]int64) int { return len(p) })
 }
 
 // closedDays are the days of the range that are closed: the job has rewritten them in key
@@ -82,7 +83,7 @@ func (r *Repository) rangePageviews(ctx context.Context, websiteID int64, days [
 	out := map[string]int64{}
 	var read []string
 	for _, day := range days {
-		if pageviews, ok := r.pages.get(websiteDay{websiteID, day}, now); ok && closed[day] {
+		if pageviews, ok := r.pages.Get(websiteDay{websiteID, day}, now); ok && closed[day] {
 			for p, n := range pageviews {
 				out[p] += n
 			}
@@ -102,7 +103,7 @@ func (r *Repository) rangePageviews(ctx context.Context, websiteID int64, days [
 			out[p] += n
 		}
 		if closed[day] {
-			r.pages.put(websiteDay{websiteID, day}, perDay[day], now)
+			r.pages.Put(websiteDay{websiteID, day}, perDay[day], now)
 		}
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/analytics-service/analytics/repository/ttlcache"
 	"github.com/analytics-service/analytics/stats"
 )
 
@@ -16,8 +17,8 @@ import (
 const closedConversionsMax = 1_000
 
 // newClosedConversions is the cache of the goals' numbers of closed days, by conversionKey.
-func newClosedConversions() *ttlCache[string, *goalCounts] {
-	return newTTLCache[string](closedTTL, closedConversionsMax, func(*goalCounts) int { return 1 })
+func newClosedConversions() *ttlcache.Cache[string, *goalCounts] {
+	return ttlcache.New[string](closedTTL, closedConversionsMax, func(*goalCounts) int { return 1 })
 }
 
 // conversionKey names a website's days and goals (what each goal compares, in order): the

@@ -175,13 +175,13 @@ func (v rowReader) conversionCounts(ctx context.Context, goals []stats.Goal) (*g
 	}
 	now := v.repo.now()
 	key := conversionKey(v.websiteID, closedDays, goals)
-	fromClosed, ok := v.repo.conversions.get(key, now)
+	fromClosed, ok := v.repo.conversions.Get(key, now)
 	var fromOpen *goalCounts
 	g, gctx := errgroup.WithContext(ctx)
 	if !ok && len(closedDays) > 0 {
 		g.Go(func() (err error) {
 			if fromClosed, _, err = v.countGoals(gctx, goals, closedDays, closed); err == nil {
-				v.repo.conversions.put(key, fromClosed, now)
+				v.repo.conversions.Put(key, fromClosed, now)
 			}
 			return err
 		})

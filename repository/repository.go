@@ -16,6 +16,7 @@ import (
 
 	"github.com/analytics-service/analytics/repository/counters"
 	"github.com/analytics-service/analytics/repository/store"
+	"github.com/analytics-service/analytics/repository/ttlcache"
 )
 
 var (
@@ -40,9 +41,9 @@ type Repository struct {
 	// nil: this one.
 	collection *Repository
 	now        func() time.Time
-	pages      *ttlCache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
+	pages      *ttlcache.Cache[websiteDay, map[string]int64] // the pages of closed days, for goals (goal_pages.go)
 	// the goals' numbers of closed days (goals_closed.go)
-	conversions *ttlCache[string, *goalCounts]
+	conversions *ttlcache.Cache[string, *goalCounts]
 	// maxRepeats is how many visitor-days of several visits the query engine passes to a
 	// statement as a list (defaultMaxRepeats; the tests change it to try both ways).
 	maxRepeats int

@@ -1,0 +1,32 @@
+package ttlcache
+
+import (
+	"testing"
+	"time"
+)
+
+// TestCache: a value is kept for ttl and not a moment more; a value that would take the
+// weight past max empties the cache first; replacing a value counts its new weight only.
+func TestCache(t *testing.T) {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := New[string](time.Minute, 3, func(v []int) int { return len(v) })
+	c.Put("a", []int{1, 2}, start)
+	if v, ok := c.Get("a", start.Add(59*time.Second)); !ok || len(v) != 2 {
+		t.Fatalf("within the minute: %v %v", v, ok)
+	}
+	if _, ok := c.Get("a", start.Add(time.Minute)); ok {
+		t.Error("kept past its ttl")
+	}
+	c.Put("a", []int{1}, start) // replaces: weight 1, not 3
+	c.Put("b", []int{1, 2}, start)
+	if _, ok := c.Get("a", start); !ok {
+		t.Error("a replaced value still weighed its old weight")
+	}
+	c.Put("c", []int{1}, start) // 1+2+1 > 3: emptied, then c
+	if _, ok := c.Get("a", start); ok {
+		t.Error("past its weight the cache kept a")
+	}
+	if _, ok := c.Get("c", start); !ok {
+		t.Error("the value put after emptying is lost")
+	}
+}
