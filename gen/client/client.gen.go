@@ -1102,9 +1102,9 @@ type ListMeta struct {
 	LastPage int  `json:"last_page"`
 	PerPage  int  `json:"per_page"`
 
-	// Sampled Stats list with filters only, on a range of more than 31 days: the fraction of the visitors read
-	// (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
-	// exact.
+	// Sampled Stats list with filters only, on a view of more than 10 M pageviews: the fraction of
+	// the visitors read (`0.1`); the counts are estimates scaled up from it. Absent when the
+	// counts are exact.
 	Sampled *float64 `json:"sampled,omitempty"`
 
 	// To Position of the last item of this page, null past the end.
@@ -1268,7 +1268,7 @@ type QueryMeta struct {
 	// MetricWarnings By metric, why it is null in every row (revenue metrics only).
 	MetricWarnings *map[string]QueryMetricWarning `json:"metric_warnings,omitempty"`
 
-	// Sampled Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
+	// Sampled Past 10 M pageviews in the view, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
 	Sampled *float64 `json:"sampled,omitempty"`
 
 	// TimeLabels With `include.time_labels` and a time dimension, every bucket of the range.
@@ -1664,8 +1664,8 @@ type Summary struct {
 	Events    int64 `json:"events"`
 	Pageviews int64 `json:"pageviews"`
 
-	// Sampled With filters only, on a range of more than 31 days: the fraction of the visitors read
-	// (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
+	// Sampled With filters only, on a view of more than 10 M pageviews: the fraction of the visitors
+	// read (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
 	// exact.
 	Sampled *float64 `json:"sampled,omitempty"`
 
@@ -1747,9 +1747,9 @@ type TimeseriesEntry struct {
 	Date      string `json:"date"`
 	Pageviews int64  `json:"pageviews"`
 
-	// Sampled With filters only, on a range of more than 31 days: the fraction of the visitors read
-	// (`0.1`); this bucket's counts are estimates scaled up from it. Absent when the counts are
-	// exact.
+	// Sampled With filters only, on a view of more than 10 M pageviews: the fraction of the visitors
+	// read (`0.1`); this bucket's counts are estimates scaled up from it. Absent when the
+	// counts are exact.
 	Sampled       *float64 `json:"sampled,omitempty"`
 	VisitDuration int64    `json:"visit_duration"`
 	Visitors      int64    `json:"visitors"`
@@ -2324,8 +2324,10 @@ type ListStatsParams struct {
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
-	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+	//   is counted exactly, however long its range. Past that, the answer may be read from a
+	//   sample of the visitors (the same visitors in every part of the view) and scaled up:
+	//   `sampled` then says the fraction read.
 	// - Days that have no filter rows (before the upgrade that brought filters, older than
 	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
 	//   the numbers count when that is after `from`.
@@ -2396,8 +2398,10 @@ type GetFunnelParams struct {
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
-	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+	//   is counted exactly, however long its range. Past that, the answer may be read from a
+	//   sample of the visitors (the same visitors in every part of the view) and scaled up:
+	//   `sampled` then says the fraction read.
 	// - Days that have no filter rows (before the upgrade that brought filters, older than
 	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
 	//   the numbers count when that is after `from`.
@@ -2466,8 +2470,10 @@ type ListGoalConversionsParams struct {
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
-	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+	//   is counted exactly, however long its range. Past that, the answer may be read from a
+	//   sample of the visitors (the same visitors in every part of the view) and scaled up:
+	//   `sampled` then says the fraction read.
 	// - Days that have no filter rows (before the upgrade that brought filters, older than
 	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
 	//   the numbers count when that is after `from`.
@@ -2541,8 +2547,10 @@ type ListPropertiesParams struct {
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
-	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+	//   is counted exactly, however long its range. Past that, the answer may be read from a
+	//   sample of the visitors (the same visitors in every part of the view) and scaled up:
+	//   `sampled` then says the fraction read.
 	// - Days that have no filter rows (before the upgrade that brought filters, older than
 	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
 	//   the numbers count when that is after `from`.
@@ -2614,8 +2622,10 @@ type ListRevenueParams struct {
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
-	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+	//   is counted exactly, however long its range. Past that, the answer may be read from a
+	//   sample of the visitors (the same visitors in every part of the view) and scaled up:
+	//   `sampled` then says the fraction read.
 	// - Days that have no filter rows (before the upgrade that brought filters, older than
 	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
 	//   the numbers count when that is after `from`.
@@ -2680,8 +2690,10 @@ type GetSummaryParams struct {
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
-	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+	//   is counted exactly, however long its range. Past that, the answer may be read from a
+	//   sample of the visitors (the same visitors in every part of the view) and scaled up:
+	//   `sampled` then says the fraction read.
 	// - Days that have no filter rows (before the upgrade that brought filters, older than
 	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
 	//   the numbers count when that is after `from`.
@@ -2779,8 +2791,10 @@ type GetTimeseriesParams struct {
 	// - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
 	//   `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
 	//   422 on `filter`.
-	// - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-	//   sample of the visitors and scaled up: `sampled` then says the fraction read.
+	// - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+	//   is counted exactly, however long its range. Past that, the answer may be read from a
+	//   sample of the visitors (the same visitors in every part of the view) and scaled up:
+	//   `sampled` then says the fraction read.
 	// - Days that have no filter rows (before the upgrade that brought filters, older than
 	//   `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
 	//   the numbers count when that is after `from`.
@@ -3979,8 +3993,8 @@ type ClientInterface interface {
 	// past the 300 a day a website keeps. The values of one key are
 	// `listStats` with `name=property&property=KEY`.
 	// Properties are counted from the visit rows, as filtered numbers are: days without visit
-	// rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
-	// (`meta.sampled`).
+	// rows are left out (`meta.filtered_from`) and a view of more than 10 M pageviews may be
+	// sampled (`meta.sampled`).
 	//
 	// Corresponds with GET /api/v1/stats/{website_id}/properties (the `ListProperties` operationId).
 	ListProperties(ctx context.Context, websiteId StatsWebsiteId, params *ListPropertiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5018,8 +5032,8 @@ func (c *Client) ListGoalConversions(ctx context.Context, websiteId StatsWebsite
 // past the 300 a day a website keeps. The values of one key are
 // `listStats` with `name=property&property=KEY`.
 // Properties are counted from the visit rows, as filtered numbers are: days without visit
-// rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
-// (`meta.sampled`).
+// rows are left out (`meta.filtered_from`) and a view of more than 10 M pageviews may be
+// sampled (`meta.sampled`).
 //
 // Corresponds with GET /api/v1/stats/{website_id}/properties (the `ListProperties` operationId).
 func (c *Client) ListProperties(ctx context.Context, websiteId StatsWebsiteId, params *ListPropertiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10081,8 +10095,8 @@ type ClientWithResponsesInterface interface {
 	// past the 300 a day a website keeps. The values of one key are
 	// `listStats` with `name=property&property=KEY`.
 	// Properties are counted from the visit rows, as filtered numbers are: days without visit
-	// rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
-	// (`meta.sampled`).
+	// rows are left out (`meta.filtered_from`) and a view of more than 10 M pageviews may be
+	// sampled (`meta.sampled`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16914,8 +16928,8 @@ func (c *ClientWithResponses) ListGoalConversionsWithResponse(ctx context.Contex
 // past the 300 a day a website keeps. The values of one key are
 // `listStats` with `name=property&property=KEY`.
 // Properties are counted from the visit rows, as filtered numbers are: days without visit
-// rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
-// (`meta.sampled`).
+// rows are left out (`meta.filtered_from`) and a view of more than 10 M pageviews may be
+// sampled (`meta.sampled`).
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -833,8 +833,8 @@ export interface paths {
          *     past the 300 a day a website keeps. The values of one key are
          *     `listStats` with `name=property&property=KEY`.
          *     Properties are counted from the visit rows, as filtered numbers are: days without visit
-         *     rows are left out (`meta.filtered_from`) and ranges over 31 days may be sampled
-         *     (`meta.sampled`).
+         *     rows are left out (`meta.filtered_from`) and a view of more than 10 M pageviews may be
+         *     sampled (`meta.sampled`).
          */
         get: operations["listProperties"];
         put?: never;
@@ -1207,7 +1207,7 @@ export interface components {
             imports_warning?: string;
             /**
              * Format: double
-             * @description Past 31 days, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
+             * @description Past 10 M pageviews in the view, the fraction of the visitors read; counts are scaled estimates. Absent when exact.
              */
             sampled?: number;
             /**
@@ -2040,8 +2040,8 @@ export interface components {
             conversion_rate?: number;
             /**
              * Format: double
-             * @description With filters only, on a range of more than 31 days: the fraction of the visitors read
-             *     (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
+             * @description With filters only, on a view of more than 10 M pageviews: the fraction of the visitors
+             *     read (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
              *     exact.
              */
             sampled?: number;
@@ -2087,9 +2087,9 @@ export interface components {
             visit_duration: number;
             /**
              * Format: double
-             * @description With filters only, on a range of more than 31 days: the fraction of the visitors read
-             *     (`0.1`); this bucket's counts are estimates scaled up from it. Absent when the counts are
-             *     exact.
+             * @description With filters only, on a view of more than 10 M pageviews: the fraction of the visitors
+             *     read (`0.1`); this bucket's counts are estimates scaled up from it. Absent when the
+             *     counts are exact.
              */
             sampled?: number;
             comparison?: components["schemas"]["TimeseriesComparison"];
@@ -2188,9 +2188,9 @@ export interface components {
             filtered_from?: string;
             /**
              * Format: double
-             * @description Stats list with filters only, on a range of more than 31 days: the fraction of the visitors read
-             *     (`0.1`); the counts are estimates scaled up from it. Absent when the counts are
-             *     exact.
+             * @description Stats list with filters only, on a view of more than 10 M pageviews: the fraction of
+             *     the visitors read (`0.1`); the counts are estimates scaled up from it. Absent when the
+             *     counts are exact.
              */
             sampled?: number;
         };
@@ -2785,8 +2785,10 @@ export interface components {
          *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
          *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
          *       422 on `filter`.
-         *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-         *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+         *     - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+         *       is counted exactly, however long its range. Past that, the answer may be read from a
+         *       sample of the visitors (the same visitors in every part of the view) and scaled up:
+         *       `sampled` then says the fraction read.
          *     - Days that have no filter rows (before the upgrade that brought filters, older than
          *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
          *       the numbers count when that is after `from`.
@@ -4766,8 +4768,10 @@ export interface operations {
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
-                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+                 *       is counted exactly, however long its range. Past that, the answer may be read from a
+                 *       sample of the visitors (the same visitors in every part of the view) and scaled up:
+                 *       `sampled` then says the fraction read.
                  *     - Days that have no filter rows (before the upgrade that brought filters, older than
                  *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
                  *       the numbers count when that is after `from`.
@@ -4889,8 +4893,10 @@ export interface operations {
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
-                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+                 *       is counted exactly, however long its range. Past that, the answer may be read from a
+                 *       sample of the visitors (the same visitors in every part of the view) and scaled up:
+                 *       `sampled` then says the fraction read.
                  *     - Days that have no filter rows (before the upgrade that brought filters, older than
                  *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
                  *       the numbers count when that is after `from`.
@@ -5045,8 +5051,10 @@ export interface operations {
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
-                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+                 *       is counted exactly, however long its range. Past that, the answer may be read from a
+                 *       sample of the visitors (the same visitors in every part of the view) and scaled up:
+                 *       `sampled` then says the fraction read.
                  *     - Days that have no filter rows (before the upgrade that brought filters, older than
                  *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
                  *       the numbers count when that is after `from`.
@@ -5195,8 +5203,10 @@ export interface operations {
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
-                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+                 *       is counted exactly, however long its range. Past that, the answer may be read from a
+                 *       sample of the visitors (the same visitors in every part of the view) and scaled up:
+                 *       `sampled` then says the fraction read.
                  *     - Days that have no filter rows (before the upgrade that brought filters, older than
                  *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
                  *       the numbers count when that is after `from`.
@@ -5361,8 +5371,10 @@ export interface operations {
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
-                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+                 *       is counted exactly, however long its range. Past that, the answer may be read from a
+                 *       sample of the visitors (the same visitors in every part of the view) and scaled up:
+                 *       `sampled` then says the fraction read.
                  *     - Days that have no filter rows (before the upgrade that brought filters, older than
                  *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
                  *       the numbers count when that is after `from`.
@@ -5519,8 +5531,10 @@ export interface operations {
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
-                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+                 *       is counted exactly, however long its range. Past that, the answer may be read from a
+                 *       sample of the visitors (the same visitors in every part of the view) and scaled up:
+                 *       `sampled` then says the fraction read.
                  *     - Days that have no filter rows (before the upgrade that brought filters, older than
                  *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
                  *       the numbers count when that is after `from`.
@@ -5674,8 +5688,10 @@ export interface operations {
                  *     - An unknown or repeated NAME, `filter` not in this form (`filter=x`,
                  *       `filter[a][b]=x`), or a VALUE over 255 characters, holding NUL or not UTF-8 answers
                  *       422 on `filter`.
-                 *     - Ranges of up to 31 days are counted exactly. Past that, the answer may be read from a
-                 *       sample of the visitors and scaled up: `sampled` then says the fraction read.
+                 *     - A view of up to 10 M pageviews (the website's, over the range, by the daily counters)
+                 *       is counted exactly, however long its range. Past that, the answer may be read from a
+                 *       sample of the visitors (the same visitors in every part of the view) and scaled up:
+                 *       `sampled` then says the fraction read.
                  *     - Days that have no filter rows (before the upgrade that brought filters, older than
                  *       `FACTS_RETENTION` days, imported) are left out: `filtered_from` says from which day
                  *       the numbers count when that is after `from`.
