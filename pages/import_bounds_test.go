@@ -180,7 +180,9 @@ func holdUpload(t *testing.T, b *browser, path, token string, export []byte) *he
 	start()
 	// On a failure, the upload ends before the server is closed (which waits for it).
 	t.Cleanup(func() { _ = h.finish.CloseWithError(io.ErrUnexpectedEOF) })
-	deadline := time.Now().Add(10 * time.Second)
+	// A wait for the held upload to be seen running, not a measure: under the race detector
+	// on a busy machine its first bytes took over 10 s to arrive.
+	deadline := time.Now().Add(45 * time.Second)
 	for {
 		status, body, err := b.uploadFrom(path, token, strings.NewReader("not a zip"))
 		if err != nil {

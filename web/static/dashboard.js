@@ -72,6 +72,7 @@
         main().replaceWith(fresh);
         document.title = doc.title;
         history.pushState(null, "", url);
+        shown = view();
         window.scrollTo(0, y);
         var again = name && fresh.querySelector('[data-swap="' + name + '"]');
         if (again) again.focus({ preventScroll: true });
@@ -79,7 +80,11 @@
       })
       .catch(function () { window.location.href = url; });
   };
-  window.addEventListener("popstate", function () { window.location.reload(); });
+  // Back or Forward to another view loads it; a fragment's link ("Skip to content", a box's
+  // #id) changes the history entry too, and must not reload the page.
+  var view = function () { return location.pathname + location.search; };
+  var shown = view();
+  window.addEventListener("popstate", function () { if (view() !== shown) window.location.reload(); });
   document.addEventListener("click", function (e) {
     var a = e.target.closest && e.target.closest("a[data-swap]");
     if (!a || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey || !window.fetch) return;
