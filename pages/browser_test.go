@@ -209,6 +209,14 @@ func TestPagesInChromium(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("table.sites")))
 	for _, width := range []int64{1280, 375} {
 		check("home", "/", width)
+		// A tracker option's words run as one text beside its box, not as narrow columns: the
+		// label is a flex row, so its text must be one item (a loose word or <code> is one).
+		var columns int
+		eval(`[...document.querySelectorAll(".snippet-options label.checkbox")].filter(l => l.children.length !== 2 ||
+			[...l.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim() !== "")).length`, &columns)
+		if columns != 0 {
+			t.Errorf("home at %d px: %d tracker options laid out in columns", width, columns)
+		}
 		check("edit", fmt.Sprintf("/websites/%d/edit", id), width)
 		check("admin-users", "/admin/users", width)
 		check("guide-local", "/stats/localhost", width)
