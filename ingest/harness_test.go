@@ -16,9 +16,9 @@ type collectEnv struct {
 	key string // the API key of owner@example.com
 }
 
-// newCollectEnv builds the service with cfg, no background job running: the test flushes by
-// itself, at moments it chooses.
-func newCollectEnv(t testing.TB, cfg app.Config) *collectEnv {
+// newCollectEnv builds the service with cfg, no background job running unless opts say so
+// (harness.Started): the test flushes by itself, at moments it chooses.
+func newCollectEnv(t testing.TB, cfg app.Config, opts ...harness.Option) *collectEnv {
 	t.Helper()
 	if cfg.Geo == nil {
 		geo, err := ingest.OpenGeoDB(geotest.WriteCity(t))
@@ -31,7 +31,7 @@ func newCollectEnv(t testing.TB, cfg app.Config) *collectEnv {
 	if cfg.BufferMaxKeys == 0 {
 		cfg.BufferMaxKeys = 100_000
 	}
-	e := harness.New(t, harness.Config(cfg))
+	e := harness.New(t, append([]harness.Option{harness.Config(cfg)}, opts...)...)
 	return &collectEnv{Env: e, key: e.User("owner@example.com").Key}
 }
 

@@ -537,9 +537,13 @@ func (v *visit) pending() bool {
 }
 
 // resendEvery is how often at most a visit's moving exit page and growing duration are sent
-// to the counters while it goes on: a visit of a hit every second would otherwise cost two
-// exit-page keys and two duration keys every flush.
-const resendEvery = 30 * time.Second
+// to the counters, and the part its row gathered written, while it goes on: a visit of a hit
+// every second would otherwise cost two exit-page keys, two duration keys and a row write
+// every flush. Every number must count a hit within 5 s of its 202 at FLUSH_INTERVAL 1 s: a
+// hit just after a full emission waits at most resendEvery (seconds are whole, so a little
+// less), then up to a flush interval for the flush that sees it due, then that flush's write.
+// 3 s leaves about a second for the write; docs/filters.md ("Collection") has what it costs.
+const resendEvery = 3 * time.Second
 
 // hourValues are stats.HourValue of each hour, made once.
 var hourValues = func() (out [25]string) {

@@ -27,18 +27,41 @@ func AtOnce(n int, f func(i int)) time.Duration {
 	return time.Since(began)
 }
 
-// Clock is an injectable time that only moves when told to.
+// Clock is an injectable time that only moves when told to, or, made by NewRunningClock, also
+// as real time passes.
 type Clock struct {
 	mu  sync.Mutex
 	now time.Time
+	// from is the real time at which a running clock read now; zero for a clock that only
+	// moves when told to.
+	from time.Time
 }
 
 // NewClock starts a clock at t.
 func NewClock(t time.Time) *Clock { return &Clock{now: t} }
 
-func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+// NewRunningClock starts at t a clock that moves with real time: for a test of what happens
+// within seconds of real time (a flush interval, a freshness bound) on a day it chooses, so
+// that a run across midnight cannot split its hits over two days.
+func NewRunningClock(t time.Time) *Clock { return &Clock{now: t, from: time.Now()} }
 
-func (c *Clock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.now = t }
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.from.IsZero() {
+		return c.now
+	}
+	return c.now.Add(time.Since(c.from))
+}
+
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+	if !c.from.IsZero() {
+		c.from = time.Now()
+	}
+}
 
 func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
 

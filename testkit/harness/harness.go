@@ -56,10 +56,15 @@ type setup struct {
 	at      time.Time
 	config  app.Config
 	started bool
+	running bool
 }
 
 // At starts the clock at t instead of Today.
 func At(t time.Time) Option { return func(s *setup) { s.at = t } }
+
+// Running makes the env's clock move with real time from where it starts
+// (testkit.NewRunningClock), for a Started env whose test waits on the flusher's real interval.
+func Running() Option { return func(s *setup) { s.running = true } }
 
 // Config is the service's configuration. Its Now, when nil, is the env's clock.
 func Config(cfg app.Config) Option { return func(s *setup) { s.config = cfg } }
@@ -82,6 +87,9 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	db, dbURL := repotest.New(t)
 	clock := testkit.NewClock(s.at)
+	if s.running {
+		clock = testkit.NewRunningClock(s.at)
+	}
 	if s.config.Now == nil {
 		s.config.Now = clock.Now
 	}
