@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -167,6 +168,63 @@ func (e PageSize) Valid() bool {
 	case PageSizeN25:
 		return true
 	case PageSizeN50:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlausibleGoalGoalType.
+const (
+	PlausibleGoalGoalTypeEvent PlausibleGoalGoalType = "event"
+	PlausibleGoalGoalTypePage  PlausibleGoalGoalType = "page"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleGoalGoalType enum.
+func (e PlausibleGoalGoalType) Valid() bool {
+	switch e {
+	case PlausibleGoalGoalTypeEvent:
+		return true
+	case PlausibleGoalGoalTypePage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlausibleGuestRole.
+const (
+	PlausibleGuestRoleAdmin  PlausibleGuestRole = "admin"
+	PlausibleGuestRoleEditor PlausibleGuestRole = "editor"
+	PlausibleGuestRoleViewer PlausibleGuestRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleGuestRole enum.
+func (e PlausibleGuestRole) Valid() bool {
+	switch e {
+	case PlausibleGuestRoleAdmin:
+		return true
+	case PlausibleGuestRoleEditor:
+		return true
+	case PlausibleGuestRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlausibleGuestStatus.
+const (
+	PlausibleGuestStatusAccepted PlausibleGuestStatus = "accepted"
+	PlausibleGuestStatusInvited  PlausibleGuestStatus = "invited"
+)
+
+// Valid indicates whether the value is a known member of the PlausibleGuestStatus enum.
+func (e PlausibleGuestStatus) Valid() bool {
+	switch e {
+	case PlausibleGuestStatusAccepted:
+		return true
+	case PlausibleGuestStatusInvited:
 		return true
 	default:
 		return false
@@ -986,6 +1044,99 @@ type PlausibleAggregateValue struct {
 	Value           *float64 `json:"value"`
 }
 
+// PlausibleCreated defines model for PlausibleCreated.
+type PlausibleCreated struct {
+	Created bool `json:"created"`
+}
+
+// PlausibleCustomPropList defines model for PlausibleCustomPropList.
+type PlausibleCustomPropList struct {
+	CustomProperties []struct {
+		Property string `json:"property"`
+	} `json:"custom_properties"`
+}
+
+// PlausibleCustomPropRequest defines model for PlausibleCustomPropRequest.
+type PlausibleCustomPropRequest struct {
+	Property string `json:"property"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleDeleted defines model for PlausibleDeleted.
+type PlausibleDeleted struct {
+	Deleted bool `json:"deleted"`
+}
+
+// PlausibleGoal defines model for PlausibleGoal.
+type PlausibleGoal struct {
+	DisplayName string `json:"display_name"`
+
+	// Domain The site's domain (in the answer of the find-or-create).
+	Domain    *string               `json:"domain,omitempty"`
+	EventName *string               `json:"event_name"`
+	GoalType  PlausibleGoalGoalType `json:"goal_type"`
+	Id        int64                 `json:"id"`
+	PagePath  *string               `json:"page_path"`
+}
+
+// PlausibleGoalGoalType defines model for PlausibleGoal.GoalType.
+type PlausibleGoalGoalType string
+
+// PlausibleGoalList defines model for PlausibleGoalList.
+type PlausibleGoalList struct {
+	Goals []PlausibleGoal `json:"goals"`
+
+	// Meta Where the page is in the list; a null cursor means no page that way.
+	Meta PlausiblePageMeta `json:"meta"`
+}
+
+// PlausibleGoalRequest defines model for PlausibleGoalRequest.
+type PlausibleGoalRequest struct {
+	DisplayName *string `json:"display_name,omitempty"`
+	EventName   *string `json:"event_name,omitempty"`
+
+	// GoalType `event` or `page`.
+	GoalType string  `json:"goal_type"`
+	PagePath *string `json:"page_path,omitempty"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleGuest defines model for PlausibleGuest.
+type PlausibleGuest struct {
+	Email  string               `json:"email"`
+	Role   PlausibleGuestRole   `json:"role"`
+	Status PlausibleGuestStatus `json:"status"`
+}
+
+// PlausibleGuestRole defines model for PlausibleGuest.Role.
+type PlausibleGuestRole string
+
+// PlausibleGuestStatus defines model for PlausibleGuest.Status.
+type PlausibleGuestStatus string
+
+// PlausibleGuestList defines model for PlausibleGuestList.
+type PlausibleGuestList struct {
+	Guests []PlausibleGuest `json:"guests"`
+
+	// Meta Where the page is in the list; a null cursor means no page that way.
+	Meta PlausiblePageMeta `json:"meta"`
+}
+
+// PlausibleGuestRequest defines model for PlausibleGuestRequest.
+type PlausibleGuestRequest struct {
+	Email string `json:"email"`
+
+	// Role `viewer` or `editor`.
+	Role string `json:"role"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
 // PlausibleHealth defines model for PlausibleHealth.
 type PlausibleHealth struct {
 	Postgres PlausibleHealthPostgres `json:"postgres"`
@@ -1070,6 +1221,13 @@ type PlausibleHit1 struct {
 	Name string `json:"name"`
 }
 
+// PlausiblePageMeta Where the page is in the list; a null cursor means no page that way.
+type PlausiblePageMeta struct {
+	After  *string `json:"after"`
+	Before *string `json:"before"`
+	Limit  int     `json:"limit"`
+}
+
 // PlausibleRevenue An event's revenue: recorded as its value and unit under the rules of `HitEvent`'s
 // `value` and `unit` (the `event` statistic), and as its revenue under `Hit`'s rules for
 // `revenue`.
@@ -1086,6 +1244,62 @@ type PlausibleRowsAnswer struct {
 
 	// Warning Why imported days were left out.
 	Warning *string `json:"warning,omitempty"`
+}
+
+// PlausibleSharedLink defines model for PlausibleSharedLink.
+type PlausibleSharedLink struct {
+	Name string `json:"name"`
+	Url  string `json:"url"`
+}
+
+// PlausibleSharedLinkRequest defines model for PlausibleSharedLinkRequest.
+type PlausibleSharedLinkRequest struct {
+	Name string `json:"name"`
+
+	// SiteId The site's domain (required, here or in the query).
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleSite A site as Plausible's Sites API answers it.
+type PlausibleSite struct {
+	// CustomProperties The custom property keys declared for the site.
+	CustomProperties []string `json:"custom_properties"`
+	Domain           string   `json:"domain"`
+
+	// Timezone The IANA zone whose days the site counts.
+	Timezone string `json:"timezone"`
+}
+
+// PlausibleSiteCreate defines model for PlausibleSiteCreate.
+type PlausibleSiteCreate struct {
+	Domain string `json:"domain"`
+
+	// Timezone An IANA zone name (default the service's TZ).
+	Timezone *string `json:"timezone,omitempty"`
+}
+
+// PlausibleSiteList defines model for PlausibleSiteList.
+type PlausibleSiteList struct {
+	// Meta Where the page is in the list; a null cursor means no page that way.
+	Meta  PlausiblePageMeta     `json:"meta"`
+	Sites []PlausibleSiteListed `json:"sites"`
+}
+
+// PlausibleSiteListed defines model for PlausibleSiteListed.
+type PlausibleSiteListed struct {
+	Domain   string `json:"domain"`
+	Timezone string `json:"timezone"`
+}
+
+// PlausibleSiteRef defines model for PlausibleSiteRef.
+type PlausibleSiteRef struct {
+	SiteId *string `json:"site_id,omitempty"`
+}
+
+// PlausibleSiteUpdate defines model for PlausibleSiteUpdate.
+type PlausibleSiteUpdate struct {
+	// Domain Only the site's own domain is accepted (a website's domain does not change).
+	Domain *string `json:"domain,omitempty"`
 }
 
 // Privacy 0 public (anyone may read the stats pages), 1 private (only the owner, signed in),
@@ -1787,6 +2001,12 @@ type Page = int
 // PerPage Items per page.
 type PerPage = PageSize
 
+// PlausibleAfter defines model for PlausibleAfter.
+type PlausibleAfter = string
+
+// PlausibleBefore defines model for PlausibleBefore.
+type PlausibleBefore = string
+
 // PlausibleCompare defines model for PlausibleCompare.
 type PlausibleCompare = string
 
@@ -1799,6 +2019,9 @@ type PlausibleFilters = string
 // PlausibleInterval defines model for PlausibleInterval.
 type PlausibleInterval = string
 
+// PlausibleLimit defines model for PlausibleLimit.
+type PlausibleLimit = int
+
 // PlausibleMetrics defines model for PlausibleMetrics.
 type PlausibleMetrics = string
 
@@ -1807,6 +2030,12 @@ type PlausiblePeriod = string
 
 // PlausibleSiteId defines model for PlausibleSiteId.
 type PlausibleSiteId = string
+
+// PlausibleSiteIdQuery defines model for PlausibleSiteIdQuery.
+type PlausibleSiteIdQuery = string
+
+// PlausibleSiteIdRequired defines model for PlausibleSiteIdRequired.
+type PlausibleSiteIdRequired = string
 
 // PlausibleWithImported defines model for PlausibleWithImported.
 type PlausibleWithImported = string
@@ -1883,6 +2112,21 @@ type QueryTooManyRequests = QueryError
 // QueryUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
 type QueryUnauthorized = QueryError
 
+// SitesDeleted defines model for SitesDeleted.
+type SitesDeleted = PlausibleDeleted
+
+// SitesForbidden The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesForbidden = QueryError
+
+// SitesInvalid The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesInvalid = QueryError
+
+// SitesNotFound The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesNotFound = QueryError
+
+// SitesUnauthorized The error body of every `/api/v2` answer of 400 or more, as Plausible writes it.
+type SitesUnauthorized = QueryError
+
 // StatsTimedOut The one error body, for every status >= 400.
 type StatsTimedOut = Error
 
@@ -1906,6 +2150,96 @@ type UnsupportedMediaType = Error
 
 // WebsiteOK defines model for WebsiteOK.
 type WebsiteOK = WebsiteResponse
+
+// PlausibleListSitesParams defines parameters for PlausibleListSites.
+type PlausibleListSitesParams struct {
+	// After The cursor of the next page (`meta.after` of the last answer).
+	After *PlausibleAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before The cursor of the previous page (`meta.before` of the last answer).
+	Before *PlausibleBefore `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+	Limit *PlausibleLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PlausibleListCustomPropsParams defines parameters for PlausibleListCustomProps.
+type PlausibleListCustomPropsParams struct {
+	// SiteId The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+	SiteId PlausibleSiteIdRequired `form:"site_id" json:"site_id"`
+}
+
+// PlausibleCustomPropParams defines parameters for PlausibleCustomProp.
+type PlausibleCustomPropParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleDeleteCustomPropParams defines parameters for PlausibleDeleteCustomProp.
+type PlausibleDeleteCustomPropParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleListGoalsParams defines parameters for PlausibleListGoals.
+type PlausibleListGoalsParams struct {
+	// SiteId The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+	SiteId PlausibleSiteIdRequired `form:"site_id" json:"site_id"`
+
+	// After The cursor of the next page (`meta.after` of the last answer).
+	After *PlausibleAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before The cursor of the previous page (`meta.before` of the last answer).
+	Before *PlausibleBefore `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+	Limit *PlausibleLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PlausibleGoalParams defines parameters for PlausibleGoal.
+type PlausibleGoalParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleDeleteGoalParams defines parameters for PlausibleDeleteGoal.
+type PlausibleDeleteGoalParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleListGuestsParams defines parameters for PlausibleListGuests.
+type PlausibleListGuestsParams struct {
+	// SiteId The site's domain (400 without it, with Plausible's sentence; 404 for a domain the key's user has no role on, as for an unknown one).
+	SiteId PlausibleSiteIdRequired `form:"site_id" json:"site_id"`
+
+	// After The cursor of the next page (`meta.after` of the last answer).
+	After *PlausibleAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before The cursor of the previous page (`meta.before` of the last answer).
+	Before *PlausibleBefore `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Entries a page, 1 to 1,000 (default 100; past 1,000 a 400, where Plausible would quietly answer 1,000).
+	Limit *PlausibleLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PlausibleGuestParams defines parameters for PlausibleGuest.
+type PlausibleGuestParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleDeleteGuestParams defines parameters for PlausibleDeleteGuest.
+type PlausibleDeleteGuestParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
+
+// PlausibleSharedLinkParams defines parameters for PlausibleSharedLink.
+type PlausibleSharedLinkParams struct {
+	// SiteId The site's domain, when the body does not name it (Plausible reads either).
+	SiteId *PlausibleSiteIdQuery `form:"site_id,omitempty" json:"site_id,omitempty"`
+}
 
 // PlausibleAggregateParams defines parameters for PlausibleAggregate.
 type PlausibleAggregateParams struct {
@@ -2636,6 +2970,60 @@ type ListGoalsParams struct {
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 }
 
+// PlausibleCreateSiteJSONRequestBody defines body for PlausibleCreateSite for application/json ContentType.
+type PlausibleCreateSiteJSONRequestBody = PlausibleSiteCreate
+
+// PlausibleCreateSiteFormdataRequestBody defines body for PlausibleCreateSite for application/x-www-form-urlencoded ContentType.
+type PlausibleCreateSiteFormdataRequestBody = PlausibleSiteCreate
+
+// PlausibleCustomPropJSONRequestBody defines body for PlausibleCustomProp for application/json ContentType.
+type PlausibleCustomPropJSONRequestBody = PlausibleCustomPropRequest
+
+// PlausibleCustomPropFormdataRequestBody defines body for PlausibleCustomProp for application/x-www-form-urlencoded ContentType.
+type PlausibleCustomPropFormdataRequestBody = PlausibleCustomPropRequest
+
+// PlausibleDeleteCustomPropJSONRequestBody defines body for PlausibleDeleteCustomProp for application/json ContentType.
+type PlausibleDeleteCustomPropJSONRequestBody = PlausibleSiteRef
+
+// PlausibleDeleteCustomPropFormdataRequestBody defines body for PlausibleDeleteCustomProp for application/x-www-form-urlencoded ContentType.
+type PlausibleDeleteCustomPropFormdataRequestBody = PlausibleSiteRef
+
+// PlausibleGoalJSONRequestBody defines body for PlausibleGoal for application/json ContentType.
+type PlausibleGoalJSONRequestBody = PlausibleGoalRequest
+
+// PlausibleGoalFormdataRequestBody defines body for PlausibleGoal for application/x-www-form-urlencoded ContentType.
+type PlausibleGoalFormdataRequestBody = PlausibleGoalRequest
+
+// PlausibleDeleteGoalJSONRequestBody defines body for PlausibleDeleteGoal for application/json ContentType.
+type PlausibleDeleteGoalJSONRequestBody = PlausibleSiteRef
+
+// PlausibleDeleteGoalFormdataRequestBody defines body for PlausibleDeleteGoal for application/x-www-form-urlencoded ContentType.
+type PlausibleDeleteGoalFormdataRequestBody = PlausibleSiteRef
+
+// PlausibleGuestJSONRequestBody defines body for PlausibleGuest for application/json ContentType.
+type PlausibleGuestJSONRequestBody = PlausibleGuestRequest
+
+// PlausibleGuestFormdataRequestBody defines body for PlausibleGuest for application/x-www-form-urlencoded ContentType.
+type PlausibleGuestFormdataRequestBody = PlausibleGuestRequest
+
+// PlausibleDeleteGuestJSONRequestBody defines body for PlausibleDeleteGuest for application/json ContentType.
+type PlausibleDeleteGuestJSONRequestBody = PlausibleSiteRef
+
+// PlausibleDeleteGuestFormdataRequestBody defines body for PlausibleDeleteGuest for application/x-www-form-urlencoded ContentType.
+type PlausibleDeleteGuestFormdataRequestBody = PlausibleSiteRef
+
+// PlausibleSharedLinkJSONRequestBody defines body for PlausibleSharedLink for application/json ContentType.
+type PlausibleSharedLinkJSONRequestBody = PlausibleSharedLinkRequest
+
+// PlausibleSharedLinkFormdataRequestBody defines body for PlausibleSharedLink for application/x-www-form-urlencoded ContentType.
+type PlausibleSharedLinkFormdataRequestBody = PlausibleSharedLinkRequest
+
+// PlausibleUpdateSiteJSONRequestBody defines body for PlausibleUpdateSite for application/json ContentType.
+type PlausibleUpdateSiteJSONRequestBody = PlausibleSiteUpdate
+
+// PlausibleUpdateSiteFormdataRequestBody defines body for PlausibleUpdateSite for application/x-www-form-urlencoded ContentType.
+type PlausibleUpdateSiteFormdataRequestBody = PlausibleSiteUpdate
+
 // StoreWebsiteFormdataRequestBody defines body for StoreWebsite for application/x-www-form-urlencoded ContentType.
 type StoreWebsiteFormdataRequestBody = WebsiteStoreForm
 
@@ -3248,6 +3636,51 @@ type ServerInterface interface {
 	// HeadOpenAPI This API description's headers
 	// (HEAD /api/v1/openapi.yaml)
 	HeadOpenAPI(ctx echo.Context) error
+	// PlausibleListSites The sites a key's user can read (Plausible Sites API)
+	// (GET /api/v1/sites)
+	PlausibleListSites(ctx echo.Context, params PlausibleListSitesParams) error
+	// PlausibleCreateSite Create a site (Plausible Sites API)
+	// (POST /api/v1/sites)
+	PlausibleCreateSite(ctx echo.Context) error
+	// PlausibleListCustomProps A site's custom properties (Plausible Sites API)
+	// (GET /api/v1/sites/custom-props)
+	PlausibleListCustomProps(ctx echo.Context, params PlausibleListCustomPropsParams) error
+	// PlausibleCustomProp Declare a custom property (Plausible Sites API)
+	// (PUT /api/v1/sites/custom-props)
+	PlausibleCustomProp(ctx echo.Context, params PlausibleCustomPropParams) error
+	// PlausibleDeleteCustomProp Remove a custom property (Plausible Sites API)
+	// (DELETE /api/v1/sites/custom-props/{property})
+	PlausibleDeleteCustomProp(ctx echo.Context, property string, params PlausibleDeleteCustomPropParams) error
+	// PlausibleListGoals A site's goals (Plausible Sites API)
+	// (GET /api/v1/sites/goals)
+	PlausibleListGoals(ctx echo.Context, params PlausibleListGoalsParams) error
+	// PlausibleGoal Find or create a goal (Plausible Sites API)
+	// (PUT /api/v1/sites/goals)
+	PlausibleGoal(ctx echo.Context, params PlausibleGoalParams) error
+	// PlausibleDeleteGoal Delete a goal (Plausible Sites API)
+	// (DELETE /api/v1/sites/goals/{goal_id})
+	PlausibleDeleteGoal(ctx echo.Context, goalId string, params PlausibleDeleteGoalParams) error
+	// PlausibleListGuests A site's guests (Plausible Sites API)
+	// (GET /api/v1/sites/guests)
+	PlausibleListGuests(ctx echo.Context, params PlausibleListGuestsParams) error
+	// PlausibleGuest Find or invite a guest (Plausible Sites API)
+	// (PUT /api/v1/sites/guests)
+	PlausibleGuest(ctx echo.Context, params PlausibleGuestParams) error
+	// PlausibleDeleteGuest Remove a guest (Plausible Sites API)
+	// (DELETE /api/v1/sites/guests/{email})
+	PlausibleDeleteGuest(ctx echo.Context, email string, params PlausibleDeleteGuestParams) error
+	// PlausibleSharedLink Find or create a shared link by name (Plausible Sites API)
+	// (PUT /api/v1/sites/shared-links)
+	PlausibleSharedLink(ctx echo.Context, params PlausibleSharedLinkParams) error
+	// PlausibleDeleteSite Delete a site (Plausible Sites API)
+	// (DELETE /api/v1/sites/{site_id})
+	PlausibleDeleteSite(ctx echo.Context, siteId string) error
+	// PlausibleGetSite A site (Plausible Sites API)
+	// (GET /api/v1/sites/{site_id})
+	PlausibleGetSite(ctx echo.Context, siteId string) error
+	// PlausibleUpdateSite Change a site (Plausible Sites API)
+	// (PUT /api/v1/sites/{site_id})
+	PlausibleUpdateSite(ctx echo.Context, siteId string) error
 	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
 	// (GET /api/v1/stats/aggregate)
 	PlausibleAggregate(ctx echo.Context, params PlausibleAggregateParams) error
@@ -3354,6 +3787,338 @@ func (w *ServerInterfaceWrapper) HeadOpenAPI(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.HeadOpenAPI(ctx)
+	return err
+}
+
+// PlausibleListSites converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleListSites(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleListSitesParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleListSites(ctx, params)
+	return err
+}
+
+// PlausibleCreateSite converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleCreateSite(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleCreateSite(ctx)
+	return err
+}
+
+// PlausibleListCustomProps converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleListCustomProps(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleListCustomPropsParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleListCustomProps(ctx, params)
+	return err
+}
+
+// PlausibleCustomProp converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleCustomProp(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleCustomPropParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleCustomProp(ctx, params)
+	return err
+}
+
+// PlausibleDeleteCustomProp converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleDeleteCustomProp(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "property" -------------
+	var property string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "property", ctx.Param("property"), &property, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter property: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleDeleteCustomPropParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleDeleteCustomProp(ctx, property, params)
+	return err
+}
+
+// PlausibleListGoals converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleListGoals(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleListGoalsParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleListGoals(ctx, params)
+	return err
+}
+
+// PlausibleGoal converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleGoal(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleGoalParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleGoal(ctx, params)
+	return err
+}
+
+// PlausibleDeleteGoal converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleDeleteGoal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "goal_id" -------------
+	var goalId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "goal_id", ctx.Param("goal_id"), &goalId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter goal_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleDeleteGoalParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleDeleteGoal(ctx, goalId, params)
+	return err
+}
+
+// PlausibleListGuests converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleListGuests(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleListGuestsParams
+	// ------------- Required query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleListGuests(ctx, params)
+	return err
+}
+
+// PlausibleGuest converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleGuest(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleGuestParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleGuest(ctx, params)
+	return err
+}
+
+// PlausibleDeleteGuest converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleDeleteGuest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "email" -------------
+	var email string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "email", ctx.Param("email"), &email, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter email: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleDeleteGuestParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleDeleteGuest(ctx, email, params)
+	return err
+}
+
+// PlausibleSharedLink converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleSharedLink(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PlausibleSharedLinkParams
+	// ------------- Optional query parameter "site_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "site_id", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleSharedLink(ctx, params)
+	return err
+}
+
+// PlausibleDeleteSite converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleDeleteSite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "site_id" -------------
+	var siteId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "site_id", ctx.Param("site_id"), &siteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleDeleteSite(ctx, siteId)
+	return err
+}
+
+// PlausibleGetSite converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleGetSite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "site_id" -------------
+	var siteId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "site_id", ctx.Param("site_id"), &siteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleGetSite(ctx, siteId)
+	return err
+}
+
+// PlausibleUpdateSite converts echo context to params.
+func (w *ServerInterfaceWrapper) PlausibleUpdateSite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "site_id" -------------
+	var siteId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "site_id", ctx.Param("site_id"), &siteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter site_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlausibleUpdateSite(ctx, siteId)
 	return err
 }
 
@@ -4690,6 +5455,21 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/api/v1/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["getOpenAPI"]...)
 	router.HEAD(options.BaseURL+"/api/v1/openapi.yaml", wrapper.HeadOpenAPI, options.OperationMiddlewares["headOpenAPI"]...)
+	router.GET(options.BaseURL+"/api/v1/sites", wrapper.PlausibleListSites, options.OperationMiddlewares["plausibleListSites"]...)
+	router.POST(options.BaseURL+"/api/v1/sites", wrapper.PlausibleCreateSite, options.OperationMiddlewares["plausibleCreateSite"]...)
+	router.DELETE(options.BaseURL+"/api/v1/sites/:site_id", wrapper.PlausibleDeleteSite, options.OperationMiddlewares["plausibleDeleteSite"]...)
+	router.GET(options.BaseURL+"/api/v1/sites/:site_id", wrapper.PlausibleGetSite, options.OperationMiddlewares["plausibleGetSite"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/:site_id", wrapper.PlausibleUpdateSite, options.OperationMiddlewares["plausibleUpdateSite"]...)
+	router.GET(options.BaseURL+"/api/v1/sites/custom-props", wrapper.PlausibleListCustomProps, options.OperationMiddlewares["plausibleListCustomProps"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/custom-props", wrapper.PlausibleCustomProp, options.OperationMiddlewares["plausibleCustomProp"]...)
+	router.DELETE(options.BaseURL+"/api/v1/sites/custom-props/:property", wrapper.PlausibleDeleteCustomProp, options.OperationMiddlewares["plausibleDeleteCustomProp"]...)
+	router.GET(options.BaseURL+"/api/v1/sites/goals", wrapper.PlausibleListGoals, options.OperationMiddlewares["plausibleListGoals"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/goals", wrapper.PlausibleGoal, options.OperationMiddlewares["plausibleGoal"]...)
+	router.DELETE(options.BaseURL+"/api/v1/sites/goals/:goal_id", wrapper.PlausibleDeleteGoal, options.OperationMiddlewares["plausibleDeleteGoal"]...)
+	router.GET(options.BaseURL+"/api/v1/sites/guests", wrapper.PlausibleListGuests, options.OperationMiddlewares["plausibleListGuests"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/guests", wrapper.PlausibleGuest, options.OperationMiddlewares["plausibleGuest"]...)
+	router.DELETE(options.BaseURL+"/api/v1/sites/guests/:email", wrapper.PlausibleDeleteGuest, options.OperationMiddlewares["plausibleDeleteGuest"]...)
+	router.PUT(options.BaseURL+"/api/v1/sites/shared-links", wrapper.PlausibleSharedLink, options.OperationMiddlewares["plausibleSharedLink"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id", wrapper.ListStats, options.OperationMiddlewares["listStats"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/funnels/:funnel_id", wrapper.GetFunnel, options.OperationMiddlewares["getFunnel"]...)
 	router.GET(options.BaseURL+"/api/v1/stats/:website_id/goals", wrapper.ListGoalConversions, options.OperationMiddlewares["listGoalConversions"]...)
@@ -4813,6 +5593,23 @@ type QueryUnauthorizedJSONResponse struct {
 	Body QueryError
 
 	Headers QueryUnauthorizedResponseHeaders
+}
+
+type SitesDeletedJSONResponse PlausibleDeleted
+
+type SitesForbiddenJSONResponse QueryError
+
+type SitesInvalidJSONResponse QueryError
+
+type SitesNotFoundJSONResponse QueryError
+
+type SitesUnauthorizedResponseHeaders struct {
+	WWWAuthenticate string
+}
+type SitesUnauthorizedJSONResponse struct {
+	Body QueryError
+
+	Headers SitesUnauthorizedResponseHeaders
 }
 
 type StatsTimedOutResponseHeaders struct {
@@ -4963,6 +5760,1761 @@ func (response HeadOpenAPI500Response) VisitHeadOpenAPIResponse(w http.ResponseW
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
 	return nil
+}
+
+type PlausibleListSitesRequestObject struct {
+	Params PlausibleListSitesParams
+}
+
+type PlausibleListSitesResponseObject interface {
+	VisitPlausibleListSitesResponse(w http.ResponseWriter) error
+}
+
+type PlausibleListSites200JSONResponse PlausibleSiteList
+
+func (response PlausibleListSites200JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleListSites400JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleListSites401JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleListSites403JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleListSites429JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListSites500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleListSites500JSONResponse) VisitPlausibleListSitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSiteRequestObject struct {
+	JSONBody     *PlausibleCreateSiteJSONRequestBody
+	FormdataBody *PlausibleCreateSiteFormdataRequestBody
+}
+
+type PlausibleCreateSiteResponseObject interface {
+	VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error
+}
+
+type PlausibleCreateSite200JSONResponse PlausibleSite
+
+func (response PlausibleCreateSite200JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleCreateSite400JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleCreateSite401JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleCreateSite403JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite415JSONResponse QueryError
+
+func (response PlausibleCreateSite415JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleCreateSite429JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCreateSite500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleCreateSite500JSONResponse) VisitPlausibleCreateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomPropsRequestObject struct {
+	Params PlausibleListCustomPropsParams
+}
+
+type PlausibleListCustomPropsResponseObject interface {
+	VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error
+}
+
+type PlausibleListCustomProps200JSONResponse PlausibleCustomPropList
+
+func (response PlausibleListCustomProps200JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleListCustomProps400JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleListCustomProps401JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleListCustomProps403JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleListCustomProps404JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleListCustomProps429JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListCustomProps500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleListCustomProps500JSONResponse) VisitPlausibleListCustomPropsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomPropRequestObject struct {
+	Params       PlausibleCustomPropParams
+	JSONBody     *PlausibleCustomPropJSONRequestBody
+	FormdataBody *PlausibleCustomPropFormdataRequestBody
+}
+
+type PlausibleCustomPropResponseObject interface {
+	VisitPlausibleCustomPropResponse(w http.ResponseWriter) error
+}
+
+type PlausibleCustomProp200JSONResponse PlausibleCreated
+
+func (response PlausibleCustomProp200JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleCustomProp400JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleCustomProp401JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleCustomProp403JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleCustomProp404JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp415JSONResponse QueryError
+
+func (response PlausibleCustomProp415JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleCustomProp429JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleCustomProp500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleCustomProp500JSONResponse) VisitPlausibleCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomPropRequestObject struct {
+	Property     string `json:"property"`
+	Params       PlausibleDeleteCustomPropParams
+	JSONBody     *PlausibleDeleteCustomPropJSONRequestBody
+	FormdataBody *PlausibleDeleteCustomPropFormdataRequestBody
+}
+
+type PlausibleDeleteCustomPropResponseObject interface {
+	VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error
+}
+
+type PlausibleDeleteCustomProp200JSONResponse struct{ SitesDeletedJSONResponse }
+
+func (response PlausibleDeleteCustomProp200JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleDeleteCustomProp400JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleDeleteCustomProp401JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleDeleteCustomProp403JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleDeleteCustomProp404JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp415JSONResponse QueryError
+
+func (response PlausibleDeleteCustomProp415JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleDeleteCustomProp429JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteCustomProp500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleDeleteCustomProp500JSONResponse) VisitPlausibleDeleteCustomPropResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoalsRequestObject struct {
+	Params PlausibleListGoalsParams
+}
+
+type PlausibleListGoalsResponseObject interface {
+	VisitPlausibleListGoalsResponse(w http.ResponseWriter) error
+}
+
+type PlausibleListGoals200JSONResponse PlausibleGoalList
+
+func (response PlausibleListGoals200JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleListGoals400JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleListGoals401JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleListGoals403JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleListGoals404JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleListGoals429JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGoals500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleListGoals500JSONResponse) VisitPlausibleListGoalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoalRequestObject struct {
+	Params       PlausibleGoalParams
+	JSONBody     *PlausibleGoalJSONRequestBody
+	FormdataBody *PlausibleGoalFormdataRequestBody
+}
+
+type PlausibleGoalResponseObject interface {
+	VisitPlausibleGoalResponse(w http.ResponseWriter) error
+}
+
+type PlausibleGoal200JSONResponse PlausibleGoal
+
+func (response PlausibleGoal200JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleGoal400JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleGoal401JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleGoal403JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleGoal404JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal415JSONResponse QueryError
+
+func (response PlausibleGoal415JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleGoal429JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGoal500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleGoal500JSONResponse) VisitPlausibleGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoalRequestObject struct {
+	GoalId       string `json:"goal_id"`
+	Params       PlausibleDeleteGoalParams
+	JSONBody     *PlausibleDeleteGoalJSONRequestBody
+	FormdataBody *PlausibleDeleteGoalFormdataRequestBody
+}
+
+type PlausibleDeleteGoalResponseObject interface {
+	VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error
+}
+
+type PlausibleDeleteGoal200JSONResponse struct{ SitesDeletedJSONResponse }
+
+func (response PlausibleDeleteGoal200JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleDeleteGoal400JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleDeleteGoal401JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleDeleteGoal403JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleDeleteGoal404JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal415JSONResponse QueryError
+
+func (response PlausibleDeleteGoal415JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleDeleteGoal429JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGoal500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleDeleteGoal500JSONResponse) VisitPlausibleDeleteGoalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuestsRequestObject struct {
+	Params PlausibleListGuestsParams
+}
+
+type PlausibleListGuestsResponseObject interface {
+	VisitPlausibleListGuestsResponse(w http.ResponseWriter) error
+}
+
+type PlausibleListGuests200JSONResponse PlausibleGuestList
+
+func (response PlausibleListGuests200JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleListGuests400JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleListGuests401JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleListGuests403JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleListGuests404JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleListGuests429JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleListGuests500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleListGuests500JSONResponse) VisitPlausibleListGuestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuestRequestObject struct {
+	Params       PlausibleGuestParams
+	JSONBody     *PlausibleGuestJSONRequestBody
+	FormdataBody *PlausibleGuestFormdataRequestBody
+}
+
+type PlausibleGuestResponseObject interface {
+	VisitPlausibleGuestResponse(w http.ResponseWriter) error
+}
+
+type PlausibleGuest200JSONResponse PlausibleGuest
+
+func (response PlausibleGuest200JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleGuest400JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleGuest401JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleGuest403JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleGuest404JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest415JSONResponse QueryError
+
+func (response PlausibleGuest415JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleGuest429JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGuest500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleGuest500JSONResponse) VisitPlausibleGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuestRequestObject struct {
+	Email        string `json:"email"`
+	Params       PlausibleDeleteGuestParams
+	JSONBody     *PlausibleDeleteGuestJSONRequestBody
+	FormdataBody *PlausibleDeleteGuestFormdataRequestBody
+}
+
+type PlausibleDeleteGuestResponseObject interface {
+	VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error
+}
+
+type PlausibleDeleteGuest200JSONResponse struct{ SitesDeletedJSONResponse }
+
+func (response PlausibleDeleteGuest200JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleDeleteGuest400JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleDeleteGuest401JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleDeleteGuest403JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleDeleteGuest404JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest415JSONResponse QueryError
+
+func (response PlausibleDeleteGuest415JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleDeleteGuest429JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteGuest500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleDeleteGuest500JSONResponse) VisitPlausibleDeleteGuestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLinkRequestObject struct {
+	Params       PlausibleSharedLinkParams
+	JSONBody     *PlausibleSharedLinkJSONRequestBody
+	FormdataBody *PlausibleSharedLinkFormdataRequestBody
+}
+
+type PlausibleSharedLinkResponseObject interface {
+	VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error
+}
+
+type PlausibleSharedLink200JSONResponse PlausibleSharedLink
+
+func (response PlausibleSharedLink200JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleSharedLink400JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleSharedLink401JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleSharedLink403JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleSharedLink404JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink415JSONResponse QueryError
+
+func (response PlausibleSharedLink415JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleSharedLink429JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleSharedLink500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleSharedLink500JSONResponse) VisitPlausibleSharedLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSiteRequestObject struct {
+	SiteId string `json:"site_id"`
+}
+
+type PlausibleDeleteSiteResponseObject interface {
+	VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error
+}
+
+type PlausibleDeleteSite200JSONResponse struct{ SitesDeletedJSONResponse }
+
+func (response PlausibleDeleteSite200JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleDeleteSite401JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleDeleteSite403JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleDeleteSite404JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleDeleteSite429JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleDeleteSite500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleDeleteSite500JSONResponse) VisitPlausibleDeleteSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSiteRequestObject struct {
+	SiteId string `json:"site_id"`
+}
+
+type PlausibleGetSiteResponseObject interface {
+	VisitPlausibleGetSiteResponse(w http.ResponseWriter) error
+}
+
+type PlausibleGetSite200JSONResponse PlausibleSite
+
+func (response PlausibleGetSite200JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleGetSite401JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleGetSite403JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleGetSite404JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleGetSite429JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleGetSite500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleGetSite500JSONResponse) VisitPlausibleGetSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSiteRequestObject struct {
+	SiteId       string `json:"site_id"`
+	JSONBody     *PlausibleUpdateSiteJSONRequestBody
+	FormdataBody *PlausibleUpdateSiteFormdataRequestBody
+}
+
+type PlausibleUpdateSiteResponseObject interface {
+	VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error
+}
+
+type PlausibleUpdateSite200JSONResponse PlausibleSite
+
+func (response PlausibleUpdateSite200JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite400JSONResponse struct{ SitesInvalidJSONResponse }
+
+func (response PlausibleUpdateSite400JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite401JSONResponse struct{ SitesUnauthorizedJSONResponse }
+
+func (response PlausibleUpdateSite401JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite403JSONResponse struct{ SitesForbiddenJSONResponse }
+
+func (response PlausibleUpdateSite403JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite404JSONResponse struct{ SitesNotFoundJSONResponse }
+
+func (response PlausibleUpdateSite404JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite415JSONResponse QueryError
+
+func (response PlausibleUpdateSite415JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite429JSONResponse struct {
+	QueryTooManyRequestsJSONResponse
+}
+
+func (response PlausibleUpdateSite429JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlausibleUpdateSite500JSONResponse struct{ QueryInternalErrorJSONResponse }
+
+func (response PlausibleUpdateSite500JSONResponse) VisitPlausibleUpdateSiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type PlausibleAggregateRequestObject struct {
@@ -8094,6 +10646,51 @@ type StrictServerInterface interface {
 	// HeadOpenAPI This API description's headers
 	// (HEAD /api/v1/openapi.yaml)
 	HeadOpenAPI(ctx context.Context, request HeadOpenAPIRequestObject) (HeadOpenAPIResponseObject, error)
+	// PlausibleListSites The sites a key's user can read (Plausible Sites API)
+	// (GET /api/v1/sites)
+	PlausibleListSites(ctx context.Context, request PlausibleListSitesRequestObject) (PlausibleListSitesResponseObject, error)
+	// PlausibleCreateSite Create a site (Plausible Sites API)
+	// (POST /api/v1/sites)
+	PlausibleCreateSite(ctx context.Context, request PlausibleCreateSiteRequestObject) (PlausibleCreateSiteResponseObject, error)
+	// PlausibleListCustomProps A site's custom properties (Plausible Sites API)
+	// (GET /api/v1/sites/custom-props)
+	PlausibleListCustomProps(ctx context.Context, request PlausibleListCustomPropsRequestObject) (PlausibleListCustomPropsResponseObject, error)
+	// PlausibleCustomProp Declare a custom property (Plausible Sites API)
+	// (PUT /api/v1/sites/custom-props)
+	PlausibleCustomProp(ctx context.Context, request PlausibleCustomPropRequestObject) (PlausibleCustomPropResponseObject, error)
+	// PlausibleDeleteCustomProp Remove a custom property (Plausible Sites API)
+	// (DELETE /api/v1/sites/custom-props/{property})
+	PlausibleDeleteCustomProp(ctx context.Context, request PlausibleDeleteCustomPropRequestObject) (PlausibleDeleteCustomPropResponseObject, error)
+	// PlausibleListGoals A site's goals (Plausible Sites API)
+	// (GET /api/v1/sites/goals)
+	PlausibleListGoals(ctx context.Context, request PlausibleListGoalsRequestObject) (PlausibleListGoalsResponseObject, error)
+	// PlausibleGoal Find or create a goal (Plausible Sites API)
+	// (PUT /api/v1/sites/goals)
+	PlausibleGoal(ctx context.Context, request PlausibleGoalRequestObject) (PlausibleGoalResponseObject, error)
+	// PlausibleDeleteGoal Delete a goal (Plausible Sites API)
+	// (DELETE /api/v1/sites/goals/{goal_id})
+	PlausibleDeleteGoal(ctx context.Context, request PlausibleDeleteGoalRequestObject) (PlausibleDeleteGoalResponseObject, error)
+	// PlausibleListGuests A site's guests (Plausible Sites API)
+	// (GET /api/v1/sites/guests)
+	PlausibleListGuests(ctx context.Context, request PlausibleListGuestsRequestObject) (PlausibleListGuestsResponseObject, error)
+	// PlausibleGuest Find or invite a guest (Plausible Sites API)
+	// (PUT /api/v1/sites/guests)
+	PlausibleGuest(ctx context.Context, request PlausibleGuestRequestObject) (PlausibleGuestResponseObject, error)
+	// PlausibleDeleteGuest Remove a guest (Plausible Sites API)
+	// (DELETE /api/v1/sites/guests/{email})
+	PlausibleDeleteGuest(ctx context.Context, request PlausibleDeleteGuestRequestObject) (PlausibleDeleteGuestResponseObject, error)
+	// PlausibleSharedLink Find or create a shared link by name (Plausible Sites API)
+	// (PUT /api/v1/sites/shared-links)
+	PlausibleSharedLink(ctx context.Context, request PlausibleSharedLinkRequestObject) (PlausibleSharedLinkResponseObject, error)
+	// PlausibleDeleteSite Delete a site (Plausible Sites API)
+	// (DELETE /api/v1/sites/{site_id})
+	PlausibleDeleteSite(ctx context.Context, request PlausibleDeleteSiteRequestObject) (PlausibleDeleteSiteResponseObject, error)
+	// PlausibleGetSite A site (Plausible Sites API)
+	// (GET /api/v1/sites/{site_id})
+	PlausibleGetSite(ctx context.Context, request PlausibleGetSiteRequestObject) (PlausibleGetSiteResponseObject, error)
+	// PlausibleUpdateSite Change a site (Plausible Sites API)
+	// (PUT /api/v1/sites/{site_id})
+	PlausibleUpdateSite(ctx context.Context, request PlausibleUpdateSiteRequestObject) (PlausibleUpdateSiteResponseObject, error)
 	// PlausibleAggregate Totals of a period (Plausible Stats API v1)
 	// (GET /api/v1/stats/aggregate)
 	PlausibleAggregate(ctx context.Context, request PlausibleAggregateRequestObject) (PlausibleAggregateResponseObject, error)
@@ -8232,6 +10829,713 @@ func (sh *strictHandler) HeadOpenAPI(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(HeadOpenAPIResponseObject); ok {
 		return validResponse.VisitHeadOpenAPIResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleListSites operation middleware
+func (sh *strictHandler) PlausibleListSites(ctx echo.Context, params PlausibleListSitesParams) error {
+	var request PlausibleListSitesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleListSites(ctx.Request().Context(), request.(PlausibleListSitesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleListSites")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleListSitesResponseObject); ok {
+		return validResponse.VisitPlausibleListSitesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleCreateSite operation middleware
+func (sh *strictHandler) PlausibleCreateSite(ctx echo.Context) error {
+	var request PlausibleCreateSiteRequestObject
+
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleCreateSiteJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleCreateSiteFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleCreateSite(ctx.Request().Context(), request.(PlausibleCreateSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleCreateSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleCreateSiteResponseObject); ok {
+		return validResponse.VisitPlausibleCreateSiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleListCustomProps operation middleware
+func (sh *strictHandler) PlausibleListCustomProps(ctx echo.Context, params PlausibleListCustomPropsParams) error {
+	var request PlausibleListCustomPropsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleListCustomProps(ctx.Request().Context(), request.(PlausibleListCustomPropsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleListCustomProps")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleListCustomPropsResponseObject); ok {
+		return validResponse.VisitPlausibleListCustomPropsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleCustomProp operation middleware
+func (sh *strictHandler) PlausibleCustomProp(ctx echo.Context, params PlausibleCustomPropParams) error {
+	var request PlausibleCustomPropRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleCustomPropJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleCustomPropFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleCustomProp(ctx.Request().Context(), request.(PlausibleCustomPropRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleCustomProp")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleCustomPropResponseObject); ok {
+		return validResponse.VisitPlausibleCustomPropResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleDeleteCustomProp operation middleware
+func (sh *strictHandler) PlausibleDeleteCustomProp(ctx echo.Context, property string, params PlausibleDeleteCustomPropParams) error {
+	var request PlausibleDeleteCustomPropRequestObject
+
+	request.Property = property
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleDeleteCustomPropJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return err
+			}
+		} else {
+			request.JSONBody = &body
+		}
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleDeleteCustomPropFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleDeleteCustomProp(ctx.Request().Context(), request.(PlausibleDeleteCustomPropRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleDeleteCustomProp")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleDeleteCustomPropResponseObject); ok {
+		return validResponse.VisitPlausibleDeleteCustomPropResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleListGoals operation middleware
+func (sh *strictHandler) PlausibleListGoals(ctx echo.Context, params PlausibleListGoalsParams) error {
+	var request PlausibleListGoalsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleListGoals(ctx.Request().Context(), request.(PlausibleListGoalsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleListGoals")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleListGoalsResponseObject); ok {
+		return validResponse.VisitPlausibleListGoalsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleGoal operation middleware
+func (sh *strictHandler) PlausibleGoal(ctx echo.Context, params PlausibleGoalParams) error {
+	var request PlausibleGoalRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleGoalJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleGoalFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleGoal(ctx.Request().Context(), request.(PlausibleGoalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleGoal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleGoalResponseObject); ok {
+		return validResponse.VisitPlausibleGoalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleDeleteGoal operation middleware
+func (sh *strictHandler) PlausibleDeleteGoal(ctx echo.Context, goalId string, params PlausibleDeleteGoalParams) error {
+	var request PlausibleDeleteGoalRequestObject
+
+	request.GoalId = goalId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleDeleteGoalJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return err
+			}
+		} else {
+			request.JSONBody = &body
+		}
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleDeleteGoalFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleDeleteGoal(ctx.Request().Context(), request.(PlausibleDeleteGoalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleDeleteGoal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleDeleteGoalResponseObject); ok {
+		return validResponse.VisitPlausibleDeleteGoalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleListGuests operation middleware
+func (sh *strictHandler) PlausibleListGuests(ctx echo.Context, params PlausibleListGuestsParams) error {
+	var request PlausibleListGuestsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleListGuests(ctx.Request().Context(), request.(PlausibleListGuestsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleListGuests")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleListGuestsResponseObject); ok {
+		return validResponse.VisitPlausibleListGuestsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleGuest operation middleware
+func (sh *strictHandler) PlausibleGuest(ctx echo.Context, params PlausibleGuestParams) error {
+	var request PlausibleGuestRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleGuestJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleGuestFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleGuest(ctx.Request().Context(), request.(PlausibleGuestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleGuest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleGuestResponseObject); ok {
+		return validResponse.VisitPlausibleGuestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleDeleteGuest operation middleware
+func (sh *strictHandler) PlausibleDeleteGuest(ctx echo.Context, email string, params PlausibleDeleteGuestParams) error {
+	var request PlausibleDeleteGuestRequestObject
+
+	request.Email = email
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleDeleteGuestJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return err
+			}
+		} else {
+			request.JSONBody = &body
+		}
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleDeleteGuestFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleDeleteGuest(ctx.Request().Context(), request.(PlausibleDeleteGuestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleDeleteGuest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleDeleteGuestResponseObject); ok {
+		return validResponse.VisitPlausibleDeleteGuestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleSharedLink operation middleware
+func (sh *strictHandler) PlausibleSharedLink(ctx echo.Context, params PlausibleSharedLinkParams) error {
+	var request PlausibleSharedLinkRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleSharedLinkJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleSharedLinkFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleSharedLink(ctx.Request().Context(), request.(PlausibleSharedLinkRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleSharedLink")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleSharedLinkResponseObject); ok {
+		return validResponse.VisitPlausibleSharedLinkResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleDeleteSite operation middleware
+func (sh *strictHandler) PlausibleDeleteSite(ctx echo.Context, siteId string) error {
+	var request PlausibleDeleteSiteRequestObject
+
+	request.SiteId = siteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleDeleteSite(ctx.Request().Context(), request.(PlausibleDeleteSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleDeleteSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleDeleteSiteResponseObject); ok {
+		return validResponse.VisitPlausibleDeleteSiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleGetSite operation middleware
+func (sh *strictHandler) PlausibleGetSite(ctx echo.Context, siteId string) error {
+	var request PlausibleGetSiteRequestObject
+
+	request.SiteId = siteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleGetSite(ctx.Request().Context(), request.(PlausibleGetSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleGetSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleGetSiteResponseObject); ok {
+		return validResponse.VisitPlausibleGetSiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlausibleUpdateSite operation middleware
+func (sh *strictHandler) PlausibleUpdateSite(ctx echo.Context, siteId string) error {
+	var request PlausibleUpdateSiteRequestObject
+
+	request.SiteId = siteId
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PlausibleUpdateSiteJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		if form, err := ctx.FormParams(); err == nil {
+			var body PlausibleUpdateSiteFormdataRequestBody
+			if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+				return err
+			}
+			request.FormdataBody = &body
+		} else {
+			return err
+		}
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlausibleUpdateSite(ctx.Request().Context(), request.(PlausibleUpdateSiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlausibleUpdateSite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlausibleUpdateSiteResponseObject); ok {
+		return validResponse.VisitPlausibleUpdateSiteResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -9044,503 +12348,565 @@ func (sh *strictHandler) QueryStats(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Ld9tGsif+VXq5M8dkFqJASnIc6vjsUWwl0SZ+rC2Pb8bwX2gRTRIjsJsXDYpmMt7P/j9dVd1ogOBL",
-	"kvO4N3fuiUUS6Gd1dT1/9WtrqKYzJYUsdGvwa2sieCJy+PMsy9TC/JEIPczTWZEq2Rq0LieCTUUxUYlm",
-	"xUSwGS8mbMJ1wER33GXx9+eXAXv96u1l3G0FrVz85zzNRdIaFPlcBC09nIgpN60Wy5loDVq6yFM5bn3+",
-	"HGCHZ3L5Kk/HqVzt+Sxb8KVm8VdxwLRixYQXjMsl02kh2JQv2Uzpgk3SQm/uWcj5tDX40Pqq9TFoGMYz",
-	"PpyIZ0oWucrWD0KqA12oXMQDxiXjUi9EztQIluTs9QWMZ6KyhHE21yJ/pNlCXJuRasZlwuR8ei1yDROR",
-	"KpJD02nA9ITnImEqh3aGWSpk8UgztZABuxFiplladCO50/TsCNfMUslCyOInIcfFpHmXM/jNTupaJUuW",
-	"Sna9NHNo+99+f37JtJCJDthI5eyH87PnnZ02P5WFGIvcH9DlciZewSj0psXXMh2NfDpg17laaJGzgt8I",
-	"pEzaFI6fYurgwPQQs7QwRNvdcSWhu+aFfK6G+rXK0uFydbxv4W/ccV0sM6HZKFdTVkxSzbTIb9OhYEpm",
-	"y4BJVUxSOWapzFIpys/wvMi0WExELvY9UueXfNy8ubrIlRwzIYu0WLKCj+0+52KWCy1kwc3TZl8L1oaD",
-	"nvFUwlTMp/Ev6ezA8I5caC2SSCopmOBDwwtuhXkkzQ3ddk6BNMx6X/PhjaGg+GJ08FJJcfCCF8NJvI2e",
-	"V2f1RvznXOjiImmeWpqwuUxEzhaTdDiB0Sai4GmmcY6pZiLPVc4WIhcsU+OxSLp7D6HIl2ejQuQNuy6G",
-	"ShruqNiCm3mLkcphSZgUnwqW4/D3PiHv378/mxcTs2VDXoj1x+NbwXORx7sRNz7cRNufg9aM53wqCroR",
-	"nqnpjOfiu1xNVzt/nxYTFg/hkVQr+XQ414WaxqxtSMYQOVuYR9IiAHpmx/0+U9J/Je4EsEqjNNcFS/iS",
-	"4W8igVfNfMQnPp1lZpj9sP/4oBcehL1W0DLXRes/5yJftoKW5FPzAL17ZU5Qy5/5SOVTXrQGrcSsYjNz",
-	"hFcv1e7TxJFnvGngcJotGcT+uOLmOR2FW+ZUqDvNyAy4YUqGgXoMkzpBtplzORY0i3F6KyScYG/P2LXQ",
-	"aSLKhx/pSNL1NmDxLBe3qZrrq5nIU5UYctBsaq7txNDqv+a6ckCghU7A4qXg+ZW6FfmV+SsGFhRJzacC",
-	"X+TMfE+vdsyNGTuCqy6xOYdxuXBxp8vOrg1bG+DN66bSZYZ7lJ9ZqtlQzWUhEiY+8WGRLe1lgquS6gBp",
-	"2nwFQxulmTksyNLWbyDsQ9NhrK1WK2hV16EVtHCWzXfRd9D96g7j95q1Yxzgh5dnL84/Pv3H2U/vzmMr",
-	"uNFPMON8+fHp8/PB9yI3WxXNw7D/mH6f8bH4+PRwlqfDVI7jziCS4lbkSxJpcMU0HnizLrepTguNt/TU",
-	"MHyGj2NzSFPdSB4wGI1Zc85ueTYX9TXXBS80y1JtOGgxz6UGXhJHragVs1QOs3kiki47wy6xM6Ejydzc",
-	"cOyvY7aYCMnMjaVGzIzO/HCbioU2/b8O4JazL4lbIYuPT8/prbTAOxHokTH4lZ2f0qxUMRE5M5tdPUYw",
-	"JJTkaHZtWBHqHzneJC06XRjvUMkiNUJ5jEOhTYltoygeqkT4ZwcbiQcxa88yPhQwDM2GE0OsptlrUSyE",
-	"kOx7oS5es1xkgmuhO6csHqZF2biGIS0mKhM41i77zpwvLXg+nFwJOU6liAMYqFbDlGdXUhQLld/EAYuH",
-	"fDrj6VgSR4znxfQqNgIGikExLFhslpiJ6axY0r7Tbtll9akGBAojX5y6PdFqng/Fx6exey9JczEs6L0u",
-	"duuGwlIgAy697RkBy7BPDIAQLUmYgRcLBWR5RvsFQ5GKiGsCXAy7JlFtUE4JiNTM9heRKx0wOCHws5E7",
-	"cIvbMJZOHJCYogtuhIYRyf7QqSFMjbw54WlmGp4amq/1zERq2oLhwv1EbChgG08mtGJex0UbkNAGn5Th",
-	"Fkmqi1QOCzPemcgN4w2Ynk+nRkUxM8KBLXUnoDYCdq3mckhKTjLPQYgMrNSY5t5J4zJxB0ifIiOtHFRD",
-	"Tfj5isslfQecnr41p4SnUrvH7dRgwK4j2lDzBdDXElQpxwyvpCps46hjEfFJoobFRGl63TRccihQP3iW",
-	"rUwNVrqD5CPZXN5Ic+5VboRrwc19Yhiwm14M8kEqUTY1l7kb3NNPdNBoYfjHD9cfn34ykpLKGafDA5vR",
-	"PzkxZz3nQ9x7o32a3X357ifzrOni3eV3B0/omoe5WBmMxgEjfmPYBazafGbuzqMe3bi5qF+HXfYa6ZMX",
-	"gS9BGOX32qgSPEEFhpvONIg5djscmYFyNOSZSNh8NmAxPpbE5inJtOkauJuZmNFITKsw0Of4U8kh7J1i",
-	"NEHW9jjjfDbOeUJn+DpX8/GkKA+JyhKgZS5hpb87e3b59urN+eX5y8uLVy9jmH3A0ulM5YVIOrAQmRgV",
-	"TM2LgV07kZC0AQOGSeO5TvjSNAvSP0pFuIp4m8CIDEUZVYLFKBNG0pxiNffG6C1uqj2GgBuS60fmljSn",
-	"HSUS8265kCqPZG2YKKE4yfPXFt0wrUGrvPdbn80js0wlwuoPTTINtlyRZ/6Wi1Fr0Pqfh6V16RB/1Ydv",
-	"zT1OksrnoAV6sRFdhZi9uv6XGBYtJ8mcyQal2ucJJMf0/v2PfjzwxQ08s8i5zfLKpaM7ZKxGDHXHz4kK",
-	"SopOl/0DHzH7rIVRgQzJXy9Z/O/4lMVR9O8YmUCWFiLnmfke77YoiqLY/yGK4lNmBB+li0j2Q9u7Gtlv",
-	"a8cWVOgueyXx9rYnKTWK+C20qUZu3IHbVrMYHruUygoONU4ZD4BfTY3UbfiDkZamPDMsx/B0KUrmUGMN",
-	"yMO1YokSmsVjxTMjdHkrO2XXhursmrZNa+YxxuHIdjaS3L+/e7MXtZkJ34XicGu30d0zWq71xOeuHqTA",
-	"y96/LzdQoH3ap8NCfDL3ZTqWysjvkRxyLU5RLDE3SVwVlyp30cR0YDaipFUNeplHDSvLbRptDVqH15ka",
-	"H+632Hb8X37FX6pi+6LDjb3fwktfsoOVj6RderZ55eUuS189iWvXnifTVN5t7c2kv9z6b1z3crm3c1p/",
-	"oZHZ1Vc2km5pvWYaVjnVnjw+3YfUczESeW404dZiseiOlRpnojtU0/2W/gut+MXopZICjJ/NBsz4/JKP",
-	"Y7gk2FDNlp4zwCgep04RpXurLh4chcdVu1LUOhr1rvvDqGXNEujnKWdcMcm2Nts+4ZnnfPlq9F6Im3Um",
-	"shXDjyGCmlVnwGKzCWjdYYkY8XlWdNhU3ZLabM1okQQRFCzI10sWGrn0MYql1gMAgr0ueF6Ya8tZZBLu",
-	"OO5CiJuKASeS7RcKW85SacRE1ELoS6MYj3imRVw6FabUwJKNeJaZ69OzFyHtmlcjuVDzLGGZIGM4WKs0",
-	"65mBf/PNN9/Ye7bJCrreegT7fZXw5ZUaXZnpVHaK1q81aJlFNQRAViX6CHNpNhy9Bv7URIvm2AYoz/bM",
-	"dM3nUisVMgFVWCqW8IKTzGEEzMO4UDGT8yzrrpkM8MTG8feC1pR/Sqdm9L3Q/l/QmqaSvgya7OOvRW7n",
-	"0difyK9W+tx0pE1jb9NfBDae8blOrzNBtuEGblmneCNrAXUKht9YQgTCJO+aZwB1ajKZbKpneNU0uMFA",
-	"XJnjlH+ybr7jsHH37dyeN7oVLlHL9yciZKKNBKuA36SSteOff/7554MXLw6eP48De5RZoRK+RF115Jto",
-	"S3OVmbKzmv9LpRJFbcP4plPeZB7vrTePk/m7ceqPN0+dTKSrs3dPPNLstmc1MrBsq5nIi+XTp3DPxd7o",
-	"49OYtSuCdocsxfH/eBpHsi1V0QlAb7A2OaeWyGWjjnHNc/PGVyScfPUVSt/WmMgjuUizZMhzdDmQp44P",
-	"c6U1iw9j8/L/o5f/x/+LWdvKFQFK9FIVVlqqS+otuKIHJK4/ffr8/BQu8IE5TU+fokD51VetTXepXk+R",
-	"4eaNuTD67S1vcMXHZruNopGzOOHLGL0AUyWLSc2vQnTRNLzUNr9mfP3No3shijwdNpDNM0O+B059HLDY",
-	"Gjxi1rY3XUDfaqO7OfNRDF+LBRz1K3gAVD00rV2Z9mL75pW1sZlv0JQGRlglb0WuUyXxcdYG6uOokJGZ",
-	"ROWRvM4Fv0nUQpqxFOlUXCl5haKafQU4vnuFlW80konKdeBmEnhDXnel0QKuWf6jLdTxGplhE22AQvx1",
-	"QsLF1ygtFIoh2Zj5HoXmVyIjy3uPQnySzEdpETCuI+l6JDOqeR9JLWDx46mio9Xrmz/baDyH370+H2lk",
-	"hZYNmjNreIL58WnJPwOPlZ46Vgqj7bILSbIMBJM80sxsGvtFSVHfjqNw3SXhbpC7UPzbtBDrPO/lqBI1",
-	"5eZaOA5DZ5AySwkT9lmqFrIQcihO2XHYg0uC25fNPG/EEmwghj2hFaEyR/oLRPvmuZrxXKXJRlf4HvRm",
-	"ZNsLsgQ2UB1IswMy8FmLIdJTmyRPGB87e33xSLOYvFZdfFTHndPaW2DRpuakExoXVfNg5VhqFCM4ixc8",
-	"l6kck0mSzI1iSWEPZMCsridJik0Lafq8soNbRzu95tWjm3Kde/IZHAdmL1Q3rba7Y6/I/P3j+c91t2X9",
-	"kVnG5cens1yBa9JXVJGdTVI0WLMhz/NU4KF3Xf94/nPp0sW7FbpDJhBnqS5A04vpOjeL89S+HTvHJCqs",
-	"b8lkB1KAEQeMJBBUPB0xK5TqRvIMKN2a7OMPqC59jNmQSwweYNaAyyZm/9pAGXRKHE11jIhe+gQiuatT",
-	"IGAcRoAu/mIBgUn5ql9ixTxYW/64W3q26m4qy6C2qt+1NivExpMkNWTDM6KqVOg6Azs5WaFC94Vyaniz",
-	"cg7ej+YIl+9sWErAfGmXtWu6XadZal0bqEIBKuv50/bwDhh1U7jKT7xpyNWAlLWBKBskbQhAuc+I36q8",
-	"WKepafPbzoYXlRfPwflrZgxNmwP6Hq+i7TdVmnTZmWRp4nwxZm1AC+NZBpGbTlev2VW+prWZ8WLiMUps",
-	"etul45YolcXj49ZW7ZYm9Bac8A08lGtxkEotpE6L9FYwPb/G5bZaJ96qpyz+O8kqVzG6slDDWKemo9d/",
-	"rbDQcNbMaCnG7VuV0Pmk4b+bJaRjDjEcE870bJalQxBjDz8dLBaLA7M4B/M8E3KoErxpPfOe+AS35lU6",
-	"061BCywbtypPC2Iqn3clncqYvlP5FMdeXdhX1l0+SkWWoMDiFHScqp4pqXGa3/Lkh7TYML9/UQiWN52p",
-	"0BrtwyBqT9EiAGHF11pl80KwSVHM2rrD3r35yeyTLngx16A87TzZ8zxXedMEXzj/z/95++qluQgWEBrq",
-	"x8ui2Ep6gS++xfP4MJ7nWdxh01RrIDe8NriMZNP4oalKEzI+hHsU3eDARh8fV24tkAqnAqIY1CiSNpDD",
-	"EB44blkihhnE27Vja/yNGSePa2AELUPkQ3MyDPUzvAYC1u12T/ES07FpN2FxbtQoo8+LT0MxA92Ns2uO",
-	"7rFUsyRXs5lIOhguRptHsTYQVgHjxMvOD6cfDoXWBxRYfgDB7gdlqHvT1tHbh7XAeNjD71R+nSaJkHel",
-	"tZ/VPGe5UVMUXfDEuEp7ADf9wm9Voju6P9FdOv4K4j1EClQGcT0vKKwCxrgyJmskM5sD2rLI40jid07i",
-	"gCijWCRGLXWiVCIyUQhfi7LCVAHxWSI3T3a67FWOsSQ3YmkUlaGawf7HEIg2MEN2wTvwvvlGDyjmBkfC",
-	"2q9fvb0M2Ot35j9nl89+CNjz85/OL887kaQpVjUC8zw75LP08LZ/CL+AISgXo7mmcFJcqOPwyNDY56D1",
-	"g+AZxvDvTgd2M1vqprXzblJHDdv5bgZmGLMCy04XnBzmwEmeIQXckUZtIxArL3IKn/Jo8eQhGCCE6IhP",
-	"MzE0ateIp9k8F6eVuHHuAsUptDz+jwOKQj+4SEB48o66/9u2s13GssPILuQtz9Lku7mUItt92aDbsUIr",
-	"mZ5Ppxz86pzpQswqgo3nnitlIPOmbgUtUHigWbNWGglFmFv2QwuuJQjwvxabWvn4OfB20Jxz1CnAP7AA",
-	"5x1MscJS+n0zeYhuq87AP6UTrtlJyEawNprxDMitedgovHxo8crbNuaibOU+w6Wl8Ydr1gWW3DCEXRb0",
-	"2vbXN9feE7Dm3GtQBb/BO6G6hhBMQpFD5Y7ttISwcPgguxZGO4Qu7jzGBziwKIuh6wE6CVakjyHe3aAs",
-	"n7IYpxXTNQ1krKQgTgVNfE+nZ48DtwO99sMQz8Xmtb5JZbKeXF0j9yGMGbnGfO5gDbXQ+iPNZrwwDLe8",
-	"bdGfCpfOYfPIsVmi5srjD0/ESapnGV/ehZjp1av/ZkQNqvD/BYVuP9K2Wlq5AeACpkuEG9lNyITnjBT8",
-	"hiUHs4bH5zg8a01WYE0qTRL3oZaRMyv6tG09FtKoAYZg/FvQ/Qz00Dx8avVDyyVGZGqefxy4eF7z7qm9",
-	"CtFPnnGZpHJ8hZ/Ep7SgP61SErBKFH3AqgH0AbMR6eaXeT4UAUiSUmQBmxfTK/ul+XsqknQ+xb/L18yn",
-	"QuT2e9zywKZHBkzNRM4LM0i91IWYBiwRt+kQBz+ew2j1MBdCXuUC1DeI4HYZCQEjR2DAhmmxDDCA+z77",
-	"h2fS3z17wIn+N99PIB2TleUeo4CIkBrPUWYQZCYjK13DQArVQOYY0KtyJv5zzjNzuUMDvyuDcdl8HpMx",
-	"Q6RlXuEoaeHzkksjmog8FQ/MUNS8sLKk5Sp/ZIbiTOLU5WpG1TZ+UhX8uG5oAuM9y/0aGUIy/B2I/h5T",
-	"m6h5XpNZ4SvG9Y1Rfgw1YNQ8lzbyv3k+znFublM1B5oC5ZyayZvTCO4z+NQLBfB2psyw8Jz5W0Zs94C4",
-	"t5lAgHZycNr+xUjuw0gCC2Bg0yRZoRTLlBy79Ca7F1t4Dllo9+U1YOmubgH5lN39PzGC9frb3zbhbwdO",
-	"071oJnnxmvEkyYW+F12X5usKf6Rv3Zit9KckQ2CHZj7jGoOrcUVuvJ8OofVC5Ul1oLM8veXDJes7v7TR",
-	"LOjJNUqDbQfHKERCXMP+wma5KtCnw9qug84DKxUlURQ5HxoGaHWC9vWScblUUnS2EchDqxJBq0in4hcl",
-	"60yEvnX0INnF2cuzMgBkAzmXLXoE3fh+wPR8ODG30vk8VzNx+K3IsxSS195dPvsvpyDt6pbak82UXnu0",
-	"AyfbiOihT2rFReYPMEsl3sreE2DehO6RlwmIKKELHPJ4rJfDLOGaA1Hp8QP0w3qsHbV++eWXqNXxqdYx",
-	"TdPNs4vnb7CvVoBvHZm3emEX/nd4dLTj2/9t+dpf3GInbnEHJvECcK5equIMBdu7+jGwndJ/JaozDk8e",
-	"Yr4IylVicjkjHmTHtrlc2kfMl1mqC6LNtIzxSdRwPhWy6AwiGcOkY3hSswJyGwg1acW3aaHCtnoxcegU",
-	"NXtvH6Zr4Mv4Jy38luU3qKwC2kn84vzyzcWzt1dnP/306n0M1PJSFd+pubwzldBdBNszMg1VZ3V8/1m9",
-	"VHherZGZT41MjltbRryg7dn6hu3UXqgkHaVNUY8vVcGm9Ctr19CdKAgs6XTZSwVwYTVnmYWo2kQ68Mxn",
-	"TFRZZoonl0r9xPOxuOtSXwLQFXjeCNiMdBTTaGXZew9ETLYX6AGzzdnjY/Zj+i0sMJhU7uEzFfjKOo/p",
-	"znOAcXxBT6nFwtBCFg/nNaXVAzZ/13XDOyJJp0LqVEk9wLjRQS7GqSoVx1ueZvw6Ewzh2B5qYSkIgAJT",
-	"QXjM5xKX1oZI0w21MM+YyxPDdNocb7oAkkUAHoSX06hCzVWuhE5JeJfpVCSv5sXd1u7SxTAUSt2Anm8p",
-	"vB9SciL4sUCS5EtQkDBK2UxDFxBPM2Bc31AAuJ6oHIAcwH6gcjYSC5F7iA05K/Il42Mja2e8EA9H4hsm",
-	"E//fd+dvfr66vHhx/urdZZnGwfoh0536fE5ZLmCQo0LkkYwBMe4AIONipgkiDlITjEil5gVBetAiZObC",
-	"adeWIqguRGflIvY62X6EHIJdeYYulXrB5ZKOl74jPSiFCF/EYfWDbc5rm3d49voCiR1UmRjjZXqU6gHp",
-	"dTdiidAi+FjgIm1SAQlroywdT8DwzCHCB56FjFt7OVpEqU5lJ1njRj74RryTfF5MVJ7+Iu7J0cxSmfmp",
-	"HIFSL54/6FkxTZeemqBEkwhYLm7VDaKZkoEWKNxP52Axhcr6W1fidnqmXVSVO7U74/379wd1TMRNa12H",
-	"UPzs4oXvxgKrEsXvzwT9yKgHElwwNO+/Fy9EirgPL/QIw3JDy3wsBqk9mNzQxFAMXLjHsbn6GYDagrbt",
-	"3+LVTT7uf/MAm1xn17vwO/YtoD5iDEbJiSH2MZJWtG7HZ68vrt6cXZ5f/XTx4uIyBhixG7EMGPxy9u7y",
-	"h6vvzi5+evem8gRhHZDe1QkMj0b4P6BGPx5ykmYCIjftchrlJX5x9h9XhkIvzt9evT5/c/Xj+c8xsy3g",
-	"LAG0w94CBBgACwykBwlDdBGstPb+/Nu3F5fnHtUfo2XsFANGrbWM8q7S4eQhifOh6bK8pf8QhHXOhxO3",
-	"mYZRagGYIXVKcvvI6V3Wvp7nGukQE5gIabRzyniNpEDQjqTRYETCeHklGJG5dICuJVII02vuWchI0s/U",
-	"fZVeeQEKENybBcJms7ks0oyMK4AZLJKHpJi7CxMluWAb9uKsmSZ6D3PV7CVLfAlJ4J10+t0dw6nnXgsP",
-	"EFf9kuSkJSYbOFOFFZX0lGcZi7GBmLIaLMZJPwwfaR8ifZara2G4M08QWkdP+EyYmzVTPGHXPONyKHKw",
-	"W3s4kTi5DkWbv5OzXA0NXVxn4hzgw/f0m2x3d+qZyMzBhCyPRap3cHXWHPqQbcUA8SRgvYCF93IPWOSQ",
-	"qnuAvm2IrNbpL2JN2ETZ1sqYe2HA+icBOwkD1gvDP4qL30ieNVP6Zqv5O6nnM8wTfiGSlF9CetgDGeqc",
-	"P2JbzljVinfysFY8s9/x1iGgWZjMuq9+3G8NzC7DY+gwuJooXcBitwZynmVB6zpTw5srDMaDJLvWm3ct",
-	"+zWglTrEscOvWkFrmAP06BUkHUKCZ9g7CPuXvXAQmv//ZytwDslaYr2Y8jSDxETr5btWRvLo1RyNODD7",
-	"FZAQMEUXuGiYz2glYS9opQlkU5b+M/yaHGStQT9o5cIsXKrkFYQRDb4Jg1auIFsVknZaviesVXFHeT8h",
-	"Grw3/+PL/lE5/zn4getrdHQZPhkc4TOf980ufEPpgetIiqTMrtcy+VREXmjISlyb9oz8bcVIa2Go3bGt",
-	"ZA8d9/vmbMwq6dPO89ucLls6hgFpDIbGxooViiLVRM6wboVVYnohawNXGCo5SiG9EGB9slTeIPQP6PJe",
-	"KulJExJM0EpyNbsqJrnQE5U1eB/+YXFkifcCmFD/mGFYm18IgkPqHo4e5AyQ/k4x0B0iW6XyHqHh7QdD",
-	"FbT0LL0Rmwb8bJ7nRhQtAXALN0B4ecsIvWfuNMSmXHgkNkeq2wiuSjuOU+3+SoXc0kJM9Z4NOKpqSNM3",
-	"z5NIjdqpvKGVZAXCcXkOvZFC/npaoWqPar2YCJmB84pW71qpTHBEc0T+2ASWVyaAf6DHAm/wHxv2gr7g",
-	"ec6XuxyAl/Msc+geOYkjNTo2jBmlWmSsdyDb5m5qxLitn9qC1DtdmWzgUcrqWtVaAzr82EjdsMU/lDdo",
-	"E48DedfdsghBOcVSHhi0uY7VnYQDP6AQ4wIjSSOn7OXyZ4T/+CpGM59cGlGrYO34q6536cadLjufzorl",
-	"AB4xb6NG6IOtrOGY3xoJ4FkpF6xCU9FPFrvTMiLEmZEKSg0N2MXbV+yo9/jxQY/xbDbhB30oOYAgZQCa",
-	"2qktSSRLVOMQvtKge6tEsO+F+iktRL90Qtkofw4giJJPof5RgWCMXfYGsNLBoxjJGzFDM5lbFgAMbSsJ",
-	"RmK4tgM2zACJA0+9LjqrSxZuWLLXKDOtAMABbryHS1pbJkJEhMwpUPorWVUaDL0IHdku86MiGR/GFs9t",
-	"CQY/NarkvPvgcDwDr26R3godrEGOxr2IZNNVTHtRWbuVtTlaszbPIV862fdSKN8iGErDET42cU/02a7g",
-	"YazyKDrRXr0UEp6aQS193gBgHPR+4AbXxCyc830PkQvZh6CyUkZJwEpomAqOWgiL5mF4JJ6y4zBclb9K",
-	"BXEdwI27Jdch25QXRg2/gjBGs+Up6mk2HgrFQyrKpG2Mn/auuHJVnEb260rzgk3mUy6dm7rbaiAiq4k1",
-	"Md4fLi9f0yIFrkJCt7X19rBjcq03bed3GYaXcLl8NWoNPvy6SoCOnMKg93G114+ryjG922WvCI0tzcGM",
-	"gg6giurMbZaIyJIOhFpptsjTohCSwG8DizIbRDLuIfBTGJ8iVjjI8WAOMcyxHS8F4PtdvgEErLhSSAWs",
-	"DZ1GeT+Sz8D+qZmeADAt1GQj8F2oqAEjOGVmAICCESI4jAuWM3xtMjuTPFsW6VC7GjhT5COfDsbqwFtZ",
-	"WHqXxL4H39iZGdissQZSo7TspqJ3UEJRMpUn6Elxp2qTJocTeVuI2epxa+IzFFmJA2kkSmjwj8xYMT3+",
-	"IfkqznknfbY6YbvRNcQJmf7n3CV/OSW6etv3URVyn4O9qCVN9BqQg8DREMHDg7/htIQJKgu9tGPo4ekR",
-	"FtHCD1/HnQrx7YUFBVO8wFefwKP0ob+FNncky59SXdxRA9zjNDVdXEZT2/q6Gd5P8CBcSwXf5YUX5rlG",
-	"fYHasJ2vX5Z7Kse7rMiu+ozlR7zYV202V7Sh/Csr82+mvnAvxguRfVcP0YU7lHuyZ1ySz/ucg6BhTdZP",
-	"ZctuvBB7W0IIh4Tskk1sqKyG6alrerWgUNBUUciryogNAZI+a1chbl0BJaicBC1AiSzzNrA5yweN/uPq",
-	"J5buGZQBtoP+bVq7L36+HHHswjTqm7qJd2wiCjHbdz4VoIomeiCsDh8Mo1HkNs9d7SgC1GZnXw2qw9k8",
-	"0bvwoxpOdRU6Us2vM1GzcDZyDjwGZjS19q40bcC9Gk1yNVOj0R34GL35MHOz8E7NYi2JJrsQxp0ZcwOV",
-	"tLzmypWqzXxlX1prdqqJwCwuzz5UBRb2poLcZ5IKdtJaXbx9xY77va+ZfQWsdbZqxRprpuebqB3WlQcQ",
-	"G2PrMPADJlRx1K1OYRQUClixKO00sp1Ff0Qe2swMzRb8aJ7zYIRW/cUrUEITaxXz5+LPfIeZNKkbMOTA",
-	"1g/BJa7tRVDSwDqaeuYIcF/fxa3I+VhcEU7knqail+WuAhZ/mVpoR3yK5bFTiFWDLsDAistWQa6G9D4J",
-	"T9qXm5a0NvypERaatjARw3RKQ2LFQrEkHZu2S0liplIjZyDwdq8fdk/CuJHFrD+B9sR1W9v2mga6ZSt3",
-	"u0E28VWsmrDjcVnPhHflvvseuEIVPPvSxAZBK/OpLUeMS/LI0d9/dyLbeGPudksS0/IuS6K7psuxuufB",
-	"CsvZztO+tBJf46B/HmXeDPyPbHgDcnlAs5uZ728VRLL+QJ67O5/iCtvgk7D6YwdqZ5fCmEpEwIpJLgQb",
-	"8lla8Ay8EiROtAat/+/D2cE/P/569PlvrR3EsupYAGC61w8r3rZ5kznxlF0vy/orEGjCykIxNJpItofz",
-	"YrXNjgXBKYW7VXdkv8nhtkZo3L6G1d6CBijtmoH08fEDXFDNEuHrqhN0zaZXxESIgTRDrpXEBa8plEhF",
-	"1/lhfAqOU1teYoMD1dZf0hUX6so+NKLYV08crMq6A/YjLZk9xFYYduLpx4Z1Ni/+Fmz6T8acv6AdCFdj",
-	"VytrCau9xzBKP6elBXXTCiph4VuZ+wZvJtUWWHXBWooD/RVc0cAHwCJI5VYND5/lwiiXg0pa8CONca1t",
-	"BPjH9B0zmE4dqr8du08/pFDAVWVY8E6iGxFh/CEwwpYLSDXjYC7sdCP5AjH8McIGzm+ZEYFo70OuReCy",
-	"/hBLH7PKoVyvSGx5IyoHgIkcqWaxkUhjqs4FyYPQK551JQV5f6vbZXnX5g2Bp8x2pEWGQckriwdu5I3F",
-	"JL2FA59yzTBveT7PMhrpxoyBtIDroME7fWkvgVO7JH7CAKdKu+3SqNDZoIaXlDfherK+4FVBlUIfaTbK",
-	"+XhqaK8d/89utxuDQxpCnMiGDPEymOwHoFv5Iw0l0PiB6SPunEbSOsTtDIwGc42Eix50qsHQZaWcUtZ6",
-	"Z/FxGFIV1TXz8mW1sjJEUwVkGIh/tRKBXc+LMpJJkEgA0j1QxBxKmjkHv50GlMSw84DUn7TYNAk/e0ML",
-	"iGVF/AQcRSSxJ8ICyJZsLvmC5/aK2z772drCr021O/wtPHWoqw49pnokVpUvL0zgQN+kswM1Q7Z6ADqf",
-	"yF39FijIsa1QmEumLNkfU2QoGZRFPswzkA1eKKqyGcl2/GvUmmVcRq0Bi0x3UStgUQuRK65S+B7GEne6",
-	"7C3W0aESnYYX3YgZWOiIO8nE7AQsqmbXAiIGkZ0V4pM7iAGD+xfT0nFs2FpJzRSxdRRiobJIwjnJhS5c",
-	"2ZFTqtRlhaWj0Jc6iTkiHTl5KgzDAClMR5IaOmXXqpggkmDCSIStSl5ddmZTx7FBWz2MSyYOpjzNbHRs",
-	"JMHIQFLYN8zCiJJy39YzPhRQarQA2K6EayO52fi2YiKmwCdoNFBrrZ2LxIwj6cRmIDYb80aIWQmNbmaP",
-	"qf7gIWtDHjR+g2F6EABuWqOiZJibDCmdgLSKGZ3Pz36O3f7CnKkl+m5NW2Yv4MzXRvX4mCWpLlI5NL8s",
-	"D3H1ZjzNtW1YSeGVkolkyQMwKatkcgPreWO6SLPMMqA2MgJiFJ2yeDBV1IwkDtrBhVgqqxdLx9xAo/Ml",
-	"RjozpwJrsNE9aEup/9qYHI6/GuZwSmFIUI8VCL4DtqcEinOR23In47Vn7Gq2mz9yptGAmZOMVhxzZnth",
-	"98QQGADInYR4qq1eiof9/N2bqPU5Bg5BL8ox5MZQbntIpQJt+OSJJWPylzojFSz5EZqurFhi+4I6RVUV",
-	"lrWthtvpsh/FrGDiEx8WRjHi1i5m8XFGmQKQbuyoA3cElLSJJBjszGZSJXNciFPvitpEJ112gXIUIKNH",
-	"0nLOVbIgEx4upG8hG5glpHSVGk54ww36/uL55Q+ffji/+P6Hy/iUUSBvtkTZFHgQSHdoFNGs1+0afhXu",
-	"5hxokpDPNztdzMU1VHmCQW1m1ayAbARvc2yHKMgO4NgO5jIt4lVjR7Nx4ZnKVHkHINtrULq3BCWZLlfb",
-	"/rG6dI4F9j2WvVnoI4FLY/ifuV+wJVfVXYNAw0z/nY0ihOdNtDmOZYTltnd+rRvhV4TY+lTZTFFZO3wF",
-	"kFrKTCNf7bfBlYBhhl2a+z5qnUQtLBENv/yft69e2sba8Ynh5etXbjXGcY2msNZNXurS+9nh4B0MxsBg",
-	"YrwjaoGmq9QJsR6NLsmMr/lBik/ww9Ydn+XidocHa0uDI6L+qRHqdN2C3SGcBplUcVVT7DyTqy2juibi",
-	"BqIYIHsAL9R0CrgQkC1hbgVXcldmy4FXx/5u8TlYoLYSoMM2xecQBn2uFncOwwlazRN/DSdMSStS42DS",
-	"QkwdYgmWsgBf7swiMQmEKdyeYGT2fcO2+DnWDQFhcC0lG7drZXsCLP5B+DmjVWB72j/Q/sqJu3SYXPDE",
-	"sI6w24sR2sNZF3LBhC7SKZgW9ZBnImHzGcOSBoXbGZsu5b0XSbj07XU7zOY6vRUvrIMSV29TnMgWb2ah",
-	"tm8tpEg+3M6Ct+ourrHKYfVIwDbpE01gy+QWqpFfvJoJefb64jkBmDZe//QMO+qGDul0lXWmcqQ8Kiy7",
-	"UDMh+SxtZJ4zXkx0w1u1GdsmAuzFvtc0odd8LN6mv5CMAT6I1uAkrF8QEPsLAQJmmaA8LRoee2HQPwlO",
-	"wqAXhh+bts1ZpM7G41yMeSHOAHhrzxvKtw/e9hi3jRGM1+r65kLPs2JjrstOhjQ37H+ABLKS+PLtklSh",
-	"ui++XGOqkL5KLO8ny1oh9pWi6ZtvOzvJxp1dM4M9b7qJrTPRgFyLxSeBHWF5c3GbqjnQSaoSCF+fiXwI",
-	"Zjrzt1EyoMI3i9GiBJ5oSgWp+acNL5SUDIq3U4l2rjnCUawysDVsxA/dm854nmolr5xIuTqz2kweaSfD",
-	"oW8IWxEYX3+HUbiu9363RgDY0Mbtv5ODYaZ0Mc7FqosBcf+2Ohfc+5uHhvpHKdLXdJ/tNnMogPDrGp1p",
-	"FyF6VSnwOQ3m2HGNRVtHo3SY8swalFkbkOLADBRgphLXLC7Ep+JwlvFUkhUoLXQkQVtE+LA2lCjBt+Ds",
-	"ICCY7lh96RQdHvAbZ/EPaRGv8X5Esu7+IGQrdKcjwjKOEu0GtuvTml5s86zw4Qj0OJQmutBvbBV47MpZ",
-	"Qk9ZLOSYj8XU+n6kSEF38MIJwWonI4lmg3ZaMPGpALO0E4TM+b4WZnRgQDWDJWHGrHxseYROYsISR2Hi",
-	"lJy1UjFz55Vtpdo6cjp+ipvLBbbxgSCZcOvJxsP9tziStOVoUTNdG121y3Z1LIHpFXok15IR8G7jbrfb",
-	"qeW7mQ3HgXZZPIsPqUg0PEUGuUeaDVcs0mAMjv8WH5aFpJ1lxrdbETqyoSHz9TwTxIBtP34tajPKWQzp",
-	"6DzTCuvRgApLNd6tZRYi9qm2NddMZaYTPERO64eFj2SFPnA2/jRKj9uKaWgNSgwVjH89z4cTDphNpfEQ",
-	"kWH8KDYyL/XC7smqbSlozfOsNWhNimKmB4eHXkeHw4kY3qg5MCypgE/d3an3uc5f/7a7E87xozc0LcOy",
-	"tjrSkuaLzZWitoyAxbjMMcRJUF0RsLIP1XTKD2xoQ4LajxrRM5pACCep81W56mGQqkaVbgyXCjD6zxZl",
-	"AowCNWLxPN7R+FOWQNn6aFPu8Ajrc1fpELWyaZplqYUG9dQyMGXjG4nFbQTrlU7lUKA+DfqNkuKUKXP+",
-	"j0I2TeW8sHZ88A6XXwaMM2nEsPQWsBt8TxzXkSwNQFulhyYPaW+Ne7TRKzrhenJwzbVIWK7mRSrHcFiJ",
-	"R2Ix+0h+Ka+opxyka32hPoX6VfU7ezpJre+ywUvK9nOSsrYnGUQQNyBkghZ6i3WXLRm3adusUCqwAgCr",
-	"2kSpcDyci84dXcjbX5DNPMDeEXAZessMckWnKZ6LteEAo2n/lA1963MkyfwMs1g1963LWZjt4nf1Rof3",
-	"VQfuG3ud0Zfd1h6+3LUN7OB78sdjv/dMuo6kgNXBgd7ND1X6vvZxWn3J60Mnu/PRiVqwEc9ZYo6EYzI+",
-	"M51AtomQhgeSQsjHIpJht9sLQ19Aw0NX8s89uOL8bgEG/p7O8yzulBEHjeHgIDE00PNiTdIU+K7YIk2K",
-	"CSkJ10sSmCxPOGVWiJ0IAAqOVzxe4DVa6kiC83M39vp5k+r1Znfn56DiyVoVi0nGBBMzyJfmbrcOstjw",
-	"yhheIGETHF0YmbPiESP/MnVj8wLWyLCRdIIrLsi65IAVUA5HNCv7+LHZ/xJsTvaqhRRjTsH5uzdxd7f8",
-	"1HJX1EI/hHmscEV0YT2vc8Fv4HjuYC3bgpP2qxfltupxW7VnrPrg/AXmsgFL5pIQ2tn1fHgjCtaOEzAI",
-	"GQZLwyYYEta+EUvE/EMDFP5Ilxuq31BEDK03nEx1jVa6evDq72S1s1iU9V5DNptfZ+kQYLEsuj+i5hN4",
-	"LqrEGm5wgLQsALmK4HUBvTJgOh1LiKXqBJHslwXj2t4zIP5TJW9UjyFFXSQ1kAr7MkkwJbxN0F81BZt9",
-	"N08c3PKc4NE+tF7DlFo0bfAjvbbgnB9tkYq7QiWVMEkOM97W8OjHtvyDGrHjMLSRRCAcuLMETl4qFtuI",
-	"pHRHnKI6Xl/NpFYSA0z/Ltn+m52P781tg6YSyMTHAoJBzc1YTMSS2eAeIddl+nd38QXicdFXttjJmjHF",
-	"9HuXno/BmQmCQfXAwbAqF7QvJ1Nn3gFeGRDyAfvInb0EdoPydPieelvvIDCTWZIOBZbtVBJV5mrB2va2",
-	"o8Aq0CY6jZxqrZsSCteQ1zHY7nU89R2N5F50/saqdxG9iY3G7lXfYDoVVxm/Fpnets/eozFZKIHxu8JS",
-	"Aa0Q3QQ0CyDACrTNVrQy6Aneu8qVESiaDCT5XNhIkLh/PIkxhrAQBzAo9PAuuGbUAtSULxRbTFQmEAm2",
-	"mSIp0U4tti+IezLGDYQDSh76GR+nEpCcKzuxwQ26lqPk6fAfze6PMyLARyTmnTJuTQKA0Y0RmBVaRes4",
-	"RcGWee2lnLCdaHY4ZqX+Up3H+/KY73FBmEucu/E3HMiGvDOVNMVuS2UTJq8gCekK7MKpHJO1Xl3pVI4z",
-	"l1Z5ZUXJuHbboFUZwM6aeOhaeeQudw7MpWxz7eVD5T/uIY1i6MTZ6wt228eAoi7E4dNpBJ8BIdPHCTeL",
-	"AkcvYPHXCXx4Av8chQkg133Tg49QPt/88XiqzD+9Pv67FDw3/3IIhFY55v5C/ET8888//3zw4sXB8+fl",
-	"T0Zyf/I47EXSnXPN2uvPd8f5VzKqSx9/MIvBC5UHPtv6gCG9Hz/GkWzbAPRsSS6GX6PWkGtxpc3jRXor",
-	"otYAywh8jjsBiz9ELS6TqPXvqKXyqBWwDxRx8vEjxvebJ6QqzE/4y0eoeQjFVl3EHkuEmDWpRuXyN53/",
-	"XGRopUSG17bxbZ3qevq8EcBaMe4c6/2VBQ73A5WkaVZesn80cfXaZ2Kj+4IBosDgDdDn3dXbbBtzr//+",
-	"uRHlEm74zStTAq71VucJaElX18vGddrhMqx9Li+WPVcOSjI1x1Kp0UiLxt+aloTqs210WjzS5HvYzt5s",
-	"c+VaBz7Rb2B3d8oK3CVrsZTlPwct4IPrO0F7zrqKkWAdMYczqDJSsBbdEvw4HVM8nY1SZJPKv8MlbF7a",
-	"in1m23bJmDjhTesOgUd7Yljdjcd4x68W5CRXochg4I+0lcorIrMNJg8YJv9SHGZAztkKvAIZv2oQC7GR",
-	"NH3pJnZuVRKkyuC+XC0e6Uha0WsC1lG4Ol0yQDs2y92tKTexrRC2JEV99+32JcVte+5tR7nGG3b8Lkgj",
-	"ZzXJsyZBoU5vjgd6idAEaNPtvZwJP6Uhkpg7nhZMz6eataVi4hPFNlFWd06VYETSCTxMEUym0KfVnVpC",
-	"HG0ka7vTbLTdFdqgYmK0M4CBP6oApjj/eevd2+dNYmSmmmTIy8pqjeZZFrBxruYza1xTc81loqtd/K0X",
-	"9I+Og5PHX3effNOIxzxRebGxN4KNgZJQCPNuoVvMefkxYC8C9q05DJf1rrv9F61NiQLrugxQmW3Yx+6K",
-	"YlI1Vv5LK9l9uSkQy7MT28nTijcdhDeCZ4Y/7xubRXE1ej0cAlZJBF+8F4vrO6NVlghdoAkn8I5HQY/A",
-	"Gzuix4ab0WOPQl+aOQpXOXIuho3BtJeu0MqJiybSa6ckxcJNaWfQ5TfQtV236sD7J6tD9TF6qoN9blPx",
-	"nI0F87sgp45YEIz5xMUJtPV8OjV6BsUPMakSoTuN2v0eiHke+k9JK26VN1HiF0RFcMS+MzJCbWv2GxKZ",
-	"rxsFAixm1cBk44u3rwYvIbzO5mzRs56PKmBx1IpaMfJ7r0zgatiKuE2Ha7zfaxOiKYBjxotJ4JC00kKT",
-	"8IdNNHa3Yw6lDb9xEfkUx4eTsp5rCyvjylQXWmSjZtB9DJ+54mPV5CwxurONsIHomUoq9X1pnaL23dzL",
-	"3Q0cDbidqI61mea0KH4zICMs0LOb0hMwM9jEqxrE2kOu0Q2LIRiMg+HCSDKJgmCYKUDe1Etg9cPjJzsn",
-	"7FSxgQtzW2aiEEHFnmLjogsVn7oIUHxQk0kt4WjNLq9wLHx2dBD26tVTGgbXlHDirocdRmYmF68bwNHW",
-	"AayYz3Dn1pLQb1fjapddI+QuX051m8LmM7N2ZuvYgusmd87DwYDmZm2g7N2v1V5AT23dZd9pbujALA9N",
-	"oTBVrjLVBa9drmshpFdQ0Mq0IG8Wd68V9caWGXwOVQZXZAmOQBIOHrucWOm3o+jxoz5toa0tjdgY8Xdn",
-	"zy7fXr05vzx/eXnx6mUcyTZnGc/HLsavoSpS55SFhDIAtYS4xpBx3tAgqJUO5AoZ9tHjx+E2yZBUv3N7",
-	"B+8DiroG8PESYq/1fBow/ttiPzYByDVDremNgJ74SBV41cPFhMva1/PuBSJaQQXeAiXajDPpqTkOYJI2",
-	"p5ncYSZfGoesQll/HjyytyovngN8hcM2oEQ82LtWkykwsc+7YsCUinLKIHISQn7MsQUtEGK34biWcRq2",
-	"ba6HjcBxbwte3OWMDu0R3YFE9TBXWXaViFkxWecaNXT5FLNcymzoqeAyKPUmlwzNC0rEYdg0g6Yp9DzV",
-	"CEQROO3YIiklQswERnNXYxT9SMFHmuLzXMAn5eBgtgzCasvEK8lVJp102Xsvb9gbuXUW+lOIJCZce9XT",
-	"1qC3bwkBDFqfDtTUHJ1ZsaTtsi4NJa+alZAtq+6i4q1M70cW+FtQxokSvpANd3y0EkOqO26HKEfYQwrG",
-	"vBrbK3jizephDH6J06Dndj91dX/YztsTyd32B+eXFqxNX1I4io/cQhcxlRQs54u3Ukl8NudebokD37Kl",
-	"zuq1mXs7K9VaTm1O/Zdm0yVn+RPx6IIXLymWvQF/k0wu9q8SNz7jMknl2GaXi0+pyzT3dFYteD6cXAk5",
-	"TiWoqWqY8uxKimKh8huzYXw64+lYwm/zHHTZ4YRDQZ/Aq3xNH6YiSedT+uC9az4WIne/UJlwX1VGb7YZ",
-	"sl7qQkx97TnjcjynWngrmDyAMF2kEhsstfBhWiw9AH0bo7n2ztHfwSG8Q8CfQ2UYASYLLzDMCc3K1gdf",
-	"RpC6fCUspzryAinNfRnJ63nhJT4GLKZdJl8OfIqp2qFN5Kk1wnJRzHOJuSVvgRcaURpH+uHl2Yvzj08B",
-	"ICxmbXMJvQKCoySXGFci9kr9gSdnohbYKUHTNrn4PftXQyFrsk0Cw7WBniM+TbHy8BbIWo8a17VuzUv2",
-	"QdaOfUqEnInS3nTrXrI5E9tHQLS/dQD4HGvHr/Ixl+mQvYWjZnbzNU8T9hZOmvl4PuUp/IGiWBywbrfb",
-	"2W00hsTXDYXS481g0oIuUowosckOkEuuWTt+93bwUizYzyq/CdjLn+Mde3fHboch2GcHBBiSCHtrxYPY",
-	"H8v5uwFWt995FGuMqg1jgCe3juD5+eB7kU+5XO44hNLeumUEN6lMIJURXtip7TVo2f+oSwXQPiU6r8B7",
-	"NZJ9+e7O1F/eIhsHBBHp5awtcsfW5psVR79lxGoobGYkVH2wRy72cdFj1gZvG0QRcsCrRFwiqSjLvLn0",
-	"oUPdpkw5QvG28JsjygAHQG8MWKe0lUjSj57UnRZOoJzyfMl4kuhVvImd4LprF/rm5ecYRCb3XH53y65r",
-	"3doD7IM7tbpyr2+/GdwrDF/Z54rYuDzkGPP3c78lWu/qWDnrFb9H5fytIEZu7XYHIMKVRaQEsPKd3Xqq",
-	"CITbZ4nPM3y+icvAozszmJr8uUP/8AKjFx5iACDN7tKxeZC14++VGmeQ3/tSLHQmDGswnyrV7u+5/xVp",
-	"uiERzAOZAIwFJ++w9hjSvkt+VyxUZ/c+SU5fS22ACIf2/ndvfmITyAoyvNh7O76vzOUpFncbCL78IOPY",
-	"Qh+bx4EvP8g4QJm62yjMq/ccw+c1iiqpUBC3tS8UJL4E4diopVwZASxwn6QqSP+hLwx58VTqeJueFUmr",
-	"aMXeIOMBuS/6oYVBLjEnrpcs/ncMQFKLSTqcsDiK/k0QNFlaiJxnUIADA+6iKIpi/5coioOKekaR0TX8",
-	"6c3qU8Ux2D8Ot+hDuzxO6sIuj/qy/U7POyl8h6dLgXmHh50EvMuzvoC6w/N1oWq3V5yUtMPjTeLPDq/t",
-	"MSBfJtnh8UZZYpf36pLBLu+sXOdbX2pkLSg/7xuJUyK9NQSsrVjafa3IMEzllR0BviMVSvqVaMHm1LR9",
-	"iriuM4STqcZoJR99WzipQM40rHIsB9LgPLC/g27iQH8xu8LCqdvgEWt/9gIh26ELLc0FxKJ65uI7VyFs",
-	"qvo0ARR9ckViR0UZeNfZ0e9YiU/cxQm0Lp3x/V9QqxBxKBb6aiZyrA++KehzJkiICGrxyaGLJCul3R0y",
-	"OeHhq2Se82Zl54XgFnPNPoRXtRfztXeA16YYy3dYP81tqPXjJXwZsHowZUL+zh1IEFdlrSAHpcFsBRIv",
-	"/XRfJFovMJN6rEZo1rc6qDDPlf1wx/njemb9zOFd7psg6QFdmtd93kc52GCpowA34mNpXmZBWK8Yp8I7",
-	"Rm7rtu4SO2ovHi9IbWvKOQYO7Rfp4wf5rA3docHslJZfO6hYFqsJQtpj8KDUTgUCRBWKab5sAl7fnuH/",
-	"p8cQ3yCD3DG+blg5DTuQnHd8Pgf70uoujkmfmnaOHrtMp+KfSoqXjcUhziS7OHt5hq7yXwD+BJC+YrTn",
-	"H34r8iyVRqU70yk//JEXkymXydx88+7yWdyMmBlJKKsoWWzaNc3GXfYcA1UG9dizy3/GXfZKMi7ZfGY2",
-	"F2lMLHA8FjAwV1MkK2CwARYADqx519JYIWzoFsT0TQCZLynZ8S9UoHqk8qGooUi2qlPcu0TGpQPS+SKM",
-	"tApr4DgqHClelLLiLONDqmYGq0Kwp+5zp8JtEVa9yJcs1acWkgxjIVa7gfM6EgtzwnE4GlJ+Jyo3a07I",
-	"o3DuO42aclW831MeTRol70t/lDioSsUNN0Gq6SbihsDeXnjQP2qt0enuKJ9+EfGuLmPdQ1raS9TZV3pJ",
-	"PCFkgxCzUWRZx83wjN0l3Ox+9Lf7hdDICTZSMBIuFICaqHn+iORIw6reXT5j7RjJtHfQP7rsHQ/CcBCG",
-	"/wSEQ7xYvd+pokwkAfeg/Cnu1Pld+c4Dk/5vrZqlmhbwkf5TKGl/nWJ7Pr50+FidX/x5gsjeo5N736D3",
-	"LFMLkVxNlC4IOa2J3bif0Ywz5UsG1cHM6UCD0kzkLEulEQW/ikHGm4HYxTVLZSTjr7q+s+yUcZYJDnjf",
-	"8WKx6MYlyC7lFZ1iVwhU70RGSDAbYsU7qUDu6LKX8ywb1B4vH6xzMW8ckawMa5d0lOtMDW+u0BSeNi3X",
-	"M/uTrwcpq/0wGvQA0GGOeo8fH/QYz2YTftCHeBXwwNuAf1jaSHpr++Zd3MEJIyeCMAfDzsywVnDOW2/e",
-	"RfLZy93nBSB/zVYgOx+047njHFB2QeDFoXbqc6VgCjRilgX7KEugSkABhWckjI95KqmSD6Cprs1YjOTO",
-	"K3LIk2kqD7+K5CEU4hCLfx8mOR8Vh1/tskxDqLKY7JVmVCKMrx4saVrIUi0SpFj0YuXs4rWtS9qc9DHl",
-	"abaNpfxT5OqVFOgzAeyaq2tV6Du8ljahH5/h+AgG9NnF8zd4Q2vWvnh9e4yzuH3cgUNNGkR1q3dCMLZj",
-	"gDjFhmH832odOQchjqwACLra6ymLo3kY9h/HjGdgC3eFKNG4iEBSu4xtxG9VTky3AStw18w1i3XZlOEq",
-	"XMELAtOEgIzilE6F/RIyaLFExq3IKTJ0HYjhrMQB3YjuTI/BhUQpZVfJ+pyyNurQFoexsza5jLXR4eo8",
-	"EhiWBQH0cylFBlAkPOl4hYrRNJhmBBtpK6pDBLyNurc3gZdYVguXd7ln7ZWMswCwOtHgtGSUJVMXgb8J",
-	"d0Gez1W2TvHkWQbVws0jNsKNlmjAYsBIjW0xgzRnaiGpwAGitGQCQUAWkBuSytu0sEbSdgycDcJSEowk",
-	"VjmLDYcTeVyFUW1BR62gBa+Y7xMXYW4eb4yftqaZ5pnVrEJ4VxgpWiY8J6ODTBDorEYYGNE8JIAQI6hX",
-	"jUnkTamagNhcZkIjvNsCIMCNjA6mHG6LR4Ggj7UwI2kNRAF5+z07UWl2ApNnzJSsXxuVEbU2rM46o6m5",
-	"mkrrFiuUuoE0eH4jNBOjkRgabc6O3B9c1Ybl27oCF5C4as5CS7qz/mCzzeatwozNs3E991BQrfFVFxzA",
-	"oSw4qieCuHaorDt0lTQYYe0FuZWtollvn0u2KauWrt2S3XmM1t6gtZtx5bapXoEew/eOQ33vK0JCZTLE",
-	"GVaFyKr4FTRI5SsseIMK8KV1JKtp/Ol0oy+IQOLWZFczO73wtlC5+DKYEKwdW3KNy0t51d3TqAJumusZ",
-	"vvCDe75ZLdrUxLfmcacpNegfW18GlWSTdH22TqA2uue7Nz+B48EvlVWK4o2QFluM+U4i361yhhOyoUQc",
-	"ZeSuVMbs2X3TVbwUiai45hJ/ZOsIpkMmDswgWC5mKi+6TXL/PQbXWx2cU9nx7h7mfJGBPGerdcGNL3gC",
-	"NzWFvenuVs3ilRRGdTg+NPqD3TaziaWSUdEhKgFHYRjeQYswXdYqUiPplFoD3MOAtovKuNMi1uoPO4xr",
-	"vej/EoDT8YqlG8yQbP+U6QKK33MoNcfzsZL9FOrxTbrsfDorlpBLCwh+tvkuOzNqN2kLpaPYNgwg9T3Q",
-	"LbDx63lhUQBROGFzWaRZZSQrSQ29/pPGWttO29ixqozVOypno1EL2Zyw78Ng1ATYbTZA5wFdYejIbjaw",
-	"9Hdw4X8xnk4l1f4Lc/Tfx7hxJyayw0u+jWDTyL7L+BaOcAaCf1lVYz0f6FhGkIupuqXbw75oFaAUtGyk",
-	"r/Zxv98x32fCO+KQ/ISVuHRwl/N+Z+vCb3OuV06wpY4yDzsMeh8b3R5aDOd5WizfmsbJWyh4LvKzeRPc",
-	"xJkEmPIbsWRTnggIPueSZ8siHWo210ZxAq0BtfbyJ/MG/dKF1GjTXWtAnZWa0KQoZq3Pnz8Hrvg3xM4P",
-	"i7JobevMtWpYSMFTKcBJUy1UOU6Lyfwa6lS6YRyQ8l1+s1qLgjb0AHVRK6u4F7rsciJsjZRe7OrbaTZS",
-	"hv0gjU5m5SBve2bNAqZVJMUnQEAcs2GWQgQpoBctVH6TyvEpBSBU3l6AFUhpMgOY1YfrLU+H5nJvI0yD",
-	"2eYgkrEt3I7pB6BIp1CkIAXtDetHEAKsOSvdSELd3bLsizclJj4ZuRI7tlXaoRKKZrGhD5Wnv4C3a8C+",
-	"hX1kRpY4Gp69vrj68fxn+ABJg+ZhQ+xDin/UDEqHigQ1/gHj7JonnsxiTeQcCMeNOOwFIKgd980pJuB9",
-	"dq0SWyc1Bgha7Obw08FisTgwevfBPM+EHKpEJPEpy0l/wlf+z9tXL7sM10AXvJhrpkaR9Cre2OJaboHs",
-	"eFyACQSgxFCEJ4ZqOqcshpI1OmZtvAUPcDXYVGgNJYiAcc0o3E1JhqFD2bLrFeDxyymSXHf2+qJD5haq",
-	"OwvVe/yNhWLK2H0V+9cIugEg68OvUWvAola3241an2PWjstKQnHHkDkvPLl9oVz7WEmYYlmHXEIWPyaf",
-	"2ow+Sy2RdMI1BNGUO3lMZczYVBQTldi33eOADFA+fmJDKFkMt3wcSSORo3iL5XbNGUlR3MPKaS+g5Zeq",
-	"ILkgdjvfwVM8gbLf3hHG/iDeKs2ZnvIsYzEWB4+p0PVJeORklgBMnJniCbvmAM8LmTJIS2XxpJJwjDgK",
-	"Ji1aHlxChHOhDbNts7YNez8OjwGuQS4jyp6DlfKJsmx5qLIMQY8e6U5AMFmaxc/4cCIOnilZ5CobMKkO",
-	"4NqNAcp5aH60dmUObNyVc9dYISz+D3hZyOLgcjkTB6+AXWrTkpbpaASnHC8ALfCmRruv5aCawl/NLulJ",
-	"GRRbTMQ0sNmuYBmGaOV2bP6OO4NIWtsvVRB14BGehRgqMaPFrqJiBqBgrpjlA0ZG5kjCm1MuwTMIPmFB",
-	"obnWig1PWJxGiKBAnjS0KazmLVoyM2YNSoq9N8xgYFVIC7EG88pBgLiLbMmy9EZAPCACprI0OfWtwGg5",
-	"944UCMheU0co2mTpUJB5yN6Y37/+6eCoGx4YBrNyUy4Wi+5YzrsqHx/Su/qQj2eZeaU7KaYZiidFVr19",
-	"z15ftIIWJYgYTbobdkNKJJJ8lrYGLdPAEVgsiwkIF0CuiRrqQ2BnJNR0/4XRRZ8DfMDmUdnPE1uf335x",
-	"24NGqt9Qt90ln4LcPRYNmQBvRY6SZKrZq5mQ5kK1x7HLXsLlJpXZ4m6J9KLkRdIatL4XBb2CCId4i5g+",
-	"+mFoZRXKAPMvIjsgr3C3lW4eZFVBkIOF3CY70vCf04RR0lr1gqwsjOn/uP/NuubdWhxeKvWCS1sTB8Sr",
-	"E1ybze9dyELkkmdYyM6XTFuDDx+DlrZ5Va1LKwb5ww5aBR9DuTwwsH78HLTM9bAG4xw58/fnl2yc3por",
-	"0YobEG+qkuU2QvhB8GQzJTTEnsB15bDAnDzVjn3GOmB1wokD5p5AjSXuBICcDyOFE09tm46rj65beHrh",
-	"kJ6mh4EaaJtrE1DAJZdQ99VsrJGiCnPLgZsmfmM+HIDfKnZZLewljbE6Qu/ZbcODR/FJGNtJ0+KeGYYp",
-	"Ps3E0Ei4I55m85zsXIkoeJqhnJep8Vgk9tr8jwMi0YOLJF43Uv+h7UOFJy8SM9I9yRdQ87DXFUL2+Bvc",
-	"eod8PM7FmCIqG1nc5cSrkDfCdLtUgYbtFfo01yxdvBR5LZ5CKImaQ35NqhK6/MDvaH+ixpx84LLz6Jpq",
-	"U24fKN1OM8pZ7EXL2WTkOrwIiWU2z4JDeKQRGIwQ9frV20tGkjFeHs7DjPI3rL9RRjBe3gulgIZyLnXG",
-	"MUUJkGB5YYvFyITlc2krpEJjmDvajeTKuAnUykX6xdC8LYdVKFfypCp7wwNUuiyS5w3S+ULl9MBaGR3t",
-	"Z2EYGFXILPBx/5sug+t0Zts5uO11pwkodnEcR3I4zzP2yN71pR7rBYytIbD/TSWCnvqhZmAsRhp4ehQm",
-	"+Jmo7akNEgu8RcMn1lDYIxZFkWTs4Af2qFmj/PH850c0kxU27NbuzJ0JcynafV9roS0fKUt/v00LYQ5v",
-	"sPsrr2EKe73ynIPDcfcXXlCRmH3e+Y4KhO3zDgZs7ze292kxuaCao2Dl3kMkIoHPF4m8YkuVGGxkLOBW",
-	"KkPRrwjN8fgkdMiOxydhLUrYvtrrN73be1K+2w97n3cXo1YJjypSN8hTr5pqK5t7dhexCFTyCwkGHHyp",
-	"t+NL7ySn8ySSnaU3ePOuIhyNtSLHmVePdu03nYrk1RwRwr0LUxVGffMvstIs4pdO7HW829M90XSFulrf",
-	"u16hHj6GuYosbEfM2liefQA2N4t+OCDwlAB0V/OFrZARUDn3gVFJy0+mPT1A29mNWFq7WbfbQVAuAORw",
-	"AbhUjwbhQnK1YI31vStRprNcjNJPrB3bcdoRUlUbyF8qK4NHoH3eiGWny2KoXxezds/cbb0gNLcPubNY",
-	"LwzJPIBGxzZE+vQ6GOdaTHI1H09cjdZuJAk5BS5fmzyvBf5ti4NXb8VMcLL8T+FHsFfgcgZGPn93+SKS",
-	"BR/DB8zoMp3XRIl1AgSZIHhR1qXsGgW78UJdf/986wjqIe6fhoIndlMLRajVUKn+esnax2HobTUJdL7Z",
-	"0BY8rRV28Cm1FbRS0xVWoAus1cDBkPquQ4x1Ktmk50c5CpswMv5r3afVvXmjFui1Au4fMDwjYRiytn9E",
-	"TpmtD8o0SZ5o8Dbi+FgUunHDqvvVC8M124QFJtfsSb95S+pRfYAbRCfdq5vQ8+ZRo5/eOqKx2Le7D+b3",
-	"ljc+1DLkjsMSXK2FmGl+NtCg1w/NsCvvnJx47yA6KjtkLzGwrnz1SQilmfeUMgyZbRYwzDXAyxvKvwj+",
-	"Ejb2EDbOrIhxvcRge8t47yty5FTa69AXTxtFjzWFoXuBxzsKpTKX7GuU4IoWeQOh3yD7YsUSHclrrgWE",
-	"i5nb+kZQbnUJDZ/coTIb2AUs4LOO4ZL9/tzesXbmv5Ip/CpNPrtlgBRODVywLBJqtG16MqZ459W6tuSp",
-	"A48/VEBE43dNYUZZyuyg5aYoVBkteoDOPayqOE21huwt2zGq1tUfVQ7cGl2RCf2I44FBojt8GUkjzuSC",
-	"U6UdMCSQsRGjG6xhH9/tBEZ/ZzNOyUHAf/VafX69+GHrxv3DL2p3Lynknsy13/N53H61yxoN0rbwoiW2",
-	"v5jaHkztWW3x7s3MCpddupcCNVHz3OggaDxK+NJwAYjuzxkmbXtKXmALUEgBvmCRRBJRvlBtAOiXCZ/N",
-	"hISKs36xzi6LDT3ltzwDRoL4B6ytcqyfD5niVB//NJJlngzldYzsgwGOi755PFVkAaRS+pAOUuK12H5S",
-	"HcmVSvreF+yHHzCTHQ2Y0OdO6gpBWnDMwBjEntKyP9MoU4T/Mprd0Wh2QUTW+oNIsYiz4PANoGhgKW8c",
-	"PQbJv/ZMv/LMFxVPIa0KAQv+4t93EUoNr7xeVlnm9ZL+uC9T9+W0jWydkrrUCHizV/O1Di5XTZvDDDVM",
-	"TKNiipGEaBed3grCyCKBqsyRc6l4na6FAQZkWyNIkr4zFVyay8AKVyqPJOJWd9llKnS9+hdZUK6XriDJ",
-	"UAC0ahO7/CnVBSznKpPcVI80TbrsTLI08cH87aJg6qQXAVLRrL8mvXrGi0mpVpebs9Eas17U6jWFfzZN",
-	"wm1od3thFwzqskl6bf/S6xiRFxY4iCSdfbxuTkswT5suSaDGbUpzruDR68ClXFC5kVLpiC0xzmughzMB",
-	"VAdjRTkCfjrIxK3ILNYXziGIZOxj6yIgOmHzmg92NGA39ZFl0ZDqw8ZCYw7RPGAxjRwLpbB4mBZG+rAn",
-	"SA6Fj0dJGC02DXKSFqeUt2hWsCQu9GrgMVMEUFffIPSbItaFzYEEIcxuaSQxt9Wt9YJrBhWzsFQERpqZ",
-	"HkEtQ3uxIWSUwDjlQQ85wWeY7Z7y/AY9rgiJVgxgOj6gOKYBly1SWrBZ5JiBGRc+p0VZleCRxhQoa+VE",
-	"oI062FUkIWJQjRhyAWxfMz0TWaahElmcjol6U6kLPs75FFA8MHL0wn5XhcC3vMSigrKY6uXAYkBlM6qf",
-	"c71kaCxiZTDPMRTOQ9mSnovkOFfz2V7lds4u2JnWqS64LPRq/Z1IVpfYR5IPPCR1nLyPd08+dmGWXldA",
-	"5SIJ1gI0R7J2Myz4KVwBE5UBAgqXNnXLy3X6xkbRmoWEGqNGIG/nIjFNJJ3Yw2WjJCEIiT1l1XJIwPZr",
-	"1QP8w2YEaIgtTD8R2Zup2ZZdBvJ8Ns55QjVWrsE/UZBzQZp1LF07hpzQBnHr4N4bvCW+Nwj6JTR16jmS",
-	"ylbXnaRFtXapOd8pXA4rw/Qr2HLNLJSlVRAiaSbXjisQl8COEIzKLCqoCqoMpSaUgnpGONlrm0y58M+m",
-	"22ZbATubobCpfGLpSjPEqWS2tFGVgzrEohe4DiCL7t1OgCEf5nJfs0sEYkPuJwW7e8rs1CB3HFdmiyOk",
-	"2a59crIlsXJ1Db6z6KDVWtxN1bdJkm8aGWVq7yAQrIMPrY/rJ940LAy7tzWogNqaR3q0bqRUFfrBxvmM",
-	"a3GQSm3038IIkHp+TT4WNcKNPmXx34nnXSGno6oH3TVjxNt94y5vHRcW2RNZYoWFmGVK3RjR9hTJO4bB",
-	"xZsHcXVdpbay3K2tT2kxMPDzx8ahNbav8mJ961j1smzdft7UyxbN963Ki500ZJG/Nsxol0d3fI7KJO7S",
-	"Ih3x3d/AJ8/kcveHX6pi94efUc2Q/d+Abu5lWKjgJ5u//fjFUmasF7aF64vq0aEayNlS8DxgFiTRq8KK",
-	"cAQfXDHko+NeGY7TglnTL4/73g9SLHR3OVTT61TyQuUAeGZm6zAbQHyh8PbB4WGmhjwzAuTgSfgkrOq8",
-	"X/9vuITsfDBUzcziacl58ctC4Ve9/sERfYXr8/eTbykc4e8nz58+P//70RmtAIXK8bF42oPCoH/EUUnx",
-	"qWgN5DzLgtYsF7f4twdoQZZ3KjvSC+qw2sT5j/COwu96ONvyHZuW1hqchB5iZtgNTxCFvG/+KXjWGvTB",
-	"hOTSbauEB1+jlRiMHpvoqedTzeEsT4eY2Oke+OaJ9/t9SciMbIeNghvyvoRxj77usN277OjqFn7eR04E",
-	"pJc1psMZFQkh0c3mDKU5adHdnY2CK/bA8Hj7Sy9V8Z2aSzIg9ndJZABTJdiMwKi3s+kRXnmg/IkdrY7Y",
-	"ZbPV8a21A9GBI/uDZ05Eu9gWU+Ih5Vwd/op/bDQv/qAWmGbgY94CiCLoVLoQM3vlYGu7GRsjGRcqDprK",
-	"5wBII4GEo37Ezqz2BV1r7LWHyilVpzOvT8Cvbmtw4kNUmhNTG+Grm/+FbwaUKQGNQiAQ/BowzjJufjDa",
-	"oVf6JpI4iEr7N//L9oDue5Un6L13s3qE4wrKijTWBCbNaMErBhF1SZdR4Y5EgWz/L5XKgTXrqPyRpnFR",
-	"6ZISIkUWqZxDmprgeZaKHGqUdiN5wMpYAKqBsRJU0CbDXHMlkk7DDkWSOSLA1D8xO2WxMDNJ5fiqDD9w",
-	"qQK4FwGLAcnrquFRnmWmXb9GiqvcgC5+gm2epnKuseVTmGGSq5kajWiC0BNqRRYZUHlvpbhvjzRrY7wB",
-	"jqwTuHYwrcCMBSM7mosjVbrBcdRTJ8rx+ANpaM8RarsXVgdlRlFv98r8GDeOY6WBLisrVRFmPsC+Mltk",
-	"J2BllaYlW6h5lrAkvU0RRyDsRvI75BXNphvfJmIzJtsI1kYSRScon3bVN5yhUy0o3X7l6JgjM2CxuQO7",
-	"xK4IQQ8tSSnhZad+qQ/kLqesVtvDQsaCg7rJo/C9KHCae7tdgd8SOsvaUFEcv3VBODY5csazEtGg2f/Q",
-	"b/Q/OOb9sO6HLTN+Yw7kd0YC2fXhS/WweuEfXMvbX7G9t8PZwsitsNXWoB+GjmDepmM5n4HI2ciEIf3C",
-	"KAOFmGmS22vF5nphuFKCDhgS/UQ8FAHHPH4KX2CBbqxOxZz47/u6+2GI2kC925O1vZ54nfa+Xun2yYnr",
-	"103f87+jc91K2j6j8YsShK3dhWdkJMAXHCjgmggqxxfIhPyX3PyF5OazlaW2phAQLzz5mW67rRI04Bes",
-	"lZkxHrIsL1/i6zl0gso4dvLMB5HUEKECCD+l4GS6Rmd5gHir1Ur2g92kwAY53FbLb5f1n9O8lGKNFGFF",
-	"Ya8oOgKvV4rcV96nMo0TjL6ET/YdM16Ueayg4fuMm6RTFLywSZoaDMlI86W4rWyv6+Q0bzUbxDOeZSvr",
-	"VC2FaYa8Tw1MHAeo5le5Gdrc5rHyW5HzsXDfDiiyFWiJIs3QHjBcYqaQnk9pUCiWw3tAYrTSzrVFldHK",
-	"19EpzQtsw64rvea7xUzLgG8MKh9300PNf6EYuRHbE57dGnJY8CWS8C8iV51TFofdMIw9FP0kTU5Nq3Ke",
-	"ZfUpIsiQHWaXvbFzkuR5op9SoW0UB5GqSAZMC1iIOEt1QW/G3Uh+j4Ajm4VYHGAueAKR3RxQ0WBcFB4A",
-	"ccH2jCh1Gkk4rZUqlYRDTuLnRgcnhkjmUHAmkiu44UDiAUspMq1TScnC7SMBueJzZNpxEIBjg0GuVstr",
-	"KJZn3Uhrgm7MGj5zh0c/hLD8Owmbv6tf4y/5tVl+/fBrq8b+rFl0RR487vbLosC9BhHvJpWGahG0hqyg",
-	"9Vb97CEz610773V7ZefH68VaGoO9h7YP4+jOBm+UR/53aXvuNTgkegdH4d3t3Hft4rcyb+8qn1eZ2C5m",
-	"bsSqqli5HQ/8S2T/QiK7d89UbN2PLHbYGgEe7vmt4nsV1HZtWO2NWK6JMUptxnQ1IarJxOsEMKwbWhPq",
-	"UaRyqIWTtCZ6QQKxTfZKdcGEvBWZmomAkTZgY+2w1gU8Y37RrB3DPe9rCF79kYDBJK6XNqm8DcJVx8Vv",
-	"UvSOBnRnnOhRGFKVP7cfYL6jVIkyKMuIeJCalYtIgigGe03J3dUwI+IX9Onpj+c/GwGkhDTebnlsiMYy",
-	"Lw3YqnAG2fm6mtvebhKiMIeeqg4BrVFBQKhQdi2sfTOS9LoL81onPXkgzX9gwWmfiB6ikN8opuevwJm/",
-	"BMx7C5h+IIIe5irLrhIxM2SHEkqRTsWVkiRokIBGAQmzDGpcuUaOT/ZvA2WAu0c2eDfXl5X27tPPH03k",
-	"2zWeAa77DVexuar/Evi+lMBXiw62slcpaayR+HYLebBZ7mvlvV2MpNvy78uw+eslgQExB/8rx0yqRDTa",
-	"MiWU52yD5VEr6dfDdI72haLHIK2dbKSsWKRDAWgm5sdHrthZWaywF1r0RzLymFZh3KNsricYJeAE13jA",
-	"jkKHlxe4CplkSaW0Ybr8oZWjsJy+n/EboAudnroWiAhd5o3jS6cUiY+jx8HkYihkQbsAb/dPqoNo7FyK",
-	"Rdm5J1dDUAjDUw4wzT60qF/sM7C1b6rZTqxdpp6g9RIhDk2jrm4OVEnsoFHOtGJDPxwuEqUdIQi8uE2h",
-	"HtpLmzQtckCFL82BlZlhDSF8FEJdzLNQnzBTcixyxDYo+HUmqGx0/O7lT6++//78eTxgUrFrPryZz8y4",
-	"cwEXJSSIIIRTp8ueocQPpIYxEgSRYJlhJGtUrB8h9RiqxQ2Mv/vp3dsfri5eXp6/+cfZT81y8PeisMAI",
-	"9xaCH8xr6iHbfQiDMOgF5r99+G/9f0fur573bT/oBccwniF0/eHXFm03ZhWIkfrUClpEC61B6/n5gGI/",
-	"W+ZCMtTQGhiGdFOoGZW0hoqy4NpHWlwXaAu4puZ4X/Gxsrassvtnk1zBape9v3s7eCehvKNZU9BH3Bim",
-	"6jrNhDeE6gjqvX19YvbBN2HtfCtbQtjmJbWc+3fxkv757tH3EwWcRHo3p1SLO1yYZKXcYB+x3iZnCSGL",
-	"h70mSu9exQhSd2yCuQBw4rAgNbxgeF7pqkIeYz97iPymVzQIoeVjPsXC/sz+YKHz7LunAEr3iaBxc6jJ",
-	"b3RWYBYiAVbcccaVa3LjkksVXJToZgUUV2hx4DyQ6/xnpVtuxQcX8ykaaai+AdQM2dvDRix8g4EEmLi3",
-	"UKlutnsEbEdzBvnW/nIC/aWjP7QTaIr6davXD7snobm66Li0Bq3zd29anuun79wvr+f5cMI1blPZxDfd",
-	"b55UW3j39rnXQlMDd1bO6Zh/Wc38zp380dRy4iC7u2C8KyGt5h3QmvylnH8hocKGYNQ8MeX9rgOI1XHH",
-	"bF+HjOtqg7RBzziHzLaAKbYNySSSJZSJvSRZwvXkWvE8YXqiFpqlxUoEVQ3ZotT6HXrEppilUs03CiQF",
-	"sGChMnt/Q4QMB2hZLMr9qaCYIYw9iQc2CAWqd5dFt8E2clpV593fp16kFO7cJLUxUfDAlTnYiMAx8Ntg",
-	"h67jAIURlE7oXR+NH3X2avwUDRWT32VpTiC1FsdSiZvy5lpi+lN4l+ASkUsQ4cIp2hhcXqjSvDEB7F2o",
-	"m2rLX+xcO4BiAbz4PDsLsMxgIxj6ZV+E9wDoYlAJQK96CJuAQqgwnKFQCvWJJMyuUnWu4rPCMzAF+TfN",
-	"S2pIs8yVu3eb1iGExkgSuGSqWSUwDYiQJMY2GDncJmE9rRX66HTZtzg97gorVWYXVILq3DIjJCX5EGlx",
-	"SssOycy0uZGsQJ6wH1D0haoNNQF4ja3hLXGVP6+M+t84W3r7S89c+YDdn955k+jx3bbpBS+Gk+d8+Wr0",
-	"Xoibh8j0puIctUzvl+oWaqEx+3PprjgKfa4TsKm6NforH94YRgP3BFOyDF5dCHEDCFFlEYZ6JZCOn8tb",
-	"Pubbzqogzcd+ZNQ3gW9ZO4KiEFUu0hr0u998TeYjx4Bbg8ffVIKzwpA+mg+9J5+tXEppzt8c9L9poRhK",
-	"EfvhQf8JFBFtHGSve1xVILxRHofNo3zyeHWUXx/VAKi9UR6HINCuT9f346wzDmVqlHTBY4GfqU9XDt5v",
-	"hH0JmVxSUdgDaflrE/prK3D0pHvircCTsLIEX8N61/LBG5bETd9bkm9OKskcx/7O9R+HoZ9qsT5lHZYO",
-	"vTyVdTtzrp/N8/vtdnh3DyROYpup08MaddLcXzrNF9JpfhA8gWr73qo/kLNxBzDeV9bkCfoCInBW9j0g",
-	"5Df8yS9CSg4zFOVCh7MbSfJ8NUWLIcYv1SF2JREqVUPCDnrfLEzv04ma5yR1IwavzX1YRYIkdxuB7do3",
-	"HpF+Ao4yQoZLJXt3+Yy1Y5dcdXTZO0bs3X/GnVPGrSKkchd+NWLzmRkzhWAFJZIXK5W8bNllZyBYkps2",
-	"4cssHU+KA81vob4zmnwnXLP+EVM56x/DFqRC4yxzMROcmgVgZJownxfzqUSrOu1awKh4c+GhA6oh6b8C",
-	"kCZpCUo52LRrhd5tzmUI+yt0RQ2jerr4IzkaIdfBKWc7aDcuJbue7uOpkmlRI4WEL2O0tRPBdAYlsrLV",
-	"bAPmbWq8fifBL6zYUfD4Mcostc4QBLreAXxbdhGfeinFZqKg8tH1COSBSSvoCUjJSpBKnSbCP2RU8Ni8",
-	"V9krt1GUXwNp+XypH0HayiYi7YVBGIY0lD00ztI+QXaOdjx2KoxRuM6stxd6jCS4iQG9j1YOh6VXQNkc",
-	"8PYaNekesNO/W2QiGITSX8gkZRGMffizhC/XxB/a9VgTNogv2qBBc4pbAX2JCDcfd8Ac+5bY9kxgyty6",
-	"WEhnS20cCzDp1pR/ooxt/Hi/BO6/gLr+Uj3voHpeLhTy0FXVE/RJ+I00FrJ8+aql+f7KCFVX5i8qUWmG",
-	"fpXw5ZUaXRl99OmIZ1p0GiGkqirMN92joKaSVnWAfvdx4AGrn8Ct1G9VdIHeUdgg9H/tC/3HvVLmP/76",
-	"c1DHal9p8uuGJp/0/CZPPDXicW+lalG4eV4nq7M6qg0h7DWo1GElSuOJN6uwYVa1JhvmVGnPm1F4d+9Z",
-	"KTVXfVv9/opvq3/klzDdl8Du4Xz7vcb4BXx3eJk0Ib2Zu67x7O96MH+LQ/JnJdnfiux+H9LZavFCPErE",
-	"5DayEYn1m8Ao6zbGfnXzAeTQp65+zYDVwA6/DqtM3qMGqFi7Un2ue1LrtE7SvR06/brKg/1O+w9NhE3g",
-	"g/2D/hP8qqpr1VAqK4D6fz95/hS366HJ94uP8DclfFATVoieqgZY6wn6vVLJzudGZD78VuRZKln73eWz",
-	"/9XbRew5auSul/0jMqBUifLrbRbao5ICj1aIHvF86lz2Ejpa7au3hd96clTvC/Dbo7V8sGLOcqXSYT+f",
-	"9r8ES36AofQd9f7uYwE+d/fD0/dPT3/l6BzvY0QvzRS7hAyR3bRWheyPaUwvZ/antqj/wwXEeHENlbyN",
-	"0r4+E1hlrVptbrOlnd7dnLPtivnYp73aK3pSUVyngYtHYVjDM52KbQWKUhdsg5igWIokVRIgY2Yc63uC",
-	"5fs6E+uiZ9/bqexrcKMXsT5J605Y91jp8s5g9/i6ZyGjL3axir0yAxjxW5XDzrTjIp9DdZQeFgCEAUol",
-	"D/xnQB8yD4VxZ92g7fOtnWHaMt44wpgKnQ5zgVE9gEq5dq025h8DMqNdJfiwcal+r9TjB4zcRbP41f/P",
-	"3rU3t20k+a8yhX9M6iCKpKS1Q1XqTvY6G9/aZ50tnW9PYAlDYEgiAmdYM2AYxqvvftXdMwOQBCnSlmLH",
-	"66QqFYF4zLNf0/37gaJCmE5nfg1yldzeUAVKtnrZAotbtBWNRzA3CFnp7cTuZadidthR7Lk22DIYMeFZ",
-	"jmaH+A3Pym4GqiDTw13Ipv5D7hIOh7/q15HF0cxSNKOm3Ji50mnQw8UIKjH7lScL/JoWME6ZkjfoI9s3",
-	"aYVRaDWXQgdUFPy7knDp6vJF5YI9AKeHZtP0nt7vbzs5Ofjve5k56089Yvpwx1sEnd3NASsJd7EFXGc+",
-	"Q/3vos2v5FSrRBgDkv+lLLJid1X+QFp8SR/D0Pi+V1SrVz79uzCYKlOjSZ2SoNRAPeF5ZkRq/ZlGobPJ",
-	"RKQhg+2uDxNuRHrGOMsFR5SR2C6tGFlW4Q8Df4WMR9LfYynDuFxgVWbIpqBrUVlrnuVwT4rczZjJdMau",
-	"ZJaoVLCcD0RuWDHTEk8rCxXJ6Uwu4EdC7ZjMCK9EsoFgnGo4ka0IWdTYqwtHhhW6VF6eaGUMIv3NDDEy",
-	"xXaLx6zLpBCpYZzFTg7ELRY7URG7HF6eJGJa2BKiOsX/vlBafPCY7Zrm+rlKF1vk7W+H8/n8cKj05HCm",
-	"cyGhm+mqAHYC0Q01jO3LUjgeDXI1ClbEYNBpt/Dfo2eR7LbbnV46eNbrYTTFS7d9dyN28SelJzaLZwmW",
-	"+G5N0XQ+rWLzz6FntgzwfcrHapmvT/vsux7uzXgScyehwMYaC54KIuJ/rRIbR/i4/bknhl29e93aCoK9",
-	"am3dfbobuIOP9JPSgyxNhcQnOjs8ccEXueLppVKvuUbbLTjpnO7SPDObUsr4G5Fm/BL6uafz6QTSl9RU",
-	"52laS2dR0VQ1fuDRR0tckYpcFGJ9pbxD3WGWEHgx4SPPXU4HhlAwZwpcwUJzaTi6c6018f1X/EpVfn+W",
-	"0YxvS1cMTTX4RSRFSS4b7Lzh/mrft2GjeaACw0ZKflZW4d474FHKrh9jGdIY3rcSQxd8WNHuYzXfvji2",
-	"N8w++/bvX1l9+2MMNIzV/cP8JcmdH5RVoQ99KZLxhro2JNI07OLqcl3oXMBzG23G+hlwt2TlqrpC1R7c",
-	"famF+fgy40+iZsuJ+GKbj5pQicU2Ls4vX/zc3LgNZ7X5yxZjAYONlpKYMmzPWFxakjEjFewpd72XRPfg",
-	"tsVM50jGFfP5R/Idlw3lH2OW5IJr4xOcWz6cyRIuiRDVNiNljZNutxa/gEbg+676vqseb1ftZ8Ue8Vzo",
-	"YseTDTPNbsmQTbWaMnp0lWmCTj2EC3WQFbxgI8UKFVpwMjwImY8FFlk62ms5zPREpGwhCtaw7x4pm0qt",
-	"Kjf4Nzdb7CVPxhg6KamdcoFQqTbrfrkK1oiiyOTIsIZF3BI6ZFwynk4yif8n0qxQusnG3ERyqYeZhgfO",
-	"sPRXzKmalXS7SNlJ+7g28jJW83Ma4YdCjfK9d0Q5NCrOVLBBgkBNzX9UwweW3sbdbB16d/dELN/cJzqb",
-	"m2KshRmrPA16p2GA81+91mm3d/fMaRzuc8xpyL+7CRut1yXbstB8OMySylaskwN2BX5zpm2dffBOTHOe",
-	"WN+7bGidqGqxc3ZwYIUa3HBwwBrxyiKPmwz2iAH5QnXrHkiwZDJcqm1ZhmZsenQ7kEX2pZYwR6oiknzE",
-	"M4kFHZ0uZeyAiDk4KEUsNmt5O7pW+WL6VaKYSBJ+4YlNAuJasJlMUdyGjBdsokxBuBGUHFRS7uPFrMB6",
-	"pYEQEoQmLKuxygVSejRb7LkqxggyRbZYoabMqJlORHn2juyZvsG4dtBWM/OMuHvwoB76F0k1HJ6xNobJ",
-	"mRQjjpDPSmLUgLOTbrfFYi/3YiIGmgrN8kyKsjedNjGVzBFbALROJEeqRyViUsyd4oC3wuiBKoFX3FbU",
-	"i0NxrCIfitwINlKwphTLikjOZJHlOIVnpDzotR4kITPu9MACIFA/iXsI+nWY5Flyy2bSzAaweAciko13",
-	"P71gz9qnz5otRhsWw/8rlW/x+zeXFzdX717bip6Lq+evX73AC7X6RxQV9fNQYf+KClrVM5FcUSUbtMZ+",
-	"SmP3wP5DK9V79GS4jwauUaoU//7j9Cq4+0YUre+2/6fY/l/bOet7UXyWObDRKbB8hFu9gtJQsHeHlLJi",
-	"eeKQA441HNdDljbrkp5W4HKRPhbrEX32y3oKk6PK2zeD6Qvmp2QpZh+u0mGWfJdV5rw6Sp+R4ki42jvF",
-	"zKHlu/37/F3Hd/1Pz9c4eurm/9MyN+qe/9pyOGgN7ZLCYbvytSVwfpUpH3xdKNRSXH5jbkhtIounW0YT",
-	"1olDQkDotlky5ponRNxoc0FsdqftOWWUdOH+ZyxGSRGHkfS+RJY6vptlp8bxFIWEGI4w7aGXqD2LNVBG",
-	"UJF4MpLQa8RKQAueca3BJ6Dv/mhTt+mPp1QS7sI9aNNaA/y07aadcA1OOwj4GkkthjPjEmBddTgOSYt1",
-	"wOz/gSR/6OgYV6e67BzVzcPdkRxlv4L3A11Ew7/2MzR0LYZnbGDO209oe0abFR67NpK2+fT9mQE/CLwx",
-	"O5Vo4OPLhxgAwkL4rlNahtmjVafONqbieM7vhzPJN6mW0/C4v6dUfPQsmi+hDfccg13SR2hR7J094hmB",
-	"r969Zo14qwF29NFzrd/FzdB6thQwtYvt680/+eZi/nbbfvl8laGTH1vZo+9dUdsyWEqacIx8nKF1Tmi4",
-	"puCLTUkqFcn2wDkq3UqOytBPxD57+p5ElVJdf89TuTdPZcsK/IaMu/DjNvJ8bLtbNuBqW9DQ8iCsvuHd",
-	"2ob7bfmQxulGabCdRv6yzpysOvdLRO/3OvmtjaTOfyonvoRyJz92xe54OysGiBD7OpO3PfYiz5Jbh/e+",
-	"+We0T9Zog0sGN4wwbv+wN3jsp+gmKzPXuYAdv4rBx45SJcU/j+YiT9REBJ8VNSCi3k+NGaw8/TXS9+6M",
-	"GP89WrBntGBkhcEqePu/RqTg4MBDk8NA4HkfbNwf3eW4SWEEZBGb8gJGFoG2EVexBx4BouhZML/4KD6L",
-	"ZHwQMwR5QZd+wfRMwgItIw90gvTPmBkBo4yuf46TVmS/CmNjs/SKlOE5pSkiif44opuvM5uBlVhlNgMH",
-	"Z5Cr0VGlLfYKjwnG3P15NIhDnDC6gFEGyQ4OSqz/clzwWtzE4hqMV9BNMCL0UxhJDxclfuNJkS880H6h",
-	"eXIrNJ1GZgVrxHWyGb6/rOciaSss8RwwJq809vkudlpCJGlTJSOPpe5B2ESzHOvxCOYtFjshHyPOpmM3",
-	"wBNZmnzJXr1/y066nacsUanYFIPpttuWb4diMN02BWHqgyMwmnGL/Y1oLjbyHdM5M019heiYacFTLD/m",
-	"6NoS4VLJ4oz8zQ7qUamN8RD4/INGQ5zSrafl30vmP3o0ZE/tXl4ADX+yzXTYq5+7RDxgfveOdxAX1tZo",
-	"By7Xo482YPM90vHFIx24Ib98nGNEcmELo8vWdbQc36gLV3jB88DBipNKsGJkx3L3rXhPoAKl7PcwxS5h",
-	"ig0L6FsPUViRSwEKXC57hCdOahvtgul/RHBCC0NRiW/f9qeVWlsHGK6mLhe8zGBE0NMV1qlG1aJ8Yixi",
-	"+UAVY4/h3kTrVA1tSQRilmMiosgoFdswPFProSFPtqA2kWxQU8RtTvRSiJmTL5hWeT6bGjbhqWA2kdEZ",
-	"jtjEXAyLZrjECVlSDREp1XycoZex8JXz7g56Ix2EejJWMJvAXKasq5hq7geCrXYeizPQ5vfk1jAteN5X",
-	"SfdrcLmoZPm5fEM0jt03IkncyThVLiuw2WLLKxCTyT0NMyaUI2U2a/iEcYIBoAxzPBetpo/bF5Y0YFIV",
-	"No3VnSsi/nZZ0aJtgjsviFU5klnRYj+XhExjkSNokOfonoiJ0gtMNqWUVZwCXAIwPzNpWMM5EtySVzE1",
-	"RMN/EnpXJ+eF0MQSXtJs4eyNFFJFS5uIabH3kf57znVqqfRgXfXIm8CuZUr649i53b4GHIM0hHalioYd",
-	"rk09rbmSdf7EO5AdHhOAP3Dio10Ra5X561wiVV4YuHIc7EFPaETx6BmPdU22MUOUv9Vi/OPD9sll+7TX",
-	"/kuv/fT/6vq2X+e2+RofYP7nvGL1fzfkv4FUxdUK56pC444TAeQjVciDvLmnkKl7RJhYYCfU6lZiOkmn",
-	"KpMFijwuLZxaquagXvktCCuQQgOVIr3jRc5nJhvk0DyUHuz84hX7tYsxDhS0XEYS9brl3nMiDt7vn2Zz",
-	"pW/xRASLkBCYrTBswI1APxiE4K1YkMDHKtzzi1eRvBULEpB5NskoV9c5zPEZiy3LiyemWFV2LtccAz1I",
-	"ZI32TiTjj1EgYE6ioMeiIJq128cJWBtGgNRIEL/0WETBXdxjJ+02DZaN41lqPCxx1DNJZBzuQRuAA5kd",
-	"Sdi0c63kKLT2BvQbxbl7F5ZlKVP0WKoSQ/PXmoBVctLusMY8K8aRjD98+HB4PgN1UoAcEz32XHAtdNy0",
-	"DZtkxqCa0WzAcSRx1OjHcpigofDbhC8iar7glribKp9xfNBCkGwmkUHRDiW0qPsDxa+o4hMnBJ+FVmdg",
-	"R8hIDpHnhdawa8YS2mDF8DptH9vo7DtR6MXhOSjFeGmsQb9NwTLiBYv/++rlu3/cXL568/Lt1SXi/iAK",
-	"rWUIwQQtxwppxnwq2H++f/tf7D3KWXbcartJg20mznwZgdAsGYvk1pBSp3wqbxm3W8tTg7WuxtobE1Ho",
-	"LAlZmk2ENMg8Cf1F/at0K5KRjOMY+clzdvi/7OLt+0vmkIG445NsVVTn0k5mURRJxg5/Zk/OrSDHPebm",
-	"n/395T+e4M8vSNsdgkTssVWF98S9KGVPPkaBXQ+09quVCkHIooD6ZODX68jDxtJvFVTaKOjDlZQX8Lcc",
-	"CXrd0zQKQvgW/hMFfmSWXtgjXCAK6dGrwZTtgUENL668wM4xPn0doVrnmbTtoZchDRCeaMHV6yjAcHkU",
-	"9Pv4V2ZupCqqD2gxFFoLbW+fz+etEcIW0yj0+/27J3bm1swphAXdz46qY3bgo5EWI16sEKs53M51vE5f",
-	"R/W0Dv/dzkHQC56Cl2bnEBSFx/2tYgT3Q7cIVgw3UCZeISw37fmC2VkjkzUrFiHLBRE6qZkPa6shk4rY",
-	"V90D2xtbLhHf3qX1EYTuYlbYK30Hbw6PXNsZLu9bevg6gAm9f0zCJczlrSMkhSlWgdX/p55GEFYiG8wK",
-	"lmZU8ZUoR5hLSNkhKEVY9xsH6bi9Pkp+t6wOBZdpEF5f+33iB6XcJDAkBEPW74fXAY7cdWDPovz9bo/A",
-	"b7Q5oqgFI7llMC2s9Naxs/zgy4NXIbXGEzZ7E0ZqQqLBMp7RmjXkLM+tyyYYxXAw0NncawzxfKCHAbHl",
-	"HuFR+I1raBhYBmJ/ZWv/lgnn6nY2wewOHddVWAk9gG5Zg973vbj2pJrom7g/jjvQopr1kfIF/GI1Lh4J",
-	"ZBNxQ6h93nmqm8otPdzZr0FBaS3mR/HbXNqDnS41N0GvexcG3giuG7vOYbftgdP/Df/rh7Jz2P3LZfe4",
-	"d/pD7/QH+1v/D5NPlWmicI/xtXZL0+auVXq9ZSa3SjhMYLoZLLCRlUfAawDhECCGsj/NQpuPkPfbYaCG",
-	"QwxKYuVi/WLBGZ7lhcthro7j34SecAmqgaD3l/dgp9sOj9vt8KTTOu1TSnP14Z80lwkM/AXXmVl+9Fk7",
-	"7Jy2w+Nn/bv+vot1+4EfDLZTxbjIQjLmEc1BC6weLkNCZMFxDK9pLq3XvoPTiG2xx047u/r40DpU6g87",
-	"PvmpDq5t66fAl9N36+HLz80t+qbYGjCrG6UnWfVCq0A5hNdO7vBY8LwY/x70PsJfv8A8w1S2fjH2kl8u",
-	"+Be4QYvfl/44skE1uAhNE8lMZ8WCiCDQ+AaLPOhdY1kZuRGbYvKZNAWsVypaRgc7Axc1mU2ELFjDiHx4",
-	"OFYg+s9YPOG3AvzKmJwTxOvBDDFE3J7pPOgFR5iWZnu+5RgAtM3MCE0ZHqZVBvN9/GD9vOTcmaYpS3mW",
-	"L9Bfygwy31dducrbyB5ef9UH8nWd7yd+Q98JNHeDM0q3C0EhqrnMFQefcCnbArQ+2RSVb9GRVd23smSM",
-	"lSfUSszCKZQrbvFoAGCyCsaLyitdqu76S9/wLKdocDVO44pKsUrZgNedajWtNtIWlNYdRlWmvvLAG1Bm",
-	"9WdXLjtnqlWhEpWzBtiRU2QRJ2E0HU/PnTMJO6NJiS70IkYLQUwGInXCKZI+DJQVbKpgVsaUk4IhGESN",
-	"mWFsX4gU7Xnry4OnjesyBZvfUXhG0kxFcogiCxcObE+MDZSxaZqQzLAxl+nhlGtjWTvNVIi0eWYBZbyA",
-	"gE9FksL2BRrcLuFqef9QzNsO4wv/uZrB3BTLcsLcnz0g4zB+pIQZSHnBfbpGNyZKWPBxMI6E8bJmZT4d",
-	"e8SObehUMkGISsQ7iHHI4tKoRGZZ56DBH+4Y6MjzpTYrPRksKrqISHpg0cRLYYY4pDBMtW1lryqd8jfU",
-	"dOxnFLl0FkbCFSfXxUJsGE/xlA14DtJQV/fLW+djm+Cuf/f/AQAA//8=",
+	"7P0Ldxs3siCOfxUs995jMtuiSEn2JNTx2b9iK4k2fq0tT24m7b8aYkMkRk2A0wBFMx7vZ/8dVBXQDzaf",
+	"kifJnczMGYtkA10ACvV+fGoN9WSqlVDWtAafWmPBU5HDn2dZpufuj1SYYS6nVmrVGrQux4JNhB3r1DA7",
+	"FmzK7ZiNuYmY6I66LPn+/DJib16/u0y6raiVi3/MZC7S1sDmMxG1zHAsJtzNahdT0Rq0jM2lGrU+f47w",
+	"hWdq8TqXI6mW33yWzfnCsOSrJGJGMzvmlnG1YEZawSZ8wabaWDaW1qx/s1CzSWvwS+ur1oeoAYxnfDgW",
+	"z7Syuc5WA6H0gbE6F8mAccW4MnORM30DW3L25gLgGessZZzNjMgfGTYX1w5Sw7hKmZpNrkVuYCFKx2ro",
+	"XhoxM+a5SJnOYZ5hJoWyjwzTcxWxWyGmhknbjdVWy/MQrlilVlYo+0KokR03n3IGv/lFXet0waRi1wu3",
+	"hnb52+/PL5kRKjURu9E5++H87Hlnq8OXyoqRyMsAXS6m4jVAYdZtvlHy5qaMB+w613Mjcmb5rUDMpEPh",
+	"+CmhFxy4NyRMWoe03S13El7XvJHP9dC80ZkcLpbhfQd/44kbu8iEYTe5njA7loYZkd/JoWBaZYuIKW3H",
+	"Uo2YVJlUovgMz4vMiPlY5GLXK3V+yUfNh2tsrtWICWWlXTDLR/6cczHNhRHKcve0O1fL2nDRMy4VLMV9",
+	"Gv0qpweOduTCGJHGSivBBB86WnAn3CMyd3jbOQXUcPt9zYe3DoOSi5uDV1qJg5fcDsfJJnxeXtVb8Y+Z",
+	"MPYibV6aTNlMpSJn87EcjgHaVFguM4NrlIaJPNc5m4tcsEyPRiLt7gyCzRdnN1bkDacuhlo56qjZnLt1",
+	"ixudw5YwJT5aliP4O9+Qn3766Wxmx+7IhtyK1dfjW8FzkSfbITc+3ITbn6PWlOd8IixxhGd6MuW5+C7X",
+	"k+WX/yTtmCVDeEQarZ4OZ8bqScLaDmUckrO5e0TaCPCZnRwdMa3KQ5JOBLt0I3NjWcoXDH8TKQx16xEf",
+	"+WSaOTCPekdPDvq9g16/FbUcu2j9YybyRStqKT5xD9DYK3eDWuWV3+h8wm1r0ErdLjYTRxh6qbdfJkKe",
+	"8SbA4TZ7NEjKcCXNazrubViT1XutyAHcsCRHQEsEk16CZDPnaiRoFSN5JxTc4NKZsWthZCqKhx+ZWBF7",
+	"G7Bkmos7qWfmaipyqVOHDoZNHNtOHa7+fWYqFwRm6EQsWQieX+k7kV+5vxIgQbEyfCJwIGfuexracRwz",
+	"CQhX3WJ3D5Ni45JOl51dO7I2QM4bltJljnoUn5k0bKhnyoqUiY98aLOFZya4K9JEiNPuKwDtRmbusiBJ",
+	"W32AcA5Nl7G2W62oVd2HVtTCVTbzou/g9csnjN8b1k4QwF9enb08//D0r2cv3p8nXnCjn2DF+eLD0+fn",
+	"g+9F7o4qnvV6R0/o9ykfiQ9PD6e5HEo1SjqDWIk7kS9IpMEdM3jh3b7cSSOtQS49cQSf4eM4HeJUN1YH",
+	"DKBxe87ZHc9mor7nxnJrWCaNo6B2lisDtCSJW3ErYVINs1kq0i47w1fiy4SJFQtrQ9jfJGw+Foo5jqVv",
+	"mIPO/XAnxdy497+JgMv5QeJOKPvh6TmNkhZ5IuAjY/ArOz+lVWk7Fjlzh129RgASSnK0ujbsCL0fKd5Y",
+	"2k4X4B1qZaUTyhMEhQ4l8ZOieKhTUb47OEkySFh7mvGhADAMG44dsrppr4WdC6HY90JfvGG5yAQ3wnRO",
+	"WTKUtpjcAEjzsc4Ewtpl37n7ZQTPh+MroUZSiSQCQI0eSp5dKWHnOr9NIpYM+WTK5UgRRUxmdnKVOAED",
+	"xaAENixxW8zEZGoXdO50Wn5by1gDAoWTL07DmRg9y4fiw9MkjEtlLoaWxnXxtQEUJgENuCodzw2QDP/E",
+	"ABDRo4QD3M41oOUZnReAojQh1xioGL6aRLVBsSRAUrfaX0WuTcTghsDPTu7AI24DLJ0kIjHFWO6EhhuS",
+	"/eGlDjEN0uaUy8xNPHE4X3szE9LNBeACfyIyFLG1NxNmccNx0wYktMEn7ahFKo2VamgdvFORO8IbMTOb",
+	"TJyK4laEgC1MJ6I5InatZ2pISk46y0GIjLzUKPPSTeMqDRfInCIhrVxUh034+YqrBX0HlJ6+dbeES2XC",
+	"435pAHB4ER2o+wLwawGqVCCGV0pbPznqWIR8irBhPtaGhruJCwoF6gfPsqWlwU53EH0Um6lb5e69zp1w",
+	"LbjjJ44Ah+UlIB9IhbKpY+YBuKcf6aLRxvAPv1x/ePrRSUo6Z5wuDxzG0ePH7q7nfIhn77RPd7qv3r9w",
+	"z7pXvL/87uBrYvOwFi+DERwA8VtHLmDXZlPHO4/7xHFzUWeHXfYG8ZPbqCxBOOX32qkSPEUFhruXGRBz",
+	"/HEENAPlaMgzkbLZdMASfCxN3FOKGfdqoG5uYU4jcbMCoM/xp4JCeJ7iNEHWLlHG2XSU85Tu8HWuZ6Ox",
+	"LS6JzlLAZa5gp787e3b57urt+eX5q8uL168SWH3E5GSqcyvSDmxEJm4s0zM78HsnUpI2AGBYNN7rlC/c",
+	"tCD9o1SEu4jcBCByGOVUCZagTBgrd4v1rARjaXOlKREEPJDcPHJc0t12lEjc2GIjdR6rGpgooQTJ81OL",
+	"OExr0Cr4fuuze2Sa6VR4/aFJpsGZK/LMf+TipjVo/c/Dwrp0iL+aw3eOj5Ok8jlqgV7sRFchpq+v/y6G",
+	"thUkmTPVoFSXaQLJMf1//vUoGZTFDbyzSLnd9qpFwDskrE4MDdcviApaiU6X/RUfcedshFOBHMpfL1jy",
+	"z+SUJXH8zwSJQCatyHnmvkfeFsdxnJR/iOPklDnBRxsbq6Oef7u+8d/Wri2o0F32WiH39jdJOkX8DubU",
+	"NwHuKByr24wSuVTaCw41SpkMgF5NnNTt6IOTliY8cyTH0XQlCuJQIw1Iw41mqRaGJSPNMyd0lXZ2wq4d",
+	"1vk9bbvZ3GOMw5XtrEW5f373didscwveB+PwaDfh3TPartXIF1gPYuBl/5+XazDQP13GQys+On4pR0o7",
+	"+T1WQ27EKYoljpMkVXGpwovG7gXuIApcNaCXlbBhabvdpK1B6/A606PD3Tbbw//ld/yVtps3HTj2bhuv",
+	"ypId7Hys/Naz9Tuvttn66k1cufc8nUi13967RX+5/V+778V2b6a05Y1GYlff2ViFrS1N07DL0pTk8cku",
+	"qJ6LG5HnThNuzefz7kjrUSa6Qz3Zbeu/0I5f3LzSSoDxs9mAmZxf8lECTIIN9XRRcgY4xeM0KKLEt+ri",
+	"wXHvpGpXilvHN/3ro2Hc8mYJ9PMUK66YZFvrbZ/wzHO+eH3zkxC3q0xkS4YfhwQ1q86AJe4Q0LrDUnHD",
+	"Z5ntsIm+I7XZm9FiBSIoWJCvF6zn5NInKJZ6DwAI9sby3Dq2FSwyKQ8Udy7EbcWAE6v2S40zZ1I5MRG1",
+	"EPrSKcY3PDMiKZwKE5pgwW54ljn2WbIXIe66obGa61mWskyQMRysVYb1HeDffPPNN57PNllBV1uP4Lyv",
+	"Ur640jdXbjmVk6L9aw1ablMdApBViT7CWpoNR2+APjXhoru2Ecqzfbdc97nQSoVKQRVWmqXccpI5nIB5",
+	"mFidMDXLsu6KxQBNbIS/H7Um/KOcOOj7Pf+fqDWRir6Mmuzjb0Tu19H4PpFfLb1z3ZV2k72TvwqcPOMz",
+	"I68zscLoD6bDWW508AKCrR+2q51MhOVdkPET/zOYihELOqu2CEZU4J3wj95l13db0nCUHtBvQf/ZBlJ/",
+	"VSvQovq0E7g4ZF94yejewIbqpMQJsXDtBcNvPJBw48ltWbIsB/sD2cKqxHHZ5rrG8r5qcSfr1/a80V9z",
+	"ieaT8kKESo1TDTQQcqlYO/n5559/Pnj58uD58yTyNJJZnfIFGgFuyrbvwg7olhzcEX/XUqEO4zjKZMKb",
+	"/A791X4H8is0Lv3J+qWT7Xl59eGJR4bd9b2qCy4DPRW5XTx9CgJEUoI+OU1Yu6LBdMgEn/yPp0ms2krb",
+	"TgQKmTd2Bn1PLRqVt2ueuxFfkdT31Veo1ngrLY/VXGbpkOfoyyEXKB/m2hiWHCZu8P+jwf/j/yWs7QW2",
+	"CFUlpa0XQ+sqUAtknwHpQU+fPj8/Bclo4O7h06coqX/1VWudkGJWY+SG+3ahrMjveEOMQ+KO22lwOUtS",
+	"vkjQvTLRyo5rDivCiybwpJ9+BXxH66F7ISeyQSQ9VzaXTggkxgQMtR/1ej3W9nej3+udIovCHzg76fUi",
+	"Bg50Fl7AkEP/YyYFOBlQeoIRncoigW41rRCMsfXlFVxrM7/yoLwUNpfDhivyzF3Vg2CDGLDEW82SsFyH",
+	"fyhDJxFK2WCDTOBrMQeydgUPgL0A7bNXbr7Ej7zyhlr3DdpjwZKv1Z3IjdQKH2dtuGkctXqytek8Vte5",
+	"4LepnisHi5UTcaXVFcr7fghwljCEFSMar4TOTRRWEpVAXiUX0QauQLXjDTfhDRL+pnsAVpW/pCSh/gVF",
+	"TqsZXhG33uOe+5WujOczxz18kmyQ0kaMm1gVyIe2eDcer1XEkicTTWSkf+T+bKMHBn4vvfORQbLvSb6j",
+	"T47+uR+fFrwiKrGN08A2ANouu1AkEENE0iPD3KGxX7US9eM47q1iiIFb7nO730krVoVvFFClesIdCzzp",
+	"9YJV020lLLjMPoxQVqihOGUnvT4wRO4Hu3XeigUY0hwpRlNUZY30F+iHzWt18FzJdG08xQ74hqv/v/CO",
+	"5uCc8vojbymmaKvAVcBAKC1rF2jlVmfIHXSPVd5jVW/DBm1c2I4He9J4sI8MxNd5LSR3VwY8TuhK4yX3",
+	"ixK/9cE7zfiC/AgN5AZ04QG5B7y/AQlJm/RWgI+dvbl4ZFhCPu8uPmqSzmltFPjDaDoVVM551blQoccG",
+	"ZWXOkjnPlVQjcmh4FFxQ0BS5P6r7SXpm00a6d1554FZrCI27R+LgquCGZ0AHmZcaw7LaQZC8IufZj+c/",
+	"14Me6o9MM64+PJ3mGgIbymYu5GNjie4uNuR5LkVK+hO9+sfzn4uAEBQg4XVI/ZNMGgt2ooRkVrc5T/3o",
+	"JIQ1oLnrHRn8QdR1Mq8Td6OKnzRhVuturM6AxHmHX/ILGls+JGzIFYYeMe/+YSAFtQEz6BYFnOo4Bb/w",
+	"KMZqW5dixDhAgAFCdg5hjfmyV3PJuVDb/qRb+MXrTm7PmTYa72pzVpCNp6l0aMMzwiopTJ1zPX68hIXh",
+	"Cx2MeM2mPfCdNsfHfeeD2iJWVulYu2YZ6jSrZivD3Ci8bTV92hwcBlA3Bbu94E0gV8PZVoaxrVEnIXzt",
+	"PhC/07ldZecx7retzbY6t88hdMStGKZ2F/QnlEE2iygy7bIzxWQaPLlub8DUwLMM4r6Dpa9mlf0L7c2U",
+	"23GJUOLUm5hO2CKp7JOT1kZdgxb0DkJ4GmgoN+JAKiOUkVbeCWZm17jd3rSCXPeUJf9JQupVgo5wVKNX",
+	"mYQwZmillNhw1xy0FCH7rU7pfhL476cpGVKGGMwNd3o6zeQQ9JfDjwfz+fzAbc7BLM+EGuoUOW3JOSA+",
+	"Ate8klPTGrTALnqnc2mJqHzeFnUqMH2n8wnCXt3Y1z7Y5kaKLEWBJlihcKlmqpXBZX7L0x9Q612xvr9T",
+	"AGdpORNhDHqXQMeaoNkLkhKujc5mVrCxtdO26bD3b1+4czKW25kBC8HWiz3Pc503LfBl8B7/n3evXzlG",
+	"MIfA8nK0PeorpBCWxbtklhwmszxLOmwijQF0Q7bBVaya4IepKlOo5BD4KAbRABl9clLhWiA1TgTEQOmb",
+	"WPkwMId4EPbBUjHMIFq3nXjXUcI4xWtETtBySD50N8NhP0M2ELFut3uKTMwkbt6UJbnTn2ciYeLjUExB",
+	"aefsmqNzXRqW5no6FWkHg03p8ChSD4KyAE5kduVknOFQGHNAaSkHkCpzUCTKNB0djT6spdXAGX6n82uZ",
+	"pkLti2s/61nuhW1k8ES4CvWEu/fCb1WkO74/0l0G+gp6HcQZVYC4nlkKygIYl2DylmB3OGAmEXkSK/wu",
+	"SBwQo5iIVFqdB1EqFZmwoqw+e2HKQnSnyN2TnS57nWMkGuooZqincP4JhLEOHMgh9A/Gg+o2oIg9hIS1",
+	"37x+dxmxN+/d/51dPvshYs/PX5xfnndiRUusagTueXbIp/Lw7ugQfgFrZy5uZoaC0XGjTnrHDsc+R60f",
+	"BM8wA2h7PPCH2dK3ra1Pk17UcJzvp2BrdDuw6HTBReounOIZYsCeOOongUwbkVPwZQkXHz8EAYQAP/Fx",
+	"KoZO7brhMpvl4rSSdcJDmgklpiT/dUA5LAcXKQhPpate/m3T3S4yYQCyC3XHM5l+N1NKZNtvG7x2pNEU",
+	"bGaTCYeoHM6MFdOKYFNy7hcykBtpWlELFB6Y1u2VQUQRjsv+0gK2BOlB12LdLB8+R6UTdPccdQrwLs7B",
+	"9Q9LrJCUoyO3+MxbjIsVlG/pmBv2uMduYG8M4xmgWzPYKLz80uKV0T5iq5jlPuDS1pTBdfsCW+4IwjYb",
+	"eu3fd+TY3tdgxrsXUJbfIk+o7iFamkztxLbaQtg4fJBdC6cdwiv2hvEBLizKYuhfg5dES9LHEHk3KMun",
+	"LMFlJcSmAY21EkSpYIrv6fbscOG2wNejXg/vxfq9vpUqXY2uYZL7IMaUHOtl6uAt9DD7I8Om3DqCW3Bb",
+	"jMYApnPYDDlOS9hcefzhkTiVZprxxT7ITEOv/s2QGlThYKbeAbW9llYcAASQEBPhTnYTKuU5IwW/YcvB",
+	"rFGicxye9SYrsCYVJon7YMtNMCuWcdu7qpRTAxzClLlg+BnwoRl8mvWXVkiryvQs/zAI5mg39tSzQnRm",
+	"ZlylUo2u8JP4KC396ZWSiFVycCJWTb+JmM9ncb/M8qGIQJJUIovYzE6u/Jfu74lI5WyCfxfD3Ccrcv89",
+	"Hnnkk6sjpqci59YBaRbGiknEUnEnhwj8aAbQmmEuhLrKBahvkP8R8pkiRt7uiA2lXUSY/nGf88M7WT49",
+	"f8EJ/9fzJ5COycpyDyggnqxGc7QDgsxkZKVrAMTqBjTHdACdM/GPGc8cc4cJflMCE3KBS0TGgUjbvERR",
+	"pC3TkksnmohcigcmKHpmvSzpqcrvmaAEkzi9cjkfcxM9qQp+3DRMgdHixXndOERy9B2Q/h5LG+tZXpNZ",
+	"4SvGza1Tfhw2YM4NVz5vqHk9ITrEcVM9A5wC5ZymyZuTkO4DvCzFu5ROpnAQliJWNkDsz4Cot1tAhHZy",
+	"8Nb/SUjuQ0giX/7EJ1kzqzXLtBqF5Eh/FhtoDllod6U1YOmuHgH5nAP/HzvBejX391OUjwOXGQa6RV68",
+	"YTxNc2HuhdeF+bpCH+nbALOX/rRiWBammc6EyYA1LsmN99MhjJnrPK0COs3lHR8u2FHwSzvNgp5coTT4",
+	"eRBGIVKiGv4XNs21RZ8Oa4cXdB5YqSiQwuZ86Aig1wna1wvG1UIr0dmEIA+tSkQtKyfiV63qRIS+Dfig",
+	"2MXZq7Mi8mcNOhczlhC6cXzEzGw4dlzpfJbrqTj8VuSZhNTX95fP/tspSNu6pXYkM4XXHu3A6SYkeuib",
+	"WnGRlQHMpEKuXHoCzJvweqRlAiJKiIFDFqD3crgtXHEhKm/8Bd7D+qwdt3799de41SljbSCa7jXPLp6/",
+	"xXe1Ihx17Eb1e1347+Hx8Zaj/23p2p/UYitqsQeReAlV8l5pe4aC7b5+DJyn8F+J6op7jx9ivVjSr6jo",
+	"F4x4kFvf5mrhH3FfZtJYwk1ZxPikejibCGU7g1glsOgEnjTMQmYU1Vxb8m36QoMbvZgIOoVL39uHGSb4",
+	"Mv5JX7zP0xtUVqFWUvLy/PLtxbN3V2cvXrz+KQFseaXtd3qm9sYS4kVwPDduouqqTu6/qlca76s3MvOJ",
+	"k8nxaIuIF7Q9e9+wX9pLncob2RT1+EpbNqFfWbtWG46CwNJOl73SEP5ac5b5AnfrUAee+YxpbotM8/RS",
+	"6xc8H4l9t/oSyuSB543KIpKO4iatbHv/gZDJvwXegLUq2JMT9qP8FjYYTCr38JkKHLLKY7r1GgCOL+gp",
+	"9ZV0jFD24bymtHtA5vfdN+QRqZwIZaRWZoBxo4NcjKQuFMc7LjN+nQmGxRwfamMpCIACU0F4zGcKt9aH",
+	"UBOHmrtnHPPEMJ02R04XQUYUFBfixTKqhSorLKFTIN6lnIj09czut3eXIYbBan0Ler7H8KMepTaDHwsk",
+	"Sb4ABQmjlN0yjIV4mgHj5pYCxM1Y51AGBuwHOmc3Yi7yUr2XnNl8wfjIydoZt+LhUHzNYpL/+/787c9X",
+	"lxcvz1+/vyzyd9hRj5lOfT2nLBcA5I0VeawSqDd5cIYZpIYKTEJOihOp9MxSQSDahMwxnHZtK6LqRnSW",
+	"GHHpJZuvUKh/WdyhS61fcrWg62X2xAetsT4gUVjzYIfzxmctn725QGQHVSbBeJk+5fhADumtWGBhInws",
+	"CpE2UkBW5k0mR2MwPHOI8IFnIV/fM0dfj65TOUnWeJAPfhDvFZ/Zsc7lr+KeFM1tlVufzrHM8sXzB70r",
+	"burCUxMVtWgilos7fYu1kMlACxhezuNhCYXKlo+uqPpbMu2iqtyp8YyffvrpoF5Rdd1e1wuwwqLeSSvM",
+	"c4gK23GvUz9op7DTIqeYhjdsLf0EUVW+RtwcM0hywaymKLblnEjjKypojQQeVrenpF1QeGkCIrnzC/Fu",
+	"VNOx7W5iiJArAuQ6Azbht4KSC6iC5MIpwY65agUoaR4aIVdF6yGOwYbAapx+bhAFzSDARJXZoOoY1v0u",
+	"oiQx/6k5QtLv9b3kEETzAVthVHwwccPHE3ohmBxwYW8g/aqcaZunhkk7YDzY3IITIFbtJHkTXALFlS55",
+	"Zh3KDnMBDg2INkncNvMAByrr7aS0/lgtbwAOuuZpqH+QI4E/ZSf9xyQ9gKitMIUOYpqZgu8dXaKQSVjn",
+	"fvqaPyk3BRtCBrJP0IHJHuiIvKrWqKfVsuaCrkbkAkdCji9UJy0RggfnK132BoqQ4j03s1ywhZ49yt3l",
+	"cVji3SaeemAWFsRCO5zAeuUY1QAD74JiJtLfjlF9ETbjCNF+knZVcf3tZe1yAO4D6ccYAf7vJXIjRtxH",
+	"5C4hhhe6vYzrC+X7i8cdTgzFIEQVnjgNk0HnBTDqlpXF6iGfHH3zAIdc1wq2EavZt1CaHEP9CoEfQuxj",
+	"5ZlXOzl7c3H19uzy/OrFxcuLywRq3d6KRcTgl7P3lz9cfXd28eL928oTVJCLzHuOtcQK5RnAxnLY/Vhm",
+	"AhIE/HY6upu8PPuvK4ehF+fvrt6cv7368fznhPkZcJVQWc4rGyRCwAYD6kFeKukbS7P9dP7tu4vL8xLW",
+	"n6AD5hTzErxThtJ75XD8kMj50HhZKIO/C8Q658NxRaQ1Agrb1TEpnCOnsax9PcsN4iHmyVI5/M4p4zWU",
+	"Aok3VjdcZiJlvGAJTvQt4mxWIilEgze/WahY0c/0+iq+cgt2NuB6Fnu7sJmyMiMbPjS2EOlDYsz+skWB",
+	"LjiHZ5w1C3j/YVjNby4JvFfBjLhn1s6sNMMDpO+8InV8gTltwSLuNXIz4VnGEpwgoeQ5X4jvqNd7ZMp9",
+	"fKa5vhaOOvMU6z+aMZ8Kx1kzzVN2zTOuhiIn9SsUM8fFdUhCf6+muXZSolvjOfS42dE9vzmqxkxF5i4m",
+	"JBPOpdkioqYWNwZJvQzK8kWsH7HevbzQvrxd1QtN3zYk8Bj5q1gRnVfMtQRzvxexo8cRe9yLWL/X+71E",
+	"kjnJs+axXe+cfa/MbIrlKF6KVPJLyEJ+IH9QcHtvSk2uOoseP6yzyJ13shEE9D6S9/D1jzuasLjFugro",
+	"l74aa2Nhs1sDNcuyqHWd6eHtFcZ8Qy536+37lv8aSuqHsriHX7WiFmr56RXktkMdgV7/oHd02e8Neu5/",
+	"f2tFIe6lVr9FTLjMIP/dB5Ncayd59GvxLAiY/wpQCIhiiI93xOdmKS88askUkvaLMA38muIwWoOjqJUL",
+	"t3FSqyuIVh1804taTrtuDVqQG9oqB1y0KlEPpZ+wZVFp/SeXR8fF+mcQblTfo+PL3teDY3zm865J7G8p",
+	"C30VSpGU2S3NTK57kVsDye8rq2sgfVvyBfpeKeHaVpJUT46O3N2YVqp0hACj5qoMRfwRlMMF0NhIM6sp",
+	"IFrkDJureSWm32NtoApDrW4kZLFDicRMqlssowgm41LFgsdNVfWiVprr6ZUd58KMddbg5P6rb3ZQrqZ5",
+	"dMIwerrcrYxDhjhCD3IGSH+nmE8FCRRKlx4h8HarlRq1zFTeinUAP5vluRNFiy4NNgAIgzdAWHpmLxCb",
+	"Sq4gsgVU3YRwVdwJlGr7IRV0k1ZMzI4TBKxqqAbjnieRGrVTdUs76Q1bpbiRG4309bSC1SWsLYXeqQxi",
+	"JGj3rrXOBMeS40gfmyo6F3VGfqHHohLwHxrOgr7gec4X21yAV7MsC0WkchJHanjsCDNKtUhY90Db5tfU",
+	"kHHTe2obUn/p0mKjEqYs71VtNsDDD43YDUf8Q8FBm2gcyLuBy2Kd9An2m8PcgFWk7nFvUI5bx/DzWBHk",
+	"VCSj+BmrTH2VUBG1hRO1LGsnX3VLTDfpdNn5ZGoXA3jEjUaNsFzTawXF/NZJAM8KuWC59CX95AvMe0KE",
+	"5cyUBtfVgF28e82O+0+eHPQZz6ZjfnAEfbGw4CtU9u/UtiRWReuNHnxlQPfWqWDfC/1CWnFUL7Ln1OiT",
+	"oyP3CZp0WqwY3mVvoaEPBK7E6lZM0UwWtgWq2re1Al8ksO2IDTMo+IS33tjO8pb11mzZG5SZlorpQnOj",
+	"UvH82jZR2W5I0AWlv5K8a8DQi/XN20UabqySw8TXxl2AwU/fVEqrlAvt8gyCh6y8EyZa0d4EzyJWTayY",
+	"zqKyd0t7c7xib0oO2F2YQjGKaqU7ivChiXqiS26p7NIyjaIbXWrqR8JTc+X1Mm2Amk80PgrANRGLEOO1",
+	"g8iF5ENQ71OnJGC7Xqw4gloIi2e93rF4yk56vWX5q1AQV9VRC1xyVQG1gmHUyiRRIfxscYp6mg+7RfGQ",
+	"OocaH0puSiyu2JWgkX1aml6w8WzCVYiG6rYakMhrYk2E94fLyze0SVFo49VtbeQeHqYwe9NxfpdhFCNX",
+	"i9c3rcEvn5YRMKBTL+p/WH7rh2XlmMZ22Wuq9ipzMKOgA6iiOnOfjCiytAMRvYbNc2mtUNShIfKtEKJY",
+	"JX2sL9hLTrGhDcjxYA5xxLGdLATUD758C4UWk0q3P7A2dBrl/Vg9A/unYWYMnlFoHEwdIqDtG0BwyhwA",
+	"UGyphzXIQky2o2vj6Zni2cLKoQmNGidIRz4ejPRBaWdh60OtlB3oxtbEwCcnN6AaVf9o6swMfb4V03mK",
+	"npRwq9ZpcriQd1ZMl69bE52hAH4EpBEpYcLfM2HFKiwPSVdxzVvps9UF+4OuFTZS8h+zkGMclOgqtz9C",
+	"VSh8jnbCFpmaFbV0ooBD1MMI/A2nRTW6ohthO4E3PD3GTq/44S9Jp4J8O5UchCVe4NCv4VH6cLQBN7dE",
+	"yxfS2D01wB1uUxPjcpraxuEOvBfwILAly7cZ8NI916gv0Bz+5au35Z7K8TY7sq0+4+kRt7uqzY5FO8y/",
+	"8jL/euzr7UR4IYD86iFeES7ljuQZt+TzLvcgatiT1UvZcBovxc6WECp3RXbJJjJUtGwvqWtmuetl1NT2",
+	"stQ6HCeCdk+sXS2hH7p8QntPmAH6uLrRQOY8HXT6T2jyXbhnUAbYXFt23d598fsVkGMbolE/1HW0Yx1S",
+	"iOmu66nUQ2rCByoJVa651Chyu+euthQBaqvzQ6MqOOsXug89qvXBqFYo1rPrTNQsnI2UA6+Bg6Y235Wh",
+	"A7jXpGmup/rmZg86RiMfZm2+imCzWEuiyTaIsTdhbsCSVmm6YqdqK186l9aKk2pCMF/+bResAgv7sKED",
+	"xJmirvK0VxfvXrOTo/5fmB8C1jrfWm2FNbPkm6hd1qUHsATTRjDwA+btctStTgEKCgWsWJS2gmxr0R8L",
+	"3K0nhu4IfpQYQjtttAKcNVWsG3urWHkt5ZVvsZImdQNAjnyTO9zi2llEBQ6swqlnAQF39V3ciZyPxBWV",
+	"I97RVPSqOFWIAy4y2D3Ep0xkBmPa6BVgYMVtqzRIgCxyBU/6wU1bWgN/4oSFpiNMxVBOCCRm55qlcuTm",
+	"LiSJqZZOzsD+Dv2jXvdxL2kkMatvoL9x3damsyZANxzldhxkHV3FrkxbXpfVRHhb6rvrhbPa8uxLIxsE",
+	"rcwmGJVO9Mg8Cvj3745kaznmdlySiFaJWRLeNTHH6plHSyRnM0370kp8jYL+cZR5B/jv2fAG6PKAZje3",
+	"3n9VEMnqC3keeD7FFbbBJ+H1x84AypgEYUynImJ2nAvBhnwqLc/AK0HiRGvQ+v//cnbwtw+fjj//R2sL",
+	"sawKC/Y1POpVvG2zJnPiKbteFP3dINCEFY3oCJpYtYczuzxnx+eqFcLdsjvyqMnhtkJo3LyH1bdFDR0b",
+	"agbSJycPwKCaJcI3VSfoikOviIkQA+lArjo2sXgx9PFH1/lhcgqOU9/FaI0D1fd3NBUX6tI5NDZLqd44",
+	"2JVVF+xH2jJ/ib0wHMTTDw377Ab+K8j0H4w4f0E7EO7GtlbWonvDDmAUfk6PC/q2FVXCwjcS9zXezB+a",
+	"Gre+ViKoX6C/gisa6ABYBLHvKGR9TnPhlMtBpfrEI4NxrW3sI4PpOw6YTr0jTDsJn36QNomY1Rk2D1bo",
+	"RsRuMZj6TF1ppGEczIWdbqxeYqsYjLCB+1tkRGBTkSE3IgrJ5diyBYuXyJHSuUh9Fz3qOoOJHNKwxEmk",
+	"CXX/hBx1eCveda0EeX+rx+Vp1/oDgafccUibCZ91Xd08cCNvlVvujvDzhyXDvKf5PMsI0rUZA9ICO2jw",
+	"Tl96JnDqt6ScMACtHBU4qz3KdNao4QXmjbkZr+6raKmd/SPDbnI+mjjcayf/s9vtJuCQhhAn3xIdOqFD",
+	"sh/UdswfGWixyg/cO5LOaay8Q9yvwGkw14i46EGnVj9dVsgp2BMQwomSk16PWv2vWFdZVisaEDWsDwEp",
+	"s1ZCsOuZLSKZBIkEIN0DRsygs2Zw8PtlQOclvw5I/ZF23SLK2RtGQCwrlulBKGKFb6KSM9mCzRSf89yz",
+	"uM2rb2beEPLb0CKqfISnRQq5VE30ZFn5KoUJHJhbOT3QUySrB6DziTzUa4C+T5v6UYZkyoL8MU2GkkHR",
+	"S8o9A0VHrKaO5bFqJ5/i1jTjKm4NWOxeF7ciFrewQNKVhO8BlqTTZe+wXRu1O3e06FZMwUJH1Eml7iRg",
+	"Uw27FhAxiOTMio/hIkYM+C9WP0HYcLYCmyli67iH/TBj1aY8bBu6W51SzQYvLB33ylInEUfEoyBP9Xq9",
+	"CDHMxIomOmXX2o6xYG3KSIStSl5dduYrlOCEvkklV0wcTLjMfHRsjIn8JIV9w3y1alLu22bKhwLatluo",
+	"Dply4yQ3H99mx2LSwQIVAA209GznInVwpJ3EAeKzMW+FmBYdONzqsaIMeMjakAeN32CYHgSAu9mo9yXm",
+	"JkNKJxT0xozO52c/J+F8Yc00E323Yi53FnDna1A9OWGpNFaqoftlcYi7N+UyN35irUSpY1msChqASVkF",
+	"kRt4zxszVmaZJ0BtJAREKDpR0EuoY3esEOhQlcpjWbUN9acW5gY6nS910pm7Fdjqk/gg9kdoJhL+V0cc",
+	"TikMCXrbA8J3wPaUQg9IcltuZbwuGbua7eaPgmk0Yu4moxXH3dl+r/vYIRjUKX3cw1vt9VK87Ofv38at",
+	"zwlQCBqoRpAbQ7ntPaqF4MMnH3s0Jn9pMFLBlh+j6cqLJf5d0A6vqsKyttdwO132o5haJj7yoXWKEfd2",
+	"MV+G7SbT0AsCX9QBHgHFZmIFBjt3mIaKNMBGnJZY1Do86bILlKOgAUesPOVcRgsy4eFGli1kA7eFlK5S",
+	"a0fRwEF/unh++cPHH84vvv/hMjllFMibLVA2BRoE0h0aRQzrd7uOXvW2cw40Scjn650ujnENdZ5iUJvb",
+	"NS8gO8HbXdshCrIDuLaDmZI2WTZ2NBsXnulMFzwAyV6D0r0hKMm9cnnuH6tbF0jgUYlkrxf6SOAyGP7n",
+	"+AvO5GOYIc1Baebe31krQpS8iT7HsYiw3DTmU90IvyTE1pfKppq6p+IQKAhWZBqV1X4fXAnlV/CVjt/H",
+	"rcdxK+lgWQnGqfwMTtZOHjtavnrnlmMcV2gKK93khS69mx0OxmAwBgYTI4+oBZouYyfEejS6JDO+4gcl",
+	"PsIPG098mou7LR6sbQ1CRO+nSeilqzZsj3AaJFL2qqbYlUyuvlv3iogbiGKA7AFkqHICdSEgW8JxhdDZ",
+	"XWWLAQX87R+fg33QKwE6bF18DrU6yfV87zCcqNW88Ddww7TyIjUCI62YhIol2DEJfLlTX/BPYDXczQlG",
+	"7tzXHEs5x7ohIAzYUrr2uJaOJ8IeU1Q/52a5fwqdH2h/xcJDOkwueOpIR6/bT7C0R7Au5IIJY+UETItm",
+	"yDORstmUYeccG07Gp0uVxsUKmL5nt8NsZuSdeOkdlLh76+JENngzrd58tJAi+XAnC96qfVxjlctaQgE/",
+	"ZRlpIt+N3epGevF6KtTZm4vnVCe7kf3TM+y42wsFtZdJp1Q3uoSFxSv0VCg+lY3Ec8rt2DSMqq3YTxHh",
+	"W/y4pgW94SPxTv5KMgb4IFqDx706g4DYXwgQcNsEXdDR8NjvRUePo8e9qN/rfWg6tmCROhuNcjHiVpxB",
+	"fccdOVTZPnjXZ9xPRtUil/c3F2aW2bW5LlsZ0gLYfwUJZCnx5dsFqUJ1X3yxx3OeK3eAS8jy03jB5ARr",
+	"GACpYHORC5aJG8v0zG72K/tFNp7sihXsyOnGvp1RQ4F07HEM5Ai0lVzcST0DPJE6hfD1qciHYKZzfzsl",
+	"w4C2lqBFCTzRlApS8087WqgoGRS5U9FUw3AsR7FMwFaQkXLo3mTKc2m0ugoi5fLKait5ZIIMh74hnEVg",
+	"fP0eUIRX7zy2hgA40drjf4YFGXY992JU3ZxXJ6/05HogwKTm3rqHL2oIg6+mzYlqO0xEnxZb2OL9k5tT",
+	"p5e4TR3YLTeGKm3dY0m1DNSmNBQszbkivhNTT6iFTdsvKoJS51CtTBX9yutlFY4b3rfLni4Vxd07amID",
+	"uq6LYghA7BENujFIs2gXtHHraaOpEHKQlFV6oPMDvG+dxlglsDAEEDaqWBCAbalujvck+kjH4I7aO+jT",
+	"zXDlRI/d1bjlqPAytJWFlt+z8VD3oD7YeXlbV3gVhRp84tt4uMMkTjprdHX7ju0rMwMqcOxHWuoYvZm8",
+	"VNFv8/MV/KsZ9MhY5mQF8PDW6E1jSEsF4Wo55783alisff3x7XFwq+qE+EpGxV2/k2IONY1E6pRRKIQx",
+	"karx2i/HHEh1Jy30NvP5u5ujDnxxEoBkbUp1dQv2ubihcOWONxe2/MtdXQRrq7vrHt3v8gYc2HwLPVLU",
+	"LiDiBt5ARI+t7uBveqkq2LV2a/cKu5lqY0e5WA68weLYG5E/jF8PGlrlC0N3zSOwWXqF7pOfVngStjEt",
+	"L5vKy/o3Vp7ghmE53hs5lDzzYRasDfWTwTkaYf4+Nyyx4qM9nGZcKvKNSmtiBT4ULKrbhv6wOAo0SiyT",
+	"azrei3CKYUDwG2fJD9ImK2KCYlUPCqJ6rxhkiiXTEUr0pvlXn9a8Rb76AD4cg3cDbWxdeG/i3Vr4qhAf",
+	"cMoSoUZ8JCY+IsqXoy8l2YAvW8UKnWltaZn4aCFYI5gHndZ7LRx0EFbggCUTn9v5xGvOJk2okRua2E4p",
+	"hFFppqdCFXNJ48ObOuXCD6FCjs+aAYmT+/hOVHn/I4kVHTn6md2rZ0raLts23AoCEuCNFHAVq3Zyl3S7",
+	"3U6tCoQ7cAS0y5JpcphApAbWiiA39SPDhktxGhAikfxHcpiQvzIp/JVlby61pnI45L6eZYLMEv49blv9",
+	"FA7KaQJFmnhmNDYDBscO3qEQrwB5rHCf4XbozL0EL1HwhcHGx6qCH7ia8jKKOLQlh+mK2ol4u1tvZvlw",
+	"zKGSaeFSx3qJ5dwOcrr2e93Hyx7XqDXLs9agNbZ2agaHh6UXHQ7HYnirZ0CwlLYlDXSPULfPdfr6H9uH",
+	"pgV69JaW5UjWxvCyFWzJB30EGsSoEUUC0cPEriD2ZKgnE37gA35T9AnoG3rGUGnusQwRXKF1OxRwoDbD",
+	"jkpFmBPjO2JD5S59w5JZsqVLtFAoNz7aVFHnxt33Oh6ir2Iis0z6gvklZwUEeOCI1FczB5+ukWoo0MsE",
+	"Vn+txCnT7v4f99hEqpn10S0QM1l8GTHOlBhBwDTElJbi07iJVeEW3WhTa4ob7K8IGmyMFRxzMz645tAW",
+	"Rc+sVCO4rEQj4T1RrL5UrGBJb5YrIwTLGFqKKEw6O4YO+oi+hthBtlvoIGuXJIMYommFSjFuxVeAzhbQ",
+	"lQXsMcxqHXkBgFUjBXyjI3cvOnsGVm4esMIE43kEMMPSNoNc0WnKcmBtuMAY8HLKhuWYjFhRUAasYtkJ",
+	"vspINN0mGrEEHfKrDvAbz87oy25rhwjHlRNsEZFVhsd/Xwp0CCgFpA4u9HbRWUVE2C6hXF+SfZh0ezo6",
+	"1nN2w3OWuisRiEyZmI4hB1soRwPJTcJHIla9brff65UFNLx0Bf3cgSrO9gu7LZ/pLM+SThGH22h4BImh",
+	"AZ/nK/RAiOhic5naMSkJ1wsSmDxNOGVeiB0LaJ+RLMWBQSzVwsQKQgK3I6+f16leQWnfzTn5E3Zl83sH",
+	"FcxDechTx+JmWeZbVk0gfFdpjxAQN7loqJXsezBsxH4M4NjqUeih0hT8UE9YhZeHqf3AtXrr2+3jKQeV",
+	"4LhlnYIEdIhaAeHcCUY+5i5xjCaBASSpQ+wcBvsvBdlRyCq9xqcar1AAYhWkfsSmVfnGS3X+wo1bugQf",
+	"mkO6ovX1I2pZipimfP7+bdLdruRNcSp6bh7C4w7NRjBCye3ndS74LdC2LRzwG3x1n0qJM8tBfMsu0uWw",
+	"vvIGc9VQnvKSmj6x69nwVljWTlLwMTvu5P1ShIPtW7HAMuLo08YfSTJA2wW0v0eHMCfvf6Pjv25A/I0D",
+	"Ad6NeS7SF1Ld7lkbb0uy31wIyz27JXj7mTy39zv8pjbKlcGbxUZQ15JdEqmpUaCpJNIVrS7xkoIw39rK",
+	"vd4Q7VGRGReY/ZCKYeZOLaixvj7iDnVkgxq7/GjotNAE0MXZqzPmfqaISLg3oUcn2ek23hx6fell0a4+",
+	"fLfNGGWxq4ctLL1iVW/E2dV74bhF2ApUX3w2uW83hulSl3+ro2t/M7oSjBs3YA8HzZ7+FLy/ezh2PJgi",
+	"3RjFgW/YxkdTmnTfw1971rti70Zg34qbXbONC3K5mdStf/l7KKG+907VM5J96ygk2UWfaDBQeGtym5cK",
+	"q9LvwTCCMWydJc/WtovzrWPqsPXYdHadySFUsffNOLHJJfW6Qlu9AdMCdKCxUGielgTNZiJm5EhB6mMn",
+	"itUR851rUNalZ7Dpba7nhhKVGVSUFGmtpqwfTKaVohp1dLQcuelkKvfEwR3PqZvBL603sKQWLRvCvt/4",
+	"XjoffOvyfSubF1XNQ4tH39n9KCnFwpz0ej7xr96lOAd+18TjhAdqj7LidR9jzddXIAMsf5/inOtzBX5y",
+	"ajD6cKBwphIidfJINSvAjsWC+Vw8oVYV5uxuE7qPoqi58i3wV8CU0O9dej6B3AOwWFSFWQCrYjkoG/Do",
+	"ZSXheAkglLH9I3sH9foDyuXwJ3rb6nhet5gFGXdBf5eKsDLXcycXoiZJeZBg5uw0agErswrecGN9kkC0",
+	"OUngtJwXQNkAIT2gmgyAwf+NsanLofxyIq4yfi0ys+mcS48m5DoFpSqVE6GM1CqiHSIti1YBCLibUAhv",
+	"gnFXuXbKepOwns+ET9xKjk7GCab8WnEAQGFCxpwbRjM4TYpZ7aTFTGDjpmaMpLpYer55Q8KTCR4gXFBK",
+	"qJnykVTQeK1yEmuyFlZSlFwO/9ocrXxGCPiITChobQJfBbTUw4TpCq6i256S1osylIUOvhlptrhmhWG1",
+	"uo6fimu+k4VtEVTtxgvZoNbotCmsRWlf3+wKguiuwGEt1YjCCPSVkWqUhSpoV95Mk9S4Dbq7oTdBEw1d",
+	"qevvw3NgLcWcK5nPtorzaksPZjo5lfHuCFXcLpTNoNsIwQzUSDJJudsUuHoRS/6Swoev4Z/jXgqNJr7p",
+	"w8eJVhYeejLR7p/+Ef67EDx3/3KoW+BUyLmGK2xY8vPPP/988PLlwfPnxU8X716zr5/0+rEK99yw9ur7",
+	"3QmBH5DQJg1LfnGbwa3OozLZ+gUz8D98SGLV9vUiMmpXn3yKW0NuxJVxj1t5J+LWALt+fk46EUt+iVtc",
+	"pXHrn3FL53ErYr9QgtiHD1iOwz2htHU/4S8fkogpaHJfJNiyVIhpk9mx2P6m+5+LDN2nSPDaPh21U93P",
+	"Mm2E3kpYJqLTxVJmtBM79oChZVYG+T+aqHrtM5HRXXt3oMDQFOu9xM02EfeGYPGGpjTA4dfvTNEfob+8",
+	"TihufnW9aNynLZhh7XPBWHbcuZXW/6ilb26MWOUZWBZp1hnQ6srWZvLmpyv2Oioj/Rpyt1cRr23sDoUs",
+	"/zlqAR1c/RL0tSxvBKZPg+fBXc6oSkjBjXVH3QLpmuLtbJQim8zpWzBhN2ijtcPPHWqn4YLX7TvkCe4Y",
+	"Tr4fjSldv1pOolruHACAPzJeKq+IzL72Q8SwVh+lTUcUNVaphkqOpVpF1MRJmmXpJgnxXiRIFbm4uZ4/",
+	"MrHyotcY3LbAOkPtjnbitrtbU24S39B/QYr69sddlhQ3nXnpOIo9XnPi+xQGPqtJnjUJqjBKY/gKute8",
+	"fb1U4qRcgSRWWOpRWmZmE8PaSjPxkVIRqQhjTo2bRdqJSiWAsfaJOa2e1ALS3mNVO51mb/K2lUgr7ju/",
+	"AgD8UaW+cQjsa71/97xJjMx0kwx5Wdmtm1mWRWyU69nUO670zHCVmuor/qMfHR2fRI+f/KX79TeN7dPG",
+	"Ordr30ZVnqGDO3Zl9JWW3X35MWIvI/atuwyX9Vd3j1621tX1WPXKCJXZhnPsLikmVUfg341W3Vfr8iZL",
+	"Pli/eNrxpovwVvDM0eddg8Yp4Nesrl4K/m0MEiylzpej5HSWCmPRhBOVroelR2DEls2eeuubPR33ytLM",
+	"cW+ZIudi2Jj7fhn6Ij8OYc5m5ZKUmIclbd0j7S282u9bFfCjx8uglktqV4F97itnBRsLlmOCElg+fMPB",
+	"/DgEMLbNbDJxegYFNjOlU2E6jdr9Dg0uSsW6C1wJu7wOE79gEdOA7FsXMq0dzW4gkfm6USDA3vMNRDa5",
+	"ePd68Ari/n2JJXq2FP8RsSRuxa0E6T1V/GzU2FNxJ4crwvJW1i+kyNIpt+MoFL6X1pDwh1M0vm7Lkmc+",
+	"LjgU0KAEA1yUD6nzVaB9JLO0RmQ3zT0yMa73io90UyCC05196C+E9VYqH94X16nIRlh7cbpRwIFwElVY",
+	"m3HOCPsvqzuO/bS3U3oi5oBNS02+WXvIDYY4YWwo42C4cJJMqsEZNYEK1cvOqJOvt66vU23lZR23zIQV",
+	"UcWe4ssYWJ2chtQUfNCQSS3laM0uWPhR7+jJQe/4oNev+5CbvNV6DXvYAjK3uGQVAMcbAVgyn+HJrUSh",
+	"f11L+m1OjVLUy3JqOBQ2m7q9c0fH5tw0uXMermtP7vbmittqpQqvp7b2OXdaGzowi0tjNVa2qix1zmvM",
+	"dWXHt6XU8aKKT2kV+7d2fyusUG45z/miSZbgWPc1dLMrFlb47Sit7fiIjrAam5F8d/bs8t3V2/PL81eX",
+	"F69fJbFqc5bxfBSSDxqamHdOWY+KgkLrb24wl403TAhqZahJjwT7+MmT3ibJkFS/c8+Dd+lhtKI/yyUk",
+	"hZnZJGL8X9uqpanfQ3Mau1nbfwcfqfZJKrWxAWZd1vPu1fOn0sRrQ+ef5rYwJTUn9IOhw2lGd1jJl24b",
+	"UMGsP077gHc6t8+h2mwoRUp1s+DsWk2mwNQ/79UhQzmypwxSOiCc1l1b0AIhqQyuaxGn4efmZtiYnv/O",
+	"crvPHR36K7oFipphrrPsKhVTO17lGnV4+RTTb4vihRPBVVToTaF2IbeUIcxwagZTUzChNFg3NgrasS98",
+	"ngoxFZhmVk2eKKcwPDKUOBAyUSg5GNN4sQueSksd9Its2C77qVTmrwS5dxaWlxArrI+oRI26LjVb3JCb",
+	"ELU+HuiJuzpTu6Dj8i4Nra6alZANux7S9bxMX44sKB9BkcBC5cB9HsajpeQW0wknRCX9So29MOHXvxU8",
+	"8W73MDmwKKtqZv48TfV82NbHE6vtzgfXJy1r05cUjlIutEyMOFZQOLhYL3KlAvl8iUy1IUFtw5EGq9d6",
+	"6h2sVCsptbv1X5pMF5TlD0SjLbevKB68oV0OmVz8X0Wbx4yrVKqRLwYpPspQGLKksxrB8+H4SqiRhHhh",
+	"o4eSZ1dK2LnOb92B8cmUy5GC32Y56LLDMYf+21FrZidX4Wv3YSJSOZvQh9JY99GKPPyilcXaTIWqjN5s",
+	"B7JZGCsmZe0542o0Q+CXS2hDQzgrFU5YaOFDaRelfpcNRbuqPMd8B5dwj4C/UET1Bkooc4thTmhW9j74",
+	"It48JFJDiLNno6Ewa6yuZ7ZUkSFiCZ0y+XLgU3JKl5kyjGuTsFzYWa4w6fUd0EInSiOkv7w6e3n+4SnU",
+	"809Y2zGh14BwlH2b4E4kRcFk9OSM9RxfSp2kmlz8JftXdaP+iiQLhWNHcH2g5w2fyGzR3dxhqoSNq2b3",
+	"5iX/IGsnZUyEZM7C3nQXBvlkzs0QEO5vBACfY+3kdT7iSg7ZO7hq7jTfcJmyd3DT3MfzCZfwB4piScS6",
+	"3W5nO2ikXawEhapZOmCkJUaKESU+CxNKPxrWTt6/G7wSc/azzm8j9urnZMu3h2u3BQj+2QHV902F51rJ",
+	"ICnDcv5+cD5zKLU1FCuMqg0wwJMbIXh+Pvhe5BOuFluCUNhbN0BwK1UKNRZgwFZzr2hu99e6VADzUwWW",
+	"pWr8jWhfjN0a+wsushYgyPYqVu0L7W6cvllxLM+MpVWtL9kATVr9lUvKZd4S1gZvG0QR8okIZcSVpvI3",
+	"RHcLAwd6Y32TPErhp6Z7vlvODZWmgf57GLBOKaGxoh9LUre0QaCc8HzBeJqa5fKwW3XXqzH09dvPMYhM",
+	"7bj9gcuumt3bA/yDW826xNc3c4YwhOGQXVjE2u0hx1j5PHfbotWujqW7XvF7VO7fUoOXja/dom/I0iZS",
+	"ZnoxZrs3VQTCzavE5xk+30Rl4NGtCUxN/tzi/TCA0YCHAACk2W1e7B5k7eR7rUcZFB55JeYmE440uE+l",
+	"YkM1+rv7+Vek6Ya0uVL1Kyj+FOQd1h5BPZqC3tm57mz/TpLTV2IbpCuivf/92xdsDFlBjhaXRif3lblK",
+	"isV+gODgB4FjA36shwMHPwgcoEztB4Ubek8YPq9QVEmFgritXTu34CAIx0Yt5coJYFH4pLQl/Ye+cOjF",
+	"pTLJJj0rVl7RSkpAJgNyXxz1fNeyohjW9YIl/0yg7vt8LIdjlsTxP6k2XiatyHkG/XIx4C6O4zgp/xLH",
+	"SVRRzygyutYubr36VHEMHp30NuhD2zwuG8prr3i0LNtv9XyQwrd4uhCYt3g4SMDbPFsWULd4vi5UbTck",
+	"SElbPN4k/mwxbAeAyjLJFo83yhLbjKtLBtuMWWLnGwc1khaUn3eNxCkaMzQErC1Z2stakSOYutQlGOiO",
+	"0ijpV6IFm1PT1nacqcn/qwzhZKpxWsmHsi2cVKBgGtY5du9tcB7430E3CT26MLvCdz/0wSPe/lwKhGz3",
+	"QmhpLiAWtWQu3nHRqzyR2KR9DE0vyRWJL7JF4F1nS79jJT5xGyfQqnTGn/7sjAQRh2JurqYiv0LT8pqg",
+	"z6kgISKqxSf3QiRZIe1ukckJD1+ls5w3KzsvBffFYP1DyKpLMV87B3iti7F8r+Q/ZqUD9X68lC8iVg+m",
+	"TMnfuQUK4q6sFOSgk79vGFxKP921cVQpMJPeWI3QrB91VCGeS+cRrvOH1cT6WWhPs2uCZKkvjRtepn2U",
+	"gw2WOgpwIzom8yILwnvFOPXJdnJbt7VP7KhnPKUgtY0p5xg4tFukTznIZ2XoDgGzR1W3N9jFvqnjW4nA",
+	"g1I7EVi50mpmmmq5bZPh/4dv+bdGBtkzvm5YuQ1boFzp+nyOdsXVbRyTZWzaOnrsUk7E37QSrxp7ufry",
+	"PeAqL9XwSdCef/ityDOpnEp3ZiQ//JHb8YSrdOa+eX/5LGku5R2rk6Mjx38TXxkm6bLnGKgyqMeeXf4t",
+	"6bLXinHFZlCgBXFMzBEeX8k41xNEKyCwoOY53kUWXI9jVvjQLYjpG0PJ4LQgxzClVE7PHIpaeetWdYk7",
+	"d7S9DEXqvgghrZY1CBQVrhS3haw4zfhQYIgj7ArVYw+fOxVqi10Qbb5g0pz6WqnzUFKy+hq4rzdi7m44",
+	"gmMg5Xesc7fnVKQrx6I2TZpyVbzfUR5NGyXvyzKUCFSlQW5Y4CNkLdjMpRbY2+8dHB23Vuh0e8qnX0S8",
+	"q8tY95CWdhJ1dpVe0pIQskaIWSuyrKJmeMf2CTe7H/5tzxAaKcFaDEbEhX7tYz3LH5Ec6UjV+8tnrJ0g",
+	"mvYPjo4v+yeDXm/Q6/0NSi8jYy39Tg2gYwV1D4qfkk6d3hVjHhj1/9WqmTS0gY/MH0JJ+/MW+/vxpcPH",
+	"6vTijxNE9hM6uXcNes8yPRfp1VgbS5XTmshN+BnNOBO+YNDM390ONChNRc4yqZwo+FUCMt4UxC5umFSx",
+	"Sr7qlp1lp4yzTHBoRJLM5/NuUhS5o7yiU3wVdtAJIiMkmMHVi5XSIHd02atZlg1qjxcP1qlYCY5YVcDa",
+	"Jh3lOtPD2ys0hTdWH33mfyrrQdprP4yAHkB1mOP+kycHfcaz6ZgfHEG8CnjgfcA/bG2sSnv79n3SwQUj",
+	"JYIwB0fOHFhLDVhab9/H6tmr7dcFRf6arUB+PWjHC9c5ouyCqBSH2qmvlYIp0IiJcdJgcsUsgSoCRRSe",
+	"kTI+4lJR420oP74yYzFWW+/IIfSMO/wqVofQN1fM/3mY5vzGHn61zTZR/9id0ozW9dJUboZMGpEixqIX",
+	"K2cXbxhP01yYFUkfvmHaOpLyN5Hr10qgzwRq11xda2v2GCab2jKcIXxUYvvZxfO3yKENa1+8uTvBVdw9",
+	"6WDlStQgqke9VWsFDwPEKTaAARUfiijG0NsESQEgdPWtpyyJZ73e0ZOE8Qxs4bnGlCQyLmIhqW1gu+F3",
+	"Oiei21ArcPvWo1SWsiHDVYROXFRMEwIy7CndCv8lZNBi7647kVNk6KoihtOiDujaUrT0GDAkSim7Slfn",
+	"lLVRh/Z1GDsrk8tYGx2uwSOBYVkQQD9TSmRQioSn2GjrVkxpuSmXGZWNdAftfwxR954TlBLLauHyIfes",
+	"vZRxFkGtTjQ4LRhlydRF4G9627TEae5RCIonzzLhpHX3iI9woy0asARqpCa+PLXMmZ4r6ryEVVoygUVA",
+	"5pAbQi0t0ebXToCyQVgKNkCEEnHUGLFaRrUFLwoNNEsdNanH5odor/rWhVUIeYWTolXKczI6qBQLndUQ",
+	"AyOah1QgxAnqVWMSeVOqJiA2U5kwWN5tDr1JnIwOphzue72DoC8NdrnyBqKIvP0lO1FhdgKTZ8K0qrON",
+	"CkStNbuzymjqWFNh3WJW61tIg+e3wjBxcyOGTpvzkJeBq9qwyrauKAQkLpuz0JIerD84bbN5yzrYSjau",
+	"56UqqN74aiyH4lC+OGpJBAnzIOnBV6UNRljPIDeSVTTr7cJkGxsy+2rTntyVCG0Umm9WOOMSt6mywBLB",
+	"r1Rgr559RUioLCY0kq0LkVXxK2qQypdI8BoV4EvrSF7T+MPpRl+wAknYk23N7DTgndW5+DI1IVg78eia",
+	"FEy5oXVPkwq4bq1nOOCH8HyzWrRuim/d40FTatA/Ng4GlWSddH22SqB2uuf7ty8qVdcx9sOL4o0lLTYY",
+	"84NEvl1LryBkQ+9aysjt1U+578/NVOulKKyK65j4I/DMS53KIRMHDgiWi6nObbdJ7r8HcP1l4Iq69MC7",
+	"hzmfZyDP+TaiwPEFT4FTU9ib6W7ULF4r4VSHk0OnP/hjc4dYKBkVHaLWQ6W3hxbhXvmPqiaBqFNoDVi7",
+	"X40ygcp40CJW6g9bwLVa9H8FhdORxRIHcyh7dMqMoxngjIG6qCOtjiQ0Ch532flkahflrl04fZedObWb",
+	"tIXCUewnhiL1fdAtcPLrmfVVAFE4YTNlZVaBZCmpoX/UVPqlpG1s2e7O6x2Vu9GohaxP2C+XwagJsJts",
+	"gMEDukOHESLp2DXii9F06vX635ii/zbGjb2IyBaDyjaCdZB9l/ENFOEMBP+iq8ZqOtDxhCAXE31H3MMP",
+	"9AqQBC0b8at9cnTUcd9nonTFIfkJW4SaaJ/7vrd14V9zr5dusMeOIg+7F/U/NLo9jBjOcmkX79zk5C0U",
+	"PBf52ayp3MSZgjLlt2LBJjwVEHzOFc8WVg4NmxmnOIHWgFp78ZMbQb90ITXava41oJcVmtDY2mnr82eo",
+	"U32jqQKY5UNbNBtrnYVZHQmxXCoBTppqB+2RtOPZNTTQDmAckPJdfLPci4IO9AB1US+rhAFddjkWvkdK",
+	"PwmNdw270Y78II6OpwWQd323ZxEzOlbiI1RAHLFhJiGCFKoXzXV+K9XolAIQKqPnYAXShswAbveBveVy",
+	"6Jh7G8s0uGOOYpVMRX6FFSmczAKKtIQmBRK0N+wfQRVg3V3pxipW5+W2L6UlMfHRyZX44lQPZ1CcQQmR",
+	"GpY4/NC5/BW8XQP2LZwjc7LE8fDszcXVj+c/wwdIGnQPO2QfUvyjYdDTXKSo8Q8YZ9c8Lcks3kTOAXEC",
+	"xL1+BILayZG7xVR4n13r1DdwT6AELb7m8OPBfD4/cHr3wSzPhBrqVKTJKctJf8Ih/+fd61ddhntgLLcz",
+	"w/RNrEodb3zjyrBBHp4QYAIBKAk04Umgm84pS6BljUlYG7ngAe4GmwhjoAUREK4phbtpxTB0KFt0Sw14",
+	"yn2eSa47e3PRIXMLNcSH7j3lg5XWxApfX6396wTdCCrrw69xa8DiVrfbjVufE9ZOik5CScehObcluX2u",
+	"w/xK+7RHrdiQK8jix+RTn9HnsSVWQbiGIJriJE+oRSibCDvWqR8dHofKAMXjj30IJUuAyyexchI5ircQ",
+	"BQiWOoniHnYlfQkzv9KW5IIknHwHb/FY8MyOS1cY3wfxVjJnZsKzjCU/wFN4rhF73DsOMksEJs5M85Rd",
+	"cyjPC5kyiEtF86QCcZw4CiYt2h7cQiznQgfm52ZtH/Z+0juBcg1qEVP2HOxUGSmLmYc6y7Do0SPTiahM",
+	"lmHJMz4ci4NnWtlcZwOm9AGw3QRKOQ/dj96uzIGMPwqlurH7ZvJfMFgoe3C5mIqD10AujZvJKHlzA7cc",
+	"GYARyKnR7uspqKHwV3dKZlwExdqxmEQ+2xUswxCt3E7c30lnECtv+6XW5qF4RMlCzDOjyWJXUTEjUDCX",
+	"zPIRIyNzrGDkhCvwDIJPWFBorrdiwxO+TiNEUCBNGvoUVjeKtszBbEBJ8XzDAQO7QlqIN5hXLgLEXWQL",
+	"lslbAfGAWDCVyfS0bAVGy3npSoGAXJrqGEWbTA4FmYc8x/z+zYuD427vwBGYJU45n8+7IzXr6nx0SGPN",
+	"IR9NMzekO7aTDMUTm1W579mbi1bUogQRp0l3e90eJRIpPpWtQctNcAwWSzsG4QLQNdVDcwjkjISa7t8x",
+	"uuhzhA/4PCr/GS9q6Yu7PkxS/YZe213wCcjdI9GQCfBO5ChJSsNeT4VyDNVfxy57BcxNaXfE3aLSi1YX",
+	"aWvQ+l5YGoIVDpGLuHcc9XpeVqEMsDIj8gAFO/ynIN08yK6CIAcbuUl2JPCf04JR0lr2gixtjHv/ydE3",
+	"q6YPe3F4qfVLrnxPHBCvHuPerB93oazIFc+wkV1ZMm0NfvkQtYzPq2pdejGoDHbUsnwE7fLAwPrhc9Ry",
+	"7GFFjXOkzN+fX7KRvHMs0YsbEG+q08UmRPhB8HQ9JjTEngC7CrXAgjzVTsqEdcDqiJNELDyBGkvSiaBy",
+	"PkAKN57mdi+uPrpq42nAIT1NDwM20DHXFqCBSi6gIb07WCdFWcflwE2TvHUfDsBvlYSsFvaKYKxCWHp2",
+	"E3jwKD4JsD1u2twzRzDFx6kYOgn3hstslpOdKxWWywzlvEyPRiL1bPO/DghFDy7SZBWk5Yc2gwpPXqQO",
+	"0h3RF6rm4VuXELlE30IH1kbC1tiDeFDmhsgab8XiEalqeq7AHgm5wsj4mL7xVeJjRZXvuQGZEaZwMuMv",
+	"n2KyH8WtiMVBcY1bnz+4zxNhuXvuU4wt7fEp9MDh39ATJ259/uzEhoQj2oCYgU8lcGJUcd9QFhM07nAC",
+	"CzjH6738O6csgWkTEKz7zGrWj3q9XtGYt9/rdbykDxYD6KCAzLMmFKMeo5UI/cJQfHeS8gA87NC4vqa2",
+	"RE5DoXYNE2mMk0t1Ds/cioX79Zh+TUCCGTiJJgES47j60BxO/SEewG53J+SArJKfcNQvpLHvqGtuETqy",
+	"0jJZPFL056XbFW0/4ls4op2GvIAeSJ8/7MQ1SSYoc03vZeNIPBwmRIRY/hO1W+r3ekXP4l+Kdratapxc",
+	"YXPxrvEXWqVaYQe97XjqckfmBq76mlJ0oQwjHC2w1G1YIxzwhQIlHgf1txz0XnHS0gWNPN5y5Hc6v5Zp",
+	"KtTWjB+Ux325PwxuEAFKVBMbDhu0CHgC5pRP6O9bKMoF7euUiGntZxAQptrYJuukF92JURevi4h5gCQ+",
+	"y6gCxJvX7y6ZJ9Ge0iaogobGyI5fhwg5R+gmM2PZtWA3uRCn5YgKTplJCopxru4pHqszIl1HvV7JEgFa",
+	"z5LWfwo0q0bkELoBqCY8c/u4iNW1EArsCwqsAl4JdaoJKs1gbpAGbQ9AzG50PllLprBP+zsMOCAJ4lud",
+	"Lra4/HtcQeoK7xBoozXovq+oeFVsPhOf70viltvggwCxM/3ai3qt0gfgPkx4Kv5IVKv/eA8of3tSh7jF",
+	"OG767oStLjAeIkYdOIxaLT1CVB/msYWiNLdiYVgqhhlYa6BaEzUNTKDDOpgjOkE+XMJcLyv6CZHq4OE6",
+	"WfFz0l0v2jyDGd8A4HsLOG5fLtK3/pbeXwhpuqGfipqtA1rhXiJEseJVggT0vwmvDrF02JAvBFWGY/sj",
+	"XdjeyZbDXmn7nZ6p38uNPWMUAVq9QFKY/eSSWcP9fI7naVjiES2p30g0hnqnReeUcACbVmAWAmp6ZjYc",
+	"CmO6bJXKsYaTB/y874WEXaXb+AUFggJg36b5S8kFTW/6AuIBxmSG2XYFkoY3EJbn/zYU4w8qGNABMb7E",
+	"qB9YSDj85Gf+jIQoE035u28pKKNMkXygd5AatCI1qaBTxLHQnUkt1JxS0YlYlYSdMl6sUWlbzFomY8xq",
+	"Tfl5hdKzhoQ9h+WsI2QrGa5TBMkeXITUE7ePWiCeT7kdtyLvdwlCQZ0OlC9uKRLluNdUZex3SlrfQSjy",
+	"zRdVtHD+zyvI5hZXGE87/ZOm/T5pGtKQL0PSwO27VuFBx3CZOlU7pEZgsgv1QsgAlYuS9rNBg/keYHgw",
+	"3SX6b2rXpaNytLdUGN0XF2OHuRhJYyFODFzD9DNafN3gKyKa1DZEpq3BESbrXwFFHrSKORy4uxmSd5ez",
+	"3LlvYwqGhf+po/0LdTS88w+ml12WSvsXMk5R2jwJ2JmwdgLIi6GREKVHsTUFTrvfYpUExE0ijLOs1j6D",
+	"3PC6vrfaOh2runn68JNMPyOBTE7r3QjI5mx8v0Ts1OATUBK8kkmsvGnYwbnW/Ps99sP7I6iLDtQvrShW",
+	"3/HwKmKNhL6TIzWbtlaakMsEtXi4TFR9WyJHVfsVquoo5X7EcZVpy733Tw30dyqtfQc9YXyIN+NI+R5K",
+	"VDv8BEgn07VaZyC4CT2d7K9envROyB8PM3oZj2L17EYlspmwrexfKtOq5thvVhppXdvqjEd/qox/qoz/",
+	"VmYwdzwPSXwQwHWKIgUF1yhNgukCg5B/S/Ic9F0SUK2fQW0LQHJTDAglL5LO7gonO1M+fNnHbEkTq8wp",
+	"NyGmmlt42udIlWPDcLm++/2Y34mNIUbf4w79qcZuUmMJk3755JP/WjyTQ/H/q0pcWFfF1yiJWogV7mHC",
+	"o3+NiuqA3UpHhVX9qaT+K5VUvKMPqqX6+M68gTYBYQOUTaB8cWEOg6I9HDI2S4/PoRMwpmiwdkjQcOoh",
+	"pWR0IgY0ygtbkadpnpQCdiEZNKztXk1Z4rGC7H9pmFad1T7KtQon6FZ/EI3TTf3FVc7qSx5e59yL3BET",
+	"bO1Ju1aqkO7HP3XI37kOiYfvxDjI4XwwOe7wE+DiVp5LWyGLd1pSelmT8LaCQq7VNysU8BTS26kISGjx",
+	"KSRk9N3fobmC5q24Ho+Mr7JSKs9Y8mk2XOMGTdUXn9rOt/mnovqnovpv6dt8MAqHebMHoTrZSlmPEmzd",
+	"gzWdtYhK74BJP2XQgXm1n8FRolgln2K49Ji+M8szTBmvuSAwQDwUOrqBPoPqFqemKpFGWCvVCAXAWEHN",
+	"w7GeK6bVEFt9YedjX8GnDQKgFXzixL7OwFHJse+UXKS+9vbMoHkHO/VCqts/iLxYAPylhcamNz285Eis",
+	"5Cedp28c2ixlJxeVN0r8CK/CYemb/+0o1NPL1z+ev9on+L1AgxVSpUPkP4XKP4pjokwArxfU3Of+BPgT",
+	"EdK10uVzqhVQLnUHpS6yzLftofoF3LDk+fmL88tz1uihTVgbihBAXZDORhEwJNjcX5r402KzozF6z2SN",
+	"aLXNGWcspVmEYhMhDHIp3hxdWrU0L/cuNtSzLAW+ei3YjdtB4ODg/SoKTlC+msNWqqhbzrarlrBYg47f",
+	"C7sGF++XaeHjLX8XOVHdP2/L7vbN/cyam9RaspwSBrc5u5EfRUpplAmGurg/YElJt9uNvKCJl7fTXdVd",
+	"o1n3JU5wr8jeDyvMtWV3DfWGKxe3wTWeMux1W6pATosvF7DGWkixsjkf3kJJRpWaYpBjjtIGrxWWMOe5",
+	"CHWzMaZI2k7EjGZF1UYTq1B11nEn1BykpTrl/jgcUWkXqa+dQakHSlV4P6+oEmtldqxM+a9KJ8W3fVFL",
+	"QHjFv1E66Z+y9O81/xTLTT1I/qkjJ4d8NMrFiFrArXGx21wOyWqApaCdfAwF+aEQGdQFIymIWkWKp9D7",
+	"Rs+gIbDUKVXrAornf6LJQkGzkNJOdbXa1IwcqoSGUo45S0rtvSAPPlZJrR96QhYP3xgWi5ZoI+qFAY6w",
+	"2lVoiYEFA+HkpFYDbPBZ6v0CE+VcmYxjT2UIxeSWrMxuBflMOeIdJsNm991YLcHNkmprMiyukjs8FSmz",
+	"mlE90FqxQHgA24w48txQTnCuc3pgZVFBLPjb62FlFJ2zk6Nvlnx6d3200sQqSZJYDWd5xh6tV/+bEex/",
+	"E1N+Wu6NBdWtEQeeHvdS/EzY9tR3tYpKm4ZPrMCwRyyOY8XYwQ/sUXMJzB/Pf35EK1nNws7Cnbin1Wmn",
+	"OIc3sISdhjwHxrTDgJe4szuN+Q4b6Ow0BjtM7gbbT9KOLyZTndsHSQTPhZllGDlUaRqJhAXq4Be9M6/u",
+	"eDYTrcHJ417UKv6utTX0Q/tHTWP7Xxdjj3r9z3tEfQTEw+ohq2I/PKkksrw9syb2shuzhkFLzPo3YYVu",
+	"6PG275UTkb6e2XqtGm0prSgwsjIXBRH77M0Fu+s3MtImFnqdC36b6rnaloVCDU3AFGBFRYYm5SAMIP0g",
+	"ItYwMHqWD0USQbFN9wXWS19AFyZ43ilQxSdIEx1gkaxbsfCFfrvdToROVW1s0TGQQtscTLHK9ZzdioVI",
+	"PfcKKV/ltnjTXNzIj6ydeDg9hFQUrJIs9sjEYL24FYtON1QBaxclwIo6Ov1ej3IusEpyGzJW+x1fSyzX",
+	"s9GYSm3OTTdWf3V7SP5axzbBMyHw70zcWAZVistcMROcfMsT+BEKrOJ2Rkxp9v7yZawsH8EHbEHtXl4T",
+	"JVYJEEV8XyonQjlRZNnz4Rnqav7zbUCoh+A/qxNm3REA8jL3Mnfk7RMqV4RHTQJdWeP1FddqGnkZU71K",
+	"Dpvy26Xb/hH4aS3yQc+xzD5Q/4jhHVmqknfqxH/YEGZI8sRSd04cHwlrGg+sFt3e6604Jgxb3C2cvd6G",
+	"TA7H4aa7qxph7nm/tI7Oimj7OtJgyuCXiK3/UvLGL7WW3ie9qEUXY9D6XutRVmlfPOgf9RzYlTGPH5fG",
+	"PJe5GFp2yF5hJ7Bi6Ne9fcrYODRbL2A4NsALDlVmBH8KGzsIG2dexLheYHfQpgTqfUSOXPDMyok4LIun",
+	"mwuPll4VlWiH1Tpj81xaK6BBX1WLvIVelSD7YrUaE6trbgT0t3Lc+lYssJIpyaX6hqXQSGFYEjOohvhY",
+	"Wl8UKePGssdsItXMBkto4gdg4tD350X1Plz5J7KNXsn0c9iGBOtcOSqYC68xO207hFbIej9ItLE9RMFR",
+	"7EZQrStaitFdV3QUy57Dj2QdJqcOm/BFrJw4gwUUgyGBqiNjO5aqY6gTOf2dTTl1Mwb6a1bq86vFj7e0",
+	"q38tOqzfUwq5J3E96pdp3E596ZtNnMNZngtVYOefRG0Hovastnn3JmY2tMPfSYEa61nudBA0HqV84agA",
+	"tCPN2UQrOy4redBBPEcqjMk4sWr3qKWL0nbsLuaYT6dCibQTMZ2lIe+nyxKHT/kdz4CQJCkY79o6d38u",
+	"kg6E1sMrk9NYFY19qRHtjX8wQrjomycTTRbA/tFEJxH2rwXvy1wa0fXvkSZWyc8///zzwcuXB8+fJ2AK",
+	"LX3Bfvhh0OsNej00YMI7t1JXYkVEGQqcDpKS0rI70bgsDvFPo9l+RrMLQrLW70SKBbfXoHXUO3py0O8f",
+	"9PoV2fP4CUj+tWeOKs98UfEU+kBfz4a3wv5Jv/cRSh2tdMSqTDKvF/THfYl6WU5bX9cUu1DrG6DNbrCT",
+	"HYcRcxCLlOk7KptR7fONLbWxk7bVLLE6iRW05zHyTrA2PCRVrTZz6B3e6bIkbsWtBIP7nSBJ+s5EcOWY",
+	"gReudB6rFDSwLruUIrSIMDq3IKqhBeV6QeO5GWKCQhO5hJLwbn+2yQUohFWZQmKpTIvUBG39pmCv91LL",
+	"mopm/ZfG+IjicNZaY1aLWv2mfnWNkR/+QLto1buTYh5Mmzov+8AS7ELlu4q3y0yv40Re2OAoVnT3kd1g",
+	"Lwlgm76/+x2aBdvQFjJywr3Ic5FDr14ThR6xEet2u51uoXQkHhlnSv5jJgoJZyoA6wBWlCPgp4NM3ImM",
+	"4hdpDVGskowDAlx586j4KG344KEBu6ng+XB8hd5BNKQOJc+ulLBO8YLJhnwy5XIEPfcJ8gQgZ8lQWid9",
+	"+BukhthJFgAhk0vRt30s7Sk1Wnc7WCAXejXwmmkcbOoHhH5TaNsZgk9ACPNHGitsxh/2es4NE9AeEoLY",
+	"MKgEQgucWob2YofIc4qTgdexodtKAJwbNuH5LXpcYYelHcBykpmdXAWLs8iMKGaklEi3yQkDMy58dsM8",
+	"ZI8M9mz2Vs5kPp93kyjov5xa+UOLM33DkArg/IaZqcgyw6Rl7USOCHulMpaPcj7pDh05glZ3F/67pHPq",
+	"Sc1NQUton90hjrlSAiVLByd9dgQFjUWs6D504hRXki3puViNcj2bsnbyOh9xJYfsHSCVQ5c3XKbsHaCU",
+	"+3gOCVIRS84u2Jkx0liuLMRdoYUpKS5EZYvh00Skcjbxn6zIJ7R495Hki6IxiGMRPpwW0C9WYC1AcyRr",
+	"c4teiKPHj91Ccj5053wKLGCsM8jv4qqWBeUw6Rsfg+Q2cuSmdwJ5OxepmyLtOB3AIyh1NYYefqcEqL9M",
+	"QPYJKwG74GyKy+YEaGiGJj8S2pfjrkIlzdl0lPOU+pxcg3/CknNBuX0sXDsOndAGQdSJ2Ei9tF5pCLwX",
+	"PTP+zbHSiijQWFp8LXaRS5m73xjitQQmXi60xHJ3Ik44FalXEGIFVQwS//0VsFVHjoCJQCEEUBV00fsR",
+	"nzXI5Ao7ri/x1mDKhX/WcZt10qFjmr6l6pK9GYJO3PRPS640DJPNFj4ytxzcVk1PgdaOpY3vRBjy4Zj7",
+	"ilNCYkcnaTWc7inzS3NDFO7MBkdIs1378eMNneCX9+A7oPEpX0Rl1TCpGtlBSu+RJN8EmTv37QSCFKMj",
+	"NsL1gjeBFVGss2NGJMQ1Q3q8ClKrHxbOZ9yIA6mM03+tEyDN7Jp8LPoGD/qUJf9JNO8KKV0mrch51l0B",
+	"I3L3tae8ES4nQmGLUhIWEpZpfetE21NE7wSAS9YDcXVdxbbQ8ZwCFiLfipg+f2gErXF+ndvVswMlKs3u",
+	"P697ywbN953O7VYassjfOGK0zaNbPodK/VYz0hXffgQ+eaYW2z/8StvtH36moRez2X0EvOZehgUY4ZkL",
+	"ROFWWgd5ySzwRJSNkH19L3JobQfyKWcLwfOIEV8KiDQAQwQHPQpRbHB80i/CcVqwavrlyVHpByXmprsY",
+	"6sm1VNzqHEJt3WpDGieIL5TxNjg8zPSQZ06AHHzd+7pX1Xn/8r+BCfn1YKiaW8XTgvLil1bjV/2jg2P6",
+	"CvfnPx9/S+EI//n4+dPn5/95fEY7QKFyfCSeOqKY8d8jVEp8tL7+zTQXd6EIoa+XQ5Z30IaAs1VkjkD5",
+	"j5FH4Xd9XG0xxvfRbg0e96KWR4ZBr9tzJFVDdVmrLc9agyMwIYEiuIx48DVaicHosQ6f+mWsOZzmcoid",
+	"6MMD33xd+v2+KATpt5sPCjjkfRHjHu/a47i3OdHlI/y8i5y4TdkkEt18Zy6Zkxa9fc7Qcvj6FnHo1ZSf",
+	"o206r4KpEmxGlMO8pekRhjxQw9ctrY74ymar4ztvB6ILR/aHkjkR7WIbTImH1CT68BP+sda8+IOeY1/U",
+	"YMjJnTLlbRfGiqlnOTjbdsbGWCVWJ1GNW4EuNuF2iBFqXj9iZ177glcbfGsflVOn7pKWPAa/OowPD1FB",
+	"ZOzFDl/d/i8cGVFrV5gUAoHg14hxlnH3g9MOvaGST0SsEIjK/Lf/y79hUOpSVF7VI4QrCmYe8/+x9zW+",
+	"bSPJnv9Kg8AhUh4tU5IdOzKCd55M5uM2M8kl9ub2hYbZElsW11S3QFLRaPLyvx+6qrrZpChZcuw4M8+7",
+	"wCCmyP7u+q76GROY1KMFrxhE1MUd9k9cBqpc92+VyIEx66jsSU7jwmFYjGwtPyRyDrjagmdpIjKt4opO",
+	"KPdYGQuA41sNKmiRYW7VWKy3rd2wQ6Fk9hAgVrmYnbBI6Jkk8uqyDD+wqQK4Fz6LIHPrsuFVnqa6XTss",
+	"6jbDVA0Zm8MAsQ45tnwCM4wzNVPjMU0QekKt6EleNme+SnDfnuSshfEGOLK2b9vBtAI9FozsyNH/ORKy",
+	"ILq30g2Oo546UY7HHUhDe/agtrpBdVB6FPV2L/WPUeM4VhrosLe2pxwtw0oK3WosRslUX4vAVsRYsgWk",
+	"0MbJpySGvLmgE8qfkFY0m25cm4iBeG9hch5JFG2/fHts9Gtr6FSLnF0LMVu9OvrKDBAQt0PkCi0qZElK",
+	"CjcfD0F4JVKXE6Q3pBknBRm0yUHd5FH4WRQ4zZ3drkBvPyBpXRsqiuM3LghLJsfWeFbm0Df7H3qN/gdL",
+	"vO/W/XDDjN/pC/mTlkC2fflM3a1e+J1rebsrtl/tcEY5+7O3Qla9QS8I7IGxpc/XEGFIv9DKQCFmOcnt",
+	"FdIDhTh9r4kg0U9EQyGMyKWn8EBzyRLxwoj/rq+7FwSoDdS7PVzb66HTafdopdvjQ9uvnb7jf0fnupG0",
+	"XULjOOR7gbe98IyEBOjCO9rUdRFUli6QCflRbr4nufl0ZamNKQTEC0d+Jm53owS9GXkH4yENaIZbJcVW",
+	"uKiMYyvPvB/KHCJUNGd2Qjx11+gsh9QRWQO7GGwnBTbI4XjhCtYiCRtVPCvFainCiMLcPjaV4Ge80LsI",
+	"cVaV71HuRURmScgb9I0eL8o8RtBwfcZN0ikKXtgkTQ2GpKX5UtxWptd1cpqzmg3iGU/TlXWCOFIrm+oh",
+	"k3jqw2xJumKtwK03htk1UrRxHKCaX2Z6aHOTx8o/iYxfCft04Fbvp0gztAeMlpgplM+nNCgUy+E7OGK0",
+	"0ta1JWlb7efolOYFtmHWlT5z3WK6ZSiUBioft9NDzX+hGLkRWxOeftLHYcGXeIT/FJlqn7Ao6ARBhGsB",
+	"0C5xEp/oVuU8TetThHwjO8wOe2fmJMnzRD8lIjdRHHRURTxguYCFiNIkL+jLqBNKgKm6SYjFAWaCxxDZ",
+	"jUWBYVwUHgBxweaOKHUSSritZtROSy0SPzc6ODFEUi87l6GMfjp9efb+8t2rs1e/n/365vcIjrjPEopM",
+	"a1dSsnD7SECu+BxZbikI1EaHQTqx5SbCg04mLyVo40ZaE3Sj1/ClvTz5XQjLDyRsPqhf41F+bZZfP372",
+	"auTPmEVX5MGDTo9gfXIUAesi3nUiYwfXp0JqTatu9pCe9baddzvdsvOD9WItjcHwoZuH0b+1wRvlkf8s",
+	"bc/dBodEd68f3N7OfdsuvpV5e1v5vErEtkawq1q5LQ18FNnvSWR3+EzF1m3x7dYI8AhHeZP47hYL2hBW",
+	"ey2Wa2KMEpMxXU2IajLxWgFMn2tjo7JCPYpU5nCB2asekWQR8CGaTshPIlUz4TPSBkysHVa2gnf0Lzlr",
+	"RcDnXQ2BlXkVPoNJDJcmqbwFwlXbxm9S9E4eSpsN1Q8CLf1pgdxqNNdCzChVogzK0iIepGZlIpQgisFe",
+	"U3J3NcyI6AX99eIfr/6lBZC35TrfaHlsiMbSHw3YqnAG2fl5Nbe91SREYQ59hgXG4Kz1u9jelC/ZUBj7",
+	"ZijpcxvmtU56Kmf0PQtOu0T00An5RjE9j4EzjwLmVwuYbiBCPspUml7GYmaAHrE83KWSJGiQgEYBCbOU",
+	"SzdY4eBw9zaotOftBb2S/9yvtPc1/XxvIt+28QzA7jewYs2qHwW++xL4atHBRvYqJY01Et92IQ8my32t",
+	"vLeNkfSm/PsybH64pGJAjI1UmopRoXmmVLFotGXqH3LWAstjriSFRk8w5YIc7QtFr0FaO9lIWbFIRgKq",
+	"megfnxjbTpKzOFOzmYhZN2C5GCkoigpGHt0qjHuczvMJRglYwTUasH5g6+X5BH9sLamUNkzMH1rpB+X0",
+	"3YxfH13o9NZQ6AUonLxx/OiEIvFx9DiYTIyELGgX4OveYXUQjZ1XYQZLuRqCQhje8hkvJlYiLEFtUALw",
+	"YWnUQlaznVirTD1B6yWWONSNmrOZFLlIx23f1pk1oR+2LhKlHcELsfiUjEQnlL+bpGmCoyjNgZWZ6W9M",
+	"fjWEuuh3r8WsYKmSVyLD2gYFH6YoLocyOv/99Zuff371YzRgUrEhH13PZ3rcmQBGCQkiWMKp3WEvUeKH",
+	"o4YxElQiwRDDUNZOcf4ET48+tbiB0U+vz9//cvnr72ev3v3z9HWzHPyzKExhhK8Wgu/Ma+pUtvsY+IHf",
+	"9fV/e/Df+v/79l9d52nP7/oHMJ4RdP3xs0fbjVkFYqz+8HyPzoI38H58NaDYT08zJH0avIEmSNeFmnkY",
+	"a+kNvH0Orn08i+sCbX2Prvclv1LGllV2/3KSKVjtsvfz94NzmWgypdcU9BE7hqkaJqlwhlAdQb23o0O9",
+	"D64Ja2uubA7CTV5SQ7kfxEv61+OjHyYKkQUdzinV4hYMk6yUG+wjxttkLSFk8TBsovTuVYwgdccmmAug",
+	"TlwoZyLDDzTNK11VSGPM3wxylGNBRV3QIISWj/k0x5SOwqJSY+k88+0JFKX7g0rjZtzgzwKxEDGQ4rY1",
+	"rgzJjUsuVSq2XgCIo2lxYD2Q6/xnpVtuxQcX8SkaadC0mM+nkJu7o4eNSPgGAwkQcWehkrzZ7uGzLc0Z",
+	"5Ft7dAI96uh37QSaon7tdXtB5zDQrIuuizfwXp2/8xzXT8+6X97Os9GE57hNZRPPO8+Pqy2cv//RaaGp",
+	"gVsr53TN71czv3Un35taThRkexeMwxKSat4Brcmjcn5PQoUJwah5Ykr+nvsQq2Ov2a4OGdvVBmmD3rEO",
+	"mZsCpthNlUxCWZYysejNMc8nQ8WzGED7cpYUKxFUtcoWpdZvq0dsilkq1XytQFIAy1ilqVoY/g0RMhxK",
+	"y4J1QPxRUMwQxp5EAxOEkhc8K0xwD0UknVTVefvvEydSCndukpiYKHjhUl9srMAxcNtg+7ZjH4URlE7o",
+	"W7ca/4DQZd34KRoqJr/L0pxAai2OpRI35cy1rOlP4V2CS6xcghUurKKNweWFKs0bE6i9O1GpMAaQ7bED",
+	"KBbAic8zswDLDDaCoV/mQ/gOCl0MKgHoVQ9hU6EQtAnACaVQn1DC7GaTWVm3ouKzwjswBfk3ycrTkKSp",
+	"sQBJu2ltqtAYSioumeQsWAHCJImxBUYOu0k+1lmrn492h/2A0+OhbJqdXwmqs8uMJSnJh0iLU1p2SGam",
+	"zQ1lpeQJ+wVFX0BtqAnAa2wN74mq/HVl1P/B2dI3f/TSwgds//bWm0Svb7dNv/FiNPmRL9+MPwhxfReZ",
+	"3gTOUcv0/l19QjBv83PprugHLtXx2VR90vorH11rQgN8wgLU6hu2EOIaKkSVIAx1JJC2m8tbvubazqpF",
+	"mg/cyKjnvmtZ6wMoRJWKeINe5/kRmY8sAfYGz55XgrOCgP7Uf3SPvxi5lNKcn+/1nnsohlLEfrDXO9Zi",
+	"T/Mgu52DqgLhjPIgaB7l8bPVUR71awWonVEeBCDQrk/Xd+OsUw4wNUra4DHfzdQnloP8jWpfQiaXVBT2",
+	"QFr+2oT+2gr0jzuHzgocB5UlOIL1ruWDNyyJnb6zJM8PK8kcB+7O9Z4FgZtqsT5lHUHCECXkcyWK37h+",
+	"Ns/v2+3w9h5InMRNpk6n1qiV5h51mnvSaX4RPE4TWVn1O3I2blGM940xeYK+gBU4K/vuU+U3/Cl3TJ7k",
+	"MENRLrB1dkNJnq+maDGs8Yv180pIhApqSNBG75sp0/tiouYZSd1Yg9fkPqxWgiR3GxXbNV88If0EHGVU",
+	"GS6R7PzsJWtFNrmqf9Y9wNq7/xW1Txg3ipDKbPjVmM1neswUguWXlbxYqeSlyw47BcGS3LQxX6bJ1aTY",
+	"y/mnRF4ZNLQJz1mvz1TGegewBYnIcZaZmAlOzUJhZJownxfzqUSrOu2az2LALeOFUx1QjUj/FVBpkpag",
+	"lIN1u0bovcm5DGF/RV5RwzCbmn4kRyPkOljlbAvtxqZk19N9HFUyKWpHIeZLg6yPB6Y9KCsrG83WZ86m",
+	"Rut3EvzCivX9Z89QZql1hkWg6x3A07KL6MRJKdYTBZWP2CMcD0xaQU9AQlaCROZJLNxLBrDV+F1lr+xG",
+	"UX4NpOXzZf4E0lY2HdJu4AdBQEPZQeMs7RNk52hFV1aF0QrXqfH2Qo+hBDcxVO+jlcNh5StF2Wzh7TVq",
+	"0leUnX6wyEQE2fyTTFKmgrFb/izmyzXxh2Y91oQN4ocmaFDfYs+nh1jh5mKLmmM/ENnW1F1f4XWxkNaW",
+	"2jgWINLelP9BGdv459clcD8W6npUPW+hep4tFNLQVdUT9En4jTQWsny5qqV+fqmFqkv9L4Ko1EO/jPny",
+	"Uo0vtT76YszTXLQbS0hVVZjnnb5fU0mrOkCv88x3CqsfAlfqeRVdoNsPGoT+I1foP+iWMv/B0Re/Xqt9",
+	"pcmjhiaPu26Th44a8ay7gloUbJ7X4eqs+rUhBN0GlTqoRGkcO7MKGmZVa7JhTpX2nBkFt/eelVJz1bfV",
+	"6634tnp9F8J01wP2Fc63hxrjPfjukJk0VXrTvK7x7m97Mb/FJfmrHtlvdewe5ujcaPHCepRYk1vLRiTW",
+	"bypGWbcx9qqbD0UO3dPVqxmwGsjhUVAl8s5pAMTaFfS5zmGt0/qR7m7R6VGVBrud9u76EDYVH+zt9Y7x",
+	"UVXXqlWprBTU/1+HP77A7brr43vvI/ymBx/UhJVDT6gBxnqCfq9EsldzLTLv/yCyNJGsdX728j+624g9",
+	"/UbqetbrkwGleiiPbrLQ9ssT2F859FjPp05lz6Cj1b66N9BbR47q3gO97a+lgxVzloVKh/180bsPknwH",
+	"Q+nZ0/vgYwE6d/vL03NvT2/l6hzsYkQvzRTbhAyR3bSGQvZ9GtPLmf2lLer/tAExTlxDJW+jtK/PBKKs",
+	"VdHmNlva6dvNOdsWzMe87WCv5JOK4jr1bTwKQwzPZCpuAihKbLAN1gRFKJJESSgZM+OI7wmW72Eq1kXP",
+	"fjBT2dXgRh8iPol3q1r3iHR562L3+LljIaMH21jF3ugBjPknlcHOtKIimwM6ShcBAGGAUsk99x3Qh/RL",
+	"QdReN2jzvrd1mbaUN44wIqDTUSYwqgeqUq5dq435x1CZ0awS/LFxqR4q9fgOI3fRLH6pGRWU6TTi1zBV",
+	"o+tLzEBJ6o+psDhVW8nABXMJJSutnNg76zpiB63iwIyB0mDElCcpiB3iD/CVXQ5VgaKHeZDMbEfmESyH",
+	"fWrPEdXRTGIQo2Y8zxcqi70BHEbNEpNPfLSE3jKh1ylR8hJ0ZGopU2CFVgspMg+Tgv9UUj86P3vpPCAH",
+	"OH40n8U3zH532cnQwf/cScxZ/eoew4e7ViLobi8OECXcRhYwk/kK9r8NNz+Xs0yNRJ5ryv9KFkmxPSu/",
+	"Iy5e4cd6aezcHdZqmc/FF9+bqbyBkxomgaGB2ZSnSS5i0mdaRZZMpyL2mb7u2d6I5yI+YZylgkOVkYiO",
+	"VgQoq/qPXP/lMx5K+w5BhnG5hKxMn800rwVmnfEk1e/EgN0MkUwn7FwmIxULlvKhSHNWzDMJ3spChXI2",
+	"l0v9I1btmM6xXolkQ8E45nACWhGgqLFf3xowLN+E8vJRpvIcKv3Nc0RkiuiKR6zHpBBxzjiLDB2IOiwy",
+	"pCIyMbx8NBKzglKImhj/+0Jl4oOt2Z7hXv+g4uUGevvH3mKx2BurbLo3z1Ih9TTjOgE2BNEstV7bVyVx",
+	"3B+m6sqrkUGvG3Tg//vHoewFQXcQD48HA7CmWOq2622EKf6ksilF8VTKEn9ZYTTd22Vs/jX4zIYFvon5",
+	"EJf5/rjPrufhxognsTAUSstYE8FjgUD8r9WI7AifN3/3JGfn7153NhbBrktbX26vBm6hI/2ksmESx0LC",
+	"F90tvnjLl6ni8ZlSr3kGspt30D3cZnj5fIYh47+JOOFnep47Kp+GID0kpzqN40Y4C4dTNeiB+58JuCIW",
+	"qSjE6kl5B7wjr1TghYCPNDUxHWBCgZgprQoWGZc5B3Wus0K+f4ReXPr9VUIztBbXBE01/LcYFSW4rLf1",
+	"hfuR2ltz0WyhgpxdKflVUYU734B7Sbu+j2OIa3jTSfSN8aHG3SdqsflwbB4YffvmH99Zfvt9LLReq5uX",
+	"+SHBne8UVeFCz6UYTdbktQGQZs7enp+tEp23+ru1MmPzDphXkvJUnQNr97481MG8f5rxF2Gz5UY82OXD",
+	"ITi22Nbb07OXv7TXXsN5Y/wy1VgAYyNBEmOE7QmLSkkyYsiCLeSu1ZLwHbi2EOkcysgRn1+g7lgVlF9E",
+	"bJQKnuU2wLljzZlsxCUCotIwYtY66PUa6xfgCjzeqsdbdX+3ajcpdp+nIiu29Gzks+QaBdk4UzOGn9aR",
+	"JtDrIYypA6XgJbtSrFA+FScDR8hiIiDJ0sBey3GSTUXMlqJgLWr7SlEotXJesC23O+wVH03AdFJCO6UC",
+	"SqVS1H01CzYXRZHIq5y1qOKWyHzGJePxNJHwLxEnhcrabMLzUFZmmGT6gxNI/RULzGZF3i5idhD0Gy0v",
+	"E7U4xRW+q6pRdvYGKAdXxYgKZCTw1Cz/3675gOBtzMuk0Ju3p6L68gXC2VwWk0zkE5XG3uDQ92D/3Wfd",
+	"INheM8d1uEkxxyV/VBPWSq8V2bLI+HicjJyr2EQH6AT+7UTbJvngnZilfES6dznQJlLVYafs6VMiavqF",
+	"p09ZK6od8qjN9B3JNX3BvHVbSLBEMqzktlRLM7ZtdTtNi6hRAsyRqgglv+KJhISObg8jdjSJefq0JLEw",
+	"rOp1NKOyyfR1oJhQYv3CAwoC4plgcxkDufUZL9hU5QXWjcDgoBJyHx4mBeQrDYWQmmjqYzVRqQBIj3aH",
+	"/aCKCRSZQlmsUDOWq3k2EqXvHdAz7YDh7ICsli8SxO4BR72eXyjVeHzCAjCTMymuOJR8VhKsBpwd9Hod",
+	"Flm6FyEw0ExkLE2kKGfTDRCpZAG1BTTXCeWVGmCKmBQLwzh0q3r1NCvRTVw77MVUcXQrH4o0F+xK6TOl",
+	"WFKEci6LJIUtPEHmgc3aIglJbrwHVAAB54nYQ3pee6M0GV2zucznQ314hyKUrXc/vWTHweFxu8PwwoL5",
+	"v5b5Fr3/7ezt5fm715TR8/b8h9e/voQHjfxHFA77uSuzv8OC6nwmlDVWsoZr7MY0tjfs3zVTvYFP+rtw",
+	"4Aamivbvb8dXtbqfi6LzKPvfRvb/3vys70XxVeLAWqWA8Ag3agWloEBv+xiyQjhxgAHHWgbrIYnbTUFP",
+	"tXK5AB8L+Yg2+mU1hMlA5e0awfSA8SlJDNGHdTjMEu/SRc5rgvS5UhwAVweHEDlUfdu2Z9/qf7m4fbzG",
+	"/pHZ/9tFbjR9/73FcOAZ2iaEg6byvQVwfpchH3yVKDRCXP7N1JDGQBYLtwwirCGHWAGhF7DRhGd8hMCN",
+	"FAtC0Z00c4wo6en3j1kElCLyQ2l1iSQ2eDdVpcbgFPlYMRzKtPuWog6o1kBpQQXgyVDqWUOtBJDgGc8y",
+	"rRNgvy8odBv/OMKUcGPuAZmWBPDDwGw71jU47ELB11BmYjzPTQCsyQ6HJemwrhb7nyPl9w0cY32ry8lh",
+	"3rx+O5RXySet/egpguDf2A0uXYeBj02L89RFRj7apLC1a0NJw8f+57nWg7Q2RlsJAj40PgYDECTC9wzT",
+	"yhm5Vg07WxuKYzG/704kX8daDv3+xY5U8d6jaB6CG+64BtuEj+Ch2Dl6xCICn797zVrRRgFs/7PFWv8S",
+	"tX3SbNFgSoft+40/+dvZ/OnaPny8ytjQj43o0TeeqE0RLCVMOFg+TkA6x2q4ecGX64JUHMp2xzEqPSdG",
+	"ZWw3Ypc7fUOgSsmuH+NUboxT2XAC/0bCnf95E3g+jN0cG61qU9HQ0hHWPPBe48DttbxL4XQtNdgMI3/W",
+	"JE66yn0F6P1GJb+zFtT5L6XEl6XcUY+tyR1v5sUQKsS+TuT1gL1Mk9G1qfe+/meQT1Zgg0sEN7Awbu7Y",
+	"CjzUFb5ENHMVC9jgq+Tw2X6spPjv/YVIR2oqvK+yGiBQ721tBrWvv0f43q0rxj9aC3a0FlwRMagXb/+f",
+	"YSl4+tSWJtcLAf4+fXFfmMdRG80IgCI244VeWSi0DXUVB1ojgCp6VMwv2o9OQhk9jRgUeQGVfsmyudQH",
+	"tLQ8oAfpvyOWC73KoPqnsGlF8knkZJvFJmIGfsq8CCXo41DdfBXZTEuJLrKZVnCGqbrad8ZCT3iEZczN",
+	"n/vDyIcNwwdgZZDs6dOy1n+5LvAsakNyDdgr8CW9IviTH0pbLkr8wUdFurSF9ouMj65Fht7IpGCtqIk2",
+	"6/6rfC6UlGEJfsAItdLIxrvQtvgA0qZKRB6C7oGyiXnV1mMrmHdYZIh8BHU2DboBeGRx8yX79f0bdtDr",
+	"HrGRisU6G0wvCAhvB20wvQCNMM3GEb2aUYf9jDAXa/GO0c+MW+8AHbNM8BjSjzmotgi4VKI4A36zKfWo",
+	"1Fp7iO7+Tq0hhuk2w/LvRPPv3RqyI3cvH2gOf7BJdNhpnttYPPT+7mzvQCysjdYOOK77n8lg82jpeHBL",
+	"B1zIh7dzXCFd2IDosvEcVe0bTeYKS3ju2Fhx4Bgrrmgtt7+KNxgqgMo+mim2MVOsOUB/dxMFkVw0UMBx",
+	"2cE8cdA4aGNM/xbGiUzkaJX4+8v+eFIb8wD9euhywcsIRih6WkOdarkS5ZOcKpYPVTGxNdzbIJ2qMaVE",
+	"QM1yCEQUCYZi5wx8agMQ5FEWzPJQtnAo4jpFeCmomZMuWabSdD7L2ZTHglEgoxEcYYipGBdtv4IJWUIN",
+	"ISjVYpKAlrG0mfPmDWwRHaEWjFWLTVpcxqirCHPuh4LVJw/JGSDzW3BrvS3g73PC/VpcLp0oPxNvCMKx",
+	"6SOUiJ0MW2WiAtsdVj2BEExuYZghoBwgs1nLBoxjGQCMMAe/qBs+Tg2WMGBSFRTGavyKUH+7zGjJKMCd",
+	"F4iqHMqk6LBfSkCmiUihaJDF6J6KqcqWEGyKIauwBXAE9P7MZc5aRpHgBF7F1BgE/6lvVZ2UFyJDlPAS",
+	"Zgt270oBVLSkQEyqvQ/w3wuexQSlp8/VALUJmFqipHXHLuj65loxiH09rljhsutnMwtrrmSTPvFO0w5b",
+	"E4DfceAjnYiVzPxVLBEXF0Y/6Xs7wBPmorj3iMemIZPNEOivm4zf3wsOzoLDQfBsEBz9V9PcdpvcJl3j",
+	"g97/BXek/kdB/m8QqljPcHYZGjeYCJo+Yoa8pjc3JDL19rEmlpYTGnkrIp3EM5XIAkgel1ROLVYLzV75",
+	"tSZWmgoNVQzwjm9TPs+TYaqHB9SDnb79lX3qgY0DCC2XoQS+Tth7hsTp9u3XbKGya/CIQBISFGYrcjbk",
+	"uQA9WBPBa7FEgg9ZuKdvfw3ltVgigUyTaYKxukZhjk5YRCgvFpiizuxMrDkYegDIGuSdUEafQ0/oPQm9",
+	"AQu9cB4E/ZGWNnKhqcYI6pf2Reh9iQbsIAhwsciOR9B4kOKYzSWCcZgPyQCnaXYo9aVdZEpe+SRv6HkD",
+	"OTdtQVqWyosBi9Uox/3rTLVUchB0WWuRFJNQRh8+fNg7nWt2Umg6JgbsB8EzkUVtGtg0yXNgMxkbclhJ",
+	"WDX8sVwmPVD925QvQxy+4ATcjZnPsD4gIUg2l4CgSEupR9R7jvYrzPiEDYFv9agTLUfIUI4B5wXPsBlG",
+	"pdqgI3gdBn2yzr4TRbbcO9VMMaqsteZvMy0Z8YJF//f81bt/XZ79+turN+dnUPcHqtASQggEaBlUyHzC",
+	"Z4L9n/dvfmfvgc6yficwm6avmTixaQQiY6OJGF3nyNQxnspKxkGnujWQ65qTvDEVRZaMfBYnUyFzQJ7U",
+	"8wX+q7JOKEMZRRHgk6ds7/+xt2/enzFTGYgbPMmOwzorN5mFYSgZ2/uFPTklQg53zOw/+8erfz2Bn18i",
+	"t9vTFHHA6gzviWkoZk8+hx6dBzz7bqaC57PQwznl+tePoS0bi785VWlD70I/iXmh/5ZXAps7ikPP133B",
+	"/0LPrkylwQHWBUKTHjatRdmBFqh1w04DtMfw9ccQ2DpPJI0HGwMYIPBo6acfQw/M5aF3cQF/JfmlVIX7",
+	"QSbGIstERq8vFovOFZQtxlW4uLj48oR2bkWcgrKgu8lRTcgO/OoqE1e8qAGrmbqdq/U6bR7VUVP9d9oD",
+	"b+AdaS2N9lAzClv3160RfOGbQ1AT3DQzsQyhOrQflox2DUXWpFj6LBUI6KTm1qytxkwqRF81H2webHlE",
+	"7Hgr58PzzcOkoCcXpry5/uQj7XD5XuXjj57e0JvXxK/UXN64QlLkRb2w+j+bYQT1SWTDecHiBDO+RsoA",
+	"5mKlbF8zRX3u1y5SP1hdJXtb6kvBZez5Hz/ae2IXpbwkekmwDNnFhf/Rg5X76JEvyr5v7oj+DS9HGHb0",
+	"Sm5YTCorvXHtCB+8ungOqDV42OglsNT4CIOVW0Rr1pLzNCWVTTC04YChs73TGoJ/YAAGseqMwBV+aQbq",
+	"e4RAbJ9snF8VcK7pZmOZ3bHBuvId04PmLSul9+0sPlpQTdBNzB/9rh5Rw/mI+VL/QhwXXALJVFxi1T6r",
+	"PDVt5YYZbq3XAKEkifle9DYT9kDbpRa5N+h98T0rBDetXXevF9jC6f8B/7VL2d3rPTvr9QeHzweHz+m3",
+	"i29Gn5xtQnNPbnPtKttmnjmz3rCTGykcBDBdDpcwSOcTrTVo4uBBDWXrzQKZDyvvB76nxmMwSkLmYvNh",
+	"gR2ep4WJYXbX8WeRTbnUrAFL71fvYLcX+P0g8A+6ncMLDGl2P/4p43KkF/4tz5K8+ulx4HcPA79/fPHl",
+	"YtfDutnhpxfbsGI4ZD4K81DNIROQPVyahFCC42Bey7gkrX0LpRHGQm6nrVV9+Gi1VOrzLb+8rYJLY71N",
+	"+XLst7l8+Wl+DbopjEaL1a1Sk3S1ULdQDtZrR3V4InhaTP70Bp/1X//W+6y3svPvnB7Z4wJ/aTVo+Wfl",
+	"j30yqumHemhiNM+SYolAECB8a4ncG3yEtDJUI9bZ5BOZF/q8YtIyKNiJVlFH86mQBWvlIh3vTZQm/Scs",
+	"mvJrofXKCJUTqNcDEWJQcXuepd7A24ewNJr5BjeA5jbzXGQY4ZF3SmO+tR+s+ktOjWgas5gn6RL0pSQH",
+	"5HtXlXNaQ3l4takPqOsa3U/8AbqT5twtzjDcztcMUS1kqrjWCSvRFprro0zh9IUuq6a+ktEEMk9wlBCF",
+	"UyiT3GKrAWiRVTBeOE2aUN3VRn/jSYrWYNdOY5JKIUs511p3nKmZO0hKKG1yRjlb73zwm2Zmzb4rE50z",
+	"y1ShRiplLS1HzgBFHInRbDI7NcqkvhltDHTBhhgeBDEditgQp1BaM1BSsJnSuzLBmBQwwUDVmDnY9oWI",
+	"QZ4nXV5r2nAuYy3zGwjPUOYzMdoDkgUHR19PsA2UtmnckCRnEy7jvRnPckLtzGdCxO0TKihjCYTuKpRo",
+	"ti9A4DYBV9X7gzZvWsaXtruGxVxnyzLE3PoeAHEYOinLDMS84DZcoxchJKzWccCOBPaytrOfBj1iyzF0",
+	"nUgQhBKxCmLks6gUKgFZ1iho+g/jBtq3eKltZybDpcOLEKRHH5qoYmaIfDTDuGMrZ+VMyr5w08TgxMEZ",
+	"KGeln0WdTqftN66voVi+ia4mhAiIvUUXG+Dt5zsPFofTMORfgEtQ28AP4Dwa8w1ZHhWP2ZCnmoBn7hV/",
+	"Y8wCuffl4sv/DwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

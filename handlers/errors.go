@@ -223,6 +223,11 @@ func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) er
 			field = path[0]
 		} else if schemaErr.SchemaField == "required" {
 			field = strings.TrimSuffix(strings.TrimPrefix(schemaErr.Reason, `property "`), `" is missing`)
+		} else if strings.HasSuffix(schemaErr.Reason, `" is unsupported`) {
+			// A JSON body's unknown field: named, as a form's is (checkForm).
+			name := strings.TrimSuffix(strings.TrimPrefix(schemaErr.Reason, `property "`), `" is unsupported`)
+			fields.Add(name, "is not accepted here")
+			return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
 		}
 	case errors.As(reqErr.Err, &parseErr):
 		if path := parseErr.Path(); len(path) > 0 {
