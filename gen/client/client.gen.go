@@ -4195,8 +4195,9 @@ type ClientInterface interface {
 	// PlausibleGuestWithBody Find or invite a guest (Plausible Sites API)
 	//
 	// The member or pending invitation of `email` on `site_id`, else a new invitation with
-	// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-	// mail is on). docs/plausible-sites.md.
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4206,8 +4207,9 @@ type ClientInterface interface {
 	// PlausibleGuest Find or invite a guest (Plausible Sites API)
 	//
 	// The member or pending invitation of `email` on `site_id`, else a new invitation with
-	// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-	// mail is on). docs/plausible-sites.md.
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4217,8 +4219,9 @@ type ClientInterface interface {
 	// PlausibleGuestWithFormdataBody Find or invite a guest (Plausible Sites API)
 	//
 	// The member or pending invitation of `email` on `site_id`, else a new invitation with
-	// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-	// mail is on). docs/plausible-sites.md.
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -5558,8 +5561,9 @@ func (c *Client) PlausibleListGuests(ctx context.Context, params *PlausibleListG
 // PlausibleGuestWithBody Find or invite a guest (Plausible Sites API)
 //
 // The member or pending invitation of `email` on `site_id`, else a new invitation with
-// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-// mail is on). docs/plausible-sites.md.
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5579,8 +5583,9 @@ func (c *Client) PlausibleGuestWithBody(ctx context.Context, params *PlausibleGu
 // PlausibleGuest Find or invite a guest (Plausible Sites API)
 //
 // The member or pending invitation of `email` on `site_id`, else a new invitation with
-// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-// mail is on). docs/plausible-sites.md.
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5600,8 +5605,9 @@ func (c *Client) PlausibleGuest(ctx context.Context, params *PlausibleGuestParam
 // PlausibleGuestWithFormdataBody Find or invite a guest (Plausible Sites API)
 //
 // The member or pending invitation of `email` on `site_id`, else a new invitation with
-// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-// mail is on). docs/plausible-sites.md.
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -11507,8 +11513,9 @@ type ClientWithResponsesInterface interface {
 	// PlausibleGuestWithBodyWithResponse Find or invite a guest (Plausible Sites API)
 	//
 	// The member or pending invitation of `email` on `site_id`, else a new invitation with
-	// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-	// mail is on). docs/plausible-sites.md.
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11518,8 +11525,9 @@ type ClientWithResponsesInterface interface {
 	// PlausibleGuestWithResponse Find or invite a guest (Plausible Sites API)
 	//
 	// The member or pending invitation of `email` on `site_id`, else a new invitation with
-	// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-	// mail is on). docs/plausible-sites.md.
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11529,8 +11537,9 @@ type ClientWithResponsesInterface interface {
 	// PlausibleGuestWithFormdataBodyWithResponse Find or invite a guest (Plausible Sites API)
 	//
 	// The member or pending invitation of `email` on `site_id`, else a new invitation with
-	// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-	// mail is on). docs/plausible-sites.md.
+	// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+	// mail is sent and the link is not shown: the invitee is invited again from the members
+	// page to get one. docs/plausible-sites.md.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19069,8 +19078,9 @@ func (c *ClientWithResponses) PlausibleListGuestsWithResponse(ctx context.Contex
 // PlausibleGuestWithBodyWithResponse Find or invite a guest (Plausible Sites API)
 //
 // The member or pending invitation of `email` on `site_id`, else a new invitation with
-// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-// mail is on). docs/plausible-sites.md.
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19086,8 +19096,9 @@ func (c *ClientWithResponses) PlausibleGuestWithBodyWithResponse(ctx context.Con
 // PlausibleGuestWithResponse Find or invite a guest (Plausible Sites API)
 //
 // The member or pending invitation of `email` on `site_id`, else a new invitation with
-// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-// mail is on). docs/plausible-sites.md.
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19103,8 +19114,9 @@ func (c *ClientWithResponses) PlausibleGuestWithResponse(ctx context.Context, pa
 // PlausibleGuestWithFormdataBodyWithResponse Find or invite a guest (Plausible Sites API)
 //
 // The member or pending invitation of `email` on `site_id`, else a new invitation with
-// `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-// mail is on). docs/plausible-sites.md.
+// `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+// mail is sent and the link is not shown: the invitee is invited again from the members
+// page to get one. docs/plausible-sites.md.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //

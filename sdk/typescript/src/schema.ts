@@ -1059,8 +1059,9 @@ export interface paths {
         /**
          * Find or invite a guest (Plausible Sites API)
          * @description The member or pending invitation of `email` on `site_id`, else a new invitation with
-         *     `role` (`viewer` or `editor`), admin or more, as the members page invites (mailed when
-         *     mail is on). docs/plausible-sites.md.
+         *     `role` (`viewer` or `editor`), admin or more, stored as the members page stores it. No
+         *     mail is sent and the link is not shown: the invitee is invited again from the members
+         *     page to get one. docs/plausible-sites.md.
          */
         put: operations["plausibleGuest"];
         post?: never;
