@@ -258,6 +258,41 @@ func TestPlausibleSites(t *testing.T) {
 		wantPlausible(t, e.sites(viewer.Key, http.MethodGet, "/api/v1/sites/one.example", nil), http.StatusNotFound, "Site could not be found")
 	})
 
+	t.Run("multipart forms, as go-plausible sends them", func(t *testing.T) {
+		e := e.in(t)
+		multipart := func(key, method, path string, body string) harness.Response {
+			return e.Do(harness.Request{Method: method, Path: path, Key: key, Body: body,
+				Headers: map[string]string{"Content-Type": "multipart/form-data; boundary=b0undary"}})
+		}
+		field := func(name, value string) string {
+			return "--b0undary\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + value + "\r\n"
+		}
+		got := wantPlausible(t, multipart(owner.Key, http.MethodPost, "/api/v1/sites", field("domain", "multi.example")+field("timezone", "Europe/Lisbon")+"--b0undary--\r\n"), http.StatusOK, "")
+		if got["domain"] != "multi.example" || got["timezone"] != "Europe/Lisbon" {
+			t.Errorf("created %v", got)
+		}
+		got = wantPlausible(t, multipart(owner.Key, http.MethodPut, "/api/v1/sites/shared-links?site_id=multi.example", field("site_id", "multi.example")+field("name", "WordPress")+"--b0undary--\r\n"), http.StatusOK, "")
+		if got["name"] != "WordPress" {
+			t.Errorf("link %v", got)
+		}
+		// The same rules as the other forms: an unknown field, a field twice.
+		wantPlausible(t, multipart(owner.Key, http.MethodPost, "/api/v1/sites", field("domain", "multi2.example")+field("team_id", "1")+"--b0undary--\r\n"), http.StatusBadRequest, "team_id")
+		wantPlausible(t, multipart(owner.Key, http.MethodPost, "/api/v1/sites", field("domain", "multi2.example")+field("domain", "multi3.example")+"--b0undary--\r\n"), http.StatusBadRequest, "domain")
+		// A file is no field; a body that does not parse, or has no boundary, is refused.
+		file := "--b0undary\r\nContent-Disposition: form-data; name=\"domain\"; filename=\"d.txt\"\r\n\r\nmulti2.example\r\n--b0undary--\r\n"
+		wantPlausible(t, multipart(owner.Key, http.MethodPost, "/api/v1/sites", file), http.StatusBadRequest, "is a file")
+		wantPlausible(t, multipart(owner.Key, http.MethodPost, "/api/v1/sites", field("domain", "multi2.example")), http.StatusBadRequest, "could not be read")
+		wantPlausible(t, e.Do(harness.Request{Method: http.MethodPost, Path: "/api/v1/sites", Key: owner.Key, Body: field("domain", "multi2.example"),
+			Headers: map[string]string{"Content-Type": "multipart/form-data"}}), http.StatusBadRequest, "no boundary")
+		wantPlausible(t, e.sites(owner.Key, http.MethodGet, "/api/v1/sites/multi2.example", nil), http.StatusNotFound, "Site could not be found")
+		// Only the Sites API reads multipart: the phpAnalytics API's forms stay urlencoded.
+		res := e.Do(harness.Request{Method: http.MethodPost, Path: "/api/v1/websites", Key: owner.Key, Body: field("domain", "multi2.example") + "--b0undary--\r\n",
+			Headers: map[string]string{"Content-Type": "multipart/form-data; boundary=b0undary"}})
+		if res.Status != http.StatusUnsupportedMediaType {
+			t.Errorf("phpAnalytics API with multipart: %d %s", res.Status, res.Body)
+		}
+	})
+
 	t.Run("delete", func(t *testing.T) {
 		e := e.in(t)
 		got := wantPlausible(t, e.sites(owner.Key, http.MethodDelete, "/api/v1/sites/two.example", nil), http.StatusOK, "")

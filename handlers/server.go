@@ -208,13 +208,21 @@ var stringFormats = map[string]openapi3.StringFormatValidator{
 // (nor JSON, when the operation takes JSON too: Plausible's Sites API), before the validator
 // reads it. An empty body needs no Content-Type; but one that says it is something else is
 // refused, as a multipart type would send the generated binder down echo's multipart path.
+// The Sites API's operations take a multipart form too, read here as the urlencoded one
+// (multipartAsForm), as Plausible does.
 func requireForm(orJSON bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			ct := req.Header.Get(echo.HeaderContentType)
 			if req.ContentLength != 0 || ct != "" {
-				mediaType, _, err := mime.ParseMediaType(ct)
+				mediaType, params, err := mime.ParseMediaType(ct)
+				if err == nil && orJSON && mediaType == echo.MIMEMultipartForm {
+					if err := multipartAsForm(req, params["boundary"]); err != nil {
+						return err
+					}
+					return next(c)
+				}
 				if err != nil || (mediaType != echo.MIMEApplicationForm && !(orJSON && mediaType == echo.MIMEApplicationJSON)) {
 					return &apiError{status: http.StatusUnsupportedMediaType, message: statusMessage(http.StatusUnsupportedMediaType)}
 				}
