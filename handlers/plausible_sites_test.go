@@ -302,3 +302,34 @@ func TestPlausibleSites(t *testing.T) {
 		wantPlausible(t, e.sites(owner.Key, http.MethodGet, "/api/v1/sites/two.example", nil), http.StatusNotFound, "Site could not be found")
 	})
 }
+
+// TestPlausibleSitesFixedNames: a method the Sites API's site operation has, on a fixed name
+// that lacks it, answers as Plausible, which takes the name for a domain: 404.
+func TestPlausibleSitesFixedNames(t *testing.T) {
+	e := newEnv(t)
+	owner := e.User("owner@example.com")
+	e.Site(owner.Key, "one.example")
+	for _, c := range []struct{ method, path string }{
+		{http.MethodGet, "/api/v1/sites/shared-links?site_id=one.example"},
+		{http.MethodDelete, "/api/v1/sites/shared-links?site_id=one.example&name=WordPress"},
+		{http.MethodDelete, "/api/v1/sites/goals?site_id=one.example"},
+		{http.MethodDelete, "/api/v1/sites/custom-props?site_id=one.example"},
+		{http.MethodDelete, "/api/v1/sites/guests?site_id=one.example"},
+	} {
+		res := e.sites(owner.Key, c.method, c.path, nil)
+		wantPlausible(t, res, http.StatusNotFound, "Site could not be found")
+		if res.Header.Get("Allow") != "" {
+			t.Errorf("%s %s: Allow %q on a 404", c.method, c.path, res.Header.Get("Allow"))
+		}
+	}
+	// A method no site operation has stays a 405; and so does any other API path.
+	for _, c := range []struct{ method, path string }{
+		{http.MethodPost, "/api/v1/sites/goals"},
+		{http.MethodPatch, "/api/v1/sites/one.example"},
+		{http.MethodPost, "/api/v1/sites/goals/1"},
+	} {
+		if res := e.sites(owner.Key, c.method, c.path, nil); res.Status != http.StatusMethodNotAllowed {
+			t.Errorf("%s %s: %d %s, want 405", c.method, c.path, res.Status, res.Body)
+		}
+	}
+}

@@ -71,10 +71,33 @@ func writeQueryError(c echo.Context, e *apiError, log *slog.Logger) {
 		h.Set(echo.HeaderRetryAfter, strconv.Itoa(max(e.retryAfter, 1)))
 	case http.StatusRequestEntityTooLarge:
 		status, message = http.StatusBadRequest, "The request body is over "+maxBodySize+"B."
+	case http.StatusMethodNotAllowed:
+		if asSiteOperation(c.Request()) {
+			status, message = http.StatusNotFound, siteNotFound
+			h.Del(echo.HeaderAllow)
+		}
 	}
 	if err := c.JSON(status, gen.QueryError{Error: message}); err != nil {
 		log.Error("write error response", "error", err)
 	}
+}
+
+// asSiteOperation: a method that /api/v1/sites/{site_id} has, on one of the Sites API's fixed
+// names that lacks it (GET /api/v1/sites/shared-links, DELETE /api/v1/sites/goals...).
+// Plausible routes those to the site operation, the fixed name taken for a domain, and
+// answers its 404 "Site could not be found" (no domain is named so); clients call them
+// (provider-plausible lists and deletes shared links so), and get that answer here too
+// rather than a 405.
+func asSiteOperation(req *http.Request) bool {
+	rest, ok := strings.CutPrefix(req.URL.Path, sitesAPIPrefix+"/")
+	if !ok || rest == "" || strings.Contains(rest, "/") {
+		return false
+	}
+	switch req.Method {
+	case http.MethodGet, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
 }
 
 // sitesDoing is what each Sites API call with a required parameter does, in Plausible's
