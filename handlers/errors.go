@@ -1,8 +1,11 @@
 package handlers
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -227,6 +230,9 @@ func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) er
 			// A JSON body's unknown field: named, as a form's is (checkForm).
 			name := strings.TrimSuffix(strings.TrimPrefix(schemaErr.Reason, `property "`), `" is unsupported`)
 			fields.Add(name, "is not accepted here")
+			for _, missing := range missingRequired(reqErr.Input, schema) {
+				fields.Add(missing, "is required")
+			}
 			return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
 		}
 	case errors.As(reqErr.Err, &parseErr):
@@ -247,6 +253,29 @@ func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) er
 	}
 	fields.Add(field, describe(reqErr.Err, &openapi3.SchemaRef{Value: fieldSchema}))
 	return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
+}
+
+// missingRequired are the required fields a JSON body lacks, told beside its unknown field
+// (the validator stops at the first refusal): a client that names a field otherwise, as
+// provider-plausible sends a custom property's `key` for `property`, is told what is missing,
+// in Plausible's sentence on the Sites API (sitesMissingSentence).
+func missingRequired(in *openapi3filter.RequestValidationInput, schema *openapi3.Schema) []string {
+	if in == nil || in.Request == nil || in.Request.Body == nil || schema == nil {
+		return nil
+	}
+	body, err := io.ReadAll(in.Request.Body)
+	in.Request.Body = io.NopCloser(bytes.NewReader(body))
+	var got map[string]json.RawMessage
+	if err != nil || json.Unmarshal(body, &got) != nil {
+		return nil
+	}
+	var out []string
+	for _, name := range schema.Required {
+		if _, ok := got[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // describe says in a few words what a value must be, from the schema rule it broke.

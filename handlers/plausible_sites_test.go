@@ -215,7 +215,7 @@ func TestPlausibleSites(t *testing.T) {
 		if string(list.Body) != `{"custom_properties":[{"property":"title"}]}`+"\n" {
 			t.Errorf("list %s", list.Body)
 		}
-		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", `{"site_id": "one.example", "key": "author"}`), http.StatusBadRequest, "key")
+		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", `{"site_id": "one.example", "key": "author"}`), http.StatusBadRequest, "Parameter `property` is required to create a custom property")
 		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", `{"site_id": "one.example", "property": " "}`), http.StatusBadRequest, "Parameter `property` is required")
 		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", `{"site_id": "one.example", "property": "`+strings.Repeat("k", 301)+`"}`), http.StatusBadRequest, "property: ")
 	})
@@ -256,6 +256,20 @@ func TestPlausibleSites(t *testing.T) {
 			t.Errorf("guests after removal %s", list.Body)
 		}
 		wantPlausible(t, e.sites(viewer.Key, http.MethodGet, "/api/v1/sites/one.example", nil), http.StatusNotFound, "Site could not be found")
+	})
+
+	t.Run("a custom property sent as key, as provider-plausible sends it", func(t *testing.T) {
+		e := e.in(t)
+		e.Site(owner.Key, "props.example")
+		// Plausible's answer: the property is missing; the unknown fields do not hide it.
+		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", `{"site_id": "props.example", "key": "author", "description": "Who"}`),
+			http.StatusBadRequest, "Parameter `property` is required to create a custom property")
+		// An unknown field beside every required one is still named.
+		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", `{"site_id": "props.example", "property": "author", "key": "author"}`),
+			http.StatusBadRequest, "key is not accepted here")
+		if got := wantPlausible(t, e.sites(owner.Key, http.MethodGet, "/api/v1/sites/custom-props?site_id=props.example", nil), http.StatusOK, ""); fmt.Sprint(got["custom_properties"]) != "[]" {
+			t.Errorf("declared %v", got)
+		}
 	})
 
 	t.Run("multipart forms, as go-plausible sends them", func(t *testing.T) {
