@@ -63,7 +63,8 @@ func TestPlausibleSites(t *testing.T) {
 		wantPlausible(t, e.sites(owner.Key, http.MethodPost, "/api/v1/sites", `{"domain": "three.example", "team_id": "x"}`), http.StatusBadRequest, "team_id")
 		wantPlausible(t, e.sites(owner.Key, http.MethodPost, "/api/v1/sites", `{"domain": `), http.StatusBadRequest, "")
 		wantPlausible(t, e.Do(harness.Request{Method: http.MethodPost, Path: "/api/v1/sites", Key: owner.Key, Body: "domain=x.example",
-			Headers: map[string]string{"Content-Type": "text/plain"}}), http.StatusUnsupportedMediaType, "")
+			Headers: map[string]string{"Content-Type": "text/plain"}}), http.StatusUnsupportedMediaType,
+			"must be application/json or a form (application/x-www-form-urlencoded or multipart/form-data)")
 		wantPlausible(t, e.sites("", http.MethodPost, "/api/v1/sites", `{"domain": "three.example"}`), http.StatusUnauthorized, "Missing API key")
 		wantPlausible(t, e.sites("nope", http.MethodGet, "/api/v1/sites", nil), http.StatusUnauthorized, "Invalid API key.")
 	})
@@ -302,8 +303,8 @@ func TestPlausibleSites(t *testing.T) {
 		// Only the Sites API reads multipart: the phpAnalytics API's forms stay urlencoded.
 		res := e.Do(harness.Request{Method: http.MethodPost, Path: "/api/v1/websites", Key: owner.Key, Body: field("domain", "multi2.example") + "--b0undary--\r\n",
 			Headers: map[string]string{"Content-Type": "multipart/form-data; boundary=b0undary"}})
-		if res.Status != http.StatusUnsupportedMediaType {
-			t.Errorf("phpAnalytics API with multipart: %d %s", res.Status, res.Body)
+		if res.Status != http.StatusUnsupportedMediaType || !strings.Contains(string(res.Body), "The request body must be application/x-www-form-urlencoded.") {
+			t.Errorf("phpAnalytics API with multipart: %d %s, want 415 naming the form only (it takes no JSON)", res.Status, res.Body)
 		}
 	})
 

@@ -204,6 +204,9 @@ var stringFormats = map[string]openapi3.StringFormatValidator{
 	}),
 }
 
+// jsonOrFormMessage is the 415 of an operation that takes JSON or a form (the Sites API's).
+const jsonOrFormMessage = "The request body must be application/json or a form (application/x-www-form-urlencoded or multipart/form-data)."
+
 // requireForm answers 415, on an operation that takes a form, for a body that is not one
 // (nor JSON, when the operation takes JSON too: Plausible's Sites API), before the validator
 // reads it. An empty body needs no Content-Type; but one that says it is something else is
@@ -224,7 +227,11 @@ func requireForm(orJSON bool) echo.MiddlewareFunc {
 					return next(c)
 				}
 				if err != nil || (mediaType != echo.MIMEApplicationForm && !(orJSON && mediaType == echo.MIMEApplicationJSON)) {
-					return &apiError{status: http.StatusUnsupportedMediaType, message: statusMessage(http.StatusUnsupportedMediaType)}
+					message := statusMessage(http.StatusUnsupportedMediaType)
+					if orJSON { // the refusal names every body the operation takes
+						message = jsonOrFormMessage
+					}
+					return &apiError{status: http.StatusUnsupportedMediaType, message: message}
 				}
 			}
 			return next(c)
