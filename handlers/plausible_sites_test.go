@@ -319,7 +319,8 @@ func TestPlausibleSites(t *testing.T) {
 }
 
 // TestPlausibleSitesFixedNames: a method the Sites API's site operation has, on a fixed name
-// that lacks it, answers as Plausible, which takes the name for a domain: 404.
+// that lacks it, answers as Plausible, which takes the name for a domain: 404; and the site
+// operation reads its domain from the path alone.
 func TestPlausibleSitesFixedNames(t *testing.T) {
 	e := newEnv(t)
 	owner := e.User("owner@example.com")
@@ -337,6 +338,16 @@ func TestPlausibleSitesFixedNames(t *testing.T) {
 			t.Errorf("%s %s: Allow %q on a 404", c.method, c.path, res.Header.Get("Allow"))
 		}
 	}
+	// go-plausible adds ?site_id= to every call of a site, the path's too: Plausible's path
+	// parameter wins over the query's, and the query's is not read.
+	e.Site(owner.Key, "two.example")
+	for _, q := range []string{"one.example", "two.example", "unknown.example"} {
+		got := wantPlausible(t, e.sites(owner.Key, http.MethodGet, "/api/v1/sites/one.example?site_id="+q, nil), http.StatusOK, "")
+		if got["domain"] != "one.example" {
+			t.Errorf("?site_id=%s: %v", q, got)
+		}
+	}
+	wantPlausible(t, e.sites(owner.Key, http.MethodGet, "/api/v1/sites/unknown.example?site_id=one.example", nil), http.StatusNotFound, "Site could not be found")
 	// A method no site operation has stays a 405; and so does any other API path.
 	for _, c := range []struct{ method, path string }{
 		{http.MethodPost, "/api/v1/sites/goals"},
