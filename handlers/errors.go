@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -255,23 +256,40 @@ func bodyError(reqErr *openapi3filter.RequestError, rb *openapi3.RequestBody) er
 	return &apiError{status: http.StatusUnprocessableEntity, message: invalidMessage, fields: fields}
 }
 
-// missingRequired are the required fields a JSON body lacks, told beside its unknown field
-// (the validator stops at the first refusal): a client that names a field otherwise, as
-// provider-plausible sends a custom property's `key` for `property`, is told what is missing,
-// in Plausible's sentence on the Sites API (sitesMissingSentence).
+// missingRequired are the required fields a body (JSON or a form) lacks, told beside its
+// unknown field (the validator stops at the first refusal): a client that names a field
+// otherwise, as provider-plausible sends a custom property's `key` for `property`, is told
+// what is missing, in Plausible's sentence on the Sites API (sitesMissingSentence).
 func missingRequired(in *openapi3filter.RequestValidationInput, schema *openapi3.Schema) []string {
 	if in == nil || in.Request == nil || in.Request.Body == nil || schema == nil {
 		return nil
 	}
 	body, err := io.ReadAll(in.Request.Body)
 	in.Request.Body = io.NopCloser(bytes.NewReader(body))
-	var got map[string]json.RawMessage
-	if err != nil || json.Unmarshal(body, &got) != nil {
+	if err != nil {
 		return nil
+	}
+	got := map[string]bool{}
+	if isJSON(in.Request) {
+		var members map[string]json.RawMessage
+		if json.Unmarshal(body, &members) != nil {
+			return nil
+		}
+		for name := range members {
+			got[name] = true
+		}
+	} else {
+		values, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil
+		}
+		for name := range values {
+			got[name] = true
+		}
 	}
 	var out []string
 	for _, name := range schema.Required {
-		if _, ok := got[name]; !ok {
+		if !got[name] {
 			out = append(out, name)
 		}
 	}

@@ -265,8 +265,12 @@ func TestPlausibleSites(t *testing.T) {
 		// Plausible's answer: the property is missing; the unknown fields do not hide it.
 		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", `{"site_id": "props.example", "key": "author", "description": "Who"}`),
 			http.StatusBadRequest, "Parameter `property` is required to create a custom property")
+		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", url.Values{"site_id": {"props.example"}, "key": {"author"}}),
+			http.StatusBadRequest, "Parameter `property` is required to create a custom property")
 		// An unknown field beside every required one is still named.
 		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", `{"site_id": "props.example", "property": "author", "key": "author"}`),
+			http.StatusBadRequest, "key is not accepted here")
+		wantPlausible(t, e.sites(owner.Key, http.MethodPut, "/api/v1/sites/custom-props", url.Values{"site_id": {"props.example"}, "property": {"author"}, "key": {"author"}}),
 			http.StatusBadRequest, "key is not accepted here")
 		if got := wantPlausible(t, e.sites(owner.Key, http.MethodGet, "/api/v1/sites/custom-props?site_id=props.example", nil), http.StatusOK, ""); fmt.Sprint(got["custom_properties"]) != "[]" {
 			t.Errorf("declared %v", got)
