@@ -76,13 +76,17 @@ func main() {
 	if err != nil || *target == "" || *out == "" {
 		log.Fatalf("plausiblerecord: -target URL and -out FILE are required (target: %v)", err)
 	}
-	r := &recorder{fix: Fixture{Client: *client, Calls: []Call{}}, out: *out, proxy: httputil.NewSingleHostReverseProxy(base)}
+	r := newRecorder(base, *client, *out)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatalf("plausiblerecord: listen: %v", err)
 	}
 	fmt.Printf("http://%s\n", ln.Addr())
 	log.Fatal(http.Serve(ln, r))
+}
+
+func newRecorder(target *url.URL, client, out string) *recorder {
+	return &recorder{fix: Fixture{Client: client, Calls: []Call{}}, out: out, proxy: httputil.NewSingleHostReverseProxy(target)}
 }
 
 func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
